@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * prov_input.c - getting a provider file's text: read it, or run the C
+ * preprocessor over it (dtrace -C).
+ *
+ * The preprocessor is $CPP if set (split on blanks, so CPP="gcc -E"
+ * works; no shell is involved), else the one chosen at configure time.
+ * It is run as
+ *
+ *	CPP -x c -D__SUNW_D=1 -Ulinux -Uunix [user -I/-D/-U ...] FILE
+ *
+ * `-x c` because gcc's driver would take a .d file for linker input;
+ * `linux` and `unix` are GNU predefined macros that would silently turn a
+ * provider or probe of that name into "1".  The preprocessor's own
+ * messages go straight to our stderr; its output comes back through a
+ * pipe, line markers included, so the parser can report positions in the
+ * user's files.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "prov_impl.h"
+
+extern char **environ;
+
+static int diag_errno(struct prov_diag *d, const char *path, int err,
+		      const char *what)
+{
+	memset(d, 0, sizeof(*d));
+	snprintf(d->file, sizeof(d->file), "%s", path);
+	snprintf(d->msg, sizeof(d->msg), "%s %s: %s", what, path,
+		 strerror(err));
+	return -err;
+}
+
+/* Read all of fd into a NUL-terminated buffer. */
+static int slurp(int fd, char **buf, size_t *len)
+{
+	size_t cap = 8192, n = 0;
+	char *b = malloc(cap), *nb;
+	ssize_t r;
+
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		if (n + 1 >= cap) {
+			cap *= 2;
+			nb = realloc(b, cap);
+			if (!nb) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			free(b);
+			return (int)r;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int prov_read_file(const char *path, char **buf, size_t *len,
+		   struct prov_diag *diag)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return diag_errno(diag, path, errno, "cannot open");
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return diag_errno(diag, path, EISDIR, "cannot read");
+	}
+	err = slurp(fd, buf, len);
+	close(fd);
+	if (err)
+		return diag_errno(diag, path, -err, "cannot read");
+	if (memchr(*buf, '\0', *len)) {
+		free(*buf);
+		*buf = NULL;
+		memset(diag, 0, sizeof(*diag));
+		snprintf(diag->file, sizeof(diag->file), "%s", path);
+		snprintf(diag->msg, sizeof(diag->msg),
+			 "%s holds NUL bytes: it is not a D source file", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int prov_run_cpp(const char *path, const struct prov_opts *opts, char **buf,
+		 size_t *len, struct prov_diag *diag)
+{
+	static const char *const fixed[] = {
+		"-x", "c", "-D__SUNW_D=1", "-Ulinux", "-Uunix",
+	};
+	const char *cmd = opts->cpp_cmd;
+	char *words = NULL, *save = NULL, *w;
+	const char **argv = NULL;
+	size_t argc = 0, max;
+	posix_spawn_file_actions_t fa;
+	int pfd[2] = { -1, -1 }, status, err, fd;
+	pid_t pid;
+
+	memset(diag, 0, sizeof(*diag));
+	*buf = NULL;
+	/* fail early, with the plain message, if the file is unreadable */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return diag_errno(diag, path, errno, "cannot open");
+	close(fd);
+
+	if (!cmd || !*cmd)
+		cmd = getenv("CPP");
+	if (!cmd || !*cmd)
+		cmd = DTRACE_DEFAULT_CPP;
+	words = strdup(cmd);
+	max = strlen(cmd) / 2 + 2 + sizeof(fixed) / sizeof(fixed[0]) +
+	      opts->cpp_argc + 2;
+	argv = calloc(max, sizeof(*argv));
+	if (!words || !argv) {
+		err = -ENOMEM;
+		snprintf(diag->msg, sizeof(diag->msg), "out of memory");
+		goto out;
+	}
+	for (w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		argv[argc++] = w;
+	if (argc == 0) {
+		err = -EINVAL;
+		snprintf(diag->msg, sizeof(diag->msg),
+			 "the preprocessor command is empty");
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		argv[argc++] = fixed[i];
+	for (unsigned i = 0; i < opts->cpp_argc; i++)
+		argv[argc++] = opts->cpp_argv[i];
+	argv[argc++] = path;
+	argv[argc] = NULL;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		err = diag_errno(diag, path, errno, "cannot preprocess");
+		goto out;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
+	err = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv,
+			   environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	if (err) {
+		snprintf(diag->msg, sizeof(diag->msg),
+			 "cannot run the preprocessor '%s': %s", argv[0],
+			 strerror(err));
+		snprintf(diag->hint, sizeof(diag->hint),
+			 "install cpp, or name one with the CPP environment variable");
+		err = -err;
+		goto out;
+	}
+	err = slurp(pfd[0], buf, len);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (err) {
+		diag_errno(diag, path, -err, "cannot preprocess");
+		goto out;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(diag->msg, sizeof(diag->msg),
+			 WIFEXITED(status) ?
+			 "the preprocessor '%s' failed (exit status %d)" :
+			 "the preprocessor '%s' was killed by signal %d",
+			 argv[0], WIFEXITED(status) ? WEXITSTATUS(status) :
+						      WTERMSIG(status));
+		err = -EINVAL;
+		goto out;
+	}
+	err = 0;
+out:
+	if (err) {
+		free(*buf);
+		*buf = NULL;
+	}
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	free(argv);
+	free(words);
+	return err;
+}

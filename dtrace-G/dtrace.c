@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dtrace.c - the dtrace command: option parsing and the modes.
+ *
+ *	dtrace -h -s provider.d [-o provider.h]		write a header
+ *	dtrace -V					print the version
+ *
+ * Options follow DTrace so that build systems written for it work
+ * unchanged: single-letter options that may be bundled (-Cs file.d),
+ * `-x name[=value]` also written `-xnolibs`, and the model flags `-32`
+ * and `-64`, which getopt sees as `-3 2` and `-6 4` (that is how DTrace
+ * parses them too).  Usage errors exit 2; failures exit 1.
+ *
+ * Every output file is written to a temporary file and renamed into place
+ * (sdk/outfile.c), so a failed run leaves no output behind and never
+ * damages an existing file.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "outfile.h"
+#include "prov.h"
+
+#define EXIT_USAGE 2
+
+enum mode { MODE_NONE, MODE_HEADER, MODE_LINK, MODE_VERSION };
+
+struct dtrace_cmd {
+	enum mode mode;
+	const char *script;
+	const char *output;
+	struct prov_opts popts;
+	const char **cpp_argv;		/* -I, -D, -U, in order */
+	unsigned cpp_argc;
+	char **args;			/* operands after the options */
+	int argc;
+};
+
+static const char *progname = "dtrace";
+
+static void __attribute__((format(printf, 1, 2))) warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"Usage: %s [-CV] [-I dir] [-D name[=def]] [-U name] [-x opt[=val]]\n"
+		"              [-32 | -64] -h -s script.d [-o header.h]\n"
+		"\n"
+		"Build-time options:\n"
+		"  -h            write a C header with a macro for every probe of the\n"
+		"                providers in the script (default output: script.h in\n"
+		"                the current directory)\n"
+		"  -s FILE       read provider definitions from FILE\n"
+		"  -o FILE       write the output to FILE (- for standard output)\n"
+		"  -C            run the C preprocessor over the script first ($CPP,\n"
+		"                default %s)\n"
+		"  -I DIR        add DIR to the preprocessor's include path\n"
+		"  -D NAME[=DEF] define NAME for the preprocessor\n"
+		"  -U NAME       undefine NAME for the preprocessor\n"
+		"  -x OPT[=VAL]  set a DTrace option; `nolibs` is accepted for\n"
+		"                compatibility and changes nothing here\n"
+		"  -32, -64      data model: only -64 (x86-64, LP64) is supported\n"
+		"\n"
+		"Other options:\n"
+		"  -V, --version print the version and exit\n"
+		"      --help    print this help and exit\n"
+		"\n"
+		"Compile probes out of a program by defining _DTRACE_VERSION as 0, or\n"
+		"USDT_DISABLE_PROBES, before including the generated header.\n"
+		"\n"
+		"Report bugs at the usdt-sdk issue tracker.\n",
+		progname, DTRACE_DEFAULT_CPP);
+}
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", progname);
+	return EXIT_USAGE;
+}
+
+/*
+ * DTrace options that build systems pass.  They change nothing for -h,
+ * but refusing them would break builds written for DTrace.
+ */
+static const char *const known_xopts[] = {
+	"nolibs", "lazyload", "linkmode", "linktype", "zdefs", "quiet",
+	"bufsize", "strsize", "switchrate", "aggrate", "aggsize",
+	"dynvarsize", "defaultargs", "destructive", "flowindent",
+	"nspec", "specsize", "stackframes", "ustackframes", "cpp",
+	"cpppath", "errtags", "droptags", "evaltime", "version", NULL,
+};
+
+static int set_xopt(struct dtrace_cmd *c, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+
+	for (unsigned i = 0; known_xopts[i]; i++) {
+		if (strlen(known_xopts[i]) != n ||
+		    strncmp(known_xopts[i], arg, n) != 0)
+			continue;
+		if (n == 3 && strncmp(arg, "cpp", 3) == 0)
+			c->popts.cpp = true;
+		if (n == 7 && strncmp(arg, "cpppath", 7) == 0) {
+			if (!eq || !eq[1])
+				return usage_error("-x cpppath needs a value");
+			c->popts.cpp_cmd = eq + 1;
+		}
+		return 0;
+	}
+	return usage_error("failed to set -x %s: unknown option", arg);
+}
+
+static int add_cpp_arg(struct dtrace_cmd *c, char opt, const char *val)
+{
+	const char **nv;
+	char *s;
+
+	if (asprintf(&s, "-%c%s", opt, val) < 0)
+		return -ENOMEM;
+	nv = realloc(c->cpp_argv, (c->cpp_argc + 1) * sizeof(*nv));
+	if (!nv) {
+		free(s);
+		return -ENOMEM;
+	}
+	c->cpp_argv = nv;
+	nv[c->cpp_argc++] = s;
+	return 0;
+}
+
+static int set_mode(struct dtrace_cmd *c, enum mode m, char opt)
+{
+	static const char letters[] = { 0, 'h', 'G', 'V' };
+
+	if (c->mode != MODE_NONE && c->mode != m)
+		return usage_error("only one of -G, -h and -V may be given (-%c after -%c)",
+				   opt, letters[c->mode]);
+	c->mode = m;
+	return 0;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'H' + 256 },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch, err;
+
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+:3:6:CD:GhI:o:s:U:Vx:", longopts,
+				 NULL)) != -1) {
+		switch (ch) {
+		case 'H' + 256:
+			usage(stdout);
+			return EXIT_SUCCESS;
+		case '3':
+			if (strcmp(optarg, "2") != 0)
+				return usage_error("invalid option -3%s", optarg);
+			warnx("-32: 32-bit programs are not supported; usdt-sdk targets x86-64 (LP64)");
+			return EXIT_FAILURE;
+		case '6':
+			if (strcmp(optarg, "4") != 0)
+				return usage_error("invalid option -6%s", optarg);
+			break;
+		case 'C':
+			c->popts.cpp = true;
+			break;
+		case 'D':
+		case 'I':
+		case 'U':
+			if (add_cpp_arg(c, (char)ch, optarg) < 0) {
+				warnx("out of memory");
+				return EXIT_FAILURE;
+			}
+			break;
+		case 'G':
+			err = set_mode(c, MODE_LINK, 'G');
+			if (err)
+				return err;
+			break;
+		case 'h':
+			err = set_mode(c, MODE_HEADER, 'h');
+			if (err)
+				return err;
+			break;
+		case 'o':
+			c->output = optarg;
+			break;
+		case 's':
+			if (c->script)
+				return usage_error("only one -s script may be given ('%s' and '%s')",
+						   c->script, optarg);
+			c->script = optarg;
+			break;
+		case 'V':
+			err = set_mode(c, MODE_VERSION, 'V');
+			if (err)
+				return err;
+			break;
+		case 'x':
+			err = set_xopt(c, optarg);
+			if (err)
+				return err;
+			break;
+		case ':':
+			return usage_error("option -%c requires an argument",
+					   optopt);
+		default:
+			if (optopt)
+				return usage_error("invalid option -%c", optopt);
+			return usage_error("invalid option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	c->args = argv + optind;
+	c->argc = argc - optind;
+	c->popts.cpp_argv = c->cpp_argv;
+	c->popts.cpp_argc = c->cpp_argc;
+	return -1;
+}
+
+/* script.d -> script.h, in the current directory as DTrace does. */
+static char *default_output(const char *script, const char *ext)
+{
+	const char *base = strrchr(script, '/');
+	const char *dot;
+	char *out;
+	size_t n;
+
+	base = base ? base + 1 : script;
+	dot = strrchr(base, '.');
+	n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+	if (asprintf(&out, "%.*s%s", (int)n, base, ext) < 0)
+		return NULL;
+	return out;
+}
+
+static int load_script(const struct dtrace_cmd *c, struct prov_file **pf)
+{
+	struct prov_diag d;
+	int err;
+
+	err = prov_parse_file(c->script, &c->popts, pf, &d);
+	if (err) {
+		prov_diag_print(stderr, c->script, &d);
+		return err;
+	}
+	for (unsigned i = 0; i < (*pf)->warning_cnt; i++)
+		fprintf(stderr, "%s: warning: %s: %s\n", progname, c->script,
+			(*pf)->warnings[i]);
+	return 0;
+}
+
+static int cmd_header(struct dtrace_cmd *c)
+{
+	struct prov_header_opts ho = { 0 };
+	struct prov_file *pf = NULL;
+	struct prov_diag d;
+	struct outfile of;
+	char *defout = NULL;
+	const char *out = c->output;
+	int err;
+
+	if (!c->script)
+		return usage_error("-h needs a provider script: -s file.d");
+	for (int i = 0; i < c->argc; i++)
+		warnx("warning: -h ignores the argument '%s'", c->args[i]);
+	if (load_script(c, &pf))
+		return EXIT_FAILURE;
+	if (!out) {
+		out = defout = default_output(c->script, ".h");
+		if (!out) {
+			warnx("out of memory");
+			goto fail;
+		}
+	}
+	err = outfile_open(&of, out, 0666);
+	if (err) {
+		warnx("failed to open %s: %s", out, strerror(-err));
+		goto fail;
+	}
+	/* the guard comes from the output's name, as in DTrace */
+	if (strcmp(out, "-") == 0 && !defout)
+		defout = default_output(c->script, ".h");
+	ho.guard_from = strcmp(out, "-") == 0 ? defout : out;
+	err = prov_write_header(pf, &ho, of.fp, &d);
+	if (err) {
+		outfile_abort(&of);
+		warnx("failed to write %s: %s", out, d.msg);
+		goto fail;
+	}
+	err = outfile_commit(&of);
+	if (err) {
+		warnx("failed to write %s: %s", out, strerror(-err));
+		goto fail;
+	}
+	prov_file_free(pf);
+	free(defout);
+	return EXIT_SUCCESS;
+fail:
+	prov_file_free(pf);
+	free(defout);
+	return EXIT_FAILURE;
+}
+
+int main(int argc, char **argv)
+{
+	struct dtrace_cmd c = { 0 };
+	int rc;
+
+	rc = parse_args(&c, argc, argv);
+	if (rc >= 0)
+		goto out;
+	switch (c.mode) {
+	case MODE_VERSION:
+		printf("%s: Sun D 1.13 compatible (%s)\n", progname,
+		       PACKAGE_STRING);
+		rc = EXIT_SUCCESS;
+		break;
+	case MODE_HEADER:
+		rc = cmd_header(&c);
+		break;
+	case MODE_LINK:
+		warnx("-G (rewriting objects and writing the probe object) is not available in this version");
+		rc = EXIT_FAILURE;
+		break;
+	case MODE_NONE:
+		rc = usage_error("no mode given: use -h to write a header");
+		break;
+	}
+out:
+	for (unsigned i = 0; i < c.cpp_argc; i++)
+		free((char *)c.cpp_argv[i]);
+	free(c.cpp_argv);
+	if (fflush(stdout) != 0) {
+		warnx("write error on standard output: %s", strerror(errno));
+		rc = EXIT_FAILURE;
+	}
+	return rc;
+}

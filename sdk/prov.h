@@ -41,14 +41,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dof.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Limits shared with the DOF (DTRACE_PROVNAMELEN and friends). */
-#define PROV_NAME_MAX		64	/* provider name, pid suffix included */
-#define PROV_PROBE_NAME_MAX	64	/* public probe name, NUL included */
-#define PROV_TYPE_NAME_MAX	128	/* argument type string in the DOF */
+/* Limits of the DOF (sdk/dof.h), terminating NUL included. */
+#define PROV_NAME_MAX		DTRACE_PROVNAMELEN /* pid suffix included */
+#define PROV_PROBE_NAME_MAX	DTRACE_NAMELEN	/* public probe name */
+#define PROV_TYPE_NAME_MAX	DTRACE_ARGTYPELEN /* argument type string */
 #define PROV_ARGS_MAX		12	/* arguments per probe (stapsdt, SDT) */
 /* Room left for the pid that consumers append to the provider name. */
 #define PROV_PID_DIGITS		10

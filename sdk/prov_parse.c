@@ -873,10 +873,10 @@ static int parse_type(struct parser *ps, struct prov_type *ty, char **name,
 	ty->dname = dname.s;
 	ty->cname = cname.s;
 	dname.s = cname.s = NULL;
-	if (strlen(ty->dname) > PROV_TYPE_NAME_MAX) {
+	if (strlen(ty->dname) >= PROV_TYPE_NAME_MAX) {
 		err = perr(ps, &first, NULL,
 			   "type name '%.40s...' is longer than %d characters %s",
-			   ty->dname, PROV_TYPE_NAME_MAX, ctx);
+			   ty->dname, PROV_TYPE_NAME_MAX - 1, ctx);
 		goto out;
 	}
 	err = 0;

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: MIT
+/*
+ * drti.c - the start-up object `dtrace -G` links into every program and
+ * shared library that carries USDT probes.
+ *
+ * What it does.  A constructor tells the DTrace helper that this object's
+ * probes exist: it opens the helper device and issues DTRACEHIOC_ADDDOF
+ * with a dof_helper_t naming the object (basename), its load bias and the
+ * address of its DOF (__SUNW_dof, which the -G output object defines in
+ * section .SUNW_dof).  A destructor withdraws the registration with
+ * DTRACEHIOC_REMOVE, which covers both exit() and dlclose().  A fork
+ * child handler registers the child's own copy, because the helper keys
+ * registrations by process.  The protocol is in sdk/helper_abi.h.
+ *
+ * Environment (names in helper_abi.h):
+ *	DTRACE_DOF_INIT_DISABLE  set: return at once, touch nothing
+ *	DTRACE_DOF_INIT_DEBUG    set: explain every step on stderr, prefixed
+ *	                         "dtrace DOF <module>: "
+ *	DTRACE_DOF_INIT_DEVNAME  helper path instead of /dev/dtrace/helper;
+ *	                         ignored in set-id programs (AT_SECURE), which
+ *	                         must not open an attacker-chosen path O_RDWR
+ *
+ * Invariants.
+ *  - Several copies live in one process, one per -G output (a program and
+ *    each of its libraries).  Everything here is static and the only
+ *    outside reference of our own is the hidden __SUNW_dof, so each copy
+ *    binds to its own object's DOF and nothing is exported; `dtrace -G`
+ *    additionally makes the merged symbols local.
+ *  - Never disturb the host: no abort, no exit, no stdio, no heap of our
+ *    own, errno preserved across every entry point.  Whatever goes wrong
+ *    (odd environment, damaged DOF header, no device, failing ioctl) ends
+ *    in "not registered" and, only under DTRACE_DOF_INIT_DEBUG, a line on
+ *    stderr.  Debug lines are formatted by hand into a stack buffer and
+ *    written with write(2) only after the device descriptor is closed, so
+ *    a program started with fd 2 closed never gets a message written into
+ *    the helper.
+ *  - A missing helper costs one failed openat(2) and no other system
+ *    call: the object lookup and the DOF check only read memory.
+ *
+ * Finding the load base without the heap.  dl_iterate_phdr(3) walks the
+ * loaded objects and hands a stack-allocated dl_phdr_info to a callback;
+ * the callback picks the object whose PT_LOAD segments contain __SUNW_dof
+ * and copies what we need.  It is in libc proper on every glibc (dladdr1
+ * needs -ldl before glibc 2.34, and we do not control the link lines of
+ * the programs drti.o ends up in), in musl, and in static executables,
+ * where there is no _DYNAMIC/link_map chain to walk.  dlpi_addr is the
+ * load bias, exactly what DTRACEHIOC_ADDDOF wants in dofhp_addr: the base
+ * of an ET_DYN object (PIE or shared library), and 0 for an ET_EXEC,
+ * which the kernel maps at its link-time addresses -- so no separate
+ * e_type test is needed to get "0 for ET_EXEC".  The DOF that `dtrace -G`
+ * writes already holds run-time addresses (see sdk/dof.h), so the helper
+ * uses dofhp_addr only to turn addresses into offsets in the object's
+ * file; DOF from other producers may carry SETX relocations, which the
+ * helper applies with it.
+ *
+ * Module name: the basename of dlpi_name (the path the object was loaded
+ * from, as given to dlopen or found via DT_NEEDED, symlinks unresolved),
+ * truncated to DTRACE_MODNAMELEN - 1 bytes.  The main program has an
+ * empty dlpi_name; for it the basename of AT_EXECFN (the path given to
+ * execve) is used, which is the file run, not argv[0].  Objects in other
+ * dlmopen namespaces are not told apart (the classic "LM<n>`" prefix
+ * would need dlinfo and libdl).
+ *
+ * fork and dlclose.  The child handler is registered with pthread_atfork.
+ * A handler registered by a library that is later dlclose'd would be
+ * code in unmapped memory at the next fork, so it has to go away with
+ * the library.  glibc does exactly that.  Its pthread_atfork is not a
+ * libc.so function but a static stub (libc_nonshared.a; in old glibc
+ * libpthread_nonshared.a) linked into each calling object, which calls
+ * __register_atfork(..., __dso_handle) with that object's own hidden
+ * __dso_handle from crtbeginS.o.  dlclose runs the object's fini array,
+ * whose last entry (crtbeginS's __do_global_dtors_aux) calls
+ * __cxa_finalize(__dso_handle), which ends with
+ * __unregister_atfork(__dso_handle); that takes the lock a multithreaded
+ * fork() holds from the prepare handlers to the child handlers, and the
+ * object is unmapped only afterwards.  A fork racing with dlclose thus
+ * either runs no handler of ours or runs it in a child where the library
+ * is still mapped.  musl never unmaps on dlclose, so its handlers, never
+ * unregistered, stay valid.  Calling __register_atfork ourselves would
+ * buy nothing and tie us to a glibc-private symbol.  (tests/run-drti.sh
+ * has a control library that registers without a DSO handle and does
+ * crash the fork child after dlclose.)
+ *
+ * On top of that the destructor first clears `armed`, which the child
+ * handler checks, so a fork after our destructor ran does not register a
+ * DOF we are withdrawing.  Such forks happen: from the object's own later
+ * destructors, before __cxa_finalize unregisters anything, and in a
+ * non-PIE program, whose crtbegin.o never calls __cxa_finalize (an
+ * executable is never unmapped), from its libraries' destructors.
+ *
+ * The child handler calls only async-signal-safe functions (open, ioctl,
+ * close, write, getpid), as POSIX requires after fork in a multithreaded
+ * process; everything it sends was prepared by the constructor.  The
+ * child also tries when the parent's attempt failed: a helper started
+ * after a long-running forking server then still sees its new children.
+ * With no helper that costs one failed open per fork; posix_spawn and
+ * vfork run no handlers.
+ *
+ * REMOVE passes a POINTER to the generation; the classic ABI passed the
+ * value.  See helper_abi.h: under FUSE a by-value argument fails with
+ * EFAULT before the helper sees it.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1	/* dl_iterate_phdr; configure or g++ may set it */
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "helper_abi.h"
+
+/* Defined by the -G output object; hidden so each copy finds its own. */
+extern char __SUNW_dof[] __attribute__((visibility("hidden")));
+
+static dof_helper_t helper;	/* what ADDDOF sends; built by drti_init */
+static char devpath[PATH_MAX];	/* a copy: the environment may change */
+static int debug;
+static int armed;		/* helper/devpath valid, child may register */
+static int registered;		/* this process holds generation `gen` */
+static int gen;
+
+/*
+ * Debug lines.  Built in a stack buffer without stdio or malloc, so they
+ * are usable in the fork child; the last byte is kept for the newline.
+ */
+struct line {
+	char buf[512];
+	size_t len;
+};
+
+static void put(struct line *l, const char *s)
+{
+	while (*s != '\0' && l->len < sizeof(l->buf) - 1)
+		l->buf[l->len++] = *s++;
+}
+
+static void put_num(struct line *l, uint64_t v, unsigned int base)
+{
+	char tmp[24];
+	int n = 0;
+
+	if (base == 16)
+		put(l, "0x");
+	do {
+		tmp[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v != 0);
+	while (n > 0 && l->len < sizeof(l->buf) - 1)
+		l->buf[l->len++] = tmp[--n];
+}
+
+static void put_errno(struct line *l, int err)
+{
+#define E(e) { e, #e }
+	static const struct {
+		int err;
+		const char *name;
+	} names[] = {
+		E(EPERM), E(ENOENT), E(EINTR), E(EIO), E(ENXIO), E(EBADF),
+		E(ENOMEM), E(EACCES), E(EFAULT), E(EBUSY), E(ENODEV),
+		E(ENOTDIR), E(EISDIR), E(EINVAL), E(EMFILE), E(ENOTTY),
+		E(EROFS), E(E2BIG), E(ENOSPC), E(ENOSYS), E(ENOTCONN),
+		E(ENAMETOOLONG),
+	};
+#undef E
+	size_t i;
+
+	put(l, "errno ");
+	put_num(l, (uint64_t)err, 10);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (names[i].err == err) {
+			put(l, " (");
+			put(l, names[i].name);
+			put(l, ")");
+			break;
+		}
+	}
+}
+
+static void line_start(struct line *l, int in_child)
+{
+	l->len = 0;
+	put(l, "dtrace DOF ");
+	put(l, helper.dofhp_mod[0] != '\0' ? helper.dofhp_mod : "?");
+	put(l, ": ");
+	if (in_child) {
+		put(l, "fork child ");
+		put_num(l, (uint64_t)getpid(), 10);
+		put(l, ": ");
+	}
+}
+
+static void line_send(struct line *l)
+{
+	ssize_t n;
+
+	l->buf[l->len++] = '\n';
+	/* Best effort: a closed or full stderr is not our problem. */
+	n = write(STDERR_FILENO, l->buf, l->len);
+	(void)n;
+}
+
+/* One-shot message: prefix, text, newline. */
+static void say(const char *text)
+{
+	struct line l;
+
+	if (!debug)
+		return;
+	line_start(&l, 0);
+	put(&l, text);
+	line_send(&l);
+}
+
+/* Copy the last path component of `path`, truncated, into dofhp_mod. */
+static void set_module(const char *path)
+{
+	const char *base = path;
+	size_t i;
+
+	for (; *path != '\0'; path++) {
+		if (*path == '/')
+			base = path + 1;
+	}
+	for (i = 0; i < sizeof(helper.dofhp_mod) - 1 && base[i] != '\0'; i++)
+		helper.dofhp_mod[i] = base[i];
+	helper.dofhp_mod[i] = '\0';
+}
+
+/*
+ * dl_iterate_phdr callback: stop at the object one of whose PT_LOAD
+ * segments holds __SUNW_dof.  Runs under the loader's lock with `info`
+ * on the caller's stack, so everything needed is copied out here.
+ */
+static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t dof = (uintptr_t)__SUNW_dof;
+	const char *name;
+	ElfW(Half) i;
+
+	(void)data;
+	if (size < offsetof(struct dl_phdr_info, dlpi_phnum) +
+			   sizeof(info->dlpi_phnum))
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		/* Unsigned wrap-around turns "dof < start" into a miss too. */
+		if (ph->p_type != PT_LOAD ||
+		    dof - (info->dlpi_addr + ph->p_vaddr) >= ph->p_memsz)
+			continue;
+
+		helper.dofhp_addr = info->dlpi_addr;
+		helper.dofhp_dof = dof;
+		name = info->dlpi_name;
+		if (name == NULL || name[0] == '\0') {
+			/* The main program: the file execve ran. */
+			name = (const char *)getauxval(AT_EXECFN);
+			if (name == NULL || name[0] == '\0')
+				name = "a.out";
+		}
+		set_module(name);
+		return 1;
+	}
+	return 0;
+}
+
+/* NULL if the DOF header is one we may hand over, else why not. */
+static const char *dof_problem(void)
+{
+	const unsigned char *id = (const unsigned char *)__SUNW_dof;
+
+	if (id[DOF_ID_MAG0] != DOF_MAG_MAG0 ||
+	    id[DOF_ID_MAG1] != DOF_MAG_MAG1 ||
+	    id[DOF_ID_MAG2] != DOF_MAG_MAG2 ||
+	    id[DOF_ID_MAG3] != DOF_MAG_MAG3)
+		return "bad magic";
+	if (id[DOF_ID_MODEL] != DOF_MODEL_NATIVE)
+		return "data model is not this process's";
+	if (id[DOF_ID_ENCODING] != DOF_ENCODE_NATIVE)
+		return "byte order is not this process's";
+	if (id[DOF_ID_VERSION] != DOF_VERSION_1 &&
+	    id[DOF_ID_VERSION] != DOF_VERSION_2)
+		return "unsupported DOF version";
+	return NULL;
+}
+
+/* Pick the helper path; 0 on success, -1 (with a debug line) if unusable. */
+static int set_devpath(void)
+{
+	const char *p = getenv(DRTI_ENV_DEVNAME);
+	size_t len;
+
+	if (p != NULL && getauxval(AT_SECURE) != 0) {
+		say("set-id program: ignoring " DRTI_ENV_DEVNAME);
+		p = NULL;
+	}
+	if (p == NULL)
+		p = DTRACE_HELPER_DEVICE;
+	for (len = 0; p[len] != '\0'; len++) {
+		if (len == sizeof(devpath) - 1) {
+			say(DRTI_ENV_DEVNAME " is too long; not registering");
+			return -1;
+		}
+		devpath[len] = p[len];
+	}
+	devpath[len] = '\0';
+	return 0;
+}
+
+/*
+ * Open the helper and send ADDDOF.  Called by the constructor and in the
+ * fork child, so async-signal-safe calls only.  O_NOCTTY because the path
+ * may come from the environment: a session leader without a terminal
+ * must not acquire one because DTRACE_DOF_INIT_DEVNAME named a tty.
+ */
+static void register_dof(int in_child)
+{
+	struct line l;
+	int fd, g, err;
+
+	fd = open(devpath, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		err = errno;
+		if (debug) {
+			line_start(&l, in_child);
+			put(&l, "cannot open helper device \"");
+			put(&l, devpath);
+			put(&l, "\": ");
+			put_errno(&l, err);
+			put(&l, "; not registered");
+			line_send(&l);
+		}
+		return;
+	}
+	g = ioctl(fd, DTRACEHIOC_ADDDOF, &helper);
+	err = errno;
+	close(fd);
+
+	if (g >= 0) {
+		gen = g;
+		registered = 1;
+	}
+	if (!debug)
+		return;
+	line_start(&l, in_child);
+	if (g >= 0) {
+		put(&l, "registered DOF at ");
+		put_num(&l, helper.dofhp_dof, 16);
+		put(&l, " (load bias ");
+		put_num(&l, helper.dofhp_addr, 16);
+		put(&l, ") with \"");
+		put(&l, devpath);
+		put(&l, "\": generation ");
+		put_num(&l, (uint64_t)g, 10);
+	} else {
+		put(&l, "DTRACEHIOC_ADDDOF on \"");
+		put(&l, devpath);
+		put(&l, "\" failed: ");
+		put_errno(&l, err);
+		put(&l, "; not registered");
+	}
+	line_send(&l);
+}
+
+static void drti_atfork_child(void)
+{
+	int saved_errno = errno;
+
+	/* The parent's generation belongs to the parent. */
+	registered = 0;
+	if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE))
+		register_dof(1);
+	errno = saved_errno;
+}
+
+__attribute__((constructor)) static void drti_init(void)
+{
+	int saved_errno = errno;
+	const char *why;
+
+	if (getenv(DRTI_ENV_DISABLE) != NULL)
+		goto out;
+	debug = getenv(DRTI_ENV_DEBUG) != NULL;
+
+	if (dl_iterate_phdr(find_self, NULL) == 0) {
+		say("no loaded object holds __SUNW_dof; not registering");
+		goto out;
+	}
+	why = dof_problem();
+	if (why != NULL) {
+		struct line l;
+
+		if (debug) {
+			line_start(&l, 0);
+			put(&l, ".SUNW_dof at ");
+			put_num(&l, helper.dofhp_dof, 16);
+			put(&l, " is not usable DOF: ");
+			put(&l, why);
+			put(&l, "; not registering");
+			line_send(&l);
+		}
+		goto out;
+	}
+	if (set_devpath() != 0)
+		goto out;
+
+	__atomic_store_n(&armed, 1, __ATOMIC_RELEASE);
+	if (pthread_atfork(NULL, NULL, drti_atfork_child) != 0)
+		say("pthread_atfork failed; fork children will not register");
+	register_dof(0);
+out:
+	errno = saved_errno;
+}
+
+__attribute__((destructor)) static void drti_fini(void)
+{
+	int saved_errno = errno;
+	struct line l;
+	int fd, rc, err;
+
+	__atomic_store_n(&armed, 0, __ATOMIC_RELEASE);
+	if (!registered)
+		goto out;
+	registered = 0;
+
+	fd = open(devpath, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		rc = -1;
+		err = errno;
+	} else {
+		/* By pointer, not by value: see helper_abi.h. */
+		rc = ioctl(fd, DTRACEHIOC_REMOVE, &gen);
+		err = errno;
+		close(fd);
+	}
+	if (debug) {
+		line_start(&l, 0);
+		if (rc >= 0) {
+			put(&l, "removed generation ");
+			put_num(&l, (uint64_t)gen, 10);
+		} else {
+			put(&l, "could not remove generation ");
+			put_num(&l, (uint64_t)gen, 10);
+			put(&l, fd < 0 ? " (open failed): " : ": ");
+			put_errno(&l, err);
+		}
+		line_send(&l);
+	}
+out:
+	errno = saved_errno;
+}

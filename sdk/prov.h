@@ -118,6 +118,7 @@ struct prov_type {
 	unsigned size;		/* bytes on LP64 x86-64 */
 	bool is_signed;
 	bool is_string;		/* D string, or a pointer to plain char */
+	bool is_enum;		/* an enum (passed as int), not a pointer */
 	enum prov_sysinc inc;	/* header cname needs, PROV_INC_NONE if any */
 	char *tag;		/* struct/union tag a pointer refers to, or NULL */
 	bool tag_is_union;

@@ -25,8 +25,9 @@
  *
  * Probes compile out when _DTRACE_VERSION is defined as 0 (the DTrace
  * convention) or USDT_DISABLE_PROBES is defined: the probe macros then
- * expand to nothing, so their arguments are not evaluated, and every
- * _ENABLED() is (0).
+ * expand to ((void)0), so their arguments are not evaluated (nor even
+ * required to exist) and `if (X_ENABLED()) X(...);` draws no empty-body
+ * warning, and every _ENABLED() is (0).
  */
 #include "config.h"
 
@@ -166,7 +167,7 @@ static int write_stub(const struct prov_provider *pv,
 		return -ENAMETOOLONG;
 	fprintf(out, "#define\t%s", macro);
 	macro_params(out, pr->nargc);
-	fprintf(out, "\n#define\t%s_ENABLED() (0)\n", macro);
+	fprintf(out, " ((void)0)\n#define\t%s_ENABLED() (0)\n", macro);
 	return 0;
 }
 

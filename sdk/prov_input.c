@@ -121,6 +121,7 @@ int prov_run_cpp(const char *path, const struct prov_opts *opts, char **buf,
 	posix_spawn_file_actions_t fa;
 	int pfd[2] = { -1, -1 }, status, err, fd;
 	pid_t pid;
+	struct stat st;
 
 	memset(diag, 0, sizeof(*diag));
 	*buf = NULL;
@@ -128,6 +129,10 @@ int prov_run_cpp(const char *path, const struct prov_opts *opts, char **buf,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return diag_errno(diag, path, errno, "cannot open");
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return diag_errno(diag, path, EISDIR, "cannot read");
+	}
 	close(fd);
 
 	if (!cmd || !*cmd)

@@ -746,13 +746,15 @@ static int parse_type(struct parser *ps, struct prov_type *ty, char **name,
 			goto out;
 		}
 		ty->kind = PROV_K_INT;
+		ty->is_enum = is_enum;
 		ty->is_signed = !n_unsigned;
 		ty->size = n_char ? 1 : n_short ? 2 : n_long ? 8 : 4;
 		if (n_char)
 			sb_str(&cname, n_unsigned ? "unsigned char" :
 				       n_signed ? "signed char" : "char");
 		else if (is_enum)
-			sb_str(&cname, "int");
+			/* the header cannot name the enum: void * takes any pointer */
+			sb_str(&cname, n_ptr ? "void" : "int");
 		else {
 			if (n_unsigned)
 				sb_str(&cname, "unsigned ");
@@ -803,7 +805,9 @@ static int parse_type(struct parser *ps, struct prov_type *ty, char **name,
 				err = nomem(ps);
 				goto out;
 			}
-			sb_str(&cname, td->type.cname);
+			is_enum = td->type.is_enum;
+			sb_str(&cname, is_enum && n_ptr ? "void" :
+							  td->type.cname);
 		} else {
 			ty->size = bt->size;
 			ty->is_signed = bt->is_signed;
@@ -865,6 +869,13 @@ static int parse_type(struct parser *ps, struct prov_type *ty, char **name,
 		ty->kind = PROV_K_PTR;
 		ty->size = 8;
 		ty->is_signed = false;
+		ty->is_enum = false;
+		if (is_enum && n_ptr > 1 && !cname.oom) {
+			/* void ** would not take an enum **: one level only */
+			free(cname.s);
+			memset(&cname, 0, sizeof(cname));
+			sb_str(&cname, "void *");
+		}
 	}
 	if (dname.oom || cname.oom || prequal.oom || postq.oom) {
 		err = nomem(ps);
@@ -927,7 +938,7 @@ static int parse_typedef(struct parser *ps)
 			goto same;
 		err = perr(ps, &nt, NULL,
 			   "typedef '%s' redefined as '%s' (it was '%s' on line %u)",
-			   name, ty.dname, old->type.dname, old->line);
+			   name, ty.dname, old->type.cname, old->line);
 		goto fail;
 	}
 	nt_arr = realloc(ps->pf->typedefs,

@@ -3,10 +3,13 @@
  * dtrace.c - the dtrace command: option parsing and the modes.
  *
  *	dtrace -h -s provider.d [-o provider.h]		write a header
+ *	dtrace -G -s provider.d [-o provider.o] obj.o...	rewrite objects,
+ *							write the probe object
  *	dtrace -V					print the version
  *
  * Options follow DTrace so that build systems written for it work
- * unchanged: single-letter options that may be bundled (-Cs file.d),
+ * unchanged: single-letter options that may be bundled (-Cs file.d) and
+ * may come before or after the object files (-G x.o -o out.o),
  * `-x name[=value]` also written `-xnolibs`, and the model flags `-32`
  * and `-64`, which getopt sees as `-3 2` and `-6 4` (that is how DTrace
  * parses them too).  Usage errors exit 2; failures exit 1.
@@ -26,23 +29,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dtrace.h"
 #include "outfile.h"
 #include "prov.h"
 
 #define EXIT_USAGE 2
-
-enum mode { MODE_NONE, MODE_HEADER, MODE_LINK, MODE_VERSION };
-
-struct dtrace_cmd {
-	enum mode mode;
-	const char *script;
-	const char *output;
-	struct prov_opts popts;
-	const char **cpp_argv;		/* -I, -D, -U, in order */
-	unsigned cpp_argc;
-	char **args;			/* operands after the options */
-	int argc;
-};
 
 static const char *progname = "dtrace";
 
@@ -62,11 +53,17 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"Usage: %s [-CV] [-I dir] [-D name[=def]] [-U name] [-x opt[=val]]\n"
 		"              [-32 | -64] -h -s script.d [-o header.h]\n"
+		"       %s [-Cv] [...] -G -s script.d [-o probes.o] object.o ...\n"
 		"\n"
 		"Build-time options:\n"
 		"  -h            write a C header with a macro for every probe of the\n"
 		"                providers in the script (default output: script.h in\n"
 		"                the current directory)\n"
+		"  -G            rewrite the probe calls in the objects into NOPs (in\n"
+		"                place) and write an object with the probe tables,\n"
+		"                stapsdt notes, semaphores and drti.o to link with\n"
+		"                them (default output: script.o in the current\n"
+		"                directory)\n"
 		"  -s FILE       read provider definitions from FILE\n"
 		"  -o FILE       write the output to FILE (- for standard output)\n"
 		"  -C            run the C preprocessor over the script first ($CPP,\n"
@@ -77,6 +74,10 @@ static void usage(FILE *fp)
 		"  -x OPT[=VAL]  set a DTrace option; `nolibs` is accepted for\n"
 		"                compatibility and changes nothing here\n"
 		"  -32, -64      data model: only -64 (x86-64, LP64) is supported\n"
+		"  -v            with -G, show each probe site before and after\n"
+		"\n"
+		"Environment: CPP (preprocessor for -C), LD (linker for -G),\n"
+		"DTRACE_DRTI (drti.o for -G, default %s).\n"
 		"\n"
 		"Other options:\n"
 		"  -V, --version print the version and exit\n"
@@ -86,7 +87,7 @@ static void usage(FILE *fp)
 		"USDT_DISABLE_PROBES, before including the generated header.\n"
 		"\n"
 		"Report bugs at the usdt-sdk issue tracker.\n",
-		progname, DTRACE_DEFAULT_CPP);
+		progname, progname, DTRACE_DEFAULT_CPP, DRTI_PATH);
 }
 
 static int usage_error(const char *fmt, ...)
@@ -151,7 +152,7 @@ static int add_cpp_arg(struct dtrace_cmd *c, char opt, const char *val)
 	return 0;
 }
 
-static int set_mode(struct dtrace_cmd *c, enum mode m, char opt)
+static int set_mode(struct dtrace_cmd *c, enum dtrace_mode m, char opt)
 {
 	static const char letters[] = { 0, 'h', 'G', 'V' };
 
@@ -173,7 +174,7 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 	int ch, err;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:3:6:CD:GhI:o:s:U:Vx:", longopts,
+	while ((ch = getopt_long(argc, argv, ":3:6:CD:GhI:o:s:U:vVx:", longopts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'H' + 256:
@@ -217,6 +218,9 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 				return usage_error("only one -s script may be given ('%s' and '%s')",
 						   c->script, optarg);
 			c->script = optarg;
+			break;
+		case 'v':
+			c->verbose = true;
 			break;
 		case 'V':
 			err = set_mode(c, MODE_VERSION, 'V');
@@ -329,6 +333,31 @@ fail:
 	return EXIT_FAILURE;
 }
 
+static int cmd_link(struct dtrace_cmd *c)
+{
+	struct prov_file *pf = NULL;
+	char *defout = NULL;
+	const char *out = c->output;
+	int err;
+
+	if (!c->script)
+		return usage_error("-G needs a provider script: -s file.d");
+	if (load_script(c, &pf))
+		return EXIT_FAILURE;
+	if (!out) {
+		out = defout = default_output(c->script, ".o");
+		if (!out) {
+			warnx("out of memory");
+			prov_file_free(pf);
+			return EXIT_FAILURE;
+		}
+	}
+	err = dtrace_link(c, pf, out);
+	prov_file_free(pf);
+	free(defout);
+	return err ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
 	struct dtrace_cmd c = { 0 };
@@ -347,11 +376,10 @@ int main(int argc, char **argv)
 		rc = cmd_header(&c);
 		break;
 	case MODE_LINK:
-		warnx("-G (rewriting objects and writing the probe object) is not available in this version");
-		rc = EXIT_FAILURE;
+		rc = cmd_link(&c);
 		break;
 	case MODE_NONE:
-		rc = usage_error("no mode given: use -h to write a header");
+		rc = usage_error("no mode given: use -h to write a header or -G to link");
 		break;
 	}
 out:

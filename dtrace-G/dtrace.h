@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dtrace.h - what the parts of the dtrace command share.
+ */
+#ifndef USDT_DTRACE_H
+#define USDT_DTRACE_H
+
+#include <stdbool.h>
+
+#include "prov.h"
+
+enum dtrace_mode { MODE_NONE, MODE_HEADER, MODE_LINK, MODE_VERSION };
+
+struct dtrace_cmd {
+	enum dtrace_mode mode;
+	const char *script;
+	const char *output;
+	bool verbose;			/* -v */
+	struct prov_opts popts;
+	const char **cpp_argv;		/* -I, -D, -U, in order */
+	unsigned cpp_argc;
+	char **args;			/* operands: object files for -G */
+	int argc;
+};
+
+/* dtrace -G: rewrite the objects in cmd->args, write `out`; 0 or -errno. */
+int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
+		const char *out);
+
+#endif /* USDT_DTRACE_H */

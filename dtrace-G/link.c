@@ -1,0 +1,1317 @@
+// SPDX-License-Identifier: MIT
+/*
+ * link.c - dtrace -G: rewrite probe call sites in x86-64 objects in place
+ * and write the object that describes them (DESIGN §4-§7).
+ *
+ *	dtrace -G -s provider.d [-o provider.o] obj.o ...
+ *
+ * An application object compiled against a `dtrace -h` header calls
+ * __dtrace_<provider>___<probe>() at every probe.  For each input object
+ * we find the relocations against such symbols in executable sections,
+ * check the instruction each belongs to (bytes, relocation type and, with
+ * libopcodes, that it starts on an instruction boundary of its function),
+ * and overwrite it with a NOP (x86site.c).  The relocation becomes
+ * R_X86_64_NONE with r_offset moved to the site start, and the probe
+ * symbol becomes weak and hidden.  A hidden undefined weak symbol is
+ * resolved to 0 by the static linker and never exported, so no undefined
+ * reference survives, not even under -Wl,-z,defs or in a shared library.
+ * (An absolute definition would be simpler, but GNU ld refuses even an
+ * R_X86_64_NONE relocation against an absolute symbol in a PIE.)  The
+ * neutralised relocations keep their symbol, so a later run still knows
+ * which probe each rewritten site belongs to.
+ *
+ * Each function holding sites gets an alias: a hidden global symbol
+ * `$dtrace<hash>.<function>` at the same address, appended to the
+ * object's symbol table.  The output object refers to functions through
+ * these aliases, which works for static functions too, and, being hidden,
+ * can never bind to another module's symbol.  The hash is taken over the
+ * object's path and contents, so two objects with a static function of
+ * the same name get different aliases.
+ *
+ * The output object holds:
+ *	.SUNW_dof	the DOF (dof_build.c), symbol __SUNW_dof, with an
+ *			R_X86_64_64 relocation per dofpr_addr (writable, so
+ *			PIEs and shared libraries get no text relocations)
+ *	.note.stapsdt	one note per site, for bpftrace, perf, gdb and bcc
+ *	.stapsdt.base	in a COMDAT group, as <sys/sdt.h> emits it
+ *	.probes		one semaphore per probe of the providers, weak and
+ *			hidden: _ENABLED() in the header reads it
+ *	drti.o		merged with `ld -r` ($LD); then every defined symbol
+ *			but the semaphores is made local, so several -G
+ *			outputs link into one program without clashes
+ *
+ * Safety: nothing is written until every object has been read and every
+ * site understood.  Rewritten objects are written to temporary files
+ * beside them; only when all of them and the output are complete are
+ * they renamed into place.  An object with nothing to change is not
+ * touched at all, so a second run over rewritten objects leaves them
+ * byte-identical with the same mtime, and writes the same output.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dof.h"
+#include "dof_build.h"
+#include "dtrace.h"
+#include "elfw.h"
+#include "outfile.h"
+#include "prov.h"
+#include "x86site.h"
+
+#ifndef R_X86_64_GOTPCRELX
+#define R_X86_64_GOTPCRELX 41
+#endif
+
+extern char **environ;
+
+#define ALIAS_PREFIX "$dtrace"
+
+struct gobj {
+	const char *path;
+	uint8_t *buf;		/* the file as read */
+	size_t size;
+	struct stat st;
+	Elf *elf;
+	size_t symndx;		/* section index of .symtab */
+	uint64_t hash;
+	bool hashed;
+	bool changed;
+	char *tmp;		/* rewritten copy, until renamed */
+};
+
+struct gfunc {
+	unsigned obj;
+	size_t shndx;
+	uint64_t value, size;
+	char *name;		/* as consumers see it */
+	char *alias;		/* symbol the output refers to */
+	bool alias_exists;
+};
+
+struct gsite {
+	unsigned obj;
+	unsigned func;
+	const struct prov_provider *pv;
+	const struct prov_probe *pr;
+	struct x86_site x;
+	size_t shndx;		/* code section */
+	size_t relscn;		/* its relocation section */
+	size_t relidx;
+	size_t symidx;		/* the probe symbol */
+	char insn[96];		/* the instruction before rewriting */
+};
+
+struct glink {
+	const struct dtrace_cmd *cmd;
+	const struct prov_file *pf;
+	struct gobj *objs;
+	unsigned nobj;
+	struct gfunc *funcs;
+	unsigned nfunc;
+	struct gsite *sites;
+	unsigned nsite;
+};
+
+static int __attribute__((format(printf, 3, 4)))
+gerr(const struct glink *g, const struct gobj *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "dtrace: failed to link script %s: ", g->cmd->script);
+	if (o)
+		fprintf(stderr, "%s: ", o->path);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -EINVAL;
+}
+
+/* FNV-1a, 64 bits: stable across runs and hosts. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static const char *symname(Elf *elf, size_t strndx, const GElf_Sym *s)
+{
+	const char *n = elf_strptr(elf, strndx, s->st_name);
+
+	return n ? n : "";
+}
+
+/* ----------------------------------------------------------------------
+ * Reading objects
+ */
+
+static int read_object(struct glink *g, struct gobj *o)
+{
+	static const char bitcode[4] = { 'B', 'C', (char)0xc0, (char)0xde };
+	size_t got = 0;
+	int fd;
+
+	fd = open(o->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return gerr(g, o, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &o->st) < 0 || !S_ISREG(o->st.st_mode)) {
+		close(fd);
+		return gerr(g, o, "not a regular file");
+	}
+	o->size = (size_t)o->st.st_size;
+	o->buf = malloc(o->size ? o->size : 1);
+	if (!o->buf) {
+		close(fd);
+		return gerr(g, o, "out of memory");
+	}
+	while (got < o->size) {
+		ssize_t r = read(fd, o->buf + got, o->size - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			close(fd);
+			return gerr(g, o, "read error: %s",
+				    r < 0 ? strerror(errno) : "file shrank");
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+
+	if (o->size >= 8 && memcmp(o->buf, "!<arch>\n", 8) == 0)
+		return gerr(g, o,
+			    "is an archive; pass its object files instead (ar x)");
+	if (o->size >= 4 && (memcmp(o->buf, bitcode, 4) == 0 ||
+			     memcmp(o->buf, "\xde\xc0\x17\x0b", 4) == 0))
+		return gerr(g, o,
+			    "is LLVM bitcode (clang -flto): it holds no machine code whose probe calls could be rewritten; compile the files that contain probes without -flto");
+	if (o->size < EI_NIDENT || memcmp(o->buf, ELFMAG, SELFMAG) != 0)
+		return gerr(g, o, "not an ELF object");
+	o->elf = elf_memory((char *)o->buf, o->size);
+	if (!o->elf)
+		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+	return 0;
+}
+
+static int check_object(struct glink *g, struct gobj *o)
+{
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool lto = false, text = false;
+
+	if (!gelf_getehdr(o->elf, &eh))
+		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return gerr(g, o,
+			    "is a 32-bit object; dtrace -G rewrites x86-64 (64-bit) objects only");
+	if (eh.e_machine != EM_X86_64)
+		return gerr(g, o,
+			    "is for machine %u, not x86-64; dtrace -G rewrites x86-64 objects only",
+			    eh.e_machine);
+	if (eh.e_type != ET_REL)
+		return gerr(g, o,
+			    "is not a relocatable object (ELF type %u); pass the .o files that make up the program or library",
+			    eh.e_type);
+	if (elf_getshdrstrndx(o->elf, &shstrndx) < 0)
+		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+	while ((scn = elf_nextscn(o->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+		name = elf_strptr(o->elf, shstrndx, sh.sh_name);
+		if (name && strncmp(name, ".gnu.lto_", 9) == 0)
+			lto = true;
+		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_size)
+			text = true;
+		if (sh.sh_type == SHT_SYMTAB) {
+			if (o->symndx)
+				return gerr(g, o, "has two symbol tables");
+			o->symndx = elf_ndxscn(scn);
+		}
+		if (sh.sh_type == SHT_REL && sh.sh_size)
+			return gerr(g, o,
+				    "has SHT_REL relocations, which x86-64 objects do not use");
+	}
+	if (lto && !text)
+		return gerr(g, o,
+			    "holds only GCC LTO bytecode (-flto), no machine code whose probe calls could be rewritten; compile the files that contain probes without -flto, or with -ffat-lto-objects and link them without -flto");
+	if (lto)
+		return gerr(g, o,
+			    "is a fat LTO object: its machine code can be rewritten, but an -flto link would use its bytecode, where the probe calls remain; compile the files that contain probes without -flto");
+	return 0;
+}
+
+/* Which provider and probe a symbol names, or NULL. */
+static const struct prov_probe *
+probe_of(const struct prov_file *pf, const char *rest,
+	 const struct prov_provider **pvp)
+{
+	for (unsigned v = 0; v < pf->provider_cnt; v++) {
+		const struct prov_provider *pv = &pf->providers[v];
+		size_t n = strlen(pv->name);
+
+		if (strncmp(rest, pv->name, n) != 0 ||
+		    strncmp(rest + n, PROV_SEP, 3) != 0)
+			continue;
+		*pvp = pv;
+		return prov_find_probe(pv, rest + n + 3);
+	}
+	*pvp = NULL;
+	return NULL;
+}
+
+static uint64_t obj_hash(struct glink *g, struct gobj *o)
+{
+	char real[PATH_MAX];
+
+	if (o->hashed)
+		return o->hash;
+	(void)g;
+	if (!realpath(o->path, real))
+		snprintf(real, sizeof(real), "%s", o->path);
+	o->hash = fnv(fnv(0xcbf29ce484222325ULL, real, strlen(real)), o->buf,
+		      o->size);
+	o->hashed = true;
+	return o->hash;
+}
+
+/*
+ * The function holding offset `off` of section `shndx`: a named STT_FUNC
+ * symbol covering it.  Global names win over local ones, and our own
+ * aliases never name a function; an existing alias is remembered.
+ */
+static int find_func(struct glink *g, unsigned oi, size_t shndx,
+		     uint64_t off, unsigned *out)
+{
+	struct gobj *o = &g->objs[oi];
+	Elf_Scn *symscn = elf_getscn(o->elf, o->symndx);
+	Elf_Data *d = elf_getdata(symscn, NULL);
+	GElf_Shdr symsh;
+	GElf_Sym best = { 0 }, s;
+	const char *bestname = NULL, *alias = NULL;
+	struct gfunc *nf, *f;
+	int rank = -1;
+
+	gelf_getshdr(symscn, &symsh);
+	for (size_t i = 1; d && i < d->d_size / sizeof(Elf64_Sym); i++) {
+		const char *name;
+		int r;
+
+		if (!gelf_getsym(d, (int)i, &s) || s.st_shndx != shndx ||
+		    (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC) ||
+		    off < s.st_value || off >= s.st_value + s.st_size)
+			continue;
+		name = symname(o->elf, symsh.sh_link, &s);
+		if (strncmp(name, ALIAS_PREFIX, strlen(ALIAS_PREFIX)) == 0) {
+			alias = name;
+			continue;
+		}
+		r = GELF_ST_BIND(s.st_info) != STB_LOCAL ? 3 :
+		    !strchr(name, '.') ? 2 : 1;
+		if (r > rank) {
+			rank = r;
+			best = s;
+			bestname = name;
+		}
+	}
+	if (!bestname)
+		return -ENOENT;
+	for (unsigned i = 0; i < g->nfunc; i++) {
+		f = &g->funcs[i];
+		if (f->obj == oi && f->shndx == shndx &&
+		    f->value == best.st_value) {
+			*out = i;
+			return 0;
+		}
+	}
+	nf = realloc(g->funcs, (g->nfunc + 1) * sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	g->funcs = nf;
+	f = &nf[g->nfunc];
+	memset(f, 0, sizeof(*f));
+	f->obj = oi;
+	f->shndx = shndx;
+	f->value = best.st_value;
+	f->size = best.st_size;
+	f->name = strdup(bestname);
+	if (alias) {
+		f->alias = strdup(alias);
+		f->alias_exists = true;
+	} else if (asprintf(&f->alias, ALIAS_PREFIX "%012llx.%s",
+			    (unsigned long long)(obj_hash(g, o) >> 16),
+			    bestname) < 0) {
+		f->alias = NULL;
+	}
+	if (!f->name || !f->alias) {
+		free(f->name);
+		free(f->alias);
+		return -ENOMEM;
+	}
+	*out = g->nfunc++;
+	return 0;
+}
+
+static int add_site(struct glink *g, const struct gsite *s)
+{
+	struct gsite *ns = realloc(g->sites, (g->nsite + 1) * sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	g->sites = ns;
+	ns[g->nsite++] = *s;
+	return 0;
+}
+
+/* Every probe site of one object; nothing is changed yet. */
+static int scan_object(struct glink *g, unsigned oi)
+{
+	struct gobj *o = &g->objs[oi];
+	Elf_Scn *scn = NULL, *symscn = elf_getscn(o->elf, o->symndx);
+	Elf_Data *symd;
+	GElf_Shdr symsh;
+	size_t shstrndx;
+
+	if (!o->symndx)
+		return 0;	/* no symbols, so no probe calls */
+	if (!gelf_getshdr(symscn, &symsh) || !(symd = elf_getdata(symscn, NULL)))
+		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+	elf_getshdrstrndx(o->elf, &shstrndx);
+
+	while ((scn = elf_nextscn(o->elf, scn))) {
+		GElf_Shdr rsh, tsh;
+		Elf_Scn *tscn;
+		Elf_Data *rd, *td;
+		const char *tname;
+
+		if (!gelf_getshdr(scn, &rsh) || rsh.sh_type != SHT_RELA ||
+		    rsh.sh_link != o->symndx)
+			continue;
+		tscn = elf_getscn(o->elf, rsh.sh_info);
+		if (!tscn || !gelf_getshdr(tscn, &tsh))
+			continue;
+		tname = elf_strptr(o->elf, shstrndx, tsh.sh_name);
+		if (!tname)
+			tname = "?";
+		rd = elf_getdata(scn, NULL);
+		td = elf_getdata(tscn, NULL);
+		if (!rd)
+			return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+
+		for (size_t i = 0; i < rd->d_size / sizeof(Elf64_Rela); i++) {
+			const struct prov_provider *pv;
+			const struct prov_probe *pr;
+			struct gsite site = { 0 };
+			GElf_Rela r;
+			GElf_Sym sym;
+			const char *name, *rest;
+			bool en;
+			char why[256];
+			int err;
+
+			if (!gelf_getrela(rd, (int)i, &r) ||
+			    !gelf_getsym(symd, (int)GELF_R_SYM(r.r_info), &sym))
+				return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+			name = symname(o->elf, symsh.sh_link, &sym);
+			if (strncmp(name, PROV_FUNC_PREFIX,
+				    strlen(PROV_FUNC_PREFIX)) == 0) {
+				en = false;
+				rest = name + strlen(PROV_FUNC_PREFIX);
+			} else if (strncmp(name, PROV_ENABLED_PREFIX,
+					   strlen(PROV_ENABLED_PREFIX)) == 0) {
+				en = true;
+				rest = name + strlen(PROV_ENABLED_PREFIX);
+			} else {
+				continue;
+			}
+			if (!(tsh.sh_flags & SHF_EXECINSTR)) {
+				if (!(tsh.sh_flags & SHF_ALLOC))
+					continue;	/* debug info */
+				return gerr(g, o,
+					    "section %s at offset %#llx takes the address of probe function '%s'; probes may only be called",
+					    tname, (unsigned long long)r.r_offset,
+					    name);
+			}
+			if (sym.st_shndx != SHN_UNDEF)
+				return gerr(g, o,
+					    "defines '%s' itself; probe functions must be left undefined for dtrace -G",
+					    name);
+			pr = probe_of(g->pf, rest, &pv);
+			site.obj = oi;
+			site.shndx = rsh.sh_info;
+			site.relscn = elf_ndxscn(scn);
+			site.relidx = i;
+			site.symidx = GELF_R_SYM(r.r_info);
+			site.pv = pv;
+			site.pr = pr;
+			if (!td)
+				return gerr(g, o, "section %s has no data",
+					    tname);
+			err = x86_site_classify(td->d_buf, td->d_size,
+						(uint32_t)GELF_R_TYPE(r.r_info),
+						r.r_offset, r.r_addend, en,
+						&site.x, why, sizeof(why));
+			if (err == 0) {
+				err = find_func(g, oi, rsh.sh_info,
+						site.x.start, &site.func);
+				if (err == -ENOMEM)
+					return gerr(g, o, "out of memory");
+				if (err)
+					return gerr(g, o,
+						    "section %s offset %#llx: call to '%s' is not inside any function symbol",
+						    tname,
+						    (unsigned long long)site.x.start,
+						    name);
+			}
+			if (err) {
+				/* name the function if the offset has one */
+				unsigned fi;
+
+				if (find_func(g, oi, rsh.sh_info, r.r_offset,
+					      &fi) == 0)
+					return gerr(g, o,
+						    "function %s+%#llx: call to '%s': %s",
+						    g->funcs[fi].name,
+						    (unsigned long long)(r.r_offset -
+						    g->funcs[fi].value), name, why);
+				return gerr(g, o,
+					    "section %s offset %#llx: call to '%s': %s",
+					    tname, (unsigned long long)r.r_offset,
+					    name, why);
+			}
+			if (!pv)
+				return gerr(g, o,
+					    "function %s+%#llx calls '%s', but %s defines no such provider",
+					    g->funcs[site.func].name,
+					    (unsigned long long)(site.x.start -
+					    g->funcs[site.func].value),
+					    name, g->cmd->script);
+			if (!pr)
+				return gerr(g, o,
+					    "function %s+%#llx calls '%s', but provider '%s' has no probe '%s'",
+					    g->funcs[site.func].name,
+					    (unsigned long long)(site.x.start -
+					    g->funcs[site.func].value),
+					    name, pv->name,
+					    rest + strlen(pv->name) + 3);
+			{
+				struct gfunc *f = &g->funcs[site.func];
+
+				err = x86_site_decode(td->d_buf, td->d_size,
+						      f->value, f->size,
+						      site.x.start, site.x.len,
+						      site.insn,
+						      sizeof(site.insn), why,
+						      sizeof(why));
+				if (err && err != -ENOTSUP)
+					return gerr(g, o,
+						    "function %s+%#llx: call to '%s' refused: %s",
+						    f->name,
+						    (unsigned long long)(site.x.start -
+						    f->value), name, why);
+				if (site.x.start - f->value > UINT32_MAX)
+					return gerr(g, o,
+						    "function %s is too large",
+						    f->name);
+			}
+			if (add_site(g, &site) < 0)
+				return gerr(g, o, "out of memory");
+		}
+	}
+	return 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Rewriting objects
+ */
+
+static bool obj_needs_change(const struct glink *g, unsigned oi)
+{
+	for (unsigned i = 0; i < g->nsite; i++)
+		if (g->sites[i].obj == oi && !g->sites[i].x.rewritten)
+			return true;
+	for (unsigned i = 0; i < g->nfunc; i++)
+		if (g->funcs[i].obj == oi && !g->funcs[i].alias_exists)
+			return true;
+	return false;
+}
+
+static void print_site(const struct glink *g, const struct gsite *s)
+{
+	const struct gobj *o = &g->objs[s->obj];
+	const struct gfunc *f = &g->funcs[s->func];
+	const uint8_t *patch = x86_site_patch(&s->x);
+	Elf_Data *td = elf_getdata(elf_getscn(o->elf, s->shndx), NULL);
+	char before[32], after[32], insn_after[96] = "", why[128];
+
+	x86_hex((const uint8_t *)td->d_buf + s->x.start, s->x.len, before,
+		sizeof(before));
+	fprintf(stderr, "dtrace: %s: %s+%#llx: %s:::%s%s: %s",
+		o->path, f->name, (unsigned long long)(s->x.start - f->value),
+		s->pv->name, s->pr->pubname,
+		s->x.is_enabled ? " (is-enabled)" : "", before);
+	if (s->insn[0])
+		fprintf(stderr, " (%s)", s->insn);
+	if (s->x.rewritten) {
+		fputs(", already rewritten\n", stderr);
+		return;
+	}
+	x86_hex(patch, s->x.len, after, sizeof(after));
+	x86_site_decode(patch, s->x.len, 0, s->x.len, 0, s->x.len, insn_after,
+			sizeof(insn_after), why, sizeof(why));
+	fprintf(stderr, " -> %s", after);
+	if (insn_after[0])
+		fprintf(stderr, " (%s)", insn_after);
+	fputc('\n', stderr);
+}
+
+/* Write the rewritten copy of object oi to a temporary file beside it. */
+static int rewrite_object(struct glink *g, unsigned oi)
+{
+	struct gobj *o = &g->objs[oi];
+	Elf *elf = NULL;
+	Elf_Scn *symscn;
+	Elf_Data *symd, *strd;
+	GElf_Shdr symsh;
+	char *dcopy = NULL, *symbuf = NULL, *strbuf = NULL;
+	const char *slash = strrchr(o->path, '/');
+	size_t nnew = 0, namelen = 0;
+	int fd = -1, err = -EINVAL;
+
+	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX",
+		     slash ? (int)(slash - o->path + 1) : 0, o->path,
+		     slash ? slash + 1 : o->path) < 0) {
+		o->tmp = NULL;
+		return gerr(g, o, "out of memory");
+	}
+	fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err = gerr(g, o, "cannot create a file beside it: %s",
+			   strerror(errno));
+		free(o->tmp);
+		o->tmp = NULL;
+		return err;
+	}
+	if (write(fd, o->buf, o->size) != (ssize_t)o->size ||
+	    fchmod(fd, o->st.st_mode & 07777) < 0) {
+		err = gerr(g, o, "cannot write %s: %s", o->tmp, strerror(errno));
+		goto out;
+	}
+	if (geteuid() == 0 &&
+	    fchown(fd, o->st.st_uid, o->st.st_gid) < 0) {
+		err = gerr(g, o, "cannot keep the owner: %s", strerror(errno));
+		goto out;
+	}
+	elf = elf_begin(fd, ELF_C_RDWR, NULL);
+	if (!elf)
+		goto libelf_err;
+
+	/* the sites */
+	for (unsigned i = 0; i < g->nsite; i++) {
+		struct gsite *s = &g->sites[i];
+		Elf_Data *td, *rd;
+		GElf_Rela r;
+
+		if (s->obj != oi || s->x.rewritten)
+			continue;
+		td = elf_getdata(elf_getscn(elf, s->shndx), NULL);
+		rd = elf_getdata(elf_getscn(elf, s->relscn), NULL);
+		if (!td || !rd || s->x.start + s->x.len > td->d_size)
+			goto libelf_err;
+		memcpy((uint8_t *)td->d_buf + s->x.start, x86_site_patch(&s->x),
+		       s->x.len);
+		elf_flagdata(td, ELF_C_SET, ELF_F_DIRTY);
+		if (!gelf_getrela(rd, (int)s->relidx, &r))
+			goto libelf_err;
+		r.r_offset = s->x.start;
+		r.r_info = GELF_R_INFO(s->symidx, R_X86_64_NONE);
+		r.r_addend = 0;
+		if (!gelf_update_rela(rd, (int)s->relidx, &r))
+			goto libelf_err;
+		elf_flagdata(rd, ELF_C_SET, ELF_F_DIRTY);
+	}
+
+	symscn = elf_getscn(elf, o->symndx);
+	if (!symscn || !gelf_getshdr(symscn, &symsh) ||
+	    !(symd = elf_getdata(symscn, NULL)) ||
+	    !(strd = elf_getdata(elf_getscn(elf, symsh.sh_link), NULL)))
+		goto libelf_err;
+
+	/* the probe symbols: weak, hidden, absolute 0 */
+	for (unsigned i = 0; i < g->nsite; i++) {
+		struct gsite *s = &g->sites[i];
+		GElf_Sym sym;
+
+		if (s->obj != oi)
+			continue;
+		if (!gelf_getsym(symd, (int)s->symidx, &sym))
+			goto libelf_err;
+		if (sym.st_shndx == SHN_UNDEF &&
+		    GELF_ST_BIND(sym.st_info) == STB_WEAK &&
+		    GELF_ST_VISIBILITY(sym.st_other) == STV_HIDDEN)
+			continue;
+		sym.st_info = GELF_ST_INFO(STB_WEAK, GELF_ST_TYPE(sym.st_info));
+		sym.st_other = GELF_ST_VISIBILITY(STV_HIDDEN);
+		if (!gelf_update_sym(symd, (int)s->symidx, &sym))
+			goto libelf_err;
+		elf_flagdata(symd, ELF_C_SET, ELF_F_DIRTY);
+	}
+
+	/* the aliases, appended to the symbol table (globals come last) */
+	for (unsigned i = 0; i < g->nfunc; i++)
+		if (g->funcs[i].obj == oi && !g->funcs[i].alias_exists) {
+			nnew++;
+			namelen += strlen(g->funcs[i].alias) + 1;
+		}
+	if (nnew) {
+		size_t nsym = symd->d_size / sizeof(Elf64_Sym);
+		size_t stroff = strd->d_size;
+		Elf64_Sym *ns;
+
+		symbuf = malloc(symd->d_size + nnew * sizeof(Elf64_Sym));
+		strbuf = malloc(strd->d_size + namelen);
+		if (!symbuf || !strbuf) {
+			err = gerr(g, o, "out of memory");
+			goto out;
+		}
+		memcpy(symbuf, symd->d_buf, symd->d_size);
+		memcpy(strbuf, strd->d_buf, strd->d_size);
+		ns = (Elf64_Sym *)symbuf + nsym;
+		for (unsigned i = 0; i < g->nfunc; i++) {
+			struct gfunc *f = &g->funcs[i];
+			size_t l;
+
+			if (f->obj != oi || f->alias_exists)
+				continue;
+			if (f->shndx >= SHN_LORESERVE) {
+				err = gerr(g, o,
+					   "objects with more than %u sections are not supported",
+					   SHN_LORESERVE - 1);
+				goto out;
+			}
+			l = strlen(f->alias) + 1;
+			memcpy(strbuf + stroff, f->alias, l);
+			memset(ns, 0, sizeof(*ns));
+			ns->st_name = (Elf64_Word)stroff;
+			ns->st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+			ns->st_other = ELF64_ST_VISIBILITY(STV_HIDDEN);
+			ns->st_shndx = (Elf64_Section)f->shndx;
+			ns->st_value = f->value;
+			ns->st_size = f->size;
+			stroff += l;
+			ns++;
+		}
+		symd->d_buf = symbuf;
+		symd->d_size += nnew * sizeof(Elf64_Sym);
+		strd->d_buf = strbuf;
+		strd->d_size += namelen;
+		elf_flagdata(symd, ELF_C_SET, ELF_F_DIRTY);
+		elf_flagdata(strd, ELF_C_SET, ELF_F_DIRTY);
+	}
+	if (elf_update(elf, ELF_C_WRITE) < 0)
+		goto libelf_err;
+	if (elf_end(elf) != 0) {
+		elf = NULL;
+		goto libelf_err;
+	}
+	elf = NULL;
+	if (close(fd) < 0) {
+		fd = -1;
+		err = gerr(g, o, "cannot write %s: %s", o->tmp, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	err = 0;
+	goto out;
+libelf_err:
+	err = gerr(g, o, "libelf: %s", elf_errmsg(-1));
+out:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	if (err && o->tmp) {
+		unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	free(symbuf);
+	free(strbuf);
+	free(dcopy);
+	return err;
+}
+
+/* ----------------------------------------------------------------------
+ * The output object
+ */
+
+struct notebuf {
+	uint8_t *buf;
+	size_t len, cap;
+};
+
+static int nb_add(struct notebuf *nb, const void *p, size_t n)
+{
+	if (nb->len + n + 8 > nb->cap) {
+		size_t cap = (nb->cap ? nb->cap * 2 : 4096) + n;
+		uint8_t *b = realloc(nb->buf, cap);
+
+		if (!b)
+			return -ENOMEM;
+		nb->buf = b;
+		nb->cap = cap;
+	}
+	memcpy(nb->buf + nb->len, p, n);
+	nb->len += n;
+	return 0;
+}
+
+static int nb_pad4(struct notebuf *nb)
+{
+	static const uint8_t zero[4];
+
+	return nb_add(nb, zero, (4 - nb->len % 4) % 4);
+}
+
+/* Sort sites by provider, probe, object and function, then offset. */
+static const struct glink *sort_g;
+
+static int site_cmp(const void *a, const void *b)
+{
+	const struct gsite *x = a, *y = b;
+	const struct prov_file *pf = sort_g->pf;
+	long d;
+
+	d = (x->pv - pf->providers) - (y->pv - pf->providers);
+	if (!d)
+		d = (x->pr - x->pv->probes) - (y->pr - y->pv->probes);
+	if (!d)
+		d = (long)x->func - (long)y->func;
+	if (!d)
+		d = x->x.start < y->x.start ? -1 : x->x.start > y->x.start;
+	return d < 0 ? -1 : d > 0;
+}
+
+static int keep_global(const char *name, void *arg)
+{
+	(void)arg;
+	return strncmp(name, PROV_SEMA_PREFIX, strlen(PROV_SEMA_PREFIX)) == 0 ||
+	       strcmp(name, "_.stapsdt.base") == 0;
+}
+
+/* A preprocessor-style command from the environment, split on blanks. */
+static int run_ld(struct glink *g, const char *out, const char *in,
+		  const char *drti)
+{
+	const char *ld = getenv("LD");
+	char *words, *save = NULL;
+	const char *argv[64];
+	int argc = 0, status, err;
+	pid_t pid;
+
+	if (!ld || !*ld)
+		ld = "ld";
+	words = strdup(ld);
+	if (!words)
+		return gerr(g, NULL, "out of memory");
+	for (char *w = strtok_r(words, " \t", &save); w && argc < 56;
+	     w = strtok_r(NULL, " \t", &save))
+		argv[argc++] = w;
+	argv[argc++] = "-r";
+	argv[argc++] = "-o";
+	argv[argc++] = out;
+	argv[argc++] = in;
+	argv[argc++] = drti;
+	argv[argc] = NULL;
+	err = posix_spawnp(&pid, argv[0], NULL, NULL, (char *const *)argv,
+			   environ);
+	if (err) {
+		gerr(g, NULL, "cannot run the linker '%s': %s", argv[0],
+		     strerror(err));
+		free(words);
+		return -err;
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		gerr(g, NULL, "'%s -r' failed merging %s", argv[0], drti);
+		free(words);
+		return -EINVAL;
+	}
+	free(words);
+	return 0;
+}
+
+static const char *drti_path(void)
+{
+	const char *p = getenv("DTRACE_DRTI");
+
+	return p && *p ? p : DRTI_PATH;
+}
+
+static int add_stapsdt_base(struct elfw *w, int *base_sym)
+{
+	static const uint8_t zero;
+	int sec, secsym, err;
+
+	sec = elfw_section(w, ".stapsdt.base", SHT_PROGBITS, SHF_ALLOC, 1, 0,
+			   &zero, 1);
+	if (sec < 0)
+		return sec;
+	secsym = elfw_section_symbol(w, sec);
+	if (secsym < 0)
+		return secsym;
+	err = elfw_comdat(w, secsym, &sec, 1);
+	if (err)
+		return err;
+	*base_sym = elfw_symbol(w, "_.stapsdt.base", sec, 0, 1, STB_WEAK,
+				STT_NOTYPE, STV_HIDDEN);
+	return *base_sym < 0 ? *base_sym : 0;
+}
+
+/*
+ * An empty .note.GNU-stack keeps the stack non-executable, and the
+ * x86 feature note says this object (which has no code) is fine with
+ * IBT and shadow stacks, so it never takes CET away from a program.
+ */
+static int add_gnu_notes(struct elfw *w)
+{
+	static const uint32_t prop[] = {
+		4, 16, 5,			/* namesz, descsz, NT_GNU_PROPERTY_TYPE_0 */
+		0x554e47,			/* "GNU\0" */
+		0xc0000002, 4, 3, 0,		/* X86_FEATURE_1_AND: IBT | SHSTK */
+	};
+	int sec = elfw_section(w, ".note.GNU-stack", SHT_PROGBITS, 0, 1, 0,
+			       NULL, 0);
+
+	if (sec < 0)
+		return sec;
+	if (!DRTI_CET)
+		return 0;
+	sec = elfw_section(w, ".note.gnu.property", SHT_NOTE, SHF_ALLOC, 8, 0,
+			   prop, sizeof(prop));
+	return sec < 0 ? sec : 0;
+}
+
+static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
+{
+	struct elfw *w = elfw_new();
+	struct dof_fprobe *fp = NULL;
+	struct dof_addr_reloc *rel = NULL;
+	struct notebuf notes = { 0 };
+	void *blob = NULL;
+	size_t bloblen = 0;
+	unsigned nfp = 0, nrel = 0, nsema = 0;
+	int *alias_sym = NULL, *sema_sym = NULL, base_sym = 0, err = -ENOMEM;
+	int dofsec = 0, notesec = 0, probesec;
+	char errbuf[256] = "out of memory";
+	int fd = -1;
+
+	*has_dof = false;
+	if (!w)
+		goto out;
+	sort_g = g;
+	qsort(g->sites, g->nsite, sizeof(*g->sites), site_cmp);
+
+	/* one dof_fprobe per (probe, function) */
+	fp = calloc(g->nsite ? g->nsite : 1, sizeof(*fp));
+	if (!fp)
+		goto out;
+	for (unsigned i = 0; i < g->nsite; i++) {
+		struct gsite *s = &g->sites[i];
+		struct gfunc *f = &g->funcs[s->func];
+		struct dof_fprobe *cur = nfp ? &fp[nfp - 1] : NULL;
+		uint32_t off = (uint32_t)(s->x.start - f->value), **arr;
+		unsigned *cnt;
+		uint32_t *na;
+
+		if (!cur || cur->pr != s->pr || cur->sym != f->alias) {
+			cur = &fp[nfp++];
+			cur->pv = s->pv;
+			cur->pr = s->pr;
+			cur->func = f->name;
+			cur->sym = f->alias;
+		}
+		arr = s->x.is_enabled ? &cur->enoffs : &cur->offs;
+		cnt = s->x.is_enabled ? &cur->nenoffs : &cur->noffs;
+		na = realloc(*arr, (*cnt + 1) * sizeof(*na));
+		if (!na)
+			goto out;
+		*arr = na;
+		na[(*cnt)++] = off;
+	}
+	if (nfp) {
+		err = dof_build(g->pf, fp, nfp, &blob, &bloblen, &rel, &nrel,
+				errbuf, sizeof(errbuf));
+		if (err)
+			goto out;
+		*has_dof = true;
+	}
+
+	/* sections */
+	err = -ENOMEM;
+	if (add_gnu_notes(w) < 0)
+		goto out;
+	if (*has_dof) {
+		int dofsym;
+
+		dofsec = elfw_section(w, ".SUNW_dof", SHT_PROGBITS,
+				      SHF_ALLOC | SHF_WRITE, 8, 0, blob,
+				      bloblen);
+		if (dofsec < 0)
+			goto out;
+		dofsym = elfw_symbol(w, "__SUNW_dof", dofsec, 0, bloblen,
+				     STB_GLOBAL, STT_OBJECT, STV_HIDDEN);
+		if (dofsym < 0)
+			goto out;
+	}
+	if (g->nsite) {
+		notesec = elfw_section(w, ".note.stapsdt", SHT_NOTE, 0, 4, 0,
+				       NULL, 0);
+		if (notesec < 0 || add_stapsdt_base(w, &base_sym) < 0)
+			goto out;
+	}
+
+	/* semaphores: one per probe of every provider, in .probes */
+	for (unsigned v = 0; v < g->pf->provider_cnt; v++)
+		nsema += g->pf->providers[v].probe_cnt;
+	sema_sym = calloc(nsema + 1, sizeof(*sema_sym));
+	alias_sym = calloc(g->nfunc + 1, sizeof(*alias_sym));
+	if (!sema_sym || !alias_sym)
+		goto out;
+	probesec = 0;
+	if (nsema) {
+		uint8_t *zeros = calloc(nsema, 2);
+
+		if (!zeros)
+			goto out;
+		probesec = elfw_section(w, ".probes", SHT_PROGBITS,
+					SHF_ALLOC | SHF_WRITE, 2, 0, zeros,
+					nsema * 2);
+		free(zeros);
+		if (probesec < 0)
+			goto out;
+	}
+	{
+		unsigned k = 0;
+
+		for (unsigned v = 0; v < g->pf->provider_cnt; v++) {
+			const struct prov_provider *pv = &g->pf->providers[v];
+
+			for (unsigned p = 0; p < pv->probe_cnt; p++, k++) {
+				char name[256];
+
+				if (prov_sema_sym(pv->name, pv->probes[p].name,
+						  name, sizeof(name)) < 0) {
+					snprintf(errbuf, sizeof(errbuf),
+						 "semaphore name too long");
+					err = -ENAMETOOLONG;
+					goto out;
+				}
+				sema_sym[k] = elfw_symbol(w, name, probesec,
+							  k * 2ULL, 2, STB_WEAK,
+							  STT_OBJECT,
+							  STV_HIDDEN);
+				if (sema_sym[k] < 0)
+					goto out;
+			}
+		}
+	}
+
+	/* the aliases the DOF and notes refer to: undefined here */
+	for (unsigned i = 0; i < g->nfunc; i++) {
+		alias_sym[i] = elfw_symbol(w, g->funcs[i].alias, 0, 0, 0,
+					   STB_GLOBAL, STT_NOTYPE, STV_DEFAULT);
+		if (alias_sym[i] < 0)
+			goto out;
+	}
+	for (unsigned i = 0; i < nrel; i++) {
+		unsigned fi = 0;
+
+		while (fi < g->nfunc && g->funcs[fi].alias != rel[i].sym)
+			fi++;
+		if (fi == g->nfunc ||
+		    elfw_rela(w, dofsec, rel[i].offset, alias_sym[fi],
+			      R_X86_64_64, 0) < 0)
+			goto out;
+	}
+
+	/* one stapsdt note per probe site (is-enabled sites have none) */
+	for (unsigned i = 0; i < g->nsite; i++) {
+		struct gsite *s = &g->sites[i];
+		const struct prov_probe *pr = s->pr;
+		char args[PROV_ARGS_MAX * 24] = "";
+		uint32_t hdr[3];
+		uint64_t zero3[3] = { 0, 0, 0 };
+		size_t desc_at, ao = 0;
+		unsigned semaidx = 0;
+
+		if (s->x.is_enabled)
+			continue;
+		for (unsigned a = 0; a < pr->nargc; a++) {
+			char spec[32];
+
+			if (x86_arg_spec(&pr->nargv[a].type, a, s->x.kind,
+					 spec, sizeof(spec)) < 0)
+				goto out;
+			ao += (size_t)snprintf(args + ao, sizeof(args) - ao,
+					       "%s%s", a ? " " : "", spec);
+		}
+		for (unsigned v = 0; v < g->pf->provider_cnt; v++) {
+			const struct prov_provider *pv = &g->pf->providers[v];
+
+			if (pv == s->pv) {
+				semaidx += (unsigned)(pr - pv->probes);
+				break;
+			}
+			semaidx += pv->probe_cnt;
+		}
+		hdr[0] = 8;
+		hdr[1] = (uint32_t)(24 + strlen(s->pv->name) + 1 +
+				    strlen(pr->name) + 1 + strlen(args) + 1);
+		hdr[2] = 3;	/* NT_STAPSDT */
+		if (nb_add(&notes, hdr, sizeof(hdr)) < 0 ||
+		    nb_add(&notes, "stapsdt", 8) < 0)
+			goto out;
+		desc_at = notes.len;
+		if (nb_add(&notes, zero3, sizeof(zero3)) < 0 ||
+		    nb_add(&notes, s->pv->name, strlen(s->pv->name) + 1) < 0 ||
+		    nb_add(&notes, pr->name, strlen(pr->name) + 1) < 0 ||
+		    nb_add(&notes, args, strlen(args) + 1) < 0 ||
+		    nb_pad4(&notes) < 0)
+			goto out;
+		if (elfw_rela(w, notesec, desc_at, alias_sym[s->func],
+			      R_X86_64_64,
+			      (int64_t)(s->x.start - g->funcs[s->func].value)) < 0 ||
+		    elfw_rela(w, notesec, desc_at + 8, base_sym, R_X86_64_64,
+			      0) < 0 ||
+		    elfw_rela(w, notesec, desc_at + 16, sema_sym[semaidx],
+			      R_X86_64_64, 0) < 0)
+			goto out;
+	}
+	if (notesec && elfw_set_data(w, notesec, notes.buf, notes.len) < 0)
+		goto out;
+
+	fd = open(tmp_in, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(errbuf, sizeof(errbuf), "cannot write %s: %s", tmp_in,
+			 strerror(errno));
+		err = -errno;
+		goto out;
+	}
+	err = elfw_write(w, fd, errbuf, sizeof(errbuf));
+	if (close(fd) < 0 && !err) {
+		snprintf(errbuf, sizeof(errbuf), "cannot write %s: %s", tmp_in,
+			 strerror(errno));
+		err = -EIO;
+	}
+out:
+	if (err)
+		gerr(g, NULL, "%s", errbuf);
+	for (unsigned i = 0; fp && i < nfp; i++) {
+		free(fp[i].offs);
+		free(fp[i].enoffs);
+	}
+	free(fp);
+	free(rel);
+	free(blob);
+	free(notes.buf);
+	free(sema_sym);
+	free(alias_sym);
+	elfw_free(w);
+	return err;
+}
+
+/* Make a temporary file name beside `path`, and the file. */
+static char *tmp_beside(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *t;
+	int fd;
+
+	if (asprintf(&t, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0,
+		     path, slash ? slash + 1 : path) < 0)
+		return NULL;
+	fd = mkostemp(t, O_CLOEXEC);
+	if (fd < 0) {
+		free(t);
+		return NULL;
+	}
+	close(fd);
+	return t;
+}
+
+int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
+		const char *out)
+{
+	struct glink g = { 0 };
+	char *tmp_a = NULL, *tmp_b = NULL, errbuf[256];
+	bool has_dof = false;
+	int err = 0;
+	mode_t um;
+
+	g.cmd = cmd;
+	g.pf = pf;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return gerr(&g, NULL, "libelf is out of date");
+	g.objs = calloc((size_t)cmd->argc + 1, sizeof(*g.objs));
+	if (!g.objs)
+		return gerr(&g, NULL, "out of memory");
+	g.nobj = (unsigned)cmd->argc;
+
+	/* 1. read and understand everything; change nothing */
+	for (unsigned i = 0; i < g.nobj; i++) {
+		g.objs[i].path = cmd->args[i];
+		for (unsigned j = 0; j < i; j++) {
+			if (strcmp(g.objs[j].path, g.objs[i].path) == 0) {
+				err = gerr(&g, &g.objs[i], "is given twice");
+				goto out;
+			}
+		}
+		err = read_object(&g, &g.objs[i]);
+		if (!err)
+			err = check_object(&g, &g.objs[i]);
+		if (!err)
+			err = scan_object(&g, i);
+		if (err)
+			goto out;
+		for (unsigned j = 0; j < i; j++) {
+			if (g.objs[j].st.st_dev == g.objs[i].st.st_dev &&
+			    g.objs[j].st.st_ino == g.objs[i].st.st_ino) {
+				err = gerr(&g, &g.objs[i],
+					   "is the same file as %s",
+					   g.objs[j].path);
+				goto out;
+			}
+		}
+	}
+	if (cmd->verbose)
+		for (unsigned i = 0; i < g.nsite; i++)
+			print_site(&g, &g.sites[i]);
+
+	/* 2. rewritten copies of the objects that change */
+	for (unsigned i = 0; i < g.nobj; i++) {
+		if (!obj_needs_change(&g, i))
+			continue;
+		if (!(g.objs[i].st.st_mode & 0222)) {
+			err = gerr(&g, &g.objs[i],
+				   "is read-only; dtrace -G must rewrite it in place");
+			goto out;
+		}
+		err = rewrite_object(&g, i);
+		if (err)
+			goto out;
+		g.objs[i].changed = true;
+	}
+
+	/* 3. the output object, complete, in a temporary file */
+	tmp_a = tmp_beside(out);
+	if (!tmp_a) {
+		err = gerr(&g, NULL, "cannot create a file beside %s: %s", out,
+			   strerror(errno));
+		goto out;
+	}
+	err = build_output(&g, tmp_a, &has_dof);
+	if (err)
+		goto out;
+	if (has_dof) {
+		tmp_b = tmp_beside(out);
+		if (!tmp_b) {
+			err = gerr(&g, NULL, "cannot create a file beside %s: %s",
+				   out, strerror(errno));
+			goto out;
+		}
+		err = run_ld(&g, tmp_b, tmp_a, drti_path());
+		if (!err) {
+			err = elfw_localize(tmp_b, keep_global, NULL, errbuf,
+					    sizeof(errbuf));
+			if (err)
+				gerr(&g, NULL, "%s", errbuf);
+		}
+		if (err)
+			goto out;
+		unlink(tmp_a);
+		free(tmp_a);
+		tmp_a = tmp_b;
+		tmp_b = NULL;
+	}
+	um = umask(0);
+	umask(um);
+	if (chmod(tmp_a, 0666 & ~um) < 0) {
+		err = gerr(&g, NULL, "cannot set the mode of %s: %s", tmp_a,
+			   strerror(errno));
+		goto out;
+	}
+
+	/* 4. everything is ready: move it into place */
+	for (unsigned i = 0; i < g.nobj; i++) {
+		struct gobj *o = &g.objs[i];
+
+		if (!o->tmp)
+			continue;
+		if (rename(o->tmp, o->path) < 0) {
+			err = gerr(&g, o, "cannot replace it: %s",
+				   strerror(errno));
+			goto out;
+		}
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	if (rename(tmp_a, out) < 0) {
+		err = gerr(&g, NULL, "cannot write %s: %s", out,
+			   strerror(errno));
+		goto out;
+	}
+	free(tmp_a);
+	tmp_a = NULL;
+out:
+	if (tmp_a) {
+		unlink(tmp_a);
+		free(tmp_a);
+	}
+	if (tmp_b) {
+		unlink(tmp_b);
+		free(tmp_b);
+	}
+	for (unsigned i = 0; i < g.nobj; i++) {
+		struct gobj *o = &g.objs[i];
+
+		if (o->tmp) {
+			unlink(o->tmp);
+			free(o->tmp);
+		}
+		if (o->elf)
+			elf_end(o->elf);
+		free(o->buf);
+	}
+	for (unsigned i = 0; i < g.nfunc; i++) {
+		free(g.funcs[i].name);
+		free(g.funcs[i].alias);
+	}
+	free(g.funcs);
+	free(g.sites);
+	free(g.objs);
+	return err;
+}

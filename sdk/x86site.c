@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: MIT
+/*
+ * x86site.c - recognising, rewriting and decoding probe sites in x86-64
+ * objects (see x86site.h and DESIGN §4).
+ *
+ * What compilers emit for a call to the probe function, and what we
+ * write instead (the site starts at the opcode):
+ *
+ *	call rel32          e8 xx xx xx xx         0f 1f 44 00 00
+ *	jmp rel32 (tail)    e9 xx xx xx xx         c3 0f 1f 40 00
+ *	call *x@GOTPCREL    ff 15 xx xx xx xx      66 0f 1f 44 00 00
+ *	jmp *x@GOTPCREL     ff 25 xx xx xx xx      c3 0f 1f 44 00 00
+ *
+ * and for the legacy is-enabled function, whose result must read 0:
+ *
+ *	call rel32          e8 ...                 31 c0 0f 1f 00
+ *	jmp rel32           e9 ...                 31 c0 c3 66 90
+ *	call *x@GOTPCREL    ff 15 ...              31 c0 0f 1f 40 00
+ *	jmp *x@GOTPCREL     ff 25 ...              31 c0 c3 0f 1f 00
+ *
+ * A plain call becomes one 5-byte NOP because Linux 6.18 and later turn a
+ * uprobe on exactly that encoding into a call instead of a trap.  A tail
+ * call becomes `ret`, which is what the probe function would have done.
+ *
+ * The eight replacements differ in their first four bytes, so a later run
+ * recognises a rewritten site and its kind from the bytes alone; -G also
+ * moves the neutralised relocation's r_offset to the site start, so the
+ * site is found without guessing whether it was 5 or 6 bytes long.
+ */
+#include "config.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifdef HAVE_LIBOPCODES
+#include <dis-asm.h>
+#endif
+
+#include "x86site.h"
+
+static const uint8_t patch_call[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const uint8_t patch_jmp[] = { 0xc3, 0x0f, 0x1f, 0x40, 0x00 };
+static const uint8_t patch_gotcall[] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const uint8_t patch_gotjmp[] = { 0xc3, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const uint8_t en_call[] = { 0x31, 0xc0, 0x0f, 0x1f, 0x00 };
+static const uint8_t en_jmp[] = { 0x31, 0xc0, 0xc3, 0x66, 0x90 };
+static const uint8_t en_gotcall[] = { 0x31, 0xc0, 0x0f, 0x1f, 0x40, 0x00 };
+static const uint8_t en_gotjmp[] = { 0x31, 0xc0, 0xc3, 0x0f, 0x1f, 0x00 };
+
+static const struct {
+	const uint8_t *bytes;
+	unsigned len;
+	enum x86_site_kind kind;
+	bool is_enabled;
+} patches[] = {
+	{ patch_call, 5, X86_SITE_CALL, false },
+	{ patch_jmp, 5, X86_SITE_JMP, false },
+	{ patch_gotcall, 6, X86_SITE_GOTCALL, false },
+	{ patch_gotjmp, 6, X86_SITE_GOTJMP, false },
+	{ en_call, 5, X86_SITE_CALL, true },
+	{ en_jmp, 5, X86_SITE_JMP, true },
+	{ en_gotcall, 6, X86_SITE_GOTCALL, true },
+	{ en_gotjmp, 6, X86_SITE_GOTJMP, true },
+};
+
+static int why_err(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int why_err(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+void x86_hex(const uint8_t *p, size_t n, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < n && o + 4 < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%02x", i ? " " : "",
+				      p[i]);
+}
+
+const uint8_t *x86_site_patch(const struct x86_site *site)
+{
+	for (size_t i = 0; i < sizeof(patches) / sizeof(patches[0]); i++)
+		if (patches[i].kind == site->kind &&
+		    patches[i].is_enabled == site->is_enabled)
+			return patches[i].bytes;
+	return NULL;
+}
+
+int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
+		      uint64_t r_offset, int64_t addend, bool is_enabled,
+		      struct x86_site *site, char *why, size_t whylen)
+{
+	char hex[32];
+
+	memset(site, 0, sizeof(*site));
+	site->is_enabled = is_enabled;
+
+	if (rtype == R_X86_64_NONE) {
+		/* rewritten by an earlier run: r_offset is the site start */
+		for (size_t i = 0; i < sizeof(patches) / sizeof(patches[0]); i++) {
+			if (r_offset > secsize ||
+			    secsize - r_offset < patches[i].len ||
+			    memcmp(sec + r_offset, patches[i].bytes,
+				   patches[i].len) != 0)
+				continue;
+			if (patches[i].is_enabled != is_enabled)
+				break;
+			site->kind = patches[i].kind;
+			site->len = patches[i].len;
+			site->start = r_offset;
+			site->rewritten = true;
+			return 0;
+		}
+		if (r_offset < secsize)
+			x86_hex(sec + r_offset,
+				secsize - r_offset < 6 ? secsize - r_offset : 6,
+				hex, sizeof(hex));
+		else
+			snprintf(hex, sizeof(hex), "(past the section end)");
+		return why_err(why, whylen,
+			       "neutralised relocation, but the bytes [%s] are not a site rewritten by dtrace -G",
+			       hex);
+	}
+
+	if (rtype == R_X86_64_PC32 || rtype == R_X86_64_PLT32) {
+		if (r_offset < 1 || r_offset + 4 > secsize)
+			return why_err(why, whylen,
+				       "relocation offset out of the section");
+		site->start = r_offset - 1;
+		site->len = 5;
+		if (sec[site->start] == 0xe8)
+			site->kind = X86_SITE_CALL;
+		else if (sec[site->start] == 0xe9)
+			site->kind = X86_SITE_JMP;
+		else
+			goto bad_bytes;
+	} else if (rtype == R_X86_64_GOTPCRELX || rtype == R_X86_64_GOTPCREL) {
+		if (r_offset < 2 || r_offset + 4 > secsize)
+			return why_err(why, whylen,
+				       "relocation offset out of the section");
+		site->start = r_offset - 2;
+		site->len = 6;
+		if (sec[site->start] == 0xff && sec[site->start + 1] == 0x15)
+			site->kind = X86_SITE_GOTCALL;
+		else if (sec[site->start] == 0xff && sec[site->start + 1] == 0x25)
+			site->kind = X86_SITE_GOTJMP;
+		else
+			goto bad_bytes;
+	} else {
+		return why_err(why, whylen,
+			       "unexpected relocation type %u for a probe call (only calls and tail calls through PC32, PLT32 or GOTPCRELX can be rewritten)",
+			       rtype);
+	}
+	if (addend != -4)
+		return why_err(why, whylen,
+			       "relocation addend %lld is not that of a call (-4)",
+			       (long long)addend);
+	return 0;
+bad_bytes:
+	x86_hex(sec + site->start, site->len, hex, sizeof(hex));
+	return why_err(why, whylen,
+		       "the bytes [%s] at the relocation are not a call or jmp instruction",
+		       hex);
+}
+
+#ifdef HAVE_LIBOPCODES
+struct dis_text {
+	char *buf;
+	size_t len, used;
+};
+
+static int dis_printf(void *stream, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int dis_printf(void *stream, const char *fmt, ...)
+{
+	struct dis_text *t = stream;
+	va_list ap;
+	int n;
+
+	if (!t->buf || t->used >= t->len)
+		return 0;
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->used, t->len - t->used, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		t->used += (size_t)n < t->len - t->used ?
+			   (size_t)n : t->len - t->used - 1;
+	return n;
+}
+
+static int dis_styled(void *stream, enum disassembler_style style,
+		      const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int dis_styled(void *stream, enum disassembler_style style,
+		      const char *fmt, ...)
+{
+	struct dis_text *t = stream;
+	va_list ap;
+	int n;
+
+	(void)style;
+	if (!t->buf || t->used >= t->len)
+		return 0;
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->used, t->len - t->used, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		t->used += (size_t)n < t->len - t->used ?
+			   (size_t)n : t->len - t->used - 1;
+	return n;
+}
+
+int x86_site_decode(const uint8_t *sec, size_t secsize, uint64_t fstart,
+		    uint64_t fsize, uint64_t at, unsigned len, char *insn,
+		    size_t insnlen, char *why, size_t whylen)
+{
+	static disassembler_ftype dis;
+	struct dis_text text = { NULL, 0, 0 };
+	disassemble_info info;
+	uint64_t pc, end;
+	char scratch[160];
+
+	if (fstart > secsize || fsize > secsize - fstart)
+		return why_err(why, whylen, "function lies outside its section");
+	if (at < fstart || at + len > fstart + fsize)
+		return why_err(why, whylen, "site lies outside its function");
+	if (!dis)
+		dis = disassembler(bfd_arch_i386, false, bfd_mach_x86_64, NULL);
+	if (!dis)
+		return why_err(why, whylen, "libopcodes has no x86-64 disassembler");
+	init_disassemble_info(&info, &text, dis_printf, dis_styled);
+	info.arch = bfd_arch_i386;
+	info.mach = bfd_mach_x86_64;
+	info.buffer = (bfd_byte *)(uintptr_t)(sec + fstart);
+	info.buffer_length = fsize;
+	info.buffer_vma = fstart;
+	info.read_memory_func = buffer_read_memory;
+	disassemble_init_for_target(&info);
+
+	end = fstart + fsize;
+	for (pc = fstart; pc < at;) {
+		int n = dis(pc, &info);
+
+		if (n <= 0)
+			return why_err(why, whylen,
+				       "cannot decode the instruction at function offset %#llx",
+				       (unsigned long long)(pc - fstart));
+		if (pc + (uint64_t)n > at) {
+			return why_err(why, whylen,
+				       "the site is not on an instruction boundary: the instruction at function offset %#llx is %d bytes long",
+				       (unsigned long long)(pc - fstart), n);
+		}
+		pc += (uint64_t)n;
+	}
+	if (pc >= end)
+		return why_err(why, whylen, "site lies outside its function");
+	text.buf = insn ? insn : scratch;
+	text.len = insn ? insnlen : sizeof(scratch);
+	text.buf[0] = '\0';
+	/*
+	 * The site must be exactly `len` bytes of whole instructions: one
+	 * call or jmp, or, already rewritten, our NOPs (`ret` + NOP is two).
+	 */
+	for (uint64_t at_end = at + len; pc < at_end;) {
+		int n = dis(pc, &info);
+
+		if (n <= 0 || pc + (uint64_t)n > at_end)
+			return why_err(why, whylen,
+				       "the instructions at the site do not end after %u bytes (%s)",
+				       len, text.buf);
+		pc += (uint64_t)n;
+		if (pc < at_end && text.used + 3 < text.len) {
+			memcpy(text.buf + text.used, "; ", 3);
+			text.used += 2;
+		}
+	}
+	return 0;
+}
+#else
+int x86_site_decode(const uint8_t *sec, size_t secsize, uint64_t fstart,
+		    uint64_t fsize, uint64_t at, unsigned len, char *insn,
+		    size_t insnlen, char *why, size_t whylen)
+{
+	(void)sec;
+	(void)secsize;
+	(void)fstart;
+	(void)fsize;
+	(void)at;
+	(void)len;
+	if (insn && insnlen)
+		insn[0] = '\0';
+	snprintf(why, whylen, "built without libopcodes");
+	return -ENOTSUP;
+}
+#endif
+
+int x86_arg_spec(const struct prov_type *t, unsigned i,
+		 enum x86_site_kind kind, char *buf, size_t len)
+{
+	/* SysV argument registers by size: 8, 4, 2, 1 bytes */
+	static const char *const regs[6][4] = {
+		{ "%rdi", "%edi", "%di", "%dil" },
+		{ "%rsi", "%esi", "%si", "%sil" },
+		{ "%rdx", "%edx", "%dx", "%dl" },
+		{ "%rcx", "%ecx", "%cx", "%cl" },
+		{ "%r8", "%r8d", "%r8w", "%r8b" },
+		{ "%r9", "%r9d", "%r9w", "%r9b" },
+	};
+	unsigned size = t->kind == PROV_K_PTR ? 8 : t->size;
+	const char *sign = t->kind == PROV_K_INT && t->is_signed ? "-" : "";
+	int col, n;
+
+	switch (size) {
+	case 8: col = 0; break;
+	case 4: col = 1; break;
+	case 2: col = 2; break;
+	case 1: col = 3; break;
+	default: return -EINVAL;
+	}
+	if (i < 6) {
+		n = snprintf(buf, len, "%s%u@%s", sign, size, regs[i][col]);
+	} else {
+		/* at a tail call, 0(%rsp) is the return address */
+		unsigned base = kind == X86_SITE_JMP ||
+				kind == X86_SITE_GOTJMP ? 8 : 0;
+
+		n = snprintf(buf, len, "%s%u@%u(%%rsp)", sign, size,
+			     base + (i - 6) * 8);
+	}
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * x86site.h - probe call sites in x86-64 machine code: what the compiler
+ * emitted, what `dtrace -G` writes over it, and the argument locations a
+ * tracer reads at the rewritten site.
+ */
+#ifndef USDT_X86SITE_H
+#define USDT_X86SITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prov.h"
+
+enum x86_site_kind {
+	X86_SITE_CALL,		/* e8 rel32: call */
+	X86_SITE_JMP,		/* e9 rel32: tail call */
+	X86_SITE_GOTCALL,	/* ff 15 disp32: call *sym@GOTPCREL(%rip) */
+	X86_SITE_GOTJMP,	/* ff 25 disp32: jmp *sym@GOTPCREL(%rip) */
+};
+
+struct x86_site {
+	enum x86_site_kind kind;
+	bool is_enabled;	/* legacy __dtraceenabled_ call */
+	bool rewritten;		/* the bytes already are our NOPs */
+	uint64_t start;		/* offset of the site in its section */
+	unsigned len;		/* 5 or 6 bytes */
+};
+
+/*
+ * Classify the site a relocation of type rtype at r_offset belongs to;
+ * 0 or -EINVAL with the reason in why.  For a relocation already
+ * neutralised by an earlier run (R_X86_64_NONE) the site starts at
+ * r_offset and must hold one of our replacements.
+ */
+int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
+		      uint64_t r_offset, int64_t addend, bool is_enabled,
+		      struct x86_site *site, char *why, size_t whylen);
+
+/* The bytes that replace the site (site->len of them). */
+const uint8_t *x86_site_patch(const struct x86_site *site);
+
+/* Hex dump of n bytes: "e8 00 00 00 00". */
+void x86_hex(const uint8_t *p, size_t n, char *buf, size_t len);
+
+/*
+ * Check with binutils' disassembler that the site starts on an
+ * instruction boundary of the function [fstart, fstart + fsize) and that
+ * whole instructions fill exactly its len bytes; on success their text
+ * goes to insn.
+ * Returns 0, -EINVAL with the reason in why, or -ENOTSUP when usdt-sdk
+ * was built without libopcodes (the byte patterns are still checked).
+ */
+int x86_site_decode(const uint8_t *sec, size_t secsize, uint64_t fstart,
+		    uint64_t fsize, uint64_t at, unsigned len, char *insn,
+		    size_t insnlen, char *why, size_t whylen);
+
+/*
+ * The stapsdt argument spec of argument i (0-based) of type t at a site
+ * of the given kind: "-4@%edi", "8@%rsi", "-4@8(%rsp)".  Arguments 1-6
+ * are in registers; 7-12 on the stack, one 8-byte slot each, above the
+ * return address at a tail-call site (where the caller's frame is gone).
+ */
+int x86_arg_spec(const struct prov_type *t, unsigned i,
+		 enum x86_site_kind kind, char *buf, size_t len);
+
+#endif /* USDT_X86SITE_H */

@@ -43,7 +43,9 @@
  * Safety: nothing is written until every object has been read and every
  * site understood.  Rewritten objects are written to temporary files
  * beside them; only when all of them and the output are complete are
- * they renamed into place.  An object with nothing to change is not
+ * they renamed into place.  SIGINT, SIGTERM and SIGHUP remove the
+ * temporary files (sdk/outfile.c); after SIGKILL they may remain, named
+ * .OBJECT.XXXXXX, but every input is still intact.  An object with nothing to change is not
  * touched at all, so a second run over rewritten objects leaves them
  * byte-identical with the same mtime, and writes the same output.
  */
@@ -99,6 +101,7 @@ struct gfunc {
 	char *name;		/* as consumers see it */
 	char *alias;		/* symbol the output refers to */
 	bool alias_exists;
+	struct x86_insns insns;	/* its instruction boundaries */
 };
 
 struct gsite {
@@ -111,7 +114,6 @@ struct gsite {
 	size_t relscn;		/* its relocation section */
 	size_t relidx;
 	size_t symidx;		/* the probe symbol */
-	char insn[96];		/* the instruction before rewriting */
 };
 
 struct glink {
@@ -519,11 +521,13 @@ static int scan_object(struct glink *g, unsigned oi)
 			{
 				struct gfunc *f = &g->funcs[site.func];
 
-				err = x86_site_decode(td->d_buf, td->d_size,
-						      f->value, f->size,
-						      site.x.start, site.x.len,
-						      site.insn,
-						      sizeof(site.insn), why,
+				if (!f->insns.sec)
+					x86_insns_init(&f->insns, td->d_buf,
+						       td->d_size, f->value,
+						       f->size);
+				err = x86_insns_check(&f->insns, site.x.start,
+						      site.x.len,
+						      !site.x.rewritten, why,
 						      sizeof(why));
 				if (err && err != -ENOTSUP)
 					return gerr(g, o,
@@ -564,141 +568,152 @@ static void print_site(const struct glink *g, const struct gsite *s)
 	const struct gfunc *f = &g->funcs[s->func];
 	const uint8_t *patch = x86_site_patch(&s->x);
 	Elf_Data *td = elf_getdata(elf_getscn(o->elf, s->shndx), NULL);
-	char before[32], after[32], insn_after[96] = "", why[128];
+	const uint8_t *code = (const uint8_t *)td->d_buf + s->x.start;
+	char before[32], after[32], insn[96], insn_after[96];
 
-	x86_hex((const uint8_t *)td->d_buf + s->x.start, s->x.len, before,
-		sizeof(before));
+	x86_hex(code, s->x.len, before, sizeof(before));
+	x86_insn_text(code, s->x.len, insn, sizeof(insn));
 	fprintf(stderr, "dtrace: %s: %s+%#llx: %s:::%s%s: %s",
 		o->path, f->name, (unsigned long long)(s->x.start - f->value),
 		s->pv->name, s->pr->pubname,
 		s->x.is_enabled ? " (is-enabled)" : "", before);
-	if (s->insn[0])
-		fprintf(stderr, " (%s)", s->insn);
+	if (insn[0])
+		fprintf(stderr, " (%s)", insn);
 	if (s->x.rewritten) {
 		fputs(", already rewritten\n", stderr);
 		return;
 	}
 	x86_hex(patch, s->x.len, after, sizeof(after));
-	x86_site_decode(patch, s->x.len, 0, s->x.len, 0, s->x.len, insn_after,
-			sizeof(insn_after), why, sizeof(why));
+	x86_insn_text(patch, s->x.len, insn_after, sizeof(insn_after));
 	fprintf(stderr, " -> %s", after);
 	if (insn_after[0])
 		fprintf(stderr, " (%s)", insn_after);
 	fputc('\n', stderr);
 }
 
-/* Write the rewritten copy of object oi to a temporary file beside it. */
+/* The section header of section ndx inside a file image, or NULL. */
+static Elf64_Shdr *image_shdr(uint8_t *img, size_t size, size_t ndx)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	uint64_t off = eh->e_shoff + (uint64_t)ndx * eh->e_shentsize;
+
+	if (eh->e_shentsize != sizeof(Elf64_Shdr) || off < eh->e_shoff ||
+	    off > size || size - off < sizeof(Elf64_Shdr))
+		return NULL;
+	return (Elf64_Shdr *)(img + off);
+}
+
+/* Bytes [off, off + n) of section ndx inside the image, or NULL. */
+static uint8_t *image_at(uint8_t *img, size_t size, size_t ndx, uint64_t off,
+			 size_t n)
+{
+	Elf64_Shdr *sh = image_shdr(img, size, ndx);
+
+	if (!sh || sh->sh_type == SHT_NOBITS || off > sh->sh_size ||
+	    sh->sh_size - off < n || sh->sh_offset > size ||
+	    size - sh->sh_offset < off + n)
+		return NULL;
+	return img + sh->sh_offset + off;
+}
+
+/*
+ * Write the rewritten copy of object oi to a temporary file beside it.
+ *
+ * The copy is the original file with a few bytes changed in place (the
+ * sites, their relocations, the probe symbols) and, when aliases are
+ * added, a grown symbol table and string table appended at the end of
+ * the file, their section headers pointing there.  Everything else keeps
+ * its bytes and offsets, and the file is written with a single write.
+ */
 static int rewrite_object(struct glink *g, unsigned oi)
 {
 	struct gobj *o = &g->objs[oi];
-	Elf *elf = NULL;
-	Elf_Scn *symscn;
-	Elf_Data *symd, *strd;
-	GElf_Shdr symsh;
-	char *dcopy = NULL, *symbuf = NULL, *strbuf = NULL;
-	const char *slash = strrchr(o->path, '/');
-	size_t nnew = 0, namelen = 0;
-	int fd = -1, err = -EINVAL;
+	uint8_t *img = NULL;
+	size_t size = o->size, cap, nnew = 0, namelen = 0;
+	Elf64_Shdr *symsh, *strsh;
+	int fd = -1, err;
 
-	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX",
-		     slash ? (int)(slash - o->path + 1) : 0, o->path,
-		     slash ? slash + 1 : o->path) < 0) {
-		o->tmp = NULL;
-		return gerr(g, o, "out of memory");
-	}
-	fd = mkostemp(o->tmp, O_CLOEXEC);
-	if (fd < 0) {
-		err = gerr(g, o, "cannot create a file beside it: %s",
-			   strerror(errno));
-		free(o->tmp);
-		o->tmp = NULL;
-		return err;
-	}
-	if (write(fd, o->buf, o->size) != (ssize_t)o->size ||
-	    fchmod(fd, o->st.st_mode & 07777) < 0) {
-		err = gerr(g, o, "cannot write %s: %s", o->tmp, strerror(errno));
-		goto out;
-	}
-	if (geteuid() == 0 &&
-	    fchown(fd, o->st.st_uid, o->st.st_gid) < 0) {
-		err = gerr(g, o, "cannot keep the owner: %s", strerror(errno));
-		goto out;
-	}
-	elf = elf_begin(fd, ELF_C_RDWR, NULL);
-	if (!elf)
-		goto libelf_err;
-
-	/* the sites */
-	for (unsigned i = 0; i < g->nsite; i++) {
-		struct gsite *s = &g->sites[i];
-		Elf_Data *td, *rd;
-		GElf_Rela r;
-
-		if (s->obj != oi || s->x.rewritten)
-			continue;
-		td = elf_getdata(elf_getscn(elf, s->shndx), NULL);
-		rd = elf_getdata(elf_getscn(elf, s->relscn), NULL);
-		if (!td || !rd || s->x.start + s->x.len > td->d_size)
-			goto libelf_err;
-		memcpy((uint8_t *)td->d_buf + s->x.start, x86_site_patch(&s->x),
-		       s->x.len);
-		elf_flagdata(td, ELF_C_SET, ELF_F_DIRTY);
-		if (!gelf_getrela(rd, (int)s->relidx, &r))
-			goto libelf_err;
-		r.r_offset = s->x.start;
-		r.r_info = GELF_R_INFO(s->symidx, R_X86_64_NONE);
-		r.r_addend = 0;
-		if (!gelf_update_rela(rd, (int)s->relidx, &r))
-			goto libelf_err;
-		elf_flagdata(rd, ELF_C_SET, ELF_F_DIRTY);
-	}
-
-	symscn = elf_getscn(elf, o->symndx);
-	if (!symscn || !gelf_getshdr(symscn, &symsh) ||
-	    !(symd = elf_getdata(symscn, NULL)) ||
-	    !(strd = elf_getdata(elf_getscn(elf, symsh.sh_link), NULL)))
-		goto libelf_err;
-
-	/* the probe symbols: weak, hidden, absolute 0 */
-	for (unsigned i = 0; i < g->nsite; i++) {
-		struct gsite *s = &g->sites[i];
-		GElf_Sym sym;
-
-		if (s->obj != oi)
-			continue;
-		if (!gelf_getsym(symd, (int)s->symidx, &sym))
-			goto libelf_err;
-		if (sym.st_shndx == SHN_UNDEF &&
-		    GELF_ST_BIND(sym.st_info) == STB_WEAK &&
-		    GELF_ST_VISIBILITY(sym.st_other) == STV_HIDDEN)
-			continue;
-		sym.st_info = GELF_ST_INFO(STB_WEAK, GELF_ST_TYPE(sym.st_info));
-		sym.st_other = GELF_ST_VISIBILITY(STV_HIDDEN);
-		if (!gelf_update_sym(symd, (int)s->symidx, &sym))
-			goto libelf_err;
-		elf_flagdata(symd, ELF_C_SET, ELF_F_DIRTY);
-	}
-
-	/* the aliases, appended to the symbol table (globals come last) */
 	for (unsigned i = 0; i < g->nfunc; i++)
 		if (g->funcs[i].obj == oi && !g->funcs[i].alias_exists) {
 			nnew++;
 			namelen += strlen(g->funcs[i].alias) + 1;
 		}
-	if (nnew) {
-		size_t nsym = symd->d_size / sizeof(Elf64_Sym);
-		size_t stroff = strd->d_size;
-		Elf64_Sym *ns;
+	cap = size;
+	symsh = image_shdr(o->buf, o->size, o->symndx);
+	if (!symsh)
+		return gerr(g, o, "bad section header table");
+	strsh = image_shdr(o->buf, o->size, symsh->sh_link);
+	if (!strsh || symsh->sh_entsize != sizeof(Elf64_Sym))
+		return gerr(g, o, "bad symbol table");
+	if (nnew)
+		cap = size + 8 + symsh->sh_size + nnew * sizeof(Elf64_Sym) +
+		      strsh->sh_size + namelen;
+	img = malloc(cap);
+	if (!img)
+		return gerr(g, o, "out of memory");
+	memcpy(img, o->buf, size);
 
-		symbuf = malloc(symd->d_size + nnew * sizeof(Elf64_Sym));
-		strbuf = malloc(strd->d_size + namelen);
-		if (!symbuf || !strbuf) {
-			err = gerr(g, o, "out of memory");
+	/* the sites and their relocations */
+	for (unsigned i = 0; i < g->nsite; i++) {
+		struct gsite *s = &g->sites[i];
+		Elf64_Rela r;
+		uint8_t *code, *rp;
+
+		if (s->obj != oi || s->x.rewritten)
+			continue;
+		code = image_at(img, size, s->shndx, s->x.start, s->x.len);
+		rp = image_at(img, size, s->relscn,
+			      s->relidx * sizeof(Elf64_Rela), sizeof(r));
+		if (!code || !rp) {
+			err = gerr(g, o, "section data out of the file");
 			goto out;
 		}
-		memcpy(symbuf, symd->d_buf, symd->d_size);
-		memcpy(strbuf, strd->d_buf, strd->d_size);
-		ns = (Elf64_Sym *)symbuf + nsym;
+		memcpy(code, x86_site_patch(&s->x), s->x.len);
+		r.r_offset = s->x.start;
+		r.r_info = ELF64_R_INFO(s->symidx, R_X86_64_NONE);
+		r.r_addend = 0;
+		memcpy(rp, &r, sizeof(r));
+	}
+
+	/* the probe symbols: weak and hidden */
+	for (unsigned i = 0; i < g->nsite; i++) {
+		struct gsite *s = &g->sites[i];
+		Elf64_Sym sym;
+		uint8_t *sp;
+
+		if (s->obj != oi)
+			continue;
+		sp = image_at(img, size, o->symndx,
+			      s->symidx * sizeof(Elf64_Sym), sizeof(sym));
+		if (!sp) {
+			err = gerr(g, o, "symbol out of the file");
+			goto out;
+		}
+		memcpy(&sym, sp, sizeof(sym));
+		sym.st_info = ELF64_ST_INFO(STB_WEAK, ELF64_ST_TYPE(sym.st_info));
+		sym.st_other = ELF64_ST_VISIBILITY(STV_HIDDEN);
+		memcpy(sp, &sym, sizeof(sym));
+	}
+
+	/* the aliases: symbol and string tables move to the end, grown */
+	if (nnew) {
+		uint64_t symoff = (size + 7) & ~7ULL, stroff;
+		uint64_t symsize = symsh->sh_size, strsize = strsh->sh_size;
+		const uint8_t *oldsym = image_at(img, size, o->symndx, 0, symsize);
+		const uint8_t *oldstr = image_at(img, size, symsh->sh_link, 0,
+						 strsize);
+		Elf64_Sym *ns;
+		size_t name = strsize;
+
+		if (!oldsym || !oldstr) {
+			err = gerr(g, o, "symbol table out of the file");
+			goto out;
+		}
+		memset(img + size, 0, symoff - size);
+		memcpy(img + symoff, oldsym, symsize);
+		ns = (Elf64_Sym *)(img + symoff + symsize);
+		stroff = symoff + symsize + nnew * sizeof(Elf64_Sym);
+		memcpy(img + stroff, oldstr, strsize);
 		for (unsigned i = 0; i < g->nfunc; i++) {
 			struct gfunc *f = &g->funcs[i];
 			size_t l;
@@ -712,31 +727,52 @@ static int rewrite_object(struct glink *g, unsigned oi)
 				goto out;
 			}
 			l = strlen(f->alias) + 1;
-			memcpy(strbuf + stroff, f->alias, l);
+			memcpy(img + stroff + name, f->alias, l);
 			memset(ns, 0, sizeof(*ns));
-			ns->st_name = (Elf64_Word)stroff;
+			ns->st_name = (Elf64_Word)name;
 			ns->st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
 			ns->st_other = ELF64_ST_VISIBILITY(STV_HIDDEN);
 			ns->st_shndx = (Elf64_Section)f->shndx;
 			ns->st_value = f->value;
 			ns->st_size = f->size;
-			stroff += l;
+			name += l;
 			ns++;
 		}
-		symd->d_buf = symbuf;
-		symd->d_size += nnew * sizeof(Elf64_Sym);
-		strd->d_buf = strbuf;
-		strd->d_size += namelen;
-		elf_flagdata(symd, ELF_C_SET, ELF_F_DIRTY);
-		elf_flagdata(strd, ELF_C_SET, ELF_F_DIRTY);
+		/* the headers live in the copied image: point them anew */
+		symsh = image_shdr(img, size, o->symndx);
+		strsh = image_shdr(img, size, symsh->sh_link);
+		symsh->sh_offset = symoff;
+		symsh->sh_size = symsize + nnew * sizeof(Elf64_Sym);
+		strsh->sh_offset = stroff;
+		strsh->sh_size = name;
+		size = stroff + name;
 	}
-	if (elf_update(elf, ELF_C_WRITE) < 0)
-		goto libelf_err;
-	if (elf_end(elf) != 0) {
-		elf = NULL;
-		goto libelf_err;
+
+	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX",
+		     strrchr(o->path, '/') ?
+		     (int)(strrchr(o->path, '/') - o->path + 1) : 0, o->path,
+		     strrchr(o->path, '/') ? strrchr(o->path, '/') + 1 :
+		     o->path) < 0) {
+		o->tmp = NULL;
+		err = gerr(g, o, "out of memory");
+		goto out;
 	}
-	elf = NULL;
+	tmpfiles_track(o->tmp);
+	fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err = gerr(g, o, "cannot create a file beside it: %s",
+			   strerror(errno));
+		goto out;
+	}
+	/* keep mode and owner; skip the calls when they already match */
+	if (write(fd, img, size) != (ssize_t)size ||
+	    ((o->st.st_mode & 07777) != 0600 &&
+	     fchmod(fd, o->st.st_mode & 07777) < 0) ||
+	    ((o->st.st_uid != geteuid() || o->st.st_gid != getegid()) &&
+	     geteuid() == 0 && fchown(fd, o->st.st_uid, o->st.st_gid) < 0)) {
+		err = gerr(g, o, "cannot write %s: %s", o->tmp, strerror(errno));
+		goto out;
+	}
 	if (close(fd) < 0) {
 		fd = -1;
 		err = gerr(g, o, "cannot write %s: %s", o->tmp, strerror(errno));
@@ -744,22 +780,16 @@ static int rewrite_object(struct glink *g, unsigned oi)
 	}
 	fd = -1;
 	err = 0;
-	goto out;
-libelf_err:
-	err = gerr(g, o, "libelf: %s", elf_errmsg(-1));
 out:
-	if (elf)
-		elf_end(elf);
 	if (fd >= 0)
 		close(fd);
 	if (err && o->tmp) {
 		unlink(o->tmp);
+		tmpfiles_untrack(o->tmp);
 		free(o->tmp);
 		o->tmp = NULL;
 	}
-	free(symbuf);
-	free(strbuf);
-	free(dcopy);
+	free(img);
 	return err;
 }
 
@@ -1154,8 +1184,10 @@ static char *tmp_beside(const char *path)
 	if (asprintf(&t, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0,
 		     path, slash ? slash + 1 : path) < 0)
 		return NULL;
+	tmpfiles_track(t);
 	fd = mkostemp(t, O_CLOEXEC);
 	if (fd < 0) {
+		tmpfiles_untrack(t);
 		free(t);
 		return NULL;
 	}
@@ -1180,6 +1212,11 @@ int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
 	if (!g.objs)
 		return gerr(&g, NULL, "out of memory");
 	g.nobj = (unsigned)cmd->argc;
+
+	if (cmd->argc && x86_disasm_available(errbuf, sizeof(errbuf)) < 0)
+		fprintf(stderr,
+			"dtrace: warning: no disassembler (%s): probe sites are checked by their bytes only\n",
+			errbuf);
 
 	/* 1. read and understand everything; change nothing */
 	for (unsigned i = 0; i < g.nobj; i++) {
@@ -1253,6 +1290,7 @@ int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
 		if (err)
 			goto out;
 		unlink(tmp_a);
+		tmpfiles_untrack(tmp_a);
 		free(tmp_a);
 		tmp_a = tmp_b;
 		tmp_b = NULL;
@@ -1276,6 +1314,7 @@ int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
 				   strerror(errno));
 			goto out;
 		}
+		tmpfiles_untrack(o->tmp);
 		free(o->tmp);
 		o->tmp = NULL;
 	}
@@ -1284,15 +1323,18 @@ int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
 			   strerror(errno));
 		goto out;
 	}
+	tmpfiles_untrack(tmp_a);
 	free(tmp_a);
 	tmp_a = NULL;
 out:
 	if (tmp_a) {
 		unlink(tmp_a);
+		tmpfiles_untrack(tmp_a);
 		free(tmp_a);
 	}
 	if (tmp_b) {
 		unlink(tmp_b);
+		tmpfiles_untrack(tmp_b);
 		free(tmp_b);
 	}
 	for (unsigned i = 0; i < g.nobj; i++) {
@@ -1300,6 +1342,7 @@ out:
 
 		if (o->tmp) {
 			unlink(o->tmp);
+			tmpfiles_untrack(o->tmp);
 			free(o->tmp);
 		}
 		if (o->elf)
@@ -1309,6 +1352,7 @@ out:
 	for (unsigned i = 0; i < g.nfunc; i++) {
 		free(g.funcs[i].name);
 		free(g.funcs[i].alias);
+		x86_insns_free(&g.funcs[i].insns);
 	}
 	free(g.funcs);
 	free(g.sites);

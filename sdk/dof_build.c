@@ -13,8 +13,8 @@
  * the run-time address there.  No DOF-level (URELHDR) relocations.
  *
  * Type strings: nargv and xargv are runs of consecutive NUL-terminated
- * strings, one per argument, so they are appended whole; other strings
- * (names) are shared.  A native type is recorded in its C spelling with
+ * strings, one per argument; each distinct run, like each distinct name,
+ * is stored once.  A native type is recorded in its C spelling with
  * the provider file's typedefs expanded (a consumer cannot know what Oid
  * meant); D's `string` stays "string".
  */
@@ -29,18 +29,28 @@
 #include "dof.h"
 #include "dof_build.h"
 
+/*
+ * The string table, with a hash of what it holds so that names and whole
+ * runs of type strings are stored once (a big program has thousands of
+ * probes sharing a handful of argument lists).
+ */
 struct sbuild {
 	char *buf;
 	size_t len, cap;
+	uint32_t *slot_off;	/* hash slots: offset + 1, 0 = empty */
+	uint32_t *slot_len;
+	size_t nslot, used;
 };
 
 static int sb_reserve(struct sbuild *s, size_t n)
 {
+	size_t cap;
+	char *nb;
+
 	if (s->len + n <= s->cap)
 		return 0;
-	size_t cap = (s->cap ? s->cap * 2 : 1024) + n;
-	char *nb = realloc(s->buf, cap);
-
+	cap = (s->cap ? s->cap * 2 : 1024) + n;
+	nb = realloc(s->buf, cap);
 	if (!nb)
 		return -ENOMEM;
 	s->buf = nb;
@@ -48,35 +58,82 @@ static int sb_reserve(struct sbuild *s, size_t n)
 	return 0;
 }
 
-/* Append a string, returning its offset (no sharing). */
-static long sb_append(struct sbuild *s, const char *str)
+static uint64_t sb_hash(const char *p, size_t n)
 {
-	size_t n = strlen(str) + 1;
-	long off = (long)s->len;
+	uint64_t h = 0xcbf29ce484222325ULL;
 
+	for (size_t i = 0; i < n; i++) {
+		h ^= (uint8_t)p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static int sb_grow(struct sbuild *s)
+{
+	size_t nslot = s->nslot ? s->nslot * 2 : 256;
+	uint32_t *off = calloc(nslot, sizeof(*off));
+	uint32_t *len = calloc(nslot, sizeof(*len));
+
+	if (!off || !len) {
+		free(off);
+		free(len);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->nslot; i++) {
+		size_t j;
+
+		if (!s->slot_off[i])
+			continue;
+		j = sb_hash(s->buf + s->slot_off[i] - 1, s->slot_len[i]) &
+		    (nslot - 1);
+		while (off[j])
+			j = (j + 1) & (nslot - 1);
+		off[j] = s->slot_off[i];
+		len[j] = s->slot_len[i];
+	}
+	free(s->slot_off);
+	free(s->slot_len);
+	s->slot_off = off;
+	s->slot_len = len;
+	s->nslot = nslot;
+	return 0;
+}
+
+/*
+ * Store n bytes (one or more NUL-terminated strings) once: return the
+ * offset of an identical run already in the table, or append it.
+ */
+static long sb_intern_bytes(struct sbuild *s, const char *p, size_t n)
+{
+	size_t j;
+	long off;
+
+	if (n > UINT32_MAX / 2 || s->len > UINT32_MAX / 2)
+		return -ENAMETOOLONG;
+	if ((s->used + 1) * 2 > s->nslot && sb_grow(s) < 0)
+		return -ENOMEM;
+	j = sb_hash(p, n) & (s->nslot - 1);
+	for (; s->slot_off[j]; j = (j + 1) & (s->nslot - 1))
+		if (s->slot_len[j] == n &&
+		    memcmp(s->buf + s->slot_off[j] - 1, p, n) == 0)
+			return (long)s->slot_off[j] - 1;
 	if (sb_reserve(s, n) < 0)
 		return -ENOMEM;
-	memcpy(s->buf + s->len, str, n);
+	off = (long)s->len;
+	memcpy(s->buf + s->len, p, n);
 	s->len += n;
+	s->slot_off[j] = (uint32_t)off + 1;
+	s->slot_len[j] = (uint32_t)n;
+	s->used++;
 	return off;
 }
 
-/* A string that may be shared: found in the table already, or appended. */
 static long sb_intern(struct sbuild *s, const char *str)
 {
-	size_t n = strlen(str) + 1;
-
 	if (!*str)
 		return 0;
-	/* tables are small (a few KiB); a linear search keeps this simple */
-	for (size_t off = 0; off + n <= s->len;) {
-		size_t l = strlen(s->buf + off) + 1;
-
-		if (l == n && memcmp(s->buf + off, str, n) == 0)
-			return (long)off;
-		off += l;
-	}
-	return sb_append(s, str);
+	return sb_intern_bytes(s, str, strlen(str) + 1);
 }
 
 int dof_type_name(const struct prov_type *t, char *buf, size_t len)
@@ -100,24 +157,21 @@ int dof_type_name(const struct prov_type *t, char *buf, size_t len)
 	return 0;
 }
 
+/* The run of type strings of an argument list, stored once. */
 static long append_types(struct sbuild *s, const struct prov_arg *argv,
 			 unsigned argc)
 {
-	char tn[DTRACE_ARGTYPELEN];
-	long first = 0;
+	char run[PROV_ARGS_MAX * DTRACE_ARGTYPELEN];
+	size_t n = 0;
 
+	if (!argc)
+		return 0;
 	for (unsigned i = 0; i < argc; i++) {
-		long off;
-
-		if (dof_type_name(&argv[i].type, tn, sizeof(tn)) < 0)
+		if (dof_type_name(&argv[i].type, run + n, sizeof(run) - n) < 0)
 			return -ENAMETOOLONG;
-		off = sb_append(s, tn);
-		if (off < 0)
-			return off;
-		if (i == 0)
-			first = off;
+		n += strlen(run + n) + 1;
 	}
-	return first;
+	return sb_intern_bytes(s, run, n);
 }
 
 static uint64_t align_up(uint64_t v, uint64_t a)
@@ -165,7 +219,7 @@ int dof_build(const struct prov_file *pf, const struct dof_fprobe *fp,
 	rel = calloc(n ? n : 1, sizeof(*rel));
 	if (!sec || !rel || sb_reserve(&str, 1) < 0)
 		goto out;
-	str.buf[str.len++] = '\0';
+	str.buf[str.len++] = '\0';	/* offset 0: the empty string */
 
 	for (unsigned v = 0; v < pf->provider_cnt; v++) {
 		const struct prov_provider *pv = &pf->providers[v];
@@ -365,5 +419,7 @@ out_quiet:
 	free(rel);
 	free(sec);
 	free(str.buf);
+	free(str.slot_off);
+	free(str.slot_len);
 	return err;
 }

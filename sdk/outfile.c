@@ -2,11 +2,11 @@
 /*
  * outfile.c - all-or-nothing output files (see outfile.h).
  *
- * One temporary file at a time is registered with the signal handlers,
- * which is all the dtrace command needs: it writes its outputs one after
- * the other.  The handler only calls unlink(2), which is async-signal-
- * safe, then re-raises the signal with the default action so the exit
- * status still tells the shell what happened.
+ * Temporary files are registered with signal handlers (tmpfiles_track)
+ * that remove them on SIGINT, SIGTERM and SIGHUP.  The handler only calls
+ * unlink(2), which is async-signal-safe, then re-raises the signal with
+ * the default action so the exit status still tells the shell what
+ * happened.
  */
 #include "config.h"
 
@@ -21,40 +21,95 @@
 
 #include "outfile.h"
 
-static char *volatile pending_tmp;
+/*
+ * The tracked temporary files.  The handler walks the array while the
+ * main program may be changing it, so every change happens with the
+ * signals blocked, and slots are pointers the handler reads atomically.
+ */
+static const char *volatile *tracked;
+static volatile size_t ntracked;
+static size_t cap_tracked;
+
+static const int cleanup_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 
 static void cleanup_on_signal(int sig)
 {
-	char *tmp = pending_tmp;
-
-	if (tmp)
-		unlink(tmp);
+	for (size_t i = 0; i < ntracked; i++)
+		if (tracked[i])
+			unlink(tracked[i]);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-static void guard_tmp(char *tmp)
+static void block(sigset_t *old)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(cleanup_sigs) / sizeof(cleanup_sigs[0]); i++)
+		sigaddset(&set, cleanup_sigs[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void install_handlers(void)
+{
 	static int installed;
 	struct sigaction sa;
 
-	pending_tmp = tmp;
-	if (installed || !tmp)
+	if (installed)
 		return;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = cleanup_on_signal;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+	for (size_t i = 0; i < sizeof(cleanup_sigs) / sizeof(cleanup_sigs[0]); i++) {
 		struct sigaction old;
 
 		/* leave signals the caller chose to ignore ignored */
-		if (sigaction(sigs[i], NULL, &old) == 0 &&
+		if (sigaction(cleanup_sigs[i], NULL, &old) == 0 &&
 		    old.sa_handler == SIG_IGN)
 			continue;
-		sigaction(sigs[i], &sa, NULL);
+		sigaction(cleanup_sigs[i], &sa, NULL);
 	}
 	installed = 1;
+}
+
+void tmpfiles_track(const char *path)
+{
+	sigset_t old;
+
+	install_handlers();
+	block(&old);
+	if (ntracked == cap_tracked) {
+		size_t cap = cap_tracked ? cap_tracked * 2 : 16;
+		const char *volatile *n = realloc((void *)tracked,
+						  cap * sizeof(*n));
+
+		if (!n) {
+			/* untracked: the file may outlive a signal */
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			return;
+		}
+		tracked = n;
+		cap_tracked = cap;
+	}
+	tracked[ntracked] = path;
+	ntracked = ntracked + 1;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+void tmpfiles_untrack(const char *path)
+{
+	sigset_t old;
+
+	block(&old);
+	for (size_t i = 0; i < ntracked; i++) {
+		if (tracked[i] != path)
+			continue;
+		tracked[i] = tracked[ntracked - 1];
+		ntracked = ntracked - 1;
+		break;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 int outfile_open(struct outfile *of, const char *path, int mode)
@@ -104,14 +159,15 @@ int outfile_open(struct outfile *of, const char *path, int mode)
 		}
 		snprintf(of->tmp, n, "%s/.%s.XXXXXX", dir, base);
 	}
+	tmpfiles_track(of->tmp);
 	fd = mkostemp(of->tmp, O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
+		tmpfiles_untrack(of->tmp);
 		free(of->tmp);
 		of->tmp = NULL;
 		goto fail;
 	}
-	guard_tmp(of->tmp);
 	/* mkstemp makes 0600; give the file the usual permissions */
 	um = umask(0);
 	umask(um);
@@ -130,7 +186,7 @@ int outfile_open(struct outfile *of, const char *path, int mode)
 	return 0;
 fail_tmp:
 	unlink(of->tmp);
-	guard_tmp(NULL);
+	tmpfiles_untrack(of->tmp);
 fail:
 	free(dcopy);
 	free(of->tmp);
@@ -145,7 +201,7 @@ void outfile_abort(struct outfile *of)
 		fclose(of->fp);
 	if (of->tmp) {
 		unlink(of->tmp);
-		guard_tmp(NULL);
+		tmpfiles_untrack(of->tmp);
 	}
 	free(of->tmp);
 	free(of->path);
@@ -174,7 +230,7 @@ int outfile_commit(struct outfile *of)
 		return err;
 	}
 	if (of->tmp)
-		guard_tmp(NULL);
+		tmpfiles_untrack(of->tmp);
 	free(of->tmp);
 	free(of->path);
 	memset(of, 0, sizeof(*of));

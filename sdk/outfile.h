@@ -30,4 +30,11 @@ int outfile_commit(struct outfile *of);
 /* Throw away what was written; the target is left untouched. */
 void outfile_abort(struct outfile *of);
 
+/*
+ * Temporary files to remove if SIGINT, SIGTERM or SIGHUP arrives while
+ * they exist.  `path` must stay valid until it is untracked.
+ */
+void tmpfiles_track(const char *path);
+void tmpfiles_untrack(const char *path);
+
 #endif /* USDT_OUTFILE_H */

@@ -33,10 +33,12 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef HAVE_LIBOPCODES
 #include <dis-asm.h>
+#include <dlfcn.h>
 #endif
 
 #include "x86site.h"
@@ -176,29 +178,67 @@ bad_bytes:
 		       hex);
 }
 
+void x86_insns_init(struct x86_insns *m, const uint8_t *sec, size_t secsize,
+		    uint64_t fstart, uint64_t fsize)
+{
+	memset(m, 0, sizeof(*m));
+	m->sec = sec;
+	/* a symbol claiming bytes past its section gets clipped to it */
+	if (fstart > secsize)
+		fstart = secsize;
+	if (fsize > secsize - fstart)
+		fsize = secsize - fstart;
+	m->fstart = fstart;
+	m->fsize = fsize;
+	m->pc = fstart;
+}
+
+void x86_insns_free(struct x86_insns *m)
+{
+	free(m->starts);
+	m->starts = NULL;
+}
+
+static bool is_start(const struct x86_insns *m, uint64_t at)
+{
+	uint64_t i = at - m->fstart;
+
+	/* where decoding stopped is a boundary, and so is the function's end */
+	if (at == m->pc || at == m->fstart + m->fsize)
+		return true;
+	return at < m->pc && ((m->starts[i / 8] >> (i % 8)) & 1);
+}
+
 #ifdef HAVE_LIBOPCODES
 struct dis_text {
 	char *buf;
 	size_t len, used;
 };
 
+static int dis_vprintf(struct dis_text *t, const char *fmt, va_list ap)
+{
+	int n;
+
+	if (!t->buf || t->used + 1 >= t->len)
+		return 0;
+	n = vsnprintf(t->buf + t->used, t->len - t->used, fmt, ap);
+	if (n > 0)
+		t->used += (size_t)n < t->len - t->used ?
+			   (size_t)n : t->len - t->used - 1;
+	return n;
+}
+
 static int dis_printf(void *stream, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static int dis_printf(void *stream, const char *fmt, ...)
 {
-	struct dis_text *t = stream;
 	va_list ap;
 	int n;
 
-	if (!t->buf || t->used >= t->len)
-		return 0;
 	va_start(ap, fmt);
-	n = vsnprintf(t->buf + t->used, t->len - t->used, fmt, ap);
+	n = dis_vprintf(stream, fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		t->used += (size_t)n < t->len - t->used ?
-			   (size_t)n : t->len - t->used - 1;
 	return n;
 }
 
@@ -209,102 +249,199 @@ static int dis_styled(void *stream, enum disassembler_style style,
 static int dis_styled(void *stream, enum disassembler_style style,
 		      const char *fmt, ...)
 {
-	struct dis_text *t = stream;
 	va_list ap;
 	int n;
 
 	(void)style;
-	if (!t->buf || t->used >= t->len)
-		return 0;
 	va_start(ap, fmt);
-	n = vsnprintf(t->buf + t->used, t->len - t->used, fmt, ap);
+	n = dis_vprintf(stream, fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		t->used += (size_t)n < t->len - t->used ?
-			   (size_t)n : t->len - t->used - 1;
 	return n;
 }
 
-int x86_site_decode(const uint8_t *sec, size_t secsize, uint64_t fstart,
-		    uint64_t fsize, uint64_t at, unsigned len, char *insn,
-		    size_t insnlen, char *why, size_t whylen)
+/*
+ * libopcodes is opened on first use (only -G needs it): linked in, it and
+ * the libbfd it needs would cost every dtrace run about a millisecond of
+ * relocation at start-up.  OPCODES_SONAME is what configure found.
+ */
+static struct {
+	int state;		/* 0 not tried, 1 loaded, -1 failed */
+	char why[256];
+	disassembler_ftype (*disassembler)(enum bfd_architecture, bool,
+					   unsigned long, bfd *);
+	void (*init)(struct disassemble_info *, void *, fprintf_ftype,
+		     fprintf_styled_ftype);
+	void (*init_target)(struct disassemble_info *);
+	int (*read_memory)(bfd_vma, bfd_byte *, unsigned int,
+			   struct disassemble_info *);
+	disassembler_ftype dis;
+} op;
+
+static disassembler_ftype get_disassembler(void)
 {
-	static disassembler_ftype dis;
+	void *h;
+
+	if (op.state)
+		return op.state > 0 ? op.dis : NULL;
+	op.state = -1;
+	h = dlopen(OPCODES_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(op.why, sizeof(op.why), "%s", dlerror());
+		return NULL;
+	}
+	*(void **)&op.disassembler = dlsym(h, "disassembler");
+	*(void **)&op.init = dlsym(h, "init_disassemble_info");
+	*(void **)&op.init_target = dlsym(h, "disassemble_init_for_target");
+	*(void **)&op.read_memory = dlsym(h, "buffer_read_memory");
+	if (!op.disassembler || !op.init || !op.init_target ||
+	    !op.read_memory) {
+		snprintf(op.why, sizeof(op.why),
+			 "%s lacks the disassembler entry points",
+			 OPCODES_SONAME);
+		return NULL;
+	}
+	op.dis = op.disassembler(bfd_arch_i386, false, bfd_mach_x86_64, NULL);
+	if (!op.dis) {
+		snprintf(op.why, sizeof(op.why),
+			 "%s has no x86-64 disassembler", OPCODES_SONAME);
+		return NULL;
+	}
+	op.state = 1;
+	return op.dis;
+}
+
+static void dis_setup(disassemble_info *info, struct dis_text *text,
+		      const uint8_t *code, uint64_t vma, size_t len)
+{
+	op.init(info, text, dis_printf, dis_styled);
+	info->arch = bfd_arch_i386;
+	info->mach = bfd_mach_x86_64;
+	info->buffer = (bfd_byte *)(uintptr_t)code;
+	info->buffer_length = len;
+	info->buffer_vma = vma;
+	info->read_memory_func = op.read_memory;
+	op.init_target(info);
+}
+
+int x86_disasm_available(char *why, size_t whylen)
+{
+	if (get_disassembler())
+		return 0;
+	snprintf(why, whylen, "%s", op.why);
+	return -ENOTSUP;
+}
+
+/* Decode on from m->pc until `upto` (a section offset) is passed. */
+static int decode_upto(struct x86_insns *m, uint64_t upto, char *why,
+		       size_t whylen)
+{
+	disassembler_ftype dis = get_disassembler();
 	struct dis_text text = { NULL, 0, 0 };
+	uint64_t end = m->fstart + m->fsize;
 	disassemble_info info;
-	uint64_t pc, end;
-	char scratch[160];
 
-	if (fstart > secsize || fsize > secsize - fstart)
-		return why_err(why, whylen, "function lies outside its section");
-	if (at < fstart || at + len > fstart + fsize)
-		return why_err(why, whylen, "site lies outside its function");
-	if (!dis)
-		dis = disassembler(bfd_arch_i386, false, bfd_mach_x86_64, NULL);
-	if (!dis)
-		return why_err(why, whylen, "libopcodes has no x86-64 disassembler");
-	init_disassemble_info(&info, &text, dis_printf, dis_styled);
-	info.arch = bfd_arch_i386;
-	info.mach = bfd_mach_x86_64;
-	info.buffer = (bfd_byte *)(uintptr_t)(sec + fstart);
-	info.buffer_length = fsize;
-	info.buffer_vma = fstart;
-	info.read_memory_func = buffer_read_memory;
-	disassemble_init_for_target(&info);
+	if (!dis) {
+		snprintf(why, whylen, "%s", op.why);
+		return -ENOTSUP;
+	}
+	if (!m->starts) {
+		m->starts = calloc(m->fsize / 8 + 1, 1);
+		if (!m->starts)
+			return why_err(why, whylen, "out of memory");
+	}
+	dis_setup(&info, &text, m->sec + m->fstart, m->fstart, m->fsize);
+	while (m->pc < upto && m->pc < end) {
+		int n = dis(m->pc, &info);
+		uint64_t i = m->pc - m->fstart;
 
-	end = fstart + fsize;
-	for (pc = fstart; pc < at;) {
+		if (n <= 0 || m->pc + (uint64_t)n > end)
+			return why_err(why, whylen,
+				       "cannot decode the instruction at function offset %#llx",
+				       (unsigned long long)i);
+		m->starts[i / 8] |= (uint8_t)(1u << (i % 8));
+		m->pc += (uint64_t)n;
+	}
+	return 0;
+}
+
+int x86_insns_check(struct x86_insns *m, uint64_t at, unsigned len,
+		    bool one_insn, char *why, size_t whylen)
+{
+	int err;
+
+	if (at < m->fstart || at + len > m->fstart + m->fsize)
+		return why_err(why, whylen, "the site lies outside its function");
+	err = decode_upto(m, at + len, why, whylen);
+	if (err)
+		return err;
+	if (!is_start(m, at)) {
+		uint64_t p = at;
+
+		while (p > m->fstart && !is_start(m, p))
+			p--;
+		return why_err(why, whylen,
+			       "the site is not on an instruction boundary: it lies inside the instruction at function offset %#llx",
+			       (unsigned long long)(p - m->fstart));
+	}
+	if (!is_start(m, at + len))
+		return why_err(why, whylen,
+			       "the instructions at the site do not end after %u bytes",
+			       len);
+	for (uint64_t p = at + 1; one_insn && p < at + len; p++)
+		if (is_start(m, p))
+			return why_err(why, whylen,
+				       "the site holds more than one instruction");
+	return 0;
+}
+
+void x86_insn_text(const uint8_t *code, size_t len, char *buf, size_t buflen)
+{
+	disassembler_ftype dis = get_disassembler();
+	struct dis_text text = { buf, buflen, 0 };
+	disassemble_info info;
+
+	if (!buflen)
+		return;
+	buf[0] = '\0';
+	if (!dis)
+		return;
+	dis_setup(&info, &text, code, 0, len);
+	for (uint64_t pc = 0; pc < len;) {
 		int n = dis(pc, &info);
 
 		if (n <= 0)
-			return why_err(why, whylen,
-				       "cannot decode the instruction at function offset %#llx",
-				       (unsigned long long)(pc - fstart));
-		if (pc + (uint64_t)n > at) {
-			return why_err(why, whylen,
-				       "the site is not on an instruction boundary: the instruction at function offset %#llx is %d bytes long",
-				       (unsigned long long)(pc - fstart), n);
-		}
+			break;
 		pc += (uint64_t)n;
-	}
-	if (pc >= end)
-		return why_err(why, whylen, "site lies outside its function");
-	text.buf = insn ? insn : scratch;
-	text.len = insn ? insnlen : sizeof(scratch);
-	text.buf[0] = '\0';
-	/*
-	 * The site must be exactly `len` bytes of whole instructions: one
-	 * call or jmp, or, already rewritten, our NOPs (`ret` + NOP is two).
-	 */
-	for (uint64_t at_end = at + len; pc < at_end;) {
-		int n = dis(pc, &info);
-
-		if (n <= 0 || pc + (uint64_t)n > at_end)
-			return why_err(why, whylen,
-				       "the instructions at the site do not end after %u bytes (%s)",
-				       len, text.buf);
-		pc += (uint64_t)n;
-		if (pc < at_end && text.used + 3 < text.len) {
+		if (pc < len && text.used + 3 < text.len) {
 			memcpy(text.buf + text.used, "; ", 3);
 			text.used += 2;
 		}
 	}
-	return 0;
 }
 #else
-int x86_site_decode(const uint8_t *sec, size_t secsize, uint64_t fstart,
-		    uint64_t fsize, uint64_t at, unsigned len, char *insn,
-		    size_t insnlen, char *why, size_t whylen)
+int x86_insns_check(struct x86_insns *m, uint64_t at, unsigned len,
+		    bool one_insn, char *why, size_t whylen)
 {
-	(void)sec;
-	(void)secsize;
-	(void)fstart;
-	(void)fsize;
+	(void)m;
 	(void)at;
 	(void)len;
-	if (insn && insnlen)
-		insn[0] = '\0';
+	(void)one_insn;
+	(void)is_start;
 	snprintf(why, whylen, "built without libopcodes");
+	return -ENOTSUP;
+}
+
+void x86_insn_text(const uint8_t *code, size_t len, char *buf, size_t buflen)
+{
+	(void)code;
+	(void)len;
+	if (buflen)
+		buf[0] = '\0';
+}
+
+int x86_disasm_available(char *why, size_t whylen)
+{
+	snprintf(why, whylen, "usdt-sdk was built without libopcodes");
 	return -ENOTSUP;
 }
 #endif

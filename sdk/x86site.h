@@ -45,16 +45,36 @@ const uint8_t *x86_site_patch(const struct x86_site *site);
 void x86_hex(const uint8_t *p, size_t n, char *buf, size_t len);
 
 /*
- * Check with binutils' disassembler that the site starts on an
- * instruction boundary of the function [fstart, fstart + fsize) and that
- * whole instructions fill exactly its len bytes; on success their text
- * goes to insn.
- * Returns 0, -EINVAL with the reason in why, or -ENOTSUP when usdt-sdk
- * was built without libopcodes (the byte patterns are still checked).
+ * The instruction boundaries of a function, found with binutils'
+ * disassembler as far as the sites need: decoding is linear from the
+ * function start, once per function however many sites it holds.
  */
-int x86_site_decode(const uint8_t *sec, size_t secsize, uint64_t fstart,
-		    uint64_t fsize, uint64_t at, unsigned len, char *insn,
-		    size_t insnlen, char *why, size_t whylen);
+struct x86_insns {
+	const uint8_t *sec;	/* the section's bytes */
+	uint64_t fstart, fsize;	/* the function, within the section */
+	uint64_t pc;		/* decoded up to here (section offset) */
+	uint8_t *starts;	/* bit i: an instruction starts at fstart + i */
+};
+
+void x86_insns_init(struct x86_insns *m, const uint8_t *sec, size_t secsize,
+		    uint64_t fstart, uint64_t fsize);
+void x86_insns_free(struct x86_insns *m);
+
+/*
+ * Check that a site of len bytes at section offset `at` starts on an
+ * instruction boundary and ends on one, and, if one_insn, that it is a
+ * single instruction.  Returns 0, -EINVAL with the reason in why, or
+ * -ENOTSUP when usdt-sdk was built without libopcodes (the byte patterns
+ * are still checked by x86_site_classify).
+ */
+int x86_insns_check(struct x86_insns *m, uint64_t at, unsigned len,
+		    bool one_insn, char *why, size_t whylen);
+
+/* 0 if binutils' disassembler can be used, else -ENOTSUP and why. */
+int x86_disasm_available(char *why, size_t whylen);
+
+/* Disassemble len bytes into text ("ret; nopl 0x0(%rax)"); "" if unable. */
+void x86_insn_text(const uint8_t *code, size_t len, char *buf, size_t buflen);
 
 /*
  * The stapsdt argument spec of argument i (0-based) of type t at a site

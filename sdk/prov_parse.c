@@ -536,7 +536,7 @@ enum base_kind { B_NONE, B_INTWORDS, B_BOOL, B_FLOAT, B_VOID, B_STRING,
  * `long unsigned int` and `unsigned long` are the same type.
  */
 static int parse_type(struct parser *ps, struct prov_type *ty, char **name,
-		      struct tok *nametok, const char *ctx)
+		      struct tok *nametok, const char *ctx, bool in_typedef)
 {
 	int n_signed = 0, n_unsigned = 0, n_char = 0, n_short = 0, n_int = 0,
 	    n_long = 0, n_ptr = 0, n_float = 0, n_double = 0;
@@ -656,7 +656,11 @@ static int parse_type(struct parser *ps, struct prov_type *ty, char **name,
 			if (is_punct(la, '{')) {
 				struct tok open;
 
-				if (!tagtok.s) {
+				/*
+				 * `typedef struct { ... } name;` is common; a
+				 * pointer to it reaches headers as void *.
+				 */
+				if (!tagtok.s && !in_typedef) {
 					err = perr(ps, la,
 						   "give the type a tag: 'struct name { ... }'",
 						   "anonymous %.*s types are not supported %s",
@@ -673,7 +677,7 @@ static int parse_type(struct parser *ps, struct prov_type *ty, char **name,
 				/* an enum is passed as an int */
 				base = B_INTWORDS;
 				is_enum = true;
-			} else {
+			} else if (tagtok.s) {
 				tag = xstrndup(tagtok.s, tagtok.len);
 				if (!tag) {
 					err = nomem(ps);
@@ -794,8 +798,12 @@ static int parse_type(struct parser *ps, struct prov_type *ty, char **name,
 		ty->tag = tag;
 		ty->tag_is_union = tag_union;
 		tag = NULL;
-		sb_str(&cname, ty->tag_is_union ? "union " : "struct ");
-		sb_str(&cname, ty->tag);
+		if (ty->tag) {
+			sb_str(&cname, ty->tag_is_union ? "union " : "struct ");
+			sb_str(&cname, ty->tag);
+		} else {
+			sb_str(&cname, "void");	/* anonymous: see above */
+		}
 		break;
 	case B_NAMED:
 		if (td) {
@@ -919,7 +927,7 @@ static int parse_typedef(struct parser *ps)
 	char b[64];
 	int err;
 
-	err = parse_type(ps, &ty, &name, &nt, "in typedef");
+	err = parse_type(ps, &ty, &name, &nt, "in typedef", true);
 	if (err)
 		return err;
 	if (!name) {
@@ -1196,7 +1204,7 @@ static int parse_params(struct parser *ps, const char *probe, bool xlated,
 		at = *la;
 		snprintf(ctx, sizeof(ctx), "in %sargument %u of probe '%s'",
 			 xlated ? "translated " : "", n + 1, probe);
-		err = parse_type(ps, &a.type, &a.name, &nt, ctx);
+		err = parse_type(ps, &a.type, &a.name, &nt, ctx, false);
 		if (err)
 			goto fail;
 		if (a.type.kind == PROV_K_FLOAT || a.type.kind == PROV_K_STRUCT ||

@@ -175,8 +175,12 @@ err_case "two base types" 'provider p { probe a(string int); };' \
 err_case "struct without a tag" 'provider p { probe a(struct *); };' \
 	"$P line 1:29: expected a tag name after 'struct', found '*'"
 
-err_case "anonymous struct" 'typedef struct { int x; } t;' \
-	"$P line 1:16: anonymous struct types are not supported in typedef"
+err_case "anonymous struct in a probe" 'provider p { probe a(struct { int x; } *v); };' \
+	"$P line 1:29: anonymous struct types are not supported in argument 1 of probe 'a'"
+
+err_case "anonymous struct typedef by value" 'typedef struct { int x; } t;
+provider p { probe a(t v); };' \
+	"$P line 2:22: struct 't' cannot be passed by value in argument 1 of probe 'a'"
 
 err_case "missing type" 'provider p { probe a(, int); };' \
 	"$P line 1:22: expected a type in argument 1 of probe 'a', found ','"

@@ -489,6 +489,26 @@ static void test_errors(void)
 		    "declaration in a provider");
 }
 
+static void test_anonymous_typedef(void)
+{
+	struct prov_file *pf = parse("typedef struct { int fd; } conn_t;\n"
+				     "typedef union { int i; long l; } val_t;\n"
+				     "typedef enum { A, B } kind_t;\n"
+				     "provider p { probe a(conn_t *c, const val_t *v, kind_t k); };");
+	const struct prov_probe *pr;
+
+	if (!ok(pf != NULL, "typedefs of anonymous struct, union and enum"))
+		return;
+	pr = &pf->providers[0].probes[0];
+	is_str(pr->nargv[0].type.cname, "void *",
+	       "pointer to anonymous struct is void * in headers");
+	is_str(pr->nargv[0].type.dname, "conn_t *", "and keeps its D name");
+	is_str(pr->nargv[1].type.cname, "const void *", "qualifiers kept");
+	is_str(pr->nargv[2].type.cname, "int", "anonymous enum is int");
+	is_int(pr->nargv[2].type.size, 4, "anonymous enum size");
+	prov_file_free(pf);
+}
+
 static void test_typedef_same(void)
 {
 	struct prov_file *pf = parse("typedef int t;\ntypedef int t;\n"
@@ -540,6 +560,7 @@ int main(void)
 	test_pragmas();
 	test_line_markers();
 	test_errors();
+	test_anonymous_typedef();
 	test_typedef_same();
 	test_diag_print();
 	return tap_done();

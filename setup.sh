@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 #
 # setup.sh - install what is missing (Debian 12), build usdt-sdk, and show
-# the toolchain at work on provider-examples/.
+# the toolchain at work on provider-examples/: dtrace -h, cc, dtrace -G,
+# the program running, its probes as readelf sees them, and (as root,
+# with bpftrace) the probes traced live.
 #
 #   ./setup.sh            install, build, demonstrate
 #   ./setup.sh --no-demo  install and build only
@@ -43,25 +45,37 @@ make -j"$(nproc)"
 
 [ "$demo" = yes ] || exit 0
 
-say "dtrace -h: provider-examples/myapp.d -> myapp.h"
 ex=provider-examples
+D=./dtrace-G/dtrace
+export DTRACE_DRTI="$PWD/drti/drti.o"	# the uninstalled drti.o
 ./dtrace-G/dtrace -V
-./dtrace-G/dtrace -h -s $ex/myapp.d -o $ex/myapp.h
-sed -n '/provider myapp/,/^#else/p' $ex/myapp.h | head -n 24
+
+say "dtrace -h: $ex/myapp.d -> myapp.h (macros the program calls)"
+$D -h -s $ex/myapp.d -o $ex/myapp.h
+sed -n '/provider myapp/,/^#else/p' $ex/myapp.h | head -n 12
 echo "    ..."
 
-say "compiling provider-examples/myapp.c against the header"
+say "cc -c $ex/myapp.c: each probe is a call to __dtrace_myapp___*"
 ${CC:-cc} -Wall -Wextra -O2 -I$ex -c $ex/myapp.c -o $ex/myapp.o
-echo "probe call sites in myapp.o (what dtrace -G turns into NOPs):"
-nm $ex/myapp.o | grep -E '__dtrace_|__usdt_sema_' | sed 's/^/    /'
+nm $ex/myapp.o | grep -E '__dtrace_' | sed 's/^/    /'
 
-say "probes compiled out with -DUSDT_DISABLE_PROBES"
-${CC:-cc} -Wall -Wextra -O2 -I$ex -DUSDT_DISABLE_PROBES -o $ex/myapp-noprobes $ex/myapp.c
-$ex/myapp-noprobes 3
-if nm $ex/myapp-noprobes | grep -q __dtrace_; then
-	echo "unexpected: probe references remain" >&2
-	exit 1
+say "dtrace -G: the calls become NOPs in myapp.o; myapp-probes.o describes them"
+$D -G -v -s $ex/myapp.d -o $ex/myapp-probes.o $ex/myapp.o 2>&1 | sed 's/^/    /'
+${CC:-cc} $ex/myapp.o $ex/myapp-probes.o -o $ex/myapp
+
+say "the program runs as before; readelf shows its probes (what bpftrace, perf and gdb read)"
+$ex/myapp 3 | sed 's/^/    /'
+readelf -n $ex/myapp | grep -A4 'stapsdt ' | grep -E 'Name:|Arguments:' |
+	sed 's/^ */    /'
+
+if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
+	say "bpftrace traces the probes of the running program"
+	out=$(mktemp)
+	timeout 30 bpftrace -q -o "$out" -e 'usdt:'"$ex"'/myapp:myapp:query__start {
+		printf("    query %d: %s\n", arg0, str(arg1)); }' \
+		-c "$ex/myapp 3" >/dev/null 2>&1 || true
+	grep -v '^$' "$out" || echo "    (bpftrace could not attach here)"
+	rm -f "$out"
 fi
-echo "    no probe references remain"
 
 say "done: run 'make check' for the test suite"

@@ -22,7 +22,8 @@
  *
  * Each function holding sites gets an alias: a hidden global symbol
  * `$dtrace<hash>.<function>` at the same address, appended to the
- * object's symbol table.  The output object refers to functions through
+ * object's symbol table.  It has no type and no size, so objdump, perf
+ * and gdb keep naming the code after the function itself.  The output object refers to functions through
  * these aliases, which works for static functions too, and, being hidden,
  * can never bind to another module's symbol.  The hash is taken over the
  * object's path and contents, so two objects with a static function of
@@ -301,7 +302,8 @@ static uint64_t obj_hash(struct glink *g, struct gobj *o)
 /*
  * The function holding offset `off` of section `shndx`: a named STT_FUNC
  * symbol covering it.  Global names win over local ones, and our own
- * aliases never name a function; an existing alias is remembered.
+ * aliases never name a function; an alias an earlier run added at the
+ * function's address is reused.
  */
 static int find_func(struct glink *g, unsigned oi, size_t shndx,
 		     uint64_t off, unsigned *out)
@@ -309,6 +311,7 @@ static int find_func(struct glink *g, unsigned oi, size_t shndx,
 	struct gobj *o = &g->objs[oi];
 	Elf_Scn *symscn = elf_getscn(o->elf, o->symndx);
 	Elf_Data *d = elf_getdata(symscn, NULL);
+	size_t nsym = d ? d->d_size / sizeof(Elf64_Sym) : 0;
 	GElf_Shdr symsh;
 	GElf_Sym best = { 0 }, s;
 	const char *bestname = NULL, *alias = NULL;
@@ -316,7 +319,7 @@ static int find_func(struct glink *g, unsigned oi, size_t shndx,
 	int rank = -1;
 
 	gelf_getshdr(symscn, &symsh);
-	for (size_t i = 1; d && i < d->d_size / sizeof(Elf64_Sym); i++) {
+	for (size_t i = 1; i < nsym; i++) {
 		const char *name;
 		int r;
 
@@ -326,10 +329,6 @@ static int find_func(struct glink *g, unsigned oi, size_t shndx,
 		    off < s.st_value || off >= s.st_value + s.st_size)
 			continue;
 		name = symname(o->elf, symsh.sh_link, &s);
-		if (strncmp(name, ALIAS_PREFIX, strlen(ALIAS_PREFIX)) == 0) {
-			alias = name;
-			continue;
-		}
 		r = GELF_ST_BIND(s.st_info) != STB_LOCAL ? 3 :
 		    !strchr(name, '.') ? 2 : 1;
 		if (r > rank) {
@@ -347,6 +346,16 @@ static int find_func(struct glink *g, unsigned oi, size_t shndx,
 			*out = i;
 			return 0;
 		}
+	}
+	for (size_t i = 1; i < nsym && !alias; i++) {
+		const char *name;
+
+		if (!gelf_getsym(d, (int)i, &s) || s.st_shndx != shndx ||
+		    s.st_value != best.st_value)
+			continue;
+		name = symname(o->elf, symsh.sh_link, &s);
+		if (strncmp(name, ALIAS_PREFIX, strlen(ALIAS_PREFIX)) == 0)
+			alias = name;
 	}
 	nf = realloc(g->funcs, (g->nfunc + 1) * sizeof(*nf));
 	if (!nf)
@@ -730,11 +739,11 @@ static int rewrite_object(struct glink *g, unsigned oi)
 			memcpy(img + stroff + name, f->alias, l);
 			memset(ns, 0, sizeof(*ns));
 			ns->st_name = (Elf64_Word)name;
-			ns->st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+			ns->st_info = ELF64_ST_INFO(STB_GLOBAL, STT_NOTYPE);
 			ns->st_other = ELF64_ST_VISIBILITY(STV_HIDDEN);
 			ns->st_shndx = (Elf64_Section)f->shndx;
 			ns->st_value = f->value;
-			ns->st_size = f->size;
+			ns->st_size = 0;
 			name += l;
 			ns++;
 		}

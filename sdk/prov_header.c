@@ -10,10 +10,15 @@
  *		__dtrace_myapp___query__start(arg0, arg1)
  *	#define MYAPP_QUERY_START_ENABLED() \
  *		__builtin_expect(__usdt_sema_myapp___query__start != 0, 0)
- *	extern void __dtrace_myapp___query__start(const char *, int);
+ *	extern void __dtrace_myapp___query__start(const char *, int)
+ *		__attribute__((visibility("hidden")));
  *	extern volatile unsigned short __usdt_sema_myapp___query__start
  *		__attribute__((visibility("hidden")));
  *
+ * The probe function is declared hidden so that the compiler always
+ * emits a direct call, never a load of its address from the GOT: with
+ * -fno-plt, clang would otherwise load the address into a register once
+ * and call through it, leaving call sites `dtrace -G` cannot find.
  * The semaphore is volatile, so even under LTO the test is a load that
  * the compiler cannot fold; it is hidden, so an executable and each of
  * its shared libraries have their own.  Prototypes use the C spelling of
@@ -152,7 +157,8 @@ static int write_probe(const struct prov_provider *pv,
 		fputs("void", out);
 	for (unsigned i = 0; i < pr->nargc; i++)
 		fprintf(out, "%s%s", i ? ", " : "", pr->nargv[i].type.cname);
-	fprintf(out, ");\n"
+	fprintf(out, ")\n"
+		     "\t__attribute__((visibility(\"hidden\")));\n"
 		     "extern volatile unsigned short %s\n"
 		     "\t__attribute__((visibility(\"hidden\")));\n", sema);
 	return 0;

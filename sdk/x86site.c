@@ -161,6 +161,9 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 			site->kind = X86_SITE_GOTJMP;
 		else
 			goto bad_bytes;
+	} else if (rtype == R_X86_64_REX_GOTPCRELX) {
+		return why_err(why, whylen,
+			       "the probe function's address is loaded from the GOT into a register (R_X86_64_REX_GOTPCRELX), so its calls cannot be found; this is clang -fno-plt with a header that does not declare probe functions hidden: regenerate the header with dtrace -h, or compile this file without -fno-plt");
 	} else {
 		return why_err(why, whylen,
 			       "unexpected relocation type %u for a probe call (only calls and tail calls through PC32, PLT32 or GOTPCRELX can be rewritten)",

@@ -69,7 +69,8 @@ struct conn;
 	__dtrace_myapp___query__start(arg0, arg1)
 #define	MYAPP_QUERY_START_ENABLED() \
 	__builtin_expect(__usdt_sema_myapp___query__start != 0, 0)
-extern void __dtrace_myapp___query__start(const char *, int);
+extern void __dtrace_myapp___query__start(const char *, int)
+	__attribute__((visibility("hidden")));
 extern volatile unsigned short __usdt_sema_myapp___query__start
 	__attribute__((visibility("hidden")));
 
@@ -77,7 +78,8 @@ extern volatile unsigned short __usdt_sema_myapp___query__start
 	__dtrace_myapp___query__done(arg0, arg1)
 #define	MYAPP_QUERY_DONE_ENABLED() \
 	__builtin_expect(__usdt_sema_myapp___query__done != 0, 0)
-extern void __dtrace_myapp___query__done(const char *, long);
+extern void __dtrace_myapp___query__done(const char *, long)
+	__attribute__((visibility("hidden")));
 extern volatile unsigned short __usdt_sema_myapp___query__done
 	__attribute__((visibility("hidden")));
 
@@ -85,7 +87,8 @@ extern volatile unsigned short __usdt_sema_myapp___query__done
 	__dtrace_myapp___tick()
 #define	MYAPP_TICK_ENABLED() \
 	__builtin_expect(__usdt_sema_myapp___tick != 0, 0)
-extern void __dtrace_myapp___tick(void);
+extern void __dtrace_myapp___tick(void)
+	__attribute__((visibility("hidden")));
 extern volatile unsigned short __usdt_sema_myapp___tick
 	__attribute__((visibility("hidden")));
 
@@ -93,7 +96,8 @@ extern volatile unsigned short __usdt_sema_myapp___tick
 	__dtrace_myapp___conn__open(arg0, arg1, arg2, arg3)
 #define	MYAPP_CONN_OPEN_ENABLED() \
 	__builtin_expect(__usdt_sema_myapp___conn__open != 0, 0)
-extern void __dtrace_myapp___conn__open(struct conn *, unsigned int, uint64_t, size_t);
+extern void __dtrace_myapp___conn__open(struct conn *, unsigned int, uint64_t, size_t)
+	__attribute__((visibility("hidden")));
 extern volatile unsigned short __usdt_sema_myapp___conn__open
 	__attribute__((visibility("hidden")));
 
@@ -103,7 +107,8 @@ extern volatile unsigned short __usdt_sema_myapp___conn__open
 	__dtrace_other___flag(arg0)
 #define	OTHER_FLAG_ENABLED() \
 	__builtin_expect(__usdt_sema_other___flag != 0, 0)
-extern void __dtrace_other___flag(_USDT_BOOL);
+extern void __dtrace_other___flag(_USDT_BOOL)
+	__attribute__((visibility("hidden")));
 extern volatile unsigned short __usdt_sema_other___flag
 	__attribute__((visibility("hidden")));
 

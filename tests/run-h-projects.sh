@@ -155,22 +155,22 @@ expect_eq "postgresql: sed" 0 "$?"
 no_line "postgresql: every POSTGRESQL_ became TRACE_POSTGRESQL_" \
 	'\(^\|[^_]\)POSTGRESQL_' probes.h
 cat >expected.txt <<'EOF'
-extern void __dtrace_postgresql___transaction__start(unsigned int);
-extern void __dtrace_postgresql___transaction__commit(unsigned int);
-extern void __dtrace_postgresql___transaction__abort(unsigned int);
-extern void __dtrace_postgresql___lwlock__acquire(const char *, int);
-extern void __dtrace_postgresql___lwlock__wait__start(const char *, int);
-extern void __dtrace_postgresql___lock__wait__start(unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int);
-extern void __dtrace_postgresql___query__parse__start(const char *);
-extern void __dtrace_postgresql___query__plan__start(void);
-extern void __dtrace_postgresql___query__plan__done(void);
-extern void __dtrace_postgresql___query__execute__start(void);
-extern void __dtrace_postgresql___sort__start(int, char, int, int, char, int);
-extern void __dtrace_postgresql___sort__done(char, long);
-extern void __dtrace_postgresql___buffer__read__start(int, unsigned int, unsigned int, unsigned int, unsigned int, int);
-extern void __dtrace_postgresql___buffer__read__done(int, unsigned int, unsigned int, unsigned int, unsigned int, int, char);
-extern void __dtrace_postgresql___deadlock__found(void);
-extern void __dtrace_postgresql___wal__insert(unsigned char, unsigned char);
+extern void __dtrace_postgresql___transaction__start(unsigned int)
+extern void __dtrace_postgresql___transaction__commit(unsigned int)
+extern void __dtrace_postgresql___transaction__abort(unsigned int)
+extern void __dtrace_postgresql___lwlock__acquire(const char *, int)
+extern void __dtrace_postgresql___lwlock__wait__start(const char *, int)
+extern void __dtrace_postgresql___lock__wait__start(unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int)
+extern void __dtrace_postgresql___query__parse__start(const char *)
+extern void __dtrace_postgresql___query__plan__start(void)
+extern void __dtrace_postgresql___query__plan__done(void)
+extern void __dtrace_postgresql___query__execute__start(void)
+extern void __dtrace_postgresql___sort__start(int, char, int, int, char, int)
+extern void __dtrace_postgresql___sort__done(char, long)
+extern void __dtrace_postgresql___buffer__read__start(int, unsigned int, unsigned int, unsigned int, unsigned int, int)
+extern void __dtrace_postgresql___buffer__read__done(int, unsigned int, unsigned int, unsigned int, unsigned int, int, char)
+extern void __dtrace_postgresql___deadlock__found(void)
+extern void __dtrace_postgresql___wal__insert(unsigned char, unsigned char)
 EOF
 grep '^extern void' probes.h >actual.txt
 expect_file_eq "postgresql: prototypes (macro types expanded)" \
@@ -505,17 +505,17 @@ expect_eq "qemu: stderr" "" "$(cat ../err.txt)"
 expect_grep "qemu: guard from the output name" \
 	'^#ifndef _TRACE_DTRACE_ROOT_H$' trace/trace-dtrace-root.h
 cat >expected.txt <<'EOF'
-extern void __dtrace_qemu___qemu_vfree(void *);
-extern void __dtrace_qemu___qemu_anon_ram_alloc(size_t, void *);
-extern void __dtrace_qemu___cpu_in(unsigned int, char, unsigned int);
-extern void __dtrace_qemu___vm_state_notify(int, int, const char *);
-extern void __dtrace_qemu___dma_blk_io(void *, void *, int64_t, _USDT_BOOL);
-extern void __dtrace_qemu___memory_region_ops_read(int, void *, uint64_t, uint64_t, unsigned int);
-extern void __dtrace_qemu___guest_mem_before(void *, uint64_t, uint8_t);
-extern void __dtrace_qemu___vhost_commit(_USDT_BOOL, _USDT_BOOL);
-extern void __dtrace_qemu___buf_dump(int8_t *, size_t);
-extern void __dtrace_qemu___object_event(void *, int, const char *);
-extern void __dtrace_qemu___system_reset_request(void);
+extern void __dtrace_qemu___qemu_vfree(void *)
+extern void __dtrace_qemu___qemu_anon_ram_alloc(size_t, void *)
+extern void __dtrace_qemu___cpu_in(unsigned int, char, unsigned int)
+extern void __dtrace_qemu___vm_state_notify(int, int, const char *)
+extern void __dtrace_qemu___dma_blk_io(void *, void *, int64_t, _USDT_BOOL)
+extern void __dtrace_qemu___memory_region_ops_read(int, void *, uint64_t, uint64_t, unsigned int)
+extern void __dtrace_qemu___guest_mem_before(void *, uint64_t, uint8_t)
+extern void __dtrace_qemu___vhost_commit(_USDT_BOOL, _USDT_BOOL)
+extern void __dtrace_qemu___buf_dump(int8_t *, size_t)
+extern void __dtrace_qemu___object_event(void *, int, const char *)
+extern void __dtrace_qemu___system_reset_request(void)
 EOF
 grep '^extern void' trace/trace-dtrace-root.h >actual.txt
 expect_file_eq "qemu: prototypes" expected.txt actual.txt

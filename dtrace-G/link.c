@@ -102,6 +102,7 @@ struct gfunc {
 	char *name;		/* as consumers see it */
 	char *alias;		/* symbol the output refers to */
 	bool alias_exists;
+	int canon;		/* COMDAT copy of funcs[canon], else -1 */
 	struct x86_insns insns;	/* its instruction boundaries */
 };
 
@@ -368,18 +369,41 @@ static int find_func(struct glink *g, unsigned oi, size_t shndx,
 	f->value = best.st_value;
 	f->size = best.st_size;
 	f->name = strdup(bestname);
-	if (alias) {
-		f->alias = strdup(alias);
-		f->alias_exists = true;
-	} else if (asprintf(&f->alias, ALIAS_PREFIX "%012llx.%s",
-			    (unsigned long long)(obj_hash(g, o) >> 16),
-			    bestname) < 0) {
-		f->alias = NULL;
+	f->canon = -1;
+	{
+		GElf_Shdr sh;
+		bool comdat = gelf_getshdr(elf_getscn(o->elf, shndx), &sh) &&
+			      (sh.sh_flags & SHF_GROUP);
+
+		if (alias) {
+			f->alias = strdup(alias);
+			f->alias_exists = true;
+		} else if (comdat) {
+			/*
+			 * An inline function in a COMDAT group: every copy
+			 * gets the same alias, so the one copy the linker
+			 * keeps defines it for every reference.
+			 */
+			if (asprintf(&f->alias, ALIAS_PREFIX ".%s",
+				     bestname) < 0)
+				f->alias = NULL;
+		} else if (asprintf(&f->alias, ALIAS_PREFIX "%012llx.%s",
+				    (unsigned long long)(obj_hash(g, o) >> 16),
+				    bestname) < 0) {
+			f->alias = NULL;
+		}
 	}
 	if (!f->name || !f->alias) {
 		free(f->name);
 		free(f->alias);
 		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < g->nfunc; i++) {
+		if (g->funcs[i].canon < 0 && g->funcs[i].obj != oi &&
+		    strcmp(g->funcs[i].alias, f->alias) == 0) {
+			f->canon = (int)i;
+			break;
+		}
 	}
 	*out = g->nfunc++;
 	return 0;
@@ -552,6 +576,53 @@ static int scan_object(struct glink *g, unsigned oi)
 			if (add_site(g, &site) < 0)
 				return gerr(g, o, "out of memory");
 		}
+	}
+	return 0;
+}
+
+/*
+ * Copies of one COMDAT function must hold the same sites: the output
+ * describes the sites once, at the copy the linker keeps, whichever it
+ * is.  Copies compiled differently would put probes inside instructions.
+ */
+static int check_comdat_copies(struct glink *g)
+{
+	for (unsigned fi = 0; fi < g->nfunc; fi++) {
+		const struct gfunc *f = &g->funcs[fi], *c;
+		unsigned nf = 0, nc = 0;
+		bool same;
+
+		if (f->canon < 0)
+			continue;
+		c = &g->funcs[f->canon];
+		same = f->size == c->size;
+		for (unsigned i = 0; same && i < g->nsite; i++) {
+			const struct gsite *s = &g->sites[i];
+			bool found = false;
+
+			if (s->func == fi)
+				nf++;
+			else if (s->func == (unsigned)f->canon)
+				nc++;
+			if (s->func != fi)
+				continue;
+			for (unsigned j = 0; j < g->nsite && !found; j++) {
+				const struct gsite *t = &g->sites[j];
+
+				found = t->func == (unsigned)f->canon &&
+					t->pr == s->pr &&
+					t->x.is_enabled == s->x.is_enabled &&
+					t->x.start - c->value ==
+					s->x.start - f->value;
+			}
+			same = found;
+		}
+		if (same && nf != nc)
+			same = false;
+		if (!same)
+			return gerr(g, &g->objs[f->obj],
+				    "inline function %s is also in %s, compiled differently (its probe sites differ); the linker keeps one copy, so compile both objects with the same compiler and flags",
+				    f->name, g->objs[c->obj].path);
 	}
 	return 0;
 }
@@ -986,6 +1057,8 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 		unsigned *cnt;
 		uint32_t *na;
 
+		if (f->canon >= 0)
+			continue;	/* described at the first copy */
 		if (!cur || cur->pr != s->pr || cur->sym != f->alias) {
 			cur = &fp[nfp++];
 			cur->pv = s->pv;
@@ -1081,6 +1154,8 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 
 	/* the aliases the DOF and notes refer to: undefined here */
 	for (unsigned i = 0; i < g->nfunc; i++) {
+		if (g->funcs[i].canon >= 0)
+			continue;
 		alias_sym[i] = elfw_symbol(w, g->funcs[i].alias, 0, 0, 0,
 					   STB_GLOBAL, STT_NOTYPE, STV_DEFAULT);
 		if (alias_sym[i] < 0)
@@ -1089,7 +1164,8 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 	for (unsigned i = 0; i < nrel; i++) {
 		unsigned fi = 0;
 
-		while (fi < g->nfunc && g->funcs[fi].alias != rel[i].sym)
+		while (fi < g->nfunc && (g->funcs[fi].alias != rel[i].sym ||
+					 g->funcs[fi].canon >= 0))
 			fi++;
 		if (fi == g->nfunc ||
 		    elfw_rela(w, dofsec, rel[i].offset, alias_sym[fi],
@@ -1107,7 +1183,7 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 		size_t desc_at, ao = 0;
 		unsigned semaidx = 0;
 
-		if (s->x.is_enabled)
+		if (s->x.is_enabled || g->funcs[s->func].canon >= 0)
 			continue;
 		for (unsigned a = 0; a < pr->nargc; a++) {
 			char spec[32];
@@ -1253,6 +1329,9 @@ int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
 			}
 		}
 	}
+	err = check_comdat_copies(&g);
+	if (err)
+		goto out;
 	if (cmd->verbose)
 		for (unsigned i = 0; i < g.nsite; i++)
 			print_site(&g, &g.sites[i]);

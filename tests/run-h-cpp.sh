@@ -70,13 +70,13 @@ run_dtrace -C -Iinc -DWITH_EXTRA -DLEVEL=2 '-DCOUNT_T=unsigned long' \
 expect_eq "-I -D: exit status" 0 "$status"
 expect_eq "-I -D: stderr" "" "$(cat err.txt)"
 cat >expected.txt <<'EOF'
-extern void __dtrace_cpptest___xact__start(unsigned int);
-extern void __dtrace_cpptest___plan__start(void);
-extern void __dtrace_cpptest___sort__done(char, long);
-extern void __dtrace_cpptest___counted(unsigned long);
-extern void __dtrace_cpptest___extra(unsigned int);
-extern void __dtrace_cpptest___level2(int);
-extern void __dtrace_cpptest___sunw__d(void);
+extern void __dtrace_cpptest___xact__start(unsigned int)
+extern void __dtrace_cpptest___plan__start(void)
+extern void __dtrace_cpptest___sort__done(char, long)
+extern void __dtrace_cpptest___counted(unsigned long)
+extern void __dtrace_cpptest___extra(unsigned int)
+extern void __dtrace_cpptest___level2(int)
+extern void __dtrace_cpptest___sunw__d(void)
 EOF
 protos p1.h >actual.txt
 expect_file_eq "-I -D: prototypes" expected.txt actual.txt
@@ -88,13 +88,13 @@ run_dtrace -C -I inc -D LEVEL=1 -D COUNT_T=int -D DROPPED \
 	-h -s probes.d -o p2.h
 expect_eq "-I dir -D name: exit status" 0 "$status"
 cat >expected.txt <<'EOF'
-extern void __dtrace_cpptest___xact__start(unsigned int);
-extern void __dtrace_cpptest___plan__start(void);
-extern void __dtrace_cpptest___sort__done(char, long);
-extern void __dtrace_cpptest___counted(int);
-extern void __dtrace_cpptest___level1(int);
-extern void __dtrace_cpptest___dropped(void);
-extern void __dtrace_cpptest___sunw__d(void);
+extern void __dtrace_cpptest___xact__start(unsigned int)
+extern void __dtrace_cpptest___plan__start(void)
+extern void __dtrace_cpptest___sort__done(char, long)
+extern void __dtrace_cpptest___counted(int)
+extern void __dtrace_cpptest___level1(int)
+extern void __dtrace_cpptest___dropped(void)
+extern void __dtrace_cpptest___sunw__d(void)
 EOF
 protos p2.h >actual.txt
 expect_file_eq "-I dir -D name: prototypes" expected.txt actual.txt
@@ -112,7 +112,7 @@ run_dtrace -C -Iinc -DCOUNT_T=int -UWITH_EXTRA -DWITH_EXTRA \
 	-h -s probes.d -o p4.h
 expect_eq "-U then -D: exit status" 0 "$status"
 expect_grep "-U then -D: probe 'extra'" \
-	'^extern void __dtrace_cpptest___extra(unsigned int);$' p4.h
+	'^extern void __dtrace_cpptest___extra(unsigned int)$' p4.h
 
 # a -U of one of cpp's own macros works too
 run_dtrace -C -Iinc -DCOUNT_T=int -U__SUNW_D -h -s probes.d -o p5.h
@@ -143,7 +143,7 @@ EOF
 run_dtrace -C -h -s unix.d -o unix.h
 expect_eq "provider 'unix': exit status" 0 "$status"
 expect_grep "provider 'unix': prototype" \
-	'^extern void __dtrace_unix___linux(int);$' unix.h
+	'^extern void __dtrace_unix___linux(int)$' unix.h
 expect_grep "provider 'unix': macro" '^#define	UNIX_LINUX(arg0) \\$' unix.h
 
 # ---------------------------------------------------------------------
@@ -188,7 +188,7 @@ else
 	fail "\$CPP wrapper: it was not run"
 fi
 expect_grep "\$CPP wrapper: its -D took effect" \
-	'^extern void __dtrace_cpptest___from__cpp__var(void);$' w.h
+	'^extern void __dtrace_cpptest___from__cpp__var(void)$' w.h
 # and the header is the one plain cpp gives with the same flags
 mkdir ref || exit 99
 run_dtrace -C -DFROM_CPP_VAR -Iinc -DWITH_EXTRA -DLEVEL=2 \

@@ -122,7 +122,7 @@ provider m { probe a(T); };
 D
 run_dtrace -x cpp -h -s m.d -o m.h
 expect_eq "-x cpp preprocesses" 0 "$status"
-expect_grep "-x cpp expanded the macro" "__dtrace_m___a(int);" m.h
+expect_grep "-x cpp expanded the macro" "__dtrace_m___a(int)$" m.h
 run_dtrace -x cpppath=/nonexistent/cpp -C -h -s m.d -o m2.h
 expect_eq "-x cpppath is used" 1 "$status"
 expect_grep "-x cpppath names the program" "/nonexistent/cpp" err.txt

@@ -368,7 +368,20 @@ static int find_func(struct glink *g, unsigned oi, size_t shndx,
 	f->shndx = shndx;
 	f->value = best.st_value;
 	f->size = best.st_size;
-	f->name = strdup(bestname);
+	/*
+	 * Consumers name the function as written in the source: GCC's
+	 * clones (helper.constprop.0.isra.0, main.cold) keep the name before
+	 * the dot.  The DOF holds at most DTRACE_FUNCNAMELEN - 1 bytes.
+	 */
+	{
+		const char *dot = strchr(bestname, '.');
+		size_t n = dot && dot != bestname ? (size_t)(dot - bestname) :
+						    strlen(bestname);
+
+		if (n > DTRACE_FUNCNAMELEN - 1)
+			n = DTRACE_FUNCNAMELEN - 1;
+		f->name = strndup(bestname, n);
+	}
 	f->canon = -1;
 	{
 		GElf_Shdr sh;

@@ -74,8 +74,21 @@
 #ifndef USDT_DOF_H
 #define USDT_DOF_H
 
+#ifdef __KERNEL__
+/* a kernel module (helper-driver/kmod) has no C library headers */
+#include <linux/limits.h>
+#include <linux/stddef.h>
+#include <linux/types.h>
+#ifndef UINT32_C
+#define UINT32_C(x) (x##U)
+#endif
+#ifndef UINT32_MAX
+#define UINT32_MAX U32_MAX
+#endif
+#else
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 /* Compile-time layout checks; C11 spelling, or a GNU extension in C99. */
 #if defined(__cplusplus)

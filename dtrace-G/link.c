@@ -764,7 +764,7 @@ static int rewrite_object(struct glink *g, unsigned oi)
 		memcpy(code, x86_site_patch(&s->x), s->x.len);
 		r.r_offset = s->x.start;
 		r.r_info = ELF64_R_INFO(s->symidx, R_X86_64_NONE);
-		r.r_addend = 0;
+		r.r_addend = x86_site_mark(&s->x);
 		memcpy(rp, &r, sizeof(r));
 	}
 

@@ -32,11 +32,19 @@ struct x86_site {
  * Classify the site a relocation of type rtype at r_offset belongs to;
  * 0 or -EINVAL with the reason in why.  For a relocation already
  * neutralised by an earlier run (R_X86_64_NONE) the site starts at
- * r_offset and must hold one of our replacements.
+ * r_offset, the addend holds its mark, and the bytes must be the
+ * replacement the mark names.
  */
 int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 		      uint64_t r_offset, int64_t addend, bool is_enabled,
 		      struct x86_site *site, char *why, size_t whylen);
+
+/*
+ * The r_addend -G stores in a site's neutralised relocation, which tells
+ * a later run what the site was ("sdt" and the kind).
+ */
+#define X86_SITE_MARK 0x5d7e0000LL
+int64_t x86_site_mark(const struct x86_site *site);
 
 /* The bytes that replace the site (site->len of them). */
 const uint8_t *x86_site_patch(const struct x86_site *site);

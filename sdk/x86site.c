@@ -467,14 +467,20 @@ int x86_disasm_available(char *why, size_t whylen)
 int x86_arg_spec(const struct prov_type *t, unsigned i,
 		 enum x86_site_kind kind, char *buf, size_t len)
 {
-	/* SysV argument registers by size: 8, 4, 2, 1 bytes */
+	/*
+	 * SysV argument registers by size: 8, 4, 2, 1 bytes.  The low bytes
+	 * of %r8 and %r9 are spelled as the whole register: gdb 13 knows no
+	 * %r8b/%r9b and refuses every argument of a note naming one, while
+	 * bcc and bpftrace refuse gdb's own %r8l; the size prefix, 1@,
+	 * already says to read one byte.
+	 */
 	static const char *const regs[6][4] = {
 		{ "%rdi", "%edi", "%di", "%dil" },
 		{ "%rsi", "%esi", "%si", "%sil" },
 		{ "%rdx", "%edx", "%dx", "%dl" },
 		{ "%rcx", "%ecx", "%cx", "%cl" },
-		{ "%r8", "%r8d", "%r8w", "%r8b" },
-		{ "%r9", "%r9d", "%r9w", "%r9b" },
+		{ "%r8", "%r8d", "%r8w", "%r8" },
+		{ "%r9", "%r9d", "%r9w", "%r9" },
 	};
 	unsigned size = t->kind == PROV_K_PTR ? 8 : t->size;
 	const char *sign = t->kind == PROV_K_INT && t->is_signed ? "-" : "";

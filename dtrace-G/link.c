@@ -102,6 +102,8 @@ struct gfunc {
 	char *name;		/* as consumers see it */
 	char *alias;		/* symbol the output refers to */
 	bool alias_exists;
+	bool comdat;		/* in a COMDAT group: an inline function */
+	uint64_t layout;	/* COMDAT: hash of its size and its sites */
 	int canon;		/* COMDAT copy of funcs[canon], else -1 */
 	struct x86_insns insns;	/* its instruction boundaries */
 };
@@ -385,21 +387,15 @@ static int find_func(struct glink *g, unsigned oi, size_t shndx,
 	f->canon = -1;
 	{
 		GElf_Shdr sh;
-		bool comdat = gelf_getshdr(elf_getscn(o->elf, shndx), &sh) &&
-			      (sh.sh_flags & SHF_GROUP);
 
+		f->comdat = gelf_getshdr(elf_getscn(o->elf, shndx), &sh) &&
+			    (sh.sh_flags & SHF_GROUP);
 		if (alias) {
 			f->alias = strdup(alias);
 			f->alias_exists = true;
-		} else if (comdat) {
-			/*
-			 * An inline function in a COMDAT group: every copy
-			 * gets the same alias, so the one copy the linker
-			 * keeps defines it for every reference.
-			 */
-			if (asprintf(&f->alias, ALIAS_PREFIX ".%s",
-				     bestname) < 0)
-				f->alias = NULL;
+		} else if (f->comdat) {
+			/* named by name_comdat() once its sites are known */
+			f->alias = strdup("");
 		} else if (asprintf(&f->alias, ALIAS_PREFIX "%012llx.%s",
 				    (unsigned long long)(obj_hash(g, o) >> 16),
 				    bestname) < 0) {
@@ -410,13 +406,6 @@ static int find_func(struct glink *g, unsigned oi, size_t shndx,
 		free(f->name);
 		free(f->alias);
 		return -ENOMEM;
-	}
-	for (unsigned i = 0; i < g->nfunc; i++) {
-		if (g->funcs[i].canon < 0 && g->funcs[i].obj != oi &&
-		    strcmp(g->funcs[i].alias, f->alias) == 0) {
-			f->canon = (int)i;
-			break;
-		}
 	}
 	*out = g->nfunc++;
 	return 0;
@@ -476,7 +465,7 @@ static int scan_object(struct glink *g, unsigned oi)
 			GElf_Sym sym;
 			const char *name, *rest;
 			bool en;
-			char why[256];
+			char why[512];
 			int err;
 
 			if (!gelf_getrela(rd, (int)i, &r) ||
@@ -588,6 +577,66 @@ static int scan_object(struct glink *g, unsigned oi)
 			}
 			if (add_site(g, &site) < 0)
 				return gerr(g, o, "out of memory");
+		}
+	}
+	return 0;
+}
+
+/*
+ * An inline function is emitted, in a COMDAT group, by every object that
+ * uses it, and the linker keeps one copy, from whichever object comes
+ * first.  Its alias is named after the function and the layout of its
+ * sites (offsets, kinds, probes), the same in every copy laid out alike:
+ * the copy the linker keeps defines it for every -G output that describes
+ * such a copy, in this run or another.  A copy laid out differently gets
+ * another alias, which the kept copy cannot define, so such a program
+ * fails to link instead of describing probes at the wrong offsets.  The
+ * notes of each such function go to a COMDAT group of the output signed
+ * with the alias's layout, so that outputs of several runs describe the
+ * kept copy once.  Copies within one run are matched by name.
+ */
+static int name_comdat(struct glink *g)
+{
+	for (unsigned fi = 0; fi < g->nfunc; fi++) {
+		struct gfunc *f = &g->funcs[fi];
+		uint64_t h = 0;
+
+		if (!f->comdat)
+			continue;
+		/* a sum of the sites' hashes: their order does not matter */
+		for (unsigned i = 0; i < g->nsite; i++) {
+			const struct gsite *s = &g->sites[i];
+			uint64_t k = 0xcbf29ce484222325ULL;
+			uint64_t off = s->x.start - f->value;
+			uint8_t kind[2] = { (uint8_t)s->x.kind,
+					    (uint8_t)s->x.is_enabled };
+
+			if (s->func != fi)
+				continue;
+			k = fnv(k, &off, sizeof(off));
+			k = fnv(k, kind, sizeof(kind));
+			k = fnv(k, s->pv->name, strlen(s->pv->name) + 1);
+			k = fnv(k, s->pr->name, strlen(s->pr->name) + 1);
+			h += k;
+		}
+		h = fnv(h, &f->size, sizeof(f->size));
+		f->layout = h;
+		if (!f->alias_exists) {
+			free(f->alias);
+			if (asprintf(&f->alias, ALIAS_PREFIX ".%012llx.%s",
+				     (unsigned long long)(h >> 16),
+				     f->name) < 0) {
+				f->alias = NULL;
+				return gerr(g, NULL, "out of memory");
+			}
+		}
+		for (unsigned j = 0; j < fi; j++) {
+			if (g->funcs[j].comdat && g->funcs[j].canon < 0 &&
+			    g->funcs[j].obj != f->obj &&
+			    strcmp(g->funcs[j].name, f->name) == 0) {
+				f->canon = (int)j;
+				break;
+			}
 		}
 	}
 	return 0;
@@ -1038,12 +1087,85 @@ static int add_gnu_notes(struct elfw *w)
 	return sec < 0 ? sec : 0;
 }
 
+/*
+ * The stapsdt notes, into section sec, of the sites of function fi, or
+ * with fi < 0 of every function outside a COMDAT group.  Is-enabled
+ * sites have none.
+ */
+static int add_notes(const struct glink *g, struct elfw *w, int sec, int fi,
+		     const int *alias_sym, const int *sema_sym, int base_sym)
+{
+	struct notebuf nb = { 0 };
+	int err = -ENOMEM;
+
+	for (unsigned i = 0; i < g->nsite; i++) {
+		struct gsite *s = &g->sites[i];
+		const struct prov_probe *pr = s->pr;
+		char args[PROV_ARGS_MAX * 24] = "";
+		uint32_t hdr[3];
+		uint64_t zero3[3] = { 0, 0, 0 };
+		size_t desc_at, ao = 0;
+		unsigned semaidx = 0;
+
+		if (s->x.is_enabled || g->funcs[s->func].canon >= 0)
+			continue;
+		if (fi >= 0 ? s->func != (unsigned)fi :
+			      g->funcs[s->func].comdat)
+			continue;
+		for (unsigned a = 0; a < pr->nargc; a++) {
+			char spec[32];
+
+			if (x86_arg_spec(&pr->nargv[a].type, a, s->x.kind,
+					 spec, sizeof(spec)) < 0)
+				goto out;
+			ao += (size_t)snprintf(args + ao, sizeof(args) - ao,
+					       "%s%s", a ? " " : "", spec);
+		}
+		for (unsigned v = 0; v < g->pf->provider_cnt; v++) {
+			const struct prov_provider *pv = &g->pf->providers[v];
+
+			if (pv == s->pv) {
+				semaidx += (unsigned)(pr - pv->probes);
+				break;
+			}
+			semaidx += pv->probe_cnt;
+		}
+		hdr[0] = 8;
+		hdr[1] = (uint32_t)(24 + strlen(s->pv->name) + 1 +
+				    strlen(pr->name) + 1 + strlen(args) + 1);
+		hdr[2] = 3;	/* NT_STAPSDT */
+		if (nb_add(&nb, hdr, sizeof(hdr)) < 0 ||
+		    nb_add(&nb, "stapsdt", 8) < 0)
+			goto out;
+		desc_at = nb.len;
+		if (nb_add(&nb, zero3, sizeof(zero3)) < 0 ||
+		    nb_add(&nb, s->pv->name, strlen(s->pv->name) + 1) < 0 ||
+		    nb_add(&nb, pr->name, strlen(pr->name) + 1) < 0 ||
+		    nb_add(&nb, args, strlen(args) + 1) < 0 ||
+		    nb_pad4(&nb) < 0)
+			goto out;
+		if (elfw_rela(w, sec, desc_at, alias_sym[s->func],
+			      R_X86_64_64,
+			      (int64_t)(s->x.start - g->funcs[s->func].value)) < 0 ||
+		    elfw_rela(w, sec, desc_at + 8, base_sym, R_X86_64_64,
+			      0) < 0 ||
+		    elfw_rela(w, sec, desc_at + 16, sema_sym[semaidx],
+			      R_X86_64_64, 0) < 0)
+			goto out;
+	}
+	if (elfw_set_data(w, sec, nb.buf, nb.len) < 0)
+		goto out;
+	err = 0;
+out:
+	free(nb.buf);
+	return err;
+}
+
 static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 {
 	struct elfw *w = elfw_new();
 	struct dof_fprobe *fp = NULL;
 	struct dof_addr_reloc *rel = NULL;
-	struct notebuf notes = { 0 };
 	void *blob = NULL;
 	size_t bloblen = 0;
 	unsigned nfp = 0, nrel = 0, nsema = 0;
@@ -1186,61 +1308,39 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 			goto out;
 	}
 
-	/* one stapsdt note per probe site (is-enabled sites have none) */
-	for (unsigned i = 0; i < g->nsite; i++) {
-		struct gsite *s = &g->sites[i];
-		const struct prov_probe *pr = s->pr;
-		char args[PROV_ARGS_MAX * 24] = "";
-		uint32_t hdr[3];
-		uint64_t zero3[3] = { 0, 0, 0 };
-		size_t desc_at, ao = 0;
-		unsigned semaidx = 0;
+	/* one stapsdt note per probe site */
+	if (notesec && add_notes(g, w, notesec, -1, alias_sym, sema_sym,
+				 base_sym) < 0)
+		goto out;
+	/*
+	 * An inline function's notes go to a section of their own, in a
+	 * COMDAT group signed with its alias and layout: of several -G
+	 * outputs that describe the same copy, the linker keeps one set.
+	 */
+	for (unsigned fi = 0; fi < g->nfunc; fi++) {
+		const struct gfunc *f = &g->funcs[fi];
+		char sig[PATH_MAX];
+		bool any = false;
+		int sec, sigsym;
 
-		if (s->x.is_enabled || g->funcs[s->func].canon >= 0)
+		for (unsigned i = 0; i < g->nsite && !any; i++)
+			any = g->sites[i].func == fi &&
+			      !g->sites[i].x.is_enabled;
+		if (!f->comdat || f->canon >= 0 || !any)
 			continue;
-		for (unsigned a = 0; a < pr->nargc; a++) {
-			char spec[32];
-
-			if (x86_arg_spec(&pr->nargv[a].type, a, s->x.kind,
-					 spec, sizeof(spec)) < 0)
-				goto out;
-			ao += (size_t)snprintf(args + ao, sizeof(args) - ao,
-					       "%s%s", a ? " " : "", spec);
-		}
-		for (unsigned v = 0; v < g->pf->provider_cnt; v++) {
-			const struct prov_provider *pv = &g->pf->providers[v];
-
-			if (pv == s->pv) {
-				semaidx += (unsigned)(pr - pv->probes);
-				break;
-			}
-			semaidx += pv->probe_cnt;
-		}
-		hdr[0] = 8;
-		hdr[1] = (uint32_t)(24 + strlen(s->pv->name) + 1 +
-				    strlen(pr->name) + 1 + strlen(args) + 1);
-		hdr[2] = 3;	/* NT_STAPSDT */
-		if (nb_add(&notes, hdr, sizeof(hdr)) < 0 ||
-		    nb_add(&notes, "stapsdt", 8) < 0)
-			goto out;
-		desc_at = notes.len;
-		if (nb_add(&notes, zero3, sizeof(zero3)) < 0 ||
-		    nb_add(&notes, s->pv->name, strlen(s->pv->name) + 1) < 0 ||
-		    nb_add(&notes, pr->name, strlen(pr->name) + 1) < 0 ||
-		    nb_add(&notes, args, strlen(args) + 1) < 0 ||
-		    nb_pad4(&notes) < 0)
-			goto out;
-		if (elfw_rela(w, notesec, desc_at, alias_sym[s->func],
-			      R_X86_64_64,
-			      (int64_t)(s->x.start - g->funcs[s->func].value)) < 0 ||
-		    elfw_rela(w, notesec, desc_at + 8, base_sym, R_X86_64_64,
-			      0) < 0 ||
-		    elfw_rela(w, notesec, desc_at + 16, sema_sym[semaidx],
-			      R_X86_64_64, 0) < 0)
+		snprintf(sig, sizeof(sig), "%s.stapsdt.%016llx", f->alias,
+			 (unsigned long long)f->layout);
+		/* global, so that `ld -r` adds no STT_FILE; made local later */
+		sec = elfw_section(w, ".note.stapsdt", SHT_NOTE, 0, 4, 0,
+				   NULL, 0);
+		if (sec < 0 ||
+		    (sigsym = elfw_symbol(w, sig, sec, 0, 0, STB_GLOBAL,
+					  STT_NOTYPE, STV_HIDDEN)) < 0 ||
+		    elfw_comdat(w, sigsym, &sec, 1) < 0 ||
+		    add_notes(g, w, sec, (int)fi, alias_sym, sema_sym,
+			      base_sym) < 0)
 			goto out;
 	}
-	if (notesec && elfw_set_data(w, notesec, notes.buf, notes.len) < 0)
-		goto out;
 
 	fd = open(tmp_in, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0) {
@@ -1265,7 +1365,6 @@ out:
 	free(fp);
 	free(rel);
 	free(blob);
-	free(notes.buf);
 	free(sema_sym);
 	free(alias_sym);
 	elfw_free(w);
@@ -1342,7 +1441,9 @@ int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
 			}
 		}
 	}
-	err = check_comdat_copies(&g);
+	err = name_comdat(&g);
+	if (!err)
+		err = check_comdat_copies(&g);
 	if (err)
 		goto out;
 	if (cmd->verbose)

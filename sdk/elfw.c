@@ -365,13 +365,20 @@ int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen)
 	for (unsigned g = 0; g < w->ngroup; g++) {
 		struct wgroup *gr = &w->groups[g];
 		long n = strtab_add(&shstr, ".group");
+		unsigned nm = 1;
 
-		grpbufs[g] = calloc(gr->n + 1, sizeof(uint32_t));
+		/* a member's relocation section is a member too */
+		grpbufs[g] = calloc(2 * gr->n + 1, sizeof(uint32_t));
 		if (n < 0 || !grpbufs[g])
 			goto out;
 		grpbufs[g][0] = GRP_COMDAT;
-		for (unsigned i = 0; i < gr->n; i++)
-			grpbufs[g][i + 1] = w->secs[gr->secs[i]].index;
+		for (unsigned i = 0; i < gr->n; i++) {
+			const struct wsec *m = &w->secs[gr->secs[i]];
+
+			grpbufs[g][nm++] = m->index;
+			if (m->nrel)
+				grpbufs[g][nm++] = m->relindex;
+		}
 		memset(&sh, 0, sizeof(sh));
 		sh.sh_name = (Elf64_Word)n;
 		sh.sh_type = SHT_GROUP;
@@ -379,7 +386,7 @@ int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen)
 		sh.sh_info = w->syms[gr->sig].index;
 		sh.sh_entsize = 4;
 		sh.sh_addralign = 4;
-		if (add_scn(elf, &sh, grpbufs[g], (gr->n + 1) * 4, 4) < 0)
+		if (add_scn(elf, &sh, grpbufs[g], nm * 4, 4) < 0)
 			goto libelf_err;
 	}
 	for (unsigned i = 1; i < w->nsec; i++) {

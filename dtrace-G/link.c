@@ -733,6 +733,28 @@ static void print_site(const struct glink *g, const struct gsite *s)
 	fputc('\n', stderr);
 }
 
+/*
+ * Create a temporary file beside `path` (.NAME.XXXXXX), tracked so that
+ * SIGINT and SIGTERM remove it; returns its name with *fd open, or NULL.
+ */
+static char *tmp_beside(const char *path, int *fd)
+{
+	const char *slash = strrchr(path, '/');
+	char *t;
+
+	if (asprintf(&t, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0,
+		     path, slash ? slash + 1 : path) < 0)
+		return NULL;
+	tmpfiles_track(t);
+	*fd = mkostemp(t, O_CLOEXEC);
+	if (*fd < 0) {
+		tmpfiles_untrack(t);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
 /* The section header of section ndx inside a file image, or NULL. */
 static Elf64_Shdr *image_shdr(uint8_t *img, size_t size, size_t ndx)
 {
@@ -890,18 +912,8 @@ static int rewrite_object(struct glink *g, unsigned oi)
 		size = stroff + name;
 	}
 
-	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX",
-		     strrchr(o->path, '/') ?
-		     (int)(strrchr(o->path, '/') - o->path + 1) : 0, o->path,
-		     strrchr(o->path, '/') ? strrchr(o->path, '/') + 1 :
-		     o->path) < 0) {
-		o->tmp = NULL;
-		err = gerr(g, o, "out of memory");
-		goto out;
-	}
-	tmpfiles_track(o->tmp);
-	fd = mkostemp(o->tmp, O_CLOEXEC);
-	if (fd < 0) {
+	o->tmp = tmp_beside(o->path, &fd);
+	if (!o->tmp) {
 		err = gerr(g, o, "cannot create a file beside it: %s",
 			   strerror(errno));
 		goto out;
@@ -1371,26 +1383,6 @@ out:
 	return err;
 }
 
-/* Make a temporary file name beside `path`, and the file. */
-static char *tmp_beside(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *t;
-	int fd;
-
-	if (asprintf(&t, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0,
-		     path, slash ? slash + 1 : path) < 0)
-		return NULL;
-	tmpfiles_track(t);
-	fd = mkostemp(t, O_CLOEXEC);
-	if (fd < 0) {
-		tmpfiles_untrack(t);
-		free(t);
-		return NULL;
-	}
-	close(fd);
-	return t;
-}
 
 int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
 		const char *out)
@@ -1398,7 +1390,7 @@ int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
 	struct glink g = { 0 };
 	char *tmp_a = NULL, *tmp_b = NULL, errbuf[256];
 	bool has_dof = false;
-	int err = 0;
+	int err = 0, fd;
 	mode_t um;
 
 	g.cmd = cmd;
@@ -1466,7 +1458,9 @@ int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
 	}
 
 	/* 3. the output object, complete, in a temporary file */
-	tmp_a = tmp_beside(out);
+	tmp_a = tmp_beside(out, &fd);
+	if (tmp_a)
+		close(fd);
 	if (!tmp_a) {
 		err = gerr(&g, NULL, "cannot create a file beside %s: %s", out,
 			   strerror(errno));
@@ -1476,7 +1470,9 @@ int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
 	if (err)
 		goto out;
 	if (has_dof) {
-		tmp_b = tmp_beside(out);
+		tmp_b = tmp_beside(out, &fd);
+		if (tmp_b)
+			close(fd);
 		if (!tmp_b) {
 			err = gerr(&g, NULL, "cannot create a file beside %s: %s",
 				   out, strerror(errno));

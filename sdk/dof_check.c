@@ -926,14 +926,64 @@ int dof_check_hdr(const void *buf, size_t len, uint64_t max_size,
 	return ret;
 }
 
+/*
+ * Walk the relocations of every URELHDR section, checking each; with
+ * `out` set, also apply the SETX ones to it (base added).  Returns how
+ * many SETX relocations there are, or an error.  The budget bounds the
+ * work of a hostile blob that shares one RELTAB between many headers.
+ * check_secs: the section headers have not been checked yet.
+ */
+static int relocs_walk(struct blob *bl, bool check_secs, uint8_t *out,
+		       uint64_t base, struct dof_err *err)
+{
+	uint64_t budget = bl->len / sizeof(dof_relodesc_t), k, n;
+	struct dof_reloc_info ri;
+	struct relhdr rh;
+	dof_sec_t s;
+	int count = 0, ret;
+	uint32_t i;
+
+	for (i = 0; i < bl->h.dofh_secnum; i++) {
+		sec_read(bl, i, &s);
+		if (s.dofs_type != DOF_SECT_URELHDR)
+			continue;
+		ret = check_secs ? sec_check(bl, i, &s, err) : 0;
+		if (ret == 0)
+			ret = relhdr_decode(bl, i, &s, &rh, err);
+		if (ret != 0)
+			return ret;
+		n = rh.rel.size / rh.rel.entsize;
+		if (n > budget)
+			return fail(err, -E2BIG,
+				    s.dofs_offset + RH_OFF(dofr_relsec),
+				    "relocation section %u: entries "
+				    "shared beyond the DOF size",
+				    NULL, NULL, 0, i, 0);
+		budget -= n;
+		for (k = 0; k < n; k++) {
+			ret = reloc_decode(bl, &rh, k, &ri, err);
+			if (ret != 0)
+				return ret;
+			if (ri.type != DOF_RELO_SETX)
+				continue;
+			if (count == 0x7fffffff)
+				return FAIL(err, ri.rec_off,
+					    "too many relocations");
+			if (out)
+				st64(out + ri.tgt_off,
+				     setx_value(ri.value, base));
+			count++;
+		}
+	}
+	return count;
+}
+
 int dof_check(const void *buf, size_t len, uint64_t max_size,
 	      struct dof_err *err)
 {
-	uint64_t probe_budget, reloc_budget, scan_budget, j, n;
+	uint64_t probe_budget, scan_budget, j;
 	struct dof_prov_info pv;
 	struct dof_probe_info pr;
-	struct dof_reloc_info ri;
-	struct relhdr rh;
 	struct blob bl;
 	dof_sec_t s;
 	uint32_t i;
@@ -951,7 +1001,6 @@ int dof_check(const void *buf, size_t len, uint64_t max_size,
 	}
 
 	probe_budget = bl.len / sizeof(dof_probe_t);
-	reloc_budget = bl.len / sizeof(dof_relodesc_t);
 	scan_budget = bl.len > DOF_U64_MAX / DOF_SCAN_FACTOR
 			      ? DOF_U64_MAX
 			      : bl.len * DOF_SCAN_FACTOR;
@@ -977,28 +1026,8 @@ int dof_check(const void *buf, size_t len, uint64_t max_size,
 		}
 	}
 
-	for (i = 0; i < bl.h.dofh_secnum; i++) {
-		sec_read(&bl, i, &s);
-		if (s.dofs_type != DOF_SECT_URELHDR)
-			continue;
-		ret = relhdr_decode(&bl, i, &s, &rh, err);
-		if (ret != 0)
-			return ret;
-		n = rh.rel.size / rh.rel.entsize;
-		if (n > reloc_budget)
-			return fail(err, -E2BIG,
-				    s.dofs_offset + RH_OFF(dofr_relsec),
-				    "relocation section %u: entries shared "
-				    "beyond the DOF size",
-				    NULL, NULL, 0, i, 0);
-		reloc_budget -= n;
-		for (j = 0; j < n; j++) {
-			ret = reloc_decode(&bl, &rh, j, &ri, err);
-			if (ret != 0)
-				return ret;
-		}
-	}
-	return 0;
+	ret = relocs_walk(&bl, false, NULL, 0, err);
+	return ret < 0 ? ret : 0;
 }
 
 /*
@@ -1109,13 +1138,7 @@ int dof_reloc_next(const void *buf, size_t len, uint64_t *cursor,
 
 int dof_relocate(void *buf, size_t len, uint64_t base, struct dof_err *err)
 {
-	struct dof_reloc_info ri;
-	uint64_t budget, k, n;
-	struct relhdr rh;
 	struct blob bl;
-	dof_sec_t s;
-	int pass, count = 0;
-	uint32_t i;
 	int ret;
 
 	err_clear(err);
@@ -1123,46 +1146,13 @@ int dof_relocate(void *buf, size_t len, uint64_t base, struct dof_err *err)
 	if (ret != 0)
 		return ret;
 	/*
-	 * Pass 0 checks every relocation, pass 1 writes.  Pass 1 decodes
-	 * each entry again before using it: in a hostile blob a target may
-	 * overlap a later entry.  Such a blob can fail half-way through
-	 * pass 1; callers discard a blob on any error.
+	 * The first walk checks every relocation, the second writes.  The
+	 * second decodes each entry again before using it: in a hostile
+	 * blob a target may overlap a later entry.  Such a blob can fail
+	 * half-way through; callers discard a blob on any error.
 	 */
-	for (pass = 0; pass < 2; pass++) {
-		budget = bl.len / sizeof(dof_relodesc_t);
-		count = 0;
-		for (i = 0; i < bl.h.dofh_secnum; i++) {
-			sec_read(&bl, i, &s);
-			if (s.dofs_type != DOF_SECT_URELHDR)
-				continue;
-			ret = sec_check(&bl, i, &s, err);
-			if (ret == 0)
-				ret = relhdr_decode(&bl, i, &s, &rh, err);
-			if (ret != 0)
-				return ret;
-			n = rh.rel.size / rh.rel.entsize;
-			if (n > budget)
-				return fail(err, -E2BIG,
-					    s.dofs_offset + RH_OFF(dofr_relsec),
-					    "relocation section %u: entries "
-					    "shared beyond the DOF size",
-					    NULL, NULL, 0, i, 0);
-			budget -= n;
-			for (k = 0; k < n; k++) {
-				ret = reloc_decode(&bl, &rh, k, &ri, err);
-				if (ret != 0)
-					return ret;
-				if (ri.type != DOF_RELO_SETX)
-					continue;
-				if (count == 0x7fffffff)
-					return FAIL(err, ri.rec_off,
-						    "too many relocations");
-				if (pass == 1)
-					st64((uint8_t *)buf + ri.tgt_off,
-					     setx_value(ri.value, base));
-				count++;
-			}
-		}
-	}
-	return count;
+	ret = relocs_walk(&bl, true, NULL, base, err);
+	if (ret < 0)
+		return ret;
+	return relocs_walk(&bl, true, (uint8_t *)buf, base, err);
 }

@@ -89,6 +89,21 @@ finish() {
 	exit 0
 }
 
+# require_G TOOL...: skip unless dtrace -G can be tested here: a C
+# compiler, the tools named, drti.o (DTRACE_DRTI) and an x86-64 machine
+require_G() {
+	command -v "$CC" >/dev/null 2>&1 || skip "no C compiler ($CC)"
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 || skip "no $t"
+	done
+	[ -n "${DTRACE_DRTI:-}" ] && [ -f "$DTRACE_DRTI" ] ||
+		skip "DTRACE_DRTI does not name drti.o"
+	case $(uname -m) in
+	x86_64) ;;
+	*) skip "dtrace -G rewrites x86-64 objects; this is $(uname -m)" ;;
+	esac
+}
+
 # skip REASON
 skip() {
 	echo "SKIP: $*" >&2

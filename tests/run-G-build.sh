@@ -44,16 +44,7 @@
 : "${CLANG:=}"
 : "${CLANGXX:=}"
 
-command -v "$CC" >/dev/null 2>&1 || skip "no C compiler ($CC)"
-for t in readelf nm od cmp stat ld; do
-	command -v $t >/dev/null 2>&1 || skip "no $t"
-done
-[ -n "${DTRACE_DRTI:-}" ] && [ -f "$DTRACE_DRTI" ] ||
-	skip "DTRACE_DRTI does not name drti.o"
-case $(uname -m) in
-x86_64) ;;
-*) skip "dtrace -G rewrites x86-64 objects; this is $(uname -m)" ;;
-esac
+require_G readelf nm od cmp stat ld
 # have CMD: CMD is set and runs
 have() {
 	[ -n "$1" ] && command -v "$1" >/dev/null 2>&1

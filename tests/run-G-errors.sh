@@ -30,16 +30,7 @@
 
 : "${CLANG:=}"
 
-command -v "$CC" >/dev/null 2>&1 || skip "no C compiler ($CC)"
-for t in ar cmp stat dd od readelf; do
-	command -v $t >/dev/null 2>&1 || skip "no $t"
-done
-[ -n "${DTRACE_DRTI:-}" ] && [ -f "$DTRACE_DRTI" ] ||
-	skip "DTRACE_DRTI does not name drti.o"
-case $(uname -m) in
-x86_64) ;;
-*) skip "dtrace -G rewrites x86-64 objects; this is $(uname -m)" ;;
-esac
+require_G ar cmp stat dd od readelf
 
 have_opcodes=
 if [ -n "${top_builddir:-}" ] && [ -f "$top_builddir/config.h" ] &&

@@ -905,6 +905,18 @@ static int reloc_decode(const struct blob *bl, const struct relhdr *rh,
 				     "relocation %u: target 0x%x is not "
 				     "8-aligned",
 				     k, ri->tgt_off);
+		/*
+		 * Only a probe's address may move: a relocation of any
+		 * other field would change, after validation, indices
+		 * that were checked.
+		 */
+		if (rh->tgt.entsize == 0 ||
+		    ri->offset % rh->tgt.entsize !=
+			    offsetof(dof_probe_t, dofpr_addr))
+			return FAIL2(err, ro + RD_OFF(dofr_offset),
+				     "relocation %u: target 0x%x is not a "
+				     "probe's address",
+				     k, ri->offset);
 		ri->value = ld64(bl->b + ri->tgt_off);
 		return 0;
 	default:

@@ -1507,8 +1507,12 @@ static void test_reloc(void)
 	put(p, r1 + offsetof(dof_relodesc_t, dofr_type), 4, 2);
 	refuse(p, &b, r1 + 4, "relocation type 2");
 	p = dup_blob(&b);
+	put(p, r1 + offsetof(dof_relodesc_t, dofr_offset), 8,
+	    psize - sizeof(dof_probe_t));
+	accept_blob(p, b.size, "SETX on the last probe's address");
+	p = dup_blob(&b);
 	put(p, r1 + offsetof(dof_relodesc_t, dofr_offset), 8, psize - 8);
-	accept_blob(p, b.size, "SETX on the last 8 bytes of PROBES");
+	refuse(p, &b, r1 + 8, "SETX on the last 8 bytes of PROBES (not an address)");
 	p = dup_blob(&b);
 	put(p, r1 + offsetof(dof_relodesc_t, dofr_offset), 8, psize - 4);
 	refuse(p, &b, r1 + 8, "SETX target straddling the section end");

@@ -14,6 +14,10 @@
  * and `-64`, which getopt sees as `-3 2` and `-6 4` (that is how DTrace
  * parses them too).  Usage errors exit 2; failures exit 1.
  *
+ * `-x probestyle=inline` makes -h write inline probes (sdk/prov_header.c)
+ * instead of the call form; any value but `inline` or `call` is a usage
+ * error.
+ *
  * Every output file is written to a temporary file and renamed into place
  * (sdk/outfile.c), so a failed run leaves no output behind and never
  * damages an existing file.
@@ -36,6 +40,9 @@
 #define EXIT_USAGE 2
 
 static const char *progname = "dtrace";
+
+/* -x probestyle=: how -h writes probe macros (sdk/prov.h) */
+static enum prov_probe_style probe_style = PROV_STYLE_CALL;
 
 static void __attribute__((format(printf, 1, 2))) warnx(const char *fmt, ...)
 {
@@ -73,6 +80,14 @@ static void usage(FILE *fp)
 		"  -U NAME       undefine NAME for the preprocessor\n"
 		"  -x OPT[=VAL]  set a DTrace option; `nolibs` is accepted for\n"
 		"                compatibility and changes nothing here\n"
+		"  -x probestyle=inline\n"
+		"                with -h: probe macros are inline <sys/sdt.h> probes\n"
+		"                (a NOP and a stapsdt note, emitted by the compiler,\n"
+		"                kept by -flto); -G then reads their notes and\n"
+		"                rewrites nothing.  probestyle=call (the default):\n"
+		"                calls that -G rewrites into NOPs.  Objects built\n"
+		"                with -flto are bitcode: run -G without them, for\n"
+		"                the semaphores\n"
 		"  -32, -64      data model: only -64 (x86-64, LP64) is supported\n"
 		"  -v            with -G, show each probe site before and after\n"
 		"\n"
@@ -90,7 +105,8 @@ static void usage(FILE *fp)
 		progname, progname, DTRACE_DEFAULT_CPP, DRTI_PATH);
 }
 
-static int usage_error(const char *fmt, ...)
+static int __attribute__((format(printf, 1, 2)))
+usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -104,15 +120,31 @@ static int usage_error(const char *fmt, ...)
 
 /*
  * DTrace options that build systems pass.  They change nothing for -h,
- * but refusing them would break builds written for DTrace.
+ * but refusing them would break builds written for DTrace.  Ours:
+ * probestyle (-h), which -G accepts too, since builds pass the same
+ * flags to both.
  */
 static const char *const known_xopts[] = {
 	"nolibs", "lazyload", "linkmode", "linktype", "zdefs", "quiet",
 	"bufsize", "strsize", "switchrate", "aggrate", "aggsize",
 	"dynvarsize", "defaultargs", "destructive", "flowindent",
 	"nspec", "specsize", "stackframes", "ustackframes", "cpp",
-	"cpppath", "errtags", "droptags", "evaltime", "version", NULL,
+	"cpppath", "errtags", "droptags", "evaltime", "version",
+	"probestyle", NULL,
 };
+
+static int set_probestyle(const char *val)
+{
+	if (val && strcmp(val, "call") == 0)
+		probe_style = PROV_STYLE_CALL;
+	else if (val && strcmp(val, "inline") == 0)
+		probe_style = PROV_STYLE_INLINE;
+	else
+		return usage_error("failed to set -x probestyle: %s%s%s; use probestyle=call or probestyle=inline",
+				   val ? "'" : "no value", val ? val : "",
+				   val ? "' is not a probe style" : "");
+	return 0;
+}
 
 static int set_xopt(struct dtrace_cmd *c, const char *arg)
 {
@@ -130,6 +162,8 @@ static int set_xopt(struct dtrace_cmd *c, const char *arg)
 				return usage_error("-x cpppath needs a value");
 			c->popts.cpp_cmd = eq + 1;
 		}
+		if (n == 10 && strncmp(arg, "probestyle", 10) == 0)
+			return set_probestyle(eq ? eq + 1 : NULL);
 		return 0;
 	}
 	return usage_error("failed to set -x %s: unknown option", arg);
@@ -313,6 +347,7 @@ static int cmd_header(struct dtrace_cmd *c)
 	if (strcmp(out, "-") == 0 && !defout)
 		defout = default_output(c->script, ".h");
 	ho.guard_from = strcmp(out, "-") == 0 ? defout : out;
+	ho.style = probe_style;
 	err = prov_write_header(pf, &ho, of.fp, &d);
 	if (err) {
 		outfile_abort(&of);

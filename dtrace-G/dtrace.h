@@ -6,6 +6,7 @@
 #define USDT_DTRACE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "prov.h"
 
@@ -26,5 +27,13 @@ struct dtrace_cmd {
 /* dtrace -G: rewrite the objects in cmd->args, write `out`; 0 or -errno. */
 int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
 		const char *out);
+
+/*
+ * -G's reading stage on one object in memory (read, check, scan; nothing
+ * written), for the fuzzers; 0 with the site count in *nsite, or -errno.
+ */
+int dtrace_link_scan_mem(const struct dtrace_cmd *cmd,
+			 const struct prov_file *pf, const char *path,
+			 const void *buf, size_t len, unsigned *nsite);
 
 #endif /* USDT_DTRACE_H */

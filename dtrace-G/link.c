@@ -29,12 +29,26 @@
  * object's path and contents, so two objects with a static function of
  * the same name get different aliases.
  *
+ * Inline probes.  Objects compiled against <sys/sdt.h> or a header of
+ * `dtrace -h -x probestyle=inline` hold no calls to rewrite: the compiler
+ * already wrote each site (a 1-byte NOP then a 10-byte NOP) and its
+ * stapsdt note.  -G reads those notes (scan_notes()): every note of a
+ * provider the script declares becomes a site that is already final,
+ * whose function gets an alias as above and whose DOF entry is built
+ * like any other; its note is not written again, and nothing else in the
+ * object changes.  Notes of providers the script does not declare are
+ * left to the tracers that read notes.  Call-form and inline objects mix
+ * freely in one run.  Objects compiled with -flto are bitcode, which -G
+ * cannot read; an LTO build runs -G without them, for the semaphores
+ * (its probes are then known to tracers by their notes only).
+ *
  * The output object holds:
  *	.SUNW_dof	the DOF (dof_build.c), symbol __SUNW_dof, with an
  *			R_X86_64_64 relocation per dofpr_addr (writable, so
  *			PIEs and shared libraries get no text relocations)
  *	.note.stapsdt	one note per site, for bpftrace, perf, gdb and bcc
- *	.stapsdt.base	in a COMDAT group, as <sys/sdt.h> emits it
+ *	.stapsdt.base	in a COMDAT group, as <sys/sdt.h> emits it, and
+ *			SHF_GNU_RETAIN, so lld --gc-sections keeps it
  *	.probes		one semaphore per probe of the providers, weak and
  *			hidden: _ENABLED() in the header reads it
  *	drti.o		merged with `ld -r` ($LD); then every defined symbol
@@ -44,7 +58,8 @@
  * Safety: nothing is written until every object has been read and every
  * site understood.  Rewritten objects are written to temporary files
  * beside them; only when all of them and the output are complete are
- * they renamed into place.  SIGINT, SIGTERM and SIGHUP remove the
+ * they renamed into place, keeping the objects' modification times.
+ * SIGINT, SIGTERM and SIGHUP remove the
  * temporary files (sdk/outfile.c); after SIGKILL they may remain, named
  * .OBJECT.XXXXXX, but every input is still intact.  An object with nothing to change is not
  * touched at all, so a second run over rewritten objects leaves them
@@ -72,6 +87,7 @@
 #include "elfw.h"
 #include "outfile.h"
 #include "prov.h"
+#include "stapsdt.h"
 #include "x86site.h"
 
 #ifndef R_X86_64_GOTPCRELX
@@ -93,6 +109,13 @@ struct gobj {
 	bool hashed;
 	bool changed;
 	char *tmp;		/* rewritten copy, until renamed */
+	/*
+	 * Its functions and sites: funcs[func_first..func_end) and, until
+	 * build_output sorts them, sites[site_first..site_end).  Scanning
+	 * appends, one object after the other, so every per-object loop
+	 * stays within its own range: -G grows linearly with the objects.
+	 */
+	unsigned func_first, func_end, site_first, site_end;
 };
 
 struct gfunc {
@@ -118,6 +141,7 @@ struct gsite {
 	size_t relscn;		/* its relocation section */
 	size_t relidx;
 	size_t symidx;		/* the probe symbol */
+	bool noted;		/* an inline probe: its note is in the object */
 };
 
 struct glink {
@@ -169,9 +193,36 @@ static const char *symname(Elf *elf, size_t strndx, const GElf_Sym *s)
  * Reading objects
  */
 
-static int read_object(struct glink *g, struct gobj *o)
+/* A second line for the -flto errors: the way that keeps -flto. */
+static int lto_hint(int err)
+{
+	fputs("dtrace: hint: or keep -flto and use inline probes (dtrace -h -x probestyle=inline, or <sys/sdt.h>), then run dtrace -G without the -flto objects: its output then holds the semaphores\n",
+	      stderr);
+	return err;
+}
+
+/* Check what kind of file o->buf holds and open it with libelf. */
+static int load_object(struct glink *g, struct gobj *o)
 {
 	static const char bitcode[4] = { 'B', 'C', (char)0xc0, (char)0xde };
+
+	if (o->size >= 8 && memcmp(o->buf, "!<arch>\n", 8) == 0)
+		return gerr(g, o,
+			    "is an archive; pass its object files instead (ar x)");
+	if (o->size >= 4 && (memcmp(o->buf, bitcode, 4) == 0 ||
+			     memcmp(o->buf, "\xde\xc0\x17\x0b", 4) == 0))
+		return lto_hint(gerr(g, o,
+			    "is LLVM bitcode (clang -flto): it holds no machine code whose probe calls could be rewritten; compile the files that contain probes without -flto"));
+	if (o->size < EI_NIDENT || memcmp(o->buf, ELFMAG, SELFMAG) != 0)
+		return gerr(g, o, "not an ELF object");
+	o->elf = elf_memory((char *)o->buf, o->size);
+	if (!o->elf)
+		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+	return 0;
+}
+
+static int read_object(struct glink *g, struct gobj *o)
+{
 	size_t got = 0;
 	int fd;
 
@@ -201,20 +252,7 @@ static int read_object(struct glink *g, struct gobj *o)
 		got += (size_t)r;
 	}
 	close(fd);
-
-	if (o->size >= 8 && memcmp(o->buf, "!<arch>\n", 8) == 0)
-		return gerr(g, o,
-			    "is an archive; pass its object files instead (ar x)");
-	if (o->size >= 4 && (memcmp(o->buf, bitcode, 4) == 0 ||
-			     memcmp(o->buf, "\xde\xc0\x17\x0b", 4) == 0))
-		return gerr(g, o,
-			    "is LLVM bitcode (clang -flto): it holds no machine code whose probe calls could be rewritten; compile the files that contain probes without -flto");
-	if (o->size < EI_NIDENT || memcmp(o->buf, ELFMAG, SELFMAG) != 0)
-		return gerr(g, o, "not an ELF object");
-	o->elf = elf_memory((char *)o->buf, o->size);
-	if (!o->elf)
-		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
-	return 0;
+	return load_object(g, o);
 }
 
 static int check_object(struct glink *g, struct gobj *o)
@@ -260,8 +298,8 @@ static int check_object(struct glink *g, struct gobj *o)
 				    "has SHT_REL relocations, which x86-64 objects do not use");
 	}
 	if (lto && !text)
-		return gerr(g, o,
-			    "holds only GCC LTO bytecode (-flto), no machine code whose probe calls could be rewritten; compile the files that contain probes without -flto, or with -ffat-lto-objects and link them without -flto");
+		return lto_hint(gerr(g, o,
+			    "holds only GCC LTO bytecode (-flto), no machine code whose probe calls could be rewritten; compile the files that contain probes without -flto, or with -ffat-lto-objects and link them without -flto"));
 	if (lto)
 		return gerr(g, o,
 			    "is a fat LTO object: its machine code can be rewritten, but an -flto link would use its bytecode, where the probe calls remain; compile the files that contain probes without -flto");
@@ -342,7 +380,7 @@ static int find_func(struct glink *g, unsigned oi, size_t shndx,
 	}
 	if (!bestname)
 		return -ENOENT;
-	for (unsigned i = 0; i < g->nfunc; i++) {
+	for (unsigned i = o->func_first; i < g->nfunc; i++) {
 		f = &g->funcs[i];
 		if (f->obj == oi && f->shndx == shndx &&
 		    f->value == best.st_value) {
@@ -422,8 +460,238 @@ static int add_site(struct glink *g, const struct gsite *s)
 	return 0;
 }
 
+/*
+ * Inline probes: the sites that <sys/sdt.h> and `dtrace -h -x
+ * probestyle=inline` headers make the compiler write, found through their
+ * stapsdt notes (sdk/stapsdt.c reads them).  In a relocatable object a
+ * note's addresses are still zero; the probe address is the R_X86_64_64
+ * relocation at the start of the descriptor, whose symbol (usually the
+ * code section's) plus addend is the site.  The descriptor starts 20
+ * bytes into a note: a 12-byte header and the owner "stapsdt\0".
+ */
+#define NOTE_DESC_AT 20
+
+struct note_rela {
+	uint64_t off;
+	size_t idx;
+};
+
+static int note_rela_cmp(const void *a, const void *b)
+{
+	const struct note_rela *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The relocations of note section `ndx`, sorted by offset; NULL if none. */
+static struct note_rela *note_relas(struct gobj *o, size_t ndx,
+				    Elf_Data **rdp, size_t *cnt)
+{
+	Elf_Scn *scn = NULL;
+	struct note_rela *v;
+
+	*cnt = 0;
+	while ((scn = elf_nextscn(o->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA &&
+		    sh.sh_info == ndx && sh.sh_link == o->symndx)
+			break;
+	}
+	if (!scn || !(*rdp = elf_getdata(scn, NULL)) ||
+	    !(*cnt = (*rdp)->d_size / sizeof(Elf64_Rela)))
+		return NULL;
+	v = calloc(*cnt, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < *cnt; i++) {
+		GElf_Rela r;
+
+		v[i].idx = i;
+		v[i].off = gelf_getrela(*rdp, (int)i, &r) ? r.r_offset :
+							   UINT64_MAX;
+	}
+	qsort(v, *cnt, sizeof(*v), note_rela_cmp);
+	return v;
+}
+
+static bool site_known(const struct glink *g, unsigned oi, size_t shndx,
+		       uint64_t off)
+{
+	for (unsigned i = g->objs[oi].site_first; i < g->nsite; i++)
+		if (g->sites[i].obj == oi && g->sites[i].shndx == shndx &&
+		    g->sites[i].x.start == off)
+			return true;
+	return false;
+}
+
+/* One note of section `sec`, at note->off: a site, or nothing. */
+static int scan_note(struct glink *g, unsigned oi, const char *sec,
+		     const struct stapsdt_note *note, Elf_Data *rd,
+		     const struct note_rela *rel, size_t nrel)
+{
+	struct gobj *o = &g->objs[oi];
+	struct note_rela key = { note->off + NOTE_DESC_AT, 0 }, *hit;
+	const struct prov_provider *pv;
+	const struct prov_probe *pr;
+	struct gsite site = { 0 };
+	struct stapsdt_arg arg;
+	struct stapsdt_err aerr;
+	struct gfunc *f;
+	GElf_Shdr symsh, tsh;
+	GElf_Rela r;
+	GElf_Sym sym;
+	Elf_Scn *tscn;
+	Elf_Data *symd, *td;
+	unsigned nargs = 0;
+	size_t cur = 0;
+	char why[512];
+	int err;
+
+	hit = rel ? bsearch(&key, rel, nrel, sizeof(*rel), note_rela_cmp) :
+		    NULL;
+	if (!hit || !gelf_getrela(rd, (int)hit->idx, &r) ||
+	    GELF_R_TYPE(r.r_info) != R_X86_64_64)
+		return gerr(g, o,
+			    "section %s: the note of probe %s:::%s at offset %#llx has no R_X86_64_64 relocation for its address",
+			    sec, note->provider, note->name,
+			    (unsigned long long)note->off);
+	symd = elf_getdata(elf_getscn(o->elf, o->symndx), NULL);
+	if (!gelf_getshdr(elf_getscn(o->elf, o->symndx), &symsh) || !symd ||
+	    !gelf_getsym(symd, (int)GELF_R_SYM(r.r_info), &sym))
+		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+	/* a note about code elsewhere (another -G output merged in): not ours */
+	if (sym.st_shndx == SHN_UNDEF)
+		return 0;
+	pv = prov_find_provider(g->pf, note->provider);
+	if (!pv) {
+		if (g->cmd->verbose)
+			fprintf(stderr,
+				"dtrace: %s: inline probe %s:::%s left to the tracers that read notes: %s declares no provider '%s'\n",
+				o->path, note->provider, note->name,
+				g->cmd->script, note->provider);
+		return 0;
+	}
+	site.obj = oi;
+	site.shndx = sym.st_shndx;
+	site.noted = true;
+	site.x.kind = X86_SITE_CALL;
+	site.x.rewritten = true;
+	site.x.len = 1;
+	site.x.start = sym.st_value + (uint64_t)r.r_addend;
+	tscn = site.shndx < SHN_LORESERVE ? elf_getscn(o->elf, site.shndx) :
+					     NULL;
+	td = tscn ? elf_getdata(tscn, NULL) : NULL;
+	if (!tscn || !gelf_getshdr(tscn, &tsh) ||
+	    !(tsh.sh_flags & SHF_EXECINSTR) || tsh.sh_type == SHT_NOBITS ||
+	    !td || !td->d_buf || site.x.start >= td->d_size)
+		return gerr(g, o,
+			    "section %s: the note of probe %s:::%s at offset %#llx does not point into code",
+			    sec, note->provider, note->name,
+			    (unsigned long long)note->off);
+	/* both runs and -G's own NOPs count once (an `ld -r` of both) */
+	if (site_known(g, oi, site.shndx, site.x.start))
+		return 0;
+	err = find_func(g, oi, site.shndx, site.x.start, &site.func);
+	if (err == -ENOMEM)
+		return gerr(g, o, "out of memory");
+	if (err)
+		return gerr(g, o,
+			    "inline probe %s:::%s at offset %#llx of its section is not inside any function symbol (in assembler, give the function `.type NAME, @function` and `.size`)",
+			    note->provider, note->name,
+			    (unsigned long long)site.x.start);
+	f = &g->funcs[site.func];
+	pr = prov_find_probe(pv, note->name);
+	if (!pr)
+		return gerr(g, o,
+			    "function %s+%#llx has inline probe %s:::%s, but provider '%s' has no probe '%s'",
+			    f->name,
+			    (unsigned long long)(site.x.start - f->value),
+			    note->provider, note->name, pv->name, note->name);
+	while ((err = stapsdt_arg_next(note->args, &cur, &arg, &aerr)) > 0)
+		nargs++;
+	if (err < 0 || nargs != pr->nargc)
+		return gerr(g, o,
+			    "function %s+%#llx: inline probe %s:::%s has the arguments \"%s\", but %s declares %u",
+			    f->name,
+			    (unsigned long long)(site.x.start - f->value),
+			    note->provider, note->name, note->args,
+			    g->cmd->script, pr->nargc);
+	/* <sys/sdt.h> of usdt-sdk, systemtap and libbpf: a 1-byte NOP */
+	if (((const uint8_t *)td->d_buf)[site.x.start] != 0x90) {
+		x86_hex((const uint8_t *)td->d_buf + site.x.start,
+			td->d_size - site.x.start < 6 ?
+			td->d_size - site.x.start : 6, why, sizeof(why));
+		return gerr(g, o,
+			    "function %s+%#llx: inline probe %s:::%s is not on a NOP but on [%s]",
+			    f->name,
+			    (unsigned long long)(site.x.start - f->value),
+			    note->provider, note->name, why);
+	}
+	if (!f->insns.sec)
+		x86_insns_init(&f->insns, td->d_buf, td->d_size, f->value,
+			       f->size);
+	err = x86_insns_check(&f->insns, site.x.start, 1, true, why,
+			      sizeof(why));
+	if (err && err != -ENOTSUP)
+		return gerr(g, o, "function %s+%#llx: inline probe %s:::%s: %s",
+			    f->name,
+			    (unsigned long long)(site.x.start - f->value),
+			    note->provider, note->name, why);
+	if (site.x.start - f->value > UINT32_MAX)
+		return gerr(g, o, "function %s is too large", f->name);
+	site.pv = pv;
+	site.pr = pr;
+	return add_site(g, &site) < 0 ? gerr(g, o, "out of memory") : 0;
+}
+
+/* The inline probes of object oi: every .note.stapsdt section's notes. */
+static int scan_notes(struct glink *g, unsigned oi)
+{
+	struct gobj *o = &g->objs[oi];
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(o->elf, &shstrndx) < 0)
+		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+	while ((scn = elf_nextscn(o->elf, scn))) {
+		struct stapsdt_note note;
+		struct stapsdt_err nerr;
+		struct note_rela *rel;
+		const char *name;
+		uint64_t cursor = 0;
+		Elf_Data *d, *rd = NULL;
+		GElf_Shdr sh;
+		size_t nrel;
+		int ret;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		name = elf_strptr(o->elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, STAPSDT_SECTION) != 0 ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_size)
+			continue;
+		rel = note_relas(o, elf_ndxscn(scn), &rd, &nrel);
+		if (!rel && nrel)
+			return gerr(g, o, "out of memory");
+		while ((ret = stapsdt_note_next(d->d_buf, d->d_size, 0,
+						&cursor, &note, &nerr)) > 0) {
+			ret = scan_note(g, oi, name, &note, rd, rel, nrel);
+			if (ret)
+				break;
+		}
+		free(rel);
+		if (ret < 0 && nerr.code)
+			return gerr(g, o, "section %s, offset %#llx: %s", name,
+				    (unsigned long long)nerr.off, nerr.msg);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 /* Every probe site of one object; nothing is changed yet. */
-static int scan_object(struct glink *g, unsigned oi)
+static int scan_sites(struct glink *g, unsigned oi)
 {
 	struct gobj *o = &g->objs[oi];
 	Elf_Scn *scn = NULL, *symscn = elf_getscn(o->elf, o->symndx);
@@ -503,7 +771,8 @@ static int scan_object(struct glink *g, unsigned oi)
 			site.symidx = GELF_R_SYM(r.r_info);
 			site.pv = pv;
 			site.pr = pr;
-			if (!td)
+			/* SHT_NOBITS: libelf gives a size but no bytes */
+			if (!td || !td->d_buf || tsh.sh_type == SHT_NOBITS)
 				return gerr(g, o, "section %s has no data",
 					    tname);
 			err = x86_site_classify(td->d_buf, td->d_size,
@@ -579,7 +848,21 @@ static int scan_object(struct glink *g, unsigned oi)
 				return gerr(g, o, "out of memory");
 		}
 	}
-	return 0;
+	return scan_notes(g, oi);
+}
+
+/* Every probe site of one object; its functions and sites form a range. */
+static int scan_object(struct glink *g, unsigned oi)
+{
+	struct gobj *o = &g->objs[oi];
+	int err;
+
+	o->func_first = g->nfunc;
+	o->site_first = g->nsite;
+	err = scan_sites(g, oi);
+	o->func_end = g->nfunc;
+	o->site_end = g->nsite;
+	return err;
 }
 
 /*
@@ -604,12 +887,14 @@ static int name_comdat(struct glink *g)
 		if (!f->comdat)
 			continue;
 		/* a sum of the sites' hashes: their order does not matter */
-		for (unsigned i = 0; i < g->nsite; i++) {
+		for (unsigned i = g->objs[f->obj].site_first;
+		     i < g->objs[f->obj].site_end; i++) {
 			const struct gsite *s = &g->sites[i];
 			uint64_t k = 0xcbf29ce484222325ULL;
 			uint64_t off = s->x.start - f->value;
-			uint8_t kind[2] = { (uint8_t)s->x.kind,
-					    (uint8_t)s->x.is_enabled };
+			uint8_t kind[3] = { (uint8_t)s->x.kind,
+					    (uint8_t)s->x.is_enabled,
+					    (uint8_t)s->noted };
 
 			if (s->func != fi)
 				continue;
@@ -658,17 +943,19 @@ static int check_comdat_copies(struct glink *g)
 			continue;
 		c = &g->funcs[f->canon];
 		same = f->size == c->size;
-		for (unsigned i = 0; same && i < g->nsite; i++) {
+		for (unsigned i = g->objs[c->obj].site_first;
+		     i < g->objs[c->obj].site_end; i++)
+			nc += g->sites[i].func == (unsigned)f->canon;
+		for (unsigned i = g->objs[f->obj].site_first;
+		     same && i < g->objs[f->obj].site_end; i++) {
 			const struct gsite *s = &g->sites[i];
 			bool found = false;
 
-			if (s->func == fi)
-				nf++;
-			else if (s->func == (unsigned)f->canon)
-				nc++;
 			if (s->func != fi)
 				continue;
-			for (unsigned j = 0; j < g->nsite && !found; j++) {
+			nf++;
+			for (unsigned j = g->objs[c->obj].site_first;
+			     j < g->objs[c->obj].site_end && !found; j++) {
 				const struct gsite *t = &g->sites[j];
 
 				found = t->func == (unsigned)f->canon &&
@@ -695,11 +982,13 @@ static int check_comdat_copies(struct glink *g)
 
 static bool obj_needs_change(const struct glink *g, unsigned oi)
 {
-	for (unsigned i = 0; i < g->nsite; i++)
-		if (g->sites[i].obj == oi && !g->sites[i].x.rewritten)
+	const struct gobj *o = &g->objs[oi];
+
+	for (unsigned i = o->site_first; i < o->site_end; i++)
+		if (!g->sites[i].x.rewritten)
 			return true;
-	for (unsigned i = 0; i < g->nfunc; i++)
-		if (g->funcs[i].obj == oi && !g->funcs[i].alias_exists)
+	for (unsigned i = o->func_first; i < o->func_end; i++)
+		if (!g->funcs[i].alias_exists)
 			return true;
 	return false;
 }
@@ -711,8 +1000,21 @@ static void print_site(const struct glink *g, const struct gsite *s)
 	const uint8_t *patch = x86_site_patch(&s->x);
 	Elf_Data *td = elf_getdata(elf_getscn(o->elf, s->shndx), NULL);
 	const uint8_t *code = (const uint8_t *)td->d_buf + s->x.start;
-	char before[32], after[32], insn[96], insn_after[96];
+	char before[48], after[32], insn[96], insn_after[96];
 
+	if (s->noted) {
+		/* the whole inline site: the 1-byte NOP and the 10-byte one */
+		size_t n = td->d_size - s->x.start < 11 ?
+			   td->d_size - s->x.start : 11;
+
+		x86_hex(code, n, before, sizeof(before));
+		fprintf(stderr,
+			"dtrace: %s: %s+%#llx: %s:::%s: %s, an inline probe with its note\n",
+			o->path, f->name,
+			(unsigned long long)(s->x.start - f->value),
+			s->pv->name, s->pr->pubname, before);
+		return;
+	}
 	x86_hex(code, s->x.len, before, sizeof(before));
 	x86_insn_text(code, s->x.len, insn, sizeof(insn));
 	fprintf(stderr, "dtrace: %s: %s+%#llx: %s:::%s%s: %s",
@@ -797,7 +1099,7 @@ static int rewrite_object(struct glink *g, unsigned oi)
 	Elf64_Shdr *symsh, *strsh;
 	int fd = -1, err;
 
-	for (unsigned i = 0; i < g->nfunc; i++)
+	for (unsigned i = o->func_first; i < o->func_end; i++)
 		if (g->funcs[i].obj == oi && !g->funcs[i].alias_exists) {
 			nnew++;
 			namelen += strlen(g->funcs[i].alias) + 1;
@@ -818,7 +1120,7 @@ static int rewrite_object(struct glink *g, unsigned oi)
 	memcpy(img, o->buf, size);
 
 	/* the sites and their relocations */
-	for (unsigned i = 0; i < g->nsite; i++) {
+	for (unsigned i = o->site_first; i < o->site_end; i++) {
 		struct gsite *s = &g->sites[i];
 		Elf64_Rela r;
 		uint8_t *code, *rp;
@@ -839,13 +1141,13 @@ static int rewrite_object(struct glink *g, unsigned oi)
 		memcpy(rp, &r, sizeof(r));
 	}
 
-	/* the probe symbols: weak and hidden */
-	for (unsigned i = 0; i < g->nsite; i++) {
+	/* the probe symbols: weak and hidden (inline probes have none) */
+	for (unsigned i = o->site_first; i < o->site_end; i++) {
 		struct gsite *s = &g->sites[i];
 		Elf64_Sym sym;
 		uint8_t *sp;
 
-		if (s->obj != oi)
+		if (s->obj != oi || s->noted)
 			continue;
 		sp = image_at(img, size, o->symndx,
 			      s->symidx * sizeof(Elf64_Sym), sizeof(sym));
@@ -878,7 +1180,7 @@ static int rewrite_object(struct glink *g, unsigned oi)
 		ns = (Elf64_Sym *)(img + symoff + symsize);
 		stroff = symoff + symsize + nnew * sizeof(Elf64_Sym);
 		memcpy(img + stroff, oldstr, strsize);
-		for (unsigned i = 0; i < g->nfunc; i++) {
+		for (unsigned i = o->func_first; i < o->func_end; i++) {
 			struct gfunc *f = &g->funcs[i];
 			size_t l;
 
@@ -926,6 +1228,20 @@ static int rewrite_object(struct glink *g, unsigned oi)
 	     geteuid() == 0 && fchown(fd, o->st.st_uid, o->st.st_gid) < 0)) {
 		err = gerr(g, o, "cannot write %s: %s", o->tmp, strerror(errno));
 		goto out;
+	}
+	/*
+	 * The rewritten object keeps the times of the compiled one: build
+	 * tools that record an object's mtime when they compile it (Ninja)
+	 * would otherwise compile, link and run -G again on every build.
+	 */
+	{
+		struct timespec ts[2] = { o->st.st_atim, o->st.st_mtim };
+
+		if (futimens(fd, ts) < 0) {
+			err = gerr(g, o, "cannot keep its times: %s",
+				   strerror(errno));
+			goto out;
+		}
 	}
 	if (close(fd) < 0) {
 		fd = -1;
@@ -1055,13 +1371,22 @@ static const char *drti_path(void)
 	return p && *p ? p : DRTI_PATH;
 }
 
+/*
+ * SHF_GNU_RETAIN: nothing loaded refers to .stapsdt.base, only the notes,
+ * so lld --gc-sections would drop it, and gdb ignores every probe of a
+ * file without it.  Linkers older than the flag (binutils 2.36) ignore it.
+ */
+#ifndef SHF_GNU_RETAIN
+#define SHF_GNU_RETAIN (1U << 21)
+#endif
+
 static int add_stapsdt_base(struct elfw *w, int *base_sym)
 {
 	static const uint8_t zero;
 	int sec, secsym, err;
 
-	sec = elfw_section(w, ".stapsdt.base", SHT_PROGBITS, SHF_ALLOC, 1, 0,
-			   &zero, 1);
+	sec = elfw_section(w, ".stapsdt.base", SHT_PROGBITS,
+			   SHF_ALLOC | SHF_GNU_RETAIN, 1, 0, &zero, 1);
 	if (sec < 0)
 		return sec;
 	secsym = elfw_section_symbol(w, sec);
@@ -1119,7 +1444,7 @@ static int add_notes(const struct glink *g, struct elfw *w, int sec, int fi,
 		size_t desc_at, ao = 0;
 		unsigned semaidx = 0;
 
-		if (s->x.is_enabled || g->funcs[s->func].canon >= 0)
+		if (s->x.is_enabled || s->noted || g->funcs[s->func].canon >= 0)
 			continue;
 		if (fi >= 0 ? s->func != (unsigned)fi :
 			      g->funcs[s->func].comdat)
@@ -1184,13 +1509,15 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 	int *alias_sym = NULL, *sema_sym = NULL, base_sym = 0, err = -ENOMEM;
 	int dofsec = 0, notesec = 0, probesec;
 	char errbuf[256] = "out of memory";
+	bool need_notes = false;
 	int fd = -1;
 
 	*has_dof = false;
 	if (!w)
 		goto out;
 	sort_g = g;
-	qsort(g->sites, g->nsite, sizeof(*g->sites), site_cmp);
+	if (g->nsite)	/* qsort(NULL, 0) is undefined */
+		qsort(g->sites, g->nsite, sizeof(*g->sites), site_cmp);
 
 	/* one dof_fprobe per (probe, function) */
 	fp = calloc(g->nsite ? g->nsite : 1, sizeof(*fp));
@@ -1212,6 +1539,7 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 			cur->pr = s->pr;
 			cur->func = f->name;
 			cur->sym = f->alias;
+			cur->tag = s->func;
 		}
 		arr = s->x.is_enabled ? &cur->enoffs : &cur->offs;
 		cnt = s->x.is_enabled ? &cur->nenoffs : &cur->noffs;
@@ -1246,7 +1574,9 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 		if (dofsym < 0)
 			goto out;
 	}
-	if (g->nsite) {
+	for (unsigned i = 0; i < g->nsite && !need_notes; i++)
+		need_notes = !g->sites[i].noted;
+	if (need_notes) {
 		notesec = elfw_section(w, ".note.stapsdt", SHT_NOTE, 0, 4, 0,
 				       NULL, 0);
 		if (notesec < 0 || add_stapsdt_base(w, &base_sym) < 0)
@@ -1309,12 +1639,9 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 			goto out;
 	}
 	for (unsigned i = 0; i < nrel; i++) {
-		unsigned fi = 0;
+		unsigned fi = rel[i].tag;
 
-		while (fi < g->nfunc && (g->funcs[fi].alias != rel[i].sym ||
-					 g->funcs[fi].canon >= 0))
-			fi++;
-		if (fi == g->nfunc ||
+		if (fi >= g->nfunc || g->funcs[fi].canon >= 0 ||
 		    elfw_rela(w, dofsec, rel[i].offset, alias_sym[fi],
 			      R_X86_64_64, 0) < 0)
 			goto out;
@@ -1335,10 +1662,12 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 		bool any = false;
 		int sec, sigsym;
 
+		if (!f->comdat || f->canon >= 0)
+			continue;
 		for (unsigned i = 0; i < g->nsite && !any; i++)
 			any = g->sites[i].func == fi &&
-			      !g->sites[i].x.is_enabled;
-		if (!f->comdat || f->canon >= 0 || !any)
+			      !g->sites[i].x.is_enabled && !g->sites[i].noted;
+		if (!any)
 			continue;
 		snprintf(sig, sizeof(sig), "%s.stapsdt.%016llx", f->alias,
 			 (unsigned long long)f->layout);
@@ -1555,5 +1884,56 @@ out:
 	free(g.funcs);
 	free(g.sites);
 	free(g.objs);
+	return err;
+}
+
+/*
+ * The fuzzers' way in (fuzz/fuzz-elf.c): stage 1 of dtrace_link() --
+ * load_object(), check_object(), scan_object() and the COMDAT checks --
+ * on one object held in memory, named `path` in messages.  Nothing is
+ * opened, written or renamed, and buf is never modified; messages go to
+ * stderr as dtrace -G prints them.  Returns 0 (with the number of probe
+ * sites in *nsite) or a negative errno.
+ */
+int dtrace_link_scan_mem(const struct dtrace_cmd *cmd,
+			 const struct prov_file *pf, const char *path,
+			 const void *buf, size_t len, unsigned *nsite)
+{
+	struct gobj o = { 0 };
+	struct glink g = { 0 };
+	int err;
+
+	g.cmd = cmd;
+	g.pf = pf;
+	g.objs = &o;
+	g.nobj = 1;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return gerr(&g, NULL, "libelf is out of date");
+	o.path = path;
+	o.buf = (uint8_t *)buf;	/* only rewrite_object() writes, to a copy */
+	o.size = len;
+	/* obj_hash() without realpath(): there is no file */
+	o.hash = fnv(fnv(0xcbf29ce484222325ULL, path, strlen(path)), buf, len);
+	o.hashed = true;
+	err = load_object(&g, &o);
+	if (!err)
+		err = check_object(&g, &o);
+	if (!err)
+		err = scan_object(&g, 0);
+	if (!err)
+		err = name_comdat(&g);
+	if (!err)
+		err = check_comdat_copies(&g);
+	if (!err && nsite)
+		*nsite = g.nsite;
+	if (o.elf)
+		elf_end(o.elf);
+	for (unsigned i = 0; i < g.nfunc; i++) {
+		free(g.funcs[i].name);
+		free(g.funcs[i].alias);
+		x86_insns_free(&g.funcs[i].insns);
+	}
+	free(g.funcs);
+	free(g.sites);
 	return err;
 }

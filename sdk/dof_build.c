@@ -314,13 +314,16 @@ int dof_build(const struct prov_file *pf, const struct dof_fprobe *fp,
 				p.dofpr_nargc = (uint8_t)f->pr->nargc;
 				p.dofpr_xargc = (uint8_t)f->pr->xargc;
 				p.dofpr_argidx = ai;
-				memcpy(b + args->offset + ai, f->pr->argmap,
-				       f->pr->xargc);
+				/* no memcpy from NULL, even of 0 bytes (UB) */
+				if (f->pr->xargc)
+					memcpy(b + args->offset + ai,
+					       f->pr->argmap, f->pr->xargc);
 				ai += f->pr->xargc;
 				p.dofpr_offidx = oi;
 				p.dofpr_noffs = (uint16_t)f->noffs;
-				memcpy(b + offs->offset + oi * 4ULL, f->offs,
-				       f->noffs * 4ULL);
+				if (f->noffs)
+					memcpy(b + offs->offset + oi * 4ULL,
+					       f->offs, f->noffs * 4ULL);
 				oi += f->noffs;
 				p.dofpr_enoffidx = ei;
 				p.dofpr_nenoffs = (uint16_t)f->nenoffs;
@@ -333,6 +336,7 @@ int dof_build(const struct prov_file *pf, const struct dof_fprobe *fp,
 				rel[nrel].offset = probes->offset +
 					pi * sizeof(dof_probe_t) +
 					offsetof(dof_probe_t, dofpr_addr);
+				rel[nrel].tag = f->tag;
 				rel[nrel++].sym = f->sym;
 				pi++;
 			}

@@ -19,6 +19,7 @@ struct dof_fprobe {
 	const struct prov_probe *pr;
 	const char *func;	/* function name as consumers see it */
 	const char *sym;	/* symbol dofpr_addr is relocated against */
+	unsigned tag;		/* the caller's, handed back in the reloc */
 	uint32_t *offs;		/* probe sites */
 	unsigned noffs;
 	uint32_t *enoffs;	/* legacy is-enabled sites */
@@ -29,6 +30,7 @@ struct dof_fprobe {
 struct dof_addr_reloc {
 	uint64_t offset;	/* of a dofpr_addr in the blob */
 	const char *sym;	/* the dof_fprobe's sym */
+	unsigned tag;		/* and its tag */
 };
 
 /*

@@ -231,9 +231,22 @@ void prov_attr_str(const struct prov_attr *a, char *buf, size_t len);
 /* Print a diagnostic the way the dtrace command does. */
 void prov_diag_print(FILE *fp, const char *script, const struct prov_diag *d);
 
+/*
+ * How the probe macros of a header fire a probe (dtrace -h -x probestyle=).
+ * CALL is DTrace's form: a call to __dtrace_<provider>___<probe>() that
+ * `dtrace -G` rewrites into a NOP.  INLINE expands to the inline probe of
+ * usdt-sdk's <sys/sdt.h> (a NOP and a stapsdt note emitted by the
+ * compiler), which -flto builds keep; -G then only reads the notes.
+ */
+enum prov_probe_style {
+	PROV_STYLE_CALL,
+	PROV_STYLE_INLINE,
+};
+
 /* Options for writing a header (dtrace -h). */
 struct prov_header_opts {
 	const char *guard_from;		/* output file name for the guard */
+	enum prov_probe_style style;	/* PROV_STYLE_CALL unless asked */
 };
 
 /* Write the header for every provider in pf. */

@@ -108,7 +108,8 @@ static char *xstrndup(const char *s, size_t n)
  * Diagnostics
  */
 
-static void diag_at(struct prov_diag *d, const struct tok *t)
+/* The buffer need not end in NUL or newline: end bounds the line. */
+static void diag_at(struct prov_diag *d, const struct tok *t, const char *end)
 {
 	size_t n = 0;
 
@@ -120,8 +121,8 @@ static void diag_at(struct prov_diag *d, const struct tok *t)
 	d->line = t->line;
 	d->col = t->col;
 	if (t->linestart) {
-		while (t->linestart[n] && t->linestart[n] != '\n' &&
-		       n + 1 < sizeof(d->srcline))
+		while (t->linestart + n < end && t->linestart[n] &&
+		       t->linestart[n] != '\n' && n + 1 < sizeof(d->srcline))
 			n++;
 		memcpy(d->srcline, t->linestart, n);
 		d->srcline[n] = '\0';
@@ -134,7 +135,7 @@ perr(struct parser *ps, const struct tok *t, const char *hint,
 {
 	va_list ap;
 
-	diag_at(ps->diag, t);
+	diag_at(ps->diag, t, ps->end);
 	va_start(ap, fmt);
 	vsnprintf(ps->diag->msg, sizeof(ps->diag->msg), fmt, ap);
 	va_end(ap);
@@ -145,7 +146,7 @@ perr(struct parser *ps, const struct tok *t, const char *hint,
 
 static int nomem(struct parser *ps)
 {
-	diag_at(ps->diag, NULL);
+	diag_at(ps->diag, NULL, NULL);
 	snprintf(ps->diag->msg, sizeof(ps->diag->msg), "out of memory");
 	ps->diag->hint[0] = '\0';
 	return -ENOMEM;
@@ -1722,7 +1723,7 @@ static int parse_all(struct parser *ps)
 		switch (ps->tok.kind) {
 		case T_EOF:
 			if (ps->ntok == 0) {
-				diag_at(ps->diag, NULL);
+				diag_at(ps->diag, NULL, NULL);
 				snprintf(ps->diag->file, sizeof(ps->diag->file),
 					 "%s", ps->pf->path);
 				snprintf(ps->diag->msg, sizeof(ps->diag->msg),

@@ -153,7 +153,8 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 	}
 
 	if (rtype == R_X86_64_PC32 || rtype == R_X86_64_PLT32) {
-		if (r_offset < 1 || r_offset + 4 > secsize)
+		/* no r_offset + 4: a hostile offset near 2^64 would wrap */
+		if (r_offset < 1 || r_offset > secsize || secsize - r_offset < 4)
 			return why_err(why, whylen,
 				       "relocation offset out of the section");
 		site->start = r_offset - 1;
@@ -165,7 +166,7 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 		else
 			goto bad_bytes;
 	} else if (rtype == R_X86_64_GOTPCRELX || rtype == R_X86_64_GOTPCREL) {
-		if (r_offset < 2 || r_offset + 4 > secsize)
+		if (r_offset < 2 || r_offset > secsize || secsize - r_offset < 4)
 			return why_err(why, whylen,
 				       "relocation offset out of the section");
 		site->start = r_offset - 2;

@@ -97,7 +97,7 @@ dead() {
 }
 stop_pid() {
 	kill -INT "$1" 2>/dev/null
-	if ! wait_until 100 dead "$1"; then
+	if ! wait_until 600 dead "$1"; then
 		kill -KILL "$1" 2>/dev/null
 	fi
 	wait "$1"

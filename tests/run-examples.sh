@@ -85,11 +85,11 @@ dead() {
 	! kill -0 "$1" 2>/dev/null
 }
 
-# stop_pid PID [SIGNAL]: SIGNAL (INT), then TERM after 10 s and KILL 2 s
+# stop_pid PID [SIGNAL]: SIGNAL (INT), then TERM after 60 s and KILL 2 s
 # later; the exit status in $stop_status
 stop_pid() {
 	kill -"${2:-INT}" "$1" 2>/dev/null
-	if ! wait_until 100 dead "$1"; then
+	if ! wait_until 600 dead "$1"; then
 		kill -TERM "$1" 2>/dev/null
 		wait_until 20 dead "$1" || kill -KILL "$1" 2>/dev/null
 	fi

@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * <sys/sdt.h> - statically defined tracing probes, from usdt-sdk.
+ *
+ * Put a probe into C, C++ or assembler code; tracers (bpftrace, perf,
+ * gdb, bcc, systemtap and usdt-sdk's own dtrace) find it through an ELF
+ * note and read its arguments while the program runs:
+ *
+ *	#include <sys/sdt.h>
+ *
+ *	DTRACE_PROBE2(myapp, query__start, sql, len);	(DTRACE_PROBE0..12)
+ *	STAP_PROBE2(myapp, query__start, sql, len);	(the same)
+ *	DTRACE_PROBE(myapp, tick);	(0 to 12 arguments, counted;
+ *					 also STAP_PROBE, STAP_PROBEV)
+ *
+ * The header is installed as $(includedir)/usdt/sys/sdt.h, so that it never
+ * replaces systemtap's <sys/sdt.h>: `pkg-config --cflags usdt` puts
+ * $(includedir)/usdt first on the include path.  Only one <sys/sdt.h> is
+ * used per translation unit (both use the _SYS_SDT_H guard).
+ *
+ * What a probe costs.  Untraced: eleven bytes of NOPs in the instruction
+ * stream, which the CPU decodes and retires without executing anything;
+ * plus whatever it takes to have the arguments somewhere a tracer can
+ * find them (usually nothing: they are in registers already, but the
+ * compiler may have to keep a value alive or, with clang, store it to the
+ * stack).  Nothing is called and no memory is read.  Traced: the kernel
+ * puts a uprobe on the site, and each hit costs a trap into the kernel
+ * and back (about 0.65 us measured on Linux 6.18 with bpftrace).
+ *
+ * What a probe emits.  At the probe, the bytes
+ *
+ *	90				nop		<- the probe address
+ *	66 2e 0f 1f 84 00 00 00 00 00	cs nopw 0x0(%rax,%rax,1)
+ *
+ * and in section .note.stapsdt a note (type 3, owner "stapsdt") holding
+ * the probe address, the address of .stapsdt.base (a one-byte section in
+ * a COMDAT group, which lets a tracer compute how far the file was moved
+ * by prelinking), the semaphore address or 0, the provider, the probe
+ * name and the argument string:
+ *
+ *	$ readelf -n prog
+ *	  stapsdt              0x00000040       NT_STAPSDT (SystemTap probe descriptors)
+ *	    Provider: myapp
+ *	    Name: query__start
+ *	    Location: 0x0000000000001139, Base: 0x0000000000002004, Semaphore: 0x0000000000000000
+ *	    Arguments: 8@%rdi -4@%esi
+ *
+ * The note is not loaded into memory.  In a C++ inline function (a COMDAT
+ * group) the note joins the function's group, so the linker keeps the
+ * note of the copy it keeps and drops the others.
+ *
+ * Why a 1-byte NOP then a 10-byte NOP, and not the classic single `nop`
+ * or the 5-byte NOP `dtrace -G` writes.  Since Linux 6.18 a uprobe on the
+ * 5-byte NOP 0f 1f 44 00 00 is optimized: the kernel replaces the NOP
+ * with a call to a trampoline, and that call pushes its return address,
+ * and the trampoline more, below the stack pointer.  A leaf function may
+ * keep live data there (the x86-64 red zone, 128 bytes below %rsp), and a
+ * probe written in inline assembly can sit in a leaf function -- clang
+ * even stores probe arguments in the red zone and names them -2(%rsp) in
+ * the note.  Traced, such a probe would corrupt the program.  (A `dtrace
+ * -G` site is safe with the 5-byte NOP: it replaces a real call, across
+ * which nothing lives in the red zone.)  A uprobe on a 1-byte NOP is
+ * never optimized that way: it traps, and the trap writes nothing on the
+ * user stack.  The 10-byte NOP that follows leaves room for kernels to
+ * optimize the pair later without touching the red zone (a trampoline
+ * reached after moving %rsp below it); libbpf's usdt.h emits the same
+ * eleven bytes for that reason, so probes of both headers would gain
+ * alike.  tests/run-sdt-redzone.sh shows both sides on this kernel.
+ *
+ * Arguments.  Each argument becomes `[-]SIZE@OPERAND`: `-` when its type
+ * is signed, SIZE its size in bytes (arrays count as pointers), OPERAND
+ * wherever the compiler put the value at the probe: a register
+ * (`-4@%esi`), memory (`8@16(%rsp)`, `-4@-20(%rbp)`) or a constant
+ * (`-4@$5`).  A one-byte value in a register is named by its 64-bit
+ * register, `1@%rdi`, `-1@%r8`: gdb knows no %r8b or %r9b and refuses a
+ * whole note naming one, and the size prefix already says to read one
+ * byte.  Arguments must be integers, enums, _Bool/bool or pointers (of 1,
+ * 2, 4 or 8 bytes); tracers cannot read floating-point values.
+ *
+ * Semaphores.  A probe may have a semaphore, an unsigned short the kernel
+ * increments while the probe is traced, so that costly arguments are
+ * computed only then:
+ *
+ *	USDT_SEMAPHORE_DEFINE(myapp, query__start);	(once, at file scope)
+ *	USDT_SEMAPHORE_DECLARE(myapp, query__start);	(where it is tested)
+ *
+ *	if (USDT_ENABLED(myapp, query__start))
+ *		USDT_PROBE(myapp, query__start, describe(q), q->len);
+ *
+ * USDT_PROBE() is DTRACE_PROBE() whose note names the semaphore
+ * __usdt_sema_<provider>___<name>, the symbol `dtrace -h` headers use,
+ * so `dtrace -G` defines it too.  Semaphores are hidden: a program and
+ * each of its shared libraries have their own.  For headers written by
+ * systemtap's dtrace -h (which define _SDT_HAS_SEMAPHORES), DTRACE_PROBE
+ * and STAP_PROBE name <provider>_<name>_semaphore, as systemtap does.
+ *
+ * Assembler (.S files, which #include <sys/sdt.h> too): in a function
+ * (with .type and .size, so tools can name it), write the argument
+ * string yourself:
+ *
+ *	USDT_ASM_PROBE(myapp, fast__path, -4@%edi 8@%rsi)
+ *	USDT_ASM_PROBE_SEMA(myapp, slow__path, 8@%rax)	(with its semaphore)
+ *	USDT_SEMAPHORE_DEFINE(myapp, slow__path)	(outside any function)
+ *
+ * Works with gcc and clang, C89 to C2x and C++98 to C++23, at any
+ * optimisation level and with -flto (the note is emitted with the code
+ * that survives).  Every probe an optimizer duplicates (unrolling,
+ * inlining) gets a note of its own.  Define USDT_DISABLE_PROBES to
+ * compile every probe out (arguments are then not evaluated and
+ * USDT_ENABLED() is 0).  On other machines than x86-64 the probes compile
+ * out the same way.  Operands are chosen with the constraint "nor" (any
+ * register, memory, or constant); define USDT_SDT_ARG_CONSTRAINT before
+ * the include to change it.  AT&T syntax only: not with -masm=intel.
+ * For lld --gc-sections, .stapsdt.base is marked to be kept where the
+ * assembler can say so (see USDT_SDT_RETAIN).
+ *
+ * Everything this header defines beyond the macros documented here is
+ * named _USDT_SDT_* or __usdt_sdt_*.  The part between the markers below
+ * is also copied, as is, into headers that `dtrace -h -x probestyle=inline`
+ * writes, which therefore need no include path; its guard keeps the two
+ * copies from clashing.
+ */
+#ifndef _SYS_SDT_H
+#define _SYS_SDT_H 1
+#define _USDT_SYS_SDT_H 1
+
+#if defined(__GNUC__) && !defined(__ASSEMBLER__)
+/* variadic macros and _Generic under -std=c89 -pedantic */
+#pragma GCC system_header
+#endif
+
+/* @@usdt-sdt-impl-begin@@ */
+#ifndef _USDT_SDT_IMPL_H
+#define _USDT_SDT_IMPL_H 1
+
+#if defined(__x86_64__) && defined(__LP64__) && !defined(USDT_DISABLE_PROBES)
+#define _USDT_SDT_ON 1
+#else
+#define _USDT_SDT_ON 0
+#endif
+
+#define _USDT_SDT_STR(...) #__VA_ARGS__
+#define _USDT_SDT_XSTR(...) _USDT_SDT_STR(__VA_ARGS__)
+#define _USDT_SDT_CAT(a, b) a##b
+#define _USDT_SDT_XCAT(a, b) _USDT_SDT_CAT(a, b)
+
+/*
+ * The site, the note up to the probe name, and the rest of the note after
+ * the argument string, as assembler statements separated by `;` so that
+ * the same text serves .S files directly and C as one string.  Numeric
+ * labels 990-994 are local to each expansion.  The base symbol is defined
+ * once per assembly file (.ifndef), in a COMDAT group so that one copy
+ * survives the link.
+ */
+#define _USDT_SDT_HEAD(provider, name, sema)				\
+990:	.byte 0x90, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0;	\
+	.pushsection .note.stapsdt, "?", "note";			\
+	.balign 4;							\
+	.4byte 992f - 991f, 994f - 993f, 3;				\
+991:	.asciz "stapsdt";						\
+992:	.balign 4;							\
+993:	.8byte 990b, _.stapsdt.base, sema;				\
+	.asciz #provider;						\
+	.asciz #name;
+
+#define _USDT_SDT_TAIL							\
+	.byte 0;							\
+994:	.balign 4;							\
+	.popsection;							\
+	.ifndef _.stapsdt.base;						\
+	.pushsection .stapsdt.base, _USDT_SDT_BASE_FLAGS, "progbits",	\
+		.stapsdt.base, comdat;					\
+	.weak _.stapsdt.base;						\
+	.hidden _.stapsdt.base;						\
+_.stapsdt.base:								\
+	.space 1;							\
+	.size _.stapsdt.base, 1;					\
+	.popsection;							\
+	.endif
+
+/*
+ * "R" (SHF_GNU_RETAIN) keeps .stapsdt.base through lld --gc-sections,
+ * which drops it otherwise (nothing loaded refers to it), and without it
+ * gdb ignores every probe of the file.  Assemblers know the flag since
+ * binutils 2.36 and LLVM 13; the compiler's version stands in for its
+ * assembler's.  Define USDT_SDT_RETAIN as 0 or 1 to decide yourself.
+ */
+#ifndef USDT_SDT_RETAIN
+#if defined(__clang__) && __clang_major__ >= 13
+#define USDT_SDT_RETAIN 1
+#elif !defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 12
+#define USDT_SDT_RETAIN 1
+#else
+#define USDT_SDT_RETAIN 0
+#endif
+#endif
+#if USDT_SDT_RETAIN
+#define _USDT_SDT_BASE_FLAGS "aGR"
+#else
+#define _USDT_SDT_BASE_FLAGS "aG"
+#endif
+
+/* The semaphore of a probe: the name `dtrace -h` headers use. */
+#define _USDT_SDT_SEMA(provider, name) __usdt_sema_##provider##___##name
+#if defined(_SDT_HAS_SEMAPHORES) && _SDT_HAS_SEMAPHORES
+#define _USDT_SDT_DEFSEMA(provider, name) provider##_##name##_semaphore
+#else
+#define _USDT_SDT_DEFSEMA(provider, name) 0
+#endif
+
+#ifdef __ASSEMBLER__
+
+#if _USDT_SDT_ON
+#define _USDT_SDT_ASM(provider, name, sema, args)			\
+	_USDT_SDT_HEAD(provider, name, sema) .ascii args; _USDT_SDT_TAIL
+#define _USDT_SDT_ASM_SEMA(sym)						\
+	.pushsection .probes, "aw", "progbits";				\
+	.balign 2;							\
+	.globl sym;							\
+	.hidden sym;							\
+	.type sym, @object;						\
+	.size sym, 2;							\
+sym:	.zero 2;							\
+	.popsection
+#else
+#define _USDT_SDT_ASM(provider, name, sema, args)
+#define _USDT_SDT_ASM_SEMA(sym)
+#endif
+
+#else /* C and C++ */
+
+#ifndef USDT_SDT_ARG_CONSTRAINT
+#define USDT_SDT_ARG_CONSTRAINT "nor"
+#endif
+
+/*
+ * The size and signedness of an argument, as a compile-time constant
+ * -SIZE or SIZE for the note.  The value is what the argument decays to:
+ * arrays and functions become pointers, qualifiers go.  C uses the comma
+ * operator for that and _Generic for the sign (an enum matches the
+ * integer type it is compatible with); C++ passes the argument by value
+ * to a template and looks the type up in a trait.
+ */
+#ifdef __cplusplus
+extern "C++" {
+template <typename __T> __T __usdt_sdt_decay(__T);
+template <typename __T, bool = __is_enum(__T)> struct __usdt_sdt_sign {
+	enum { value = 0 };
+};
+template <typename __T> struct __usdt_sdt_sign<__T, true>
+	: __usdt_sdt_sign<__underlying_type(__T)> {};
+#define _USDT_SDT_SIGNED_TYPE(t, v)					\
+	template <> struct __usdt_sdt_sign<t, false> { enum { value = v }; }
+_USDT_SDT_SIGNED_TYPE(signed char, 1);
+_USDT_SDT_SIGNED_TYPE(short, 1);
+_USDT_SDT_SIGNED_TYPE(int, 1);
+_USDT_SDT_SIGNED_TYPE(long, 1);
+_USDT_SDT_SIGNED_TYPE(long long, 1);
+_USDT_SDT_SIGNED_TYPE(char, (char)-1 < 0);
+_USDT_SDT_SIGNED_TYPE(wchar_t, (wchar_t)-1 < 0);
+#undef _USDT_SDT_SIGNED_TYPE
+}
+#define _USDT_SDT_SIZE(x) ((int)sizeof(__usdt_sdt_decay(x)))
+#define _USDT_SDT_SIGNED(x)						\
+	(__usdt_sdt_sign<__typeof__(__usdt_sdt_decay(x))>::value)
+#else
+#define _USDT_SDT_RVALUE(x) ((void)0, (x))
+#define _USDT_SDT_SIZE(x) ((int)sizeof(__typeof__(_USDT_SDT_RVALUE(x))))
+#define _USDT_SDT_SIGNED(x)						\
+	(__extension__ _Generic(_USDT_SDT_RVALUE(x),			\
+		signed char: 1, short: 1, int: 1, long: 1, long long: 1, \
+		char: ((char)-1 < 0), default: 0))
+#endif
+
+/*
+ * Argument i: the operand pair [_usdt_zI] (the signed size) and
+ * [_usdt_vI] (the value), and the text that prints them.  A one-byte
+ * register is printed by its 64-bit name (%q): the assembler picks the
+ * line by the size, which only it knows as a number.
+ */
+#define _USDT_SDT_OPERANDS(i, x)					\
+	[_usdt_z##i] "n" (_USDT_SDT_SIZE(x) * (_USDT_SDT_SIGNED(x) ? -1 : 1)), \
+	[_usdt_v##i] USDT_SDT_ARG_CONSTRAINT (x)
+#define _USDT_SDT_SPEC(i)						\
+	"\n\t.if %c[_usdt_z" #i "] == 1 || %c[_usdt_z" #i "] == -1"	\
+	"\n\t.ascii \"%c[_usdt_z" #i "]@%q[_usdt_v" #i "]\""		\
+	"\n\t.else"							\
+	"\n\t.ascii \"%c[_usdt_z" #i "]@%[_usdt_v" #i "]\""		\
+	"\n\t.endif"
+#define _USDT_SDT_SPACE "\n\t.ascii \" \""
+
+#define _USDT_SDT_A1 _USDT_SDT_SPEC(1)
+#define _USDT_SDT_A2 _USDT_SDT_A1 _USDT_SDT_SPACE _USDT_SDT_SPEC(2)
+#define _USDT_SDT_A3 _USDT_SDT_A2 _USDT_SDT_SPACE _USDT_SDT_SPEC(3)
+#define _USDT_SDT_A4 _USDT_SDT_A3 _USDT_SDT_SPACE _USDT_SDT_SPEC(4)
+#define _USDT_SDT_A5 _USDT_SDT_A4 _USDT_SDT_SPACE _USDT_SDT_SPEC(5)
+#define _USDT_SDT_A6 _USDT_SDT_A5 _USDT_SDT_SPACE _USDT_SDT_SPEC(6)
+#define _USDT_SDT_A7 _USDT_SDT_A6 _USDT_SDT_SPACE _USDT_SDT_SPEC(7)
+#define _USDT_SDT_A8 _USDT_SDT_A7 _USDT_SDT_SPACE _USDT_SDT_SPEC(8)
+#define _USDT_SDT_A9 _USDT_SDT_A8 _USDT_SDT_SPACE _USDT_SDT_SPEC(9)
+#define _USDT_SDT_A10 _USDT_SDT_A9 _USDT_SDT_SPACE _USDT_SDT_SPEC(10)
+#define _USDT_SDT_A11 _USDT_SDT_A10 _USDT_SDT_SPACE _USDT_SDT_SPEC(11)
+#define _USDT_SDT_A12 _USDT_SDT_A11 _USDT_SDT_SPACE _USDT_SDT_SPEC(12)
+
+/* One probe: the asm statement, as an expression statement. */
+#define _USDT_SDT_ASM_STMT(provider, name, sema, args, ...)		\
+	__asm__ __volatile__(						\
+		_USDT_SDT_XSTR(_USDT_SDT_HEAD(provider, name, sema))	\
+		args "\n"						\
+		_USDT_SDT_XSTR(_USDT_SDT_TAIL)				\
+		: : __VA_ARGS__)
+
+#define _USDT_SDT_O1(a) _USDT_SDT_OPERANDS(1, a)
+#define _USDT_SDT_O2(a, b) _USDT_SDT_O1(a), _USDT_SDT_OPERANDS(2, b)
+#define _USDT_SDT_O3(a, b, c) _USDT_SDT_O2(a, b), _USDT_SDT_OPERANDS(3, c)
+#define _USDT_SDT_O4(a, b, c, d)					\
+	_USDT_SDT_O3(a, b, c), _USDT_SDT_OPERANDS(4, d)
+#define _USDT_SDT_O5(a, b, c, d, e)					\
+	_USDT_SDT_O4(a, b, c, d), _USDT_SDT_OPERANDS(5, e)
+#define _USDT_SDT_O6(a, b, c, d, e, f)					\
+	_USDT_SDT_O5(a, b, c, d, e), _USDT_SDT_OPERANDS(6, f)
+#define _USDT_SDT_O7(a, b, c, d, e, f, g)				\
+	_USDT_SDT_O6(a, b, c, d, e, f), _USDT_SDT_OPERANDS(7, g)
+#define _USDT_SDT_O8(a, b, c, d, e, f, g, h)				\
+	_USDT_SDT_O7(a, b, c, d, e, f, g), _USDT_SDT_OPERANDS(8, h)
+#define _USDT_SDT_O9(a, b, c, d, e, f, g, h, i)				\
+	_USDT_SDT_O8(a, b, c, d, e, f, g, h), _USDT_SDT_OPERANDS(9, i)
+#define _USDT_SDT_O10(a, b, c, d, e, f, g, h, i, j)			\
+	_USDT_SDT_O9(a, b, c, d, e, f, g, h, i), _USDT_SDT_OPERANDS(10, j)
+#define _USDT_SDT_O11(a, b, c, d, e, f, g, h, i, j, k)			\
+	_USDT_SDT_O10(a, b, c, d, e, f, g, h, i, j),			\
+	_USDT_SDT_OPERANDS(11, k)
+#define _USDT_SDT_O12(a, b, c, d, e, f, g, h, i, j, k, l)		\
+	_USDT_SDT_O11(a, b, c, d, e, f, g, h, i, j, k),			\
+	_USDT_SDT_OPERANDS(12, l)
+
+/*
+ * _USDT_SDT_Pn(provider, name, sema, args...): a probe of n arguments
+ * whose note names semaphore `sema` (a symbol, or 0 for none); a void
+ * expression, so that it fits wherever the call form of a DTrace probe
+ * did.  The zero-argument asm passes one unused operand, so that every
+ * form has the same `%` conventions.
+ */
+#if _USDT_SDT_ON
+#define _USDT_SDT_P0(p, n, s)						\
+	(__extension__({ _USDT_SDT_ASM_STMT(p, n, s, "", "i" (0)); (void)0; }))
+#define _USDT_SDT_PN(p, n, s, k, ...)					\
+	(__extension__({						\
+		_USDT_SDT_ASM_STMT(p, n, s, _USDT_SDT_A##k,		\
+				   _USDT_SDT_O##k(__VA_ARGS__));	\
+		(void)0;						\
+	}))
+#else
+#define _USDT_SDT_P0(p, n, s) ((void)0)
+#define _USDT_SDT_PN(p, n, s, k, ...) ((void)0)
+#endif
+#define _USDT_SDT_P1(p, n, s, ...) _USDT_SDT_PN(p, n, s, 1, __VA_ARGS__)
+#define _USDT_SDT_P2(p, n, s, ...) _USDT_SDT_PN(p, n, s, 2, __VA_ARGS__)
+#define _USDT_SDT_P3(p, n, s, ...) _USDT_SDT_PN(p, n, s, 3, __VA_ARGS__)
+#define _USDT_SDT_P4(p, n, s, ...) _USDT_SDT_PN(p, n, s, 4, __VA_ARGS__)
+#define _USDT_SDT_P5(p, n, s, ...) _USDT_SDT_PN(p, n, s, 5, __VA_ARGS__)
+#define _USDT_SDT_P6(p, n, s, ...) _USDT_SDT_PN(p, n, s, 6, __VA_ARGS__)
+#define _USDT_SDT_P7(p, n, s, ...) _USDT_SDT_PN(p, n, s, 7, __VA_ARGS__)
+#define _USDT_SDT_P8(p, n, s, ...) _USDT_SDT_PN(p, n, s, 8, __VA_ARGS__)
+#define _USDT_SDT_P9(p, n, s, ...) _USDT_SDT_PN(p, n, s, 9, __VA_ARGS__)
+#define _USDT_SDT_P10(p, n, s, ...) _USDT_SDT_PN(p, n, s, 10, __VA_ARGS__)
+#define _USDT_SDT_P11(p, n, s, ...) _USDT_SDT_PN(p, n, s, 11, __VA_ARGS__)
+#define _USDT_SDT_P12(p, n, s, ...) _USDT_SDT_PN(p, n, s, 12, __VA_ARGS__)
+
+/* The number of arguments after provider and name: 0 to 12 (or 13). */
+#define _USDT_SDT_NTH(_p, _n, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10,	\
+		      _11, _12, _13, k, ...) k
+#define _USDT_SDT_NARGS(...)						\
+	_USDT_SDT_NTH(__VA_ARGS__, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3,	\
+		      2, 1, 0, _)
+/* a probe whose semaphore is picked by `semafn`, 0 to 12 arguments */
+#define _USDT_SDT_PV(semafn, ...)					\
+	_USDT_SDT_XCAT(_USDT_SDT_V, _USDT_SDT_NARGS(__VA_ARGS__))(semafn, \
+								   __VA_ARGS__)
+#define _USDT_SDT_V0(f, p, n) _USDT_SDT_P0(p, n, f(p, n))
+#define _USDT_SDT_V1(f, p, n, ...) _USDT_SDT_P1(p, n, f(p, n), __VA_ARGS__)
+#define _USDT_SDT_V2(f, p, n, ...) _USDT_SDT_P2(p, n, f(p, n), __VA_ARGS__)
+#define _USDT_SDT_V3(f, p, n, ...) _USDT_SDT_P3(p, n, f(p, n), __VA_ARGS__)
+#define _USDT_SDT_V4(f, p, n, ...) _USDT_SDT_P4(p, n, f(p, n), __VA_ARGS__)
+#define _USDT_SDT_V5(f, p, n, ...) _USDT_SDT_P5(p, n, f(p, n), __VA_ARGS__)
+#define _USDT_SDT_V6(f, p, n, ...) _USDT_SDT_P6(p, n, f(p, n), __VA_ARGS__)
+#define _USDT_SDT_V7(f, p, n, ...) _USDT_SDT_P7(p, n, f(p, n), __VA_ARGS__)
+#define _USDT_SDT_V8(f, p, n, ...) _USDT_SDT_P8(p, n, f(p, n), __VA_ARGS__)
+#define _USDT_SDT_V9(f, p, n, ...) _USDT_SDT_P9(p, n, f(p, n), __VA_ARGS__)
+#define _USDT_SDT_V10(f, p, n, ...)					\
+	_USDT_SDT_P10(p, n, f(p, n), __VA_ARGS__)
+#define _USDT_SDT_V11(f, p, n, ...)					\
+	_USDT_SDT_P11(p, n, f(p, n), __VA_ARGS__)
+#define _USDT_SDT_V12(f, p, n, ...)					\
+	_USDT_SDT_P12(p, n, f(p, n), __VA_ARGS__)
+/* what the compiler says about a thirteenth argument */
+#define _USDT_SDT_V13(...) __usdt_sdt_error_more_than_12_probe_arguments
+
+#endif /* C and C++ */
+#endif /* _USDT_SDT_IMPL_H */
+/* @@usdt-sdt-impl-end@@ */
+
+/* ------------------------------------------------------------------ */
+/* The public macros */
+
+#define USDT_SEMAPHORE(provider, name) _USDT_SDT_SEMA(provider, name)
+
+#ifdef __ASSEMBLER__
+
+#define USDT_ASM_PROBE(provider, name, ...)				\
+	_USDT_SDT_ASM(provider, name, _USDT_SDT_DEFSEMA(provider, name), \
+		      #__VA_ARGS__)
+#define USDT_ASM_PROBE_SEMA(provider, name, ...)			\
+	_USDT_SDT_ASM(provider, name, USDT_SEMAPHORE(provider, name),	\
+		      #__VA_ARGS__)
+#define STAP_PROBE_ASM(provider, name, ...)				\
+	USDT_ASM_PROBE(provider, name, __VA_ARGS__)
+#define USDT_SEMAPHORE_DEFINE(provider, name)				\
+	_USDT_SDT_ASM_SEMA(USDT_SEMAPHORE(provider, name))
+
+#else /* C and C++ */
+
+/*
+ * The semaphore: defined once, declared where _ENABLED() tests it.  It is
+ * `used` and, for GCC, `externally_visible`, so that -flto neither drops
+ * it nor renames it: the notes name it in assembler text, which the
+ * optimizer cannot see.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#define _USDT_SDT_KEEP __attribute__((used, externally_visible))
+#else
+#define _USDT_SDT_KEEP __attribute__((used))
+#endif
+#define USDT_SEMAPHORE_DECLARE(provider, name)				\
+	extern volatile unsigned short USDT_SEMAPHORE(provider, name)	\
+		__attribute__((visibility("hidden")))
+#define USDT_SEMAPHORE_DEFINE(provider, name)				\
+	USDT_SEMAPHORE_DECLARE(provider, name);				\
+	volatile unsigned short USDT_SEMAPHORE(provider, name)		\
+		__attribute__((section(".probes"), aligned(2)))		\
+		_USDT_SDT_KEEP = 0
+#if _USDT_SDT_ON
+#define USDT_ENABLED(provider, name)					\
+	__builtin_expect(USDT_SEMAPHORE(provider, name) != 0, 0)
+#else
+#define USDT_ENABLED(provider, name) (0)
+#endif
+
+#define _USDT_SDT_NOSEMA(provider, name) _USDT_SDT_DEFSEMA(provider, name)
+#define _USDT_SDT_WITHSEMA(provider, name) USDT_SEMAPHORE(provider, name)
+
+/* Probes of 0 to 12 arguments; the count is taken from the call. */
+#define DTRACE_PROBE(...) _USDT_SDT_PV(_USDT_SDT_NOSEMA, __VA_ARGS__)
+#define STAP_PROBE(...) _USDT_SDT_PV(_USDT_SDT_NOSEMA, __VA_ARGS__)
+#define STAP_PROBEV(...) _USDT_SDT_PV(_USDT_SDT_NOSEMA, __VA_ARGS__)
+#define USDT_PROBE(...) _USDT_SDT_PV(_USDT_SDT_WITHSEMA, __VA_ARGS__)
+
+/* The fixed-count spellings of DTrace and systemtap. */
+#define DTRACE_PROBE0(p, n) _USDT_SDT_P0(p, n, _USDT_SDT_DEFSEMA(p, n))
+#define DTRACE_PROBE1(p, n, a1)						\
+	_USDT_SDT_P1(p, n, _USDT_SDT_DEFSEMA(p, n), a1)
+#define DTRACE_PROBE2(p, n, a1, a2)					\
+	_USDT_SDT_P2(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2)
+#define DTRACE_PROBE3(p, n, a1, a2, a3)					\
+	_USDT_SDT_P3(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3)
+#define DTRACE_PROBE4(p, n, a1, a2, a3, a4)				\
+	_USDT_SDT_P4(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4)
+#define DTRACE_PROBE5(p, n, a1, a2, a3, a4, a5)				\
+	_USDT_SDT_P5(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5)
+#define DTRACE_PROBE6(p, n, a1, a2, a3, a4, a5, a6)			\
+	_USDT_SDT_P6(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5, \
+		     a6)
+#define DTRACE_PROBE7(p, n, a1, a2, a3, a4, a5, a6, a7)			\
+	_USDT_SDT_P7(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5, \
+		     a6, a7)
+#define DTRACE_PROBE8(p, n, a1, a2, a3, a4, a5, a6, a7, a8)		\
+	_USDT_SDT_P8(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5, \
+		     a6, a7, a8)
+#define DTRACE_PROBE9(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9)		\
+	_USDT_SDT_P9(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5, \
+		     a6, a7, a8, a9)
+#define DTRACE_PROBE10(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)	\
+	_USDT_SDT_P10(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5, \
+		      a6, a7, a8, a9, a10)
+#define DTRACE_PROBE11(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,	\
+		       a11)						\
+	_USDT_SDT_P11(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5, \
+		      a6, a7, a8, a9, a10, a11)
+#define DTRACE_PROBE12(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,	\
+		       a11, a12)					\
+	_USDT_SDT_P12(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5, \
+		      a6, a7, a8, a9, a10, a11, a12)
+
+#define STAP_PROBE0 DTRACE_PROBE0
+#define STAP_PROBE1 DTRACE_PROBE1
+#define STAP_PROBE2 DTRACE_PROBE2
+#define STAP_PROBE3 DTRACE_PROBE3
+#define STAP_PROBE4 DTRACE_PROBE4
+#define STAP_PROBE5 DTRACE_PROBE5
+#define STAP_PROBE6 DTRACE_PROBE6
+#define STAP_PROBE7 DTRACE_PROBE7
+#define STAP_PROBE8 DTRACE_PROBE8
+#define STAP_PROBE9 DTRACE_PROBE9
+#define STAP_PROBE10 DTRACE_PROBE10
+#define STAP_PROBE11 DTRACE_PROBE11
+#define STAP_PROBE12 DTRACE_PROBE12
+
+#endif /* C and C++ */
+
+#endif /* _SYS_SDT_H */

@@ -1,0 +1,222 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# bench/run.sh - what probes and the tools cost, each figure next to the
+# reference measured in the same run (systemtap's <sys/sdt.h> and its
+# dtrace wrapper, from Debian's systemtap-sdt-dev; bpftrace) and the
+# ratio.  Benchmarks, not tests: nothing here passes or fails on speed.
+#
+#	make bench			(sets the variables below)
+#	DTRACE=... DTRACE_DRTI=... top_srcdir=... sh bench/run.sh
+#
+# Prints a table and writes it, with the machine, kernel and date, to
+# $RESULTS (default bench/RESULTS.md in the current directory).
+#
+# Method:
+#  - disabled probes: instructions per loop iteration counted with
+#    valgrind's callgrind, which is exact (this machine has no hardware
+#    counters): (Ir at N iterations - Ir at 0) / N; and ns per iteration
+#    from the loop's own clock, the best of five runs;
+#  - enabled probes (root and bpftrace): ns per hit = traced minus
+#    untraced ns per iteration, bpftrace counting every hit, best of three;
+#  - tools: wall time of dtrace -h on a 200-probe provider, and of
+#    dtrace -G over 10 to 2,000 objects of 25 sites each (copies of one
+#    object, restored before each run), best of three.
+
+set -u
+: "${DTRACE:?DTRACE must name the dtrace under test}"
+: "${top_srcdir:?top_srcdir must be set}"
+: "${CC:=cc}"
+: "${RESULTS:=bench/RESULTS.md}"
+export DTRACE_DRTI LC_ALL=C
+
+here=$top_srcdir/bench
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/usdt-bench.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+out=$tmp/table.md
+mkdir -p "$(dirname "$RESULTS")" || exit 1
+case $RESULTS in
+/*) ;;
+*) RESULTS=$PWD/$RESULTS ;;
+esac
+
+ref_dtrace=
+if [ -x /usr/bin/dtrace ] && head -c 200 /usr/bin/dtrace | grep -q python; then
+	ref_dtrace=/usr/bin/dtrace	# systemtap's wrapper
+fi
+stap_h=
+for h in /usr/include/x86_64-linux-gnu/sys/sdt.h /usr/include/sys/sdt.h; do
+	[ -f "$h" ] && stap_h=$h && break
+done
+
+now_ns() { date +%s%N; }
+
+# best_ms CMD...: best wall time of three runs, in ms (prepare with $PREP)
+best_ms() {
+	best=
+	for _ in 1 2 3; do
+		[ -n "${PREP:-}" ] && sh -c "$PREP"
+		t0=$(now_ns)
+		"$@" >/dev/null 2>&1 || { echo "n/a"; return; }
+		t1=$(now_ns)
+		ms=$(( (t1 - t0) / 1000 ))
+		if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
+	done
+	# microseconds -> ms with one decimal
+	echo "$((best / 1000)).$(( (best % 1000) / 100 ))"
+}
+
+ratio() {
+	case "$1$2" in
+	*n/a*|*-*) echo "-" ;;
+	*) awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "-";
+		else printf "%.2f\n", a / b }' ;;
+	esac
+}
+
+row() {
+	printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$(ratio "$2" "$3")" >>"$out"
+	printf '%-52s %12s %12s %8s\n' "$1" "$2" "$3" "$(ratio "$2" "$3")"
+}
+
+cd "$tmp" || exit 1
+printf '%-52s %12s %12s %8s\n' "figure" "usdt-sdk" "reference" "ratio"
+printf '| figure | usdt-sdk | reference | ratio |\n|---|---|---|---|\n' >"$out"
+
+# ---------------------------------------------------------------------
+# Disabled and enabled probes
+build() {	# NAME CFLAGS...
+	name=$1
+	shift
+	case "$name" in
+	ours*)
+		$CC -O2 -I. "$@" -c "$here/loop.c" -o "$name.o" &&
+		"$DTRACE" -G -s "$here/bprov.d" -o "$name-p.o" "$name.o" &&
+		$CC "$name.o" "$name-p.o" -o "$name" ;;
+	*)
+		$CC -O2 -I. "$@" "$here/loop.c" -o "$name" ;;
+	esac
+}
+
+"$DTRACE" -h -s "$here/bprov.d" -o bprov.h || exit 1
+build none -DSTYLE_NONE || exit 1
+build ours -DSTYLE_OURS || exit 1
+build ours-guard -DSTYLE_OURS -DGUARD || exit 1
+if [ -n "$stap_h" ]; then
+	build stap -DSTYLE_STAP -D_SDT_HAS_SEMAPHORES=1 || stap_h=
+	build stap-guard -DSTYLE_STAP -D_SDT_HAS_SEMAPHORES=1 -DGUARD || stap_h=
+fi
+
+ir_per_iter() {	# PROG: callgrind instructions per iteration
+	[ -x "$1" ] || { echo "n/a"; return; }
+	command -v valgrind >/dev/null 2>&1 || { echo "n/a"; return; }
+	a=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "./$1" 1000000 2>&1 |
+		sed -n 's/.*refs: *//p' | tr -d ,)
+	b=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "./$1" 0 2>&1 |
+		sed -n 's/.*refs: *//p' | tr -d ,)
+	awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f\n", (a - b) / 1000000 }'
+}
+
+ns_per_iter() {	# PROG [N]: best of five
+	[ -x "$1" ] || { echo "n/a"; return; }
+	for _ in 1 2 3 4 5; do "./$1" "${2:-100000000}"; done | sort -n | head -n 1
+}
+
+base_ir=$(ir_per_iter none)
+for v in "" -guard; do
+	ours=$(ir_per_iter "ours$v")
+	stap=n/a
+	[ -n "$stap_h" ] && stap=$(ir_per_iter "stap$v")
+	what="disabled probe${v:+ with _ENABLED() guard}: instructions/iteration"
+	row "$what" "$ours" "$stap"
+done
+row "loop without a probe: instructions/iteration" "$base_ir" "$base_ir"
+for v in "" -guard; do
+	ours=$(ns_per_iter "ours$v")
+	stap=n/a
+	[ -n "$stap_h" ] && stap=$(ns_per_iter "stap$v")
+	row "disabled probe${v:+ with guard}: ns/iteration" "$ours" "$stap"
+done
+
+if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
+	hit() {	# PROG: ns per hit under bpftrace count()
+		[ -x "$1" ] || { echo "n/a"; return; }
+		u=$(ns_per_iter "$1" 1000000)
+		best=
+		for _ in 1 2 3; do
+			t=$(timeout 120 bpftrace -q -e "usdt:./$1:bprov:hit { @c = count(); } END { clear(@c); }" \
+				-c "./$1 1000000" 2>/dev/null | head -n 1)
+			[ -n "$t" ] || continue
+			if [ -z "$best" ] || awk -v t="$t" -v b="$best" 'BEGIN { exit !(t < b) }'; then
+				best=$t
+			fi
+		done
+		[ -n "$best" ] || { echo "n/a"; return; }
+		awk -v t="$best" -v u="$u" 'BEGIN { printf "%.0f\n", t - u }'
+	}
+	stap=n/a
+	[ -n "$stap_h" ] && stap=$(hit stap)
+	row "enabled probe, bpftrace count(): ns/hit" "$(hit ours)" "$stap"
+else
+	echo "(enabled probes: needs root and bpftrace; skipped)"
+fi
+
+# ---------------------------------------------------------------------
+# Tools
+{
+	echo "provider big {"
+	i=0
+	while [ $i -lt 200 ]; do
+		echo "	probe p$i(int a, const char *b, long c);"
+		i=$((i + 1))
+	done
+	echo "};"
+} >big.d
+"$DTRACE" -h -s big.d -o big.h || exit 1
+ref=n/a
+[ -n "$ref_dtrace" ] && ref=$(best_ms "$ref_dtrace" -h -s big.d -o ref.h)
+row "dtrace -h, 200 probes: ms" "$(best_ms "$DTRACE" -h -s big.d -o big.h)" "$ref"
+
+{
+	echo '#include "big.h"'
+	f=0
+	while [ $f -lt 5 ]; do
+		echo "void f$f(int x) {"
+		s=0
+		while [ $s -lt 5 ]; do
+			echo "	BIG_P$((f * 5 + s))(x + $s, \"s\", ${s}L);"
+			s=$((s + 1))
+		done
+		echo "}"
+		f=$((f + 1))
+	done
+} >obj.c
+$CC -O2 -c obj.c -o obj.o || exit 1
+for n in 10 100 500 2000; do
+	mkdir -p "g$n"
+	i=0
+	while [ $i -lt $n ]; do
+		cp obj.o "g$n/o$i.o"
+		i=$((i + 1))
+	done
+	mkdir -p "g$n/orig"
+	cp "g$n"/o*.o "g$n/orig/"
+	ours=$(cd "g$n" && PREP="cp orig/*.o ." best_ms "$DTRACE" -G -s ../big.d -o p.o $(ls o*.o))
+	ref=n/a
+	[ -n "$ref_dtrace" ] &&
+		ref=$(cd "g$n" && best_ms "$ref_dtrace" -G -s ../big.d -o r.o $(ls o*.o))
+	row "dtrace -G, $n objects ($((n * 25)) sites): ms" "$ours" "$ref"
+done
+
+{
+	echo "# Benchmark results"
+	echo
+	echo "Produced by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d):"
+	echo "$(uname -r), $(nproc) CPUs, $(sed -n 's/^model name.*: //p' /proc/cpuinfo | head -n 1)."
+	echo "Reference: systemtap-sdt-dev's <sys/sdt.h> and dtrace wrapper"
+	echo "(ref.: systemtap's -G only compiles the semaphores; it rewrites nothing)."
+	echo
+	cat "$out"
+} >"$RESULTS"
+echo
+echo "written to $RESULTS"

@@ -104,6 +104,51 @@ require_G() {
 	esac
 }
 
+# Background processes: tests that start them add their pids to bg_pids
+# and kill what is left there in their EXIT trap.
+bg_pids=
+
+# wait_until TENTHS COMMAND...: poll COMMAND every 0.1 s, at most TENTHS
+# times; speed is never asserted, only that it happens in the end
+wait_until() {
+	wu_n=$1
+	shift
+	while [ "$wu_n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		wu_n=$((wu_n - 1))
+	done
+	"$@"
+}
+
+# dead PID: the process is gone
+dead() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+# forget_pid PID: a reaped process is not killed at exit (its pid may
+# belong to someone else by then)
+forget_pid() {
+	fp_left=
+	for p in $bg_pids; do
+		[ "$p" = "$1" ] || fp_left="$fp_left $p"
+	done
+	bg_pids=$fp_left
+}
+
+# stop_pid PID [SIGNAL]: SIGNAL (INT), then TERM after 60 s and KILL 2 s
+# later; the exit status in $stop_status
+stop_pid() {
+	kill -"${2:-INT}" "$1" 2>/dev/null
+	if ! wait_until 600 dead "$1"; then
+		kill -TERM "$1" 2>/dev/null
+		wait_until 20 dead "$1" || kill -KILL "$1" 2>/dev/null
+	fi
+	wait "$1"
+	stop_status=$?
+	forget_pid "$1"
+}
+
 # skip REASON
 skip() {
 	echo "SKIP: $*" >&2

@@ -54,7 +54,6 @@ data=$top_srcdir/tests/data/consumers
 # ---------------------------------------------------------------------
 # Clean-up: processes we started, the perf probe event, then lib.sh's
 
-bg_pids=
 perf_event=
 consumers_cleanup() {
 	for p in $bg_pids; do
@@ -67,43 +66,6 @@ consumers_cleanup() {
 }
 trap consumers_cleanup EXIT
 trap 'exit 1' INT TERM HUP
-
-# wait_until TENTHS COMMAND...: poll COMMAND every 0.1 s, at most TENTHS
-# times; speed is never asserted, only that it happens in the end
-wait_until() {
-	wu_n=$1
-	shift
-	while [ "$wu_n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		wu_n=$((wu_n - 1))
-	done
-	"$@"
-}
-
-# forget_pid PID: a reaped process is not killed at exit (its pid may
-# belong to someone else by then)
-forget_pid() {
-	fp_left=
-	for p in $bg_pids; do
-		[ "$p" = "$1" ] || fp_left="$fp_left $p"
-	done
-	bg_pids=$fp_left
-}
-
-# stop_pid PID: SIGINT, then SIGKILL after 10 s; its status in $stop_status
-dead() {
-	! kill -0 "$1" 2>/dev/null
-}
-stop_pid() {
-	kill -INT "$1" 2>/dev/null
-	if ! wait_until 600 dead "$1"; then
-		kill -KILL "$1" 2>/dev/null
-	fi
-	wait "$1"
-	stop_status=$?
-	forget_pid "$1"
-}
 
 # ---------------------------------------------------------------------
 # What must be here

@@ -44,7 +44,6 @@ xflags="-Wall -Wextra -Werror"
 
 # Background processes: bpftrace runs under timeout(1), which passes
 # SIGTERM on to it but cannot pass SIGKILL, so TERM comes first.
-bg_pids=
 examples_cleanup() {
 	if [ -n "$bg_pids" ]; then
 		for p in $bg_pids; do
@@ -60,43 +59,6 @@ examples_cleanup() {
 trap examples_cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-# wait_until TENTHS COMMAND...: poll COMMAND every 0.1 s, at most TENTHS
-# times
-wait_until() {
-	wu_n=$1
-	shift
-	while [ "$wu_n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		wu_n=$((wu_n - 1))
-	done
-	"$@"
-}
-
-forget_pid() {
-	fp_left=
-	for p in $bg_pids; do
-		[ "$p" = "$1" ] || fp_left="$fp_left $p"
-	done
-	bg_pids=$fp_left
-}
-
-dead() {
-	! kill -0 "$1" 2>/dev/null
-}
-
-# stop_pid PID [SIGNAL]: SIGNAL (INT), then TERM after 60 s and KILL 2 s
-# later; the exit status in $stop_status
-stop_pid() {
-	kill -"${2:-INT}" "$1" 2>/dev/null
-	if ! wait_until 600 dead "$1"; then
-		kill -TERM "$1" 2>/dev/null
-		wait_until 20 dead "$1" || kill -KILL "$1" 2>/dev/null
-	fi
-	wait "$1"
-	stop_status=$?
-	forget_pid "$1"
-}
 
 # build_ok WHAT COMMAND...: the command must succeed
 build_ok() {

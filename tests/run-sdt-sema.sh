@@ -25,7 +25,6 @@ inc=$top_srcdir/sdk/include
 [ "$(id -u)" -eq 0 ] || skip "not root: bpftrace needs root"
 require_G bpftrace
 
-bg_pids=
 sema_cleanup() {
 	for p in $bg_pids; do
 		kill -KILL "$p" 2>/dev/null
@@ -35,33 +34,6 @@ sema_cleanup() {
 trap sema_cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-wait_until() {
-	wu_n=$1
-	shift
-	while [ "$wu_n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		wu_n=$((wu_n - 1))
-	done
-	"$@"
-}
-dead() {
-	! kill -0 "$1" 2>/dev/null
-}
-forget_pid() {
-	fp_left=
-	for p in $bg_pids; do
-		[ "$p" = "$1" ] || fp_left="$fp_left $p"
-	done
-	bg_pids=$fp_left
-}
-stop_pid() {
-	kill -INT "$1" 2>/dev/null
-	wait_until 600 dead "$1" || kill -KILL "$1" 2>/dev/null
-	wait "$1"
-	stop_status=$?
-	forget_pid "$1"
-}
 
 run_dtrace -h -x probestyle=inline -s "$data/sdtprov.d" -o sdtprov.h
 expect_eq "dtrace -h -x probestyle=inline" 0 "$status"

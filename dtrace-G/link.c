@@ -1771,6 +1771,14 @@ int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
 		for (unsigned i = 0; i < g.nsite; i++)
 			print_site(&g, &g.sites[i]);
 
+	/* sites mean a DOF, and a DOF needs drti.o: say so before writing */
+	if (g.nsite && access(drti_path(), R_OK) != 0) {
+		err = gerr(&g, NULL,
+			   "cannot read drti.o at %s: %s; install usdt-sdk (make install) or name it with DTRACE_DRTI",
+			   drti_path(), strerror(errno));
+		goto out;
+	}
+
 	/* 2. rewritten copies of the objects that change */
 	for (unsigned i = 0; i < g.nobj; i++) {
 		if (!obj_needs_change(&g, i))

@@ -630,7 +630,8 @@ gfail "DTRACE_DRTI missing" 1 -G -s p.d -o out.o good.o good2.o
 DTRACE_DRTI=$save_drti
 grep '^dtrace:' err.txt | sed -n 1p >first.txt
 expect_eq "DTRACE_DRTI missing: dtrace's message" \
-	"$P 'ld -r' failed merging /nonexistent/drti.o" "$(cat first.txt)"
+	"$P cannot read drti.o at /nonexistent/drti.o: No such file or directory; install usdt-sdk (make install) or name it with DTRACE_DRTI" \
+	"$(cat first.txt)"
 
 # a linker that kills dtrace: the objects are only renamed into place
 # after the linker succeeded, so they must be intact

@@ -1376,14 +1376,14 @@ static int parse_probe(struct parser *ps, struct prov_provider *pv)
 			}
 		}
 	}
-	err = next(ps);
-	if (err)
-		goto fail;
-	if (!is_punct(&ps->tok, ';')) {
-		err = perr(ps, &ps->tok, NULL,
-			   "expected ';' after the declaration of probe '%s', found %s",
-			   pr.name, tokdesc(&ps->tok, b, sizeof(b)));
-		goto fail;
+	{
+		char what[PROV_PROBE_NAME_MAX + 48];
+
+		snprintf(what, sizeof(what),
+			 "after the declaration of probe '%s'", pr.name);
+		err = expect_punct(ps, ';', what);
+		if (err)
+			goto fail;
 	}
 	np = realloc(pv->probes, (pv->probe_cnt + 1) * sizeof(*np));
 	if (!np) {
@@ -1480,14 +1480,14 @@ static int parse_provider(struct parser *ps)
 				   pv.name, tokdesc(&ps->tok, b, sizeof(b)));
 		goto fail;
 	}
-	err = next(ps);
-	if (err)
-		goto fail;
-	if (!is_punct(&ps->tok, ';')) {
-		err = perr(ps, &ps->tok, NULL,
-			   "expected ';' after the definition of provider '%s', found %s",
-			   pv.name, tokdesc(&ps->tok, b, sizeof(b)));
-		goto fail;
+	{
+		char what[PROV_NAME_MAX + 48];
+
+		snprintf(what, sizeof(what),
+			 "after the definition of provider '%s'", pv.name);
+		err = expect_punct(ps, ';', what);
+		if (err)
+			goto fail;
 	}
 	np = realloc(ps->pf->providers,
 		     (ps->pf->provider_cnt + 1) * sizeof(*np));

@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: MIT
+/*
+ * registry.c - read and write the helper's per-process registry files.
+ *
+ * The format is in registry.h.  The writer is dtrace-helperd; readers are
+ * `dtrace` and the tests.  Reading is strict: a file that does not parse
+ * exactly (a missing "end", a short DOF block, a DOF that dof_check()
+ * refuses) is refused as a whole with a message naming the file and line,
+ * and reg_load_all() skips it, so one damaged file never hides the others.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dof_check.h"
+#include "registry.h"
+
+/* A registry file never needs more than this many bytes per DOF. */
+#define REG_DOF_MAX DOF_MAX_SIZE_DEFAULT
+
+const char *reg_statedir(void)
+{
+	const char *s = getenv(REG_STATEDIR_ENV);
+
+	return s && *s ? s : REG_STATEDIR_DEFAULT;
+}
+
+static void say(char *msg, size_t msglen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(char *msg, size_t msglen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!msg || !msglen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, msglen, fmt, ap);
+	va_end(ap);
+}
+
+void reg_escape(const char *s, char *buf, size_t buflen)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t o = 0;
+
+	if (!buflen)
+		return;
+	if (!*s) {
+		snprintf(buf, buflen, "-");
+		return;
+	}
+	if (!strcmp(s, "-")) {
+		snprintf(buf, buflen, "%%2D");
+		return;
+	}
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c <= 0x20 || c >= 0x7f || c == '%') {
+			if (o + 3 >= buflen)
+				break;
+			buf[o++] = '%';
+			buf[o++] = hex[c >> 4];
+			buf[o++] = hex[c & 15];
+		} else {
+			if (o + 1 >= buflen)
+				break;
+			buf[o++] = (char)c;
+		}
+	}
+	buf[o] = '\0';
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int reg_unescape(char *s)
+{
+	char *o = s;
+
+	if (!strcmp(s, "-")) {
+		*s = '\0';
+		return 0;
+	}
+	while (*s) {
+		if (*s == '%') {
+			int hi = hexval(s[1]), lo = hi < 0 ? -1 : hexval(s[2]);
+
+			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+				return -1;
+			*o++ = (char)(hi << 4 | lo);
+			s += 3;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = '\0';
+	return 0;
+}
+
+int reg_proc_stat(pid_t pid, uint64_t *start, char *comm, size_t commlen)
+{
+	char path[64], buf[1024], *lp, *p;
+	unsigned long long st = 0;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -ESRCH;
+	buf[n] = '\0';
+	/* "pid (comm) S ppid ...": comm may hold ')' and spaces. */
+	lp = strchr(buf, '(');
+	p = strrchr(buf, ')');
+	if (!lp || !p || p < lp)
+		return -EINVAL;
+	if (comm && commlen) {
+		size_t len = (size_t)(p - lp - 1);
+
+		if (len >= commlen)
+			len = commlen - 1;
+		memcpy(comm, lp + 1, len);
+		comm[len] = '\0';
+	}
+	/* Field 3 (state) follows ") "; starttime is field 22. */
+	p++;
+	for (field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &st) != 1)
+		return -EINVAL;
+	if (start)
+		*start = st;
+	return 0;
+}
+
+bool reg_proc_alive(pid_t pid, uint64_t start)
+{
+	uint64_t st;
+
+	return reg_proc_stat(pid, &st, NULL, 0) == 0 && st == start;
+}
+
+static int reg_dir(const char *statedir, char *buf, size_t buflen)
+{
+	if ((size_t)snprintf(buf, buflen, "%s/%s", statedir, REG_DIR) >= buflen)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int reg_proc_remove(const char *statedir, pid_t pid)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s/%d", statedir, REG_DIR,
+			     (int)pid) >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (unlink(path) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int reg_proc_write(const char *statedir, const struct reg_proc *p,
+		   char *msg, size_t msglen)
+{
+	char dir[PATH_MAX], path[PATH_MAX], tmp[PATH_MAX];
+	char comm[3 * REG_COMM_MAX + 1], mod[3 * DTRACE_MODNAMELEN + 1];
+	char *epath = NULL;
+	FILE *fp = NULL;
+	size_t i;
+	int fd, err;
+
+	if (!p->nent) {
+		err = reg_proc_remove(statedir, p->pid);
+		if (err)
+			say(msg, msglen, "cannot remove %s/%s/%d: %s", statedir,
+			    REG_DIR, (int)p->pid, strerror(-err));
+		return err;
+	}
+	err = reg_dir(statedir, dir, sizeof(dir));
+	if (err)
+		goto fail_name;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		err = -errno;
+		say(msg, msglen, "cannot create %s: %s", dir, strerror(-err));
+		return err;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/%d", dir, (int)p->pid) >=
+		    sizeof(path) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/%d.tmp", dir, (int)p->pid) >=
+		    sizeof(tmp)) {
+		err = -ENAMETOOLONG;
+		goto fail_name;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0644);
+	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		say(msg, msglen, "cannot create %s: %s", tmp, strerror(-err));
+		return err;
+	}
+	reg_escape(p->comm, comm, sizeof(comm));
+	fprintf(fp, "%s\npid %d\nstart %" PRIu64 "\ncomm %s\n", REG_MAGIC,
+		(int)p->pid, p->start, comm);
+	for (i = 0; i < p->nent; i++) {
+		const struct reg_entry *e = &p->ent[i];
+		size_t plen = strlen(e->path ? e->path : "");
+
+		free(epath);
+		epath = malloc(3 * plen + 4);
+		if (!epath) {
+			err = -ENOMEM;
+			goto fail_io;
+		}
+		reg_escape(e->path ? e->path : "", epath, 3 * plen + 4);
+		reg_escape(e->mod, mod, sizeof(mod));
+		fprintf(fp,
+			"reg %" PRIu64 " 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64
+			" %" PRIu64 " %zu %s %s %s\n",
+			e->gen, e->base, e->dof_addr, e->dev, e->ino, e->dof_len,
+			e->origin == REG_ORIGIN_SCAN ? "scan" : "ioctl", mod,
+			epath);
+		if (e->dof_len && fwrite(e->dof, 1, e->dof_len, fp) != e->dof_len)
+			break;
+		fputc('\n', fp);
+	}
+	fputs("end\n", fp);
+	free(epath);
+	epath = NULL;
+	if (fflush(fp) != 0 || ferror(fp)) {
+		err = -errno;
+		goto fail_io;
+	}
+	if (fclose(fp) != 0) {
+		fp = NULL;
+		err = -errno;
+		goto fail_io;
+	}
+	fp = NULL;
+	if (rename(tmp, path) < 0) {
+		err = -errno;
+		goto fail_io;
+	}
+	return 0;
+
+fail_io:
+	if (!err)
+		err = -EIO;
+	free(epath);
+	if (fp)
+		fclose(fp);
+	say(msg, msglen, "cannot write %s: %s", tmp, strerror(-err));
+	unlink(tmp);
+	return err;
+fail_name:
+	say(msg, msglen, "state directory path too long: %s", statedir);
+	return err;
+}
+
+void reg_proc_free(struct reg_proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nent; i++) {
+		free(p->ent[i].path);
+		free(p->ent[i].dof);
+	}
+	free(p->ent);
+	p->ent = NULL;
+	p->nent = 0;
+}
+
+void reg_proc_drop(struct reg_proc *p, size_t i)
+{
+	if (i >= p->nent)
+		return;
+	free(p->ent[i].path);
+	free(p->ent[i].dof);
+	memmove(&p->ent[i], &p->ent[i + 1],
+		(p->nent - i - 1) * sizeof(p->ent[0]));
+	p->nent--;
+}
+
+/* Read one '\n'-terminated line (without it) into a malloc'ed *line. */
+static int get_line(FILE *fp, char **line, size_t *cap)
+{
+	ssize_t n = getline(line, cap, fp);
+
+	if (n <= 0 || (*line)[n - 1] != '\n')
+		return -1;
+	(*line)[n - 1] = '\0';
+	if (strlen(*line) != (size_t)n - 1)
+		return -1; /* a NUL inside a text line */
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno || *end ? -1 : 0;
+}
+
+int reg_proc_read(const char *path, struct reg_proc *p, char *msg,
+		  size_t msglen)
+{
+	char *line = NULL, *tok[10], *save = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	uint64_t v;
+	FILE *fp;
+	int err = -EINVAL, ntok;
+	const char *what = "truncated file";
+
+	memset(p, 0, sizeof(*p));
+	fp = fopen(path, "re");
+	if (!fp) {
+		err = -errno;
+		say(msg, msglen, "%s: %s", path, strerror(-err));
+		return err;
+	}
+#define NEXT()                                        \
+	do {                                          \
+		lineno++;                             \
+		if (get_line(fp, &line, &cap) < 0)    \
+			goto bad;                     \
+	} while (0)
+
+	NEXT();
+	what = "not a registry file";
+	if (strcmp(line, REG_MAGIC))
+		goto bad;
+	NEXT();
+	what = "expected 'pid N'";
+	if (strncmp(line, "pid ", 4) || parse_u64(line + 4, &v) || !v ||
+	    v > INT_MAX)
+		goto bad;
+	p->pid = (pid_t)v;
+	NEXT();
+	what = "expected 'start N'";
+	if (strncmp(line, "start ", 6) || parse_u64(line + 6, &p->start))
+		goto bad;
+	NEXT();
+	what = "expected 'comm NAME'";
+	if (strncmp(line, "comm ", 5) || reg_unescape(line + 5) ||
+	    strlen(line + 5) >= sizeof(p->comm))
+		goto bad;
+	strcpy(p->comm, line + 5);
+	for (;;) {
+		struct reg_entry e, *ne;
+		struct dof_err derr;
+
+		NEXT();
+		if (!strcmp(line, "end"))
+			break;
+		what = "expected 'reg ...' or 'end'";
+		ntok = 0;
+		for (char *t = strtok_r(line, " ", &save); t && ntok < 10;
+		     t = strtok_r(NULL, " ", &save))
+			tok[ntok++] = t;
+		if (ntok != 10 || strcmp(tok[0], "reg"))
+			goto bad;
+		memset(&e, 0, sizeof(e));
+		what = "malformed number in 'reg' line";
+		if (parse_u64(tok[1], &e.gen) || parse_u64(tok[2], &e.base) ||
+		    parse_u64(tok[3], &e.dof_addr) ||
+		    parse_u64(tok[4], &e.dev) || parse_u64(tok[5], &e.ino) ||
+		    parse_u64(tok[6], &v))
+			goto bad;
+		what = "DOF size out of range";
+		if (v < sizeof(dof_hdr_t) || v > REG_DOF_MAX)
+			goto bad;
+		e.dof_len = (size_t)v;
+		what = "unknown origin";
+		if (!strcmp(tok[7], "ioctl"))
+			e.origin = REG_ORIGIN_IOCTL;
+		else if (!strcmp(tok[7], "scan"))
+			e.origin = REG_ORIGIN_SCAN;
+		else
+			goto bad;
+		what = "malformed module or path";
+		if (reg_unescape(tok[8]) || strlen(tok[8]) >= sizeof(e.mod) ||
+		    reg_unescape(tok[9]))
+			goto bad;
+		strcpy(e.mod, tok[8]);
+		e.path = strdup(tok[9]);
+		e.dof = malloc(e.dof_len);
+		what = "out of memory";
+		if (!e.path || !e.dof) {
+			err = -ENOMEM;
+			free(e.path);
+			free(e.dof);
+			goto bad;
+		}
+		what = "short DOF block";
+		if (fread(e.dof, 1, e.dof_len, fp) != e.dof_len ||
+		    fgetc(fp) != '\n') {
+			free(e.path);
+			free(e.dof);
+			goto bad;
+		}
+		if (dof_check(e.dof, e.dof_len, REG_DOF_MAX, &derr)) {
+			say(msg, msglen, "%s: line %u: DOF of generation %" PRIu64
+				    " refused: %s (offset %" PRIu64 ")",
+			    path, lineno, e.gen, derr.msg, derr.off);
+			free(e.path);
+			free(e.dof);
+			err = -EINVAL;
+			goto out_err;
+		}
+		ne = realloc(p->ent, (p->nent + 1) * sizeof(*ne));
+		if (!ne) {
+			free(e.path);
+			free(e.dof);
+			err = -ENOMEM;
+			what = "out of memory";
+			goto bad;
+		}
+		p->ent = ne;
+		p->ent[p->nent++] = e;
+	}
+	what = "data after 'end'";
+	if (fgetc(fp) != EOF)
+		goto bad;
+#undef NEXT
+	free(line);
+	fclose(fp);
+	return 0;
+
+bad:
+	say(msg, msglen, "%s: line %u: %s", path, lineno, what);
+out_err:
+	free(line);
+	fclose(fp);
+	reg_proc_free(p);
+	return err;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct reg_proc *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+int reg_load_all(const char *statedir, bool live_only,
+		 void (*warn)(const char *msg, void *arg), void *arg,
+		 struct reg_proc **procs, size_t *nprocs)
+{
+	char dir[PATH_MAX], path[PATH_MAX], msg[PATH_MAX + 128];
+	struct reg_proc *v = NULL, *nv;
+	size_t n = 0;
+	struct dirent *de;
+	DIR *d;
+	int err;
+
+	*procs = NULL;
+	*nprocs = 0;
+	err = reg_dir(statedir, dir, sizeof(dir));
+	if (err)
+		return err;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		struct reg_proc p;
+		const char *c;
+
+		/* Only "<digits>": skips ".", "..", "N.tmp" and strays. */
+		for (c = de->d_name; *c >= '0' && *c <= '9'; c++)
+			;
+		if (c == de->d_name || *c)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%.32s", dir,
+				     de->d_name) >= sizeof(path))
+			continue;
+		err = reg_proc_read(path, &p, msg, sizeof(msg));
+		if (err) {
+			if (err != -ENOENT && warn) /* ENOENT: pruned meanwhile */
+				warn(msg, arg);
+			continue;
+		}
+		if (live_only && !reg_proc_alive(p.pid, p.start)) {
+			reg_proc_free(&p);
+			continue;
+		}
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv) {
+			reg_proc_free(&p);
+			closedir(d);
+			reg_procs_free(v, n);
+			return -ENOMEM;
+		}
+		v = nv;
+		v[n++] = p;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_pid);
+	*procs = v;
+	*nprocs = n;
+	return 0;
+}
+
+void reg_procs_free(struct reg_proc *procs, size_t nprocs)
+{
+	size_t i;
+
+	for (i = 0; i < nprocs; i++)
+		reg_proc_free(&procs[i]);
+	free(procs);
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * registry.h - the helper's record of which process registered which DOF.
+ *
+ * dtrace-helperd keeps one file per registered process under
+ * <statedir>/registry/ (statedir is /run/dtrace unless --state-dir or, for
+ * readers, $DTRACE_STATEDIR says otherwise).  The daemon is the only
+ * writer; `dtrace -l`, `dtrace -n` and the tests read.  Every update
+ * writes "<pid>.tmp" and renames it over "<pid>", so a reader sees the
+ * old or the new file, never half of one, and a daemon that is killed
+ * and restarted finds exactly what it had recorded.
+ *
+ * A file:
+ *
+ *	usdt-registry 1\n
+ *	pid 4242\n
+ *	start 1234567\n			starttime, field 22 of /proc/PID/stat
+ *	comm myapp\n			escaped, see below
+ *	reg GEN BASE DOF DEV INO SIZE ORIGIN MOD PATH\n
+ *	<SIZE bytes of DOF>\n
+ *	reg ...				one block per registration
+ *	end\n
+ *
+ *	GEN	the generation ADDDOF returned, decimal
+ *	BASE	dofhp_addr (load bias), 0x-hex
+ *	DOF	dofhp_dof (run-time address of the blob), 0x-hex
+ *	DEV INO	the mapped object file (st_dev as 0x-hex, decimal inode),
+ *		0 0 when the DOF is not in a file mapping
+ *	SIZE	bytes of DOF that follow, decimal
+ *	ORIGIN	"ioctl" (the process registered itself) or "scan" (found in
+ *		its mappings when the daemon started)
+ *	MOD	dofhp_mod, escaped
+ *	PATH	the object file as /proc/PID/maps names it, escaped; may end
+ *		in " (deleted)" escaped like any other text
+ *
+ * Escaping: bytes <= 0x20, >= 0x7f and '%' are written as %XX; an empty
+ * string is written as "-" and a string that is exactly "-" as "%2D", so
+ * every field is one non-empty token.
+ *
+ * The DOF is the blob as the daemon validated and relocated it: every
+ * dofpr_addr is a run-time address in process PID.  Readers still run it
+ * through dof_check(): the files are the daemon's, but a reader must not
+ * trust anything it parses more than it has to.
+ *
+ * A process's identity is (pid, start): a recorded process is alive only
+ * if /proc/PID/stat still shows that start time, so a reused pid is never
+ * taken for the process that registered.
+ */
+#ifndef USDT_REGISTRY_H
+#define USDT_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dof.h"
+
+#define REG_DIR "registry"		/* under the state directory */
+#define REG_MAGIC "usdt-registry 1"
+#define REG_STATEDIR_DEFAULT "/run/dtrace"
+#define REG_STATEDIR_ENV "DTRACE_STATEDIR"
+#define REG_COMM_MAX 64
+
+enum reg_origin {
+	REG_ORIGIN_IOCTL = 0,
+	REG_ORIGIN_SCAN = 1,
+};
+
+/* One ADDDOF (or one DOF found by the start-up scan). */
+struct reg_entry {
+	uint64_t gen;
+	uint64_t base;	   /* dofhp_addr */
+	uint64_t dof_addr; /* dofhp_dof */
+	uint64_t dev;	   /* object file, 0 if not file-backed */
+	uint64_t ino;
+	enum reg_origin origin;
+	char mod[DTRACE_MODNAMELEN]; /* NUL-terminated */
+	char *path;		     /* malloc'ed, "" if unknown */
+	uint8_t *dof;		     /* malloc'ed, dof_len bytes */
+	size_t dof_len;
+};
+
+struct reg_proc {
+	pid_t pid;
+	uint64_t start;		 /* /proc/PID/stat starttime */
+	char comm[REG_COMM_MAX]; /* NUL-terminated */
+	size_t nent;
+	struct reg_entry *ent; /* malloc'ed array, ordered by gen */
+};
+
+/* The state directory readers use: $DTRACE_STATEDIR or the default. */
+const char *reg_statedir(void);
+
+/*
+ * Write p atomically as <statedir>/registry/<pid>, creating the registry
+ * directory (0755) if needed; a process with no entries is removed
+ * instead.  Files are 0644.  0 or -errno; msg (if not NULL) gets a
+ * sentence naming the file.
+ */
+int reg_proc_write(const char *statedir, const struct reg_proc *p,
+		   char *msg, size_t msglen);
+
+/* Remove <statedir>/registry/<pid>; 0 (also if absent) or -errno. */
+int reg_proc_remove(const char *statedir, pid_t pid);
+
+/*
+ * Read one registry file into *p (zeroed first).  0, or -EINVAL for a
+ * malformed file (msg says what and where), or -errno.  Every entry's
+ * DOF has passed dof_check().  Free with reg_proc_free().
+ */
+int reg_proc_read(const char *path, struct reg_proc *p, char *msg,
+		  size_t msglen);
+
+void reg_proc_free(struct reg_proc *p);
+
+/* Drop entry i of p (freeing it), keeping the others in order. */
+void reg_proc_drop(struct reg_proc *p, size_t i);
+
+/*
+ * Read every registry file under statedir, sorted by pid.  With
+ * live_only, files of processes that are gone (or whose pid now belongs
+ * to another process) are skipped.  Malformed files are skipped and
+ * reported through warn (may be NULL).  An absent registry directory is
+ * an empty registry.  0 or -errno; free with reg_procs_free().
+ */
+int reg_load_all(const char *statedir, bool live_only,
+		 void (*warn)(const char *msg, void *arg), void *arg,
+		 struct reg_proc **procs, size_t *nprocs);
+
+void reg_procs_free(struct reg_proc *procs, size_t nprocs);
+
+/*
+ * Start time of pid (field 22 of /proc/PID/stat) and its comm; 0 or
+ * -errno (-ESRCH when there is no such process).  comm may be NULL.
+ */
+int reg_proc_stat(pid_t pid, uint64_t *start, char *comm, size_t commlen);
+
+/* True if pid is alive and still the process that started at start. */
+bool reg_proc_alive(pid_t pid, uint64_t start);
+
+/* Escape s into buf as described above; the result is always one token. */
+void reg_escape(const char *s, char *buf, size_t buflen);
+
+/* Undo reg_escape in place; -1 on a malformed escape. */
+int reg_unescape(char *s);
+
+#endif /* USDT_REGISTRY_H */

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * helperd.h - dtrace-helperd's parts and how they talk.
+ *
+ *	helperd.c	options, the state-directory lock, daemonizing,
+ *			systemd readiness, the event loop, logging
+ *	hd_dev.c	the device: a FUSE file system holding one file
+ *			(the mount point is the device's directory) or a
+ *			CUSE character device; both hand ioctls to
+ *	hd_ioctl.c	hd_ioctl_decode(): what an ioctl request carries and
+ *			whether the kernel must fetch more first -- pure,
+ *			so the CUSE path is unit-tested on a kernel without
+ *			CUSE (tests/unit/t-helperd-ioctl.c)
+ *	hd_reg.c	the registry in memory: ADDDOF, REMOVE, pruning,
+ *			persisting to <statedir>/registry (sdk/registry.h)
+ *	hd_scan.c	at start: processes that were running before the
+ *			daemon, found by their mappings
+ *
+ * Everything runs on one thread: requests are short (7-12 us per ioctl
+ * measured), a caller is blocked in its ioctl while the daemon reads its
+ * memory, and no lock is ever needed.  The loop waits on the device fd,
+ * a signalfd, a timerfd for the periodic check and one pidfd per
+ * registered process (readable when it exits).
+ */
+#ifndef USDT_HELPERD_H
+#define USDT_HELPERD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "helper_abi.h"
+#include "registry.h"
+
+/* A process with at least one registration. */
+struct hd_proc {
+	struct reg_proc rp; /* pid, start time, comm, entries */
+	int pidfd;	    /* -1 if pidfd_open is unavailable */
+	uint64_t bytes;	    /* DOF bytes held for it */
+};
+
+struct helperd {
+	/* Configuration. */
+	const char *statedir;
+	const char *device;	/* e.g. /dev/dtrace/helper */
+	char *mountpoint;	/* its directory (FUSE) */
+	char *node;		/* its last component */
+	int verbose;
+	bool foreground;
+	bool scan;		/* look for earlier processes at start */
+	unsigned check_ms;	/* period of the liveness check */
+	uint64_t max_dof;	/* one blob */
+	uint64_t max_proc_bytes; /* all blobs of one process */
+	unsigned max_proc_regs;	 /* registrations per process */
+	uint64_t max_total_bytes;
+
+	/* State. */
+	struct hd_proc **procs;
+	size_t nprocs, procs_cap;
+	uint64_t total_bytes;
+	uint64_t next_gen;
+	int epfd;
+	bool persist_failed; /* logged once until it works again */
+
+	/* Counters, logged at exit with -v. */
+	uint64_t n_added, n_removed, n_rejected, n_pruned, n_scanned;
+
+	/* Rejection log rate limit. */
+	uint64_t rl_window;
+	unsigned rl_count;
+	unsigned rl_suppressed;
+};
+
+/* Epoll tags: the low 32 bits carry a pid for HD_EV_PIDFD. */
+#define HD_EV_DEVICE (1ULL << 32)
+#define HD_EV_SIGNAL (2ULL << 32)
+#define HD_EV_TIMER (3ULL << 32)
+#define HD_EV_PIDFD (4ULL << 32)
+
+/* Logging (helperd.c): stderr in the foreground, else syslog. */
+enum { HD_ERR = 3, HD_WARN = 4, HD_NOTICE = 5, HD_INFO = 6, HD_DEBUG = 7 };
+void hd_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* hd_log for rejected requests, at most a few lines a second. */
+void hd_log_reject(struct helperd *hd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+extern int hd_verbose;
+
+/* ---- hd_ioctl.c ------------------------------------------------------ */
+
+/*
+ * What an ioctl request needs.  The FUSE kernel side copies in the
+ * _IOC_SIZE bytes of a "restricted" ioctl before asking us; CUSE, which
+ * allows "unrestricted" ioctls, hands over only the raw argument, and the
+ * driver asks the kernel to retry with the ranges it wants read.
+ */
+enum hd_ioctl_action {
+	HD_IOCTL_ADDDOF,  /* hd_ioctl_req.helper is filled */
+	HD_IOCTL_REMOVE,  /* .gen is filled */
+	HD_IOCTL_RETRY,	  /* fetch .retry_len bytes at .retry_addr first */
+	HD_IOCTL_BADCMD,  /* not ours: ENOTTY */
+	HD_IOCTL_BADARG,  /* ours, but the argument is short: EFAULT/EINVAL */
+};
+
+struct hd_ioctl_req {
+	enum hd_ioctl_action action;
+	dof_helper_t helper;
+	int gen;
+	uint64_t retry_addr;
+	size_t retry_len;
+};
+
+/*
+ * cmd and arg as the kernel passed them, in/in_len the bytes it copied
+ * in; unrestricted says whether a retry is possible (CUSE).  The classic
+ * ABI passed REMOVE's generation by value: on CUSE an argument below
+ * HD_REMOVE_BYVALUE_MAX is taken as that value, anything else as a
+ * pointer (helper_abi.h).
+ */
+#define HD_REMOVE_BYVALUE_MAX 65536
+void hd_ioctl_decode(unsigned int cmd, uint64_t arg, const void *in,
+		     size_t in_len, bool unrestricted, struct hd_ioctl_req *r);
+
+/* ---- hd_reg.c -------------------------------------------------------- */
+
+/* Load <statedir>/registry, dropping dead processes; sets next_gen. */
+int hd_reg_load(struct helperd *hd);
+
+/*
+ * ADDDOF from thread tid: read, check, relocate and record the DOF.
+ * Returns the generation (> 0) or a negative errno; every refusal is
+ * logged with the pid and the reason.
+ */
+int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
+		  enum reg_origin origin);
+
+/* REMOVE generation gen of tid's process: 0 or -errno. */
+int hd_reg_remove(struct helperd *hd, pid_t tid, int gen);
+
+/* Forget everything about pid (it exited). */
+void hd_reg_prune_pid(struct helperd *hd, pid_t pid, const char *why);
+
+/*
+ * The periodic check: drop processes that are gone and registrations
+ * whose DOF is no longer mapped where it was (exec, dlclose without a
+ * REMOVE, munmap).
+ */
+void hd_reg_check(struct helperd *hd);
+
+/* True if pid already has a registration with its DOF at dof_addr. */
+bool hd_reg_has(struct helperd *hd, pid_t pid, uint64_t dof_addr);
+
+void hd_reg_free(struct helperd *hd);
+
+/* Read len bytes at addr in pid's memory: 0 or -errno (-EFAULT if short). */
+int hd_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len);
+
+/* The thread group (process) of a thread: tid itself, or -errno. */
+pid_t hd_tgid(pid_t tid);
+
+/* /proc/PID/maps, parsed. */
+struct hd_map {
+	uint64_t start, end, off;
+	uint64_t dev; /* makedev(major, minor), comparable with st_dev */
+	uint64_t ino;
+	char perms[5];
+	char *path; /* "" for anonymous mappings */
+};
+
+struct hd_maps {
+	struct hd_map *m;
+	size_t n;
+};
+
+int hd_maps_read(pid_t pid, struct hd_maps *mm);
+void hd_maps_free(struct hd_maps *mm);
+/* The mapping containing addr, or NULL. */
+const struct hd_map *hd_maps_find(const struct hd_maps *mm, uint64_t addr);
+
+/* ---- hd_scan.c ------------------------------------------------------- */
+
+/* Register the DOF of every process running now; returns how many. */
+unsigned hd_scan_all(struct helperd *hd);
+
+/* ---- hd_dev.c -------------------------------------------------------- */
+
+enum hd_backend { HD_BACKEND_AUTO, HD_BACKEND_FUSE, HD_BACKEND_CUSE };
+
+struct hd_dev;
+
+/* Mount (FUSE) or create (CUSE) the device; NULL after logging why. */
+struct hd_dev *hd_dev_start(struct helperd *hd, enum hd_backend backend);
+int hd_dev_fd(struct hd_dev *dev);
+/* Serve what is waiting on the fd: 0, or -1 when the session ended. */
+int hd_dev_process(struct hd_dev *dev);
+void hd_dev_stop(struct hd_dev *dev);
+const char *hd_dev_kind(const struct hd_dev *dev);
+
+/*
+ * A stale FUSE mount at the mount point (a daemon that died without
+ * unmounting leaves "Transport endpoint is not connected") is detached;
+ * a live one of another daemon is an error.  0 or -errno after logging.
+ */
+int hd_dev_prepare_mountpoint(struct helperd *hd);
+
+#endif /* USDT_HELPERD_H */

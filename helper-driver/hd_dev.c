@@ -360,7 +360,12 @@ int hd_dev_prepare_mountpoint(struct helperd *hd)
 	DIR *d;
 	int err;
 
-	if (stat(mp, &st) < 0 && errno == ENOTCONN) {
+	/*
+	 * stat() of a dead mount's root may be answered from cached
+	 * attributes; statfs() always asks the (absent) server.
+	 */
+	if ((statfs(mp, &sf) < 0 && errno == ENOTCONN) ||
+	    (stat(mp, &st) < 0 && errno == ENOTCONN)) {
 		err = detach(mp);
 		if (err) {
 			hd_log(HD_ERR, "%s: a stale FUSE mount is in the way "

@@ -419,7 +419,7 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 		  enum reg_origin origin)
 {
 	struct reject rj = { hd, tid, "?", "?" };
-	char comm[REG_COMM_MAX] = "?", mod[DTRACE_MODNAMELEN];
+	char comm[REG_COMM_MAX] = "?", mod[DTRACE_MODNAMELEN], why[256];
 	struct hd_maps mm = { NULL, 0 };
 	struct reg_entry e, *ne;
 	struct dof_err derr;
@@ -452,41 +452,56 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 				      "module name has control characters");
 	rj.mod = mod;
 
-	/* 2. The header. */
-	err = hd_read_mem(pid, h->dofhp_dof, hdr, sizeof(hdr));
+	/* 2. The header, read only after a look at where it lies. */
+	err = hd_guard_maps(pid, &mm);
 	if (err)
-		return reject(&rj, err == -ESRCH ? -ESRCH : -EFAULT,
-			      "cannot read DOF header at 0x%" PRIx64 ": %s",
-			      (uint64_t)h->dofhp_dof, strerror(-err));
+		return reject(&rj, err == -ESRCH ? -ESRCH : -EAGAIN,
+			      "cannot read its mappings: %s", strerror(-err));
+	err = hd_foreign_read(pid, &mm, h->dofhp_dof, hdr, sizeof(hdr), why,
+			      sizeof(why));
+	if (err) {
+		err = reject(&rj, err == -ESRCH ? -ESRCH : -EFAULT,
+			     "cannot read the DOF header at 0x%" PRIx64 ": %s",
+			     (uint64_t)h->dofhp_dof, why);
+		goto fail;
+	}
 	err = dof_check_hdr(hdr, sizeof(hdr), hd->max_dof, &loadsz, &derr);
-	if (err)
-		return reject(&rj, err, "%s (offset %" PRIu64 ")", derr.msg,
-			      derr.off);
+	if (err) {
+		err = reject(&rj, err, "%s (offset %" PRIu64 ")", derr.msg,
+			     derr.off);
+		goto fail;
+	}
 
 	/* 3. Quotas. */
-	if (p && p->rp.nent >= hd->max_proc_regs)
-		return reject(&rj, -ENOSPC, "process has %zu registrations "
-				  "already (limit %u)", p->rp.nent,
-			      hd->max_proc_regs);
+	if (p && p->rp.nent >= hd->max_proc_regs) {
+		err = reject(&rj, -ENOSPC, "process has %zu registrations "
+			     "already (limit %u)", p->rp.nent,
+			     hd->max_proc_regs);
+		goto fail;
+	}
 	if ((p ? p->bytes : 0) + loadsz > hd->max_proc_bytes ||
-	    hd->total_bytes + loadsz > hd->max_total_bytes)
-		return reject(&rj, -ENOSPC, "DOF memory limit reached "
-				  "(%" PRIu64 " bytes more would exceed it)",
-			      loadsz);
+	    hd->total_bytes + loadsz > hd->max_total_bytes) {
+		err = reject(&rj, -ENOSPC, "DOF memory limit reached "
+			     "(%" PRIu64 " bytes more would exceed it)",
+			     loadsz);
+		goto fail;
+	}
 
 	/* 4. The blob: one copy, checked, relocated. */
 	memset(&e, 0, sizeof(e));
 	e.dof_len = (size_t)loadsz;
 	e.dof = malloc(e.dof_len);
-	if (!e.dof)
-		return reject(&rj, -ENOMEM, "out of memory for %" PRIu64
-				  " bytes", loadsz);
-	err = hd_read_mem(pid, h->dofhp_dof, e.dof, e.dof_len);
+	if (!e.dof) {
+		err = reject(&rj, -ENOMEM, "out of memory for %" PRIu64
+			     " bytes", loadsz);
+		goto fail;
+	}
+	err = hd_foreign_read(pid, &mm, h->dofhp_dof, e.dof, e.dof_len, why,
+			      sizeof(why));
 	if (err) {
 		err = reject(&rj, err == -ESRCH ? -ESRCH : -EFAULT,
 			     "cannot read %zu bytes of DOF at 0x%" PRIx64
-			     ": %s", e.dof_len, (uint64_t)h->dofhp_dof,
-			     strerror(-err));
+			     ": %s", e.dof_len, (uint64_t)h->dofhp_dof, why);
 		goto fail;
 	}
 	err = dof_check(e.dof, e.dof_len, hd->max_dof, &derr);
@@ -500,12 +515,6 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 	}
 
 	/* 5. Where it lives, and where its sites are. */
-	err = hd_maps_read(pid, &mm);
-	if (err) {
-		err = reject(&rj, err, "cannot read its mappings: %s",
-			     strerror(-err));
-		goto fail;
-	}
 	err = check_sites(&rj, e.dof, e.dof_len, &mm);
 	if (err)
 		goto fail;
@@ -630,10 +639,11 @@ void hd_reg_check(struct helperd *hd)
 		for (ei = p->rp.nent; ei-- > 0;) {
 			struct reg_entry *e = &p->rp.ent[ei];
 			uint8_t hdr[sizeof(dof_hdr_t)];
-			int err = hd_read_mem(p->rp.pid, e->dof_addr, hdr,
-					      sizeof(hdr));
+			int err = hd_guard_read_mem(p->rp.pid, e->dof_addr,
+						    hdr, sizeof(hdr));
 
-			if (err == -EPERM || err == -ENOMEM)
+			if (err == -EPERM || err == -ENOMEM ||
+			    err == -ETIMEDOUT || err == -EAGAIN)
 				continue; /* cannot tell; keep it */
 			if (!err && !memcmp(hdr, e->dof, sizeof(hdr)))
 				continue;

@@ -150,31 +150,8 @@ static const struct obj *lookup(struct objcache *c, pid_t pid,
 	return o;
 }
 
-static bool opted_out(pid_t pid)
-{
-	static const char var[] = DRTI_ENV_DISABLE "=";
-	char path[64], *buf = NULL, *p;
-	size_t len = 0;
-	bool found = false;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	fp = fopen(path, "re");
-	if (!fp)
-		return false;
-	while (getdelim(&buf, &len, '\0', fp) > 0) {
-		p = buf;
-		if (!strncmp(p, var, sizeof(var) - 1)) {
-			found = true;
-			break;
-		}
-	}
-	free(buf);
-	fclose(fp);
-	return found;
-}
-
-static unsigned scan_blobs(struct helperd *hd, pid_t pid, const char *path,
+static unsigned scan_blobs(struct helperd *hd, pid_t pid,
+			   const struct hd_maps *mm, const char *path,
 			   uint64_t bias, uint64_t addr, uint64_t size)
 {
 	static const uint8_t magic[4] = { DOF_MAG_MAG0, DOF_MAG_MAG1,
@@ -183,12 +160,16 @@ static unsigned scan_blobs(struct helperd *hd, pid_t pid, const char *path,
 	unsigned found = 0;
 	uint8_t *sec;
 	uint64_t off = 0;
+	char why[256];
 
 	sec = malloc(size);
 	if (!sec)
 		return 0;
-	if (hd_read_mem(pid, addr, sec, size) < 0)
+	if (hd_foreign_read(pid, mm, addr, sec, size, why, sizeof(why)) < 0) {
+		hd_log(HD_DEBUG, "pid %d: %s: DOF not read: %s", (int)pid,
+		       path, why);
 		goto out;
+	}
 	base = base ? base + 1 : path;
 	while (off + sizeof(dof_hdr_t) <= size) {
 		dof_hdr_t h;
@@ -223,12 +204,13 @@ static unsigned scan_pid(struct helperd *hd, struct objcache *c, pid_t pid)
 	bool checked_env = false;
 	size_t i, j;
 
-	if (hd_maps_read(pid, &mm) < 0)
+	if (hd_guard_maps(pid, &mm) < 0)
 		return 0;
 	for (i = 0; i < mm.n; i++) {
 		const struct hd_map *m = &mm.m[i];
 		const struct obj *o;
 		uint64_t bias = 0;
+		char type[64];
 
 		/* One visit per object: its first (offset 0) mapping. */
 		if (!m->ino || m->off != 0)
@@ -238,12 +220,18 @@ static unsigned scan_pid(struct helperd *hd, struct objcache *c, pid_t pid)
 				break;
 		if (j < i)
 			continue;
+		if (hd_on_fuse(pid, m->dev, type, sizeof(type))) {
+			/* Opening or reading it could hang on its server. */
+			hd_log(HD_DEBUG, "pid %d: %s is on %s; not scanned",
+			       (int)pid, m->path, type);
+			continue;
+		}
 		o = lookup(c, pid, m);
 		if (!o || !o->has_dof)
 			continue;
 		if (!checked_env) {
 			checked_env = true;
-			if (opted_out(pid)) {
+			if (hd_guard_env_has(pid, DRTI_ENV_DISABLE)) {
 				hd_log(HD_DEBUG, "pid %d: %s set, not scanned",
 				       (int)pid, DRTI_ENV_DISABLE);
 				break;
@@ -251,7 +239,8 @@ static unsigned scan_pid(struct helperd *hd, struct objcache *c, pid_t pid)
 		}
 		if (o->etype == ET_DYN)
 			bias = m->start - (o->min_vaddr & ~(uint64_t)0xfff);
-		found += scan_blobs(hd, pid, m->path, bias, o->dof_addr + bias,
+		found += scan_blobs(hd, pid, &mm, m->path, bias,
+				    o->dof_addr + bias,
 				    o->dof_size);
 	}
 	hd_maps_free(&mm);

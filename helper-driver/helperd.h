@@ -15,6 +15,8 @@
  *			persisting to <statedir>/registry (sdk/registry.h)
  *	hd_scan.c	at start: processes that were running before the
  *			daemon, found by their mappings
+ *	hd_guard.c	every read of another process's memory or mappings,
+ *			bounded in time: a caller cannot hang the daemon
  *
  * Everything runs on one thread: requests are short (7-12 us per ioctl
  * measured), a caller is blocked in its ioctl while the daemon reads its
@@ -177,6 +179,24 @@ int hd_maps_read(pid_t pid, struct hd_maps *mm);
 void hd_maps_free(struct hd_maps *mm);
 /* The mapping containing addr, or NULL. */
 const struct hd_map *hd_maps_find(const struct hd_maps *mm, uint64_t addr);
+
+/* ---- hd_guard.c: reads of other processes that cannot hang us ------- */
+
+/* hd_maps_read, hd_read_mem and an environment lookup on a worker thread
+ * with a time limit: -ETIMEDOUT (abandoned) or -EAGAIN (too many stuck). */
+int hd_guard_maps(pid_t pid, struct hd_maps *mm);
+int hd_guard_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len);
+bool hd_guard_env_has(pid_t pid, const char *var);
+
+/* Is device dev (in pid's mount namespace) a FUSE file system? */
+bool hd_on_fuse(pid_t pid, uint64_t dev, char *type, size_t typelen);
+
+/*
+ * Read len bytes at addr from pid, whose mappings are mm, refusing pages
+ * of FUSE-backed files that are not resident; why gets the reason.
+ */
+int hd_foreign_read(pid_t pid, const struct hd_maps *mm, uint64_t addr,
+		    void *buf, size_t len, char *why, size_t whylen);
 
 /* ---- hd_scan.c ------------------------------------------------------- */
 

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hd_guard.c - read another process's memory without letting it hang us.
+ *
+ * The daemon is one thread, and every registration makes it read the
+ * caller's memory (process_vm_readv) and mappings (/proc/PID/maps).  A
+ * hostile caller can make such a read block forever: point dofhp_dof at a
+ * page of a file on a FUSE file system it serves itself and never answer
+ * the read -- the daemon's thread then sleeps uninterruptibly in the page
+ * fault (measured: folio_wait_bit_common under process_vm_readv), and
+ * with it every other program's registration.  Once that read is stuck,
+ * the caller can also queue an mmap_lock writer, and /proc/PID/maps
+ * blocks too.  Two defences:
+ *
+ *  1. Before reading, hd_foreign_read() looks at the mappings the range
+ *     lies in.  A file mapping on a FUSE file system (told from the
+ *     target's /proc/PID/mountinfo by device number, which asks nothing
+ *     of the file system) must be resident page by page, per
+ *     /proc/PID/pagemap; otherwise the read is refused.  A real program's
+ *     DOF passes: ld.so's relocations and drti's header check have
+ *     touched its pages, and it rarely lives on FUSE at all.
+ *  2. Every read of a foreign process runs on a worker thread, and the
+ *     daemon waits for it at most HD_GUARD_TIMEOUT_MS.  A read that takes
+ *     longer is abandoned: the request fails with ETIMEDOUT, the stuck
+ *     worker frees its job whenever it wakes and exits, and the next read
+ *     gets a new worker.  At most HD_GUARD_STUCK_MAX workers may be stuck
+ *     at once; beyond that reads fail at once with EAGAIN rather than
+ *     pile up threads.  (A racing caller can still defeat check 1 by
+ *     remapping between the check and the read; check 2 bounds that.)
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helperd.h"
+
+#define HD_GUARD_TIMEOUT_MS 2000
+#define HD_GUARD_STUCK_MAX 8
+
+enum job_kind { JOB_MEM, JOB_MAPS, JOB_PAGEMAP, JOB_ENV };
+
+struct job {
+	enum job_kind kind;
+	pid_t pid;
+	uint64_t addr;
+	size_t len;
+	void *buf;	     /* JOB_MEM: len bytes; JOB_PAGEMAP: len pages */
+	struct hd_maps maps; /* JOB_MAPS */
+	const char *var;     /* JOB_ENV, static storage */
+	bool found;	     /* JOB_ENV */
+	int rc;
+	bool done;
+	bool abandoned;
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv_job = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t cv_done = PTHREAD_COND_INITIALIZER;
+static struct job *pending;
+static bool worker_up;
+static unsigned stuck;
+
+static void job_free(struct job *j)
+{
+	free(j->buf);
+	hd_maps_free(&j->maps);
+	free(j);
+}
+
+static int read_pagemap(pid_t pid, uint64_t addr, size_t npages,
+			uint64_t *out)
+{
+	char path[64];
+	size_t done = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (done < npages * 8) {
+		ssize_t n = pread(fd, (char *)out + done, npages * 8 - done,
+				  (off_t)((addr / 4096) * 8 + done));
+
+		if (n <= 0) {
+			close(fd);
+			return n < 0 ? -errno : -EIO;
+		}
+		done += (size_t)n;
+	}
+	close(fd);
+	return 0;
+}
+
+static bool env_has(pid_t pid, const char *var)
+{
+	char path[64], *buf = NULL;
+	size_t len = 0, vlen = strlen(var);
+	bool found = false;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return false;
+	while (getdelim(&buf, &len, '\0', fp) > 0)
+		if (!strncmp(buf, var, vlen) && buf[vlen] == '=') {
+			found = true;
+			break;
+		}
+	free(buf);
+	fclose(fp);
+	return found;
+}
+
+static void run(struct job *j)
+{
+	switch (j->kind) {
+	case JOB_MEM:
+		j->rc = hd_read_mem(j->pid, j->addr, j->buf, j->len);
+		break;
+	case JOB_MAPS:
+		j->rc = hd_maps_read(j->pid, &j->maps);
+		break;
+	case JOB_PAGEMAP:
+		j->rc = read_pagemap(j->pid, j->addr, j->len, j->buf);
+		break;
+	case JOB_ENV:
+		j->found = env_has(j->pid, j->var);
+		j->rc = 0;
+		break;
+	}
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&mu);
+	for (;;) {
+		struct job *j;
+
+		while (!pending)
+			pthread_cond_wait(&cv_job, &mu);
+		j = pending;
+		pending = NULL;
+		pthread_mutex_unlock(&mu);
+		run(j);
+		pthread_mutex_lock(&mu);
+		if (j->abandoned) {
+			/* The daemon gave up on us and has a new worker. */
+			stuck--;
+			pthread_mutex_unlock(&mu);
+			job_free(j);
+			return NULL;
+		}
+		j->done = true;
+		pthread_cond_signal(&cv_done);
+	}
+}
+
+/* Run j on the worker; 0 with j done, or -ETIMEDOUT/-EAGAIN (j is gone). */
+static int submit(struct job *j)
+{
+	struct timespec until;
+	pthread_attr_t attr;
+	pthread_t t;
+	int err = 0;
+
+	pthread_mutex_lock(&mu);
+	if (!worker_up) {
+		if (stuck >= HD_GUARD_STUCK_MAX) {
+			pthread_mutex_unlock(&mu);
+			job_free(j);
+			return -EAGAIN;
+		}
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&attr, 64 * 1024);
+		err = pthread_create(&t, &attr, worker, NULL);
+		pthread_attr_destroy(&attr);
+		if (err) {
+			pthread_mutex_unlock(&mu);
+			/* No thread: read directly, unguarded, still correct. */
+			run(j);
+			return 0;
+		}
+		worker_up = true;
+	}
+	pending = j;
+	pthread_cond_signal(&cv_job);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += HD_GUARD_TIMEOUT_MS / 1000;
+	until.tv_nsec += (long)(HD_GUARD_TIMEOUT_MS % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	while (!j->done && err != ETIMEDOUT)
+		err = pthread_cond_timedwait(&cv_done, &mu, &until);
+	if (j->done) {
+		pthread_mutex_unlock(&mu);
+		return 0;
+	}
+	if (pending == j) {
+		/* Never picked up: the worker is busy elsewhere?  Take it back. */
+		pending = NULL;
+		pthread_mutex_unlock(&mu);
+		job_free(j);
+		return -ETIMEDOUT;
+	}
+	j->abandoned = true; /* the worker frees it */
+	worker_up = false;
+	stuck++;
+	pthread_mutex_unlock(&mu);
+	hd_log(HD_WARN, "pid %d: reading its memory took over %d ms (a "
+	       "stalled file system?); gave up, %u reader(s) stuck",
+	       (int)j->pid, HD_GUARD_TIMEOUT_MS, stuck);
+	return -ETIMEDOUT;
+}
+
+static struct job *job_new(enum job_kind kind, pid_t pid)
+{
+	struct job *j = calloc(1, sizeof(*j));
+
+	if (j) {
+		j->kind = kind;
+		j->pid = pid;
+	}
+	return j;
+}
+
+int hd_guard_maps(pid_t pid, struct hd_maps *mm)
+{
+	struct job *j = job_new(JOB_MAPS, pid);
+	int err;
+
+	mm->m = NULL;
+	mm->n = 0;
+	if (!j)
+		return -ENOMEM;
+	err = submit(j);
+	if (err)
+		return err;
+	err = j->rc;
+	*mm = j->maps;
+	j->maps.m = NULL;
+	j->maps.n = 0;
+	job_free(j);
+	return err;
+}
+
+bool hd_guard_env_has(pid_t pid, const char *var)
+{
+	struct job *j = job_new(JOB_ENV, pid);
+	bool found;
+
+	if (!j)
+		return false;
+	j->var = var;
+	if (submit(j))
+		return false;
+	found = j->found;
+	job_free(j);
+	return found;
+}
+
+int hd_guard_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct job *j = job_new(JOB_MEM, pid);
+	int err;
+
+	if (!j)
+		return -ENOMEM;
+	j->addr = addr;
+	j->len = len;
+	j->buf = malloc(len ? len : 1);
+	if (!j->buf) {
+		free(j);
+		return -ENOMEM;
+	}
+	err = submit(j);
+	if (err)
+		return err;
+	err = j->rc;
+	if (!err)
+		memcpy(buf, j->buf, len);
+	job_free(j);
+	return err;
+}
+
+static int guarded_pagemap(pid_t pid, uint64_t addr, size_t npages,
+			   uint64_t *out)
+{
+	struct job *j = job_new(JOB_PAGEMAP, pid);
+	int err;
+
+	if (!j)
+		return -ENOMEM;
+	j->addr = addr;
+	j->len = npages;
+	j->buf = calloc(npages, 8);
+	if (!j->buf) {
+		free(j);
+		return -ENOMEM;
+	}
+	err = submit(j);
+	if (err)
+		return err;
+	err = j->rc;
+	if (!err)
+		memcpy(out, j->buf, npages * 8);
+	job_free(j);
+	return err;
+}
+
+/*
+ * The file system type of device dev in pid's mount namespace, from
+ * /proc/PID/mountinfo ("36 35 0:45 / /mnt rw - fuse.sshfs host rw"), into
+ * type; false if not found.
+ */
+static bool fs_type(pid_t pid, uint64_t dev, char *type, size_t typelen)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return false;
+	while (!found && getline(&line, &cap, fp) > 0) {
+		unsigned maj, min;
+		char *sep;
+
+		if (sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2 ||
+		    makedev(maj, min) != dev)
+			continue;
+		sep = strstr(line, " - ");
+		if (sep && sscanf(sep + 3, "%63s", type) == 1) {
+			type[typelen - 1] = '\0';
+			found = true;
+		}
+	}
+	free(line);
+	fclose(fp);
+	return found;
+}
+
+bool hd_on_fuse(pid_t pid, uint64_t dev, char *type, size_t typelen)
+{
+	/* FUSE devices are anonymous (major 0), like tmpfs: skip the rest. */
+	if (major(dev) != 0)
+		return false;
+	return fs_type(pid, dev, type, typelen) &&
+	       (!strcmp(type, "fuse") || !strcmp(type, "fuseblk") ||
+		!strncmp(type, "fuse.", 5));
+}
+
+int hd_foreign_read(pid_t pid, const struct hd_maps *mm, uint64_t addr,
+		    void *buf, size_t len, char *why, size_t whylen)
+{
+	uint64_t end = addr + len, a;
+	size_t i;
+	int err;
+
+	if (end < addr) {
+		snprintf(why, whylen, "range wraps around");
+		return -EFAULT;
+	}
+	for (a = addr; a < end;) {
+		const struct hd_map *m = hd_maps_find(mm, a);
+		char type[64] = "";
+		uint64_t lo, hi, npages, *pm;
+
+		if (!m) {
+			snprintf(why, whylen, "0x%" PRIx64 " is not mapped", a);
+			return -EFAULT;
+		}
+		hi = m->end < end ? m->end : end;
+		if (m->ino && hd_on_fuse(pid, m->dev, type, sizeof(type))) {
+			lo = a & ~(uint64_t)4095;
+			npages = (hi - lo + 4095) / 4096;
+			pm = calloc(npages, 8);
+			if (!pm)
+				return -ENOMEM;
+			err = guarded_pagemap(pid, lo, npages, pm);
+			for (i = 0; !err && i < npages; i++)
+				if (!(pm[i] >> 63 & 1)) /* not present */
+					err = -EAGAIN;
+			free(pm);
+			if (err) {
+				snprintf(why, whylen, "0x%" PRIx64 " is in a "
+					 "file on a FUSE file system (%s) and "
+					 "not resident; not read, so that a "
+					 "stalled file system cannot hang the "
+					 "helper", a, type);
+				return err == -EAGAIN ? -EFAULT : err;
+			}
+		}
+		a = hi;
+	}
+	err = hd_guard_read_mem(pid, addr, buf, len);
+	if (err)
+		snprintf(why, whylen, "%s", err == -ETIMEDOUT ?
+			 "reading it timed out" : err == -EAGAIN ?
+			 "too many readers stuck in stalled file systems" :
+			 strerror(-err));
+	return err;
+}

@@ -1,0 +1,4 @@
+/* The shared library's provider. */
+provider hdlib {
+	probe call(int);
+};

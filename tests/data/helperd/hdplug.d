@@ -1,0 +1,4 @@
+/* The dlopen'ed plugin's provider. */
+provider hdplug {
+	probe hello(char *);
+};

@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -150,9 +151,13 @@ int reg_proc_stat(pid_t pid, uint64_t *start, char *comm, size_t commlen)
 		memcpy(comm, lp + 1, len);
 		comm[len] = '\0';
 	}
-	/* Field 3 (state) follows ") "; starttime is field 22. */
+	/*
+	 * After the last ')' comes the blank before field 3 (state); each
+	 * step moves to the blank before the next field, so 19 steps reach
+	 * starttime, field 22.
+	 */
 	p++;
-	for (field = 2; field < 22 && p; field++)
+	for (field = 3; field < 22 && p; field++)
 		p = strchr(p + 1, ' ');
 	if (!p || sscanf(p + 1, "%llu", &st) != 1)
 		return -EINVAL;
@@ -323,21 +328,42 @@ static int get_line(FILE *fp, char **line, size_t *cap)
 	return 0;
 }
 
-static int parse_u64(const char *s, uint64_t *v)
+/*
+ * A number as the writer spells it: decimal digits, or 0x and hex digits
+ * where the format says 0x-hex.  Nothing else: strtoull() alone would
+ * also take blanks, signs, octal ("010" is 8) and hex in a decimal field.
+ */
+static int parse_num(const char *s, bool hex, uint64_t *v)
 {
+	const char *d = s;
 	char *end;
 
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+	if (hex) {
+		if (strncmp(s, "0x", 2) != 0)
+			return -1;
+		d = s + 2;
+	}
+	if (!(hex ? isxdigit((unsigned char)*d) : isdigit((unsigned char)*d)))
 		return -1;
 	errno = 0;
-	*v = strtoull(s, &end, 0);
+	*v = strtoull(d, &end, hex ? 16 : 10);
 	return errno || *end ? -1 : 0;
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	return parse_num(s, false, v);
+}
+
+static int parse_x64(const char *s, uint64_t *v)
+{
+	return parse_num(s, true, v);
 }
 
 int reg_proc_read(const char *path, struct reg_proc *p, char *msg,
 		  size_t msglen)
 {
-	char *line = NULL, *tok[10], *save = NULL;
+	char *line = NULL, *tok[10];
 	size_t cap = 0;
 	unsigned lineno = 0;
 	uint64_t v;
@@ -383,21 +409,32 @@ int reg_proc_read(const char *path, struct reg_proc *p, char *msg,
 		struct reg_entry e, *ne;
 		struct dof_err derr;
 
+		what = "truncated file: no 'end'";
 		NEXT();
 		if (!strcmp(line, "end"))
 			break;
 		what = "expected 'reg ...' or 'end'";
 		ntok = 0;
-		for (char *t = strtok_r(line, " ", &save); t && ntok < 10;
-		     t = strtok_r(NULL, " ", &save))
+		/* exactly ten tokens, one blank apart (as written) */
+		for (char *t = line, *sp;; t = sp + 1) {
+			if (ntok == 10)
+				goto bad;
 			tok[ntok++] = t;
+			sp = strchr(t, ' ');
+			if (!sp)
+				break;
+			*sp = '\0';
+		}
 		if (ntok != 10 || strcmp(tok[0], "reg"))
 			goto bad;
+		for (int i = 0; i < 10; i++)
+			if (!*tok[i])
+				goto bad;
 		memset(&e, 0, sizeof(e));
 		what = "malformed number in 'reg' line";
-		if (parse_u64(tok[1], &e.gen) || parse_u64(tok[2], &e.base) ||
-		    parse_u64(tok[3], &e.dof_addr) ||
-		    parse_u64(tok[4], &e.dev) || parse_u64(tok[5], &e.ino) ||
+		if (parse_u64(tok[1], &e.gen) || parse_x64(tok[2], &e.base) ||
+		    parse_x64(tok[3], &e.dof_addr) ||
+		    parse_x64(tok[4], &e.dev) || parse_u64(tok[5], &e.ino) ||
 		    parse_u64(tok[6], &v))
 			goto bad;
 		what = "DOF size out of range";
@@ -511,6 +548,17 @@ int reg_load_all(const char *statedir, bool live_only,
 		if (err) {
 			if (err != -ENOENT && warn) /* ENOENT: pruned meanwhile */
 				warn(msg, arg);
+			continue;
+		}
+		if (strtoll(de->d_name, NULL, 10) != p.pid) {
+			/* a file is only ever written under its own pid */
+			if (warn) {
+				snprintf(msg, sizeof(msg),
+					 "%s: line 2: pid %d is not the file's name",
+					 path, (int)p.pid);
+				warn(msg, arg);
+			}
+			reg_proc_free(&p);
 			continue;
 		}
 		if (live_only && !reg_proc_alive(p.pid, p.start)) {

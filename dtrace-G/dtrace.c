@@ -5,6 +5,8 @@
  *	dtrace -h -s provider.d [-o provider.h]		write a header
  *	dtrace -G -s provider.d [-o provider.o] obj.o...	rewrite objects,
  *							write the probe object
+ *	dtrace -l [-v] [-n desc] [-P prov] [-m mod] [-f func] [-p pid]
+ *		[--object=FILE]				list probes (list.c)
  *	dtrace -V					print the version
  *
  * Options follow DTrace so that build systems written for it work
@@ -13,6 +15,11 @@
  * `-x name[=value]` also written `-xnolibs`, and the model flags `-32`
  * and `-64`, which getopt sees as `-3 2` and `-6 4` (that is how DTrace
  * parses them too).  Usage errors exit 2; failures exit 1.
+ *
+ * -n, -P, -m and -f select probes by description and -p by process;
+ * with -l they choose what is listed.  Without -l they ask for tracing,
+ * which this version cannot do yet: that is said plainly (exit 2) rather
+ * than taken for a usage error.
  *
  * `-x probestyle=inline` makes -h write inline probes (sdk/prov_header.c)
  * instead of the call form; any value but `inline` or `call` is a usage
@@ -26,6 +33,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,7 +43,9 @@
 
 #include "dtrace.h"
 #include "outfile.h"
+#include "probes.h"
 #include "prov.h"
+#include "registry.h"
 
 #define EXIT_USAGE 2
 
@@ -61,6 +71,8 @@ static void usage(FILE *fp)
 		"Usage: %s [-CV] [-I dir] [-D name[=def]] [-U name] [-x opt[=val]]\n"
 		"              [-32 | -64] -h -s script.d [-o header.h]\n"
 		"       %s [-Cv] [...] -G -s script.d [-o probes.o] object.o ...\n"
+		"       %s -l [-v] [-n desc] [-P provider] [-m [provider:]module]\n"
+		"              [-f [[provider:]module:]function] [-p pid] [--object=FILE]\n"
 		"\n"
 		"Build-time options:\n"
 		"  -h            write a C header with a macro for every probe of the\n"
@@ -91,8 +103,34 @@ static void usage(FILE *fp)
 		"  -32, -64      data model: only -64 (x86-64, LP64) is supported\n"
 		"  -v            with -G, show each probe site before and after\n"
 		"\n"
+		"Listing probes:\n"
+		"  -l            list probes: the dtrace provider's BEGIN, END and ERROR,\n"
+		"                then the probes of every running process registered\n"
+		"                with dtrace-helperd (provider named with its pid, as in\n"
+		"                myapp4242), or those of the --object files\n"
+		"  -n DESC       select probes matching DESC, provider:module:function:name;\n"
+		"                fewer fields fill from the right (name, function:name,\n"
+		"                module:function:name); each field is a glob (*, ?,\n"
+		"                [...]) and an empty field matches anything\n"
+		"  -P PROVIDER   select the probes of a provider\n"
+		"  -m MODULE     select by module: [provider:]module\n"
+		"  -f FUNCTION   select by function: [[provider:]module:]function\n"
+		"  -p PID        only the user-level probes of process PID\n"
+		"  -v            with -l, also print each probe's stability attributes,\n"
+		"                argument types and sites (address, and FILE:LINE where\n"
+		"                the object has DWARF line information)\n"
+		"      --object=FILE\n"
+		"                list the probes of FILE, a program, shared library or\n"
+		"                object on disk (its DOF, else its stapsdt notes),\n"
+		"                instead of those of running processes\n"
+		"  -n, -P, -m, -f, -p and --object may be repeated; a probe is listed\n"
+		"  when it matches any description given.  Without -l, -n, -P, -m, -f\n"
+		"  and -p ask for tracing, which is not supported yet.\n"
+		"\n"
 		"Environment: CPP (preprocessor for -C), LD (linker for -G),\n"
-		"DTRACE_DRTI (drti.o for -G, default %s).\n"
+		"DTRACE_DRTI (drti.o for -G, default %s),\n"
+		"DTRACE_STATEDIR (dtrace-helperd's state directory, read by -l;\n"
+		"default %s).\n"
 		"\n"
 		"Other options:\n"
 		"  -V, --version print the version and exit\n"
@@ -102,7 +140,8 @@ static void usage(FILE *fp)
 		"USDT_DISABLE_PROBES, before including the generated header.\n"
 		"\n"
 		"Report bugs at the usdt-sdk issue tracker.\n",
-		progname, progname, DTRACE_DEFAULT_CPP, DRTI_PATH);
+		progname, progname, progname, DTRACE_DEFAULT_CPP, DRTI_PATH,
+		REG_STATEDIR_DEFAULT);
 }
 
 static int __attribute__((format(printf, 1, 2)))
@@ -188,12 +227,63 @@ static int add_cpp_arg(struct dtrace_cmd *c, char opt, const char *val)
 
 static int set_mode(struct dtrace_cmd *c, enum dtrace_mode m, char opt)
 {
-	static const char letters[] = { 0, 'h', 'G', 'V' };
+	static const char letters[] = { 0, 'h', 'G', 'V', 'l' };
 
 	if (c->mode != MODE_NONE && c->mode != m)
-		return usage_error("only one of -G, -h and -V may be given (-%c after -%c)",
+		return usage_error("only one of -G, -h, -l and -V may be given (-%c after -%c)",
 				   opt, letters[c->mode]);
 	c->mode = m;
+	return 0;
+}
+
+static int add_desc(struct dtrace_cmd *c, char opt, const char *text)
+{
+	struct dtrace_desc_arg *nv;
+	int spec = opt == 'P' ? DT_SPEC_PROVIDER :
+		   opt == 'm' ? DT_SPEC_MODULE :
+		   opt == 'f' ? DT_SPEC_FUNC :
+				DT_SPEC_NAME;
+
+	nv = realloc(c->descs, (c->ndescs + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	c->descs = nv;
+	nv[c->ndescs].opt = opt;
+	nv[c->ndescs].spec = spec;
+	nv[c->ndescs].text = text;
+	c->ndescs++;
+	return 0;
+}
+
+static int add_pid(struct dtrace_cmd *c, const char *arg)
+{
+	char *end;
+	long v;
+	pid_t *nv;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0 || v > INT_MAX)
+		return usage_error("invalid process ID '%s' for -p", arg);
+	nv = realloc(c->pids, (c->npids + 1) * sizeof(*nv));
+	if (!nv) {
+		warnx("out of memory");
+		return EXIT_FAILURE;
+	}
+	c->pids = nv;
+	nv[c->npids++] = (pid_t)v;
+	return 0;
+}
+
+static int add_object(struct dtrace_cmd *c, const char *path)
+{
+	const char **nv = realloc(c->objects,
+				  (c->nobjects + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	c->objects = nv;
+	nv[c->nobjects++] = path;
 	return 0;
 }
 
@@ -203,14 +293,40 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'H' + 256 },
 		{ "version", no_argument, NULL, 'V' },
+		{ "object", required_argument, NULL, 'O' + 256 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch, err;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":3:6:CD:GhI:o:s:U:vVx:", longopts,
-				 NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":3:6:CD:f:GhI:lm:n:o:p:P:s:U:vVx:",
+				 longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'O' + 256:
+			if (add_object(c, optarg) < 0) {
+				warnx("out of memory");
+				return EXIT_FAILURE;
+			}
+			break;
+		case 'l':
+			err = set_mode(c, MODE_LIST, 'l');
+			if (err)
+				return err;
+			break;
+		case 'n':
+		case 'P':
+		case 'm':
+		case 'f':
+			if (add_desc(c, (char)ch, optarg) < 0) {
+				warnx("out of memory");
+				return EXIT_FAILURE;
+			}
+			break;
+		case 'p':
+			err = add_pid(c, optarg);
+			if (err)
+				return err;
+			break;
 		case 'H' + 256:
 			usage(stdout);
 			return EXIT_SUCCESS;
@@ -267,6 +383,8 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 				return err;
 			break;
 		case ':':
+			if (optopt == 'O' + 256)
+				return usage_error("option --object requires an argument");
 			return usage_error("option -%c requires an argument",
 					   optopt);
 		default:
@@ -393,6 +511,40 @@ static int cmd_link(struct dtrace_cmd *c)
 	return err ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/*
+ * The combinations parse_args() cannot judge alone; -1 to go on, else
+ * the exit status.
+ */
+static int check_modes(const struct dtrace_cmd *c)
+{
+	static const char letters[] = { 0, 'h', 'G', 'V', 'l' };
+	char sel = c->ndescs ? c->descs[0].opt : c->npids ? 'p' : 0;
+
+	if (c->mode == MODE_LIST) {
+		if (c->script)
+			return usage_error("-l lists probes; -s names a provider file for -h and -G (select probes with -n, -P, -m or -f)");
+		if (c->output)
+			return usage_error("-o is not supported with -l");
+		if (c->argc > 0)
+			return usage_error("-l takes no operands ('%s'); to list the probes of a file, use --object=%s",
+					   c->args[0], c->args[0]);
+		if (c->npids && c->nobjects)
+			return usage_error("-p selects running processes; --object lists files on disk: give one or the other");
+		return -1;
+	}
+	if (sel && c->mode == MODE_NONE) {
+		warnx("tracing (-%c without -l) is not supported yet; use -l to list",
+		      sel);
+		return EXIT_USAGE;
+	}
+	if (sel)
+		return usage_error("-%c selects probes for -l; it cannot be used with -%c",
+				   sel, letters[c->mode]);
+	if (c->nobjects)
+		return usage_error("--object names a file whose probes -l lists; add -l");
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct dtrace_cmd c = { 0 };
@@ -401,7 +553,13 @@ int main(int argc, char **argv)
 	rc = parse_args(&c, argc, argv);
 	if (rc >= 0)
 		goto out;
+	rc = check_modes(&c);
+	if (rc >= 0)
+		goto out;
 	switch (c.mode) {
+	case MODE_LIST:
+		rc = dtrace_list(&c);
+		break;
 	case MODE_VERSION:
 		printf("%s: Sun D 1.13 compatible (%s)\n", progname,
 		       PACKAGE_STRING);
@@ -414,13 +572,19 @@ int main(int argc, char **argv)
 		rc = cmd_link(&c);
 		break;
 	case MODE_NONE:
-		rc = usage_error("no mode given: use -h to write a header or -G to link");
+		if (c.script)
+			rc = usage_error("no mode given: use -h to write a header or -G to link");
+		else
+			rc = usage_error("no mode given: use -l to list probes, -h to write a header or -G to link");
 		break;
 	}
 out:
 	for (unsigned i = 0; i < c.cpp_argc; i++)
 		free((char *)c.cpp_argv[i]);
 	free(c.cpp_argv);
+	free(c.descs);
+	free(c.pids);
+	free(c.objects);
 	if (fflush(stdout) != 0) {
 		warnx("write error on standard output: %s", strerror(errno));
 		rc = EXIT_FAILURE;

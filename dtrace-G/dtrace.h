@@ -7,10 +7,18 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "prov.h"
 
-enum dtrace_mode { MODE_NONE, MODE_HEADER, MODE_LINK, MODE_VERSION };
+enum dtrace_mode { MODE_NONE, MODE_HEADER, MODE_LINK, MODE_VERSION, MODE_LIST };
+
+/* A probe description from -n, -P, -m or -f (probes.h: enum dt_spec). */
+struct dtrace_desc_arg {
+	char opt;			/* 'n', 'P', 'm' or 'f' */
+	int spec;			/* enum dt_spec */
+	const char *text;
+};
 
 struct dtrace_cmd {
 	enum dtrace_mode mode;
@@ -22,6 +30,12 @@ struct dtrace_cmd {
 	unsigned cpp_argc;
 	char **args;			/* operands: object files for -G */
 	int argc;
+	struct dtrace_desc_arg *descs;	/* -n, -P, -m, -f, in order */
+	unsigned ndescs;
+	pid_t *pids;			/* -p */
+	unsigned npids;
+	const char **objects;		/* --object=FILE */
+	unsigned nobjects;
 };
 
 /* dtrace -G: rewrite the objects in cmd->args, write `out`; 0 or -errno. */
@@ -35,5 +49,8 @@ int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
 int dtrace_link_scan_mem(const struct dtrace_cmd *cmd,
 			 const struct prov_file *pf, const char *path,
 			 const void *buf, size_t len, unsigned *nsite);
+
+/* dtrace -l (list.c): list the probes; returns the exit status. */
+int dtrace_list(const struct dtrace_cmd *cmd);
 
 #endif /* USDT_DTRACE_H */

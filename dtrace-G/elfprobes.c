@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: MIT
+/*
+ * elfprobes.c - the probes of an object file on disk, for
+ * `dtrace -l --object=FILE`: a program or shared library that is not
+ * running, or a relocatable object.
+ *
+ * The DOF first.  .SUNW_dof holds one DOF blob per `dtrace -G` output
+ * linked in, back to back, each starting 8-aligned (zero padding in
+ * between).  Every blob is validated with dof_check() and read only with
+ * the sdk iterators.  What the blob's dofpr_addr fields hold depends on
+ * the file (sdk/dof.h): `dtrace -G` fills them with an R_X86_64_64 ELF
+ * relocation against the function's alias, which
+ *
+ *	ET_EXEC	the static linker resolved: the field is the address;
+ *	ET_DYN	the static linker turned into a dynamic relocation,
+ *		R_X86_64_RELATIVE (addend = link-time address), applied
+ *		only by ld.so: the field in the file may hold anything;
+ *	ET_REL	is still a relocation in .rela.SUNW_dof, against a symbol
+ *		whose value is an offset in its section.
+ *
+ * So we copy the section and apply, ourselves, the relocations that land
+ * in it: for ET_EXEC and ET_DYN those of the dynamic relocation sections
+ * whose address falls inside the section (RELATIVE: the addend;
+ * R_X86_64_64 against a defined symbol: its value plus the addend), for
+ * ET_REL those of the SHT_RELA section that applies to it.  A field whose
+ * relocation cannot be resolved here (an undefined symbol: the -G output
+ * alone, before it is linked with the objects it describes) leaves that
+ * probe's address unknown; its sites are then offsets in the function.
+ * Addresses are link-time addresses, which is what DWARF and addr2line
+ * speak.
+ *
+ * Without DOF (a program whose probes come from <sys/sdt.h> alone, or
+ * objects compiled with `-x probestyle=inline` and linked without -G)
+ * the probes are read from the .note.stapsdt notes (sdk/stapsdt.h), one
+ * per site: the sites of one probe in one function make one record, like
+ * a DOF probe.  The function is the symbol containing the site, named as
+ * -G names it (the part before a '.', so main.cold is main).  A note's
+ * address is corrected by the difference between the .stapsdt.base
+ * section's address and the one the note recorded (prelink moved them
+ * apart); in a relocatable object the note's relocations are applied
+ * first.  Probe names turn "__" into "-" as everywhere in DTrace.  Notes
+ * carry no types or stability: arguments are shown as the integer types
+ * of their size and sign, attributes as Private/Private/Unknown (what a
+ * provider declares without #pragma D attributes).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dof_check.h"
+#include "probes.h"
+#include "prov.h"
+#include "stapsdt.h"
+
+#define DOF_SECTION ".SUNW_dof"
+
+#define ATTR_PRIVATE_UNKNOWN DOF_ATTR(1, 1, 0)
+
+struct dt_object {
+	char *path;
+	const char *mod; /* the basename of path */
+	uint8_t *dof;	 /* .SUNW_dof, relocated */
+	size_t dof_len;
+	uint8_t *notes; /* .note.stapsdt, relocated */
+	size_t notes_len;
+	char **strs; /* names made here (functions, probe names) */
+	size_t nstrs;
+};
+
+/* Reading one file: everything the helpers below share. */
+struct rd {
+	const char *path;
+	Elf *elf;
+	GElf_Ehdr ehdr;
+	size_t shstrndx;
+	Elf_Scn *symtab; /* .symtab, else .dynsym, else NULL */
+	struct dt_object *obj;
+	struct dt_probes *pl;
+	const struct dt_collect_opts *o;
+	char *msg;
+	size_t msglen;
+};
+
+static int __attribute__((format(printf, 3, 4)))
+rd_err(struct rd *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(r->msg, r->msglen, "%s: ", r->path);
+	if (n >= 0 && (size_t)n < r->msglen) {
+		va_start(ap, fmt);
+		vsnprintf(r->msg + n, r->msglen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+static const char *keep(struct rd *r, const char *s, size_t n)
+{
+	struct dt_object *obj = r->obj;
+	char **ns, *c;
+
+	c = strndup(s, n);
+	if (!c)
+		return NULL;
+	ns = realloc(obj->strs, (obj->nstrs + 1) * sizeof(*ns));
+	if (!ns) {
+		free(c);
+		return NULL;
+	}
+	obj->strs = ns;
+	ns[obj->nstrs++] = c;
+	return c;
+}
+
+void dt_object_free(struct dt_object *obj)
+{
+	if (!obj)
+		return;
+	for (size_t i = 0; i < obj->nstrs; i++)
+		free(obj->strs[i]);
+	free(obj->strs);
+	free(obj->dof);
+	free(obj->notes);
+	free(obj->path);
+	free(obj);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sections and relocations */
+
+static Elf_Scn *find_section(struct rd *r, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(r->elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(r->elf, r->shstrndx, sh->sh_name);
+		if (n && strcmp(n, name) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+/* A copy of a section's bytes, or NULL (with *len 0) if it has none. */
+static uint8_t *copy_section(Elf_Scn *scn, const GElf_Shdr *sh, size_t *len)
+{
+	Elf_Data *d;
+	uint8_t *buf;
+
+	*len = 0;
+	if (sh->sh_type == SHT_NOBITS)
+		return NULL;
+	d = elf_rawdata(scn, NULL);
+	if (!d || !d->d_buf || !d->d_size)
+		return NULL;
+	buf = malloc(d->d_size);
+	if (!buf)
+		return NULL;
+	memcpy(buf, d->d_buf, d->d_size);
+	*len = d->d_size;
+	return buf;
+}
+
+/*
+ * The 8-byte relocations applied to a section copy: where, whether they
+ * could be resolved, and (relocatable objects) the section of the symbol.
+ */
+struct reloc_rec {
+	uint64_t off;
+	size_t shndx;
+	bool known;
+};
+
+struct relocs {
+	struct reloc_rec *v;
+	size_t n;
+};
+
+static const struct reloc_rec *reloc_at(const struct relocs *rs, uint64_t off)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->v[i].off == off)
+			return &rs->v[i];
+	return NULL;
+}
+
+static int add_reloc(struct relocs *rs, uint64_t off, size_t shndx, bool known)
+{
+	struct reloc_rec *n = realloc(rs->v, (rs->n + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	rs->v = n;
+	n[rs->n++] = (struct reloc_rec){off, shndx, known};
+	return 0;
+}
+
+/*
+ * Apply to buf (a copy of section tgt) the 8-byte relocations that land
+ * in it, as described at the top; record the ones we cannot resolve.
+ */
+static int apply_relocs(struct rd *r, size_t tgt, const GElf_Shdr *tsh,
+			uint8_t *buf, size_t len, struct relocs *rs)
+{
+	bool rel = r->ehdr.e_type == ET_REL;
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(r->elf, scn))) {
+		Elf_Data *d, *symd = NULL;
+		GElf_Shdr sh;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !sh.sh_entsize || (rel && sh.sh_info != tgt))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		if (sh.sh_link)
+			symd = elf_getdata(elf_getscn(r->elf, sh.sh_link),
+					   NULL);
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Rela ra;
+			GElf_Sym sym;
+			uint64_t off, val = 0;
+			size_t shndx = 0;
+			bool known = false;
+
+			if (!gelf_getrela(d, (int)i, &ra))
+				continue;
+			if (rel) {
+				off = ra.r_offset;
+			} else {
+				if (ra.r_offset < tsh->sh_addr ||
+				    ra.r_offset - tsh->sh_addr >= len)
+					continue;
+				off = ra.r_offset - tsh->sh_addr;
+			}
+			if (off > len || len - off < 8)
+				continue;
+			switch (GELF_R_TYPE(ra.r_info)) {
+			case R_X86_64_NONE:
+				continue;
+			case R_X86_64_RELATIVE:
+				val = (uint64_t)ra.r_addend;
+				known = !rel;
+				break;
+			case R_X86_64_64:
+				if (symd &&
+				    gelf_getsym(symd,
+						(int)GELF_R_SYM(ra.r_info),
+						&sym) &&
+				    sym.st_shndx != SHN_UNDEF) {
+					val = sym.st_value +
+					      (uint64_t)ra.r_addend;
+					shndx = sym.st_shndx;
+					known = true;
+				}
+				break;
+			default:
+				break;
+			}
+			if (add_reloc(rs, off, rel ? shndx : 0, known))
+				return -ENOMEM;
+			/* x86-64: the file's byte order is the host's */
+			if (known)
+				memcpy(buf + off, &val, 8);
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* DOF */
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* ET_REL: the section a probe's function is in, for -v */
+static void set_section(struct rd *r, struct dt_probe *p, size_t shndx)
+{
+	GElf_Shdr sh;
+	const char *name;
+	Elf_Scn *scn;
+
+	if (r->ehdr.e_type != ET_REL || !shndx)
+		return;
+	scn = elf_getscn(r->elf, shndx);
+	name = scn && gelf_getshdr(scn, &sh)
+		       ? elf_strptr(r->elf, r->shstrndx, sh.sh_name)
+		       : NULL;
+	p->shndx = shndx;
+	p->section = name ? keep(r, name, strlen(name)) : NULL;
+}
+
+static int add_blob(struct rd *r, uint64_t boff, const struct relocs *rs)
+{
+	struct dt_object *obj = r->obj;
+	const uint8_t *buf = obj->dof + boff;
+	size_t len = obj->dof_len - boff;
+	struct dof_prov_info pv;
+	struct dof_probe_info pi;
+	struct dof_err derr;
+	uint32_t c = 0;
+	int ret;
+
+	while ((ret = dof_prov_next(buf, len, &c, &pv, &derr)) == 1) {
+		uint64_t pc = 0;
+
+		while ((ret = dof_probe_next(&pv, &pc, &pi, &derr)) == 1) {
+			/* dofpr_addr is the record's first field */
+			const struct reloc_rec *rr =
+				reloc_at(rs, boff + pi.rec_off);
+			struct dt_probe p = {0};
+			int err;
+
+			p.origin = DT_ORIGIN_OBJECT;
+			snprintf(p.provider, sizeof(p.provider), "%s", pv.name);
+			p.mod = obj->mod;
+			p.path = obj->path;
+			set_section(r, &p, rr ? rr->shndx : 0);
+			err = dt_probe_from_dof(&p, &pv, &pi, !rr || rr->known);
+			if (err || !dt_probes_add(r->pl, &p))
+				return rd_err(r, -ENOMEM, "out of memory");
+		}
+		if (ret < 0)
+			break;
+	}
+	if (ret < 0) /* dof_check() passed: cannot happen */
+		return rd_err(r, -EINVAL, "invalid DOF in %s: %s", DOF_SECTION,
+			      derr.msg);
+	return 0;
+}
+
+static int read_dof(struct rd *r)
+{
+	struct dt_object *obj = r->obj;
+	struct relocs rs = {NULL, 0};
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	uint64_t off = 0;
+	int err = 0;
+
+	scn = find_section(r, DOF_SECTION, &sh);
+	if (!scn)
+		return 0;
+	obj->dof = copy_section(scn, &sh, &obj->dof_len);
+	if (!obj->dof)
+		return 0;
+	err = apply_relocs(r, elf_ndxscn(scn), &sh, obj->dof, obj->dof_len,
+			   &rs);
+	if (err)
+		goto out;
+	while (off < obj->dof_len) {
+		struct dof_err derr;
+		dof_hdr_t h;
+
+		if (dof_check(obj->dof + off, obj->dof_len - off,
+			      DOF_MAX_SIZE_DEFAULT, &derr)) {
+			err = rd_err(r, -EINVAL,
+				     "invalid DOF in %s at offset 0x%llx: %s "
+				     "(offset 0x%llx)",
+				     DOF_SECTION, (unsigned long long)off,
+				     derr.msg,
+				     (unsigned long long)(off + derr.off));
+			goto out;
+		}
+		err = add_blob(r, off, &rs);
+		if (err)
+			goto out;
+		memcpy(&h, obj->dof + off, sizeof(h));
+		if (h.dofh_filesz > obj->dof_len - off)
+			break; /* a non-loadable tail not in the section */
+		off = (off + h.dofh_filesz + 7) & ~(uint64_t)7;
+		while (off < obj->dof_len &&
+		       all_zero(obj->dof + off, obj->dof_len - off < 8
+							? obj->dof_len - off
+							: 8))
+			off += 8;
+	}
+out:
+	free(rs.v);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* stapsdt notes */
+
+/*
+ * The function containing addr, named as -G names it; ranked like -G:
+ * global before local, a local without '.' before a clone.  NULL if none.
+ */
+static const char *func_at(struct rd *r, size_t shndx, uint64_t addr,
+			   uint64_t *start)
+{
+	Elf_Data *d;
+	GElf_Shdr sh;
+	const char *best = NULL;
+	int rank = -1;
+	size_t n;
+
+	if (!r->symtab || !gelf_getshdr(r->symtab, &sh) || !sh.sh_entsize ||
+	    !(d = elf_getdata(r->symtab, NULL)))
+		return NULL;
+	n = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+		int rk;
+
+		if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF ||
+		    (shndx && s.st_shndx != shndx) ||
+		    (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC) ||
+		    addr < s.st_value || addr - s.st_value >= s.st_size)
+			continue;
+		name = elf_strptr(r->elf, sh.sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		rk = GELF_ST_BIND(s.st_info) != STB_LOCAL ? 3
+		     : !strchr(name, '.')		  ? 2
+							  : 1;
+		if (rk > rank) {
+			rank = rk;
+			best = name;
+			*start = s.st_value;
+		}
+	}
+	if (!best)
+		return NULL;
+	{
+		const char *dot = strchr(best, '.');
+		size_t len = dot && dot != best ? (size_t)(dot - best)
+						: strlen(best);
+
+		if (len > DTRACE_FUNCNAMELEN - 1)
+			len = DTRACE_FUNCNAMELEN - 1;
+		return keep(r, best, len);
+	}
+}
+
+static const char *int_type(const struct stapsdt_arg *a)
+{
+	if (a->is_float)
+		return a->size == 4   ? "float"
+		       : a->size == 8 ? "double"
+				      : "(unknown)";
+	switch (a->size) {
+	case 1:
+		return a->is_signed ? "int8_t" : "uint8_t";
+	case 2:
+		return a->is_signed ? "int16_t" : "uint16_t";
+	case 4:
+		return a->is_signed ? "int32_t" : "uint32_t";
+	case 8:
+		return a->is_signed ? "int64_t" : "uint64_t";
+	}
+	return "(unknown)";
+}
+
+static int note_args(struct dt_probe *p, const char *args)
+{
+	struct stapsdt_arg a;
+	struct stapsdt_err err;
+	size_t cur = 0;
+	unsigned n = 0;
+	int ret;
+
+	p->nargv = calloc(12 + 1, sizeof(*p->nargv));
+	if (!p->nargv)
+		return -ENOMEM;
+	while (n < 12 && (ret = stapsdt_arg_next(args, &cur, &a, &err)) != 0)
+		p->nargv[n++] = ret > 0 ? int_type(&a) : "(unknown)";
+	p->nargc = p->xargc = n;
+	p->xargv = p->nargv;
+	p->argmap = NULL;
+	return 0;
+}
+
+static int add_site(uint64_t **v, unsigned *n, uint64_t a)
+{
+	uint64_t *nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	nv[(*n)++] = a;
+	*v = nv;
+	return 0;
+}
+
+static int read_notes(struct rd *r, size_t first)
+{
+	struct dt_object *obj = r->obj;
+	struct relocs rs = {NULL, 0};
+	struct stapsdt_note note;
+	struct stapsdt_err serr;
+	GElf_Shdr sh, bsh;
+	Elf_Scn *scn, *bscn;
+	uint64_t cur = 0;
+	int ret, err = 0;
+
+	scn = find_section(r, STAPSDT_SECTION, &sh);
+	if (!scn || sh.sh_type != SHT_NOTE)
+		return 0;
+	bscn = find_section(r, STAPSDT_BASE_SECTION, &bsh);
+	obj->notes = copy_section(scn, &sh, &obj->notes_len);
+	if (!obj->notes)
+		return 0;
+	if (r->ehdr.e_type == ET_REL) {
+		err = apply_relocs(r, elf_ndxscn(scn), &sh, obj->notes,
+				   obj->notes_len, &rs);
+		if (err) {
+			free(rs.v);
+			return rd_err(r, err, "out of memory");
+		}
+	}
+	while ((ret = stapsdt_note_next(obj->notes, obj->notes_len, 0, &cur,
+					&note, &serr)) != 0) {
+		char pub[DTRACE_NAMELEN];
+		const char *func, *name;
+		struct dt_probe *p = NULL;
+		const struct reloc_rec *rr;
+		uint64_t pc, fstart = 0;
+		size_t shndx = 0;
+
+		if (ret < 0) {
+			if (r->o->warn) {
+				char m[512];
+
+				snprintf(m, sizeof(m),
+					 "%s: skipped a stapsdt note: %s "
+					 "(offset 0x%llx)",
+					 r->path, serr.msg,
+					 (unsigned long long)serr.off);
+				r->o->warn(m, r->o->warn_arg);
+			}
+			continue;
+		}
+		pc = note.pc;
+		if (bscn && note.base && bsh.sh_addr != note.base)
+			pc += bsh.sh_addr - note.base;
+		/*
+		 * ET_REL: the pc is relocated against its section; the first
+		 * address word follows the 12-byte header and "stapsdt\0".
+		 */
+		rr = reloc_at(&rs, note.off + 12 + 8);
+		if (rr && !rr->known)
+			continue; /* cannot happen: sections are defined */
+		shndx = rr ? rr->shndx : 0;
+		func = func_at(r, shndx, pc, &fstart);
+		if (!func)
+			func = "";
+		if (prov_pubname(note.name, pub, sizeof(pub)) < 0)
+			snprintf(pub, sizeof(pub), "%.*s", (int)sizeof(pub) - 1,
+				 note.name);
+		for (size_t i = first; i < r->pl->n; i++) {
+			struct dt_probe *q = &r->pl->v[i];
+
+			if (!strcmp(q->prov, note.provider) &&
+			    !strcmp(q->name, pub) && !strcmp(q->func, func) &&
+			    q->shndx == shndx) {
+				p = q;
+				break;
+			}
+		}
+		if (!p) {
+			struct dt_probe np = {0};
+
+			name = keep(r, pub, strlen(pub));
+			if (!name) {
+				free(rs.v);
+				return rd_err(r, -ENOMEM, "out of memory");
+			}
+			np.origin = DT_ORIGIN_OBJECT;
+			snprintf(np.provider, sizeof(np.provider), "%s",
+				 note.provider);
+			np.prov = note.provider;
+			np.mod = obj->mod;
+			np.func = func;
+			np.name = name;
+			np.path = obj->path;
+			np.addr_known = true;
+			np.addr = *func ? fstart : pc;
+			np.provattr = np.modattr = np.funcattr = np.nameattr =
+				np.argsattr = ATTR_PRIVATE_UNKNOWN;
+			np.stapsdt_args = note.args;
+			set_section(r, &np, shndx);
+			if (note_args(&np, note.args) ||
+			    !(p = dt_probes_add(r->pl, &np))) {
+				free(np.nargv);
+				free(rs.v);
+				return rd_err(r, -ENOMEM, "out of memory");
+			}
+		}
+		if (add_site(&p->sites, &p->nsites, pc)) {
+			free(rs.v);
+			return rd_err(r, -ENOMEM, "out of memory");
+		}
+	}
+	free(rs.v);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int add_object(struct dt_probes *pl, struct dt_object *obj)
+{
+	struct dt_object **n = realloc(pl->objs, (pl->nobjs + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	pl->objs = n;
+	n[pl->nobjs++] = obj;
+	return 0;
+}
+
+int dt_object_probes(struct dt_probes *pl, const char *path,
+		     const struct dt_collect_opts *o, char *msg, size_t msglen)
+{
+	struct rd r = {
+		.path = path, .pl = pl, .o = o, .msg = msg, .msglen = msglen};
+	Elf_Scn *scn = NULL, *dynsym = NULL;
+	size_t first = pl->n;
+	struct stat st;
+	const char *slash;
+	int fd, err;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return rd_err(&r, -EINVAL, "libelf: %s", elf_errmsg(-1));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return rd_err(&r, -errno, "%s", strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return rd_err(&r, -EINVAL,
+			      "not an ELF file (not a regular file)");
+	}
+	r.obj = calloc(1, sizeof(*r.obj));
+	if (!r.obj || !(r.obj->path = strdup(path)) || add_object(pl, r.obj)) {
+		if (r.obj)
+			free(r.obj->path);
+		free(r.obj);
+		close(fd);
+		return rd_err(&r, -ENOMEM, "out of memory");
+	}
+	slash = strrchr(r.obj->path, '/');
+	r.obj->mod = slash ? slash + 1 : r.obj->path;
+
+	r.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!r.elf || elf_kind(r.elf) != ELF_K_ELF) {
+		err = rd_err(&r, -EINVAL, "not an ELF file");
+		goto out;
+	}
+	if (!gelf_getehdr(r.elf, &r.ehdr) ||
+	    elf_getshdrstrndx(r.elf, &r.shstrndx) != 0) {
+		err = rd_err(&r, -EINVAL, "bad ELF header: %s", elf_errmsg(-1));
+		goto out;
+	}
+	if (r.ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    r.ehdr.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    r.ehdr.e_machine != EM_X86_64) {
+		err = rd_err(&r, -EINVAL,
+			     "not an x86-64 ELF file (class %u, machine %u)",
+			     r.ehdr.e_ident[EI_CLASS], r.ehdr.e_machine);
+		goto out;
+	}
+	if (r.ehdr.e_type != ET_REL && r.ehdr.e_type != ET_EXEC &&
+	    r.ehdr.e_type != ET_DYN) {
+		err = rd_err(&r, -EINVAL,
+			     "ELF type %u is not an object, program or shared "
+			     "library",
+			     r.ehdr.e_type);
+		goto out;
+	}
+	while ((scn = elf_nextscn(r.elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			r.symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dynsym = scn;
+	}
+	if (!r.symtab)
+		r.symtab = dynsym;
+
+	err = read_dof(&r);
+	if (!err && pl->n == first)
+		err = read_notes(&r, first);
+	if (!err && pl->n == first)
+		err = rd_err(&r, -ENOENT,
+			     "no USDT probes (no %s section or stapsdt notes)",
+			     DOF_SECTION);
+out:
+	if (r.elf)
+		elf_end(r.elf);
+	close(fd);
+	return err;
+}

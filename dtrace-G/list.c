@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+/*
+ * list.c - dtrace -l: list probes, as DTrace does.
+ *
+ *	dtrace -l [-v] [-n DESC | -P PROV | -m MOD | -f FUNC]... [-p PID]...
+ *	dtrace -l [-v] [selection...] --object=FILE...
+ *
+ * The table comes from probes.c: the dtrace provider's BEGIN, END and
+ * ERROR, then every live process registered with the helper (or, with
+ * --object, the probes of files on disk).  Each row is printed with
+ * DTrace's own format, so scripts that parse `dtrace -l` keep working:
+ *
+ *    ID   PROVIDER            MODULE                          FUNCTION NAME
+ *     1     dtrace                                                     BEGIN
+ *     4  myapp4242             myapp                              main tick
+ *
+ * A probe is listed when it matches any of the descriptions given (all
+ * probes without one), and only once, in ID order.  -p keeps the
+ * user-level probes of the processes named; a process that does not
+ * exist, or has registered no probes, is an error before anything is
+ * printed ("failed to grab pid N"), as DTrace fails to grab it.  A
+ * description that matches nothing is reported with DTrace's words
+ * after the listing, and the exit status is then 1:
+ *
+ *	dtrace: failed to match :::nosuch: No probe matches description
+ *
+ * The description is shown with all four fields, as DTrace shows it.
+ *
+ * -v adds DTrace's attribute and argument block after each row
+ * (print_probe_info() in DTrace's dtrace.c), then our own: the probe
+ * sites, each with its source line when the object has DWARF line
+ * information (srcline.c):
+ *
+ *	Probe Sites
+ *		0x55d0c1a2b139 /src/app.c:12	a process: run-time address
+ *		0x1139 /src/app.c:12		--object: link-time address
+ *		.text.startup+0x11 /src/app.c:12	a relocatable object
+ *		main+0x22			function not defined in the file
+ *		0x1150 /src/app.c:14 (is-enabled)	legacy is-enabled site
+ *
+ * Objects are read once per run (cached by path); for a process the file
+ * is the one /proc/PID/maps named when the probes were registered, used
+ * only while it is still the same file (its inode as recorded).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dtrace.h"
+#include "probes.h"
+#include "registry.h"
+#include "srcline.h"
+
+#define EXIT_USAGE 2
+
+/* Source-line maps, one per object file, opened on first use. */
+struct srcfile {
+	char *path;
+	struct dt_srcmap *map;
+};
+
+struct srccache {
+	struct srcfile *v;
+	size_t n;
+};
+
+static const struct dt_srcmap *srcmap_for(struct srccache *c, const char *path)
+{
+	struct dt_srcmap *m;
+	struct srcfile *nv;
+	char *p;
+
+	if (!path || !*path)
+		return NULL;
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].path, path))
+			return c->v[i].map;
+	m = dt_srcmap_open(path);
+	p = strdup(path);
+	nv = realloc(c->v, (c->n + 1) * sizeof(*c->v));
+	if (!m || !p || !nv) {
+		dt_srcmap_free(m);
+		free(p);
+		if (nv)
+			c->v = nv;
+		return NULL;
+	}
+	c->v = nv;
+	c->v[c->n].path = p;
+	c->v[c->n].map = m;
+	c->n++;
+	return m;
+}
+
+static void srccache_free(struct srccache *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].path);
+		dt_srcmap_free(c->v[i].map);
+	}
+	free(c->v);
+}
+
+/*
+ * The file to read a process's lines from: the mapped file, if the path
+ * still names it (the registry recorded its inode; a rebuilt program has
+ * a new one, and its lines would be wrong).
+ */
+static const char *line_file(const struct dt_probe *p)
+{
+	struct stat st;
+
+	if (!p->path || !*p->path)
+		return NULL;
+	if (p->origin != DT_ORIGIN_PROCESS || !p->ent || !p->ent->ino)
+		return p->path;
+	if (stat(p->path, &st) < 0 || (uint64_t)st.st_ino != p->ent->ino)
+		return NULL;
+	return p->path;
+}
+
+static void print_attr(const char *title, dof_attr_t a)
+{
+	printf("\n\t%s\n", title);
+	printf("\t\tIdentifier Names: %s\n",
+	       dt_stability_name(DOF_ATTR_NAME(a)));
+	printf("\t\tData Semantics:   %s\n",
+	       dt_stability_name(DOF_ATTR_DATA(a)));
+	printf("\t\tDependency Class: %s\n", dt_class_name(DOF_ATTR_CLASS(a)));
+}
+
+static void print_site(const struct dt_probe *p, const struct dt_srcmap *m,
+		       uint64_t a, bool is_enabled)
+{
+	const char *file;
+	unsigned long line;
+
+	if (!p->addr_known)
+		printf("\t\t%s+0x%" PRIx64, p->func, a);
+	else if (p->section)
+		printf("\t\t%s+0x%" PRIx64, p->section, a);
+	else
+		printf("\t\t0x%" PRIx64, a);
+	if (p->addr_known &&
+	    dt_srcmap_find(m, p->shndx, a - p->bias, &file, &line))
+		printf(" %s:%lu", file, line);
+	printf("%s\n", is_enabled ? " (is-enabled)" : "");
+}
+
+static void print_verbose(const struct dt_probe *p, struct srccache *sc)
+{
+	const struct dt_srcmap *m = NULL;
+
+	print_attr("Probe Description Attributes", dt_probe_attr(p));
+	print_attr("Argument Attributes", p->argsattr);
+	printf("\n\tArgument Types\n");
+	for (unsigned i = 0; i < p->xargc; i++)
+		printf("\t\targs[%u]: %s\n", i, p->xargv[i]);
+	if (!p->xargc)
+		printf("\t\tNone\n");
+	if (p->origin != DT_ORIGIN_DTRACE) {
+		if (p->addr_known)
+			m = srcmap_for(sc, line_file(p));
+		printf("\n\tProbe Sites\n");
+		for (unsigned i = 0; i < p->nsites; i++)
+			print_site(p, m, p->sites[i], false);
+		for (unsigned i = 0; i < p->nensites; i++)
+			print_site(p, m, p->ensites[i], true);
+	}
+	printf("\n");
+}
+
+static void warn_cb(const char *msg, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "dtrace: warning: %s\n", msg);
+}
+
+static bool pid_listed(const struct dtrace_cmd *c, pid_t pid)
+{
+	for (unsigned i = 0; i < c->npids; i++)
+		if (c->pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* -p: every process named must be there, with probes. */
+static int grab_pids(const struct dtrace_cmd *c, const struct dt_probes *pl)
+{
+	for (unsigned i = 0; i < c->npids; i++) {
+		bool found = false;
+		uint64_t start;
+		int err;
+
+		for (size_t j = 0; j < pl->n && !found; j++)
+			found = pl->v[j].origin == DT_ORIGIN_PROCESS &&
+				pl->v[j].pid == c->pids[i];
+		if (found)
+			continue;
+		err = reg_proc_stat(c->pids[i], &start, NULL, 0);
+		if (err == -ESRCH)
+			fprintf(stderr,
+				"dtrace: failed to grab pid %d: No such "
+				"process\n",
+				(int)c->pids[i]);
+		else
+			fprintf(stderr,
+				"dtrace: failed to grab pid %d: no USDT probes "
+				"registered by it in %s (is dtrace-helperd "
+				"running?)\n",
+				(int)c->pids[i], reg_statedir());
+		return -ESRCH;
+	}
+	return 0;
+}
+
+int dtrace_list(const struct dtrace_cmd *c)
+{
+	struct dt_collect_opts o = {0};
+	struct dt_probes pl;
+	struct dt_desc *d = NULL;
+	struct srccache sc = {NULL, 0};
+	char msg[1024] = "";
+	int rc = EXIT_SUCCESS, err;
+
+	d = calloc(c->ndescs ? c->ndescs : 1, sizeof(*d));
+	if (!d) {
+		fprintf(stderr, "dtrace: out of memory\n");
+		return EXIT_FAILURE;
+	}
+	for (unsigned i = 0; i < c->ndescs; i++) {
+		static const char *const forms[] = {
+			[DT_SPEC_PROVIDER] = "provider",
+			[DT_SPEC_MODULE] = "[provider:]module",
+			[DT_SPEC_FUNC] = "[[provider:]module:]function",
+			[DT_SPEC_NAME] = "[[[provider:]module:]function:]name",
+		};
+		enum dt_spec spec = c->descs[i].spec;
+
+		err = dt_desc_parse(c->descs[i].text, spec, &d[i]);
+		if (err == -EINVAL) {
+			fprintf(stderr,
+				"dtrace: invalid probe description '%s': -%c "
+				"takes %s\n",
+				c->descs[i].text, c->descs[i].opt, forms[spec]);
+			rc = EXIT_USAGE;
+			goto out_desc;
+		}
+		if (err) {
+			fprintf(stderr, "dtrace: out of memory\n");
+			rc = EXIT_FAILURE;
+			goto out_desc;
+		}
+	}
+
+	o.statedir = c->nobjects ? NULL : reg_statedir();
+	o.objects = c->objects;
+	o.nobjects = c->nobjects;
+	o.warn = warn_cb;
+	err = dt_probes_collect(&pl, &o, msg, sizeof(msg));
+	if (err) {
+		fprintf(stderr, "dtrace: %s\n", msg);
+		rc = EXIT_FAILURE;
+		goto out;
+	}
+	if (grab_pids(c, &pl)) {
+		rc = EXIT_FAILURE;
+		goto out;
+	}
+
+	printf("%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE",
+	       "FUNCTION", "NAME");
+	for (size_t i = 0; i < pl.n; i++) {
+		const struct dt_probe *p = &pl.v[i];
+		bool sel = c->ndescs == 0;
+
+		if (c->npids && p->origin == DT_ORIGIN_PROCESS &&
+		    !pid_listed(c, p->pid))
+			continue;
+		for (unsigned j = 0; j < c->ndescs; j++)
+			if (dt_desc_match(&d[j], p)) {
+				d[j].matched++;
+				sel = true;
+			}
+		if (!sel)
+			continue;
+		printf("%5u %10s %17s %33s %s\n", p->id, p->provider, p->mod,
+		       p->func, p->name);
+		if (c->verbose)
+			print_verbose(p, &sc);
+	}
+	for (unsigned j = 0; j < c->ndescs; j++) {
+		if (d[j].matched)
+			continue;
+		fflush(stdout);
+		fprintf(stderr,
+			"dtrace: failed to match %s:%s:%s:%s: No probe matches "
+			"description\n",
+			d[j].prov, d[j].mod, d[j].func, d[j].name);
+		rc = EXIT_FAILURE;
+	}
+out:
+	srccache_free(&sc);
+	dt_probes_free(&pl);
+out_desc:
+	for (unsigned i = 0; i < c->ndescs; i++)
+		dt_desc_free(&d[i]);
+	free(d);
+	return rc;
+}

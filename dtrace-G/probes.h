@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probes.h - the probes the dtrace command knows about, and probe
+ * descriptions that select them.
+ *
+ * `dtrace -l` lists this table and `dtrace -n` (tracing) resolves its
+ * descriptions against the same table, so both agree on what a
+ * description matches and on probe IDs.  The table is built once per
+ * run by dt_probes_collect() from:
+ *
+ *	the dtrace provider	BEGIN, END and ERROR, IDs 1, 2 and 3
+ *	the registry		every live process that registered DOF with
+ *				the helper (sdk/registry.h), in pid order,
+ *				its registrations in generation order and
+ *				their probes in DOF order; the provider is
+ *				named with the pid appended (myapp4242)
+ *	or object files		--object=FILE: the DOF in .SUNW_dof, else
+ *				the stapsdt notes (elfprobes.c); provider
+ *				names without a pid
+ *
+ * One record per (probe, function), as the DOF has it.  IDs are given in
+ * that order over the whole table, before any description is applied,
+ * so selecting never renumbers.
+ *
+ * Strings and argument types point into buffers the table owns (the DOF
+ * read from the registry, the object's sections): they live until
+ * dt_probes_free().
+ */
+#ifndef USDT_DTRACE_PROBES_H
+#define USDT_DTRACE_PROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dof.h"
+#include "dof_check.h"
+#include "registry.h"
+
+/* Where a probe came from. */
+enum dt_origin {
+	DT_ORIGIN_DTRACE,  /* the dtrace provider: no sites, no process */
+	DT_ORIGIN_PROCESS, /* a registered process (the registry) */
+	DT_ORIGIN_OBJECT,  /* an object file on disk (--object) */
+};
+
+/* Provider name as listed: "<provider><pid>" fits DTRACE_PROVNAMELEN. */
+#define DT_PROVIDER_MAX (DTRACE_PROVNAMELEN + 16)
+
+struct dt_probe {
+	unsigned id;
+	enum dt_origin origin;
+	pid_t pid;			/* DT_ORIGIN_PROCESS, else 0 */
+	char provider[DT_PROVIDER_MAX]; /* as listed: myapp4242, myapp */
+	const char *prov;		/* as declared: myapp */
+	const char *mod;
+	const char *func;
+	const char *name;
+
+	const struct reg_proc *proc; /* DT_ORIGIN_PROCESS */
+	const struct reg_entry *ent; /* DT_ORIGIN_PROCESS */
+	const char *path;	     /* file holding the sites, "" if none */
+	/*
+	 * Sites are run-time addresses for a process, link-time addresses
+	 * for an object file; link-time = run-time - bias.  In a relocatable
+	 * object they are offsets in the function's section.  addr_known is
+	 * false when the function's address could not be resolved (an
+	 * object whose relocation names an undefined symbol): then sites
+	 * hold offsets from the function's start.
+	 */
+	uint64_t bias;
+	const char *section; /* relocatable object: the section */
+	size_t shndx;	     /* of the function, else NULL, 0 */
+	bool addr_known;
+	uint64_t addr;	 /* the function */
+	uint64_t *sites; /* nsites probe sites */
+	unsigned nsites;
+	uint64_t *ensites; /* legacy is-enabled sites */
+	unsigned nensites;
+
+	dof_attr_t provattr, modattr, funcattr, nameattr, argsattr;
+	/*
+	 * Argument types: native (nargv) and translated (xargv, what
+	 * consumers see), argmap[i] the native index of translated
+	 * argument i.  From the DOF; for a probe known only by its stapsdt
+	 * notes, both lists are the integer types the notes' argument
+	 * specs describe (int32_t for -4@...), and argmap is NULL.
+	 */
+	unsigned nargc, xargc;
+	const char **nargv;
+	const char **xargv;
+	const uint8_t *argmap;
+	const char *stapsdt_args; /* note argument string, or NULL */
+};
+
+struct dt_object; /* elfprobes.c */
+
+struct dt_probes {
+	struct dt_probe *v;
+	size_t n, cap;
+	/* what the records point into */
+	struct reg_proc *procs;
+	size_t nprocs;
+	struct dt_object **objs;
+	size_t nobjs;
+};
+
+/* What to collect. */
+struct dt_collect_opts {
+	const char *statedir;	    /* registry to read, NULL for none */
+	const char *const *objects; /* object files (--object), in order */
+	unsigned nobjects;
+	/* warnings (damaged registry files, ...); may be NULL */
+	void (*warn)(const char *msg, void *arg);
+	void *warn_arg;
+};
+
+/*
+ * Build the table.  0, or a negative errno with a sentence in msg (which
+ * names the object file at fault).  Free with dt_probes_free() either way.
+ */
+int dt_probes_collect(struct dt_probes *pl, const struct dt_collect_opts *o,
+		      char *msg, size_t msglen);
+
+void dt_probes_free(struct dt_probes *pl);
+
+/*
+ * Append a record (copied; id assigned by dt_probes_collect) and return
+ * it, or NULL without memory.  For elfprobes.c.
+ */
+struct dt_probe *dt_probes_add(struct dt_probes *pl, const struct dt_probe *p);
+
+/*
+ * Fill p's names, attributes, argument types and sites from one DOF
+ * probe (sites = dofpr_addr + each offset; offsets alone when the
+ * address is not known).  0 or -ENOMEM.
+ */
+int dt_probe_from_dof(struct dt_probe *p, const struct dof_prov_info *pv,
+		      const struct dof_probe_info *pi, bool addr_known);
+
+/*
+ * elfprobes.c: append the probes of one object file (--object) to pl
+ * and record the object in pl->objs.  0, or -errno with a sentence
+ * naming the file in msg.
+ */
+int dt_object_probes(struct dt_probes *pl, const char *path,
+		     const struct dt_collect_opts *o, char *msg, size_t msglen);
+void dt_object_free(struct dt_object *obj);
+
+/* Stability and class names as dtrace(1) prints them. */
+const char *dt_stability_name(unsigned s);
+const char *dt_class_name(unsigned c);
+
+/*
+ * Probe descriptions: provider:module:function:name, each field a glob
+ * (fnmatch(3): *, ?, [...], \ escapes), an empty field matching
+ * anything.  Written with fewer fields, they fill from the right,
+ * starting at the field the option names:
+ *
+ *	-n name | function:name | module:function:name | p:m:f:n
+ *	-f function | module:function | provider:module:function
+ *	-m module | provider:module
+ *	-P provider
+ */
+enum dt_spec {
+	DT_SPEC_PROVIDER = 1,
+	DT_SPEC_MODULE = 2,
+	DT_SPEC_FUNC = 3,
+	DT_SPEC_NAME = 4,
+};
+
+struct dt_desc {
+	char *prov, *mod, *func, *name; /* malloc'ed; "" = any */
+	char *text;			/* as given */
+	enum dt_spec spec;
+	unsigned matched; /* probes it selected */
+};
+
+/* Parse text; 0 or -EINVAL (too many fields) or -ENOMEM. */
+int dt_desc_parse(const char *text, enum dt_spec spec, struct dt_desc *d);
+void dt_desc_free(struct dt_desc *d);
+bool dt_desc_match(const struct dt_desc *d, const struct dt_probe *p);
+
+/* The attribute dtrace prints for a probe: the minimum over the fields. */
+dof_attr_t dt_probe_attr(const struct dt_probe *p);
+
+#endif /* USDT_DTRACE_PROBES_H */

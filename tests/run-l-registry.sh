@@ -1,0 +1,344 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# dtrace -l over the helper's registry: real programs built with the
+# dtrace under test run here (each waits on its own FIFO), and
+# tests/tools/regwrite records each one's DOF in a private
+# $DTRACE_STATEDIR the way dtrace-helperd does (read from the process's
+# memory at its __SUNW_dof), so this runs without the daemon.
+#
+#  - a PIE with a shared library (two registrations, generation order)
+#    and a non-PIE program: the exact listing, the provider named with
+#    the pid (myapp<pid>), module and function, processes in pid order;
+#  - -p: only that process's probes, IDs as in the full listing; a pid
+#    that does not exist, and one that registered nothing, are errors;
+#  - -v: each site's run-time address is the link-time site (the
+#    program's stapsdt note location, inside the function nm names)
+#    plus the load bias /proc/PID/maps shows, with the FILE:LINE addr2line
+#    gives; a program replaced on disk after it started gets no lines;
+#  - a registry file of a process that exited, or whose pid now belongs
+#    to another process (start time differs), is ignored silently; a
+#    damaged file is reported and skipped, the others still listed;
+#    a missing registry is an empty one.
+
+. "$top_srcdir/tests/lib.sh"
+
+: "${REGWRITE:?REGWRITE must name tests/tools/regwrite}"
+require_G nm readelf addr2line mkfifo
+[ -r /proc/self/maps ] || skip "no /proc"
+
+# source lines need dtrace built with libdwarf; without, sites are bare
+have_lines=yes
+ldd "$DTRACE" 2>/dev/null | grep -q libdwarf || have_lines=no
+
+registry_cleanup() {
+	for p in $bg_pids; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	cleanup
+}
+trap registry_cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# row ID PROVIDER MODULE FUNCTION NAME: one line of dtrace -l
+row() {
+	printf '%5s %10s %17s %33s %s\n' "$1" "$2" "$3" "$4" "$5"
+}
+
+cat >p.d <<'D'
+#pragma D attributes Evolving/Evolving/Common provider myapp provider
+provider myapp {
+	probe query__start(const char *q, int n);
+	probe query__done(int status, long rows);
+	probe tick();
+};
+D
+cat >kv.d <<'D'
+provider kv {
+	probe put(const char *key, unsigned long len);
+};
+D
+cat >app.c <<'C'
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "p.h"
+int lib_run(int n);
+static __attribute__((noinline)) int helper(const char *q)
+{
+	MYAPP_QUERY_START(q, 1);
+	return 1;
+}
+/* app FIFO READY: say so in READY, then wait for a byte on FIFO */
+int main(int argc, char **argv)
+{
+	FILE *fp;
+	char c;
+	int fd;
+
+	(void)argc;
+	helper("x");
+	MYAPP_QUERY_DONE(lib_run(2), 1L);
+	fp = fopen(argv[2], "w");
+	if (fp)
+		fclose(fp);
+	fd = open(argv[1], O_RDONLY);
+	MYAPP_TICK();
+	return fd < 0 || read(fd, &c, 1) < 0;
+}
+C
+cat >lib.c <<'C'
+#include "kv.h"
+int lib_run(int n)
+{
+	KV_PUT("k", (unsigned long)n);
+	return n + 1;
+}
+C
+
+run_dtrace -h -s p.d
+expect_eq "-h p.d" 0 "$status"
+run_dtrace -h -s kv.d
+expect_eq "-h kv.d" 0 "$status"
+$CC -g -O2 -fPIC -c lib.c -o lib.o &&
+	$CC -g -O2 -fPIE -c app.c -o app-pie.o &&
+	$CC -g -O2 -fno-PIE -c app.c -o app-nopie.o ||
+	fail "cannot compile"
+"$DTRACE" -G -s kv.d -o kv-probes.o lib.o &&
+	"$DTRACE" -G -s p.d -o pie-probes.o app-pie.o &&
+	"$DTRACE" -G -s p.d -o nopie-probes.o app-nopie.o ||
+	fail "dtrace -G failed"
+$CC -g -shared lib.o kv-probes.o -o libq.so &&
+	$CC -g -fPIE -pie app-pie.o pie-probes.o -L. -lq -Wl,-rpath,"$tmp" \
+		-o app &&
+	$CC -g -no-pie app-nopie.o nopie-probes.o -L. -lq \
+		-Wl,-rpath,"$tmp" -o nopie &&
+	cp app app5 || fail "cannot link"
+
+mkdir state
+DTRACE_STATEDIR=$tmp/state
+export DTRACE_STATEDIR
+# drti.o stays quiet: this test plays the helper
+DTRACE_DOF_INIT_DISABLE=1
+export DTRACE_DOF_INIT_DISABLE
+
+# start N PROGRAM: run PROGRAM waiting on fifoN, its pid in pidN
+start() {
+	mkfifo "fifo$1"
+	"./$2" "fifo$1" "ready$1" &
+	eval "pid$1=\$!"
+	bg_pids="$bg_pids $!"
+	wait_until 100 test -e "ready$1" || fail "program $1 did not start"
+}
+# release N: let program N finish, and reap it
+release() {
+	eval "rl_pid=\$pid$1"
+	echo x >"fifo$1"
+	wait "$rl_pid"
+	forget_pid "$rl_pid"
+}
+# register N PROGRAM: record program N's DOF, and its library's
+register() {
+	eval "rg_pid=\$pid$1"
+	"$REGWRITE" state "$rg_pid" "$2" - - - libq.so - - - ||
+		fail "regwrite for program $1 ($2) failed"
+}
+
+start 1 app
+start 2 nopie
+start 3 app
+start 4 app
+start 5 app5
+for n in 1 2 3 4 5; do
+	eval "prog$n=\$(basename \"\$(readlink /proc/\$pid$n/exe)\")"
+	eval "register $n \"\$prog$n\""
+done
+# process 4 exits: its file stays behind, stale
+release 4
+
+expect_eq "regwrite wrote the files" 5 "$(ls state/registry | wc -l)"
+expect_grep "two registrations, generation order" \
+	"^reg 2 0x[0-9a-f]* 0x[0-9a-f]* 0x[0-9a-f]* [0-9]* [0-9]* ioctl libq.so $tmp/libq.so\$" \
+	state/registry/"$pid1"
+
+# rows_of N ID: the rows of process N from ID on; next ID in $next_id
+rows_of() {
+	eval "ro_pid=\$pid$1 ro_exe=\$prog$1"
+	row "$2" "myapp$ro_pid" "$ro_exe" helper query-start
+	row $(($2 + 1)) "myapp$ro_pid" "$ro_exe" main query-done
+	row $(($2 + 2)) "myapp$ro_pid" "$ro_exe" main tick
+	row $(($2 + 3)) "kv$ro_pid" libq.so lib_run put
+}
+# expected N...: the full listing of the live processes N..., pid order
+expected() {
+	row ID PROVIDER MODULE FUNCTION NAME
+	row 1 dtrace "" "" BEGIN
+	row 2 dtrace "" "" END
+	row 3 dtrace "" "" ERROR
+	ex_id=4
+	for ex_n in $(for n in "$@"; do eval "echo \$pid$n $n"; done |
+		      sort -n | cut -d' ' -f2); do
+		rows_of "$ex_n" $ex_id
+		ex_id=$((ex_id + 4))
+	done
+}
+
+# ---------------------------------------------------------------------
+# The listing
+
+expected 1 2 3 5 >expected.txt
+run_dtrace -l
+expect_eq "dtrace -l: status" 0 "$status"
+expect_eq "dtrace -l: no warnings (the stale file is ignored)" "" "$(cat err.txt)"
+expect_file_eq "dtrace -l" expected.txt out.txt
+cp out.txt full.txt
+
+# the functions are the programs'
+for f in helper main lib_run; do
+	expect_grep "nm knows $f" " [tT] $f\\(\\.[a-z0-9.]*\\)\\{0,1\\}\$" \
+		"$(nm app libq.so >nm.txt; echo nm.txt)"
+done
+
+# -p: that process only, IDs unchanged; selections combine with it
+run_dtrace -l -p "$pid2"
+expect_eq "-p: status" 0 "$status"
+{ head -n 4 full.txt; grep "[a-z]$pid2 " full.txt; } >expected.txt
+expect_file_eq "-p $pid2" expected.txt out.txt
+run_dtrace -l -p "$pid2" -p "$pid5" -n 'kv*:::'
+{ head -n 1 full.txt; grep "kv\\($pid2\\|$pid5\\) " full.txt; } >expected.txt
+expect_file_eq "-p twice with -n" expected.txt out.txt
+run_dtrace -l -P "myapp$pid3" -n "kv$pid1:libq.so:lib_run:put"
+{ head -n 1 full.txt; grep "myapp$pid3 \\|kv$pid1 " full.txt; } >expected.txt
+expect_file_eq "-P with a pid, -n of another" expected.txt out.txt
+expect_eq "pid-less provider names match nothing" 1 \
+	"$("$DTRACE" -l -P myapp >/dev/null 2>&1; echo $?)"
+
+run_dtrace -l -p "$pid4"
+expect_eq "-p of a dead process: status" 1 "$status"
+expect_eq "-p of a dead process: message" \
+	"dtrace: failed to grab pid $pid4: No such process" "$(cat err.txt)"
+expect_eq "-p of a dead process: nothing listed" "" "$(cat out.txt)"
+run_dtrace -l -p $$
+expect_eq "-p of a process without probes: status" 1 "$status"
+expect_grep "-p of a process without probes: message" \
+	"^dtrace: failed to grab pid $$: no USDT probes registered" err.txt
+
+# ---------------------------------------------------------------------
+# -v: run-time sites
+
+# bias N FILE: load bias of FILE in process N (mapping at offset 0 less
+# the first PT_LOAD's page)
+bias() {
+	eval "bi_pid=\$pid$1"
+	bi_start=$(awk -v f="$(readlink -f "$2")" \
+		'$6 == f && $3 == "00000000" { print $1; exit }' \
+		/proc/"$bi_pid"/maps | cut -d- -f1)
+	bi_vaddr=$(readelf -lW "$2" | awk '$1 == "LOAD" { print $3; exit }')
+	echo $((0x$bi_start - (bi_vaddr & ~4095)))
+}
+
+# check_sites N FILE PROVIDER: every site of PROVIDER<pid> in process N
+# (in FILE) is a note location + bias, inside its function, with the
+# line addr2line gives
+check_sites() {
+	eval "cs_pid=\$pid$1"
+	cs_file=$2
+	cs_prov=$3$cs_pid
+	cs_bias=$(bias "$1" "$cs_file")
+	readelf -nW "$cs_file" | sed -n 's/.*Location: \(0x[0-9a-f]*\),.*/\1/p' |
+		while read -r a; do printf '%d\n' "$a"; done | sort >notes.txt
+	nm -S "$cs_file" >nm.txt
+	run_dtrace -lv -P "$cs_prov"
+	expect_eq "-lv $cs_prov: status" 0 "$status"
+	: >sites.txt
+	cs_n=0
+	cs_func=
+	while IFS= read -r l; do
+		case $l in
+		"") continue ;;
+		"		0x"*) ;;
+		"	"*) continue ;;
+		*) cs_func=$(echo "$l" | awk 'NF == 5 { print $4 }'); continue ;;
+		esac
+		# shellcheck disable=SC2086
+		set -- $l
+		cs_link=$(($1 - cs_bias))
+		echo "$cs_link" >>sites.txt
+		cs_n=$((cs_n + 1))
+		# inside the function nm names (or one of its clones)
+		cs_in=no
+		while read -r lo sz ty name; do
+			case $ty in t | T) ;; *) continue ;; esac
+			case $name in "$cs_func" | "$cs_func".*) ;; *) continue ;; esac
+			if [ "$cs_link" -ge $((0x$lo)) ] &&
+			   [ "$cs_link" -lt $((0x$lo + 0x$sz)) ]; then
+				cs_in=yes
+			fi
+		done <nm.txt
+		expect_eq "$cs_prov: site $1 is in $cs_func" yes "$cs_in"
+		cs_want=$(addr2line -e "$cs_file" "$(printf '0x%x' "$cs_link")" |
+			sed 's/ (discriminator [0-9]*)//')
+		[ "$have_lines" = yes ] || cs_want=
+		expect_eq "$cs_prov: site $1: FILE:LINE" "$cs_want" "${2-}"
+	done <out.txt
+	expect_eq "-lv $cs_prov: sites found" yes "$([ "$cs_n" -gt 0 ] && echo yes)"
+	sort sites.txt >sites.sorted
+	if comm -23 sites.sorted notes.txt | grep -q .; then
+		fail "-lv $cs_prov: sites that are no note location: $(comm -23 sites.sorted notes.txt | tr '\n' ' ')"
+	else
+		pass
+	fi
+}
+
+check_sites 1 app myapp
+check_sites 1 libq.so kv
+check_sites 2 nopie myapp
+expect_eq "non-PIE: bias 0" 0 "$(bias 2 nopie)"
+expect_eq "PIE: a bias" yes "$([ "$(bias 1 app)" -ne 0 ] && echo yes)"
+expect_grep "base recorded for the PIE" \
+	"^reg 1 0x$(printf '%x' "$(bias 1 app)") " state/registry/"$pid1"
+
+# process 5's program is replaced on disk: addresses, but no lines
+cp app app5.new && mv app5.new app5
+run_dtrace -lv -P "myapp$pid5"
+expect_eq "replaced program: status" 0 "$status"
+expect_eq "replaced program: sites without lines" \
+	"$(grep -c '^		0x[0-9a-f]*$' out.txt)" "$(grep -c '^		0x' out.txt)"
+expect_eq "replaced program: three sites" 3 "$(grep -c '^		0x' out.txt)"
+
+# ---------------------------------------------------------------------
+# Stale and damaged files
+
+# process 3's file, recorded with another start time: a reused pid
+f3=state/registry/$pid3
+cp "$f3" f3.orig
+{ head -n 2 f3.orig; echo "start 1"; tail -n +4 f3.orig; } >"$f3"
+expected 1 2 5 >expected.txt
+run_dtrace -l
+expect_eq "reused pid: status" 0 "$status"
+expect_eq "reused pid: silent" "" "$(cat err.txt)"
+expect_file_eq "reused pid: not listed" expected.txt out.txt
+
+# damaged: the other processes are still listed, with a warning
+head -c 200 f3.orig >"$f3"
+run_dtrace -l
+expect_eq "damaged file: status" 0 "$status"
+expect_file_eq "damaged file: others listed" expected.txt out.txt
+expect_grep "damaged file: warning" \
+	"^dtrace: warning: skipped a damaged registry file: $DTRACE_STATEDIR/registry/$pid3: line [0-9]*: " \
+	err.txt
+expect_eq "damaged file: one warning" 1 "$(wc -l <err.txt)"
+
+# no registry at all
+DTRACE_STATEDIR=$tmp/nosuch "$DTRACE" -l >out.txt 2>err.txt
+expect_eq "no registry: status" 0 "$?"
+expect_eq "no registry: the dtrace provider only" 4 "$(wc -l <out.txt)"
+expect_eq "no registry: quiet" "" "$(cat err.txt)"
+
+for n in 1 2 3 5; do
+	release $n
+done
+run_dtrace -l
+expect_eq "all gone: the dtrace provider only" 4 "$(wc -l <out.txt)"
+
+finish

@@ -4,7 +4,8 @@
 # setup.sh - install what is missing (Debian 12), build usdt-sdk, and show
 # the toolchain at work on provider-examples/: dtrace -h, cc, dtrace -G,
 # the program running, its probes as readelf sees them, and (as root,
-# with bpftrace) the probes traced live.
+# with bpftrace) the probes traced live, and dtrace-helperd with
+# `dtrace -l` listing the probes of the running program.
 #
 #   ./setup.sh            install, build, demonstrate
 #   ./setup.sh --no-demo  install and build only
@@ -76,6 +77,34 @@ if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 		-c "$ex/myapp 3" >/dev/null 2>&1 || true
 	grep -v '^$' "$out" || echo "    (bpftrace could not attach here)"
 	rm -f "$out"
+fi
+
+if [ -x helper-driver/dtrace-helperd ] && [ -c /dev/fuse ]; then
+	say "dtrace-helperd records the probes of running programs; dtrace -l lists them"
+	hd=$(mktemp -d)
+	# A private device and registry, so the demo touches nothing of the
+	# system's (the real ones are /dev/dtrace/helper and /run/dtrace).
+	if ./helper-driver/dtrace-helperd --no-scan --device "$hd/dev/helper" \
+		--state-dir "$hd/state"; then
+		DTRACE_DOF_INIT_DEVNAME=$hd/dev/helper $ex/myapp -f >/dev/null &
+		app=$!
+		i=0
+		while [ $i -lt 50 ] && [ -z "$(ls "$hd/state/registry" 2>/dev/null)" ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		DTRACE_STATEDIR=$hd/state $D -l -n 'myapp*:::' | sed 's/^/    /'
+		kill "$app"
+		kill "$(cat "$hd/state/helperd.pid")"
+		i=0
+		while [ $i -lt 50 ] && mountpoint -q "$hd/dev"; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+	else
+		echo "    (dtrace-helperd could not start here)"
+	fi
+	rm -rf "$hd"
 fi
 
 say "done: run 'make check' for the test suite"

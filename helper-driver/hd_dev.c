@@ -427,6 +427,7 @@ static struct hd_dev *start_fuse(struct hd_dev *dev)
 	if (hd_dev_prepare_mountpoint(hd) < 0)
 		return NULL;
 	dev->se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), dev);
+	fuse_opt_free_args(&args); /* parsing may have copied them */
 	if (!dev->se) {
 		hd_log(HD_ERR, "cannot start a FUSE session");
 		return NULL;

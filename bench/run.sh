@@ -21,7 +21,12 @@
 #    untraced ns per iteration, bpftrace counting every hit, best of three;
 #  - tools: wall time of dtrace -h on a 200-probe provider, and of
 #    dtrace -G over 10 to 2,000 objects of 25 sites each (copies of one
-#    object, restored before each run), best of three.
+#    object, restored before each run), best of three;
+#  - registration (root, dtrace-helperd): mean time of a dlopen+dlclose
+#    cycle of a plugin with probes (drti's ADDDOF and REMOVE) with the
+#    helper up, with no helper and with registration disabled, best of
+#    three 2,000-cycle runs; registrations per second from four
+#    processes at once; the daemon's RSS growth for 2,000 probes.
 
 set -u
 : "${DTRACE:?DTRACE must name the dtrace under test}"
@@ -207,6 +212,73 @@ for n in 10 100 500 2000; do
 		ref=$(cd "g$n" && best_ms "$ref_dtrace" -G -s ../big.d -o r.o $(ls o*.o))
 	row "dtrace -G, $n objects ($((n * 25)) sites): ms" "$ours" "$ref"
 done
+
+# ---------------------------------------------------------------------
+# Registration (dtrace-helperd): per object, per second, memory
+if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
+	d=$top_srcdir/tests/data/helperd
+	"$DTRACE" -h -s "$d/hdplug.d" -o hdplug.h &&
+	$CC -O2 -fPIC -I. -c "$d/plug.c" -o plug.o &&
+	"$DTRACE" -G -s "$d/hdplug.d" plug.o -o plug-probes.o &&
+	$CC -shared -o plug.so plug.o plug-probes.o &&
+	$CC -O2 -o regbench "$here/regbench.c" -ldl || exit 1
+	"$HELPERD" -f --no-scan --device "$tmp/dev/helper" \
+		--state-dir "$tmp/state" 2>helperd.log &
+	hdpid=$!
+	i=0
+	while [ $i -lt 100 ] && ! mountpoint -q "$tmp/dev"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	best_us() { # best of three, mean us per dlopen+dlclose
+		b=
+		for _ in 1 2 3; do
+			v=$(./regbench "$tmp/plug.so" 2000) || { echo n/a; return; }
+			if [ -z "$b" ] || [ "$v" -lt "$b" ]; then b=$v; fi
+		done
+		echo "$((b / 1000)).$(( (b % 1000) / 100 ))"
+	}
+	up=$(DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper best_us)
+	none=$(DTRACE_DOF_INIT_DEVNAME=$tmp/no/helper best_us)
+	off=$(DTRACE_DOF_INIT_DISABLE=1 best_us)
+	row "dlopen+dlclose, helper up vs no helper: us" "$up" "$none"
+	row "dlopen+dlclose, no helper vs registration off: us" "$none" "$off"
+	# Four processes at once, 2,000 objects each: registrations/s.
+	t0=$(now_ns)
+	rb=
+	for _ in 1 2 3 4; do
+		DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper ./regbench "$tmp/plug.so" 2000 >/dev/null &
+		rb="$rb $!"
+	done
+	wait $rb
+	t1=$(now_ns)
+	rps=$(( 8000 * 1000000000 / (t1 - t0) ))
+	row "registrations/s, 4 concurrent processes" "$rps" "-"
+	# Memory: the daemon's RSS before and after 2,000 probes arrive.
+	awk 'BEGIN { print "provider big {"
+		for (i = 0; i < 2000; i++) printf "\tprobe p%d(int, char *);\n", i
+		print "};" }' >reg2k.d
+	awk 'BEGIN { print "#include <unistd.h>\n#include \"reg2k.h\""
+		print "int main(void) {"
+		for (i = 0; i < 2000; i++) printf "\tBIG_P%d(1, \"x\");\n", i
+		print "\tpause();\n}" }' >reg2k.c
+	"$DTRACE" -h -s reg2k.d -o reg2k.h && $CC -O1 -c reg2k.c -o reg2k.o &&
+	"$DTRACE" -G -s reg2k.d reg2k.o -o reg2k-p.o && $CC -o reg2k reg2k.o reg2k-p.o
+	rss0=$(awk '/^VmRSS/ { print $2 }' "/proc/$hdpid/status")
+	DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper ./reg2k &
+	r2=$!
+	sleep 1
+	rss1=$(awk '/^VmRSS/ { print $2 }' "/proc/$hdpid/status")
+	regf=$(ls "$tmp/state/registry")
+	fsz=$(( $(wc -c <"$tmp/state/registry/$regf") / 2 / 1024 ))
+	kill "$r2"
+	row "daemon RSS per 1,000 registered probes: KiB" "$(( (rss1 - rss0) / 2 ))" "-"
+	row "registry file per 1,000 probes: KiB" "$fsz" "-"
+	kill "$hdpid"
+	wait "$hdpid" 2>/dev/null
+else
+	echo "(registration: needs root, /dev/fuse and dtrace-helperd; skipped)"
+fi
 
 {
 	echo "# Benchmark results"

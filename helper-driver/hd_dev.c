@@ -58,6 +58,7 @@ struct hd_dev {
 	enum hd_backend kind;
 	struct fuse_buf buf;
 	bool mounted;
+	bool no_open; /* the kernel opens the device without asking us */
 	time_t since;
 };
 
@@ -199,10 +200,29 @@ static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 	fuse_reply_buf(req, buf, used);
 }
 
+static void fs_init(void *userdata, struct fuse_conn_info *conn)
+{
+	struct hd_dev *dev = userdata;
+
+	dev->no_open = conn->capable & FUSE_CAP_NO_OPEN_SUPPORT;
+}
+
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct hd_dev *dev = fuse_req_userdata(req);
+
 	if (ino == INO_DIR) {
 		fuse_reply_err(req, EISDIR);
+		return;
+	}
+	if (dev->no_open) {
+		/*
+		 * "Zero-message opens": the kernel opens the file itself
+		 * from now on and sends neither OPEN nor RELEASE, two round
+		 * trips of the four an open-ioctl-close costs.  We keep no
+		 * per-open state, so nothing is lost.
+		 */
+		fuse_reply_err(req, ENOSYS);
 		return;
 	}
 	fi->direct_io = 1;
@@ -246,6 +266,7 @@ static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
 }
 
 static const struct fuse_lowlevel_ops fs_ops = {
+	.init = fs_init,
 	.lookup = fs_lookup,
 	.getattr = fs_getattr,
 	.setattr = fs_setattr,

@@ -50,14 +50,15 @@
 #define HD_GUARD_TIMEOUT_MS 2000
 #define HD_GUARD_STUCK_MAX 8
 
-enum job_kind { JOB_MEM, JOB_MAPS, JOB_PAGEMAP, JOB_ENV };
+enum job_kind { JOB_MEM, JOB_MAPS, JOB_ENV, JOB_FETCH };
 
 struct job {
 	enum job_kind kind;
 	pid_t pid;
 	uint64_t addr;
 	size_t len;
-	void *buf;	     /* JOB_MEM: len bytes; JOB_PAGEMAP: len pages */
+	void *buf;	     /* JOB_MEM: len bytes */
+	struct hd_fetch *fetch; /* JOB_FETCH, owned by the job */
 	struct hd_maps maps; /* JOB_MAPS */
 	const char *var;     /* JOB_ENV, static storage */
 	bool found;	     /* JOB_ENV */
@@ -73,12 +74,24 @@ static struct job *pending;
 static bool worker_up;
 static unsigned stuck;
 
+static void fetch_free(struct hd_fetch *f)
+{
+	if (!f)
+		return;
+	hd_maps_free(&f->mm);
+	free(f->buf);
+	free(f);
+}
+
 static void job_free(struct job *j)
 {
 	free(j->buf);
 	hd_maps_free(&j->maps);
+	fetch_free(j->fetch);
 	free(j);
 }
+
+static int fetch(pid_t pid, uint64_t addr, struct hd_fetch *f);
 
 static int read_pagemap(pid_t pid, uint64_t addr, size_t npages,
 			uint64_t *out)
@@ -135,8 +148,8 @@ static void run(struct job *j)
 	case JOB_MAPS:
 		j->rc = hd_maps_read(j->pid, &j->maps);
 		break;
-	case JOB_PAGEMAP:
-		j->rc = read_pagemap(j->pid, j->addr, j->len, j->buf);
+	case JOB_FETCH:
+		j->rc = fetch(j->pid, j->addr, j->fetch);
 		break;
 	case JOB_ENV:
 		j->found = env_has(j->pid, j->var);
@@ -301,31 +314,6 @@ int hd_guard_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return err;
 }
 
-static int guarded_pagemap(pid_t pid, uint64_t addr, size_t npages,
-			   uint64_t *out)
-{
-	struct job *j = job_new(JOB_PAGEMAP, pid);
-	int err;
-
-	if (!j)
-		return -ENOMEM;
-	j->addr = addr;
-	j->len = npages;
-	j->buf = calloc(npages, 8);
-	if (!j->buf) {
-		free(j);
-		return -ENOMEM;
-	}
-	err = submit(j);
-	if (err)
-		return err;
-	err = j->rc;
-	if (!err)
-		memcpy(out, j->buf, npages * 8);
-	job_free(j);
-	return err;
-}
-
 /*
  * The file system type of device dev in pid's mount namespace, from
  * /proc/PID/mountinfo ("36 35 0:45 / /mnt rw - fuse.sshfs host rw"), into
@@ -370,8 +358,12 @@ bool hd_on_fuse(pid_t pid, uint64_t dev, char *type, size_t typelen)
 		!strncmp(type, "fuse.", 5));
 }
 
-int hd_foreign_read(pid_t pid, const struct hd_maps *mm, uint64_t addr,
-		    void *buf, size_t len, char *why, size_t whylen)
+/*
+ * Read len bytes at addr, refusing non-resident pages of FUSE-backed
+ * files.  Runs on the worker (it may block), so it calls nothing guarded.
+ */
+static int foreign_read(pid_t pid, const struct hd_maps *mm, uint64_t addr,
+			void *buf, size_t len, char *why, size_t whylen)
 {
 	uint64_t end = addr + len, a;
 	size_t i;
@@ -397,7 +389,7 @@ int hd_foreign_read(pid_t pid, const struct hd_maps *mm, uint64_t addr,
 			pm = calloc(npages, 8);
 			if (!pm)
 				return -ENOMEM;
-			err = guarded_pagemap(pid, lo, npages, pm);
+			err = read_pagemap(pid, lo, npages, pm);
 			for (i = 0; !err && i < npages; i++)
 				if (!(pm[i] >> 63 & 1)) /* not present */
 					err = -EAGAIN;
@@ -413,11 +405,89 @@ int hd_foreign_read(pid_t pid, const struct hd_maps *mm, uint64_t addr,
 		}
 		a = hi;
 	}
-	err = hd_guard_read_mem(pid, addr, buf, len);
+	err = hd_read_mem(pid, addr, buf, len);
 	if (err)
-		snprintf(why, whylen, "%s", err == -ETIMEDOUT ?
-			 "reading it timed out" : err == -EAGAIN ?
-			 "too many readers stuck in stalled file systems" :
-			 strerror(-err));
+		snprintf(why, whylen, "%s", strerror(-err));
 	return err;
+}
+
+/* The whole of hd_guard_fetch(), on the worker: one hand-off per request. */
+static int fetch(pid_t pid, uint64_t addr, struct hd_fetch *f)
+{
+	uint8_t hdr[sizeof(dof_hdr_t)];
+	uint64_t loadsz;
+	int err;
+
+	f->stage = HD_FETCH_MAPS;
+	err = hd_maps_read(pid, &f->mm);
+	if (err) {
+		snprintf(f->why, sizeof(f->why), "cannot read its mappings: "
+			 "%s", strerror(-err));
+		return err;
+	}
+	if (!f->len) {
+		f->stage = HD_FETCH_READ;
+		err = foreign_read(pid, &f->mm, addr, hdr, sizeof(hdr), f->why,
+				   sizeof(f->why));
+		if (err)
+			return err;
+		f->stage = HD_FETCH_HDR;
+		err = dof_check_hdr(hdr, sizeof(hdr), f->max, &loadsz,
+				    &f->derr);
+		if (err)
+			return err;
+		f->len = (size_t)loadsz;
+	}
+	f->stage = HD_FETCH_READ;
+	f->buf = malloc(f->len ? f->len : 1);
+	if (!f->buf) {
+		snprintf(f->why, sizeof(f->why), "out of memory for %zu bytes",
+			 f->len);
+		return -ENOMEM;
+	}
+	return foreign_read(pid, &f->mm, addr, f->buf, f->len, f->why,
+			    sizeof(f->why));
+}
+
+int hd_guard_fetch(pid_t pid, uint64_t addr, size_t len, uint64_t max,
+		   struct hd_fetch *out)
+{
+	struct job *j = job_new(JOB_FETCH, pid);
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (j)
+		j->fetch = calloc(1, sizeof(*j->fetch));
+	if (!j || !j->fetch) {
+		free(j);
+		snprintf(out->why, sizeof(out->why), "out of memory");
+		return -ENOMEM;
+	}
+	j->addr = addr;
+	j->fetch->len = len;
+	j->fetch->max = max;
+	err = submit(j);
+	if (err) {
+		out->stage = HD_FETCH_READ;
+		snprintf(out->why, sizeof(out->why), "%s", err == -ETIMEDOUT ?
+			 "reading it timed out (a stalled file system?)" :
+			 "too many readers stuck in stalled file systems");
+		return err;
+	}
+	*out = *j->fetch; /* moves mm and buf */
+	free(j->fetch);
+	j->fetch = NULL;
+	err = j->rc;
+	job_free(j);
+	if (err) {
+		hd_fetch_free(out);
+	}
+	return err;
+}
+
+void hd_fetch_free(struct hd_fetch *f)
+{
+	hd_maps_free(&f->mm);
+	free(f->buf);
+	f->buf = NULL;
 }

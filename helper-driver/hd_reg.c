@@ -14,7 +14,9 @@
  *  4. the whole blob, copied once and then never read from the caller
  *     again: dof_check(), then dof_relocate() with dofhp_addr (DOF from
  *     other toolchains carries SETX relocations; ours has none and its
- *     addresses are already run-time ones, see sdk/dof.h);
+ *     addresses are already run-time ones, see sdk/dof.h) -- both run in
+ *     the seccomp-confined checker child (hd_check.c), which hands back
+ *     the relocated blob and the list of its site addresses;
  *  5. every probe site and is-enabled site lies in an executable mapping
  *     of the caller, so a consumer that later places a uprobe from this
  *     record places it on code the process really maps.
@@ -79,9 +81,9 @@ int hd_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
-pid_t hd_tgid(pid_t tid)
+pid_t hd_tgid(pid_t tid, uid_t *uid)
 {
-	char path[64], buf[512], *p;
+	char path[64], buf[1024], *p;
 	ssize_t n;
 	long v;
 	int fd;
@@ -95,6 +97,12 @@ pid_t hd_tgid(pid_t tid)
 	if (n <= 0)
 		return -ESRCH;
 	buf[n] = '\0';
+	if (uid) {
+		p = strstr(buf, "\nUid:");
+		if (!p)
+			return -ESRCH;
+		*uid = (uid_t)strtoul(p + 5, NULL, 10); /* the real uid */
+	}
 	p = strstr(buf, "\nTgid:");
 	if (!p)
 		return -ESRCH;
@@ -103,6 +111,49 @@ pid_t hd_tgid(pid_t tid)
 }
 
 /* ---- /proc/PID/maps -------------------------------------------------- */
+
+/* Hand-rolled: sscanf() was a third of a registration's time. */
+static int hexnum(const char **p, uint64_t *v)
+{
+	const char *c = *p;
+	uint64_t x = 0;
+
+	for (; ; c++) {
+		unsigned d;
+
+		if (*c >= '0' && *c <= '9')
+			d = (unsigned)(*c - '0');
+		else if (*c >= 'a' && *c <= 'f')
+			d = (unsigned)(*c - 'a' + 10);
+		else
+			break;
+		if (x >> 60)
+			return -1;
+		x = x << 4 | d;
+	}
+	if (c == *p)
+		return -1;
+	*p = c;
+	*v = x;
+	return 0;
+}
+
+static int decnum(const char **p, uint64_t *v)
+{
+	const char *c = *p;
+	uint64_t x = 0;
+
+	for (; *c >= '0' && *c <= '9'; c++) {
+		if (x > UINT64_MAX / 10 - 1)
+			return -1;
+		x = x * 10 + (uint64_t)(*c - '0');
+	}
+	if (c == *p)
+		return -1;
+	*p = c;
+	*v = x;
+	return 0;
+}
 
 int hd_maps_read(pid_t pid, struct hd_maps *mm)
 {
@@ -118,17 +169,24 @@ int hd_maps_read(pid_t pid, struct hd_maps *mm)
 	if (!fp)
 		return errno == ENOENT ? -ESRCH : -errno;
 	while (getline(&line, &cap, fp) > 0) {
-		unsigned long long start, end, off, ino;
-		unsigned int maj, min;
-		char perms[8];
-		int pos = 0;
+		/* "start-end perms offset major:minor inode   path" */
+		uint64_t start, end, off, maj, min, ino;
+		const char *c = line, *perms;
 		struct hd_map *m;
 		char *name;
 		size_t len;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start,
-			   &end, perms, &off, &maj, &min, &ino, &pos) < 7)
+		if (hexnum(&c, &start) || *c++ != '-' || hexnum(&c, &end) ||
+		    *c++ != ' ')
 			continue;
+		perms = c;
+		c += 4;
+		if (*c++ != ' ' || hexnum(&c, &off) || *c++ != ' ' ||
+		    hexnum(&c, &maj) || *c++ != ':' || hexnum(&c, &min) ||
+		    *c++ != ' ' || decnum(&c, &ino))
+			continue;
+		while (*c == ' ')
+			c++;
 		if (mm->n == mcap) {
 			size_t ncap = mcap ? 2 * mcap : 64;
 			struct hd_map *nm = realloc(mm->m, ncap * sizeof(*nm));
@@ -140,22 +198,23 @@ int hd_maps_read(pid_t pid, struct hd_maps *mm)
 			mm->m = nm;
 			mcap = ncap;
 		}
-		name = line + pos;
-		len = strlen(name);
-		if (len && name[len - 1] == '\n')
-			name[--len] = '\0';
-		m = &mm->m[mm->n];
-		m->path = strdup(name);
-		if (!m->path) {
+		len = strlen(c);
+		if (len && c[len - 1] == '\n')
+			len--;
+		name = strndup(c, len);
+		if (!name) {
 			err = -ENOMEM;
 			break;
 		}
+		m = &mm->m[mm->n];
+		m->path = name;
 		m->start = start;
 		m->end = end;
 		m->off = off;
-		m->dev = ino ? makedev(maj, min) : 0;
+		m->dev = ino ? makedev((unsigned)maj, (unsigned)min) : 0;
 		m->ino = ino;
-		snprintf(m->perms, sizeof(m->perms), "%.4s", perms);
+		memcpy(m->perms, perms, 4);
+		m->perms[4] = '\0';
 		mm->n++;
 	}
 	free(line);
@@ -290,19 +349,30 @@ static struct hd_proc *new_proc(struct helperd *hd, pid_t pid)
 	return p;
 }
 
-static void persist(struct helperd *hd, struct hd_proc *p)
+/*
+ * Write p's file.  A failure (a full or read-only state directory) is
+ * logged once until a write works again; the process is marked dirty and
+ * the periodic check retries, so memory and disk agree again as soon as
+ * they can.  ADDDOF does not wait for that: it undoes the registration.
+ */
+static int persist(struct helperd *hd, struct hd_proc *p)
 {
 	char msg[PATH_MAX + 128];
+	int err = reg_proc_write(hd->statedir, &p->rp, msg, sizeof(msg));
 
-	if (reg_proc_write(hd->statedir, &p->rp, msg, sizeof(msg)) < 0) {
+	if (err < 0) {
 		if (!hd->persist_failed)
-			hd_log(HD_ERR, "%s (the registry on disk is stale "
-				       "until a write succeeds)", msg);
+			hd_log(HD_ERR, "%s", msg);
 		hd->persist_failed = true;
-	} else if (hd->persist_failed) {
+		p->dirty = true;
+		return err;
+	}
+	p->dirty = false;
+	if (hd->persist_failed) {
 		hd_log(HD_NOTICE, "registry writes work again");
 		hd->persist_failed = false;
 	}
+	return 0;
 }
 
 static void drop_proc_at(struct helperd *hd, size_t i)
@@ -367,44 +437,20 @@ static int reject(const struct reject *rj, int err, const char *fmt, ...)
 	return err;
 }
 
-/* Every site of every probe must be in an executable mapping. */
-static int check_sites(const struct reject *rj, const uint8_t *dof,
-		       size_t len, const struct hd_maps *mm)
+/* Every site (from the checker) must be in an executable mapping. */
+static int check_sites(const struct reject *rj, const uint64_t *sites,
+		       size_t nsites, const struct hd_maps *mm)
 {
-	struct dof_prov_info pv;
-	struct dof_probe_info pr;
-	struct dof_err derr;
-	uint32_t pcur = 0;
-	int rc;
+	size_t i;
 
-	while ((rc = dof_prov_next(dof, len, &pcur, &pv, &derr)) > 0) {
-		uint64_t cur = 0;
+	for (i = 0; i < nsites; i++) {
+		const struct hd_map *m = hd_maps_find(mm, sites[i]);
 
-		while ((rc = dof_probe_next(&pv, &cur, &pr, &derr)) > 0) {
-			unsigned i, n = pr.noffs + pr.nenoffs;
-
-			for (i = 0; i < n; i++) {
-				uint32_t off = i < pr.noffs ?
-					dof_probe_off(&pr, i) :
-					dof_probe_enoff(&pr, i - pr.noffs);
-				uint64_t a = pr.addr + off;
-				const struct hd_map *m = hd_maps_find(mm, a);
-
-				if (a < pr.addr || !m || m->perms[2] != 'x')
-					return reject(rj, -EINVAL,
-						      "probe %s:%s:%s: site "
-						      "0x%" PRIx64 " is not in "
-						      "an executable mapping",
-						      pr.prov, pr.func, pr.name,
-						      a);
-			}
-		}
-		if (rc < 0)
-			break;
+		if (!m || m->perms[2] != 'x')
+			return reject(rj, -EINVAL, "probe site 0x%" PRIx64
+				      " is not in an executable mapping",
+				      sites[i]);
 	}
-	if (rc < 0)
-		return reject(rj, -EINVAL, "%s (offset %" PRIu64 ")", derr.msg,
-			      derr.off);
 	return 0;
 }
 
@@ -419,19 +465,20 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 		  enum reg_origin origin)
 {
 	struct reject rj = { hd, tid, "?", "?" };
-	char comm[REG_COMM_MAX] = "?", mod[DTRACE_MODNAMELEN], why[256];
+	char comm[REG_COMM_MAX] = "?", mod[DTRACE_MODNAMELEN];
 	struct hd_maps mm = { NULL, 0 };
+	struct hd_fetch f;
 	struct reg_entry e, *ne;
 	struct dof_err derr;
 	const struct hd_map *m;
 	struct hd_proc *p;
-	uint8_t hdr[sizeof(dof_hdr_t)];
-	uint64_t loadsz;
-	size_t i;
+	uint64_t loadsz, uid_bytes = 0, uid_regs = 0, *sites = NULL;
+	size_t i, nsites = 0;
+	uid_t uid = 0;
 	pid_t pid;
 	int err;
 
-	pid = hd_tgid(tid);
+	pid = hd_tgid(tid, &uid);
 	if (pid < 0)
 		return pid; /* gone already */
 	rj.pid = pid;
@@ -451,32 +498,42 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 			return reject(&rj, -EINVAL,
 				      "module name has control characters");
 	rj.mod = mod;
+	memset(&e, 0, sizeof(e)); /* fail: frees e.dof and e.path */
 
-	/* 2. The header, read only after a look at where it lies. */
-	err = hd_guard_maps(pid, &mm);
-	if (err)
-		return reject(&rj, err == -ESRCH ? -ESRCH : -EAGAIN,
-			      "cannot read its mappings: %s", strerror(-err));
-	err = hd_foreign_read(pid, &mm, h->dofhp_dof, hdr, sizeof(hdr), why,
-			      sizeof(why));
+	/* 2. Mappings, header, blob: copied once, never read again. */
+	err = hd_guard_fetch(pid, h->dofhp_dof, 0, hd->max_dof, &f);
 	if (err) {
-		err = reject(&rj, err == -ESRCH ? -ESRCH : -EFAULT,
-			     "cannot read the DOF header at 0x%" PRIx64 ": %s",
-			     (uint64_t)h->dofhp_dof, why);
-		goto fail;
+		if (f.stage == HD_FETCH_HDR)
+			return reject(&rj, err, "%s (offset %" PRIu64 ")",
+				      f.derr.msg, f.derr.off);
+		return reject(&rj, err == -ESRCH ? -ESRCH :
+				   f.stage == HD_FETCH_MAPS ? -EAGAIN : -EFAULT,
+			      "DOF at 0x%" PRIx64 ": %s",
+			      (uint64_t)h->dofhp_dof, f.why);
 	}
-	err = dof_check_hdr(hdr, sizeof(hdr), hd->max_dof, &loadsz, &derr);
-	if (err) {
-		err = reject(&rj, err, "%s (offset %" PRIu64 ")", derr.msg,
-			     derr.off);
-		goto fail;
-	}
+	mm = f.mm;
+	e.dof = f.buf;
+	e.dof_len = f.len;
+	loadsz = f.len;
 
 	/* 3. Quotas. */
 	if (p && p->rp.nent >= hd->max_proc_regs) {
 		err = reject(&rj, -ENOSPC, "process has %zu registrations "
 			     "already (limit %u)", p->rp.nent,
 			     hd->max_proc_regs);
+		goto fail;
+	}
+	for (i = 0; uid != 0 && i < hd->nprocs; i++)
+		if (hd->procs[i]->uid == uid) {
+			uid_bytes += hd->procs[i]->bytes;
+			uid_regs += hd->procs[i]->rp.nent;
+		}
+	if (uid != 0 && (uid_regs >= hd->max_uid_regs ||
+			 uid_bytes + loadsz > hd->max_uid_bytes)) {
+		err = reject(&rj, -ENOSPC, "user %u holds %" PRIu64
+			     " registrations, %" PRIu64 " bytes (limits %u, %"
+			     PRIu64 ")", (unsigned)uid, uid_regs, uid_bytes,
+			     hd->max_uid_regs, hd->max_uid_bytes);
 		goto fail;
 	}
 	if ((p ? p->bytes : 0) + loadsz > hd->max_proc_bytes ||
@@ -487,35 +544,20 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 		goto fail;
 	}
 
-	/* 4. The blob: one copy, checked, relocated. */
-	memset(&e, 0, sizeof(e));
-	e.dof_len = (size_t)loadsz;
-	e.dof = malloc(e.dof_len);
-	if (!e.dof) {
-		err = reject(&rj, -ENOMEM, "out of memory for %" PRIu64
-			     " bytes", loadsz);
-		goto fail;
-	}
-	err = hd_foreign_read(pid, &mm, h->dofhp_dof, e.dof, e.dof_len, why,
-			      sizeof(why));
+	/* 4. The blob, checked and relocated by the confined checker. */
+	err = hd_check_dof(hd->max_dof, e.dof, e.dof_len, h->dofhp_addr,
+			   &sites, &nsites, &derr);
 	if (err) {
-		err = reject(&rj, err == -ESRCH ? -ESRCH : -EFAULT,
-			     "cannot read %zu bytes of DOF at 0x%" PRIx64
-			     ": %s", e.dof_len, (uint64_t)h->dofhp_dof, why);
-		goto fail;
-	}
-	err = dof_check(e.dof, e.dof_len, hd->max_dof, &derr);
-	if (!err)
-		err = dof_relocate(e.dof, e.dof_len, h->dofhp_addr, &derr) < 0 ?
-			      -EINVAL : 0;
-	if (err) {
-		err = reject(&rj, err, "%s (offset %" PRIu64 ")", derr.msg,
-			     derr.off);
+		err = derr.code ? reject(&rj, err, "%s (offset %" PRIu64 ")",
+					 derr.msg, derr.off) :
+				  reject(&rj, err, "%s", derr.msg);
 		goto fail;
 	}
 
 	/* 5. Where it lives, and where its sites are. */
-	err = check_sites(&rj, e.dof, e.dof_len, &mm);
+	err = check_sites(&rj, sites, nsites, &mm);
+	free(sites);
+	sites = NULL;
 	if (err)
 		goto fail;
 	m = hd_maps_find(&mm, h->dofhp_dof);
@@ -541,6 +583,7 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 			err = -errno;
 			goto fail;
 		}
+		p->uid = uid;
 	}
 	for (i = 0; i < p->rp.nent; i++)
 		if (p->rp.ent[i].dof_addr == e.dof_addr) {
@@ -571,7 +614,21 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 	p->rp.ent[p->rp.nent++] = e;
 	p->bytes += e.dof_len;
 	hd->total_bytes += e.dof_len;
-	persist(hd, p);
+	err = persist(hd, p);
+	if (err) {
+		/* Not on disk means not registered: undo, say why. */
+		struct reg_entry *last = &p->rp.ent[--p->rp.nent];
+		size_t idx;
+
+		p->bytes -= last->dof_len;
+		hd->total_bytes -= last->dof_len;
+		free(last->dof);
+		free(last->path);
+		if (!p->rp.nent && find_proc(hd, pid, &idx))
+			drop_proc_at(hd, idx);
+		return reject(&rj, err, "not recorded: cannot write the "
+			      "registry: %s", strerror(-err));
+	}
 	hd->n_added++;
 	hd_log(HD_INFO, "pid %d (%s): registered %s (%s), generation %" PRIu64
 	       ", %zu bytes of DOF%s", (int)pid, p->rp.comm, e.mod,
@@ -582,6 +639,7 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 
 fail:
 	hd_maps_free(&mm);
+	free(sites);
 	free(e.dof);
 	free(e.path);
 	return err;
@@ -591,7 +649,7 @@ fail:
 
 int hd_reg_remove(struct helperd *hd, pid_t tid, int gen)
 {
-	pid_t pid = hd_tgid(tid);
+	pid_t pid = hd_tgid(tid, NULL);
 	struct hd_proc *p;
 	size_t pi, i;
 
@@ -636,6 +694,8 @@ void hd_reg_check(struct helperd *hd)
 			hd_reg_prune_pid(hd, p->rp.pid, "exited");
 			continue;
 		}
+		if (p->dirty)
+			persist(hd, p);
 		for (ei = p->rp.nent; ei-- > 0;) {
 			struct reg_entry *e = &p->rp.ent[ei];
 			uint8_t hdr[sizeof(dof_hdr_t)];
@@ -715,6 +775,7 @@ int hd_reg_load(struct helperd *hd)
 		}
 		p->rp = v[i];
 		memset(&v[i], 0, sizeof(v[i]));
+		hd_tgid(p->rp.pid, &p->uid); /* for the per-user quota */
 		if (watch_pid(hd, p) < 0) {
 			reg_proc_remove(hd->statedir, p->rp.pid);
 			reg_proc_free(&p->rp);

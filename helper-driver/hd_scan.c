@@ -150,8 +150,7 @@ static const struct obj *lookup(struct objcache *c, pid_t pid,
 	return o;
 }
 
-static unsigned scan_blobs(struct helperd *hd, pid_t pid,
-			   const struct hd_maps *mm, const char *path,
+static unsigned scan_blobs(struct helperd *hd, pid_t pid, const char *path,
 			   uint64_t bias, uint64_t addr, uint64_t size)
 {
 	static const uint8_t magic[4] = { DOF_MAG_MAG0, DOF_MAG_MAG1,
@@ -160,16 +159,14 @@ static unsigned scan_blobs(struct helperd *hd, pid_t pid,
 	unsigned found = 0;
 	uint8_t *sec;
 	uint64_t off = 0;
-	char why[256];
+	struct hd_fetch f;
 
-	sec = malloc(size);
-	if (!sec)
-		return 0;
-	if (hd_foreign_read(pid, mm, addr, sec, size, why, sizeof(why)) < 0) {
+	if (hd_guard_fetch(pid, addr, size, 0, &f) < 0) {
 		hd_log(HD_DEBUG, "pid %d: %s: DOF not read: %s", (int)pid,
-		       path, why);
-		goto out;
+		       path, f.why);
+		return 0;
 	}
+	sec = f.buf;
 	base = base ? base + 1 : path;
 	while (off + sizeof(dof_hdr_t) <= size) {
 		dof_hdr_t h;
@@ -192,8 +189,7 @@ static unsigned scan_blobs(struct helperd *hd, pid_t pid,
 			break;
 		off += (h.dofh_filesz + 7) & ~(uint64_t)7;
 	}
-out:
-	free(sec);
+	hd_fetch_free(&f);
 	return found;
 }
 
@@ -239,7 +235,7 @@ static unsigned scan_pid(struct helperd *hd, struct objcache *c, pid_t pid)
 		}
 		if (o->etype == ET_DYN)
 			bias = m->start - (o->min_vaddr & ~(uint64_t)0xfff);
-		found += scan_blobs(hd, pid, &mm, m->path, bias,
+		found += scan_blobs(hd, pid, m->path, bias,
 				    o->dof_addr + bias,
 				    o->dof_size);
 	}

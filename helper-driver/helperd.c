@@ -308,6 +308,8 @@ int main(int argc, char **argv)
 		.max_dof = DOF_MAX_SIZE_DEFAULT,
 		.max_proc_bytes = 64 << 20,
 		.max_proc_regs = 1024,
+		.max_uid_bytes = 128 << 20,
+		.max_uid_regs = 8192,
 		.max_total_bytes = 512 << 20,
 		.next_gen = 1,
 		.epfd = -1,
@@ -507,6 +509,7 @@ int main(int argc, char **argv)
 	rc = 0;
 out:
 	hd_dev_stop(dev);
+	hd_check_stop();
 	hd_log(HD_INFO, "%" PRIu64 " registered, %" PRIu64 " removed, %" PRIu64
 	       " pruned, %" PRIu64 " refused, %" PRIu64 " found by the scan; "
 	       "%zu process(es) kept in %s", hd.n_added, hd.n_removed,

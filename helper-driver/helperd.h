@@ -17,6 +17,8 @@
  *			daemon, found by their mappings
  *	hd_guard.c	every read of another process's memory or mappings,
  *			bounded in time: a caller cannot hang the daemon
+ *	hd_check.c	the DOF parser runs in a child confined by seccomp
+ *			strict mode: a parser bug cannot take over the daemon
  *
  * Everything runs on one thread: requests are short (7-12 us per ioctl
  * measured), a caller is blocked in its ioctl while the daemon reads its
@@ -32,6 +34,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "dof_check.h"
 #include "helper_abi.h"
 #include "registry.h"
 
@@ -40,6 +43,8 @@ struct hd_proc {
 	struct reg_proc rp; /* pid, start time, comm, entries */
 	int pidfd;	    /* -1 if pidfd_open is unavailable */
 	uint64_t bytes;	    /* DOF bytes held for it */
+	uid_t uid;	    /* its real uid when it first registered */
+	bool dirty;	    /* its file could not be written yet */
 };
 
 struct helperd {
@@ -55,6 +60,8 @@ struct helperd {
 	uint64_t max_dof;	/* one blob */
 	uint64_t max_proc_bytes; /* all blobs of one process */
 	unsigned max_proc_regs;	 /* registrations per process */
+	uint64_t max_uid_bytes;	 /* all blobs of one user (not root) */
+	unsigned max_uid_regs;	 /* registrations of one user */
 	uint64_t max_total_bytes;
 
 	/* State. */
@@ -158,8 +165,8 @@ void hd_reg_free(struct helperd *hd);
 /* Read len bytes at addr in pid's memory: 0 or -errno (-EFAULT if short). */
 int hd_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len);
 
-/* The thread group (process) of a thread: tid itself, or -errno. */
-pid_t hd_tgid(pid_t tid);
+/* The thread group (process) of a thread, or -errno; its real uid. */
+pid_t hd_tgid(pid_t tid, uid_t *uid);
 
 /* /proc/PID/maps, parsed. */
 struct hd_map {
@@ -192,11 +199,39 @@ bool hd_guard_env_has(pid_t pid, const char *var);
 bool hd_on_fuse(pid_t pid, uint64_t dev, char *type, size_t typelen);
 
 /*
- * Read len bytes at addr from pid, whose mappings are mm, refusing pages
- * of FUSE-backed files that are not resident; why gets the reason.
+ * What a registration needs from the caller, fetched in one go on the
+ * worker: its mappings, then len bytes at addr (len 0: a DOF blob, its
+ * length from its header, checked with dof_check_hdr() against max).
+ * Non-resident pages of FUSE-backed files are refused, not read.
  */
-int hd_foreign_read(pid_t pid, const struct hd_maps *mm, uint64_t addr,
-		    void *buf, size_t len, char *why, size_t whylen);
+enum hd_fetch_stage { HD_FETCH_MAPS = 1, HD_FETCH_READ, HD_FETCH_HDR };
+
+struct hd_fetch {
+	struct hd_maps mm; /* out */
+	uint8_t *buf;	   /* out, malloc'ed */
+	size_t len;	   /* in (0: a DOF blob), out */
+	uint64_t max;	   /* in */
+	enum hd_fetch_stage stage; /* out: where it failed */
+	struct dof_err derr;	   /* HD_FETCH_HDR */
+	char why[256];		   /* the other stages */
+};
+
+/* 0, or -errno with stage and why/derr set and nothing to free. */
+int hd_guard_fetch(pid_t pid, uint64_t addr, size_t len, uint64_t max,
+		   struct hd_fetch *out);
+void hd_fetch_free(struct hd_fetch *f);
+
+/* ---- hd_check.c: the seccomp-confined DOF checker --------------------- */
+
+/*
+ * Check and relocate (in place) len bytes of DOF in the checker child;
+ * on success *sites (malloc'ed) holds its *nsites site addresses.
+ * -EINVAL/-E2BIG with err filled (err->code 0 when the checker itself
+ * failed), or -EAGAIN when no checker could be started.
+ */
+int hd_check_dof(uint64_t max, uint8_t *dof, size_t len, uint64_t base,
+		 uint64_t **sites, size_t *nsites, struct dof_err *err);
+void hd_check_stop(void);
 
 /* ---- hd_scan.c ------------------------------------------------------- */
 

@@ -506,7 +506,8 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 		if (f.stage == HD_FETCH_HDR)
 			return reject(&rj, err, "%s (offset %" PRIu64 ")",
 				      f.derr.msg, f.derr.off);
-		return reject(&rj, err == -ESRCH ? -ESRCH :
+		return reject(&rj, err == -ESRCH || err == -ETIMEDOUT ||
+					   err == -EAGAIN ? err :
 				   f.stage == HD_FETCH_MAPS ? -EAGAIN : -EFAULT,
 			      "DOF at 0x%" PRIx64 ": %s",
 			      (uint64_t)h->dofhp_dof, f.why);

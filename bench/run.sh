@@ -26,7 +26,8 @@
 #    cycle of a plugin with probes (drti's ADDDOF and REMOVE) with the
 #    helper up, with no helper and with registration disabled, best of
 #    three 2,000-cycle runs; registrations per second from four
-#    processes at once; the daemon's RSS growth for 2,000 probes.
+#    processes at once; the daemon's RSS growth for 2,000 probes.  The
+#    registry is on tmpfs, as /run is on a normal system.
 
 set -u
 : "${DTRACE:?DTRACE must name the dtrace under test}"
@@ -222,6 +223,10 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 	"$DTRACE" -G -s "$d/hdplug.d" plug.o -o plug-probes.o &&
 	$CC -shared -o plug.so plug.o plug-probes.o &&
 	$CC -O2 -o regbench "$here/regbench.c" -ldl || exit 1
+	# The registry on tmpfs, as /run is on a normal system.
+	mkdir -p "$tmp/state"
+	mount -t tmpfs -o size=16m tmpfs "$tmp/state" 2>/dev/null &&
+		trap 'umount "$tmp/state" 2>/dev/null; rm -rf "$tmp"' EXIT
 	"$HELPERD" -f --no-scan --device "$tmp/dev/helper" \
 		--state-dir "$tmp/state" 2>helperd.log &
 	hdpid=$!
@@ -276,6 +281,7 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 	row "registry file per 1,000 probes: KiB" "$fsz" "-"
 	kill "$hdpid"
 	wait "$hdpid" 2>/dev/null
+	umount "$tmp/state" 2>/dev/null
 else
 	echo "(registration: needs root, /dev/fuse and dtrace-helperd; skipped)"
 fi

@@ -23,10 +23,13 @@
  *     daemon waits for it at most HD_GUARD_TIMEOUT_MS.  A read that takes
  *     longer is abandoned: the request fails with ETIMEDOUT, the stuck
  *     worker frees its job whenever it wakes and exits, and the next read
- *     gets a new worker.  At most HD_GUARD_STUCK_MAX workers may be stuck
- *     at once; beyond that reads fail at once with EAGAIN rather than
- *     pile up threads.  (A racing caller can still defeat check 1 by
- *     remapping between the check and the read; check 2 bounds that.)
+ *     gets a new worker.  A process with a stuck reader gets EAGAIN at
+ *     once until that reader returns; so does a user whose processes
+ *     hold HD_GUARD_STUCK_PER_UID stuck readers, and everyone once
+ *     HD_GUARD_STUCK_MAX are stuck -- so one user's stalled file systems
+ *     cost other users nothing.  (A racing caller can still defeat
+ *     check 1 by remapping between the check and the read; check 2
+ *     bounds that.)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -48,13 +51,15 @@
 #include "helperd.h"
 
 #define HD_GUARD_TIMEOUT_MS 2000
-#define HD_GUARD_STUCK_MAX 8
+#define HD_GUARD_STUCK_MAX 64	  /* stuck workers in all */
+#define HD_GUARD_STUCK_PER_UID 4 /* ... reading one user's processes */
 
 enum job_kind { JOB_MEM, JOB_MAPS, JOB_ENV, JOB_FETCH };
 
 struct job {
 	enum job_kind kind;
 	pid_t pid;
+	uid_t uid;
 	uint64_t addr;
 	size_t len;
 	void *buf;	     /* JOB_MEM: len bytes */
@@ -73,6 +78,56 @@ static pthread_cond_t cv_done = PTHREAD_COND_INITIALIZER;
 static struct job *pending;
 static bool worker_up;
 static unsigned stuck;
+/* Whose reads are stuck: one slot per abandoned worker. */
+static struct {
+	pid_t pid;
+	uid_t uid;
+} stuck_by[HD_GUARD_STUCK_MAX];
+
+static void stuck_add(const struct job *j)
+{
+	unsigned i;
+
+	for (i = 0; i < HD_GUARD_STUCK_MAX; i++)
+		if (!stuck_by[i].pid) {
+			stuck_by[i].pid = j->pid;
+			stuck_by[i].uid = j->uid;
+			break;
+		}
+	stuck++;
+}
+
+static void stuck_del(const struct job *j)
+{
+	unsigned i;
+
+	for (i = 0; i < HD_GUARD_STUCK_MAX; i++)
+		if (stuck_by[i].pid == j->pid && stuck_by[i].uid == j->uid) {
+			stuck_by[i].pid = 0;
+			break;
+		}
+	stuck--;
+}
+
+/* Why j may not run now, or NULL. */
+static const char *stuck_refuse(const struct job *j)
+{
+	unsigned i, same_uid = 0;
+
+	if (stuck >= HD_GUARD_STUCK_MAX)
+		return "too many readers stuck in stalled file systems";
+	for (i = 0; i < HD_GUARD_STUCK_MAX; i++) {
+		if (!stuck_by[i].pid)
+			continue;
+		if (stuck_by[i].pid == j->pid)
+			return "an earlier read of this process is still stuck";
+		if (stuck_by[i].uid == j->uid)
+			same_uid++;
+	}
+	return same_uid >= HD_GUARD_STUCK_PER_UID ?
+		       "too many reads of this user's processes are stuck" :
+		       NULL;
+}
 
 static void fetch_free(struct hd_fetch *f)
 {
@@ -174,7 +229,7 @@ static void *worker(void *arg)
 		pthread_mutex_lock(&mu);
 		if (j->abandoned) {
 			/* The daemon gave up on us and has a new worker. */
-			stuck--;
+			stuck_del(j);
 			pthread_mutex_unlock(&mu);
 			job_free(j);
 			return NULL;
@@ -189,16 +244,19 @@ static int submit(struct job *j)
 {
 	struct timespec until;
 	pthread_attr_t attr;
+	const char *refusal;
 	pthread_t t;
 	int err = 0;
 
 	pthread_mutex_lock(&mu);
+	refusal = stuck_refuse(j);
+	if (refusal) {
+		pthread_mutex_unlock(&mu);
+		hd_log(HD_DEBUG, "pid %d: %s", (int)j->pid, refusal);
+		job_free(j);
+		return -EAGAIN;
+	}
 	if (!worker_up) {
-		if (stuck >= HD_GUARD_STUCK_MAX) {
-			pthread_mutex_unlock(&mu);
-			job_free(j);
-			return -EAGAIN;
-		}
 		pthread_attr_init(&attr);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		pthread_attr_setstacksize(&attr, 64 * 1024);
@@ -236,7 +294,7 @@ static int submit(struct job *j)
 	}
 	j->abandoned = true; /* the worker frees it */
 	worker_up = false;
-	stuck++;
+	stuck_add(j);
 	pthread_mutex_unlock(&mu);
 	hd_log(HD_WARN, "pid %d: reading its memory took over %d ms (a "
 	       "stalled file system?); gave up, %u reader(s) stuck",
@@ -244,20 +302,21 @@ static int submit(struct job *j)
 	return -ETIMEDOUT;
 }
 
-static struct job *job_new(enum job_kind kind, pid_t pid)
+static struct job *job_new(enum job_kind kind, pid_t pid, uid_t uid)
 {
 	struct job *j = calloc(1, sizeof(*j));
 
 	if (j) {
 		j->kind = kind;
 		j->pid = pid;
+		j->uid = uid;
 	}
 	return j;
 }
 
-int hd_guard_maps(pid_t pid, struct hd_maps *mm)
+int hd_guard_maps(pid_t pid, uid_t uid, struct hd_maps *mm)
 {
-	struct job *j = job_new(JOB_MAPS, pid);
+	struct job *j = job_new(JOB_MAPS, pid, uid);
 	int err;
 
 	mm->m = NULL;
@@ -275,9 +334,9 @@ int hd_guard_maps(pid_t pid, struct hd_maps *mm)
 	return err;
 }
 
-bool hd_guard_env_has(pid_t pid, const char *var)
+bool hd_guard_env_has(pid_t pid, uid_t uid, const char *var)
 {
-	struct job *j = job_new(JOB_ENV, pid);
+	struct job *j = job_new(JOB_ENV, pid, uid);
 	bool found;
 
 	if (!j)
@@ -290,9 +349,10 @@ bool hd_guard_env_has(pid_t pid, const char *var)
 	return found;
 }
 
-int hd_guard_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
+int hd_guard_read_mem(pid_t pid, uid_t uid, uint64_t addr, void *buf,
+		      size_t len)
 {
-	struct job *j = job_new(JOB_MEM, pid);
+	struct job *j = job_new(JOB_MEM, pid, uid);
 	int err;
 
 	if (!j)
@@ -449,10 +509,10 @@ static int fetch(pid_t pid, uint64_t addr, struct hd_fetch *f)
 			    sizeof(f->why));
 }
 
-int hd_guard_fetch(pid_t pid, uint64_t addr, size_t len, uint64_t max,
-		   struct hd_fetch *out)
+int hd_guard_fetch(pid_t pid, uid_t uid, uint64_t addr, size_t len,
+		   uint64_t max, struct hd_fetch *out)
 {
-	struct job *j = job_new(JOB_FETCH, pid);
+	struct job *j = job_new(JOB_FETCH, pid, uid);
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -471,7 +531,7 @@ int hd_guard_fetch(pid_t pid, uint64_t addr, size_t len, uint64_t max,
 		out->stage = HD_FETCH_READ;
 		snprintf(out->why, sizeof(out->why), "%s", err == -ETIMEDOUT ?
 			 "reading it timed out (a stalled file system?)" :
-			 "too many readers stuck in stalled file systems");
+			 "earlier reads are stuck in stalled file systems");
 		return err;
 	}
 	*out = *j->fetch; /* moves mm and buf */

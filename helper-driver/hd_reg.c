@@ -501,7 +501,7 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 	memset(&e, 0, sizeof(e)); /* fail: frees e.dof and e.path */
 
 	/* 2. Mappings, header, blob: copied once, never read again. */
-	err = hd_guard_fetch(pid, h->dofhp_dof, 0, hd->max_dof, &f);
+	err = hd_guard_fetch(pid, uid, h->dofhp_dof, 0, hd->max_dof, &f);
 	if (err) {
 		if (f.stage == HD_FETCH_HDR)
 			return reject(&rj, err, "%s (offset %" PRIu64 ")",
@@ -700,8 +700,9 @@ void hd_reg_check(struct helperd *hd)
 		for (ei = p->rp.nent; ei-- > 0;) {
 			struct reg_entry *e = &p->rp.ent[ei];
 			uint8_t hdr[sizeof(dof_hdr_t)];
-			int err = hd_guard_read_mem(p->rp.pid, e->dof_addr,
-						    hdr, sizeof(hdr));
+			int err = hd_guard_read_mem(p->rp.pid, p->uid,
+						    e->dof_addr, hdr,
+						    sizeof(hdr));
 
 			if (err == -EPERM || err == -ENOMEM ||
 			    err == -ETIMEDOUT || err == -EAGAIN)

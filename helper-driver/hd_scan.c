@@ -150,8 +150,9 @@ static const struct obj *lookup(struct objcache *c, pid_t pid,
 	return o;
 }
 
-static unsigned scan_blobs(struct helperd *hd, pid_t pid, const char *path,
-			   uint64_t bias, uint64_t addr, uint64_t size)
+static unsigned scan_blobs(struct helperd *hd, pid_t pid, uid_t uid,
+			   const char *path, uint64_t bias, uint64_t addr,
+			   uint64_t size)
 {
 	static const uint8_t magic[4] = { DOF_MAG_MAG0, DOF_MAG_MAG1,
 					  DOF_MAG_MAG2, DOF_MAG_MAG3 };
@@ -161,7 +162,7 @@ static unsigned scan_blobs(struct helperd *hd, pid_t pid, const char *path,
 	uint64_t off = 0;
 	struct hd_fetch f;
 
-	if (hd_guard_fetch(pid, addr, size, 0, &f) < 0) {
+	if (hd_guard_fetch(pid, uid, addr, size, 0, &f) < 0) {
 		hd_log(HD_DEBUG, "pid %d: %s: DOF not read: %s", (int)pid,
 		       path, f.why);
 		return 0;
@@ -198,9 +199,10 @@ static unsigned scan_pid(struct helperd *hd, struct objcache *c, pid_t pid)
 	struct hd_maps mm;
 	unsigned found = 0;
 	bool checked_env = false;
+	uid_t uid = 0;
 	size_t i, j;
 
-	if (hd_guard_maps(pid, &mm) < 0)
+	if (hd_tgid(pid, &uid) != pid || hd_guard_maps(pid, uid, &mm) < 0)
 		return 0;
 	for (i = 0; i < mm.n; i++) {
 		const struct hd_map *m = &mm.m[i];
@@ -227,7 +229,7 @@ static unsigned scan_pid(struct helperd *hd, struct objcache *c, pid_t pid)
 			continue;
 		if (!checked_env) {
 			checked_env = true;
-			if (hd_guard_env_has(pid, DRTI_ENV_DISABLE)) {
+			if (hd_guard_env_has(pid, uid, DRTI_ENV_DISABLE)) {
 				hd_log(HD_DEBUG, "pid %d: %s set, not scanned",
 				       (int)pid, DRTI_ENV_DISABLE);
 				break;
@@ -235,7 +237,7 @@ static unsigned scan_pid(struct helperd *hd, struct objcache *c, pid_t pid)
 		}
 		if (o->etype == ET_DYN)
 			bias = m->start - (o->min_vaddr & ~(uint64_t)0xfff);
-		found += scan_blobs(hd, pid, m->path, bias,
+		found += scan_blobs(hd, pid, uid, m->path, bias,
 				    o->dof_addr + bias,
 				    o->dof_size);
 	}

@@ -189,11 +189,16 @@ const struct hd_map *hd_maps_find(const struct hd_maps *mm, uint64_t addr);
 
 /* ---- hd_guard.c: reads of other processes that cannot hang us ------- */
 
-/* hd_maps_read, hd_read_mem and an environment lookup on a worker thread
- * with a time limit: -ETIMEDOUT (abandoned) or -EAGAIN (too many stuck). */
-int hd_guard_maps(pid_t pid, struct hd_maps *mm);
-int hd_guard_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len);
-bool hd_guard_env_has(pid_t pid, const char *var);
+/*
+ * hd_maps_read, hd_read_mem and an environment lookup on a worker thread
+ * with a time limit: -ETIMEDOUT (abandoned) or -EAGAIN (reads of this
+ * process or user, or too many in all, are stuck).  uid: the process's
+ * owner, for the per-user limit on stuck reads.
+ */
+int hd_guard_maps(pid_t pid, uid_t uid, struct hd_maps *mm);
+int hd_guard_read_mem(pid_t pid, uid_t uid, uint64_t addr, void *buf,
+		      size_t len);
+bool hd_guard_env_has(pid_t pid, uid_t uid, const char *var);
 
 /* Is device dev (in pid's mount namespace) a FUSE file system? */
 bool hd_on_fuse(pid_t pid, uint64_t dev, char *type, size_t typelen);
@@ -217,8 +222,8 @@ struct hd_fetch {
 };
 
 /* 0, or -errno with stage and why/derr set and nothing to free. */
-int hd_guard_fetch(pid_t pid, uint64_t addr, size_t len, uint64_t max,
-		   struct hd_fetch *out);
+int hd_guard_fetch(pid_t pid, uid_t uid, uint64_t addr, size_t len,
+		   uint64_t max, struct hd_fetch *out);
 void hd_fetch_free(struct hd_fetch *f);
 
 /* ---- hd_check.c: the seccomp-confined DOF checker --------------------- */

@@ -93,7 +93,8 @@ start_daemon() {
 		--state-dir "$tmp/state" "$@" >>"$sd_log" 2>&1 3>&- 4>&- 5>&- &
 	hd_pid=$!
 	bg_pids="$bg_pids $hd_pid"
-	if ! wait_until 100 grep -q "serving $tmp/dev/helper" "$sd_log"; then
+	# up to 30 s: the start-up scan reads every process on the machine
+	if ! wait_until 300 grep -q "serving $tmp/dev/helper" "$sd_log"; then
 		fail "the daemon did not mount $tmp/dev"
 		sed 's/^/    | /' "$sd_log" >&2
 		return 1

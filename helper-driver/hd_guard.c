@@ -24,8 +24,9 @@
  *     longer is abandoned: the request fails with ETIMEDOUT, the stuck
  *     worker frees its job whenever it wakes and exits, and the next read
  *     gets a new worker.  A process with a stuck reader gets EAGAIN at
- *     once until that reader returns; so does a user whose processes
- *     hold HD_GUARD_STUCK_PER_UID stuck readers, and everyone once
+ *     once until that reader returns; so does a user other than root
+ *     whose processes hold HD_GUARD_STUCK_PER_UID stuck readers, and
+ *     everyone once
  *     HD_GUARD_STUCK_MAX are stuck -- so one user's stalled file systems
  *     cost other users nothing.  (A racing caller can still defeat
  *     check 1 by remapping between the check and the read; check 2
@@ -124,7 +125,8 @@ static const char *stuck_refuse(const struct job *j)
 		if (stuck_by[i].uid == j->uid)
 			same_uid++;
 	}
-	return same_uid >= HD_GUARD_STUCK_PER_UID ?
+	/* root is exempt: its processes can stop the daemon anyway. */
+	return j->uid != 0 && same_uid >= HD_GUARD_STUCK_PER_UID ?
 		       "too many reads of this user's processes are stuck" :
 		       NULL;
 }

@@ -131,7 +131,16 @@ static int64_t collect_sites(const uint8_t *dof, size_t len, uint64_t *sites,
 					dof_probe_off(&pr, i) :
 					dof_probe_enoff(&pr, i - pr.noffs);
 
-				if (n == max || pr.addr + off < pr.addr)
+				if (pr.addr + off < pr.addr) {
+					static const char m[] =
+						"probe site address wraps "
+						"past 2^64";
+
+					memcpy(err->msg, m, sizeof(m));
+					err->off = pr.rec_off;
+					return -1;
+				}
+				if (n == max)
 					return -1;
 				sites[n++] = pr.addr + off;
 			}

@@ -100,6 +100,8 @@ static void handle_ioctl(struct hd_dev *dev, fuse_req_t req, unsigned cmd,
 		break;
 	case HD_IOCTL_BADCMD:
 	default:
+		hd_log_odd(dev->hd, "pid %d: ioctl 0x%x is not a helper "
+			      "request (ENOTTY)", (int)ctx->pid, cmd);
 		rc = -ENOTTY;
 		break;
 	}

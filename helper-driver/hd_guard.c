@@ -412,12 +412,29 @@ static bool fs_type(pid_t pid, uint64_t dev, char *type, size_t typelen)
 
 bool hd_on_fuse(pid_t pid, uint64_t dev, char *type, size_t typelen)
 {
+	char path[64];
+
 	/* FUSE devices are anonymous (major 0), like tmpfs: skip the rest. */
 	if (major(dev) != 0)
 		return false;
-	return fs_type(pid, dev, type, typelen) &&
-	       (!strcmp(type, "fuse") || !strcmp(type, "fuseblk") ||
-		!strncmp(type, "fuse.", 5));
+	/* The FUSE control file system names every live connection. */
+	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u",
+		 minor(dev));
+	if (access(path, F_OK) == 0) {
+		snprintf(type, typelen, "fuse");
+		return true;
+	}
+	if (!fs_type(pid, dev, type, typelen)) {
+		/*
+		 * Not mounted anywhere the process can see: a mount detached
+		 * with umount -l (or fusermount3 -u -z) keeps serving pages.
+		 * Treat it as FUSE rather than read what may never arrive.
+		 */
+		snprintf(type, typelen, "a detached anonymous-device mount");
+		return true;
+	}
+	return !strcmp(type, "fuse") || !strcmp(type, "fuseblk") ||
+	       !strncmp(type, "fuse.", 5);
 }
 
 /*

@@ -501,7 +501,11 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 	memset(&e, 0, sizeof(e)); /* fail: frees e.dof and e.path */
 
 	/* 2. Mappings, header, blob: copied once, never read again. */
-	err = hd_guard_fetch(pid, uid, h->dofhp_dof, 0, hd->max_dof, &f);
+	/*
+	 * Through the calling thread: the main thread of a process may have
+	 * called pthread_exit(), and then reads through the pid fail.
+	 */
+	err = hd_guard_fetch(tid, uid, h->dofhp_dof, 0, hd->max_dof, &f);
 	if (err) {
 		if (f.stage == HD_FETCH_HDR)
 			return reject(&rj, err, "%s (offset %" PRIu64 ")",
@@ -665,7 +669,7 @@ int hd_reg_remove(struct helperd *hd, pid_t tid, int gen)
 			drop_entry(hd, pi, i);
 			return 0;
 		}
-	hd_log(HD_DEBUG, "pid %d: REMOVE of unknown generation %d", (int)pid,
+	hd_log_odd(hd, "pid %d: REMOVE of unknown generation %d", (int)pid,
 	       gen);
 	return -EINVAL;
 }
@@ -704,9 +708,14 @@ void hd_reg_check(struct helperd *hd)
 						    e->dof_addr, hdr,
 						    sizeof(hdr));
 
+			/*
+			 * Cannot tell: keep it.  ESRCH from a live process
+			 * means its main thread has called pthread_exit().
+			 */
 			if (err == -EPERM || err == -ENOMEM ||
-			    err == -ETIMEDOUT || err == -EAGAIN)
-				continue; /* cannot tell; keep it */
+			    err == -ETIMEDOUT || err == -EAGAIN ||
+			    err == -ESRCH)
+				continue;
 			if (!err && !memcmp(hdr, e->dof, sizeof(hdr)))
 				continue;
 			hd_log(HD_INFO, "pid %d (%s): %s, generation %" PRIu64

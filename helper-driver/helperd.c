@@ -74,14 +74,20 @@ static void vlog(int level, const char *fmt, va_list ap)
 		return;
 	if (level == HD_DEBUG && hd_verbose < 2)
 		return;
-	if (use_syslog) {
-		vsyslog(level, fmt, ap);
-	} else {
-		char line[1024];
+	char line[1024], *c;
 
-		vsnprintf(line, sizeof(line), fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	/*
+	 * Process names and paths come from callers: a newline or an escape
+	 * sequence in them must not forge a log line or drive a terminal.
+	 */
+	for (c = line; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	if (use_syslog)
+		syslog(level, "%s", line);
+	else
 		fprintf(stderr, "%s: %s\n", progname, line);
-	}
 	errno = saved;
 }
 
@@ -105,29 +111,50 @@ static uint64_t now_ms(void)
 /*
  * A hostile or broken client can send refusals as fast as it likes; the
  * log gets at most HD_RL_BURST of them a second and then one line
- * counting what was left out.
+ * counting what was left out.  Refused registrations (warnings) and odd
+ * requests (foreign ioctls, REMOVE of generations the caller does not
+ * hold; -v) are limited separately, so the one never hides the other.
  */
 #define HD_RL_BURST 10
 
-void hd_log_reject(struct helperd *hd, const char *fmt, ...)
+static void log_limited(struct helperd *hd, int bucket, int level,
+			const char *fmt, va_list ap)
 {
 	uint64_t t = now_ms() / 1000;
-	va_list ap;
 
-	if (t != hd->rl_window) {
-		if (hd->rl_suppressed)
-			hd_log(HD_WARN, "%u more refusal(s) not logged",
-			       hd->rl_suppressed);
-		hd->rl_window = t;
-		hd->rl_count = 0;
-		hd->rl_suppressed = 0;
+	if (level == HD_INFO && hd_verbose < 1)
+		return;
+	if (t != hd->rl_window[bucket]) {
+		if (hd->rl_suppressed[bucket])
+			hd_log(level, "%u more %s not logged",
+			       hd->rl_suppressed[bucket],
+			       bucket ? "odd request(s)" : "refusal(s)");
+		hd->rl_window[bucket] = t;
+		hd->rl_count[bucket] = 0;
+		hd->rl_suppressed[bucket] = 0;
 	}
-	if (hd->rl_count++ >= HD_RL_BURST) {
-		hd->rl_suppressed++;
+	if (hd->rl_count[bucket]++ >= HD_RL_BURST) {
+		hd->rl_suppressed[bucket]++;
 		return;
 	}
+	vlog(level, fmt, ap);
+}
+
+void hd_log_reject(struct helperd *hd, const char *fmt, ...)
+{
+	va_list ap;
+
 	va_start(ap, fmt);
-	vlog(HD_WARN, fmt, ap);
+	log_limited(hd, 0, HD_WARN, fmt, ap);
+	va_end(ap);
+}
+
+void hd_log_odd(struct helperd *hd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_limited(hd, 1, HD_INFO, fmt, ap);
 	va_end(ap);
 }
 
@@ -306,7 +333,7 @@ int main(int argc, char **argv)
 		.scan = true,
 		.check_ms = 1000,
 		.max_dof = DOF_MAX_SIZE_DEFAULT,
-		.max_proc_bytes = 64 << 20,
+		.max_proc_bytes = 16 << 20,
 		.max_proc_regs = 1024,
 		.max_uid_bytes = 128 << 20,
 		.max_uid_regs = 8192,

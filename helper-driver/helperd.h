@@ -76,9 +76,9 @@ struct helperd {
 	uint64_t n_added, n_removed, n_rejected, n_pruned, n_scanned;
 
 	/* Rejection log rate limit. */
-	uint64_t rl_window;
-	unsigned rl_count;
-	unsigned rl_suppressed;
+	uint64_t rl_window[2];
+	unsigned rl_count[2];
+	unsigned rl_suppressed[2];
 };
 
 /* Epoll tags: the low 32 bits carry a pid for HD_EV_PIDFD. */
@@ -93,6 +93,9 @@ void hd_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* hd_log for rejected requests, at most a few lines a second. */
 void hd_log_reject(struct helperd *hd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The same for odd but harmless requests, at -v, limited separately. */
+void hd_log_odd(struct helperd *hd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 extern int hd_verbose;
 

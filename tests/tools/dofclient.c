@@ -49,7 +49,7 @@
  *			inside ADDDOF; no registry file may outlive them
  *	remove-*	REMOVE of another process's generation (ARG), of one
  *			never issued, 0, -1, by value and through NULL
- *	quota-bytes	blobs of 8 MiB (the size limit) until the 64 MiB
+ *	quota-bytes	blobs of 8 MiB (the size limit) until the 16 MiB
  *			per-process limit refuses one, then withdraw and add
  *			one five times, printing the slowest ADDDOF
  *	fuse-stall MNT SECS, fuse-hidden MNT SECS

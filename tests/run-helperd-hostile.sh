@@ -511,6 +511,59 @@ echo "# flood: $f_lines refusals logged, $f_suppressed counted in $f_notes line(
 alive || fail "the daemon no longer answers after the flood"
 
 # ---------------------------------------------------------------------
+# 10,000 malformed requests from an unprivileged user (header, checker
+# and site-check refusals in turn) while 100 legitimate processes
+# register: the daemon stays up and every legitimate registration is
+# recorded and listed.
+
+sleep 1.1
+DOFCLIENT_UID=65534 DOFCLIENT_FLOOD_N=10000 DOFCLIENT_FLOOD_MIXED=1 \
+	"$DOFCLIENT" attack flood >flood10k.out 2>&1 3>&- &
+fl_pid=$!
+bg_pids="$bg_pids $fl_pid"
+rm -f legit.in
+mkfifo legit.in
+exec 4<>legit.in # read-write: the clients' opens do not wait for it
+legit_pids=
+i=0
+while [ $i -lt 100 ]; do
+	"$DOFCLIENT" valid <legit.in >"legit-$i.out" 2>&1 3>&- 4>&- &
+	legit_pids="$legit_pids $!"
+	i=$((i + 1))
+done
+bg_pids="$bg_pids $legit_pids"
+wait "$fl_pid"
+forget_pid "$fl_pid"
+expect_eq "10,000 malformed requests as uid 65534: all EINVAL" \
+	"n=10000 einval=10000 other=0 registry=absent" \
+	"$(sed -n 's/^flood: pid=[0-9]* //p' flood10k.out)"
+all_registered() {
+	for p in $legit_pids; do
+		[ -f "$reg/$p" ] || return 1
+	done
+}
+wait_until 300 all_registered && pass ||
+	fail "not every one of 100 legitimate processes is registered"
+n_listed=0
+for p in $legit_pids; do
+	"$DTRACE" -l -p "$p" >/dev/null 2>&1 && n_listed=$((n_listed + 1))
+done
+expect_eq "dtrace -l lists each of the 100 legitimate processes" 100 "$n_listed"
+alive || fail "the daemon no longer answers after the flood of 10,000"
+exec 4>&-
+for p in $legit_pids; do
+	wait_until 100 dead "$p" || fail "legitimate client $p did not exit"
+	forget_pid "$p"
+done
+none_left() {
+	for p in $legit_pids; do
+		[ ! -e "$reg/$p" ] || return 1
+	done
+}
+wait_until 100 none_left && pass ||
+	fail "registrations of exited legitimate clients are left"
+
+# ---------------------------------------------------------------------
 # The well-behaved client was never disturbed; memory is bounded
 
 cmp -s valid.reg "$reg/$v_pid" && pass ||

@@ -38,7 +38,11 @@
  * refusal of a mutation is the mutation's doing.
  *
  * Bursts (attack NAME):
- *	flood		1,000 bad-magic ADDDOFs in a tight loop
+ *	flood		1,000 bad-magic ADDDOFs in a tight loop; with
+ *			$DOFCLIENT_FLOOD_N that many, with
+ *			$DOFCLIENT_FLOOD_MIXED also blobs that fail in the
+ *			checker and in the site check, in turn, and with
+ *			$DOFCLIENT_UID as that user
  *	quota		ADDDOF of a valid blob at 1,025 distinct addresses: the
  *			first 1,024 succeed, the last must be refused; the
  *			process exits with its registrations in place
@@ -867,21 +871,34 @@ static int run_single(const struct attack *at)
 
 static int run_flood(void)
 {
-	struct att a;
-	unsigned i, n = 1000, einval = 0, other = 0;
+	const char *nv = getenv("DOFCLIENT_FLOOD_N");
+	unsigned i, k = 1, n = nv ? (unsigned)strtoul(nv, NULL, 10) : 1000;
+	unsigned einval = 0, other = 0;
+	struct att a[3];
 	int err;
 
-	att_init(&a);
-	m_bad_magic(&a);
+	drop_uid();
+	att_init(&a[0]);
+	m_bad_magic(&a[0]); /* refused by the header check */
+	if (getenv("DOFCLIENT_FLOOD_MIXED")) {
+		att_init(&a[1]);
+		m_argidx(&a[1]); /* refused by the confined checker */
+		att_init(&a[2]);
+		m_site_heap(&a[2]); /* refused by the site check */
+		k = 3;
+	}
 	for (i = 0; i < n; i++) {
-		if (xioctl(a.fd, a.cmd, a.arg, &err) < 0 && err == EINVAL)
+		struct att *x = &a[i % k];
+
+		if (xioctl(x->fd, x->cmd, x->arg, &err) < 0 && err == EINVAL)
 			einval++;
 		else
 			other++;
 	}
 	printf("flood: pid=%d n=%u einval=%u other=%u registry=%s\n",
 	       (int)getpid(), n, einval, other, registry_state(getpid()));
-	close(a.fd);
+	for (i = 0; i < k; i++)
+		close(a[i].fd);
 	return 0;
 }
 

@@ -375,16 +375,71 @@ static int persist(struct helperd *hd, struct hd_proc *p)
 	return 0;
 }
 
+/* Forget process i in memory only (its file never existed). */
+static void forget_proc_at(struct helperd *hd, size_t i)
+{
+	struct hd_proc *p = hd->procs[i];
+
+	hd->procs[i] = hd->procs[--hd->nprocs];
+	proc_free(hd, p);
+}
+
+/*
+ * A file that could not be removed (read-only state directory) is
+ * remembered and removed by the periodic check once it can be -- unless
+ * a new process with that pid has registered meanwhile and the file is
+ * its own.
+ */
+static void unlink_later(struct helperd *hd, pid_t pid)
+{
+	size_t i;
+	pid_t *np;
+
+	for (i = 0; i < hd->n_unlink; i++)
+		if (hd->unlink_pending[i] == pid)
+			return;
+	np = realloc(hd->unlink_pending, (hd->n_unlink + 1) * sizeof(*np));
+	if (!np)
+		return; /* the next start drops the file of a dead process */
+	hd->unlink_pending = np;
+	hd->unlink_pending[hd->n_unlink++] = pid;
+}
+
+static void retry_unlinks(struct helperd *hd)
+{
+	size_t i = 0;
+
+	while (i < hd->n_unlink) {
+		pid_t pid = hd->unlink_pending[i];
+		bool ours = false;
+		size_t j;
+
+		for (j = 0; j < hd->nprocs; j++)
+			if (hd->procs[j]->rp.pid == pid)
+				ours = true;
+		if (ours || reg_proc_remove(hd->statedir, pid) == 0) {
+			hd->unlink_pending[i] =
+				hd->unlink_pending[--hd->n_unlink];
+			continue;
+		}
+		i++;
+	}
+}
+
 static void drop_proc_at(struct helperd *hd, size_t i)
 {
 	struct hd_proc *p = hd->procs[i];
 	int err = reg_proc_remove(hd->statedir, p->rp.pid);
 
-	if (err)
-		hd_log(HD_ERR, "cannot remove %s/%s/%d: %s", hd->statedir,
-		       REG_DIR, (int)p->rp.pid, strerror(-err));
-	hd->procs[i] = hd->procs[--hd->nprocs];
-	proc_free(hd, p);
+	if (err) {
+		if (!hd->persist_failed)
+			hd_log(HD_ERR, "cannot remove %s/%s/%d: %s (retried "
+			       "until it works)", hd->statedir, REG_DIR,
+			       (int)p->rp.pid, strerror(-err));
+		hd->persist_failed = true;
+		unlink_later(hd, p->rp.pid);
+	}
+	forget_proc_at(hd, i);
 }
 
 static void drop_entry(struct helperd *hd, size_t pi, size_t ei)
@@ -608,7 +663,7 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 			size_t idx;
 
 			if (find_proc(hd, pid, &idx))
-				drop_proc_at(hd, idx);
+				forget_proc_at(hd, idx);
 		}
 		goto fail;
 	}
@@ -629,8 +684,9 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 		hd->total_bytes -= last->dof_len;
 		free(last->dof);
 		free(last->path);
+		/* A new process's file never existed: nothing to remove. */
 		if (!p->rp.nent && find_proc(hd, pid, &idx))
-			drop_proc_at(hd, idx);
+			forget_proc_at(hd, idx);
 		return reject(&rj, err, "not recorded: cannot write the "
 			      "registry: %s", strerror(-err));
 	}
@@ -689,6 +745,9 @@ void hd_reg_prune_pid(struct helperd *hd, pid_t pid, const char *why)
 void hd_reg_check(struct helperd *hd)
 {
 	size_t pi = hd->nprocs;
+
+	if (hd->n_unlink)
+		retry_unlinks(hd);
 
 	/* Backwards: dropping a process moves the last one into its slot. */
 	while (pi-- > 0) {
@@ -816,4 +875,7 @@ void hd_reg_free(struct helperd *hd)
 	free(hd->procs);
 	hd->procs = NULL;
 	hd->nprocs = hd->procs_cap = 0;
+	free(hd->unlink_pending);
+	hd->unlink_pending = NULL;
+	hd->n_unlink = 0;
 }

@@ -17,9 +17,11 @@
  *	   (<statedir>/helperd.pid, flock), so two daemons never share it;
  *	2. the registry on disk is loaded: what a previous daemon recorded
  *	   for processes that still run is kept, the rest dropped;
- *	3. the scan (hd_scan.c) registers processes that carry DOF but are
- *	   not recorded -- started before any daemon ran;
- *	4. the device is mounted (FUSE) or created (CUSE);
+ *	3. the device is mounted (FUSE) or created (CUSE); requests wait in
+ *	   the kernel until the loop runs;
+ *	4. the scan (hd_scan.c) registers processes that carry DOF but are
+ *	   not recorded -- started before any daemon ran, or while this one
+ *	   started;
  *	5. readiness: the parent of a backgrounding daemon exits 0 only now
  *	   (it exits 1 if the child failed), and under systemd
  *	   (Type=notify) READY=1 goes to $NOTIFY_SOCKET.
@@ -469,15 +471,21 @@ int main(int argc, char **argv)
 	if (hd_reg_load(&hd) < 0)
 		hd_log(HD_WARN, "cannot read the registry under %s; starting "
 		       "empty", hd.statedir);
+	/*
+	 * The device before the scan: a program starting meanwhile either
+	 * is seen by the scan or finds the device (its ADDDOF waits in the
+	 * kernel until the scan is done, and a blob already found is
+	 * replaced, not doubled).  The other order loses those in between.
+	 */
+	dev = hd_dev_start(&hd, backend);
+	if (!dev || ep_add(&hd, hd_dev_fd(dev), HD_EV_DEVICE) < 0)
+		goto out;
 	if (hd.scan) {
 		found = hd_scan_all(&hd);
 		if (found)
 			hd_log(HD_NOTICE, "found %u DOF registration(s) of "
 			       "processes started before the daemon", found);
 	}
-	dev = hd_dev_start(&hd, backend);
-	if (!dev || ep_add(&hd, hd_dev_fd(dev), HD_EV_DEVICE) < 0)
-		goto out;
 	hd_log(HD_INFO, "serving %s (%s), state in %s, %zu process(es) "
 	       "registered", hd.device, hd_dev_kind(dev), hd.statedir,
 	       hd.nprocs);

@@ -71,6 +71,8 @@ struct helperd {
 	uint64_t next_gen;
 	int epfd;
 	bool persist_failed; /* logged once until it works again */
+	pid_t *unlink_pending; /* files of gone processes left to remove */
+	size_t n_unlink;
 
 	/* Counters, logged at exit with -v. */
 	uint64_t n_added, n_removed, n_rejected, n_pruned, n_scanned;

@@ -23,9 +23,8 @@
 #     lost to the kill recovered by the scan --, the killed daemon's DOF
 #     checker is gone; a program killed while the daemon runs is pruned;
 #     when all programs exit the registry ends empty.  Programs also
-#     start while the daemon starts up: those that start between its
-#     scan and its mount are never registered -- a known daemon bug,
-#     reported as such (KNOWN DAEMON BUG lines), not counted as failures.
+#     start while the daemon starts up: every one is registered (the
+#     daemon mounts the device before it scans).
 #  3. The state directory on a 64 KiB tmpfs: filled up; then its registry
 #     directory read-only.
 #     A registration that cannot be written is refused: the program runs
@@ -34,8 +33,8 @@
 #     the files already there byte-identical; `dtrace -l` still works.
 #     Once there is room (the filler removed, writable again), the
 #     next registration is recorded and listed, and what changed in
-#     memory meanwhile (a REMOVE) reaches the disk.  The file of a
-#     process that exited meanwhile stays (known daemon bug, reported).
+#     memory meanwhile (a REMOVE) reaches the disk, and the file of a
+#     process that exited meanwhile is removed.
 #
 # Needs root (allow_other, tmpfs mounts) and /dev/fuse.  About 15 s.
 #
@@ -90,13 +89,6 @@ listing() {
 		$1 = ""; print }'
 }
 
-# known_bug WHAT: a check that fails because of a daemon bug that is
-# reported and not fixed yet: said, not counted as a failure
-known=0
-known_bug() {
-	echo "# KNOWN DAEMON BUG (not counted): $*" >&2
-	known=$((known + 1))
-}
 
 # answered FILE PATTERN
 answered() {
@@ -545,9 +537,7 @@ for delay in 0 0.05 0.15 0.3 0.5 0.8; do
 			"$(grep -c -a ' scan \(ctl\|libhdl.so\) ' "$reg/$p" 2>/dev/null)"
 	done
 	# Those started while it started: registered (they found the device
-	# or the scan found them) -- except, a known daemon bug, those that
-	# started after the scan had passed and before the mount: the scan
-	# runs before the mount, and no one registers them later.
+	# or the scan found them; the daemon mounts before it scans).
 	# (registered or not once it runs main: drti's ioctl returns
 	# after the daemon wrote the file)
 	i=1
@@ -582,8 +572,8 @@ for delay in 0 0.05 0.15 0.3 0.5 0.8; do
 done
 late_ok=$((late_all - late_lost))
 echo "# daemon kills: $late_all programs started while the daemon restarted, $late_ok registered"
-[ "$late_lost" -eq 0 ] ||
-	known_bug "$late_lost of $late_all programs started while the daemon restarted were never registered (the start-up scan runs before the mount: a program that starts in between finds no device and is not scanned)"
+expect_eq "programs started while the daemon restarted, never registered" \
+	0 "$late_lost"
 echo "# daemon kills (delay s:programs started of 8/found by the scan/*.tmp left):$rounds"
 echo "# daemon kills: $scan_found registrations recovered by the scan, $tmp_found *.tmp left by the kills (removed at restart)"
 
@@ -749,17 +739,10 @@ expect_eq "read-write again: dtrace -l lists ctl d" 3 \
 	"$(listing -p "$d" | wc -l)"
 wait_until 50 has_regs "$a" 2 ||
 	fail "read-write again: ctl a's REMOVE not written ($(regs "$a") registrations on disk)"
-# The daemon forgets a process whose file it could not remove and never
-# tries again: the file of a dead process stays until the next start.
-# `dtrace -l` does not list it (the process is gone).
-if wait_until 30 no_file "$e"; then
-	pass
-else
-	known_bug "ctl $e exited while the registry was read-only; its file stays after it is writable again"
-	expect_eq "the stale file is not listed" 0 \
-		"$(listing -p "$e" | wc -l)"
-	rm -f "$reg/$e"
-fi
+# A file the daemon could not remove (the process exited while the
+# registry was read-only) is removed by its periodic check once it can.
+wait_until 30 no_file "$e" && pass ||
+	fail "ctl $e exited while the registry was read-only; its file stays after it is writable again"
 
 for fd in 4 5 6 7; do
 	eval "exec $fd>&-"
@@ -773,6 +756,5 @@ stop_pid "$hd_pid" TERM
 expect_eq "full disk: daemon SIGTERM status" 0 "$stop_status"
 umount "$fs" || fail "cannot unmount $fs"
 echo "# part 3 done at $(elapsed) s"
-[ "$known" -eq 0 ] || echo "# $known known daemon bug(s), see above"
 
 finish

@@ -54,6 +54,7 @@ if [ -z "${FAULTS_NS:-}" ] && [ "$(id -u)" -eq 0 ] &&
 fi
 
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/helperd-lib.sh"
 
 : "${HELPERD:?HELPERD must name dtrace-helperd}"
 data=$top_srcdir/tests/data/helperd
@@ -83,17 +84,8 @@ elapsed() {
 	echo $(($(date +%s) - t_start))
 }
 
-# listing: `dtrace -l` without the header and dtrace provider, IDs cut
-listing() {
-	"$DTRACE" -l "$@" 2>&1 | awk 'NR > 1 && $2 != "dtrace" {
-		$1 = ""; print }'
-}
 
 
-# answered FILE PATTERN
-answered() {
-	grep -q -e "$2" "$1" 2>/dev/null
-}
 
 # =====================================================================
 # 1. SIGKILL dtrace -G mid-write
@@ -283,24 +275,7 @@ echo "# part 1 done at $(elapsed) s"
 # =====================================================================
 # 2. SIGKILL dtrace-helperd mid-registration
 
-build_ok=true
-for p in hdt hdlib hdplug; do
-	"$DTRACE" -h -s "$data/$p.d" -o "$p.h" || build_ok=false
-done
-$CC -O2 -fPIC -I. -c "$data/lib.c" -o lib.o &&
-	"$DTRACE" -G -s "$data/hdlib.d" lib.o -o lib-probes.o &&
-	$CC -shared -o libhdl.so lib.o lib-probes.o &&
-	$CC -O2 -fPIC -I. -c "$data/plug.c" -o plug.o &&
-	"$DTRACE" -G -s "$data/hdplug.d" plug.o -o plug-probes.o &&
-	$CC -shared -o plug.so plug.o plug-probes.o &&
-	$CC -O2 -I. -c "$data/ctl.c" -o ctl.o &&
-	"$DTRACE" -G -s "$data/hdt.d" ctl.o -o ctl-probes.o &&
-	$CC -o ctl ctl.o ctl-probes.o -L. -lhdl -Wl,-rpath,"$tmp" -ldl ||
-	build_ok=false
-if ! $build_ok; then
-	fail "building the test programs"
-	finish
-fi
+build_helperd_progs
 
 DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper
 DTRACE_STATEDIR=$tmp/state
@@ -399,22 +374,8 @@ no_tmp() {
 	[ -z "$(ls "$reg" 2>/dev/null | grep '\.tmp$')" ]
 }
 
-no_file() {
-	[ ! -e "$reg/$1" ]
-}
 
-# regs PID: registrations recorded for PID (0 if no file)
-regs() {
-	if [ -f "$reg/$1" ]; then
-		grep -c -a '^reg ' "$reg/$1"
-	else
-		echo 0
-	fi
-}
 
-has_regs() {
-	[ "$(regs "$1")" = "$2" ]
-}
 
 empty_registry() {
 	[ -z "$(ls "$reg")" ]

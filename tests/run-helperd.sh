@@ -30,6 +30,7 @@
 # Needs root (allow_other, reading other processes) and /dev/fuse.
 
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/helperd-lib.sh"
 
 : "${HELPERD:?HELPERD must name dtrace-helperd}"
 data=$top_srcdir/tests/data/helperd
@@ -61,25 +62,7 @@ reg=$tmp/state/registry
 # ---------------------------------------------------------------------
 # Build: ctl (hdt) + libhdl.so (hdlib) + plug.so (hdplug), PIE, -O2.
 
-build_ok=true
-for p in hdt hdlib hdplug; do
-	"$DTRACE" -h -s "$data/$p.d" -o "$p.h" || build_ok=false
-done
-$CC -O2 -fPIC -I. -c "$data/lib.c" -o lib.o &&
-	"$DTRACE" -G -s "$data/hdlib.d" lib.o -o lib-probes.o &&
-	$CC -shared -o libhdl.so lib.o lib-probes.o &&
-	$CC -O2 -fPIC -I. -c "$data/plug.c" -o plug.o &&
-	"$DTRACE" -G -s "$data/hdplug.d" plug.o -o plug-probes.o &&
-	$CC -shared -o plug.so plug.o plug-probes.o &&
-	$CC -O2 -I. -c "$data/ctl.c" -o ctl.o &&
-	"$DTRACE" -G -s "$data/hdt.d" ctl.o -o ctl-probes.o &&
-	$CC -o ctl ctl.o ctl-probes.o -L. -lhdl -Wl,-rpath,"$tmp" -ldl ||
-	build_ok=false
-if ! $build_ok; then
-	fail "building the test programs"
-	finish
-fi
-chmod 755 ctl libhdl.so plug.so
+build_helperd_progs
 
 # ---------------------------------------------------------------------
 # Helpers
@@ -113,33 +96,10 @@ ctl_start() {
 	bg_pids="$bg_pids $ctl_pid"
 }
 
-# answered FILE PATTERN
-answered() {
-	grep -q -e "$2" "$1"
-}
 
-# regs PID: registrations recorded for PID (0 if no file)
-regs() {
-	if [ -f "$reg/$1" ]; then
-		grep -c -a '^reg ' "$reg/$1"
-	else
-		echo 0
-	fi
-}
 
-has_regs() {
-	[ "$(regs "$1")" = "$2" ]
-}
 
-no_file() {
-	[ ! -e "$reg/$1" ]
-}
 
-# listing: `dtrace -l` without the header and dtrace provider, IDs cut
-listing() {
-	"$DTRACE" -l "$@" 2>&1 | awk 'NR > 1 && $2 != "dtrace" {
-		$1 = ""; print }'
-}
 
 # ---------------------------------------------------------------------
 # 1. One program with a library, dlopen/dlclose, fork, exec, exit.

@@ -529,6 +529,7 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 	struct hd_proc *p;
 	uint64_t loadsz, uid_bytes = 0, uid_regs = 0, *sites = NULL;
 	size_t i, nsites = 0;
+	bool new_p = false;
 	uid_t uid = 0;
 	pid_t pid;
 	int err;
@@ -644,6 +645,7 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 			goto fail;
 		}
 		p->uid = uid;
+		new_p = true;
 	}
 	for (i = 0; i < p->rp.nent; i++)
 		if (p->rp.ent[i].dof_addr == e.dof_addr) {
@@ -684,9 +686,16 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 		hd->total_bytes -= last->dof_len;
 		free(last->dof);
 		free(last->path);
-		/* A new process's file never existed: nothing to remove. */
-		if (!p->rp.nent && find_proc(hd, pid, &idx))
-			forget_proc_at(hd, idx);
+		/*
+		 * A new process's file never existed: nothing to remove.
+		 * An old one's held what this replaced: remove it (later).
+		 */
+		if (!p->rp.nent && find_proc(hd, pid, &idx)) {
+			if (new_p)
+				forget_proc_at(hd, idx);
+			else
+				drop_proc_at(hd, idx);
+		}
 		return reject(&rj, err, "not recorded: cannot write the "
 			      "registry: %s", strerror(-err));
 	}

@@ -241,15 +241,31 @@ static void *worker(void *arg)
 	}
 }
 
+/* The deadline is on the monotonic clock: a clock step must not matter. */
+static void init_clock(void)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_destroy(&cv_done);
+	pthread_cond_init(&cv_done, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
 /* Run j on the worker; 0 with j done, or -ETIMEDOUT/-EAGAIN (j is gone). */
 static int submit(struct job *j)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct timespec until;
 	pthread_attr_t attr;
 	const char *refusal;
+	unsigned nstuck;
 	pthread_t t;
+	pid_t pid;
 	int err = 0;
 
+	pthread_once(&once, init_clock);
 	pthread_mutex_lock(&mu);
 	refusal = stuck_refuse(j);
 	if (refusal) {
@@ -274,7 +290,7 @@ static int submit(struct job *j)
 	}
 	pending = j;
 	pthread_cond_signal(&cv_job);
-	clock_gettime(CLOCK_REALTIME, &until);
+	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += HD_GUARD_TIMEOUT_MS / 1000;
 	until.tv_nsec += (long)(HD_GUARD_TIMEOUT_MS % 1000) * 1000000;
 	if (until.tv_nsec >= 1000000000) {
@@ -294,13 +310,15 @@ static int submit(struct job *j)
 		job_free(j);
 		return -ETIMEDOUT;
 	}
-	j->abandoned = true; /* the worker frees it */
+	j->abandoned = true; /* the worker frees it: j is not ours now */
 	worker_up = false;
 	stuck_add(j);
+	pid = j->pid;
+	nstuck = stuck;
 	pthread_mutex_unlock(&mu);
 	hd_log(HD_WARN, "pid %d: reading its memory took over %d ms (a "
 	       "stalled file system?); gave up, %u reader(s) stuck",
-	       (int)j->pid, HD_GUARD_TIMEOUT_MS, stuck);
+	       (int)pid, HD_GUARD_TIMEOUT_MS, nstuck);
 	return -ETIMEDOUT;
 }
 

@@ -236,7 +236,8 @@ static int set_mode(struct dtrace_cmd *c, enum dtrace_mode m, char opt)
 	return 0;
 }
 
-static int add_desc(struct dtrace_cmd *c, char opt, const char *text)
+static int add_one_desc(struct dtrace_cmd *c, char opt, const char *text,
+			char *owned)
 {
 	struct dtrace_desc_arg *nv;
 	int spec = opt == 'P' ? DT_SPEC_PROVIDER :
@@ -245,14 +246,56 @@ static int add_desc(struct dtrace_cmd *c, char opt, const char *text)
 				DT_SPEC_NAME;
 
 	nv = realloc(c->descs, (c->ndescs + 1) * sizeof(*nv));
-	if (!nv)
+	if (!nv) {
+		free(owned);
 		return -ENOMEM;
+	}
 	c->descs = nv;
 	nv[c->ndescs].opt = opt;
 	nv[c->ndescs].spec = spec;
-	nv[c->ndescs].text = text;
+	nv[c->ndescs].text = owned ? owned : text;
+	nv[c->ndescs].owned = owned;
 	c->ndescs++;
 	return 0;
+}
+
+/*
+ * -n takes a D program's probe clause, as in DTrace: a comma-separated
+ * list of descriptions, then perhaps a /predicate/ and an { action }.
+ * For listing, each description counts and the rest is ignored here;
+ * a text without separators is taken whole.
+ */
+static int add_desc(struct dtrace_cmd *c, char opt, const char *text)
+{
+	size_t len = strcspn(text, "/{");
+	char *copy, *piece, *save = NULL;
+	int err = 0, n = 0;
+
+	if (opt != 'n' || (!text[len] && !strpbrk(text, ", \t\n")))
+		return add_one_desc(c, opt, text, NULL);
+	copy = strndup(text, len);
+	if (!copy)
+		return -ENOMEM;
+	for (piece = strtok_r(copy, ",", &save); piece && !err;
+	     piece = strtok_r(NULL, ",", &save)) {
+		size_t plen;
+		char *p;
+
+		piece += strspn(piece, " \t\n");
+		plen = strlen(piece);
+		while (plen && strchr(" \t\n", piece[plen - 1]))
+			plen--;
+		if (!plen)
+			continue;
+		p = strndup(piece, plen);
+		err = p ? add_one_desc(c, opt, NULL, p) : -ENOMEM;
+		n++;
+	}
+	free(copy);
+	/* Nothing before the clause: keep it whole, for the error message. */
+	if (!err && !n)
+		err = add_one_desc(c, opt, text, NULL);
+	return err;
 }
 
 static int add_pid(struct dtrace_cmd *c, const char *arg)
@@ -582,6 +625,8 @@ out:
 	for (unsigned i = 0; i < c.cpp_argc; i++)
 		free((char *)c.cpp_argv[i]);
 	free(c.cpp_argv);
+	for (unsigned i = 0; i < c.ndescs; i++)
+		free(c.descs[i].owned);
 	free(c.descs);
 	free(c.pids);
 	free(c.objects);

@@ -18,6 +18,7 @@ struct dtrace_desc_arg {
 	char opt;			/* 'n', 'P', 'm' or 'f' */
 	int spec;			/* enum dt_spec */
 	const char *text;
+	char *owned;			/* text, when it is a piece of -n's */
 };
 
 struct dtrace_cmd {

@@ -336,6 +336,11 @@ sel "-n prov:mod:func:name" "4" -n 'myapp:pie:helper:query-start'
 sel "-n empty fields" "4 5 6 7" -n 'myapp:::'
 sel "-n provider glob" "1 2 3" -n 'dt*:::'
 sel "-n E*" "2 3" -n 'E*'
+sel "-n with a D clause" "6" -n 'myapp:pie:main:query-done /arg0 > 1/ { trace(arg0); }'
+sel "-n list of descriptions" "5 6" \
+	-n 'main:query-start, main:query-done{ @[probename] = count(); }'
+sel "-n list, spaces and newline" "4 7" -n ' helper:query-start ,
+	main:[!q]* '
 sel "-P" "4 5 6 7" -P myapp
 sel "-P dtrace" "1 2 3" -P dtrace
 sel "-m" "4 5 6 7" -m pie

@@ -350,6 +350,21 @@ wait_until 50 sh -c "! mountpoint -q '$tmp/dev2'" || fail "background daemon lef
 expect_eq "relative --device: usage error" 2 $?
 "$HELPERD" --bogus >bogus.log 2>&1
 expect_eq "unknown option: usage error" 2 $?
+"$HELPERD" --backend=bogus >bogus.log 2>&1
+expect_eq "unknown backend: usage error" 2 $?
+timeout 30 "$HELPERD" -f --backend=cuse --device "$tmp/cuse/helper" \
+	--state-dir "$tmp/state4" >cuse.log 2>&1
+expect_eq "CUSE outside /dev: status" 1 $?
+expect_grep "CUSE outside /dev: message" "a CUSE device lives under /dev" cuse.log
+if [ ! -e /dev/cuse ]; then
+	# This kernel has no CUSE: the CUSE path must say so and give up.
+	timeout 30 "$HELPERD" -f --backend=cuse \
+		--device /dev/usdt-test-$$/helper --state-dir "$tmp/state4" \
+		>cuse.log 2>&1
+	expect_eq "CUSE without /dev/cuse: status" 1 $?
+	expect_grep "CUSE without /dev/cuse: message" \
+		"cannot create the CUSE device /dev/usdt-test-$$/helper" cuse.log
+fi
 "$HELPERD" --help >help.txt 2>&1
 expect_eq "--help: status" 0 $?
 expect_grep "--help mentions --state-dir" "--state-dir" help.txt

@@ -20,7 +20,7 @@
  * itself decides, and it accepts every caller, as /dev/dtrace/helper did.
  *
  * A daemon killed with SIGKILL leaves its mount behind, and every access
- * to it fails with ENOTCONN.  hd_dev_prepare_mountpoint() detaches such
+ * to it fails with ENOTCONN.  prepare_mountpoint() detaches such
  * a mount before mounting again; a mount that still answers belongs to a
  * live daemon and is left alone.
  */
@@ -373,7 +373,13 @@ static int mkdirs(const char *path, bool *made)
 	return 0;
 }
 
-int hd_dev_prepare_mountpoint(struct helperd *hd)
+/*
+ * A stale FUSE mount at the mount point (a daemon that died without
+ * unmounting leaves "Transport endpoint is not connected") is detached;
+ * a live one of another daemon, or a non-empty directory, is an error.
+ * 0 or -errno after logging.
+ */
+static int prepare_mountpoint(struct helperd *hd)
 {
 	const char *mp = hd->mountpoint;
 	struct statfs sf;
@@ -447,7 +453,7 @@ static struct hd_dev *start_fuse(struct hd_dev *dev)
 	if (geteuid() != 0)
 		hd_log(HD_WARN, "not running as root: only this user's "
 		       "programs can open %s", hd->device);
-	if (hd_dev_prepare_mountpoint(hd) < 0)
+	if (prepare_mountpoint(hd) < 0)
 		return NULL;
 	dev->se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), dev);
 	fuse_opt_free_args(&args); /* parsing may have copied them */

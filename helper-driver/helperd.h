@@ -262,11 +262,4 @@ int hd_dev_process(struct hd_dev *dev);
 void hd_dev_stop(struct hd_dev *dev);
 const char *hd_dev_kind(const struct hd_dev *dev);
 
-/*
- * A stale FUSE mount at the mount point (a daemon that died without
- * unmounting leaves "Transport endpoint is not connected") is detached;
- * a live one of another daemon is an error.  0 or -errno after logging.
- */
-int hd_dev_prepare_mountpoint(struct helperd *hd);
-
 #endif /* USDT_HELPERD_H */

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dlang.h - the D language of `dtrace -n` and `dtrace -s`: compile a
+ * program, run its clauses when a probe fires, keep its variables and
+ * aggregations, and print what it prints in DTrace's layout.
+ *
+ * This part knows nothing about the kernel.  The consumer (trace.c)
+ * resolves each clause's probe descriptions against the probe table,
+ * enables the sites, and for every hit calls d_run() with what the hit
+ * recorded: the arguments, strings copied at hit time, pid, tid, CPU and
+ * times.  So everything here is testable without a kernel (t-dlang).
+ *
+ * Values are 64-bit integers or strings.  Supported D:
+ *
+ *	program	 := (clause | pragma)*
+ *	pragma	 := #pragma D option NAME[=VALUE]   (quiet, others accepted)
+ *	clause	 := desc (',' desc)* ['/' expr '/'] ['{' stmt* '}']
+ *	stmt	 := expr ';' | action ';' | '@'NAME['[' expr,... ']'] '=' agg ';'
+ *		  | self->X '=' expr ';' | this->X '=' expr ';' | X '=' expr ';'
+ *	action	 := printf(fmt, ...) | trace(expr) | exit(expr) | printa(@a)
+ *		  | printa(fmt, @a) | clear(@a) | trunc(@a [, n])
+ *	agg	 := count() | sum(e) | avg(e) | min(e) | max(e) | quantize(e)
+ *		  | lquantize(e, low, high [, step])
+ *	expr	 := C operators (?: || && ^^ | ^ & == != < <= > >= << >> + - *
+ *		  / % ! ~ unary - ++ -- (prefix) and casts to integer types),
+ *		  integer and string literals, variables, builtins, functions
+ *		  copyinstr(e [, len]), strlen(s), stringof(e), lltostr(e)
+ *	builtins arg0..arg11, args[N], pid, ppid, tid, uid, execname,
+ *		  timestamp, vtimestamp, walltimestamp, cpu, probeprov,
+ *		  probemod, probefunc, probename, id (probe ID), epid
+ *	macros	 $target, $pid, $1..$9 (integer when numeric), $$1..$$9
+ *		  (always a string); also inside probe descriptions
+ */
+#ifndef USDT_DTRACE_DLANG_H
+#define USDT_DTRACE_DLANG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define D_MAXARGS 12
+
+struct d_prog;
+
+/* Compile-time inputs. */
+struct d_compile_opts {
+	const char *srcname; /* for messages: script path, or NULL for -n */
+	/* $1.. $N: the arguments after the script or -n options */
+	const char *const *macro_argv;
+	unsigned macro_argc;
+	pid_t target; /* $target (0: not set; using it is an error) */
+	/*
+	 * How -n/-P/-m/-f text is taken: DT_SPEC-like field the first
+	 * description field starts at, 4 for -n (a whole clause may follow),
+	 * 1 for -P, 2 for -m, 3 for -f (the text is only descriptions).
+	 * 0 for a -s script.
+	 */
+	int spec;
+};
+
+/*
+ * Compile src (a -s script, or the text of one -n/-P/-m/-f option) and
+ * append its clauses to *prog (creating it when *prog is NULL), so
+ * several options make one program with clauses in command-line order.
+ * 0, or -1 with a message in msg naming the line and column:
+ *	"line 3, column 14: syntax error near \"}\""
+ * (the caller prefixes the script name or the option).
+ */
+int d_compile(struct d_prog **prog, const char *src,
+	      const struct d_compile_opts *o, char *msg, size_t msglen);
+void d_free(struct d_prog *prog);
+
+/* Options set by #pragma D option or -q/-x. */
+bool d_opt_quiet(const struct d_prog *prog);
+void d_set_quiet(struct d_prog *prog, bool quiet);
+/*
+ * -x NAME[=VALUE]: 0, or -1 with a message ("failed to set option 'x':
+ * Invalid option name").  Known: quiet, strsize (applied), defaultargs,
+ * aggsortrev, aggsortkey (applied), bufsize, switchrate, aggsize,
+ * aggrate, dynvarsize, cleanrate, statusrate, ... (stored only, for the
+ * consumer: d_get_option).  destructive and flowindent are refused.
+ * Call it on a program d_compile() created (or before the first
+ * d_compile() by passing a program from d_compile of "").
+ */
+int d_set_option(struct d_prog *prog, const char *name, const char *value,
+		 char *msg, size_t msglen);
+/* The value of an option set by pragma or -x ("" when given without a
+ * value), or NULL when not set. */
+const char *d_get_option(const struct d_prog *prog, const char *name);
+
+/* Clauses, in program order, and what the consumer needs to enable them. */
+unsigned d_nclauses(const struct d_prog *prog);
+unsigned d_clause_ndescs(const struct d_prog *prog, unsigned clause);
+/* The description text after macro substitution, e.g. "myapp1234:::q" */
+const char *d_clause_desc(const struct d_prog *prog, unsigned clause,
+			  unsigned desc);
+/* The field the description text starts at (see spec above). */
+int d_clause_spec(const struct d_prog *prog, unsigned clause);
+/*
+ * Bit N set: the clause reads a string at argument N's address when the
+ * probe fires (copyinstr(argN), copyinstr(args[N]), or args[N] when the
+ * probe declares argument N as `string`), so the consumer has the kernel
+ * copy it at hit time.  Declared types are known only at run time, so
+ * for args[N] the bit is set when N is used at all; the consumer checks
+ * the probe's type.
+ */
+uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
+
+/* A probe as the D program sees it (constant for the probe's life). */
+struct d_probe {
+	unsigned id;	  /* dtrace -l ID */
+	const char *prov; /* as listed: myapp1234, dtrace */
+	const char *mod, *func, *name;
+	unsigned nargs;		/* declared (translated) arguments */
+	const char *const *argtypes; /* nargs type names, may be NULL */
+};
+
+/* One firing. */
+struct d_fire {
+	const struct d_probe *probe;
+	unsigned epid; /* enabled probe ID: one per (clause, probe) */
+	int cpu;
+	pid_t pid, tid, ppid;
+	uid_t uid;
+	const char *execname;
+	uint64_t timestamp;	/* ns, CLOCK_MONOTONIC */
+	uint64_t walltimestamp; /* ns since the epoch */
+	uint64_t vtimestamp;
+	uint64_t arg[D_MAXARGS];
+	/*
+	 * Strings the kernel copied at hit time for the bits of
+	 * d_clause_strargs(): str[N] with strlen strlen[N] (no NUL needed),
+	 * or NULL when not copied or when the copy faulted (then
+	 * copyinstr(argN) reads through copyin below, and when that fails
+	 * too it is a run-time error: invalid address).
+	 */
+	const char *str[D_MAXARGS];
+	size_t strlen[D_MAXARGS];
+	/* read len bytes of the traced process at addr: 0 or -errno */
+	int (*copyin)(void *ctx, pid_t pid, uint64_t addr, void *buf,
+		      size_t len);
+	void *copyin_ctx;
+};
+
+/* d_run() results, or-ed. */
+#define D_RUN_EXIT 0x1	/* exit() was called; d_exit_status() says the value */
+#define D_RUN_ERROR 0x2 /* a run-time error was reported (on err) */
+
+/*
+ * Run clause `clause` for one firing: its predicate, then its
+ * statements, in DTrace's order.  Unless quiet, a clause whose probe
+ * fires prints DTrace's default line first ("%3d %6d %32s " style: CPU,
+ * ID, FUNCTION:NAME; the column header "CPU     ID ... FUNCTION:NAME"
+ * goes before the first such line), then what trace() and
+ * printf() print.  Run-time errors (invalid address, division by zero)
+ * print "dtrace: error on enabled probe ID N (ID M: p:m:f:n): invalid
+ * address (0x...) in action #K" to err and skip the rest of the clause,
+ * as DTrace does.
+ */
+int d_run(struct d_prog *prog, unsigned clause, const struct d_fire *f,
+	  FILE *out, FILE *err);
+
+int d_exit_status(const struct d_prog *prog);
+
+/*
+ * At the end (exit(), Ctrl-C, target exit): print every aggregation in
+ * DTrace's layout, in the order DTrace prints them, values sorted
+ * ascending.
+ */
+void d_print_aggs(struct d_prog *prog, FILE *out);
+
+/* A thread exited: forget its self-> variables. */
+void d_thread_exit(struct d_prog *prog, pid_t tid);
+
+#endif /* USDT_DTRACE_DLANG_H */

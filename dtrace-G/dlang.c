@@ -736,6 +736,7 @@ struct parser {
 	int action; /* action counter of the current clause */
 	struct clause *cl; /* this unit's clauses */
 	unsigned ncl;
+	struct sbuf tmp; /* text being lexed */
 };
 
 static void __attribute__((noreturn, format(printf, 4, 5)))
@@ -797,6 +798,20 @@ static void lx_skip(struct parser *ps)
 static char *pool_strndup(struct parser *ps, const char *s, size_t n)
 {
 	return ar_strndup(&ps->prog->pool, s, n);
+}
+
+/*
+ * Room for one more element of a parse-time array.  Parse-time memory
+ * comes from the program's pool so that a compile error, which
+ * longjmps out of any depth, leaks nothing.
+ */
+static void *pool_grow(struct parser *ps, void *old, unsigned n, size_t sz)
+{
+	void *p = ar_alloc(&ps->prog->pool, (n + 1) * sz);
+
+	if (n)
+		memcpy(p, old, n * sz);
+	return p;
 }
 
 /* $1..$N, $$1.., $target, $pid: the macro's text, or NULL (error). */
@@ -999,8 +1014,9 @@ static void lex(struct parser *ps)
 		t->t = TK_AGG;
 		t->s = pool_strndup(ps, s + 1, (size_t)(l->p - s - 1));
 	} else if (*s == '"') {
-		struct sbuf sb = { 0 };
+		struct sbuf *sb = &ps->tmp;
 
+		sb->len = 0;
 		lx_adv(l);
 		while (*l->p != '"') {
 			if (!*l->p || *l->p == '\n')
@@ -1011,16 +1027,15 @@ static void lex(struct parser *ps)
 
 				lx_adv(l);
 				c = (char)esc_char(ps, t->line, t->col);
-				sb_add(&sb, &c, 1);
+				sb_add(sb, &c, 1);
 			} else {
-				sb_add(&sb, l->p, 1);
+				sb_add(sb, l->p, 1);
 				lx_adv(l);
 			}
 		}
 		lx_adv(l);
 		t->t = TK_STR;
-		t->s = pool_strndup(ps, sb.b ? sb.b : "", sb.len);
-		free(sb.b);
+		t->s = pool_strndup(ps, sb->b ? sb->b : "", sb->len);
 	} else if (*s == '\'') {
 		int c;
 
@@ -1243,7 +1258,7 @@ static struct node **parse_args(struct parser *ps, unsigned *nargs, int close)
 
 	if (!is_op(ps, close)) {
 		for (;;) {
-			v = xrealloc(v, (n + 1) * sizeof(*v));
+			v = pool_grow(ps, v, n, sizeof(*v));
 			v[n++] = parse_assign(ps);
 			if (!is_op(ps, ','))
 				break;
@@ -1252,15 +1267,7 @@ static struct node **parse_args(struct parser *ps, unsigned *nargs, int close)
 	}
 	expect(ps, close);
 	*nargs = n;
-	if (n) {
-		struct node **pv = ar_alloc(&ps->prog->pool, n * sizeof(*pv));
-
-		memcpy(pv, v, n * sizeof(*pv));
-		free(v);
-		return pv;
-	}
-	free(v);
-	return NULL;
+	return v;
 }
 
 static const char *const action_names[] = {
@@ -1657,7 +1664,7 @@ static struct pfmt *pf_create(struct parser *ps, const char *s,
 		unsigned namelen = 0;
 		int digits = 0, dot = 0, c, k;
 
-		seg = xrealloc(seg, (n + 1) * sizeof(*seg));
+		seg = pool_grow(ps, seg, n, sizeof(*seg));
 		d = &seg[n++];
 		memset(d, 0, sizeof(*d));
 		d->prefix = q;
@@ -1690,7 +1697,6 @@ static struct pfmt *pf_create(struct parser *ps, const char *s,
 				unsigned f = dot ? PF_DYNP : PF_DYNW;
 
 				if (d->flags & f) {
-					free(seg);
 					perr(ps, at->line, at->col,
 					     "format conversion #%u has more "
 					     "than one '*' specified for the "
@@ -1709,7 +1715,6 @@ static struct pfmt *pf_create(struct parser *ps, const char *s,
 				continue;
 			case '.':
 				if (dot++) {
-					free(seg);
 					perr(ps, at->line, at->col,
 					     "format conversion #%u has more "
 					     "than one '.' specified", n);
@@ -1729,20 +1734,17 @@ static struct pfmt *pf_create(struct parser *ps, const char *s,
 				d->flags |= PF_SPACE;
 				continue;
 			case '$':
-				free(seg);
 				perr(ps, at->line, at->col,
 				     "format conversion #%u uses unsupported "
 				     "positional format (%%n$)", n);
 			case '%':
 				if (p[-1] == '%')
 					break;
-				free(seg);
 				perr(ps, at->line, at->col,
 				     "format conversion #%u cannot be "
 				     "combined with other format flags: %%%%",
 				     n);
 			case '\0':
-				free(seg);
 				perr(ps, at->line, at->col,
 				     "format conversion #%u name expected "
 				     "before end of format string", n);
@@ -1762,7 +1764,6 @@ static struct pfmt *pf_create(struct parser *ps, const char *s,
 		name[namelen] = '\0';
 		k = pfconv_lookup(name);
 		if (k < 0) {
-			free(seg);
 			perr(ps, at->line, at->col,
 			     "format conversion #%u is undefined: %%%s", n,
 			     name);
@@ -1771,17 +1772,13 @@ static struct pfmt *pf_create(struct parser *ps, const char *s,
 		d->conv = pfconvs[k].conv;
 	}
 	if (*q) {
-		seg = xrealloc(seg, (n + 1) * sizeof(*seg));
-		memset(&seg[n], 0, sizeof(seg[n]));
+		seg = pool_grow(ps, seg, n, sizeof(*seg));
 		seg[n].prefix = q;
 		seg[n].preflen = strlen(q);
 		n++;
 	}
-	pf->seg = ar_alloc(&ps->prog->pool, (n ? n : 1) * sizeof(*seg));
-	if (n)
-		memcpy(pf->seg, seg, n * sizeof(*seg));
+	pf->seg = seg;
 	pf->nseg = n;
-	free(seg);
 	return pf;
 }
 
@@ -2373,10 +2370,10 @@ static bool desc_char(int c)
 static char *subst_desc(struct parser *ps, const char *s, size_t n, int line,
 			int col)
 {
-	struct sbuf sb = { 0 };
+	struct sbuf *sb = &ps->tmp;
 	size_t i = 0;
-	char *r;
 
+	sb->len = 0;
 	while (i < n) {
 		if (s[i] == '$') {
 			char name[64], buf[64];
@@ -2397,23 +2394,19 @@ static char *subst_desc(struct parser *ps, const char *s, size_t n, int line,
 					break;
 			}
 			name[k] = '\0';
-			if (!k) {
-				free(sb.b);
+			if (!k)
 				perr(ps, line, col,
 				     "syntax error near \"$\" in probe "
 				     "description");
-			}
 			txt = macro_text(ps, name, &isint, buf, sizeof(buf),
 					 line, col);
-			sb_puts(&sb, txt);
+			sb_puts(sb, txt);
 		} else {
-			sb_add(&sb, &s[i], 1);
+			sb_add(sb, &s[i], 1);
 			i++;
 		}
 	}
-	r = pool_strndup(ps, sb.b ? sb.b : "", sb.len);
-	free(sb.b);
-	return r;
+	return pool_strndup(ps, sb->b ? sb->b : "", sb->len);
 }
 
 static void parse_pragma(struct parser *ps)
@@ -2503,21 +2496,18 @@ static void parse_clause(struct parser *ps, struct clause *c)
 		while (*l->p && desc_char((unsigned char)*l->p))
 			lx_adv(l);
 		if (l->p == s) {
-			free(descs);
 			lex(ps);
 			syntax_error(ps);
 		}
-		descs = xrealloc(descs, (nd + 1) * sizeof(*descs));
+		descs = pool_grow(ps, descs, nd, sizeof(*descs));
 		descs[nd++] = subst_desc(ps, s, (size_t)(l->p - s), line, col);
 		lx_skip(ps);
 		if (*l->p != ',')
 			break;
 		lx_adv(l);
 	}
-	c->descs = ar_alloc(&ps->prog->pool, nd * sizeof(*descs));
-	memcpy(c->descs, descs, nd * sizeof(*descs));
+	c->descs = descs;
 	c->ndescs = nd;
-	free(descs);
 
 	lex(ps);
 	if (is_op(ps, '/')) {
@@ -2537,24 +2527,17 @@ static void parse_clause(struct parser *ps, struct clause *c)
 				lex(ps);
 			if (is_op(ps, '}'))
 				break;
-			if (ps->tk.t == TK_EOF) {
-				free(v);
+			if (ps->tk.t == TK_EOF)
 				syntax_error(ps);
-			}
-			v = xrealloc(v, (n + 1) * sizeof(*v));
+			v = pool_grow(ps, v, n, sizeof(*v));
 			parse_stmt(ps, &v[n]);
 			n++;
-			if (!is_op(ps, ';') && !is_op(ps, '}')) {
-				free(v);
+			if (!is_op(ps, ';') && !is_op(ps, '}'))
 				syntax_error(ps);
-			}
 		}
 		/* the '}' stays current: the caller rewinds to after it */
-		c->stmts = ar_alloc(&ps->prog->pool, (n ? n : 1) * sizeof(*v));
-		if (n)
-			memcpy(c->stmts, v, n * sizeof(*v));
+		c->stmts = v;
 		c->nstmts = n;
-		free(v);
 		ps->pos.p = ps->tk.end;
 		ps->pos.line = ps->tk.line;
 		ps->pos.col = ps->tk.col + 1;
@@ -2749,6 +2732,7 @@ int d_compile(struct d_prog **progp, const char *src,
 	}
 	grow_storage(p);
 	free(ps->cl);
+	free(ps->tmp.b);
 	free(ps);
 	return rc;
 }

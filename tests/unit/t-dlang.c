@@ -1,0 +1,1083 @@
+// SPDX-License-Identifier: MIT
+/*
+ * t-dlang.c - TAP tests for dtrace-G/dlang.c, the D language of
+ * `dtrace -n` and `dtrace -s`.
+ *
+ * Every test compiles a program, fires fabricated probes at it (struct
+ * d_fire, no kernel) and compares what it prints, byte for byte, with
+ * DTrace's layout:
+ *  - the default output ("CPU     ID    FUNCTION:NAME" header once, then
+ *    "%3d %6d %32s " per record and a newline), quiet by pragma and by
+ *    d_set_quiet(), which clauses leave a record at all;
+ *  - trace() widths by type, every printf() conversion and flag;
+ *  - predicates, self-> (the latency pattern), this->, globals and
+ *    associative arrays, operators, casts, every builtin and function;
+ *  - the aggregating functions, each in dt_consume.c's layout, sorted
+ *    by value then key; printa() with and without a format, clear(),
+ *    trunc(), exit();
+ *  - macros in descriptions and expressions, comments, pragmas,
+ *    compile errors with their line and column, run-time errors with
+ *    DTrace's message, several d_compile() calls making one program.
+ *
+ * %Y is checked with TZ=UTC.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dlang.h"
+#include "tap.h"
+
+/* ------------------------------------------------------------------ */
+/* Fixtures */
+
+static const struct d_probe p_begin = { 1, "dtrace", "", "", "BEGIN", 0,
+					NULL };
+
+static const char *const q_types[] = { "string", "int", "uint8_t",
+				       "char *" };
+static const struct d_probe p_query = { 70143,	       "myapp1234",
+					"app",	       "run_query",
+					"query-start", 4,
+					q_types };
+
+static const struct d_probe p_read = { 500, "syscall", "vmlinux", "read",
+				       "entry", 0, NULL };
+
+/* A fake process memory for copyin(): one string at 0x5000. */
+#define USTR_ADDR 0x5000ULL
+static const char ustr[] = "from copyin";
+
+static int fake_copyin(void *ctx, pid_t pid, uint64_t addr, void *buf,
+		       size_t len)
+{
+	uint64_t end = USTR_ADDR + sizeof(ustr);
+
+	(void)ctx;
+	(void)pid;
+	if (addr < USTR_ADDR || addr + len > end + 4096)
+		return -14; /* -EFAULT */
+	memset(buf, 0, len);
+	if (addr < end) {
+		size_t n = (size_t)(end - addr);
+
+		memcpy(buf, ustr + (addr - USTR_ADDR), n < len ? n : len);
+	}
+	return 0;
+}
+
+static struct d_fire mkfire(const struct d_probe *pr)
+{
+	struct d_fire f;
+
+	memset(&f, 0, sizeof(f));
+	f.probe = pr;
+	f.epid = 1;
+	f.cpu = 0;
+	f.pid = 1234;
+	f.tid = 1235;
+	f.ppid = 1;
+	f.uid = 1000;
+	f.execname = "app";
+	f.timestamp = 5000;
+	f.vtimestamp = 300;
+	f.walltimestamp = 1700000000ULL * 1000000000ULL;
+	f.copyin = fake_copyin;
+	return f;
+}
+
+static struct d_prog *compile(const char *src)
+{
+	struct d_prog *p = NULL;
+	char msg[512];
+
+	if (d_compile(&p, src, NULL, msg, sizeof(msg)) != 0) {
+		diag("compile failed: %s", msg);
+		d_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* The error message of a program that must not compile. */
+static char errbuf[1024];
+
+static const char *compile_err_o(const char *src,
+				 const struct d_compile_opts *o)
+{
+	struct d_prog *p = NULL;
+
+	errbuf[0] = '\0';
+	if (d_compile(&p, src, o, errbuf, sizeof(errbuf)) == 0)
+		snprintf(errbuf, sizeof(errbuf), "(compiled)");
+	d_free(p);
+	return errbuf;
+}
+
+static const char *compile_err(const char *src)
+{
+	return compile_err_o(src, NULL);
+}
+
+/* Run every clause for one firing; output and errors into strings. */
+static int fire_all(struct d_prog *p, const struct d_fire *f, char **out,
+		    char **err)
+{
+	size_t ol = 0, el = 0;
+	FILE *o = open_memstream(out, &ol), *e = open_memstream(err, &el);
+	int rv = 0;
+	unsigned c;
+
+	for (c = 0; c < d_nclauses(p); c++)
+		rv |= d_run(p, c, f, o, e);
+	fclose(o);
+	fclose(e);
+	return rv;
+}
+
+static char *aggs_of(struct d_prog *p)
+{
+	char *s = NULL;
+	size_t l = 0;
+	FILE *o = open_memstream(&s, &l);
+
+	d_print_aggs(p, o);
+	fclose(o);
+	return s;
+}
+
+/* Compile src, fire it once at pr, compare the output. */
+static void out_is(const char *src, const struct d_probe *pr,
+		   const char *want, const char *name)
+{
+	struct d_prog *p = compile(src);
+	struct d_fire f = mkfire(pr);
+	char *out = NULL, *err = NULL;
+
+	if (!p) {
+		ok(0, "%s", name);
+		return;
+	}
+	f.arg[0] = 0x1000;
+	fire_all(p, &f, &out, &err);
+	is_str(out, want, "%s", name);
+	if (err && *err)
+		diag("stderr: %s", err);
+	free(out);
+	free(err);
+	d_free(p);
+}
+
+/* Same, quiet, with the query probe and its arguments. */
+static void q_is(const char *src, const char *want, const char *name)
+{
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "#pragma D option quiet\n%s", src);
+	out_is(buf, &p_query, want, name);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_default_output(void)
+{
+	struct d_prog *p;
+	struct d_fire f = mkfire(&p_begin);
+	char *out, *err;
+
+	out_is("BEGIN { trace(1); }", &p_begin,
+	       "CPU     ID                    FUNCTION:NAME\n"
+	       "  0      1                           :BEGIN         1\n",
+	       "default output: header, record line, trace(int) \" %8d\"");
+
+	p = compile("BEGIN { trace(1); }");
+	fire_all(p, &f, &out, &err);
+	free(out);
+	free(err);
+	fire_all(p, &f, &out, &err);
+	is_str(out, "  0      1                           :BEGIN         1\n",
+	       "header printed once");
+	free(out);
+	free(err);
+	d_free(p);
+
+	out_is("BEGIN { trace(\"hi\"); trace(arg0); trace((uint8_t)300); "
+	       "trace((short)-2); trace(-7); }",
+	       &p_begin,
+	       "CPU     ID                    FUNCTION:NAME\n"
+	       "  0      1                           :BEGIN   hi           "
+	       "                                 4096  44 65534       -7\n",
+	       "trace(): string \"  %-33s\", 8/1/2/4-byte integers");
+
+	out_is("BEGIN", &p_begin,
+	       "CPU     ID                    FUNCTION:NAME\n"
+	       "  0      1                           :BEGIN \n",
+	       "a clause without actions prints the default line");
+	out_is("BEGIN {}", &p_begin,
+	       "CPU     ID                    FUNCTION:NAME\n"
+	       "  0      1                           :BEGIN \n",
+	       "an empty action list prints the default line");
+	out_is("syscall::read:entry { self->ts = timestamp; }", &p_read, "",
+	       "a clause that only assigns leaves no record");
+	out_is("syscall::read:entry { @[probefunc] = count(); }", &p_read, "",
+	       "a clause that only aggregates leaves no record");
+	out_is("syscall::read:entry { printf(\"x=%d\", 5); }", &p_read,
+	       "CPU     ID                    FUNCTION:NAME\n"
+	       "  0    500                       read:entry x=5\n",
+	       "printf() output follows the record line");
+	out_is("#pragma D option quiet\nBEGIN { trace(1); trace(\"s\"); "
+	       "trace(arg0); }",
+	       &p_begin, "1s4096", "quiet: no header, trace() unpadded");
+
+	p = compile("BEGIN { trace(2); }");
+	d_set_quiet(p, true);
+	ok(d_opt_quiet(p), "d_set_quiet() sets quiet");
+	fire_all(p, &f, &out, &err);
+	is_str(out, "2", "d_set_quiet(): no default output");
+	free(out);
+	free(err);
+	d_free(p);
+}
+
+static void test_printf_conv(void)
+{
+	struct d_prog *p;
+	struct d_fire f = mkfire(&p_query);
+	char *out, *err;
+
+	p = compile("#pragma D option quiet\n"
+		    "BEGIN { printf(\"%d %i %u|%d|%d\", -5, -5, -5, arg1, "
+		    "(int)arg1); }");
+	f.arg[1] = (uint64_t)-1;
+	fire_all(p, &f, &out, &err);
+	is_str(out, "-5 -5 4294967291|18446744073709551615|-1",
+	       "%s", "%d %i %u of int; %d of uint64_t arg1 prints unsigned");
+	free(out);
+	free(err);
+	d_free(p);
+
+	q_is("BEGIN { printf(\"[%5d][%-5d][%05d][%+d][% d][%.3d]\", 42, 42, "
+	     "42, 42, 42, 7); }",
+	     "[   42][42   ][00042][+42][ 42][007]", "width, -, 0, +, space, "
+	     "precision");
+	q_is("BEGIN { printf(\"%x %X %#x %o %#o %p\", 255, 255, 255, 8, 8, "
+	     "4096); }",
+	     "ff FF 0xff 10 010 1000", "%x %X %#x %o %#o, %p is hex without "
+				       "0x");
+	q_is("BEGIN { printf(\"%x|%x\", -1, (uint64_t)-1); }",
+	     "ffffffff|ffffffffffffffff", "%x by the value's size");
+	q_is("BEGIN { printf(\"%c%c|%s|%10s|%-6s|%.2s|\", 72, 'i', \"str\", "
+	     "\"right\", \"left\", \"abc\"); }",
+	     "Hi|str|     right|left  |ab|", "%c, %s with width and "
+					   "precision");
+	q_is("BEGIN { printf(\"[%*d][%-*d][%.*s]\", 5, 42, 4, 7, 2, "
+	     "\"xyz\"); }",
+	     "[   42][7   ][xy]", "* width and precision from arguments");
+	q_is("BEGIN { printf(\"%*d|\", -4, 1); }", "1   |",
+	     "a negative * width left-justifies");
+	q_is("BEGIN { printf(\"%hd %ld %lld %lu %llx %hhu\", 1, 2, 3, 4, 255, "
+	     "6); }",
+	     "1 2 3 4 ff 6", "length modifiers h l ll hh");
+	q_is("BEGIN { printf(\"100%% %s\", \"done\"); }", "100% done", "%%");
+	q_is("BEGIN { printf(\"%a %A\", 0x1234, 0x10); }", "0x1234 0x10",
+	     "%a and %A without symbols print the address");
+	q_is("BEGIN { printf(\"%S|%C\", \"a\\tb\\\"\", 10); }",
+	     "a\\tb\\\"\\0|\\n",
+	     "%S and %C escape (strchr2esc, NUL included)");
+	q_is("BEGIN { printf(\"%Y\", walltimestamp); }",
+	     "2023 Nov 14 22:13:20", "%Y: \"%Y %b %e %T\" (ctime reordered)");
+	q_is("BEGIN { printf(\"%s\\n\", lltostr(123)); printf(\"tail\"); }",
+	     "123\ntail", "several printf()s; text after the last "
+			  "conversion");
+	q_is("BEGIN { printf(\"no args\\n\"); }", "no args\n",
+	     "printf() with only a format");
+}
+
+static void test_printf_errors(void)
+{
+	is_str(compile_err("BEGIN { printf(\"%d %d\\n\", 1); }"),
+	       "line 1, column 9: printf( ) prototype mismatch: conversion "
+	       "#2 (%d) is missing a corresponding value argument",
+	       "printf(): missing argument");
+	is_str(compile_err("BEGIN { printf(\"%d\\n\", 1, 2); }"),
+	       "line 1, column 9: printf( ) prototype mismatch: only 1 "
+	       "arguments required by this format string",
+	       "printf(): extra argument");
+	is_str(compile_err("BEGIN\n{\n\tprintf(\"%s\", 3);\n}"),
+	       "line 3, column 2: printf( ) argument #2 is incompatible with "
+	       "conversion #1 prototype:\n\tconversion: %s\n\t prototype: "
+	       "char [] or string (or use stringof)\n\t  argument: int",
+	       "%s", "printf(): %s of an int");
+	is_str(compile_err("BEGIN { printf(\"%q\", 3); }"),
+	       "line 1, column 9: format conversion #1 is undefined: %q",
+	       "printf(): undefined conversion");
+	is_str(compile_err("BEGIN { printf(\"%d\", execname); }"),
+	       "line 1, column 9: printf( ) argument #2 is incompatible with "
+	       "conversion #1 prototype:\n\tconversion: %d\n\t prototype: "
+	       "char, short, int, long, or long long\n\t  argument: string",
+	       "%s", "printf(): %d of a string");
+	is_str(compile_err("BEGIN { printf(\"%@d\", 1); }"),
+	       "line 1, column 9: %@ conversion requires an aggregation and "
+	       "is not for use with printf( )",
+	       "printf(): %%@ needs printa()");
+}
+
+static void test_predicates(void)
+{
+	struct d_prog *p;
+	struct d_fire f = mkfire(&p_query);
+	char *out, *err;
+	int rv;
+
+	q_is("BEGIN /pid == 1234/ { printf(\"a\"); }\n"
+	     "BEGIN /pid != 1234/ { printf(\"b\"); }\n"
+	     "BEGIN /pid > 1000 && tid < 2000/ { printf(\"c\"); }\n"
+	     "BEGIN /pid < 0 || execname == \"app\"/ { printf(\"d\"); }\n"
+	     "BEGIN /!(pid == 1)/ { printf(\"e\"); }\n"
+	     "BEGIN /1 ^^ 1/ { printf(\"f\"); }\n"
+	     "BEGIN /execname != \"app\"/ { printf(\"g\"); }\n"
+	     "BEGIN /arg0 / 2 == 0x800/ { printf(\"h\"); }\n",
+	     "acdeh", "predicates: comparisons, && || ! ^^, strings, "
+		      "division inside");
+
+	p = compile("syscall::read:entry { self->ts = timestamp; }\n"
+		    "syscall::read:return /self->ts/ {\n"
+		    "\tprintf(\"%d ns\\n\", timestamp - self->ts);\n"
+		    "\tself->ts = 0;\n}\n");
+	f = mkfire(&p_read);
+	f.timestamp = 1000;
+	rv = d_run(p, 1, &f, stdout, stderr);
+	is_int(rv, 0, "self->ts unset reads 0: predicate false");
+	d_run(p, 0, &f, stdout, stderr);
+	f.timestamp = 1750;
+	d_set_quiet(p, true);
+	{
+		size_t ol = 0, el = 0;
+		FILE *o = open_memstream(&out, &ol);
+		FILE *e = open_memstream(&err, &el);
+		struct d_fire g = f;
+
+		g.tid = 99; /* another thread has no self->ts */
+		d_run(p, 1, &g, o, e);
+		d_run(p, 1, &f, o, e);
+		d_run(p, 1, &f, o, e); /* self->ts = 0 cleared it */
+		fclose(o);
+		fclose(e);
+	}
+	is_str(out, "750 ns\n", "self-> latency pattern across two clauses, "
+				"per thread");
+	free(out);
+	free(err);
+
+	/* d_thread_exit() forgets a thread's variables */
+	f.timestamp = 2000;
+	d_run(p, 0, &f, stdout, stderr);
+	d_thread_exit(p, f.tid);
+	f.timestamp = 2500;
+	fire_all(p, &f, &out, &err); /* clause 0 sets again, 1 then fires */
+	free(out);
+	free(err);
+	{
+		struct d_prog *q = compile("#pragma D option quiet\n"
+					   "a { self->x = 5; }\n"
+					   "b { d_thread_exit_check = 1; "
+					   "printf(\"%d\", self->x); }");
+
+		f.timestamp = 1;
+		d_run(q, 0, &f, stdout, stderr);
+		d_thread_exit(q, f.tid);
+		{
+			size_t ol = 0;
+			FILE *o = open_memstream(&out, &ol);
+
+			d_run(q, 1, &f, o, stderr);
+			fclose(o);
+		}
+		is_str(out, "0", "d_thread_exit() forgets self-> variables");
+		free(out);
+		d_free(q);
+	}
+	d_free(p);
+}
+
+static void test_variables(void)
+{
+	struct d_prog *p;
+	struct d_fire f = mkfire(&p_query);
+	char *out, *err;
+
+	q_is("BEGIN { this->a = 2; }\nBEGIN { printf(\"%d\", this->a * 3); }",
+	     "6", "this-> lives across the clauses of one firing");
+	p = compile("#pragma D option quiet\n"
+		    "a { printf(\"[%d]\", this->v); this->v = 7; }");
+	fire_all(p, &f, &out, &err);
+	free(out);
+	free(err);
+	f.timestamp++;
+	fire_all(p, &f, &out, &err);
+	is_str(out, "[0]", "this-> starts at 0 in every firing");
+	free(out);
+	free(err);
+	d_free(p);
+
+	p = compile("#pragma D option quiet\n"
+		    "a { n++; total += arg0; name = execname; "
+		    "printf(\"%d %d %s|\", n, total, name); }");
+	f.arg[0] = 10;
+	fire_all(p, &f, &out, &err);
+	free(out);
+	free(err);
+	fire_all(p, &f, &out, &err);
+	is_str(out, "2 20 app|", "globals keep their values: ++ += strings");
+	free(out);
+	free(err);
+	d_free(p);
+
+	p = compile("#pragma D option quiet\n"
+		    "a { c[execname, pid] += 2; printf(\"%d %d|\", "
+		    "c[execname, pid], c[\"x\", 1]); }");
+	fire_all(p, &f, &out, &err);
+	free(out);
+	free(err);
+	fire_all(p, &f, &out, &err);
+	is_str(out, "4 0|", "associative arrays, unset element 0");
+	free(out);
+	free(err);
+	d_free(p);
+
+	q_is("a { x = 5; y = x++ + ++x; z = x-- - --x; printf(\"%d %d %d\", "
+	     "x, y, z); }",
+	     "5 12 2", "prefix and postfix ++ --");
+	q_is("a { x = 100; x -= 1; x *= 2; x /= 3; x %= 50; x <<= 2; x >>= 1;"
+	     " x |= 1; x &= 0xff; x ^= 2; printf(\"%d\", x); }",
+	     "35", "compound assignments");
+	q_is("a { printf(\"%d %d %d %d %d %d\", 7 / 2, -7 / 2, -7 % 3, "
+	     "1 << 10, -16 >> 2, ~0); }",
+	     "3 -3 -1 1024 -4 -1", "arithmetic and shifts");
+	q_is("a { printf(\"%d %d %u %d\", 2 + 3 * 4, (2 + 3) * 4, "
+	     "(unsigned int)-1 / 2, 1 ? 2 : 3); }",
+	     "14 20 2147483647 2", "precedence, unsigned division, ?:");
+	q_is("a { printf(\"%d %d %d %s\", -1 < 1u, (int)0xfffffffe, "
+	     "(uint8_t)0x1ff, 0 ? \"y\" : \"n\"); }",
+	     "0 -2 255 n", "C conversions: -1 < 1u is false; casts");
+	q_is("a { printf(\"%d %d\", \"abc\" < \"abd\", \"b\" == \"b\"); }",
+	     "1 1", "string comparisons");
+}
+
+static void test_builtins(void)
+{
+	struct d_prog *p;
+	struct d_fire f = mkfire(&p_query);
+	char *out, *err;
+	unsigned i;
+
+	p = compile("#pragma D option quiet\n"
+		    "a { printf(\"%d %d %d %d %s %d %d %d %d|\", pid, ppid, "
+		    "tid, uid, execname, timestamp, vtimestamp, cpu, epid); "
+		    "printf(\"%s:%s:%s:%s %d|\", probeprov, probemod, "
+		    "probefunc, probename, id); "
+		    "printf(\"%d %d %d\", arg0, arg5, arg11); }");
+	f.cpu = 3;
+	f.epid = 9;
+	f.arg[0] = 11;
+	f.arg[5] = 55;
+	f.arg[11] = 1111;
+	fire_all(p, &f, &out, &err);
+	is_str(out,
+	       "1234 1 1235 1000 app 5000 300 3 9|"
+	       "myapp1234:app:run_query:query-start 70143|11 55 1111",
+	       "builtins: pid ppid tid uid execname timestamp vtimestamp "
+	       "cpu epid probe* id arg0..arg11");
+	free(out);
+	free(err);
+	d_free(p);
+
+	/* args[]: typed by the probe's declared argument types */
+	p = compile("#pragma D option quiet\n"
+		    "a { printf(\"%s|%d|%d|%x|\", args[0], args[1], args[2], "
+		    "args[3]); trace(args[1]); }");
+	f.str[0] = "SELECT 1";
+	f.strlen[0] = 8;
+	f.arg[0] = 0xdead;
+	f.arg[1] = 0xffffffffull; /* int -1 */
+	f.arg[2] = 0x1ff;	  /* uint8_t 255 */
+	f.arg[3] = 0x7fff0000ull; /* char * */
+	fire_all(p, &f, &out, &err);
+	is_str(out, "SELECT 1|-1|255|7fff0000|-1",
+	       "args[N]: string, int sign-extended, uint8_t, pointer");
+	free(out);
+	free(err);
+	ok(d_clause_strargs(p, 0) == 0xf, "strargs: every args[N] used");
+	d_free(p);
+
+	p = compile("#pragma D option quiet\n"
+		    "a { printf(\"%s|%s|%d|%s|%s|%s|%s\", copyinstr(arg0), "
+		    "copyinstr(arg0, 3), strlen(copyinstr(arg0)), "
+		    "stringof(pid), lltostr(-42), strjoin(execname, \"-x\"), "
+		    "copyinstr(arg1)); }");
+	ok(d_clause_strargs(p, 0) == 0x3, "strargs: copyinstr(arg0/arg1)");
+	f.str[0] = "hello world";
+	f.strlen[0] = 5; /* the kernel copied 5 bytes only */
+	f.str[1] = NULL;
+	f.arg[1] = USTR_ADDR;
+	fire_all(p, &f, &out, &err);
+	is_str(out, "hello|hel|5|1234|-42|app-x|from copyin",
+	       "copyinstr() from the hit-time copy and through copyin(); "
+	       "strlen stringof lltostr strjoin");
+	free(out);
+	free(err);
+	d_free(p);
+
+	/* strsize truncates strings */
+	p = compile("#pragma D option quiet\n#pragma D option strsize=4\n"
+		    "a { printf(\"%s|%s\", copyinstr(arg0), execname); x = "
+		    "\"abcdef\"; printf(\"|%s\", x); }");
+	f.str[0] = "hello";
+	f.strlen[0] = 5;
+	fire_all(p, &f, &out, &err);
+	is_str(out, "hel|app|abc", "strsize=4 keeps 3 characters");
+	free(out);
+	free(err);
+	is_str(d_get_option(p, "strsize"), "4", "d_get_option(strsize)");
+	d_free(p);
+
+	for (i = 0; i < 1; i++) {
+		p = compile("a { trace(1); }");
+		is_int(d_set_option(p, "bufsize", "4m", NULL, 0), 0,
+		       "d_set_option(bufsize)");
+		is_str(d_get_option(p, "bufsize"), "4m",
+		       "d_get_option(bufsize)");
+		ok(d_get_option(p, "switchrate") == NULL,
+		   "d_get_option() of an unset option");
+		d_free(p);
+	}
+}
+
+static void test_runtime_errors(void)
+{
+	struct d_prog *p;
+	struct d_fire f = mkfire(&p_query);
+	char *out, *err;
+	int rv;
+
+	p = compile("a { printf(\"before\"); trace(copyinstr(arg1)); }\n"
+		    "a { trace(\"next\"); }");
+	f.epid = 2;
+	f.arg[1] = 0x10;
+	rv = fire_all(p, &f, &out, &err);
+	is_int(rv, D_RUN_ERROR, "invalid address: D_RUN_ERROR");
+	is_str(err,
+	       "dtrace: error on enabled probe ID 2 (ID 70143: "
+	       "myapp1234:app:run_query:query-start): invalid address "
+	       "(0x10) in action #2\n",
+	       "invalid address: DTrace's message");
+	is_str(out,
+	       "CPU     ID                    FUNCTION:NAME\n"
+	       "  0  70143            run_query:query-start   next         "
+	       "                    \n",
+	       "a faulting clause prints nothing; the next clause runs");
+	free(out);
+	free(err);
+	d_free(p);
+
+	p = compile("a { x = 1; y = 10 / (x - 1); }");
+	rv = fire_all(p, &f, &out, &err);
+	is_str(err,
+	       "dtrace: error on enabled probe ID 2 (ID 70143: "
+	       "myapp1234:app:run_query:query-start): divide-by-zero in "
+	       "action #2\n",
+	       "division by zero");
+	free(out);
+	free(err);
+	d_free(p);
+
+	p = compile("a /copyinstr(arg2) == \"x\"/ { trace(1); }");
+	f.arg[2] = 0;
+	f.copyin = NULL;
+	fire_all(p, &f, &out, &err);
+	is_str(err,
+	       "dtrace: error on enabled probe ID 2 (ID 70143: "
+	       "myapp1234:app:run_query:query-start): invalid address "
+	       "(0x0) in predicate\n",
+	       "a fault in the predicate");
+	free(out);
+	free(err);
+	d_free(p);
+
+	p = compile("a { trace(args[7]); }");
+	f = mkfire(&p_query);
+	rv = fire_all(p, &f, &out, &err);
+	is_str(err,
+	       "dtrace: error on enabled probe ID 1 (ID 70143: "
+	       "myapp1234:app:run_query:query-start): illegal operation in "
+	       "action #1\n",
+	       "args[N] beyond the declared arguments");
+	is_int(rv, D_RUN_ERROR, "... is a run-time error");
+	free(out);
+	free(err);
+	d_free(p);
+}
+
+static void test_exit(void)
+{
+	struct d_prog *p;
+	struct d_fire f = mkfire(&p_begin);
+	char *out, *err;
+	int rv;
+
+	p = compile("BEGIN { exit(3); printf(\"after\"); }");
+	rv = fire_all(p, &f, &out, &err);
+	is_int(rv, D_RUN_EXIT, "exit(): D_RUN_EXIT");
+	is_int(d_exit_status(p), 3, "exit(3): status 3");
+	is_str(out,
+	       "CPU     ID                    FUNCTION:NAME\n"
+	       "  0      1                           :BEGIN after\n",
+	       "the rest of the clause still runs after exit()");
+	free(out);
+	free(err);
+	d_free(p);
+}
+
+static void test_aggregations(void)
+{
+	struct d_prog *p;
+	struct d_fire f = mkfire(&p_query);
+	char *out, *err, *a;
+	static const char *const names[] = { "bash", "sh", "ls", "sh", "bash" };
+	unsigned i;
+
+	p = compile("a { @[execname] = count(); }");
+	for (i = 0; i < 5; i++) {
+		f.execname = names[i];
+		fire_all(p, &f, &out, &err);
+		free(out);
+		free(err);
+	}
+	a = aggs_of(p);
+	is_str(a,
+	       "  ls                                                         "
+	       "       1\n"
+	       "  bash                                                       "
+	       "       2\n"
+	       "  sh                                                         "
+	       "       2\n",
+	       "%s", "count() by string key: \"  %-50s %16lld\", by value then key");
+	free(a);
+	d_free(p);
+
+	p = compile("a { @c[pid, probefunc] = count(); }");
+	f = mkfire(&p_query);
+	fire_all(p, &f, &out, &err);
+	free(out);
+	free(err);
+	fire_all(p, &f, &out, &err);
+	free(out);
+	free(err);
+	f.pid = 7;
+	f.probe = &p_read;
+	fire_all(p, &f, &out, &err);
+	free(out);
+	free(err);
+	a = aggs_of(p);
+	is_str(a,
+	       "        7  read                                              "
+	       "                1\n"
+	       "     1234  run_query                                         "
+	       "                2\n",
+	       "%s", "two keys: int pid \" %8d\", string; count");
+	free(a);
+	d_free(p);
+
+	p = compile("a { @ = count(); @s = sum(arg0); @av = avg(arg0); "
+		    "@mi = min(arg0); @ma = max(arg0); @k[arg0] = sum(1); }");
+	f = mkfire(&p_query);
+	for (i = 0; i < 3; i++) {
+		f.arg[0] = i == 1 ? (uint64_t)-4 : (uint64_t)(i * 10 + 5);
+		fire_all(p, &f, &out, &err);
+		free(out);
+		free(err);
+	}
+	a = aggs_of(p);
+	/* values 5, -4, 25 */
+	is_str(a,
+	       "                3\n"
+	       "               26\n"
+	       "                8\n"
+	       "               -4\n"
+	       "               25\n"
+	       "                5                1\n"
+	       "               25                1\n"
+	       "               -4                1\n",
+	       "%s", "no key; sum avg min max; a uint64_t key \" %16lld\", "
+	       "compared unsigned (dt_aggregate_keycmp)");
+	free(a);
+	d_free(p);
+
+	p = compile("a { @q = quantize(arg0); }");
+	{
+		static const int64_t v[] = { -3, 0, 0, 5 };
+
+		for (i = 0; i < 4; i++) {
+			f.arg[0] = (uint64_t)v[i];
+			fire_all(p, &f, &out, &err);
+			free(out);
+			free(err);
+		}
+	}
+	a = aggs_of(p);
+	is_str(a,
+	       "\n"
+	       "           value  ------------- Distribution ------------- "
+	       "count    \n"
+	       "              -8 |                                         0"
+	       "        \n"
+	       "              -4 |@@@@@@@@@@                               1"
+	       "        \n"
+	       "              -2 |                                         0"
+	       "        \n"
+	       "              -1 |                                         0"
+	       "        \n"
+	       "               0 |@@@@@@@@@@@@@@@@@@@@                     2"
+	       "        \n"
+	       "               1 |                                         0"
+	       "        \n"
+	       "               2 |                                         0"
+	       "        \n"
+	       "               4 |@@@@@@@@@@                               1"
+	       "        \n"
+	       "               8 |                                         0"
+	       "        \n"
+	       "\n",
+	       "quantize(): negative and zero values, one empty bucket "
+	       "either side");
+	free(a);
+	d_free(p);
+
+	p = compile("a { @l = lquantize(arg0, 0, 100, 10); }");
+	{
+		static const int64_t v[] = { -1, 5, 20, 29, 95, 100, 1000 };
+
+		for (i = 0; i < 7; i++) {
+			f.arg[0] = (uint64_t)v[i];
+			fire_all(p, &f, &out, &err);
+			free(out);
+			free(err);
+		}
+	}
+	a = aggs_of(p);
+	is_str(a,
+	       "\n"
+	       "           value  ------------- Distribution ------------- "
+	       "count    \n"
+	       "             < 0 |@@@@@@                                   1"
+	       "        \n"
+	       "               0 |@@@@@@                                   1"
+	       "        \n"
+	       "              10 |                                         0"
+	       "        \n"
+	       "              20 |@@@@@@@@@@@                              2"
+	       "        \n"
+	       "              30 |                                         0"
+	       "        \n"
+	       "              40 |                                         0"
+	       "        \n"
+	       "              50 |                                         0"
+	       "        \n"
+	       "              60 |                                         0"
+	       "        \n"
+	       "              70 |                                         0"
+	       "        \n"
+	       "              80 |                                         0"
+	       "        \n"
+	       "              90 |@@@@@@                                   1"
+	       "        \n"
+	       "          >= 100 |@@@@@@@@@@@                              2"
+	       "        \n"
+	       "\n",
+	       "lquantize(): \"< 0\" and \">= 100\" buckets");
+	free(a);
+	d_free(p);
+
+	p = compile("a { @[\"k\"] = quantize(0); }");
+	for (i = 0; i < 3; i++) {
+		fire_all(p, &f, &out, &err);
+		free(out);
+		free(err);
+	}
+	a = aggs_of(p);
+	is_str(a,
+	       "  k                                                 \n"
+	       "           value  ------------- Distribution ------------- "
+	       "count    \n"
+	       "              -1 |                                         0"
+	       "        \n"
+	       "               0 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 3"
+	       "        \n"
+	       "               1 |                                         0"
+	       "        \n"
+	       "\n",
+	       "quantize() with a key: the key, then the distribution");
+	free(a);
+	d_free(p);
+
+	/* aggregations print in the order the program names them */
+	p = compile("a { @z = count(); @a = sum(2); }");
+	fire_all(p, &f, &out, &err);
+	free(out);
+	free(err);
+	a = aggs_of(p);
+	is_str(a, "                1\n                2\n",
+	       "aggregations print in program order");
+	free(a);
+	d_free(p);
+
+	is_str(compile_err("a { @x = count(); @x = sum(1); }"),
+	       "line 1, column 24: @x: aggregation redefined: previously "
+	       "count( ), now sum( )",
+	       "an aggregation keeps its function");
+	is_str(compile_err("a { @x = foo(1); }"),
+	       "line 1, column 10: foo( ) is not an aggregating function",
+	       "unknown aggregating function");
+	is_str(compile_err("a { printa(@nope); }"),
+	       "line 1, column 12: undefined aggregation: @nope",
+	       "printa() of an undefined aggregation");
+}
+
+static void test_printa_clear_trunc(void)
+{
+	struct d_prog *p;
+	struct d_fire f = mkfire(&p_query);
+	char *out, *err, *a;
+	static const char *const names[] = { "bash", "sh", "ls", "sh", "bash",
+					      "bash" };
+	unsigned i;
+
+	p = compile("#pragma D option quiet\n"
+		    "a { @c[execname] = count(); }\n"
+		    "b { printa(@c); printa(\"%-6s %@u|\", @c); }");
+	for (i = 0; i < 6; i++) {
+		f.execname = names[i];
+		d_run(p, 0, &f, stdout, stderr);
+	}
+	fire_all(p, &f, &out, &err); /* clause 0 counts bash once more */
+	is_str(out,
+	       "\n"
+	       "  ls                                                         "
+	       "       1\n"
+	       "  sh                                                         "
+	       "       2\n"
+	       "  bash                                                       "
+	       "       4\n"
+	       "ls     1|sh     2|bash   4|",
+	       "printa(@c): newline then the rows; printa(fmt, @c) per "
+	       "entry");
+	free(out);
+	free(err);
+	a = aggs_of(p);
+	is_str(a, "", "an aggregation printa() printed is not printed again "
+		      "at the end");
+	free(a);
+	d_free(p);
+
+	p = compile("#pragma D option quiet\n"
+		    "a { @c[execname] = count(); }\n"
+		    "b { clear(@c); }\n"
+		    "c { trunc(@c, 2); }\n"
+		    "d { trunc(@c, -1); }\n"
+		    "e { trunc(@c); }");
+	for (i = 0; i < 6; i++) {
+		f.execname = names[i];
+		d_run(p, 0, &f, stdout, stderr);
+	}
+	d_run(p, 2, &f, stdout, stderr);
+	a = aggs_of(p);
+	is_str(a,
+	       "  sh                                                         "
+	       "       2\n"
+	       "  bash                                                       "
+	       "       3\n",
+	       "trunc(@c, 2) keeps the two largest");
+	free(a);
+	d_run(p, 3, &f, stdout, stderr);
+	a = aggs_of(p);
+	is_str(a,
+	       "  sh                                                         "
+	       "       2\n",
+	       "trunc(@c, -1) keeps the smallest");
+	free(a);
+	d_run(p, 1, &f, stdout, stderr);
+	a = aggs_of(p);
+	is_str(a,
+	       "  sh                                                         "
+	       "       0\n",
+	       "clear(@c) zeroes the values and keeps the keys");
+	free(a);
+	d_run(p, 4, &f, stdout, stderr);
+	a = aggs_of(p);
+	is_str(a, "", "trunc(@c) removes every key");
+	free(a);
+	d_free(p);
+
+	p = compile("#pragma D option quiet\n"
+		    "a { @s[execname] = sum(arg0); @a = avg(arg0); }\n"
+		    "b { printa(\"%s=%@d\\n\", @s); printa(\"avg %@d\\n\", "
+		    "@a); }");
+	f.execname = "x";
+	f.arg[0] = (uint64_t)-6;
+	d_run(p, 0, &f, stdout, stderr);
+	f.arg[0] = 2;
+	d_run(p, 0, &f, stdout, stderr);
+	{
+		size_t ol = 0;
+		FILE *o = open_memstream(&out, &ol);
+
+		d_run(p, 1, &f, o, stderr);
+		fclose(o);
+	}
+	/* pfprint_average() divides the uint64_t sum by the count */
+	is_str(out, "x=-4\navg 9223372036854775806\n",
+	       "printa(fmt): %%@d of sum() is signed; of avg() as DTrace's "
+	       "unsigned division");
+	free(out);
+	d_free(p);
+}
+
+static void test_macros(void)
+{
+	struct d_prog *p = NULL;
+	static const char *const argv[] = { "42", "hello" };
+	struct d_compile_opts o = { .srcname = "t.d",
+				    .macro_argv = argv,
+				    .macro_argc = 2,
+				    .target = 4321 };
+	char msg[256];
+	struct d_fire f = mkfire(&p_query);
+	char *out, *err;
+
+	is_int(d_compile(&p,
+			 "myapp$target:::query-start,pid$1::f:e\n"
+			 "/pid != $target/\n"
+			 "{ printf(\"%d %s %s %d\", $1, $$1, $$2, $target); }",
+			 &o, msg, sizeof(msg)),
+	       0, "compile with macros");
+	is_str(d_clause_desc(p, 0, 0), "myapp4321:::query-start",
+	       "$target in a description");
+	is_str(d_clause_desc(p, 0, 1), "pid42::f:e", "$1 in a description");
+	is_int(d_clause_ndescs(p, 0), 2, "two comma-separated descriptions");
+	d_set_quiet(p, true);
+	fire_all(p, &f, &out, &err);
+	is_str(out, "42 42 hello 4321", "$1 is an integer, $$1 a string, "
+					"$target");
+	free(out);
+	free(err);
+	d_free(p);
+
+	is_str(compile_err_o("BEGIN { trace($3); }", &o),
+	       "line 1, column 15: macro argument $3 is not defined",
+	       "an undefined macro argument");
+	is_str(compile_err("BEGIN { trace($target); }"),
+	       "line 1, column 15: macro $target is not defined: use -c or -p",
+	       "$target without -c or -p");
+
+	p = NULL;
+	o.spec = 2;
+	is_int(d_compile(&p, " libc.so.6 ", &o, msg, sizeof(msg)), 0,
+	       "-m text is one description");
+	is_str(d_clause_desc(p, 0, 0), "libc.so.6", "... trimmed");
+	is_int(d_clause_spec(p, 0), 2, "... with its spec");
+	o.spec = 4;
+	is_int(d_compile(&p, "syscall::read*:entry", &o, msg, sizeof(msg)),
+	       0, "a second d_compile() appends");
+	is_int(d_nclauses(p), 2, "two clauses");
+	is_str(d_clause_desc(p, 1, 0), "syscall::read*:entry",
+	       "globs kept in descriptions");
+	is_int(d_clause_spec(p, 1), 4, "-n spec");
+	d_free(p);
+}
+
+static void test_syntax(void)
+{
+	struct d_prog *p;
+	struct d_fire f = mkfire(&p_begin);
+	char *out, *err;
+
+	p = compile("#!/usr/sbin/dtrace -s\n"
+		    "/* a block\n   comment */\n"
+		    "#pragma D option quiet\n"
+		    "BEGIN // a line comment\n"
+		    "{\n"
+		    "\tprintf(\"one \"); /* inline */ printf(\"two\")\n"
+		    "}\n"
+		    "dtrace:::BEGIN,:::tick-1s { printf(\"|three\"); }\n");
+	ok(p != NULL, "#! line, comments, pragma, last ';' optional");
+	if (p) {
+		fire_all(p, &f, &out, &err);
+		is_str(out, "one two|three", "... and the program runs");
+		is_str(d_clause_desc(p, 1, 1), ":::tick-1s",
+		       "description with empty fields");
+		free(out);
+		free(err);
+		d_free(p);
+	}
+	is_str(compile_err("BEGIN\n{\n\ttrace(1)\n\ttrace(2);\n}"),
+	       "line 4, column 2: syntax error near \"trace\"",
+	       "missing ';' between statements");
+	is_str(compile_err("BEGIN { x = ; }"),
+	       "line 1, column 13: syntax error near \";\"",
+	       "syntax error near a token");
+	is_str(compile_err("BEGIN { trace(1); "),
+	       "line 1, column 19: syntax error near end of input",
+	       "unterminated clause");
+	is_str(compile_err("BEGIN { trace(y); }"),
+	       "line 1, column 15: failed to resolve y: Unknown variable name",
+	       "an unknown variable");
+	is_str(compile_err("BEGIN { /* never closed"),
+	       "line 1, column 9: end-of-file encountered before matching */",
+	       "unterminated comment");
+	is_str(compile_err("#pragma D option nosuch\nBEGIN"),
+	       "line 1, column 1: failed to set option 'nosuch': Invalid "
+	       "option name",
+	       "an unknown option");
+	is_str(compile_err("#pragma D option destructive\nBEGIN"),
+	       "line 1, column 1: option destructive is not supported",
+	       "destructive is refused");
+	is_str(compile_err("BEGIN { trace(\"a\" + 1); }"),
+	       "line 1, column 19: operator + requires an operand of integer "
+	       "type",
+	       "arithmetic on a string");
+	is_str(compile_err("BEGIN { foo(1); }"),
+	       "line 1, column 9: failed to resolve foo: Unknown function "
+	       "name",
+	       "an unknown function");
+	is_str(compile_err("BEGIN { x = 1; x = \"s\"; }"),
+	       "line 1, column 18: operator = cannot assign a string to x, "
+	       "which holds a int",
+	       "a variable keeps its type");
+}
+
+int main(void)
+{
+	setenv("TZ", "UTC", 1);
+	tzset();
+	test_default_output();
+	test_printf_conv();
+	test_printf_errors();
+	test_predicates();
+	test_variables();
+	test_builtins();
+	test_runtime_errors();
+	test_exit();
+	test_aggregations();
+	test_printa_clear_trunc();
+	test_macros();
+	test_syntax();
+	return tap_done();
+}

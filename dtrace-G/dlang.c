@@ -2038,12 +2038,13 @@ static int check(struct parser *ps, struct node *n, bool strict)
 		} else if (strict && kb != T_ANY && v->kind != kb) {
 			perr(ps, n->line, n->col,
 			     "operator = cannot assign a %s to %s%s, "
-			     "which holds a %s",
+			     "which holds a%s %s",
 			     kind_name(kb),
 			     v->scope == SC_SELF   ? "self->"
 			     : v->scope == SC_THIS ? "this->"
 						   : "",
-			     v->name, kind_name(v->kind));
+			     v->name, v->kind == T_INT ? "n" : "",
+			     kind_name(v->kind));
 		}
 		return n->kind = v->kind;
 	}
@@ -4246,6 +4247,9 @@ void d_print_aggs(struct d_prog *p, FILE *out)
 
 	if (!p)
 		return;
+	/* dtrace.c's main(): a newline when tracing stops, then
+	 * dtrace_aggregate_print() of what printa() did not print */
+	sb_puts(&sb, "\n");
 	for (i = 0; i < p->naggs; i++) {
 		unsigned j = p->aggsortrev ? p->naggs - 1 - i : i;
 

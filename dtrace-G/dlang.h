@@ -165,9 +165,11 @@ int d_run(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 int d_exit_status(const struct d_prog *prog);
 
 /*
- * At the end (exit(), Ctrl-C, target exit): print every aggregation in
- * DTrace's layout, in the order DTrace prints them, values sorted
- * ascending.
+ * At the end (exit(), Ctrl-C, target exit), after the END clauses: what
+ * dtrace(1) prints when tracing stops, a newline (even when quiet and
+ * without aggregations), then every aggregation printa() has not
+ * printed, in DTrace's layout: in the order the program names them,
+ * entries sorted by value then key (aggsortrev/aggsortkey honoured).
  */
 void d_print_aggs(struct d_prog *prog, FILE *out);
 

@@ -10,7 +10,7 @@
  * prints by record size (trace() of an int is " %8d", of a uint64_t
  * " %16lld"; an aggregation key of type int is " %8d") and picks %u or %i
  * for printf's %d by signedness, so the type travels with the value:
- * pid is an int, arg0 a uint64_t, an integer literal an int when it fits.
+ * pid is an int, arg0 an int64_t, an integer literal an int when it fits.
  * args[N] takes its type from the probe's declared argument type at run
  * time.  Arithmetic follows C's usual conversions.
  *
@@ -3375,7 +3375,7 @@ static struct dv eval(struct ectx *x, const struct node *n)
 	case N_BUILTIN:
 		return builtin(x, n->sub);
 	case N_ARGN:
-		return dv_int((int64_t)x->f->arg[n->sub], 8, false);
+		return dv_int((int64_t)x->f->arg[n->sub], 8, true);
 	case N_ARGS: {
 		const struct d_probe *pr = x->f->probe;
 		uint8_t sz, sg;
@@ -3770,10 +3770,20 @@ static void agg_update(struct ectx *x, struct agg *a, const struct stmt *st)
 	case AG_QUANTIZE: {
 		int b;
 
-		/* the largest bucket whose value is <= v */
-		for (b = 0; b < QZ_NBUCKETS - 1; b++)
-			if (v.i < qz_bucketval(b + 1))
-				break;
+		/*
+		 * DTrace's buckets: v >= 0 goes to the largest bucket value
+		 * <= v; v < 0 to the first (most negative) bucket value >= v,
+		 * so -5 counts under -4, as 5 counts under 4.
+		 */
+		if (v.i < 0) {
+			for (b = 0; b < QZ_ZERO - 1; b++)
+				if (v.i <= qz_bucketval(b))
+					break;
+		} else {
+			for (b = QZ_ZERO; b < QZ_NBUCKETS - 1; b++)
+				if (v.i < qz_bucketval(b + 1))
+					break;
+		}
 		d[b] += incr.i;
 		break;
 	}

@@ -45,6 +45,7 @@
 #include "outfile.h"
 #include "probes.h"
 #include "prov.h"
+#include "prov_impl.h"
 #include "registry.h"
 
 #define EXIT_USAGE 2
@@ -185,6 +186,55 @@ static int set_probestyle(const char *val)
 	return 0;
 }
 
+/* -x bufsize=SIZE: bytes, or with a k, m or g suffix, as in DTrace. */
+static int set_bufsize(struct dtrace_cmd *c, const char *val)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = val ? strtoull(val, &end, 10) : 0;
+	if (!val || errno || end == val)
+		return usage_error("failed to set -x bufsize: '%s' is not a size",
+				   val ? val : "");
+	switch (*end) {
+	case 'g': case 'G': v <<= 10; /* fall through */
+	case 'm': case 'M': v <<= 10; /* fall through */
+	case 'k': case 'K': v <<= 10; end++; break;
+	default: break;
+	}
+	if (*end || v < 4096 || v > (1ULL << 30))
+		return usage_error("failed to set -x bufsize: '%s' (4k to 1g)",
+				   val);
+	c->bufsize = (size_t)v;
+	return 0;
+}
+
+/* -x switchrate=RATE: "10ms", "100hz", "1s", or a number of Hz. */
+static int set_switchrate(struct dtrace_cmd *c, const char *val)
+{
+	double v;
+	char *end;
+
+	v = val ? strtod(val, &end) : 0;
+	if (!val || end == val || v <= 0)
+		return usage_error("failed to set -x switchrate: '%s' is not a rate",
+				   val ? val : "");
+	if (!*end || !strcmp(end, "hz"))
+		v = 1000.0 / v;
+	else if (!strcmp(end, "ms") || !strcmp(end, "msec"))
+		;
+	else if (!strcmp(end, "s") || !strcmp(end, "sec"))
+		v *= 1000.0;
+	else if (!strcmp(end, "us") || !strcmp(end, "usec"))
+		v /= 1000.0;
+	else
+		return usage_error("failed to set -x switchrate: '%s' is not a rate",
+				   val);
+	c->switchrate_ms = v < 1 ? 1 : v > 10000 ? 10000 : (unsigned)v;
+	return 0;
+}
+
 static int set_xopt(struct dtrace_cmd *c, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
@@ -203,6 +253,12 @@ static int set_xopt(struct dtrace_cmd *c, const char *arg)
 		}
 		if (n == 10 && strncmp(arg, "probestyle", 10) == 0)
 			return set_probestyle(eq ? eq + 1 : NULL);
+		if (n == 5 && strncmp(arg, "quiet", 5) == 0)
+			c->quiet = true;
+		if (n == 7 && strncmp(arg, "bufsize", 7) == 0)
+			return set_bufsize(c, eq ? eq + 1 : NULL);
+		if (n == 10 && strncmp(arg, "switchrate", 10) == 0)
+			return set_switchrate(c, eq ? eq + 1 : NULL);
 		return 0;
 	}
 	return usage_error("failed to set -x %s: unknown option", arg);
@@ -265,11 +321,43 @@ static int add_one_desc(struct dtrace_cmd *c, char opt, const char *text,
  * For listing, each description counts and the rest is ignored here;
  * a text without separators is taken whole.
  */
+static int add_source(struct dtrace_cmd *c, const char *text,
+		      const char *name, int spec)
+{
+	struct dt_source *nv = realloc(c->srcs, (c->nsrcs + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	c->srcs = nv;
+	nv[c->nsrcs].text = text;
+	nv[c->nsrcs].name = name;
+	nv[c->nsrcs].spec = spec;
+	c->nsrcs++;
+	return 0;
+}
+
+static int add_cmd(struct dtrace_cmd *c, const char *cmd)
+{
+	const char **nv = realloc(c->cmds, (c->ncmds + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	c->cmds = nv;
+	nv[c->ncmds++] = cmd;
+	return 0;
+}
+
 static int add_desc(struct dtrace_cmd *c, char opt, const char *text)
 {
 	size_t len = strcspn(text, "/{");
 	char *copy, *piece, *save = NULL;
 	int err = 0, n = 0;
+
+	if (add_source(c, text, NULL,
+		       opt == 'P' ? DT_SPEC_PROVIDER :
+		       opt == 'm' ? DT_SPEC_MODULE :
+		       opt == 'f' ? DT_SPEC_FUNC : DT_SPEC_NAME) < 0)
+		return -ENOMEM;
 
 	if (opt != 'n' || (!text[len] && !strpbrk(text, ", \t\n")))
 		return add_one_desc(c, opt, text, NULL);
@@ -342,7 +430,7 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 	int ch, err;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":3:6:CD:f:GhI:lm:n:o:p:P:s:U:vVx:",
+	while ((ch = getopt_long(argc, argv, ":3:6:c:CD:f:GhI:lm:n:o:p:P:qs:U:vVwx:Z",
 				 longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'O' + 256:
@@ -370,6 +458,20 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 			if (err)
 				return err;
 			break;
+		case 'c':
+			if (add_cmd(c, optarg) < 0) {
+				warnx("out of memory");
+				return EXIT_FAILURE;
+			}
+			break;
+		case 'q':
+			c->quiet = true;
+			break;
+		case 'Z':
+			c->zero_ok = true;
+			break;
+		case 'w':
+			break; /* destructive actions: there are none */
 		case 'H' + 256:
 			usage(stdout);
 			return EXIT_SUCCESS;
@@ -555,6 +657,73 @@ static int cmd_link(struct dtrace_cmd *c)
 }
 
 /*
+ * A D script for -s: read (through cpp with -C), its line markers
+ * blanked so the D compiler sees plain lines.
+ */
+static char *read_d_script(const struct dtrace_cmd *c)
+{
+	struct prov_diag d;
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	if (c->popts.cpp)
+		err = prov_run_cpp(c->script, &c->popts, &buf, &len, &d);
+	else
+		err = prov_read_file(c->script, &buf, &len, &d);
+	if (err) {
+		prov_diag_print(stderr, c->script, &d);
+		return NULL;
+	}
+	if (c->popts.cpp) {
+		for (char *l = buf; l && *l; ) {
+			char *nl = strchr(l, '\n');
+
+			if (l[0] == '#' && (l[1] == ' ' || (l[1] >= '0' && l[1] <= '9')) &&
+			    strncmp(l, "#pragma", 7) != 0)
+				memset(l, ' ', nl ? (size_t)(nl - l) : strlen(l));
+			l = nl ? nl + 1 : NULL;
+		}
+	}
+	return buf;
+}
+
+static int cmd_trace(struct dtrace_cmd *c)
+{
+	struct dt_trace_opts o = { 0 };
+	char *script = NULL;
+	int rc;
+
+	if (c->script) {
+		script = read_d_script(c);
+		if (!script)
+			return EXIT_FAILURE;
+		if (add_source(c, script, c->script, 0) < 0) {
+			free(script);
+			warnx("out of memory");
+			return EXIT_FAILURE;
+		}
+	}
+	o.statedir = reg_statedir();
+	o.src = c->srcs;
+	o.nsrc = c->nsrcs;
+	o.pids = c->pids;
+	o.npids = c->npids;
+	o.cmds = c->cmds;
+	o.ncmds = c->ncmds;
+	o.macro_argv = (const char *const *)c->args;
+	o.macro_argc = (unsigned)c->argc;
+	o.quiet = c->quiet;
+	o.zero_ok = c->zero_ok;
+	o.output = c->output;
+	o.bufsize = c->bufsize;
+	o.switchrate_ms = c->switchrate_ms ? c->switchrate_ms : 10;
+	rc = dt_trace(&o);
+	free(script);
+	return rc;
+}
+
+/*
  * The combinations parse_args() cannot judge alone; -1 to go on, else
  * the exit status.
  */
@@ -575,11 +744,16 @@ static int check_modes(const struct dtrace_cmd *c)
 			return usage_error("-p selects running processes; --object lists files on disk: give one or the other");
 		return -1;
 	}
-	if (sel && c->mode == MODE_NONE) {
-		warnx("tracing (-%c without -l) is not supported yet; use -l to list",
-		      sel);
-		return EXIT_USAGE;
+	if (c->mode == MODE_NONE && (c->nsrcs || c->script || c->ncmds)) {
+		if (c->nobjects)
+			return usage_error("--object lists the probes of a file; add -l");
+		if (!c->nsrcs && !c->script)
+			return usage_error("no probes specified: give -n, -P, -m, -f or -s with -c");
+		return -1; /* tracing */
 	}
+	if (c->ncmds)
+		return usage_error("-c runs a command to trace; it cannot be used with -%c",
+				   letters[c->mode]);
 	if (sel)
 		return usage_error("-%c selects probes for -l; it cannot be used with -%c",
 				   sel, letters[c->mode]);
@@ -615,10 +789,12 @@ int main(int argc, char **argv)
 		rc = cmd_link(&c);
 		break;
 	case MODE_NONE:
-		if (c.script)
-			rc = usage_error("no mode given: use -h to write a header or -G to link");
+		if (c.nsrcs || c.script)
+			rc = cmd_trace(&c);
+		else if (c.npids)
+			rc = usage_error("no probes specified: give -n, -P, -m, -f or -s with -p");
 		else
-			rc = usage_error("no mode given: use -l to list probes, -h to write a header or -G to link");
+			rc = usage_error("no mode given: use -n or -s to trace, -l to list probes, -h to write a header or -G to link");
 		break;
 	}
 out:
@@ -630,6 +806,8 @@ out:
 	free(c.descs);
 	free(c.pids);
 	free(c.objects);
+	free(c.srcs);
+	free(c.cmds);
 	if (fflush(stdout) != 0) {
 		warnx("write error on standard output: %s", strerror(errno));
 		rc = EXIT_FAILURE;

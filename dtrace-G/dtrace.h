@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "prov.h"
+#include "trace.h"
 
 enum dtrace_mode { MODE_NONE, MODE_HEADER, MODE_LINK, MODE_VERSION, MODE_LIST };
 
@@ -37,6 +38,15 @@ struct dtrace_cmd {
 	unsigned npids;
 	const char **objects;		/* --object=FILE */
 	unsigned nobjects;
+	/* tracing: -n/-P/-m/-f texts whole, in order (trace.h) */
+	struct dt_source *srcs;
+	unsigned nsrcs;
+	const char **cmds;		/* -c */
+	unsigned ncmds;
+	bool quiet;			/* -q, -x quiet */
+	bool zero_ok;			/* -Z */
+	size_t bufsize;			/* -x bufsize */
+	unsigned switchrate_ms;		/* -x switchrate */
 };
 
 /* dtrace -G: rewrite the objects in cmd->args, write `out`; 0 or -errno. */

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace.h - dtrace -n/-P/-m/-f/-s without -l: enable probes with kernel
+ * uprobes and run the D program on every hit (trace.c).
+ */
+#ifndef USDT_DTRACE_TRACE_H
+#define USDT_DTRACE_TRACE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* One piece of the program, in command-line order. */
+struct dt_source {
+	const char *text; /* the option's text, or the script's contents */
+	const char *name; /* script path for -s; NULL for -n/-P/-m/-f */
+	int spec;	  /* 4 -n, 1 -P, 2 -m, 3 -f, 0 -s */
+};
+
+struct dt_trace_opts {
+	const char *statedir; /* the registry, NULL for none */
+	struct dt_source *src;
+	unsigned nsrc;
+	const pid_t *pids; /* -p, in order */
+	unsigned npids;
+	const char *const *cmds; /* -c, in order */
+	unsigned ncmds;
+	const char *const *macro_argv; /* $1.. */
+	unsigned macro_argc;
+	bool quiet;	  /* -q */
+	bool zero_ok;	  /* -Z */
+	const char *output; /* -o FILE (appended to), NULL for stdout */
+	size_t bufsize;	    /* ring buffer per thread, bytes (-x bufsize) */
+	unsigned switchrate_ms; /* how often buffers are read (-x switchrate) */
+	unsigned strsize;	/* -x strsize */
+};
+
+/* Run the whole thing; returns dtrace's exit status. */
+int dt_trace(const struct dt_trace_opts *o);
+
+#endif /* USDT_DTRACE_TRACE_H */

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trprog.c - the program tests/run-trace.sh traces (provider tr, and
+ * trlib from libtrl.so).  It runs commands, from its arguments (one per
+ * argument, then it exits) or else one per line on standard input, and
+ * acknowledges each with "ok COMMAND" once done:
+ *
+ *	tick N		tr:::tick(i, word, -1000 * i) for i in 0..N-1, the
+ *			words "alpha" "beta" "gamma" "delta" in turn
+ *	pair		tr:::pair(key, value) over a fixed series (for the
+ *			aggregation tests)
+ *	msg		tr:::msg("hello", 7), its first argument a D string
+ *	big		tr:::big(1, 2, ..., 12): six arguments on the stack
+ *	lib N		libtrl.so's trlib:::call(i) for i in 0..N-1
+ *	open PATH	dlopen PATH (trplug.so)	close: dlclose it
+ *	plug N		the plugin's trplug:::hello("plugin", i), N times
+ *	enabled		print "enabled T L P": the _ENABLED() semaphores of
+ *			tr:::tick, trlib:::call and trplug:::hello (P is -1
+ *			without the plugin)
+ *	threads T N	T threads each fire tr:::tick(t, "thread", i) N times
+ *			and count what they did; print "threads SUM"
+ *	wait WHICH	wait (up to 60 s) until the semaphore of tick, lib or
+ *			plug is up: a consumer has enabled the probe; "ok wait"
+ *			or "timeout wait"
+ *	spin T		start T threads firing tr:::tick(t, "spin", i) without
+ *			pause, until "stop", which prints "spun A B": the
+ *			iterations the threads counted and those they
+ *			recorded in a shared counter (equal unless something
+ *			went wrong)
+ *	sleep MS	sleep
+ *	done		tr:::done(0)
+ *	quit		exit(0)
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tr.h"
+
+int trl_call(int x);
+int trl_enabled(void);
+
+static const char *const words[] = {"alpha", "beta", "gamma", "delta"};
+static void *plug;
+static long per_thread;
+static volatile int spinning;
+static long spun_total;
+static pthread_t spinners[64];
+static long nspinners;
+
+static void *spin_main(void *arg)
+{
+	long t = (long)arg, i = 0;
+
+	while (__atomic_load_n(&spinning, __ATOMIC_RELAXED)) {
+		TR_TICK((int)t, "spin", i);
+		i++;
+		__atomic_fetch_add(&spun_total, 1, __ATOMIC_RELAXED);
+	}
+	return (void *)i;
+}
+
+static int semaphore(const char *which)
+{
+	if (!strcmp(which, "tick"))
+		return TR_TICK_ENABLED() ? 1 : 0;
+	if (!strcmp(which, "lib"))
+		return trl_enabled() ? 1 : 0;
+	if (!strcmp(which, "plug") && plug) {
+		int (*en)(void) = (int (*)(void))dlsym(plug, "trp_enabled");
+
+		return en && en() ? 1 : 0;
+	}
+	return 0;
+}
+
+static void *thread_main(void *arg)
+{
+	long t = (long)arg, done = 0;
+
+	for (long i = 0; i < per_thread; i++) {
+		TR_TICK((int)t, "thread", i);
+		done++;
+	}
+	return (void *)done;
+}
+
+static void run(char *line)
+{
+	char *arg = strchr(line, ' ');
+	long n;
+
+	if (arg)
+		*arg++ = '\0';
+	n = arg ? strtol(arg, NULL, 10) : 0;
+	if (!strcmp(line, "tick")) {
+		for (long i = 0; i < n; i++)
+			TR_TICK((int)i, (char *)words[i % 4], -1000 * i);
+	} else if (!strcmp(line, "pair")) {
+		static const int v[] = {0, 1, 2, 3, 4, 5, 7, 8, 100, 1000,
+					-1, -5, 42, 64, 65, 3};
+
+		for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+			TR_PAIR((char *)words[i % 3], v[i]);
+	} else if (!strcmp(line, "msg")) {
+		TR_MSG((char *)"hello", 7);
+	} else if (!strcmp(line, "big")) {
+		TR_BIG(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+	} else if (!strcmp(line, "lib")) {
+		for (long i = 0; i < n; i++)
+			trl_call((int)i);
+	} else if (!strcmp(line, "open") && arg) {
+		plug = dlopen(arg, RTLD_NOW);
+		if (!plug) {
+			printf("error %s\n", dlerror());
+			return;
+		}
+	} else if (!strcmp(line, "close") && plug) {
+		dlclose(plug);
+		plug = NULL;
+	} else if (!strcmp(line, "plug") && plug) {
+		int (*hello)(int) = (int (*)(int))dlsym(plug, "trp_hello");
+
+		if (hello)
+			hello((int)n);
+	} else if (!strcmp(line, "enabled")) {
+		int p = -1;
+
+		if (plug) {
+			int (*en)(void) = (int (*)(void))dlsym(plug,
+							       "trp_enabled");
+			p = en ? en() : -1;
+		}
+		printf("enabled %d %d %d\n", TR_TICK_ENABLED() ? 1 : 0,
+		       trl_enabled() ? 1 : 0, p < 0 ? -1 : p ? 1 : 0);
+	} else if (!strcmp(line, "threads") && arg) {
+		char *rest;
+		long t = strtol(arg, &rest, 10), sum = 0;
+		pthread_t th[64];
+
+		per_thread = strtol(rest, NULL, 10);
+		if (t > 64)
+			t = 64;
+		for (long i = 0; i < t; i++)
+			pthread_create(&th[i], NULL, thread_main, (void *)i);
+		for (long i = 0; i < t; i++) {
+			void *r;
+
+			pthread_join(th[i], &r);
+			sum += (long)r;
+		}
+		printf("threads %ld\n", sum);
+	} else if (!strcmp(line, "wait") && arg) {
+		struct timespec ts = {0, 1000000};
+
+		for (int i = 0; i < 60000 && !semaphore(arg); i++)
+			nanosleep(&ts, NULL);
+		if (!semaphore(arg)) {
+			printf("timeout wait\n");
+			return;
+		}
+	} else if (!strcmp(line, "spin") && arg && !nspinners) {
+		nspinners = n > 64 ? 64 : n;
+		spinning = 1;
+		for (long i = 0; i < nspinners; i++)
+			pthread_create(&spinners[i], NULL, spin_main, (void *)i);
+	} else if (!strcmp(line, "stop") && nspinners) {
+		long sum = 0;
+
+		__atomic_store_n(&spinning, 0, __ATOMIC_RELAXED);
+		for (long i = 0; i < nspinners; i++) {
+			void *r;
+
+			pthread_join(spinners[i], &r);
+			sum += (long)r;
+		}
+		nspinners = 0;
+		printf("spun %ld %ld\n", sum, spun_total);
+	} else if (!strcmp(line, "sleep")) {
+		struct timespec ts = {n / 1000, (n % 1000) * 1000000};
+
+		nanosleep(&ts, NULL);
+	} else if (!strcmp(line, "done")) {
+		TR_DONE(0);
+	} else if (!strcmp(line, "quit")) {
+		exit(0);
+	} else {
+		printf("unknown %s\n", line);
+		return;
+	}
+	printf("ok %s\n", line);
+}
+
+int main(int argc, char **argv)
+{
+	char line[512];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1) {
+		for (int i = 1; i < argc; i++) {
+			snprintf(line, sizeof(line), "%s", argv[i]);
+			run(line);
+		}
+		return 0;
+	}
+	printf("ready %d\n", (int)getpid());
+	while (fgets(line, sizeof(line), stdin)) {
+		line[strcspn(line, "\n")] = '\0';
+		run(line);
+	}
+	return 0;
+}

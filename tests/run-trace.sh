@@ -1,0 +1,545 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-trace.sh: dtrace -n/-s tracing real processes with real uprobes.
+#
+# tests/data/trace/trprog.c is a program with probes (provider tr) linked
+# with a library with probes (libtrl.so, trlib) that dlopen()s a plugin
+# with probes (trplug.so, trplug); it runs the commands given as
+# arguments (-c) or read from a FIFO (-p).  Its "enabled" and "wait"
+# commands read the _ENABLED() semaphores, which tell whether a consumer
+# has the probe enabled in that process.  Covered:
+#  - -c and -p, $target, -q, -o (appends), -Z, -s with several clauses,
+#    $1 macros;
+#  - printf conversions, trace(), default output, copyinstr(), args[N]
+#    with declared types (a D string), all twelve arguments (six on the
+#    stack), the builtins, predicates, self-> variables (latency between
+#    two probes), BEGIN, END, exit();
+#  - aggregations count, sum, avg, min, max, quantize, lquantize in
+#    DTrace's layout;
+#  - probes in the executable, a shared library and a plugin dlopen()ed
+#    while traced;
+#  - guarded probes: semaphores up only while traced, and only in the
+#    traced process (another process running the same binary: 0);
+#  - two consumers on one process; a consumer killed with SIGKILL (its
+#    uprobe events removed by the next run, semaphores back to 0);
+#    SIGINT and SIGTERM (END runs, aggregations printed, nothing left);
+#  - a multi-threaded target firing without pause while tracing is
+#    enabled and disabled 200 times (it never crashes or miscounts), and
+#    exact counts of hits from threads created while traced;
+#  - drops: reported, and count() plus drops is exactly the hits fired;
+#  - errors: no match, D syntax errors with line and column, a command
+#    that does not exist, a pid that does not exist.
+# Needs root and a kernel with uprobe events (tracefs) and perf events.
+
+. "$top_srcdir/tests/lib.sh"
+
+data=$top_srcdir/tests/data/trace
+
+[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and perf_event_open need root"
+require_G
+tfs=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -w "$d/uprobe_events" ] && tfs=$d && break
+done
+if [ -z "$tfs" ]; then
+	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+	[ -w /sys/kernel/tracing/uprobe_events ] && tfs=/sys/kernel/tracing
+fi
+[ -n "$tfs" ] || skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+
+tr_cleanup() {
+	for p in $bg_pids; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	cleanup
+}
+trap tr_cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# No helper: the probes of -c and -p targets come from their mappings.
+DTRACE_STATEDIR=$tmp/nostate
+export DTRACE_STATEDIR
+
+# ---------------------------------------------------------------------
+# Build: trprog (tr) + libtrl.so (trlib) + trplug.so (trplug), PIE, -O2.
+
+ok=true
+for p in tr trlib trplug; do
+	"$DTRACE" -h -s "$data/$p.d" -o "$p.h" || ok=false
+done
+$CC -O2 -fPIC -I. -c "$data/trlib.c" -o trlib.o &&
+	"$DTRACE" -G -s "$data/trlib.d" trlib.o -o trlib-probes.o &&
+	$CC -shared -o libtrl.so trlib.o trlib-probes.o &&
+	$CC -O2 -fPIC -I. -c "$data/trplug.c" -o trplug.o &&
+	"$DTRACE" -G -s "$data/trplug.d" trplug.o -o trplug-probes.o &&
+	$CC -shared -o trplug.so trplug.o trplug-probes.o &&
+	$CC -O2 -I. -c "$data/trprog.c" -o trprog.o &&
+	"$DTRACE" -G -s "$data/tr.d" trprog.o -o trprog-probes.o &&
+	$CC -o trprog trprog.o trprog-probes.o -L. -ltrl \
+		-Wl,-rpath,"$PWD" -ldl -lpthread || ok=false
+if ! $ok; then
+	fail "building the test programs"
+	finish
+fi
+plug=$tmp/trplug.so
+
+# ---------------------------------------------------------------------
+# Helpers
+
+# trun ARGS...: dtrace (at most 120 s), output in out.txt (-o), stderr in
+# err.txt, exit status in $status
+trun() {
+	rm -f out.txt
+	timeout -s KILL 120 "$DTRACE" -o out.txt "$@" 2>err.txt </dev/null
+	status=$?
+	[ -f out.txt ] || : >out.txt
+}
+
+# expect_out WHAT EXPECTED: out.txt is exactly EXPECTED (printf %b); note
+# that dtrace, like DTrace, ends with an empty line (printed when tracing
+# stops, before the aggregations)
+expect_out() {
+	printf '%b' "$2" >expected.txt
+	expect_file_eq "$1" expected.txt out.txt
+}
+
+# ours_left: uprobe events of consumers that are no longer running
+ours_left() {
+	grep '^p:dtrace_' "$tfs/uprobe_events" | while IFS=/ read -r g rest; do
+		g=${g#p:dtrace_}
+		pid=${g%%_*}
+		[ -d "/proc/$pid" ] || echo "$g/$rest"
+	done
+}
+
+# prog_start NAME: trprog reading FIFO NAME.in (kept open on fd 3 by the
+# caller: exec 3>NAME.in), answering in NAME.out; $prog_pid
+prog_start() {
+	rm -f "$1.in" "$1.out"
+	mkfifo "$1.in"
+	# appended to, so that the test can empty it between commands
+	./trprog <"$1.in" >>"$1.out" 2>&1 3>&- 4>&- 5>&- 6>&- &
+	prog_pid=$!
+	bg_pids="$bg_pids $prog_pid"
+}
+
+answered() {
+	grep -q -e "$2" "$1" 2>/dev/null
+}
+
+# count_lines FILE PATTERN
+count_lines() {
+	grep -c -e "$2" "$1" 2>/dev/null
+}
+
+# ready NAME: consumer NAME printed "ready" from its BEGIN clause, which
+# fires once every probe it matched is enabled
+ready() {
+	if ! wait_until 600 grep -qs '^ready$' "$1.txt"; then
+		fail "consumer $1 did not start"
+		sed 's/^/    | /' "$1.err" >&2
+		return 1
+	fi
+}
+
+READY='BEGIN { printf("ready\n"); }'
+
+# consumer NAME ARGS...: dtrace in the background, output NAME.txt,
+# stderr NAME.err; $dt_pid
+consumer() {
+	cn=$1
+	shift
+	"$DTRACE" -o "$cn.txt" "$@" 2>"$cn.err" </dev/null 3>&- 4>&- 5>&- 6>&- &
+	dt_pid=$!
+	bg_pids="$bg_pids $dt_pid"
+}
+
+# ---------------------------------------------------------------------
+# 1. -c, printf, copyinstr, $target, -q
+
+trun -q -n 'tr$target:::tick { printf("%d %s %d\n", arg0, copyinstr(arg1), arg2); }' \
+	-c "./trprog 'tick 4'"
+expect_eq "printf: status" 0 "$status"
+expect_out "printf and copyinstr" '0 alpha 0\n1 beta -1000\n2 gamma -2000\n3 delta -3000\n\n'
+expect_eq "-q: nothing on stderr" "" "$(cat err.txt)"
+
+# printf conversions and widths
+trun -q -n 'tr$target:::tick /arg0 == 3/ {
+	printf("[%5d|%-5d|%05d|%x|%X|%o|%u|%c|%10s|%-10s|%.2s|%%]\n",
+	    arg0, arg0, arg0, 255, 255, 8, arg0, 65, copyinstr(arg1),
+	    copyinstr(arg1), copyinstr(arg1));
+}' -c "./trprog 'tick 4'"
+expect_out "printf conversions" '[    3|3    |00003|ff|FF|10|3|A|     delta|delta     |de|%]\n\n'
+
+# args[N] with the declared types; a D string argument; 12 arguments
+trun -q -n 'tr$target:::tick /arg0 == 1/ { printf("%d %d\n", args[0], args[2]); }
+	tr$target:::msg { printf("%s %d\n", args[0], args[1]); }
+	tr$target:::big { printf("%d %d %d %d %d %d %d %d %d %d %d %d\n",
+	    arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9,
+	    arg10, arg11); }' -c "./trprog 'tick 2' msg big"
+expect_out "typed args, string argument, 12 arguments" '1 -1000\nhello 7\n1 2 3 4 5 6 7 8 9 10 11 12\n\n'
+
+# builtins
+trun -q -n 'tr$target:::tick /arg0 == 0/ {
+	printf("%d %d %s %s %s %s %s %d\n", pid == $target, tid == pid,
+	    execname, probeprov == strjoin("tr", lltostr($target)) ? "prov" : probeprov,
+	    probemod, probefunc, probename, id > 3);
+}' -c "./trprog 'tick 1'" 2>/dev/null
+if grep -q strjoin err.txt; then
+	# strjoin is not part of the subset: compare the provider in shell
+	trun -q -n 'tr$target:::tick /arg0 == 0/ {
+		printf("%d %d %s %s %s %s %s %d\n", pid == $target, tid == pid,
+		    execname, probeprov, probemod, probefunc, probename, id > 3);
+	}' -c "./trprog 'tick 1'"
+	sed -i 's/ tr[0-9][0-9]* / prov /' out.txt
+fi
+expect_out "builtins" '1 1 trprog prov trprog run tick 1\n\n'
+
+# timestamp rises, walltimestamp is now, self-> latency between probes
+before=$(date +%s)
+trun -q -n 'tr$target:::tick /self->last/ { printf("%d\n", timestamp > self->last); }
+	tr$target:::tick { self->last = timestamp; }
+	tr$target:::tick /arg0 == 0/ { self->start = timestamp; }
+	tr$target:::done /self->start/ { printf("latency %d\n", timestamp - self->start > 0); self->start = 0; }
+	tr$target:::done { printf("%d\n", walltimestamp / 1000000000); }' \
+	-c "./trprog 'tick 3' done"
+after=$(date +%s)
+expect_eq "timestamp rises" "1 1" "$(head -2 out.txt | paste -sd' ')"
+expect_eq "self-> latency" "latency 1" "$(sed -n 3p out.txt)"
+wall=$(sed -n 4p out.txt)
+if [ -n "$wall" ] && [ "$wall" -ge "$before" ] && [ "$wall" -le "$after" ]; then
+	pass
+else
+	fail "walltimestamp: $wall not within $before..$after"
+fi
+
+# predicates
+trun -q -n 'tr$target:::tick /arg0 > 0 && arg0 != 2/ { printf("a%d\n", arg0); }
+	tr$target:::tick /copyinstr(arg1) == "gamma" || !(arg0 < 3)/ { printf("b%d\n", arg0); }' \
+	-c "./trprog 'tick 4'"
+expect_out "predicates" 'a1\nb2\na3\nb3\n\n'
+
+# BEGIN, END, exit(): the command is killed when dtrace ends first
+trun -q -n 'BEGIN { printf("begin\n"); }
+	tr$target:::tick /arg0 == 2/ { printf("exit at %d\n", arg0); exit(3); }
+	tr$target:::tick { printf("tick %d\n", arg0); }
+	END { printf("end\n"); }' -c "./trprog 'tick 5' 'sleep 60000'"
+expect_eq "exit(3): status" 3 "$status"
+expect_out "BEGIN, exit, END" 'begin\ntick 0\ntick 1\nexit at 2\nend\n\n'
+left=$(pgrep -f "trprog tick 5 sleep 60000")
+expect_eq "exit(): the command is gone" "" "$left"
+
+# default output: the header and one line per firing (tick is in three
+# functions: three probes)
+trun -n 'tr$target:::tick' -c "./trprog 'tick 2'"
+expect_eq "default output: header" "CPU     ID                    FUNCTION:NAME" "$(head -1 out.txt)"
+expect_eq "default output: lines" 2 "$(grep -c '^ *[0-9][0-9]* *[0-9][0-9]* *run:tick *$' out.txt)"
+expect_grep "matched message" "^dtrace: description 'tr\$target:::tick' matched 3 probes\$" err.txt
+expect_grep "exit message" "^dtrace: pid [0-9]* has exited\$" err.txt
+
+# trace()
+trun -q -n 'tr$target:::tick { trace(arg0); trace(copyinstr(arg1)); printf("\n"); }' \
+	-c "./trprog 'tick 2'"
+expect_out "trace(), quiet" '0alpha\n1beta\n\n'
+trun -n 'tr$target:::tick /arg0 == 1/ { trace(arg0); trace(copyinstr(arg1)); }' \
+	-c "./trprog 'tick 2'"
+expect_eq "trace(): line" "run:tick 1 beta" "$(sed -n 2p out.txt | awk '{ print $3, $4, $5 }')"
+expect_eq "trace(): columns" \
+	"$(printf '%3s %6s %32s  %16s  %-33s\n' 0 0 run:tick 1 beta | wc -c)" \
+	"$(sed -n 2p out.txt | wc -c)"
+
+# -s with several clauses, #pragma, $1
+cat >prog.d <<'EOF'
+#!/usr/sbin/dtrace -s
+#pragma D option quiet
+
+tr$target:::tick
+/arg0 >= $1/
+{
+	printf("from %d: %d\n", $1, arg0);
+}
+
+tr$target:::done
+{
+	printf("done\n");
+}
+EOF
+trun -s prog.d -c "./trprog 'tick 4' done" 2
+expect_out "-s script with \$1 and #pragma quiet" 'from 2: 2\nfrom 2: 3\ndone\n\n'
+
+# -o appends
+trun -q -n 'tr$target:::done { printf("one\n"); }' -c "./trprog done"
+timeout 60 "$DTRACE" -q -o out.txt -n 'tr$target:::done { printf("two\n"); }' \
+	-c "./trprog done" >/dev/null 2>&1
+expect_out "-o appends" 'one\n\ntwo\n\n'
+
+# ---------------------------------------------------------------------
+# 2. Aggregations, printed at the end in DTrace's layout
+
+trun -q -n 'tr$target:::pair { @c[copyinstr(arg0)] = count(); @n = count(); }' \
+	-c "./trprog pair"
+expect_out "count() with and without keys" '\n  beta                                                              5\n  gamma                                                             5\n  alpha                                                             6\n               16\n'
+
+trun -q -n 'tr$target:::pair { @s[copyinstr(arg0)] = sum(arg1); @mn = min(arg1); @mx = max(arg1); @a = avg(arg1); }' \
+	-c "./trprog pair"
+# pairs: alpha 0 3 7 1000 42 3 = 1055; beta 1 4 8 -1 64 = 76;
+# gamma 2 5 100 -5 65 = 167; min -5, max 1000, avg 1298/16 = 81
+expect_out "sum, min, max, avg" '\n  beta                                                             76\n  gamma                                                           167\n  alpha                                                          1055\n               -5\n             1000\n               81\n'
+
+trun -q -n 'tr$target:::pair { @q = quantize(arg1); }' -c "./trprog pair"
+cat >expected.txt <<'EOF'
+
+
+           value  ------------- Distribution ------------- count    
+              -8 |                                         0        
+              -4 |@@@                                      1        
+              -2 |                                         0        
+              -1 |@@@                                      1        
+               0 |@@@                                      1        
+               1 |@@@                                      1        
+               2 |@@@@@@@@                                 3        
+               4 |@@@@@@@@                                 3        
+               8 |@@@                                      1        
+              16 |                                         0        
+              32 |@@@                                      1        
+              64 |@@@@@@@@                                 3        
+             128 |                                         0        
+             256 |                                         0        
+             512 |@@@                                      1        
+            1024 |                                         0        
+
+EOF
+expect_file_eq "quantize" expected.txt out.txt
+
+trun -q -n 'tr$target:::pair { @l = lquantize(arg1, 0, 10, 2); }' -c "./trprog pair"
+cat >expected.txt <<'EOF'
+
+
+           value  ------------- Distribution ------------- count    
+             < 0 |@@@@@                                    2        
+               0 |@@@@@                                    2        
+               2 |@@@@@@@@                                 3        
+               4 |@@@@@                                    2        
+               6 |@@@                                      1        
+               8 |@@@                                      1        
+           >= 10 |@@@@@@@@@@@@@                            5        
+
+EOF
+expect_file_eq "lquantize" expected.txt out.txt
+
+# ---------------------------------------------------------------------
+# 3. Libraries: linked, and dlopen()ed while traced
+
+trun -q -n 'trlib$target:::call { printf("%s %s %s %d\n", probeprov == "" ? "?" : "ok", probemod, probefunc, arg0); }' \
+	-c "./trprog 'lib 3'"
+expect_out "shared library probe" 'ok libtrl.so trl_call 0\nok libtrl.so trl_call 1\nok libtrl.so trl_call 2\n\n'
+
+trun -q -Z -n 'trplug$target:::hello { printf("%s %s %d\n", probemod, copyinstr(arg0), arg1); }' \
+	-c "./trprog 'open $plug' 'wait plug' 'plug 2'"
+expect_out "plugin dlopen()ed while traced" 'trplug.so plugin 0\ntrplug.so plugin 1\n\n'
+
+trun -q -n 'trplug$target:::hello { printf("x\n"); }' -c "./trprog 'open $plug'"
+expect_eq "a probe not there yet, without -Z: status" 1 "$status"
+expect_grep "a probe not there yet, without -Z" "does not match any probes" err.txt
+
+# ---------------------------------------------------------------------
+# 4. -p, guarded probes, two consumers, another process of the same binary
+
+prog_start a
+exec 3>a.in
+wait_until 100 answered a.out '^ready' || fail "trprog did not start"
+a=$prog_pid
+prog_start b
+exec 4>b.in
+wait_until 100 answered b.out '^ready' || fail "trprog b did not start"
+b=$prog_pid
+
+echo enabled >&3
+wait_until 100 answered a.out '^ok enabled' || fail "no answer"
+expect_grep "semaphores down before tracing" '^enabled 0 0 -1$' a.out
+
+consumer c1 -q -p "$a" -n 'tr$target:::tick { printf("c1 %d\n", arg0); }
+	trlib$target:::call { printf("c1 lib %d\n", arg0); }
+	END { printf("c1 end\n"); }' -n "$READY"
+c1=$dt_pid
+ready c1
+: >a.out
+echo enabled >&3
+echo enabled >&4
+wait_until 100 answered a.out '^ok enabled' || fail "no answer"
+wait_until 100 answered b.out '^ok enabled' || fail "no answer"
+expect_grep "semaphores up while traced" '^enabled 1 1 -1$' a.out
+expect_grep "same binary, another process: semaphores down" '^enabled 0 0 -1$' b.out
+
+consumer c2 -q -p "$a" -n 'tr$target:::tick { printf("c2 %d\n", arg0); }' -n "$READY"
+c2=$dt_pid
+ready c2
+echo "tick 3" >&3
+echo "lib 1" >&3
+echo "tick 2" >&4
+wait_until 100 answered a.out '^ok lib' || fail "no answer"
+wait_until 100 answered b.out '^ok tick' || fail "no answer"
+wait_until 100 answered c1.txt '^c1 lib 0' || fail "c1 saw nothing: $(cat c1.err)"
+wait_until 100 answered c2.txt '^c2 2' || fail "c2 saw nothing: $(cat c2.err)"
+
+stop_pid "$c1" INT
+expect_eq "-p consumer, SIGINT: status" 0 "$stop_status"
+printf 'ready\nc1 0\nc1 1\nc1 2\nc1 lib 0\nc1 end\n\n' >expected.txt
+expect_file_eq "-p consumer: every hit of its process, none of the other" expected.txt c1.txt
+: >a.out
+echo enabled >&3
+wait_until 100 answered a.out '^ok enabled' || fail "no answer"
+expect_grep "one consumer gone, the other still traces" '^enabled 1 0 -1$' a.out
+
+stop_pid "$c2" TERM
+expect_eq "SIGTERM: status" 0 "$stop_status"
+printf 'ready\nc2 0\nc2 1\nc2 2\n\n' >expected.txt
+expect_file_eq "second consumer on the same process" expected.txt c2.txt
+: >a.out
+echo enabled >&3
+wait_until 100 answered a.out '^ok enabled' || fail "no answer"
+expect_grep "both consumers gone: semaphores down" '^enabled 0 0 -1$' a.out
+expect_eq "no uprobe events left" "" "$(grep "dtrace_\($c1\|$c2\)_" "$tfs/uprobe_events")"
+
+# SIGTERM prints the aggregations
+consumer c3 -q -p "$a" -n 'tr$target:::tick { @n = count(); }' -n "$READY"
+c3=$dt_pid
+ready c3
+: >a.out
+echo "tick 7" >&3
+wait_until 100 answered a.out '^ok tick' || fail "no answer"
+stop_pid "$c3" TERM
+expect_eq "SIGTERM: aggregation printed" "ready7" "$(tr -d ' \n' <c3.txt)"
+
+# A consumer killed with SIGKILL: nothing stays armed, the next run
+# removes its uprobe events.
+consumer c4 -q -p "$a" -n 'tr$target:::tick { @n = count(); }' -n "$READY"
+c4=$dt_pid
+ready c4
+kill -KILL "$c4"
+wait "$c4" 2>/dev/null
+forget_pid "$c4"
+: >a.out
+echo enabled >&3
+wait_until 100 answered a.out '^ok enabled' || fail "no answer"
+expect_grep "SIGKILLed consumer: semaphores back to 0" '^enabled 0 0 -1$' a.out
+expect_grep "SIGKILLed consumer: its uprobe events are still there" "dtrace_${c4}_" "$tfs/uprobe_events"
+trun -q -n 'BEGIN { exit(0); }'
+expect_eq "next run: status" 0 "$status"
+expect_eq "next run removed the dead consumer's events" "" "$(ours_left)"
+
+echo quit >&3
+echo quit >&4
+exec 3>&- 4>&-
+wait_until 100 dead "$a"
+wait_until 100 dead "$b"
+
+# ---------------------------------------------------------------------
+# 5. Threads: exact counts, and 200 enable/disable cycles at full speed
+
+prog_start m
+exec 3>m.in
+wait_until 100 answered m.out '^ready' || fail "trprog did not start"
+m=$prog_pid
+exact=0
+for i in 1 2 3 4 5; do
+	rm -f cnt.txt
+	# a buffer that holds every hit even if the consumer is not
+	# scheduled while the threads run: exact counts are then the rule
+	consumer cnt -q -x bufsize=16m -p "$m" -n 'tr$target:::tick { @n = count(); }' -n "$READY"
+	cnt=$dt_pid
+	ready cnt
+	: >m.out
+	echo "threads 4 5000" >&3
+	wait_until 600 answered m.out '^threads' || fail "threads did not finish"
+	stop_pid "$cnt" INT
+	if [ "$(tr -d ' \n' <cnt.txt)" = ready20000 ] && grep -q '^threads 20000$' m.out; then
+		exact=$((exact + 1))
+	else
+		echo "# run $i: $(tr '\n' ' ' <cnt.txt) / $(tr '\n' ' ' <m.out)" >&2
+	fi
+	grep -q 'drops' cnt.err && echo "# run $i: $(cat cnt.err)" >&2
+done
+expect_eq "hits of threads created while traced: counted exactly, 5 runs" 5 "$exact"
+
+echo "spin 3" >&3
+wait_until 100 answered m.out '^ok spin' || fail "spin did not start"
+cycles=0
+bad=0
+while [ $cycles -lt 200 ]; do
+	timeout -s KILL 60 "$DTRACE" -q -p "$m" -n 'tr$target:::tick { exit(0); }' \
+		>cyc.txt 2>&1 </dev/null 3>&-
+	[ $? -eq 0 ] || { bad=$((bad + 1)); sed 's/^/    | /' cyc.txt >&2; }
+	cycles=$((cycles + 1))
+	kill -0 "$m" 2>/dev/null || break
+done
+expect_eq "200 enable/disable cycles: every run stopped at its first hit" 0 "$bad"
+: >m.out
+echo stop >&3
+wait_until 300 answered m.out '^spun' || fail "spin did not stop"
+spun=$(grep '^spun' m.out)
+set -- $spun
+if [ "$#" -eq 3 ] && [ "$2" = "$3" ] && [ "$2" -gt 0 ]; then
+	pass
+else
+	fail "the spinning threads miscounted: $spun"
+fi
+expect_eq "target alive after 200 cycles" 0 "$(kill -0 "$m" 2>/dev/null; echo $?)"
+: >m.out
+echo enabled >&3
+wait_until 100 answered m.out '^ok enabled' || fail "no answer"
+expect_grep "after the cycles: semaphores down" '^enabled 0 0 -1$' m.out
+expect_eq "after the cycles: no uprobe events left" "" "$(ours_left)"
+
+# Drops: a one-page buffer cannot hold a burst; what is lost is said,
+# and count() plus the drops is exactly what was fired.
+consumer drops -q -x bufsize=4k -x switchrate=1s -p "$m" -n 'tr$target:::tick { @n = count(); }' -n "$READY"
+dr=$dt_pid
+ready drops
+: >m.out
+echo "threads 4 20000" >&3
+wait_until 600 answered m.out '^threads' || fail "threads did not finish"
+stop_pid "$dr" INT
+expect_grep "drops are reported" "^dtrace: [0-9]* drops " drops.err
+counted=$(grep -v ready drops.txt | tr -d ' \n')
+dropped=$(awk '/ drops / { n += $2 } END { print n + 0 }' drops.err)
+expect_eq "count() + drops = hits fired" 80000 "$((counted + dropped))"
+
+echo quit >&3
+exec 3>&-
+wait_until 100 dead "$m"
+
+# ---------------------------------------------------------------------
+# 6. Errors
+
+trun -n 'nosuch$target:::tick' -c "./trprog 'tick 1'"
+expect_eq "no match: status" 1 "$status"
+expect_grep "no match: message" "^dtrace: invalid probe specifier nosuch[0-9]*:::tick: probe description nosuch[0-9]*:::tick does not match any probes\$" err.txt
+
+trun -q -Z -n 'nosuch*:::tick { printf("x\n"); }' -n 'BEGIN { printf("begin\n"); exit(0); }'
+expect_eq "-Z: status" 0 "$status"
+expect_out "-Z: runs without a match" 'begin\n\n'
+
+trun -n 'tr$target:::tick { printf("%d\n", ); }' -c "./trprog 'tick 1'"
+expect_eq "syntax error: status" 1 "$status"
+expect_grep "syntax error: line and column" "line 1, column [0-9]*" err.txt
+
+printf 'BEGIN\n{\n\tx = ;\n}\n' >bad.d
+trun -s bad.d
+expect_eq "script syntax error: status" 1 "$status"
+expect_grep "script syntax error: file, line and column" "^dtrace: failed to compile script bad.d: line 3, column [0-9]*" err.txt
+
+trun -n 'tr$target:::tick' -c "./no-such-program"
+expect_eq "-c no such program: status" 1 "$status"
+expect_grep "-c no such program: message" "failed to execute ./no-such-program: No such file or directory" err.txt
+
+trun -n 'tr$target:::tick' -p 999999999
+expect_eq "-p no such pid: status" 1 "$status"
+trun -n 'tr$target:::tick' -p 4194304
+expect_eq "-p dead pid: status" 1 "$status"
+expect_grep "-p dead pid: message" "failed to grab pid 4194304" err.txt
+
+expect_eq "nothing left behind by any run" "" "$(ours_left)"
+
+finish

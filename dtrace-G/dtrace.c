@@ -695,6 +695,20 @@ static int cmd_trace(struct dtrace_cmd *c)
 	int rc;
 
 	if (c->script) {
+		struct prov_file *pf = NULL;
+		struct prov_diag d;
+
+		/*
+		 * A provider file with no probe clauses is what -h and -G
+		 * read: the mode was forgotten, say so rather than run it.
+		 */
+		if (prov_parse_file(c->script, &c->popts, &pf, &d) == 0 &&
+		    pf->provider_cnt && !pf->clause_cnt) {
+			prov_file_free(pf);
+			return usage_error("no mode given: %s declares providers and no probe clauses; use -h to write a header or -G to link",
+					   c->script);
+		}
+		prov_file_free(pf);
 		script = read_d_script(c);
 		if (!script)
 			return EXIT_FAILURE;

@@ -408,14 +408,9 @@ expect_grep "--object without -l: message" "add -l" err.txt
 run_dtrace -l pie
 expect_eq "operand with -l" 2 "$status"
 expect_grep "operand with -l: message" "use --object=pie" err.txt
-run_dtrace -n 'myapp*:::'
-expect_eq "-n without -l" 2 "$status"
-expect_eq "-n without -l: message" \
-	"dtrace: tracing (-n without -l) is not supported yet; use -l to list" \
-	"$(cat err.txt)"
 run_dtrace -P myapp --object=pie
-expect_eq "-P without -l" 2 "$status"
-expect_grep "-P without -l: message" "tracing (-P without -l) is not supported yet" err.txt
+expect_eq "-P with --object, without -l" 2 "$status"
+expect_grep "-P with --object, without -l: message" "add -l" err.txt
 run_dtrace -l -p 1 --object=pie
 expect_eq "-p with --object" 2 "$status"
 run_dtrace -l -p x

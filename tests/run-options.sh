@@ -42,8 +42,24 @@ expect_eq "missing argument message" "dtrace: option -s requires an argument" \
 	"$(head -n 1 err.txt)"
 run_dtrace -s p.d
 expect_eq "no mode message" \
-	"dtrace: no mode given: use -h to write a header or -G to link" \
+	"dtrace: no mode given: p.d declares providers and no probe clauses; use -h to write a header or -G to link" \
 	"$(head -n 1 err.txt)"
+# tracing options checked before anything runs
+for args in "-x bufsize=abc -n BEGIN" "-x bufsize=1 -n BEGIN" \
+	    "-x switchrate=fast -n BEGIN" "-c true -h -s p.d" "-p 1" "-c true" \
+	    "-n BEGIN --object=p.d"; do
+	# shellcheck disable=SC2086
+	run_dtrace $args
+	expect_eq "'$args' exits 2" 2 "$status"
+done
+run_dtrace -x bufsize=abc -n BEGIN
+expect_eq "bad bufsize message" "dtrace: failed to set -x bufsize: 'abc' is not a size" \
+	"$(head -n 1 err.txt)"
+run_dtrace -c true
+expect_grep "-c without probes" "no probes specified" err.txt
+run_dtrace -c true -h -s p.d
+expect_grep "-c with -h" "cannot be used with -h" err.txt
+
 run_dtrace -x bogus -h -s p.d
 expect_eq "unknown -x option" 2 "$status"
 expect_eq "unknown -x message" "dtrace: failed to set -x bogus: unknown option" \

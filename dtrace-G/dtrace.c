@@ -74,6 +74,8 @@ static void usage(FILE *fp)
 		"       %s [-Cv] [...] -G -s script.d [-o probes.o] object.o ...\n"
 		"       %s -l [-v] [-n desc] [-P provider] [-m [provider:]module]\n"
 		"              [-f [[provider:]module:]function] [-p pid] [--object=FILE]\n"
+		"       %s [-qZ] [-x opt[=val]] [-o file] [-p pid | -c 'cmd args']\n"
+		"              -n 'desc [/pred/] [{actions}]' | -s script.d [arg ...]\n"
 		"\n"
 		"Build-time options:\n"
 		"  -h            write a C header with a macro for every probe of the\n"
@@ -125,12 +127,30 @@ static void usage(FILE *fp)
 		"                object on disk (its DOF, else its stapsdt notes),\n"
 		"                instead of those of running processes\n"
 		"  -n, -P, -m, -f, -p and --object may be repeated; a probe is listed\n"
-		"  when it matches any description given.  Without -l, -n, -P, -m, -f\n"
-		"  and -p ask for tracing, which is not supported yet.\n"
+		"  when it matches any description given.\n"
+		"\n"
+		"Tracing (root; kernel uprobes, see dtrace(1) for the D subset):\n"
+		"  -n CLAUSE     a probe clause: descriptions, an optional /predicate/\n"
+		"                and {actions}; without actions, DTrace's default line\n"
+		"  -P, -m, -f    enable the probes of a provider, module or function\n"
+		"  -s FILE       run the D program in FILE (arguments after it are $1..)\n"
+		"  -c 'CMD ARGS' run CMD, trace it ($target) and stop when it exits\n"
+		"  -p PID        trace process PID ($target) until it exits or ^C\n"
+		"  -q            quiet: only what the program prints\n"
+		"  -Z            allow descriptions that match no probe (yet)\n"
+		"  -o FILE       append the output to FILE\n"
+		"  -x bufsize=SIZE   ring buffer per CPU (default 2m)\n"
+		"  -x switchrate=RATE  how often buffers are read (default 10ms)\n"
+		"  -x quiet, -x strsize=N  as in DTrace\n"
+		"  Probes of -c and -p targets are found in the files they map, with\n"
+		"  or without dtrace-helperd; other processes' probes are those in\n"
+		"  the helper's registry.  Stop with ^C: END runs and aggregations\n"
+		"  are printed.\n"
 		"\n"
 		"Environment: CPP (preprocessor for -C), LD (linker for -G),\n"
 		"DTRACE_DRTI (drti.o for -G, default %s),\n"
-		"DTRACE_STATEDIR (dtrace-helperd's state directory, read by -l;\n"
+		"DTRACE_STATEDIR (dtrace-helperd's state directory, read by -l and\n"
+		"tracing;\n"
 		"default %s).\n"
 		"\n"
 		"Other options:\n"
@@ -141,7 +161,7 @@ static void usage(FILE *fp)
 		"USDT_DISABLE_PROBES, before including the generated header.\n"
 		"\n"
 		"Report bugs at the usdt-sdk issue tracker.\n",
-		progname, progname, progname, DTRACE_DEFAULT_CPP, DRTI_PATH,
+		progname, progname, progname, progname, DTRACE_DEFAULT_CPP, DRTI_PATH,
 		REG_STATEDIR_DEFAULT);
 }
 
@@ -186,52 +206,20 @@ static int set_probestyle(const char *val)
 	return 0;
 }
 
-/* -x bufsize=SIZE: bytes, or with a k, m or g suffix, as in DTrace. */
+/* -x bufsize=SIZE and -x switchrate=RATE (trace.c parses them). */
 static int set_bufsize(struct dtrace_cmd *c, const char *val)
 {
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = val ? strtoull(val, &end, 10) : 0;
-	if (!val || errno || end == val)
-		return usage_error("failed to set -x bufsize: '%s' is not a size",
+	if (!val || dt_parse_size(val, &c->bufsize) < 0)
+		return usage_error("failed to set -x bufsize: '%s' is not a size from 4k to 1g",
 				   val ? val : "");
-	switch (*end) {
-	case 'g': case 'G': v <<= 10; /* fall through */
-	case 'm': case 'M': v <<= 10; /* fall through */
-	case 'k': case 'K': v <<= 10; end++; break;
-	default: break;
-	}
-	if (*end || v < 4096 || v > (1ULL << 30))
-		return usage_error("failed to set -x bufsize: '%s' (4k to 1g)",
-				   val);
-	c->bufsize = (size_t)v;
 	return 0;
 }
 
-/* -x switchrate=RATE: "10ms", "100hz", "1s", or a number of Hz. */
 static int set_switchrate(struct dtrace_cmd *c, const char *val)
 {
-	double v;
-	char *end;
-
-	v = val ? strtod(val, &end) : 0;
-	if (!val || end == val || v <= 0)
-		return usage_error("failed to set -x switchrate: '%s' is not a rate",
+	if (!val || dt_parse_rate(val, &c->switchrate_ms) < 0)
+		return usage_error("failed to set -x switchrate: '%s' is not a rate (10ms, 100hz, 1s)",
 				   val ? val : "");
-	if (!*end || !strcmp(end, "hz"))
-		v = 1000.0 / v;
-	else if (!strcmp(end, "ms") || !strcmp(end, "msec"))
-		;
-	else if (!strcmp(end, "s") || !strcmp(end, "sec"))
-		v *= 1000.0;
-	else if (!strcmp(end, "us") || !strcmp(end, "usec"))
-		v /= 1000.0;
-	else
-		return usage_error("failed to set -x switchrate: '%s' is not a rate",
-				   val);
-	c->switchrate_ms = v < 1 ? 1 : v > 10000 ? 10000 : (unsigned)v;
 	return 0;
 }
 
@@ -241,9 +229,18 @@ static int set_xopt(struct dtrace_cmd *c, const char *arg)
 	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
 
 	for (unsigned i = 0; known_xopts[i]; i++) {
+		const char **nv;
+
 		if (strlen(known_xopts[i]) != n ||
 		    strncmp(known_xopts[i], arg, n) != 0)
 			continue;
+		nv = realloc(c->xopts, (c->nxopts + 1) * sizeof(*nv));
+		if (!nv) {
+			warnx("out of memory");
+			return EXIT_FAILURE;
+		}
+		c->xopts = nv;
+		nv[c->nxopts++] = arg;
 		if (n == 3 && strncmp(arg, "cpp", 3) == 0)
 			c->popts.cpp = true;
 		if (n == 7 && strncmp(arg, "cpppath", 7) == 0) {
@@ -731,7 +728,9 @@ static int cmd_trace(struct dtrace_cmd *c)
 	o.zero_ok = c->zero_ok;
 	o.output = c->output;
 	o.bufsize = c->bufsize;
-	o.switchrate_ms = c->switchrate_ms ? c->switchrate_ms : 10;
+	o.switchrate_ms = c->switchrate_ms;
+	o.xopts = c->xopts;
+	o.nxopts = c->nxopts;
 	rc = dt_trace(&o);
 	free(script);
 	return rc;
@@ -822,6 +821,7 @@ out:
 	free(c.objects);
 	free(c.srcs);
 	free(c.cmds);
+	free(c.xopts);
 	if (fflush(stdout) != 0) {
 		warnx("write error on standard output: %s", strerror(errno));
 		rc = EXIT_FAILURE;

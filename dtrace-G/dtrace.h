@@ -47,6 +47,8 @@ struct dtrace_cmd {
 	bool zero_ok;			/* -Z */
 	size_t bufsize;			/* -x bufsize */
 	unsigned switchrate_ms;		/* -x switchrate */
+	const char **xopts;		/* every -x, for the D program */
+	unsigned nxopts;
 };
 
 /* dtrace -G: rewrite the objects in cmd->args, write `out`; 0 or -errno. */

@@ -231,6 +231,7 @@ static struct {
 	uint64_t fired;	   /* hits the closed perf events counted */
 	uint64_t wall_offset;
 	size_t rbsize;
+	unsigned switchrate_ms;
 	bool done;	   /* stop tracing: exit(), signal, targets gone */
 	bool exit_called;  /* exit(): the remaining hits are not run */
 	int status;
@@ -1764,6 +1765,124 @@ static void teardown(void)
 /* ------------------------------------------------------------------ */
 /* The program */
 
+int dt_parse_size(const char *s, size_t *bytes)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -EINVAL;
+	switch (*end) {
+	case 'g':
+	case 'G':
+		v <<= 10;
+		/* fall through */
+	case 'm':
+	case 'M':
+		v <<= 10;
+		/* fall through */
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (*end || v < 4096 || v > (1ULL << 30))
+		return -EINVAL;
+	*bytes = (size_t)v;
+	return 0;
+}
+
+int dt_parse_rate(const char *s, unsigned *ms)
+{
+	double v;
+	char *end;
+
+	v = strtod(s, &end);
+	if (end == s || !(v > 0))
+		return -EINVAL;
+	if (!*end || !strcmp(end, "hz"))
+		v = 1000.0 / v;
+	else if (!strcmp(end, "s") || !strcmp(end, "sec"))
+		v *= 1000.0;
+	else if (!strcmp(end, "us") || !strcmp(end, "usec"))
+		v /= 1000.0;
+	else if (strcmp(end, "ms") && strcmp(end, "msec"))
+		return -EINVAL;
+	*ms = v < 1 ? 1 : v > 10000 ? 10000 : (unsigned)v;
+	return 0;
+}
+
+/* Options only -h and -G use: the D program has no business with them. */
+static bool build_option(const char *name, size_t len)
+{
+	static const char *const names[] = {
+		"nolibs", "lazyload", "linkmode", "linktype", "zdefs",
+		"probestyle", "cpp", "cpppath", "version", NULL,
+	};
+
+	for (unsigned i = 0; names[i]; i++)
+		if (strlen(names[i]) == len && !strncmp(names[i], name, len))
+			return true;
+	return false;
+}
+
+/*
+ * -x options reach the program (strsize, aggsortrev, ...); bufsize and
+ * switchrate come from -x or else from a #pragma D option.
+ */
+static int apply_options(void)
+{
+	const struct dt_trace_opts *o = T.o;
+	char msg[256];
+	const char *v;
+
+	for (unsigned i = 0; i < o->nxopts; i++) {
+		const char *x = o->xopts[i], *eq = strchr(x, '=');
+		size_t len = eq ? (size_t)(eq - x) : strlen(x);
+		char name[64];
+
+		if (build_option(x, len) || len >= sizeof(name))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)len, x);
+		if (d_set_option(T.prog, name, eq ? eq + 1 : "", msg,
+				 sizeof(msg))) {
+			say("failed to set -x %s: %s", x, msg);
+			return -1;
+		}
+	}
+	T.rbsize = o->bufsize;
+	if (!T.rbsize && (v = d_get_option(T.prog, "bufsize")) &&
+	    dt_parse_size(v, &T.rbsize) < 0) {
+		say("failed to set option bufsize: '%s' is not a size from 4k "
+		    "to 1g",
+		    v);
+		return -1;
+	}
+	if (!T.rbsize)
+		T.rbsize = 2 * 1024 * 1024;
+	{
+		size_t pg = (size_t)getpagesize(), n = pg;
+
+		while (n < T.rbsize)
+			n *= 2; /* the kernel wants a power of two pages */
+		T.rbsize = n;
+	}
+	T.switchrate_ms = o->switchrate_ms;
+	if (!T.switchrate_ms && (v = d_get_option(T.prog, "switchrate")) &&
+	    dt_parse_rate(v, &T.switchrate_ms) < 0) {
+		say("failed to set option switchrate: '%s' is not a rate", v);
+		return -1;
+	}
+	if (!T.switchrate_ms)
+		T.switchrate_ms = 10;
+	return 0;
+}
+
 static void fire_dtrace(const struct d_probe *dp, const unsigned *cl,
 			unsigned n)
 {
@@ -2002,7 +2121,7 @@ static void loop(int sfd, int ifd)
 		for (size_t i = 0; i < T.ncpus; i++)
 			pfd[n++] = (struct pollfd){.fd = T.cpus[i].fd,
 						   .events = POLLIN};
-		(void)poll(pfd, n, (int)T.o->switchrate_ms);
+		(void)poll(pfd, n, (int)T.switchrate_ms);
 		if (pfd[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -2054,14 +2173,6 @@ int dt_trace(const struct dt_trace_opts *o)
 	T.o = o;
 	T.out = stdout;
 	T.next_id = 3;
-	T.rbsize = o->bufsize ? o->bufsize : 2 * 1024 * 1024;
-	{
-		size_t pg = (size_t)getpagesize(), n = pg;
-
-		while (n < T.rbsize)
-			n *= 2; /* a power of two pages */
-		T.rbsize = n;
-	}
 	if (o->output) {
 		T.out = fopen(o->output, "ae");
 		if (!T.out) {
@@ -2122,7 +2233,8 @@ int dt_trace(const struct dt_trace_opts *o)
 		if (!target)
 			target = o->pids[i];
 	}
-	if (compile_all(target) < 0 || parse_descs() < 0)
+	if (compile_all(target) < 0 || apply_options() < 0 ||
+	    parse_descs() < 0)
 		goto out;
 	if (o->quiet)
 		d_set_quiet(T.prog, true);

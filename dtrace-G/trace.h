@@ -30,10 +30,19 @@ struct dt_trace_opts {
 	bool quiet;	  /* -q */
 	bool zero_ok;	  /* -Z */
 	const char *output; /* -o FILE (appended to), NULL for stdout */
-	size_t bufsize;	    /* ring buffer per thread, bytes (-x bufsize) */
+	size_t bufsize;	    /* ring buffer per CPU, bytes (-x bufsize) */
 	unsigned switchrate_ms; /* how often buffers are read (-x switchrate) */
-	unsigned strsize;	/* -x strsize */
+	const char *const *xopts; /* every -x NAME[=VALUE], in order */
+	unsigned nxopts;
 };
+
+/*
+ * DTrace's option values: a size ("4m", "512k", bytes) from 4k to 1g,
+ * and a rate ("10ms", "100hz", "1s", a number of Hz) as milliseconds
+ * between reads (1 to 10000).  0, or -EINVAL.
+ */
+int dt_parse_size(const char *s, size_t *bytes);
+int dt_parse_rate(const char *s, unsigned *ms);
 
 /* Run the whole thing; returns dtrace's exit status. */
 int dt_trace(const struct dt_trace_opts *o);

@@ -53,7 +53,7 @@ for args in "-x bufsize=abc -n BEGIN" "-x bufsize=1 -n BEGIN" \
 	expect_eq "'$args' exits 2" 2 "$status"
 done
 run_dtrace -x bufsize=abc -n BEGIN
-expect_eq "bad bufsize message" "dtrace: failed to set -x bufsize: 'abc' is not a size" \
+expect_eq "bad bufsize message" "dtrace: failed to set -x bufsize: 'abc' is not a size from 4k to 1g" \
 	"$(head -n 1 err.txt)"
 run_dtrace -c true
 expect_grep "-c without probes" "no probes specified" err.txt

@@ -4,8 +4,9 @@
 # setup.sh - install what is missing (Debian 12), build usdt-sdk, and show
 # the toolchain at work on provider-examples/: dtrace -h, cc, dtrace -G,
 # the program running, its probes as readelf sees them, and (as root,
-# with bpftrace) the probes traced live, and dtrace-helperd with
-# `dtrace -l` listing the probes of the running program.
+# with bpftrace) the probes traced live, the program traced with our
+# `dtrace -c` (root), and dtrace-helperd with `dtrace -l` listing the
+# probes of the running program and `dtrace -n` tracing it.
 #
 #   ./setup.sh            install, build, demonstrate
 #   ./setup.sh --no-demo  install and build only
@@ -79,6 +80,25 @@ if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 	rm -f "$out"
 fi
 
+if [ "$(id -u)" -eq 0 ]; then
+	say "dtrace -c traces the program with D: each query, then a latency histogram"
+	out=$(mktemp)
+	if timeout 60 $D -q -o "$out" -c "$ex/myapp 5" -n '
+	    myapp$target:::query-start {
+		self->ts = timestamp;
+		printf("query %d: %s\n", args[0], args[1]);
+	    }
+	    myapp$target:::query-done /self->ts/ {
+		@["latency (ns)"] = quantize(timestamp - self->ts);
+		self->ts = 0;
+	    }' >/dev/null; then
+		sed 's/^/    /' "$out"
+	else
+		echo "    (dtrace could not trace here: no uprobes?)"
+	fi
+	rm -f "$out"
+fi
+
 if [ -x helper-driver/dtrace-helperd ] && [ -c /dev/fuse ]; then
 	say "dtrace-helperd records the probes of running programs; dtrace -l lists them"
 	hd=$(mktemp -d)
@@ -94,6 +114,12 @@ if [ -x helper-driver/dtrace-helperd ] && [ -c /dev/fuse ]; then
 			i=$((i + 1))
 		done
 		DTRACE_STATEDIR=$hd/state $D -l -n 'myapp*:::' | sed 's/^/    /'
+		if [ "$(id -u)" -eq 0 ]; then
+			say "dtrace traces every registered myapp for a second (then ^C)"
+			DTRACE_STATEDIR=$hd/state timeout -s INT 1 $D \
+				-n 'myapp*:::query-start { @[probeprov, copyinstr(arg1)] = count(); }' \
+				2>&1 | sed 's/^/    /'
+		fi
 		kill "$app"
 		kill "$(cat "$hd/state/helperd.pid")"
 		i=0

@@ -168,6 +168,128 @@ else
 fi
 
 # ---------------------------------------------------------------------
+# Consumer: our dtrace -n against bpftrace, on the same probe of the same
+# binary.  Output files on tmpfs, so the disk is not what is measured.
+if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
+	shm=$(mktemp -d /dev/shm/usdt-bench.XXXXXX 2>/dev/null) || shm=$tmp/shm
+	mkdir -p "$shm"
+	trap 'rm -rf "$tmp" "$shm"' EXIT
+	"$DTRACE" -h -s "$here/pace.d" -o pace.h &&
+	$CC -O2 -I. -c "$here/pace.c" -o pace.o &&
+	"$DTRACE" -G -s "$here/pace.d" -o pace-p.o pace.o &&
+	$CC pace.o pace-p.o -o pace || exit 1
+
+	# Drops as each tool reports them: ours "dtrace: N drops ..." on
+	# stderr, bpftrace "Lost N events" (in its output).
+	drops_of() {	# TOOL
+		case $1 in
+		ours) sed -n 's/^dtrace: \([0-9]*\) drops.*/\1/p' "$shm/err" ;;
+		*) cat "$shm/out" "$shm/err" | sed -n 's/.*Lost \([0-9]*\) events.*/\1/p' ;;
+		esac | awk '{ s += $1 } END { print s + 0 }'
+	}
+	last_num() { awk 'NF { v = $NF } END { print v + 0 }' "$shm/out"; }
+
+	# 1. Cost per hit added to the target: ./ours N counted with each
+	# tool; ns/hit = traced minus untraced ns/iteration, best of three.
+	# Also the worst count and the most drops of the three runs.
+	N=1000000
+	consumer_hit() {	# TOOL
+		best= cmin= dmax=0
+		for _ in 1 2 3; do
+			rm -f "$shm/out"
+			case $1 in
+			ours) timeout 120 "$DTRACE" -q -o "$shm/out" \
+				-n 'bprov$target:::hit { @ = count(); }' \
+				-c "./ours $N" ;;
+			*) timeout 120 bpftrace -q -o "$shm/out" \
+				-e 'usdt:./ours:bprov:hit { @ = count(); }' \
+				-c "./ours $N" ;;
+			esac >"$shm/tgt" 2>"$shm/err"
+			t=$(head -n 1 "$shm/tgt")
+			c=$(last_num)
+			d=$(drops_of "$1")
+			[ -z "$cmin" ] || [ "$c" -lt "$cmin" ] && cmin=$c
+			[ "$d" -gt "$dmax" ] && dmax=$d
+			[ -n "$t" ] || continue
+			if [ -z "$best" ] || awk -v t="$t" -v b="$best" 'BEGIN { exit !(t < b) }'; then
+				best=$t
+			fi
+		done
+		u=$(ns_per_iter ours $N)
+		if [ -n "$best" ]; then
+			hit_ns=$(awk -v t="$best" -v u="$u" 'BEGIN { printf "%.0f\n", t - u }')
+		else
+			hit_ns=n/a
+		fi
+		hit_cnt=$cmin hit_drops=$dmax
+	}
+	consumer_hit ours
+	o_ns=$hit_ns o_cnt=$hit_cnt o_drops=$hit_drops
+	consumer_hit bpftrace
+	row "enabled probe, dtrace -n vs bpftrace count(): ns/hit" "$o_ns" "$hit_ns"
+	row "  same, hits counted of 1,000,000 (worst of 3)" "$o_cnt" "$hit_cnt"
+	row "  same, drops (most of 3)" "$o_drops" "$hit_drops"
+
+	# 2. Events per second delivered without loss.  ./pace fires at R
+	# events/s for one second; a step passes when the source reached R
+	# (95%), nothing was dropped and every event arrived (count() equals
+	# the events, printf wrote one line per event).  The sweep stops at
+	# the first step that fails; then one unpaced run of 1,000,000.
+	consumer_run() {	# TOOL ACTION RATE N: sets got (events/s), ok, drp
+		rm -f "$shm/out" "$shm/rate"
+		pf='printf("%d %d\n", arg0, arg1);'
+		case $1.$2 in
+		ours.count) timeout 120 "$DTRACE" -q -o "$shm/out" \
+			-n 'bpace$target:::ev { @ = count(); }' \
+			-c "./pace $3 $4 $shm/rate" ;;
+		ours.printf) timeout 120 "$DTRACE" -q -o "$shm/out" \
+			-n "bpace\$target:::ev { $pf }" \
+			-c "./pace $3 $4 $shm/rate" ;;
+		*.count) timeout 120 bpftrace -q -o "$shm/out" \
+			-e 'usdt:./pace:bpace:ev { @ = count(); }' \
+			-c "./pace $3 $4 $shm/rate" ;;
+		*.printf) timeout 120 bpftrace -q -o "$shm/out" \
+			-e "usdt:./pace:bpace:ev { $pf }" \
+			-c "./pace $3 $4 $shm/rate" ;;
+		esac >/dev/null 2>"$shm/err"
+		got=$(awk '$2 > 0 { printf "%.0f\n", $1 * 1e9 / $2 }' "$shm/rate" 2>/dev/null)
+		[ -n "$got" ] || got=0
+		case $2 in
+		count) c=$(last_num) ;;
+		*) c=$(grep -c '^[0-9]* [0-9]*$' "$shm/out" 2>/dev/null) ;;
+		esac
+		drp=$(drops_of "$1")
+		ok=0
+		[ "${c:-0}" -eq "$4" ] && [ "$drp" -eq 0 ] && ok=1
+		[ "$3" -gt 0 ] && [ "$got" -lt $(($3 * 95 / 100)) ] && ok=0
+	}
+	consumer_rate() {	# TOOL ACTION: sets lossless, max_rate, max_drops
+		lossless=0
+		for r in 50000 100000 200000 400000 800000; do
+			consumer_run "$1" "$2" $r $r
+			[ "$ok" -eq 1 ] || break
+			lossless=$r
+		done
+		consumer_run "$1" "$2" 0 $N
+		max_rate=$got max_drops=$drp
+		[ "$ok" -eq 1 ] && [ "$got" -gt "$lossless" ] && lossless=$got
+	}
+	for act in printf count; do
+		what=$act
+		[ $act = count ] && what="count()"
+		consumer_rate ours $act
+		o_ll=$lossless o_max=$max_rate o_md=$max_drops
+		consumer_rate bpftrace $act
+		row "$what, lossless: highest events/s (0 drops, exact)" "$o_ll" "$lossless"
+		row "$what, unpaced source: events/s reached" "$o_max" "$max_rate"
+		row "$what, unpaced source: drops of 1,000,000" "$o_md" "$max_drops"
+	done
+	rm -rf "$shm"
+else
+	echo "(consumer: needs root and bpftrace; skipped)"
+fi
+
+# ---------------------------------------------------------------------
 # Tools
 {
 	echo "provider big {"

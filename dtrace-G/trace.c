@@ -651,14 +651,21 @@ static struct tfile *file_get(pid_t pid, const char *range, const char *path)
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
 	f->path = xstrdup(path);
+	{
+		/* a file deleted or replaced since it was mapped */
+		size_t n = strlen(f->path), k = strlen(" (deleted)");
+
+		if (n > k && !strcmp(f->path + n - k, " (deleted)"))
+			f->path[n - k] = '\0';
+	}
 	PUSH(T.files, T.nfiles, f);
 	if (!S_ISREG(st.st_mode)) {
 		f->failed = true;
 		return f;
 	}
-	if (path_ok(path) && stat(path, &ps) == 0 && ps.st_dev == st.st_dev &&
-	    ps.st_ino == st.st_ino)
-		f->upath = xstrdup(path);
+	if (path_ok(f->path) && stat(f->path, &ps) == 0 &&
+	    ps.st_dev == st.st_dev && ps.st_ino == st.st_ino)
+		f->upath = xstrdup(f->path);
 	else
 		f->upath = xstrdup(mf); /* deleted, replaced or oddly named */
 	file_read_elf(f, f->upath);

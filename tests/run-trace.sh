@@ -274,6 +274,21 @@ timeout 60 "$DTRACE" -q -o out.txt -n 'tr$target:::done { printf("two\n"); }' \
 	-c "./trprog done" >/dev/null 2>&1
 expect_out "-o appends" 'one\n\ntwo\n\n'
 
+# a run-time fault: reported as DTrace does, the clause ends, the next runs
+trun -q -n 'tr$target:::tick /arg0 == 0/ { printf("%s\n", copyinstr(arg0)); }
+	tr$target:::tick /arg0 == 0/ { printf("next\n"); }' -c "./trprog 'tick 1'"
+expect_eq "invalid address: status" 0 "$status"
+expect_out "invalid address: the next clause runs" 'next\n\n'
+expect_grep "invalid address: message" "^dtrace: error on enabled probe ID [0-9]* (ID [0-9]*: tr[0-9]*:trprog:run:tick): invalid address (0x0) in action #1" err.txt
+
+# a program in a directory with a blank in its name, and one deleted
+# while it runs: the uprobes go through /proc/PID/map_files
+mkdir "sp ace"
+cp trprog "sp ace/trprog"
+trun -q -n 'tr$target:::tick { printf("%s %d\n", probemod, arg0); }' \
+	-c "'./sp ace/trprog' 'tick 2'"
+expect_out "a path with a blank" 'trprog 0\ntrprog 1\n\n'
+
 # ---------------------------------------------------------------------
 # 2. Aggregations, printed at the end in DTrace's layout
 
@@ -434,6 +449,27 @@ echo quit >&4
 exec 3>&- 4>&-
 wait_until 100 dead "$a"
 wait_until 100 dead "$b"
+
+# a running program whose file was deleted
+cp trprog trprog-del
+rm -f d.in d.out
+mkfifo d.in
+./trprog-del <d.in >>d.out 2>&1 3>&- 4>&- 5>&- 6>&- &
+del=$!
+bg_pids="$bg_pids $del"
+exec 3>d.in
+wait_until 100 answered d.out '^ready' || fail "trprog-del did not start"
+rm trprog-del
+consumer cdel -q -p "$del" -n 'tr$target:::tick { printf("%s %d\n", probemod, arg0); }' -n "$READY"
+ready cdel
+echo "tick 2" >&3
+wait_until 100 answered d.out '^ok tick' || fail "no answer"
+stop_pid "$dt_pid" INT
+printf 'ready\ntrprog-del 0\ntrprog-del 1\n\n' >expected.txt
+expect_file_eq "a deleted program" expected.txt cdel.txt
+echo quit >&3
+exec 3>&-
+wait_until 100 dead "$del"
 
 # ---------------------------------------------------------------------
 # 5. Threads: exact counts, and 200 enable/disable cycles at full speed

@@ -180,6 +180,7 @@ struct tproc {
 	int pidfd;
 	bool target; /* -p or -c */
 	bool created; /* -c: killed when we exit early */
+	bool held;    /* -c: still stopped at its entry point by us */
 	bool exited;
 	int wstatus;
 	uint64_t start;
@@ -199,9 +200,9 @@ struct tproc {
 struct hit {
 	uint64_t time;
 	uint32_t pid, tid, cpu;
+	size_t rawoff; /* the raw record, in the arena */
 	const uint8_t *raw;
 	uint32_t rawlen;
-	uint8_t *buf; /* owns raw when the record wrapped */
 };
 
 static struct {
@@ -217,6 +218,7 @@ static struct {
 	size_t nprocs;
 	struct tevent **evs;
 	size_t nevs;
+	struct tevent **by_tp; /* 65536 entries, by tracepoint ID */
 	struct tprobe **probes;
 	size_t nprobes;
 	unsigned next_id, next_epid;
@@ -237,6 +239,8 @@ static struct {
 	int status;
 	struct hit *hits;
 	size_t nhits, caphits;
+	uint8_t *arena; /* the raw records of the hits read */
+	size_t alen, acap;
 	struct tcpu *cpus;
 	size_t ncpus;
 	bool perm_warned;
@@ -965,6 +969,16 @@ static struct tevent *event_get(struct tfile *f, uint64_t off,
 		free(e);
 		return NULL;
 	}
+	if (e->tp <= 0 || e->tp > 0xffff) {
+		say("uprobe event %s/%s has ID %d, outside what records carry",
+		    T.group, e->name, e->tp);
+		T.enable_failed = true;
+		free(e);
+		return NULL;
+	}
+	if (!T.by_tp)
+		T.by_tp = xcalloc(0x10000, sizeof(*T.by_tp));
+	T.by_tp[e->tp] = e;
 	PUSH(T.evs, T.nevs, e);
 	return e;
 }
@@ -1235,9 +1249,84 @@ static void proc_file_probes(struct tproc *pr, struct tfile *f,
 	}
 }
 
+/*
+ * Hold a running process still while its probes are enabled, as DTrace
+ * grabs it: a uprobe's perf events are opened one (thread, CPU) at a
+ * time, and its semaphore goes up with the first, so a thread running
+ * meanwhile could take a guarded probe that is not recorded yet.  Every
+ * thread is seized and interrupted (ptrace), then let go where it was;
+ * a signal that arrived meanwhile is delivered on release.  A process
+ * that cannot be seized (a debugger has it) is enabled running.
+ */
+struct frozen {
+	pid_t tid;
+	int sig;
+};
+
+static size_t proc_freeze(struct tproc *pr, struct frozen **fz)
+{
+	size_t n = 0;
+	bool more = true;
+
+	for (int round = 0; more && round < 100; round++) {
+		char p[64];
+		DIR *d;
+		struct dirent *de;
+
+		more = false;
+		snprintf(p, sizeof(p), "/proc/%d/task", (int)pr->pid);
+		d = opendir(p);
+		if (!d)
+			break;
+		while ((de = readdir(d))) {
+			pid_t tid = (pid_t)atoi(de->d_name);
+			struct frozen f = {tid, 0};
+			bool seen = false;
+			int st;
+
+			if (tid <= 0)
+				continue;
+			for (size_t i = 0; i < n; i++)
+				seen |= (*fz)[i].tid == tid;
+			if (seen || ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0)
+				continue;
+			more = true;
+			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) == 0 &&
+			    waitpid(tid, &st, __WALL) == tid && WIFSTOPPED(st) &&
+			    (st >> 16) != PTRACE_EVENT_STOP)
+				f.sig = WSTOPSIG(st); /* a signal's stop */
+			*fz = xrealloc(*fz, n + 1, sizeof(**fz));
+			(*fz)[n++] = f;
+		}
+		closedir(d);
+	}
+	return n;
+}
+
+static void proc_thaw(struct frozen *fz, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		(void)ptrace(PTRACE_DETACH, fz[i].tid, NULL,
+			     (void *)(long)fz[i].sig);
+	free(fz);
+}
+
 /* Enable every matched probe of pr not yet enabled. */
 static void proc_enable(struct tproc *pr)
 {
+	struct frozen *fz = NULL;
+	size_t nfz = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < T.nprobes && !any; i++) {
+		struct tprobe *p = T.probes[i];
+
+		any = p->pid == pr->pid && !p->enabled && p->nclauses;
+	}
+	if (!any)
+		return;
+	if (!pr->held)
+		nfz = proc_freeze(pr, &fz);
 	for (size_t i = 0; i < T.nprobes; i++) {
 		struct tprobe *p = T.probes[i];
 		unsigned nargs;
@@ -1264,6 +1353,10 @@ static void proc_enable(struct tproc *pr)
 			(void)proc_enable_event(pr, e);
 		}
 	}
+	if (nfz)
+		proc_thaw(fz, nfz);
+	else
+		free(fz);
 }
 
 /* The module name: what the helper registered, else the file's name. */
@@ -1502,11 +1595,46 @@ static void hit_push(const struct hit *h)
 	T.hits[T.nhits++] = *h;
 }
 
-/* Take every record out of one ring buffer. */
+/* Copy n bytes into the arena the hits of one read point into. */
+static size_t arena_put(const void *p, size_t n)
+{
+	size_t off = T.alen;
+
+	if (T.alen + n > T.acap) {
+		T.acap = T.acap ? T.acap : 1 << 16;
+		while (T.alen + n > T.acap)
+			T.acap *= 2;
+		T.arena = xrealloc(T.arena, T.acap, 1);
+	}
+	memcpy(T.arena + off, p, n);
+	T.alen += n;
+	return off;
+}
+
+/* Copy len bytes at ring offset pos (which may wrap) to dst. */
+static void ring_copy(const uint8_t *data, uint64_t size, uint64_t pos,
+		      void *dst, size_t len)
+{
+	if (pos + len <= size) {
+		memcpy(dst, data + pos, len);
+	} else {
+		size_t a = (size_t)(size - pos);
+
+		memcpy(dst, data + pos, a);
+		memcpy((uint8_t *)dst + a, data, len - a);
+	}
+}
+
+/*
+ * Take every record out of one ring buffer: samples are copied to the
+ * arena (the buffer space is given back at once), lost-record counts
+ * are reported.
+ */
 static void rb_drain(struct tcpu *tc)
 {
+	static uint8_t rec[1 << 16]; /* a record's size is 16 bits */
 	struct perf_event_mmap_page *mp = tc->rb;
-	uint8_t *data = (uint8_t *)tc->rb + getpagesize();
+	const uint8_t *data = (const uint8_t *)tc->rb + getpagesize();
 	uint64_t size = T.rbsize, head, tail;
 
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
@@ -1514,60 +1642,36 @@ static void rb_drain(struct tcpu *tc)
 	while (tail < head) {
 		struct perf_event_header hdr;
 		uint64_t pos = tail % size;
-		uint8_t *rec;
-		uint8_t *own = NULL;
 
-		if (pos + sizeof(hdr) <= size) {
-			memcpy(&hdr, data + pos, sizeof(hdr));
-		} else {
-			size_t a = (size_t)(size - pos);
-
-			memcpy(&hdr, data + pos, a);
-			memcpy((uint8_t *)&hdr + a, data, sizeof(hdr) - a);
-		}
-		if (hdr.size < sizeof(hdr))
-			break;
-		if (pos + hdr.size <= size) {
-			rec = own = xcalloc(1, hdr.size);
-			memcpy(rec, data + pos, hdr.size);
-		} else {
-			size_t a = (size_t)(size - pos);
-
-			rec = own = xcalloc(1, hdr.size);
-			memcpy(rec, data + pos, a);
-			memcpy(rec + a, data, hdr.size - a);
-		}
+		ring_copy(data, size, pos, &hdr, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || hdr.size > head - tail)
+			break; /* cannot happen: the kernel writes whole records */
+		ring_copy(data, size, pos, rec, hdr.size);
 		if (hdr.type == PERF_RECORD_SAMPLE) {
+			/* TID, TIME, CPU (+ reserved), RAW size and bytes */
 			const uint8_t *q = rec + sizeof(hdr);
-
-			T.received++;
 			struct hit h = {0};
 			uint32_t raw;
 
+			T.received++;
 			memcpy(&h.pid, q, 4);
 			memcpy(&h.tid, q + 4, 4);
 			memcpy(&h.time, q + 8, 8);
 			memcpy(&h.cpu, q + 16, 4);
 			memcpy(&raw, q + 24, 4);
 			if (28 + (size_t)raw <= hdr.size - sizeof(hdr)) {
-				h.raw = q + 28;
+				h.rawoff = arena_put(q + 28, raw);
 				h.rawlen = raw;
-				h.buf = own;
-				own = NULL;
 				hit_push(&h);
 			}
 		} else if (hdr.type == PERF_RECORD_LOST) {
 			uint64_t lost;
-			uint32_t cpu = 0;
+			uint32_t cpu = (uint32_t)tc->cpu;
 
 			memcpy(&lost, rec + sizeof(hdr) + 8, 8);
-			/* sample_id: pid, tid, time, cpu */
-			if (hdr.size >= sizeof(hdr) + 16 + 20)
-				memcpy(&cpu, rec + sizeof(hdr) + 16 + 16, 4);
 			T.drops += lost;
 			say("%" PRIu64 " drops on CPU %u", lost, cpu);
 		}
-		free(own);
 		tail += hdr.size;
 	}
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
@@ -1580,12 +1684,10 @@ static int hit_cmp(const void *a, const void *b)
 	return (x->time > y->time) - (x->time < y->time);
 }
 
-static struct tevent *event_by_tp(int tp)
+/* A record's event, by its type (the tracepoint ID, 16 bits). */
+static struct tevent *event_by_tp(uint16_t tp)
 {
-	for (size_t i = 0; i < T.nevs; i++)
-		if (T.evs[i]->tp == tp)
-			return T.evs[i];
-	return NULL;
+	return T.by_tp ? T.by_tp[tp] : NULL;
 }
 
 static uint64_t field_u(const struct hit *h, int off, int size, bool sgn)
@@ -1704,14 +1806,14 @@ static void read_buffers(void)
 {
 	for (size_t i = 0; i < T.ncpus; i++)
 		rb_drain(&T.cpus[i]);
+	for (size_t i = 0; i < T.nhits; i++)
+		T.hits[i].raw = T.arena + T.hits[i].rawoff;
 	if (T.nhits > 1)
 		qsort(T.hits, T.nhits, sizeof(*T.hits), hit_cmp);
-	for (size_t i = 0; i < T.nhits; i++) {
-		if (!T.exit_called)
-			hit_process(&T.hits[i]);
-		free(T.hits[i].buf);
-	}
+	for (size_t i = 0; i < T.nhits && !T.exit_called; i++)
+		hit_process(&T.hits[i]);
 	T.nhits = 0;
+	T.alen = 0;
 	fflush(T.out);
 }
 
@@ -2227,7 +2329,7 @@ int dt_trace(const struct dt_trace_opts *o)
 			kill(pid, SIGKILL);
 			goto out;
 		}
-		pr->created = true;
+		pr->created = pr->held = true;
 		if (!target)
 			target = pid;
 	}
@@ -2299,9 +2401,11 @@ int dt_trace(const struct dt_trace_opts *o)
 	}
 	/* let the commands go */
 	for (size_t i = 0; i < T.nprocs; i++)
-		if (T.procs[i]->created)
+		if (T.procs[i]->held) {
 			(void)ptrace(PTRACE_DETACH, T.procs[i]->pid, NULL,
 				     NULL);
+			T.procs[i]->held = false;
+		}
 	fire_dtrace(&T.begin, T.begin_clauses, T.nbegin);
 	fflush(T.out);
 	loop(sfd, ifd);

@@ -20,17 +20,20 @@
  * removes it.  The event's fetch arguments copy, at hit time, the
  * arguments as the site's stapsdt note describes them (else the SysV
  * call registers and stack slots), the strings the D program reads with
- * copyinstr(), and the thread's name.  A perf event per (uprobe event,
- * thread of a traced process) turns it on: the kernel installs
- * breakpoints only in the address spaces of processes with such an event,
- * so another process running the same binary pays nothing.  inherit = 1
- * follows threads created later; all events of one thread share one ring
- * buffer (PERF_EVENT_IOC_SET_OUTPUT), which inherited events write too.
+ * copyinstr(), and the thread's name.  Perf events per (uprobe event,
+ * thread of a traced process, CPU) turn it on: the kernel installs
+ * breakpoints only in the address spaces of processes with such an
+ * event, so another process running the same binary pays nothing.
+ * inherit = 1 follows threads created later.  A running process is held
+ * still (ptrace) while its events are opened, so no thread takes a probe
+ * half enabled.
  *
- * Reading.  Every switchrate (10 ms) or when a buffer is half full, all
- * buffers are read, the hits are sorted by time and the D program runs
- * on each (dlang.h).  Records the kernel could not store are counted and
- * reported ("N drops on CPU C"), never silent.
+ * Reading.  Each CPU has a ring buffer, which every event on that CPU
+ * writes (PERF_EVENT_IOC_SET_OUTPUT).  Every switchrate (10 ms) or when a
+ * buffer is half full, all buffers are read, the hits are sorted by time
+ * and the D program runs on each (dlang.h).  Records the kernel could not
+ * store are reported ("N drops on CPU C"), and at the end the events' own
+ * counts give the exact number of hits that were never read.
  *
  * Cleanup.  On exit(), the end of all targets, SIGINT, SIGTERM and
  * SIGHUP, the perf events are closed (the kernel removes the breakpoints

@@ -46,6 +46,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdarg.h>
@@ -716,4 +717,150 @@ out:
 		elf_end(r.elf);
 	close(fd);
 	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* The probes of a running process's mapped files (dtrace -l -p) */
+
+/*
+ * The load bias of the file mapped at start with offset pgoff: run-time
+ * address = link-time address + bias.  The PT_LOAD segment holding file
+ * offset pgoff was mapped at start.
+ */
+static int file_bias(const char *path, uint64_t start, uint64_t pgoff,
+		     uint64_t *bias)
+{
+	Elf *elf;
+	size_t nph;
+	int fd, err = -ENOENT;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_getphdrnum(elf, &nph) == 0) {
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) ||
+			    ph.p_type != PT_LOAD)
+				continue;
+			if ((ph.p_offset & ~(uint64_t)4095) != pgoff)
+				continue;
+			/* the page holding p_offset is at start */
+			*bias = start + (ph.p_offset & 4095) - ph.p_vaddr;
+			err = 0;
+			break;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
+int dt_process_probes(struct dt_probes *pl, pid_t pid,
+		      const struct dt_collect_opts *o)
+{
+	char p[64], line[PATH_MAX + 256];
+	FILE *maps;
+	struct {
+		unsigned long long dev_ino[2];
+	} *seen = NULL;
+	size_t nseen = 0;
+	int added = 0;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
+	maps = fopen(p, "re");
+	if (!maps)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long long start, end, pgoff, ino;
+		unsigned dmaj, dmin;
+		char perms[8], mf[PATH_MAX], msg[256];
+		const char *path, *base;
+		struct dt_object *obj;
+		size_t first = pl->n, plen;
+		uint64_t bias = 0;
+		int pos = 0;
+		bool dup = false;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start,
+			   &end, perms, &pgoff, &dmaj, &dmin, &ino,
+			   &pos) < 7 ||
+		    !pos || perms[2] != 'x' || !ino)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		path = line + pos;
+		if (path[0] != '/')
+			continue;
+		for (size_t i = 0; i < nseen && !dup; i++)
+			dup = seen[i].dev_ino[0] ==
+				      ((unsigned long long)dmaj << 32 | dmin) &&
+			      seen[i].dev_ino[1] == ino;
+		if (dup)
+			continue;
+		{
+			void *ns = realloc(seen, (nseen + 1) * sizeof(*seen));
+
+			if (!ns) {
+				added = -ENOMEM;
+				break;
+			}
+			seen = ns;
+			seen[nseen].dev_ino[0] =
+				(unsigned long long)dmaj << 32 | dmin;
+			seen[nseen++].dev_ino[1] = ino;
+		}
+		/* the mapping itself: right even if the file was replaced */
+		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx",
+			 (int)pid, start, end);
+		/* map_files needs CAP_SYS_ADMIN; else the path, if still it */
+		if (access(mf, R_OK) != 0) {
+			struct stat st;
+
+			if (stat(path, &st) != 0 || st.st_ino != ino)
+				continue;
+			snprintf(mf, sizeof(mf), "%s", path);
+		}
+		if (file_bias(mf, start, pgoff, &bias) < 0 ||
+		    dt_object_probes(pl, mf, o, msg, sizeof(msg)) < 0)
+			continue;
+		obj = pl->objs[pl->nobjs - 1];
+		plen = strlen(path);
+		if (plen > 10 && !strcmp(path + plen - 10, " (deleted)"))
+			plen -= 10;
+		free(obj->path);
+		obj->path = strndup(path, plen);
+		if (!obj->path) {
+			added = -ENOMEM;
+			break;
+		}
+		base = strrchr(obj->path, '/');
+		obj->mod = base ? base + 1 : obj->path;
+		for (size_t i = first; i < pl->n; i++) {
+			struct dt_probe *q = &pl->v[i];
+
+			q->origin = DT_ORIGIN_PROCESS;
+			q->pid = pid;
+			snprintf(q->provider, sizeof(q->provider), "%s%d",
+				 q->prov, (int)pid);
+			q->mod = obj->mod;
+			q->path = obj->path;
+			q->bias = bias;
+			if (q->addr_known) {
+				q->addr += bias;
+				for (unsigned s = 0; s < q->nsites; s++)
+					q->sites[s] += bias;
+				for (unsigned s = 0; s < q->nensites; s++)
+					q->ensites[s] += bias;
+			}
+			added++;
+		}
+	}
+	fclose(maps);
+	free(seen);
+	return added;
 }

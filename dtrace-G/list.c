@@ -16,8 +16,9 @@
  *
  * A probe is listed when it matches any of the descriptions given (all
  * probes without one), and only once, in ID order.  -p keeps the
- * user-level probes of the processes named; a process that does not
- * exist, or has registered no probes, is an error before anything is
+ * user-level probes of the processes named: those it registered, else
+ * those of the files it maps (what tracing with -p enables); a process
+ * that does not exist, or has no probes, is an error before anything is
  * printed ("failed to grab pid N"), as DTrace fails to grab it.  A
  * description that matches nothing is reported with DTrace's words
  * after the listing, and the exit status is then 1:
@@ -189,12 +190,18 @@ static bool pid_listed(const struct dtrace_cmd *c, pid_t pid)
 	return false;
 }
 
-/* -p: every process named must be there, with probes. */
-static int grab_pids(const struct dtrace_cmd *c, const struct dt_probes *pl)
+/*
+ * -p: every process named must be there, with probes: those it
+ * registered, else those of the files it maps (what `dtrace -n -p`
+ * traces), which get IDs after the rest.
+ */
+static int grab_pids(const struct dtrace_cmd *c, struct dt_probes *pl,
+		     const struct dt_collect_opts *o)
 {
 	for (unsigned i = 0; i < c->npids; i++) {
 		bool found = false;
 		uint64_t start;
+		size_t first = pl->n;
 		int err;
 
 		for (size_t j = 0; j < pl->n && !found; j++)
@@ -203,16 +210,23 @@ static int grab_pids(const struct dtrace_cmd *c, const struct dt_probes *pl)
 		if (found)
 			continue;
 		err = reg_proc_stat(c->pids[i], &start, NULL, 0);
+		if (err == 0)
+			err = dt_process_probes(pl, c->pids[i], o);
+		for (size_t j = first; j < pl->n; j++)
+			pl->v[j].id = (unsigned)j + 1;
+		if (err > 0)
+			continue;
 		if (err == -ESRCH)
 			fprintf(stderr,
 				"dtrace: failed to grab pid %d: No such "
 				"process\n",
 				(int)c->pids[i]);
+		else if (err == -ENOMEM)
+			fprintf(stderr, "dtrace: out of memory\n");
 		else
 			fprintf(stderr,
 				"dtrace: failed to grab pid %d: no USDT probes "
-				"registered by it in %s (is dtrace-helperd "
-				"running?)\n",
+				"in the files it maps, none registered in %s\n",
 				(int)c->pids[i], reg_statedir());
 		return -ESRCH;
 	}
@@ -268,7 +282,7 @@ int dtrace_list(const struct dtrace_cmd *c)
 		rc = EXIT_FAILURE;
 		goto out;
 	}
-	if (grab_pids(c, &pl)) {
+	if (grab_pids(c, &pl, &o)) {
 		rc = EXIT_FAILURE;
 		goto out;
 	}

@@ -148,6 +148,17 @@ int dt_object_probes(struct dt_probes *pl, const char *path,
 		     const struct dt_collect_opts *o, char *msg, size_t msglen);
 void dt_object_free(struct dt_object *obj);
 
+/*
+ * elfprobes.c: append the probes of the files process pid maps
+ * executable (their DOF, else their stapsdt notes), as a registered
+ * process's probes are recorded: provider named with the pid, run-time
+ * sites, the module the file's name.  For `dtrace -l -p` on a process
+ * that did not register.  The number of probes added, or -errno (-ESRCH:
+ * no such process).  IDs are not assigned.
+ */
+int dt_process_probes(struct dt_probes *pl, pid_t pid,
+		      const struct dt_collect_opts *o);
+
 /* Stability and class names as dtrace(1) prints them. */
 const char *dt_stability_name(unsigned s);
 const char *dt_class_name(unsigned c);

@@ -11,7 +11,8 @@
 #    and a non-PIE program: the exact listing, the provider named with
 #    the pid (myapp<pid>), module and function, processes in pid order;
 #  - -p: only that process's probes, IDs as in the full listing; a pid
-#    that does not exist, and one that registered nothing, are errors;
+#    that does not exist, and one without probes, are errors; one that
+#    registered nothing: the probes of the files it maps;
 #  - -v: each site's run-time address is the link-time site (the
 #    program's stapsdt note location, inside the function nm names)
 #    plus the load bias /proc/PID/maps shows, with the FILE:LINE addr2line
@@ -221,7 +222,23 @@ expect_eq "-p of a dead process: nothing listed" "" "$(cat out.txt)"
 run_dtrace -l -p $$
 expect_eq "-p of a process without probes: status" 1 "$status"
 expect_grep "-p of a process without probes: message" \
-	"^dtrace: failed to grab pid $$: no USDT probes registered" err.txt
+	"^dtrace: failed to grab pid $$: no USDT probes in the files it maps, none registered" err.txt
+
+# a process that registered nothing: the probes of the files it maps,
+# what tracing it with -p enables, numbered after the registry's
+start 6 app
+prog6=$(basename "$(readlink "/proc/$pid6/exe")")
+{
+	row ID PROVIDER MODULE FUNCTION NAME
+	row 1 dtrace "" "" BEGIN
+	row 2 dtrace "" "" END
+	row 3 dtrace "" "" ERROR
+	rows_of 6 20
+} >expected.txt
+run_dtrace -l -p "$pid6"
+expect_eq "-p of an unregistered process: status" 0 "$status"
+expect_file_eq "-p of an unregistered process: its files' probes" expected.txt out.txt
+release 6
 
 # ---------------------------------------------------------------------
 # -v: run-time sites

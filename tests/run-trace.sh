@@ -435,11 +435,12 @@ ready c4
 kill -KILL "$c4"
 wait "$c4" 2>/dev/null
 forget_pid "$c4"
+# (any dtrace started from now on removes them: look at once)
+expect_grep "SIGKILLed consumer: its uprobe events are still there" "dtrace_${c4}_" "$tfs/uprobe_events"
 : >a.out
 echo enabled >&3
 wait_until 100 answered a.out '^ok enabled' || fail "no answer"
 expect_grep "SIGKILLed consumer: semaphores back to 0" '^enabled 0 0 -1$' a.out
-expect_grep "SIGKILLed consumer: its uprobe events are still there" "dtrace_${c4}_" "$tfs/uprobe_events"
 trun -q -n 'BEGIN { exit(0); }'
 expect_eq "next run: status" 0 "$status"
 expect_eq "next run removed the dead consumer's events" "" "$(ours_left)"

@@ -95,9 +95,9 @@ expect_eq "the registry starts empty" "" "$(ls "$reg" 2>&1)"
 # and dtrace -l lists exactly its probes.
 ctl_start a
 exec 3>a.in
-wait_until 100 answered a.out '^ready' || diag "ctl a: $(cat a.out)"
+wait_until 200 answered a.out '^ready' || diag "ctl a: $(cat a.out)"
 a=$ctl_pid
-wait_until 50 has_regs "$a" 2
+wait_until 100 has_regs "$a" 2
 expect_eq "ctl registers the program and its library" 2 "$(regs "$a")"
 check "the registry names the program" \
 	grep -q -a "^reg .* ctl /kt/ctl\$" "$reg/$a"
@@ -115,31 +115,31 @@ expect_file "dtrace -l -n 'hdlib*:::' lists the library's probe" \
 # Exit: drti's destructor removes the registrations, the file goes.
 echo quit >&3
 exec 3>&-
-wait_until 50 dead "$a"
+wait_until 100 dead "$a"
 wait "$a"
 expect_eq "ctl exits with 0" 0 $?
-wait_until 50 no_file "$a"
+wait_until 100 no_file "$a"
 check "exit: the registry file is gone" no_file "$a"
 expect_eq "dtrace -l lists nothing after the exit" "" "$(listing)"
 
 # dlopen/dlclose of a plugin with probes: 2 -> 3 -> 2.
 ctl_start b
 exec 3>b.in
-wait_until 100 answered b.out '^ready' || diag "ctl b: $(cat b.out)"
+wait_until 200 answered b.out '^ready' || diag "ctl b: $(cat b.out)"
 b=$ctl_pid
-wait_until 50 has_regs "$b" 2
+wait_until 100 has_regs "$b" 2
 expect_eq "second ctl: 2 registrations" 2 "$(regs "$b")"
 echo "open /kt/plug.so" >&3
-wait_until 50 answered b.out '^opened' || diag "dlopen: $(cat b.out)"
-wait_until 50 has_regs "$b" 3
+wait_until 100 answered b.out '^opened' || diag "dlopen: $(cat b.out)"
+wait_until 100 has_regs "$b" 3
 expect_eq "dlopen of plug.so: 3 registrations" 3 "$(regs "$b")"
 check "the registry names the plugin" \
 	grep -q -a "^reg .* plug.so /kt/plug.so\$" "$reg/$b"
 expect_eq "dtrace -l -n 'hdplug*:::' lists the plugin's probe" \
 	" hdplug$b plug.so plug_hello hello" "$(listing -n 'hdplug*:::')"
 echo close >&3
-wait_until 50 answered b.out '^closed' || diag "dlclose: $(cat b.out)"
-wait_until 50 has_regs "$b" 2
+wait_until 100 answered b.out '^closed' || diag "dlclose: $(cat b.out)"
+wait_until 100 has_regs "$b" 2
 expect_eq "dlclose: 2 registrations" 2 "$(regs "$b")"
 expect_eq "dtrace -l: the plugin's probe is gone" "" \
 	"$(listing | grep hdplug)"
@@ -147,13 +147,13 @@ expect_eq "dtrace -l: the plugin's probe is gone" "" \
 # fork: the child registers under its own pid; SIGKILL (no destructor)
 # still removes its file.
 echo fork >&3
-wait_until 50 answered b.out '^forked' || diag "fork: $(cat b.out)"
+wait_until 100 answered b.out '^forked' || diag "fork: $(cat b.out)"
 c=$(sed -n 's/^forked //p' b.out)
 if [ -n "$c" ]; then
-	wait_until 50 has_regs "$c" 2
+	wait_until 100 has_regs "$c" 2
 	expect_eq "fork: the child has 2 registrations" 2 "$(regs "$c")"
 	kill -KILL "$c"
-	wait_until 50 no_file "$c"
+	wait_until 100 no_file "$c"
 	check "SIGKILL: the child's registry file is gone" no_file "$c"
 else
 	not_ok "fork: ctl forked no child"
@@ -161,9 +161,9 @@ fi
 expect_eq "the parent still has 2 registrations" 2 "$(regs "$b")"
 echo quit >&3
 exec 3>&-
-wait_until 50 dead "$b"
+wait_until 100 dead "$b"
 wait "$b"
-wait_until 50 no_file "$b"
+wait_until 100 no_file "$b"
 check "second ctl exits: its registry file is gone" no_file "$b"
 expect_eq "the registry ends empty" "" "$(ls "$reg" 2>&1)"
 

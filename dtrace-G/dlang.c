@@ -592,6 +592,7 @@ struct clause {
 	unsigned nstmts;
 	bool records; /* a firing leaves a record (default line) */
 	uint16_t strargs;
+	uint32_t needs; /* d_clause_needs() */
 };
 
 struct opt {
@@ -2092,6 +2093,31 @@ static uint16_t strargs_of(const struct node *n)
 	return m;
 }
 
+/* What the clause reads of a firing (d_clause_needs). */
+static uint32_t needs_of(const struct node *n)
+{
+	uint32_t m = 0;
+	unsigned i;
+
+	if (!n)
+		return 0;
+	if (n->op == N_ARGN)
+		m |= 1u << n->sub;
+	if (n->op == N_ARGS) {
+		if (n->a->op == N_INT && n->a->ival >= 0 &&
+		    n->a->ival < D_MAXARGS)
+			m |= 1u << n->a->ival;
+		else
+			m |= D_NEED_ARGS;
+	}
+	if (n->op == N_BUILTIN && builtins[n->sub].id == B_EXECNAME)
+		m |= D_NEED_EXECNAME;
+	m |= needs_of(n->a) | needs_of(n->b) | needs_of(n->c);
+	for (i = 0; i < n->nargs; i++)
+		m |= needs_of(n->args[i]);
+	return m;
+}
+
 /* ------------------------------------------------------------------ */
 /* Statements and clauses */
 
@@ -2676,15 +2702,21 @@ static void compile_unit(struct parser *ps, const char *src)
 
 		c->records = clause_records(c);
 		c->strargs = strargs_of(c->pred);
+		c->needs = needs_of(c->pred);
 		for (j = 0; j < c->nstmts; j++) {
 			struct stmt *st = &c->stmts[j];
 			unsigned k;
 
 			c->strargs |= strargs_of(st->e);
-			for (k = 0; k < st->nargs; k++)
+			c->needs |= needs_of(st->e);
+			for (k = 0; k < st->nargs; k++) {
 				c->strargs |= strargs_of(st->args[k]);
-			for (k = 0; k < st->nkeys; k++)
+				c->needs |= needs_of(st->args[k]);
+			}
+			for (k = 0; k < st->nkeys; k++) {
 				c->strargs |= strargs_of(st->keys[k]);
+				c->needs |= needs_of(st->keys[k]);
+			}
 		}
 	}
 }
@@ -2853,6 +2885,11 @@ int d_clause_spec(const struct d_prog *p, unsigned clause)
 uint16_t d_clause_strargs(const struct d_prog *p, unsigned clause)
 {
 	return clause < p->nclauses ? p->clauses[clause].strargs : 0;
+}
+
+uint32_t d_clause_needs(const struct d_prog *p, unsigned clause)
+{
+	return clause < p->nclauses ? p->clauses[clause].needs : 0;
 }
 
 int d_exit_status(const struct d_prog *p)

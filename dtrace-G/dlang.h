@@ -108,6 +108,15 @@ int d_clause_spec(const struct d_prog *prog, unsigned clause);
  */
 uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
 
+/*
+ * What the clause reads of a firing, so the consumer has the kernel copy
+ * only that: bit N (D_NEED_ARGS) for argN or args[N] (all of them for
+ * args[] with a computed index), D_NEED_EXECNAME for execname.
+ */
+#define D_NEED_ARGS 0x0fffu
+#define D_NEED_EXECNAME 0x10000u
+uint32_t d_clause_needs(const struct d_prog *prog, unsigned clause);
+
 /* A probe as the D program sees it (constant for the probe's life). */
 struct d_probe {
 	unsigned id;	  /* dtrace -l ID */

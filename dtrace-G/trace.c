@@ -133,6 +133,7 @@ struct tprobe {
 	unsigned nclauses;
 	unsigned *epids;
 	uint16_t strmask;
+	uint32_t needs; /* d_clause_needs() of its clauses */
 	struct tfile *file;
 	uint64_t *offs; /* site file offsets */
 	unsigned noffs;
@@ -144,6 +145,7 @@ struct tevent {
 	struct tfile *file;
 	uint64_t off;
 	uint16_t strmask;
+	uint32_t needs;
 	char name[32];
 	int tp; /* tracepoint id */
 	/* raw record layout, from the event's format file */
@@ -729,6 +731,7 @@ static void probe_match_clauses(struct tprobe *p)
 					    sizeof(*p->epids));
 			p->epids[p->nclauses - 1] = ++T.next_epid;
 			p->strmask |= d_clause_strargs(T.prog, c);
+			p->needs |= d_clause_needs(T.prog, c);
 		}
 	}
 }
@@ -876,8 +879,14 @@ static int sysv_loc(unsigned i, char *loc, size_t len)
 	return snprintf(loc, len, "+%u(%%sp)", (i - 6) * 8);
 }
 
+/*
+ * The uprobe event for a site, fetching what the clauses need: the
+ * arguments they read (needs), the strings at the arguments of strmask,
+ * the thread's name for execname.  Less to copy is less cost per hit.
+ */
 static struct tevent *event_get(struct tfile *f, uint64_t off,
-				uint16_t strmask, unsigned nargs)
+				uint16_t strmask, uint32_t needs,
+				unsigned nargs)
 {
 	const struct tnote *note = file_note_at(f, off);
 	char line[4096], loc[D_MAXARGS][64];
@@ -888,7 +897,8 @@ static struct tevent *event_get(struct tfile *f, uint64_t off,
 
 	for (size_t i = 0; i < T.nevs; i++) {
 		e = T.evs[i];
-		if (e->file == f && e->off == off && e->strmask == strmask)
+		if (e->file == f && e->off == off && e->strmask == strmask &&
+		    e->needs == needs)
 			return e;
 	}
 	if (T.tfs_err[0]) {
@@ -901,6 +911,7 @@ static struct tevent *event_get(struct tfile *f, uint64_t off,
 	e->file = f;
 	e->off = off;
 	e->strmask = strmask;
+	e->needs = needs;
 	snprintf(e->name, sizeof(e->name), "e%u", T.nev++);
 	n = (size_t)snprintf(line, sizeof(line), "p:%s/%s %s:0x%" PRIx64,
 			     T.group, e->name, f->upath, off);
@@ -920,10 +931,11 @@ static struct tevent *event_get(struct tfile *f, uint64_t off,
 			if (spec_fetch(f, &a, loc[i], sizeof(loc[i]), type,
 				       sizeof(type))) {
 				have[i] = true;
-				n += (size_t)snprintf(line + n, sizeof(line) - n,
-						      " a%u=%s:%s", i, loc[i],
-						      type);
-			} else {
+				if (needs & (1u << i))
+					n += (size_t)snprintf(
+						line + n, sizeof(line) - n,
+						" a%u=%s:%s", i, loc[i], type);
+			} else if (needs & (1u << i)) {
 				n += (size_t)snprintf(line + n, sizeof(line) - n,
 						      " a%u=\\0:u64", i);
 			}
@@ -936,8 +948,9 @@ static struct tevent *event_get(struct tfile *f, uint64_t off,
 		for (unsigned i = 0; i < nargs; i++) {
 			sysv_loc(i, loc[i], sizeof(loc[i]));
 			have[i] = true;
-			n += (size_t)snprintf(line + n, sizeof(line) - n,
-					      " a%u=%s:x64", i, loc[i]);
+			if (needs & (1u << i))
+				n += (size_t)snprintf(line + n, sizeof(line) - n,
+						      " a%u=%s:x64", i, loc[i]);
 		}
 		e->nargs = nargs;
 	}
@@ -945,7 +958,10 @@ static struct tevent *event_get(struct tfile *f, uint64_t off,
 		if ((strmask & (1u << i)) && have[i] && loc[i][0] != '\\')
 			n += (size_t)snprintf(line + n, sizeof(line) - n,
 					      " s%u=+0(%s):string", i, loc[i]);
-	n += (size_t)snprintf(line + n, sizeof(line) - n, " xcomm=$comm\n");
+	if (needs & D_NEED_EXECNAME)
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      " xcomm=$comm");
+	n += (size_t)snprintf(line + n, sizeof(line) - n, "\n");
 	if (n >= sizeof(line)) {
 		say("%s: site 0x%" PRIx64 ": uprobe definition too long",
 		    f->path, off);
@@ -1340,7 +1356,8 @@ static void proc_enable(struct tproc *pr)
 		nargs = p->nargs;
 		for (unsigned s = 0; s < p->noffs; s++) {
 			struct tevent *e = event_get(p->file, p->offs[s],
-						     p->strmask, nargs);
+						     p->strmask, p->needs,
+						     nargs);
 			bool have = false;
 
 			if (!e)

@@ -522,6 +522,13 @@ static void test_builtins(void)
 	free(out);
 	free(err);
 	ok(d_clause_strargs(p, 0) == 0xf, "strargs: every args[N] used");
+	ok(d_clause_needs(p, 0) == 0xf, "needs: every args[N] used, no execname");
+	d_free(p);
+
+	p = compile("a { @ = count(); } b /arg5 > 1/ { @x[args[arg0]] = sum(arg11); }");
+	ok(p && d_clause_needs(p, 0) == 0, "needs: count() needs nothing");
+	ok(p && d_clause_needs(p, 1) == D_NEED_ARGS,
+	   "needs: args[] with a computed index needs every argument");
 	d_free(p);
 
 	p = compile("#pragma D option quiet\n"
@@ -530,6 +537,8 @@ static void test_builtins(void)
 		    "stringof(pid), lltostr(-42), strjoin(execname, \"-x\"), "
 		    "copyinstr(arg1)); }");
 	ok(d_clause_strargs(p, 0) == 0x3, "strargs: copyinstr(arg0/arg1)");
+	ok(d_clause_needs(p, 0) == (0x3 | D_NEED_EXECNAME),
+	   "needs: arg0, arg1 and execname");
 	f.str[0] = "hello world";
 	f.strlen[0] = 5; /* the kernel copied 5 bytes only */
 	f.str[1] = NULL;

@@ -1,0 +1,706 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fasttrap.c - /dev/dtrace/fasttrap (dtrace_fasttrap.ko): the kernel side
+ * of `dtrace -n`, as sdk/fasttrap_abi.h specifies it.
+ *
+ * Each open file is a consumer (struct ft_con) with a byte ring.  Each
+ * FASTTRAPIOC_ENABLE makes a site (struct ft_site): one kernel uprobe
+ * consumer on (inode, offset), registered with the probe's semaphore as
+ * reference counter and a filter that accepts one address space, the
+ * target process's.  The uprobe core asks the filters of every consumer
+ * of a uprobe before it writes a breakpoint (or bumps a semaphore) into
+ * an mm, so a process that merely runs the same binary keeps its NOPs and
+ * its semaphores at 0.  The mm is pinned with mmgrab() (the struct, not
+ * the address space) and only compared by pointer: an exited or exec'ed
+ * process simply stops matching, and no later mm can take the address
+ * while we hold it.
+ *
+ * The handler runs in the traced thread, in process context, on the way
+ * back to user mode.  It fetches the arguments as struct ft_arg says
+ * (registers by x86-64 DWARF number, memory at register + displacement,
+ * constants), copies the requested strings, and appends one whole record
+ * to its own consumer's ring; a site enabled by two consumers is two
+ * uprobe consumers, so each gets its record.  The record is built in a
+ * per-CPU scratch buffer with preemption off, reading user memory with
+ * page faults disabled; when a read faults and the handler may sleep, it
+ * faults the page in and builds the record again (at most twice), so a
+ * string on a page the program has not touched yet is still copied.
+ *
+ * Legacy is-enabled sites (FT_ISENABLED) are `31 c0 0f 1f 00`, checked
+ * through the file before anything is registered: the uprobe goes on the
+ * NOP at offset + 2 and its handler sets %rax to 1, after the xor and
+ * before the guarded test; it records nothing.
+ *
+ * The ring is a power of two in bytes, with free-running head and tail:
+ * writers (handlers) copy a record in and move head under the spinlock;
+ * the reader (one at a time, ft_con.read_lock) copies whole records out
+ * of [tail, head) without the spinlock -- writers never touch that part
+ * -- then moves tail.  Records are multiples of 8 bytes and so is the
+ * ring, so a record's 4-byte size field never wraps; a record's body may
+ * wrap in the ring but read(2) always hands out whole records.
+ *
+ * Teardown: release() unregisters every site of the file.  Unregistering
+ * waits for running handlers of that uprobe consumer (6.1: the uprobe's
+ * register_rwsem; later kernels: uprobe_unregister_sync()), so the ring,
+ * the sites and their inodes and mms are freed only after the last hit.
+ * Open files hold the module (fops.owner), so rmmod cannot race them.
+ *
+ * Kernel interfaces that changed after 6.1 are picked by Kbuild, by
+ * looking at the headers (FT_* defines): the registration API returning a
+ * struct uprobe, the filter without its context argument, and the
+ * handler's `data` argument.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pagemap.h>
+#include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/poll.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <linux/uprobes.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+
+#include "fasttrap_abi.h"
+
+/* the record's fixed part: its layout is the ABI */
+static_assert(sizeof(struct ft_record) == 176);
+static_assert(sizeof(struct ft_enable) == 40 + FT_MAXARGS * 16);
+
+#define FT_RECMAX (sizeof(struct ft_record) + FT_MAXARGS * FT_STRMAX)
+#define FT_NREGS 17 /* DWARF 0..16 */
+
+static unsigned int ring_kib = 4096;
+module_param(ring_kib, uint, 0444);
+MODULE_PARM_DESC(
+	ring_kib,
+	"ring per open file in KiB, rounded up to a power of two (4096)");
+
+static unsigned int max_sites = 65536;
+module_param(max_sites, uint, 0644);
+MODULE_PARM_DESC(max_sites, "sites one open file may enable (65536)");
+
+struct ft_con {
+	spinlock_t lock; /* head, tail, hits, drops */
+	u8 *ring;
+	u64 mask; /* ring size - 1 */
+	u64 head, tail;
+	u64 hits, drops;
+	wait_queue_head_t wq;
+	struct mutex read_lock; /* one reader at a time */
+	struct mutex sites_lock;
+	struct list_head sites;
+	unsigned int nsites;
+	struct pid_namespace
+		*pidns; /* pids in records are as the opener sees them */
+};
+
+struct ft_site {
+	struct uprobe_consumer uc;
+	struct list_head link;
+	struct ft_con *con;
+	struct inode *inode;  /* ihold */
+	loff_t offset;	      /* where the uprobe is (+ 2 for FT_ISENABLED) */
+	struct mm_struct *mm; /* mmgrab: compared, never used */
+#ifdef FT_REGISTER_RETURNS_UPROBE
+	struct uprobe *uprobe;
+#endif
+	u64 cookie;
+	u32 flags;
+	u16 nargs, strmask;
+	struct ft_arg args[FT_MAXARGS];
+};
+
+struct ft_scratch {
+	u8 buf[FT_RECMAX];
+};
+static struct ft_scratch __percpu *ft_scratch;
+
+/* ------------------------------------------------------------------ */
+/* The handler */
+
+/* DWARF register number -> value in regs (ft_enable_check: reg < FT_NREGS) */
+static u64 ft_reg(const struct pt_regs *regs, unsigned int reg)
+{
+	switch (reg) {
+	case 0:
+		return regs->ax;
+	case 1:
+		return regs->dx;
+	case 2:
+		return regs->cx;
+	case 3:
+		return regs->bx;
+	case 4:
+		return regs->si;
+	case 5:
+		return regs->di;
+	case 6:
+		return regs->bp;
+	case 7:
+		return regs->sp;
+	case 8:
+		return regs->r8;
+	case 9:
+		return regs->r9;
+	case 10:
+		return regs->r10;
+	case 11:
+		return regs->r11;
+	case 12:
+		return regs->r12;
+	case 13:
+		return regs->r13;
+	case 14:
+		return regs->r14;
+	case 15:
+		return regs->r15;
+	default:
+		/* 16: the probed instruction (the uprobe core sets ip back
+		 * to it for handlers), not the next one as in %rip-relative
+		 * operands: the consumer sends no FT_LOC_MEM on reg 16 */
+		return regs->ip;
+	}
+}
+
+static u64 ft_extend(u64 v, unsigned int size, bool is_signed)
+{
+	unsigned int shift = 64 - 8 * size;
+
+	if (size >= 8)
+		return v;
+	v <<= shift;
+	return is_signed ? (u64)((s64)v >> shift) : v >> shift;
+}
+
+/*
+ * Build site's record for this hit in buf; its size, rounded up to 8.
+ * A faulting read of user memory gives 0 (or an empty string) and sets
+ * *fault to the address, so the caller can fault it in and retry.
+ */
+static u32 ft_fill(const struct ft_site *s, const struct pt_regs *regs, u8 *buf,
+		   unsigned long *fault)
+{
+	struct ft_record *r = (struct ft_record *)buf;
+	u32 pos = sizeof(*r);
+
+	memset(r, 0, sizeof(*r));
+	for (unsigned int i = 0; i < s->nargs; i++) {
+		const struct ft_arg *a = &s->args[i];
+		u64 v = 0;
+
+		switch (a->kind) {
+		case FT_LOC_REG:
+			v = ft_reg(regs, a->reg);
+			break;
+		case FT_LOC_MEM: {
+			unsigned long addr = ft_reg(regs, a->reg) + a->off;
+
+			if (copy_from_user_nofault(&v, (void __user *)addr,
+						   a->size)) {
+				v = 0;
+				*fault = addr;
+			}
+			break;
+		}
+		case FT_LOC_CONST:
+			v = a->off;
+			break;
+		}
+		r->args[i] = ft_extend(v, a->size, a->is_signed);
+	}
+	for (unsigned int i = 0; i < s->nargs; i++) {
+		char *dst = (char *)buf + pos;
+		long n;
+
+		if (!(s->strmask & (1u << i)))
+			continue;
+		/* strncpy_from_user_nofault() is not exported by 6.1 */
+		pagefault_disable();
+		n = strncpy_from_user(dst, (const char __user *)r->args[i],
+				      FT_STRMAX);
+		pagefault_enable();
+		if (n < 0) {
+			if (r->args[i])
+				*fault = r->args[i];
+			continue;
+		}
+		if (n >= FT_STRMAX)
+			n = FT_STRMAX - 1; /* truncated: keep the NUL */
+		dst[n] = '\0';
+		r->strlen[i] = n + 1;
+		pos += n + 1;
+	}
+	/* the scratch buffer holds older records: clear the padding */
+	memset(buf + pos, 0, ALIGN(pos, 8) - pos);
+	pos = ALIGN(pos, 8);
+	r->size = pos;
+	r->cookie = s->cookie;
+	r->time = ktime_get_ns();
+	r->pid = task_tgid_nr_ns(current, s->con->pidns);
+	r->tid = task_pid_nr_ns(current, s->con->pidns);
+	memcpy(r->comm, current->comm, sizeof(r->comm));
+	r->comm[sizeof(r->comm) - 1] = '\0';
+	r->cpu = smp_processor_id();
+	return pos;
+}
+
+/* Append n bytes (a whole record) to con's ring, or count a drop. */
+static void ft_put(struct ft_con *con, const u8 *rec, u32 n)
+{
+	u64 size = con->mask + 1, at, first;
+	bool was_empty;
+
+	spin_lock(&con->lock);
+	if (size - (con->head - con->tail) < n) {
+		con->drops++;
+		spin_unlock(&con->lock);
+		return;
+	}
+	at = con->head & con->mask;
+	first = min_t(u64, n, size - at);
+	memcpy(con->ring + at, rec, first);
+	memcpy(con->ring, rec + first, n - first);
+	was_empty = con->head == con->tail;
+	con->head += n;
+	con->hits++;
+	spin_unlock(&con->lock);
+	/* a reader sleeps only on an empty ring */
+	if (was_empty)
+		wake_up_interruptible_poll(&con->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+static int ft_hit(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	struct ft_site *s = container_of(uc, struct ft_site, uc);
+	bool may_sleep = preemptible();
+	unsigned int tries = 0;
+
+	/*
+	 * Another consumer's process, or a fork of ours that inherited the
+	 * breakpoint: if every consumer of the uprobe says so, the core
+	 * removes the breakpoint from this mm.
+	 */
+	if (current->mm != s->mm)
+		return UPROBE_HANDLER_REMOVE;
+	if (s->flags & FT_ISENABLED) {
+		regs->ax = 1;
+		return 0;
+	}
+	for (;;) {
+		unsigned long fault = 0;
+		u8 *buf = get_cpu_ptr(ft_scratch)->buf;
+		u32 n = ft_fill(s, regs, buf, &fault);
+
+		if (!fault || !may_sleep || tries == 2) {
+			ft_put(s->con, buf, n);
+			put_cpu_ptr(ft_scratch);
+			return 0;
+		}
+		put_cpu_ptr(ft_scratch);
+		tries++;
+		/* a bad address stays bad: then record what we have */
+		if (fault_in_readable((const char __user *)fault, 1))
+			tries = 2;
+	}
+}
+
+#ifdef FT_HANDLER_HAS_DATA
+static int ft_handler(struct uprobe_consumer *uc, struct pt_regs *regs,
+		      __u64 *data)
+{
+	return ft_hit(uc, regs);
+}
+#else
+#define ft_handler ft_hit
+#endif
+
+#ifdef FT_FILTER_HAS_CTX
+static bool ft_filter(struct uprobe_consumer *uc, enum uprobe_filter_ctx ctx,
+		      struct mm_struct *mm)
+#else
+static bool ft_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
+#endif
+{
+	return container_of(uc, struct ft_site, uc)->mm == mm;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sites */
+
+static int ft_register(struct ft_site *s, loff_t refctr)
+{
+#ifdef FT_REGISTER_RETURNS_UPROBE
+	s->uprobe = uprobe_register(s->inode, s->offset, refctr, &s->uc);
+	return PTR_ERR_OR_ZERO(s->uprobe);
+#else
+	return uprobe_register_refctr(s->inode, s->offset, refctr, &s->uc);
+#endif
+}
+
+/* Unregister every site of con, then free them; no handler runs after. */
+static void ft_sites_free(struct ft_con *con)
+{
+	struct ft_site *s, *t;
+
+	list_for_each_entry(s, &con->sites, link)
+	{
+#ifdef FT_REGISTER_RETURNS_UPROBE
+		uprobe_unregister_nosync(s->uprobe, &s->uc);
+#else
+		uprobe_unregister(s->inode, s->offset, &s->uc);
+#endif
+	}
+#ifdef FT_REGISTER_RETURNS_UPROBE
+	if (!list_empty(&con->sites))
+		uprobe_unregister_sync();
+#endif
+	list_for_each_entry_safe(s, t, &con->sites, link)
+	{
+		list_del(&s->link);
+		iput(s->inode);
+		mmdrop(s->mm);
+		kfree(s);
+	}
+	con->nsites = 0;
+}
+
+/* The request's fields, before anything is looked up. */
+static int ft_enable_check(const struct ft_enable *en)
+{
+	if (en->flags & ~FT_ISENABLED || en->nargs > FT_MAXARGS ||
+	    en->strmask >> en->nargs || en->pid <= 0 || en->fd < 0 ||
+	    en->offset > (u64)LLONG_MAX - 8 || en->refctr > (u64)LLONG_MAX)
+		return -EINVAL;
+	if (en->flags & FT_ISENABLED && (en->nargs || en->strmask))
+		return -EINVAL;
+	for (unsigned int i = 0; i < FT_MAXARGS; i++) {
+		const struct ft_arg *a = &en->args[i];
+
+		if (a->pad || a->is_signed > 1)
+			return -EINVAL;
+		if (i >= en->nargs || a->kind == FT_LOC_NONE) {
+			/* unused: all zero, so it reads as 0 */
+			if (a->kind || a->reg || a->size || a->is_signed ||
+			    a->off)
+				return -EINVAL;
+			continue;
+		}
+		if (a->kind > FT_LOC_CONST || (a->size != 1 && a->size != 2 &&
+					       a->size != 4 && a->size != 8))
+			return -EINVAL;
+		if (a->kind != FT_LOC_CONST && a->reg >= FT_NREGS)
+			return -EINVAL;
+		if (a->kind == FT_LOC_CONST && a->reg)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* A legacy is-enabled site must be `xor %eax,%eax; nopl (%rax)`. */
+static int ft_isenabled_check(struct file *file, loff_t off)
+{
+	static const u8 want[5] = {0x31, 0xc0, 0x0f, 0x1f, 0x00};
+	u8 got[sizeof(want)];
+	ssize_t n;
+
+	/* the page cache holds the file as built: uprobes write only to
+	 * the processes' private copies */
+	n = kernel_read(file, got, sizeof(got), &off);
+	if (n < 0)
+		return n;
+	if (n != sizeof(want) || memcmp(got, want, sizeof(want)))
+		return -EINVAL;
+	return 0;
+}
+
+/* The target's mm, pinned as a struct only (mmgrab). */
+static struct mm_struct *ft_target_mm(struct ft_con *con, pid_t nr)
+{
+	struct task_struct *task;
+	struct mm_struct *mm;
+	struct pid *pid;
+
+	rcu_read_lock();
+	pid = get_pid(find_pid_ns(nr, con->pidns));
+	rcu_read_unlock();
+	if (!pid)
+		return ERR_PTR(-ESRCH);
+	task = get_pid_task(pid, PIDTYPE_PID); /* any thread: one mm */
+	put_pid(pid);
+	if (!task)
+		return ERR_PTR(-ESRCH);
+	mm = get_task_mm(task); /* NULL for a kernel thread or a zombie */
+	put_task_struct(task);
+	if (!mm)
+		return ERR_PTR(-ESRCH);
+	mmgrab(mm);
+	mmput(mm);
+	return mm;
+}
+
+static long ft_enable(struct ft_con *con, const void __user *arg)
+{
+	struct ft_enable en;
+	struct ft_site *s;
+	struct file *file;
+	struct inode *inode;
+	int err;
+
+	if (copy_from_user(&en, arg, sizeof(en)))
+		return -EFAULT;
+	err = ft_enable_check(&en);
+	if (err)
+		return err;
+	file = fget(en.fd);
+	if (!file)
+		return -EBADF;
+	inode = file_inode(file);
+	err = -EINVAL;
+	if (!S_ISREG(inode->i_mode))
+		goto out_file;
+	err = -EBADF;
+	if (!(file->f_mode & FMODE_READ))
+		goto out_file;
+	if (en.flags & FT_ISENABLED) {
+		err = ft_isenabled_check(file, en.offset);
+		if (err)
+			goto out_file;
+	}
+	err = -ENOMEM;
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	if (!s)
+		goto out_file;
+	s->mm = ft_target_mm(con, en.pid);
+	if (IS_ERR(s->mm)) {
+		err = PTR_ERR(s->mm);
+		kfree(s);
+		goto out_file;
+	}
+	s->con = con;
+	s->inode = inode;
+	ihold(inode);
+	s->offset = en.offset + (en.flags & FT_ISENABLED ? 2 : 0);
+	s->cookie = en.cookie;
+	s->flags = en.flags;
+	s->nargs = en.nargs;
+	s->strmask = en.strmask;
+	memcpy(s->args, en.args, sizeof(s->args));
+	s->uc.handler = ft_handler;
+	s->uc.filter = ft_filter;
+
+	mutex_lock(&con->sites_lock);
+	if (con->nsites >= max_sites) {
+		err = -ENOSPC;
+	} else {
+		err = ft_register(s, en.refctr);
+		if (!err) {
+			list_add_tail(&s->link, &con->sites);
+			con->nsites++;
+		}
+	}
+	mutex_unlock(&con->sites_lock);
+	if (err) {
+		iput(s->inode);
+		mmdrop(s->mm);
+		kfree(s);
+	}
+out_file:
+	fput(file);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* The device */
+
+static int ft_open(struct inode *inode, struct file *file)
+{
+	struct ft_con *con;
+	u64 size = roundup_pow_of_two(max(ring_kib, 64u)) * 1024ULL;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	con = kzalloc(sizeof(*con), GFP_KERNEL);
+	if (!con)
+		return -ENOMEM;
+	con->ring = vmalloc(size);
+	if (!con->ring) {
+		kfree(con);
+		return -ENOMEM;
+	}
+	con->mask = size - 1;
+	spin_lock_init(&con->lock);
+	init_waitqueue_head(&con->wq);
+	mutex_init(&con->read_lock);
+	mutex_init(&con->sites_lock);
+	INIT_LIST_HEAD(&con->sites);
+	con->pidns = get_pid_ns(task_active_pid_ns(current));
+	file->private_data = con;
+	return 0;
+}
+
+static int ft_release(struct inode *inode, struct file *file)
+{
+	struct ft_con *con = file->private_data;
+
+	mutex_lock(&con->sites_lock);
+	ft_sites_free(con);
+	mutex_unlock(&con->sites_lock);
+	put_pid_ns(con->pidns);
+	vfree(con->ring);
+	kfree(con);
+	return 0;
+}
+
+/* Bytes of the whole records at the start of [tail, tail + avail) that
+ * fit in len. */
+static u64 ft_whole(struct ft_con *con, u64 tail, u64 avail, size_t len)
+{
+	u64 n = 0;
+
+	while (n < avail) {
+		u32 rs = *(u32 *)(con->ring + ((tail + n) & con->mask));
+
+		if (n + rs > len)
+			break;
+		n += rs;
+	}
+	return n;
+}
+
+static ssize_t ft_read(struct file *file, char __user *ubuf, size_t len,
+		       loff_t *ppos)
+{
+	struct ft_con *con = file->private_data;
+	u64 tail, avail, n, at, first;
+	ssize_t ret;
+
+	if (mutex_lock_interruptible(&con->read_lock))
+		return -ERESTARTSYS;
+	for (;;) {
+		spin_lock(&con->lock);
+		tail = con->tail;
+		avail = con->head - tail;
+		spin_unlock(&con->lock);
+		if (avail)
+			break;
+		ret = -EAGAIN;
+		if (file->f_flags & O_NONBLOCK)
+			goto out;
+		ret = wait_event_interruptible(
+			con->wq, READ_ONCE(con->head) != READ_ONCE(con->tail));
+		if (ret)
+			goto out;
+	}
+	n = ft_whole(con, tail, avail, len);
+	ret = -EINVAL; /* too small for the first record */
+	if (!n)
+		goto out;
+	at = tail & con->mask;
+	first = min_t(u64, n, con->mask + 1 - at);
+	ret = -EFAULT;
+	if (copy_to_user(ubuf, con->ring + at, first) ||
+	    copy_to_user(ubuf + first, con->ring, n - first))
+		goto out;
+	spin_lock(&con->lock);
+	con->tail = tail + n;
+	spin_unlock(&con->lock);
+	ret = n;
+out:
+	mutex_unlock(&con->read_lock);
+	return ret;
+}
+
+static __poll_t ft_poll(struct file *file, poll_table *wait)
+{
+	struct ft_con *con = file->private_data;
+
+	poll_wait(file, &con->wq, wait);
+	return READ_ONCE(con->head) != READ_ONCE(con->tail)
+		       ? EPOLLIN | EPOLLRDNORM
+		       : 0;
+}
+
+static long ft_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct ft_con *con = file->private_data;
+	struct ft_stats st = {0};
+
+	switch (cmd) {
+	case FASTTRAPIOC_ENABLE:
+		return ft_enable(con, (const void __user *)arg);
+	case FASTTRAPIOC_STATS:
+		spin_lock(&con->lock);
+		st.hits = con->hits;
+		st.drops = con->drops;
+		spin_unlock(&con->lock);
+		return copy_to_user((void __user *)arg, &st, sizeof(st))
+			       ? -EFAULT
+			       : 0;
+	}
+	return -ENOTTY;
+}
+
+static const struct file_operations ft_fops = {
+	.owner = THIS_MODULE,
+	.open = ft_open,
+	.release = ft_release,
+	.read = ft_read,
+	.poll = ft_poll,
+	.unlocked_ioctl = ft_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice ft_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "dtrace/fasttrap",
+	.fops = &ft_fops,
+	.mode = 0600,
+};
+
+static int __init ft_init(void)
+{
+	int err;
+
+	ft_scratch = alloc_percpu(struct ft_scratch);
+	if (!ft_scratch)
+		return -ENOMEM;
+	err = misc_register(&ft_misc);
+	if (err) {
+		free_percpu(ft_scratch);
+		return err;
+	}
+	pr_info("/dev/dtrace/fasttrap ready\n");
+	return 0;
+}
+
+static void __exit ft_exit(void)
+{
+	misc_deregister(&ft_misc);
+	free_percpu(ft_scratch);
+}
+
+module_init(ft_init);
+module_exit(ft_exit);
+MODULE_LICENSE("GPL"); /* the uprobe API is GPL-only */
+MODULE_DESCRIPTION(
+	"DTrace fasttrap device: USDT probes through kernel uprobes");
+MODULE_AUTHOR("usdt-sdk");

@@ -19,11 +19,13 @@
 #  3. Modules, built against those headers with their objects in the
 #     work directory (the source tree stays clean and may be read only):
 #     tests/kmod/selftest (the harness's own trivial module, from a copy)
-#     and helper-driver/kmod (its Makefile's BUILD=), if it exists.
+#     and helper-driver/kmod (its Makefile's BUILD=: dtrace_helper.ko and
+#     dtrace_fasttrap.ko), if it exists.
 #  4. Test programs: tests/data/helperd's ctl, libhdl.so and plug.so,
-#     built with the build tree's dtrace -h/-G and drti.o, plus the
-#     dtrace binary; each with the shared libraries ldd names and the
-#     dynamic loader.
+#     tests/data/trace's trprog, libtrl.so and trplug.so, and
+#     tests/kmod/legacy, built with the build tree's dtrace -h/-G and
+#     drti.o, and tests/kmod/ftcheck, plus the dtrace binary; each with
+#     the shared libraries ldd names and the dynamic loader.
 #  5. An initramfs (cpio newc, gzip): busybox, /init (tests/kmod/init),
 #     the steps (tests/kmod/steps*.sh), /kmod/env saying what was built.
 #  6. Boot: qemu -accel tcg, serial console to a file, under `timeout`.
@@ -234,6 +236,7 @@ selftest=$module
 # source tree).
 helper_why=
 helper=
+fasttrap=
 hsrc=$top_srcdir/helper-driver/kmod
 if [ -f "$hsrc/Makefile" ]; then
 	make -C "$hsrc" KDIR="$kdir" BUILD="$work/kmod" \
@@ -241,6 +244,9 @@ if [ -f "$hsrc/Makefile" ]; then
 	built "$work/kmod.log" "$work/kmod/dtrace_helper.ko" ||
 		die "helper-driver/kmod does not build against $kdir"
 	helper=$module
+	built "$work/kmod.log" "$work/kmod/dtrace_fasttrap.ko" ||
+		die "helper-driver/kmod: no dtrace_fasttrap.ko for $kdir"
+	fasttrap=$module
 else
 	helper_why="helper-driver/kmod is not in this tree yet"
 fi
@@ -258,6 +264,26 @@ mkdir -p "$work/progs"
 	# shellcheck disable=SC1091
 	. "$top_srcdir/tests/helperd-lib.sh"
 	build_helperd_progs
+	# the tracing programs of tests/run-trace.sh, and legacy (lg)
+	td=$top_srcdir/tests/data/trace
+	for p in tr trlib trplug; do
+		"$DTRACE" -h -s "$td/$p.d" -o "$p.h" || exit 1
+	done
+	$CC -O2 -fPIC -I. -c "$td/trlib.c" -o trlib.o &&
+		"$DTRACE" -G -s "$td/trlib.d" trlib.o -o trlib-probes.o &&
+		$CC -shared -o libtrl.so trlib.o trlib-probes.o &&
+		$CC -O2 -fPIC -I. -c "$td/trplug.c" -o trplug.o &&
+		"$DTRACE" -G -s "$td/trplug.d" trplug.o -o trplug-probes.o &&
+		$CC -shared -o trplug.so trplug.o trplug-probes.o &&
+		$CC -O2 -I. -c "$td/trprog.c" -o trprog.o &&
+		"$DTRACE" -G -s "$td/tr.d" trprog.o -o trprog-probes.o &&
+		$CC -o trprog trprog.o trprog-probes.o -L. -ltrl -ldl \
+			-lpthread &&
+		$CC -O2 -c "$kt_src/legacy.c" -o legacy.o &&
+		"$DTRACE" -G -s "$kt_src/legacy.d" legacy.o -o legacy-probes.o &&
+		$CC -o legacy legacy.o legacy-probes.o &&
+		$CC -O2 -I"$top_srcdir/sdk" -o ftcheck "$kt_src/ftcheck.c" ||
+		exit 1
 ) >"$work/progs.log" 2>&1 || {
 	sed 's/^/    | /' "$work/progs.log"
 	die "building the test programs with $DTRACE"
@@ -282,17 +308,24 @@ cp "$busybox" "$rd/bin/busybox" &&
 		cp "$helper" "$rd/kmod/" || die "copying $helper"
 		echo "KMOD_HELPER=/kmod/$(basename "$helper")"
 		echo "KMOD_HELPER_WHY="
+		cp "$fasttrap" "$rd/kmod/" || die "copying $fasttrap"
+		echo "KMOD_FASTTRAP=/kmod/$(basename "$fasttrap")"
 	else
 		echo "KMOD_HELPER="
 		echo "KMOD_HELPER_WHY='$helper_why'"
+		echo "KMOD_FASTTRAP="
 	fi
 } >"$rd/kmod/env"
 
 cp "$DTRACE" "$rd/kt/dtrace" &&
 	cp "$work/progs/ctl" "$work/progs/libhdl.so" "$work/progs/plug.so" \
+		"$work/progs/trprog" "$work/progs/libtrl.so" \
+		"$work/progs/trplug.so" "$work/progs/legacy" \
+		"$work/progs/ftcheck" \
 		"$rd/kt/" || die "copying the test programs"
 # every library ldd names (by its path on this machine) and the loader
-for f in "$rd/kt/dtrace" "$rd/kt/ctl" "$rd/kt/plug.so"; do
+for f in "$rd/kt/dtrace" "$rd/kt/ctl" "$rd/kt/plug.so" "$rd/kt/trprog" \
+	"$rd/kt/trplug.so" "$rd/kt/legacy" "$rd/kt/ftcheck"; do
 	LD_LIBRARY_PATH=$rd/kt ldd "$f" || die "ldd $f"
 done | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
 	$1 ~ /^\// { print $1 }' | sort -u | while read -r lib; do

@@ -10,9 +10,10 @@
 # trprog.c for its commands), and legacy (tests/kmod/legacy.c, provider
 # lg), whose guard is a classic is-enabled call.  Covered:
 #  - probes in a program, its library and a dlopen()ed plugin, with
-#    strings, typed and stack arguments, through the module (tracefs
-#    unmounted, so nothing else could have done it), and the same run
-#    through uprobe events (DTRACE_FASTTRAP=0): identical output;
+#    strings, typed and stack arguments, through the module (it has a
+#    consumer and there is no uprobe event while dtrace runs), and the
+#    same run through uprobe events (DTRACE_FASTTRAP=0): identical
+#    output;
 #  - a legacy is-enabled guard is true exactly while traced;
 #  - semaphores up only while traced and only in the traced process;
 #  - a consumer killed with SIGKILL leaves nothing: semaphores back to 0,
@@ -128,17 +129,21 @@ EOF
 ft_cmd="/kt/trprog 'tick 4' 'lib 3' 'open /kt/trplug.so' 'wait plug' \
 'plug 2' msg big"
 
-# without tracefs (nor debugfs, which mounts it at tracing/) only the
-# module can enable anything
-umount /sys/kernel/debug 2>/dev/null
-umount "$ft_tfs" 2>/dev/null
-ft_run ft.txt -q -Z -s trace.d -c "$ft_cmd"
-expect_eq "fasttrap, tracefs unmounted: dtrace exits with 0" 0 "$ft_status"
+# Through the module: while it runs, the module has a consumer and
+# there is no uprobe event (the program sleeps at the end for that)
+dtrace -q -Z -o ft.txt -s trace.d -c "$ft_cmd 'sleep 3000'" >ft.txt.prog \
+	2>ft.txt.err </dev/null &
+ft_dt=$!
+wait_until 600 ft_answered ft.txt.prog '^ok big' ||
+	diag "dtrace: $(cat ft.txt.err)"
+expect_eq "fasttrap: the module has a consumer while tracing" 1 \
+	"$(ft_refcnt)"
+expect_eq "fasttrap: no uprobe events while tracing" "" \
+	"$(grep dtrace_ "$ft_tfs/uprobe_events" 2>/dev/null)"
+wait "$ft_dt"
+expect_eq "fasttrap: dtrace exits with 0" 0 "$?"
 expect_file "fasttrap: program, library and dlopen()ed plugin probes" \
 	want.txt ft.txt
-mount -t tracefs tracefs "$ft_tfs"
-mount -t debugfs debugfs /sys/kernel/debug
-check "tracefs is back" test -w "$ft_tfs/uprobe_events"
 
 DTRACE_FASTTRAP=0 ft_run up.txt -q -Z -s trace.d -c "$ft_cmd"
 expect_eq "DTRACE_FASTTRAP=0: dtrace exits with 0" 0 "$ft_status"

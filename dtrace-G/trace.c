@@ -81,6 +81,7 @@
 #include <unistd.h>
 
 #include "dlang.h"
+#include "fasttrap_abi.h"
 #include "probes.h"
 #include "registry.h"
 #include "stapsdt.h"
@@ -117,6 +118,7 @@ struct tfile {
 	char **symnames;
 	size_t nsyms;
 	bool failed; /* not an ELF file, no probes: never read again */
+	int fd;	     /* open for FASTTRAPIOC_ENABLE, else -1 */
 };
 
 struct tproc;
@@ -137,6 +139,8 @@ struct tprobe {
 	struct tfile *file;
 	uint64_t *offs; /* site file offsets */
 	unsigned noffs;
+	uint64_t *enoffs; /* legacy is-enabled sites */
+	unsigned nenoffs;
 	bool enabled;
 };
 
@@ -203,6 +207,7 @@ struct tproc {
 };
 
 struct hit {
+	bool ft; /* a struct ft_record of the module, else a perf sample */
 	uint64_t time;
 	uint32_t pid, tid, cpu;
 	size_t rawoff; /* the raw record, in the arena */
@@ -250,8 +255,14 @@ static struct {
 	size_t ncpus;
 	bool perm_warned;
 	bool enable_failed; /* a probe could not be enabled */
+	int ft_fd;	    /* /dev/dtrace/fasttrap, or -1: uprobe events */
+	struct tprobe **ftsites; /* by cookie */
+	size_t nftsites;
 	char tfs_err[PATH_MAX + 512]; /* why tracefs cannot be used, if so */
 } T;
+
+static void hit_push(const struct hit *h);
+static size_t arena_put(const void *p, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* Small helpers */
@@ -657,6 +668,7 @@ static struct tfile *file_get(pid_t pid, const char *range, const char *path)
 		    T.files[i]->ino == st.st_ino)
 			return T.files[i];
 	f = xcalloc(1, sizeof(*f));
+	f->fd = -1;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
 	f->path = xstrdup(path);
@@ -1265,6 +1277,17 @@ static void proc_file_probes(struct tproc *pr, struct tfile *f,
 			if (!dup)
 				PUSH(p->offs, p->noffs, off);
 		}
+		for (unsigned s = 0; s < dp->nensites; s++) {
+			uint64_t off;
+			bool dup = false;
+
+			if (!vaddr_to_off(f, dp->ensites[s], &off))
+				continue;
+			for (unsigned k = 0; k < p->nenoffs; k++)
+				dup |= p->enoffs[k] == off;
+			if (!dup)
+				PUSH(p->enoffs, p->nenoffs, off);
+		}
 	}
 }
 
@@ -1330,6 +1353,220 @@ static void proc_thaw(struct frozen *fz, size_t n)
 	free(fz);
 }
 
+/* ------------------------------------------------------------------ */
+/* The kernel module's fasttrap (sdk/fasttrap_abi.h) */
+
+/*
+ * Open /dev/dtrace/fasttrap when the module is loaded, unless
+ * DTRACE_FASTTRAP=0 asks for the uprobe-events path.  -1 if not.
+ */
+static int ft_open(void)
+{
+	const char *e = getenv("DTRACE_FASTTRAP");
+	int fd;
+
+	if (e && !strcmp(e, "0"))
+		return -1;
+	fd = open(FASTTRAP_DEVNAME, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && errno != ENOENT && errno != ENXIO && errno != ENODEV)
+		say("cannot open %s: %s; using uprobe events", FASTTRAP_DEVNAME,
+		    strerror(errno));
+	return fd;
+}
+
+/* One stapsdt spec as the module fetches it; false when it cannot. */
+static bool ft_arg_of(const struct stapsdt_arg *a, struct ft_arg *fa)
+{
+	unsigned size = a->size ? a->size : 8;
+
+	memset(fa, 0, sizeof(*fa));
+	if (a->is_float || size > 8 || a->reg_hi8)
+		return false;
+	fa->size = (uint8_t)size;
+	fa->is_signed = a->is_signed;
+	switch (a->kind) {
+	case STAPSDT_ARG_REG:
+		if (a->reg < 0 || a->reg > STAPSDT_REG_RIP)
+			return false;
+		fa->kind = FT_LOC_REG;
+		fa->reg = (uint8_t)a->reg;
+		return true;
+	case STAPSDT_ARG_MEM:
+		if (a->index != STAPSDT_REG_NONE || a->sym || a->reg < 0 ||
+		    a->reg >= STAPSDT_REG_RIP)
+			return false;
+		fa->kind = FT_LOC_MEM;
+		fa->reg = (uint8_t)a->reg;
+		fa->off = a->off;
+		return true;
+	case STAPSDT_ARG_CONST:
+		if (a->sym)
+			return false;
+		fa->kind = FT_LOC_CONST;
+		fa->off = a->off;
+		return true;
+	}
+	return false;
+}
+
+/* Arm one site of p in pr through the module. */
+static int ft_enable_site(struct tproc *pr, struct tprobe *p, uint64_t off,
+			  bool isenabled)
+{
+	static const uint8_t sysv[] = {STAPSDT_REG_RDI, STAPSDT_REG_RSI,
+				       STAPSDT_REG_RDX, STAPSDT_REG_RCX,
+				       STAPSDT_REG_R8,	STAPSDT_REG_R9};
+	struct tfile *f = p->file;
+	const struct tnote *note = file_note_at(f, off);
+	struct ft_enable en;
+	unsigned n = 0;
+
+	if (f->fd < 0) {
+		f->fd = open(f->upath, O_RDONLY | O_CLOEXEC);
+		if (f->fd < 0)
+			return -errno;
+	}
+	memset(&en, 0, sizeof(en));
+	en.pid = pr->pid;
+	en.fd = f->fd;
+	en.offset = off;
+	en.refctr = note ? note->sema_off : 0;
+	en.cookie = T.nftsites;
+	if (isenabled) {
+		en.flags = FT_ISENABLED;
+	} else if (note && note->args[0]) {
+		struct stapsdt_arg a;
+		struct stapsdt_err serr;
+		size_t cur = 0;
+
+		while (n < FT_MAXARGS &&
+		       stapsdt_arg_next(note->args, &cur, &a, &serr) == 1) {
+			if (!(p->needs & (1u << n)) ||
+			    !ft_arg_of(&a, &en.args[n]))
+				memset(&en.args[n], 0, sizeof(en.args[n]));
+			n++;
+		}
+	} else {
+		for (; n < p->nargs && n < FT_MAXARGS; n++) {
+			struct ft_arg *fa = &en.args[n];
+
+			if (!(p->needs & (1u << n)))
+				continue;
+			fa->size = 8;
+			if (n < 6) {
+				fa->kind = FT_LOC_REG;
+				fa->reg = sysv[n];
+			} else {
+				fa->kind = FT_LOC_MEM;
+				fa->reg = STAPSDT_REG_RSP;
+				fa->off = (int64_t)(n - 6) * 8;
+			}
+		}
+	}
+	en.nargs = (uint16_t)n;
+	en.strmask = (uint16_t)(p->strmask & ((1u << n) - 1));
+	if (ioctl(T.ft_fd, FASTTRAPIOC_ENABLE, &en) < 0)
+		return -errno;
+	PUSH(T.ftsites, T.nftsites, p);
+	return 0;
+}
+
+/* Enable p's sites in pr through the module; false and said on error. */
+static bool ft_enable_probe(struct tproc *pr, struct tprobe *p)
+{
+	for (unsigned k = 0; k < p->noffs + p->nenoffs; k++) {
+		bool en = k >= p->noffs;
+		uint64_t off = en ? p->enoffs[k - p->noffs] : p->offs[k];
+		int err = ft_enable_site(pr, p, off, en);
+
+		if (err) {
+			say("cannot enable %s:%s:%s:%s in pid %d at %s offset "
+			    "0x%" PRIx64 ": %s",
+			    p->prov, p->mod, p->func, p->name, (int)pr->pid,
+			    p->file->path, off, strerror(-err));
+			T.enable_failed = true;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Take every record the module has for us, into the arena. */
+static void ft_drain(void)
+{
+	static uint8_t buf[1 << 18];
+
+	for (;;) {
+		ssize_t n = read(T.ft_fd, buf, sizeof(buf));
+		size_t pos = 0;
+
+		if (n <= 0)
+			break;
+		while (pos + sizeof(struct ft_record) <= (size_t)n) {
+			struct ft_record r;
+			struct hit h = {0};
+
+			memcpy(&r, buf + pos, sizeof(r));
+			if (r.size < sizeof(r) || r.size > (size_t)n - pos)
+				break; /* cannot happen: whole records only */
+			T.received++;
+			h.ft = true;
+			h.time = r.time;
+			h.pid = (uint32_t)r.pid;
+			h.tid = (uint32_t)r.tid;
+			h.cpu = r.cpu;
+			h.rawoff = arena_put(buf + pos, r.size);
+			h.rawlen = r.size;
+			hit_push(&h);
+			pos += r.size;
+		}
+	}
+}
+
+/* One record of the module: its probe's clauses. */
+static void run_clauses(const struct d_probe *dp, const unsigned *clauses,
+			const unsigned *epids, unsigned n, struct d_fire *f);
+static int copyin(void *ctx, pid_t pid, uint64_t addr, void *buf, size_t len);
+
+static void ft_hit(const struct hit *h)
+{
+	struct ft_record r;
+	struct tprobe *p;
+	struct tproc *pr;
+	struct d_fire f = {0};
+	char comm[sizeof(r.comm) + 1];
+	size_t spos = sizeof(r);
+
+	memcpy(&r, h->raw, sizeof(r));
+	if (r.cookie >= T.nftsites)
+		return;
+	p = T.ftsites[r.cookie];
+	if (p->pid != (pid_t)r.pid)
+		return;
+	pr = proc_find(p->pid);
+	memcpy(comm, r.comm, sizeof(r.comm));
+	comm[sizeof(r.comm)] = '\0';
+	f.cpu = (int)r.cpu;
+	f.pid = r.pid;
+	f.tid = r.tid;
+	f.ppid = pr ? pr->ppid : 0;
+	f.uid = pr ? pr->uid : 0;
+	f.execname = comm;
+	f.timestamp = r.time;
+	f.walltimestamp = r.time + T.wall_offset;
+	f.vtimestamp = r.time;
+	for (unsigned i = 0; i < FT_MAXARGS && i < D_MAXARGS; i++) {
+		f.arg[i] = r.args[i];
+		if (r.strlen[i] && spos + r.strlen[i] <= h->rawlen) {
+			f.str[i] = (const char *)h->raw + spos;
+			f.strlen[i] = strnlen(f.str[i], r.strlen[i]);
+			spos += r.strlen[i];
+		}
+	}
+	f.copyin = copyin;
+	run_clauses(&p->dp, p->clauses, p->epids, p->nclauses, &f);
+}
+
 /* Enable every matched probe of pr not yet enabled. */
 static void proc_enable(struct tproc *pr)
 {
@@ -1344,6 +1581,18 @@ static void proc_enable(struct tproc *pr)
 	}
 	if (!any)
 		return;
+	if (T.ft_fd >= 0) {
+		/* one call arms a site in every thread: nothing to hold */
+		for (size_t i = 0; i < T.nprobes; i++) {
+			struct tprobe *p = T.probes[i];
+
+			if (p->pid != pr->pid || p->enabled || !p->nclauses)
+				continue;
+			p->enabled = true;
+			(void)ft_enable_probe(pr, p);
+		}
+		return;
+	}
 	if (!pr->held)
 		nfz = proc_freeze(pr, &fz);
 	for (size_t i = 0; i < T.nprobes; i++) {
@@ -1788,6 +2037,10 @@ static void hit_process(const struct hit *h)
 	size_t cl = 0;
 	const char *cs;
 
+	if (h->ft) {
+		ft_hit(h);
+		return;
+	}
 	if (h->rawlen < 8)
 		return;
 	memcpy(&type, h->raw, 2);
@@ -1826,6 +2079,8 @@ static void read_buffers(void)
 {
 	for (size_t i = 0; i < T.ncpus; i++)
 		rb_drain(&T.cpus[i]);
+	if (T.ft_fd >= 0)
+		ft_drain();
 	for (size_t i = 0; i < T.nhits; i++)
 		T.hits[i].raw = T.arena + T.hits[i].rawoff;
 	if (T.nhits > 1)
@@ -1875,7 +2130,20 @@ static void teardown(void)
 {
 	for (size_t i = 0; i < T.nprocs; i++)
 		proc_disable(T.procs[i]);
+	if (T.ft_fd >= 0)
+		(void)ioctl(T.ft_fd, FASTTRAPIOC_DISABLE, 0);
 	read_buffers();
+	if (T.ft_fd >= 0) {
+		struct ft_stats st;
+
+		/* every hit is a record written or a drop: exact */
+		if (ioctl(T.ft_fd, FASTTRAPIOC_STATS, &st) == 0 && st.drops)
+			say("%" PRIu64 " drops (records the module's buffer "
+			    "could not hold)",
+			    st.drops);
+		close(T.ft_fd);
+		T.ft_fd = -1;
+	}
 	for (size_t i = 0; i < T.nprocs; i++)
 		proc_close(T.procs[i]);
 	for (size_t i = 0; i < T.ncpus; i++) {
@@ -2236,7 +2504,7 @@ static void loop(int sfd, int ifd)
 		size_t n = 0, np = 2 + T.nprocs, nwait;
 		uint64_t now;
 
-		np += T.ncpus;
+		np += T.ncpus + 1;
 		pfd = xcalloc(np, sizeof(*pfd));
 		pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = ifd, .events = POLLIN};
@@ -2249,6 +2517,9 @@ static void loop(int sfd, int ifd)
 		/* a buffer half full wakes us before the switchrate tick */
 		for (size_t i = 0; i < T.ncpus; i++)
 			pfd[n++] = (struct pollfd){.fd = T.cpus[i].fd,
+						   .events = POLLIN};
+		if (T.ft_fd >= 0)
+			pfd[n++] = (struct pollfd){.fd = T.ft_fd,
 						   .events = POLLIN};
 		(void)poll(pfd, n, (int)T.switchrate_ms);
 		if (pfd[0].revents & POLLIN) {
@@ -2302,6 +2573,7 @@ int dt_trace(const struct dt_trace_opts *o)
 	T.o = o;
 	T.out = stdout;
 	T.next_id = 3;
+	T.ft_fd = -1;
 	if (o->output) {
 		T.out = fopen(o->output, "ae");
 		if (!T.out) {
@@ -2315,6 +2587,7 @@ int dt_trace(const struct dt_trace_opts *o)
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	sfd = signals_block(&set);
+	T.ft_fd = ft_open(); /* the kernel module, when it is loaded */
 	if (tracefs_find() < 0) {
 		snprintf(T.tfs_err, sizeof(T.tfs_err),
 			 "cannot enable probes: no tracefs with uprobe_events "
@@ -2454,6 +2727,8 @@ out:
 	}
 	if (T.out && T.out != stdout)
 		fclose(T.out);
+	if (T.ft_fd >= 0)
+		close(T.ft_fd);
 	if (sfd >= 0)
 		close(sfd);
 	if (ifd >= 0)

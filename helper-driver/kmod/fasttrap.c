@@ -646,6 +646,12 @@ static long ft_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case FASTTRAPIOC_ENABLE:
 		return ft_enable(con, (const void __user *)arg);
+	case FASTTRAPIOC_DISABLE:
+		/* every site off, the ring kept for the last reads */
+		mutex_lock(&con->sites_lock);
+		ft_sites_free(con);
+		mutex_unlock(&con->sites_lock);
+		return 0;
 	case FASTTRAPIOC_STATS:
 		spin_lock(&con->lock);
 		st.hits = con->hits;

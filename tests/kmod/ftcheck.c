@@ -227,6 +227,27 @@ int main(int argc, char **argv)
 	result(ioctl(fd, FASTTRAPIOC_STATS, &st) == 0 && st.hits == 3 &&
 		       st.drops == 0,
 	       "STATS: 3 hits, no drops", "no");
+
+	/* DISABLE: no more records, the last ones still readable */
+	site(9, "last");
+	result(ioctl(fd, FASTTRAPIOC_DISABLE, 0) == 0, "DISABLE",
+	       strerror(errno));
+	site(10, "off");
+	n = read(fd, buf, sizeof(buf));
+	memcpy(&rec, buf, sizeof(rec));
+	snprintf(why, sizeof(why), "read %zd, first arg %lld", n,
+		 (long long)rec.args[0]);
+	result(n == sizeof(rec) + 8 && rec.args[0] == 9,
+	       "DISABLE: the record before it is read, none after", why);
+	result(ioctl(fd, FASTTRAPIOC_STATS, &st) == 0 && st.hits == 4 &&
+		       st.drops == 0,
+	       "DISABLE: STATS counts 4 hits", "no");
+	result(ioctl(fd, FASTTRAPIOC_ENABLE, &good) == 0,
+	       "ENABLE again after DISABLE", strerror(errno));
+	site(11, "again");
+	n = read(fd, buf, sizeof(buf));
+	memcpy(&rec, buf, sizeof(rec));
+	result(n > 0 && rec.args[0] == 11, "the site records again", "no");
 	close(fd); /* disables the site */
 	site(1, "after");
 	result(1, "the site runs after close", "");

@@ -191,11 +191,11 @@ expect_eq "legacy guard after tracing: never true" "enabled 0" \
 # Semaphores: up only while traced, only in the traced process
 
 ft_prog a
-exec 5>a.in
+exec 5<>a.in # read-write: never blocks, so no EINTR
 wait_until 200 ft_answered a.out '^ready' || diag "trprog a: $(cat a.out)"
 ft_a=$ft_pid
 ft_prog b
-exec 6>b.in
+exec 6<>b.in # read-write: never blocks, so no EINTR
 wait_until 200 ft_answered b.out '^ready' || diag "trprog b: $(cat b.out)"
 ft_b=$ft_pid
 

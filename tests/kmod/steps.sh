@@ -94,7 +94,7 @@ expect_eq "the registry starts empty" "" "$(ls "$reg" 2>&1)"
 # A program with probes in itself and in a library: two registrations,
 # and dtrace -l lists exactly its probes.
 ctl_start a
-exec 3>a.in
+exec 3<>a.in # read-write: never blocks, so no EINTR
 wait_until 200 answered a.out '^ready' || diag "ctl a: $(cat a.out)"
 a=$ctl_pid
 wait_until 100 has_regs "$a" 2
@@ -124,7 +124,7 @@ expect_eq "dtrace -l lists nothing after the exit" "" "$(listing)"
 
 # dlopen/dlclose of a plugin with probes: 2 -> 3 -> 2.
 ctl_start b
-exec 3>b.in
+exec 3<>b.in # read-write: never blocks, so no EINTR
 wait_until 200 answered b.out '^ready' || diag "ctl b: $(cat b.out)"
 b=$ctl_pid
 wait_until 100 has_regs "$b" 2

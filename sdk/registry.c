@@ -36,8 +36,15 @@
 const char *reg_statedir(void)
 {
 	const char *s = getenv(REG_STATEDIR_ENV);
+	struct stat st;
 
-	return s && *s ? s : REG_STATEDIR_DEFAULT;
+	if (s && *s)
+		return s;
+	/* the kernel helper (dtrace_helper.ko) keeps its registry in /proc */
+	if (stat(REG_STATEDIR_KERNEL "/" REG_DIR, &st) == 0 &&
+	    S_ISDIR(st.st_mode))
+		return REG_STATEDIR_KERNEL;
+	return REG_STATEDIR_DEFAULT;
 }
 
 static void say(char *msg, size_t msglen, const char *fmt, ...)

@@ -59,6 +59,7 @@
 #define REG_DIR "registry"		/* under the state directory */
 #define REG_MAGIC "usdt-registry 1"
 #define REG_STATEDIR_DEFAULT "/run/dtrace"
+#define REG_STATEDIR_KERNEL "/proc/dtrace" /* dtrace_helper.ko's */
 #define REG_STATEDIR_ENV "DTRACE_STATEDIR"
 #define REG_COMM_MAX 64
 
@@ -89,7 +90,10 @@ struct reg_proc {
 	struct reg_entry *ent; /* malloc'ed array, ordered by gen */
 };
 
-/* The state directory readers use: $DTRACE_STATEDIR or the default. */
+/*
+ * The state directory readers use: $DTRACE_STATEDIR, else /proc/dtrace
+ * when the kernel helper module is loaded, else /run/dtrace.
+ */
 const char *reg_statedir(void);
 
 /*

@@ -111,6 +111,9 @@ printf ' hdlib%s libhdl.so hdl_call call\n' "$a" >want.txt
 listing -n 'hdlib*:::' >got.txt
 expect_file "dtrace -l -n 'hdlib*:::' lists the library's probe" \
 	want.txt got.txt
+(unset DTRACE_STATEDIR; listing -n 'hdlib*:::') >got.txt
+expect_file "dtrace -l without DTRACE_STATEDIR reads /proc/dtrace" \
+	want.txt got.txt
 
 # Exit: drti's destructor removes the registrations, the file goes.
 echo quit >&3

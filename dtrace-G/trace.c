@@ -1174,10 +1174,11 @@ static int proc_enable_event(struct tproc *pr, struct tevent *e)
 /* ------------------------------------------------------------------ */
 /* Processes */
 
+/* The live process pid (an exited one's pid may be someone else's now). */
 static struct tproc *proc_find(pid_t pid)
 {
 	for (size_t i = 0; i < T.nprocs; i++)
-		if (T.procs[i]->pid == pid)
+		if (T.procs[i]->pid == pid && !T.procs[i]->exited)
 			return T.procs[i];
 	return NULL;
 }
@@ -2493,6 +2494,21 @@ static void proc_exited(struct tproc *pr)
 	if (pr->target && !d_opt_quiet(T.prog))
 		say("pid %d has exited", (int)pr->pid);
 	proc_close(pr); /* its buffers were read just before */
+	/*
+	 * Forget the pid: a new process that gets it (and registers) is
+	 * another process, with probes of its own.
+	 */
+	for (size_t i = 0; i < T.nprobes; i++)
+		if (T.probes[i]->pid == pr->pid)
+			T.probes[i]->pid = -1;
+	for (size_t i = 0; i < T.nevs; i++)
+		for (size_t u = 0; u < T.evs[i]->nusers; u++)
+			if (T.evs[i]->users[u].pid == pr->pid)
+				T.evs[i]->users[u].pid = -1;
+	close(pr->pidfd);
+	pr->pidfd = -1;
+	free(pr->maps);
+	pr->maps = NULL;
 }
 
 static void loop(int sfd, int ifd)

@@ -473,6 +473,49 @@ exec 3>&-
 wait_until 100 dead "$del"
 
 # ---------------------------------------------------------------------
+# Without -p or -c: every registered process whose probes match, those
+# that register while traced included, until ^C.  tests/tools/regwrite
+# records a process's DOF the way dtrace-helperd does.
+
+if [ -n "${REGWRITE:-}" ] && [ -x "$REGWRITE" ]; then
+	mkdir -p reg/registry
+	prog_start r1
+	exec 3>r1.in
+	wait_until 100 answered r1.out '^ready' || fail "trprog r1 did not start"
+	r1=$prog_pid
+	"$REGWRITE" reg "$r1" trprog - - - libtrl.so - - - ||
+		fail "regwrite for $r1 failed"
+	DTRACE_STATEDIR=$tmp/reg consumer all -q -n 'tr*:::tick { printf("%s\n", probeprov); }' -n "$READY"
+	all=$dt_pid
+	ready all
+	: >r1.out
+	echo "tick 1" >&3
+	wait_until 100 answered r1.out '^ok tick' || fail "no answer"
+	prog_start r2
+	exec 4>r2.in
+	wait_until 100 answered r2.out '^ready' || fail "trprog r2 did not start"
+	r2=$prog_pid
+	"$REGWRITE" reg "$r2" trprog - - - libtrl.so - - - ||
+		fail "regwrite for $r2 failed"
+	# the consumer sees the new registry file (inotify) and enables it
+	echo "wait tick" >&4
+	wait_until 600 answered r2.out '^ok wait' ||
+		fail "a process registered while traced was not enabled: $(cat all.err)"
+	echo quit >&3
+	exec 3>&-
+	wait_until 100 dead "$r1"
+	echo "tick 1" >&4
+	wait_until 100 answered r2.out '^ok tick' || fail "no answer"
+	wait_until 100 grep -q "^tr$r2\$" all.txt
+	stop_pid "$all" INT
+	printf 'ready\ntr%s\ntr%s\n\n' "$r1" "$r2" >expected.txt
+	expect_file_eq "registry: a process, then one that registered while traced" expected.txt all.txt
+	echo quit >&4
+	exec 4>&-
+	wait_until 100 dead "$r2"
+fi
+
+# ---------------------------------------------------------------------
 # 5. Threads: exact counts, and 200 enable/disable cycles at full speed
 
 prog_start m

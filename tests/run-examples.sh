@@ -78,7 +78,7 @@ build_ok() {
 run_ok() {
 	ro_what=$1 ro_want=$2 ro_out=$3
 	shift 3
-	timeout 60 "$@" >"$ro_out" 2>"$ro_out.err"
+	timeout 300 "$@" >"$ro_out" 2>"$ro_out.err"
 	ro_status=$?
 	if [ "$ro_status" -eq "$ro_want" ]; then
 		pass
@@ -434,7 +434,7 @@ cd .. || exit 99
 gdb_args() {
 	ga_what=$1 ga_dir=$2 ga_spec=$3 ga_want=$4 ga_fmt=$5 ga_exprs=$6
 	shift 6
-	(cd "$ga_dir" && timeout 60 gdb -nx -batch \
+	(cd "$ga_dir" && timeout 300 gdb -nx -batch \
 		-ex "break -probe-stap $ga_spec" -ex run \
 		-ex "printf \"ARGS $ga_fmt\\n\", $ga_exprs" \
 		--args "$@") >gdb.out 2>&1
@@ -492,7 +492,7 @@ bt_trace() {
 	printf 'BEGIN { printf("ready\\n"); }\n%s\n' "$bt_script" \
 		>"$bt_dir/$bt_name.bt"
 	: >"$bt_dir/$bt_name.bt-out"
-	timeout 60 bpftrace -B line "$bt_dir/$bt_name.bt" \
+	timeout 300 bpftrace -B line "$bt_dir/$bt_name.bt" \
 		>"$bt_dir/$bt_name.bt-out" 2>"$bt_dir/$bt_name.bt-err" &
 	bt_pid=$!
 	bg_pids="$bg_pids $bt_pid"
@@ -504,7 +504,7 @@ bt_trace() {
 		stop_pid $bt_pid
 		return 1
 	fi
-	(cd "$bt_dir" && exec timeout 60 "$@") >"$bt_dir/$bt_name.out" \
+	(cd "$bt_dir" && exec timeout 300 "$@") >"$bt_dir/$bt_name.out" \
 		2>"$bt_dir/$bt_name.err"
 	bt_status=$?
 	stop_pid $bt_pid
@@ -676,7 +676,7 @@ EOF
 		expect_eq "minforth traced: one name built per call" \
 			"minforth: 182 calls, 182 probe names built" \
 			"$(stats interp/traced.err)"
-		(cd interp && MINFORTH_STATS=1 timeout 60 ./minforth demo.fs) \
+		(cd interp && MINFORTH_STATS=1 timeout 300 ./minforth demo.fs) \
 			>interp/after.out 2>interp/after.err
 		expect_eq "minforth after bpftrace: no name built" \
 			"minforth: 182 calls, 0 probe names built" \

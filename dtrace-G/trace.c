@@ -106,7 +106,6 @@ struct tfile {
 	ino_t ino;
 	char *path;  /* as /proc/PID/maps names it */
 	char *upath; /* what uprobe_events is given */
-	bool is_dyn;
 	GElf_Phdr *ph;
 	size_t nph;
 	struct tnote *notes;
@@ -191,7 +190,6 @@ struct tproc {
 	bool created; /* -c: killed when we exit early */
 	bool held;    /* -c: still stopped at its entry point by us */
 	bool exited;
-	int wstatus;
 	uint64_t start;
 	pid_t ppid;
 	uid_t uid;
@@ -537,7 +535,6 @@ static void file_read_elf(struct tfile *f, const char *openpath)
 		close(fd);
 		return;
 	}
-	f->is_dyn = eh.e_type == ET_DYN;
 	if (elf_getphdrnum(elf, &f->nph) == 0 && f->nph) {
 		f->ph = xcalloc(f->nph, sizeof(*f->ph));
 		for (size_t i = 0; i < f->nph; i++)
@@ -2488,9 +2485,8 @@ static void proc_exited(struct tproc *pr)
 	siginfo_t si = {0};
 
 	pr->exited = true;
-	if (pr->created &&
-	    waitid(P_PID, (id_t)pr->pid, &si, WEXITED | WNOHANG) == 0)
-		pr->wstatus = si.si_status;
+	if (pr->created) /* our child: reap it */
+		(void)waitid(P_PID, (id_t)pr->pid, &si, WEXITED | WNOHANG);
 	if (pr->target && !d_opt_quiet(T.prog))
 		say("pid %d has exited", (int)pr->pid);
 	proc_close(pr); /* its buffers were read just before */

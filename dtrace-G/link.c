@@ -11,8 +11,9 @@
  * check the instruction each belongs to (bytes, relocation type and, with
  * libopcodes, that it starts on an instruction boundary of its function),
  * and overwrite it with a NOP (x86site.c).  The relocation becomes
- * R_X86_64_NONE with r_offset moved to the site start, and the probe
- * symbol becomes weak and hidden.  A hidden undefined weak symbol is
+ * R_X86_64_NONE with r_offset moved to the site start, and an undefined
+ * probe symbol becomes weak and hidden (one the header's stub defines,
+ * in its COMDAT group, is left as it is).  A hidden undefined weak symbol is
  * resolved to 0 by the static linker and never exported, so no undefined
  * reference survives, not even under -Wl,-z,defs or in a shared library.
  * (An absolute definition would be simpler, but GNU ld refuses even an
@@ -38,9 +39,17 @@
  * like any other; its note is not written again, and nothing else in the
  * object changes.  Notes of providers the script does not declare are
  * left to the tracers that read notes.  Call-form and inline objects mix
- * freely in one run.  Objects compiled with -flto are bitcode, which -G
- * cannot read; an LTO build runs -G without them, for the semaphores
- * (its probes are then known to tracers by their notes only).
+ * freely in one run.  Objects compiled with -flto (bitcode, or GCC LTO
+ * sections, slim or fat) are accepted and left as they are: the code an
+ * -flto link uses comes from the bytecode, whose probe calls reach the
+ * stubs the header defines (prov_header.c), each a probe site with its
+ * own note.  Those stub notes are not copied into the DOF either:
+ * consumers read them from the notes.
+ *
+ * Anchors.  Each object with sites gets an undefined hidden symbol
+ * `$dtrace<hash>` that the output defines (weak), so that linking the
+ * object pulls the output in, even from a static archive nothing else
+ * takes it from (see struct gobj).
  *
  * The output object holds:
  *	.SUNW_dof	the DOF (dof_build.c), symbol __SUNW_dof, with an
@@ -108,6 +117,26 @@ struct gobj {
 	uint64_t hash;
 	bool hashed;
 	bool changed;
+	/*
+	 * Compiled with -flto (LLVM bitcode, or GCC LTO sections, slim or
+	 * fat): the code an -flto link uses is made from the bytecode, so
+	 * rewriting the machine code beside it (or describing it in the DOF)
+	 * would be wrong or, with an -flto link, refer to symbols that never
+	 * exist.  Such an object is read and left alone; its probes call
+	 * the stubs its header defines.
+	 */
+	bool lto;
+	/*
+	 * The anchor: an undefined hidden symbol `$dtrace<hash>` added to
+	 * an object with probe sites, which the output defines.  Linking
+	 * the object then pulls in the output even from a static archive
+	 * that nothing else takes it from (Perl's libperl.a holds the
+	 * rewritten objects and their -G output, and perl's own -G output
+	 * already defines every semaphore): without it the notes and the
+	 * DOF of the archive's sites would silently stay behind.
+	 */
+	char *anchor;
+	bool anchor_exists;
 	char *tmp;		/* rewritten copy, until renamed */
 	/*
 	 * Its functions and sites: funcs[func_first..func_end) and, until
@@ -193,14 +222,6 @@ static const char *symname(Elf *elf, size_t strndx, const GElf_Sym *s)
  * Reading objects
  */
 
-/* A second line for the -flto errors: the way that keeps -flto. */
-static int lto_hint(int err)
-{
-	fputs("dtrace: hint: or keep -flto and use inline probes (dtrace -h -x probestyle=inline, or <sys/sdt.h>), then run dtrace -G without the -flto objects: its output then holds the semaphores\n",
-	      stderr);
-	return err;
-}
-
 /* Check what kind of file o->buf holds and open it with libelf. */
 static int load_object(struct glink *g, struct gobj *o)
 {
@@ -210,9 +231,10 @@ static int load_object(struct glink *g, struct gobj *o)
 		return gerr(g, o,
 			    "is an archive; pass its object files instead (ar x)");
 	if (o->size >= 4 && (memcmp(o->buf, bitcode, 4) == 0 ||
-			     memcmp(o->buf, "\xde\xc0\x17\x0b", 4) == 0))
-		return lto_hint(gerr(g, o,
-			    "is LLVM bitcode (clang -flto): it holds no machine code whose probe calls could be rewritten; compile the files that contain probes without -flto"));
+			     memcmp(o->buf, "\xde\xc0\x17\x0b", 4) == 0)) {
+		o->lto = true;
+		return 0;
+	}
 	if (o->size < EI_NIDENT || memcmp(o->buf, ELFMAG, SELFMAG) != 0)
 		return gerr(g, o, "not an ELF object");
 	o->elf = elf_memory((char *)o->buf, o->size);
@@ -260,7 +282,7 @@ static int check_object(struct glink *g, struct gobj *o)
 	GElf_Ehdr eh;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	bool lto = false, text = false;
+	bool lto = false;
 
 	if (!gelf_getehdr(o->elf, &eh))
 		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
@@ -286,8 +308,6 @@ static int check_object(struct glink *g, struct gobj *o)
 		name = elf_strptr(o->elf, shstrndx, sh.sh_name);
 		if (name && strncmp(name, ".gnu.lto_", 9) == 0)
 			lto = true;
-		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_size)
-			text = true;
 		if (sh.sh_type == SHT_SYMTAB) {
 			if (o->symndx)
 				return gerr(g, o, "has two symbol tables");
@@ -297,12 +317,7 @@ static int check_object(struct glink *g, struct gobj *o)
 			return gerr(g, o,
 				    "has SHT_REL relocations, which x86-64 objects do not use");
 	}
-	if (lto && !text)
-		return lto_hint(gerr(g, o,
-			    "holds only GCC LTO bytecode (-flto), no machine code whose probe calls could be rewritten; compile the files that contain probes without -flto, or with -ffat-lto-objects and link them without -flto"));
-	if (lto)
-		return gerr(g, o,
-			    "is a fat LTO object: its machine code can be rewritten, but an -flto link would use its bytecode, where the probe calls remain; compile the files that contain probes without -flto");
+	o->lto = lto;
 	return 0;
 }
 
@@ -530,6 +545,8 @@ static int scan_note(struct glink *g, unsigned oi, const char *sec,
 		     const struct stapsdt_note *note, Elf_Data *rd,
 		     const struct note_rela *rel, size_t nrel)
 {
+	static const uint8_t stub[] = X86_STUB_BYTES;
+	unsigned nfunc;
 	struct gobj *o = &g->objs[oi];
 	struct note_rela key = { note->off + NOTE_DESC_AT, 0 }, *hit;
 	const struct prov_provider *pv;
@@ -592,6 +609,7 @@ static int scan_note(struct glink *g, unsigned oi, const char *sec,
 	/* both runs and -G's own NOPs count once (an `ld -r` of both) */
 	if (site_known(g, oi, site.shndx, site.x.start))
 		return 0;
+	nfunc = g->nfunc;
 	err = find_func(g, oi, site.shndx, site.x.start, &site.func);
 	if (err == -ENOMEM)
 		return gerr(g, o, "out of memory");
@@ -617,6 +635,23 @@ static int scan_note(struct glink *g, unsigned oi, const char *sec,
 			    (unsigned long long)(site.x.start - f->value),
 			    note->provider, note->name, note->args,
 			    g->cmd->script, pr->nargc);
+	/*
+	 * The probe stub of a `dtrace -h` header (x86site.h): its own note
+	 * describes it wherever the linker keeps a copy, so the DOF leaves
+	 * it out, as it leaves out every probe nobody calls.
+	 */
+	if (site.x.start == f->value && f->size == X86_STUB_SIZE &&
+	    td->d_size - site.x.start >= X86_STUB_SIZE &&
+	    memcmp((const uint8_t *)td->d_buf + site.x.start, stub,
+		   X86_STUB_SIZE) == 0) {
+		if (g->nfunc > nfunc) {	/* forget the function just added */
+			g->nfunc--;
+			free(f->name);
+			free(f->alias);
+			x86_insns_free(&f->insns);
+		}
+		return 0;
+	}
 	/* <sys/sdt.h> of usdt-sdk, systemtap and libbpf: a 1-byte NOP */
 	if (((const uint8_t *)td->d_buf)[site.x.start] != 0x90) {
 		x86_hex((const uint8_t *)td->d_buf + site.x.start,
@@ -691,6 +726,31 @@ static int scan_notes(struct glink *g, unsigned oi)
 }
 
 /* Every probe site of one object; nothing is changed yet. */
+/*
+ * Whether a defined probe function is the stub a `dtrace -h` header
+ * defines (x86site.h): weak, in a COMDAT group, with the stub's bytes.
+ * Calls to it are rewritten like calls to an undefined one; the stub
+ * itself is a probe site that its own note describes (scan_notes()).
+ */
+static bool is_probe_stub(struct gobj *o, const GElf_Sym *sym)
+{
+	static const uint8_t stub[] = X86_STUB_BYTES;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	GElf_Shdr sh;
+
+	if (GELF_ST_BIND(sym->st_info) != STB_WEAK ||
+	    sym->st_shndx >= SHN_LORESERVE ||
+	    !(scn = elf_getscn(o->elf, sym->st_shndx)) ||
+	    !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_GROUP) ||
+	    sh.sh_type != SHT_PROGBITS || !(d = elf_getdata(scn, NULL)) ||
+	    !d->d_buf || sym->st_value > d->d_size ||
+	    d->d_size - sym->st_value < sizeof(stub))
+		return false;
+	return memcmp((const uint8_t *)d->d_buf + sym->st_value, stub,
+		      sizeof(stub)) == 0;
+}
+
 static int scan_sites(struct glink *g, unsigned oi)
 {
 	struct gobj *o = &g->objs[oi];
@@ -759,7 +819,8 @@ static int scan_sites(struct glink *g, unsigned oi)
 					    tname, (unsigned long long)r.r_offset,
 					    name);
 			}
-			if (sym.st_shndx != SHN_UNDEF)
+			if (sym.st_shndx != SHN_UNDEF &&
+			    !is_probe_stub(o, &sym))
 				return gerr(g, o,
 					    "defines '%s' itself; probe functions must be left undefined for dtrace -G",
 					    name);
@@ -851,6 +912,42 @@ static int scan_sites(struct glink *g, unsigned oi)
 	return scan_notes(g, oi);
 }
 
+/*
+ * The anchor of object o (see struct gobj): the one an earlier run added,
+ * else a new one named after the object, as its aliases are.
+ */
+static int find_anchor(struct glink *g, struct gobj *o)
+{
+	Elf_Scn *symscn = elf_getscn(o->elf, o->symndx);
+	Elf_Data *d = symscn ? elf_getdata(symscn, NULL) : NULL;
+	size_t nsym = d ? d->d_size / sizeof(Elf64_Sym) : 0;
+	size_t plen = strlen(ALIAS_PREFIX);
+	GElf_Shdr symsh;
+	GElf_Sym sym;
+
+	if (symscn && gelf_getshdr(symscn, &symsh))
+		for (size_t i = 1; i < nsym; i++) {
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &sym) ||
+			    sym.st_shndx != SHN_UNDEF)
+				continue;
+			name = symname(o->elf, symsh.sh_link, &sym);
+			if (strncmp(name, ALIAS_PREFIX, plen) == 0 &&
+			    strlen(name) == plen + 12 && !strchr(name, '.')) {
+				o->anchor = strdup(name);
+				o->anchor_exists = true;
+				return o->anchor ? 0 : -ENOMEM;
+			}
+		}
+	if (asprintf(&o->anchor, ALIAS_PREFIX "%012llx",
+		     (unsigned long long)(obj_hash(g, o) >> 16)) < 0) {
+		o->anchor = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Every probe site of one object; its functions and sites form a range. */
 static int scan_object(struct glink *g, unsigned oi)
 {
@@ -862,6 +959,8 @@ static int scan_object(struct glink *g, unsigned oi)
 	err = scan_sites(g, oi);
 	o->func_end = g->nfunc;
 	o->site_end = g->nsite;
+	if (!err && o->site_end > o->site_first && find_anchor(g, o) < 0)
+		err = gerr(g, o, "out of memory");
 	return err;
 }
 
@@ -990,7 +1089,7 @@ static bool obj_needs_change(const struct glink *g, unsigned oi)
 	for (unsigned i = o->func_first; i < o->func_end; i++)
 		if (!g->funcs[i].alias_exists)
 			return true;
-	return false;
+	return o->anchor && !o->anchor_exists;
 }
 
 static void print_site(const struct glink *g, const struct gsite *s)
@@ -1104,6 +1203,10 @@ static int rewrite_object(struct glink *g, unsigned oi)
 			nnew++;
 			namelen += strlen(g->funcs[i].alias) + 1;
 		}
+	if (o->anchor && !o->anchor_exists) {
+		nnew++;
+		namelen += strlen(o->anchor) + 1;
+	}
 	cap = size;
 	symsh = image_shdr(o->buf, o->size, o->symndx);
 	if (!symsh)
@@ -1156,6 +1259,8 @@ static int rewrite_object(struct glink *g, unsigned oi)
 			goto out;
 		}
 		memcpy(&sym, sp, sizeof(sym));
+		if (sym.st_shndx != SHN_UNDEF)
+			continue;	/* the header's stub: already weak */
 		sym.st_info = ELF64_ST_INFO(STB_WEAK, ELF64_ST_TYPE(sym.st_info));
 		sym.st_other = ELF64_ST_VISIBILITY(STV_HIDDEN);
 		memcpy(sp, &sym, sizeof(sym));
@@ -1201,6 +1306,18 @@ static int rewrite_object(struct glink *g, unsigned oi)
 			ns->st_shndx = (Elf64_Section)f->shndx;
 			ns->st_value = f->value;
 			ns->st_size = 0;
+			name += l;
+			ns++;
+		}
+		if (o->anchor && !o->anchor_exists) {
+			size_t l = strlen(o->anchor) + 1;
+
+			memcpy(img + stroff + name, o->anchor, l);
+			memset(ns, 0, sizeof(*ns));
+			ns->st_name = (Elf64_Word)name;
+			ns->st_info = ELF64_ST_INFO(STB_GLOBAL, STT_NOTYPE);
+			ns->st_other = ELF64_ST_VISIBILITY(STV_HIDDEN);
+			ns->st_shndx = SHN_UNDEF;
 			name += l;
 			ns++;
 		}
@@ -1314,11 +1431,17 @@ static int site_cmp(const void *a, const void *b)
 	return d < 0 ? -1 : d > 0;
 }
 
+static bool is_anchor(const char *name)
+{
+	return strncmp(name, ALIAS_PREFIX, strlen(ALIAS_PREFIX)) == 0 &&
+	       !strchr(name, '.');
+}
+
 static int keep_global(const char *name, void *arg)
 {
 	(void)arg;
 	return strncmp(name, PROV_SEMA_PREFIX, strlen(PROV_SEMA_PREFIX)) == 0 ||
-	       strcmp(name, "_.stapsdt.base") == 0;
+	       strcmp(name, "_.stapsdt.base") == 0 || is_anchor(name);
 }
 
 /* A preprocessor-style command from the environment, split on blanks. */
@@ -1629,6 +1752,28 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 		}
 	}
 
+	/*
+	 * The objects' anchors, weak: two outputs that describe one object
+	 * may meet in a link.  A weak definition still pulls its archive
+	 * member in (GNU ld and lld alike).
+	 */
+	for (unsigned i = 0; i < g->nobj; i++) {
+		int sec = dofsec ? dofsec : probesec;
+
+		if (!g->objs[i].anchor)
+			continue;
+		if (!sec) {
+			snprintf(errbuf, sizeof(errbuf),
+				 "%s: nothing to anchor its sites to",
+				 g->objs[i].path);
+			err = -EINVAL;
+			goto out;
+		}
+		if (elfw_symbol(w, g->objs[i].anchor, sec, 0, 0, STB_WEAK,
+				STT_NOTYPE, STV_HIDDEN) < 0)
+			goto out;
+	}
+
 	/* the aliases the DOF and notes refer to: undefined here */
 	for (unsigned i = 0; i < g->nfunc; i++) {
 		if (g->funcs[i].canon >= 0)
@@ -1746,9 +1891,13 @@ int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
 			}
 		}
 		err = read_object(&g, &g.objs[i]);
-		if (!err)
+		if (!err && !g.objs[i].lto)
 			err = check_object(&g, &g.objs[i]);
-		if (!err)
+		if (!err && g.objs[i].lto && cmd->verbose)
+			fprintf(stderr,
+				"dtrace: %s: an -flto object, left as it is: its probes fire at the header's stubs\n",
+				g.objs[i].path);
+		if (!err && !g.objs[i].lto)
 			err = scan_object(&g, i);
 		if (err)
 			goto out;
@@ -1883,6 +2032,7 @@ out:
 		if (o->elf)
 			elf_end(o->elf);
 		free(o->buf);
+		free(o->anchor);
 	}
 	for (unsigned i = 0; i < g.nfunc; i++) {
 		free(g.funcs[i].name);
@@ -1924,9 +2074,9 @@ int dtrace_link_scan_mem(const struct dtrace_cmd *cmd,
 	o.hash = fnv(fnv(0xcbf29ce484222325ULL, path, strlen(path)), buf, len);
 	o.hashed = true;
 	err = load_object(&g, &o);
-	if (!err)
+	if (!err && !o.lto)
 		err = check_object(&g, &o);
-	if (!err)
+	if (!err && !o.lto)
 		err = scan_object(&g, 0);
 	if (!err)
 		err = name_comdat(&g);
@@ -1936,6 +2086,7 @@ int dtrace_link_scan_mem(const struct dtrace_cmd *cmd,
 		*nsite = g.nsite;
 	if (o.elf)
 		elf_end(o.elf);
+	free(o.anchor);
 	for (unsigned i = 0; i < g.nfunc; i++) {
 		free(g.funcs[i].name);
 		free(g.funcs[i].alias);

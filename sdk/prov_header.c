@@ -4,16 +4,51 @@
  *
  * For each probe the header gives the classic DTrace call form, which
  * `dtrace -G` later turns into a NOP, and an _ENABLED() test that reads
- * a semaphore the -G object defines:
+ * a semaphore:
  *
  *	#define MYAPP_QUERY_START(arg0, arg1) \
- *		__dtrace_myapp___query__start(arg0, arg1)
+ *		__dtrace_myapp___query__start( \
+ *			(const char *)(long)((void)0, (arg0)), \
+ *			(int)(long)((void)0, (arg1)))
  *	#define MYAPP_QUERY_START_ENABLED() \
  *		__builtin_expect(__usdt_sema_myapp___query__start != 0, 0)
  *	extern void __dtrace_myapp___query__start(const char *, int)
  *		__attribute__((visibility("hidden")));
  *	extern volatile unsigned short __usdt_sema_myapp___query__start
  *		__attribute__((visibility("hidden")));
+ *
+ * and defines, in top-level assembler, the two things every build needs
+ * whether or not it ever runs `dtrace -G` over the objects:
+ *
+ *  - the probe stub __dtrace_myapp___query__start: a hidden COMDAT
+ *    function (section .text.<stub>, group <stub>) whose entry is a probe
+ *    site, the 5-byte NOP -G writes, followed by `ret` (x86site.h), with
+ *    its stapsdt note in the same group: the arguments are where the
+ *    call put them (%rdi, %esi, ..., 8(%rsp) for the seventh), so
+ *    bpftrace, gdb, perf and our dtrace trace a call that -G never saw
+ *    (glib, libvirt and QEMU run -G with no objects, HotSpot and
+ *    PostgreSQL's extensions never run it, LTO objects cannot be
+ *    rewritten, hand-kept object lists drift);
+ *  - the semaphore __usdt_sema_myapp___query__start, hidden, in .probes,
+ *    in a COMDAT group of its own name, which the -G output defines the
+ *    same way: of all the copies the linker keeps one per program or
+ *    shared library.
+ *
+ * A file that defines the probe functions itself (a test's stand-ins)
+ * defines USDT_NO_PROBE_STUBS before the include to leave both out.
+ * Both are guarded by `.ifndef`, so two headers declaring one probe, or
+ * a -flto link that pastes every unit's top-level assembler into one
+ * file, define each once.  With -G run over an object its calls become
+ * NOPs with notes and DOF of their own, and the stub simply goes unused.
+ *
+ * Each argument goes through `long` to its declared type: a cast from
+ * any scalar (integer, enum, bool, any pointer) to `long` and from
+ * `long` to an integer or pointer type is silent under -Wall -Wextra in
+ * C and C++, where a plain conversion to the prototype's type is not
+ * (libvirt passes every argument as `void *`).  `(void)0, x` makes the
+ * operand no longer a function call, which -Wbad-function-cast would
+ * flag.  The declared types still decide what the probe records: the
+ * prototype, the stub's note and the DOF all use them.
  *
  * The probe function is declared hidden so that the compiler always
  * emits a direct call, never a load of its address from the GOT: with
@@ -25,38 +60,44 @@
  * each native argument (typedefs of the provider file expanded), so the
  * header compiles on its own as C89 through C2x and as C++.
  *
+ * The header survives the edits real builds make to it: each macro's
+ * body starts on the line after its name (Erlang lower-cases whole
+ * `#define ERLANG_X(...)` lines, CPython renames the first PYTHON_ of a
+ * line), `#if _DTRACE_VERSION` stands alone on its line (Mozilla turns it
+ * into `#ifdef`), and no line but a macro's names holds an upper-case
+ * provider prefix (PHP's s,PHP_,DTRACE_,g).
+ *
  * The header names the script by its base name only, so that a build in
  * another directory writes the same bytes (reproducible builds).
  *
  * Probes compile out when _DTRACE_VERSION is defined as 0 (the DTrace
- * convention) or USDT_DISABLE_PROBES is defined: the probe macros then
- * expand to ((void)0), so their arguments are not evaluated (nor even
- * required to exist) and `if (X_ENABLED()) X(...);` draws no empty-body
- * warning, and every _ENABLED() is (0).
+ * convention), USDT_DISABLE_PROBES is defined, or the target is not
+ * x86-64 LP64: the probe macros then expand to ((void)0), so their
+ * arguments are not evaluated (nor even required to exist) and
+ * `if (X_ENABLED()) X(...);` draws no empty-body warning, and every
+ * _ENABLED() is (0).
  *
  * With -x probestyle=inline (PROV_STYLE_INLINE) each probe macro instead
  * expands to the inline probe of usdt-sdk's <sys/sdt.h>: the compiler
  * emits the NOP site and its stapsdt note where the macro is used, so
- * nothing is left for `dtrace -G` to rewrite and -flto builds keep every
- * probe.  The arguments are first assigned to variables of the declared
- * types, which converts and checks them as the prototype of the call form
- * does and gives each note the size and signedness the provider file
- * declares:
+ * nothing is left for `dtrace -G` to rewrite.  The arguments are first
+ * assigned to variables of the declared types, which gives each note the
+ * size and signedness the provider file declares:
  *
  *	#define MYAPP_QUERY_START(arg0, arg1) \
  *		(__extension__({ \
- *			const char *__usdt_arg0 = (arg0); \
- *			int __usdt_arg1 = (arg1); \
+ *			const char *__usdt_arg0 = \
+ *				(const char *)(long)((void)0, (arg0)); \
+ *			...
  *			_USDT_SDT_P2(myapp, query__start, \
  *				__usdt_sema_myapp___query__start, \
  *				__usdt_arg0, __usdt_arg1); \
  *		}))
  *
- * The note names the same semaphore as the call form, which the -G
- * object defines and _ENABLED() reads.  The _USDT_SDT_* machinery is
- * copied from sdk/include/sys/sdt.h at build time (sdk/sdt.am makes
- * sdt-impl.inc of it), so a generated header needs no include path and
- * cannot drift from the installed <sys/sdt.h>; the copy's own guard
+ * The note names the same semaphore as the call form.  The _USDT_SDT_*
+ * machinery is copied from sdk/include/sys/sdt.h at build time (sdk/sdt.am
+ * makes sdt-impl.inc of it), so a generated header needs no include path
+ * and cannot drift from the installed <sys/sdt.h>; the copy's own guard
  * keeps the two from clashing when a file includes both.
  */
 #include "config.h"
@@ -67,11 +108,47 @@
 #include <string.h>
 
 #include "prov_impl.h"
+#include "x86site.h"
 
 /* The part of <sys/sdt.h> that inline probes expand to, as a C string. */
 static const char sdt_impl[] =
 #include "sdk/sdt-impl.inc"
 	;
+
+/*
+ * .stapsdt.base, which every stapsdt note points at, defined once per
+ * assembly file in a COMDAT group, as <sys/sdt.h> does.  "R"
+ * (SHF_GNU_RETAIN) keeps it through lld --gc-sections; the compiler's
+ * version stands in for its assembler's (binutils 2.36, LLVM 13), and
+ * USDT_SDT_RETAIN decides where it is defined, as for <sys/sdt.h>.
+ */
+static const char stapsdt_base_asm[] =
+	"#ifndef _USDT_STAPSDT_BASE\n"
+	"#if defined(USDT_SDT_RETAIN)\n"
+	"#define _USDT_STAPSDT_RETAIN USDT_SDT_RETAIN\n"
+	"#elif defined(__clang__)\n"
+	"#define _USDT_STAPSDT_RETAIN (__clang_major__ >= 13)\n"
+	"#elif defined(__GNUC__)\n"
+	"#define _USDT_STAPSDT_RETAIN (__GNUC__ >= 12)\n"
+	"#else\n"
+	"#define _USDT_STAPSDT_RETAIN 0\n"
+	"#endif\n"
+	"#if _USDT_STAPSDT_RETAIN\n"
+	"#define _USDT_STAPSDT_BASE_FLAGS \"aGR\"\n"
+	"#else\n"
+	"#define _USDT_STAPSDT_BASE_FLAGS \"aG\"\n"
+	"#endif\n"
+	"#define _USDT_STAPSDT_BASE \\\n"
+	"\t\".ifndef _.stapsdt.base\\n\" \\\n"
+	"\t\".pushsection .stapsdt.base,\\\"\" _USDT_STAPSDT_BASE_FLAGS \\\n"
+	"\t\"\\\",@progbits,.stapsdt.base,comdat\\n\" \\\n"
+	"\t\".weak _.stapsdt.base\\n\" \\\n"
+	"\t\".hidden _.stapsdt.base\\n\" \\\n"
+	"\t\"_.stapsdt.base: .space 1\\n\" \\\n"
+	"\t\".size _.stapsdt.base,1\\n\" \\\n"
+	"\t\".popsection\\n\" \\\n"
+	"\t\".endif\\n\"\n"
+	"#endif\n\n";
 
 /* "out/probes.h" -> "_PROBES_H" */
 static void make_guard(const char *from, char *buf, size_t len)
@@ -163,6 +240,52 @@ static void macro_params(FILE *out, unsigned n)
 }
 
 /*
+ * "(const char *)(long)((void)0, (arg0))": any scalar, silently.  The
+ * cast names the type without its top-level qualifiers (`const int`,
+ * `char *const`), which C++ warns are ignored on a cast's result.
+ */
+static void write_arg(const struct prov_probe *pr, unsigned i, FILE *out)
+{
+	const char *t = pr->nargv[i].type.cname, *star = strrchr(t, '*');
+	size_t n = strlen(t);
+	bool again = true;
+
+	while (again) {
+		again = false;
+		if (star) {
+			/* "char * const" -> "char *" */
+			while (n && t[n - 1] == ' ')
+				n--;
+			for (const char *q = "const\0volatile\0"; *q;
+			     q += strlen(q) + 1) {
+				size_t l = strlen(q);
+
+				if (n > l && (size_t)(t + n - star) > l &&
+				    strncmp(t + n - l, q, l) == 0) {
+					n -= l;
+					again = true;
+				}
+			}
+		} else {
+			/* "const int" -> "int" */
+			for (const char *q = "const \0volatile \0"; *q;
+			     q += strlen(q) + 1) {
+				size_t l = strlen(q);
+
+				if (strncmp(t, q, l) == 0) {
+					t += l;
+					n -= l;
+					again = true;
+				}
+			}
+		}
+	}
+	while (n && t[n - 1] == ' ')
+		n--;
+	fprintf(out, "(%.*s)(long)((void)0, (arg%u))", (int)n, t, i);
+}
+
+/*
  * The inline form of a probe macro: the arguments in variables of the
  * declared types, then the <sys/sdt.h> probe of that many arguments.
  */
@@ -175,9 +298,11 @@ static void write_inline_body(const struct prov_provider *pv,
 		const char *t = pr->nargv[i].type.cname;
 		size_t n = strlen(t);
 
-		/* "char *__usdt_arg0", "int __usdt_arg1" */
-		fprintf(out, "\t\t%s%s__usdt_arg%u = (arg%u); \\\n", t,
-			n && t[n - 1] == '*' ? "" : " ", i, i);
+		/* "char *__usdt_arg0 = ...", "int __usdt_arg1 = ..." */
+		fprintf(out, "\t\t%s%s__usdt_arg%u = \\\n\t\t\t", t,
+			n && t[n - 1] == '*' ? "" : " ", i);
+		write_arg(pr, i, out);
+		fputs("; \\\n", out);
 	}
 	fprintf(out, "\t\t_USDT_SDT_P%u(%s, %s, \\\n\t\t\t%s", pr->nargc,
 		pv->name, pr->name, sema);
@@ -185,6 +310,72 @@ static void write_inline_body(const struct prov_provider *pv,
 		fprintf(out, "%s__usdt_arg%u", i % 4 ? ", " : ", \\\n\t\t\t",
 			i);
 	fputs("); \\\n\t}))", out);
+}
+
+/*
+ * The semaphore and the probe stub of the call form, as top-level
+ * assembler (see the top of this file).  Local labels 991-994 are
+ * numeric, so they never clash with another expansion.
+ */
+static int write_stub_asm(const struct prov_provider *pv,
+			  const struct prov_probe *pr, const char *func,
+			  const char *sema, FILE *out)
+{
+	static const uint8_t stub[] = X86_STUB_BYTES;
+	char args[PROV_ARGS_MAX * 24] = "";
+	size_t ao = 0;
+
+	for (unsigned a = 0; a < pr->nargc; a++) {
+		char spec[32];
+
+		if (x86_arg_spec(&pr->nargv[a].type, a, X86_STUB_KIND, spec,
+				 sizeof(spec)) < 0)
+			return -EINVAL;
+		ao += (size_t)snprintf(args + ao, sizeof(args) - ao, "%s%s",
+				       a ? " " : "", spec);
+	}
+	fprintf(out,
+		"#ifndef USDT_NO_PROBE_STUBS\n"
+		"__asm__(\".ifndef %1$s\\n\"\n"
+		"\t\".pushsection .probes,\\\"awG\\\",@progbits,%1$s,comdat\\n\"\n"
+		"\t\".weak %1$s\\n\"\n"
+		"\t\".hidden %1$s\\n\"\n"
+		"\t\".type %1$s,@object\\n\"\n"
+		"\t\".size %1$s,2\\n\"\n"
+		"\t\".balign 2\\n\"\n"
+		"\t\"%1$s:\\n\"\n"
+		"\t\".zero 2\\n\"\n"
+		"\t\".popsection\\n\"\n"
+		"\t\".endif\\n\"\n", sema);
+	fprintf(out,
+		"\t\".ifndef %1$s\\n\"\n"
+		"\t\".pushsection .text.%1$s,\\\"axG\\\",@progbits,%1$s,comdat\\n\"\n"
+		"\t\".weak %1$s\\n\"\n"
+		"\t\".hidden %1$s\\n\"\n"
+		"\t\".type %1$s,@function\\n\"\n"
+		"\t\"%1$s:\\n\"\n"
+		"\t\".byte ", func);
+	for (size_t i = 0; i < sizeof(stub); i++)
+		fprintf(out, "%s0x%02x", i ? ", " : "", stub[i]);
+	fprintf(out, "\\n\"\n"
+		"\t\".size %1$s,%2$u\\n\"\n"
+		"\t\".pushsection .note.stapsdt,\\\"?\\\",@note\\n\"\n"
+		"\t\".balign 4\\n\"\n"
+		"\t\".4byte 992f-991f, 994f-993f, 3\\n\"\n"
+		"\t\"991: .asciz \\\"stapsdt\\\"\\n\"\n"
+		"\t\"992: .balign 4\\n\"\n"
+		"\t\"993: .8byte %1$s, _.stapsdt.base, %3$s\\n\"\n"
+		"\t\".asciz \\\"%4$s\\\"\\n\"\n"
+		"\t\".asciz \\\"%5$s\\\"\\n\"\n"
+		"\t\".asciz \\\"%6$s\\\"\\n\"\n"
+		"\t\"994: .balign 4\\n\"\n"
+		"\t\".popsection\\n\"\n"
+		"\t\".popsection\\n\"\n"
+		"\t\".endif\\n\"\n"
+		"\t_USDT_STAPSDT_BASE);\n"
+		"#endif\n", func, (unsigned)X86_STUB_SIZE, sema,
+		pv->name, pr->name, args);
+	return 0;
 }
 
 static int write_probe(const struct prov_provider *pv,
@@ -208,8 +399,14 @@ static int write_probe(const struct prov_provider *pv,
 	if (style == PROV_STYLE_INLINE) {
 		write_inline_body(pv, pr, sema, out);
 	} else {
-		fputs(func, out);
-		macro_params(out, pr->nargc);
+		fprintf(out, "%s(", func);
+		for (unsigned i = 0; i < pr->nargc; i++) {
+			fputs(" \\\n\t\t", out);
+			write_arg(pr, i, out);
+			if (i + 1 < pr->nargc)
+				fputc(',', out);
+		}
+		fputc(')', out);
 	}
 	fprintf(out, "\n#define\t%s_ENABLED() \\\n"
 		     "\t__builtin_expect(%s != 0, 0)\n", macro, sema);
@@ -224,6 +421,13 @@ static int write_probe(const struct prov_provider *pv,
 	}
 	fprintf(out, "extern volatile unsigned short %s\n"
 		     "\t__attribute__((visibility(\"hidden\")));\n", sema);
+	if (style != PROV_STYLE_INLINE &&
+	    write_stub_asm(pv, pr, func, sema, out) < 0) {
+		snprintf(diag->msg, sizeof(diag->msg),
+			 "probe '%s' in provider '%s': an argument has no stapsdt spelling",
+			 pr->name, pv->name);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -277,8 +481,9 @@ int prov_write_header(const struct prov_file *pf,
 			" * Generated by dtrace -h (" PACKAGE_STRING ") from %s.\n"
 			" * Do not edit: change the provider file and run dtrace -h again.\n"
 			" *\n"
-			" * PROVIDER_PROBE(args...) fires a probe; once `dtrace -G` has processed\n"
-			" * the object it costs one NOP until it is traced.\n"
+			" * PROVIDER_PROBE(args...) fires a probe: a call to a stub that is a\n"
+			" * probe site, or, once `dtrace -G` has processed the object, one NOP\n"
+			" * in its place.  It costs that until it is traced.\n"
 			" * PROVIDER_PROBE_ENABLED() is true only while a consumer traces the\n"
 			" * probe: use it to skip building costly arguments.  Define\n"
 			" * _DTRACE_VERSION as 0, or USDT_DISABLE_PROBES, to compile every probe\n"
@@ -298,7 +503,21 @@ int prov_write_header(const struct prov_file *pf,
 	      "#ifdef __cplusplus\n"
 	      "extern \"C\" {\n"
 	      "#endif\n\n"
-	      "#if _DTRACE_VERSION && !defined(USDT_DISABLE_PROBES)\n\n", out);
+	      "#undef _USDT_PROBES_LIVE\n"
+	      "#if _DTRACE_VERSION\n"
+	      "#if !defined(USDT_DISABLE_PROBES) && defined(__x86_64__) && defined(__LP64__)\n"
+	      "#define _USDT_PROBES_LIVE 1\n"
+	      "#endif\n"
+	      "#endif\n\n"
+	      "#ifdef _USDT_PROBES_LIVE\n\n", out);
+	if (!inl)
+		fputs(stapsdt_base_asm, out);
+	/* the stubs' assembler is longer than C90 promises a string can be */
+	if (!inl && pf->provider_cnt)
+		fputs("#ifdef __GNUC__\n"
+		      "#pragma GCC diagnostic push\n"
+		      "#pragma GCC diagnostic ignored \"-Woverlength-strings\"\n"
+		      "#endif\n\n", out);
 	if (uses_bool(pf))
 		fputs("#ifndef _USDT_BOOL\n"
 		      "#ifdef __cplusplus\n"
@@ -321,6 +540,10 @@ int prov_write_header(const struct prov_file *pf,
 			fputc('\n', out);
 		}
 	}
+	if (!inl && pf->provider_cnt)
+		fputs("#ifdef __GNUC__\n"
+		      "#pragma GCC diagnostic pop\n"
+		      "#endif\n\n", out);
 	fputs("#else /* probes compiled out */\n\n", out);
 	for (unsigned v = 0; v < pf->provider_cnt; v++) {
 		const struct prov_provider *pv = &pf->providers[v];
@@ -331,7 +554,8 @@ int prov_write_header(const struct prov_file *pf,
 				return err;
 		}
 	}
-	fputs("\n#endif\n\n"
+	fputs("\n#endif\n"
+	      "#undef _USDT_PROBES_LIVE\n\n"
 	      "#ifdef __cplusplus\n"
 	      "}\n"
 	      "#endif\n", out);

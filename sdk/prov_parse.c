@@ -75,7 +75,6 @@ struct parser {
 	struct tok tok;		/* last token taken */
 	struct tok ahead[2];	/* lookahead, ahead[0] first */
 	unsigned nahead;
-	unsigned ntok;		/* tokens seen, to tell an empty file */
 
 	struct prov_file *pf;
 	struct prov_diag *diag;
@@ -339,11 +338,9 @@ again:
 			return err;
 		if (err == 0)
 			goto again;
-		ps->ntok++;
 		return 0;
 	}
 	ps->bol = false;
-	ps->ntok++;
 	mark(ps, t, p);
 	if (isalpha((unsigned char)*p) || *p == '_') {
 		while (p < ps->end && (isalnum((unsigned char)*p) || *p == '_'))
@@ -1722,15 +1719,12 @@ static int parse_all(struct parser *ps)
 			return err;
 		switch (ps->tok.kind) {
 		case T_EOF:
-			if (ps->ntok == 0) {
-				diag_at(ps->diag, NULL, NULL);
-				snprintf(ps->diag->file, sizeof(ps->diag->file),
-					 "%s", ps->pf->path);
-				snprintf(ps->diag->msg, sizeof(ps->diag->msg),
-					 "the script is empty: expected a provider definition");
-				ps->diag->hint[0] = '\0';
-				return -EINVAL;
-			}
+			/*
+			 * An empty file (or one of comments only) declares no
+			 * provider: QEMU writes such files for trace groups
+			 * without events and runs -h and -G on them, so they
+			 * give an empty header and an object with nothing in it.
+			 */
 			return apply_pragmas(ps);
 		case T_PRAGMA:
 			err = parse_pragma(ps);

@@ -20,6 +20,20 @@ enum x86_site_kind {
 	X86_SITE_GOTJMP,	/* ff 25 disp32: jmp *sym@GOTPCREL(%rip) */
 };
 
+/*
+ * The probe stub every `dtrace -h` header defines for each probe (and the
+ * -G output too, for objects built against older headers): a hidden
+ * COMDAT function __dtrace_<provider>___<probe> whose first instruction
+ * is the probe site, the single 5-byte NOP -G also writes, then `ret`.
+ * A call -G never rewrote lands here; at the entry the arguments are
+ * where the caller put them, as at a tail-call site (X86_SITE_JMP: the
+ * return address at 0(%rsp)), and a uprobe the kernel optimizes into a
+ * call is red-zone safe, since a real call has just been made.
+ */
+#define X86_STUB_BYTES { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3 }
+#define X86_STUB_SIZE 6
+#define X86_STUB_KIND X86_SITE_JMP
+
 struct x86_site {
 	enum x86_site_kind kind;
 	bool is_enabled;	/* legacy __dtraceenabled_ call */

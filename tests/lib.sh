@@ -92,7 +92,7 @@ finish() {
 # require_G TOOL...: skip unless dtrace -G can be tested here: a C
 # compiler, the tools named, drti.o (DTRACE_DRTI) and an x86-64 machine
 require_G() {
-	command -v "$CC" >/dev/null 2>&1 || skip "no C compiler ($CC)"
+	command -v "${CC%% *}" >/dev/null 2>&1 || skip "no C compiler ($CC)"
 	for t in "$@"; do
 		command -v "$t" >/dev/null 2>&1 || skip "no $t"
 	done

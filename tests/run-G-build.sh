@@ -41,6 +41,15 @@
 
 . "$top_srcdir/tests/lib.sh"
 
+# This test checks exactly what -G writes for the calls it is given, so
+# its objects leave out the probe stubs a header defines (a note each,
+# for every declared probe): USDT_NO_PROBE_STUBS.  tests/run-dropin.sh
+# covers the stubs.
+CC="${CC:-cc} -DUSDT_NO_PROBE_STUBS"
+CXX="${CXX:-c++} -DUSDT_NO_PROBE_STUBS"
+[ -n "${CLANG:-}" ] && CLANG="$CLANG -DUSDT_NO_PROBE_STUBS"
+[ -n "${CLANGXX:-}" ] && CLANGXX="$CLANGXX -DUSDT_NO_PROBE_STUBS"
+
 : "${CLANG:=}"
 : "${CLANGXX:=}"
 
@@ -718,7 +727,7 @@ expect_static() {
 }
 
 families=gcc
-if have "$CLANG"; then
+if have "${CLANG%% *}"; then
 	families="gcc clang"
 else
 	echo "# CLANG is empty or missing: the clang builds are skipped"
@@ -730,15 +739,15 @@ for f in $families; do
 	else
 		fcc=$CLANG fcxx=${CLANGXX:-}
 	fi
-	build $f-O0-g $fcc "$fcxx" c "-O0 -g" ""
+	build $f-O0-g "$fcc" "$fcxx" c "-O0 -g" ""
 	expect_static $f-O0-g
-	build $f-O1-pie $fcc "$fcxx" c "-O1 -fPIE" "-pie"
+	build $f-O1-pie "$fcc" "$fcxx" c "-O1 -fPIE" "-pie"
 	if readelf -h $f-O1-pie/prog 2>/dev/null | grep -q 'DYN'; then
 		pass
 	else
 		fail "$f-O1-pie: -pie did not make an ET_DYN"
 	fi
-	build $f-O2-nopie $fcc "$fcxx" c "-O2 -fno-pie" "-no-pie"
+	build $f-O2-nopie "$fcc" "$fcxx" c "-O2 -fno-pie" "-no-pie"
 	expect_tail $f-O2-nopie
 	expect_tail7 $f-O2-nopie
 	expect_static $f-O2-nopie
@@ -747,19 +756,19 @@ for f in $families; do
 	else
 		fail "$f-O2-nopie: -no-pie did not make an ET_EXEC"
 	fi
-	build $f-O3-gc $fcc "$fcxx" c "-O3 -ffunction-sections" \
+	build $f-O3-gc "$fcc" "$fcxx" c "-O3 -ffunction-sections" \
 		"-Wl,--gc-sections"
 	expect_fsect $f-O3-gc
-	build $f-Os-cet $fcc "$fcxx" c "-Os -fcf-protection=full" ""
+	build $f-Os-cet "$fcc" "$fcxx" c "-Os -fcf-protection=full" ""
 	expect_cet $f-Os-cet
-	build $f-O2-noplt $fcc "$fcxx" c "-O2 -fno-plt" ""
+	build $f-O2-noplt "$fcc" "$fcxx" c "-O2 -fno-plt" ""
 	expect_noplt $f-O2-noplt
-	build $f-O2-pic $fcc "$fcxx" c "-O2 -fPIC -g" ""
+	build $f-O2-pic "$fcc" "$fcxx" c "-O2 -fPIC -g" ""
 	if have "$fcxx"; then
-		build $f-cxx-O2-g $fcc "$fcxx" cxx "-O2 -g" ""
+		build $f-cxx-O2-g "$fcc" "$fcxx" cxx "-O2 -g" ""
 		expect_tail $f-cxx-O2-g
-		build $f-cxx-O0 $fcc "$fcxx" cxx "-O0" ""
-		build $f-cxx-O3-pic $fcc "$fcxx" cxx "-O3 -fPIC" ""
+		build $f-cxx-O0 "$fcc" "$fcxx" cxx "-O0" ""
+		build $f-cxx-O3-pic "$fcc" "$fcxx" cxx "-O3 -fPIC" ""
 	else
 		echo "# no C++ compiler for $f: its C++ builds are skipped"
 	fi
@@ -893,14 +902,14 @@ expect_eq "-G without objects: an ELF relocatable object" \
 	"REL (Relocatable file)" \
 	"$(readelf -h none.o 2>&1 | sed -n 's/^ *Type: *//p')"
 # the semaphores are there for _ENABLED(), which is all such a program has
-if run_ok "-G without objects: compile" "$CC" -O2 -c sema.c -o sema.o &&
-   run_ok "-G without objects: link" "$CC" -o sema sema.o none.o; then
+if run_ok "-G without objects: compile" $CC -O2 -c sema.c -o sema.o &&
+   run_ok "-G without objects: link" $CC -o sema sema.o none.o; then
 	expect_eq "-G without objects: the program runs" "0 0" "$(./sema)"
 fi
 
 printf 'BEGIN\n{\n}\n' >begin.d
 printf 'int main(void) { return 0; }\n' >plain.c
-run_ok "BEGIN only: compile" "$CC" -O2 -c plain.c -o plain.o
+run_ok "BEGIN only: compile" $CC -O2 -c plain.c -o plain.o
 touch -d @1000000000 plain.o
 cp -p plain.o plain.keep
 run_dtrace -G -s begin.d -o begin.o plain.o
@@ -913,12 +922,12 @@ if cmp -s plain.o plain.keep; then pass; else
 fi
 expect_eq "BEGIN only: mtime of an object without probes" 1000000000 \
 	"$(stat -c %Y plain.o)"
-if run_ok "BEGIN only: link" "$CC" -o plain plain.o begin.o; then
+if run_ok "BEGIN only: link" $CC -o plain plain.o begin.o; then
 	if ./plain; then pass; else fail "BEGIN only: the program failed"; fi
 fi
 run_dtrace -G -s begin.d -o begin0.o
 expect_eq "BEGIN only, no objects: exit status" 0 "$status"
-run_ok "BEGIN only, no objects: link" "$CC" -o plain0 plain.o begin0.o
+run_ok "BEGIN only, no objects: link" $CC -o plain0 plain.o begin0.o
 
 # ---------------------------------------------------------------------
 # Former bugs

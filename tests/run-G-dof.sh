@@ -16,6 +16,15 @@
 
 . "$top_srcdir/tests/lib.sh"
 
+# This test checks exactly what -G writes for the calls it is given, so
+# its objects leave out the probe stubs a header defines (a note each,
+# for every declared probe): USDT_NO_PROBE_STUBS.  tests/run-dropin.sh
+# covers the stubs.
+CC="${CC:-cc} -DUSDT_NO_PROBE_STUBS"
+CXX="${CXX:-c++} -DUSDT_NO_PROBE_STUBS"
+[ -n "${CLANG:-}" ] && CLANG="$CLANG -DUSDT_NO_PROBE_STUBS"
+[ -n "${CLANGXX:-}" ] && CLANGXX="$CLANGXX -DUSDT_NO_PROBE_STUBS"
+
 : "${DOFDUMP:?DOFDUMP must name tests/tools/dofdump}"
 command -v objdump >/dev/null 2>&1 || skip "objdump (binutils) is missing"
 

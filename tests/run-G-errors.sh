@@ -239,49 +239,8 @@ gfail "directory" 1 -G -s p.d -o out.o dir.o
 first_is "directory" "$P dir.o: not a regular file"
 
 # ---------------------------------------------------------------------
-# LTO
-
-if compile lto.o "$CC" -O2 -flto <<'EOF'
-#include "p.h"
-void f(void) { P_X(); }
-EOF
-then
-	new_case
-	cp src/lto.o c/
-	gfail "gcc -flto" 1 -G -s p.d -o out.o lto.o
-	first_has "gcc -flto" "$P lto.o:" "GCC LTO" "-flto" \
-		"compile the files that contain probes without -flto"
-else
-	echo "# $CC -flto does not work here: GCC LTO objects are not tested"
-fi
-
-if compile fat.o "$CC" -O2 -flto -ffat-lto-objects <<'EOF'
-#include "p.h"
-void f(void) { P_X(); }
-EOF
-then
-	new_case
-	cp src/fat.o c/
-	gfail "gcc -flto -ffat-lto-objects" 1 -G -s p.d -o out.o fat.o
-	first_has "gcc -flto -ffat-lto-objects" "$P fat.o:" "fat LTO object" \
-		"-flto" "compile the files that contain probes without -flto"
-fi
-
-if [ -n "$CLANG" ] && command -v "$CLANG" >/dev/null 2>&1; then
-	for mode in -flto -flto=thin; do
-		compile bitcode.o "$CLANG" -O2 $mode <<'EOF' || continue
-#include "p.h"
-void f(void) { P_X(); }
-EOF
-		new_case
-		cp src/bitcode.o c/
-		gfail "clang $mode" 1 -G -s p.d -o out.o bitcode.o
-		first_is "clang $mode" \
-			"$P bitcode.o: is LLVM bitcode (clang -flto): it holds no machine code whose probe calls could be rewritten; compile the files that contain probes without -flto"
-	done
-else
-	echo "# CLANG is empty: clang LTO bitcode is not tested"
-fi
+# LTO objects are no error: -G leaves them alone (tests/run-sdt-G.sh and
+# tests/run-dropin.sh show their probes at work).
 
 # ---------------------------------------------------------------------
 # Probe calls -G cannot accept

@@ -351,20 +351,6 @@ err_case "unterminated clause" 'BEGIN {
 	x = 1;' \
 	"$P line 3:1: expected '}' to close the clause opened on line 1, found end of file"
 
-err_case "empty file" '' \
-	"$P the script is empty: expected a provider definition"
-: >e.d
-run_fail "empty file, zero bytes" \
-	"$P the script is empty: expected a provider definition" -h -s e.d
-
-err_case "comments only" '/* nothing here */
-// nor here
-
-/*
- * nor here
- */' \
-	"$P the script is empty: expected a provider definition"
-
 printf 'provider p {\000 probe a(); };\n' >e.d
 run_fail "NUL byte" "$P e.d holds NUL bytes: it is not a D source file" \
 	-h -s e.d

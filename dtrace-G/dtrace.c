@@ -441,10 +441,19 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 			if (err)
 				return err;
 			break;
+		case 'f':
+			/*
+			 * libtool appends -fPIC (or -fpic) when dtrace -G runs
+			 * as its "compiler"; written in one word it is that
+			 * flag, which means nothing to us, not a function.
+			 */
+			if (strcmp(argv[optind - 1], "-fPIC") == 0 ||
+			    strcmp(argv[optind - 1], "-fpic") == 0)
+				break;
+			/* fall through */
 		case 'n':
 		case 'P':
 		case 'm':
-		case 'f':
 			if (add_desc(c, (char)ch, optarg) < 0) {
 				warnx("out of memory");
 				return EXIT_FAILURE;

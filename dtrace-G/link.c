@@ -1547,13 +1547,20 @@ static int add_gnu_notes(struct elfw *w)
 	return sec < 0 ? sec : 0;
 }
 
+/* Whether site s gets a note from us, into the group of function fi. */
+static bool gets_note(const struct glink *g, const struct gsite *s)
+{
+	return !s->x.is_enabled && !s->noted && g->funcs[s->func].canon < 0;
+}
+
 /*
  * The stapsdt notes, into section sec, of the sites of function fi, or
- * with fi < 0 of every function outside a COMDAT group.  Is-enabled
- * sites have none.
+ * with fi < 0 of every function of object oi outside a COMDAT group.
+ * Is-enabled sites have none.
  */
 static int add_notes(const struct glink *g, struct elfw *w, int sec, int fi,
-		     const int *alias_sym, const int *sema_sym, int base_sym)
+		     unsigned oi, const int *alias_sym, const int *sema_sym,
+		     int base_sym)
 {
 	struct notebuf nb = { 0 };
 	int err = -ENOMEM;
@@ -1567,10 +1574,10 @@ static int add_notes(const struct glink *g, struct elfw *w, int sec, int fi,
 		size_t desc_at, ao = 0;
 		unsigned semaidx = 0;
 
-		if (s->x.is_enabled || s->noted || g->funcs[s->func].canon >= 0)
+		if (!gets_note(g, s))
 			continue;
 		if (fi >= 0 ? s->func != (unsigned)fi :
-			      g->funcs[s->func].comdat)
+			      g->funcs[s->func].comdat || s->obj != oi)
 			continue;
 		for (unsigned a = 0; a < pr->nargc; a++) {
 			char spec[32];
@@ -1630,7 +1637,7 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 	size_t bloblen = 0;
 	unsigned nfp = 0, nrel = 0, nsema = 0;
 	int *alias_sym = NULL, *sema_sym = NULL, base_sym = 0, err = -ENOMEM;
-	int dofsec = 0, notesec = 0, probesec;
+	int dofsec = 0, probesec;
 	char errbuf[256] = "out of memory";
 	bool need_notes = false;
 	int fd = -1;
@@ -1699,12 +1706,8 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 	}
 	for (unsigned i = 0; i < g->nsite && !need_notes; i++)
 		need_notes = !g->sites[i].noted;
-	if (need_notes) {
-		notesec = elfw_section(w, ".note.stapsdt", SHT_NOTE, 0, 4, 0,
-				       NULL, 0);
-		if (notesec < 0 || add_stapsdt_base(w, &base_sym) < 0)
-			goto out;
-	}
+	if (need_notes && add_stapsdt_base(w, &base_sym) < 0)
+		goto out;
 
 	/* semaphores: one per probe of every provider, in .probes */
 	for (unsigned v = 0; v < g->pf->provider_cnt; v++)
@@ -1792,10 +1795,36 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 			goto out;
 	}
 
-	/* one stapsdt note per probe site */
-	if (notesec && add_notes(g, w, notesec, -1, alias_sym, sema_sym,
-				 base_sym) < 0)
-		goto out;
+	/*
+	 * One stapsdt note per probe site, an object's in a COMDAT group
+	 * signed with its anchor: two -G outputs that describe the same
+	 * objects (run twice, into two files) may meet in one link, and
+	 * each site must be noted once there, or tracers fire it twice.
+	 */
+	for (unsigned oi = 0; oi < g->nobj; oi++) {
+		const struct gobj *o = &g->objs[oi];
+		char sig[PATH_MAX];
+		bool any = false;
+		int sec, sigsym;
+
+		for (unsigned i = o->site_first; i < o->site_end && !any; i++)
+			any = gets_note(g, &g->sites[i]) &&
+			      !g->funcs[g->sites[i].func].comdat;
+		if (!any || !o->anchor)
+			continue;
+		snprintf(sig, sizeof(sig), "%s.stapsdt", o->anchor);
+		/* global, so that `ld -r` adds no STT_FILE; made local later */
+		sec = elfw_section(w, ".note.stapsdt", SHT_NOTE,
+				   SHF_GNU_RETAIN, 4, 0,
+				   NULL, 0);
+		if (sec < 0 ||
+		    (sigsym = elfw_symbol(w, sig, sec, 0, 0, STB_GLOBAL,
+					  STT_NOTYPE, STV_HIDDEN)) < 0 ||
+		    elfw_comdat(w, sigsym, &sec, 1) < 0 ||
+		    add_notes(g, w, sec, -1, oi, alias_sym, sema_sym,
+			      base_sym) < 0)
+			goto out;
+	}
 	/*
 	 * An inline function's notes go to a section of their own, in a
 	 * COMDAT group signed with its alias and layout: of several -G
@@ -1817,13 +1846,14 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 		snprintf(sig, sizeof(sig), "%s.stapsdt.%016llx", f->alias,
 			 (unsigned long long)f->layout);
 		/* global, so that `ld -r` adds no STT_FILE; made local later */
-		sec = elfw_section(w, ".note.stapsdt", SHT_NOTE, 0, 4, 0,
+		sec = elfw_section(w, ".note.stapsdt", SHT_NOTE,
+				   SHF_GNU_RETAIN, 4, 0,
 				   NULL, 0);
 		if (sec < 0 ||
 		    (sigsym = elfw_symbol(w, sig, sec, 0, 0, STB_GLOBAL,
 					  STT_NOTYPE, STV_HIDDEN)) < 0 ||
 		    elfw_comdat(w, sigsym, &sec, 1) < 0 ||
-		    add_notes(g, w, sec, (int)fi, alias_sym, sema_sym,
+		    add_notes(g, w, sec, (int)fi, 0, alias_sym, sema_sym,
 			      base_sym) < 0)
 			goto out;
 	}

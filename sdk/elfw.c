@@ -354,7 +354,8 @@ int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen)
 		goto out;
 	}
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
+	/* GNU: its SHF_GNU_RETAIN is honoured (GNU ld reads the flag only then) */
+	eh.e_ident[EI_OSABI] = ELFOSABI_GNU;
 	eh.e_type = ET_REL;
 	eh.e_machine = EM_X86_64;
 	eh.e_version = EV_CURRENT;

@@ -102,6 +102,17 @@ if ok "-G all objects" dtrace -G -s dp.d -o all.o dp1.o dp2.o &&
 	fires "-G all objects" ./all "/one 200" "/one 201" "/two 300" "/two 301"
 fi
 
+# 4b. the same objects through -G twice, into two outputs, both linked
+# (a rule run twice; libtool's two runs): no duplicate symbol, and each
+# site noted once, or tracers fire it twice
+if ok "-G again, into a second output" dtrace -G -s dp.d -o all2.o dp1.o dp2.o &&
+   ok "two outputs of the same objects: link" $CC -o twice main.o dp1.o dp2.o \
+	all.o all2.o -Wl,-z,defs; then
+	expect_eq "two outputs: each site noted once" \
+		"$(notes all | tr '\n' ' ')" "$(notes twice | tr '\n' ' ')"
+	fires "two outputs" ./twice "/one 200" "/one 201" "/two 300" "/two 301"
+fi
+
 # 5. a shared library, never -G, -z defs; and a static program
 cp dp1.orig.o dp1.o; cp dp2.orig.o dp2.o
 ok "compile -fPIC" $CC $CFLAGS -fPIC -c dp1.c -o dp1.pic.o &&

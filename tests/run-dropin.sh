@@ -82,6 +82,24 @@ if ok "never -G: link -z defs" $CC -o never main.o dp1.o dp2.o -Wl,-z,defs; then
 	fires "never -G" ./never "/one 200" "/one 201" "/two 300" "/two 301"
 fi
 
+# gdb stops at the stub sites with the arguments
+if command -v gdb >/dev/null 2>&1; then
+	gdb -batch -ex 'break -probe-stap dp:req' -ex run \
+		-ex 'print $_probe_arg1' -ex 'print (char *)$_probe_arg0' \
+		-ex continue -ex 'print $_probe_arg1' --args ./never 1 \
+		>gdb.out 2>&1
+	sed -n 's/^\$[0-9]* = //p' gdb.out | sed 's/.*"\(.*\)"$/\1/' >gdb.txt
+	printf '%s\n' 200 /one 300 >gdb-want.txt
+	expect_file_eq "never -G: gdb's \$_probe_arg at the stubs" gdb-want.txt gdb.txt
+fi
+# _ENABLED() follows the stub's semaphore: dp:::seven fires only then
+if [ $tracing = yes ]; then
+	timeout 120 bpftrace -q -e 'usdt:./never:dp:seven { printf("%d %d\n", arg0, arg5); }' \
+		-c "./never 2" >bt7.out 2>bt7.err
+	expect_eq "never -G: _ENABLED() true while traced" "1 6 1 6" \
+		"$(grep -v '^$' bt7.out | tr '\n' ' ' | sed 's/ $//')"
+fi
+
 # 2. -G with no objects (glib, libvirt, QEMU)
 if ok "-G no objects" dtrace -G -s dp.d -o none.o &&
    ok "-G no objects: link" $CC -o noobj main.o dp1.o dp2.o none.o -Wl,-z,defs; then

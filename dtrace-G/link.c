@@ -1547,7 +1547,7 @@ static int add_gnu_notes(struct elfw *w)
 	return sec < 0 ? sec : 0;
 }
 
-/* Whether site s gets a note from us, into the group of function fi. */
+/* Whether site s gets a note in the output. */
 static bool gets_note(const struct glink *g, const struct gsite *s)
 {
 	return !s->x.is_enabled && !s->noted && g->funcs[s->func].canon < 0;
@@ -1626,6 +1626,32 @@ static int add_notes(const struct glink *g, struct elfw *w, int sec, int fi,
 out:
 	free(nb.buf);
 	return err;
+}
+
+/*
+ * A .note.stapsdt section in a COMDAT group signed `sig`, with the notes
+ * add_notes() picks for fi and oi.  SHF_GNU_RETAIN keeps it through
+ * --gc-sections, where nothing refers to it.
+ */
+static int add_note_group(const struct glink *g, struct elfw *w,
+			  const char *sig, int fi, unsigned oi,
+			  const int *alias_sym, const int *sema_sym,
+			  int base_sym)
+{
+	int sec, sigsym;
+
+	sec = elfw_section(w, ".note.stapsdt", SHT_NOTE, SHF_GNU_RETAIN, 4, 0,
+			   NULL, 0);
+	if (sec < 0)
+		return sec;
+	/* global, so that `ld -r` adds no STT_FILE; made local later */
+	sigsym = elfw_symbol(w, sig, sec, 0, 0, STB_GLOBAL, STT_NOTYPE,
+			     STV_HIDDEN);
+	if (sigsym < 0)
+		return sigsym;
+	if (elfw_comdat(w, sigsym, &sec, 1) < 0)
+		return -ENOMEM;
+	return add_notes(g, w, sec, fi, oi, alias_sym, sema_sym, base_sym);
 }
 
 static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
@@ -1796,16 +1822,17 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 	}
 
 	/*
-	 * One stapsdt note per probe site, an object's in a COMDAT group
-	 * signed with its anchor: two -G outputs that describe the same
-	 * objects (run twice, into two files) may meet in one link, and
-	 * each site must be noted once there, or tracers fire it twice.
+	 * One stapsdt note per probe site, in COMDAT groups: an object's
+	 * signed with its anchor, an inline function's with its alias and
+	 * layout.  Two -G outputs that describe the same objects (a rule run
+	 * twice, into two files) or the same copy of an inline function may
+	 * meet in one link, and each site must be noted once there, or
+	 * tracers fire it twice.
 	 */
 	for (unsigned oi = 0; oi < g->nobj; oi++) {
 		const struct gobj *o = &g->objs[oi];
 		char sig[PATH_MAX];
 		bool any = false;
-		int sec, sigsym;
 
 		for (unsigned i = o->site_first; i < o->site_end && !any; i++)
 			any = gets_note(g, &g->sites[i]) &&
@@ -1813,48 +1840,25 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 		if (!any || !o->anchor)
 			continue;
 		snprintf(sig, sizeof(sig), "%s.stapsdt", o->anchor);
-		/* global, so that `ld -r` adds no STT_FILE; made local later */
-		sec = elfw_section(w, ".note.stapsdt", SHT_NOTE,
-				   SHF_GNU_RETAIN, 4, 0,
-				   NULL, 0);
-		if (sec < 0 ||
-		    (sigsym = elfw_symbol(w, sig, sec, 0, 0, STB_GLOBAL,
-					  STT_NOTYPE, STV_HIDDEN)) < 0 ||
-		    elfw_comdat(w, sigsym, &sec, 1) < 0 ||
-		    add_notes(g, w, sec, -1, oi, alias_sym, sema_sym,
-			      base_sym) < 0)
+		if (add_note_group(g, w, sig, -1, oi, alias_sym, sema_sym,
+				   base_sym) < 0)
 			goto out;
 	}
-	/*
-	 * An inline function's notes go to a section of their own, in a
-	 * COMDAT group signed with its alias and layout: of several -G
-	 * outputs that describe the same copy, the linker keeps one set.
-	 */
 	for (unsigned fi = 0; fi < g->nfunc; fi++) {
 		const struct gfunc *f = &g->funcs[fi];
 		char sig[PATH_MAX];
 		bool any = false;
-		int sec, sigsym;
 
 		if (!f->comdat || f->canon >= 0)
 			continue;
 		for (unsigned i = 0; i < g->nsite && !any; i++)
-			any = g->sites[i].func == fi &&
-			      !g->sites[i].x.is_enabled && !g->sites[i].noted;
+			any = g->sites[i].func == fi && gets_note(g, &g->sites[i]);
 		if (!any)
 			continue;
 		snprintf(sig, sizeof(sig), "%s.stapsdt.%016llx", f->alias,
 			 (unsigned long long)f->layout);
-		/* global, so that `ld -r` adds no STT_FILE; made local later */
-		sec = elfw_section(w, ".note.stapsdt", SHT_NOTE,
-				   SHF_GNU_RETAIN, 4, 0,
-				   NULL, 0);
-		if (sec < 0 ||
-		    (sigsym = elfw_symbol(w, sig, sec, 0, 0, STB_GLOBAL,
-					  STT_NOTYPE, STV_HIDDEN)) < 0 ||
-		    elfw_comdat(w, sigsym, &sec, 1) < 0 ||
-		    add_notes(g, w, sec, (int)fi, 0, alias_sym, sema_sym,
-			      base_sym) < 0)
+		if (add_note_group(g, w, sig, (int)fi, 0, alias_sym, sema_sym,
+				   base_sym) < 0)
 			goto out;
 	}
 

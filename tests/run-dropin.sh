@@ -68,6 +68,19 @@ fires() {
 	expect_file_eq "$f_what: bpftrace dp:::req hits" want.txt got.txt
 }
 
+# dfires WHAT PROG EXPECTED...: the same with our dtrace -n -c
+dfires() {
+	d_what=$1 d_prog=$2
+	shift 2
+	[ $tracing = yes ] || return 0
+	printf '%s\n' "$@" | sort >want.txt
+	timeout 120 dtrace -q -n 'dp$target:::req {
+		printf("%s %d\n", copyinstr(arg0), arg1); }' -c "$d_prog 2" \
+		>dt.out 2>dt.err
+	grep -v '^$' dt.out | sort >got.txt
+	expect_file_eq "$d_what: dtrace -n dp:::req hits" want.txt got.txt
+}
+
 ok "dtrace -h" dtrace -h -s dp.d -o dp.h
 CFLAGS="-O2 -Wall -Wextra -Werror"
 ok "compile" $CC $CFLAGS -c dp1.c -o dp1.o &&
@@ -80,6 +93,7 @@ if ok "never -G: link -z defs" $CC -o never main.o dp1.o dp2.o -Wl,-z,defs; then
 	expect_eq "never -G: a stub note per probe" \
 		"obj 1 req 1 seven 1 unused 1" "$(notes never | tr '\n' ' ' | sed 's/ $//')"
 	fires "never -G" ./never "/one 200" "/one 201" "/two 300" "/two 301"
+	dfires "never -G" ./never "/one 200" "/one 201" "/two 300" "/two 301"
 fi
 
 # gdb stops at the stub sites with the arguments
@@ -118,6 +132,7 @@ fi
 if ok "-G all objects" dtrace -G -s dp.d -o all.o dp1.o dp2.o &&
    ok "-G all objects: link" $CC -o all main.o dp1.o dp2.o all.o -Wl,-z,defs; then
 	fires "-G all objects" ./all "/one 200" "/one 201" "/two 300" "/two 301"
+	dfires "-G all objects" ./all "/one 200" "/one 201" "/two 300" "/two 301"
 fi
 
 # 4b. the same objects through -G twice, into two outputs, both linked
@@ -129,6 +144,7 @@ if ok "-G again, into a second output" dtrace -G -s dp.d -o all2.o dp1.o dp2.o &
 	expect_eq "two outputs: each site noted once" \
 		"$(notes all | tr '\n' ' ')" "$(notes twice | tr '\n' ' ')"
 	fires "two outputs" ./twice "/one 200" "/one 201" "/two 300" "/two 301"
+	dfires "two outputs" ./twice "/one 200" "/one 201" "/two 300" "/two 301"
 fi
 
 # 5. a shared library, never -G, -z defs; and a static program

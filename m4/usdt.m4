@@ -25,9 +25,11 @@
 #
 # With `auto' a dtrace that is missing or fails the check turns probes
 # off with a warning; with `yes' it stops configure and says which step
-# failed and what to do.  When the project compiles with -flto (slim
-# LTO objects hold no machine code for -G to rewrite) and the plain
-# check fails, it is tried again with `-x probestyle=inline', whose
+# failed and what to do.  With usdt-sdk's dtrace, -flto builds pass the
+# plain check (their probe calls reach the stubs the header defines, and
+# -G leaves -flto objects alone).  When the project compiles with -flto
+# and the plain check fails (an older dtrace, which refuses bitcode),
+# it is tried again with `-x probestyle=inline', whose
 # probes are inline NOPs and notes that survive LTO, and with -G run
 # without the objects (it cannot read bitcode; it then writes the
 # semaphores and drti.o); if that works the option is added to

@@ -19,6 +19,10 @@
 #    from the loop's own clock, the best of five runs;
 #  - enabled probes (root and bpftrace): ns per hit = traced minus
 #    untraced ns per iteration, bpftrace counting every hit, best of three;
+#  - probe forms (bench/forms.sh, which see): the same two figures for
+#    each form a probe takes in a binary (rewritten site, stub site,
+#    inline site, systemtap's, none), with bpftrace's and our dtrace
+#    -n's count(), ratios to systemtap's; written as their own section;
 #  - consumer (root and bpftrace): our dtrace -n against bpftrace on the
 #    same probe of the same binary: ns per hit added by count() (as
 #    above; the count must equal the hits, drops as each tool reports
@@ -173,6 +177,14 @@ if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 else
 	echo "(enabled probes: needs root and bpftrace; skipped)"
 fi
+
+# ---------------------------------------------------------------------
+# Probe forms: their own table and section (bench/forms.sh)
+echo
+DTRACE=$DTRACE top_srcdir=$top_srcdir CC=$CC FORMS_MD=$tmp/forms.md \
+	sh "$here/forms.sh"
+echo
+printf '%-52s %12s %12s %8s\n' "figure" "usdt-sdk" "reference" "ratio"
 
 # ---------------------------------------------------------------------
 # Consumer: our dtrace -n against bpftrace, on the same probe of the same
@@ -442,6 +454,10 @@ fi
 	echo "full) and aggregates in user space, so its count() costs a record per"
 	echo "hit, where bpftrace counts in the kernel; a target that fires faster"
 	echo "than the consumer drains (or than the buffer holds between reads) drops."
+	if [ -s "$tmp/forms.md" ]; then
+		echo
+		cat "$tmp/forms.md"
+	fi
 } >"$RESULTS"
 echo
 echo "written to $RESULTS"

@@ -31,6 +31,7 @@
 # message.
 
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/sdt-lib.sh"
 
 : "${CLANG:=}"
 : "${CLANGXX:=}"
@@ -152,25 +153,6 @@ done <builds.txt
 # ---------------------------------------------------------------------
 # readelf -n
 
-# notes BIN: "provider name location base semaphore args", sorted
-notes() {
-	readelf -n "$1" | awk '
-		/^ *Provider: / { p = $2 }
-		/^ *Name: / { n = $2 }
-		/Location: / {
-			for (i = 1; i <= NF; i++) {
-				if ($i == "Location:") l = $(i + 1)
-				if ($i == "Base:") b = $(i + 1)
-				if ($i == "Semaphore:") s = $(i + 1)
-			}
-			sub(/,$/, "", l); sub(/,$/, "", b)
-		}
-		/^ *Arguments:/ {
-			sub(/^ *Arguments: ?/, "")
-			print p, n, l, b, s, $0
-		}' | LC_ALL=C sort
-}
-
 # The size-and-sign prefixes each probe's types give
 a12="-4@ 1@ -2@ -8@ 8@ 8@ -4@ -8@ -2@ -1@ -4@ 8@"
 {
@@ -208,33 +190,6 @@ sdtt consts -4@$5 -4@$-6 -2@$-7 -8@$8 -1@$-9 2@$10 1@$100 -8@$-1
 sdtt p0
 sdtp tick
 EOF
-
-# check_args: on "provider name args...", print the prefixes, or a
-# line "BAD ..." for each operand a tool could misread
-check_args_awk='
-function regok(r, size,   n) {
-	n = "(r(ax|bx|cx|dx|si|di|bp|sp)|r(8|9|1[0-5]))"
-	if (size == 8) return r ~ ("^%" n "$")
-	if (size == 1) return r ~ ("^%" n "$")	# 1@: the 64-bit name
-	if (size == 4) return r ~ /^%(e(ax|bx|cx|dx|si|di|bp|sp)|r(8|9|1[0-5])d)$/
-	if (size == 2) return r ~ /^%((ax|bx|cx|dx|si|di|bp|sp)|r(8|9|1[0-5])w)$/
-	return 0
-}
-{
-	out = $1 " " $2
-	for (i = 3; i <= NF; i++) {
-		at = index($i, "@")
-		pre = substr($i, 1, at)
-		op = substr($i, at + 1)
-		size = pre; sub(/^-/, "", size); sub(/@$/, "", size)
-		if (op ~ /^%/) ok = regok(op, size)
-		else if (op ~ /^\$-?[0-9]+$/) ok = 1
-		else ok = op ~ /^-?[0-9]*\(%r([a-z][a-z]|[0-9]+)\)$/
-		if (!ok) print "BAD " $1 ":" $2 " argument " (i - 2) " " $i
-		out = out " " pre
-	}
-	print out
-}'
 
 for v in $built; do
 	notes "$v/prog" >"$v/notes.txt"

@@ -56,3 +56,15 @@ function regok(r, size,   n) {
 	print out
 }'
 
+# cc_kind CC: gcc, clang, or other
+cc_kind() {
+	ck_defs=$(echo | $1 -dM -E -x c - 2>/dev/null) || {
+		echo other
+		return
+	}
+	case $ck_defs in
+	*__clang__*) echo clang ;;
+	*__GNUC__*) echo gcc ;;
+	*) echo other ;;
+	esac
+}

@@ -26,6 +26,15 @@
 #    unsigned constants that the compiler writes as negative numbers,
 #    strings, assembler probes;
 #  - gdb reads arguments 6-11 and the one-byte arguments.
+# And -Werror with every standard, by gcc and clang: the sources written
+# for systemtap's header (tests/data/sdt/dropin.c, dropsem.c,
+# dropsem-def.c, dropmain.c: every macro, floating-point arguments,
+# semaphores) as C89, GNU89, C99, C11, GNU17, C2x, C++98, C++11, C++17
+# and C++20, and prog.c (with the inline -h header) from C99 and C++11
+# on, with -Wall -Wextra -pedantic; with C89 and C++98 also
+# -Wvariadic-macros and -Wlong-long, which -pedantic implies there; with
+# clang also -Wgnu-zero-variadic-macro-arguments and, in C,
+# -Wc23-extensions (-Wc2x-extensions before clang 15).
 # Skips (77) without a C compiler, readelf or drti.o; clang, lld, root,
 # bpftrace and gdb are optional: only their parts are skipped, with a
 # message.
@@ -269,6 +278,61 @@ for v in gcc-c-O2-bfd gcc-c-O2-lld gcc-cxx-O2-bfd; do
 		"$(awk '$1 == "sdtt" && $2 == "bytes" {
 			$1 = $2 = $3 = $4 = $5 = ""; sub(/^ */, ""); print }' \
 			"$v/notes.txt")"
+done
+
+# ---------------------------------------------------------------------
+# -Werror with every standard
+
+wfams=
+if [ "$(cc_kind "$CC")" = gcc ]; then
+	wfams="gcc:$CC:$CXX"
+elif have gcc && have g++; then
+	wfams="gcc:gcc:g++"
+else
+	echo "# no gcc: no -Werror builds with it"
+fi
+if have "$CLANG" && have "$CLANGXX"; then
+	wfams="$wfams clang:$CLANG:$CLANGXX"
+else
+	echo "# CLANG or CLANGXX not set: no -Werror builds with clang"
+fi
+for fam in $wfams; do
+	wname=${fam%%:*}
+	rest=${fam#*:}
+	wcc=${rest%%:*}
+	wcxx=${rest#*:}
+	c23=
+	if [ "$(cc_kind "$wcc")" = clang ]; then
+		for f in -Wc23-extensions -Wc2x-extensions; do
+			if echo 'int x;' | $wcc -x c -Werror $f -fsyntax-only - \
+				>/dev/null 2>&1; then
+				c23=$f
+				break
+			fi
+		done
+		[ -n "$c23" ] || fail "$wcc knows neither -Wc23-extensions nor -Wc2x-extensions"
+	fi
+	for std in c89 gnu89 c99 c11 gnu17 c2x c++98 c++11 c++17 c++20; do
+		W="-Wall -Wextra -pedantic -Werror"
+		files="dropin.c dropsem.c dropsem-def.c dropmain.c"
+		case $std in
+		c89 | gnu89 | c++98) W="$W -Wvariadic-macros -Wlong-long" ;;
+		*) files="$files prog.c" ;;
+		esac
+		if [ "$(cc_kind "$wcc")" = clang ]; then
+			W="$W -Wgnu-zero-variadic-macro-arguments"
+		fi
+		case $std in
+		c++*) wc=$wcxx lang=c++ ;;
+		*) wc=$wcc lang=c W="$W $c23" ;;
+		esac
+		mkdir -p "w-$wname-$std"
+		for f in $files; do
+			build_ok "-Werror: $wname -std=$std $f" $wc -x $lang \
+				-std=$std $W -I"$inc" -I"$PWD" -I"$data" \
+				-c "$data/$f" -o "w-$wname-$std/${f%.c}.o"
+		done
+	done
 done
 
 # ---------------------------------------------------------------------

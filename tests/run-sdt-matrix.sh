@@ -26,11 +26,21 @@
 #    unsigned constants that the compiler writes as negative numbers,
 #    strings, assembler probes;
 #  - gdb reads arguments 6-11 and the one-byte arguments.
+# And -Werror with every standard, by gcc and clang: the sources written
+# for systemtap's header (tests/data/sdt/dropin.c, dropsem.c,
+# dropsem-def.c, dropmain.c: every macro, floating-point arguments,
+# semaphores) as C89, GNU89, C99, C11, GNU17, C2x, C++98, C++11, C++17
+# and C++20, and prog.c (with the inline -h header) from C99 and C++11
+# on, with -Wall -Wextra -pedantic; with C89 and C++98 also
+# -Wvariadic-macros and -Wlong-long, which -pedantic implies there; with
+# clang also -Wgnu-zero-variadic-macro-arguments and, in C,
+# -Wc23-extensions (-Wc2x-extensions before clang 15).
 # Skips (77) without a C compiler, readelf or drti.o; clang, lld, root,
 # bpftrace and gdb are optional: only their parts are skipped, with a
 # message.
 
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/sdt-lib.sh"
 
 : "${CLANG:=}"
 : "${CLANGXX:=}"
@@ -152,25 +162,6 @@ done <builds.txt
 # ---------------------------------------------------------------------
 # readelf -n
 
-# notes BIN: "provider name location base semaphore args", sorted
-notes() {
-	readelf -n "$1" | awk '
-		/^ *Provider: / { p = $2 }
-		/^ *Name: / { n = $2 }
-		/Location: / {
-			for (i = 1; i <= NF; i++) {
-				if ($i == "Location:") l = $(i + 1)
-				if ($i == "Base:") b = $(i + 1)
-				if ($i == "Semaphore:") s = $(i + 1)
-			}
-			sub(/,$/, "", l); sub(/,$/, "", b)
-		}
-		/^ *Arguments:/ {
-			sub(/^ *Arguments: ?/, "")
-			print p, n, l, b, s, $0
-		}' | LC_ALL=C sort
-}
-
 # The size-and-sign prefixes each probe's types give
 a12="-4@ 1@ -2@ -8@ 8@ 8@ -4@ -8@ -2@ -1@ -4@ 8@"
 {
@@ -208,33 +199,6 @@ sdtt consts -4@$5 -4@$-6 -2@$-7 -8@$8 -1@$-9 2@$10 1@$100 -8@$-1
 sdtt p0
 sdtp tick
 EOF
-
-# check_args: on "provider name args...", print the prefixes, or a
-# line "BAD ..." for each operand a tool could misread
-check_args_awk='
-function regok(r, size,   n) {
-	n = "(r(ax|bx|cx|dx|si|di|bp|sp)|r(8|9|1[0-5]))"
-	if (size == 8) return r ~ ("^%" n "$")
-	if (size == 1) return r ~ ("^%" n "$")	# 1@: the 64-bit name
-	if (size == 4) return r ~ /^%(e(ax|bx|cx|dx|si|di|bp|sp)|r(8|9|1[0-5])d)$/
-	if (size == 2) return r ~ /^%((ax|bx|cx|dx|si|di|bp|sp)|r(8|9|1[0-5])w)$/
-	return 0
-}
-{
-	out = $1 " " $2
-	for (i = 3; i <= NF; i++) {
-		at = index($i, "@")
-		pre = substr($i, 1, at)
-		op = substr($i, at + 1)
-		size = pre; sub(/^-/, "", size); sub(/@$/, "", size)
-		if (op ~ /^%/) ok = regok(op, size)
-		else if (op ~ /^\$-?[0-9]+$/) ok = 1
-		else ok = op ~ /^-?[0-9]*\(%r([a-z][a-z]|[0-9]+)\)$/
-		if (!ok) print "BAD " $1 ":" $2 " argument " (i - 2) " " $i
-		out = out " " pre
-	}
-	print out
-}'
 
 for v in $built; do
 	notes "$v/prog" >"$v/notes.txt"
@@ -314,6 +278,61 @@ for v in gcc-c-O2-bfd gcc-c-O2-lld gcc-cxx-O2-bfd; do
 		"$(awk '$1 == "sdtt" && $2 == "bytes" {
 			$1 = $2 = $3 = $4 = $5 = ""; sub(/^ */, ""); print }' \
 			"$v/notes.txt")"
+done
+
+# ---------------------------------------------------------------------
+# -Werror with every standard
+
+wfams=
+if [ "$(cc_kind "$CC")" = gcc ]; then
+	wfams="gcc:$CC:$CXX"
+elif have gcc && have g++; then
+	wfams="gcc:gcc:g++"
+else
+	echo "# no gcc: no -Werror builds with it"
+fi
+if have "$CLANG" && have "$CLANGXX"; then
+	wfams="$wfams clang:$CLANG:$CLANGXX"
+else
+	echo "# CLANG or CLANGXX not set: no -Werror builds with clang"
+fi
+for fam in $wfams; do
+	wname=${fam%%:*}
+	rest=${fam#*:}
+	wcc=${rest%%:*}
+	wcxx=${rest#*:}
+	c23=
+	if [ "$(cc_kind "$wcc")" = clang ]; then
+		for f in -Wc23-extensions -Wc2x-extensions; do
+			if echo 'int x;' | $wcc -x c -Werror $f -fsyntax-only - \
+				>/dev/null 2>&1; then
+				c23=$f
+				break
+			fi
+		done
+		[ -n "$c23" ] || fail "$wcc knows neither -Wc23-extensions nor -Wc2x-extensions"
+	fi
+	for std in c89 gnu89 c99 c11 gnu17 c2x c++98 c++11 c++17 c++20; do
+		W="-Wall -Wextra -pedantic -Werror"
+		files="dropin.c dropsem.c dropsem-def.c dropmain.c"
+		case $std in
+		c89 | gnu89 | c++98) W="$W -Wvariadic-macros -Wlong-long" ;;
+		*) files="$files prog.c" ;;
+		esac
+		if [ "$(cc_kind "$wcc")" = clang ]; then
+			W="$W -Wgnu-zero-variadic-macro-arguments"
+		fi
+		case $std in
+		c++*) wc=$wcxx lang=c++ ;;
+		*) wc=$wcc lang=c W="$W $c23" ;;
+		esac
+		mkdir -p "w-$wname-$std"
+		for f in $files; do
+			build_ok "-Werror: $wname -std=$std $f" $wc -x $lang \
+				-std=$std $W -I"$inc" -I"$PWD" -I"$data" \
+				-c "$data/$f" -o "w-$wname-$std/${f%.c}.o"
+		done
+	done
 done
 
 # ---------------------------------------------------------------------

@@ -18,14 +18,28 @@
  * $(includedir)/usdt first on the include path.  Only one <sys/sdt.h> is
  * used per translation unit (both use the _SYS_SDT_H guard).
  *
+ * It is a drop-in for systemtap's header: code written for that one
+ * compiles unchanged and gets notes of the same format.  It has the same
+ * macros -- STAP_PROBE, STAP_PROBE1..12, DTRACE_PROBE, DTRACE_PROBE1..12
+ * (and the 0 forms), STAP_PROBEV (whether or not SDT_USE_VARIADIC is
+ * defined), the same macros in assembler files, and STAP_PROBE_ASM,
+ * STAP_PROBE_ASM_TEMPLATE and STAP_PROBE_ASM_OPERANDS for probes inside
+ * asm statements (see below) -- and honours the same switches:
+ * _SDT_HAS_SEMAPHORES, STAP_SDT_V1 and STAP_SDT_V2 (see Semaphores) and
+ * STAP_SDT_ARG_CONSTRAINT (see the end).  Where the two differ, the
+ * notes are ones more tracers read: floating-point arguments (see
+ * Arguments), one-byte registers, and the probe's NOPs.
+ *
  * What a probe costs.  Untraced: eleven bytes of NOPs in the instruction
  * stream, which the CPU decodes and retires without executing anything;
  * plus whatever it takes to have the arguments somewhere a tracer can
  * find them (usually nothing: they are in registers already, but the
  * compiler may have to keep a value alive or, with clang, store it to the
- * stack).  Nothing is called and no memory is read.  Traced: the kernel
- * puts a uprobe on the site, and each hit costs a trap into the kernel
- * and back (about 0.65 us measured on Linux 6.18 with bpftrace).
+ * stack; a floating-point value is copied from its SSE register to a
+ * general one or to the stack).  Nothing is called and no memory is
+ * read.  Traced: the kernel puts a uprobe on the site, and each hit costs
+ * a trap into the kernel and back (about 0.65 us measured on Linux 6.18
+ * with bpftrace).
  *
  * What a probe emits.  At the probe, the bytes
  *
@@ -74,8 +88,21 @@
  * (`-4@$5`).  A one-byte value in a register is named by its 64-bit
  * register, `1@%rdi`, `-1@%r8`: gdb knows no %r8b or %r9b and refuses a
  * whole note naming one, and the size prefix already says to read one
- * byte.  Arguments must be integers, enums, _Bool/bool or pointers (of 1,
- * 2, 4 or 8 bytes); tracers cannot read floating-point values.
+ * byte.  Arguments are integers, enums, _Bool/bool or pointers (of 1, 2,
+ * 4 or 8 bytes), or floating-point values.
+ *
+ * A float or a double travels as its IEEE 754 bits: an unsigned integer
+ * of its size, `4@%edx`, `8@%rax`, `8@8(%rsp)`, `8@$4615063718147915776`
+ * for the constant 3.5 (a long double, or any other size, is converted to
+ * double first).  Left alone, the compiler would keep such a value in an
+ * SSE register or in its constant pool (`4@.LC2(%rip)`, a label the
+ * assembler does not even keep), and neither reaches a tracer; the bits
+ * in a general register, on the stack or as a constant do.  systemtap's
+ * header marks a floating-point argument `8f@`, and that `f` is
+ * understood by neither bpftrace 0.17 (which then reads no argument of
+ * the probe) nor gdb 13 (which then evaluates none).  Here bpftrace shows
+ * the bits (`printf("%lx", arg0)` prints 400c000000000000 for 3.5) and
+ * so does gdb, where `print/f $_probe_arg0` shows the value: 3.5.
  *
  * Semaphores.  A probe may have a semaphore, an unsigned short the kernel
  * increments while the probe is traced, so that costly arguments are
@@ -90,9 +117,29 @@
  * USDT_PROBE() is DTRACE_PROBE() whose note names the semaphore
  * __usdt_sema_<provider>___<name>, the symbol `dtrace -h` headers use,
  * so `dtrace -G` defines it too.  Semaphores are hidden: a program and
- * each of its shared libraries have their own.  For headers written by
- * systemtap's dtrace -h (which define _SDT_HAS_SEMAPHORES), DTRACE_PROBE
- * and STAP_PROBE name <provider>_<name>_semaphore, as systemtap does.
+ * each of its shared libraries have their own.
+ *
+ * Semaphores of code written for systemtap.  Headers that systemtap's
+ * dtrace -h writes define _SDT_HAS_SEMAPHORES and declare an `unsigned
+ * short <provider>_<name>_semaphore` in section .probes, which the object
+ * its dtrace -G compiles defines (or the program does, itself).  Where
+ * _SDT_HAS_SEMAPHORES is defined, every DTRACE_PROBE and STAP_PROBE names
+ * that semaphore in its note, and refers to it in an empty asm statement
+ * too, as systemtap's header does, so that the compiler sees the
+ * reference: under -flto, a semaphore that only a note names is dropped
+ * (GCC's link then fails on it, clang's note names none).  (That costs
+ * nothing for a hidden semaphore, and one load from the GOT in
+ * position-independent code for a default-visibility one.)  STAP_SDT_V1
+ * or STAP_SDT_V2, defined where such a semaphore is defined, make it
+ * default-visible, so that shared libraries (modules) share the main
+ * program's: systemtap's dtrace -G does that, and this header makes
+ * USDT_SEMAPHORE_DEFINE and USDT_SEMAPHORE_DECLARE default-visible under
+ * them too.  The notes stay version 3 (note type 3, with .stapsdt.base)
+ * whatever is defined, as with systemtap's header today.  In a module whose semaphore lives in the program, the symbol is
+ * undefined when the module is linked, so the module's notes name no
+ * semaphore (0), with either header: tracing the module's probe does not
+ * count in the semaphore, while the module's _ENABLED() reads the
+ * program's.
  *
  * Assembler (.S files, which #include <sys/sdt.h> too): in a function
  * (with .type and .size, so tools can name it), write the argument
@@ -101,6 +148,24 @@
  *	USDT_ASM_PROBE(myapp, fast__path, -4@%edi 8@%rsi)
  *	USDT_ASM_PROBE_SEMA(myapp, slow__path, 8@%rax)	(with its semaphore)
  *	USDT_SEMAPHORE_DEFINE(myapp, slow__path)	(outside any function)
+ *	STAP_PROBE2(myapp, fast__path, -4@%edi, 8@%rsi)	(systemtap's way,
+ *					 one operand per macro argument)
+ *
+ * Inside an asm statement of C or C++ (systemtap's interface),
+ * STAP_PROBE_ASM(provider, name, operands) is a string to put in the
+ * statement's template where the probe goes, with the argument string as
+ * written: it may name the statement's operands, and a literal `%` is
+ * `%%` in an extended asm:
+ *
+ *	__asm__ __volatile__(STAP_PROBE_ASM(myapp, moved, -4@%1)
+ *			     "movl %1, %0" : "=r" (out) : "r" (in));
+ *
+ * or STAP_PROBE_ASM(provider, name, STAP_PROBE_ASM_TEMPLATE(n)), and the
+ * compiler places n arguments given among the statement's inputs as
+ * STAP_PROBE_ASM_OPERANDS(n, arg1, ..., argn), as for STAP_PROBEn.  (With
+ * clang -std=c89 -pedantic, begin the statement's string with the probe:
+ * the string is longer than the 509 characters C90 promises, and clang
+ * says so unless its first token is this header's.)
  *
  * Works with gcc and clang, C89 to C2x and C++98 to C++23, at any
  * optimisation level and with -flto (the note is emitted with the code
@@ -109,8 +174,10 @@
  * compile every probe out (arguments are then not evaluated and
  * USDT_ENABLED() is 0).  On other machines than x86-64 the probes compile
  * out the same way.  Operands are chosen with the constraint "nor" (any
- * register, memory, or constant); define USDT_SDT_ARG_CONSTRAINT before
- * the include to change it.  AT&T syntax only: not with -masm=intel.
+ * register, memory, or constant); define USDT_SDT_ARG_CONSTRAINT (a
+ * string, "g") or systemtap's STAP_SDT_ARG_CONSTRAINT (a bare word, g)
+ * before the include to change it.  AT&T syntax only: not with
+ * -masm=intel.
  * For lld --gc-sections, .stapsdt.base is marked to be kept where the
  * assembler can say so (see USDT_SDT_RETAIN).
  *
@@ -200,13 +267,35 @@ _.stapsdt.base:								\
 #define _USDT_SDT_BASE_FLAGS "aG"
 #endif
 
-/* The semaphore of a probe: the name `dtrace -h` headers use. */
+/*
+ * The semaphore of a probe: the name `dtrace -h` headers use; and that of
+ * DTRACE_PROBE and STAP_PROBE: systemtap's name where _SDT_HAS_SEMAPHORES
+ * is defined (to anything, as systemtap tests it), else none.
+ */
 #define _USDT_SDT_SEMA(provider, name) __usdt_sema_##provider##___##name
-#if defined(_SDT_HAS_SEMAPHORES) && _SDT_HAS_SEMAPHORES
+#ifdef _SDT_HAS_SEMAPHORES
 #define _USDT_SDT_DEFSEMA(provider, name) provider##_##name##_semaphore
 #else
 #define _USDT_SDT_DEFSEMA(provider, name) 0
 #endif
+
+/*
+ * Semaphores are hidden, so that a program and each of its libraries
+ * count their own, unless STAP_SDT_V1 or STAP_SDT_V2 asks, as it does
+ * for systemtap, that modules share the main program's.
+ */
+#if defined(STAP_SDT_V1) || defined(STAP_SDT_V2)
+#define _USDT_SDT_SEMA_HIDDEN 0
+#else
+#define _USDT_SDT_SEMA_HIDDEN 1
+#endif
+
+/* The number of arguments after provider and name: 0 to 12 (or 13). */
+#define _USDT_SDT_NTH(_p, _n, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10,	\
+		      _11, _12, _13, k, ...) k
+#define _USDT_SDT_NARGS(...)						\
+	_USDT_SDT_NTH(__VA_ARGS__, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3,	\
+		      2, 1, 0, _)
 
 #ifdef __ASSEMBLER__
 
@@ -217,7 +306,7 @@ _.stapsdt.base:								\
 	.pushsection .probes, "aw", "progbits";				\
 	.balign 2;							\
 	.globl sym;							\
-	.hidden sym;							\
+	_USDT_SDT_ASM_HIDE(sym);					\
 	.type sym, @object;						\
 	.size sym, 2;							\
 sym:	.zero 2;							\
@@ -226,20 +315,42 @@ sym:	.zero 2;							\
 #define _USDT_SDT_ASM(provider, name, sema, args)
 #define _USDT_SDT_ASM_SEMA(sym)
 #endif
+#if _USDT_SDT_SEMA_HIDDEN
+#define _USDT_SDT_ASM_HIDE(sym) .hidden sym
+#else
+#define _USDT_SDT_ASM_HIDE(sym)
+#endif
 
 #else /* C and C++ */
 
+/* systemtap's spelling of the constraint is a bare word: nor, g */
 #ifndef USDT_SDT_ARG_CONSTRAINT
+#ifdef STAP_SDT_ARG_CONSTRAINT
+#define USDT_SDT_ARG_CONSTRAINT _USDT_SDT_XSTR(STAP_SDT_ARG_CONSTRAINT)
+#else
 #define USDT_SDT_ARG_CONSTRAINT "nor"
+#endif
 #endif
 
 /*
- * The size and signedness of an argument, as a compile-time constant
- * -SIZE or SIZE for the note.  The value is what the argument decays to:
- * arrays and functions become pointers, qualifiers go.  C uses the comma
- * operator for that and _Generic for the sign (an enum matches the
- * integer type it is compatible with); C++ passes the argument by value
- * to a template and looks the type up in a trait.
+ * The value of an argument as the note describes it, and its size and
+ * signedness, as a compile-time constant -SIZE or SIZE.  The value is
+ * what the argument decays to: arrays and functions become pointers,
+ * qualifiers go; and a floating-point value becomes its bits, an unsigned
+ * integer of its size (a long double, or a floating-point type of other
+ * than 4 or 8 bytes, is made a double first).  Any other argument is
+ * given to the asm as it is, so that a constant stays an immediate
+ * operand at -O0 too; only floating-point ones are converted, by code
+ * that the optimizer reduces to a move (or a constant).
+ *
+ * C uses the comma operator for the decay, _Generic for the sign (an
+ * enum matches the integer type it is compatible with) and
+ * __builtin_choose_expr on the type class (GCC's real_type_class, 8,
+ * which clang shares) for the bits; the branch not chosen is compiled
+ * but never evaluated.  C++ passes the argument by value to a template
+ * and looks the type up in a trait; the bits come from an overloaded
+ * comma operator that only floating-point types select, every other
+ * type getting the built-in comma and so its own value.
  */
 #ifdef __cplusplus
 extern "C++" {
@@ -259,13 +370,67 @@ _USDT_SDT_SIGNED_TYPE(long long, 1);
 _USDT_SDT_SIGNED_TYPE(char, (char)-1 < 0);
 _USDT_SDT_SIGNED_TYPE(wchar_t, (wchar_t)-1 < 0);
 #undef _USDT_SDT_SIGNED_TYPE
+
+/* the bits of a float or double; of a long double made a double */
+struct __usdt_sdt_fpbits {};
+template <typename __T> struct __usdt_sdt_fp {};
+template <> struct __usdt_sdt_fp<float> {
+	typedef unsigned int __bits;
+	typedef float __as;
+};
+template <> struct __usdt_sdt_fp<double> {
+	typedef unsigned long long __bits;
+	typedef double __as;
+};
+template <> struct __usdt_sdt_fp<long double> {
+	typedef unsigned long long __bits;
+	typedef double __as;
+};
+template <typename __T>
+inline typename __usdt_sdt_fp<__T>::__bits
+operator,(__usdt_sdt_fpbits, __T __v)
+{
+	typename __usdt_sdt_fp<__T>::__as __f =
+		static_cast<typename __usdt_sdt_fp<__T>::__as>(__v);
+	typename __usdt_sdt_fp<__T>::__bits __b;
+
+	__builtin_memcpy(&__b, &__f, sizeof(__b));
+	return __b;
 }
-#define _USDT_SDT_SIZE(x) ((int)sizeof(__usdt_sdt_decay(x)))
+}
+#define _USDT_SDT_VALUE(x) (__usdt_sdt_fpbits(), (x))
+#define _USDT_SDT_SIZE(x)						\
+	((int)sizeof(__usdt_sdt_decay(_USDT_SDT_VALUE(x))))
 #define _USDT_SDT_SIGNED(x)						\
 	(__usdt_sdt_sign<__typeof__(__usdt_sdt_decay(x))>::value)
 #else
 #define _USDT_SDT_RVALUE(x) ((void)0, (x))
-#define _USDT_SDT_SIZE(x) ((int)sizeof(__typeof__(_USDT_SDT_RVALUE(x))))
+#define _USDT_SDT_ISFP(x)						\
+	(__builtin_classify_type(_USDT_SDT_RVALUE(x)) == 8)
+/* (sizeof of the type: clang warns of sizeof on a decayed array) */
+#define _USDT_SDT_RVSIZE(x) sizeof(__typeof__(_USDT_SDT_RVALUE(x)))
+/* float and double as they are, other floating-point types as double */
+#define _USDT_SDT_FPTYPE(x)						\
+	__typeof__(__builtin_choose_expr(_USDT_SDT_RVSIZE(x) == 4 ||	\
+					 _USDT_SDT_RVSIZE(x) == 8,	\
+					 _USDT_SDT_RVALUE(x), 0.0))
+#define _USDT_SDT_FPBITS(x)						\
+	(__extension__({						\
+		union {							\
+			_USDT_SDT_FPTYPE(x) __usdt_f;			\
+			unsigned int __usdt_b4;				\
+			unsigned long long __usdt_b8;			\
+		} __usdt_fp;						\
+		__usdt_fp.__usdt_f = (x);				\
+		__builtin_choose_expr(sizeof(__usdt_fp.__usdt_f) == 4,	\
+				      __usdt_fp.__usdt_b4,		\
+				      __usdt_fp.__usdt_b8);		\
+	}))
+#define _USDT_SDT_VALUE(x)						\
+	__builtin_choose_expr(_USDT_SDT_ISFP(x), _USDT_SDT_FPBITS(x), (x))
+#define _USDT_SDT_SIZE(x)						\
+	((int)(!_USDT_SDT_ISFP(x) ? _USDT_SDT_RVSIZE(x)			\
+	       : _USDT_SDT_RVSIZE(x) == 4 ? 4 : 8))
 #define _USDT_SDT_SIGNED(x)						\
 	(__extension__ _Generic(_USDT_SDT_RVALUE(x),			\
 		signed char: 1, short: 1, int: 1, long: 1, long long: 1, \
@@ -280,7 +445,7 @@ _USDT_SDT_SIGNED_TYPE(wchar_t, (wchar_t)-1 < 0);
  */
 #define _USDT_SDT_OPERANDS(i, x)					\
 	[_usdt_z##i] "n" (_USDT_SDT_SIZE(x) * (_USDT_SDT_SIGNED(x) ? -1 : 1)), \
-	[_usdt_v##i] USDT_SDT_ARG_CONSTRAINT (x)
+	[_usdt_v##i] USDT_SDT_ARG_CONSTRAINT (_USDT_SDT_VALUE(x))
 #define _USDT_SDT_SPEC(i)						\
 	"\n\t.if %c[_usdt_z" #i "] == 1 || %c[_usdt_z" #i "] == -1"	\
 	"\n\t.ascii \"%c[_usdt_z" #i "]@%q[_usdt_v" #i "]\""		\
@@ -367,12 +532,6 @@ _USDT_SDT_SIGNED_TYPE(wchar_t, (wchar_t)-1 < 0);
 #define _USDT_SDT_P11(p, n, s, ...) _USDT_SDT_PN(p, n, s, 11, __VA_ARGS__)
 #define _USDT_SDT_P12(p, n, s, ...) _USDT_SDT_PN(p, n, s, 12, __VA_ARGS__)
 
-/* The number of arguments after provider and name: 0 to 12 (or 13). */
-#define _USDT_SDT_NTH(_p, _n, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10,	\
-		      _11, _12, _13, k, ...) k
-#define _USDT_SDT_NARGS(...)						\
-	_USDT_SDT_NTH(__VA_ARGS__, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3,	\
-		      2, 1, 0, _)
 /* a probe whose semaphore is picked by `semafn`, 0 to 12 arguments */
 #define _USDT_SDT_PV(semafn, ...)					\
 	_USDT_SDT_XCAT(_USDT_SDT_V, _USDT_SDT_NARGS(__VA_ARGS__))(semafn, \
@@ -418,6 +577,44 @@ _USDT_SDT_SIGNED_TYPE(wchar_t, (wchar_t)-1 < 0);
 #define USDT_SEMAPHORE_DEFINE(provider, name)				\
 	_USDT_SDT_ASM_SEMA(USDT_SEMAPHORE(provider, name))
 
+/*
+ * systemtap's probe macros in assembler: one operand string per macro
+ * argument, joined by spaces into the note's argument string.
+ */
+#define _USDT_SDT_SASM(p, n, ...)					\
+	_USDT_SDT_ASM(p, n, _USDT_SDT_DEFSEMA(p, n),			\
+		      _USDT_SDT_XSTR(__VA_ARGS__))
+#define DTRACE_PROBE0(p, n) _USDT_SDT_ASM(p, n, _USDT_SDT_DEFSEMA(p, n), "")
+#define DTRACE_PROBE1(p, n, a1) _USDT_SDT_SASM(p, n, a1)
+#define DTRACE_PROBE2(p, n, a1, a2) _USDT_SDT_SASM(p, n, a1 a2)
+#define DTRACE_PROBE3(p, n, a1, a2, a3) _USDT_SDT_SASM(p, n, a1 a2 a3)
+#define DTRACE_PROBE4(p, n, a1, a2, a3, a4)				\
+	_USDT_SDT_SASM(p, n, a1 a2 a3 a4)
+#define DTRACE_PROBE5(p, n, a1, a2, a3, a4, a5)				\
+	_USDT_SDT_SASM(p, n, a1 a2 a3 a4 a5)
+#define DTRACE_PROBE6(p, n, a1, a2, a3, a4, a5, a6)			\
+	_USDT_SDT_SASM(p, n, a1 a2 a3 a4 a5 a6)
+#define DTRACE_PROBE7(p, n, a1, a2, a3, a4, a5, a6, a7)			\
+	_USDT_SDT_SASM(p, n, a1 a2 a3 a4 a5 a6 a7)
+#define DTRACE_PROBE8(p, n, a1, a2, a3, a4, a5, a6, a7, a8)		\
+	_USDT_SDT_SASM(p, n, a1 a2 a3 a4 a5 a6 a7 a8)
+#define DTRACE_PROBE9(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9)		\
+	_USDT_SDT_SASM(p, n, a1 a2 a3 a4 a5 a6 a7 a8 a9)
+#define DTRACE_PROBE10(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)	\
+	_USDT_SDT_SASM(p, n, a1 a2 a3 a4 a5 a6 a7 a8 a9 a10)
+#define DTRACE_PROBE11(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,	\
+		       a11)						\
+	_USDT_SDT_SASM(p, n, a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11)
+#define DTRACE_PROBE12(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,	\
+		       a11, a12)					\
+	_USDT_SDT_SASM(p, n, a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12)
+
+/* counted: 0 to 12 arguments */
+#define DTRACE_PROBE(...)						\
+	_USDT_SDT_XCAT(DTRACE_PROBE, _USDT_SDT_NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define STAP_PROBE(...) DTRACE_PROBE(__VA_ARGS__)
+#define STAP_PROBEV(...) DTRACE_PROBE(__VA_ARGS__)
+
 #else /* C and C++ */
 
 /*
@@ -431,9 +628,14 @@ _USDT_SDT_SIGNED_TYPE(wchar_t, (wchar_t)-1 < 0);
 #else
 #define _USDT_SDT_KEEP __attribute__((used))
 #endif
+#if _USDT_SDT_SEMA_HIDDEN
+#define _USDT_SDT_SEMA_VIS __attribute__((visibility("hidden")))
+#else
+#define _USDT_SDT_SEMA_VIS
+#endif
 #define USDT_SEMAPHORE_DECLARE(provider, name)				\
 	extern volatile unsigned short USDT_SEMAPHORE(provider, name)	\
-		__attribute__((visibility("hidden")))
+		_USDT_SDT_SEMA_VIS
 #define USDT_SEMAPHORE_DEFINE(provider, name)				\
 	USDT_SEMAPHORE_DECLARE(provider, name);				\
 	volatile unsigned short USDT_SEMAPHORE(provider, name)		\
@@ -446,50 +648,113 @@ _USDT_SDT_SIGNED_TYPE(wchar_t, (wchar_t)-1 < 0);
 #define USDT_ENABLED(provider, name) (0)
 #endif
 
+/*
+ * A semaphore of systemtap's kind, which the program defines itself,
+ * has no `used` attribute: the probe refers to it from C as well (an
+ * empty asm reading it, as systemtap's header does), or -flto would drop
+ * it.
+ */
+#if _USDT_SDT_ON && defined(_SDT_HAS_SEMAPHORES)
+#define _USDT_SDT_USE(p, n)						\
+	(__extension__({						\
+		__asm__ __volatile__("" : : "m" (_USDT_SDT_DEFSEMA(p, n))); \
+		(void)0;						\
+	}))
+#else
+#define _USDT_SDT_USE(p, n) ((void)0)
+#endif
+#define _USDT_SDT_USE2(p, n, ...) _USDT_SDT_USE(p, n)
+
 #define _USDT_SDT_NOSEMA(provider, name) _USDT_SDT_DEFSEMA(provider, name)
 #define _USDT_SDT_WITHSEMA(provider, name) USDT_SEMAPHORE(provider, name)
 
 /* Probes of 0 to 12 arguments; the count is taken from the call. */
-#define DTRACE_PROBE(...) _USDT_SDT_PV(_USDT_SDT_NOSEMA, __VA_ARGS__)
-#define STAP_PROBE(...) _USDT_SDT_PV(_USDT_SDT_NOSEMA, __VA_ARGS__)
-#define STAP_PROBEV(...) _USDT_SDT_PV(_USDT_SDT_NOSEMA, __VA_ARGS__)
+#define DTRACE_PROBE(...)						\
+	(_USDT_SDT_USE2(__VA_ARGS__, _),				\
+	 _USDT_SDT_PV(_USDT_SDT_NOSEMA, __VA_ARGS__))
+#define STAP_PROBE(...) DTRACE_PROBE(__VA_ARGS__)
+#define STAP_PROBEV(...) DTRACE_PROBE(__VA_ARGS__)
 #define USDT_PROBE(...) _USDT_SDT_PV(_USDT_SDT_WITHSEMA, __VA_ARGS__)
 
 /* The fixed-count spellings of DTrace and systemtap. */
-#define DTRACE_PROBE0(p, n) _USDT_SDT_P0(p, n, _USDT_SDT_DEFSEMA(p, n))
-#define DTRACE_PROBE1(p, n, a1)						\
-	_USDT_SDT_P1(p, n, _USDT_SDT_DEFSEMA(p, n), a1)
-#define DTRACE_PROBE2(p, n, a1, a2)					\
-	_USDT_SDT_P2(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2)
+#define _USDT_SDT_FIXED(k, p, n, ...)					\
+	(_USDT_SDT_USE(p, n),						\
+	 _USDT_SDT_P##k(p, n, _USDT_SDT_DEFSEMA(p, n), __VA_ARGS__))
+#define DTRACE_PROBE0(p, n)						\
+	(_USDT_SDT_USE(p, n), _USDT_SDT_P0(p, n, _USDT_SDT_DEFSEMA(p, n)))
+#define DTRACE_PROBE1(p, n, a1) _USDT_SDT_FIXED(1, p, n, a1)
+#define DTRACE_PROBE2(p, n, a1, a2) _USDT_SDT_FIXED(2, p, n, a1, a2)
 #define DTRACE_PROBE3(p, n, a1, a2, a3)					\
-	_USDT_SDT_P3(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3)
+	_USDT_SDT_FIXED(3, p, n, a1, a2, a3)
 #define DTRACE_PROBE4(p, n, a1, a2, a3, a4)				\
-	_USDT_SDT_P4(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4)
+	_USDT_SDT_FIXED(4, p, n, a1, a2, a3, a4)
 #define DTRACE_PROBE5(p, n, a1, a2, a3, a4, a5)				\
-	_USDT_SDT_P5(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5)
+	_USDT_SDT_FIXED(5, p, n, a1, a2, a3, a4, a5)
 #define DTRACE_PROBE6(p, n, a1, a2, a3, a4, a5, a6)			\
-	_USDT_SDT_P6(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5, \
-		     a6)
+	_USDT_SDT_FIXED(6, p, n, a1, a2, a3, a4, a5, a6)
 #define DTRACE_PROBE7(p, n, a1, a2, a3, a4, a5, a6, a7)			\
-	_USDT_SDT_P7(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5, \
-		     a6, a7)
+	_USDT_SDT_FIXED(7, p, n, a1, a2, a3, a4, a5, a6, a7)
 #define DTRACE_PROBE8(p, n, a1, a2, a3, a4, a5, a6, a7, a8)		\
-	_USDT_SDT_P8(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5, \
-		     a6, a7, a8)
+	_USDT_SDT_FIXED(8, p, n, a1, a2, a3, a4, a5, a6, a7, a8)
 #define DTRACE_PROBE9(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9)		\
-	_USDT_SDT_P9(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5, \
-		     a6, a7, a8, a9)
+	_USDT_SDT_FIXED(9, p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9)
 #define DTRACE_PROBE10(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)	\
-	_USDT_SDT_P10(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5, \
-		      a6, a7, a8, a9, a10)
+	_USDT_SDT_FIXED(10, p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)
 #define DTRACE_PROBE11(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,	\
 		       a11)						\
-	_USDT_SDT_P11(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5, \
-		      a6, a7, a8, a9, a10, a11)
+	_USDT_SDT_FIXED(11, p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9,	\
+			a10, a11)
 #define DTRACE_PROBE12(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,	\
 		       a11, a12)					\
-	_USDT_SDT_P12(p, n, _USDT_SDT_DEFSEMA(p, n), a1, a2, a3, a4, a5, \
-		      a6, a7, a8, a9, a10, a11, a12)
+	_USDT_SDT_FIXED(12, p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9,	\
+			a10, a11, a12)
+
+/*
+ * A probe inside an asm statement: STAP_PROBE_ASM(provider, name) with no
+ * arguments, (provider, name, operands) with the argument string as
+ * written, or (provider, name, STAP_PROBE_ASM_TEMPLATE(n)), which
+ * expands to two macro arguments -- the text that prints n operands of
+ * STAP_PROBE_ASM_OPERANDS and a marker -- so that the count tells the
+ * forms apart, as in systemtap's header.
+ *
+ * The statement's string, the user's text and ours, is longer than the
+ * 509 characters C90 promises, as every probe's text is.  GCC, and clang
+ * for the probes this header writes whole, let it pass because it comes
+ * from a system header; clang -pedantic (-Woverlength-strings) does not
+ * when the user's text is part of it, so it is told not to for the
+ * expansion -- which helps where the string starts with the probe: clang
+ * looks at the diagnostic settings where the string starts.
+ */
+#ifdef __clang__
+#define _USDT_SDT_LONG_STRING_ON					\
+	_Pragma("clang diagnostic push")				\
+	_Pragma("clang diagnostic ignored \"-Woverlength-strings\"")
+#define _USDT_SDT_LONG_STRING_OFF _Pragma("clang diagnostic pop")
+#else
+#define _USDT_SDT_LONG_STRING_ON
+#define _USDT_SDT_LONG_STRING_OFF
+#endif
+#if _USDT_SDT_ON
+#define _USDT_SDT_INASM(p, n, args)					\
+	"\n" _USDT_SDT_XSTR(_USDT_SDT_HEAD(p, n, _USDT_SDT_DEFSEMA(p, n))) \
+	args "\n" _USDT_SDT_XSTR(_USDT_SDT_TAIL) "\n"
+#else
+#define _USDT_SDT_INASM(p, n, args) ""
+#endif
+#define _USDT_SDT_INASM0(p, n) _USDT_SDT_INASM(p, n, "")
+#define _USDT_SDT_INASM1(p, n, ops)					\
+	_USDT_SDT_INASM(p, n, "\n\t.ascii \"" #ops "\"")
+#define _USDT_SDT_INASM2(p, n, tmpl, marker) _USDT_SDT_INASM(p, n, tmpl)
+#define STAP_PROBE_ASM(...)						\
+	_USDT_SDT_LONG_STRING_ON					\
+	_USDT_SDT_XCAT(_USDT_SDT_INASM,					\
+		       _USDT_SDT_NARGS(__VA_ARGS__))(__VA_ARGS__)		\
+	_USDT_SDT_LONG_STRING_OFF
+#define STAP_PROBE_ASM_TEMPLATE(n)					\
+	_USDT_SDT_A##n, "use STAP_PROBE_ASM_TEMPLATE in STAP_PROBE_ASM"
+#define STAP_PROBE_ASM_OPERANDS(n, ...) _USDT_SDT_O##n(__VA_ARGS__)
+
+#endif /* C and C++ */
 
 #define STAP_PROBE0 DTRACE_PROBE0
 #define STAP_PROBE1 DTRACE_PROBE1
@@ -504,7 +769,5 @@ _USDT_SDT_SIGNED_TYPE(wchar_t, (wchar_t)-1 < 0);
 #define STAP_PROBE10 DTRACE_PROBE10
 #define STAP_PROBE11 DTRACE_PROBE11
 #define STAP_PROBE12 DTRACE_PROBE12
-
-#endif /* C and C++ */
 
 #endif /* _SYS_SDT_H */

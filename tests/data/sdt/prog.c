@@ -24,6 +24,7 @@
  * them into constants, and strings live on the stack, where a tracer can
  * read them at once (a page of .rodata may not be mapped in yet).
  */
+#define _DEFAULT_SOURCE 1	/* usleep() under -std=c99 */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -68,6 +68,10 @@ static const char *progname = "dtrace-helperd";
 static bool use_syslog;
 int hd_verbose;
 
+/* format(printf, 2, 0) lets clang's -Wformat-nonliteral check callers */
+static void vlog(int level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
 static void vlog(int level, const char *fmt, va_list ap)
 {
 	int saved = errno;
@@ -118,6 +122,10 @@ static uint64_t now_ms(void)
  * hold; -v) are limited separately, so the one never hides the other.
  */
 #define HD_RL_BURST 10
+
+static void log_limited(struct helperd *hd, int bucket, int level,
+			const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
 
 static void log_limited(struct helperd *hd, int bucket, int level,
 			const char *fmt, va_list ap)

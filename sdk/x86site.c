@@ -234,6 +234,13 @@ struct dis_text {
 	size_t len, used;
 };
 
+/*
+ * format(printf, 2, 0): clang's -Wformat-nonliteral wants a va_list
+ * wrapper marked as one; gcc exempts va_list callers by itself.
+ */
+static int dis_vprintf(struct dis_text *t, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
 static int dis_vprintf(struct dis_text *t, const char *fmt, va_list ap)
 {
 	int n;

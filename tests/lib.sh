@@ -154,3 +154,21 @@ skip() {
 	echo "SKIP: $*" >&2
 	exit 77
 }
+
+# gcc_driver DRIVER LANG: DRIVER when it is gcc compiling LANG (c or
+# c++), else gcc (g++) from PATH, else nothing and status 1.  Parts of a
+# test about what gcc does (its LTO objects, its register choices) run
+# with gcc whatever $CC is; clang defines __GNUC__ too, so it is told
+# apart by __clang__.
+gcc_driver() {
+	for gd in "$1" "$([ "$2" = c++ ] && echo g++ || echo gcc)"; do
+		# shellcheck disable=SC2086
+		gd_macros=$($gd -x "$2" -dM -E - </dev/null 2>/dev/null) ||
+			continue
+		case $gd_macros in
+		*"#define __clang__ "*) ;;
+		*"#define __GNUC__ "*) echo "$gd"; return 0 ;;
+		esac
+	done
+	return 1
+}

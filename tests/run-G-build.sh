@@ -41,12 +41,19 @@
 
 . "$top_srcdir/tests/lib.sh"
 
+# The gcc builds use gcc whatever $CC is ($CC when it is gcc); without
+# gcc, $CC stands in.
+GCC=$(gcc_driver "$CC" c) || GCC=$CC
+GXX=$(gcc_driver "$CXX" c++) || GXX=$CXX
+
 # This test checks exactly what -G writes for the calls it is given, so
 # its objects leave out the probe stubs a header defines (a note each,
 # for every declared probe): USDT_NO_PROBE_STUBS.  tests/run-dropin.sh
 # covers the stubs.
 CC="${CC:-cc} -DUSDT_NO_PROBE_STUBS"
 CXX="${CXX:-c++} -DUSDT_NO_PROBE_STUBS"
+GCC="$GCC -DUSDT_NO_PROBE_STUBS"
+GXX="$GXX -DUSDT_NO_PROBE_STUBS"
 [ -n "${CLANG:-}" ] && CLANG="$CLANG -DUSDT_NO_PROBE_STUBS"
 [ -n "${CLANGXX:-}" ] && CLANGXX="$CLANGXX -DUSDT_NO_PROBE_STUBS"
 
@@ -735,7 +742,7 @@ fi
 
 for f in $families; do
 	if [ $f = gcc ]; then
-		fcc=$CC fcxx=$CXX
+		fcc=$GCC fcxx=$GXX
 	else
 		fcc=$CLANG fcxx=${CLANGXX:-}
 	fi
@@ -764,7 +771,7 @@ for f in $families; do
 	build $f-O2-noplt "$fcc" "$fcxx" c "-O2 -fno-plt" ""
 	expect_noplt $f-O2-noplt
 	build $f-O2-pic "$fcc" "$fcxx" c "-O2 -fPIC -g" ""
-	if have "$fcxx"; then
+	if have "${fcxx%% *}"; then
 		build $f-cxx-O2-g "$fcc" "$fcxx" cxx "-O2 -g" ""
 		expect_tail $f-cxx-O2-g
 		build $f-cxx-O0 "$fcc" "$fcxx" cxx "-O0" ""
@@ -841,7 +848,7 @@ check_exports() {
 }
 
 for f in $families; do
-	if [ $f = gcc ]; then fcc=$CC lopt=-O2; else fcc=$CLANG lopt=-O1; fi
+	if [ $f = gcc ]; then fcc=$GCC lopt=-O2; else fcc=$CLANG lopt=-O1; fi
 	d=$f-shared
 	mkdir $d || exit 99
 	run_ok "$d: compile" $fcc $lopt -fPIC -c lib.c -o $d/lib.o &&
@@ -955,7 +962,7 @@ int main(int argc, char **argv)
 }
 EOF
 for f in $families; do
-	if [ $f = gcc ]; then fcc=$CC; else fcc=$CLANG; fi
+	if [ $f = gcc ]; then fcc=$GCC; else fcc=$CLANG; fi
 	d=$f-noplt-loop
 	mkdir $d || exit 99
 	run_ok "$d: compile" $fcc -O2 -fno-plt -c loop.c -o $d/loop.o || continue
@@ -1039,12 +1046,12 @@ comdat() {
 	check_notes "$cd_tag" $cd_tag/prog
 }
 for f in $families; do
-	if [ $f = gcc ]; then fcxx=$CXX; else fcxx=$CLANGXX; fi
-	have "$fcxx" || continue
-	comdat $f-comdat-1run $fcxx -O0 -O0 1
-	comdat $f-comdat-2runs $fcxx -O0 -O0 2
-	comdat $f-comdat-2runs-O0-O2 $fcxx -O0 -O2 2 mayfail
-	comdat $f-comdat-2runs-O2-O0 $fcxx -O2 -O0 2 mayfail
+	if [ $f = gcc ]; then fcxx=$GXX; else fcxx=$CLANGXX; fi
+	have "${fcxx%% *}" || continue
+	comdat $f-comdat-1run "$fcxx" -O0 -O0 1
+	comdat $f-comdat-2runs "$fcxx" -O0 -O0 2
+	comdat $f-comdat-2runs-O0-O2 "$fcxx" -O0 -O2 2 mayfail
+	comdat $f-comdat-2runs-O2-O0 "$fcxx" -O2 -O0 2 mayfail
 done
 
 finish

@@ -194,8 +194,8 @@ EOF
 then
 	new_case
 	cp src/i386.o c/
-	gfail "gcc -m32 object" 1 -G -s p.d -o out.o i386.o
-	first_is "gcc -m32 object" \
+	gfail "-m32 object" 1 -G -s p.d -o out.o i386.o
+	first_is "-m32 object" \
 		"$P i386.o: is a 32-bit object; dtrace -G rewrites x86-64 (64-bit) objects only"
 else
 	echo "# $CC -m32 does not work here: only the patched 32-bit object is tested"
@@ -383,8 +383,11 @@ first_has "call with an addend" "$P addend.o: function f+0x1:" \
 	"'__dtrace_p___x'" "addend 0 is not that of a call (-4)"
 
 # movabs $imm64, %rax whose immediate holds e8 and then the relocation:
-# the bytes look like a call, but sit inside the movabs
+# the bytes look like a call, but sit inside the movabs.  The .globl
+# names the symbol for clang's assembler, which otherwise writes the
+# .reloc against *ABS* (gas creates the undefined symbol by itself).
 assemble inside.o <<'EOF'
+	.globl	__dtrace_p___x
 	.text
 	.globl	f
 	.type	f, @function
@@ -397,6 +400,10 @@ f:
 	ret
 	.size	f, .-f
 EOF
+readelf -rW src/inside.o | grep -q 'R_X86_64_PLT32.*__dtrace_p___x' || {
+	echo "# $CC wrote inside.o without its relocation to __dtrace_p___x" >&2
+	exit 99
+}
 if [ -n "$have_opcodes" ]; then
 	new_case
 	cp src/inside.o c/

@@ -49,7 +49,20 @@ header() {
 	row 3 dtrace "" "" ERROR
 }
 
-# expect_listing WHAT FILE DTRACE-ARGS...: stdout of dtrace = FILE, exit 0
+# by_module LISTING: the rows without their IDs, each run of rows of one
+# module sorted (the header and the order of the modules stay)
+by_module() {
+	awk 'NR == 1 { print "0000 " $0; next }
+	     { if ($3 != prev) run++; prev = $3
+	       printf "%04d %s\n", run, substr($0, 7) }' "$1" | sort | cut -c6-
+}
+
+# expect_listing WHAT FILE DTRACE-ARGS...: stdout of dtrace = FILE, exit 0.
+# Within one file, probes are numbered in the order of their sites, and
+# that order is the compiler's (gcc puts main in .text.startup after a
+# static helper in .text, clang puts main first): the IDs must run from 1
+# in the order listed, and each module's rows must be FILE's in some
+# order (the IDs FILE gives them are gcc's, for the reader).
 expect_listing() {
 	el_what=$1
 	el_file=$2
@@ -57,7 +70,12 @@ expect_listing() {
 	run_dtrace "$@"
 	expect_eq "$el_what: exit status" 0 "$status"
 	expect_eq "$el_what: stderr" "" "$(cat err.txt)"
-	expect_file_eq "$el_what" "$el_file" out.txt
+	expect_eq "$el_what: IDs run from 1" \
+		"$(awk 'NR > 1 { printf "%d ", NR - 1 }' out.txt)" \
+		"$(awk 'NR > 1 { printf "%s ", $1 }' out.txt)"
+	by_module "$el_file" >want.txt
+	by_module out.txt >got.txt
+	expect_file_eq "$el_what" want.txt got.txt
 }
 
 # check_funcs WHAT FILE: every function of the listing is a function of
@@ -228,6 +246,25 @@ expect_eq "sdtprog has no DOF" "" "$(readelf -SW sdtprog | grep SUNW_dof)"
 } >expected.txt
 expect_listing "two objects" expected.txt -l --object=libq.so --object sdtprog
 
+# The IDs pie's listing gave its probes, which the -v and selection
+# checks below expect (IDs are never renumbered by a selection).
+run_dtrace -l --object=pie
+cp out.txt pie-ids.txt
+id_of() {
+	awk -v f="$1" -v n="$2" 'NR > 1 && $4 == f && $5 == n { print $1 }' \
+		pie-ids.txt
+}
+H=$(id_of helper query-start)
+M=$(id_of main query-start)
+D=$(id_of main query-done)
+C=$(id_of main check)
+expect_eq "pie: IDs of its four probes" "4 5 6 7" \
+	"$(printf '%s\n' "$H" "$M" "$D" "$C" | sort -n | tr '\n' ' ' | sed 's/ $//')"
+# ids ID...: the IDs in the order dtrace lists them
+ids() {
+	printf '%s\n' "$@" | sort -n | tr '\n' ' ' | sed 's/ $//'
+}
+
 # ---------------------------------------------------------------------
 # -v
 
@@ -238,7 +275,7 @@ line=" $(addr2line -e pie "$site" | sed 's/ (discriminator [0-9]*)//')"
 [ "$have_lines" = yes ] || line=""
 {
 	row ID PROVIDER MODULE FUNCTION NAME
-	row 4 myapp pie helper query-start
+	row "$H" myapp pie helper query-start
 	printf '\n\tProbe Description Attributes\n'
 	printf '\t\tIdentifier Names: Evolving\n'
 	printf '\t\tData Semantics:   Unstable\n'
@@ -331,29 +368,29 @@ sel() {
 	expect_eq "$sel_what: rows" "$sel_ids" \
 		"$(awk 'NR > 1 { printf "%s%s", s, $1; s = " " }' out.txt)"
 }
-sel "-n name" "4 5" -n query-start
-sel "-n glob" "4 5 6" -n 'query*'
-sel "-n ?" "4 5" -n 'query-st?rt'
-sel "-n [...]" "4 6" -n '[h]*:query-*' -n 'main:query-[d]one'
-sel "-n func:name" "5" -n main:query-start
-sel "-n mod:func:name" "6" -n 'pie:main:query-done'
-sel "-n prov:mod:func:name" "4" -n 'myapp:pie:helper:query-start'
+sel "-n name" "$(ids $H $M)" -n query-start
+sel "-n glob" "$(ids $H $M $D)" -n 'query*'
+sel "-n ?" "$(ids $H $M)" -n 'query-st?rt'
+sel "-n [...]" "$(ids $H $D)" -n '[h]*:query-*' -n 'main:query-[d]one'
+sel "-n func:name" "$M" -n main:query-start
+sel "-n mod:func:name" "$D" -n 'pie:main:query-done'
+sel "-n prov:mod:func:name" "$H" -n 'myapp:pie:helper:query-start'
 sel "-n empty fields" "4 5 6 7" -n 'myapp:::'
 sel "-n provider glob" "1 2 3" -n 'dt*:::'
 sel "-n E*" "2 3" -n 'E*'
-sel "-n with a D clause" "6" -n 'myapp:pie:main:query-done /arg0 > 1/ { trace(arg0); }'
-sel "-n list of descriptions" "5 6" \
+sel "-n with a D clause" "$D" -n 'myapp:pie:main:query-done /arg0 > 1/ { trace(arg0); }'
+sel "-n list of descriptions" "$(ids $M $D)" \
 	-n 'main:query-start, main:query-done{ @[probename] = count(); }'
-sel "-n list, spaces and newline" "4 7" -n ' helper:query-start ,
+sel "-n list, spaces and newline" "$(ids $H $C)" -n ' helper:query-start ,
 	main:[!q]* '
 sel "-P" "4 5 6 7" -P myapp
 sel "-P dtrace" "1 2 3" -P dtrace
 sel "-m" "4 5 6 7" -m pie
 sel "-m prov:mod" "4 5 6 7" -m 'myapp:p*'
-sel "-f" "4" -f helper
-sel "-f mod:func" "5 6 7" -f 'pie:main'
-sel "-f prov:mod:func" "5 6 7" -f 'myapp:pie:main'
-sel "union, listed once" "1 2 3 4 5" -P dtrace -f helper -n query-start
+sel "-f" "$H" -f helper
+sel "-f mod:func" "$(ids $M $D $C)" -f 'pie:main'
+sel "-f prov:mod:func" "$(ids $M $D $C)" -f 'myapp:pie:main'
+sel "union, listed once" "1 2 3 $(ids $H $M)" -P dtrace -f helper -n query-start
 sel "no selection: all" "1 2 3 4 5 6 7"
 
 # a description matching nothing: DTrace's words, all four fields, exit 1

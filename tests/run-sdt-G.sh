@@ -33,6 +33,9 @@
 
 . "$top_srcdir/tests/lib.sh"
 
+# gcc's -flto objects are built with gcc whatever $CC is
+gcc_cc=$(gcc_driver "$CC" c) && gcc_cc="$gcc_cc -DUSDT_NO_PROBE_STUBS"
+
 # This test checks exactly what -G writes for the calls it is given, so
 # its objects leave out the probe stubs a header defines (a note each,
 # for every declared probe): USDT_NO_PROBE_STUBS.  tests/run-dropin.sh
@@ -101,22 +104,23 @@ run_dtrace -G -v -s "$data/g.d" -o probes.o $objs
 expect_eq "-G: exit status" 0 "$status"
 cat >expected-v.txt <<'EOF'
 dtrace: asm.o: asmfn+0: app:::asmp: 90 66 2e 0f 1f 84 00 00 00 00 00, an inline probe with its note
-dtrace: call.o: caller+0xc: app:::start: e8 00 00 00 00 -> 0f 1f 44 00 00
-dtrace: inl1.o: _Z5twicei+0: app:::inl: 90 66 2e 0f 1f 84 00 00 00 00 00, an inline probe with its note
-dtrace: inl2.o: _Z5twicei+0: app:::inl: 90 66 2e 0f 1f 84 00 00 00 00 00, an inline probe with its note
-dtrace: inline.o: helper+0: app:::start: 90 66 2e 0f 1f 84 00 00 00 00 00, an inline probe with its note
+dtrace: call.o: caller+OFF: app:::start: e8 00 00 00 00 -> 0f 1f 44 00 00
+dtrace: inl1.o: _Z5twicei+OFF: app:::inl: 90 66 2e 0f 1f 84 00 00 00 00 00, an inline probe with its note
+dtrace: inl2.o: _Z5twicei+OFF: app:::inl: 90 66 2e 0f 1f 84 00 00 00 00 00, an inline probe with its note
+dtrace: inline.o: helper+OFF: app:::start: 90 66 2e 0f 1f 84 00 00 00 00 00, an inline probe with its note
 dtrace: inline.o: main+OFF: app:::flag: 90 66 2e 0f 1f 84 00 00 00 00 00, an inline probe with its note
 dtrace: inline.o: main+OFF: other:::tick: 90 66 2e 0f 1f 84 00 00 00 00 00, an inline probe with its note
 dtrace: sdt.o: inline probe foreign:::thing left to the tracers that read notes: DFILE declares no provider 'foreign'
-dtrace: sdt.o: sdtfn+0: app:::sdt: 90 66 2e 0f 1f 84 00 00 00 00 00, an inline probe with its note
+dtrace: sdt.o: sdtfn+OFF: app:::sdt: 90 66 2e 0f 1f 84 00 00 00 00 00, an inline probe with its note
 EOF
-# offsets in main and the call's offset depend on the compiler; the
-# disassembly text on libopcodes
+# offsets in compiled functions depend on the compiler (gcc starts
+# helper, sdtfn and twice with their probe, clang does not; the DOF's
+# offsets are checked against the notes below), the disassembly text on
+# libopcodes
 sed -e 's/ ([a-z][^)]*)\( ->\)/\1/' -e 's/ ([a-z].*)$//' \
 	-e "s|$data/g.d|DFILE|" \
-	-e 's/main+0x[0-9a-f]*/main+OFF/' \
-	-e 's/caller+0x[0-9a-f]*/caller+0xc/' err.txt | LC_ALL=C sort \
-	>actual-v.txt
+	-e '/^dtrace: asm\.o: /!s/^\(dtrace: [^:]*: [^:+]*\)+\(0\|0x[0-9a-f]*\): /\1+OFF: /' \
+	err.txt | LC_ALL=C sort >actual-v.txt
 expect_file_eq "-G -v" expected-v.txt actual-v.txt
 
 for o in $inline_objs; do
@@ -165,12 +169,10 @@ elfreloc R_X86_64_64 main+0 probe=other:main:tick
 EOF
 expect_file_eq "the DOF of the -G output" expected-dof.txt dof.txt
 
-# offsets: the notes' own, function-relative (asmfn, sdtfn, helper and
-# twice start with their probe)
-for p in app:helper:start app:sdtfn:sdt app:asmfn:asmp app:_Z5twicei:inl; do
-	expect_grep "$p: the probe is at offset 0" \
-		"^probe $p .* offs=0x0 " dump.txt
-done
+# offsets: the notes' own, function-relative (asmfn starts with its
+# probe; the others are checked in the program below)
+expect_grep "app:asmfn:asmp: the probe is at offset 0" \
+	"^probe app:asmfn:asmp .* offs=0x0 " dump.txt
 
 # ---------------------------------------------------------------------
 # The program
@@ -196,6 +198,28 @@ if build_ok "link" $CXX -o prog $objs probes.o; then
 		"_Z5twicei asmfn caller helper main main sdtfn" \
 		"$(sed -n 's/^ resolved addr=0x[0-9a-f]* sym=\([^+]*\)+0x0$/\1/p' \
 			pdump.txt | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+	# each probe's DOF offsets in probes.o are its notes' locations in
+	# the program less the start of the function each is in (nm)
+	nm prog | awk '$2 ~ /^[tTwW]$/ && $3 !~ /^\$/ { print $1, $3 }' |
+		LC_ALL=C sort >funcs.txt
+	readelf -nW prog | awk '/Provider:/ { p = $NF } /Name:/ { n = $NF }
+		/Location:/ && p != "foreign" {
+			l = $2; sub(/,$/, "", l); print p, n, l
+		}' >note-locs.txt
+	while read -r p n l; do
+		f=? o=0
+		while read -r fa fn; do
+			[ $((0x$fa)) -le $((l)) ] || break
+			f=$fn o=$((l - 0x$fa))
+		done <funcs.txt
+		printf '%s:%s:%s 0x%x\n' "$p" "$f" "$n" "$o"
+	done <note-locs.txt | LC_ALL=C sort >note-offs.txt
+	awk '/^probe / { for (i = 3; i <= NF; i++) if ($i ~ /^offs=/) {
+			n = split(substr($i, 6), x, ",")
+			for (j = 1; j <= n; j++) print $2, x[j]
+		} }' dump.txt | LC_ALL=C sort >dof-offs.txt
+	expect_file_eq "DOF offsets = note locations in their functions" \
+		note-offs.txt dof-offs.txt
 fi
 
 # ---------------------------------------------------------------------
@@ -280,9 +304,18 @@ for t in nosuch argc; do
 	fi
 	expect_eq "$t: no output" no \
 		"$([ -e $t-probes.o ] && echo yes || echo no)"
+	# the site and the arguments as the note gives them (the compiler
+	# chooses both: gcc passes registers, clang the red zone)
+	fn=$t
+	[ $t = argc ] && fn=argc3
+	loc=$(readelf -nW $t.o | sed -n 's/.*Location: \(0x[0-9a-f]*\),.*/\1/p')
+	fv=$(readelf -sW $t.o | awk -v f=$fn '$8 == f && $4 == "FUNC" { print $2 }')
+	off=$((loc - 0x${fv:-0}))
+	[ "$off" -eq 0 ] || off=$(printf '0x%x' "$off")
+	args=$(readelf -nW $t.o | sed -n 's/^ *Arguments: //p')
 	case $t in
-	nosuch) want="dtrace: failed to link script $data/g.d: nosuch.o: function nosuch+0 has inline probe app:::nosuch, but provider 'app' has no probe 'nosuch'" ;;
-	argc) want="dtrace: failed to link script $data/g.d: argc.o: function argc3+0: inline probe app:::check has the arguments \"-4@%edi -4@%edi -4@%edi\", but $data/g.d declares 0" ;;
+	nosuch) want="dtrace: failed to link script $data/g.d: nosuch.o: function nosuch+$off has inline probe app:::nosuch, but provider 'app' has no probe 'nosuch'" ;;
+	argc) want="dtrace: failed to link script $data/g.d: argc.o: function argc3+$off: inline probe app:::check has the arguments \"$args\", but $data/g.d declares 0" ;;
 	esac
 	expect_eq "$t: the message" "$want" "$(head -n 1 err.txt)"
 done
@@ -356,7 +389,11 @@ lto_build() {
 	fi
 }
 
-lto_build gcc-lto "$CC" ""
+if [ -n "$gcc_cc" ]; then
+	lto_build gcc-lto "$gcc_cc" ""
+else
+	echo "# no gcc: gcc -flto is not tested"
+fi
 if [ -n "$CLANG" ] && command -v "${CLANG%% *}" >/dev/null 2>&1 &&
    command -v ld.lld >/dev/null 2>&1; then
 	lto_build clang-lto "$CLANG" "-fuse-ld=lld"

@@ -72,14 +72,23 @@ expect_eq "dtrace -h -x probestyle=inline" 0 "$status"
 # ---------------------------------------------------------------------
 # The builds: NAME CC(driver) LANG OPT LINKER
 
+# the gcc builds use gcc whatever $CC is ($CC when it is gcc)
+GCC=$(gcc_driver "$CC" c)
+GXX=$(gcc_driver "$CXX" c++)
 {
-	echo "gcc-c-O0-bfd $CC c -O0 bfd"
-	echo "gcc-c-O2-bfd $CC c -O2 bfd"
-	echo "gcc-c-O2-lld $CC c -O2 lld"
-	echo "gcc-c-lto-bfd $CC c -flto bfd"
-	echo "gcc-cxx-O0-lld $CXX c++ -O0 lld"
-	echo "gcc-cxx-O2-bfd $CXX c++ -O2 bfd"
-	echo "gcc-cxx-lto-bfd $CXX c++ -flto bfd"
+	if have "$GCC"; then
+		echo "gcc-c-O0-bfd $GCC c -O0 bfd"
+		echo "gcc-c-O2-bfd $GCC c -O2 bfd"
+		echo "gcc-c-O2-lld $GCC c -O2 lld"
+		echo "gcc-c-lto-bfd $GCC c -flto bfd"
+	else
+		echo "# no gcc: no gcc builds" >&2
+	fi
+	if have "$GXX"; then
+		echo "gcc-cxx-O0-lld $GXX c++ -O0 lld"
+		echo "gcc-cxx-O2-bfd $GXX c++ -O2 bfd"
+		echo "gcc-cxx-lto-bfd $GXX c++ -flto bfd"
+	fi
 	if have "$CLANG"; then
 		echo "clang-c-O0-bfd $CLANG c -O0 bfd"
 		echo "clang-c-O2-lld $CLANG c -O2 lld"
@@ -104,7 +113,7 @@ fi
 # the C driver that goes with a C++ one, for the .S file
 c_driver() {
 	case $1 in
-	"$CXX") echo "$CC" ;;
+	"$GXX") echo "${GCC:-$CC}" ;;
 	"$CLANGXX") echo "${CLANG:-$CC}" ;;
 	*) echo "$1" ;;
 	esac

@@ -37,12 +37,14 @@ x86_64) ;;
 *) skip "the red zone and this encoding are x86-64's; this is $(uname -m)" ;;
 esac
 
-compilers=$CC
+# gcc whatever $CC is, and clang; $CC when neither is there
+compilers=$(gcc_driver "$CC" c)
 if [ -n "$CLANG" ] && command -v "$CLANG" >/dev/null 2>&1; then
 	compilers="$compilers $CLANG"
 else
-	echo "# CLANG not set: gcc only"
+	echo "# CLANG not set: no clang build"
 fi
+[ -n "$compilers" ] || compilers=$CC
 
 # is_leaf BIN: leaf() calls nothing and never moves %rsp (at -O0 it
 # may set up %rbp as a copy of it), and it stores below %rsp

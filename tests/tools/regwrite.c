@@ -45,7 +45,8 @@
 #include "dof_check.h"
 #include "registry.h"
 
-static int __attribute__((format(printf, 1, 2))) die(const char *fmt, ...)
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
 {
 	va_list ap;
 

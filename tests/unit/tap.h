@@ -50,7 +50,8 @@ tap_ok(int cond, const char *fmt, ...)
 			       _g ? _g : "(null)", _w ? _w : "(null)");	\
 	} while (0)
 
-static inline void diag(const char *fmt, ...)
+static inline void __attribute__((format(printf, 1, 2)))
+diag(const char *fmt, ...)
 {
 	va_list ap;
 

@@ -29,11 +29,15 @@
  * Addresses are link-time addresses, which is what DWARF and addr2line
  * speak.
  *
- * Without DOF (a program whose probes come from <sys/sdt.h> alone, or
- * objects compiled with `-x probestyle=inline` and linked without -G)
- * the probes are read from the .note.stapsdt notes (sdk/stapsdt.h), one
- * per site: the sites of one probe in one function make one record, like
- * a DOF probe.  The function is the symbol containing the site, named as
+ * Then the .note.stapsdt notes (sdk/stapsdt.h), one per site, for the
+ * sites no DOF describes: a program whose probes come from <sys/sdt.h>
+ * alone, objects compiled with `-x probestyle=inline` and linked without
+ * -G, and the header's stub sites, which every program built from a
+ * `dtrace -h` header carries whether or not -G saw all of its objects
+ * (a hand-kept object list that drifted leaves the calls of the objects
+ * it missed going to the stubs).  A note at a place a DOF record already
+ * lists (-G writes one for each site it rewrote) adds nothing.  The
+ * sites of one probe in one function make one record, like a DOF probe.  The function is the symbol containing the site, named as
  * -G names it (the part before a '.', so main.cold is main).  A note's
  * address is corrected by the difference between the .stapsdt.base
  * section's address and the one the note recorded (prelink moved them
@@ -85,6 +89,7 @@ struct rd {
 	Elf_Scn *symtab; /* .symtab, else .dynsym, else NULL */
 	struct dt_object *obj;
 	struct dt_probes *pl;
+	size_t first; /* pl->v[first..] are this file's probes */
 	const struct dt_collect_opts *o;
 	char *msg;
 	size_t msglen;
@@ -313,6 +318,40 @@ static void set_section(struct rd *r, struct dt_probe *p, size_t shndx)
 	p->section = name ? keep(r, name, strlen(name)) : NULL;
 }
 
+/*
+ * A site the file's probes already describe, from `first` on: the same
+ * place of the same probe.  Two -G outputs of the same objects (a rule
+ * run twice, libtool's PIC and non-PIC runs) put two DOF records of each
+ * site in one image, and -G writes a note for each site it describes.
+ */
+static bool site_known(const struct rd *r, size_t first, const char *prov,
+		       const char *pub, size_t shndx, uint64_t pc)
+{
+	for (size_t i = first; i < r->pl->n; i++) {
+		const struct dt_probe *q = &r->pl->v[i];
+
+		if (q->shndx != shndx || !q->addr_known ||
+		    strcmp(q->prov, prov) || strcmp(q->name, pub))
+			continue;
+		for (unsigned k = 0; k < q->nsites; k++)
+			if (q->sites[k] == pc)
+				return true;
+	}
+	return false;
+}
+
+/* Every site of a DOF record is already described: the record adds nothing. */
+static bool sites_known(const struct rd *r, const struct dt_probe *p)
+{
+	if (!p->addr_known || !p->nsites)
+		return false;
+	for (unsigned k = 0; k < p->nsites; k++)
+		if (!site_known(r, r->first, p->prov, p->name, p->shndx,
+				p->sites[k]))
+			return false;
+	return true;
+}
+
 static int add_blob(struct rd *r, uint64_t boff, const struct relocs *rs)
 {
 	struct dt_object *obj = r->obj;
@@ -340,7 +379,14 @@ static int add_blob(struct rd *r, uint64_t boff, const struct relocs *rs)
 			p.path = obj->path;
 			set_section(r, &p, rr ? rr->shndx : 0);
 			err = dt_probe_from_dof(&p, &pv, &pi, !rr || rr->known);
-			if (err || !dt_probes_add(r->pl, &p))
+			if (err)
+				return rd_err(r, -ENOMEM, "out of memory");
+			if (sites_known(r, &p)) {
+				/* two -G outputs of the same objects */
+				dt_probe_free(&p);
+				continue;
+			}
+			if (!dt_probes_add(r->pl, &p))
 				return rd_err(r, -ENOMEM, "out of memory");
 		}
 		if (ret < 0)
@@ -573,6 +619,8 @@ static int read_notes(struct rd *r, size_t first)
 		if (prov_pubname(note.name, pub, sizeof(pub)) < 0)
 			snprintf(pub, sizeof(pub), "%.*s", (int)sizeof(pub) - 1,
 				 note.name);
+		if (site_known(r, first, note.provider, pub, shndx, pc))
+			continue; /* a -G site: its DOF record says more */
 		for (size_t i = first; i < r->pl->n; i++) {
 			struct dt_probe *q = &r->pl->v[i];
 
@@ -621,6 +669,8 @@ static int read_notes(struct rd *r, size_t first)
 	return 0;
 }
 
+
+
 /* ------------------------------------------------------------------ */
 
 static int add_object(struct dt_probes *pl, struct dt_object *obj)
@@ -637,8 +687,12 @@ static int add_object(struct dt_probes *pl, struct dt_object *obj)
 int dt_object_probes(struct dt_probes *pl, const char *path,
 		     const struct dt_collect_opts *o, char *msg, size_t msglen)
 {
-	struct rd r = {
-		.path = path, .pl = pl, .o = o, .msg = msg, .msglen = msglen};
+	struct rd r = {.path = path,
+		       .pl = pl,
+		       .first = pl->n,
+		       .o = o,
+		       .msg = msg,
+		       .msglen = msglen};
 	Elf_Scn *scn = NULL, *dynsym = NULL;
 	size_t first = pl->n;
 	struct stat st;
@@ -706,7 +760,7 @@ int dt_object_probes(struct dt_probes *pl, const char *path,
 		r.symtab = dynsym;
 
 	err = read_dof(&r);
-	if (!err && pl->n == first)
+	if (!err)
 		err = read_notes(&r, first);
 	if (!err && pl->n == first)
 		err = rd_err(&r, -ENOENT,

@@ -97,7 +97,7 @@ struct dt_probe *dt_probes_add(struct dt_probes *pl, const struct dt_probe *p)
 	return &pl->v[pl->n++];
 }
 
-static void probe_free(struct dt_probe *p)
+void dt_probe_free(struct dt_probe *p)
 {
 	free(p->sites);
 	free(p->ensites);
@@ -150,7 +150,7 @@ int dt_probe_from_dof(struct dt_probe *p, const struct dof_prov_info *pv,
 	p->sites = calloc(pi->noffs ? pi->noffs : 1, sizeof(*p->sites));
 	p->ensites = calloc(pi->nenoffs ? pi->nenoffs : 1, sizeof(*p->ensites));
 	if (!p->nargv || !p->xargv || !p->sites || !p->ensites) {
-		probe_free(p);
+		dt_probe_free(p);
 		return -ENOMEM;
 	}
 	for (i = 0; i < pi->noffs; i++)
@@ -216,7 +216,7 @@ static int add_entry(struct dt_probes *pl, const struct reg_proc *rp,
 			if (r)
 				return r;
 			if (!dt_probes_add(pl, &p)) {
-				probe_free(&p);
+				dt_probe_free(&p);
 				return -ENOMEM;
 			}
 		}
@@ -312,7 +312,7 @@ out:
 void dt_probes_free(struct dt_probes *pl)
 {
 	for (size_t i = 0; i < pl->n; i++)
-		probe_free(&pl->v[i]);
+		dt_probe_free(&pl->v[i]);
 	free(pl->v);
 	reg_procs_free(pl->procs, pl->nprocs);
 	for (size_t i = 0; i < pl->nobjs; i++)

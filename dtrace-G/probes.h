@@ -124,6 +124,8 @@ int dt_probes_collect(struct dt_probes *pl, const struct dt_collect_opts *o,
 		      char *msg, size_t msglen);
 
 void dt_probes_free(struct dt_probes *pl);
+/* Free what one probe owns (its sites and argument lists), not p. */
+void dt_probe_free(struct dt_probe *p);
 
 /*
  * Append a record (copied; id assigned by dt_probes_collect) and return

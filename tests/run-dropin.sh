@@ -54,6 +54,11 @@ notes() {
 		awk '{ print $2, $1 }'
 }
 
+# objrows FILE: dtrace -l --object=FILE's user probes, FUNCTION:NAME
+objrows() {
+	dtrace -l --object="$1" 2>&1 | awk '$2 == "dp" { printf "%s%s:%s", s, $4, $5; s = " " }'
+}
+
 # fires WHAT PROG EXPECTED...: bpftrace sees each dp:::req hit of
 # `PROG 2` once, with its values
 fires() {
@@ -126,6 +131,12 @@ if ok "-G some objects" dtrace -G -s dp.d -o some.o dp1.o &&
 	expect_eq "-G some objects: dp1's sites and the stubs noted" \
 		"obj 2 req 2 seven 2 unused 1" "$(notes some | tr '\n' ' ' | sed 's/ $//')"
 	fires "-G some objects" ./some "/one 200" "/one 201" "/two 300" "/two 301"
+	# our dtrace reads the DOF and the notes of the sites it does not
+	# describe together: dp2's calls reach the stubs
+	dfires "-G some objects" ./some "/one 200" "/one 201" "/two 300" "/two 301"
+	expect_eq "-G some objects: dtrace -l --object, DOF and stub rows" \
+		"dp1:req dp1:obj dp1:seven __dtrace_dp___req:req __dtrace_dp___obj:obj __dtrace_dp___seven:seven __dtrace_dp___unused:unused" \
+		"$(objrows some)"
 fi
 
 # 4. -G over all of them, again (dp1.o already rewritten)
@@ -145,6 +156,8 @@ if ok "-G again, into a second output" dtrace -G -s dp.d -o all2.o dp1.o dp2.o &
 		"$(notes all | tr '\n' ' ')" "$(notes twice | tr '\n' ' ')"
 	fires "two outputs" ./twice "/one 200" "/one 201" "/two 300" "/two 301"
 	dfires "two outputs" ./twice "/one 200" "/one 201" "/two 300" "/two 301"
+	expect_eq "two outputs: dtrace -l --object lists each probe once" \
+		"$(objrows all)" "$(objrows twice)"
 fi
 
 # 5. a shared library, never -G, -z defs; and a static program

@@ -720,7 +720,13 @@ int dt_object_probes(struct dt_probes *pl, const char *path,
 	slash = strrchr(r.obj->path, '/');
 	r.obj->mod = slash ? slash + 1 : r.obj->path;
 
-	r.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/*
+	 * ELF_C_READ, never ELF_C_READ_MMAP: the file may belong to another
+	 * user, who can shrink it while we read it (a process of theirs
+	 * maps it); a mapped page past the new end would kill us with
+	 * SIGBUS, where a short pread() is only an error.
+	 */
+	r.elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!r.elf || elf_kind(r.elf) != ELF_K_ELF) {
 		err = rd_err(&r, -EINVAL, "not an ELF file");
 		goto out;
@@ -791,7 +797,7 @@ static int file_bias(const char *path, uint64_t start, uint64_t pgoff,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL); /* not MMAP: see above */
 	if (elf && elf_getphdrnum(elf, &nph) == 0) {
 		for (size_t i = 0; i < nph; i++) {
 			GElf_Phdr ph;

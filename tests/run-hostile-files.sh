@@ -1,0 +1,136 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-hostile-files.sh: root's dtrace reads files another user controls
+# (issue 17, part 1).
+#
+# An unprivileged process (uid nobody) copies a probed program into a
+# file of its own, maps it executable, and then keeps cutting the file
+# to nothing and writing it back.  Root's `dtrace -l -p PID` and
+# `dtrace -l --object=FILE` read that file: a reader that maps it
+# (libelf's ELF_C_READ_MMAP) dies with SIGBUS when a page it touches is
+# past the file's new end, as it did in 3 of 30 runs before the fix.
+# Each run must end with a status, 0 or an error, never a signal, and
+# the same file left alone must still list its probes.
+# Needs root (to run the attacker as another user) and setpriv.
+
+. "$top_srcdir/tests/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "not root: the attacker runs as another user"
+command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"
+id nobody >/dev/null 2>&1 || skip "no user nobody"
+
+hostile_cleanup() {
+	[ -n "${atk_pid:-}" ] && kill -KILL "$atk_pid" 2>/dev/null
+	cleanup
+}
+trap hostile_cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+cat >hf.d <<'D'
+provider hf {
+	probe p0(int);
+};
+D
+cat >hf.c <<'C'
+#include "hf.h"
+int main(int argc, char **argv)
+{
+	(void)argv;
+	HF_P0(argc);
+	return 0;
+}
+C
+cat >shrink.c <<'C'
+/* shrink SRC DST: map a copy of SRC at DST executable, then keep cutting
+ * DST to nothing and writing it back, until SIGTERM (DST left whole) */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+static volatile sig_atomic_t stop;
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+int main(int argc, char **argv)
+{
+	struct stat st;
+	char *buf;
+	int src, fd;
+
+	if (argc != 3 || (src = open(argv[1], O_RDONLY)) < 0 ||
+	    fstat(src, &st) < 0 || !(buf = malloc(st.st_size)) ||
+	    read(src, buf, st.st_size) != st.st_size)
+		return 2;
+	fd = open(argv[2], O_RDWR | O_CREAT | O_TRUNC, 0755);
+	if (fd < 0 || pwrite(fd, buf, st.st_size, 0) != st.st_size ||
+	    mmap(NULL, st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd,
+		 0) == MAP_FAILED)
+		return 2;
+	signal(SIGTERM, on_term);
+	printf("ready\n");
+	fflush(stdout);
+	while (!stop)
+		if (ftruncate(fd, 0) < 0 ||
+		    pwrite(fd, buf, st.st_size, 0) != st.st_size)
+			return 3;
+	return 0;
+}
+C
+run_dtrace -h -s hf.d -o hf.h
+expect_eq "dtrace -h" 0 "$status"
+if ! $CC -O2 -c hf.c -o hf.o || ! "$DTRACE" -G -s hf.d -o hf-probes.o hf.o ||
+   ! $CC -o hfprog hf.o hf-probes.o || ! $CC -O2 -o shrink shrink.c; then
+	fail "cannot build the programs"
+	finish
+fi
+chmod 755 "$tmp"
+mkdir own && chown nobody own || exit 99
+
+: >atk.out
+setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+	./shrink ./hfprog own/victim >atk.out 2>atk.err &
+atk_pid=$!
+ready() { grep -q ready atk.out; }
+if ! wait_until 100 ready; then
+	fail "the attacker did not start: $(cat atk.err)"
+	finish
+fi
+
+# runs WHAT N CMD...: N runs of CMD, none ended by a signal
+runs() {
+	r_what=$1 r_n=$2
+	shift 2
+	r_sig=0 r_ok=0 r_i=0
+	while [ $r_i -lt "$r_n" ]; do
+		"$@" >/dev/null 2>r.err
+		r_st=$?
+		[ $r_st -ge 128 ] && r_sig=$((r_sig + 1)) && r_last=$r_st
+		[ $r_st -eq 0 ] && r_ok=$((r_ok + 1))
+		r_i=$((r_i + 1))
+	done
+	expect_eq "$r_what: runs ended by a signal (last status ${r_last:-none})" \
+		"0 of $r_n" "$r_sig of $r_n"
+	echo "# $r_what: $r_ok of $r_n listed the probes, the rest refused the file"
+}
+runs "dtrace -l -p (attacker's pid)" 40 "$DTRACE" -l -p "$atk_pid"
+runs "dtrace -l --object (attacker's file)" 40 "$DTRACE" -l --object=own/victim
+
+kill -TERM "$atk_pid"
+wait "$atk_pid"
+expect_eq "the attacker stopped with its file whole" 0 $?
+atk_pid=
+
+# the file at rest lists its probe, as before
+run_dtrace -l --object=own/victim
+expect_eq "the file at rest: status" 0 "$status"
+expect_eq "the file at rest: its probe (the site and the header's stub)" \
+	"hf main p0 hf __dtrace_hf___p0 p0" \
+	"$(awk '$2 == "hf" { print $2, $4, $5 }' out.txt | tr '\n' ' ' | sed 's/ $//')"
+
+finish

@@ -39,6 +39,11 @@
  *		main+0x22			function not defined in the file
  *		0x1150 /src/app.c:14 (is-enabled)	legacy is-enabled site
  *
+ * Every name is printed through txt_safe() (sdk/text.h): module and
+ * file names, ELF symbols and DWARF file names come from files and
+ * processes any user controls, and must not drive root's terminal or
+ * forge rows.
+ *
  * Objects are read once per run (cached by path); for a process the file
  * is the one /proc/PID/maps named when the probes were registered, used
  * only while it is still the same file (its inode as recorded).
@@ -56,6 +61,7 @@
 #include "probes.h"
 #include "registry.h"
 #include "srcline.h"
+#include "text.h"
 
 #define EXIT_USAGE 2
 
@@ -142,14 +148,14 @@ static void print_site(const struct dt_probe *p, const struct dt_srcmap *m,
 	unsigned long line;
 
 	if (!p->addr_known)
-		printf("\t\t%s+0x%" PRIx64, p->func, a);
+		printf("\t\t%s+0x%" PRIx64, txt_safe4(p->func), a);
 	else if (p->section)
-		printf("\t\t%s+0x%" PRIx64, p->section, a);
+		printf("\t\t%s+0x%" PRIx64, txt_safe4(p->section), a);
 	else
 		printf("\t\t0x%" PRIx64, a);
 	if (p->addr_known &&
 	    dt_srcmap_find(m, p->shndx, a - p->bias, &file, &line))
-		printf(" %s:%lu", file, line);
+		printf(" %s:%lu", txt_safe4(file), line);
 	printf("%s\n", is_enabled ? " (is-enabled)" : "");
 }
 
@@ -161,7 +167,7 @@ static void print_verbose(const struct dt_probe *p, struct srccache *sc)
 	print_attr("Argument Attributes", p->argsattr);
 	printf("\n\tArgument Types\n");
 	for (unsigned i = 0; i < p->xargc; i++)
-		printf("\t\targs[%u]: %s\n", i, p->xargv[i]);
+		printf("\t\targs[%u]: %s\n", i, txt_safe4(p->xargv[i]));
 	if (!p->xargc)
 		printf("\t\tNone\n");
 	if (p->origin != DT_ORIGIN_DTRACE) {
@@ -179,7 +185,7 @@ static void print_verbose(const struct dt_probe *p, struct srccache *sc)
 static void warn_cb(const char *msg, void *arg)
 {
 	(void)arg;
-	fprintf(stderr, "dtrace: warning: %s\n", msg);
+	fprintf(stderr, "dtrace: warning: %s\n", txt_safe4(msg));
 }
 
 static bool pid_listed(const struct dtrace_cmd *c, pid_t pid)
@@ -278,7 +284,7 @@ int dtrace_list(const struct dtrace_cmd *c)
 	o.warn = warn_cb;
 	err = dt_probes_collect(&pl, &o, msg, sizeof(msg));
 	if (err) {
-		fprintf(stderr, "dtrace: %s\n", msg);
+		fprintf(stderr, "dtrace: %s\n", txt_safe4(msg));
 		rc = EXIT_FAILURE;
 		goto out;
 	}
@@ -303,8 +309,9 @@ int dtrace_list(const struct dtrace_cmd *c)
 			}
 		if (!sel)
 			continue;
-		printf("%5u %10s %17s %33s %s\n", p->id, p->provider, p->mod,
-		       p->func, p->name);
+		printf("%5u %10s %17s %33s %s\n", p->id,
+		       txt_safe4(p->provider), txt_safe4(p->mod),
+		       txt_safe4(p->func), txt_safe4(p->name));
 		if (c->verbose)
 			print_verbose(p, &sc);
 	}

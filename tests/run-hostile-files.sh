@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run-hostile-files.sh: root's dtrace reads files another user controls
-# (issue 17, part 1).
+# (issue 17, parts 1 and 4).
 #
 # An unprivileged process (uid nobody) copies a probed program into a
 # file of its own, maps it executable, and then keeps cutting the file
@@ -12,6 +12,13 @@
 # past the file's new end, as it did in 3 of 30 runs before the fix.
 # Each run must end with a status, 0 or an error, never a signal, and
 # the same file left alone must still list its probes.
+#
+# Then names that drive a terminal: a program compiled from a source
+# file whose name holds ESC sequences (so DWARF carries it), under a file
+# name with ESC, CR, a newline and a C1 CSI (0x9b, raw and in UTF-8).
+# `dtrace -l -v --object`, `dtrace -l -v -p` and the error of a file that
+# is no ELF must print no control byte but tab and newline, and exactly
+# the rows there are.
 # Needs root (to run the attacker as another user) and setpriv.
 
 . "$top_srcdir/tests/lib.sh"
@@ -33,11 +40,14 @@ provider hf {
 };
 D
 cat >hf.c <<'C'
+#include <stdlib.h>
+#include <unistd.h>
 #include "hf.h"
 int main(int argc, char **argv)
 {
-	(void)argv;
 	HF_P0(argc);
+	if (argc > 1)
+		sleep((unsigned)atoi(argv[1]));
 	return 0;
 }
 C
@@ -132,5 +142,53 @@ expect_eq "the file at rest: status" 0 "$status"
 expect_eq "the file at rest: its probe (the site and the header's stub)" \
 	"hf main p0 hf __dtrace_hf___p0 p0" \
 	"$(awk '$2 == "hf" { print $2, $4, $5 }' out.txt | tr '\n' ' ' | sed 's/ $//')"
+
+# names with control bytes: the module (file name), DWARF file names
+esc=$(printf '\033')
+nl=$(printf '\nx') nl=${nl%x}	# $(...) would drop a lone newline
+src="src${esc}[2J${esc}]0;pwned$(printf '\007').c"
+bad="own/lib${esc}[31m$(printf '\r')   99 forged${nl}row$(printf '\233')x$(printf '\302\233')y"
+cp hf.c "$src" &&
+$CC -g -O2 -I. -c "$src" -o hfg.o && "$DTRACE" -G -s hf.d -o hfg-probes.o hfg.o &&
+$CC -g -o "$bad" hfg.o hfg-probes.o || { fail "cannot build the named program"; finish; }
+ctl=$(printf '[\001-\010\013-\037\177\200-\237]')
+# clean WHAT FILE: no control byte but tab and newline in FILE
+clean() {
+	if LC_ALL=C grep -q "$ctl" "$2"; then
+		fail "$1: control bytes printed: $(LC_ALL=C grep "$ctl" "$2" | od -c | head -n 3)"
+	else
+		pass
+	fi
+}
+run_dtrace -l -v --object="$bad"
+expect_eq "-l -v --object of the named file: status" 0 "$status"
+clean "-l -v --object: stdout" out.txt
+clean "-l -v --object: stderr" err.txt
+expect_eq "-l -v --object: the probe rows there are" 2 \
+	"$(grep -c '^ *[0-9][0-9]* *hf ' out.txt)"
+expect_grep "-l -v --object: the DWARF file name, escaped" \
+	'src\\x1b\[2J\\x1b\]0;pwned\\x07\.c:' out.txt
+expect_grep "-l -v --object: the module name, escaped" \
+	'lib\\x1b\[31m\\r   99 forged\\nrow\\x9bx\\xc2\\x9by' out.txt
+
+# the same program running: -p reads the file it maps
+"./$bad" 60 &
+bad_pid=$!
+maps_bad() { grep -q forged "/proc/$bad_pid/maps"; }
+wait_until 50 maps_bad
+run_dtrace -l -v -p $bad_pid
+expect_eq "-l -v -p of the named program: status" 0 "$status"
+clean "-l -v -p: stdout" out.txt
+clean "-l -v -p: stderr" err.txt
+expect_eq "-l -v -p: the probe rows there are" 2 \
+	"$(grep -c '^ *[0-9][0-9]* *hf[0-9]* ' out.txt)"
+kill "$bad_pid"
+wait "$bad_pid" 2>/dev/null
+
+# a file that is no ELF, by a name with control bytes
+printf 'not ELF' >"$bad.txt"
+run_dtrace -l --object="$bad.txt"
+expect_eq "-l --object of no ELF file: status" 1 "$status"
+clean "-l --object of no ELF file: the error" err.txt
 
 finish

@@ -13,7 +13,9 @@
  * Start-up, in this order, so that a failure leaves nothing behind and
  * readiness means "every program can register and be listed now":
  *
- *	1. options; the state directory is created and locked
+ *	1. options; the state directory is created, refused unless it and
+ *	   every directory above it are root's alone (sdk/safedir.h: no
+ *	   other user may swap a component for a symbolic link), and locked
  *	   (<statedir>/helperd.pid, flock), so two daemons never share it;
  *	2. the registry on disk is loaded: what a previous daemon recorded
  *	   for processes that still run is kept, the rest dropped;
@@ -63,6 +65,8 @@
 
 #include "dof_check.h"
 #include "helperd.h"
+#include "registry.h"
+#include "safedir.h"
 
 static const char *progname = "dtrace-helperd";
 static bool use_syslog;
@@ -234,17 +238,52 @@ static int parse_u64(const char *s, uint64_t *v)
 	return errno || *end ? -1 : 0;
 }
 
+/*
+ * The state directory, and the registry directory in it, must be root's
+ * alone (sdk/safedir.h): the parent before we create anything in it,
+ * then the directories themselves.
+ */
+static int statedir_safe(const struct helperd *hd)
+{
+	char path[PATH_MAX], msg[PATH_MAX + 128], *slash;
+
+	snprintf(path, sizeof(path), "%s", hd->statedir);
+	slash = strrchr(path, '/');
+	if (slash && slash != path) {
+		*slash = '\0';
+		if (safedir_check_parent(path, msg, sizeof(msg)) < 0)
+			goto unsafe;
+	}
+	if (mkdir(hd->statedir, 0755) < 0 && errno != EEXIST) {
+		hd_log(HD_ERR, "cannot create %s: %s", hd->statedir,
+		       strerror(errno));
+		return -1;
+	}
+	if (safedir_check(hd->statedir, msg, sizeof(msg)) < 0)
+		goto unsafe;
+	snprintf(path, sizeof(path), "%s/%s", hd->statedir, REG_DIR);
+	if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+		hd_log(HD_ERR, "cannot create %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (safedir_check(path, msg, sizeof(msg)) < 0)
+		goto unsafe;
+	return 0;
+unsafe:
+	hd_log(HD_ERR, "unsafe state directory %s: %s (it and every "
+	       "directory above it must be root's, writable by nobody else, "
+	       "and no symbolic link)", hd->statedir, msg);
+	return -1;
+}
+
 static int lock_statedir(struct helperd *hd)
 {
 	char path[PATH_MAX], buf[32];
 	ssize_t n;
 	int fd;
 
-	if (mkdir(hd->statedir, 0755) < 0 && errno != EEXIST) {
-		hd_log(HD_ERR, "cannot create %s: %s", hd->statedir,
-		       strerror(errno));
+	if (statedir_safe(hd) < 0)
 		return -1;
-	}
 	snprintf(path, sizeof(path), "%s/helperd.pid", hd->statedir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run-hostile-files.sh: root's dtrace reads files another user controls
-# (issue 17, parts 1 and 4).
+# (issue 17, parts 1, 4 and 7).
 #
 # An unprivileged process (uid nobody) copies a probed program into a
 # file of its own, maps it executable, and then keeps cutting the file
@@ -19,6 +19,14 @@
 # `dtrace -l -v --object`, `dtrace -l -v -p` and the error of a file that
 # is no ELF must print no control byte but tab and newline, and exactly
 # the rows there are.
+#
+# Last, dtrace-helperd's state directory: in a directory user nobody
+# owns (with a `registry` link to a directory holding a file of root's,
+# which a daemon before the fix deleted at start-up), in a group-writable
+# one, below a symbolic link, and with `registry` itself a link, the
+# daemon refuses to start and names the culprit; root's file is left
+# alone; a directory of root's below sticky /tmp-like directories is
+# taken.
 # Needs root (to run the attacker as another user) and setpriv.
 
 . "$top_srcdir/tests/lib.sh"
@@ -29,6 +37,8 @@ id nobody >/dev/null 2>&1 || skip "no user nobody"
 
 hostile_cleanup() {
 	[ -n "${atk_pid:-}" ] && kill -KILL "$atk_pid" 2>/dev/null
+	[ -n "${hd_pid:-}" ] && kill -KILL "$hd_pid" 2>/dev/null
+	mountpoint -q "$tmp/hdev" 2>/dev/null && umount -l "$tmp/hdev"
 	cleanup
 }
 trap hostile_cleanup EXIT
@@ -190,5 +200,48 @@ printf 'not ELF' >"$bad.txt"
 run_dtrace -l --object="$bad.txt"
 expect_eq "-l --object of no ELF file: status" 1 "$status"
 clean "-l --object of no ELF file: the error" err.txt
+
+# dtrace-helperd's state directory
+if [ -x "${HELPERD:-}" ] && [ -c /dev/fuse ]; then
+	mkdir victim && echo precious >victim/123 || exit 99
+	mkdir -p usr/state && chown -R nobody usr &&
+	ln -s "$tmp/victim" usr/state/registry || exit 99
+	mkdir grp && chmod 775 grp && chgrp "$(id -g nobody)" grp || exit 99
+	mkdir real && ln -s "$tmp/real" via || exit 99
+	mkdir -p rootsd && ln -s "$tmp/victim" rootsd/registry || exit 99
+	# refused DIR WHAT PATTERN: the daemon does not start on state DIR
+	refused() {
+		timeout 30 "$HELPERD" -f --no-scan --device "$tmp/hdev/helper" \
+			--state-dir "$1" >hd.log 2>&1
+		expect_eq "state dir $2: the daemon's status" 1 $?
+		expect_grep "state dir $2: the reason" "$3" hd.log
+	}
+	refused "$tmp/usr/state" "owned by nobody" \
+		"unsafe state directory .*usr: is owned by uid $(id -u nobody), not by root"
+	expect_eq "state dir owned by nobody: root's file left alone" precious \
+		"$(cat victim/123 2>&1)"
+	refused "$tmp/grp/state" "in a group-writable directory" \
+		"grp: is writable by group or others (mode 0775)"
+	refused "$tmp/via/state" "below a symbolic link" "via: is a symbolic link"
+	refused "$tmp/rootsd" "whose registry is a symbolic link" \
+		"rootsd/registry: is a symbolic link"
+	expect_eq "state dirs refused: root's file left alone" precious \
+		"$(cat victim/123 2>&1)"
+	# a safe one, below a sticky world-writable directory, is taken
+	mkdir sticky && chmod 1777 sticky || exit 99
+	"$HELPERD" -f -v --no-scan --device "$tmp/hdev/helper" \
+		--state-dir "$tmp/sticky/state" >hd.log 2>&1 &
+	hd_pid=$!
+	if wait_until 300 grep -q "serving $tmp/hdev/helper" hd.log; then
+		pass
+	else
+		fail "a safe state dir below a sticky directory was refused: $(cat hd.log)"
+	fi
+	stop_pid "$hd_pid" TERM
+	hd_pid=
+	expect_eq "safe state dir: the daemon's status after SIGTERM" 0 "$stop_status"
+else
+	echo "# no dtrace-helperd or no /dev/fuse: the state directory checks are not run"
+fi
 
 finish

@@ -24,7 +24,13 @@
  * Identity and pruning.  The FUSE and CUSE request carries the calling
  * THREAD's id; registrations belong to its thread group.  A process is
  * (pid, start time), and a pidfd per process wakes the loop when it
- * exits (SIGKILL included).  exec and unmapping without a REMOVE leave
+ * exits (SIGKILL included).  pidfds are descriptors, and every process of
+ * every user would otherwise hold one: their number is capped in all and
+ * per user (hd->pidfd_max, hd->pidfd_uid_max; helperd.c leaves a reserve
+ * for everything else the daemon opens), and a process beyond a cap is
+ * watched by the periodic check alone, so a user with a thousand
+ * registered processes can neither make the daemon run out of
+ * descriptors nor slow anybody else's registration.  exec and unmapping without a REMOVE leave
  * the process alive, so a periodic check re-reads the first bytes of
  * each recorded blob where it was: a blob that is gone or different
  * (exec replaced the image, dlclose unmapped the library) drops that
@@ -270,20 +276,52 @@ static struct hd_proc *find_proc(struct helperd *hd, pid_t pid, size_t *idx)
 
 static void proc_free(struct helperd *hd, struct hd_proc *p)
 {
-	if (p->pidfd >= 0)
+	if (p->pidfd >= 0) {
 		close(p->pidfd); /* also leaves the epoll set */
+		hd->npidfd--;
+	}
 	hd->total_bytes -= p->bytes;
 	reg_proc_free(&p->rp);
 	free(p);
 }
 
-/* Watch pid for exit; the caller has checked (pid, start) just before. */
+/* Whether p may have a pidfd: within the caps in all and for its user. */
+static bool pidfd_allowed(struct helperd *hd, const struct hd_proc *p)
+{
+	unsigned n = 0;
+
+	if (hd->npidfd >= hd->pidfd_max)
+		goto capped;
+	if (p->uid == 0)
+		return true;
+	for (size_t i = 0; i < hd->nprocs; i++)
+		if (hd->procs[i]->pidfd >= 0 && hd->procs[i]->uid == p->uid)
+			n++;
+	if (n < hd->pidfd_uid_max)
+		return true;
+capped:
+	if (!hd->pidfd_cap_logged)
+		hd_log(HD_NOTICE, "pid %d (uid %u): more processes than "
+		       "descriptors for them (%u in all, %u per user): they "
+		       "are watched by the periodic check only",
+		       (int)p->rp.pid, (unsigned)p->uid, hd->pidfd_max,
+		       hd->pidfd_uid_max);
+	hd->pidfd_cap_logged = true;
+	return false;
+}
+
+/*
+ * Watch pid for exit; the caller has checked (pid, start) just before
+ * and set p->uid.
+ */
 static int watch_pid(struct helperd *hd, struct hd_proc *p)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	int fd;
 
 	p->pidfd = -1;
+	if (!pidfd_allowed(hd, p))
+		return 0;
 #ifdef SYS_pidfd_open
 	fd = (int)syscall(SYS_pidfd_open, p->rp.pid, 0);
 	if (fd < 0)
@@ -299,6 +337,7 @@ static int watch_pid(struct helperd *hd, struct hd_proc *p)
 		return 0; /* the periodic check still finds its exit */
 	}
 	p->pidfd = fd;
+	hd->npidfd++;
 #else
 	(void)fd;
 	(void)ev;
@@ -323,7 +362,7 @@ static int procs_reserve(struct helperd *hd)
 	return 0;
 }
 
-static struct hd_proc *new_proc(struct helperd *hd, pid_t pid)
+static struct hd_proc *new_proc(struct helperd *hd, pid_t pid, uid_t uid)
 {
 	struct hd_proc *p;
 	int err;
@@ -336,6 +375,7 @@ static struct hd_proc *new_proc(struct helperd *hd, pid_t pid)
 	if (!p)
 		return NULL;
 	p->rp.pid = pid;
+	p->uid = uid;
 	err = reg_proc_stat(pid, &p->rp.start, p->rp.comm,
 			    sizeof(p->rp.comm));
 	if (!err)
@@ -639,12 +679,11 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 
 	/* Record it. */
 	if (!p) {
-		p = new_proc(hd, pid);
+		p = new_proc(hd, pid, uid);
 		if (!p) {
 			err = -errno;
 			goto fail;
 		}
-		p->uid = uid;
 		new_p = true;
 	}
 	for (i = 0; i < p->rp.nent; i++)

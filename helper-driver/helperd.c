@@ -54,6 +54,7 @@
 #include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
@@ -302,6 +303,39 @@ static int lock_statedir(struct helperd *hd)
 	return fd;
 }
 
+/*
+ * Descriptors: the soft RLIMIT_NOFILE is raised to the hard one (systemd
+ * starts services with 1,024 soft), and a quarter of it, at most 256, is
+ * kept for what the daemon opens to serve requests (the device, /proc
+ * files, the checker's pipes, registry files).  The rest may be pidfds,
+ * a quarter of them for the processes of any one user other than root.
+ */
+static void fd_budget(struct helperd *hd)
+{
+	struct rlimit rl;
+	rlim_t n, reserve;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		rl.rlim_cur = rl.rlim_max = 1024;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rlim_t want = rl.rlim_max;
+
+		if (want == RLIM_INFINITY || want > (1 << 20))
+			want = 1 << 20;
+		rl.rlim_cur = want;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	n = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1 << 20)
+		    ? 1 << 20
+		    : rl.rlim_cur;
+	reserve = n / 4 < 256 ? n / 4 : 256;
+	hd->pidfd_max = (unsigned)(n - reserve);
+	hd->pidfd_uid_max = hd->pidfd_max / 4 ? hd->pidfd_max / 4 : 1;
+	hd_log(HD_DEBUG, "descriptors: %llu, up to %u pidfds (%u per user)",
+	       (unsigned long long)n, hd->pidfd_max, hd->pidfd_uid_max);
+}
+
 static void write_pid(int fd)
 {
 	char buf[32];
@@ -495,6 +529,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	umask(022);
 
+	fd_budget(&hd);
 	lockfd = lock_statedir(&hd);
 	if (lockfd < 0)
 		goto out;

@@ -63,10 +63,14 @@ struct helperd {
 	uint64_t max_uid_bytes;	 /* all blobs of one user (not root) */
 	unsigned max_uid_regs;	 /* registrations of one user */
 	uint64_t max_total_bytes;
+	unsigned pidfd_max;	/* pidfds in all (hd_fd_budget) */
+	unsigned pidfd_uid_max;	/* pidfds for one user's processes (not root) */
 
 	/* State. */
 	struct hd_proc **procs;
 	size_t nprocs, procs_cap;
+	unsigned npidfd;	/* processes watched through a pidfd */
+	bool pidfd_cap_logged;	/* "watched by the periodic check" said once */
 	uint64_t total_bytes;
 	uint64_t next_gen;
 	int epfd;

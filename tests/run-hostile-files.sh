@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run-hostile-files.sh: root's dtrace reads files another user controls
-# (issue 17, parts 1, 4 and 7).
+# (issue 17, parts 1, 2, 4 and 7).
 #
 # An unprivileged process (uid nobody) copies a probed program into a
 # file of its own, maps it executable, and then keeps cutting the file
@@ -27,6 +27,12 @@
 # daemon refuses to start and names the culprit; root's file is left
 # alone; a directory of root's below sticky /tmp-like directories is
 # taken.
+#
+# And its descriptors: a daemon limited to 300 (as systemd limits a
+# service to 1,024) while 300 processes of user nobody register and stay:
+# a pidfd each would take them all, and every later registration, root's
+# included, failed with ESRCH.  Root and another user must still
+# register, and the 300 be forgotten once they exit.
 # Needs root (to run the attacker as another user) and setpriv.
 
 . "$top_srcdir/tests/lib.sh"
@@ -240,8 +246,53 @@ if [ -x "${HELPERD:-}" ] && [ -c /dev/fuse ]; then
 	stop_pid "$hd_pid" TERM
 	hd_pid=
 	expect_eq "safe state dir: the daemon's status after SIGTERM" 0 "$stop_status"
+
+	# descriptors
+	: "${DOFCLIENT:=${top_builddir:-}/tests/tools/dofclient}"
+	if [ -x "$DOFCLIENT" ] && command -v prlimit >/dev/null 2>&1; then
+		prlimit --nofile=300:300 "$HELPERD" -f -v --no-scan \
+			--check-interval=100 --device "$tmp/hdev/helper" \
+			--state-dir "$tmp/fstate" >fd.log 2>&1 &
+		hd_pid=$!
+		if ! wait_until 300 grep -q "serving $tmp/hdev/helper" fd.log; then
+			fail "the daemon limited to 300 descriptors did not start: $(cat fd.log)"
+			finish
+		fi
+		mkfifo hold && exec 5<>hold || exit 99
+		i=0
+		while [ $i -lt 300 ]; do
+			setpriv --reuid=nobody --regid="$(id -g nobody)" \
+				--clear-groups "$DOFCLIENT" -d "$tmp/hdev/helper" \
+				valid fd$i <hold >fd$i.out 2>&1 5>&- &
+			i=$((i + 1))
+		done
+		all_in() { [ "$(cat fd*.out 2>/dev/null | grep -c '^valid: pid=')" -ge 300 ]; }
+		wait_until 600 all_in
+		expect_eq "300 processes of nobody registered" 300 \
+			"$(cat fd*.out | grep -c '^valid: pid=[0-9]* gen=[1-9]')"
+		echo | timeout 20 "$DOFCLIENT" -d "$tmp/hdev/helper" valid root \
+			>root.out 2>&1
+		expect_grep "root still registers" '^valid: pid=[0-9]* gen=[1-9]' root.out
+		echo | timeout 20 setpriv --reuid=65533 --regid=65533 --clear-groups \
+			"$DOFCLIENT" -d "$tmp/hdev/helper" valid other >other.out 2>&1
+		expect_grep "another user still registers" '^valid: pid=[0-9]* gen=[1-9]' other.out
+		expect_grep "the daemon says why some are polled" \
+			"watched by the periodic check only" fd.log
+		exec 5>&-
+		none_left() { [ -z "$(ls "$tmp/fstate/registry")" ]; }
+		if wait_until 300 none_left; then
+			pass
+		else
+			fail "registrations of exited processes left: $(ls "$tmp/fstate/registry" | wc -l)"
+		fi
+		stop_pid "$hd_pid" TERM
+		hd_pid=
+		expect_eq "the daemon limited to 300 descriptors: status" 0 "$stop_status"
+	else
+		echo "# no dofclient or no prlimit: the descriptor check is not run"
+	fi
 else
-	echo "# no dtrace-helperd or no /dev/fuse: the state directory checks are not run"
+	echo "# no dtrace-helperd or no /dev/fuse: the daemon's checks are not run"
 fi
 
 finish

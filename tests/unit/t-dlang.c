@@ -33,7 +33,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dlang.h"
+#include "d/dlang.h"
 #include "tap.h"
 
 /* ------------------------------------------------------------------ */

@@ -104,7 +104,7 @@ void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st)
 		keys[i] = d_eval(x, st->keys[i]);
 		if (keys[i].k == K_STR && strlen(keys[i].s) >= x->p->strsize)
 			keys[i].s = d_ar_strndup(&x->scratch, keys[i].s,
-					       x->p->strsize - 1);
+						 x->p->strsize - 1);
 		d_key_add(&k, &keys[i]);
 	}
 	x->action = st->action + (int)st->nkeys;
@@ -359,14 +359,14 @@ static void quantline(struct sbuf *sb, int64_t val, long double total,
 			depth = 0;
 		}
 		d_sb_printf(sb, "|%s%s %-9lld\n", ats + len - depth,
-			  spaces + depth, (long long)val);
+			    spaces + depth, (long long)val);
 		return;
 	}
 	if (!positives) {
 		f = (fabsl((long double)val) * len) / total;
 		depth = (unsigned)(f + 0.5);
 		d_sb_printf(sb, "%s%s| %-9lld\n", spaces + depth,
-			  ats + len - depth, (long long)val);
+			    ats + len - depth, (long long)val);
 		return;
 	}
 	/* both: half-length bars either side of a centre line */
@@ -375,11 +375,11 @@ static void quantline(struct sbuf *sb, int64_t val, long double total,
 	depth = (unsigned)(f + 0.5);
 	if (val <= 0)
 		d_sb_printf(sb, "%s%s|%*s %-9lld\n", spaces + 20 + depth,
-			  ats + 20 + len - depth, (int)len, "",
-			  (long long)val);
+			    ats + 20 + len - depth, (int)len, "",
+			    (long long)val);
 	else
 		d_sb_printf(sb, "%20s|%s%s %-9lld\n", "", ats + 20 + len - depth,
-			  spaces + 20 + depth, (long long)val);
+			    spaces + 20 + depth, (long long)val);
 }
 
 static void print_quantize(struct sbuf *sb, const int64_t *d)
@@ -407,7 +407,7 @@ static void print_quantize(struct sbuf *sb, const int64_t *d)
 		total += fabsl((long double)d[i]);
 	}
 	d_sb_printf(sb, "\n%16s %41s %-9s\n", "value",
-		  "------------- Distribution -------------", "count");
+		    "------------- Distribution -------------", "count");
 	for (i = first; i <= last; i++) {
 		d_sb_printf(sb, "%16lld ", (long long)qz_bucketval(i));
 		quantline(sb, d[i], total, pos, neg);
@@ -440,7 +440,7 @@ static void print_lquantize(struct sbuf *sb, const struct agg *a,
 		total += fabsl((long double)d[i]);
 	}
 	d_sb_printf(sb, "\n%16s %41s %-9s\n", "value",
-		  "------------- Distribution -------------", "count");
+		    "------------- Distribution -------------", "count");
 	for (i = first; i <= last; i++) {
 		char c[32];
 
@@ -453,7 +453,7 @@ static void print_lquantize(struct sbuf *sb, const struct agg *a,
 			d_sb_printf(sb, "%16s ", c);
 		} else {
 			d_sb_printf(sb, "%16d ",
-				  (int)(a->lq_base + (i - 1) * a->lq_step));
+				    (int)(a->lq_base + (i - 1) * a->lq_step));
 		}
 		quantline(sb, d[i], total, pos, neg);
 	}
@@ -562,10 +562,10 @@ void d_printa_fmt(struct d_prog *p, struct agg *a, const struct pfmt *pf,
 							   ? (int64_t)((uint64_t)e->data[1] /
 								       (uint64_t)e->data[0])
 							   : 0,
-						   8, true);
+						     8, true);
 				else
 					v = d_dv_int(e->data[0], 8,
-						   a->fn != AG_COUNT);
+						     a->fn != AG_COUNT);
 			} else if (key < e->nkeys) {
 				v = e->keys[key++];
 			} else {

@@ -40,7 +40,7 @@ static void need_int(struct parser *ps, struct node *n, int k,
 {
 	if (strict && k == T_STR)
 		d_perr(ps, n->line, n->col,
-		     "operator %s requires an operand of integer type", what);
+		       "operator %s requires an operand of integer type", what);
 }
 
 static const char *op_name(int op)
@@ -90,12 +90,12 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 			d_check(ps, n->args[i], strict);
 		if (strict && !v->assigned && v->scope == SC_GLOBAL)
 			d_perr(ps, n->line, n->col,
-			     "failed to resolve %s: Unknown variable name",
-			     v->name);
+			       "failed to resolve %s: Unknown variable name",
+			       v->name);
 		if (strict && !v->assigned && v->scope == SC_ASSOC)
 			d_perr(ps, n->line, n->col,
-			     "failed to resolve %s: Unknown variable name",
-			     v->name);
+			       "failed to resolve %s: Unknown variable name",
+			       v->name);
 		return n->kind = v->kind;
 	}
 	case N_BUILTIN:
@@ -113,9 +113,9 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		case F_COPYINSTR:
 			if (strict && n->args[0]->kind == T_STR)
 				d_perr(ps, n->line, n->col,
-				     "copyinstr( ) argument #1 is incompatible "
-				     "with prototype:\n\tprototype: uintptr_t"
-				     "\n\t argument: string");
+				       "copyinstr( ) argument #1 is incompatible "
+				       "with prototype:\n\tprototype: uintptr_t"
+				       "\n\t argument: string");
 			if (n->nargs > 1)
 				need_int(ps, n->args[1], n->args[1]->kind,
 					 "copyinstr( )", strict);
@@ -123,18 +123,18 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		case F_STRLEN:
 			if (strict && n->args[0]->kind == T_INT)
 				d_perr(ps, n->line, n->col,
-				     "strlen( ) argument #1 is incompatible "
-				     "with prototype:\n\tprototype: string\n"
-				     "\t argument: int");
+				       "strlen( ) argument #1 is incompatible "
+				       "with prototype:\n\tprototype: string\n"
+				       "\t argument: int");
 			return n->kind = T_INT;
 		case F_STRJOIN:
 			for (i = 0; i < 2; i++)
 				if (strict && n->args[i]->kind == T_INT)
 					d_perr(ps, n->line, n->col,
-					     "strjoin( ) argument #%u is "
-					     "incompatible with prototype:\n"
-					     "\tprototype: string\n\t "
-					     "argument: int", i + 1);
+					       "strjoin( ) argument #%u is "
+					       "incompatible with prototype:\n"
+					       "\tprototype: string\n\t "
+					       "argument: int", i + 1);
 			return n->kind = T_STR;
 		case F_LLTOSTR:
 			need_int(ps, n->args[0], n->args[0]->kind,
@@ -163,10 +163,10 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		case OP_GE:
 			if (strict && ka != T_ANY && kb != T_ANY && ka != kb)
 				d_perr(ps, n->line, n->col,
-				     "operator %s requires operands of the "
-				     "same type: %s and %s",
-				     op_name(n->sub), d_kind_name(ka),
-				     d_kind_name(kb));
+				       "operator %s requires operands of the "
+				       "same type: %s and %s",
+				       op_name(n->sub), d_kind_name(ka),
+				       d_kind_name(kb));
 			return n->kind = T_INT;
 		default:
 			need_int(ps, n, ka, op_name(n->sub), strict);
@@ -185,9 +185,9 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		kc = d_check(ps, n->c, strict);
 		if (strict && kb != T_ANY && kc != T_ANY && kb != kc)
 			d_perr(ps, n->line, n->col,
-			     "operator ?: operands must have compatible "
-			     "types: %s and %s",
-			     d_kind_name(kb), d_kind_name(kc));
+			       "operator ?: operands must have compatible "
+			       "types: %s and %s",
+			       d_kind_name(kb), d_kind_name(kc));
 		return n->kind = kb != T_ANY ? kb : kc;
 	case N_ASSIGN: {
 		struct var *v = &p->vars[n->a->sub];
@@ -206,14 +206,14 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 				v->kind = kb;
 		} else if (strict && kb != T_ANY && v->kind != kb) {
 			d_perr(ps, n->line, n->col,
-			     "operator = cannot assign a %s to %s%s, "
-			     "which holds a%s %s",
-			     d_kind_name(kb),
-			     v->scope == SC_SELF   ? "self->"
-			     : v->scope == SC_THIS ? "this->"
+			       "operator = cannot assign a %s to %s%s, "
+			       "which holds a%s %s",
+			       d_kind_name(kb),
+			       v->scope == SC_SELF   ? "self->"
+			       : v->scope == SC_THIS ? "this->"
 						   : "",
-			     v->name, v->kind == T_INT ? "n" : "",
-			     d_kind_name(v->kind));
+			       v->name, v->kind == T_INT ? "n" : "",
+			       d_kind_name(v->kind));
 		}
 		return n->kind = v->kind;
 	}
@@ -222,8 +222,8 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 
 		if (n->a->op != N_VAR && n->a->op != N_ASSOC)
 			d_perr(ps, n->line, n->col,
-			     "operator %s requires a writable variable",
-			     op_name(n->sub));
+			       "operator %s requires a writable variable",
+			       op_name(n->sub));
 		v = &p->vars[n->a->sub];
 		for (i = 0; i < n->a->nargs; i++)
 			d_check(ps, n->a->args[i], strict);
@@ -318,15 +318,15 @@ void d_check_clause(struct parser *ps, struct clause *c, bool strict)
 				d_check(ps, st->args[j], strict);
 			if (strict)
 				d_pf_validate(ps, st->pf, "printf", st->args,
-					    st->nargs, NULL, 0, false, &at);
+					      st->nargs, NULL, 0, false, &at);
 			break;
 		case S_PRINTA:
 			if (strict && st->pf) {
 				struct agg *a = &p->aggs[st->agg];
 
 				d_pf_validate(ps, st->pf, "printa", NULL, 0,
-					    NULL, (unsigned)a->nkeys, true,
-					    &at);
+					      NULL, (unsigned)a->nkeys, true,
+					      &at);
 			}
 			break;
 		case S_AGG:

@@ -368,14 +368,14 @@ static struct node *parse_primary(struct parser *ps)
 			if (n->nargs < d_funcs[i].minargs ||
 			    n->nargs > d_funcs[i].maxargs)
 				d_perr(ps, t.line, t.col,
-				     "%s( ) prototype mismatch: %u args "
-				     "passed, %u expected",
-				     t.s, n->nargs, d_funcs[i].minargs);
+				       "%s( ) prototype mismatch: %u args "
+				       "passed, %u expected",
+				       t.s, n->nargs, d_funcs[i].minargs);
 			return n;
 		}
 	if (is_action_name(t.s))
 		d_perr(ps, t.line, t.col,
-		     "%s( ) may not be used in an expression", t.s);
+		       "%s( ) may not be used in an expression", t.s);
 	if (d_is_op(ps, '('))
 		d_perr(ps, t.line, t.col, "failed to resolve %s: "
 					"Unknown function name", t.s);
@@ -573,8 +573,8 @@ static struct node *parse_assign(struct parser *ps)
 		return l;
 	if (l->op != N_VAR && l->op != N_ASSOC)
 		d_perr(ps, t.line, t.col,
-		     "operator %s can only be applied to a writable variable",
-		     t.op == '=' ? "=" : "op=");
+		       "operator %s can only be applied to a writable variable",
+		       t.op == '=' ? "=" : "op=");
 	d_lex(ps);
 	n = mknode(ps, N_ASSIGN, &t);
 	n->sub = t.op;
@@ -662,13 +662,13 @@ static void parse_agg_stmt(struct parser *ps, struct stmt *st)
 	if (ft.t != TK_ID)
 		d_perr(ps, ft.line, ft.col, "@%s must be assigned the result "
 					  "of an aggregating function",
-		     at.s[0] ? at.s : "_");
+		       at.s[0] ? at.s : "_");
 	for (fi = 0; fi < sizeof(d_agg_fn_names) / sizeof(d_agg_fn_names[0]); fi++)
 		if (strcmp(d_agg_fn_names[fi], ft.s) == 0)
 			fn = (int)fi;
 	if (fn < 0)
 		d_perr(ps, ft.line, ft.col,
-		     "%s( ) is not an aggregating function", ft.s);
+		       "%s( ) is not an aggregating function", ft.s);
 	d_lex(ps);
 	d_expect(ps, '(');
 	fargs = parse_args(ps, &nfargs, ')');
@@ -678,18 +678,18 @@ static void parse_agg_stmt(struct parser *ps, struct stmt *st)
 
 		if (nfargs < lo[fn] || nfargs > hi[fn])
 			d_perr(ps, ft.line, ft.col,
-			     "%s( ) prototype mismatch: %u args passed, %u "
-			     "expected", ft.s, nfargs, lo[fn]);
+			       "%s( ) prototype mismatch: %u args passed, %u "
+			       "expected", ft.s, nfargs, lo[fn]);
 	}
 	a = &p->aggs[st->agg];
 	if (a->defined && a->fn != fn)
 		d_perr(ps, ft.line, ft.col,
-		     "@%s: aggregation redefined: previously %s( ), now %s( )",
-		     agg_display(a), d_agg_fn_names[a->fn], ft.s);
+		       "@%s: aggregation redefined: previously %s( ), now %s( )",
+		       agg_display(a), d_agg_fn_names[a->fn], ft.s);
 	if (a->defined && a->nkeys != (int)st->nkeys)
 		d_perr(ps, at.line, at.col,
-		     "@%s: key signature mismatch: %d keys before, %u now",
-		     agg_display(a), a->nkeys, st->nkeys);
+		       "@%s: key signature mismatch: %d keys before, %u now",
+		       agg_display(a), a->nkeys, st->nkeys);
 	if (fn == AG_LQUANTIZE) {
 		int64_t base = const_int(ps, fargs[1], "lquantize( ) lower bound");
 		int64_t high = const_int(ps, fargs[2], "lquantize( ) upper bound");
@@ -700,23 +700,23 @@ static void parse_agg_stmt(struct parser *ps, struct stmt *st)
 
 		if (step <= 0 || step > UINT16_MAX)
 			d_perr(ps, ft.line, ft.col,
-			     "lquantize( ) step must be between 1 and %d",
-			     UINT16_MAX);
+			       "lquantize( ) step must be between 1 and %d",
+			       UINT16_MAX);
 		if (base < INT32_MIN || base > INT32_MAX || high <= base)
 			d_perr(ps, ft.line, ft.col,
-			     "lquantize( ) upper bound must be greater than "
-			     "lower bound");
+			       "lquantize( ) upper bound must be greater than "
+			       "lower bound");
 		levels = (high - base) / step;
 		if (levels < 1 || levels > UINT16_MAX)
 			d_perr(ps, ft.line, ft.col,
-			     "lquantize( ) step must evenly divide the range "
-			     "into at most %d levels", UINT16_MAX);
+			       "lquantize( ) step must evenly divide the range "
+			       "into at most %d levels", UINT16_MAX);
 		if (a->defined && (a->lq_base != (int32_t)base ||
 				   a->lq_step != (uint16_t)step ||
 				   a->lq_levels != (uint16_t)levels))
 			d_perr(ps, ft.line, ft.col,
-			     "@%s: lquantize( ) parameters differ from its "
-			     "earlier definition", agg_display(a));
+			       "@%s: lquantize( ) parameters differ from its "
+			       "earlier definition", agg_display(a));
 		a->lq_base = (int32_t)base;
 		a->lq_step = (uint16_t)step;
 		a->lq_levels = (uint16_t)levels;
@@ -739,9 +739,9 @@ static void __attribute__((noreturn))
 agg_arg(struct parser *ps, struct node *n, const char *func, unsigned argn)
 {
 	d_perr(ps, n->line, n->col,
-	     "%s( ) argument #%u is incompatible with prototype:\n"
-	     "\tprototype: aggregation\n\t argument: %s",
-	     func, argn, d_kind_name(n->kind));
+	       "%s( ) argument #%u is incompatible with prototype:\n"
+	       "\tprototype: aggregation\n\t argument: %s",
+	       func, argn, d_kind_name(n->kind));
 }
 
 /* An aggregation reference as an action argument: @name */
@@ -763,7 +763,7 @@ static unsigned parse_aggref(struct parser *ps, const char *func,
 		if (strcmp(p->aggs[i].name, t.s) == 0 && p->aggs[i].defined)
 			return i;
 	d_perr(ps, t.line, t.col, "undefined aggregation: @%s",
-	     t.s[0] ? t.s : "_");
+	       t.s[0] ? t.s : "_");
 }
 
 static void parse_action(struct parser *ps, struct stmt *st)
@@ -777,8 +777,8 @@ static void parse_action(struct parser *ps, struct stmt *st)
 		st->kind = S_PRINTF;
 		if (ps->tk.t != TK_STR)
 			d_perr(ps, ps->tk.line, ps->tk.col,
-			     "printf( ) argument #1 is incompatible with "
-			     "prototype:\n\tprototype: string constant");
+			       "printf( ) argument #1 is incompatible with "
+			       "prototype:\n\tprototype: string constant");
 		st->pf = d_pf_create(ps, ps->tk.s, &t, "printf");
 		d_lex(ps);
 		if (d_is_op(ps, ',')) {
@@ -799,8 +799,8 @@ static void parse_action(struct parser *ps, struct stmt *st)
 		st->agg = parse_aggref(ps, "printa", st->pf ? 2 : 1);
 		if (d_is_op(ps, ','))
 			d_perr(ps, ps->tk.line, ps->tk.col,
-			     "printa( ) of several aggregations is not "
-			     "supported");
+			       "printa( ) of several aggregations is not "
+			       "supported");
 		d_expect(ps, ')');
 		st->action = ps->action++;
 	} else if (strcmp(name, "clear") == 0) {
@@ -823,8 +823,8 @@ static void parse_action(struct parser *ps, struct stmt *st)
 		st->args = parse_args(ps, &st->nargs, ')');
 		if (st->nargs != 1)
 			d_perr(ps, t.line, t.col,
-			     "%s( ) prototype mismatch: %u args passed, 1 "
-			     "expected", name, st->nargs);
+			       "%s( ) prototype mismatch: %u args passed, 1 "
+			       "expected", name, st->nargs);
 		st->e = st->args[0];
 		st->action = ps->action++;
 	}
@@ -896,10 +896,10 @@ static char *subst_desc(struct parser *ps, const char *s, size_t n, int line,
 			name[k] = '\0';
 			if (!k)
 				d_perr(ps, line, col,
-				     "syntax error near \"$\" in probe "
-				     "description");
+				       "syntax error near \"$\" in probe "
+				       "description");
 			txt = d_macro_text(ps, name, &isint, buf, sizeof(buf),
-					 line, col);
+					   line, col);
 			d_sb_puts(sb, txt);
 		} else {
 			d_sb_add(sb, &s[i], 1);
@@ -944,7 +944,7 @@ static void parse_pragma(struct parser *ps)
 
 		if (nw != 4)
 			d_perr(ps, line, col,
-			     "malformed #pragma option <option>=<val>");
+			       "malformed #pragma option <option>=<val>");
 		eq = strchr(w[3], '=');
 		if (eq)
 			*eq++ = '\0';

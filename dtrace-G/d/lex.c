@@ -125,7 +125,7 @@ const char *d_macro_text(struct parser *ps, const char *name,
 	if (strcmp(name, "target") == 0) {
 		if (!o || o->target <= 0)
 			d_perr(ps, line, col,
-			     "macro $target is not defined: use -c or -p");
+			       "macro $target is not defined: use -c or -p");
 		snprintf(buf, buflen, "%d", (int)o->target);
 		*is_int = true;
 		return buf;
@@ -149,7 +149,7 @@ const char *d_macro_text(struct parser *ps, const char *name,
 				return "";
 			}
 			d_perr(ps, line, col,
-			     "macro argument $%lu is not defined", n);
+			       "macro argument $%lu is not defined", n);
 		}
 		return o->macro_argv[n - 1];
 	}
@@ -321,7 +321,7 @@ void d_lex(struct parser *ps)
 		while (*l->p != '"') {
 			if (!*l->p || *l->p == '\n')
 				d_perr(ps, t->line, t->col,
-				     "newline encountered in string literal");
+				       "newline encountered in string literal");
 			if (*l->p == '\\') {
 				char c;
 
@@ -351,7 +351,7 @@ void d_lex(struct parser *ps)
 		}
 		if (*l->p != '\'')
 			d_perr(ps, t->line, t->col,
-			     "unterminated character constant");
+			       "unterminated character constant");
 		d_lx_adv(l);
 		t->t = TK_INT;
 		t->i = (int8_t)c;
@@ -377,7 +377,7 @@ void d_lex(struct parser *ps)
 		if (!n)
 			d_perr(ps, t->line, t->col, "syntax error near \"$\"");
 		txt = d_macro_text(ps, name, &isint, buf, sizeof(buf), t->line,
-				 t->col);
+				   t->col);
 		if (!dbl && (isint || is_number(txt))) {
 			t->t = TK_INT;
 			t->i = *txt ? (int64_t)strtoll(txt, NULL, 0) : 0;
@@ -409,7 +409,7 @@ void d_lex(struct parser *ps)
 			}
 		if (!strchr("+-*/%&|^!~<>=?:;,()[]{}.", *s))
 			d_perr(ps, t->line, t->col, "invalid character '%c'",
-			     isprint((unsigned char)*s) ? *s : '?');
+			       isprint((unsigned char)*s) ? *s : '?');
 		t->op = (unsigned char)*s;
 		d_lx_adv(l);
 	}
@@ -423,9 +423,9 @@ void __attribute__((noreturn)) d_syntax_error(struct parser *ps)
 
 	if (t->t == TK_EOF)
 		d_perr(ps, t->line, t->col,
-		     "syntax error near end of input");
+		       "syntax error near end of input");
 	d_perr(ps, t->line, t->col, "syntax error near \"%.*s\"",
-	     (int)(t->end - t->start), t->start);
+	       (int)(t->end - t->start), t->start);
 }
 
 bool d_is_op(struct parser *ps, int op)

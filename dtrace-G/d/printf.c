@@ -103,7 +103,7 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
 	pf->fmt = d_pool_strndup(ps, s, strlen(s));
 	if (!*s)
 		d_perr(ps, at->line, at->col, "%s( ) format string is empty",
-		     func);
+		       func);
 	for (q = pf->fmt; (p = strchr(q, '%')) != NULL; q = *p ? p + 1 : p) {
 		struct pfseg *d;
 		char name[8];
@@ -144,10 +144,10 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
 
 				if (d->flags & f) {
 					d_perr(ps, at->line, at->col,
-					     "format conversion #%u has more "
-					     "than one '*' specified for the "
-					     "output %s",
-					     n, dot ? "precision" : "width");
+					       "format conversion #%u has more "
+					       "than one '*' specified for the "
+					       "output %s",
+					       n, dot ? "precision" : "width");
 				}
 				d->flags |= f;
 				continue;
@@ -162,8 +162,8 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
 			case '.':
 				if (dot++) {
 					d_perr(ps, at->line, at->col,
-					     "format conversion #%u has more "
-					     "than one '.' specified", n);
+					       "format conversion #%u has more "
+					       "than one '.' specified", n);
 				}
 				digits = 0;
 				continue;
@@ -181,19 +181,19 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
 				continue;
 			case '$':
 				d_perr(ps, at->line, at->col,
-				     "format conversion #%u uses unsupported "
-				     "positional format (%%n$)", n);
+				       "format conversion #%u uses unsupported "
+				       "positional format (%%n$)", n);
 			case '%':
 				if (p[-1] == '%')
 					break;
 				d_perr(ps, at->line, at->col,
-				     "format conversion #%u cannot be "
-				     "combined with other format flags: %%%%",
-				     n);
+				       "format conversion #%u cannot be "
+				       "combined with other format flags: %%%%",
+				       n);
 			case '\0':
 				d_perr(ps, at->line, at->col,
-				     "format conversion #%u name expected "
-				     "before end of format string", n);
+				       "format conversion #%u name expected "
+				       "before end of format string", n);
 			case 'h':
 			case 'l':
 			case 'L':
@@ -211,8 +211,8 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
 		k = pfconv_lookup(name);
 		if (k < 0) {
 			d_perr(ps, at->line, at->col,
-			     "format conversion #%u is undefined: %%%s", n,
-			     name);
+			       "format conversion #%u is undefined: %%%s", n,
+			       name);
 		}
 		memcpy(d->name, name, namelen + 1);
 		d->conv = pfconvs[k].conv;
@@ -256,50 +256,50 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 				continue;
 			if (j >= navail)
 				d_perr(ps, at->line, at->col,
-				     "%s( ) prototype mismatch: conversion "
-				     "#%u (%%%s) is missing a corresponding "
-				     "\"%s\" argument",
-				     func, i + 1, d->name, dyn ? ".*" : "*");
+				       "%s( ) prototype mismatch: conversion "
+				       "#%u (%%%s) is missing a corresponding "
+				       "\"%s\" argument",
+				       func, i + 1, d->name, dyn ? ".*" : "*");
 			got = printa ? (keys ? keys[j] : T_ANY)
 				     : args[j]->kind;
 			if (got == T_STR)
 				d_perr(ps, at->line, at->col,
-				     "%s( ) argument #%u is incompatible with "
-				     "conversion #%u prototype:\n\tconversion:"
-				     " %% %s %s\n\t prototype: int\n\t  "
-				     "argument: string",
-				     func, j + 2, i + 1, dyn ? ".*" : "*",
-				     d->name);
+				       "%s( ) argument #%u is incompatible with "
+				       "conversion #%u prototype:\n\tconversion:"
+				       " %% %s %s\n\t prototype: int\n\t  "
+				       "argument: string",
+				       func, j + 2, i + 1, dyn ? ".*" : "*",
+				       d->name);
 			j++;
 		}
 		if (d->flags & PF_AGG) {
 			if (!printa)
 				d_perr(ps, at->line, at->col,
-				     "%%@ conversion requires an aggregation "
-				     "and is not for use with %s( )", func);
+				       "%%@ conversion requires an aggregation "
+				       "and is not for use with %s( )", func);
 			continue;
 		}
 		if (j >= navail)
 			d_perr(ps, at->line, at->col,
-			     "%s( ) prototype mismatch: conversion #%u (%%%s) "
-			     "is missing a corresponding value argument",
-			     func, i + 1, d->name);
+			       "%s( ) prototype mismatch: conversion #%u (%%%s) "
+			       "is missing a corresponding value argument",
+			       func, i + 1, d->name);
 		got = printa ? (keys ? keys[j] : T_ANY) : args[j]->kind;
 		want = pfconvs[k].argkind;
 		if (got != T_ANY && want != T_ANY && got != want)
 			d_perr(ps, at->line, at->col,
-			     "%s( ) %s #%u is incompatible with conversion "
-			     "#%u prototype:\n\tconversion: %%%s\n\t "
-			     "prototype: %s\n\t  argument: %s",
-			     func, printa ? "key" : "argument",
-			     printa ? j + 1 : j + 2, i + 1, d->name,
-			     pfconvs[k].proto, d_kind_name(got));
+			       "%s( ) %s #%u is incompatible with conversion "
+			       "#%u prototype:\n\tconversion: %%%s\n\t "
+			       "prototype: %s\n\t  argument: %s",
+			       func, printa ? "key" : "argument",
+			       printa ? j + 1 : j + 2, i + 1, d->name,
+			       pfconvs[k].proto, d_kind_name(got));
 		j++;
 	}
 	if (!printa && j < nargs)
 		d_perr(ps, at->line, at->col,
-		     "%s( ) prototype mismatch: only %u arguments required "
-		     "by this format string", func, j);
+		       "%s( ) prototype mismatch: only %u arguments required "
+		       "by this format string", func, j);
 }
 
 /* ------------------------------------------------------------------ */

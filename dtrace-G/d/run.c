@@ -628,7 +628,7 @@ static void do_printf(struct ectx *x, const struct stmt *st)
 		vals[i] = d_eval(x, st->args[i]);
 		if (vals[i].k == K_STR && strlen(vals[i].s) >= x->p->strsize)
 			vals[i].s = d_ar_strndup(&x->scratch, vals[i].s,
-					       x->p->strsize - 1);
+						 x->p->strsize - 1);
 	}
 	for (s = 0; s < pf->nseg; s++) {
 		const struct pfseg *d = &pf->seg[s];

@@ -35,6 +35,7 @@
 
 #include "d_impl.h"
 
+/* Free every entry of a (trunc(@a), d_free()); a stays usable, empty. */
 void d_agg_free_entries(struct agg *a)
 {
 	size_t i;

@@ -39,6 +39,10 @@
 
 #include "d_impl.h"
 
+/* ------------------------------------------------------------------ */
+/* The names the parser resolves (declared in d_impl.h; check.c and
+ * run.c index these tables by the node's sub) */
+
 const struct d_builtin d_builtins[] = {
 	{ "pid", B_PID, 0, 4, 1 },
 	{ "ppid", B_PPID, 0, 4, 1 },
@@ -56,6 +60,7 @@ const struct d_builtin d_builtins[] = {
 	{ "id", B_ID, 0, 4, 0 },
 	{ "epid", B_EPID, 0, 4, 0 },
 };
+
 const struct d_func d_funcs[] = {
 	{ "copyinstr", F_COPYINSTR, 1, 2 },
 	{ "strlen", F_STRLEN, 1, 1 },
@@ -63,6 +68,7 @@ const struct d_func d_funcs[] = {
 	{ "lltostr", F_LLTOSTR, 1, 1 },
 	{ "strjoin", F_STRJOIN, 2, 2 },
 };
+
 const char *const d_agg_fn_names[] = {
 	"count", "sum", "avg", "min", "max", "quantize", "lquantize",
 };

@@ -85,7 +85,7 @@ struct htab {
 };
 
 /* ------------------------------------------------------------------ */
-/* The program */
+/* The program: what d_compile() builds and d_run() runs */
 
 enum {
 	/* expression nodes */
@@ -318,7 +318,7 @@ struct d_prog {
 };
 
 /* ------------------------------------------------------------------ */
-/* Lexer and parser */
+/* The parser's state for one compile unit (lex.c, compile.c) */
 
 enum { TK_EOF, TK_INT, TK_STR, TK_ID, TK_AGG, TK_OP };
 
@@ -354,7 +354,7 @@ struct parser {
 };
 
 /* ------------------------------------------------------------------ */
-/* Evaluation */
+/* The evaluator's state for one d_run() (run.c) */
 
 enum { FLT_BADADDR, FLT_ILLOP, FLT_DIVZERO };
 

@@ -10,8 +10,8 @@
  * Blanks, newlines and comments (C and C++ style) separate them; the
  * position (line, column) of each token is kept for messages.
  *
- * Macros are expanded here, as dt_lex.l does: $1..$9 become an integer
- * token when the argument is numeric and a string otherwise, $$1..$$9
+ * Macros are expanded here, as dt_lex.l does: $1, $2, ... become an integer
+ * token when the argument is numeric and a string otherwise, $$1, $$2, ...
  * always a string, $target and $pid the process IDs; compile.c calls
  * d_macro_text() too, for macros inside probe descriptions.
  *

@@ -20,7 +20,7 @@
  * associative arrays and the index of aggregation entries share one hash
  * table with byte-string keys (FNV-1a); d_key_add() serializes a tuple of
  * values into such a key, tagging each element with its kind and type so
- * that 1 (int) and 1 (long) are different keys, as in DTrace.
+ * that 1 (int) and 1 (long) are different keys.
  *
  * Out of memory prints "dtrace: out of memory" and aborts: a half-built
  * program or aggregation has no useful state to return to.

@@ -80,7 +80,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dlang.h"
+#include "d/dlang.h"
 #include "fasttrap_abi.h"
 #include "probes.h"
 #include "registry.h"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * t-dlang.c - TAP tests for dtrace-G/dlang.c, the D language of
- * `dtrace -n` and `dtrace -s`.
+ * t-dlang.c - TAP tests for dtrace-G/d/, the D language of `dtrace -n`
+ * and `dtrace -s`, through its interface (dlang.h).  tests/d/ holds the
+ * same language's tests as D programs run by the dtrace command.
  *
  * Every test compiles a program, fires fabricated probes at it (struct
  * d_fire, no kernel) and compares what it prints, byte for byte, with
@@ -33,7 +34,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dlang.h"
+#include "d/dlang.h"
 #include "tap.h"
 
 /* ------------------------------------------------------------------ */

@@ -8,7 +8,9 @@
  * resolves each clause's probe descriptions against the probe table,
  * enables the sites, and for every hit calls d_run() with what the hit
  * recorded: the arguments, strings copied at hit time, pid, tid, CPU and
- * times.  So everything here is testable without a kernel (t-dlang).
+ * times.  So everything here is testable without a kernel (t-dlang), and
+ * BEGIN/END programs run without tracing anything (tests/d/).  The parts
+ * behind this interface are listed in d_impl.h.
  *
  * Values are 64-bit integers or strings.  Supported D:
  *

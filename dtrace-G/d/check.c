@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+/*
+ * check.c - type checking of the D language (dtrace-G/d/): the kind
+ * (integer or string) of every expression, and the messages DTrace's
+ * compiler gives for a mismatch ("operator + requires an operand of
+ * integer type", "strlen( ) argument #1 is incompatible with
+ * prototype", "failed to resolve x: Unknown variable name").
+ *
+ * compile.c runs d_check_clause() over all clauses of a unit twice: a
+ * lenient pass learns the kinds assignments store (a variable may be
+ * assigned in a later clause than the one that reads it), then a strict
+ * pass checks every use.  printf() formats are checked against their
+ * arguments here too (d_pf_validate(), printf.c).
+ *
+ * Also here: what a clause reads of a firing (d_strargs_of(),
+ * d_needs_of()), so the consumer has the kernel copy only that.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "d_impl.h"
+
+/* ------------------------------------------------------------------ */
+/* Type checking (kinds: integer or string) */
+
+
+const char *d_kind_name(int k)
+{
+	return k == T_STR ? "string" : k == T_INT ? "int" : "unknown";
+}
+
+static void need_int(struct parser *ps, struct node *n, int k,
+		     const char *what, bool strict)
+{
+	if (strict && k == T_STR)
+		d_perr(ps, n->line, n->col,
+		       "operator %s requires an operand of integer type", what);
+}
+
+static const char *op_name(int op)
+{
+	static char b[2];
+
+	switch (op) {
+	case OP_SHL:
+		return "<<";
+	case OP_SHR:
+		return ">>";
+	case OP_LE:
+		return "<=";
+	case OP_GE:
+		return ">=";
+	case OP_EQ:
+		return "==";
+	case OP_NE:
+		return "!=";
+	case OP_INC:
+		return "++";
+	case OP_DEC:
+		return "--";
+	default:
+		b[0] = (char)op;
+		b[1] = '\0';
+		return b;
+	}
+}
+
+int d_check(struct parser *ps, struct node *n, bool strict)
+{
+	struct d_prog *p = ps->prog;
+	int ka, kb, kc;
+	unsigned i;
+
+	switch (n->op) {
+	case N_INT:
+		return n->kind = T_INT;
+	case N_STR:
+		return n->kind = T_STR;
+	case N_VAR:
+	case N_ASSOC: {
+		struct var *v = &p->vars[n->sub];
+
+		for (i = 0; i < n->nargs; i++)
+			d_check(ps, n->args[i], strict);
+		if (strict && !v->assigned && v->scope == SC_GLOBAL)
+			d_perr(ps, n->line, n->col,
+			       "failed to resolve %s: Unknown variable name",
+			       v->name);
+		if (strict && !v->assigned && v->scope == SC_ASSOC)
+			d_perr(ps, n->line, n->col,
+			       "failed to resolve %s: Unknown variable name",
+			       v->name);
+		return n->kind = v->kind;
+	}
+	case N_BUILTIN:
+		return n->kind = d_builtins[n->sub].str ? T_STR : T_INT;
+	case N_ARGN:
+		return n->kind = T_INT;
+	case N_ARGS:
+		ka = d_check(ps, n->a, strict);
+		need_int(ps, n->a, ka, "[ ]", strict);
+		return n->kind = T_ANY;
+	case N_FUNC:
+		for (i = 0; i < n->nargs; i++)
+			d_check(ps, n->args[i], strict);
+		switch (d_funcs[n->sub].id) {
+		case F_COPYINSTR:
+			if (strict && n->args[0]->kind == T_STR)
+				d_perr(ps, n->line, n->col,
+				       "copyinstr( ) argument #1 is incompatible "
+				       "with prototype:\n\tprototype: uintptr_t"
+				       "\n\t argument: string");
+			if (n->nargs > 1)
+				need_int(ps, n->args[1], n->args[1]->kind,
+					 "copyinstr( )", strict);
+			return n->kind = T_STR;
+		case F_STRLEN:
+			if (strict && n->args[0]->kind == T_INT)
+				d_perr(ps, n->line, n->col,
+				       "strlen( ) argument #1 is incompatible "
+				       "with prototype:\n\tprototype: string\n"
+				       "\t argument: int");
+			return n->kind = T_INT;
+		case F_STRJOIN:
+			for (i = 0; i < 2; i++)
+				if (strict && n->args[i]->kind == T_INT)
+					d_perr(ps, n->line, n->col,
+					       "strjoin( ) argument #%u is "
+					       "incompatible with prototype:\n"
+					       "\tprototype: string\n\t "
+					       "argument: int", i + 1);
+			return n->kind = T_STR;
+		case F_LLTOSTR:
+			need_int(ps, n->args[0], n->args[0]->kind,
+				 "lltostr( )", strict);
+			return n->kind = T_STR;
+		default: /* stringof */
+			return n->kind = T_STR;
+		}
+	case N_UN:
+		ka = d_check(ps, n->a, strict);
+		need_int(ps, n, ka, op_name(n->sub), strict);
+		return n->kind = T_INT;
+	case N_CAST:
+		ka = d_check(ps, n->a, strict);
+		need_int(ps, n, ka, "( )", strict);
+		return n->kind = T_INT;
+	case N_BIN:
+		ka = d_check(ps, n->a, strict);
+		kb = d_check(ps, n->b, strict);
+		switch (n->sub) {
+		case OP_EQ:
+		case OP_NE:
+		case '<':
+		case '>':
+		case OP_LE:
+		case OP_GE:
+			if (strict && ka != T_ANY && kb != T_ANY && ka != kb)
+				d_perr(ps, n->line, n->col,
+				       "operator %s requires operands of the "
+				       "same type: %s and %s",
+				       op_name(n->sub), d_kind_name(ka),
+				       d_kind_name(kb));
+			return n->kind = T_INT;
+		default:
+			need_int(ps, n, ka, op_name(n->sub), strict);
+			need_int(ps, n, kb, op_name(n->sub), strict);
+			return n->kind = T_INT;
+		}
+	case N_LAND:
+	case N_LOR:
+	case N_LXOR:
+		d_check(ps, n->a, strict);
+		d_check(ps, n->b, strict);
+		return n->kind = T_INT;
+	case N_TERN:
+		d_check(ps, n->a, strict);
+		kb = d_check(ps, n->b, strict);
+		kc = d_check(ps, n->c, strict);
+		if (strict && kb != T_ANY && kc != T_ANY && kb != kc)
+			d_perr(ps, n->line, n->col,
+			       "operator ?: operands must have compatible "
+			       "types: %s and %s",
+			       d_kind_name(kb), d_kind_name(kc));
+		return n->kind = kb != T_ANY ? kb : kc;
+	case N_ASSIGN: {
+		struct var *v = &p->vars[n->a->sub];
+
+		for (i = 0; i < n->a->nargs; i++)
+			d_check(ps, n->a->args[i], strict);
+		kb = d_check(ps, n->b, strict);
+		if (n->sub != '=') {
+			need_int(ps, n, kb, "op=", strict);
+			need_int(ps, n, v->kind, "op=", strict);
+			kb = T_INT;
+		}
+		if (!v->assigned || v->kind == T_ANY) {
+			v->assigned = true;
+			if (v->kind == T_ANY)
+				v->kind = kb;
+		} else if (strict && kb != T_ANY && v->kind != kb) {
+			d_perr(ps, n->line, n->col,
+			       "operator = cannot assign a %s to %s%s, "
+			       "which holds a%s %s",
+			       d_kind_name(kb),
+			       v->scope == SC_SELF   ? "self->"
+			       : v->scope == SC_THIS ? "this->"
+						   : "",
+			       v->name, v->kind == T_INT ? "n" : "",
+			       d_kind_name(v->kind));
+		}
+		return n->kind = v->kind;
+	}
+	case N_INCDEC: {
+		struct var *v;
+
+		if (n->a->op != N_VAR && n->a->op != N_ASSOC)
+			d_perr(ps, n->line, n->col,
+			       "operator %s requires a writable variable",
+			       op_name(n->sub));
+		v = &p->vars[n->a->sub];
+		for (i = 0; i < n->a->nargs; i++)
+			d_check(ps, n->a->args[i], strict);
+		need_int(ps, n, v->kind, op_name(n->sub), strict);
+		v->assigned = true;
+		if (v->kind == T_ANY)
+			v->kind = T_INT;
+		return n->kind = T_INT;
+	}
+	}
+	return T_ANY;
+}
+
+/* Which arguments' strings the clause reads (d_clause_strargs). */
+uint16_t d_strargs_of(const struct node *n)
+{
+	uint16_t m = 0;
+	unsigned i;
+
+	if (!n)
+		return 0;
+	if (n->op == N_FUNC && d_funcs[n->sub].id == F_COPYINSTR &&
+	    n->args[0]->op == N_ARGN)
+		m |= (uint16_t)(1u << n->args[0]->sub);
+	if (n->op == N_ARGS) {
+		if (n->a->op == N_INT && n->a->ival >= 0 &&
+		    n->a->ival < D_MAXARGS)
+			m |= (uint16_t)(1u << n->a->ival);
+		else if (n->a->op != N_INT)
+			m |= (1u << D_MAXARGS) - 1;
+	}
+	m |= d_strargs_of(n->a) | d_strargs_of(n->b) | d_strargs_of(n->c);
+	for (i = 0; i < n->nargs; i++)
+		m |= d_strargs_of(n->args[i]);
+	return m;
+}
+
+/* What the clause reads of a firing (d_clause_needs). */
+uint32_t d_needs_of(const struct node *n)
+{
+	uint32_t m = 0;
+	unsigned i;
+
+	if (!n)
+		return 0;
+	if (n->op == N_ARGN)
+		m |= 1u << n->sub;
+	if (n->op == N_ARGS) {
+		if (n->a->op == N_INT && n->a->ival >= 0 &&
+		    n->a->ival < D_MAXARGS)
+			m |= 1u << n->a->ival;
+		else
+			m |= D_NEED_ARGS;
+	}
+	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_EXECNAME)
+		m |= D_NEED_EXECNAME;
+	m |= d_needs_of(n->a) | d_needs_of(n->b) | d_needs_of(n->c);
+	for (i = 0; i < n->nargs; i++)
+		m |= d_needs_of(n->args[i]);
+	return m;
+}
+
+void d_check_clause(struct parser *ps, struct clause *c, bool strict)
+{
+	struct d_prog *p = ps->prog;
+	unsigned i, j;
+
+	if (c->pred)
+		d_check(ps, c->pred, strict);
+	for (i = 0; i < c->nstmts; i++) {
+		struct stmt *st = &c->stmts[i];
+		struct tok at = { .line = st->line, .col = st->col };
+
+		switch (st->kind) {
+		case S_EXPR:
+		case S_TRACE:
+			d_check(ps, st->e, strict);
+			break;
+		case S_EXIT:
+			d_check(ps, st->e, strict);
+			need_int(ps, st->e, st->e->kind, "exit( )", strict);
+			break;
+		case S_TRUNC:
+			if (st->e) {
+				d_check(ps, st->e, strict);
+				need_int(ps, st->e, st->e->kind, "trunc( )",
+					 strict);
+			}
+			break;
+		case S_PRINTF:
+			for (j = 0; j < st->nargs; j++)
+				d_check(ps, st->args[j], strict);
+			if (strict)
+				d_pf_validate(ps, st->pf, "printf", st->args,
+					      st->nargs, NULL, 0, false, &at);
+			break;
+		case S_PRINTA:
+			if (strict && st->pf) {
+				struct agg *a = &p->aggs[st->agg];
+
+				d_pf_validate(ps, st->pf, "printa", NULL, 0,
+					      NULL, (unsigned)a->nkeys, true,
+					      &at);
+			}
+			break;
+		case S_AGG:
+			for (j = 0; j < st->nkeys; j++)
+				d_check(ps, st->keys[j], strict);
+			for (j = 0; j < st->nargs; j++) {
+				d_check(ps, st->args[j], strict);
+				if (j < 1 || p->aggs[st->agg].fn == AG_QUANTIZE)
+					need_int(ps, st->args[j],
+						 st->args[j]->kind,
+						 d_agg_fn_names[p->aggs[st->agg]
+								      .fn],
+						 strict);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}

@@ -1,0 +1,1297 @@
+// SPDX-License-Identifier: MIT
+/*
+ * compile.c - the compiler of the D language of `dtrace -n` / `dtrace -s`
+ * (contract in dlang.h; the parts of dtrace-G/d/ are listed in
+ * d_impl.h): a recursive-descent parser that builds a small tree per
+ * expression and a list of statements per clause, the options (#pragma D
+ * option and -x), and the accessors the consumer (trace.c) uses to
+ * enable what the program names.
+ *
+ * A compile unit is a -s script or the text of one -n/-P/-m/-f option;
+ * d_compile() appends its clauses to the program, so several options
+ * make one program with clauses in command-line order.  Probe
+ * descriptions are taken as text (dt_lex.l's RGX_PSPEC characters) with
+ * $macros substituted; the consumer matches them.  Statement actions are
+ * numbered as DTrace numbers them, so a run-time error names the same
+ * "action #N".
+ *
+ * After parsing, check.c types every expression in two passes, and
+ * records what each clause reads of a firing.  Variables get their kind
+ * from the first assignment anywhere in the program.
+ *
+ * A compile error longjmps back to d_compile() (d_perr() in lex.c); the
+ * clauses of a failed unit are not added, the program stays usable.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d_impl.h"
+
+/* ------------------------------------------------------------------ */
+/* The names the parser resolves (declared in d_impl.h; check.c and
+ * run.c index these tables by the node's sub) */
+
+const struct d_builtin d_builtins[] = {
+	{ "pid", B_PID, 0, 4, 1 },
+	{ "ppid", B_PPID, 0, 4, 1 },
+	{ "tid", B_TID, 0, 4, 1 },
+	{ "uid", B_UID, 0, 4, 0 },
+	{ "execname", B_EXECNAME, 1, 8, 0 },
+	{ "timestamp", B_TIMESTAMP, 0, 8, 0 },
+	{ "vtimestamp", B_VTIMESTAMP, 0, 8, 0 },
+	{ "walltimestamp", B_WALLTIMESTAMP, 0, 8, 0 },
+	{ "cpu", B_CPU, 0, 4, 1 },
+	{ "probeprov", B_PROBEPROV, 1, 8, 0 },
+	{ "probemod", B_PROBEMOD, 1, 8, 0 },
+	{ "probefunc", B_PROBEFUNC, 1, 8, 0 },
+	{ "probename", B_PROBENAME, 1, 8, 0 },
+	{ "id", B_ID, 0, 4, 0 },
+	{ "epid", B_EPID, 0, 4, 0 },
+};
+
+const struct d_func d_funcs[] = {
+	{ "copyinstr", F_COPYINSTR, 1, 2 },
+	{ "strlen", F_STRLEN, 1, 1 },
+	{ "stringof", F_STRINGOF, 1, 1 },
+	{ "lltostr", F_LLTOSTR, 1, 1 },
+	{ "strjoin", F_STRJOIN, 2, 2 },
+};
+
+const char *const d_agg_fn_names[] = {
+	"count", "sum", "avg", "min", "max", "quantize", "lquantize",
+};
+
+/* ------------------------------------------------------------------ */
+/* Options */
+
+static const char *const known_opts[] = {
+	"quiet",       "bufsize",     "switchrate",  "aggsize",
+	"aggrate",     "strsize",     "dynvarsize",  "cleanrate",
+	"statusrate",  "nspec",	      "specsize",    "defaultargs",
+	"aggsortrev",  "aggsortkey",  "bufpolicy",   "bufresize",
+	"stackframes", "ustackframes", "zdefs",      "rawbytes",
+	"cpu",	       "grabanon",    "temporal",    NULL,
+};
+
+static int set_option(struct d_prog *p, const char *name, const char *value,
+		      char *msg, size_t msglen)
+{
+	unsigned i;
+
+	if (strcmp(name, "destructive") == 0 || strcmp(name, "flowindent") == 0) {
+		snprintf(msg, msglen, "option %s is not supported", name);
+		return -1;
+	}
+	for (i = 0; known_opts[i]; i++)
+		if (strcmp(known_opts[i], name) == 0)
+			break;
+	if (!known_opts[i]) {
+		snprintf(msg, msglen,
+			 "failed to set option '%s': Invalid option name", name);
+		return -1;
+	}
+	if (strcmp(name, "strsize") == 0) {
+		char *end;
+		unsigned long long v;
+
+		errno = 0;
+		v = value ? strtoull(value, &end, 0) : 0;
+		if (!value || errno || *end || v < 2 || v > 65536) {
+			snprintf(msg, msglen,
+				 "failed to set option 'strsize' to '%s': "
+				 "Invalid value for specified option",
+				 value ? value : "");
+			return -1;
+		}
+		p->strsize = (size_t)v;
+	}
+	if (strcmp(name, "quiet") == 0)
+		p->quiet = true;
+	else if (strcmp(name, "defaultargs") == 0)
+		p->defaultargs = true;
+	else if (strcmp(name, "aggsortrev") == 0)
+		p->aggsortrev = true;
+	else if (strcmp(name, "aggsortkey") == 0)
+		p->aggsortkey = true;
+	for (i = 0; i < p->nopts; i++)
+		if (strcmp(p->opts[i].name, name) == 0)
+			break;
+	if (i == p->nopts) {
+		p->opts = d_xrealloc(p->opts, (p->nopts + 1) * sizeof(*p->opts));
+		p->opts[i].name = d_xstrdup(name);
+		p->opts[i].value = NULL;
+		p->nopts++;
+	}
+	free(p->opts[i].value);
+	p->opts[i].value = d_xstrdup(value ? value : "");
+	return 0;
+}
+
+static struct d_prog *prog_new(void)
+{
+	struct d_prog *p = d_xcalloc(1, sizeof(*p));
+
+	p->strsize = D_STRSIZE;
+	p->last_cpu = -1;
+	p->last_clause = -1;
+	return p;
+}
+
+
+static struct node *mknode(struct parser *ps, int op, const struct tok *at)
+{
+	struct node *n = d_ar_alloc(&ps->prog->pool, sizeof(*n));
+
+	n->op = op;
+	n->line = at->line;
+	n->col = at->col;
+	return n;
+}
+
+static unsigned var_lookup(struct d_prog *p, int scope, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < p->nvars; i++)
+		if (p->vars[i].scope == scope &&
+		    strcmp(p->vars[i].name, name) == 0)
+			return i;
+	p->vars = d_xrealloc(p->vars, (p->nvars + 1) * sizeof(*p->vars));
+	p->vars[i].name = d_xstrdup(name);
+	p->vars[i].scope = scope;
+	p->vars[i].kind = T_ANY;
+	p->vars[i].assigned = false;
+	p->nvars++;
+	return i;
+}
+
+static struct node *parse_expr(struct parser *ps);
+static struct node *parse_assign(struct parser *ps);
+
+/* A type name for a cast: size and signedness, or false. */
+bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg)
+{
+	static const struct {
+		const char *n;
+		uint8_t sz, sg;
+	} t[] = {
+		{ "char", 1, 1 },      { "short", 2, 1 },    { "int", 4, 1 },
+		{ "long", 8, 1 },      { "int8_t", 1, 1 },   { "int16_t", 2, 1 },
+		{ "int32_t", 4, 1 },   { "int64_t", 8, 1 },  { "uint8_t", 1, 0 },
+		{ "uint16_t", 2, 0 },  { "uint32_t", 4, 0 }, { "uint64_t", 8, 0 },
+		{ "uintptr_t", 8, 0 }, { "intptr_t", 8, 1 }, { "size_t", 8, 0 },
+		{ "ssize_t", 8, 1 },   { "pid_t", 4, 1 },    { "uid_t", 4, 0 },
+		{ "gid_t", 4, 0 },     { "off_t", 8, 1 },    { "_Bool", 1, 0 },
+		{ "bool", 1, 0 },      { "uint_t", 4, 0 },   { "ulong_t", 8, 0 },
+		{ "signed", 4, 1 },    { "unsigned", 4, 0 },
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (strcmp(t[i].n, name) == 0) {
+			*sz = t[i].sz;
+			*sg = t[i].sg;
+			return true;
+		}
+	return false;
+}
+
+/* After '(' when the next token names a type: the cast's type. */
+static void parse_cast_type(struct parser *ps, uint8_t *sz, uint8_t *sg)
+{
+	bool uns = false, sgn = false, any = false;
+	uint8_t s = 4, g = 1;
+
+	while (ps->tk.t == TK_ID) {
+		uint8_t tsz, tsg;
+
+		if (strcmp(ps->tk.s, "const") == 0 ||
+		    strcmp(ps->tk.s, "volatile") == 0) {
+		} else if (strcmp(ps->tk.s, "unsigned") == 0) {
+			uns = true;
+		} else if (strcmp(ps->tk.s, "signed") == 0) {
+			sgn = true;
+		} else if (strcmp(ps->tk.s, "long") == 0 && any) {
+			s = 8; /* long long */
+		} else if (strcmp(ps->tk.s, "int") == 0 && any) {
+			/* unsigned int, short int, long int */
+		} else if (d_cast_type(ps->tk.s, &tsz, &tsg)) {
+			s = tsz;
+			g = tsg;
+		} else {
+			break;
+		}
+		any = true;
+		d_lex(ps);
+	}
+	if (uns)
+		g = 0;
+	else if (sgn)
+		g = 1;
+	while (d_is_op(ps, '*')) {
+		s = 8;
+		g = 0;
+		d_lex(ps);
+	}
+	*sz = s;
+	*sg = g;
+}
+
+static bool starts_type(struct parser *ps)
+{
+	uint8_t sz, sg;
+
+	if (ps->tk.t != TK_ID)
+		return false;
+	return d_cast_type(ps->tk.s, &sz, &sg) ||
+	       strcmp(ps->tk.s, "const") == 0 ||
+	       strcmp(ps->tk.s, "unsigned") == 0 ||
+	       strcmp(ps->tk.s, "signed") == 0;
+}
+
+static struct node **parse_args(struct parser *ps, unsigned *nargs, int close)
+{
+	struct node **v = NULL;
+	unsigned n = 0;
+
+	if (!d_is_op(ps, close)) {
+		for (;;) {
+			v = d_pool_grow(ps, v, n, sizeof(*v));
+			v[n++] = parse_assign(ps);
+			if (!d_is_op(ps, ','))
+				break;
+			d_lex(ps);
+		}
+	}
+	d_expect(ps, close);
+	*nargs = n;
+	return v;
+}
+
+static const char *const action_names[] = {
+	"printf", "trace", "exit", "printa", "clear", "trunc", NULL,
+};
+
+static bool is_action_name(const char *s)
+{
+	unsigned i;
+
+	for (i = 0; action_names[i]; i++)
+		if (strcmp(action_names[i], s) == 0)
+			return true;
+	return false;
+}
+
+static struct node *parse_primary(struct parser *ps)
+{
+	struct tok t = ps->tk;
+	struct node *n;
+	unsigned i;
+
+	switch (t.t) {
+	case TK_INT:
+		n = mknode(ps, N_INT, &t);
+		n->ival = t.i;
+		n->sz = t.sz;
+		n->sg = t.sg;
+		d_lex(ps);
+		return n;
+	case TK_STR:
+		n = mknode(ps, N_STR, &t);
+		n->sval = t.s;
+		d_lex(ps);
+		return n;
+	case TK_OP:
+		if (t.op == '(') {
+			d_lex(ps);
+			n = parse_expr(ps);
+			d_expect(ps, ')');
+			return n;
+		}
+		d_syntax_error(ps);
+	case TK_ID:
+		break;
+	default:
+		d_syntax_error(ps);
+	}
+	d_lex(ps);
+	if (strcmp(t.s, "self") == 0 || strcmp(t.s, "this") == 0) {
+		int scope = t.s[0] == 's' ? SC_SELF : SC_THIS;
+
+		if (!d_is_op(ps, OP_ARROW))
+			d_syntax_error(ps);
+		d_lex(ps);
+		if (ps->tk.t != TK_ID)
+			d_syntax_error(ps);
+		n = mknode(ps, N_VAR, &t);
+		n->sub = (int)var_lookup(ps->prog, scope, ps->tk.s);
+		d_lex(ps);
+		return n;
+	}
+	if (strncmp(t.s, "arg", 3) == 0 && isdigit((unsigned char)t.s[3])) {
+		char *end;
+		unsigned long k = strtoul(t.s + 3, &end, 10);
+
+		if (!*end && k < D_MAXARGS && (t.s[3] != '0' || !t.s[4])) {
+			n = mknode(ps, N_ARGN, &t);
+			n->sub = (int)k;
+			return n;
+		}
+	}
+	if (strcmp(t.s, "args") == 0) {
+		d_expect(ps, '[');
+		n = mknode(ps, N_ARGS, &t);
+		n->a = parse_expr(ps);
+		d_expect(ps, ']');
+		return n;
+	}
+	for (i = 0; i < sizeof(d_builtins) / sizeof(d_builtins[0]); i++)
+		if (strcmp(d_builtins[i].name, t.s) == 0) {
+			n = mknode(ps, N_BUILTIN, &t);
+			n->sub = (int)i;
+			return n;
+		}
+	for (i = 0; i < sizeof(d_funcs) / sizeof(d_funcs[0]); i++)
+		if (strcmp(d_funcs[i].name, t.s) == 0) {
+			if (!d_is_op(ps, '('))
+				d_syntax_error(ps);
+			d_lex(ps);
+			n = mknode(ps, N_FUNC, &t);
+			n->sub = (int)i;
+			n->args = parse_args(ps, &n->nargs, ')');
+			if (n->nargs < d_funcs[i].minargs ||
+			    n->nargs > d_funcs[i].maxargs)
+				d_perr(ps, t.line, t.col,
+				       "%s( ) prototype mismatch: %u args "
+				       "passed, %u expected",
+				       t.s, n->nargs, d_funcs[i].minargs);
+			return n;
+		}
+	if (is_action_name(t.s))
+		d_perr(ps, t.line, t.col,
+		       "%s( ) may not be used in an expression", t.s);
+	if (d_is_op(ps, '('))
+		d_perr(ps, t.line, t.col, "failed to resolve %s: "
+					"Unknown function name", t.s);
+	if (d_is_op(ps, '[')) {
+		d_lex(ps);
+		n = mknode(ps, N_ASSOC, &t);
+		n->sub = (int)var_lookup(ps->prog, SC_ASSOC, t.s);
+		n->args = parse_args(ps, &n->nargs, ']');
+		if (!n->nargs)
+			d_syntax_error(ps);
+		return n;
+	}
+	n = mknode(ps, N_VAR, &t);
+	n->sub = (int)var_lookup(ps->prog, SC_GLOBAL, t.s);
+	return n;
+}
+
+static struct node *parse_postfix(struct parser *ps)
+{
+	struct node *n = parse_primary(ps);
+
+	while (d_is_op(ps, OP_INC) || d_is_op(ps, OP_DEC)) {
+		struct node *m = mknode(ps, N_INCDEC, &ps->tk);
+
+		m->sub = ps->tk.op;
+		m->ival = 1;
+		m->a = n;
+		d_lex(ps);
+		n = m;
+	}
+	return n;
+}
+
+static struct node *parse_unary(struct parser *ps)
+{
+	struct tok t = ps->tk;
+	struct node *n;
+
+	if (t.t == TK_OP) {
+		switch (t.op) {
+		case '!':
+		case '~':
+		case '-':
+		case '+':
+			d_lex(ps);
+			n = mknode(ps, N_UN, &t);
+			n->sub = t.op;
+			n->a = parse_unary(ps);
+			return n;
+		case OP_INC:
+		case OP_DEC:
+			d_lex(ps);
+			n = mknode(ps, N_INCDEC, &t);
+			n->sub = t.op;
+			n->a = parse_unary(ps);
+			return n;
+		case '(': {
+			struct lexpos save = ps->pos;
+			struct tok savet = ps->tk;
+
+			d_lex(ps);
+			if (starts_type(ps)) {
+				n = mknode(ps, N_CAST, &t);
+				parse_cast_type(ps, &n->sz, &n->sg);
+				d_expect(ps, ')');
+				n->a = parse_unary(ps);
+				return n;
+			}
+			ps->pos = save;
+			ps->tk = savet;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	return parse_postfix(ps);
+}
+
+/* Binary operator precedence, lowest 1; 0: not a binary operator. */
+static int binprec(struct parser *ps, int op)
+{
+	switch (op) {
+	case OP_LOR:
+		return 1;
+	case OP_LXOR:
+		return 2;
+	case OP_LAND:
+		return 3;
+	case '|':
+		return 4;
+	case '^':
+		return 5;
+	case '&':
+		return 6;
+	case OP_EQ:
+	case OP_NE:
+		return 7;
+	case '<':
+	case '>':
+	case OP_LE:
+	case OP_GE:
+		return 8;
+	case OP_SHL:
+	case OP_SHR:
+		return 9;
+	case '+':
+	case '-':
+		return 10;
+	case '/':
+		/*
+		 * In a predicate, '/' ends it when what follows is the
+		 * clause body, the end of input or a new line: the usual
+		 * "/pred/ {" and "/pred/\n{".
+		 */
+		if (ps->in_pred) {
+			const char *q = ps->pos.p;
+
+			while (*q == ' ' || *q == '\t' || *q == '\r')
+				q++;
+			if (!*q || *q == '{' || *q == '\n')
+				return 0;
+		}
+		return 11;
+	case '*':
+	case '%':
+		return 11;
+	default:
+		return 0;
+	}
+}
+
+static struct node *parse_binary(struct parser *ps, int minprec)
+{
+	struct node *l = parse_unary(ps);
+
+	for (;;) {
+		struct tok t = ps->tk;
+		int prec = t.t == TK_OP ? binprec(ps, t.op) : 0;
+		struct node *n;
+
+		if (!prec || prec < minprec)
+			return l;
+		d_lex(ps);
+		switch (t.op) {
+		case OP_LAND:
+			n = mknode(ps, N_LAND, &t);
+			break;
+		case OP_LOR:
+			n = mknode(ps, N_LOR, &t);
+			break;
+		case OP_LXOR:
+			n = mknode(ps, N_LXOR, &t);
+			break;
+		default:
+			n = mknode(ps, N_BIN, &t);
+			n->sub = t.op;
+		}
+		n->a = l;
+		n->b = parse_binary(ps, prec + 1);
+		l = n;
+	}
+}
+
+static struct node *parse_cond(struct parser *ps)
+{
+	struct node *c = parse_binary(ps, 1), *n;
+	struct tok t = ps->tk;
+	bool pred = ps->in_pred;
+
+	if (!d_is_op(ps, '?'))
+		return c;
+	d_lex(ps);
+	n = mknode(ps, N_TERN, &t);
+	n->a = c;
+	ps->in_pred = false;
+	n->b = parse_assign(ps);
+	ps->in_pred = pred;
+	d_expect(ps, ':');
+	n->c = parse_cond(ps);
+	return n;
+}
+
+static bool is_assign_op(int op)
+{
+	return op == '=' || (op >= OP_ADDEQ && op <= OP_SHREQ);
+}
+
+static struct node *parse_assign(struct parser *ps)
+{
+	struct node *l = parse_cond(ps), *n;
+	struct tok t = ps->tk;
+
+	if (t.t != TK_OP || !is_assign_op(t.op))
+		return l;
+	if (l->op != N_VAR && l->op != N_ASSOC)
+		d_perr(ps, t.line, t.col,
+		       "operator %s can only be applied to a writable variable",
+		       t.op == '=' ? "=" : "op=");
+	d_lex(ps);
+	n = mknode(ps, N_ASSIGN, &t);
+	n->sub = t.op;
+	n->a = l;
+	n->b = parse_assign(ps);
+	return n;
+}
+
+static struct node *parse_expr(struct parser *ps)
+{
+	struct node *n = parse_assign(ps);
+
+	/* the comma operator is not D's: ',' separates arguments */
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Statements and clauses */
+
+static unsigned agg_lookup(struct d_prog *p, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < p->naggs; i++)
+		if (strcmp(p->aggs[i].name, name) == 0)
+			return i;
+	p->aggs = d_xrealloc(p->aggs, (p->naggs + 1) * sizeof(*p->aggs));
+	memset(&p->aggs[i], 0, sizeof(p->aggs[i]));
+	p->aggs[i].name = d_xstrdup(name);
+	p->aggs[i].varid = i;
+	p->aggs[i].nkeys = -1;
+	p->naggs++;
+	return i;
+}
+
+static const char *agg_display(const struct agg *a)
+{
+	return a->name[0] ? a->name : "_";
+}
+
+static int64_t const_int(struct parser *ps, struct node *n, const char *what)
+{
+	int64_t v;
+
+	switch (n->op) {
+	case N_INT:
+		return n->ival;
+	case N_UN:
+		if (n->sub == '-')
+			return -const_int(ps, n->a, what);
+		if (n->sub == '+')
+			return const_int(ps, n->a, what);
+		break;
+	case N_CAST:
+		v = const_int(ps, n->a, what);
+		return d_dv_int(v, n->sz, n->sg).i;
+	default:
+		break;
+	}
+	d_perr(ps, n->line, n->col, "%s must be an integer constant", what);
+}
+
+static void parse_agg_stmt(struct parser *ps, struct stmt *st)
+{
+	struct d_prog *p = ps->prog;
+	struct tok at = ps->tk, ft;
+	struct agg *a;
+	unsigned fi, nfargs, i;
+	struct node **fargs;
+	int fn = -1;
+
+	st->kind = S_AGG;
+	st->agg = agg_lookup(p, at.s);
+	d_lex(ps);
+	if (d_is_op(ps, '[')) {
+		d_lex(ps);
+		st->keys = parse_args(ps, &st->nkeys, ']');
+		if (!st->nkeys)
+			d_syntax_error(ps);
+	}
+	if (!d_is_op(ps, '='))
+		d_syntax_error(ps);
+	d_lex(ps);
+	ft = ps->tk;
+	if (ft.t != TK_ID)
+		d_perr(ps, ft.line, ft.col, "@%s must be assigned the result "
+					  "of an aggregating function",
+		       at.s[0] ? at.s : "_");
+	for (fi = 0; fi < sizeof(d_agg_fn_names) / sizeof(d_agg_fn_names[0]); fi++)
+		if (strcmp(d_agg_fn_names[fi], ft.s) == 0)
+			fn = (int)fi;
+	if (fn < 0)
+		d_perr(ps, ft.line, ft.col,
+		       "%s( ) is not an aggregating function", ft.s);
+	d_lex(ps);
+	d_expect(ps, '(');
+	fargs = parse_args(ps, &nfargs, ')');
+	{
+		static const unsigned lo[] = { 0, 1, 1, 1, 1, 1, 3 };
+		static const unsigned hi[] = { 0, 1, 1, 1, 1, 2, 4 };
+
+		if (nfargs < lo[fn] || nfargs > hi[fn])
+			d_perr(ps, ft.line, ft.col,
+			       "%s( ) prototype mismatch: %u args passed, %u "
+			       "expected", ft.s, nfargs, lo[fn]);
+	}
+	a = &p->aggs[st->agg];
+	if (a->defined && a->fn != fn)
+		d_perr(ps, ft.line, ft.col,
+		       "@%s: aggregation redefined: previously %s( ), now %s( )",
+		       agg_display(a), d_agg_fn_names[a->fn], ft.s);
+	if (a->defined && a->nkeys != (int)st->nkeys)
+		d_perr(ps, at.line, at.col,
+		       "@%s: key signature mismatch: %d keys before, %u now",
+		       agg_display(a), a->nkeys, st->nkeys);
+	if (fn == AG_LQUANTIZE) {
+		int64_t base = const_int(ps, fargs[1], "lquantize( ) lower bound");
+		int64_t high = const_int(ps, fargs[2], "lquantize( ) upper bound");
+		int64_t step = nfargs > 3 ? const_int(ps, fargs[3],
+						      "lquantize( ) step")
+					  : 1;
+		int64_t levels;
+
+		if (step <= 0 || step > UINT16_MAX)
+			d_perr(ps, ft.line, ft.col,
+			       "lquantize( ) step must be between 1 and %d",
+			       UINT16_MAX);
+		if (base < INT32_MIN || base > INT32_MAX || high <= base)
+			d_perr(ps, ft.line, ft.col,
+			       "lquantize( ) upper bound must be greater than "
+			       "lower bound");
+		levels = (high - base) / step;
+		if (levels < 1 || levels > UINT16_MAX)
+			d_perr(ps, ft.line, ft.col,
+			       "lquantize( ) step must evenly divide the range "
+			       "into at most %d levels", UINT16_MAX);
+		if (a->defined && (a->lq_base != (int32_t)base ||
+				   a->lq_step != (uint16_t)step ||
+				   a->lq_levels != (uint16_t)levels))
+			d_perr(ps, ft.line, ft.col,
+			       "@%s: lquantize( ) parameters differ from its "
+			       "earlier definition", agg_display(a));
+		a->lq_base = (int32_t)base;
+		a->lq_step = (uint16_t)step;
+		a->lq_levels = (uint16_t)levels;
+	}
+	a->fn = fn;
+	a->nkeys = (int)st->nkeys;
+	a->defined = true;
+	/* args: the value expression, and quantize's increment */
+	st->args = fargs;
+	st->nargs = nfargs;
+	st->action = ps->action;
+	ps->action += (int)st->nkeys + 1;
+	for (i = 0; i < st->nkeys; i++)
+		d_check(ps, st->keys[i], false);
+	if (nfargs)
+		d_check(ps, fargs[0], false);
+}
+
+static void __attribute__((noreturn))
+agg_arg(struct parser *ps, struct node *n, const char *func, unsigned argn)
+{
+	d_perr(ps, n->line, n->col,
+	       "%s( ) argument #%u is incompatible with prototype:\n"
+	       "\tprototype: aggregation\n\t argument: %s",
+	       func, argn, d_kind_name(n->kind));
+}
+
+/* An aggregation reference as an action argument: @name */
+static unsigned parse_aggref(struct parser *ps, const char *func,
+			     unsigned argn)
+{
+	struct d_prog *p = ps->prog;
+	struct tok t = ps->tk;
+	unsigned i;
+
+	if (t.t != TK_AGG) {
+		struct node *n = parse_assign(ps);
+
+		d_check(ps, n, false);
+		agg_arg(ps, n, func, argn);
+	}
+	d_lex(ps);
+	for (i = 0; i < p->naggs; i++)
+		if (strcmp(p->aggs[i].name, t.s) == 0 && p->aggs[i].defined)
+			return i;
+	d_perr(ps, t.line, t.col, "undefined aggregation: @%s",
+	       t.s[0] ? t.s : "_");
+}
+
+static void parse_action(struct parser *ps, struct stmt *st)
+{
+	struct tok t = ps->tk;
+	const char *name = t.s;
+
+	d_lex(ps);
+	d_expect(ps, '(');
+	if (strcmp(name, "printf") == 0) {
+		st->kind = S_PRINTF;
+		if (ps->tk.t != TK_STR)
+			d_perr(ps, ps->tk.line, ps->tk.col,
+			       "printf( ) argument #1 is incompatible with "
+			       "prototype:\n\tprototype: string constant");
+		st->pf = d_pf_create(ps, ps->tk.s, &t, "printf");
+		d_lex(ps);
+		if (d_is_op(ps, ',')) {
+			d_lex(ps);
+			st->args = parse_args(ps, &st->nargs, ')');
+		} else {
+			d_expect(ps, ')');
+		}
+		st->action = ps->action;
+		ps->action += st->nargs ? (int)st->nargs : 1;
+	} else if (strcmp(name, "printa") == 0) {
+		st->kind = S_PRINTA;
+		if (ps->tk.t == TK_STR) {
+			st->pf = d_pf_create(ps, ps->tk.s, &t, "printa");
+			d_lex(ps);
+			d_expect(ps, ',');
+		}
+		st->agg = parse_aggref(ps, "printa", st->pf ? 2 : 1);
+		if (d_is_op(ps, ','))
+			d_perr(ps, ps->tk.line, ps->tk.col,
+			       "printa( ) of several aggregations is not "
+			       "supported");
+		d_expect(ps, ')');
+		st->action = ps->action++;
+	} else if (strcmp(name, "clear") == 0) {
+		st->kind = S_CLEAR;
+		st->agg = parse_aggref(ps, "clear", 1);
+		d_expect(ps, ')');
+		st->action = ps->action++;
+	} else if (strcmp(name, "trunc") == 0) {
+		st->kind = S_TRUNC;
+		st->agg = parse_aggref(ps, "trunc", 1);
+		if (d_is_op(ps, ',')) {
+			d_lex(ps);
+			st->e = parse_assign(ps);
+		}
+		d_expect(ps, ')');
+		st->action = ps->action;
+		ps->action += 2;
+	} else {
+		st->kind = strcmp(name, "trace") == 0 ? S_TRACE : S_EXIT;
+		st->args = parse_args(ps, &st->nargs, ')');
+		if (st->nargs != 1)
+			d_perr(ps, t.line, t.col,
+			       "%s( ) prototype mismatch: %u args passed, 1 "
+			       "expected", name, st->nargs);
+		st->e = st->args[0];
+		st->action = ps->action++;
+	}
+}
+
+static void parse_stmt(struct parser *ps, struct stmt *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->line = ps->tk.line;
+	st->col = ps->tk.col;
+	if (ps->tk.t == TK_AGG) {
+		parse_agg_stmt(ps, st);
+		return;
+	}
+	if (ps->tk.t == TK_ID && is_action_name(ps->tk.s)) {
+		struct lexpos save = ps->pos;
+		struct tok savet = ps->tk;
+
+		d_lex(ps);
+		if (d_is_op(ps, '(')) {
+			ps->pos = save;
+			ps->tk = savet;
+			parse_action(ps, st);
+			return;
+		}
+		ps->pos = save;
+		ps->tk = savet;
+	}
+	st->kind = S_EXPR;
+	st->e = parse_expr(ps);
+	st->action = ps->action++;
+}
+
+/* Probe description characters (dt_lex.l's RGX_PSPEC, plus macros). */
+static bool desc_char(int c)
+{
+	return isalnum(c) || c == '_' || c == '.' || c == '*' || c == '?' ||
+	       c == '[' || c == ']' || c == '\\' || c == ':' || c == '$' ||
+	       c == '-' || c == '!' || c == '`' || c == '+' || c == '~';
+}
+
+/* The text of one description with $macros substituted. */
+static char *subst_desc(struct parser *ps, const char *s, size_t n, int line,
+			int col)
+{
+	struct sbuf *sb = &ps->tmp;
+	size_t i = 0;
+
+	sb->len = 0;
+	while (i < n) {
+		if (s[i] == '$') {
+			char name[64], buf[64];
+			size_t k = 0;
+			bool isint;
+			const char *txt;
+
+			i++;
+			if (i < n && s[i] == '$')
+				i++;
+			while (i < n && (isalnum((unsigned char)s[i]) ||
+					 s[i] == '_') &&
+			       k < sizeof(name) - 1) {
+				name[k++] = s[i++];
+				/* $1x: one digit only after a digit */
+				if (isdigit((unsigned char)name[0]) &&
+				    !isdigit((unsigned char)s[i]))
+					break;
+			}
+			name[k] = '\0';
+			if (!k)
+				d_perr(ps, line, col,
+				       "syntax error near \"$\" in probe "
+				       "description");
+			txt = d_macro_text(ps, name, &isint, buf, sizeof(buf),
+					   line, col);
+			d_sb_puts(sb, txt);
+		} else {
+			d_sb_add(sb, &s[i], 1);
+			i++;
+		}
+	}
+	return d_pool_strndup(ps, sb->b ? sb->b : "", sb->len);
+}
+
+static void parse_pragma(struct parser *ps)
+{
+	struct lexpos *l = &ps->pos;
+	int line = l->line, col = l->col;
+	const char *s = l->p, *e;
+	char buf[512], *w[4] = { 0 }, *save = NULL, *tokp;
+	unsigned nw = 0;
+	size_t n;
+
+	while (*l->p && *l->p != '\n')
+		d_lx_adv(l);
+	e = l->p;
+	n = (size_t)(e - s);
+	if (n >= sizeof(buf))
+		d_perr(ps, line, col, "#pragma line too long");
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (line == 1 && buf[0] == '#' && buf[1] == '!')
+		return; /* interpreter line */
+	for (tokp = strtok_r(buf + 1, " \t\r", &save); tokp && nw < 4;
+	     tokp = strtok_r(NULL, " \t\r", &save))
+		w[nw++] = tokp;
+	if (nw >= 1 && (strcmp(w[0], "pragma") != 0))
+		d_perr(ps, line, col, "invalid control directive: #%s", w[0]);
+	if (nw < 2)
+		d_perr(ps, line, col, "malformed #pragma");
+	if (strcmp(w[1], "D") != 0)
+		return; /* other pragmas are ignored, as in C */
+	if (nw < 3)
+		d_perr(ps, line, col, "malformed #pragma D");
+	if (strcmp(w[2], "option") == 0) {
+		char *eq, emsg[160];
+
+		if (nw != 4)
+			d_perr(ps, line, col,
+			       "malformed #pragma option <option>=<val>");
+		eq = strchr(w[3], '=');
+		if (eq)
+			*eq++ = '\0';
+		if (set_option(ps->prog, w[3], eq, emsg, sizeof(emsg)) < 0)
+			d_perr(ps, line, col, "%s", emsg);
+		return;
+	}
+	if (strcmp(w[2], "attributes") == 0 || strcmp(w[2], "binding") == 0 ||
+	    strcmp(w[2], "depends_on") == 0 || strcmp(w[2], "error") == 0)
+		return;
+	d_perr(ps, line, col, "invalid D pragma: %s", w[2]);
+}
+
+static bool clause_records(const struct clause *c)
+{
+	unsigned i;
+
+	if (!c->nstmts)
+		return true;
+	for (i = 0; i < c->nstmts; i++)
+		if (c->stmts[i].kind != S_EXPR && c->stmts[i].kind != S_AGG)
+			return true;
+	return false;
+}
+
+static void add_clause(struct parser *ps, struct clause *c)
+{
+	ps->cl = d_xrealloc(ps->cl, (ps->ncl + 1) * sizeof(*ps->cl));
+	ps->cl[ps->ncl++] = *c;
+}
+
+static void parse_clause(struct parser *ps, struct clause *c)
+{
+	struct lexpos *l = &ps->pos;
+	char **descs = NULL;
+	unsigned nd = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->spec = ps->o ? ps->o->spec : 0;
+	ps->action = 1;
+	for (;;) {
+		const char *s;
+		int line, col;
+
+		d_lx_skip(ps);
+		s = l->p;
+		line = l->line;
+		col = l->col;
+		while (*l->p && desc_char((unsigned char)*l->p))
+			d_lx_adv(l);
+		if (l->p == s) {
+			d_lex(ps);
+			d_syntax_error(ps);
+		}
+		descs = d_pool_grow(ps, descs, nd, sizeof(*descs));
+		descs[nd++] = subst_desc(ps, s, (size_t)(l->p - s), line, col);
+		d_lx_skip(ps);
+		if (*l->p != ',')
+			break;
+		d_lx_adv(l);
+	}
+	c->descs = descs;
+	c->ndescs = nd;
+
+	d_lex(ps);
+	if (d_is_op(ps, '/')) {
+		ps->in_pred = true;
+		d_lex(ps);
+		c->pred = parse_expr(ps);
+		ps->in_pred = false;
+		d_expect(ps, '/');
+	}
+	if (d_is_op(ps, '{')) {
+		struct stmt *v = NULL;
+		unsigned n = 0;
+
+		d_lex(ps);
+		for (;;) {
+			while (d_is_op(ps, ';'))
+				d_lex(ps);
+			if (d_is_op(ps, '}'))
+				break;
+			if (ps->tk.t == TK_EOF)
+				d_syntax_error(ps);
+			v = d_pool_grow(ps, v, n, sizeof(*v));
+			parse_stmt(ps, &v[n]);
+			n++;
+			if (!d_is_op(ps, ';') && !d_is_op(ps, '}'))
+				d_syntax_error(ps);
+		}
+		/* the '}' stays current: the caller rewinds to after it */
+		c->stmts = v;
+		c->nstmts = n;
+		ps->pos.p = ps->tk.end;
+		ps->pos.line = ps->tk.line;
+		ps->pos.col = ps->tk.col + 1;
+	} else if (ps->tk.t != TK_EOF) {
+		/* no body: the next clause begins at this token */
+		ps->pos.p = ps->tk.start;
+		ps->pos.line = ps->tk.line;
+		ps->pos.col = ps->tk.col;
+	}
+}
+
+static void grow_storage(struct d_prog *p)
+{
+	if (p->nval < p->nvars) {
+		p->gval = d_xrealloc(p->gval, p->nvars * sizeof(*p->gval));
+		p->cval = d_xrealloc(p->cval, p->nvars * sizeof(*p->cval));
+		for (unsigned i = p->nval; i < p->nvars; i++) {
+			p->gval[i] = d_dv_int(0, 8, true);
+			p->cval[i] = d_dv_int(0, 8, true);
+		}
+		p->nval = p->nvars;
+	}
+}
+
+/* Parse and check one unit into ps->cl; a compile error longjmps out. */
+static void compile_unit(struct parser *ps, const char *src)
+{
+	const struct d_compile_opts *o = ps->o;
+	struct d_prog *p = ps->prog;
+	unsigned i;
+
+	if (o && o->spec >= 1 && o->spec <= 3) {
+		/* -P, -m, -f: the text is one description */
+		struct clause c;
+		const char *s = src, *e;
+
+		memset(&c, 0, sizeof(c));
+		while (isspace((unsigned char)*s))
+			s++;
+		e = s + strlen(s);
+		while (e > s && isspace((unsigned char)e[-1]))
+			e--;
+		c.spec = o->spec;
+		c.descs = d_ar_alloc(&p->pool, sizeof(*c.descs));
+		c.descs[0] = subst_desc(ps, s, (size_t)(e - s), 1, 1);
+		c.ndescs = 1;
+		add_clause(ps, &c);
+	} else {
+		for (;;) {
+			struct clause c;
+
+			d_lx_skip(ps);
+			if (!*ps->pos.p)
+				break;
+			if (*ps->pos.p == '#') {
+				parse_pragma(ps);
+				continue;
+			}
+			parse_clause(ps, &c);
+			add_clause(ps, &c);
+		}
+	}
+	/* kinds: a lenient pass learns what assignments store, a strict
+	 * one checks every use (a variable may be assigned in a later
+	 * clause than the one that reads it) */
+	for (i = 0; i < ps->ncl; i++)
+		d_check_clause(ps, &ps->cl[i], false);
+	for (i = 0; i < ps->ncl; i++)
+		d_check_clause(ps, &ps->cl[i], true);
+	for (i = 0; i < ps->ncl; i++) {
+		struct clause *c = &ps->cl[i];
+		unsigned j;
+
+		c->records = clause_records(c);
+		c->strargs = d_strargs_of(c->pred);
+		c->needs = d_needs_of(c->pred);
+		for (j = 0; j < c->nstmts; j++) {
+			struct stmt *st = &c->stmts[j];
+			unsigned k;
+
+			c->strargs |= d_strargs_of(st->e);
+			c->needs |= d_needs_of(st->e);
+			for (k = 0; k < st->nargs; k++) {
+				c->strargs |= d_strargs_of(st->args[k]);
+				c->needs |= d_needs_of(st->args[k]);
+			}
+			for (k = 0; k < st->nkeys; k++) {
+				c->strargs |= d_strargs_of(st->keys[k]);
+				c->needs |= d_needs_of(st->keys[k]);
+			}
+		}
+	}
+}
+
+static int compile_guarded(struct parser *ps, const char *src)
+{
+	if (setjmp(ps->jb))
+		return -1;
+	compile_unit(ps, src);
+	return 0;
+}
+
+int d_compile(struct d_prog **progp, const char *src,
+	      const struct d_compile_opts *o, char *msg, size_t msglen)
+{
+	struct parser *ps;
+	struct d_prog *p;
+	char dummy[1];
+	int rc;
+
+	if (!msg || !msglen) {
+		msg = dummy;
+		msglen = sizeof(dummy);
+	}
+	msg[0] = '\0';
+	if (!*progp)
+		*progp = prog_new();
+	p = *progp;
+	ps = d_xcalloc(1, sizeof(*ps));
+	ps->prog = p;
+	ps->o = o;
+	ps->src = src;
+	ps->pos.p = src;
+	ps->pos.line = 1;
+	ps->pos.col = 1;
+	ps->msg = msg;
+	ps->msglen = msglen;
+	rc = compile_guarded(ps, src);
+	if (rc == 0) {
+		p->clauses = d_xrealloc(p->clauses, (p->nclauses + ps->ncl) *
+							  sizeof(*p->clauses));
+		if (ps->ncl)
+			memcpy(p->clauses + p->nclauses, ps->cl,
+			       ps->ncl * sizeof(*ps->cl));
+		p->nclauses += ps->ncl;
+	}
+	grow_storage(p);
+	free(ps->cl);
+	free(ps->tmp.b);
+	free(ps);
+	return rc;
+}
+
+void d_free(struct d_prog *p)
+{
+	unsigned i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nval; i++) {
+		if (p->gval[i].k == K_STR)
+			free((char *)p->gval[i].s);
+		if (p->cval[i].k == K_STR)
+			free((char *)p->cval[i].s);
+	}
+	free(p->gval);
+	free(p->cval);
+	for (i = 0; i < p->nvars; i++)
+		free(p->vars[i].name);
+	free(p->vars);
+	for (i = 0; i < p->naggs; i++) {
+		d_agg_free_entries(&p->aggs[i]);
+		free(p->aggs[i].name);
+	}
+	free(p->aggs);
+	for (i = 0; i < p->nopts; i++) {
+		free(p->opts[i].name);
+		free(p->opts[i].value);
+	}
+	free(p->opts);
+	d_ht_clear(&p->dyn);
+	free(p->clauses);
+	d_ar_free(&p->pool);
+	free(p);
+}
+
+bool d_opt_quiet(const struct d_prog *p)
+{
+	return p && p->quiet;
+}
+
+void d_set_quiet(struct d_prog *p, bool quiet)
+{
+	if (p)
+		p->quiet = quiet;
+}
+
+int d_set_option(struct d_prog *p, const char *name, const char *value,
+		 char *msg, size_t msglen)
+{
+	char dummy[1];
+
+	if (!msg || !msglen) {
+		msg = dummy;
+		msglen = sizeof(dummy);
+	}
+	if (strcmp(name, "quiet") == 0 && value && *value &&
+	    strcmp(value, "0") == 0) {
+		p->quiet = false;
+		return 0;
+	}
+	return set_option(p, name, value, msg, msglen);
+}
+
+const char *d_get_option(const struct d_prog *p, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; p && i < p->nopts; i++)
+		if (strcmp(p->opts[i].name, name) == 0)
+			return p->opts[i].value;
+	return NULL;
+}
+
+unsigned d_nclauses(const struct d_prog *p)
+{
+	return p ? p->nclauses : 0;
+}
+
+unsigned d_clause_ndescs(const struct d_prog *p, unsigned clause)
+{
+	return clause < p->nclauses ? p->clauses[clause].ndescs : 0;
+}
+
+const char *d_clause_desc(const struct d_prog *p, unsigned clause,
+			  unsigned desc)
+{
+	if (clause >= p->nclauses || desc >= p->clauses[clause].ndescs)
+		return NULL;
+	return p->clauses[clause].descs[desc];
+}
+
+int d_clause_spec(const struct d_prog *p, unsigned clause)
+{
+	return clause < p->nclauses ? p->clauses[clause].spec : 0;
+}
+
+uint16_t d_clause_strargs(const struct d_prog *p, unsigned clause)
+{
+	return clause < p->nclauses ? p->clauses[clause].strargs : 0;
+}
+
+uint32_t d_clause_needs(const struct d_prog *p, unsigned clause)
+{
+	return clause < p->nclauses ? p->clauses[clause].needs : 0;
+}
+
+int d_exit_status(const struct d_prog *p)
+{
+	return p ? p->exit_status : 0;
+}

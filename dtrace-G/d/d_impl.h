@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * d_impl.h - what the parts of the D language in dtrace-G/d/ share, and
+ * nothing else includes: the value and container types, the program a
+ * compile builds (clauses, statements, expression trees, variables,
+ * aggregations), the parser's and the evaluator's state, and the
+ * functions one part calls in another.  The contract with the rest of
+ * the command is dlang.h.
+ *
+ * The parts, in the order a program meets them:
+ *
+ *	value.c	  memory, output buffers, arenas, values, hash table
+ *	lex.c	  tokens, comments, macros; compile errors (d_perr)
+ *	compile.c parser, options, d_compile() and the program accessors
+ *	check.c	  kinds (integer or string) and what a clause reads
+ *	printf.c  printf()/printa() formats: parsed, checked, printed
+ *	run.c	  the evaluator and the statements, d_run()
+ *	agg.c	  the aggregation store: update, sort, print, clear, trunc
+ *
+ * Errors: a compile error longjmps out of the parser (struct parser's
+ * jb, set in compile.c), a run-time fault out of the evaluator (struct
+ * ectx's jb, set in run.c).  Out of memory aborts (d_xmalloc()).
+ */
+#ifndef USDT_DTRACE_D_IMPL_H
+#define USDT_DTRACE_D_IMPL_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "dlang.h"
+
+#define D_STRSIZE 256 /* DTrace's default strsize, NUL included */
+
+/* ------------------------------------------------------------------ */
+/* Values and containers (value.c) */
+
+/* A growing output buffer. */
+struct sbuf {
+	char *b;
+	size_t len, cap;
+};
+
+/* A bump allocator: compile-time trees (per program) and run-time
+ * scratch (per d_run). */
+struct arena {
+	struct ablk *blk;
+};
+
+struct ablk {
+	struct ablk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+enum { K_INT, K_STR };
+
+struct dv {
+	int64_t i;
+	const char *s;
+	uint8_t k;  /* K_INT or K_STR */
+	uint8_t sz; /* 1, 2, 4, 8 for integers */
+	uint8_t sg; /* signed */
+};
+
+/* ------------------------------------------------------------------ */
+/* Hash table with byte-string keys: self-> and associative variables,
+ * and the index of aggregation entries. */
+
+struct hent {
+	struct hent *next;
+	uint64_t hash;
+	size_t klen;
+	struct dv val; /* strings owned (malloc) */
+	size_t idx;    /* aggregation entry index */
+	unsigned char key[];
+};
+
+struct htab {
+	struct hent **b;
+	size_t nb, n;
+};
+
+/* ------------------------------------------------------------------ */
+/* The program: what d_compile() builds and d_run() runs */
+
+enum {
+	/* expression nodes */
+	N_INT,
+	N_STR,
+	N_VAR,	   /* global, self-> or this-> scalar */
+	N_ASSOC,   /* global associative array element */
+	N_BUILTIN, /* pid, execname, ... */
+	N_ARGN,	   /* arg0..arg11 */
+	N_ARGS,	   /* args[expr] */
+	N_FUNC,	   /* copyinstr, strlen, ... */
+	N_UN,	   /* unary operator */
+	N_BIN,	   /* binary operator */
+	N_LAND,
+	N_LOR,
+	N_LXOR,
+	N_TERN,
+	N_ASSIGN, /* op: '=' or the compound operator */
+	N_INCDEC, /* op: OP_INC/OP_DEC; ival 1 = postfix */
+	N_CAST,
+};
+
+/* multi-character operators */
+enum {
+	OP_ARROW = 256,
+	OP_INC,
+	OP_DEC,
+	OP_SHL,
+	OP_SHR,
+	OP_LE,
+	OP_GE,
+	OP_EQ,
+	OP_NE,
+	OP_LAND,
+	OP_LOR,
+	OP_LXOR,
+	OP_ADDEQ,
+	OP_SUBEQ,
+	OP_MULEQ,
+	OP_DIVEQ,
+	OP_MODEQ,
+	OP_ANDEQ,
+	OP_OREQ,
+	OP_XOREQ,
+	OP_SHLEQ,
+	OP_SHREQ,
+};
+
+enum {
+	B_PID,
+	B_PPID,
+	B_TID,
+	B_UID,
+	B_EXECNAME,
+	B_TIMESTAMP,
+	B_VTIMESTAMP,
+	B_WALLTIMESTAMP,
+	B_CPU,
+	B_PROBEPROV,
+	B_PROBEMOD,
+	B_PROBEFUNC,
+	B_PROBENAME,
+	B_ID,
+	B_EPID,
+};
+
+/* The builtin variables (compile.c): a name, its B_ id, and its type. */
+struct d_builtin {
+	const char *name;
+	int id;
+	uint8_t str, sz, sg;
+};
+extern const struct d_builtin d_builtins[];
+
+enum { F_COPYINSTR, F_STRLEN, F_STRINGOF, F_LLTOSTR, F_STRJOIN };
+
+/* The functions (compile.c): N_FUNC's sub indexes this table. */
+struct d_func {
+	const char *name;
+	int id;
+	unsigned minargs, maxargs;
+};
+extern const struct d_func d_funcs[];
+
+/* compile-time kinds */
+enum { T_ANY, T_INT, T_STR };
+
+enum { SC_GLOBAL, SC_SELF, SC_THIS, SC_ASSOC };
+
+struct var {
+	char *name;
+	int scope;
+	int kind; /* T_ANY until assigned */
+	bool assigned;
+};
+
+struct node {
+	int op;
+	int sub; /* operator, builtin, function, variable index */
+	int line, col;
+	int64_t ival;
+	uint8_t sz, sg; /* N_INT, N_CAST */
+	char *sval;
+	struct node *a, *b, *c;
+	struct node **args;
+	unsigned nargs;
+	int kind; /* T_* after checking */
+};
+
+/* printf conversion */
+#define PF_ALT 0x01
+#define PF_ZPAD 0x02
+#define PF_LEFT 0x04
+#define PF_SPOS 0x08
+#define PF_DYNW 0x10
+#define PF_DYNP 0x20
+#define PF_GROUP 0x40
+#define PF_SPACE 0x80
+#define PF_AGG 0x100
+
+struct pfseg {
+	const char *prefix;
+	size_t preflen;
+	char conv; /* 0: prefix only */
+	char name[8];
+	unsigned flags;
+	int width, prec;
+};
+
+struct pfmt {
+	char *fmt;
+	struct pfseg *seg;
+	unsigned nseg;
+};
+
+enum { AG_COUNT, AG_SUM, AG_AVG, AG_MIN, AG_MAX, AG_QUANTIZE, AG_LQUANTIZE };
+
+/* The aggregating functions' names, indexed by AG_ (compile.c). */
+extern const char *const d_agg_fn_names[];
+
+#define QZ_NBUCKETS 127
+#define QZ_ZERO 63
+
+struct aent {
+	struct dv *keys; /* strings owned */
+	unsigned nkeys;
+	int64_t *data;
+};
+
+struct agg {
+	char *name; /* "" for the anonymous @ */
+	unsigned varid;
+	int fn;
+	int nkeys; /* -1 until defined */
+	int32_t lq_base;
+	uint16_t lq_step, lq_levels;
+	bool defined, printed;
+	struct aent *ents;
+	size_t n, cap;
+	struct htab index;
+};
+
+enum {
+	S_EXPR,
+	S_PRINTF,
+	S_TRACE,
+	S_EXIT,
+	S_PRINTA,
+	S_CLEAR,
+	S_TRUNC,
+	S_AGG,
+};
+
+struct stmt {
+	int kind;
+	int line, col;
+	int action; /* DTrace action number of the statement's first action */
+	struct node *e;
+	struct node **args;
+	unsigned nargs;
+	struct pfmt *pf;
+	unsigned agg; /* index in prog->aggs */
+	struct node **keys;
+	unsigned nkeys;
+};
+
+struct clause {
+	char **descs;
+	unsigned ndescs;
+	int spec;
+	struct node *pred;
+	struct stmt *stmts;
+	unsigned nstmts;
+	bool records; /* a firing leaves a record (default line) */
+	uint16_t strargs;
+	uint32_t needs; /* d_clause_needs() */
+};
+
+struct opt {
+	char *name, *value;
+};
+
+struct d_prog {
+	struct arena pool;
+	struct clause *clauses;
+	unsigned nclauses;
+	struct var *vars;
+	unsigned nvars;
+	struct agg *aggs;
+	unsigned naggs;
+	struct opt *opts;
+	unsigned nopts;
+	bool quiet;
+	bool defaultargs;
+	bool aggsortrev, aggsortkey;
+	size_t strsize;
+	int exit_status;
+	bool heading;
+	/* storage */
+	struct dv *gval;   /* per var (globals) */
+	struct dv *cval;   /* per var (this->) */
+	unsigned nval;
+	struct htab dyn;   /* self-> and associative arrays */
+	/* clause-local variables live for one firing */
+	const struct d_probe *last_probe;
+	uint64_t last_ts;
+	pid_t last_tid;
+	int last_cpu;
+	int last_clause;
+};
+
+/* ------------------------------------------------------------------ */
+/* The parser's state for one compile unit (lex.c, compile.c) */
+
+enum { TK_EOF, TK_INT, TK_STR, TK_ID, TK_AGG, TK_OP };
+
+struct tok {
+	int t;
+	int op;
+	int64_t i;
+	uint8_t sz, sg;
+	char *s; /* TK_STR, TK_ID, TK_AGG (pool) */
+	int line, col;
+	const char *start, *end;
+};
+
+struct lexpos {
+	const char *p;
+	int line, col;
+};
+
+struct parser {
+	struct d_prog *prog;
+	const struct d_compile_opts *o;
+	const char *src;
+	struct lexpos pos;
+	struct tok tk; /* current token */
+	bool in_pred;
+	jmp_buf jb;
+	char *msg;
+	size_t msglen;
+	int action; /* action counter of the current clause */
+	struct clause *cl; /* this unit's clauses */
+	unsigned ncl;
+	struct sbuf tmp; /* text being lexed */
+};
+
+/* ------------------------------------------------------------------ */
+/* The evaluator's state for one d_run() (run.c) */
+
+enum { FLT_BADADDR, FLT_ILLOP, FLT_DIVZERO };
+
+struct ectx {
+	struct d_prog *p;
+	const struct clause *c;
+	const struct d_fire *f;
+	struct arena scratch;
+	struct sbuf out;
+	jmp_buf jb;
+	int action; /* 0: predicate */
+	int fault;
+	uint64_t faddr;
+	bool exited;
+	int status;
+	int rv;
+};
+
+/* ------------------------------------------------------------------ */
+/* value.c */
+
+void *d_xmalloc(size_t n);
+void *d_xcalloc(size_t n, size_t sz);
+void *d_xrealloc(void *p, size_t n);
+char *d_xstrdup(const char *s);
+
+void d_sb_add(struct sbuf *sb, const char *s, size_t n);
+void d_sb_puts(struct sbuf *sb, const char *s);
+void __attribute__((format(printf, 2, 3)))
+d_sb_printf(struct sbuf *sb, const char *fmt, ...);
+
+void *d_ar_alloc(struct arena *a, size_t n);
+char *d_ar_strndup(struct arena *a, const char *s, size_t n);
+void d_ar_free(struct arena *a);
+
+struct dv d_dv_int(int64_t v, unsigned sz, bool sg);
+struct dv d_dv_str(const char *s);
+
+struct hent *d_ht_find(struct htab *t, const void *key, size_t klen);
+struct hent *d_ht_insert(struct htab *t, const void *key, size_t klen);
+void d_ht_remove(struct htab *t, struct hent *victim);
+void d_ht_clear(struct htab *t);
+void d_key_add(struct sbuf *k, const struct dv *v);
+
+/* ------------------------------------------------------------------ */
+/* lex.c */
+
+void __attribute__((noreturn, format(printf, 4, 5)))
+d_perr(struct parser *ps, int line, int col, const char *fmt, ...);
+void __attribute__((noreturn)) d_syntax_error(struct parser *ps);
+void d_lx_adv(struct lexpos *l);
+void d_lx_skip(struct parser *ps);
+char *d_pool_strndup(struct parser *ps, const char *s, size_t n);
+void *d_pool_grow(struct parser *ps, void *old, unsigned n, size_t sz);
+const char *d_macro_text(struct parser *ps, const char *name, bool *is_int,
+			 char *buf, size_t buflen, int line, int col);
+void d_lex(struct parser *ps);
+bool d_is_op(struct parser *ps, int op);
+void d_expect(struct parser *ps, int op);
+
+/* ------------------------------------------------------------------ */
+/* compile.c */
+
+bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg);
+
+/* ------------------------------------------------------------------ */
+/* check.c */
+
+const char *d_kind_name(int k);
+int d_check(struct parser *ps, struct node *n, bool strict);
+void d_check_clause(struct parser *ps, struct clause *c, bool strict);
+uint16_t d_strargs_of(const struct node *n);
+uint32_t d_needs_of(const struct node *n);
+
+/* ------------------------------------------------------------------ */
+/* printf.c */
+
+struct pfmt *d_pf_create(struct parser *ps, const char *s,
+			 const struct tok *at, const char *func);
+void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
+		   struct node **args, unsigned nargs, const int *keys,
+		   unsigned nkeys, bool printa, const struct tok *at);
+void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width, int prec,
+	      const struct dv *v);
+
+/* ------------------------------------------------------------------ */
+/* run.c */
+
+void __attribute__((noreturn))
+d_fault(struct ectx *x, int flt, uint64_t addr);
+struct dv d_eval(struct ectx *x, const struct node *n);
+
+/* ------------------------------------------------------------------ */
+/* agg.c */
+
+void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st);
+void d_print_agg(struct d_prog *p, struct agg *a, struct sbuf *sb);
+void d_printa_fmt(struct d_prog *p, struct agg *a, const struct pfmt *pf,
+		  struct sbuf *sb);
+void d_agg_clear(struct agg *a);
+void d_agg_trunc(struct d_prog *p, struct agg *a, int64_t keep);
+void d_agg_free_entries(struct agg *a);
+
+#endif /* USDT_DTRACE_D_IMPL_H */

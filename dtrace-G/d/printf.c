@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: MIT
+/*
+ * printf.c - the formats of printf() and printa() in the D language
+ * (dtrace-G/d/): split and checked at compile time, applied at run time.
+ *
+ * d_pf_create() splits a format into segments, literal text followed by
+ * one conversion, with the flags, widths and conversion names of
+ * illumos dt_printf.c's table (%d %i %u %x %o %c %s %S %p %a %A %T %Y,
+ * the h/l/ll sizes, '*', '?', '@' for printa's value, ' and #); an
+ * unknown conversion is a compile error.  d_pf_validate() matches
+ * conversions with arguments as dt_printf_validate() does, with its
+ * messages.
+ *
+ * d_pf_one() prints one conversion the way dt_printf_format() builds
+ * it: the flags, the width, a precision only when positive, "ll" for
+ * 8-byte integers, and %d turned into %i or %u by the value's
+ * signedness; %S escapes as strchr2esc() does, %Y and %T print a time
+ * as DTrace's ctime-like and RFC 822 layouts.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "d_impl.h"
+
+/* ------------------------------------------------------------------ */
+/* printf formats (dt_printf.c's conversions and flags) */
+
+static const struct {
+	const char *name;
+	char conv;  /* what we print */
+	int argkind; /* T_INT, T_STR */
+	const char *proto;
+} pfconvs[] = {
+	{ "a", 'a', T_INT, "pointer or integer" },
+	{ "A", 'A', T_INT, "pointer or integer" },
+	{ "c", 'c', T_INT, "char, short, or int" },
+	{ "C", 'C', T_INT, "char, short, or int" },
+	{ "d", 'd', T_INT, "char, short, int, long, or long long" },
+	{ "hd", 'd', T_INT, "short" },
+	{ "hi", 'i', T_INT, "short" },
+	{ "ho", 'o', T_INT, "unsigned short" },
+	{ "hu", 'u', T_INT, "unsigned short" },
+	{ "hx", 'x', T_INT, "short" },
+	{ "hX", 'X', T_INT, "short" },
+	{ "hhd", 'd', T_INT, "char" },
+	{ "hhu", 'u', T_INT, "unsigned char" },
+	{ "hhx", 'x', T_INT, "char" },
+	{ "i", 'i', T_INT, "char, short, int, long, or long long" },
+	{ "ld", 'd', T_INT, "long" },
+	{ "li", 'i', T_INT, "long" },
+	{ "lo", 'o', T_INT, "unsigned long" },
+	{ "lu", 'u', T_INT, "unsigned long" },
+	{ "lx", 'x', T_INT, "long" },
+	{ "lX", 'X', T_INT, "long" },
+	{ "lld", 'd', T_INT, "long long" },
+	{ "lli", 'i', T_INT, "long long" },
+	{ "llo", 'o', T_INT, "unsigned long long" },
+	{ "llu", 'u', T_INT, "unsigned long long" },
+	{ "llx", 'x', T_INT, "long long" },
+	{ "llX", 'X', T_INT, "long long" },
+	{ "o", 'o', T_INT, "char, short, int, long, or long long" },
+	{ "p", 'p', T_INT, "pointer or integer" },
+	{ "s", 's', T_STR, "char [] or string (or use stringof)" },
+	{ "S", 'S', T_STR, "char [] or string (or use stringof)" },
+	{ "T", 'T', T_INT, "int64_t" },
+	{ "u", 'u', T_INT, "char, short, int, long, or long long" },
+	{ "x", 'x', T_INT, "char, short, int, long, or long long" },
+	{ "X", 'X', T_INT, "char, short, int, long, or long long" },
+	{ "Y", 'Y', T_INT, "int64_t" },
+	{ "%", '%', T_ANY, "void" },
+};
+
+static int pfconv_lookup(const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(pfconvs) / sizeof(pfconvs[0]); i++)
+		if (strcmp(pfconvs[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Split a format into segments, as dt_printf_create() does. */
+struct pfmt *d_pf_create(struct parser *ps, const char *s,
+			      const struct tok *at, const char *func)
+{
+	struct pfmt *pf = d_ar_alloc(&ps->prog->pool, sizeof(*pf));
+	const char *p, *q;
+	struct pfseg *seg = NULL;
+	unsigned n = 0;
+
+	pf->fmt = d_pool_strndup(ps, s, strlen(s));
+	if (!*s)
+		d_perr(ps, at->line, at->col, "%s( ) format string is empty",
+		       func);
+	for (q = pf->fmt; (p = strchr(q, '%')) != NULL; q = *p ? p + 1 : p) {
+		struct pfseg *d;
+		char name[8];
+		unsigned namelen = 0;
+		int digits = 0, dot = 0, c, k;
+
+		seg = d_pool_grow(ps, seg, n, sizeof(*seg));
+		d = &seg[n++];
+		memset(d, 0, sizeof(*d));
+		d->prefix = q;
+		d->preflen = (size_t)(p - q);
+		for (;;) {
+			c = *++p;
+			if (isdigit(c)) {
+				int v = 0;
+
+				if (!dot && !digits && c == '0') {
+					d->flags |= PF_ZPAD;
+					d->flags &= ~PF_LEFT;
+					continue;
+				}
+				while (isdigit((unsigned char)*p))
+					v = v * 10 + (*p++ - '0');
+				p--;
+				if (dot)
+					d->prec = v;
+				else
+					d->width = v;
+				digits++;
+				continue;
+			}
+			switch (c) {
+			case '#':
+				d->flags |= PF_ALT;
+				continue;
+			case '*': {
+				unsigned f = dot ? PF_DYNP : PF_DYNW;
+
+				if (d->flags & f) {
+					d_perr(ps, at->line, at->col,
+					       "format conversion #%u has more "
+					       "than one '*' specified for the "
+					       "output %s",
+					       n, dot ? "precision" : "width");
+				}
+				d->flags |= f;
+				continue;
+			}
+			case '+':
+				d->flags |= PF_SPOS;
+				continue;
+			case '-':
+				d->flags |= PF_LEFT;
+				d->flags &= ~PF_ZPAD;
+				continue;
+			case '.':
+				if (dot++) {
+					d_perr(ps, at->line, at->col,
+					       "format conversion #%u has more "
+					       "than one '.' specified", n);
+				}
+				digits = 0;
+				continue;
+			case '?':
+				d->width = 16;
+				continue;
+			case '@':
+				d->flags |= PF_AGG;
+				continue;
+			case '\'':
+				d->flags |= PF_GROUP;
+				continue;
+			case ' ':
+				d->flags |= PF_SPACE;
+				continue;
+			case '$':
+				d_perr(ps, at->line, at->col,
+				       "format conversion #%u uses unsupported "
+				       "positional format (%%n$)", n);
+			case '%':
+				if (p[-1] == '%')
+					break;
+				d_perr(ps, at->line, at->col,
+				       "format conversion #%u cannot be "
+				       "combined with other format flags: %%%%",
+				       n);
+			case '\0':
+				d_perr(ps, at->line, at->col,
+				       "format conversion #%u name expected "
+				       "before end of format string", n);
+			case 'h':
+			case 'l':
+			case 'L':
+			case 'w':
+				if (namelen < sizeof(name) - 2)
+					name[namelen++] = (char)c;
+				continue;
+			default:
+				break;
+			}
+			break;
+		}
+		name[namelen++] = (char)c;
+		name[namelen] = '\0';
+		k = pfconv_lookup(name);
+		if (k < 0) {
+			d_perr(ps, at->line, at->col,
+			       "format conversion #%u is undefined: %%%s", n,
+			       name);
+		}
+		memcpy(d->name, name, namelen + 1);
+		d->conv = pfconvs[k].conv;
+	}
+	if (*q) {
+		seg = d_pool_grow(ps, seg, n, sizeof(*seg));
+		seg[n].prefix = q;
+		seg[n].preflen = strlen(q);
+		n++;
+	}
+	pf->seg = seg;
+	pf->nseg = n;
+	return pf;
+}
+
+/*
+ * Check a format against its arguments (dt_printf_validate()): every
+ * conversion needs an argument of a compatible kind, '*' needs an
+ * integer; printf() may not have extra arguments.  keys: for printa(),
+ * the kinds of the aggregation's keys (NULL when unknown yet).
+ */
+void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
+			struct node **args, unsigned nargs, const int *keys,
+			unsigned nkeys, bool printa, const struct tok *at)
+{
+	unsigned i, j = 0;
+	unsigned navail = printa ? nkeys : nargs;
+
+	for (i = 0; i < pf->nseg; i++) {
+		struct pfseg *d = &pf->seg[i];
+		int k, want, got;
+
+		if (!d->conv || d->conv == '%')
+			continue;
+		k = pfconv_lookup(d->name);
+		for (int dyn = 0; dyn < 2; dyn++) {
+			/* the width's argument comes first */
+			unsigned f = dyn ? PF_DYNP : PF_DYNW;
+
+			if (!(d->flags & f))
+				continue;
+			if (j >= navail)
+				d_perr(ps, at->line, at->col,
+				       "%s( ) prototype mismatch: conversion "
+				       "#%u (%%%s) is missing a corresponding "
+				       "\"%s\" argument",
+				       func, i + 1, d->name, dyn ? ".*" : "*");
+			got = printa ? (keys ? keys[j] : T_ANY)
+				     : args[j]->kind;
+			if (got == T_STR)
+				d_perr(ps, at->line, at->col,
+				       "%s( ) argument #%u is incompatible with "
+				       "conversion #%u prototype:\n\tconversion:"
+				       " %% %s %s\n\t prototype: int\n\t  "
+				       "argument: string",
+				       func, j + 2, i + 1, dyn ? ".*" : "*",
+				       d->name);
+			j++;
+		}
+		if (d->flags & PF_AGG) {
+			if (!printa)
+				d_perr(ps, at->line, at->col,
+				       "%%@ conversion requires an aggregation "
+				       "and is not for use with %s( )", func);
+			continue;
+		}
+		if (j >= navail)
+			d_perr(ps, at->line, at->col,
+			       "%s( ) prototype mismatch: conversion #%u (%%%s) "
+			       "is missing a corresponding value argument",
+			       func, i + 1, d->name);
+		got = printa ? (keys ? keys[j] : T_ANY) : args[j]->kind;
+		want = pfconvs[k].argkind;
+		if (got != T_ANY && want != T_ANY && got != want)
+			d_perr(ps, at->line, at->col,
+			       "%s( ) %s #%u is incompatible with conversion "
+			       "#%u prototype:\n\tconversion: %%%s\n\t "
+			       "prototype: %s\n\t  argument: %s",
+			       func, printa ? "key" : "argument",
+			       printa ? j + 1 : j + 2, i + 1, d->name,
+			       pfconvs[k].proto, d_kind_name(got));
+		j++;
+	}
+	if (!printa && j < nargs)
+		d_perr(ps, at->line, at->col,
+		       "%s( ) prototype mismatch: only %u arguments required "
+		       "by this format string", func, j);
+}
+
+/* ------------------------------------------------------------------ */
+/* printf */
+
+/* DTrace's %Y: ctime(3C) rearranged to "1973 Dec  3 17:20:00". */
+static void fmt_time(char *buf, size_t len, uint64_t ns)
+{
+	time_t sec = (time_t)(ns / 1000000000ULL);
+	struct tm tm;
+
+	if (!localtime_r(&sec, &tm) ||
+	    !strftime(buf, len, "%Y %b %e %H:%M:%S", &tm))
+		snprintf(buf, len, "%" PRIu64, ns);
+}
+
+/* %T: RFC 822. */
+static void fmt_time822(char *buf, size_t len, uint64_t ns)
+{
+	time_t sec = (time_t)(ns / 1000000000ULL);
+	struct tm tm;
+
+	if (!localtime_r(&sec, &tm) ||
+	    !strftime(buf, len, "%a, %d %b %G %T %Z", &tm))
+		snprintf(buf, len, "%" PRIu64, ns);
+}
+
+/* strchr2esc(): C escapes for %S; stops after an escaped NUL, which
+ * DTrace prints because its string records are NUL-padded. */
+static void esc_str(struct sbuf *sb, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+		char b[5];
+
+		switch (c) {
+		case '\0':
+			d_sb_puts(sb, "\\0");
+			return;
+		case '\a':
+			d_sb_puts(sb, "\\a");
+			break;
+		case '\b':
+			d_sb_puts(sb, "\\b");
+			break;
+		case '\f':
+			d_sb_puts(sb, "\\f");
+			break;
+		case '\n':
+			d_sb_puts(sb, "\\n");
+			break;
+		case '\r':
+			d_sb_puts(sb, "\\r");
+			break;
+		case '\t':
+			d_sb_puts(sb, "\\t");
+			break;
+		case '\v':
+			d_sb_puts(sb, "\\v");
+			break;
+		case '"':
+			d_sb_puts(sb, "\\\"");
+			break;
+		case '\\':
+			d_sb_puts(sb, "\\\\");
+			break;
+		case ' ':
+			d_sb_add(sb, &c, 1);
+			break;
+		default:
+			if (c < '!' || c > '~') {
+				b[0] = '\\';
+				b[1] = (char)(((c >> 6) & 3) + '0');
+				b[2] = (char)(((c >> 3) & 7) + '0');
+				b[3] = (char)((c & 7) + '0');
+				b[4] = '\0';
+				d_sb_puts(sb, b);
+			} else {
+				d_sb_add(sb, &c, 1);
+			}
+		}
+	}
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+/*
+ * One conversion, the way dt_printf_format() builds it: flags, width,
+ * precision (only when > 0), "ll" for 8-byte integers, and the output
+ * conversion; %d becomes %i or %u by the value's signedness.
+ */
+void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width,
+		   int prec, const struct dv *v)
+{
+	char fmt[64], *f = fmt, tmp[64];
+	char conv = d->conv;
+	const char *sarg = NULL;
+	struct sbuf esc = { 0 };
+	struct dv val = *v;
+
+	*f++ = '%';
+	if (d->flags & PF_ALT)
+		*f++ = '#';
+	if (d->flags & PF_ZPAD)
+		*f++ = '0';
+	if (width < 0 || (d->flags & PF_LEFT))
+		*f++ = '-';
+	if (d->flags & PF_SPOS)
+		*f++ = '+';
+	if (d->flags & PF_GROUP)
+		*f++ = '\'';
+	if (d->flags & PF_SPACE)
+		*f++ = ' ';
+	if (width)
+		f += snprintf(f, 16, "%d", width < 0 ? -width : width);
+	if (prec > 0)
+		f += snprintf(f, 16, ".%d", prec);
+
+	switch (conv) {
+	case 's':
+	case 'S':
+		if (val.k == K_STR)
+			sarg = val.s;
+		else
+			sarg = val.sg ? (snprintf(tmp, sizeof(tmp), "%" PRId64,
+						  val.i),
+					 tmp)
+				      : (snprintf(tmp, sizeof(tmp),
+						  "%" PRIu64, (uint64_t)val.i),
+					 tmp);
+		if (conv == 'S') {
+			esc_str(&esc, sarg, strlen(sarg) + 1);
+			sarg = esc.b;
+		}
+		break;
+	case 'a':
+	case 'A':
+		snprintf(tmp, sizeof(tmp), "0x%" PRIx64, (uint64_t)val.i);
+		sarg = tmp;
+		break;
+	case 'Y':
+		fmt_time(tmp, sizeof(tmp), (uint64_t)val.i);
+		sarg = tmp;
+		break;
+	case 'T':
+		fmt_time822(tmp, sizeof(tmp), (uint64_t)val.i);
+		sarg = tmp;
+		break;
+	case 'C': {
+		char c = (char)val.i;
+
+		esc_str(&esc, &c, 1);
+		sarg = esc.b ? esc.b : "";
+		break;
+	}
+	default:
+		break;
+	}
+	if (sarg) {
+		strcpy(f, "s");
+		d_sb_printf(sb, fmt, sarg);
+		free(esc.b);
+		return;
+	}
+	if (val.k == K_STR) /* args[N] of string type with %d: its address */
+		val = d_dv_int(0, 8, false);
+	switch (conv) {
+	case 'c':
+		strcpy(f, "c");
+		d_sb_printf(sb, fmt, (int)(int32_t)val.i);
+		return;
+	case 'd':
+	case 'i':
+		if (conv == 'i' || val.sg) {
+			if (val.sz == 8) {
+				strcpy(f, "lli");
+				d_sb_printf(sb, fmt, (long long)val.i);
+			} else {
+				strcpy(f, "i");
+				d_sb_printf(sb, fmt, (int)val.i);
+			}
+			return;
+		}
+		conv = 'u';
+		break;
+	case 'p':
+		conv = 'x';
+		break;
+	default:
+		break;
+	}
+	/* unsigned conversions: u o x X */
+	if (val.sz == 8) {
+		f[0] = 'l';
+		f[1] = 'l';
+		f[2] = conv;
+		f[3] = '\0';
+		d_sb_printf(sb, fmt, (unsigned long long)val.i);
+	} else {
+		f[0] = conv;
+		f[1] = '\0';
+		d_sb_printf(sb, fmt, (unsigned)(uint64_t)val.i &
+					   (val.sz == 4   ? 0xffffffffu
+					    : val.sz == 2 ? 0xffffu
+							  : 0xffu));
+	}
+}
+
+#pragma GCC diagnostic pop

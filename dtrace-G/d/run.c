@@ -1,0 +1,871 @@
+// SPDX-License-Identifier: MIT
+/*
+ * run.c - the evaluator of the D language (dtrace-G/d/): d_run() runs one
+ * clause for one firing, a tree-walking evaluation of its predicate and
+ * statements in DTrace's order.
+ *
+ * Arithmetic follows C's usual conversions on the typed values of
+ * value.c; args[N] takes its type from the probe's declared argument
+ * type at run time.  Strings of the traced process come from the copies
+ * the kernel made at hit time (struct d_fire's str[]) or, failing that,
+ * through its copyin callback.
+ *
+ * Output.  A clause's output is built in a buffer and written only when
+ * the clause completes, so a run-time error discards it, as DTrace's
+ * kernel discards the record of a faulting ECB.  Unless quiet, a
+ * committed record is "%3d %6d %32s " (CPU, probe ID, FUNCTION:NAME), the
+ * traced data, and "\n"; the "CPU ID FUNCTION:NAME" header goes before the
+ * first record (dtrace.c's chew()/chewrec()).  As in DTrace's kernel, a
+ * clause whose statements record nothing (only assignments and
+ * aggregations) produces no record and so no default line; a clause with
+ * no statements at all does.  trace() prints by record size as
+ * dt_consume_cpu()'s record switch does.
+ *
+ * Run-time errors (invalid address, division by zero) unwind with
+ * longjmp to d_run() (d_fault()), which prints DTrace's "error on
+ * enabled probe ID" line (dt_handle.c's dt_handle_err, dt_error.c's
+ * fault strings); everything a clause allocates while it runs lives in a
+ * per-run arena freed there.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d_impl.h"
+
+void __attribute__((noreturn))
+d_fault(struct ectx *x, int flt, uint64_t addr)
+{
+	x->fault = flt;
+	x->faddr = addr;
+	longjmp(x->jb, 1);
+}
+
+static const char *fault_str(int flt)
+{
+	switch (flt) {
+	case FLT_BADADDR:
+		return "invalid address";
+	case FLT_DIVZERO:
+		return "divide-by-zero";
+	default:
+		return "illegal operation";
+	}
+}
+
+
+/* Read a NUL-terminated string of the traced process at addr, at most
+ * max - 1 bytes, one page at a time so a short string near the end of a
+ * mapping reads. */
+static const char *read_user_str(struct ectx *x, uint64_t addr, size_t max)
+{
+	const struct d_fire *f = x->f;
+	char *buf = d_ar_alloc(&x->scratch, max);
+	size_t got = 0;
+
+	if (!f->copyin || !addr)
+		d_fault(x, FLT_BADADDR, addr);
+	while (got < max - 1) {
+		uint64_t a = addr + got;
+		size_t chunk = 4096 - (size_t)(a & 4095);
+		void *nul;
+
+		if (chunk > max - 1 - got)
+			chunk = max - 1 - got;
+		if (f->copyin(f->copyin_ctx, f->pid, a, buf + got, chunk) < 0)
+			d_fault(x, FLT_BADADDR, a);
+		nul = memchr(buf + got, '\0', chunk);
+		if (nul)
+			return buf;
+		got += chunk;
+	}
+	buf[max - 1] = '\0';
+	return buf;
+}
+
+static const char *arg_str(struct ectx *x, unsigned n, size_t max)
+{
+	const struct d_fire *f = x->f;
+
+	if (f->str[n]) {
+		size_t len = f->strlen[n];
+		const char *nul = memchr(f->str[n], '\0', len);
+
+		if (nul)
+			len = (size_t)(nul - f->str[n]);
+		if (len > max - 1)
+			len = max - 1;
+		return d_ar_strndup(&x->scratch, f->str[n], len);
+	}
+	return read_user_str(x, f->arg[n], max);
+}
+
+/* Size and signedness of a declared argument type name. */
+static void argtype(const char *t, uint8_t *sz, uint8_t *sg, bool *isstr)
+{
+	char buf[128], *w[8], *save = NULL, *tok;
+	unsigned nw = 0, i;
+	bool uns = false, sgn = false;
+	int longs = 0;
+	uint8_t s = 8, g = 1;
+
+	*isstr = false;
+	*sz = 8;
+	*sg = 1;
+	if (!t)
+		return;
+	if (strchr(t, '*') || strchr(t, '[')) {
+		*sg = 0;
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s", t);
+	for (tok = strtok_r(buf, " \t", &save); tok && nw < 8;
+	     tok = strtok_r(NULL, " \t", &save))
+		w[nw++] = tok;
+	for (i = 0; i < nw; i++) {
+		uint8_t tsz, tsg;
+
+		if (strcmp(w[i], "string") == 0) {
+			*isstr = true;
+			return;
+		}
+		if (strcmp(w[i], "const") == 0 ||
+		    strcmp(w[i], "volatile") == 0)
+			continue;
+		if (strcmp(w[i], "unsigned") == 0) {
+			uns = true;
+			s = 4;
+		} else if (strcmp(w[i], "signed") == 0) {
+			sgn = true;
+			s = 4;
+		} else if (strcmp(w[i], "long") == 0) {
+			longs++;
+			s = 8;
+		} else if (strcmp(w[i], "int") == 0) {
+			if (!longs)
+				s = 4;
+		} else if (d_cast_type(w[i], &tsz, &tsg)) {
+			s = tsz;
+			g = tsg;
+		}
+	}
+	if (uns)
+		g = 0;
+	else if (sgn)
+		g = 1;
+	*sz = s;
+	*sg = g;
+}
+
+static struct dv builtin(struct ectx *x, int id)
+{
+	const struct d_fire *f = x->f;
+	const struct d_probe *pr = f->probe;
+
+	switch (d_builtins[id].id) {
+	case B_PID:
+		return d_dv_int(f->pid, 4, true);
+	case B_PPID:
+		return d_dv_int(f->ppid, 4, true);
+	case B_TID:
+		return d_dv_int(f->tid, 4, true);
+	case B_UID:
+		return d_dv_int((int64_t)f->uid, 4, false);
+	case B_EXECNAME:
+		return d_dv_str(f->execname ? f->execname : "");
+	case B_TIMESTAMP:
+		return d_dv_int((int64_t)f->timestamp, 8, false);
+	case B_VTIMESTAMP:
+		return d_dv_int((int64_t)f->vtimestamp, 8, false);
+	case B_WALLTIMESTAMP:
+		return d_dv_int((int64_t)f->walltimestamp, 8, false);
+	case B_CPU:
+		return d_dv_int(f->cpu, 4, true);
+	case B_PROBEPROV:
+		return d_dv_str(pr && pr->prov ? pr->prov : "");
+	case B_PROBEMOD:
+		return d_dv_str(pr && pr->mod ? pr->mod : "");
+	case B_PROBEFUNC:
+		return d_dv_str(pr && pr->func ? pr->func : "");
+	case B_PROBENAME:
+		return d_dv_str(pr && pr->name ? pr->name : "");
+	case B_ID:
+		return d_dv_int(pr ? pr->id : 0, 4, false);
+	default:
+		return d_dv_int(f->epid, 4, false);
+	}
+}
+
+/* C's integer promotions and usual arithmetic conversions. */
+static void common_type(const struct dv *a, const struct dv *b, unsigned *sz,
+			bool *sg)
+{
+	unsigned sa = a->sz < 4 ? 4 : a->sz, sb = b->sz < 4 ? 4 : b->sz;
+	bool ga = a->sz < 4 ? true : a->sg, gb = b->sz < 4 ? true : b->sg;
+
+	if (sa != sb) {
+		*sz = sa > sb ? sa : sb;
+		*sg = sa > sb ? ga : gb;
+	} else {
+		*sz = sa;
+		*sg = ga && gb;
+	}
+}
+
+static bool truth(const struct dv *v)
+{
+	if (v->k == K_STR)
+		return v->s && *v->s;
+	return v->i != 0;
+}
+
+static struct dv binop(struct ectx *x, int op, struct dv a, struct dv b)
+{
+	unsigned sz;
+	bool sg;
+	uint64_t ua, ub, r;
+
+	if (a.k == K_STR || b.k == K_STR) {
+		int c;
+
+		if (a.k != K_STR || b.k != K_STR)
+			d_fault(x, FLT_ILLOP, 0);
+		c = strcmp(a.s, b.s);
+		switch (op) {
+		case OP_EQ:
+			return d_dv_int(c == 0, 4, true);
+		case OP_NE:
+			return d_dv_int(c != 0, 4, true);
+		case '<':
+			return d_dv_int(c < 0, 4, true);
+		case '>':
+			return d_dv_int(c > 0, 4, true);
+		case OP_LE:
+			return d_dv_int(c <= 0, 4, true);
+		case OP_GE:
+			return d_dv_int(c >= 0, 4, true);
+		default:
+			d_fault(x, FLT_ILLOP, 0);
+		}
+	}
+	if (op == OP_SHL || op == OP_SHR) {
+		sz = a.sz < 4 ? 4 : a.sz;
+		sg = a.sz < 4 ? true : a.sg;
+		a = d_dv_int(a.i, sz, sg);
+		ub = (uint64_t)b.i & 63;
+		if (op == OP_SHL)
+			return d_dv_int((int64_t)((uint64_t)a.i << ub), sz, sg);
+		if (sg)
+			return d_dv_int(a.i >> ub, sz, sg);
+		return d_dv_int((int64_t)((uint64_t)a.i >> ub), sz, sg);
+	}
+	common_type(&a, &b, &sz, &sg);
+	a = d_dv_int(a.i, sz, sg);
+	b = d_dv_int(b.i, sz, sg);
+	ua = (uint64_t)a.i;
+	ub = (uint64_t)b.i;
+	switch (op) {
+	case '+':
+		r = ua + ub;
+		break;
+	case '-':
+		r = ua - ub;
+		break;
+	case '*':
+		r = ua * ub;
+		break;
+	case '/':
+	case '%':
+		if (!ub)
+			d_fault(x, FLT_DIVZERO, 0);
+		if (sg) {
+			if (a.i == INT64_MIN && b.i == -1)
+				r = op == '/' ? (uint64_t)INT64_MIN : 0;
+			else
+				r = (uint64_t)(op == '/' ? a.i / b.i
+							 : a.i % b.i);
+		} else {
+			if (sz == 4) {
+				ua &= 0xffffffffu;
+				ub &= 0xffffffffu;
+			}
+			r = op == '/' ? ua / ub : ua % ub;
+		}
+		break;
+	case '&':
+		r = ua & ub;
+		break;
+	case '|':
+		r = ua | ub;
+		break;
+	case '^':
+		r = ua ^ ub;
+		break;
+	case OP_EQ:
+		return d_dv_int(a.i == b.i, 4, true);
+	case OP_NE:
+		return d_dv_int(a.i != b.i, 4, true);
+	case '<':
+		return d_dv_int(sg ? a.i < b.i : ua < ub, 4, true);
+	case '>':
+		return d_dv_int(sg ? a.i > b.i : ua > ub, 4, true);
+	case OP_LE:
+		return d_dv_int(sg ? a.i <= b.i : ua <= ub, 4, true);
+	case OP_GE:
+		return d_dv_int(sg ? a.i >= b.i : ua >= ub, 4, true);
+	default:
+		d_fault(x, FLT_ILLOP, 0);
+	}
+	return d_dv_int((int64_t)r, sz, sg);
+}
+
+/* Key of a self-> variable or an associative array element. */
+static void dyn_key(struct ectx *x, const struct node *n, struct sbuf *k)
+{
+	unsigned sc = (unsigned)x->p->vars[n->sub].scope, i;
+	uint32_t id = (uint32_t)n->sub;
+
+	d_sb_add(k, (const char *)&sc, sizeof(sc));
+	if (sc == SC_SELF) {
+		int32_t tid = (int32_t)x->f->tid;
+
+		d_sb_add(k, (const char *)&tid, sizeof(tid));
+	}
+	d_sb_add(k, (const char *)&id, sizeof(id));
+	for (i = 0; i < n->nargs; i++) {
+		struct dv v = d_eval(x, n->args[i]);
+
+		d_key_add(k, &v);
+	}
+}
+
+static struct dv zero_of(struct ectx *x, unsigned var)
+{
+	if (x->p->vars[var].kind == T_STR)
+		return d_dv_str("");
+	return d_dv_int(0, 8, true);
+}
+
+static struct dv copy_out(struct ectx *x, struct dv v)
+{
+	if (v.k == K_STR)
+		v.s = d_ar_strndup(&x->scratch, v.s, strlen(v.s));
+	return v;
+}
+
+static struct dv var_get(struct ectx *x, const struct node *n)
+{
+	struct d_prog *p = x->p;
+	int sc = p->vars[n->sub].scope;
+	struct sbuf k = { 0 };
+	struct hent *e;
+	struct dv v;
+
+	if (sc == SC_GLOBAL) {
+		v = p->gval[n->sub];
+		if (v.k == K_INT && p->vars[n->sub].kind == T_STR)
+			return d_dv_str(""); /* a string never set */
+		return copy_out(x, v);
+	}
+	if (sc == SC_THIS)
+		return copy_out(x, p->cval[n->sub]);
+	dyn_key(x, n, &k);
+	e = d_ht_find(&p->dyn, k.b, k.len);
+	free(k.b);
+	v = e ? copy_out(x, e->val) : zero_of(x, (unsigned)n->sub);
+	return v;
+}
+
+static void store(struct dv *slot, struct dv v)
+{
+	if (slot->k == K_STR)
+		free((char *)slot->s);
+	if (v.k == K_STR)
+		v.s = d_xstrdup(v.s);
+	*slot = v;
+}
+
+static void var_set(struct ectx *x, const struct node *n, struct dv v)
+{
+	struct d_prog *p = x->p;
+	int sc = p->vars[n->sub].scope;
+	struct sbuf k = { 0 };
+	struct hent *e;
+
+	if (v.k == K_STR && strlen(v.s) >= p->strsize)
+		v.s = d_ar_strndup(&x->scratch, v.s, p->strsize - 1);
+	if (sc == SC_GLOBAL) {
+		store(&p->gval[n->sub], v);
+		return;
+	}
+	if (sc == SC_THIS) {
+		store(&p->cval[n->sub], v);
+		return;
+	}
+	dyn_key(x, n, &k);
+	e = d_ht_find(&p->dyn, k.b, k.len);
+	/* assigning zero frees a dynamic variable, as in DTrace */
+	if (v.k == K_INT && v.i == 0) {
+		if (e)
+			d_ht_remove(&p->dyn, e);
+	} else {
+		if (!e)
+			e = d_ht_insert(&p->dyn, k.b, k.len);
+		store(&e->val, v);
+	}
+	free(k.b);
+}
+
+static int compound_op(int op)
+{
+	switch (op) {
+	case OP_ADDEQ:
+		return '+';
+	case OP_SUBEQ:
+		return '-';
+	case OP_MULEQ:
+		return '*';
+	case OP_DIVEQ:
+		return '/';
+	case OP_MODEQ:
+		return '%';
+	case OP_ANDEQ:
+		return '&';
+	case OP_OREQ:
+		return '|';
+	case OP_XOREQ:
+		return '^';
+	case OP_SHLEQ:
+		return OP_SHL;
+	default:
+		return OP_SHR;
+	}
+}
+
+static const char *lltostr(struct ectx *x, int64_t v, bool sg)
+{
+	char buf[32];
+
+	if (sg)
+		snprintf(buf, sizeof(buf), "%" PRId64, v);
+	else
+		snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)v);
+	return d_ar_strndup(&x->scratch, buf, strlen(buf));
+}
+
+static struct dv eval_func(struct ectx *x, const struct node *n)
+{
+	struct d_prog *p = x->p;
+	struct dv a, b;
+
+	switch (d_funcs[n->sub].id) {
+	case F_COPYINSTR: {
+		size_t max = p->strsize;
+
+		if (n->nargs > 1) {
+			b = d_eval(x, n->args[1]);
+			if (b.i >= 0 && (uint64_t)b.i + 1 < max)
+				max = (size_t)b.i + 1;
+		}
+		if (n->args[0]->op == N_ARGN)
+			return d_dv_str(arg_str(x, (unsigned)n->args[0]->sub, max));
+		if (n->args[0]->op == N_ARGS) {
+			a = d_eval(x, n->args[0]->a);
+			if (a.i >= 0 && a.i < D_MAXARGS)
+				return d_dv_str(arg_str(x, (unsigned)a.i, max));
+		}
+		a = d_eval(x, n->args[0]);
+		if (a.k == K_STR)
+			return a;
+		return d_dv_str(read_user_str(x, (uint64_t)a.i, max));
+	}
+	case F_STRLEN:
+		a = d_eval(x, n->args[0]);
+		if (a.k != K_STR)
+			d_fault(x, FLT_ILLOP, 0);
+		return d_dv_int((int64_t)strlen(a.s), 8, false);
+	case F_STRJOIN: {
+		char *s;
+		size_t la, lb;
+
+		a = d_eval(x, n->args[0]);
+		b = d_eval(x, n->args[1]);
+		if (a.k != K_STR || b.k != K_STR)
+			d_fault(x, FLT_ILLOP, 0);
+		la = strlen(a.s);
+		lb = strlen(b.s);
+		s = d_ar_alloc(&x->scratch, la + lb + 1);
+		memcpy(s, a.s, la);
+		memcpy(s + la, b.s, lb + 1);
+		if (la + lb >= p->strsize)
+			s[p->strsize - 1] = '\0';
+		return d_dv_str(s);
+	}
+	case F_LLTOSTR:
+		a = d_eval(x, n->args[0]);
+		return d_dv_str(lltostr(x, a.i, true));
+	default: /* stringof */
+		a = d_eval(x, n->args[0]);
+		if (a.k == K_STR)
+			return a;
+		return d_dv_str(lltostr(x, a.i, a.sg));
+	}
+}
+
+struct dv d_eval(struct ectx *x, const struct node *n)
+{
+	struct dv a, b;
+
+	switch (n->op) {
+	case N_INT:
+		return d_dv_int(n->ival, n->sz, n->sg);
+	case N_STR:
+		return d_dv_str(n->sval);
+	case N_VAR:
+	case N_ASSOC:
+		return var_get(x, n);
+	case N_BUILTIN:
+		return builtin(x, n->sub);
+	case N_ARGN:
+		return d_dv_int((int64_t)x->f->arg[n->sub], 8, true);
+	case N_ARGS: {
+		const struct d_probe *pr = x->f->probe;
+		uint8_t sz, sg;
+		bool isstr;
+
+		a = d_eval(x, n->a);
+		if (a.i < 0 || a.i >= D_MAXARGS ||
+		    (pr && pr->argtypes && (uint64_t)a.i >= pr->nargs))
+			d_fault(x, FLT_ILLOP, 0);
+		argtype(pr && pr->argtypes ? pr->argtypes[a.i] : NULL, &sz,
+			&sg, &isstr);
+		if (isstr)
+			return d_dv_str(arg_str(x, (unsigned)a.i, x->p->strsize));
+		return d_dv_int((int64_t)x->f->arg[a.i], sz, sg);
+	}
+	case N_FUNC:
+		return eval_func(x, n);
+	case N_UN:
+		a = d_eval(x, n->a);
+		if (a.k == K_STR)
+			d_fault(x, FLT_ILLOP, 0);
+		if (n->sub == '!')
+			return d_dv_int(!a.i, 4, true);
+		if (a.sz < 4)
+			a = d_dv_int(a.i, 4, true);
+		if (n->sub == '~')
+			return d_dv_int(~a.i, a.sz, a.sg);
+		if (n->sub == '-')
+			return d_dv_int((int64_t)(0 - (uint64_t)a.i), a.sz, a.sg);
+		return a;
+	case N_CAST:
+		a = d_eval(x, n->a);
+		return d_dv_int(a.i, n->sz, n->sg);
+	case N_BIN:
+		a = d_eval(x, n->a);
+		b = d_eval(x, n->b);
+		return binop(x, n->sub, a, b);
+	case N_LAND:
+		a = d_eval(x, n->a);
+		if (!truth(&a))
+			return d_dv_int(0, 4, true);
+		b = d_eval(x, n->b);
+		return d_dv_int(truth(&b), 4, true);
+	case N_LOR:
+		a = d_eval(x, n->a);
+		if (truth(&a))
+			return d_dv_int(1, 4, true);
+		b = d_eval(x, n->b);
+		return d_dv_int(truth(&b), 4, true);
+	case N_LXOR:
+		a = d_eval(x, n->a);
+		b = d_eval(x, n->b);
+		return d_dv_int(truth(&a) != truth(&b), 4, true);
+	case N_TERN:
+		a = d_eval(x, n->a);
+		return truth(&a) ? d_eval(x, n->b) : d_eval(x, n->c);
+	case N_ASSIGN:
+		b = d_eval(x, n->b);
+		if (n->sub != '=') {
+			a = var_get(x, n->a);
+			b = binop(x, compound_op(n->sub), a, b);
+		}
+		var_set(x, n->a, b);
+		return b;
+	case N_INCDEC:
+		a = var_get(x, n->a);
+		b = binop(x, n->sub == OP_INC ? '+' : '-', a,
+			  d_dv_int(1, 4, true));
+		var_set(x, n->a, b);
+		return n->ival ? a : b;
+	}
+	d_fault(x, FLT_ILLOP, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Statements */
+
+static void do_printf(struct ectx *x, const struct stmt *st)
+{
+	const struct pfmt *pf = st->pf;
+	struct dv *vals = NULL;
+	unsigned s, j = 0, i;
+
+	if (st->nargs)
+		vals = d_ar_alloc(&x->scratch, st->nargs * sizeof(*vals));
+	for (i = 0; i < st->nargs; i++) {
+		x->action = st->action + (int)i;
+		vals[i] = d_eval(x, st->args[i]);
+		if (vals[i].k == K_STR && strlen(vals[i].s) >= x->p->strsize)
+			vals[i].s = d_ar_strndup(&x->scratch, vals[i].s,
+						 x->p->strsize - 1);
+	}
+	for (s = 0; s < pf->nseg; s++) {
+		const struct pfseg *d = &pf->seg[s];
+		int width = d->width, prec = d->prec;
+
+		d_sb_add(&x->out, d->prefix, d->preflen);
+		if (!d->conv)
+			continue;
+		if (d->conv == '%') {
+			d_sb_puts(&x->out, "%");
+			continue;
+		}
+		if ((d->flags & PF_DYNW) && j < st->nargs)
+			width = (int)(int32_t)vals[j++].i;
+		if ((d->flags & PF_DYNP) && j < st->nargs)
+			prec = (int)(int32_t)vals[j++].i;
+		if (j >= st->nargs)
+			break;
+		d_pf_one(&x->out, d, width, prec, &vals[j++]);
+	}
+}
+
+/* trace(): dt_consume_cpu()'s record formats by size. */
+static void do_trace(struct ectx *x, const struct dv *v)
+{
+	struct sbuf *sb = &x->out;
+	bool q = x->p->quiet;
+
+	if (v->k == K_STR) {
+		if (q)
+			d_sb_printf(sb, "%s", v->s);
+		else
+			d_sb_printf(sb, "  %-33s", v->s);
+		return;
+	}
+	switch (v->sz) {
+	case 1:
+		d_sb_printf(sb, q ? "%d" : " %3d", (int)(uint8_t)v->i);
+		break;
+	case 2:
+		d_sb_printf(sb, q ? "%d" : " %5d", (int)(uint16_t)v->i);
+		break;
+	case 4:
+		d_sb_printf(sb, q ? "%d" : " %8d", (int)(int32_t)v->i);
+		break;
+	default:
+		d_sb_printf(sb, q ? "%lld" : " %16lld", (long long)v->i);
+	}
+}
+
+static void exec_stmt(struct ectx *x, const struct stmt *st)
+{
+	struct d_prog *p = x->p;
+	struct dv v;
+
+	x->action = st->action;
+	switch (st->kind) {
+	case S_EXPR:
+		(void)d_eval(x, st->e);
+		break;
+	case S_TRACE:
+		v = d_eval(x, st->e);
+		if (v.k == K_STR && strlen(v.s) >= p->strsize)
+			v.s = d_ar_strndup(&x->scratch, v.s, p->strsize - 1);
+		do_trace(x, &v);
+		break;
+	case S_EXIT:
+		v = d_eval(x, st->e);
+		x->exited = true;
+		x->status = (int)(int32_t)v.i;
+		break;
+	case S_PRINTF:
+		do_printf(x, st);
+		break;
+	case S_PRINTA:
+		if (st->pf) {
+			d_printa_fmt(p, &p->aggs[st->agg], st->pf, &x->out);
+		} else {
+			d_sb_puts(&x->out, "\n");
+			d_print_agg(p, &p->aggs[st->agg], &x->out);
+			p->aggs[st->agg].printed = true;
+		}
+		break;
+	case S_CLEAR:
+		d_agg_clear(&p->aggs[st->agg]);
+		break;
+	case S_TRUNC:
+		v = d_dv_int(0, 8, true);
+		if (st->e) {
+			x->action = st->action + 1;
+			v = d_eval(x, st->e);
+		}
+		d_agg_trunc(p, &p->aggs[st->agg], v.i);
+		break;
+	case S_AGG:
+		d_agg_update(x, &p->aggs[st->agg], st);
+		break;
+	}
+}
+
+/* The clause proper; a fault longjmps out to d_run(). */
+static void run_clause(struct ectx *x, FILE *out)
+{
+	struct d_prog *p = x->p;
+	const struct clause *c = x->c;
+	const struct d_probe *pr = x->f->probe;
+	unsigned i;
+
+	if (c->pred) {
+		struct dv v;
+
+		x->action = 0;
+		v = d_eval(x, c->pred);
+		if (!truth(&v))
+			return;
+	}
+	for (i = 0; i < c->nstmts; i++)
+		exec_stmt(x, &c->stmts[i]);
+	if (c->records) {
+		if (!p->heading) {
+			p->heading = true;
+			if (!p->quiet)
+				fprintf(out, "%3s %6s %32s\n", "CPU", "ID",
+					"FUNCTION:NAME");
+		}
+		if (!p->quiet) {
+			char name[512];
+
+			snprintf(name, sizeof(name), "%s:%s",
+				 pr && pr->func ? pr->func : "",
+				 pr && pr->name ? pr->name : "");
+			fprintf(out, "%3d %6d %32s ", x->f->cpu,
+				pr ? (int)pr->id : 0, name);
+		}
+		if (x->out.len)
+			fwrite(x->out.b, 1, x->out.len, out);
+		if (!p->quiet)
+			fputc('\n', out);
+	}
+	if (x->exited) {
+		p->exit_status = x->status;
+		x->rv |= D_RUN_EXIT;
+	}
+}
+
+static void report_fault(const struct ectx *x, FILE *err)
+{
+	const struct d_probe *pr = x->f->probe;
+	char details[40] = "", where[32];
+
+	if (x->fault == FLT_BADADDR)
+		snprintf(details, sizeof(details), " (0x%llx)",
+			 (unsigned long long)x->faddr);
+	if (x->action == 0)
+		snprintf(where, sizeof(where), "predicate");
+	else
+		snprintf(where, sizeof(where), "action #%d", x->action);
+	if (err)
+		fprintf(err,
+			"dtrace: error on enabled probe ID %u (ID %u: "
+			"%s:%s:%s:%s): %s%s in %s\n",
+			x->f->epid, pr ? pr->id : 0,
+			pr && pr->prov ? pr->prov : "",
+			pr && pr->mod ? pr->mod : "",
+			pr && pr->func ? pr->func : "",
+			pr && pr->name ? pr->name : "",
+			fault_str(x->fault), details, where);
+}
+
+int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
+	  FILE *out, FILE *err)
+{
+	const struct d_probe *pr = f->probe;
+	struct ectx *x;
+	unsigned i;
+	int rv;
+
+	if (!p || clause >= p->nclauses)
+		return 0;
+	/*
+	 * this-> variables last for one firing, across its clauses: a new
+	 * firing is a different probe, time, thread or CPU, or a clause
+	 * that does not follow the last one run.
+	 */
+	if (pr != p->last_probe || f->timestamp != p->last_ts ||
+	    f->tid != p->last_tid || f->cpu != p->last_cpu ||
+	    (int)clause <= p->last_clause) {
+		for (i = 0; i < p->nval; i++) {
+			if (p->cval[i].k == K_STR)
+				free((char *)p->cval[i].s);
+			p->cval[i] = p->vars[i].kind == T_STR
+					     ? d_dv_str(d_xstrdup(""))
+					     : d_dv_int(0, 8, true);
+		}
+		p->last_probe = pr;
+		p->last_ts = f->timestamp;
+		p->last_tid = f->tid;
+		p->last_cpu = f->cpu;
+	}
+	p->last_clause = (int)clause;
+	x = d_xcalloc(1, sizeof(*x));
+	x->p = p;
+	x->c = &p->clauses[clause];
+	x->f = f;
+	if (setjmp(x->jb) == 0) {
+		run_clause(x, out);
+	} else {
+		report_fault(x, err);
+		x->rv = D_RUN_ERROR;
+	}
+	rv = x->rv;
+	free(x->out.b);
+	d_ar_free(&x->scratch);
+	free(x);
+	return rv;
+}
+
+void d_thread_exit(struct d_prog *p, pid_t tid)
+{
+	size_t i;
+
+	if (!p || !p->dyn.nb)
+		return;
+	for (i = 0; i < p->dyn.nb; i++) {
+		struct hent *e = p->dyn.b[i], *n;
+
+		for (; e; e = n) {
+			unsigned sc;
+			int32_t t;
+
+			n = e->next;
+			if (e->klen < sizeof(sc) + sizeof(t))
+				continue;
+			memcpy(&sc, e->key, sizeof(sc));
+			memcpy(&t, e->key + sizeof(sc), sizeof(t));
+			if (sc == SC_SELF && t == (int32_t)tid)
+				d_ht_remove(&p->dyn, e);
+		}
+	}
+}

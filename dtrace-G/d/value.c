@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+/*
+ * value.c - the values of the D language (dtrace-G/d/) and the containers
+ * every other part keeps them in.
+ *
+ * Values.  Every value is a 64-bit integer or a string, and carries the C
+ * type DTrace would give it: a size (1, 2, 4, 8) and a signedness.  DTrace
+ * prints by record size (trace() of an int is " %8d", of a uint64_t
+ * " %16lld"; an aggregation key of type int is " %8d") and picks %u or %i
+ * for printf's %d by signedness, so the type travels with the value:
+ * pid is an int, arg0 an int64_t, an integer literal an int when it fits.
+ * d_dv_int() narrows a value to its type as C would, so every integer
+ * the evaluator holds is one its type can represent.
+ *
+ * Containers.  Output is built in growing buffers (struct sbuf) and
+ * written only when a clause completes (run.c).  Parse trees live in a
+ * per-program arena and the scratch of one firing in a per-run arena,
+ * each freed at once, so a compile error or a run-time fault, both of
+ * which longjmp out of any depth, leak nothing.  self-> variables,
+ * associative arrays and the index of aggregation entries share one hash
+ * table with byte-string keys (FNV-1a); d_key_add() serializes a tuple of
+ * values into such a key, tagging each element with its kind and type so
+ * that 1 (int) and 1 (long) are different keys.
+ *
+ * Out of memory prints "dtrace: out of memory" and aborts: a half-built
+ * program or aggregation has no useful state to return to.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d_impl.h"
+
+/* ------------------------------------------------------------------ */
+/* Small helpers */
+
+void *d_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		fputs("dtrace: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *d_xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz ? sz : 1);
+
+	if (!p) {
+		fputs("dtrace: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *d_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fputs("dtrace: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+static char *xstrndup(const char *s, size_t n)
+{
+	char *p = d_xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *d_xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+void d_sb_add(struct sbuf *sb, const char *s, size_t n)
+{
+	if (sb->len + n + 1 > sb->cap) {
+		sb->cap = (sb->len + n + 1) * 2;
+		sb->b = d_xrealloc(sb->b, sb->cap);
+	}
+	memcpy(sb->b + sb->len, s, n);
+	sb->len += n;
+	sb->b[sb->len] = '\0';
+}
+
+void d_sb_puts(struct sbuf *sb, const char *s)
+{
+	d_sb_add(sb, s, strlen(s));
+}
+
+void __attribute__((format(printf, 2, 3)))
+d_sb_printf(struct sbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	char tmp[256];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(tmp)) {
+		d_sb_add(sb, tmp, (size_t)n);
+		return;
+	}
+	if (sb->len + (size_t)n + 1 > sb->cap) {
+		sb->cap = (sb->len + (size_t)n + 1) * 2;
+		sb->b = d_xrealloc(sb->b, sb->cap);
+	}
+	va_start(ap, fmt);
+	vsnprintf(sb->b + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+void *d_ar_alloc(struct arena *a, size_t n)
+{
+	struct ablk *b = a->blk;
+	void *p;
+
+	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	if (!b || b->used + n > b->cap) {
+		size_t cap = n > 8192 ? n : 8192;
+
+		b = d_xmalloc(sizeof(*b) + cap);
+		b->cap = cap;
+		b->used = 0;
+		b->next = a->blk;
+		a->blk = b;
+	}
+	p = (char *)b->data + b->used;
+	b->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *d_ar_strndup(struct arena *a, const char *s, size_t n)
+{
+	char *p = d_ar_alloc(a, n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+void d_ar_free(struct arena *a)
+{
+	struct ablk *b, *n;
+
+	for (b = a->blk; b; b = n) {
+		n = b->next;
+		free(b);
+	}
+	a->blk = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Values */
+
+struct dv d_dv_int(int64_t v, unsigned sz, bool sg)
+{
+	struct dv d = { .k = K_INT, .sz = (uint8_t)sz, .sg = sg };
+
+	switch (sz) {
+	case 1:
+		d.i = sg ? (int64_t)(int8_t)v : (int64_t)(uint8_t)v;
+		break;
+	case 2:
+		d.i = sg ? (int64_t)(int16_t)v : (int64_t)(uint16_t)v;
+		break;
+	case 4:
+		d.i = sg ? (int64_t)(int32_t)v : (int64_t)(uint32_t)v;
+		break;
+	default:
+		d.sz = 8;
+		d.i = v;
+	}
+	return d;
+}
+
+struct dv d_dv_str(const char *s)
+{
+	struct dv d = { .k = K_STR, .s = s, .sz = 8 };
+
+	return d;
+}
+
+/* ------------------------------------------------------------------ */
+/* Hash table with byte-string keys: self-> and associative variables,
+ * and the index of aggregation entries. */
+
+static uint64_t hash_bytes(const unsigned char *k, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (n--) {
+		h ^= *k++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+struct hent *d_ht_find(struct htab *t, const void *key, size_t klen)
+{
+	uint64_t h;
+	struct hent *e;
+
+	if (!t->nb)
+		return NULL;
+	h = hash_bytes(key, klen);
+	for (e = t->b[h % t->nb]; e; e = e->next)
+		if (e->hash == h && e->klen == klen &&
+		    memcmp(e->key, key, klen) == 0)
+			return e;
+	return NULL;
+}
+
+struct hent *d_ht_insert(struct htab *t, const void *key, size_t klen)
+{
+	struct hent *e;
+	size_t i;
+
+	if (t->n + 1 > t->nb * 2) {
+		size_t nb = t->nb ? t->nb * 4 : 64;
+		struct hent **b = d_xcalloc(nb, sizeof(*b));
+
+		for (i = 0; i < t->nb; i++) {
+			struct hent *x, *nx;
+
+			for (x = t->b[i]; x; x = nx) {
+				nx = x->next;
+				x->next = b[x->hash % nb];
+				b[x->hash % nb] = x;
+			}
+		}
+		free(t->b);
+		t->b = b;
+		t->nb = nb;
+	}
+	e = d_xcalloc(1, sizeof(*e) + klen);
+	e->hash = hash_bytes(key, klen);
+	e->klen = klen;
+	memcpy(e->key, key, klen);
+	e->next = t->b[e->hash % t->nb];
+	t->b[e->hash % t->nb] = e;
+	t->n++;
+	return e;
+}
+
+void d_ht_remove(struct htab *t, struct hent *victim)
+{
+	struct hent **pp;
+
+	for (pp = &t->b[victim->hash % t->nb]; *pp; pp = &(*pp)->next) {
+		if (*pp == victim) {
+			*pp = victim->next;
+			t->n--;
+			if (victim->val.k == K_STR)
+				free((char *)victim->val.s);
+			free(victim);
+			return;
+		}
+	}
+}
+
+void d_ht_clear(struct htab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nb; i++) {
+		struct hent *e, *n;
+
+		for (e = t->b[i]; e; e = n) {
+			n = e->next;
+			if (e->val.k == K_STR)
+				free((char *)e->val.s);
+			free(e);
+		}
+	}
+	free(t->b);
+	t->b = NULL;
+	t->nb = t->n = 0;
+}
+
+/* Serialize a tuple of values into a key. */
+void d_key_add(struct sbuf *k, const struct dv *v)
+{
+	if (v->k == K_STR) {
+		d_sb_add(k, "s", 1);
+		d_sb_add(k, v->s, strlen(v->s) + 1);
+	} else {
+		unsigned char t[3] = { 'i', v->sz, v->sg };
+
+		d_sb_add(k, (const char *)t, 3);
+		d_sb_add(k, (const char *)&v->i, sizeof(v->i));
+	}
+}

@@ -1,0 +1,5 @@
+/* Aggregations take aggregating functions only. */
+BEGIN
+{
+	@a = strlen("x");
+}

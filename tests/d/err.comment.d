@@ -1,0 +1,5 @@
+/* An unterminated comment. */
+BEGIN
+{
+	/* exit(0);
+}

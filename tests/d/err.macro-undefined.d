@@ -1,0 +1,5 @@
+/* A macro argument the command line did not give. */
+BEGIN
+{
+	trace($3);
+}

@@ -1,0 +1,6 @@
+/* An option D does not know. */
+#pragma D option nosuchoption
+BEGIN
+{
+	exit(0);
+}

@@ -1,0 +1,5 @@
+/* printa() of an aggregation never defined. */
+BEGIN
+{
+	printa(@nothere);
+}

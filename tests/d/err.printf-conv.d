@@ -1,0 +1,5 @@
+/* An unknown printf() conversion. */
+BEGIN
+{
+	printf("%k\n", 1);
+}

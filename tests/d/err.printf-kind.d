@@ -1,0 +1,5 @@
+/* A string argument for %d. */
+BEGIN
+{
+	printf("%d\n", "str");
+}

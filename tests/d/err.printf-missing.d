@@ -1,0 +1,5 @@
+/* A conversion without its argument. */
+BEGIN
+{
+	printf("%d %d\n", 1);
+}

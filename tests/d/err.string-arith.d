@@ -1,0 +1,5 @@
+/* Arithmetic on a string. */
+BEGIN
+{
+	trace("a" + 1);
+}

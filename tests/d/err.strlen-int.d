@@ -1,0 +1,5 @@
+/* strlen() of an integer is a type mismatch. */
+BEGIN
+{
+	trace(strlen(42));
+}

@@ -1,0 +1,5 @@
+/* A variable read but never assigned anywhere. */
+BEGIN
+{
+	trace(undefined);
+}

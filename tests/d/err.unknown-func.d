@@ -1,0 +1,5 @@
+/* A function D does not have. */
+BEGIN
+{
+	trace(nosuchfunc(1));
+}

@@ -80,12 +80,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dlang.h"
+#include "../dlang.h"
 #include "fasttrap_abi.h"
-#include "probes.h"
+#include "../probes.h"
 #include "registry.h"
 #include "stapsdt.h"
-#include "trace.h"
+#include "consumer.h"
 
 #define GROUP_PREFIX "dtrace_"
 #define MAX_NOTE_ARGS D_MAXARGS

@@ -3,8 +3,8 @@
  * trace.h - dtrace -n/-P/-m/-f/-s without -l: enable probes with kernel
  * uprobes and run the D program on every hit (trace.c).
  */
-#ifndef USDT_DTRACE_TRACE_H
-#define USDT_DTRACE_TRACE_H
+#ifndef USDT_DTRACE_CONSUMER_H
+#define USDT_DTRACE_CONSUMER_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -47,4 +47,4 @@ int dt_parse_rate(const char *s, unsigned *ms);
 /* Run the whole thing; returns dtrace's exit status. */
 int dt_trace(const struct dt_trace_opts *o);
 
-#endif /* USDT_DTRACE_TRACE_H */
+#endif /* USDT_DTRACE_CONSUMER_H */

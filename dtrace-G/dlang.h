@@ -184,5 +184,7 @@ void d_print_aggs(struct d_prog *prog, FILE *out);
 
 /* A thread exited: forget its self-> variables. */
 void d_thread_exit(struct d_prog *prog, pid_t tid);
+/* How many self-> variables are live, of all threads (dtrace -v). */
+size_t d_self_live(const struct d_prog *prog);
 
 #endif /* USDT_DTRACE_DLANG_H */

@@ -735,6 +735,7 @@ static int cmd_trace(struct dtrace_cmd *c)
 	o.macro_argc = (unsigned)c->argc;
 	o.quiet = c->quiet;
 	o.zero_ok = c->zero_ok;
+	o.verbose = c->verbose;
 	o.output = c->output;
 	o.bufsize = c->bufsize;
 	o.switchrate_ms = c->switchrate_ms;

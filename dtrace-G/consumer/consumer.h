@@ -29,6 +29,7 @@ struct dt_trace_opts {
 	unsigned macro_argc;
 	bool quiet;	  /* -q */
 	bool zero_ok;	  /* -Z */
+	bool verbose;	  /* -v: say how many self-> variables are left */
 	const char *output; /* -o FILE (appended to), NULL for stdout */
 	size_t bufsize;	    /* ring buffer per CPU, bytes (-x bufsize) */
 	unsigned switchrate_ms; /* how often buffers are read (-x switchrate) */

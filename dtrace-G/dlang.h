@@ -4,7 +4,7 @@
  * program, run its clauses when a probe fires, keep its variables and
  * aggregations, and print what it prints in DTrace's layout.
  *
- * This part knows nothing about the kernel.  The consumer (trace.c)
+ * This part knows nothing about the kernel.  The consumer (consumer/)
  * resolves each clause's probe descriptions against the probe table,
  * enables the sites, and for every hit calls d_run() with what the hit
  * recorded: the arguments, strings copied at hit time, pid, tid, CPU and

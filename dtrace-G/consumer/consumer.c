@@ -338,7 +338,8 @@ static pid_t command_start(struct consumer *c, const char *cmd)
 		if (waitpid(pid, &st, 0) < 0)
 			return -1;
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			say(c, "%s exited before reaching its entry point", cmd);
+			say(c, "%s exited before reaching its entry point",
+			    cmd);
 			return -1;
 		}
 		if (WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP)
@@ -429,8 +430,8 @@ int dt_parse_rate(const char *s, unsigned *ms)
 static bool build_option(const char *name, size_t len)
 {
 	static const char *const names[] = {
-		"nolibs", "lazyload", "linkmode", "linktype", "zdefs",
-		"probestyle", "cpp", "cpppath", "version", NULL,
+		"nolibs",     "lazyload", "linkmode", "linktype", "zdefs",
+		"probestyle", "cpp",	  "cpppath",  "version",  NULL,
 	};
 
 	for (unsigned i = 0; names[i]; i++)
@@ -466,7 +467,8 @@ static int apply_options(struct consumer *c)
 	c->rbsize = o->bufsize;
 	if (!c->rbsize && (v = d_get_option(c->prog, "bufsize")) &&
 	    dt_parse_size(v, &c->rbsize) < 0) {
-		say(c, "failed to set option bufsize: '%s' is not a size from 4k "
+		say(c,
+		    "failed to set option bufsize: '%s' is not a size from 4k "
 		    "to 1g",
 		    v);
 		return -1;
@@ -483,7 +485,8 @@ static int apply_options(struct consumer *c)
 	c->switchrate_ms = o->switchrate_ms;
 	if (!c->switchrate_ms && (v = d_get_option(c->prog, "switchrate")) &&
 	    dt_parse_rate(v, &c->switchrate_ms) < 0) {
-		say(c, "failed to set option switchrate: '%s' is not a rate", v);
+		say(c, "failed to set option switchrate: '%s' is not a rate",
+		    v);
 		return -1;
 	}
 	if (!c->switchrate_ms)
@@ -507,7 +510,8 @@ static int compile_all(struct consumer *c, pid_t target)
 		};
 
 		c->src_first[i] = c->prog ? d_nclauses(c->prog) : 0;
-		if (d_compile(&c->prog, o->src[i].text, &co, msg, sizeof(msg))) {
+		if (d_compile(&c->prog, o->src[i].text, &co, msg,
+			      sizeof(msg))) {
 			if (o->src[i].name)
 				say(c, "failed to compile script %s: %s",
 				    o->src[i].name, msg);
@@ -560,10 +564,13 @@ static int parse_descs(struct consumer *c)
 		for (unsigned j = 0; j < n; j++) {
 			const char *txt = d_clause_desc(c->prog, ci, j);
 
-			if (dt_desc_parse(txt, spec ? (enum dt_spec)spec
-						    : DT_SPEC_NAME,
+			if (dt_desc_parse(txt,
+					  spec ? (enum dt_spec)spec
+					       : DT_SPEC_NAME,
 					  &c->descs[ci][j])) {
-				say(c, "invalid probe description \"%s\": too many "
+				say(c,
+				    "invalid probe description \"%s\": too "
+				    "many "
 				    "fields",
 				    txt);
 				return -1;
@@ -591,8 +598,8 @@ static void match_dtrace_probes(struct consumer *c)
 			bool hit = false;
 
 			for (unsigned j = 0; j < c->ndescs[ci]; j++)
-				if (probe_matches(&c->descs[ci][j], "dtrace", "",
-						  "", names[k])) {
+				if (probe_matches(&c->descs[ci][j], "dtrace",
+						  "", "", names[k])) {
 					c->descs[ci][j].matched++;
 					hit = true;
 				}
@@ -639,7 +646,8 @@ static void refresh_all(struct consumer *c, bool registry)
 			add_registry_procs(c, &reg);
 	}
 	for (size_t i = 0; i < c->nprocs; i++)
-		(void)proc_refresh(c, c->procs[i], reg_of(&reg, c->procs[i]->pid));
+		(void)proc_refresh(c, c->procs[i],
+				   reg_of(&reg, c->procs[i]->pid));
 	dt_probes_free(&reg);
 }
 
@@ -787,7 +795,8 @@ static int consumer_run(struct consumer *c)
 	if (o->output) {
 		c->out = fopen(o->output, "ae");
 		if (!c->out) {
-			say(c, "failed to open %s: %s", o->output, strerror(errno));
+			say(c, "failed to open %s: %s", o->output,
+			    strerror(errno));
 			return 1;
 		}
 	}
@@ -837,9 +846,9 @@ static int consumer_run(struct consumer *c)
 
 		snprintf(rd, sizeof(rd), "%s/registry", o->statedir);
 		ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-		if (ifd >= 0 &&
-		    inotify_add_watch(ifd, rd, IN_MOVED_TO | IN_CLOSE_WRITE |
-						       IN_CREATE) < 0) {
+		if (ifd >= 0 && inotify_add_watch(ifd, rd,
+						  IN_MOVED_TO | IN_CLOSE_WRITE |
+							  IN_CREATE) < 0) {
 			close(ifd);
 			ifd = -1;
 		}
@@ -856,7 +865,8 @@ static int consumer_run(struct consumer *c)
 			for (unsigned j = 0; j < c->ndescs[ci] && !bad; j++) {
 				if (c->descs[ci][j].matched || o->zero_ok)
 					continue;
-				say(c, "invalid probe specifier %s: probe "
+				say(c,
+				    "invalid probe specifier %s: probe "
 				    "description %s does not match any probes",
 				    c->descs[ci][j].text, c->descs[ci][j].text);
 				bad = true;
@@ -872,11 +882,13 @@ static int consumer_run(struct consumer *c)
 				say(c, "script '%s' matched %u probe%s",
 				    o->src[i].name, m, m == 1 ? "" : "s");
 			else {
-				/* the descriptions, without the clause's body */
+				/* the descriptions, without the clause's body
+				 */
 				const char *t = o->src[i].text;
 				int len = (int)strcspn(t, "/{");
 
-				while (len && isspace((unsigned char)t[len - 1]))
+				while (len &&
+				       isspace((unsigned char)t[len - 1]))
 					len--;
 				say(c, "description '%.*s' matched %u probe%s",
 				    len, t, m, m == 1 ? "" : "s");
@@ -895,8 +907,9 @@ static int consumer_run(struct consumer *c)
 	loop(c, sfd, ifd);
 	teardown(c);
 	if (o->verbose)
-		say(c, "%" PRIu64 " traced thread%s exited; %zu self-> "
-		       "variable%s live",
+		say(c,
+		    "%" PRIu64 " traced thread%s exited; %zu self-> "
+		    "variable%s live",
 		    c->thread_exits, c->thread_exits == 1 ? "" : "s",
 		    d_self_live(c->prog), d_self_live(c->prog) == 1 ? "" : "s");
 	c->exit_called = false; /* END runs after exit() too */

@@ -92,8 +92,8 @@ static bool ft_arg_of(const struct stapsdt_arg *a, struct ft_arg *fa)
 }
 
 /* Arm one site of p in pr through the module. */
-static int ft_enable_site(struct consumer *c, struct tproc *pr, struct tprobe *p, uint64_t off,
-			  bool isenabled)
+static int ft_enable_site(struct consumer *c, struct tproc *pr,
+			  struct tprobe *p, uint64_t off, bool isenabled)
 {
 	static const uint8_t sysv[] = {STAPSDT_REG_RDI, STAPSDT_REG_RSI,
 				       STAPSDT_REG_RDX, STAPSDT_REG_RCX,
@@ -154,7 +154,8 @@ static int ft_enable_site(struct consumer *c, struct tproc *pr, struct tprobe *p
 }
 
 /* Enable p's sites in pr through the module; false and said on error. */
-static bool ft_enable_probe(struct consumer *c, struct tproc *pr, struct tprobe *p)
+static bool ft_enable_probe(struct consumer *c, struct tproc *pr,
+			    struct tprobe *p)
 {
 	for (unsigned k = 0; k < p->noffs + p->nenoffs; k++) {
 		bool en = k >= p->noffs;
@@ -162,7 +163,8 @@ static bool ft_enable_probe(struct consumer *c, struct tproc *pr, struct tprobe 
 		int err = ft_enable_site(c, pr, p, off, en);
 
 		if (err) {
-			say(c, "cannot enable %s:%s:%s:%s in pid %d at %s offset "
+			say(c,
+			    "cannot enable %s:%s:%s:%s in pid %d at %s offset "
 			    "0x%" PRIx64 ": %s",
 			    p->prov, p->mod, p->func, p->name, (int)pr->pid,
 			    p->file->path, off, strerror(-err));
@@ -283,8 +285,9 @@ static void ft_stats(struct consumer *c)
 
 	if (c->ft.fd >= 0 && ioctl(c->ft.fd, FASTTRAPIOC_STATS, &st) == 0 &&
 	    st.drops)
-		say(c, "%" PRIu64 " drops (records the module's buffer could "
-		       "not hold)",
+		say(c,
+		    "%" PRIu64 " drops (records the module's buffer could "
+		    "not hold)",
 		    st.drops);
 }
 

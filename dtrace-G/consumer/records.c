@@ -188,8 +188,8 @@ void threads_reap(struct consumer *c)
 	c->capseen = c->nseen = 0;
 	c->last_tid = 0;
 	for (size_t i = 0; i < ocap; i++)
-		if (old[i].tid && !bsearch(&old[i].tid, gone, ngone,
-					   sizeof(*gone), pid_cmp))
+		if (old[i].tid &&
+		    !bsearch(&old[i].tid, gone, ngone, sizeof(*gone), pid_cmp))
 			seen_put(c, old[i].pid, old[i].tid);
 	free(old);
 	for (size_t i = 0; i < ngone; i++)

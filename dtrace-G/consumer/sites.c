@@ -53,7 +53,7 @@ bool vaddr_to_off(const struct tfile *f, uint64_t v, uint64_t *off)
 }
 
 bool sym_lookup(const struct tfile *f, const char *name, size_t len,
-		       uint64_t *v)
+		uint64_t *v)
 {
 	for (size_t i = 0; i < f->nsyms; i++)
 		if (strlen(f->symnames[i]) == len &&
@@ -141,7 +141,8 @@ static void file_read_elf(struct tfile *f, const char *openpath)
 				}
 				if (!vaddr_to_off(f, pc, &tn.off))
 					continue;
-				if (sema && !vaddr_to_off(f, sema, &tn.sema_off))
+				if (sema &&
+				    !vaddr_to_off(f, sema, &tn.sema_off))
 					tn.sema_off = 0;
 				tn.args = note.args;
 				PUSH(f->notes, f->nnotes, tn);
@@ -170,9 +171,9 @@ static void file_read_elf(struct tfile *f, const char *openpath)
 					continue;
 				f->syms = xrealloc(f->syms, f->nsyms + 1,
 						   sizeof(*f->syms));
-				f->symnames = xrealloc(f->symnames,
-						       f->nsyms + 1,
-						       sizeof(*f->symnames));
+				f->symnames =
+					xrealloc(f->symnames, f->nsyms + 1,
+						 sizeof(*f->symnames));
 				f->syms[f->nsyms] = s;
 				f->symnames[f->nsyms++] = xstrdup(nm);
 			}
@@ -202,7 +203,8 @@ static bool path_ok(const char *p)
 	return true;
 }
 
-static struct tfile *file_get(struct consumer *c, pid_t pid, const char *range, const char *path)
+static struct tfile *file_get(struct consumer *c, pid_t pid, const char *range,
+			      const char *path)
 {
 	char mf[128];
 	struct stat st, ps;
@@ -250,7 +252,7 @@ static struct tfile *file_get(struct consumer *c, pid_t pid, const char *range, 
 /* Probes of processes and clause matching */
 
 bool probe_matches(const struct dt_desc *d, const char *provider,
-			  const char *mod, const char *func, const char *name)
+		   const char *mod, const char *func, const char *name)
 {
 	struct dt_probe p = {0};
 
@@ -261,7 +263,8 @@ bool probe_matches(const struct dt_desc *d, const char *provider,
 	return dt_desc_match(d, &p);
 }
 
-static struct tprobe *probe_find(struct consumer *c, pid_t pid, const char *prov, const char *mod,
+static struct tprobe *probe_find(struct consumer *c, pid_t pid,
+				 const char *prov, const char *mod,
 				 const char *func, const char *name)
 {
 	for (size_t i = 0; i < c->nprobes; i++) {
@@ -299,8 +302,8 @@ static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 }
 
 /* Make the probe records of one file mapped by pr. */
-static void proc_file_probes(struct consumer *c, struct tproc *pr, struct tfile *f,
-			     const char *modname)
+static void proc_file_probes(struct consumer *c, struct tproc *pr,
+			     struct tfile *f, const char *modname)
 {
 	for (size_t i = 0; i < f->pl.n; i++) {
 		const struct dt_probe *dp = &f->pl.v[i];
@@ -313,7 +316,8 @@ static void proc_file_probes(struct consumer *c, struct tproc *pr, struct tfile 
 		p = probe_find(c, pr->pid, prov, modname, dp->func, dp->name);
 		if (p) {
 			if (p->file != f)
-				continue; /* same names in two files: first wins */
+				continue; /* same names in two files: first wins
+					   */
 		} else {
 			p = xcalloc(1, sizeof(*p));
 			p->id = ++c->next_id;
@@ -399,7 +403,8 @@ static const char *module_name(const struct reg_proc *rp, const struct tfile *f)
  * Read pr's mappings; for each file not seen in it before, make its
  * probes and enable those that match.  Returns true if the maps changed.
  */
-bool proc_refresh(struct consumer *c, struct tproc *pr, const struct reg_proc *rp)
+bool proc_refresh(struct consumer *c, struct tproc *pr,
+		  const struct reg_proc *rp)
 {
 	char p[64], *maps, *line, *save = NULL;
 
@@ -444,4 +449,3 @@ bool proc_refresh(struct consumer *c, struct tproc *pr, const struct reg_proc *r
 	proc_enable(c, pr);
 	return true;
 }
-

@@ -179,11 +179,11 @@ static void reap_groups(struct consumer *c, const char *only)
 static const char *kreg(int reg)
 {
 	static const char *const names[] = {
-		[STAPSDT_REG_RAX] = "ax", [STAPSDT_REG_RDX] = "dx",
-		[STAPSDT_REG_RCX] = "cx", [STAPSDT_REG_RBX] = "bx",
-		[STAPSDT_REG_RSI] = "si", [STAPSDT_REG_RDI] = "di",
-		[STAPSDT_REG_RBP] = "bp", [STAPSDT_REG_RSP] = "sp",
-		[STAPSDT_REG_R8] = "r8",  [STAPSDT_REG_R9] = "r9",
+		[STAPSDT_REG_RAX] = "ax",  [STAPSDT_REG_RDX] = "dx",
+		[STAPSDT_REG_RCX] = "cx",  [STAPSDT_REG_RBX] = "bx",
+		[STAPSDT_REG_RSI] = "si",  [STAPSDT_REG_RDI] = "di",
+		[STAPSDT_REG_RBP] = "bp",  [STAPSDT_REG_RSP] = "sp",
+		[STAPSDT_REG_R8] = "r8",   [STAPSDT_REG_R9] = "r9",
 		[STAPSDT_REG_R10] = "r10", [STAPSDT_REG_R11] = "r11",
 		[STAPSDT_REG_R12] = "r12", [STAPSDT_REG_R13] = "r13",
 		[STAPSDT_REG_R14] = "r14", [STAPSDT_REG_R15] = "r15",
@@ -271,7 +271,8 @@ static int event_format(struct consumer *c, struct tevent *e)
 		const char *fieldname;
 		size_t dl;
 
-		if (sscanf(line, " field:%127[^;]; offset:%d; size:%d; signed:%d",
+		if (sscanf(line,
+			   " field:%127[^;]; offset:%d; size:%d; signed:%d",
 			   decl, &off, &size, &sgn) < 3)
 			continue;
 		dl = strlen(decl);
@@ -279,7 +280,8 @@ static int event_format(struct consumer *c, struct tevent *e)
 			decl[--dl] = '\0';
 		fieldname = strrchr(decl, ' ');
 		fieldname = fieldname ? fieldname + 1 : decl;
-		if (fieldname[0] == 'a' && isdigit((unsigned char)fieldname[1])) {
+		if (fieldname[0] == 'a' &&
+		    isdigit((unsigned char)fieldname[1])) {
 			unsigned i = (unsigned)atoi(fieldname + 1);
 
 			if (i < D_MAXARGS) {
@@ -298,7 +300,8 @@ static int event_format(struct consumer *c, struct tevent *e)
 		}
 	}
 	free(fmt);
-	snprintf(p, sizeof(p), "%s/events/%s/%s/id", c->up.tfs, c->up.group, e->name);
+	snprintf(p, sizeof(p), "%s/events/%s/%s/id", c->up.tfs, c->up.group,
+		 e->name);
 	fmt = read_file(p, NULL);
 	if (!fmt)
 		return -errno;
@@ -321,8 +324,8 @@ static int sysv_loc(unsigned i, char *loc, size_t len)
  * arguments they read (needs), the strings at the arguments of strmask,
  * the thread's name for execname.  Less to copy is less cost per hit.
  */
-static struct tevent *event_get(struct consumer *c, struct tfile *f, uint64_t off,
-				uint16_t strmask, uint32_t needs,
+static struct tevent *event_get(struct consumer *c, struct tfile *f,
+				uint64_t off, uint16_t strmask, uint32_t needs,
 				unsigned nargs)
 {
 	const struct tnote *note = file_note_at(f, off);
@@ -373,7 +376,8 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f, uint64_t of
 						line + n, sizeof(line) - n,
 						" a%u=%s:%s", i, loc[i], type);
 			} else if (needs & (1u << i)) {
-				n += (size_t)snprintf(line + n, sizeof(line) - n,
+				n += (size_t)snprintf(line + n,
+						      sizeof(line) - n,
 						      " a%u=\\0:u64", i);
 			}
 			i++;
@@ -386,7 +390,8 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f, uint64_t of
 			sysv_loc(i, loc[i], sizeof(loc[i]));
 			have[i] = true;
 			if (needs & (1u << i))
-				n += (size_t)snprintf(line + n, sizeof(line) - n,
+				n += (size_t)snprintf(line + n,
+						      sizeof(line) - n,
 						      " a%u=%s:x64", i, loc[i]);
 		}
 		e->nargs = nargs;
@@ -411,7 +416,9 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f, uint64_t of
 		char why[256];
 
 		tracefs_error_log(c, why, sizeof(why));
-		say(c, "cannot create a uprobe on %s at offset 0x%" PRIx64 ": %s%s%s",
+		say(c,
+		    "cannot create a uprobe on %s at offset 0x%" PRIx64
+		    ": %s%s%s",
 		    f->path, off, strerror(-err), why[0] ? ": " : "", why);
 		c->enable_failed = true;
 		free(e);
@@ -419,14 +426,15 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f, uint64_t of
 	}
 	err = event_format(c, e);
 	if (err) {
-		say(c, "cannot read uprobe event %s/%s: %s", c->up.group, e->name,
-		    strerror(-err));
+		say(c, "cannot read uprobe event %s/%s: %s", c->up.group,
+		    e->name, strerror(-err));
 		c->enable_failed = true;
 		free(e);
 		return NULL;
 	}
 	if (e->tp <= 0 || e->tp > 0xffff) {
-		say(c, "uprobe event %s/%s has ID %d, outside what records carry",
+		say(c,
+		    "uprobe event %s/%s has ID %d, outside what records carry",
 		    c->up.group, e->name, e->tp);
 		c->enable_failed = true;
 		free(e);
@@ -494,7 +502,8 @@ static int cpus_open(struct consumer *c)
 	return c->up.ncpus ? 0 : err;
 }
 
-static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th, struct tevent *e)
+static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
+		       struct tevent *e)
 {
 	int err = cpus_open(c);
 
@@ -515,11 +524,12 @@ static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
 		a.sample_id_all = 1;
 		a.use_clockid = 1;
 		a.clockid = CLOCK_MONOTONIC;
-		fd = (int)sys_perf_event_open(&a, th->tid, c->up.cpus[cpu].cpu, -1,
-					      PERF_FLAG_FD_CLOEXEC);
+		fd = (int)sys_perf_event_open(&a, th->tid, c->up.cpus[cpu].cpu,
+					      -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0)
 			return -errno;
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->up.cpus[cpu].fd) < 0) {
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->up.cpus[cpu].fd) <
+		    0) {
 			err = -errno;
 			close(fd);
 			return err;
@@ -555,7 +565,8 @@ static void report_open_error(struct consumer *c, struct tproc *pr, int err)
 }
 
 /* Turn an event on in every thread of a process (known now). */
-static int proc_enable_event(struct consumer *c, struct tproc *pr, struct tevent *e)
+static int proc_enable_event(struct consumer *c, struct tproc *pr,
+			     struct tevent *e)
 {
 	char p[64];
 	DIR *d;
@@ -639,8 +650,8 @@ static size_t proc_freeze(struct tproc *pr, struct frozen **fz)
 				continue;
 			more = true;
 			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) == 0 &&
-			    waitpid(tid, &st, __WALL) == tid && WIFSTOPPED(st) &&
-			    (st >> 16) != PTRACE_EVENT_STOP)
+			    waitpid(tid, &st, __WALL) == tid &&
+			    WIFSTOPPED(st) && (st >> 16) != PTRACE_EVENT_STOP)
 				f.sig = WSTOPSIG(st); /* a signal's stop */
 			*fz = xrealloc(*fz, n + 1, sizeof(**fz));
 			(*fz)[n++] = f;
@@ -692,7 +703,8 @@ static void rb_drain(struct consumer *c, struct tcpu *tc)
 
 		ring_copy(data, size, pos, &hdr, sizeof(hdr));
 		if (hdr.size < sizeof(hdr) || hdr.size > head - tail)
-			break; /* cannot happen: the kernel writes whole records */
+			break; /* cannot happen: the kernel writes whole records
+				*/
 		ring_copy(data, size, pos, rec, hdr.size);
 		if (hdr.type == PERF_RECORD_SAMPLE) {
 			/* TID, TIME, CPU (+ reserved), RAW size and bytes */
@@ -853,7 +865,6 @@ static void proc_close(struct consumer *c, struct tproc *pr)
 	pr->nth = 0;
 }
 
-
 /*
  * tracefs is looked for now, but only missed when a probe is to be
  * enabled: BEGIN and END alone need no kernel help.
@@ -901,9 +912,9 @@ static void up_enable(struct consumer *c, struct tproc *pr)
 		p->enabled = true;
 		nargs = p->nargs;
 		for (unsigned s = 0; s < p->noffs; s++) {
-			struct tevent *e = event_get(c, p->file, p->offs[s],
-						     p->strmask, p->needs,
-						     nargs);
+			struct tevent *e =
+				event_get(c, p->file, p->offs[s], p->strmask,
+					  p->needs, nargs);
 			bool have = false;
 
 			if (!e)
@@ -965,8 +976,9 @@ static void up_stats(struct consumer *c)
 	for (size_t i = 0; i < c->nprocs; i++)
 		proc_close(c, c->procs[i]);
 	if (c->up.fired > seen)
-		say(c, "%" PRIu64 " drops (hits the buffers could not hold, "
-		       "counted when tracing stopped)",
+		say(c,
+		    "%" PRIu64 " drops (hits the buffers could not hold, "
+		    "counted when tracing stopped)",
 		    c->up.fired - seen);
 }
 

@@ -186,7 +186,10 @@ struct consumer_backend_ops {
 	int (*open)(struct consumer *c);
 	/* arm every matched probe of pr that is not yet (p->enabled) */
 	void (*enable)(struct consumer *c, struct tproc *pr);
-	/* fds whose POLLIN says records wait; how many were set, <= max */
+	/*
+	 * fds whose POLLIN says records wait, into pfd; how many were set,
+	 * at most max.  With pfd NULL: how many it would set now.
+	 */
 	size_t (*poll_fds)(struct consumer *c, struct pollfd *pfd, size_t max);
 	/* every waiting record into c's hits (hit_push(), arena_put()) */
 	void (*drain)(struct consumer *c);

@@ -258,6 +258,8 @@ static void ft_enable(struct consumer *c, struct tproc *pr)
 
 static size_t ft_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
 {
+	if (!pfd)
+		return c->ft.fd >= 0;
 	if (c->ft.fd < 0 || !max)
 		return 0;
 	pfd[0] = (struct pollfd){.fd = c->ft.fd, .events = POLLIN};

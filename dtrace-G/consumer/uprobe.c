@@ -941,6 +941,8 @@ static size_t up_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
 {
 	size_t n = 0;
 
+	if (!pfd)
+		return c->up.ncpus;
 	for (size_t i = 0; i < c->up.ncpus && n < max; i++)
 		pfd[n++] = (struct pollfd){.fd = c->up.cpus[i].fd,
 					   .events = POLLIN};

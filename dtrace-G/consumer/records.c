@@ -165,8 +165,8 @@ static int pid_cmp(const void *a, const void *b)
 void threads_reap(struct consumer *c)
 {
 	pid_t *gone = NULL;
-	size_t ngone = 0, ocap = c->capseen;
-	struct tseen *old = c->seen;
+	size_t ngone = 0, ocap;
+	struct tseen *old;
 
 	for (size_t i = 0; i < c->capseen; i++) {
 		char p[64];

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trace.h - dtrace -n/-P/-m/-f/-s without -l: enable probes with kernel
- * uprobes and run the D program on every hit (trace.c).
+ * consumer.h - the consumer's interface to the rest of the command:
+ * dtrace -n/-P/-m/-f/-s without -l.  dtrace.c turns the options into one
+ * struct dt_trace_opts; dt_trace() enables the probes (kernel uprobe
+ * events, or the fasttrap module when it is loaded) and runs the D
+ * program on every hit.  What is inside is dtrace-G/consumer/'s own
+ * (consumer_impl.h).
  */
 #ifndef USDT_DTRACE_CONSUMER_H
 #define USDT_DTRACE_CONSUMER_H

@@ -7,6 +7,8 @@
  *							write the probe object
  *	dtrace -l [-v] [-n desc] [-P prov] [-m mod] [-f func] [-p pid]
  *		[--object=FILE]				list probes (list.c)
+ *	dtrace [-qvZ] -n desc|-s script [-c cmd] [-p pid] [-o file]
+ *							trace (consumer/)
  *	dtrace -V					print the version
  *
  * Options follow DTrace so that build systems written for it work
@@ -17,9 +19,9 @@
  * parses them too).  Usage errors exit 2; failures exit 1.
  *
  * -n, -P, -m and -f select probes by description and -p by process;
- * with -l they choose what is listed.  Without -l they ask for tracing,
- * which this version cannot do yet: that is said plainly (exit 2) rather
- * than taken for a usage error.
+ * with -l they choose what is listed.  Without -l they (or -s, with or
+ * without -c) ask for tracing: the options become a struct dt_trace_opts
+ * and the consumer (consumer/consumer.h) runs the D program on the hits.
  *
  * `-x probestyle=inline` makes -h write inline probes (sdk/prov_header.c)
  * instead of the call form; any value but `inline` or `call` is a usage
@@ -138,6 +140,7 @@ static void usage(FILE *fp)
 		"  -p PID        trace process PID ($target) until it exits or ^C\n"
 		"  -q            quiet: only what the program prints\n"
 		"  -Z            allow descriptions that match no probe (yet)\n"
+		"  -v            say at the end how many self-> variables are left\n"
 		"  -o FILE       append the output to FILE\n"
 		"  -x bufsize=SIZE   ring buffer per CPU (default 2m)\n"
 		"  -x switchrate=RATE  how often buffers are read (default 10ms)\n"
@@ -206,7 +209,7 @@ static int set_probestyle(const char *val)
 	return 0;
 }
 
-/* -x bufsize=SIZE and -x switchrate=RATE (trace.c parses them). */
+/* -x bufsize=SIZE and -x switchrate=RATE (consumer/ parses them). */
 static int set_bufsize(struct dtrace_cmd *c, const char *val)
 {
 	if (!val || dt_parse_size(val, &c->bufsize) < 0)
@@ -735,6 +738,7 @@ static int cmd_trace(struct dtrace_cmd *c)
 	o.macro_argc = (unsigned)c->argc;
 	o.quiet = c->quiet;
 	o.zero_ok = c->zero_ok;
+	o.verbose = c->verbose;
 	o.output = c->output;
 	o.bufsize = c->bufsize;
 	o.switchrate_ms = c->switchrate_ms;

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "prov.h"
-#include "trace.h"
+#include "consumer/consumer.h"
 
 enum dtrace_mode { MODE_NONE, MODE_HEADER, MODE_LINK, MODE_VERSION, MODE_LIST };
 

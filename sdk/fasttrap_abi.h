@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fasttrap_abi.h - /dev/dtrace/fasttrap, the kernel side of tracing
- * (helper-driver/kmod), as the consumer (dtrace-G/trace.c) sees it.
+ * (helper-driver/kmod), as the consumer (dtrace-G/consumer/fasttrap.c) sees it.
  *
  * Each open file is one consumer.  FASTTRAPIOC_ENABLE arms one probe site
  * in one process: the module registers a kernel uprobe consumer on the

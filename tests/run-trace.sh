@@ -26,7 +26,8 @@
 #    SIGINT and SIGTERM (END runs, aggregations printed, nothing left);
 #  - a multi-threaded target firing without pause while tracing is
 #    enabled and disabled 200 times (it never crashes or miscounts), and
-#    exact counts of hits from threads created while traced;
+#    exact counts of hits from threads created while traced; the
+#    self-> variables of threads that exited are dropped (-v counts);
 #  - drops: reported, and count() plus drops is exactly the hits fired;
 #  - errors: no match, D syntax errors with line and column, a command
 #    that does not exist, a pid that does not exist.
@@ -589,6 +590,22 @@ expect_eq "count() + drops = hits fired" 80000 "$((counted + dropped))"
 echo quit >&3
 exec 3>&-
 wait_until 100 dead "$m"
+
+# Threads that exit take their self-> variables along (d_thread_exit):
+# 16 threads each set one and exit; the main thread sets one and lives
+# on, so one is left when exit() stops tracing.  -v says how many.
+trun -v -q -n 'tr$target:::tick { self->n++; }' \
+	-n 'tr$target:::done { self->m = 1; exit(0); }' \
+	-c "./trprog 'threads 8 3' 'threads 8 3' done 'sleep 5000'"
+expect_eq "self-> of exited threads: status" 0 "$status"
+expect_grep "self-> of exited threads: freed, the live thread's kept" \
+	'^dtrace: 16 traced threads exited; 1 self-> variable live$' err.txt
+# ... and when the whole process exits, none is left.
+trun -v -q -n 'tr$target:::tick { self->n++; }' \
+	-n 'tr$target:::done { self->m = 1; }' \
+	-c "./trprog 'threads 8 3' 'sleep 300' 'threads 8 3' done"
+expect_grep "self-> of an exited process: none left" \
+	'^dtrace: 17 traced threads exited; 0 self-> variables live$' err.txt
 
 # ---------------------------------------------------------------------
 # 6. Errors

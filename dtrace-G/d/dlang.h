@@ -4,7 +4,7 @@
  * program, run its clauses when a probe fires, keep its variables and
  * aggregations, and print what it prints in DTrace's layout.
  *
- * This part knows nothing about the kernel.  The consumer (trace.c)
+ * This part knows nothing about the kernel.  The consumer (consumer/)
  * resolves each clause's probe descriptions against the probe table,
  * enables the sites, and for every hit calls d_run() with what the hit
  * recorded: the arguments, strings copied at hit time, pid, tid, CPU and
@@ -186,5 +186,7 @@ void d_print_aggs(struct d_prog *prog, FILE *out);
 
 /* A thread exited: forget its self-> variables. */
 void d_thread_exit(struct d_prog *prog, pid_t tid);
+/* How many self-> variables are live, of all threads (dtrace -v). */
+size_t d_self_live(const struct d_prog *prog);
 
 #endif /* USDT_DTRACE_DLANG_H */

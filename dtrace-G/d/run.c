@@ -869,3 +869,19 @@ void d_thread_exit(struct d_prog *p, pid_t tid)
 		}
 	}
 }
+
+size_t d_self_live(const struct d_prog *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; p && i < p->dyn.nb; i++)
+		for (const struct hent *e = p->dyn.b[i]; e; e = e->next) {
+			unsigned sc;
+
+			if (e->klen < sizeof(sc) + sizeof(int32_t))
+				continue;
+			memcpy(&sc, e->key, sizeof(sc));
+			n += sc == SC_SELF;
+		}
+	return n;
+}

@@ -170,6 +170,15 @@ expect_eq "4 threads, 500 hits each: counted" 2000 \
 expect_eq "4 threads: the program agrees" "threads 2000" \
 	"$(grep "^threads" th.txt.prog)"
 
+# threads that exit take their self-> variables along, through the
+# module too: 8 threads set one and exit, the main thread keeps its own
+ft_run self.txt -v -q -n 'tr$target:::tick { self->n++; }' \
+	-n 'tr$target:::done { self->m = 1; exit(0); }' \
+	-c "/kt/trprog 'threads 4 3' 'threads 4 3' done 'sleep 5000'"
+expect_eq "fasttrap: self-> of exited threads dropped" \
+	"dtrace: 8 traced threads exited; 1 self-> variable live" \
+	"$(grep '^dtrace: .* live$' self.txt.err)"
+
 # ---------------------------------------------------------------------
 # A legacy is-enabled guard (31 c0 0f 1f 00): true only while traced
 

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trace.h - dtrace -n/-P/-m/-f/-s without -l: enable probes with kernel
- * uprobes and run the D program on every hit (trace.c).
+ * consumer.h - the consumer's interface to the rest of the command:
+ * dtrace -n/-P/-m/-f/-s without -l.  dtrace.c turns the options into one
+ * struct dt_trace_opts; dt_trace() enables the probes (kernel uprobe
+ * events, or the fasttrap module when it is loaded) and runs the D
+ * program on every hit.  What is inside is dtrace-G/consumer/'s own
+ * (consumer_impl.h).
  */
-#ifndef USDT_DTRACE_TRACE_H
-#define USDT_DTRACE_TRACE_H
+#ifndef USDT_DTRACE_CONSUMER_H
+#define USDT_DTRACE_CONSUMER_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -29,6 +33,7 @@ struct dt_trace_opts {
 	unsigned macro_argc;
 	bool quiet;	  /* -q */
 	bool zero_ok;	  /* -Z */
+	bool verbose;	  /* -v: say how many self-> variables are left */
 	const char *output; /* -o FILE (appended to), NULL for stdout */
 	size_t bufsize;	    /* ring buffer per CPU, bytes (-x bufsize) */
 	unsigned switchrate_ms; /* how often buffers are read (-x switchrate) */
@@ -47,4 +52,4 @@ int dt_parse_rate(const char *s, unsigned *ms);
 /* Run the whole thing; returns dtrace's exit status. */
 int dt_trace(const struct dt_trace_opts *o);
 
-#endif /* USDT_DTRACE_TRACE_H */
+#endif /* USDT_DTRACE_CONSUMER_H */

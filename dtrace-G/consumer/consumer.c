@@ -1,0 +1,951 @@
+// SPDX-License-Identifier: MIT
+/*
+ * consumer.c - dtrace's tracing: the consumer half of the classic
+ * fasttrap, on kernel uprobes or on this project's fasttrap module
+ * (DESIGN §8).  This file is the run; consumer_impl.h names the others.
+ *
+ * A run.  The -c commands are started and the -p processes grabbed
+ * first (the D program's $target is one of them), the program is
+ * compiled and its -x and #pragma options applied, every clause's
+ * descriptions parsed; then the backend is chosen, once: the fasttrap
+ * module when /dev/dtrace/fasttrap opens, else uprobe events.  The
+ * processes' probes are found and armed (sites.c), each description must
+ * match something (unless -Z), the commands are let go, BEGIN fires, and
+ * the loop runs until exit(), the end of all targets, SIGINT, SIGTERM or
+ * SIGHUP.  Then the backend stops and is drained a last time, END fires,
+ * the aggregations are printed.
+ *
+ * The loop waits (poll) on a signalfd, an inotify watch on the
+ * registry, a pidfd per process and the backend's own descriptors, for
+ * at most switchrate (10 ms): every wakeup reads the backend (records.c);
+ * a registry change, or 100 ms gone by, reads the processes' maps again
+ * (new processes, dlopen()ed libraries) and lets go of the threads that
+ * exited; a pidfd that fires is a process that ended.
+ *
+ * Cleanup.  On every way out the backend gives the kernel back what it
+ * holds (its close()), and a -c command that is still running is
+ * killed, as DTrace does.
+ *
+ * -c runs the command under ptrace until its entry point (so the program
+ * and the libraries it was linked with are mapped and nothing has run),
+ * its probes are enabled, and it is let go.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "consumer_impl.h"
+
+/* ------------------------------------------------------------------ */
+/* Small helpers */
+
+void say(struct consumer *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(c->out);
+	fputs("dtrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void *xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz);
+
+	if (!p) {
+		fputs("dtrace: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+void *xrealloc(void *p, size_t n, size_t sz)
+{
+	void *q = reallocarray(p, n ? n : 1, sz);
+
+	if (!q) {
+		fputs("dtrace: out of memory\n", stderr);
+		exit(1);
+	}
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p) {
+		fputs("dtrace: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+char *read_file(const char *path, size_t *lenp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0, cap = 4096;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = xcalloc(1, cap + 1);
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1, 1);
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			free(buf);
+			close(fd);
+			errno = e;
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (lenp)
+		*lenp = len;
+	return buf;
+}
+
+uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int sys_pidfd_open(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Processes */
+
+/* The live process pid (an exited one's pid may be someone else's now). */
+struct tproc *proc_find(struct consumer *c, pid_t pid)
+{
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i]->pid == pid && !c->procs[i]->exited)
+			return c->procs[i];
+	return NULL;
+}
+
+static void proc_status(struct tproc *pr)
+{
+	char p[64], *st, *s;
+
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)pr->pid);
+	st = read_file(p, NULL);
+	if (!st)
+		return;
+	if ((s = strstr(st, "\nPPid:")))
+		pr->ppid = (pid_t)atoi(s + 6);
+	if ((s = strstr(st, "\nUid:")))
+		pr->uid = (uid_t)strtoul(s + 5, NULL, 10);
+	free(st);
+}
+
+static struct tproc *proc_add(struct consumer *c, pid_t pid, bool target)
+{
+	struct tproc *pr = proc_find(c, pid);
+	uint64_t start;
+
+	if (pr) {
+		pr->target |= target;
+		return pr;
+	}
+	if (reg_proc_stat(pid, &start, NULL, 0) < 0)
+		return NULL;
+	pr = xcalloc(1, sizeof(*pr));
+	pr->pid = pid;
+	pr->target = target;
+	pr->start = start;
+	pr->pidfd = sys_pidfd_open(pid);
+	if (pr->pidfd < 0) {
+		free(pr);
+		return NULL;
+	}
+	proc_status(pr);
+	PUSH(c->procs, c->nprocs, pr);
+	return pr;
+}
+
+/* ------------------------------------------------------------------ */
+/* -c: start a command stopped at its entry point */
+
+static char **split_command(const char *cmd)
+{
+	char **argv = NULL;
+	size_t n = 0;
+	const char *s = cmd;
+
+	for (;;) {
+		char *w, *o;
+		char q = 0;
+
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			break;
+		w = o = xcalloc(1, strlen(s) + 1);
+		while (*s && (q || !isspace((unsigned char)*s))) {
+			if (q && *s == q) {
+				q = 0;
+				s++;
+			} else if (!q && (*s == '\'' || *s == '"')) {
+				q = *s++;
+			} else if (*s == '\\' && s[1] && q != '\'') {
+				s++;
+				*o++ = *s++;
+			} else {
+				*o++ = *s++;
+			}
+		}
+		PUSH(argv, n, w);
+	}
+	PUSH(argv, n, NULL);
+	return argv;
+}
+
+static uint64_t auxv_entry(pid_t pid)
+{
+	char p[64];
+	size_t len;
+	uint64_t *v, entry = 0;
+
+	snprintf(p, sizeof(p), "/proc/%d/auxv", (int)pid);
+	v = (uint64_t *)(void *)read_file(p, &len);
+	if (!v)
+		return 0;
+	for (size_t i = 0; i + 1 < len / 8; i += 2)
+		if (v[i] == AT_ENTRY)
+			entry = v[i + 1];
+	free(v);
+	return entry;
+}
+
+/*
+ * Fork and exec cmd under ptrace, run it to its entry point and leave it
+ * stopped there.  Returns the pid, or -1 with the reason said.
+ */
+static pid_t command_start(struct consumer *c, const char *cmd)
+{
+	char **argv = split_command(cmd);
+	int pfd[2], st, err = 0;
+	pid_t pid;
+	uint64_t entry;
+	long orig;
+	struct user_regs_struct regs;
+	sigset_t none;
+
+	if (!argv[0]) {
+		say(c, "-c needs a command");
+		return -1;
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		say(c, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		say(c, "cannot fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		close(pfd[0]);
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
+			err = errno;
+		} else {
+			execvp(argv[0], argv);
+			err = errno;
+		}
+		if (write(pfd[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (size_t i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+	if (waitpid(pid, &st, 0) < 0 || !WIFSTOPPED(st)) {
+		if (read(pfd[0], &err, sizeof(err)) == (ssize_t)sizeof(err))
+			say(c, "failed to execute %s: %s", cmd, strerror(err));
+		else
+			say(c, "failed to execute %s", cmd);
+		close(pfd[0]);
+		if (!WIFEXITED(st) && !WIFSIGNALED(st))
+			kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return -1;
+	}
+	close(pfd[0]);
+	(void)ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_EXITKILL);
+	entry = auxv_entry(pid);
+	if (!entry)
+		return pid; /* stopped after exec: good enough */
+	errno = 0;
+	orig = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
+	if (errno)
+		return pid;
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry,
+		   (void *)((orig & ~0xffL) | 0xcc)) < 0)
+		return pid;
+	if (ptrace(PTRACE_CONT, pid, NULL, NULL) < 0)
+		return pid;
+	for (;;) {
+		if (waitpid(pid, &st, 0) < 0)
+			return -1;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			say(c, "%s exited before reaching its entry point",
+			    cmd);
+			return -1;
+		}
+		if (WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP)
+			break;
+		(void)ptrace(PTRACE_CONT, pid, NULL,
+			     (void *)(long)WSTOPSIG(st));
+	}
+	(void)ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)orig);
+	if (ptrace(PTRACE_GETREGS, pid, NULL, &regs) == 0) {
+		regs.rip = entry;
+		(void)ptrace(PTRACE_SETREGS, pid, NULL, &regs);
+	}
+	return pid;
+}
+
+/* ------------------------------------------------------------------ */
+/* Teardown */
+
+/*
+ * Stop the backend, run what it still holds, let go of the threads that
+ * exited, report what was lost and give the kernel's resources back.
+ */
+static void teardown(struct consumer *c)
+{
+	c->be->stop(c);
+	read_buffers(c);
+	threads_reap(c);
+	c->be->stats(c);
+	c->be->close(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* The program */
+
+int dt_parse_size(const char *s, size_t *bytes)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -EINVAL;
+	switch (*end) {
+	case 'g':
+	case 'G':
+		v <<= 10;
+		/* fall through */
+	case 'm':
+	case 'M':
+		v <<= 10;
+		/* fall through */
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (*end || v < 4096 || v > (1ULL << 30))
+		return -EINVAL;
+	*bytes = (size_t)v;
+	return 0;
+}
+
+int dt_parse_rate(const char *s, unsigned *ms)
+{
+	double v;
+	char *end;
+
+	v = strtod(s, &end);
+	if (end == s || !(v > 0))
+		return -EINVAL;
+	if (!*end || !strcmp(end, "hz"))
+		v = 1000.0 / v;
+	else if (!strcmp(end, "s") || !strcmp(end, "sec"))
+		v *= 1000.0;
+	else if (!strcmp(end, "us") || !strcmp(end, "usec"))
+		v /= 1000.0;
+	else if (strcmp(end, "ms") && strcmp(end, "msec"))
+		return -EINVAL;
+	*ms = v < 1 ? 1 : v > 10000 ? 10000 : (unsigned)v;
+	return 0;
+}
+
+/* Options only -h and -G use: the D program has no business with them. */
+static bool build_option(const char *name, size_t len)
+{
+	static const char *const names[] = {
+		"nolibs",     "lazyload", "linkmode", "linktype", "zdefs",
+		"probestyle", "cpp",	  "cpppath",  "version",  NULL,
+	};
+
+	for (unsigned i = 0; names[i]; i++)
+		if (strlen(names[i]) == len && !strncmp(names[i], name, len))
+			return true;
+	return false;
+}
+
+/*
+ * -x options reach the program (strsize, aggsortrev, ...); bufsize and
+ * switchrate come from -x or else from a #pragma D option.
+ */
+static int apply_options(struct consumer *c)
+{
+	const struct dt_trace_opts *o = c->o;
+	char msg[256];
+	const char *v;
+
+	for (unsigned i = 0; i < o->nxopts; i++) {
+		const char *x = o->xopts[i], *eq = strchr(x, '=');
+		size_t len = eq ? (size_t)(eq - x) : strlen(x);
+		char name[64];
+
+		if (build_option(x, len) || len >= sizeof(name))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)len, x);
+		if (d_set_option(c->prog, name, eq ? eq + 1 : "", msg,
+				 sizeof(msg))) {
+			say(c, "failed to set -x %s: %s", x, msg);
+			return -1;
+		}
+	}
+	c->rbsize = o->bufsize;
+	if (!c->rbsize && (v = d_get_option(c->prog, "bufsize")) &&
+	    dt_parse_size(v, &c->rbsize) < 0) {
+		say(c,
+		    "failed to set option bufsize: '%s' is not a size from 4k "
+		    "to 1g",
+		    v);
+		return -1;
+	}
+	if (!c->rbsize)
+		c->rbsize = 2 * 1024 * 1024;
+	{
+		size_t pg = (size_t)getpagesize(), n = pg;
+
+		while (n < c->rbsize)
+			n *= 2; /* the kernel wants a power of two pages */
+		c->rbsize = n;
+	}
+	c->switchrate_ms = o->switchrate_ms;
+	if (!c->switchrate_ms && (v = d_get_option(c->prog, "switchrate")) &&
+	    dt_parse_rate(v, &c->switchrate_ms) < 0) {
+		say(c, "failed to set option switchrate: '%s' is not a rate",
+		    v);
+		return -1;
+	}
+	if (!c->switchrate_ms)
+		c->switchrate_ms = 10;
+	return 0;
+}
+
+static int compile_all(struct consumer *c, pid_t target)
+{
+	const struct dt_trace_opts *o = c->o;
+	char msg[512];
+
+	c->src_first = xcalloc(o->nsrc + 1, sizeof(*c->src_first));
+	for (unsigned i = 0; i < o->nsrc; i++) {
+		struct d_compile_opts co = {
+			.srcname = o->src[i].name,
+			.macro_argv = o->macro_argv,
+			.macro_argc = o->macro_argc,
+			.target = target,
+			.spec = o->src[i].spec,
+		};
+
+		c->src_first[i] = c->prog ? d_nclauses(c->prog) : 0;
+		if (d_compile(&c->prog, o->src[i].text, &co, msg,
+			      sizeof(msg))) {
+			if (o->src[i].name)
+				say(c, "failed to compile script %s: %s",
+				    o->src[i].name, msg);
+			else
+				say(c, "invalid probe specifier %s: %s",
+				    o->src[i].text, msg);
+			return -1;
+		}
+	}
+	c->src_first[o->nsrc] = c->prog ? d_nclauses(c->prog) : 0;
+	return 0;
+}
+
+/* Probes (BEGIN and END included) some clause of source i enables. */
+static unsigned source_matches(struct consumer *c, unsigned i)
+{
+	unsigned lo = c->src_first[i], hi = c->src_first[i + 1], n = 0;
+	const unsigned *lists[] = {c->begin_clauses, c->end_clauses};
+	unsigned nl[] = {c->nbegin, c->nend};
+
+	for (size_t k = 0; k < c->nprobes; k++) {
+		const struct tprobe *p = c->probes[k];
+		bool hit = false;
+
+		for (unsigned ci = 0; ci < p->nclauses && !hit; ci++)
+			hit = p->clauses[ci] >= lo && p->clauses[ci] < hi;
+		n += hit;
+	}
+	for (unsigned k = 0; k < 2; k++) {
+		bool hit = false;
+
+		for (unsigned ci = 0; ci < nl[k] && !hit; ci++)
+			hit = lists[k][ci] >= lo && lists[k][ci] < hi;
+		n += hit;
+	}
+	return n;
+}
+
+static int parse_descs(struct consumer *c)
+{
+	c->nclauses = d_nclauses(c->prog);
+	c->descs = xcalloc(c->nclauses, sizeof(*c->descs));
+	c->ndescs = xcalloc(c->nclauses, sizeof(*c->ndescs));
+	for (unsigned ci = 0; ci < c->nclauses; ci++) {
+		unsigned n = d_clause_ndescs(c->prog, ci);
+		int spec = d_clause_spec(c->prog, ci);
+
+		c->ndescs[ci] = n;
+		c->descs[ci] = xcalloc(n, sizeof(**c->descs));
+		for (unsigned j = 0; j < n; j++) {
+			const char *txt = d_clause_desc(c->prog, ci, j);
+
+			if (dt_desc_parse(txt,
+					  spec ? (enum dt_spec)spec
+					       : DT_SPEC_NAME,
+					  &c->descs[ci][j])) {
+				say(c,
+				    "invalid probe description \"%s\": too "
+				    "many "
+				    "fields",
+				    txt);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* BEGIN and END: clauses whose descriptions match them. */
+static void match_dtrace_probes(struct consumer *c)
+{
+	static const char *const names[] = {"BEGIN", "END"};
+	struct d_probe *dp[] = {&c->begin, &c->end};
+	unsigned **cl[] = {&c->begin_clauses, &c->end_clauses};
+	unsigned *ncl[] = {&c->nbegin, &c->nend};
+
+	for (unsigned k = 0; k < 2; k++) {
+		dp[k]->id = k + 1;
+		dp[k]->prov = "dtrace";
+		dp[k]->mod = "";
+		dp[k]->func = "";
+		dp[k]->name = names[k];
+		for (unsigned ci = 0; ci < c->nclauses; ci++) {
+			bool hit = false;
+
+			for (unsigned j = 0; j < c->ndescs[ci]; j++)
+				if (probe_matches(&c->descs[ci][j], "dtrace",
+						  "", "", names[k])) {
+					c->descs[ci][j].matched++;
+					hit = true;
+				}
+			if (hit)
+				PUSH(*cl[k], *ncl[k], ci);
+		}
+	}
+}
+
+/* Registered processes with a probe some description can match. */
+static void add_registry_procs(struct consumer *c, const struct dt_probes *reg)
+{
+	for (size_t i = 0; i < reg->n; i++) {
+		const struct dt_probe *p = &reg->v[i];
+		bool want = false;
+
+		if (p->origin != DT_ORIGIN_PROCESS || proc_find(c, p->pid))
+			continue;
+		for (unsigned ci = 0; ci < c->nclauses && !want; ci++)
+			for (unsigned j = 0; j < c->ndescs[ci] && !want; j++)
+				want = dt_desc_match(&c->descs[ci][j], p);
+		if (want)
+			(void)proc_add(c, p->pid, false);
+	}
+}
+
+static const struct reg_proc *reg_of(const struct dt_probes *reg, pid_t pid)
+{
+	for (size_t i = 0; i < reg->nprocs; i++)
+		if (reg->procs[i].pid == pid)
+			return &reg->procs[i];
+	return NULL;
+}
+
+static void refresh_all(struct consumer *c, bool registry)
+{
+	struct dt_probes reg = {0};
+	struct dt_collect_opts co = {0};
+	char msg[256];
+
+	if (registry && c->o->statedir) {
+		co.statedir = c->o->statedir;
+		if (dt_probes_collect(&reg, &co, msg, sizeof(msg)) == 0)
+			add_registry_procs(c, &reg);
+	}
+	for (size_t i = 0; i < c->nprocs; i++)
+		(void)proc_refresh(c, c->procs[i],
+				   reg_of(&reg, c->procs[i]->pid));
+	dt_probes_free(&reg);
+}
+
+static int signals_block(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, set, NULL);
+	return signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static bool all_targets_gone(struct consumer *c)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < c->nprocs; i++) {
+		if (!c->procs[i]->target)
+			continue;
+		any = true;
+		if (!c->procs[i]->exited)
+			return false;
+	}
+	return any;
+}
+
+static void proc_exited(struct consumer *c, struct tproc *pr)
+{
+	siginfo_t si = {0};
+
+	pr->exited = true;
+	if (pr->created) /* our child: reap it */
+		(void)waitid(P_PID, (id_t)pr->pid, &si, WEXITED | WNOHANG);
+	if (pr->target && !d_opt_quiet(c->prog))
+		say(c, "pid %d has exited", (int)pr->pid);
+	/*
+	 * Forget the pid: a new process that gets it (and registers) is
+	 * another process, with probes of its own.  Its records were read
+	 * just before.
+	 */
+	c->be->proc_exit(c, pr);
+	for (size_t i = 0; i < c->nprobes; i++)
+		if (c->probes[i]->pid == pr->pid)
+			c->probes[i]->pid = -1;
+	close(pr->pidfd);
+	pr->pidfd = -1;
+	free(pr->maps);
+	pr->maps = NULL;
+}
+
+static void loop(struct consumer *c, int sfd, int ifd)
+{
+	uint64_t last_refresh = now_ns(CLOCK_MONOTONIC);
+
+	while (!c->done) {
+		struct pollfd *pfd;
+		size_t n = 0, np = 2 + c->nprocs, nwait;
+		uint64_t now;
+
+		np += c->be->poll_fds(c, NULL, 0);
+		pfd = xcalloc(np, sizeof(*pfd));
+		pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
+		pfd[n++] = (struct pollfd){.fd = ifd, .events = POLLIN};
+		for (size_t i = 0; i < c->nprocs; i++)
+			if (!c->procs[i]->exited)
+				pfd[n++] = (struct pollfd){
+					.fd = c->procs[i]->pidfd,
+					.events = POLLIN};
+		nwait = n;
+		/* records waiting wake us before the switchrate tick */
+		n += c->be->poll_fds(c, pfd + n, np - n);
+		(void)poll(pfd, n, (int)c->switchrate_ms);
+		if (pfd[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(sfd, &si, sizeof(si)) == sizeof(si))
+				if (si.ssi_signo != SIGCHLD)
+					c->done = true;
+		}
+		read_buffers(c);
+		now = now_ns(CLOCK_MONOTONIC);
+		if (ifd >= 0 && (pfd[1].revents & POLLIN)) {
+			char buf[4096];
+
+			while (read(ifd, buf, sizeof(buf)) > 0)
+				;
+			refresh_all(c, true);
+			threads_reap(c);
+			last_refresh = now;
+		} else if (now - last_refresh > 100000000u) {
+			refresh_all(c, false);
+			threads_reap(c);
+			last_refresh = now;
+		}
+		for (size_t i = 2; i < nwait; i++) {
+			struct tproc *pr;
+
+			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			for (size_t k = 0; k < c->nprocs; k++) {
+				pr = c->procs[k];
+				if (pr->pidfd == pfd[i].fd && !pr->exited) {
+					read_buffers(c);
+					proc_exited(c, pr);
+				}
+			}
+		}
+		free(pfd);
+		if (all_targets_gone(c))
+			c->done = true;
+	}
+}
+
+/*
+ * The backend, chosen once for the run: the kernel module when it is
+ * loaded, else uprobe events (which always opens: what it lacks is said
+ * when a probe is to be enabled).
+ */
+static void backend_choose(struct consumer *c)
+{
+	static const struct consumer_backend_ops *const order[] = {
+		&consumer_fasttrap_ops,
+		&consumer_uprobe_ops,
+	};
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		c->be = order[i];
+		if (c->be->open(c) == 0)
+			return;
+	}
+}
+
+static int consumer_run(struct consumer *c)
+{
+	const struct dt_trace_opts *o = c->o;
+	pid_t target = 0;
+	sigset_t set;
+	int sfd, ifd = -1, ret = 1;
+	struct rlimit rl;
+
+	c->out = stdout;
+	c->next_id = 3;
+	if (o->output) {
+		c->out = fopen(o->output, "ae");
+		if (!c->out) {
+			say(c, "failed to open %s: %s", o->output,
+			    strerror(errno));
+			return 1;
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	sfd = signals_block(&set);
+	backend_choose(c);
+	c->wall_offset = now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
+
+	/* the targets first: $target must be known to compile */
+	for (unsigned i = 0; i < o->ncmds; i++) {
+		pid_t pid = command_start(c, o->cmds[i]);
+		struct tproc *pr;
+
+		if (pid < 0)
+			goto out;
+		pr = proc_add(c, pid, true);
+		if (!pr) {
+			say(c, "lost process %d", (int)pid);
+			kill(pid, SIGKILL);
+			goto out;
+		}
+		pr->created = pr->held = true;
+		if (!target)
+			target = pid;
+	}
+	for (unsigned i = 0; i < o->npids; i++) {
+		if (!proc_add(c, o->pids[i], true)) {
+			say(c, "failed to grab pid %d: %s", (int)o->pids[i],
+			    strerror(ESRCH));
+			goto out;
+		}
+		if (!target)
+			target = o->pids[i];
+	}
+	if (compile_all(c, target) < 0 || apply_options(c) < 0 ||
+	    parse_descs(c) < 0)
+		goto out;
+	if (o->quiet)
+		d_set_quiet(c->prog, true);
+	match_dtrace_probes(c);
+	if (o->statedir) {
+		char rd[PATH_MAX];
+
+		snprintf(rd, sizeof(rd), "%s/registry", o->statedir);
+		ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (ifd >= 0 && inotify_add_watch(ifd, rd,
+						  IN_MOVED_TO | IN_CLOSE_WRITE |
+							  IN_CREATE) < 0) {
+			close(ifd);
+			ifd = -1;
+		}
+	}
+	refresh_all(c, true);
+	if (c->enable_failed)
+		goto out;
+
+	/* every description must match something, unless -Z */
+	{
+		bool bad = false;
+
+		for (unsigned ci = 0; ci < c->nclauses && !bad; ci++)
+			for (unsigned j = 0; j < c->ndescs[ci] && !bad; j++) {
+				if (c->descs[ci][j].matched || o->zero_ok)
+					continue;
+				say(c,
+				    "invalid probe specifier %s: probe "
+				    "description %s does not match any probes",
+				    c->descs[ci][j].text, c->descs[ci][j].text);
+				bad = true;
+			}
+		if (bad)
+			goto out;
+	}
+	if (!d_opt_quiet(c->prog)) {
+		for (unsigned i = 0; i < o->nsrc; i++) {
+			unsigned m = source_matches(c, i);
+
+			if (o->src[i].name)
+				say(c, "script '%s' matched %u probe%s",
+				    o->src[i].name, m, m == 1 ? "" : "s");
+			else {
+				/* the descriptions, without the clause's body
+				 */
+				const char *t = o->src[i].text;
+				int len = (int)strcspn(t, "/{");
+
+				while (len &&
+				       isspace((unsigned char)t[len - 1]))
+					len--;
+				say(c, "description '%.*s' matched %u probe%s",
+				    len, t, m, m == 1 ? "" : "s");
+			}
+		}
+	}
+	/* let the commands go */
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i]->held) {
+			(void)ptrace(PTRACE_DETACH, c->procs[i]->pid, NULL,
+				     NULL);
+			c->procs[i]->held = false;
+		}
+	fire_dtrace(c, &c->begin, c->begin_clauses, c->nbegin);
+	fflush(c->out);
+	loop(c, sfd, ifd);
+	teardown(c);
+	if (o->verbose)
+		say(c,
+		    "%" PRIu64 " traced thread%s exited; %zu self-> "
+		    "variable%s live",
+		    c->thread_exits, c->thread_exits == 1 ? "" : "s",
+		    d_self_live(c->prog), d_self_live(c->prog) == 1 ? "" : "s");
+	c->exit_called = false; /* END runs after exit() too */
+	fire_dtrace(c, &c->end, c->end_clauses, c->nend);
+	d_print_aggs(c->prog, c->out);
+	ret = c->status;
+out:
+	c->be->close(c);
+	for (size_t i = 0; i < c->nprocs; i++) {
+		struct tproc *pr = c->procs[i];
+
+		if (pr->created && !pr->exited) {
+			kill(pr->pid, SIGKILL);
+			waitpid(pr->pid, NULL, 0);
+		}
+	}
+	if (c->out && fflush(c->out) != 0 && ret == 0) {
+		say(c, "write error: %s", strerror(errno));
+		ret = 1;
+	}
+	if (c->out && c->out != stdout)
+		fclose(c->out);
+	if (sfd >= 0)
+		close(sfd);
+	if (ifd >= 0)
+		close(ifd);
+	return ret;
+}
+
+int dt_trace(const struct dt_trace_opts *o)
+{
+	struct consumer *c = xcalloc(1, sizeof(*c));
+	int ret;
+
+	c->o = o;
+	ret = consumer_run(c);
+	free(c);
+	return ret;
+}

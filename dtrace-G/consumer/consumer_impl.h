@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * consumer_impl.h - what the files of dtrace-G/consumer/ share; not for
+ * the rest of the command (consumer.h is the consumer's interface).
+ *
+ * One struct consumer holds a run's state and is passed to every
+ * function that needs it; nothing is global.  Its parts:
+ *
+ *	consumer.c	the run: options, the D program, targets and
+ *			processes, signals, the loop, teardown
+ *	sites.c		which probes: the files processes map, their
+ *			probes and sites, matched against the clauses
+ *	records.c	hits read from a backend, in time order, decoded
+ *			and run through the D program; threads that exit
+ *	uprobe.c	backend: tracefs uprobe events + perf ring buffers
+ *	fasttrap.c	backend: the kernel module's /dev/dtrace/fasttrap
+ *
+ * A backend is the part that arms probe sites in the kernel and brings
+ * back what each hit recorded.  It is chosen once, when the run starts
+ * (consumer_backend_choose()), and the common code only ever calls it
+ * through struct consumer_backend_ops; it keeps its own state in its
+ * member of struct consumer (up, ft).  A third backend, libbpf programs
+ * attached to the same uprobes that aggregate in the kernel, would be a
+ * third ops table and a third member: enable() loads and attaches the
+ * program for each site, poll_fds()/drain() read its ring buffer, and
+ * decode() turns its records into a struct d_fire like the others.
+ */
+#ifndef USDT_DTRACE_CONSUMER_IMPL_H
+#define USDT_DTRACE_CONSUMER_IMPL_H
+
+#include <gelf.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "../d/dlang.h"
+#include "../probes.h"
+#include "consumer.h"
+#include "registry.h"
+
+#define GROUP_PREFIX "dtrace_"
+
+/* ------------------------------------------------------------------ */
+/* Data */
+
+/* A note of a file: where a site is and what it says. */
+struct tnote {
+	uint64_t off;	   /* file offset of the site */
+	uint64_t sema_off; /* file offset of the semaphore, 0 if none */
+	const char *args;  /* argument specs (points into the note copy) */
+};
+
+/* An ELF file some traced process maps, read once. */
+struct tfile {
+	dev_t dev;
+	ino_t ino;
+	char *path;  /* as /proc/PID/maps names it */
+	char *upath; /* what uprobe_events is given */
+	GElf_Phdr *ph;
+	size_t nph;
+	struct tnote *notes;
+	size_t nnotes;
+	uint8_t *notesec;
+	struct dt_probes pl; /* its probes, link-time sites */
+	/* symbols, for RIP-relative note arguments */
+	GElf_Sym *syms;
+	char **symnames;
+	size_t nsyms;
+	bool failed; /* not an ELF file, no probes: never read again */
+	int fd;	     /* fasttrap: open for FASTTRAPIOC_ENABLE, else -1 */
+};
+
+/* A probe of one process. */
+struct tprobe {
+	unsigned id;
+	pid_t pid;
+	char *prov, *mod, *func, *name; /* provider with the pid appended */
+	unsigned nargs;
+	char **argtypes;
+	struct d_probe dp;
+	unsigned *clauses; /* matching clauses, in program order */
+	unsigned nclauses;
+	unsigned *epids;
+	uint16_t strmask;
+	uint32_t needs; /* d_clause_needs() of its clauses */
+	struct tfile *file;
+	uint64_t *offs; /* site file offsets */
+	unsigned noffs;
+	uint64_t *enoffs; /* legacy is-enabled sites */
+	unsigned nenoffs;
+	bool enabled;
+};
+
+/* uprobe backend: one uprobe event, a site with the strings read. */
+struct tevent {
+	struct tfile *file;
+	uint64_t off;
+	uint16_t strmask;
+	uint32_t needs;
+	char name[32];
+	int tp; /* tracepoint id */
+	/* raw record layout, from the event's format file */
+	int arg_off[D_MAXARGS], arg_size[D_MAXARGS];
+	bool arg_signed[D_MAXARGS];
+	int str_off[D_MAXARGS];
+	int comm_off;
+	unsigned nargs;
+	/* which probe it is in which process */
+	struct {
+		pid_t pid;
+		struct tprobe *probe;
+	} *users;
+	size_t nusers;
+};
+
+/* uprobe backend: a thread its perf events were opened for. */
+struct tthread {
+	pid_t tid;
+	bool gone;
+};
+
+/* uprobe backend: a CPU's ring buffer. */
+struct tcpu {
+	int cpu;
+	int fd; /* the dummy event that owns the buffer */
+	void *rb;
+};
+
+/* uprobe backend: one perf event, of one (event, thread, CPU). */
+struct tperf {
+	int fd;
+	pid_t tid;
+	struct tevent *ev;
+};
+
+struct tproc {
+	pid_t pid;
+	int pidfd;
+	bool target; /* -p or -c */
+	bool created; /* -c: killed when we exit early */
+	bool held;    /* -c: still stopped at its entry point by us */
+	bool exited;
+	uint64_t start;
+	pid_t ppid;
+	uid_t uid;
+	char *maps;   /* the last /proc/PID/maps read, to see changes */
+	struct tfile **files;
+	size_t nfiles;
+	/* uprobe backend */
+	struct tthread *th;
+	size_t nth;
+	struct tperf *perf;
+	size_t nperf;
+	struct tevent **evs; /* enabled here */
+	size_t nevs;
+};
+
+/* A record read from a backend; raw points into the arena. */
+struct hit {
+	uint64_t time;
+	uint32_t pid, tid, cpu;
+	size_t rawoff; /* the raw record, in the arena */
+	const uint8_t *raw;
+	uint32_t rawlen;
+};
+
+/* A thread that fired a probe, watched until it exits (records.c). */
+struct tseen {
+	pid_t pid, tid;
+};
+
+struct consumer;
+
+/*
+ * A backend.  Every member is called from the common code only; the
+ * order of a run is open, then enable() as processes and files appear,
+ * poll_fds()/drain()/decode() every switchrate, proc_exit() when a
+ * process ends, and at the end stop(), a last drain, stats(), close().
+ */
+struct consumer_backend_ops {
+	const char *name;
+	/* 0, or -errno when it cannot be used here (the next is tried) */
+	int (*open)(struct consumer *c);
+	/* arm every matched probe of pr that is not yet (p->enabled) */
+	void (*enable)(struct consumer *c, struct tproc *pr);
+	/*
+	 * fds whose POLLIN says records wait, into pfd; how many were set,
+	 * at most max.  With pfd NULL: how many it would set now.
+	 */
+	size_t (*poll_fds)(struct consumer *c, struct pollfd *pfd, size_t max);
+	/* every waiting record into c's hits (hit_push(), arena_put()) */
+	void (*drain)(struct consumer *c);
+	/*
+	 * A hit's probe and what it recorded, into f (comm: room for the
+	 * thread's name, which f->execname points to); NULL to skip it.
+	 */
+	struct tprobe *(*decode)(struct consumer *c, const struct hit *h,
+				 struct d_fire *f, char *comm, size_t commlen);
+	/* pr exited and its records were read: let go of its sites */
+	void (*proc_exit)(struct consumer *c, struct tproc *pr);
+	/* tracing stops: no record is written after this */
+	void (*stop)(struct consumer *c);
+	/* after the last drain: report the records that were lost */
+	void (*stats)(struct consumer *c);
+	/* give everything back; safe on any error path, and twice */
+	void (*close)(struct consumer *c);
+};
+
+extern const struct consumer_backend_ops consumer_uprobe_ops;
+extern const struct consumer_backend_ops consumer_fasttrap_ops;
+
+struct consumer {
+	const struct dt_trace_opts *o;
+	const struct consumer_backend_ops *be;
+	struct d_prog *prog;
+	FILE *out;
+	struct tfile **files;
+	size_t nfiles;
+	struct tproc **procs;
+	size_t nprocs;
+	struct tprobe **probes;
+	size_t nprobes;
+	unsigned next_id, next_epid;
+	struct dt_desc **descs; /* per clause */
+	unsigned *ndescs;
+	unsigned nclauses;
+	struct d_probe begin, end;
+	unsigned *begin_clauses, nbegin, *end_clauses, nend;
+	unsigned *src_first; /* per source: its first clause; then the end */
+	uint64_t received; /* records read from the backend */
+	uint64_t wall_offset;
+	size_t rbsize;
+	unsigned switchrate_ms;
+	bool done;	   /* stop tracing: exit(), signal, targets gone */
+	bool exit_called;  /* exit(): the remaining hits are not run */
+	int status;
+	bool enable_failed; /* a probe could not be enabled */
+	/* the hits of one read, and their raw records */
+	struct hit *hits;
+	size_t nhits, caphits;
+	uint8_t *arena;
+	size_t alen, acap;
+	/* threads that fired, until they exit (d_thread_exit) */
+	struct tseen *seen; /* open addressing by tid, 0: empty */
+	size_t nseen, capseen;
+	pid_t last_tid;
+	uint64_t thread_exits;
+
+	/* uprobe backend (uprobe.c) */
+	struct {
+		char tfs[256];
+		char group[64];
+		char err[PATH_MAX + 512]; /* why tracefs cannot be used */
+		unsigned nev;
+		struct tevent **evs;
+		size_t nevs;
+		struct tevent **by_tp; /* 65536 entries, by tracepoint ID */
+		struct tcpu *cpus;
+		size_t ncpus;
+		bool perm_warned;
+		uint64_t drops; /* reported from PERF_RECORD_LOST */
+		uint64_t fired; /* hits the closed perf events counted */
+	} up;
+	/* fasttrap backend (fasttrap.c) */
+	struct {
+		int fd;		     /* /dev/dtrace/fasttrap, or -1 */
+		struct tprobe **sites; /* by cookie */
+		size_t nsites;
+	} ft;
+};
+
+/* consumer.c: helpers every part uses */
+void say(struct consumer *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void *xcalloc(size_t n, size_t sz);
+void *xrealloc(void *p, size_t n, size_t sz);
+char *xstrdup(const char *s);
+char *read_file(const char *path, size_t *lenp);
+uint64_t now_ns(clockid_t clk);
+struct tproc *proc_find(struct consumer *c, pid_t pid);
+
+#define PUSH(arr, n, v)                                                       \
+	do {                                                                  \
+		(arr) = xrealloc((arr), (n) + 1, sizeof(*(arr)));             \
+		(arr)[(n)++] = (v);                                           \
+	} while (0)
+
+/* sites.c */
+bool vaddr_to_off(const struct tfile *f, uint64_t v, uint64_t *off);
+bool sym_lookup(const struct tfile *f, const char *name, size_t len,
+		uint64_t *v);
+const struct tnote *file_note_at(const struct tfile *f, uint64_t off);
+bool probe_matches(const struct dt_desc *d, const char *provider,
+		   const char *mod, const char *func, const char *name);
+bool proc_refresh(struct consumer *c, struct tproc *pr,
+		  const struct reg_proc *rp);
+
+/* records.c */
+void hit_push(struct consumer *c, const struct hit *h);
+size_t arena_put(struct consumer *c, const void *p, size_t n);
+void read_buffers(struct consumer *c);
+void fire_dtrace(struct consumer *c, const struct d_probe *dp,
+		 const unsigned *cl, unsigned n);
+int copyin(void *ctx, pid_t pid, uint64_t addr, void *buf, size_t len);
+
+/* records.c: let go of the threads that exited (d_thread_exit()) */
+void threads_reap(struct consumer *c);
+
+#endif /* USDT_DTRACE_CONSUMER_IMPL_H */

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/*
+ * records.c - from the records a backend read to the D program: the
+ * hits of one read, in time order, each decoded by its backend and run
+ * through the clauses of its probe; dtrace's own BEGIN and END; and the
+ * threads the hits came from, until they exit.
+ *
+ * A read takes every buffer the backend has (drain()), copying each
+ * record into one arena, so the kernel's space is given back at once
+ * and a record's bytes stay put while the hits are sorted.  The hits of
+ * all CPUs are sorted by time (CLOCK_MONOTONIC, as every backend stamps
+ * them) and run in that order; after exit() the rest of the read is not
+ * run, as in DTrace.  decode() gives the probe and the firing's context
+ * (struct d_fire: pid, tid, CPU, thread name, arguments, the strings
+ * copied at hit time); what is the process's (ppid, uid) and the clocks
+ * are added here, the same for every backend.
+ *
+ * Threads.  self-> variables are keyed by thread id, and a thread that
+ * exits must take them along (d_thread_exit()), or a long run keeps the
+ * variables of every thread that ever fired.  Each thread a hit comes
+ * from is remembered (a hash set by tid, one compare for the thread that
+ * fired last); every refresh (100 ms) and at the end, the remembered
+ * threads whose /proc/PID/task/TID is gone are let go.  The check comes
+ * before one more read: a thread gone before the read wrote all its
+ * records before it, so they run first and none can bring a variable
+ * back.  This costs one access() per live thread that fired, every
+ * 100 ms, and nothing per hit but the lookup; it needs no help from the
+ * backend, so it works the same with uprobe events, the fasttrap module
+ * and any later backend.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "consumer_impl.h"
+
+/* ------------------------------------------------------------------ */
+/* Hits */
+
+/* d_fire's copyin: read the traced process's memory (copyin()). */
+int copyin(void *ctx, pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = {buf, len}, r = {(void *)(uintptr_t)addr, len};
+	ssize_t n;
+
+	(void)ctx;
+	n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n < len)
+		memset((char *)buf + n, 0, len - (size_t)n);
+	return n > 0 ? 0 : -EFAULT;
+}
+
+void hit_push(struct consumer *c, const struct hit *h)
+{
+	if (c->nhits == c->caphits) {
+		c->caphits = c->caphits ? 2 * c->caphits : 1024;
+		c->hits = xrealloc(c->hits, c->caphits, sizeof(*c->hits));
+	}
+	c->hits[c->nhits++] = *h;
+}
+
+/* Copy n bytes into the arena the hits of one read point into. */
+size_t arena_put(struct consumer *c, const void *p, size_t n)
+{
+	size_t off = c->alen;
+
+	if (c->alen + n > c->acap) {
+		c->acap = c->acap ? c->acap : 1 << 16;
+		while (c->alen + n > c->acap)
+			c->acap *= 2;
+		c->arena = xrealloc(c->arena, c->acap, 1);
+	}
+	memcpy(c->arena + off, p, n);
+	c->alen += n;
+	return off;
+}
+
+static int hit_cmp(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+
+	return (x->time > y->time) - (x->time < y->time);
+}
+
+static void run_clauses(struct consumer *c, const struct d_probe *dp,
+			const unsigned *clauses, const unsigned *epids,
+			unsigned n, struct d_fire *f)
+{
+	for (unsigned i = 0; i < n && !c->exit_called; i++) {
+		int r;
+
+		f->epid = epids ? epids[i] : clauses[i] + 1;
+		f->probe = dp;
+		r = d_run(c->prog, clauses[i], f, c->out, stderr);
+		if (r & D_RUN_EXIT) {
+			c->done = c->exit_called = true;
+			c->status = d_exit_status(c->prog);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Threads */
+
+static size_t seen_slot(const struct consumer *c, pid_t tid)
+{
+	size_t mask = c->capseen - 1, i;
+
+	for (i = ((size_t)tid * 2654435761u) & mask; c->seen[i].tid;
+	     i = (i + 1) & mask)
+		if (c->seen[i].tid == tid)
+			break;
+	return i;
+}
+
+static void seen_put(struct consumer *c, pid_t pid, pid_t tid)
+{
+	size_t i;
+
+	if (2 * (c->nseen + 1) > c->capseen) {
+		struct tseen *old = c->seen;
+		size_t ocap = c->capseen;
+
+		c->capseen = ocap ? 2 * ocap : 64;
+		c->seen = xcalloc(c->capseen, sizeof(*c->seen));
+		c->nseen = 0;
+		for (size_t k = 0; k < ocap; k++)
+			if (old[k].tid)
+				seen_put(c, old[k].pid, old[k].tid);
+		free(old);
+	}
+	i = seen_slot(c, tid);
+	if (!c->seen[i].tid)
+		c->nseen++;
+	c->seen[i] = (struct tseen){pid, tid};
+}
+
+static void thread_seen(struct consumer *c, pid_t pid, pid_t tid)
+{
+	if (tid <= 0 || tid == c->last_tid)
+		return;
+	c->last_tid = tid;
+	if (c->capseen && c->seen[seen_slot(c, tid)].pid == pid)
+		return;
+	seen_put(c, pid, tid);
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void threads_reap(struct consumer *c)
+{
+	pid_t *gone = NULL;
+	size_t ngone = 0, ocap;
+	struct tseen *old;
+
+	for (size_t i = 0; i < c->capseen; i++) {
+		char p[64];
+
+		if (!c->seen[i].tid)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/task/%d", (int)c->seen[i].pid,
+			 (int)c->seen[i].tid);
+		if (access(p, F_OK) < 0 && errno == ENOENT)
+			PUSH(gone, ngone, c->seen[i].tid);
+	}
+	if (!ngone)
+		return;
+	read_buffers(c); /* what they did before they exited */
+	qsort(gone, ngone, sizeof(*gone), pid_cmp);
+	old = c->seen;
+	ocap = c->capseen;
+	c->seen = NULL;
+	c->capseen = c->nseen = 0;
+	c->last_tid = 0;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].tid &&
+		    !bsearch(&old[i].tid, gone, ngone, sizeof(*gone), pid_cmp))
+			seen_put(c, old[i].pid, old[i].tid);
+	free(old);
+	for (size_t i = 0; i < ngone; i++)
+		d_thread_exit(c->prog, gone[i]);
+	c->thread_exits += ngone;
+	free(gone);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading */
+
+static void hit_process(struct consumer *c, const struct hit *h)
+{
+	struct tprobe *p;
+	struct tproc *pr;
+	struct d_fire f = {0};
+	char comm[32] = "";
+
+	p = c->be->decode(c, h, &f, comm, sizeof(comm));
+	if (!p)
+		return;
+	pr = proc_find(c, p->pid);
+	f.ppid = pr ? pr->ppid : 0;
+	f.uid = pr ? pr->uid : 0;
+	f.walltimestamp = f.timestamp + c->wall_offset;
+	f.vtimestamp = f.timestamp;
+	f.copyin = copyin;
+	thread_seen(c, f.pid, f.tid);
+	run_clauses(c, &p->dp, p->clauses, p->epids, p->nclauses, &f);
+}
+
+void read_buffers(struct consumer *c)
+{
+	c->be->drain(c);
+	for (size_t i = 0; i < c->nhits; i++)
+		c->hits[i].raw = c->arena + c->hits[i].rawoff;
+	if (c->nhits > 1)
+		qsort(c->hits, c->nhits, sizeof(*c->hits), hit_cmp);
+	for (size_t i = 0; i < c->nhits && !c->exit_called; i++)
+		hit_process(c, &c->hits[i]);
+	c->nhits = 0;
+	c->alen = 0;
+	fflush(c->out);
+}
+
+/* dtrace's BEGIN and END: they fire in dtrace itself. */
+void fire_dtrace(struct consumer *c, const struct d_probe *dp,
+		 const unsigned *cl, unsigned n)
+{
+	struct d_fire f = {0};
+	char comm[32] = "dtrace";
+	FILE *fp = fopen("/proc/self/comm", "re");
+
+	if (fp) {
+		if (fgets(comm, sizeof(comm), fp))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(fp);
+	}
+	f.cpu = sched_getcpu();
+	f.pid = getpid();
+	f.tid = (pid_t)syscall(SYS_gettid);
+	f.ppid = getppid();
+	f.uid = getuid();
+	f.execname = comm;
+	f.timestamp = now_ns(CLOCK_MONOTONIC);
+	f.walltimestamp = now_ns(CLOCK_REALTIME);
+	f.vtimestamp = f.timestamp;
+	f.copyin = copyin;
+	run_clauses(c, dp, cl, NULL, n, &f);
+}

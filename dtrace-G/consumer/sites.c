@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sites.c - which probes a run traces: the files its processes map,
+ * their probes and sites, and the clauses each probe runs.
+ *
+ * The processes are the -p and -c targets, and every process that
+ * registered DOF with the helper (the registry) and has a probe a
+ * description matches (consumer.c adds them).  A process's probes are
+ * read from the files it has mapped executable (/proc/PID/maps), each
+ * file once (by device and inode): their DOF or stapsdt notes
+ * (elfprobes.c), so a target's probes are found with or without
+ * dtrace-helperd, including those of libraries it dlopen()s while
+ * traced (the maps are read again every 100 ms, and at once when the
+ * registry changes).  A file is also read here for what the backends
+ * need at a site: the stapsdt note (argument locations, semaphore) and
+ * the symbols RIP-relative arguments name.
+ *
+ * A probe of a process is named as DTrace names it: the provider with
+ * the pid appended, the module the helper registered (else the file's
+ * name).  It is matched against every clause's descriptions once, when
+ * it is first seen; its sites are kept as file offsets, which is what
+ * both uprobe events and the fasttrap module take.  A probe some clause
+ * matches is handed to the backend to arm (c->be->enable()).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "consumer_impl.h"
+#include "stapsdt.h"
+
+/* ------------------------------------------------------------------ */
+/* ELF files */
+
+bool vaddr_to_off(const struct tfile *f, uint64_t v, uint64_t *off)
+{
+	for (size_t i = 0; i < f->nph; i++) {
+		const GElf_Phdr *ph = &f->ph[i];
+
+		if (ph->p_type == PT_LOAD && v >= ph->p_vaddr &&
+		    v - ph->p_vaddr < ph->p_filesz) {
+			*off = ph->p_offset + (v - ph->p_vaddr);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool sym_lookup(const struct tfile *f, const char *name, size_t len,
+		uint64_t *v)
+{
+	for (size_t i = 0; i < f->nsyms; i++)
+		if (strlen(f->symnames[i]) == len &&
+		    !memcmp(f->symnames[i], name, len) &&
+		    f->syms[i].st_shndx != SHN_UNDEF) {
+			*v = f->syms[i].st_value;
+			return true;
+		}
+	return false;
+}
+
+static void file_read_elf(struct tfile *f, const char *openpath)
+{
+	Elf *elf;
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL, *notes = NULL, *symtab = NULL, *dynsym = NULL;
+	GElf_Shdr nsh = {0}, bsh = {0};
+	bool have_base = false;
+	size_t shstrndx;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return;
+	fd = open(openpath, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || !gelf_getehdr(elf, &eh) ||
+	    elf_getshdrstrndx(elf, &shstrndx) != 0) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return;
+	}
+	if (elf_getphdrnum(elf, &f->nph) == 0 && f->nph) {
+		f->ph = xcalloc(f->nph, sizeof(*f->ph));
+		for (size_t i = 0; i < f->nph; i++)
+			if (!gelf_getphdr(elf, (int)i, &f->ph[i]))
+				memset(&f->ph[i], 0, sizeof(f->ph[i]));
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *nm;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		nm = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!nm)
+			continue;
+		if (sh.sh_type == SHT_NOTE && !strcmp(nm, STAPSDT_SECTION)) {
+			notes = scn;
+			nsh = sh;
+		} else if (!strcmp(nm, STAPSDT_BASE_SECTION)) {
+			bsh = sh;
+			have_base = true;
+		} else if (sh.sh_type == SHT_SYMTAB) {
+			symtab = scn;
+		} else if (sh.sh_type == SHT_DYNSYM) {
+			dynsym = scn;
+		}
+	}
+	if (notes) {
+		Elf_Data *d = elf_getdata(notes, NULL);
+
+		if (d && d->d_buf && d->d_size) {
+			struct stapsdt_note note;
+			struct stapsdt_err serr;
+			uint64_t cur = 0;
+			int r;
+
+			f->notesec = xcalloc(1, d->d_size + 1);
+			memcpy(f->notesec, d->d_buf, d->d_size);
+			while ((r = stapsdt_note_next(f->notesec, d->d_size, 0,
+						      &cur, &note, &serr))) {
+				struct tnote tn = {0};
+				uint64_t pc = note.pc, sema = note.sema;
+
+				if (r < 0)
+					continue;
+				if (have_base && note.base &&
+				    bsh.sh_addr != note.base) {
+					pc += bsh.sh_addr - note.base;
+					if (sema)
+						sema += bsh.sh_addr - note.base;
+				}
+				if (!vaddr_to_off(f, pc, &tn.off))
+					continue;
+				if (sema &&
+				    !vaddr_to_off(f, sema, &tn.sema_off))
+					tn.sema_off = 0;
+				tn.args = note.args;
+				PUSH(f->notes, f->nnotes, tn);
+			}
+		}
+	}
+	(void)nsh;
+	if (!symtab)
+		symtab = dynsym;
+	if (symtab) {
+		GElf_Shdr sh;
+		Elf_Data *d = elf_getdata(symtab, NULL);
+
+		if (gelf_getshdr(symtab, &sh) && d && sh.sh_entsize) {
+			size_t n = sh.sh_size / sh.sh_entsize;
+
+			for (size_t i = 0; i < n; i++) {
+				GElf_Sym s;
+				const char *nm;
+
+				if (!gelf_getsym(d, (int)i, &s) ||
+				    GELF_ST_TYPE(s.st_info) != STT_OBJECT)
+					continue;
+				nm = elf_strptr(elf, sh.sh_link, s.st_name);
+				if (!nm || !*nm)
+					continue;
+				f->syms = xrealloc(f->syms, f->nsyms + 1,
+						   sizeof(*f->syms));
+				f->symnames =
+					xrealloc(f->symnames, f->nsyms + 1,
+						 sizeof(*f->symnames));
+				f->syms[f->nsyms] = s;
+				f->symnames[f->nsyms++] = xstrdup(nm);
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+}
+
+const struct tnote *file_note_at(const struct tfile *f, uint64_t off)
+{
+	for (size_t i = 0; i < f->nnotes; i++)
+		if (f->notes[i].off == off)
+			return &f->notes[i];
+	return NULL;
+}
+
+/* A path uprobe_events can take: no blanks or controls. */
+static bool path_ok(const char *p)
+{
+	if (p[0] != '/')
+		return false;
+	for (; *p; p++)
+		if (isspace((unsigned char)*p) || iscntrl((unsigned char)*p) ||
+		    *p == '(' || *p == ')')
+			return false;
+	return true;
+}
+
+static struct tfile *file_get(struct consumer *c, pid_t pid, const char *range,
+			      const char *path)
+{
+	char mf[128];
+	struct stat st, ps;
+	struct tfile *f;
+	struct dt_collect_opts co = {0};
+	char msg[512];
+
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%s", (int)pid, range);
+	if (stat(mf, &st) < 0 && stat(path, &st) < 0)
+		return NULL;
+	for (size_t i = 0; i < c->nfiles; i++)
+		if (c->files[i]->dev == st.st_dev &&
+		    c->files[i]->ino == st.st_ino)
+			return c->files[i];
+	f = xcalloc(1, sizeof(*f));
+	f->fd = -1;
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	f->path = xstrdup(path);
+	{
+		/* a file deleted or replaced since it was mapped */
+		size_t n = strlen(f->path), k = strlen(" (deleted)");
+
+		if (n > k && !strcmp(f->path + n - k, " (deleted)"))
+			f->path[n - k] = '\0';
+	}
+	PUSH(c->files, c->nfiles, f);
+	if (!S_ISREG(st.st_mode)) {
+		f->failed = true;
+		return f;
+	}
+	if (path_ok(f->path) && stat(f->path, &ps) == 0 &&
+	    ps.st_dev == st.st_dev && ps.st_ino == st.st_ino)
+		f->upath = xstrdup(f->path);
+	else
+		f->upath = xstrdup(mf); /* deleted, replaced or oddly named */
+	file_read_elf(f, f->upath);
+	if (dt_object_probes(&f->pl, f->upath, &co, msg, sizeof(msg)) < 0 ||
+	    !f->pl.n)
+		f->failed = true;
+	return f;
+}
+
+/* ------------------------------------------------------------------ */
+/* Probes of processes and clause matching */
+
+bool probe_matches(const struct dt_desc *d, const char *provider,
+		   const char *mod, const char *func, const char *name)
+{
+	struct dt_probe p = {0};
+
+	snprintf(p.provider, sizeof(p.provider), "%s", provider);
+	p.mod = mod;
+	p.func = func;
+	p.name = name;
+	return dt_desc_match(d, &p);
+}
+
+static struct tprobe *probe_find(struct consumer *c, pid_t pid,
+				 const char *prov, const char *mod,
+				 const char *func, const char *name)
+{
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct tprobe *p = c->probes[i];
+
+		if (p->pid == pid && !strcmp(p->prov, prov) &&
+		    !strcmp(p->mod, mod) && !strcmp(p->func, func) &&
+		    !strcmp(p->name, name))
+			return p;
+	}
+	return NULL;
+}
+
+/* Match a probe against every clause; count the descriptions' matches. */
+static void probe_match_clauses(struct consumer *c, struct tprobe *p)
+{
+	for (unsigned ci = 0; ci < c->nclauses; ci++) {
+		bool hit = false;
+
+		for (unsigned j = 0; j < c->ndescs[ci]; j++)
+			if (probe_matches(&c->descs[ci][j], p->prov, p->mod,
+					  p->func, p->name)) {
+				c->descs[ci][j].matched++;
+				hit = true;
+			}
+		if (hit) {
+			PUSH(p->clauses, p->nclauses, ci);
+			p->epids = xrealloc(p->epids, p->nclauses,
+					    sizeof(*p->epids));
+			p->epids[p->nclauses - 1] = ++c->next_epid;
+			p->strmask |= d_clause_strargs(c->prog, ci);
+			p->needs |= d_clause_needs(c->prog, ci);
+		}
+	}
+}
+
+/* Make the probe records of one file mapped by pr. */
+static void proc_file_probes(struct consumer *c, struct tproc *pr,
+			     struct tfile *f, const char *modname)
+{
+	for (size_t i = 0; i < f->pl.n; i++) {
+		const struct dt_probe *dp = &f->pl.v[i];
+		char prov[DT_PROVIDER_MAX];
+		struct tprobe *p;
+
+		if (!dp->addr_known || !dp->nsites)
+			continue;
+		snprintf(prov, sizeof(prov), "%s%d", dp->prov, (int)pr->pid);
+		p = probe_find(c, pr->pid, prov, modname, dp->func, dp->name);
+		if (p) {
+			if (p->file != f)
+				continue; /* same names in two files: first wins
+					   */
+		} else {
+			p = xcalloc(1, sizeof(*p));
+			p->id = ++c->next_id;
+			p->pid = pr->pid;
+			p->prov = xstrdup(prov);
+			p->mod = xstrdup(modname);
+			p->func = xstrdup(dp->func);
+			p->name = xstrdup(dp->name);
+			p->file = f;
+			p->nargs = dp->xargc;
+			if (p->nargs) {
+				p->argtypes = xcalloc(p->nargs, sizeof(char *));
+				for (unsigned a = 0; a < p->nargs; a++)
+					p->argtypes[a] = xstrdup(
+						dp->xargv && dp->xargv[a]
+							? dp->xargv[a]
+							: "int64_t");
+			}
+			p->dp.id = p->id;
+			p->dp.prov = p->prov;
+			p->dp.mod = p->mod;
+			p->dp.func = p->func;
+			p->dp.name = p->name;
+			p->dp.nargs = p->nargs;
+			p->dp.argtypes = (const char *const *)p->argtypes;
+			PUSH(c->probes, c->nprobes, p);
+			probe_match_clauses(c, p);
+		}
+		for (unsigned s = 0; s < dp->nsites; s++) {
+			uint64_t off;
+			bool dup = false;
+
+			if (!vaddr_to_off(f, dp->sites[s], &off))
+				continue;
+			for (unsigned k = 0; k < p->noffs; k++)
+				dup |= p->offs[k] == off;
+			if (!dup)
+				PUSH(p->offs, p->noffs, off);
+		}
+		for (unsigned s = 0; s < dp->nensites; s++) {
+			uint64_t off;
+			bool dup = false;
+
+			if (!vaddr_to_off(f, dp->ensites[s], &off))
+				continue;
+			for (unsigned k = 0; k < p->nenoffs; k++)
+				dup |= p->enoffs[k] == off;
+			if (!dup)
+				PUSH(p->enoffs, p->nenoffs, off);
+		}
+	}
+}
+
+/* Have the backend arm every matched probe of pr not yet armed. */
+static void proc_enable(struct consumer *c, struct tproc *pr)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < c->nprobes && !any; i++) {
+		struct tprobe *p = c->probes[i];
+
+		any = p->pid == pr->pid && !p->enabled && p->nclauses;
+	}
+	if (any)
+		c->be->enable(c, pr);
+}
+
+/* The module name: what the helper registered, else the file's name. */
+static const char *module_name(const struct reg_proc *rp, const struct tfile *f)
+{
+	const char *slash;
+
+	if (rp)
+		for (size_t i = 0; i < rp->nent; i++)
+			if (rp->ent[i].dev == (uint64_t)f->dev &&
+			    rp->ent[i].ino == (uint64_t)f->ino)
+				return rp->ent[i].mod;
+	slash = strrchr(f->path, '/');
+	return slash ? slash + 1 : f->path;
+}
+
+/*
+ * Read pr's mappings; for each file not seen in it before, make its
+ * probes and enable those that match.  Returns true if the maps changed.
+ */
+bool proc_refresh(struct consumer *c, struct tproc *pr,
+		  const struct reg_proc *rp)
+{
+	char p[64], *maps, *line, *save = NULL;
+
+	if (pr->exited)
+		return false;
+	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pr->pid);
+	maps = read_file(p, NULL);
+	if (!maps)
+		return false;
+	if (pr->maps && !strcmp(pr->maps, maps)) {
+		free(maps);
+		return false;
+	}
+	free(pr->maps);
+	pr->maps = xstrdup(maps);
+	for (line = strtok_r(maps, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char range[64], perms[8], *path;
+		unsigned long long pgoff, ino;
+		int pos = 0;
+		struct tfile *f;
+		bool seen = false;
+
+		if (sscanf(line, "%63s %7s %llx %*s %llu %n", range, perms,
+			   &pgoff, &ino, &pos) < 4 ||
+		    !pos || perms[2] != 'x' || !ino)
+			continue;
+		path = line + pos;
+		if (path[0] != '/')
+			continue;
+		f = file_get(c, pr->pid, range, path);
+		if (!f || f->failed)
+			continue;
+		for (size_t i = 0; i < pr->nfiles; i++)
+			seen |= pr->files[i] == f;
+		if (seen)
+			continue;
+		PUSH(pr->files, pr->nfiles, f);
+		proc_file_probes(c, pr, f, module_name(rp, f));
+	}
+	free(maps);
+	proc_enable(c, pr);
+	return true;
+}

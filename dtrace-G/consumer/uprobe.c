@@ -1,0 +1,1015 @@
+// SPDX-License-Identifier: MIT
+/*
+ * uprobe.c - the consumer's uprobe-events backend: probe sites armed with
+ * kernel uprobe events (tracefs) and perf events, hits read from perf
+ * ring buffers.  It needs nothing but the kernel (CONFIG_UPROBE_EVENTS).
+ *
+ * Enabling.  For each probe site (file, file offset) one uprobe event is
+ * created in tracefs under a group named after this run, "dtrace_PID_T"
+ * (T: our start time), with the semaphore's file offset as reference
+ * counter, so the kernel counts the _ENABLED() semaphore up in exactly
+ * the processes where it installs the breakpoint, and down when it
+ * removes it.  The event's fetch arguments copy, at hit time, the
+ * arguments as the site's stapsdt note describes them (else the SysV
+ * call registers and stack slots), the strings the D program reads with
+ * copyinstr(), and the thread's name.  Perf events per (uprobe event,
+ * thread of a traced process, CPU) turn it on: the kernel installs
+ * breakpoints only in the address spaces of processes with such an
+ * event, so another process running the same binary pays nothing.
+ * inherit = 1 follows threads created later.  A running process is held
+ * still (ptrace) while its events are opened, so no thread takes a probe
+ * half enabled.
+ *
+ * Reading.  Each CPU has a ring buffer, which every event on that CPU
+ * writes (PERF_EVENT_IOC_SET_OUTPUT).  Every switchrate (10 ms) or when a
+ * buffer is half full, all buffers are drained into the consumer's hits
+ * (records.c sorts and runs them); a sample is decoded with the field
+ * offsets its event's format file gave.  Records the kernel could not
+ * store are reported ("N drops on CPU C"), and at the end the events' own
+ * counts give the exact number of hits that were never read.
+ *
+ * Cleanup.  Closing the perf events makes the kernel remove the
+ * breakpoints and count the semaphores down; then the uprobe events are
+ * deleted.  A consumer killed with SIGKILL leaves its uprobe events (its
+ * perf events die with it, so nothing stays armed); every run deletes
+ * the groups of consumers that are no longer alive before it starts.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "consumer_impl.h"
+#include "stapsdt.h"
+
+static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu,
+				int group, unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
+}
+
+/* ------------------------------------------------------------------ */
+/* tracefs */
+
+static int tracefs_find(struct consumer *c)
+{
+	static const char *const dirs[] = {"/sys/kernel/tracing",
+					   "/sys/kernel/debug/tracing"};
+	char p[PATH_MAX];
+
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/uprobe_events", dirs[i]);
+		if (access(p, F_OK) == 0) {
+			snprintf(c->up.tfs, sizeof(c->up.tfs), "%s", dirs[i]);
+			return 0;
+		}
+	}
+	/* not mounted: mount it where the kernel documents it */
+	if (mount("tracefs", dirs[0], "tracefs", 0, NULL) == 0) {
+		snprintf(p, sizeof(p), "%s/uprobe_events", dirs[0]);
+		if (access(p, F_OK) == 0) {
+			snprintf(c->up.tfs, sizeof(c->up.tfs), "%s", dirs[0]);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The kernel's reason for the last refused command, if it says one. */
+static void tracefs_error_log(struct consumer *c, char *buf, size_t len)
+{
+	char p[PATH_MAX], *log, *last = NULL, *s;
+
+	buf[0] = '\0';
+	snprintf(p, sizeof(p), "%s/error_log", c->up.tfs);
+	log = read_file(p, NULL);
+	if (!log)
+		return;
+	for (s = log; (s = strstr(s, "trace_uprobe: error: ")); s++)
+		last = s;
+	if (last) {
+		last += strlen("trace_uprobe: error: ");
+		snprintf(buf, len, "%.*s", (int)strcspn(last, "\n"), last);
+	}
+	free(log);
+}
+
+static int uprobe_events_write(struct consumer *c, const char *line)
+{
+	char p[PATH_MAX];
+	size_t len = strlen(line);
+	ssize_t n;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/uprobe_events", c->up.tfs);
+	fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, line, len);
+	if (n < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Is the consumer that made group dtrace_PID_START still running? */
+static bool group_alive(const char *group)
+{
+	unsigned long pid;
+	unsigned long long start;
+	uint64_t cur;
+	pid_t p;
+
+	if (sscanf(group, GROUP_PREFIX "%lu_%llu", &pid, &start) != 2)
+		return true; /* not ours */
+	p = (pid_t)pid;
+	if (reg_proc_stat(p, &cur, NULL, 0) < 0)
+		return false;
+	return cur == start;
+}
+
+/* Delete the events of consumers that died (SIGKILL) and, at the end, ours. */
+static void reap_groups(struct consumer *c, const char *only)
+{
+	char p[PATH_MAX], *ev, *line, *save = NULL;
+
+	snprintf(p, sizeof(p), "%s/uprobe_events", c->up.tfs);
+	ev = read_file(p, NULL);
+	if (!ev)
+		return;
+	for (line = strtok_r(ev, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char grp[128], name[128], cmd[300];
+
+		if (sscanf(line, "%*[pr]:%127[^/]/%127s", grp, name) != 2)
+			continue;
+		if (strncmp(grp, GROUP_PREFIX, strlen(GROUP_PREFIX)))
+			continue;
+		if (only ? strcmp(grp, only) : group_alive(grp))
+			continue;
+		snprintf(cmd, sizeof(cmd), "-:%s/%s\n", grp, name);
+		(void)uprobe_events_write(c, cmd);
+	}
+	free(ev);
+}
+
+/* ------------------------------------------------------------------ */
+/* Uprobe events */
+
+static const char *kreg(int reg)
+{
+	static const char *const names[] = {
+		[STAPSDT_REG_RAX] = "ax",  [STAPSDT_REG_RDX] = "dx",
+		[STAPSDT_REG_RCX] = "cx",  [STAPSDT_REG_RBX] = "bx",
+		[STAPSDT_REG_RSI] = "si",  [STAPSDT_REG_RDI] = "di",
+		[STAPSDT_REG_RBP] = "bp",  [STAPSDT_REG_RSP] = "sp",
+		[STAPSDT_REG_R8] = "r8",   [STAPSDT_REG_R9] = "r9",
+		[STAPSDT_REG_R10] = "r10", [STAPSDT_REG_R11] = "r11",
+		[STAPSDT_REG_R12] = "r12", [STAPSDT_REG_R13] = "r13",
+		[STAPSDT_REG_R14] = "r14", [STAPSDT_REG_R15] = "r15",
+		[STAPSDT_REG_RIP] = "ip",
+	};
+
+	if (reg < 0 || reg > STAPSDT_REG_RIP)
+		return NULL;
+	return names[reg];
+}
+
+/*
+ * The fetch argument for one stapsdt spec: the location in loc (used
+ * again for strings: the argument's value is their address) and its type.
+ */
+static bool spec_fetch(const struct tfile *f, const struct stapsdt_arg *a,
+		       char *loc, size_t loclen, char *type, size_t typelen)
+{
+	unsigned size = a->size ? a->size : 8;
+	const char *r;
+
+	if (a->is_float || size > 8)
+		return false;
+	snprintf(type, typelen, "%c%u", a->is_signed ? 's' : 'u', size * 8);
+	switch (a->kind) {
+	case STAPSDT_ARG_REG:
+		r = kreg(a->reg);
+		if (!r)
+			return false;
+		if (a->reg_hi8) {
+			snprintf(loc, loclen, "%%%s", r);
+			snprintf(type, typelen, "b8@8/64");
+			return true;
+		}
+		snprintf(loc, loclen, "%%%s", r);
+		return true;
+	case STAPSDT_ARG_MEM:
+		if (a->index != STAPSDT_REG_NONE)
+			return false;
+		if (a->sym) {
+			uint64_t v, off;
+
+			if (a->reg != STAPSDT_REG_RIP ||
+			    !sym_lookup(f, a->sym, a->sym_len, &v) ||
+			    !vaddr_to_off(f, v + (uint64_t)a->off, &off))
+				return false;
+			snprintf(loc, loclen, "@+0x%" PRIx64, off);
+			return true;
+		}
+		r = kreg(a->reg);
+		if (!r || a->reg == STAPSDT_REG_RIP)
+			return false;
+		snprintf(loc, loclen, "%c%" PRIu64 "(%%%s)",
+			 a->off < 0 ? '-' : '+',
+			 a->off < 0 ? (uint64_t)0 - (uint64_t)a->off
+				    : (uint64_t)a->off,
+			 r);
+		return true;
+	case STAPSDT_ARG_CONST:
+		if (a->sym)
+			return false;
+		snprintf(loc, loclen, "\\%" PRId64, a->off);
+		return true;
+	}
+	return false;
+}
+
+/* Field offsets of the event's records, from its format file. */
+static int event_format(struct consumer *c, struct tevent *e)
+{
+	char p[PATH_MAX], *fmt, *line, *save = NULL;
+
+	snprintf(p, sizeof(p), "%s/events/%s/%s/format", c->up.tfs, c->up.group,
+		 e->name);
+	fmt = read_file(p, NULL);
+	if (!fmt)
+		return -errno;
+	for (unsigned i = 0; i < D_MAXARGS; i++)
+		e->arg_off[i] = e->str_off[i] = -1;
+	e->comm_off = -1;
+	for (line = strtok_r(fmt, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char decl[128];
+		int off, size, sgn = 0;
+		const char *fieldname;
+		size_t dl;
+
+		if (sscanf(line,
+			   " field:%127[^;]; offset:%d; size:%d; signed:%d",
+			   decl, &off, &size, &sgn) < 3)
+			continue;
+		dl = strlen(decl);
+		while (dl && (decl[dl - 1] == ' '))
+			decl[--dl] = '\0';
+		fieldname = strrchr(decl, ' ');
+		fieldname = fieldname ? fieldname + 1 : decl;
+		if (fieldname[0] == 'a' &&
+		    isdigit((unsigned char)fieldname[1])) {
+			unsigned i = (unsigned)atoi(fieldname + 1);
+
+			if (i < D_MAXARGS) {
+				e->arg_off[i] = off;
+				e->arg_size[i] = size;
+				e->arg_signed[i] = sgn != 0;
+			}
+		} else if (fieldname[0] == 's' &&
+			   isdigit((unsigned char)fieldname[1])) {
+			unsigned i = (unsigned)atoi(fieldname + 1);
+
+			if (i < D_MAXARGS)
+				e->str_off[i] = off;
+		} else if (!strcmp(fieldname, "xcomm")) {
+			e->comm_off = off;
+		}
+	}
+	free(fmt);
+	snprintf(p, sizeof(p), "%s/events/%s/%s/id", c->up.tfs, c->up.group,
+		 e->name);
+	fmt = read_file(p, NULL);
+	if (!fmt)
+		return -errno;
+	e->tp = atoi(fmt);
+	free(fmt);
+	return 0;
+}
+
+static int sysv_loc(unsigned i, char *loc, size_t len)
+{
+	static const char *const regs[] = {"di", "si", "dx", "cx", "r8", "r9"};
+
+	if (i < 6)
+		return snprintf(loc, len, "%%%s", regs[i]);
+	return snprintf(loc, len, "+%u(%%sp)", (i - 6) * 8);
+}
+
+/*
+ * The uprobe event for a site, fetching what the clauses need: the
+ * arguments they read (needs), the strings at the arguments of strmask,
+ * the thread's name for execname.  Less to copy is less cost per hit.
+ */
+static struct tevent *event_get(struct consumer *c, struct tfile *f,
+				uint64_t off, uint16_t strmask, uint32_t needs,
+				unsigned nargs)
+{
+	const struct tnote *note = file_note_at(f, off);
+	char line[4096], loc[D_MAXARGS][64];
+	bool have[D_MAXARGS] = {false};
+	struct tevent *e;
+	size_t n;
+	int err;
+
+	for (size_t i = 0; i < c->up.nevs; i++) {
+		e = c->up.evs[i];
+		if (e->file == f && e->off == off && e->strmask == strmask &&
+		    e->needs == needs)
+			return e;
+	}
+	if (c->up.err[0]) {
+		if (!c->enable_failed)
+			say(c, "%s", c->up.err);
+		c->enable_failed = true;
+		return NULL;
+	}
+	e = xcalloc(1, sizeof(*e));
+	e->file = f;
+	e->off = off;
+	e->strmask = strmask;
+	e->needs = needs;
+	snprintf(e->name, sizeof(e->name), "e%u", c->up.nev++);
+	n = (size_t)snprintf(line, sizeof(line), "p:%s/%s %s:0x%" PRIx64,
+			     c->up.group, e->name, f->upath, off);
+	if (note && note->sema_off)
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      "(0x%" PRIx64 ")", note->sema_off);
+	if (note && note->args[0]) {
+		struct stapsdt_arg a;
+		struct stapsdt_err serr;
+		size_t cur = 0;
+		unsigned i = 0;
+
+		while (i < D_MAXARGS &&
+		       stapsdt_arg_next(note->args, &cur, &a, &serr) == 1) {
+			char type[32];
+
+			if (spec_fetch(f, &a, loc[i], sizeof(loc[i]), type,
+				       sizeof(type))) {
+				have[i] = true;
+				if (needs & (1u << i))
+					n += (size_t)snprintf(
+						line + n, sizeof(line) - n,
+						" a%u=%s:%s", i, loc[i], type);
+			} else if (needs & (1u << i)) {
+				n += (size_t)snprintf(line + n,
+						      sizeof(line) - n,
+						      " a%u=\\0:u64", i);
+			}
+			i++;
+		}
+		e->nargs = i;
+	} else {
+		if (nargs > D_MAXARGS)
+			nargs = D_MAXARGS;
+		for (unsigned i = 0; i < nargs; i++) {
+			sysv_loc(i, loc[i], sizeof(loc[i]));
+			have[i] = true;
+			if (needs & (1u << i))
+				n += (size_t)snprintf(line + n,
+						      sizeof(line) - n,
+						      " a%u=%s:x64", i, loc[i]);
+		}
+		e->nargs = nargs;
+	}
+	for (unsigned i = 0; i < e->nargs; i++)
+		if ((strmask & (1u << i)) && have[i] && loc[i][0] != '\\')
+			n += (size_t)snprintf(line + n, sizeof(line) - n,
+					      " s%u=+0(%s):string", i, loc[i]);
+	if (needs & D_NEED_EXECNAME)
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      " xcomm=$comm");
+	n += (size_t)snprintf(line + n, sizeof(line) - n, "\n");
+	if (n >= sizeof(line)) {
+		say(c, "%s: site 0x%" PRIx64 ": uprobe definition too long",
+		    f->path, off);
+		c->enable_failed = true;
+		free(e);
+		return NULL;
+	}
+	err = uprobe_events_write(c, line);
+	if (err) {
+		char why[256];
+
+		tracefs_error_log(c, why, sizeof(why));
+		say(c,
+		    "cannot create a uprobe on %s at offset 0x%" PRIx64
+		    ": %s%s%s",
+		    f->path, off, strerror(-err), why[0] ? ": " : "", why);
+		c->enable_failed = true;
+		free(e);
+		return NULL;
+	}
+	err = event_format(c, e);
+	if (err) {
+		say(c, "cannot read uprobe event %s/%s: %s", c->up.group,
+		    e->name, strerror(-err));
+		c->enable_failed = true;
+		free(e);
+		return NULL;
+	}
+	if (e->tp <= 0 || e->tp > 0xffff) {
+		say(c,
+		    "uprobe event %s/%s has ID %d, outside what records carry",
+		    c->up.group, e->name, e->tp);
+		c->enable_failed = true;
+		free(e);
+		return NULL;
+	}
+	if (!c->up.by_tp)
+		c->up.by_tp = xcalloc(0x10000, sizeof(*c->up.by_tp));
+	c->up.by_tp[e->tp] = e;
+	PUSH(c->up.evs, c->up.nevs, e);
+	return e;
+}
+
+/* ------------------------------------------------------------------ */
+/* Perf events */
+
+/*
+ * The ring buffers: one per CPU, as in DTrace, owned by a dummy software
+ * event on that CPU.  Every uprobe perf event is opened once per CPU for
+ * each thread, with inherit = 1 so that threads created later are traced
+ * too, and writes to its CPU's buffer (PERF_EVENT_IOC_SET_OUTPUT), as do
+ * the copies the new threads inherit.  A buffer is only ever written from
+ * its own CPU, which is what the kernel's ring buffer requires (it is why
+ * the kernel refuses to map one buffer for a task and its inherited
+ * events: their writers would run on several CPUs at once).
+ */
+static int cpus_open(struct consumer *c)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	int err = -ENODEV;
+
+	if (c->up.ncpus)
+		return 0;
+	for (long cpu = 0; cpu < n && cpu < 4096; cpu++) {
+		struct perf_event_attr a = {0};
+		struct tcpu tc = {.cpu = (int)cpu};
+		int fd;
+
+		a.type = PERF_TYPE_SOFTWARE;
+		a.size = sizeof(a);
+		a.config = PERF_COUNT_SW_DUMMY;
+		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+		a.sample_id_all = 1;
+		a.use_clockid = 1;
+		a.clockid = CLOCK_MONOTONIC;
+		a.watermark = 1;
+		a.wakeup_watermark = (uint32_t)(c->rbsize / 2);
+		fd = (int)sys_perf_event_open(&a, -1, (int)cpu, -1,
+					      PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (errno != ENODEV && errno != ENOENT)
+				err = -errno; /* not an offline CPU */
+			continue;
+		}
+		tc.rb = mmap(NULL, c->rbsize + (size_t)getpagesize(),
+			     PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (tc.rb == MAP_FAILED) {
+			err = -errno;
+			close(fd);
+			continue;
+		}
+		tc.fd = fd;
+		PUSH(c->up.cpus, c->up.ncpus, tc);
+	}
+	return c->up.ncpus ? 0 : err;
+}
+
+static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
+		       struct tevent *e)
+{
+	int err = cpus_open(c);
+
+	if (err)
+		return err;
+	for (size_t cpu = 0; cpu < c->up.ncpus; cpu++) {
+		struct perf_event_attr a = {0};
+		struct tperf tp;
+		int fd;
+
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.size = sizeof(a);
+		a.config = (uint64_t)e->tp;
+		a.sample_period = 1;
+		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+		a.inherit = 1;
+		a.sample_id_all = 1;
+		a.use_clockid = 1;
+		a.clockid = CLOCK_MONOTONIC;
+		fd = (int)sys_perf_event_open(&a, th->tid, c->up.cpus[cpu].cpu,
+					      -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->up.cpus[cpu].fd) <
+		    0) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		tp.fd = fd;
+		tp.tid = th->tid;
+		tp.ev = e;
+		PUSH(pr->perf, pr->nperf, tp);
+	}
+	return 0;
+}
+
+static struct tthread *thread_add(struct tproc *pr, pid_t tid)
+{
+	struct tthread th = {.tid = tid};
+
+	for (size_t i = 0; i < pr->nth; i++)
+		if (pr->th[i].tid == tid)
+			return NULL;
+	PUSH(pr->th, pr->nth, th);
+	return &pr->th[pr->nth - 1];
+}
+
+static void report_open_error(struct consumer *c, struct tproc *pr, int err)
+{
+	c->enable_failed = true;
+	if (c->up.perm_warned)
+		return;
+	c->up.perm_warned = true;
+	say(c, "cannot enable probes in pid %d: perf_event_open: %s%s",
+	    (int)pr->pid, strerror(-err),
+	    err == -EACCES || err == -EPERM ? " (tracing needs root)" : "");
+}
+
+/* Turn an event on in every thread of a process (known now). */
+static int proc_enable_event(struct consumer *c, struct tproc *pr,
+			     struct tevent *e)
+{
+	char p[64];
+	DIR *d;
+	struct dirent *de;
+	int opened = 0;
+
+	for (size_t i = 0; i < pr->nevs; i++)
+		if (pr->evs[i] == e)
+			return 0;
+	PUSH(pr->evs, pr->nevs, e);
+	snprintf(p, sizeof(p), "/proc/%d/task", (int)pr->pid);
+	d = opendir(p);
+	if (!d)
+		return -ESRCH;
+	while ((de = readdir(d))) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+
+		if (tid > 0)
+			(void)thread_add(pr, tid);
+	}
+	closedir(d);
+	for (size_t i = 0; i < pr->nth; i++) {
+		int err;
+
+		if (pr->th[i].gone)
+			continue;
+		err = thread_open(c, pr, &pr->th[i], e);
+		if (err == -ESRCH) {
+			pr->th[i].gone = true;
+			continue;
+		}
+		if (err) {
+			report_open_error(c, pr, err);
+			return err;
+		}
+		opened++;
+	}
+	return opened ? 0 : -ESRCH;
+}
+
+/*
+ * Hold a running process still while its probes are enabled, as DTrace
+ * grabs it: a uprobe's perf events are opened one (thread, CPU) at a
+ * time, and its semaphore goes up with the first, so a thread running
+ * meanwhile could take a guarded probe that is not recorded yet.  Every
+ * thread is seized and interrupted (ptrace), then let go where it was;
+ * a signal that arrived meanwhile is delivered on release.  A process
+ * that cannot be seized (a debugger has it) is enabled running.
+ */
+struct frozen {
+	pid_t tid;
+	int sig;
+};
+
+static size_t proc_freeze(struct tproc *pr, struct frozen **fz)
+{
+	size_t n = 0;
+	bool more = true;
+
+	for (int round = 0; more && round < 100; round++) {
+		char p[64];
+		DIR *d;
+		struct dirent *de;
+
+		more = false;
+		snprintf(p, sizeof(p), "/proc/%d/task", (int)pr->pid);
+		d = opendir(p);
+		if (!d)
+			break;
+		while ((de = readdir(d))) {
+			pid_t tid = (pid_t)atoi(de->d_name);
+			struct frozen f = {tid, 0};
+			bool seen = false;
+			int st;
+
+			if (tid <= 0)
+				continue;
+			for (size_t i = 0; i < n; i++)
+				seen |= (*fz)[i].tid == tid;
+			if (seen || ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0)
+				continue;
+			more = true;
+			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) == 0 &&
+			    waitpid(tid, &st, __WALL) == tid &&
+			    WIFSTOPPED(st) && (st >> 16) != PTRACE_EVENT_STOP)
+				f.sig = WSTOPSIG(st); /* a signal's stop */
+			*fz = xrealloc(*fz, n + 1, sizeof(**fz));
+			(*fz)[n++] = f;
+		}
+		closedir(d);
+	}
+	return n;
+}
+
+static void proc_thaw(struct frozen *fz, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		(void)ptrace(PTRACE_DETACH, fz[i].tid, NULL,
+			     (void *)(long)fz[i].sig);
+	free(fz);
+}
+
+/* Copy len bytes at ring offset pos (which may wrap) to dst. */
+static void ring_copy(const uint8_t *data, uint64_t size, uint64_t pos,
+		      void *dst, size_t len)
+{
+	if (pos + len <= size) {
+		memcpy(dst, data + pos, len);
+	} else {
+		size_t a = (size_t)(size - pos);
+
+		memcpy(dst, data + pos, a);
+		memcpy((uint8_t *)dst + a, data, len - a);
+	}
+}
+
+/*
+ * Take every record out of one ring buffer: samples are copied to the
+ * arena (the buffer space is given back at once), lost-record counts
+ * are reported.
+ */
+static void rb_drain(struct consumer *c, struct tcpu *tc)
+{
+	static uint8_t rec[1 << 16]; /* a record's size is 16 bits */
+	struct perf_event_mmap_page *mp = tc->rb;
+	const uint8_t *data = (const uint8_t *)tc->rb + getpagesize();
+	uint64_t size = c->rbsize, head, tail;
+
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	tail = mp->data_tail;
+	while (tail < head) {
+		struct perf_event_header hdr;
+		uint64_t pos = tail % size;
+
+		ring_copy(data, size, pos, &hdr, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || hdr.size > head - tail)
+			break; /* cannot happen: the kernel writes whole records
+				*/
+		ring_copy(data, size, pos, rec, hdr.size);
+		if (hdr.type == PERF_RECORD_SAMPLE) {
+			/* TID, TIME, CPU (+ reserved), RAW size and bytes */
+			const uint8_t *q = rec + sizeof(hdr);
+			struct hit h = {0};
+			uint32_t raw;
+
+			c->received++;
+			memcpy(&h.pid, q, 4);
+			memcpy(&h.tid, q + 4, 4);
+			memcpy(&h.time, q + 8, 8);
+			memcpy(&h.cpu, q + 16, 4);
+			memcpy(&raw, q + 24, 4);
+			if (28 + (size_t)raw <= hdr.size - sizeof(hdr)) {
+				h.rawoff = arena_put(c, q + 28, raw);
+				h.rawlen = raw;
+				hit_push(c, &h);
+			}
+		} else if (hdr.type == PERF_RECORD_LOST) {
+			uint64_t lost;
+			uint32_t cpu = (uint32_t)tc->cpu;
+
+			memcpy(&lost, rec + sizeof(hdr) + 8, 8);
+			c->up.drops += lost;
+			say(c, "%" PRIu64 " drops on CPU %u", lost, cpu);
+		}
+		tail += hdr.size;
+	}
+	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/* A record's event, by its type (the tracepoint ID, 16 bits). */
+static struct tevent *event_by_tp(struct consumer *c, uint16_t tp)
+{
+	return c->up.by_tp ? c->up.by_tp[tp] : NULL;
+}
+
+static uint64_t field_u(const struct hit *h, int off, int size, bool sgn)
+{
+	uint64_t v = 0;
+
+	if (off < 0 || (uint32_t)(off + size) > h->rawlen)
+		return 0;
+	switch (size) {
+	case 1: {
+		uint8_t x;
+
+		memcpy(&x, h->raw + off, 1);
+		v = sgn ? (uint64_t)(int64_t)(int8_t)x : x;
+		break;
+	}
+	case 2: {
+		uint16_t x;
+
+		memcpy(&x, h->raw + off, 2);
+		v = sgn ? (uint64_t)(int64_t)(int16_t)x : x;
+		break;
+	}
+	case 4: {
+		uint32_t x;
+
+		memcpy(&x, h->raw + off, 4);
+		v = sgn ? (uint64_t)(int64_t)(int32_t)x : x;
+		break;
+	}
+	case 8:
+		memcpy(&v, h->raw + off, 8);
+		break;
+	}
+	return v;
+}
+
+/* A __data_loc string: its bytes (NUL excluded), or NULL. */
+static const char *field_str(const struct hit *h, int off, size_t *len)
+{
+	uint32_t loc, o, l;
+
+	if (off < 0 || (uint32_t)off + 4 > h->rawlen)
+		return NULL;
+	memcpy(&loc, h->raw + off, 4);
+	o = loc & 0xffff;
+	l = loc >> 16;
+	if (!l || o + l > h->rawlen)
+		return NULL;
+	*len = strnlen((const char *)h->raw + o, l);
+	return (const char *)h->raw + o;
+}
+
+/* A sample's probe (by its event and process) and what the event fetched. */
+static struct tprobe *up_decode(struct consumer *c, const struct hit *h,
+				struct d_fire *f, char *comm, size_t commlen)
+{
+	uint16_t type;
+	struct tevent *e;
+	struct tprobe *p = NULL;
+	size_t cl = 0;
+	const char *cs;
+
+	if (h->rawlen < 8)
+		return NULL;
+	memcpy(&type, h->raw, 2);
+	e = event_by_tp(c, type);
+	if (!e)
+		return NULL;
+	for (size_t i = 0; i < e->nusers; i++)
+		if (e->users[i].pid == (pid_t)h->pid)
+			p = e->users[i].probe;
+	if (!p)
+		return NULL; /* a child that inherited the event: not traced */
+	f->cpu = (int)h->cpu;
+	f->pid = (pid_t)h->pid;
+	f->tid = (pid_t)h->tid;
+	cs = field_str(h, e->comm_off, &cl);
+	if (cs)
+		snprintf(comm, commlen, "%.*s", (int)cl, cs);
+	f->execname = comm;
+	f->timestamp = h->time;
+	for (unsigned i = 0; i < e->nargs && i < D_MAXARGS; i++) {
+		f->arg[i] = field_u(h, e->arg_off[i], e->arg_size[i],
+				    e->arg_signed[i]);
+		if (e->str_off[i] >= 0)
+			f->str[i] = field_str(h, e->str_off[i], &f->strlen[i]);
+	}
+	return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* The backend */
+
+static void proc_disable(struct tproc *pr)
+{
+	for (size_t i = 0; i < pr->nperf; i++)
+		(void)ioctl(pr->perf[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+/*
+ * Close pr's events.  Their counts (which include the threads that
+ * inherited them) say how many hits there were: a hit the kernel could
+ * not store after the last PERF_RECORD_LOST is counted there too, so the
+ * drops reported at the end are exact.  The buffers must have been read.
+ */
+static void proc_close(struct consumer *c, struct tproc *pr)
+{
+	for (size_t i = 0; i < pr->nperf; i++) {
+		uint64_t n;
+
+		if (pr->perf[i].fd < 0)
+			continue;
+		if (read(pr->perf[i].fd, &n, sizeof(n)) == (ssize_t)sizeof(n))
+			c->up.fired += n;
+		close(pr->perf[i].fd);
+	}
+	free(pr->perf);
+	pr->perf = NULL;
+	pr->nperf = 0;
+	free(pr->th);
+	pr->th = NULL;
+	pr->nth = 0;
+}
+
+/*
+ * tracefs is looked for now, but only missed when a probe is to be
+ * enabled: BEGIN and END alone need no kernel help.
+ */
+static int up_open(struct consumer *c)
+{
+	uint64_t mystart = 0;
+
+	if (tracefs_find(c) < 0) {
+		snprintf(c->up.err, sizeof(c->up.err),
+			 "cannot enable probes: no tracefs with uprobe_events "
+			 "(is CONFIG_UPROBE_EVENTS on, and are we root?)");
+	} else {
+		char p[PATH_MAX];
+
+		snprintf(p, sizeof(p), "%s/uprobe_events", c->up.tfs);
+		if (access(p, W_OK) < 0)
+			snprintf(c->up.err, sizeof(c->up.err),
+				 "cannot enable probes: %s: %s (tracing needs "
+				 "root)",
+				 p, strerror(errno));
+	}
+	if (!c->up.err[0])
+		reap_groups(c, NULL);
+	(void)reg_proc_stat(getpid(), &mystart, NULL, 0);
+	snprintf(c->up.group, sizeof(c->up.group), GROUP_PREFIX "%d_%" PRIu64,
+		 (int)getpid(), mystart);
+	return 0;
+}
+
+/* An event per site, turned on in every thread of pr, pr held still. */
+static void up_enable(struct consumer *c, struct tproc *pr)
+{
+	struct frozen *fz = NULL;
+	size_t nfz = 0;
+
+	if (!pr->held)
+		nfz = proc_freeze(pr, &fz);
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct tprobe *p = c->probes[i];
+		unsigned nargs;
+
+		if (p->pid != pr->pid || p->enabled || !p->nclauses)
+			continue;
+		p->enabled = true;
+		nargs = p->nargs;
+		for (unsigned s = 0; s < p->noffs; s++) {
+			struct tevent *e =
+				event_get(c, p->file, p->offs[s], p->strmask,
+					  p->needs, nargs);
+			bool have = false;
+
+			if (!e)
+				continue;
+			for (size_t u = 0; u < e->nusers; u++)
+				have |= e->users[u].pid == pr->pid;
+			if (!have) {
+				e->users = xrealloc(e->users, e->nusers + 1,
+						    sizeof(*e->users));
+				e->users[e->nusers].pid = pr->pid;
+				e->users[e->nusers++].probe = p;
+			}
+			(void)proc_enable_event(c, pr, e);
+		}
+	}
+	if (nfz)
+		proc_thaw(fz, nfz);
+	else
+		free(fz);
+}
+
+/* A buffer half full wakes the loop before the switchrate tick. */
+static size_t up_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
+{
+	size_t n = 0;
+
+	if (!pfd)
+		return c->up.ncpus;
+	for (size_t i = 0; i < c->up.ncpus && n < max; i++)
+		pfd[n++] = (struct pollfd){.fd = c->up.cpus[i].fd,
+					   .events = POLLIN};
+	return n;
+}
+
+static void up_drain(struct consumer *c)
+{
+	for (size_t i = 0; i < c->up.ncpus; i++)
+		rb_drain(c, &c->up.cpus[i]);
+}
+
+/* pr's events are closed; a new process with its pid is another one. */
+static void up_proc_exit(struct consumer *c, struct tproc *pr)
+{
+	proc_close(c, pr);
+	for (size_t i = 0; i < c->up.nevs; i++)
+		for (size_t u = 0; u < c->up.evs[i]->nusers; u++)
+			if (c->up.evs[i]->users[u].pid == pr->pid)
+				c->up.evs[i]->users[u].pid = -1;
+}
+
+static void up_stop(struct consumer *c)
+{
+	for (size_t i = 0; i < c->nprocs; i++)
+		proc_disable(c->procs[i]);
+}
+
+static void up_stats(struct consumer *c)
+{
+	uint64_t seen = c->received + c->up.drops;
+
+	for (size_t i = 0; i < c->nprocs; i++)
+		proc_close(c, c->procs[i]);
+	if (c->up.fired > seen)
+		say(c,
+		    "%" PRIu64 " drops (hits the buffers could not hold, "
+		    "counted when tracing stopped)",
+		    c->up.fired - seen);
+}
+
+/*
+ * Closing the perf events removes the breakpoints and counts the
+ * semaphores back down; then the run's uprobe events can be deleted.
+ */
+static void up_close(struct consumer *c)
+{
+	for (size_t i = 0; i < c->nprocs; i++)
+		proc_close(c, c->procs[i]);
+	for (size_t i = 0; i < c->up.ncpus; i++) {
+		munmap(c->up.cpus[i].rb, c->rbsize + (size_t)getpagesize());
+		close(c->up.cpus[i].fd);
+	}
+	c->up.ncpus = 0;
+	if (c->up.group[0] && !c->up.err[0])
+		reap_groups(c, c->up.group);
+}
+
+const struct consumer_backend_ops consumer_uprobe_ops = {
+	.name = "uprobe events",
+	.open = up_open,
+	.enable = up_enable,
+	.poll_fds = up_poll_fds,
+	.drain = up_drain,
+	.decode = up_decode,
+	.proc_exit = up_proc_exit,
+	.stop = up_stop,
+	.stats = up_stats,
+	.close = up_close,
+};

@@ -77,4 +77,31 @@ for d in "$dir"/tst.*.d "$dir"/err.*.d; do
 	fi
 done
 [ "$n" -gt 0 ] || fail "no tst.*.d or err.*.d in $dir"
+
+# Scripts too large to keep as pairs: shapes nested 20,000 to 200,000
+# deep once overflowed the stack of the parser, the checker or the
+# evaluator (SIGSEGV); each must now be a located compile error.
+deep() {	# deep WHAT PYTHON-EXPRESSION (the script's text)
+	python3 -c "import sys; sys.stdout.write($2)" >"$tmp/deep.d" || return
+	timeout 60 "$DTRACE" -s "$tmp/deep.d" >"$tmp/deep.out" 2>"$tmp/deep.err"
+	expect_eq "deep $1: exit status" 1 "$?"
+	expect_grep "deep $1: a located error" \
+		'^dtrace: failed to compile script .*: line 1, column [0-9]*: expression nested too deeply (more than 512 levels)$' \
+		"$tmp/deep.err"
+}
+if command -v python3 >/dev/null 2>&1; then
+	n=100000
+	deep "100k (" "'BEGIN { x = ' + '(' * $n + '1' + ')' * $n + '; }'"
+	deep "100k !" "'BEGIN { x = ' + '!' * $n + '1; }'"
+	deep "100k unary -" "'BEGIN { x = ' + '- ' * $n + '1; }'"
+	deep "100k casts" "'BEGIN { x = ' + '(int)' * $n + '1; }'"
+	deep "200k-term sum" "'BEGIN { x = ' + '+'.join(['1'] * 200000) + '; }'"
+	deep "200k-term && predicate" "'BEGIN /' + ' && '.join(['1'] * 200000) + '/ { exit(0); }'"
+	deep "30k nested strlen()" "'BEGIN { x = ' + 'strlen(' * 30000 + '\"a\"' + ')' * 30000 + '; }'"
+	deep "20k nested a[...]" "'BEGIN { a[0] = 1; x = ' + 'a[' * 20000 + '0' + ']' * 20000 + '; }'"
+	deep "100k ?: chain" "'BEGIN { x = ' + '1 ? 0 : ' * $n + '1; }'"
+	deep "100k x = x = ..." "'BEGIN { ' + 'x = ' * $n + '1; }'"
+else
+	echo "# no python3: the generated deep scripts are not run"
+fi
 finish

@@ -160,6 +160,52 @@ static struct node *mknode(struct parser *ps, int op, const struct tok *at)
 	return n;
 }
 
+/*
+ * Enter one level of expression nesting at token t; the matching
+ * `ps->depth--` is at each return of the parse_* function that entered.
+ */
+static void nest(struct parser *ps, const struct tok *t)
+{
+	if (++ps->depth > D_MAXDEPTH)
+		d_perr(ps, t->line, t->col,
+		       "expression nested too deeply (more than %d levels)",
+		       D_MAXDEPTH);
+}
+
+/*
+ * A tree the parser built iteratively (a long chain a + b + c + ...
+ * leans left without any recursion) can still be too deep for the
+ * recursive checker and evaluator: walk it, at most D_MAXDEPTH deep.
+ */
+static void check_height(struct parser *ps, const struct node *n, unsigned d)
+{
+	if (!n)
+		return;
+	if (d > D_MAXDEPTH)
+		d_perr(ps, n->line, n->col,
+		       "expression nested too deeply (more than %d levels)",
+		       D_MAXDEPTH);
+	check_height(ps, n->a, d + 1);
+	check_height(ps, n->b, d + 1);
+	check_height(ps, n->c, d + 1);
+	for (unsigned i = 0; i < n->nargs; i++)
+		check_height(ps, n->args[i], d + 1);
+}
+
+static void check_clause_height(struct parser *ps, const struct clause *c)
+{
+	check_height(ps, c->pred, 1);
+	for (unsigned i = 0; i < c->nstmts; i++) {
+		const struct stmt *st = &c->stmts[i];
+
+		check_height(ps, st->e, 1);
+		for (unsigned j = 0; j < st->nargs; j++)
+			check_height(ps, st->args[j], 1);
+		for (unsigned j = 0; j < st->nkeys; j++)
+			check_height(ps, st->keys[j], 1);
+	}
+}
+
 static unsigned var_lookup(struct d_prog *p, int scope, const char *name)
 {
 	unsigned i;
@@ -415,7 +461,19 @@ static struct node *parse_postfix(struct parser *ps)
 	return n;
 }
 
+static struct node *parse_unary1(struct parser *ps);
+
 static struct node *parse_unary(struct parser *ps)
+{
+	struct node *n;
+
+	nest(ps, &ps->tk);
+	n = parse_unary1(ps);
+	ps->depth--;
+	return n;
+}
+
+static struct node *parse_unary1(struct parser *ps)
 {
 	struct tok t = ps->tk;
 	struct node *n;
@@ -554,6 +612,7 @@ static struct node *parse_cond(struct parser *ps)
 
 	if (!d_is_op(ps, '?'))
 		return c;
+	nest(ps, &t);
 	d_lex(ps);
 	n = mknode(ps, N_TERN, &t);
 	n->a = c;
@@ -562,6 +621,7 @@ static struct node *parse_cond(struct parser *ps)
 	ps->in_pred = pred;
 	d_expect(ps, ':');
 	n->c = parse_cond(ps);
+	ps->depth--;
 	return n;
 }
 
@@ -581,11 +641,13 @@ static struct node *parse_assign(struct parser *ps)
 		d_perr(ps, t.line, t.col,
 		       "operator %s can only be applied to a writable variable",
 		       t.op == '=' ? "=" : "op=");
+	nest(ps, &t);
 	d_lex(ps);
 	n = mknode(ps, N_ASSIGN, &t);
 	n->sub = t.op;
 	n->a = l;
 	n->b = parse_assign(ps);
+	ps->depth--;
 	return n;
 }
 
@@ -978,6 +1040,7 @@ static bool clause_records(const struct clause *c)
 
 static void add_clause(struct parser *ps, struct clause *c)
 {
+	check_clause_height(ps, c);
 	ps->cl = d_xrealloc(ps->cl, (ps->ncl + 1) * sizeof(*ps->cl));
 	ps->cl[ps->ncl++] = *c;
 }

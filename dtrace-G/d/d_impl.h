@@ -351,7 +351,16 @@ struct parser {
 	struct clause *cl; /* this unit's clauses */
 	unsigned ncl;
 	struct sbuf tmp; /* text being lexed */
+	unsigned depth; /* nesting of the expression being parsed */
 };
+
+/*
+ * How deep an expression may nest, in the parser's recursion and in the
+ * tree the checker and the evaluator walk recursively: past it, a
+ * located compile error, never a stack overflow (100,000 '(' or a
+ * 200,000-term sum once crashed dtrace).  Real scripts stay far below.
+ */
+#define D_MAXDEPTH 512
 
 /* ------------------------------------------------------------------ */
 /* The evaluator's state for one d_run() (run.c) */

@@ -16,9 +16,10 @@
 # Then names that drive a terminal: a program compiled from a source
 # file whose name holds ESC sequences (so DWARF carries it), under a file
 # name with ESC, CR, a newline and a C1 CSI (0x9b, raw and in UTF-8).
-# `dtrace -l -v --object`, `dtrace -l -v -p` and the error of a file that
-# is no ELF must print no control byte but tab and newline, and exactly
-# the rows there are.
+# `dtrace -l -v --object`, `dtrace -l -v -p`, the error of a file that
+# is no ELF, and the FUNCTION column `dtrace -n -p` prints for a function
+# whose symbol holds ESC and CR must print no control byte but tab and
+# newline, and exactly the rows there are.
 #
 # Last, dtrace-helperd's state directory: in a directory user nobody
 # owns (with a `registry` link to a directory holding a file of root's,
@@ -200,6 +201,44 @@ expect_eq "-l -v -p: the probe rows there are" 2 \
 	"$(grep -c '^ *[0-9][0-9]* *hf[0-9]* ' out.txt)"
 kill "$bad_pid"
 wait "$bad_pid" 2>/dev/null
+
+# the FUNCTION column of dtrace -n: an inline <sys/sdt.h> probe in a
+# function whose symbol name holds ESC and CR (objcopy renames it)
+if [ "$(id -u)" -eq 0 ] && [ -e /sys/kernel/tracing/uprobe_events ] &&
+   command -v objcopy >/dev/null 2>&1; then
+	cat >fn.c <<'C'
+#include <unistd.h>
+#include <sys/sdt.h>
+__attribute__((noinline)) void work(int i) { DTRACE_PROBE1(hf, p0, i); }
+int main(void)
+{
+	for (int i = 0; i < 600; i++) {
+		work(i);
+		usleep(100000);
+	}
+	return 0;
+}
+C
+	if $CC -O2 -I"$top_srcdir/sdk/include" -c fn.c -o fn.o &&
+	   objcopy --redefine-sym "work=w${esc}[2J$(printf '\r')k" fn.o &&
+	   $CC -o fnprog fn.o; then
+		./fnprog &
+		fn_pid=$!
+		timeout 60 "$DTRACE" -n 'hf$target:::p0 { exit(0); }' -p "$fn_pid" \
+			>out.txt 2>err.txt
+		expect_eq "dtrace -n -p, a hostile function name: status" 0 "$?"
+		clean "dtrace -n -p: stdout" out.txt
+		clean "dtrace -n -p: stderr" err.txt
+		expect_grep "dtrace -n -p: FUNCTION escaped" \
+			'w\\x1b\[2J\\rk:p0' out.txt
+		kill "$fn_pid"
+		wait "$fn_pid" 2>/dev/null
+	else
+		fail "cannot build the program with a hostile function name"
+	fi
+else
+	echo "# not root, no tracefs or no objcopy: dtrace -n's FUNCTION column not checked"
+fi
 
 # a file that is no ELF, by a name with control bytes
 printf 'not ELF' >"$bad.txt"

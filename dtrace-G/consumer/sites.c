@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "consumer_impl.h"
+#include "text.h"
 #include "stapsdt.h"
 
 /* ------------------------------------------------------------------ */
@@ -301,20 +302,40 @@ static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 	}
 }
 
+/*
+ * A name from a file or a process, as the probe carries it: escaped
+ * (sdk/text.h), since it is printed in default output lines, fault
+ * messages and probefunc/probemod, and a traced file's owner chose it.
+ */
+static char *safe_dup(const char *s)
+{
+	size_t n = TXT_SAFE_MAX(strlen(s));
+
+	return txt_safe(s, xcalloc(1, n), n);
+}
+
 /* Make the probe records of one file mapped by pr. */
 static void proc_file_probes(struct consumer *c, struct tproc *pr,
 			     struct tfile *f, const char *modname)
 {
+	char *smod = safe_dup(modname);
+
 	for (size_t i = 0; i < f->pl.n; i++) {
 		const struct dt_probe *dp = &f->pl.v[i];
-		char prov[DT_PROVIDER_MAX];
+		char prov[DT_PROVIDER_MAX], *sprov, *sfunc, *sname;
 		struct tprobe *p;
 
 		if (!dp->addr_known || !dp->nsites)
 			continue;
 		snprintf(prov, sizeof(prov), "%s%d", dp->prov, (int)pr->pid);
-		p = probe_find(c, pr->pid, prov, modname, dp->func, dp->name);
+		sprov = safe_dup(prov);
+		sfunc = safe_dup(dp->func);
+		sname = safe_dup(dp->name);
+		p = probe_find(c, pr->pid, sprov, smod, sfunc, sname);
 		if (p) {
+			free(sprov);
+			free(sfunc);
+			free(sname);
 			if (p->file != f)
 				continue; /* same names in two files: first wins
 					   */
@@ -322,10 +343,10 @@ static void proc_file_probes(struct consumer *c, struct tproc *pr,
 			p = xcalloc(1, sizeof(*p));
 			p->id = ++c->next_id;
 			p->pid = pr->pid;
-			p->prov = xstrdup(prov);
-			p->mod = xstrdup(modname);
-			p->func = xstrdup(dp->func);
-			p->name = xstrdup(dp->name);
+			p->prov = sprov;
+			p->mod = xstrdup(smod);
+			p->func = sfunc;
+			p->name = sname;
 			p->file = f;
 			p->nargs = dp->xargc;
 			if (p->nargs) {
@@ -369,6 +390,7 @@ static void proc_file_probes(struct consumer *c, struct tproc *pr,
 				PUSH(p->enoffs, p->nenoffs, off);
 		}
 	}
+	free(smod);
 }
 
 /* Have the backend arm every matched probe of pr not yet armed. */

@@ -29,19 +29,25 @@
  * Addresses are link-time addresses, which is what DWARF and addr2line
  * speak.
  *
- * Then the .note.stapsdt notes (sdk/stapsdt.h), one per site, for the
- * sites no DOF describes: a program whose probes come from <sys/sdt.h>
- * alone, objects compiled with `-x probestyle=inline` and linked without
- * -G, and the header's stub sites, which every program built from a
- * `dtrace -h` header carries whether or not -G saw all of its objects
- * (a hand-kept object list that drifted leaves the calls of the objects
- * it missed going to the stubs).  A note at a place a DOF record already
- * lists (-G writes one for each site it rewrote) adds nothing.  The
- * sites of one probe in one function make one record, like a DOF probe.  The function is the symbol containing the site, named as
- * -G names it (the part before a '.', so main.cold is main).  A note's
- * address is corrected by the difference between the .stapsdt.base
- * section's address and the one the note recorded (prelink moved them
- * apart); in a relocatable object the note's relocations are applied
+ * Then the .note.stapsdt notes (sdk/stapsdt.h), one per site.  A site
+ * -G rewrote has both a DOF record and a note (for the tools that read
+ * only notes), and is taken from the DOF; the notes add the sites no DOF
+ * describes: all of them in a file without DOF (probes from <sys/sdt.h>
+ * alone, `-x probestyle=inline`, a header's objects linked without -G),
+ * and, beside the DOF, the header's stub sites that the calls of objects
+ * -G never saw land on (an object missing from -G's list, a static link
+ * of -G outputs and such objects).  Every object compiled against the
+ * header carries the stubs, so a program -G saw all of has them too,
+ * with nothing left that calls them: beside DOF, a linked file's stub is
+ * taken only if a direct call or jump in its code lands on it (the stubs
+ * are hidden, so every caller is in the same file; bytes that merely look
+ * like such a branch can only list a stub, never hide one).  The sites
+ * of one probe in one function make one record, like a DOF probe.  The
+ * function is the symbol containing the site, named as -G names it (the
+ * part before a '.', so main.cold is main).  A note's address is
+ * corrected by the difference between the .stapsdt.base section's
+ * address and the one the note recorded (prelink moved them apart); in a
+ * relocatable object the note's relocations are applied
  * first.  Probe names turn "__" into "-" as everywhere in DTrace.  Notes
  * carry no types or stability: arguments are shown as the integer types
  * of their size and sign, attributes as Private/Private/Unknown (what a
@@ -93,6 +99,10 @@ struct rd {
 	const struct dt_collect_opts *o;
 	char *msg;
 	size_t msglen;
+	/* where the file's direct branches go, sorted; made on first use */
+	uint64_t *targets;
+	size_t ntargets;
+	bool targets_read;
 };
 
 static int __attribute__((format(printf, 3, 4)))
@@ -319,19 +329,21 @@ static void set_section(struct rd *r, struct dt_probe *p, size_t shndx)
 }
 
 /*
- * A site the file's probes already describe, from `first` on: the same
- * place of the same probe.  Two -G outputs of the same objects (a rule
- * run twice, libtool's PIC and non-PIC runs) put two DOF records of each
- * site in one image, and -G writes a note for each site it describes.
+ * Whether one of the DOF probes pl->v[first..ndof) is this probe and
+ * already has the site pc (same section in a relocatable object): -G
+ * writes a note for each site its DOF describes, and two -G outputs of
+ * the same objects (a rule run twice, libtool's PIC and non-PIC runs)
+ * put two DOF records of each site in one image.
  */
-static bool site_known(const struct rd *r, size_t first, const char *prov,
-		       const char *pub, size_t shndx, uint64_t pc)
+static bool dof_has_site(const struct rd *r, size_t first, size_t ndof,
+			 const char *prov, const char *name, uint64_t pc,
+			 size_t shndx)
 {
-	for (size_t i = first; i < r->pl->n; i++) {
+	for (size_t i = first; i < ndof; i++) {
 		const struct dt_probe *q = &r->pl->v[i];
 
-		if (q->shndx != shndx || !q->addr_known ||
-		    strcmp(q->prov, prov) || strcmp(q->name, pub))
+		if (!q->addr_known || q->shndx != shndx ||
+		    strcmp(q->prov, prov) || strcmp(q->name, name))
 			continue;
 		for (unsigned k = 0; k < q->nsites; k++)
 			if (q->sites[k] == pc)
@@ -340,14 +352,14 @@ static bool site_known(const struct rd *r, size_t first, const char *prov,
 	return false;
 }
 
-/* Every site of a DOF record is already described: the record adds nothing. */
-static bool sites_known(const struct rd *r, const struct dt_probe *p)
+/* Every site of a DOF record is already described: it adds nothing. */
+static bool dof_sites_known(const struct rd *r, const struct dt_probe *p)
 {
 	if (!p->addr_known || !p->nsites)
 		return false;
 	for (unsigned k = 0; k < p->nsites; k++)
-		if (!site_known(r, r->first, p->prov, p->name, p->shndx,
-				p->sites[k]))
+		if (!dof_has_site(r, r->first, r->pl->n, p->prov, p->name,
+				  p->sites[k], p->shndx))
 			return false;
 	return true;
 }
@@ -381,7 +393,7 @@ static int add_blob(struct rd *r, uint64_t boff, const struct relocs *rs)
 			err = dt_probe_from_dof(&p, &pv, &pi, !rr || rr->known);
 			if (err)
 				return rd_err(r, -ENOMEM, "out of memory");
-			if (sites_known(r, &p)) {
+			if (dof_sites_known(r, &p)) {
 				/* two -G outputs of the same objects */
 				dt_probe_free(&p);
 				continue;
@@ -554,7 +566,95 @@ static int add_site(uint64_t **v, unsigned *n, uint64_t a)
 	return 0;
 }
 
-static int read_notes(struct rd *r, size_t first)
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The target of a direct branch whose opcode starts at p[i] (address
+ * addr): call/jmp rel32 (e8, e9), jcc rel32 (0f 80-8f), jmp/jcc rel8
+ * (eb, 70-7f); false if p[i] starts none of them.  Every byte offset is
+ * tried, instruction boundary or not: a false target costs nothing.
+ */
+static bool branch_target(const uint8_t *p, size_t n, size_t i, uint64_t addr,
+			  uint64_t *to)
+{
+	int32_t d32;
+
+	if ((p[i] == 0xe8 || p[i] == 0xe9) && n - i >= 5) {
+		memcpy(&d32, p + i + 1, 4);
+		*to = addr + 5 + (uint64_t)(int64_t)d32;
+		return true;
+	}
+	if (p[i] == 0x0f && n - i >= 6 && (p[i + 1] & 0xf0) == 0x80) {
+		memcpy(&d32, p + i + 2, 4);
+		*to = addr + 6 + (uint64_t)(int64_t)d32;
+		return true;
+	}
+	if ((p[i] == 0xeb || (p[i] & 0xf0) == 0x70) && n - i >= 2) {
+		*to = addr + 2 + (uint64_t)(int64_t)(int8_t)p[i + 1];
+		return true;
+	}
+	return false;
+}
+
+/* Every direct branch target in the file's executable sections, sorted. */
+static int read_targets(struct rd *r)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = 0;
+	GElf_Shdr sh;
+
+	r->targets_read = true;
+	while ((scn = elf_nextscn(r->elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+			continue;
+		for (size_t i = 0; i < d->d_size; i++) {
+			uint64_t to;
+
+			if (!branch_target(d->d_buf, d->d_size, i,
+					   sh.sh_addr + i, &to))
+				continue;
+			if (r->ntargets == cap) {
+				size_t nc = cap ? 2 * cap : 1024;
+				uint64_t *nv = realloc(r->targets,
+						       nc * sizeof(*nv));
+
+				if (!nv)
+					return -ENOMEM;
+				r->targets = nv;
+				cap = nc;
+			}
+			r->targets[r->ntargets++] = to;
+		}
+	}
+	if (r->ntargets)
+		qsort(r->targets, r->ntargets, sizeof(*r->targets), cmp_u64);
+	return 0;
+}
+
+/*
+ * Whether anything in a linked file branches to the header's stub at
+ * addr: 1 or 0, or -ENOMEM.
+ */
+static int stub_reached(struct rd *r, uint64_t addr)
+{
+	if (!r->targets_read && read_targets(r))
+		return -ENOMEM;
+	return r->ntargets && bsearch(&addr, r->targets, r->ntargets,
+				      sizeof(*r->targets), cmp_u64) != NULL;
+}
+
+/* The notes' probes, after the DOF's: pl->v[first..ndof) came from DOF. */
+static int read_notes(struct rd *r, size_t first, size_t ndof)
 {
 	struct dt_object *obj = r->obj;
 	struct relocs rs = {NULL, 0};
@@ -619,9 +719,21 @@ static int read_notes(struct rd *r, size_t first)
 		if (prov_pubname(note.name, pub, sizeof(pub)) < 0)
 			snprintf(pub, sizeof(pub), "%.*s", (int)sizeof(pub) - 1,
 				 note.name);
-		if (site_known(r, first, note.provider, pub, shndx, pc))
-			continue; /* a -G site: its DOF record says more */
-		for (size_t i = first; i < r->pl->n; i++) {
+		if (dof_has_site(r, first, ndof, note.provider, pub, pc,
+				 shndx))
+			continue;
+		if (ndof > first && r->ehdr.e_type != ET_REL && *func &&
+		    pc == fstart && !strncmp(func, "__dtrace_", 9)) {
+			int reached = stub_reached(r, pc);
+
+			if (reached < 0) {
+				free(rs.v);
+				return rd_err(r, -ENOMEM, "out of memory");
+			}
+			if (!reached)
+				continue; /* a stub nothing calls any more */
+		}
+		for (size_t i = ndof; i < r->pl->n; i++) {
 			struct dt_probe *q = &r->pl->v[i];
 
 			if (!strcmp(q->prov, note.provider) &&
@@ -668,8 +780,6 @@ static int read_notes(struct rd *r, size_t first)
 	free(rs.v);
 	return 0;
 }
-
-
 
 /* ------------------------------------------------------------------ */
 
@@ -767,12 +877,13 @@ int dt_object_probes(struct dt_probes *pl, const char *path,
 
 	err = read_dof(&r);
 	if (!err)
-		err = read_notes(&r, first);
+		err = read_notes(&r, first, pl->n);
 	if (!err && pl->n == first)
 		err = rd_err(&r, -ENOENT,
 			     "no USDT probes (no %s section or stapsdt notes)",
 			     DOF_SECTION);
 out:
+	free(r.targets);
 	if (r.elf)
 		elf_end(r.elf);
 	close(fd);

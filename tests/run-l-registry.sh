@@ -233,18 +233,7 @@ prog6=$(basename "$(readlink "/proc/$pid6/exe")")
 	row 1 dtrace "" "" BEGIN
 	row 2 dtrace "" "" END
 	row 3 dtrace "" "" ERROR
-	# each file's DOF rows, then its notes the DOF does not describe:
-	# the header's stub sites (nothing calls them here, all the calls
-	# were rewritten, but they are probe sites all the same)
-	ro_exe=$prog6
-	row 20 "myapp$pid6" "$ro_exe" helper query-start
-	row 21 "myapp$pid6" "$ro_exe" main query-done
-	row 22 "myapp$pid6" "$ro_exe" main tick
-	row 23 "myapp$pid6" "$ro_exe" __dtrace_myapp___query__start query-start
-	row 24 "myapp$pid6" "$ro_exe" __dtrace_myapp___query__done query-done
-	row 25 "myapp$pid6" "$ro_exe" __dtrace_myapp___tick tick
-	row 26 "kv$pid6" libq.so lib_run put
-	row 27 "kv$pid6" libq.so __dtrace_kv___put put
+	rows_of 6 20
 } >expected.txt
 run_dtrace -l -p "$pid6"
 expect_eq "-p of an unregistered process: status" 0 "$status"

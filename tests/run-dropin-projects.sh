@@ -1,0 +1,318 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-dropin-projects.sh: miniature projects, each in the build system
+# real projects of its pattern use (DESIGN §10), built unchanged with our
+# `dtrace` first in PATH, in place of systemtap's:
+#  - autotools with libtool (tests/data/dropin-projects/autotools): a
+#    libtool library and two programs; `-G` twice into a hand-written
+#    libtool object, over the PIC objects in .libs/ and over the non-PIC
+#    ones (PHP); Ruby's configure check, which runs `-G` without `-o` on
+#    a conftest object and compares it, and the "rebuild the objects"
+#    build mode it chooses when the object changed, and the other mode;
+#  - meson (meson): `-DSTAP_SDT_V2 -h` on a .dtrace file with CC in the
+#    environment, `-G` with no objects, a shared library linked with
+#    meson's default b_lundef (--no-undefined) (glib, libvirt, QEMU);
+#  - CMake (cmake): `-h` on a preprocessed .h.d, never `-G`, C++ with
+#    <sys/sdt.h> included first, a shared library linked with -z defs
+#    (HotSpot);
+#  - plain make: PostgreSQL (postgres: `-C -h`, its sed script, `-C -G`
+#    over the objects, an extension built from the installed header and
+#    dlopen()ed) and Perl (perl: a .d.base input, `-h -xnolibs`, three
+#    `-G` outputs, one inside the static archive libperl.a), CC and
+#    CFLAGS in the environment.
+# Everything links with -z defs (or b_lundef).  Each binary's and
+# library's probes must be listed by `dtrace -l --object` and by readelf,
+# and (as root, with bpftrace) fire with exact arguments under bpftrace
+# and under our `dtrace -n -c`.  A build system that is not installed is
+# skipped alone, with a "# no ..." line.
+
+. "$top_srcdir/tests/lib.sh"
+
+require_G readelf make ar
+data=$top_srcdir/tests/data/dropin-projects
+mkdir bin && ln -s "$DTRACE" bin/dtrace || exit 99
+PATH=$PWD/bin:$PATH
+export PATH
+# a sub-build's sub-make must not take this make's settings
+unset MAKEFLAGS MFLAGS MAKELEVEL
+: "${CXX:=c++}"
+
+projects_cleanup() {
+	for p in $bg_pids; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	cleanup
+}
+trap projects_cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+tracing=no
+if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
+	[ -e /sys/kernel/tracing/uprobe_events ] ||
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	[ -e /sys/kernel/tracing/uprobe_events ] && tracing=yes
+fi
+[ $tracing = yes ] || echo "# not root, no bpftrace or no tracefs: probes are not fired"
+
+WFLAGS="-O2 -Wall -Wextra -Werror"
+
+# build WHAT LOG CMD...: CMD succeeds (its output in LOG, shown on failure)
+build() {
+	b_what=$1 b_log=$2
+	shift 2
+	if "$@" >"$b_log" 2>&1; then
+		pass
+		return 0
+	fi
+	fail "$b_what: $*"
+	tail -n 30 "$b_log" | sed 's/^/    | /' >&2
+	return 1
+}
+
+# listed WHAT FILE PROVIDER NAMES: `dtrace -l --object=FILE` lists the
+# probes NAMES (space-separated) of PROVIDER, no other
+listed() {
+	"$DTRACE" -l --object="$2" >l.out 2>l.err
+	awk -v p="$3" '$2 == p { print $NF }' l.out | sort -u >got.txt
+	printf '%s\n' $4 | sort >want.txt
+	expect_file_eq "$1: dtrace -l --object=$2" want.txt got.txt
+}
+
+# noted WHAT FILE PROVIDER NAMES: FILE's stapsdt notes describe the
+# probes NAMES of PROVIDER (as readelf prints them), no other
+noted() {
+	readelf -n "$2" | awk -v p="$3" '$1 == "Provider:" { q = ($2 == p); next }
+		q && $1 == "Name:" { print $2; q = 0 }' | sort -u >got.txt
+	printf '%s\n' $4 | sort >want.txt
+	expect_file_eq "$1: readelf -n $2" want.txt got.txt
+}
+
+bt_lines() {	# bt_lines FILE N: FILE has N hits
+	[ "$(grep -c -v -e '^ready$' -e '^$' "$1")" -ge "$2" ]
+}
+
+# bfires WHAT "FILES" PROVIDER:NAME CMD EXPECTED...: bpftrace, attached
+# to FILES by path before CMD starts, sees each hit of the probe (a
+# string and an int) once, with its values.  (Not -c: bpftrace 0.17
+# looks the probes of -c's command up in its mappings before they hold
+# its libraries.)  bpftrace runs BEGIN once every probe is attached.
+bfires() {
+	bf_what=$1 bf_files=$2 bf_probe=$3 bf_cmd=$4
+	shift 4
+	[ $tracing = yes ] || return 0
+	bf_list=
+	for f in $bf_files; do
+		bf_list="$bf_list${bf_list:+, }usdt:$f:$bf_probe"
+	done
+	printf '%s\n' "$@" | sort >want.txt
+	rm -f bt.out	# "ready" must be this run's
+	: >bt.out
+	bpftrace -q -e "BEGIN { printf(\"ready\\n\"); }
+		$bf_list { printf(\"%s %d\\n\", str(arg0), arg1); }" \
+		>bt.out 2>bt.err &
+	bf_pid=$!
+	bg_pids="$bg_pids $bf_pid"
+	if wait_until 600 grep -q '^ready$' bt.out; then
+		$bf_cmd >cmd.out 2>&1 || fail "$bf_what: $bf_cmd under bpftrace"
+		wait_until 100 bt_lines bt.out $#
+	else
+		fail "$bf_what: bpftrace never attached"
+	fi
+	stop_pid $bf_pid
+	grep -v -e '^ready$' -e '^$' bt.out | sort >got.txt
+	cmp -s want.txt got.txt || sed 's/^/    | /' bt.err >&2
+	expect_file_eq "$bf_what: bpftrace $bf_probe hits" want.txt got.txt
+}
+
+# dfires WHAT D-PROGRAM CMD EXPECTED...: our `dtrace -q -n D-PROGRAM -c
+# CMD` prints EXPECTED, a line each, in any order
+dfires() {
+	d_what=$1 d_prog=$2 d_cmd=$3
+	shift 3
+	[ $tracing = yes ] || return 0
+	printf '%s\n' "$@" | sort >want.txt
+	timeout 120 dtrace -q -n "$d_prog" -c "$d_cmd" >dt.out 2>dt.err
+	grep -v '^$' dt.out | sort >got.txt
+	cmp -s want.txt got.txt || sed 's/^/    | /' dt.err >&2
+	expect_file_eq "$d_what: dtrace -n hits" want.txt got.txt
+}
+
+# ---------------------------------------------------------------------
+# autotools with libtool
+
+# at_fires WHAT "FILES" PROG: `PROG 2`'s lt:::req hits, the program's and
+# its library's objects', under bpftrace and dtrace -n
+at_fires() {
+	bfires "$1" "$2" lt:req "$3 2" "/main 200" "/lib 100" "/util 300" \
+		"/main 201" "/lib 101" "/util 301"
+	dfires "$1" 'lt$target:::req { printf("%s %d\n", copyinstr(arg0), arg1); }' \
+		"$3 2" "/main 200" "/lib 100" "/util 300" \
+		"/main 201" "/lib 101" "/util 301"
+}
+
+at_mode() {	# at_mode MODE [CACHE-VARIABLE]: configure, build, trace
+	a_mode=$1
+	shift
+	mkdir "at-$a_mode" && cd "at-$a_mode" || exit 99
+	a_w="autotools, $a_mode mode"
+	# (without DTRACE, which tests get and configure would take over
+	# PATH's dtrace)
+	if ! build "$a_w: configure" configure.log \
+		env -u DTRACE "$@" ../at-src/configure CC="$CC" \
+		CFLAGS="-O2 -Wall -Wextra"; then
+		cd .. && return
+	fi
+	expect_grep "$a_w: Ruby's check of -G" \
+		"^checking whether dtrace needs post processing\.\.\. .*$a_mode$" \
+		configure.log
+	build "$a_w: make" make.log make CFLAGS="$WFLAGS" || { cd .. && return; }
+	# PHP hides -G's errors and drops what failed: nothing may be dropped
+	printf '%s\n' "# Generated by Makefile for libtool" \
+		"pic_object='.libs/lt-probes.o'" "non_pic_object='lt-probes.o'" \
+		>lo-want.txt
+	expect_file_eq "$a_w: both -G runs made their object" lo-want.txt lt-probes.lo
+	a_lib=$(readlink -f .libs/libdemo.so)
+	listed "$a_w" "$a_lib" lt req
+	noted "$a_w" "$a_lib" lt req
+	listed "$a_w" ./app lt req
+	noted "$a_w" ./app lt req
+	noted "$a_w" ./app-static lt req
+	# app-static: libdemo.a's NOP sites (DOF) and main.o's calls, which
+	# no -G saw, at the stub
+	expect_eq "$a_w: app-static: dtrace -l, functions" \
+		"__dtrace_lt___req lt_lib lt_util" \
+		"$("$DTRACE" -l --object=./app-static | awk '$2 == "lt" { print $4 }' |
+			sort | tr '\n' ' ' | sed 's/ $//')"
+	at_fires "$a_w: app" "$PWD/app $a_lib" ./app
+
+	# one source changes: the other object was rewritten by -G already
+	# (Ruby's rebuild mode builds it again first; the other mode gives
+	# it to -G as it is)
+	sleep 1
+	touch ../at-src/lib.c
+	build "$a_w: make after a change" make2.log make CFLAGS="$WFLAGS" ||
+		{ cd .. && return; }
+	if [ "$a_mode" = rebuild ]; then
+		expect_grep "$a_w: objects rebuilt" "^rebuilding objects" make2.log
+	fi
+	expect_grep "$a_w: -G ran again" "dtrace -G -o \.libs/lt-probes\.o" make2.log
+	expect_file_eq "$a_w: both -G runs made their object again" lo-want.txt lt-probes.lo
+	at_fires "$a_w: app-static" "$PWD/app-static" ./app-static
+	cd .. || exit 99
+}
+
+at_missing=
+for t in autoreconf autoconf automake libtoolize; do
+	command -v $t >/dev/null 2>&1 || at_missing="$at_missing $t"
+done
+if [ -n "$at_missing" ]; then
+	echo "# no$at_missing: the autotools project is not built"
+else
+	cp -R "$data/autotools" at-src && chmod -R u+w at-src && mkdir at-src/m4 ||
+		exit 99
+	if build "autotools: autoreconf" autoreconf.log sh -c 'cd at-src && autoreconf -fi'; then
+		at_mode rebuild		# what our -G gives, as Ruby's check finds
+		at_mode yes demo_cv_prog_dtrace_g=yes
+	fi
+fi
+
+# ---------------------------------------------------------------------
+# meson, b_lundef
+
+if ! command -v meson >/dev/null 2>&1 || ! command -v ninja >/dev/null 2>&1; then
+	echo "# no meson or no ninja: the meson project is not built"
+else
+	cp -R "$data/meson" ms-src && chmod -R u+w ms-src || exit 99
+	if build "meson: setup" meson-setup.log env CC="$CC" CFLAGS="$WFLAGS" \
+		meson setup ms ms-src &&
+	   build "meson: ninja" ninja.log ninja -v -C ms; then
+		expect_grep "meson: b_lundef links with --no-undefined" \
+			"no-undefined" ms/build.ninja
+		expect_grep "meson: -G with no objects" \
+			"dtrace -G -s [^ ]*trace-ms.dtrace -o trace-ms.o$" ninja.log
+		for f in ms/libms.so ms/app; do
+			listed "meson" $f ms "req obj"
+			noted "meson" $f ms "req obj"
+		done
+		bfires "meson" "$PWD/ms/app $PWD/ms/libms.so" ms:req "ms/app 2" \
+			"/main 200" "/lib 100" "/main 201" "/lib 101"
+		dfires "meson" 'ms$target:::req, ms$target:::obj {
+			printf("%s %s %d\n", probename, copyinstr(arg0), arg1); }' \
+			"ms/app 2" "req /main 200" "req /lib 100" "obj /lib 100" \
+			"req /main 201" "req /lib 101" "obj /lib 101"
+	fi
+fi
+
+# ---------------------------------------------------------------------
+# CMake, -h only
+
+if ! command -v cmake >/dev/null 2>&1; then
+	echo "# no cmake: the CMake project is not built"
+elif ! command -v "${CXX%% *}" >/dev/null 2>&1; then
+	echo "# no C++ compiler ($CXX): the CMake project is not built"
+else
+	cp -R "$data/cmake" cm-src && chmod -R u+w cm-src || exit 99
+	if build "cmake: configure" cmake.log env CC="$CC" CXX="$CXX" \
+		CFLAGS="$WFLAGS" CXXFLAGS="$WFLAGS" cmake -S cm-src -B cm &&
+	   build "cmake: make" cmake-make.log make -C cm VERBOSE=1; then
+		if grep -q 'dtrace.* -G' cmake-make.log; then
+			fail "cmake: the build ran dtrace -G"
+		else
+			pass
+		fi
+		listed "cmake" cm/libjv.so jv "req gc-begin"
+		noted "cmake" cm/libjv.so jv "req gc__begin"
+		bfires "cmake" "$PWD/cm/libjv.so" jv:req "cm/launcher 2" \
+			"/lib 100" "/lib 101"
+		# gc-begin fires only under its _ENABLED() guard
+		dfires "cmake" 'jv$target:::req { printf("%s %d\n", copyinstr(arg0), arg1); }
+			jv$target:::gc-begin { printf("gc %d\n", arg0); }' \
+			"cm/launcher 2" "/lib 100" "gc 0" "/lib 101" "gc 1"
+	fi
+fi
+
+# ---------------------------------------------------------------------
+# plain make: PostgreSQL, then Perl; CC and CFLAGS in the environment
+
+CFLAGS=$WFLAGS
+export CC CFLAGS
+cp -R "$data/postgres" pg && chmod -R u+w pg || exit 99
+if build "postgres: make" pg.log make -C pg; then
+	expect_grep "postgres: the extension sees the installed header" \
+		"__dtrace_postgresql___query__start(const char \*, int)" \
+		pg/inst/include/server/utils/probes.h
+	listed "postgres" pg/postgres postgresql "query-start transaction-start"
+	noted "postgres" pg/postgres postgresql "query__start transaction__start"
+	listed "postgres: extension" pg/ext.so postgresql "query-start transaction-start"
+	noted "postgres: extension" pg/ext.so postgresql "query__start transaction__start"
+	# ./ext.so is relative: the server runs in pg/
+	cd pg || exit 99
+	bfires "postgres" "$PWD/postgres $PWD/ext.so" postgresql:query__start \
+		"./postgres 2" "/backend 100" "/ext 400" "/backend 101" "/ext 401"
+	dfires "postgres" 'postgresql$target:::query-start {
+		printf("%s %d\n", copyinstr(arg0), arg1); }
+		postgresql$target:::transaction-start { printf("xid %d\n", arg0); }' \
+		"./postgres 2 await" "xid 700" "/backend 100" "/ext 400" \
+		"xid 701" "/backend 101" "/ext 401"
+	cd .. || exit 99
+fi
+
+cp -R "$data/perl" pl && chmod -R u+w pl || exit 99
+if build "perl: make" pl.log make -C pl; then
+	for b in perl miniperl; do
+		# the DOF of libperl.a's -G output reached perl (its anchors)
+		if readelf -S pl/$b | grep -q '\.SUNW_dof'; then pass; else
+			fail "perl: $b has no DOF"
+		fi
+		listed "perl" pl/$b perl sub-entry
+		noted "perl" pl/$b perl "sub__entry phase__change"
+		bfires "perl" "$PWD/pl/$b" perl:sub__entry "pl/$b 2" \
+			"/op 100" "/sv 300" "/op 101" "/sv 301"
+		dfires "perl" 'perl$target:::sub-entry {
+			printf("%s %d\n", copyinstr(arg0), arg1); }' \
+			"pl/$b 2" "/op 100" "/sv 300" "/op 101" "/sv 301"
+	done
+fi
+
+finish

@@ -7,6 +7,8 @@
  *							write the probe object
  *	dtrace -l [-v] [-n desc] [-P prov] [-m mod] [-f func] [-p pid]
  *		[--object=FILE]				list probes (list.c)
+ *	dtrace [-q] -n 'desc { D }' | -s prog.d [-c cmd | -p pid]
+ *							trace (trace.c)
  *	dtrace -V					print the version
  *
  * Options follow DTrace so that build systems written for it work
@@ -17,9 +19,8 @@
  * parses them too).  Usage errors exit 2; failures exit 1.
  *
  * -n, -P, -m and -f select probes by description and -p by process;
- * with -l they choose what is listed.  Without -l they ask for tracing,
- * which this version cannot do yet: that is said plainly (exit 2) rather
- * than taken for a usage error.
+ * with -l they choose what is listed, without -l what is traced (the
+ * consumer, doc/DESIGN.md §8).
  *
  * `-x probestyle=inline` makes -h write inline probes (sdk/prov_header.c)
  * instead of the call form; any value but `inline` or `call` is a usage

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * link.c - dtrace -G: rewrite probe call sites in x86-64 objects in place
- * and write the object that describes them (DESIGN §4-§7).
+ * and write the object that describes them (doc/DESIGN.md §4-§7).
  *
  *	dtrace -G -s provider.d [-o provider.o] obj.o ...
  *

@@ -61,7 +61,7 @@
  * first way and writes no URELHDR, so in a running process every
  * dofpr_addr of its DOF is the function's run-time address; the helper
  * applies SETX relocations only where another producer's DOF has them:
- *  - by an R_X86_64_64 ELF relocation in the -G output (DESIGN.md 4): in
+ *  - by an R_X86_64_64 ELF relocation in the -G output (doc/DESIGN.md §4): in
  *    a PIE or shared library the linker turns it into R_X86_64_RELATIVE,
  *    so the copy the helper reads from the process already holds the
  *    run-time address and dof_helper_t.dofhp_addr must NOT be added.

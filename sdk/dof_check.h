@@ -2,7 +2,7 @@
 /*
  * dof_check.h - validate, read and relocate DOF from untrusted sources.
  *
- * The DOF a process hands to the helper (DESIGN.md 5 and 6; layouts in
+ * The DOF a process hands to the helper (doc/DESIGN.md §5 and §6; layouts in
  * dof.h) is attacker-controlled: any byte may be anything.  This is the one
  * reader every consumer shares - dtrace-helperd, a future kernel helper,
  * `dtrace -l`, dofdump and the tests - so the rules live in one place:

@@ -22,7 +22,7 @@
  *
  * REMOVE: the classic helper took the generation BY VALUE as the ioctl
  * argument.  usdt-sdk passes a POINTER to an int holding it.  The reason
- * is the FUSE-served device (dtrace-helperd, DESIGN.md section 6): FUSE
+ * is the FUSE-served device (dtrace-helperd, doc/DESIGN.md §6): FUSE
  * forwards only ioctls whose argument size is encoded in the number, and
  * it copies that many bytes FROM the argument as a user pointer.  _IOW's
  * size here is sizeof(int), so a small integer passed by value is read as

@@ -3,7 +3,7 @@
  * stapsdt.h - read SystemTap SDT notes (.note.stapsdt) and their argument
  * specs, from untrusted bytes.
  *
- * `dtrace -G` writes one note per probe site (DESIGN.md 7), <sys/sdt.h>
+ * `dtrace -G` writes one note per probe site (doc/DESIGN.md §7), <sys/sdt.h>
  * one per STAP_PROBE; bpftrace, perf, gdb and bcc read them.  This is the
  * reader our own consumers and tests share:
  *

@@ -115,7 +115,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "helper_abi.h"
+#include "usdt/helper_abi.h"
 
 /* Defined by the -G output object; hidden so each copy finds its own. */
 extern char __SUNW_dof[] __attribute__((visibility("hidden")));

@@ -61,8 +61,6 @@
 #include "prov.h"
 #include "stapsdt.h"
 
-#define DOF_SECTION ".SUNW_dof"
-
 #define ATTR_PRIVATE_UNKNOWN DOF_ATTR(1, 1, 0)
 
 struct dt_object {
@@ -347,7 +345,7 @@ static int add_blob(struct rd *r, uint64_t boff, const struct relocs *rs)
 			break;
 	}
 	if (ret < 0) /* dof_check() passed: cannot happen */
-		return rd_err(r, -EINVAL, "invalid DOF in %s: %s", DOF_SECTION,
+		return rd_err(r, -EINVAL, "invalid DOF in %s: %s", DOF_SECTION_NAME,
 			      derr.msg);
 	return 0;
 }
@@ -361,7 +359,7 @@ static int read_dof(struct rd *r)
 	uint64_t off = 0;
 	int err = 0;
 
-	scn = find_section(r, DOF_SECTION, &sh);
+	scn = find_section(r, DOF_SECTION_NAME, &sh);
 	if (!scn)
 		return 0;
 	obj->dof = copy_section(scn, &sh, &obj->dof_len);
@@ -380,7 +378,7 @@ static int read_dof(struct rd *r)
 			err = rd_err(r, -EINVAL,
 				     "invalid DOF in %s at offset 0x%llx: %s "
 				     "(offset 0x%llx)",
-				     DOF_SECTION, (unsigned long long)off,
+				     DOF_SECTION_NAME, (unsigned long long)off,
 				     derr.msg,
 				     (unsigned long long)(off + derr.off));
 			goto out;
@@ -711,7 +709,7 @@ int dt_object_probes(struct dt_probes *pl, const char *path,
 	if (!err && pl->n == first)
 		err = rd_err(&r, -ENOENT,
 			     "no USDT probes (no %s section or stapsdt notes)",
-			     DOF_SECTION);
+			     DOF_SECTION_NAME);
 out:
 	if (r.elf)
 		elf_end(r.elf);

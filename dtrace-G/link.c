@@ -90,7 +90,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dof.h"
+#include "usdt/dof.h"
 #include "dof_build.h"
 #include "dtrace.h"
 #include "elfw.h"
@@ -1441,7 +1441,7 @@ static int keep_global(const char *name, void *arg)
 {
 	(void)arg;
 	return strncmp(name, PROV_SEMA_PREFIX, strlen(PROV_SEMA_PREFIX)) == 0 ||
-	       strcmp(name, "_.stapsdt.base") == 0 || is_anchor(name);
+	       strcmp(name, STAPSDT_BASE_SYMBOL) == 0 || is_anchor(name);
 }
 
 /* A preprocessor-style command from the environment, split on blanks. */
@@ -1508,7 +1508,7 @@ static int add_stapsdt_base(struct elfw *w, int *base_sym)
 	static const uint8_t zero;
 	int sec, secsym, err;
 
-	sec = elfw_section(w, ".stapsdt.base", SHT_PROGBITS,
+	sec = elfw_section(w, STAPSDT_BASE_SECTION, SHT_PROGBITS,
 			   SHF_ALLOC | SHF_GNU_RETAIN, 1, 0, &zero, 1);
 	if (sec < 0)
 		return sec;
@@ -1518,7 +1518,7 @@ static int add_stapsdt_base(struct elfw *w, int *base_sym)
 	err = elfw_comdat(w, secsym, &sec, 1);
 	if (err)
 		return err;
-	*base_sym = elfw_symbol(w, "_.stapsdt.base", sec, 0, 1, STB_WEAK,
+	*base_sym = elfw_symbol(w, STAPSDT_BASE_SYMBOL, sec, 0, 1, STB_WEAK,
 				STT_NOTYPE, STV_HIDDEN);
 	return *base_sym < 0 ? *base_sym : 0;
 }
@@ -1597,12 +1597,12 @@ static int add_notes(const struct glink *g, struct elfw *w, int sec, int fi,
 			}
 			semaidx += pv->probe_cnt;
 		}
-		hdr[0] = 8;
+		hdr[0] = STAPSDT_NOTE_NAMESZ;
 		hdr[1] = (uint32_t)(24 + strlen(s->pv->name) + 1 +
 				    strlen(pr->name) + 1 + strlen(args) + 1);
-		hdr[2] = 3;	/* NT_STAPSDT */
+		hdr[2] = STAPSDT_NOTE_TYPE;
 		if (nb_add(&nb, hdr, sizeof(hdr)) < 0 ||
-		    nb_add(&nb, "stapsdt", 8) < 0)
+		    nb_add(&nb, STAPSDT_NOTE_NAME, STAPSDT_NOTE_NAMESZ) < 0)
 			goto out;
 		desc_at = nb.len;
 		if (nb_add(&nb, zero3, sizeof(zero3)) < 0 ||
@@ -1640,7 +1640,7 @@ static int add_note_group(const struct glink *g, struct elfw *w,
 {
 	int sec, sigsym;
 
-	sec = elfw_section(w, ".note.stapsdt", SHT_NOTE, SHF_GNU_RETAIN, 4, 0,
+	sec = elfw_section(w, STAPSDT_SECTION, SHT_NOTE, SHF_GNU_RETAIN, 4, 0,
 			   NULL, 0);
 	if (sec < 0)
 		return sec;
@@ -1720,12 +1720,12 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 	if (*has_dof) {
 		int dofsym;
 
-		dofsec = elfw_section(w, ".SUNW_dof", SHT_PROGBITS,
+		dofsec = elfw_section(w, DOF_SECTION_NAME, SHT_PROGBITS,
 				      SHF_ALLOC | SHF_WRITE, 8, 0, blob,
 				      bloblen);
 		if (dofsec < 0)
 			goto out;
-		dofsym = elfw_symbol(w, "__SUNW_dof", dofsec, 0, bloblen,
+		dofsym = elfw_symbol(w, DOF_SYMBOL_NAME, dofsec, 0, bloblen,
 				     STB_GLOBAL, STT_OBJECT, STV_HIDDEN);
 		if (dofsym < 0)
 			goto out;

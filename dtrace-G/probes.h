@@ -34,7 +34,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "dof.h"
+#include "usdt/dof.h"
 #include "dof_check.h"
 #include "registry.h"
 

@@ -42,7 +42,7 @@ set -u
 harnesses=${*:-dof prov elf stapsdt}
 f=fuzz/work
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
-cflags="-g -O1 -fno-omit-frame-pointer $san -I. -I$top_srcdir/sdk"
+cflags="-g -O1 -fno-omit-frame-pointer $san -I. -I$top_srcdir/sdk -I$top_srcdir/sdk/include"
 cflags="$cflags -I$top_srcdir/dtrace-G -I$top_srcdir/fuzz"
 cflags="$cflags $LIBELF_CFLAGS $OPCODES_CFLAGS"
 

@@ -220,7 +220,7 @@ static void usage(FILE *fp)
 "then, and 1 if it could not start.  SIGTERM or SIGINT unmounts the device;\n"
 "the registry is kept for the next start.  See dtrace-helperd(8).\n",
 		progname, DTRACE_HELPER_DEVICE, REG_STATEDIR_DEFAULT,
-		DOF_MAX_SIZE_DEFAULT);
+		DTRACE_HELPER_MAX_DOF);
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -342,12 +342,12 @@ int main(int argc, char **argv)
 		.device = DTRACE_HELPER_DEVICE,
 		.scan = true,
 		.check_ms = 1000,
-		.max_dof = DOF_MAX_SIZE_DEFAULT,
-		.max_proc_bytes = 16 << 20,
-		.max_proc_regs = 1024,
-		.max_uid_bytes = 128 << 20,
-		.max_uid_regs = 8192,
-		.max_total_bytes = 512 << 20,
+		.max_dof = DTRACE_HELPER_MAX_DOF,
+		.max_proc_bytes = DTRACE_HELPER_MAX_PROC_BYTES,
+		.max_proc_regs = DTRACE_HELPER_MAX_PROC_REGS,
+		.max_uid_bytes = DTRACE_HELPER_MAX_UID_BYTES,
+		.max_uid_regs = DTRACE_HELPER_MAX_UID_REGS,
+		.max_total_bytes = DTRACE_HELPER_MAX_TOTAL_BYTES,
 		.next_gen = 1,
 		.epfd = -1,
 	};

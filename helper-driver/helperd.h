@@ -35,7 +35,7 @@
 #include <sys/types.h>
 
 #include "dof_check.h"
-#include "helper_abi.h"
+#include "usdt/helper_abi.h"
 #include "registry.h"
 
 /* A process with at least one registration. */
@@ -129,10 +129,9 @@ struct hd_ioctl_req {
  * cmd and arg as the kernel passed them, in/in_len the bytes it copied
  * in; unrestricted says whether a retry is possible (CUSE).  The classic
  * ABI passed REMOVE's generation by value: on CUSE an argument below
- * HD_REMOVE_BYVALUE_MAX is taken as that value, anything else as a
- * pointer (helper_abi.h).
+ * DTRACE_HELPER_REMOVE_BYVALUE_MAX is taken as that value, anything else
+ * as a pointer (usdt/helper_abi.h).
  */
-#define HD_REMOVE_BYVALUE_MAX 65536
 void hd_ioctl_decode(unsigned int cmd, uint64_t arg, const void *in,
 		     size_t in_len, bool unrestricted, struct hd_ioctl_req *r);
 

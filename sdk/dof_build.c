@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dof.h"
+#include "usdt/dof.h"
 #include "dof_build.h"
 
 /*

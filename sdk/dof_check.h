@@ -41,17 +41,11 @@
 #include <errno.h>
 #endif
 
-#include "dof.h"
+#include "usdt/dof.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/*
- * The classic helper's default cap on a DOF blob; callers pass their own
- * limit to dof_check(), this is a reasonable one.
- */
-#define DOF_MAX_SIZE_DEFAULT ((uint64_t)8 << 20)
 
 /*
  * Longest names dof_check() accepts, in bytes without the NUL.  Consumers

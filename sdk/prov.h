@@ -41,7 +41,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "dof.h"
+#include "usdt/dof.h"
 
 #ifdef __cplusplus
 extern "C" {

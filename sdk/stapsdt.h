@@ -27,14 +27,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "usdt/stapsdt_note.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define STAPSDT_NOTE_NAME "stapsdt"
-#define STAPSDT_NOTE_TYPE 3 /* NT_STAPSDT */
-#define STAPSDT_SECTION ".note.stapsdt"
-#define STAPSDT_BASE_SECTION ".stapsdt.base"
 
 /*
  * How the section's file encodes numbers: note headers are always 32-bit

@@ -78,7 +78,7 @@
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
 
-#include "fasttrap_abi.h"
+#include "usdt/fasttrap_abi.h"
 
 /* the record's fixed part: its layout is the ABI */
 static_assert(sizeof(struct ft_record) == 176);

@@ -20,7 +20,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "fasttrap_abi.h"
+#include "usdt/fasttrap_abi.h"
 
 extern const char ft_site[];
 static int nfail;

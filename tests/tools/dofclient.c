@@ -90,7 +90,7 @@
 #include <fuse_lowlevel.h>
 
 #include "dof_check.h"
-#include "helper_abi.h"
+#include "usdt/helper_abi.h"
 
 #define KERNEL_ADDR 0xffffffff81000000ULL
 #define PAGE 4096

@@ -99,6 +99,15 @@
 #define DOF_STATIC_ASSERT(e, m)	__extension__ _Static_assert(e, m)
 #endif
 
+/*
+ * Where a `dtrace -G` output keeps its DOF: this section, and this
+ * symbol at its start, which drti.o refers to (as the identifier
+ * __SUNW_dof: a C name cannot come from a string).  The names are
+ * Solaris', so tools that know DOF find it.
+ */
+#define DOF_SECTION_NAME	".SUNW_dof"
+#define DOF_SYMBOL_NAME		"__SUNW_dof"
+
 /* dofh_ident[] indices. */
 #define DOF_ID_MAG0		0
 #define DOF_ID_MAG1		1
@@ -145,6 +154,12 @@
 #define DIF_VERSION_2		2
 #define DIF_DIR_NREGS		8	/* integer registers */
 #define DIF_DTR_NREGS		8	/* tuple registers */
+
+/*
+ * The classic helper's default cap on a DOF blob; dof_check() callers pass
+ * their own limit, this is a reasonable one (the helpers' default quota).
+ */
+#define DOF_MAX_SIZE_DEFAULT	((uint64_t)8 << 20)
 
 #define DOF_FL_VALID		0	/* no dofh_flags bit is defined */
 

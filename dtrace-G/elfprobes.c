@@ -61,8 +61,6 @@
 #include "prov.h"
 #include "stapsdt.h"
 
-#define ATTR_PRIVATE_UNKNOWN DOF_ATTR(1, 1, 0)
-
 struct dt_object {
 	char *path;
 	const char *mod; /* the basename of path */
@@ -600,7 +598,7 @@ static int read_notes(struct rd *r, size_t first)
 			np.addr_known = true;
 			np.addr = *func ? fstart : pc;
 			np.provattr = np.modattr = np.funcattr = np.nameattr =
-				np.argsattr = ATTR_PRIVATE_UNKNOWN;
+				np.argsattr = DT_ATTR_PRIVATE_UNKNOWN;
 			np.stapsdt_args = note.args;
 			set_section(r, &np, shndx);
 			if (note_args(&np, note.args) ||

@@ -487,7 +487,7 @@ static int reject(const struct reject *rj, int err, const char *fmt, ...)
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	rj->hd->n_rejected++;
-	hd_log_reject(rj->hd, "pid %d (%s): module '%s': DOF refused: %s",
+	hd_log_reject("pid %d (%s): module '%s': DOF refused: %s",
 		      (int)rj->pid, rj->comm, rj->mod, why);
 	return err;
 }
@@ -734,7 +734,7 @@ int hd_reg_remove(struct helperd *hd, pid_t tid, int gen)
 			drop_entry(hd, pi, i);
 			return 0;
 		}
-	hd_log_odd(hd, "pid %d: REMOVE of unknown generation %d", (int)pid,
+	hd_log_odd("pid %d: REMOVE of unknown generation %d", (int)pid,
 	       gen);
 	return -EINVAL;
 }

@@ -2,8 +2,11 @@
 /*
  * helperd.h - dtrace-helperd's parts and how they talk.
  *
- *	helperd.c	options, the state-directory lock, daemonizing,
- *			systemd readiness, the event loop, logging
+ *	helperd.c	main: options, start-up in order, the event loop
+ *	hd_daemon.c	the state-directory lock, going to the background,
+ *			systemd readiness
+ *	hd_log.c	logging, rate-limited for what callers can cause
+ *			(hd_log.h: depends on no other part)
  *	hd_dev.c	the device: a FUSE file system holding one file
  *			(the mount point is the device's directory) or a
  *			CUSE character device; both hand ioctls to
@@ -35,8 +38,9 @@
 #include <sys/types.h>
 
 #include "dof_check.h"
-#include "usdt/helper_abi.h"
+#include "hd_log.h"
 #include "registry.h"
+#include "usdt/helper_abi.h"
 
 /* A process with at least one registration. */
 struct hd_proc {
@@ -76,11 +80,6 @@ struct helperd {
 
 	/* Counters, logged at exit with -v. */
 	uint64_t n_added, n_removed, n_rejected, n_pruned, n_scanned;
-
-	/* Rejection log rate limit. */
-	uint64_t rl_window[2];
-	unsigned rl_count[2];
-	unsigned rl_suppressed[2];
 };
 
 /* Epoll tags: the low 32 bits carry a pid for HD_EV_PIDFD. */
@@ -89,17 +88,18 @@ struct helperd {
 #define HD_EV_TIMER (3ULL << 32)
 #define HD_EV_PIDFD (4ULL << 32)
 
-/* Logging (helperd.c): stderr in the foreground, else syslog. */
-enum { HD_ERR = 3, HD_WARN = 4, HD_NOTICE = 5, HD_INFO = 6, HD_DEBUG = 7 };
-void hd_log(int level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* hd_log for rejected requests, at most a few lines a second. */
-void hd_log_reject(struct helperd *hd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* The same for odd but harmless requests, at -v, limited separately. */
-void hd_log_odd(struct helperd *hd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-extern int hd_verbose;
+/* ---- hd_daemon.c ----------------------------------------------------- */
+
+/* Create and lock statedir (helperd.pid); the locked fd, or -1 (logged). */
+int hd_lock_statedir(const char *statedir);
+/* Record our pid in the lock file. */
+void hd_write_pid(int fd);
+/* Fork; the parent exits once the child writes to the returned fd. */
+int hd_background(void);
+/* stdin, stdout and stderr to /dev/null. */
+void hd_detach_stdio(void);
+/* sd_notify(3) without libsystemd: one datagram to $NOTIFY_SOCKET. */
+void hd_notify(const char *msg);
 
 /* ---- hd_ioctl.c ------------------------------------------------------ */
 

@@ -93,6 +93,7 @@
 #include "usdt/dof.h"
 #include "dof_build.h"
 #include "dtrace.h"
+#include "elfsec.h"
 #include "elfw.h"
 #include "outfile.h"
 #include "prov.h"
@@ -684,27 +685,22 @@ static int scan_note(struct glink *g, unsigned oi, const char *sec,
 static int scan_notes(struct glink *g, unsigned oi)
 {
 	struct gobj *o = &g->objs[oi];
+	const char *name = STAPSDT_SECTION;
 	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	GElf_Shdr sh;
 
-	if (elf_getshdrstrndx(o->elf, &shstrndx) < 0)
-		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
-	while ((scn = elf_nextscn(o->elf, scn))) {
+	/* a relocatable object has one such section per COMDAT group */
+	while ((scn = elfw_section_next(o->elf, scn, name, &sh))) {
 		struct stapsdt_note note;
 		struct stapsdt_err nerr;
 		struct note_rela *rel;
-		const char *name;
 		uint64_t cursor = 0;
 		Elf_Data *d, *rd = NULL;
-		GElf_Shdr sh;
 		size_t nrel;
 		int ret;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		name = elf_strptr(o->elf, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, STAPSDT_SECTION) != 0 ||
-		    !(d = elf_getdata(scn, NULL)) || !d->d_size)
+		if (sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)) ||
+		    !d->d_size)
 			continue;
 		rel = note_relas(o, elf_ndxscn(scn), &rd, &nrel);
 		if (!rel && nrel)

@@ -39,6 +39,7 @@
 
 #include "dof_check.h"
 #include "hd_log.h"
+#include "procfs.h"
 #include "registry.h"
 #include "usdt/helper_abi.h"
 
@@ -172,34 +173,15 @@ int hd_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len);
 /* The thread group (process) of a thread, or -errno; its real uid. */
 pid_t hd_tgid(pid_t tid, uid_t *uid);
 
-/* /proc/PID/maps, parsed. */
-struct hd_map {
-	uint64_t start, end, off;
-	uint64_t dev; /* makedev(major, minor), comparable with st_dev */
-	uint64_t ino;
-	char perms[5];
-	char *path; /* "" for anonymous mappings */
-};
-
-struct hd_maps {
-	struct hd_map *m;
-	size_t n;
-};
-
-int hd_maps_read(pid_t pid, struct hd_maps *mm);
-void hd_maps_free(struct hd_maps *mm);
-/* The mapping containing addr, or NULL. */
-const struct hd_map *hd_maps_find(const struct hd_maps *mm, uint64_t addr);
-
 /* ---- hd_guard.c: reads of other processes that cannot hang us ------- */
 
 /*
- * hd_maps_read, hd_read_mem and an environment lookup on a worker thread
- * with a time limit: -ETIMEDOUT (abandoned) or -EAGAIN (reads of this
+ * proc_maps_read (sdk/procfs.h), hd_read_mem and an environment lookup
+ * on a worker thread with a time limit: -ETIMEDOUT (abandoned) or -EAGAIN (reads of this
  * process or user, or too many in all, are stuck).  uid: the process's
  * owner, for the per-user limit on stuck reads.
  */
-int hd_guard_maps(pid_t pid, uid_t uid, struct hd_maps *mm);
+int hd_guard_maps(pid_t pid, uid_t uid, struct proc_maps *mm);
 int hd_guard_read_mem(pid_t pid, uid_t uid, uint64_t addr, void *buf,
 		      size_t len);
 bool hd_guard_env_has(pid_t pid, uid_t uid, const char *var);
@@ -216,7 +198,7 @@ bool hd_on_fuse(pid_t pid, uint64_t dev, char *type, size_t typelen);
 enum hd_fetch_stage { HD_FETCH_MAPS = 1, HD_FETCH_READ, HD_FETCH_HDR };
 
 struct hd_fetch {
-	struct hd_maps mm; /* out */
+	struct proc_maps mm; /* out */
 	uint8_t *buf;	   /* out, malloc'ed */
 	size_t len;	   /* in (0: a DOF blob), out */
 	uint64_t max;	   /* in */

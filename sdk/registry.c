@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "dof_check.h"
+#include "procfs.h"
 #include "registry.h"
 
 /* A registry file never needs more than this many bytes per DOF. */
@@ -121,20 +122,14 @@ int reg_unescape(char *s)
 
 int reg_proc_stat(pid_t pid, uint64_t *start, char *comm, size_t commlen)
 {
-	char path[64], buf[1024], *lp, *p;
+	char buf[1024], *lp, *p;
 	unsigned long long st = 0;
 	ssize_t n;
-	int fd, field;
+	int field;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -ESRCH;
-	buf[n] = '\0';
+	n = proc_read_file(pid, "stat", buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
 	/* "pid (comm) S ppid ...": comm may hold ')' and spaces. */
 	lp = strchr(buf, '(');
 	p = strrchr(buf, ')');

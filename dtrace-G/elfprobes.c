@@ -8,7 +8,7 @@
  * linked in, back to back, each starting 8-aligned (zero padding in
  * between).  Every blob is validated with dof_check() and read only with
  * the sdk iterators.  What the blob's dofpr_addr fields hold depends on
- * the file (sdk/dof.h): `dtrace -G` fills them with an R_X86_64_64 ELF
+ * the file (sdk/include/usdt/dof.h): `dtrace -G` fills them with an R_X86_64_64 ELF
  * relocation against the function's alias, which
  *
  *	ET_EXEC	the static linker resolved: the field is the address;

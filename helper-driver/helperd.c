@@ -6,7 +6,7 @@
  * constructor hands the object's DOF to the helper device with the
  * DTRACEHIOC_ADDDOF ioctl (usdt/helper_abi.h).  This daemon is that
  * device's other end: it validates what it is handed, records it per
- * process in the registry under the state directory (sdk/registry.h),
+ * process in the registry under the state directory (usdt/registry_format.h),
  * and forgets it when the process exits, execs or unmaps the object.
  * `dtrace -l` and `dtrace -n` read the registry.
  *

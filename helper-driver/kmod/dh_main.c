@@ -4,7 +4,7 @@
  *
  * The kernel-side twin of dtrace-helperd (helper-driver/hd_*.c): programs
  * built with `dtrace -G` carry drti.o, whose constructor hands the
- * process's DOF to this device (sdk/helper_abi.h), and consumers find the
+ * process's DOF to this device (sdk/include/usdt/helper_abi.h), and consumers find the
  * registrations in /proc/dtrace/registry/<pid>, in the daemon's registry
  * file format (usdt/registry_format.h), so `DTRACE_STATEDIR=/proc/dtrace dtrace -l`
  * works unchanged.

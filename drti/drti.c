@@ -48,7 +48,7 @@
  * of an ET_DYN object (PIE or shared library), and 0 for an ET_EXEC,
  * which the kernel maps at its link-time addresses -- so no separate
  * e_type test is needed to get "0 for ET_EXEC".  The DOF that `dtrace -G`
- * writes already holds run-time addresses (see sdk/include/usdt/dof.h), so the helper
+ * writes already holds run-time addresses (see usdt/dof.h), so the helper
  * uses dofhp_addr only to turn addresses into offsets in the object's
  * file; DOF from other producers may carry SETX relocations, which the
  * helper applies with it.

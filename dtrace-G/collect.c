@@ -42,11 +42,11 @@ static const char *const dtrace_probe_names[] = {"BEGIN", "END", "ERROR"};
 /* ------------------------------------------------------------------ */
 /* The registry */
 
-static void warnf(void (*warn)(const char *, void *), void *arg, const char *fmt,
-		...) __attribute__((format(printf, 3, 4)));
+static void warnf(void (*warn)(const char *, void *), void *arg,
+		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-static void warnf(void (*warn)(const char *, void *), void *arg, const char *fmt,
-		...)
+static void warnf(void (*warn)(const char *, void *), void *arg,
+		  const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -104,9 +104,10 @@ static int add_entry(struct dt_probes *pl, const struct reg_proc *rp,
 	}
 	if (r < 0)
 		warnf(o->warn, o->warn_arg,
-		    "pid %d, %s (generation %llu): skipped the rest of its "
-		    "DOF: %s",
-		    (int)rp->pid, e->mod, (unsigned long long)e->gen, derr.msg);
+		      "pid %d, %s (generation %llu): skipped the rest of its "
+		      "DOF: %s",
+		      (int)rp->pid, e->mod, (unsigned long long)e->gen,
+		      derr.msg);
 	return 0;
 }
 
@@ -124,8 +125,9 @@ static int add_registry(struct dt_probes *pl, const struct dt_collect_opts *o)
 	err = reg_load_all(o->statedir, true, reg_warn, (void *)o, &pl->procs,
 			   &pl->nprocs);
 	if (err) {
-		warnf(o->warn, o->warn_arg, "cannot read the registry in %s: %s",
-		    o->statedir, strerror(-err));
+		warnf(o->warn, o->warn_arg,
+		      "cannot read the registry in %s: %s", o->statedir,
+		      strerror(-err));
 		return 0;
 	}
 	for (size_t i = 0; i < pl->nprocs; i++) {

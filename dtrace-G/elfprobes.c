@@ -8,7 +8,7 @@
  * linked in, back to back, each starting 8-aligned (zero padding in
  * between).  Every blob is validated with dof_check() and read only with
  * the sdk iterators.  What the blob's dofpr_addr fields hold depends on
- * the file (sdk/include/usdt/dof.h): `dtrace -G` fills them with an R_X86_64_64 ELF
+ * the file (usdt/dof.h): `dtrace -G` fills them with an R_X86_64_64 ELF
  * relocation against the function's alias, which
  *
  *	ET_EXEC	the static linker resolved: the field is the address;
@@ -309,7 +309,8 @@ static int add_blob(struct rd *r, uint64_t boff, const struct relocs *rs)
 			break;
 	}
 	if (ret < 0) /* dof_check() passed: cannot happen */
-		return rd_err(r, -EINVAL, "invalid DOF in %s: %s", DOF_SECTION_NAME,
+		return rd_err(r, -EINVAL, "invalid DOF in %s: %s",
+			      DOF_SECTION_NAME,
 			      derr.msg);
 	return 0;
 }

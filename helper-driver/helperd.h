@@ -177,8 +177,9 @@ pid_t hd_tgid(pid_t tid, uid_t *uid);
 
 /*
  * proc_maps_read (sdk/procfs.h), hd_read_mem and an environment lookup
- * on a worker thread with a time limit: -ETIMEDOUT (abandoned) or -EAGAIN (reads of this
- * process or user, or too many in all, are stuck).  uid: the process's
+ * on a worker thread with a time limit: -ETIMEDOUT (abandoned) or
+ * -EAGAIN (reads of this process or user, or too many in all, are
+ * stuck).  uid: the process's
  * owner, for the per-user limit on stuck reads.
  */
 int hd_guard_maps(pid_t pid, uid_t uid, struct proc_maps *mm);

@@ -6,11 +6,11 @@
  * (up to a page) on the first read, so a single call sees one consistent
  * snapshot.  A missing directory means the process does not exist.
  *
- * The maps parser is hand-rolled rather than sscanf(): the helper reads a process's maps on
- * every registration, and sscanf() was a third of a registration's time.
- * Every number is checked for overflow; a line of any other shape is
- * skipped.  The file is read whole before it is parsed, so one parser
- * serves readers that keep the text (to see whether it changed) and
+ * The maps parser is hand-rolled rather than sscanf(): the helper reads a
+ * process's maps on every registration, and sscanf() was a third of a
+ * registration's time.  Every number is checked for overflow; a line of any
+ * other shape is skipped.  The file is read whole before it is parsed, so one
+ * parser serves readers that keep the text (to see whether it changed) and
  * readers that do not.
  */
 #include "config.h"
@@ -211,8 +211,7 @@ void proc_maps_free(struct proc_maps *mm)
 	mm->n = 0;
 }
 
-const struct proc_map *proc_maps_find(const struct proc_maps *mm,
-				      uint64_t addr)
+const struct proc_map *proc_maps_find(const struct proc_maps *mm, uint64_t addr)
 {
 	size_t lo = 0, hi = mm->n;
 

@@ -33,9 +33,8 @@ ssize_t proc_read_file(pid_t pid, const char *name, char *buf, size_t size);
 struct proc_map {
 	uint64_t start, end; /* [start, end) */
 	uint64_t off;	     /* file offset of start */
-	uint64_t dev;	     /* makedev(major, minor), comparable with st_dev;
-			      * 0 when ino is 0 (not a file) */
-	uint64_t ino;
+	uint64_t dev;	     /* makedev(major, minor), like st_dev; 0: no file */
+	uint64_t ino;	     /* 0 when the mapping is not a file's */
 	char perms[5];	     /* "r-xp", NUL-terminated */
 	char *path;	     /* malloc'ed; "" for an anonymous mapping */
 };

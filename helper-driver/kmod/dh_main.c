@@ -4,10 +4,10 @@
  *
  * The kernel-side twin of dtrace-helperd (helper-driver/hd_*.c): programs
  * built with `dtrace -G` carry drti.o, whose constructor hands the
- * process's DOF to this device (sdk/include/usdt/helper_abi.h), and consumers find the
+ * process's DOF to this device (usdt/helper_abi.h), and consumers find the
  * registrations in /proc/dtrace/registry/<pid>, in the daemon's registry
- * file format (usdt/registry_format.h), so `DTRACE_STATEDIR=/proc/dtrace dtrace -l`
- * works unchanged.
+ * file format (usdt/registry_format.h, written with the same formats and
+ * escaping), so `DTRACE_STATEDIR=/proc/dtrace dtrace -l` works unchanged.
  *
  * ADDDOF, in the daemon's order (hd_reg.c); the first failure is the
  * caller's errno and a rate-limited log line:

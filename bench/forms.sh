@@ -8,7 +8,7 @@
 #	DTRACE=dtrace-G/dtrace DTRACE_DRTI=drti/drti.o top_srcdir=. \
 #		sh bench/forms.sh
 #
-# The forms (DESIGN §10; sdk/prov_header.c), each the probe
+# The forms (doc/DESIGN.md §10; sdk/prov_header.c), each the probe
 # bform:::hit(void *, int) fired once per iteration of bench/forms.c's
 # loop with a changing pointer and int:
 #  1. rewritten site: the call form of `dtrace -h`'s header, the object

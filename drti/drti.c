@@ -10,7 +10,7 @@
  * section .SUNW_dof).  A destructor withdraws the registration with
  * DTRACEHIOC_REMOVE, which covers both exit() and dlclose().  A fork
  * child handler registers the child's own copy, because the helper keys
- * registrations by process.  The protocol is in sdk/helper_abi.h.
+ * registrations by process.  The protocol is in sdk/include/usdt/helper_abi.h.
  *
  * Environment (names in helper_abi.h):
  *	DTRACE_DOF_INIT_DISABLE  set: return at once, touch nothing
@@ -48,7 +48,7 @@
  * of an ET_DYN object (PIE or shared library), and 0 for an ET_EXEC,
  * which the kernel maps at its link-time addresses -- so no separate
  * e_type test is needed to get "0 for ET_EXEC".  The DOF that `dtrace -G`
- * writes already holds run-time addresses (see sdk/dof.h), so the helper
+ * writes already holds run-time addresses (see usdt/dof.h), so the helper
  * uses dofhp_addr only to turn addresses into offsets in the object's
  * file; DOF from other producers may carry SETX relocations, which the
  * helper applies with it.
@@ -115,7 +115,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "helper_abi.h"
+#include "usdt/helper_abi.h"
 
 /* Defined by the -G output object; hidden so each copy finds its own. */
 extern char __SUNW_dof[] __attribute__((visibility("hidden")));

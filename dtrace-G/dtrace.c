@@ -47,7 +47,6 @@
 #include "outfile.h"
 #include "probes.h"
 #include "prov.h"
-#include "prov_impl.h"
 #include "registry.h"
 
 #define EXIT_USAGE 2

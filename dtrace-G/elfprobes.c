@@ -8,7 +8,7 @@
  * linked in, back to back, each starting 8-aligned (zero padding in
  * between).  Every blob is validated with dof_check() and read only with
  * the sdk iterators.  What the blob's dofpr_addr fields hold depends on
- * the file (sdk/dof.h): `dtrace -G` fills them with an R_X86_64_64 ELF
+ * the file (usdt/dof.h): `dtrace -G` fills them with an R_X86_64_64 ELF
  * relocation against the function's alias, which
  *
  *	ET_EXEC	the static linker resolved: the field is the address;
@@ -67,13 +67,11 @@
 #include <unistd.h>
 
 #include "dof_check.h"
+#include "elfsec.h"
 #include "probes.h"
+#include "procfs.h"
 #include "prov.h"
 #include "stapsdt.h"
-
-#define DOF_SECTION ".SUNW_dof"
-
-#define ATTR_PRIVATE_UNKNOWN DOF_ATTR(1, 1, 0)
 
 struct dt_object {
 	char *path;
@@ -153,42 +151,6 @@ void dt_object_free(struct dt_object *obj)
 
 /* ------------------------------------------------------------------ */
 /* Sections and relocations */
-
-static Elf_Scn *find_section(struct rd *r, const char *name, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(r->elf, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, sh))
-			continue;
-		n = elf_strptr(r->elf, r->shstrndx, sh->sh_name);
-		if (n && strcmp(n, name) == 0)
-			return scn;
-	}
-	return NULL;
-}
-
-/* A copy of a section's bytes, or NULL (with *len 0) if it has none. */
-static uint8_t *copy_section(Elf_Scn *scn, const GElf_Shdr *sh, size_t *len)
-{
-	Elf_Data *d;
-	uint8_t *buf;
-
-	*len = 0;
-	if (sh->sh_type == SHT_NOBITS)
-		return NULL;
-	d = elf_rawdata(scn, NULL);
-	if (!d || !d->d_buf || !d->d_size)
-		return NULL;
-	buf = malloc(d->d_size);
-	if (!buf)
-		return NULL;
-	memcpy(buf, d->d_buf, d->d_size);
-	*len = d->d_size;
-	return buf;
-}
 
 /*
  * The 8-byte relocations applied to a section copy: where, whether they
@@ -405,7 +367,8 @@ static int add_blob(struct rd *r, uint64_t boff, const struct relocs *rs)
 			break;
 	}
 	if (ret < 0) /* dof_check() passed: cannot happen */
-		return rd_err(r, -EINVAL, "invalid DOF in %s: %s", DOF_SECTION,
+		return rd_err(r, -EINVAL, "invalid DOF in %s: %s",
+			      DOF_SECTION_NAME,
 			      derr.msg);
 	return 0;
 }
@@ -419,10 +382,10 @@ static int read_dof(struct rd *r)
 	uint64_t off = 0;
 	int err = 0;
 
-	scn = find_section(r, DOF_SECTION, &sh);
+	scn = elfw_section_find(r->elf, DOF_SECTION_NAME, &sh);
 	if (!scn)
 		return 0;
-	obj->dof = copy_section(scn, &sh, &obj->dof_len);
+	obj->dof = elfw_section_copy(scn, &sh, &obj->dof_len);
 	if (!obj->dof)
 		return 0;
 	err = apply_relocs(r, elf_ndxscn(scn), &sh, obj->dof, obj->dof_len,
@@ -438,7 +401,7 @@ static int read_dof(struct rd *r)
 			err = rd_err(r, -EINVAL,
 				     "invalid DOF in %s at offset 0x%llx: %s "
 				     "(offset 0x%llx)",
-				     DOF_SECTION, (unsigned long long)off,
+				     DOF_SECTION_NAME, (unsigned long long)off,
 				     derr.msg,
 				     (unsigned long long)(off + derr.off));
 			goto out;
@@ -665,11 +628,11 @@ static int read_notes(struct rd *r, size_t first, size_t ndof)
 	uint64_t cur = 0;
 	int ret, err = 0;
 
-	scn = find_section(r, STAPSDT_SECTION, &sh);
+	scn = elfw_section_find(r->elf, STAPSDT_SECTION, &sh);
 	if (!scn || sh.sh_type != SHT_NOTE)
 		return 0;
-	bscn = find_section(r, STAPSDT_BASE_SECTION, &bsh);
-	obj->notes = copy_section(scn, &sh, &obj->notes_len);
+	bscn = elfw_section_find(r->elf, STAPSDT_BASE_SECTION, &bsh);
+	obj->notes = elfw_section_copy(scn, &sh, &obj->notes_len);
 	if (!obj->notes)
 		return 0;
 	if (r->ehdr.e_type == ET_REL) {
@@ -762,7 +725,7 @@ static int read_notes(struct rd *r, size_t first, size_t ndof)
 			np.addr_known = true;
 			np.addr = *func ? fstart : pc;
 			np.provattr = np.modattr = np.funcattr = np.nameattr =
-				np.argsattr = ATTR_PRIVATE_UNKNOWN;
+				np.argsattr = DT_ATTR_PRIVATE_UNKNOWN;
 			np.stapsdt_args = note.args;
 			set_section(r, &np, shndx);
 			if (note_args(&np, note.args) ||
@@ -881,7 +844,7 @@ int dt_object_probes(struct dt_probes *pl, const char *path,
 	if (!err && pl->n == first)
 		err = rd_err(&r, -ENOENT,
 			     "no USDT probes (no %s section or stapsdt notes)",
-			     DOF_SECTION);
+			     DOF_SECTION_NAME);
 out:
 	free(r.targets);
 	if (r.elf)
@@ -933,44 +896,29 @@ static int file_bias(const char *path, uint64_t start, uint64_t pgoff,
 int dt_process_probes(struct dt_probes *pl, pid_t pid,
 		      const struct dt_collect_opts *o)
 {
-	char p[64], line[PATH_MAX + 256];
-	FILE *maps;
-	struct {
-		unsigned long long dev_ino[2];
-	} *seen = NULL;
+	struct proc_maps mm;
+	uint64_t (*seen)[2] = NULL; /* dev, ino of each file looked at */
 	size_t nseen = 0;
 	int added = 0;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
-	maps = fopen(p, "re");
-	if (!maps)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while (fgets(line, sizeof(line), maps)) {
-		unsigned long long start, end, pgoff, ino;
-		unsigned dmaj, dmin;
-		char perms[8], mf[PATH_MAX], msg[256];
-		const char *path, *base;
+	added = proc_maps_read(pid, &mm);
+	if (added < 0)
+		return added;
+	for (size_t k = 0; k < mm.n; k++) {
+		const struct proc_map *m = &mm.m[k];
+		const char *path = m->path, *base;
+		char mf[PATH_MAX], msg[256];
 		struct dt_object *obj;
 		size_t first = pl->n, plen;
 		uint64_t bias = 0;
-		int pos = 0;
 		bool dup = false;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start,
-			   &end, perms, &pgoff, &dmaj, &dmin, &ino,
-			   &pos) < 7 ||
-		    !pos || perms[2] != 'x' || !ino)
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		path = line + pos;
-		if (path[0] != '/')
+		if (m->perms[2] != 'x' || !m->ino || path[0] != '/')
 			continue;
 		for (size_t i = 0; i < nseen && !dup; i++)
-			dup = seen[i].dev_ino[0] ==
-				      ((unsigned long long)dmaj << 32 | dmin) &&
-			      seen[i].dev_ino[1] == ino;
+			dup = seen[i][0] == m->dev && seen[i][1] == m->ino;
 		if (dup)
 			continue;
 		{
@@ -981,22 +929,22 @@ int dt_process_probes(struct dt_probes *pl, pid_t pid,
 				break;
 			}
 			seen = ns;
-			seen[nseen].dev_ino[0] =
-				(unsigned long long)dmaj << 32 | dmin;
-			seen[nseen++].dev_ino[1] = ino;
+			seen[nseen][0] = m->dev;
+			seen[nseen++][1] = m->ino;
 		}
 		/* the mapping itself: right even if the file was replaced */
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx",
-			 (int)pid, start, end);
+			 (int)pid, (unsigned long long)m->start,
+			 (unsigned long long)m->end);
 		/* map_files needs CAP_SYS_ADMIN; else the path, if still it */
 		if (access(mf, R_OK) != 0) {
 			struct stat st;
 
-			if (stat(path, &st) != 0 || st.st_ino != ino)
+			if (stat(path, &st) != 0 || st.st_ino != m->ino)
 				continue;
 			snprintf(mf, sizeof(mf), "%s", path);
 		}
-		if (file_bias(mf, start, pgoff, &bias) < 0 ||
+		if (file_bias(mf, m->start, m->off, &bias) < 0 ||
 		    dt_object_probes(pl, mf, o, msg, sizeof(msg)) < 0)
 			continue;
 		obj = pl->objs[pl->nobjs - 1];
@@ -1031,7 +979,7 @@ int dt_process_probes(struct dt_probes *pl, pid_t pid,
 			added++;
 		}
 	}
-	fclose(maps);
+	proc_maps_free(&mm);
 	free(seen);
 	return added;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * link.c - dtrace -G: rewrite probe call sites in x86-64 objects in place
- * and write the object that describes them (DESIGN §4-§7).
+ * and write the object that describes them (doc/DESIGN.md §4-§7).
  *
  *	dtrace -G -s provider.d [-o provider.o] obj.o ...
  *
@@ -90,9 +90,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dof.h"
+#include "usdt/dof.h"
 #include "dof_build.h"
 #include "dtrace.h"
+#include "elfsec.h"
 #include "elfw.h"
 #include "outfile.h"
 #include "prov.h"
@@ -684,27 +685,22 @@ static int scan_note(struct glink *g, unsigned oi, const char *sec,
 static int scan_notes(struct glink *g, unsigned oi)
 {
 	struct gobj *o = &g->objs[oi];
+	const char *name = STAPSDT_SECTION;
 	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	GElf_Shdr sh;
 
-	if (elf_getshdrstrndx(o->elf, &shstrndx) < 0)
-		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
-	while ((scn = elf_nextscn(o->elf, scn))) {
+	/* a relocatable object has one such section per COMDAT group */
+	while ((scn = elfw_section_next(o->elf, scn, name, &sh))) {
 		struct stapsdt_note note;
 		struct stapsdt_err nerr;
 		struct note_rela *rel;
-		const char *name;
 		uint64_t cursor = 0;
 		Elf_Data *d, *rd = NULL;
-		GElf_Shdr sh;
 		size_t nrel;
 		int ret;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		name = elf_strptr(o->elf, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, STAPSDT_SECTION) != 0 ||
-		    !(d = elf_getdata(scn, NULL)) || !d->d_size)
+		if (sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)) ||
+		    !d->d_size)
 			continue;
 		rel = note_relas(o, elf_ndxscn(scn), &rd, &nrel);
 		if (!rel && nrel)
@@ -1441,7 +1437,7 @@ static int keep_global(const char *name, void *arg)
 {
 	(void)arg;
 	return strncmp(name, PROV_SEMA_PREFIX, strlen(PROV_SEMA_PREFIX)) == 0 ||
-	       strcmp(name, "_.stapsdt.base") == 0 || is_anchor(name);
+	       strcmp(name, STAPSDT_BASE_SYMBOL) == 0 || is_anchor(name);
 }
 
 /* A preprocessor-style command from the environment, split on blanks. */
@@ -1508,7 +1504,7 @@ static int add_stapsdt_base(struct elfw *w, int *base_sym)
 	static const uint8_t zero;
 	int sec, secsym, err;
 
-	sec = elfw_section(w, ".stapsdt.base", SHT_PROGBITS,
+	sec = elfw_section(w, STAPSDT_BASE_SECTION, SHT_PROGBITS,
 			   SHF_ALLOC | SHF_GNU_RETAIN, 1, 0, &zero, 1);
 	if (sec < 0)
 		return sec;
@@ -1518,7 +1514,7 @@ static int add_stapsdt_base(struct elfw *w, int *base_sym)
 	err = elfw_comdat(w, secsym, &sec, 1);
 	if (err)
 		return err;
-	*base_sym = elfw_symbol(w, "_.stapsdt.base", sec, 0, 1, STB_WEAK,
+	*base_sym = elfw_symbol(w, STAPSDT_BASE_SYMBOL, sec, 0, 1, STB_WEAK,
 				STT_NOTYPE, STV_HIDDEN);
 	return *base_sym < 0 ? *base_sym : 0;
 }
@@ -1597,12 +1593,12 @@ static int add_notes(const struct glink *g, struct elfw *w, int sec, int fi,
 			}
 			semaidx += pv->probe_cnt;
 		}
-		hdr[0] = 8;
+		hdr[0] = STAPSDT_NOTE_NAMESZ;
 		hdr[1] = (uint32_t)(24 + strlen(s->pv->name) + 1 +
 				    strlen(pr->name) + 1 + strlen(args) + 1);
-		hdr[2] = 3;	/* NT_STAPSDT */
+		hdr[2] = STAPSDT_NOTE_TYPE;
 		if (nb_add(&nb, hdr, sizeof(hdr)) < 0 ||
-		    nb_add(&nb, "stapsdt", 8) < 0)
+		    nb_add(&nb, STAPSDT_NOTE_NAME, STAPSDT_NOTE_NAMESZ) < 0)
 			goto out;
 		desc_at = nb.len;
 		if (nb_add(&nb, zero3, sizeof(zero3)) < 0 ||
@@ -1640,7 +1636,7 @@ static int add_note_group(const struct glink *g, struct elfw *w,
 {
 	int sec, sigsym;
 
-	sec = elfw_section(w, ".note.stapsdt", SHT_NOTE, SHF_GNU_RETAIN, 4, 0,
+	sec = elfw_section(w, STAPSDT_SECTION, SHT_NOTE, SHF_GNU_RETAIN, 4, 0,
 			   NULL, 0);
 	if (sec < 0)
 		return sec;
@@ -1720,12 +1716,12 @@ static int build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 	if (*has_dof) {
 		int dofsym;
 
-		dofsec = elfw_section(w, ".SUNW_dof", SHT_PROGBITS,
+		dofsec = elfw_section(w, DOF_SECTION_NAME, SHT_PROGBITS,
 				      SHF_ALLOC | SHF_WRITE, 8, 0, blob,
 				      bloblen);
 		if (dofsec < 0)
 			goto out;
-		dofsym = elfw_symbol(w, "__SUNW_dof", dofsec, 0, bloblen,
+		dofsym = elfw_symbol(w, DOF_SYMBOL_NAME, dofsec, 0, bloblen,
 				     STB_GLOBAL, STT_OBJECT, STV_HIDDEN);
 		if (dofsym < 0)
 			goto out;

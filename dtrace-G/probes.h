@@ -22,6 +22,10 @@
  * that order over the whole table, before any description is applied,
  * so selecting never renumbers.
  *
+ * Who does what, from the bottom up, with no file calling one above it:
+ * probes.c (the records and descriptions), elfprobes.c (object files and
+ * the files a process maps), collect.c (the table for one run).
+ *
  * Strings and argument types point into buffers the table owns (the DOF
  * read from the registry, the object's sections): they live until
  * dt_probes_free().
@@ -34,7 +38,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "dof.h"
+#include "usdt/dof.h"
 #include "dof_check.h"
 #include "registry.h"
 
@@ -44,6 +48,10 @@ enum dt_origin {
 	DT_ORIGIN_PROCESS, /* a registered process (the registry) */
 	DT_ORIGIN_OBJECT,  /* an object file on disk (--object) */
 };
+
+/* Attributes of the dtrace provider and of what a note cannot tell. */
+#define DT_ATTR_STABLE_COMMON DOF_ATTR(6, 6, 5)	  /* Stable/Stable/Common */
+#define DT_ATTR_PRIVATE_UNKNOWN DOF_ATTR(1, 1, 0) /* Private/Private/Unknown */
 
 /* Provider name as listed: "<provider><pid>" fits DTRACE_PROVNAMELEN. */
 #define DT_PROVIDER_MAX (DTRACE_PROVNAMELEN + 16)
@@ -116,6 +124,8 @@ struct dt_collect_opts {
 	void *warn_arg;
 };
 
+/* ---- collect.c ----------------------------------------------------- */
+
 /*
  * Build the table.  0, or a negative errno with a sentence in msg (which
  * names the object file at fault).  Free with dt_probes_free() either way.
@@ -124,12 +134,12 @@ int dt_probes_collect(struct dt_probes *pl, const struct dt_collect_opts *o,
 		      char *msg, size_t msglen);
 
 void dt_probes_free(struct dt_probes *pl);
-/* Free what one probe owns (its sites and argument lists), not p. */
-void dt_probe_free(struct dt_probe *p);
+
+/* ---- probes.c: the records ------------------------------------------ */
 
 /*
  * Append a record (copied; id assigned by dt_probes_collect) and return
- * it, or NULL without memory.  For elfprobes.c.
+ * it, or NULL without memory.  For elfprobes.c and collect.c.
  */
 struct dt_probe *dt_probes_add(struct dt_probes *pl, const struct dt_probe *p);
 
@@ -141,8 +151,13 @@ struct dt_probe *dt_probes_add(struct dt_probes *pl, const struct dt_probe *p);
 int dt_probe_from_dof(struct dt_probe *p, const struct dof_prov_info *pv,
 		      const struct dof_probe_info *pi, bool addr_known);
 
+/* Free what a record owns (its sites and type arrays), not the record. */
+void dt_probe_free(struct dt_probe *p);
+
+/* ---- elfprobes.c: object files and the files a process maps ---------- */
+
 /*
- * elfprobes.c: append the probes of one object file (--object) to pl
+ * Append the probes of one object file (--object) to pl
  * and record the object in pl->objs.  0, or -errno with a sentence
  * naming the file in msg.
  */
@@ -151,7 +166,7 @@ int dt_object_probes(struct dt_probes *pl, const char *path,
 void dt_object_free(struct dt_object *obj);
 
 /*
- * elfprobes.c: append the probes of the files process pid maps
+ * Append the probes of the files process pid maps
  * executable (their DOF, else their stapsdt notes), as a registered
  * process's probes are recorded: provider named with the pid, run-time
  * sites, the module the file's name.  For `dtrace -l -p` on a process
@@ -160,6 +175,8 @@ void dt_object_free(struct dt_object *obj);
  */
 int dt_process_probes(struct dt_probes *pl, pid_t pid,
 		      const struct dt_collect_opts *o);
+
+/* ---- probes.c: names and descriptions ------------------------------- */
 
 /* Stability and class names as dtrace(1) prints them. */
 const char *dt_stability_name(unsigned s);

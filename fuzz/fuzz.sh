@@ -42,7 +42,7 @@ set -u
 harnesses=${*:-dof prov elf stapsdt}
 f=fuzz/work
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
-cflags="-g -O1 -fno-omit-frame-pointer $san -I. -I$top_srcdir/sdk"
+cflags="-g -O1 -fno-omit-frame-pointer $san -I. -I$top_srcdir/sdk -I$top_srcdir/sdk/include"
 cflags="$cflags -I$top_srcdir/dtrace-G -I$top_srcdir/fuzz"
 cflags="$cflags $LIBELF_CFLAGS $OPCODES_CFLAGS"
 
@@ -55,7 +55,7 @@ say() { echo "fuzz: $*"; }
 
 lib_sources="sdk/prov_parse.c sdk/prov_names.c sdk/prov_types.c
 	sdk/prov_input.c sdk/prov_header.c sdk/outfile.c sdk/dof_build.c
-	sdk/dof_check.c sdk/elfw.c sdk/x86site.c sdk/stapsdt.c
+	sdk/dof_check.c sdk/elfw.c sdk/elfsec.c sdk/x86site.c sdk/stapsdt.c
 	dtrace-G/link.c"
 
 build() {

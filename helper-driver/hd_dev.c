@@ -77,7 +77,7 @@ static void handle_ioctl(struct hd_dev *dev, fuse_req_t req, unsigned cmd,
 	if (ctx->pid <= 0 && (r.action == HD_IOCTL_ADDDOF ||
 			      r.action == HD_IOCTL_REMOVE)) {
 		/* A caller in a pid namespace the daemon cannot see. */
-		hd_log_reject(dev->hd, "ioctl from a process outside the "
+		hd_log_reject("ioctl from a process outside the "
 			      "daemon's pid namespace refused");
 		fuse_reply_err(req, EPERM);
 		return;
@@ -100,7 +100,7 @@ static void handle_ioctl(struct hd_dev *dev, fuse_req_t req, unsigned cmd,
 		break;
 	case HD_IOCTL_BADCMD:
 	default:
-		hd_log_odd(dev->hd, "pid %d: ioctl 0x%x is not a helper "
+		hd_log_odd("pid %d: ioctl 0x%x is not a helper "
 			      "request (ENOTTY)", (int)ctx->pid, cmd);
 		rc = -ENOTTY;
 		break;

@@ -65,7 +65,7 @@ struct job {
 	size_t len;
 	void *buf;	     /* JOB_MEM: len bytes */
 	struct hd_fetch *fetch; /* JOB_FETCH, owned by the job */
-	struct hd_maps maps; /* JOB_MAPS */
+	struct proc_maps maps; /* JOB_MAPS */
 	const char *var;     /* JOB_ENV, static storage */
 	bool found;	     /* JOB_ENV */
 	int rc;
@@ -135,7 +135,7 @@ static void fetch_free(struct hd_fetch *f)
 {
 	if (!f)
 		return;
-	hd_maps_free(&f->mm);
+	proc_maps_free(&f->mm);
 	free(f->buf);
 	free(f);
 }
@@ -143,7 +143,7 @@ static void fetch_free(struct hd_fetch *f)
 static void job_free(struct job *j)
 {
 	free(j->buf);
-	hd_maps_free(&j->maps);
+	proc_maps_free(&j->maps);
 	fetch_free(j->fetch);
 	free(j);
 }
@@ -203,7 +203,7 @@ static void run(struct job *j)
 		j->rc = hd_read_mem(j->pid, j->addr, j->buf, j->len);
 		break;
 	case JOB_MAPS:
-		j->rc = hd_maps_read(j->pid, &j->maps);
+		j->rc = proc_maps_read(j->pid, &j->maps);
 		break;
 	case JOB_FETCH:
 		j->rc = fetch(j->pid, j->addr, j->fetch);
@@ -334,7 +334,7 @@ static struct job *job_new(enum job_kind kind, pid_t pid, uid_t uid)
 	return j;
 }
 
-int hd_guard_maps(pid_t pid, uid_t uid, struct hd_maps *mm)
+int hd_guard_maps(pid_t pid, uid_t uid, struct proc_maps *mm)
 {
 	struct job *j = job_new(JOB_MAPS, pid, uid);
 	int err;
@@ -459,7 +459,7 @@ bool hd_on_fuse(pid_t pid, uint64_t dev, char *type, size_t typelen)
  * Read len bytes at addr, refusing non-resident pages of FUSE-backed
  * files.  Runs on the worker (it may block), so it calls nothing guarded.
  */
-static int foreign_read(pid_t pid, const struct hd_maps *mm, uint64_t addr,
+static int foreign_read(pid_t pid, const struct proc_maps *mm, uint64_t addr,
 			void *buf, size_t len, char *why, size_t whylen)
 {
 	uint64_t end = addr + len, a;
@@ -471,7 +471,7 @@ static int foreign_read(pid_t pid, const struct hd_maps *mm, uint64_t addr,
 		return -EFAULT;
 	}
 	for (a = addr; a < end;) {
-		const struct hd_map *m = hd_maps_find(mm, a);
+		const struct proc_map *m = proc_maps_find(mm, a);
 		char type[64] = "";
 		uint64_t lo, hi, npages, *pm;
 
@@ -516,7 +516,7 @@ static int fetch(pid_t pid, uint64_t addr, struct hd_fetch *f)
 	int err;
 
 	f->stage = HD_FETCH_MAPS;
-	err = hd_maps_read(pid, &f->mm);
+	err = proc_maps_read(pid, &f->mm);
 	if (err) {
 		snprintf(f->why, sizeof(f->why), "cannot read its mappings: "
 			 "%s", strerror(-err));
@@ -584,7 +584,7 @@ int hd_guard_fetch(pid_t pid, uid_t uid, uint64_t addr, size_t len,
 
 void hd_fetch_free(struct hd_fetch *f)
 {
-	hd_maps_free(&f->mm);
+	proc_maps_free(&f->mm);
 	free(f->buf);
 	f->buf = NULL;
 }

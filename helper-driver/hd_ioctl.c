@@ -47,7 +47,7 @@ void hd_ioctl_decode(unsigned int cmd, uint64_t arg, const void *in,
 			memcpy(&r->gen, in, sizeof(r->gen));
 			r->action = HD_IOCTL_REMOVE;
 		} else if (unrestricted && in_len == 0 &&
-			   arg < HD_REMOVE_BYVALUE_MAX) {
+			   arg < DTRACE_HELPER_REMOVE_BYVALUE_MAX) {
 			/* Classic by-value generation; no page lives there. */
 			r->gen = (int)arg;
 			r->action = HD_IOCTL_REMOVE;

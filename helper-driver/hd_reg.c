@@ -58,7 +58,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -89,20 +88,13 @@ int hd_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 
 pid_t hd_tgid(pid_t tid, uid_t *uid)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024], *p;
 	ssize_t n;
 	long v;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
+	n = proc_read_file(tid, "status", buf, sizeof(buf));
+	if (n < 0)
+		return (pid_t)n;
 	if (uid) {
 		p = strstr(buf, "\nUid:");
 		if (!p)
@@ -116,148 +108,6 @@ pid_t hd_tgid(pid_t tid, uid_t *uid)
 	return v > 0 && v <= INT_MAX ? (pid_t)v : -ESRCH;
 }
 
-/* ---- /proc/PID/maps -------------------------------------------------- */
-
-/* Hand-rolled: sscanf() was a third of a registration's time. */
-static int hexnum(const char **p, uint64_t *v)
-{
-	const char *c = *p;
-	uint64_t x = 0;
-
-	for (; ; c++) {
-		unsigned d;
-
-		if (*c >= '0' && *c <= '9')
-			d = (unsigned)(*c - '0');
-		else if (*c >= 'a' && *c <= 'f')
-			d = (unsigned)(*c - 'a' + 10);
-		else
-			break;
-		if (x >> 60)
-			return -1;
-		x = x << 4 | d;
-	}
-	if (c == *p)
-		return -1;
-	*p = c;
-	*v = x;
-	return 0;
-}
-
-static int decnum(const char **p, uint64_t *v)
-{
-	const char *c = *p;
-	uint64_t x = 0;
-
-	for (; *c >= '0' && *c <= '9'; c++) {
-		if (x > UINT64_MAX / 10 - 1)
-			return -1;
-		x = x * 10 + (uint64_t)(*c - '0');
-	}
-	if (c == *p)
-		return -1;
-	*p = c;
-	*v = x;
-	return 0;
-}
-
-int hd_maps_read(pid_t pid, struct hd_maps *mm)
-{
-	char path[64], *line = NULL;
-	size_t cap = 0, mcap = 0;
-	FILE *fp;
-	int err = 0;
-
-	mm->m = NULL;
-	mm->n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	fp = fopen(path, "re");
-	if (!fp)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while (getline(&line, &cap, fp) > 0) {
-		/* "start-end perms offset major:minor inode   path" */
-		uint64_t start, end, off, maj, min, ino;
-		const char *c = line, *perms;
-		struct hd_map *m;
-		char *name;
-		size_t len;
-
-		if (hexnum(&c, &start) || *c++ != '-' || hexnum(&c, &end) ||
-		    *c++ != ' ')
-			continue;
-		perms = c;
-		c += 4;
-		if (*c++ != ' ' || hexnum(&c, &off) || *c++ != ' ' ||
-		    hexnum(&c, &maj) || *c++ != ':' || hexnum(&c, &min) ||
-		    *c++ != ' ' || decnum(&c, &ino))
-			continue;
-		while (*c == ' ')
-			c++;
-		if (mm->n == mcap) {
-			size_t ncap = mcap ? 2 * mcap : 64;
-			struct hd_map *nm = realloc(mm->m, ncap * sizeof(*nm));
-
-			if (!nm) {
-				err = -ENOMEM;
-				break;
-			}
-			mm->m = nm;
-			mcap = ncap;
-		}
-		len = strlen(c);
-		if (len && c[len - 1] == '\n')
-			len--;
-		name = strndup(c, len);
-		if (!name) {
-			err = -ENOMEM;
-			break;
-		}
-		m = &mm->m[mm->n];
-		m->path = name;
-		m->start = start;
-		m->end = end;
-		m->off = off;
-		m->dev = ino ? makedev((unsigned)maj, (unsigned)min) : 0;
-		m->ino = ino;
-		memcpy(m->perms, perms, 4);
-		m->perms[4] = '\0';
-		mm->n++;
-	}
-	free(line);
-	fclose(fp);
-	if (err)
-		hd_maps_free(mm);
-	return err;
-}
-
-void hd_maps_free(struct hd_maps *mm)
-{
-	size_t i;
-
-	for (i = 0; i < mm->n; i++)
-		free(mm->m[i].path);
-	free(mm->m);
-	mm->m = NULL;
-	mm->n = 0;
-}
-
-const struct hd_map *hd_maps_find(const struct hd_maps *mm, uint64_t addr)
-{
-	size_t lo = 0, hi = mm->n;
-
-	/* The kernel lists mappings in address order. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (addr < mm->m[mid].start)
-			hi = mid;
-		else if (addr >= mm->m[mid].end)
-			lo = mid + 1;
-		else
-			return &mm->m[mid];
-	}
-	return NULL;
-}
 
 /* ---- processes ------------------------------------------------------- */
 
@@ -527,19 +377,19 @@ static int reject(const struct reject *rj, int err, const char *fmt, ...)
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	rj->hd->n_rejected++;
-	hd_log_reject(rj->hd, "pid %d (%s): module '%s': DOF refused: %s",
+	hd_log_reject("pid %d (%s): module '%s': DOF refused: %s",
 		      (int)rj->pid, rj->comm, rj->mod, why);
 	return err;
 }
 
 /* Every site (from the checker) must be in an executable mapping. */
 static int check_sites(const struct reject *rj, const uint64_t *sites,
-		       size_t nsites, const struct hd_maps *mm)
+		       size_t nsites, const struct proc_maps *mm)
 {
 	size_t i;
 
 	for (i = 0; i < nsites; i++) {
-		const struct hd_map *m = hd_maps_find(mm, sites[i]);
+		const struct proc_map *m = proc_maps_find(mm, sites[i]);
 
 		if (!m || m->perms[2] != 'x')
 			return reject(rj, -EINVAL, "probe site 0x%" PRIx64
@@ -561,11 +411,11 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 {
 	struct reject rj = { hd, tid, "?", "?" };
 	char comm[REG_COMM_MAX] = "?", mod[DTRACE_MODNAMELEN];
-	struct hd_maps mm = { NULL, 0 };
+	struct proc_maps mm = { NULL, 0 };
 	struct hd_fetch f;
 	struct reg_entry e, *ne;
 	struct dof_err derr;
-	const struct hd_map *m;
+	const struct proc_map *m;
 	struct hd_proc *p;
 	uint64_t loadsz, uid_bytes = 0, uid_regs = 0, *sites = NULL;
 	size_t i, nsites = 0;
@@ -661,7 +511,7 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 	sites = NULL;
 	if (err)
 		goto fail;
-	m = hd_maps_find(&mm, h->dofhp_dof);
+	m = proc_maps_find(&mm, h->dofhp_dof);
 	e.path = strdup(m && m->ino ? m->path : "");
 	if (!e.path) {
 		err = reject(&rj, -ENOMEM, "out of memory");
@@ -671,7 +521,7 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 		e.dev = m->dev;
 		e.ino = m->ino;
 	}
-	hd_maps_free(&mm);
+	proc_maps_free(&mm);
 	snprintf(e.mod, sizeof(e.mod), "%s", mod[0] ? mod : base_name(e.path));
 	e.base = h->dofhp_addr;
 	e.dof_addr = h->dofhp_dof;
@@ -747,7 +597,7 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 	return (int)e.gen;
 
 fail:
-	hd_maps_free(&mm);
+	proc_maps_free(&mm);
 	free(sites);
 	free(e.dof);
 	free(e.path);
@@ -773,7 +623,7 @@ int hd_reg_remove(struct helperd *hd, pid_t tid, int gen)
 			drop_entry(hd, pi, i);
 			return 0;
 		}
-	hd_log_odd(hd, "pid %d: REMOVE of unknown generation %d", (int)pid,
+	hd_log_odd("pid %d: REMOVE of unknown generation %d", (int)pid,
 	       gen);
 	return -EINVAL;
 }

@@ -105,7 +105,7 @@ out:
 }
 
 static const struct obj *lookup(struct objcache *c, pid_t pid,
-				const struct hd_map *m)
+				const struct proc_map *m)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -196,7 +196,7 @@ static unsigned scan_blobs(struct helperd *hd, pid_t pid, uid_t uid,
 
 static unsigned scan_pid(struct helperd *hd, struct objcache *c, pid_t pid)
 {
-	struct hd_maps mm;
+	struct proc_maps mm;
 	unsigned found = 0;
 	bool checked_env = false;
 	uid_t uid = 0;
@@ -205,7 +205,7 @@ static unsigned scan_pid(struct helperd *hd, struct objcache *c, pid_t pid)
 	if (hd_tgid(pid, &uid) != pid || hd_guard_maps(pid, uid, &mm) < 0)
 		return 0;
 	for (i = 0; i < mm.n; i++) {
-		const struct hd_map *m = &mm.m[i];
+		const struct proc_map *m = &mm.m[i];
 		const struct obj *o;
 		uint64_t bias = 0;
 		char type[64];
@@ -241,7 +241,7 @@ static unsigned scan_pid(struct helperd *hd, struct objcache *c, pid_t pid)
 				    o->dof_addr + bias,
 				    o->dof_size);
 	}
-	hd_maps_free(&mm);
+	proc_maps_free(&mm);
 	return found;
 }
 

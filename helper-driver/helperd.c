@@ -4,9 +4,9 @@
  *
  * Programs and libraries built with `dtrace -G` carry drti.o, whose
  * constructor hands the object's DOF to the helper device with the
- * DTRACEHIOC_ADDDOF ioctl (sdk/helper_abi.h).  This daemon is that
+ * DTRACEHIOC_ADDDOF ioctl (usdt/helper_abi.h).  This daemon is that
  * device's other end: it validates what it is handed, records it per
- * process in the registry under the state directory (sdk/registry.h),
+ * process in the registry under the state directory (usdt/registry_format.h),
  * and forgets it when the process exits, execs or unmaps the object.
  * `dtrace -l` and `dtrace -n` read the registry.
  *
@@ -45,20 +45,14 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/file.h>
 #include <sys/signalfd.h>
-#include <sys/socket.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
-#include <sys/un.h>
-#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,138 +60,8 @@
 
 #include "dof_check.h"
 #include "helperd.h"
-#include "registry.h"
-#include "safedir.h"
 
 static const char *progname = "dtrace-helperd";
-static bool use_syslog;
-int hd_verbose;
-
-/* format(printf, 2, 0) lets clang's -Wformat-nonliteral check callers */
-static void vlog(int level, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
-
-static void vlog(int level, const char *fmt, va_list ap)
-{
-	int saved = errno;
-
-	if (level == HD_INFO && hd_verbose < 1)
-		return;
-	if (level == HD_DEBUG && hd_verbose < 2)
-		return;
-	char line[1024], *c;
-
-	vsnprintf(line, sizeof(line), fmt, ap);
-	/*
-	 * Process names and paths come from callers: a newline or an escape
-	 * sequence in them must not forge a log line or drive a terminal.
-	 */
-	for (c = line; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
-	if (use_syslog)
-		syslog(level, "%s", line);
-	else
-		fprintf(stderr, "%s: %s\n", progname, line);
-	errno = saved;
-}
-
-void hd_log(int level, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog(level, fmt, ap);
-	va_end(ap);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/*
- * A hostile or broken client can send refusals as fast as it likes; the
- * log gets at most HD_RL_BURST of them a second and then one line
- * counting what was left out.  Refused registrations (warnings) and odd
- * requests (foreign ioctls, REMOVE of generations the caller does not
- * hold; -v) are limited separately, so the one never hides the other.
- */
-#define HD_RL_BURST 10
-
-static void log_limited(struct helperd *hd, int bucket, int level,
-			const char *fmt, va_list ap)
-	__attribute__((format(printf, 4, 0)));
-
-static void log_limited(struct helperd *hd, int bucket, int level,
-			const char *fmt, va_list ap)
-{
-	uint64_t t = now_ms() / 1000;
-
-	if (level == HD_INFO && hd_verbose < 1)
-		return;
-	if (t != hd->rl_window[bucket]) {
-		if (hd->rl_suppressed[bucket])
-			hd_log(level, "%u more %s not logged",
-			       hd->rl_suppressed[bucket],
-			       bucket ? "odd request(s)" : "refusal(s)");
-		hd->rl_window[bucket] = t;
-		hd->rl_count[bucket] = 0;
-		hd->rl_suppressed[bucket] = 0;
-	}
-	if (hd->rl_count[bucket]++ >= HD_RL_BURST) {
-		hd->rl_suppressed[bucket]++;
-		return;
-	}
-	vlog(level, fmt, ap);
-}
-
-void hd_log_reject(struct helperd *hd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_limited(hd, 0, HD_WARN, fmt, ap);
-	va_end(ap);
-}
-
-void hd_log_odd(struct helperd *hd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_limited(hd, 1, HD_INFO, fmt, ap);
-	va_end(ap);
-}
-
-/* sd_notify(3) without libsystemd: one datagram to $NOTIFY_SOCKET. */
-static void notify(const char *msg)
-{
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	size_t len;
-	int fd;
-
-	if (!path || !*path)
-		return;
-	len = strlen(path);
-	if ((path[0] != '/' && path[0] != '@') || len >= sizeof(sa.sun_path))
-		return;
-	memcpy(sa.sun_path, path, len);
-	if (sa.sun_path[0] == '@')
-		sa.sun_path[0] = '\0'; /* abstract socket */
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	if (sendto(fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&sa,
-		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) <
-	    0)
-		hd_log(HD_WARN, "cannot notify systemd: %s", strerror(errno));
-	close(fd);
-}
 
 static void usage(FILE *fp)
 {
@@ -225,7 +89,7 @@ static void usage(FILE *fp)
 "then, and 1 if it could not start.  SIGTERM or SIGINT unmounts the device;\n"
 "the registry is kept for the next start.  See dtrace-helperd(8).\n",
 		progname, DTRACE_HELPER_DEVICE, REG_STATEDIR_DEFAULT,
-		DOF_MAX_SIZE_DEFAULT);
+		DTRACE_HELPER_MAX_DOF);
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -237,155 +101,6 @@ static int parse_u64(const char *s, uint64_t *v)
 	errno = 0;
 	*v = strtoull(s, &end, 0);
 	return errno || *end ? -1 : 0;
-}
-
-/*
- * The state directory, and the registry directory in it, must be root's
- * alone (sdk/safedir.h): the parent before we create anything in it,
- * then the directories themselves.
- */
-static int statedir_safe(const struct helperd *hd)
-{
-	char path[PATH_MAX], msg[PATH_MAX + 128], *slash;
-
-	snprintf(path, sizeof(path), "%s", hd->statedir);
-	slash = strrchr(path, '/');
-	if (slash && slash != path) {
-		*slash = '\0';
-		if (safedir_check_parent(path, msg, sizeof(msg)) < 0)
-			goto unsafe;
-	}
-	if (mkdir(hd->statedir, 0755) < 0 && errno != EEXIST) {
-		hd_log(HD_ERR, "cannot create %s: %s", hd->statedir,
-		       strerror(errno));
-		return -1;
-	}
-	if (safedir_check(hd->statedir, msg, sizeof(msg)) < 0)
-		goto unsafe;
-	snprintf(path, sizeof(path), "%s/%s", hd->statedir, REG_DIR);
-	if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-		hd_log(HD_ERR, "cannot create %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (safedir_check(path, msg, sizeof(msg)) < 0)
-		goto unsafe;
-	return 0;
-unsafe:
-	hd_log(HD_ERR, "unsafe state directory %s: %s (it and every "
-	       "directory above it must be root's, writable by nobody else, "
-	       "and no symbolic link)", hd->statedir, msg);
-	return -1;
-}
-
-static int lock_statedir(struct helperd *hd)
-{
-	char path[PATH_MAX], buf[32];
-	ssize_t n;
-	int fd;
-
-	if (statedir_safe(hd) < 0)
-		return -1;
-	snprintf(path, sizeof(path), "%s/helperd.pid", hd->statedir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0) {
-		hd_log(HD_ERR, "cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		n = pread(fd, buf, sizeof(buf) - 1, 0);
-		buf[n > 0 ? n : 0] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-		hd_log(HD_ERR, "another dtrace-helperd (pid %s) uses %s",
-		       buf[0] ? buf : "?", hd->statedir);
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/*
- * Descriptors: the soft RLIMIT_NOFILE is raised to the hard one (systemd
- * starts services with 1,024 soft), and a quarter of it, at most 256, is
- * kept for what the daemon opens to serve requests (the device, /proc
- * files, the checker's pipes, registry files).  The rest may be pidfds,
- * a quarter of them for the processes of any one user other than root.
- */
-static void fd_budget(struct helperd *hd)
-{
-	struct rlimit rl;
-	rlim_t n, reserve;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		rl.rlim_cur = rl.rlim_max = 1024;
-	if (rl.rlim_cur < rl.rlim_max) {
-		rlim_t want = rl.rlim_max;
-
-		if (want == RLIM_INFINITY || want > (1 << 20))
-			want = 1 << 20;
-		rl.rlim_cur = want;
-		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-			getrlimit(RLIMIT_NOFILE, &rl);
-	}
-	n = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1 << 20)
-		    ? 1 << 20
-		    : rl.rlim_cur;
-	reserve = n / 4 < 256 ? n / 4 : 256;
-	hd->pidfd_max = (unsigned)(n - reserve);
-	hd->pidfd_uid_max = hd->pidfd_max / 4 ? hd->pidfd_max / 4 : 1;
-	hd_log(HD_DEBUG, "descriptors: %llu, up to %u pidfds (%u per user)",
-	       (unsigned long long)n, hd->pidfd_max, hd->pidfd_uid_max);
-}
-
-static void write_pid(int fd)
-{
-	char buf[32];
-	int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n)
-		hd_log(HD_WARN, "cannot record the daemon's pid: %s",
-		       strerror(errno));
-}
-
-/*
- * Background: the parent waits on a pipe until the child is ready (it
- * writes one byte) or has failed (the pipe closes), so a boot script's
- * `dtrace-helperd && start-servers` is never early.
- */
-static int go_background(void)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		hd_log(HD_ERR, "pipe: %s", strerror(errno));
-		exit(1);
-	}
-	pid = fork();
-	if (pid < 0) {
-		hd_log(HD_ERR, "fork: %s", strerror(errno));
-		exit(1);
-	}
-	if (pid > 0) {
-		close(p[1]);
-		exit(read(p[0], &c, 1) == 1 ? 0 : 1);
-	}
-	close(p[0]);
-	setsid();
-	return p[1];
-}
-
-static void detach_stdio(void)
-{
-	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	dup2(fd, 0);
-	dup2(fd, 1);
-	dup2(fd, 2);
-	if (fd > 2)
-		close(fd);
 }
 
 static int ep_add(struct helperd *hd, int fd, uint64_t tag)
@@ -415,12 +130,12 @@ int main(int argc, char **argv)
 		.device = DTRACE_HELPER_DEVICE,
 		.scan = true,
 		.check_ms = 1000,
-		.max_dof = DOF_MAX_SIZE_DEFAULT,
-		.max_proc_bytes = 16 << 20,
-		.max_proc_regs = 1024,
-		.max_uid_bytes = 128 << 20,
-		.max_uid_regs = 8192,
-		.max_total_bytes = 512 << 20,
+		.max_dof = DTRACE_HELPER_MAX_DOF,
+		.max_proc_bytes = DTRACE_HELPER_MAX_PROC_BYTES,
+		.max_proc_regs = DTRACE_HELPER_MAX_PROC_REGS,
+		.max_uid_bytes = DTRACE_HELPER_MAX_UID_BYTES,
+		.max_uid_regs = DTRACE_HELPER_MAX_UID_REGS,
+		.max_total_bytes = DTRACE_HELPER_MAX_TOTAL_BYTES,
 		.next_gen = 1,
 		.epfd = -1,
 	};
@@ -520,7 +235,7 @@ int main(int argc, char **argv)
 		return 1;
 
 	if (!hd.foreground)
-		ready_fd = go_background();
+		ready_fd = hd_background();
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
@@ -529,11 +244,11 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	umask(022);
 
-	fd_budget(&hd);
-	lockfd = lock_statedir(&hd);
+	hd_fd_budget(&hd);
+	lockfd = hd_lock_statedir(hd.statedir);
 	if (lockfd < 0)
 		goto out;
-	write_pid(lockfd);
+	hd_write_pid(lockfd);
 	hd.epfd = epoll_create1(EPOLL_CLOEXEC);
 	sigfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -571,11 +286,10 @@ int main(int argc, char **argv)
 	hd_log(HD_INFO, "serving %s (%s), state in %s, %zu process(es) "
 	       "registered", hd.device, hd_dev_kind(dev), hd.statedir,
 	       hd.nprocs);
-	notify("READY=1\nSTATUS=serving the DTrace helper device");
+	hd_notify("READY=1\nSTATUS=serving the DTrace helper device");
 	if (ready_fd >= 0) {
-		detach_stdio();
-		openlog("dtrace-helperd", LOG_PID, LOG_DAEMON);
-		use_syslog = true;
+		hd_detach_stdio();
+		hd_log_to_syslog();
 		if (write(ready_fd, "R", 1) < 0)
 			hd_log(HD_WARN, "cannot tell the parent: %s",
 			       strerror(errno));
@@ -622,7 +336,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	notify("STOPPING=1");
+	hd_notify("STOPPING=1");
 	rc = 0;
 out:
 	hd_dev_stop(dev);

@@ -2,8 +2,11 @@
 /*
  * helperd.h - dtrace-helperd's parts and how they talk.
  *
- *	helperd.c	options, the state-directory lock, daemonizing,
- *			systemd readiness, the event loop, logging
+ *	helperd.c	main: options, start-up in order, the event loop
+ *	hd_daemon.c	the state-directory lock, going to the background,
+ *			systemd readiness
+ *	hd_log.c	logging, rate-limited for what callers can cause
+ *			(hd_log.h: depends on no other part)
  *	hd_dev.c	the device: a FUSE file system holding one file
  *			(the mount point is the device's directory) or a
  *			CUSE character device; both hand ioctls to
@@ -35,8 +38,10 @@
 #include <sys/types.h>
 
 #include "dof_check.h"
-#include "helper_abi.h"
+#include "hd_log.h"
+#include "procfs.h"
 #include "registry.h"
+#include "usdt/helper_abi.h"
 
 /* A process with at least one registration. */
 struct hd_proc {
@@ -80,11 +85,6 @@ struct helperd {
 
 	/* Counters, logged at exit with -v. */
 	uint64_t n_added, n_removed, n_rejected, n_pruned, n_scanned;
-
-	/* Rejection log rate limit. */
-	uint64_t rl_window[2];
-	unsigned rl_count[2];
-	unsigned rl_suppressed[2];
 };
 
 /* Epoll tags: the low 32 bits carry a pid for HD_EV_PIDFD. */
@@ -93,17 +93,21 @@ struct helperd {
 #define HD_EV_TIMER (3ULL << 32)
 #define HD_EV_PIDFD (4ULL << 32)
 
-/* Logging (helperd.c): stderr in the foreground, else syslog. */
-enum { HD_ERR = 3, HD_WARN = 4, HD_NOTICE = 5, HD_INFO = 6, HD_DEBUG = 7 };
-void hd_log(int level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* hd_log for rejected requests, at most a few lines a second. */
-void hd_log_reject(struct helperd *hd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* The same for odd but harmless requests, at -v, limited separately. */
-void hd_log_odd(struct helperd *hd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-extern int hd_verbose;
+/* ---- hd_daemon.c ----------------------------------------------------- */
+
+/* Create and lock statedir (helperd.pid); the locked fd, or -1 (logged). */
+int hd_lock_statedir(const char *statedir);
+
+/* Raise the descriptor limit; set hd->pidfd_max and pidfd_uid_max. */
+void hd_fd_budget(struct helperd *hd);
+/* Record our pid in the lock file. */
+void hd_write_pid(int fd);
+/* Fork; the parent exits once the child writes to the returned fd. */
+int hd_background(void);
+/* stdin, stdout and stderr to /dev/null. */
+void hd_detach_stdio(void);
+/* sd_notify(3) without libsystemd: one datagram to $NOTIFY_SOCKET. */
+void hd_notify(const char *msg);
 
 /* ---- hd_ioctl.c ------------------------------------------------------ */
 
@@ -133,10 +137,9 @@ struct hd_ioctl_req {
  * cmd and arg as the kernel passed them, in/in_len the bytes it copied
  * in; unrestricted says whether a retry is possible (CUSE).  The classic
  * ABI passed REMOVE's generation by value: on CUSE an argument below
- * HD_REMOVE_BYVALUE_MAX is taken as that value, anything else as a
- * pointer (helper_abi.h).
+ * DTRACE_HELPER_REMOVE_BYVALUE_MAX is taken as that value, anything else
+ * as a pointer (usdt/helper_abi.h).
  */
-#define HD_REMOVE_BYVALUE_MAX 65536
 void hd_ioctl_decode(unsigned int cmd, uint64_t arg, const void *in,
 		     size_t in_len, bool unrestricted, struct hd_ioctl_req *r);
 
@@ -177,34 +180,16 @@ int hd_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len);
 /* The thread group (process) of a thread, or -errno; its real uid. */
 pid_t hd_tgid(pid_t tid, uid_t *uid);
 
-/* /proc/PID/maps, parsed. */
-struct hd_map {
-	uint64_t start, end, off;
-	uint64_t dev; /* makedev(major, minor), comparable with st_dev */
-	uint64_t ino;
-	char perms[5];
-	char *path; /* "" for anonymous mappings */
-};
-
-struct hd_maps {
-	struct hd_map *m;
-	size_t n;
-};
-
-int hd_maps_read(pid_t pid, struct hd_maps *mm);
-void hd_maps_free(struct hd_maps *mm);
-/* The mapping containing addr, or NULL. */
-const struct hd_map *hd_maps_find(const struct hd_maps *mm, uint64_t addr);
-
 /* ---- hd_guard.c: reads of other processes that cannot hang us ------- */
 
 /*
- * hd_maps_read, hd_read_mem and an environment lookup on a worker thread
- * with a time limit: -ETIMEDOUT (abandoned) or -EAGAIN (reads of this
- * process or user, or too many in all, are stuck).  uid: the process's
+ * proc_maps_read (sdk/procfs.h), hd_read_mem and an environment lookup
+ * on a worker thread with a time limit: -ETIMEDOUT (abandoned) or
+ * -EAGAIN (reads of this process or user, or too many in all, are
+ * stuck).  uid: the process's
  * owner, for the per-user limit on stuck reads.
  */
-int hd_guard_maps(pid_t pid, uid_t uid, struct hd_maps *mm);
+int hd_guard_maps(pid_t pid, uid_t uid, struct proc_maps *mm);
 int hd_guard_read_mem(pid_t pid, uid_t uid, uint64_t addr, void *buf,
 		      size_t len);
 bool hd_guard_env_has(pid_t pid, uid_t uid, const char *var);
@@ -221,7 +206,7 @@ bool hd_on_fuse(pid_t pid, uint64_t dev, char *type, size_t typelen);
 enum hd_fetch_stage { HD_FETCH_MAPS = 1, HD_FETCH_READ, HD_FETCH_HDR };
 
 struct hd_fetch {
-	struct hd_maps mm; /* out */
+	struct proc_maps mm; /* out */
 	uint8_t *buf;	   /* out, malloc'ed */
 	size_t len;	   /* in (0: a DOF blob), out */
 	uint64_t max;	   /* in */

@@ -2,7 +2,7 @@
 /*
  * dof_build.c - the DOF blob `dtrace -G` puts in .SUNW_dof.
  *
- * Layout (sdk/dof.h has the full picture): header, section table, then
+ * Layout (usdt/dof.h has the full picture): header, section table, then
  * for each provider with sites PROBES, PRARGS, PROFFS, [PRENOFFS] and
  * PROVIDER, and one STRTAB shared by all, last.  Everything is loadable,
  * so dofh_loadsz == dofh_filesz.
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dof.h"
+#include "usdt/dof.h"
 #include "dof_build.h"
 
 /*

@@ -9,7 +9,7 @@
  * are read byte by byte as little-endian, so the buffer need not be
  * aligned and no pointer into it is ever cast to a record type.
  *
- * What is valid: the classic kernel helper's rules (DESIGN.md 5), closed
+ * What is valid: the classic kernel helper's rules (doc/DESIGN.md §5), closed
  * where the classic code left holes (a section entry size smaller than its
  * record, a string table of size 0, an argument map entry equal to nargc):
  *

@@ -2,7 +2,7 @@
 /*
  * dof_check.h - validate, read and relocate DOF from untrusted sources.
  *
- * The DOF a process hands to the helper (DESIGN.md 5 and 6; layouts in
+ * The DOF a process hands to the helper (doc/DESIGN.md §5 and §6; layouts in
  * dof.h) is attacker-controlled: any byte may be anything.  This is the one
  * reader every consumer shares - dtrace-helperd, a future kernel helper,
  * `dtrace -l`, dofdump and the tests - so the rules live in one place:
@@ -41,17 +41,11 @@
 #include <errno.h>
 #endif
 
-#include "dof.h"
+#include "usdt/dof.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/*
- * The classic helper's default cap on a DOF blob; callers pass their own
- * limit to dof_check(), this is a reasonable one.
- */
-#define DOF_MAX_SIZE_DEFAULT ((uint64_t)8 << 20)
 
 /*
  * Longest names dof_check() accepts, in bytes without the NUL.  Consumers

@@ -41,13 +41,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "dof.h"
+#include "usdt/dof.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Limits of the DOF (sdk/dof.h), terminating NUL included. */
+/* Limits of the DOF (sdk/include/usdt/dof.h), terminating NUL included. */
 #define PROV_NAME_MAX		DTRACE_PROVNAMELEN /* pid suffix included */
 #define PROV_PROBE_NAME_MAX	DTRACE_NAMELEN	/* public probe name */
 #define PROV_TYPE_NAME_MAX	DTRACE_ARGTYPELEN /* argument type string */
@@ -227,6 +227,18 @@ const char *prov_class_name(unsigned v);
 
 /* Format an attribute as "Evolving/Evolving/Common". */
 void prov_attr_str(const struct prov_attr *a, char *buf, size_t len);
+
+/*
+ * A provider file's text, as prov_parse_file() reads it: the file itself,
+ * or what the C preprocessor ($CPP, else cpp, with opts' -I/-D/-U) prints
+ * for it (dtrace -C).  *buf is NUL-terminated and malloc'ed; 0 or a
+ * negative errno with diag filled.  `dtrace -s` reads D scripts with
+ * them too, so -C means the same for both kinds of script.
+ */
+int prov_read_file(const char *path, char **buf, size_t *len,
+		   struct prov_diag *diag);
+int prov_run_cpp(const char *path, const struct prov_opts *opts, char **buf,
+		 size_t *len, struct prov_diag *diag);
 
 /* Print a diagnostic the way the dtrace command does. */
 void prov_diag_print(FILE *fp, const char *script, const struct prov_diag *d);

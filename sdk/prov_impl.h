@@ -23,12 +23,4 @@ const struct builtin_type *prov_builtin_type(const char *s, size_t n);
 void prov_type_clear(struct prov_type *t);
 int prov_type_copy(struct prov_type *dst, const struct prov_type *src);
 
-/* Read a whole file; *buf is NUL-terminated and malloc'd. */
-int prov_read_file(const char *path, char **buf, size_t *len,
-		   struct prov_diag *diag);
-
-/* Run the C preprocessor over path and collect what it prints. */
-int prov_run_cpp(const char *path, const struct prov_opts *opts, char **buf,
-		 size_t *len, struct prov_diag *diag);
-
 #endif /* USDT_PROV_IMPL_H */

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "dof_check.h"
+#include "procfs.h"
 #include "registry.h"
 
 /* A registry file never needs more than this many bytes per DOF. */
@@ -63,33 +64,23 @@ static void say(char *msg, size_t msglen, const char *fmt, ...)
 
 void reg_escape(const char *s, char *buf, size_t buflen)
 {
-	static const char hex[] = "0123456789ABCDEF";
+	const char *special = reg_token_special(s);
+	char out[REG_TOKEN_BYTE_MAX];
 	size_t o = 0;
 
 	if (!buflen)
 		return;
-	if (!*s) {
-		snprintf(buf, buflen, "-");
-		return;
-	}
-	if (!strcmp(s, "-")) {
-		snprintf(buf, buflen, "%%2D");
+	if (special) {
+		snprintf(buf, buflen, "%s", special);
 		return;
 	}
 	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+		unsigned int n = reg_token_byte((unsigned char)*s, out);
 
-		if (c <= 0x20 || c >= 0x7f || c == '%') {
-			if (o + 3 >= buflen)
-				break;
-			buf[o++] = '%';
-			buf[o++] = hex[c >> 4];
-			buf[o++] = hex[c & 15];
-		} else {
-			if (o + 1 >= buflen)
-				break;
-			buf[o++] = (char)c;
-		}
+		if (o + n >= buflen)
+			break;
+		memcpy(buf + o, out, n);
+		o += n;
 	}
 	buf[o] = '\0';
 }
@@ -131,20 +122,14 @@ int reg_unescape(char *s)
 
 int reg_proc_stat(pid_t pid, uint64_t *start, char *comm, size_t commlen)
 {
-	char path[64], buf[1024], *lp, *p;
+	char buf[1024], *lp, *p;
 	unsigned long long st = 0;
 	ssize_t n;
-	int fd, field;
+	int field;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -ESRCH;
-	buf[n] = '\0';
+	n = proc_read_file(pid, "stat", buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
 	/* "pid (comm) S ppid ...": comm may hold ')' and spaces. */
 	lp = strchr(buf, '(');
 	p = strrchr(buf, ')');
@@ -203,7 +188,8 @@ int reg_proc_write(const char *statedir, const struct reg_proc *p,
 		   char *msg, size_t msglen)
 {
 	char dir[PATH_MAX], path[PATH_MAX], tmp[PATH_MAX];
-	char comm[3 * REG_COMM_MAX + 1], mod[3 * DTRACE_MODNAMELEN + 1];
+	char comm[REG_TOKEN_MAX(REG_COMM_MAX)];
+	char mod[REG_TOKEN_MAX(DTRACE_MODNAMELEN)];
 	char *epath = NULL;
 	FILE *fp = NULL;
 	size_t i;
@@ -241,31 +227,33 @@ int reg_proc_write(const char *statedir, const struct reg_proc *p,
 		return err;
 	}
 	reg_escape(p->comm, comm, sizeof(comm));
-	fprintf(fp, "%s\npid %d\nstart %" PRIu64 "\ncomm %s\n", REG_MAGIC,
-		(int)p->pid, p->start, comm);
+	fprintf(fp, REG_FMT_HEAD "%s\n", (int)p->pid,
+		(unsigned long long)p->start, comm);
 	for (i = 0; i < p->nent; i++) {
 		const struct reg_entry *e = &p->ent[i];
 		size_t plen = strlen(e->path ? e->path : "");
 
 		free(epath);
-		epath = malloc(3 * plen + 4);
+		epath = malloc(REG_TOKEN_MAX(plen));
 		if (!epath) {
 			err = -ENOMEM;
 			goto fail_io;
 		}
-		reg_escape(e->path ? e->path : "", epath, 3 * plen + 4);
+		reg_escape(e->path ? e->path : "", epath, REG_TOKEN_MAX(plen));
 		reg_escape(e->mod, mod, sizeof(mod));
-		fprintf(fp,
-			"reg %" PRIu64 " 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64
-			" %" PRIu64 " %zu %s %s %s\n",
-			e->gen, e->base, e->dof_addr, e->dev, e->ino, e->dof_len,
-			e->origin == REG_ORIGIN_SCAN ? "scan" : "ioctl", mod,
-			epath);
+		fprintf(fp, REG_FMT_ENTRY "%s %s\n",
+			(unsigned long long)e->gen, (unsigned long long)e->base,
+			(unsigned long long)e->dof_addr,
+			(unsigned long long)e->dev, (unsigned long long)e->ino,
+			(unsigned long long)e->dof_len,
+			e->origin == REG_ORIGIN_SCAN ? REG_ORIGIN_SCAN_NAME :
+						       REG_ORIGIN_IOCTL_NAME,
+			mod, epath);
 		if (e->dof_len && fwrite(e->dof, 1, e->dof_len, fp) != e->dof_len)
 			break;
 		fputc('\n', fp);
 	}
-	fputs("end\n", fp);
+	fputs(REG_END_LINE "\n", fp);
 	free(epath);
 	epath = NULL;
 	if (fflush(fp) != 0 || ferror(fp)) {
@@ -418,7 +406,7 @@ int reg_proc_read(const char *path, struct reg_proc *p, char *msg,
 
 		what = "truncated file: no 'end'";
 		NEXT();
-		if (!strcmp(line, "end"))
+		if (!strcmp(line, REG_END_LINE))
 			break;
 		what = "expected 'reg ...' or 'end'";
 		ntok = 0;
@@ -432,7 +420,7 @@ int reg_proc_read(const char *path, struct reg_proc *p, char *msg,
 				break;
 			*sp = '\0';
 		}
-		if (ntok != 10 || strcmp(tok[0], "reg"))
+		if (ntok != REG_ENTRY_NTOK || strcmp(tok[0], "reg"))
 			goto bad;
 		for (int i = 0; i < 10; i++)
 			if (!*tok[i])
@@ -449,9 +437,9 @@ int reg_proc_read(const char *path, struct reg_proc *p, char *msg,
 			goto bad;
 		e.dof_len = (size_t)v;
 		what = "unknown origin";
-		if (!strcmp(tok[7], "ioctl"))
+		if (!strcmp(tok[7], REG_ORIGIN_IOCTL_NAME))
 			e.origin = REG_ORIGIN_IOCTL;
-		else if (!strcmp(tok[7], "scan"))
+		else if (!strcmp(tok[7], REG_ORIGIN_SCAN_NAME))
 			e.origin = REG_ORIGIN_SCAN;
 		else
 			goto bad;

@@ -10,37 +10,12 @@
  * old or the new file, never half of one, and a daemon that is killed
  * and restarted finds exactly what it had recorded.
  *
- * A file:
+ * The file format (the grammar, the escaping) is in
+ * usdt/registry_format.h, which the kernel module writes it with too.
  *
- *	usdt-registry 1\n
- *	pid 4242\n
- *	start 1234567\n			starttime, field 22 of /proc/PID/stat
- *	comm myapp\n			escaped, see below
- *	reg GEN BASE DOF DEV INO SIZE ORIGIN MOD PATH\n
- *	<SIZE bytes of DOF>\n
- *	reg ...				one block per registration
- *	end\n
- *
- *	GEN	the generation ADDDOF returned, decimal
- *	BASE	dofhp_addr (load bias), 0x-hex
- *	DOF	dofhp_dof (run-time address of the blob), 0x-hex
- *	DEV INO	the mapped object file (st_dev as 0x-hex, decimal inode),
- *		0 0 when the DOF is not in a file mapping
- *	SIZE	bytes of DOF that follow, decimal
- *	ORIGIN	"ioctl" (the process registered itself) or "scan" (found in
- *		its mappings when the daemon started)
- *	MOD	dofhp_mod, escaped
- *	PATH	the object file as /proc/PID/maps names it, escaped; may end
- *		in " (deleted)" escaped like any other text
- *
- * Escaping: bytes <= 0x20, >= 0x7f and '%' are written as %XX; an empty
- * string is written as "-" and a string that is exactly "-" as "%2D", so
- * every field is one non-empty token.
- *
- * The DOF is the blob as the daemon validated and relocated it: every
- * dofpr_addr is a run-time address in process PID.  Readers still run it
- * through dof_check(): the files are the daemon's, but a reader must not
- * trust anything it parses more than it has to.
+ * Readers run every DOF through dof_check() again: the files are the
+ * helper's, but a reader must not trust anything it parses more than it
+ * has to.
  *
  * A process's identity is (pid, start): a recorded process is alive only
  * if /proc/PID/stat still shows that start time, so a reused pid is never
@@ -54,13 +29,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "dof.h"
+#include "usdt/dof.h"
+#include "usdt/registry_format.h"
 
-#define REG_DIR "registry"		/* under the state directory */
-#define REG_MAGIC "usdt-registry 1"
-#define REG_STATEDIR_DEFAULT "/run/dtrace"
-#define REG_STATEDIR_KERNEL "/proc/dtrace" /* dtrace_helper.ko's */
-#define REG_STATEDIR_ENV "DTRACE_STATEDIR"
 #define REG_COMM_MAX 64
 
 enum reg_origin {
@@ -143,7 +114,7 @@ int reg_proc_stat(pid_t pid, uint64_t *start, char *comm, size_t commlen);
 /* True if pid is alive and still the process that started at start. */
 bool reg_proc_alive(pid_t pid, uint64_t start);
 
-/* Escape s into buf as described above; the result is always one token. */
+/* Escape s into buf as one token (usdt/registry_format.h). */
 void reg_escape(const char *s, char *buf, size_t buflen);
 
 /* Undo reg_escape in place; -1 on a malformed escape. */

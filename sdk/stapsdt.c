@@ -192,7 +192,7 @@ int stapsdt_note_next(const void *sec, size_t len, unsigned int flags,
 		      uint64_t *cursor, struct stapsdt_note *note,
 		      struct stapsdt_err *err)
 {
-	static const char owner[8] = STAPSDT_NOTE_NAME; /* NUL included */
+	static const char owner[STAPSDT_NOTE_NAMESZ] = STAPSDT_NOTE_NAME;
 	const uint8_t *b = sec;
 	bool msb = flags & STAPSDT_F_MSB;
 	uint64_t pos = *cursor;

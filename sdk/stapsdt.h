@@ -3,7 +3,7 @@
  * stapsdt.h - read SystemTap SDT notes (.note.stapsdt) and their argument
  * specs, from untrusted bytes.
  *
- * `dtrace -G` writes one note per probe site (DESIGN.md 7), <sys/sdt.h>
+ * `dtrace -G` writes one note per probe site (doc/DESIGN.md §7), <sys/sdt.h>
  * one per STAP_PROBE; bpftrace, perf, gdb and bcc read them.  This is the
  * reader our own consumers and tests share:
  *
@@ -27,14 +27,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "usdt/stapsdt_note.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define STAPSDT_NOTE_NAME "stapsdt"
-#define STAPSDT_NOTE_TYPE 3 /* NT_STAPSDT */
-#define STAPSDT_SECTION ".note.stapsdt"
-#define STAPSDT_BASE_SECTION ".stapsdt.base"
 
 /*
  * How the section's file encodes numbers: note headers are always 32-bit

@@ -70,7 +70,7 @@ have() {
 # Helpers
 
 # What -G writes over each kind of site (sdk/x86site.c): the probe sits
-# on the first instruction, a NOP; a tail call ends in `ret`.  (DESIGN §4
+# on the first instruction, a NOP; a tail call ends in `ret`.  (doc/DESIGN.md §4
 # still shows `ret` first for tail calls and a 6-byte NOP for GOT calls.)
 RW_CALL="0f 1f 44 00 00"		# call rel32
 RW_JMP="0f 1f 40 00 c3"			# jmp rel32 (tail call)

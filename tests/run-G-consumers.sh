@@ -3,7 +3,7 @@
 #
 # run-G-consumers.sh: programs built with `dtrace -h` + `dtrace -G` are
 # visible and correct to the Linux tracing tools that read stapsdt notes,
-# with no help from us (DESIGN §7).  The program and library are in
+# with no help from us (doc/DESIGN.md §7).  The program and library are in
 # tests/data/consumers/; every probe argument is a known constant (or the
 # round number), so each consumer's view is compared with exact values.
 #
@@ -43,7 +43,7 @@
 #
 # Needs root (bpftrace, perf).  Every wait is bounded, leftover processes
 # and perf probe events are removed on exit.  If tracefs is not mounted
-# the test mounts it at /sys/kernel/tracing (where DESIGN §9 says it is)
+# the test mounts it at /sys/kernel/tracing (where doc/DESIGN.md §9 says it is)
 # and leaves it mounted.
 
 . "$top_srcdir/tests/lib.sh"
@@ -189,7 +189,7 @@ expect_file_eq "untraced output" expected-plain.out plain.out
 # ---------------------------------------------------------------------
 # dtrace -G -v: the sites are of the kinds this test needs
 
-# A tail call becomes a return and a NOP: DESIGN §4 has `c3 0f 1f 40 00`,
+# A tail call becomes a return and a NOP: doc/DESIGN.md §4 has `c3 0f 1f 40 00`,
 # -G now writes the NOP first (`0f 1f 40 00 c3`) so that the probe sits
 # on a NOP; a GOT call becomes `66 0f 1f 44 00 00`, now a 5-byte NOP and
 # a 1-byte one.  Either is right for the consumers: what matters here is

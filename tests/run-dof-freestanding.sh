@@ -12,7 +12,7 @@
 for cc in "$CC" ${CLANG:+"$CLANG"}; do
 	for o in -O0 -O2 -O3 -Os; do
 		if ! $cc -std=c11 -ffreestanding -fno-builtin -Wall -Wextra \
-			-Werror -I"$top_srcdir/sdk" $o -c \
+			-Werror -I"$top_srcdir/sdk" -I"$top_srcdir/sdk/include" $o -c \
 			"$top_srcdir/sdk/dof_check.c" -o dc.o 2>cc.txt; then
 			fail "$cc $o: does not compile freestanding: $(cat cc.txt)"
 			continue

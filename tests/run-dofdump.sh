@@ -17,13 +17,13 @@
 #    message naming the file; bad usage: exit 2.
 #
 # Environment: DOFDUMP (the binary under test), top_srcdir, CC, and
-# DOF_CPPFLAGS (-I for dof.h; default $top_srcdir/sdk).  TESTS_LIB may
+# DOF_CPPFLAGS (-I for usdt/dof.h; default $top_srcdir/sdk/include).  TESTS_LIB may
 # point at tests/lib.sh when this runs outside the main tree.
 
 . "${TESTS_LIB:-$top_srcdir/tests/lib.sh}"
 
 : "${DOFDUMP:?DOFDUMP must name the dofdump binary under test}"
-: "${DOF_CPPFLAGS:=-I$top_srcdir/sdk}"
+: "${DOF_CPPFLAGS:=-I$top_srcdir/sdk/include}"
 src="$top_srcdir/tests/dofdump/dof-object.c"
 
 command -v "$CC" >/dev/null 2>&1 || skip "no C compiler ($CC)"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run-dropin.sh: our `dtrace` first in PATH, in place of systemtap's, and
-# the ways real builds use it (DESIGN §10) still build, link with
+# the ways real builds use it (doc/DESIGN.md §10) still build, link with
 # -z defs and trace:
 #  - never running -G (HotSpot, PostgreSQL's extensions), -G with no
 #    objects (glib, libvirt, QEMU), -G over some objects (a hand-kept

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# dtrace -h writes exactly the header of DESIGN §3: guard from the output
+# dtrace -h writes exactly the header of doc/DESIGN.md §3: guard from the output
 # name, system includes only for the type names used, the probe macros,
 # _ENABLED() on hidden volatile semaphores, prototypes with typedefs of
 # the provider file expanded, each argument cast through long, the probe

@@ -2,7 +2,7 @@
 /*
  * consumer.c - dtrace's tracing: the consumer half of the classic
  * fasttrap, on kernel uprobes or on this project's fasttrap module
- * (DESIGN §8).  This file is the run; consumer_impl.h names the others.
+ * (doc/DESIGN.md §8).  This file is the run; consumer_impl.h names the others.
  *
  * A run.  The -c commands are started and the -p processes grabbed
  * first (the D program's $target is one of them), the program is

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "consumer_impl.h"
-#include "fasttrap_abi.h"
+#include "usdt/fasttrap_abi.h"
 #include "stapsdt.h"
 
 /*

@@ -4,10 +4,10 @@
  *
  * The kernel-side twin of dtrace-helperd (helper-driver/hd_*.c): programs
  * built with `dtrace -G` carry drti.o, whose constructor hands the
- * process's DOF to this device (sdk/helper_abi.h), and consumers find the
+ * process's DOF to this device (usdt/helper_abi.h), and consumers find the
  * registrations in /proc/dtrace/registry/<pid>, in the daemon's registry
- * file format (sdk/registry.h), so `DTRACE_STATEDIR=/proc/dtrace dtrace -l`
- * works unchanged.
+ * file format (usdt/registry_format.h, written with the same formats and
+ * escaping), so `DTRACE_STATEDIR=/proc/dtrace dtrace -l` works unchanged.
  *
  * ADDDOF, in the daemon's order (hd_reg.c); the first failure is the
  * caller's errno and a rate-limited log line:
@@ -81,7 +81,8 @@
 #include <linux/workqueue.h>
 
 #include "dof_check.h"
-#include "helper_abi.h"
+#include "usdt/helper_abi.h"
+#include "usdt/registry_format.h"
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 8, 0)
 #error "dtrace_helper needs Linux 5.8 or later (proc_ops, mmap_read_lock)"
@@ -90,31 +91,23 @@
 #define pde_data(inode) PDE_DATA(inode)
 #endif
 
-/* Must match REG_MAGIC in sdk/registry.h: the format consumers parse. */
-#define DH_REG_MAGIC "usdt-registry 1"
+/* Per blob, as the daemon: the helper ABI's default. */
+#define DH_MAX_DOF DTRACE_HELPER_MAX_DOF
 
-/*
- * REMOVE's argument: below this it is a generation passed by value (no
- * page is ever mapped there), at or above it a pointer to one; the same
- * rule as HD_REMOVE_BYVALUE_MAX in helper-driver/helperd.h.
- */
-#define DH_REMOVE_BYVALUE_MAX 65536UL
-
-#define DH_MAX_DOF DOF_MAX_SIZE_DEFAULT /* per blob, as the daemon */
-
-static unsigned int max_proc_regs = 1024;
+/* The quotas: the helper ABI's defaults (usdt/helper_abi.h). */
+static unsigned int max_proc_regs = DTRACE_HELPER_MAX_PROC_REGS;
 module_param(max_proc_regs, uint, 0644);
 MODULE_PARM_DESC(max_proc_regs, "registrations per process (1024)");
-static unsigned long max_proc_bytes = 16UL << 20;
+static unsigned long max_proc_bytes = DTRACE_HELPER_MAX_PROC_BYTES;
 module_param(max_proc_bytes, ulong, 0644);
 MODULE_PARM_DESC(max_proc_bytes, "bytes of DOF per process (16 MiB)");
-static unsigned int max_uid_regs = 8192;
+static unsigned int max_uid_regs = DTRACE_HELPER_MAX_UID_REGS;
 module_param(max_uid_regs, uint, 0644);
 MODULE_PARM_DESC(max_uid_regs, "registrations per user but root (8192)");
-static unsigned long max_uid_bytes = 128UL << 20;
+static unsigned long max_uid_bytes = DTRACE_HELPER_MAX_UID_BYTES;
 module_param(max_uid_bytes, ulong, 0644);
 MODULE_PARM_DESC(max_uid_bytes, "bytes of DOF per user but root (128 MiB)");
-static unsigned long max_total_bytes = 512UL << 20;
+static unsigned long max_total_bytes = DTRACE_HELPER_MAX_TOTAL_BYTES;
 module_param(max_total_bytes, ulong, 0644);
 MODULE_PARM_DESC(max_total_bytes, "bytes of DOF in all (512 MiB)");
 
@@ -182,28 +175,18 @@ static u64 dh_start_ticks(u64 start_ns)
 #endif
 }
 
-/*
- * One token, escaped as reg_escape() in sdk/registry.c does: bytes <=
- * 0x20, >= 0x7f and '%' as %XX, "" as "-" and "-" as "%2D".
- */
+/* One token of the registry format (usdt/registry_format.h). */
 static void dh_seq_token(struct seq_file *m, const char *s)
 {
-	if (!*s) {
-		seq_putc(m, '-');
-		return;
-	}
-	if (!strcmp(s, "-")) {
-		seq_puts(m, "%2D");
-		return;
-	}
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const char *special = reg_token_special(s);
+	char out[REG_TOKEN_BYTE_MAX];
 
-		if (c <= 0x20 || c >= 0x7f || c == '%')
-			seq_printf(m, "%%%02X", c);
-		else
-			seq_putc(m, c);
+	if (special) {
+		seq_puts(m, special);
+		return;
 	}
+	for (; *s; s++)
+		seq_write(m, out, reg_token_byte((unsigned char)*s, out));
 }
 
 /*
@@ -217,15 +200,20 @@ static int dh_show(struct seq_file *m, void *v)
 	struct dh_reg *r;
 
 	mutex_lock(&dh_data_lock);
-	seq_printf(m, "%s\npid %d\nstart %llu\ncomm ", DH_REG_MAGIC, p->pid,
-		   dh_start_ticks(p->start_ns));
+	seq_printf(m, REG_FMT_HEAD, p->pid,
+		   (unsigned long long)dh_start_ticks(p->start_ns));
 	dh_seq_token(m, p->comm);
 	seq_putc(m, '\n');
 	if (!test_bit(DH_DEAD, &p->flags)) {
 		list_for_each_entry(r, &p->regs, node) {
-			seq_printf(m, "reg %llu 0x%llx 0x%llx 0x%llx %llu %zu ioctl ",
-				   r->gen, r->base, r->dof_addr, r->dev, r->ino,
-				   r->len);
+			seq_printf(m, REG_FMT_ENTRY,
+				   (unsigned long long)r->gen,
+				   (unsigned long long)r->base,
+				   (unsigned long long)r->dof_addr,
+				   (unsigned long long)r->dev,
+				   (unsigned long long)r->ino,
+				   (unsigned long long)r->len,
+				   REG_ORIGIN_IOCTL_NAME);
 			dh_seq_token(m, r->mod);
 			seq_putc(m, ' ');
 			dh_seq_token(m, r->path);
@@ -234,7 +222,7 @@ static int dh_show(struct seq_file *m, void *v)
 			seq_putc(m, '\n');
 		}
 	}
-	seq_puts(m, "end\n");
+	seq_puts(m, REG_END_LINE "\n");
 	mutex_unlock(&dh_data_lock);
 	return 0;
 }
@@ -801,7 +789,7 @@ static long dh_remove(unsigned long arg)
 	struct dh_proc *p;
 	int gen;
 
-	if (arg < DH_REMOVE_BYVALUE_MAX)
+	if (arg < DTRACE_HELPER_REMOVE_BYVALUE_MAX)
 		gen = (int)arg;
 	else if (get_user(gen, (int __user *)arg)) {
 		if (arg > INT_MAX)
@@ -888,7 +876,7 @@ static int __init dh_init(void)
 	dh_proc_top = proc_mkdir("dtrace", NULL);
 	if (!dh_proc_top)
 		return -ENOMEM;
-	dh_proc_dir = proc_mkdir("registry", dh_proc_top);
+	dh_proc_dir = proc_mkdir(REG_DIR, dh_proc_top);
 	if (!dh_proc_dir) {
 		err = -ENOMEM;
 		goto fail_proc;

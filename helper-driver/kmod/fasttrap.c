@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fasttrap.c - /dev/dtrace/fasttrap (dtrace_fasttrap.ko): the kernel side
- * of `dtrace -n`, as sdk/fasttrap_abi.h specifies it.
+ * of `dtrace -n`, as sdk/include/usdt/fasttrap_abi.h specifies it.
  *
  * Each open file is a consumer (struct ft_con) with a byte ring.  Each
  * FASTTRAPIOC_ENABLE makes a site (struct ft_site): one kernel uprobe
@@ -78,7 +78,7 @@
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
 
-#include "fasttrap_abi.h"
+#include "usdt/fasttrap_abi.h"
 
 /* the record's fixed part: its layout is the ABI */
 static_assert(sizeof(struct ft_record) == 176);

@@ -21,7 +21,7 @@
  */
 #include <stdint.h>
 
-#include "dof.h"
+#include "usdt/dof.h"
 
 #ifndef VARIANT
 #define VARIANT 1

@@ -9,7 +9,7 @@
  * so the tests can check that drti.o declines:
  *	1 magic, 2 data model, 3 byte order, 4 version
  */
-#include "dof.h"
+#include "usdt/dof.h"
 
 #ifndef DOF_BREAK
 #define DOF_BREAK 0

@@ -37,7 +37,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "helper_abi.h"
+#include "usdt/helper_abi.h"
 
 static int next_gen;
 static pid_t first_pid;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ftcheck.c - /dev/dtrace/fasttrap (sdk/fasttrap_abi.h) driven directly,
+ * ftcheck.c - /dev/dtrace/fasttrap (usdt/fasttrap_abi.h) driven directly,
  * in the check-kmod guest (tests/kmod/steps-trace.sh): the requests the
  * module must refuse, and one site of this program's own, enabled,
  * fired and read back field by field.  One line per check, "ok WHAT" or
@@ -20,7 +20,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "fasttrap_abi.h"
+#include "usdt/fasttrap_abi.h"
 
 extern const char ft_site[];
 static int nfail;

@@ -282,7 +282,7 @@ mkdir -p "$work/progs"
 		$CC -O2 -c "$kt_src/legacy.c" -o legacy.o &&
 		"$DTRACE" -G -s "$kt_src/legacy.d" legacy.o -o legacy-probes.o &&
 		$CC -o legacy legacy.o legacy-probes.o &&
-		$CC -O2 -I"$top_srcdir/sdk" -o ftcheck "$kt_src/ftcheck.c" ||
+		$CC -O2 -I"$top_srcdir/sdk/include" -o ftcheck "$kt_src/ftcheck.c" ||
 		exit 1
 ) >"$work/progs.log" 2>&1 || {
 	sed 's/^/    | /' "$work/progs.log"

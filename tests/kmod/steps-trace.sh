@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 #
 # steps-trace.sh - `dtrace -n` through dtrace_fasttrap.ko
-# (/dev/dtrace/fasttrap, sdk/fasttrap_abi.h) in the check-kmod guest,
+# (/dev/dtrace/fasttrap, sdk/include/usdt/fasttrap_abi.h) in the check-kmod guest,
 # sourced by /init before steps.sh (name order).  It loads both modules
 # itself and unloads them at the end, so steps.sh starts from scratch.
 #

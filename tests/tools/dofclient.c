@@ -30,7 +30,7 @@
  *
  * Every blob is built here, in memory, by a fixed-layout builder
  * (build()): header, six section headers, PROBES, PRARGS, PROFFS,
- * PRENOFFS, PROVIDER and the string table last, as sdk/dof.h lays them
+ * PRENOFFS, PROVIDER and the string table last, as usdt/dof.h lays them
  * out.  An attack mutates one field of a freshly built copy held in an
  * anonymous mapping followed by a PROT_NONE guard page, so dofhp_dof
  * points at writable memory of this process and "the buffer ends here"
@@ -90,7 +90,7 @@
 #include <fuse_lowlevel.h>
 
 #include "dof_check.h"
-#include "helper_abi.h"
+#include "usdt/helper_abi.h"
 
 #define KERNEL_ADDR 0xffffffff81000000ULL
 #define PAGE 4096

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * regwrite.c - write a helper registry file for a running process, the
- * way dtrace-helperd records it (sdk/registry.h), so that `dtrace -l` can
- * be tested against real processes without the daemon.
+ * way dtrace-helperd records it (usdt/registry_format.h), so that
+ * `dtrace -l` can be tested against real processes without the daemon.
  *
  *	regwrite STATEDIR PID ELF MOD PATH BASE [ELF MOD PATH BASE]...
  *

@@ -63,8 +63,8 @@ int main(void)
 	hd_ioctl_decode(DTRACEHIOC_REMOVE, 5, NULL, 0, true, &r);
 	is_int(r.action, HD_IOCTL_REMOVE, "CUSE classic REMOVE by value");
 	is_int(r.gen, 5, "by-value generation taken from the argument");
-	hd_ioctl_decode(DTRACEHIOC_REMOVE, HD_REMOVE_BYVALUE_MAX - 1, NULL, 0,
-			true, &r);
+	hd_ioctl_decode(DTRACEHIOC_REMOVE, DTRACE_HELPER_REMOVE_BYVALUE_MAX - 1,
+			NULL, 0, true, &r);
 	is_int(r.action, HD_IOCTL_REMOVE, "largest by-value generation");
 	hd_ioctl_decode(DTRACEHIOC_REMOVE, ptr, NULL, 0, true, &r);
 	is_int(r.action, HD_IOCTL_RETRY, "CUSE REMOVE by pointer: retry");

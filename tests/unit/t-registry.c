@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * t-registry.c - TAP tests for sdk/registry.c, the helper's per-process
- * registry files (format in sdk/registry.h).
+ * registry files (format in sdk/include/usdt/registry_format.h).
  *
  *  - escaping: round trips of blanks, '%', newlines, "-", the empty
  *    string and UTF-8, each escaped form one non-empty token of printable

@@ -61,7 +61,7 @@
  * first way and writes no URELHDR, so in a running process every
  * dofpr_addr of its DOF is the function's run-time address; the helper
  * applies SETX relocations only where another producer's DOF has them:
- *  - by an R_X86_64_64 ELF relocation in the -G output (DESIGN.md 4): in
+ *  - by an R_X86_64_64 ELF relocation in the -G output (doc/DESIGN.md §4): in
  *    a PIE or shared library the linker turns it into R_X86_64_RELATIVE,
  *    so the copy the helper reads from the process already holds the
  *    run-time address and dof_helper_t.dofhp_addr must NOT be added.
@@ -98,6 +98,15 @@
 #else
 #define DOF_STATIC_ASSERT(e, m)	__extension__ _Static_assert(e, m)
 #endif
+
+/*
+ * Where a `dtrace -G` output keeps its DOF: this section, and this
+ * symbol at its start, which drti.o refers to (as the identifier
+ * __SUNW_dof: a C name cannot come from a string).  The names are
+ * Solaris', so tools that know DOF find it.
+ */
+#define DOF_SECTION_NAME	".SUNW_dof"
+#define DOF_SYMBOL_NAME		"__SUNW_dof"
 
 /* dofh_ident[] indices. */
 #define DOF_ID_MAG0		0
@@ -145,6 +154,12 @@
 #define DIF_VERSION_2		2
 #define DIF_DIR_NREGS		8	/* integer registers */
 #define DIF_DTR_NREGS		8	/* tuple registers */
+
+/*
+ * The classic helper's default cap on a DOF blob; dof_check() callers pass
+ * their own limit, this is a reasonable one (the helpers' default quota).
+ */
+#define DOF_MAX_SIZE_DEFAULT	((uint64_t)8 << 20)
 
 #define DOF_FL_VALID		0	/* no dofh_flags bit is defined */
 

@@ -22,13 +22,16 @@
  *
  * REMOVE: the classic helper took the generation BY VALUE as the ioctl
  * argument.  usdt-sdk passes a POINTER to an int holding it.  The reason
- * is the FUSE-served device (dtrace-helperd, DESIGN.md section 6): FUSE
+ * is the FUSE-served device (dtrace-helperd, doc/DESIGN.md §6): FUSE
  * forwards only ioctls whose argument size is encoded in the number, and
  * it copies that many bytes FROM the argument as a user pointer.  _IOW's
  * size here is sizeof(int), so a small integer passed by value is read as
  * an address and the call fails with EFAULT before the daemon sees it.
- * Every usdt-sdk helper (daemon today, a kernel module later) therefore
- * reads the generation through the pointer.  Helpers also prune
+ * Every usdt-sdk helper (dtrace-helperd and dtrace_helper.ko) therefore
+ * reads the generation through the pointer; where the kernel lets it see
+ * the raw argument (CUSE, the module), an argument below
+ * DTRACE_HELPER_REMOVE_BYVALUE_MAX is taken as a classic by-value
+ * generation, since no page is ever mapped that low.  Helpers also prune
  * registrations on process exit, exec and unmapping, so a REMOVE that is
  * lost (or sent to a classic helper, which would misread it) leaks
  * nothing for long.
@@ -69,6 +72,24 @@ typedef struct dof_helper {
 #define DRTI_ENV_DISABLE	"DTRACE_DOF_INIT_DISABLE"  /* do nothing */
 #define DRTI_ENV_DEBUG		"DTRACE_DOF_INIT_DEBUG"    /* talk on stderr */
 #define DRTI_ENV_DEVNAME	"DTRACE_DOF_INIT_DEVNAME"  /* helper path */
+
+/*
+ * REMOVE's argument below this is a generation passed by value (the
+ * classic ABI), at or above it a pointer to one.
+ */
+#define DTRACE_HELPER_REMOVE_BYVALUE_MAX 65536UL
+
+/*
+ * The helper's quotas, the same defaults in dtrace-helperd (options) and
+ * dtrace_helper.ko (module parameters); ADDDOF fails with ENOSPC beyond
+ * them.  The per-user limits do not apply to root.
+ */
+#define DTRACE_HELPER_MAX_DOF		DOF_MAX_SIZE_DEFAULT /* one blob */
+#define DTRACE_HELPER_MAX_PROC_REGS	1024		/* per process */
+#define DTRACE_HELPER_MAX_PROC_BYTES	(16UL << 20)	/* per process */
+#define DTRACE_HELPER_MAX_UID_REGS	8192		/* per user */
+#define DTRACE_HELPER_MAX_UID_BYTES	(128UL << 20)	/* per user */
+#define DTRACE_HELPER_MAX_TOTAL_BYTES	(512UL << 20)	/* in all */
 
 DOF_STATIC_ASSERT(sizeof(dof_helper_t) == 80, "dof_helper_t is 80 bytes");
 DOF_STATIC_ASSERT(offsetof(dof_helper_t, dofhp_addr) == 64, "dofhp_addr");

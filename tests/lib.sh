@@ -136,11 +136,14 @@ forget_pid() {
 	bg_pids=$fp_left
 }
 
-# stop_pid PID [SIGNAL]: SIGNAL (INT), then TERM after 60 s and KILL 2 s
-# later; the exit status in $stop_status
+# stop_pid PID [SIGNAL]: SIGNAL (INT), then TERM after 300 s and KILL 2 s
+# later; the exit status in $stop_status.  So long because a tracer's exit
+# closes its uprobes one by one, and on Linux 6.18 each close waits for
+# an RCU grace period: under a loaded make -j check, bpftrace once took
+# more than a minute to get through them (and print nothing before).
 stop_pid() {
 	kill -"${2:-INT}" "$1" 2>/dev/null
-	if ! wait_until 600 dead "$1"; then
+	if ! wait_until 3000 dead "$1"; then
 		kill -TERM "$1" 2>/dev/null
 		wait_until 20 dead "$1" || kill -KILL "$1" 2>/dev/null
 	fi

@@ -68,7 +68,8 @@ static void inspect(int fd, struct obj *o)
 	Elf *elf;
 
 	o->min_vaddr = UINT64_MAX;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* not ELF_C_READ_MMAP: the file's owner may shrink it (SIGBUS) */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf)
 		return;
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||

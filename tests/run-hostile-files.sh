@@ -6,10 +6,12 @@
 #
 # An unprivileged process (uid nobody) copies a probed program into a
 # file of its own, maps it executable, and then keeps cutting the file
-# to nothing and writing it back.  Root's `dtrace -l -p PID` and
-# `dtrace -l --object=FILE` read that file: a reader that maps it
-# (libelf's ELF_C_READ_MMAP) dies with SIGBUS when a page it touches is
-# past the file's new end, as it did in 3 of 30 runs before the fix.
+# to nothing and writing it back.  Root's `dtrace -l -p PID`,
+# `dtrace -l --object=FILE`, `dtrace -n ... -p PID` and the start-up
+# scan of dtrace-helperd read that file: a
+# reader that maps it (libelf's ELF_C_READ_MMAP) dies with SIGBUS when a
+# page it touches is past the file's new end, as they did in 3 to 5 of
+# 20-40 runs before the fix.
 # Each run must end with a status, 0 or an error, never a signal, and
 # the same file left alone must still list its probes.
 #
@@ -143,10 +145,32 @@ runs() {
 	done
 	expect_eq "$r_what: runs ended by a signal (last status ${r_last:-none})" \
 		"0 of $r_n" "$r_sig of $r_n"
-	echo "# $r_what: $r_ok of $r_n listed the probes, the rest refused the file"
+	echo "# $r_what: $r_ok of $r_n ended with status 0, the rest with an error"
 }
 runs "dtrace -l -p (attacker's pid)" 40 "$DTRACE" -l -p "$atk_pid"
 runs "dtrace -l --object (attacker's file)" 40 "$DTRACE" -l --object=own/victim
+if [ -e /sys/kernel/tracing/uprobe_events ]; then
+	runs "dtrace -n -p (attacker's pid)" 20 "$DTRACE" -q -n \
+		'hf$target:::p0 { } BEGIN { exit(0); }' -p "$atk_pid"
+fi
+# dtrace-helperd's start-up scan reads the files of running processes
+# (it died in 3 of 65 starts): each start must come up and stop cleanly
+scan_start() {
+	"$HELPERD" -f -v --device "$tmp/sdev/helper" --state-dir "$tmp/sstate" \
+		>scan.log 2>&1 &
+	ss_pid=$!
+	if ! wait_until 300 grep -q "serving $tmp/sdev/helper" scan.log; then
+		kill -KILL "$ss_pid" 2>/dev/null
+		wait "$ss_pid"
+		return 1
+	fi
+	kill -TERM "$ss_pid"
+	wait "$ss_pid"
+}
+if [ -x "${HELPERD:-}" ] && [ -c /dev/fuse ]; then
+	runs "dtrace-helperd's start-up scan" 10 scan_start
+	mountpoint -q "$tmp/sdev" 2>/dev/null && umount -l "$tmp/sdev"
+fi
 
 kill -TERM "$atk_pid"
 wait "$atk_pid"

@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "consumer_impl.h"
+#include "procfs.h"
 
 /* ------------------------------------------------------------------ */
 /* Small helpers */
@@ -170,17 +171,14 @@ struct tproc *proc_find(struct consumer *c, pid_t pid)
 
 static void proc_status(struct tproc *pr)
 {
-	char p[64], *st, *s;
+	char st[4096], *s;
 
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)pr->pid);
-	st = read_file(p, NULL);
-	if (!st)
+	if (proc_read_file(pr->pid, "status", st, sizeof(st)) < 0)
 		return;
 	if ((s = strstr(st, "\nPPid:")))
 		pr->ppid = (pid_t)atoi(s + 6);
 	if ((s = strstr(st, "\nUid:")))
 		pr->uid = (uid_t)strtoul(s + 5, NULL, 10);
-	free(st);
 }
 
 static struct tproc *proc_add(struct consumer *c, pid_t pid, bool target)

@@ -33,6 +33,8 @@
 #include <unistd.h>
 
 #include "consumer_impl.h"
+#include "elfsec.h"
+#include "procfs.h"
 #include "text.h"
 #include "stapsdt.h"
 
@@ -81,7 +83,8 @@ static void file_read_elf(struct tfile *f, const char *openpath)
 	fd = open(openpath, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* not ELF_C_READ_MMAP: the file's owner may shrink it (SIGBUS) */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || !gelf_getehdr(elf, &eh) ||
 	    elf_getshdrstrndx(elf, &shstrndx) != 0) {
 		if (elf)
@@ -95,26 +98,19 @@ static void file_read_elf(struct tfile *f, const char *openpath)
 			if (!gelf_getphdr(elf, (int)i, &f->ph[i]))
 				memset(&f->ph[i], 0, sizeof(f->ph[i]));
 	}
+	notes = elfw_section_find(elf, STAPSDT_SECTION, &nsh);
+	if (notes && nsh.sh_type != SHT_NOTE)
+		notes = NULL;
+	have_base = elfw_section_find(elf, STAPSDT_BASE_SECTION, &bsh) != NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		const char *nm;
 
 		if (!gelf_getshdr(scn, &sh))
 			continue;
-		nm = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!nm)
-			continue;
-		if (sh.sh_type == SHT_NOTE && !strcmp(nm, STAPSDT_SECTION)) {
-			notes = scn;
-			nsh = sh;
-		} else if (!strcmp(nm, STAPSDT_BASE_SECTION)) {
-			bsh = sh;
-			have_base = true;
-		} else if (sh.sh_type == SHT_SYMTAB) {
+		if (sh.sh_type == SHT_SYMTAB)
 			symtab = scn;
-		} else if (sh.sh_type == SHT_DYNSYM) {
+		else if (sh.sh_type == SHT_DYNSYM)
 			dynsym = scn;
-		}
 	}
 	if (notes) {
 		Elf_Data *d = elf_getdata(notes, NULL);
@@ -204,16 +200,18 @@ static bool path_ok(const char *p)
 	return true;
 }
 
-static struct tfile *file_get(struct consumer *c, pid_t pid, const char *range,
-			      const char *path)
+static struct tfile *file_get(struct consumer *c, pid_t pid,
+			      const struct proc_map *m)
 {
+	const char *path = m->path;
 	char mf[128];
 	struct stat st, ps;
 	struct tfile *f;
 	struct dt_collect_opts co = {0};
 	char msg[512];
 
-	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%s", (int)pid, range);
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", (int)pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
 	if (stat(mf, &st) < 0 && stat(path, &st) < 0)
 		return NULL;
 	for (size_t i = 0; i < c->nfiles; i++)
@@ -428,7 +426,8 @@ static const char *module_name(const struct reg_proc *rp, const struct tfile *f)
 bool proc_refresh(struct consumer *c, struct tproc *pr,
 		  const struct reg_proc *rp)
 {
-	char p[64], *maps, *line, *save = NULL;
+	struct proc_maps mm = {0};
+	char p[64], *maps;
 
 	if (pr->exited)
 		return false;
@@ -441,33 +440,30 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 		return false;
 	}
 	free(pr->maps);
-	pr->maps = xstrdup(maps);
-	for (line = strtok_r(maps, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char range[64], perms[8], *path;
-		unsigned long long pgoff, ino;
-		int pos = 0;
+	pr->maps = maps;
+	if (proc_maps_parse(maps, &mm) < 0) {
+		free(pr->maps); /* read them again next time */
+		pr->maps = NULL;
+		return false;
+	}
+	for (size_t i = 0; i < mm.n; i++) {
+		const struct proc_map *m = &mm.m[i];
 		struct tfile *f;
 		bool seen = false;
 
-		if (sscanf(line, "%63s %7s %llx %*s %llu %n", range, perms,
-			   &pgoff, &ino, &pos) < 4 ||
-		    !pos || perms[2] != 'x' || !ino)
+		if (m->perms[2] != 'x' || !m->ino || m->path[0] != '/')
 			continue;
-		path = line + pos;
-		if (path[0] != '/')
-			continue;
-		f = file_get(c, pr->pid, range, path);
+		f = file_get(c, pr->pid, m);
 		if (!f || f->failed)
 			continue;
-		for (size_t i = 0; i < pr->nfiles; i++)
-			seen |= pr->files[i] == f;
+		for (size_t k = 0; k < pr->nfiles; k++)
+			seen |= pr->files[k] == f;
 		if (seen)
 			continue;
 		PUSH(pr->files, pr->nfiles, f);
 		proc_file_probes(c, pr, f, module_name(rp, f));
 	}
-	free(maps);
+	proc_maps_free(&mm);
 	proc_enable(c, pr);
 	return true;
 }

@@ -752,6 +752,21 @@ static int cmd_trace(struct dtrace_cmd *c)
  * The combinations parse_args() cannot judge alone; -1 to go on, else
  * the exit status.
  */
+static int cmd_list(const struct dtrace_cmd *c)
+{
+	struct dt_list_opts o = {
+		.descs = c->descs,
+		.ndescs = c->ndescs,
+		.pids = c->pids,
+		.npids = c->npids,
+		.objects = c->objects,
+		.nobjects = c->nobjects,
+		.verbose = c->verbose,
+	};
+
+	return dtrace_list(&o);
+}
+
 static int check_modes(const struct dtrace_cmd *c)
 {
 	static const char letters[] = { 0, 'h', 'G', 'V', 'l' };
@@ -800,7 +815,7 @@ int main(int argc, char **argv)
 		goto out;
 	switch (c.mode) {
 	case MODE_LIST:
-		rc = dtrace_list(&c);
+		rc = cmd_list(&c);
 		break;
 	case MODE_VERSION:
 		printf("%s: Sun D 1.13 compatible (%s)\n", progname,

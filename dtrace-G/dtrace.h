@@ -63,7 +63,18 @@ int dtrace_link_scan_mem(const struct dtrace_cmd *cmd,
 			 const struct prov_file *pf, const char *path,
 			 const void *buf, size_t len, unsigned *nsite);
 
+/* What dtrace -l is asked; dtrace.c fills it from the command line. */
+struct dt_list_opts {
+	const struct dtrace_desc_arg *descs; /* -n, -P, -m, -f */
+	unsigned ndescs;
+	const pid_t *pids;		     /* -p */
+	unsigned npids;
+	const char *const *objects;	     /* --object=FILE */
+	unsigned nobjects;
+	bool verbose;			     /* -v */
+};
+
 /* dtrace -l (list.c): list the probes; returns the exit status. */
-int dtrace_list(const struct dtrace_cmd *cmd);
+int dtrace_list(const struct dt_list_opts *o);
 
 #endif /* USDT_DTRACE_H */

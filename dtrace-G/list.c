@@ -188,7 +188,7 @@ static void warn_cb(const char *msg, void *arg)
 	fprintf(stderr, "dtrace: warning: %s\n", txt_safe4(msg));
 }
 
-static bool pid_listed(const struct dtrace_cmd *c, pid_t pid)
+static bool pid_listed(const struct dt_list_opts *c, pid_t pid)
 {
 	for (unsigned i = 0; i < c->npids; i++)
 		if (c->pids[i] == pid)
@@ -201,7 +201,7 @@ static bool pid_listed(const struct dtrace_cmd *c, pid_t pid)
  * registered, else those of the files it maps (what `dtrace -n -p`
  * traces), which get IDs after the rest.
  */
-static int grab_pids(const struct dtrace_cmd *c, struct dt_probes *pl,
+static int grab_pids(const struct dt_list_opts *c, struct dt_probes *pl,
 		     const struct dt_collect_opts *o)
 {
 	for (unsigned i = 0; i < c->npids; i++) {
@@ -239,7 +239,7 @@ static int grab_pids(const struct dtrace_cmd *c, struct dt_probes *pl,
 	return 0;
 }
 
-int dtrace_list(const struct dtrace_cmd *c)
+int dtrace_list(const struct dt_list_opts *c)
 {
 	struct dt_collect_opts o = {0};
 	struct dt_probes pl;

@@ -19,7 +19,8 @@
  *
  * Errors: a compile error longjmps out of the parser (struct parser's
  * jb, set in compile.c), a run-time fault out of the evaluator (struct
- * ectx's jb, set in run.c).  Out of memory aborts (d_xmalloc()).
+ * ectx's jb, set in run.c).  Out of memory ends dtrace (d_xmalloc():
+ * "dtrace: out of memory", exit 1), as in the consumer.
  */
 #ifndef USDT_DTRACE_D_IMPL_H
 #define USDT_DTRACE_D_IMPL_H

@@ -22,7 +22,7 @@
  * values into such a key, tagging each element with its kind and type so
  * that 1 (int) and 1 (long) are different keys.
  *
- * Out of memory prints "dtrace: out of memory" and aborts: a half-built
+ * Out of memory prints "dtrace: out of memory" and exits 1: a half-built
  * program or aggregation has no useful state to return to.
  */
 #ifndef _GNU_SOURCE
@@ -47,7 +47,7 @@ void *d_xmalloc(size_t n)
 
 	if (!p) {
 		fputs("dtrace: out of memory\n", stderr);
-		abort();
+		exit(1);
 	}
 	return p;
 }
@@ -58,7 +58,7 @@ void *d_xcalloc(size_t n, size_t sz)
 
 	if (!p) {
 		fputs("dtrace: out of memory\n", stderr);
-		abort();
+		exit(1);
 	}
 	return p;
 }
@@ -68,7 +68,7 @@ void *d_xrealloc(void *p, size_t n)
 	p = realloc(p, n ? n : 1);
 	if (!p) {
 		fputs("dtrace: out of memory\n", stderr);
-		abort();
+		exit(1);
 	}
 	return p;
 }

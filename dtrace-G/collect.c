@@ -66,9 +66,13 @@ static int cmp_gen(const void *a, const void *b)
 	return (x->gen > y->gen) - (x->gen < y->gen);
 }
 
-/* One registration's probes; a blob the iterators refuse is skipped. */
+/*
+ * One registration's probes, those o->want wants; a blob the iterators
+ * refuse is skipped.  The number of records made in *nmade.
+ */
 static int add_entry(struct dt_probes *pl, const struct reg_proc *rp,
-		     const struct reg_entry *e, const struct dt_collect_opts *o)
+		     const struct reg_entry *e, const struct dt_collect_opts *o,
+		     size_t *nmade)
 {
 	struct dof_prov_info pv;
 	struct dof_probe_info pi;
@@ -91,6 +95,13 @@ static int add_entry(struct dt_probes *pl, const struct reg_proc *rp,
 			p.ent = e;
 			p.path = e->path ? e->path : "";
 			p.bias = e->base;
+			p.prov = pv.name;
+			p.func = pi.func;
+			p.name = pi.name;
+			if (o->want && !o->want(&p, o->want_arg)) {
+				pl->next_id++; /* its ID all the same */
+				continue;
+			}
 			r = dt_probe_from_dof(&p, &pv, &pi, true);
 			if (r)
 				return r;
@@ -98,6 +109,7 @@ static int add_entry(struct dt_probes *pl, const struct reg_proc *rp,
 				dt_probe_free(&p);
 				return -ENOMEM;
 			}
+			(*nmade)++;
 		}
 		if (r < 0)
 			break;
@@ -137,9 +149,17 @@ static int add_registry(struct dt_probes *pl, const struct dt_collect_opts *o)
 		if (rp->nent > 1)
 			qsort(rp->ent, rp->nent, sizeof(rp->ent[0]), cmp_gen);
 		for (size_t j = 0; j < rp->nent; j++) {
-			err = add_entry(pl, rp, &rp->ent[j], o);
+			size_t made = 0;
+
+			err = add_entry(pl, rp, &rp->ent[j], o, &made);
 			if (err)
 				return err;
+			if (!made) {
+				/* no record points into it: give it back */
+				free(rp->ent[j].dof);
+				rp->ent[j].dof = NULL;
+				rp->ent[j].dof_len = 0;
+			}
 		}
 	}
 	return 0;
@@ -185,8 +205,6 @@ int dt_probes_collect(struct dt_probes *pl, const struct dt_collect_opts *o,
 out:
 	if (err == -ENOMEM)
 		snprintf(msg, msglen, "out of memory");
-	for (size_t i = 0; i < pl->n; i++)
-		pl->v[i].id = (unsigned)i + 1;
 	return err;
 }
 

@@ -197,6 +197,29 @@ static bool pid_listed(const struct dt_list_opts *c, pid_t pid)
 }
 
 /*
+ * Which registered probes to read at all: with -p those of the processes
+ * named (whether one registered decides where its probes come from),
+ * else those a description matches.  A registry of a million probes then
+ * costs `dtrace -l -n 'app*:::x'` only the probes it lists.
+ */
+struct list_want {
+	const struct dt_list_opts *c;
+	const struct dt_desc *d;
+};
+
+static bool list_want(const struct dt_probe *p, void *arg)
+{
+	const struct list_want *lw = arg;
+
+	if (lw->c->npids)
+		return pid_listed(lw->c, p->pid);
+	for (unsigned j = 0; j < lw->c->ndescs; j++)
+		if (dt_desc_match(&lw->d[j], p))
+			return true;
+	return lw->c->ndescs == 0;
+}
+
+/*
  * -p: every process named must be there, with probes: those it
  * registered, else those of the files it maps (what `dtrace -n -p`
  * traces), which get IDs after the rest.
@@ -207,7 +230,6 @@ static int grab_pids(const struct dt_list_opts *c, struct dt_probes *pl,
 	for (unsigned i = 0; i < c->npids; i++) {
 		bool found = false;
 		uint64_t start;
-		size_t first = pl->n;
 		int err;
 
 		for (size_t j = 0; j < pl->n && !found; j++)
@@ -218,8 +240,6 @@ static int grab_pids(const struct dt_list_opts *c, struct dt_probes *pl,
 		err = reg_proc_stat(c->pids[i], &start, NULL, 0);
 		if (err == 0)
 			err = dt_process_probes(pl, c->pids[i], o);
-		for (size_t j = first; j < pl->n; j++)
-			pl->v[j].id = (unsigned)j + 1;
 		if (err > 0)
 			continue;
 		if (err == -ESRCH)
@@ -244,11 +264,13 @@ int dtrace_list(const struct dt_list_opts *c)
 	struct dt_collect_opts o = {0};
 	struct dt_probes pl;
 	struct dt_desc *d = NULL;
+	struct list_want lw = {c, NULL};
 	struct srccache sc = {NULL, 0};
 	char msg[1024] = "";
 	int rc = EXIT_SUCCESS, err;
 
 	d = calloc(c->ndescs ? c->ndescs : 1, sizeof(*d));
+	lw.d = d;
 	if (!d) {
 		fprintf(stderr, "dtrace: out of memory\n");
 		return EXIT_FAILURE;
@@ -282,6 +304,8 @@ int dtrace_list(const struct dt_list_opts *c)
 	o.objects = c->objects;
 	o.nobjects = c->nobjects;
 	o.warn = warn_cb;
+	o.want = list_want;
+	o.want_arg = &lw;
 	err = dt_probes_collect(&pl, &o, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "dtrace: %s\n", txt_safe4(msg));

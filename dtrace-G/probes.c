@@ -84,6 +84,7 @@ struct dt_probe *dt_probes_add(struct dt_probes *pl, const struct dt_probe *p)
 		pl->cap = cap;
 	}
 	pl->v[pl->n] = *p;
+	pl->v[pl->n].id = ++pl->next_id;
 	return &pl->v[pl->n++];
 }
 

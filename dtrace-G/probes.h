@@ -107,6 +107,7 @@ struct dt_object; /* elfprobes.c */
 struct dt_probes {
 	struct dt_probe *v;
 	size_t n, cap;
+	unsigned next_id; /* IDs given so far, skipped records included */
 	/* what the records point into */
 	struct reg_proc *procs;
 	size_t nprocs;
@@ -122,6 +123,14 @@ struct dt_collect_opts {
 	/* warnings (damaged registry files, ...); may be NULL */
 	void (*warn)(const char *msg, void *arg);
 	void *warn_arg;
+	/*
+	 * Which registered probes to make records of (NULL: all), asked
+	 * with the names alone (provider with its pid, module, function,
+	 * name) before anything is allocated: a registry of a million
+	 * probes costs a consumer that wants a handful almost nothing.
+	 */
+	bool (*want)(const struct dt_probe *p, void *arg);
+	void *want_arg;
 };
 
 /* ---- collect.c ----------------------------------------------------- */
@@ -138,8 +147,10 @@ void dt_probes_free(struct dt_probes *pl);
 /* ---- probes.c: the records ------------------------------------------ */
 
 /*
- * Append a record (copied; id assigned by dt_probes_collect) and return
- * it, or NULL without memory.  For elfprobes.c and collect.c.
+ * Append a record (copied, with the next probe ID) and return it, or
+ * NULL without memory.  For elfprobes.c and collect.c.  A registered
+ * probe that dt_collect_opts.want passes over still takes its ID, so a
+ * probe has the same ID whatever else a run asks for.
  */
 struct dt_probe *dt_probes_add(struct dt_probes *pl, const struct dt_probe *p);
 

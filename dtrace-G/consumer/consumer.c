@@ -632,6 +632,18 @@ static const struct reg_proc *reg_of(const struct dt_probes *reg, pid_t pid)
 	return NULL;
 }
 
+/* A registered probe some clause's description matches. */
+static bool want_probe(const struct dt_probe *p, void *arg)
+{
+	const struct consumer *c = arg;
+
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		for (unsigned j = 0; j < c->ndescs[ci]; j++)
+			if (dt_desc_match(&c->descs[ci][j], p))
+				return true;
+	return false;
+}
+
 static void refresh_all(struct consumer *c, bool registry)
 {
 	struct dt_probes reg = {0};
@@ -640,6 +652,8 @@ static void refresh_all(struct consumer *c, bool registry)
 
 	if (registry && c->o->statedir) {
 		co.statedir = c->o->statedir;
+		co.want = want_probe;
+		co.want_arg = c;
 		if (dt_probes_collect(&reg, &co, msg, sizeof(msg)) == 0)
 			add_registry_procs(c, &reg);
 	}

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz-elf.c - fuzz the object reader of `dtrace -G` (dtrace-G/link.c).
+ * fuzz-elf.c - fuzz the object reader of `dtrace -G` (dtrace-G/link_sites.c).
  *
  * Input: an x86-64 relocatable object.  Seeds are real objects the build
  * compiles from the C files of fuzz/src, before and after `dtrace -G`
  * rewrote them, and -G outputs (fuzz/gen-corpus.sh).
  *
  * Each input goes through dtrace_link_scan_mem(): the same load_object(),
- * check_object() and scan_object() that `dtrace -G` runs on every file
+ * gl_check_object() and gl_scan_object() that `dtrace -G` runs on every file
  * it is given (ELF checks, relocation scan, call-site classification,
  * the function lookup, the disassembler check and the COMDAT rules), on
  * a private copy of the bytes, against the providers of

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * link_impl.h - what the files of `dtrace -G` share; not for the rest of
+ * the command (dtrace.h declares dtrace_link(), its way in).
+ *
+ * One struct glink holds a run's state: the objects named on the command
+ * line (struct gobj), the functions holding probe sites (struct gfunc)
+ * and the sites (struct gsite).  It is passed to every function that
+ * needs it; nothing is global.  The parts:
+ *
+ *	link.c		the driver: the four stages of a run (read, rewrite,
+ *			write the output, rename into place), the rewritten
+ *			copies of the objects, and what -v prints
+ *	link_sites.c	reading the objects: their kind, the probe sites
+ *			(calls and inline notes), the functions holding them
+ *			and their aliases, the anchors, the COMDAT rules;
+ *			and the fuzzers' way in, dtrace_link_scan_mem()
+ *	link_out.c	the output object: DOF, stapsdt notes, semaphores,
+ *			COMDAT groups, and drti.o merged in with `ld -r`
+ *
+ * Reading fills the three arrays and changes nothing; everything after it
+ * only reads them, so the rewritten objects and the output describe the
+ * same sites.
+ */
+#ifndef USDT_DTRACE_LINK_IMPL_H
+#define USDT_DTRACE_LINK_IMPL_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "dtrace.h"
+#include "prov.h"
+#include "x86site.h"
+
+/*
+ * Functions holding sites get an alias `$dtrace<hash>.<function>`, and
+ * objects with sites an anchor `$dtrace<hash>` (link_sites.c).
+ */
+#define ALIAS_PREFIX "$dtrace"
+
+struct gobj {
+	const char *path;
+	uint8_t *buf;		/* the file as read */
+	size_t size;
+	struct stat st;
+	Elf *elf;
+	size_t symndx;		/* section index of .symtab */
+	uint64_t hash;
+	bool hashed;
+	bool changed;
+	/*
+	 * Compiled with -flto (LLVM bitcode, or GCC LTO sections, slim or
+	 * fat): the code an -flto link uses is made from the bytecode, so
+	 * rewriting the machine code beside it (or describing it in the DOF)
+	 * would be wrong or, with an -flto link, refer to symbols that never
+	 * exist.  Such an object is read and left alone; its probes call
+	 * the stubs its header defines.
+	 */
+	bool lto;
+	/*
+	 * The anchor: an undefined hidden symbol `$dtrace<hash>` added to
+	 * an object with probe sites, which the output defines.  Linking
+	 * the object then pulls in the output even from a static archive
+	 * that nothing else takes it from (Perl's libperl.a holds the
+	 * rewritten objects and their -G output, and perl's own -G output
+	 * already defines every semaphore): without it the notes and the
+	 * DOF of the archive's sites would silently stay behind.
+	 */
+	char *anchor;
+	bool anchor_exists;
+	char *tmp;		/* rewritten copy, until renamed */
+	/*
+	 * Its functions and sites: funcs[func_first..func_end) and, until
+	 * gl_build_output() sorts them, sites[site_first..site_end).  Scanning
+	 * appends, one object after the other, so every per-object loop
+	 * stays within its own range: -G grows linearly with the objects.
+	 */
+	unsigned func_first, func_end, site_first, site_end;
+};
+
+struct gfunc {
+	unsigned obj;
+	size_t shndx;
+	uint64_t value, size;
+	char *name;		/* as consumers see it */
+	char *alias;		/* symbol the output refers to */
+	bool alias_exists;
+	bool comdat;		/* in a COMDAT group: an inline function */
+	uint64_t layout;	/* COMDAT: hash of its size and its sites */
+	int canon;		/* COMDAT copy of funcs[canon], else -1 */
+	struct x86_insns insns;	/* its instruction boundaries */
+};
+
+struct gsite {
+	unsigned obj;
+	unsigned func;
+	const struct prov_provider *pv;
+	const struct prov_probe *pr;
+	struct x86_site x;
+	size_t shndx;		/* code section */
+	size_t relscn;		/* its relocation section */
+	size_t relidx;
+	size_t symidx;		/* the probe symbol */
+	bool noted;		/* an inline probe: its note is in the object */
+};
+
+struct glink {
+	const struct dtrace_cmd *cmd;
+	const struct prov_file *pf;
+	struct gobj *objs;
+	unsigned nobj;
+	struct gfunc *funcs;
+	unsigned nfunc;
+	struct gsite *sites;
+	unsigned nsite;
+};
+
+/* link.c */
+int __attribute__((format(printf, 3, 4)))
+gerr(const struct glink *g, const struct gobj *o, const char *fmt, ...);
+
+/* link_sites.c: stage 1, reading; they change nothing on disk */
+int gl_read_object(struct glink *g, struct gobj *o);
+int gl_check_object(struct glink *g, struct gobj *o);
+int gl_scan_object(struct glink *g, unsigned oi);
+int gl_name_comdat(struct glink *g);
+int gl_check_comdat_copies(struct glink *g);
+
+/* link_out.c: stage 3, the output object */
+const char *gl_drti_path(void);
+int gl_build_output(struct glink *g, const char *tmp_in, bool *has_dof);
+int gl_merge_drti(struct glink *g, const char *out, const char *in);
+
+#endif /* USDT_DTRACE_LINK_IMPL_H */

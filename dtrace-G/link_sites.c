@@ -1,0 +1,998 @@
+// SPDX-License-Identifier: MIT
+/*
+ * link_sites.c - dtrace -G, stage 1: read the input objects and find
+ * their probe sites, changing nothing (doc/DESIGN.md §4-§7; the stages
+ * are in link.c, the shared state in link_impl.h).
+ *
+ * An application object compiled against a `dtrace -h` header calls
+ * __dtrace_<provider>___<probe>() at every probe.  For each input object
+ * we find the relocations against such symbols in executable sections
+ * (scan_sites()) and check the instruction each belongs to (bytes,
+ * relocation type and, with libopcodes, that it starts on an instruction
+ * boundary of its function: x86site.c).  link.c then overwrites it with
+ * a NOP.  A site an earlier run rewrote is recognised by its neutralised
+ * relocation, which keeps its probe symbol, so a later run still knows
+ * which probe each rewritten site belongs to.
+ *
+ * Each function holding sites gets an alias: a hidden global symbol
+ * `$dtrace<hash>.<function>` at the same address, which link.c appends
+ * to the object's symbol table.  It has no type and no size, so objdump,
+ * perf and gdb keep naming the code after the function itself.  The
+ * output object refers to functions through these aliases, which works
+ * for static functions too, and, being hidden, can never bind to another
+ * module's symbol.  The hash is taken over the object's path and
+ * contents, so two objects with a static function of the same name get
+ * different aliases.
+ *
+ * Inline probes.  Objects compiled against <sys/sdt.h> or a header of
+ * `dtrace -h -x probestyle=inline` hold no calls to rewrite: the compiler
+ * already wrote each site (a 1-byte NOP then a 10-byte NOP) and its
+ * stapsdt note.  -G reads those notes (scan_notes()): every note of a
+ * provider the script declares becomes a site that is already final,
+ * whose function gets an alias as above and whose DOF entry is built
+ * like any other; its note is not written again, and nothing else in the
+ * object changes.  Notes of providers the script does not declare are
+ * left to the tracers that read notes.  Call-form and inline objects mix
+ * freely in one run.  Objects compiled with -flto (bitcode, or GCC LTO
+ * sections, slim or fat) are accepted and left as they are: the code an
+ * -flto link uses comes from the bytecode, whose probe calls reach the
+ * stubs the header defines (prov_header.c), each a probe site with its
+ * own note.  Those stub notes are not copied into the DOF either:
+ * consumers read them from the notes.
+ *
+ * Anchors.  Each object with sites gets an undefined hidden symbol
+ * `$dtrace<hash>` that the output defines (weak), so that linking the
+ * object pulls the output in, even from a static archive nothing else
+ * takes it from (see struct gobj).
+ *
+ * COMDAT.  The copies of an inline function, one in each object that
+ * uses it, get an alias named after the layout of their sites
+ * (gl_name_comdat()), and copies in one run must hold the same sites
+ * (gl_check_comdat_copies()).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dtrace.h"
+#include "elfsec.h"
+#include "link_impl.h"
+#include "prov.h"
+#include "stapsdt.h"
+#include "x86site.h"
+
+#ifndef R_X86_64_GOTPCRELX
+#define R_X86_64_GOTPCRELX 41
+#endif
+
+/* FNV-1a, 64 bits: stable across runs and hosts. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static const char *symname(Elf *elf, size_t strndx, const GElf_Sym *s)
+{
+	const char *n = elf_strptr(elf, strndx, s->st_name);
+
+	return n ? n : "";
+}
+
+/* ----------------------------------------------------------------------
+ * Reading objects
+ */
+
+/* Check what kind of file o->buf holds and open it with libelf. */
+static int load_object(struct glink *g, struct gobj *o)
+{
+	static const char bitcode[4] = { 'B', 'C', (char)0xc0, (char)0xde };
+
+	if (o->size >= 8 && memcmp(o->buf, "!<arch>\n", 8) == 0)
+		return gerr(g, o,
+			    "is an archive; pass its object files instead (ar x)");
+	if (o->size >= 4 && (memcmp(o->buf, bitcode, 4) == 0 ||
+			     memcmp(o->buf, "\xde\xc0\x17\x0b", 4) == 0)) {
+		o->lto = true;
+		return 0;
+	}
+	if (o->size < EI_NIDENT || memcmp(o->buf, ELFMAG, SELFMAG) != 0)
+		return gerr(g, o, "not an ELF object");
+	o->elf = elf_memory((char *)o->buf, o->size);
+	if (!o->elf)
+		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+	return 0;
+}
+
+int gl_read_object(struct glink *g, struct gobj *o)
+{
+	size_t got = 0;
+	int fd;
+
+	fd = open(o->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return gerr(g, o, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &o->st) < 0 || !S_ISREG(o->st.st_mode)) {
+		close(fd);
+		return gerr(g, o, "not a regular file");
+	}
+	o->size = (size_t)o->st.st_size;
+	o->buf = malloc(o->size ? o->size : 1);
+	if (!o->buf) {
+		close(fd);
+		return gerr(g, o, "out of memory");
+	}
+	while (got < o->size) {
+		ssize_t r = read(fd, o->buf + got, o->size - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			close(fd);
+			return gerr(g, o, "read error: %s",
+				    r < 0 ? strerror(errno) : "file shrank");
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	return load_object(g, o);
+}
+
+int gl_check_object(struct glink *g, struct gobj *o)
+{
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool lto = false;
+
+	if (!gelf_getehdr(o->elf, &eh))
+		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return gerr(g, o,
+			    "is a 32-bit object; dtrace -G rewrites x86-64 (64-bit) objects only");
+	if (eh.e_machine != EM_X86_64)
+		return gerr(g, o,
+			    "is for machine %u, not x86-64; dtrace -G rewrites x86-64 objects only",
+			    eh.e_machine);
+	if (eh.e_type != ET_REL)
+		return gerr(g, o,
+			    "is not a relocatable object (ELF type %u); pass the .o files that make up the program or library",
+			    eh.e_type);
+	if (elf_getshdrstrndx(o->elf, &shstrndx) < 0)
+		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+	while ((scn = elf_nextscn(o->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+		name = elf_strptr(o->elf, shstrndx, sh.sh_name);
+		if (name && strncmp(name, ".gnu.lto_", 9) == 0)
+			lto = true;
+		if (sh.sh_type == SHT_SYMTAB) {
+			if (o->symndx)
+				return gerr(g, o, "has two symbol tables");
+			o->symndx = elf_ndxscn(scn);
+		}
+		if (sh.sh_type == SHT_REL && sh.sh_size)
+			return gerr(g, o,
+				    "has SHT_REL relocations, which x86-64 objects do not use");
+	}
+	o->lto = lto;
+	return 0;
+}
+
+/* Which provider and probe a symbol names, or NULL. */
+static const struct prov_probe *
+probe_of(const struct prov_file *pf, const char *rest,
+	 const struct prov_provider **pvp)
+{
+	for (unsigned v = 0; v < pf->provider_cnt; v++) {
+		const struct prov_provider *pv = &pf->providers[v];
+		size_t n = strlen(pv->name);
+
+		if (strncmp(rest, pv->name, n) != 0 ||
+		    strncmp(rest + n, PROV_SEP, 3) != 0)
+			continue;
+		*pvp = pv;
+		return prov_find_probe(pv, rest + n + 3);
+	}
+	*pvp = NULL;
+	return NULL;
+}
+
+static uint64_t obj_hash(struct glink *g, struct gobj *o)
+{
+	char real[PATH_MAX];
+
+	if (o->hashed)
+		return o->hash;
+	(void)g;
+	if (!realpath(o->path, real))
+		snprintf(real, sizeof(real), "%s", o->path);
+	o->hash = fnv(fnv(0xcbf29ce484222325ULL, real, strlen(real)), o->buf,
+		      o->size);
+	o->hashed = true;
+	return o->hash;
+}
+
+/*
+ * The function holding offset `off` of section `shndx`: a named STT_FUNC
+ * symbol covering it.  Global names win over local ones, and our own
+ * aliases never name a function; an alias an earlier run added at the
+ * function's address is reused.
+ */
+static int find_func(struct glink *g, unsigned oi, size_t shndx,
+		     uint64_t off, unsigned *out)
+{
+	struct gobj *o = &g->objs[oi];
+	Elf_Scn *symscn = elf_getscn(o->elf, o->symndx);
+	Elf_Data *d = elf_getdata(symscn, NULL);
+	size_t nsym = d ? d->d_size / sizeof(Elf64_Sym) : 0;
+	GElf_Shdr symsh;
+	GElf_Sym best = { 0 }, s;
+	const char *bestname = NULL, *alias = NULL;
+	struct gfunc *nf, *f;
+	int rank = -1;
+
+	gelf_getshdr(symscn, &symsh);
+	for (size_t i = 1; i < nsym; i++) {
+		const char *name;
+		int r;
+
+		if (!gelf_getsym(d, (int)i, &s) || s.st_shndx != shndx ||
+		    (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC) ||
+		    off < s.st_value || off >= s.st_value + s.st_size)
+			continue;
+		name = symname(o->elf, symsh.sh_link, &s);
+		r = GELF_ST_BIND(s.st_info) != STB_LOCAL ? 3 :
+		    !strchr(name, '.') ? 2 : 1;
+		if (r > rank) {
+			rank = r;
+			best = s;
+			bestname = name;
+		}
+	}
+	if (!bestname)
+		return -ENOENT;
+	for (unsigned i = o->func_first; i < g->nfunc; i++) {
+		f = &g->funcs[i];
+		if (f->obj == oi && f->shndx == shndx &&
+		    f->value == best.st_value) {
+			*out = i;
+			return 0;
+		}
+	}
+	for (size_t i = 1; i < nsym && !alias; i++) {
+		const char *name;
+
+		if (!gelf_getsym(d, (int)i, &s) || s.st_shndx != shndx ||
+		    s.st_value != best.st_value)
+			continue;
+		name = symname(o->elf, symsh.sh_link, &s);
+		if (strncmp(name, ALIAS_PREFIX, strlen(ALIAS_PREFIX)) == 0)
+			alias = name;
+	}
+	nf = realloc(g->funcs, (g->nfunc + 1) * sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	g->funcs = nf;
+	f = &nf[g->nfunc];
+	memset(f, 0, sizeof(*f));
+	f->obj = oi;
+	f->shndx = shndx;
+	f->value = best.st_value;
+	f->size = best.st_size;
+	/*
+	 * Consumers name the function as written in the source: GCC's
+	 * clones (helper.constprop.0.isra.0, main.cold) keep the name before
+	 * the dot.  The DOF holds at most DTRACE_FUNCNAMELEN - 1 bytes.
+	 */
+	{
+		const char *dot = strchr(bestname, '.');
+		size_t n = dot && dot != bestname ? (size_t)(dot - bestname) :
+						    strlen(bestname);
+
+		if (n > DTRACE_FUNCNAMELEN - 1)
+			n = DTRACE_FUNCNAMELEN - 1;
+		f->name = strndup(bestname, n);
+	}
+	f->canon = -1;
+	{
+		GElf_Shdr sh;
+
+		f->comdat = gelf_getshdr(elf_getscn(o->elf, shndx), &sh) &&
+			    (sh.sh_flags & SHF_GROUP);
+		if (alias) {
+			f->alias = strdup(alias);
+			f->alias_exists = true;
+		} else if (f->comdat) {
+			/* named by gl_name_comdat() once its sites are known */
+			f->alias = strdup("");
+		} else if (asprintf(&f->alias, ALIAS_PREFIX "%012llx.%s",
+				    (unsigned long long)(obj_hash(g, o) >> 16),
+				    bestname) < 0) {
+			f->alias = NULL;
+		}
+	}
+	if (!f->name || !f->alias) {
+		free(f->name);
+		free(f->alias);
+		return -ENOMEM;
+	}
+	*out = g->nfunc++;
+	return 0;
+}
+
+static int add_site(struct glink *g, const struct gsite *s)
+{
+	struct gsite *ns = realloc(g->sites, (g->nsite + 1) * sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	g->sites = ns;
+	ns[g->nsite++] = *s;
+	return 0;
+}
+
+/*
+ * Inline probes: the sites that <sys/sdt.h> and `dtrace -h -x
+ * probestyle=inline` headers make the compiler write, found through their
+ * stapsdt notes (sdk/stapsdt.c reads them).  In a relocatable object a
+ * note's addresses are still zero; the probe address is the R_X86_64_64
+ * relocation at the start of the descriptor, whose symbol (usually the
+ * code section's) plus addend is the site.  The descriptor starts 20
+ * bytes into a note: a 12-byte header and the owner "stapsdt\0".
+ */
+#define NOTE_DESC_AT 20
+
+struct note_rela {
+	uint64_t off;
+	size_t idx;
+};
+
+static int note_rela_cmp(const void *a, const void *b)
+{
+	const struct note_rela *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The relocations of note section `ndx`, sorted by offset; NULL if none. */
+static struct note_rela *note_relas(struct gobj *o, size_t ndx,
+				    Elf_Data **rdp, size_t *cnt)
+{
+	Elf_Scn *scn = NULL;
+	struct note_rela *v;
+
+	*cnt = 0;
+	while ((scn = elf_nextscn(o->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA &&
+		    sh.sh_info == ndx && sh.sh_link == o->symndx)
+			break;
+	}
+	if (!scn || !(*rdp = elf_getdata(scn, NULL)) ||
+	    !(*cnt = (*rdp)->d_size / sizeof(Elf64_Rela)))
+		return NULL;
+	v = calloc(*cnt, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < *cnt; i++) {
+		GElf_Rela r;
+
+		v[i].idx = i;
+		v[i].off = gelf_getrela(*rdp, (int)i, &r) ? r.r_offset :
+							   UINT64_MAX;
+	}
+	qsort(v, *cnt, sizeof(*v), note_rela_cmp);
+	return v;
+}
+
+static bool site_known(const struct glink *g, unsigned oi, size_t shndx,
+		       uint64_t off)
+{
+	for (unsigned i = g->objs[oi].site_first; i < g->nsite; i++)
+		if (g->sites[i].obj == oi && g->sites[i].shndx == shndx &&
+		    g->sites[i].x.start == off)
+			return true;
+	return false;
+}
+
+/* One note of section `sec`, at note->off: a site, or nothing. */
+static int scan_note(struct glink *g, unsigned oi, const char *sec,
+		     const struct stapsdt_note *note, Elf_Data *rd,
+		     const struct note_rela *rel, size_t nrel)
+{
+	static const uint8_t stub[] = X86_STUB_BYTES;
+	unsigned nfunc;
+	struct gobj *o = &g->objs[oi];
+	struct note_rela key = { note->off + NOTE_DESC_AT, 0 }, *hit;
+	const struct prov_provider *pv;
+	const struct prov_probe *pr;
+	struct gsite site = { 0 };
+	struct stapsdt_arg arg;
+	struct stapsdt_err aerr;
+	struct gfunc *f;
+	GElf_Shdr symsh, tsh;
+	GElf_Rela r;
+	GElf_Sym sym;
+	Elf_Scn *tscn;
+	Elf_Data *symd, *td;
+	unsigned nargs = 0;
+	size_t cur = 0;
+	char why[512];
+	int err;
+
+	hit = rel ? bsearch(&key, rel, nrel, sizeof(*rel), note_rela_cmp) :
+		    NULL;
+	if (!hit || !gelf_getrela(rd, (int)hit->idx, &r) ||
+	    GELF_R_TYPE(r.r_info) != R_X86_64_64)
+		return gerr(g, o,
+			    "section %s: the note of probe %s:::%s at offset %#llx has no R_X86_64_64 relocation for its address",
+			    sec, note->provider, note->name,
+			    (unsigned long long)note->off);
+	symd = elf_getdata(elf_getscn(o->elf, o->symndx), NULL);
+	if (!gelf_getshdr(elf_getscn(o->elf, o->symndx), &symsh) || !symd ||
+	    !gelf_getsym(symd, (int)GELF_R_SYM(r.r_info), &sym))
+		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+	/* a note about code elsewhere (another -G output merged in): not ours */
+	if (sym.st_shndx == SHN_UNDEF)
+		return 0;
+	pv = prov_find_provider(g->pf, note->provider);
+	if (!pv) {
+		if (g->cmd->verbose)
+			fprintf(stderr,
+				"dtrace: %s: inline probe %s:::%s left to the tracers that read notes: %s declares no provider '%s'\n",
+				o->path, note->provider, note->name,
+				g->cmd->script, note->provider);
+		return 0;
+	}
+	site.obj = oi;
+	site.shndx = sym.st_shndx;
+	site.noted = true;
+	site.x.kind = X86_SITE_CALL;
+	site.x.rewritten = true;
+	site.x.len = 1;
+	site.x.start = sym.st_value + (uint64_t)r.r_addend;
+	tscn = site.shndx < SHN_LORESERVE ? elf_getscn(o->elf, site.shndx) :
+					     NULL;
+	td = tscn ? elf_getdata(tscn, NULL) : NULL;
+	if (!tscn || !gelf_getshdr(tscn, &tsh) ||
+	    !(tsh.sh_flags & SHF_EXECINSTR) || tsh.sh_type == SHT_NOBITS ||
+	    !td || !td->d_buf || site.x.start >= td->d_size)
+		return gerr(g, o,
+			    "section %s: the note of probe %s:::%s at offset %#llx does not point into code",
+			    sec, note->provider, note->name,
+			    (unsigned long long)note->off);
+	/* both runs and -G's own NOPs count once (an `ld -r` of both) */
+	if (site_known(g, oi, site.shndx, site.x.start))
+		return 0;
+	nfunc = g->nfunc;
+	err = find_func(g, oi, site.shndx, site.x.start, &site.func);
+	if (err == -ENOMEM)
+		return gerr(g, o, "out of memory");
+	if (err)
+		return gerr(g, o,
+			    "inline probe %s:::%s at offset %#llx of its section is not inside any function symbol (in assembler, give the function `.type NAME, @function` and `.size`)",
+			    note->provider, note->name,
+			    (unsigned long long)site.x.start);
+	f = &g->funcs[site.func];
+	pr = prov_find_probe(pv, note->name);
+	if (!pr)
+		return gerr(g, o,
+			    "function %s+%#llx has inline probe %s:::%s, but provider '%s' has no probe '%s'",
+			    f->name,
+			    (unsigned long long)(site.x.start - f->value),
+			    note->provider, note->name, pv->name, note->name);
+	while ((err = stapsdt_arg_next(note->args, &cur, &arg, &aerr)) > 0)
+		nargs++;
+	if (err < 0 || nargs != pr->nargc)
+		return gerr(g, o,
+			    "function %s+%#llx: inline probe %s:::%s has the arguments \"%s\", but %s declares %u",
+			    f->name,
+			    (unsigned long long)(site.x.start - f->value),
+			    note->provider, note->name, note->args,
+			    g->cmd->script, pr->nargc);
+	/*
+	 * The probe stub of a `dtrace -h` header (x86site.h): its own note
+	 * describes it wherever the linker keeps a copy, so the DOF leaves
+	 * it out, as it leaves out every probe nobody calls.
+	 */
+	if (site.x.start == f->value && f->size == X86_STUB_SIZE &&
+	    td->d_size - site.x.start >= X86_STUB_SIZE &&
+	    memcmp((const uint8_t *)td->d_buf + site.x.start, stub,
+		   X86_STUB_SIZE) == 0) {
+		if (g->nfunc > nfunc) {	/* forget the function just added */
+			g->nfunc--;
+			free(f->name);
+			free(f->alias);
+			x86_insns_free(&f->insns);
+		}
+		return 0;
+	}
+	/* <sys/sdt.h> of usdt-sdk, systemtap and libbpf: a 1-byte NOP */
+	if (((const uint8_t *)td->d_buf)[site.x.start] != 0x90) {
+		x86_hex((const uint8_t *)td->d_buf + site.x.start,
+			td->d_size - site.x.start < 6 ?
+			td->d_size - site.x.start : 6, why, sizeof(why));
+		return gerr(g, o,
+			    "function %s+%#llx: inline probe %s:::%s is not on a NOP but on [%s]",
+			    f->name,
+			    (unsigned long long)(site.x.start - f->value),
+			    note->provider, note->name, why);
+	}
+	if (!f->insns.sec)
+		x86_insns_init(&f->insns, td->d_buf, td->d_size, f->value,
+			       f->size);
+	err = x86_insns_check(&f->insns, site.x.start, 1, true, why,
+			      sizeof(why));
+	if (err && err != -ENOTSUP)
+		return gerr(g, o, "function %s+%#llx: inline probe %s:::%s: %s",
+			    f->name,
+			    (unsigned long long)(site.x.start - f->value),
+			    note->provider, note->name, why);
+	if (site.x.start - f->value > UINT32_MAX)
+		return gerr(g, o, "function %s is too large", f->name);
+	site.pv = pv;
+	site.pr = pr;
+	return add_site(g, &site) < 0 ? gerr(g, o, "out of memory") : 0;
+}
+
+/* The inline probes of object oi: every .note.stapsdt section's notes. */
+static int scan_notes(struct glink *g, unsigned oi)
+{
+	struct gobj *o = &g->objs[oi];
+	const char *name = STAPSDT_SECTION;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	/* a relocatable object has one such section per COMDAT group */
+	while ((scn = elfw_section_next(o->elf, scn, name, &sh))) {
+		struct stapsdt_note note;
+		struct stapsdt_err nerr;
+		struct note_rela *rel;
+		uint64_t cursor = 0;
+		Elf_Data *d, *rd = NULL;
+		size_t nrel;
+		int ret;
+
+		if (sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)) ||
+		    !d->d_size)
+			continue;
+		rel = note_relas(o, elf_ndxscn(scn), &rd, &nrel);
+		if (!rel && nrel)
+			return gerr(g, o, "out of memory");
+		while ((ret = stapsdt_note_next(d->d_buf, d->d_size, 0,
+						&cursor, &note, &nerr)) > 0) {
+			ret = scan_note(g, oi, name, &note, rd, rel, nrel);
+			if (ret)
+				break;
+		}
+		free(rel);
+		if (ret < 0 && nerr.code)
+			return gerr(g, o, "section %s, offset %#llx: %s", name,
+				    (unsigned long long)nerr.off, nerr.msg);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Every probe site of one object; nothing is changed yet. */
+/*
+ * Whether a defined probe function is the stub a `dtrace -h` header
+ * defines (x86site.h): weak, in a COMDAT group, with the stub's bytes.
+ * Calls to it are rewritten like calls to an undefined one; the stub
+ * itself is a probe site that its own note describes (scan_notes()).
+ */
+static bool is_probe_stub(struct gobj *o, const GElf_Sym *sym)
+{
+	static const uint8_t stub[] = X86_STUB_BYTES;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	GElf_Shdr sh;
+
+	if (GELF_ST_BIND(sym->st_info) != STB_WEAK ||
+	    sym->st_shndx >= SHN_LORESERVE ||
+	    !(scn = elf_getscn(o->elf, sym->st_shndx)) ||
+	    !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_GROUP) ||
+	    sh.sh_type != SHT_PROGBITS || !(d = elf_getdata(scn, NULL)) ||
+	    !d->d_buf || sym->st_value > d->d_size ||
+	    d->d_size - sym->st_value < sizeof(stub))
+		return false;
+	return memcmp((const uint8_t *)d->d_buf + sym->st_value, stub,
+		      sizeof(stub)) == 0;
+}
+
+static int scan_sites(struct glink *g, unsigned oi)
+{
+	struct gobj *o = &g->objs[oi];
+	Elf_Scn *scn = NULL, *symscn = elf_getscn(o->elf, o->symndx);
+	Elf_Data *symd;
+	GElf_Shdr symsh;
+	size_t shstrndx;
+
+	if (!o->symndx)
+		return 0;	/* no symbols, so no probe calls */
+	if (!gelf_getshdr(symscn, &symsh) || !(symd = elf_getdata(symscn, NULL)))
+		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+	elf_getshdrstrndx(o->elf, &shstrndx);
+
+	while ((scn = elf_nextscn(o->elf, scn))) {
+		GElf_Shdr rsh, tsh;
+		Elf_Scn *tscn;
+		Elf_Data *rd, *td;
+		const char *tname;
+
+		if (!gelf_getshdr(scn, &rsh) || rsh.sh_type != SHT_RELA ||
+		    rsh.sh_link != o->symndx)
+			continue;
+		tscn = elf_getscn(o->elf, rsh.sh_info);
+		if (!tscn || !gelf_getshdr(tscn, &tsh))
+			continue;
+		tname = elf_strptr(o->elf, shstrndx, tsh.sh_name);
+		if (!tname)
+			tname = "?";
+		rd = elf_getdata(scn, NULL);
+		td = elf_getdata(tscn, NULL);
+		if (!rd)
+			return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+
+		for (size_t i = 0; i < rd->d_size / sizeof(Elf64_Rela); i++) {
+			const struct prov_provider *pv;
+			const struct prov_probe *pr;
+			struct gsite site = { 0 };
+			GElf_Rela r;
+			GElf_Sym sym;
+			const char *name, *rest;
+			bool en;
+			char why[512];
+			int err;
+
+			if (!gelf_getrela(rd, (int)i, &r) ||
+			    !gelf_getsym(symd, (int)GELF_R_SYM(r.r_info), &sym))
+				return gerr(g, o, "libelf: %s", elf_errmsg(-1));
+			name = symname(o->elf, symsh.sh_link, &sym);
+			if (strncmp(name, PROV_FUNC_PREFIX,
+				    strlen(PROV_FUNC_PREFIX)) == 0) {
+				en = false;
+				rest = name + strlen(PROV_FUNC_PREFIX);
+			} else if (strncmp(name, PROV_ENABLED_PREFIX,
+					   strlen(PROV_ENABLED_PREFIX)) == 0) {
+				en = true;
+				rest = name + strlen(PROV_ENABLED_PREFIX);
+			} else {
+				continue;
+			}
+			if (!(tsh.sh_flags & SHF_EXECINSTR)) {
+				if (!(tsh.sh_flags & SHF_ALLOC))
+					continue;	/* debug info */
+				return gerr(g, o,
+					    "section %s at offset %#llx takes the address of probe function '%s'; probes may only be called",
+					    tname, (unsigned long long)r.r_offset,
+					    name);
+			}
+			if (sym.st_shndx != SHN_UNDEF &&
+			    !is_probe_stub(o, &sym))
+				return gerr(g, o,
+					    "defines '%s' itself; probe functions must be left undefined for dtrace -G",
+					    name);
+			pr = probe_of(g->pf, rest, &pv);
+			site.obj = oi;
+			site.shndx = rsh.sh_info;
+			site.relscn = elf_ndxscn(scn);
+			site.relidx = i;
+			site.symidx = GELF_R_SYM(r.r_info);
+			site.pv = pv;
+			site.pr = pr;
+			/* SHT_NOBITS: libelf gives a size but no bytes */
+			if (!td || !td->d_buf || tsh.sh_type == SHT_NOBITS)
+				return gerr(g, o, "section %s has no data",
+					    tname);
+			err = x86_site_classify(td->d_buf, td->d_size,
+						(uint32_t)GELF_R_TYPE(r.r_info),
+						r.r_offset, r.r_addend, en,
+						&site.x, why, sizeof(why));
+			if (err == 0) {
+				err = find_func(g, oi, rsh.sh_info,
+						site.x.start, &site.func);
+				if (err == -ENOMEM)
+					return gerr(g, o, "out of memory");
+				if (err)
+					return gerr(g, o,
+						    "section %s offset %#llx: call to '%s' is not inside any function symbol",
+						    tname,
+						    (unsigned long long)site.x.start,
+						    name);
+			}
+			if (err) {
+				/* name the function if the offset has one */
+				unsigned fi;
+
+				if (find_func(g, oi, rsh.sh_info, r.r_offset,
+					      &fi) == 0)
+					return gerr(g, o,
+						    "function %s+%#llx: call to '%s': %s",
+						    g->funcs[fi].name,
+						    (unsigned long long)(r.r_offset -
+						    g->funcs[fi].value), name, why);
+				return gerr(g, o,
+					    "section %s offset %#llx: call to '%s': %s",
+					    tname, (unsigned long long)r.r_offset,
+					    name, why);
+			}
+			if (!pv)
+				return gerr(g, o,
+					    "function %s+%#llx calls '%s', but %s defines no such provider",
+					    g->funcs[site.func].name,
+					    (unsigned long long)(site.x.start -
+					    g->funcs[site.func].value),
+					    name, g->cmd->script);
+			if (!pr)
+				return gerr(g, o,
+					    "function %s+%#llx calls '%s', but provider '%s' has no probe '%s'",
+					    g->funcs[site.func].name,
+					    (unsigned long long)(site.x.start -
+					    g->funcs[site.func].value),
+					    name, pv->name,
+					    rest + strlen(pv->name) + 3);
+			{
+				struct gfunc *f = &g->funcs[site.func];
+
+				if (!f->insns.sec)
+					x86_insns_init(&f->insns, td->d_buf,
+						       td->d_size, f->value,
+						       f->size);
+				err = x86_insns_check(&f->insns, site.x.start,
+						      site.x.len,
+						      !site.x.rewritten, why,
+						      sizeof(why));
+				if (err && err != -ENOTSUP)
+					return gerr(g, o,
+						    "function %s+%#llx: call to '%s' refused: %s",
+						    f->name,
+						    (unsigned long long)(site.x.start -
+						    f->value), name, why);
+				if (site.x.start - f->value > UINT32_MAX)
+					return gerr(g, o,
+						    "function %s is too large",
+						    f->name);
+			}
+			if (add_site(g, &site) < 0)
+				return gerr(g, o, "out of memory");
+		}
+	}
+	return scan_notes(g, oi);
+}
+
+/*
+ * The anchor of object o (see struct gobj): the one an earlier run added,
+ * else a new one named after the object, as its aliases are.
+ */
+static int find_anchor(struct glink *g, struct gobj *o)
+{
+	Elf_Scn *symscn = elf_getscn(o->elf, o->symndx);
+	Elf_Data *d = symscn ? elf_getdata(symscn, NULL) : NULL;
+	size_t nsym = d ? d->d_size / sizeof(Elf64_Sym) : 0;
+	size_t plen = strlen(ALIAS_PREFIX);
+	GElf_Shdr symsh;
+	GElf_Sym sym;
+
+	if (symscn && gelf_getshdr(symscn, &symsh))
+		for (size_t i = 1; i < nsym; i++) {
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &sym) ||
+			    sym.st_shndx != SHN_UNDEF)
+				continue;
+			name = symname(o->elf, symsh.sh_link, &sym);
+			if (strncmp(name, ALIAS_PREFIX, plen) == 0 &&
+			    strlen(name) == plen + 12 && !strchr(name, '.')) {
+				o->anchor = strdup(name);
+				o->anchor_exists = true;
+				return o->anchor ? 0 : -ENOMEM;
+			}
+		}
+	if (asprintf(&o->anchor, ALIAS_PREFIX "%012llx",
+		     (unsigned long long)(obj_hash(g, o) >> 16)) < 0) {
+		o->anchor = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Every probe site of one object; its functions and sites form a range. */
+int gl_scan_object(struct glink *g, unsigned oi)
+{
+	struct gobj *o = &g->objs[oi];
+	int err;
+
+	o->func_first = g->nfunc;
+	o->site_first = g->nsite;
+	err = scan_sites(g, oi);
+	o->func_end = g->nfunc;
+	o->site_end = g->nsite;
+	if (!err && o->site_end > o->site_first && find_anchor(g, o) < 0)
+		err = gerr(g, o, "out of memory");
+	return err;
+}
+
+/*
+ * An inline function is emitted, in a COMDAT group, by every object that
+ * uses it, and the linker keeps one copy, from whichever object comes
+ * first.  Its alias is named after the function and the layout of its
+ * sites (offsets, kinds, probes), the same in every copy laid out alike:
+ * the copy the linker keeps defines it for every -G output that describes
+ * such a copy, in this run or another.  A copy laid out differently gets
+ * another alias, which the kept copy cannot define, so such a program
+ * fails to link instead of describing probes at the wrong offsets.  The
+ * notes of each such function go to a COMDAT group of the output signed
+ * with the alias's layout, so that outputs of several runs describe the
+ * kept copy once.  Copies within one run are matched by name.
+ */
+int gl_name_comdat(struct glink *g)
+{
+	for (unsigned fi = 0; fi < g->nfunc; fi++) {
+		struct gfunc *f = &g->funcs[fi];
+		uint64_t h = 0;
+
+		if (!f->comdat)
+			continue;
+		/* a sum of the sites' hashes: their order does not matter */
+		for (unsigned i = g->objs[f->obj].site_first;
+		     i < g->objs[f->obj].site_end; i++) {
+			const struct gsite *s = &g->sites[i];
+			uint64_t k = 0xcbf29ce484222325ULL;
+			uint64_t off = s->x.start - f->value;
+			uint8_t kind[3] = { (uint8_t)s->x.kind,
+					    (uint8_t)s->x.is_enabled,
+					    (uint8_t)s->noted };
+
+			if (s->func != fi)
+				continue;
+			k = fnv(k, &off, sizeof(off));
+			k = fnv(k, kind, sizeof(kind));
+			k = fnv(k, s->pv->name, strlen(s->pv->name) + 1);
+			k = fnv(k, s->pr->name, strlen(s->pr->name) + 1);
+			h += k;
+		}
+		h = fnv(h, &f->size, sizeof(f->size));
+		f->layout = h;
+		if (!f->alias_exists) {
+			free(f->alias);
+			if (asprintf(&f->alias, ALIAS_PREFIX ".%012llx.%s",
+				     (unsigned long long)(h >> 16),
+				     f->name) < 0) {
+				f->alias = NULL;
+				return gerr(g, NULL, "out of memory");
+			}
+		}
+		for (unsigned j = 0; j < fi; j++) {
+			if (g->funcs[j].comdat && g->funcs[j].canon < 0 &&
+			    g->funcs[j].obj != f->obj &&
+			    strcmp(g->funcs[j].name, f->name) == 0) {
+				f->canon = (int)j;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * Copies of one COMDAT function must hold the same sites: the output
+ * describes the sites once, at the copy the linker keeps, whichever it
+ * is.  Copies compiled differently would put probes inside instructions.
+ */
+int gl_check_comdat_copies(struct glink *g)
+{
+	for (unsigned fi = 0; fi < g->nfunc; fi++) {
+		const struct gfunc *f = &g->funcs[fi], *c;
+		unsigned nf = 0, nc = 0;
+		bool same;
+
+		if (f->canon < 0)
+			continue;
+		c = &g->funcs[f->canon];
+		same = f->size == c->size;
+		for (unsigned i = g->objs[c->obj].site_first;
+		     i < g->objs[c->obj].site_end; i++)
+			nc += g->sites[i].func == (unsigned)f->canon;
+		for (unsigned i = g->objs[f->obj].site_first;
+		     same && i < g->objs[f->obj].site_end; i++) {
+			const struct gsite *s = &g->sites[i];
+			bool found = false;
+
+			if (s->func != fi)
+				continue;
+			nf++;
+			for (unsigned j = g->objs[c->obj].site_first;
+			     j < g->objs[c->obj].site_end && !found; j++) {
+				const struct gsite *t = &g->sites[j];
+
+				found = t->func == (unsigned)f->canon &&
+					t->pr == s->pr &&
+					t->x.is_enabled == s->x.is_enabled &&
+					t->x.start - c->value ==
+					s->x.start - f->value;
+			}
+			same = found;
+		}
+		if (same && nf != nc)
+			same = false;
+		if (!same)
+			return gerr(g, &g->objs[f->obj],
+				    "inline function %s is also in %s, compiled differently (its probe sites differ); the linker keeps one copy, so compile both objects with the same compiler and flags",
+				    f->name, g->objs[c->obj].path);
+	}
+	return 0;
+}
+
+/*
+ * The fuzzers' way in (fuzz/fuzz-elf.c): stage 1 of dtrace_link() --
+ * load_object(), gl_check_object(), gl_scan_object() and the COMDAT
+ * checks -- on one object held in memory, named `path` in messages.
+ * Nothing is opened, written or renamed, and buf is never modified;
+ * messages go to stderr as dtrace -G prints them.  Returns 0 (with the
+ * number of probe sites in *nsite) or a negative errno.
+ */
+int dtrace_link_scan_mem(const struct dtrace_cmd *cmd,
+			 const struct prov_file *pf, const char *path,
+			 const void *buf, size_t len, unsigned *nsite)
+{
+	struct gobj o = { 0 };
+	struct glink g = { 0 };
+	int err;
+
+	g.cmd = cmd;
+	g.pf = pf;
+	g.objs = &o;
+	g.nobj = 1;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return gerr(&g, NULL, "libelf is out of date");
+	o.path = path;
+	o.buf = (uint8_t *)buf;	/* only rewrite_object() writes, to a copy */
+	o.size = len;
+	/* obj_hash() without realpath(): there is no file */
+	o.hash = fnv(fnv(0xcbf29ce484222325ULL, path, strlen(path)), buf, len);
+	o.hashed = true;
+	err = load_object(&g, &o);
+	if (!err && !o.lto)
+		err = gl_check_object(&g, &o);
+	if (!err && !o.lto)
+		err = gl_scan_object(&g, 0);
+	if (!err)
+		err = gl_name_comdat(&g);
+	if (!err)
+		err = gl_check_comdat_copies(&g);
+	if (!err && nsite)
+		*nsite = g.nsite;
+	if (o.elf)
+		elf_end(o.elf);
+	free(o.anchor);
+	for (unsigned i = 0; i < g.nfunc; i++) {
+		free(g.funcs[i].name);
+		free(g.funcs[i].alias);
+		x86_insns_free(&g.funcs[i].insns);
+	}
+	free(g.funcs);
+	free(g.sites);
+	return err;
+}

@@ -641,6 +641,7 @@ fail:
 
 static int cmd_link(struct dtrace_cmd *c)
 {
+	struct dt_link_opts lo = {0};
 	struct prov_file *pf = NULL;
 	char *defout = NULL;
 	const char *out = c->output;
@@ -658,7 +659,11 @@ static int cmd_link(struct dtrace_cmd *c)
 			return EXIT_FAILURE;
 		}
 	}
-	err = dtrace_link(c, pf, out);
+	lo.script = c->script;
+	lo.objects = c->args;
+	lo.nobjects = c->argc;
+	lo.verbose = c->verbose;
+	err = dtrace_link(&lo, pf, out);
 	prov_file_free(pf);
 	free(defout);
 	return err ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -51,15 +51,23 @@ struct dtrace_cmd {
 	unsigned nxopts;
 };
 
-/* dtrace -G: rewrite the objects in cmd->args, write `out`; 0 or -errno. */
-int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
+/* What dtrace -G is asked; dtrace.c fills it from the command line. */
+struct dt_link_opts {
+	const char *script;		/* the provider file, for messages */
+	char *const *objects;		/* the objects to rewrite */
+	int nobjects;
+	bool verbose;			/* -v: each site before and after */
+};
+
+/* dtrace -G: rewrite the objects, write `out`; 0 or -errno. */
+int dtrace_link(const struct dt_link_opts *cmd, const struct prov_file *pf,
 		const char *out);
 
 /*
  * -G's reading stage on one object in memory (read, check, scan; nothing
  * written), for the fuzzers; 0 with the site count in *nsite, or -errno.
  */
-int dtrace_link_scan_mem(const struct dtrace_cmd *cmd,
+int dtrace_link_scan_mem(const struct dt_link_opts *cmd,
 			 const struct prov_file *pf, const char *path,
 			 const void *buf, size_t len, unsigned *nsite);
 

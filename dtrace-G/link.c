@@ -381,7 +381,7 @@ out:
 }
 
 
-int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
+int dtrace_link(const struct dt_link_opts *cmd, const struct prov_file *pf,
 		const char *out)
 {
 	struct glink g = { 0 };
@@ -394,19 +394,19 @@ int dtrace_link(const struct dtrace_cmd *cmd, const struct prov_file *pf,
 	g.pf = pf;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return gerr(&g, NULL, "libelf is out of date");
-	g.objs = calloc((size_t)cmd->argc + 1, sizeof(*g.objs));
+	g.objs = calloc((size_t)cmd->nobjects + 1, sizeof(*g.objs));
 	if (!g.objs)
 		return gerr(&g, NULL, "out of memory");
-	g.nobj = (unsigned)cmd->argc;
+	g.nobj = (unsigned)cmd->nobjects;
 
-	if (cmd->argc && x86_disasm_available(errbuf, sizeof(errbuf)) < 0)
+	if (cmd->nobjects && x86_disasm_available(errbuf, sizeof(errbuf)) < 0)
 		fprintf(stderr,
 			"dtrace: warning: no disassembler (%s): probe sites are checked by their bytes only\n",
 			errbuf);
 
 	/* 1. read and understand everything; change nothing */
 	for (unsigned i = 0; i < g.nobj; i++) {
-		g.objs[i].path = cmd->args[i];
+		g.objs[i].path = cmd->objects[i];
 		for (unsigned j = 0; j < i; j++) {
 			if (strcmp(g.objs[j].path, g.objs[i].path) == 0) {
 				err = gerr(&g, &g.objs[i], "is given twice");

@@ -108,7 +108,7 @@ struct gsite {
 };
 
 struct glink {
-	const struct dtrace_cmd *cmd;
+	const struct dt_link_opts *cmd;
 	const struct prov_file *pf;
 	struct gobj *objs;
 	unsigned nobj;

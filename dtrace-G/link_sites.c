@@ -953,7 +953,7 @@ int gl_check_comdat_copies(struct glink *g)
  * messages go to stderr as dtrace -G prints them.  Returns 0 (with the
  * number of probe sites in *nsite) or a negative errno.
  */
-int dtrace_link_scan_mem(const struct dtrace_cmd *cmd,
+int dtrace_link_scan_mem(const struct dt_link_opts *cmd,
 			 const struct prov_file *pf, const char *path,
 			 const void *buf, size_t len, unsigned *nsite)
 {

@@ -31,7 +31,7 @@
 #endif
 
 static struct prov_file *pf;
-static struct dtrace_cmd cmd;
+static struct dt_link_opts cmd;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -48,7 +48,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		fuzz_fail("libelf is out of date");
-	cmd.mode = MODE_LINK;
 	cmd.script = path;
 	return 0;
 }

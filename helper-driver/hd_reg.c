@@ -59,6 +59,7 @@
 #include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dof_check.h"
@@ -406,6 +407,64 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/*
+ * Fairness.  A refused registration is free for the caller and can be
+ * expensive here: an 8 MiB blob that fails the last check was copied and
+ * checked for nothing, and every other caller waited meanwhile.  So what
+ * a user's refusals cost is a debt (the blob's bytes plus a fixed 1 KiB
+ * per request), paid back at refused_rate bytes per second; while a user
+ * owes more than refused_burst, its next ADDDOF is refused at once with
+ * EBUSY, before anything is copied.  Root has no debt; a user whose
+ * registrations succeed never has one.
+ */
+#define HD_REFUSAL_COST (1u << 10)
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* uid's debt, paid down to now; NULL for root or without memory. */
+static struct hd_debt *debt_of(struct helperd *hd, uid_t uid, bool make)
+{
+	struct hd_debt *d = NULL, *nv;
+	uint64_t now = mono_ns();
+
+	if (uid == 0)
+		return NULL;
+	for (size_t i = 0; i < hd->ndebts && !d; i++)
+		if (hd->debts[i].uid == uid)
+			d = &hd->debts[i];
+	if (!d) {
+		if (!make)
+			return NULL;
+		nv = realloc(hd->debts, (hd->ndebts + 1) * sizeof(*nv));
+		if (!nv)
+			return NULL;
+		hd->debts = nv;
+		d = &hd->debts[hd->ndebts++];
+		memset(d, 0, sizeof(*d));
+		d->uid = uid;
+		d->t_ns = now;
+	}
+	d->bytes -= (double)(now - d->t_ns) / 1e9 * (double)hd->refused_rate;
+	if (d->bytes < 0)
+		d->bytes = 0;
+	d->t_ns = now;
+	return d;
+}
+
+static void charge_refusal(struct helperd *hd, uid_t uid, size_t len)
+{
+	struct hd_debt *d = debt_of(hd, uid, true);
+
+	if (d)
+		d->bytes += (double)len + HD_REFUSAL_COST;
+}
+
 int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 		  enum reg_origin origin)
 {
@@ -447,12 +506,25 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 	memset(&e, 0, sizeof(e)); /* fail: frees e.dof and e.path */
 
 	/* 2. Mappings, header, blob: copied once, never read again. */
+	{
+		struct hd_debt *d = debt_of(hd, uid, false);
+
+		if (d && d->bytes > (double)hd->refused_burst) {
+			d->refused++;
+			return reject(&rj, -EBUSY, "user %u owes %.0f KiB of "
+				      "refused work (%" PRIu64 " request(s) "
+				      "turned away); try again later",
+				      (unsigned)uid, d->bytes / 1024,
+				      d->refused);
+		}
+	}
 	/*
 	 * Through the calling thread: the main thread of a process may have
 	 * called pthread_exit(), and then reads through the pid fail.
 	 */
 	err = hd_guard_fetch(tid, uid, h->dofhp_dof, 0, hd->max_dof, &f);
 	if (err) {
+		charge_refusal(hd, uid, 0);
 		if (f.stage == HD_FETCH_HDR)
 			return reject(&rj, err, "%s (offset %" PRIu64 ")",
 				      f.derr.msg, f.derr.off);
@@ -597,6 +669,7 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 	return (int)e.gen;
 
 fail:
+	charge_refusal(hd, uid, e.dof_len);
 	proc_maps_free(&mm);
 	free(sites);
 	free(e.dof);
@@ -774,6 +847,9 @@ void hd_reg_free(struct helperd *hd)
 	hd->procs = NULL;
 	hd->nprocs = hd->procs_cap = 0;
 	free(hd->unlink_pending);
+	free(hd->debts);
+	hd->debts = NULL;
+	hd->ndebts = 0;
 	hd->unlink_pending = NULL;
 	hd->n_unlink = 0;
 }

@@ -136,6 +136,8 @@ int main(int argc, char **argv)
 		.max_uid_bytes = DTRACE_HELPER_MAX_UID_BYTES,
 		.max_uid_regs = DTRACE_HELPER_MAX_UID_REGS,
 		.max_total_bytes = DTRACE_HELPER_MAX_TOTAL_BYTES,
+		.refused_rate = HD_REFUSED_RATE,
+		.refused_burst = HD_REFUSED_BURST,
 		.next_gen = 1,
 		.epfd = -1,
 	};

@@ -43,6 +43,22 @@
 #include "registry.h"
 #include "usdt/helper_abi.h"
 
+/*
+ * What a user's refused registrations cost the daemon (bytes copied and
+ * checked for nothing), paid back at hd->refused_rate per second
+ * (hd_reg.c).  The defaults let a user have four 8 MiB blobs refused at
+ * once and one every quarter of a second after that.
+ */
+#define HD_REFUSED_RATE (32UL << 20)  /* bytes per second */
+#define HD_REFUSED_BURST (32UL << 20) /* bytes owed before EBUSY */
+
+struct hd_debt {
+	uid_t uid;
+	double bytes;	   /* owed as of t_ns */
+	uint64_t t_ns;	   /* CLOCK_MONOTONIC */
+	uint64_t refused;  /* requests turned away for it, to log */
+};
+
 /* A process with at least one registration. */
 struct hd_proc {
 	struct reg_proc rp; /* pid, start time, comm, entries */
@@ -68,6 +84,8 @@ struct helperd {
 	uint64_t max_uid_bytes;	 /* all blobs of one user (not root) */
 	unsigned max_uid_regs;	 /* registrations of one user */
 	uint64_t max_total_bytes;
+	uint64_t refused_rate;	/* refused DOF bytes a user may cost / s */
+	uint64_t refused_burst;	/* ... and at once (hd_reg.c: debts) */
 	unsigned pidfd_max;	/* pidfds in all (hd_fd_budget) */
 	unsigned pidfd_uid_max;	/* pidfds for one user's processes (not root) */
 
@@ -75,6 +93,8 @@ struct helperd {
 	struct hd_proc **procs;
 	size_t nprocs, procs_cap;
 	unsigned npidfd;	/* processes watched through a pidfd */
+	struct hd_debt *debts;	/* refused work per user (not root) */
+	size_t ndebts;
 	bool pidfd_cap_logged;	/* "watched by the periodic check" said once */
 	uint64_t total_bytes;
 	uint64_t next_gen;

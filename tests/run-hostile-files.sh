@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run-hostile-files.sh: root's dtrace reads files another user controls
-# (issue 17, parts 1, 2, 4 and 7).
+# (issue 17, parts 1 to 7).
 #
 # An unprivileged process (uid nobody) copies a probed program into a
 # file of its own, maps it executable, and then keeps cutting the file
@@ -36,6 +36,11 @@
 # a pidfd each would take them all, and every later registration, root's
 # included, failed with ESRCH.  Root and another user must still
 # register, and the 300 be forgotten once they exit.
+#
+# And refused work (part 3): nobody sends 8 MiB blobs that only the last
+# check refuses, 60 in a row, which cost the daemon a copy and a check
+# each; after a few the daemon turns the rest away with EBUSY before
+# copying anything, and root and another user register meanwhile.
 # Needs root (to run the attacker as another user) and setpriv.
 
 . "$top_srcdir/tests/lib.sh"
@@ -351,6 +356,41 @@ if [ -x "${HELPERD:-}" ] && [ -c /dev/fuse ]; then
 		stop_pid "$hd_pid" TERM
 		hd_pid=
 		expect_eq "the daemon limited to 300 descriptors: status" 0 "$stop_status"
+
+		# refused work: 8 MiB blobs that only the last check refuses,
+		# in a loop, as nobody; root and another user register meanwhile
+		"$HELPERD" -f -v --no-scan --device "$tmp/hdev/helper" \
+			--state-dir "$tmp/bstate" >big.log 2>&1 &
+		hd_pid=$!
+		if wait_until 300 grep -q "serving $tmp/hdev/helper" big.log; then
+			DOFCLIENT_UID=65534 DOFCLIENT_FLOOD_N=60 "$DOFCLIENT" \
+				-d "$tmp/hdev/helper" attack bigbad >bigbad.out 2>&1 &
+			bb_pid=$!
+			sleep 0.5
+			t0=$(date +%s%N)
+			echo | timeout 20 "$DOFCLIENT" -d "$tmp/hdev/helper" valid \
+				root >broot.out 2>&1
+			t1=$(date +%s%N)
+			echo | timeout 20 setpriv --reuid=65533 --regid=65533 \
+				--clear-groups "$DOFCLIENT" -d "$tmp/hdev/helper" \
+				valid other >bother.out 2>&1
+			wait "$bb_pid"
+			expect_grep "while nobody's refusals flood: root registers" \
+				'^valid: pid=[0-9]* gen=[1-9]' broot.out
+			expect_grep "while nobody's refusals flood: another user registers" \
+				'^valid: pid=[0-9]* gen=[1-9]' bother.out
+			echo "# root's registration took $(( (t1 - t0) / 1000000 )) ms, dofclient included: $(cat bigbad.out)"
+			expect_grep "refused work: some checked and refused (EINVAL)" \
+				'einval=[1-9]' bigbad.out
+			expect_grep "refused work: the rest turned away at once (EBUSY)" \
+				'ebusy=[1-9]' bigbad.out
+			expect_grep "refused work: the daemon says why" \
+				'owes [0-9]* KiB of refused work' big.log
+		else
+			fail "the daemon for the refused-work check did not start: $(cat big.log)"
+		fi
+		stop_pid "$hd_pid" TERM
+		hd_pid=
 	else
 		echo "# no dofclient or no prlimit: the descriptor check is not run"
 	fi

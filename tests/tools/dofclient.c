@@ -53,6 +53,10 @@
  *			inside ADDDOF; no registry file may outlive them
  *	remove-*	REMOVE of another process's generation (ARG), of one
  *			never issued, 0, -1, by value and through NULL
+ *	bigbad		8 MiB blobs refused by the last check, in a loop:
+ *			EINVAL while the daemon checks them, EBUSY once
+ *			the user's refusals cost too much ($DOFCLIENT_FLOOD_N,
+ *			$DOFCLIENT_UID)
  *	quota-bytes	blobs of 8 MiB (the size limit) until the 16 MiB
  *			per-process limit refuses one, then withdraw and add
  *			one five times, printing the slowest ADDDOF
@@ -936,6 +940,48 @@ static int run_quota(void)
 	return 0;
 }
 
+/*
+ * bigbad: blobs of the size limit (8 MiB) whose probe site is on the
+ * heap, so each is copied and checked whole and refused only by the
+ * last check, the most a refusal can cost the daemon; $DOFCLIENT_FLOOD_N
+ * of them (40), as $DOFCLIENT_UID.  Counts EINVAL (refused after the
+ * work) and EBUSY (refused before it: the user's refusals cost enough).
+ */
+static int run_bigbad(void)
+{
+	const char *nv = getenv("DOFCLIENT_FLOOD_N");
+	const size_t sz = DOF_MAX_SIZE_DEFAULT;
+	unsigned i, n = nv ? (unsigned)strtoul(nv, NULL, 10) : 40;
+	unsigned einval = 0, ebusy = 0, other = 0;
+	uint8_t *b = arena(sz);
+	dof_helper_t h;
+	int fd, err;
+
+	drop_uid();
+	build_default(b);
+	HDR(b)->dofh_loadsz = sz;
+	HDR(b)->dofh_filesz = sz;
+	self_check(b, sz);
+	heap_block = malloc(4096);
+	PROBE(b)->dofpr_addr = (uint64_t)(uintptr_t)heap_block;
+	helper_for(&h, b);
+	fd = open_dev();
+	for (i = 0; i < n; i++) {
+		if (xioctl(fd, DTRACEHIOC_ADDDOF, &h, &err) >= 0)
+			other++;
+		else if (err == EINVAL)
+			einval++;
+		else if (err == EBUSY)
+			ebusy++;
+		else
+			other++;
+	}
+	printf("bigbad: pid=%d n=%u einval=%u ebusy=%u other=%u\n",
+	       (int)getpid(), n, einval, ebusy, other);
+	close(fd);
+	return 0;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -1433,6 +1479,8 @@ int main(int argc, char **argv)
 		return run_quota();
 	if (!strcmp(argv[2], "quota-bytes"))
 		return run_quota_bytes();
+	if (!strcmp(argv[2], "bigbad"))
+		return run_bigbad();
 	if (!strcmp(argv[2], "fuse-stall") || !strcmp(argv[2], "fuse-hidden"))
 		return run_fuse_stall(argv[2], argc > 3 ? argv[3] : NULL,
 				      argc > 4 ? argv[4] : NULL);

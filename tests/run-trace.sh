@@ -595,9 +595,11 @@ wait_until 100 dead "$m"
 # Threads that exit take their self-> variables along (d_thread_exit):
 # 16 threads each set one and exit; the main thread sets one and lives
 # on, so one is left when exit() stops tracing.  -v says how many.
+# (a joined thread's /proc entry can outlive pthread_join by a moment:
+# the 200 ms before done let the last ones go)
 trun -v -q -n 'tr$target:::tick { self->n++; }' \
 	-n 'tr$target:::done { self->m = 1; exit(0); }' \
-	-c "./trprog 'threads 8 3' 'threads 8 3' done 'sleep 5000'"
+	-c "./trprog 'threads 8 3' 'threads 8 3' 'sleep 200' done 'sleep 5000'"
 expect_eq "self-> of exited threads: status" 0 "$status"
 expect_grep "self-> of exited threads: freed, the live thread's kept" \
 	'^dtrace: 16 traced threads exited; 1 self-> variable live$' err.txt

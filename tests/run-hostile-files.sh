@@ -161,8 +161,11 @@ fi
 # dtrace-helperd's start-up scan reads the files of running processes
 # (it died in 3 of 65 starts): each start must come up and stop cleanly
 scan_start() {
-	"$HELPERD" -f -v --device "$tmp/sdev/helper" --state-dir "$tmp/sstate" \
-		>scan.log 2>&1 &
+	# the old log must not answer for the new daemon; timeout bounds a
+	# start that goes wrong (and passes the TERM below on)
+	rm -f scan.log
+	timeout 60 "$HELPERD" -f -v --device "$tmp/sdev/helper" \
+		--state-dir "$tmp/sstate" >scan.log 2>&1 &
 	ss_pid=$!
 	if ! wait_until 300 grep -q "serving $tmp/sdev/helper" scan.log; then
 		kill -KILL "$ss_pid" 2>/dev/null

@@ -551,13 +551,7 @@ out:
 		free(o->buf);
 		free(o->anchor);
 	}
-	for (unsigned i = 0; i < g.nfunc; i++) {
-		free(g.funcs[i].name);
-		free(g.funcs[i].alias);
-		x86_insns_free(&g.funcs[i].insns);
-	}
-	free(g.funcs);
-	free(g.sites);
+	gl_free_sites(&g);
 	free(g.objs);
 	return err;
 }

@@ -129,6 +129,10 @@ int gl_scan_object(struct glink *g, unsigned oi);
 int gl_name_comdat(struct glink *g);
 int gl_check_comdat_copies(struct glink *g);
 
+/* Free what the scan made: the functions (names, aliases, decoded
+ * instructions) and the sites. */
+void gl_free_sites(struct glink *g);
+
 /* link_out.c: stage 3, the output object */
 const char *gl_drti_path(void);
 int gl_build_output(struct glink *g, const char *tmp_in, bool *has_dof);

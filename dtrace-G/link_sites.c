@@ -987,12 +987,17 @@ int dtrace_link_scan_mem(const struct dt_link_opts *cmd,
 	if (o.elf)
 		elf_end(o.elf);
 	free(o.anchor);
-	for (unsigned i = 0; i < g.nfunc; i++) {
-		free(g.funcs[i].name);
-		free(g.funcs[i].alias);
-		x86_insns_free(&g.funcs[i].insns);
-	}
-	free(g.funcs);
-	free(g.sites);
+	gl_free_sites(&g);
 	return err;
+}
+
+void gl_free_sites(struct glink *g)
+{
+	for (unsigned i = 0; i < g->nfunc; i++) {
+		free(g->funcs[i].name);
+		free(g->funcs[i].alias);
+		x86_insns_free(&g->funcs[i].insns);
+	}
+	free(g->funcs);
+	free(g->sites);
 }

@@ -10,7 +10,8 @@
  *			attaches first
  *	prog loop FILE	fire query__start every 10 ms and print its
  *			semaphore and _ENABLED() each time, until FILE
- *			exists (at most 3000 rounds, about 30 s)
+ *			exists (at most 60000 rounds, about 10 minutes: longer
+ *			than a slow bpftrace detach under load)
  *
  * Every probe argument is a constant or the round number, so a consumer
  * sees known values; the test spells them out again.
@@ -97,7 +98,7 @@ static int loop(const char *stop)
 {
 	const struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
 
-	for (int i = 0; i < 3000; i++) {
+	for (int i = 0; i < 60000; i++) {
 		MYAPP_QUERY_START("loop", i);
 		printf("loop %d sema %u enabled %d\n", i,
 		       (unsigned)__usdt_sema_myapp___query__start,

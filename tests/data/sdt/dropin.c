@@ -208,7 +208,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 3 && strcmp(argv[1], "loop") == 0) {
-		for (i = 0; i < 3000; i++) {
+		for (i = 0; i < 30000; i++) {
 			unsigned gated;
 
 			DROPUS_HIT(i);

@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 3 && strcmp(argv[1], "loop") == 0) {
-		for (int i = 0; i < 3000; i++) {
+		for (int i = 0; i < 30000; i++) {
 			fire(i);
 			printf("%d sdtt %u %d sdtp %u %d\n", i,
 			       (unsigned)USDT_SEMAPHORE(sdtt, gated),

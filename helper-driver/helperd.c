@@ -151,6 +151,24 @@ int main(int argc, char **argv)
 	char *slash;
 	bool stop = false;
 
+	/*
+	 * The stop signals are blocked first thing, and only read from the
+	 * signalfd below: one sent while we start stays pending instead of
+	 * being lost.  Their disposition is reset too, since an ignored one
+	 * (SIG_IGN survives exec: `nohup`, `env --ignore-signal`, some
+	 * service managers) that arrives before it is blocked is discarded
+	 * by the kernel, and a stop sent during a slow start-up scan was
+	 * then never seen.
+	 */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+
 	while ((ch = getopt_long(argc, argv, "fd:s:vhV", longopts, NULL)) !=
 	       -1) {
 		switch (ch) {
@@ -239,11 +257,6 @@ int main(int argc, char **argv)
 	if (!hd.foreground)
 		ready_fd = hd_background();
 	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGHUP);
-	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	umask(022);
 
 	hd_fd_budget(&hd);

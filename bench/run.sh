@@ -339,7 +339,7 @@ row "dtrace -h, 200 probes: ms" "$(best_ms "$DTRACE" -h -s big.d -o big.h)" "$re
 	done
 } >obj.c
 $CC -O2 -c obj.c -o obj.o || exit 1
-for n in 10 100 500 2000; do
+for n in 1 10 100 200 500 2000; do
 	mkdir -p "g$n"
 	i=0
 	while [ $i -lt $n ]; do

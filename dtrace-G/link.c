@@ -386,7 +386,7 @@ int dtrace_link(const struct dt_link_opts *cmd, const struct prov_file *pf,
 {
 	struct glink g = { 0 };
 	char *tmp_a = NULL, *tmp_b = NULL, errbuf[256];
-	bool has_dof = false;
+	bool need_ld = false;
 	int err = 0, fd;
 	mode_t um;
 
@@ -475,10 +475,10 @@ int dtrace_link(const struct dt_link_opts *cmd, const struct prov_file *pf,
 			   strerror(errno));
 		goto out;
 	}
-	err = gl_build_output(&g, tmp_a, &has_dof);
+	err = gl_build_output(&g, tmp_a, &need_ld);
 	if (err)
 		goto out;
-	if (has_dof) {
+	if (need_ld) {
 		tmp_b = tmp_beside(out, &fd);
 		if (tmp_b)
 			close(fd);

@@ -135,7 +135,7 @@ void gl_free_sites(struct glink *g);
 
 /* link_out.c: stage 3, the output object */
 const char *gl_drti_path(void);
-int gl_build_output(struct glink *g, const char *tmp_in, bool *has_dof);
+int gl_build_output(struct glink *g, const char *tmp_in, bool *need_ld);
 int gl_merge_drti(struct glink *g, const char *out, const char *in);
 
 #endif /* USDT_DTRACE_LINK_IMPL_H */

@@ -13,9 +13,13 @@
  *			SHF_GNU_RETAIN, so lld --gc-sections keeps it
  *	.probes		one semaphore per probe of the providers, weak and
  *			hidden: _ENABLED() in the header reads it
- *	drti.o		merged with `ld -r` ($LD); then every defined symbol
- *			but the semaphores is made local, so several -G
- *			outputs link into one program without clashes
+ *	drti.o		copied in (elfw_add_object(): its sections,
+ *			symbols and relocations, as `ld -r` would merge
+ *			them, without running a linker), or merged with
+ *			`$LD -r` when $LD is set or the copy refuses the
+ *			object; either way every defined symbol but the
+ *			semaphores is made local, so several -G outputs
+ *			link into one program without clashes
  *
  * Functions are named through their aliases and each object's anchor
  * is defined here, weak (link_sites.c).  The notes go into COMDAT groups
@@ -193,23 +197,65 @@ static int add_stapsdt_base(struct elfw *w, int *base_sym)
  * x86 feature note says this object (which has no code) is fine with
  * IBT and shadow stacks, so it never takes CET away from a program.
  */
-static int add_gnu_notes(struct elfw *w)
+static int add_gnu_stack(struct elfw *w)
+{
+	int sec = elfw_section(w, ".note.GNU-stack", SHT_PROGBITS, 0, 1, 0,
+			       NULL, 0);
+
+	return sec < 0 ? sec : 0;
+}
+
+static int add_gnu_property(struct elfw *w)
 {
 	static const uint32_t prop[] = {
 		4, 16, 5,			/* namesz, descsz, NT_GNU_PROPERTY_TYPE_0 */
 		0x554e47,			/* "GNU\0" */
 		0xc0000002, 4, 3, 0,		/* X86_FEATURE_1_AND: IBT | SHSTK */
 	};
-	int sec = elfw_section(w, ".note.GNU-stack", SHT_PROGBITS, 0, 1, 0,
-			       NULL, 0);
+	int sec;
 
-	if (sec < 0)
-		return sec;
 	if (!DRTI_CET)
 		return 0;
 	sec = elfw_section(w, ".note.gnu.property", SHT_NOTE, SHF_ALLOC, 8, 0,
 			   prop, sizeof(prop));
 	return sec < 0 ? sec : 0;
+}
+
+/* drti.o's sections the output has already: its own stack note */
+static int skip_drti_section(const char *name)
+{
+	return strcmp(name, ".note.GNU-stack") == 0;
+}
+
+/*
+ * Merge drti.o into w without a linker (elfw_add_object()), unless $LD
+ * names one: then, or when the copy refuses drti.o, false, and
+ * gl_merge_drti() runs `ld -r` on the written output.  drti.o's own
+ * x86 feature note (or its absence) is the output's then, which is what
+ * `ld -r` makes of the two (the AND of their features).
+ */
+static int merge_drti_builtin(struct glink *g, struct elfw *w, bool *merged,
+			      char *errbuf, size_t errlen)
+{
+	const char *ld = getenv("LD");
+	int err;
+
+	*merged = false;
+	if (ld && *ld)
+		return 0;
+	err = elfw_add_object(w, gl_drti_path(), skip_drti_section, errbuf,
+			      errlen);
+	if (err == -ENOTSUP) {
+		if (g->cmd->verbose)
+			fprintf(stderr, "dtrace: %s; merging it with ld -r\n",
+				errbuf);
+		return 0;
+	}
+	if (err)
+		return err;
+	elfw_localize_all(w, keep_global, NULL);
+	*merged = true;
+	return 0;
 }
 
 /* Whether site s gets a note in the output. */
@@ -319,7 +365,7 @@ static int add_note_group(const struct glink *g, struct elfw *w,
 	return add_notes(g, w, sec, fi, oi, alias_sym, sema_sym, base_sym);
 }
 
-int gl_build_output(struct glink *g, const char *tmp_in, bool *has_dof)
+int gl_build_output(struct glink *g, const char *tmp_in, bool *need_ld)
 {
 	struct elfw *w = elfw_new();
 	struct dof_fprobe *fp = NULL;
@@ -330,10 +376,10 @@ int gl_build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 	int *alias_sym = NULL, *sema_sym = NULL, base_sym = 0, err = -ENOMEM;
 	int dofsec = 0, probesec;
 	char errbuf[256] = "out of memory";
-	bool need_notes = false;
+	bool need_notes = false, has_dof = false, merged = false;
 	int fd = -1;
 
-	*has_dof = false;
+	*need_ld = false;
 	if (!w)
 		goto out;
 	sort_g = g;
@@ -375,14 +421,14 @@ int gl_build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 				errbuf, sizeof(errbuf));
 		if (err)
 			goto out;
-		*has_dof = true;
+		has_dof = true;
 	}
 
 	/* sections */
 	err = -ENOMEM;
-	if (add_gnu_notes(w) < 0)
+	if (add_gnu_stack(w) < 0)
 		goto out;
-	if (*has_dof) {
+	if (has_dof) {
 		int dofsym;
 
 		dofsec = elfw_section(w, DOF_SECTION_NAME, SHT_PROGBITS,
@@ -526,6 +572,17 @@ int gl_build_output(struct glink *g, const char *tmp_in, bool *has_dof)
 				   base_sym) < 0)
 			goto out;
 	}
+
+	/* a DOF needs drti.o, to register it */
+	if (has_dof) {
+		err = merge_drti_builtin(g, w, &merged, errbuf, sizeof(errbuf));
+		if (err)
+			goto out;
+		*need_ld = !merged;
+	}
+	err = -ENOMEM;
+	if (!merged && add_gnu_property(w) < 0)
+		goto out;
 
 	fd = open(tmp_in, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0) {

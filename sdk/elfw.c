@@ -30,6 +30,11 @@
 
 #include "elfw.h"
 
+/* clang's address-significance table (lld's --icf=safe): hints only */
+#ifndef SHT_LLVM_ADDRSIG
+#define SHT_LLVM_ADDRSIG 0x6fff4c03
+#endif
+
 struct wrela {
 	uint64_t offset;
 	int sym;
@@ -654,4 +659,281 @@ out:
 	free(nsym);
 	free(map);
 	return err;
+}
+
+/* ----------------------------------------------------------------------
+ * Adding another relocatable object, as `ld -r` of the two would
+ *
+ * Used for drti.o, an object usdt-sdk builds itself: its sections are
+ * appended as they are (a relocatable object may hold several sections
+ * of one name, so nothing is combined), its symbols added with section
+ * symbols shared and indices renumbered at write, and its relocations
+ * attached to the copies.  What this plain copy would get wrong is
+ * refused before anything is added, so the caller can hand the whole
+ * job to the linker instead: groups, SHT_REL, SHF_LINK_ORDER, common
+ * symbols, extended section indices, another machine.  clang's
+ * .llvm_addrsig (symbol indices, a hint for identical-code folding) is
+ * dropped, as the copy would make its indices wrong.  Once copying
+ * has begun an error is final: w is then half merged.
+ */
+
+/* Whether the object in elf is one elfw_add_object() can copy. */
+static const char *add_object_refusal(Elf *elf, const GElf_Ehdr *eh,
+				      size_t shstrndx)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_type != ET_REL ||
+	    eh->e_machine != EM_X86_64)
+		return "not an x86-64 relocatable object";
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			return "unreadable section header";
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name)
+			return "unreadable section name";
+		switch (sh.sh_type) {
+		case SHT_GROUP:
+		case SHT_REL:
+		case SHT_SYMTAB_SHNDX:
+			return "a section of a kind it does not copy";
+		case SHT_RELA:
+		case SHT_SYMTAB:
+		case SHT_STRTAB:
+			continue;
+		}
+		if (sh.sh_flags & (SHF_LINK_ORDER | SHF_GROUP))
+			return "a section tied to another";
+		if (sh.sh_type == SHT_LLVM_ADDRSIG)
+			continue;	/* symbol indices: dropped below */
+		if (sh.sh_link || (sh.sh_info && !(sh.sh_flags & SHF_INFO_LINK)))
+			return "a section tied to another";
+	}
+	return NULL;
+}
+
+/* The global or weak symbol of w named name, 0 if none. */
+static int find_global(const struct elfw *w, const char *name)
+{
+	for (unsigned i = 1; i < w->nsym; i++)
+		if (w->syms[i].bind != STB_LOCAL && name &&
+		    strcmp(w->syms[i].name, name) == 0)
+			return (int)i;
+	return 0;
+}
+
+/*
+ * An added object's global s (in section sec, 0 if undefined) meets w's
+ * symbol h of the same name: a reference takes the definition, as the
+ * linker resolves them; the stricter visibility wins.  Two definitions
+ * are refused, unless one is weak (the strong one stays).
+ */
+static int resolve(struct elfw *w, int h, int sec, const GElf_Sym *s)
+{
+	struct wsym *o = &w->syms[h];
+	int vis = GELF_ST_VISIBILITY(s->st_other);
+
+	if (vis != STV_DEFAULT &&
+	    (o->vis == STV_DEFAULT || vis < o->vis))
+		o->vis = vis;
+	if (!sec)
+		return h;
+	if (o->sec && o->bind != STB_WEAK &&
+	    GELF_ST_BIND(s->st_info) != STB_WEAK)
+		return -EEXIST;
+	if (o->sec && GELF_ST_BIND(s->st_info) == STB_WEAK)
+		return h;
+	o->sec = sec;
+	o->value = s->st_value;
+	o->size = s->st_size;
+	o->bind = GELF_ST_BIND(s->st_info);
+	o->type = GELF_ST_TYPE(s->st_info);
+	return h;
+}
+
+int elfw_add_object(struct elfw *w, const char *path,
+		    int (*skip)(const char *name), char *errbuf, size_t errlen)
+{
+	Elf *elf = NULL;
+	Elf_Scn *scn = NULL;
+	Elf_Data *symd = NULL;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	size_t nscn = 0, shstrndx = 0, nsym = 0, strndx = 0;
+	int *secmap = NULL, *symmap = NULL;
+	const char *why;
+	int fd, err = -ENOMEM;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return elfw_err(errbuf, errlen, "libelf is out of date");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(errbuf, errlen, "cannot open %s: %s", path,
+			 strerror(errno));
+		return err;
+	}
+	/* ELF_C_READ: a copy in memory, safe from the file changing */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || !gelf_getehdr(elf, &eh) || elf_getshdrnum(elf, &nscn) ||
+	    elf_getshdrstrndx(elf, &shstrndx)) {
+		err = elfw_err(errbuf, errlen, "%s: %s", path, elf_errmsg(-1));
+		goto out;
+	}
+	why = add_object_refusal(elf, &eh, shstrndx);
+	if (why) {
+		snprintf(errbuf, errlen, "%s: %s", path, why);
+		err = -ENOTSUP;
+		goto out;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+			symd = elf_getdata(scn, NULL);
+			nsym = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+			strndx = sh.sh_link;
+		}
+	}
+	secmap = calloc(nscn ? nscn : 1, sizeof(*secmap));
+	symmap = calloc(nsym ? nsym : 1, sizeof(*symmap));
+	if (!secmap || !symmap)
+		goto out;
+
+	/* sections; a symbol or relocation in a skipped one is refused */
+	for (scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		const char *name;
+		Elf_Data *d;
+		int h;
+
+		gelf_getshdr(scn, &sh);
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_RELA || sh.sh_type == SHT_SYMTAB ||
+		    sh.sh_type == SHT_STRTAB || sh.sh_type == SHT_LLVM_ADDRSIG ||
+		    (skip && skip(name)))
+			continue;
+		d = sh.sh_type == SHT_NOBITS ? NULL : elf_rawdata(scn, NULL);
+		if (sh.sh_type != SHT_NOBITS && sh.sh_size &&
+		    (!d || d->d_size != sh.sh_size)) {
+			err = elfw_err(errbuf, errlen, "%s: section %s: %s",
+				       path, name, elf_errmsg(-1));
+			goto out;
+		}
+		h = elfw_section(w, name, sh.sh_type,
+				 sh.sh_flags & ~(uint64_t)SHF_INFO_LINK,
+				 sh.sh_addralign, sh.sh_entsize,
+				 d ? d->d_buf : NULL, sh.sh_size);
+		if (h < 0)
+			goto out;
+		secmap[elf_ndxscn(scn)] = h;
+	}
+
+	/* symbols: skipped sections' symbols are dropped, then refused if used */
+	for (size_t i = 1; i < nsym; i++) {
+		GElf_Sym s;
+		const char *name;
+		int sec = 0, h;
+
+		if (!gelf_getsym(symd, (int)i, &s)) {
+			err = elfw_err(errbuf, errlen, "%s: symbol %zu: %s",
+				       path, i, elf_errmsg(-1));
+			goto out;
+		}
+		name = elf_strptr(elf, strndx, s.st_name);
+		if (s.st_shndx == SHN_COMMON || s.st_shndx == SHN_XINDEX ||
+		    (s.st_shndx >= SHN_LORESERVE && s.st_shndx != SHN_ABS)) {
+			err = elfw_err(errbuf, errlen,
+				       "%s: symbol %s: a section it does not copy",
+				       path, name ? name : "?");
+			goto out;
+		}
+		if (s.st_shndx == SHN_ABS) {
+			sec = SHN_ABS;
+		} else if (s.st_shndx != SHN_UNDEF) {
+			if (s.st_shndx >= nscn || !secmap[s.st_shndx])
+				continue;
+			sec = secmap[s.st_shndx];
+		}
+		if (GELF_ST_TYPE(s.st_info) == STT_SECTION)
+			h = elfw_section_symbol(w, sec);
+		else if (GELF_ST_BIND(s.st_info) != STB_LOCAL &&
+			 (h = find_global(w, name)) > 0)
+			h = resolve(w, h, sec, &s);
+		else
+			h = elfw_symbol(w, name, sec, s.st_value, s.st_size,
+					GELF_ST_BIND(s.st_info),
+					GELF_ST_TYPE(s.st_info),
+					GELF_ST_VISIBILITY(s.st_other));
+		if (h == -EEXIST) {
+			err = elfw_err(errbuf, errlen,
+				       "%s: %s is defined twice", path, name);
+			goto out;
+		}
+		if (h < 0)
+			goto out;
+		symmap[i] = h;
+	}
+
+	/* relocations */
+	for (scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		Elf_Data *d;
+		size_t n;
+
+		gelf_getshdr(scn, &sh);
+		if (sh.sh_type != SHT_RELA)
+			continue;
+		if (sh.sh_info >= nscn || !secmap[sh.sh_info]) {
+			err = elfw_err(errbuf, errlen,
+				       "%s: relocations for a section not copied",
+				       path);
+			goto out;
+		}
+		d = elf_getdata(scn, NULL);
+		n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t j = 0; j < n; j++) {
+			GElf_Rela r;
+			size_t si;
+
+			if (!d || !gelf_getrela(d, (int)j, &r)) {
+				err = elfw_err(errbuf, errlen, "%s: %s", path,
+					       elf_errmsg(-1));
+				goto out;
+			}
+			si = GELF_R_SYM(r.r_info);
+			if (si >= nsym || (si && !symmap[si])) {
+				err = elfw_err(errbuf, errlen,
+					       "%s: a relocation against a symbol not copied",
+					       path);
+				goto out;
+			}
+			if (elfw_rela(w, secmap[sh.sh_info], r.r_offset,
+				      si ? symmap[si] : 0,
+				      (uint32_t)GELF_R_TYPE(r.r_info),
+				      r.r_addend) < 0)
+				goto out;
+		}
+	}
+	err = 0;
+out:
+	if (err == -ENOMEM)
+		snprintf(errbuf, errlen, "out of memory");
+	free(secmap);
+	free(symmap);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
+void elfw_localize_all(struct elfw *w,
+		       int (*keep)(const char *name, void *arg), void *arg)
+{
+	for (unsigned i = 1; i < w->nsym; i++) {
+		struct wsym *s = &w->syms[i];
+
+		if (s->sec && s->bind != STB_LOCAL && !keep(s->name, arg))
+			s->bind = STB_LOCAL;
+	}
 }

@@ -60,4 +60,19 @@ int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen);
 int elfw_localize(const char *path, int (*keep)(const char *name, void *arg),
 		  void *arg, char *errbuf, size_t errlen);
 
+/*
+ * Add every section, symbol and relocation of the x86-64 relocatable
+ * object at path, as `ld -r` of the two would; sections for which
+ * skip(name) is nonzero are left out (w has its own).  -ENOTSUP, with
+ * nothing added, for an object this copy does not handle (groups,
+ * SHT_REL, SHF_LINK_ORDER, common symbols, extended indices): then use
+ * the linker.  Other errors: a negative errno, message in errbuf.
+ */
+int elfw_add_object(struct elfw *w, const char *path,
+		    int (*skip)(const char *name), char *errbuf, size_t errlen);
+
+/* elfw_localize()'s rule, on the symbols added to w so far. */
+void elfw_localize_all(struct elfw *w,
+		       int (*keep)(const char *name, void *arg), void *arg);
+
 #endif /* USDT_ELFW_H */

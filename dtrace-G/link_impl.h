@@ -114,8 +114,10 @@ struct glink {
 	unsigned nobj;
 	struct gfunc *funcs;
 	unsigned nfunc;
+	size_t funccap;
 	struct gsite *sites;
 	unsigned nsite;
+	size_t sitecap;
 };
 
 /* link.c */

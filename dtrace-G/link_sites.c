@@ -65,6 +65,7 @@
 
 #include "dtrace.h"
 #include "elfsec.h"
+#include "grow.h"
 #include "link_impl.h"
 #include "prov.h"
 #include "stapsdt.h"
@@ -288,10 +289,9 @@ static int find_func(struct glink *g, unsigned oi, size_t shndx,
 		if (strncmp(name, ALIAS_PREFIX, strlen(ALIAS_PREFIX)) == 0)
 			alias = name;
 	}
-	nf = realloc(g->funcs, (g->nfunc + 1) * sizeof(*nf));
-	if (!nf)
+	if (grow_one(&g->funcs, &g->funccap, g->nfunc, sizeof(*g->funcs)))
 		return -ENOMEM;
-	g->funcs = nf;
+	nf = g->funcs;
 	f = &nf[g->nfunc];
 	memset(f, 0, sizeof(*f));
 	f->obj = oi;
@@ -341,12 +341,9 @@ static int find_func(struct glink *g, unsigned oi, size_t shndx,
 
 static int add_site(struct glink *g, const struct gsite *s)
 {
-	struct gsite *ns = realloc(g->sites, (g->nsite + 1) * sizeof(*ns));
-
-	if (!ns)
+	if (grow_one(&g->sites, &g->sitecap, g->nsite, sizeof(*g->sites)))
 		return -ENOMEM;
-	g->sites = ns;
-	ns[g->nsite++] = *s;
+	g->sites[g->nsite++] = *s;
 	return 0;
 }
 

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "elfw.h"
+#include "grow.h"
 
 /* clang's address-significance table (lld's --icf=safe): hints only */
 #ifndef SHT_LLVM_ADDRSIG
@@ -50,6 +51,7 @@ struct wsec {
 	size_t size;
 	struct wrela *rel;
 	unsigned nrel;
+	size_t relcap;
 	int secsym;		/* handle of its STT_SECTION symbol, 0 if none */
 	unsigned index;		/* final index, set by elfw_write */
 	unsigned relindex;
@@ -72,8 +74,10 @@ struct wgroup {
 struct elfw {
 	struct wsec *secs;	/* [0] unused */
 	unsigned nsec;
+	size_t seccap;
 	struct wsym *syms;	/* [0] unused */
 	unsigned nsym;
+	size_t symcap;
 	struct wgroup *groups;
 	unsigned ngroup;
 };
@@ -104,6 +108,7 @@ struct elfw *elfw_new(void)
 		return NULL;
 	}
 	w->nsec = w->nsym = 1;
+	w->seccap = w->symcap = 1;
 	return w;
 }
 
@@ -130,13 +135,11 @@ int elfw_section(struct elfw *w, const char *name, uint32_t type,
 		 uint64_t flags, uint64_t align, uint64_t entsize,
 		 const void *data, size_t size)
 {
-	struct wsec *ns = realloc(w->secs, (w->nsec + 1) * sizeof(*ns));
 	struct wsec *s;
 
-	if (!ns)
+	if (grow_one(&w->secs, &w->seccap, w->nsec, sizeof(*w->secs)))
 		return -ENOMEM;
-	w->secs = ns;
-	s = &ns[w->nsec];
+	s = &w->secs[w->nsec];
 	memset(s, 0, sizeof(*s));
 	s->name = strdup(name);
 	if (!s->name)
@@ -172,13 +175,11 @@ int elfw_set_data(struct elfw *w, int sec, const void *data, size_t size)
 int elfw_symbol(struct elfw *w, const char *name, int sec, uint64_t value,
 		uint64_t size, int bind, int type, int visibility)
 {
-	struct wsym *ns = realloc(w->syms, (w->nsym + 1) * sizeof(*ns));
 	struct wsym *s;
 
-	if (!ns)
+	if (grow_one(&w->syms, &w->symcap, w->nsym, sizeof(*w->syms)))
 		return -ENOMEM;
-	w->syms = ns;
-	s = &ns[w->nsym];
+	s = &w->syms[w->nsym];
 	memset(s, 0, sizeof(*s));
 	s->name = strdup(name ? name : "");
 	if (!s->name)
@@ -209,12 +210,10 @@ int elfw_rela(struct elfw *w, int sec, uint64_t offset, int sym,
 	      uint32_t type, int64_t addend)
 {
 	struct wsec *s = &w->secs[sec];
-	struct wrela *nr = realloc(s->rel, (s->nrel + 1) * sizeof(*nr));
 
-	if (!nr)
+	if (grow_one(&s->rel, &s->relcap, s->nrel, sizeof(*s->rel)))
 		return -ENOMEM;
-	s->rel = nr;
-	nr[s->nrel++] = (struct wrela){ offset, sym, type, addend };
+	s->rel[s->nrel++] = (struct wrela){ offset, sym, type, addend };
 	return 0;
 }
 

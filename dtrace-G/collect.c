@@ -23,6 +23,14 @@
  *
  * dt_probes_free() lives here because this file decides what the records
  * point into (the registry's processes, the objects' buffers).
+ *
+ * The registry is walked one process file at a time (reg_each()), and
+ * a blob none of whose probes is wanted is given back before the next
+ * file is read.  A listing does not need the table at all: with
+ * dt_collect_opts.sink each record goes to the caller as it is made and
+ * is freed, so `dtrace -l` over a registry of a million probes holds
+ * one process's DOF and no records.  The IDs are the table's, counted
+ * the same way.
  */
 #include "config.h"
 
@@ -57,6 +65,28 @@ static void warnf(void (*warn)(const char *, void *), void *arg,
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	warn(buf, arg);
+}
+
+/*
+ * A record made: into the table, or with o->sink to the sink, with the
+ * ID the table would have given it, and freed.
+ */
+static int keep(struct dt_probes *pl, const struct dt_collect_opts *o,
+		struct dt_probe *p)
+{
+	int err;
+
+	if (!o->sink) {
+		if (!dt_probes_add(pl, p)) {
+			dt_probe_free(p);
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	p->id = ++pl->next_id;
+	err = o->sink(p, o->sink_arg);
+	dt_probe_free(p);
+	return err;
 }
 
 static int cmp_gen(const void *a, const void *b)
@@ -105,10 +135,9 @@ static int add_entry(struct dt_probes *pl, const struct reg_proc *rp,
 			r = dt_probe_from_dof(&p, &pv, &pi, true);
 			if (r)
 				return r;
-			if (!dt_probes_add(pl, &p)) {
-				dt_probe_free(&p);
-				return -ENOMEM;
-			}
+			r = keep(pl, o, &p);
+			if (r)
+				return r;
 			(*nmade)++;
 		}
 		if (r < 0)
@@ -130,38 +159,79 @@ static void reg_warn(const char *msg, void *arg)
 	warnf(o->warn, o->warn_arg, "skipped a damaged registry file: %s", msg);
 }
 
+/* One process's entries, in generation order. */
+static int add_proc(struct dt_probes *pl, struct reg_proc *rp,
+		    const struct dt_collect_opts *o)
+{
+	/* files are written in generation order; make sure */
+	if (rp->nent > 1)
+		qsort(rp->ent, rp->nent, sizeof(rp->ent[0]), cmp_gen);
+	for (size_t j = 0; j < rp->nent; j++) {
+		size_t made = 0;
+		int err = add_entry(pl, rp, &rp->ent[j], o, &made);
+
+		if (err)
+			return err;
+		if (!made || o->sink) {
+			/* no record points into it: give it back */
+			free(rp->ent[j].dof);
+			rp->ent[j].dof = NULL;
+			rp->ent[j].dof_len = 0;
+		}
+	}
+	return 0;
+}
+
+struct walk {
+	struct dt_probes *pl;
+	const struct dt_collect_opts *o;
+	size_t cap; /* of pl->procs */
+	int err;    /* what stopped the walk: ours, not the registry's */
+};
+
+/*
+ * One process file, as the walk reads it: its records made, the DOF no
+ * record points into given back at once; the process kept for the
+ * records (in pid order, as the walk goes), or with a sink freed.  So
+ * the registry's size costs memory only for what is kept.
+ */
+static int walk_proc(struct reg_proc *rp, void *arg)
+{
+	struct walk *w = arg;
+	struct dt_probes *pl = w->pl;
+
+	w->err = add_proc(pl, rp, w->o);
+	if (w->err || w->o->sink) {
+		reg_proc_free(rp);
+		return w->err;
+	}
+	if (pl->nprocs == w->cap) {
+		size_t ncap = w->cap ? w->cap * 2 : 16;
+		struct reg_proc *nv = realloc(pl->procs, ncap * sizeof(*nv));
+
+		if (!nv) {
+			reg_proc_free(rp);
+			return w->err = -ENOMEM;
+		}
+		pl->procs = nv;
+		w->cap = ncap;
+	}
+	pl->procs[pl->nprocs++] = *rp;
+	return 0;
+}
+
 static int add_registry(struct dt_probes *pl, const struct dt_collect_opts *o)
 {
+	struct walk w = { pl, o, 0, 0 };
 	int err;
 
-	err = reg_load_all(o->statedir, true, reg_warn, (void *)o, &pl->procs,
-			   &pl->nprocs);
-	if (err) {
+	err = reg_each(o->statedir, true, reg_warn, (void *)o, walk_proc, &w);
+	if (w.err)
+		return w.err;
+	if (err)
 		warnf(o->warn, o->warn_arg,
 		      "cannot read the registry in %s: %s", o->statedir,
 		      strerror(-err));
-		return 0;
-	}
-	for (size_t i = 0; i < pl->nprocs; i++) {
-		struct reg_proc *rp = &pl->procs[i];
-
-		/* files are written in generation order; make sure */
-		if (rp->nent > 1)
-			qsort(rp->ent, rp->nent, sizeof(rp->ent[0]), cmp_gen);
-		for (size_t j = 0; j < rp->nent; j++) {
-			size_t made = 0;
-
-			err = add_entry(pl, rp, &rp->ent[j], o, &made);
-			if (err)
-				return err;
-			if (!made) {
-				/* no record points into it: give it back */
-				free(rp->ent[j].dof);
-				rp->ent[j].dof = NULL;
-				rp->ent[j].dof_len = 0;
-			}
-		}
-	}
 	return 0;
 }
 
@@ -187,10 +257,9 @@ int dt_probes_collect(struct dt_probes *pl, const struct dt_collect_opts *o,
 		p.funcattr = DT_ATTR_PRIVATE_UNKNOWN;
 		p.nameattr = DT_ATTR_STABLE_COMMON;
 		p.argsattr = DT_ATTR_STABLE_COMMON;
-		if (!dt_probes_add(pl, &p)) {
-			err = -ENOMEM;
+		err = keep(pl, o, &p);
+		if (err)
 			goto out;
-		}
 	}
 	if (o->statedir) {
 		err = add_registry(pl, o);
@@ -198,7 +267,14 @@ int dt_probes_collect(struct dt_probes *pl, const struct dt_collect_opts *o,
 			goto out;
 	}
 	for (unsigned i = 0; i < o->nobjects; i++) {
+		size_t first = pl->n;
+
 		err = dt_object_probes(pl, o->objects[i], o, msg, msglen);
+		if (err)
+			goto out;
+		/* an object's records stay (they are the user's own files) */
+		for (size_t j = first; o->sink && j < pl->n && !err; j++)
+			err = o->sink(&pl->v[j], o->sink_arg);
 		if (err)
 			goto out;
 	}

@@ -259,8 +259,39 @@ static int grab_pids(const struct dt_list_opts *c, struct dt_probes *pl,
 	return 0;
 }
 
+/* A row of the listing, if the options select the probe. */
+struct list_rows {
+	const struct dt_list_opts *c;
+	struct dt_desc *d;
+	struct srccache *sc;
+};
+
+static int list_row(const struct dt_probe *p, void *arg)
+{
+	const struct list_rows *lr = arg;
+	const struct dt_list_opts *c = lr->c;
+	bool sel = c->ndescs == 0;
+
+	if (c->npids && p->origin == DT_ORIGIN_PROCESS &&
+	    !pid_listed(c, p->pid))
+		return 0;
+	for (unsigned j = 0; j < c->ndescs; j++)
+		if (dt_desc_match(&lr->d[j], p)) {
+			lr->d[j].matched++;
+			sel = true;
+		}
+	if (!sel)
+		return 0;
+	printf("%5u %10s %17s %33s %s\n", p->id, txt_safe4(p->provider),
+	       txt_safe4(p->mod), txt_safe4(p->func), txt_safe4(p->name));
+	if (c->verbose)
+		print_verbose(p, lr->sc);
+	return 0;
+}
+
 int dtrace_list(const struct dt_list_opts *c)
 {
+	struct list_rows lr;
 	struct dt_collect_opts o = {0};
 	struct dt_probes pl;
 	struct dt_desc *d = NULL;
@@ -306,38 +337,39 @@ int dtrace_list(const struct dt_list_opts *c)
 	o.warn = warn_cb;
 	o.want = list_want;
 	o.want_arg = &lw;
+	lr.c = c;
+	lr.d = d;
+	lr.sc = &sc;
+	if (!c->npids && !c->nobjects) {
+		/*
+		 * Rows as the records are made: the registry streams through
+		 * (collect.c), whatever its size.  -p needs the whole table
+		 * first, to know which named process registered nothing (it
+		 * holds only the processes named); --object files are the
+		 * user's own, and one that cannot be read fails the listing
+		 * before any row.
+		 */
+		printf("%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE",
+		       "FUNCTION", "NAME");
+		o.sink = list_row;
+		o.sink_arg = &lr;
+	}
 	err = dt_probes_collect(&pl, &o, msg, sizeof(msg));
 	if (err) {
+		fflush(stdout);
 		fprintf(stderr, "dtrace: %s\n", txt_safe4(msg));
 		rc = EXIT_FAILURE;
 		goto out;
 	}
-	if (grab_pids(c, &pl, &o)) {
-		rc = EXIT_FAILURE;
-		goto out;
-	}
-
-	printf("%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE",
-	       "FUNCTION", "NAME");
-	for (size_t i = 0; i < pl.n; i++) {
-		const struct dt_probe *p = &pl.v[i];
-		bool sel = c->ndescs == 0;
-
-		if (c->npids && p->origin == DT_ORIGIN_PROCESS &&
-		    !pid_listed(c, p->pid))
-			continue;
-		for (unsigned j = 0; j < c->ndescs; j++)
-			if (dt_desc_match(&d[j], p)) {
-				d[j].matched++;
-				sel = true;
-			}
-		if (!sel)
-			continue;
-		printf("%5u %10s %17s %33s %s\n", p->id,
-		       txt_safe4(p->provider), txt_safe4(p->mod),
-		       txt_safe4(p->func), txt_safe4(p->name));
-		if (c->verbose)
-			print_verbose(p, &sc);
+	if (!o.sink) {
+		if (grab_pids(c, &pl, &o)) {
+			rc = EXIT_FAILURE;
+			goto out;
+		}
+		printf("%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE",
+		       "FUNCTION", "NAME");
+		for (size_t i = 0; i < pl.n; i++)
+			list_row(&pl.v[i], &lr);
 	}
 	for (unsigned j = 0; j < c->ndescs; j++) {
 		if (d[j].matched)

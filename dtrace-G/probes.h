@@ -131,6 +131,15 @@ struct dt_collect_opts {
 	 */
 	bool (*want)(const struct dt_probe *p, void *arg);
 	void *want_arg;
+	/*
+	 * Streaming (dtrace -l): when set, every record is handed to sink
+	 * with its ID as it is made, and freed after; the table keeps none,
+	 * and the registry is read one process at a time, so a listing's
+	 * memory is one process's whatever the registry holds.  A nonzero
+	 * return stops the collection and is returned.
+	 */
+	int (*sink)(const struct dt_probe *p, void *arg);
+	void *sink_arg;
 };
 
 /* ---- collect.c ----------------------------------------------------- */

@@ -501,51 +501,90 @@ out_err:
 	return err;
 }
 
-static int cmp_pid(const void *a, const void *b)
+static int cmp_pid_t(const void *a, const void *b)
 {
-	const struct reg_proc *x = a, *y = b;
+	const pid_t *x = a, *y = b;
 
-	return (x->pid > y->pid) - (x->pid < y->pid);
+	return (*x > *y) - (*x < *y);
 }
 
-int reg_load_all(const char *statedir, bool live_only,
-		 void (*warn)(const char *msg, void *arg), void *arg,
-		 struct reg_proc **procs, size_t *nprocs)
+/* The pids the registry has a file of, sorted; names only, no reading. */
+static int reg_pids(const char *dir, pid_t **pids, size_t *npids)
 {
-	char dir[PATH_MAX], path[PATH_MAX], msg[PATH_MAX + 128];
-	struct reg_proc *v = NULL, *nv;
-	size_t n = 0;
+	pid_t *v = NULL;
+	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *d;
-	int err;
 
-	*procs = NULL;
-	*nprocs = 0;
-	err = reg_dir(statedir, dir, sizeof(dir));
-	if (err)
-		return err;
+	*pids = NULL;
+	*npids = 0;
 	d = opendir(dir);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d))) {
-		struct reg_proc p;
 		const char *c;
+		long long pid;
 
 		/* Only "<digits>": skips ".", "..", "N.tmp" and strays. */
 		for (c = de->d_name; *c >= '0' && *c <= '9'; c++)
 			;
-		if (c == de->d_name || *c)
+		if (c == de->d_name || *c || c - de->d_name > 10 ||
+		    de->d_name[0] == '0')
 			continue;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%.32s", dir,
-				     de->d_name) >= sizeof(path))
+		pid = strtoll(de->d_name, NULL, 10);
+		if (pid <= 0 || pid > INT32_MAX)
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			pid_t *nv = realloc(v, ncap * sizeof(*nv));
+
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		v[n++] = (pid_t)pid;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_pid_t);
+	*pids = v;
+	*npids = n;
+	return 0;
+}
+
+int reg_each(const char *statedir, bool live_only,
+	     void (*warn)(const char *msg, void *arg), void *arg,
+	     int (*fn)(struct reg_proc *p, void *fnarg), void *fnarg)
+{
+	char dir[PATH_MAX], path[PATH_MAX], msg[PATH_MAX + 128];
+	pid_t *pids;
+	size_t n;
+	int err;
+
+	err = reg_dir(statedir, dir, sizeof(dir));
+	if (err)
+		return err;
+	err = reg_pids(dir, &pids, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n && !err; i++) {
+		struct reg_proc p;
+
+		if ((size_t)snprintf(path, sizeof(path), "%s/%d", dir,
+				     (int)pids[i]) >= sizeof(path))
 			continue;
 		err = reg_proc_read(path, &p, msg, sizeof(msg));
 		if (err) {
 			if (err != -ENOENT && warn) /* ENOENT: pruned meanwhile */
 				warn(msg, arg);
+			err = 0;
 			continue;
 		}
-		if (strtoll(de->d_name, NULL, 10) != p.pid) {
+		if (pids[i] != p.pid) {
 			/* a file is only ever written under its own pid */
 			if (warn) {
 				snprintf(msg, sizeof(msg),
@@ -560,21 +599,52 @@ int reg_load_all(const char *statedir, bool live_only,
 			reg_proc_free(&p);
 			continue;
 		}
-		nv = realloc(v, (n + 1) * sizeof(*v));
+		/* fn owns p now */
+		err = fn(&p, fnarg);
+	}
+	free(pids);
+	return err;
+}
+
+struct load_all {
+	struct reg_proc *v;
+	size_t n, cap;
+};
+
+static int load_one(struct reg_proc *p, void *arg)
+{
+	struct load_all *la = arg;
+
+	if (la->n == la->cap) {
+		size_t ncap = la->cap ? la->cap * 2 : 16;
+		struct reg_proc *nv = realloc(la->v, ncap * sizeof(*nv));
+
 		if (!nv) {
-			reg_proc_free(&p);
-			closedir(d);
-			reg_procs_free(v, n);
+			reg_proc_free(p);
 			return -ENOMEM;
 		}
-		v = nv;
-		v[n++] = p;
+		la->v = nv;
+		la->cap = ncap;
 	}
-	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_pid);
-	*procs = v;
-	*nprocs = n;
+	la->v[la->n++] = *p;
+	return 0;
+}
+
+int reg_load_all(const char *statedir, bool live_only,
+		 void (*warn)(const char *msg, void *arg), void *arg,
+		 struct reg_proc **procs, size_t *nprocs)
+{
+	struct load_all la = { NULL, 0, 0 };
+	int err = reg_each(statedir, live_only, warn, arg, load_one, &la);
+
+	*procs = NULL;
+	*nprocs = 0;
+	if (err) {
+		reg_procs_free(la.v, la.n);
+		return err;
+	}
+	*procs = la.v;
+	*nprocs = la.n;
 	return 0;
 }
 

@@ -106,6 +106,16 @@ int reg_load_all(const char *statedir, bool live_only,
 void reg_procs_free(struct reg_proc *procs, size_t nprocs);
 
 /*
+ * The same files, one at a time, in pid order: fn gets each process
+ * read (it owns it: reg_proc_free() it) and a nonzero return stops the
+ * walk and is returned.  Memory is one file's, whatever the registry's
+ * size: what a listing streams through.
+ */
+int reg_each(const char *statedir, bool live_only,
+	     void (*warn)(const char *msg, void *arg), void *arg,
+	     int (*fn)(struct reg_proc *p, void *fnarg), void *fnarg);
+
+/*
  * Start time of pid (field 22 of /proc/PID/stat) and its comm; 0 or
  * -errno (-ESRCH when there is no such process).  comm may be NULL.
  */

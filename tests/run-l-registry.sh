@@ -20,7 +20,11 @@
 #  - a registry file of a process that exited, or whose pid now belongs
 #    to another process (start time differs), is ignored silently; a
 #    damaged file is reported and skipped, the others still listed;
-#    a missing registry is an empty one.
+#    a missing registry is an empty one;
+#  - a registry that grows does not grow dtrace -l or dtrace -n
+#    (issue 17, amplification): 4 and then 16 processes of 2,000 probes,
+#    every row listed with its ID, the peak RSS (GNU time) the same
+#    within 1 MiB, where a table of every record grew by 11 MB.
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -357,5 +361,85 @@ for n in 1 2 3 5; do
 done
 run_dtrace -l
 expect_eq "all gone: the dtrace provider only" 4 "$(wc -l <out.txt)"
+
+# ---------------------------------------------------------------------
+# A registry that grows does not grow dtrace -l: the listing streams
+# (one process file at a time, rows printed as made), so its peak RSS
+# with 16 processes of 2,000 probes is that with 4, while a table of
+# every record (what it did before) grew by ~0.5 MB per process.
+if [ -x /usr/bin/time ]; then
+	awk 'BEGIN { print "provider big {"
+		for (i = 0; i < 2000; i++) printf "\tprobe p%d(int);\n", i
+		print "};" }' >big.d
+	awk 'BEGIN { print "#include <fcntl.h>\n#include <unistd.h>\n#include \"big.h\""
+		print "int main(int argc, char **argv) {"
+		print "\tchar c;\n\tint fd;"
+		print "\tif (argc > 3) {"
+		for (i = 0; i < 2000; i++) printf "\t\tBIG_P%d(argc);\n", i
+		print "\t}"
+		print "\tclose(open(argv[2], O_WRONLY | O_CREAT, 0644));"
+		print "\tfd = open(argv[1], O_RDONLY);"
+		print "\treturn read(fd, &c, 1) < 0;\n}" }' >big.c
+	if "$DTRACE" -h -s big.d -o big.h && $CC -O1 -c big.c -o big.o &&
+		"$DTRACE" -G -s big.d -o big-p.o big.o &&
+		$CC -o big big.o big-p.o; then
+		pass
+	else
+		fail "building the 2,000-probe program"
+	fi
+	big_rss() {
+		DTRACE_STATEDIR=$tmp/bigstate /usr/bin/time -f %M -o rss.txt \
+			"$DTRACE" -l >big-l.txt 2>big-l.err
+		cat rss.txt
+	}
+	mkdir -p bigstate
+	for n in 11 12 13 14; do
+		start "$n" big
+		eval "\"\$REGWRITE\" bigstate \"\$pid$n\" big - - -" ||
+			fail "regwrite for big $n"
+	done
+	rss4=$(big_rss)
+	begin_rss() {
+		DTRACE_STATEDIR=$tmp/bigstate /usr/bin/time -f %M -o rss.txt \
+			"$DTRACE" -q -n 'BEGIN { printf("begun\n"); exit(0); }' \
+			>big-n.txt 2>big-n.err
+		cat rss.txt
+	}
+	nrss4=$(begin_rss)
+	expect_eq "4 processes: every row" $((1 + 3 + 4 * 2000)) \
+		"$(wc -l <big-l.txt)"
+	for n in 15 16 17 18 19 20 21 22 23 24 25 26; do
+		start "$n" big
+		eval "\"\$REGWRITE\" bigstate \"\$pid$n\" big - - -" ||
+			fail "regwrite for big $n"
+	done
+	rss16=$(big_rss)
+	nrss16=$(begin_rss)
+	expect_eq "dtrace -n BEGIN over the big registry" "begun" \
+		"$(cat big-n.txt big-n.err)"
+	expect_eq "16 processes: every row" $((1 + 3 + 16 * 2000)) \
+		"$(wc -l <big-l.txt)"
+	expect_eq "16 processes: the IDs run 1 to 32003, in order" \
+		"$(seq 1 32003 | paste -s -d,)" \
+		"$(awk 'NR > 1 { print $1 }' big-l.txt | paste -s -d,)"
+	expect_eq "16 processes: nothing on stderr" "" "$(cat big-l.err)"
+	echo "# dtrace -l peak RSS: $rss4 KiB (8,000 probes), $rss16 KiB (32,000)"
+	if [ "$rss16" -le $((rss4 + 1024)) ]; then
+		pass
+	else
+		fail "dtrace -l's peak RSS grew with the registry: $rss4 KiB for 4 processes, $rss16 KiB for 16"
+	fi
+	echo "# dtrace -n BEGIN peak RSS: $nrss4 KiB, $nrss16 KiB"
+	if [ "$nrss16" -le $((nrss4 + 1024)) ]; then
+		pass
+	else
+		fail "dtrace -n's peak RSS grew with a registry it matches nothing of: $nrss4 KiB for 4 processes, $nrss16 KiB for 16"
+	fi
+	for n in 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26; do
+		release "$n"
+	done
+else
+	echo "# no /usr/bin/time: the streaming listing's memory is not measured"
+fi
 
 finish

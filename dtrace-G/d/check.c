@@ -35,7 +35,7 @@ const char *d_kind_name(int k)
 	return k == T_STR ? "string" : k == T_INT ? "int" : "unknown";
 }
 
-static void need_int(struct parser *ps, struct node *n, int k,
+void d_need_int(struct parser *ps, struct node *n, int k,
 		     const char *what, bool strict)
 {
 	if (strict && k == T_STR)
@@ -104,52 +104,19 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		return n->kind = T_INT;
 	case N_ARGS:
 		ka = d_check(ps, n->a, strict);
-		need_int(ps, n->a, ka, "[ ]", strict);
+		d_need_int(ps, n->a, ka, "[ ]", strict);
 		return n->kind = T_ANY;
 	case N_FUNC:
 		for (i = 0; i < n->nargs; i++)
 			d_check(ps, n->args[i], strict);
-		switch (d_funcs[n->sub].id) {
-		case F_COPYINSTR:
-			if (strict && n->args[0]->kind == T_STR)
-				d_perr(ps, n->line, n->col,
-				       "copyinstr( ) argument #1 is incompatible "
-				       "with prototype:\n\tprototype: uintptr_t"
-				       "\n\t argument: string");
-			if (n->nargs > 1)
-				need_int(ps, n->args[1], n->args[1]->kind,
-					 "copyinstr( )", strict);
-			return n->kind = T_STR;
-		case F_STRLEN:
-			if (strict && n->args[0]->kind == T_INT)
-				d_perr(ps, n->line, n->col,
-				       "strlen( ) argument #1 is incompatible "
-				       "with prototype:\n\tprototype: string\n"
-				       "\t argument: int");
-			return n->kind = T_INT;
-		case F_STRJOIN:
-			for (i = 0; i < 2; i++)
-				if (strict && n->args[i]->kind == T_INT)
-					d_perr(ps, n->line, n->col,
-					       "strjoin( ) argument #%u is "
-					       "incompatible with prototype:\n"
-					       "\tprototype: string\n\t "
-					       "argument: int", i + 1);
-			return n->kind = T_STR;
-		case F_LLTOSTR:
-			need_int(ps, n->args[0], n->args[0]->kind,
-				 "lltostr( )", strict);
-			return n->kind = T_STR;
-		default: /* stringof */
-			return n->kind = T_STR;
-		}
+		return n->kind = d_check_func(ps, n, strict);
 	case N_UN:
 		ka = d_check(ps, n->a, strict);
-		need_int(ps, n, ka, op_name(n->sub), strict);
+		d_need_int(ps, n, ka, op_name(n->sub), strict);
 		return n->kind = T_INT;
 	case N_CAST:
 		ka = d_check(ps, n->a, strict);
-		need_int(ps, n, ka, "( )", strict);
+		d_need_int(ps, n, ka, "( )", strict);
 		return n->kind = T_INT;
 	case N_BIN:
 		ka = d_check(ps, n->a, strict);
@@ -169,8 +136,8 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 				       d_kind_name(kb));
 			return n->kind = T_INT;
 		default:
-			need_int(ps, n, ka, op_name(n->sub), strict);
-			need_int(ps, n, kb, op_name(n->sub), strict);
+			d_need_int(ps, n, ka, op_name(n->sub), strict);
+			d_need_int(ps, n, kb, op_name(n->sub), strict);
 			return n->kind = T_INT;
 		}
 	case N_LAND:
@@ -196,8 +163,8 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 			d_check(ps, n->a->args[i], strict);
 		kb = d_check(ps, n->b, strict);
 		if (n->sub != '=') {
-			need_int(ps, n, kb, "op=", strict);
-			need_int(ps, n, v->kind, "op=", strict);
+			d_need_int(ps, n, kb, "op=", strict);
+			d_need_int(ps, n, v->kind, "op=", strict);
 			kb = T_INT;
 		}
 		if (!v->assigned || v->kind == T_ANY) {
@@ -227,7 +194,7 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		v = &p->vars[n->a->sub];
 		for (i = 0; i < n->a->nargs; i++)
 			d_check(ps, n->a->args[i], strict);
-		need_int(ps, n, v->kind, op_name(n->sub), strict);
+		d_need_int(ps, n, v->kind, op_name(n->sub), strict);
 		v->assigned = true;
 		if (v->kind == T_ANY)
 			v->kind = T_INT;
@@ -304,12 +271,12 @@ void d_check_clause(struct parser *ps, struct clause *c, bool strict)
 			break;
 		case S_EXIT:
 			d_check(ps, st->e, strict);
-			need_int(ps, st->e, st->e->kind, "exit( )", strict);
+			d_need_int(ps, st->e, st->e->kind, "exit( )", strict);
 			break;
 		case S_TRUNC:
 			if (st->e) {
 				d_check(ps, st->e, strict);
-				need_int(ps, st->e, st->e->kind, "trunc( )",
+				d_need_int(ps, st->e, st->e->kind, "trunc( )",
 					 strict);
 			}
 			break;
@@ -335,7 +302,7 @@ void d_check_clause(struct parser *ps, struct clause *c, bool strict)
 			for (j = 0; j < st->nargs; j++) {
 				d_check(ps, st->args[j], strict);
 				if (j < 1 || p->aggs[st->agg].fn == AG_QUANTIZE)
-					need_int(ps, st->args[j],
+					d_need_int(ps, st->args[j],
 						 st->args[j]->kind,
 						 d_agg_fn_names[p->aggs[st->agg]
 								      .fn],

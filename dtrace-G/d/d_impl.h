@@ -11,7 +11,11 @@
  *
  *	value.c	  memory, output buffers, arenas, values, hash table
  *	lex.c	  tokens, comments, macros; compile errors (d_perr)
- *	compile.c parser, options, d_compile() and the program accessors
+ *	compile.c statements, clauses, options, d_compile() and the
+ *		  program accessors
+ *	expr.c	  the expression parser
+ *	decl.c	  type names, variables and declarations
+ *	func.c	  the builtin variables and functions: names, kinds, values
  *	check.c	  kinds (integer or string) and what a clause reads
  *	printf.c  printf()/printa() formats: parsed, checked, printed
  *	run.c	  the evaluator and the statements, d_run()
@@ -153,23 +157,25 @@ enum {
 	B_EPID,
 };
 
-/* The builtin variables (compile.c): a name, its B_ id, and its type. */
+/* The builtin variables (func.c): a name, its B_ id, and its type. */
 struct d_builtin {
 	const char *name;
 	int id;
 	uint8_t str, sz, sg;
 };
 extern const struct d_builtin d_builtins[];
+extern const unsigned d_nbuiltins;
 
 enum { F_COPYINSTR, F_STRLEN, F_STRINGOF, F_LLTOSTR, F_STRJOIN };
 
-/* The functions (compile.c): N_FUNC's sub indexes this table. */
+/* The functions (func.c): N_FUNC's sub indexes this table. */
 struct d_func {
 	const char *name;
 	int id;
 	unsigned minargs, maxargs;
 };
 extern const struct d_func d_funcs[];
+extern const unsigned d_nfuncs;
 
 /* compile-time kinds */
 enum { T_ANY, T_INT, T_STR };
@@ -426,14 +432,35 @@ bool d_is_op(struct parser *ps, int op);
 void d_expect(struct parser *ps, int op);
 
 /* ------------------------------------------------------------------ */
-/* compile.c */
+/* expr.c */
 
+struct node *d_mknode(struct parser *ps, int op, const struct tok *at);
+void d_check_height(struct parser *ps, const struct node *n, unsigned d);
+struct node **d_parse_args(struct parser *ps, unsigned *nargs, int close);
+bool d_is_action_name(const char *s);
+struct node *d_parse_assign(struct parser *ps);
+struct node *d_parse_expr(struct parser *ps);
+
+/* ------------------------------------------------------------------ */
+/* decl.c */
+
+unsigned d_var_lookup(struct d_prog *p, int scope, const char *name);
 bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg);
+void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg);
+bool d_starts_type(struct parser *ps);
+
+/* ------------------------------------------------------------------ */
+/* func.c */
+
+int d_check_func(struct parser *ps, struct node *n, bool strict);
+struct dv d_eval_func(struct ectx *x, const struct node *n);
 
 /* ------------------------------------------------------------------ */
 /* check.c */
 
 const char *d_kind_name(int k);
+void d_need_int(struct parser *ps, struct node *n, int k, const char *what,
+		bool strict);
 int d_check(struct parser *ps, struct node *n, bool strict);
 void d_check_clause(struct parser *ps, struct clause *c, bool strict);
 uint16_t d_strargs_of(const struct node *n);
@@ -456,6 +483,8 @@ void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width, int prec,
 void __attribute__((noreturn))
 d_fault(struct ectx *x, int flt, uint64_t addr);
 struct dv d_eval(struct ectx *x, const struct node *n);
+const char *d_read_user_str(struct ectx *x, uint64_t addr, size_t max);
+const char *d_arg_str(struct ectx *x, unsigned n, size_t max);
 
 /* ------------------------------------------------------------------ */
 /* agg.c */

@@ -67,7 +67,7 @@ static const char *fault_str(int flt)
 /* Read a NUL-terminated string of the traced process at addr, at most
  * max - 1 bytes, one page at a time so a short string near the end of a
  * mapping reads. */
-static const char *read_user_str(struct ectx *x, uint64_t addr, size_t max)
+const char *d_read_user_str(struct ectx *x, uint64_t addr, size_t max)
 {
 	const struct d_fire *f = x->f;
 	char *buf = d_ar_alloc(&x->scratch, max);
@@ -93,7 +93,7 @@ static const char *read_user_str(struct ectx *x, uint64_t addr, size_t max)
 	return buf;
 }
 
-static const char *arg_str(struct ectx *x, unsigned n, size_t max)
+const char *d_arg_str(struct ectx *x, unsigned n, size_t max)
 {
 	const struct d_fire *f = x->f;
 
@@ -107,7 +107,7 @@ static const char *arg_str(struct ectx *x, unsigned n, size_t max)
 			len = max - 1;
 		return d_ar_strndup(&x->scratch, f->str[n], len);
 	}
-	return read_user_str(x, f->arg[n], max);
+	return d_read_user_str(x, f->arg[n], max);
 }
 
 /* Size and signedness of a declared argument type name. */
@@ -452,76 +452,6 @@ static int compound_op(int op)
 	}
 }
 
-static const char *lltostr(struct ectx *x, int64_t v, bool sg)
-{
-	char buf[32];
-
-	if (sg)
-		snprintf(buf, sizeof(buf), "%" PRId64, v);
-	else
-		snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)v);
-	return d_ar_strndup(&x->scratch, buf, strlen(buf));
-}
-
-static struct dv eval_func(struct ectx *x, const struct node *n)
-{
-	struct d_prog *p = x->p;
-	struct dv a, b;
-
-	switch (d_funcs[n->sub].id) {
-	case F_COPYINSTR: {
-		size_t max = p->strsize;
-
-		if (n->nargs > 1) {
-			b = d_eval(x, n->args[1]);
-			if (b.i >= 0 && (uint64_t)b.i + 1 < max)
-				max = (size_t)b.i + 1;
-		}
-		if (n->args[0]->op == N_ARGN)
-			return d_dv_str(arg_str(x, (unsigned)n->args[0]->sub, max));
-		if (n->args[0]->op == N_ARGS) {
-			a = d_eval(x, n->args[0]->a);
-			if (a.i >= 0 && a.i < D_MAXARGS)
-				return d_dv_str(arg_str(x, (unsigned)a.i, max));
-		}
-		a = d_eval(x, n->args[0]);
-		if (a.k == K_STR)
-			return a;
-		return d_dv_str(read_user_str(x, (uint64_t)a.i, max));
-	}
-	case F_STRLEN:
-		a = d_eval(x, n->args[0]);
-		if (a.k != K_STR)
-			d_fault(x, FLT_ILLOP, 0);
-		return d_dv_int((int64_t)strlen(a.s), 8, false);
-	case F_STRJOIN: {
-		char *s;
-		size_t la, lb;
-
-		a = d_eval(x, n->args[0]);
-		b = d_eval(x, n->args[1]);
-		if (a.k != K_STR || b.k != K_STR)
-			d_fault(x, FLT_ILLOP, 0);
-		la = strlen(a.s);
-		lb = strlen(b.s);
-		s = d_ar_alloc(&x->scratch, la + lb + 1);
-		memcpy(s, a.s, la);
-		memcpy(s + la, b.s, lb + 1);
-		if (la + lb >= p->strsize)
-			s[p->strsize - 1] = '\0';
-		return d_dv_str(s);
-	}
-	case F_LLTOSTR:
-		a = d_eval(x, n->args[0]);
-		return d_dv_str(lltostr(x, a.i, true));
-	default: /* stringof */
-		a = d_eval(x, n->args[0]);
-		if (a.k == K_STR)
-			return a;
-		return d_dv_str(lltostr(x, a.i, a.sg));
-	}
-}
-
 struct dv d_eval(struct ectx *x, const struct node *n)
 {
 	struct dv a, b;
@@ -550,11 +480,11 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		argtype(pr && pr->argtypes ? pr->argtypes[a.i] : NULL, &sz,
 			&sg, &isstr);
 		if (isstr)
-			return d_dv_str(arg_str(x, (unsigned)a.i, x->p->strsize));
+			return d_dv_str(d_arg_str(x, (unsigned)a.i, x->p->strsize));
 		return d_dv_int((int64_t)x->f->arg[a.i], sz, sg);
 	}
 	case N_FUNC:
-		return eval_func(x, n);
+		return d_eval_func(x, n);
 	case N_UN:
 		a = d_eval(x, n->a);
 		if (a.k == K_STR)

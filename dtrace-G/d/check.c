@@ -71,6 +71,60 @@ static const char *op_name(int op)
 	}
 }
 
+/*
+ * A variable used as declared: a scalar not indexed, an associative
+ * array indexed with its key signature (declared, or that of its first
+ * use: the count of keys, and their kinds when declared).
+ */
+static void check_shape(struct parser *ps, struct node *n, bool strict)
+{
+	struct d_prog *p = ps->prog;
+	struct var *v = &p->vars[n->sub];
+	int other = -1;
+
+	for (unsigned i = 0; i < p->nvars; i++)
+		if (p->vars[i].declared &&
+		    p->vars[i].scope ==
+			    (v->scope == SC_GLOBAL ? SC_ASSOC : SC_GLOBAL) &&
+		    strcmp(p->vars[i].name, v->name) == 0)
+			other = (int)i;
+	if (other >= 0 && (v->scope == SC_GLOBAL || v->scope == SC_ASSOC)) {
+		const struct var *o = &p->vars[other];
+
+		d_perr(ps, n->line, n->col,
+		       "%s is declared %s at line %d, column %d: %s", v->name,
+		       o->scope == SC_ASSOC ? "an associative array" : "a scalar",
+		       o->line, o->col,
+		       o->scope == SC_ASSOC ? "index it" : "it has no keys");
+	}
+	if (v->scope != SC_ASSOC)
+		return;
+	if (v->nkeys < 0) {
+		v->nkeys = (int)n->nargs;
+		v->kline = n->line;
+		v->kcol = n->col;
+		return;
+	}
+	if (strict && v->nkeys != (int)n->nargs)
+		d_perr(ps, n->line, n->col,
+		       "%s[ ] indexed with %u key%s; its %s at line %d, "
+		       "column %d has %d",
+		       v->name, n->nargs, n->nargs == 1 ? "" : "s",
+		       v->declared ? "declaration" : "first use", v->kline,
+		       v->kcol, v->nkeys);
+	for (unsigned i = 0; strict && v->keykinds && i < n->nargs; i++) {
+		int k = n->args[i]->kind;
+
+		if (k != T_ANY && k != v->keykinds[i])
+			d_perr(ps, n->args[i]->line, n->args[i]->col,
+			       "%s[ ] key #%u is a%s %s; its declaration at "
+			       "line %d, column %d says %s",
+			       v->name, i + 1, k == T_INT ? "n" : "",
+			       d_kind_name(k), v->line, v->col,
+			       d_kind_name(v->keykinds[i]));
+	}
+}
+
 int d_check(struct parser *ps, struct node *n, bool strict)
 {
 	struct d_prog *p = ps->prog;
@@ -88,11 +142,9 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 
 		for (i = 0; i < n->nargs; i++)
 			d_check(ps, n->args[i], strict);
-		if (strict && !v->assigned && v->scope == SC_GLOBAL)
-			d_perr(ps, n->line, n->col,
-			       "failed to resolve %s: Unknown variable name",
-			       v->name);
-		if (strict && !v->assigned && v->scope == SC_ASSOC)
+		check_shape(ps, n, strict);
+		if (strict && !v->assigned &&
+		    (v->scope == SC_GLOBAL || v->scope == SC_ASSOC))
 			d_perr(ps, n->line, n->col,
 			       "failed to resolve %s: Unknown variable name",
 			       v->name);
@@ -158,9 +210,11 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		return n->kind = kb != T_ANY ? kb : kc;
 	case N_ASSIGN: {
 		struct var *v = &p->vars[n->a->sub];
+		char disp[160];
 
 		for (i = 0; i < n->a->nargs; i++)
 			d_check(ps, n->a->args[i], strict);
+		check_shape(ps, n->a, strict);
 		kb = d_check(ps, n->b, strict);
 		if (n->sub != '=') {
 			d_need_int(ps, n, kb, "op=", strict);
@@ -172,14 +226,20 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 			if (v->kind == T_ANY)
 				v->kind = kb;
 		} else if (strict && kb != T_ANY && v->kind != kb) {
+			d_var_display(v, disp, sizeof(disp));
+			if (v->scope == SC_ASSOC)
+				disp[strlen(disp) - 4] = '\0'; /* a[ ] */
+			if (v->declared)
+				d_perr(ps, n->line, n->col,
+				       "operator = cannot assign a %s to %s, "
+				       "declared %s at line %d, column %d",
+				       d_kind_name(kb), disp, v->tname,
+				       v->line, v->col);
 			d_perr(ps, n->line, n->col,
-			       "operator = cannot assign a %s to %s%s, "
+			       "operator = cannot assign a %s to %s, "
 			       "which holds a%s %s",
-			       d_kind_name(kb),
-			       v->scope == SC_SELF   ? "self->"
-			       : v->scope == SC_THIS ? "this->"
-						   : "",
-			       v->name, v->kind == T_INT ? "n" : "",
+			       d_kind_name(kb), disp,
+			       v->kind == T_INT ? "n" : "",
 			       d_kind_name(v->kind));
 		}
 		return n->kind = v->kind;
@@ -194,6 +254,7 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		v = &p->vars[n->a->sub];
 		for (i = 0; i < n->a->nargs; i++)
 			d_check(ps, n->a->args[i], strict);
+		check_shape(ps, n->a, strict);
 		d_need_int(ps, n, v->kind, op_name(n->sub), strict);
 		v->assigned = true;
 		if (v->kind == T_ANY)

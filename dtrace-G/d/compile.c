@@ -601,8 +601,12 @@ static void grow_storage(struct d_prog *p)
 		p->gval = d_xrealloc(p->gval, p->nvars * sizeof(*p->gval));
 		p->cval = d_xrealloc(p->cval, p->nvars * sizeof(*p->cval));
 		for (unsigned i = p->nval; i < p->nvars; i++) {
-			p->gval[i] = d_dv_int(0, 8, true);
-			p->cval[i] = d_dv_int(0, 8, true);
+			struct dv z = d_var_zero(&p->vars[i]);
+
+			if (z.k == K_STR)
+				z = d_dv_int(0, 8, true); /* read as "" */
+			p->gval[i] = z;
+			p->cval[i] = z;
 		}
 		p->nval = p->nvars;
 	}
@@ -640,6 +644,10 @@ static void compile_unit(struct parser *ps, const char *src)
 				break;
 			if (*ps->pos.p == '#') {
 				parse_pragma(ps);
+				continue;
+			}
+			if (d_starts_decl(ps)) {
+				d_parse_decl(ps);
 				continue;
 			}
 			parse_clause(ps, &c);
@@ -741,8 +749,11 @@ void d_free(struct d_prog *p)
 	}
 	free(p->gval);
 	free(p->cval);
-	for (i = 0; i < p->nvars; i++)
+	for (i = 0; i < p->nvars; i++) {
 		free(p->vars[i].name);
+		free(p->vars[i].tname);
+		free(p->vars[i].keykinds);
+	}
 	free(p->vars);
 	for (i = 0; i < p->naggs; i++) {
 		d_agg_free_entries(&p->aggs[i]);

@@ -185,8 +185,18 @@ enum { SC_GLOBAL, SC_SELF, SC_THIS, SC_ASSOC };
 struct var {
 	char *name;
 	int scope;
-	int kind; /* T_ANY until assigned */
-	bool assigned;
+	int kind;      /* T_ANY until assigned or declared */
+	bool assigned; /* assigned somewhere, or declared: known */
+	/* a declaration (decl.c): the type, as written, and where */
+	bool declared;
+	uint8_t sz, sg; /* a declared integer type */
+	char *tname;
+	int line, col;
+	/* associative arrays: the key signature, from the declaration or
+	 * the first use (line, col); nkeys -1 until known */
+	int nkeys;
+	uint8_t *keykinds; /* declared: T_INT or T_STR per key */
+	int kline, kcol;
 };
 
 struct node {
@@ -445,6 +455,11 @@ struct node *d_parse_expr(struct parser *ps);
 /* decl.c */
 
 unsigned d_var_lookup(struct d_prog *p, int scope, const char *name);
+const char *d_var_display(const struct var *v, char *buf, size_t len);
+bool d_starts_decl(struct parser *ps);
+void d_parse_decl(struct parser *ps);
+struct dv d_var_zero(const struct var *v);
+struct dv d_var_conv(const struct var *v, struct dv val);
 bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg);
 void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg);
 bool d_starts_type(struct parser *ps);

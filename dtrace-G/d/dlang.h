@@ -14,8 +14,10 @@
  *
  * Values are 64-bit integers or strings.  Supported D:
  *
- *	program	 := (clause | pragma)*
+ *	program	 := (clause | pragma | decl)*
  *	pragma	 := #pragma D option NAME[=VALUE]   (quiet, others accepted)
+ *	decl	 := ['self' | 'this'] type NAME ['[' type, ... ']'], ... ';'
+ *		  (type: string or a C integer or pointer type)
  *	clause	 := desc (',' desc)* ['/' expr '/'] ['{' stmt* '}']
  *	stmt	 := expr ';' | action ';' | '@'NAME['[' expr,... ']'] '=' agg ';'
  *		  | self->X '=' expr ';' | this->X '=' expr ';' | X '=' expr ';'

@@ -351,9 +351,7 @@ static void dyn_key(struct ectx *x, const struct node *n, struct sbuf *k)
 
 static struct dv zero_of(struct ectx *x, unsigned var)
 {
-	if (x->p->vars[var].kind == T_STR)
-		return d_dv_str("");
-	return d_dv_int(0, 8, true);
+	return d_var_zero(&x->p->vars[var]);
 }
 
 static struct dv copy_out(struct ectx *x, struct dv v)
@@ -402,6 +400,7 @@ static void var_set(struct ectx *x, const struct node *n, struct dv v)
 	struct sbuf k = { 0 };
 	struct hent *e;
 
+	v = d_var_conv(&p->vars[n->sub], v);
 	if (v.k == K_STR && strlen(v.s) >= p->strsize)
 		v.s = d_ar_strndup(&x->scratch, v.s, p->strsize - 1);
 	if (sc == SC_GLOBAL) {
@@ -751,7 +750,7 @@ int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
 				free((char *)p->cval[i].s);
 			p->cval[i] = p->vars[i].kind == T_STR
 					     ? d_dv_str(d_xstrdup(""))
-					     : d_dv_int(0, 8, true);
+					     : d_var_zero(&p->vars[i]);
 		}
 		p->last_probe = pr;
 		p->last_ts = f->timestamp;

@@ -314,18 +314,22 @@ uint32_t d_needs_of(const struct node *n)
 	return m;
 }
 
-void d_check_clause(struct parser *ps, struct clause *c, bool strict)
+static void check_stmts(struct parser *ps, struct stmt *v, unsigned n,
+			bool strict)
 {
 	struct d_prog *p = ps->prog;
 	unsigned i, j;
 
-	if (c->pred)
-		d_check(ps, c->pred, strict);
-	for (i = 0; i < c->nstmts; i++) {
-		struct stmt *st = &c->stmts[i];
+	for (i = 0; i < n; i++) {
+		struct stmt *st = &v[i];
 		struct tok at = { .line = st->line, .col = st->col };
 
 		switch (st->kind) {
+		case S_IF:
+			d_check(ps, st->e, strict);
+			check_stmts(ps, st->body, st->nbody, strict);
+			check_stmts(ps, st->els, st->nels, strict);
+			break;
 		case S_EXPR:
 		case S_TRACE:
 			d_check(ps, st->e, strict);
@@ -374,4 +378,11 @@ void d_check_clause(struct parser *ps, struct clause *c, bool strict)
 			break;
 		}
 	}
+}
+
+void d_check_clause(struct parser *ps, struct clause *c, bool strict)
+{
+	if (c->pred)
+		d_check(ps, c->pred, strict);
+	check_stmts(ps, c->stmts, c->nstmts, strict);
 }

@@ -121,17 +121,47 @@ static struct d_prog *prog_new(void)
 }
 
 
-static void check_clause_height(struct parser *ps, const struct clause *c)
+static void check_stmts_height(struct parser *ps, const struct stmt *v,
+			       unsigned n)
 {
-	d_check_height(ps, c->pred, 1);
-	for (unsigned i = 0; i < c->nstmts; i++) {
-		const struct stmt *st = &c->stmts[i];
+	for (unsigned i = 0; i < n; i++) {
+		const struct stmt *st = &v[i];
 
 		d_check_height(ps, st->e, 1);
 		for (unsigned j = 0; j < st->nargs; j++)
 			d_check_height(ps, st->args[j], 1);
 		for (unsigned j = 0; j < st->nkeys; j++)
 			d_check_height(ps, st->keys[j], 1);
+		check_stmts_height(ps, st->body, st->nbody);
+		check_stmts_height(ps, st->els, st->nels);
+	}
+}
+
+static void check_clause_height(struct parser *ps, const struct clause *c)
+{
+	d_check_height(ps, c->pred, 1);
+	check_stmts_height(ps, c->stmts, c->nstmts);
+}
+
+/* What the statements read of a firing (d_clause_strargs/needs). */
+static void stmts_reads(const struct stmt *v, unsigned n, struct clause *c)
+{
+	for (unsigned j = 0; j < n; j++) {
+		const struct stmt *st = &v[j];
+		unsigned k;
+
+		c->strargs |= d_strargs_of(st->e);
+		c->needs |= d_needs_of(st->e);
+		for (k = 0; k < st->nargs; k++) {
+			c->strargs |= d_strargs_of(st->args[k]);
+			c->needs |= d_needs_of(st->args[k]);
+		}
+		for (k = 0; k < st->nkeys; k++) {
+			c->strargs |= d_strargs_of(st->keys[k]);
+			c->needs |= d_needs_of(st->keys[k]);
+		}
+		stmts_reads(st->body, st->nbody, c);
+		stmts_reads(st->els, st->nels, c);
 	}
 }
 
@@ -375,6 +405,87 @@ static void parse_action(struct parser *ps, struct stmt *st)
 	}
 }
 
+static void parse_stmt(struct parser *ps, struct stmt *st);
+
+/*
+ * Statements up to the '}' that closes a clause body or a block, which
+ * stays current.  A statement ends at ';' or before the '}'; an if
+ * statement ends with its body.
+ */
+static struct stmt *parse_stmts(struct parser *ps, unsigned *np)
+{
+	struct stmt *v = NULL;
+	unsigned n = 0;
+
+	for (;;) {
+		while (d_is_op(ps, ';'))
+			d_lex(ps);
+		if (d_is_op(ps, '}'))
+			break;
+		if (ps->tk.t == TK_EOF)
+			d_syntax_error(ps);
+		v = d_pool_grow(ps, v, n, sizeof(*v));
+		parse_stmt(ps, &v[n]);
+		if (v[n++].kind != S_IF && !d_is_op(ps, ';') &&
+		    !d_is_op(ps, '}'))
+			d_syntax_error(ps);
+	}
+	*np = n;
+	return v;
+}
+
+/* The body of an if or an else: a block, or one statement. */
+static struct stmt *parse_body(struct parser *ps, unsigned *np)
+{
+	struct stmt *v;
+
+	if (d_is_op(ps, '{')) {
+		d_lex(ps);
+		v = parse_stmts(ps, np);
+		d_lex(ps); /* the '}' */
+		return v;
+	}
+	v = d_pool_grow(ps, NULL, 0, sizeof(*v));
+	parse_stmt(ps, v);
+	*np = 1;
+	if (v->kind != S_IF) {
+		/* as in a clause body, the last ';' before '}' may go */
+		if (d_is_op(ps, ';'))
+			d_lex(ps);
+		else if (!d_is_op(ps, '}'))
+			d_syntax_error(ps);
+	}
+	return v;
+}
+
+/*
+ * if (expr) body [else body]: the condition is one action, as a
+ * predicate is; else if is an else whose body is an if statement.
+ * Nesting counts in the parser's depth, so the recursive checker and
+ * evaluator stay within D_MAXDEPTH.
+ */
+static void parse_if(struct parser *ps, struct stmt *st)
+{
+	struct tok t = ps->tk;
+
+	if (++ps->sdepth > D_MAXDEPTH)
+		d_perr(ps, t.line, t.col,
+		       "statements nested too deeply (more than %d levels)",
+		       D_MAXDEPTH);
+	st->kind = S_IF;
+	d_lex(ps);
+	d_expect(ps, '(');
+	st->e = d_parse_expr(ps);
+	d_expect(ps, ')');
+	st->action = ps->action++;
+	st->body = parse_body(ps, &st->nbody);
+	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "else") == 0) {
+		d_lex(ps);
+		st->els = parse_body(ps, &st->nels);
+	}
+	ps->sdepth--;
+}
+
 static void parse_stmt(struct parser *ps, struct stmt *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -384,6 +495,12 @@ static void parse_stmt(struct parser *ps, struct stmt *st)
 		parse_agg_stmt(ps, st);
 		return;
 	}
+	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "if") == 0) {
+		parse_if(ps, st);
+		return;
+	}
+	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "else") == 0)
+		d_perr(ps, ps->tk.line, ps->tk.col, "else without if");
 	if (ps->tk.t == TK_ID && d_is_action_name(ps->tk.s)) {
 		struct lexpos save = ps->pos;
 		struct tok savet = ps->tk;
@@ -503,16 +620,23 @@ static void parse_pragma(struct parser *ps)
 	d_perr(ps, line, col, "invalid D pragma: %s", w[2]);
 }
 
+static bool stmts_record(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (v[i].kind == S_IF) {
+			if (stmts_record(v[i].body, v[i].nbody) ||
+			    stmts_record(v[i].els, v[i].nels))
+				return true;
+		} else if (v[i].kind != S_EXPR && v[i].kind != S_AGG) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static bool clause_records(const struct clause *c)
 {
-	unsigned i;
-
-	if (!c->nstmts)
-		return true;
-	for (i = 0; i < c->nstmts; i++)
-		if (c->stmts[i].kind != S_EXPR && c->stmts[i].kind != S_AGG)
-			return true;
-	return false;
+	return !c->nstmts || stmts_record(c->stmts, c->nstmts);
 }
 
 static void add_clause(struct parser *ps, struct clause *c)
@@ -564,26 +688,9 @@ static void parse_clause(struct parser *ps, struct clause *c)
 		d_expect(ps, '/');
 	}
 	if (d_is_op(ps, '{')) {
-		struct stmt *v = NULL;
-		unsigned n = 0;
-
 		d_lex(ps);
-		for (;;) {
-			while (d_is_op(ps, ';'))
-				d_lex(ps);
-			if (d_is_op(ps, '}'))
-				break;
-			if (ps->tk.t == TK_EOF)
-				d_syntax_error(ps);
-			v = d_pool_grow(ps, v, n, sizeof(*v));
-			parse_stmt(ps, &v[n]);
-			n++;
-			if (!d_is_op(ps, ';') && !d_is_op(ps, '}'))
-				d_syntax_error(ps);
-		}
+		c->stmts = parse_stmts(ps, &c->nstmts);
 		/* the '}' stays current: the caller rewinds to after it */
-		c->stmts = v;
-		c->nstmts = n;
 		ps->pos.p = ps->tk.end;
 		ps->pos.line = ps->tk.line;
 		ps->pos.col = ps->tk.col + 1;
@@ -663,26 +770,11 @@ static void compile_unit(struct parser *ps, const char *src)
 		d_check_clause(ps, &ps->cl[i], true);
 	for (i = 0; i < ps->ncl; i++) {
 		struct clause *c = &ps->cl[i];
-		unsigned j;
 
 		c->records = clause_records(c);
 		c->strargs = d_strargs_of(c->pred);
 		c->needs = d_needs_of(c->pred);
-		for (j = 0; j < c->nstmts; j++) {
-			struct stmt *st = &c->stmts[j];
-			unsigned k;
-
-			c->strargs |= d_strargs_of(st->e);
-			c->needs |= d_needs_of(st->e);
-			for (k = 0; k < st->nargs; k++) {
-				c->strargs |= d_strargs_of(st->args[k]);
-				c->needs |= d_needs_of(st->args[k]);
-			}
-			for (k = 0; k < st->nkeys; k++) {
-				c->strargs |= d_strargs_of(st->keys[k]);
-				c->needs |= d_needs_of(st->keys[k]);
-			}
-		}
+		stmts_reads(c->stmts, c->nstmts, c);
 	}
 }
 

@@ -274,6 +274,7 @@ enum {
 	S_CLEAR,
 	S_TRUNC,
 	S_AGG,
+	S_IF, /* e: the condition; body, then els (either may be empty) */
 };
 
 struct stmt {
@@ -287,6 +288,8 @@ struct stmt {
 	unsigned agg; /* index in prog->aggs */
 	struct node **keys;
 	unsigned nkeys;
+	struct stmt *body, *els; /* S_IF */
+	unsigned nbody, nels;
 };
 
 struct clause {
@@ -296,7 +299,7 @@ struct clause {
 	struct node *pred;
 	struct stmt *stmts;
 	unsigned nstmts;
-	bool records; /* a firing leaves a record (default line) */
+	bool records; /* a firing may leave a record (default line) */
 	uint16_t strargs;
 	uint32_t needs; /* d_clause_needs() */
 };
@@ -369,13 +372,15 @@ struct parser {
 	unsigned ncl;
 	struct sbuf tmp; /* text being lexed */
 	unsigned depth; /* nesting of the expression being parsed */
+	unsigned sdepth; /* nesting of if statements */
 };
 
 /*
  * How deep an expression may nest, in the parser's recursion and in the
- * tree the checker and the evaluator walk recursively: past it, a
- * located compile error, never a stack overflow (100,000 '(' or a
- * 200,000-term sum once crashed dtrace).  Real scripts stay far below.
+ * tree the checker and the evaluator walk recursively, and (counted
+ * apart) how deep if statements may nest: past it, a located compile
+ * error, never a stack overflow (100,000 '(' or a 200,000-term sum once
+ * crashed dtrace).  Real scripts stay far below.
  */
 #define D_MAXDEPTH 512
 
@@ -395,6 +400,7 @@ struct ectx {
 	int fault;
 	uint64_t faddr;
 	bool exited;
+	bool recorded; /* a statement that records ran */
 	int status;
 	int rv;
 };

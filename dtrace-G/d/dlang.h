@@ -21,6 +21,8 @@
  *	clause	 := desc (',' desc)* ['/' expr '/'] ['{' stmt* '}']
  *	stmt	 := expr ';' | action ';' | '@'NAME['[' expr,... ']'] '=' agg ';'
  *		  | self->X '=' expr ';' | this->X '=' expr ';' | X '=' expr ';'
+ *		  | 'if' '(' expr ')' body ['else' body]
+ *	body	 := '{' stmt* '}' | stmt
  *	action	 := printf(fmt, ...) | trace(expr) | exit(expr) | printa(@a)
  *		  | printa(fmt, @a) | clear(@a) | trunc(@a [, n])
  *	agg	 := count() | sum(e) | avg(e) | min(e) | max(e) | quantize(e)

@@ -18,7 +18,9 @@
  * first record (dtrace.c's chew()/chewrec()).  As in DTrace's kernel, a
  * clause whose statements record nothing (only assignments and
  * aggregations) produces no record and so no default line; a clause with
- * no statements at all does.  trace() prints by record size as
+ * no statements at all does.  if/else runs one of its bodies; a firing
+ * whose ifs skipped every recording statement leaves no record either,
+ * as a false predicate (illumos runs each body as a predicated clause).  trace() prints by record size as
  * dt_consume_cpu()'s record switch does.
  *
  * Run-time errors (invalid address, division by zero) unwind with
@@ -614,7 +616,18 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 	struct dv v;
 
 	x->action = st->action;
+	if (st->kind != S_EXPR && st->kind != S_AGG && st->kind != S_IF)
+		x->recorded = true;
 	switch (st->kind) {
+	case S_IF:
+		v = d_eval(x, st->e);
+		if (truth(&v))
+			for (unsigned i = 0; i < st->nbody; i++)
+				exec_stmt(x, &st->body[i]);
+		else
+			for (unsigned i = 0; i < st->nels; i++)
+				exec_stmt(x, &st->els[i]);
+		break;
 	case S_EXPR:
 		(void)d_eval(x, st->e);
 		break;
@@ -676,7 +689,9 @@ static void run_clause(struct ectx *x, FILE *out)
 	}
 	for (i = 0; i < c->nstmts; i++)
 		exec_stmt(x, &c->stmts[i]);
-	if (c->records) {
+	/* a record when a recording statement ran (an if may skip them
+	 * all, as a false predicate does), or the clause has none */
+	if (c->records && (x->recorded || !c->nstmts)) {
 		if (!p->heading) {
 			p->heading = true;
 			if (!p->quiet)

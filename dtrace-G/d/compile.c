@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "d_impl.h"
 
@@ -110,11 +111,22 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 	return 0;
 }
 
+/* rand()'s seed: the clock, never 0 (xorshift's fixed point). */
+static uint64_t now_seed(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec) |
+	       1;
+}
+
 static struct d_prog *prog_new(void)
 {
 	struct d_prog *p = d_xcalloc(1, sizeof(*p));
 
 	p->strsize = D_STRSIZE;
+	p->rand_state = now_seed();
 	p->last_cpu = -1;
 	p->last_clause = -1;
 	return p;
@@ -858,6 +870,7 @@ void d_free(struct d_prog *p)
 	}
 	free(p->opts);
 	d_ht_clear(&p->dyn);
+	free(p->tok_str);
 	free(p->clauses);
 	d_ar_free(&p->pool);
 	free(p);

@@ -155,6 +155,7 @@ enum {
 	B_PROBENAME,
 	B_ID,
 	B_EPID,
+	B_GID,
 };
 
 /* The builtin variables (func.c): a name, its B_ id, and its type. */
@@ -166,13 +167,42 @@ struct d_builtin {
 extern const struct d_builtin d_builtins[];
 extern const unsigned d_nbuiltins;
 
-enum { F_COPYINSTR, F_STRLEN, F_STRINGOF, F_LLTOSTR, F_STRJOIN };
+enum {
+	F_COPYINSTR,
+	F_STRLEN,
+	F_STRINGOF,
+	F_LLTOSTR,
+	F_STRJOIN,
+	F_BASENAME,
+	F_DIRNAME,
+	F_SUBSTR,
+	F_INDEX,
+	F_RINDEX,
+	F_STRSTR,
+	F_STRTOK,
+	F_TOUPPER,
+	F_TOLOWER,
+	F_STRTOLL,
+	F_RAND,
+	F_HTONS,
+	F_HTONL,
+	F_HTONLL,
+	F_PROGENYOF,
+};
 
-/* The functions (func.c): N_FUNC's sub indexes this table. */
+/*
+ * The functions (func.c): N_FUNC's sub indexes this table.  args: one
+ * letter per argument, what it must be (s: string, i: integer, p: an
+ * address, t: a string or NULL, a: anything); ret: 's' for a string,
+ * else an integer of size sz and signedness sg.
+ */
 struct d_func {
 	const char *name;
 	int id;
 	unsigned minargs, maxargs;
+	const char *args;
+	char ret;
+	uint8_t sz, sg;
 };
 extern const struct d_func d_funcs[];
 extern const unsigned d_nfuncs;
@@ -329,6 +359,11 @@ struct d_prog {
 	struct dv *cval;   /* per var (this->) */
 	unsigned nval;
 	struct htab dyn;   /* self-> and associative arrays */
+	/* strtok(): the string being split and where the next token
+	 * starts, for one firing (reset with this->) */
+	char *tok_str;
+	size_t tok_pos;
+	uint64_t rand_state;
 	/* clause-local variables live for one firing */
 	const struct d_probe *last_probe;
 	uint64_t last_ts;

@@ -139,6 +139,7 @@ struct d_fire {
 	int cpu;
 	pid_t pid, tid, ppid;
 	uid_t uid;
+	gid_t gid;
 	const char *execname;
 	uint64_t timestamp;	/* ns, CLOCK_MONOTONIC */
 	uint64_t walltimestamp; /* ns since the epoch */
@@ -157,6 +158,12 @@ struct d_fire {
 	int (*copyin)(void *ctx, pid_t pid, uint64_t addr, void *buf,
 		      size_t len);
 	void *copyin_ctx;
+	/*
+	 * progenyof(): the parent of process pid now, or -1 when unknown
+	 * (called with copyin_ctx, for the ancestors beyond ppid).  NULL:
+	 * only pid and ppid are known.
+	 */
+	pid_t (*parent_of)(void *ctx, pid_t pid);
 };
 
 /* d_run() results, or-ed. */

@@ -173,6 +173,11 @@ static struct node *parse_primary(struct parser *ps)
 		d_expect(ps, ']');
 		return n;
 	}
+	if (strcmp(t.s, "NULL") == 0) { /* a null pointer */
+		n = d_mknode(ps, N_INT, &t);
+		n->sz = 8;
+		return n;
+	}
 	for (i = 0; i < d_nbuiltins; i++)
 		if (strcmp(d_builtins[i].name, t.s) == 0) {
 			n = d_mknode(ps, N_BUILTIN, &t);

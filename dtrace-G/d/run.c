@@ -203,6 +203,8 @@ static struct dv builtin(struct ectx *x, int id)
 		return d_dv_str(pr && pr->name ? pr->name : "");
 	case B_ID:
 		return d_dv_int(pr ? pr->id : 0, 4, false);
+	case B_GID:
+		return d_dv_int((int64_t)f->gid, 4, false);
 	default:
 		return d_dv_int(f->epid, 4, false);
 	}
@@ -767,6 +769,9 @@ int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
 					     ? d_dv_str(d_xstrdup(""))
 					     : d_var_zero(&p->vars[i]);
 		}
+		free(p->tok_str);
+		p->tok_str = NULL;
+		p->tok_pos = 0;
 		p->last_probe = pr;
 		p->last_ts = f->timestamp;
 		p->last_tid = f->tid;

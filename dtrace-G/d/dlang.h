@@ -30,8 +30,8 @@
  *	expr	 := C operators (?: || && ^^ | ^ & == != < <= > >= << >> + - *
  *		  / % ! ~ unary - ++ -- (prefix) and casts to integer types),
  *		  integer and string literals, variables, builtins, functions
- *		  copyinstr(e [, len]), strlen(s), stringof(e), lltostr(e)
- *	builtins arg0..arg11, args[N], pid, ppid, tid, uid, execname,
+ *		  (func.c's table: copyinstr, strlen, substr, strtok, ...)
+ *	builtins arg0..arg11, args[N], pid, ppid, tid, uid, gid, execname,
  *		  timestamp, vtimestamp, walltimestamp, cpu, probeprov,
  *		  probemod, probefunc, probename, id (probe ID), epid
  *	macros	 $target, $pid, $1..$9 (integer when numeric), $$1..$$9

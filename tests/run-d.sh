@@ -81,12 +81,12 @@ done
 # Scripts too large to keep as pairs: shapes nested 20,000 to 200,000
 # deep once overflowed the stack of the parser, the checker or the
 # evaluator (SIGSEGV); each must now be a located compile error.
-deep() {	# deep WHAT PYTHON-EXPRESSION (the script's text)
+deep() {	# deep WHAT PYTHON-EXPRESSION [KIND] (the script's text)
 	python3 -c "import sys; sys.stdout.write($2)" >"$tmp/deep.d" || return
 	timeout 60 "$DTRACE" -s "$tmp/deep.d" >"$tmp/deep.out" 2>"$tmp/deep.err"
 	expect_eq "deep $1: exit status" 1 "$?"
 	expect_grep "deep $1: a located error" \
-		'^dtrace: failed to compile script .*: line 1, column [0-9]*: expression nested too deeply (more than 512 levels)$' \
+		"^dtrace: failed to compile script .*: line 1, column [0-9]*: ${3:-expression} nested too deeply (more than 512 levels)\$" \
 		"$tmp/deep.err"
 }
 if command -v python3 >/dev/null 2>&1; then
@@ -101,6 +101,10 @@ if command -v python3 >/dev/null 2>&1; then
 	deep "20k nested a[...]" "'BEGIN { a[0] = 1; x = ' + 'a[' * 20000 + '0' + ']' * 20000 + '; }'"
 	deep "100k ?: chain" "'BEGIN { x = ' + '1 ? 0 : ' * $n + '1; }'"
 	deep "100k x = x = ..." "'BEGIN { ' + 'x = ' * $n + '1; }'"
+	deep "100k nested if" "'BEGIN { ' + 'if (1) { ' * $n + '}' * $n + ' }'" \
+		statements
+	deep "100k else if" "'BEGIN { ' + 'if (0) x = 1; else ' * $n + 'x = 2; }'" \
+		statements
 else
 	echo "# no python3: the generated deep scripts are not run"
 fi

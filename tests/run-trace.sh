@@ -197,6 +197,24 @@ if grep -q strjoin err.txt; then
 fi
 expect_out "builtins" '1 1 trprog prov trprog run tick 1\n\n'
 
+# the process's ids and ancestry (dtrace started it: ppid is dtrace,
+# progenyof() of dtrace and of the target are true); string functions
+# on a string of the process; if/else and a declared variable
+trun -q -n 'self int n; tr$target:::msg {
+	self->n += arg1;
+	printf("%d %d %d %d %d %d %d %s %s\n", uid, gid, ppid == $pid,
+	    progenyof($pid), progenyof($target), progenyof($target + 1000000),
+	    cpu >= 0, toupper(execname),
+	    substr(basename(strjoin("/x/", copyinstr(arg0))), 1, 3));
+	if (self->n == 7) {
+		printf("seven\n");
+	} else {
+		printf("not seven\n");
+	}
+}' -c "./trprog msg"
+expect_out "uid gid ppid progenyof cpu; string functions; if/else" \
+	"$(id -u) $(id -g) 1 1 1 0 1 TRPROG ell\nseven\n\n"
+
 # timestamp rises, walltimestamp is now, self-> latency between probes
 before=$(date +%s)
 trun -q -n 'tr$target:::tick /self->last/ { printf("%d\n", timestamp > self->last); }

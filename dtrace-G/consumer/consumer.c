@@ -179,6 +179,8 @@ static void proc_status(struct tproc *pr)
 		pr->ppid = (pid_t)atoi(s + 6);
 	if ((s = strstr(st, "\nUid:")))
 		pr->uid = (uid_t)strtoul(s + 5, NULL, 10);
+	if ((s = strstr(st, "\nGid:")))
+		pr->gid = (gid_t)strtoul(s + 5, NULL, 10);
 }
 
 static struct tproc *proc_add(struct consumer *c, pid_t pid, bool target)

@@ -146,6 +146,7 @@ struct tproc {
 	uint64_t start;
 	pid_t ppid;
 	uid_t uid;
+	gid_t gid;
 	char *maps;   /* the last /proc/PID/maps read, to see changes */
 	struct tfile **files;
 	size_t nfiles;
@@ -305,6 +306,7 @@ void read_buffers(struct consumer *c);
 void fire_dtrace(struct consumer *c, const struct d_probe *dp,
 		 const unsigned *cl, unsigned n);
 int copyin(void *ctx, pid_t pid, uint64_t addr, void *buf, size_t len);
+pid_t parent_of(void *ctx, pid_t pid);
 
 /* records.c: let go of the threads that exited (d_thread_exit()) */
 void threads_reap(struct consumer *c);

@@ -12,7 +12,8 @@
  * them) and run in that order; after exit() the rest of the read is not
  * run, as in DTrace.  decode() gives the probe and the firing's context
  * (struct d_fire: pid, tid, CPU, thread name, arguments, the strings
- * copied at hit time); what is the process's (ppid, uid) and the clocks
+ * copied at hit time); what is the process's (ppid, uid, gid, its
+ * ancestors for progenyof()) and the clocks
  * are added here, the same for every backend.
  *
  * Threads.  self-> variables are keyed by thread id, and a thread that
@@ -41,6 +42,7 @@
 #include <unistd.h>
 
 #include "consumer_impl.h"
+#include "procfs.h"
 
 /* ------------------------------------------------------------------ */
 /* Hits */
@@ -58,6 +60,18 @@ int copyin(void *ctx, pid_t pid, uint64_t addr, void *buf, size_t len)
 	if ((size_t)n < len)
 		memset((char *)buf + n, 0, len - (size_t)n);
 	return n > 0 ? 0 : -EFAULT;
+}
+
+/* d_fire's parent_of (progenyof()): PPid of /proc/PID/status now. */
+pid_t parent_of(void *ctx, pid_t pid)
+{
+	char st[4096], *s;
+
+	(void)ctx;
+	if (proc_read_file(pid, "status", st, sizeof(st)) < 0)
+		return -1;
+	s = strstr(st, "\nPPid:");
+	return s ? (pid_t)atoi(s + 6) : -1;
 }
 
 void hit_push(struct consumer *c, const struct hit *h)
@@ -214,9 +228,11 @@ static void hit_process(struct consumer *c, const struct hit *h)
 	pr = proc_find(c, p->pid);
 	f.ppid = pr ? pr->ppid : 0;
 	f.uid = pr ? pr->uid : 0;
+	f.gid = pr ? pr->gid : 0;
 	f.walltimestamp = f.timestamp + c->wall_offset;
 	f.vtimestamp = f.timestamp;
 	f.copyin = copyin;
+	f.parent_of = parent_of;
 	thread_seen(c, f.pid, f.tid);
 	run_clauses(c, &p->dp, p->clauses, p->epids, p->nclauses, &f);
 }
@@ -253,10 +269,12 @@ void fire_dtrace(struct consumer *c, const struct d_probe *dp,
 	f.tid = (pid_t)syscall(SYS_gettid);
 	f.ppid = getppid();
 	f.uid = getuid();
+	f.gid = getgid();
 	f.execname = comm;
 	f.timestamp = now_ns(CLOCK_MONOTONIC);
 	f.walltimestamp = now_ns(CLOCK_REALTIME);
 	f.vtimestamp = f.timestamp;
 	f.copyin = copyin;
+	f.parent_of = parent_of;
 	run_clauses(c, dp, cl, NULL, n, &f);
 }

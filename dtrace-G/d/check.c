@@ -35,7 +35,7 @@ const char *d_kind_name(int k)
 	return k == T_STR ? "string" : k == T_INT ? "int" : "unknown";
 }
 
-static void need_int(struct parser *ps, struct node *n, int k,
+void d_need_int(struct parser *ps, struct node *n, int k,
 		     const char *what, bool strict)
 {
 	if (strict && k == T_STR)
@@ -71,6 +71,60 @@ static const char *op_name(int op)
 	}
 }
 
+/*
+ * A variable used as declared: a scalar not indexed, an associative
+ * array indexed with its key signature (declared, or that of its first
+ * use: the count of keys, and their kinds when declared).
+ */
+static void check_shape(struct parser *ps, struct node *n, bool strict)
+{
+	struct d_prog *p = ps->prog;
+	struct var *v = &p->vars[n->sub];
+	int other = -1;
+
+	for (unsigned i = 0; i < p->nvars; i++)
+		if (p->vars[i].declared &&
+		    p->vars[i].scope ==
+			    (v->scope == SC_GLOBAL ? SC_ASSOC : SC_GLOBAL) &&
+		    strcmp(p->vars[i].name, v->name) == 0)
+			other = (int)i;
+	if (other >= 0 && (v->scope == SC_GLOBAL || v->scope == SC_ASSOC)) {
+		const struct var *o = &p->vars[other];
+
+		d_perr(ps, n->line, n->col,
+		       "%s is declared %s at line %d, column %d: %s", v->name,
+		       o->scope == SC_ASSOC ? "an associative array" : "a scalar",
+		       o->line, o->col,
+		       o->scope == SC_ASSOC ? "index it" : "it has no keys");
+	}
+	if (v->scope != SC_ASSOC)
+		return;
+	if (v->nkeys < 0) {
+		v->nkeys = (int)n->nargs;
+		v->kline = n->line;
+		v->kcol = n->col;
+		return;
+	}
+	if (strict && v->nkeys != (int)n->nargs)
+		d_perr(ps, n->line, n->col,
+		       "%s[ ] indexed with %u key%s; its %s at line %d, "
+		       "column %d has %d",
+		       v->name, n->nargs, n->nargs == 1 ? "" : "s",
+		       v->declared ? "declaration" : "first use", v->kline,
+		       v->kcol, v->nkeys);
+	for (unsigned i = 0; strict && v->keykinds && i < n->nargs; i++) {
+		int k = n->args[i]->kind;
+
+		if (k != T_ANY && k != v->keykinds[i])
+			d_perr(ps, n->args[i]->line, n->args[i]->col,
+			       "%s[ ] key #%u is a%s %s; its declaration at "
+			       "line %d, column %d says %s",
+			       v->name, i + 1, k == T_INT ? "n" : "",
+			       d_kind_name(k), v->line, v->col,
+			       d_kind_name(v->keykinds[i]));
+	}
+}
+
 int d_check(struct parser *ps, struct node *n, bool strict)
 {
 	struct d_prog *p = ps->prog;
@@ -88,11 +142,9 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 
 		for (i = 0; i < n->nargs; i++)
 			d_check(ps, n->args[i], strict);
-		if (strict && !v->assigned && v->scope == SC_GLOBAL)
-			d_perr(ps, n->line, n->col,
-			       "failed to resolve %s: Unknown variable name",
-			       v->name);
-		if (strict && !v->assigned && v->scope == SC_ASSOC)
+		check_shape(ps, n, strict);
+		if (strict && !v->assigned &&
+		    (v->scope == SC_GLOBAL || v->scope == SC_ASSOC))
 			d_perr(ps, n->line, n->col,
 			       "failed to resolve %s: Unknown variable name",
 			       v->name);
@@ -104,52 +156,19 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		return n->kind = T_INT;
 	case N_ARGS:
 		ka = d_check(ps, n->a, strict);
-		need_int(ps, n->a, ka, "[ ]", strict);
+		d_need_int(ps, n->a, ka, "[ ]", strict);
 		return n->kind = T_ANY;
 	case N_FUNC:
 		for (i = 0; i < n->nargs; i++)
 			d_check(ps, n->args[i], strict);
-		switch (d_funcs[n->sub].id) {
-		case F_COPYINSTR:
-			if (strict && n->args[0]->kind == T_STR)
-				d_perr(ps, n->line, n->col,
-				       "copyinstr( ) argument #1 is incompatible "
-				       "with prototype:\n\tprototype: uintptr_t"
-				       "\n\t argument: string");
-			if (n->nargs > 1)
-				need_int(ps, n->args[1], n->args[1]->kind,
-					 "copyinstr( )", strict);
-			return n->kind = T_STR;
-		case F_STRLEN:
-			if (strict && n->args[0]->kind == T_INT)
-				d_perr(ps, n->line, n->col,
-				       "strlen( ) argument #1 is incompatible "
-				       "with prototype:\n\tprototype: string\n"
-				       "\t argument: int");
-			return n->kind = T_INT;
-		case F_STRJOIN:
-			for (i = 0; i < 2; i++)
-				if (strict && n->args[i]->kind == T_INT)
-					d_perr(ps, n->line, n->col,
-					       "strjoin( ) argument #%u is "
-					       "incompatible with prototype:\n"
-					       "\tprototype: string\n\t "
-					       "argument: int", i + 1);
-			return n->kind = T_STR;
-		case F_LLTOSTR:
-			need_int(ps, n->args[0], n->args[0]->kind,
-				 "lltostr( )", strict);
-			return n->kind = T_STR;
-		default: /* stringof */
-			return n->kind = T_STR;
-		}
+		return n->kind = d_check_func(ps, n, strict);
 	case N_UN:
 		ka = d_check(ps, n->a, strict);
-		need_int(ps, n, ka, op_name(n->sub), strict);
+		d_need_int(ps, n, ka, op_name(n->sub), strict);
 		return n->kind = T_INT;
 	case N_CAST:
 		ka = d_check(ps, n->a, strict);
-		need_int(ps, n, ka, "( )", strict);
+		d_need_int(ps, n, ka, "( )", strict);
 		return n->kind = T_INT;
 	case N_BIN:
 		ka = d_check(ps, n->a, strict);
@@ -169,8 +188,8 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 				       d_kind_name(kb));
 			return n->kind = T_INT;
 		default:
-			need_int(ps, n, ka, op_name(n->sub), strict);
-			need_int(ps, n, kb, op_name(n->sub), strict);
+			d_need_int(ps, n, ka, op_name(n->sub), strict);
+			d_need_int(ps, n, kb, op_name(n->sub), strict);
 			return n->kind = T_INT;
 		}
 	case N_LAND:
@@ -191,13 +210,15 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		return n->kind = kb != T_ANY ? kb : kc;
 	case N_ASSIGN: {
 		struct var *v = &p->vars[n->a->sub];
+		char disp[160];
 
 		for (i = 0; i < n->a->nargs; i++)
 			d_check(ps, n->a->args[i], strict);
+		check_shape(ps, n->a, strict);
 		kb = d_check(ps, n->b, strict);
 		if (n->sub != '=') {
-			need_int(ps, n, kb, "op=", strict);
-			need_int(ps, n, v->kind, "op=", strict);
+			d_need_int(ps, n, kb, "op=", strict);
+			d_need_int(ps, n, v->kind, "op=", strict);
 			kb = T_INT;
 		}
 		if (!v->assigned || v->kind == T_ANY) {
@@ -205,14 +226,20 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 			if (v->kind == T_ANY)
 				v->kind = kb;
 		} else if (strict && kb != T_ANY && v->kind != kb) {
+			d_var_display(v, disp, sizeof(disp));
+			if (v->scope == SC_ASSOC)
+				disp[strlen(disp) - 4] = '\0'; /* a[ ] */
+			if (v->declared)
+				d_perr(ps, n->line, n->col,
+				       "operator = cannot assign a %s to %s, "
+				       "declared %s at line %d, column %d",
+				       d_kind_name(kb), disp, v->tname,
+				       v->line, v->col);
 			d_perr(ps, n->line, n->col,
-			       "operator = cannot assign a %s to %s%s, "
+			       "operator = cannot assign a %s to %s, "
 			       "which holds a%s %s",
-			       d_kind_name(kb),
-			       v->scope == SC_SELF   ? "self->"
-			       : v->scope == SC_THIS ? "this->"
-						   : "",
-			       v->name, v->kind == T_INT ? "n" : "",
+			       d_kind_name(kb), disp,
+			       v->kind == T_INT ? "n" : "",
 			       d_kind_name(v->kind));
 		}
 		return n->kind = v->kind;
@@ -227,7 +254,8 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		v = &p->vars[n->a->sub];
 		for (i = 0; i < n->a->nargs; i++)
 			d_check(ps, n->a->args[i], strict);
-		need_int(ps, n, v->kind, op_name(n->sub), strict);
+		check_shape(ps, n->a, strict);
+		d_need_int(ps, n, v->kind, op_name(n->sub), strict);
 		v->assigned = true;
 		if (v->kind == T_ANY)
 			v->kind = T_INT;
@@ -286,30 +314,34 @@ uint32_t d_needs_of(const struct node *n)
 	return m;
 }
 
-void d_check_clause(struct parser *ps, struct clause *c, bool strict)
+static void check_stmts(struct parser *ps, struct stmt *v, unsigned n,
+			bool strict)
 {
 	struct d_prog *p = ps->prog;
 	unsigned i, j;
 
-	if (c->pred)
-		d_check(ps, c->pred, strict);
-	for (i = 0; i < c->nstmts; i++) {
-		struct stmt *st = &c->stmts[i];
+	for (i = 0; i < n; i++) {
+		struct stmt *st = &v[i];
 		struct tok at = { .line = st->line, .col = st->col };
 
 		switch (st->kind) {
+		case S_IF:
+			d_check(ps, st->e, strict);
+			check_stmts(ps, st->body, st->nbody, strict);
+			check_stmts(ps, st->els, st->nels, strict);
+			break;
 		case S_EXPR:
 		case S_TRACE:
 			d_check(ps, st->e, strict);
 			break;
 		case S_EXIT:
 			d_check(ps, st->e, strict);
-			need_int(ps, st->e, st->e->kind, "exit( )", strict);
+			d_need_int(ps, st->e, st->e->kind, "exit( )", strict);
 			break;
 		case S_TRUNC:
 			if (st->e) {
 				d_check(ps, st->e, strict);
-				need_int(ps, st->e, st->e->kind, "trunc( )",
+				d_need_int(ps, st->e, st->e->kind, "trunc( )",
 					 strict);
 			}
 			break;
@@ -335,7 +367,7 @@ void d_check_clause(struct parser *ps, struct clause *c, bool strict)
 			for (j = 0; j < st->nargs; j++) {
 				d_check(ps, st->args[j], strict);
 				if (j < 1 || p->aggs[st->agg].fn == AG_QUANTIZE)
-					need_int(ps, st->args[j],
+					d_need_int(ps, st->args[j],
 						 st->args[j]->kind,
 						 d_agg_fn_names[p->aggs[st->agg]
 								      .fn],
@@ -346,4 +378,11 @@ void d_check_clause(struct parser *ps, struct clause *c, bool strict)
 			break;
 		}
 	}
+}
+
+void d_check_clause(struct parser *ps, struct clause *c, bool strict)
+{
+	if (c->pred)
+		d_check(ps, c->pred, strict);
+	check_stmts(ps, c->stmts, c->nstmts, strict);
 }

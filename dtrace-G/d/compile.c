@@ -2,10 +2,11 @@
 /*
  * compile.c - the compiler of the D language of `dtrace -n` / `dtrace -s`
  * (contract in dlang.h; the parts of dtrace-G/d/ are listed in
- * d_impl.h): a recursive-descent parser that builds a small tree per
- * expression and a list of statements per clause, the options (#pragma D
- * option and -x), and the accessors the consumer (trace.c) uses to
- * enable what the program names.
+ * d_impl.h): the program level of the recursive-descent parser -
+ * clauses, probe descriptions, pragmas, declarations (decl.c), and the
+ * statements of a clause body, whose expressions expr.c parses - the
+ * options (#pragma D option and -x), and the accessors the consumer
+ * uses to enable what the program names.
  *
  * A compile unit is a -s script or the text of one -n/-P/-m/-f option;
  * d_compile() appends its clauses to the program, so several options
@@ -36,38 +37,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "d_impl.h"
-
-/* ------------------------------------------------------------------ */
-/* The names the parser resolves (declared in d_impl.h; check.c and
- * run.c index these tables by the node's sub) */
-
-const struct d_builtin d_builtins[] = {
-	{ "pid", B_PID, 0, 4, 1 },
-	{ "ppid", B_PPID, 0, 4, 1 },
-	{ "tid", B_TID, 0, 4, 1 },
-	{ "uid", B_UID, 0, 4, 0 },
-	{ "execname", B_EXECNAME, 1, 8, 0 },
-	{ "timestamp", B_TIMESTAMP, 0, 8, 0 },
-	{ "vtimestamp", B_VTIMESTAMP, 0, 8, 0 },
-	{ "walltimestamp", B_WALLTIMESTAMP, 0, 8, 0 },
-	{ "cpu", B_CPU, 0, 4, 1 },
-	{ "probeprov", B_PROBEPROV, 1, 8, 0 },
-	{ "probemod", B_PROBEMOD, 1, 8, 0 },
-	{ "probefunc", B_PROBEFUNC, 1, 8, 0 },
-	{ "probename", B_PROBENAME, 1, 8, 0 },
-	{ "id", B_ID, 0, 4, 0 },
-	{ "epid", B_EPID, 0, 4, 0 },
-};
-
-const struct d_func d_funcs[] = {
-	{ "copyinstr", F_COPYINSTR, 1, 2 },
-	{ "strlen", F_STRLEN, 1, 1 },
-	{ "stringof", F_STRINGOF, 1, 1 },
-	{ "lltostr", F_LLTOSTR, 1, 1 },
-	{ "strjoin", F_STRJOIN, 2, 2 },
-};
 
 const char *const d_agg_fn_names[] = {
 	"count", "sum", "avg", "min", "max", "quantize", "lquantize",
@@ -139,525 +111,72 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 	return 0;
 }
 
+/* rand()'s seed: the clock, never 0 (xorshift's fixed point). */
+static uint64_t now_seed(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec) |
+	       1;
+}
+
 static struct d_prog *prog_new(void)
 {
 	struct d_prog *p = d_xcalloc(1, sizeof(*p));
 
 	p->strsize = D_STRSIZE;
+	p->rand_state = now_seed();
 	p->last_cpu = -1;
 	p->last_clause = -1;
 	return p;
 }
 
 
-static struct node *mknode(struct parser *ps, int op, const struct tok *at)
+static void check_stmts_height(struct parser *ps, const struct stmt *v,
+			       unsigned n)
 {
-	struct node *n = d_ar_alloc(&ps->prog->pool, sizeof(*n));
+	for (unsigned i = 0; i < n; i++) {
+		const struct stmt *st = &v[i];
 
-	n->op = op;
-	n->line = at->line;
-	n->col = at->col;
-	return n;
-}
-
-/*
- * Enter one level of expression nesting at token t; the matching
- * `ps->depth--` is at each return of the parse_* function that entered.
- */
-static void nest(struct parser *ps, const struct tok *t)
-{
-	if (++ps->depth > D_MAXDEPTH)
-		d_perr(ps, t->line, t->col,
-		       "expression nested too deeply (more than %d levels)",
-		       D_MAXDEPTH);
-}
-
-/*
- * A tree the parser built iteratively (a long chain a + b + c + ...
- * leans left without any recursion) can still be too deep for the
- * recursive checker and evaluator: walk it, at most D_MAXDEPTH deep.
- */
-static void check_height(struct parser *ps, const struct node *n, unsigned d)
-{
-	if (!n)
-		return;
-	if (d > D_MAXDEPTH)
-		d_perr(ps, n->line, n->col,
-		       "expression nested too deeply (more than %d levels)",
-		       D_MAXDEPTH);
-	check_height(ps, n->a, d + 1);
-	check_height(ps, n->b, d + 1);
-	check_height(ps, n->c, d + 1);
-	for (unsigned i = 0; i < n->nargs; i++)
-		check_height(ps, n->args[i], d + 1);
+		d_check_height(ps, st->e, 1);
+		for (unsigned j = 0; j < st->nargs; j++)
+			d_check_height(ps, st->args[j], 1);
+		for (unsigned j = 0; j < st->nkeys; j++)
+			d_check_height(ps, st->keys[j], 1);
+		check_stmts_height(ps, st->body, st->nbody);
+		check_stmts_height(ps, st->els, st->nels);
+	}
 }
 
 static void check_clause_height(struct parser *ps, const struct clause *c)
 {
-	check_height(ps, c->pred, 1);
-	for (unsigned i = 0; i < c->nstmts; i++) {
-		const struct stmt *st = &c->stmts[i];
-
-		check_height(ps, st->e, 1);
-		for (unsigned j = 0; j < st->nargs; j++)
-			check_height(ps, st->args[j], 1);
-		for (unsigned j = 0; j < st->nkeys; j++)
-			check_height(ps, st->keys[j], 1);
-	}
+	d_check_height(ps, c->pred, 1);
+	check_stmts_height(ps, c->stmts, c->nstmts);
 }
 
-static unsigned var_lookup(struct d_prog *p, int scope, const char *name)
+/* What the statements read of a firing (d_clause_strargs/needs). */
+static void stmts_reads(const struct stmt *v, unsigned n, struct clause *c)
 {
-	unsigned i;
+	for (unsigned j = 0; j < n; j++) {
+		const struct stmt *st = &v[j];
+		unsigned k;
 
-	for (i = 0; i < p->nvars; i++)
-		if (p->vars[i].scope == scope &&
-		    strcmp(p->vars[i].name, name) == 0)
-			return i;
-	p->vars = d_xrealloc(p->vars, (p->nvars + 1) * sizeof(*p->vars));
-	p->vars[i].name = d_xstrdup(name);
-	p->vars[i].scope = scope;
-	p->vars[i].kind = T_ANY;
-	p->vars[i].assigned = false;
-	p->nvars++;
-	return i;
-}
-
-static struct node *parse_expr(struct parser *ps);
-static struct node *parse_assign(struct parser *ps);
-
-/* A type name for a cast: size and signedness, or false. */
-bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg)
-{
-	static const struct {
-		const char *n;
-		uint8_t sz, sg;
-	} t[] = {
-		{ "char", 1, 1 },      { "short", 2, 1 },    { "int", 4, 1 },
-		{ "long", 8, 1 },      { "int8_t", 1, 1 },   { "int16_t", 2, 1 },
-		{ "int32_t", 4, 1 },   { "int64_t", 8, 1 },  { "uint8_t", 1, 0 },
-		{ "uint16_t", 2, 0 },  { "uint32_t", 4, 0 }, { "uint64_t", 8, 0 },
-		{ "uintptr_t", 8, 0 }, { "intptr_t", 8, 1 }, { "size_t", 8, 0 },
-		{ "ssize_t", 8, 1 },   { "pid_t", 4, 1 },    { "uid_t", 4, 0 },
-		{ "gid_t", 4, 0 },     { "off_t", 8, 1 },    { "_Bool", 1, 0 },
-		{ "bool", 1, 0 },      { "uint_t", 4, 0 },   { "ulong_t", 8, 0 },
-		{ "signed", 4, 1 },    { "unsigned", 4, 0 },
-	};
-	unsigned i;
-
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (strcmp(t[i].n, name) == 0) {
-			*sz = t[i].sz;
-			*sg = t[i].sg;
-			return true;
+		c->strargs |= d_strargs_of(st->e);
+		c->needs |= d_needs_of(st->e);
+		for (k = 0; k < st->nargs; k++) {
+			c->strargs |= d_strargs_of(st->args[k]);
+			c->needs |= d_needs_of(st->args[k]);
 		}
-	return false;
-}
-
-/* After '(' when the next token names a type: the cast's type. */
-static void parse_cast_type(struct parser *ps, uint8_t *sz, uint8_t *sg)
-{
-	bool uns = false, sgn = false, any = false;
-	uint8_t s = 4, g = 1;
-
-	while (ps->tk.t == TK_ID) {
-		uint8_t tsz, tsg;
-
-		if (strcmp(ps->tk.s, "const") == 0 ||
-		    strcmp(ps->tk.s, "volatile") == 0) {
-		} else if (strcmp(ps->tk.s, "unsigned") == 0) {
-			uns = true;
-		} else if (strcmp(ps->tk.s, "signed") == 0) {
-			sgn = true;
-		} else if (strcmp(ps->tk.s, "long") == 0 && any) {
-			s = 8; /* long long */
-		} else if (strcmp(ps->tk.s, "int") == 0 && any) {
-			/* unsigned int, short int, long int */
-		} else if (d_cast_type(ps->tk.s, &tsz, &tsg)) {
-			s = tsz;
-			g = tsg;
-		} else {
-			break;
+		for (k = 0; k < st->nkeys; k++) {
+			c->strargs |= d_strargs_of(st->keys[k]);
+			c->needs |= d_needs_of(st->keys[k]);
 		}
-		any = true;
-		d_lex(ps);
-	}
-	if (uns)
-		g = 0;
-	else if (sgn)
-		g = 1;
-	while (d_is_op(ps, '*')) {
-		s = 8;
-		g = 0;
-		d_lex(ps);
-	}
-	*sz = s;
-	*sg = g;
-}
-
-static bool starts_type(struct parser *ps)
-{
-	uint8_t sz, sg;
-
-	if (ps->tk.t != TK_ID)
-		return false;
-	return d_cast_type(ps->tk.s, &sz, &sg) ||
-	       strcmp(ps->tk.s, "const") == 0 ||
-	       strcmp(ps->tk.s, "unsigned") == 0 ||
-	       strcmp(ps->tk.s, "signed") == 0;
-}
-
-static struct node **parse_args(struct parser *ps, unsigned *nargs, int close)
-{
-	struct node **v = NULL;
-	unsigned n = 0;
-
-	if (!d_is_op(ps, close)) {
-		for (;;) {
-			v = d_pool_grow(ps, v, n, sizeof(*v));
-			v[n++] = parse_assign(ps);
-			if (!d_is_op(ps, ','))
-				break;
-			d_lex(ps);
-		}
-	}
-	d_expect(ps, close);
-	*nargs = n;
-	return v;
-}
-
-static const char *const action_names[] = {
-	"printf", "trace", "exit", "printa", "clear", "trunc", NULL,
-};
-
-static bool is_action_name(const char *s)
-{
-	unsigned i;
-
-	for (i = 0; action_names[i]; i++)
-		if (strcmp(action_names[i], s) == 0)
-			return true;
-	return false;
-}
-
-static struct node *parse_primary(struct parser *ps)
-{
-	struct tok t = ps->tk;
-	struct node *n;
-	unsigned i;
-
-	switch (t.t) {
-	case TK_INT:
-		n = mknode(ps, N_INT, &t);
-		n->ival = t.i;
-		n->sz = t.sz;
-		n->sg = t.sg;
-		d_lex(ps);
-		return n;
-	case TK_STR:
-		n = mknode(ps, N_STR, &t);
-		n->sval = t.s;
-		d_lex(ps);
-		return n;
-	case TK_OP:
-		if (t.op == '(') {
-			d_lex(ps);
-			n = parse_expr(ps);
-			d_expect(ps, ')');
-			return n;
-		}
-		d_syntax_error(ps);
-	case TK_ID:
-		break;
-	default:
-		d_syntax_error(ps);
-	}
-	d_lex(ps);
-	if (strcmp(t.s, "self") == 0 || strcmp(t.s, "this") == 0) {
-		int scope = t.s[0] == 's' ? SC_SELF : SC_THIS;
-
-		if (!d_is_op(ps, OP_ARROW))
-			d_syntax_error(ps);
-		d_lex(ps);
-		if (ps->tk.t != TK_ID)
-			d_syntax_error(ps);
-		n = mknode(ps, N_VAR, &t);
-		n->sub = (int)var_lookup(ps->prog, scope, ps->tk.s);
-		d_lex(ps);
-		return n;
-	}
-	if (strncmp(t.s, "arg", 3) == 0 && isdigit((unsigned char)t.s[3])) {
-		char *end;
-		unsigned long k = strtoul(t.s + 3, &end, 10);
-
-		if (!*end && k < D_MAXARGS && (t.s[3] != '0' || !t.s[4])) {
-			n = mknode(ps, N_ARGN, &t);
-			n->sub = (int)k;
-			return n;
-		}
-	}
-	if (strcmp(t.s, "args") == 0) {
-		d_expect(ps, '[');
-		n = mknode(ps, N_ARGS, &t);
-		n->a = parse_expr(ps);
-		d_expect(ps, ']');
-		return n;
-	}
-	for (i = 0; i < sizeof(d_builtins) / sizeof(d_builtins[0]); i++)
-		if (strcmp(d_builtins[i].name, t.s) == 0) {
-			n = mknode(ps, N_BUILTIN, &t);
-			n->sub = (int)i;
-			return n;
-		}
-	for (i = 0; i < sizeof(d_funcs) / sizeof(d_funcs[0]); i++)
-		if (strcmp(d_funcs[i].name, t.s) == 0) {
-			if (!d_is_op(ps, '('))
-				d_syntax_error(ps);
-			d_lex(ps);
-			n = mknode(ps, N_FUNC, &t);
-			n->sub = (int)i;
-			n->args = parse_args(ps, &n->nargs, ')');
-			if (n->nargs < d_funcs[i].minargs ||
-			    n->nargs > d_funcs[i].maxargs)
-				d_perr(ps, t.line, t.col,
-				       "%s( ) prototype mismatch: %u args "
-				       "passed, %u expected",
-				       t.s, n->nargs, d_funcs[i].minargs);
-			return n;
-		}
-	if (is_action_name(t.s))
-		d_perr(ps, t.line, t.col,
-		       "%s( ) may not be used in an expression", t.s);
-	if (d_is_op(ps, '('))
-		d_perr(ps, t.line, t.col, "failed to resolve %s: "
-					"Unknown function name", t.s);
-	if (d_is_op(ps, '[')) {
-		d_lex(ps);
-		n = mknode(ps, N_ASSOC, &t);
-		n->sub = (int)var_lookup(ps->prog, SC_ASSOC, t.s);
-		n->args = parse_args(ps, &n->nargs, ']');
-		if (!n->nargs)
-			d_syntax_error(ps);
-		return n;
-	}
-	n = mknode(ps, N_VAR, &t);
-	n->sub = (int)var_lookup(ps->prog, SC_GLOBAL, t.s);
-	return n;
-}
-
-static struct node *parse_postfix(struct parser *ps)
-{
-	struct node *n = parse_primary(ps);
-
-	while (d_is_op(ps, OP_INC) || d_is_op(ps, OP_DEC)) {
-		struct node *m = mknode(ps, N_INCDEC, &ps->tk);
-
-		m->sub = ps->tk.op;
-		m->ival = 1;
-		m->a = n;
-		d_lex(ps);
-		n = m;
-	}
-	return n;
-}
-
-static struct node *parse_unary1(struct parser *ps);
-
-static struct node *parse_unary(struct parser *ps)
-{
-	struct node *n;
-
-	nest(ps, &ps->tk);
-	n = parse_unary1(ps);
-	ps->depth--;
-	return n;
-}
-
-static struct node *parse_unary1(struct parser *ps)
-{
-	struct tok t = ps->tk;
-	struct node *n;
-
-	if (t.t == TK_OP) {
-		switch (t.op) {
-		case '!':
-		case '~':
-		case '-':
-		case '+':
-			d_lex(ps);
-			n = mknode(ps, N_UN, &t);
-			n->sub = t.op;
-			n->a = parse_unary(ps);
-			return n;
-		case OP_INC:
-		case OP_DEC:
-			d_lex(ps);
-			n = mknode(ps, N_INCDEC, &t);
-			n->sub = t.op;
-			n->a = parse_unary(ps);
-			return n;
-		case '(': {
-			struct lexpos save = ps->pos;
-			struct tok savet = ps->tk;
-
-			d_lex(ps);
-			if (starts_type(ps)) {
-				n = mknode(ps, N_CAST, &t);
-				parse_cast_type(ps, &n->sz, &n->sg);
-				d_expect(ps, ')');
-				n->a = parse_unary(ps);
-				return n;
-			}
-			ps->pos = save;
-			ps->tk = savet;
-			break;
-		}
-		default:
-			break;
-		}
-	}
-	return parse_postfix(ps);
-}
-
-/* Binary operator precedence, lowest 1; 0: not a binary operator. */
-static int binprec(struct parser *ps, int op)
-{
-	switch (op) {
-	case OP_LOR:
-		return 1;
-	case OP_LXOR:
-		return 2;
-	case OP_LAND:
-		return 3;
-	case '|':
-		return 4;
-	case '^':
-		return 5;
-	case '&':
-		return 6;
-	case OP_EQ:
-	case OP_NE:
-		return 7;
-	case '<':
-	case '>':
-	case OP_LE:
-	case OP_GE:
-		return 8;
-	case OP_SHL:
-	case OP_SHR:
-		return 9;
-	case '+':
-	case '-':
-		return 10;
-	case '/':
-		/*
-		 * In a predicate, '/' ends it when what follows is the
-		 * clause body, the end of input or a new line: the usual
-		 * "/pred/ {" and "/pred/\n{".
-		 */
-		if (ps->in_pred) {
-			const char *q = ps->pos.p;
-
-			while (*q == ' ' || *q == '\t' || *q == '\r')
-				q++;
-			if (!*q || *q == '{' || *q == '\n')
-				return 0;
-		}
-		return 11;
-	case '*':
-	case '%':
-		return 11;
-	default:
-		return 0;
+		stmts_reads(st->body, st->nbody, c);
+		stmts_reads(st->els, st->nels, c);
 	}
 }
 
-static struct node *parse_binary(struct parser *ps, int minprec)
-{
-	struct node *l = parse_unary(ps);
-
-	for (;;) {
-		struct tok t = ps->tk;
-		int prec = t.t == TK_OP ? binprec(ps, t.op) : 0;
-		struct node *n;
-
-		if (!prec || prec < minprec)
-			return l;
-		d_lex(ps);
-		switch (t.op) {
-		case OP_LAND:
-			n = mknode(ps, N_LAND, &t);
-			break;
-		case OP_LOR:
-			n = mknode(ps, N_LOR, &t);
-			break;
-		case OP_LXOR:
-			n = mknode(ps, N_LXOR, &t);
-			break;
-		default:
-			n = mknode(ps, N_BIN, &t);
-			n->sub = t.op;
-		}
-		n->a = l;
-		n->b = parse_binary(ps, prec + 1);
-		l = n;
-	}
-}
-
-static struct node *parse_cond(struct parser *ps)
-{
-	struct node *c = parse_binary(ps, 1), *n;
-	struct tok t = ps->tk;
-	bool pred = ps->in_pred;
-
-	if (!d_is_op(ps, '?'))
-		return c;
-	nest(ps, &t);
-	d_lex(ps);
-	n = mknode(ps, N_TERN, &t);
-	n->a = c;
-	ps->in_pred = false;
-	n->b = parse_assign(ps);
-	ps->in_pred = pred;
-	d_expect(ps, ':');
-	n->c = parse_cond(ps);
-	ps->depth--;
-	return n;
-}
-
-static bool is_assign_op(int op)
-{
-	return op == '=' || (op >= OP_ADDEQ && op <= OP_SHREQ);
-}
-
-static struct node *parse_assign(struct parser *ps)
-{
-	struct node *l = parse_cond(ps), *n;
-	struct tok t = ps->tk;
-
-	if (t.t != TK_OP || !is_assign_op(t.op))
-		return l;
-	if (l->op != N_VAR && l->op != N_ASSOC)
-		d_perr(ps, t.line, t.col,
-		       "operator %s can only be applied to a writable variable",
-		       t.op == '=' ? "=" : "op=");
-	nest(ps, &t);
-	d_lex(ps);
-	n = mknode(ps, N_ASSIGN, &t);
-	n->sub = t.op;
-	n->a = l;
-	n->b = parse_assign(ps);
-	ps->depth--;
-	return n;
-}
-
-static struct node *parse_expr(struct parser *ps)
-{
-	struct node *n = parse_assign(ps);
-
-	/* the comma operator is not D's: ',' separates arguments */
-	return n;
-}
 
 /* ------------------------------------------------------------------ */
 /* Statements and clauses */
@@ -719,7 +238,7 @@ static void parse_agg_stmt(struct parser *ps, struct stmt *st)
 	d_lex(ps);
 	if (d_is_op(ps, '[')) {
 		d_lex(ps);
-		st->keys = parse_args(ps, &st->nkeys, ']');
+		st->keys = d_parse_args(ps, &st->nkeys, ']');
 		if (!st->nkeys)
 			d_syntax_error(ps);
 	}
@@ -739,7 +258,7 @@ static void parse_agg_stmt(struct parser *ps, struct stmt *st)
 		       "%s( ) is not an aggregating function", ft.s);
 	d_lex(ps);
 	d_expect(ps, '(');
-	fargs = parse_args(ps, &nfargs, ')');
+	fargs = d_parse_args(ps, &nfargs, ')');
 	{
 		static const unsigned lo[] = { 0, 1, 1, 1, 1, 1, 3 };
 		static const unsigned hi[] = { 0, 1, 1, 1, 1, 2, 4 };
@@ -821,7 +340,7 @@ static unsigned parse_aggref(struct parser *ps, const char *func,
 	unsigned i;
 
 	if (t.t != TK_AGG) {
-		struct node *n = parse_assign(ps);
+		struct node *n = d_parse_assign(ps);
 
 		d_check(ps, n, false);
 		agg_arg(ps, n, func, argn);
@@ -851,7 +370,7 @@ static void parse_action(struct parser *ps, struct stmt *st)
 		d_lex(ps);
 		if (d_is_op(ps, ',')) {
 			d_lex(ps);
-			st->args = parse_args(ps, &st->nargs, ')');
+			st->args = d_parse_args(ps, &st->nargs, ')');
 		} else {
 			d_expect(ps, ')');
 		}
@@ -881,14 +400,14 @@ static void parse_action(struct parser *ps, struct stmt *st)
 		st->agg = parse_aggref(ps, "trunc", 1);
 		if (d_is_op(ps, ',')) {
 			d_lex(ps);
-			st->e = parse_assign(ps);
+			st->e = d_parse_assign(ps);
 		}
 		d_expect(ps, ')');
 		st->action = ps->action;
 		ps->action += 2;
 	} else {
 		st->kind = strcmp(name, "trace") == 0 ? S_TRACE : S_EXIT;
-		st->args = parse_args(ps, &st->nargs, ')');
+		st->args = d_parse_args(ps, &st->nargs, ')');
 		if (st->nargs != 1)
 			d_perr(ps, t.line, t.col,
 			       "%s( ) prototype mismatch: %u args passed, 1 "
@@ -896,6 +415,87 @@ static void parse_action(struct parser *ps, struct stmt *st)
 		st->e = st->args[0];
 		st->action = ps->action++;
 	}
+}
+
+static void parse_stmt(struct parser *ps, struct stmt *st);
+
+/*
+ * Statements up to the '}' that closes a clause body or a block, which
+ * stays current.  A statement ends at ';' or before the '}'; an if
+ * statement ends with its body.
+ */
+static struct stmt *parse_stmts(struct parser *ps, unsigned *np)
+{
+	struct stmt *v = NULL;
+	unsigned n = 0;
+
+	for (;;) {
+		while (d_is_op(ps, ';'))
+			d_lex(ps);
+		if (d_is_op(ps, '}'))
+			break;
+		if (ps->tk.t == TK_EOF)
+			d_syntax_error(ps);
+		v = d_pool_grow(ps, v, n, sizeof(*v));
+		parse_stmt(ps, &v[n]);
+		if (v[n++].kind != S_IF && !d_is_op(ps, ';') &&
+		    !d_is_op(ps, '}'))
+			d_syntax_error(ps);
+	}
+	*np = n;
+	return v;
+}
+
+/* The body of an if or an else: a block, or one statement. */
+static struct stmt *parse_body(struct parser *ps, unsigned *np)
+{
+	struct stmt *v;
+
+	if (d_is_op(ps, '{')) {
+		d_lex(ps);
+		v = parse_stmts(ps, np);
+		d_lex(ps); /* the '}' */
+		return v;
+	}
+	v = d_pool_grow(ps, NULL, 0, sizeof(*v));
+	parse_stmt(ps, v);
+	*np = 1;
+	if (v->kind != S_IF) {
+		/* as in a clause body, the last ';' before '}' may go */
+		if (d_is_op(ps, ';'))
+			d_lex(ps);
+		else if (!d_is_op(ps, '}'))
+			d_syntax_error(ps);
+	}
+	return v;
+}
+
+/*
+ * if (expr) body [else body]: the condition is one action, as a
+ * predicate is; else if is an else whose body is an if statement.
+ * Nesting counts in the parser's depth, so the recursive checker and
+ * evaluator stay within D_MAXDEPTH.
+ */
+static void parse_if(struct parser *ps, struct stmt *st)
+{
+	struct tok t = ps->tk;
+
+	if (++ps->sdepth > D_MAXDEPTH)
+		d_perr(ps, t.line, t.col,
+		       "statements nested too deeply (more than %d levels)",
+		       D_MAXDEPTH);
+	st->kind = S_IF;
+	d_lex(ps);
+	d_expect(ps, '(');
+	st->e = d_parse_expr(ps);
+	d_expect(ps, ')');
+	st->action = ps->action++;
+	st->body = parse_body(ps, &st->nbody);
+	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "else") == 0) {
+		d_lex(ps);
+		st->els = parse_body(ps, &st->nels);
+	}
+	ps->sdepth--;
 }
 
 static void parse_stmt(struct parser *ps, struct stmt *st)
@@ -907,7 +507,13 @@ static void parse_stmt(struct parser *ps, struct stmt *st)
 		parse_agg_stmt(ps, st);
 		return;
 	}
-	if (ps->tk.t == TK_ID && is_action_name(ps->tk.s)) {
+	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "if") == 0) {
+		parse_if(ps, st);
+		return;
+	}
+	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "else") == 0)
+		d_perr(ps, ps->tk.line, ps->tk.col, "else without if");
+	if (ps->tk.t == TK_ID && d_is_action_name(ps->tk.s)) {
 		struct lexpos save = ps->pos;
 		struct tok savet = ps->tk;
 
@@ -922,7 +528,7 @@ static void parse_stmt(struct parser *ps, struct stmt *st)
 		ps->tk = savet;
 	}
 	st->kind = S_EXPR;
-	st->e = parse_expr(ps);
+	st->e = d_parse_expr(ps);
 	st->action = ps->action++;
 }
 
@@ -1026,16 +632,23 @@ static void parse_pragma(struct parser *ps)
 	d_perr(ps, line, col, "invalid D pragma: %s", w[2]);
 }
 
+static bool stmts_record(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (v[i].kind == S_IF) {
+			if (stmts_record(v[i].body, v[i].nbody) ||
+			    stmts_record(v[i].els, v[i].nels))
+				return true;
+		} else if (v[i].kind != S_EXPR && v[i].kind != S_AGG) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static bool clause_records(const struct clause *c)
 {
-	unsigned i;
-
-	if (!c->nstmts)
-		return true;
-	for (i = 0; i < c->nstmts; i++)
-		if (c->stmts[i].kind != S_EXPR && c->stmts[i].kind != S_AGG)
-			return true;
-	return false;
+	return !c->nstmts || stmts_record(c->stmts, c->nstmts);
 }
 
 static void add_clause(struct parser *ps, struct clause *c)
@@ -1082,31 +695,14 @@ static void parse_clause(struct parser *ps, struct clause *c)
 	if (d_is_op(ps, '/')) {
 		ps->in_pred = true;
 		d_lex(ps);
-		c->pred = parse_expr(ps);
+		c->pred = d_parse_expr(ps);
 		ps->in_pred = false;
 		d_expect(ps, '/');
 	}
 	if (d_is_op(ps, '{')) {
-		struct stmt *v = NULL;
-		unsigned n = 0;
-
 		d_lex(ps);
-		for (;;) {
-			while (d_is_op(ps, ';'))
-				d_lex(ps);
-			if (d_is_op(ps, '}'))
-				break;
-			if (ps->tk.t == TK_EOF)
-				d_syntax_error(ps);
-			v = d_pool_grow(ps, v, n, sizeof(*v));
-			parse_stmt(ps, &v[n]);
-			n++;
-			if (!d_is_op(ps, ';') && !d_is_op(ps, '}'))
-				d_syntax_error(ps);
-		}
+		c->stmts = parse_stmts(ps, &c->nstmts);
 		/* the '}' stays current: the caller rewinds to after it */
-		c->stmts = v;
-		c->nstmts = n;
 		ps->pos.p = ps->tk.end;
 		ps->pos.line = ps->tk.line;
 		ps->pos.col = ps->tk.col + 1;
@@ -1124,8 +720,12 @@ static void grow_storage(struct d_prog *p)
 		p->gval = d_xrealloc(p->gval, p->nvars * sizeof(*p->gval));
 		p->cval = d_xrealloc(p->cval, p->nvars * sizeof(*p->cval));
 		for (unsigned i = p->nval; i < p->nvars; i++) {
-			p->gval[i] = d_dv_int(0, 8, true);
-			p->cval[i] = d_dv_int(0, 8, true);
+			struct dv z = d_var_zero(&p->vars[i]);
+
+			if (z.k == K_STR)
+				z = d_dv_int(0, 8, true); /* read as "" */
+			p->gval[i] = z;
+			p->cval[i] = z;
 		}
 		p->nval = p->nvars;
 	}
@@ -1165,6 +765,10 @@ static void compile_unit(struct parser *ps, const char *src)
 				parse_pragma(ps);
 				continue;
 			}
+			if (d_starts_decl(ps)) {
+				d_parse_decl(ps);
+				continue;
+			}
 			parse_clause(ps, &c);
 			add_clause(ps, &c);
 		}
@@ -1178,26 +782,11 @@ static void compile_unit(struct parser *ps, const char *src)
 		d_check_clause(ps, &ps->cl[i], true);
 	for (i = 0; i < ps->ncl; i++) {
 		struct clause *c = &ps->cl[i];
-		unsigned j;
 
 		c->records = clause_records(c);
 		c->strargs = d_strargs_of(c->pred);
 		c->needs = d_needs_of(c->pred);
-		for (j = 0; j < c->nstmts; j++) {
-			struct stmt *st = &c->stmts[j];
-			unsigned k;
-
-			c->strargs |= d_strargs_of(st->e);
-			c->needs |= d_needs_of(st->e);
-			for (k = 0; k < st->nargs; k++) {
-				c->strargs |= d_strargs_of(st->args[k]);
-				c->needs |= d_needs_of(st->args[k]);
-			}
-			for (k = 0; k < st->nkeys; k++) {
-				c->strargs |= d_strargs_of(st->keys[k]);
-				c->needs |= d_needs_of(st->keys[k]);
-			}
-		}
+		stmts_reads(c->stmts, c->nstmts, c);
 	}
 }
 
@@ -1264,8 +853,11 @@ void d_free(struct d_prog *p)
 	}
 	free(p->gval);
 	free(p->cval);
-	for (i = 0; i < p->nvars; i++)
+	for (i = 0; i < p->nvars; i++) {
 		free(p->vars[i].name);
+		free(p->vars[i].tname);
+		free(p->vars[i].keykinds);
+	}
 	free(p->vars);
 	for (i = 0; i < p->naggs; i++) {
 		d_agg_free_entries(&p->aggs[i]);
@@ -1278,6 +870,7 @@ void d_free(struct d_prog *p)
 	}
 	free(p->opts);
 	d_ht_clear(&p->dyn);
+	free(p->tok_str);
 	free(p->clauses);
 	d_ar_free(&p->pool);
 	free(p);

@@ -11,7 +11,11 @@
  *
  *	value.c	  memory, output buffers, arenas, values, hash table
  *	lex.c	  tokens, comments, macros; compile errors (d_perr)
- *	compile.c parser, options, d_compile() and the program accessors
+ *	compile.c statements, clauses, options, d_compile() and the
+ *		  program accessors
+ *	expr.c	  the expression parser
+ *	decl.c	  type names, variables and declarations
+ *	func.c	  the builtin variables and functions: names, kinds, values
  *	check.c	  kinds (integer or string) and what a clause reads
  *	printf.c  printf()/printa() formats: parsed, checked, printed
  *	run.c	  the evaluator and the statements, d_run()
@@ -151,25 +155,57 @@ enum {
 	B_PROBENAME,
 	B_ID,
 	B_EPID,
+	B_GID,
 };
 
-/* The builtin variables (compile.c): a name, its B_ id, and its type. */
+/* The builtin variables (func.c): a name, its B_ id, and its type. */
 struct d_builtin {
 	const char *name;
 	int id;
 	uint8_t str, sz, sg;
 };
 extern const struct d_builtin d_builtins[];
+extern const unsigned d_nbuiltins;
 
-enum { F_COPYINSTR, F_STRLEN, F_STRINGOF, F_LLTOSTR, F_STRJOIN };
+enum {
+	F_COPYINSTR,
+	F_STRLEN,
+	F_STRINGOF,
+	F_LLTOSTR,
+	F_STRJOIN,
+	F_BASENAME,
+	F_DIRNAME,
+	F_SUBSTR,
+	F_INDEX,
+	F_RINDEX,
+	F_STRSTR,
+	F_STRTOK,
+	F_TOUPPER,
+	F_TOLOWER,
+	F_STRTOLL,
+	F_RAND,
+	F_HTONS,
+	F_HTONL,
+	F_HTONLL,
+	F_PROGENYOF,
+};
 
-/* The functions (compile.c): N_FUNC's sub indexes this table. */
+/*
+ * The functions (func.c): N_FUNC's sub indexes this table.  args: one
+ * letter per argument, what it must be (s: string, i: integer, p: an
+ * address, t: a string or NULL, a: anything); ret: 's' for a string,
+ * else an integer of size sz and signedness sg.
+ */
 struct d_func {
 	const char *name;
 	int id;
 	unsigned minargs, maxargs;
+	const char *args;
+	char ret;
+	uint8_t sz, sg;
 };
 extern const struct d_func d_funcs[];
+extern const unsigned d_nfuncs;
 
 /* compile-time kinds */
 enum { T_ANY, T_INT, T_STR };
@@ -179,8 +215,18 @@ enum { SC_GLOBAL, SC_SELF, SC_THIS, SC_ASSOC };
 struct var {
 	char *name;
 	int scope;
-	int kind; /* T_ANY until assigned */
-	bool assigned;
+	int kind;      /* T_ANY until assigned or declared */
+	bool assigned; /* assigned somewhere, or declared: known */
+	/* a declaration (decl.c): the type, as written, and where */
+	bool declared;
+	uint8_t sz, sg; /* a declared integer type */
+	char *tname;
+	int line, col;
+	/* associative arrays: the key signature, from the declaration or
+	 * the first use (line, col); nkeys -1 until known */
+	int nkeys;
+	uint8_t *keykinds; /* declared: T_INT or T_STR per key */
+	int kline, kcol;
 };
 
 struct node {
@@ -258,6 +304,7 @@ enum {
 	S_CLEAR,
 	S_TRUNC,
 	S_AGG,
+	S_IF, /* e: the condition; body, then els (either may be empty) */
 };
 
 struct stmt {
@@ -271,6 +318,8 @@ struct stmt {
 	unsigned agg; /* index in prog->aggs */
 	struct node **keys;
 	unsigned nkeys;
+	struct stmt *body, *els; /* S_IF */
+	unsigned nbody, nels;
 };
 
 struct clause {
@@ -280,7 +329,7 @@ struct clause {
 	struct node *pred;
 	struct stmt *stmts;
 	unsigned nstmts;
-	bool records; /* a firing leaves a record (default line) */
+	bool records; /* a firing may leave a record (default line) */
 	uint16_t strargs;
 	uint32_t needs; /* d_clause_needs() */
 };
@@ -310,6 +359,11 @@ struct d_prog {
 	struct dv *cval;   /* per var (this->) */
 	unsigned nval;
 	struct htab dyn;   /* self-> and associative arrays */
+	/* strtok(): the string being split and where the next token
+	 * starts, for one firing (reset with this->) */
+	char *tok_str;
+	size_t tok_pos;
+	uint64_t rand_state;
 	/* clause-local variables live for one firing */
 	const struct d_probe *last_probe;
 	uint64_t last_ts;
@@ -353,13 +407,15 @@ struct parser {
 	unsigned ncl;
 	struct sbuf tmp; /* text being lexed */
 	unsigned depth; /* nesting of the expression being parsed */
+	unsigned sdepth; /* nesting of if statements */
 };
 
 /*
  * How deep an expression may nest, in the parser's recursion and in the
- * tree the checker and the evaluator walk recursively: past it, a
- * located compile error, never a stack overflow (100,000 '(' or a
- * 200,000-term sum once crashed dtrace).  Real scripts stay far below.
+ * tree the checker and the evaluator walk recursively, and (counted
+ * apart) how deep if statements may nest: past it, a located compile
+ * error, never a stack overflow (100,000 '(' or a 200,000-term sum once
+ * crashed dtrace).  Real scripts stay far below.
  */
 #define D_MAXDEPTH 512
 
@@ -379,6 +435,7 @@ struct ectx {
 	int fault;
 	uint64_t faddr;
 	bool exited;
+	bool recorded; /* a statement that records ran */
 	int status;
 	int rv;
 };
@@ -426,14 +483,40 @@ bool d_is_op(struct parser *ps, int op);
 void d_expect(struct parser *ps, int op);
 
 /* ------------------------------------------------------------------ */
-/* compile.c */
+/* expr.c */
 
+struct node *d_mknode(struct parser *ps, int op, const struct tok *at);
+void d_check_height(struct parser *ps, const struct node *n, unsigned d);
+struct node **d_parse_args(struct parser *ps, unsigned *nargs, int close);
+bool d_is_action_name(const char *s);
+struct node *d_parse_assign(struct parser *ps);
+struct node *d_parse_expr(struct parser *ps);
+
+/* ------------------------------------------------------------------ */
+/* decl.c */
+
+unsigned d_var_lookup(struct d_prog *p, int scope, const char *name);
+const char *d_var_display(const struct var *v, char *buf, size_t len);
+bool d_starts_decl(struct parser *ps);
+void d_parse_decl(struct parser *ps);
+struct dv d_var_zero(const struct var *v);
+struct dv d_var_conv(const struct var *v, struct dv val);
 bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg);
+void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg);
+bool d_starts_type(struct parser *ps);
+
+/* ------------------------------------------------------------------ */
+/* func.c */
+
+int d_check_func(struct parser *ps, struct node *n, bool strict);
+struct dv d_eval_func(struct ectx *x, const struct node *n);
 
 /* ------------------------------------------------------------------ */
 /* check.c */
 
 const char *d_kind_name(int k);
+void d_need_int(struct parser *ps, struct node *n, int k, const char *what,
+		bool strict);
 int d_check(struct parser *ps, struct node *n, bool strict);
 void d_check_clause(struct parser *ps, struct clause *c, bool strict);
 uint16_t d_strargs_of(const struct node *n);
@@ -456,6 +539,8 @@ void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width, int prec,
 void __attribute__((noreturn))
 d_fault(struct ectx *x, int flt, uint64_t addr);
 struct dv d_eval(struct ectx *x, const struct node *n);
+const char *d_read_user_str(struct ectx *x, uint64_t addr, size_t max);
+const char *d_arg_str(struct ectx *x, unsigned n, size_t max);
 
 /* ------------------------------------------------------------------ */
 /* agg.c */

@@ -14,11 +14,15 @@
  *
  * Values are 64-bit integers or strings.  Supported D:
  *
- *	program	 := (clause | pragma)*
+ *	program	 := (clause | pragma | decl)*
  *	pragma	 := #pragma D option NAME[=VALUE]   (quiet, others accepted)
+ *	decl	 := ['self' | 'this'] type NAME ['[' type, ... ']'], ... ';'
+ *		  (type: string or a C integer or pointer type)
  *	clause	 := desc (',' desc)* ['/' expr '/'] ['{' stmt* '}']
  *	stmt	 := expr ';' | action ';' | '@'NAME['[' expr,... ']'] '=' agg ';'
  *		  | self->X '=' expr ';' | this->X '=' expr ';' | X '=' expr ';'
+ *		  | 'if' '(' expr ')' body ['else' body]
+ *	body	 := '{' stmt* '}' | stmt
  *	action	 := printf(fmt, ...) | trace(expr) | exit(expr) | printa(@a)
  *		  | printa(fmt, @a) | clear(@a) | trunc(@a [, n])
  *	agg	 := count() | sum(e) | avg(e) | min(e) | max(e) | quantize(e)
@@ -26,8 +30,8 @@
  *	expr	 := C operators (?: || && ^^ | ^ & == != < <= > >= << >> + - *
  *		  / % ! ~ unary - ++ -- (prefix) and casts to integer types),
  *		  integer and string literals, variables, builtins, functions
- *		  copyinstr(e [, len]), strlen(s), stringof(e), lltostr(e)
- *	builtins arg0..arg11, args[N], pid, ppid, tid, uid, execname,
+ *		  (func.c's table: copyinstr, strlen, substr, strtok, ...)
+ *	builtins arg0..arg11, args[N], pid, ppid, tid, uid, gid, execname,
  *		  timestamp, vtimestamp, walltimestamp, cpu, probeprov,
  *		  probemod, probefunc, probename, id (probe ID), epid
  *	macros	 $target, $pid, $1..$9 (integer when numeric), $$1..$$9
@@ -135,6 +139,7 @@ struct d_fire {
 	int cpu;
 	pid_t pid, tid, ppid;
 	uid_t uid;
+	gid_t gid;
 	const char *execname;
 	uint64_t timestamp;	/* ns, CLOCK_MONOTONIC */
 	uint64_t walltimestamp; /* ns since the epoch */
@@ -153,6 +158,12 @@ struct d_fire {
 	int (*copyin)(void *ctx, pid_t pid, uint64_t addr, void *buf,
 		      size_t len);
 	void *copyin_ctx;
+	/*
+	 * progenyof(): the parent of process pid now, or -1 when unknown
+	 * (called with copyin_ctx, for the ancestors beyond ppid).  NULL:
+	 * only pid and ppid are known.
+	 */
+	pid_t (*parent_of)(void *ctx, pid_t pid);
 };
 
 /* d_run() results, or-ed. */

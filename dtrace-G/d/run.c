@@ -18,7 +18,9 @@
  * first record (dtrace.c's chew()/chewrec()).  As in DTrace's kernel, a
  * clause whose statements record nothing (only assignments and
  * aggregations) produces no record and so no default line; a clause with
- * no statements at all does.  trace() prints by record size as
+ * no statements at all does.  if/else runs one of its bodies; a firing
+ * whose ifs skipped every recording statement leaves no record either,
+ * as a false predicate (illumos runs each body as a predicated clause).  trace() prints by record size as
  * dt_consume_cpu()'s record switch does.
  *
  * Run-time errors (invalid address, division by zero) unwind with
@@ -67,7 +69,7 @@ static const char *fault_str(int flt)
 /* Read a NUL-terminated string of the traced process at addr, at most
  * max - 1 bytes, one page at a time so a short string near the end of a
  * mapping reads. */
-static const char *read_user_str(struct ectx *x, uint64_t addr, size_t max)
+const char *d_read_user_str(struct ectx *x, uint64_t addr, size_t max)
 {
 	const struct d_fire *f = x->f;
 	char *buf = d_ar_alloc(&x->scratch, max);
@@ -93,7 +95,7 @@ static const char *read_user_str(struct ectx *x, uint64_t addr, size_t max)
 	return buf;
 }
 
-static const char *arg_str(struct ectx *x, unsigned n, size_t max)
+const char *d_arg_str(struct ectx *x, unsigned n, size_t max)
 {
 	const struct d_fire *f = x->f;
 
@@ -107,7 +109,7 @@ static const char *arg_str(struct ectx *x, unsigned n, size_t max)
 			len = max - 1;
 		return d_ar_strndup(&x->scratch, f->str[n], len);
 	}
-	return read_user_str(x, f->arg[n], max);
+	return d_read_user_str(x, f->arg[n], max);
 }
 
 /* Size and signedness of a declared argument type name. */
@@ -201,6 +203,8 @@ static struct dv builtin(struct ectx *x, int id)
 		return d_dv_str(pr && pr->name ? pr->name : "");
 	case B_ID:
 		return d_dv_int(pr ? pr->id : 0, 4, false);
+	case B_GID:
+		return d_dv_int((int64_t)f->gid, 4, false);
 	default:
 		return d_dv_int(f->epid, 4, false);
 	}
@@ -351,9 +355,7 @@ static void dyn_key(struct ectx *x, const struct node *n, struct sbuf *k)
 
 static struct dv zero_of(struct ectx *x, unsigned var)
 {
-	if (x->p->vars[var].kind == T_STR)
-		return d_dv_str("");
-	return d_dv_int(0, 8, true);
+	return d_var_zero(&x->p->vars[var]);
 }
 
 static struct dv copy_out(struct ectx *x, struct dv v)
@@ -402,6 +404,7 @@ static void var_set(struct ectx *x, const struct node *n, struct dv v)
 	struct sbuf k = { 0 };
 	struct hent *e;
 
+	v = d_var_conv(&p->vars[n->sub], v);
 	if (v.k == K_STR && strlen(v.s) >= p->strsize)
 		v.s = d_ar_strndup(&x->scratch, v.s, p->strsize - 1);
 	if (sc == SC_GLOBAL) {
@@ -452,76 +455,6 @@ static int compound_op(int op)
 	}
 }
 
-static const char *lltostr(struct ectx *x, int64_t v, bool sg)
-{
-	char buf[32];
-
-	if (sg)
-		snprintf(buf, sizeof(buf), "%" PRId64, v);
-	else
-		snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)v);
-	return d_ar_strndup(&x->scratch, buf, strlen(buf));
-}
-
-static struct dv eval_func(struct ectx *x, const struct node *n)
-{
-	struct d_prog *p = x->p;
-	struct dv a, b;
-
-	switch (d_funcs[n->sub].id) {
-	case F_COPYINSTR: {
-		size_t max = p->strsize;
-
-		if (n->nargs > 1) {
-			b = d_eval(x, n->args[1]);
-			if (b.i >= 0 && (uint64_t)b.i + 1 < max)
-				max = (size_t)b.i + 1;
-		}
-		if (n->args[0]->op == N_ARGN)
-			return d_dv_str(arg_str(x, (unsigned)n->args[0]->sub, max));
-		if (n->args[0]->op == N_ARGS) {
-			a = d_eval(x, n->args[0]->a);
-			if (a.i >= 0 && a.i < D_MAXARGS)
-				return d_dv_str(arg_str(x, (unsigned)a.i, max));
-		}
-		a = d_eval(x, n->args[0]);
-		if (a.k == K_STR)
-			return a;
-		return d_dv_str(read_user_str(x, (uint64_t)a.i, max));
-	}
-	case F_STRLEN:
-		a = d_eval(x, n->args[0]);
-		if (a.k != K_STR)
-			d_fault(x, FLT_ILLOP, 0);
-		return d_dv_int((int64_t)strlen(a.s), 8, false);
-	case F_STRJOIN: {
-		char *s;
-		size_t la, lb;
-
-		a = d_eval(x, n->args[0]);
-		b = d_eval(x, n->args[1]);
-		if (a.k != K_STR || b.k != K_STR)
-			d_fault(x, FLT_ILLOP, 0);
-		la = strlen(a.s);
-		lb = strlen(b.s);
-		s = d_ar_alloc(&x->scratch, la + lb + 1);
-		memcpy(s, a.s, la);
-		memcpy(s + la, b.s, lb + 1);
-		if (la + lb >= p->strsize)
-			s[p->strsize - 1] = '\0';
-		return d_dv_str(s);
-	}
-	case F_LLTOSTR:
-		a = d_eval(x, n->args[0]);
-		return d_dv_str(lltostr(x, a.i, true));
-	default: /* stringof */
-		a = d_eval(x, n->args[0]);
-		if (a.k == K_STR)
-			return a;
-		return d_dv_str(lltostr(x, a.i, a.sg));
-	}
-}
-
 struct dv d_eval(struct ectx *x, const struct node *n)
 {
 	struct dv a, b;
@@ -550,11 +483,11 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		argtype(pr && pr->argtypes ? pr->argtypes[a.i] : NULL, &sz,
 			&sg, &isstr);
 		if (isstr)
-			return d_dv_str(arg_str(x, (unsigned)a.i, x->p->strsize));
+			return d_dv_str(d_arg_str(x, (unsigned)a.i, x->p->strsize));
 		return d_dv_int((int64_t)x->f->arg[a.i], sz, sg);
 	}
 	case N_FUNC:
-		return eval_func(x, n);
+		return d_eval_func(x, n);
 	case N_UN:
 		a = d_eval(x, n->a);
 		if (a.k == K_STR)
@@ -685,7 +618,18 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 	struct dv v;
 
 	x->action = st->action;
+	if (st->kind != S_EXPR && st->kind != S_AGG && st->kind != S_IF)
+		x->recorded = true;
 	switch (st->kind) {
+	case S_IF:
+		v = d_eval(x, st->e);
+		if (truth(&v))
+			for (unsigned i = 0; i < st->nbody; i++)
+				exec_stmt(x, &st->body[i]);
+		else
+			for (unsigned i = 0; i < st->nels; i++)
+				exec_stmt(x, &st->els[i]);
+		break;
 	case S_EXPR:
 		(void)d_eval(x, st->e);
 		break;
@@ -747,7 +691,9 @@ static void run_clause(struct ectx *x, FILE *out)
 	}
 	for (i = 0; i < c->nstmts; i++)
 		exec_stmt(x, &c->stmts[i]);
-	if (c->records) {
+	/* a record when a recording statement ran (an if may skip them
+	 * all, as a false predicate does), or the clause has none */
+	if (c->records && (x->recorded || !c->nstmts)) {
 		if (!p->heading) {
 			p->heading = true;
 			if (!p->quiet)
@@ -821,8 +767,11 @@ int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
 				free((char *)p->cval[i].s);
 			p->cval[i] = p->vars[i].kind == T_STR
 					     ? d_dv_str(d_xstrdup(""))
-					     : d_dv_int(0, 8, true);
+					     : d_var_zero(&p->vars[i]);
 		}
+		free(p->tok_str);
+		p->tok_str = NULL;
+		p->tok_pos = 0;
 		p->last_probe = pr;
 		p->last_ts = f->timestamp;
 		p->last_tid = f->tid;

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: MIT
+/*
+ * decl.c - types and declarations of the D language (dtrace-G/d/): the
+ * integer type names of casts and declarations, the program's variables
+ * (one struct var per name and scope), and the declarations a script
+ * may make outside its clauses.
+ *
+ * Variables need no declaration in D: one gets its kind (integer or
+ * string) from its first assignment anywhere in the program (check.c).
+ * A declaration fixes it beforehand, with D's scopes:
+ *
+ *	int x;			a global scalar
+ *	self uint64_t ts;	a thread-local (self->ts)
+ *	this string s;		a clause-local (this->s)
+ *	string name[int, string];	a global associative array and
+ *				its key signature
+ *
+ * several declarators may share a type (int a, b;).  The types are the
+ * integer type names of casts (char ... uint64_t, unsigned long long,
+ * pointers, which hold addresses as 64-bit unsigned integers) and
+ * string.  A declared integer variable keeps its size and sign: a value
+ * stored into it is converted as C converts on assignment
+ * (d_var_conv()), and its zero has its type (d_var_zero()), so trace()
+ * and printf() print it as declared.
+ *
+ * Errors, each at the line and column of the offending name: a name
+ * declared twice with different types, or as a scalar and an array;
+ * a built-in variable, function or action name declared as a global;
+ * self-> or this-> arrays and C's fixed-size arrays (int a[4]), which
+ * this D does not have.  check.c reports what does not match a
+ * declaration at the use: a value of the other kind assigned, an
+ * array indexed with another number or kind of keys, an array used as
+ * a scalar or the reverse.  A declaration that repeats an earlier one
+ * exactly is accepted, as C accepts it.
+ *
+ * At the top level a declaration is told from a probe description by
+ * its first word (self, this, string, void or an integer type name):
+ * probe descriptions never start with one and never hold a blank.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d_impl.h"
+
+unsigned d_var_lookup(struct d_prog *p, int scope, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < p->nvars; i++)
+		if (p->vars[i].scope == scope &&
+		    strcmp(p->vars[i].name, name) == 0)
+			return i;
+	p->vars = d_xrealloc(p->vars, (p->nvars + 1) * sizeof(*p->vars));
+	p->vars[i].name = d_xstrdup(name);
+	p->vars[i].scope = scope;
+	p->vars[i].kind = T_ANY;
+	p->vars[i].assigned = false;
+	p->vars[i].declared = false;
+	p->vars[i].tname = NULL;
+	p->vars[i].nkeys = -1;
+	p->vars[i].keykinds = NULL;
+	p->nvars++;
+	return i;
+}
+
+static int var_find(const struct d_prog *p, int scope, const char *name)
+{
+	for (unsigned i = 0; i < p->nvars; i++)
+		if (p->vars[i].scope == scope &&
+		    strcmp(p->vars[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The name as the script writes it: x, self->x, this->x, a[ ]. */
+const char *d_var_display(const struct var *v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s",
+		 v->scope == SC_SELF   ? "self->"
+		 : v->scope == SC_THIS ? "this->"
+				       : "",
+		 v->name, v->scope == SC_ASSOC ? "[ ]" : "");
+	return buf;
+}
+
+/* The value of a variable never set: zero of its declared type. */
+struct dv d_var_zero(const struct var *v)
+{
+	if (v->kind == T_STR)
+		return d_dv_str("");
+	if (v->declared)
+		return d_dv_int(0, v->sz, v->sg);
+	return d_dv_int(0, 8, true);
+}
+
+/* A value stored into v: an integer converted to v's declared type. */
+struct dv d_var_conv(const struct var *v, struct dv val)
+{
+	if (v->declared && v->kind == T_INT && val.k == K_INT)
+		return d_dv_int(val.i, v->sz, v->sg);
+	return val;
+}
+/* A type name for a cast: size and signedness, or false. */
+bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg)
+{
+	static const struct {
+		const char *n;
+		uint8_t sz, sg;
+	} t[] = {
+		{ "char", 1, 1 },      { "short", 2, 1 },    { "int", 4, 1 },
+		{ "long", 8, 1 },      { "int8_t", 1, 1 },   { "int16_t", 2, 1 },
+		{ "int32_t", 4, 1 },   { "int64_t", 8, 1 },  { "uint8_t", 1, 0 },
+		{ "uint16_t", 2, 0 },  { "uint32_t", 4, 0 }, { "uint64_t", 8, 0 },
+		{ "uintptr_t", 8, 0 }, { "intptr_t", 8, 1 }, { "size_t", 8, 0 },
+		{ "ssize_t", 8, 1 },   { "pid_t", 4, 1 },    { "uid_t", 4, 0 },
+		{ "gid_t", 4, 0 },     { "off_t", 8, 1 },    { "_Bool", 1, 0 },
+		{ "bool", 1, 0 },      { "uint_t", 4, 0 },   { "ulong_t", 8, 0 },
+		{ "signed", 4, 1 },    { "unsigned", 4, 0 },
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (strcmp(t[i].n, name) == 0) {
+			*sz = t[i].sz;
+			*sg = t[i].sg;
+			return true;
+		}
+	return false;
+}
+
+/* After '(' when the next token names a type: the cast's type. */
+void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg)
+{
+	bool uns = false, sgn = false, any = false;
+	uint8_t s = 4, g = 1;
+
+	while (ps->tk.t == TK_ID) {
+		uint8_t tsz, tsg;
+
+		if (strcmp(ps->tk.s, "const") == 0 ||
+		    strcmp(ps->tk.s, "volatile") == 0) {
+		} else if (strcmp(ps->tk.s, "unsigned") == 0) {
+			uns = true;
+		} else if (strcmp(ps->tk.s, "signed") == 0) {
+			sgn = true;
+		} else if (strcmp(ps->tk.s, "long") == 0 && any) {
+			s = 8; /* long long */
+		} else if (strcmp(ps->tk.s, "int") == 0 && any) {
+			/* unsigned int, short int, long int */
+		} else if (d_cast_type(ps->tk.s, &tsz, &tsg)) {
+			s = tsz;
+			g = tsg;
+		} else {
+			break;
+		}
+		any = true;
+		d_lex(ps);
+	}
+	if (uns)
+		g = 0;
+	else if (sgn)
+		g = 1;
+	while (d_is_op(ps, '*')) {
+		s = 8;
+		g = 0;
+		d_lex(ps);
+	}
+	*sz = s;
+	*sg = g;
+}
+
+bool d_starts_type(struct parser *ps)
+{
+	uint8_t sz, sg;
+
+	if (ps->tk.t != TK_ID)
+		return false;
+	return d_cast_type(ps->tk.s, &sz, &sg) ||
+	       strcmp(ps->tk.s, "const") == 0 ||
+	       strcmp(ps->tk.s, "unsigned") == 0 ||
+	       strcmp(ps->tk.s, "signed") == 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Declarations */
+
+struct dtype {
+	int kind; /* T_INT, T_STR */
+	uint8_t sz, sg;
+	char text[64]; /* as written, blanks collapsed */
+};
+
+bool d_starts_decl(struct parser *ps)
+{
+	const char *p = ps->pos.p, *q = p;
+	uint8_t sz, sg;
+	char w[32];
+
+	while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+	       (*q >= '0' && *q <= '9') || *q == '_')
+		q++;
+	if (q == p || (size_t)(q - p) >= sizeof(w))
+		return false;
+	memcpy(w, p, (size_t)(q - p));
+	w[q - p] = '\0';
+	/* a word followed by a blank, '*' or ';': descriptions have none */
+	if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r' && *q != '*')
+		return false;
+	return strcmp(w, "self") == 0 || strcmp(w, "this") == 0 ||
+	       strcmp(w, "string") == 0 || strcmp(w, "void") == 0 ||
+	       strcmp(w, "const") == 0 || strcmp(w, "unsigned") == 0 ||
+	       strcmp(w, "signed") == 0 || d_cast_type(w, &sz, &sg);
+}
+
+/* A type at the current token, or a syntax error. */
+static void parse_dtype(struct parser *ps, struct dtype *t)
+{
+	const char *b = ps->tk.start, *e;
+	size_t n = 0;
+
+	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "string") == 0) {
+		t->kind = T_STR;
+		t->sz = 8;
+		t->sg = 0;
+		d_lex(ps);
+	} else if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "void") == 0) {
+		struct tok v = ps->tk;
+
+		d_lex(ps);
+		if (!d_is_op(ps, '*'))
+			d_perr(ps, v.line, v.col,
+			       "a variable cannot be of type void");
+		while (d_is_op(ps, '*'))
+			d_lex(ps);
+		t->kind = T_INT;
+		t->sz = 8;
+		t->sg = 0;
+	} else if (d_starts_type(ps)) {
+		t->kind = T_INT;
+		d_parse_type(ps, &t->sz, &t->sg);
+	} else {
+		d_syntax_error(ps);
+	}
+	/* the text from the first token to the last, blanks collapsed */
+	e = ps->tk.start;
+	while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
+			 e[-1] == '\r'))
+		e--;
+	for (const char *c = b; c < e && n < sizeof(t->text) - 1; c++) {
+		bool blank = *c == ' ' || *c == '\t' || *c == '\n' ||
+			     *c == '\r';
+
+		if (blank && n && t->text[n - 1] == ' ')
+			continue;
+		t->text[n++] = blank ? ' ' : *c;
+	}
+	t->text[n] = '\0';
+}
+
+/* A global may not take a name the parser resolves otherwise. */
+static void check_global_name(struct parser *ps, const struct tok *nt)
+{
+	const char *what = NULL, *s = nt->s;
+
+	for (unsigned i = 0; i < d_nbuiltins && !what; i++)
+		if (strcmp(d_builtins[i].name, s) == 0)
+			what = "a built-in variable";
+	for (unsigned i = 0; i < d_nfuncs && !what; i++)
+		if (strcmp(d_funcs[i].name, s) == 0)
+			what = "a function";
+	if (!what && d_is_action_name(s))
+		what = "an action";
+	if (!what && (strcmp(s, "args") == 0 ||
+		      (strncmp(s, "arg", 3) == 0 && s[3] >= '0' &&
+		       s[3] <= '9')))
+		what = "a built-in variable";
+	if (!what && (strcmp(s, "self") == 0 || strcmp(s, "this") == 0 ||
+		      strcmp(s, "if") == 0 || strcmp(s, "else") == 0 ||
+		      strcmp(s, "string") == 0 || strcmp(s, "NULL") == 0))
+		what = "a reserved word";
+	if (what)
+		d_perr(ps, nt->line, nt->col, "cannot declare %s: it is %s", s,
+		       what);
+}
+
+static bool same_keys(const struct var *v, const uint8_t *kk, int nk)
+{
+	if (v->nkeys != nk || !v->keykinds)
+		return false;
+	return memcmp(v->keykinds, kk, (size_t)nk) == 0;
+}
+
+static void declare(struct parser *ps, int scope, const struct tok *nt,
+		    const struct dtype *t, const uint8_t *kk, int nk)
+{
+	struct d_prog *p = ps->prog;
+	int other = -1, i;
+	struct var *v;
+	char disp[160];
+
+	if (scope == SC_GLOBAL || scope == SC_ASSOC) {
+		check_global_name(ps, nt);
+		other = var_find(p, scope == SC_GLOBAL ? SC_ASSOC : SC_GLOBAL,
+				 nt->s);
+		if (other >= 0 && p->vars[other].declared) {
+			v = &p->vars[other];
+			d_perr(ps, nt->line, nt->col,
+			       "identifier redeclared: %s, declared %s at "
+			       "line %d, column %d",
+			       nt->s,
+			       v->scope == SC_ASSOC ? "an associative array"
+						    : "a scalar",
+			       v->line, v->col);
+		}
+	}
+	i = var_find(p, scope, nt->s);
+	if (i >= 0 && p->vars[i].declared) {
+		v = &p->vars[i];
+		if (v->kind != t->kind || v->sz != t->sz || v->sg != t->sg ||
+		    (scope == SC_ASSOC && !same_keys(v, kk, nk)))
+			d_perr(ps, nt->line, nt->col,
+			       "identifier redeclared: %s, declared %s at "
+			       "line %d, column %d",
+			       d_var_display(v, disp, sizeof(disp)), v->tname,
+			       v->line, v->col);
+		return; /* the same declaration again */
+	}
+	i = (int)d_var_lookup(p, scope, nt->s); /* may move p->vars */
+	v = &p->vars[i];
+	v->declared = true;
+	v->assigned = true;
+	v->kind = t->kind;
+	v->sz = t->sz;
+	v->sg = t->sg;
+	v->tname = d_xstrdup(t->text);
+	v->line = nt->line;
+	v->col = nt->col;
+	if (scope == SC_ASSOC) {
+		v->nkeys = nk;
+		v->keykinds = d_xmalloc((size_t)nk);
+		memcpy(v->keykinds, kk, (size_t)nk);
+		v->kline = nt->line;
+		v->kcol = nt->col;
+	}
+}
+
+/*
+ * One declaration, at the top level (d_starts_decl() said so): its
+ * tokens up to the ';', which stays current, so the caller resumes
+ * after it.
+ */
+void d_parse_decl(struct parser *ps)
+{
+	int scope = SC_GLOBAL;
+	struct dtype t;
+
+	d_lex(ps);
+	if (ps->tk.t == TK_ID && (strcmp(ps->tk.s, "self") == 0 ||
+				  strcmp(ps->tk.s, "this") == 0)) {
+		scope = ps->tk.s[0] == 's' ? SC_SELF : SC_THIS;
+		d_lex(ps);
+	}
+	parse_dtype(ps, &t);
+	for (;;) {
+		struct tok nt = ps->tk;
+		uint8_t kk[D_MAXARGS];
+		int nk = 0;
+
+		if (nt.t != TK_ID)
+			d_syntax_error(ps);
+		d_lex(ps);
+		if (d_is_op(ps, '[')) {
+			struct tok b = ps->tk;
+
+			if (scope != SC_GLOBAL)
+				d_perr(ps, b.line, b.col,
+				       "%s-> variables cannot be associative "
+				       "arrays",
+				       scope == SC_SELF ? "self" : "this");
+			d_lex(ps);
+			if (ps->tk.t == TK_INT || d_is_op(ps, ']'))
+				d_perr(ps, b.line, b.col,
+				       "fixed-size arrays are not supported: "
+				       "declare an associative array with "
+				       "its key types (%s %s[int])",
+				       t.text, nt.s);
+			for (;;) {
+				struct dtype kt;
+
+				if (nk == D_MAXARGS)
+					d_perr(ps, ps->tk.line, ps->tk.col,
+					       "more than %d keys", D_MAXARGS);
+				parse_dtype(ps, &kt);
+				kk[nk++] = (uint8_t)kt.kind;
+				if (!d_is_op(ps, ','))
+					break;
+				d_lex(ps);
+			}
+			d_expect(ps, ']');
+		}
+		declare(ps, nk ? SC_ASSOC : scope, &nt, &t, kk, nk);
+		if (!d_is_op(ps, ','))
+			break;
+		d_lex(ps);
+	}
+	if (!d_is_op(ps, ';'))
+		d_syntax_error(ps);
+	ps->pos.p = ps->tk.end;
+	ps->pos.line = ps->tk.line;
+	ps->pos.col = ps->tk.col + 1;
+}

@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: MIT
+/*
+ * expr.c - the expression parser of the D language (dtrace-G/d/): a
+ * recursive-descent parser over the tokens of lex.c that builds one small
+ * tree (struct node) per expression, for compile.c's statements.
+ *
+ * Precedence is C's, lowest first: assignment (= and op=, right to
+ * left), ?:, || ^^ &&, | ^ &, equality, relations, shifts, + -, * / %,
+ * then the unary operators, casts and prefix ++/--, then postfix ++/--
+ * and the primaries: literals, variables (global, self->, this->,
+ * associative array elements), builtins (func.c's table), function
+ * calls (func.c's table) and args[N].  Binary operators of one level
+ * are parsed in a loop, so a long sum leans left without recursion.
+ * The comma operator is not D's: ',' separates arguments.
+ *
+ * Depth.  Every level of recursion counts in ps->depth; past D_MAXDEPTH
+ * it is a located compile error, never a stack overflow.  A tree built
+ * iteratively can still be deep (a 200,000-term sum), so compile.c has
+ * d_check_height() walk each finished tree with the same limit before
+ * the recursive checker and evaluator see it.
+ *
+ * Inside a predicate, '/' ends the predicate when the clause body, a
+ * newline or the end of input follows (binprec()).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d_impl.h"
+
+struct node *d_mknode(struct parser *ps, int op, const struct tok *at)
+{
+	struct node *n = d_ar_alloc(&ps->prog->pool, sizeof(*n));
+
+	n->op = op;
+	n->line = at->line;
+	n->col = at->col;
+	return n;
+}
+
+/*
+ * Enter one level of expression nesting at token t; the matching
+ * `ps->depth--` is at each return of the parse_* function that entered.
+ */
+static void nest(struct parser *ps, const struct tok *t)
+{
+	if (++ps->depth > D_MAXDEPTH)
+		d_perr(ps, t->line, t->col,
+		       "expression nested too deeply (more than %d levels)",
+		       D_MAXDEPTH);
+}
+
+/*
+ * A tree the parser built iteratively (a long chain a + b + c + ...
+ * leans left without any recursion) can still be too deep for the
+ * recursive checker and evaluator: walk it, at most D_MAXDEPTH deep.
+ */
+void d_check_height(struct parser *ps, const struct node *n, unsigned d)
+{
+	if (!n)
+		return;
+	if (d > D_MAXDEPTH)
+		d_perr(ps, n->line, n->col,
+		       "expression nested too deeply (more than %d levels)",
+		       D_MAXDEPTH);
+	d_check_height(ps, n->a, d + 1);
+	d_check_height(ps, n->b, d + 1);
+	d_check_height(ps, n->c, d + 1);
+	for (unsigned i = 0; i < n->nargs; i++)
+		d_check_height(ps, n->args[i], d + 1);
+}
+
+
+struct node **d_parse_args(struct parser *ps, unsigned *nargs, int close)
+{
+	struct node **v = NULL;
+	unsigned n = 0;
+
+	if (!d_is_op(ps, close)) {
+		for (;;) {
+			v = d_pool_grow(ps, v, n, sizeof(*v));
+			v[n++] = d_parse_assign(ps);
+			if (!d_is_op(ps, ','))
+				break;
+			d_lex(ps);
+		}
+	}
+	d_expect(ps, close);
+	*nargs = n;
+	return v;
+}
+
+static const char *const action_names[] = {
+	"printf", "trace", "exit", "printa", "clear", "trunc", NULL,
+};
+
+bool d_is_action_name(const char *s)
+{
+	unsigned i;
+
+	for (i = 0; action_names[i]; i++)
+		if (strcmp(action_names[i], s) == 0)
+			return true;
+	return false;
+}
+
+static struct node *parse_primary(struct parser *ps)
+{
+	struct tok t = ps->tk;
+	struct node *n;
+	unsigned i;
+
+	switch (t.t) {
+	case TK_INT:
+		n = d_mknode(ps, N_INT, &t);
+		n->ival = t.i;
+		n->sz = t.sz;
+		n->sg = t.sg;
+		d_lex(ps);
+		return n;
+	case TK_STR:
+		n = d_mknode(ps, N_STR, &t);
+		n->sval = t.s;
+		d_lex(ps);
+		return n;
+	case TK_OP:
+		if (t.op == '(') {
+			d_lex(ps);
+			n = d_parse_expr(ps);
+			d_expect(ps, ')');
+			return n;
+		}
+		d_syntax_error(ps);
+	case TK_ID:
+		break;
+	default:
+		d_syntax_error(ps);
+	}
+	d_lex(ps);
+	if (strcmp(t.s, "self") == 0 || strcmp(t.s, "this") == 0) {
+		int scope = t.s[0] == 's' ? SC_SELF : SC_THIS;
+
+		if (!d_is_op(ps, OP_ARROW))
+			d_syntax_error(ps);
+		d_lex(ps);
+		if (ps->tk.t != TK_ID)
+			d_syntax_error(ps);
+		n = d_mknode(ps, N_VAR, &t);
+		n->sub = (int)d_var_lookup(ps->prog, scope, ps->tk.s);
+		d_lex(ps);
+		return n;
+	}
+	if (strncmp(t.s, "arg", 3) == 0 && isdigit((unsigned char)t.s[3])) {
+		char *end;
+		unsigned long k = strtoul(t.s + 3, &end, 10);
+
+		if (!*end && k < D_MAXARGS && (t.s[3] != '0' || !t.s[4])) {
+			n = d_mknode(ps, N_ARGN, &t);
+			n->sub = (int)k;
+			return n;
+		}
+	}
+	if (strcmp(t.s, "args") == 0) {
+		d_expect(ps, '[');
+		n = d_mknode(ps, N_ARGS, &t);
+		n->a = d_parse_expr(ps);
+		d_expect(ps, ']');
+		return n;
+	}
+	if (strcmp(t.s, "NULL") == 0) { /* a null pointer */
+		n = d_mknode(ps, N_INT, &t);
+		n->sz = 8;
+		return n;
+	}
+	for (i = 0; i < d_nbuiltins; i++)
+		if (strcmp(d_builtins[i].name, t.s) == 0) {
+			n = d_mknode(ps, N_BUILTIN, &t);
+			n->sub = (int)i;
+			return n;
+		}
+	for (i = 0; i < d_nfuncs; i++)
+		if (strcmp(d_funcs[i].name, t.s) == 0) {
+			if (!d_is_op(ps, '('))
+				d_syntax_error(ps);
+			d_lex(ps);
+			n = d_mknode(ps, N_FUNC, &t);
+			n->sub = (int)i;
+			n->args = d_parse_args(ps, &n->nargs, ')');
+			if (n->nargs < d_funcs[i].minargs ||
+			    n->nargs > d_funcs[i].maxargs)
+				d_perr(ps, t.line, t.col,
+				       "%s( ) prototype mismatch: %u args "
+				       "passed, %u expected",
+				       t.s, n->nargs, d_funcs[i].minargs);
+			return n;
+		}
+	if (d_is_action_name(t.s))
+		d_perr(ps, t.line, t.col,
+		       "%s( ) may not be used in an expression", t.s);
+	if (d_is_op(ps, '('))
+		d_perr(ps, t.line, t.col, "failed to resolve %s: "
+					"Unknown function name", t.s);
+	if (d_is_op(ps, '[')) {
+		d_lex(ps);
+		n = d_mknode(ps, N_ASSOC, &t);
+		n->sub = (int)d_var_lookup(ps->prog, SC_ASSOC, t.s);
+		n->args = d_parse_args(ps, &n->nargs, ']');
+		if (!n->nargs)
+			d_syntax_error(ps);
+		return n;
+	}
+	n = d_mknode(ps, N_VAR, &t);
+	n->sub = (int)d_var_lookup(ps->prog, SC_GLOBAL, t.s);
+	return n;
+}
+
+static struct node *parse_postfix(struct parser *ps)
+{
+	struct node *n = parse_primary(ps);
+
+	while (d_is_op(ps, OP_INC) || d_is_op(ps, OP_DEC)) {
+		struct node *m = d_mknode(ps, N_INCDEC, &ps->tk);
+
+		m->sub = ps->tk.op;
+		m->ival = 1;
+		m->a = n;
+		d_lex(ps);
+		n = m;
+	}
+	return n;
+}
+
+static struct node *parse_unary1(struct parser *ps);
+
+static struct node *parse_unary(struct parser *ps)
+{
+	struct node *n;
+
+	nest(ps, &ps->tk);
+	n = parse_unary1(ps);
+	ps->depth--;
+	return n;
+}
+
+static struct node *parse_unary1(struct parser *ps)
+{
+	struct tok t = ps->tk;
+	struct node *n;
+
+	if (t.t == TK_OP) {
+		switch (t.op) {
+		case '!':
+		case '~':
+		case '-':
+		case '+':
+			d_lex(ps);
+			n = d_mknode(ps, N_UN, &t);
+			n->sub = t.op;
+			n->a = parse_unary(ps);
+			return n;
+		case OP_INC:
+		case OP_DEC:
+			d_lex(ps);
+			n = d_mknode(ps, N_INCDEC, &t);
+			n->sub = t.op;
+			n->a = parse_unary(ps);
+			return n;
+		case '(': {
+			struct lexpos save = ps->pos;
+			struct tok savet = ps->tk;
+
+			d_lex(ps);
+			if (d_starts_type(ps)) {
+				n = d_mknode(ps, N_CAST, &t);
+				d_parse_type(ps, &n->sz, &n->sg);
+				d_expect(ps, ')');
+				n->a = parse_unary(ps);
+				return n;
+			}
+			ps->pos = save;
+			ps->tk = savet;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	return parse_postfix(ps);
+}
+
+/* Binary operator precedence, lowest 1; 0: not a binary operator. */
+static int binprec(struct parser *ps, int op)
+{
+	switch (op) {
+	case OP_LOR:
+		return 1;
+	case OP_LXOR:
+		return 2;
+	case OP_LAND:
+		return 3;
+	case '|':
+		return 4;
+	case '^':
+		return 5;
+	case '&':
+		return 6;
+	case OP_EQ:
+	case OP_NE:
+		return 7;
+	case '<':
+	case '>':
+	case OP_LE:
+	case OP_GE:
+		return 8;
+	case OP_SHL:
+	case OP_SHR:
+		return 9;
+	case '+':
+	case '-':
+		return 10;
+	case '/':
+		/*
+		 * In a predicate, '/' ends it when what follows is the
+		 * clause body, the end of input or a new line: the usual
+		 * "/pred/ {" and "/pred/\n{".
+		 */
+		if (ps->in_pred) {
+			const char *q = ps->pos.p;
+
+			while (*q == ' ' || *q == '\t' || *q == '\r')
+				q++;
+			if (!*q || *q == '{' || *q == '\n')
+				return 0;
+		}
+		return 11;
+	case '*':
+	case '%':
+		return 11;
+	default:
+		return 0;
+	}
+}
+
+static struct node *parse_binary(struct parser *ps, int minprec)
+{
+	struct node *l = parse_unary(ps);
+
+	for (;;) {
+		struct tok t = ps->tk;
+		int prec = t.t == TK_OP ? binprec(ps, t.op) : 0;
+		struct node *n;
+
+		if (!prec || prec < minprec)
+			return l;
+		d_lex(ps);
+		switch (t.op) {
+		case OP_LAND:
+			n = d_mknode(ps, N_LAND, &t);
+			break;
+		case OP_LOR:
+			n = d_mknode(ps, N_LOR, &t);
+			break;
+		case OP_LXOR:
+			n = d_mknode(ps, N_LXOR, &t);
+			break;
+		default:
+			n = d_mknode(ps, N_BIN, &t);
+			n->sub = t.op;
+		}
+		n->a = l;
+		n->b = parse_binary(ps, prec + 1);
+		l = n;
+	}
+}
+
+static struct node *parse_cond(struct parser *ps)
+{
+	struct node *c = parse_binary(ps, 1), *n;
+	struct tok t = ps->tk;
+	bool pred = ps->in_pred;
+
+	if (!d_is_op(ps, '?'))
+		return c;
+	nest(ps, &t);
+	d_lex(ps);
+	n = d_mknode(ps, N_TERN, &t);
+	n->a = c;
+	ps->in_pred = false;
+	n->b = d_parse_assign(ps);
+	ps->in_pred = pred;
+	d_expect(ps, ':');
+	n->c = parse_cond(ps);
+	ps->depth--;
+	return n;
+}
+
+static bool is_assign_op(int op)
+{
+	return op == '=' || (op >= OP_ADDEQ && op <= OP_SHREQ);
+}
+
+struct node *d_parse_assign(struct parser *ps)
+{
+	struct node *l = parse_cond(ps), *n;
+	struct tok t = ps->tk;
+
+	if (t.t != TK_OP || !is_assign_op(t.op))
+		return l;
+	if (l->op != N_VAR && l->op != N_ASSOC)
+		d_perr(ps, t.line, t.col,
+		       "operator %s can only be applied to a writable variable",
+		       t.op == '=' ? "=" : "op=");
+	nest(ps, &t);
+	d_lex(ps);
+	n = d_mknode(ps, N_ASSIGN, &t);
+	n->sub = t.op;
+	n->a = l;
+	n->b = d_parse_assign(ps);
+	ps->depth--;
+	return n;
+}
+
+struct node *d_parse_expr(struct parser *ps)
+{
+	struct node *n = d_parse_assign(ps);
+
+	/* the comma operator is not D's: ',' separates arguments */
+	return n;
+}

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: MIT
+/*
+ * func.c - the builtin variables and the functions of the D language
+ * (dtrace-G/d/): their names (the tables expr.c resolves identifiers
+ * with), the kinds of their arguments and results (d_check_func(), for
+ * check.c), and what they compute at run time (d_eval_func(), for
+ * run.c's evaluator).  One place per function: adding one is a table
+ * row, a case in d_eval_func(), and a line in dtrace(1).
+ *
+ * The string functions behave as illumos DTrace's: substr() counts a
+ * negative index from the end and a negative length from the end too
+ * (Perl's rules, clamped to the string); index() and rindex() search
+ * from an optional position, -1 when not found; strstr() and strtok()
+ * give NULL (read as "") when there is nothing; strtok(NULL, delims)
+ * goes on with the string of the last strtok() of the same firing;
+ * basename() and dirname() follow basename(1)/dirname(1) ("." and "/"
+ * for the empty and the all-slashes path); lltostr(v, base) writes
+ * bases 8 and 16 with C's 0 and 0x prefixes and base 10 signed, other
+ * bases unsigned; strtoll(s, base) reads an optional sign and, in base
+ * 16, an optional 0x, up to the first character not a digit of base.
+ * A base outside 2..36 is a run-time "illegal operation", as in DTrace.
+ * Every string result is cut to strsize - 1 bytes.
+ *
+ * progenyof(pid) is 1 when the firing process is pid or a descendant:
+ * its own pid and ppid come with the firing, the ancestors beyond
+ * through the consumer's parent_of() (struct d_fire).  rand() is a
+ * 64-bit xorshift generator seeded per program from the clock; like
+ * DTrace's it is for sampling, not for secrets.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <ctype.h>
+#include <endian.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d_impl.h"
+
+/* ------------------------------------------------------------------ */
+/* The names the parser resolves (check.c and run.c index these tables
+ * by the node's sub) */
+
+const struct d_builtin d_builtins[] = {
+	{ "pid", B_PID, 0, 4, 1 },
+	{ "ppid", B_PPID, 0, 4, 1 },
+	{ "tid", B_TID, 0, 4, 1 },
+	{ "uid", B_UID, 0, 4, 0 },
+	{ "gid", B_GID, 0, 4, 0 },
+	{ "execname", B_EXECNAME, 1, 8, 0 },
+	{ "timestamp", B_TIMESTAMP, 0, 8, 0 },
+	{ "vtimestamp", B_VTIMESTAMP, 0, 8, 0 },
+	{ "walltimestamp", B_WALLTIMESTAMP, 0, 8, 0 },
+	{ "cpu", B_CPU, 0, 4, 1 },
+	{ "probeprov", B_PROBEPROV, 1, 8, 0 },
+	{ "probemod", B_PROBEMOD, 1, 8, 0 },
+	{ "probefunc", B_PROBEFUNC, 1, 8, 0 },
+	{ "probename", B_PROBENAME, 1, 8, 0 },
+	{ "id", B_ID, 0, 4, 0 },
+	{ "epid", B_EPID, 0, 4, 0 },
+};
+
+const struct d_func d_funcs[] = {
+	{ "copyinstr", F_COPYINSTR, 1, 2, "pi", 's', 8, 0 },
+	{ "strlen", F_STRLEN, 1, 1, "s", 'i', 8, 0 },
+	{ "stringof", F_STRINGOF, 1, 1, "a", 's', 8, 0 },
+	{ "lltostr", F_LLTOSTR, 1, 2, "ii", 's', 8, 0 },
+	{ "strjoin", F_STRJOIN, 2, 2, "ss", 's', 8, 0 },
+	{ "basename", F_BASENAME, 1, 1, "s", 's', 8, 0 },
+	{ "dirname", F_DIRNAME, 1, 1, "s", 's', 8, 0 },
+	{ "substr", F_SUBSTR, 2, 3, "sii", 's', 8, 0 },
+	{ "index", F_INDEX, 2, 3, "ssi", 'i', 4, 1 },
+	{ "rindex", F_RINDEX, 2, 3, "ssi", 'i', 4, 1 },
+	{ "strstr", F_STRSTR, 2, 2, "ss", 's', 8, 0 },
+	{ "strtok", F_STRTOK, 2, 2, "ts", 's', 8, 0 },
+	{ "toupper", F_TOUPPER, 1, 1, "s", 's', 8, 0 },
+	{ "tolower", F_TOLOWER, 1, 1, "s", 's', 8, 0 },
+	{ "strtoll", F_STRTOLL, 1, 2, "si", 'i', 8, 1 },
+	{ "rand", F_RAND, 0, 0, "", 'i', 4, 1 },
+	{ "htons", F_HTONS, 1, 1, "i", 'i', 2, 0 },
+	{ "ntohs", F_HTONS, 1, 1, "i", 'i', 2, 0 },
+	{ "htonl", F_HTONL, 1, 1, "i", 'i', 4, 0 },
+	{ "ntohl", F_HTONL, 1, 1, "i", 'i', 4, 0 },
+	{ "htonll", F_HTONLL, 1, 1, "i", 'i', 8, 0 },
+	{ "ntohll", F_HTONLL, 1, 1, "i", 'i', 8, 0 },
+	{ "progenyof", F_PROGENYOF, 1, 1, "i", 'i', 4, 1 },
+};
+
+const unsigned d_nbuiltins = sizeof(d_builtins) / sizeof(d_builtins[0]);
+const unsigned d_nfuncs = sizeof(d_funcs) / sizeof(d_funcs[0]);
+
+/* ------------------------------------------------------------------ */
+/* Kinds */
+
+static const char *proto_name(char c)
+{
+	switch (c) {
+	case 's':
+		return "string";
+	case 'p':
+		return "uintptr_t";
+	case 't':
+		return "string or NULL";
+	default:
+		return "int";
+	}
+}
+
+/* Each argument against the function's prototype; the result's kind. */
+int d_check_func(struct parser *ps, struct node *n, bool strict)
+{
+	const struct d_func *fn = &d_funcs[n->sub];
+
+	for (unsigned i = 0; strict && i < n->nargs; i++) {
+		char want = fn->args[i];
+		int k = n->args[i]->kind;
+		bool bad;
+
+		if (k == T_ANY || want == 'a')
+			continue;
+		if (want == 't') /* strtok(NULL, ...): the integer 0 */
+			bad = k == T_INT && !(n->args[i]->op == N_INT &&
+					      n->args[i]->ival == 0);
+		else
+			bad = (want == 's') != (k == T_STR);
+		if (bad)
+			d_perr(ps, n->line, n->col,
+			       "%s( ) argument #%u is incompatible with "
+			       "prototype:\n\tprototype: %s\n\t argument: %s",
+			       fn->name, i + 1, proto_name(want),
+			       d_kind_name(k));
+	}
+	return fn->ret == 's' ? T_STR : T_INT;
+}
+
+/* ------------------------------------------------------------------ */
+/* Evaluation */
+
+static struct dv str_n(struct ectx *x, const char *s, size_t n)
+{
+	if (n > x->p->strsize - 1)
+		n = x->p->strsize - 1;
+	return d_dv_str(d_ar_strndup(&x->scratch, s, n));
+}
+
+static const char *need_str(struct ectx *x, struct dv v)
+{
+	if (v.k != K_STR)
+		d_fault(x, FLT_ILLOP, 0);
+	return v.s;
+}
+
+/* lltostr(v, base): see the top of the file. */
+static struct dv lltostr(struct ectx *x, int64_t v, int64_t base, bool sg)
+{
+	static const char dig[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+	char buf[72], *e = buf + sizeof(buf) - 1;
+	bool neg = sg && base == 10 && v < 0;
+	uint64_t u = neg ? 0 - (uint64_t)v : (uint64_t)v;
+
+	if (base < 2 || base > 36)
+		d_fault(x, FLT_ILLOP, 0);
+	*e = '\0';
+	do {
+		*--e = dig[u % (uint64_t)base];
+		u /= (uint64_t)base;
+	} while (u);
+	if (base == 16) {
+		*--e = 'x';
+		*--e = '0';
+	} else if (base == 8 && v != 0) {
+		*--e = '0';
+	}
+	if (neg)
+		*--e = '-';
+	return str_n(x, e, strlen(e));
+}
+
+static int64_t strtoll_base(struct ectx *x, const char *s, int64_t base)
+{
+	bool neg = false;
+	uint64_t v = 0;
+
+	if (base < 2 || base > 36)
+		d_fault(x, FLT_ILLOP, 0);
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s == '-' || *s == '+')
+		neg = *s++ == '-';
+	if (base == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	for (;; s++) {
+		int c = tolower((unsigned char)*s), d;
+
+		if (isdigit(c))
+			d = c - '0';
+		else if (c >= 'a' && c <= 'z')
+			d = c - 'a' + 10;
+		else
+			break;
+		if (d >= base)
+			break;
+		v = v * (uint64_t)base + (uint64_t)d;
+	}
+	return (int64_t)(neg ? 0 - v : v);
+}
+
+/* basename(1) and dirname(1) of a path. */
+static struct dv path_part(struct ectx *x, const char *s, bool dir)
+{
+	size_t end = strlen(s), start;
+
+	if (!end)
+		return d_dv_str(".");
+	while (end > 0 && s[end - 1] == '/')
+		end--;
+	if (!end)
+		return d_dv_str("/");
+	for (start = end; start > 0 && s[start - 1] != '/'; start--)
+		;
+	if (!dir)
+		return str_n(x, s + start, end - start);
+	if (!start)
+		return d_dv_str(".");
+	while (start > 0 && s[start - 1] == '/')
+		start--;
+	if (!start)
+		return d_dv_str("/");
+	return str_n(x, s, start);
+}
+
+static struct dv substr(struct ectx *x, const char *s, int64_t idx,
+			bool has_len, int64_t n)
+{
+	int64_t len = (int64_t)strlen(s);
+
+	if (idx < 0) {
+		idx += len;
+		if (idx < 0) { /* before the start: what is left of n */
+			if (has_len && n >= 0)
+				n = n + idx < 0 ? 0 : n + idx;
+			idx = 0;
+		}
+	}
+	if (idx >= len)
+		return d_dv_str("");
+	if (!has_len)
+		n = len - idx;
+	else if (n < 0)
+		n = len - idx + n < 0 ? 0 : len - idx + n;
+	if (n > len - idx)
+		n = len - idx;
+	return str_n(x, s + idx, (size_t)n);
+}
+
+static int64_t str_index(const char *s, const char *t, bool has_pos,
+			 int64_t pos, bool reverse)
+{
+	int64_t len = (int64_t)strlen(s), tl = (int64_t)strlen(t), i;
+
+	if (!reverse) {
+		pos = !has_pos || pos < 0 ? 0 : pos > len ? len : pos;
+		for (i = pos; i + tl <= len; i++)
+			if (strncmp(s + i, t, (size_t)tl) == 0)
+				return i;
+		return -1;
+	}
+	if (has_pos && pos < 0)
+		return -1;
+	if (!has_pos || pos > len - tl)
+		pos = len - tl;
+	for (i = pos; i >= 0; i--)
+		if (strncmp(s + i, t, (size_t)tl) == 0)
+			return i;
+	return -1;
+}
+
+/* strtok(): the string of the firing's last strtok() goes on. */
+static struct dv str_tok(struct ectx *x, struct dv sv, const char *delim)
+{
+	struct d_prog *p = x->p;
+	const char *s;
+	size_t b, e;
+
+	if (sv.k == K_STR) {
+		free(p->tok_str);
+		p->tok_str = d_xstrdup(sv.s);
+		if (strlen(p->tok_str) > p->strsize - 1)
+			p->tok_str[p->strsize - 1] = '\0';
+		p->tok_pos = 0;
+	} else if (sv.i != 0) {
+		d_fault(x, FLT_ILLOP, 0);
+	}
+	if (!p->tok_str)
+		return d_dv_str("");
+	s = p->tok_str;
+	b = p->tok_pos + strspn(s + p->tok_pos, delim);
+	if (!s[b]) {
+		p->tok_pos = b;
+		return d_dv_str("");
+	}
+	e = b + strcspn(s + b, delim);
+	p->tok_pos = s[e] ? e + 1 : e;
+	return str_n(x, s + b, e - b);
+}
+
+static int progenyof(const struct d_fire *f, pid_t want)
+{
+	pid_t cur = f->ppid;
+
+	if (f->pid == want)
+		return 1;
+	for (unsigned n = 0; cur > 0 && n < 1024; n++) {
+		if (cur == want)
+			return 1;
+		if (cur == 1 || !f->parent_of)
+			break;
+		cur = f->parent_of(f->copyin_ctx, cur);
+	}
+	return 0;
+}
+
+static uint64_t next_rand(struct d_prog *p)
+{
+	uint64_t v = p->rand_state;
+
+	if (!v)
+		v = 0x9e3779b97f4a7c15ULL;
+	v ^= v << 13;
+	v ^= v >> 7;
+	v ^= v << 17;
+	p->rand_state = v;
+	return v;
+}
+
+struct dv d_eval_func(struct ectx *x, const struct node *n)
+{
+	const struct d_func *fn = &d_funcs[n->sub];
+	struct d_prog *p = x->p;
+	struct dv a[3] = { 0 };
+	unsigned i;
+	char *s;
+
+	if (fn->id == F_COPYINSTR) {
+		size_t max = p->strsize;
+
+		if (n->nargs > 1) {
+			a[1] = d_eval(x, n->args[1]);
+			if (a[1].i >= 0 && (uint64_t)a[1].i + 1 < max)
+				max = (size_t)a[1].i + 1;
+		}
+		if (n->args[0]->op == N_ARGN)
+			return d_dv_str(d_arg_str(x, (unsigned)n->args[0]->sub,
+						  max));
+		if (n->args[0]->op == N_ARGS) {
+			a[0] = d_eval(x, n->args[0]->a);
+			if (a[0].i >= 0 && a[0].i < D_MAXARGS)
+				return d_dv_str(
+					d_arg_str(x, (unsigned)a[0].i, max));
+		}
+		a[0] = d_eval(x, n->args[0]);
+		if (a[0].k == K_STR)
+			return str_n(x, a[0].s, strlen(a[0].s) < max - 1
+							? strlen(a[0].s)
+							: max - 1);
+		return d_dv_str(d_read_user_str(x, (uint64_t)a[0].i, max));
+	}
+	for (i = 0; i < n->nargs && i < 3; i++)
+		a[i] = d_eval(x, n->args[i]);
+	switch (fn->id) {
+	case F_STRLEN:
+		return d_dv_int((int64_t)strlen(need_str(x, a[0])), 8, false);
+	case F_STRJOIN: {
+		const char *l = need_str(x, a[0]), *r = need_str(x, a[1]);
+		size_t la = strlen(l), lb = strlen(r);
+
+		s = d_ar_alloc(&x->scratch, la + lb + 1);
+		memcpy(s, l, la);
+		memcpy(s + la, r, lb + 1);
+		return str_n(x, s, la + lb);
+	}
+	case F_LLTOSTR:
+		return lltostr(x, a[0].i, n->nargs > 1 ? a[1].i : 10, true);
+	case F_STRINGOF:
+		if (a[0].k == K_STR)
+			return a[0];
+		return lltostr(x, a[0].i, 10, a[0].sg);
+	case F_BASENAME:
+	case F_DIRNAME:
+		return path_part(x, need_str(x, a[0]), fn->id == F_DIRNAME);
+	case F_SUBSTR:
+		return substr(x, need_str(x, a[0]), a[1].i, n->nargs > 2,
+			      a[2].i);
+	case F_INDEX:
+	case F_RINDEX:
+		return d_dv_int(str_index(need_str(x, a[0]),
+					  need_str(x, a[1]), n->nargs > 2,
+					  a[2].i, fn->id == F_RINDEX),
+				4, true);
+	case F_STRSTR: {
+		const char *h = need_str(x, a[0]), *f;
+
+		f = strstr(h, need_str(x, a[1]));
+		return f ? str_n(x, f, strlen(f)) : d_dv_str("");
+	}
+	case F_STRTOK:
+		return str_tok(x, a[0], need_str(x, a[1]));
+	case F_TOUPPER:
+	case F_TOLOWER: {
+		struct dv r = str_n(x, need_str(x, a[0]), strlen(a[0].s));
+
+		for (s = (char *)r.s; *s; s++)
+			if (*s >= 'a' && *s <= 'z' && fn->id == F_TOUPPER)
+				*s = (char)(*s - 'a' + 'A');
+			else if (*s >= 'A' && *s <= 'Z' &&
+				 fn->id == F_TOLOWER)
+				*s = (char)(*s - 'A' + 'a');
+		return r;
+	}
+	case F_STRTOLL:
+		return d_dv_int(strtoll_base(x, need_str(x, a[0]),
+					     n->nargs > 1 ? a[1].i : 10),
+				8, true);
+	case F_RAND:
+		return d_dv_int((int64_t)(next_rand(p) >> 33), 4, true);
+	case F_HTONS:
+		return d_dv_int(htobe16((uint16_t)a[0].i), 2, false);
+	case F_HTONL:
+		return d_dv_int(htobe32((uint32_t)a[0].i), 4, false);
+	case F_HTONLL:
+		return d_dv_int((int64_t)htobe64((uint64_t)a[0].i), 8, false);
+	case F_PROGENYOF:
+		return d_dv_int(progenyof(x->f, (pid_t)a[0].i), 4, true);
+	default:
+		d_fault(x, FLT_ILLOP, 0);
+	}
+}

@@ -1,0 +1,2 @@
+/* A global may not take the name of a built-in variable. */
+int pid;

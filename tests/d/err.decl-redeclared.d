@@ -1,0 +1,3 @@
+/* A variable declared again with another type. */
+int x;
+string x;

@@ -1,0 +1,2 @@
+/* self-> variables are scalars. */
+self int a[int];

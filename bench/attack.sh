@@ -1,0 +1,174 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# bench/attack.sh (make bench-attack): what an unprivileged user's
+# attacks on dtrace-helperd cost another user's registrations.
+#
+# A private daemon (state on tmpfs under /run, as /run is on a normal
+# system) serves a private device.  bench/victim.c, as uid 65533, loads
+# and unloads a probed plugin 300 times (ADDDOF + REMOVE each) and prints
+# the median, 99th percentile and slowest cycle, and how many cycles were
+# not registered -- first with no attack, then while uid 65534 (nobody)
+# runs each attack of tests/tools/dofclient that aims at the daemon's
+# time or resources (README, Security):
+#
+#	flood		malformed ADDDOFs in a tight loop, refused by the
+#			header check, the checker and the site check in turn
+#	bigbad		8 MiB blobs refused by the last check, in a loop
+#	race		ADDDOFs while another thread rewrites the blob
+#	stalled reads	8 processes whose DOF lies in a FUSE file they
+#			serve themselves and never answer (fuse-hidden)
+#	1,000 holders	1,000 processes each holding a registration (the
+#			descriptor budget)
+#
+# Figures go to stdout and to $RESULTS (bench/RESULTS-attack.md).
+# Needs root, /dev/fuse, setpriv, and the tests' programs (make check
+# builds tests/tools/dofclient).
+
+set -u
+: "${DTRACE:?DTRACE must name the dtrace under test}"
+: "${top_srcdir:?top_srcdir must be set}"
+: "${top_builddir:?top_builddir must be set}"
+: "${HELPERD:?HELPERD must name dtrace-helperd}"
+: "${CC:=cc}"
+: "${RESULTS:=bench/RESULTS-attack.md}"
+export DTRACE_DRTI LC_ALL=C
+DOFCLIENT=$top_builddir/tests/tools/dofclient
+N=300
+
+if [ "$(id -u)" -ne 0 ] || [ ! -c /dev/fuse ] ||
+	! command -v setpriv >/dev/null 2>&1; then
+	echo "bench-attack: needs root, /dev/fuse and setpriv; skipped"
+	exit 0
+fi
+if [ ! -x "$DOFCLIENT" ]; then
+	echo "bench-attack: no $DOFCLIENT (make check builds it)" >&2
+	exit 1
+fi
+case $RESULTS in
+/*) ;;
+*) RESULTS=$PWD/$RESULTS ;;
+esac
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/usdt-attack.XXXXXX") || exit 1
+run=$(mktemp -d /run/usdt-attack.XXXXXX) || exit 1
+chmod 755 "$tmp" "$run"
+hdpid=
+attackers=
+cleanup() {
+	for p in $attackers; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	[ -n "$hdpid" ] && kill "$hdpid" 2>/dev/null && wait "$hdpid" 2>/dev/null
+	for m in "$tmp"/stall-*; do
+		mountpoint -q "$m" 2>/dev/null && umount -l "$m"
+	done
+	mountpoint -q "$run/dev" 2>/dev/null && umount -l "$run/dev"
+	umount "$run/state" 2>/dev/null
+	rm -rf "$tmp" "$run"
+}
+trap cleanup EXIT
+cd "$tmp" || exit 1
+
+d=$top_srcdir/tests/data/helperd
+"$DTRACE" -h -s "$d/hdplug.d" -o hdplug.h &&
+	$CC -O2 -fPIC -I. -c "$d/plug.c" -o plug.o &&
+	"$DTRACE" -G -s "$d/hdplug.d" plug.o -o plug-probes.o &&
+	$CC -shared -o plug.so plug.o plug-probes.o &&
+	$CC -O2 -o victim "$top_srcdir/bench/victim.c" -ldl || exit 1
+mkdir -p "$run/state"
+mount -t tmpfs -o size=64m,mode=0755 tmpfs "$run/state" || exit 1
+"$HELPERD" -f --no-scan --device "$run/dev/helper" \
+	--state-dir "$run/state" 2>helperd.log &
+hdpid=$!
+i=0
+while [ $i -lt 100 ] && ! mountpoint -q "$run/dev"; do
+	sleep 0.1
+	i=$((i + 1))
+done
+mountpoint -q "$run/dev" || { cat helperd.log >&2; exit 1; }
+DTRACE_DOF_INIT_DEVNAME=$run/dev/helper
+DTRACE_STATEDIR=$run/state
+export DTRACE_DOF_INIT_DEVNAME DTRACE_STATEDIR
+
+out=$tmp/table.md
+printf '| while nobody runs | p50 us | p99 us | max us | unregistered of %d |\n|---|---|---|---|---|\n' "$N" >"$out"
+printf '%-28s %8s %8s %8s %14s\n' "while nobody runs" p50 p99 max unregistered
+victim_row() {
+	line=$(VICTIM_REGDIR=$run/state/registry setpriv --reuid=65533 \
+		--regid=65533 --clear-groups ./victim "$tmp/plug.so" "$N")
+	set -- "$1" $line
+	printf '| %s | %s | %s | %s | %s |\n' "$1" "$3" "$5" "$7" "$9" >>"$out"
+	printf '%-28s %8s %8s %8s %14s\n' "$1" "$3" "$5" "$7" "$9"
+}
+stop_attackers() {
+	for p in $attackers; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	for p in $attackers; do
+		wait "$p" 2>/dev/null
+	done
+	attackers=
+}
+# nobody STAGE ARGS...: an attacker in the background, as uid 65534
+nobody() {
+	DOFCLIENT_UID=65534 "$DOFCLIENT" "$@" >/dev/null 2>&1 &
+	attackers="$attackers $!"
+}
+
+victim_row "no attack"
+
+DOFCLIENT_FLOOD_N=100000000 DOFCLIENT_FLOOD_MIXED=1 nobody attack flood
+sleep 1
+victim_row "flood (mixed refusals)"
+stop_attackers
+
+DOFCLIENT_FLOOD_N=100000000 nobody attack bigbad
+sleep 1
+victim_row "bigbad (8 MiB refused)"
+stop_attackers
+
+( while :; do
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$DOFCLIENT" attack race >/dev/null 2>&1
+done ) &
+attackers="$attackers $!"
+sleep 1
+victim_row "race (blob rewritten)"
+stop_attackers
+
+for i in 1 2 3 4 5 6 7 8; do
+	nobody attack fuse-hidden "$tmp/stall-$i" 60
+done
+sleep 3
+victim_row "8 stalled reads (FUSE)"
+stop_attackers
+for m in "$tmp"/stall-*; do
+	mountpoint -q "$m" 2>/dev/null && umount -l "$m"
+done
+
+mkfifo hold.in
+exec 4<>hold.in
+i=0
+while [ $i -lt 1000 ]; do
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$DOFCLIENT" valid <hold.in >/dev/null 2>&1 4>&- &
+	attackers="$attackers $!"
+	i=$((i + 1))
+done
+sleep 5
+held=$(ls "$run/state/registry" | wc -l)
+victim_row "1,000 holders ($held registered)"
+exec 4>&-
+stop_attackers
+
+{
+	echo "# Registration under attack"
+	echo
+	echo "Produced by \`make bench-attack\` (bench/attack.sh) on $(date +%Y-%m-%d):"
+	echo "$(uname -r), $(nproc) CPUs.  Victim: uid 65533, $N dlopen+dlclose"
+	echo "cycles of a probed plugin (ADDDOF + REMOVE each); attacker: uid 65534."
+	echo
+	cat "$out"
+} >"$RESULTS"
+echo "bench-attack: results in $RESULTS"

@@ -810,6 +810,7 @@ static int backend_choose(struct consumer *c)
 			    "%s", want, c->be->name, strerror(-err));
 			return -1;
 		}
+		c->be = &consumer_uprobe_ops; /* its close() is safe unopened */
 		say(c, "DTRACE_BACKEND=%s: no such backend in this dtrace "
 		    "(fasttrap%s, uprobe)", want,
 		    sizeof(order) / sizeof(order[0]) > 2 ? ", bpf" : "");

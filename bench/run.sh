@@ -214,16 +214,16 @@ if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 	# buckets adding up to N, the predicate's count() the even i's.
 	d_act() {	# ACTION
 		case $1 in
-		count) echo '{ @ = count(); }' ;;
-		sum) echo '{ @ = sum(arg0); }' ;;
-		quantize) echo '{ @ = quantize(arg0); }' ;;
-		predicate) echo '/arg0 % 2 == 0/ { @ = count(); }' ;;
-		printf) echo '{ printf("%d %d\n", arg0, arg1); }' ;;
+		count) printf '%s\n' '{ @ = count(); }' ;;
+		sum) printf '%s\n' '{ @ = sum(arg0); }' ;;
+		quantize) printf '%s\n' '{ @ = quantize(arg0); }' ;;
+		predicate) printf '%s\n' '/arg0 % 2 == 0/ { @ = count(); }' ;;
+		printf) printf '%s\n' '{ printf("%d %d\n", arg0, arg1); }' ;;
 		esac
 	}
 	b_act() {	# ACTION
 		case $1 in
-		quantize) echo '{ @ = hist(arg0); }' ;;
+		quantize) printf '%s\n' '{ @ = hist(arg0); }' ;;
 		*) d_act "$1" ;;
 		esac
 	}
@@ -231,7 +231,8 @@ if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 	exact() {
 		case $1 in
 		count) [ "$(last_num)" -eq "$2" ] ;;
-		sum) [ "$(last_num)" = "$(awk -v n="$2" 'BEGIN { printf "%.0f\n", n * (n - 1) / 2 }')" ] ;;
+		sum) awk -v n="$2" 'NF { v = $NF }
+			END { exit !(v == n * (n - 1) / 2) }' "$shm/out" ;;
 		predicate) [ "$(last_num)" -eq $((($2 + 1) / 2)) ] ;;
 		quantize) [ "$(awk '/^ *[0-9-]+ \|/ { s += $NF }
 			/^\[/ { x = $0; sub(/^\[[^])]*[])]/, "", x)

@@ -202,89 +202,115 @@ if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 	# stderr, bpftrace "Lost N events" (in its output).
 	drops_of() {	# TOOL
 		case $1 in
-		ours) sed -n 's/^dtrace: \([0-9]*\) drops.*/\1/p' "$shm/err" ;;
-		*) cat "$shm/out" "$shm/err" | sed -n 's/.*Lost \([0-9]*\) events.*/\1/p' ;;
+		bpftrace) cat "$shm/out" "$shm/err" | sed -n 's/.*Lost \([0-9]*\) events.*/\1/p' ;;
+		*) sed -n 's/^dtrace: \([0-9]*\) drops.*/\1/p' "$shm/err" ;;
 		esac | awk '{ s += $1 } END { print s + 0 }'
 	}
 	last_num() { awk 'NF { v = $NF } END { print v + 0 }' "$shm/out"; }
 
-	# 1. Cost per hit added to the target: ./ours N counted with each
+	# The D actions measured, each as dtrace's clause and bpftrace's on
+	# the probe P (arg0 is the event's index i = 0..N-1), and what every
+	# event delivered leaves: count() N, sum(arg0) N(N-1)/2, quantize()
+	# buckets adding up to N, the predicate's count() the even i's.
+	d_act() {	# ACTION
+		case $1 in
+		count) printf '%s\n' '{ @ = count(); }' ;;
+		sum) printf '%s\n' '{ @ = sum(arg0); }' ;;
+		quantize) printf '%s\n' '{ @ = quantize(arg0); }' ;;
+		predicate) printf '%s\n' '/arg0 % 2 == 0/ { @ = count(); }' ;;
+		printf) printf '%s\n' '{ printf("%d %d\n", arg0, arg1); }' ;;
+		esac
+	}
+	b_act() {	# ACTION
+		case $1 in
+		quantize) printf '%s\n' '{ @ = hist(arg0); }' ;;
+		*) d_act "$1" ;;
+		esac
+	}
+	# exact ACTION N: did $shm/out get every one of N events?
+	exact() {
+		case $1 in
+		count) [ "$(last_num)" -eq "$2" ] ;;
+		sum) awk -v n="$2" 'NF { v = $NF }
+			END { exit !(v == n * (n - 1) / 2) }' "$shm/out" ;;
+		predicate) [ "$(last_num)" -eq $((($2 + 1) / 2)) ] ;;
+		quantize) [ "$(awk '/^ *[0-9-]+ \|/ { s += $NF }
+			/^\[/ { x = $0; sub(/^\[[^])]*[])]/, "", x)
+				split(x, f, " "); s += f[1] }
+			END { print s + 0 }' "$shm/out")" -eq "$2" ] ;;
+		printf) [ "$(grep -c '^[0-9]* [0-9]*$' "$shm/out" 2>/dev/null)" -eq "$2" ] ;;
+		esac
+	}
+	# trace TOOL ACTION PROVIDER:NAME PROG ARGS...: TOOL is bpf or
+	# uprobe (our dtrace -n, DTRACE_BACKEND set) or bpftrace, on
+	# PROVIDER:::NAME of ./PROG; output in $shm/out
+	trace() {
+		t_tool=$1 t_act=$2 t_prov=${3%:*} t_name=${3#*:}
+		shift 3
+		rm -f "$shm/out"
+		case $t_tool in
+		bpftrace) timeout 120 bpftrace -q -o "$shm/out" \
+			-e "usdt:./$1:$t_prov:$t_name $(b_act "$t_act")" -c "./$*" ;;
+		*) DTRACE_BACKEND=$t_tool timeout 120 "$DTRACE" -q -o "$shm/out" \
+			-n "$t_prov\$target:::$t_name $(d_act "$t_act")" -c "./$*" ;;
+		esac
+	}
+
+	# 1. Cost per hit added to the target: ./ours N traced by each
 	# tool; ns/hit = traced minus untraced ns/iteration, best of three.
-	# Also the worst count and the most drops of the three runs.
+	# Also whether every run got every hit, and the most drops.
 	N=1000000
-	consumer_hit() {	# TOOL
-		best= cmin= dmax=0
+	u=$(ns_per_iter ours $N)
+	consumer_hit() {	# TOOL ACTION
+		best= allok=yes dmax=0
 		for _ in 1 2 3; do
-			rm -f "$shm/out"
-			case $1 in
-			ours) timeout 120 "$DTRACE" -q -o "$shm/out" \
-				-n 'bprov$target:::hit { @ = count(); }' \
-				-c "./ours $N" ;;
-			*) timeout 120 bpftrace -q -o "$shm/out" \
-				-e 'usdt:./ours:bprov:hit { @ = count(); }' \
-				-c "./ours $N" ;;
-			esac >"$shm/tgt" 2>"$shm/err"
+			trace "$1" "$2" bprov:hit ours $N >"$shm/tgt" 2>"$shm/err"
 			t=$(head -n 1 "$shm/tgt")
-			c=$(last_num)
 			d=$(drops_of "$1")
-			[ -z "$cmin" ] || [ "$c" -lt "$cmin" ] && cmin=$c
+			exact "$2" $N || allok=no
 			[ "$d" -gt "$dmax" ] && dmax=$d
 			[ -n "$t" ] || continue
 			if [ -z "$best" ] || awk -v t="$t" -v b="$best" 'BEGIN { exit !(t < b) }'; then
 				best=$t
 			fi
 		done
-		u=$(ns_per_iter ours $N)
 		if [ -n "$best" ]; then
 			hit_ns=$(awk -v t="$best" -v u="$u" 'BEGIN { printf "%.0f\n", t - u }')
 		else
 			hit_ns=n/a
 		fi
-		hit_cnt=$cmin hit_drops=$dmax
+		hit_ok=$allok hit_drops=$dmax
 	}
-	consumer_hit ours
-	o_ns=$hit_ns o_cnt=$hit_cnt o_drops=$hit_drops
-	consumer_hit bpftrace
-	row "enabled probe, dtrace -n vs bpftrace count(): ns/hit" "$o_ns" "$hit_ns"
-	row "  same, hits counted of 1,000,000 (worst of 3)" "$o_cnt" "$hit_cnt"
-	row "  same, drops (most of 3)" "$o_drops" "$hit_drops"
+	for act in count sum quantize predicate; do
+		consumer_hit bpftrace $act
+		b_ns=$hit_ns b_ok=$hit_ok b_drops=$hit_drops
+		for be in bpf uprobe; do
+			consumer_hit $be $act
+			row "dtrace -n ($be) vs bpftrace, $act: ns/hit" "$hit_ns" "$b_ns"
+			row "  same, every hit of 1,000,000 (3 runs); drops" \
+				"$hit_ok; $hit_drops" "$b_ok; $b_drops"
+		done
+	done
 
 	# 2. Events per second delivered without loss.  ./pace fires at R
 	# events/s for one second; a step passes when the source reached R
-	# (95%), nothing was dropped and every event arrived (count() equals
-	# the events, printf wrote one line per event).  The sweep stops at
-	# the first step that fails; then one unpaced run of 1,000,000.
+	# (95%), nothing was dropped and every event arrived (exact).  The
+	# sweep stops at the first step that fails; then one unpaced run of
+	# 1,000,000.
 	consumer_run() {	# TOOL ACTION RATE N: sets got (events/s), ok, drp
-		rm -f "$shm/out" "$shm/rate"
-		pf='printf("%d %d\n", arg0, arg1);'
-		case $1.$2 in
-		ours.count) timeout 120 "$DTRACE" -q -o "$shm/out" \
-			-n 'bpace$target:::ev { @ = count(); }' \
-			-c "./pace $3 $4 $shm/rate" ;;
-		ours.printf) timeout 120 "$DTRACE" -q -o "$shm/out" \
-			-n "bpace\$target:::ev { $pf }" \
-			-c "./pace $3 $4 $shm/rate" ;;
-		*.count) timeout 120 bpftrace -q -o "$shm/out" \
-			-e 'usdt:./pace:bpace:ev { @ = count(); }' \
-			-c "./pace $3 $4 $shm/rate" ;;
-		*.printf) timeout 120 bpftrace -q -o "$shm/out" \
-			-e "usdt:./pace:bpace:ev { $pf }" \
-			-c "./pace $3 $4 $shm/rate" ;;
-		esac >/dev/null 2>"$shm/err"
+		rm -f "$shm/rate"
+		trace "$1" "$2" bpace:ev pace "$3" "$4" "$shm/rate" \
+			>/dev/null 2>"$shm/err"
 		got=$(awk '$2 > 0 { printf "%.0f\n", $1 * 1e9 / $2 }' "$shm/rate" 2>/dev/null)
 		[ -n "$got" ] || got=0
-		case $2 in
-		count) c=$(last_num) ;;
-		*) c=$(grep -c '^[0-9]* [0-9]*$' "$shm/out" 2>/dev/null) ;;
-		esac
 		drp=$(drops_of "$1")
 		ok=0
-		[ "${c:-0}" -eq "$4" ] && [ "$drp" -eq 0 ] && ok=1
+		exact "$2" "$4" && [ "$drp" -eq 0 ] && ok=1
 		[ "$3" -gt 0 ] && [ "$got" -lt $(($3 * 95 / 100)) ] && ok=0
 	}
 	consumer_rate() {	# TOOL ACTION: sets lossless, max_rate, max_drops
 		lossless=0
-		for r in 50000 100000 200000 400000 800000; do
+		for r in 50000 100000 200000 400000 800000 1600000; do
 			consumer_run "$1" "$2" $r $r
 			[ "$ok" -eq 1 ] || break
 			lossless=$r
@@ -293,15 +319,15 @@ if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 		max_rate=$got max_drops=$drp
 		[ "$ok" -eq 1 ] && [ "$got" -gt "$lossless" ] && lossless=$got
 	}
-	for act in printf count; do
-		what=$act
-		[ $act = count ] && what="count()"
-		consumer_rate ours $act
-		o_ll=$lossless o_max=$max_rate o_md=$max_drops
+	for act in printf count sum quantize predicate; do
 		consumer_rate bpftrace $act
-		row "$what, lossless: highest events/s (0 drops, exact)" "$o_ll" "$lossless"
-		row "$what, unpaced source: events/s reached" "$o_max" "$max_rate"
-		row "$what, unpaced source: drops of 1,000,000" "$o_md" "$max_drops"
+		b_ll=$lossless b_max=$max_rate b_md=$max_drops
+		for be in bpf uprobe; do
+			consumer_rate $be $act
+			row "$act ($be), lossless: highest events/s (0 drops, exact)" "$lossless" "$b_ll"
+			row "$act ($be), unpaced: events/s reached; drops of 1,000,000" \
+				"$max_rate; $max_drops" "$b_max; $b_md"
+		done
 	done
 	rm -rf "$shm"
 else
@@ -437,23 +463,24 @@ fi
 	echo
 	cat "$out"
 	echo
-	echo "Consumer figures (the rows from \"dtrace -n vs bpftrace\" to the"
-	echo "unpaced count() drops; root and bpftrace only): our \`dtrace -n\` and"
+	echo "Consumer figures (the rows from \"dtrace -n (bpf) vs bpftrace\" to"
+	echo "the last unpaced row; root and bpftrace only): our \`dtrace -n\`, on"
+	echo "each backend (DTRACE_BACKEND=bpf: a BPF program per uprobe event, one"
+	echo "ring-buffer record per hit; uprobe: a perf sample per hit), and"
 	echo "bpftrace trace the same probe of the same binary, started with -c,"
-	echo "output to tmpfs.  ns/hit is the target's own ns/iteration traced by"
-	echo "\`count()\` minus untraced (best of three).  Events/s: bench/pace.c"
-	echo "fires at 50k, 100k, 200k, 400k and 800k events/s for one second,"
+	echo "output to tmpfs, for count(), sum(arg0), quantize(arg0) (bpftrace:"
+	echo "hist()) and /arg0 % 2 == 0/ count().  ns/hit is the target's own"
+	echo "ns/iteration traced minus untraced (best of three).  Events/s:"
+	echo "bench/pace.c fires at 50k to 1.6M events/s (doubling) for one second,"
 	echo "stopping at the first rate that fails; a rate passes when the source"
 	echo "reached it, no drop was reported (ours: \"dtrace: N drops\", bpftrace:"
-	echo "\"Lost N events\") and every event arrived (count() equal to the events,"
-	echo "one printf line per event); then one unpaced run of 1,000,000 events."
-	echo "Limits: the machine's CPUs are shared by the target (busy on one) and"
-	echo "the consumer, so a consumer that needs more than the other CPU slows"
-	echo "or loses; our dtrace copies every hit to a per-CPU perf ring buffer"
-	echo "(default 2 MB per CPU, \`-x bufsize\`, read every 10 ms or when half"
-	echo "full) and aggregates in user space, so its count() costs a record per"
-	echo "hit, where bpftrace counts in the kernel; a target that fires faster"
-	echo "than the consumer drains (or than the buffer holds between reads) drops."
+	echo "\"Lost N events\") and every event arrived (the exact count, sum,"
+	echo "bucket total, or one printf line per event); then one unpaced run of"
+	echo "1,000,000 events.  Limits: the machine's CPUs are shared by the"
+	echo "target (busy on one) and the consumer.  Our dtrace aggregates in user"
+	echo "space, so each hit costs a record (default -x bufsize 2 MB per CPU,"
+	echo "read every 10 ms or when half full), where bpftrace aggregates in the"
+	echo "kernel."
 	if [ -s "$tmp/forms.md" ]; then
 		echo
 		cat "$tmp/forms.md"

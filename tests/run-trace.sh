@@ -30,7 +30,11 @@
 #    self-> variables of threads that exited are dropped (-v counts);
 #  - drops: reported, and count() plus drops is exactly the hits fired;
 #  - errors: no match, D syntax errors with line and column, a command
-#    that does not exist, a pid that does not exist.
+#    that does not exist, a pid that does not exist, an unknown
+#    DTRACE_BACKEND;
+#  - the backend: a BPF program loaded where dtrace has the BPF backend
+#    (HAVE_BPF), none with DTRACE_BACKEND=uprobe (run-trace-uprobe.sh
+#    runs all of this again that way).
 # Needs root and a kernel with uprobe events (tracefs) and perf events.
 
 . "$top_srcdir/tests/lib.sh"
@@ -378,6 +382,15 @@ trun -q -n 'trplug$target:::hello { printf("x\n"); }' -c "./trprog 'open $plug'"
 expect_eq "a probe not there yet, without -Z: status" 1 "$status"
 expect_grep "a probe not there yet, without -Z" "does not match any probes" err.txt
 
+# a backend asked for by a name dtrace does not know
+: >out.txt
+env DTRACE_BACKEND=nonesuch timeout -s KILL 120 "$DTRACE" -o out.txt -q \
+	-n 'tr$target:::tick { printf("x\n"); }' -c "./trprog 'tick 1'" \
+	2>err.txt </dev/null
+expect_eq "DTRACE_BACKEND=nonesuch: status" 1 "$?"
+expect_grep "DTRACE_BACKEND=nonesuch: message" "^dtrace: DTRACE_BACKEND=nonesuch: no such backend in this dtrace" err.txt
+expect_eq "DTRACE_BACKEND=nonesuch: nothing traced" "" "$(cat out.txt)"
+
 # ---------------------------------------------------------------------
 # 4. -p, guarded probes, two consumers, another process of the same binary
 
@@ -452,6 +465,12 @@ expect_eq "SIGTERM: aggregation printed" "ready7" "$(tr -d ' \n' <c3.txt)"
 consumer c4 -q -p "$a" -n 'tr$target:::tick { @n = count(); }' -n "$READY"
 c4=$dt_pid
 ready c4
+# the backend it runs on: a BPF program (its fds in /proc) only on bpf
+nprog=$(grep -l '^prog_tag' /proc/"$c4"/fdinfo/* 2>/dev/null | wc -l)
+case ${DTRACE_BACKEND:-$HAVE_BPF} in
+bpf|yes) [ "$nprog" -gt 0 ] || fail "no BPF program loaded by dtrace (backend ${DTRACE_BACKEND:-default})" ;;
+*) expect_eq "backend ${DTRACE_BACKEND:-default}: no BPF program" 0 "$nprog" ;;
+esac
 kill -KILL "$c4"
 wait "$c4" 2>/dev/null
 forget_pid "$c4"

@@ -8,7 +8,9 @@
  * first (the D program's $target is one of them), the program is
  * compiled and its -x and #pragma options applied, every clause's
  * descriptions parsed; then the backend is chosen, once: the fasttrap
- * module when /dev/dtrace/fasttrap opens, else uprobe events.  The
+ * module when /dev/dtrace/fasttrap opens, else BPF programs on uprobe
+ * events when the kernel lets us load them, else uprobe events alone
+ * (DTRACE_BACKEND names one).  The
  * processes' probes are found and armed (sites.c), each description must
  * match something (unless -Z), the commands are let go, BEGIN fires, and
  * the loop runs until exit(), the end of all targets, SIGINT, SIGTERM or
@@ -779,21 +781,49 @@ static void loop(struct consumer *c, int sfd, int ifd)
 
 /*
  * The backend, chosen once for the run: the kernel module when it is
- * loaded, else uprobe events (which always opens: what it lacks is said
- * when a probe is to be enabled).
+ * loaded, else BPF programs on uprobe events when they load (root, a
+ * kernel with BPF), else uprobe events (which always opens: what it
+ * lacks is said when a probe is to be enabled).  DTRACE_BACKEND=fasttrap,
+ * bpf or uprobe asks for one; when it cannot be used, dtrace says so and
+ * stops (-1).
  */
-static void backend_choose(struct consumer *c)
+static int backend_choose(struct consumer *c)
 {
 	static const struct consumer_backend_ops *const order[] = {
 		&consumer_fasttrap_ops,
+#ifdef HAVE_BPF
+		&consumer_bpf_ops,
+#endif
 		&consumer_uprobe_ops,
 	};
+	const char *want = getenv("DTRACE_BACKEND");
 
+	if (want && *want) {
+		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+			int err;
+
+			if (strcmp(order[i]->key, want))
+				continue;
+			c->be = order[i];
+			err = c->be->open(c);
+			if (err == 0)
+				return 0;
+			say(c, "DTRACE_BACKEND=%s: the %s backend cannot be used: "
+			    "%s", want, c->be->name, strerror(-err));
+			return -1;
+		}
+		c->be = &consumer_uprobe_ops; /* its close() is safe unopened */
+		say(c, "DTRACE_BACKEND=%s: no such backend in this dtrace "
+		    "(fasttrap%s, uprobe)", want,
+		    sizeof(order) / sizeof(order[0]) > 2 ? ", bpf" : "");
+		return -1;
+	}
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		c->be = order[i];
 		if (c->be->open(c) == 0)
-			return;
+			return 0;
 	}
+	return 0;
 }
 
 static int consumer_run(struct consumer *c)
@@ -820,7 +850,8 @@ static int consumer_run(struct consumer *c)
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	sfd = signals_block(&set);
-	backend_choose(c);
+	if (backend_choose(c) < 0)
+		goto out;
 	c->wall_offset = now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
 
 	/* the targets first: $target must be known to compile */

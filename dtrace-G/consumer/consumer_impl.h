@@ -13,17 +13,19 @@
  *	records.c	hits read from a backend, in time order, decoded
  *			and run through the D program; threads that exit
  *	uprobe.c	backend: tracefs uprobe events + perf ring buffers
+ *	bpf.c		backend: the same uprobe events, each running a BPF
+ *			program (libbpf) that writes a BPF ring buffer
  *	fasttrap.c	backend: the kernel module's /dev/dtrace/fasttrap
  *
  * A backend is the part that arms probe sites in the kernel and brings
  * back what each hit recorded.  It is chosen once, when the run starts
- * (consumer_backend_choose()), and the common code only ever calls it
- * through struct consumer_backend_ops; it keeps its own state in its
- * member of struct consumer (up, ft).  A third backend, libbpf programs
- * attached to the same uprobes that aggregate in the kernel, would be a
- * third ops table and a third member: enable() loads and attaches the
- * program for each site, poll_fds()/drain() read its ring buffer, and
- * decode() turns its records into a struct d_fire like the others.
+ * (backend_choose() in consumer.c: DTRACE_BACKEND, else the first that
+ * opens of fasttrap, bpf, uprobe), and the common code only ever calls
+ * it through struct consumer_backend_ops; it keeps its own state in its
+ * member of struct consumer (up, bpf, ft).  The bpf backend is built on
+ * the uprobe backend's events and per-thread perf events (which scope
+ * the breakpoints to the traced processes), so it uses uprobe.c's
+ * functions below and c->up as well.
  */
 #ifndef USDT_DTRACE_CONSUMER_IMPL_H
 #define USDT_DTRACE_CONSUMER_IMPL_H
@@ -183,6 +185,7 @@ struct consumer;
  */
 struct consumer_backend_ops {
 	const char *name;
+	const char *key; /* what DTRACE_BACKEND names it by */
 	/* 0, or -errno when it cannot be used here (the next is tried) */
 	int (*open)(struct consumer *c);
 	/* arm every matched probe of pr that is not yet (p->enabled) */
@@ -212,6 +215,10 @@ struct consumer_backend_ops {
 
 extern const struct consumer_backend_ops consumer_uprobe_ops;
 extern const struct consumer_backend_ops consumer_fasttrap_ops;
+#ifdef HAVE_BPF
+extern const struct consumer_backend_ops consumer_bpf_ops;
+#endif
+struct consumer_bpf; /* bpf.c's own */
 
 struct consumer {
 	const struct dt_trace_opts *o;
@@ -264,7 +271,17 @@ struct consumer {
 		bool perm_warned;
 		uint64_t drops; /* reported from PERF_RECORD_LOST */
 		uint64_t fired; /* hits the closed perf events counted */
+		/*
+		 * bpf backend: per-thread perf events only scope the
+		 * breakpoints (no ring buffers), and each new event is
+		 * handed to event_new (its index in evs): 0 or -errno.
+		 */
+		bool scope_only;
+		int (*event_new)(struct consumer *c, struct tevent *e,
+				 size_t idx);
 	} up;
+	/* bpf backend (bpf.c) */
+	struct consumer_bpf *bpf;
 	/* fasttrap backend (fasttrap.c) */
 	struct {
 		int fd;		     /* /dev/dtrace/fasttrap, or -1 */
@@ -288,6 +305,15 @@ struct tproc *proc_find(struct consumer *c, pid_t pid);
 		(arr) = xrealloc((arr), (n) + 1, sizeof(*(arr)));             \
 		(arr)[(n)++] = (v);                                           \
 	} while (0)
+
+/* uprobe.c: what the bpf backend shares */
+int up_open(struct consumer *c);
+void up_enable(struct consumer *c, struct tproc *pr);
+void up_proc_exit(struct consumer *c, struct tproc *pr);
+void up_stop(struct consumer *c);
+void up_close_procs(struct consumer *c);
+void up_close(struct consumer *c);
+struct tprobe *up_event_user(const struct tevent *e, pid_t pid);
 
 /* sites.c */
 bool vaddr_to_off(const struct tfile *f, uint64_t v, uint64_t *off);

@@ -303,6 +303,7 @@ static void ft_close(struct consumer *c)
 
 const struct consumer_backend_ops consumer_fasttrap_ops = {
 	.name = "fasttrap module",
+	.key = "fasttrap",
 	.open = ft_open,
 	.enable = ft_enable,
 	.poll_fds = ft_poll_fds,

@@ -33,6 +33,11 @@
  * deleted.  A consumer killed with SIGKILL leaves its uprobe events (its
  * perf events die with it, so nothing stays armed); every run deletes
  * the groups of consumers that are no longer alive before it starts.
+ *
+ * The bpf backend (bpf.c) arms sites with these same functions: with
+ * c->up.scope_only the per-thread perf events only scope the breakpoints
+ * (one per thread on any CPU, no ring buffer), and c->up.event_new is
+ * handed each new event to attach its BPF program to.
  */
 #include "config.h"
 
@@ -440,6 +445,11 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f,
 		free(e);
 		return NULL;
 	}
+	if (c->up.event_new && c->up.event_new(c, e, c->up.nevs) < 0) {
+		c->enable_failed = true;
+		free(e);
+		return NULL;
+	}
 	if (!c->up.by_tp)
 		c->up.by_tp = xcalloc(0x10000, sizeof(*c->up.by_tp));
 	c->up.by_tp[e->tp] = e;
@@ -505,10 +515,31 @@ static int cpus_open(struct consumer *c)
 static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
 		       struct tevent *e)
 {
-	int err = cpus_open(c);
+	int err = c->up.scope_only ? 0 : cpus_open(c);
 
 	if (err)
 		return err;
+	if (c->up.scope_only) {
+		/* the breakpoints only: one event on any CPU, no buffer */
+		struct perf_event_attr a = {0};
+		struct tperf tp;
+		int fd;
+
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.size = sizeof(a);
+		a.config = (uint64_t)e->tp;
+		a.sample_period = 1;
+		a.inherit = 1;
+		fd = (int)sys_perf_event_open(&a, th->tid, -1, -1,
+					      PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		tp.fd = fd;
+		tp.tid = th->tid;
+		tp.ev = e;
+		PUSH(pr->perf, pr->nperf, tp);
+		return 0;
+	}
 	for (size_t cpu = 0; cpu < c->up.ncpus; cpu++) {
 		struct perf_event_attr a = {0};
 		struct tperf tp;
@@ -793,6 +824,15 @@ static const char *field_str(const struct hit *h, int off, size_t *len)
 	return (const char *)h->raw + o;
 }
 
+/* Which probe of which process a hit of e in process pid is, or NULL. */
+struct tprobe *up_event_user(const struct tevent *e, pid_t pid)
+{
+	for (size_t i = 0; i < e->nusers; i++)
+		if (e->users[i].pid == pid)
+			return e->users[i].probe;
+	return NULL;
+}
+
 /* A sample's probe (by its event and process) and what the event fetched. */
 static struct tprobe *up_decode(struct consumer *c, const struct hit *h,
 				struct d_fire *f, char *comm, size_t commlen)
@@ -809,9 +849,7 @@ static struct tprobe *up_decode(struct consumer *c, const struct hit *h,
 	e = event_by_tp(c, type);
 	if (!e)
 		return NULL;
-	for (size_t i = 0; i < e->nusers; i++)
-		if (e->users[i].pid == (pid_t)h->pid)
-			p = e->users[i].probe;
+	p = up_event_user(e, (pid_t)h->pid);
 	if (!p)
 		return NULL; /* a child that inherited the event: not traced */
 	f->cpu = (int)h->cpu;
@@ -869,7 +907,7 @@ static void proc_close(struct consumer *c, struct tproc *pr)
  * tracefs is looked for now, but only missed when a probe is to be
  * enabled: BEGIN and END alone need no kernel help.
  */
-static int up_open(struct consumer *c)
+int up_open(struct consumer *c)
 {
 	uint64_t mystart = 0;
 
@@ -896,7 +934,7 @@ static int up_open(struct consumer *c)
 }
 
 /* An event per site, turned on in every thread of pr, pr held still. */
-static void up_enable(struct consumer *c, struct tproc *pr)
+void up_enable(struct consumer *c, struct tproc *pr)
 {
 	struct frozen *fz = NULL;
 	size_t nfz = 0;
@@ -956,7 +994,7 @@ static void up_drain(struct consumer *c)
 }
 
 /* pr's events are closed; a new process with its pid is another one. */
-static void up_proc_exit(struct consumer *c, struct tproc *pr)
+void up_proc_exit(struct consumer *c, struct tproc *pr)
 {
 	proc_close(c, pr);
 	for (size_t i = 0; i < c->up.nevs; i++)
@@ -965,18 +1003,24 @@ static void up_proc_exit(struct consumer *c, struct tproc *pr)
 				c->up.evs[i]->users[u].pid = -1;
 }
 
-static void up_stop(struct consumer *c)
+void up_stop(struct consumer *c)
 {
 	for (size_t i = 0; i < c->nprocs; i++)
 		proc_disable(c->procs[i]);
+}
+
+/* Close every process's perf events, adding up what they counted. */
+void up_close_procs(struct consumer *c)
+{
+	for (size_t i = 0; i < c->nprocs; i++)
+		proc_close(c, c->procs[i]);
 }
 
 static void up_stats(struct consumer *c)
 {
 	uint64_t seen = c->received + c->up.drops;
 
-	for (size_t i = 0; i < c->nprocs; i++)
-		proc_close(c, c->procs[i]);
+	up_close_procs(c);
 	if (c->up.fired > seen)
 		say(c,
 		    "%" PRIu64 " drops (hits the buffers could not hold, "
@@ -988,7 +1032,7 @@ static void up_stats(struct consumer *c)
  * Closing the perf events removes the breakpoints and counts the
  * semaphores back down; then the run's uprobe events can be deleted.
  */
-static void up_close(struct consumer *c)
+void up_close(struct consumer *c)
 {
 	for (size_t i = 0; i < c->nprocs; i++)
 		proc_close(c, c->procs[i]);
@@ -1003,6 +1047,7 @@ static void up_close(struct consumer *c)
 
 const struct consumer_backend_ops consumer_uprobe_ops = {
 	.name = "uprobe events",
+	.key = "uprobe",
 	.open = up_open,
 	.enable = up_enable,
 	.poll_fds = up_poll_fds,

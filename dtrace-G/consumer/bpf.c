@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpf.c - the consumer's BPF backend: the uprobe backend's events, each
+ * running a BPF program (bpf/usdt.bpf.c, loaded with libbpf) that writes
+ * one record per hit into a BPF ring buffer.  This is the consumer's
+ * event path (doc/DESIGN.md §8): a hit costs one program run and one
+ * ring-buffer record, however many perf events the process has.
+ *
+ * Arming.  Everything uprobe.c does to arm a site is done here by
+ * uprobe.c itself (up_open(), up_enable()): one tracefs uprobe event per
+ * site, with the semaphore as its reference counter, and per-thread perf
+ * events with inherit = 1, which make the kernel install the breakpoint
+ * in the traced processes only.  Here those perf events scope the
+ * breakpoints and nothing else (c->up.scope_only: one per thread on any
+ * CPU, no perf ring buffer).  When uprobe.c creates an event it hands it
+ * to ev_new(), which attaches the program to it.  The kernel keeps a
+ * uprobe event's BPF programs in the event's trace_event_call
+ * (prog_array), shared by every perf event of that event, and runs them
+ * on each hit before it would make a perf sample, which it does not
+ * when they return 0 (kernel/trace/trace_uprobe.c, __uprobe_perf_func);
+ * attaching once per perf event would run the program once per perf
+ * event.  So the program is attached once per uprobe event, as a
+ * bpf_link whose bpf_cookie is the event's index, on an "anchor" perf
+ * event opened for dtrace itself, which lives as long as the run (a
+ * traced thread's events close when it exits).  The anchor puts dtrace's
+ * own address space in the event's filter, which matters only if dtrace
+ * runs the probed code (a libc probe): the program drops dtrace's hits.
+ *
+ * The event's index also keys its entry in the map evspec: the site's
+ * arguments as its stapsdt note gives them (register, memory at
+ * register + offset, constant; size and sign), the strings the clauses
+ * read with copyinstr(), and whether execname is read.
+ *
+ * Reading.  One ring buffer for all CPUs, of -x bufsize times the CPUs;
+ * the program asks for a wakeup once it is half full, and the loop reads
+ * it every switchrate anyway.  A record is copied into the consumer's
+ * arena and decoded into the struct d_fire the uprobe backend makes, by
+ * the same lookup of the hit's probe (up_event_user()).  A record the
+ * ring buffer has no room for is counted per CPU in the map drops; every
+ * read reports what it grew by ("N drops on CPU C"), so the drops are
+ * exact without the uprobe backend's end-of-run count.
+ *
+ * Loading.  open() only asks the kernel whether it has what the program
+ * needs (libbpf's feature probes); the program is loaded when the first
+ * event is made, once -x bufsize is known, with dtrace's own pid in it.
+ */
+#include "config.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "bpf/usdt_bpf.h"
+#include "consumer_impl.h"
+#include "stapsdt.h"
+
+/* the program, compiled and embedded by make (usdt_bpf_obj.c) */
+extern const unsigned char usdt_bpf_obj[];
+extern const size_t usdt_bpf_obj_len;
+
+struct bpf_anchor {
+	int fd;
+	struct bpf_link *link;
+};
+
+struct consumer_bpf {
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	int evspec_fd, drops_fd;
+	struct ring_buffer *rb;
+	struct bpf_anchor *anchors; /* by event index */
+	size_t nanchors;
+	int ncpus;		 /* possible CPUs (per-CPU map values) */
+	uint64_t *drops_seen;	 /* per CPU */
+	bool load_failed;
+	char err[256];
+};
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	const char *e = getenv("DTRACE_BACKEND");
+
+	/* the verifier's log only when bpf was asked for by name */
+	if (level == LIBBPF_DEBUG || !e || strcmp(e, "bpf"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* ------------------------------------------------------------------ */
+/* Argument specs */
+
+/* The address a file offset of f is loaded at, before the load bias. */
+static bool off_to_vaddr(const struct tfile *f, uint64_t off, uint64_t *v)
+{
+	for (size_t i = 0; i < f->nph; i++) {
+		const GElf_Phdr *ph = &f->ph[i];
+
+		if (ph->p_type == PT_LOAD && off >= ph->p_offset &&
+		    off - ph->p_offset < ph->p_filesz) {
+			*v = ph->p_vaddr + (off - ph->p_offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * One stapsdt spec as the program fetches it; false when it cannot be
+ * (what uprobe.c's spec_fetch() refuses too: floats, index registers,
+ * symbols other than sym(%rip)), and then the argument reads as 0.  A
+ * sym(%rip) operand is at sym + off in the running process; at the hit
+ * the instruction pointer is the site, so it is ip + (sym + off - site).
+ */
+static bool spec_arg(const struct tevent *e, const struct stapsdt_arg *a,
+		     struct ubpf_arg *u)
+{
+	unsigned size = a->size ? a->size : 8;
+
+	if (a->is_float || size > 8)
+		return false;
+	u->size = (uint8_t)size;
+	u->sgn = a->is_signed;
+	switch (a->kind) {
+	case STAPSDT_ARG_REG:
+		if (a->reg < 0 || a->reg > STAPSDT_REG_RIP)
+			return false;
+		u->kind = a->reg_hi8 ? UBPF_A_REGHI : UBPF_A_REG;
+		u->reg = (uint8_t)a->reg;
+		return true;
+	case STAPSDT_ARG_MEM:
+		if (a->index != STAPSDT_REG_NONE || a->reg < 0 ||
+		    a->reg > STAPSDT_REG_RIP)
+			return false;
+		if (a->sym) {
+			uint64_t sym, site;
+
+			if (a->reg != STAPSDT_REG_RIP ||
+			    !sym_lookup(e->file, a->sym, a->sym_len, &sym) ||
+			    !off_to_vaddr(e->file, e->off, &site))
+				return false;
+			u->off = (int64_t)(sym + (uint64_t)a->off - site);
+		} else {
+			if (a->reg == STAPSDT_REG_RIP)
+				return false;
+			u->off = a->off;
+		}
+		u->kind = UBPF_A_MEM;
+		u->reg = (uint8_t)a->reg;
+		return true;
+	case STAPSDT_ARG_CONST:
+		if (a->sym)
+			return false;
+		u->kind = UBPF_A_CONST;
+		u->off = a->off;
+		return true;
+	}
+	return false;
+}
+
+/* What the program fetches at e's site: the arguments the clauses read. */
+static void ev_spec(const struct tevent *e, struct ubpf_ev *s)
+{
+	static const uint8_t sysv[] = {UBPF_R_DI, UBPF_R_SI, UBPF_R_DX,
+				       UBPF_R_CX, UBPF_R_R8, UBPF_R_R9};
+	const struct tnote *note = file_note_at(e->file, e->off);
+	unsigned top = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (note && note->args[0]) {
+		struct stapsdt_arg a;
+		struct stapsdt_err serr;
+		size_t cur = 0;
+
+		for (unsigned i = 0; i < UBPF_MAXARGS &&
+				     stapsdt_arg_next(note->args, &cur, &a,
+						      &serr) == 1;
+		     i++)
+			if (!spec_arg(e, &a, &s->a[i]))
+				s->a[i].kind = UBPF_A_NONE;
+	} else {
+		for (unsigned i = 0; i < e->nargs && i < UBPF_MAXARGS; i++) {
+			s->a[i].size = 8;
+			if (i < 6) {
+				s->a[i].kind = UBPF_A_REG;
+				s->a[i].reg = sysv[i];
+			} else {
+				s->a[i].kind = UBPF_A_MEM;
+				s->a[i].reg = UBPF_R_SP;
+				s->a[i].off = (int64_t)(i - 6) * 8;
+			}
+		}
+	}
+	for (unsigned i = 0; i < e->nargs && i < UBPF_MAXARGS; i++) {
+		if (e->needs & (1u << i))
+			top = i + 1;
+		/* as uprobe.c: a constant is no string's address */
+		if ((e->strmask & (1u << i)) && s->a[i].kind != UBPF_A_NONE &&
+		    s->a[i].kind != UBPF_A_CONST) {
+			s->strmask |= (uint16_t)(1u << i);
+			top = i + 1 > top ? i + 1 : top;
+		}
+	}
+	s->nargs = top;
+	s->comm = (e->needs & D_NEED_EXECNAME) != 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Loading */
+
+static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu,
+				int group, unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
+}
+
+static int rb_record(void *ctx, void *data, size_t len);
+
+/* Load the program, its ring buffer sized for -x bufsize. */
+static int bpf_load(struct consumer *c)
+{
+	struct consumer_bpf *b = c->bpf;
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "usdt");
+	struct bpf_map *m;
+	size_t rbsz = 1;
+	int err, n = libbpf_num_possible_cpus();
+	uint32_t self = (uint32_t)getpid();
+
+	if (n <= 0)
+		return n < 0 ? n : -ENODEV;
+	b->ncpus = n;
+	b->drops_seen = xcalloc((size_t)n, sizeof(*b->drops_seen));
+	b->obj = bpf_object__open_mem(usdt_bpf_obj, usdt_bpf_obj_len, &oo);
+	if (!b->obj)
+		return -errno;
+	while (rbsz < c->rbsize * (size_t)n && rbsz < ((size_t)1 << 30))
+		rbsz *= 2;
+	m = bpf_object__find_map_by_name(b->obj, "rb");
+	if (!m || bpf_map__set_max_entries(m, (uint32_t)rbsz) < 0)
+		return -EINVAL;
+	bpf_object__for_each_map(m, b->obj) {
+		const char *nm = bpf_map__name(m);
+		size_t l = strlen(nm);
+
+		if (l >= 7 && !strcmp(nm + l - 7, ".rodata") &&
+		    bpf_map__set_initial_value(m, &self, sizeof(self)) < 0)
+			return -EINVAL;
+	}
+	err = bpf_object__load(b->obj);
+	if (err)
+		return err;
+	b->prog = bpf_object__find_program_by_name(b->obj, "usdt_hit");
+	b->evspec_fd = bpf_object__find_map_fd_by_name(b->obj, "evspec");
+	b->drops_fd = bpf_object__find_map_fd_by_name(b->obj, "drops");
+	if (!b->prog || b->evspec_fd < 0 || b->drops_fd < 0)
+		return -EINVAL;
+	b->rb = ring_buffer__new(bpf_object__find_map_fd_by_name(b->obj, "rb"),
+				 rb_record, c, NULL);
+	if (!b->rb)
+		return -errno;
+	return 0;
+}
+
+/* uprobe.c made event e, number idx: attach the program to it. */
+static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
+{
+	struct consumer_bpf *b = c->bpf;
+	struct perf_event_attr a = {0};
+	struct ubpf_ev spec;
+	uint32_t key = (uint32_t)idx;
+	struct bpf_anchor an = {-1, NULL};
+	int err;
+
+	if (b->load_failed)
+		return -EINVAL;
+	if (!b->obj && (err = bpf_load(c)) < 0) {
+		b->load_failed = true;
+		say(c, "cannot load the BPF program: %s", strerror(-err));
+		return err;
+	}
+	if (idx >= UBPF_MAXEV) {
+		say(c, "more than %u probe sites in one run", UBPF_MAXEV);
+		return -E2BIG;
+	}
+	ev_spec(e, &spec);
+	if (bpf_map_update_elem(b->evspec_fd, &key, &spec, BPF_ANY) < 0)
+		goto fail;
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.size = sizeof(a);
+	a.config = (uint64_t)e->tp;
+	a.sample_period = 1;
+	a.disabled = 1;
+	an.fd = (int)sys_perf_event_open(&a, getpid(), -1, -1,
+					 PERF_FLAG_FD_CLOEXEC);
+	if (an.fd < 0)
+		goto fail;
+	{
+		LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = idx);
+
+		an.link = bpf_program__attach_perf_event_opts(b->prog, an.fd,
+							      &po);
+	}
+	if (!an.link)
+		goto fail;
+	b->anchors = xrealloc(b->anchors, idx + 1, sizeof(*b->anchors));
+	for (size_t i = b->nanchors; i < idx; i++)
+		b->anchors[i] = (struct bpf_anchor){-1, NULL};
+	b->anchors[idx] = an;
+	if (idx + 1 > b->nanchors)
+		b->nanchors = idx + 1;
+	return 0;
+fail:
+	err = -errno;
+	say(c, "cannot attach the BPF program to uprobe event %s/%s: %s",
+	    c->up.group, e->name, strerror(errno));
+	if (an.fd >= 0)
+		close(an.fd);
+	return err ? err : -EINVAL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading */
+
+static int rb_record(void *ctx, void *data, size_t len)
+{
+	struct consumer *c = ctx;
+	struct ubpf_rec r;
+	struct hit h = {0};
+
+	if (len < sizeof(r))
+		return 0;
+	memcpy(&r, data, sizeof(r));
+	c->received++;
+	h.time = r.time;
+	h.pid = r.pid;
+	h.tid = r.tid;
+	h.cpu = r.cpu;
+	h.rawlen = (uint32_t)len;
+	h.rawoff = arena_put(c, data, len);
+	hit_push(c, &h);
+	return 0;
+}
+
+/* What the drops map grew by since the last read, per CPU. */
+static void drops_read(struct consumer *c)
+{
+	struct consumer_bpf *b = c->bpf;
+	uint32_t zero = 0;
+	uint64_t *v;
+
+	if (!b || !b->obj)
+		return;
+	v = xcalloc((size_t)b->ncpus, sizeof(*v));
+	if (bpf_map_lookup_elem(b->drops_fd, &zero, v) == 0)
+		for (int cpu = 0; cpu < b->ncpus; cpu++) {
+			uint64_t d = v[cpu] - b->drops_seen[cpu];
+
+			if (!d)
+				continue;
+			b->drops_seen[cpu] = v[cpu];
+			c->up.drops += d;
+			say(c, "%" PRIu64 " drops on CPU %d", d, cpu);
+		}
+	free(v);
+}
+
+static struct tprobe *bpf_decode(struct consumer *c, const struct hit *h,
+				 struct d_fire *f, char *comm, size_t commlen)
+{
+	struct ubpf_rec r;
+	struct tevent *e;
+	struct tprobe *p;
+	size_t off;
+
+	if (h->rawlen < sizeof(r))
+		return NULL;
+	memcpy(&r, h->raw, sizeof(r));
+	if (r.ev >= c->up.nevs || r.len > h->rawlen ||
+	    sizeof(r) + 8u * r.nargs > r.len)
+		return NULL;
+	e = c->up.evs[r.ev];
+	p = up_event_user(e, (pid_t)h->pid);
+	if (!p)
+		return NULL; /* a child that inherited the event: not traced */
+	f->cpu = (int)h->cpu;
+	f->pid = (pid_t)h->pid;
+	f->tid = (pid_t)h->tid;
+	if (e->needs & D_NEED_EXECNAME)
+		snprintf(comm, commlen, "%.*s", (int)sizeof(r.comm), r.comm);
+	f->execname = comm;
+	f->timestamp = h->time;
+	for (unsigned i = 0; i < r.nargs && i < D_MAXARGS; i++)
+		memcpy(&f->arg[i], h->raw + sizeof(r) + 8 * i, 8);
+	off = sizeof(r) + 8u * r.nargs;
+	for (unsigned i = 0; i < D_MAXARGS; i++) {
+		uint16_t n;
+
+		if (!(r.strmask & (1u << i)))
+			continue;
+		if (off + 2 > r.len)
+			break;
+		memcpy(&n, h->raw + off, 2);
+		off += 2;
+		if (off + n > r.len)
+			break;
+		/*
+		 * n counts the NUL; 0 is a fault.  A string that filled the
+		 * copy may go on: copyinstr() reads it from the process.
+		 */
+		if (n > 0 && n < UBPF_STRMAX) {
+			f->str[i] = (const char *)h->raw + off;
+			f->strlen[i] = strnlen(f->str[i], n - 1u);
+		}
+		off += n;
+	}
+	return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* The backend */
+
+/*
+ * Can this kernel run the program, and may we load it?  libbpf's probes
+ * load tiny programs and maps of the kinds it uses; the program itself
+ * is loaded with the first event (bpf_load()).
+ */
+static int bpf_open(struct consumer *c)
+{
+	struct consumer_bpf *b;
+
+	libbpf_set_print(libbpf_quiet);
+	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) != 1 ||
+	    libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) != 1 ||
+	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
+				    BPF_FUNC_get_attach_cookie, NULL) != 1)
+		return errno ? -errno : -EOPNOTSUPP;
+	b = xcalloc(1, sizeof(*b));
+	b->evspec_fd = b->drops_fd = -1;
+	c->bpf = b;
+	c->up.scope_only = true;
+	c->up.event_new = ev_new;
+	return up_open(c);
+}
+
+static size_t bpf_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
+{
+	struct consumer_bpf *b = c->bpf;
+
+	if (!b->rb)
+		return 0;
+	if (!pfd)
+		return 1;
+	if (!max)
+		return 0;
+	pfd[0] = (struct pollfd){.fd = ring_buffer__epoll_fd(b->rb),
+				 .events = POLLIN};
+	return 1;
+}
+
+static void bpf_drain(struct consumer *c)
+{
+	struct consumer_bpf *b = c->bpf;
+
+	if (b->rb)
+		(void)ring_buffer__consume(b->rb);
+	drops_read(c);
+}
+
+/* No record is written once the program is off every event. */
+static void links_destroy(struct consumer_bpf *b)
+{
+	for (size_t i = 0; i < b->nanchors; i++) {
+		if (b->anchors[i].link)
+			bpf_link__destroy(b->anchors[i].link);
+		b->anchors[i].link = NULL;
+		if (b->anchors[i].fd >= 0)
+			close(b->anchors[i].fd);
+		b->anchors[i].fd = -1;
+	}
+}
+
+static void bpf_stop(struct consumer *c)
+{
+	up_stop(c);
+	if (c->bpf)
+		links_destroy(c->bpf);
+}
+
+/* Every drop was reported as it was read (drops_read()). */
+static void bpf_stats(struct consumer *c)
+{
+	up_close_procs(c);
+}
+
+static void bpf_close(struct consumer *c)
+{
+	struct consumer_bpf *b = c->bpf;
+
+	if (b) {
+		links_destroy(b);
+		up_close(c);
+		ring_buffer__free(b->rb);
+		bpf_object__close(b->obj);
+		free(b->anchors);
+		free(b->drops_seen);
+		free(b);
+		c->bpf = NULL;
+	}
+}
+
+const struct consumer_backend_ops consumer_bpf_ops = {
+	.name = "BPF",
+	.key = "bpf",
+	.open = bpf_open,
+	.enable = up_enable,
+	.poll_fds = bpf_poll_fds,
+	.drain = bpf_drain,
+	.decode = bpf_decode,
+	.proc_exit = up_proc_exit,
+	.stop = bpf_stop,
+	.stats = bpf_stats,
+	.close = bpf_close,
+};

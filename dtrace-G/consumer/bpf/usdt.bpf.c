@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/*
+ * usdt.bpf.c - the BPF program the consumer's bpf backend (../bpf.c)
+ * attaches to every uprobe event of a run, built with clang -target bpf
+ * and embedded in dtrace.  It needs no kernel headers beyond the UAPI:
+ * <linux/bpf.h> and libbpf's <bpf/bpf_helpers.h>.
+ *
+ * The kernel runs it on each hit of a site, in the thread that hit it,
+ * before the perf events of the uprobe event would get a sample; it
+ * returns 0, so none does.  Its bpf_cookie is the event's index: the
+ * event's entry in evspec says where the site's arguments are (stapsdt
+ * argument specs turned into register, memory at register + offset, or
+ * constant, with size and sign), which of them point to strings the D
+ * program reads with copyinstr(), and whether execname is read.  The
+ * record (usdt_bpf.h) is built in a per-CPU scratch buffer and written
+ * to the ring buffer in one bpf_ringbuf_output(), which wakes the reader
+ * only once the buffer is half full (it reads every switchrate anyway);
+ * when the ring buffer is full the hit is counted in drops, per CPU, so
+ * the consumer reports exactly what it lost.  Hits in dtrace itself
+ * (self_pid, see ../bpf.c) are not recorded.
+ *
+ * Registers.  For a uprobe the program's context is the thread's
+ * struct pt_regs, whose x86-64 layout is the ptrace one (struct ureg
+ * below); the instruction pointer is the probed instruction.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "usdt_bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* dtrace's own pid, set by the loader: its hits are not traced */
+const volatile __u32 self_pid = 0;
+
+/* x86-64 struct pt_regs */
+struct ureg {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si,
+		di, orig_ax, ip, cs, flags, sp, ss;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, UBPF_MAXEV);
+	__type(key, __u32);
+	__type(value, struct ubpf_ev);
+} evspec SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 21); /* set by the loader */
+} rb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+struct scratch {
+	__u8 b[UBPF_SCRATCH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} buf SEC(".maps");
+
+/*
+ * The registers a spec may name, copied out of the context once with
+ * constant offsets (the verifier refuses a context load whose offset
+ * the compiler computed), indexed by UBPF_R_*.
+ */
+static __always_inline void regs_load(__u64 *R, const struct ureg *r)
+{
+	R[UBPF_R_AX] = r->ax;
+	R[UBPF_R_DX] = r->dx;
+	R[UBPF_R_CX] = r->cx;
+	R[UBPF_R_BX] = r->bx;
+	R[UBPF_R_SI] = r->si;
+	R[UBPF_R_DI] = r->di;
+	R[UBPF_R_BP] = r->bp;
+	R[UBPF_R_SP] = r->sp;
+	R[UBPF_R_R8] = r->r8;
+	R[UBPF_R_R9] = r->r9;
+	R[UBPF_R_R10] = r->r10;
+	R[UBPF_R_R11] = r->r11;
+	R[UBPF_R_R12] = r->r12;
+	R[UBPF_R_R13] = r->r13;
+	R[UBPF_R_R14] = r->r14;
+	R[UBPF_R_R15] = r->r15;
+	R[UBPF_R_IP] = r->ip;
+}
+
+static __always_inline __u64 reg_of(const __u64 *R, __u8 n)
+{
+	return n <= UBPF_R_IP ? R[n] : 0;
+}
+
+/* Truncate to the argument's size, extending its sign. */
+static __always_inline __u64 sized(__u64 v, __u8 size, __u8 sgn)
+{
+	switch (size) {
+	case 1: return sgn ? (__u64)(__s64)(__s8)v : (__u8)v;
+	case 2: return sgn ? (__u64)(__s64)(__s16)v : (__u16)v;
+	case 4: return sgn ? (__u64)(__s64)(__s32)v : (__u32)v;
+	}
+	return v;
+}
+
+static __always_inline __u64 arg_of(const __u64 *r,
+				    const struct ubpf_arg *a)
+{
+	__u64 v = 0;
+
+	switch (a->kind) {
+	case UBPF_A_REG:
+		v = reg_of(r, a->reg);
+		break;
+	case UBPF_A_REGHI:
+		return (reg_of(r, a->reg) >> 8) & 0xff;
+	case UBPF_A_MEM: {
+		const void *p = (const void *)(reg_of(r, a->reg) + a->off);
+
+		switch (a->size) {
+		case 1: bpf_probe_read_user(&v, 1, p); break;
+		case 2: bpf_probe_read_user(&v, 2, p); break;
+		case 4: bpf_probe_read_user(&v, 4, p); break;
+		default: bpf_probe_read_user(&v, 8, p); break;
+		}
+		break;
+	}
+	case UBPF_A_CONST:
+		v = (__u64)a->off;
+		break;
+	default:
+		return 0;
+	}
+	return sized(v, a->size, a->sgn);
+}
+
+SEC("uprobe")
+int usdt_hit(struct ureg *ctx)
+{
+	__u32 ev = (__u32)bpf_get_attach_cookie(ctx), zero = 0;
+	const struct ubpf_ev *e = bpf_map_lookup_elem(&evspec, &ev);
+	struct scratch *s = bpf_map_lookup_elem(&buf, &zero);
+	__u64 pt = bpf_get_current_pid_tgid(), *dp;
+	struct ubpf_rec *h;
+	__u64 *args;
+	__u32 off, nargs, i;
+	__u64 R[UBPF_R_IP + 1];
+
+	if (!e || !s || (__u32)(pt >> 32) == self_pid)
+		return 0;
+	regs_load(R, ctx);
+	h = (struct ubpf_rec *)s->b;
+	h->time = bpf_ktime_get_ns();
+	h->pid = (__u32)(pt >> 32);
+	h->tid = (__u32)pt;
+	h->cpu = bpf_get_smp_processor_id();
+	h->ev = ev;
+	nargs = e->nargs;
+	if (nargs > UBPF_MAXARGS)
+		nargs = UBPF_MAXARGS;
+	h->nargs = (__u16)nargs;
+	h->strmask = e->strmask;
+	h->pad = 0;
+	if (e->comm)
+		bpf_get_current_comm(h->comm, sizeof(h->comm));
+	else
+		__builtin_memset(h->comm, 0, sizeof(h->comm));
+	args = (__u64 *)(s->b + sizeof(*h));
+	for (i = 0; i < UBPF_MAXARGS; i++) {
+		if (i >= nargs)
+			break;
+		args[i] = arg_of(R, &e->a[i]);
+	}
+	off = sizeof(*h) + 8 * nargs;
+	for (i = 0; i < UBPF_MAXARGS; i++) {
+		__u16 *lp;
+		long n;
+
+		if (!(e->strmask & (1u << i)))
+			continue;
+		off &= UBPF_SCRATCH / 2 - 1;
+		lp = (__u16 *)(s->b + off);
+		n = bpf_probe_read_user_str(s->b + off + 2, UBPF_STRMAX,
+					    (const void *)arg_of(R, &e->a[i]));
+		if (n < 0)
+			n = 0;
+		*lp = (__u16)n;
+		off += 2 + (__u32)n;
+	}
+	off &= UBPF_SCRATCH / 2 - 1;
+	h->len = (__u16)off;
+	if (off < sizeof(*h))
+		return 0;
+	/* wake the reader when the buffer is half full, not per record */
+	if (bpf_ringbuf_output(&rb, s->b, off,
+			       bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >=
+					       bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE) / 2
+				       ? BPF_RB_FORCE_WAKEUP
+				       : BPF_RB_NO_WAKEUP) < 0) {
+		dp = bpf_map_lookup_elem(&drops, &zero);
+		if (dp)
+			*dp += 1;
+	}
+	return 0;
+}

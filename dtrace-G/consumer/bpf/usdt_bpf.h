@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * usdt_bpf.h - what the consumer's BPF program (usdt.bpf.c) and its
+ * loader (../bpf.c) agree on: the maps' keys and values and the layout
+ * of a ring-buffer record.  Both sides include it; it uses only the
+ * fixed-size types of <linux/types.h>, so the same bytes mean the same
+ * thing to clang -target bpf and to the host compiler.
+ *
+ * A uprobe event is an index (its bpf_cookie, "ev"); its entry in the
+ * map evspec says how to fetch each argument of the site from the
+ * registers (struct ubpf_arg, from the stapsdt note), which strings to
+ * copy and whether the thread's name is wanted.  A hit writes one
+ * record (struct ubpf_rec, then nargs 8-byte arguments, then for each
+ * bit of strmask a 2-byte length and that many bytes) unless every
+ * clause of the hit's probe aggregates in the kernel (struct ubpf_plan).
+ */
+#ifndef USDT_BPF_H
+#define USDT_BPF_H
+
+#include <linux/types.h>
+
+#define UBPF_MAXARGS 12	    /* D_MAXARGS */
+#define UBPF_MAXEV 4096	    /* uprobe events of one run */
+#define UBPF_STRMAX 256	    /* bytes of one string copied, NUL included */
+#define UBPF_SCRATCH 8192   /* a record is built here first */
+#define UBPF_MAXUSERS 16384 /* (event, process) pairs */
+
+/* argument kinds */
+#define UBPF_A_NONE 0  /* not fetched: reads as 0 */
+#define UBPF_A_REG 1   /* a register */
+#define UBPF_A_REGHI 2 /* bits 8-15 of a register (%ah) */
+#define UBPF_A_MEM 3   /* memory at register + off */
+#define UBPF_A_CONST 4 /* off itself */
+
+/* registers, as stapsdt.h numbers them (STAPSDT_REG_RAX .. RIP) */
+#define UBPF_R_AX 0
+#define UBPF_R_DX 1
+#define UBPF_R_CX 2
+#define UBPF_R_BX 3
+#define UBPF_R_SI 4
+#define UBPF_R_DI 5
+#define UBPF_R_BP 6
+#define UBPF_R_SP 7
+#define UBPF_R_R8 8
+#define UBPF_R_R9 9
+#define UBPF_R_R10 10
+#define UBPF_R_R11 11
+#define UBPF_R_R12 12
+#define UBPF_R_R13 13
+#define UBPF_R_R14 14
+#define UBPF_R_R15 15
+#define UBPF_R_IP 16
+
+struct ubpf_arg {
+	__u8 kind;
+	__u8 reg;
+	__u8 size; /* 1, 2, 4, 8 */
+	__u8 sgn;
+	__u32 pad;
+	__s64 off;
+};
+
+/* evspec[ev] */
+struct ubpf_ev {
+	__u32 nargs;   /* arguments recorded (the highest needed + 1) */
+	__u16 strmask; /* strings to copy at the arguments' addresses */
+	__u8 comm;     /* the thread's name */
+	__u8 pad;
+	struct ubpf_arg a[UBPF_MAXARGS];
+};
+
+/* A record's fixed part. */
+struct ubpf_rec {
+	__u64 time; /* CLOCK_MONOTONIC, ns */
+	__u32 pid, tid;
+	__u32 cpu;
+	__u32 ev;
+	__u16 len; /* bytes in all, this header included */
+	__u16 nargs;
+	__u16 strmask;
+	__u16 pad;
+	char comm[16]; /* when the event's comm is set */
+};
+
+#endif /* USDT_BPF_H */

@@ -5,16 +5,31 @@
  *	regbench PLUGIN N	dlopen + dlclose PLUGIN N times; prints the
  *				mean ns per cycle (drti.o's constructor sends
  *				ADDDOF, its destructor REMOVE)
+ *	regbench -f PLUGIN N	dlopen PLUGIN once, then fork N children
+ *				one after the other, each exit(0)ing at once,
+ *				reaping each before the next; prints the mean
+ *				ns per fork+exit+wait (drti.o's fork handler
+ *				runs in every child, its destructor at exit)
+ *	regbench -s PROG N	posix_spawn PROG (no arguments) N times, one
+ *				after the other, waiting for each; prints the
+ *				mean ns per start (PROG's drti.o constructor
+ *				registers, its destructor removes)
  *
  * Run with the helper up, with DTRACE_DOF_INIT_DEVNAME naming a missing
  * device, and with DTRACE_DOF_INIT_DISABLE set, to separate the helper's
- * cost from dlopen's own.  bench/run.sh also runs several at once for
- * registrations per second.
+ * cost from dlopen's, fork's and exec's own.  bench/run.sh also runs
+ * several at once for registrations per second.
  */
 #include <dlfcn.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+extern char **environ;
 
 static long long now_ns(void)
 {
@@ -24,19 +39,88 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static int usage(void)
+{
+	fprintf(stderr, "usage: regbench PLUGIN N\n"
+			"       regbench -f PLUGIN N\n"
+			"       regbench -s PROG N\n");
+	return 2;
+}
+
+static int reap(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "regbench: child %d failed\n", (int)pid);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	const char *mode = "";
 	long i, n;
 	long long t0;
+	void *h;
 
-	if (argc != 3 || (n = atol(argv[2])) <= 0) {
-		fprintf(stderr, "usage: regbench PLUGIN N\n");
-		return 2;
+	if (argc == 4 && argv[1][0] == '-') {
+		mode = argv[1];
+		argv++;
+		argc--;
 	}
+	if (argc != 3 || (n = atol(argv[2])) <= 0)
+		return usage();
+	if (!strcmp(mode, "-s")) {
+		char *args[] = { argv[1], NULL };
+
+		t0 = now_ns();
+		for (i = 0; i < n; i++) {
+			pid_t pid;
+			int err = posix_spawn(&pid, argv[1], NULL, NULL, args,
+					      environ);
+
+			if (err) {
+				fprintf(stderr, "regbench: %s: %s\n", argv[1],
+					strerror(err));
+				return 1;
+			}
+			if (reap(pid) < 0)
+				return 1;
+		}
+		printf("%lld\n", (now_ns() - t0) / n);
+		return 0;
+	}
+	if (!strcmp(mode, "-f")) {
+		h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+		if (!h) {
+			fprintf(stderr, "regbench: %s\n", dlerror());
+			return 1;
+		}
+		t0 = now_ns();
+		for (i = 0; i < n; i++) {
+			pid_t pid = fork();
+
+			if (pid < 0) {
+				perror("regbench: fork");
+				return 1;
+			}
+			if (pid == 0)
+				exit(0);
+			if (reap(pid) < 0)
+				return 1;
+		}
+		printf("%lld\n", (now_ns() - t0) / n);
+		dlclose(h);
+		return 0;
+	}
+	if (mode[0])
+		return usage();
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
-		void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-
+		h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
 		if (!h) {
 			fprintf(stderr, "regbench: %s\n", dlerror());
 			return 1;

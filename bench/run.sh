@@ -36,7 +36,9 @@
 #  - registration (root, dtrace-helperd): mean time of a dlopen+dlclose
 #    cycle of a plugin with probes (drti's ADDDOF and REMOVE) with the
 #    helper up, with no helper and with registration disabled, best of
-#    three 2,000-cycle runs; registrations per second from four
+#    three 2,000-cycle runs; fork+exit+wait with a probed library
+#    loaded and posix_spawn+wait of a probed program, helper up vs no
+#    helper (best of three 300-cycle runs); registrations per second from four
 #    processes at once; the daemon's RSS growth for 2,000 probes.  The
 #    registry is on tmpfs, as /run is on a normal system.
 
@@ -415,6 +417,27 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 	off=$(DTRACE_DOF_INIT_DISABLE=1 best_us)
 	row "dlopen+dlclose, helper up vs no helper: us" "$up" "$none"
 	row "dlopen+dlclose, no helper vs registration off: us" "$none" "$off"
+	# fork (+exit+wait) of a program with a probed library loaded, and
+	# the start of a probed program (posix_spawn+wait), helper up vs no
+	# helper: best of three.
+	printf '#include "hdplug.h"\nint main(void) { HDPLUG_HELLO("x"); return 0; }\n' >pmain.c
+	$CC -O2 -I. -c pmain.c -o pmain.o &&
+	"$DTRACE" -G -s "$d/hdplug.d" pmain.o -o pmain-probes.o &&
+	$CC -o pmain pmain.o pmain-probes.o || exit 1
+	best_of3() { # best of three, mean us per cycle of regbench "$@"
+		b=
+		for _ in 1 2 3; do
+			v=$(./regbench "$@") || { echo n/a; return; }
+			if [ -z "$b" ] || [ "$v" -lt "$b" ]; then b=$v; fi
+		done
+		echo "$((b / 1000)).$(( (b % 1000) / 100 ))"
+	}
+	up=$(DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper best_of3 -f "$tmp/plug.so" 300)
+	none=$(DTRACE_DOF_INIT_DEVNAME=$tmp/no/helper best_of3 -f "$tmp/plug.so" 300)
+	row "fork+exit+wait, helper up vs no helper: us" "$up" "$none"
+	up=$(DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper best_of3 -s ./pmain 300)
+	none=$(DTRACE_DOF_INIT_DEVNAME=$tmp/no/helper best_of3 -s ./pmain 300)
+	row "start of a probed program, helper up vs no helper: us" "$up" "$none"
 	# Four processes at once, 2,000 objects each: registrations/s.
 	t0=$(now_ns)
 	rb=
@@ -425,7 +448,16 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 	wait $rb
 	t1=$(now_ns)
 	rps=$(( 8000 * 1000000000 / (t1 - t0) ))
-	row "registrations/s, 4 concurrent processes" "$rps" "-"
+	# The same four with no helper: what dlopen+dlclose alone allows.
+	t0=$(now_ns)
+	rb=
+	for _ in 1 2 3 4; do
+		DTRACE_DOF_INIT_DEVNAME=$tmp/no/helper ./regbench "$tmp/plug.so" 2000 >/dev/null &
+		rb="$rb $!"
+	done
+	wait $rb
+	t1=$(now_ns)
+	row "registrations/s, 4 concurrent processes (ref.: cycles/s, no helper)" "$rps" "$(( 8000 * 1000000000 / (t1 - t0) ))"
 	# Memory: the daemon's RSS before and after 2,000 probes arrive.
 	awk 'BEGIN { print "provider big {"
 		for (i = 0; i < 2000; i++) printf "\tprobe p%d(int, char *);\n", i

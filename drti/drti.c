@@ -88,13 +88,23 @@
  * non-PIE program, whose crtbegin.o never calls __cxa_finalize (an
  * executable is never unmapped), from its libraries' destructors.
  *
+ * A helper that follows forks itself (dtrace-helperd with the kernel's
+ * process connector) says so through the size fstat(2) reports for its
+ * device (DTRACE_HELPER_SIZE_FOLLOWS_FORK, helper_abi.h), which the
+ * constructor reads right after a successful ADDDOF: it copies a
+ * parent's registrations, generations included, to each child as the
+ * kernel reports the fork.  The child handler of a registered object
+ * then sends nothing and keeps the parent's generation, which its
+ * destructor's REMOVE withdraws like its own; fork costs what it costs
+ * without a helper.  Otherwise the child registers itself.
+ *
  * The child handler calls only async-signal-safe functions (open, ioctl,
- * close, write, getpid), as POSIX requires after fork in a multithreaded
- * process; everything it sends was prepared by the constructor.  The
- * child also tries when the parent's attempt failed: a helper started
- * after a long-running forking server then still sees its new children.
- * With no helper that costs one failed open per fork; posix_spawn and
- * vfork run no handlers.
+ * fstat, close, write, getpid), as POSIX requires after fork in a
+ * multithreaded process; everything it sends was prepared by the
+ * constructor.  The child also tries when the parent's attempt failed: a
+ * helper started after a long-running forking server then still sees its
+ * new children.  With no helper that costs one failed open per fork;
+ * posix_spawn and vfork run no handlers.
  *
  * REMOVE passes a POINTER to the generation; the classic ABI passed the
  * value.  See helper_abi.h: under FUSE a by-value argument fails with
@@ -113,6 +123,7 @@
 #include <stdlib.h>
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "usdt/helper_abi.h"
@@ -126,6 +137,7 @@ static int debug;
 static int armed;		/* helper/devpath valid, child may register */
 static int registered;		/* this process holds generation `gen` */
 static int gen;
+static int follows_fork;	/* the helper copies `gen` into fork children */
 
 /*
  * Debug lines.  Built in a stack buffer without stdio or malloc, so they
@@ -343,12 +355,17 @@ static void register_dof(int in_child)
 	}
 	g = ioctl(fd, DTRACEHIOC_ADDDOF, &helper);
 	err = errno;
-	close(fd);
-
 	if (g >= 0) {
+		struct stat st;
+
 		gen = g;
 		registered = 1;
+		follows_fork = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+			       (unsigned long long)st.st_size ==
+				       DTRACE_HELPER_SIZE_FOLLOWS_FORK;
 	}
+	close(fd);
+
 	if (!debug)
 		return;
 	line_start(&l, in_child);
@@ -375,6 +392,21 @@ static void drti_atfork_child(void)
 {
 	int saved_errno = errno;
 
+	if (registered && follows_fork &&
+	    __atomic_load_n(&armed, __ATOMIC_ACQUIRE)) {
+		/* The helper gives us the parent's registration, same gen. */
+		if (debug) {
+			struct line l;
+
+			line_start(&l, 1);
+			put(&l, "the helper follows forks: generation ");
+			put_num(&l, (uint64_t)gen, 10);
+			put(&l, " inherited");
+			line_send(&l);
+		}
+		errno = saved_errno;
+		return;
+	}
 	/* The parent's generation belongs to the parent. */
 	registered = 0;
 	if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE))

@@ -12,7 +12,8 @@
  * in how the argument arrives.
  *
  * The FUSE file system is the smallest that works: inode 1 (the mount
- * point, 0755) lists inode 2 (the device, 0666).  Reading the device
+ * point, 0755) lists inode 2 (the device, 0666), whose size says whether
+ * the daemon follows forks (DTRACE_HELPER_SIZE_FOLLOWS_FORK, hd_fork.c).  Reading the device
  * gives nothing, writing it is EINVAL, and nothing can be created,
  * renamed or removed.  It is mounted with allow_other so every user's
  * programs can register (root only; an unprivileged daemon serves its
@@ -74,6 +75,8 @@ static void handle_ioctl(struct hd_dev *dev, fuse_req_t req, unsigned cmd,
 
 	hd_ioctl_decode(cmd, (uint64_t)(uintptr_t)arg, in, in_len,
 			dev->kind == HD_BACKEND_CUSE, &r);
+	/* Forks and execs that happened before this request first. */
+	hd_fork_drain(dev->hd);
 	if (ctx->pid <= 0 && (r.action == HD_IOCTL_ADDDOF ||
 			      r.action == HD_IOCTL_REMOVE)) {
 		/* A caller in a pid namespace the daemon cannot see. */
@@ -84,11 +87,13 @@ static void handle_ioctl(struct hd_dev *dev, fuse_req_t req, unsigned cmd,
 	}
 	switch (r.action) {
 	case HD_IOCTL_ADDDOF:
+		hd_fork_settle(dev->hd, ctx->pid);
 		rc = hd_reg_adddof(dev->hd, ctx->pid, &r.helper,
 				   REG_ORIGIN_IOCTL);
 		break;
 	case HD_IOCTL_REMOVE:
-		rc = hd_reg_remove(dev->hd, ctx->pid, r.gen);
+		rc = hd_fork_remove(dev->hd, ctx->pid, r.gen) ? 0 :
+			hd_reg_remove(dev->hd, ctx->pid, r.gen);
 		break;
 	case HD_IOCTL_RETRY:
 		iov.iov_base = (void *)(uintptr_t)r.retry_addr;
@@ -127,6 +132,9 @@ static void fill_attr(const struct hd_dev *dev, fuse_ino_t ino,
 	} else {
 		st->st_mode = S_IFREG | 0666;
 		st->st_nlink = 1;
+		/* What drti.o reads to know it need not register children. */
+		if (dev->hd->follows_fork)
+			st->st_size = (off_t)DTRACE_HELPER_SIZE_FOLLOWS_FORK;
 	}
 }
 
@@ -436,7 +444,7 @@ static int prepare_mountpoint(struct helperd *hd)
 	return 0;
 }
 
-static bool have_cuse(void)
+bool hd_dev_cuse_available(void)
 {
 	return access("/dev/cuse", R_OK | W_OK) == 0;
 }
@@ -510,7 +518,7 @@ struct hd_dev *hd_dev_start(struct helperd *hd, enum hd_backend backend)
 	dev->hd = hd;
 	dev->since = time(NULL);
 	if (backend == HD_BACKEND_AUTO)
-		backend = have_cuse() ? HD_BACKEND_CUSE : HD_BACKEND_FUSE;
+		backend = hd_dev_cuse_available() ? HD_BACKEND_CUSE : HD_BACKEND_FUSE;
 	dev->kind = backend;
 	ok = backend == HD_BACKEND_CUSE ? start_cuse(dev) : start_fuse(dev);
 	if (!ok)

@@ -364,6 +364,7 @@ struct reject {
 	pid_t pid;
 	const char *comm;
 	const char *mod;
+	bool quiet; /* a fork child's copy: it exec'ed or unmapped, say why */
 };
 
 static int reject(const struct reject *rj, int err, const char *fmt, ...)
@@ -377,6 +378,11 @@ static int reject(const struct reject *rj, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	if (rj->quiet) {
+		hd_log(HD_DEBUG, "pid %d (%s): module '%s': not copied from "
+		       "its parent: %s", (int)rj->pid, rj->comm, rj->mod, why);
+		return err;
+	}
 	rj->hd->n_rejected++;
 	hd_log_reject("pid %d (%s): module '%s': DOF refused: %s",
 		      (int)rj->pid, rj->comm, rj->mod, why);
@@ -465,10 +471,15 @@ static void charge_refusal(struct helperd *hd, uid_t uid, size_t len)
 		d->bytes += (double)len + HD_REFUSAL_COST;
 }
 
-int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
-		  enum reg_origin origin)
+/*
+ * ADDDOF, and what the scan and a fork do in its name: gen 0 takes the
+ * next generation, another keeps that one (a fork child's copy of its
+ * parent's).
+ */
+static int adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
+		  enum reg_origin origin, uint64_t gen)
 {
-	struct reject rj = { hd, tid, "?", "?" };
+	struct reject rj = { hd, tid, "?", "?", origin == REG_ORIGIN_FORK };
 	char comm[REG_COMM_MAX] = "?", mod[DTRACE_MODNAMELEN];
 	struct proc_maps mm = { NULL, 0 };
 	struct hd_fetch f;
@@ -524,7 +535,8 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 	 */
 	err = hd_guard_fetch(tid, uid, h->dofhp_dof, 0, hd->max_dof, &f);
 	if (err) {
-		charge_refusal(hd, uid, 0);
+		if (!rj.quiet)
+			charge_refusal(hd, uid, 0);
 		if (f.stage == HD_FETCH_HDR)
 			return reject(&rj, err, "%s (offset %" PRIu64 ")",
 				      f.derr.msg, f.derr.off);
@@ -631,9 +643,13 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 		goto fail;
 	}
 	p->rp.ent = ne;
-	e.gen = hd->next_gen++;
-	if (hd->next_gen > INT_MAX)
-		hd->next_gen = 1;
+	if (gen) {
+		e.gen = gen;
+	} else {
+		e.gen = hd->next_gen++;
+		if (hd->next_gen > INT_MAX)
+			hd->next_gen = 1;
+	}
 	p->rp.ent[p->rp.nent++] = e;
 	p->bytes += e.dof_len;
 	hd->total_bytes += e.dof_len;
@@ -665,16 +681,46 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 	       ", %zu bytes of DOF%s", (int)pid, p->rp.comm, e.mod,
 	       e.path[0] ? e.path : "anonymous memory", e.gen, e.dof_len,
 	       origin == REG_ORIGIN_SCAN ? ", found by the start-up scan" :
+	       origin == REG_ORIGIN_FORK ? ", inherited from its parent" :
 					   "");
 	return (int)e.gen;
 
 fail:
-	charge_refusal(hd, uid, e.dof_len);
+	if (!rj.quiet)
+		charge_refusal(hd, uid, e.dof_len);
 	proc_maps_free(&mm);
 	free(sites);
 	free(e.dof);
 	free(e.path);
 	return err;
+}
+
+int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
+		  enum reg_origin origin)
+{
+	return adddof(hd, tid, h, origin, 0);
+}
+
+/*
+ * A fork child's copy of one of its parent's registrations (hd_fork.c),
+ * under the parent's generation.  It goes through the whole of ADDDOF
+ * against the CHILD -- its mappings read, its copy of the DOF read once
+ * and checked, every site in an executable mapping of its own, its
+ * user's quotas -- so what is recorded is exactly what the child would
+ * have registered itself.  Refusals (the child exec'ed or unmapped the
+ * object meanwhile) are logged at debug level and charge no one.
+ */
+int hd_reg_copy(struct helperd *hd, pid_t child, const dof_helper_t *h,
+		uint64_t gen)
+{
+	return adddof(hd, child, h, REG_ORIGIN_FORK, gen);
+}
+
+const struct reg_proc *hd_reg_proc(struct helperd *hd, pid_t pid)
+{
+	struct hd_proc *p = find_proc(hd, pid, NULL);
+
+	return p ? &p->rp : NULL;
 }
 
 /* ---- REMOVE, pruning ------------------------------------------------- */

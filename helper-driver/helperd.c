@@ -19,8 +19,10 @@
  *	   (<statedir>/helperd.pid, flock), so two daemons never share it;
  *	2. the registry on disk is loaded: what a previous daemon recorded
  *	   for processes that still run is kept, the rest dropped;
- *	3. the device is mounted (FUSE) or created (CUSE); requests wait in
- *	   the kernel until the loop runs;
+ *	3. the process connector is joined (hd_fork.c: fork children get
+ *	   their parent's registrations), then the device is mounted (FUSE)
+ *	   or created (CUSE); requests wait in the kernel until the loop
+ *	   runs;
  *	4. the scan (hd_scan.c) registers processes that carry DOF but are
  *	   not recorded -- started before any daemon ran, or while this one
  *	   started;
@@ -140,6 +142,7 @@ int main(int argc, char **argv)
 		.refused_burst = HD_REFUSED_BURST,
 		.next_gen = 1,
 		.epfd = -1,
+		.cn_fd = -1,
 	};
 	enum hd_backend backend = HD_BACKEND_AUTO;
 	struct itimerspec its;
@@ -289,6 +292,16 @@ int main(int argc, char **argv)
 	 * kernel until the scan is done, and a blob already found is
 	 * replaced, not doubled).  The other order loses those in between.
 	 */
+	/*
+	 * Process events before the device: a fork after the device is up
+	 * is never missed.  A CUSE device cannot tell drti that forks are
+	 * followed (its size is a character device's), so there it is off.
+	 */
+	if (backend == HD_BACKEND_FUSE ||
+	    (backend == HD_BACKEND_AUTO && !hd_dev_cuse_available()))
+		hd_fork_start(&hd);
+	if (hd.cn_fd >= 0 && ep_add(&hd, hd.cn_fd, HD_EV_PROC) < 0)
+		hd_fork_stop(&hd);
 	dev = hd_dev_start(&hd, backend);
 	if (!dev || ep_add(&hd, hd_dev_fd(dev), HD_EV_DEVICE) < 0)
 		goto out;
@@ -299,8 +312,8 @@ int main(int argc, char **argv)
 			       "processes started before the daemon", found);
 	}
 	hd_log(HD_INFO, "serving %s (%s), state in %s, %zu process(es) "
-	       "registered", hd.device, hd_dev_kind(dev), hd.statedir,
-	       hd.nprocs);
+	       "registered%s", hd.device, hd_dev_kind(dev), hd.statedir,
+	       hd.nprocs, hd.follows_fork ? ", following forks" : "");
 	hd_notify("READY=1\nSTATUS=serving the DTrace helper device");
 	if (ready_fd >= 0) {
 		hd_detach_stdio();
@@ -343,6 +356,10 @@ int main(int argc, char **argv)
 			} else if (tag == HD_EV_TIMER) {
 				if (read(tfd, &ticks, sizeof(ticks)) > 0)
 					hd_reg_check(&hd);
+			} else if (tag == HD_EV_PROC) {
+				hd_fork_drain(&hd);
+			} else if (tag == HD_EV_FORKTIMER) {
+				hd_fork_timer(&hd);
 			} else if (tag == HD_EV_PIDFD) {
 				hd_reg_prune_pid(&hd,
 						 (pid_t)(ev[i].data.u64 &
@@ -355,6 +372,7 @@ int main(int argc, char **argv)
 	rc = 0;
 out:
 	hd_dev_stop(dev);
+	hd_fork_stop(&hd);
 	hd_check_stop();
 	hd_log(HD_INFO, "%" PRIu64 " registered, %" PRIu64 " removed, %" PRIu64
 	       " pruned, %" PRIu64 " refused, %" PRIu64 " found by the scan; "

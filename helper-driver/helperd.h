@@ -22,12 +22,15 @@
  *			bounded in time: a caller cannot hang the daemon
  *	hd_check.c	the DOF parser runs in a child confined by seccomp
  *			strict mode: a parser bug cannot take over the daemon
+ *	hd_fork.c	fork and exec events from the kernel's process
+ *			connector: a fork child gets its parent's
+ *			registrations without asking
  *
  * Everything runs on one thread: requests are short (7-12 us per ioctl
  * measured), a caller is blocked in its ioctl while the daemon reads its
  * memory, and no lock is ever needed.  The loop waits on the device fd,
- * a signalfd, a timerfd for the periodic check and one pidfd per
- * registered process (readable when it exits).
+ * a signalfd, a timerfd for the periodic check, the process connector's
+ * socket and one pidfd per registered process (readable when it exits).
  */
 #ifndef USDT_HELPERD_H
 #define USDT_HELPERD_H
@@ -99,6 +102,8 @@ struct helperd {
 	uint64_t total_bytes;
 	uint64_t next_gen;
 	int epfd;
+	int cn_fd;		/* process connector (hd_fork.c), or -1 */
+	bool follows_fork;	/* cn_fd works: fork children are copied */
 	bool persist_failed; /* logged once until it works again */
 	pid_t *unlink_pending; /* files of gone processes left to remove */
 	size_t n_unlink;
@@ -112,6 +117,8 @@ struct helperd {
 #define HD_EV_SIGNAL (2ULL << 32)
 #define HD_EV_TIMER (3ULL << 32)
 #define HD_EV_PIDFD (4ULL << 32)
+#define HD_EV_PROC (5ULL << 32)
+#define HD_EV_FORKTIMER (6ULL << 32)
 
 /* ---- hd_daemon.c ----------------------------------------------------- */
 
@@ -189,6 +196,16 @@ void hd_reg_prune_pid(struct helperd *hd, pid_t pid, const char *why);
  */
 void hd_reg_check(struct helperd *hd);
 
+/*
+ * Register h for fork child `child` under generation gen (its parent's),
+ * checked as ADDDOF checks (hd_fork.c): gen, or -errno (-ESRCH, -ENOENT:
+ * the child is gone).
+ */
+int hd_reg_copy(struct helperd *hd, pid_t child, const dof_helper_t *h,
+		uint64_t gen);
+/* pid's registrations, or NULL. */
+const struct reg_proc *hd_reg_proc(struct helperd *hd, pid_t pid);
+
 /* True if pid already has a registration with its DOF at dof_addr. */
 bool hd_reg_has(struct helperd *hd, pid_t pid, uint64_t dof_addr);
 
@@ -252,6 +269,27 @@ int hd_check_dof(uint64_t max, uint8_t *dof, size_t len, uint64_t base,
 		 uint64_t **sites, size_t *nsites, struct dof_err *err);
 void hd_check_stop(void);
 
+/* ---- hd_fork.c: fork and exec from the kernel's process connector ---- */
+
+/*
+ * Listen for process events; sets hd->cn_fd and hd->follows_fork where
+ * the kernel answers (logged otherwise).  Always 0: without it, fork
+ * children register themselves.
+ */
+int hd_fork_start(struct helperd *hd);
+/* Apply every queued fork and exec event: before any request is served. */
+void hd_fork_drain(struct helperd *hd);
+void hd_fork_stop(struct helperd *hd);
+/* The settle timer fired: register the children old enough. */
+void hd_fork_timer(struct helperd *hd);
+/*
+ * Requests of a child not registered yet: REMOVE of an inherited
+ * generation (true: done, nothing to register); anything else registers
+ * the child's inheritance first (hd_fork_settle).
+ */
+bool hd_fork_remove(struct helperd *hd, pid_t tid, int gen);
+void hd_fork_settle(struct helperd *hd, pid_t tid);
+
 /* ---- hd_scan.c ------------------------------------------------------- */
 
 /* Register the DOF of every process running now; returns how many. */
@@ -270,5 +308,7 @@ int hd_dev_fd(struct hd_dev *dev);
 int hd_dev_process(struct hd_dev *dev);
 void hd_dev_stop(struct hd_dev *dev);
 const char *hd_dev_kind(const struct hd_dev *dev);
+/* Whether /dev/cuse can be used (the auto backend's choice). */
+bool hd_dev_cuse_available(void);
 
 #endif /* USDT_HELPERD_H */

@@ -247,6 +247,7 @@ int reg_proc_write(const char *statedir, const struct reg_proc *p,
 			(unsigned long long)e->dev, (unsigned long long)e->ino,
 			(unsigned long long)e->dof_len,
 			e->origin == REG_ORIGIN_SCAN ? REG_ORIGIN_SCAN_NAME :
+			e->origin == REG_ORIGIN_FORK ? REG_ORIGIN_FORK_NAME :
 						       REG_ORIGIN_IOCTL_NAME,
 			mod, epath);
 		if (e->dof_len && fwrite(e->dof, 1, e->dof_len, fp) != e->dof_len)
@@ -441,6 +442,8 @@ int reg_proc_read(const char *path, struct reg_proc *p, char *msg,
 			e.origin = REG_ORIGIN_IOCTL;
 		else if (!strcmp(tok[7], REG_ORIGIN_SCAN_NAME))
 			e.origin = REG_ORIGIN_SCAN;
+		else if (!strcmp(tok[7], REG_ORIGIN_FORK_NAME))
+			e.origin = REG_ORIGIN_FORK;
 		else
 			goto bad;
 		what = "malformed module or path";

@@ -37,6 +37,7 @@
 enum reg_origin {
 	REG_ORIGIN_IOCTL = 0,
 	REG_ORIGIN_SCAN = 1,
+	REG_ORIGIN_FORK = 2,
 };
 
 /* One ADDDOF (or one DOF found by the start-up scan). */

@@ -14,7 +14,9 @@
 #  - registration of program and library, the registry file's contents
 #    (pid, module, path, load bias, the DOF) and `dtrace -l`'s rows;
 #  - plugin: listed after dlopen, gone after dlclose;
-#  - fork: the child is listed under its own pid; SIGKILL prunes it;
+#  - fork: the child is listed under its own pid; SIGKILL prunes it; a
+#    child of a child too, with its parent's generations when the daemon
+#    follows forks (process connector);
 #  - exec: the old image's probes are gone; exit: the file is removed;
 #  - 1,000 short-lived processes: the registry ends empty;
 #  - 2,000 probes in one provider: all listed;
@@ -150,9 +152,35 @@ kill -KILL "$child"
 wait_until 50 no_file "$child" || fail "SIGKILLed child still registered"
 expect_grep "the daemon logged the exit" "pid $child (ctl): exited" daemon.log
 
+# A child of a child: listed under its own pid too.  A daemon that follows
+# forks (the process connector) registers both itself, under the
+# parent's generations, and says so.
+echo fork2 >&3
+wait_until 50 answered a.out '^forked2' || fail "fork2 failed"
+set -- $(sed -n 's/^forked2 //p' a.out)
+child=$1 grand=$2
+bg_pids="$bg_pids $child $grand"
+wait_until 50 has_regs "$grand" 2 || fail "grandchild: expected 2 registrations, got $(regs "$grand")"
+listing -p "$grand" >l5.txt
+expect_eq "dtrace -l -p GRANDCHILD: its own provider" 3 "$(grep -c "hdt$grand \|hdlib$grand " l5.txt)"
+if grep -q 'following forks' daemon.log; then
+	expect_grep "the grandchild inherited" "pid $grand (ctl): registered ctl .*inherited from its parent" daemon.log
+	expect_eq "inherited generations are the parent's" \
+		"$(sed -n 's/^reg \([0-9]*\) .*/\1/p' "$reg/$a" | sort | tr '\n' ' ')" \
+		"$(sed -n 's/^reg \([0-9]*\) .*/\1/p' "$reg/$grand" | sort | tr '\n' ' ')"
+fi
+kill -KILL "$child" "$grand"
+wait_until 50 no_file "$grand" || fail "SIGKILLed grandchild still registered"
+
 echo "exec sleep 300" >&3
 wait_until 50 no_file "$a" || fail "exec: old image's probes still registered"
-expect_grep "the daemon logged the exec" "pid $a (ctl).*no longer mapped" daemon.log
+# With the process connector the exec event says so at once; without
+# it the periodic check finds the DOF gone.
+if grep -q 'following forks' daemon.log; then
+	expect_grep "the daemon logged the exec" "pid $a (ctl): exec'ed" daemon.log
+else
+	expect_grep "the daemon logged the exec" "pid $a (ctl).*no longer mapped" daemon.log
+fi
 kill -KILL "$a" 2>/dev/null
 exec 3>&-
 

@@ -74,6 +74,20 @@ typedef struct dof_helper {
 #define DRTI_ENV_DEVNAME	"DTRACE_DOF_INIT_DEVNAME"  /* helper path */
 
 /*
+ * A helper that learns of fork() from the kernel (dtrace-helperd serving
+ * the device over FUSE, with the process connector: doc/DESIGN.md §6)
+ * gives each child of a registered process a copy of its parent's
+ * registrations, under the same generations, without being asked.  It
+ * says so by the size fstat(2) reports for the device: drti.o looks once,
+ * after its constructor's ADDDOF succeeded, and its fork handler then
+ * sends nothing -- the child's own REMOVE of the inherited generation
+ * works as if it had registered.  Any other size (a character device:
+ * CUSE, dtrace_helper.ko; a helper without the connector) means children
+ * register themselves.  An additive ABI: older helpers report size 0.
+ */
+#define DTRACE_HELPER_SIZE_FOLLOWS_FORK 0x666f726bULL /* "fork" */
+
+/*
  * REMOVE's argument below this is a generation passed by value (the
  * classic ABI), at or above it a pointer to one.
  */

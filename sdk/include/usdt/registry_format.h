@@ -28,8 +28,9 @@
  *	DEV INO	the mapped object file (st_dev as 0x-hex, decimal inode),
  *		0 0 when the DOF is not in a file mapping
  *	SIZE	bytes of DOF that follow, decimal
- *	ORIGIN	"ioctl" (the process registered itself) or "scan" (found in
- *		its mappings when the daemon started)
+ *	ORIGIN	"ioctl" (the process registered itself), "scan" (found in
+ *		its mappings when the daemon started) or "fork" (copied
+ *		from its parent's when it was forked)
  *	MOD	dofhp_mod, one token
  *	PATH	the object file as /proc/PID/maps names it, one token; may
  *		end in " (deleted)", escaped like any other text
@@ -53,6 +54,7 @@
 
 #define REG_ORIGIN_IOCTL_NAME "ioctl"
 #define REG_ORIGIN_SCAN_NAME "scan"
+#define REG_ORIGIN_FORK_NAME "fork"
 #define REG_END_LINE "end"
 
 /*

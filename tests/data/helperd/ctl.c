@@ -7,6 +7,9 @@
  *	open PATH	dlopen PATH (a plugin with probes) -> "opened"
  *	close		dlclose it -> "closed"
  *	fork		fork a child that sleeps until killed -> "forked PID"
+ *	fork2		fork a child that forks a grandchild, both sleeping
+ *			until killed -> "forked2 CHILD GRANDCHILD" (from the
+ *			child)
  *	exec PROG ARG	execvp PROG ARG (the probes' image is gone)
  *	quit		exit(0) (drti's destructor sends REMOVE)
  *
@@ -61,6 +64,19 @@ int main(int argc, char **argv)
 					pause();
 			}
 			printf("forked %d\n", (int)pid);
+		} else if (!strcmp(line, "fork2")) {
+			if (fork() == 0) {
+				pid_t g = fork();
+
+				if (g == 0) {
+					for (;;)
+						pause();
+				}
+				printf("forked2 %d %d\n", (int)getpid(), (int)g);
+				fflush(stdout);
+				for (;;)
+					pause();
+			}
 		} else if (!strcmp(line, "exec") && arg) {
 			char *arg2 = strchr(arg, ' ');
 

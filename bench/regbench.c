@@ -14,6 +14,11 @@
  *				after the other, waiting for each; prints the
  *				mean ns per start (PROG's drti.o constructor
  *				registers, its destructor removes)
+ *	regbench -n DEVICE N	N ioctls on DEVICE that the helper answers
+ *				ENOTTY at once (a command number it does not
+ *				serve); prints the mean ns per ioctl: the
+ *				round trip to the daemon, the floor under
+ *				every ADDDOF and REMOVE
  *
  * Run with the helper up, with DTRACE_DOF_INIT_DEVNAME naming a missing
  * device, and with DTRACE_DOF_INIT_DISABLE set, to separate the helper's
@@ -21,10 +26,13 @@
  * several at once for registrations per second.
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,7 +51,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: regbench PLUGIN N\n"
 			"       regbench -f PLUGIN N\n"
-			"       regbench -s PROG N\n");
+			"       regbench -s PROG N\n"
+			"       regbench -n DEVICE N\n");
 	return 2;
 }
 
@@ -91,6 +100,28 @@ int main(int argc, char **argv)
 				return 1;
 		}
 		printf("%lld\n", (now_ns() - t0) / n);
+		return 0;
+	}
+	if (!strcmp(mode, "-n")) {
+		/* Type 0xd8 is the helper's; number 1 is none of its requests. */
+		unsigned long cmd = _IOW(0xd8, 1, int);
+		int fd = open(argv[1], O_RDWR | O_CLOEXEC), arg = 0;
+
+		if (fd < 0) {
+			fprintf(stderr, "regbench: %s: %s\n", argv[1],
+				strerror(errno));
+			return 1;
+		}
+		t0 = now_ns();
+		for (i = 0; i < n; i++)
+			if (ioctl(fd, cmd, &arg) != -1 || errno != ENOTTY) {
+				fprintf(stderr, "regbench: %s: ioctl 0x%lx was "
+					"not refused with ENOTTY\n", argv[1],
+					cmd);
+				return 1;
+			}
+		printf("%lld\n", (now_ns() - t0) / n);
+		close(fd);
 		return 0;
 	}
 	if (!strcmp(mode, "-f")) {

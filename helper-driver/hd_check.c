@@ -27,6 +27,17 @@
  * before it is locked down: a buffer for the largest blob and room for
  * the most sites such a blob can describe, touched lazily (page faults
  * are not system calls).
+ *
+ * Answers are remembered.  dof_check(), dof_relocate() and the site list
+ * depend on nothing but the blob's bytes, its load address and the size
+ * limit, so the last HD_CACHE_N answers for blobs of up to HD_CACHE_BLOB
+ * bytes are kept (the bytes sent, the relocated bytes and the sites
+ * returned), and a request whose three inputs equal one of them -- the
+ * bytes compared in full -- gets the same answer without a round trip to
+ * the checker: a program that loads and unloads the same plugin, or many
+ * processes of one non-PIE program, pay it once.  Refusals are not kept.
+ * What the daemon checks itself (the sites against the caller's
+ * mappings, quotas) runs every time.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -54,6 +65,7 @@
 #include "helperd.h"
 
 #define HD_CHECK_TIMEOUT_MS 2000
+#define HD_CHECK_PIPE (1 << 20)
 
 struct ck_req {
 	uint64_t len;
@@ -68,6 +80,19 @@ struct ck_rep {
 	uint64_t nsites;
 	char msg[DOF_ERR_MSGLEN];
 };
+
+#define HD_CACHE_N 16
+#define HD_CACHE_BLOB (64u << 10)
+
+struct ck_cached {
+	uint64_t len, base, max;
+	uint8_t *in, *out;   /* len bytes each: as sent, as relocated */
+	uint64_t *sites;
+	uint64_t nsites;
+};
+
+static struct ck_cached cache[HD_CACHE_N];
+static unsigned cache_next;
 
 static pid_t ck_pid = -1;
 static int ck_to = -1, ck_from = -1;
@@ -267,6 +292,12 @@ static int ck_start(uint64_t max)
 	}
 	close(in[0]);
 	close(out[1]);
+	/*
+	 * Big pipes: an 8 MiB blob crosses each in 8 wake-ups instead of
+	 * 128 (less if the system's pipe-max-size is lower; then as is).
+	 */
+	fcntl(in[1], F_SETPIPE_SZ, HD_CHECK_PIPE);
+	fcntl(out[0], F_SETPIPE_SZ, HD_CHECK_PIPE);
 	/* Never block on a child that stopped reading or writing. */
 	fcntl(in[1], F_SETFL, O_NONBLOCK);
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
@@ -288,6 +319,15 @@ static int xfer(int fd, void *buf, size_t len, bool writing,
 		long ms;
 		ssize_t n;
 
+		/* Non-blocking: try first, wait only while full or empty. */
+		n = writing ? write(fd, (const char *)buf + done, len - done) :
+			      read(fd, (char *)buf + done, len - done);
+		if (n > 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (n == 0 || (errno != EINTR && errno != EAGAIN))
+			return -EPIPE;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		ms = (until->tv_sec - now.tv_sec) * 1000 +
 		     (until->tv_nsec - now.tv_nsec) / 1000000;
@@ -300,19 +340,73 @@ static int xfer(int fd, void *buf, size_t len, bool writing,
 			return -errno;
 		if (n == 0)
 			return -ETIMEDOUT;
-		n = writing ? write(fd, (const char *)buf + done, len - done) :
-			      read(fd, (char *)buf + done, len - done);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			return -EPIPE;
-		done += (size_t)n;
 	}
 	return 0;
 }
 
-int hd_check_dof(uint64_t max, uint8_t *dof, size_t len, uint64_t base,
-		 uint64_t **sites, size_t *nsites, struct dof_err *err)
+static void cache_drop(struct ck_cached *c)
+{
+	free(c->in);
+	free(c->out);
+	free(c->sites);
+	memset(c, 0, sizeof(*c));
+}
+
+/* A remembered answer for these inputs: relocate dof in place. */
+static bool cache_find(uint64_t max, uint8_t *dof, size_t len, uint64_t base,
+		       uint64_t **sites, size_t *nsites)
+{
+	for (unsigned i = 0; i < HD_CACHE_N; i++) {
+		struct ck_cached *c = &cache[i];
+		uint64_t *sv;
+
+		if (!c->in || c->len != len || c->base != base ||
+		    c->max != max || memcmp(c->in, dof, len))
+			continue;
+		sv = malloc(c->nsites ? c->nsites * 8 : 8);
+		if (!sv)
+			return false;
+		memcpy(sv, c->sites, c->nsites * 8);
+		memcpy(dof, c->out, len);
+		*sites = sv;
+		*nsites = c->nsites;
+		return true;
+	}
+	return false;
+}
+
+static void cache_add(uint64_t max, const uint8_t *in, const uint8_t *out,
+		      size_t len, uint64_t base, const uint64_t *sites,
+		      size_t nsites)
+{
+	struct ck_cached *c = &cache[cache_next];
+
+	if (len > HD_CACHE_BLOB)
+		return;
+	cache_next = (cache_next + 1) % HD_CACHE_N;
+	cache_drop(c);
+	c->in = malloc(len ? len : 1);
+	c->out = malloc(len ? len : 1);
+	c->sites = malloc(nsites ? nsites * 8 : 8);
+	if (!c->in || !c->out || !c->sites) {
+		cache_drop(c);
+		return;
+	}
+	memcpy(c->in, in, len);
+	memcpy(c->out, out, len);
+	memcpy(c->sites, sites, nsites * 8);
+	c->len = len;
+	c->base = base;
+	c->max = max;
+	c->nsites = nsites;
+}
+
+/*
+ * One round trip to the checker (started if need be): 0 with dof
+ * relocated in place and *svp, *nsp the sites, or as hd_check_dof().
+ */
+static int ask(uint64_t max, uint8_t *dof, size_t len, uint64_t base,
+	       uint64_t **svp, size_t *nsp, struct dof_err *err)
 {
 	struct ck_req rq = { len, base, max };
 	struct ck_rep rp;
@@ -320,9 +414,6 @@ int hd_check_dof(uint64_t max, uint8_t *dof, size_t len, uint64_t base,
 	uint64_t *sv = NULL;
 	int rc;
 
-	*sites = NULL;
-	*nsites = 0;
-	memset(err, 0, sizeof(*err));
 	if (ck_pid < 0) {
 		rc = ck_start(max);
 		if (rc) {
@@ -369,12 +460,40 @@ int hd_check_dof(uint64_t max, uint8_t *dof, size_t len, uint64_t base,
 		err->msg[sizeof(err->msg) - 1] = '\0';
 		return rp.rc == -E2BIG ? -E2BIG : -EINVAL;
 	}
-	*sites = sv;
-	*nsites = rp.nsites;
+	*svp = sv;
+	*nsp = (size_t)rp.nsites;
 	return 0;
+}
+
+int hd_check_dof(uint64_t max, uint8_t *dof, size_t len, uint64_t base,
+		 uint64_t **sites, size_t *nsites, struct dof_err *err)
+{
+	uint8_t copy[4096], *in = NULL;
+	int rc;
+
+	*sites = NULL;
+	*nsites = 0;
+	memset(err, 0, sizeof(*err));
+	if (cache_find(max, dof, len, base, sites, nsites))
+		return 0;
+	/* The bytes as sent, to remember the answer by. */
+	if (len <= sizeof(copy))
+		in = copy;
+	else if (len <= HD_CACHE_BLOB)
+		in = malloc(len);
+	if (in)
+		memcpy(in, dof, len);
+	rc = ask(max, dof, len, base, sites, nsites, err);
+	if (!rc && in)
+		cache_add(max, in, dof, len, base, *sites, *nsites);
+	if (in != copy)
+		free(in);
+	return rc;
 }
 
 void hd_check_stop(void)
 {
 	ck_stop(NULL);
+	for (unsigned i = 0; i < HD_CACHE_N; i++)
+		cache_drop(&cache[i]);
 }

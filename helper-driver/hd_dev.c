@@ -88,12 +88,12 @@ static void handle_ioctl(struct hd_dev *dev, fuse_req_t req, unsigned cmd,
 	switch (r.action) {
 	case HD_IOCTL_ADDDOF:
 		hd_fork_settle(dev->hd, ctx->pid);
-		rc = hd_reg_adddof(dev->hd, ctx->pid, &r.helper,
+		rc = hd_reg_adddof(dev->hd, ctx->pid, ctx->uid, &r.helper,
 				   REG_ORIGIN_IOCTL);
 		break;
 	case HD_IOCTL_REMOVE:
 		rc = hd_fork_remove(dev->hd, ctx->pid, r.gen) ? 0 :
-			hd_reg_remove(dev->hd, ctx->pid, r.gen);
+			hd_reg_remove(dev->hd, ctx->pid, ctx->uid, r.gen);
 		break;
 	case HD_IOCTL_RETRY:
 		iov.iov_base = (void *)(uintptr_t)r.retry_addr;

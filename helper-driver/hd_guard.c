@@ -237,7 +237,10 @@ static void *worker(void *arg)
 			return NULL;
 		}
 		j->done = true;
+		/* Signalled unlocked: the woken waiter finds the mutex free. */
+		pthread_mutex_unlock(&mu);
 		pthread_cond_signal(&cv_done);
+		pthread_mutex_lock(&mu);
 	}
 }
 
@@ -289,7 +292,9 @@ static int submit(struct job *j)
 		worker_up = true;
 	}
 	pending = j;
+	pthread_mutex_unlock(&mu);
 	pthread_cond_signal(&cv_job);
+	pthread_mutex_lock(&mu);
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += HD_GUARD_TIMEOUT_MS / 1000;
 	until.tv_nsec += (long)(HD_GUARD_TIMEOUT_MS % 1000) * 1000000;

@@ -37,6 +37,20 @@
  * registration.  A re-registration of a blob at the same address
  * replaces the old record instead of adding a second one.
  *
+ * Known processes.  A process whose last registration goes (the usual
+ * dlclose) stays known, idle, while the connector follows exec
+ * (hd_fork.c) and descriptors allow (HD_IDLE_MAX; an idle one gives its
+ * pidfd up first when a cap is reached): its pidfd is kept, its file
+ * removed.  A request from a known process's main thread is then taken
+ * as that process's without reading /proc: its pidfd, polled, says it
+ * has not exited -- so its pid cannot have been reused -- and the uid the
+ * kernel reports for the request (the caller's fsuid) must be the real
+ * uid it registered with, or /proc decides.  exec (the connector's
+ * event) and exit forget a known process.  A new process costs one
+ * status read (thread group, real uid), a pidfd and one stat read (start
+ * time, name), taken after the pidfd is opened and confirmed by polling
+ * it, so the two name the same process.
+ *
  * Every change is written to <statedir>/registry/<pid> at once
  * (sdk/registry.h), so a restarted daemon continues where the old one
  * stopped; hd_reg_load() drops the processes that died meanwhile.
@@ -52,6 +66,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +127,8 @@ pid_t hd_tgid(pid_t tid, uid_t *uid)
 
 /* ---- processes ------------------------------------------------------- */
 
+static void forget_proc_at(struct helperd *hd, size_t i);
+
 static struct hd_proc *find_proc(struct helperd *hd, pid_t pid, size_t *idx)
 {
 	size_t i;
@@ -127,6 +144,8 @@ static struct hd_proc *find_proc(struct helperd *hd, pid_t pid, size_t *idx)
 
 static void proc_free(struct helperd *hd, struct hd_proc *p)
 {
+	if (p->idle)
+		hd->nidle--;
 	if (p->pidfd >= 0) {
 		close(p->pidfd); /* also leaves the epoll set */
 		hd->npidfd--;
@@ -136,19 +155,33 @@ static void proc_free(struct helperd *hd, struct hd_proc *p)
 	free(p);
 }
 
+/*
+ * Forget one idle process (of user uid unless any): its pidfd is wanted
+ * for a registration.  True if one was found.
+ */
+static bool evict_idle(struct helperd *hd, uid_t uid, bool any)
+{
+	for (size_t i = 0; i < hd->nprocs; i++)
+		if (hd->procs[i]->idle && (any || hd->procs[i]->uid == uid)) {
+			forget_proc_at(hd, i);
+			return true;
+		}
+	return false;
+}
+
 /* Whether p may have a pidfd: within the caps in all and for its user. */
 static bool pidfd_allowed(struct helperd *hd, const struct hd_proc *p)
 {
 	unsigned n = 0;
 
-	if (hd->npidfd >= hd->pidfd_max)
+	if (hd->npidfd >= hd->pidfd_max && !evict_idle(hd, 0, true))
 		goto capped;
 	if (p->uid == 0)
 		return true;
 	for (size_t i = 0; i < hd->nprocs; i++)
 		if (hd->procs[i]->pidfd >= 0 && hd->procs[i]->uid == p->uid)
 			n++;
-	if (n < hd->pidfd_uid_max)
+	if (n < hd->pidfd_uid_max || evict_idle(hd, p->uid, false))
 		return true;
 capped:
 	if (!hd->pidfd_cap_logged)
@@ -161,26 +194,45 @@ capped:
 	return false;
 }
 
+/* Whether the process behind pidfd fd has exited (or cannot be told). */
+static bool pidfd_exited(int fd)
+{
+	struct pollfd pfd = { fd, POLLIN, 0 };
+
+	return poll(&pfd, 1, 0) != 0;
+}
+
 /*
- * Watch pid for exit; the caller has checked (pid, start) just before
- * and set p->uid.
+ * Watch p for exit through a pidfd and fill in its start time and name:
+ * read after the pidfd is opened and confirmed by polling it (an exited
+ * process's pid may be reused; a live one's may not), so that both name
+ * the same process.  Without a pidfd (caps, old kernels) just the read.
+ * p->uid is set.
  */
 static int watch_pid(struct helperd *hd, struct hd_proc *p)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	int fd;
+	int fd, err;
 
 	p->pidfd = -1;
 	if (!pidfd_allowed(hd, p))
-		return 0;
+		return reg_proc_stat(p->rp.pid, &p->rp.start, p->rp.comm,
+				     sizeof(p->rp.comm));
 #ifdef SYS_pidfd_open
 	fd = (int)syscall(SYS_pidfd_open, p->rp.pid, 0);
-	if (fd < 0)
-		return errno == ESRCH ? -ESRCH : 0;
-	/* The pid may have been reused between the check and the open. */
-	if (!reg_proc_alive(p->rp.pid, p->rp.start)) {
+	if (fd < 0) {
+		if (errno == ESRCH)
+			return -ESRCH;
+		return reg_proc_stat(p->rp.pid, &p->rp.start, p->rp.comm,
+				     sizeof(p->rp.comm));
+	}
+	err = reg_proc_stat(p->rp.pid, &p->rp.start, p->rp.comm,
+			    sizeof(p->rp.comm));
+	if (!err && pidfd_exited(fd))
+		err = -ESRCH;
+	if (err) {
 		close(fd);
-		return -ESRCH;
+		return err;
 	}
 	ev.data.u64 = HD_EV_PIDFD | (uint32_t)p->rp.pid;
 	if (epoll_ctl(hd->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
@@ -192,6 +244,10 @@ static int watch_pid(struct helperd *hd, struct hd_proc *p)
 #else
 	(void)fd;
 	(void)ev;
+	err = reg_proc_stat(p->rp.pid, &p->rp.start, p->rp.comm,
+			    sizeof(p->rp.comm));
+	if (err)
+		return err;
 #endif
 	return 0;
 }
@@ -227,10 +283,7 @@ static struct hd_proc *new_proc(struct helperd *hd, pid_t pid, uid_t uid)
 		return NULL;
 	p->rp.pid = pid;
 	p->uid = uid;
-	err = reg_proc_stat(pid, &p->rp.start, p->rp.comm,
-			    sizeof(p->rp.comm));
-	if (!err)
-		err = watch_pid(hd, p);
+	err = watch_pid(hd, p);
 	if (err) {
 		free(p);
 		errno = -err;
@@ -306,7 +359,8 @@ static void retry_unlinks(struct helperd *hd)
 		size_t j;
 
 		for (j = 0; j < hd->nprocs; j++)
-			if (hd->procs[j]->rp.pid == pid)
+			if (hd->procs[j]->rp.pid == pid &&
+			    hd->procs[j]->rp.nent)
 				ours = true;
 		if (ours || reg_proc_remove(hd->statedir, pid) == 0) {
 			hd->unlink_pending[i] =
@@ -317,10 +371,14 @@ static void retry_unlinks(struct helperd *hd)
 	}
 }
 
-static void drop_proc_at(struct helperd *hd, size_t i)
+/*
+ * Remove process i's file; forget it, or keep it known and idle (its
+ * last registration went, it lives on).
+ */
+static void drop_proc_at(struct helperd *hd, size_t i, bool keep)
 {
 	struct hd_proc *p = hd->procs[i];
-	int err = reg_proc_remove(hd->statedir, p->rp.pid);
+	int err = p->idle ? 0 : reg_proc_remove(hd->statedir, p->rp.pid);
 
 	if (err) {
 		if (!hd->persist_failed)
@@ -329,6 +387,17 @@ static void drop_proc_at(struct helperd *hd, size_t i)
 			       (int)p->rp.pid, strerror(-err));
 		hd->persist_failed = true;
 		unlink_later(hd, p->rp.pid);
+	}
+	/*
+	 * Idle ones are kept only where exec is seen at once (it changes
+	 * the name, and may change the uid) and within HD_IDLE_MAX.
+	 */
+	if (keep && !p->idle && p->pidfd >= 0 && hd->follows_fork &&
+	    (hd->nidle < HD_IDLE_MAX || evict_idle(hd, 0, true))) {
+		p->idle = true;
+		p->dirty = false;
+		hd->nidle++;
+		return;
 	}
 	forget_proc_at(hd, i);
 }
@@ -341,7 +410,7 @@ static void drop_entry(struct helperd *hd, size_t pi, size_t ei)
 	hd->total_bytes -= p->rp.ent[ei].dof_len;
 	reg_proc_drop(&p->rp, ei);
 	if (!p->rp.nent)
-		drop_proc_at(hd, pi);
+		drop_proc_at(hd, pi, true);
 	else
 		persist(hd, p);
 }
@@ -357,24 +426,55 @@ bool hd_reg_has(struct helperd *hd, pid_t pid, uint64_t dof_addr)
 	return false;
 }
 
+/*
+ * The process a request of thread tid comes from, and its real uid:
+ * *pp is its record if it has one.  cuid is the uid the kernel reports
+ * for the request ((uid_t)-1: none).  A known process's main thread
+ * costs one poll (see the top of this file); anyone else a status read.
+ */
+static pid_t caller(struct helperd *hd, pid_t tid, uid_t cuid, uid_t *uid,
+		    struct hd_proc **pp)
+{
+	struct hd_proc *p = find_proc(hd, tid, NULL);
+	pid_t pid;
+
+	if (p && p->pidfd >= 0) {
+		if (pidfd_exited(p->pidfd)) {
+			/* Its exit is not applied yet; the pid is another's. */
+			hd_reg_prune_pid(hd, tid, "exited");
+		} else if (cuid == p->uid) {
+			*uid = p->uid;
+			*pp = p;
+			return tid;
+		}
+	}
+	pid = hd_tgid(tid, uid);
+	*pp = pid > 0 ? find_proc(hd, pid, NULL) : NULL;
+	return pid;
+}
+
 /* ---- ADDDOF ---------------------------------------------------------- */
 
 struct reject {
 	struct helperd *hd;
 	pid_t pid;
-	const char *comm;
+	char comm[REG_COMM_MAX]; /* "" until a refusal needs it */
 	const char *mod;
 	bool quiet; /* a fork child's copy: it exec'ed or unmapped, say why */
 };
 
-static int reject(const struct reject *rj, int err, const char *fmt, ...)
+static int reject(struct reject *rj, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static int reject(const struct reject *rj, int err, const char *fmt, ...)
+static int reject(struct reject *rj, int err, const char *fmt, ...)
 {
 	char why[256];
 	va_list ap;
 
+	/* The name of a process not recorded yet, read only to say no. */
+	if (!rj->comm[0] &&
+	    reg_proc_stat(rj->pid, NULL, rj->comm, sizeof(rj->comm)) < 0)
+		snprintf(rj->comm, sizeof(rj->comm), "?");
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
@@ -390,7 +490,7 @@ static int reject(const struct reject *rj, int err, const char *fmt, ...)
 }
 
 /* Every site (from the checker) must be in an executable mapping. */
-static int check_sites(const struct reject *rj, const uint64_t *sites,
+static int check_sites(struct reject *rj, const uint64_t *sites,
 		       size_t nsites, const struct proc_maps *mm)
 {
 	size_t i;
@@ -476,11 +576,11 @@ static void charge_refusal(struct helperd *hd, uid_t uid, size_t len)
  * next generation, another keeps that one (a fork child's copy of its
  * parent's).
  */
-static int adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
-		  enum reg_origin origin, uint64_t gen)
+static int adddof(struct helperd *hd, pid_t tid, uid_t cuid,
+		  const dof_helper_t *h, enum reg_origin origin, uint64_t gen)
 {
-	struct reject rj = { hd, tid, "?", "?", origin == REG_ORIGIN_FORK };
-	char comm[REG_COMM_MAX] = "?", mod[DTRACE_MODNAMELEN];
+	struct reject rj = { hd, tid, "", "?", origin == REG_ORIGIN_FORK };
+	char mod[DTRACE_MODNAMELEN];
 	struct proc_maps mm = { NULL, 0 };
 	struct hd_fetch f;
 	struct reg_entry e, *ne;
@@ -494,16 +594,12 @@ static int adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 	pid_t pid;
 	int err;
 
-	pid = hd_tgid(tid, &uid);
+	pid = caller(hd, tid, cuid, &uid, &p);
 	if (pid < 0)
 		return pid; /* gone already */
 	rj.pid = pid;
-	p = find_proc(hd, pid, NULL);
 	if (p)
-		snprintf(comm, sizeof(comm), "%s", p->rp.comm);
-	else
-		reg_proc_stat(pid, NULL, comm, sizeof(comm));
-	rj.comm = comm;
+		snprintf(rj.comm, sizeof(rj.comm), "%s", p->rp.comm);
 
 	/* 1. The record. */
 	if (!memchr(h->dofhp_mod, '\0', sizeof(h->dofhp_mod)))
@@ -651,6 +747,10 @@ static int adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 			hd->next_gen = 1;
 	}
 	p->rp.ent[p->rp.nent++] = e;
+	if (p->idle) {
+		p->idle = false;
+		hd->nidle--;
+	}
 	p->bytes += e.dof_len;
 	hd->total_bytes += e.dof_len;
 	err = persist(hd, p);
@@ -671,7 +771,7 @@ static int adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 			if (new_p)
 				forget_proc_at(hd, idx);
 			else
-				drop_proc_at(hd, idx);
+				drop_proc_at(hd, idx, false);
 		}
 		return reject(&rj, err, "not recorded: cannot write the "
 			      "registry: %s", strerror(-err));
@@ -695,10 +795,10 @@ fail:
 	return err;
 }
 
-int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
-		  enum reg_origin origin)
+int hd_reg_adddof(struct helperd *hd, pid_t tid, uid_t cuid,
+		  const dof_helper_t *h, enum reg_origin origin)
 {
-	return adddof(hd, tid, h, origin, 0);
+	return adddof(hd, tid, cuid, h, origin, 0);
 }
 
 /*
@@ -713,7 +813,7 @@ int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
 int hd_reg_copy(struct helperd *hd, pid_t child, const dof_helper_t *h,
 		uint64_t gen)
 {
-	return adddof(hd, child, h, REG_ORIGIN_FORK, gen);
+	return adddof(hd, child, (uid_t)-1, h, REG_ORIGIN_FORK, gen);
 }
 
 const struct reg_proc *hd_reg_proc(struct helperd *hd, pid_t pid)
@@ -725,15 +825,17 @@ const struct reg_proc *hd_reg_proc(struct helperd *hd, pid_t pid)
 
 /* ---- REMOVE, pruning ------------------------------------------------- */
 
-int hd_reg_remove(struct helperd *hd, pid_t tid, int gen)
+int hd_reg_remove(struct helperd *hd, pid_t tid, uid_t cuid, int gen)
 {
-	pid_t pid = hd_tgid(tid, NULL);
 	struct hd_proc *p;
-	size_t pi, i;
+	uid_t uid;
+	pid_t pid = caller(hd, tid, cuid, &uid, &p);
+	size_t pi = 0, i;
 
 	if (pid < 0)
 		return pid;
-	p = find_proc(hd, pid, &pi);
+	if (p)
+		find_proc(hd, pid, &pi);
 	for (i = 0; p && i < p->rp.nent; i++)
 		if (p->rp.ent[i].gen == (uint64_t)gen && gen > 0) {
 			hd_log(HD_INFO, "pid %d (%s): removed %s, generation %d",
@@ -753,10 +855,14 @@ void hd_reg_prune_pid(struct helperd *hd, pid_t pid, const char *why)
 
 	if (!find_proc(hd, pid, &i))
 		return;
+	if (hd->procs[i]->idle) {
+		forget_proc_at(hd, i);
+		return;
+	}
 	hd_log(HD_INFO, "pid %d (%s): %s, %zu registration(s) dropped",
 	       (int)pid, hd->procs[i]->rp.comm, why, hd->procs[i]->rp.nent);
 	hd->n_pruned += hd->procs[i]->rp.nent;
-	drop_proc_at(hd, i);
+	drop_proc_at(hd, i, false);
 }
 
 void hd_reg_check(struct helperd *hd)
@@ -771,6 +877,11 @@ void hd_reg_check(struct helperd *hd)
 		struct hd_proc *p = hd->procs[pi];
 		size_t ei;
 
+		if (p->idle) {
+			if (pidfd_exited(p->pidfd))
+				forget_proc_at(hd, pi);
+			continue;
+		}
 		if (!reg_proc_alive(p->rp.pid, p->rp.start)) {
 			hd_reg_prune_pid(hd, p->rp.pid, "exited");
 			continue;
@@ -863,7 +974,14 @@ int hd_reg_load(struct helperd *hd)
 		p->rp = v[i];
 		memset(&v[i], 0, sizeof(v[i]));
 		hd_tgid(p->rp.pid, &p->uid); /* for the per-user quota */
-		if (watch_pid(hd, p) < 0) {
+		{
+			uint64_t start = p->rp.start;
+
+			err = watch_pid(hd, p);
+			if (!err && p->rp.start != start)
+				err = -ESRCH; /* reused since the check */
+		}
+		if (err < 0) {
 			reg_proc_remove(hd->statedir, p->rp.pid);
 			reg_proc_free(&p->rp);
 			free(p);

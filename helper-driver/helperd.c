@@ -377,7 +377,7 @@ out:
 	hd_log(HD_INFO, "%" PRIu64 " registered, %" PRIu64 " removed, %" PRIu64
 	       " pruned, %" PRIu64 " refused, %" PRIu64 " found by the scan; "
 	       "%zu process(es) kept in %s", hd.n_added, hd.n_removed,
-	       hd.n_pruned, hd.n_rejected, hd.n_scanned, hd.nprocs,
+	       hd.n_pruned, hd.n_rejected, hd.n_scanned, hd.nprocs - hd.nidle,
 	       hd.statedir);
 	hd_reg_free(&hd);
 	free(hd.mountpoint);

@@ -69,7 +69,11 @@ struct hd_proc {
 	uint64_t bytes;	    /* DOF bytes held for it */
 	uid_t uid;	    /* its real uid when it first registered */
 	bool dirty;	    /* its file could not be written yet */
+	bool idle;	    /* no registration left, kept known (hd_reg.c) */
 };
+
+/* Idle processes kept known at most (hd_reg.c). */
+#define HD_IDLE_MAX 64
 
 struct helperd {
 	/* Configuration. */
@@ -96,6 +100,7 @@ struct helperd {
 	struct hd_proc **procs;
 	size_t nprocs, procs_cap;
 	unsigned npidfd;	/* processes watched through a pidfd */
+	unsigned nidle;		/* ... of which idle */
 	struct hd_debt *debts;	/* refused work per user (not root) */
 	size_t ndebts;
 	bool pidfd_cap_logged;	/* "watched by the periodic check" said once */
@@ -180,11 +185,15 @@ int hd_reg_load(struct helperd *hd);
  * Returns the generation (> 0) or a negative errno; every refusal is
  * logged with the pid and the reason.
  */
-int hd_reg_adddof(struct helperd *hd, pid_t tid, const dof_helper_t *h,
-		  enum reg_origin origin);
+int hd_reg_adddof(struct helperd *hd, pid_t tid, uid_t cuid,
+		  const dof_helper_t *h, enum reg_origin origin);
 
-/* REMOVE generation gen of tid's process: 0 or -errno. */
-int hd_reg_remove(struct helperd *hd, pid_t tid, int gen);
+/*
+ * REMOVE generation gen of tid's process: 0 or -errno.  cuid: the uid
+ * the kernel reports for the request, or (uid_t)-1 (hd_reg.c: known
+ * processes).
+ */
+int hd_reg_remove(struct helperd *hd, pid_t tid, uid_t cuid, int gen);
 
 /* Forget everything about pid (it exited). */
 void hd_reg_prune_pid(struct helperd *hd, pid_t pid, const char *why);

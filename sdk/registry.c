@@ -205,11 +205,6 @@ int reg_proc_write(const char *statedir, const struct reg_proc *p,
 	err = reg_dir(statedir, dir, sizeof(dir));
 	if (err)
 		goto fail_name;
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		err = -errno;
-		say(msg, msglen, "cannot create %s: %s", dir, strerror(-err));
-		return err;
-	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/%d", dir, (int)p->pid) >=
 		    sizeof(path) ||
 	    (size_t)snprintf(tmp, sizeof(tmp), "%s/%d.tmp", dir, (int)p->pid) >=
@@ -217,8 +212,19 @@ int reg_proc_write(const char *statedir, const struct reg_proc *p,
 		err = -ENAMETOOLONG;
 		goto fail_name;
 	}
+	/* The directory is made when first needed: one call less after. */
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
 		  0644);
+	if (fd < 0 && errno == ENOENT) {
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+			err = -errno;
+			say(msg, msglen, "cannot create %s: %s", dir,
+			    strerror(-err));
+			return err;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+			       O_NOFOLLOW, 0644);
+	}
 	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
 		err = -errno;
 		if (fd >= 0)

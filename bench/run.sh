@@ -417,6 +417,15 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 	off=$(DTRACE_DOF_INIT_DISABLE=1 best_us)
 	row "dlopen+dlclose, helper up vs no helper: us" "$up" "$none"
 	row "dlopen+dlclose, no helper vs registration off: us" "$none" "$off"
+	# The floor under every ADDDOF and REMOVE: an ioctl the daemon
+	# answers at once (ENOTTY), best of three.
+	nul=
+	for _ in 1 2 3; do
+		v=$(./regbench -n "$tmp/dev/helper" 20000) || { nul=; break; }
+		if [ -z "$nul" ] || [ "$v" -lt "$nul" ]; then nul=$v; fi
+	done
+	row "null ioctl round trip to the daemon: us" \
+		"${nul:+$((nul / 1000)).$(( (nul % 1000) / 100 ))}" "-"
 	# fork (+exit+wait) of a program with a probed library loaded, and
 	# the start of a probed program (posix_spawn+wait), helper up vs no
 	# helper: best of three.

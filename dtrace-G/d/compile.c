@@ -37,12 +37,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "d_impl.h"
 
 const char *const d_agg_fn_names[] = {
 	"count", "sum", "avg", "min", "max", "quantize", "lquantize",
+	"stddev", "llquantize",
 };
 
 /* ------------------------------------------------------------------ */
@@ -54,8 +56,45 @@ static const char *const known_opts[] = {
 	"statusrate",  "nspec",	      "specsize",    "defaultargs",
 	"aggsortrev",  "aggsortkey",  "bufpolicy",   "bufresize",
 	"stackframes", "ustackframes", "zdefs",      "rawbytes",
-	"cpu",	       "grabanon",    "temporal",    NULL,
+	"cpu",	       "grabanon",    "temporal",    "aggsortpos",
+	"aggsortkeypos", NULL,
 };
+
+bool d_known_option(const char *name)
+{
+	for (unsigned i = 0; known_opts[i]; i++)
+		if (strcmp(known_opts[i], name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A flag option's value, as libdtrace's run-time options take it: none
+ * or a number sets it (even "0"), yes/enable(d)/true/on/set set it,
+ * no/disable(d)/false/off/unset or "" unset it.  -1: not a value.
+ */
+static int flag_value(const char *v)
+{
+	static const char *const on[] = { "yes", "enable", "enabled",
+					  "true", "on", "set", NULL };
+	static const char *const off[] = { "no", "disable", "disabled",
+					   "false", "off", "unset", NULL };
+	char *end;
+
+	if (!v)
+		return 1;
+	if (!*v)
+		return 0;
+	for (unsigned i = 0; on[i]; i++) {
+		if (strcasecmp(on[i], v) == 0)
+			return 1;
+		if (strcasecmp(off[i], v) == 0)
+			return 0;
+	}
+	errno = 0;
+	(void)strtoull(v, &end, 0);
+	return *end || errno || *v == '-' ? -1 : 1;
+}
 
 static int set_option(struct d_prog *p, const char *name, const char *value,
 		      char *msg, size_t msglen)
@@ -93,10 +132,43 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 		p->quiet = true;
 	else if (strcmp(name, "defaultargs") == 0)
 		p->defaultargs = true;
-	else if (strcmp(name, "aggsortrev") == 0)
-		p->aggsortrev = true;
-	else if (strcmp(name, "aggsortkey") == 0)
-		p->aggsortkey = true;
+	else if (strcmp(name, "aggsortrev") == 0 ||
+		 strcmp(name, "aggsortkey") == 0) {
+		int on = flag_value(value);
+
+		if (on < 0) {
+			snprintf(msg, msglen,
+				 "failed to set option '%s' to '%s': "
+				 "Invalid value for specified option",
+				 name, value);
+			return -1;
+		}
+		if (name[7] == 'r')
+			p->aggsortrev = on;
+		else
+			p->aggsortkey = on;
+	}
+	if (strcmp(name, "aggsortpos") == 0 ||
+	    strcmp(name, "aggsortkeypos") == 0) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = value ? strtoul(value, &end, 0) : 0;
+		if (value && !*value)
+			v = 0; /* unset: the default */
+		else if (!value || errno || *end || v > INT32_MAX) {
+			snprintf(msg, msglen,
+				 "failed to set option '%s' to '%s': "
+				 "Invalid value for specified option",
+				 name, value ? value : "");
+			return -1;
+		}
+		if (name[7] == 'p')
+			p->aggsortpos = (unsigned)v;
+		else
+			p->aggsortkeypos = (unsigned)v;
+	}
 	for (i = 0; i < p->nopts; i++)
 		if (strcmp(p->opts[i].name, name) == 0)
 			break;
@@ -193,6 +265,7 @@ static unsigned agg_lookup(struct d_prog *p, const char *name)
 	p->aggs[i].name = d_xstrdup(name);
 	p->aggs[i].varid = i;
 	p->aggs[i].nkeys = -1;
+	p->aggs[i].normal = 1;
 	p->naggs++;
 	return i;
 }
@@ -222,6 +295,63 @@ static int64_t const_int(struct parser *ps, struct node *n, const char *what)
 		break;
 	}
 	d_perr(ps, n->line, n->col, "%s must be an integer constant", what);
+}
+
+/*
+ * llquantize(value, factor, low, high, steps [, incr]): constants with
+ * factor >= 2, low < high, steps a multiple of factor that divides a
+ * power of factor, and factor^(high+1) within 64 bits.
+ */
+static void llq_params(struct parser *ps, struct agg *a, const struct tok *ft,
+		       struct node **fargs)
+{
+	int64_t factor = const_int(ps, fargs[1], "llquantize( ) factor");
+	int64_t low = const_int(ps, fargs[2], "llquantize( ) low magnitude");
+	int64_t high = const_int(ps, fargs[3], "llquantize( ) high magnitude");
+	int64_t steps = const_int(ps, fargs[4], "llquantize( ) steps");
+	int64_t v, m;
+
+	if (factor < 2 || factor > UINT16_MAX)
+		d_perr(ps, fargs[1]->line, fargs[1]->col,
+		       "llquantize( ) factor (argument #2) must be between 2 "
+		       "and %d", UINT16_MAX);
+	if (low < 0 || low > UINT16_MAX)
+		d_perr(ps, fargs[2]->line, fargs[2]->col,
+		       "llquantize( ) low magnitude (argument #3) must be "
+		       "between 0 and %d", UINT16_MAX);
+	if (high <= low || high > UINT16_MAX)
+		d_perr(ps, fargs[3]->line, fargs[3]->col,
+		       "llquantize( ) high magnitude (argument #4) must be "
+		       "greater than the low magnitude (argument #3)");
+	if (steps < factor || steps > UINT16_MAX || steps % factor)
+		d_perr(ps, fargs[4]->line, fargs[4]->col,
+		       "llquantize( ) steps (argument #5) must be a multiple "
+		       "of the factor (argument #2)");
+	for (v = factor; v < steps; v *= factor)
+		;
+	if (v % steps)
+		d_perr(ps, fargs[4]->line, fargs[4]->col,
+		       "llquantize( ) steps (argument #5) must evenly divide "
+		       "a power of the factor (argument #2)");
+	for (v = 1, m = 0; m <= high; m++) {
+		if (v > INT64_MAX / factor)
+			d_perr(ps, fargs[3]->line, fargs[3]->col,
+			       "llquantize( ) factor (argument #2) to the "
+			       "power of the high magnitude (argument #4) "
+			       "plus one overflows 64 bits");
+		v *= factor;
+	}
+	if (a->defined && (a->llq_factor != factor || a->llq_low != low ||
+			   a->llq_high != high || a->llq_nsteps != steps))
+		d_perr(ps, ft->line, ft->col,
+		       "@%s: llquantize( ) parameters differ from its "
+		       "earlier definition", a->name[0] ? a->name : "_");
+	a->llq_factor = (uint16_t)factor;
+	a->llq_low = (uint16_t)low;
+	a->llq_high = (uint16_t)high;
+	a->llq_nsteps = (uint16_t)steps;
+	a->llq_nbuckets = d_llq_nbuckets(a->llq_factor, a->llq_low,
+					 a->llq_high, a->llq_nsteps);
 }
 
 static void parse_agg_stmt(struct parser *ps, struct stmt *st)
@@ -260,8 +390,8 @@ static void parse_agg_stmt(struct parser *ps, struct stmt *st)
 	d_expect(ps, '(');
 	fargs = d_parse_args(ps, &nfargs, ')');
 	{
-		static const unsigned lo[] = { 0, 1, 1, 1, 1, 1, 3 };
-		static const unsigned hi[] = { 0, 1, 1, 1, 1, 2, 4 };
+		static const unsigned lo[] = { 0, 1, 1, 1, 1, 1, 3, 1, 5 };
+		static const unsigned hi[] = { 0, 1, 1, 1, 1, 2, 5, 1, 6 };
 
 		if (nfargs < lo[fn] || nfargs > hi[fn])
 			d_perr(ps, ft.line, ft.col,
@@ -308,6 +438,8 @@ static void parse_agg_stmt(struct parser *ps, struct stmt *st)
 		a->lq_step = (uint16_t)step;
 		a->lq_levels = (uint16_t)levels;
 	}
+	if (fn == AG_LLQUANTIZE)
+		llq_params(ps, a, &ft, fargs);
 	a->fn = fn;
 	a->nkeys = (int)st->nkeys;
 	a->defined = true;
@@ -384,12 +516,34 @@ static void parse_action(struct parser *ps, struct stmt *st)
 			d_expect(ps, ',');
 		}
 		st->agg = parse_aggref(ps, "printa", st->pf ? 2 : 1);
-		if (d_is_op(ps, ','))
-			d_perr(ps, ps->tk.line, ps->tk.col,
-			       "printa( ) of several aggregations is not "
-			       "supported");
+		st->aggv = d_pool_grow(ps, NULL, 0, sizeof(*st->aggv));
+		st->aggv[st->naggv++] = st->agg;
+		while (d_is_op(ps, ',')) {
+			struct tok at;
+			unsigned ag;
+
+			d_lex(ps);
+			at = ps->tk;
+			ag = parse_aggref(ps, "printa",
+					  st->naggv + (st->pf ? 2 : 1));
+			if (ps->prog->aggs[ag].nkeys !=
+			    ps->prog->aggs[st->agg].nkeys)
+				d_perr(ps, at.line, at.col,
+				       "printa( ) argument #%u: @%s has %d "
+				       "keys, @%s %d: the aggregations of one "
+				       "printa( ) must have the same keys",
+				       st->naggv + (st->pf ? 2 : 1),
+				       agg_display(&ps->prog->aggs[ag]),
+				       ps->prog->aggs[ag].nkeys,
+				       agg_display(&ps->prog->aggs[st->agg]),
+				       ps->prog->aggs[st->agg].nkeys);
+			st->aggv = d_pool_grow(ps, st->aggv, st->naggv,
+					       sizeof(*st->aggv));
+			st->aggv[st->naggv++] = ag;
+		}
 		d_expect(ps, ')');
-		st->action = ps->action++;
+		st->action = ps->action;
+		ps->action += (int)st->naggv;
 	} else if (strcmp(name, "clear") == 0) {
 		st->kind = S_CLEAR;
 		st->agg = parse_aggref(ps, "clear", 1);
@@ -405,6 +559,32 @@ static void parse_action(struct parser *ps, struct stmt *st)
 		d_expect(ps, ')');
 		st->action = ps->action;
 		ps->action += 2;
+	} else if (strcmp(name, "normalize") == 0 ||
+		   strcmp(name, "denormalize") == 0) {
+		bool norm = name[0] == 'n';
+
+		st->kind = norm ? S_NORMALIZE : S_DENORMALIZE;
+		st->agg = parse_aggref(ps, name, 1);
+		if (norm) {
+			d_expect(ps, ',');
+			st->e = d_parse_assign(ps);
+		}
+		d_expect(ps, ')');
+		st->action = ps->action;
+		ps->action += norm ? 2 : 1;
+	} else if (strcmp(name, "setopt") == 0) {
+		st->kind = S_SETOPT;
+		st->args = d_parse_args(ps, &st->nargs, ')');
+		if (st->nargs < 1 || st->nargs > 2)
+			d_perr(ps, t.line, t.col,
+			       "setopt( ) prototype mismatch: %u args passed, "
+			       "1 or 2 expected", st->nargs);
+		for (unsigned i = 0; i < st->nargs; i++)
+			if (st->args[i]->op != N_STR)
+				d_perr(ps, st->args[i]->line, st->args[i]->col,
+				       "setopt( ) argument #%u must be a "
+				       "string constant", i + 1);
+		st->action = ps->action++;
 	} else {
 		st->kind = strcmp(name, "trace") == 0 ? S_TRACE : S_EXIT;
 		st->args = d_parse_args(ps, &st->nargs, ')');

@@ -268,7 +268,17 @@ struct pfmt {
 	unsigned nseg;
 };
 
-enum { AG_COUNT, AG_SUM, AG_AVG, AG_MIN, AG_MAX, AG_QUANTIZE, AG_LQUANTIZE };
+enum {
+	AG_COUNT,
+	AG_SUM,
+	AG_AVG,
+	AG_MIN,
+	AG_MAX,
+	AG_QUANTIZE,
+	AG_LQUANTIZE,
+	AG_STDDEV,
+	AG_LLQUANTIZE,
+};
 
 /* The aggregating functions' names, indexed by AG_ (compile.c). */
 extern const char *const d_agg_fn_names[];
@@ -289,6 +299,10 @@ struct agg {
 	int nkeys; /* -1 until defined */
 	int32_t lq_base;
 	uint16_t lq_step, lq_levels;
+	/* llquantize(): factor, magnitudes, steps; buckets incl. both ends */
+	uint16_t llq_factor, llq_low, llq_high, llq_nsteps;
+	unsigned llq_nbuckets;
+	uint64_t normal; /* normalize(); 1 when not normalized */
 	bool defined, printed;
 	struct aent *ents;
 	size_t n, cap;
@@ -305,6 +319,9 @@ enum {
 	S_TRUNC,
 	S_AGG,
 	S_IF, /* e: the condition; body, then els (either may be empty) */
+	S_NORMALIZE, /* agg; e: the divisor */
+	S_DENORMALIZE,
+	S_SETOPT,    /* args: the option and its value (may be absent) */
 };
 
 struct stmt {
@@ -315,7 +332,9 @@ struct stmt {
 	struct node **args;
 	unsigned nargs;
 	struct pfmt *pf;
-	unsigned agg; /* index in prog->aggs */
+	unsigned agg; /* index in prog->aggs (printa: the first) */
+	unsigned *aggv; /* printa: every aggregation, in argument order */
+	unsigned naggv;
 	struct node **keys;
 	unsigned nkeys;
 	struct stmt *body, *els; /* S_IF */
@@ -351,6 +370,7 @@ struct d_prog {
 	bool quiet;
 	bool defaultargs;
 	bool aggsortrev, aggsortkey;
+	unsigned aggsortpos, aggsortkeypos;
 	size_t strsize;
 	int exit_status;
 	bool heading;
@@ -428,6 +448,7 @@ struct ectx {
 	struct d_prog *p;
 	const struct clause *c;
 	const struct d_fire *f;
+	FILE *err; /* run-time messages that do not end the clause */
 	struct arena scratch;
 	struct sbuf out;
 	jmp_buf jb;
@@ -481,6 +502,11 @@ const char *d_macro_text(struct parser *ps, const char *name, bool *is_int,
 void d_lex(struct parser *ps);
 bool d_is_op(struct parser *ps, int op);
 void d_expect(struct parser *ps, int op);
+
+/* ------------------------------------------------------------------ */
+/* compile.c */
+
+bool d_known_option(const char *name);
 
 /* ------------------------------------------------------------------ */
 /* expr.c */
@@ -546,9 +572,10 @@ const char *d_arg_str(struct ectx *x, unsigned n, size_t max);
 /* agg.c */
 
 void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st);
-void d_print_agg(struct d_prog *p, struct agg *a, struct sbuf *sb);
-void d_printa_fmt(struct d_prog *p, struct agg *a, const struct pfmt *pf,
-		  struct sbuf *sb);
+unsigned d_llq_nbuckets(uint16_t factor, uint16_t low, uint16_t high,
+			uint16_t nsteps);
+void d_printa(struct d_prog *p, const unsigned *aggv, unsigned naggv,
+	      const struct pfmt *pf, struct sbuf *sb);
 void d_agg_clear(struct agg *a);
 void d_agg_trunc(struct d_prog *p, struct agg *a, int64_t keep);
 void d_agg_free_entries(struct agg *a);

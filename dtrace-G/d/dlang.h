@@ -23,10 +23,12 @@
  *		  | self->X '=' expr ';' | this->X '=' expr ';' | X '=' expr ';'
  *		  | 'if' '(' expr ')' body ['else' body]
  *	body	 := '{' stmt* '}' | stmt
- *	action	 := printf(fmt, ...) | trace(expr) | exit(expr) | printa(@a)
- *		  | printa(fmt, @a) | clear(@a) | trunc(@a [, n])
- *	agg	 := count() | sum(e) | avg(e) | min(e) | max(e) | quantize(e)
- *		  | lquantize(e, low, high [, step])
+ *	action	 := printf(fmt, ...) | trace(expr) | exit(expr)
+ *		  | printa([fmt,] @a [, @b ...]) | clear(@a) | trunc(@a [, n])
+ *		  | normalize(@a, n) | denormalize(@a) | setopt(name [, value])
+ *	agg	 := count() | sum(e) | avg(e) | min(e) | max(e) | stddev(e)
+ *		  | quantize(e [, incr]) | lquantize(e, low, high [, step [, incr]])
+ *		  | llquantize(e, factor, low, high, steps [, incr])
  *	expr	 := C operators (?: || && ^^ | ^ & == != < <= > >= << >> + - *
  *		  / % ! ~ unary - ++ -- (prefix) and casts to integer types),
  *		  integer and string literals, variables, builtins, functions
@@ -84,7 +86,7 @@ void d_set_quiet(struct d_prog *prog, bool quiet);
 /*
  * -x NAME[=VALUE]: 0, or -1 with a message ("failed to set option 'x':
  * Invalid option name").  Known: quiet, strsize (applied), defaultargs,
- * aggsortrev, aggsortkey (applied), bufsize, switchrate, aggsize,
+ * aggsortrev, aggsortkey, aggsortpos, aggsortkeypos (applied), bufsize, switchrate, aggsize,
  * aggrate, dynvarsize, cleanrate, statusrate, ... (stored only, for the
  * consumer: d_get_option).  destructive and flowindent are refused.
  * Call it on a program d_compile() created (or before the first

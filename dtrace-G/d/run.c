@@ -612,6 +612,49 @@ static void do_trace(struct ectx *x, const struct dv *v)
 	}
 }
 
+/*
+ * setopt(name [, value]) while tracing: only the options libdtrace lets
+ * change at run time; a refusal is reported as DTrace reports it (on the
+ * error stream, the clause going on).
+ */
+static void do_setopt(struct ectx *x, const struct stmt *st)
+{
+	static const char *const runtime[] = {
+		"aggsortkey", "aggsortkeypos", "aggsortpos", "aggsortrev",
+		"quiet", "rawbytes", "switchrate", "aggrate", "strsize", NULL,
+	};
+	const char *name = st->args[0]->sval;
+	/* one argument: libdtrace passes "1" */
+	const char *value = st->nargs > 1 ? st->args[1]->sval : "1";
+	const struct d_probe *pr = x->f->probe;
+	char msg[200];
+	unsigned i;
+	int rc = -1;
+
+	for (i = 0; runtime[i]; i++)
+		if (strcmp(runtime[i], name) == 0)
+			break;
+	if (runtime[i]) {
+		rc = d_set_option(x->p, name, value, msg, sizeof(msg));
+		if (rc < 0)
+			snprintf(msg, sizeof(msg), "Invalid value for "
+						   "specified option");
+	} else if (!d_known_option(name)) {
+		snprintf(msg, sizeof(msg), "Invalid option name");
+	} else {
+		snprintf(msg, sizeof(msg),
+			 "Operation illegal when tracing is active");
+	}
+	if (rc == 0 || !x->err)
+		return;
+	fprintf(x->err,
+		"dtrace: error on enabled probe ID %u (ID %u: %s:%s:%s:%s): "
+		"couldn't set option \"%s\" to \"%s\": %s\n",
+		x->f->epid, pr ? pr->id : 0, pr && pr->prov ? pr->prov : "",
+		pr && pr->mod ? pr->mod : "", pr && pr->func ? pr->func : "",
+		pr && pr->name ? pr->name : "", name, value, msg);
+}
+
 static void exec_stmt(struct ectx *x, const struct stmt *st)
 {
 	struct d_prog *p = x->p;
@@ -648,13 +691,20 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		do_printf(x, st);
 		break;
 	case S_PRINTA:
-		if (st->pf) {
-			d_printa_fmt(p, &p->aggs[st->agg], st->pf, &x->out);
-		} else {
-			d_sb_puts(&x->out, "\n");
-			d_print_agg(p, &p->aggs[st->agg], &x->out);
-			p->aggs[st->agg].printed = true;
-		}
+		d_printa(p, st->aggv, st->naggv, st->pf, &x->out);
+		break;
+	case S_NORMALIZE:
+		x->action = st->action + 1;
+		v = d_eval(x, st->e);
+		if (v.i <= 0)
+			d_fault(x, FLT_ILLOP, 0);
+		p->aggs[st->agg].normal = (uint64_t)v.i;
+		break;
+	case S_DENORMALIZE:
+		p->aggs[st->agg].normal = 1;
+		break;
+	case S_SETOPT:
+		do_setopt(x, st);
 		break;
 	case S_CLEAR:
 		d_agg_clear(&p->aggs[st->agg]);
@@ -782,6 +832,7 @@ int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	x->p = p;
 	x->c = &p->clauses[clause];
 	x->f = f;
+	x->err = err;
 	if (setjmp(x->jb) == 0) {
 		run_clause(x, out);
 	} else {

@@ -928,6 +928,7 @@ static int consumer_run(struct consumer *c)
 		    d_self_live(c->prog), d_self_live(c->prog) == 1 ? "" : "s");
 	c->exit_called = false; /* END runs after exit() too */
 	fire_dtrace(c, &c->end, c->end_clauses, c->nend);
+	d_report_drops(c->prog, stderr);
 	d_print_aggs(c->prog, c->out);
 	ret = c->status;
 out:

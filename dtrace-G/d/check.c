@@ -361,6 +361,16 @@ static void check_stmts(struct parser *ps, struct stmt *v, unsigned n,
 					      (unsigned)a->nkeys, true, &at);
 			}
 			break;
+		case S_SPECULATE:
+		case S_COMMIT:
+		case S_DISCARD:
+			d_check(ps, st->e, strict);
+			d_need_int(ps, st->e, st->e->kind,
+				   st->kind == S_SPECULATE ? "speculate( )"
+				   : st->kind == S_COMMIT ? "commit( )"
+							  : "discard( )",
+				   strict);
+			break;
 		case S_NORMALIZE:
 			d_check(ps, st->e, strict);
 			d_need_int(ps, st->e, st->e->kind, "normalize( )",

@@ -71,7 +71,8 @@ bool d_known_option(const char *name)
 /*
  * A flag option's value, as libdtrace's run-time options take it: none
  * or a number sets it (even "0"), yes/enable(d)/true/on/set set it,
- * no/disable(d)/false/off/unset or "" unset it.  -1: not a value.
+ * no/disable(d)/false/off/unset unset it (as does setopt()'s "": run.c
+ * passes it as "unset").  -1: not a value.
  */
 static int flag_value(const char *v)
 {
@@ -81,10 +82,8 @@ static int flag_value(const char *v)
 					   "false", "off", "unset", NULL };
 	char *end;
 
-	if (!v)
+	if (!v || !*v) /* -x name and #pragma D option name */
 		return 1;
-	if (!*v)
-		return 0;
 	for (unsigned i = 0; on[i]; i++) {
 		if (strcasecmp(on[i], v) == 0)
 			return 1;
@@ -129,7 +128,7 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 		p->strsize = (size_t)v;
 	}
 	if (strcmp(name, "quiet") == 0)
-		p->quiet = true;
+		p->quiet = flag_value(value) != 0;
 	else if (strcmp(name, "defaultargs") == 0)
 		p->defaultargs = true;
 	else if (strcmp(name, "aggsortrev") == 0 ||
@@ -147,6 +146,36 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 			p->aggsortrev = on;
 		else
 			p->aggsortkey = on;
+	}
+	if (strcmp(name, "nspec") == 0) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = value ? strtoul(value, &end, 0) : 0;
+		if (!value || !*value || errno || *end || v > 65536 ||
+		    *value == '-') {
+			snprintf(msg, msglen,
+				 "failed to set option 'nspec' to '%s': "
+				 "Invalid value for specified option",
+				 value ? value : "");
+			return -1;
+		}
+		if (!p->specs)
+			p->nspec = (unsigned)v;
+	}
+	if (strcmp(name, "specsize") == 0) {
+		size_t v;
+
+		if (d_spec_parse_size(value, &v) < 0) {
+			snprintf(msg, msglen,
+				 "failed to set option 'specsize' to '%s': "
+				 "Invalid value for specified option",
+				 value ? value : "");
+			return -1;
+		}
+		p->specsize = v;
+		p->specsize_set = true;
 	}
 	if (strcmp(name, "aggsortpos") == 0 ||
 	    strcmp(name, "aggsortkeypos") == 0) {
@@ -198,6 +227,7 @@ static struct d_prog *prog_new(void)
 	struct d_prog *p = d_xcalloc(1, sizeof(*p));
 
 	p->strsize = D_STRSIZE;
+	p->nspec = 1;
 	p->rand_state = now_seed();
 	p->last_cpu = -1;
 	p->last_clause = -1;
@@ -572,6 +602,18 @@ static void parse_action(struct parser *ps, struct stmt *st)
 		d_expect(ps, ')');
 		st->action = ps->action;
 		ps->action += norm ? 2 : 1;
+	} else if (strcmp(name, "speculate") == 0 ||
+		   strcmp(name, "commit") == 0 ||
+		   strcmp(name, "discard") == 0) {
+		st->kind = name[0] == 's' ? S_SPECULATE
+			   : name[0] == 'c' ? S_COMMIT : S_DISCARD;
+		st->args = d_parse_args(ps, &st->nargs, ')');
+		if (st->nargs != 1)
+			d_perr(ps, t.line, t.col,
+			       "%s( ) prototype mismatch: %u args passed, 1 "
+			       "expected", name, st->nargs);
+		st->e = st->args[0];
+		st->action = ps->action++;
 	} else if (strcmp(name, "setopt") == 0) {
 		st->kind = S_SETOPT;
 		st->args = d_parse_args(ps, &st->nargs, ')');
@@ -598,6 +640,59 @@ static void parse_action(struct parser *ps, struct stmt *st)
 }
 
 static void parse_stmt(struct parser *ps, struct stmt *st);
+
+/*
+ * DTrace's rules for speculations in one clause, in textual order
+ * (spec.c): speculate() once, before any data-recording action; no
+ * aggregation, exit(), commit() or discard() after it; no
+ * data-recording action with commit().
+ */
+static void spec_rules(struct parser *ps, const struct stmt *st)
+{
+	const char *what = NULL;
+
+	switch (st->kind) {
+	case S_SPECULATE:
+		if (ps->cl_speculates)
+			what = "speculate( ) may appear only once in a clause";
+		else if (ps->cl_commits)
+			what = "speculate( ) may not follow commit( )";
+		else if (ps->cl_records)
+			what = "speculate( ) must come before the clause's "
+			       "data-recording actions";
+		ps->cl_speculates = true;
+		break;
+	case S_COMMIT:
+	case S_DISCARD:
+		if (ps->cl_speculates)
+			what = st->kind == S_COMMIT
+				       ? "commit( ) may not follow speculate( )"
+				       : "discard( ) may not follow speculate( )";
+		else if (st->kind == S_COMMIT && ps->cl_records)
+			what = "commit( ) may not share a clause with "
+			       "data-recording actions";
+		if (st->kind == S_COMMIT)
+			ps->cl_commits = true;
+		break;
+	case S_AGG:
+		if (ps->cl_speculates)
+			what = "aggregating actions may not follow speculate( )";
+		break;
+	case S_EXIT:
+		if (ps->cl_speculates)
+			what = "exit( ) may not follow speculate( )";
+		ps->cl_records = true;
+		break;
+	default:
+		if (ps->cl_commits)
+			what = "data-recording actions may not share a clause "
+			       "with commit( )";
+		ps->cl_records = true;
+		break;
+	}
+	if (what)
+		d_perr(ps, st->line, st->col, "%s", what);
+}
 
 /*
  * Statements up to the '}' that closes a clause body or a block, which
@@ -685,6 +780,7 @@ static void parse_stmt(struct parser *ps, struct stmt *st)
 	st->col = ps->tk.col;
 	if (ps->tk.t == TK_AGG) {
 		parse_agg_stmt(ps, st);
+		spec_rules(ps, st);
 		return;
 	}
 	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "if") == 0) {
@@ -702,6 +798,7 @@ static void parse_stmt(struct parser *ps, struct stmt *st)
 			ps->pos = save;
 			ps->tk = savet;
 			parse_action(ps, st);
+			spec_rules(ps, st);
 			return;
 		}
 		ps->pos = save;
@@ -847,6 +944,7 @@ static void parse_clause(struct parser *ps, struct clause *c)
 	memset(c, 0, sizeof(*c));
 	c->spec = ps->o ? ps->o->spec : 0;
 	ps->action = 1;
+	ps->cl_records = ps->cl_speculates = ps->cl_commits = false;
 	for (;;) {
 		const char *s;
 		int line, col;
@@ -1044,6 +1142,7 @@ void d_free(struct d_prog *p)
 		free(p->aggs[i].name);
 	}
 	free(p->aggs);
+	d_spec_free_all(p);
 	for (i = 0; i < p->nopts; i++) {
 		free(p->opts[i].name);
 		free(p->opts[i].value);

@@ -20,6 +20,7 @@
  *	printf.c  printf()/printa() formats: parsed, checked, printed
  *	run.c	  the evaluator and the statements, d_run()
  *	agg.c	  the aggregation store: update, sort, print, clear, trunc
+ *	spec.c	  speculations: buffers, commit, discard, drop counts
  *
  * Errors: a compile error longjmps out of the parser (struct parser's
  * jb, set in compile.c), a run-time fault out of the evaluator (struct
@@ -188,6 +189,7 @@ enum {
 	F_HTONL,
 	F_HTONLL,
 	F_PROGENYOF,
+	F_SPECULATION,
 };
 
 /*
@@ -322,6 +324,9 @@ enum {
 	S_NORMALIZE, /* agg; e: the divisor */
 	S_DENORMALIZE,
 	S_SETOPT,    /* args: the option and its value (may be absent) */
+	S_SPECULATE, /* e: the speculation ID */
+	S_COMMIT,
+	S_DISCARD,
 };
 
 struct stmt {
@@ -357,6 +362,12 @@ struct opt {
 	char *name, *value;
 };
 
+/* A speculative buffer (spec.c): the records speculated, as text. */
+struct dspec {
+	bool active;
+	struct sbuf buf;
+};
+
 struct d_prog {
 	struct arena pool;
 	struct clause *clauses;
@@ -371,6 +382,14 @@ struct d_prog {
 	bool defaultargs;
 	bool aggsortrev, aggsortkey;
 	unsigned aggsortpos, aggsortkeypos;
+	/* speculations (spec.c) */
+	struct dspec *specs; /* nspec of them, made on first use */
+	unsigned nspec;
+	size_t specsize;
+	bool specsize_set;
+	uint64_t spec_unavail, spec_drops; /* counted */
+	uint64_t spec_unavail_told, spec_drops_told; /* reported */
+	uint64_t drops_told_at;
 	size_t strsize;
 	int exit_status;
 	bool heading;
@@ -427,6 +446,9 @@ struct parser {
 	unsigned ncl;
 	struct sbuf tmp; /* text being lexed */
 	unsigned depth; /* nesting of the expression being parsed */
+	/* the clause so far: a data-recording action, speculate(),
+	 * commit() (spec.c's rules) */
+	bool cl_records, cl_speculates, cl_commits;
 	unsigned sdepth; /* nesting of if statements */
 };
 
@@ -457,6 +479,10 @@ struct ectx {
 	uint64_t faddr;
 	bool exited;
 	bool recorded; /* a statement that records ran */
+	bool speculating;   /* speculate() ran: the record goes to spec */
+	struct dspec *spec; /* ... this buffer (NULL: dropped) */
+	struct dspec **commits; /* commit()ted, in order */
+	unsigned ncommits;
 	int status;
 	int rv;
 };
@@ -579,5 +605,17 @@ void d_printa(struct d_prog *p, const unsigned *aggv, unsigned naggv,
 void d_agg_clear(struct agg *a);
 void d_agg_trunc(struct d_prog *p, struct agg *a, int64_t keep);
 void d_agg_free_entries(struct agg *a);
+
+/* ------------------------------------------------------------------ */
+/* spec.c */
+
+int d_spec_parse_size(const char *s, size_t *bytes);
+int64_t d_spec_alloc(struct d_prog *p);
+struct dspec *d_spec_get(struct ectx *x, int64_t id);
+void d_spec_record(struct d_prog *p, struct dspec *s, const char *rec,
+		   size_t len);
+void d_spec_free(struct dspec *s);
+void d_spec_tick(struct d_prog *p, uint64_t now, FILE *err);
+void d_spec_free_all(struct d_prog *p);
 
 #endif /* USDT_DTRACE_D_IMPL_H */

@@ -24,6 +24,7 @@
  *		  | 'if' '(' expr ')' body ['else' body]
  *	body	 := '{' stmt* '}' | stmt
  *	action	 := printf(fmt, ...) | trace(expr) | exit(expr)
+ *		  | speculate(id) | commit(id) | discard(id)
  *		  | printa([fmt,] @a [, @b ...]) | clear(@a) | trunc(@a [, n])
  *		  | normalize(@a, n) | denormalize(@a) | setopt(name [, value])
  *	agg	 := count() | sum(e) | avg(e) | min(e) | max(e) | stddev(e)
@@ -32,7 +33,8 @@
  *	expr	 := C operators (?: || && ^^ | ^ & == != < <= > >= << >> + - *
  *		  / % ! ~ unary - ++ -- (prefix) and casts to integer types),
  *		  integer and string literals, variables, builtins, functions
- *		  (func.c's table: copyinstr, strlen, substr, strtok, ...)
+ *		  (func.c's table: copyinstr, strlen, substr, strtok,
+ *		  speculation, ...)
  *	builtins arg0..arg11, args[N], pid, ppid, tid, uid, gid, execname,
  *		  timestamp, vtimestamp, walltimestamp, cpu, probeprov,
  *		  probemod, probefunc, probename, id (probe ID), epid
@@ -196,6 +198,14 @@ int d_exit_status(const struct d_prog *prog);
  * entries sorted by value then key (aggsortrev/aggsortkey honoured).
  */
 void d_print_aggs(struct d_prog *prog, FILE *out);
+
+/*
+ * Drops counted since the last report, on err as dtrace(1) reports them
+ * ("dtrace: 2 failed speculations (no speculative buffer available)",
+ * "dtrace: 1 speculative drop"); d_run() reports by itself at most once
+ * a second, the consumer calls this when tracing stops.
+ */
+void d_report_drops(struct d_prog *prog, FILE *err);
 
 /* A thread exited: forget its self-> variables. */
 void d_thread_exit(struct d_prog *prog, pid_t tid);

@@ -635,7 +635,13 @@ static void do_setopt(struct ectx *x, const struct stmt *st)
 		if (strcmp(runtime[i], name) == 0)
 			break;
 	if (runtime[i]) {
-		rc = d_set_option(x->p, name, value, msg, sizeof(msg));
+		/* an empty value unsets (-x's empty value does not) */
+		bool flag = strcmp(name, "aggsortkey") == 0 ||
+			    strcmp(name, "aggsortrev") == 0 ||
+			    strcmp(name, "quiet") == 0;
+
+		rc = d_set_option(x->p, name, flag && !*value ? "unset" : value,
+				  msg, sizeof(msg));
 		if (rc < 0)
 			snprintf(msg, sizeof(msg), "Invalid value for "
 						   "specified option");
@@ -706,6 +712,40 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 	case S_SETOPT:
 		do_setopt(x, st);
 		break;
+	case S_SPECULATE:
+		v = d_eval(x, st->e);
+		x->speculating = true;
+		x->spec = d_spec_get(x, v.i);
+		break;
+	case S_COMMIT:
+	case S_DISCARD: {
+		struct dspec *sp;
+
+		v = d_eval(x, st->e);
+		sp = d_spec_get(x, v.i);
+		if (!sp)
+			break;
+		if (st->kind == S_DISCARD) {
+			d_spec_free(sp);
+			break;
+		}
+		for (unsigned i = 0; i < x->ncommits; i++)
+			if (x->commits[i] == sp)
+				sp = NULL;
+		if (!sp)
+			break;
+		{
+			struct dspec **nv = d_ar_alloc(
+				&x->scratch, (x->ncommits + 1) * sizeof(*nv));
+
+			if (x->ncommits)
+				memcpy(nv, x->commits,
+				       x->ncommits * sizeof(*nv));
+			nv[x->ncommits++] = sp;
+			x->commits = nv;
+		}
+		break;
+	}
 	case S_CLEAR:
 		d_agg_clear(&p->aggs[st->agg]);
 		break;
@@ -721,6 +761,24 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		d_agg_update(x, &p->aggs[st->agg], st);
 		break;
 	}
+}
+
+/*
+ * Records to the output; the "CPU ID FUNCTION:NAME" header before the
+ * first one (also when it arrives by commit()).  A committed buffer may
+ * hold no record (every speculated clause dropped): no header then.
+ */
+static void emit(struct d_prog *p, FILE *out, const char *b, size_t len)
+{
+	if (!len)
+		return; /* quiet and silent, or nothing committed */
+	if (!p->heading) {
+		p->heading = true;
+		if (!p->quiet)
+			fprintf(out, "%3s %6s %32s\n", "CPU", "ID",
+				"FUNCTION:NAME");
+	}
+	fwrite(b, 1, len, out);
 }
 
 /* The clause proper; a fault longjmps out to d_run(). */
@@ -744,25 +802,31 @@ static void run_clause(struct ectx *x, FILE *out)
 	/* a record when a recording statement ran (an if may skip them
 	 * all, as a false predicate does), or the clause has none */
 	if (c->records && (x->recorded || !c->nstmts)) {
-		if (!p->heading) {
-			p->heading = true;
-			if (!p->quiet)
-				fprintf(out, "%3s %6s %32s\n", "CPU", "ID",
-					"FUNCTION:NAME");
-		}
+		struct sbuf rec = { 0 };
+
 		if (!p->quiet) {
 			char name[512];
 
 			snprintf(name, sizeof(name), "%s:%s",
 				 pr && pr->func ? pr->func : "",
 				 pr && pr->name ? pr->name : "");
-			fprintf(out, "%3d %6d %32s ", x->f->cpu,
-				pr ? (int)pr->id : 0, name);
+			d_sb_printf(&rec, "%3d %6d %32s ", x->f->cpu,
+				    pr ? (int)pr->id : 0, name);
 		}
 		if (x->out.len)
-			fwrite(x->out.b, 1, x->out.len, out);
+			d_sb_add(&rec, x->out.b, x->out.len);
 		if (!p->quiet)
-			fputc('\n', out);
+			d_sb_puts(&rec, "\n");
+		if (x->speculating)
+			d_spec_record(p, x->spec, rec.b ? rec.b : "", rec.len);
+		else
+			emit(p, out, rec.b, rec.len);
+		free(rec.b);
+	}
+	/* what commit() committed follows the committing record */
+	for (i = 0; i < x->ncommits; i++) {
+		emit(p, out, x->commits[i]->buf.b, x->commits[i]->buf.len);
+		d_spec_free(x->commits[i]);
 	}
 	if (x->exited) {
 		p->exit_status = x->status;
@@ -839,6 +903,7 @@ int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
 		report_fault(x, err);
 		x->rv = D_RUN_ERROR;
 	}
+	d_spec_tick(p, f->timestamp, err);
 	rv = x->rv;
 	free(x->out.b);
 	d_ar_free(&x->scratch);

@@ -852,6 +852,15 @@ static int consumer_run(struct consumer *c)
 	if (compile_all(c, target) < 0 || apply_options(c) < 0 ||
 	    parse_descs(c) < 0)
 		goto out;
+	if (o->compile_only) { /* -e */
+		ret = 0;
+		goto out;
+	}
+	if (d_destructive_refused(c->prog)) {
+		say(c, "could not enable tracing: Destructive actions not "
+		       "allowed");
+		goto out;
+	}
 	if (o->quiet)
 		d_set_quiet(c->prog, true);
 	match_dtrace_probes(c);

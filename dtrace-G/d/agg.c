@@ -901,6 +901,131 @@ static void print_row_fmt(const struct walk *w, size_t row,
  * printa(@a, @b) does not (dt_consume.c's two paths).  Zero-filled
  * values are printed unnormalized, as libdtrace's zeroed data is.
  */
+/* ------------------------------------------------------------------ */
+/* -x oformat=json */
+
+static void json_key(struct sbuf *sb, const struct dv *k)
+{
+	if (k->k == K_STR) {
+		d_json_str(sb, k->s, strlen(k->s));
+		return;
+	}
+	switch (k->sz) {
+	case 1:
+		d_sb_printf(sb, "%d", (int)(uint8_t)k->i);
+		break;
+	case 2:
+		d_sb_printf(sb, "%d", (int)(uint16_t)k->i);
+		break;
+	case 4:
+		d_sb_printf(sb, "%d", (int)(int32_t)k->i);
+		break;
+	default:
+		d_sb_printf(sb, "%lld", (long long)k->i);
+	}
+}
+
+static void json_bucket(struct sbuf *sb, bool *first, const char *what,
+			long long bound, int64_t count, uint64_t normal)
+{
+	if (!count)
+		return;
+	d_sb_printf(sb, "%s{\"%s\":%lld,\"count\":%lld}", *first ? "" : ",",
+		    what, bound, (long long)((uint64_t)count / normal));
+	*first = false;
+}
+
+/*
+ * A value as JSON: the number printa() prints (normalized the same way),
+ * or for a distribution {"buckets":[...]} with every non-empty bucket as
+ * {"value":lower bound,"count":n}, the one below the range as
+ * {"below":bound,"count":n}.
+ */
+static void json_value(struct sbuf *sb, const struct agg *a, const int64_t *d,
+		       uint64_t normal)
+{
+	bool first = true;
+	int i;
+
+	switch (a->fn) {
+	case AG_QUANTIZE:
+		d_sb_puts(sb, "{\"buckets\":[");
+		for (i = 0; i < QZ_NBUCKETS; i++)
+			json_bucket(sb, &first, "value",
+				    (long long)qz_bucketval(i), d[i], normal);
+		d_sb_puts(sb, "]}");
+		break;
+	case AG_LQUANTIZE:
+		d_sb_puts(sb, "{\"buckets\":[");
+		json_bucket(sb, &first, "below", a->lq_base, d[0], normal);
+		for (i = 1; i <= a->lq_levels + 1; i++)
+			json_bucket(sb, &first, "value",
+				    (long long)a->lq_base +
+					    (long long)(i - 1) * a->lq_step,
+				    d[i], normal);
+		d_sb_puts(sb, "]}");
+		break;
+	case AG_LLQUANTIZE: {
+		struct llq_walk w;
+		unsigned b = 1;
+
+		llq_first(a, &w);
+		d_sb_puts(sb, "{\"buckets\":[");
+		json_bucket(sb, &first, "below", w.value, d[0], normal);
+		while (w.order <= a->llq_high) {
+			json_bucket(sb, &first, "value", w.value, d[b++],
+				    normal);
+			llq_next(a, &w);
+		}
+		json_bucket(sb, &first, "value", w.value, d[b], normal);
+		d_sb_puts(sb, "]}");
+		break;
+	}
+	case AG_AVG:
+		d_sb_printf(sb, "%lld",
+			    (long long)(d[0] ? d[1] / (int64_t)normal / d[0]
+					     : 0));
+		break;
+	case AG_STDDEV:
+		d_sb_printf(sb, "%llu",
+			    (unsigned long long)stddev_of(d, normal));
+		break;
+	default:
+		d_sb_printf(sb, "%lld", (long long)((uint64_t)d[0] / normal));
+	}
+}
+
+/* One row: {"aggregation":"name","keys":[...],"value":V}, or for several
+ * aggregations {"aggregations":[...],"keys":[...],"values":[...]}. */
+static void json_row(const struct walk *w, size_t row, struct sbuf *sb)
+{
+	const struct aent *ke = w->rows[row * (w->n + 1) + w->n];
+	unsigned j, k;
+
+	d_sb_puts(sb, w->n == 1 ? "{\"aggregation\":" : "{\"aggregations\":[");
+	for (j = 0; j < w->n; j++) {
+		if (j)
+			d_sb_puts(sb, ",");
+		d_json_str(sb, w->aggs[j]->name, strlen(w->aggs[j]->name));
+	}
+	d_sb_puts(sb, w->n == 1 ? ",\"keys\":[" : "],\"keys\":[");
+	for (k = 0; k < ke->nkeys; k++) {
+		if (k)
+			d_sb_puts(sb, ",");
+		json_key(sb, &ke->keys[k]);
+	}
+	d_sb_puts(sb, w->n == 1 ? "],\"value\":" : "],\"values\":[");
+	for (j = 0; j < w->n; j++) {
+		const struct aent *e = w->rows[row * (w->n + 1) + j];
+
+		if (j)
+			d_sb_puts(sb, ",");
+		json_value(sb, w->aggs[j], row_data(w, row, j),
+			   e ? w->aggs[j]->normal : 1);
+	}
+	d_sb_puts(sb, w->n == 1 ? "}\n" : "]}\n");
+}
+
 static void print_rows(struct d_prog *p, const unsigned *aggv,
 		       unsigned naggv, const struct pfmt *pf, struct sbuf *sb)
 {
@@ -915,6 +1040,10 @@ static void print_rows(struct d_prog *p, const unsigned *aggv,
 
 		if (pf) {
 			print_row_fmt(&w, row, pf, sb);
+			continue;
+		}
+		if (p->json) {
+			json_row(&w, row, sb);
 			continue;
 		}
 		for (k = 0; k < ke->nkeys; k++)
@@ -934,7 +1063,7 @@ static void print_rows(struct d_prog *p, const unsigned *aggv,
 void d_printa(struct d_prog *p, const unsigned *aggv, unsigned naggv,
 	      const struct pfmt *pf, struct sbuf *sb)
 {
-	if (!pf && naggv == 1)
+	if (!pf && naggv == 1 && !p->json)
 		d_sb_puts(sb, "\n");
 	print_rows(p, aggv, naggv, pf, sb);
 	for (unsigned j = 0; j < naggv; j++)
@@ -1017,8 +1146,10 @@ void d_print_aggs(struct d_prog *p, FILE *out)
 	if (!p)
 		return;
 	/* dtrace.c's main(): a newline when tracing stops, then
-	 * dtrace_aggregate_print() of what printa() did not print */
-	d_sb_puts(&sb, "\n");
+	 * dtrace_aggregate_print() of what printa() did not print (JSON:
+	 * only the rows) */
+	if (!p->json)
+		d_sb_puts(&sb, "\n");
 	for (i = 0; i < p->naggs; i++) {
 		unsigned j = p->aggsortrev ? p->naggs - 1 - i : i;
 

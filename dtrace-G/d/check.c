@@ -346,11 +346,19 @@ static void check_stmts(struct parser *ps, struct stmt *v, unsigned n,
 			}
 			break;
 		case S_PRINTF:
+		case S_SYSTEM:
 			for (j = 0; j < st->nargs; j++)
 				d_check(ps, st->args[j], strict);
 			if (strict)
-				d_pf_validate(ps, st->pf, "printf", st->args,
-					      st->nargs, NULL, 0, false, &at);
+				d_pf_validate(ps, st->pf,
+					      st->kind == S_PRINTF ? "printf"
+								   : "system",
+					      st->args, st->nargs, NULL, 0,
+					      false, &at);
+			break;
+		case S_RAISE:
+			d_check(ps, st->e, strict);
+			d_need_int(ps, st->e, st->e->kind, "raise( )", strict);
 			break;
 		case S_PRINTA:
 			if (strict && st->pf) {

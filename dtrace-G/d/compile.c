@@ -16,6 +16,13 @@
  * numbered as DTrace numbers them, so a run-time error names the same
  * "action #N".
  *
+ * Options follow libdtrace: a flag given without a value (or with a
+ * number, even 0) is set, and setopt() at run time may unset it with
+ * "no", "off", "false", "unset", "disable" or "" (flag_value()).  The
+ * statement parser also enforces DTrace's speculation rules in a clause
+ * (spec_rules(), spec.c's comment) and notes the destructive actions,
+ * which the consumer refuses without -w (d_destructive_refused()).
+ *
  * After parsing, check.c types every expression in two passes, and
  * records what each clause reads of a firing.  Variables get their kind
  * from the first assignment anywhere in the program.
@@ -57,7 +64,7 @@ static const char *const known_opts[] = {
 	"aggsortrev",  "aggsortkey",  "bufpolicy",   "bufresize",
 	"stackframes", "ustackframes", "zdefs",      "rawbytes",
 	"cpu",	       "grabanon",    "temporal",    "aggsortpos",
-	"aggsortkeypos", NULL,
+	"aggsortkeypos", "destructive", "flowindent", "oformat", NULL,
 };
 
 bool d_known_option(const char *name)
@@ -100,10 +107,6 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 {
 	unsigned i;
 
-	if (strcmp(name, "destructive") == 0 || strcmp(name, "flowindent") == 0) {
-		snprintf(msg, msglen, "option %s is not supported", name);
-		return -1;
-	}
 	for (i = 0; known_opts[i]; i++)
 		if (strcmp(known_opts[i], name) == 0)
 			break;
@@ -131,6 +134,10 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 		p->quiet = flag_value(value) != 0;
 	else if (strcmp(name, "defaultargs") == 0)
 		p->defaultargs = true;
+	else if (strcmp(name, "destructive") == 0)
+		p->destructive = flag_value(value) != 0;
+	else if (strcmp(name, "flowindent") == 0)
+		p->flowindent = flag_value(value) != 0;
 	else if (strcmp(name, "aggsortrev") == 0 ||
 		 strcmp(name, "aggsortkey") == 0) {
 		int on = flag_value(value);
@@ -146,6 +153,18 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 			p->aggsortrev = on;
 		else
 			p->aggsortkey = on;
+	}
+	if (strcmp(name, "oformat") == 0) {
+		if (!value || (strcmp(value, "json") != 0 &&
+			       strcmp(value, "text") != 0)) {
+			snprintf(msg, msglen,
+				 "failed to set option 'oformat' to '%s': "
+				 "Invalid value for specified option (json "
+				 "or text)",
+				 value ? value : "");
+			return -1;
+		}
+		p->json = value[0] == 'j';
 	}
 	if (strcmp(name, "nspec") == 0) {
 		char *end;
@@ -231,6 +250,7 @@ static struct d_prog *prog_new(void)
 	p->rand_state = now_seed();
 	p->last_cpu = -1;
 	p->last_clause = -1;
+	p->flow_last_clause = -1;
 	return p;
 }
 
@@ -522,13 +542,16 @@ static void parse_action(struct parser *ps, struct stmt *st)
 
 	d_lex(ps);
 	d_expect(ps, '(');
-	if (strcmp(name, "printf") == 0) {
-		st->kind = S_PRINTF;
+	if (strcmp(name, "printf") == 0 || strcmp(name, "system") == 0) {
+		st->kind = name[1] == 'r' ? S_PRINTF : S_SYSTEM;
 		if (ps->tk.t != TK_STR)
 			d_perr(ps, ps->tk.line, ps->tk.col,
-			       "printf( ) argument #1 is incompatible with "
-			       "prototype:\n\tprototype: string constant");
-		st->pf = d_pf_create(ps, ps->tk.s, &t, "printf");
+			       "%s( ) argument #1 is incompatible with "
+			       "prototype:\n\tprototype: string constant",
+			       name);
+		st->pf = d_pf_create(ps, ps->tk.s, &t, name);
+		if (st->kind == S_SYSTEM)
+			ps->prog->uses_destructive = true;
 		d_lex(ps);
 		if (d_is_op(ps, ',')) {
 			d_lex(ps);
@@ -614,6 +637,18 @@ static void parse_action(struct parser *ps, struct stmt *st)
 			       "expected", name, st->nargs);
 		st->e = st->args[0];
 		st->action = ps->action++;
+	} else if (strcmp(name, "stop") == 0 || strcmp(name, "raise") == 0) {
+		unsigned want = name[0] == 'r';
+
+		st->kind = want ? S_RAISE : S_STOP;
+		st->args = d_parse_args(ps, &st->nargs, ')');
+		if (st->nargs != want)
+			d_perr(ps, t.line, t.col,
+			       "%s( ) prototype mismatch: %u args passed, %u "
+			       "expected", name, st->nargs, want);
+		st->e = want ? st->args[0] : NULL;
+		st->action = ps->action++;
+		ps->prog->uses_destructive = true;
 	} else if (strcmp(name, "setopt") == 0) {
 		st->kind = S_SETOPT;
 		st->args = d_parse_args(ps, &st->nargs, ')');
@@ -682,6 +717,18 @@ static void spec_rules(struct parser *ps, const struct stmt *st)
 		if (ps->cl_speculates)
 			what = "exit( ) may not follow speculate( )";
 		ps->cl_records = true;
+		break;
+	case S_SYSTEM:
+	case S_STOP:
+	case S_RAISE:
+		if (ps->cl_speculates)
+			what = "destructive actions may not follow "
+			       "speculate( )";
+		else if (st->kind == S_SYSTEM && ps->cl_commits)
+			what = "data-recording actions may not share a clause "
+			       "with commit( )";
+		if (st->kind == S_SYSTEM)
+			ps->cl_records = true;
 		break;
 	default:
 		if (ps->cl_commits)
@@ -916,7 +963,8 @@ static bool stmts_record(const struct stmt *v, unsigned n)
 			if (stmts_record(v[i].body, v[i].nbody) ||
 			    stmts_record(v[i].els, v[i].nels))
 				return true;
-		} else if (v[i].kind != S_EXPR && v[i].kind != S_AGG) {
+		} else if (v[i].kind != S_EXPR && v[i].kind != S_AGG &&
+			   v[i].kind != S_STOP && v[i].kind != S_RAISE) {
 			return true;
 		}
 	}
@@ -1224,6 +1272,11 @@ uint16_t d_clause_strargs(const struct d_prog *p, unsigned clause)
 uint32_t d_clause_needs(const struct d_prog *p, unsigned clause)
 {
 	return clause < p->nclauses ? p->clauses[clause].needs : 0;
+}
+
+bool d_destructive_refused(const struct d_prog *p)
+{
+	return p && p->uses_destructive && !p->destructive;
 }
 
 int d_exit_status(const struct d_prog *p)

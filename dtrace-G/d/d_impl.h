@@ -327,6 +327,9 @@ enum {
 	S_SPECULATE, /* e: the speculation ID */
 	S_COMMIT,
 	S_DISCARD,
+	S_SYSTEM, /* as S_PRINTF; destructive */
+	S_STOP,	  /* destructive, records nothing */
+	S_RAISE,  /* e: the signal; destructive, records nothing */
 };
 
 struct stmt {
@@ -382,6 +385,14 @@ struct d_prog {
 	bool defaultargs;
 	bool aggsortrev, aggsortkey;
 	unsigned aggsortpos, aggsortkeypos;
+	bool destructive;      /* -w, #pragma D option destructive */
+	bool uses_destructive; /* system(), stop() or raise() appear */
+	bool json; /* -x oformat=json: records and aggregations as JSON */
+	/* -F: flow indent (run.c) */
+	bool flowindent;
+	int flow_depth;
+	const struct d_probe *flow_last_probe;
+	int flow_last_clause;
 	/* speculations (spec.c) */
 	struct dspec *specs; /* nspec of them, made on first use */
 	unsigned nspec;
@@ -473,6 +484,7 @@ struct ectx {
 	FILE *err; /* run-time messages that do not end the clause */
 	struct arena scratch;
 	struct sbuf out;
+	struct sbuf after; /* JSON: printa() rows, after the record */
 	jmp_buf jb;
 	int action; /* 0: predicate */
 	int fault;
@@ -483,6 +495,11 @@ struct ectx {
 	struct dspec *spec; /* ... this buffer (NULL: dropped) */
 	struct dspec **commits; /* commit()ted, in order */
 	unsigned ncommits;
+	/* system(): the commands, each run when the record is written up
+	 * to offset cmdat[i] of out */
+	char **cmds;
+	size_t *cmdat;
+	unsigned ncmds;
 	int status;
 	int rv;
 };
@@ -512,6 +529,7 @@ struct hent *d_ht_insert(struct htab *t, const void *key, size_t klen);
 void d_ht_remove(struct htab *t, struct hent *victim);
 void d_ht_clear(struct htab *t);
 void d_key_add(struct sbuf *k, const struct dv *v);
+void d_json_str(struct sbuf *sb, const char *s, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* lex.c */

@@ -25,6 +25,7 @@
  *	body	 := '{' stmt* '}' | stmt
  *	action	 := printf(fmt, ...) | trace(expr) | exit(expr)
  *		  | speculate(id) | commit(id) | discard(id)
+ *		  | system(fmt, ...) | stop() | raise(sig)   (with -w)
  *		  | printa([fmt,] @a [, @b ...]) | clear(@a) | trunc(@a [, n])
  *		  | normalize(@a, n) | denormalize(@a) | setopt(name [, value])
  *	agg	 := count() | sum(e) | avg(e) | min(e) | max(e) | stddev(e)
@@ -87,10 +88,11 @@ bool d_opt_quiet(const struct d_prog *prog);
 void d_set_quiet(struct d_prog *prog, bool quiet);
 /*
  * -x NAME[=VALUE]: 0, or -1 with a message ("failed to set option 'x':
- * Invalid option name").  Known: quiet, strsize (applied), defaultargs,
- * aggsortrev, aggsortkey, aggsortpos, aggsortkeypos (applied), bufsize, switchrate, aggsize,
- * aggrate, dynvarsize, cleanrate, statusrate, ... (stored only, for the
- * consumer: d_get_option).  destructive and flowindent are refused.
+ * Invalid option name").  Applied here: quiet, strsize, defaultargs,
+ * aggsortrev, aggsortkey, aggsortpos, aggsortkeypos, nspec, specsize,
+ * destructive (-w), flowindent (-F); stored only, for the consumer
+ * (d_get_option): bufsize, switchrate, aggsize, aggrate, dynvarsize,
+ * cleanrate, statusrate, ...
  * Call it on a program d_compile() created (or before the first
  * d_compile() by passing a program from d_compile of "").
  */
@@ -189,6 +191,14 @@ int d_run(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 	  FILE *out, FILE *err);
 
 int d_exit_status(const struct d_prog *prog);
+
+/*
+ * The program uses a destructive action (system(), stop(), raise())
+ * and the destructive option (-w) is not set: the consumer refuses to
+ * trace, as DTrace does ("could not enable tracing: Destructive actions
+ * not allowed").
+ */
+bool d_destructive_refused(const struct d_prog *prog);
 
 /*
  * At the end (exit(), Ctrl-C, target exit), after the END clauses: what

@@ -99,7 +99,8 @@ struct node **d_parse_args(struct parser *ps, unsigned *nargs, int close)
 static const char *const action_names[] = {
 	"printf", "trace",     "exit",	 "printa", "clear",
 	"trunc",  "normalize", "denormalize", "setopt", "speculate",
-	"commit", "discard",   NULL,
+	"commit", "discard",   "system",      "stop",	"raise",
+	NULL,
 };
 
 bool d_is_action_name(const char *s)

@@ -134,7 +134,12 @@ static void usage(FILE *fp)
 		"  -n CLAUSE     a probe clause: descriptions, an optional /predicate/\n"
 		"                and {actions}; without actions, DTrace's default line\n"
 		"  -P, -m, -f    enable the probes of a provider, module or function\n"
-		"  -s FILE       run the D program in FILE (arguments after it are $1..)\n"
+		"  -s FILE       run the D program in FILE (arguments after it are $1..;\n"
+		"                - for standard input); -n and -s may be repeated,\n"
+		"                their clauses run in command-line order\n"
+		"  -e            compile the program and exit\n"
+		"  -w            allow destructive actions: system(), stop(), raise()\n"
+		"  -F            indent entry/return probes' lines by call depth\n"
 		"  -c 'CMD ARGS' run CMD, trace it ($target) and stop when it exits\n"
 		"  -p PID        trace process PID ($target) until it exits or ^C\n"
 		"  -q            quiet: only what the program prints\n"
@@ -181,8 +186,9 @@ usage_error(const char *fmt, ...)
 }
 
 /*
- * DTrace options that build systems pass.  They change nothing for -h,
- * but refusing them would break builds written for DTrace.  Ours:
+ * DTrace options that build systems pass, and the D options tracing
+ * takes (the D program checks their values).  They change nothing for
+ * -h, but refusing them would break builds written for DTrace.  Ours:
  * probestyle (-h), which -G accepts too, since builds pass the same
  * flags to both.
  */
@@ -192,7 +198,8 @@ static const char *const known_xopts[] = {
 	"dynvarsize", "defaultargs", "destructive", "flowindent",
 	"nspec", "specsize", "stackframes", "ustackframes", "cpp",
 	"cpppath", "errtags", "droptags", "evaltime", "version",
-	"probestyle", NULL,
+	"probestyle", "oformat", "aggsortkey", "aggsortrev", "aggsortpos",
+	"aggsortkeypos", NULL,
 };
 
 static int set_probestyle(const char *val)
@@ -429,7 +436,7 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 	int ch, err;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":3:6:c:CD:f:GhI:lm:n:o:p:P:qs:U:vVwx:Z",
+	while ((ch = getopt_long(argc, argv, ":3:6:c:CD:ef:FGhI:lm:n:o:p:P:qs:U:vVwx:Z",
 				 longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'O' + 256:
@@ -479,7 +486,18 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 			c->zero_ok = true;
 			break;
 		case 'w':
-			break; /* destructive actions: there are none */
+			err = set_xopt(c, "destructive");
+			if (err)
+				return err;
+			break;
+		case 'F':
+			err = set_xopt(c, "flowindent");
+			if (err)
+				return err;
+			break;
+		case 'e':
+			c->compile_only = true;
+			break;
 		case 'H' + 256:
 			usage(stdout);
 			return EXIT_SUCCESS;
@@ -517,10 +535,15 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 			c->output = optarg;
 			break;
 		case 's':
-			if (c->script)
-				return usage_error("only one -s script may be given ('%s' and '%s')",
-						   c->script, optarg);
-			c->script = optarg;
+			/* several scripts make one program, for tracing;
+			 * -h and -G take one (cmd_header, cmd_link) */
+			if (!c->script)
+				c->script = optarg;
+			c->nscripts++;
+			if (add_source(c, NULL, optarg, 0) < 0) {
+				warnx("out of memory");
+				return EXIT_FAILURE;
+			}
 			break;
 		case 'v':
 			c->verbose = true;
@@ -586,6 +609,20 @@ static int load_script(const struct dtrace_cmd *c, struct prov_file **pf)
 	return 0;
 }
 
+/* -h and -G read one provider file. */
+static int one_script(const struct dtrace_cmd *c)
+{
+	const char *second = NULL;
+
+	if (c->nscripts < 2)
+		return 0;
+	for (unsigned i = 0, n = 0; i < c->nsrcs && !second; i++)
+		if (c->srcs[i].name && ++n == 2)
+			second = c->srcs[i].name;
+	return usage_error("only one -s script may be given ('%s' and '%s')",
+			   c->script, second ? second : "");
+}
+
 static int cmd_header(struct dtrace_cmd *c)
 {
 	struct prov_header_opts ho = { 0 };
@@ -598,6 +635,8 @@ static int cmd_header(struct dtrace_cmd *c)
 
 	if (!c->script)
 		return usage_error("-h needs a provider script: -s file.d");
+	if (one_script(c))
+		return EXIT_USAGE;
 	for (int i = 0; i < c->argc; i++)
 		warnx("warning: -h ignores the argument '%s'", c->args[i]);
 	if (load_script(c, &pf))
@@ -649,6 +688,8 @@ static int cmd_link(struct dtrace_cmd *c)
 
 	if (!c->script)
 		return usage_error("-G needs a provider script: -s file.d");
+	if (one_script(c))
+		return EXIT_USAGE;
 	if (load_script(c, &pf))
 		return EXIT_FAILURE;
 	if (!out) {
@@ -669,23 +710,61 @@ static int cmd_link(struct dtrace_cmd *c)
 	return err ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* `-s -`: the program on standard input, read whole. */
+static char *read_stdin_script(void)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	size_t n;
+
+	while (buf && (n = fread(buf + len, 1, cap - len - 1, stdin)) > 0) {
+		len += n;
+		if (cap - len - 1 == 0) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	if (!buf) {
+		warnx("out of memory");
+		return NULL;
+	}
+	if (ferror(stdin)) {
+		warnx("failed to read the script from standard input: %s",
+		      strerror(errno));
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
 /*
  * A D script for -s: read (through cpp with -C), its line markers
- * blanked so the D compiler sees plain lines.
+ * blanked so the D compiler sees plain lines; "-" is standard input
+ * (not through cpp).
  */
-static char *read_d_script(const struct dtrace_cmd *c)
+static char *read_d_script(const struct dtrace_cmd *c, const char *path)
 {
 	struct prov_diag d;
 	char *buf = NULL;
 	size_t len = 0;
 	int err;
 
+	if (strcmp(path, "-") == 0)
+		return read_stdin_script();
 	if (c->popts.cpp)
-		err = prov_run_cpp(c->script, &c->popts, &buf, &len, &d);
+		err = prov_run_cpp(path, &c->popts, &buf, &len, &d);
 	else
-		err = prov_read_file(c->script, &buf, &len, &d);
+		err = prov_read_file(path, &buf, &len, &d);
 	if (err) {
-		prov_diag_print(stderr, c->script, &d);
+		prov_diag_print(stderr, path, &d);
 		return NULL;
 	}
 	if (c->popts.cpp) {
@@ -704,32 +783,35 @@ static char *read_d_script(const struct dtrace_cmd *c)
 static int cmd_trace(struct dtrace_cmd *c)
 {
 	struct dt_trace_opts o = { 0 };
-	char *script = NULL;
 	int rc;
 
-	if (c->script) {
+	for (unsigned i = 0; i < c->nsrcs; i++) {
+		struct dt_source *src = &c->srcs[i];
 		struct prov_file *pf = NULL;
 		struct prov_diag d;
+		char *text;
 
+		if (!src->name || src->text)
+			continue;
 		/*
 		 * A provider file with no probe clauses is what -h and -G
 		 * read: the mode was forgotten, say so rather than run it.
 		 */
-		if (prov_parse_file(c->script, &c->popts, &pf, &d) == 0 &&
+		if (strcmp(src->name, "-") != 0 &&
+		    prov_parse_file(src->name, &c->popts, &pf, &d) == 0 &&
 		    pf->provider_cnt && !pf->clause_cnt) {
 			prov_file_free(pf);
 			return usage_error("no mode given: %s declares providers and no probe clauses; use -h to write a header or -G to link",
-					   c->script);
+					   src->name);
 		}
 		prov_file_free(pf);
-		script = read_d_script(c);
-		if (!script)
+		text = read_d_script(c, src->name);
+		if (!text)
 			return EXIT_FAILURE;
-		if (add_source(c, script, c->script, 0) < 0) {
-			free(script);
-			warnx("out of memory");
-			return EXIT_FAILURE;
-		}
+		/* freed when dtrace exits, with the rest of the run */
+		src->text = text;
+		if (strcmp(src->name, "-") == 0)
+			src->name = "<stdin>";
 	}
 	o.statedir = reg_statedir();
 	o.src = c->srcs;
@@ -748,8 +830,8 @@ static int cmd_trace(struct dtrace_cmd *c)
 	o.switchrate_ms = c->switchrate_ms;
 	o.xopts = c->xopts;
 	o.nxopts = c->nxopts;
+	o.compile_only = c->compile_only;
 	rc = dt_trace(&o);
-	free(script);
 	return rc;
 }
 

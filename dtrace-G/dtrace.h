@@ -38,13 +38,16 @@ struct dtrace_cmd {
 	unsigned npids;
 	const char **objects;		/* --object=FILE */
 	unsigned nobjects;
-	/* tracing: -n/-P/-m/-f texts whole, in order (trace.h) */
+	/* tracing: -n/-P/-m/-f texts whole and -s scripts (read when
+	 * tracing starts: text NULL until then), in order */
 	struct dt_source *srcs;
 	unsigned nsrcs;
 	const char **cmds;		/* -c */
 	unsigned ncmds;
 	bool quiet;			/* -q, -x quiet */
 	bool zero_ok;			/* -Z */
+	bool compile_only;		/* -e */
+	unsigned nscripts;		/* -s, each a source in srcs */
 	size_t bufsize;			/* -x bufsize */
 	unsigned switchrate_ms;		/* -x switchrate */
 	const char **xopts;		/* every -x, for the D program */

@@ -34,7 +34,9 @@
 #    DTRACE_BACKEND;
 #  - the backend: a BPF program loaded where dtrace has the BPF backend
 #    (HAVE_BPF), none with DTRACE_BACKEND=uprobe (run-trace-uprobe.sh
-#    runs all of this again that way).
+#    runs all of this again that way);
+#  - a description without a provider, speculations across firings,
+#    several -n, -c's standard streams passed through.
 # Needs root and a kernel with uprobe events (tracefs) and perf events.
 
 . "$top_srcdir/tests/lib.sh"
@@ -676,6 +678,41 @@ expect_eq "-p no such pid: status" 1 "$status"
 trun -n 'tr$target:::tick' -p 4194304
 expect_eq "-p dead pid: status" 1 "$status"
 expect_grep "-p dead pid: message" "failed to grab pid 4194304" err.txt
+
+# ---------------------------------------------------------------------
+# Issue 15: a description without a provider matches every provider's
+# probe of that name; speculations across firings, the clauses given by
+# several -n; -c's standard input, output and error are the command's.
+
+trun -q -n 'tick { printf("%s %d\n", probename, arg0); }' -c "./trprog 'tick 2'"
+expect_eq "description without provider: status" 0 "$status"
+expect_out "description without provider" 'tick 0\ntick 1\n\n'
+
+trun -q -n 'tr$target:::tick { self->s = speculation(); }' \
+	-n 'tr$target:::tick /self->s/ { speculate(self->s); printf("tick %d\n", arg0); }' \
+	-n 'tr$target:::tick /self->s && arg0 % 2 == 0/ { commit(self->s); self->s = 0; }' \
+	-n 'tr$target:::tick /self->s/ { discard(self->s); self->s = 0; }' \
+	-c "./trprog 'tick 4'"
+expect_eq "speculations: status" 0 "$status"
+expect_out "speculations: the even ticks committed, the odd discarded" \
+	'tick 0\ntick 2\n\n'
+
+# trprog reads its commands from the standard input it got through -c
+rm -f out.txt
+printf 'tick 2\nquit\n' |
+	timeout -s KILL 120 "$DTRACE" -q -o out.txt \
+	-n 'tr$target:::tick { printf("%d\n", arg0); }' -c ./trprog \
+	>child.out 2>child.err
+expect_eq "-c streams: status" 0 "$?"
+expect_out "-c streams: dtrace's output" '0\n1\n\n'
+sed 's/^ready [0-9]*$/ready PID/' child.out >child.txt
+printf 'ready PID\nok tick\n' >expected.txt
+expect_file_eq "-c streams: the command's stdin and stdout" expected.txt child.txt
+expect_eq "-c streams: nothing on stderr" "" "$(cat child.err)"
+timeout -s KILL 120 "$DTRACE" -q -n 'BEGIN { }' \
+	-c "sh -c 'echo to stderr >&2; echo to stdout'" >child.out 2>child.err
+expect_eq "-c streams: the command's stdout" "to stdout" "$(cat child.out)"
+expect_eq "-c streams: the command's stderr" "to stderr" "$(cat child.err)"
 
 expect_eq "nothing left behind by any run" "" "$(ours_left)"
 

@@ -883,6 +883,15 @@ static int consumer_run(struct consumer *c)
 	if (compile_all(c, target) < 0 || apply_options(c) < 0 ||
 	    parse_descs(c) < 0)
 		goto out;
+	if (o->compile_only) { /* -e */
+		ret = 0;
+		goto out;
+	}
+	if (d_destructive_refused(c->prog)) {
+		say(c, "could not enable tracing: Destructive actions not "
+		       "allowed");
+		goto out;
+	}
 	if (o->quiet)
 		d_set_quiet(c->prog, true);
 	match_dtrace_probes(c);
@@ -959,6 +968,7 @@ static int consumer_run(struct consumer *c)
 		    d_self_live(c->prog), d_self_live(c->prog) == 1 ? "" : "s");
 	c->exit_called = false; /* END runs after exit() too */
 	fire_dtrace(c, &c->end, c->end_clauses, c->nend);
+	d_report_drops(c->prog, stderr);
 	d_print_aggs(c->prog, c->out);
 	ret = c->status;
 out:

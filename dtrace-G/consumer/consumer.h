@@ -39,6 +39,7 @@ struct dt_trace_opts {
 	unsigned switchrate_ms; /* how often buffers are read (-x switchrate) */
 	const char *const *xopts; /* every -x NAME[=VALUE], in order */
 	unsigned nxopts;
+	bool compile_only; /* -e: compile, apply the options, stop */
 };
 
 /*

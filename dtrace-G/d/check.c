@@ -346,27 +346,54 @@ static void check_stmts(struct parser *ps, struct stmt *v, unsigned n,
 			}
 			break;
 		case S_PRINTF:
+		case S_SYSTEM:
 			for (j = 0; j < st->nargs; j++)
 				d_check(ps, st->args[j], strict);
 			if (strict)
-				d_pf_validate(ps, st->pf, "printf", st->args,
-					      st->nargs, NULL, 0, false, &at);
+				d_pf_validate(ps, st->pf,
+					      st->kind == S_PRINTF ? "printf"
+								   : "system",
+					      st->args, st->nargs, NULL, 0,
+					      false, &at);
+			break;
+		case S_RAISE:
+			d_check(ps, st->e, strict);
+			d_need_int(ps, st->e, st->e->kind, "raise( )", strict);
 			break;
 		case S_PRINTA:
 			if (strict && st->pf) {
 				struct agg *a = &p->aggs[st->agg];
 
-				d_pf_validate(ps, st->pf, "printa", NULL, 0,
-					      NULL, (unsigned)a->nkeys, true,
-					      &at);
+				d_pf_validate(ps, st->pf, "printa", NULL,
+					      st->naggv, NULL,
+					      (unsigned)a->nkeys, true, &at);
 			}
+			break;
+		case S_SPECULATE:
+		case S_COMMIT:
+		case S_DISCARD:
+			d_check(ps, st->e, strict);
+			d_need_int(ps, st->e, st->e->kind,
+				   st->kind == S_SPECULATE ? "speculate( )"
+				   : st->kind == S_COMMIT ? "commit( )"
+							  : "discard( )",
+				   strict);
+			break;
+		case S_NORMALIZE:
+			d_check(ps, st->e, strict);
+			d_need_int(ps, st->e, st->e->kind, "normalize( )",
+				   strict);
 			break;
 		case S_AGG:
 			for (j = 0; j < st->nkeys; j++)
 				d_check(ps, st->keys[j], strict);
 			for (j = 0; j < st->nargs; j++) {
 				d_check(ps, st->args[j], strict);
-				if (j < 1 || p->aggs[st->agg].fn == AG_QUANTIZE)
+				int fn = p->aggs[st->agg].fn;
+
+				if (j < 1 || fn == AG_QUANTIZE ||
+				    (fn == AG_LQUANTIZE && j == 4) ||
+				    (fn == AG_LLQUANTIZE && j == 5))
 					d_need_int(ps, st->args[j],
 						 st->args[j]->kind,
 						 d_agg_fn_names[p->aggs[st->agg]

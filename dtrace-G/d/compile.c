@@ -16,6 +16,13 @@
  * numbered as DTrace numbers them, so a run-time error names the same
  * "action #N".
  *
+ * Options follow libdtrace: a flag given without a value (or with a
+ * number, even 0) is set, and setopt() at run time may unset it with
+ * "no", "off", "false", "unset", "disable" or "" (flag_value()).  The
+ * statement parser also enforces DTrace's speculation rules in a clause
+ * (spec_rules(), spec.c's comment) and notes the destructive actions,
+ * which the consumer refuses without -w (d_destructive_refused()).
+ *
  * After parsing, check.c types every expression in two passes, and
  * records what each clause reads of a firing.  Variables get their kind
  * from the first assignment anywhere in the program.
@@ -37,12 +44,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "d_impl.h"
 
 const char *const d_agg_fn_names[] = {
 	"count", "sum", "avg", "min", "max", "quantize", "lquantize",
+	"stddev", "llquantize",
 };
 
 /* ------------------------------------------------------------------ */
@@ -54,18 +63,50 @@ static const char *const known_opts[] = {
 	"statusrate",  "nspec",	      "specsize",    "defaultargs",
 	"aggsortrev",  "aggsortkey",  "bufpolicy",   "bufresize",
 	"stackframes", "ustackframes", "zdefs",      "rawbytes",
-	"cpu",	       "grabanon",    "temporal",    NULL,
+	"cpu",	       "grabanon",    "temporal",    "aggsortpos",
+	"aggsortkeypos", "destructive", "flowindent", "oformat", NULL,
 };
+
+bool d_known_option(const char *name)
+{
+	for (unsigned i = 0; known_opts[i]; i++)
+		if (strcmp(known_opts[i], name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A flag option's value, as libdtrace's run-time options take it: none
+ * or a number sets it (even "0"), yes/enable(d)/true/on/set set it,
+ * no/disable(d)/false/off/unset unset it (as does setopt()'s "": run.c
+ * passes it as "unset").  -1: not a value.
+ */
+static int flag_value(const char *v)
+{
+	static const char *const on[] = { "yes", "enable", "enabled",
+					  "true", "on", "set", NULL };
+	static const char *const off[] = { "no", "disable", "disabled",
+					   "false", "off", "unset", NULL };
+	char *end;
+
+	if (!v || !*v) /* -x name and #pragma D option name */
+		return 1;
+	for (unsigned i = 0; on[i]; i++) {
+		if (strcasecmp(on[i], v) == 0)
+			return 1;
+		if (strcasecmp(off[i], v) == 0)
+			return 0;
+	}
+	errno = 0;
+	(void)strtoull(v, &end, 0);
+	return *end || errno || *v == '-' ? -1 : 1;
+}
 
 static int set_option(struct d_prog *p, const char *name, const char *value,
 		      char *msg, size_t msglen)
 {
 	unsigned i;
 
-	if (strcmp(name, "destructive") == 0 || strcmp(name, "flowindent") == 0) {
-		snprintf(msg, msglen, "option %s is not supported", name);
-		return -1;
-	}
 	for (i = 0; known_opts[i]; i++)
 		if (strcmp(known_opts[i], name) == 0)
 			break;
@@ -90,13 +131,92 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 		p->strsize = (size_t)v;
 	}
 	if (strcmp(name, "quiet") == 0)
-		p->quiet = true;
+		p->quiet = flag_value(value) != 0;
 	else if (strcmp(name, "defaultargs") == 0)
 		p->defaultargs = true;
-	else if (strcmp(name, "aggsortrev") == 0)
-		p->aggsortrev = true;
-	else if (strcmp(name, "aggsortkey") == 0)
-		p->aggsortkey = true;
+	else if (strcmp(name, "destructive") == 0)
+		p->destructive = flag_value(value) != 0;
+	else if (strcmp(name, "flowindent") == 0)
+		p->flowindent = flag_value(value) != 0;
+	else if (strcmp(name, "aggsortrev") == 0 ||
+		 strcmp(name, "aggsortkey") == 0) {
+		int on = flag_value(value);
+
+		if (on < 0) {
+			snprintf(msg, msglen,
+				 "failed to set option '%s' to '%s': "
+				 "Invalid value for specified option",
+				 name, value);
+			return -1;
+		}
+		if (name[7] == 'r')
+			p->aggsortrev = on;
+		else
+			p->aggsortkey = on;
+	}
+	if (strcmp(name, "oformat") == 0) {
+		if (!value || (strcmp(value, "json") != 0 &&
+			       strcmp(value, "text") != 0)) {
+			snprintf(msg, msglen,
+				 "failed to set option 'oformat' to '%s': "
+				 "Invalid value for specified option (json "
+				 "or text)",
+				 value ? value : "");
+			return -1;
+		}
+		p->json = value[0] == 'j';
+	}
+	if (strcmp(name, "nspec") == 0) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = value ? strtoul(value, &end, 0) : 0;
+		if (!value || !*value || errno || *end || v > 65536 ||
+		    *value == '-') {
+			snprintf(msg, msglen,
+				 "failed to set option 'nspec' to '%s': "
+				 "Invalid value for specified option",
+				 value ? value : "");
+			return -1;
+		}
+		if (!p->specs)
+			p->nspec = (unsigned)v;
+	}
+	if (strcmp(name, "specsize") == 0) {
+		size_t v;
+
+		if (d_spec_parse_size(value, &v) < 0) {
+			snprintf(msg, msglen,
+				 "failed to set option 'specsize' to '%s': "
+				 "Invalid value for specified option",
+				 value ? value : "");
+			return -1;
+		}
+		p->specsize = v;
+		p->specsize_set = true;
+	}
+	if (strcmp(name, "aggsortpos") == 0 ||
+	    strcmp(name, "aggsortkeypos") == 0) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = value ? strtoul(value, &end, 0) : 0;
+		if (value && !*value)
+			v = 0; /* unset: the default */
+		else if (!value || errno || *end || v > INT32_MAX) {
+			snprintf(msg, msglen,
+				 "failed to set option '%s' to '%s': "
+				 "Invalid value for specified option",
+				 name, value ? value : "");
+			return -1;
+		}
+		if (name[7] == 'p')
+			p->aggsortpos = (unsigned)v;
+		else
+			p->aggsortkeypos = (unsigned)v;
+	}
 	for (i = 0; i < p->nopts; i++)
 		if (strcmp(p->opts[i].name, name) == 0)
 			break;
@@ -126,9 +246,11 @@ static struct d_prog *prog_new(void)
 	struct d_prog *p = d_xcalloc(1, sizeof(*p));
 
 	p->strsize = D_STRSIZE;
+	p->nspec = 1;
 	p->rand_state = now_seed();
 	p->last_cpu = -1;
 	p->last_clause = -1;
+	p->flow_last_clause = -1;
 	return p;
 }
 
@@ -193,6 +315,7 @@ static unsigned agg_lookup(struct d_prog *p, const char *name)
 	p->aggs[i].name = d_xstrdup(name);
 	p->aggs[i].varid = i;
 	p->aggs[i].nkeys = -1;
+	p->aggs[i].normal = 1;
 	p->naggs++;
 	return i;
 }
@@ -222,6 +345,63 @@ static int64_t const_int(struct parser *ps, struct node *n, const char *what)
 		break;
 	}
 	d_perr(ps, n->line, n->col, "%s must be an integer constant", what);
+}
+
+/*
+ * llquantize(value, factor, low, high, steps [, incr]): constants with
+ * factor >= 2, low < high, steps a multiple of factor that divides a
+ * power of factor, and factor^(high+1) within 64 bits.
+ */
+static void llq_params(struct parser *ps, struct agg *a, const struct tok *ft,
+		       struct node **fargs)
+{
+	int64_t factor = const_int(ps, fargs[1], "llquantize( ) factor");
+	int64_t low = const_int(ps, fargs[2], "llquantize( ) low magnitude");
+	int64_t high = const_int(ps, fargs[3], "llquantize( ) high magnitude");
+	int64_t steps = const_int(ps, fargs[4], "llquantize( ) steps");
+	int64_t v, m;
+
+	if (factor < 2 || factor > UINT16_MAX)
+		d_perr(ps, fargs[1]->line, fargs[1]->col,
+		       "llquantize( ) factor (argument #2) must be between 2 "
+		       "and %d", UINT16_MAX);
+	if (low < 0 || low > UINT16_MAX)
+		d_perr(ps, fargs[2]->line, fargs[2]->col,
+		       "llquantize( ) low magnitude (argument #3) must be "
+		       "between 0 and %d", UINT16_MAX);
+	if (high <= low || high > UINT16_MAX)
+		d_perr(ps, fargs[3]->line, fargs[3]->col,
+		       "llquantize( ) high magnitude (argument #4) must be "
+		       "greater than the low magnitude (argument #3)");
+	if (steps < factor || steps > UINT16_MAX || steps % factor)
+		d_perr(ps, fargs[4]->line, fargs[4]->col,
+		       "llquantize( ) steps (argument #5) must be a multiple "
+		       "of the factor (argument #2)");
+	for (v = factor; v < steps; v *= factor)
+		;
+	if (v % steps)
+		d_perr(ps, fargs[4]->line, fargs[4]->col,
+		       "llquantize( ) steps (argument #5) must evenly divide "
+		       "a power of the factor (argument #2)");
+	for (v = 1, m = 0; m <= high; m++) {
+		if (v > INT64_MAX / factor)
+			d_perr(ps, fargs[3]->line, fargs[3]->col,
+			       "llquantize( ) factor (argument #2) to the "
+			       "power of the high magnitude (argument #4) "
+			       "plus one overflows 64 bits");
+		v *= factor;
+	}
+	if (a->defined && (a->llq_factor != factor || a->llq_low != low ||
+			   a->llq_high != high || a->llq_nsteps != steps))
+		d_perr(ps, ft->line, ft->col,
+		       "@%s: llquantize( ) parameters differ from its "
+		       "earlier definition", a->name[0] ? a->name : "_");
+	a->llq_factor = (uint16_t)factor;
+	a->llq_low = (uint16_t)low;
+	a->llq_high = (uint16_t)high;
+	a->llq_nsteps = (uint16_t)steps;
+	a->llq_nbuckets = d_llq_nbuckets(a->llq_factor, a->llq_low,
+					 a->llq_high, a->llq_nsteps);
 }
 
 static void parse_agg_stmt(struct parser *ps, struct stmt *st)
@@ -260,8 +440,8 @@ static void parse_agg_stmt(struct parser *ps, struct stmt *st)
 	d_expect(ps, '(');
 	fargs = d_parse_args(ps, &nfargs, ')');
 	{
-		static const unsigned lo[] = { 0, 1, 1, 1, 1, 1, 3 };
-		static const unsigned hi[] = { 0, 1, 1, 1, 1, 2, 4 };
+		static const unsigned lo[] = { 0, 1, 1, 1, 1, 1, 3, 1, 5 };
+		static const unsigned hi[] = { 0, 1, 1, 1, 1, 2, 5, 1, 6 };
 
 		if (nfargs < lo[fn] || nfargs > hi[fn])
 			d_perr(ps, ft.line, ft.col,
@@ -308,6 +488,8 @@ static void parse_agg_stmt(struct parser *ps, struct stmt *st)
 		a->lq_step = (uint16_t)step;
 		a->lq_levels = (uint16_t)levels;
 	}
+	if (fn == AG_LLQUANTIZE)
+		llq_params(ps, a, &ft, fargs);
 	a->fn = fn;
 	a->nkeys = (int)st->nkeys;
 	a->defined = true;
@@ -360,13 +542,16 @@ static void parse_action(struct parser *ps, struct stmt *st)
 
 	d_lex(ps);
 	d_expect(ps, '(');
-	if (strcmp(name, "printf") == 0) {
-		st->kind = S_PRINTF;
+	if (strcmp(name, "printf") == 0 || strcmp(name, "system") == 0) {
+		st->kind = name[1] == 'r' ? S_PRINTF : S_SYSTEM;
 		if (ps->tk.t != TK_STR)
 			d_perr(ps, ps->tk.line, ps->tk.col,
-			       "printf( ) argument #1 is incompatible with "
-			       "prototype:\n\tprototype: string constant");
-		st->pf = d_pf_create(ps, ps->tk.s, &t, "printf");
+			       "%s( ) argument #1 is incompatible with "
+			       "prototype:\n\tprototype: string constant",
+			       name);
+		st->pf = d_pf_create(ps, ps->tk.s, &t, name);
+		if (st->kind == S_SYSTEM)
+			ps->prog->uses_destructive = true;
 		d_lex(ps);
 		if (d_is_op(ps, ',')) {
 			d_lex(ps);
@@ -384,12 +569,34 @@ static void parse_action(struct parser *ps, struct stmt *st)
 			d_expect(ps, ',');
 		}
 		st->agg = parse_aggref(ps, "printa", st->pf ? 2 : 1);
-		if (d_is_op(ps, ','))
-			d_perr(ps, ps->tk.line, ps->tk.col,
-			       "printa( ) of several aggregations is not "
-			       "supported");
+		st->aggv = d_pool_grow(ps, NULL, 0, sizeof(*st->aggv));
+		st->aggv[st->naggv++] = st->agg;
+		while (d_is_op(ps, ',')) {
+			struct tok at;
+			unsigned ag;
+
+			d_lex(ps);
+			at = ps->tk;
+			ag = parse_aggref(ps, "printa",
+					  st->naggv + (st->pf ? 2 : 1));
+			if (ps->prog->aggs[ag].nkeys !=
+			    ps->prog->aggs[st->agg].nkeys)
+				d_perr(ps, at.line, at.col,
+				       "printa( ) argument #%u: @%s has %d "
+				       "keys, @%s %d: the aggregations of one "
+				       "printa( ) must have the same keys",
+				       st->naggv + (st->pf ? 2 : 1),
+				       agg_display(&ps->prog->aggs[ag]),
+				       ps->prog->aggs[ag].nkeys,
+				       agg_display(&ps->prog->aggs[st->agg]),
+				       ps->prog->aggs[st->agg].nkeys);
+			st->aggv = d_pool_grow(ps, st->aggv, st->naggv,
+					       sizeof(*st->aggv));
+			st->aggv[st->naggv++] = ag;
+		}
 		d_expect(ps, ')');
-		st->action = ps->action++;
+		st->action = ps->action;
+		ps->action += (int)st->naggv;
 	} else if (strcmp(name, "clear") == 0) {
 		st->kind = S_CLEAR;
 		st->agg = parse_aggref(ps, "clear", 1);
@@ -405,6 +612,56 @@ static void parse_action(struct parser *ps, struct stmt *st)
 		d_expect(ps, ')');
 		st->action = ps->action;
 		ps->action += 2;
+	} else if (strcmp(name, "normalize") == 0 ||
+		   strcmp(name, "denormalize") == 0) {
+		bool norm = name[0] == 'n';
+
+		st->kind = norm ? S_NORMALIZE : S_DENORMALIZE;
+		st->agg = parse_aggref(ps, name, 1);
+		if (norm) {
+			d_expect(ps, ',');
+			st->e = d_parse_assign(ps);
+		}
+		d_expect(ps, ')');
+		st->action = ps->action;
+		ps->action += norm ? 2 : 1;
+	} else if (strcmp(name, "speculate") == 0 ||
+		   strcmp(name, "commit") == 0 ||
+		   strcmp(name, "discard") == 0) {
+		st->kind = name[0] == 's' ? S_SPECULATE
+			   : name[0] == 'c' ? S_COMMIT : S_DISCARD;
+		st->args = d_parse_args(ps, &st->nargs, ')');
+		if (st->nargs != 1)
+			d_perr(ps, t.line, t.col,
+			       "%s( ) prototype mismatch: %u args passed, 1 "
+			       "expected", name, st->nargs);
+		st->e = st->args[0];
+		st->action = ps->action++;
+	} else if (strcmp(name, "stop") == 0 || strcmp(name, "raise") == 0) {
+		unsigned want = name[0] == 'r';
+
+		st->kind = want ? S_RAISE : S_STOP;
+		st->args = d_parse_args(ps, &st->nargs, ')');
+		if (st->nargs != want)
+			d_perr(ps, t.line, t.col,
+			       "%s( ) prototype mismatch: %u args passed, %u "
+			       "expected", name, st->nargs, want);
+		st->e = want ? st->args[0] : NULL;
+		st->action = ps->action++;
+		ps->prog->uses_destructive = true;
+	} else if (strcmp(name, "setopt") == 0) {
+		st->kind = S_SETOPT;
+		st->args = d_parse_args(ps, &st->nargs, ')');
+		if (st->nargs < 1 || st->nargs > 2)
+			d_perr(ps, t.line, t.col,
+			       "setopt( ) prototype mismatch: %u args passed, "
+			       "1 or 2 expected", st->nargs);
+		for (unsigned i = 0; i < st->nargs; i++)
+			if (st->args[i]->op != N_STR)
+				d_perr(ps, st->args[i]->line, st->args[i]->col,
+				       "setopt( ) argument #%u must be a "
+				       "string constant", i + 1);
+		st->action = ps->action++;
 	} else {
 		st->kind = strcmp(name, "trace") == 0 ? S_TRACE : S_EXIT;
 		st->args = d_parse_args(ps, &st->nargs, ')');
@@ -418,6 +675,71 @@ static void parse_action(struct parser *ps, struct stmt *st)
 }
 
 static void parse_stmt(struct parser *ps, struct stmt *st);
+
+/*
+ * DTrace's rules for speculations in one clause, in textual order
+ * (spec.c): speculate() once, before any data-recording action; no
+ * aggregation, exit(), commit() or discard() after it; no
+ * data-recording action with commit().
+ */
+static void spec_rules(struct parser *ps, const struct stmt *st)
+{
+	const char *what = NULL;
+
+	switch (st->kind) {
+	case S_SPECULATE:
+		if (ps->cl_speculates)
+			what = "speculate( ) may appear only once in a clause";
+		else if (ps->cl_commits)
+			what = "speculate( ) may not follow commit( )";
+		else if (ps->cl_records)
+			what = "speculate( ) must come before the clause's "
+			       "data-recording actions";
+		ps->cl_speculates = true;
+		break;
+	case S_COMMIT:
+	case S_DISCARD:
+		if (ps->cl_speculates)
+			what = st->kind == S_COMMIT
+				       ? "commit( ) may not follow speculate( )"
+				       : "discard( ) may not follow speculate( )";
+		else if (st->kind == S_COMMIT && ps->cl_records)
+			what = "commit( ) may not share a clause with "
+			       "data-recording actions";
+		if (st->kind == S_COMMIT)
+			ps->cl_commits = true;
+		break;
+	case S_AGG:
+		if (ps->cl_speculates)
+			what = "aggregating actions may not follow speculate( )";
+		break;
+	case S_EXIT:
+		if (ps->cl_speculates)
+			what = "exit( ) may not follow speculate( )";
+		ps->cl_records = true;
+		break;
+	case S_SYSTEM:
+	case S_STOP:
+	case S_RAISE:
+		if (ps->cl_speculates)
+			what = "destructive actions may not follow "
+			       "speculate( )";
+		else if (st->kind == S_SYSTEM && ps->cl_commits)
+			what = "data-recording actions may not share a clause "
+			       "with commit( )";
+		if (st->kind == S_SYSTEM)
+			ps->cl_records = true;
+		break;
+	default:
+		if (ps->cl_commits)
+			what = "data-recording actions may not share a clause "
+			       "with commit( )";
+		ps->cl_records = true;
+		break;
+	}
+	if (what)
+		d_perr(ps, st->line, st->col, "%s", what);
+}
 
 /*
  * Statements up to the '}' that closes a clause body or a block, which
@@ -505,6 +827,7 @@ static void parse_stmt(struct parser *ps, struct stmt *st)
 	st->col = ps->tk.col;
 	if (ps->tk.t == TK_AGG) {
 		parse_agg_stmt(ps, st);
+		spec_rules(ps, st);
 		return;
 	}
 	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "if") == 0) {
@@ -522,6 +845,7 @@ static void parse_stmt(struct parser *ps, struct stmt *st)
 			ps->pos = save;
 			ps->tk = savet;
 			parse_action(ps, st);
+			spec_rules(ps, st);
 			return;
 		}
 		ps->pos = save;
@@ -639,7 +963,8 @@ static bool stmts_record(const struct stmt *v, unsigned n)
 			if (stmts_record(v[i].body, v[i].nbody) ||
 			    stmts_record(v[i].els, v[i].nels))
 				return true;
-		} else if (v[i].kind != S_EXPR && v[i].kind != S_AGG) {
+		} else if (v[i].kind != S_EXPR && v[i].kind != S_AGG &&
+			   v[i].kind != S_STOP && v[i].kind != S_RAISE) {
 			return true;
 		}
 	}
@@ -667,6 +992,7 @@ static void parse_clause(struct parser *ps, struct clause *c)
 	memset(c, 0, sizeof(*c));
 	c->spec = ps->o ? ps->o->spec : 0;
 	ps->action = 1;
+	ps->cl_records = ps->cl_speculates = ps->cl_commits = false;
 	for (;;) {
 		const char *s;
 		int line, col;
@@ -864,6 +1190,7 @@ void d_free(struct d_prog *p)
 		free(p->aggs[i].name);
 	}
 	free(p->aggs);
+	d_spec_free_all(p);
 	for (i = 0; i < p->nopts; i++) {
 		free(p->opts[i].name);
 		free(p->opts[i].value);
@@ -945,6 +1272,11 @@ uint16_t d_clause_strargs(const struct d_prog *p, unsigned clause)
 uint32_t d_clause_needs(const struct d_prog *p, unsigned clause)
 {
 	return clause < p->nclauses ? p->clauses[clause].needs : 0;
+}
+
+bool d_destructive_refused(const struct d_prog *p)
+{
+	return p && p->uses_destructive && !p->destructive;
 }
 
 int d_exit_status(const struct d_prog *p)

@@ -20,6 +20,7 @@
  *	printf.c  printf()/printa() formats: parsed, checked, printed
  *	run.c	  the evaluator and the statements, d_run()
  *	agg.c	  the aggregation store: update, sort, print, clear, trunc
+ *	spec.c	  speculations: buffers, commit, discard, drop counts
  *
  * Errors: a compile error longjmps out of the parser (struct parser's
  * jb, set in compile.c), a run-time fault out of the evaluator (struct
@@ -188,6 +189,7 @@ enum {
 	F_HTONL,
 	F_HTONLL,
 	F_PROGENYOF,
+	F_SPECULATION,
 };
 
 /*
@@ -268,7 +270,17 @@ struct pfmt {
 	unsigned nseg;
 };
 
-enum { AG_COUNT, AG_SUM, AG_AVG, AG_MIN, AG_MAX, AG_QUANTIZE, AG_LQUANTIZE };
+enum {
+	AG_COUNT,
+	AG_SUM,
+	AG_AVG,
+	AG_MIN,
+	AG_MAX,
+	AG_QUANTIZE,
+	AG_LQUANTIZE,
+	AG_STDDEV,
+	AG_LLQUANTIZE,
+};
 
 /* The aggregating functions' names, indexed by AG_ (compile.c). */
 extern const char *const d_agg_fn_names[];
@@ -289,6 +301,10 @@ struct agg {
 	int nkeys; /* -1 until defined */
 	int32_t lq_base;
 	uint16_t lq_step, lq_levels;
+	/* llquantize(): factor, magnitudes, steps; buckets incl. both ends */
+	uint16_t llq_factor, llq_low, llq_high, llq_nsteps;
+	unsigned llq_nbuckets;
+	uint64_t normal; /* normalize(); 1 when not normalized */
 	bool defined, printed;
 	struct aent *ents;
 	size_t n, cap;
@@ -305,6 +321,15 @@ enum {
 	S_TRUNC,
 	S_AGG,
 	S_IF, /* e: the condition; body, then els (either may be empty) */
+	S_NORMALIZE, /* agg; e: the divisor */
+	S_DENORMALIZE,
+	S_SETOPT,    /* args: the option and its value (may be absent) */
+	S_SPECULATE, /* e: the speculation ID */
+	S_COMMIT,
+	S_DISCARD,
+	S_SYSTEM, /* as S_PRINTF; destructive */
+	S_STOP,	  /* destructive, records nothing */
+	S_RAISE,  /* e: the signal; destructive, records nothing */
 };
 
 struct stmt {
@@ -315,7 +340,9 @@ struct stmt {
 	struct node **args;
 	unsigned nargs;
 	struct pfmt *pf;
-	unsigned agg; /* index in prog->aggs */
+	unsigned agg; /* index in prog->aggs (printa: the first) */
+	unsigned *aggv; /* printa: every aggregation, in argument order */
+	unsigned naggv;
 	struct node **keys;
 	unsigned nkeys;
 	struct stmt *body, *els; /* S_IF */
@@ -338,6 +365,12 @@ struct opt {
 	char *name, *value;
 };
 
+/* A speculative buffer (spec.c): the records speculated, as text. */
+struct dspec {
+	bool active;
+	struct sbuf buf;
+};
+
 struct d_prog {
 	struct arena pool;
 	struct clause *clauses;
@@ -351,6 +384,23 @@ struct d_prog {
 	bool quiet;
 	bool defaultargs;
 	bool aggsortrev, aggsortkey;
+	unsigned aggsortpos, aggsortkeypos;
+	bool destructive;      /* -w, #pragma D option destructive */
+	bool uses_destructive; /* system(), stop() or raise() appear */
+	bool json; /* -x oformat=json: records and aggregations as JSON */
+	/* -F: flow indent (run.c) */
+	bool flowindent;
+	int flow_depth;
+	const struct d_probe *flow_last_probe;
+	int flow_last_clause;
+	/* speculations (spec.c) */
+	struct dspec *specs; /* nspec of them, made on first use */
+	unsigned nspec;
+	size_t specsize;
+	bool specsize_set;
+	uint64_t spec_unavail, spec_drops; /* counted */
+	uint64_t spec_unavail_told, spec_drops_told; /* reported */
+	uint64_t drops_told_at;
 	size_t strsize;
 	int exit_status;
 	bool heading;
@@ -407,6 +457,9 @@ struct parser {
 	unsigned ncl;
 	struct sbuf tmp; /* text being lexed */
 	unsigned depth; /* nesting of the expression being parsed */
+	/* the clause so far: a data-recording action, speculate(),
+	 * commit() (spec.c's rules) */
+	bool cl_records, cl_speculates, cl_commits;
 	unsigned sdepth; /* nesting of if statements */
 };
 
@@ -428,14 +481,25 @@ struct ectx {
 	struct d_prog *p;
 	const struct clause *c;
 	const struct d_fire *f;
+	FILE *err; /* run-time messages that do not end the clause */
 	struct arena scratch;
 	struct sbuf out;
+	struct sbuf after; /* JSON: printa() rows, after the record */
 	jmp_buf jb;
 	int action; /* 0: predicate */
 	int fault;
 	uint64_t faddr;
 	bool exited;
 	bool recorded; /* a statement that records ran */
+	bool speculating;   /* speculate() ran: the record goes to spec */
+	struct dspec *spec; /* ... this buffer (NULL: dropped) */
+	struct dspec **commits; /* commit()ted, in order */
+	unsigned ncommits;
+	/* system(): the commands, each run when the record is written up
+	 * to offset cmdat[i] of out */
+	char **cmds;
+	size_t *cmdat;
+	unsigned ncmds;
 	int status;
 	int rv;
 };
@@ -465,6 +529,7 @@ struct hent *d_ht_insert(struct htab *t, const void *key, size_t klen);
 void d_ht_remove(struct htab *t, struct hent *victim);
 void d_ht_clear(struct htab *t);
 void d_key_add(struct sbuf *k, const struct dv *v);
+void d_json_str(struct sbuf *sb, const char *s, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* lex.c */
@@ -481,6 +546,11 @@ const char *d_macro_text(struct parser *ps, const char *name, bool *is_int,
 void d_lex(struct parser *ps);
 bool d_is_op(struct parser *ps, int op);
 void d_expect(struct parser *ps, int op);
+
+/* ------------------------------------------------------------------ */
+/* compile.c */
+
+bool d_known_option(const char *name);
 
 /* ------------------------------------------------------------------ */
 /* expr.c */
@@ -546,11 +616,24 @@ const char *d_arg_str(struct ectx *x, unsigned n, size_t max);
 /* agg.c */
 
 void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st);
-void d_print_agg(struct d_prog *p, struct agg *a, struct sbuf *sb);
-void d_printa_fmt(struct d_prog *p, struct agg *a, const struct pfmt *pf,
-		  struct sbuf *sb);
+unsigned d_llq_nbuckets(uint16_t factor, uint16_t low, uint16_t high,
+			uint16_t nsteps);
+void d_printa(struct d_prog *p, const unsigned *aggv, unsigned naggv,
+	      const struct pfmt *pf, struct sbuf *sb);
 void d_agg_clear(struct agg *a);
 void d_agg_trunc(struct d_prog *p, struct agg *a, int64_t keep);
 void d_agg_free_entries(struct agg *a);
+
+/* ------------------------------------------------------------------ */
+/* spec.c */
+
+int d_spec_parse_size(const char *s, size_t *bytes);
+int64_t d_spec_alloc(struct d_prog *p);
+struct dspec *d_spec_get(struct ectx *x, int64_t id);
+void d_spec_record(struct d_prog *p, struct dspec *s, const char *rec,
+		   size_t len);
+void d_spec_free(struct dspec *s);
+void d_spec_tick(struct d_prog *p, uint64_t now, FILE *err);
+void d_spec_free_all(struct d_prog *p);
 
 #endif /* USDT_DTRACE_D_IMPL_H */

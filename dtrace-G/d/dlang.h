@@ -23,14 +23,19 @@
  *		  | self->X '=' expr ';' | this->X '=' expr ';' | X '=' expr ';'
  *		  | 'if' '(' expr ')' body ['else' body]
  *	body	 := '{' stmt* '}' | stmt
- *	action	 := printf(fmt, ...) | trace(expr) | exit(expr) | printa(@a)
- *		  | printa(fmt, @a) | clear(@a) | trunc(@a [, n])
- *	agg	 := count() | sum(e) | avg(e) | min(e) | max(e) | quantize(e)
- *		  | lquantize(e, low, high [, step])
+ *	action	 := printf(fmt, ...) | trace(expr) | exit(expr)
+ *		  | speculate(id) | commit(id) | discard(id)
+ *		  | system(fmt, ...) | stop() | raise(sig)   (with -w)
+ *		  | printa([fmt,] @a [, @b ...]) | clear(@a) | trunc(@a [, n])
+ *		  | normalize(@a, n) | denormalize(@a) | setopt(name [, value])
+ *	agg	 := count() | sum(e) | avg(e) | min(e) | max(e) | stddev(e)
+ *		  | quantize(e [, incr]) | lquantize(e, low, high [, step [, incr]])
+ *		  | llquantize(e, factor, low, high, steps [, incr])
  *	expr	 := C operators (?: || && ^^ | ^ & == != < <= > >= << >> + - *
  *		  / % ! ~ unary - ++ -- (prefix) and casts to integer types),
  *		  integer and string literals, variables, builtins, functions
- *		  (func.c's table: copyinstr, strlen, substr, strtok, ...)
+ *		  (func.c's table: copyinstr, strlen, substr, strtok,
+ *		  speculation, ...)
  *	builtins arg0..arg11, args[N], pid, ppid, tid, uid, gid, execname,
  *		  timestamp, vtimestamp, walltimestamp, cpu, probeprov,
  *		  probemod, probefunc, probename, id (probe ID), epid
@@ -83,10 +88,11 @@ bool d_opt_quiet(const struct d_prog *prog);
 void d_set_quiet(struct d_prog *prog, bool quiet);
 /*
  * -x NAME[=VALUE]: 0, or -1 with a message ("failed to set option 'x':
- * Invalid option name").  Known: quiet, strsize (applied), defaultargs,
- * aggsortrev, aggsortkey (applied), bufsize, switchrate, aggsize,
- * aggrate, dynvarsize, cleanrate, statusrate, ... (stored only, for the
- * consumer: d_get_option).  destructive and flowindent are refused.
+ * Invalid option name").  Applied here: quiet, strsize, defaultargs,
+ * aggsortrev, aggsortkey, aggsortpos, aggsortkeypos, nspec, specsize,
+ * destructive (-w), flowindent (-F); stored only, for the consumer
+ * (d_get_option): bufsize, switchrate, aggsize, aggrate, dynvarsize,
+ * cleanrate, statusrate, ...
  * Call it on a program d_compile() created (or before the first
  * d_compile() by passing a program from d_compile of "").
  */
@@ -187,6 +193,14 @@ int d_run(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 int d_exit_status(const struct d_prog *prog);
 
 /*
+ * The program uses a destructive action (system(), stop(), raise())
+ * and the destructive option (-w) is not set: the consumer refuses to
+ * trace, as DTrace does ("could not enable tracing: Destructive actions
+ * not allowed").
+ */
+bool d_destructive_refused(const struct d_prog *prog);
+
+/*
  * At the end (exit(), Ctrl-C, target exit), after the END clauses: what
  * dtrace(1) prints when tracing stops, a newline (even when quiet and
  * without aggregations), then every aggregation printa() has not
@@ -194,6 +208,14 @@ int d_exit_status(const struct d_prog *prog);
  * entries sorted by value then key (aggsortrev/aggsortkey honoured).
  */
 void d_print_aggs(struct d_prog *prog, FILE *out);
+
+/*
+ * Drops counted since the last report, on err as dtrace(1) reports them
+ * ("dtrace: 2 failed speculations (no speculative buffer available)",
+ * "dtrace: 1 speculative drop"); d_run() reports by itself at most once
+ * a second, the consumer calls this when tracing stops.
+ */
+void d_report_drops(struct d_prog *prog, FILE *err);
 
 /* A thread exited: forget its self-> variables. */
 void d_thread_exit(struct d_prog *prog, pid_t tid);

@@ -97,7 +97,10 @@ struct node **d_parse_args(struct parser *ps, unsigned *nargs, int close)
 }
 
 static const char *const action_names[] = {
-	"printf", "trace", "exit", "printa", "clear", "trunc", NULL,
+	"printf", "trace",     "exit",	 "printa", "clear",
+	"trunc",  "normalize", "denormalize", "setopt", "speculate",
+	"commit", "discard",   "system",      "stop",	"raise",
+	NULL,
 };
 
 bool d_is_action_name(const char *s)

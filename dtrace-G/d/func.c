@@ -89,6 +89,7 @@ const struct d_func d_funcs[] = {
 	{ "htonll", F_HTONLL, 1, 1, "i", 'i', 8, 0 },
 	{ "ntohll", F_HTONLL, 1, 1, "i", 'i', 8, 0 },
 	{ "progenyof", F_PROGENYOF, 1, 1, "i", 'i', 4, 1 },
+	{ "speculation", F_SPECULATION, 0, 0, "", 'i', 4, 1 },
 };
 
 const unsigned d_nbuiltins = sizeof(d_builtins) / sizeof(d_builtins[0]);
@@ -436,6 +437,8 @@ struct dv d_eval_func(struct ectx *x, const struct node *n)
 		return d_dv_int((int64_t)htobe64((uint64_t)a[0].i), 8, false);
 	case F_PROGENYOF:
 		return d_dv_int(progenyof(x->f, (pid_t)a[0].i), 4, true);
+	case F_SPECULATION:
+		return d_dv_int(d_spec_alloc(x->p), 4, true);
 	default:
 		d_fault(x, FLT_ILLOP, 0);
 	}

@@ -232,13 +232,14 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
  * Check a format against its arguments (dt_printf_validate()): every
  * conversion needs an argument of a compatible kind, '*' needs an
  * integer; printf() may not have extra arguments.  keys: for printa(),
- * the kinds of the aggregation's keys (NULL when unknown yet).
+ * the kinds of the aggregation's keys (NULL when unknown yet), and nargs
+ * the number of aggregations, one per %@ at most.
  */
 void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 			struct node **args, unsigned nargs, const int *keys,
 			unsigned nkeys, bool printa, const struct tok *at)
 {
-	unsigned i, j = 0;
+	unsigned i, j = 0, naggs = 0;
 	unsigned navail = printa ? nkeys : nargs;
 
 	for (i = 0; i < pf->nseg; i++) {
@@ -277,6 +278,13 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 				d_perr(ps, at->line, at->col,
 				       "%%@ conversion requires an aggregation "
 				       "and is not for use with %s( )", func);
+			/* printa(): nargs is the number of aggregations */
+			if (++naggs > nargs)
+				d_perr(ps, at->line, at->col,
+				       "%s( ) prototype mismatch: conversion "
+				       "#%u (%%@%s) is missing a corresponding "
+				       "aggregation argument",
+				       func, i + 1, d->name);
 			continue;
 		}
 		if (j >= navail)

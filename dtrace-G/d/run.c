@@ -23,6 +23,15 @@
  * as a false predicate (illumos runs each body as a predicated clause).  trace() prints by record size as
  * dt_consume_cpu()'s record switch does.
  *
+ * Where a record goes: to the output (the header before the first one),
+ * or under speculate() to a speculative buffer (spec.c) that commit()
+ * writes out after the committing record.  -F (flowindent) replaces the
+ * default line with DTrace's indented flow column (flow_line()), and
+ * -x oformat=json a whole record with one JSON object per line
+ * (json_record()).  system() (with -w) runs its command when the record
+ * is written, at the place in it where it was called; stop() and raise()
+ * signal the firing process or thread at once and record nothing.
+ *
  * Run-time errors (invalid address, division by zero) unwind with
  * longjmp to d_run() (d_fault()), which prints DTrace's "error on
  * enabled probe ID" line (dt_handle.c's dt_handle_err, dt_error.c's
@@ -36,12 +45,16 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "d_impl.h"
 
@@ -548,7 +561,7 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 /* ------------------------------------------------------------------ */
 /* Statements */
 
-static void do_printf(struct ectx *x, const struct stmt *st)
+static void do_printf(struct ectx *x, const struct stmt *st, struct sbuf *sb)
 {
 	const struct pfmt *pf = st->pf;
 	struct dv *vals = NULL;
@@ -567,11 +580,11 @@ static void do_printf(struct ectx *x, const struct stmt *st)
 		const struct pfseg *d = &pf->seg[s];
 		int width = d->width, prec = d->prec;
 
-		d_sb_add(&x->out, d->prefix, d->preflen);
+		d_sb_add(sb, d->prefix, d->preflen);
 		if (!d->conv)
 			continue;
 		if (d->conv == '%') {
-			d_sb_puts(&x->out, "%");
+			d_sb_puts(sb, "%");
 			continue;
 		}
 		if ((d->flags & PF_DYNW) && j < st->nargs)
@@ -580,7 +593,7 @@ static void do_printf(struct ectx *x, const struct stmt *st)
 			prec = (int)(int32_t)vals[j++].i;
 		if (j >= st->nargs)
 			break;
-		d_pf_one(&x->out, d, width, prec, &vals[j++]);
+		d_pf_one(sb, d, width, prec, &vals[j++]);
 	}
 }
 
@@ -612,13 +625,80 @@ static void do_trace(struct ectx *x, const struct dv *v)
 	}
 }
 
+/*
+ * setopt(name [, value]) while tracing: only the options libdtrace lets
+ * change at run time; a refusal is reported as DTrace reports it (on the
+ * error stream, the clause going on).
+ */
+static void do_setopt(struct ectx *x, const struct stmt *st)
+{
+	static const char *const runtime[] = {
+		"aggsortkey", "aggsortkeypos", "aggsortpos", "aggsortrev",
+		"quiet", "rawbytes", "switchrate", "aggrate", "strsize", NULL,
+	};
+	const char *name = st->args[0]->sval;
+	/* one argument: libdtrace passes "1" */
+	const char *value = st->nargs > 1 ? st->args[1]->sval : "1";
+	const struct d_probe *pr = x->f->probe;
+	char msg[200];
+	unsigned i;
+	int rc = -1;
+
+	for (i = 0; runtime[i]; i++)
+		if (strcmp(runtime[i], name) == 0)
+			break;
+	if (runtime[i]) {
+		/* an empty value unsets (-x's empty value does not) */
+		bool flag = strcmp(name, "aggsortkey") == 0 ||
+			    strcmp(name, "aggsortrev") == 0 ||
+			    strcmp(name, "quiet") == 0;
+
+		rc = d_set_option(x->p, name, flag && !*value ? "unset" : value,
+				  msg, sizeof(msg));
+		if (rc < 0)
+			snprintf(msg, sizeof(msg), "Invalid value for "
+						   "specified option");
+	} else if (!d_known_option(name)) {
+		snprintf(msg, sizeof(msg), "Invalid option name");
+	} else {
+		snprintf(msg, sizeof(msg),
+			 "Operation illegal when tracing is active");
+	}
+	if (rc == 0 || !x->err)
+		return;
+	fprintf(x->err,
+		"dtrace: error on enabled probe ID %u (ID %u: %s:%s:%s:%s): "
+		"couldn't set option \"%s\" to \"%s\": %s\n",
+		x->f->epid, pr ? pr->id : 0, pr && pr->prov ? pr->prov : "",
+		pr && pr->mod ? pr->mod : "", pr && pr->func ? pr->func : "",
+		pr && pr->name ? pr->name : "", name, value, msg);
+}
+
+/* system(): run cmd when the record is written up to here. */
+static void add_cmd(struct ectx *x, const char *cmd, size_t len)
+{
+	char **nc = d_ar_alloc(&x->scratch, (x->ncmds + 1) * sizeof(*nc));
+	size_t *na = d_ar_alloc(&x->scratch, (x->ncmds + 1) * sizeof(*na));
+
+	if (x->ncmds) {
+		memcpy(nc, x->cmds, x->ncmds * sizeof(*nc));
+		memcpy(na, x->cmdat, x->ncmds * sizeof(*na));
+	}
+	nc[x->ncmds] = d_ar_strndup(&x->scratch, cmd, len);
+	na[x->ncmds] = x->out.len;
+	x->cmds = nc;
+	x->cmdat = na;
+	x->ncmds++;
+}
+
 static void exec_stmt(struct ectx *x, const struct stmt *st)
 {
 	struct d_prog *p = x->p;
 	struct dv v;
 
 	x->action = st->action;
-	if (st->kind != S_EXPR && st->kind != S_AGG && st->kind != S_IF)
+	if (st->kind != S_EXPR && st->kind != S_AGG && st->kind != S_IF &&
+	    st->kind != S_STOP && st->kind != S_RAISE)
 		x->recorded = true;
 	switch (st->kind) {
 	case S_IF:
@@ -645,17 +725,80 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		x->status = (int)(int32_t)v.i;
 		break;
 	case S_PRINTF:
-		do_printf(x, st);
+		do_printf(x, st, &x->out);
+		break;
+	case S_SYSTEM: {
+		struct sbuf cmd = { 0 };
+
+		do_printf(x, st, &cmd);
+		add_cmd(x, cmd.b ? cmd.b : "", cmd.len);
+		free(cmd.b);
+		break;
+	}
+	case S_STOP:
+		/* the firing process, never dtrace itself (BEGIN, END) */
+		if (x->f->pid > 0 && x->f->pid != getpid())
+			(void)kill(x->f->pid, SIGSTOP);
+		break;
+	case S_RAISE:
+		v = d_eval(x, st->e);
+		if (v.i <= 0 || v.i >= NSIG)
+			d_fault(x, FLT_ILLOP, 0);
+		if (x->f->pid > 0 && x->f->tid > 0)
+			(void)syscall(SYS_tgkill, x->f->pid, x->f->tid,
+				      (int)v.i);
 		break;
 	case S_PRINTA:
-		if (st->pf) {
-			d_printa_fmt(p, &p->aggs[st->agg], st->pf, &x->out);
-		} else {
-			d_sb_puts(&x->out, "\n");
-			d_print_agg(p, &p->aggs[st->agg], &x->out);
-			p->aggs[st->agg].printed = true;
+		d_printa(p, st->aggv, st->naggv, st->pf,
+			 p->json && !st->pf ? &x->after : &x->out);
+		break;
+	case S_NORMALIZE:
+		x->action = st->action + 1;
+		v = d_eval(x, st->e);
+		if (v.i <= 0)
+			d_fault(x, FLT_ILLOP, 0);
+		p->aggs[st->agg].normal = (uint64_t)v.i;
+		break;
+	case S_DENORMALIZE:
+		p->aggs[st->agg].normal = 1;
+		break;
+	case S_SETOPT:
+		do_setopt(x, st);
+		break;
+	case S_SPECULATE:
+		v = d_eval(x, st->e);
+		x->speculating = true;
+		x->spec = d_spec_get(x, v.i);
+		break;
+	case S_COMMIT:
+	case S_DISCARD: {
+		struct dspec *sp;
+
+		v = d_eval(x, st->e);
+		sp = d_spec_get(x, v.i);
+		if (!sp)
+			break;
+		if (st->kind == S_DISCARD) {
+			d_spec_free(sp);
+			break;
+		}
+		for (unsigned i = 0; i < x->ncommits; i++)
+			if (x->commits[i] == sp)
+				sp = NULL;
+		if (!sp)
+			break;
+		{
+			struct dspec **nv = d_ar_alloc(
+				&x->scratch, (x->ncommits + 1) * sizeof(*nv));
+
+			if (x->ncommits)
+				memcpy(nv, x->commits,
+				       x->ncommits * sizeof(*nv));
+			nv[x->ncommits++] = sp;
+			x->commits = nv;
 		}
 		break;
+	}
 	case S_CLEAR:
 		d_agg_clear(&p->aggs[st->agg]);
 		break;
@@ -671,6 +814,180 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		d_agg_update(x, &p->aggs[st->agg], st);
 		break;
 	}
+}
+
+/*
+ * Records to the output; the "CPU ID FUNCTION:NAME" header before the
+ * first one (also when it arrives by commit()).  A committed buffer may
+ * hold no record (every speculated clause dropped): no header then.
+ */
+static void emit(struct d_prog *p, FILE *out, const char *b, size_t len)
+{
+	if (!len)
+		return; /* quiet and silent, or nothing committed */
+	if (!p->heading) {
+		p->heading = true;
+		/* dtrace.c's chew(): the flow header even when quiet */
+		if (p->json)
+			;
+		else if (p->flowindent)
+			fprintf(out, "%3s %-41s\n", "CPU", "FUNCTION");
+		else if (!p->quiet)
+			fprintf(out, "%3s %6s %32s\n", "CPU", "ID",
+				"FUNCTION:NAME");
+	}
+	fwrite(b, 1, len, out);
+}
+
+/* A record with system() commands: each runs where it was called, after
+ * what comes before it is written out (its output goes to dtrace's). */
+static void emit_cmds(struct ectx *x, FILE *out, const char *b, size_t len,
+		      size_t lead)
+{
+	size_t done = 0;
+
+	for (unsigned i = 0; i < x->ncmds; i++) {
+		size_t at = lead + x->cmdat[i];
+
+		emit(x->p, out, b + done, at - done);
+		done = at;
+		fflush(out);
+		if (system(x->cmds[i]) == -1 && x->err)
+			fprintf(x->err, "dtrace: failed to run \"%s\": %s\n",
+				x->cmds[i], strerror(errno));
+	}
+	emit(x->p, out, b + done, len - done);
+}
+
+/*
+ * -F (flowindent), as dtrace(1) and libdtrace indent: a probe named
+ * "entry" or "...-entry" is an entry (" -> ", syscall " => "), one named
+ * "return" or "...-return" a return (" <- ", " <= "), anything else "| "
+ * with FUNCTION:NAME; entries indent what follows by two, returns
+ * unindent themselves.  Several clauses of one firing indent once: an
+ * entry whose last record was the same probe from another clause is not
+ * an entry, and a return is one only for the last clause that may match
+ * it (libdtrace looks at the next record in the buffer; we look at the
+ * descriptions of the clauses after this one).
+ */
+static int flow_kind(const char *n)
+{
+	size_t len = strlen(n);
+
+	if ((len == 5 || (len > 5 && n[len - 6] == '-')) &&
+	    strcmp(n + len - 5, "entry") == 0)
+		return 1;
+	if ((len == 6 || (len > 6 && n[len - 7] == '-')) &&
+	    strcmp(n + len - 6, "return") == 0)
+		return 2;
+	return 0;
+}
+
+/* A description (fields right-aligned at its spec) matches probe pr. */
+static bool desc_matches(const char *desc, int spec,
+			 const struct d_probe *pr)
+{
+	const char *f[4] = { pr->prov, pr->mod, pr->func, pr->name };
+	char buf[512], *parts[4], *q;
+	int n = 0, last = spec >= 1 && spec <= 3 ? spec - 1 : 3, first;
+
+	snprintf(buf, sizeof(buf), "%s", desc);
+	for (q = buf;; q++) {
+		char *colon = strchr(q, ':');
+
+		if (n == 4)
+			return false;
+		parts[n++] = q;
+		if (!colon)
+			break;
+		*colon = '\0';
+		q = colon;
+	}
+	first = last - (n - 1);
+	if (first < 0)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (*parts[i] && fnmatch(parts[i], f[first + i] ? f[first + i]
+								: "", 0) != 0)
+			return false;
+	return true;
+}
+
+static bool later_clause_matches(const struct d_prog *p, unsigned clause,
+				 const struct d_probe *pr)
+{
+	for (unsigned i = clause + 1; i < p->nclauses; i++)
+		for (unsigned j = 0; j < p->clauses[i].ndescs; j++)
+			if (p->clauses[i].records &&
+			    desc_matches(p->clauses[i].descs[j],
+					 p->clauses[i].spec, pr))
+				return true;
+	return false;
+}
+
+static void flow_line(struct ectx *x, struct sbuf *rec)
+{
+	struct d_prog *p = x->p;
+	const struct d_probe *pr = x->f->probe;
+	int clause = (int)(x->c - p->clauses);
+	const char *func = pr && pr->func ? pr->func : "";
+	const char *n = pr && pr->name ? pr->name : "";
+	bool sys = pr && pr->prov && strcmp(pr->prov, "syscall") == 0;
+	int flow = flow_kind(n);
+	const char *prefix;
+	char name[1024];
+
+	if (flow == 1 && p->flow_last_probe == pr &&
+	    p->flow_last_clause != clause)
+		flow = 0;
+	if (flow == 2 && pr && later_clause_matches(p, (unsigned)clause, pr))
+		flow = 0;
+	prefix = flow == 1 ? (sys ? " => " : " -> ")
+		 : flow == 2 ? (sys ? " <= " : " <- ")
+			     : "| ";
+	if (flow == 2 && p->flow_depth > 0)
+		p->flow_depth -= 2;
+	if (flow)
+		snprintf(name, sizeof(name), "%*s%s%s", p->flow_depth, "",
+			 prefix, func);
+	else
+		snprintf(name, sizeof(name), "%*s%s%s:%s", p->flow_depth, "",
+			 prefix, func, n);
+	d_sb_printf(rec, "%3d %-41s ", x->f->cpu, name);
+	if (flow == 1)
+		p->flow_depth += 2;
+	p->flow_last_probe = pr;
+	p->flow_last_clause = clause;
+}
+
+/*
+ * -x oformat=json: a record is one line, {"cpu":N,"id":ID,"provider":
+ * ...,"module":...,"function":...,"name":...,"output":"..."} with what
+ * the clause printed as a JSON string (d_json_str(): no control bytes,
+ * no ill-formed UTF-8).
+ */
+static void json_record(struct ectx *x, struct sbuf *rec)
+{
+	const struct d_probe *pr = x->f->probe;
+	const char *f[4] = { "", "", "", "" };
+	static const char *const names[4] = { "provider", "module",
+					       "function", "name" };
+
+	if (pr) {
+		f[0] = pr->prov ? pr->prov : "";
+		f[1] = pr->mod ? pr->mod : "";
+		f[2] = pr->func ? pr->func : "";
+		f[3] = pr->name ? pr->name : "";
+	}
+	d_sb_printf(rec, "{\"cpu\":%d,\"id\":%u", x->f->cpu,
+		    pr ? pr->id : 0);
+	for (unsigned i = 0; i < 4; i++) {
+		d_sb_printf(rec, ",\"%s\":", names[i]);
+		d_json_str(rec, f[i], strlen(f[i]));
+	}
+	d_sb_puts(rec, ",\"output\":");
+	d_json_str(rec, x->out.b ? x->out.b : "", x->out.len);
+	d_sb_puts(rec, "}\n");
 }
 
 /* The clause proper; a fault longjmps out to d_run(). */
@@ -694,25 +1011,46 @@ static void run_clause(struct ectx *x, FILE *out)
 	/* a record when a recording statement ran (an if may skip them
 	 * all, as a false predicate does), or the clause has none */
 	if (c->records && (x->recorded || !c->nstmts)) {
-		if (!p->heading) {
-			p->heading = true;
-			if (!p->quiet)
-				fprintf(out, "%3s %6s %32s\n", "CPU", "ID",
-					"FUNCTION:NAME");
-		}
-		if (!p->quiet) {
-			char name[512];
+		struct sbuf rec = { 0 };
+		size_t lead;
 
-			snprintf(name, sizeof(name), "%s:%s",
-				 pr && pr->func ? pr->func : "",
-				 pr && pr->name ? pr->name : "");
-			fprintf(out, "%3d %6d %32s ", x->f->cpu,
-				pr ? (int)pr->id : 0, name);
+		if (p->json) {
+			json_record(x, &rec);
+			/* commands run after the record */
+			for (i = 0; i < x->ncmds; i++)
+				x->cmdat[i] = 0;
+			lead = rec.len;
+		} else {
+			if (p->flowindent) {
+				flow_line(x, &rec);
+			} else if (!p->quiet) {
+				char name[512];
+
+				snprintf(name, sizeof(name), "%s:%s",
+					 pr && pr->func ? pr->func : "",
+					 pr && pr->name ? pr->name : "");
+				d_sb_printf(&rec, "%3d %6d %32s ", x->f->cpu,
+					    pr ? (int)pr->id : 0, name);
+			}
+			lead = rec.len;
+			if (x->out.len)
+				d_sb_add(&rec, x->out.b, x->out.len);
+			if (!p->quiet)
+				d_sb_puts(&rec, "\n");
 		}
-		if (x->out.len)
-			fwrite(x->out.b, 1, x->out.len, out);
-		if (!p->quiet)
-			fputc('\n', out);
+		/* JSON: printa()'s rows, records of their own */
+		if (x->after.len)
+			d_sb_add(&rec, x->after.b, x->after.len);
+		if (x->speculating)
+			d_spec_record(p, x->spec, rec.b ? rec.b : "", rec.len);
+		else
+			emit_cmds(x, out, rec.b ? rec.b : "", rec.len, lead);
+		free(rec.b);
+	}
+	/* what commit() committed follows the committing record */
+	for (i = 0; i < x->ncommits; i++) {
+		emit(p, out, x->commits[i]->buf.b, x->commits[i]->buf.len);
+		d_spec_free(x->commits[i]);
 	}
 	if (x->exited) {
 		p->exit_status = x->status;
@@ -782,14 +1120,17 @@ int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	x->p = p;
 	x->c = &p->clauses[clause];
 	x->f = f;
+	x->err = err;
 	if (setjmp(x->jb) == 0) {
 		run_clause(x, out);
 	} else {
 		report_fault(x, err);
 		x->rv = D_RUN_ERROR;
 	}
+	d_spec_tick(p, f->timestamp, err);
 	rv = x->rv;
 	free(x->out.b);
+	free(x->after.b);
 	d_ar_free(&x->scratch);
 	free(x);
 	return rv;

@@ -311,3 +311,69 @@ void d_key_add(struct sbuf *k, const struct dv *v)
 		d_sb_add(k, (const char *)&v->i, sizeof(v->i));
 	}
 }
+
+/*
+ * A JSON string of n bytes (-x oformat=json): quotes, backslashes and
+ * C0 controls escaped as JSON has them, DEL and the C1 controls as
+ * \u007f..\u009f, and a byte that is not part of well-formed UTF-8 as
+ * the text "\xNN" (the way text output shows it), so the output never
+ * holds a control byte or ill-formed UTF-8.
+ */
+void d_json_str(struct sbuf *sb, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	d_sb_puts(sb, "\"");
+	while (i < n) {
+		unsigned c = p[i], len = 0, cp = 0;
+
+		if (c == '"' || c == '\\') {
+			d_sb_printf(sb, "\\%c", c);
+			i++;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			if (c == '\n')
+				d_sb_puts(sb, "\\n");
+			else if (c == '\t')
+				d_sb_puts(sb, "\\t");
+			else
+				d_sb_printf(sb, "\\u%04x", c);
+			i++;
+			continue;
+		}
+		if (c < 0x80) {
+			d_sb_add(sb, (const char *)&p[i], 1);
+			i++;
+			continue;
+		}
+		/* a well-formed UTF-8 sequence (RFC 3629), else one byte */
+		if (c >= 0xc2 && c <= 0xdf)
+			len = 2, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			len = 3, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			len = 4, cp = c & 0x07;
+		if (len && i + len <= n) {
+			unsigned k;
+
+			for (k = 1; k < len && (p[i + k] & 0xc0) == 0x80; k++)
+				cp = (cp << 6) | (p[i + k] & 0x3f);
+			if (k == len &&
+			    !(len == 3 && (cp < 0x800 ||
+					   (cp >= 0xd800 && cp <= 0xdfff))) &&
+			    !(len == 4 && (cp < 0x10000 || cp > 0x10ffff))) {
+				if (cp >= 0x80 && cp <= 0x9f)
+					d_sb_printf(sb, "\\u%04x", cp);
+				else
+					d_sb_add(sb, (const char *)&p[i], len);
+				i += len;
+				continue;
+			}
+		}
+		d_sb_printf(sb, "\\\\x%02x", c);
+		i++;
+	}
+	d_sb_puts(sb, "\"");
+}

@@ -1070,9 +1070,18 @@ static void test_syntax(void)
 	       "line 1, column 1: failed to set option 'nosuch': Invalid "
 	       "option name",
 	       "an unknown option");
-	is_str(compile_err("#pragma D option destructive\nBEGIN"),
-	       "line 1, column 1: option destructive is not supported",
-	       "destructive is refused");
+	{
+		struct d_prog *dp = compile("BEGIN { system(\"true\"); }");
+
+		ok(dp && d_destructive_refused(dp),
+		   "system() without the destructive option: refused");
+		d_free(dp);
+		dp = compile("#pragma D option destructive\n"
+			     "BEGIN { stop(); raise(9); }");
+		ok(dp && !d_destructive_refused(dp),
+		   "... with #pragma D option destructive: allowed");
+		d_free(dp);
+	}
 	is_str(compile_err("BEGIN { trace(\"a\" + 1); }"),
 	       "line 1, column 19: operator + requires an operand of integer "
 	       "type",
@@ -1085,6 +1094,98 @@ static void test_syntax(void)
 	       "line 1, column 18: operator = cannot assign a string to x, "
 	       "which holds an int",
 	       "a variable keeps its type");
+}
+
+/* -F: run the clauses listed (those the firing's probe matches). */
+static void fire_some(struct d_prog *p, const struct d_fire *f,
+		      const unsigned *cl, unsigned n, FILE *o)
+{
+	for (unsigned i = 0; i < n; i++)
+		d_run(p, cl[i], f, o, stderr);
+}
+
+static void test_flowindent(void)
+{
+	static const struct d_probe fe_outer = { 20, "py1234", "libpython",
+						 "outer", "function-entry",
+						 0, NULL };
+	static const struct d_probe fe_inner = { 21, "py1234", "libpython",
+						 "inner", "function-entry",
+						 0, NULL };
+	static const struct d_probe fr_inner = { 22, "py1234", "libpython",
+						 "inner", "function-return",
+						 0, NULL };
+	static const struct d_probe fr_outer = { 23, "py1234", "libpython",
+						 "outer", "function-return",
+						 0, NULL };
+	static const struct d_probe line = { 24, "py1234", "libpython",
+					     "inner", "line", 0, NULL };
+	static const struct d_probe gentry = { 25, "py1234", "libpython",
+					       "inner", "gentry", 0, NULL };
+	static const unsigned entry_cl[] = { 0, 1 }, ret_cl[] = { 2, 3 },
+			      line_cl[] = { 4 };
+	struct d_prog *p;
+	struct d_fire f;
+	char *out = NULL, msg[200];
+	size_t ol = 0;
+	FILE *o;
+
+	/* two clauses on entries and on returns: one indent each */
+	p = compile("*:::function-entry {}\n"
+		    "*:::function-entry { trace(1); }\n"
+		    "*:::function-return { trace(2); }\n"
+		    "*:::function-return {}\n"
+		    "*:::line, *:::gentry {}\n");
+	if (!p || d_set_option(p, "flowindent", "", msg, sizeof(msg))) {
+		ok(0, "flowindent: compile");
+		return;
+	}
+	o = open_memstream(&out, &ol);
+	f = mkfire(&fe_outer);
+	fire_some(p, &f, entry_cl, 2, o);
+	f = mkfire(&fe_inner);
+	fire_some(p, &f, entry_cl, 2, o);
+	f = mkfire(&line);
+	fire_some(p, &f, line_cl, 1, o);
+	f = mkfire(&gentry);
+	fire_some(p, &f, line_cl, 1, o);
+	f = mkfire(&fr_inner);
+	fire_some(p, &f, ret_cl, 2, o);
+	f = mkfire(&fr_outer);
+	fire_some(p, &f, ret_cl, 2, o);
+	fclose(o);
+	is_str(out,
+	       "CPU FUNCTION                                 \n"
+	       "  0  -> outer                                 \n"
+	       "  0   | outer:function-entry                          1\n"
+	       "  0    -> inner                               \n"
+	       "  0     | inner:function-entry                        1\n"
+	       "  0     | inner:line                          \n"
+	       "  0     | inner:gentry                        \n"
+	       "  0     | inner:function-return                       2\n"
+	       "  0    <- inner                               \n"
+	       "  0   | outer:function-return                         2\n"
+	       "  0  <- outer                                 \n",
+	       "-F: -> and <- by call depth, one indent per firing, | for "
+	       "other probes and other clauses");
+	free(out);
+	d_free(p);
+
+	/* syscall entries and returns: => and <=, quiet keeps the lines */
+	p = compile("syscall::read:entry { printf(\"x\"); }");
+	d_set_option(p, "flowindent", "", msg, sizeof(msg));
+	d_set_quiet(p, true);
+	out = NULL;
+	o = open_memstream(&out, &ol);
+	f = mkfire(&p_read);
+	d_run(p, 0, &f, o, stderr);
+	fclose(o);
+	is_str(out,
+	       "CPU FUNCTION                                 \n"
+	       "  0  => read                                  x",
+	       "-F: syscall => ; with -q the flow lines stay, the newline goes");
+	free(out);
+	d_free(p);
 }
 
 int main(void)
@@ -1103,5 +1204,6 @@ int main(void)
 	test_printa_clear_trunc();
 	test_macros();
 	test_syntax();
+	test_flowindent();
 	return tap_done();
 }

@@ -1,0 +1,5 @@
+/* setopt( ) takes string constants. */
+BEGIN
+{
+	setopt(probename);
+}

@@ -1,0 +1,6 @@
+/* No aggregation after speculate( ). */
+BEGIN
+{
+	speculate(1);
+	@a = count();
+}

@@ -1,0 +1,5 @@
+/* speculate( ) takes an integer ID. */
+BEGIN
+{
+	speculate("1");
+}

@@ -1,0 +1,6 @@
+/* speculate( ) at most once per clause. */
+BEGIN
+{
+	speculate(1);
+	speculate(1);
+}

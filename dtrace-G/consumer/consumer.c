@@ -369,6 +369,8 @@ static void teardown(struct consumer *c)
 	c->be->stop(c);
 	read_buffers(c);
 	threads_reap(c);
+	if (c->be->aggs)
+		c->be->aggs(c);
 	c->be->stats(c);
 	c->be->close(c);
 }

@@ -546,6 +546,7 @@ const char *d_arg_str(struct ectx *x, unsigned n, size_t max);
 /* agg.c */
 
 void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st);
+struct aent *d_agg_entry(struct agg *a, const struct dv *keys, unsigned nkeys);
 void d_print_agg(struct d_prog *p, struct agg *a, struct sbuf *sb);
 void d_printa_fmt(struct d_prog *p, struct agg *a, const struct pfmt *pf,
 		  struct sbuf *sb);

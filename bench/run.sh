@@ -68,6 +68,12 @@ done
 
 now_ns() { date +%s%N; }
 
+# BENCH_ONLY=consumer: only the consumer figures (bpftrace's and ours),
+# a quicker run when only they changed; RESULTS then holds just those.
+want_part() {	# consumer | other
+	[ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = "$1" ]
+}
+
 # best_ms CMD...: best wall time of three runs, in ms (prepare with $PREP)
 best_ms() {
 	best=
@@ -139,6 +145,7 @@ ns_per_iter() {	# PROG [N]: best of five
 	for _ in 1 2 3 4 5; do "./$1" "${2:-100000000}"; done | sort -n | head -n 1
 }
 
+if want_part other; then
 base_ir=$(ir_per_iter none)
 for v in "" -guard; do
 	ours=$(ir_per_iter "ours$v")
@@ -186,10 +193,13 @@ DTRACE=$DTRACE top_srcdir=$top_srcdir CC=$CC FORMS_MD=$tmp/forms.md \
 echo
 printf '%-52s %12s %12s %8s\n' "figure" "usdt-sdk" "reference" "ratio"
 
+fi # BENCH_ONLY
 # ---------------------------------------------------------------------
 # Consumer: our dtrace -n against bpftrace, on the same probe of the same
 # binary.  Output files on tmpfs, so the disk is not what is measured.
-if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
+if ! want_part consumer; then
+	:
+elif [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 	shm=$(mktemp -d /dev/shm/usdt-bench.XXXXXX 2>/dev/null) || shm=$tmp/shm
 	mkdir -p "$shm"
 	trap 'rm -rf "$tmp" "$shm"' EXIT
@@ -334,6 +344,7 @@ else
 	echo "(consumer: needs root and bpftrace; skipped)"
 fi
 
+if want_part other; then
 # ---------------------------------------------------------------------
 # Tools
 {
@@ -452,6 +463,8 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 else
 	echo "(registration: needs root, /dev/fuse and dtrace-helperd; skipped)"
 fi
+
+fi # BENCH_ONLY
 
 {
 	echo "# Benchmark results"

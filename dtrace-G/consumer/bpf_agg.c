@@ -19,7 +19,8 @@
  *
  * Reading back.  After the last drain and before END (struct
  * consumer_backend_ops' aggs), every entry of kaggs is looked up with its
- * per-CPU values and merged; the entries the map had no room for were
+ * per-CPU values and merged, and so is every slot of kflat that a hit
+ * updated (the statements without keys); the entries the map had no room for were
  * counted per CPU in kdrops and are reported as DTrace reports them
  * ("N aggregation drops on CPU C").  With -v, dtrace says how many
  * clauses ran in the kernel.
@@ -42,7 +43,7 @@
 
 struct bpf_kagg {
 	struct d_kplan *kp;
-	int plans_fd, aggs_fd, drops_fd;
+	int plans_fd, aggs_fd, flat_fd, drops_fd;
 	int ncpus;
 	bool *ran; /* per clause: put in some plan */
 };
@@ -61,9 +62,11 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 		any |= d_kplan_clause(k->kp, ci);
 	k->plans_fd = bpf_object__find_map_fd_by_name(obj, "kplans");
 	k->aggs_fd = bpf_object__find_map_fd_by_name(obj, "kaggs");
+	k->flat_fd = bpf_object__find_map_fd_by_name(obj, "kflat");
 	k->drops_fd = bpf_object__find_map_fd_by_name(obj, "kdrops");
 	k->ncpus = libbpf_num_possible_cpus();
-	if (!any || k->plans_fd < 0 || k->aggs_fd < 0 || k->drops_fd < 0 ||
+	if (!any || k->plans_fd < 0 || k->aggs_fd < 0 || k->flat_fd < 0 ||
+	    k->drops_fd < 0 ||
 	    k->ncpus <= 0) {
 		bpf_kagg_free(k);
 		return NULL;
@@ -179,6 +182,29 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 		if (bpf_map_lookup_elem(k->aggs_fd, &key, v) == 0)
 			d_kplan_merge(k->kp, &key, v, (unsigned)k->ncpus,
 				      probe_of, c);
+	}
+	/* the statements without keys: their slots of kflat */
+	for (unsigned st = 0; st < d_kplan_nstmts(k->kp); st++) {
+		unsigned slot, n;
+
+		if (!d_kplan_flat(k->kp, st, &slot, &n))
+			continue;
+		for (unsigned i = 0; i < n; i++) {
+			uint32_t idx = slot + i;
+			bool hit = false;
+
+			if (bpf_map_lookup_elem(k->flat_fd, &idx, v) < 0)
+				continue;
+			for (int cpu = 0; cpu < k->ncpus; cpu++)
+				hit |= v[cpu].a || v[cpu].b;
+			if (!hit)
+				continue;
+			memset(&key, 0, sizeof(key));
+			key.agg = (uint16_t)st;
+			key.bucket = (uint16_t)i;
+			d_kplan_merge(k->kp, &key, v, (unsigned)k->ncpus,
+				      probe_of, c);
+		}
 	}
 	free(v);
 	drops = xcalloc((size_t)k->ncpus, sizeof(*drops));

@@ -34,7 +34,10 @@
  * result narrowed, as binop() does, and 64-bit arithmetic on them gives
  * the same bits.  Keys keep their type per aggregating statement (the
  * kernel's key names the statement, not the aggregation), so 1 (int)
- * and 1 (long) stay two entries, as d_key_add() makes them.
+ * and 1 (long) stay two entries, as d_key_add() makes them.  A
+ * statement without keys gets slots of the array kflat instead of hash
+ * entries; a constant right operand rides in its operation (UBPF_KF_IMM),
+ * already converted.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -55,6 +58,8 @@ struct kstmt {
 	unsigned agg;
 	uint8_t ksz[UBPF_KMAXKEYS], ksg[UBPF_KMAXKEYS];
 	int kid[UBPF_KMAXKEYS]; /* B_PROBE* for a key naming the probe, or -1 */
+	int slot;		/* without keys: its first slot in kflat, or -1 */
+	unsigned nslots;
 };
 
 struct d_kplan {
@@ -63,6 +68,7 @@ struct d_kplan {
 	unsigned *first; /* per clause: its first struct kstmt */
 	struct kstmt *st;
 	unsigned nst;
+	unsigned nflat; /* kflat slots given out */
 };
 
 /* ------------------------------------------------------------------ */
@@ -246,6 +252,10 @@ static bool stmt_ok(const struct d_prog *p, const struct stmt *st,
 		return false;
 	ks->st = st;
 	ks->agg = st->agg;
+	ks->slot = -1;
+	ks->nslots = a->fn == AG_QUANTIZE     ? QZ_NBUCKETS
+		     : a->fn == AG_LQUANTIZE ? a->lq_levels + 2u
+					     : 1;
 	for (unsigned i = 0; i < st->nkeys; i++) {
 		ks->kid[i] = ident(st->keys[i]);
 		ks->ksz[i] = 8;
@@ -323,10 +333,19 @@ struct d_kplan *d_kplan_new(struct d_prog *p)
 				   (k->nst + c->nstmts + 1) * sizeof(*k->st));
 		for (i = 0; ok && i < c->nstmts; i++)
 			ok = stmt_ok(p, &c->stmts[i], &k->st[k->nst + i]);
-		if (ok) {
-			k->nst += c->nstmts;
-			k->ok[ci] = true;
+		if (!ok)
+			continue;
+		/* no keys: slots of kflat while they last */
+		for (i = 0; i < c->nstmts; i++) {
+			struct kstmt *ks = &k->st[k->nst + i];
+
+			if (ks->st->nkeys || k->nflat + ks->nslots > UBPF_KFLAT)
+				continue;
+			ks->slot = (int)k->nflat;
+			k->nflat += ks->nslots;
 		}
+		k->nst += c->nstmts;
+		k->ok[ci] = true;
 	}
 	return k;
 }
@@ -344,6 +363,21 @@ void d_kplan_free(struct d_kplan *k)
 bool d_kplan_clause(const struct d_kplan *k, unsigned clause)
 {
 	return clause < k->prog->nclauses && k->ok[clause];
+}
+
+unsigned d_kplan_nstmts(const struct d_kplan *k)
+{
+	return k->nst;
+}
+
+bool d_kplan_flat(const struct d_kplan *k, unsigned st, unsigned *slot,
+		  unsigned *nslots)
+{
+	if (st >= k->nst || k->st[st].slot < 0)
+		return false;
+	*slot = (unsigned)k->st[st].slot;
+	*nslots = k->st[st].nslots;
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -375,10 +409,17 @@ static struct ubpf_kop *put(struct em *m, int op, int pops, int pushes)
 	return o;
 }
 
-static void norm(struct em *m, uint8_t sz, uint8_t sg)
+/*
+ * Convert the top, of type (fz, fg), to (sz, sg); nothing to do when it
+ * is 8 bytes (the value is its 64 bits) or the type does not change.
+ */
+static void norm(struct em *m, uint8_t fz, uint8_t fg, uint8_t sz, uint8_t sg)
 {
-	struct ubpf_kop *o = put(m, UBPF_K_NORM, 1, 1);
+	struct ubpf_kop *o;
 
+	if (sz == 8 || (sz == fz && sg == fg))
+		return;
+	o = put(m, UBPF_K_NORM, 1, 1);
 	o->sz = sz;
 	o->sg = sg;
 }
@@ -425,18 +466,31 @@ static void emit(struct em *m, const struct node *n)
 		o->sg = sg;
 		return;
 	case N_CAST:
+		(void)ty(n->a, &az, &ag);
 		emit(m, n->a);
-		norm(m, sz, sg);
+		norm(m, az, ag, sz, sg);
 		return;
 	case N_BIN:
 		if (n->sub == OP_SHL || n->sub == OP_SHR) {
+			(void)ty(n->a, &az, &ag);
 			emit(m, n->a);
-			norm(m, sz, sg);
-			emit(m, n->b); /* the count: & 63, unconverted */
-			o = put(m, n->sub == OP_SHL ? UBPF_K_SHL
-				   : sg		   ? UBPF_K_SAR
-						   : UBPF_K_SHR,
-				2, 1);
+			norm(m, az, ag, sz, sg);
+			{
+				int64_t bc = 0;
+				bool bimm = const_of(n->b, &bc);
+
+				/* the count: & 63, unconverted */
+				if (!bimm)
+					emit(m, n->b);
+				o = put(m, n->sub == OP_SHL ? UBPF_K_SHL
+					   : sg		   ? UBPF_K_SAR
+							   : UBPF_K_SHR,
+					bimm ? 1 : 2, 1);
+				if (bimm) {
+					o->flags = UBPF_KF_IMM;
+					o->imm = bc;
+				}
+			}
 			o->sz = sz;
 			o->sg = sg;
 			return;
@@ -444,6 +498,8 @@ static void emit(struct em *m, const struct node *n)
 		(void)ty(n->a, &az, &ag);
 		(void)ty(n->b, &bz, &bg);
 		{
+			int64_t bc = 0;
+			bool bimm = const_of(n->b, &bc);
 			/* the operands' common type (the comparisons' too) */
 			unsigned sa = az < 4 ? 4 : az, sb = bz < 4 ? 4 : bz;
 			bool ga = az < 4 ? true : ag, gb = bz < 4 ? true : bg;
@@ -451,9 +507,11 @@ static void emit(struct em *m, const struct node *n)
 			uint8_t cg = sa != sb ? (sa > sb ? ga : gb) : ga && gb;
 
 			emit(m, n->a);
-			norm(m, cz, cg);
-			emit(m, n->b);
-			norm(m, cz, cg);
+			norm(m, az, ag, cz, cg);
+			if (!bimm) {
+				emit(m, n->b);
+				norm(m, bz, bg, cz, cg);
+			}
 			switch (n->sub) {
 			case '+': op = UBPF_K_ADD; break;
 			case '-': op = UBPF_K_SUB; break;
@@ -470,7 +528,11 @@ static void emit(struct em *m, const struct node *n)
 			case OP_LE: op = cg ? UBPF_K_LES : UBPF_K_LEU; break;
 			default: op = cg ? UBPF_K_GES : UBPF_K_GEU; break;
 			}
-			o = put(m, op, 2, 1);
+			o = put(m, op, bimm ? 1 : 2, 1);
+			if (bimm) { /* a constant b: converted now */
+				o->flags = UBPF_KF_IMM;
+				o->imm = d_dv_int(bc, cz, cg).i;
+			}
 			if (op <= UBPF_K_XOR) {
 				o->sz = sz;
 				o->sg = sg;
@@ -532,6 +594,10 @@ bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
 			emit(&m, st->args[0]);
 		o = put(&m, UBPF_K_AGG, st->nargs ? 1 : 0, 0);
 		o->agg = (uint16_t)(k->first[clause] + i);
+		if (ks->slot >= 0) {
+			o->flags = UBPF_KF_FLAT;
+			o->slot = (uint16_t)ks->slot;
+		}
 		switch (a->fn) {
 		case AG_COUNT: o->n = UBPF_F_COUNT; break;
 		case AG_SUM: o->n = UBPF_F_SUM; break;

@@ -37,12 +37,21 @@ bool d_kplan_clause(const struct d_kplan *k, unsigned clause);
 bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
 		  const struct d_probe *probe, struct ubpf_kplan *pl);
 
+/*
+ * The aggregating statements the kernel runs (kaggs' key.agg); whether
+ * statement st keeps its values in kflat instead, from slot on, one per
+ * bucket (one for count() and the like).
+ */
+unsigned d_kplan_nstmts(const struct d_kplan *k);
+bool d_kplan_flat(const struct d_kplan *k, unsigned st, unsigned *slot,
+		  unsigned *nslots);
+
 /* The probe of a dtrace -l ID, for keys that name the probe. */
 typedef const struct d_probe *(*d_kplan_probe_fn)(void *ctx, unsigned id);
 
 /*
  * Fold one entry of the kernel's kaggs (its per-CPU values, ncpus of
- * them) into the aggregations.  Call once per entry, after tracing
+ * them) into the aggregations; for kflat, key is {st, slot - first}.  Call once per entry, after tracing
  * stopped and before END, printa() or the final printing.
  */
 void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,

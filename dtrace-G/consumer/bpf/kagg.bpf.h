@@ -42,6 +42,13 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UBPF_KFLAT);
+	__type(key, __u32);
+	__type(value, struct ubpf_kval);
+} kflat SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u64);
@@ -151,7 +158,15 @@ static __always_inline void kagg_update(struct kvm *vm,
 	vm->key.bucket = o->n == UBPF_F_QUANTIZE    ? kqbucket(v)
 			 : o->n == UBPF_F_LQUANTIZE ? klqbucket(v, o)
 						    : 0;
-	kv = bpf_map_lookup_elem(&kaggs, &vm->key);
+	if (o->flags & UBPF_KF_FLAT) {
+		z = (__u32)o->slot + vm->key.bucket;
+		kv = bpf_map_lookup_elem(&kflat, &z);
+		if (!kv)
+			return;
+		z = 0;
+	} else {
+		kv = bpf_map_lookup_elem(&kaggs, &vm->key);
+	}
 	if (!kv) {
 		(void)bpf_map_update_elem(&kaggs, &vm->key, &zero,
 					  BPF_NOEXIST);
@@ -171,6 +186,7 @@ static __always_inline void kagg_update(struct kvm *vm,
 		break;
 	case UBPF_F_SUM:
 		kv->a = (__s64)((__u64)kv->a + (__u64)v);
+		kv->b = 1;
 		break;
 	case UBPF_F_AVG:
 		kv->a++;
@@ -210,6 +226,13 @@ static long kstep(__u64 i, void *ctx)
 	if (op >= UBPF_K_NORM && op <= UBPF_K_LNOT) {
 		if (sp < 1)
 			return 1;
+		a = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
+		sp--;
+	} else if (op >= UBPF_K_ADD && op <= UBPF_K_LXOR &&
+		   (o->flags & UBPF_KF_IMM)) {
+		if (sp < 1)
+			return 1;
+		b = o->imm;
 		a = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
 		sp--;
 	} else if (op >= UBPF_K_ADD && op <= UBPF_K_LXOR) {

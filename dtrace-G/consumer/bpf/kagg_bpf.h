@@ -31,17 +31,21 @@
  *				so a CPU that never updated it is skipped
  *	quantize(), lquantize()	a: hits in the key's bucket
  *
- * An entry the map has no room for is counted per CPU in kdrops.
+ * An entry the map has no room for is counted per CPU in kdrops.  An
+ * aggregation without keys needs no hash: its statement gets slots of
+ * the per-CPU array kflat (one, or one per bucket), found by index, and
+ * sum() sets b as well, so a slot with a and b 0 was never updated.
  */
 #ifndef KAGG_BPF_H
 #define KAGG_BPF_H
 
 #include <linux/types.h>
 
-#define UBPF_KOPS 64	     /* instructions of one plan */
+#define UBPF_KOPS 256	     /* instructions of one plan */
 #define UBPF_KSTACK 16	     /* its stack: values */
 #define UBPF_KMAXKEYS 4	     /* keys of a kernel aggregation */
 #define UBPF_KMAXENTRIES 65536 /* entries of kaggs */
+#define UBPF_KFLAT 4096	       /* slots of kflat */
 
 /* instructions */
 enum {
@@ -106,9 +110,14 @@ struct ubpf_kop {
 	__u16 jump;  /* PRED: where the clause ends */
 	__u16 step;  /* AGG lquantize() */
 	__u16 levels;
-	__u32 pad;
-	__s64 imm; /* CONST; AGG lquantize(): the base */
+	__u16 flags; /* UBPF_KF_* */
+	__u16 slot;  /* AGG with UBPF_KF_FLAT: its first slot in kflat */
+	__s64 imm; /* CONST, UBPF_KF_IMM: the value; AGG lquantize(): base */
 };
+
+/* ubpf_kop.flags */
+#define UBPF_KF_IMM 0x1	 /* binary: b is imm, only a is popped */
+#define UBPF_KF_FLAT 0x2 /* AGG: kflat[slot + bucket], not kaggs */
 
 /* kplans[{event, pid}] */
 struct ubpf_kplan_key {

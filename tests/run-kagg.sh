@@ -131,6 +131,29 @@ cat >expected.txt <<'EOF'
 EOF
 both "every aggregating function" 3 "'tick 12'" -s a.d
 
+# Predicates: comparisons with constants (tested inside the predicate's
+# own instruction), & != && || ! on arguments.
+cat >c.d <<'EOF'
+tr$target:::tick /arg0 >= 3/ { @a[arg0 > 5] = count(); }
+tr$target:::tick /(arg2 & 0xff) != 0 && arg0 < 9/ { @b = sum(arg0); }
+tr$target:::tick /arg0 == 4 || !(arg0 - 7)/
+{
+	@c = max(arg0);
+	@d = min(-arg0);
+	@e = avg(arg0 * 3 + 1);
+}
+EOF
+cat >expected.txt <<'EOF'
+
+        0                3
+        1                6
+               36
+                7
+               -7
+               17
+EOF
+both "predicates" 3 "'tick 12'" -s c.d
+
 # One aggregation from a kernel clause and a user-space one (a string
 # key from copyinstr() is user space's); a printf clause on the same
 # probe: its record still comes, the kernel's clause is not run twice.

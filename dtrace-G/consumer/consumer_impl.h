@@ -15,6 +15,8 @@
  *	uprobe.c	backend: tracefs uprobe events + perf ring buffers
  *	bpf.c		backend: the same uprobe events, each running a BPF
  *			program (libbpf) that writes a BPF ring buffer
+ *	bpf_agg.c	its plans for the clauses that aggregate in the
+ *			kernel, and reading those aggregations back
  *	fasttrap.c	backend: the kernel module's /dev/dtrace/fasttrap
  *
  * A backend is the part that arms probe sites in the kernel and brings

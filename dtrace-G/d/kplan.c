@@ -572,7 +572,17 @@ bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
 	c = &k->prog->clauses[clause];
 	if (c->pred) {
 		emit(&m, c->pred);
-		pred = put(&m, UBPF_K_PRED, 1, 0);
+		if (!m.full && m.n > pl->nops &&
+		    pl->ops[m.n - 1].op >= UBPF_K_EQ &&
+		    pl->ops[m.n - 1].op <= UBPF_K_GEU) {
+			/* the comparison and the test in one instruction */
+			pred = &pl->ops[m.n - 1];
+			pred->n = pred->op;
+			pred->op = UBPF_K_PRED;
+			m.depth--;
+		} else {
+			pred = put(&m, UBPF_K_PRED, 1, 0);
+		}
 	}
 	for (i = 0; i < c->nstmts; i++) {
 		const struct kstmt *ks = &k->st[k->first[clause] + i];

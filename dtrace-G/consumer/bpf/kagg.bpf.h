@@ -214,7 +214,7 @@ static long kstep(__u64 i, void *ctx)
 	const struct ubpf_kop *o;
 	__u32 pc = vm->pc, sp = vm->sp;
 	__s64 a = 0, b = 0, c = 0, r = 0;
-	__u8 op;
+	__u8 op, eop;
 
 	(void)i;
 	if (pc >= UBPF_KOPS || pc >= pl->nops || sp > UBPF_KSTACK)
@@ -222,26 +222,28 @@ static long kstep(__u64 i, void *ctx)
 	o = &pl->ops[pc];
 	vm->pc = pc + 1;
 	op = o->op;
+	/* a PRED with n tests a comparison of its own (UBPF_K_EQ..) */
+	eop = op == UBPF_K_PRED && o->n ? o->n : op;
 	/* operands off the stack */
-	if (op >= UBPF_K_NORM && op <= UBPF_K_LNOT) {
+	if (eop >= UBPF_K_NORM && eop <= UBPF_K_LNOT) {
 		if (sp < 1)
 			return 1;
 		a = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
 		sp--;
-	} else if (op >= UBPF_K_ADD && op <= UBPF_K_LXOR &&
+	} else if (eop >= UBPF_K_ADD && eop <= UBPF_K_LXOR &&
 		   (o->flags & UBPF_KF_IMM)) {
 		if (sp < 1)
 			return 1;
 		b = o->imm;
 		a = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
 		sp--;
-	} else if (op >= UBPF_K_ADD && op <= UBPF_K_LXOR) {
+	} else if (eop >= UBPF_K_ADD && eop <= UBPF_K_LXOR) {
 		if (sp < 2)
 			return 1;
 		b = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
 		a = vm->st[(sp - 2) & (UBPF_KSTACK - 1)];
 		sp -= 2;
-	} else if (op == UBPF_K_SEL) {
+	} else if (eop == UBPF_K_SEL) {
 		if (sp < 3)
 			return 1;
 		c = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
@@ -255,7 +257,7 @@ static long kstep(__u64 i, void *ctx)
 		a = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
 		sp--;
 	}
-	switch (op) {
+	switch (eop) {
 	case UBPF_K_CONST: r = o->imm; break;
 	case UBPF_K_ARG: r = (__s64)vm->args[o->n < UBPF_MAXARGS ? o->n : 0]; break;
 	case UBPF_K_PID: r = (__s32)vm->pid; break;
@@ -291,11 +293,7 @@ static long kstep(__u64 i, void *ctx)
 	case UBPF_K_LOR: r = a || b; break;
 	case UBPF_K_LXOR: r = !a != !b; break;
 	case UBPF_K_SEL: r = a ? b : c; break;
-	case UBPF_K_PRED:
-		vm->sp = sp;
-		if (!a)
-			vm->pc = o->jump;
-		return 0;
+	case UBPF_K_PRED: r = a; break;
 	case UBPF_K_KEY:
 		vm->key.k[o->n & (UBPF_KMAXKEYS - 1)] = a;
 		vm->sp = sp;
@@ -307,6 +305,12 @@ static long kstep(__u64 i, void *ctx)
 		return 0;
 	default:
 		return 1;
+	}
+	if (op == UBPF_K_PRED) {
+		vm->sp = sp;
+		if (!r)
+			vm->pc = o->jump;
+		return 0;
 	}
 	if (sp >= UBPF_KSTACK)
 		return 1;

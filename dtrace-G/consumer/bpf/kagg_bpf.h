@@ -85,7 +85,7 @@ enum {
 	UBPF_K_LOR,
 	UBPF_K_LXOR,
 	UBPF_K_SEL,  /* pop c, pop b, pop a: push a ? b : c */
-	UBPF_K_PRED, /* pop; 0: go to jump */
+	UBPF_K_PRED, /* pop; 0: go to jump (n: the comparison, as a binary) */
 	UBPF_K_KEY,  /* pop into key n */
 	UBPF_K_AGG,  /* update statement agg's entry (fn n); see below */
 };
@@ -105,7 +105,7 @@ struct ubpf_kop {
 	__u8 op;
 	__u8 sz; /* 0, or narrow the result to 1, 2, 4, 8 bytes */
 	__u8 sg;
-	__u8 n;	     /* ARG, KEY: the index; AGG: UBPF_F_* */
+	__u8 n;	     /* ARG, KEY: the index; AGG: UBPF_F_*; PRED: 0 or UBPF_K_EQ.. */
 	__u16 agg;   /* AGG: the statement's number */
 	__u16 jump;  /* PRED: where the clause ends */
 	__u16 step;  /* AGG lquantize() */

@@ -8,6 +8,7 @@
 #
 #	make bench			(sets the variables below)
 #	DTRACE=... DTRACE_DRTI=... top_srcdir=... sh bench/run.sh
+#	BENCH_ONLY=consumer ... sh bench/run.sh	(the consumer figures only)
 #
 # Prints a table and writes it, with the machine, kernel and date, to
 # $RESULTS (default bench/RESULTS.md in the current directory).
@@ -478,8 +479,8 @@ fi # BENCH_ONLY
 	echo
 	echo "Consumer figures (the rows from \"dtrace -n (bpf) vs bpftrace\" to"
 	echo "the last unpaced row; root and bpftrace only): our \`dtrace -n\`, on"
-	echo "each backend (DTRACE_BACKEND=bpf: a BPF program per uprobe event, one"
-	echo "ring-buffer record per hit; uprobe: a perf sample per hit), and"
+	echo "each backend (DTRACE_BACKEND=bpf: a BPF program per uprobe event,"
+	echo "aggregating in the kernel; uprobe: a perf sample per hit), and"
 	echo "bpftrace trace the same probe of the same binary, started with -c,"
 	echo "output to tmpfs, for count(), sum(arg0), quantize(arg0) (bpftrace:"
 	echo "hist()) and /arg0 % 2 == 0/ count().  ns/hit is the target's own"
@@ -490,10 +491,11 @@ fi # BENCH_ONLY
 	echo "\"Lost N events\") and every event arrived (the exact count, sum,"
 	echo "bucket total, or one printf line per event); then one unpaced run of"
 	echo "1,000,000 events.  Limits: the machine's CPUs are shared by the"
-	echo "target (busy on one) and the consumer.  Our dtrace aggregates in user"
-	echo "space, so each hit costs a record (default -x bufsize 2 MB per CPU,"
-	echo "read every 10 ms or when half full), where bpftrace aggregates in the"
-	echo "kernel."
+	echo "target (busy on one) and the consumer.  On the bpf backend these"
+	echo "clauses run in the BPF program, as bpftrace's do (a plan per probe,"
+	echo "per-CPU maps read back at the end); printf() and the uprobe backend"
+	echo "cost a record per hit (default -x bufsize 2 MB per CPU, read every"
+	echo "10 ms or when half full)."
 	if [ -s "$tmp/forms.md" ]; then
 		echo
 		cat "$tmp/forms.md"

@@ -449,7 +449,10 @@ static int bpf_open(struct consumer *c)
 	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) != 1 ||
 	    libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) != 1 ||
 	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
-				    BPF_FUNC_get_attach_cookie, NULL) != 1)
+				    BPF_FUNC_get_attach_cookie, NULL) != 1 ||
+	    /* the plans of kernel aggregation run under bpf_loop() (5.17) */
+	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_loop,
+				    NULL) != 1)
 		return errno ? -errno : -EOPNOTSUPP;
 	b = xcalloc(1, sizeof(*b));
 	b->evspec_fd = b->drops_fd = -1;

@@ -8,6 +8,7 @@
 #
 #	make bench			(sets the variables below)
 #	DTRACE=... DTRACE_DRTI=... top_srcdir=... sh bench/run.sh
+#	BENCH_ONLY=consumer ... sh bench/run.sh	(the consumer figures only)
 #
 # Prints a table and writes it, with the machine, kernel and date, to
 # $RESULTS (default bench/RESULTS.md in the current directory).
@@ -69,6 +70,12 @@ for h in /usr/include/x86_64-linux-gnu/sys/sdt.h /usr/include/sys/sdt.h; do
 done
 
 now_ns() { date +%s%N; }
+
+# BENCH_ONLY=consumer: only the consumer figures (bpftrace's and ours),
+# a quicker run when only they changed; RESULTS then holds just those.
+want_part() {	# consumer | other
+	[ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = "$1" ]
+}
 
 # best_ms CMD...: best wall time of three runs, in ms (prepare with $PREP)
 best_ms() {
@@ -141,6 +148,7 @@ ns_per_iter() {	# PROG [N]: best of five
 	for _ in 1 2 3 4 5; do "./$1" "${2:-100000000}"; done | sort -n | head -n 1
 }
 
+if want_part other; then
 base_ir=$(ir_per_iter none)
 for v in "" -guard; do
 	ours=$(ir_per_iter "ours$v")
@@ -188,10 +196,13 @@ DTRACE=$DTRACE top_srcdir=$top_srcdir CC=$CC FORMS_MD=$tmp/forms.md \
 echo
 printf '%-52s %12s %12s %8s\n' "figure" "usdt-sdk" "reference" "ratio"
 
+fi # BENCH_ONLY
 # ---------------------------------------------------------------------
 # Consumer: our dtrace -n against bpftrace, on the same probe of the same
 # binary.  Output files on tmpfs, so the disk is not what is measured.
-if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
+if ! want_part consumer; then
+	:
+elif [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 	shm=$(mktemp -d /dev/shm/usdt-bench.XXXXXX 2>/dev/null) || shm=$tmp/shm
 	mkdir -p "$shm"
 	trap 'rm -rf "$tmp" "$shm"' EXIT
@@ -336,6 +347,7 @@ else
 	echo "(consumer: needs root and bpftrace; skipped)"
 fi
 
+if want_part other; then
 # ---------------------------------------------------------------------
 # Tools
 {
@@ -494,6 +506,8 @@ else
 	echo "(registration: needs root, /dev/fuse and dtrace-helperd; skipped)"
 fi
 
+fi # BENCH_ONLY
+
 {
 	echo "# Benchmark results"
 	echo
@@ -506,8 +520,8 @@ fi
 	echo
 	echo "Consumer figures (the rows from \"dtrace -n (bpf) vs bpftrace\" to"
 	echo "the last unpaced row; root and bpftrace only): our \`dtrace -n\`, on"
-	echo "each backend (DTRACE_BACKEND=bpf: a BPF program per uprobe event, one"
-	echo "ring-buffer record per hit; uprobe: a perf sample per hit), and"
+	echo "each backend (DTRACE_BACKEND=bpf: a BPF program per uprobe event,"
+	echo "aggregating in the kernel; uprobe: a perf sample per hit), and"
 	echo "bpftrace trace the same probe of the same binary, started with -c,"
 	echo "output to tmpfs, for count(), sum(arg0), quantize(arg0) (bpftrace:"
 	echo "hist()) and /arg0 % 2 == 0/ count().  ns/hit is the target's own"
@@ -518,10 +532,11 @@ fi
 	echo "\"Lost N events\") and every event arrived (the exact count, sum,"
 	echo "bucket total, or one printf line per event); then one unpaced run of"
 	echo "1,000,000 events.  Limits: the machine's CPUs are shared by the"
-	echo "target (busy on one) and the consumer.  Our dtrace aggregates in user"
-	echo "space, so each hit costs a record (default -x bufsize 2 MB per CPU,"
-	echo "read every 10 ms or when half full), where bpftrace aggregates in the"
-	echo "kernel."
+	echo "target (busy on one) and the consumer.  On the bpf backend these"
+	echo "clauses run in the BPF program, as bpftrace's do (a plan per probe,"
+	echo "per-CPU maps read back at the end); printf() and the uprobe backend"
+	echo "cost a record per hit (default -x bufsize 2 MB per CPU, read every"
+	echo "10 ms or when half full)."
 	if [ -s "$tmp/forms.md" ]; then
 		echo
 		cat "$tmp/forms.md"

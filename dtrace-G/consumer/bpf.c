@@ -40,6 +40,11 @@
  * read reports what it grew by ("N drops on CPU C"), so the drops are
  * exact without the uprobe backend's end-of-run count.
  *
+ * Aggregating.  Clauses that only aggregate integers run in the
+ * program itself, from plans bpf_agg.c puts in for each process it
+ * enables; their hits write no record, or a record flagged so that
+ * user space runs only the other clauses (bpf_agg.c says how).
+ *
  * Loading.  open() only asks the kernel whether it has what the program
  * needs (libbpf's feature probes); the program is loaded when the first
  * event is made, once -x bufsize is known, with dtrace's own pid in it.
@@ -58,6 +63,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bpf/kagg_bpf.h"
 #include "bpf/usdt_bpf.h"
 #include "consumer_impl.h"
 #include "stapsdt.h"
@@ -80,6 +86,7 @@ struct consumer_bpf {
 	size_t nanchors;
 	int ncpus;		 /* possible CPUs (per-CPU map values) */
 	uint64_t *drops_seen;	 /* per CPU */
+	struct bpf_kagg *kagg;	 /* aggregating in the kernel, or NULL */
 	bool load_failed;
 	char err[256];
 };
@@ -266,6 +273,7 @@ static int bpf_load(struct consumer *c)
 				 rb_record, c, NULL);
 	if (!b->rb)
 		return -errno;
+	b->kagg = bpf_kagg_new(c, b->obj);
 	return 0;
 }
 
@@ -390,6 +398,7 @@ static struct tprobe *bpf_decode(struct consumer *c, const struct hit *h,
 	p = up_event_user(e, (pid_t)h->pid);
 	if (!p)
 		return NULL; /* a child that inherited the event: not traced */
+	c->kagg_rec = (r.flags & UBPF_RF_KAGG) != 0;
 	f->cpu = (int)h->cpu;
 	f->pid = (pid_t)h->pid;
 	f->tid = (pid_t)h->tid;
@@ -440,7 +449,10 @@ static int bpf_open(struct consumer *c)
 	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) != 1 ||
 	    libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) != 1 ||
 	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
-				    BPF_FUNC_get_attach_cookie, NULL) != 1)
+				    BPF_FUNC_get_attach_cookie, NULL) != 1 ||
+	    /* the plans of kernel aggregation run under bpf_loop() (5.17) */
+	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_loop,
+				    NULL) != 1)
 		return errno ? -errno : -EOPNOTSUPP;
 	b = xcalloc(1, sizeof(*b));
 	b->evspec_fd = b->drops_fd = -1;
@@ -448,6 +460,27 @@ static int bpf_open(struct consumer *c)
 	c->up.scope_only = true;
 	c->up.event_new = ev_new;
 	return up_open(c);
+}
+
+/* uprobe.c arms pr's sites; then the kernel's plans go in (bpf_agg.c). */
+static void bpf_enable(struct consumer *c, struct tproc *pr)
+{
+	up_enable(c, pr);
+	if (c->bpf)
+		bpf_kagg_enable(c, c->bpf->kagg, pr);
+}
+
+static void bpf_proc_exit(struct consumer *c, struct tproc *pr)
+{
+	up_proc_exit(c, pr);
+	if (c->bpf)
+		bpf_kagg_proc_exit(c, c->bpf->kagg, pr->pid);
+}
+
+static void bpf_aggs(struct consumer *c)
+{
+	if (c->bpf)
+		bpf_kagg_merge(c, c->bpf->kagg);
 }
 
 static size_t bpf_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
@@ -508,6 +541,7 @@ static void bpf_close(struct consumer *c)
 		links_destroy(b);
 		up_close(c);
 		ring_buffer__free(b->rb);
+		bpf_kagg_free(b->kagg);
 		bpf_object__close(b->obj);
 		free(b->anchors);
 		free(b->drops_seen);
@@ -520,12 +554,13 @@ const struct consumer_backend_ops consumer_bpf_ops = {
 	.name = "BPF",
 	.key = "bpf",
 	.open = bpf_open,
-	.enable = up_enable,
+	.enable = bpf_enable,
 	.poll_fds = bpf_poll_fds,
 	.drain = bpf_drain,
 	.decode = bpf_decode,
-	.proc_exit = up_proc_exit,
+	.proc_exit = bpf_proc_exit,
 	.stop = bpf_stop,
+	.aggs = bpf_aggs,
 	.stats = bpf_stats,
 	.close = bpf_close,
 };

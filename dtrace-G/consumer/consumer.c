@@ -14,8 +14,9 @@
  * processes' probes are found and armed (sites.c), each description must
  * match something (unless -Z), the commands are let go, BEGIN fires, and
  * the loop runs until exit(), the end of all targets, SIGINT, SIGTERM or
- * SIGHUP.  Then the backend stops and is drained a last time, END fires,
- * the aggregations are printed.
+ * SIGHUP.  Then the backend stops and is drained a last time, what it
+ * aggregated in the kernel is folded in (bpf backend), END fires, the
+ * aggregations are printed.
  *
  * The loop waits (poll) on a signalfd, an inotify watch on the
  * registry, a pidfd per process and the backend's own descriptors, for
@@ -369,6 +370,8 @@ static void teardown(struct consumer *c)
 	c->be->stop(c);
 	read_buffers(c);
 	threads_reap(c);
+	if (c->be->aggs)
+		c->be->aggs(c);
 	c->be->stats(c);
 	c->be->close(c);
 }

@@ -15,6 +15,8 @@
  *	uprobe.c	backend: tracefs uprobe events + perf ring buffers
  *	bpf.c		backend: the same uprobe events, each running a BPF
  *			program (libbpf) that writes a BPF ring buffer
+ *	bpf_agg.c	its plans for the clauses that aggregate in the
+ *			kernel, and reading those aggregations back
  *	fasttrap.c	backend: the kernel module's /dev/dtrace/fasttrap
  *
  * A backend is the part that arms probe sites in the kernel and brings
@@ -94,6 +96,14 @@ struct tprobe {
 	uint64_t *enoffs; /* legacy is-enabled sites */
 	unsigned nenoffs;
 	bool enabled;
+	/*
+	 * bpf backend, aggregating in the kernel (bpf_agg.c): the clauses
+	 * user space still runs for a record whose hit ran the others in
+	 * the kernel (kagg_rec), with their epids
+	 */
+	bool kplanned;
+	unsigned *uclauses, *uepids;
+	unsigned nuclauses;
 };
 
 /* uprobe backend: one uprobe event, a site with the strings read. */
@@ -207,6 +217,11 @@ struct consumer_backend_ops {
 	void (*proc_exit)(struct consumer *c, struct tproc *pr);
 	/* tracing stops: no record is written after this */
 	void (*stop)(struct consumer *c);
+	/*
+	 * optional, after the last drain and before END: fold what the
+	 * kernel aggregated into the D program's aggregations
+	 */
+	void (*aggs)(struct consumer *c);
 	/* after the last drain: report the records that were lost */
 	void (*stats)(struct consumer *c);
 	/* give everything back; safe on any error path, and twice */
@@ -239,6 +254,7 @@ struct consumer {
 	unsigned *begin_clauses, nbegin, *end_clauses, nend;
 	unsigned *src_first; /* per source: its first clause; then the end */
 	uint64_t received; /* records read from the backend */
+	bool kagg_rec; /* decode(): the kernel ran some of the hit's clauses */
 	uint64_t wall_offset;
 	size_t rbsize;
 	unsigned switchrate_ms;
@@ -314,6 +330,17 @@ void up_stop(struct consumer *c);
 void up_close_procs(struct consumer *c);
 void up_close(struct consumer *c);
 struct tprobe *up_event_user(const struct tevent *e, pid_t pid);
+
+#ifdef HAVE_BPF
+/* bpf_agg.c: aggregating in the kernel, for bpf.c */
+struct bpf_object;
+struct bpf_kagg;
+struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj);
+void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr);
+void bpf_kagg_proc_exit(struct consumer *c, struct bpf_kagg *k, pid_t pid);
+void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k);
+void bpf_kagg_free(struct bpf_kagg *k);
+#endif
 
 /* sites.c */
 bool vaddr_to_off(const struct tfile *f, uint64_t v, uint64_t *off);

@@ -222,6 +222,7 @@ static void hit_process(struct consumer *c, const struct hit *h)
 	struct d_fire f = {0};
 	char comm[32] = "";
 
+	c->kagg_rec = false;
 	p = c->be->decode(c, h, &f, comm, sizeof(comm));
 	if (!p)
 		return;
@@ -234,7 +235,11 @@ static void hit_process(struct consumer *c, const struct hit *h)
 	f.copyin = copyin;
 	f.parent_of = parent_of;
 	thread_seen(c, f.pid, f.tid);
-	run_clauses(c, &p->dp, p->clauses, p->epids, p->nclauses, &f);
+	if (c->kagg_rec) /* the kernel ran the others (bpf_agg.c) */
+		run_clauses(c, &p->dp, p->uclauses, p->uepids, p->nuclauses,
+			    &f);
+	else
+		run_clauses(c, &p->dp, p->clauses, p->epids, p->nclauses, &f);
 }
 
 void read_buffers(struct consumer *c)

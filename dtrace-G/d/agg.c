@@ -142,12 +142,46 @@ unsigned d_llq_nbuckets(uint16_t factor, uint16_t low, uint16_t high,
 	return llq_bucket(factor, low, high, nsteps, INT64_MAX) + 1;
 }
 
-void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st)
+/*
+ * The entry of keys in a, made (zeroed, min/max at their identity) when
+ * there is none; string keys are copied.  d_agg_update() and the merge
+ * of what the kernel aggregated (kplan.c) both come here.
+ */
+struct aent *d_agg_entry(struct agg *a, const struct dv *keys, unsigned nkeys)
 {
 	struct sbuf k = { 0 };
-	struct dv *keys = NULL, v = d_dv_int(0, 8, true), incr = d_dv_int(1, 8, true);
 	struct hent *h;
 	struct aent *e;
+	unsigned i;
+
+	for (i = 0; i < nkeys; i++)
+		d_key_add(&k, &keys[i]);
+	h = d_ht_find(&a->index, k.b ? k.b : "", k.len);
+	if (!h) {
+		if (a->n == a->cap) {
+			a->cap = a->cap ? a->cap * 2 : 16;
+			a->ents = d_xrealloc(a->ents, a->cap * sizeof(*a->ents));
+		}
+		e = &a->ents[a->n];
+		e->nkeys = nkeys;
+		e->keys = d_xcalloc(nkeys, sizeof(*e->keys));
+		for (i = 0; i < nkeys; i++) {
+			e->keys[i] = keys[i];
+			if (keys[i].k == K_STR)
+				e->keys[i].s = d_xstrdup(keys[i].s);
+		}
+		e->data = d_xmalloc(agg_ndata(a) * sizeof(*e->data));
+		agg_init_data(a, e->data);
+		h = d_ht_insert(&a->index, k.b ? k.b : "", k.len);
+		h->idx = a->n++;
+	}
+	free(k.b);
+	return &a->ents[h->idx];
+}
+
+void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st)
+{
+	struct dv *keys = NULL, v = d_dv_int(0, 8, true), incr = d_dv_int(1, 8, true);
 	int64_t *d;
 	unsigned i;
 
@@ -159,7 +193,6 @@ void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st)
 		if (keys[i].k == K_STR && strlen(keys[i].s) >= x->p->strsize)
 			keys[i].s = d_ar_strndup(&x->scratch, keys[i].s,
 						 x->p->strsize - 1);
-		d_key_add(&k, &keys[i]);
 	}
 	x->action = st->action + (int)st->nkeys;
 	if (st->nargs)
@@ -175,27 +208,7 @@ void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st)
 	/* integers aggregate as int64_t */
 	v = d_dv_int(v.i, 8, true);
 
-	h = d_ht_find(&a->index, k.b ? k.b : "", k.len);
-	if (!h) {
-		if (a->n == a->cap) {
-			a->cap = a->cap ? a->cap * 2 : 16;
-			a->ents = d_xrealloc(a->ents, a->cap * sizeof(*a->ents));
-		}
-		e = &a->ents[a->n];
-		e->nkeys = st->nkeys;
-		e->keys = d_xcalloc(st->nkeys, sizeof(*e->keys));
-		for (i = 0; i < st->nkeys; i++) {
-			e->keys[i] = keys[i];
-			if (keys[i].k == K_STR)
-				e->keys[i].s = d_xstrdup(keys[i].s);
-		}
-		e->data = d_xmalloc(agg_ndata(a) * sizeof(*e->data));
-		agg_init_data(a, e->data);
-		h = d_ht_insert(&a->index, k.b ? k.b : "", k.len);
-		h->idx = a->n++;
-	}
-	free(k.b);
-	d = a->ents[h->idx].data;
+	d = d_agg_entry(a, keys, st->nkeys)->data;
 	switch (a->fn) {
 	case AG_COUNT:
 		d[0]++;

@@ -616,6 +616,7 @@ const char *d_arg_str(struct ectx *x, unsigned n, size_t max);
 /* agg.c */
 
 void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st);
+struct aent *d_agg_entry(struct agg *a, const struct dv *keys, unsigned nkeys);
 unsigned d_llq_nbuckets(uint16_t factor, uint16_t low, uint16_t high,
 			uint16_t nsteps);
 void d_printa(struct d_prog *p, const unsigned *aggv, unsigned naggv,

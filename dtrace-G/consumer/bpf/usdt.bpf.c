@@ -17,7 +17,9 @@
  * only once the buffer is half full (it reads every switchrate anyway);
  * when the ring buffer is full the hit is counted in drops, per CPU, so
  * the consumer reports exactly what it lost.  Hits in dtrace itself
- * (self_pid, see ../bpf.c) are not recorded.
+ * (self_pid, see ../bpf.c) are not recorded.  Clauses that only
+ * aggregate integers run here instead, when the event's process has a
+ * plan (kagg.bpf.h); a hit whose clauses all did so writes no record.
  *
  * Registers.  For a uprobe the program's context is the thread's
  * struct pt_regs, whose x86-64 layout is the ptrace one (struct ureg
@@ -142,6 +144,8 @@ static __always_inline __u64 arg_of(const __u64 *r,
 	return sized(v, a->size, a->sgn);
 }
 
+#include "kagg.bpf.h"
+
 SEC("uprobe")
 int usdt_hit(struct ureg *ctx)
 {
@@ -153,10 +157,14 @@ int usdt_hit(struct ureg *ctx)
 	__u64 *args;
 	__u32 off, nargs, i;
 	__u64 R[UBPF_R_IP + 1];
+	int k;
 
 	if (!e || !s || (__u32)(pt >> 32) == self_pid)
 		return 0;
 	regs_load(R, ctx);
+	k = kagg_hit(ev, pt, e, R);
+	if (!k)
+		return 0; /* every clause ran in the kernel */
 	h = (struct ubpf_rec *)s->b;
 	h->time = bpf_ktime_get_ns();
 	h->pid = (__u32)(pt >> 32);
@@ -168,7 +176,7 @@ int usdt_hit(struct ureg *ctx)
 		nargs = UBPF_MAXARGS;
 	h->nargs = (__u16)nargs;
 	h->strmask = e->strmask;
-	h->pad = 0;
+	h->flags = k > 0 ? UBPF_RF_KAGG : 0;
 	if (e->comm)
 		bpf_get_current_comm(h->comm, sizeof(h->comm));
 	else

@@ -12,7 +12,8 @@
  * copy and whether the thread's name is wanted.  A hit writes one
  * record (struct ubpf_rec, then nargs 8-byte arguments, then for each
  * bit of strmask a 2-byte length and that many bytes) unless every
- * clause of the hit's probe aggregates in the kernel (struct ubpf_plan).
+ * clause of the hit's probe aggregates in the kernel (struct ubpf_kplan,
+ * kagg_bpf.h).
  */
 #ifndef USDT_BPF_H
 #define USDT_BPF_H
@@ -78,7 +79,7 @@ struct ubpf_rec {
 	__u16 len; /* bytes in all, this header included */
 	__u16 nargs;
 	__u16 strmask;
-	__u16 pad;
+	__u16 flags; /* UBPF_RF_* (kagg_bpf.h) */
 	char comm[16]; /* when the event's comm is set */
 };
 

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kagg.bpf.h - the part of usdt.bpf.c that aggregates in the kernel;
+ * included by it (it uses its arg_of() and sized()), kept apart so the
+ * record path and this one read on their own.  The formats are
+ * kagg_bpf.h's.
+ *
+ * On a hit, kagg_hit() looks up the plan of (event, process) in kplans.
+ * Without one the hit is recorded as before, and user space runs every
+ * clause of the probe.  With one, the arguments are fetched once into a
+ * per-CPU scratch (kvm), and the plan runs there under bpf_loop(): one
+ * callback per instruction, verified once however long the plan is,
+ * and inlined by the verifier into a plain loop.  Jumps go forward
+ * only, so nops callbacks are always enough.  The plan says whether the
+ * probe has clauses that still need the record; the record then says
+ * (UBPF_RF_KAGG) that the kernel ran the others, so user space runs
+ * exactly the rest.
+ *
+ * Per-CPU values are updated without atomics: a uprobe's programs run
+ * with preemption off (trace_call_bpf()), one at a time per CPU.
+ */
+#ifndef KAGG_BPF_BPF_H
+#define KAGG_BPF_BPF_H
+
+#include "kagg_bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, UBPF_MAXUSERS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct ubpf_kplan_key);
+	__type(value, struct ubpf_kplan);
+} kplans SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, UBPF_KMAXENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct ubpf_kkey);
+	__type(value, struct ubpf_kval);
+} kaggs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UBPF_KFLAT);
+	__type(key, __u32);
+	__type(value, struct ubpf_kval);
+} kflat SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} kdrops SEC(".maps");
+
+/* a plan's run: its arguments, stack and key */
+struct kvm {
+	__u64 args[UBPF_MAXARGS];
+	__s64 st[UBPF_KSTACK];
+	struct ubpf_kkey key;
+	__u32 sp, pc;
+	__u32 pid, tid;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kvm);
+} kvm_buf SEC(".maps");
+
+struct kctx {
+	const struct ubpf_kplan *pl;
+	struct kvm *vm;
+};
+
+/* the highest bit set, 1-based; 0 for 0 */
+static __always_inline int kfls(__u64 x)
+{
+	int n = 1;
+
+	if (!x)
+		return 0;
+	if (x >> 32) {
+		n += 32;
+		x >>= 32;
+	}
+	if (x >> 16) {
+		n += 16;
+		x >>= 16;
+	}
+	if (x >> 8) {
+		n += 8;
+		x >>= 8;
+	}
+	if (x >> 4) {
+		n += 4;
+		x >>= 4;
+	}
+	if (x >> 2) {
+		n += 2;
+		x >>= 2;
+	}
+	if (x >> 1)
+		n += 1;
+	return n;
+}
+
+/*
+ * quantize()'s bucket, as agg.c counts it: 63 holds 0; v > 0 goes to
+ * 63 + (its highest bit), v < 0 to 63 - (the highest bit of -v).
+ */
+static __always_inline __u16 kqbucket(__s64 v)
+{
+	int b;
+
+	if (v > 0)
+		return (__u16)(63 + kfls((__u64)v));
+	if (!v)
+		return 63;
+	b = 63 - kfls(0 - (__u64)v);
+	return b < 0 ? 0 : (__u16)b;
+}
+
+static __always_inline __u16 klqbucket(__s64 v, const struct ubpf_kop *o)
+{
+	__s64 base = o->imm, step = o->step, levels = o->levels;
+
+	if (v < base)
+		return 0;
+	if (v >= base + levels * step)
+		return (__u16)(levels + 1);
+	return (__u16)((__u64)(v - base) / (__u64)step + 1);
+}
+
+/* C's / and % on int64_t, with the unsigned division BPF has */
+static __always_inline __s64 ksdiv(__s64 a, __s64 b, int mod)
+{
+	__u64 ua = a < 0 ? 0 - (__u64)a : (__u64)a;
+	__u64 ub = b < 0 ? 0 - (__u64)b : (__u64)b;
+	__u64 q = ub ? ua / ub : 0;
+	__s64 sq = (a < 0) != (b < 0) ? (__s64)(0 - q) : (__s64)q;
+
+	if (mod)
+		return (__s64)((__u64)a - (__u64)sq * (__u64)b);
+	return sq;
+}
+
+static __always_inline void kagg_update(struct kvm *vm,
+					const struct ubpf_kop *o, __s64 v)
+{
+	struct ubpf_kval *kv, zero = {0, 0};
+	__u32 z = 0;
+	__u64 *dp;
+
+	vm->key.agg = o->agg;
+	vm->key.bucket = o->n == UBPF_F_QUANTIZE    ? kqbucket(v)
+			 : o->n == UBPF_F_LQUANTIZE ? klqbucket(v, o)
+						    : 0;
+	if (o->flags & UBPF_KF_FLAT) {
+		z = (__u32)o->slot + vm->key.bucket;
+		kv = bpf_map_lookup_elem(&kflat, &z);
+		if (!kv)
+			return;
+		z = 0;
+	} else {
+		kv = bpf_map_lookup_elem(&kaggs, &vm->key);
+	}
+	if (!kv) {
+		(void)bpf_map_update_elem(&kaggs, &vm->key, &zero,
+					  BPF_NOEXIST);
+		kv = bpf_map_lookup_elem(&kaggs, &vm->key);
+	}
+	if (!kv) {
+		dp = bpf_map_lookup_elem(&kdrops, &z);
+		if (dp)
+			*dp += 1;
+		return;
+	}
+	switch (o->n) {
+	case UBPF_F_COUNT:
+	case UBPF_F_QUANTIZE:
+	case UBPF_F_LQUANTIZE:
+		kv->a++;
+		break;
+	case UBPF_F_SUM:
+		kv->a = (__s64)((__u64)kv->a + (__u64)v);
+		kv->b = 1;
+		break;
+	case UBPF_F_AVG:
+		kv->a++;
+		kv->b = (__s64)((__u64)kv->b + (__u64)v);
+		break;
+	case UBPF_F_MIN:
+		if (!kv->b || v < kv->a)
+			kv->a = v;
+		kv->b = 1;
+		break;
+	case UBPF_F_MAX:
+		if (!kv->b || v > kv->a)
+			kv->a = v;
+		kv->b = 1;
+		break;
+	}
+}
+
+/* One instruction; 1 ends the run. */
+static long kstep(__u64 i, void *ctx)
+{
+	struct kctx *kc = ctx;
+	const struct ubpf_kplan *pl = kc->pl;
+	struct kvm *vm = kc->vm;
+	const struct ubpf_kop *o;
+	__u32 pc = vm->pc, sp = vm->sp;
+	__s64 a = 0, b = 0, c = 0, r = 0;
+	__u8 op, eop;
+
+	(void)i;
+	if (pc >= UBPF_KOPS || pc >= pl->nops || sp > UBPF_KSTACK)
+		return 1;
+	o = &pl->ops[pc];
+	vm->pc = pc + 1;
+	op = o->op;
+	/* a PRED with n tests a comparison of its own (UBPF_K_EQ..) */
+	eop = op == UBPF_K_PRED && o->n ? o->n : op;
+	/* operands off the stack */
+	if (eop >= UBPF_K_NORM && eop <= UBPF_K_LNOT) {
+		if (sp < 1)
+			return 1;
+		a = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
+		sp--;
+	} else if (eop >= UBPF_K_ADD && eop <= UBPF_K_LXOR &&
+		   (o->flags & UBPF_KF_IMM)) {
+		if (sp < 1)
+			return 1;
+		b = o->imm;
+		a = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
+		sp--;
+	} else if (eop >= UBPF_K_ADD && eop <= UBPF_K_LXOR) {
+		if (sp < 2)
+			return 1;
+		b = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
+		a = vm->st[(sp - 2) & (UBPF_KSTACK - 1)];
+		sp -= 2;
+	} else if (eop == UBPF_K_SEL) {
+		if (sp < 3)
+			return 1;
+		c = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
+		b = vm->st[(sp - 2) & (UBPF_KSTACK - 1)];
+		a = vm->st[(sp - 3) & (UBPF_KSTACK - 1)];
+		sp -= 3;
+	} else if (op == UBPF_K_PRED || op == UBPF_K_KEY ||
+		   (op == UBPF_K_AGG && o->n != UBPF_F_COUNT)) {
+		if (sp < 1)
+			return 1;
+		a = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
+		sp--;
+	}
+	switch (eop) {
+	case UBPF_K_CONST: r = o->imm; break;
+	case UBPF_K_ARG: r = (__s64)vm->args[o->n < UBPF_MAXARGS ? o->n : 0]; break;
+	case UBPF_K_PID: r = (__s32)vm->pid; break;
+	case UBPF_K_TID: r = (__s32)vm->tid; break;
+	case UBPF_K_NORM: r = a; break;
+	case UBPF_K_NEG: r = (__s64)(0 - (__u64)a); break;
+	case UBPF_K_BNOT: r = ~a; break;
+	case UBPF_K_LNOT: r = !a; break;
+	case UBPF_K_ADD: r = (__s64)((__u64)a + (__u64)b); break;
+	case UBPF_K_SUB: r = (__s64)((__u64)a - (__u64)b); break;
+	case UBPF_K_MUL: r = (__s64)((__u64)a * (__u64)b); break;
+	case UBPF_K_DIVU: r = b ? (__s64)((__u64)a / (__u64)b) : 0; break;
+	case UBPF_K_MODU: r = b ? (__s64)((__u64)a % (__u64)b) : 0; break;
+	case UBPF_K_DIVS: r = ksdiv(a, b, 0); break;
+	case UBPF_K_MODS: r = ksdiv(a, b, 1); break;
+	case UBPF_K_AND: r = a & b; break;
+	case UBPF_K_OR: r = a | b; break;
+	case UBPF_K_XOR: r = a ^ b; break;
+	case UBPF_K_SHL: r = (__s64)((__u64)a << (b & 63)); break;
+	case UBPF_K_SHR: r = (__s64)((__u64)a >> (b & 63)); break;
+	case UBPF_K_SAR: r = a >> (b & 63); break;
+	case UBPF_K_EQ: r = a == b; break;
+	case UBPF_K_NE: r = a != b; break;
+	case UBPF_K_LTS: r = a < b; break;
+	case UBPF_K_LTU: r = (__u64)a < (__u64)b; break;
+	case UBPF_K_GTS: r = a > b; break;
+	case UBPF_K_GTU: r = (__u64)a > (__u64)b; break;
+	case UBPF_K_LES: r = a <= b; break;
+	case UBPF_K_LEU: r = (__u64)a <= (__u64)b; break;
+	case UBPF_K_GES: r = a >= b; break;
+	case UBPF_K_GEU: r = (__u64)a >= (__u64)b; break;
+	case UBPF_K_LAND: r = a && b; break;
+	case UBPF_K_LOR: r = a || b; break;
+	case UBPF_K_LXOR: r = !a != !b; break;
+	case UBPF_K_SEL: r = a ? b : c; break;
+	case UBPF_K_PRED: r = a; break;
+	case UBPF_K_KEY:
+		vm->key.k[o->n & (UBPF_KMAXKEYS - 1)] = a;
+		vm->sp = sp;
+		return 0;
+	case UBPF_K_AGG:
+		kagg_update(vm, o, a);
+		__builtin_memset(vm->key.k, 0, sizeof(vm->key.k));
+		vm->sp = sp;
+		return 0;
+	default:
+		return 1;
+	}
+	if (op == UBPF_K_PRED) {
+		vm->sp = sp;
+		if (!r)
+			vm->pc = o->jump;
+		return 0;
+	}
+	if (sp >= UBPF_KSTACK)
+		return 1;
+	vm->st[sp & (UBPF_KSTACK - 1)] = (__s64)sized((__u64)r, o->sz, o->sg);
+	vm->sp = sp + 1;
+	return 0;
+}
+
+/*
+ * Run the plan of (ev, this process), if it has one: -1 without a
+ * plan, 0 when no record is needed, 1 when it is (then flagged).
+ */
+static __always_inline int kagg_hit(__u32 ev, __u64 pt,
+				    const struct ubpf_ev *e, const __u64 *R)
+{
+	struct ubpf_kplan_key pk = {ev, (__u32)(pt >> 32)};
+	const struct ubpf_kplan *pl = bpf_map_lookup_elem(&kplans, &pk);
+	struct kctx kc;
+	struct kvm *vm;
+	__u32 zero = 0, i, nargs;
+
+	if (!pl)
+		return -1;
+	vm = bpf_map_lookup_elem(&kvm_buf, &zero);
+	if (!vm)
+		return -1;
+	nargs = e->nargs;
+	for (i = 0; i < UBPF_MAXARGS; i++) {
+		if (i >= nargs)
+			break;
+		vm->args[i] = arg_of(R, &e->a[i]);
+	}
+	vm->pid = (__u32)(pt >> 32);
+	vm->tid = (__u32)pt;
+	vm->sp = vm->pc = 0;
+	__builtin_memset(&vm->key, 0, sizeof(vm->key));
+	kc.pl = pl;
+	kc.vm = vm;
+	bpf_loop(pl->nops, kstep, &kc, 0);
+	return pl->record ? 1 : 0;
+}
+
+#endif /* KAGG_BPF_BPF_H */

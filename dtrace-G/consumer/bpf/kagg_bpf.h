@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kagg_bpf.h - aggregating in the kernel: what the plans the D compiler
+ * makes (../../d/kplan.c), the BPF program that runs them
+ * (kagg.bpf.h, in usdt.bpf.c) and the loader that installs them and
+ * reads the aggregations back (../bpf_agg.c) agree on.  Fixed-size
+ * types of <linux/types.h> only, as in usdt_bpf.h.
+ *
+ * A plan is what the kernel does on a hit of one probe in one process
+ * instead of writing a record for the clauses that allow it
+ * (`probe /pred/ { @a[k1, k2] = sum(e); }` with integer expressions of
+ * constants, arguments, pid and tid).  It is kept in the hash map
+ * kplans under (event, pid): a small stack machine's instructions, one
+ * run per hit.  Each instruction pushes or combines 64-bit values; one
+ * with sz set narrows its result to sz bytes, sign- or zero-extended
+ * (sg), as the user-space evaluator narrows every value to its C type,
+ * so both give the same bits.  PRED pops the predicate: zero jumps to
+ * the end of the clause.  KEY pops a key into the key being built, AGG
+ * updates the aggregation entry of that key.
+ *
+ * The aggregations live in one per-CPU hash map, kaggs: the key is the
+ * aggregating statement's number (the compiler's, not the aggregation's:
+ * two statements may give one aggregation keys of different types), the
+ * bucket for quantize() and lquantize(), and the key tuple; the value
+ * is two 64-bit words per CPU:
+ *
+ *	count()			a: hits
+ *	sum(e)			a: sum
+ *	avg(e)			a: hits, b: sum
+ *	min(e), max(e)		a: the least (greatest) value, b: hits,
+ *				so a CPU that never updated it is skipped
+ *	quantize(), lquantize()	a: hits in the key's bucket
+ *
+ * An entry the map has no room for is counted per CPU in kdrops.  An
+ * aggregation without keys needs no hash: its statement gets slots of
+ * the per-CPU array kflat (one, or one per bucket), found by index, and
+ * sum() sets b as well, so a slot with a and b 0 was never updated.
+ */
+#ifndef KAGG_BPF_H
+#define KAGG_BPF_H
+
+#include <linux/types.h>
+
+#define UBPF_KOPS 256	     /* instructions of one plan */
+#define UBPF_KSTACK 16	     /* its stack: values */
+#define UBPF_KMAXKEYS 4	     /* keys of a kernel aggregation */
+#define UBPF_KMAXENTRIES 65536 /* entries of kaggs */
+#define UBPF_KFLAT 4096	       /* slots of kflat */
+
+/* instructions */
+enum {
+	UBPF_K_CONST, /* push imm */
+	UBPF_K_ARG,   /* push argument n */
+	UBPF_K_PID,
+	UBPF_K_TID,
+	UBPF_K_NORM, /* narrow the top (sz, sg) */
+	UBPF_K_NEG,
+	UBPF_K_BNOT,
+	UBPF_K_LNOT,
+	/* binary: pop b, pop a, push a OP b */
+	UBPF_K_ADD,
+	UBPF_K_SUB,
+	UBPF_K_MUL,
+	UBPF_K_DIVU, /* by a constant that is not 0 */
+	UBPF_K_MODU,
+	UBPF_K_DIVS,
+	UBPF_K_MODS,
+	UBPF_K_AND,
+	UBPF_K_OR,
+	UBPF_K_XOR,
+	UBPF_K_SHL, /* by b & 63 */
+	UBPF_K_SHR,
+	UBPF_K_SAR,
+	UBPF_K_EQ,
+	UBPF_K_NE,
+	UBPF_K_LTS,
+	UBPF_K_LTU,
+	UBPF_K_GTS,
+	UBPF_K_GTU,
+	UBPF_K_LES,
+	UBPF_K_LEU,
+	UBPF_K_GES,
+	UBPF_K_GEU,
+	UBPF_K_LAND, /* of the truth of a and b: no side effect, no fault */
+	UBPF_K_LOR,
+	UBPF_K_LXOR,
+	UBPF_K_SEL,  /* pop c, pop b, pop a: push a ? b : c */
+	UBPF_K_PRED, /* pop; 0: go to jump (n: the comparison, as a binary) */
+	UBPF_K_KEY,  /* pop into key n */
+	UBPF_K_AGG,  /* update statement agg's entry (fn n); see below */
+};
+
+/* AGG's n: the aggregating function */
+enum {
+	UBPF_F_COUNT,
+	UBPF_F_SUM,
+	UBPF_F_AVG,
+	UBPF_F_MIN,
+	UBPF_F_MAX,
+	UBPF_F_QUANTIZE,
+	UBPF_F_LQUANTIZE, /* imm: base; step, levels */
+};
+
+struct ubpf_kop {
+	__u8 op;
+	__u8 sz; /* 0, or narrow the result to 1, 2, 4, 8 bytes */
+	__u8 sg;
+	__u8 n;	     /* ARG, KEY: the index; AGG: UBPF_F_*; PRED: 0 or UBPF_K_EQ.. */
+	__u16 agg;   /* AGG: the statement's number */
+	__u16 jump;  /* PRED: where the clause ends */
+	__u16 step;  /* AGG lquantize() */
+	__u16 levels;
+	__u16 flags; /* UBPF_KF_* */
+	__u16 slot;  /* AGG with UBPF_KF_FLAT: its first slot in kflat */
+	__s64 imm; /* CONST, UBPF_KF_IMM: the value; AGG lquantize(): base */
+};
+
+/* ubpf_kop.flags */
+#define UBPF_KF_IMM 0x1	 /* binary: b is imm, only a is popped */
+#define UBPF_KF_FLAT 0x2 /* AGG: kflat[slot + bucket], not kaggs */
+
+/* kplans[{event, pid}] */
+struct ubpf_kplan_key {
+	__u32 ev;
+	__u32 pid;
+};
+
+struct ubpf_kplan {
+	__u16 nops;
+	__u8 record; /* some clause of the probe needs the record too */
+	__u8 pad[5];
+	struct ubpf_kop ops[UBPF_KOPS];
+};
+
+/* kaggs */
+struct ubpf_kkey {
+	__u16 agg;    /* the statement's number */
+	__u16 bucket; /* quantize(), lquantize() */
+	__u32 pad;
+	__s64 k[UBPF_KMAXKEYS];
+};
+
+struct ubpf_kval {
+	__s64 a, b;
+};
+
+/* ubpf_rec.flags: the kernel ran the plan's clauses for this hit */
+#define UBPF_RF_KAGG 0x1
+
+#endif /* KAGG_BPF_H */

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpf_agg.c - the bpf backend aggregating in the kernel: plans for the
+ * clauses that allow it are put in the program's map kplans, and what
+ * the program aggregated (kaggs) is read back once, when tracing has
+ * stopped, into the D program's aggregations (../d/kplan.c decides and
+ * merges; bpf/kagg_bpf.h has the formats, bpf/kagg.bpf.h runs them).
+ *
+ * Plans.  When a process is enabled (bpf.c's enable, after uprobe.c's),
+ * each of its uprobe events gets, under (event index, pid), the plan of
+ * the process's probe at that site: the instructions of every clause of
+ * the probe that d_kplan_emit() takes, in clause order, and whether any
+ * clause is left that needs the hit's record.  The probe remembers the
+ * clauses left (uclauses), which user space runs for a record that says
+ * the kernel ran the rest (UBPF_RF_KAGG); a record without the flag -- a
+ * hit before the plan was put in, or in a process without one -- runs
+ * them all, so no hit is counted twice or missed.  The plans of a
+ * process that exits are taken out (its pid may come back as another).
+ *
+ * Reading back.  After the last drain and before END (struct
+ * consumer_backend_ops' aggs), every entry of kaggs is looked up with its
+ * per-CPU values and merged, and so is every slot of kflat that a hit
+ * updated (the statements without keys); the entries the map had no room for were
+ * counted per CPU in kdrops and are reported as DTrace reports them
+ * ("N aggregation drops on CPU C").  With -v, dtrace says how many
+ * clauses ran in the kernel.
+ *
+ * DTRACE_KAGG=0 turns it off: every hit is recorded and aggregated in
+ * user space, which prints the same (tests/run-kagg.sh compares both).
+ */
+#include "config.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../d/kplan.h"
+#include "bpf/kagg_bpf.h"
+#include "consumer_impl.h"
+
+struct bpf_kagg {
+	struct d_kplan *kp;
+	int plans_fd, aggs_fd, flat_fd, drops_fd;
+	int ncpus;
+	bool *ran; /* per clause: put in some plan */
+};
+
+struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
+{
+	const char *env = getenv("DTRACE_KAGG");
+	struct bpf_kagg *k;
+	bool any = false;
+
+	if (env && !strcmp(env, "0"))
+		return NULL;
+	k = xcalloc(1, sizeof(*k));
+	k->kp = d_kplan_new(c->prog);
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		any |= d_kplan_clause(k->kp, ci);
+	k->plans_fd = bpf_object__find_map_fd_by_name(obj, "kplans");
+	k->aggs_fd = bpf_object__find_map_fd_by_name(obj, "kaggs");
+	k->flat_fd = bpf_object__find_map_fd_by_name(obj, "kflat");
+	k->drops_fd = bpf_object__find_map_fd_by_name(obj, "kdrops");
+	k->ncpus = libbpf_num_possible_cpus();
+	if (!any || k->plans_fd < 0 || k->aggs_fd < 0 || k->flat_fd < 0 ||
+	    k->drops_fd < 0 ||
+	    k->ncpus <= 0) {
+		bpf_kagg_free(k);
+		return NULL;
+	}
+	k->ran = xcalloc(c->nclauses, sizeof(*k->ran));
+	return k;
+}
+
+void bpf_kagg_free(struct bpf_kagg *k)
+{
+	if (!k)
+		return;
+	d_kplan_free(k->kp);
+	free(k->ran);
+	free(k);
+}
+
+/*
+ * p's plan into pl; false when no clause of p runs in the kernel.  The
+ * clauses left for user space go to p->uclauses (once per probe: the
+ * plan is the same at each of its sites).
+ */
+static bool probe_plan(struct consumer *c, struct bpf_kagg *k,
+		       struct tprobe *p, struct ubpf_kplan *pl)
+{
+	bool any = false;
+
+	memset(pl, 0, sizeof(*pl));
+	if (!p->kplanned) {
+		free(p->uclauses);
+		free(p->uepids);
+		p->uclauses = p->uepids = NULL;
+		p->nuclauses = 0;
+	}
+	for (unsigned i = 0; i < p->nclauses; i++) {
+		if (d_kplan_emit(k->kp, p->clauses[i], &p->dp, pl)) {
+			any = true;
+			k->ran[p->clauses[i]] = true;
+			continue;
+		}
+		pl->record = 1;
+		if (!p->kplanned) {
+			p->uclauses = xrealloc(p->uclauses, p->nuclauses + 1,
+					       sizeof(*p->uclauses));
+			p->uepids = xrealloc(p->uepids, p->nuclauses + 1,
+					     sizeof(*p->uepids));
+			p->uclauses[p->nuclauses] = p->clauses[i];
+			p->uepids[p->nuclauses++] = p->epids[i];
+		}
+	}
+	p->kplanned = true;
+	return any;
+}
+
+/* pr was enabled: a plan for each of its events whose probe has one. */
+void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
+{
+	struct ubpf_kplan *pl;
+
+	if (!k)
+		return;
+	pl = xcalloc(1, sizeof(*pl));
+	for (size_t i = 0; i < c->up.nevs; i++) {
+		struct tevent *e = c->up.evs[i];
+		struct ubpf_kplan_key key = {(uint32_t)i, (uint32_t)pr->pid};
+		struct tprobe *p = up_event_user(e, pr->pid);
+
+		if (!p || !probe_plan(c, k, p, pl))
+			continue;
+		if (bpf_map_update_elem(k->plans_fd, &key, pl, BPF_ANY) < 0)
+			say(c, "cannot aggregate in the kernel for pid %d: %s",
+			    (int)pr->pid, strerror(errno));
+	}
+	free(pl);
+}
+
+void bpf_kagg_proc_exit(struct consumer *c, struct bpf_kagg *k, pid_t pid)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < c->up.nevs; i++) {
+		struct ubpf_kplan_key key = {(uint32_t)i, (uint32_t)pid};
+
+		(void)bpf_map_delete_elem(k->plans_fd, &key);
+	}
+}
+
+static const struct d_probe *probe_of(void *ctx, unsigned id)
+{
+	struct consumer *c = ctx;
+
+	for (size_t i = 0; i < c->nprobes; i++)
+		if (c->probes[i]->dp.id == id)
+			return &c->probes[i]->dp;
+	return NULL;
+}
+
+void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
+{
+	struct ubpf_kkey key, next;
+	struct ubpf_kval *v;
+	uint64_t *drops;
+	unsigned nran = 0;
+	uint32_t zero = 0;
+	void *prev = NULL;
+
+	if (!k)
+		return;
+	v = xcalloc((size_t)k->ncpus, sizeof(*v));
+	while (bpf_map_get_next_key(k->aggs_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(k->aggs_fd, &key, v) == 0)
+			d_kplan_merge(k->kp, &key, v, (unsigned)k->ncpus,
+				      probe_of, c);
+	}
+	/* the statements without keys: their slots of kflat */
+	for (unsigned st = 0; st < d_kplan_nstmts(k->kp); st++) {
+		unsigned slot, n;
+
+		if (!d_kplan_flat(k->kp, st, &slot, &n))
+			continue;
+		for (unsigned i = 0; i < n; i++) {
+			uint32_t idx = slot + i;
+			bool hit = false;
+
+			if (bpf_map_lookup_elem(k->flat_fd, &idx, v) < 0)
+				continue;
+			for (int cpu = 0; cpu < k->ncpus; cpu++)
+				hit |= v[cpu].a || v[cpu].b;
+			if (!hit)
+				continue;
+			memset(&key, 0, sizeof(key));
+			key.agg = (uint16_t)st;
+			key.bucket = (uint16_t)i;
+			d_kplan_merge(k->kp, &key, v, (unsigned)k->ncpus,
+				      probe_of, c);
+		}
+	}
+	free(v);
+	drops = xcalloc((size_t)k->ncpus, sizeof(*drops));
+	if (bpf_map_lookup_elem(k->drops_fd, &zero, drops) == 0)
+		for (int cpu = 0; cpu < k->ncpus; cpu++)
+			if (drops[cpu])
+				say(c, "%" PRIu64 " aggregation drop%s on CPU %d",
+				    drops[cpu], drops[cpu] == 1 ? "" : "s", cpu);
+	free(drops);
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		nran += k->ran[ci];
+	if (c->o->verbose && nran)
+		say(c, "%u clause%s aggregated in the kernel", nran,
+		    nran == 1 ? "" : "s");
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kplan.h - aggregating in the kernel, the D language's side: which
+ * clauses a BPF program can run in the traced thread instead of the
+ * consumer (d_kplan_new()), their instructions for one probe
+ * (d_kplan_emit(), in the encoding of consumer/bpf/kagg_bpf.h), and
+ * folding what the kernel aggregated into the program's aggregations
+ * before anything prints them (d_kplan_merge()).  kplan.c says which
+ * clauses qualify and why the output is the same either way.
+ */
+#ifndef USDT_DTRACE_KPLAN_H
+#define USDT_DTRACE_KPLAN_H
+
+#include <stdbool.h>
+
+#include "../consumer/bpf/kagg_bpf.h"
+#include "dlang.h"
+
+struct d_kplan;
+
+/*
+ * What the kernel can run of prog: never NULL; with no clause at all
+ * when the program rules it out (exit(), printa(), clear() or trunc()
+ * in a clause of a traced probe).
+ */
+struct d_kplan *d_kplan_new(struct d_prog *prog);
+void d_kplan_free(struct d_kplan *k);
+
+/* Clause clause runs in the kernel wherever its plan fits. */
+bool d_kplan_clause(const struct d_kplan *k, unsigned clause);
+
+/*
+ * Append clause's instructions, for a firing of probe, to pl; false
+ * (pl unchanged) when they do not fit: the clause then runs in user
+ * space for that probe.
+ */
+bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
+		  const struct d_probe *probe, struct ubpf_kplan *pl);
+
+/*
+ * The aggregating statements the kernel runs (kaggs' key.agg); whether
+ * statement st keeps its values in kflat instead, from slot on, one per
+ * bucket (one for count() and the like).
+ */
+unsigned d_kplan_nstmts(const struct d_kplan *k);
+bool d_kplan_flat(const struct d_kplan *k, unsigned st, unsigned *slot,
+		  unsigned *nslots);
+
+/* The probe of a dtrace -l ID, for keys that name the probe. */
+typedef const struct d_probe *(*d_kplan_probe_fn)(void *ctx, unsigned id);
+
+/*
+ * Fold one entry of the kernel's kaggs (its per-CPU values, ncpus of
+ * them) into the aggregations; for kflat, key is {st, slot - first}.  Call once per entry, after tracing
+ * stopped and before END, printa() or the final printing.
+ */
+void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
+		   const struct ubpf_kval *vals, unsigned ncpus,
+		   d_kplan_probe_fn probe_of, void *ctx);
+
+#endif /* USDT_DTRACE_KPLAN_H */

@@ -1,0 +1,194 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-kagg.sh: aggregating in the kernel (the bpf backend's plans,
+# dtrace-G/d/kplan.c, dtrace-G/consumer/bpf_agg.c) gives byte for byte
+# what aggregating every record in user space gives (DTRACE_KAGG=0), on
+# real processes with real uprobes.  Each script runs both ways; both
+# outputs must equal the exact expected text, and -v must say how many
+# clauses ran in the kernel (none with DTRACE_KAGG=0).  Covered:
+#  - count, sum, avg, min, max, quantize, lquantize; keys of arguments,
+#    casts, pid/tid comparisons, probefunc/probename; predicates with
+#    && != > % and ?:, / by a negative constant;
+#  - one aggregation fed by two clauses, the kernel's and user space's
+#    entries merged (a printf clause on the same probe keeps its record);
+#  - threads on several CPUs: exact counts from per-CPU values;
+#  - a program with exit() in a probe clause runs nothing in the kernel.
+# Needs root, tracefs and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+data=$top_srcdir/tests/data/trace
+
+[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and BPF need root"
+[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
+require_G
+tfs=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -w "$d/uprobe_events" ] && tfs=$d && break
+done
+[ -n "$tfs" ] || skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+
+DTRACE_STATEDIR=$tmp/nostate
+DTRACE_BACKEND=bpf
+export DTRACE_STATEDIR DTRACE_BACKEND
+
+ok=true
+for p in tr trlib; do
+	"$DTRACE" -h -s "$data/$p.d" -o "$p.h" || ok=false
+done
+$CC -O2 -fPIC -I. -c "$data/trlib.c" -o trlib.o &&
+	"$DTRACE" -G -s "$data/trlib.d" trlib.o -o trlib-probes.o &&
+	$CC -shared -o libtrl.so trlib.o trlib-probes.o &&
+	$CC -O2 -I. -c "$data/trprog.c" -o trprog.o &&
+	"$DTRACE" -G -s "$data/tr.d" trprog.o -o trprog-probes.o &&
+	$CC -o trprog trprog.o trprog-probes.o -L. -ltrl \
+		-Wl,-rpath,"$PWD" -ldl -lpthread || ok=false
+if ! $ok; then
+	fail "building the test program"
+	finish
+fi
+
+# both WHAT NCLAUSES CMD DTRACE-ARGS...: run dtrace -v -q on ./trprog CMD
+# with DTRACE_KAGG=1 and 0; both outputs must equal expected.txt, and
+# with 1 -v says NCLAUSES clauses ran in the kernel (0: no such line)
+both() {
+	what=$1 ncl=$2 cmd=$3
+	shift 3
+	for k in 1 0; do
+		rm -f out$k.txt
+		DTRACE_KAGG=$k timeout -s KILL 120 "$DTRACE" -v -q -o out$k.txt \
+			"$@" -c "./trprog $cmd" >/dev/null 2>err$k.txt
+		expect_eq "$what (DTRACE_KAGG=$k): status" 0 "$?"
+		[ -f out$k.txt ] || : >out$k.txt
+		expect_file_eq "$what (DTRACE_KAGG=$k)" expected.txt out$k.txt
+	done
+	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' err1.txt)
+	expect_eq "$what: clauses run in the kernel" "$ncl" "${n:-0}"
+	expect_eq "$what: none with DTRACE_KAGG=0" "" \
+		"$(grep 'in the kernel' err0.txt)"
+	expect_eq "$what: no drops" "" "$(grep -i drop err1.txt err0.txt)"
+}
+
+# tick N fires tr:::tick(i, word, -1000 * i) for i = 0..N-1.
+cat >a.d <<'EOF'
+tr$target:::tick /arg0 > 2 && arg0 != 7/
+{
+	@q = quantize(arg2);
+	@l = lquantize(arg0, 0, 10, 2);
+	@mn[probename] = min(arg2);
+}
+tr$target:::tick
+{
+	@mx[(int)arg0 & 3, pid == $target] = max(-arg0 * 3);
+	@a = avg(arg0 << 2);
+	@c[probefunc, probename] = count();
+}
+tr$target:::tick
+{
+	@s[(short)(arg2 / -7), arg0 % 3 == 0] = sum(arg0 ? 1 : 2);
+	@c[probefunc, probename] = count();
+}
+EOF
+cat >expected.txt <<'EOF'
+
+
+           value  ------------- Distribution ------------- count    
+          -16384 |                                         0        
+           -8192 |@@@@@@@@@@@@@@@                          3        
+           -4096 |@@@@@@@@@@@@@@@                          3        
+           -2048 |@@@@@@@@@@                               2        
+           -1024 |                                         0        
+
+
+           value  ------------- Distribution ------------- count    
+               0 |                                         0        
+               2 |@@@@@                                    1        
+               4 |@@@@@@@@@@                               2        
+               6 |@@@@@                                    1        
+               8 |@@@@@@@@@@                               2        
+           >= 10 |@@@@@@@@@@                               2        
+
+  tick                                                         -11000
+        3        1               -9
+        2        1               -6
+        1        1               -3
+        0        1                0
+               22
+  run                                                 tick                                                             24
+   142        0                1
+   285        0                1
+   428        1                1
+   571        0                1
+   714        0                1
+   857        1                1
+  1000        0                1
+  1142        0                1
+  1285        1                1
+  1428        0                1
+  1571        0                1
+     0        1                2
+EOF
+both "every aggregating function" 3 "'tick 12'" -s a.d
+
+# Predicates: comparisons with constants (tested inside the predicate's
+# own instruction), & != && || ! on arguments.
+cat >c.d <<'EOF'
+tr$target:::tick /arg0 >= 3/ { @a[arg0 > 5] = count(); }
+tr$target:::tick /(arg2 & 0xff) != 0 && arg0 < 9/ { @b = sum(arg0); }
+tr$target:::tick /arg0 == 4 || !(arg0 - 7)/
+{
+	@c = max(arg0);
+	@d = min(-arg0);
+	@e = avg(arg0 * 3 + 1);
+}
+EOF
+cat >expected.txt <<'EOF'
+
+        0                3
+        1                6
+               36
+                7
+               -7
+               17
+EOF
+both "predicates" 3 "'tick 12'" -s c.d
+
+# One aggregation from a kernel clause and a user-space one (a string
+# key from copyinstr() is user space's); a printf clause on the same
+# probe: its record still comes, the kernel's clause is not run twice.
+cat >b.d <<'EOF'
+tr$target:::tick { @n[(int)(arg0 & 1)] = count(); }
+tr$target:::tick /arg0 == 2/ { printf("two %s\n", copyinstr(arg1)); }
+tr$target:::tick /arg0 < 3/ { @n[copyinstr(arg1) == "beta"] = count(); }
+EOF
+cat >expected.txt <<'EOF'
+two gamma
+
+        1                3
+        0                5
+EOF
+both "kernel and user space into one aggregation" 1 "'tick 5'" -s b.d
+
+# Threads on both CPUs: the per-CPU values add up exactly.
+cat >expected.txt <<'EOF'
+
+        0             2000
+        1             2000
+        2             2000
+        3             2000
+EOF
+both "threads, per-CPU values" 1 "'threads 4 2000'" \
+	-n 'tr$target:::tick { @[(int)arg0] = count(); }'
+
+# exit() in a probe clause: DTrace counts no hit after it, which only
+# user space can follow; nothing runs in the kernel.
+cat >expected.txt <<'EOF'
+
+                3
+EOF
+both "exit() in a probe clause" 0 "'tick 10'" \
+	-n 'tr$target:::tick /arg0 < 3/ { @ = count(); }' \
+	-n 'tr$target:::tick /arg0 == 5/ { exit(0); }'
+
+finish

@@ -92,6 +92,9 @@ struct consumer_bpf {
 };
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap) __attribute__((format(printf, 2, 0)));
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
 	const char *e = getenv("DTRACE_BACKEND");

@@ -20,7 +20,10 @@
  * name).  It is matched against every clause's descriptions once, when
  * it is first seen; its sites are kept as file offsets, which is what
  * both uprobe events and the fasttrap module take.  A probe some clause
- * matches is handed to the backend to arm (c->be->enable()).
+ * matches is handed to the backend to arm (c->be->enable()).  A forked
+ * child known only from the fork tree (lineage.c) gets its probes made
+ * from its parent's when its first hit arrives (probe_at_site()): same
+ * file and sites, the provider with the child's pid.
  */
 #include "config.h"
 

@@ -34,8 +34,12 @@
  * Reading.  One ring buffer for all CPUs, of -x bufsize times the CPUs;
  * the program asks for a wakeup once it is half full, and the loop reads
  * it every switchrate anyway.  A record is copied into the consumer's
- * arena and decoded into the struct d_fire the uprobe backend makes, by
- * the same lookup of the hit's probe (up_event_user()).  A record the
+ * arena and decoded into the struct d_fire the uprobe backend makes; it
+ * says where the hit fired, and lin_hit_probe() whose probe that is
+ * (lineage.c).  The fork tree comes from uprobe.c's fork tracker, whose
+ * per-CPU perf buffers carry nothing else here; they are read after the
+ * ring buffer, so a child's FORK record (written before the child ran)
+ * is in the tree before any hit of the child is run.  A record the
  * ring buffer has no room for is counted per CPU in the map drops; every
  * read reports what it grew by ("N drops on CPU C"), so the drops are
  * exact without the uprobe backend's end-of-run count.
@@ -372,24 +376,24 @@ static void drops_read(struct consumer *c)
 	free(v);
 }
 
-static struct tprobe *bpf_decode(struct consumer *c, const struct hit *h,
-				 struct d_fire *f, char *comm, size_t commlen)
+/* A record's site (by its event's index) and what the program fetched. */
+static bool bpf_decode(struct consumer *c, const struct hit *h,
+		       struct d_fire *f, char *comm, size_t commlen,
+		       struct hit_at *at)
 {
 	struct ubpf_rec r;
 	struct tevent *e;
-	struct tprobe *p;
 	size_t off;
 
 	if (h->rawlen < sizeof(r))
-		return NULL;
+		return false;
 	memcpy(&r, h->raw, sizeof(r));
 	if (r.ev >= c->up.nevs || r.len > h->rawlen ||
 	    sizeof(r) + 8u * r.nargs > r.len)
-		return NULL;
+		return false;
 	e = c->up.evs[r.ev];
-	p = up_event_user(e, (pid_t)h->pid);
-	if (!p)
-		return NULL; /* a child that inherited the event: not traced */
+	at->file = e->file;
+	at->off = e->off;
 	f->cpu = (int)h->cpu;
 	f->pid = (pid_t)h->pid;
 	f->tid = (pid_t)h->tid;
@@ -421,7 +425,7 @@ static struct tprobe *bpf_decode(struct consumer *c, const struct hit *h,
 		}
 		off += n;
 	}
-	return p;
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -472,6 +476,12 @@ static void bpf_drain(struct consumer *c)
 	if (b->rb)
 		(void)ring_buffer__consume(b->rb);
 	drops_read(c);
+	/*
+	 * Then the fork tracker's records: a child's FORK record was
+	 * written before the child ran, so every hit just read has its
+	 * fork in the tree (lineage.c).
+	 */
+	up_drain(c);
 }
 
 /* No record is written once the program is off every event. */
@@ -525,6 +535,7 @@ const struct consumer_backend_ops consumer_bpf_ops = {
 	.drain = bpf_drain,
 	.decode = bpf_decode,
 	.proc_exit = up_proc_exit,
+	.proc_exec = up_proc_exec,
 	.stop = bpf_stop,
 	.stats = bpf_stats,
 	.close = bpf_close,

@@ -707,6 +707,7 @@ static void proc_exited(struct consumer *c, struct tproc *pr)
 	 * just before.
 	 */
 	c->be->proc_exit(c, pr);
+	lin_gone(c, pr->pid, now_ns(CLOCK_MONOTONIC));
 	for (size_t i = 0; i < c->nprobes; i++)
 		if (c->probes[i]->pid == pr->pid)
 			c->probes[i]->pid = -1;
@@ -947,6 +948,7 @@ static int consumer_run(struct consumer *c)
 				     NULL);
 			c->procs[i]->held = false;
 		}
+	c->begun = true; /* hits read before wait until now */
 	fire_dtrace(c, &c->begin, c->begin_clauses, c->nbegin);
 	fflush(c->out);
 	loop(c, sfd, ifd);

@@ -37,7 +37,8 @@
  * The bpf backend (bpf.c) arms sites with these same functions: with
  * c->up.scope_only the per-thread perf events only scope the breakpoints
  * (one per thread on any CPU, no ring buffer), and c->up.event_new is
- * handed each new event to attach its BPF program to.
+ * handed each new event to attach its BPF program to.  The fork tracker
+ * (thread_open() with no event) writes the per-CPU buffers either way.
  */
 #include "config.h"
 
@@ -512,15 +513,23 @@ static int cpus_open(struct consumer *c)
 	return c->up.ncpus ? 0 : err;
 }
 
+/*
+ * Open one event per CPU on a thread, into that CPU's buffer.  e NULL:
+ * the thread's fork tracker (below), else the uprobe event e.
+ */
 static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
 		       struct tevent *e)
 {
-	int err = c->up.scope_only ? 0 : cpus_open(c);
+	int err = c->up.scope_only && e ? 0 : cpus_open(c);
 
 	if (err)
 		return err;
-	if (c->up.scope_only) {
-		/* the breakpoints only: one event on any CPU, no buffer */
+	if (c->up.scope_only && e) {
+		/*
+		 * The breakpoints only: one event on any CPU, no buffer.
+		 * The fork tracker (e NULL) still writes the per-CPU
+		 * buffers, which then carry nothing else.
+		 */
 		struct perf_event_attr a = {0};
 		struct tperf tp;
 		int fd;
@@ -530,8 +539,16 @@ static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
 		a.config = (uint64_t)e->tp;
 		a.sample_period = 1;
 		a.inherit = 1;
+		a.remove_on_exec = c->up.no_roe ? 0 : 1;
 		fd = (int)sys_perf_event_open(&a, th->tid, -1, -1,
 					      PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == EINVAL && !c->up.no_roe) {
+			c->up.no_roe = true; /* as below */
+			c->lin.exec_drops = false;
+			a.remove_on_exec = 0;
+			fd = (int)sys_perf_event_open(&a, th->tid, -1, -1,
+						      PERF_FLAG_FD_CLOEXEC);
+		}
 		if (fd < 0)
 			return -errno;
 		tp.fd = fd;
@@ -545,10 +562,19 @@ static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
 		struct tperf tp;
 		int fd;
 
-		a.type = PERF_TYPE_TRACEPOINT;
 		a.size = sizeof(a);
-		a.config = (uint64_t)e->tp;
-		a.sample_period = 1;
+		if (e) {
+			a.type = PERF_TYPE_TRACEPOINT;
+			a.config = (uint64_t)e->tp;
+			a.sample_period = 1;
+			a.remove_on_exec = c->up.no_roe ? 0 : 1;
+		} else {
+			a.type = PERF_TYPE_SOFTWARE;
+			a.config = PERF_COUNT_SW_DUMMY;
+			a.task = 1;
+			a.comm = 1;
+			a.comm_exec = 1;
+		}
 		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
 		a.inherit = 1;
@@ -557,6 +583,19 @@ static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
 		a.clockid = CLOCK_MONOTONIC;
 		fd = (int)sys_perf_event_open(&a, th->tid, c->up.cpus[cpu].cpu,
 					      -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == EINVAL && e && !c->up.no_roe) {
+			/*
+			 * Before Linux 5.13 there is no remove_on_exec: an
+			 * exec'd child keeps the events it inherited, and
+			 * lineage.c is told so.
+			 */
+			c->up.no_roe = true;
+			c->lin.exec_drops = false;
+			a.remove_on_exec = 0;
+			fd = (int)sys_perf_event_open(&a, th->tid,
+						      c->up.cpus[cpu].cpu, -1,
+						      PERF_FLAG_FD_CLOEXEC);
+		}
 		if (fd < 0)
 			return -errno;
 		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->up.cpus[cpu].fd) <
@@ -595,19 +634,13 @@ static void report_open_error(struct consumer *c, struct tproc *pr, int err)
 	    err == -EACCES || err == -EPERM ? " (tracing needs root)" : "");
 }
 
-/* Turn an event on in every thread of a process (known now). */
-static int proc_enable_event(struct consumer *c, struct tproc *pr,
-			     struct tevent *e)
+/* The threads of pr now, added to pr->th. */
+static int proc_threads(struct tproc *pr)
 {
 	char p[64];
 	DIR *d;
 	struct dirent *de;
-	int opened = 0;
 
-	for (size_t i = 0; i < pr->nevs; i++)
-		if (pr->evs[i] == e)
-			return 0;
-	PUSH(pr->evs, pr->nevs, e);
 	snprintf(p, sizeof(p), "/proc/%d/task", (int)pr->pid);
 	d = opendir(p);
 	if (!d)
@@ -619,6 +652,26 @@ static int proc_enable_event(struct consumer *c, struct tproc *pr,
 			(void)thread_add(pr, tid);
 	}
 	closedir(d);
+	return 0;
+}
+
+/*
+ * Turn an event on in every thread of a process (known now); e NULL:
+ * the fork tracker.
+ */
+static int proc_enable_event(struct consumer *c, struct tproc *pr,
+			     struct tevent *e)
+{
+	int opened = 0;
+
+	if (e) {
+		for (size_t i = 0; i < pr->nevs; i++)
+			if (pr->evs[i] == e)
+				return 0;
+		PUSH(pr->evs, pr->nevs, e);
+	}
+	if (proc_threads(pr) < 0)
+		return -ESRCH;
 	for (size_t i = 0; i < pr->nth; i++) {
 		int err;
 
@@ -754,6 +807,34 @@ static void rb_drain(struct consumer *c, struct tcpu *tc)
 				h.rawlen = raw;
 				hit_push(c, &h);
 			}
+		} else if (hdr.type == PERF_RECORD_FORK ||
+			   hdr.type == PERF_RECORD_EXIT) {
+			/* pid, ppid, tid, ptid, time (the trackers') */
+			uint32_t v[4];
+			uint64_t t;
+
+			if (hdr.size >= sizeof(hdr) + 24) {
+				memcpy(v, rec + sizeof(hdr), 16);
+				memcpy(&t, rec + sizeof(hdr) + 16, 8);
+				if (hdr.type == PERF_RECORD_FORK)
+					lin_fork(c, (pid_t)v[1], (pid_t)v[0],
+						 (pid_t)v[2], t);
+				else
+					lin_exit(c, (pid_t)v[0], (pid_t)v[2],
+						 t);
+			}
+		} else if (hdr.type == PERF_RECORD_COMM) {
+			/* pid, tid, comm, then the sample id: pid, tid,
+			 * time, cpu */
+			uint32_t pid;
+			uint64_t t;
+
+			if ((hdr.misc & PERF_RECORD_MISC_COMM_EXEC) &&
+			    hdr.size >= sizeof(hdr) + 8 + 24) {
+				memcpy(&pid, rec + sizeof(hdr), 4);
+				memcpy(&t, rec + hdr.size - 16, 8);
+				lin_exec(c, (pid_t)pid, t);
+			}
 		} else if (hdr.type == PERF_RECORD_LOST) {
 			uint64_t lost;
 			uint32_t cpu = (uint32_t)tc->cpu;
@@ -824,34 +905,24 @@ static const char *field_str(const struct hit *h, int off, size_t *len)
 	return (const char *)h->raw + o;
 }
 
-/* Which probe of which process a hit of e in process pid is, or NULL. */
-struct tprobe *up_event_user(const struct tevent *e, pid_t pid)
-{
-	for (size_t i = 0; i < e->nusers; i++)
-		if (e->users[i].pid == pid)
-			return e->users[i].probe;
-	return NULL;
-}
-
-/* A sample's probe (by its event and process) and what the event fetched. */
-static struct tprobe *up_decode(struct consumer *c, const struct hit *h,
-				struct d_fire *f, char *comm, size_t commlen)
+/* A sample's site (by its event) and what the event fetched. */
+static bool up_decode(struct consumer *c, const struct hit *h,
+		      struct d_fire *f, char *comm, size_t commlen,
+		      struct hit_at *at)
 {
 	uint16_t type;
 	struct tevent *e;
-	struct tprobe *p = NULL;
 	size_t cl = 0;
 	const char *cs;
 
 	if (h->rawlen < 8)
-		return NULL;
+		return false;
 	memcpy(&type, h->raw, 2);
 	e = event_by_tp(c, type);
 	if (!e)
-		return NULL;
-	p = up_event_user(e, (pid_t)h->pid);
-	if (!p)
-		return NULL; /* a child that inherited the event: not traced */
+		return false;
+	at->file = e->file;
+	at->off = e->off;
 	f->cpu = (int)h->cpu;
 	f->pid = (pid_t)h->pid;
 	f->tid = (pid_t)h->tid;
@@ -866,7 +937,7 @@ static struct tprobe *up_decode(struct consumer *c, const struct hit *h,
 		if (e->str_off[i] >= 0)
 			f->str[i] = field_str(h, e->str_off[i], &f->strlen[i]);
 	}
-	return p;
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -930,17 +1001,74 @@ int up_open(struct consumer *c)
 	(void)reg_proc_stat(getpid(), &mystart, NULL, 0);
 	snprintf(c->up.group, sizeof(c->up.group), GROUP_PREFIX "%d_%" PRIu64,
 		 (int)getpid(), mystart);
+	c->lin.on = true;
+	c->lin.exec_drops = true; /* until remove_on_exec is refused */
 	return 0;
 }
 
-/* An event per site, turned on in every thread of pr, pr held still. */
+/*
+ * Whether pr carries every site it wants (and so the fork tracker too:
+ * both came with the events it inherited, the tracker first); then its
+ * probes are on as they are, and it need not be held still at all.
+ * Nothing it can do takes inherited events away but an exec, and an
+ * exec'd image registers anew.
+ */
+static bool carries_all(struct consumer *c, struct tproc *pr, uint64_t now)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct tprobe *p = c->probes[i];
+
+		if (p->pid != pr->pid || p->enabled || !p->nclauses)
+			continue;
+		for (unsigned s = 0; s < p->noffs; s++) {
+			if (!lin_carries(c, pr->pid, p->file, p->offs[s], now))
+				return false;
+			any = true;
+		}
+	}
+	if (!any)
+		return false;
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct tprobe *p = c->probes[i];
+
+		if (p->pid == pr->pid && p->nclauses)
+			p->enabled = true;
+	}
+	pr->tracked = true;
+	return true;
+}
+
+/*
+ * An event per site, turned on in every thread of pr, pr held still;
+ * but none for a site pr carries already, through events it inherited
+ * from the process it was forked from (lineage.c).  The buffers are read
+ * first, with pr held: every fork and exec that made pr what it is now
+ * was written before, so lin_carries() knows it.  The fork tracker goes
+ * on first: a child forked after any site event is on is in the tree.
+ */
 void up_enable(struct consumer *c, struct tproc *pr)
 {
 	struct frozen *fz = NULL;
 	size_t nfz = 0;
+	uint64_t now;
 
+	drain_buffers(c);
+	now = now_ns(CLOCK_MONOTONIC);
+	if (carries_all(c, pr, now))
+		return;
 	if (!pr->held)
 		nfz = proc_freeze(pr, &fz);
+	drain_buffers(c);
+	now = now_ns(CLOCK_MONOTONIC);
+	if (!pr->tracked && !c->up.err[0]) {
+		int err = proc_enable_event(c, pr, NULL);
+
+		pr->tracked = err == 0;
+		if (err && err != -ESRCH)
+			goto out;
+	}
 	for (size_t i = 0; i < c->nprobes; i++) {
 		struct tprobe *p = c->probes[i];
 		unsigned nargs;
@@ -950,24 +1078,20 @@ void up_enable(struct consumer *c, struct tproc *pr)
 		p->enabled = true;
 		nargs = p->nargs;
 		for (unsigned s = 0; s < p->noffs; s++) {
-			struct tevent *e =
-				event_get(c, p->file, p->offs[s], p->strmask,
-					  p->needs, nargs);
-			bool have = false;
+			struct tevent *e;
 
+			if (lin_carries(c, pr->pid, p->file, p->offs[s], now)) {
+				continue;
+			}
+			e = event_get(c, p->file, p->offs[s], p->fstrmask,
+				      p->fneeds, nargs);
 			if (!e)
 				continue;
-			for (size_t u = 0; u < e->nusers; u++)
-				have |= e->users[u].pid == pr->pid;
-			if (!have) {
-				e->users = xrealloc(e->users, e->nusers + 1,
-						    sizeof(*e->users));
-				e->users[e->nusers].pid = pr->pid;
-				e->users[e->nusers++].probe = p;
-			}
-			(void)proc_enable_event(c, pr, e);
+			if (proc_enable_event(c, pr, e) == 0)
+				lin_own(c, pr->pid, p->file, p->offs[s], now);
 		}
 	}
+out:
 	if (nfz)
 		proc_thaw(fz, nfz);
 	else
@@ -987,20 +1111,32 @@ static size_t up_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
 	return n;
 }
 
-static void up_drain(struct consumer *c)
+void up_drain(struct consumer *c)
 {
 	for (size_t i = 0; i < c->up.ncpus; i++)
 		rb_drain(c, &c->up.cpus[i]);
 }
 
-/* pr's events are closed; a new process with its pid is another one. */
+/*
+ * pr's events are closed, unless a child it forked may still carry
+ * copies of them: closing would take those away (they are closed at the
+ * end).
+ */
 void up_proc_exit(struct consumer *c, struct tproc *pr)
 {
-	proc_close(c, pr);
-	for (size_t i = 0; i < c->up.nevs; i++)
-		for (size_t u = 0; u < c->up.evs[i]->nusers; u++)
-			if (c->up.evs[i]->users[u].pid == pr->pid)
-				c->up.evs[i]->users[u].pid = -1;
+	if (!pr->forked)
+		proc_close(c, pr);
+}
+
+/* pr exec'd: its events went with the old image (remove_on_exec). */
+void up_proc_exec(struct consumer *c, struct tproc *pr)
+{
+	free(pr->evs);
+	pr->evs = NULL;
+	pr->nevs = 0;
+	free(pr->th); /* the exec left one thread: read them again */
+	pr->th = NULL;
+	pr->nth = 0;
 }
 
 void up_stop(struct consumer *c)
@@ -1054,6 +1190,7 @@ const struct consumer_backend_ops consumer_uprobe_ops = {
 	.drain = up_drain,
 	.decode = up_decode,
 	.proc_exit = up_proc_exit,
+	.proc_exec = up_proc_exec,
 	.stop = up_stop,
 	.stats = up_stats,
 	.close = up_close,

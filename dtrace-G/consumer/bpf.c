@@ -8,10 +8,12 @@
  *
  * Arming.  Everything uprobe.c does to arm a site is done here by
  * uprobe.c itself (up_open(), up_enable()): one tracefs uprobe event per
- * site, with the semaphore as its reference counter, and per-thread perf
- * events with inherit = 1, which make the kernel install the breakpoint
- * in the traced processes only.  Here those perf events scope the
- * breakpoints and nothing else (c->up.scope_only: one per thread on any
+ * site, with the semaphore as its reference counter, and either
+ * system-wide perf events (pid -1, per CPU) that arm it binary-wide, for
+ * a site a glob such as srv* matches, or per-thread perf events with
+ * inherit = 1, which make the kernel install the breakpoint in the
+ * traced processes only.  Here those perf events scope the breakpoints
+ * and nothing else (c->up.scope_only: one per thread on any
  * CPU, no perf ring buffer).  When uprobe.c creates an event it hands it
  * to ev_new(), which attaches the program to it.  The kernel keeps a
  * uprobe event's BPF programs in the event's trace_event_call
@@ -36,7 +38,9 @@
  * it every switchrate anyway.  A record is copied into the consumer's
  * arena and decoded into the struct d_fire the uprobe backend makes; it
  * says where the hit fired, and lin_hit_probe() whose probe that is
- * (lineage.c).  The fork tree comes from uprobe.c's fork tracker, whose
+ * (lineage.c), or that it is nobody's: a binary-wide site records the
+ * hits of every process running the file, and those of processes
+ * neither traced nor forked from a traced one are dropped there.  The fork tree comes from uprobe.c's fork tracker, whose
  * per-CPU perf buffers carry nothing else here; they are read after the
  * ring buffer, so a child's FORK record (written before the child ran)
  * is in the tree before any hit of the child is run.  A record the

@@ -113,6 +113,12 @@ struct tprobe {
 	uint64_t *enoffs; /* legacy is-enabled sites */
 	unsigned nenoffs;
 	bool enabled;
+	/*
+	 * A description that pins no process (a provider glob, or none)
+	 * matches it: its sites are armed binary-wide (uprobe.c), and
+	 * fstrmask/fneeds then cover every clause that can match the site.
+	 */
+	bool wide;
 };
 
 /* uprobe backend: one uprobe event, a site with the strings read. */
@@ -129,6 +135,10 @@ struct tevent {
 	int str_off[D_MAXARGS];
 	int comm_off;
 	unsigned nargs;
+	/* armed binary-wide: one perf event per CPU with pid -1 (fds) */
+	bool wide;
+	int *wfd;
+	size_t nwfd;
 };
 
 /* uprobe backend: a thread its perf events were opened for. */
@@ -312,8 +322,11 @@ struct consumer {
 		struct tevent **evs;
 		size_t nevs;
 		struct tevent **by_tp; /* 65536 entries, by tracepoint ID */
-		struct tcpu *cpus;
+		struct tcpu *cpus; /* hits (not on the bpf backend) */
 		size_t ncpus;
+		struct tcpu *trk; /* the fork tracker's records */
+		size_t ntrk;
+		uint64_t trk_lost; /* tracker records the kernel lost */
 		bool perm_warned;
 		bool no_roe; /* the kernel has no remove_on_exec (< 5.13) */
 		uint64_t drops; /* reported from PERF_RECORD_LOST */
@@ -389,6 +402,8 @@ void lin_own(struct consumer *c, pid_t pid, struct tfile *f, uint64_t off,
 	     uint64_t t);
 bool lin_carries(struct consumer *c, pid_t pid, const struct tfile *f,
 		 uint64_t off, uint64_t t);
+/* pid at t was forked from a process the tree knows (it has the tracker) */
+bool lin_forked(struct consumer *c, pid_t pid, uint64_t t);
 struct tprobe *lin_hit_probe(struct consumer *c, pid_t pid, uint64_t t,
 			     const struct hit_at *at, bool *defer);
 

@@ -4,8 +4,12 @@
  * fork tree, and whose probe a hit is: the decision that makes every
  * hit fire exactly once, whatever way its process came to be traced.
  *
- * Why.  The uprobe backend's perf events are opened with inherit = 1, so
- * threads created later are traced; the kernel gives a forked child a
+ * Why.  A site that a glob (srv*) matches is armed binary-wide: every
+ * process running the file hits it, one record per hit, and the tree
+ * says which of them count (traced, or forked from a traced process)
+ * and under whose probe.  Otherwise the backend's perf events are
+ * per-process, opened with inherit = 1, so threads created later are
+ * traced; the kernel gives a forked child a
  * copy of every such event its parent has (copy_process(), before the
  * child runs), whose samples land in the parent's buffers with the
  * child's pid.  The child is then traced from its first instruction,
@@ -317,6 +321,13 @@ bool lin_carries(struct consumer *c, pid_t pid, const struct tfile *f,
 	const struct lnode *n = node_at(c, pid, t);
 
 	return n && node_carries(c, n, f, off, t, 0);
+}
+
+bool lin_forked(struct consumer *c, pid_t pid, uint64_t t)
+{
+	const struct lnode *n = node_at(c, pid, t);
+
+	return n && n->ppid;
 }
 
 /* pid's probe at a site, through a small cache (one lookup per hit). */

@@ -297,9 +297,34 @@ static bool prov_may_match_child(const char *pat, const char *base)
 }
 
 /*
+ * Does d pin processes: a provider named exactly (srv1234, srv$target,
+ * what -p and -c give), which only one process's provider can be?  Any
+ * other (a glob, or no provider) enables the probe in every process
+ * whose provider matches, now or later: binary-wide (doc/DESIGN.md §8).
+ */
+static bool desc_pins(const struct dt_desc *d)
+{
+	return d->prov[0] && !strpbrk(d->prov, "*?[\\");
+}
+
+/* Could d match the site of p in some process (the provider aside)? */
+static bool desc_may_match_site(const struct dt_desc *d,
+				const struct tprobe *p)
+{
+	struct dt_desc any = *d;
+
+	any.prov = (char *)"";
+	return probe_matches(&any, "", p->mod, p->func, p->name);
+}
+
+/*
  * Match a probe against every clause; count the descriptions' matches.
  * What its events fetch (fstrmask, fneeds) covers also the clauses that
- * the same probe in a forked child could match.
+ * the same probe in a forked child could match.  A probe some binary-
+ * wide description matches is wide: its site gets one event for every
+ * process, so that event fetches what any clause that can match the
+ * site needs, the same for every process (a second event on the site
+ * would record each hit twice).
  */
 static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 {
@@ -331,7 +356,21 @@ static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 			p->fstrmask |= d_clause_strargs(c->prog, ci);
 			p->fneeds |= d_clause_needs(c->prog, ci);
 		}
+		for (unsigned j = 0; hit && j < c->ndescs[ci]; j++)
+			if (!desc_pins(&c->descs[ci][j]) &&
+			    probe_matches(&c->descs[ci][j], p->prov, p->mod,
+					  p->func, p->name))
+				p->wide = true;
 	}
+	if (!p->wide)
+		return;
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		for (unsigned j = 0; j < c->ndescs[ci]; j++)
+			if (desc_may_match_site(&c->descs[ci][j], p)) {
+				p->fstrmask |= d_clause_strargs(c->prog, ci);
+				p->fneeds |= d_clause_needs(c->prog, ci);
+				break;
+			}
 }
 
 /*

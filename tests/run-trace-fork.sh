@@ -15,14 +15,16 @@
 # while its own registration reaches dtrace, and neither order may lose
 # or double a hit.  Covered:
 #  - registry-wide tracing (srv*:::req) of a forking server, children of
-#    children, threads, children forked while tracing runs;
+#    children, threads, children forked while tracing runs, while an
+#    unregistered server running the same binary fires and is not counted;
 #  - the provider a child's hits are named with (srv<child pid>);
 #  - children forked before tracing started;
 #  - a child that execs another probed program;
 #  - -p and -c of a forking parent: the target's hits once; its
 #    children only where the description matches them (srv$target does
 #    not, srv* does), with and without the registry;
-#  - two consumers at once, each seeing every hit once.
+#  - two consumers at once, each seeing every hit once;
+#  - a process a description pins and one a glob matches, at one site.
 # Needs root, uprobe events, /dev/fuse and dtrace-helperd.
 
 . "$top_srcdir/tests/lib.sh"
@@ -76,9 +78,13 @@ READY='BEGIN { printf("ready\n"); }'
 COUNT='{ @[pid] = count(); } END { printa("%d %@d\n", @); }'
 
 # consumer NAME ARGS...: dtrace in the background, output in NAME.txt
+# (removed first: the shell opens it only in the background child, and
+# ready must not find the "ready" of an earlier round's NAME.txt, then
+# let the server run and exit before this dtrace grabs it)
 consumer() {
 	cn_name=$1
 	shift
+	rm -f "$cn_name.txt" "$cn_name.err"
 	"$DTRACE" "$@" >"$cn_name.txt" 2>"$cn_name.err" </dev/null &
 	dt_pid=$!
 	bg_pids="$bg_pids $dt_pid"
@@ -150,9 +156,20 @@ while [ $r -lt $rounds ]; do
 	consumer a -q -n "srv*:::req $COUNT" -n "$READY"
 	a=$dt_pid
 	ready a
+	# the same binary, not registered and forked from nothing traced:
+	# it takes the traps of the sites armed binary-wide, and none of
+	# its hits may count
+	rm -rf u1 && mkdir u1 && touch u1/go
+	DTRACE_DOF_INIT_DISABLE=1 ./fsrv "$tmp/u1" 2 1 0 5 0 0 >u1.out 2>&1 &
+	u1=$!
+	bg_pids="$bg_pids $u1"
 	touch s1/go
 	finished s1
+	wait_until 1200 test -e u1/done || fail "unregistered fsrv did not finish"
+	wait "$u1"
+	forget_pid "$u1"
 	stop a "$a"
+	expect_eq "registry-wide, round $r: unregistered processes fired" 3 "$(wc -l <u1/pids)"
 	sort s1/pids >want.txt
 	expect_eq "registry-wide, round $r: processes" 13 "$(wc -l <want.txt)"
 	check "registry-wide, forking server, round $r" a want.txt
@@ -247,6 +264,8 @@ while [ $r -lt $rounds ]; do
 
 	# without the registry: children through the events they inherit
 	server s7 2 2 1 5 0 0
+	wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
+	rm -f g.txt g.err
 	DTRACE_STATEDIR=$tmp/none "$DTRACE" -q -p "$srv_pid" \
 		-n "srv*:::req $COUNT" -n "$READY" >g.txt 2>g.err </dev/null &
 	g=$!
@@ -295,6 +314,45 @@ while [ $r -lt $rounds ]; do
 	sort s10/pids >want.txt
 	check "two consumers, the first, round $r" j want.txt
 	check "two consumers, the second, round $r" k want.txt
+done
+
+# ---------------------------------------------------------------------
+# 6. A glob and a pinned description at the same site: srv<A> pins A,
+#    a glob that matches only B's provider (srv<B> with its last digit
+#    in brackets) arms the site binary-wide; A's hits count once, not
+#    once through its own events and again through B's binary-wide
+#    ones, whichever process is enabled first (both ways round)
+
+# glob PID: a pattern that only provider srv<PID> matches
+glob() {
+	gl_head=${1%?}
+	echo "srv$gl_head[${1#"$gl_head"}]"
+}
+
+for way in 1 2; do
+	server s11 0 0 0 5 0 0
+	p11=$srv_pid
+	server s12 0 0 0 5 0 0
+	p12=$srv_pid
+	wait_until 300 registered "$p11" || fail "fsrv did not register"
+	wait_until 300 registered "$p12" || fail "fsrv did not register"
+	if [ $way -eq 1 ]; then
+		pin=$p11 wide=$p12
+	else
+		pin=$p12 wide=$p11
+	fi
+	consumer m -q -n "srv$pin:::req,$(glob "$wide"):::req $COUNT" \
+		-n "$READY"
+	m=$dt_pid
+	ready m
+	touch s11/go s12/go
+	wait_until 1200 test -e s11/done || fail "s11: fsrv did not finish"
+	finished s12
+	wait "$p11"
+	forget_pid "$p11"
+	stop m "$m"
+	sort s11/pids s12/pids >want.txt
+	check "srv$pin and $(glob "$wide") at one site, way $way" m want.txt
 done
 
 stop_pid "$hd_pid" TERM

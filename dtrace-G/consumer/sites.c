@@ -282,15 +282,23 @@ static struct tprobe *probe_find(struct consumer *c, pid_t pid,
 
 /*
  * Could the provider field pat match base followed by some pid?  Exact
- * for a plain name ("srv", "srv1234"); a pattern is taken as yes, which
- * only makes an event fetch more than it might need.
+ * for a plain name ("srv", "srv1234"); a pattern is judged by its
+ * literal head ("srv1*" may, "foo*" may not), and what follows that is
+ * taken as yes, which only makes an event fetch more than it might
+ * need, or a site armed binary-wide that no process ends up matching.
  */
 static bool prov_may_match_child(const char *pat, const char *base)
 {
-	size_t n = strlen(base);
+	size_t n = strlen(base), lit = strcspn(pat, "*?[\\");
 
-	if (!pat[0] || strpbrk(pat, "*?[\\"))
+	if (!pat[0])
 		return true;
+	if (pat[lit]) {
+		size_t m = lit < n ? lit : n;
+
+		return !strncmp(pat, base, m) &&
+		       strspn(pat + m, "0123456789") >= lit - m;
+	}
 	if (strncmp(pat, base, n) || !pat[n])
 		return false;
 	return strspn(pat + n, "0123456789") == strlen(pat + n);
@@ -320,11 +328,15 @@ static bool desc_may_match_site(const struct dt_desc *d,
 /*
  * Match a probe against every clause; count the descriptions' matches.
  * What its events fetch (fstrmask, fneeds) covers also the clauses that
- * the same probe in a forked child could match.  A probe some binary-
- * wide description matches is wide: its site gets one event for every
+ * the same probe in a forked child could match.  An enabled probe whose
+ * site some binary-wide description can match, in this process or any
+ * other running the binary, is wide: its site gets one event for every
  * process, so that event fetches what any clause that can match the
  * site needs, the same for every process (a second event on the site
- * would record each hit twice).
+ * would record each hit twice).  That holds for a probe only pinning
+ * descriptions enable too (srv4567 next to srv1*): were its process
+ * armed with events of its own first, a binary-wide event that a later
+ * process brings to the site would record its hits a second time.
  */
 static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 {
@@ -356,12 +368,16 @@ static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 			p->fstrmask |= d_clause_strargs(c->prog, ci);
 			p->fneeds |= d_clause_needs(c->prog, ci);
 		}
-		for (unsigned j = 0; hit && j < c->ndescs[ci]; j++)
-			if (!desc_pins(&c->descs[ci][j]) &&
-			    probe_matches(&c->descs[ci][j], p->prov, p->mod,
-					  p->func, p->name))
-				p->wide = true;
 	}
+	for (unsigned ci = 0; p->nclauses && ci < c->nclauses; ci++)
+		for (unsigned j = 0; j < c->ndescs[ci]; j++) {
+			const struct dt_desc *d = &c->descs[ci][j];
+
+			if (!desc_pins(d) &&
+			    prov_may_match_child(d->prov, p->bprov) &&
+			    desc_may_match_site(d, p))
+				p->wide = true;
+		}
 	if (!p->wide)
 		return;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)

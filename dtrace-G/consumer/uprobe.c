@@ -19,9 +19,11 @@
  * inherit = 1 follows threads created later.  A running process is held
  * still (ptrace) while its events are opened, so no thread takes a probe
  * half enabled.  That is for sites only descriptions pinning processes
- * match (srv$target); a site that a glob such as srv* matches is armed
- * binary-wide instead (wide_open(): per-CPU events with pid -1, every
- * process mapping the file), and decode drops the hits of processes
+ * match (srv$target); a site that a glob such as srv* matches, or could
+ * match in another process running the file, is armed binary-wide
+ * instead, for every process (sites.c decides: tprobe.wide), with
+ * wide_open(): per-CPU events with pid -1, every process mapping the
+ * file; and decode drops the hits of processes
  * that are neither traced nor forked from one (lineage.c).
  *
  * Reading.  Each CPU has a ring buffer, which every event on that CPU

@@ -8,10 +8,12 @@
  *
  * Arming.  Everything uprobe.c does to arm a site is done here by
  * uprobe.c itself (up_open(), up_enable()): one tracefs uprobe event per
- * site, with the semaphore as its reference counter, and per-thread perf
- * events with inherit = 1, which make the kernel install the breakpoint
- * in the traced processes only.  Here those perf events scope the
- * breakpoints and nothing else (c->up.scope_only: one per thread on any
+ * site, with the semaphore as its reference counter, and either
+ * system-wide perf events (pid -1, per CPU) that arm it binary-wide, for
+ * a site a glob such as srv* matches, or per-thread perf events with
+ * inherit = 1, which make the kernel install the breakpoint in the
+ * traced processes only.  Here those perf events scope the breakpoints
+ * and nothing else (c->up.scope_only: one per thread on any
  * CPU, no perf ring buffer).  When uprobe.c creates an event it hands it
  * to ev_new(), which attaches the program to it.  The kernel keeps a
  * uprobe event's BPF programs in the event's trace_event_call
@@ -34,8 +36,14 @@
  * Reading.  One ring buffer for all CPUs, of -x bufsize times the CPUs;
  * the program asks for a wakeup once it is half full, and the loop reads
  * it every switchrate anyway.  A record is copied into the consumer's
- * arena and decoded into the struct d_fire the uprobe backend makes, by
- * the same lookup of the hit's probe (up_event_user()).  A record the
+ * arena and decoded into the struct d_fire the uprobe backend makes; it
+ * says where the hit fired, and lin_hit_probe() whose probe that is
+ * (lineage.c), or that it is nobody's: a binary-wide site records the
+ * hits of every process running the file, and those of processes
+ * neither traced nor forked from a traced one are dropped there.  The fork tree comes from uprobe.c's fork tracker, whose
+ * per-CPU perf buffers carry nothing else here; they are read after the
+ * ring buffer, so a child's FORK record (written before the child ran)
+ * is in the tree before any hit of the child is run.  A record the
  * ring buffer has no room for is counted per CPU in the map drops; every
  * read reports what it grew by ("N drops on CPU C"), so the drops are
  * exact without the uprobe backend's end-of-run count.
@@ -383,24 +391,24 @@ static void drops_read(struct consumer *c)
 	free(v);
 }
 
-static struct tprobe *bpf_decode(struct consumer *c, const struct hit *h,
-				 struct d_fire *f, char *comm, size_t commlen)
+/* A record's site (by its event's index) and what the program fetched. */
+static bool bpf_decode(struct consumer *c, const struct hit *h,
+		       struct d_fire *f, char *comm, size_t commlen,
+		       struct hit_at *at)
 {
 	struct ubpf_rec r;
 	struct tevent *e;
-	struct tprobe *p;
 	size_t off;
 
 	if (h->rawlen < sizeof(r))
-		return NULL;
+		return false;
 	memcpy(&r, h->raw, sizeof(r));
 	if (r.ev >= c->up.nevs || r.len > h->rawlen ||
 	    sizeof(r) + 8u * r.nargs > r.len)
-		return NULL;
+		return false;
 	e = c->up.evs[r.ev];
-	p = up_event_user(e, (pid_t)h->pid);
-	if (!p)
-		return NULL; /* a child that inherited the event: not traced */
+	at->file = e->file;
+	at->off = e->off;
 	c->kagg_rec = (r.flags & UBPF_RF_KAGG) != 0;
 	f->cpu = (int)h->cpu;
 	f->pid = (pid_t)h->pid;
@@ -433,7 +441,7 @@ static struct tprobe *bpf_decode(struct consumer *c, const struct hit *h,
 		}
 		off += n;
 	}
-	return p;
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -508,6 +516,12 @@ static void bpf_drain(struct consumer *c)
 	if (b->rb)
 		(void)ring_buffer__consume(b->rb);
 	drops_read(c);
+	/*
+	 * Then the fork tracker's records: a child's FORK record was
+	 * written before the child ran, so every hit just read has its
+	 * fork in the tree (lineage.c).
+	 */
+	up_drain(c);
 }
 
 /* No record is written once the program is off every event. */
@@ -562,6 +576,7 @@ const struct consumer_backend_ops consumer_bpf_ops = {
 	.drain = bpf_drain,
 	.decode = bpf_decode,
 	.proc_exit = bpf_proc_exit,
+	.proc_exec = up_proc_exec,
 	.stop = bpf_stop,
 	.aggs = bpf_aggs,
 	.stats = bpf_stats,

@@ -132,9 +132,11 @@ void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 	for (size_t i = 0; i < c->up.nevs; i++) {
 		struct tevent *e = c->up.evs[i];
 		struct ubpf_kplan_key key = {(uint32_t)i, (uint32_t)pr->pid};
-		struct tprobe *p = up_event_user(e, pr->pid);
+		struct tprobe *p = probe_at_site(c, pr->pid, e->file, e->off,
+						 false);
 
-		if (!p || !probe_plan(c, k, p, pl))
+		if (!p || !p->enabled || !p->nclauses ||
+		    !probe_plan(c, k, p, pl))
 			continue;
 		if (bpf_map_update_elem(k->plans_fd, &key, pl, BPF_ANY) < 0)
 			say(c, "cannot aggregate in the kernel for pid %d: %s",

@@ -190,20 +190,25 @@ static struct tproc *proc_add(struct consumer *c, pid_t pid, bool target)
 {
 	struct tproc *pr = proc_find(c, pid);
 	uint64_t start;
+	int err;
 
 	if (pr) {
 		pr->target |= target;
 		return pr;
 	}
-	if (reg_proc_stat(pid, &start, NULL, 0) < 0)
+	if ((err = reg_proc_stat(pid, &start, NULL, 0)) < 0) {
+		errno = err == -ENOENT ? ESRCH : -err; /* no /proc/pid */
 		return NULL;
+	}
 	pr = xcalloc(1, sizeof(*pr));
 	pr->pid = pid;
 	pr->target = target;
 	pr->start = start;
 	pr->pidfd = sys_pidfd_open(pid);
 	if (pr->pidfd < 0) {
+		err = errno;
 		free(pr);
+		errno = err;
 		return NULL;
 	}
 	proc_status(pr);
@@ -710,6 +715,7 @@ static void proc_exited(struct consumer *c, struct tproc *pr)
 	 * just before.
 	 */
 	c->be->proc_exit(c, pr);
+	lin_gone(c, pr->pid, now_ns(CLOCK_MONOTONIC));
 	for (size_t i = 0; i < c->nprobes; i++)
 		if (c->probes[i]->pid == pr->pid)
 			c->probes[i]->pid = -1;
@@ -877,7 +883,7 @@ static int consumer_run(struct consumer *c)
 	for (unsigned i = 0; i < o->npids; i++) {
 		if (!proc_add(c, o->pids[i], true)) {
 			say(c, "failed to grab pid %d: %s", (int)o->pids[i],
-			    strerror(ESRCH));
+			    strerror(errno));
 			goto out;
 		}
 		if (!target)
@@ -959,6 +965,7 @@ static int consumer_run(struct consumer *c)
 				     NULL);
 			c->procs[i]->held = false;
 		}
+	c->begun = true; /* hits read before wait until now */
 	fire_dtrace(c, &c->begin, c->begin_clauses, c->nbegin);
 	fflush(c->out);
 	loop(c, sfd, ifd);

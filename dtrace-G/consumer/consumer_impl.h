@@ -12,6 +12,9 @@
  *			probes and sites, matched against the clauses
  *	records.c	hits read from a backend, in time order, decoded
  *			and run through the D program; threads that exit
+ *	lineage.c	the fork tree a backend reports: which sites each
+ *			process carries by inheritance, whose probe a hit
+ *			is, so no hit is counted twice
  *	uprobe.c	backend: tracefs uprobe events + perf ring buffers
  *	bpf.c		backend: the same uprobe events, each running a BPF
  *			program (libbpf) that writes a BPF ring buffer
@@ -28,6 +31,14 @@
  * the uprobe backend's events and per-thread perf events (which scope
  * the breakpoints to the traced processes), so it uses uprobe.c's
  * functions below and c->up as well.
+ *
+ * decode() says where a hit fired (file and site offset), not whose
+ * probe it is: that is lin_hit_probe()'s decision (lineage.c), the same
+ * for every backend.  A backend whose armed sites are inherited by
+ * forked children (perf events with inherit = 1, BPF programs on them)
+ * reports the fork tree with lin_fork()/lin_exec()/lin_exit(), asks
+ * lin_carries() before it arms a site in a process, and says what it
+ * armed with lin_own(); see lineage.c.
  */
 #ifndef USDT_DTRACE_CONSUMER_IMPL_H
 #define USDT_DTRACE_CONSUMER_IMPL_H
@@ -82,6 +93,7 @@ struct tprobe {
 	unsigned id;
 	pid_t pid;
 	char *prov, *mod, *func, *name; /* provider with the pid appended */
+	char *bprov;			/* the provider without it */
 	unsigned nargs;
 	char **argtypes;
 	struct d_probe dp;
@@ -90,6 +102,13 @@ struct tprobe {
 	unsigned *epids;
 	uint16_t strmask;
 	uint32_t needs; /* d_clause_needs() of its clauses */
+	/*
+	 * What an event on its sites fetches: the needs of every clause
+	 * that matches it or the same probe in a forked child (another
+	 * pid), since a child's hits come through the parent's events.
+	 */
+	uint16_t fstrmask;
+	uint32_t fneeds;
 	struct tfile *file;
 	uint64_t *offs; /* site file offsets */
 	unsigned noffs;
@@ -104,6 +123,12 @@ struct tprobe {
 	bool kplanned;
 	unsigned *uclauses, *uepids;
 	unsigned nuclauses;
+	/*
+	 * A description that pins no process (a provider glob, or none)
+	 * matches it: its sites are armed binary-wide (uprobe.c), and
+	 * fstrmask/fneeds then cover every clause that can match the site.
+	 */
+	bool wide;
 };
 
 /* uprobe backend: one uprobe event, a site with the strings read. */
@@ -120,12 +145,10 @@ struct tevent {
 	int str_off[D_MAXARGS];
 	int comm_off;
 	unsigned nargs;
-	/* which probe it is in which process */
-	struct {
-		pid_t pid;
-		struct tprobe *probe;
-	} *users;
-	size_t nusers;
+	/* armed binary-wide: one perf event per CPU with pid -1 (fds) */
+	bool wide;
+	int *wfd;
+	size_t nwfd;
 };
 
 /* uprobe backend: a thread its perf events were opened for. */
@@ -169,6 +192,8 @@ struct tproc {
 	size_t nperf;
 	struct tevent **evs; /* enabled here */
 	size_t nevs;
+	bool tracked; /* its fork tracker events are open */
+	bool forked;  /* forked a process that inherited its events */
 };
 
 /* A record read from a backend; raw points into the arena. */
@@ -178,7 +203,16 @@ struct hit {
 	size_t rawoff; /* the raw record, in the arena */
 	const uint8_t *raw;
 	uint32_t rawlen;
+	bool deferred; /* kept for one more read: its process was unknown */
 };
+
+/* Where a hit fired, as decode() says it. */
+struct hit_at {
+	struct tfile *file;
+	uint64_t off; /* the site's file offset */
+};
+
+struct lnode; /* lineage.c */
 
 /* A thread that fired a probe, watched until it exits (records.c). */
 struct tseen {
@@ -208,13 +242,17 @@ struct consumer_backend_ops {
 	/* every waiting record into c's hits (hit_push(), arena_put()) */
 	void (*drain)(struct consumer *c);
 	/*
-	 * A hit's probe and what it recorded, into f (comm: room for the
-	 * thread's name, which f->execname points to); NULL to skip it.
+	 * Where a hit fired (at) and what it recorded, into f (comm: room
+	 * for the thread's name, which f->execname points to); false to
+	 * skip it.  Whose probe it is, lin_hit_probe() decides.
 	 */
-	struct tprobe *(*decode)(struct consumer *c, const struct hit *h,
-				 struct d_fire *f, char *comm, size_t commlen);
+	bool (*decode)(struct consumer *c, const struct hit *h,
+		       struct d_fire *f, char *comm, size_t commlen,
+		       struct hit_at *at);
 	/* pr exited and its records were read: let go of its sites */
 	void (*proc_exit)(struct consumer *c, struct tproc *pr);
+	/* pr exec'd and its armed sites went with its old image (NULL: no) */
+	void (*proc_exec)(struct consumer *c, struct tproc *pr);
 	/* tracing stops: no record is written after this */
 	void (*stop)(struct consumer *c);
 	/*
@@ -272,6 +310,24 @@ struct consumer {
 	size_t nseen, capseen;
 	pid_t last_tid;
 	uint64_t thread_exits;
+	bool begun; /* BEGIN fired: hits may run */
+
+	/* the fork tree (lineage.c), when the backend reports one */
+	struct {
+		bool on;	   /* the backend reports forks */
+		bool exec_drops;   /* an exec drops inherited sites */
+		struct lnode **by_pid; /* open addressing, newest per pid */
+		size_t n, cap;
+		struct lnode **all;
+		size_t nall;
+		struct {
+			pid_t pid;
+			struct tfile *file;
+			uint64_t off;
+			struct tprobe *p;
+		} *cache; /* (pid, site) -> probe */
+		size_t ncache, capcache;
+	} lin;
 
 	/* uprobe backend (uprobe.c) */
 	struct {
@@ -282,9 +338,13 @@ struct consumer {
 		struct tevent **evs;
 		size_t nevs;
 		struct tevent **by_tp; /* 65536 entries, by tracepoint ID */
-		struct tcpu *cpus;
+		struct tcpu *cpus; /* hits (not on the bpf backend) */
 		size_t ncpus;
+		struct tcpu *trk; /* the fork tracker's records */
+		size_t ntrk;
+		uint64_t trk_lost; /* tracker records the kernel lost */
 		bool perm_warned;
+		bool no_roe; /* the kernel has no remove_on_exec (< 5.13) */
 		uint64_t drops; /* reported from PERF_RECORD_LOST */
 		uint64_t fired; /* hits the closed perf events counted */
 		/*
@@ -301,7 +361,10 @@ struct consumer {
 	/* fasttrap backend (fasttrap.c) */
 	struct {
 		int fd;		     /* /dev/dtrace/fasttrap, or -1 */
-		struct tprobe **sites; /* by cookie */
+		struct {
+			struct tprobe *p;
+			uint64_t off;
+		} *sites; /* by cookie */
 		size_t nsites;
 	} ft;
 };
@@ -326,10 +389,11 @@ struct tproc *proc_find(struct consumer *c, pid_t pid);
 int up_open(struct consumer *c);
 void up_enable(struct consumer *c, struct tproc *pr);
 void up_proc_exit(struct consumer *c, struct tproc *pr);
+void up_proc_exec(struct consumer *c, struct tproc *pr);
+void up_drain(struct consumer *c);
 void up_stop(struct consumer *c);
 void up_close_procs(struct consumer *c);
 void up_close(struct consumer *c);
-struct tprobe *up_event_user(const struct tevent *e, pid_t pid);
 
 #ifdef HAVE_BPF
 /* bpf_agg.c: aggregating in the kernel, for bpf.c */
@@ -351,11 +415,31 @@ bool probe_matches(const struct dt_desc *d, const char *provider,
 		   const char *mod, const char *func, const char *name);
 bool proc_refresh(struct consumer *c, struct tproc *pr,
 		  const struct reg_proc *rp);
+/* pid's probe at a site; with derive, made from another process's */
+struct tprobe *probe_at_site(struct consumer *c, pid_t pid,
+			     const struct tfile *f, uint64_t off, bool derive);
+
+/* lineage.c */
+void lin_fork(struct consumer *c, pid_t ppid, pid_t pid, pid_t tid,
+	      uint64_t t);
+void lin_exec(struct consumer *c, pid_t pid, uint64_t t);
+void lin_exit(struct consumer *c, pid_t pid, pid_t tid, uint64_t t);
+void lin_gone(struct consumer *c, pid_t pid, uint64_t t);
+void lin_own(struct consumer *c, pid_t pid, struct tfile *f, uint64_t off,
+	     uint64_t t);
+bool lin_carries(struct consumer *c, pid_t pid, const struct tfile *f,
+		 uint64_t off, uint64_t t);
+/* pid at t was forked from a process the tree knows (it has the tracker) */
+bool lin_forked(struct consumer *c, pid_t pid, uint64_t t);
+struct tprobe *lin_hit_probe(struct consumer *c, pid_t pid, uint64_t t,
+			     const struct hit_at *at, bool *defer);
 
 /* records.c */
 void hit_push(struct consumer *c, const struct hit *h);
 size_t arena_put(struct consumer *c, const void *p, size_t n);
 void read_buffers(struct consumer *c);
+/* the backend's records into the hits, not run (lin_* facts applied) */
+void drain_buffers(struct consumer *c);
 void fire_dtrace(struct consumer *c, const struct d_probe *dp,
 		 const unsigned *cl, unsigned n);
 int copyin(void *ctx, pid_t pid, uint64_t addr, void *buf, size_t len);

@@ -149,7 +149,10 @@ static int ft_enable_site(struct consumer *c, struct tproc *pr,
 	en.strmask = (uint16_t)(p->strmask & ((1u << n) - 1));
 	if (ioctl(c->ft.fd, FASTTRAPIOC_ENABLE, &en) < 0)
 		return -errno;
-	PUSH(c->ft.sites, c->ft.nsites, p);
+	c->ft.sites = xrealloc(c->ft.sites, c->ft.nsites + 1,
+			       sizeof(*c->ft.sites));
+	c->ft.sites[c->ft.nsites].p = p;
+	c->ft.sites[c->ft.nsites++].off = off;
 	return 0;
 }
 
@@ -206,22 +209,26 @@ static void ft_drain(struct consumer *c)
 	}
 }
 
-/* A record's probe (by its cookie) and what the module fetched. */
-static struct tprobe *ft_decode(struct consumer *c, const struct hit *h,
-				struct d_fire *f, char *comm, size_t commlen)
+/*
+ * A record's site (by its cookie) and what the module fetched.  Sites
+ * are armed per address space (the module's filter), so a forked child
+ * never brings a record of its parent's sites: lin_hit_probe() finds
+ * the probe of the process the record came from.
+ */
+static bool ft_decode(struct consumer *c, const struct hit *h,
+		      struct d_fire *f, char *comm, size_t commlen,
+		      struct hit_at *at)
 {
 	struct ft_record r;
-	struct tprobe *p;
 	size_t spos = sizeof(r), n;
 
 	if (h->rawlen < sizeof(r))
-		return NULL;
+		return false;
 	memcpy(&r, h->raw, sizeof(r));
 	if (r.cookie >= c->ft.nsites)
-		return NULL;
-	p = c->ft.sites[r.cookie];
-	if (p->pid != (pid_t)r.pid)
-		return NULL; /* its process exited */
+		return false;
+	at->file = c->ft.sites[r.cookie].p->file;
+	at->off = c->ft.sites[r.cookie].off;
 	n = strnlen(r.comm, sizeof(r.comm));
 	snprintf(comm, commlen, "%.*s", (int)n, r.comm);
 	f->cpu = (int)r.cpu;
@@ -237,7 +244,7 @@ static struct tprobe *ft_decode(struct consumer *c, const struct hit *h,
 			spos += r.strlen[i];
 		}
 	}
-	return p;
+	return true;
 }
 
 /* ------------------------------------------------------------------ */

@@ -215,17 +215,24 @@ void threads_reap(struct consumer *c)
 /* ------------------------------------------------------------------ */
 /* Reading */
 
-static void hit_process(struct consumer *c, const struct hit *h)
+/* Run one hit; false: keep it for the next read (lin_hit_probe()). */
+static bool hit_process(struct consumer *c, const struct hit *h)
 {
 	struct tprobe *p;
 	struct tproc *pr;
 	struct d_fire f = {0};
+	struct hit_at at = {0};
 	char comm[32] = "";
+	bool defer;
 
 	c->kagg_rec = false;
-	p = c->be->decode(c, h, &f, comm, sizeof(comm));
-	if (!p)
-		return;
+	if (!c->be->decode(c, h, &f, comm, sizeof(comm), &at))
+		return true;
+	p = lin_hit_probe(c, f.pid, f.timestamp, &at, &defer);
+	if (defer && !h->deferred)
+		return false;
+	if (!p || !p->nclauses)
+		return true; /* no clause wants this process's probe */
 	pr = proc_find(c, p->pid);
 	f.ppid = pr ? pr->ppid : 0;
 	f.uid = pr ? pr->uid : 0;
@@ -240,19 +247,65 @@ static void hit_process(struct consumer *c, const struct hit *h)
 			    &f);
 	else
 		run_clauses(c, &p->dp, p->clauses, p->epids, p->nclauses, &f);
+	return true;
+}
+
+/*
+ * Take what the backend has into the hits, not run yet: the fork-tree
+ * facts among the records are applied as they are read (lineage.c).
+ */
+void drain_buffers(struct consumer *c)
+{
+	c->be->drain(c);
+}
+
+/* Keep the hits marked deferred (and their bytes) for the next read. */
+static void hits_keep(struct consumer *c, size_t nkeep)
+{
+	uint8_t *old = c->arena;
+	size_t oldlen = c->alen, n = 0;
+
+	c->arena = NULL;
+	c->alen = c->acap = 0;
+	for (size_t i = 0; i < c->nhits; i++) {
+		struct hit h = c->hits[i];
+
+		if (!h.deferred)
+			continue;
+		if (h.rawoff + h.rawlen <= oldlen)
+			h.rawoff = arena_put(c, old + h.rawoff, h.rawlen);
+		c->hits[n++] = h;
+	}
+	free(old);
+	c->nhits = n;
+	(void)nkeep;
 }
 
 void read_buffers(struct consumer *c)
 {
-	c->be->drain(c);
+	size_t nkeep = 0;
+
+	drain_buffers(c);
+	if (!c->begun)
+		return; /* before BEGIN: they wait */
 	for (size_t i = 0; i < c->nhits; i++)
 		c->hits[i].raw = c->arena + c->hits[i].rawoff;
 	if (c->nhits > 1)
 		qsort(c->hits, c->nhits, sizeof(*c->hits), hit_cmp);
-	for (size_t i = 0; i < c->nhits && !c->exit_called; i++)
-		hit_process(c, &c->hits[i]);
-	c->nhits = 0;
-	c->alen = 0;
+	for (size_t i = 0; i < c->nhits; i++) {
+		if (!c->exit_called && !hit_process(c, &c->hits[i])) {
+			c->hits[i].deferred = true;
+			nkeep++;
+			continue;
+		}
+		c->hits[i].deferred = false;
+	}
+	if (nkeep) {
+		hits_keep(c, nkeep);
+	} else {
+		c->nhits = 0;
+		c->alen = 0;
+	}
 	fflush(c->out);
 }
 

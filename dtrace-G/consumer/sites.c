@@ -20,7 +20,10 @@
  * name).  It is matched against every clause's descriptions once, when
  * it is first seen; its sites are kept as file offsets, which is what
  * both uprobe events and the fasttrap module take.  A probe some clause
- * matches is handed to the backend to arm (c->be->enable()).
+ * matches is handed to the backend to arm (c->be->enable()).  A forked
+ * child known only from the fork tree (lineage.c) gets its probes made
+ * from its parent's when its first hit arrives (probe_at_site()): same
+ * file and sites, the provider with the child's pid.
  */
 #include "config.h"
 
@@ -277,18 +280,82 @@ static struct tprobe *probe_find(struct consumer *c, pid_t pid,
 	return NULL;
 }
 
-/* Match a probe against every clause; count the descriptions' matches. */
+/*
+ * Could the provider field pat match base followed by some pid?  Exact
+ * for a plain name ("srv", "srv1234"); a pattern is judged by its
+ * literal head ("srv1*" may, "foo*" may not), and what follows that is
+ * taken as yes, which only makes an event fetch more than it might
+ * need, or a site armed binary-wide that no process ends up matching.
+ */
+static bool prov_may_match_child(const char *pat, const char *base)
+{
+	size_t n = strlen(base), lit = strcspn(pat, "*?[\\");
+
+	if (!pat[0])
+		return true;
+	if (pat[lit]) {
+		size_t m = lit < n ? lit : n;
+
+		return !strncmp(pat, base, m) &&
+		       strspn(pat + m, "0123456789") >= lit - m;
+	}
+	if (strncmp(pat, base, n) || !pat[n])
+		return false;
+	return strspn(pat + n, "0123456789") == strlen(pat + n);
+}
+
+/*
+ * Does d pin processes: a provider named exactly (srv1234, srv$target,
+ * what -p and -c give), which only one process's provider can be?  Any
+ * other (a glob, or no provider) enables the probe in every process
+ * whose provider matches, now or later: binary-wide (doc/DESIGN.md §8).
+ */
+static bool desc_pins(const struct dt_desc *d)
+{
+	return d->prov[0] && !strpbrk(d->prov, "*?[\\");
+}
+
+/* Could d match the site of p in some process (the provider aside)? */
+static bool desc_may_match_site(const struct dt_desc *d,
+				const struct tprobe *p)
+{
+	struct dt_desc any = *d;
+
+	any.prov = (char *)"";
+	return probe_matches(&any, "", p->mod, p->func, p->name);
+}
+
+/*
+ * Match a probe against every clause; count the descriptions' matches.
+ * What its events fetch (fstrmask, fneeds) covers also the clauses that
+ * the same probe in a forked child could match.  An enabled probe whose
+ * site some binary-wide description can match, in this process or any
+ * other running the binary, is wide: its site gets one event for every
+ * process, so that event fetches what any clause that can match the
+ * site needs, the same for every process (a second event on the site
+ * would record each hit twice).  That holds for a probe only pinning
+ * descriptions enable too (srv4567 next to srv1*): were its process
+ * armed with events of its own first, a binary-wide event that a later
+ * process brings to the site would record its hits a second time.
+ */
 static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 {
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {
-		bool hit = false;
+		bool hit = false, child = false;
 
-		for (unsigned j = 0; j < c->ndescs[ci]; j++)
-			if (probe_matches(&c->descs[ci][j], p->prov, p->mod,
-					  p->func, p->name)) {
+		for (unsigned j = 0; j < c->ndescs[ci]; j++) {
+			const struct dt_desc *d = &c->descs[ci][j];
+
+			if (probe_matches(d, p->prov, p->mod, p->func,
+					  p->name)) {
 				c->descs[ci][j].matched++;
 				hit = true;
+			} else if (prov_may_match_child(d->prov, p->bprov) &&
+				   probe_matches(d, "", p->mod, p->func,
+						 p->name)) {
+				child = true;
 			}
+		}
 		if (hit) {
 			PUSH(p->clauses, p->nclauses, ci);
 			p->epids = xrealloc(p->epids, p->nclauses,
@@ -297,7 +364,29 @@ static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 			p->strmask |= d_clause_strargs(c->prog, ci);
 			p->needs |= d_clause_needs(c->prog, ci);
 		}
+		if (hit || child) {
+			p->fstrmask |= d_clause_strargs(c->prog, ci);
+			p->fneeds |= d_clause_needs(c->prog, ci);
+		}
 	}
+	for (unsigned ci = 0; p->nclauses && ci < c->nclauses; ci++)
+		for (unsigned j = 0; j < c->ndescs[ci]; j++) {
+			const struct dt_desc *d = &c->descs[ci][j];
+
+			if (!desc_pins(d) &&
+			    prov_may_match_child(d->prov, p->bprov) &&
+			    desc_may_match_site(d, p))
+				p->wide = true;
+		}
+	if (!p->wide)
+		return;
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		for (unsigned j = 0; j < c->ndescs[ci]; j++)
+			if (desc_may_match_site(&c->descs[ci][j], p)) {
+				p->fstrmask |= d_clause_strargs(c->prog, ci);
+				p->fneeds |= d_clause_needs(c->prog, ci);
+				break;
+			}
 }
 
 /*
@@ -310,6 +399,88 @@ static char *safe_dup(const char *s)
 	size_t n = TXT_SAFE_MAX(strlen(s));
 
 	return txt_safe(s, xcalloc(1, n), n);
+}
+
+/* A new probe of pid (the strings are its own now), matched. */
+static struct tprobe *probe_new(struct consumer *c, pid_t pid, char *bprov,
+				char *prov, char *mod, char *func, char *name,
+				struct tfile *f, unsigned nargs,
+				const char *const *argv)
+{
+	struct tprobe *p = xcalloc(1, sizeof(*p));
+
+	p->id = ++c->next_id;
+	p->pid = pid;
+	p->bprov = bprov;
+	p->prov = prov;
+	p->mod = mod;
+	p->func = func;
+	p->name = name;
+	p->file = f;
+	p->nargs = nargs;
+	if (p->nargs) {
+		p->argtypes = xcalloc(p->nargs, sizeof(char *));
+		for (unsigned a = 0; a < p->nargs; a++)
+			p->argtypes[a] = xstrdup(argv && argv[a] ? argv[a]
+								 : "int64_t");
+	}
+	p->dp.id = p->id;
+	p->dp.prov = p->prov;
+	p->dp.mod = p->mod;
+	p->dp.func = p->func;
+	p->dp.name = p->name;
+	p->dp.nargs = p->nargs;
+	p->dp.argtypes = (const char *const *)p->argtypes;
+	PUSH(c->probes, c->nprobes, p);
+	probe_match_clauses(c, p);
+	return p;
+}
+
+static bool has_off(const uint64_t *offs, unsigned n, uint64_t off)
+{
+	for (unsigned k = 0; k < n; k++)
+		if (offs[k] == off)
+			return true;
+	return false;
+}
+
+/*
+ * pid's probe at site (f, off).  With derive, a process known only
+ * through the fork tree (lineage.c) gets one made from the probe another
+ * process has there: the same file, module, function, name, arguments
+ * and sites, the provider with pid appended; armed already, since its
+ * hits come through the events it inherited.
+ */
+struct tprobe *probe_at_site(struct consumer *c, pid_t pid,
+			     const struct tfile *f, uint64_t off, bool derive)
+{
+	struct tprobe *q = NULL, *p;
+	char prov[DT_PROVIDER_MAX + 16];
+
+	for (size_t i = 0; i < c->nprobes; i++) {
+		p = c->probes[i];
+		if (p->file != f || !has_off(p->offs, p->noffs, off))
+			continue;
+		if (p->pid == pid)
+			return p;
+		if (!q)
+			q = p;
+	}
+	if (!derive || !q)
+		return NULL;
+	snprintf(prov, sizeof(prov), "%s%d", q->bprov, (int)pid);
+	p = probe_find(c, pid, prov, q->mod, q->func, q->name);
+	if (p)
+		return p; /* the same names in another file: first wins */
+	p = probe_new(c, pid, xstrdup(q->bprov), xstrdup(prov),
+		      xstrdup(q->mod), xstrdup(q->func), xstrdup(q->name),
+		      q->file, q->nargs, (const char *const *)q->argtypes);
+	p->enabled = true;
+	for (unsigned k = 0; k < q->noffs; k++)
+		PUSH(p->offs, p->noffs, q->offs[k]);
+	for (unsigned k = 0; k < q->nenoffs; k++)
+		PUSH(p->enoffs, p->nenoffs, q->enoffs[k]);
+	return p;
 }
 
 /* Make the probe records of one file mapped by pr. */
@@ -338,32 +509,9 @@ static void proc_file_probes(struct consumer *c, struct tproc *pr,
 				continue; /* same names in two files: first wins
 					   */
 		} else {
-			p = xcalloc(1, sizeof(*p));
-			p->id = ++c->next_id;
-			p->pid = pr->pid;
-			p->prov = sprov;
-			p->mod = xstrdup(smod);
-			p->func = sfunc;
-			p->name = sname;
-			p->file = f;
-			p->nargs = dp->xargc;
-			if (p->nargs) {
-				p->argtypes = xcalloc(p->nargs, sizeof(char *));
-				for (unsigned a = 0; a < p->nargs; a++)
-					p->argtypes[a] = xstrdup(
-						dp->xargv && dp->xargv[a]
-							? dp->xargv[a]
-							: "int64_t");
-			}
-			p->dp.id = p->id;
-			p->dp.prov = p->prov;
-			p->dp.mod = p->mod;
-			p->dp.func = p->func;
-			p->dp.name = p->name;
-			p->dp.nargs = p->nargs;
-			p->dp.argtypes = (const char *const *)p->argtypes;
-			PUSH(c->probes, c->nprobes, p);
-			probe_match_clauses(c, p);
+			p = probe_new(c, pr->pid, safe_dup(dp->prov), sprov,
+				      xstrdup(smod), sfunc, sname, f,
+				      dp->xargc, (const char *const *)dp->xargv);
 		}
 		for (unsigned s = 0; s < dp->nsites; s++) {
 			uint64_t off;

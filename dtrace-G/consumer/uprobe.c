@@ -18,10 +18,19 @@
  * event, so another process running the same binary pays nothing.
  * inherit = 1 follows threads created later.  A running process is held
  * still (ptrace) while its events are opened, so no thread takes a probe
- * half enabled.
+ * half enabled.  That is for sites only descriptions pinning processes
+ * match (srv$target); a site that a glob such as srv* matches, or could
+ * match in another process running the file, is armed binary-wide
+ * instead, for every process (sites.c decides: tprobe.wide), with
+ * wide_open(): per-CPU events with pid -1, every process mapping the
+ * file; and decode drops the hits of processes
+ * that are neither traced nor forked from one (lineage.c).
  *
  * Reading.  Each CPU has a ring buffer, which every event on that CPU
- * writes (PERF_EVENT_IOC_SET_OUTPUT).  Every switchrate (10 ms) or when a
+ * writes (PERF_EVENT_IOC_SET_OUTPUT); the fork tracker (dummy events with
+ * task/comm records, inherited by every child) writes buffers of its
+ * own, read after the hits', so that a lost record is known to be a
+ * hit or a tracker record.  Every switchrate (10 ms) or when a
  * buffer is half full, all buffers are drained into the consumer's hits
  * (records.c sorts and runs them); a sample is decoded with the field
  * offsets its event's format file gave.  Records the kernel could not
@@ -37,7 +46,9 @@
  * The bpf backend (bpf.c) arms sites with these same functions: with
  * c->up.scope_only the per-thread perf events only scope the breakpoints
  * (one per thread on any CPU, no ring buffer), and c->up.event_new is
- * handed each new event to attach its BPF program to.
+ * handed each new event to attach its BPF program to; binary-wide events
+ * then only arm.  The fork tracker (thread_open() with no event) writes
+ * its per-CPU buffers either way.
  */
 #include "config.h"
 
@@ -329,9 +340,11 @@ static int sysv_loc(unsigned i, char *loc, size_t len)
  * arguments they read (needs), the strings at the arguments of strmask,
  * the thread's name for execname.  Less to copy is less cost per hit.
  */
+static int wide_open(struct consumer *c, struct tevent *e);
+
 static struct tevent *event_get(struct consumer *c, struct tfile *f,
 				uint64_t off, uint16_t strmask, uint32_t needs,
-				unsigned nargs)
+				unsigned nargs, bool wide)
 {
 	const struct tnote *note = file_note_at(f, off);
 	char line[4096], loc[D_MAXARGS][64];
@@ -343,7 +356,7 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f,
 	for (size_t i = 0; i < c->up.nevs; i++) {
 		e = c->up.evs[i];
 		if (e->file == f && e->off == off && e->strmask == strmask &&
-		    e->needs == needs)
+		    e->needs == needs && e->wide == wide)
 			return e;
 	}
 	if (c->up.err[0]) {
@@ -357,6 +370,7 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f,
 	e->off = off;
 	e->strmask = strmask;
 	e->needs = needs;
+	e->wide = wide;
 	snprintf(e->name, sizeof(e->name), "e%u", c->up.nev++);
 	n = (size_t)snprintf(line, sizeof(line), "p:%s/%s %s:0x%" PRIx64,
 			     c->up.group, e->name, f->upath, off);
@@ -454,7 +468,26 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f,
 		c->up.by_tp = xcalloc(0x10000, sizeof(*c->up.by_tp));
 	c->up.by_tp[e->tp] = e;
 	PUSH(c->up.evs, c->up.nevs, e);
+	if (wide && (err = wide_open(c, e)) < 0) {
+		say(c,
+		    "cannot arm uprobe event %s/%s for every process: "
+		    "perf_event_open: %s",
+		    c->up.group, e->name, strerror(-err));
+		c->enable_failed = true;
+		return NULL;
+	}
 	return e;
+}
+
+/* The site's binary-wide event, if it has one. */
+static struct tevent *event_wide(struct consumer *c, const struct tfile *f,
+				 uint64_t off)
+{
+	for (size_t i = 0; i < c->up.nevs; i++)
+		if (c->up.evs[i]->wide && c->up.evs[i]->file == f &&
+		    c->up.evs[i]->off == off)
+			return c->up.evs[i];
+	return NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -470,12 +503,12 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f,
  * the kernel refuses to map one buffer for a task and its inherited
  * events: their writers would run on several CPUs at once).
  */
-static int cpus_open(struct consumer *c)
+static int bufs_open(struct consumer *c, struct tcpu **v, size_t *nv)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 	int err = -ENODEV;
 
-	if (c->up.ncpus)
+	if (*nv)
 		return 0;
 	for (long cpu = 0; cpu < n && cpu < 4096; cpu++) {
 		struct perf_event_attr a = {0};
@@ -507,20 +540,45 @@ static int cpus_open(struct consumer *c)
 			continue;
 		}
 		tc.fd = fd;
-		PUSH(c->up.cpus, c->up.ncpus, tc);
+		PUSH(*v, *nv, tc);
 	}
-	return c->up.ncpus ? 0 : err;
+	return *nv ? 0 : err;
 }
 
+/* The hits' buffers (the uprobe backend only). */
+static int cpus_open(struct consumer *c)
+{
+	return bufs_open(c, &c->up.cpus, &c->up.ncpus);
+}
+
+/*
+ * The fork tracker's buffers: its own, so that a hit lost is never
+ * mistaken for a tracker record lost, nor the other way round.
+ */
+static int trk_open(struct consumer *c)
+{
+	return bufs_open(c, &c->up.trk, &c->up.ntrk);
+}
+
+/*
+ * Open one event per CPU on a thread, into that CPU's buffer.  e NULL:
+ * the thread's fork tracker (below), else the uprobe event e.
+ */
 static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
 		       struct tevent *e)
 {
-	int err = c->up.scope_only ? 0 : cpus_open(c);
+	int err = !e ? trk_open(c) : c->up.scope_only ? 0 : cpus_open(c);
+	struct tcpu *bufs = e ? c->up.cpus : c->up.trk;
+	size_t nbufs = e ? c->up.ncpus : c->up.ntrk;
 
 	if (err)
 		return err;
-	if (c->up.scope_only) {
-		/* the breakpoints only: one event on any CPU, no buffer */
+	if (c->up.scope_only && e) {
+		/*
+		 * The breakpoints only: one event on any CPU, no buffer.
+		 * The fork tracker (e NULL) still writes the per-CPU
+		 * buffers, which then carry nothing else.
+		 */
 		struct perf_event_attr a = {0};
 		struct tperf tp;
 		int fd;
@@ -530,8 +588,16 @@ static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
 		a.config = (uint64_t)e->tp;
 		a.sample_period = 1;
 		a.inherit = 1;
+		a.remove_on_exec = c->up.no_roe ? 0 : 1;
 		fd = (int)sys_perf_event_open(&a, th->tid, -1, -1,
 					      PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == EINVAL && !c->up.no_roe) {
+			c->up.no_roe = true; /* as below */
+			c->lin.exec_drops = false;
+			a.remove_on_exec = 0;
+			fd = (int)sys_perf_event_open(&a, th->tid, -1, -1,
+						      PERF_FLAG_FD_CLOEXEC);
+		}
 		if (fd < 0)
 			return -errno;
 		tp.fd = fd;
@@ -540,27 +606,48 @@ static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
 		PUSH(pr->perf, pr->nperf, tp);
 		return 0;
 	}
-	for (size_t cpu = 0; cpu < c->up.ncpus; cpu++) {
+	for (size_t cpu = 0; cpu < nbufs; cpu++) {
 		struct perf_event_attr a = {0};
 		struct tperf tp;
 		int fd;
 
-		a.type = PERF_TYPE_TRACEPOINT;
 		a.size = sizeof(a);
-		a.config = (uint64_t)e->tp;
-		a.sample_period = 1;
+		if (e) {
+			a.type = PERF_TYPE_TRACEPOINT;
+			a.config = (uint64_t)e->tp;
+			a.sample_period = 1;
+			a.remove_on_exec = c->up.no_roe ? 0 : 1;
+		} else {
+			a.type = PERF_TYPE_SOFTWARE;
+			a.config = PERF_COUNT_SW_DUMMY;
+			a.task = 1;
+			a.comm = 1;
+			a.comm_exec = 1;
+		}
 		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
 		a.inherit = 1;
 		a.sample_id_all = 1;
 		a.use_clockid = 1;
 		a.clockid = CLOCK_MONOTONIC;
-		fd = (int)sys_perf_event_open(&a, th->tid, c->up.cpus[cpu].cpu,
-					      -1, PERF_FLAG_FD_CLOEXEC);
+		fd = (int)sys_perf_event_open(&a, th->tid, bufs[cpu].cpu, -1,
+					      PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == EINVAL && e && !c->up.no_roe) {
+			/*
+			 * Before Linux 5.13 there is no remove_on_exec: an
+			 * exec'd child keeps the events it inherited, and
+			 * lineage.c is told so.
+			 */
+			c->up.no_roe = true;
+			c->lin.exec_drops = false;
+			a.remove_on_exec = 0;
+			fd = (int)sys_perf_event_open(&a, th->tid,
+						      bufs[cpu].cpu, -1,
+						      PERF_FLAG_FD_CLOEXEC);
+		}
 		if (fd < 0)
 			return -errno;
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->up.cpus[cpu].fd) <
-		    0) {
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, bufs[cpu].fd) < 0) {
 			err = -errno;
 			close(fd);
 			return err;
@@ -595,19 +682,13 @@ static void report_open_error(struct consumer *c, struct tproc *pr, int err)
 	    err == -EACCES || err == -EPERM ? " (tracing needs root)" : "");
 }
 
-/* Turn an event on in every thread of a process (known now). */
-static int proc_enable_event(struct consumer *c, struct tproc *pr,
-			     struct tevent *e)
+/* The threads of pr now, added to pr->th. */
+static int proc_threads(struct tproc *pr)
 {
 	char p[64];
 	DIR *d;
 	struct dirent *de;
-	int opened = 0;
 
-	for (size_t i = 0; i < pr->nevs; i++)
-		if (pr->evs[i] == e)
-			return 0;
-	PUSH(pr->evs, pr->nevs, e);
 	snprintf(p, sizeof(p), "/proc/%d/task", (int)pr->pid);
 	d = opendir(p);
 	if (!d)
@@ -619,6 +700,26 @@ static int proc_enable_event(struct consumer *c, struct tproc *pr,
 			(void)thread_add(pr, tid);
 	}
 	closedir(d);
+	return 0;
+}
+
+/*
+ * Turn an event on in every thread of a process (known now); e NULL:
+ * the fork tracker.
+ */
+static int proc_enable_event(struct consumer *c, struct tproc *pr,
+			     struct tevent *e)
+{
+	int opened = 0;
+
+	if (e) {
+		for (size_t i = 0; i < pr->nevs; i++)
+			if (pr->evs[i] == e)
+				return 0;
+		PUSH(pr->evs, pr->nevs, e);
+	}
+	if (proc_threads(pr) < 0)
+		return -ESRCH;
 	for (size_t i = 0; i < pr->nth; i++) {
 		int err;
 
@@ -652,9 +753,8 @@ struct frozen {
 	int sig;
 };
 
-static size_t proc_freeze(struct tproc *pr, struct frozen **fz)
+static size_t proc_freeze(struct tproc *pr, struct frozen **fz, size_t n)
 {
-	size_t n = 0;
 	bool more = true;
 
 	for (int round = 0; more && round < 100; round++) {
@@ -700,6 +800,93 @@ static void proc_thaw(struct frozen *fz, size_t n)
 	free(fz);
 }
 
+static int wide_open_cpus(struct consumer *c, struct tevent *e, long n)
+{
+	for (long cpu = 0; cpu < n && cpu < 4096; cpu++) {
+		struct perf_event_attr a = {0};
+		int fd, out = -1;
+
+		if (!c->up.scope_only) {
+			for (size_t i = 0; i < c->up.ncpus; i++)
+				if (c->up.cpus[i].cpu == (int)cpu)
+					out = c->up.cpus[i].fd;
+			if (out < 0)
+				continue; /* offline */
+		}
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.size = sizeof(a);
+		a.config = (uint64_t)e->tp;
+		a.sample_period = 1;
+		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+		a.sample_id_all = 1;
+		a.use_clockid = 1;
+		a.clockid = CLOCK_MONOTONIC;
+		fd = (int)sys_perf_event_open(&a, -1, (int)cpu, -1,
+					      PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENODEV || errno == ENOENT)
+				continue; /* an offline CPU */
+			return -errno;
+		}
+		PUSH(e->wfd, e->nwfd, fd);
+		if (out >= 0 &&
+		    ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, out) < 0)
+			return -errno;
+	}
+	return e->nwfd ? 0 : -ENODEV;
+}
+
+/*
+ * Arm e binary-wide: one event per CPU with pid -1, which puts every
+ * process that maps the file in the uprobe's filter, so the kernel
+ * installs the breakpoint (and counts the semaphore up) in all of them,
+ * those that map it later included.  Whose hit it is, and whether it
+ * counts, lin_hit_probe() decides.  On the uprobe backend each writes
+ * its CPU's buffer; on the bpf backend the program is attached to the
+ * uprobe event already and these only arm (no buffer).
+ *
+ * The first of them arms the site everywhere, so on the uprobe backend
+ * a hit on a CPU whose event is not open yet would be lost: the traced
+ * processes are held still until all are (a process the consumer does
+ * not know yet has no hits that count).  The bpf backend's program runs
+ * for every hit the uprobe's filter passes, from the first event on.
+ */
+static int wide_open(struct consumer *c, struct tevent *e)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	int err = c->up.scope_only ? 0 : cpus_open(c);
+	struct frozen *fz = NULL;
+	size_t nfz = 0;
+
+	if (err)
+		return err;
+	for (size_t i = 0; !c->up.scope_only && i < c->nprocs; i++)
+		if (!c->procs[i]->exited && !c->procs[i]->held)
+			nfz = proc_freeze(c->procs[i], &fz, nfz);
+	err = wide_open_cpus(c, e, n);
+	if (nfz)
+		proc_thaw(fz, nfz);
+	else
+		free(fz);
+	return err;
+}
+
+/* Close e's binary-wide events, adding up what they counted. */
+static void wide_close(struct consumer *c, struct tevent *e)
+{
+	for (size_t i = 0; i < e->nwfd; i++) {
+		uint64_t n;
+
+		if (read(e->wfd[i], &n, sizeof(n)) == (ssize_t)sizeof(n))
+			c->up.fired += n;
+		close(e->wfd[i]);
+	}
+	free(e->wfd);
+	e->wfd = NULL;
+	e->nwfd = 0;
+}
+
 /* Copy len bytes at ring offset pos (which may wrap) to dst. */
 static void ring_copy(const uint8_t *data, uint64_t size, uint64_t pos,
 		      void *dst, size_t len)
@@ -719,7 +906,7 @@ static void ring_copy(const uint8_t *data, uint64_t size, uint64_t pos,
  * arena (the buffer space is given back at once), lost-record counts
  * are reported.
  */
-static void rb_drain(struct consumer *c, struct tcpu *tc)
+static void rb_drain(struct consumer *c, struct tcpu *tc, bool tracker)
 {
 	static uint8_t rec[1 << 16]; /* a record's size is 16 bits */
 	struct perf_event_mmap_page *mp = tc->rb;
@@ -754,13 +941,51 @@ static void rb_drain(struct consumer *c, struct tcpu *tc)
 				h.rawlen = raw;
 				hit_push(c, &h);
 			}
+		} else if (hdr.type == PERF_RECORD_FORK ||
+			   hdr.type == PERF_RECORD_EXIT) {
+			/* pid, ppid, tid, ptid, time (the trackers') */
+			uint32_t v[4];
+			uint64_t t;
+
+			if (hdr.size >= sizeof(hdr) + 24) {
+				memcpy(v, rec + sizeof(hdr), 16);
+				memcpy(&t, rec + sizeof(hdr) + 16, 8);
+				if (hdr.type == PERF_RECORD_FORK)
+					lin_fork(c, (pid_t)v[1], (pid_t)v[0],
+						 (pid_t)v[2], t);
+				else
+					lin_exit(c, (pid_t)v[0], (pid_t)v[2],
+						 t);
+			}
+		} else if (hdr.type == PERF_RECORD_COMM) {
+			/* pid, tid, comm, then the sample id: pid, tid,
+			 * time, cpu */
+			uint32_t pid;
+			uint64_t t;
+
+			if ((hdr.misc & PERF_RECORD_MISC_COMM_EXEC) &&
+			    hdr.size >= sizeof(hdr) + 8 + 24) {
+				memcpy(&pid, rec + sizeof(hdr), 4);
+				memcpy(&t, rec + hdr.size - 16, 8);
+				lin_exec(c, (pid_t)pid, t);
+			}
 		} else if (hdr.type == PERF_RECORD_LOST) {
 			uint64_t lost;
 			uint32_t cpu = (uint32_t)tc->cpu;
 
 			memcpy(&lost, rec + sizeof(hdr) + 8, 8);
-			c->up.drops += lost;
-			say(c, "%" PRIu64 " drops on CPU %u", lost, cpu);
+			if (tracker) {
+				/* children forked then may be missed */
+				c->up.trk_lost += lost;
+				say(c,
+				    "%" PRIu64 " fork tracker records lost on "
+				    "CPU %u",
+				    lost, cpu);
+			} else {
+				c->up.drops += lost;
+				say(c, "%" PRIu64 " drops on CPU %u", lost,
+				    cpu);
+			}
 		}
 		tail += hdr.size;
 	}
@@ -824,34 +1049,24 @@ static const char *field_str(const struct hit *h, int off, size_t *len)
 	return (const char *)h->raw + o;
 }
 
-/* Which probe of which process a hit of e in process pid is, or NULL. */
-struct tprobe *up_event_user(const struct tevent *e, pid_t pid)
-{
-	for (size_t i = 0; i < e->nusers; i++)
-		if (e->users[i].pid == pid)
-			return e->users[i].probe;
-	return NULL;
-}
-
-/* A sample's probe (by its event and process) and what the event fetched. */
-static struct tprobe *up_decode(struct consumer *c, const struct hit *h,
-				struct d_fire *f, char *comm, size_t commlen)
+/* A sample's site (by its event) and what the event fetched. */
+static bool up_decode(struct consumer *c, const struct hit *h,
+		      struct d_fire *f, char *comm, size_t commlen,
+		      struct hit_at *at)
 {
 	uint16_t type;
 	struct tevent *e;
-	struct tprobe *p = NULL;
 	size_t cl = 0;
 	const char *cs;
 
 	if (h->rawlen < 8)
-		return NULL;
+		return false;
 	memcpy(&type, h->raw, 2);
 	e = event_by_tp(c, type);
 	if (!e)
-		return NULL;
-	p = up_event_user(e, (pid_t)h->pid);
-	if (!p)
-		return NULL; /* a child that inherited the event: not traced */
+		return false;
+	at->file = e->file;
+	at->off = e->off;
 	f->cpu = (int)h->cpu;
 	f->pid = (pid_t)h->pid;
 	f->tid = (pid_t)h->tid;
@@ -866,7 +1081,7 @@ static struct tprobe *up_decode(struct consumer *c, const struct hit *h,
 		if (e->str_off[i] >= 0)
 			f->str[i] = field_str(h, e->str_off[i], &f->strlen[i]);
 	}
-	return p;
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -930,17 +1145,80 @@ int up_open(struct consumer *c)
 	(void)reg_proc_stat(getpid(), &mystart, NULL, 0);
 	snprintf(c->up.group, sizeof(c->up.group), GROUP_PREFIX "%d_%" PRIu64,
 		 (int)getpid(), mystart);
+	c->lin.on = true;
+	c->lin.exec_drops = true; /* until remove_on_exec is refused */
 	return 0;
 }
 
-/* An event per site, turned on in every thread of pr, pr held still. */
+/*
+ * Whether pr carries every site it wants (and so the fork tracker too:
+ * both came with the events it inherited, the tracker first); then its
+ * probes are on as they are, and it need not be held still at all.
+ * Nothing it can do takes inherited events away but an exec, and an
+ * exec'd image registers anew.  A site armed binary-wide is carried by
+ * every process; the tracker then only by one forked from a tracked
+ * process (lin_forked()).
+ */
+static bool carries_all(struct consumer *c, struct tproc *pr, uint64_t now)
+{
+	bool any = false, forked = lin_forked(c, pr->pid, now);
+
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct tprobe *p = c->probes[i];
+
+		if (p->pid != pr->pid || p->enabled || !p->nclauses)
+			continue;
+		for (unsigned s = 0; s < p->noffs; s++) {
+			if (!forked ||
+			    (!event_wide(c, p->file, p->offs[s]) &&
+			     !lin_carries(c, pr->pid, p->file, p->offs[s],
+					  now)))
+				return false;
+			any = true;
+		}
+	}
+	if (!any)
+		return false;
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct tprobe *p = c->probes[i];
+
+		if (p->pid == pr->pid && p->nclauses)
+			p->enabled = true;
+	}
+	pr->tracked = true;
+	return true;
+}
+
+/*
+ * An event per site, turned on in every thread of pr, pr held still;
+ * but none for a site pr carries already, through events it inherited
+ * from the process it was forked from (lineage.c), nor for a site armed
+ * binary-wide (a wide probe's site is armed so, once, for every process).  The buffers are read
+ * first, with pr held: every fork and exec that made pr what it is now
+ * was written before, so lin_carries() knows it.  The fork tracker goes
+ * on first: a child forked after any site event is on is in the tree.
+ */
 void up_enable(struct consumer *c, struct tproc *pr)
 {
 	struct frozen *fz = NULL;
 	size_t nfz = 0;
+	uint64_t now;
 
+	drain_buffers(c);
+	now = now_ns(CLOCK_MONOTONIC);
+	if (carries_all(c, pr, now))
+		return;
 	if (!pr->held)
-		nfz = proc_freeze(pr, &fz);
+		nfz = proc_freeze(pr, &fz, 0);
+	drain_buffers(c);
+	now = now_ns(CLOCK_MONOTONIC);
+	if (!pr->tracked && !c->up.err[0]) {
+		int err = proc_enable_event(c, pr, NULL);
+
+		pr->tracked = err == 0;
+		if (err && err != -ESRCH)
+			goto out;
+	}
 	for (size_t i = 0; i < c->nprobes; i++) {
 		struct tprobe *p = c->probes[i];
 		unsigned nargs;
@@ -950,24 +1228,27 @@ void up_enable(struct consumer *c, struct tproc *pr)
 		p->enabled = true;
 		nargs = p->nargs;
 		for (unsigned s = 0; s < p->noffs; s++) {
-			struct tevent *e =
-				event_get(c, p->file, p->offs[s], p->strmask,
-					  p->needs, nargs);
-			bool have = false;
+			struct tevent *e;
 
+			if (event_wide(c, p->file, p->offs[s]))
+				continue;
+			if (p->wide) {
+				(void)event_get(c, p->file, p->offs[s],
+						p->fstrmask, p->fneeds, nargs,
+						true);
+				continue;
+			}
+			if (lin_carries(c, pr->pid, p->file, p->offs[s], now))
+				continue;
+			e = event_get(c, p->file, p->offs[s], p->fstrmask,
+				      p->fneeds, nargs, false);
 			if (!e)
 				continue;
-			for (size_t u = 0; u < e->nusers; u++)
-				have |= e->users[u].pid == pr->pid;
-			if (!have) {
-				e->users = xrealloc(e->users, e->nusers + 1,
-						    sizeof(*e->users));
-				e->users[e->nusers].pid = pr->pid;
-				e->users[e->nusers++].probe = p;
-			}
-			(void)proc_enable_event(c, pr, e);
+			if (proc_enable_event(c, pr, e) == 0)
+				lin_own(c, pr->pid, p->file, p->offs[s], now);
 		}
 	}
+out:
 	if (nfz)
 		proc_thaw(fz, nfz);
 	else
@@ -980,40 +1261,68 @@ static size_t up_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
 	size_t n = 0;
 
 	if (!pfd)
-		return c->up.ncpus;
+		return c->up.ncpus + c->up.ntrk;
 	for (size_t i = 0; i < c->up.ncpus && n < max; i++)
 		pfd[n++] = (struct pollfd){.fd = c->up.cpus[i].fd,
+					   .events = POLLIN};
+	for (size_t i = 0; i < c->up.ntrk && n < max; i++)
+		pfd[n++] = (struct pollfd){.fd = c->up.trk[i].fd,
 					   .events = POLLIN};
 	return n;
 }
 
-static void up_drain(struct consumer *c)
+/*
+ * The hits, then the tracker's records: a child's FORK record was
+ * written before the child ran, so every hit just read has its fork in
+ * the tree (lineage.c).
+ */
+void up_drain(struct consumer *c)
 {
 	for (size_t i = 0; i < c->up.ncpus; i++)
-		rb_drain(c, &c->up.cpus[i]);
+		rb_drain(c, &c->up.cpus[i], false);
+	for (size_t i = 0; i < c->up.ntrk; i++)
+		rb_drain(c, &c->up.trk[i], true);
 }
 
-/* pr's events are closed; a new process with its pid is another one. */
+/*
+ * pr's events are closed, unless a child it forked may still carry
+ * copies of them: closing would take those away (they are closed at the
+ * end).
+ */
 void up_proc_exit(struct consumer *c, struct tproc *pr)
 {
-	proc_close(c, pr);
-	for (size_t i = 0; i < c->up.nevs; i++)
-		for (size_t u = 0; u < c->up.evs[i]->nusers; u++)
-			if (c->up.evs[i]->users[u].pid == pr->pid)
-				c->up.evs[i]->users[u].pid = -1;
+	if (!pr->forked)
+		proc_close(c, pr);
+}
+
+/* pr exec'd: its events went with the old image (remove_on_exec). */
+void up_proc_exec(struct consumer *c, struct tproc *pr)
+{
+	free(pr->evs);
+	pr->evs = NULL;
+	pr->nevs = 0;
+	free(pr->th); /* the exec left one thread: read them again */
+	pr->th = NULL;
+	pr->nth = 0;
 }
 
 void up_stop(struct consumer *c)
 {
 	for (size_t i = 0; i < c->nprocs; i++)
 		proc_disable(c->procs[i]);
+	for (size_t i = 0; i < c->up.nevs; i++)
+		for (size_t k = 0; k < c->up.evs[i]->nwfd; k++)
+			(void)ioctl(c->up.evs[i]->wfd[k],
+				    PERF_EVENT_IOC_DISABLE, 0);
 }
 
-/* Close every process's perf events, adding up what they counted. */
+/* Close every perf event on a site, adding up what they counted. */
 void up_close_procs(struct consumer *c)
 {
 	for (size_t i = 0; i < c->nprocs; i++)
 		proc_close(c, c->procs[i]);
+	for (size_t i = 0; i < c->up.nevs; i++)
+		wide_close(c, c->up.evs[i]);
 }
 
 static void up_stats(struct consumer *c)
@@ -1034,13 +1343,17 @@ static void up_stats(struct consumer *c)
  */
 void up_close(struct consumer *c)
 {
-	for (size_t i = 0; i < c->nprocs; i++)
-		proc_close(c, c->procs[i]);
+	up_close_procs(c);
 	for (size_t i = 0; i < c->up.ncpus; i++) {
 		munmap(c->up.cpus[i].rb, c->rbsize + (size_t)getpagesize());
 		close(c->up.cpus[i].fd);
 	}
 	c->up.ncpus = 0;
+	for (size_t i = 0; i < c->up.ntrk; i++) {
+		munmap(c->up.trk[i].rb, c->rbsize + (size_t)getpagesize());
+		close(c->up.trk[i].fd);
+	}
+	c->up.ntrk = 0;
 	if (c->up.group[0] && !c->up.err[0])
 		reap_groups(c, c->up.group);
 }
@@ -1054,6 +1367,7 @@ const struct consumer_backend_ops consumer_uprobe_ops = {
 	.drain = up_drain,
 	.decode = up_decode,
 	.proc_exit = up_proc_exit,
+	.proc_exec = up_proc_exec,
 	.stop = up_stop,
 	.stats = up_stats,
 	.close = up_close,

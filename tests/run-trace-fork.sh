@@ -1,0 +1,360 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-trace-fork.sh: every hit of a process that forks fires exactly
+# once, whatever way each process came to be traced (issue 18).
+#
+# tests/data/fork/fsrv.c is a forking server with probe srv:::req: each
+# process fires it K times from its main thread and from each of its
+# threads, forks children (and they theirs), and writes its pid and hit
+# count to pids; fsrv2 is a probed program a child execs.  Processes
+# register with a private dtrace-helperd (--no-scan) through drti.o,
+# children in drti.o's fork handler.  Every case compares dtrace's
+# per-pid counts with fsrv's own, exactly, and runs several times: a
+# child's hits arrive through the events it inherited from its parent
+# while its own registration reaches dtrace, and neither order may lose
+# or double a hit.  Covered:
+#  - registry-wide tracing (srv*:::req) of a forking server, children of
+#    children, threads, children forked while tracing runs, while an
+#    unregistered server running the same binary fires and is not counted;
+#  - the provider a child's hits are named with (srv<child pid>);
+#  - children forked before tracing started;
+#  - a child that execs another probed program;
+#  - -p and -c of a forking parent: the target's hits once; its
+#    children only where the description matches them (srv$target does
+#    not, srv* does), with and without the registry;
+#  - two consumers at once, each seeing every hit once;
+#  - a process a description pins and one a glob matches, at one site.
+# Needs root, uprobe events, /dev/fuse and dtrace-helperd.
+
+. "$top_srcdir/tests/lib.sh"
+
+data=$top_srcdir/tests/data/fork
+
+[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and perf_event_open need root"
+require_G
+[ -w /sys/kernel/tracing/uprobe_events ] ||
+	[ -w /sys/kernel/debug/tracing/uprobe_events ] ||
+	skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+: "${HELPERD:?HELPERD must name dtrace-helperd}"
+[ -x "$HELPERD" ] || skip "dtrace-helperd not built (no libfuse3)"
+[ -c /dev/fuse ] || skip "no /dev/fuse for dtrace-helperd"
+
+hd_pid=
+tf_cleanup() {
+	for p in $bg_pids $hd_pid; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	cleanup
+}
+trap tf_cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# the programs
+"$DTRACE" -h -s "$data/srv.d" -o srv.h &&
+	$CC -O2 -I. -I"$top_srcdir/sdk/include" -c "$data/fsrv.c" -o fsrv.o &&
+	"$DTRACE" -G -s "$data/srv.d" fsrv.o -o fsrv-probes.o &&
+	$CC -o fsrv fsrv.o fsrv-probes.o -lpthread &&
+	$CC -O2 -I. -DFSRV_EXECD -c "$data/fsrv.c" -o fsrv2.o &&
+	"$DTRACE" -G -s "$data/srv.d" fsrv2.o -o fsrv2-probes.o &&
+	$CC -o fsrv2 fsrv2.o fsrv2-probes.o -lpthread || {
+	fail "building the test programs"
+	finish
+}
+
+# a private daemon; the programs register there, dtrace reads its state
+mkdir -p hdev state
+"$HELPERD" -f --no-scan --device "$tmp/hdev/helper" \
+	--state-dir "$tmp/state" >hd.log 2>&1 &
+hd_pid=$!
+wait_until 300 grep -q "serving $tmp/hdev/helper" hd.log ||
+	wait_until 300 test -e "$tmp/hdev/helper" ||
+	skip "dtrace-helperd did not start: $(cat hd.log)"
+export DTRACE_DOF_INIT_DEVNAME=$tmp/hdev/helper
+DTRACE_STATEDIR=$tmp/state
+export DTRACE_STATEDIR
+
+READY='BEGIN { printf("ready\n"); }'
+COUNT='{ @[pid] = count(); } END { printa("%d %@d\n", @); }'
+
+# consumer NAME ARGS...: dtrace in the background, output in NAME.txt
+# (removed first: the shell opens it only in the background child, and
+# ready must not find the "ready" of an earlier round's NAME.txt, then
+# let the server run and exit before this dtrace grabs it)
+consumer() {
+	cn_name=$1
+	shift
+	rm -f "$cn_name.txt" "$cn_name.err"
+	"$DTRACE" "$@" >"$cn_name.txt" 2>"$cn_name.err" </dev/null &
+	dt_pid=$!
+	bg_pids="$bg_pids $dt_pid"
+}
+
+# ready NAME: its BEGIN ran (every description matched and is armed)
+ready() {
+	wait_until 600 grep -q '^ready$' "$1.txt" 2>/dev/null ||
+		fail "$1: dtrace did not start: $(cat "$1.err")"
+}
+
+# server DIR ARGS...: fsrv in DIR (made anew), in the background
+server() {
+	sv_dir=$1
+	shift
+	rm -rf "$sv_dir" && mkdir "$sv_dir" || exit 99
+	./fsrv "$tmp/$sv_dir" "$@" >"$sv_dir.out" 2>&1 &
+	srv_pid=$!
+	bg_pids="$bg_pids $srv_pid"
+}
+
+# registered PID: dtrace-helperd recorded the process
+registered() {
+	[ -s "state/registry/$1" ]
+}
+
+# finished DIR: every fsrv process of the run is done
+finished() {
+	wait_until 1200 test -e "$1/done" || fail "$1: fsrv did not finish"
+	wait "$srv_pid"
+	forget_pid "$srv_pid"
+	[ ! -e "$1/errors" ] || fail "$1: fsrv: $(cat "$1/errors")"
+}
+
+# counts NAME: dtrace's "pid count" lines, sorted
+counts() {
+	grep -E '^[0-9]+ [0-9]+$' "$1.txt" | sort
+}
+
+# check WHAT NAME EXPECTED_FILE: dtrace NAME's counts are those
+check() {
+	counts "$2" >got.txt
+	if cmp -s "$3" got.txt; then
+		pass
+	else
+		fail "$1: per-pid counts differ (expected, got):"
+		diff -u "$3" got.txt >&2
+		sed 's/^/    err| /' "$2.err" >&2
+	fi
+}
+
+# stop NAME PID: SIGINT, then its END output is complete
+stop() {
+	stop_pid "$2" INT
+	[ "$stop_status" -eq 0 ] || fail "$1: dtrace exited $stop_status: $(cat "$1.err")"
+}
+
+rounds=${FORK_ROUNDS:-3}
+
+# ---------------------------------------------------------------------
+# 1. Registry-wide: a server whose 3 children fork 2 each, all with 2
+#    threads; every child forked while tracing runs
+
+r=0
+while [ $r -lt $rounds ]; do
+	r=$((r + 1))
+	server s1 3 2 0 5 0 0
+	wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
+	consumer a -q -n "srv*:::req $COUNT" -n "$READY"
+	a=$dt_pid
+	ready a
+	# the same binary, not registered and forked from nothing traced:
+	# it takes the traps of the sites armed binary-wide, and none of
+	# its hits may count
+	rm -rf u1 && mkdir u1 && touch u1/go
+	DTRACE_DOF_INIT_DISABLE=1 ./fsrv "$tmp/u1" 2 1 0 5 0 0 >u1.out 2>&1 &
+	u1=$!
+	bg_pids="$bg_pids $u1"
+	touch s1/go
+	finished s1
+	wait_until 1200 test -e u1/done || fail "unregistered fsrv did not finish"
+	wait "$u1"
+	forget_pid "$u1"
+	stop a "$a"
+	expect_eq "registry-wide, round $r: unregistered processes fired" 3 "$(wc -l <u1/pids)"
+	sort s1/pids >want.txt
+	expect_eq "registry-wide, round $r: processes" 13 "$(wc -l <want.txt)"
+	check "registry-wide, forking server, round $r" a want.txt
+done
+
+# the provider of a child's hits is srv<its pid>, in every process
+server s2 2 1 0 4 0 0
+wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
+consumer b -q -n 'srv*:::req { @[probeprov, pid] = count(); } END { printa("%s %d %@d\n", @); }' -n "$READY"
+b=$dt_pid
+ready b
+touch s2/go
+finished s2
+stop b "$b"
+awk '{ print "srv" $1, $1, $2 }' s2/pids | sort >want.txt
+grep -E '^srv[0-9]+ [0-9]+ [0-9]+$' b.txt | sort >got.txt
+expect_file_eq "a child's hits are its own probe's (srv<pid>)" want.txt got.txt
+
+# ---------------------------------------------------------------------
+# 2. Children forked before tracing starts (each registered on its own)
+
+r=0
+while [ $r -lt $rounds ]; do
+	r=$((r + 1))
+	server s3 3 2 1 5 0 1
+	wait_until 300 test -e s3/prefork || fail "fsrv did not fork"
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ "$(ls state/registry | wc -l)" -ge 4 ] && break
+		sleep 0.2
+	done
+	consumer c -q -n "srv*:::req $COUNT" -n "$READY"
+	c=$dt_pid
+	ready c
+	touch s3/go
+	finished s3
+	stop c "$c"
+	sort s3/pids >want.txt
+	expect_eq "children forked before tracing, round $r: processes" 13 "$(wc -l <want.txt)"
+	check "children forked before tracing, round $r" c want.txt
+done
+
+# ---------------------------------------------------------------------
+# 3. A child that execs another probed program (fsrv2 waits until it is
+#    traced, then fires 3 more under the same pid)
+
+r=0
+while [ $r -lt $rounds ]; do
+	r=$((r + 1))
+	server s4 3 1 1 5 1 0
+	wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
+	consumer d -q -n "srv*:::req $COUNT" -n "$READY"
+	d=$dt_pid
+	ready d
+	touch s4/go
+	finished s4
+	stop d "$d"
+	sort s4/pids >want.txt
+	expect_eq "fork then exec, round $r: children after exec" 3 \
+		"$(awk '$2 == 8' want.txt | wc -l)"
+	check "fork then exec, round $r" d want.txt
+done
+
+# ---------------------------------------------------------------------
+# 4. -p and -c of a forking parent
+
+r=0
+while [ $r -lt $rounds ]; do
+	r=$((r + 1))
+	# srv$target: the target's own hits, once; no child matches
+	server s5 3 2 1 5 0 0
+	wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
+	consumer e -q -p "$srv_pid" -n "srv\$target:::req $COUNT" -n "$READY"
+	e=$dt_pid
+	ready e
+	touch s5/go
+	finished s5
+	stop e "$e"
+	grep "^$srv_pid " s5/pids >want.txt
+	check "-p, srv\$target, round $r" e want.txt
+
+	# srv*: the children too (registered processes)
+	server s6 3 2 1 5 0 0
+	wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
+	consumer f -q -p "$srv_pid" -n "srv*:::req $COUNT" -n "$READY"
+	f=$dt_pid
+	ready f
+	touch s6/go
+	finished s6
+	stop f "$f"
+	sort s6/pids >want.txt
+	check "-p, srv*, round $r" f want.txt
+
+	# without the registry: children through the events they inherit
+	server s7 2 2 1 5 0 0
+	wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
+	rm -f g.txt g.err
+	DTRACE_STATEDIR=$tmp/none "$DTRACE" -q -p "$srv_pid" \
+		-n "srv*:::req $COUNT" -n "$READY" >g.txt 2>g.err </dev/null &
+	g=$!
+	bg_pids="$bg_pids $g"
+	ready g
+	touch s7/go
+	finished s7
+	stop g "$g"
+	sort s7/pids >want.txt
+	check "-p, srv*, no registry, round $r" g want.txt
+
+	# -c: the command's own hits once; with srv*, its children too
+	rm -rf s8 && mkdir s8 && touch s8/go
+	"$DTRACE" -q -c "./fsrv $tmp/s8 3 2 1 5 0 0" \
+		-n "srv\$target:::req $COUNT" >h.txt 2>h.err
+	[ -e s8/done ] || fail "-c: fsrv did not finish: $(cat h.err)"
+	pid8=$(tail -n 1 s8/pids | cut -d' ' -f1)
+	grep "^$pid8 " s8/pids >want.txt
+	check "-c, srv\$target, round $r" h want.txt
+	rm -rf s9 && mkdir s9 && touch s9/go
+	"$DTRACE" -q -c "./fsrv $tmp/s9 3 2 1 5 0 0" \
+		-n "srv*:::req $COUNT" >i.txt 2>i.err
+	[ -e s9/done ] || fail "-c: fsrv did not finish: $(cat i.err)"
+	sort s9/pids >want.txt
+	check "-c, srv*, round $r" i want.txt
+done
+
+# ---------------------------------------------------------------------
+# 5. Two consumers at once: each sees every hit once
+
+r=0
+while [ $r -lt $rounds ]; do
+	r=$((r + 1))
+	server s10 3 2 1 5 0 0
+	wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
+	consumer j -q -n "srv*:::req $COUNT" -n "$READY"
+	j=$dt_pid
+	consumer k -q -p "$srv_pid" -n "srv*:::req $COUNT" -n "$READY"
+	k=$dt_pid
+	ready j
+	ready k
+	touch s10/go
+	finished s10
+	stop j "$j"
+	stop k "$k"
+	sort s10/pids >want.txt
+	check "two consumers, the first, round $r" j want.txt
+	check "two consumers, the second, round $r" k want.txt
+done
+
+# ---------------------------------------------------------------------
+# 6. A glob and a pinned description at the same site: srv<A> pins A,
+#    a glob that matches only B's provider (srv<B> with its last digit
+#    in brackets) arms the site binary-wide; A's hits count once, not
+#    once through its own events and again through B's binary-wide
+#    ones, whichever process is enabled first (both ways round)
+
+# glob PID: a pattern that only provider srv<PID> matches
+glob() {
+	gl_head=${1%?}
+	echo "srv$gl_head[${1#"$gl_head"}]"
+}
+
+for way in 1 2; do
+	server s11 0 0 0 5 0 0
+	p11=$srv_pid
+	server s12 0 0 0 5 0 0
+	p12=$srv_pid
+	wait_until 300 registered "$p11" || fail "fsrv did not register"
+	wait_until 300 registered "$p12" || fail "fsrv did not register"
+	if [ $way -eq 1 ]; then
+		pin=$p11 wide=$p12
+	else
+		pin=$p12 wide=$p11
+	fi
+	consumer m -q -n "srv$pin:::req,$(glob "$wide"):::req $COUNT" \
+		-n "$READY"
+	m=$dt_pid
+	ready m
+	touch s11/go s12/go
+	wait_until 1200 test -e s11/done || fail "s11: fsrv did not finish"
+	finished s12
+	wait "$p11"
+	forget_pid "$p11"
+	stop m "$m"
+	sort s11/pids s12/pids >want.txt
+	check "srv$pin and $(glob "$wide") at one site, way $way" m want.txt
+done
+
+stop_pid "$hd_pid" TERM
+hd_pid=
+finish

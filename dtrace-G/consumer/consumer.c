@@ -386,33 +386,12 @@ static void teardown(struct consumer *c)
 
 int dt_parse_size(const char *s, size_t *bytes)
 {
-	unsigned long long v;
-	char *end;
+	size_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
+	/* a buffer smaller than a page holds no record */
+	if (d_parse_size(s, &v) < 0 || v < 4096)
 		return -EINVAL;
-	switch (*end) {
-	case 'g':
-	case 'G':
-		v <<= 10;
-		/* fall through */
-	case 'm':
-	case 'M':
-		v <<= 10;
-		/* fall through */
-	case 'k':
-	case 'K':
-		v <<= 10;
-		end++;
-		break;
-	default:
-		break;
-	}
-	if (*end || v < 4096 || v > (1ULL << 30))
-		return -EINVAL;
-	*bytes = (size_t)v;
+	*bytes = v;
 	return 0;
 }
 

@@ -186,7 +186,7 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 	if (strcmp(name, "specsize") == 0) {
 		size_t v;
 
-		if (d_spec_parse_size(value, &v) < 0) {
+		if (d_parse_size(value, &v) < 0) {
 			snprintf(msg, msglen,
 				 "failed to set option 'specsize' to '%s': "
 				 "Invalid value for specified option",
@@ -535,6 +535,22 @@ static unsigned parse_aggref(struct parser *ps, const char *func,
 	       t.s[0] ? t.s : "_");
 }
 
+/*
+ * An action taking exactly want arguments, the first its expression:
+ * DTrace's prototype error, located at the action's name, for others.
+ */
+static void action_args(struct parser *ps, struct stmt *st,
+			const struct tok *t, const char *name, unsigned want)
+{
+	st->args = d_parse_args(ps, &st->nargs, ')');
+	if (st->nargs != want)
+		d_perr(ps, t->line, t->col,
+		       "%s( ) prototype mismatch: %u args passed, %u "
+		       "expected", name, st->nargs, want);
+	st->e = want ? st->args[0] : NULL;
+	st->action = ps->action++;
+}
+
 static void parse_action(struct parser *ps, struct stmt *st)
 {
 	struct tok t = ps->tk;
@@ -630,24 +646,12 @@ static void parse_action(struct parser *ps, struct stmt *st)
 		   strcmp(name, "discard") == 0) {
 		st->kind = name[0] == 's' ? S_SPECULATE
 			   : name[0] == 'c' ? S_COMMIT : S_DISCARD;
-		st->args = d_parse_args(ps, &st->nargs, ')');
-		if (st->nargs != 1)
-			d_perr(ps, t.line, t.col,
-			       "%s( ) prototype mismatch: %u args passed, 1 "
-			       "expected", name, st->nargs);
-		st->e = st->args[0];
-		st->action = ps->action++;
+		action_args(ps, st, &t, name, 1);
 	} else if (strcmp(name, "stop") == 0 || strcmp(name, "raise") == 0) {
 		unsigned want = name[0] == 'r';
 
 		st->kind = want ? S_RAISE : S_STOP;
-		st->args = d_parse_args(ps, &st->nargs, ')');
-		if (st->nargs != want)
-			d_perr(ps, t.line, t.col,
-			       "%s( ) prototype mismatch: %u args passed, %u "
-			       "expected", name, st->nargs, want);
-		st->e = want ? st->args[0] : NULL;
-		st->action = ps->action++;
+		action_args(ps, st, &t, name, want);
 		ps->prog->uses_destructive = true;
 	} else if (strcmp(name, "setopt") == 0) {
 		st->kind = S_SETOPT;
@@ -664,13 +668,7 @@ static void parse_action(struct parser *ps, struct stmt *st)
 		st->action = ps->action++;
 	} else {
 		st->kind = strcmp(name, "trace") == 0 ? S_TRACE : S_EXIT;
-		st->args = d_parse_args(ps, &st->nargs, ')');
-		if (st->nargs != 1)
-			d_perr(ps, t.line, t.col,
-			       "%s( ) prototype mismatch: %u args passed, 1 "
-			       "expected", name, st->nargs);
-		st->e = st->args[0];
-		st->action = ps->action++;
+		action_args(ps, st, &t, name, 1);
 	}
 }
 

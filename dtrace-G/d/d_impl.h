@@ -628,7 +628,6 @@ void d_agg_free_entries(struct agg *a);
 /* ------------------------------------------------------------------ */
 /* spec.c */
 
-int d_spec_parse_size(const char *s, size_t *bytes);
 int64_t d_spec_alloc(struct d_prog *p);
 struct dspec *d_spec_get(struct ectx *x, int64_t id);
 void d_spec_record(struct d_prog *p, struct dspec *s, const char *rec,

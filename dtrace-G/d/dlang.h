@@ -210,6 +210,12 @@ bool d_destructive_refused(const struct d_prog *prog);
 void d_print_aggs(struct d_prog *prog, FILE *out);
 
 /*
+ * A size as the options give it: bytes, with an optional k, m or g
+ * suffix (powers of 1024), at most 1 GiB.  0, or -1 for anything else.
+ */
+int d_parse_size(const char *s, size_t *bytes);
+
+/*
  * Drops counted since the last report, on err as dtrace(1) reports them
  * ("dtrace: 2 failed speculations (no speculative buffer available)",
  * "dtrace: 1 speculative drop"); d_run() reports by itself at most once

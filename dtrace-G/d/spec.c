@@ -55,8 +55,8 @@
 #define SPEC_DEFAULT_SIZE (4u << 20)
 #define NSEC_PER_SEC 1000000000ULL
 
-/* specsize: a number of bytes with an optional k/m/g suffix. */
-int d_spec_parse_size(const char *s, size_t *bytes)
+/* A size option (specsize, bufsize): bytes with an optional k/m/g suffix. */
+int d_parse_size(const char *s, size_t *bytes)
 {
 	unsigned long long v;
 	char *end;

@@ -23,6 +23,11 @@
  * as a false predicate (illumos runs each body as a predicated clause).  trace() prints by record size as
  * dt_consume_cpu()'s record switch does.
  *
+ * Strings from the traced process (copyinstr(), string args[N],
+ * execname: struct dv's tn) are printed made safe (sdk/text.h) by
+ * printf()'s %s, trace() and the aggregation printing; in JSON output the
+ * whole record is escaped as a JSON string instead.
+ *
  * Where a record goes: to the output (the header before the first one),
  * or under speculate() to a speculative buffer (spec.c) that commit()
  * writes out after the committing record.  -F (flowindent) replaces the

@@ -221,6 +221,50 @@ trun -q -n 'self int n; tr$target:::msg {
 expect_out "uid gid ppid progenyof cpu; string functions; if/else" \
 	"$(id -u) $(id -g) 1 1 1 0 1 TRPROG ell\nseven\n\n"
 
+# bytes from the traced process are printed escaped (sdk/text.h's rules):
+# trprog's "hostile" names itself "ev" ESC "[31m" and fires tr:::msg with
+# ESC, BEL, CR, LF, DEL, a lone 0x9b (C1 CSI), 0xff and a backslash.
+# copyinstr(), a string argument, execname and what is computed from them
+# (string functions, ?:, this->, self->, arrays, aggregation keys), in
+# printf %s (widths and precision on the escaped text), trace(), printa
+# and the default aggregation layout; the script's own tab stays a tab.
+trun -q -n 'tr$target:::msg /arg1 == 9/ {
+	printf("[%s]\n", copyinstr(arg0));
+	printf("[%s]\n", args[0]);
+	printf("[%12s|%-5s|%.6s]\n", substr(copyinstr(arg0), 0, 2),
+	    stringof(arg1), copyinstr(arg0));
+	trace(copyinstr(arg0));
+	printf("\n[%s]\n", execname);
+	this->s = copyinstr(arg0); self->t = this->s; h[1] = self->t;
+	printf("[%s]\n", h[1]);
+	printf("[%s]\n", arg1 == 9 ? strjoin("<", toupper(h[1])) : "no");
+	printf("[%s]\n", strtok(copyinstr(arg0), "["));
+	printf("[%s]\n", strtok(NULL, "\n"));
+	printf("%s|\t|\n", strjoin("x", "\ty"));
+	@k[copyinstr(arg0), execname] = count();
+	@s[strjoin("lit", "\t")] = count();
+}
+END { printa("%s %s %@d\n", @k); printa(@s); printa(@k); }' \
+	-c "./trprog hostile"
+{
+	printf '%s\n' '[a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b]' \
+		'[a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b]' \
+		'[       a\x1b|9    |a\x1b[]' \
+		'a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b' \
+		'[ev\x1b[31m]' \
+		'[a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b]' \
+		'[<A\x1b[2J\x07\r\n\x7f\x9b\xffZ\\B]' \
+		'[a\x1b]' \
+		'[2J\x07\r]'
+	printf 'x\ty|\t|\n'
+	printf '%s\n' 'a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b ev\x1b[31m 1' ''
+	printf '  %-50s %16s\n\n' "$(printf 'lit\t')" 1
+	printf '  %-50s  %-50s %16s\n\n' \
+		'a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b' 'ev\x1b[31m' 1
+} >expected.txt
+expect_eq "hostile strings: status" 0 "$status"
+expect_file_eq "hostile strings printed escaped" expected.txt out.txt
+
 # timestamp rises, walltimestamp is now, self-> latency between probes
 before=$(date +%s)
 trun -q -n 'tr$target:::tick /self->last/ { printf("%d\n", timestamp > self->last); }

@@ -175,6 +175,9 @@ struct aent *d_agg_entry(struct agg *a, const struct dv *keys, unsigned nkeys)
 		h = d_ht_insert(&a->index, k.b ? k.b : "", k.len);
 		h->idx = a->n++;
 	}
+	/* the same bytes from a traced process taint the key (struct dv) */
+	for (i = 0; i < nkeys; i++)
+		a->ents[h->idx].keys[i].tn |= keys[i].tn;
 	free(k.b);
 	return &a->ents[h->idx];
 }
@@ -777,7 +780,10 @@ static void print_llquantize(struct sbuf *sb, const struct agg *a,
 static void print_key(struct sbuf *sb, const struct dv *k)
 {
 	if (k->k == K_STR) {
-		d_sb_printf(sb, "  %-50s", k->s);
+		char *fr;
+
+		d_sb_printf(sb, "  %-50s", d_out_str(k, true, &fr));
+		free(fr);
 		return;
 	}
 	switch (k->sz) {
@@ -903,7 +909,7 @@ static void print_row_fmt(const struct walk *w, size_t row,
 		} else {
 			break;
 		}
-		d_pf_one(sb, d, width, prec, &v);
+		d_pf_one(sb, d, width, prec, &v, true);
 	}
 }
 

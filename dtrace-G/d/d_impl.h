@@ -64,12 +64,23 @@ struct ablk {
 
 enum { K_INT, K_STR };
 
+/*
+ * A value.  tn (tainted) marks a string whose bytes came from a traced
+ * process (copyinstr(), a string argument, execname) or were computed
+ * from one: text output writes it through txt_safe() (sdk/text.h), so a
+ * traced process cannot put terminal controls on dtrace's output.  The
+ * script's own strings (literals, and what is computed from them alone)
+ * print as they are.  Every place that copies or re-creates a string
+ * keeps the flag: a copy is a struct copy, and d_eval_func() ORs the
+ * flags of a function's string arguments into its string result.
+ */
 struct dv {
 	int64_t i;
 	const char *s;
 	uint8_t k;  /* K_INT or K_STR */
 	uint8_t sz; /* 1, 2, 4, 8 for integers */
 	uint8_t sg; /* signed */
+	uint8_t tn; /* K_STR: tainted, from a traced process */
 };
 
 /* ------------------------------------------------------------------ */
@@ -413,6 +424,7 @@ struct d_prog {
 	 * starts, for one firing (reset with this->) */
 	char *tok_str;
 	size_t tok_pos;
+	bool tok_tn; /* tok_str is tainted */
 	uint64_t rand_state;
 	/* clause-local variables live for one firing */
 	const struct d_probe *last_probe;
@@ -523,6 +535,8 @@ void d_ar_free(struct arena *a);
 
 struct dv d_dv_int(int64_t v, unsigned sz, bool sg);
 struct dv d_dv_str(const char *s);
+struct dv d_dv_tstr(const char *s);
+const char *d_out_str(const struct dv *v, bool esc, char **fr);
 
 struct hent *d_ht_find(struct htab *t, const void *key, size_t klen);
 struct hent *d_ht_insert(struct htab *t, const void *key, size_t klen);
@@ -601,7 +615,7 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 		   struct node **args, unsigned nargs, const int *keys,
 		   unsigned nkeys, bool printa, const struct tok *at);
 void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width, int prec,
-	      const struct dv *v);
+	      const struct dv *v, bool escape);
 
 /* ------------------------------------------------------------------ */
 /* run.c */

@@ -21,6 +21,11 @@
  * A base outside 2..36 is a run-time "illegal operation", as in DTrace.
  * Every string result is cut to strsize - 1 bytes.
  *
+ * Taint (struct dv's tn): copyinstr()'s result is tainted, and a string
+ * result of any function is tainted when a string argument was (or, for
+ * strtok(NULL, ...), the string it goes on with), so text output escapes
+ * what a traced process wrote however the script cut or joined it.
+ *
  * progenyof(pid) is 1 when the firing process is pid or a descendant:
  * its own pid and ppid come with the firing, the ancestors beyond
  * through the consumer's parent_of() (struct d_fire).  rand() is a
@@ -291,6 +296,7 @@ static struct dv str_tok(struct ectx *x, struct dv sv, const char *delim)
 	if (sv.k == K_STR) {
 		free(p->tok_str);
 		p->tok_str = d_xstrdup(sv.s);
+		p->tok_tn = sv.tn;
 		if (strlen(p->tok_str) > p->strsize - 1)
 			p->tok_str[p->strsize - 1] = '\0';
 		p->tok_pos = 0;
@@ -339,41 +345,45 @@ static uint64_t next_rand(struct d_prog *p)
 	return v;
 }
 
-struct dv d_eval_func(struct ectx *x, const struct node *n)
+/*
+ * copyinstr(): a string of the traced process, so always tainted.  Its
+ * argument arg0..arg11 or args[N] reads the string the kernel copied at
+ * hit time (d_arg_str()), any other integer the process's memory; a
+ * string (args[N] of string type, already read) is cut to the size.
+ */
+static struct dv copyinstr(struct ectx *x, const struct node *n,
+			   const struct dv *a)
+{
+	size_t max = x->p->strsize;
+	struct dv idx, a0 = a[0];
+
+	if (n->nargs > 1 && a[1].i >= 0 && (uint64_t)a[1].i + 1 < max)
+		max = (size_t)a[1].i + 1;
+	if (n->args[0]->op == N_ARGN)
+		return d_dv_tstr(d_arg_str(x, (unsigned)n->args[0]->sub, max));
+	if (n->args[0]->op == N_ARGS) {
+		idx = d_eval(x, n->args[0]->a);
+		if (idx.i >= 0 && idx.i < D_MAXARGS)
+			return d_dv_tstr(d_arg_str(x, (unsigned)idx.i, max));
+		a0 = d_eval(x, n->args[0]); /* out of range: its fault */
+	}
+	if (a0.k == K_STR)
+		return d_dv_tstr(d_ar_strndup(
+			&x->scratch, a0.s,
+			strlen(a0.s) < max - 1 ? strlen(a0.s) : max - 1));
+	return d_dv_tstr(d_read_user_str(x, (uint64_t)a0.i, max));
+}
+
+static struct dv eval_func(struct ectx *x, const struct node *n,
+			   const struct dv *a)
 {
 	const struct d_func *fn = &d_funcs[n->sub];
 	struct d_prog *p = x->p;
-	struct dv a[3] = { 0 };
-	unsigned i;
 	char *s;
 
-	if (fn->id == F_COPYINSTR) {
-		size_t max = p->strsize;
-
-		if (n->nargs > 1) {
-			a[1] = d_eval(x, n->args[1]);
-			if (a[1].i >= 0 && (uint64_t)a[1].i + 1 < max)
-				max = (size_t)a[1].i + 1;
-		}
-		if (n->args[0]->op == N_ARGN)
-			return d_dv_str(d_arg_str(x, (unsigned)n->args[0]->sub,
-						  max));
-		if (n->args[0]->op == N_ARGS) {
-			a[0] = d_eval(x, n->args[0]->a);
-			if (a[0].i >= 0 && a[0].i < D_MAXARGS)
-				return d_dv_str(
-					d_arg_str(x, (unsigned)a[0].i, max));
-		}
-		a[0] = d_eval(x, n->args[0]);
-		if (a[0].k == K_STR)
-			return str_n(x, a[0].s, strlen(a[0].s) < max - 1
-							? strlen(a[0].s)
-							: max - 1);
-		return d_dv_str(d_read_user_str(x, (uint64_t)a[0].i, max));
-	}
-	for (i = 0; i < n->nargs && i < 3; i++)
-		a[i] = d_eval(x, n->args[i]);
 	switch (fn->id) {
+	case F_COPYINSTR:
+		return copyinstr(x, n, a);
 	case F_STRLEN:
 		return d_dv_int((int64_t)strlen(need_str(x, a[0])), 8, false);
 	case F_STRJOIN: {
@@ -442,4 +452,34 @@ struct dv d_eval_func(struct ectx *x, const struct node *n)
 	default:
 		d_fault(x, FLT_ILLOP, 0);
 	}
+}
+
+/*
+ * A function: its arguments first (copyinstr()'s arg0..arg11 or
+ * args[N] excepted: d_arg_str() reads the string the kernel copied, the
+ * integer is not needed), then its result, which, when a string, is
+ * tainted when any string argument was (struct dv) or strtok(NULL, ...)
+ * goes on with a tainted string.
+ */
+struct dv d_eval_func(struct ectx *x, const struct node *n)
+{
+	const struct d_func *fn = &d_funcs[n->sub];
+	struct dv a[3] = { 0 }, r;
+	bool tn = false;
+	unsigned i;
+
+	for (i = 0; i < n->nargs && i < 3; i++) {
+		if (fn->id == F_COPYINSTR && i == 0 &&
+		    (n->args[0]->op == N_ARGN || n->args[0]->op == N_ARGS))
+			continue;
+		a[i] = d_eval(x, n->args[i]);
+		if (a[i].k == K_STR && a[i].tn)
+			tn = true;
+	}
+	if (fn->id == F_STRTOK && a[0].k != K_STR)
+		tn = x->p->tok_tn;
+	r = eval_func(x, n, a);
+	if (r.k == K_STR && tn)
+		r.tn = 1;
+	return r;
 }

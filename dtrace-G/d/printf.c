@@ -15,7 +15,9 @@
  * it: the flags, the width, a precision only when positive, "ll" for
  * 8-byte integers, and %d turned into %i or %u by the value's
  * signedness; %S escapes as strchr2esc() does, %Y and %T print a time
- * as DTrace's ctime-like and RFC 822 layouts.
+ * as DTrace's ctime-like and RFC 822 layouts.  %s of a string from a
+ * traced process (struct dv's tn) prints it made safe (txt_safe()),
+ * the width and precision applying to the escaped text.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -403,8 +405,9 @@ static void esc_str(struct sbuf *sb, const char *s, size_t n)
  * conversion; %d becomes %i or %u by the value's signedness.
  */
 void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width,
-		   int prec, const struct dv *v)
+		   int prec, const struct dv *v, bool escape)
 {
+	char *safe = NULL;
 	char fmt[64], *f = fmt, tmp[64];
 	char conv = d->conv;
 	const char *sarg = NULL;
@@ -433,7 +436,8 @@ void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width,
 	case 's':
 	case 'S':
 		if (val.k == K_STR)
-			sarg = val.s;
+			sarg = conv == 's' ? d_out_str(&val, escape, &safe)
+					   : val.s;
 		else
 			sarg = val.sg ? (snprintf(tmp, sizeof(tmp), "%" PRId64,
 						  val.i),
@@ -473,6 +477,7 @@ void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width,
 		strcpy(f, "s");
 		d_sb_printf(sb, fmt, sarg);
 		free(esc.b);
+		free(safe);
 		return;
 	}
 	if (val.k == K_STR) /* args[N] of string type with %d: its address */

@@ -23,6 +23,11 @@
  * as a false predicate (illumos runs each body as a predicated clause).  trace() prints by record size as
  * dt_consume_cpu()'s record switch does.
  *
+ * Strings from the traced process (copyinstr(), string args[N],
+ * execname: struct dv's tn) are printed made safe (sdk/text.h) by
+ * printf()'s %s, trace() and the aggregation printing; in JSON output the
+ * whole record is escaped as a JSON string instead.
+ *
  * Where a record goes: to the output (the header before the first one),
  * or under speculate() to a speculative buffer (spec.c) that commit()
  * writes out after the committing record.  -F (flowindent) replaces the
@@ -197,7 +202,8 @@ static struct dv builtin(struct ectx *x, int id)
 	case B_UID:
 		return d_dv_int((int64_t)f->uid, 4, false);
 	case B_EXECNAME:
-		return d_dv_str(f->execname ? f->execname : "");
+		/* the process names itself (prctl): tainted */
+		return d_dv_tstr(f->execname ? f->execname : "");
 	case B_TIMESTAMP:
 		return d_dv_int((int64_t)f->timestamp, 8, false);
 	case B_VTIMESTAMP:
@@ -496,7 +502,8 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		argtype(pr && pr->argtypes ? pr->argtypes[a.i] : NULL, &sz,
 			&sg, &isstr);
 		if (isstr)
-			return d_dv_str(d_arg_str(x, (unsigned)a.i, x->p->strsize));
+			return d_dv_tstr(
+				d_arg_str(x, (unsigned)a.i, x->p->strsize));
 		return d_dv_int((int64_t)x->f->arg[a.i], sz, sg);
 	}
 	case N_FUNC:
@@ -561,7 +568,10 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 /* ------------------------------------------------------------------ */
 /* Statements */
 
-static void do_printf(struct ectx *x, const struct stmt *st, struct sbuf *sb)
+/* printf() and system(): the text goes to sb; tainted strings are made
+ * safe (struct dv) when esc. */
+static void do_printf(struct ectx *x, const struct stmt *st, struct sbuf *sb,
+		      bool esc)
 {
 	const struct pfmt *pf = st->pf;
 	struct dv *vals = NULL;
@@ -593,7 +603,7 @@ static void do_printf(struct ectx *x, const struct stmt *st, struct sbuf *sb)
 			prec = (int)(int32_t)vals[j++].i;
 		if (j >= st->nargs)
 			break;
-		d_pf_one(sb, d, width, prec, &vals[j++]);
+		d_pf_one(sb, d, width, prec, &vals[j++], esc);
 	}
 }
 
@@ -604,10 +614,15 @@ static void do_trace(struct ectx *x, const struct dv *v)
 	bool q = x->p->quiet;
 
 	if (v->k == K_STR) {
+		/* JSON output escapes the whole record itself */
+		char *fr;
+		const char *s = d_out_str(v, !x->p->json, &fr);
+
 		if (q)
-			d_sb_printf(sb, "%s", v->s);
+			d_sb_printf(sb, "%s", s);
 		else
-			d_sb_printf(sb, "  %-33s", v->s);
+			d_sb_printf(sb, "  %-33s", s);
+		free(fr);
 		return;
 	}
 	switch (v->sz) {
@@ -725,12 +740,13 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		x->status = (int)(int32_t)v.i;
 		break;
 	case S_PRINTF:
-		do_printf(x, st, &x->out);
+		/* JSON output escapes the whole record itself */
+		do_printf(x, st, &x->out, !p->json);
 		break;
 	case S_SYSTEM: {
 		struct sbuf cmd = { 0 };
 
-		do_printf(x, st, &cmd);
+		do_printf(x, st, &cmd, false); /* a command, not output */
 		add_cmd(x, cmd.b ? cmd.b : "", cmd.len);
 		free(cmd.b);
 		break;

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "d_impl.h"
+#include "text.h"
 
 /* ------------------------------------------------------------------ */
 /* Small helpers */
@@ -199,6 +200,32 @@ struct dv d_dv_str(const char *s)
 	struct dv d = { .k = K_STR, .s = s, .sz = 8 };
 
 	return d;
+}
+
+/* A string from a traced process: tainted (struct dv). */
+struct dv d_dv_tstr(const char *s)
+{
+	struct dv d = d_dv_str(s);
+
+	d.tn = 1;
+	return d;
+}
+
+/*
+ * A string value as text output shows it: made safe (sdk/text.h) when
+ * esc and the value is tainted (struct dv), into a buffer *fr the caller
+ * frees; else the string itself (*fr NULL).  Widths apply to the result.
+ */
+const char *d_out_str(const struct dv *v, bool esc, char **fr)
+{
+	size_t n;
+
+	*fr = NULL;
+	if (!esc || !v->tn)
+		return v->s;
+	n = TXT_SAFE_MAX(strlen(v->s));
+	*fr = d_xmalloc(n);
+	return txt_safe(v->s, *fr, n);
 }
 
 /* ------------------------------------------------------------------ */

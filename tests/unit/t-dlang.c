@@ -552,6 +552,23 @@ static void test_builtins(void)
 	free(err);
 	d_free(p);
 
+	/* taint: the process's bytes print escaped, whatever cut them out;
+	 * the script's own, and numbers computed from tainted strings, not */
+	p = compile("#pragma D option quiet\n"
+		    "a { printf(\"%s|%s|%s|%s|%s|%s\", basename(copyinstr(arg0)), "
+		    "strstr(copyinstr(arg0), \"\\033\"), "
+		    "lltostr(strlen(copyinstr(arg0))), \"\\033[0m\", "
+		    "strjoin(\"\\033\", \"!\"), dirname(copyinstr(arg0))); }");
+	f.str[0] = "/\x9b/\033[1mb";
+	f.strlen[0] = 8;
+	fire_all(p, &f, &out, &err);
+	is_str(out, "\\x1b[1mb|\\x1b[1mb|8|\033[0m|\033!|/\\x9b",
+	       "taint: string functions of copyinstr() print escaped, "
+	       "literals and numbers as they are");
+	free(out);
+	free(err);
+	d_free(p);
+
 	/* strsize truncates strings */
 	p = compile("#pragma D option quiet\n#pragma D option strsize=4\n"
 		    "a { printf(\"%s|%s\", copyinstr(arg0), execname); x = "

@@ -10,6 +10,10 @@
  *	pair		tr:::pair(key, value) over a fixed series (for the
  *			aggregation tests)
  *	msg		tr:::msg("hello", 7), its first argument a D string
+ *	hostile		name itself "ev" ESC "[31m" (prctl), then fire
+ *			tr:::msg(HOSTILE, 9): "a" ESC "[2J" BEL CR LF DEL
+ *			0x9b 0xff "z" \ "b", controls a terminal acts on and
+ *			ill-formed UTF-8 (dtrace must print them escaped)
  *	big		tr:::big(1, 2, ..., 12): six arguments on the stack
  *	lib N		libtrl.so's trlib:::call(i) for i in 0..N-1
  *	open PATH	dlopen PATH (trplug.so)	close: dlclose it
@@ -33,6 +37,7 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +113,9 @@ static void run(char *line)
 			TR_PAIR((char *)words[i % 3], v[i]);
 	} else if (!strcmp(line, "msg")) {
 		TR_MSG((char *)"hello", 7);
+	} else if (!strcmp(line, "hostile")) {
+		prctl(PR_SET_NAME, "ev\033[31m", 0, 0, 0);
+		TR_MSG((char *)"a\033[2J\a\r\n\177\233\377z\\b", 9);
 	} else if (!strcmp(line, "big")) {
 		TR_BIG(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
 	} else if (!strcmp(line, "lib")) {

@@ -113,7 +113,10 @@ expect_out() {
 
 # ours_left: uprobe events of consumers that are no longer running
 ours_left() {
-	grep '^p:dtrace_' "$tfs/uprobe_events" | while IFS=/ read -r g rest; do
+	# only events on this run's programs: a concurrent test's killed
+	# consumer may leave its own until the next dtrace starts
+	grep '^p:dtrace_' "$tfs/uprobe_events" | grep -F " $tmp/" |
+	while IFS=/ read -r g rest; do
 		g=${g#p:dtrace_}
 		pid=${g%%_*}
 		[ -d "/proc/$pid" ] || echo "$g/$rest"

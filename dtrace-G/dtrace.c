@@ -783,7 +783,13 @@ static char *read_d_script(const struct dtrace_cmd *c, const char *path)
 static int cmd_trace(struct dtrace_cmd *c)
 {
 	struct dt_trace_opts o = { 0 };
+	char **owned = calloc(c->nsrcs ? c->nsrcs : 1, sizeof(*owned));
 	int rc;
+
+	if (!owned) {
+		fprintf(stderr, "dtrace: out of memory\n");
+		return EXIT_FAILURE;
+	}
 
 	for (unsigned i = 0; i < c->nsrcs; i++) {
 		struct dt_source *src = &c->srcs[i];
@@ -801,15 +807,18 @@ static int cmd_trace(struct dtrace_cmd *c)
 		    prov_parse_file(src->name, &c->popts, &pf, &d) == 0 &&
 		    pf->provider_cnt && !pf->clause_cnt) {
 			prov_file_free(pf);
-			return usage_error("no mode given: %s declares providers and no probe clauses; use -h to write a header or -G to link",
-					   src->name);
+			rc = usage_error("no mode given: %s declares providers and no probe clauses; use -h to write a header or -G to link",
+					 src->name);
+			goto out;
 		}
 		prov_file_free(pf);
 		text = read_d_script(c, src->name);
-		if (!text)
-			return EXIT_FAILURE;
-		/* freed when dtrace exits, with the rest of the run */
+		if (!text) {
+			rc = EXIT_FAILURE;
+			goto out;
+		}
 		src->text = text;
+		owned[i] = text;
 		if (strcmp(src->name, "-") == 0)
 			src->name = "<stdin>";
 	}
@@ -832,6 +841,10 @@ static int cmd_trace(struct dtrace_cmd *c)
 	o.nxopts = c->nxopts;
 	o.compile_only = c->compile_only;
 	rc = dt_trace(&o);
+out:
+	for (unsigned i = 0; i < c->nsrcs; i++)
+		free(owned[i]);
+	free(owned);
 	return rc;
 }
 

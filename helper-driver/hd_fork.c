@@ -318,13 +318,15 @@ static void handle(struct helperd *hd, const char *buf, size_t len, int *ack)
 
 	for (; NLMSG_OK(nl, len); nl = NLMSG_NEXT(nl, len)) {
 		const struct cn_msg *cn = NLMSG_DATA(nl);
-		const struct proc_event *ev;
+		struct proc_event evbuf;
+		const struct proc_event *ev = &evbuf;
 
 		if (nl->nlmsg_type == NLMSG_ERROR ||
 		    nl->nlmsg_len < NLMSG_LENGTH(sizeof(*cn) + sizeof(*ev)) ||
 		    cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC)
 			continue;
-		ev = (const struct proc_event *)cn->data;
+		/* cn->data is only 4-byte aligned: copy it out */
+		memcpy(&evbuf, cn->data, sizeof(evbuf));
 		switch (ev->what) {
 		case PROC_EVENT_NONE:
 			if (ack)

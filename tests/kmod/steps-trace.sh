@@ -145,7 +145,7 @@ expect_eq "fasttrap: dtrace exits with 0" 0 "$?"
 expect_file "fasttrap: program, library and dlopen()ed plugin probes" \
 	want.txt ft.txt
 
-DTRACE_FASTTRAP=0 ft_run up.txt -q -Z -s trace.d -c "$ft_cmd"
+DTRACE_FASTTRAP=0 DTRACE_BACKEND=uprobe ft_run up.txt -q -Z -s trace.d -c "$ft_cmd"
 expect_eq "DTRACE_FASTTRAP=0: dtrace exits with 0" 0 "$ft_status"
 expect_file "DTRACE_FASTTRAP=0 (uprobe events): identical output" \
 	ft.txt up.txt
@@ -155,7 +155,7 @@ expect_eq "no uprobe events left" "" \
 # a default-output line and the aggregation layout agree as well
 ft_run ft2.txt -q -n 'tr$target:::tick { @[copyinstr(arg1)] = sum(arg0); }' \
 	-c "/kt/trprog 'tick 12'"
-DTRACE_FASTTRAP=0 ft_run up2.txt -q \
+DTRACE_FASTTRAP=0 DTRACE_BACKEND=uprobe ft_run up2.txt -q \
 	-n 'tr$target:::tick { @[copyinstr(arg1)] = sum(arg0); }' \
 	-c "/kt/trprog 'tick 12'"
 expect_file "aggregation: fasttrap and uprobe events agree" ft2.txt up2.txt

@@ -452,9 +452,35 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
  * load tiny programs and maps of the kinds it uses; the program itself
  * is loaded with the first event (bpf_load()).
  */
+/*
+ * Whether this kernel accepts the program at all: a load with a small
+ * ring buffer, thrown away.  A kernel that has every feature the probes
+ * ask about can still refuse it (a lockdown, an LSM, a verifier too
+ * old: Debian's 6.1 in check-kmod's guest answers EPERM); then the next
+ * backend is used, not a run that fails at its first event.
+ */
+static int bpf_trial_load(void)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "usdt");
+	struct bpf_object *obj = bpf_object__open_mem(usdt_bpf_obj,
+						      usdt_bpf_obj_len, &oo);
+	struct bpf_map *m;
+	int err;
+
+	if (!obj)
+		return errno ? -errno : -EINVAL;
+	m = bpf_object__find_map_by_name(obj, "rb");
+	err = m ? bpf_map__set_max_entries(m, 1u << 16) : -EINVAL;
+	if (!err)
+		err = bpf_object__load(obj);
+	bpf_object__close(obj);
+	return err < 0 ? err : 0;
+}
+
 static int bpf_open(struct consumer *c)
 {
 	struct consumer_bpf *b;
+	int err;
 
 	libbpf_set_print(libbpf_quiet);
 	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) != 1 ||
@@ -465,6 +491,9 @@ static int bpf_open(struct consumer *c)
 	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_loop,
 				    NULL) != 1)
 		return errno ? -errno : -EOPNOTSUPP;
+	err = bpf_trial_load();
+	if (err)
+		return err;
 	b = xcalloc(1, sizeof(*b));
 	b->evspec_fd = b->drops_fd = -1;
 	c->bpf = b;

@@ -163,7 +163,7 @@ static bool spec_arg(const struct tevent *e, const struct stapsdt_arg *a,
 
 			if (a->reg != STAPSDT_REG_RIP ||
 			    !sym_lookup(e->file, a->sym, a->sym_len, &sym) ||
-			    !off_to_vaddr(e->file, e->off, &site))
+			    !off_to_vaddr(e->file, SITE_OFF(e->off), &site))
 				return false;
 			u->off = (int64_t)(sym + (uint64_t)a->off - site);
 		} else {
@@ -189,18 +189,19 @@ static void ev_spec(const struct tevent *e, struct ubpf_ev *s)
 {
 	static const uint8_t sysv[] = {UBPF_R_DI, UBPF_R_SI, UBPF_R_DX,
 				       UBPF_R_CX, UBPF_R_R8, UBPF_R_R9};
-	const struct tnote *note = file_note_at(e->file, e->off);
+	const char *args = site_args(file_note_at(e->file, SITE_OFF(e->off)),
+				     e->off);
 	unsigned top = 0;
 
 	memset(s, 0, sizeof(*s));
-	if (note && note->args[0]) {
+	if (args && args[0]) {
 		struct stapsdt_arg a;
 		struct stapsdt_err serr;
 		size_t cur = 0;
 
 		for (unsigned i = 0; i < UBPF_MAXARGS &&
-				     stapsdt_arg_next(note->args, &cur, &a,
-						      &serr) == 1;
+				     stapsdt_arg_next(args, &cur, &a, &serr) ==
+					     1;
 		     i++)
 			if (!spec_arg(e, &a, &s->a[i]))
 				s->a[i].kind = UBPF_A_NONE;
@@ -338,8 +339,10 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	return 0;
 fail:
 	err = -errno;
-	say(c, "cannot attach the BPF program to uprobe event %s/%s: %s",
-	    c->up.group, e->name, strerror(errno));
+	if (!pid_site_refused(c, e->file, e->off, err))
+		say(c, "cannot attach the BPF program to uprobe event %s/%s: "
+		       "%s",
+		    c->up.group, e->name, strerror(errno));
 	if (an.fd >= 0)
 		close(an.fd);
 	return err ? err : -EINVAL;

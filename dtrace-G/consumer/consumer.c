@@ -186,7 +186,7 @@ static void proc_status(struct tproc *pr)
 		pr->gid = (gid_t)strtoul(s + 5, NULL, 10);
 }
 
-static struct tproc *proc_add(struct consumer *c, pid_t pid, bool target)
+struct tproc *proc_add(struct consumer *c, pid_t pid, bool target)
 {
 	struct tproc *pr = proc_find(c, pid);
 	uint64_t start;
@@ -875,6 +875,8 @@ static int consumer_run(struct consumer *c)
 		ret = 0;
 		goto out;
 	}
+	if (pid_prepare(c) < 0) /* the pid provider's processes */
+		goto out;
 	if (d_destructive_refused(c->prog)) {
 		say(c, "could not enable tracing: Destructive actions not "
 		       "allowed");

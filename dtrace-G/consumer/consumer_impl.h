@@ -21,6 +21,8 @@
  *	bpf_agg.c	its plans for the clauses that aggregate in the
  *			kernel, and reading those aggregations back
  *	fasttrap.c	backend: the kernel module's /dev/dtrace/fasttrap
+ *	pidprov.c	the pid provider: function entry, return and
+ *			instruction probes on the same machinery
  *
  * A backend is the part that arms probe sites in the kernel and brings
  * back what each hit recorded.  It is chosen once, when the run starts
@@ -61,6 +63,29 @@
 /* ------------------------------------------------------------------ */
 /* Data */
 
+/*
+ * A site is (file, key): the key is the site's file offset with the
+ * kind of probe point in its top byte (pidprov.c).  A USDT site's kind
+ * is 0, so its key is its offset.  Probe points of different kinds at
+ * one address (a pid entry probe and offset 0, a pid offset probe on a
+ * USDT site) are different sites: each gets its own uprobe event, and a
+ * hit says which fired.  Whatever takes a file offset (tracefs, notes,
+ * the fasttrap module) is given SITE_OFF(key).
+ */
+#define SITE_KIND_SHIFT 56
+#define SITE_OFF(k) ((k) & ((UINT64_C(1) << SITE_KIND_SHIFT) - 1))
+#define SITE_KIND(k) ((unsigned)((k) >> SITE_KIND_SHIFT))
+#define SITE_KEY(kind, off) ((uint64_t)(kind) << SITE_KIND_SHIFT | (off))
+enum {
+	SITE_USDT = 0,	     /* a stapsdt/DOF site: its note's arguments */
+	SITE_PID_ENTRY = 1,  /* pid entry: the SysV argument registers */
+	SITE_PID_RETURN = 2, /* pid return: a uretprobe, arg1 = %rax */
+	SITE_PID_OFFSET = 3, /* pid instruction offset: the registers */
+};
+
+struct dt_pidfile; /* ../pidfuncs.h */
+struct pidprov;	   /* pidprov.c */
+
 /* A note of a file: where a site is and what it says. */
 struct tnote {
 	uint64_t off;	   /* file offset of the site */
@@ -86,6 +111,7 @@ struct tfile {
 	size_t nsyms;
 	bool failed; /* not an ELF file, no probes: never read again */
 	int fd;	     /* fasttrap: open for FASTTRAPIOC_ENABLE, else -1 */
+	struct dt_pidfile *pidf; /* its functions, once a pid probe asks */
 };
 
 /* A probe of one process. */
@@ -129,6 +155,16 @@ struct tprobe {
 	 * fstrmask/fneeds then cover every clause that can match the site.
 	 */
 	bool wide;
+	/*
+	 * pid provider (pidprov.c): the kind of its site (SITE_PID_*, 0
+	 * for USDT), never wide, never derived for a child; other names
+	 * it answers to: "a.out" for the executable, its function's other
+	 * symbols
+	 */
+	unsigned pidkind;
+	const char *malias;
+	const char **falias;
+	unsigned nfalias;
 };
 
 /* uprobe backend: one uprobe event, a site with the strings read. */
@@ -358,6 +394,8 @@ struct consumer {
 	} up;
 	/* bpf backend (bpf.c) */
 	struct consumer_bpf *bpf;
+	/* the pid provider (pidprov.c), NULL when no description names it */
+	struct pidprov *pid;
 	/* fasttrap backend (fasttrap.c) */
 	struct {
 		int fd;		     /* /dev/dtrace/fasttrap, or -1 */
@@ -378,6 +416,7 @@ char *xstrdup(const char *s);
 char *read_file(const char *path, size_t *lenp);
 uint64_t now_ns(clockid_t clk);
 struct tproc *proc_find(struct consumer *c, pid_t pid);
+struct tproc *proc_add(struct consumer *c, pid_t pid, bool target);
 
 #define PUSH(arr, n, v)                                                       \
 	do {                                                                  \
@@ -418,6 +457,24 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 /* pid's probe at a site; with derive, made from another process's */
 struct tprobe *probe_at_site(struct consumer *c, pid_t pid,
 			     const struct tfile *f, uint64_t off, bool derive);
+/* a probe record (its strings are its own now); probe_match() when set */
+struct tprobe *probe_make(struct consumer *c, pid_t pid, char *bprov,
+			  char *prov, char *mod, char *func, char *name,
+			  struct tfile *f, unsigned nargs,
+			  const char *const *argv);
+void probe_match(struct consumer *c, struct tprobe *p);
+
+/* pidprov.c */
+/* after the descriptions: the processes pid<N> names, the backend; 0/-1 */
+int pid_prepare(struct consumer *c);
+/* pr maps f: the pid probes its descriptions select there (once) */
+void pid_proc_file(struct consumer *c, struct tproc *pr, struct tfile *f);
+/* what an event at site key fetches, as stapsdt argument specs */
+const char *site_args(const struct tnote *note, uint64_t key);
+/* arming site key failed with err: a pid site the kernel cannot probe
+ * is said (once) and is no error */
+bool pid_site_refused(struct consumer *c, const struct tfile *f,
+		      uint64_t key, int err);
 
 /* lineage.c */
 void lin_fork(struct consumer *c, pid_t ppid, pid_t pid, pid_t tid,

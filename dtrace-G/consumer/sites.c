@@ -315,6 +315,27 @@ static bool desc_pins(const struct dt_desc *d)
 	return d->prov[0] && !strpbrk(d->prov, "*?[\\");
 }
 
+/*
+ * Does d match p under provider prov?  A pid probe answers to its other
+ * names too (pidprov.c): "a.out" for the executable's module, and the
+ * other symbols of its function.
+ */
+static bool desc_matches(const struct dt_desc *d, const struct tprobe *p,
+			 const char *prov)
+{
+	const char *mods[2] = {p->mod, p->malias};
+
+	for (unsigned m = 0; m < 2 && mods[m]; m++) {
+		if (probe_matches(d, prov, mods[m], p->func, p->name))
+			return true;
+		for (unsigned i = 0; i < p->nfalias; i++)
+			if (probe_matches(d, prov, mods[m], p->falias[i],
+					  p->name))
+				return true;
+	}
+	return false;
+}
+
 /* Could d match the site of p in some process (the provider aside)? */
 static bool desc_may_match_site(const struct dt_desc *d,
 				const struct tprobe *p)
@@ -322,7 +343,7 @@ static bool desc_may_match_site(const struct dt_desc *d,
 	struct dt_desc any = *d;
 
 	any.prov = (char *)"";
-	return probe_matches(&any, "", p->mod, p->func, p->name);
+	return desc_matches(&any, p, "");
 }
 
 /*
@@ -346,13 +367,11 @@ static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 		for (unsigned j = 0; j < c->ndescs[ci]; j++) {
 			const struct dt_desc *d = &c->descs[ci][j];
 
-			if (probe_matches(d, p->prov, p->mod, p->func,
-					  p->name)) {
+			if (desc_matches(d, p, p->prov)) {
 				c->descs[ci][j].matched++;
 				hit = true;
 			} else if (prov_may_match_child(d->prov, p->bprov) &&
-				   probe_matches(d, "", p->mod, p->func,
-						 p->name)) {
+				   desc_matches(d, p, "")) {
 				child = true;
 			}
 		}
@@ -369,7 +388,9 @@ static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 			p->fneeds |= d_clause_needs(c->prog, ci);
 		}
 	}
-	for (unsigned ci = 0; p->nclauses && ci < c->nclauses; ci++)
+	/* a pid probe is its process's alone, whatever matches it */
+	for (unsigned ci = 0; p->nclauses && !p->pidkind && ci < c->nclauses;
+	     ci++)
 		for (unsigned j = 0; j < c->ndescs[ci]; j++) {
 			const struct dt_desc *d = &c->descs[ci][j];
 
@@ -401,11 +422,11 @@ static char *safe_dup(const char *s)
 	return txt_safe(s, xcalloc(1, n), n);
 }
 
-/* A new probe of pid (the strings are its own now), matched. */
-static struct tprobe *probe_new(struct consumer *c, pid_t pid, char *bprov,
-				char *prov, char *mod, char *func, char *name,
-				struct tfile *f, unsigned nargs,
-				const char *const *argv)
+/* A new probe of pid (the strings are its own now), not matched yet. */
+struct tprobe *probe_make(struct consumer *c, pid_t pid, char *bprov,
+			  char *prov, char *mod, char *func, char *name,
+			  struct tfile *f, unsigned nargs,
+			  const char *const *argv)
 {
 	struct tprobe *p = xcalloc(1, sizeof(*p));
 
@@ -432,6 +453,23 @@ static struct tprobe *probe_new(struct consumer *c, pid_t pid, char *bprov,
 	p->dp.nargs = p->nargs;
 	p->dp.argtypes = (const char *const *)p->argtypes;
 	PUSH(c->probes, c->nprobes, p);
+	return p;
+}
+
+void probe_match(struct consumer *c, struct tprobe *p)
+{
+	probe_match_clauses(c, p);
+}
+
+/* A new probe of pid (the strings are its own now), matched. */
+static struct tprobe *probe_new(struct consumer *c, pid_t pid, char *bprov,
+				char *prov, char *mod, char *func, char *name,
+				struct tfile *f, unsigned nargs,
+				const char *const *argv)
+{
+	struct tprobe *p = probe_make(c, pid, bprov, prov, mod, func, name, f,
+				      nargs, argv);
+
 	probe_match_clauses(c, p);
 	return p;
 }
@@ -466,7 +504,8 @@ struct tprobe *probe_at_site(struct consumer *c, pid_t pid,
 		if (!q)
 			q = p;
 	}
-	if (!derive || !q)
+	/* DTrace's pid probes do not follow fork: a child has none */
+	if (!derive || !q || q->pidkind)
 		return NULL;
 	snprintf(prov, sizeof(prov), "%s%d", q->bprov, (int)pid);
 	p = probe_find(c, pid, prov, q->mod, q->func, q->name);
@@ -549,7 +588,8 @@ static void proc_enable(struct consumer *c, struct tproc *pr)
 
 		any = p->pid == pr->pid && !p->enabled && p->nclauses;
 	}
-	if (any)
+	/* a run that failed before it began stops: arm nothing more */
+	if (any && !(c->enable_failed && !c->begun))
 		c->be->enable(c, pr);
 }
 
@@ -602,6 +642,8 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 		if (m->perms[2] != 'x' || !m->ino || m->path[0] != '/')
 			continue;
 		f = file_get(c, pr->pid, m);
+		if (f && f->upath)
+			pid_proc_file(c, pr, f); /* its pid probes (pidprov.c) */
 		if (!f || f->failed)
 			continue;
 		for (size_t k = 0; k < pr->nfiles; k++)

@@ -346,7 +346,10 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f,
 				uint64_t off, uint16_t strmask, uint32_t needs,
 				unsigned nargs, bool wide)
 {
-	const struct tnote *note = file_note_at(f, off);
+	/* a pid probe at a USDT site shares its semaphore (the kernel
+	 * refuses two reference counters at one address) */
+	const struct tnote *note = file_note_at(f, SITE_OFF(off));
+	const char *args = site_args(note, off);
 	char line[4096], loc[D_MAXARGS][64];
 	bool have[D_MAXARGS] = {false};
 	struct tevent *e;
@@ -372,19 +375,20 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f,
 	e->needs = needs;
 	e->wide = wide;
 	snprintf(e->name, sizeof(e->name), "e%u", c->up.nev++);
-	n = (size_t)snprintf(line, sizeof(line), "p:%s/%s %s:0x%" PRIx64,
-			     c->up.group, e->name, f->upath, off);
+	n = (size_t)snprintf(line, sizeof(line), "%c:%s/%s %s:0x%" PRIx64,
+			     SITE_KIND(off) == SITE_PID_RETURN ? 'r' : 'p',
+			     c->up.group, e->name, f->upath, SITE_OFF(off));
 	if (note && note->sema_off)
 		n += (size_t)snprintf(line + n, sizeof(line) - n,
 				      "(0x%" PRIx64 ")", note->sema_off);
-	if (note && note->args[0]) {
+	if (args && args[0]) {
 		struct stapsdt_arg a;
 		struct stapsdt_err serr;
 		size_t cur = 0;
 		unsigned i = 0;
 
 		while (i < D_MAXARGS &&
-		       stapsdt_arg_next(note->args, &cur, &a, &serr) == 1) {
+		       stapsdt_arg_next(args, &cur, &a, &serr) == 1) {
 			char type[32];
 
 			if (spec_fetch(f, &a, loc[i], sizeof(loc[i]), type,
@@ -425,7 +429,7 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f,
 	n += (size_t)snprintf(line + n, sizeof(line) - n, "\n");
 	if (n >= sizeof(line)) {
 		say(c, "%s: site 0x%" PRIx64 ": uprobe definition too long",
-		    f->path, off);
+		    f->path, SITE_OFF(off));
 		c->enable_failed = true;
 		free(e);
 		return NULL;
@@ -438,7 +442,8 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f,
 		say(c,
 		    "cannot create a uprobe on %s at offset 0x%" PRIx64
 		    ": %s%s%s",
-		    f->path, off, strerror(-err), why[0] ? ": " : "", why);
+		    f->path, SITE_OFF(off), strerror(-err), why[0] ? ": " : "",
+		    why);
 		c->enable_failed = true;
 		free(e);
 		return NULL;
@@ -459,8 +464,9 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f,
 		free(e);
 		return NULL;
 	}
-	if (c->up.event_new && c->up.event_new(c, e, c->up.nevs) < 0) {
-		c->enable_failed = true;
+	if (c->up.event_new && (err = c->up.event_new(c, e, c->up.nevs)) < 0) {
+		if (!pid_site_refused(c, f, off, err))
+			c->enable_failed = true;
 		free(e);
 		return NULL;
 	}
@@ -731,7 +737,8 @@ static int proc_enable_event(struct consumer *c, struct tproc *pr,
 			continue;
 		}
 		if (err) {
-			report_open_error(c, pr, err);
+			if (!e || !pid_site_refused(c, e->file, e->off, err))
+				report_open_error(c, pr, err);
 			return err;
 		}
 		opened++;

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pidprov.c - the pid provider: probes on any function of a traced
+ * process, at its entry, its return, or one of its instructions, armed
+ * with the same uprobe events as USDT sites (uprobe.c, bpf.c).
+ *
+ *	pid$target:a.out:main:entry	the executable's main is called
+ *	pid4242:libc.so.6:getpid:return	getpid returns (arg1: its value)
+ *	pid$target:a.out:work:1a	the instruction at work + 0x1a
+ *	pid$target:libc.so.6:str*:entry	a glob over any field but the pid
+ *
+ * Which probes.  A description whose provider is pid<N> (after $target
+ * is expanded) selects functions of process N: pid_prepare() grabs N
+ * like a -p target (without making dtrace exit when it does), and every
+ * time sites.c sees N map a file (proc_refresh(), at start and as it
+ * dlopen()s) pid_proc_file() reads the file's functions once
+ * (../pidfuncs.c: both symbol tables, one probe per address, offsets
+ * checked against the instruction boundaries) and makes a probe record
+ * per probe point the descriptions select there, provider "pid<N>",
+ * module the file's name, which clause matching (sites.c) then treats
+ * like any other, with the other names the probe answers to: "a.out" for
+ * the executable and its function's other symbols.  Only descriptions
+ * naming the process make pid probes, as in DTrace: pid*:::entry or
+ * :::entry matches the pid probes other descriptions made, and no more.
+ *
+ * Sites.  A probe's site is a site key (consumer_impl.h) with its kind
+ * in the top byte, so an entry probe, an offset-0 probe and a USDT site
+ * at one address are distinct uprobe events; site_args() says what each
+ * kind fetches, as stapsdt argument specs, which both backends already
+ * turn into tracefs fetch arguments or the BPF program's evspec:
+ *
+ *	entry	arg0..arg5 %rdi %rsi %rdx %rcx %r8 %r9 (SysV x86-64),
+ *		arg6..arg11 the stack slots above the return address
+ *	offset	arg0..arg5 the same registers, as they are there
+ *	return	a uretprobe ("r:" event): arg1 %rax, the return value;
+ *		arg0, in DTrace the offset of the returning instruction, is
+ *		0: a uretprobe fires in the caller, after the return, and
+ *		cannot say which ret it was (as Oracle's Linux DTrace)
+ *
+ * args[N] are arg N, typed int64_t.  Kernel-side aggregation (bpf_agg.c)
+ * works unchanged: a plan reads the same evspec.
+ *
+ * Scope.  Pid probes are always their process's own: never armed
+ * binary-wide (sites.c: a pid probe is never wide, whatever other
+ * description matches it), and a forked child gets none (DTrace's
+ * fasttrap takes its tracepoints out of a child): the child inherits
+ * the per-thread events like any site's, but its hits are nobody's
+ * probe (probe_at_site() derives no pid probe) and are dropped.
+ *
+ * Limits.  A glob over all of libc (pid$target::*:entry: some 2,300
+ * functions with the executable and ld.so) is armed whole, as DTrace
+ * does; past PID_MAXSITES probe sites in one run (the BPF backend's
+ * events, UBPF_MAXEV, less room for USDT sites) the description is
+ * refused with its count and makes no probe, and the run stops before
+ * tracing starts, as for an offset inside an instruction or a name that
+ * is no probe point.  Arming is quick (about a millisecond a site), but
+ * on Linux 6.18 removing a uprobe waits for an RCU grace period under
+ * the kernel's event_mutex, one site after the other (measured 40 to
+ * 100 ms a site on the 2-CPU VM, so 2,000 sites take minutes to stop):
+ * past PID_SLOWSITES sites dtrace says so when it arms them.  A site
+ * whose instruction the kernel cannot probe (a lock-prefixed first
+ * instruction, pthread_spin_lock's) is left out with a warning, not an
+ * error, so a glob over a library still traces the rest.  The fasttrap
+ * module arms no pid probes: a run that has some uses the BPF or uprobe
+ * backend instead, and says so.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../pidfuncs.h"
+#include "consumer_impl.h"
+#include "text.h"
+
+#define PID_MAXSITES 4000
+/* past this many sites, dtrace warns that stopping will take a while */
+#define PID_SLOWSITES 200
+/* the kernel's ENOTSUPP: uprobes cannot probe the instruction there */
+#define KERNEL_ENOTSUPP 524
+
+/* A description naming a process. */
+struct piddesc {
+	const struct dt_desc *d;
+	pid_t pid;
+	bool failed; /* said why; no more probes from it */
+};
+
+struct pidprov {
+	struct piddesc *d;
+	size_t nd;
+	struct {
+		pid_t pid;
+		const struct tfile *f;
+	} *done; /* (process, file) pairs read */
+	size_t ndone;
+	unsigned nsites;
+	bool capped;
+	bool slow_warned;
+	struct {
+		const struct tfile *f;
+		uint64_t key;
+	} *refused; /* sites the kernel refused, said once each */
+	size_t nrefused;
+};
+
+/* What a site of each kind fetches (consumer_impl.h). */
+const char *site_args(const struct tnote *note, uint64_t key)
+{
+	switch (SITE_KIND(key)) {
+	case SITE_PID_ENTRY:
+		return "8@%rdi 8@%rsi 8@%rdx 8@%rcx 8@%r8 8@%r9 "
+		       "8@8(%rsp) 8@16(%rsp) 8@24(%rsp) 8@32(%rsp) "
+		       "8@40(%rsp) 8@48(%rsp)";
+	case SITE_PID_OFFSET:
+		return "8@%rdi 8@%rsi 8@%rdx 8@%rcx 8@%r8 8@%r9";
+	case SITE_PID_RETURN:
+		return "8@$0 8@%rax";
+	}
+	return note ? note->args : NULL;
+}
+
+bool pid_site_refused(struct consumer *c, const struct tfile *f,
+		      uint64_t key, int err)
+{
+	struct pidprov *pp = c->pid;
+
+	if (!pp || SITE_KIND(key) == SITE_USDT || err != -KERNEL_ENOTSUPP)
+		return false;
+	for (size_t i = 0; i < pp->nrefused; i++)
+		if (pp->refused[i].f == f && pp->refused[i].key == key)
+			return true;
+	pp->refused = xrealloc(pp->refused, pp->nrefused + 1,
+			       sizeof(*pp->refused));
+	pp->refused[pp->nrefused].f = f;
+	pp->refused[pp->nrefused++].key = key;
+	for (size_t i = 0; i < c->nprobes; i++) {
+		const struct tprobe *p = c->probes[i];
+
+		if (p->file == f && p->noffs && p->offs[0] == key) {
+			say(c,
+			    "warning: %s:%s:%s:%s is not traced: the kernel's "
+			    "uprobes cannot probe the instruction at %s "
+			    "offset 0x%" PRIx64,
+			    p->prov, p->mod, p->func, p->name, f->path,
+			    SITE_OFF(key));
+			break;
+		}
+	}
+	return true;
+}
+
+/*
+ * The fasttrap module fetches what notes describe at plain sites; it has
+ * no uretprobes.  A run with pid probes takes the next backend, as
+ * backend_choose() would have without the module.
+ */
+static int pid_backend(struct consumer *c)
+{
+	const char *want = getenv("DTRACE_BACKEND");
+
+	if (c->be != &consumer_fasttrap_ops)
+		return 0;
+	if (want && !strcmp(want, "fasttrap")) {
+		say(c, "DTRACE_BACKEND=fasttrap: the fasttrap module arms no "
+		       "pid probes (use bpf or uprobe)");
+		return -1;
+	}
+	c->be->close(c);
+#ifdef HAVE_BPF
+	c->be = &consumer_bpf_ops;
+	if (c->be->open(c) == 0)
+		goto out;
+#endif
+	c->be = &consumer_uprobe_ops;
+	(void)c->be->open(c);
+#ifdef HAVE_BPF
+out:
+#endif
+	if (!d_opt_quiet(c->prog))
+		say(c, "the fasttrap module arms no pid probes: using the %s "
+		       "backend",
+		    c->be->name);
+	return 0;
+}
+
+int pid_prepare(struct consumer *c)
+{
+	struct pidprov *pp = NULL;
+
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		for (unsigned j = 0; j < c->ndescs[ci]; j++) {
+			const struct dt_desc *d = &c->descs[ci][j];
+			pid_t pid = dt_pid_desc(d);
+			struct piddesc pd = {d, pid, false};
+
+			if (!pid)
+				continue;
+			if (!pp)
+				pp = xcalloc(1, sizeof(*pp));
+			PUSH(pp->d, pp->nd, pd);
+			if (proc_find(c, pid) || proc_add(c, pid, false))
+				continue;
+			say(c, "invalid probe specifier %s: failed to grab pid "
+			       "%d: %s",
+			    d->text, (int)pid, strerror(errno));
+			c->pid = pp;
+			return -1;
+		}
+	c->pid = pp;
+	return pp ? pid_backend(c) : 0;
+}
+
+/* What pid_proc_file() hands each probe point. */
+struct point_ctx {
+	struct consumer *c;
+	struct tproc *pr;
+	struct tfile *f;
+	struct piddesc *pd;
+	const char *mod;
+	bool is_exe;
+};
+
+static char *safe_dup(const char *s)
+{
+	size_t n = TXT_SAFE_MAX(strlen(s));
+
+	return txt_safe(s, xcalloc(1, n), n);
+}
+
+static int point_probe(const struct dt_pidpoint *pt, void *arg)
+{
+	static const unsigned kind[] = {
+		[DT_PID_ENTRY] = SITE_PID_ENTRY,
+		[DT_PID_RETURN] = SITE_PID_RETURN,
+		[DT_PID_OFFSET] = SITE_PID_OFFSET,
+	};
+	static const unsigned nargs[] = {
+		[SITE_PID_ENTRY] = 12,
+		[SITE_PID_RETURN] = 2,
+		[SITE_PID_OFFSET] = 6,
+	};
+	struct point_ctx *x = arg;
+	struct consumer *c = x->c;
+	unsigned k = kind[pt->kind];
+	uint64_t key = SITE_KEY(k, pt->fn->off + pt->off);
+	char prov[32];
+	struct tprobe *p;
+
+	for (size_t i = 0; i < c->nprobes; i++) {
+		p = c->probes[i];
+		if (p->pid == x->pr->pid && p->file == x->f &&
+		    p->pidkind == k && p->noffs && p->offs[0] == key)
+			return 0; /* another description made it */
+	}
+	c->pid->nsites++;
+	snprintf(prov, sizeof(prov), "pid%d", (int)x->pr->pid);
+	p = probe_make(c, x->pr->pid, xstrdup("pid"), xstrdup(prov),
+		       safe_dup(x->mod), safe_dup(pt->fn->name),
+		       xstrdup(pt->name), x->f, nargs[k], NULL);
+	p->pidkind = k;
+	p->malias = x->is_exe ? "a.out" : NULL;
+	p->falias = pt->fn->alias;
+	p->nfalias = pt->fn->nalias;
+	PUSH(p->offs, p->noffs, key);
+	probe_match(c, p);
+	return 0;
+}
+
+static int count_point(const struct dt_pidpoint *pt, void *arg)
+{
+	(void)pt;
+	++*(unsigned *)arg;
+	return 0;
+}
+
+/*
+ * Every probe point d selects in pf, to each(); the first error stops
+ * it (msg says it).
+ */
+static int desc_points(const struct dt_pidfile *pf, const struct dt_desc *d,
+		       int (*each)(const struct dt_pidpoint *pt, void *arg),
+		       void *arg, char *msg, size_t msglen)
+{
+	int err = 0;
+
+	for (size_t k = 0; k < pf->nfn && !err; k++)
+		if (dt_pidfunc_match(&pf->fn[k], d->func))
+			err = dt_pid_points(pf, &pf->fn[k], d->name, each, arg,
+					    msg, msglen);
+	return err;
+}
+
+static bool is_exe_of(pid_t pid, const struct tfile *f)
+{
+	char p[64];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "/proc/%d/exe", (int)pid);
+	return stat(p, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino;
+}
+
+void pid_proc_file(struct consumer *c, struct tproc *pr, struct tfile *f)
+{
+	struct pidprov *pp = c->pid;
+	struct point_ctx x = {c, pr, f, NULL, NULL, false};
+	const char *slash;
+	bool any = false;
+	char msg[512];
+
+	if (!pp || pp->capped)
+		return;
+	for (size_t i = 0; i < pp->ndone; i++)
+		if (pp->done[i].pid == pr->pid && pp->done[i].f == f)
+			return;
+	pp->done = xrealloc(pp->done, pp->ndone + 1, sizeof(*pp->done));
+	pp->done[pp->ndone].pid = pr->pid;
+	pp->done[pp->ndone++].f = f;
+	slash = strrchr(f->path, '/');
+	x.mod = slash ? slash + 1 : f->path;
+	x.is_exe = is_exe_of(pr->pid, f);
+	for (size_t i = 0; i < pp->nd && !any; i++)
+		any = pp->d[i].pid == pr->pid && !pp->d[i].failed &&
+		      dt_pid_mod_match(pp->d[i].d->mod, f->path, x.is_exe);
+	if (!any)
+		return;
+	if (!f->pidf) {
+		f->pidf = xcalloc(1, sizeof(*f->pidf));
+		if (dt_pidfile_read(f->pidf, f->upath, msg, sizeof(msg)) ==
+		    -ENOMEM) {
+			fputs("dtrace: out of memory\n", stderr);
+			exit(1);
+		}
+	}
+	/*
+	 * Each description is counted and checked first: one that fails
+	 * or would pass the cap makes no probe at all.
+	 */
+	for (size_t i = 0; i < pp->nd && !pp->capped; i++) {
+		struct piddesc *pd = &pp->d[i];
+		unsigned n = 0;
+		int err;
+
+		if (pd->pid != pr->pid || pd->failed ||
+		    !dt_pid_mod_match(pd->d->mod, f->path, x.is_exe))
+			continue;
+		x.pd = pd;
+		err = desc_points(f->pidf, pd->d, count_point, &n, msg,
+				  sizeof(msg));
+		if (err == -ENOMEM) {
+			fputs("dtrace: out of memory\n", stderr);
+			exit(1);
+		}
+		if (!err && pp->nsites + n > PID_MAXSITES) {
+			say(c,
+			    "invalid probe specifier %s: it selects %u probe "
+			    "sites in %s, and one run arms at most %u pid "
+			    "probes: name fewer functions",
+			    pd->d->text, n, x.mod, PID_MAXSITES);
+			pp->capped = true;
+		} else if (err) {
+			say(c, "invalid probe specifier %s: %s", pd->d->text,
+			    msg);
+		}
+		if (err || pp->capped) {
+			pd->failed = true;
+			c->enable_failed = true;
+			continue;
+		}
+		(void)desc_points(f->pidf, pd->d, point_probe, &x, NULL, 0);
+	}
+	if (pp->nsites > PID_SLOWSITES && !pp->slow_warned &&
+	    !c->enable_failed) {
+		pp->slow_warned = true;
+		say(c,
+		    "warning: more than %u pid probe sites: the kernel "
+		    "removes uprobes one at a time, tens of milliseconds "
+		    "each, so stopping will take a while",
+		    PID_SLOWSITES);
+	}
+}

@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pidfuncs.c - the pid provider's probe points: the functions of an ELF
+ * file, and which entry, return and instruction-offset points of them a
+ * probe description selects (pidfuncs.h).
+ *
+ * A pid probe is pid<N>:MODULE:FUNCTION:NAME, N one process, MODULE an
+ * object it maps (its file name, libc.so.6; the executable also as
+ * "a.out", as DTrace calls it), FUNCTION a function that object
+ * defines, NAME "entry", "return" or an offset from the function's
+ * start in hex without 0x ("1a").  Every field but the provider may be
+ * a glob.
+ *
+ * Functions.  Both symbol tables are read (.symtab, when the file has
+ * not been stripped of it, names the static functions too; .dynsym what
+ * is exported): STT_FUNC and STT_GNU_IFUNC symbols with a size, defined
+ * in an executable section that is not the PLT's (.plt, .plt.sec,
+ * .plt.got: stubs the dynamic linker rewrites, never the function).
+ * Several symbols often name one address (glibc's getpid is also
+ * __getpid; a .symtab and .dynsym list the same names): one probe per
+ * address, listed under one name, matched by any (pid$target::__getpid:
+ * entry finds getpid's probe).  The listed name is, of the symbols at
+ * the address, a global or weak one before a local one, then the one
+ * with the fewest leading underscores, then the shortest, then the
+ * first in byte order: glibc's public names win over their __libc_
+ * and __ twins.  An IFUNC symbol (glibc's strlen) is its resolver, run
+ * once when the library is relocated; the implementations it picks are
+ * local functions (__strlen_avx2) with probes of their own.
+ *
+ * Files.  Read with libelf's ELF_C_READ, never mapped: another user may
+ * own the file and truncate it while we read (a SIGBUS); a function's
+ * bytes are read with pread(2) for the same reason.  Files that are not
+ * x86-64 ELF have no functions here.
+ *
+ * Offsets.  An offset probe must sit on an instruction boundary: a
+ * uprobe in the middle of an instruction would make the kernel decode
+ * the bytes there as another instruction and run that.  Boundaries are
+ * found with binutils' disassembler (sdk/x86site.c, as -G checks its
+ * sites), decoding the function linearly from its start; a glob in the
+ * name (pid$target:a.out:main:) takes every instruction whose offset's
+ * hex name it matches, as DTrace does.  Without libopcodes, offsets are
+ * refused rather than guessed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pidfuncs.h"
+#include "procfs.h"
+#include "x86site.h"
+
+static int fail(char *msg, size_t msglen, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(char *msg, size_t msglen, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (msg && msglen) {
+		va_start(ap, fmt);
+		vsnprintf(msg, msglen, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Functions of a file */
+
+/* A symbol on its way into the table; name is an offset in the names. */
+struct psym {
+	uint64_t addr, size, off;
+	size_t name;
+	unsigned rank[3]; /* binding, leading underscores, length */
+};
+
+struct names {
+	char *buf;
+	size_t len, cap;
+};
+
+static int names_add(struct names *n, const char *s, size_t *at)
+{
+	size_t l = strlen(s) + 1;
+
+	if (n->len + l > n->cap) {
+		size_t cap = n->cap ? n->cap : 4096;
+		char *nb;
+
+		while (n->len + l > cap)
+			cap *= 2;
+		nb = realloc(n->buf, cap);
+		if (!nb)
+			return -ENOMEM;
+		n->buf = nb;
+		n->cap = cap;
+	}
+	memcpy(n->buf + n->len, s, l);
+	*at = n->len;
+	n->len += l;
+	return 0;
+}
+
+/* By address, the listed name first (qsort_r: arg is the names) */
+static int psym_cmp(const void *a, const void *b, void *arg)
+{
+	const struct psym *x = a, *y = b;
+	const char *names_buf = arg;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	for (unsigned i = 0; i < 3; i++)
+		if (x->rank[i] != y->rank[i])
+			return x->rank[i] < y->rank[i] ? -1 : 1;
+	return strcmp(names_buf + x->name, names_buf + y->name);
+}
+
+/* The file offset of [addr, addr + size) in an executable segment. */
+static bool code_off(const struct dt_pidfile *pf, uint64_t addr,
+		     uint64_t size, uint64_t *off)
+{
+	for (size_t i = 0; i < pf->nph; i++) {
+		const GElf_Phdr *ph = &pf->ph[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
+		    addr < ph->p_vaddr || addr - ph->p_vaddr >= ph->p_filesz ||
+		    size > ph->p_filesz - (addr - ph->p_vaddr))
+			continue;
+		*off = ph->p_offset + (addr - ph->p_vaddr);
+		return true;
+	}
+	return false;
+}
+
+/* Is section ndx executable code, and not the PLT? */
+static bool code_section(Elf *elf, size_t shstrndx, size_t ndx)
+{
+	Elf_Scn *scn = elf_getscn(elf, ndx);
+	GElf_Shdr sh;
+	const char *nm;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
+		return false;
+	nm = elf_strptr(elf, shstrndx, sh.sh_name);
+	return nm && strncmp(nm, ".plt", 4) != 0;
+}
+
+struct psyms {
+	struct psym *v;
+	size_t n, cap;
+};
+
+static int read_symtab(struct dt_pidfile *pf, Elf *elf, size_t shstrndx,
+		       Elf_Scn *scn, const GElf_Shdr *sh, struct psyms *ps,
+		       struct names *nm)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t count;
+
+	if (!d || !sh->sh_entsize)
+		return 0;
+	count = sh->sh_size / sh->sh_entsize;
+	for (size_t i = 1; i < count; i++) {
+		GElf_Sym s;
+		const char *name;
+		struct psym p = {0};
+		unsigned type;
+
+		if (!gelf_getsym(d, (int)i, &s))
+			continue;
+		type = GELF_ST_TYPE(s.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    !s.st_size || s.st_shndx == SHN_UNDEF ||
+		    s.st_shndx >= SHN_LORESERVE)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (!name || !*name || !code_section(elf, shstrndx, s.st_shndx))
+			continue;
+		p.addr = s.st_value;
+		p.size = s.st_size;
+		if (!code_off(pf, p.addr, p.size, &p.off))
+			continue;
+		p.rank[0] = GELF_ST_BIND(s.st_info) == STB_LOCAL;
+		p.rank[1] = (unsigned)strspn(name, "_");
+		p.rank[2] = (unsigned)strlen(name);
+		if (names_add(nm, name, &p.name) < 0)
+			return -ENOMEM;
+		if (ps->n == ps->cap) {
+			size_t cap = ps->cap ? 2 * ps->cap : 256;
+			struct psym *nv = reallocarray(ps->v, cap, sizeof(*nv));
+
+			if (!nv)
+				return -ENOMEM;
+			ps->v = nv;
+			ps->cap = cap;
+		}
+		ps->v[ps->n++] = p;
+	}
+	return 0;
+}
+
+/* Sorted symbols into one record per address, the best name first. */
+static int make_funcs(struct dt_pidfile *pf, struct psym *v, size_t n,
+		      struct names *nm)
+{
+	size_t ia = 0, k = 0;
+
+	qsort_r(v, n, sizeof(*v), psym_cmp, nm->buf);
+	pf->fn = calloc(n ? n : 1, sizeof(*pf->fn));
+	pf->aliases = calloc(n ? n : 1, sizeof(*pf->aliases));
+	if (!pf->fn || !pf->aliases)
+		return -ENOMEM;
+	pf->strs = nm->buf;
+	nm->buf = NULL;
+	for (size_t i = 0; i < n; i = k) {
+		struct dt_pidfunc *f = &pf->fn[pf->nfn++];
+
+		f->addr = v[i].addr;
+		f->size = v[i].size;
+		f->off = v[i].off;
+		f->name = pf->strs + v[i].name;
+		f->alias = &pf->aliases[ia];
+		for (k = i + 1; k < n && v[k].addr == v[i].addr; k++) {
+			const char *a = pf->strs + v[k].name;
+			bool dup = !strcmp(a, f->name);
+
+			for (unsigned j = 0; j < f->nalias && !dup; j++)
+				dup = !strcmp(a, f->alias[j]);
+			if (dup)
+				continue;
+			pf->aliases[ia++] = a;
+			f->nalias++;
+		}
+	}
+	return 0;
+}
+
+int dt_pidfile_read(struct dt_pidfile *pf, const char *path, char *msg,
+		    size_t msglen)
+{
+	struct psyms ps = {0};
+	struct names nm = {0};
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	Elf *elf = NULL;
+	int fd, err = 0;
+
+	memset(pf, 0, sizeof(*pf));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return fail(msg, msglen, -EINVAL, "libelf: %s", elf_errmsg(-1));
+	pf->path = strdup(path);
+	if (!pf->path)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		return fail(msg, msglen, err, "cannot open %s: %s", path,
+			    strerror(-err));
+	}
+	/* not ELF_C_READ_MMAP: the file's owner may shrink it (SIGBUS) */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
+	    elf_getshdrstrndx(elf, &shstrndx) != 0) {
+		err = fail(msg, msglen, -ENOEXEC,
+			   "%s is not an x86-64 ELF file", path);
+		goto out;
+	}
+	if (elf_getphdrnum(elf, &pf->nph) == 0 && pf->nph) {
+		pf->ph = calloc(pf->nph, sizeof(*pf->ph));
+		if (!pf->ph) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (size_t i = 0; i < pf->nph; i++)
+			if (!gelf_getphdr(elf, (int)i, &pf->ph[i]))
+				memset(&pf->ph[i], 0, sizeof(pf->ph[i]));
+	}
+	while ((scn = elf_nextscn(elf, scn)) && !err) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		err = read_symtab(pf, elf, shstrndx, scn, &sh, &ps, &nm);
+	}
+	if (!err)
+		err = make_funcs(pf, ps.v, ps.n, &nm);
+out:
+	free(ps.v);
+	free(nm.buf);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	if (err)
+		dt_pidfile_free(pf);
+	return err;
+}
+
+void dt_pidfile_free(struct dt_pidfile *pf)
+{
+	free(pf->path);
+	free(pf->fn);
+	free(pf->ph);
+	free(pf->strs);
+	free(pf->aliases);
+	memset(pf, 0, sizeof(*pf));
+}
+
+bool dt_pidfunc_match(const struct dt_pidfunc *fn, const char *glob)
+{
+	if (!glob[0] || !fnmatch(glob, fn->name, 0))
+		return true;
+	for (unsigned i = 0; i < fn->nalias; i++)
+		if (!fnmatch(glob, fn->alias[i], 0))
+			return true;
+	return false;
+}
+
+bool dt_pid_mod_match(const char *glob, const char *path, bool is_exe)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !glob[0] || !fnmatch(glob, base, 0) ||
+	       (is_exe && !fnmatch(glob, "a.out", 0));
+}
+
+pid_t dt_pid_desc(const struct dt_desc *d)
+{
+	const char *s = d->prov;
+	long v = 0;
+
+	if (strncmp(s, "pid", 3) || !s[3])
+		return 0;
+	for (s += 3; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return 0;
+		v = v * 10 + (*s - '0');
+		if (v > INT_MAX)
+			return 0;
+	}
+	return (pid_t)v;
+}
+
+/* ------------------------------------------------------------------ */
+/* Probe points */
+
+static bool is_glob(const char *s)
+{
+	return !s[0] || strpbrk(s, "*?[\\") != NULL;
+}
+
+/* The function's code, read (not mapped) from the file. */
+static int read_code(const struct dt_pidfile *pf, const struct dt_pidfunc *fn,
+		     uint8_t **buf, char *msg, size_t msglen)
+{
+	int fd = open(pf->path, O_RDONLY | O_CLOEXEC), err;
+	ssize_t got;
+
+	if (fd < 0) {
+		err = -errno;
+		return fail(msg, msglen, err, "cannot open %s: %s", pf->path,
+			    strerror(-err));
+	}
+	*buf = malloc(fn->size);
+	if (!*buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	got = pread(fd, *buf, fn->size, (off_t)fn->off);
+	err = got < 0 ? -errno : 0;
+	close(fd);
+	if (got < 0 || (uint64_t)got != fn->size) {
+		free(*buf);
+		*buf = NULL;
+		return fail(msg, msglen, err ? err : -EIO,
+			    "cannot read function %s in %s: %s", fn->name,
+			    pf->path, err ? strerror(-err) : "file truncated");
+	}
+	return 0;
+}
+
+static bool insn_starts(const struct x86_insns *m, uint64_t i)
+{
+	return m->starts && i < m->pc && ((m->starts[i / 8] >> (i % 8)) & 1);
+}
+
+/* Is off a boundary of fn's instructions?  0 or -EINVAL/-errno. */
+static int check_offset(const struct dt_pidfile *pf,
+			const struct dt_pidfunc *fn, uint64_t off, char *msg,
+			size_t msglen)
+{
+	struct x86_insns m;
+	char why[256];
+	uint8_t *code;
+	int err;
+
+	if (off >= fn->size)
+		return fail(msg, msglen, -EINVAL,
+			    "offset 0x%" PRIx64 " is outside function %s "
+			    "(0x%" PRIx64 " bytes) in %s",
+			    off, fn->name, fn->size, pf->path);
+	if (off == 0)
+		return 0; /* the function's start starts an instruction */
+	err = read_code(pf, fn, &code, msg, msglen);
+	if (err)
+		return err;
+	x86_insns_init(&m, code, fn->size, 0, fn->size);
+	err = x86_insns_check(&m, off, 0, false, why, sizeof(why));
+	if (err == -ENOTSUP) {
+		err = fail(msg, msglen, -EINVAL,
+			   "offset 0x%" PRIx64 " of %s: instruction offsets "
+			   "need binutils' disassembler (%s)",
+			   off, fn->name, why);
+	} else if (err && m.pc > off) {
+		uint64_t at = off;
+
+		while (at > 0 && !insn_starts(&m, at))
+			at--;
+		err = fail(msg, msglen, -EINVAL,
+			   "offset 0x%" PRIx64 " is not on an instruction "
+			   "boundary of %s: it lies inside the instruction at "
+			   "offset 0x%" PRIx64,
+			   off, fn->name, at);
+	} else if (err) {
+		err = fail(msg, msglen, -EINVAL, "function %s in %s: %s",
+			   fn->name, pf->path, why);
+	}
+	x86_insns_free(&m);
+	free(code);
+	return err;
+}
+
+/* Every instruction offset whose hex name glob matches, to each(). */
+static int glob_offsets(const struct dt_pidfile *pf,
+			const struct dt_pidfunc *fn, const char *glob,
+			int (*each)(const struct dt_pidpoint *pt, void *arg),
+			void *arg, char *msg, size_t msglen)
+{
+	struct dt_pidpoint pt = {.fn = fn, .kind = DT_PID_OFFSET};
+	struct x86_insns m;
+	char why[256];
+	uint8_t *code;
+	int err;
+
+	err = read_code(pf, fn, &code, msg, msglen);
+	if (err)
+		return err;
+	x86_insns_init(&m, code, fn->size, 0, fn->size);
+	/* decode it all; what cannot be decoded ends the function early */
+	err = x86_insns_check(&m, fn->size, 0, false, why, sizeof(why));
+	if (err == -ENOTSUP) {
+		err = fail(msg, msglen, -EINVAL,
+			   "%s: instruction offsets need binutils' "
+			   "disassembler (%s)",
+			   fn->name, why);
+		goto out;
+	}
+	err = 0;
+	for (uint64_t i = 0; i < m.pc && !err; i++) {
+		if (!insn_starts(&m, i))
+			continue;
+		snprintf(pt.name, sizeof(pt.name), "%" PRIx64, i);
+		if (fnmatch(glob, pt.name, 0))
+			continue;
+		pt.off = i;
+		err = each(&pt, arg);
+	}
+out:
+	x86_insns_free(&m);
+	free(code);
+	return err;
+}
+
+int dt_pid_points(const struct dt_pidfile *pf, const struct dt_pidfunc *fn,
+		  const char *glob,
+		  int (*each)(const struct dt_pidpoint *pt, void *arg),
+		  void *arg, char *msg, size_t msglen)
+{
+	struct dt_pidpoint pt = {.fn = fn};
+	const char *g = glob[0] ? glob : "*";
+	char *end;
+	int err;
+
+	if (!fnmatch(g, "entry", 0)) {
+		pt.kind = DT_PID_ENTRY;
+		snprintf(pt.name, sizeof(pt.name), "entry");
+		if ((err = each(&pt, arg)))
+			return err;
+	}
+	if (!fnmatch(g, "return", 0)) {
+		pt.kind = DT_PID_RETURN;
+		snprintf(pt.name, sizeof(pt.name), "return");
+		if ((err = each(&pt, arg)))
+			return err;
+	}
+	if (is_glob(g))
+		return glob_offsets(pf, fn, g, each, arg, msg, msglen);
+	if (!strcmp(g, "entry") || !strcmp(g, "return"))
+		return 0;
+	errno = 0;
+	pt.off = strtoull(g, &end, 16);
+	if (*end || errno || strspn(g, "0123456789abcdefABCDEF") != strlen(g))
+		return fail(msg, msglen, -EINVAL,
+			    "'%s' is not a pid probe name: entry, return or "
+			    "an instruction offset in hex",
+			    glob);
+	err = check_offset(pf, fn, pt.off, msg, msglen);
+	if (err)
+		return err;
+	pt.kind = DT_PID_OFFSET;
+	snprintf(pt.name, sizeof(pt.name), "%" PRIx64, pt.off);
+	return each(&pt, arg);
+}
+
+/* ------------------------------------------------------------------ */
+/* A process's objects (dtrace -l) */
+
+struct each_ctx {
+	const struct dt_pidobj *o;
+	int (*each)(const struct dt_pidobj *o, const struct dt_pidpoint *pt,
+		    void *arg);
+	void *arg;
+};
+
+static int each_point(const struct dt_pidpoint *pt, void *arg)
+{
+	const struct each_ctx *x = arg;
+
+	return x->each(x->o, pt, x->arg);
+}
+
+/* run-time - link-time address of the object mapped by m */
+static uint64_t map_bias(const struct dt_pidfile *pf, const struct proc_map *m)
+{
+	for (size_t i = 0; i < pf->nph; i++) {
+		const GElf_Phdr *ph = &pf->ph[i];
+
+		if (ph->p_type == PT_LOAD && m->off >= ph->p_offset &&
+		    m->off - ph->p_offset < ph->p_filesz)
+			return m->start - m->off - ph->p_vaddr + ph->p_offset;
+	}
+	for (size_t i = 0; i < pf->nph; i++) {
+		const GElf_Phdr *ph = &pf->ph[i];
+
+		/* a segment that starts inside the mapping's first page */
+		if (ph->p_type == PT_LOAD && ph->p_offset >= m->off &&
+		    ph->p_offset - m->off < 4096)
+			return m->start - m->off - ph->p_vaddr + ph->p_offset;
+	}
+	return 0;
+}
+
+int dt_pid_each(pid_t pid, const struct dt_desc *d,
+		int (*each)(const struct dt_pidobj *o,
+			    const struct dt_pidpoint *pt, void *arg),
+		void *arg, char *msg, size_t msglen)
+{
+	struct proc_maps mm;
+	uint64_t (*seen)[2] = NULL;
+	size_t nseen = 0;
+	char exe[64];
+	struct stat xst;
+	bool have_exe;
+	int err;
+
+	err = proc_maps_read(pid, &mm);
+	if (err < 0)
+		return err;
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	have_exe = stat(exe, &xst) == 0;
+	for (size_t k = 0; k < mm.n && !err; k++) {
+		const struct proc_map *m = &mm.m[k];
+		struct dt_pidobj o = {0};
+		struct dt_pidfile pf;
+		struct each_ctx x = {&o, each, arg};
+		char open_path[PATH_MAX], *path;
+		size_t plen;
+		bool dup = false;
+
+		if (m->perms[2] != 'x' || !m->ino || m->path[0] != '/')
+			continue;
+		for (size_t i = 0; i < nseen && !dup; i++)
+			dup = seen[i][0] == m->dev && seen[i][1] == m->ino;
+		if (dup)
+			continue;
+		{
+			void *ns = realloc(seen, (nseen + 1) * sizeof(*seen));
+
+			if (!ns) {
+				err = -ENOMEM;
+				break;
+			}
+			seen = ns;
+			seen[nseen][0] = m->dev;
+			seen[nseen++][1] = m->ino;
+		}
+		plen = strlen(m->path);
+		if (plen > 10 && !strcmp(m->path + plen - 10, " (deleted)"))
+			plen -= 10;
+		path = strndup(m->path, plen);
+		if (!path) {
+			err = -ENOMEM;
+			break;
+		}
+		o.path = path;
+		o.is_exe = have_exe && xst.st_dev == m->dev &&
+			   xst.st_ino == m->ino;
+		o.mod = strrchr(path, '/') + 1;
+		if (!dt_pid_mod_match(d->mod, path, o.is_exe)) {
+			free(path);
+			continue;
+		}
+		/* the mapping itself: right even if the file was replaced */
+		snprintf(open_path, sizeof(open_path),
+			 "/proc/%d/map_files/%llx-%llx", (int)pid,
+			 (unsigned long long)m->start,
+			 (unsigned long long)m->end);
+		if (access(open_path, R_OK) != 0)
+			snprintf(open_path, sizeof(open_path), "%s", path);
+		if (dt_pidfile_read(&pf, open_path, NULL, 0) < 0) {
+			free(path);
+			continue; /* not ELF, or gone: no functions */
+		}
+		o.pf = &pf;
+		o.bias = map_bias(&pf, m);
+		for (size_t i = 0; i < pf.nfn && !err; i++)
+			if (dt_pidfunc_match(&pf.fn[i], d->func))
+				err = dt_pid_points(&pf, &pf.fn[i], d->name,
+						    each_point, &x, msg,
+						    msglen);
+		dt_pidfile_free(&pf);
+		free(path);
+	}
+	free(seen);
+	proc_maps_free(&mm);
+	return err;
+}

@@ -859,6 +859,8 @@ static int cmd_list(const struct dtrace_cmd *c)
 		.ndescs = c->ndescs,
 		.pids = c->pids,
 		.npids = c->npids,
+		.cmds = c->cmds,
+		.ncmds = c->ncmds,
 		.objects = c->objects,
 		.nobjects = c->nobjects,
 		.verbose = c->verbose,
@@ -880,8 +882,9 @@ static int check_modes(const struct dtrace_cmd *c)
 		if (c->argc > 0)
 			return usage_error("-l takes no operands ('%s'); to list the probes of a file, use --object=%s",
 					   c->args[0], c->args[0]);
-		if (c->npids && c->nobjects)
-			return usage_error("-p selects running processes; --object lists files on disk: give one or the other");
+		if ((c->npids || c->ncmds) && c->nobjects)
+			return usage_error("-%c selects running processes; --object lists files on disk: give one or the other",
+					   c->npids ? 'p' : 'c');
 		return -1;
 	}
 	if (c->mode == MODE_NONE && (c->nsrcs || c->script || c->ncmds)) {

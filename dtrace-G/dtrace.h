@@ -80,6 +80,8 @@ struct dt_list_opts {
 	unsigned ndescs;
 	const pid_t *pids;		     /* -p */
 	unsigned npids;
+	const char *const *cmds;	     /* -c: started, listed, killed */
+	unsigned ncmds;
 	const char *const *objects;	     /* --object=FILE */
 	unsigned nobjects;
 	bool verbose;			     /* -v */

@@ -27,6 +27,13 @@
  *
  * The description is shown with all four fields, as DTrace shows it.
  *
+ * pid provider descriptions (pid$target:a.out:main:entry, pid4242:
+ * libc.so.6:str*:return) list the probe points they select in that
+ * process (pidfuncs.c), after the other rows, with IDs that go on from
+ * theirs; -c starts a command for them, stopped at its entry point as
+ * tracing starts it, and kills it after the listing, and $target is the
+ * first -p or -c process.
+ *
  * -v adds DTrace's attribute and argument block after each row
  * (print_probe_info() in DTrace's dtrace.c), then our own: the probe
  * sites, each with its source line when the object has DWARF line
@@ -57,7 +64,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+
 #include "dtrace.h"
+#include "pidfuncs.h"
 #include "probes.h"
 #include "registry.h"
 #include "srcline.h"
@@ -225,7 +236,7 @@ static bool list_want(const struct dt_probe *p, void *arg)
  * traces), which get IDs after the rest.
  */
 static int grab_pids(const struct dt_list_opts *c, struct dt_probes *pl,
-		     const struct dt_collect_opts *o)
+		     const struct dt_collect_opts *o, const struct dt_desc *d)
 {
 	for (unsigned i = 0; i < c->npids; i++) {
 		bool found = false;
@@ -235,6 +246,10 @@ static int grab_pids(const struct dt_list_opts *c, struct dt_probes *pl,
 		for (size_t j = 0; j < pl->n && !found; j++)
 			found = pl->v[j].origin == DT_ORIGIN_PROCESS &&
 				pl->v[j].pid == c->pids[i];
+		/* its pid probes are listed, whatever USDT probes it has */
+		for (unsigned j = 0; j < c->ndescs && !found; j++)
+			found = dt_pid_desc(&d[j]) == c->pids[i] &&
+				reg_proc_stat(c->pids[i], &start, NULL, 0) == 0;
 		if (found)
 			continue;
 		err = reg_proc_stat(c->pids[i], &start, NULL, 0);
@@ -289,8 +304,147 @@ static int list_row(const struct dt_probe *p, void *arg)
 	return 0;
 }
 
-int dtrace_list(const struct dt_list_opts *c)
+/* ------------------------------------------------------------------ */
+/* The pid provider */
+
+/* The pid rows: each probe point once, whichever description found it. */
+struct pid_rows {
+	const struct list_rows *lr;
+	struct dt_probes *pl;
+	pid_t pid;
+	struct {
+		pid_t pid;
+		uint64_t addr;
+		char name[24];
+	} *seen;
+	size_t nseen;
+	unsigned hits; /* points the description selected */
+};
+
+static int pid_row(const struct dt_pidobj *ob, const struct dt_pidpoint *pt,
+		   void *arg)
 {
+	struct pid_rows *pr = arg;
+	const struct dt_list_opts *c = pr->lr->c;
+	uint64_t addr = pt->fn->addr + pt->off + ob->bias;
+	struct dt_probe p = {0};
+	void *ns;
+
+	pr->hits++;
+	for (size_t i = 0; i < pr->nseen; i++)
+		if (pr->seen[i].pid == pr->pid && pr->seen[i].addr == addr &&
+		    !strcmp(pr->seen[i].name, pt->name))
+			return 0;
+	ns = realloc(pr->seen, (pr->nseen + 1) * sizeof(*pr->seen));
+	if (!ns)
+		return -ENOMEM;
+	pr->seen = ns;
+	pr->seen[pr->nseen].pid = pr->pid;
+	pr->seen[pr->nseen].addr = addr;
+	snprintf(pr->seen[pr->nseen++].name, sizeof(pr->seen->name), "%s",
+		 pt->name);
+	p.id = ++pr->pl->next_id;
+	p.origin = DT_ORIGIN_PROCESS;
+	p.pid = pr->pid;
+	snprintf(p.provider, sizeof(p.provider), "pid%d", (int)pr->pid);
+	p.prov = "pid";
+	p.mod = ob->mod;
+	p.func = pt->fn->name;
+	p.name = pt->name;
+	p.path = ob->path;
+	p.bias = ob->bias;
+	p.addr_known = true;
+	p.addr = pt->fn->addr + ob->bias;
+	p.sites = &addr;
+	p.nsites = 1;
+	/* as DTrace's pid provider: Evolving/Evolving/ISA, the rest Private */
+	p.provattr = p.nameattr = DOF_ATTR(5, 5, 4);
+	p.modattr = p.funcattr = p.argsattr = DT_ATTR_PRIVATE_UNKNOWN;
+	printf("%5u %10s %17s %33s %s\n", p.id, txt_safe4(p.provider),
+	       txt_safe4(p.mod), txt_safe4(p.func), txt_safe4(p.name));
+	if (c->verbose)
+		print_verbose(&p, pr->lr->sc);
+	return 0;
+}
+
+/*
+ * The pid probes of every pid provider description, in description
+ * order; an error (an offset inside an instruction, a process gone) is
+ * said and makes the exit status 1.
+ */
+static int pid_list(const struct list_rows *lr, struct dt_probes *pl)
+{
+	const struct dt_list_opts *c = lr->c;
+	struct pid_rows pr = {lr, pl, 0, NULL, 0, 0};
+	int rc = EXIT_SUCCESS;
+
+	for (unsigned j = 0; j < c->ndescs; j++) {
+		char msg[512] = "";
+		int err;
+
+		pr.pid = dt_pid_desc(&lr->d[j]);
+		if (!pr.pid)
+			continue;
+		err = dt_pid_each(pr.pid, &lr->d[j], pid_row, &pr, msg,
+				  sizeof(msg));
+		fflush(stdout);
+		if (err == -ESRCH) {
+			fprintf(stderr, "dtrace: failed to grab pid %d: No such process\n",
+				(int)pr.pid);
+			rc = EXIT_FAILURE;
+		} else if (err == -ENOMEM) {
+			fprintf(stderr, "dtrace: out of memory\n");
+			rc = EXIT_FAILURE;
+		} else if (err) {
+			fprintf(stderr, "dtrace: invalid probe description %s: %s\n",
+				txt_safe4(lr->d[j].text), txt_safe4(msg));
+			lr->d[j].matched++; /* said already */
+			rc = EXIT_FAILURE;
+		}
+		/* a point another description listed counts for this one */
+		lr->d[j].matched += pr.hits;
+		pr.hits = 0;
+	}
+	free(pr.seen);
+	return rc;
+}
+
+/*
+ * $target in a description: the first -p or -c process, as tracing
+ * expands it (d/lex.c).  A malloc'ed text, or NULL with errno.
+ */
+static char *expand_target(const char *text, pid_t target)
+{
+	static const char macro[] = "$target";
+	size_t n = strlen(text) + 1, k = 0;
+	char num[16], *out, *o;
+	const char *s;
+
+	snprintf(num, sizeof(num), "%d", (int)target);
+	for (s = text; (s = strstr(s, macro)); s += sizeof(macro) - 1)
+		k++;
+	out = o = malloc(n + k * strlen(num));
+	if (!out)
+		return NULL;
+	for (s = text; *s;) {
+		if (!strncmp(s, macro, sizeof(macro) - 1)) {
+			o = stpcpy(o, num);
+			s += sizeof(macro) - 1;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+int dtrace_list(const struct dt_list_opts *in)
+{
+	struct dt_list_opts lo = *in;
+	const struct dt_list_opts *c = &lo;
+	pid_t *pids = NULL, *started = NULL;
+	char **texts = NULL;
+	unsigned nstarted = 0;
 	struct list_rows lr;
 	struct dt_collect_opts o = {0};
 	struct dt_probes pl;
@@ -301,12 +455,51 @@ int dtrace_list(const struct dt_list_opts *c)
 	int rc = EXIT_SUCCESS, err;
 
 	d = calloc(c->ndescs ? c->ndescs : 1, sizeof(*d));
+	texts = calloc(c->ndescs ? c->ndescs : 1, sizeof(*texts));
+	pids = calloc(in->npids + in->ncmds + 1, sizeof(*pids));
+	started = calloc(in->ncmds + 1, sizeof(*started));
 	lw.d = d;
-	if (!d) {
+	if (!d || !texts || !pids || !started) {
 		fprintf(stderr, "dtrace: out of memory\n");
-		return EXIT_FAILURE;
+		rc = EXIT_FAILURE;
+		goto out_desc;
 	}
+	/* -c: the commands, held at their entry points; then the -p ones */
+	lo.npids = 0;
+	for (unsigned i = 0; i < in->ncmds; i++) {
+		pid_t pid = dt_command_hold(in->cmds[i]);
+
+		if (pid < 0) {
+			rc = EXIT_FAILURE;
+			goto out_desc;
+		}
+		started[nstarted++] = pid;
+		pids[lo.npids++] = pid;
+	}
+	for (unsigned i = 0; i < in->npids; i++)
+		pids[lo.npids++] = in->pids[i];
+	lo.pids = pids;
 	for (unsigned i = 0; i < c->ndescs; i++) {
+		const char *text = c->descs[i].text;
+
+		if (strstr(text, "$target")) {
+			if (!c->npids) {
+				fprintf(stderr,
+					"dtrace: invalid probe description '%s': "
+					"macro $target is not defined: use -c "
+					"or -p\n",
+					text);
+				rc = EXIT_USAGE;
+				goto out_desc;
+			}
+			texts[i] = expand_target(text, c->pids[0]);
+			if (!texts[i]) {
+				fprintf(stderr, "dtrace: out of memory\n");
+				rc = EXIT_FAILURE;
+				goto out_desc;
+			}
+			text = texts[i];
+		}
 		static const char *const forms[] = {
 			[DT_SPEC_PROVIDER] = "provider",
 			[DT_SPEC_MODULE] = "[provider:]module",
@@ -315,7 +508,7 @@ int dtrace_list(const struct dt_list_opts *c)
 		};
 		enum dt_spec spec = c->descs[i].spec;
 
-		err = dt_desc_parse(c->descs[i].text, spec, &d[i]);
+		err = dt_desc_parse(text, spec, &d[i]);
 		if (err == -EINVAL) {
 			fprintf(stderr,
 				"dtrace: invalid probe description '%s': -%c "
@@ -340,7 +533,7 @@ int dtrace_list(const struct dt_list_opts *c)
 	lr.c = c;
 	lr.d = d;
 	lr.sc = &sc;
-	if (!c->npids && !c->nobjects) {
+	if (!c->npids && !c->nobjects && !c->ncmds) {
 		/*
 		 * Rows as the records are made: the registry streams through
 		 * (collect.c), whatever its size.  -p needs the whole table
@@ -362,7 +555,7 @@ int dtrace_list(const struct dt_list_opts *c)
 		goto out;
 	}
 	if (!o.sink) {
-		if (grab_pids(c, &pl, &o)) {
+		if (grab_pids(c, &pl, &o, d)) {
 			rc = EXIT_FAILURE;
 			goto out;
 		}
@@ -371,6 +564,8 @@ int dtrace_list(const struct dt_list_opts *c)
 		for (size_t i = 0; i < pl.n; i++)
 			list_row(&pl.v[i], &lr);
 	}
+	if (pid_list(&lr, &pl) != EXIT_SUCCESS)
+		rc = EXIT_FAILURE;
 	for (unsigned j = 0; j < c->ndescs; j++) {
 		if (d[j].matched)
 			continue;
@@ -385,8 +580,17 @@ out:
 	srccache_free(&sc);
 	dt_probes_free(&pl);
 out_desc:
-	for (unsigned i = 0; i < c->ndescs; i++)
+	for (unsigned i = 0; d && i < c->ndescs; i++)
 		dt_desc_free(&d[i]);
+	for (unsigned i = 0; texts && i < c->ndescs; i++)
+		free(texts[i]);
+	for (unsigned i = 0; i < nstarted; i++) {
+		kill(started[i], SIGKILL); /* as DTrace ends what it created */
+		waitpid(started[i], NULL, 0);
+	}
 	free(d);
+	free(texts);
+	free(pids);
+	free(started);
 	return rc;
 }

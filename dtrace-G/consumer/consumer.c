@@ -363,6 +363,13 @@ static pid_t command_start(struct consumer *c, const char *cmd)
 	return pid;
 }
 
+pid_t dt_command_hold(const char *cmd)
+{
+	struct consumer c = {.out = stdout};
+
+	return command_start(&c, cmd);
+}
+
 /* ------------------------------------------------------------------ */
 /* Teardown */
 

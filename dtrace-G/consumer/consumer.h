@@ -53,4 +53,11 @@ int dt_parse_rate(const char *s, unsigned *ms);
 /* Run the whole thing; returns dtrace's exit status. */
 int dt_trace(const struct dt_trace_opts *o);
 
+/*
+ * dtrace -l -c: start cmd as tracing does, stopped at its entry point
+ * (its libraries mapped, nothing of it run); its pid, or -1 with the
+ * reason said.  The caller kills it.
+ */
+pid_t dt_command_hold(const char *cmd);
+
 #endif /* USDT_DTRACE_CONSUMER_H */

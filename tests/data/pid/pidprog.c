@@ -12,10 +12,13 @@
  *	many		pid_many8(1, 2, ..., 8): two arguments on the stack
  *	neg		pid_neg(5), which returns -5
  *	flow		pid_outer(), which calls pid_inner() twice
+ *	fork N		a child calls pid_work() N times and exits, then the
+ *			parent does the same
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -31,6 +34,9 @@ NOINLINE long pid_add3(long a, long b, long c)
 	__asm__ volatile("" ::: "memory");
 	return a + b + c;
 }
+
+/* a second name for pid_add3: one probe, found by either name */
+long pid_sum3(long a, long b, long c) __attribute__((alias("pid_add3")));
 
 NOINLINE long pid_many8(long a, long b, long c, long d, long e, long f,
 			long g, long h)
@@ -66,8 +72,10 @@ static void run(const char *cmd)
 	if (sscanf(cmd, "work %ld", &n) == 1) {
 		long s = 0;
 
-		for (long i = 0; i < n; i++)
-			s += pid_work((int)i) + pid_add3(i, 10 * i, 100 * i);
+		for (long i = 0; i < n; i++) {
+			s += pid_work((int)i);
+			s += pid_add3(i, 10 * i, 100 * i);
+		}
 		sink = (int)s;
 	} else if (sscanf(cmd, "getpid %ld", &n) == 1) {
 		for (long i = 0; i < n; i++)
@@ -78,6 +86,17 @@ static void run(const char *cmd)
 		sink = pid_neg(5);
 	} else if (!strcmp(cmd, "flow")) {
 		pid_outer();
+	} else if (sscanf(cmd, "fork %ld", &n) == 1) {
+		pid_t child = fork();
+
+		for (long i = 0; child <= 0 && i < n; i++)
+			sink = pid_work((int)i);
+		if (child == 0)
+			_exit(0);
+		if (child > 0)
+			waitpid(child, NULL, 0);
+		for (long i = 0; i < n; i++)
+			sink = pid_work((int)i);
 	}
 }
 

@@ -9,6 +9,7 @@
 #	make bench			(sets the variables below)
 #	DTRACE=... DTRACE_DRTI=... top_srcdir=... sh bench/run.sh
 #	BENCH_ONLY=consumer ... sh bench/run.sh	(the consumer figures only)
+#	BENCH_ONLY=pid ... sh bench/run.sh	(the pid provider's only)
 #
 # Prints a table and writes it, with the machine, kernel and date, to
 # $RESULTS (default bench/RESULTS.md in the current directory).
@@ -31,6 +32,10 @@
 #    printf() and count(), from bench/pace.c firing at 50k to 800k
 #    events/s for a second (the highest rate reached with 0 drops and
 #    every event delivered) and unpaced (the rate reached, the drops);
+#  - pid provider (bench/pid.sh, which see; root and bpftrace): ns per
+#    hit of dtrace -n's pid entry and return probes with count(), on
+#    each backend, against bpftrace's uprobe and uretprobe on the same
+#    function of the same binary; written as its own section;
 #  - tools: wall time of dtrace -h on a 200-probe provider, and of
 #    dtrace -G over 10 to 2,000 objects of 25 sites each (copies of one
 #    object, restored before each run), best of three;
@@ -73,7 +78,7 @@ now_ns() { date +%s%N; }
 
 # BENCH_ONLY=consumer: only the consumer figures (bpftrace's and ours),
 # a quicker run when only they changed; RESULTS then holds just those.
-want_part() {	# consumer | other
+want_part() {	# consumer | pid | other
 	[ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = "$1" ]
 }
 
@@ -347,6 +352,15 @@ else
 	echo "(consumer: needs root and bpftrace; skipped)"
 fi
 
+# ---------------------------------------------------------------------
+# The pid provider: its own table and section (bench/pid.sh)
+if want_part pid; then
+	echo
+	DTRACE=$DTRACE top_srcdir=$top_srcdir CC=$CC PID_MD=$tmp/pid.md \
+		sh "$here/pid.sh"
+	echo
+fi
+
 if want_part other; then
 # ---------------------------------------------------------------------
 # Tools
@@ -540,6 +554,10 @@ fi # BENCH_ONLY
 	if [ -s "$tmp/forms.md" ]; then
 		echo
 		cat "$tmp/forms.md"
+	fi
+	if [ -s "$tmp/pid.md" ]; then
+		echo
+		cat "$tmp/pid.md"
 	fi
 } >"$RESULTS"
 echo

@@ -24,6 +24,12 @@
  * child known only from the fork tree (lineage.c) gets its probes made
  * from its parent's when its first hit arrives (probe_at_site()): same
  * file and sites, the provider with the child's pid.
+ *
+ * The pid provider's probes (pidprov.c) come from the same mapped files:
+ * proc_refresh() hands pidprov.c every file a process maps, ELF or not,
+ * with probes or not.  They are matched here like any probe, under their
+ * other names too (tprobe.malias, falias), but are never armed
+ * binary-wide and never derived for a child.
  */
 #include "config.h"
 

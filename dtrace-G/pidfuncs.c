@@ -215,7 +215,8 @@ static int make_funcs(struct dt_pidfile *pf, struct psym *v, size_t n,
 {
 	size_t ia = 0, k = 0;
 
-	qsort_r(v, n, sizeof(*v), psym_cmp, nm->buf);
+	if (n)
+		qsort_r(v, n, sizeof(*v), psym_cmp, nm->buf);
 	pf->fn = calloc(n ? n : 1, sizeof(*pf->fn));
 	pf->aliases = calloc(n ? n : 1, sizeof(*pf->aliases));
 	if (!pf->fn || !pf->aliases)

@@ -376,7 +376,8 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 	err = bpf_object__load(b->obj);
 	lb.on = false;
 	if (err) {
-		snprintf(c->be_why, sizeof(c->be_why), "loading it: %s%s%s",
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "loading the program: %s%s%s",
 			 lb.first[0] ? lb.first : strerror(-err),
 			 lb.verdict[0] ? "; the verifier: " : "", lb.verdict);
 		goto fail;

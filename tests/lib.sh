@@ -175,3 +175,21 @@ gcc_driver() {
 	done
 	return 1
 }
+
+# trace_progs_copy NAME...: where TRACE_PROGS names a directory of the
+# tracing tests' programs built already (tests/kmod/run.sh does it for
+# the check-kmod guest, which has no compiler), copy NAME... from there
+# into the test's directory and find their libraries there; 1 when
+# TRACE_PROGS is not set (the test builds them)
+trace_progs_copy() {
+	[ -n "${TRACE_PROGS:-}" ] || return 1
+	for tp in "$@"; do
+		cp "$TRACE_PROGS/$tp" . || {
+			fail "no $tp in TRACE_PROGS ($TRACE_PROGS)"
+			finish
+		}
+	done
+	LD_LIBRARY_PATH=$tmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export LD_LIBRARY_PATH
+	return 0
+}

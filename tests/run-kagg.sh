@@ -22,7 +22,7 @@ data=$top_srcdir/tests/data/trace
 
 [ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and BPF need root"
 [ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
-require_G
+[ -n "${TRACE_PROGS:-}" ] || require_G
 tfs=
 for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 	[ -w "$d/uprobe_events" ] && tfs=$d && break
@@ -33,20 +33,22 @@ DTRACE_STATEDIR=$tmp/nostate
 DTRACE_BACKEND=bpf
 export DTRACE_STATEDIR DTRACE_BACKEND
 
-ok=true
-for p in tr trlib; do
-	"$DTRACE" -h -s "$data/$p.d" -o "$p.h" || ok=false
-done
-$CC -O2 -fPIC -I. -c "$data/trlib.c" -o trlib.o &&
-	"$DTRACE" -G -s "$data/trlib.d" trlib.o -o trlib-probes.o &&
-	$CC -shared -o libtrl.so trlib.o trlib-probes.o &&
-	$CC -O2 -I. -c "$data/trprog.c" -o trprog.o &&
-	"$DTRACE" -G -s "$data/tr.d" trprog.o -o trprog-probes.o &&
-	$CC -o trprog trprog.o trprog-probes.o -L. -ltrl \
-		-Wl,-rpath,"$PWD" -ldl -lpthread || ok=false
-if ! $ok; then
-	fail "building the test program"
-	finish
+if ! trace_progs_copy trprog libtrl.so; then
+	ok=true
+	for p in tr trlib; do
+		"$DTRACE" -h -s "$data/$p.d" -o "$p.h" || ok=false
+	done
+	$CC -O2 -fPIC -I. -c "$data/trlib.c" -o trlib.o &&
+		"$DTRACE" -G -s "$data/trlib.d" trlib.o -o trlib-probes.o &&
+		$CC -shared -o libtrl.so trlib.o trlib-probes.o &&
+		$CC -O2 -I. -c "$data/trprog.c" -o trprog.o &&
+		"$DTRACE" -G -s "$data/tr.d" trprog.o -o trprog-probes.o &&
+		$CC -o trprog trprog.o trprog-probes.o -L. -ltrl \
+			-Wl,-rpath,"$PWD" -ldl -lpthread || ok=false
+	if ! $ok; then
+		fail "building the test program"
+		finish
+	fi
 fi
 
 # both WHAT NCLAUSES CMD DTRACE-ARGS...: run dtrace -v -q on ./trprog CMD

@@ -53,9 +53,20 @@
  * enables; their hits write no record, or a record flagged so that
  * user space runs only the other clauses (bpf_agg.c says how).
  *
- * Loading.  open() only asks the kernel whether it has what the program
- * needs (libbpf's feature probes); the program is loaded when the first
- * event is made, once -x bufsize is known, with dtrace's own pid in it.
+ * Loading.  open() asks the kernel whether it has what the program
+ * needs (libbpf's feature probes), then loads it, with dtrace's own pid
+ * in it and a ring buffer of -x bufsize (or the default) times the CPUs,
+ * and keeps it: a kernel that has every feature can still refuse the
+ * program (its verifier, a lockdown, an LSM), and then the next backend
+ * is used, not a run that fails at its first event.  A #pragma D option
+ * bufsize is known only once the program is compiled; if it asks for
+ * another ring, the first event loads the program again, before
+ * anything is attached.  Whatever refused it, the step and its errno
+ * (libbpf's first warning and the verifier's verdict for a program
+ * load) go into c->be_why, which consumer.c says once, naming the
+ * backend used instead.  Debian 12's 6.1 has every feature; its
+ * verifier needed the plan's stack index masked where it sees it
+ * (kagg.bpf.h's kslot()), doc/DESIGN.md §9.
  */
 #include "config.h"
 
@@ -95,18 +106,91 @@ struct consumer_bpf {
 	int ncpus;		 /* possible CPUs (per-CPU map values) */
 	uint64_t *drops_seen;	 /* per CPU */
 	struct bpf_kagg *kagg;	 /* aggregating in the kernel, or NULL */
+	size_t rbsz;		 /* the loaded ring buffer's bytes */
+	bool ready;		 /* ring buffer and plans set up */
 	bool load_failed;
-	char err[256];
 };
+
+/*
+ * What libbpf warned of while the program was loaded (libbpf_quiet()):
+ * its first warning (the map it could not create, the program the
+ * kernel refused and the errno) and the verifier's verdict, the log's
+ * last line before its "processed N insns".
+ */
+static struct {
+	bool on;
+	char first[192];
+	char verdict[192];
+} lb;
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 			va_list ap) __attribute__((format(printf, 2, 0)));
+
+/* The verifier's verdict in a libbpf message holding its log. */
+static void lb_verdict(const char *m)
+{
+	const char *p = strstr(m, "-- BEGIN PROG LOAD LOG --"), *end, *line;
+	size_t len = 0;
+
+	if (!p || !(p = strchr(p, '\n')))
+		return;
+	end = strstr(++p, "-- END PROG LOAD LOG --");
+	if (!end)
+		end = p + strlen(p);
+	line = NULL;
+	while (p < end && strncmp(p, "processed ", 10)) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (n) {
+			line = p;
+			len = n;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	if (line)
+		snprintf(lb.verdict, sizeof(lb.verdict), "%.*s", (int)len,
+			 line);
+}
+
+static void lb_note(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
+
+static void lb_note(const char *fmt, va_list ap)
+{
+	va_list aq;
+	char *m, *t;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return;
+	m = xcalloc((size_t)n + 1, 1);
+	vsnprintf(m, (size_t)n + 1, fmt, ap);
+	if (strstr(m, "-- BEGIN PROG LOAD LOG --")) {
+		lb_verdict(m);
+	} else if (!lb.first[0]) {
+		t = m + (strncmp(m, "libbpf: ", 8) ? 0 : 8);
+		t[strcspn(t, "\n")] = '\0';
+		snprintf(lb.first, sizeof(lb.first), "%s", t);
+	}
+	free(m);
+}
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
 	const char *e = getenv("DTRACE_BACKEND");
 
+	if (level == LIBBPF_WARN && lb.on) {
+		va_list aq;
+
+		va_copy(aq, ap);
+		lb_note(fmt, aq);
+		va_end(aq);
+	}
 	/* the verifier's log only when bpf was asked for by name */
 	if (level == LIBBPF_DEBUG || !e || strcmp(e, "bpf"))
 		return 0;
@@ -243,49 +327,111 @@ static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu,
 
 static int rb_record(void *ctx, void *data, size_t len);
 
-/* Load the program, its ring buffer sized for -x bufsize. */
-static int bpf_load(struct consumer *c)
+/* The ring buffer's bytes for a per-CPU size: a power of two, <= 1 GiB. */
+static size_t rb_bytes(const struct consumer *c, size_t percpu)
+{
+	size_t rbsz = 1;
+
+	while (rbsz < percpu * (size_t)c->bpf->ncpus &&
+	       rbsz < ((size_t)1 << 30))
+		rbsz *= 2;
+	return rbsz;
+}
+
+/*
+ * Load the program with a ring buffer of rbsz bytes and keep it; on
+ * failure, c->be_why says which step failed and why.
+ */
+static int bpf_obj_load(struct consumer *c, size_t rbsz)
 {
 	struct consumer_bpf *b = c->bpf;
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "usdt");
 	struct bpf_map *m;
-	size_t rbsz = 1;
-	int err, n = libbpf_num_possible_cpus();
 	uint32_t self = (uint32_t)getpid();
+	int err;
 
-	if (n <= 0)
-		return n < 0 ? n : -ENODEV;
-	b->ncpus = n;
-	b->drops_seen = xcalloc((size_t)n, sizeof(*b->drops_seen));
 	b->obj = bpf_object__open_mem(usdt_bpf_obj, usdt_bpf_obj_len, &oo);
-	if (!b->obj)
-		return -errno;
-	while (rbsz < c->rbsize * (size_t)n && rbsz < ((size_t)1 << 30))
-		rbsz *= 2;
+	if (!b->obj) {
+		err = errno ? -errno : -EINVAL;
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "opening the program's object: %s", strerror(-err));
+		return err;
+	}
 	m = bpf_object__find_map_by_name(b->obj, "rb");
-	if (!m || bpf_map__set_max_entries(m, (uint32_t)rbsz) < 0)
-		return -EINVAL;
+	err = m ? bpf_map__set_max_entries(m, (uint32_t)rbsz) : -EINVAL;
 	bpf_object__for_each_map(m, b->obj) {
 		const char *nm = bpf_map__name(m);
 		size_t l = strlen(nm);
 
-		if (l >= 7 && !strcmp(nm + l - 7, ".rodata") &&
-		    bpf_map__set_initial_value(m, &self, sizeof(self)) < 0)
-			return -EINVAL;
+		if (!err && l >= 7 && !strcmp(nm + l - 7, ".rodata"))
+			err = bpf_map__set_initial_value(m, &self,
+							 sizeof(self));
 	}
+	if (err) {
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "setting up the program's maps: %s", strerror(-err));
+		goto fail;
+	}
+	memset(&lb, 0, sizeof(lb));
+	lb.on = true;
 	err = bpf_object__load(b->obj);
-	if (err)
-		return err;
+	lb.on = false;
+	if (err) {
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "loading the program: %s%s%s",
+			 lb.first[0] ? lb.first : strerror(-err),
+			 lb.verdict[0] ? "; the verifier: " : "", lb.verdict);
+		goto fail;
+	}
 	b->prog = bpf_object__find_program_by_name(b->obj, "usdt_hit");
 	b->evspec_fd = bpf_object__find_map_fd_by_name(b->obj, "evspec");
 	b->drops_fd = bpf_object__find_map_fd_by_name(b->obj, "drops");
-	if (!b->prog || b->evspec_fd < 0 || b->drops_fd < 0)
-		return -EINVAL;
+	if (!b->prog || b->evspec_fd < 0 || b->drops_fd < 0) {
+		err = -EINVAL;
+		snprintf(
+			c->be_why, sizeof(c->be_why),
+			"the program's object lacks usdt_hit, evspec or drops");
+		goto fail;
+	}
+	b->rbsz = rbsz;
+	return 0;
+fail:
+	bpf_object__close(b->obj);
+	b->obj = NULL;
+	b->prog = NULL;
+	b->evspec_fd = b->drops_fd = -1;
+	return err;
+}
+
+/*
+ * At the first event, once -x bufsize and the clauses are known: the
+ * program again if a #pragma asked for another ring, then the ring
+ * buffer's reader and the plans of kernel aggregation.
+ */
+static int bpf_ready(struct consumer *c)
+{
+	struct consumer_bpf *b = c->bpf;
+	size_t rbsz = rb_bytes(c, c->rbsize);
+	int err;
+
+	if (rbsz != b->rbsz) {
+		bpf_object__close(b->obj);
+		b->obj = NULL;
+		err = bpf_obj_load(c, rbsz);
+		if (err) {
+			say(c, "cannot load the BPF program: %s", c->be_why);
+			return err;
+		}
+	}
 	b->rb = ring_buffer__new(bpf_object__find_map_fd_by_name(b->obj, "rb"),
 				 rb_record, c, NULL);
-	if (!b->rb)
-		return -errno;
+	if (!b->rb) {
+		err = -errno;
+		say(c, "cannot read the BPF ring buffer: %s", strerror(-err));
+		return err;
+	}
 	b->kagg = bpf_kagg_new(c, b->obj);
+	b->ready = true;
 	return 0;
 }
 
@@ -301,9 +447,8 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 
 	if (b->load_failed)
 		return -EINVAL;
-	if (!b->obj && (err = bpf_load(c)) < 0) {
+	if (!b->ready && (err = bpf_ready(c)) < 0) {
 		b->load_failed = true;
-		say(c, "cannot load the BPF program: %s", strerror(-err));
 		return err;
 	}
 	if (idx >= UBPF_MAXEV) {
@@ -451,55 +596,108 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 /* The backend */
 
 /*
- * Can this kernel run the program, and may we load it?  libbpf's probes
- * load tiny programs and maps of the kinds it uses; the program itself
- * is loaded with the first event (bpf_load()).
+ * Can this kernel run the program, and may we load it?  A map first
+ * (bpf() refused: ENOSYS, EPERM), then libbpf's probes, which load tiny
+ * programs and maps of the kinds it uses: 1 yes, 0 no.  On a no,
+ * c->be_why names what is missing and the kernel version that brought
+ * it.
  */
-/*
- * Whether this kernel accepts the program at all: a load with a small
- * ring buffer, thrown away.  A kernel that has every feature the probes
- * ask about can still refuse it (a lockdown, an LSM, a verifier too
- * old: Debian's 6.1 in check-kmod's guest answers EPERM); then the next
- * backend is used, not a run that fails at its first event.
- */
-static int bpf_trial_load(void)
+static int bpf_probe(struct consumer *c)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "usdt");
-	struct bpf_object *obj = bpf_object__open_mem(usdt_bpf_obj,
-						      usdt_bpf_obj_len, &oo);
-	struct bpf_map *m;
-	int err;
+	static const struct {
+		int kind; /* 0 program type, 1 map type, 2 helper */
+		int id;
+		const char *what;
+	} need[] = {
+		{0, BPF_PROG_TYPE_KPROBE, "kprobe programs (4.1)"},
+		{1, BPF_MAP_TYPE_RINGBUF, "BPF ring buffers (5.8)"},
+		{2, BPF_FUNC_get_attach_cookie,
+		 "bpf_get_attach_cookie() (5.15)"},
+		/* the plans of kernel aggregation run under it */
+		{2, BPF_FUNC_loop, "bpf_loop() (5.17)"},
+	};
+	/* bpf() itself: ENOSYS without it, EPERM where we may not */
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
 
-	if (!obj)
-		return errno ? -errno : -EINVAL;
-	m = bpf_object__find_map_by_name(obj, "rb");
-	err = m ? bpf_map__set_max_entries(m, 1u << 16) : -EINVAL;
-	if (!err)
-		err = bpf_object__load(obj);
-	bpf_object__close(obj);
-	return err < 0 ? err : 0;
+	if (fd < 0) {
+		int e = errno ? errno : EINVAL;
+
+		snprintf(c->be_why, sizeof(c->be_why), "creating a BPF map: %s",
+			 strerror(e));
+		return -e;
+	}
+	close(fd);
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		int r;
+
+		errno = 0;
+		r = need[i].kind == 0
+			    ? libbpf_probe_bpf_prog_type(
+				      (enum bpf_prog_type)need[i].id, NULL)
+		    : need[i].kind == 1
+			    ? libbpf_probe_bpf_map_type(
+				      (enum bpf_map_type)need[i].id, NULL)
+			    : libbpf_probe_bpf_helper(
+				      BPF_PROG_TYPE_KPROBE,
+				      (enum bpf_func_id)need[i].id, NULL);
+		if (r == 1)
+			continue;
+		/* a refusal, not a missing feature (that is EINVAL) */
+		if (r == 0 && errno && errno != EINVAL && errno != EOPNOTSUPP)
+			r = -errno;
+		if (r < 0) {
+			snprintf(c->be_why, sizeof(c->be_why),
+				 "probing the kernel for %s: %s", need[i].what,
+				 strerror(-r));
+			return r;
+		}
+		snprintf(c->be_why, sizeof(c->be_why), "the kernel has no %s",
+			 need[i].what);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static void bpf_free(struct consumer *c)
+{
+	struct consumer_bpf *b = c->bpf;
+
+	ring_buffer__free(b->rb);
+	bpf_kagg_free(b->kagg);
+	bpf_object__close(b->obj);
+	free(b->anchors);
+	free(b->drops_seen);
+	free(b);
+	c->bpf = NULL;
 }
 
 static int bpf_open(struct consumer *c)
 {
 	struct consumer_bpf *b;
-	int err;
+	int err, n;
 
 	libbpf_set_print(libbpf_quiet);
-	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) != 1 ||
-	    libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) != 1 ||
-	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
-				    BPF_FUNC_get_attach_cookie, NULL) != 1 ||
-	    /* the plans of kernel aggregation run under bpf_loop() (5.17) */
-	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_loop,
-				    NULL) != 1)
-		return errno ? -errno : -EOPNOTSUPP;
-	err = bpf_trial_load();
+	err = bpf_probe(c);
 	if (err)
 		return err;
+	n = libbpf_num_possible_cpus();
+	if (n <= 0) {
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "counting the possible CPUs: %s",
+			 strerror(n < 0 ? -n : ENODEV));
+		return n < 0 ? n : -ENODEV;
+	}
 	b = xcalloc(1, sizeof(*b));
 	b->evspec_fd = b->drops_fd = -1;
+	b->ncpus = n;
+	b->drops_seen = xcalloc((size_t)n, sizeof(*b->drops_seen));
 	c->bpf = b;
+	/* the ring -x bufsize asks for; a #pragma may change it later */
+	err = bpf_obj_load(c, rb_bytes(c, consumer_bufsize(c->o->bufsize)));
+	if (err) {
+		bpf_free(c);
+		return err;
+	}
 	c->up.scope_only = true;
 	c->up.event_new = ev_new;
 	return up_open(c);
@@ -589,13 +787,7 @@ static void bpf_close(struct consumer *c)
 	if (b) {
 		links_destroy(b);
 		up_close(c);
-		ring_buffer__free(b->rb);
-		bpf_kagg_free(b->kagg);
-		bpf_object__close(b->obj);
-		free(b->anchors);
-		free(b->drops_seen);
-		free(b);
-		c->bpf = NULL;
+		bpf_free(c);
 	}
 }
 

@@ -436,6 +436,17 @@ static bool build_option(const char *name, size_t len)
 	return false;
 }
 
+size_t consumer_bufsize(size_t want)
+{
+	size_t n = (size_t)getpagesize();
+
+	if (!want)
+		want = 2 * 1024 * 1024;
+	while (n < want)
+		n *= 2; /* the kernel wants a power of two pages */
+	return n;
+}
+
 /*
  * -x options reach the program (strsize, aggsortrev, ...); bufsize and
  * switchrate come from -x or else from a #pragma D option.
@@ -469,15 +480,7 @@ static int apply_options(struct consumer *c)
 		    v);
 		return -1;
 	}
-	if (!c->rbsize)
-		c->rbsize = 2 * 1024 * 1024;
-	{
-		size_t pg = (size_t)getpagesize(), n = pg;
-
-		while (n < c->rbsize)
-			n *= 2; /* the kernel wants a power of two pages */
-		c->rbsize = n;
-	}
+	c->rbsize = consumer_bufsize(c->rbsize);
 	c->switchrate_ms = o->switchrate_ms;
 	if (!c->switchrate_ms && (v = d_get_option(c->prog, "switchrate")) &&
 	    dt_parse_rate(v, &c->switchrate_ms) < 0) {
@@ -780,7 +783,9 @@ static void loop(struct consumer *c, int sfd, int ifd)
  * kernel with BPF), else uprobe events (which always opens: what it
  * lacks is said when a probe is to be enabled).  DTRACE_BACKEND=fasttrap,
  * bpf or uprobe asks for one; when it cannot be used, dtrace says so and
- * stops (-1).
+ * stops (-1).  A backend whose open() says why it cannot be used
+ * (be_why: the BPF one does, with the step and errno) is named once,
+ * with the backend used instead; a missing fasttrap module is no news.
  */
 static int backend_choose(struct consumer *c)
 {
@@ -792,6 +797,8 @@ static int backend_choose(struct consumer *c)
 		&consumer_uprobe_ops,
 	};
 	const char *want = getenv("DTRACE_BACKEND");
+	const struct consumer_backend_ops *why_be = NULL;
+	char why[sizeof(c->be_why)];
 
 	if (want && *want) {
 		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
@@ -800,11 +807,15 @@ static int backend_choose(struct consumer *c)
 			if (strcmp(order[i]->key, want))
 				continue;
 			c->be = order[i];
+			c->be_why[0] = '\0';
 			err = c->be->open(c);
 			if (err == 0)
 				return 0;
-			say(c, "DTRACE_BACKEND=%s: the %s backend cannot be used: "
-			    "%s", want, c->be->name, strerror(-err));
+			say(c,
+			    "DTRACE_BACKEND=%s: the %s backend cannot be used: "
+			    "%s",
+			    want, c->be->name,
+			    c->be_why[0] ? c->be_why : strerror(-err));
 			return -1;
 		}
 		c->be = &consumer_uprobe_ops; /* its close() is safe unopened */
@@ -813,10 +824,22 @@ static int backend_choose(struct consumer *c)
 		    sizeof(order) / sizeof(order[0]) > 2 ? ", bpf" : "");
 		return -1;
 	}
+	/* a backend that says why it cannot be used is named, once */
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		c->be = order[i];
-		if (c->be->open(c) == 0)
+		c->be_why[0] = '\0';
+		if (c->be->open(c) == 0) {
+			if (why_be)
+				say(c,
+				    "the %s backend cannot be used: %s; using "
+				    "the %s backend",
+				    why_be->name, why, c->be->name);
 			return 0;
+		}
+		if (c->be_why[0] && !why_be) {
+			why_be = c->be;
+			snprintf(why, sizeof(why), "%s", c->be_why);
+		}
 	}
 	return 0;
 }

@@ -405,11 +405,18 @@ struct consumer {
 		} *sites; /* by cookie */
 		size_t nsites;
 	} ft;
+	/*
+	 * Why the backend being opened cannot be used, when its open()
+	 * says (the step and the errno); backend_choose() says it once.
+	 */
+	char be_why[512];
 };
 
 /* consumer.c: helpers every part uses */
 void say(struct consumer *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* bytes of a CPU's buffer for -x bufsize (0: the default), page-rounded */
+size_t consumer_bufsize(size_t want);
 void *xcalloc(size_t n, size_t sz);
 void *xrealloc(void *p, size_t n, size_t sz);
 char *xstrdup(const char *s);

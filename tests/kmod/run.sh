@@ -27,7 +27,8 @@
 #     drti.o, and tests/kmod/ftcheck, plus the dtrace binary; each with
 #     the shared libraries ldd names and the dynamic loader.
 #  5. An initramfs (cpio newc, gzip): busybox, /init (tests/kmod/init),
-#     the steps (tests/kmod/steps*.sh), /kmod/env saying what was built.
+#     the steps (tests/kmod/steps*.sh), /kmod/env saying what was built,
+#     and tests/run-trace.sh, run-kagg.sh and lib.sh under /kt/src.
 #  6. Boot: qemu -accel tcg, serial console to a file, under `timeout`.
 #     qemu's exit status says nothing about the guest: the verdict is in
 #     the serial log.  It fails without a "KMOD-VERDICT pass" line, with
@@ -35,8 +36,8 @@
 #     trace or general protection fault anywhere in the log (the guest
 #     also prints its dmesg there).
 #
-# Environment: top_srcdir, top_builddir, DTRACE, DTRACE_DRTI, CC (as in
-# make check); optional KMOD_CACHE, KMOD_WORK (default
+# Environment: top_srcdir, top_builddir, DTRACE, DTRACE_DRTI, CC,
+# HAVE_BPF (as in make check); optional KMOD_CACHE, KMOD_WORK (default
 # $top_builddir/tests/kmod/work, kept for inspection: serial.log is the
 # guest's console), KMOD_KVER (kernel version), KMOD_TIMEOUT (seconds for
 # the guest, default 300), KMOD_QEMU_ACCEL (default tcg),
@@ -334,6 +335,14 @@ done | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
 	esac
 	mkdir -p "$rd$(dirname "$lib")" && cp -L "$lib" "$rd$lib" || exit 1
 done || die "copying the shared libraries"
+
+# the tracing tests run again in the guest on the BPF backend
+# (steps-bpf.sh), on the programs just built (TRACE_PROGS=/kt)
+mkdir -p "$rd/kt/src/tests" &&
+	cp "$top_srcdir/tests/lib.sh" "$top_srcdir/tests/run-trace.sh" \
+		"$top_srcdir/tests/run-kagg.sh" "$rd/kt/src/tests/" ||
+	die "copying the tracing tests"
+echo "KMOD_HAVE_BPF=${HAVE_BPF:-no}" >>"$rd/kmod/env"
 
 (cd "$rd" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initrd.gz" ||
 	die "making the initramfs"

@@ -75,6 +75,21 @@ struct kctx {
 	struct kvm *vm;
 };
 
+/*
+ * The plan's stack slot i, masked where the verifier sees the mask:
+ * clang proves i < UBPF_KSTACK from kstep()'s checks and drops a plain
+ * "& (UBPF_KSTACK - 1)", and a verifier that tracks 32-bit bounds less
+ * closely than 6.18's (Debian's 6.1) then refuses the store as an
+ * unbounded access.  barrier_var() hides the bound from clang.
+ */
+static __always_inline __s64 *kslot(struct kvm *vm, __u32 i)
+{
+	__u64 x = i;
+
+	barrier_var(x);
+	return &vm->st[x & (UBPF_KSTACK - 1)];
+}
+
 /* the highest bit set, 1-based; 0 for 0 */
 static __always_inline int kfls(__u64 x)
 {
@@ -228,33 +243,33 @@ static long kstep(__u64 i, void *ctx)
 	if (eop >= UBPF_K_NORM && eop <= UBPF_K_LNOT) {
 		if (sp < 1)
 			return 1;
-		a = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
+		a = *kslot(vm, sp - 1);
 		sp--;
 	} else if (eop >= UBPF_K_ADD && eop <= UBPF_K_LXOR &&
 		   (o->flags & UBPF_KF_IMM)) {
 		if (sp < 1)
 			return 1;
 		b = o->imm;
-		a = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
+		a = *kslot(vm, sp - 1);
 		sp--;
 	} else if (eop >= UBPF_K_ADD && eop <= UBPF_K_LXOR) {
 		if (sp < 2)
 			return 1;
-		b = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
-		a = vm->st[(sp - 2) & (UBPF_KSTACK - 1)];
+		b = *kslot(vm, sp - 1);
+		a = *kslot(vm, sp - 2);
 		sp -= 2;
 	} else if (eop == UBPF_K_SEL) {
 		if (sp < 3)
 			return 1;
-		c = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
-		b = vm->st[(sp - 2) & (UBPF_KSTACK - 1)];
-		a = vm->st[(sp - 3) & (UBPF_KSTACK - 1)];
+		c = *kslot(vm, sp - 1);
+		b = *kslot(vm, sp - 2);
+		a = *kslot(vm, sp - 3);
 		sp -= 3;
 	} else if (op == UBPF_K_PRED || op == UBPF_K_KEY ||
 		   (op == UBPF_K_AGG && o->n != UBPF_F_COUNT)) {
 		if (sp < 1)
 			return 1;
-		a = vm->st[(sp - 1) & (UBPF_KSTACK - 1)];
+		a = *kslot(vm, sp - 1);
 		sp--;
 	}
 	switch (eop) {
@@ -314,7 +329,7 @@ static long kstep(__u64 i, void *ctx)
 	}
 	if (sp >= UBPF_KSTACK)
 		return 1;
-	vm->st[sp & (UBPF_KSTACK - 1)] = (__s64)sized((__u64)r, o->sz, o->sg);
+	*kslot(vm, sp) = (__s64)sized((__u64)r, o->sz, o->sg);
 	vm->sp = sp + 1;
 	return 0;
 }

@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: MIT
+#
+# steps-bpf.sh - dtrace's BPF backend (dtrace-G/consumer/bpf.c) on the
+# guest's kernel, Debian 12's 6.1, sourced by /init first (name order),
+# before any module is loaded: the backends dtrace can choose are BPF
+# programs on uprobe events, or uprobe events alone.  Covered:
+#  - with no DTRACE_BACKEND, dtrace traces with the BPF backend: a BPF
+#    program among its descriptors while it runs, and no line saying
+#    that the backend cannot be used (dtrace says why when it falls
+#    back, e.g. the verifier's verdict);
+#  - tests/run-trace.sh with DTRACE_BACKEND=bpf, which makes dtrace stop
+#    rather than trace on another backend, so a kernel that refuses the
+#    program fails every run; 5 enable/disable cycles instead of 200
+#    (TRACE_CYCLES: each is a dtrace start, about 3 s emulated);
+#  - tests/run-kagg.sh (DTRACE_BACKEND=bpf): clauses aggregated in the
+#    kernel, under bpf_loop(), give what user space gives.
+# Both scripts run on the programs tests/kmod/run.sh built
+# (TRACE_PROGS=/kt), from /kt/src/tests, with busybox's tools.
+
+if [ "${KMOD_HAVE_BPF:-no}" != yes ]; then
+	skip_test "BPF backend steps" "dtrace built without the BPF backend"
+	return 0
+fi
+
+# bp_progs PID: how many BPF programs PID holds open
+bp_progs() {
+	grep -l '^prog_tag' /proc/"$1"/fdinfo/* 2>/dev/null | wc -l
+}
+
+# The default choice: BPF, silently
+rm -f bd.txt bd.prog
+dtrace -q -o bd.txt -n 'tr$target:::tick { printf("tick %d\n", arg0); }' \
+	-c "/kt/trprog 'tick 2' 'sleep 3000'" >bd.prog 2>bd.err </dev/null &
+bp_dt=$!
+wait_until 600 grep -q '^ok tick' bd.prog 2>/dev/null ||
+	diag "dtrace: $(cat bd.err)"
+bp_n=$(bp_progs "$bp_dt")
+check "no DTRACE_BACKEND: dtrace traces with a BPF program" \
+	test "${bp_n:-0}" -gt 0
+wait "$bp_dt"
+expect_eq "no DTRACE_BACKEND: status" 0 "$?"
+expect_eq "no DTRACE_BACKEND: the BPF backend was not refused" "" \
+	"$(cat bd.err)"
+expect_eq "no DTRACE_BACKEND: the hits" "tick 0 tick 1" \
+	"$(grep tick bd.txt | paste -sd' ' -)"
+
+# bp_test NAME VAR=VALUE...: tests/NAME.sh in the guest; ok when it
+# exits with 0 (a skip is not ok: everything it needs is here)
+bp_test() {
+	bp_name=$1
+	shift
+	bp_t0=$(date +%s)
+	env top_srcdir=/kt/src DTRACE=/kt/dtrace TRACE_PROGS=/kt HAVE_BPF=yes \
+		DTRACE_BACKEND=bpf "$@" sh "/kt/src/tests/$bp_name.sh" \
+		>"$bp_name.log" 2>&1 </dev/null
+	bp_status=$?
+	diag "$bp_name.sh took $(($(date +%s) - bp_t0)) s"
+	if [ "$bp_status" -eq 0 ]; then
+		ok "$bp_name.sh, DTRACE_BACKEND=bpf: $(tail -n 1 "$bp_name.log")"
+	else
+		not_ok "$bp_name.sh, DTRACE_BACKEND=bpf: exit status $bp_status"
+		diag "$(grep -v '^#' "$bp_name.log" | tail -n 60)"
+	fi
+}
+
+# Asked for by name, the backend loads (or the scripts would wait out
+# their timeouts on every run: they are not run then)
+if DTRACE_BACKEND=bpf dtrace -q -n 'BEGIN { exit(0); }' >bl.out 2>bl.err \
+	</dev/null; then
+	ok "DTRACE_BACKEND=bpf: the program loads"
+	bp_test run-trace TRACE_CYCLES=5
+	bp_test run-kagg
+else
+	not_ok "DTRACE_BACKEND=bpf: the program loads"
+	diag "$(grep '^dtrace: ' bl.err)"
+	not_ok "run-trace.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
+	not_ok "run-kagg.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
+fi
+expect_eq "no uprobe events left by the BPF runs" "" \
+	"$(grep dtrace_ /sys/kernel/tracing/uprobe_events 2>&1)"

@@ -55,7 +55,11 @@
  *
  * Loading.  open() only asks the kernel whether it has what the program
  * needs (libbpf's feature probes); the program is loaded when the first
- * event is made, once -x bufsize is known, with dtrace's own pid in it.
+ * event is made, or when the kernel providers arm (bpf_be_object()), once
+ * -x bufsize is known, with dtrace's own pid in it.  The kernel
+ * providers' programs (syscall, profile, proc: kprov.c) are in the same
+ * object, write the same ring buffer and are loaded only when the run
+ * uses them (kprov_autoload()); their records are kprov.c's to decode.
  */
 #include "config.h"
 
@@ -72,6 +76,7 @@
 #include <unistd.h>
 
 #include "bpf/kagg_bpf.h"
+#include "bpf/kprov_bpf.h"
 #include "bpf/usdt_bpf.h"
 #include "consumer_impl.h"
 #include "stapsdt.h"
@@ -272,6 +277,7 @@ static int bpf_load(struct consumer *c)
 		    bpf_map__set_initial_value(m, &self, sizeof(self)) < 0)
 			return -EINVAL;
 	}
+	kprov_autoload(c, b->obj); /* the kernel providers' programs it uses */
 	err = bpf_object__load(b->obj);
 	if (err)
 		return err;
@@ -288,6 +294,27 @@ static int bpf_load(struct consumer *c)
 	return 0;
 }
 
+/* The program for the kernel providers (kprov.c): loaded now if not yet. */
+struct bpf_object *bpf_be_object(struct consumer *c)
+{
+	struct consumer_bpf *b = c->bpf;
+	int err;
+
+	if (!b || b->load_failed)
+		return NULL;
+	if (!b->obj && (err = bpf_load(c)) < 0) {
+		b->load_failed = true;
+		say(c, "cannot load the BPF program: %s", strerror(-err));
+		return NULL;
+	}
+	return b->obj;
+}
+
+struct bpf_kagg *bpf_kagg_of(struct consumer *c)
+{
+	return c->bpf ? c->bpf->kagg : NULL;
+}
+
 /* uprobe.c made event e, number idx: attach the program to it. */
 static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 {
@@ -298,13 +325,8 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	struct bpf_anchor an = {-1, NULL};
 	int err;
 
-	if (b->load_failed)
+	if (!bpf_be_object(c))
 		return -EINVAL;
-	if (!b->obj && (err = bpf_load(c)) < 0) {
-		b->load_failed = true;
-		say(c, "cannot load the BPF program: %s", strerror(-err));
-		return err;
-	}
 	if (idx >= UBPF_MAXEV) {
 		say(c, "more than %u probe sites in one run", UBPF_MAXEV);
 		return -E2BIG;
@@ -364,6 +386,7 @@ static int rb_record(void *ctx, void *data, size_t len)
 	h.cpu = r.cpu;
 	h.rawlen = (uint32_t)len;
 	h.rawoff = arena_put(c, data, len);
+	h.kprov = (r.ev & UBPF_EV_KPROV) != 0; /* kprov.c's to decode */
 	hit_push(c, &h);
 	return 0;
 }
@@ -471,6 +494,7 @@ static int bpf_trial_load(void)
 		return errno ? -errno : -EINVAL;
 	m = bpf_object__find_map_by_name(obj, "rb");
 	err = m ? bpf_map__set_max_entries(m, 1u << 16) : -EINVAL;
+	kprov_autoload(NULL, obj);
 	if (!err)
 		err = bpf_object__load(obj);
 	bpf_object__close(obj);

@@ -9,6 +9,7 @@
 #	make bench			(sets the variables below)
 #	DTRACE=... DTRACE_DRTI=... top_srcdir=... sh bench/run.sh
 #	BENCH_ONLY=consumer ... sh bench/run.sh	(the consumer figures only)
+#	BENCH_ONLY=kprov ... sh bench/run.sh	(the kernel providers only)
 #
 # Prints a table and writes it, with the machine, kernel and date, to
 # $RESULTS (default bench/RESULTS.md in the current directory).
@@ -31,6 +32,10 @@
 #    printf() and count(), from bench/pace.c firing at 50k to 800k
 #    events/s for a second (the highest rate reached with 0 drops and
 #    every event delivered) and unpaced (the rate reached, the drops);
+#  - kernel providers (root and bpftrace; bench/kprov.sh, which see): the
+#    syscall provider's ns per call added against bpftrace's per-syscall
+#    tracepoint, and profile-997's BPF time per sample against
+#    bpftrace's profile:hz:997; their own section;
 #  - tools: wall time of dtrace -h on a 200-probe provider, and of
 #    dtrace -G over 10 to 2,000 objects of 25 sites each (copies of one
 #    object, restored before each run), best of three;
@@ -347,6 +352,14 @@ else
 	echo "(consumer: needs root and bpftrace; skipped)"
 fi
 
+# ---------------------------------------------------------------------
+# Kernel providers: their own section (bench/kprov.sh)
+if want_part kprov; then
+	echo
+	DTRACE=$DTRACE top_srcdir=$top_srcdir CC=$CC KPROV_MD=$tmp/kprov.md \
+		sh "$here/kprov.sh"
+fi
+
 if want_part other; then
 # ---------------------------------------------------------------------
 # Tools
@@ -540,6 +553,10 @@ fi # BENCH_ONLY
 	if [ -s "$tmp/forms.md" ]; then
 		echo
 		cat "$tmp/forms.md"
+	fi
+	if [ -s "$tmp/kprov.md" ]; then
+		echo
+		cat "$tmp/kprov.md"
 	fi
 } >"$RESULTS"
 echo

@@ -4,7 +4,8 @@
 # run-kprov.sh: the kernel providers (dtrace-G/consumer/kprov*.c) against
 # real processes, exact output:
 #  - syscall: a program that makes N read(2) calls on a pipe counts N
-#    (in the kernel, and the same in user space with DTRACE_KAGG=0); the
+#    (in the kernel, and the same in user space with DTRACE_KAGG=0; on
+#    the call's own tracepoint and on the raw tracepoint); the
 #    entry's arguments; the return value and errno of a failing call
 #    (read(-1): -9 and 9) and of good ones; a glob (syscall::open*:entry)
 #    matches open and openat, and dtrace -l lists the table's calls;
@@ -71,6 +72,16 @@ for k in 1 0; do
 	expect_eq "read count (DTRACE_KAGG=$k): clauses in the kernel" \
 		"$k" "${n:-0}"
 done
+
+# every call: the raw tracepoints (a few calls: their own tracepoints)
+printf 'reads 37\n\n' >expected.txt
+trace "read count, syscall:::entry" "reads 37" \
+	-n 'syscall:::entry /pid == $target && probefunc == "read"/ { @ = count(); }' \
+	-n 'END { printa("reads %@d\n", @); }'
+printf 'read -9 -9 errno 9\n\n' >expected.txt
+trace "read return, EBADF, syscall:::return" "badread" \
+	-n 'syscall:::return /pid == $target && probefunc == "read"/ {
+	printf("%s %d %d errno %d\n", probefunc, (int)arg0, (int)arg1, errno); }'
 
 printf 'read fd>2 1 buf 1 len 1\nread fd>2 1 buf 1 len 1\n\n' >expected.txt
 trace "read entry arguments" "reads 2" -n 'syscall::read:entry /pid == $target/ {

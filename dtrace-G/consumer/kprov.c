@@ -59,6 +59,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +243,57 @@ const struct d_probe *kprov_probe_of(struct consumer *c, unsigned id)
 /* ------------------------------------------------------------------ */
 /* Arming */
 
+const char *kp_tracefs(const struct consumer *c)
+{
+	return c->up.tfs[0] ? c->up.tfs : "/sys/kernel/tracing";
+}
+
+int kp_tp_id(const struct consumer *c, const char *grp, const char *ev)
+{
+	char path[PATH_MAX], *s;
+	int id;
+
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", kp_tracefs(c), grp,
+		 ev);
+	s = read_file(path, NULL);
+	if (!s)
+		return -1;
+	id = atoi(s);
+	free(s);
+	return id > 0 ? id : -1;
+}
+
+/* A format line reads "\tfield:TYPE NAME[N];\toffset:O;\tsize:S;...". */
+int kp_tp_field(const struct consumer *c, const char *grp, const char *ev,
+		const char *field)
+{
+	char path[PATH_MAX], *fmt, *line, *save = NULL;
+	int off = -1;
+
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", kp_tracefs(c),
+		 grp, ev);
+	fmt = read_file(path, NULL);
+	if (!fmt)
+		return -1;
+	for (line = strtok_r(fmt, "\n", &save); line && off < 0;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f = strstr(line, "field:"), *semi, *nm, *o;
+		size_t n;
+
+		if (!f || !(semi = strchr(f, ';')) ||
+		    !(o = strstr(semi, "offset:")))
+			continue;
+		nm = semi;
+		while (nm > f && nm[-1] != ' ' && nm[-1] != '*')
+			nm--;
+		n = strcspn(nm, "[;");
+		if (n == strlen(field) && !strncmp(nm, field, n))
+			off = atoi(o + 7);
+	}
+	free(fmt);
+	return off;
+}
+
 int kp_perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
 {
 	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1,
@@ -260,10 +312,16 @@ void kp_attach_add(struct kprov *kp, int fd, struct bpf_link *link)
 static const struct {
 	const char *prog;
 	enum kp_kind kind;
+	int per_call; /* -1: either; 0: raw tracepoint; 1: per call */
 } progs[] = {
-	{"kprov_sys_enter", KP_SYS_ENTRY}, {"kprov_sys_exit", KP_SYS_RETURN},
-	{"kprov_profile", KP_PROFILE},	   {"kprov_exec", KP_PROC_EXEC},
-	{"kprov_exit", KP_PROC_EXIT},	   {"kprov_create", KP_PROC_CREATE},
+	{"kprov_sys_enter", KP_SYS_ENTRY, 0},
+	{"kprov_sys_exit", KP_SYS_RETURN, 0},
+	{"kprov_sys_enter_tp", KP_SYS_ENTRY, 1},
+	{"kprov_sys_exit_tp", KP_SYS_RETURN, 1},
+	{"kprov_profile", KP_PROFILE, -1},
+	{"kprov_exec", KP_PROC_EXEC, -1},
+	{"kprov_exit", KP_PROC_EXIT, -1},
+	{"kprov_create", KP_PROC_CREATE, -1},
 };
 
 void kprov_autoload(struct consumer *c, struct bpf_object *obj)
@@ -271,10 +329,13 @@ void kprov_autoload(struct consumer *c, struct bpf_object *obj)
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		struct bpf_program *p =
 			bpf_object__find_program_by_name(obj, progs[i].prog);
+		bool on = c && kp_has(c->kp, progs[i].kind);
 
+		if (on && progs[i].per_call >= 0)
+			on = kp_sys_per_call(c, progs[i].kind) ==
+			     (progs[i].per_call == 1);
 		if (p)
-			bpf_program__set_autoload(
-				p, c && kp_has(c->kp, progs[i].kind));
+			bpf_program__set_autoload(p, on);
 	}
 }
 #endif

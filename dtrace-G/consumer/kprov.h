@@ -112,7 +112,19 @@ int kp_perf_open(struct perf_event_attr *a, pid_t pid, int cpu);
  * fields from tracefs) into their map kconf; 0, or -1 with it said.
  */
 int kp_kconf_fill(struct consumer *c, struct kprov *kp);
-/* where tracefs is (the uprobe backend's finding, else the usual place) */
+/* kprov.c: where tracefs is (the uprobe backend's finding, else the
+ * usual place) */
 const char *kp_tracefs(const struct consumer *c);
+/* kprov.c: tracepoint grp:ev's ID in tracefs, or -1 */
+int kp_tp_id(const struct consumer *c, const char *grp, const char *ev);
+/* kprov.c: the offset of field in tracepoint grp:ev's record, or -1 */
+int kp_tp_field(const struct consumer *c, const char *grp, const char *ev,
+		const char *field);
+/*
+ * kprov_syscall.c: the run's system call probes of kind k go on the
+ * per-call tracepoints syscalls:sys_enter_NAME (sys_exit_NAME), not on
+ * the raw tracepoint
+ */
+bool kp_sys_per_call(const struct consumer *c, enum kp_kind k);
 
 #endif /* USDT_DTRACE_KPROV_H */

@@ -86,61 +86,7 @@ static void proc_each(char *const *names, size_t nnames, kp_each_fn fn,
 	}
 }
 
-const char *kp_tracefs(const struct consumer *c)
-{
-	return c->up.tfs[0] ? c->up.tfs : "/sys/kernel/tracing";
-}
-
 #ifdef HAVE_BPF
-/*
- * The offset of field in tracepoint grp/ev's record (its format file),
- * or -1.  A line reads "\tfield:TYPE NAME[N];\toffset:O;\tsize:S;...".
- */
-static int tp_field(const struct consumer *c, const char *grp, const char *ev,
-		    const char *field)
-{
-	char path[PATH_MAX], *fmt, *line, *save = NULL;
-	int off = -1;
-
-	snprintf(path, sizeof(path), "%s/events/%s/%s/format", kp_tracefs(c),
-		 grp, ev);
-	fmt = read_file(path, NULL);
-	if (!fmt)
-		return -1;
-	for (line = strtok_r(fmt, "\n", &save); line && off < 0;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *f = strstr(line, "field:"), *semi, *nm, *o;
-		size_t n;
-
-		if (!f || !(semi = strchr(f, ';')) || !(o = strstr(semi, "offset:")))
-			continue;
-		nm = semi;
-		while (nm > f && nm[-1] != ' ' && nm[-1] != '*')
-			nm--;
-		n = strcspn(nm, "[;");
-		if (n == strlen(field) && !strncmp(nm, field, n))
-			off = atoi(o + 7);
-	}
-	free(fmt);
-	return off;
-}
-
-/* The tracepoint's ID in tracefs, or -1. */
-static int tp_id(const struct consumer *c, const char *grp, const char *ev)
-{
-	char path[PATH_MAX], *s;
-	int id;
-
-	snprintf(path, sizeof(path), "%s/events/%s/%s/id", kp_tracefs(c), grp,
-		 ev);
-	s = read_file(path, NULL);
-	if (!s)
-		return -1;
-	id = atoi(s);
-	free(s);
-	return id > 0 ? id : -1;
-}
-
 /*
  * The byte offset of member name of the struct or union type id, looked
  * for in its anonymous members too; -1 when it has none.
@@ -208,11 +154,11 @@ int kp_kconf_fill(struct consumer *c, struct kprov *kp)
 		       (kp->probes[i]->needs & D_NEED_PPID);
 	if (btf)
 		kconf_btf(&k);
-	if ((o = tp_field(c, "sched", "sched_process_exit", "group_dead")) >= 0)
+	if ((o = kp_tp_field(c, "sched", "sched_process_exit", "group_dead")) >= 0)
 		k.exit_group_dead = (__u16)(o + 1);
-	if ((o = tp_field(c, "task", "task_newtask", "pid")) >= 0)
+	if ((o = kp_tp_field(c, "task", "task_newtask", "pid")) >= 0)
 		k.newtask_pid = (__u16)(o + 1);
-	if ((o = tp_field(c, "task", "task_newtask", "clone_flags")) >= 0)
+	if ((o = kp_tp_field(c, "task", "task_newtask", "clone_flags")) >= 0)
 		k.newtask_flags = (__u16)(o + 1);
 	fd = bpf_object__find_map_fd_by_name(obj, "kconf");
 	if (fd < 0 || bpf_map_update_elem(fd, &zero, &k, BPF_ANY) < 0) {
@@ -246,7 +192,7 @@ static int tp_arm(struct consumer *c, struct kprov *kp, const struct kprobe *p,
 	LIBBPF_OPTS(bpf_perf_event_opts, po,
 		    .bpf_cookie = UBPF_EV_KPROV | p->idx);
 	struct bpf_link *l;
-	int id = tp_id(c, grp, ev), fd;
+	int id = kp_tp_id(c, grp, ev), fd;
 
 	if (!prog || id < 0) {
 		say(c, "cannot enable proc:::%s: no tracepoint %s:%s in %s",

@@ -11,6 +11,8 @@
  *		sys_exit (every system call of every thread): ksys[nr] says
  *		whether nr is traced; a 32-bit (compat) call, whose numbers
  *		are another table's, and dtrace's own calls are not
+ *	kprov_sys_enter_tp, kprov_sys_exit_tp	the same on the tracepoints
+ *		syscalls:sys_enter_NAME and sys_exit_NAME of a few calls
  *	kprov_profile	a perf_event program on the cpu-clock events of
  *		profile-N (bpf_cookie: the probe)
  *	kprov_exec, kprov_exit, kprov_create	tracepoint programs on
@@ -240,6 +242,65 @@ int kprov_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (!s || !s->ev[1])
 		return 0;
 	a[0] = a[1] = ctx->args[1]; /* the return value, twice (DTrace) */
+	kprov_emit(s->ev[1], pt, a, 2, 0, s->comm[1]);
+	return 0;
+}
+
+/*
+ * The same on the per-system-call tracepoints syscalls:sys_enter_NAME
+ * and sys_exit_NAME, for a run that traces a few calls (kprov_syscall.c
+ * says why): the context is what the kernel passes a tracepoint
+ * program there, laid out as the tracepoint's format says (the call's
+ * number at 8, then its arguments or return value); the kernel skips a
+ * compat task's calls itself.
+ */
+struct ksys_enter_tp {
+	__u64 common;
+	__s32 nr; /* an int (the format's); the 4 bytes after it are not set */
+	__u32 pad;
+	__u64 args[KP_NARGS];
+};
+
+struct ksys_exit_tp {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__s64 ret;
+};
+
+SEC("tp")
+int kprov_sys_enter_tp(struct ksys_enter_tp *ctx)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	const struct ubpf_ksys *s = kprov_sys(ctx->nr, pt);
+	__u64 a[KP_NARGS] = {0};
+	__u32 i;
+
+	if (!s || !s->ev[0])
+		return 0;
+	/*
+	 * The kernel refuses a program that reads the context past the
+	 * call's own arguments (its record is that long), and the rest of
+	 * the six it passes are not set: copied, then zeroed past nargs.
+	 */
+	bpf_probe_read_kernel(a, sizeof(a), ctx->args);
+	for (i = 0; i < KP_NARGS; i++)
+		if (i >= s->nargs)
+			a[i] = 0;
+	kprov_emit(s->ev[0], pt, a, KP_NARGS, s->strmask, s->comm[0]);
+	return 0;
+}
+
+SEC("tp")
+int kprov_sys_exit_tp(struct ksys_exit_tp *ctx)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	const struct ubpf_ksys *s = kprov_sys(ctx->nr, pt);
+	__u64 a[KP_NARGS] = {0};
+
+	if (!s || !s->ev[1])
+		return 0;
+	a[0] = a[1] = (__u64)ctx->ret;
 	kprov_emit(s->ev[1], pt, a, 2, 0, s->comm[1]);
 	return 0;
 }

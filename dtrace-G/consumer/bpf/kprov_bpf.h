@@ -39,6 +39,8 @@ struct ubpf_ksys {
 	__u32 ev[2];   /* entry, return: UBPF_EV_KPROV | probe, or 0 */
 	__u16 strmask; /* entry: the arguments to copy as strings */
 	__u8 comm[2];  /* entry, return: the thread's name */
+	__u8 nargs;    /* the call's arguments (the per-call tracepoint's) */
+	__u8 pad[3];
 };
 
 /* after struct ubpf_rec in a kernel provider's record */

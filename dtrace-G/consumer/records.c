@@ -14,7 +14,11 @@
  * (struct d_fire: pid, tid, CPU, thread name, arguments, the strings
  * copied at hit time); what is the process's (ppid, uid, gid, its
  * ancestors for progenyof()) and the clocks
- * are added here, the same for every backend.
+ * are added here, the same for every backend (hit_run()).  A kernel
+ * provider's hit (syscall, profile, tick, proc: hit.kprov) is decoded
+ * by kprov.c instead, which knows its probe without a site, and run by
+ * hit_run() the same way; tick-N's come from kprov_drain(), after the
+ * backend's.
  *
  * Threads.  self-> variables are keyed by thread id, and a thread that
  * exits must take them along (d_thread_exit()), or a long run keeps the

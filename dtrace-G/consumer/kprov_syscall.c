@@ -71,7 +71,7 @@ static const struct {
 	const char *name;
 } sysnames[] = {
 #define KPROV_SYSCALL(nr, name) {nr, name},
-#include "kprov_syscalls.h"
+#include "dtrace-G/consumer/kprov_syscalls.h" /* generated (builddir) */
 #undef KPROV_SYSCALL
 };
 
@@ -130,6 +130,7 @@ bool kp_sys_per_call(const struct consumer *c, enum kp_kind k)
 	return n > 0;
 }
 
+#ifdef HAVE_BPF
 /*
  * How many arguments p's call has: the fields after __syscall_nr in its
  * sys_enter_NAME tracepoint's format (6 when tracefs does not say).
@@ -153,7 +154,6 @@ static unsigned call_nargs(const struct consumer *c, const struct kprobe *p)
 	return n;
 }
 
-#ifdef HAVE_BPF
 /* Each probe of kind k on its own tracepoint, running program name. */
 static int per_call_attach(struct consumer *c, struct kprov *kp,
 			   struct bpf_object *obj, enum kp_kind k,

@@ -10,6 +10,7 @@
 #	DTRACE=... DTRACE_DRTI=... top_srcdir=... sh bench/run.sh
 #	BENCH_ONLY=consumer ... sh bench/run.sh	(the consumer figures only)
 #	BENCH_ONLY=pid ... sh bench/run.sh	(the pid provider's only)
+#	BENCH_ONLY=kprov ... sh bench/run.sh	(the kernel providers only)
 #
 # Prints a table and writes it, with the machine, kernel and date, to
 # $RESULTS (default bench/RESULTS.md in the current directory).
@@ -36,6 +37,10 @@
 #    hit of dtrace -n's pid entry and return probes with count(), on
 #    each backend, against bpftrace's uprobe and uretprobe on the same
 #    function of the same binary; written as its own section;
+#  - kernel providers (root and bpftrace; bench/kprov.sh, which see): the
+#    syscall provider's ns per call added against bpftrace's per-syscall
+#    tracepoint, and profile-997's BPF time per sample against
+#    bpftrace's profile:hz:997; their own section;
 #  - tools: wall time of dtrace -h on a 200-probe provider, and of
 #    dtrace -G over 10 to 2,000 objects of 25 sites each (copies of one
 #    object, restored before each run), best of three;
@@ -361,6 +366,13 @@ if want_part pid; then
 	echo
 fi
 
+# Kernel providers: their own section (bench/kprov.sh)
+if want_part kprov; then
+	echo
+	DTRACE=$DTRACE top_srcdir=$top_srcdir CC=$CC KPROV_MD=$tmp/kprov.md \
+		sh "$here/kprov.sh"
+fi
+
 if want_part other; then
 # ---------------------------------------------------------------------
 # Tools
@@ -558,6 +570,10 @@ fi # BENCH_ONLY
 	if [ -s "$tmp/pid.md" ]; then
 		echo
 		cat "$tmp/pid.md"
+	fi
+	if [ -s "$tmp/kprov.md" ]; then
+		echo
+		cat "$tmp/kprov.md"
 	fi
 } >"$RESULTS"
 echo

@@ -7,7 +7,10 @@
  *
  * The table comes from probes.c: the dtrace provider's BEGIN, END and
  * ERROR, then every live process registered with the helper (or, with
- * --object, the probes of files on disk).  Each row is printed with
+ * --object, the probes of files on disk); after them, but not with
+ * --object, the kernel providers' probes (syscall, profile, proc:
+ * consumer/kprov.c), with IDs that follow, so the IDs of the others are
+ * what they were without them.  Each row is printed with
  * DTrace's own format, so scripts that parse `dtrace -l` keep working:
  *
  *    ID   PROVIDER            MODULE                          FUNCTION NAME
@@ -67,6 +70,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include "consumer/consumer.h"
 #include "dtrace.h"
 #include "pidfuncs.h"
 #include "probes.h"
@@ -181,7 +185,7 @@ static void print_verbose(const struct dt_probe *p, struct srccache *sc)
 		printf("\t\targs[%u]: %s\n", i, txt_safe4(p->xargv[i]));
 	if (!p->xargc)
 		printf("\t\tNone\n");
-	if (p->origin != DT_ORIGIN_DTRACE) {
+	if (p->origin != DT_ORIGIN_DTRACE && p->origin != DT_ORIGIN_KERNEL) {
 		if (p->addr_known)
 			m = srcmap_for(sc, line_file(p));
 		printf("\n\tProbe Sites\n");
@@ -303,6 +307,54 @@ static int list_row(const struct dt_probe *p, void *arg)
 		print_verbose(p, lr->sc);
 	return 0;
 }
+
+/* The kernel providers' probes, as rows after the table's. */
+struct kernel_rows {
+	struct list_rows *lr;
+	unsigned id;
+};
+
+static void kernel_row(const struct dt_kprobe *k, void *arg)
+{
+	struct kernel_rows *kr = arg;
+	struct dt_probe p = {0};
+
+	p.id = ++kr->id;
+	p.origin = DT_ORIGIN_KERNEL;
+	snprintf(p.provider, sizeof(p.provider), "%s", k->prov);
+	p.prov = k->prov;
+	p.mod = k->mod;
+	p.func = k->func;
+	p.name = k->name;
+	p.path = "";
+	/* DTrace's: Evolving provider and name, Private module and function */
+	p.provattr = p.nameattr = DOF_ATTR(5, 5, 5);
+	p.modattr = p.funcattr = DOF_ATTR(1, 1, 0);
+	p.argsattr = DOF_ATTR(1, 1, 4);
+	p.xargc = k->nargs;
+	p.xargv = (const char **)k->argtypes;
+	(void)list_row(&p, kr->lr);
+}
+
+static void list_kernel(const struct dt_list_opts *c, struct dt_desc *d,
+			struct list_rows *lr, unsigned last_id)
+{
+	struct kernel_rows kr = {lr, last_id};
+	char **names = NULL;
+	size_t n = 0;
+
+	if (c->nobjects)
+		return; /* the probes of files */
+	names = calloc(c->ndescs ? c->ndescs : 1, sizeof(*names));
+	if (!names)
+		return;
+	for (unsigned j = 0; j < c->ndescs; j++)
+		if (d[j].name[0] && !strpbrk(d[j].name, "*?[\\"))
+			names[n++] = d[j].name;
+	dt_kprov_list(names, n, kernel_row, &kr);
+	free(names);
+}
+
 
 /* ------------------------------------------------------------------ */
 /* The pid provider */
@@ -566,6 +618,7 @@ int dtrace_list(const struct dt_list_opts *in)
 	}
 	if (pid_list(&lr, &pl) != EXIT_SUCCESS)
 		rc = EXIT_FAILURE;
+	list_kernel(c, d, &lr, pl.next_id);
 	for (unsigned j = 0; j < c->ndescs; j++) {
 		if (d[j].matched)
 			continue;

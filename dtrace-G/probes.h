@@ -47,6 +47,7 @@ enum dt_origin {
 	DT_ORIGIN_DTRACE,  /* the dtrace provider: no sites, no process */
 	DT_ORIGIN_PROCESS, /* a registered process (the registry) */
 	DT_ORIGIN_OBJECT,  /* an object file on disk (--object) */
+	DT_ORIGIN_KERNEL,  /* syscall, profile, proc (dtrace -l only) */
 };
 
 /* Attributes of the dtrace provider and of what a note cannot tell. */

@@ -54,8 +54,10 @@ no_file() {
 	[ ! -e "$reg/$1" ]
 }
 
-# listing: `dtrace -l` without the header and dtrace provider, IDs cut
+# listing: `dtrace -l` without the header, the dtrace provider and the
+# kernel providers (syscall, profile, proc), IDs cut
 listing() {
-	"$DTRACE" -l "$@" 2>&1 | awk 'NR > 1 && $2 != "dtrace" {
+	"$DTRACE" -l "$@" 2>&1 | awk 'NR > 1 && $2 != "dtrace" &&
+		$2 != "syscall" && $2 != "profile" && $2 != "proc" {
 		$1 = ""; print }'
 }

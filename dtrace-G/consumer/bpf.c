@@ -66,7 +66,13 @@
  * load) go into c->be_why, which consumer.c says once, naming the
  * backend used instead.  Debian 12's 6.1 has every feature; its
  * verifier needed the plan's stack index masked where it sees it
- * (kagg.bpf.h's kslot()), doc/DESIGN.md §9.
+ * (kagg.bpf.h's kslot()), doc/DESIGN.md §9.  The kernel providers'
+ * programs (syscall, profile, proc: kprov.c) are in the same object,
+ * write the same ring buffer and are loaded only when the run uses them
+ * (kprov_autoload()): a run that does is known once its clauses are
+ * matched, so the first event, or kprov.c asking for the object
+ * (bpf_be_object()), loads the program again with them.  Their records
+ * are kprov.c's to decode.
  */
 #include "config.h"
 
@@ -83,6 +89,7 @@
 #include <unistd.h>
 
 #include "bpf/kagg_bpf.h"
+#include "bpf/kprov_bpf.h"
 #include "bpf/usdt_bpf.h"
 #include "consumer_impl.h"
 #include "stapsdt.h"
@@ -108,6 +115,7 @@ struct consumer_bpf {
 	struct bpf_kagg *kagg;	 /* aggregating in the kernel, or NULL */
 	size_t rbsz;		 /* the loaded ring buffer's bytes */
 	bool ready;		 /* ring buffer and plans set up */
+	bool kprov;		 /* loaded with kernel providers' programs */
 	bool load_failed;
 };
 
@@ -374,6 +382,8 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 	}
 	memset(&lb, 0, sizeof(lb));
 	lb.on = true;
+	/* the kernel providers' programs the run uses (none at open) */
+	b->kprov = kprov_autoload(c, b->obj);
 	err = bpf_object__load(b->obj);
 	lb.on = false;
 	if (err) {
@@ -405,8 +415,9 @@ fail:
 
 /*
  * At the first event, once -x bufsize and the clauses are known: the
- * program again if a #pragma asked for another ring, then the ring
- * buffer's reader and the plans of kernel aggregation.
+ * program again if a #pragma asked for another ring or the run uses the
+ * kernel providers, then the ring buffer's reader and the plans of
+ * kernel aggregation.
  */
 static int bpf_ready(struct consumer *c)
 {
@@ -414,7 +425,7 @@ static int bpf_ready(struct consumer *c)
 	size_t rbsz = rb_bytes(c, c->rbsize);
 	int err;
 
-	if (rbsz != b->rbsz) {
+	if (rbsz != b->rbsz || (!b->kprov && kprov_autoload(c, NULL))) {
 		bpf_object__close(b->obj);
 		b->obj = NULL;
 		err = bpf_obj_load(c, rbsz);
@@ -435,6 +446,25 @@ static int bpf_ready(struct consumer *c)
 	return 0;
 }
 
+/* The program for the kernel providers (kprov.c): made ready if not yet. */
+struct bpf_object *bpf_be_object(struct consumer *c)
+{
+	struct consumer_bpf *b = c->bpf;
+
+	if (!b || b->load_failed)
+		return NULL;
+	if (!b->ready && bpf_ready(c) < 0) {
+		b->load_failed = true;
+		return NULL;
+	}
+	return b->obj;
+}
+
+struct bpf_kagg *bpf_kagg_of(struct consumer *c)
+{
+	return c->bpf ? c->bpf->kagg : NULL;
+}
+
 /* uprobe.c made event e, number idx: attach the program to it. */
 static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 {
@@ -445,12 +475,8 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	struct bpf_anchor an = {-1, NULL};
 	int err;
 
-	if (b->load_failed)
+	if (!bpf_be_object(c))
 		return -EINVAL;
-	if (!b->ready && (err = bpf_ready(c)) < 0) {
-		b->load_failed = true;
-		return err;
-	}
 	if (idx >= UBPF_MAXEV) {
 		say(c, "more than %u probe sites in one run", UBPF_MAXEV);
 		return -E2BIG;
@@ -512,6 +538,7 @@ static int rb_record(void *ctx, void *data, size_t len)
 	h.cpu = r.cpu;
 	h.rawlen = (uint32_t)len;
 	h.rawoff = arena_put(c, data, len);
+	h.kprov = (r.ev & UBPF_EV_KPROV) != 0; /* kprov.c's to decode */
 	hit_push(c, &h);
 	return 0;
 }

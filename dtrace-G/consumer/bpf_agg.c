@@ -25,6 +25,10 @@
  * ("N aggregation drops on CPU C").  With -v, dtrace says how many
  * clauses ran in the kernel.
  *
+ * A kernel provider's probe (syscall, profile, proc: kprov.c) is every
+ * process's: its plan is put in once, under (ev, pid 0), before its
+ * programs are attached, and stays for the run.
+ *
  * DTRACE_KAGG=0 turns it off: every hit is recorded and aggregated in
  * user space, which prints the same (tests/run-kagg.sh compares both).
  */
@@ -85,6 +89,36 @@ void bpf_kagg_free(struct bpf_kagg *k)
 }
 
 /*
+ * The plan of probe dp's clauses cl (epids ep) into pl; with ucl, the
+ * clauses left for user space into *ucl, *uep, *nu.  false when no
+ * clause runs in the kernel.
+ */
+static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
+		    const unsigned *cl, const unsigned *ep, unsigned n,
+		    struct ubpf_kplan *pl, unsigned **ucl, unsigned **uep,
+		    unsigned *nu)
+{
+	bool any = false;
+
+	memset(pl, 0, sizeof(*pl));
+	for (unsigned i = 0; i < n; i++) {
+		if (d_kplan_emit(k->kp, cl[i], dp, pl)) {
+			any = true;
+			k->ran[cl[i]] = true;
+			continue;
+		}
+		pl->record = 1;
+		if (ucl) {
+			*ucl = xrealloc(*ucl, *nu + 1, sizeof(**ucl));
+			*uep = xrealloc(*uep, *nu + 1, sizeof(**uep));
+			(*ucl)[*nu] = cl[i];
+			(*uep)[(*nu)++] = ep[i];
+		}
+	}
+	return any;
+}
+
+/*
  * p's plan into pl; false when no clause of p runs in the kernel.  The
  * clauses left for user space go to p->uclauses (once per probe: the
  * plan is the same at each of its sites).
@@ -92,33 +126,44 @@ void bpf_kagg_free(struct bpf_kagg *k)
 static bool probe_plan(struct consumer *c, struct bpf_kagg *k,
 		       struct tprobe *p, struct ubpf_kplan *pl)
 {
-	bool any = false;
+	bool any;
 
-	memset(pl, 0, sizeof(*pl));
-	if (!p->kplanned) {
-		free(p->uclauses);
-		free(p->uepids);
-		p->uclauses = p->uepids = NULL;
-		p->nuclauses = 0;
-	}
-	for (unsigned i = 0; i < p->nclauses; i++) {
-		if (d_kplan_emit(k->kp, p->clauses[i], &p->dp, pl)) {
-			any = true;
-			k->ran[p->clauses[i]] = true;
-			continue;
-		}
-		pl->record = 1;
-		if (!p->kplanned) {
-			p->uclauses = xrealloc(p->uclauses, p->nuclauses + 1,
-					       sizeof(*p->uclauses));
-			p->uepids = xrealloc(p->uepids, p->nuclauses + 1,
-					     sizeof(*p->uepids));
-			p->uclauses[p->nuclauses] = p->clauses[i];
-			p->uepids[p->nuclauses++] = p->epids[i];
-		}
-	}
+	(void)c;
+	if (p->kplanned)
+		return plan_of(k, &p->dp, p->clauses, p->epids, p->nclauses,
+			       pl, NULL, NULL, NULL);
+	free(p->uclauses);
+	free(p->uepids);
+	p->uclauses = p->uepids = NULL;
+	p->nuclauses = 0;
+	any = plan_of(k, &p->dp, p->clauses, p->epids, p->nclauses, pl,
+		      &p->uclauses, &p->uepids, &p->nuclauses);
 	p->kplanned = true;
 	return any;
+}
+
+/*
+ * A kernel provider's probe (kprov.c): one plan for every process, under
+ * (ev, pid 0).  Without one (no kernel aggregation, or no clause that
+ * qualifies) user space runs every clause: *ucl stays empty and no
+ * record is flagged.
+ */
+void bpf_kagg_kprobe(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
+		     const struct d_probe *dp, const unsigned *cl,
+		     const unsigned *ep, unsigned n, unsigned **ucl,
+		     unsigned **uep, unsigned *nu)
+{
+	struct ubpf_kplan_key key = {ev, 0};
+	struct ubpf_kplan *pl;
+
+	if (!k)
+		return;
+	pl = xcalloc(1, sizeof(*pl));
+	if (plan_of(k, dp, cl, ep, n, pl, ucl, uep, nu) &&
+	    bpf_map_update_elem(k->plans_fd, &key, pl, BPF_ANY) < 0)
+		say(c, "cannot aggregate %s:%s:%s:%s in the kernel: %s",
+		    dp->prov, dp->mod, dp->func, dp->name, strerror(errno));
+	free(pl);
 }
 
 /* pr was enabled: a plan for each of its events whose probe has one. */
@@ -163,7 +208,7 @@ static const struct d_probe *probe_of(void *ctx, unsigned id)
 	for (size_t i = 0; i < c->nprobes; i++)
 		if (c->probes[i]->dp.id == id)
 			return &c->probes[i]->dp;
-	return NULL;
+	return kprov_probe_of(c, id); /* a kernel provider's */
 }
 
 void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)

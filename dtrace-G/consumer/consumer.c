@@ -12,7 +12,9 @@
  * events when the kernel lets us load them, else uprobe events alone
  * (DTRACE_BACKEND names one).  The
  * processes' probes are found and armed (sites.c), each description must
- * match something (unless -Z), the commands are let go, BEGIN fires, and
+ * match something (unless -Z), the kernel providers' probes (syscall,
+ * profile, tick, proc: kprov.c) are armed, the commands are let go,
+ * BEGIN fires, and
  * the loop runs until exit(), the end of all targets, SIGINT, SIGTERM or
  * SIGHUP.  Then the backend stops and is drained a last time, what it
  * aggregated in the kernel is folded in (bpf backend), END fires, the
@@ -380,6 +382,7 @@ pid_t dt_command_hold(const char *cmd)
 static void teardown(struct consumer *c)
 {
 	c->be->stop(c);
+	kprov_stop(c);
 	read_buffers(c);
 	threads_reap(c);
 	if (c->be->aggs)
@@ -546,7 +549,7 @@ static unsigned source_matches(struct consumer *c, unsigned i)
 			hit = lists[k][ci] >= lo && lists[k][ci] < hi;
 		n += hit;
 	}
-	return n;
+	return n + kprov_source_matches(c, lo, hi);
 }
 
 static int parse_descs(struct consumer *c)
@@ -723,7 +726,7 @@ static void loop(struct consumer *c, int sfd, int ifd)
 		size_t n = 0, np = 2 + c->nprocs, nwait;
 		uint64_t now;
 
-		np += c->be->poll_fds(c, NULL, 0);
+		np += c->be->poll_fds(c, NULL, 0) + kprov_poll_fds(c, NULL, 0);
 		pfd = xcalloc(np, sizeof(*pfd));
 		pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = ifd, .events = POLLIN};
@@ -735,6 +738,7 @@ static void loop(struct consumer *c, int sfd, int ifd)
 		nwait = n;
 		/* records waiting wake us before the switchrate tick */
 		n += c->be->poll_fds(c, pfd + n, np - n);
+		n += kprov_poll_fds(c, pfd + n, np - n); /* tick-N */
 		(void)poll(pfd, n, (int)c->switchrate_ms);
 		if (pfd[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
@@ -915,6 +919,7 @@ static int consumer_run(struct consumer *c)
 	if (o->quiet)
 		d_set_quiet(c->prog, true);
 	match_dtrace_probes(c);
+	kprov_match(c); /* syscall, profile, tick, proc */
 	if (o->statedir) {
 		char rd[PATH_MAX];
 
@@ -937,15 +942,26 @@ static int consumer_run(struct consumer *c)
 
 		for (unsigned ci = 0; ci < c->nclauses && !bad; ci++)
 			for (unsigned j = 0; j < c->ndescs[ci] && !bad; j++) {
+				char why[256];
+				const char *w;
+
 				if (c->descs[ci][j].matched || o->zero_ok)
 					continue;
-				say(c,
-				    "invalid probe specifier %s: probe "
-				    "description %s does not match any probes",
-				    c->descs[ci][j].text, c->descs[ci][j].text);
+				w = kprov_why(c, &c->descs[ci][j], why,
+					      sizeof(why));
+				if (w)
+					say(c, "invalid probe specifier %s: %s",
+					    c->descs[ci][j].text, w);
+				else
+					say(c,
+					    "invalid probe specifier %s: probe "
+					    "description %s does not match any "
+					    "probes",
+					    c->descs[ci][j].text,
+					    c->descs[ci][j].text);
 				bad = true;
 			}
-		if (bad)
+		if (bad || kprov_arm(c) < 0)
 			goto out;
 	}
 	if (!d_opt_quiet(c->prog)) {
@@ -978,6 +994,7 @@ static int consumer_run(struct consumer *c)
 		}
 	c->begun = true; /* hits read before wait until now */
 	fire_dtrace(c, &c->begin, c->begin_clauses, c->nbegin);
+	kprov_start(c); /* tick-N counts from BEGIN */
 	fflush(c->out);
 	loop(c, sfd, ifd);
 	teardown(c);
@@ -993,6 +1010,7 @@ static int consumer_run(struct consumer *c)
 	d_print_aggs(c->prog, c->out);
 	ret = c->status;
 out:
+	kprov_stop(c);
 	c->be->close(c);
 	for (size_t i = 0; i < c->nprocs; i++) {
 		struct tproc *pr = c->procs[i];

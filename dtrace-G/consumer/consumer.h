@@ -11,6 +11,7 @@
 #define USDT_DTRACE_CONSUMER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -49,6 +50,20 @@ struct dt_trace_opts {
  */
 int dt_parse_size(const char *s, size_t *bytes);
 int dt_parse_rate(const char *s, unsigned *ms);
+
+/*
+ * The kernel providers' probes (syscall, profile, proc; consumer/kprov.c)
+ * for dtrace -l: fn is called for each, in listing order.  names are the
+ * literal probe names of the descriptions given (no glob characters):
+ * profile-N and tick-N of any rate exist when a description names them.
+ */
+struct dt_kprobe {
+	const char *prov, *mod, *func, *name;
+	unsigned nargs;
+	const char *const *argtypes; /* nargs type names, or NULL */
+};
+void dt_kprov_list(char *const *names, size_t nnames,
+		   void (*fn)(const struct dt_kprobe *p, void *arg), void *arg);
 
 /* Run the whole thing; returns dtrace's exit status. */
 int dt_trace(const struct dt_trace_opts *o);

@@ -23,6 +23,9 @@
  *	fasttrap.c	backend: the kernel module's /dev/dtrace/fasttrap
  *	pidprov.c	the pid provider: function entry, return and
  *			instruction probes on the same machinery
+ *	kprov*.c	the kernel providers (syscall, profile, tick, proc):
+ *			probes that are not sites in a process, on the BPF
+ *			backend's program and ring buffer (kprov.c)
  *
  * A backend is the part that arms probe sites in the kernel and brings
  * back what each hit recorded.  It is chosen once, when the run starts
@@ -240,6 +243,7 @@ struct hit {
 	const uint8_t *raw;
 	uint32_t rawlen;
 	bool deferred; /* kept for one more read: its process was unknown */
+	bool kprov;    /* a kernel provider's (kprov.c decodes it) */
 };
 
 /* Where a hit fired, as decode() says it. */
@@ -396,6 +400,8 @@ struct consumer {
 	struct consumer_bpf *bpf;
 	/* the pid provider (pidprov.c), NULL when no description names it */
 	struct pidprov *pid;
+	/* the kernel providers (kprov.c) */
+	struct kprov *kp;
 	/* fasttrap backend (fasttrap.c) */
 	struct {
 		int fd;		     /* /dev/dtrace/fasttrap, or -1 */
@@ -511,5 +517,55 @@ pid_t parent_of(void *ctx, pid_t pid);
 
 /* records.c: let go of the threads that exited (d_thread_exit()) */
 void threads_reap(struct consumer *c);
+/*
+ * records.c: run clauses cl (epids ep) of probe dp for firing f, whose
+ * probe-specific part the decoder filled: the clocks, copyin and the
+ * thread are added here, as for every hit.
+ */
+void hit_run(struct consumer *c, const struct d_probe *dp,
+	     const unsigned *cl, const unsigned *ep, unsigned n,
+	     struct d_fire *f);
+/* records.c: a firing in dtrace itself (BEGIN, END, tick-N) */
+void fire_self(struct consumer *c, struct d_fire *f, char *comm,
+	       size_t commlen);
+
+/*
+ * kprov.c: the kernel providers, in the order a run calls them: match
+ * the clauses (before the processes are read; descriptions count their
+ * matches), arm (after the processes were enabled; 0 or -1 said), start
+ * the ticks (after BEGIN), then their fds in the loop, their records
+ * into the hits (drain) and each such hit run (hit.kprov), and stop.
+ */
+void kprov_match(struct consumer *c);
+unsigned kprov_source_matches(struct consumer *c, unsigned lo, unsigned hi);
+/* why d, which matched nothing, names no probe (a bad rate), or NULL */
+const char *kprov_why(struct consumer *c, const struct dt_desc *d, char *buf,
+		      size_t len);
+int kprov_arm(struct consumer *c);
+void kprov_start(struct consumer *c);
+size_t kprov_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max);
+void kprov_drain(struct consumer *c);
+void kprov_hit(struct consumer *c, const struct hit *h);
+void kprov_stop(struct consumer *c);
+const struct d_probe *kprov_probe_of(struct consumer *c, unsigned id);
+#ifdef HAVE_BPF
+/*
+ * kprov.c: which of its programs bpf.c loads (c NULL: none), into obj
+ * unless NULL; whether the run uses any
+ */
+bool kprov_autoload(struct consumer *c, struct bpf_object *obj);
+/* bpf.c: the program, loaded now if it was not; NULL when it cannot be */
+struct bpf_object *bpf_be_object(struct consumer *c);
+/* bpf.c: its aggregating in the kernel, or NULL */
+struct bpf_kagg *bpf_kagg_of(struct consumer *c);
+/*
+ * bpf_agg.c: a kernel probe's plan, under (ev, pid 0); the clauses left
+ * to user space into *ucl, *uep, *nu (all of them without a plan)
+ */
+void bpf_kagg_kprobe(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
+		     const struct d_probe *dp, const unsigned *cl,
+		     const unsigned *ep, unsigned n, unsigned **ucl,
+		     unsigned **uep, unsigned *nu);
+#endif
 
 #endif /* USDT_DTRACE_CONSUMER_IMPL_H */

@@ -14,7 +14,11 @@
  * (struct d_fire: pid, tid, CPU, thread name, arguments, the strings
  * copied at hit time); what is the process's (ppid, uid, gid, its
  * ancestors for progenyof()) and the clocks
- * are added here, the same for every backend.
+ * are added here, the same for every backend (hit_run()).  A kernel
+ * provider's hit (syscall, profile, tick, proc: hit.kprov) is decoded
+ * by kprov.c instead, which knows its probe without a site, and run by
+ * hit_run() the same way; tick-N's come from kprov_drain(), after the
+ * backend's.
  *
  * Threads.  self-> variables are keyed by thread id, and a thread that
  * exits must take them along (d_thread_exit()), or a long run keeps the
@@ -226,6 +230,10 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 	bool defer;
 
 	c->kagg_rec = false;
+	if (h->kprov) { /* a kernel provider's (kprov.c) */
+		kprov_hit(c, h);
+		return true;
+	}
 	if (!c->be->decode(c, h, &f, comm, sizeof(comm), &at))
 		return true;
 	p = lin_hit_probe(c, f.pid, f.timestamp, &at, &defer);
@@ -237,17 +245,23 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 	f.ppid = pr ? pr->ppid : 0;
 	f.uid = pr ? pr->uid : 0;
 	f.gid = pr ? pr->gid : 0;
-	f.walltimestamp = f.timestamp + c->wall_offset;
-	f.vtimestamp = f.timestamp;
-	f.copyin = copyin;
-	f.parent_of = parent_of;
-	thread_seen(c, f.pid, f.tid);
 	if (c->kagg_rec) /* the kernel ran the others (bpf_agg.c) */
-		run_clauses(c, &p->dp, p->uclauses, p->uepids, p->nuclauses,
-			    &f);
+		hit_run(c, &p->dp, p->uclauses, p->uepids, p->nuclauses, &f);
 	else
-		run_clauses(c, &p->dp, p->clauses, p->epids, p->nclauses, &f);
+		hit_run(c, &p->dp, p->clauses, p->epids, p->nclauses, &f);
 	return true;
+}
+
+void hit_run(struct consumer *c, const struct d_probe *dp,
+	     const unsigned *cl, const unsigned *ep, unsigned n,
+	     struct d_fire *f)
+{
+	f->walltimestamp = f->timestamp + c->wall_offset;
+	f->vtimestamp = f->timestamp;
+	f->copyin = copyin;
+	f->parent_of = parent_of;
+	thread_seen(c, f->pid, f->tid);
+	run_clauses(c, dp, cl, ep, n, f);
 }
 
 /*
@@ -257,6 +271,7 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 void drain_buffers(struct consumer *c)
 {
 	c->be->drain(c);
+	kprov_drain(c); /* the ticks due */
 }
 
 /* Keep the hits marked deferred (and their bytes) for the next read. */
@@ -309,30 +324,40 @@ void read_buffers(struct consumer *c)
 	fflush(c->out);
 }
 
+/* A firing in dtrace itself: BEGIN, END, tick-N (kprov.c). */
+void fire_self(struct consumer *c, struct d_fire *f, char *comm,
+	       size_t commlen)
+{
+	FILE *fp = fopen("/proc/self/comm", "re");
+
+	(void)c;
+	snprintf(comm, commlen, "dtrace");
+	if (fp) {
+		if (fgets(comm, (int)commlen, fp))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(fp);
+	}
+	f->cpu = sched_getcpu();
+	f->pid = getpid();
+	f->tid = (pid_t)syscall(SYS_gettid);
+	f->ppid = getppid();
+	f->uid = getuid();
+	f->gid = getgid();
+	f->execname = comm;
+	f->timestamp = now_ns(CLOCK_MONOTONIC);
+	f->walltimestamp = now_ns(CLOCK_REALTIME);
+	f->vtimestamp = f->timestamp;
+	f->copyin = copyin;
+	f->parent_of = parent_of;
+}
+
 /* dtrace's BEGIN and END: they fire in dtrace itself. */
 void fire_dtrace(struct consumer *c, const struct d_probe *dp,
 		 const unsigned *cl, unsigned n)
 {
 	struct d_fire f = {0};
-	char comm[32] = "dtrace";
-	FILE *fp = fopen("/proc/self/comm", "re");
+	char comm[32];
 
-	if (fp) {
-		if (fgets(comm, sizeof(comm), fp))
-			comm[strcspn(comm, "\n")] = '\0';
-		fclose(fp);
-	}
-	f.cpu = sched_getcpu();
-	f.pid = getpid();
-	f.tid = (pid_t)syscall(SYS_gettid);
-	f.ppid = getppid();
-	f.uid = getuid();
-	f.gid = getgid();
-	f.execname = comm;
-	f.timestamp = now_ns(CLOCK_MONOTONIC);
-	f.walltimestamp = now_ns(CLOCK_REALTIME);
-	f.vtimestamp = f.timestamp;
-	f.copyin = copyin;
-	f.parent_of = parent_of;
+	fire_self(c, &f, comm, sizeof(comm));
 	run_clauses(c, dp, cl, NULL, n, &f);
 }

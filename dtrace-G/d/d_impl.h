@@ -168,6 +168,7 @@ enum {
 	B_ID,
 	B_EPID,
 	B_GID,
+	B_ERRNO,
 };
 
 /* The builtin variables (func.c): a name, its B_ id, and its type. */

@@ -38,7 +38,8 @@
  *		  speculation, ...)
  *	builtins arg0..arg11, args[N], pid, ppid, tid, uid, gid, execname,
  *		  timestamp, vtimestamp, walltimestamp, cpu, probeprov,
- *		  probemod, probefunc, probename, id (probe ID), epid
+ *		  probemod, probefunc, probename, id (probe ID), epid,
+ *		  errno (a syscall provider's return: the call's error)
  *	macros	 $target, $pid, $1..$9 (integer when numeric), $$1..$$9
  *		  (always a string); also inside probe descriptions
  */
@@ -123,10 +124,12 @@ uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
 /*
  * What the clause reads of a firing, so the consumer has the kernel copy
  * only that: bit N (D_NEED_ARGS) for argN or args[N] (all of them for
- * args[] with a computed index), D_NEED_EXECNAME for execname.
+ * args[] with a computed index), D_NEED_EXECNAME for execname,
+ * D_NEED_PPID for ppid and progenyof().
  */
 #define D_NEED_ARGS 0x0fffu
 #define D_NEED_EXECNAME 0x10000u
+#define D_NEED_PPID 0x20000u
 uint32_t d_clause_needs(const struct d_prog *prog, unsigned clause);
 
 /* A probe as the D program sees it (constant for the probe's life). */
@@ -151,6 +154,7 @@ struct d_fire {
 	uint64_t walltimestamp; /* ns since the epoch */
 	uint64_t vtimestamp;
 	uint64_t arg[D_MAXARGS];
+	int errnum; /* errno: a failed system call's error, at its return */
 	/*
 	 * Strings the kernel copied at hit time for the bits of
 	 * d_clause_strargs(): str[N] with strlen strlen[N] (no NUL needed),

@@ -68,6 +68,7 @@ const struct d_builtin d_builtins[] = {
 	{ "probename", B_PROBENAME, 1, 8, 0 },
 	{ "id", B_ID, 0, 4, 0 },
 	{ "epid", B_EPID, 0, 4, 0 },
+	{ "errno", B_ERRNO, 0, 4, 1 },
 };
 
 const struct d_func d_funcs[] = {

@@ -224,6 +224,8 @@ static struct dv builtin(struct ectx *x, int id)
 		return d_dv_int(pr ? pr->id : 0, 4, false);
 	case B_GID:
 		return d_dv_int((int64_t)f->gid, 4, false);
+	case B_ERRNO:
+		return d_dv_int(f->errnum, 4, true);
 	default:
 		return d_dv_int(f->epid, 4, false);
 	}

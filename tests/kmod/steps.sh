@@ -60,10 +60,11 @@ dead() {
 	! kill -0 "$1" 2>/dev/null
 }
 
-# listing ARGS: `dtrace -l ARGS` without the header, the dtrace provider
-# and the probe IDs, sorted
+# listing ARGS: `dtrace -l ARGS` without the header, the dtrace provider,
+# the kernel providers (syscall, profile, proc) and the probe IDs, sorted
 listing() {
-	dtrace -l "$@" 2>&1 | awk 'NR > 1 && $2 != "dtrace" {
+	dtrace -l "$@" 2>&1 | awk 'NR > 1 && $2 != "dtrace" &&
+		$2 != "syscall" && $2 != "profile" && $2 != "proc" {
 		$1 = ""; print }' | sort
 }
 

@@ -20,6 +20,8 @@
  * (self_pid, see ../bpf.c) are not recorded.  Clauses that only
  * aggregate integers run here instead, when the event's process has a
  * plan (kagg.bpf.h); a hit whose clauses all did so writes no record.
+ * The kernel providers' programs (syscall, profile, proc) are in the
+ * same object and write the same ring buffer (kprov.bpf.h).
  *
  * Registers.  For a uprobe the program's context is the thread's
  * struct pt_regs, whose x86-64 layout is the ptrace one (struct ureg
@@ -219,3 +221,5 @@ int usdt_hit(struct ureg *ctx)
 	}
 	return 0;
 }
+
+#include "kprov.bpf.h"

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kprov.bpf.h - the kernel providers' programs (../kprov.c): part of
+ * usdt.bpf.c, included after kagg.bpf.h, so they share its ring buffer
+ * rb, its drops count, its scratch buffer and the kernel aggregation of
+ * kagg.bpf.h.  The formats are kprov_bpf.h's.  The loader turns off
+ * autoload for the programs a run does not use (../kprov.c), so a run
+ * that only traces USDT probes loads what it loaded before.
+ *
+ *	kprov_sys_enter, kprov_sys_exit	raw tracepoints sys_enter and
+ *		sys_exit (every system call of every thread): ksys[nr] says
+ *		whether nr is traced; a 32-bit (compat) call, whose numbers
+ *		are another table's, and dtrace's own calls are not
+ *	kprov_sys_enter_tp, kprov_sys_exit_tp	the same on the tracepoints
+ *		syscalls:sys_enter_NAME and sys_exit_NAME of a few calls
+ *	kprov_profile	a perf_event program on the cpu-clock events of
+ *		profile-N (bpf_cookie: the probe)
+ *	kprov_exec, kprov_exit, kprov_create	tracepoint programs on
+ *		sched_process_exec, sched_process_exit and task_newtask
+ *		(bpf_cookie: the probe)
+ *
+ * Each builds a record as usdt_hit() does (kprov_emit()), or runs the
+ * probe's plan first: a kernel probe's plan is kept in kplans under
+ * (ev, pid 0), since the probe is every process's.  All of them are
+ * "tracing" programs run with preemption off, one at a time per CPU, as
+ * kagg.bpf.h requires.
+ *
+ * Registers.  A raw tracepoint's arguments are the tracepoint's: for
+ * sys_enter (struct pt_regs *, long nr), for sys_exit (struct pt_regs *,
+ * long ret); the registers are kernel memory, read with
+ * bpf_probe_read_kernel().  x86-64 passes a system call's arguments in
+ * rdi, rsi, rdx, r10, r8, r9; on the way out the number is in orig_ax.
+ */
+#ifndef KPROV_BPF_BPF_H
+#define KPROV_BPF_BPF_H
+
+#include "kprov_bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, UBPF_KSYS_MAX);
+	__type(key, __u32);
+	__type(value, struct ubpf_ksys);
+} ksys SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ubpf_kconf);
+} kconf SEC(".maps");
+
+#define KP_NARGS 6		/* arguments a kernel probe records, at most */
+#define KP_USER32_CS 0x23	/* x86-64 __USER32_CS: a compat task */
+#define KP_CLONE_THREAD 0x00010000
+#define KP_CLD_EXITED 1
+#define KP_CLD_KILLED 2
+#define KP_CLD_DUMPED 3
+
+/* The current thread's parent process, when kconf knows where it is. */
+static __always_inline __u32 kprov_ppid(void)
+{
+	__u32 zero = 0, tgid = 0;
+	const struct ubpf_kconf *k = bpf_map_lookup_elem(&kconf, &zero);
+	__u64 task = bpf_get_current_task(), parent = 0;
+
+	if (!k || !k->task_real_parent || !k->task_tgid)
+		return 0;
+	if (bpf_probe_read_kernel(&parent, sizeof(parent),
+				  (const void *)(task + k->task_real_parent -
+						 1)) < 0 ||
+	    !parent)
+		return 0;
+	bpf_probe_read_kernel(&tgid, sizeof(tgid),
+			      (const void *)(parent + k->task_tgid - 1));
+	return tgid;
+}
+
+/* The plan of kernel probe ev, if it has one (kagg_hit()'s sense). */
+static __always_inline int kprov_kagg(__u32 ev, __u64 pt, const __u64 *args)
+{
+	struct ubpf_kplan_key pk = {ev, 0};
+	const struct ubpf_kplan *pl = bpf_map_lookup_elem(&kplans, &pk);
+	struct kctx kc;
+	struct kvm *vm;
+	__u32 zero = 0, i;
+
+	if (!pl)
+		return -1;
+	vm = bpf_map_lookup_elem(&kvm_buf, &zero);
+	if (!vm)
+		return -1;
+	for (i = 0; i < UBPF_MAXARGS; i++)
+		vm->args[i] = i < KP_NARGS ? args[i] : 0;
+	vm->pid = (__u32)(pt >> 32);
+	vm->tid = (__u32)pt;
+	vm->sp = vm->pc = 0;
+	__builtin_memset(&vm->key, 0, sizeof(vm->key));
+	kc.pl = pl;
+	kc.vm = vm;
+	bpf_loop(pl->nops, kstep, &kc, 0);
+	return pl->record ? 1 : 0;
+}
+
+/*
+ * One hit of kernel probe ev: its plan, then (unless the plan was all)
+ * its record: struct ubpf_rec, struct ubpf_kctx, nargs arguments, the
+ * strings of strmask.
+ */
+static __always_inline void kprov_emit(__u32 ev, __u64 pt, const __u64 *args,
+				       __u32 nargs, __u16 strmask, __u8 comm)
+{
+	__u32 zero = 0, off, i;
+	struct scratch *s = bpf_map_lookup_elem(&buf, &zero);
+	struct ubpf_rec *h;
+	struct ubpf_kctx *x;
+	__u64 *a, ug, *dp;
+	int k;
+
+	if (!s)
+		return;
+	k = kprov_kagg(ev, pt, args);
+	if (!k)
+		return; /* every clause ran in the kernel */
+	h = (struct ubpf_rec *)s->b;
+	h->time = bpf_ktime_get_ns();
+	h->pid = (__u32)(pt >> 32);
+	h->tid = (__u32)pt;
+	h->cpu = bpf_get_smp_processor_id();
+	h->ev = ev;
+	if (nargs > KP_NARGS)
+		nargs = KP_NARGS;
+	h->nargs = (__u16)nargs;
+	h->strmask = strmask;
+	h->flags = k > 0 ? UBPF_RF_KAGG : 0;
+	if (comm)
+		bpf_get_current_comm(h->comm, sizeof(h->comm));
+	else
+		__builtin_memset(h->comm, 0, sizeof(h->comm));
+	x = (struct ubpf_kctx *)(s->b + sizeof(*h));
+	ug = bpf_get_current_uid_gid();
+	x->uid = (__u32)ug;
+	x->gid = (__u32)(ug >> 32);
+	x->ppid = kprov_ppid();
+	x->pad = 0;
+	a = (__u64 *)(s->b + sizeof(*h) + sizeof(*x));
+	for (i = 0; i < KP_NARGS; i++) {
+		if (i >= nargs)
+			break;
+		a[i] = args[i];
+	}
+	off = sizeof(*h) + sizeof(*x) + 8 * nargs;
+	for (i = 0; i < KP_NARGS; i++) {
+		__u16 *lp;
+		long n;
+
+		if (!(strmask & (1u << i)))
+			continue;
+		off &= UBPF_SCRATCH / 2 - 1;
+		lp = (__u16 *)(s->b + off);
+		n = bpf_probe_read_user_str(s->b + off + 2, UBPF_STRMAX,
+					    (const void *)args[i]);
+		if (n < 0)
+			n = 0;
+		*lp = (__u16)n;
+		off += 2 + (__u32)n;
+	}
+	off &= UBPF_SCRATCH / 2 - 1;
+	h->len = (__u16)off;
+	if (off < sizeof(*h) + sizeof(*x))
+		return;
+	if (bpf_ringbuf_output(&rb, s->b, off,
+			       bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >=
+					       bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE) / 2
+				       ? BPF_RB_FORCE_WAKEUP
+				       : BPF_RB_NO_WAKEUP) < 0) {
+		dp = bpf_map_lookup_elem(&drops, &zero);
+		if (dp)
+			*dp += 1;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* syscall */
+
+/* ksys[nr] of a 64-bit system call some clause traces, else NULL */
+static __always_inline const struct ubpf_ksys *kprov_sys(long nr, __u64 pt)
+{
+	__u32 k = (__u32)nr;
+	const struct ubpf_ksys *s;
+
+	if (nr < 0 || nr >= UBPF_KSYS_MAX)
+		return 0;
+	s = bpf_map_lookup_elem(&ksys, &k);
+	if (!s || (__u32)(pt >> 32) == self_pid)
+		return 0;
+	return s;
+}
+
+SEC("raw_tp")
+int kprov_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	const struct ubpf_ksys *s = kprov_sys((long)ctx->args[1], pt);
+	struct ureg r;
+	__u64 a[KP_NARGS];
+
+	if (!s || !s->ev[0])
+		return 0;
+	if (bpf_probe_read_kernel(&r, sizeof(r),
+				  (const void *)ctx->args[0]) < 0 ||
+	    r.cs == KP_USER32_CS)
+		return 0;
+	a[0] = r.di;
+	a[1] = r.si;
+	a[2] = r.dx;
+	a[3] = r.r10;
+	a[4] = r.r8;
+	a[5] = r.r9;
+	kprov_emit(s->ev[0], pt, a, KP_NARGS, s->strmask, s->comm[0]);
+	return 0;
+}
+
+SEC("raw_tp")
+int kprov_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	struct {
+		__u64 orig_ax, ip, cs;
+	} t;
+	const struct ubpf_ksys *s;
+	__u64 a[KP_NARGS] = {0};
+
+	if (bpf_probe_read_kernel(&t, sizeof(t),
+				  (const void *)(ctx->args[0] +
+						 __builtin_offsetof(struct ureg,
+								    orig_ax))) <
+		    0 ||
+	    t.cs == KP_USER32_CS)
+		return 0;
+	s = kprov_sys((long)t.orig_ax, pt);
+	if (!s || !s->ev[1])
+		return 0;
+	a[0] = a[1] = ctx->args[1]; /* the return value, twice (DTrace) */
+	kprov_emit(s->ev[1], pt, a, 2, 0, s->comm[1]);
+	return 0;
+}
+
+/*
+ * The same on the per-system-call tracepoints syscalls:sys_enter_NAME
+ * and sys_exit_NAME, for a run that traces a few calls (kprov_syscall.c
+ * says why): the context is what the kernel passes a tracepoint
+ * program there, laid out as the tracepoint's format says (the call's
+ * number at 8, then its arguments or return value); the kernel skips a
+ * compat task's calls itself.
+ */
+struct ksys_enter_tp {
+	__u64 common;
+	__s32 nr; /* an int (the format's); the 4 bytes after it are not set */
+	__u32 pad;
+	__u64 args[KP_NARGS];
+};
+
+struct ksys_exit_tp {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__s64 ret;
+};
+
+SEC("tp")
+int kprov_sys_enter_tp(struct ksys_enter_tp *ctx)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	const struct ubpf_ksys *s = kprov_sys(ctx->nr, pt);
+	__u64 a[KP_NARGS] = {0};
+	__u32 i;
+
+	if (!s || !s->ev[0])
+		return 0;
+	/*
+	 * The kernel refuses a program that reads the context past the
+	 * call's own arguments (its record is that long), and the rest of
+	 * the six it passes are not set: copied, then zeroed past nargs.
+	 */
+	bpf_probe_read_kernel(a, sizeof(a), ctx->args);
+	for (i = 0; i < KP_NARGS; i++)
+		if (i >= s->nargs)
+			a[i] = 0;
+	kprov_emit(s->ev[0], pt, a, KP_NARGS, s->strmask, s->comm[0]);
+	return 0;
+}
+
+SEC("tp")
+int kprov_sys_exit_tp(struct ksys_exit_tp *ctx)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	const struct ubpf_ksys *s = kprov_sys(ctx->nr, pt);
+	__u64 a[KP_NARGS] = {0};
+
+	if (!s || !s->ev[1])
+		return 0;
+	a[0] = a[1] = (__u64)ctx->ret;
+	kprov_emit(s->ev[1], pt, a, 2, 0, s->comm[1]);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* profile */
+
+/* struct bpf_perf_event_data on x86-64 */
+struct kperf_ctx {
+	struct ureg regs;
+	__u64 sample_period;
+	__u64 addr;
+};
+
+SEC("perf_event")
+int kprov_profile(struct kperf_ctx *ctx)
+{
+	__u32 ev = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 a[KP_NARGS] = {0}, ip = ctx->regs.ip;
+
+	/* arg0 the kernel's PC, arg1 the user's: the other is 0 */
+	if (ctx->regs.cs & 3)
+		a[1] = ip;
+	else
+		a[0] = ip;
+	kprov_emit(ev, bpf_get_current_pid_tgid(), a, 2, 0, 1);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* proc */
+
+/* A field of a tracepoint's record at kconf's offset (+1), or 0. */
+static __always_inline __u64 kprov_tpfield(const void *ctx, __u32 off1,
+					   __u32 size)
+{
+	__u64 v = 0;
+
+	if (off1 && size <= sizeof(v))
+		bpf_probe_read_kernel(&v, size, (const char *)ctx + off1 - 1);
+	return v;
+}
+
+SEC("tp")
+int kprov_exec(void *ctx)
+{
+	__u64 a[KP_NARGS] = {0};
+
+	kprov_emit((__u32)bpf_get_attach_cookie(ctx),
+		   bpf_get_current_pid_tgid(), a, 0, 0, 1);
+	return 0;
+}
+
+SEC("tp")
+int kprov_exit(void *ctx)
+{
+	__u32 zero = 0;
+	const struct ubpf_kconf *k = bpf_map_lookup_elem(&kconf, &zero);
+	__u64 pt = bpf_get_current_pid_tgid(), task = bpf_get_current_task();
+	__u64 a[KP_NARGS] = {0};
+	int code = 0;
+
+	if (!k || !k->task_exit_code)
+		return 0;
+	/*
+	 * The process's exit is its last thread's (group_dead); a kernel
+	 * whose tracepoint does not say so gets the exit of the thread
+	 * whose id is the process's.
+	 */
+	if (k->exit_group_dead ? !kprov_tpfield(ctx, k->exit_group_dead, 1)
+			       : (__u32)pt != (__u32)(pt >> 32))
+		return 0;
+	bpf_probe_read_kernel(&code, sizeof(code),
+			      (const void *)(task + k->task_exit_code - 1));
+	a[0] = !(code & 0x7f)  ? KP_CLD_EXITED
+	       : (code & 0x80) ? KP_CLD_DUMPED
+			       : KP_CLD_KILLED;
+	kprov_emit((__u32)bpf_get_attach_cookie(ctx), pt, a, 1, 0, 1);
+	return 0;
+}
+
+SEC("tp")
+int kprov_create(void *ctx)
+{
+	__u32 zero = 0;
+	const struct ubpf_kconf *k = bpf_map_lookup_elem(&kconf, &zero);
+	__u64 a[KP_NARGS] = {0};
+
+	if (!k || !k->newtask_pid || !k->newtask_flags ||
+	    (kprov_tpfield(ctx, k->newtask_flags, 8) & KP_CLONE_THREAD))
+		return 0; /* a thread, not a process */
+	a[0] = (__u64)(__s64)(__s32)kprov_tpfield(ctx, k->newtask_pid, 4);
+	kprov_emit((__u32)bpf_get_attach_cookie(ctx),
+		   bpf_get_current_pid_tgid(), a, 1, 0, 1);
+	return 0;
+}
+
+#endif /* KPROV_BPF_BPF_H */

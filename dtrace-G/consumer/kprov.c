@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kprov.c - the providers whose probes are not sites in a user program:
+ * syscall (kprov_syscall.c), profile-N and tick-N (kprov_profile.c) and
+ * proc (kprov_proc.c).  This file is what they have in common; each
+ * provider's file says how its probes are named and armed.
+ *
+ * They ride the consumer's event path (doc/DESIGN.md §8, "The
+ * consumer's event path"): their programs are part of the BPF backend's
+ * object (bpf/kprov.bpf.h, in usdt.bpf.c), write the same ring buffer
+ * with the same drop counting, and aggregate in the kernel through the
+ * same plans (bpf_agg.c); a record is a USDT record (struct ubpf_rec)
+ * whose ev has UBPF_EV_KPROV set and names the probe by its index in
+ * struct kprov.  So records of USDT sites and of kernel probes are read
+ * together, sorted by time and run in that order.  tick-N is the one
+ * that needs no BPF: a timerfd in the consumer's loop, whose firings
+ * are made into records (kprov_drain()) with the time the timer was
+ * due, so they sort among the others too.
+ *
+ * A run.  kprov_match(), before any process is read, matches every
+ * clause's descriptions against every kernel probe (dt_kprov_list()'s
+ * enumeration: the probes -l lists, and profile-N or tick-N of any rate
+ * a description spells out); each probe a clause matches becomes a
+ * struct kprobe with its clauses and an ID, and the descriptions count
+ * the match, so a description of kernel probes alone passes the
+ * "matched nothing" check, and -Z is unchanged.  bpf.c asks
+ * kprov_autoload() which of the programs to load.  kprov_arm(), after
+ * the processes were enabled and before BEGIN: the kernel's plans for
+ * the probes whose clauses aggregate there, then each provider arms its
+ * probes.  A probe that needs BPF on a run whose backend is not BPF
+ * (the uprobe or fasttrap backend, or dtrace built without libbpf)
+ * stops the run before BEGIN, with the provider and the reason said.
+ * kprov_start() sets the tick timers when BEGIN has fired.  Hits are
+ * decoded here (kprov_hit()) into a struct d_fire and run by records.c's
+ * hit_run(), as every hit is.  kprov_stop(), with the backend's stop:
+ * no record is made after it.
+ *
+ * What a firing says.  pid, tid, CPU and execname are the thread that
+ * fired (a system call's caller, the thread a profile tick interrupted,
+ * 0 and "swapper/N" on an idle CPU, the process that forked, exec'd or
+ * exited); uid and gid come with the record, and ppid too where the
+ * kernel's BTF told where task_struct keeps the parent (else the traced
+ * process's, or 0).  tick-N fires in dtrace itself, as BEGIN does: its
+ * pid and execname are dtrace's (DTrace's are those of whatever thread
+ * the interrupt found, on one CPU, often 0 and sched: arbitrary in
+ * both).
+ *
+ * Scope.  As in DTrace, these probes are system-wide whatever -p and -c
+ * say: a script keeps to its targets with /pid == $target/ or
+ * /progenyof($target)/.  Where the predicate is as simple as that and
+ * the clause aggregates, the kernel runs it (`syscall::read:entry /pid ==
+ * $target/ { @ = count(); }` records nothing); any other clause reads a
+ * record per firing.  dtrace's own system calls are not traced (DTrace
+ * traces its consumer's, but ours read the records of the calls they
+ * make: each read would make records); its profile ticks and process
+ * events are.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#ifdef HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#endif
+
+#include "bpf/kagg_bpf.h"
+#include "bpf/kprov_bpf.h"
+#include "bpf/usdt_bpf.h"
+#include "kprov.h"
+
+static const struct kprov_provider *const providers[] = {
+	&kprov_syscall,
+	&kprov_profile,
+	&kprov_proc,
+};
+#define NPROV (sizeof(providers) / sizeof(providers[0]))
+
+/* The provider of a probe of kind k. */
+static const struct kprov_provider *provider_of(enum kp_kind k)
+{
+	switch (k) {
+	case KP_SYS_ENTRY:
+	case KP_SYS_RETURN:
+		return &kprov_syscall;
+	case KP_PROFILE:
+	case KP_TICK:
+		return &kprov_profile;
+	default:
+		return &kprov_proc;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Names: dtrace -l and matching */
+
+struct list_arg {
+	void (*fn)(const struct dt_kprobe *p, void *arg);
+	void *arg;
+};
+
+static void list_one(const struct kp_name *n, void *arg)
+{
+	const struct list_arg *la = arg;
+
+	la->fn(&n->d, la->arg);
+}
+
+void dt_kprov_list(char *const *names, size_t nnames,
+		   void (*fn)(const struct dt_kprobe *p, void *arg), void *arg)
+{
+	struct list_arg la = {fn, arg};
+
+	for (size_t i = 0; i < NPROV; i++)
+		providers[i]->each(names, nnames, list_one, &la);
+}
+
+bool kp_has(const struct kprov *kp, enum kp_kind kind)
+{
+	for (size_t i = 0; kp && i < kp->n; i++)
+		if (kp->probes[i]->n.kind == kind)
+			return true;
+	return false;
+}
+
+/* The literal probe names of the descriptions, each once. */
+static void names_collect(struct consumer *c, struct kprov *kp)
+{
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		for (unsigned j = 0; j < c->ndescs[ci]; j++) {
+			const char *nm = c->descs[ci][j].name;
+			bool dup = false;
+
+			if (!nm[0] || strpbrk(nm, "*?[\\"))
+				continue;
+			for (size_t k = 0; k < kp->nnames && !dup; k++)
+				dup = !strcmp(kp->names[k], nm);
+			if (!dup)
+				PUSH(kp->names, kp->nnames, xstrdup(nm));
+		}
+}
+
+/* Is n some clause's?  Then it is a probe of the run. */
+static void match_one(const struct kp_name *n, void *arg)
+{
+	struct consumer *c = arg;
+	struct kprov *kp = c->kp;
+	struct kprobe *p = NULL;
+
+	for (unsigned ci = 0; ci < c->nclauses; ci++) {
+		bool hit = false;
+
+		for (unsigned j = 0; j < c->ndescs[ci]; j++)
+			if (probe_matches(&c->descs[ci][j], n->d.prov, n->d.mod,
+					  n->d.func, n->d.name)) {
+				c->descs[ci][j].matched++;
+				hit = true;
+			}
+		if (!hit)
+			continue;
+		if (!p) {
+			p = xcalloc(1, sizeof(*p));
+			p->idx = (unsigned)kp->n;
+			p->n = *n;
+			p->n.d.prov = xstrdup(n->d.prov);
+			p->n.d.mod = xstrdup(n->d.mod);
+			p->n.d.func = xstrdup(n->d.func);
+			p->n.d.name = xstrdup(n->d.name);
+			p->dp.id = ++c->next_id;
+			p->dp.prov = p->n.d.prov;
+			p->dp.mod = p->n.d.mod;
+			p->dp.func = p->n.d.func;
+			p->dp.name = p->n.d.name;
+			p->dp.nargs = n->d.nargs;
+			p->dp.argtypes = n->d.argtypes;
+			PUSH(kp->probes, kp->n, p);
+		}
+		PUSH(p->clauses, p->nclauses, ci);
+		p->epids = xrealloc(p->epids, p->nclauses, sizeof(*p->epids));
+		p->epids[p->nclauses - 1] = ++c->next_epid;
+		p->strmask |= d_clause_strargs(c->prog, ci);
+		p->needs |= d_clause_needs(c->prog, ci);
+	}
+}
+
+void kprov_match(struct consumer *c)
+{
+	struct kprov *kp = xcalloc(1, sizeof(*kp));
+
+	c->kp = kp;
+	names_collect(c, kp);
+	for (size_t i = 0; i < NPROV; i++)
+		providers[i]->each(kp->names, kp->nnames, match_one, c);
+}
+
+unsigned kprov_source_matches(struct consumer *c, unsigned lo, unsigned hi)
+{
+	unsigned n = 0;
+
+	for (size_t k = 0; c->kp && k < c->kp->n; k++) {
+		const struct kprobe *p = c->kp->probes[k];
+		bool hit = false;
+
+		for (unsigned ci = 0; ci < p->nclauses && !hit; ci++)
+			hit = p->clauses[ci] >= lo && p->clauses[ci] < hi;
+		n += hit;
+	}
+	return n;
+}
+
+const char *kprov_why(struct consumer *c, const struct dt_desc *d, char *buf,
+		      size_t len)
+{
+	(void)c;
+	for (size_t i = 0; i < NPROV; i++) {
+		const char *w = providers[i]->why
+					? providers[i]->why(d, buf, len)
+					: NULL;
+
+		if (w)
+			return w;
+	}
+	return NULL;
+}
+
+const struct d_probe *kprov_probe_of(struct consumer *c, unsigned id)
+{
+	for (size_t k = 0; c->kp && k < c->kp->n; k++)
+		if (c->kp->probes[k]->dp.id == id)
+			return &c->kp->probes[k]->dp;
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Arming */
+
+const char *kp_tracefs(const struct consumer *c)
+{
+	return c->up.tfs[0] ? c->up.tfs : "/sys/kernel/tracing";
+}
+
+int kp_tp_id(const struct consumer *c, const char *grp, const char *ev)
+{
+	char path[PATH_MAX], *s;
+	int id;
+
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", kp_tracefs(c), grp,
+		 ev);
+	s = read_file(path, NULL);
+	if (!s)
+		return -1;
+	id = atoi(s);
+	free(s);
+	return id > 0 ? id : -1;
+}
+
+/* A format line reads "\tfield:TYPE NAME[N];\toffset:O;\tsize:S;...". */
+int kp_tp_field(const struct consumer *c, const char *grp, const char *ev,
+		const char *field)
+{
+	char path[PATH_MAX], *fmt, *line, *save = NULL;
+	int off = -1;
+
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", kp_tracefs(c),
+		 grp, ev);
+	fmt = read_file(path, NULL);
+	if (!fmt)
+		return -1;
+	for (line = strtok_r(fmt, "\n", &save); line && off < 0;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f = strstr(line, "field:"), *semi, *nm, *o;
+		size_t n;
+
+		if (!f || !(semi = strchr(f, ';')) ||
+		    !(o = strstr(semi, "offset:")))
+			continue;
+		nm = semi;
+		while (nm > f && nm[-1] != ' ' && nm[-1] != '*')
+			nm--;
+		n = strcspn(nm, "[;");
+		if (n == strlen(field) && !strncmp(nm, field, n))
+			off = atoi(o + 7);
+	}
+	free(fmt);
+	return off;
+}
+
+int kp_perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+void kp_attach_add(struct kprov *kp, int fd, struct bpf_link *link)
+{
+	struct kp_attach a = {fd, link};
+
+	PUSH(kp->att, kp->natt, a);
+}
+
+#ifdef HAVE_BPF
+/* The programs of bpf/kprov.bpf.h, and the probes each one serves. */
+static const struct {
+	const char *prog;
+	enum kp_kind kind;
+	int per_call; /* -1: either; 0: raw tracepoint; 1: per call */
+} progs[] = {
+	{"kprov_sys_enter", KP_SYS_ENTRY, 0},
+	{"kprov_sys_exit", KP_SYS_RETURN, 0},
+	{"kprov_sys_enter_tp", KP_SYS_ENTRY, 1},
+	{"kprov_sys_exit_tp", KP_SYS_RETURN, 1},
+	{"kprov_profile", KP_PROFILE, -1},
+	{"kprov_exec", KP_PROC_EXEC, -1},
+	{"kprov_exit", KP_PROC_EXIT, -1},
+	{"kprov_create", KP_PROC_CREATE, -1},
+};
+
+bool kprov_autoload(struct consumer *c, struct bpf_object *obj)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_program *p =
+			obj ? bpf_object__find_program_by_name(obj,
+							       progs[i].prog)
+			    : NULL;
+		bool on = c && kp_has(c->kp, progs[i].kind);
+
+		if (on && progs[i].per_call >= 0)
+			on = kp_sys_per_call(c, progs[i].kind) ==
+			     (progs[i].per_call == 1);
+		if (p)
+			bpf_program__set_autoload(p, on);
+		any |= on;
+	}
+	return any;
+}
+#endif
+
+/* The first probe that needs the BPF backend's program (all but tick-N). */
+static const struct kprobe *bpf_probe(const struct kprov *kp)
+{
+	for (size_t i = 0; i < kp->n; i++)
+		if (kp->probes[i]->n.kind != KP_TICK)
+			return kp->probes[i];
+	return NULL;
+}
+
+/* p needs the program: can this run load it?  0, or -1 said. */
+static int bpf_usable(struct consumer *c, const struct kprobe *p)
+{
+	const char *why;
+
+#ifdef HAVE_BPF
+	if (c->be == &consumer_bpf_ops)
+		return bpf_be_object(c) ? 0 : -1; /* else it said why */
+	why = getenv("DTRACE_BACKEND") && *getenv("DTRACE_BACKEND")
+		      ? "the run uses another backend (DTRACE_BACKEND)"
+		      : "the kernel did not load the BPF program (root, or "
+			"CAP_BPF and CAP_PERFMON, are needed)";
+#else
+	why = "this dtrace was built without libbpf";
+#endif
+	say(c,
+	    "cannot enable %s:%s:%s:%s: the %s provider needs the BPF "
+	    "backend, and %s",
+	    p->n.d.prov, p->n.d.mod, p->n.d.func, p->n.d.name, p->n.d.prov,
+	    why);
+	return -1;
+}
+
+int kprov_arm(struct consumer *c)
+{
+	struct kprov *kp = c->kp;
+	const struct kprobe *bp;
+
+	if (!kp || !kp->n)
+		return 0;
+	if ((bp = bpf_probe(kp))) {
+		if (bpf_usable(c, bp) < 0)
+			return -1;
+#ifdef HAVE_BPF
+		if (kp_kconf_fill(c, kp) < 0)
+			return -1;
+		/* plans first: a hit before its plan runs in user space */
+		for (size_t i = 0; i < kp->n; i++) {
+			struct kprobe *p = kp->probes[i];
+
+			if (p->n.kind != KP_TICK)
+				bpf_kagg_kprobe(c, bpf_kagg_of(c),
+						UBPF_EV_KPROV | p->idx, &p->dp,
+						p->clauses, p->epids,
+						p->nclauses, &p->uclauses,
+						&p->uepids, &p->nuclauses);
+		}
+#endif
+	}
+	for (size_t k = 0; k < NPROV; k++) {
+		bool any = false;
+
+		for (size_t i = 0; i < kp->n && !any; i++)
+			any = provider_of(kp->probes[i]->n.kind) ==
+			      providers[k];
+		if (any && providers[k]->arm(c, kp) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ticks: timers in the loop */
+
+void kprov_start(struct consumer *c)
+{
+	struct kprov *kp = c->kp;
+
+	for (size_t i = 0; kp && i < kp->nticks; i++) {
+		struct kp_tick *t = &kp->ticks[i];
+		uint64_t per = t->p->n.period;
+		struct itimerspec its = {
+			.it_interval = {(time_t)(per / 1000000000u),
+					(long)(per % 1000000000u)},
+		};
+
+		its.it_value = its.it_interval;
+		t->t0 = now_ns(CLOCK_MONOTONIC);
+		t->k = 0;
+		if (timerfd_settime(t->fd, 0, &its, NULL) < 0)
+			say(c, "cannot start %s: %s", t->p->n.d.name,
+			    strerror(errno));
+	}
+}
+
+size_t kprov_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
+{
+	struct kprov *kp = c->kp;
+	size_t n = 0;
+
+	if (!kp || kp->stopped)
+		return 0;
+	for (size_t i = 0; i < kp->nticks; i++) {
+		if (pfd && n < max)
+			pfd[n] = (struct pollfd){.fd = kp->ticks[i].fd,
+						 .events = POLLIN};
+		if (!pfd || n < max)
+			n++;
+	}
+	return n;
+}
+
+/* Each tick due since the last read, a record with the time it was due. */
+void kprov_drain(struct consumer *c)
+{
+	struct kprov *kp = c->kp;
+
+	if (!kp || kp->stopped || !c->begun)
+		return;
+	for (size_t i = 0; i < kp->nticks; i++) {
+		struct kp_tick *t = &kp->ticks[i];
+		uint64_t due;
+
+		if (read(t->fd, &due, sizeof(due)) != (ssize_t)sizeof(due))
+			continue;
+		while (due--) {
+			struct ubpf_rec r = {0};
+			struct hit h = {0};
+
+			t->k++;
+			r.time = t->t0 + t->k * t->p->n.period;
+			r.ev = UBPF_EV_KPROV | t->p->idx;
+			r.len = sizeof(r);
+			h.time = r.time;
+			h.kprov = true;
+			h.rawlen = sizeof(r);
+			h.rawoff = arena_put(c, &r, sizeof(r));
+			hit_push(c, &h);
+		}
+	}
+}
+
+void kprov_stop(struct consumer *c)
+{
+	struct kprov *kp = c->kp;
+
+	if (!kp || kp->stopped)
+		return;
+	kp->stopped = true;
+	for (size_t i = 0; i < kp->natt; i++) {
+#ifdef HAVE_BPF
+		if (kp->att[i].link)
+			bpf_link__destroy(kp->att[i].link);
+#endif
+		if (kp->att[i].fd >= 0)
+			close(kp->att[i].fd);
+	}
+	kp->natt = 0;
+	for (size_t i = 0; i < kp->nticks; i++)
+		if (kp->ticks[i].fd >= 0)
+			close(kp->ticks[i].fd);
+	kp->nticks = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Records */
+
+void kprov_hit(struct consumer *c, const struct hit *h)
+{
+	struct kprov *kp = c->kp;
+	struct ubpf_rec r;
+	struct ubpf_kctx x;
+	struct d_fire f = {0};
+	char comm[32] = "";
+	struct kprobe *p;
+	struct tproc *pr;
+	unsigned idx;
+	size_t off;
+
+	if (!kp || h->rawlen < sizeof(r))
+		return;
+	memcpy(&r, h->raw, sizeof(r));
+	idx = r.ev & ~UBPF_EV_KPROV;
+	if (idx >= kp->n || r.len > h->rawlen)
+		return;
+	p = kp->probes[idx];
+	if (p->n.kind == KP_TICK) {
+		fire_self(c, &f, comm, sizeof(comm)); /* in dtrace, as BEGIN */
+		f.timestamp = r.time;
+		goto run;
+	}
+	off = sizeof(r) + sizeof(x) + 8u * r.nargs;
+	if (r.nargs > D_MAXARGS || off > r.len)
+		return;
+	memcpy(&x, h->raw + sizeof(r), sizeof(x));
+	f.cpu = (int)r.cpu;
+	f.pid = (pid_t)r.pid;
+	f.tid = (pid_t)r.tid;
+	f.uid = x.uid;
+	f.gid = x.gid;
+	f.ppid = (pid_t)x.ppid;
+	if (!f.ppid && (pr = proc_find(c, f.pid)))
+		f.ppid = pr->ppid;
+	if (p->needs & D_NEED_EXECNAME)
+		snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(r.comm),
+			 r.comm);
+	f.execname = comm;
+	f.timestamp = r.time;
+	for (unsigned i = 0; i < r.nargs; i++)
+		memcpy(&f.arg[i], h->raw + sizeof(r) + sizeof(x) + 8 * i, 8);
+	if (p->n.kind == KP_SYS_RETURN) {
+		int64_t ret = (int64_t)f.arg[0];
+
+		/* a failing call returns -errno, as the kernel says */
+		f.errnum = ret < 0 && ret >= -4095 ? (int)-ret : 0;
+	}
+	for (unsigned i = 0; i < D_MAXARGS; i++) {
+		uint16_t n;
+
+		if (!(r.strmask & (1u << i)))
+			continue;
+		if (off + 2 > r.len)
+			break;
+		memcpy(&n, h->raw + off, 2);
+		off += 2;
+		if (off + n > r.len)
+			break;
+		/* as bpf.c: n counts the NUL, 0 is a fault */
+		if (n > 0 && n < UBPF_STRMAX) {
+			f.str[i] = (const char *)h->raw + off;
+			f.strlen[i] = strnlen(f.str[i], n - 1u);
+		}
+		off += n;
+	}
+run:
+	if (r.flags & UBPF_RF_KAGG) /* the kernel ran the others */
+		hit_run(c, &p->dp, p->uclauses, p->uepids, p->nuclauses, &f);
+	else
+		hit_run(c, &p->dp, p->clauses, p->epids, p->nclauses, &f);
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kpprog.c - the target of tests/run-kprov.sh: system calls, CPU time
+ * and processes in exactly known numbers.
+ *
+ *	kpprog reads N		N read(2) calls on a pipe, each of 1 byte
+ *	kpprog badread		one read(2) on fd -1 (EBADF)
+ *	kpprog opens N		N open(2) and N openat(2) of /dev/null
+ *	kpprog getcpu N		N getcpu(2) calls (never through the vDSO)
+ *	kpprog spin N		N iterations of a loop that makes no call
+ *	kpprog forkexec PATH	forks a child that execs PATH with the
+ *				argument "hello", waits for it; forks a
+ *				child that is killed by SIGKILL; prints both
+ *				pids; exits with status 3
+ *	kpprog hello		prints "hello" (what forkexec runs)
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+/* the loop profile-N samples: in this program's text */
+static __attribute__((noinline)) void spin(long n)
+{
+	for (long i = 0; i < n; i++)
+		sink += (unsigned long)i * 2654435761u;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 2 ? atol(argv[2]) : 0;
+	int p[2];
+	char c;
+
+	if (argc < 2)
+		return 2;
+	if (!strcmp(argv[1], "reads")) {
+		if (pipe(p) < 0)
+			return 1;
+		for (long i = 0; i < n; i++)
+			if (write(p[1], "x", 1) != 1 || read(p[0], &c, 1) != 1)
+				return 1;
+	} else if (!strcmp(argv[1], "badread")) {
+		if (read(-1, &c, 1) != -1)
+			return 1;
+	} else if (!strcmp(argv[1], "opens")) {
+		for (long i = 0; i < n; i++) {
+			close((int)syscall(SYS_open, "/dev/null", O_RDONLY));
+			close((int)syscall(SYS_openat, AT_FDCWD, "/dev/null",
+					   O_RDONLY));
+		}
+	} else if (!strcmp(argv[1], "getcpu")) {
+		unsigned cpu, node;
+
+		for (long i = 0; i < n; i++)
+			syscall(SYS_getcpu, &cpu, &node, NULL);
+	} else if (!strcmp(argv[1], "spin")) {
+		spin(n);
+	} else if (!strcmp(argv[1], "forkexec") && argc > 2) {
+		pid_t a, b;
+
+		fflush(stdout);
+		if ((a = fork()) == 0) {
+			execl(argv[2], argv[2], "hello", (char *)NULL);
+			_exit(127);
+		}
+		waitpid(a, NULL, 0);
+		if ((b = fork()) == 0) {
+			for (;;)
+				pause();
+		}
+		kill(b, SIGKILL);
+		waitpid(b, NULL, 0);
+		printf("%d %d\n", (int)a, (int)b);
+		return 3;
+	} else if (!strcmp(argv[1], "hello")) {
+		printf("hello\n");
+	} else {
+		return 2;
+	}
+	return 0;
+}

@@ -251,7 +251,7 @@ expect_file_eq "$be: -F flow indent" expected.txt flow.txt
 # 7. a forked child has no pid probes
 
 trun -q -n 'pid$target:a.out:pid_work:entry { @[pid == $target ? "parent" : "child"] = count(); }
-	:::entry /pid != $target/ { @other = count(); }' -c "./pidprog 'fork 3'"
+	pid$target:a.out::entry /pid != $target/ { @other = count(); }' -c "./pidprog 'fork 3'"
 expect_out "$be: fork: only the traced process counts" '\n  parent                                                            3\n'
 
 # ---------------------------------------------------------------------

@@ -694,6 +694,7 @@ static void proc_exited(struct consumer *c, struct tproc *pr)
 	 * just before.
 	 */
 	c->be->proc_exit(c, pr);
+	ustack_proc_gone(c, pr->pid);
 	lin_gone(c, pr->pid, now_ns(CLOCK_MONOTONIC));
 	for (size_t i = 0; i < c->nprobes; i++)
 		if (c->probes[i]->pid == pr->pid)

@@ -203,6 +203,7 @@ struct hit {
 	size_t rawoff; /* the raw record, in the arena */
 	const uint8_t *raw;
 	uint32_t rawlen;
+	uint32_t xlen; /* uprobe.c: the sample's bytes after raw (ustack) */
 	bool deferred; /* kept for one more read: its process was unknown */
 };
 
@@ -211,6 +212,21 @@ struct hit_at {
 	struct tfile *file;
 	uint64_t off; /* the site's file offset */
 };
+
+/*
+ * A hit's user registers and stack (ustack.c), as decode() finds them:
+ * the x86-64 DWARF registers 0..16 (rax, rdx, rcx, rbx, rsi, rdi, rbp,
+ * rsp, r8..r15, then rip as the return-address column) and a copy of
+ * the stack from rsp up.
+ */
+#define USTACK_NREGS 17
+struct ustack_cap {
+	bool have;
+	uint64_t regs[USTACK_NREGS];
+	const uint8_t *stack;
+	size_t len;
+};
+struct ustack_state; /* ustack.c's own */
 
 struct lnode; /* lineage.c */
 
@@ -293,6 +309,8 @@ struct consumer {
 	unsigned *src_first; /* per source: its first clause; then the end */
 	uint64_t received; /* records read from the backend */
 	bool kagg_rec; /* decode(): the kernel ran some of the hit's clauses */
+	struct ustack_cap ucap; /* decode(): the hit's user stack, if taken */
+	struct ustack_state *ust; /* ustack.c */
 	uint64_t wall_offset;
 	size_t rbsize;
 	unsigned switchrate_ms;
@@ -447,5 +465,22 @@ pid_t parent_of(void *ctx, pid_t pid);
 
 /* records.c: let go of the threads that exited (d_thread_exit()) */
 void threads_reap(struct consumer *c);
+
+/* ustack.c: user stacks and names (ustack(), ufunc(), %A, ...) */
+struct perf_event_attr;
+/* bytes of stack a hit copies for D_NEED_USTACK (-x ustacksize) */
+size_t ustack_size(struct consumer *c);
+/* uprobe.c: sample the user registers and stack when needs asks */
+void ustack_perf_attr(struct consumer *c, uint32_t needs,
+		      struct perf_event_attr *a);
+/* uprobe.c: the registers and stack after a sample's raw data */
+bool ustack_perf_decode(const uint8_t *p, size_t len, struct ustack_cap *cap);
+/* the firing's stack and name callbacks (c->ucap: what decode() took) */
+void ustack_fire(struct consumer *c, struct d_fire *f);
+/* pid ended and its records were read: forget its modules */
+void ustack_proc_gone(struct consumer *c, pid_t pid);
+
+/* lineage.c: the parent the fork tree knows for pid, or 0 */
+pid_t lin_parent(struct consumer *c, pid_t pid);
 
 #endif /* USDT_DTRACE_CONSUMER_IMPL_H */

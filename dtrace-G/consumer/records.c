@@ -226,6 +226,7 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 	bool defer;
 
 	c->kagg_rec = false;
+	c->ucap.have = false;
 	if (!c->be->decode(c, h, &f, comm, sizeof(comm), &at))
 		return true;
 	p = lin_hit_probe(c, f.pid, f.timestamp, &at, &defer);
@@ -241,6 +242,7 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 	f.vtimestamp = f.timestamp;
 	f.copyin = copyin;
 	f.parent_of = parent_of;
+	ustack_fire(c, &f); /* the stack decode() found in c->ucap */
 	thread_seen(c, f.pid, f.tid);
 	if (c->kagg_rec) /* the kernel ran the others (bpf_agg.c) */
 		run_clauses(c, &p->dp, p->uclauses, p->uepids, p->nuclauses,
@@ -272,8 +274,9 @@ static void hits_keep(struct consumer *c, size_t nkeep)
 
 		if (!h.deferred)
 			continue;
-		if (h.rawoff + h.rawlen <= oldlen)
-			h.rawoff = arena_put(c, old + h.rawoff, h.rawlen);
+		if (h.rawoff + h.rawlen + h.xlen <= oldlen)
+			h.rawoff = arena_put(c, old + h.rawoff,
+					     h.rawlen + h.xlen);
 		c->hits[n++] = h;
 	}
 	free(old);
@@ -334,5 +337,7 @@ void fire_dtrace(struct consumer *c, const struct d_probe *dp,
 	f.vtimestamp = f.timestamp;
 	f.copyin = copyin;
 	f.parent_of = parent_of;
+	c->ucap.have = false; /* dtrace's own: names, no stack */
+	ustack_fire(c, &f);
 	run_clauses(c, dp, cl, NULL, n, &f);
 }

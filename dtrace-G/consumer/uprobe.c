@@ -626,6 +626,8 @@ static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
 		}
 		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+		if (e) /* registers and stack, after the raw data */
+			ustack_perf_attr(c, e->needs, &a);
 		a.inherit = 1;
 		a.sample_id_all = 1;
 		a.use_clockid = 1;
@@ -819,6 +821,8 @@ static int wide_open_cpus(struct consumer *c, struct tevent *e, long n)
 		a.sample_period = 1;
 		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+		if (!c->up.scope_only)
+			ustack_perf_attr(c, e->needs, &a);
 		a.sample_id_all = 1;
 		a.use_clockid = 1;
 		a.clockid = CLOCK_MONOTONIC;
@@ -937,8 +941,12 @@ static void rb_drain(struct consumer *c, struct tcpu *tc, bool tracker)
 			memcpy(&h.cpu, q + 16, 4);
 			memcpy(&raw, q + 24, 4);
 			if (28 + (size_t)raw <= hdr.size - sizeof(hdr)) {
-				h.rawoff = arena_put(c, q + 28, raw);
+				/* what follows raw too: a user stack */
+				size_t all = hdr.size - sizeof(hdr) - 28;
+
+				h.rawoff = arena_put(c, q + 28, all);
 				h.rawlen = raw;
+				h.xlen = (uint32_t)(all - raw);
 				hit_push(c, &h);
 			}
 		} else if (hdr.type == PERF_RECORD_FORK ||
@@ -1081,6 +1089,9 @@ static bool up_decode(struct consumer *c, const struct hit *h,
 		if (e->str_off[i] >= 0)
 			f->str[i] = field_str(h, e->str_off[i], &f->strlen[i]);
 	}
+	if ((e->needs & D_NEED_USTACK) && h->xlen)
+		(void)ustack_perf_decode(h->raw + h->rawlen, h->xlen,
+					 &c->ucap);
 	return true;
 }
 

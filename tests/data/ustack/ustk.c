@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * ustk.c - run-ustack.sh's program: main() calls a() -> b() -> c() argv[1]
- * times and d() -> c() argv[2] times; c() fires ustk:::fire with the
- * addresses of b() and of libc's getpid() to name.  Every function is
+ * times and d() -> c() argv[2] times, then returns; c() fires ustk:::fire
+ * with the addresses of b() and of libc's getpid() to name.  With a third
+ * argument it first waits for a line on standard input.  Every function is
  * noinline and does something after its call, so -O2 keeps each frame
  * (no inlining, no tail call); built with and without frame pointers
  * and with clang, the stacks must read the same.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -30,7 +32,7 @@ KEEP void c(int n)
 }
 
 KEEP void b(int n)
-{
+{ /* B: b's first instruction, as gcc's line table has it */
 	c(n + 1); /* CALL_C */
 	sink++;
 }
@@ -49,9 +51,13 @@ KEEP void d(int n)
 
 int main(int argc, char **argv)
 {
-	int na = argc > 1 ? atoi(argv[1]) : 1;
-	int nd = argc > 2 ? atoi(argv[2]) : 0;
+	char line[16];
+	int na, nd;
 
+	if (argc < 3 || (argc > 3 && !fgets(line, sizeof(line), stdin)))
+		return 2;
+	na = atoi(argv[1]);
+	nd = atoi(argv[2]);
 	for (int i = 0; i < na; i++)
 		a(i); /* CALL_A */
 	for (int i = 0; i < nd; i++)

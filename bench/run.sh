@@ -9,6 +9,7 @@
 #	make bench			(sets the variables below)
 #	DTRACE=... DTRACE_DRTI=... top_srcdir=... sh bench/run.sh
 #	BENCH_ONLY=consumer ... sh bench/run.sh	(the consumer figures only)
+#	BENCH_ONLY=ustack ... sh bench/run.sh	(ustack()'s only: ustack.sh)
 #
 # Prints a table and writes it, with the machine, kernel and date, to
 # $RESULTS (default bench/RESULTS.md in the current directory).
@@ -346,6 +347,15 @@ elif [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 else
 	echo "(consumer: needs root and bpftrace; skipped)"
 fi
+# ---------------------------------------------------------------------
+# ustack(): @[ustack()] = count() against bpftrace's @[ustack] =
+# count(), its own section (bench/ustack.sh, which see; BENCH_ONLY=ustack
+# runs it alone)
+if want_part consumer || want_part ustack; then
+	echo
+	DTRACE=$DTRACE top_srcdir=$top_srcdir CC=$CC \
+		USTACK_MD=$tmp/ustack.md sh "$here/ustack.sh"
+fi
 
 if want_part other; then
 # ---------------------------------------------------------------------
@@ -540,6 +550,10 @@ fi # BENCH_ONLY
 	if [ -s "$tmp/forms.md" ]; then
 		echo
 		cat "$tmp/forms.md"
+	fi
+	if [ -s "$tmp/ustack.md" ]; then
+		echo
+		cat "$tmp/ustack.md"
 	fi
 } >"$RESULTS"
 echo

@@ -462,8 +462,8 @@ static int apply_options(struct consumer *c)
 		    v);
 		return -1;
 	}
-	if (!c->rbsize)
-		c->rbsize = 2 * 1024 * 1024;
+	if (!c->rbsize) /* 2 MiB per CPU; more for records with stacks */
+		c->rbsize = ustack_bufsize(c, 2 * 1024 * 1024);
 	{
 		size_t pg = (size_t)getpagesize(), n = pg;
 

@@ -470,6 +470,8 @@ void threads_reap(struct consumer *c);
 struct perf_event_attr;
 /* bytes of stack a hit copies for D_NEED_USTACK (-x ustacksize) */
 size_t ustack_size(struct consumer *c);
+/* the default -x bufsize: dflt, or 4 times it when a clause reads stacks */
+size_t ustack_bufsize(struct consumer *c, size_t dflt);
 /* uprobe.c: sample the user registers and stack when needs asks */
 void ustack_perf_attr(struct consumer *c, uint32_t needs,
 		      struct perf_event_attr *a);

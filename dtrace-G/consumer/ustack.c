@@ -13,7 +13,8 @@
  * hit whose clauses read the stack (D_NEED_USTACK) carries the thread's
  * user registers and a copy of its stack from rsp up, -x ustacksize
  * bytes (8 KiB unless set, at most 16 KiB: deeper frames are read from
- * the live process while it lives, below):
+ * the live process while it lives, below; such records are large, so
+ * -x bufsize defaults to 4 times its usual size, ustack_bufsize()):
  *  - bpf backend: bpf/usdt.bpf.c appends them to the record (flag
  *    UBPF_RF_USTACK; usdt_bpf.h has the layout), reading the stack a
  *    page at a time from rsp, so a copy stops where the stack ends;
@@ -103,6 +104,21 @@ size_t ustack_size(struct consumer *c)
 		return US_DEFAULT_SIZE;
 	n = (n + 1023) & ~(size_t)1023;
 	return n > US_MAX_SIZE ? US_MAX_SIZE : n;
+}
+
+/*
+ * A record with a stack is -x ustacksize bytes more (8 KiB against a
+ * few dozen): the default buffer would hold only a few hundred, which a
+ * probe firing 64,000 times a second fills between two reads.  Unless
+ * -x bufsize says otherwise, a program that reads stacks gets 4 times
+ * the default (8 MiB per CPU).
+ */
+size_t ustack_bufsize(struct consumer *c, size_t dflt)
+{
+	for (unsigned i = 0; c->prog && i < d_nclauses(c->prog); i++)
+		if (d_clause_needs(c->prog, i) & D_NEED_USTACK)
+			return 4 * dflt;
+	return dflt;
 }
 
 /* ------------------------------------------------------------------ */

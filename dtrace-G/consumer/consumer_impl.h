@@ -21,6 +21,9 @@
  *	bpf_agg.c	its plans for the clauses that aggregate in the
  *			kernel, and reading those aggregations back
  *	fasttrap.c	backend: the kernel module's /dev/dtrace/fasttrap
+ *	ustack.c	user stacks: what a hit captured (c->ucap), the
+ *			processes' modules, unwinding (libdwfl); ustack.h
+ *	usym.c		the names of user (and kernel) addresses
  *
  * A backend is the part that arms probe sites in the kernel and brings
  * back what each hit recorded.  It is chosen once, when the run starts

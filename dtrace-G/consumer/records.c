@@ -12,9 +12,10 @@
  * them) and run in that order; after exit() the rest of the read is not
  * run, as in DTrace.  decode() gives the probe and the firing's context
  * (struct d_fire: pid, tid, CPU, thread name, arguments, the strings
- * copied at hit time); what is the process's (ppid, uid, gid, its
- * ancestors for progenyof()) and the clocks
- * are added here, the same for every backend.
+ * copied at hit time, and in c->ucap the user registers and stack when
+ * the hit took them); what is the process's (ppid, uid, gid, its
+ * ancestors for progenyof(), the stack and name callbacks of ustack.c)
+ * and the clocks are added here, the same for every backend.
  *
  * Threads.  self-> variables are keyed by thread id, and a thread that
  * exits must take them along (d_thread_exit()), or a long run keeps the

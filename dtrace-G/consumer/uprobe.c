@@ -33,7 +33,9 @@
  * hit or a tracker record.  Every switchrate (10 ms) or when a
  * buffer is half full, all buffers are drained into the consumer's hits
  * (records.c sorts and runs them); a sample is decoded with the field
- * offsets its event's format file gave.  Records the kernel could not
+ * offsets its event's format file gave.  An event whose clauses read the
+ * user stack also samples the user registers and stack (ustack.c), which
+ * follow the raw data in the sample.  Records the kernel could not
  * store are reported ("N drops on CPU C"), and at the end the events' own
  * counts give the exact number of hits that were never read.
  *

@@ -24,6 +24,12 @@
  * information, or one libdw cannot read, gives an empty map and the
  * caller prints bare addresses.
  *
+ * dwfl_module_getsrc() finds an address's unit through .debug_aranges,
+ * which clang does not write (and which libdw 0.188 does not make up
+ * from the units' own ranges); where it finds nothing, the unit whose
+ * ranges cover the address is looked for one by one (dwarf_haspc()) and
+ * its line table asked (dt_dwfl_srcline(), which usym.c uses too).
+ *
  * (This used libdwarf before the stacks came: libdwarf and libdw export
  * the same dwarf_* names and each calls its own through the PLT, so the
  * two cannot live in one process; dtrace uses libdw alone.)
@@ -48,13 +54,44 @@ struct dt_srcmap {
 	Dwfl_Callbacks cb;
 };
 
+bool dt_dwfl_srcline(struct Dwfl_Module *mod, uint64_t addr,
+		     const char **file, unsigned long *line)
+{
+	Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	const char *f;
+	int lineno = 0;
+
+	if (l) {
+		f = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+		if (!f || lineno <= 0)
+			return false;
+		*file = f;
+		*line = (unsigned long)lineno;
+		return true;
+	}
+	/* no .debug_aranges (clang): the unit whose ranges have addr */
+	while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
+		Dwarf_Line *dl;
+
+		if (addr < bias || dwarf_haspc(cu, addr - bias) <= 0)
+			continue;
+		dl = dwarf_getsrc_die(cu, addr - bias);
+		f = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
+		if (!f || dwarf_lineno(dl, &lineno) != 0 || lineno <= 0)
+			return false;
+		*file = f;
+		*line = (unsigned long)lineno;
+		return true;
+	}
+	return false;
+}
+
 bool dt_srcmap_find(const struct dt_srcmap *m, size_t shndx, uint64_t addr,
 		    const char **file, unsigned long *line)
 {
 	Dwarf_Addr a = addr;
-	Dwfl_Line *l;
-	const char *f;
-	int lineno = 0;
 
 	if (!m || !m->mod)
 		return false;
@@ -68,15 +105,7 @@ bool dt_srcmap_find(const struct dt_srcmap *m, size_t shndx, uint64_t addr,
 			return false;
 		a = sh.sh_addr + addr;
 	}
-	l = dwfl_module_getsrc(m->mod, a + m->bias);
-	if (!l)
-		return false;
-	f = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
-	if (!f || lineno <= 0)
-		return false;
-	*file = f;
-	*line = (unsigned long)lineno;
-	return true;
+	return dt_dwfl_srcline(m->mod, a + m->bias, file, line);
 }
 
 void dt_srcmap_free(struct dt_srcmap *m)

@@ -65,7 +65,8 @@ build ustk-fp "$gcc" -O2 -fno-omit-frame-pointer
 build ustk-g "$gcc" -O2 -g
 clang=${CLANG:-}
 [ -n "$clang" ] && command -v "$clang" >/dev/null 2>&1 || clang=
-[ -n "$clang" ] && build ustk-clang "$clang" -O2
+[ -n "$clang" ] && build ustk-clang "$clang" -O2 &&
+	build ustk-clang-g "$clang" -O2 -g
 $gxx -O2 -I. -c "$data/ustkpp.cc" -o ustkpp.o &&
 	"$DTRACE" -G -s "$data/ustk.d" ustkpp.o -o ustkpp-p.o &&
 	$gxx -o ustkpp ustkpp.o ustkpp-p.o || fail "building ustkpp"
@@ -238,16 +239,21 @@ expect_run "C++ names" expected.txt
 line_of() {
 	grep -n "/\* $1[ :*]" "$data/ustk.c" | cut -d: -f1
 }
-{
-	echo
-	printf '%14sustk-g`%s [ustk.c:%s]\n' '' "$(site ustk-g c)" "$(line_of FIRE)" \
-		'' "$(ret ustk-g b '<c>')" "$(line_of CALL_C)" \
-		'' "$(ret ustk-g a '<b>')" "$(line_of CALL_B)" \
-		'' "$(ret ustk-g main '<a>')" "$(line_of CALL_A)"
-	printf '  %-50s\n\n' "ustk-g\`b [ustk.c:$(line_of B)]"
-} >expected.txt
-trun -q -x srcline -c './ustk-g 1 0' -n 'ustk$target:::fire { ustack(4); uaddr(arg1); printf("\n"); }'
-expect_run "-x srcline" expected.txt
+# (gcc's tables, and clang's, which have no .debug_aranges)
+for bin in ustk-g ${clang:+ustk-clang-g}; do
+	{
+		echo
+		printf '%14s%s`%s [ustk.c:%s]\n' \
+			'' $bin "$(site $bin c)" "$(line_of FIRE)" \
+			'' $bin "$(ret $bin b '<c>')" "$(line_of CALL_C)" \
+			'' $bin "$(ret $bin a '<b>')" "$(line_of CALL_B)" \
+			'' $bin "$(ret $bin main '<a>')" "$(line_of CALL_A)"
+		printf '  %-50s\n\n' "$bin\`b [ustk.c:$(line_of B)]"
+	} >expected.txt
+	trun -q -x srcline -c "./$bin 1 0" -n 'ustk$target:::fire {
+		ustack(4); uaddr(arg1); printf("\n"); }'
+	expect_run "-x srcline, $bin" expected.txt
+done
 
 # -x oformat=json: a stack key is an array of frames
 {

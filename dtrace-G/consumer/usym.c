@@ -11,7 +11,7 @@
  * stripped, or the symbols of its separate debug file found by
  * build-id under /usr/lib/debug; a version suffix such as
  * "@@GLIBC_2.34" dropped), and with D_USYM_LINE the source line
- * DWARF gives (dwfl_module_getsrc()).  A return address (D_USYM_RET, a
+ * DWARF gives (dt_dwfl_srcline(), srcline.c).  A return address (D_USYM_RET, a
  * caller's frame) is looked up one byte before it, in the call: a call
  * that is the last instruction of a function (to a noreturn function)
  * returns to the next function's first byte, which is not the caller.
@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../srcline.h"
 #include "ustack.h"
 
 #define US_MAXSYMS 65536
@@ -167,13 +168,10 @@ static void sym_fill(struct ustack_state *s, struct us_proc *up,
 		e->off = off + (pc - at);
 	}
 	if (flags & D_USYM_LINE) {
-		Dwfl_Line *l = dwfl_module_getsrc(m, at);
-		int line = 0;
-		const char *f =
-			l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL)
-			  : NULL;
+		const char *f;
+		unsigned long line;
 
-		if (f && line > 0) {
+		if (dt_dwfl_srcline(m, at, &f, &line)) {
 			e->file = base_dup(f);
 			e->line = (unsigned)line;
 		}

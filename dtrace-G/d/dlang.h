@@ -38,7 +38,9 @@
  *		  speculation, ...)
  *	builtins arg0..arg11, args[N], pid, ppid, tid, uid, gid, execname,
  *		  timestamp, vtimestamp, walltimestamp, cpu, probeprov,
- *		  probemod, probefunc, probename, id (probe ID), epid
+ *		  probemod, probefunc, probename, id (probe ID), epid,
+ *		  ucaller (stack.c, with ustack(), ufunc(), umod(), usym(),
+ *		  uaddr(): the consumer's callbacks in struct d_fire)
  *	macros	 $target, $pid, $1..$9 (integer when numeric), $$1..$$9
  *		  (always a string); also inside probe descriptions
  */
@@ -90,8 +92,9 @@ void d_set_quiet(struct d_prog *prog, bool quiet);
  * -x NAME[=VALUE]: 0, or -1 with a message ("failed to set option 'x':
  * Invalid option name").  Applied here: quiet, strsize, defaultargs,
  * aggsortrev, aggsortkey, aggsortpos, aggsortkeypos, nspec, specsize,
- * destructive (-w), flowindent (-F); stored only, for the consumer
- * (d_get_option): bufsize, switchrate, aggsize, aggrate, dynvarsize,
+ * destructive (-w), flowindent (-F), ustackframes, stackindent, srcline;
+ * stored only (checked), for the consumer (d_get_option): bufsize,
+ * switchrate, ustacksize, mangled, aggsize, aggrate, dynvarsize,
  * cleanrate, statusrate, ...
  * Call it on a program d_compile() created (or before the first
  * d_compile() by passing a program from d_compile of "").

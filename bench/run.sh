@@ -11,6 +11,7 @@
 #	BENCH_ONLY=consumer ... sh bench/run.sh	(the consumer figures only)
 #	BENCH_ONLY=pid ... sh bench/run.sh	(the pid provider's only)
 #	BENCH_ONLY=kprov ... sh bench/run.sh	(the kernel providers only)
+#	BENCH_ONLY=ustack ... sh bench/run.sh	(ustack()'s only: ustack.sh)
 #
 # Prints a table and writes it, with the machine, kernel and date, to
 # $RESULTS (default bench/RESULTS.md in the current directory).
@@ -356,6 +357,15 @@ elif [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 else
 	echo "(consumer: needs root and bpftrace; skipped)"
 fi
+# ---------------------------------------------------------------------
+# ustack(): @[ustack()] = count() against bpftrace's @[ustack] =
+# count(), its own section (bench/ustack.sh, which see; BENCH_ONLY=ustack
+# runs it alone)
+if want_part consumer || want_part ustack; then
+	echo
+	DTRACE=$DTRACE top_srcdir=$top_srcdir CC=$CC \
+		USTACK_MD=$tmp/ustack.md sh "$here/ustack.sh"
+fi
 
 # ---------------------------------------------------------------------
 # The pid provider: its own table and section (bench/pid.sh)
@@ -574,6 +584,10 @@ fi # BENCH_ONLY
 	if [ -s "$tmp/kprov.md" ]; then
 		echo
 		cat "$tmp/kprov.md"
+	fi
+	if [ -s "$tmp/ustack.md" ]; then
+		echo
+		cat "$tmp/ustack.md"
 	fi
 } >"$RESULTS"
 echo

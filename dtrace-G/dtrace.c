@@ -199,7 +199,9 @@ static const char *const known_xopts[] = {
 	"nspec", "specsize", "stackframes", "ustackframes", "cpp",
 	"cpppath", "errtags", "droptags", "evaltime", "version",
 	"probestyle", "oformat", "aggsortkey", "aggsortrev", "aggsortpos",
-	"aggsortkeypos", NULL,
+	"aggsortkeypos",
+	/* user stacks (ustack(): d/stack.c, consumer/ustack.c) */
+	"stackindent", "ustacksize", "srcline", "mangled", NULL,
 };
 
 static int set_probestyle(const char *val)

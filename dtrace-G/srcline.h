@@ -28,4 +28,13 @@ bool dt_srcmap_find(const struct dt_srcmap *m, size_t shndx, uint64_t addr,
 
 void dt_srcmap_free(struct dt_srcmap *m);
 
+/*
+ * The source line of address addr (the session's address) in a libdwfl
+ * module, for srcline.c and the stacks (consumer/usym.c): the file's
+ * full path and the line, or false.
+ */
+struct Dwfl_Module;
+bool dt_dwfl_srcline(struct Dwfl_Module *mod, uint64_t addr,
+		     const char **file, unsigned long *line);
+
 #endif /* USDT_DTRACE_SRCLINE_H */

@@ -33,9 +33,9 @@ CXX="${CXX:-c++} -DUSDT_NO_PROBE_STUBS"
 
 require_G nm readelf addr2line ld
 
-# source lines need dtrace built with libdwarf; without, sites are bare
+# source lines come from libdw (elfutils), which dtrace always links
 have_lines=yes
-ldd "$DTRACE" 2>/dev/null | grep -q libdwarf || have_lines=no
+ldd "$DTRACE" 2>/dev/null | grep -q libdw || have_lines=no
 echo "# source lines in -v: $have_lines"
 
 # row ID PROVIDER MODULE FUNCTION NAME: one line of dtrace -l
@@ -94,11 +94,11 @@ check_funcs() {
 
 # check_lines WHAT FILE: each "ADDR FILE:LINE" site of out.txt (a -v
 # listing) is what addr2line says; "SECTION+OFF FILE:LINE" in a
-# relocatable object is asked with -j SECTION.  Without libdwarf: no
+# relocatable object is asked with -j SECTION.  Without libdw: no
 # site has a line.
 check_lines() {
 	if [ "$have_lines" = no ]; then
-		expect_eq "$1: no lines without libdwarf" "" \
+		expect_eq "$1: no lines without libdw" "" \
 			"$(grep '^		[.a-z_+]*0x[0-9a-f]* [^(]' out.txt)"
 		return
 	fi

@@ -32,9 +32,9 @@
 require_G nm readelf addr2line mkfifo
 [ -r /proc/self/maps ] || skip "no /proc"
 
-# source lines need dtrace built with libdwarf; without, sites are bare
+# source lines come from libdw (elfutils), which dtrace always links
 have_lines=yes
-ldd "$DTRACE" 2>/dev/null | grep -q libdwarf || have_lines=no
+ldd "$DTRACE" 2>/dev/null | grep -q libdw || have_lines=no
 
 registry_cleanup() {
 	for p in $bg_pids; do

@@ -31,7 +31,8 @@
  * The event's index also keys its entry in the map evspec: the site's
  * arguments as its stapsdt note gives them (register, memory at
  * register + offset, constant; size and sign), the strings the clauses
- * read with copyinstr(), and whether execname is read.
+ * read with copyinstr(), whether execname is read, and how much user
+ * stack to copy for ustack() (-x ustacksize; ustack.c unwinds it).
  *
  * Reading.  One ring buffer for all CPUs, of -x bufsize times the CPUs;
  * the program asks for a wakeup once it is half full, and the loop reads
@@ -482,6 +483,8 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 		return -E2BIG;
 	}
 	ev_spec(e, &spec);
+	if (e->needs & D_NEED_USTACK) /* ustack.c unwinds the copy */
+		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
 	if (bpf_map_update_elem(b->evspec_fd, &key, &spec, BPF_ANY) < 0)
 		goto fail;
 	a.type = PERF_TYPE_TRACEPOINT;
@@ -615,6 +618,22 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 			f->strlen[i] = strnlen(f->str[i], n - 1u);
 		}
 		off += n;
+	}
+	if (r.flags & UBPF_RF_USTACK) {
+		/* registers, length, the stack (usdt_bpf.h) */
+		uint32_t n;
+
+		off = (off + 7) & ~(size_t)7;
+		if (off + sizeof(c->ucap.regs) + 8 <= r.len) {
+			memcpy(c->ucap.regs, h->raw + off,
+			       sizeof(c->ucap.regs));
+			off += sizeof(c->ucap.regs);
+			memcpy(&n, h->raw + off, 4);
+			off += 8;
+			c->ucap.stack = h->raw + off;
+			c->ucap.len = n <= r.len - off ? n : r.len - off;
+			c->ucap.have = true;
+		}
 	}
 	return true;
 }

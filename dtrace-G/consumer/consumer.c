@@ -483,6 +483,8 @@ static int apply_options(struct consumer *c)
 		    v);
 		return -1;
 	}
+	if (!c->rbsize) /* 2 MiB per CPU; more for records with stacks */
+		c->rbsize = ustack_bufsize(c, 2 * 1024 * 1024);
 	c->rbsize = consumer_bufsize(c->rbsize);
 	c->switchrate_ms = o->switchrate_ms;
 	if (!c->switchrate_ms && (v = d_get_option(c->prog, "switchrate")) &&
@@ -707,6 +709,7 @@ static void proc_exited(struct consumer *c, struct tproc *pr)
 	 * just before.
 	 */
 	c->be->proc_exit(c, pr);
+	ustack_proc_gone(c, pr->pid);
 	lin_gone(c, pr->pid, now_ns(CLOCK_MONOTONIC));
 	for (size_t i = 0; i < c->nprobes; i++)
 		if (c->probes[i]->pid == pr->pid)

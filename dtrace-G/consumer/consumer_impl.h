@@ -26,6 +26,9 @@
  *	kprov*.c	the kernel providers (syscall, profile, tick, proc):
  *			probes that are not sites in a process, on the BPF
  *			backend's program and ring buffer (kprov.c)
+ *	ustack.c	user stacks: what a hit captured (c->ucap), the
+ *			processes' modules, unwinding (libdwfl); ustack.h
+ *	usym.c		the names of user (and kernel) addresses
  *
  * A backend is the part that arms probe sites in the kernel and brings
  * back what each hit recorded.  It is chosen once, when the run starts
@@ -242,6 +245,7 @@ struct hit {
 	size_t rawoff; /* the raw record, in the arena */
 	const uint8_t *raw;
 	uint32_t rawlen;
+	uint32_t xlen; /* uprobe.c: the sample's bytes after raw (ustack) */
 	bool deferred; /* kept for one more read: its process was unknown */
 	bool kprov;    /* a kernel provider's (kprov.c decodes it) */
 };
@@ -251,6 +255,21 @@ struct hit_at {
 	struct tfile *file;
 	uint64_t off; /* the site's file offset */
 };
+
+/*
+ * A hit's user registers and stack (ustack.c), as decode() finds them:
+ * the x86-64 DWARF registers 0..16 (rax, rdx, rcx, rbx, rsi, rdi, rbp,
+ * rsp, r8..r15, then rip as the return-address column) and a copy of
+ * the stack from rsp up.
+ */
+#define USTACK_NREGS 17
+struct ustack_cap {
+	bool have;
+	uint64_t regs[USTACK_NREGS];
+	const uint8_t *stack;
+	size_t len;
+};
+struct ustack_state; /* ustack.c's own */
 
 struct lnode; /* lineage.c */
 
@@ -333,6 +352,8 @@ struct consumer {
 	unsigned *src_first; /* per source: its first clause; then the end */
 	uint64_t received; /* records read from the backend */
 	bool kagg_rec; /* decode(): the kernel ran some of the hit's clauses */
+	struct ustack_cap ucap; /* decode(): the hit's user stack, if taken */
+	struct ustack_state *ust; /* ustack.c */
 	uint64_t wall_offset;
 	size_t rbsize;
 	unsigned switchrate_ms;
@@ -567,5 +588,24 @@ void bpf_kagg_kprobe(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 		     const unsigned *ep, unsigned n, unsigned **ucl,
 		     unsigned **uep, unsigned *nu);
 #endif
+
+/* ustack.c: user stacks and names (ustack(), ufunc(), %A, ...) */
+struct perf_event_attr;
+/* bytes of stack a hit copies for D_NEED_USTACK (-x ustacksize) */
+size_t ustack_size(struct consumer *c);
+/* the default -x bufsize: dflt, or 4 times it when a clause reads stacks */
+size_t ustack_bufsize(struct consumer *c, size_t dflt);
+/* uprobe.c: sample the user registers and stack when needs asks */
+void ustack_perf_attr(struct consumer *c, uint32_t needs,
+		      struct perf_event_attr *a);
+/* uprobe.c: the registers and stack after a sample's raw data */
+bool ustack_perf_decode(const uint8_t *p, size_t len, struct ustack_cap *cap);
+/* the firing's stack and name callbacks (c->ucap: what decode() took) */
+void ustack_fire(struct consumer *c, struct d_fire *f);
+/* pid ended and its records were read: forget its modules */
+void ustack_proc_gone(struct consumer *c, pid_t pid);
+
+/* lineage.c: the parent the fork tree knows for pid, or 0 */
+pid_t lin_parent(struct consumer *c, pid_t pid);
 
 #endif /* USDT_DTRACE_CONSUMER_IMPL_H */

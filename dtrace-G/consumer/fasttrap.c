@@ -15,7 +15,8 @@
  * module writes struct ft_record (time, pid, tid, CPU, comm, arguments,
  * then the strings) into one buffer that read() drains whole records
  * from; a record that did not fit is counted (FASTTRAPIOC_STATS), so the
- * drops reported at the end are exact.  FASTTRAPIOC_DISABLE stops every
+ * drops reported at the end are exact.  The module takes no user stacks:
+ * a probe whose clauses read one (ustack(), ucaller) is refused.  FASTTRAPIOC_DISABLE stops every
  * site at the end; closing the device disarms them.
  */
 #include "config.h"
@@ -160,6 +161,19 @@ static int ft_enable_site(struct consumer *c, struct tproc *pr,
 static bool ft_enable_probe(struct consumer *c, struct tproc *pr,
 			    struct tprobe *p)
 {
+	if ((p->needs | p->fneeds) & D_NEED_USTACK) {
+		/* the module copies arguments, never the stack */
+		if (!c->enable_failed)
+			say(c,
+			    "cannot enable %s:%s:%s:%s: ustack() and ucaller "
+			    "need each hit's user stack, which the fasttrap "
+			    "backend (%s) does not take; DTRACE_FASTTRAP=0 "
+			    "traces with uprobe events instead",
+			    p->prov, p->mod, p->func, p->name,
+			    FASTTRAP_DEVNAME);
+		c->enable_failed = true;
+		return false;
+	}
 	for (unsigned k = 0; k < p->noffs + p->nenoffs; k++) {
 		bool en = k >= p->noffs;
 		uint64_t off = en ? p->enoffs[k - p->noffs] : p->offs[k];

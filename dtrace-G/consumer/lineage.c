@@ -379,3 +379,15 @@ struct tprobe *lin_hit_probe(struct consumer *c, pid_t pid, uint64_t t,
 	p = cached_probe(c, pid, at, true);
 	return p;
 }
+
+/*
+ * The parent of pid's newest life, as its FORK record said (0: none
+ * known), for ustack.c: a child that exited before its hits were read
+ * maps what its parent mapped at the fork.
+ */
+pid_t lin_parent(struct consumer *c, pid_t pid)
+{
+	const struct lnode *n = newest(c, pid);
+
+	return n ? n->ppid : 0;
+}

@@ -12,13 +12,14 @@
  * them) and run in that order; after exit() the rest of the read is not
  * run, as in DTrace.  decode() gives the probe and the firing's context
  * (struct d_fire: pid, tid, CPU, thread name, arguments, the strings
- * copied at hit time); what is the process's (ppid, uid, gid, its
- * ancestors for progenyof()) and the clocks
- * are added here, the same for every backend (hit_run()).  A kernel
- * provider's hit (syscall, profile, tick, proc: hit.kprov) is decoded
- * by kprov.c instead, which knows its probe without a site, and run by
- * hit_run() the same way; tick-N's come from kprov_drain(), after the
- * backend's.
+ * copied at hit time, and in c->ucap the user registers and stack when
+ * the hit took them); what is the process's (ppid, uid, gid, its
+ * ancestors for progenyof(), the stack and name callbacks of ustack.c)
+ * and the clocks are added here, the same for every backend
+ * (hit_run()).  A kernel provider's hit (syscall, profile, tick, proc:
+ * hit.kprov) is decoded by kprov.c instead, which knows its probe
+ * without a site, and run by hit_run() the same way; tick-N's come
+ * from kprov_drain(), after the backend's.
  *
  * Threads.  self-> variables are keyed by thread id, and a thread that
  * exits must take them along (d_thread_exit()), or a long run keeps the
@@ -230,6 +231,7 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 	bool defer;
 
 	c->kagg_rec = false;
+	c->ucap.have = false;
 	if (h->kprov) { /* a kernel provider's (kprov.c) */
 		kprov_hit(c, h);
 		return true;
@@ -260,6 +262,7 @@ void hit_run(struct consumer *c, const struct d_probe *dp,
 	f->vtimestamp = f->timestamp;
 	f->copyin = copyin;
 	f->parent_of = parent_of;
+	ustack_fire(c, f); /* the stack decode() found in c->ucap */
 	thread_seen(c, f->pid, f->tid);
 	run_clauses(c, dp, cl, ep, n, f);
 }
@@ -287,8 +290,9 @@ static void hits_keep(struct consumer *c, size_t nkeep)
 
 		if (!h.deferred)
 			continue;
-		if (h.rawoff + h.rawlen <= oldlen)
-			h.rawoff = arena_put(c, old + h.rawoff, h.rawlen);
+		if (h.rawoff + h.rawlen + h.xlen <= oldlen)
+			h.rawoff = arena_put(c, old + h.rawoff,
+					     h.rawlen + h.xlen);
 		c->hits[n++] = h;
 	}
 	free(old);
@@ -330,7 +334,6 @@ void fire_self(struct consumer *c, struct d_fire *f, char *comm,
 {
 	FILE *fp = fopen("/proc/self/comm", "re");
 
-	(void)c;
 	snprintf(comm, commlen, "dtrace");
 	if (fp) {
 		if (fgets(comm, (int)commlen, fp))
@@ -349,6 +352,8 @@ void fire_self(struct consumer *c, struct d_fire *f, char *comm,
 	f->vtimestamp = f->timestamp;
 	f->copyin = copyin;
 	f->parent_of = parent_of;
+	c->ucap.have = false; /* dtrace's own: names, no stack */
+	ustack_fire(c, f);
 }
 
 /* dtrace's BEGIN and END: they fire in dtrace itself. */

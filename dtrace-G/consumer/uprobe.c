@@ -33,7 +33,9 @@
  * hit or a tracker record.  Every switchrate (10 ms) or when a
  * buffer is half full, all buffers are drained into the consumer's hits
  * (records.c sorts and runs them); a sample is decoded with the field
- * offsets its event's format file gave.  Records the kernel could not
+ * offsets its event's format file gave.  An event whose clauses read the
+ * user stack also samples the user registers and stack (ustack.c), which
+ * follow the raw data in the sample.  Records the kernel could not
  * store are reported ("N drops on CPU C"), and at the end the events' own
  * counts give the exact number of hits that were never read.
  *
@@ -632,6 +634,8 @@ static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
 		}
 		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+		if (e) /* registers and stack, after the raw data */
+			ustack_perf_attr(c, e->needs, &a);
 		a.inherit = 1;
 		a.sample_id_all = 1;
 		a.use_clockid = 1;
@@ -826,6 +830,8 @@ static int wide_open_cpus(struct consumer *c, struct tevent *e, long n)
 		a.sample_period = 1;
 		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+		if (!c->up.scope_only)
+			ustack_perf_attr(c, e->needs, &a);
 		a.sample_id_all = 1;
 		a.use_clockid = 1;
 		a.clockid = CLOCK_MONOTONIC;
@@ -944,8 +950,12 @@ static void rb_drain(struct consumer *c, struct tcpu *tc, bool tracker)
 			memcpy(&h.cpu, q + 16, 4);
 			memcpy(&raw, q + 24, 4);
 			if (28 + (size_t)raw <= hdr.size - sizeof(hdr)) {
-				h.rawoff = arena_put(c, q + 28, raw);
+				/* what follows raw too: a user stack */
+				size_t all = hdr.size - sizeof(hdr) - 28;
+
+				h.rawoff = arena_put(c, q + 28, all);
 				h.rawlen = raw;
+				h.xlen = (uint32_t)(all - raw);
 				hit_push(c, &h);
 			}
 		} else if (hdr.type == PERF_RECORD_FORK ||
@@ -1088,6 +1098,9 @@ static bool up_decode(struct consumer *c, const struct hit *h,
 		if (e->str_off[i] >= 0)
 			f->str[i] = field_str(h, e->str_off[i], &f->strlen[i]);
 	}
+	if ((e->needs & D_NEED_USTACK) && h->xlen)
+		(void)ustack_perf_decode(h->raw + h->rawlen, h->xlen,
+					 &c->ucap);
 	return true;
 }
 

@@ -193,7 +193,8 @@ void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st)
 	for (i = 0; i < st->nkeys; i++) {
 		x->action = st->action + (int)i;
 		keys[i] = d_eval(x, st->keys[i]);
-		if (keys[i].k == K_STR && strlen(keys[i].s) >= x->p->strsize)
+		if (keys[i].k == K_STR && !keys[i].show &&
+		    strlen(keys[i].s) >= x->p->strsize)
 			keys[i].s = d_ar_strndup(&x->scratch, keys[i].s,
 						 x->p->strsize - 1);
 	}
@@ -777,8 +778,13 @@ static void print_llquantize(struct sbuf *sb, const struct agg *a,
 }
 
 /* dt_print_datum() for a key: width by record size. */
-static void print_key(struct sbuf *sb, const struct dv *k)
+static void print_key(struct sbuf *sb, const struct d_prog *p,
+		      const struct dv *k)
 {
+	if (k->k == K_STR && k->show) { /* a stack or a name: stack.c */
+		d_stack_print(sb, p, k);
+		return;
+	}
 	if (k->k == K_STR) {
 		char *fr;
 
@@ -925,6 +931,10 @@ static void print_row_fmt(const struct walk *w, size_t row,
 
 static void json_key(struct sbuf *sb, const struct dv *k)
 {
+	if (k->k == K_STR && k->show == DV_STACK) {
+		d_stack_json(sb, k);
+		return;
+	}
 	if (k->k == K_STR) {
 		d_json_str(sb, k->s, strlen(k->s));
 		return;
@@ -1066,7 +1076,7 @@ static void print_rows(struct d_prog *p, const unsigned *aggv,
 			continue;
 		}
 		for (k = 0; k < ke->nkeys; k++)
-			print_key(sb, &ke->keys[k]);
+			print_key(sb, p, &ke->keys[k]);
 		for (j = 0; j < naggv; j++) {
 			const struct aent *e = w.rows[row * (naggv + 1) + j];
 

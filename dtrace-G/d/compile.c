@@ -64,7 +64,8 @@ static const char *const known_opts[] = {
 	"aggsortrev",  "aggsortkey",  "bufpolicy",   "bufresize",
 	"stackframes", "ustackframes", "zdefs",      "rawbytes",
 	"cpu",	       "grabanon",    "temporal",    "aggsortpos",
-	"aggsortkeypos", "destructive", "flowindent", "oformat", NULL,
+	"aggsortkeypos", "destructive", "flowindent", "oformat",
+	"stackindent", "ustacksize", "srcline", "mangled", NULL,
 };
 
 bool d_known_option(const char *name)
@@ -81,6 +82,13 @@ bool d_known_option(const char *name)
  * no/disable(d)/false/off/unset unset it (as does setopt()'s "": run.c
  * passes it as "unset").  -1: not a value.
  */
+static int flag_value(const char *v);
+
+int d_flag_value(const char *v)
+{
+	return flag_value(v);
+}
+
 static int flag_value(const char *v)
 {
 	static const char *const on[] = { "yes", "enable", "enabled",
@@ -130,6 +138,8 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 		}
 		p->strsize = (size_t)v;
 	}
+	if (d_stack_option(p, name, value, msg, msglen) < 0)
+		return -1;
 	if (strcmp(name, "quiet") == 0)
 		p->quiet = flag_value(value) != 0;
 	else if (strcmp(name, "defaultargs") == 0)
@@ -246,6 +256,8 @@ static struct d_prog *prog_new(void)
 	struct d_prog *p = d_xcalloc(1, sizeof(*p));
 
 	p->strsize = D_STRSIZE;
+	p->ustackframes = 100;
+	p->stackindent = 14;
 	p->nspec = 1;
 	p->rand_state = now_seed();
 	p->last_cpu = -1;
@@ -851,6 +863,8 @@ static void parse_stmt(struct parser *ps, struct stmt *st)
 	}
 	st->kind = S_EXPR;
 	st->e = d_parse_expr(ps);
+	if (d_stack_stmt(st->e)) /* ustack(); records it, as trace() */
+		st->kind = S_TRACE;
 	st->action = ps->action++;
 }
 

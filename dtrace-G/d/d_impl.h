@@ -21,6 +21,7 @@
  *	run.c	  the evaluator and the statements, d_run()
  *	agg.c	  the aggregation store: update, sort, print, clear, trunc
  *	spec.c	  speculations: buffers, commit, discard, drop counts
+ *	stack.c	  ustack(), ufunc() and the like: values, options, printing
  *
  * Errors: a compile error longjmps out of the parser (struct parser's
  * jb, set in compile.c), a run-time fault out of the evaluator (struct
@@ -81,7 +82,11 @@ struct dv {
 	uint8_t sz; /* 1, 2, 4, 8 for integers */
 	uint8_t sg; /* signed */
 	uint8_t tn; /* K_STR: tainted, from a traced process */
+	uint8_t show; /* K_STR: how it prints (stack.c): DV_PLAIN, ... */
 };
+
+/* struct dv's show: a string, a stack (ustack()), a name (ufunc(), ...) */
+enum { DV_PLAIN, DV_STACK, DV_SYM };
 
 /* ------------------------------------------------------------------ */
 /* Hash table with byte-string keys: self-> and associative variables,
@@ -169,6 +174,7 @@ enum {
 	B_EPID,
 	B_GID,
 	B_ERRNO,
+	B_UCALLER,
 };
 
 /* The builtin variables (func.c): a name, its B_ id, and its type. */
@@ -202,6 +208,11 @@ enum {
 	F_HTONLL,
 	F_PROGENYOF,
 	F_SPECULATION,
+	F_USTACK,
+	F_UFUNC,
+	F_UMOD,
+	F_USYM,
+	F_UADDR,
 };
 
 /*
@@ -414,6 +425,10 @@ struct d_prog {
 	uint64_t spec_unavail_told, spec_drops_told; /* reported */
 	uint64_t drops_told_at;
 	size_t strsize;
+	/* stack.c: ustackframes, stackindent, srcline */
+	unsigned ustackframes;
+	int stackindent;
+	bool srcline;
 	int exit_status;
 	bool heading;
 	/* storage */
@@ -566,6 +581,7 @@ void d_expect(struct parser *ps, int op);
 /* compile.c */
 
 bool d_known_option(const char *name);
+int d_flag_value(const char *v);
 
 /* ------------------------------------------------------------------ */
 /* expr.c */
@@ -639,6 +655,24 @@ void d_printa(struct d_prog *p, const unsigned *aggv, unsigned naggv,
 void d_agg_clear(struct agg *a);
 void d_agg_trunc(struct d_prog *p, struct agg *a, int64_t keep);
 void d_agg_free_entries(struct agg *a);
+
+/* ------------------------------------------------------------------ */
+/* stack.c */
+
+int d_stack_option(struct d_prog *p, const char *name, const char *value,
+		   char *msg, size_t msglen);
+bool d_stack_func(int id);
+void d_stack_check(struct parser *ps, const struct node *n);
+bool d_stack_stmt(const struct node *e);
+struct dv d_stack_eval(struct ectx *x, const struct node *n,
+		       const struct dv *a);
+struct dv d_stack_ucaller(struct ectx *x);
+struct dv d_stack_addr(struct ectx *x, struct dv v, char conv);
+void d_stack_print(struct sbuf *sb, const struct d_prog *p,
+		   const struct dv *v);
+void d_stack_print_k(struct sbuf *sb, const struct pfseg *d, int width,
+		     const struct dv *v);
+void d_stack_json(struct sbuf *sb, const struct dv *v);
 
 /* ------------------------------------------------------------------ */
 /* spec.c */

@@ -40,6 +40,8 @@
  *		  timestamp, vtimestamp, walltimestamp, cpu, probeprov,
  *		  probemod, probefunc, probename, id (probe ID), epid,
  *		  errno (a syscall provider's return: the call's error)
+ *		  ucaller (stack.c, with ustack(), ufunc(), umod(), usym(),
+ *		  uaddr(): the consumer's callbacks in struct d_fire)
  *	macros	 $target, $pid, $1..$9 (integer when numeric), $$1..$$9
  *		  (always a string); also inside probe descriptions
  */
@@ -91,8 +93,9 @@ void d_set_quiet(struct d_prog *prog, bool quiet);
  * -x NAME[=VALUE]: 0, or -1 with a message ("failed to set option 'x':
  * Invalid option name").  Applied here: quiet, strsize, defaultargs,
  * aggsortrev, aggsortkey, aggsortpos, aggsortkeypos, nspec, specsize,
- * destructive (-w), flowindent (-F); stored only, for the consumer
- * (d_get_option): bufsize, switchrate, aggsize, aggrate, dynvarsize,
+ * destructive (-w), flowindent (-F), ustackframes, stackindent, srcline;
+ * stored only (checked), for the consumer (d_get_option): bufsize,
+ * switchrate, ustacksize, mangled, aggsize, aggrate, dynvarsize,
  * cleanrate, statusrate, ...
  * Call it on a program d_compile() created (or before the first
  * d_compile() by passing a program from d_compile of "").
@@ -130,7 +133,28 @@ uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
 #define D_NEED_ARGS 0x0fffu
 #define D_NEED_EXECNAME 0x10000u
 #define D_NEED_PPID 0x20000u
+/* the user stack of each hit (ustack(), ucaller): registers and a copy of
+ * the stack, unwound in dtrace (consumer/ustack.c) */
+#define D_NEED_USTACK 0x40000u
 uint32_t d_clause_needs(const struct d_prog *prog, unsigned clause);
+
+/*
+ * What an address of a traced process is, as the consumer finds it
+ * (struct d_fire's usym), for ustack() frames, ufunc(), umod(), usym(),
+ * uaddr() and printf's %A and %a.  The strings stay valid for the run.
+ */
+struct d_usym {
+	const char *mod;  /* the module's file name (basename) */
+	const char *sym;  /* the function (demangled unless -x mangled);
+			     NULL: no symbol covers the address */
+	uint64_t off;	  /* the address less the function's start */
+	const char *file; /* with D_USYM_LINE: the source file, or NULL */
+	unsigned line;
+};
+#define D_USYM_RET 0x1	  /* a return address: the call before it is
+			     looked up, the offset is the address's */
+#define D_USYM_LINE 0x2	  /* the source file and line too (DWARF) */
+#define D_USYM_KERNEL 0x4 /* a kernel address (printf's %a) */
 
 /* A probe as the D program sees it (constant for the probe's life). */
 struct d_probe {
@@ -174,6 +198,19 @@ struct d_fire {
 	 * only pid and ppid are known.
 	 */
 	pid_t (*parent_of)(void *ctx, pid_t pid);
+	/*
+	 * User stacks and names (consumer/ustack.c), called with
+	 * ustack_ctx; NULL where the firing has none.  ustack: the firing
+	 * thread's user stack, innermost first (where the probe fired,
+	 * then return addresses), at most max into pcs; how many (0: no
+	 * stack was captured).  usym: what address pc of process pid is
+	 * (D_USYM_* flags); false when no module of it maps pc (s->mod is
+	 * NULL then).
+	 */
+	unsigned (*ustack)(void *ctx, uint64_t *pcs, unsigned max);
+	bool (*usym)(void *ctx, pid_t pid, uint64_t pc, unsigned flags,
+		     struct d_usym *s);
+	void *ustack_ctx;
 };
 
 /* d_run() results, or-ed. */

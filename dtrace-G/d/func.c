@@ -69,6 +69,7 @@ const struct d_builtin d_builtins[] = {
 	{ "id", B_ID, 0, 4, 0 },
 	{ "epid", B_EPID, 0, 4, 0 },
 	{ "errno", B_ERRNO, 0, 4, 1 },
+	{ "ucaller", B_UCALLER, 0, 8, 0 },
 };
 
 const struct d_func d_funcs[] = {
@@ -96,6 +97,12 @@ const struct d_func d_funcs[] = {
 	{ "ntohll", F_HTONLL, 1, 1, "i", 'i', 8, 0 },
 	{ "progenyof", F_PROGENYOF, 1, 1, "i", 'i', 4, 1 },
 	{ "speculation", F_SPECULATION, 0, 0, "", 'i', 4, 1 },
+	/* stack.c: their values print as stacks and names */
+	{ "ustack", F_USTACK, 0, 2, "ii", 's', 8, 0 },
+	{ "ufunc", F_UFUNC, 1, 1, "i", 's', 8, 0 },
+	{ "umod", F_UMOD, 1, 1, "i", 's', 8, 0 },
+	{ "usym", F_USYM, 1, 1, "i", 's', 8, 0 },
+	{ "uaddr", F_UADDR, 1, 1, "i", 's', 8, 0 },
 };
 
 const unsigned d_nbuiltins = sizeof(d_builtins) / sizeof(d_builtins[0]);
@@ -142,6 +149,8 @@ int d_check_func(struct parser *ps, struct node *n, bool strict)
 			       fn->name, i + 1, proto_name(want),
 			       d_kind_name(k));
 	}
+	if (fn->id == F_USTACK)
+		d_stack_check(ps, n);
 	return fn->ret == 's' ? T_STR : T_INT;
 }
 
@@ -450,6 +459,12 @@ static struct dv eval_func(struct ectx *x, const struct node *n,
 		return d_dv_int(progenyof(x->f, (pid_t)a[0].i), 4, true);
 	case F_SPECULATION:
 		return d_dv_int(d_spec_alloc(x->p), 4, true);
+	case F_USTACK:
+	case F_UFUNC:
+	case F_UMOD:
+	case F_USYM:
+	case F_UADDR:
+		return d_stack_eval(x, n, a);
 	default:
 		d_fault(x, FLT_ILLOP, 0);
 	}

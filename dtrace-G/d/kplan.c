@@ -16,7 +16,8 @@
  * probename, which the kernel keeps as the probe's ID and the merge
  * turns back into the name.  Anything else (a variable, a string, a
  * function, printf(), a quantize() increment, more than UBPF_KMAXKEYS
- * keys) keeps the clause in user space.  Such a clause reads nothing
+ * keys) keeps the clause in user space: so does ustack() or ucaller,
+ * whose stack only dtrace can unwind (consumer/ustack.c).  Such a clause reads nothing
  * another clause writes and writes nothing another clause reads but its
  * aggregations, so it gives the same result wherever it runs, before or
  * after the probe's other clauses: a probe may run some clauses in the

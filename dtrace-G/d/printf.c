@@ -5,7 +5,7 @@
  *
  * d_pf_create() splits a format into segments, literal text followed by
  * one conversion, with the flags, widths and conversion names of
- * illumos dt_printf.c's table (%d %i %u %x %o %c %s %S %p %a %A %T %Y,
+ * illumos dt_printf.c's table (%d %i %u %x %o %c %s %S %p %a %A %k %T %Y,
  * the h/l/ll sizes, '*', '?', '@' for printa's value, ' and #); an
  * unknown conversion is a compile error.  d_pf_validate() matches
  * conversions with arguments as dt_printf_validate() does, with its
@@ -44,8 +44,9 @@ static const struct {
 	int argkind; /* T_INT, T_STR */
 	const char *proto;
 } pfconvs[] = {
-	{ "a", 'a', T_INT, "pointer or integer" },
-	{ "A", 'A', T_INT, "pointer or integer" },
+	/* %a %A: an address or a name (stack.c) */
+	{ "a", 'a', T_ANY, "pointer or integer" },
+	{ "A", 'A', T_ANY, "pointer or integer" },
 	{ "c", 'c', T_INT, "char, short, or int" },
 	{ "C", 'C', T_INT, "char, short, or int" },
 	{ "d", 'd', T_INT, "char, short, int, long, or long long" },
@@ -59,6 +60,7 @@ static const struct {
 	{ "hhu", 'u', T_INT, "unsigned char" },
 	{ "hhx", 'x', T_INT, "char" },
 	{ "i", 'i', T_INT, "char, short, int, long, or long long" },
+	{ "k", 'k', T_STR, "stack" },
 	{ "ld", 'd', T_INT, "long" },
 	{ "li", 'i', T_INT, "long" },
 	{ "lo", 'o', T_INT, "unsigned long" },
@@ -432,6 +434,10 @@ void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width,
 	if (prec > 0)
 		f += snprintf(f, 16, ".%d", prec);
 
+	if (conv == 'k' || (conv == 's' && val.show == DV_STACK)) {
+		d_stack_print_k(sb, d, width, &val); /* stack.c */
+		return;
+	}
 	switch (conv) {
 	case 's':
 	case 'S':
@@ -452,6 +458,11 @@ void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width,
 		break;
 	case 'a':
 	case 'A':
+		/* a name from d_stack_addr(), or an address not named */
+		if (val.k == K_STR) {
+			sarg = d_out_str(&val, escape, &safe);
+			break;
+		}
 		snprintf(tmp, sizeof(tmp), "0x%" PRIx64, (uint64_t)val.i);
 		sarg = tmp;
 		break;

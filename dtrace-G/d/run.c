@@ -226,6 +226,8 @@ static struct dv builtin(struct ectx *x, int id)
 		return d_dv_int((int64_t)f->gid, 4, false);
 	case B_ERRNO:
 		return d_dv_int(f->errnum, 4, true);
+	case B_UCALLER:
+		return d_stack_ucaller(x);
 	default:
 		return d_dv_int(f->epid, 4, false);
 	}
@@ -426,7 +428,7 @@ static void var_set(struct ectx *x, const struct node *n, struct dv v)
 	struct hent *e;
 
 	v = d_var_conv(&p->vars[n->sub], v);
-	if (v.k == K_STR && strlen(v.s) >= p->strsize)
+	if (v.k == K_STR && !v.show && strlen(v.s) >= p->strsize)
 		v.s = d_ar_strndup(&x->scratch, v.s, p->strsize - 1);
 	if (sc == SC_GLOBAL) {
 		store(&p->gval[n->sub], v);
@@ -584,7 +586,8 @@ static void do_printf(struct ectx *x, const struct stmt *st, struct sbuf *sb,
 	for (i = 0; i < st->nargs; i++) {
 		x->action = st->action + (int)i;
 		vals[i] = d_eval(x, st->args[i]);
-		if (vals[i].k == K_STR && strlen(vals[i].s) >= x->p->strsize)
+		if (vals[i].k == K_STR && !vals[i].show &&
+		    strlen(vals[i].s) >= x->p->strsize)
 			vals[i].s = d_ar_strndup(&x->scratch, vals[i].s,
 						 x->p->strsize - 1);
 	}
@@ -605,6 +608,8 @@ static void do_printf(struct ectx *x, const struct stmt *st, struct sbuf *sb,
 			prec = (int)(int32_t)vals[j++].i;
 		if (j >= st->nargs)
 			break;
+		if (d->conv == 'a' || d->conv == 'A') /* names (stack.c) */
+			vals[j] = d_stack_addr(x, vals[j], d->conv);
 		d_pf_one(sb, d, width, prec, &vals[j++], esc);
 	}
 }
@@ -615,6 +620,10 @@ static void do_trace(struct ectx *x, const struct dv *v)
 	struct sbuf *sb = &x->out;
 	bool q = x->p->quiet;
 
+	if (v->k == K_STR && v->show) { /* a stack or a name: stack.c */
+		d_stack_print(sb, x->p, v);
+		return;
+	}
 	if (v->k == K_STR) {
 		/* JSON output escapes the whole record itself */
 		char *fr;
@@ -732,7 +741,7 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		break;
 	case S_TRACE:
 		v = d_eval(x, st->e);
-		if (v.k == K_STR && strlen(v.s) >= p->strsize)
+		if (v.k == K_STR && !v.show && strlen(v.s) >= p->strsize)
 			v.s = d_ar_strndup(&x->scratch, v.s, p->strsize - 1);
 		do_trace(x, &v);
 		break;

@@ -329,7 +329,8 @@ void d_ht_clear(struct htab *t)
 void d_key_add(struct sbuf *k, const struct dv *v)
 {
 	if (v->k == K_STR) {
-		d_sb_add(k, "s", 1);
+		/* a stack or a name (stack.c) prints apart from a string */
+		d_sb_add(k, v->show == DV_STACK ? "k" : v->show ? "y" : "s", 1);
 		d_sb_add(k, v->s, strlen(v->s) + 1);
 	} else {
 		unsigned char t[3] = { 'i', v->sz, v->sg };

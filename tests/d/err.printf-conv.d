@@ -1,5 +1,5 @@
 /* An unknown printf() conversion. */
 BEGIN
 {
-	printf("%k\n", 1);
+	printf("%v\n", 1);
 }

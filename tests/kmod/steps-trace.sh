@@ -15,6 +15,7 @@
 #    same run through uprobe events (DTRACE_FASTTRAP=0): identical
 #    output;
 #  - a legacy is-enabled guard is true exactly while traced;
+#  - ustack() is refused through the module, naming the backend;
 #  - semaphores up only while traced and only in the traced process;
 #  - a consumer killed with SIGKILL leaves nothing: semaphores back to 0,
 #    no reference on the module, rmmod works;
@@ -169,6 +170,15 @@ expect_eq "4 threads, 500 hits each: counted" 2000 \
 	"$(awk 'NF == 1 { print $1 }' th.txt)"
 expect_eq "4 threads: the program agrees" "threads 2000" \
 	"$(grep "^threads" th.txt.prog)"
+
+# user stacks: the module copies no stack, so a program that reads one
+# (ustack(), ucaller) is refused, naming the backend (consumer/fasttrap.c)
+ft_run us.txt -q -n 'tr$target:::tick { @[ustack()] = count(); }' \
+	-c "/kt/trprog 'tick 1'"
+expect_eq "ustack() through the module: refused" 1 "$ft_status"
+check "ustack() refused: the fasttrap backend named" \
+	grep -q "which the fasttrap backend (/dev/dtrace/fasttrap) does not" \
+	us.txt.err
 
 # threads that exit take their self-> variables along, through the
 # module too: 8 threads set one and exit, the main thread keeps its own

@@ -18,7 +18,9 @@
  *    trunc(), exit();
  *  - macros in descriptions and expressions, comments, pragmas,
  *    compile errors with their line and column, run-time errors with
- *    DTrace's message, several d_compile() calls making one program.
+ *    DTrace's message, several d_compile() calls making one program;
+ *  - ustack(), ucaller, ufunc(), umod(), usym(), uaddr(), %A %a %k, as
+ *    stack.c prints what a fake consumer's callbacks answer.
  *
  * %Y is checked with TZ=UTC.
  */
@@ -1205,6 +1207,207 @@ static void test_flowindent(void)
 	d_free(p);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* User stacks and names (d/stack.c), with a fake process: module "app"
+ * maps 0x1000-0x3000, where c, b, a and main are 0x40 bytes each from
+ * 0x1000 and nothing names 0x2000 on; "libc.so.6" maps 0x7000-0x8000
+ * with getpid at 0x7100; nothing maps the rest. */
+
+static const struct {
+	const char *mod, *sym;
+	uint64_t lo, hi;
+	unsigned line;
+} fake_syms[] = {
+	{ "app", "c", 0x1000, 0x1040, 10 },
+	{ "app", "b", 0x1040, 0x1080, 20 },
+	{ "app", "a", 0x1080, 0x10c0, 30 },
+	{ "app", "main", 0x10c0, 0x1100, 40 },
+	{ "app", NULL, 0x1100, 0x3000, 0 },
+	{ "libc.so.6", "getpid", 0x7100, 0x7120, 0 },
+	{ "libc.so.6", NULL, 0x7000, 0x8000, 0 },
+};
+
+static const uint64_t fake_pcs[] = { 0x1011, 0x104c, 0x108c, 0x10ea,
+				     0x2005, 0x9000 };
+static unsigned fake_depth = 6; /* frames the fake stack has */
+
+static unsigned fake_ustack(void *ctx, uint64_t *pcs, unsigned max)
+{
+	unsigned n = fake_depth < max ? fake_depth : max;
+
+	(void)ctx;
+	memcpy(pcs, fake_pcs, n * sizeof(*pcs));
+	return n;
+}
+
+static bool fake_usym(void *ctx, pid_t pid, uint64_t pc, unsigned flags,
+		      struct d_usym *s)
+{
+	uint64_t at = (flags & D_USYM_RET) ? pc - 1 : pc;
+
+	(void)ctx;
+	(void)pid;
+	memset(s, 0, sizeof(*s));
+	if (flags & D_USYM_KERNEL) {
+		if (pc != 0xffffffff81000010ULL)
+			return false;
+		s->mod = "vmlinux";
+		s->sym = "schedule";
+		s->off = 0x10;
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(fake_syms) / sizeof(fake_syms[0]); i++)
+		if (at >= fake_syms[i].lo && at < fake_syms[i].hi) {
+			s->mod = fake_syms[i].mod;
+			s->sym = fake_syms[i].sym;
+			s->off = pc - fake_syms[i].lo;
+			if ((flags & D_USYM_LINE) && fake_syms[i].line) {
+				s->file = "app.c";
+				s->line = fake_syms[i].line +
+					  (unsigned)(at - fake_syms[i].lo) / 16;
+			}
+			return true;
+		}
+	return false;
+}
+
+static void u_is(const char *src, const char *want, const char *name)
+{
+	struct d_prog *p = compile(src);
+	struct d_fire f = mkfire(&p_query);
+	char *out = NULL, *err = NULL;
+
+	if (!p) {
+		ok(0, "%s", name);
+		return;
+	}
+	f.ustack = fake_ustack;
+	f.usym = fake_usym;
+	f.arg[0] = 0x1040;
+	f.arg[1] = 0x7100;
+	fire_all(p, &f, &out, &err);
+	is_str(out, want, "%s", name);
+	if (err && *err)
+		diag("stderr: %s", err);
+	free(out);
+	free(err);
+	d_free(p);
+}
+
+static void test_ustack(void)
+{
+	struct d_prog *p;
+	struct d_fire f;
+	char *out = NULL, *err = NULL, *aggs;
+	static const char stack6[] =
+		"\n"
+		"              app`c+0x11\n"
+		"              app`b+0xc\n"
+		"              app`a+0xc\n"
+		"              app`main+0x2a\n"
+		"              app`0x2005\n"
+		"              0x9000\n";
+
+	u_is("#pragma D option quiet\na { ustack(); }", stack6,
+	     "ustack(): a frame per line after 14 spaces: module`func+0xoff, "
+	     "module`0xaddr without a symbol, 0xaddr outside every module");
+	u_is("a { ustack(2); }",
+	     "CPU     ID                    FUNCTION:NAME\n"
+	     "  0  70143            run_query:query-start \n"
+	     "              app`c+0x11\n"
+	     "              app`b+0xc\n\n",
+	     "ustack(2): two frames; a statement that records, as trace()");
+	u_is("#pragma D option quiet\n#pragma D option stackindent=2\n"
+	     "#pragma D option ustackframes=1\na { trace(ustack()); }",
+	     "\n  app`c+0x11\n",
+	     "-x stackindent, -x ustackframes");
+	u_is("#pragma D option quiet\na { ufunc(arg0); usym(arg0 + 5); "
+	     "umod(arg0); uaddr(arg0); uaddr(arg0 + 5); uaddr(0x2005); "
+	     "umod(0x9000); ufunc(arg1); }",
+	     "  app`b                                             "
+	     "  app`b                                             "
+	     "  app                                               "
+	     "  app`b                                             "
+	     "  app`b+0x5                                         "
+	     "  app`0x2005                                        "
+	     "  0x9000                                            "
+	     "  libc.so.6`getpid                                  ",
+	     "ufunc usym umod uaddr: \"  %-50s\"; no +0x0 at a function's "
+	     "start");
+	u_is("#pragma D option quiet\na { printf(\"%A|%A|%a|%a|%s|%d\", "
+	     "arg0 + 1, 0x9000, 0xffffffff81000010, 0x1000, "
+	     "ufunc(ucaller), ucaller); }",
+	     "app`b+0x1|0x9000|vmlinux`schedule+0x10|0x1000|app`b|4172",
+	     "%A of a user address, %a of a kernel one, ufunc(ucaller), "
+	     "ucaller the caller's return address");
+	u_is("#pragma D option quiet\na { printf(\"%k|%-4k|\", ustack(2), "
+	     "ustack(1)); }",
+	     "\napp`c+0x11\napp`b+0xc\n|\n    app`c+0x11\n|",
+	     "%k: a stack, indented by a left-aligned width");
+	u_is("#pragma D option quiet\n#pragma D option srcline\n"
+	     "a { ustack(2); uaddr(arg0 + 0x11); }",
+	     "\n"
+	     "              app`c+0x11 [app.c:11]\n"
+	     "              app`b+0xc [app.c:20]\n"
+	     "  app`b+0x11 [app.c:21]                             ",
+	     "-x srcline: the line of the call in a caller's frame");
+	u_is("#pragma D option quiet\n#pragma D option strsize=8\n"
+	     "a { s = ustack(); trace(s); }",
+	     stack6, "strsize cuts no stack, also through a variable");
+
+	/* what the consumer must capture: the stack only for ustack() and
+	 * ucaller */
+	p = compile("a { ustack(); } b { ufunc(arg0); } c { trace(ucaller); }");
+	if (p) {
+		ok(d_clause_needs(p, 0) & D_NEED_USTACK, "needs: ustack()");
+		ok(!(d_clause_needs(p, 1) & D_NEED_USTACK) &&
+			   (d_clause_needs(p, 1) & 1),
+		   "needs: ufunc(arg0) wants arg0, no stack");
+		ok(d_clause_needs(p, 2) & D_NEED_USTACK, "needs: ucaller");
+		d_free(p);
+	}
+
+	/* @[ustack()] = count(): a key per distinct stack, printed as one */
+	p = compile("a { @[ustack(2)] = count(); }");
+	f = mkfire(&p_query);
+	f.ustack = fake_ustack;
+	f.usym = fake_usym;
+	if (p) {
+		fire_all(p, &f, &out, &err);
+		free(out);
+		free(err);
+		fire_all(p, &f, &out, &err);
+		free(out);
+		free(err);
+		fake_depth = 1;
+		fire_all(p, &f, &out, &err);
+		free(out);
+		free(err);
+		fake_depth = 6;
+		aggs = aggs_of(p);
+		is_str(aggs,
+		       "\n              app`c+0x11\n                1\n"
+		       "\n              app`c+0x11\n              app`b+0xc\n"
+		       "                2\n",
+		       "@[ustack()] = count(): exact counts per stack, "
+		       "each printed after an empty line");
+		free(aggs);
+		d_free(p);
+	}
+
+	/* a firing without stacks or names (BEGIN, END): empty, numbers */
+	out_is("#pragma D option quiet\nBEGIN { ustack(); ufunc(0x1040); }",
+	       &p_begin,
+	       "\n  0x1040                                            ",
+	       "no consumer callbacks: an empty stack, addresses as numbers");
+
+	is_str(compile_err("a { ustack(arg0); }"),
+	       "line 1, column 12: ustack( ) argument #1 must be a positive "
+	       "integer constant (at most 1000)",
+	       "ustack(n): n is a constant");
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -1222,5 +1425,6 @@ int main(void)
 	test_macros();
 	test_syntax();
 	test_flowindent();
+	test_ustack();
 	return tap_done();
 }

@@ -22,6 +22,8 @@
  * plan (kagg.bpf.h); a hit whose clauses all did so writes no record.
  * The kernel providers' programs (syscall, profile, proc) are in the
  * same object and write the same ring buffer (kprov.bpf.h).
+ * A clause that reads ustack() has the record carry the user registers
+ * and a copy of the stack (ustack_copy()), which dtrace unwinds.
  *
  * Registers.  For a uprobe the program's context is the thread's
  * struct pt_regs, whose x86-64 layout is the ptrace one (struct ureg
@@ -63,7 +65,7 @@ struct {
 } drops SEC(".maps");
 
 struct scratch {
-	__u8 b[UBPF_SCRATCH];
+	__u8 b[UBPF_SCRATCH + UBPF_USTKROOM];
 };
 
 struct {
@@ -148,6 +150,49 @@ static __always_inline __u64 arg_of(const __u64 *r,
 
 #include "kagg.bpf.h"
 
+/*
+ * The user stack for ustack() (usdt_bpf.h's layout): the registers R,
+ * then a copy of the stack from rsp, up to the end of rsp's page and
+ * then a page at a time while fewer than kib KiB were taken and the
+ * next page reads: the stack's top is where a read first fails.  The
+ * result is the record's length.
+ */
+static __always_inline __u32 ustack_copy(struct scratch *s, __u32 off,
+					 const __u64 *R, __u8 kib)
+{
+	__u64 sp = R[UBPF_R_SP];
+	__u32 want = (__u32)kib * 1024, got, i, *lenp;
+	__u8 *dst;
+
+	off = (off + 7) & ~7u;
+	if (off > UBPF_SCRATCH / 2)
+		return 0; /* cannot be: the strings end below */
+	for (i = 0; i <= UBPF_R_IP; i++)
+		*(__u64 *)(s->b + off + 8 * i) = R[i];
+	off += 8 * (UBPF_R_IP + 1);
+	lenp = (__u32 *)(s->b + off);
+	off += 8;
+	dst = s->b + off;
+	got = 4096 - (__u32)(sp & 4095);
+	if (got > want)
+		got = want;
+	if (bpf_probe_read_user(dst, got, (const void *)sp) < 0) {
+		got = 0;
+	} else {
+		/* a bounded loop: the verifier walks its 4 rounds */
+		for (i = 0; i < UBPF_USTKMAX / 4096; i++) {
+			if (got >= want ||
+			    bpf_probe_read_user(dst + got, 4096,
+						(const void *)(sp + got)) < 0)
+				break;
+			got += 4096;
+		}
+	}
+	lenp[0] = got;
+	lenp[1] = 0;
+	return off + got;
+}
+
 SEC("uprobe")
 int usdt_hit(struct ureg *ctx)
 {
@@ -206,6 +251,10 @@ int usdt_hit(struct ureg *ctx)
 		off += 2 + (__u32)n;
 	}
 	off &= UBPF_SCRATCH / 2 - 1;
+	if (e->ustk) {
+		off = ustack_copy(s, off, R, e->ustk);
+		h->flags |= UBPF_RF_USTACK;
+	}
 	h->len = (__u16)off;
 	if (off < sizeof(*h))
 		return 0;

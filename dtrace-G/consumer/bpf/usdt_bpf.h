@@ -13,7 +13,11 @@
  * record (struct ubpf_rec, then nargs 8-byte arguments, then for each
  * bit of strmask a 2-byte length and that many bytes) unless every
  * clause of the hit's probe aggregates in the kernel (struct ubpf_kplan,
- * kagg_bpf.h).
+ * kagg_bpf.h).  When the event's ustk is set (a clause reads ustack()),
+ * the record goes on, flagged UBPF_RF_USTACK, at the next multiple of 8:
+ * the user registers (UBPF_R_AX .. UBPF_R_IP, 8 bytes each: the x86-64
+ * DWARF register order), a 4-byte length and 4 zero bytes, then that
+ * many bytes of the thread's stack from its rsp (../ustack.c unwinds it).
  */
 #ifndef USDT_BPF_H
 #define USDT_BPF_H
@@ -25,6 +29,11 @@
 #define UBPF_STRMAX 256	    /* bytes of one string copied, NUL included */
 #define UBPF_SCRATCH 8192   /* a record is built here first */
 #define UBPF_MAXUSERS 16384 /* (event, process) pairs */
+#define UBPF_USTKMAX 16384  /* bytes of user stack a record may ask for */
+/* the scratch's room for the user stack: registers, length, the copy
+ * (at most one page more than asked: it goes on by whole pages) */
+#define UBPF_USTKROOM (8 * 17 + 8 + UBPF_USTKMAX + 4096 + 8)
+#define UBPF_RF_USTACK 0x2 /* struct ubpf_rec's flags, beside kagg_bpf.h's */
 
 /* argument kinds */
 #define UBPF_A_NONE 0  /* not fetched: reads as 0 */
@@ -66,7 +75,7 @@ struct ubpf_ev {
 	__u32 nargs;   /* arguments recorded (the highest needed + 1) */
 	__u16 strmask; /* strings to copy at the arguments' addresses */
 	__u8 comm;     /* the thread's name */
-	__u8 pad;
+	__u8 ustk;     /* KiB of user stack to copy (UBPF_RF_USTACK) */
 	struct ubpf_arg a[UBPF_MAXARGS];
 };
 

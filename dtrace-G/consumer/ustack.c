@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ustack.c - user stacks: ustack() and ucaller need the stack of the
+ * thread that hit the probe, and ufunc(), umod(), usym(), uaddr() and
+ * printf's %A the modules of its process.  Here: what a hit captured,
+ * the processes' modules, and the unwinding; usym.c names addresses.
+ *
+ * Capture.  Unwinding cannot wait until dtrace reads the record: by
+ * then the thread has run on and its stack holds other frames.  Nor can
+ * it be done in the kernel by following frame pointers: Debian builds
+ * with -O2, which omits them, so the return addresses are found only
+ * through the call frame information (.eh_frame) of each module.  So a
+ * hit whose clauses read the stack (D_NEED_USTACK) carries the thread's
+ * user registers and a copy of its stack from rsp up, -x ustacksize
+ * bytes (8 KiB unless set, at most 16 KiB: deeper frames are read from
+ * the live process while it lives, below; such records are large, so
+ * -x bufsize defaults to 4 times its usual size, ustack_bufsize()):
+ *  - bpf backend: bpf/usdt.bpf.c appends them to the record (flag
+ *    UBPF_RF_USTACK; usdt_bpf.h has the layout), reading the stack a
+ *    page at a time from rsp, so a copy stops where the stack ends;
+ *  - uprobe backend: the perf events sample PERF_SAMPLE_REGS_USER and
+ *    PERF_SAMPLE_STACK_USER (ustack_perf_attr()), which follow the raw
+ *    data in each sample (ustack_perf_decode());
+ *  - fasttrap backend: the module takes no stacks; fasttrap.c refuses
+ *    such a program, naming the backend.
+ * decode() leaves what it found in c->ucap (registers in DWARF
+ * numbering, the copy's bytes in the record), and ustack_fire() hands
+ * the D program the callbacks of struct d_fire for that hit.
+ *
+ * Processes.  A struct us_proc (ustack.h) holds a libdwfl session with
+ * the modules of one process, reported from its /proc/PID/maps text
+ * (dwfl_linux_proc_maps_report()), made when a hit of the process first
+ * asks.  The text is the process's own while it lives; a process that
+ * exited before its hits were read (a zombie's maps are empty) uses
+ * the text sites.c read last (struct tproc's maps, kept until the
+ * process's records are read); a forked child known only through the
+ * fork tree, its parent's (it maps what its parent did at the fork).
+ * When an address falls in no module (a dlopen() since), the maps are
+ * read again, at most every 10 ms, and the modules re-reported: libdwfl
+ * keeps those that did not change.  ustack_proc_gone() drops the
+ * session when consumer.c has read the last records of a traced process
+ * that ended; the sessions of other processes (children) are kept up
+ * to US_MAXPROCS, the least recently used going first.
+ *
+ * Unwinding.  dwfl_attach_state() gives each session our thread
+ * callbacks instead of ptrace: the thread is the hit's, its initial
+ * registers the captured ones, and memory reads come from the captured
+ * copy, or, for addresses outside it, from the process itself while it
+ * is still the same process (process_vm_readv; what lies above the copy
+ * belongs to outer frames, which rarely change while the thread runs
+ * inner ones).  dwfl_getthread_frames() then steps frame by frame with
+ * the modules' CFI (libdwfl falls back to frame pointers where a module
+ * has none).  A hit is unwound once however many clauses or ustack()
+ * calls read it, as deep as the deepest of them asks.  The first
+ * address is where the probe fired, the others are return addresses
+ * (usym.c looks up the call before each).
+ */
+#include "config.h"
+
+#include <asm/perf_regs.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "registry.h"
+#include "ustack.h"
+
+#define US_DEFAULT_SIZE 8192u
+#define US_MAX_SIZE 16384u /* UBPF_USTKMAX: the BPF program's room */
+#define US_MAXPROCS 256
+#define US_REFRESH_NS 10000000u
+
+/* ------------------------------------------------------------------ */
+/* Options */
+
+/* A flag option as d_set_option() took it: set unless a "no" word. */
+static bool opt_flag(struct consumer *c, const char *name)
+{
+	static const char *const off[] = {"no",	 "disable", "disabled",
+					  "false", "off",	 "unset", NULL};
+	const char *v = c->prog ? d_get_option(c->prog, name) : NULL;
+
+	if (!v)
+		return false;
+	for (unsigned i = 0; off[i]; i++)
+		if (!strcasecmp(v, off[i]))
+			return false;
+	return true;
+}
+
+size_t ustack_size(struct consumer *c)
+{
+	const char *v = c->prog ? d_get_option(c->prog, "ustacksize") : NULL;
+	size_t n;
+
+	/* the D program checked the value (1k to 16k) when it was set */
+	if (!v || d_parse_size(v, &n) < 0 || n == 0)
+		return US_DEFAULT_SIZE;
+	n = (n + 1023) & ~(size_t)1023;
+	return n > US_MAX_SIZE ? US_MAX_SIZE : n;
+}
+
+/*
+ * A record with a stack is -x ustacksize bytes more (8 KiB against a
+ * few dozen): the default buffer would hold only a few hundred, which a
+ * probe firing 64,000 times a second fills between two reads.  Unless
+ * -x bufsize says otherwise, a program that reads stacks gets 4 times
+ * the default (8 MiB per CPU).
+ */
+size_t ustack_bufsize(struct consumer *c, size_t dflt)
+{
+	for (unsigned i = 0; c->prog && i < d_nclauses(c->prog); i++)
+		if (d_clause_needs(c->prog, i) & D_NEED_USTACK)
+			return 4 * dflt;
+	return dflt;
+}
+
+/* ------------------------------------------------------------------ */
+/* The uprobe backend's samples */
+
+/* perf's x86 registers, in the order a sample lists them (by bit) */
+#define US_PERF_REGS                                                        \
+	((1ULL << PERF_REG_X86_AX) | (1ULL << PERF_REG_X86_BX) |             \
+	 (1ULL << PERF_REG_X86_CX) | (1ULL << PERF_REG_X86_DX) |             \
+	 (1ULL << PERF_REG_X86_SI) | (1ULL << PERF_REG_X86_DI) |             \
+	 (1ULL << PERF_REG_X86_BP) | (1ULL << PERF_REG_X86_SP) |             \
+	 (1ULL << PERF_REG_X86_IP) | (1ULL << PERF_REG_X86_R8) |             \
+	 (1ULL << PERF_REG_X86_R9) | (1ULL << PERF_REG_X86_R10) |            \
+	 (1ULL << PERF_REG_X86_R11) | (1ULL << PERF_REG_X86_R12) |           \
+	 (1ULL << PERF_REG_X86_R13) | (1ULL << PERF_REG_X86_R14) |           \
+	 (1ULL << PERF_REG_X86_R15))
+
+void ustack_perf_attr(struct consumer *c, uint32_t needs,
+		      struct perf_event_attr *a)
+{
+	if (!(needs & D_NEED_USTACK))
+		return;
+	a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	a->sample_regs_user = US_PERF_REGS;
+	a->sample_stack_user = (uint32_t)ustack_size(c);
+}
+
+/*
+ * After the raw data: PERF_SAMPLE_REGS_USER (u64 abi, then a u64 per
+ * register of the mask, lowest bit first, unless abi is 0) and
+ * PERF_SAMPLE_STACK_USER (u64 size, size bytes, then u64 dyn_size, the
+ * bytes really copied, unless size is 0).
+ */
+bool ustack_perf_decode(const uint8_t *p, size_t len, struct ustack_cap *cap)
+{
+	/* DWARF register n is perf's sample slot order[n] */
+	static const uint8_t order[USTACK_NREGS] = {
+		0, 3, 2, 1, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 8,
+	};
+	uint64_t abi, size, dyn = 0, v[USTACK_NREGS];
+	size_t off = 8;
+
+	if (len < 8)
+		return false;
+	memcpy(&abi, p, 8);
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
+		return false; /* no user registers (a kernel thread) */
+	if (len - off < sizeof(v) + 8)
+		return false;
+	memcpy(v, p + off, sizeof(v));
+	off += sizeof(v);
+	memcpy(&size, p + off, 8);
+	off += 8;
+	if (size) {
+		if (size > len - off || len - off - size < 8)
+			return false;
+		memcpy(&dyn, p + off + size, 8);
+		if (dyn > size)
+			dyn = size;
+	}
+	for (unsigned i = 0; i < USTACK_NREGS; i++)
+		cap->regs[i] = v[order[i]];
+	cap->stack = p + off;
+	cap->len = (size_t)dyn;
+	cap->have = true;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Unwinding callbacks: the hit's thread, registers and stack copy */
+
+static pid_t us_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct us_proc *up = arg;
+
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = up;
+	return up->tid;
+}
+
+static bool us_get_thread(Dwfl *dwfl, pid_t tid, void *arg,
+			  void **thread_argp)
+{
+	struct us_proc *up = arg;
+
+	(void)dwfl;
+	*thread_argp = up;
+	return tid == up->tid;
+}
+
+static bool us_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct us_proc *up = arg;
+	Dwarf_Word regs[USTACK_NREGS];
+
+	for (unsigned i = 0; i < USTACK_NREGS; i++)
+		regs[i] = up->cap->regs[i];
+	return dwfl_thread_state_registers(thread, 0, USTACK_NREGS, regs);
+}
+
+static bool us_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+			   void *arg)
+{
+	struct us_proc *up = arg;
+	const struct ustack_cap *cap = up->cap;
+	uint64_t sp = cap->regs[7], v;
+	struct iovec l = {&v, sizeof(v)}, r = {(void *)(uintptr_t)addr, 8};
+
+	(void)dwfl;
+	if (addr >= sp && addr - sp <= cap->len && cap->len - (addr - sp) >= 8) {
+		memcpy(&v, cap->stack + (addr - sp), 8);
+		*result = v;
+		return true;
+	}
+	/* beyond the copy: the live process, if it is still the same one */
+	if (up->mem_ok < 0)
+		up->mem_ok = !up->gone && up->start &&
+			     reg_proc_alive(up->pid, up->start);
+	if (!up->mem_ok ||
+	    process_vm_readv(up->pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof(v))
+		return false;
+	*result = v;
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks us_thread_cb = {
+	.next_thread = us_next_thread,
+	.get_thread = us_get_thread,
+	.memory_read = us_memory_read,
+	.set_initial_registers = us_set_initial_registers,
+};
+
+/* ------------------------------------------------------------------ */
+/* Processes */
+
+static struct ustack_state *state(struct consumer *c)
+{
+	struct ustack_state *s = c->ust;
+
+	if (s)
+		return s;
+	s = xcalloc(1, sizeof(*s));
+	s->cb.find_elf = dwfl_linux_proc_find_elf;
+	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.debuginfo_path = &s->debuginfo_path;
+	s->mangled = opt_flag(c, "mangled");
+	c->ust = s;
+	return s;
+}
+
+static uint64_t start_of(pid_t pid)
+{
+	uint64_t st = 0;
+
+	return reg_proc_stat(pid, &st, NULL, 0) == 0 ? st : 0;
+}
+
+static struct us_proc *proc_lookup(struct ustack_state *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->pid == pid)
+			return s->procs[i];
+	return NULL;
+}
+
+/*
+ * The maps text of pid: its own while it lives (a zombie's is empty),
+ * else what sites.c read last, else its parent's (see the top).
+ */
+static char *maps_of(struct consumer *c, pid_t pid, unsigned depth)
+{
+	struct us_proc *pp;
+	struct tproc *pr;
+	char p[64], *m;
+	pid_t ppid;
+
+	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
+	m = read_file(p, NULL);
+	if (m && *m)
+		return m;
+	free(m);
+	pr = proc_find(c, pid);
+	if (pr && pr->maps)
+		return xstrdup(pr->maps);
+	ppid = lin_parent(c, pid);
+	if (ppid <= 0 || depth >= 16)
+		return NULL;
+	pp = proc_lookup(state(c), ppid);
+	if (pp && pp->maps)
+		return xstrdup(pp->maps);
+	return maps_of(c, ppid, depth + 1);
+}
+
+/* Report the modules of maps text m (libdwfl keeps the unchanged). */
+static bool report(struct us_proc *up, const char *m)
+{
+	FILE *f = fmemopen((void *)(uintptr_t)m, strlen(m), "r");
+	int err;
+
+	if (!f)
+		return false;
+	dwfl_report_begin(up->dwfl);
+	err = dwfl_linux_proc_maps_report(up->dwfl, f);
+	fclose(f);
+	if (dwfl_report_end(up->dwfl, NULL, NULL) != 0)
+		err = -1;
+	if (!up->attached && err == 0)
+		up->attached = dwfl_attach_state(up->dwfl, NULL, up->pid,
+						 &us_thread_cb, up);
+	return err == 0;
+}
+
+static void proc_free(struct us_proc *up)
+{
+	if (up->dwfl)
+		dwfl_end(up->dwfl);
+	us_syms_free(up);
+	free(up->maps);
+	free(up);
+}
+
+/* Drop the least recently used session beyond US_MAXPROCS. */
+static void procs_trim(struct ustack_state *s)
+{
+	size_t old = 0;
+
+	if (s->nprocs < US_MAXPROCS)
+		return;
+	for (size_t i = 1; i < s->nprocs; i++)
+		if (s->procs[i]->used < s->procs[old]->used)
+			old = i;
+	proc_free(s->procs[old]);
+	s->procs[old] = s->procs[--s->nprocs];
+}
+
+struct us_proc *us_proc_get(struct consumer *c, pid_t pid)
+{
+	struct ustack_state *s = state(c);
+	struct us_proc *up = proc_lookup(s, pid);
+	char *m;
+
+	if (up) {
+		up->used = ++s->tick;
+		return up;
+	}
+	if (pid <= 0 || !(m = maps_of(c, pid, 0)))
+		return NULL;
+	procs_trim(s);
+	up = xcalloc(1, sizeof(*up));
+	up->pid = pid;
+	up->start = start_of(pid);
+	up->used = ++s->tick;
+	up->dwfl = dwfl_begin(&s->cb);
+	if (!up->dwfl) {
+		free(m);
+		free(up);
+		return NULL;
+	}
+	(void)report(up, m);
+	up->maps = m;
+	PUSH(s->procs, s->nprocs, up);
+	return up;
+}
+
+/*
+ * An address fell in no module: read the maps again (at most every
+ * US_REFRESH_NS) and report them if they changed; true if they did.  A
+ * pid that now belongs to another process starts over.
+ */
+bool us_proc_refresh(struct consumer *c, struct us_proc *up)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC), st;
+	struct tproc *pr = proc_find(c, up->pid);
+	char *m = NULL;
+
+	if (up->gone)
+		return false;
+	if (pr && pr->maps && (!up->maps || strcmp(pr->maps, up->maps)))
+		m = xstrdup(pr->maps);
+	if (!m && now - up->refreshed >= US_REFRESH_NS) {
+		char p[64];
+
+		up->refreshed = now;
+		snprintf(p, sizeof(p), "/proc/%d/maps", (int)up->pid);
+		m = read_file(p, NULL);
+	}
+	if (!m || !*m || (up->maps && !strcmp(m, up->maps))) {
+		free(m);
+		return false;
+	}
+	st = start_of(up->pid);
+	if (st && up->start && st != up->start) {
+		/* another process now: a session of its own */
+		dwfl_end(up->dwfl);
+		up->dwfl = dwfl_begin(&state(c)->cb);
+		up->attached = false;
+		up->start = st;
+		if (!up->dwfl) {
+			free(m);
+			up->gone = true;
+			return false;
+		}
+	}
+	us_syms_free(up);
+	(void)report(up, m);
+	free(up->maps);
+	up->maps = m;
+	return true;
+}
+
+void ustack_proc_gone(struct consumer *c, pid_t pid)
+{
+	struct ustack_state *s = c->ust;
+
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->pid == pid) {
+			proc_free(s->procs[i]);
+			s->procs[i] = s->procs[--s->nprocs];
+			return;
+		}
+}
+
+/* ------------------------------------------------------------------ */
+/* Unwinding */
+
+struct walk {
+	uint64_t *pcs;
+	unsigned n, max;
+};
+
+static int frame_cb(Dwfl_Frame *st, void *arg)
+{
+	struct walk *w = arg;
+	Dwarf_Addr pc;
+	bool act;
+
+	if (!dwfl_frame_pc(st, &pc, &act) || (w->n && pc == 0))
+		return DWARF_CB_ABORT;
+	w->pcs[w->n++] = pc;
+	return w->n >= w->max ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+/* The hit's stack, at most max frames, into s->hit.pcs. */
+static unsigned unwind(struct ustack_state *s, unsigned max)
+{
+	struct consumer *c = s->hit.c;
+	struct us_proc *up = us_proc_get(c, s->hit.pid);
+	struct walk w = {s->hit.pcs, 0, max};
+
+	if (!up)
+		return 0;
+	for (int round = 0; round < 2; round++) {
+		uint64_t last;
+
+		if (!up->attached)
+			return 0;
+		up->cap = &s->hit.cap;
+		up->tid = s->hit.tid > 0 ? s->hit.tid : s->hit.pid;
+		up->mem_ok = -1;
+		w.n = 0;
+		(void)dwfl_getthread_frames(up->dwfl, up->tid, frame_cb, &w);
+		up->cap = NULL;
+		if (!w.n) {
+			/* not even the probe's address: no module maps it */
+			w.pcs[w.n++] = s->hit.cap.regs[16];
+		}
+		/* a walk that ended outside every module: a dlopen()? */
+		last = w.pcs[w.n - 1] - (w.n > 1);
+		if (w.n >= max || dwfl_addrmodule(up->dwfl, last) ||
+		    !us_proc_refresh(c, up))
+			break;
+	}
+	return w.n;
+}
+
+/* ------------------------------------------------------------------ */
+/* The D program's callbacks (struct d_fire) */
+
+static unsigned cb_ustack(void *ctx, uint64_t *pcs, unsigned max)
+{
+	struct ustack_state *s = ctx;
+	unsigned n;
+
+	if (!s->hit.cap.have || !max)
+		return 0;
+	/* once per hit, unless a later call wants more than was walked */
+	if (!s->hit.unwound ||
+	    (max > s->hit.asked && s->hit.npcs >= s->hit.asked)) {
+		if (max > s->hit.cappcs) {
+			s->hit.pcs = xrealloc(s->hit.pcs, max,
+					      sizeof(*s->hit.pcs));
+			s->hit.cappcs = max;
+		}
+		s->hit.npcs = unwind(s, max);
+		s->hit.asked = max;
+		s->hit.unwound = true;
+	}
+	n = s->hit.npcs < max ? s->hit.npcs : max;
+	memcpy(pcs, s->hit.pcs, n * sizeof(*pcs));
+	return n;
+}
+
+static bool cb_usym(void *ctx, pid_t pid, uint64_t pc, unsigned flags,
+		    struct d_usym *out)
+{
+	struct ustack_state *s = ctx;
+	struct us_proc *up;
+
+	memset(out, 0, sizeof(*out));
+	if (flags & D_USYM_KERNEL)
+		return us_ksym_lookup(s, pc, out);
+	up = us_proc_get(s->hit.c, pid);
+	return up && us_sym_lookup(s->hit.c, up, pc, flags, out);
+}
+
+void ustack_fire(struct consumer *c, struct d_fire *f)
+{
+	struct ustack_state *s = state(c);
+
+	s->hit.c = c;
+	s->hit.pid = f->pid;
+	s->hit.tid = f->tid;
+	s->hit.cap = c->ucap;
+	s->hit.unwound = false;
+	s->hit.npcs = s->hit.asked = 0;
+	f->ustack = cb_ustack;
+	f->usym = cb_usym;
+	f->ustack_ctx = s;
+}

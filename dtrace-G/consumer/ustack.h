@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ustack.h - what ustack.c (capture, processes, unwinding) and usym.c
+ * (names of addresses) share, and nothing else includes.  The rest of
+ * the consumer sees only the ustack_* functions of consumer_impl.h.
+ *
+ * A struct us_proc is one process life as the stacks see it: the
+ * modules it maps (a libdwfl session reported from its /proc/PID/maps
+ * text), the thread state libdwfl unwinds through our callbacks, and the
+ * names of the addresses already looked up.  It outlives the process
+ * until its records are read (ustack_proc_gone()), so a hit of a process
+ * that exited before dtrace read it still gets its names.
+ */
+#ifndef USDT_DTRACE_USTACK_H
+#define USDT_DTRACE_USTACK_H
+
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "consumer_impl.h"
+
+/* A name looked up once (usym.c's cache): an address and how. */
+struct us_sym {
+	uint64_t pc;
+	unsigned flags; /* D_USYM_RET, D_USYM_LINE */
+	bool found;	/* in a module */
+	char *mod, *sym, *file;
+	uint64_t off;
+	unsigned line;
+};
+
+struct us_proc {
+	pid_t pid;
+	uint64_t start; /* field 22 of /proc/PID/stat; 0: not known */
+	bool gone;	/* ended: its memory is not read any more */
+	Dwfl *dwfl;
+	bool attached; /* dwfl_attach_state() done */
+	char *maps;    /* the text the modules were reported from */
+	uint64_t used; /* when last used (ustack_state.tick) */
+	uint64_t refreshed; /* when /proc/PID/maps was last read (ns) */
+	/* the hit being unwound (ustack.c's callbacks) */
+	const struct ustack_cap *cap;
+	pid_t tid;
+	int mem_ok; /* live memory may be read: 1 yes, 0 no, -1 unknown */
+	/* usym.c: names by address, open addressing */
+	struct us_sym *syms;
+	size_t nsyms, capsyms;
+};
+
+/* The consumer's stacks and names (c->ust). */
+struct ustack_state {
+	struct us_proc **procs;
+	size_t nprocs;
+	uint64_t tick;
+	char *debuginfo_path;
+	Dwfl_Callbacks cb;
+	bool mangled; /* -x mangled: names as the symbol tables have them */
+	/* the hit the D program runs for (struct d_fire's ustack_ctx) */
+	struct {
+		struct consumer *c;
+		pid_t pid, tid;
+		struct ustack_cap cap;
+		bool unwound;
+		unsigned asked; /* the most frames unwound for */
+		uint64_t *pcs;
+		unsigned npcs, cappcs;
+	} hit;
+	/* usym.c: the kernel's symbols (%a), read once */
+	struct us_ksym *ksyms;
+	size_t nksyms;
+	bool ksyms_read;
+};
+
+/* ustack.c */
+struct us_proc *us_proc_get(struct consumer *c, pid_t pid);
+bool us_proc_refresh(struct consumer *c, struct us_proc *up);
+
+/* usym.c */
+bool us_sym_lookup(struct consumer *c, struct us_proc *up, uint64_t pc,
+		   unsigned flags, struct d_usym *out);
+bool us_ksym_lookup(struct ustack_state *s, uint64_t addr,
+		    struct d_usym *out);
+void us_syms_free(struct us_proc *up);
+
+#endif /* USDT_DTRACE_USTACK_H */

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stack.c - user stacks and the names of user addresses in the D
+ * language (dtrace-G/d/): ustack([nframes [, strsize]]), ucaller,
+ * ufunc(pc), umod(pc), usym(pc), uaddr(pc), printf's %A, %a and %k,
+ * their options, and how they print.
+ *
+ * Values.  The consumer unwinds a firing's stack and names addresses
+ * (struct d_fire's ustack and usym callbacks, consumer/ustack.c); this
+ * part turns its answers into text at the firing, as DTrace's consumer
+ * prints them (libdtrace's dt_print_ustack(), dtrace_uaddr2str()):
+ *
+ *	ustack()	one frame per line, innermost first:
+ *			module`function+0xoff, module`function where
+ *			the offset is 0, module`0xaddr where no symbol
+ *			covers the address, 0xaddr outside every module
+ *	uaddr(pc), %A	module`function+0xoff, as a frame
+ *	ufunc(pc), usym(pc)	module`function (DTrace's usym rounds
+ *			the address down to its symbol, so both name the
+ *			function)
+ *	umod(pc)	module
+ *
+ * With -x srcline a frame and uaddr() add " [file.c:12]" where DWARF
+ * knows the line (DTrace prints none; the option is ours).  A value is
+ * a string (K_STR) that remembers how it prints (struct dv's show:
+ * DV_STACK, DV_SYM), so it can be stored in variables, compared, and
+ * used as an aggregation key: @[ustack()] = count() counts per distinct
+ * printed stack, and since the names are taken at the firing, a process
+ * that exited long before the aggregation is printed still has them.
+ * (DTrace keys on the process and the raw addresses and names them when
+ * it prints; the same stack in two processes is one entry here.)  The
+ * names come from files a traced user controls, so they are tainted
+ * (struct dv's tn): each frame prints made safe.  strsize does not cut
+ * these values.
+ *
+ * Printing (dt_print_datum()): a stack, by trace(), as an aggregation
+ * key or by printf's %k, is a newline and then each frame on its own
+ * line after -x stackindent spaces (14); printf's %k indents by the
+ * conversion's width when it is left-aligned (%-20k), else not at all.
+ * A name prints as "  %-50s", also when quiet.  In JSON output a stack
+ * is an array of frames.
+ *
+ * Options: ustackframes (frames of ustack() without an argument, 100),
+ * stackindent, srcline, and for the consumer mangled (names as the
+ * symbol tables have them, not demangled) and ustacksize (bytes of
+ * stack each hit copies, 1k to 16k, 8k by default).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d_impl.h"
+#include "text.h"
+
+#define D_USTACKFRAMES 100   /* DTrace's default for ustackframes */
+#define D_USTACKFRAMES_MAX 1000
+#define D_STACKINDENT 14
+
+/* ------------------------------------------------------------------ */
+/* Options */
+
+static int bad_value(const char *name, const char *value, const char *why,
+		     char *msg, size_t msglen)
+{
+	snprintf(msg, msglen,
+		 "failed to set option '%s' to '%s': Invalid value for "
+		 "specified option%s",
+		 name, value ? value : "", why);
+	return -1;
+}
+
+static int uint_value(const char *value, unsigned long max,
+		      unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!value || !*value || *value == '-')
+		return -1;
+	errno = 0;
+	v = strtoul(value, &end, 0);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int d_stack_option(struct d_prog *p, const char *name, const char *value,
+		   char *msg, size_t msglen)
+{
+	unsigned long v;
+
+	if (!strcmp(name, "ustackframes")) {
+		if (uint_value(value, D_USTACKFRAMES_MAX, &v) < 0 || !v)
+			return bad_value(name, value, " (1 to 1000)", msg,
+					 msglen);
+		p->ustackframes = (unsigned)v;
+	} else if (!strcmp(name, "stackindent")) {
+		if (uint_value(value, 1000, &v) < 0)
+			return bad_value(name, value, "", msg, msglen);
+		p->stackindent = (int)v;
+	} else if (!strcmp(name, "srcline") || !strcmp(name, "mangled")) {
+		int on = d_flag_value(value);
+
+		if (on < 0)
+			return bad_value(name, value, "", msg, msglen);
+		if (name[0] == 's')
+			p->srcline = on;
+	} else if (!strcmp(name, "ustacksize")) {
+		size_t n;
+
+		if (d_parse_size(value, &n) < 0 || n < 1024 || n > 16384)
+			return bad_value(name, value, " (1k to 16k)", msg,
+					 msglen);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Compiling */
+
+bool d_stack_func(int id)
+{
+	return id == F_USTACK || id == F_UFUNC || id == F_UMOD ||
+	       id == F_USYM || id == F_UADDR;
+}
+
+/*
+ * ustack()'s arguments are constants, as DTrace's compiler wants them
+ * (the size of the record is fixed at compile time there).
+ */
+void d_stack_check(struct parser *ps, const struct node *n)
+{
+	for (unsigned i = 0; i < n->nargs; i++) {
+		const struct node *a = n->args[i];
+
+		if (a->op != N_INT || a->ival < (i ? 0 : 1) ||
+		    a->ival > (i ? 65536 : D_USTACKFRAMES_MAX))
+			d_perr(ps, a->line, a->col,
+			       "ustack( ) argument #%u must be a %s integer "
+			       "constant%s",
+			       i + 1, i ? "non-negative" : "positive",
+			       i ? "" : " (at most 1000)");
+	}
+}
+
+/* A statement that is only ustack() or ufunc() etc. records it. */
+bool d_stack_stmt(const struct node *e)
+{
+	return e->op == N_FUNC && d_stack_func(d_funcs[e->sub].id);
+}
+
+/* ------------------------------------------------------------------ */
+/* Values */
+
+enum { HOW_ADDR, HOW_FUNC, HOW_MOD };
+
+/* One address as DTrace prints it (see the top). */
+static void fmt_addr(struct sbuf *sb, const struct d_usym *s, bool found,
+		     uint64_t pc, int how, bool line)
+{
+	unsigned long long a = (unsigned long long)pc;
+
+	if (!found || !s->mod) {
+		d_sb_printf(sb, "0x%llx", a);
+		return;
+	}
+	if (how == HOW_MOD) {
+		d_sb_puts(sb, s->mod);
+		return;
+	}
+	if (!s->sym)
+		d_sb_printf(sb, "%s`0x%llx", s->mod, a);
+	else if (how == HOW_FUNC || !s->off)
+		d_sb_printf(sb, "%s`%s", s->mod, s->sym);
+	else
+		d_sb_printf(sb, "%s`%s+0x%llx", s->mod, s->sym,
+			    (unsigned long long)s->off);
+	if (line && s->file)
+		d_sb_printf(sb, " [%s:%u]", s->file, s->line);
+}
+
+static bool lookup(struct ectx *x, uint64_t pc, unsigned flags,
+		   struct d_usym *s)
+{
+	const struct d_fire *f = x->f;
+
+	memset(s, 0, sizeof(*s));
+	if (x->p->srcline)
+		flags |= D_USYM_LINE;
+	return f->usym && f->usym(f->ustack_ctx, f->pid, pc, flags, s);
+}
+
+static struct dv text_value(struct ectx *x, struct sbuf *sb, uint8_t show)
+{
+	struct dv v = d_dv_tstr(d_ar_strndup(&x->scratch, sb->b ? sb->b : "",
+					     sb->len));
+
+	free(sb->b);
+	v.show = show;
+	return v;
+}
+
+static struct dv eval_ustack(struct ectx *x, const struct node *n,
+			     const struct dv *a)
+{
+	const struct d_fire *f = x->f;
+	unsigned max = n->nargs ? (unsigned)a[0].i : x->p->ustackframes, cnt;
+	uint64_t *pcs;
+	struct sbuf sb = {0};
+
+	if (!max)
+		max = D_USTACKFRAMES;
+	pcs = d_ar_alloc(&x->scratch, max * sizeof(*pcs));
+	cnt = f->ustack ? f->ustack(f->ustack_ctx, pcs, max) : 0;
+	for (unsigned i = 0; i < cnt && i < max; i++) {
+		struct d_usym s;
+		bool found = lookup(x, pcs[i], i ? D_USYM_RET : 0, &s);
+
+		if (i)
+			d_sb_puts(&sb, "\n");
+		fmt_addr(&sb, &s, found, pcs[i], HOW_ADDR, true);
+	}
+	return text_value(x, &sb, DV_STACK);
+}
+
+struct dv d_stack_eval(struct ectx *x, const struct node *n,
+		       const struct dv *a)
+{
+	int id = d_funcs[n->sub].id;
+	struct sbuf sb = {0};
+	struct d_usym s;
+	uint64_t pc;
+	bool found;
+
+	if (id == F_USTACK)
+		return eval_ustack(x, n, a);
+	pc = (uint64_t)a[0].i;
+	found = lookup(x, pc, 0, &s);
+	fmt_addr(&sb, &s, found, pc,
+		 id == F_UMOD	 ? HOW_MOD
+		 : id == F_UADDR ? HOW_ADDR
+				 : HOW_FUNC,
+		 id == F_UADDR);
+	return text_value(x, &sb, DV_SYM);
+}
+
+/* ucaller: the return address of the probe's function (frame 1). */
+struct dv d_stack_ucaller(struct ectx *x)
+{
+	const struct d_fire *f = x->f;
+	uint64_t pcs[2] = {0, 0};
+
+	if (!f->ustack || f->ustack(f->ustack_ctx, pcs, 2) < 2)
+		return d_dv_int(0, 8, false);
+	return d_dv_int((int64_t)pcs[1], 8, false);
+}
+
+/*
+ * printf's %A (a user address of the firing process) and %a (a kernel
+ * address) of an integer: its name, as uaddr() gives it; a number where
+ * no module (%A) or kernel symbol (%a) has it.
+ */
+struct dv d_stack_addr(struct ectx *x, struct dv v, char conv)
+{
+	struct sbuf sb = {0};
+	struct d_usym s;
+	bool found;
+
+	if (v.k != K_INT)
+		return v;
+	if (conv == 'a') {
+		const struct d_fire *f = x->f;
+
+		memset(&s, 0, sizeof(s));
+		found = f->usym && f->usym(f->ustack_ctx, f->pid,
+					   (uint64_t)v.i, D_USYM_KERNEL, &s);
+	} else {
+		found = lookup(x, (uint64_t)v.i, 0, &s);
+	}
+	fmt_addr(&sb, &s, found, (uint64_t)v.i, HOW_ADDR, conv == 'A');
+	return text_value(x, &sb, DV_SYM);
+}
+
+/* ------------------------------------------------------------------ */
+/* Printing */
+
+/* A stack: a newline, then each frame after indent spaces. */
+static void print_frames(struct sbuf *sb, const char *s, int indent)
+{
+	d_sb_puts(sb, "\n");
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+		char *frame = d_xmalloc(n + 1), *safe;
+
+		memcpy(frame, s, n);
+		frame[n] = '\0';
+		safe = d_xmalloc(TXT_SAFE_MAX(n));
+		d_sb_printf(sb, "%*s%s\n", indent, "",
+			    txt_safe(frame, safe, TXT_SAFE_MAX(n)));
+		free(safe);
+		free(frame);
+		s += n;
+		if (*s)
+			s++;
+	}
+}
+
+/* trace() of a stack or a name, and either as an aggregation key. */
+void d_stack_print(struct sbuf *sb, const struct d_prog *p,
+		   const struct dv *v)
+{
+	char *fr;
+
+	if (v->show == DV_STACK) {
+		print_frames(sb, v->s, p->stackindent);
+		return;
+	}
+	d_sb_printf(sb, "  %-50s", d_out_str(v, true, &fr));
+	free(fr);
+}
+
+/* printf's %k (and %s) of a stack: indented by a left-aligned width. */
+void d_stack_print_k(struct sbuf *sb, const struct pfseg *d, int width,
+		     const struct dv *v)
+{
+	int indent = width < 0 ? -width : (d->flags & PF_LEFT) ? width : 0;
+
+	print_frames(sb, v->k == K_STR ? v->s : "", indent);
+}
+
+/* -x oformat=json: a stack as an array of its frames. */
+void d_stack_json(struct sbuf *sb, const struct dv *v)
+{
+	const char *s = v->s;
+
+	d_sb_puts(sb, "[");
+	for (bool first = true; *s; first = false) {
+		size_t n = strcspn(s, "\n");
+
+		if (!first)
+			d_sb_puts(sb, ",");
+		d_json_str(sb, s, n);
+		s += n;
+		if (*s)
+			s++;
+	}
+	d_sb_puts(sb, "]");
+}

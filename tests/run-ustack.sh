@@ -1,0 +1,309 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-ustack.sh: user stacks and the names of user addresses in
+# dtrace -n, against real processes: ustack(), ustack(n), ucaller,
+# ufunc(), umod(), usym(), uaddr(), printf's %A and %k,
+# @[ustack()] = count(), -x srcline, -x mangled, -x stackindent,
+# -x oformat=json.
+#
+# tests/data/ustack/ustk.c calls a() -> b() -> c() and d() -> c(); c()
+# fires ustk:::fire.  It is built with gcc -O2 -fomit-frame-pointer
+# (Debian's default: no frame pointers to follow, the stack is unwound
+# with the CFI), with -fno-omit-frame-pointer, and with clang; ustkpp.cc
+# is C++ (a method of a class in a namespace).  Each expected frame is
+# computed from the binary itself, independently of dtrace: the probe
+# site from its stapsdt note (readelf) against the function's symbol
+# (nm), each return address as the instruction after the caller's only
+# call to the callee (objdump).  libc's frames depend on the C library's
+# build, so only their module is compared (a run of them reads as one
+# "libc.so.6`..." line); the program's own frames, _start's included,
+# are compared exactly.
+#
+# Every target exits right after its last hit, so its records are read
+# after it is gone: the names come from the modules dtrace kept.  One
+# case makes it certain: a -p process (not dtrace's child) that fires and
+# exits while dtrace waits.
+#
+# Both backends where the BPF one is built (DTRACE_BACKEND=uprobe gives
+# the perf events' PERF_SAMPLE_REGS_USER/STACK_USER path).  Needs root,
+# tracefs uprobe events, nm, readelf and objdump.
+
+. "$top_srcdir/tests/lib.sh"
+
+data=$top_srcdir/tests/data/ustack
+
+[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and perf_event_open need root"
+require_G nm readelf objdump
+[ -w /sys/kernel/tracing/uprobe_events ] ||
+	[ -w /sys/kernel/debug/tracing/uprobe_events ] ||
+	skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+gcc=$(gcc_driver "$CC" c) || skip "no gcc"
+gxx=$(gcc_driver "$CXX" c++) || skip "no g++"
+
+DTRACE_STATEDIR=$tmp/nostate
+export DTRACE_STATEDIR
+
+# ---------------------------------------------------------------------
+# Build
+
+"$DTRACE" -h -s "$data/ustk.d" -o ustk.h || fail "dtrace -h"
+
+# build NAME COMPILER FLAGS...: NAME from ustk.c
+build() {
+	b_name=$1
+	b_cc=$2
+	shift 2
+	# shellcheck disable=SC2086
+	$b_cc "$@" -I. -c "$data/ustk.c" -o "$b_name.o" &&
+		"$DTRACE" -G -s "$data/ustk.d" "$b_name.o" -o "$b_name-p.o" &&
+		$b_cc -o "$b_name" "$b_name.o" "$b_name-p.o" ||
+		fail "building $b_name"
+}
+build ustk-omit "$gcc" -O2 -fomit-frame-pointer
+build ustk-fp "$gcc" -O2 -fno-omit-frame-pointer
+build ustk-g "$gcc" -O2 -g
+clang=${CLANG:-}
+[ -n "$clang" ] && command -v "$clang" >/dev/null 2>&1 || clang=
+[ -n "$clang" ] && build ustk-clang "$clang" -O2 &&
+	build ustk-clang-g "$clang" -O2 -g
+$gxx -O2 -I. -c "$data/ustkpp.cc" -o ustkpp.o &&
+	"$DTRACE" -G -s "$data/ustk.d" ustkpp.o -o ustkpp-p.o &&
+	$gxx -o ustkpp ustkpp.o ustkpp-p.o || fail "building ustkpp"
+
+# ---------------------------------------------------------------------
+# The frames, from the binary
+
+# an awk function: the value of a hex number (mawk has no strtonum)
+hexfn='function hex(s,  i, v) { sub(/^0x/, "", s); v = 0
+	for (i = 1; i <= length(s); i++)
+		v = v * 16 + index("0123456789abcdef", tolower(substr(s, i, 1))) - 1
+	return v }'
+
+# site BIN FUNC: FUNC+0xOFF of the probe site inside FUNC
+site() {
+	s_fn=$(nm -S "$1" | awk -v f="$2" '$4 == f { print $1, $2; exit }')
+	readelf -n "$1" | awk -v fn="$s_fn" -v f="$2" "$hexfn"'
+		BEGIN { split(fn, a, " "); lo = hex(a[1]); hi = lo + hex(a[2]) }
+		/Location:/ { sub(",", "", $2); v = hex($2)
+			if (v >= lo && v < hi) { printf "%s+0x%x\n", f, v - lo; n++ } }
+		END { if (n != 1) print "(no single site in " f ")" }'
+}
+
+# ret BIN CALLER CALLEE: CALLER+0xOFF of the return address of CALLER's
+# only call to CALLEE (CALLEE as objdump names a target: "<c>",
+# "<__libc_start_main@")
+ret() {
+	objdump -d --no-show-raw-insn "$1" | awk -v fn="<$2>:" -v callee="$3" \
+		-v f="$2" "$hexfn"'
+		$2 == fn { inside = 1; start = hex($1); next }
+		inside && NF == 0 { inside = 0 }
+		inside && want { sub(":", "", $1)
+			printf "%s+0x%x\n", f, hex($1) - start
+			want = 0; n++ }
+		inside && $2 == "call" && index($0, callee) { want = 1 }
+		END { if (n != 1) print "(no single call to " callee " in " f ")" }'
+}
+
+# frames BIN FRAME...: the frames as ustack() prints them
+frames() {
+	f_bin=$1
+	shift
+	for f; do
+		case $f in
+		libc) printf '%14slibc.so.6`...\n' '' ;;
+		*) printf '%14s%s`%s\n' '' "$f_bin" "$f" ;;
+		esac
+	done
+}
+
+# stack_abc BIN / stack_dc BIN: main -> a -> b -> c, main -> d -> c
+stack_abc() {
+	frames "$1" "$(site "$1" c)" "$(ret "$1" b '<c>')" \
+		"$(ret "$1" a '<b>')" "$(ret "$1" main '<a>')" libc \
+		"$(ret "$1" _start '<__libc_start_main')"
+}
+stack_dc() {
+	frames "$1" "$(site "$1" c)" "$(ret "$1" d '<c>')" \
+		"$(ret "$1" main '<d>')" libc \
+		"$(ret "$1" _start '<__libc_start_main')"
+}
+
+# ---------------------------------------------------------------------
+# Running
+
+# trun ARGS...: dtrace, its output (libc's frames as one line) in
+# out.txt, stderr in err.txt, the status in $status
+trun() {
+	timeout -s KILL 120 "$DTRACE" "$@" >raw.txt 2>err.txt </dev/null
+	status=$?
+	awk '/^ *libc\.so\.6`/ { if (!inlibc) printf "%14slibc.so.6`...\n", ""
+				inlibc = 1; next }
+	     { inlibc = 0; print }' raw.txt >out.txt
+}
+
+# expect_run WHAT EXPECTED-FILE: the run went well and printed that
+expect_run() {
+	expect_eq "$1: exit status" 0 "$status"
+	expect_file_eq "$1" "$2" out.txt
+	if [ -s err.txt ]; then
+		fail "$1: stderr: $(cat err.txt)"
+	fi
+}
+
+backends=default
+[ "${HAVE_BPF:-no}" = yes ] && backends="bpf uprobe"
+
+for be in $backends; do
+	if [ "$be" = default ]; then
+		unset DTRACE_BACKEND
+	else
+		DTRACE_BACKEND=$be
+		export DTRACE_BACKEND
+	fi
+
+	# ustack() as a statement, one hit per path, without and with frame
+	# pointers and from clang: the same frames, the right offsets
+	for bin in ustk-omit ustk-fp ${clang:+ustk-clang}; do
+		{ echo; stack_abc $bin; echo; stack_dc $bin; echo; } >expected.txt
+		trun -q -c "./$bin 1 1" -n 'ustk$target:::fire { ustack(); }'
+		expect_run "$be: ustack() in $bin" expected.txt
+	done
+
+	# @[ustack()] = count(): exact counts per distinct stack, beside a
+	# clause that aggregates in the kernel (it must stay in user space)
+	{
+		printf '\n\n'
+		stack_dc ustk-omit
+		printf '%17s\n\n' 2
+		stack_abc ustk-omit
+		printf '%17s\n%17s\n' 3 5
+	} >expected.txt
+	trun -q -c './ustk-omit 3 2' -n 'ustk$target:::fire { @[ustack()] = count(); }' \
+		-n 'ustk$target:::fire { @n = count(); }'
+	expect_run "$be: @[ustack()] = count()" expected.txt
+done
+unset DTRACE_BACKEND
+
+# ustack(2), and %k (a stack not indented); -x stackindent
+{
+	echo
+	stack_abc ustk-omit | head -n 2
+	printf '\n'
+	stack_abc ustk-omit | head -n 2 | sed 's/^ *//'
+	echo
+	stack_abc ustk-omit | head -n 1 | sed 's/^ */    /'
+} >expected.txt
+trun -q -c './ustk-omit 1 0' -n 'ustk$target:::fire { ustack(2); printf("%k", ustack(2)); }'
+trun_a=$(cat out.txt)
+trun -q -x stackindent=4 -c './ustk-omit 1 0' -n 'ustk$target:::fire { ustack(1); }'
+printf '%s\n%s\n' "$trun_a" "$(cat out.txt)" >out.txt
+expect_run "ustack(2), %k, stackindent" expected.txt
+
+# ufunc(), usym(), umod(), uaddr() as DTrace prints them ("  %-50s"),
+# printf's %A of an address and of ucaller, %s of a name; libc's module
+b_c=$(ret ustk-omit b '<c>')
+printf '  %-50s  %-50s  %-50s  %-50s  %-50s\n[%s] [%s] [%s]\n\n' \
+	'ustk-omit`b' 'ustk-omit`b' 'ustk-omit' 'ustk-omit`b+0x4' \
+	'libc.so.6' 'ustk-omit`b+0x4' "ustk-omit\`$b_c" 'ustk-omit`b' \
+	>expected.txt
+trun -q -c './ustk-omit 1 0' -n 'ustk$target:::fire {
+	ufunc(arg1); usym(arg1); umod(arg1); uaddr(arg1 + 4); umod(arg2);
+	printf("\n[%A] [%A] [%s]\n", arg1 + 4, ucaller, ufunc(ucaller)); }'
+expect_run "ufunc usym umod uaddr %A ucaller" expected.txt
+
+# as aggregation keys: one entry per function, whatever the address
+printf '\n  %-50s  %-50s %16d\n' 'ustk-omit`b' 'ustk-omit' 3 >expected.txt
+trun -q -c './ustk-omit 3 0' -n 'ustk$target:::fire {
+	@[ufunc(ucaller), umod(ucaller)] = count(); }'
+expect_run "ufunc() and umod() keys" expected.txt
+
+# C++: demangled, and with -x mangled as the symbol table has it
+pp_site=$(site ustkpp _ZN4shop4Cart8checkoutEi)
+pp_main=$(ret ustkpp main '<_ZN4shop4Cart8checkoutEi>')
+{
+	echo
+	frames ustkpp "shop::Cart::checkout(int)+${pp_site#*+}" "$pp_main"
+	echo
+	frames ustkpp "$pp_site" "$pp_main"
+} >expected.txt
+trun -q -c ./ustkpp -n 'ustk$target:::fire { ustack(2); }'
+trun_a=$(cat out.txt)
+trun -q -x mangled -c ./ustkpp -n 'ustk$target:::fire { ustack(2); }'
+printf '%s\n%s\n' "$trun_a" "$(cat out.txt)" >out.txt
+expect_run "C++ names" expected.txt
+
+# -x srcline: the source line of each frame (the lines are marked in
+# ustk.c: a caller's frame is the line of its call), and of uaddr() (b's
+# first instruction: the line that names it)
+line_of() {
+	grep -n "/\* $1[ :*]" "$data/ustk.c" | cut -d: -f1
+}
+# (gcc's tables, and clang's, which have no .debug_aranges)
+for bin in ustk-g ${clang:+ustk-clang-g}; do
+	{
+		echo
+		printf '%14s%s`%s [ustk.c:%s]\n' \
+			'' $bin "$(site $bin c)" "$(line_of FIRE)" \
+			'' $bin "$(ret $bin b '<c>')" "$(line_of CALL_C)" \
+			'' $bin "$(ret $bin a '<b>')" "$(line_of CALL_B)" \
+			'' $bin "$(ret $bin main '<a>')" "$(line_of CALL_A)"
+		printf '  %-50s\n\n' "$bin\`b [ustk.c:$(line_of B)]"
+	} >expected.txt
+	trun -q -x srcline -c "./$bin 1 0" -n 'ustk$target:::fire {
+		ustack(4); uaddr(arg1); printf("\n"); }'
+	expect_run "-x srcline, $bin" expected.txt
+done
+
+# -x oformat=json: a stack key is an array of frames
+{
+	printf '{"aggregation":"","keys":[['
+	stack_dc ustk-omit | head -n 3 | sed 's/^ *//; s/.*/"&"/' | paste -s -d, -
+	printf '],"libc.so.6"],"value":1}\n'
+} | tr -d '\n' >expected.txt
+echo >>expected.txt
+trun -q -x oformat=json -c './ustk-omit 0 1' -n 'ustk$target:::fire {
+	@[ustack(3), umod(arg2)] = count(); }'
+expect_run "-x oformat=json" expected.txt
+
+# A traced process that is not dtrace's child fires and exits before
+# dtrace reads its records: /proc has nothing of it any more, and the
+# names come from the modules dtrace read while it ran
+rm -f go.in raw.txt
+mkfifo go.in
+exec 3<>go.in
+./ustk-omit 1 0 wait <&3 &
+target=$!
+bg_pids="$bg_pids $target"
+timeout -s KILL 120 "$DTRACE" -q -p "$target" -o raw.txt \
+	-n 'BEGIN { printf("ready\n"); } ustk$target:::fire { ustack(); }' \
+	2>err.txt &
+dpid=$!
+bg_pids="$bg_pids $dpid"
+if wait_until 600 grep -qs '^ready$' raw.txt; then
+	echo go >&3
+	wait "$target"
+	forget_pid "$target"
+	wait "$dpid"
+	status=$?
+	forget_pid "$dpid"
+	awk '/^ *libc\.so\.6`/ { if (!inlibc) printf "%14slibc.so.6`...\n", ""
+				inlibc = 1; next }
+	     { inlibc = 0; print }' raw.txt >out.txt
+	{ echo ready; echo; stack_abc ustk-omit; echo; } >expected.txt
+	expect_run "-p process gone before its records are read" expected.txt
+else
+	fail "dtrace -p did not start: $(cat err.txt)"
+fi
+exec 3>&-
+
+# errors: the frame count is a constant
+trun -n 'BEGIN { n = 2; ustack(n); }'
+expect_eq "ustack(variable) refused" 1 "$status"
+expect_grep "ustack(variable) message" \
+	'line 1, column 23: ustack( ) argument #1 must be a positive integer constant' err.txt
+trun -x ustacksize=64k -n 'BEGIN { exit(0); }'
+expect_eq "ustacksize=64k refused" 1 "$status"
+expect_grep "ustacksize message" "Invalid value for specified option (1k to 16k)" err.txt
+
+finish

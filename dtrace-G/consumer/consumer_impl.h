@@ -505,4 +505,8 @@ pid_t parent_of(void *ctx, pid_t pid);
 /* records.c: let go of the threads that exited (d_thread_exit()) */
 void threads_reap(struct consumer *c);
 
+/* deadmem.c: copyin() of an exited process from its read-only files */
+int deadmem_read(struct consumer *c, pid_t pid, uint64_t addr, void *buf,
+		 size_t len);
+
 #endif /* USDT_DTRACE_CONSUMER_IMPL_H */

@@ -74,8 +74,8 @@ static uint64_t ro_segment_left(int fd, uint64_t off)
 }
 
 /* Read from the file behind m what the process saw at addr. */
-static ssize_t read_mapped(const struct proc_map *m, uint64_t addr,
-			   void *buf, size_t len)
+static ssize_t read_mapped(const struct proc_map *m, uint64_t addr, void *buf,
+			   size_t len)
 {
 	uint64_t off = m->off + (addr - m->start), left;
 	struct stat st;

@@ -25,8 +25,9 @@
 
 #include "interp.h"
 
-static const char *const phases[] = {"CONSTRUCT", "START", "CHECK", "INIT",
-				     "RUN", "END", "DESTRUCT"};
+static const char *const phases[] = {
+	"CONSTRUCT", "START", "CHECK", "INIT", "RUN", "END", "DESTRUCT",
+};
 
 static char note_buf[64] = "the file's bytes";
 
@@ -49,8 +50,8 @@ int main(void)
 		} else if (sscanf(line, "sub %255s %d", a, &n) == 2)
 			INTERP_SUB_ENTRY(a, "-", n, "main");
 		else if (sscanf(line, "phase %255s", a) == 1) {
-			for (unsigned i = 0; i < sizeof(phases) / sizeof(*phases);
-			     i++)
+			for (unsigned i = 0;
+			     i < sizeof(phases) / sizeof(*phases); i++)
 				if (!strcmp(a, phases[i])) {
 					INTERP_PHASE_CHANGE(phases[i],
 							    phases[cur]);

@@ -608,4 +608,8 @@ void ustack_proc_gone(struct consumer *c, pid_t pid);
 /* lineage.c: the parent the fork tree knows for pid, or 0 */
 pid_t lin_parent(struct consumer *c, pid_t pid);
 
+/* deadmem.c: copyin() of an exited process from its read-only files */
+int deadmem_read(struct consumer *c, pid_t pid, uint64_t addr, void *buf,
+		 size_t len);
+
 #endif /* USDT_DTRACE_CONSUMER_IMPL_H */

@@ -52,14 +52,20 @@
 /* ------------------------------------------------------------------ */
 /* Hits */
 
-/* d_fire's copyin: read the traced process's memory (copyin()). */
+/*
+ * d_fire's copyin: read the traced process's memory (copyin()); ctx is
+ * the consumer, or NULL.  A process that has exited since the hit (no
+ * memory left: ESRCH) is read from its read-only file mappings
+ * (deadmem.c).
+ */
 int copyin(void *ctx, pid_t pid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec l = {buf, len}, r = {(void *)(uintptr_t)addr, len};
 	ssize_t n;
 
-	(void)ctx;
 	n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+	if (n < 0 && errno == ESRCH && ctx)
+		return deadmem_read(ctx, pid, addr, buf, len);
 	if (n < 0)
 		return -errno;
 	if ((size_t)n < len)
@@ -261,6 +267,7 @@ void hit_run(struct consumer *c, const struct d_probe *dp,
 	f->walltimestamp = f->timestamp + c->wall_offset;
 	f->vtimestamp = f->timestamp;
 	f->copyin = copyin;
+	f->copyin_ctx = c; /* deadmem.c: a process gone by now */
 	f->parent_of = parent_of;
 	ustack_fire(c, f); /* the stack decode() found in c->ucap */
 	thread_seen(c, f->pid, f->tid);

@@ -43,6 +43,16 @@ void d_need_int(struct parser *ps, struct node *n, int k,
 		       "operator %s requires an operand of integer type", what);
 }
 
+/*
+ * NULL or 0: DTrace lets a string be compared with the null pointer
+ * constant (`strstr(s, "x") != NULL` in Ruby's test/dtrace), and its
+ * string comparison reads a null string as "" (run.c's binop()).
+ */
+static bool is_null_const(const struct node *n)
+{
+	return n->op == N_INT && n->ival == 0;
+}
+
 static const char *op_name(int op)
 {
 	static char b[2];
@@ -180,7 +190,9 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		case '>':
 		case OP_LE:
 		case OP_GE:
-			if (strict && ka != T_ANY && kb != T_ANY && ka != kb)
+			if (strict && ka != T_ANY && kb != T_ANY && ka != kb &&
+			    !(ka == T_STR && is_null_const(n->b)) &&
+			    !(kb == T_STR && is_null_const(n->a)))
 				d_perr(ps, n->line, n->col,
 				       "operator %s requires operands of the "
 				       "same type: %s and %s",

@@ -265,6 +265,13 @@ static struct dv binop(struct ectx *x, int op, struct dv a, struct dv b)
 	if (a.k == K_STR || b.k == K_STR) {
 		int c;
 
+		/* NULL against a string: a null string compares as "", as
+		 * DTrace's dtrace_strncmp() has it (check.c allows only the
+		 * constant) */
+		if (a.k == K_INT && a.i == 0)
+			a = d_dv_str("");
+		if (b.k == K_INT && b.i == 0)
+			b = d_dv_str("");
 		if (a.k != K_STR || b.k != K_STR)
 			d_fault(x, FLT_ILLOP, 0);
 		c = strcmp(a.s, b.s);

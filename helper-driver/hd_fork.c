@@ -382,6 +382,7 @@ static void handle(struct helperd *hd, const char *buf, size_t len, int *ack)
 			pp = find_pending(ev->event_data.exit.process_pid);
 			if (pp)
 				drop_pending(pp);
+			hd_reg_exit_seen(hd, ev->event_data.exit.process_pid);
 			break;
 		}
 		default:
@@ -426,6 +427,7 @@ void hd_fork_drain(struct helperd *hd)
 	if (drain(hd, NULL)) {
 		hd_log(HD_NOTICE, "the kernel dropped process events (too "
 		       "many forks at once); scanning for fork children");
+		hd_reg_exit_seen(hd, -1);
 		hd_scan_all(hd);
 	}
 }

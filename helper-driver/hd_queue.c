@@ -72,6 +72,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
@@ -476,6 +477,8 @@ static void start_check(struct helperd *hd)
 	hd->fetched = NULL;
 	j->state = HD_JOB_CHECKING;
 	hd->checking = j;
+	hd_log(HD_DEBUG, "pid %d: generation %" PRIu64 ": checking %zu bytes "
+	       "of DOF", (int)j->pid, j->gen, j->f->len);
 	(void)hd_check_begin(hd->max_dof, j->f->buf, j->f->len,
 			     j->h.dofhp_addr);
 }
@@ -512,16 +515,17 @@ static void arm_timer(struct helperd *hd, uint64_t now)
 			if (!j->cancelled && j->state == HD_JOB_QUEUED &&
 			    (!next || j->due_ns < next))
 				next = j->due_ns;
-	if (hd->queue_tfd < 0)
+	/*
+	 * Only ever earlier: a timer that fires with nothing due costs one
+	 * wake-up, re-arming it at every request a system call each.
+	 */
+	if (hd->queue_tfd < 0 || !next ||
+	    (hd->queue_armed && hd->queue_armed <= next))
 		return;
-	if (next && next <= now)
+	if (next <= now)
 		next = now + 1;
-	if (next == hd->queue_armed)
-		return; /* as it is: no system call */
-	if (next) {
-		its.it_value.tv_sec = (time_t)(next / 1000000000u);
-		its.it_value.tv_nsec = (long)(next % 1000000000u);
-	}
+	its.it_value.tv_sec = (time_t)(next / 1000000000u);
+	its.it_value.tv_nsec = (long)(next % 1000000000u);
 	timerfd_settime(hd->queue_tfd, TFD_TIMER_ABSTIME, &its, NULL);
 	hd->queue_armed = next;
 }

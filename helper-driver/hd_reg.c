@@ -467,8 +467,16 @@ static pid_t caller(struct helperd *hd, pid_t tid, uid_t cuid, uid_t *uid,
 	struct hd_proc *p = find_proc(hd, tid, NULL);
 	pid_t pid;
 
+	/*
+	 * Whether it exited, the kernel tells in two ways: its pidfd, and
+	 * the connector's exit event, which is queued before its pid can be
+	 * reused and read before this request was (hd_fork_drain()).  So
+	 * where the connector is heard, only a process whose leader it saw
+	 * exit needs the poll.
+	 */
 	if (p && p->pidfd >= 0) {
-		if (pidfd_exited(p->pidfd)) {
+		if ((!hd->follows_fork || p->maybe_exited) &&
+		    pidfd_exited(p->pidfd)) {
 			/* Its exit is not applied yet; the pid is another's. */
 			hd_reg_prune_pid(hd, tid, "exited");
 		} else if (cuid == p->uid) {
@@ -480,6 +488,13 @@ static pid_t caller(struct helperd *hd, pid_t tid, uid_t cuid, uid_t *uid,
 	pid = hd_tgid(tid, uid);
 	*pp = pid > 0 ? find_proc(hd, pid, NULL) : NULL;
 	return pid;
+}
+
+void hd_reg_exit_seen(struct helperd *hd, pid_t pid)
+{
+	for (size_t i = 0; i < hd->nprocs; i++)
+		if (pid < 0 || hd->procs[i]->rp.pid == pid)
+			hd->procs[i]->maybe_exited = true;
 }
 
 pid_t hd_reg_pid_of(struct helperd *hd, pid_t tid, uid_t cuid)

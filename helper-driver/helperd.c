@@ -233,10 +233,10 @@ int main(int argc, char **argv)
 			hd.max_dof = v;
 			break;
 		case 'S':
-			if (parse_u64(optarg, &v) || v > 60000) {
+			if (parse_u64(optarg, &v) || v > 3600000) {
 				fprintf(stderr, "%s: --settle-ms: '%s' is not a "
 					"number of milliseconds from 0 to "
-					"60000\n", progname, optarg);
+					"3600000\n", progname, optarg);
 				return 2;
 			}
 			hd.settle_ms = (unsigned)v;

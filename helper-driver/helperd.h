@@ -77,6 +77,7 @@ struct hd_proc {
 	unsigned njobs;	    /* its registrations still in the queue */
 	bool dirty;	    /* its file could not be written yet */
 	bool on_disk;	    /* its file exists */
+	bool maybe_exited;  /* the connector saw its first thread exit */
 	bool idle;	    /* no registration left, kept known (hd_reg.c) */
 };
 
@@ -317,6 +318,11 @@ void hd_reg_check(struct helperd *hd);
  */
 int hd_reg_copy(struct helperd *hd, pid_t child, const dof_helper_t *h,
 		uint64_t gen);
+/*
+ * The connector saw pid's leader exit (the process may live on without
+ * it), or lost events (pid -1: any process): ask its pidfd again.
+ */
+void hd_reg_exit_seen(struct helperd *hd, pid_t pid);
 /* pid's registrations, or NULL. */
 const struct reg_proc *hd_reg_proc(struct helperd *hd, pid_t pid);
 

@@ -7,6 +7,7 @@
  *	dofclient [-d DEVICE] attack NAME [ARG]
  *	dofclient [-d DEVICE] ping
  *	dofclient [-d DEVICE] sync
+ *	dofclient [-d DEVICE] verdict NAME
  *	dofclient list
  *
  * DEVICE defaults to $DTRACE_DOF_INIT_DEVNAME, then /dev/dtrace/helper.
@@ -30,6 +31,8 @@
  *		EINVAL; exit 0 if it did.
  * sync		SYNC of 0: returns once every registration answered so far
  *		is checked and written; exit 0 if it did.
+ * verdict	a single-request attack's first answer, then its verdict
+ *		(see run_verdict())
  * list		the single-request attack names, one a line.
  *
  * Every blob is built here, in memory, by a fixed-layout builder
@@ -1209,6 +1212,40 @@ static int run_fuse_stall(const char *name, const char *mnt, const char *secs)
 }
 
 /* A correct registration from a process of its own, withdrawn at once. */
+/*
+ * verdict NAME: attack NAME's request as its first answer alone (no
+ * SYNC), then SYNC of that generation (the verdict of the check), then
+ * REMOVE of it, as $DOFCLIENT_UID:
+ *	NAME: pid=P answer=G|ERRNO verdict=0|ERRNO remove=0|ERRNO registry=..
+ */
+static int run_verdict(const struct attack *at)
+{
+	struct att a;
+	int g, v, err;
+	const char *answer, *verdict = "-", *removed = "-";
+	char gbuf[16];
+
+	drop_uid();
+	att_init(&a);
+	at->mut(&a);
+	errno = 0;
+	g = ioctl(a.fd, a.cmd, a.arg);
+	answer = g < 0 ? errname(errno) : gbuf;
+	snprintf(gbuf, sizeof(gbuf), "%d", g);
+	if (g > 0) {
+		v = g;
+		verdict = ioctl(a.fd, DTRACEHIOC_SYNC, &v) < 0 ? errname(errno) :
+								 "0";
+		removed = xioctl(a.fd, DTRACEHIOC_REMOVE, &g, &err) < 0 ?
+				  errname(err) : "0";
+	}
+	printf("%s: pid=%d answer=%s verdict=%s remove=%s registry=%s\n",
+	       at->name, (int)getpid(), answer, verdict, removed,
+	       registry_state(getpid()));
+	close(a.fd);
+	return 0;
+}
+
 static int run_legit(void)
 {
 	struct att a;
@@ -1467,6 +1504,7 @@ static void usage(FILE *fp)
 		    "       dofclient [-d DEVICE] attack NAME [ARG]\n"
 		    "       dofclient [-d DEVICE] ping\n"
 		    "       dofclient [-d DEVICE] sync\n"
+		    "       dofclient [-d DEVICE] verdict NAME\n"
 		    "       dofclient list\n");
 }
 
@@ -1503,6 +1541,13 @@ int main(int argc, char **argv)
 		return run_ping();
 	if (!strcmp(mode, "sync"))
 		return run_sync();
+	if (!strcmp(mode, "verdict") && argc > 2) {
+		for (i = 0; i < NATTACKS; i++)
+			if (!strcmp(argv[2], attacks[i].name))
+				return run_verdict(&attacks[i]);
+		usage(stderr);
+		return 2;
+	}
 	if (strcmp(mode, "attack") || argc < 3) {
 		usage(stderr);
 		return 2;

@@ -75,7 +75,8 @@ d=$top_srcdir/tests/data/helperd
 	$CC -O2 -fPIC -I. -c "$d/plug.c" -o plug.o &&
 	"$DTRACE" -G -s "$d/hdplug.d" plug.o -o plug-probes.o &&
 	$CC -shared -o plug.so plug.o plug-probes.o &&
-	$CC -O2 -o victim "$top_srcdir/bench/victim.c" -ldl || exit 1
+	$CC -O2 -I"$top_srcdir/sdk/include" -o victim \
+		"$top_srcdir/bench/victim.c" -ldl || exit 1
 mkdir -p "$run/state"
 mount -t tmpfs -o size=64m,mode=0755 tmpfs "$run/state" || exit 1
 "$HELPERD" -f --no-scan --device "$run/dev/helper" \

@@ -37,7 +37,9 @@
 #  - registration (root, dtrace-helperd): mean time of a dlopen+dlclose
 #    cycle of a plugin with probes (drti's ADDDOF and REMOVE) with the
 #    helper up, with no helper and with registration disabled, best of
-#    three 2,000-cycle runs; fork+exit+wait with a probed library
+#    three 2,000-cycle runs, and with the helper up and SYNC between
+#    dlopen and dlclose (each registration checked and recorded, as when
+#    a consumer lists it); fork+exit+wait with a probed library
 #    loaded and posix_spawn+wait of a probed program, helper up vs no
 #    helper (best of three 300-cycle runs); registrations per second from four
 #    processes at once; the daemon's RSS growth for 2,000 probes.  The
@@ -403,7 +405,8 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 	$CC -O2 -fPIC -I. -c "$d/plug.c" -o plug.o &&
 	"$DTRACE" -G -s "$d/hdplug.d" plug.o -o plug-probes.o &&
 	$CC -shared -o plug.so plug.o plug-probes.o &&
-	$CC -O2 -o regbench "$here/regbench.c" -ldl || exit 1
+	$CC -O2 -I"$top_srcdir/sdk/include" -o regbench "$here/regbench.c" \
+		-ldl || exit 1
 	# The registry on tmpfs, as /run is on a normal system.
 	mkdir -p "$tmp/state"
 	mount -t tmpfs -o size=16m tmpfs "$tmp/state" 2>/dev/null &&
@@ -416,10 +419,10 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 		sleep 0.1
 		i=$((i + 1))
 	done
-	best_us() { # best of three, mean us per dlopen+dlclose
+	best_us() { # best of three, mean us per dlopen+dlclose [-S: with SYNC]
 		b=
 		for _ in 1 2 3; do
-			v=$(./regbench "$tmp/plug.so" 2000) || { echo n/a; return; }
+			v=$(./regbench "$@" "$tmp/plug.so" 2000) || { echo n/a; return; }
 			if [ -z "$b" ] || [ "$v" -lt "$b" ]; then b=$v; fi
 		done
 		echo "$((b / 1000)).$(( (b % 1000) / 100 ))"
@@ -428,6 +431,10 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 	none=$(DTRACE_DOF_INIT_DEVNAME=$tmp/no/helper best_us)
 	off=$(DTRACE_DOF_INIT_DISABLE=1 best_us)
 	row "dlopen+dlclose, helper up vs no helper: us" "$up" "$none"
+	# The same with SYNC between: each registration checked and written
+	# before its REMOVE, as when a consumer lists it.
+	synced=$(DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper best_us -S)
+	row "dlopen+SYNC+dlclose (checked, recorded), helper up vs no helper: us" "$synced" "$none"
 	row "dlopen+dlclose, no helper vs registration off: us" "$none" "$off"
 	# The floor under every ADDDOF and REMOVE: an ioctl the daemon
 	# answers at once (ENOTTY), best of three.

@@ -80,6 +80,9 @@ struct job {
 	bool found;	     /* JOB_ENV */
 	int rc;
 	bool async;	     /* nobody waits: the worker signals efd */
+	void *tag;	     /* async: the caller's */
+	uint64_t t0;	     /* async: when it was handed over */
+	struct job *anext;   /* async: async_jobs */
 	bool picked;	     /* a worker has it */
 	bool done;
 	bool abandoned;
@@ -95,8 +98,7 @@ static unsigned qlen;		  /* jobs in it */
 static unsigned nidle;		  /* workers waiting for a job */
 static unsigned stuck;
 static int efd = -1;		  /* eventfd: an asynchronous job is done */
-static struct job *async_job;	  /* the fetch of hd_guard_fetch_begin() */
-static uint64_t async_t0;	  /* when it was handed over */
+static struct job *async_jobs;	  /* hd_guard_fetch_begin()'s, in flight */
 /* Whose reads are stuck: one slot per abandoned worker. */
 static struct {
 	pid_t pid;
@@ -686,14 +688,13 @@ int hd_guard_event_fd(void)
 	return efd;
 }
 
-int hd_guard_fetch_begin(pid_t pid, uid_t uid, uint64_t addr, uint64_t max)
+int hd_guard_fetch_begin(pid_t pid, uid_t uid, uint64_t addr, uint64_t max,
+			 void *tag)
 {
 	const char *refusal;
 	struct job *j;
 
 	pthread_once(&once, init_once);
-	if (async_job)
-		return -EBUSY;
 	j = job_new(JOB_FETCH, pid, uid);
 	if (j)
 		j->fetch = calloc(1, sizeof(*j->fetch));
@@ -704,6 +705,7 @@ int hd_guard_fetch_begin(pid_t pid, uid_t uid, uint64_t addr, uint64_t max)
 	j->addr = addr;
 	j->fetch->max = max;
 	j->async = true;
+	j->tag = tag;
 	pthread_mutex_lock(&mu);
 	refusal = stuck_refuse(j);
 	if (refusal) {
@@ -712,8 +714,9 @@ int hd_guard_fetch_begin(pid_t pid, uid_t uid, uint64_t addr, uint64_t max)
 		job_free(j);
 		return -EAGAIN;
 	}
-	async_job = j;
-	async_t0 = mono_ns();
+	j->t0 = mono_ns();
+	j->anext = async_jobs;
+	async_jobs = j;
 	if (efd < 0 || enqueue(j) < 0) {
 		pthread_mutex_unlock(&mu);
 		/* No thread or no eventfd: read here, unguarded. */
@@ -725,23 +728,17 @@ int hd_guard_fetch_begin(pid_t pid, uid_t uid, uint64_t addr, uint64_t max)
 	return 0;
 }
 
-int hd_guard_fetch_end(struct hd_fetch *out, int *rc)
+/* Take j off async_jobs: its result to *out and *rc, its tag returned. */
+static void *async_take(struct job *j, struct hd_fetch *out, int *rc)
 {
-	struct job *j = async_job;
-	uint64_t v;
-	bool done;
+	struct job **pp;
+	void *tag = j->tag;
 
-	if (!j)
-		return 0;
-	if (efd >= 0 && read(efd, &v, sizeof(v)) < 0) {
-		/* EAGAIN: nothing signalled yet */
-	}
-	pthread_mutex_lock(&mu);
-	done = j->done;
-	pthread_mutex_unlock(&mu);
-	if (!done)
-		return 0;
-	async_job = NULL;
+	for (pp = &async_jobs; *pp; pp = &(*pp)->anext)
+		if (*pp == j) {
+			*pp = j->anext;
+			break;
+		}
 	*out = *j->fetch; /* moves mm and buf */
 	free(j->fetch);
 	j->fetch = NULL;
@@ -749,25 +746,66 @@ int hd_guard_fetch_end(struct hd_fetch *out, int *rc)
 	job_free(j);
 	if (*rc)
 		hd_fetch_free(out);
-	return 1;
+	return tag;
+}
+
+void *hd_guard_fetch_end(struct hd_fetch *out, int *rc)
+{
+	struct job *j;
+	uint64_t v;
+
+	if (!async_jobs)
+		return NULL;
+	if (efd >= 0 && read(efd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: nothing signalled since; look anyway */
+	}
+	pthread_mutex_lock(&mu);
+	for (j = async_jobs; j && !j->done; j = j->anext)
+		;
+	pthread_mutex_unlock(&mu);
+	if (!j)
+		return NULL;
+	/* More may be done: wake the loop again for them. */
+	if (efd >= 0) {
+		v = 1;
+		if (j->anext && write(efd, &v, sizeof(v)) < 0) {
+			/* then it is readable already */
+		}
+	}
+	return async_take(j, out, rc);
 }
 
 uint64_t hd_guard_fetch_deadline(void)
 {
-	return async_job ? async_t0 + HD_GUARD_TIMEOUT_MS * 1000000ull : 0;
+	uint64_t first = 0;
+
+	for (struct job *j = async_jobs; j; j = j->anext)
+		if (!first || j->t0 < first)
+			first = j->t0;
+	return first ? first + HD_GUARD_TIMEOUT_MS * 1000000ull : 0;
 }
 
-int hd_guard_fetch_expire(uint64_t now, struct hd_fetch *out, int *rc)
+void *hd_guard_fetch_expire(uint64_t now, struct hd_fetch *out, int *rc)
 {
-	struct job *j = async_job;
+	struct job *j;
+	void *tag;
 
-	if (!j || now < hd_guard_fetch_deadline())
-		return 0;
+	for (j = async_jobs; j; j = j->anext)
+		if (now >= j->t0 + HD_GUARD_TIMEOUT_MS * 1000000ull)
+			break;
+	if (!j)
+		return NULL;
 	pthread_mutex_lock(&mu);
 	if (j->done) {
 		pthread_mutex_unlock(&mu);
-		return hd_guard_fetch_end(out, rc);
+		return async_take(j, out, rc);
 	}
+	tag = j->tag;
+	for (struct job **pp = &async_jobs; *pp; pp = &(*pp)->anext)
+		if (*pp == j) {
+			*pp = j->anext;
+			break;
+		}
 	if (!j->picked) {
 		unqueue(j);
 		pthread_mutex_unlock(&mu);
@@ -776,11 +814,10 @@ int hd_guard_fetch_expire(uint64_t now, struct hd_fetch *out, int *rc)
 		abandon(j);
 		pthread_mutex_unlock(&mu);
 	}
-	async_job = NULL;
 	memset(out, 0, sizeof(*out));
 	out->stage = HD_FETCH_READ;
 	snprintf(out->why, sizeof(out->why),
 		 "reading it timed out (a stalled file system?)");
 	*rc = -ETIMEDOUT;
-	return 1;
+	return tag;
 }

@@ -88,6 +88,7 @@
 #define HD_EARLY_PER_UID 16 /* answered, not yet checked, per user */
 #define HD_EARLY_MAX 1024   /* ... in all */
 #define HD_JOBS_MAX 4096    /* jobs in all: beyond, EAGAIN */
+#define HD_FETCH_MAX 4	    /* read or waiting for the checker, one per user */
 
 static uint64_t mono_ns(void)
 {
@@ -347,8 +348,8 @@ static void job_cancel(struct helperd *hd, struct hd_job *j)
 		return;
 	}
 	j->cancelled = true; /* freed when its stage is over */
-	if (j == hd->fetched) {
-		hd->fetched = NULL;
+	if (j->state == HD_JOB_FETCHED) {
+		hd->nfetching--;
 		job_drop(hd, j);
 	}
 }
@@ -386,16 +387,28 @@ static bool due(const struct helperd *hd, const struct hd_job *j,
 }
 
 /*
- * The next job to read: due, the oldest of the user after the one read
- * last (uids in a circle), so users take turns whatever their numbers.
+ * The next job to read: due, of a user none of whose jobs is being read
+ * or waits for the checker (a stalled read holds up its own user only),
+ * the oldest of the user after the one read last (uids in a circle), so
+ * users take turns whatever their numbers.
  */
 static struct hd_job *pick(struct helperd *hd, uint64_t now)
 {
 	struct hd_job *after = NULL, *first = NULL;
+	uid_t busy[HD_FETCH_MAX];
+	unsigned nbusy = 0, k;
 
+	for (struct hd_job *j = hd->jobs; j && nbusy < HD_FETCH_MAX;
+	     j = j->next)
+		if (j->state == HD_JOB_FETCHING || j->state == HD_JOB_FETCHED)
+			busy[nbusy++] = j->uid;
 	for (struct hd_job *j = hd->jobs; j; j = j->next) {
 		if (j->cancelled || j->state != HD_JOB_QUEUED ||
 		    !due(hd, j, now))
+			continue;
+		for (k = 0; k < nbusy && busy[k] != j->uid; k++)
+			;
+		if (k < nbusy)
 			continue;
 		if (!first || j->uid < first->uid)
 			first = j;
@@ -422,27 +435,24 @@ static void start_fetch(struct helperd *hd, struct hd_job *j)
 	 * have called pthread_exit(), and then reads through the pid fail.
 	 */
 	rc = hd_guard_fetch_begin(j->tid, j->uid, j->h.dofhp_dof,
-				  hd->max_dof);
+				  hd->max_dof, j);
 	if (rc < 0) {
 		j->f->stage = HD_FETCH_READ;
 		snprintf(j->f->why, sizeof(j->f->why), "%s",
 			 rc == -EAGAIN ? "earlier reads are stuck in stalled "
 					 "file systems" :
 					 strerror(-rc));
-		job_end(hd, j, hd_reg_job_fetched(hd, j, rc == -EBUSY ?
-							       -EAGAIN :
-							       rc));
+		job_end(hd, j, hd_reg_job_fetched(hd, j, rc));
 		return;
 	}
 	j->state = HD_JOB_FETCHING;
-	hd->fetching = j;
+	hd->nfetching++;
 }
 
-static void fetched(struct helperd *hd, struct hd_fetch *f, int rc)
+static void fetched(struct helperd *hd, struct hd_job *j, struct hd_fetch *f,
+		    int rc)
 {
-	struct hd_job *j = hd->fetching;
-
-	hd->fetching = NULL;
+	hd->nfetching--;
 	*j->f = *f;
 	if (j->cancelled) {
 		job_drop(hd, j);
@@ -467,14 +477,13 @@ static void fetched(struct helperd *hd, struct hd_fetch *f, int rc)
 		return;
 	}
 	j->state = HD_JOB_FETCHED;
-	hd->fetched = j;
+	hd->nfetching++;
 }
 
-static void start_check(struct helperd *hd)
+/* The job read first goes to the checker (one read per user at a time). */
+static void start_check(struct helperd *hd, struct hd_job *j)
 {
-	struct hd_job *j = hd->fetched;
-
-	hd->fetched = NULL;
+	hd->nfetching--;
 	j->state = HD_JOB_CHECKING;
 	hd->checking = j;
 	hd_log(HD_DEBUG, "pid %d: generation %" PRIu64 ": checking %zu bytes "
@@ -510,7 +519,7 @@ static void arm_timer(struct helperd *hd, uint64_t now)
 
 	if (d && (!next || d < next))
 		next = d;
-	if (!hd->fetching && !hd->fetched)
+	if (hd->nfetching < HD_FETCH_MAX)
 		for (struct hd_job *j = hd->jobs; j; j = j->next)
 			if (!j->cancelled && j->state == HD_JOB_QUEUED &&
 			    (!next || j->due_ns < next))
@@ -548,20 +557,25 @@ void hd_queue_run(struct helperd *hd)
 		int rc;
 
 		moved = false;
-		if (hd->fetching && (hd_guard_fetch_end(&f, &rc) ||
-				     hd_guard_fetch_expire(now, &f, &rc))) {
-			fetched(hd, &f, rc);
+		if ((j = hd_guard_fetch_end(&f, &rc)) ||
+		    (j = hd_guard_fetch_expire(now, &f, &rc))) {
+			fetched(hd, j, &f, rc);
 			moved = true;
 		}
 		if (hd->checking && (hd_check_step() || hd_check_expire(now))) {
 			checked(hd);
 			moved = true;
 		}
-		if (!hd->checking && hd->fetched) {
-			start_check(hd);
-			moved = true;
+		if (!hd->checking) {
+			for (j = hd->jobs; j; j = j->next)
+				if (!j->cancelled && j->state == HD_JOB_FETCHED)
+					break;
+			if (j) {
+				start_check(hd, j);
+				moved = true;
+			}
 		}
-		if (!hd->fetching && !hd->fetched && (j = pick(hd, now))) {
+		if (hd->nfetching < HD_FETCH_MAX && (j = pick(hd, now))) {
 			start_fetch(hd, j);
 			moved = true;
 		}
@@ -692,7 +706,8 @@ void hd_queue_stop(struct helperd *hd)
 		job_free(j);
 	}
 	hd->jobs = hd->jobs_tail = NULL;
-	hd->fetching = hd->fetched = hd->checking = NULL;
+	hd->checking = NULL;
+	hd->nfetching = 0;
 	hd->njobs = 0;
 	for (size_t i = 0; i < hd->nsyncs; i++)
 		hd_dev_reply(hd->syncs[i].req, -ESRCH);

@@ -178,7 +178,8 @@ struct helperd {
 	size_t njobs;		/* not cancelled */
 	uint64_t job_seq;	/* the next job's */
 	uint64_t hurry_seq;	/* jobs before it are validated at once */
-	struct hd_job *fetching, *fetched, *checking;
+	unsigned nfetching;	/* jobs read or waiting for the checker */
+	struct hd_job *checking;
 	uid_t rr_uid;		/* the user whose job was fetched last */
 	int queue_tfd;
 	uint64_t queue_armed;	/* when queue_tfd fires, 0: disarmed */
@@ -378,19 +379,21 @@ int hd_guard_fetch(pid_t pid, uid_t uid, uint64_t addr, size_t len,
 void hd_fetch_free(struct hd_fetch *f);
 
 /*
- * The queue's fetch of a DOF blob, one at a time: handed to a worker
- * and never waited for.  begin: 0 (running; the eventfd of
- * hd_guard_event_fd() becomes readable when it ends), 1 (done already),
- * -EAGAIN (reads of this process or user are stuck: refused), -EBUSY.
- * end: 1 with *out and *rc (as hd_guard_fetch()) once it is over, else
- * 0.  expire: the same once the deadline has passed (-ETIMEDOUT; the
- * worker is given up as hd_guard_fetch() gives it up).
+ * The queue's reads of DOF blobs: handed to workers and never waited
+ * for, tag the caller's.  begin: 0 (running; the eventfd of
+ * hd_guard_event_fd() becomes readable when one ends), 1 (done
+ * already), -EAGAIN (reads of this process or user are stuck: refused).
+ * end: the tag of one that is over, with *out and *rc as from
+ * hd_guard_fetch(), else NULL.  expire: the same for one past its
+ * deadline (-ETIMEDOUT; its worker is given up as hd_guard_fetch()
+ * gives it up).
  */
 int hd_guard_event_fd(void);
-int hd_guard_fetch_begin(pid_t pid, uid_t uid, uint64_t addr, uint64_t max);
-int hd_guard_fetch_end(struct hd_fetch *out, int *rc);
-uint64_t hd_guard_fetch_deadline(void); /* 0: none running */
-int hd_guard_fetch_expire(uint64_t now, struct hd_fetch *out, int *rc);
+int hd_guard_fetch_begin(pid_t pid, uid_t uid, uint64_t addr, uint64_t max,
+			 void *tag);
+void *hd_guard_fetch_end(struct hd_fetch *out, int *rc);
+uint64_t hd_guard_fetch_deadline(void); /* the first; 0: none running */
+void *hd_guard_fetch_expire(uint64_t now, struct hd_fetch *out, int *rc);
 
 /* ---- hd_check.c: the seccomp-confined DOF checker --------------------- */
 

@@ -372,7 +372,8 @@ static int xioctl(int fd, unsigned long cmd, void *arg, int *err)
 	*err = rc < 0 ? errno : 0;
 	if (cmd == DTRACEHIOC_ADDDOF && rc >= 0 && !nosync) {
 		g = rc;
-		if (ioctl(fd, DTRACEHIOC_SYNC, &g) < 0) {
+		/* ENOTTY: a helper without SYNC, whose answer is its verdict */
+		if (ioctl(fd, DTRACEHIOC_SYNC, &g) < 0 && errno != ENOTTY) {
 			*err = errno;
 			rc = -1;
 		}

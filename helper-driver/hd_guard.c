@@ -36,8 +36,9 @@
  *
  * Workers.  A job not picked up by an idle worker gets a new one, so a
  * wait never sits behind the queue's read; a worker that finds another
- * one idle when it is done exits, so one idles at most.  Workers run at
- * a lower priority than the loop.
+ * one idle when it is done exits, so one idles at most.  A worker reads
+ * for the queue at a lower priority than the loop, and for a wait of
+ * the loop's at the loop's.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -286,9 +287,9 @@ static void unqueue(struct job *j)
 
 static void *worker(void *arg)
 {
+	int nice = 0;
+
 	(void)arg;
-	/* Reading for the validation queue yields to answering requests. */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 5);
 	pthread_mutex_lock(&mu);
 	for (;;) {
 		struct job *j;
@@ -302,6 +303,14 @@ static void *worker(void *arg)
 		unqueue(j);
 		j->picked = true;
 		pthread_mutex_unlock(&mu);
+		/*
+		 * The queue's reads yield to answering requests; a read the
+		 * loop waits for does not (root may go back to 0).
+		 */
+		if (nice != (j->async ? 5 : 0) &&
+		    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid),
+				j->async ? 5 : 0) == 0)
+			nice = j->async ? 5 : 0;
 		run(j);
 		pthread_mutex_lock(&mu);
 		if (j->abandoned) {

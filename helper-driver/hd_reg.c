@@ -35,11 +35,11 @@
  * for everything else the daemon opens), and a process beyond a cap is
  * watched by the periodic check alone, so a user with a thousand
  * registered processes can neither make the daemon run out of
- * descriptors nor slow anybody else's registration.  exec and unmapping without a REMOVE leave
- * the process alive, so a periodic check re-reads the first bytes of
- * each recorded blob where it was: a blob that is gone or different
- * (exec replaced the image, dlclose unmapped the library) drops that
- * registration.  A re-registration of a blob at the same address
+ * descriptors nor slow anybody else's registration.  exec and unmapping
+ * without a REMOVE leave the process alive, so a periodic check re-reads
+ * the first bytes of each recorded blob where it was (HD_CHECK_READS a
+ * period, in turns): a blob that is gone or different (exec replaced the
+ * image, dlclose unmapped the library) drops that registration.  A re-registration of a blob at the same address
  * replaces the old record instead of adding a second one.
  *
  * Known processes.  A process whose last registration goes (the usual
@@ -974,9 +974,57 @@ void hd_reg_prune_pid(struct helperd *hd, pid_t pid, const char *why)
 	drop_proc_at(hd, i, false);
 }
 
+/*
+ * Re-read the headers of process i's blobs, at most budget of them: how
+ * many were read.  A blob that is gone or different drops its entry.
+ */
+static unsigned check_blobs(struct helperd *hd, size_t pi, unsigned budget)
+{
+	struct hd_proc *p = hd->procs[pi];
+	unsigned n = 0;
+	size_t ei;
+
+	for (ei = p->rp.nent; ei-- > 0 && n < budget;) {
+		struct reg_entry *e = &p->rp.ent[ei];
+		uint8_t hdr[sizeof(dof_hdr_t)];
+		int err = hd_guard_read_mem(p->rp.pid, p->uid, e->dof_addr, hdr,
+					    sizeof(hdr));
+
+		n++;
+		/*
+		 * Cannot tell: keep it.  ESRCH from a live process means its
+		 * main thread has called pthread_exit().
+		 */
+		if (err == -EPERM || err == -ENOMEM || err == -ETIMEDOUT ||
+		    err == -EAGAIN || err == -ESRCH)
+			continue;
+		if (!err && !memcmp(hdr, e->dof, sizeof(hdr)))
+			continue;
+		hd_log(HD_INFO, "pid %d (%s): %s, generation %" PRIu64
+		       ": DOF no longer mapped (exec, dlclose or munmap), "
+		       "dropped", (int)p->rp.pid, p->rp.comm, e->mod, e->gen);
+		hd->n_pruned++;
+		if (p->rp.nent == 1 && !p->njobs) {
+			drop_entry(hd, pi, ei);
+			break; /* p is freed */
+		}
+		drop_entry(hd, pi, ei);
+	}
+	return n;
+}
+
+/*
+ * The periodic check.  Liveness costs nothing where a pidfd watches the
+ * process (its exit wakes the loop), so only the others are asked
+ * /proc.  Blobs are re-read a few at a time (HD_CHECK_READS a period,
+ * the processes in turns), each a hand-off to a worker the loop waits
+ * for: a thousand registered processes must not hold the loop for tens
+ * of milliseconds every period.
+ */
 void hd_reg_check(struct helperd *hd)
 {
-	size_t pi = hd->nprocs;
+	unsigned budget = HD_CHECK_READS;
+	size_t pi = hd->nprocs, seen;
 
 	if (hd->n_unlink)
 		retry_unlinks(hd);
@@ -984,47 +1032,25 @@ void hd_reg_check(struct helperd *hd)
 	/* Backwards: dropping a process moves the last one into its slot. */
 	while (pi-- > 0) {
 		struct hd_proc *p = hd->procs[pi];
-		size_t ei;
 
 		if (p->idle) {
 			if (pidfd_exited(p->pidfd))
 				forget_proc_at(hd, pi);
 			continue;
 		}
-		if (!reg_proc_alive(p->rp.pid, p->rp.start)) {
+		if (p->pidfd < 0 && !reg_proc_alive(p->rp.pid, p->rp.start)) {
 			hd_reg_prune_pid(hd, p->rp.pid, "exited");
 			continue;
 		}
 		if (p->dirty)
 			persist(hd, p);
-		for (ei = p->rp.nent; ei-- > 0;) {
-			struct reg_entry *e = &p->rp.ent[ei];
-			uint8_t hdr[sizeof(dof_hdr_t)];
-			int err = hd_guard_read_mem(p->rp.pid, p->uid,
-						    e->dof_addr, hdr,
-						    sizeof(hdr));
-
-			/*
-			 * Cannot tell: keep it.  ESRCH from a live process
-			 * means its main thread has called pthread_exit().
-			 */
-			if (err == -EPERM || err == -ENOMEM ||
-			    err == -ETIMEDOUT || err == -EAGAIN ||
-			    err == -ESRCH)
-				continue;
-			if (!err && !memcmp(hdr, e->dof, sizeof(hdr)))
-				continue;
-			hd_log(HD_INFO, "pid %d (%s): %s, generation %" PRIu64
-			       ": DOF no longer mapped (exec, dlclose or "
-			       "munmap), dropped", (int)p->rp.pid,
-			       p->rp.comm, e->mod, e->gen);
-			hd->n_pruned++;
-			if (p->rp.nent == 1) {
-				drop_entry(hd, pi, ei);
-				break; /* p is freed */
-			}
-			drop_entry(hd, pi, ei);
-		}
+	}
+	for (seen = 0; seen < hd->nprocs && budget; seen++) {
+		if (hd->check_next >= hd->nprocs)
+			hd->check_next = 0;
+		pi = hd->check_next++;
+		if (!hd->procs[pi]->idle)
+			budget -= check_blobs(hd, pi, budget);
 	}
 }
 

@@ -131,6 +131,9 @@ struct hd_refused {
 /* The checker's answer to one request may take this long (hd_check.c). */
 #define HD_CHECK_TIMEOUT_MS 2000
 
+/* Blob headers the periodic check re-reads at most per period (hd_reg.c). */
+#define HD_CHECK_READS 64
+
 /* Idle processes kept known at most (hd_reg.c). */
 #define HD_IDLE_MAX 64
 
@@ -169,6 +172,7 @@ struct helperd {
 	int cn_fd;		/* process connector (hd_fork.c), or -1 */
 	bool follows_fork;	/* cn_fd works: fork children are copied */
 	bool persist_failed; /* logged once until it works again */
+	size_t check_next;	/* the periodic check's next process */
 	pid_t *unlink_pending; /* files of gone processes left to remove */
 	size_t n_unlink;
 

@@ -585,7 +585,7 @@ void hd_queue_run(struct helperd *hd)
 	arm_timer(hd, now);
 }
 
-int hd_queue_wait(struct helperd *hd, struct hd_job *j)
+int hd_queue_wait(struct helperd *hd, struct hd_job *j, uint64_t until)
 {
 	int result = INT_MIN;
 
@@ -601,6 +601,10 @@ int hd_queue_wait(struct helperd *hd, struct hd_job *j)
 		hd_queue_run(hd);
 		if (result != INT_MIN)
 			return result;
+		if (until && mono_ns() >= until) {
+			j->result = NULL; /* still queued, nobody waits */
+			return -ETIMEDOUT;
+		}
 		pfd[n].fd = hd_guard_event_fd();
 		pfd[n++].events = POLLIN;
 		fd = hd_check_fd_wanted(&ev);
@@ -689,9 +693,8 @@ void hd_queue_drain(struct helperd *hd, unsigned ms)
 		for (struct hd_job *j = hd->jobs; j; j = j->next)
 			if (!j->cancelled)
 				last = j;
-		if (!last)
+		if (!last || hd_queue_wait(hd, last, until) == -ETIMEDOUT)
 			break;
-		hd_queue_wait(hd, last);
 	}
 }
 

@@ -750,7 +750,7 @@ int hd_reg_adddof_now(struct helperd *hd, pid_t pid, const dof_helper_t *h,
 	struct hd_job *j;
 	int rc = begin(hd, pid, (uid_t)-1, h, origin, 0, NULL, &j);
 
-	return rc < 0 || !j ? rc : hd_queue_wait(hd, j);
+	return rc < 0 || !j ? rc : hd_queue_wait(hd, j, 0);
 }
 
 /* 2. The read: mappings, header, blob, copied once and never again. */

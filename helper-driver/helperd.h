@@ -438,8 +438,11 @@ struct hd_job *hd_queue_add(struct helperd *hd, pid_t pid, pid_t tid,
 bool hd_queue_may_answer_early(struct helperd *hd, uid_t uid);
 /* Move every job on as far as it goes; re-arm the timer. */
 void hd_queue_run(struct helperd *hd);
-/* Run the queue until j is over; its outcome (gen or -errno). */
-int hd_queue_wait(struct helperd *hd, struct hd_job *j);
+/*
+ * Run the queue until j is over: its outcome (gen or -errno), or
+ * -ETIMEDOUT once CLOCK_MONOTONIC passes until (0: no limit).
+ */
+int hd_queue_wait(struct helperd *hd, struct hd_job *j, uint64_t until);
 /* REMOVE of a queued generation: true if it was one (it is dropped; *h
  * gets what it registered). */
 bool hd_queue_cancel(struct helperd *hd, pid_t pid, uint64_t gen,

@@ -37,8 +37,8 @@
  * registered processes can neither make the daemon run out of
  * descriptors nor slow anybody else's registration.  exec and unmapping
  * without a REMOVE leave the process alive, so a periodic check re-reads
- * the first bytes of each recorded blob where it was (HD_CHECK_READS a
- * period, in turns): a blob that is gone or different (exec replaced the
+ * the first bytes of each recorded blob where it was (a few a period,
+ * in turns: hd_reg_check()): a blob that is gone or different (exec replaced the
  * image, dlclose unmapped the library) drops that registration.  A re-registration of a blob at the same address
  * replaces the old record instead of adding a second one.
  *
@@ -1016,14 +1016,18 @@ static unsigned check_blobs(struct helperd *hd, size_t pi, unsigned budget)
 /*
  * The periodic check.  Liveness costs nothing where a pidfd watches the
  * process (its exit wakes the loop), so only the others are asked
- * /proc.  Blobs are re-read a few at a time (HD_CHECK_READS a period,
- * the processes in turns), each a hand-off to a worker the loop waits
- * for: a thousand registered processes must not hold the loop for tens
- * of milliseconds every period.
+ * /proc.  Blobs are re-read a few at a time (the processes in turns),
+ * each a hand-off to a worker the loop waits for: a thousand registered
+ * processes must not hold the loop for tens of milliseconds every
+ * period (measured: 64 reads, 23 ms of waiting on a loaded 2-vCPU VM).
+ * Where the connector reports exec, the re-read only finds objects
+ * unmapped without a REMOVE, rare and harmless meanwhile:
+ * HD_CHECK_READS_CN a period then, else HD_CHECK_READS.
  */
 void hd_reg_check(struct helperd *hd)
 {
-	unsigned budget = HD_CHECK_READS;
+	unsigned budget = hd->follows_fork ? HD_CHECK_READS_CN :
+					     HD_CHECK_READS;
 	size_t pi = hd->nprocs, seen;
 
 	if (hd->n_unlink)

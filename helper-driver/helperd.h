@@ -131,8 +131,12 @@ struct hd_refused {
 /* The checker's answer to one request may take this long (hd_check.c). */
 #define HD_CHECK_TIMEOUT_MS 2000
 
-/* Blob headers the periodic check re-reads at most per period (hd_reg.c). */
+/*
+ * Blob headers the periodic check re-reads at most per period (hd_reg.c),
+ * and where the process connector reports exec.
+ */
 #define HD_CHECK_READS 64
+#define HD_CHECK_READS_CN 8
 
 /* Idle processes kept known at most (hd_reg.c). */
 #define HD_IDLE_MAX 64

@@ -79,8 +79,11 @@ static void handle_ioctl(struct hd_dev *dev, fuse_req_t req, unsigned cmd,
 	hd_fork_drain(dev->hd);
 	if (ctx->pid <= 0 && (r.action == HD_IOCTL_ADDDOF ||
 			      r.action == HD_IOCTL_REMOVE ||
-			      r.action == HD_IOCTL_SYNC)) {
-		/* A caller in a pid namespace the daemon cannot see. */
+			      (r.action == HD_IOCTL_SYNC && r.gen != 0))) {
+		/*
+		 * A caller in a pid namespace the daemon cannot see (SYNC of
+		 * everything needs no caller: a reader in a container).
+		 */
 		hd_log_reject("ioctl from a process outside the "
 			      "daemon's pid namespace refused");
 		fuse_reply_err(req, EPERM);

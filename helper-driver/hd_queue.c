@@ -53,9 +53,11 @@
  * answered with their outcome once checked, and so are all of a user who
  * owes for refused work (hd_reg.c's debt: a refused blob is charged as
  * before, when the refusal happens) -- so a flood of bad blobs is
- * answered early only until its first refusals come back.  A SYNC waits
- * only for jobs answered early (and fork copies, which nobody asked
- * for): at most HD_EARLY_PER_UID per user.
+ * answered early only until its first refusals come back.  A user other
+ * than root has at most HD_JOBS_PER_UID jobs (held ones are its blocked
+ * threads), all users HD_JOBS_MAX; beyond, ADDDOF fails with EAGAIN.  A
+ * SYNC waits only for jobs answered early (and fork copies, which nobody
+ * asked for): at most HD_EARLY_PER_UID per user.
  *
  * Crashes.  A job answered but not yet validated lives only in memory.
  * If the daemon dies then, the registration is lost to the registry --
@@ -87,6 +89,7 @@
 
 #define HD_EARLY_PER_UID 16 /* answered, not yet checked, per user */
 #define HD_EARLY_MAX 1024   /* ... in all */
+#define HD_JOBS_PER_UID 256 /* jobs of one user (not root): beyond, EAGAIN */
 #define HD_JOBS_MAX 4096    /* jobs in all: beyond, EAGAIN */
 #define HD_FETCH_MAX 4	    /* read or waiting for the checker, one per user */
 
@@ -170,9 +173,13 @@ struct hd_job *hd_queue_add(struct helperd *hd, pid_t pid, pid_t tid,
 			    enum reg_origin origin, bool early, void *req)
 {
 	struct hd_job *j;
+	unsigned mine = 0;
 
 	if (hd->njobs >= HD_JOBS_MAX)
 		return NULL;
+	for (j = hd->jobs; uid != 0 && j; j = j->next)
+		if (!j->cancelled && j->uid == uid && ++mine >= HD_JOBS_PER_UID)
+			return NULL;
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return NULL;

@@ -9,6 +9,7 @@
 #	make bench			(sets the variables below)
 #	DTRACE=... DTRACE_DRTI=... top_srcdir=... sh bench/run.sh
 #	BENCH_ONLY=consumer ... sh bench/run.sh	(the consumer figures only)
+#	BENCH_ONLY=registration ...		(dtrace-helperd's only)
 #
 # Prints a table and writes it, with the machine, kernel and date, to
 # $RESULTS (default bench/RESULTS.md in the current directory).
@@ -75,7 +76,7 @@ now_ns() { date +%s%N; }
 
 # BENCH_ONLY=consumer: only the consumer figures (bpftrace's and ours),
 # a quicker run when only they changed; RESULTS then holds just those.
-want_part() {	# consumer | other
+want_part() {	# consumer | registration | other
 	[ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = "$1" ]
 }
 
@@ -397,6 +398,9 @@ for n in 1 10 100 200 500 2000; do
 	row "dtrace -G, $n objects ($((n * 25)) sites): ms" "$ours" "$ref"
 done
 
+fi # BENCH_ONLY
+
+if want_part registration; then
 # ---------------------------------------------------------------------
 # Registration (dtrace-helperd): per object, per second, memory
 if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
@@ -407,9 +411,10 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 	$CC -shared -o plug.so plug.o plug-probes.o &&
 	$CC -O2 -I"$top_srcdir/sdk/include" -o regbench "$here/regbench.c" \
 		-ldl || exit 1
-	# The registry on tmpfs, as /run is on a normal system.
+	# The registry on tmpfs, as /run is on a normal system; mode 0755:
+	# the daemon takes no state directory another user may write to.
 	mkdir -p "$tmp/state"
-	mount -t tmpfs -o size=16m tmpfs "$tmp/state" 2>/dev/null &&
+	mount -t tmpfs -o size=16m,mode=0755 tmpfs "$tmp/state" 2>/dev/null &&
 		trap 'umount "$tmp/state" 2>/dev/null; rm -rf "$tmp"' EXIT
 	"$HELPERD" -f --no-scan --device "$tmp/dev/helper" \
 		--state-dir "$tmp/state" 2>helperd.log &
@@ -419,6 +424,11 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 		sleep 0.1
 		i=$((i + 1))
 	done
+	if ! mountpoint -q "$tmp/dev"; then
+		echo "bench: dtrace-helperd did not start:" >&2
+		cat helperd.log >&2
+		exit 1
+	fi
 	best_us() { # best of three, mean us per dlopen+dlclose [-S: with SYNC]
 		b=
 		for _ in 1 2 3; do
@@ -500,9 +510,12 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 	DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper ./reg2k &
 	r2=$!
 	sleep 1
+	# a reader (its SYNC) has the registration checked and written
+	DTRACE_STATEDIR=$tmp/state "$DTRACE" -l >/dev/null 2>&1
 	rss1=$(awk '/^VmRSS/ { print $2 }' "/proc/$hdpid/status")
-	regf=$(ls "$tmp/state/registry")
-	fsz=$(( $(wc -c <"$tmp/state/registry/$regf") / 2 / 1024 ))
+	fsz=n/a
+	[ -f "$tmp/state/registry/$r2" ] &&
+		fsz=$(( $(wc -c <"$tmp/state/registry/$r2") / 2 / 1024 ))
 	kill "$r2"
 	row "daemon RSS per 1,000 registered probes: KiB" "$(( (rss1 - rss0) / 2 ))" "-"
 	row "registry file per 1,000 probes: KiB" "$fsz" "-"

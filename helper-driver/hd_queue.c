@@ -89,8 +89,8 @@
 
 #define HD_EARLY_PER_UID 16 /* answered, not yet checked, per user */
 #define HD_EARLY_MAX 1024   /* ... in all */
-#define HD_JOBS_PER_UID 256 /* jobs of one user (not root): beyond, EAGAIN */
-#define HD_JOBS_MAX 4096    /* jobs in all: beyond, EAGAIN */
+#define HD_JOBS_PER_UID 1024 /* jobs of one user (not root): beyond, EAGAIN */
+#define HD_JOBS_MAX 8192    /* jobs in all: beyond, EAGAIN */
 #define HD_FETCH_MAX 4	    /* read or waiting for the checker, one per user */
 
 static uint64_t mono_ns(void)

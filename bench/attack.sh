@@ -21,6 +21,16 @@
 #	1,000 holders	1,000 processes each holding a registration (the
 #			descriptor budget)
 #
+# The flood and bigbad attackers take the daemon's first answer to each
+# ADDDOF and go on ($DOFCLIENT_NOSYNC): dtrace-helperd answers before it
+# checks, so that keeps its queue full; the others wait for each verdict
+# (SYNC), which makes the daemon read and check at once.  The victim
+# checks each registration after a SYNC (bench/victim.c, not timed).
+#
+# With $HELPERD_BEFORE naming another dtrace-helperd (an older build),
+# every row is measured for it too, in the same run, daemon after daemon
+# (this one first), and both tables are written.
+#
 # Figures go to stdout and to $RESULTS (bench/RESULTS-attack.md).
 # Needs root, /dev/fuse, setpriv, and the tests' programs (make check
 # builds tests/tools/dofclient).
@@ -75,25 +85,14 @@ d=$top_srcdir/tests/data/helperd
 	$CC -O2 -fPIC -I. -c "$d/plug.c" -o plug.o &&
 	"$DTRACE" -G -s "$d/hdplug.d" plug.o -o plug-probes.o &&
 	$CC -shared -o plug.so plug.o plug-probes.o &&
-	$CC -O2 -o victim "$top_srcdir/bench/victim.c" -ldl || exit 1
+	$CC -O2 -I"$top_srcdir/sdk/include" -o victim \
+		"$top_srcdir/bench/victim.c" -ldl || exit 1
 mkdir -p "$run/state"
 mount -t tmpfs -o size=64m,mode=0755 tmpfs "$run/state" || exit 1
-"$HELPERD" -f --no-scan --device "$run/dev/helper" \
-	--state-dir "$run/state" 2>helperd.log &
-hdpid=$!
-i=0
-while [ $i -lt 100 ] && ! mountpoint -q "$run/dev"; do
-	sleep 0.1
-	i=$((i + 1))
-done
-mountpoint -q "$run/dev" || { cat helperd.log >&2; exit 1; }
 DTRACE_DOF_INIT_DEVNAME=$run/dev/helper
 DTRACE_STATEDIR=$run/state
 export DTRACE_DOF_INIT_DEVNAME DTRACE_STATEDIR
 
-out=$tmp/table.md
-printf '| while nobody runs | p50 us | p99 us | max us | unregistered of %d |\n|---|---|---|---|---|\n' "$N" >"$out"
-printf '%-28s %8s %8s %8s %14s\n' "while nobody runs" p50 p99 max unregistered
 victim_row() {
 	line=$(VICTIM_REGDIR=$run/state/registry setpriv --reuid=65533 \
 		--regid=65533 --clear-groups ./victim "$tmp/plug.so" "$N")
@@ -116,51 +115,80 @@ nobody() {
 	attackers="$attackers $!"
 }
 
-victim_row "no attack"
+# all_rows HELPERD TABLE: every row for that daemon, into TABLE
+all_rows() {
+	out=$2
+	"$1" -f --no-scan --device "$run/dev/helper" \
+		--state-dir "$run/state" 2>helperd.log &
+	hdpid=$!
+	i=0
+	while [ $i -lt 100 ] && ! mountpoint -q "$run/dev"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	mountpoint -q "$run/dev" || { cat helperd.log >&2; exit 1; }
+	echo "$1:"
+	printf '| while nobody runs | p50 us | p99 us | max us | unregistered of %d |\n|---|---|---|---|---|\n' "$N" >"$out"
+	printf '%-28s %8s %8s %8s %14s\n' "while nobody runs" p50 p99 max unregistered
 
-DOFCLIENT_FLOOD_N=100000000 DOFCLIENT_FLOOD_MIXED=1 nobody attack flood
-sleep 1
-victim_row "flood (mixed refusals)"
-stop_attackers
+	victim_row "no attack"
 
-DOFCLIENT_FLOOD_N=100000000 nobody attack bigbad
-sleep 1
-victim_row "bigbad (8 MiB refused)"
-stop_attackers
+	DOFCLIENT_NOSYNC=1 DOFCLIENT_FLOOD_N=100000000 DOFCLIENT_FLOOD_MIXED=1 \
+		nobody attack flood
+	sleep 1
+	victim_row "flood (mixed refusals)"
+	stop_attackers
 
-( while :; do
-	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$DOFCLIENT" attack race >/dev/null 2>&1
-done ) &
-attackers="$attackers $!"
-sleep 1
-victim_row "race (blob rewritten)"
-stop_attackers
+	DOFCLIENT_NOSYNC=1 DOFCLIENT_FLOOD_N=100000000 nobody attack bigbad
+	sleep 1
+	victim_row "bigbad (8 MiB refused)"
+	stop_attackers
 
-for i in 1 2 3 4 5 6 7 8; do
-	nobody attack fuse-hidden "$tmp/stall-$i" 60
-done
-sleep 3
-victim_row "8 stalled reads (FUSE)"
-stop_attackers
-for m in "$tmp"/stall-*; do
-	mountpoint -q "$m" 2>/dev/null && umount -l "$m"
-done
-
-mkfifo hold.in
-exec 4<>hold.in
-i=0
-while [ $i -lt 1000 ]; do
-	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$DOFCLIENT" valid <hold.in >/dev/null 2>&1 4>&- &
+	( while :; do
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$DOFCLIENT" attack race >/dev/null 2>&1
+	done ) &
 	attackers="$attackers $!"
-	i=$((i + 1))
-done
-sleep 5
-held=$(ls "$run/state/registry" | wc -l)
-victim_row "1,000 holders ($held registered)"
-exec 4>&-
-stop_attackers
+	sleep 1
+	victim_row "race (blob rewritten)"
+	stop_attackers
+
+	for i in 1 2 3 4 5 6 7 8; do
+		nobody attack fuse-hidden "$tmp/stall-$i" 60
+	done
+	sleep 3
+	victim_row "8 stalled reads (FUSE)"
+	stop_attackers
+	for m in "$tmp"/stall-*; do
+		mountpoint -q "$m" 2>/dev/null && umount -l "$m"
+	done
+
+	rm -f hold.in
+	mkfifo hold.in
+	exec 4<>hold.in
+	i=0
+	while [ $i -lt 1000 ]; do
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$DOFCLIENT" valid <hold.in >/dev/null 2>&1 4>&- &
+		attackers="$attackers $!"
+		i=$((i + 1))
+	done
+	sleep 5
+	"$DOFCLIENT" sync >/dev/null 2>&1
+	held=$(ls "$run/state/registry" | wc -l)
+	victim_row "1,000 holders ($held registered)"
+	exec 4>&-
+	stop_attackers
+
+	kill "$hdpid" 2>/dev/null
+	wait "$hdpid" 2>/dev/null
+	hdpid=
+	mountpoint -q "$run/dev" 2>/dev/null && umount -l "$run/dev"
+	rm -f "$run/state/registry/"*
+}
+
+all_rows "$HELPERD" "$tmp/table.md"
+[ -n "${HELPERD_BEFORE:-}" ] && all_rows "$HELPERD_BEFORE" "$tmp/before.md"
 
 {
 	echo "# Registration under attack"
@@ -169,6 +197,12 @@ stop_attackers
 	echo "$(uname -r), $(nproc) CPUs.  Victim: uid 65533, $N dlopen+dlclose"
 	echo "cycles of a probed plugin (ADDDOF + REMOVE each); attacker: uid 65534."
 	echo
-	cat "$out"
+	cat "$tmp/table.md"
+	if [ -n "${HELPERD_BEFORE:-}" ]; then
+		echo
+		echo "The same rows for $HELPERD_BEFORE, in the same run:"
+		echo
+		cat "$tmp/before.md"
+	fi
 } >"$RESULTS"
 echo "bench-attack: results in $RESULTS"

@@ -5,6 +5,11 @@
  *	regbench PLUGIN N	dlopen + dlclose PLUGIN N times; prints the
  *				mean ns per cycle (drti.o's constructor sends
  *				ADDDOF, its destructor REMOVE)
+ *	regbench -S PLUGIN N	the same with SYNC between dlopen and dlclose
+ *				(usdt/helper_abi.h, on the device drti.o
+ *				uses): each registration checked and in the
+ *				registry before it is withdrawn, what a
+ *				registration that a consumer lists costs
  *	regbench -f PLUGIN N	dlopen PLUGIN once, then fork N children
  *				one after the other, each exit(0)ing at once,
  *				reaping each before the next; prints the mean
@@ -37,6 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "usdt/helper_abi.h"
+
 extern char **environ;
 
 static long long now_ns(void)
@@ -50,6 +57,7 @@ static long long now_ns(void)
 static int usage(void)
 {
 	fprintf(stderr, "usage: regbench PLUGIN N\n"
+			"       regbench -S PLUGIN N\n"
 			"       regbench -f PLUGIN N\n"
 			"       regbench -s PROG N\n"
 			"       regbench -n DEVICE N\n");
@@ -145,6 +153,33 @@ int main(int argc, char **argv)
 		}
 		printf("%lld\n", (now_ns() - t0) / n);
 		dlclose(h);
+		return 0;
+	}
+	if (!strcmp(mode, "-S")) {
+		const char *dev = getenv(DRTI_ENV_DEVNAME);
+		int fd, zero = 0;
+
+		fd = open(dev && *dev ? dev : DTRACE_HELPER_DEVICE,
+			  O_RDWR | O_CLOEXEC);
+		if (fd < 0) {
+			perror("regbench: the helper device");
+			return 1;
+		}
+		t0 = now_ns();
+		for (i = 0; i < n; i++) {
+			h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+			if (!h) {
+				fprintf(stderr, "regbench: %s\n", dlerror());
+				return 1;
+			}
+			if (ioctl(fd, DTRACEHIOC_SYNC, &zero) < 0) {
+				perror("regbench: SYNC");
+				return 1;
+			}
+			dlclose(h);
+		}
+		printf("%lld\n", (now_ns() - t0) / n);
+		close(fd);
 		return 0;
 	}
 	if (mode[0])

@@ -12,6 +12,7 @@
 #	BENCH_ONLY=pid ... sh bench/run.sh	(the pid provider's only)
 #	BENCH_ONLY=kprov ... sh bench/run.sh	(the kernel providers only)
 #	BENCH_ONLY=ustack ... sh bench/run.sh	(ustack()'s only: ustack.sh)
+#	BENCH_ONLY=registration ...		(dtrace-helperd's only)
 #
 # Prints a table and writes it, with the machine, kernel and date, to
 # $RESULTS (default bench/RESULTS.md in the current directory).
@@ -48,7 +49,9 @@
 #  - registration (root, dtrace-helperd): mean time of a dlopen+dlclose
 #    cycle of a plugin with probes (drti's ADDDOF and REMOVE) with the
 #    helper up, with no helper and with registration disabled, best of
-#    three 2,000-cycle runs; fork+exit+wait with a probed library
+#    three 2,000-cycle runs, and with the helper up and SYNC between
+#    dlopen and dlclose (each registration checked and recorded, as when
+#    a consumer lists it); fork+exit+wait with a probed library
 #    loaded and posix_spawn+wait of a probed program, helper up vs no
 #    helper (best of three 300-cycle runs); registrations per second from four
 #    processes at once; the daemon's RSS growth for 2,000 probes.  The
@@ -84,7 +87,7 @@ now_ns() { date +%s%N; }
 
 # BENCH_ONLY=consumer: only the consumer figures (bpftrace's and ours),
 # a quicker run when only they changed; RESULTS then holds just those.
-want_part() {	# consumer | pid | other
+want_part() {	# consumer | pid | kprov | ustack | registration | other
 	[ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = "$1" ]
 }
 
@@ -431,6 +434,9 @@ for n in 1 10 100 200 500 2000; do
 	row "dtrace -G, $n objects ($((n * 25)) sites): ms" "$ours" "$ref"
 done
 
+fi # BENCH_ONLY
+
+if want_part registration; then
 # ---------------------------------------------------------------------
 # Registration (dtrace-helperd): per object, per second, memory
 if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
@@ -439,10 +445,12 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 	$CC -O2 -fPIC -I. -c "$d/plug.c" -o plug.o &&
 	"$DTRACE" -G -s "$d/hdplug.d" plug.o -o plug-probes.o &&
 	$CC -shared -o plug.so plug.o plug-probes.o &&
-	$CC -O2 -o regbench "$here/regbench.c" -ldl || exit 1
-	# The registry on tmpfs, as /run is on a normal system.
+	$CC -O2 -I"$top_srcdir/sdk/include" -o regbench "$here/regbench.c" \
+		-ldl || exit 1
+	# The registry on tmpfs, as /run is on a normal system; mode 0755:
+	# the daemon takes no state directory another user may write to.
 	mkdir -p "$tmp/state"
-	mount -t tmpfs -o size=16m tmpfs "$tmp/state" 2>/dev/null &&
+	mount -t tmpfs -o size=16m,mode=0755 tmpfs "$tmp/state" 2>/dev/null &&
 		trap 'umount "$tmp/state" 2>/dev/null; rm -rf "$tmp"' EXIT
 	"$HELPERD" -f --no-scan --device "$tmp/dev/helper" \
 		--state-dir "$tmp/state" 2>helperd.log &
@@ -452,10 +460,15 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 		sleep 0.1
 		i=$((i + 1))
 	done
-	best_us() { # best of three, mean us per dlopen+dlclose
+	if ! mountpoint -q "$tmp/dev"; then
+		echo "bench: dtrace-helperd did not start:" >&2
+		cat helperd.log >&2
+		exit 1
+	fi
+	best_us() { # best of three, mean us per dlopen+dlclose [-S: with SYNC]
 		b=
 		for _ in 1 2 3; do
-			v=$(./regbench "$tmp/plug.so" 2000) || { echo n/a; return; }
+			v=$(./regbench "$@" "$tmp/plug.so" 2000) || { echo n/a; return; }
 			if [ -z "$b" ] || [ "$v" -lt "$b" ]; then b=$v; fi
 		done
 		echo "$((b / 1000)).$(( (b % 1000) / 100 ))"
@@ -464,6 +477,10 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 	none=$(DTRACE_DOF_INIT_DEVNAME=$tmp/no/helper best_us)
 	off=$(DTRACE_DOF_INIT_DISABLE=1 best_us)
 	row "dlopen+dlclose, helper up vs no helper: us" "$up" "$none"
+	# The same with SYNC between: each registration checked and written
+	# before its REMOVE, as when a consumer lists it.
+	synced=$(DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper best_us -S)
+	row "dlopen+SYNC+dlclose (checked, recorded), helper up vs no helper: us" "$synced" "$none"
 	row "dlopen+dlclose, no helper vs registration off: us" "$none" "$off"
 	# The floor under every ADDDOF and REMOVE: an ioctl the daemon
 	# answers at once (ENOTTY), best of three.
@@ -529,9 +546,12 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 	DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper ./reg2k &
 	r2=$!
 	sleep 1
+	# a reader (its SYNC) has the registration checked and written
+	DTRACE_STATEDIR=$tmp/state "$DTRACE" -l >/dev/null 2>&1
 	rss1=$(awk '/^VmRSS/ { print $2 }' "/proc/$hdpid/status")
-	regf=$(ls "$tmp/state/registry")
-	fsz=$(( $(wc -c <"$tmp/state/registry/$regf") / 2 / 1024 ))
+	fsz=n/a
+	[ -f "$tmp/state/registry/$r2" ] &&
+		fsz=$(( $(wc -c <"$tmp/state/registry/$r2") / 2 / 1024 ))
 	kill "$r2"
 	row "daemon RSS per 1,000 registered probes: KiB" "$(( (rss1 - rss0) / 2 ))" "-"
 	row "registry file per 1,000 probes: KiB" "$fsz" "-"

@@ -106,6 +106,12 @@
  * new children.  With no helper that costs one failed open per fork;
  * posix_spawn and vfork run no handlers.
  *
+ * dtrace-helperd answers ADDDOF before it has read and checked the DOF
+ * (doc/DESIGN.md §6): the generation means "accepted for checking".  A
+ * blob it refuses later is never listed, and the REMOVE of its
+ * generation is still answered 0.  Under DTRACE_DOF_INIT_DEBUG the
+ * constructor asks for the verdict (DTRACEHIOC_SYNC) and reports that.
+ *
  * REMOVE passes a POINTER to the generation; the classic ABI passed the
  * value.  See helper_abi.h: under FUSE a by-value argument fails with
  * EFAULT before the helper sees it.
@@ -355,6 +361,19 @@ static void register_dof(int in_child)
 	}
 	g = ioctl(fd, DTRACEHIOC_ADDDOF, &helper);
 	err = errno;
+	if (g >= 0 && debug) {
+		/*
+		 * The helper may answer before it has checked the DOF; a
+		 * debugging user wants its verdict: SYNC waits for it.  A
+		 * helper without SYNC (ENOTTY) gave it already.
+		 */
+		int v = g;
+
+		if (ioctl(fd, DTRACEHIOC_SYNC, &v) < 0 && errno != ENOTTY) {
+			err = errno;
+			g = -1;
+		}
+	}
 	if (g >= 0) {
 		struct stat st;
 

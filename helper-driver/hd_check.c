@@ -38,6 +38,16 @@
  * processes of one non-PIE program, pay it once.  Refusals are not kept.
  * What the daemon checks itself (the sites against the caller's
  * mappings, quotas) runs every time.
+ *
+ * Never waited for.  The daemon's loop must answer other callers while
+ * a blob is with the checker (an 8 MiB one takes milliseconds, a
+ * stalled or looping child the whole timeout), so one request at a time
+ * is driven without blocking: hd_check_begin() writes what the pipe
+ * takes, the pipes are in the loop's epoll set (the write side only
+ * while a request waits for room), and hd_check_step() moves the
+ * request on when either is ready, until the answer is in.  The
+ * deadline (HD_CHECK_TIMEOUT_MS, --check-timeout) is the queue's timer
+ * (hd_queue.c).  The child runs at a lower priority than the loop.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -54,7 +64,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -64,8 +76,9 @@
 #include "dof_check.h"
 #include "helperd.h"
 
-#define HD_CHECK_TIMEOUT_MS 2000
 #define HD_CHECK_PIPE (1 << 20)
+
+static unsigned check_timeout_ms = HD_CHECK_TIMEOUT_MS;
 
 struct ck_req {
 	uint64_t len;
@@ -286,6 +299,8 @@ static int ck_start(uint64_t max)
 			for (int fd = 2; fd < 1024; fd++)
 				close(fd);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* Checking yields to answering requests. */
+		setpriority(PRIO_PROCESS, 0, 5);
 		sigfillset(&all);
 		sigprocmask(SIG_SETMASK, &all, NULL);
 		child(max);
@@ -304,43 +319,6 @@ static int ck_start(uint64_t max)
 	ck_pid = pid;
 	ck_to = in[1];
 	ck_from = out[0];
-	return 0;
-}
-
-/* read/write with a deadline; -ETIMEDOUT, -EPIPE (child gone) or 0 */
-static int xfer(int fd, void *buf, size_t len, bool writing,
-		const struct timespec *until)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		struct pollfd pfd = { fd, writing ? POLLOUT : POLLIN, 0 };
-		struct timespec now;
-		long ms;
-		ssize_t n;
-
-		/* Non-blocking: try first, wait only while full or empty. */
-		n = writing ? write(fd, (const char *)buf + done, len - done) :
-			      read(fd, (char *)buf + done, len - done);
-		if (n > 0) {
-			done += (size_t)n;
-			continue;
-		}
-		if (n == 0 || (errno != EINTR && errno != EAGAIN))
-			return -EPIPE;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		ms = (until->tv_sec - now.tv_sec) * 1000 +
-		     (until->tv_nsec - now.tv_nsec) / 1000000;
-		if (ms <= 0)
-			return -ETIMEDOUT;
-		n = poll(&pfd, 1, (int)ms);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ETIMEDOUT;
-	}
 	return 0;
 }
 
@@ -401,98 +379,287 @@ static void cache_add(uint64_t max, const uint8_t *in, const uint8_t *out,
 	c->nsites = nsites;
 }
 
-/*
- * One round trip to the checker (started if need be): 0 with dof
- * relocated in place and *svp, *nsp the sites, or as hd_check_dof().
- */
-static int ask(uint64_t max, uint8_t *dof, size_t len, uint64_t base,
-	       uint64_t **svp, size_t *nsp, struct dof_err *err)
-{
-	struct ck_req rq = { len, base, max };
+/* ---- one request at a time, driven from the daemon's event loop ------ */
+
+enum ck_phase { PH_IDLE, PH_REQ, PH_BLOB, PH_REP, PH_DOF, PH_SITES, PH_DONE };
+
+static struct {
+	enum ck_phase phase;
+	uint64_t max, base;
+	uint8_t *dof;	/* the caller's buffer: relocated in place */
+	size_t len;
+	uint8_t *in;	/* the bytes as sent, to remember the answer by */
+	size_t off;	/* of the current phase's transfer */
+	struct ck_req rq;
 	struct ck_rep rp;
-	struct timespec until;
-	uint64_t *sv = NULL;
+	uint64_t *sv;
+	uint64_t deadline_ns;
+	int rc;
+	struct dof_err err;
+} op;
+
+static int ep_fd = -1;
+static uint64_t ep_tag;
+static bool ep_out; /* ck_to is watched for room */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void hd_check_epoll(int epfd, uint64_t tag)
+{
+	ep_fd = epfd;
+	ep_tag = tag;
+}
+
+/* Watch ck_to for room (while a request is written) or not. */
+static void watch_out(bool on)
+{
+	struct epoll_event ev = { .events = on ? EPOLLOUT : 0,
+				  .data.u64 = ep_tag };
+
+	if (ep_fd < 0 || ck_to < 0 || ep_out == on)
+		return;
+	if (epoll_ctl(ep_fd, EPOLL_CTL_MOD, ck_to, &ev) == 0)
+		ep_out = on;
+}
+
+/* A new checker's pipes join the loop (closing them leaves it). */
+static void watch_new(void)
+{
+	struct epoll_event in = { .events = EPOLLIN, .data.u64 = ep_tag };
+	struct epoll_event out = { .events = 0, .data.u64 = ep_tag };
+
+	ep_out = false;
+	if (ep_fd < 0)
+		return;
+	epoll_ctl(ep_fd, EPOLL_CTL_ADD, ck_from, &in);
+	epoll_ctl(ep_fd, EPOLL_CTL_ADD, ck_to, &out);
+}
+
+/* Move bytes without blocking: 1 done, 0 would block, -EPIPE. */
+static int move(int fd, void *buf, size_t len, bool writing)
+{
+	while (op.off < len) {
+		ssize_t n = writing ?
+			write(fd, (const char *)buf + op.off, len - op.off) :
+			read(fd, (char *)buf + op.off, len - op.off);
+
+		if (n > 0) {
+			op.off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		return -EPIPE; /* EOF or an error: the child is gone */
+	}
+	op.off = 0;
+	return 1;
+}
+
+/* The request is over: rc is its answer (a failed checker is stopped). */
+static void finish(int rc)
+{
+	watch_out(false);
+	if (rc == -ETIMEDOUT || rc == -EPIPE) {
+		snprintf(op.err.msg, sizeof(op.err.msg), "%s",
+			 rc == -ETIMEDOUT ? "the DOF checker gave no answer "
+					    "in time" :
+					    "the DOF checker died on it");
+		op.err.code = 0;
+		ck_stop(rc == -ETIMEDOUT ? "timed out" : "died");
+		rc = -EINVAL;
+	} else if (rc == -ENOMEM) {
+		snprintf(op.err.msg, sizeof(op.err.msg), "out of memory");
+		op.err.code = 0;
+		ck_stop("dropped (out of memory)");
+		rc = -EINVAL;
+	}
+	if (rc) {
+		free(op.sv);
+		op.sv = NULL;
+	} else if (op.in) {
+		cache_add(op.max, op.in, op.dof, op.len, op.base, op.sv,
+			  (size_t)op.rp.nsites);
+	}
+	free(op.in);
+	op.in = NULL;
+	op.rc = rc;
+	op.phase = PH_DONE;
+}
+
+bool hd_check_step(void)
+{
+	int r = 1;
+
+	while (r == 1) {
+		switch (op.phase) {
+		case PH_IDLE:
+		case PH_DONE:
+			return op.phase == PH_DONE;
+		case PH_REQ:
+			r = move(ck_to, &op.rq, sizeof(op.rq), true);
+			if (r == 1)
+				op.phase = PH_BLOB;
+			break;
+		case PH_BLOB:
+			r = move(ck_to, op.dof, op.len, true);
+			if (r == 1) {
+				watch_out(false);
+				op.phase = PH_REP;
+			}
+			break;
+		case PH_REP:
+			r = move(ck_from, &op.rp, sizeof(op.rp), false);
+			if (r != 1)
+				break;
+			if (op.rp.rc) {
+				op.err.code = op.rp.rc;
+				op.err.off = op.rp.off;
+				memcpy(op.err.msg, op.rp.msg, sizeof(op.err.msg));
+				op.err.msg[sizeof(op.err.msg) - 1] = '\0';
+				finish(op.rp.rc == -E2BIG ? -E2BIG : -EINVAL);
+				return true;
+			}
+			if (op.rp.nsites > op.len / 4 + 1) {
+				finish(-EPIPE); /* a child gone wrong */
+				return true;
+			}
+			op.sv = malloc(op.rp.nsites ? op.rp.nsites * 8 : 8);
+			if (!op.sv) {
+				finish(-ENOMEM);
+				return true;
+			}
+			op.phase = PH_DOF;
+			break;
+		case PH_DOF:
+			r = move(ck_from, op.dof, op.len, false);
+			if (r == 1)
+				op.phase = PH_SITES;
+			break;
+		case PH_SITES:
+			r = move(ck_from, op.sv, op.rp.nsites * 8, false);
+			if (r == 1) {
+				finish(0);
+				return true;
+			}
+			break;
+		}
+	}
+	if (r < 0) {
+		finish(r);
+		return true;
+	}
+	/* Would block: writing waits for room, reading for the answer. */
+	watch_out(op.phase == PH_REQ || op.phase == PH_BLOB);
+	return false;
+}
+
+int hd_check_begin(uint64_t max, uint8_t *dof, size_t len, uint64_t base)
+{
+	size_t n;
 	int rc;
 
+	if (op.phase != PH_IDLE)
+		return -EBUSY;
+	memset(&op, 0, sizeof(op));
+	op.max = max;
+	op.dof = dof;
+	op.len = len;
+	op.base = base;
+	if (cache_find(max, dof, len, base, &op.sv, &n)) {
+		op.rp.nsites = n;
+		op.phase = PH_DONE;
+		return 1;
+	}
 	if (ck_pid < 0) {
 		rc = ck_start(max);
 		if (rc) {
-			snprintf(err->msg, sizeof(err->msg),
+			snprintf(op.err.msg, sizeof(op.err.msg),
 				 "cannot start the DOF checker: %s",
 				 strerror(-rc));
-			return -EAGAIN;
+			op.rc = -EAGAIN;
+			op.phase = PH_DONE;
+			return 1;
 		}
+		watch_new();
 	}
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += HD_CHECK_TIMEOUT_MS / 1000;
-	rc = xfer(ck_to, &rq, sizeof(rq), true, &until);
-	if (!rc)
-		rc = xfer(ck_to, dof, len, true, &until);
-	if (!rc)
-		rc = xfer(ck_from, &rp, sizeof(rp), false, &until);
-	if (!rc && rp.rc == 0) {
-		if (rp.nsites > len / 4 + 1) {
-			rc = -EPIPE; /* a child gone wrong */
-		} else {
-			sv = malloc(rp.nsites ? rp.nsites * 8 : 8);
-			rc = !sv ? -ENOMEM :
-				   xfer(ck_from, dof, len, false, &until);
-			if (!rc)
-				rc = xfer(ck_from, sv, rp.nsites * 8, false,
-					  &until);
-		}
+	/* The bytes as sent, to remember the answer by. */
+	if (len <= HD_CACHE_BLOB) {
+		op.in = malloc(len ? len : 1);
+		if (op.in)
+			memcpy(op.in, dof, len);
 	}
-	if (rc) {
-		free(sv);
-		snprintf(err->msg, sizeof(err->msg), "%s",
-			 rc == -ETIMEDOUT ? "the DOF checker gave no answer in "
-					    "time" :
-			 rc == -ENOMEM ? "out of memory" :
-					 "the DOF checker died on it");
-		if (rc != -ENOMEM)
-			ck_stop(rc == -ETIMEDOUT ? "timed out" : "died");
-		return -EINVAL;
-	}
-	if (rp.rc) {
-		err->code = rp.rc;
-		err->off = rp.off;
-		memcpy(err->msg, rp.msg, sizeof(err->msg));
-		err->msg[sizeof(err->msg) - 1] = '\0';
-		return rp.rc == -E2BIG ? -E2BIG : -EINVAL;
-	}
-	*svp = sv;
-	*nsp = (size_t)rp.nsites;
-	return 0;
+	op.rq.len = len;
+	op.rq.base = base;
+	op.rq.max = max;
+	op.deadline_ns = now_ns() + check_timeout_ms * 1000000ull;
+	op.phase = PH_REQ;
+	return hd_check_step() ? 1 : 0;
 }
 
-int hd_check_dof(uint64_t max, uint8_t *dof, size_t len, uint64_t base,
-		 uint64_t **sites, size_t *nsites, struct dof_err *err)
+int hd_check_fd_wanted(short *events)
 {
-	uint8_t copy[4096], *in = NULL;
-	int rc;
+	if (op.phase == PH_REQ || op.phase == PH_BLOB) {
+		*events = POLLOUT;
+		return ck_to;
+	}
+	if (op.phase == PH_REP || op.phase == PH_DOF || op.phase == PH_SITES) {
+		*events = POLLIN;
+		return ck_from;
+	}
+	return -1;
+}
+
+uint64_t hd_check_deadline(void)
+{
+	return op.phase == PH_IDLE || op.phase == PH_DONE ? 0 : op.deadline_ns;
+}
+
+bool hd_check_expire(uint64_t now)
+{
+	if (!hd_check_deadline() || now < op.deadline_ns)
+		return false;
+	finish(-ETIMEDOUT);
+	return true;
+}
+
+int hd_check_end(uint64_t **sites, size_t *nsites, struct dof_err *err)
+{
+	int rc = op.rc;
 
 	*sites = NULL;
 	*nsites = 0;
-	memset(err, 0, sizeof(*err));
-	if (cache_find(max, dof, len, base, sites, nsites))
-		return 0;
-	/* The bytes as sent, to remember the answer by. */
-	if (len <= sizeof(copy))
-		in = copy;
-	else if (len <= HD_CACHE_BLOB)
-		in = malloc(len);
-	if (in)
-		memcpy(in, dof, len);
-	rc = ask(max, dof, len, base, sites, nsites, err);
-	if (!rc && in)
-		cache_add(max, in, dof, len, base, *sites, *nsites);
-	if (in != copy)
-		free(in);
+	*err = op.err;
+	if (op.phase != PH_DONE)
+		return -EINPROGRESS;
+	if (!rc) {
+		*sites = op.sv;
+		*nsites = (size_t)op.rp.nsites;
+	}
+	op.sv = NULL;
+	op.phase = PH_IDLE;
 	return rc;
+}
+
+void hd_check_set_timeout(unsigned ms)
+{
+	check_timeout_ms = ms;
 }
 
 void hd_check_stop(void)
 {
+	if (op.phase != PH_IDLE) {
+		free(op.sv);
+		free(op.in);
+		memset(&op, 0, sizeof(op));
+	}
 	ck_stop(NULL);
 	for (unsigned i = 0; i < HD_CACHE_N; i++)
 		cache_drop(&cache[i]);

@@ -172,6 +172,38 @@ void hd_write_pid(int fd)
 		       strerror(errno));
 }
 
+void hd_device_file(struct helperd *hd, bool up)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8], line[PATH_MAX + 2];
+	int fd, n, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", hd->statedir, REG_DEVICE_FILE);
+	if (!up) {
+		if (unlink(path) < 0 && errno != ENOENT)
+			hd_log(HD_WARN, "cannot remove %s: %s", path,
+			       strerror(errno));
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	n = snprintf(line, sizeof(line), "%s\n", hd->device);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0644);
+	if (fd < 0)
+		err = errno;
+	else if (write(fd, line, (size_t)n) != n)
+		err = errno ? errno : EIO;
+	if (fd >= 0 && close(fd) < 0 && !err)
+		err = errno;
+	if (!err && rename(tmp, path) < 0)
+		err = errno;
+	if (err) {
+		hd_log(HD_WARN, "cannot write %s: %s (readers of the registry "
+		       "cannot wait for registrations being checked)", path,
+		       strerror(err));
+		unlink(tmp);
+	}
+}
+
 /*
  * Background: the parent waits on a pipe until the child is ready (it
  * writes one byte) or has failed (the pipe closes), so a boot script's

@@ -78,8 +78,12 @@ static void handle_ioctl(struct hd_dev *dev, fuse_req_t req, unsigned cmd,
 	/* Forks and execs that happened before this request first. */
 	hd_fork_drain(dev->hd);
 	if (ctx->pid <= 0 && (r.action == HD_IOCTL_ADDDOF ||
-			      r.action == HD_IOCTL_REMOVE)) {
-		/* A caller in a pid namespace the daemon cannot see. */
+			      r.action == HD_IOCTL_REMOVE ||
+			      (r.action == HD_IOCTL_SYNC && r.gen != 0))) {
+		/*
+		 * A caller in a pid namespace the daemon cannot see (SYNC of
+		 * everything needs no caller: a reader in a container).
+		 */
 		hd_log_reject("ioctl from a process outside the "
 			      "daemon's pid namespace refused");
 		fuse_reply_err(req, EPERM);
@@ -89,11 +93,20 @@ static void handle_ioctl(struct hd_dev *dev, fuse_req_t req, unsigned cmd,
 	case HD_IOCTL_ADDDOF:
 		hd_fork_settle(dev->hd, ctx->pid);
 		rc = hd_reg_adddof(dev->hd, ctx->pid, ctx->uid, &r.helper,
-				   REG_ORIGIN_IOCTL);
+				   req);
+		if (rc == 0)
+			return; /* answered once checked (hd_queue.c) */
 		break;
 	case HD_IOCTL_REMOVE:
 		rc = hd_fork_remove(dev->hd, ctx->pid, r.gen) ? 0 :
 			hd_reg_remove(dev->hd, ctx->pid, ctx->uid, r.gen);
+		break;
+	case HD_IOCTL_SYNC:
+		if (r.gen > 0)
+			hd_fork_settle(dev->hd, ctx->pid);
+		rc = hd_queue_sync(dev->hd, ctx->pid, ctx->uid, r.gen, req);
+		if (rc == 1)
+			return; /* held until the queue has done it */
 		break;
 	case HD_IOCTL_RETRY:
 		iov.iov_base = (void *)(uintptr_t)r.retry_addr;
@@ -110,6 +123,11 @@ static void handle_ioctl(struct hd_dev *dev, fuse_req_t req, unsigned cmd,
 		rc = -ENOTTY;
 		break;
 	}
+	hd_dev_reply(req, rc);
+}
+
+void hd_dev_reply(void *req, int rc)
+{
 	if (rc < 0)
 		fuse_reply_err(req, -rc);
 	else

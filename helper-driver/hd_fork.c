@@ -154,7 +154,7 @@ static void settle(struct helperd *hd, struct pending *pp)
 	for (i = 0; i < n; i++) {
 		int rc = hd_reg_copy(hd, pid, &v[i].h, v[i].gen);
 
-		if (rc > 0)
+		if (rc == 0)
 			ok++;
 		else if (rc == -ESRCH || rc == -ENOENT)
 			break; /* gone */
@@ -162,7 +162,7 @@ static void settle(struct helperd *hd, struct pending *pp)
 	free(v);
 	if (ok)
 		hd_log(HD_DEBUG, "pid %d: %zu of %zu inherited registration(s) "
-		       "recorded", (int)pid, ok, n);
+		       "queued", (int)pid, ok, n);
 }
 
 /* fork: what parent holds or inherits, the child inherits. */
@@ -171,7 +171,7 @@ static void on_fork(struct helperd *hd, pid_t parent, pid_t child)
 	const struct reg_proc *rp = hd_reg_proc(hd, parent);
 	struct pending *pp = find_pending(parent), *cp;
 	struct inherit *v;
-	size_t n, i;
+	size_t n, i, nq = 0;
 
 	if (parent == child)
 		return;
@@ -181,7 +181,10 @@ static void on_fork(struct helperd *hd, pid_t parent, pid_t child)
 	if (cp)
 		drop_pending(cp);
 	pp = find_pending(parent); /* dropping may have moved it */
-	n = pp ? pp->n : rp ? rp->nent : 0;
+	/* What the parent has in the queue, answered but not checked yet. */
+	if (!pp)
+		nq = hd_queue_pending_of(hd, parent, NULL, NULL, SIZE_MAX);
+	n = pp ? pp->n : (rp ? rp->nent : 0) + nq;
 	if (!n)
 		return;
 	if (npend == cappend) {
@@ -200,7 +203,23 @@ static void on_fork(struct helperd *hd, pid_t parent, pid_t child)
 	if (pp) {
 		memcpy(v, pp->v, n * sizeof(*v));
 	} else {
-		for (i = 0; i < n; i++) {
+		dof_helper_t *qh = calloc(nq ? nq : 1, sizeof(*qh));
+		uint64_t *qg = calloc(nq ? nq : 1, sizeof(*qg));
+
+		if (!qh || !qg) {
+			free(qh);
+			free(qg);
+			free(v);
+			return;
+		}
+		hd_queue_pending_of(hd, parent, qh, qg, nq);
+		for (i = 0; i < nq; i++) {
+			v[n - nq + i].h = qh[i];
+			v[n - nq + i].gen = qg[i];
+		}
+		free(qh);
+		free(qg);
+		for (i = 0; i < n - nq; i++) {
 			const struct reg_entry *e = &rp->ent[i];
 
 			memset(&v[i].h, 0, sizeof(v[i].h));
@@ -271,6 +290,12 @@ bool hd_fork_remove(struct helperd *hd, pid_t tid, int gen)
 			return true;
 		}
 	return false;
+}
+
+void hd_fork_settle_all(struct helperd *hd)
+{
+	while (npend)
+		settle(hd, &pend[0]);
 }
 
 void hd_fork_settle(struct helperd *hd, pid_t tid)
@@ -357,6 +382,7 @@ static void handle(struct helperd *hd, const char *buf, size_t len, int *ack)
 			pp = find_pending(ev->event_data.exit.process_pid);
 			if (pp)
 				drop_pending(pp);
+			hd_reg_exit_seen(hd, ev->event_data.exit.process_pid);
 			break;
 		}
 		default:
@@ -401,6 +427,7 @@ void hd_fork_drain(struct helperd *hd)
 	if (drain(hd, NULL)) {
 		hd_log(HD_NOTICE, "the kernel dropped process events (too "
 		       "many forks at once); scanning for fork children");
+		hd_reg_exit_seen(hd, -1);
 		hd_scan_all(hd);
 	}
 }

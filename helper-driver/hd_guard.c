@@ -2,15 +2,15 @@
 /*
  * hd_guard.c - read another process's memory without letting it hang us.
  *
- * The daemon is one thread, and every registration makes it read the
- * caller's memory (process_vm_readv) and mappings (/proc/PID/maps).  A
- * hostile caller can make such a read block forever: point dofhp_dof at a
- * page of a file on a FUSE file system it serves itself and never answer
- * the read -- the daemon's thread then sleeps uninterruptibly in the page
- * fault (measured: folio_wait_bit_common under process_vm_readv), and
- * with it every other program's registration.  Once that read is stuck,
- * the caller can also queue an mmap_lock writer, and /proc/PID/maps
- * blocks too.  Two defences:
+ * Every registration makes the daemon read the caller's memory
+ * (process_vm_readv) and mappings (/proc/PID/maps).  A hostile caller
+ * can make such a read block forever: point dofhp_dof at a page of a
+ * file on a FUSE file system it serves itself and never answer the read
+ * -- the reading thread then sleeps uninterruptibly in the page fault
+ * (measured: folio_wait_bit_common under process_vm_readv).  Once that
+ * read is stuck, the caller can also queue an mmap_lock writer, and
+ * /proc/PID/maps blocks too.  So the daemon's loop never reads another
+ * process itself.  Two defences:
  *
  *  1. Before reading, hd_foreign_read() looks at the mappings the range
  *     lies in.  A file mapping on a FUSE file system (told from the
@@ -19,18 +19,26 @@
  *     /proc/PID/pagemap; otherwise the read is refused.  A real program's
  *     DOF passes: ld.so's relocations and drti's header check have
  *     touched its pages, and it rarely lives on FUSE at all.
- *  2. Every read of a foreign process runs on a worker thread, and the
- *     daemon waits for it at most HD_GUARD_TIMEOUT_MS.  A read that takes
+ *  2. Every read of a foreign process runs on a worker thread.  The
+ *     loop either waits for it at most HD_GUARD_TIMEOUT_MS (the periodic
+ *     check, the start-up scan) or hands it over and is woken by an
+ *     eventfd when it is done (hd_guard_fetch_begin(): the queue's read
+ *     of a blob, hd_queue.c), its deadline the same.  A read that takes
  *     longer is abandoned: the request fails with ETIMEDOUT, the stuck
  *     worker frees its job whenever it wakes and exits, and the next read
  *     gets a new worker.  A process with a stuck reader gets EAGAIN at
  *     once until that reader returns; so does a user other than root
  *     whose processes hold HD_GUARD_STUCK_PER_UID stuck readers, and
- *     everyone once
- *     HD_GUARD_STUCK_MAX are stuck -- so one user's stalled file systems
- *     cost other users nothing.  (A racing caller can still defeat
- *     check 1 by remapping between the check and the read; check 2
- *     bounds that.)
+ *     everyone once HD_GUARD_STUCK_MAX are stuck -- so one user's
+ *     stalled file systems cost other users nothing.  (A racing caller
+ *     can still defeat check 1 by remapping between the check and the
+ *     read; check 2 bounds that.)
+ *
+ * Workers.  A job not picked up by an idle worker gets a new one, so a
+ * wait never sits behind the queue's read; a worker that finds another
+ * one idle when it is done exits, so one idles at most.  A worker reads
+ * for the queue at a lower priority than the loop, and for a wait of
+ * the loop's at the loop's.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -45,6 +53,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,16 +80,26 @@ struct job {
 	const char *var;     /* JOB_ENV, static storage */
 	bool found;	     /* JOB_ENV */
 	int rc;
+	bool async;	     /* nobody waits: the worker signals efd */
+	void *tag;	     /* async: the caller's */
+	uint64_t t0;	     /* async: when it was handed over */
+	struct job *anext;   /* async: async_jobs */
+	bool picked;	     /* a worker has it */
 	bool done;
 	bool abandoned;
+	struct job *next;    /* the queue */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv_job = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t cv_done = PTHREAD_COND_INITIALIZER;
-static struct job *pending;
-static bool worker_up;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static struct job *qhead, *qtail; /* not picked up yet, in order */
+static unsigned qlen;		  /* jobs in it */
+static unsigned nidle;		  /* workers waiting for a job */
 static unsigned stuck;
+static int efd = -1;		  /* eventfd: an asynchronous job is done */
+static struct job *async_jobs;	  /* hd_guard_fetch_begin()'s, in flight */
 /* Whose reads are stuck: one slot per abandoned worker. */
 static struct {
 	pid_t pid;
@@ -149,6 +170,9 @@ static void job_free(struct job *j)
 }
 
 static int fetch(pid_t pid, uint64_t addr, struct hd_fetch *f);
+static void run(struct job *j);
+static void *worker(void *arg);
+static void unqueue(struct job *j);
 
 static int read_pagemap(pid_t pid, uint64_t addr, size_t npages,
 			uint64_t *out)
@@ -215,37 +239,107 @@ static void run(struct job *j)
 	}
 }
 
+/* Run j on a worker: the queue's head, or a new worker if none idles. */
+static int enqueue(struct job *j)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	int err;
+
+	j->next = NULL;
+	if (qtail)
+		qtail->next = j;
+	else
+		qhead = j;
+	qtail = j;
+	qlen++;
+	/* Each job not picked up yet needs a worker of its own. */
+	if (qlen <= nidle) {
+		pthread_cond_signal(&cv_job);
+		return 0;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	err = pthread_create(&t, &attr, worker, NULL);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		unqueue(j);
+		return -err;
+	}
+	return 0;
+}
+
+static void unqueue(struct job *j)
+{
+	struct job **pp;
+
+	for (pp = &qhead; *pp; pp = &(*pp)->next)
+		if (*pp == j) {
+			*pp = j->next;
+			qlen--;
+			break;
+		}
+	qtail = NULL;
+	for (struct job *k = qhead; k; k = k->next)
+		qtail = k;
+}
+
 static void *worker(void *arg)
 {
+	int nice = 0;
+
 	(void)arg;
 	pthread_mutex_lock(&mu);
 	for (;;) {
 		struct job *j;
 
-		while (!pending)
+		while (!qhead) {
+			nidle++;
 			pthread_cond_wait(&cv_job, &mu);
-		j = pending;
-		pending = NULL;
+			nidle--;
+		}
+		j = qhead;
+		unqueue(j);
+		j->picked = true;
 		pthread_mutex_unlock(&mu);
+		/*
+		 * The queue's reads yield to answering requests; a read the
+		 * loop waits for does not (root may go back to 0).
+		 */
+		if (nice != (j->async ? 5 : 0) &&
+		    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid),
+				j->async ? 5 : 0) == 0)
+			nice = j->async ? 5 : 0;
 		run(j);
 		pthread_mutex_lock(&mu);
 		if (j->abandoned) {
-			/* The daemon gave up on us and has a new worker. */
+			/* The daemon gave up on us and reads elsewhere now. */
 			stuck_del(j);
 			pthread_mutex_unlock(&mu);
 			job_free(j);
 			return NULL;
 		}
 		j->done = true;
-		/* Signalled unlocked: the woken waiter finds the mutex free. */
-		pthread_mutex_unlock(&mu);
-		pthread_cond_signal(&cv_done);
-		pthread_mutex_lock(&mu);
+		if (j->async) {
+			uint64_t one = 1;
+
+			if (write(efd, &one, sizeof(one)) < 0) {
+				/* a full counter is still readable */
+			}
+		} else {
+			pthread_cond_broadcast(&cv_done);
+		}
+		/* One idle worker is enough; the others leave. */
+		if (!qhead && nidle) {
+			pthread_mutex_unlock(&mu);
+			return NULL;
+		}
 	}
 }
 
 /* The deadline is on the monotonic clock: a clock step must not matter. */
-static void init_clock(void)
+static void init_once(void)
 {
 	pthread_condattr_t ca;
 
@@ -254,21 +348,41 @@ static void init_clock(void)
 	pthread_cond_destroy(&cv_done);
 	pthread_cond_init(&cv_done, &ca);
 	pthread_condattr_destroy(&ca);
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
 
-/* Run j on the worker; 0 with j done, or -ETIMEDOUT/-EAGAIN (j is gone). */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* j, picked by a worker that did not come back in time: give it up. */
+static void abandon(struct job *j)
+{
+	unsigned nstuck;
+	pid_t pid = j->pid;
+
+	j->abandoned = true; /* the worker frees it: j is not ours now */
+	stuck_add(j);
+	nstuck = stuck;
+	pthread_mutex_unlock(&mu);
+	hd_log(HD_WARN, "pid %d: reading its memory took over %d ms (a "
+	       "stalled file system?); gave up, %u reader(s) stuck",
+	       (int)pid, HD_GUARD_TIMEOUT_MS, nstuck);
+	pthread_mutex_lock(&mu);
+}
+
+/* Run j on a worker and wait; 0 with j done, or -ETIMEDOUT/-EAGAIN (j is gone). */
 static int submit(struct job *j)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct timespec until;
-	pthread_attr_t attr;
 	const char *refusal;
-	unsigned nstuck;
-	pthread_t t;
-	pid_t pid;
 	int err = 0;
 
-	pthread_once(&once, init_clock);
+	pthread_once(&once, init_once);
 	pthread_mutex_lock(&mu);
 	refusal = stuck_refuse(j);
 	if (refusal) {
@@ -277,24 +391,12 @@ static int submit(struct job *j)
 		job_free(j);
 		return -EAGAIN;
 	}
-	if (!worker_up) {
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&attr, 64 * 1024);
-		err = pthread_create(&t, &attr, worker, NULL);
-		pthread_attr_destroy(&attr);
-		if (err) {
-			pthread_mutex_unlock(&mu);
-			/* No thread: read directly, unguarded, still correct. */
-			run(j);
-			return 0;
-		}
-		worker_up = true;
+	if (enqueue(j) < 0) {
+		pthread_mutex_unlock(&mu);
+		/* No thread: read directly, unguarded, still correct. */
+		run(j);
+		return 0;
 	}
-	pending = j;
-	pthread_mutex_unlock(&mu);
-	pthread_cond_signal(&cv_job);
-	pthread_mutex_lock(&mu);
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += HD_GUARD_TIMEOUT_MS / 1000;
 	until.tv_nsec += (long)(HD_GUARD_TIMEOUT_MS % 1000) * 1000000;
@@ -308,22 +410,15 @@ static int submit(struct job *j)
 		pthread_mutex_unlock(&mu);
 		return 0;
 	}
-	if (pending == j) {
-		/* Never picked up: the worker is busy elsewhere?  Take it back. */
-		pending = NULL;
+	if (!j->picked) {
+		/* Never picked up (no worker could start?): take it back. */
+		unqueue(j);
 		pthread_mutex_unlock(&mu);
 		job_free(j);
 		return -ETIMEDOUT;
 	}
-	j->abandoned = true; /* the worker frees it: j is not ours now */
-	worker_up = false;
-	stuck_add(j);
-	pid = j->pid;
-	nstuck = stuck;
+	abandon(j);
 	pthread_mutex_unlock(&mu);
-	hd_log(HD_WARN, "pid %d: reading its memory took over %d ms (a "
-	       "stalled file system?); gave up, %u reader(s) stuck",
-	       (int)pid, HD_GUARD_TIMEOUT_MS, nstuck);
 	return -ETIMEDOUT;
 }
 
@@ -592,4 +687,146 @@ void hd_fetch_free(struct hd_fetch *f)
 	proc_maps_free(&f->mm);
 	free(f->buf);
 	f->buf = NULL;
+}
+
+/* ---- the validation queue's fetch: handed over, never waited for ---- */
+
+int hd_guard_event_fd(void)
+{
+	pthread_once(&once, init_once);
+	return efd;
+}
+
+int hd_guard_fetch_begin(pid_t pid, uid_t uid, uint64_t addr, uint64_t max,
+			 void *tag)
+{
+	const char *refusal;
+	struct job *j;
+
+	pthread_once(&once, init_once);
+	j = job_new(JOB_FETCH, pid, uid);
+	if (j)
+		j->fetch = calloc(1, sizeof(*j->fetch));
+	if (!j || !j->fetch) {
+		free(j);
+		return -ENOMEM;
+	}
+	j->addr = addr;
+	j->fetch->max = max;
+	j->async = true;
+	j->tag = tag;
+	pthread_mutex_lock(&mu);
+	refusal = stuck_refuse(j);
+	if (refusal) {
+		pthread_mutex_unlock(&mu);
+		hd_log(HD_DEBUG, "pid %d: %s", (int)pid, refusal);
+		job_free(j);
+		return -EAGAIN;
+	}
+	j->t0 = mono_ns();
+	j->anext = async_jobs;
+	async_jobs = j;
+	if (efd < 0 || enqueue(j) < 0) {
+		pthread_mutex_unlock(&mu);
+		/* No thread or no eventfd: read here, unguarded. */
+		run(j);
+		j->done = true;
+		return 1;
+	}
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+/* Take j off async_jobs: its result to *out and *rc, its tag returned. */
+static void *async_take(struct job *j, struct hd_fetch *out, int *rc)
+{
+	struct job **pp;
+	void *tag = j->tag;
+
+	for (pp = &async_jobs; *pp; pp = &(*pp)->anext)
+		if (*pp == j) {
+			*pp = j->anext;
+			break;
+		}
+	*out = *j->fetch; /* moves mm and buf */
+	free(j->fetch);
+	j->fetch = NULL;
+	*rc = j->rc;
+	job_free(j);
+	if (*rc)
+		hd_fetch_free(out);
+	return tag;
+}
+
+void *hd_guard_fetch_end(struct hd_fetch *out, int *rc)
+{
+	struct job *j;
+	uint64_t v;
+
+	if (!async_jobs)
+		return NULL;
+	if (efd >= 0 && read(efd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: nothing signalled since; look anyway */
+	}
+	pthread_mutex_lock(&mu);
+	for (j = async_jobs; j && !j->done; j = j->anext)
+		;
+	pthread_mutex_unlock(&mu);
+	if (!j)
+		return NULL;
+	/* More may be done: wake the loop again for them. */
+	if (efd >= 0) {
+		v = 1;
+		if (j->anext && write(efd, &v, sizeof(v)) < 0) {
+			/* then it is readable already */
+		}
+	}
+	return async_take(j, out, rc);
+}
+
+uint64_t hd_guard_fetch_deadline(void)
+{
+	uint64_t first = 0;
+
+	for (struct job *j = async_jobs; j; j = j->anext)
+		if (!first || j->t0 < first)
+			first = j->t0;
+	return first ? first + HD_GUARD_TIMEOUT_MS * 1000000ull : 0;
+}
+
+void *hd_guard_fetch_expire(uint64_t now, struct hd_fetch *out, int *rc)
+{
+	struct job *j;
+	void *tag;
+
+	for (j = async_jobs; j; j = j->anext)
+		if (now >= j->t0 + HD_GUARD_TIMEOUT_MS * 1000000ull)
+			break;
+	if (!j)
+		return NULL;
+	pthread_mutex_lock(&mu);
+	if (j->done) {
+		pthread_mutex_unlock(&mu);
+		return async_take(j, out, rc);
+	}
+	tag = j->tag;
+	for (struct job **pp = &async_jobs; *pp; pp = &(*pp)->anext)
+		if (*pp == j) {
+			*pp = j->anext;
+			break;
+		}
+	if (!j->picked) {
+		unqueue(j);
+		pthread_mutex_unlock(&mu);
+		job_free(j);
+	} else {
+		abandon(j);
+		pthread_mutex_unlock(&mu);
+	}
+	memset(out, 0, sizeof(*out));
+	out->stage = HD_FETCH_READ;
+	snprintf(out->why, sizeof(out->why),
+		 "reading it timed out (a stalled file system?)");
+	*rc = -ETIMEDOUT;
+	return tag;
 }

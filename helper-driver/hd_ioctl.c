@@ -16,6 +16,9 @@
  * small REMOVE argument is accepted as a by-value generation, so binaries
  * built by other Linux DTrace toolchains can withdraw their DOF too.
  *
+ * SYNC (this project's own, helper_abi.h) takes a pointer to an int
+ * like REMOVE, never a value.
+ *
  * No I/O here, no FUSE types: the CUSE path is exercised by unit tests on
  * kernels that have no CUSE.
  */
@@ -38,6 +41,18 @@ void hd_ioctl_decode(unsigned int cmd, uint64_t arg, const void *in,
 			r->action = HD_IOCTL_RETRY;
 			r->retry_addr = arg;
 			r->retry_len = sizeof(dof_helper_t);
+		} else {
+			r->action = HD_IOCTL_BADARG;
+		}
+		return;
+	case DTRACEHIOC_SYNC:
+		if (in_len >= sizeof(int)) {
+			memcpy(&r->gen, in, sizeof(r->gen));
+			r->action = HD_IOCTL_SYNC;
+		} else if (unrestricted && in_len == 0 && arg) {
+			r->action = HD_IOCTL_RETRY;
+			r->retry_addr = arg;
+			r->retry_len = sizeof(int);
 		} else {
 			r->action = HD_IOCTL_BADARG;
 		}

@@ -184,8 +184,8 @@ static unsigned scan_blobs(struct helperd *hd, pid_t pid, uid_t uid,
 			snprintf(dh.dofhp_mod, sizeof(dh.dofhp_mod), "%s", base);
 			dh.dofhp_addr = bias;
 			dh.dofhp_dof = addr + off;
-			if (hd_reg_adddof(hd, pid, (uid_t)-1, &dh,
-					  REG_ORIGIN_SCAN) > 0)
+			if (hd_reg_adddof_now(hd, pid, &dh,
+					      REG_ORIGIN_SCAN) > 0)
 				found++;
 		}
 		if (h.dofh_filesz < sizeof(h) || h.dofh_filesz > size - off)

@@ -30,10 +30,15 @@
  *	   (it exits 1 if the child failed), and under systemd
  *	   (Type=notify) READY=1 goes to $NOTIFY_SOCKET.
  *
- * SIGTERM, SIGINT and SIGHUP end the loop; the device is unmounted and
- * the registry stays on disk for the next daemon.  Nothing is lost when
- * the daemon is killed outright either: every change was written when it
- * happened, and the stale mount is detached at the next start.
+ * SIGTERM, SIGINT and SIGHUP end the loop; what was answered but not
+ * checked yet is checked and recorded (hd_queue.c, at most 2 s), the
+ * device is unmounted and the registry stays on disk for the next
+ * daemon.  Nothing a consumer could have seen is lost when the daemon is
+ * killed outright either: every checked registration was written when
+ * it was checked (a consumer's SYNC has them all checked first), the
+ * start-up scan finds the ones answered but not checked yet, and the
+ * stale mount is detached at the next start.  The state directory's
+ * `device` file names the device for readers' SYNC while it is up.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -83,6 +88,9 @@ static void usage(FILE *fp)
 "      --check-interval=MS how often to look for exec and unmapped DOF\n"
 "                          (default 1000)\n"
 "      --max-dof=BYTES     largest DOF blob accepted (default %" PRIu64 ")\n"
+"      --settle-ms=MS      validate a registration this long after answering\n"
+"                          it, unless asked sooner (default %u)\n"
+"      --check-timeout=MS  how long the DOF checker may take (default %u)\n"
 "  -v, --verbose           log every registration (-vv: and more)\n"
 "  -h, --help              show this help and exit\n"
 "  -V, --version           show the version and exit\n"
@@ -91,7 +99,7 @@ static void usage(FILE *fp)
 "then, and 1 if it could not start.  SIGTERM or SIGINT unmounts the device;\n"
 "the registry is kept for the next start.  See dtrace-helperd(8).\n",
 		progname, DTRACE_HELPER_DEVICE, REG_STATEDIR_DEFAULT,
-		DTRACE_HELPER_MAX_DOF);
+		DTRACE_HELPER_MAX_DOF, HD_ADD_SETTLE_MS, HD_CHECK_TIMEOUT_MS);
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -122,6 +130,8 @@ int main(int argc, char **argv)
 		{ "no-scan", no_argument, NULL, 'N' },
 		{ "check-interval", required_argument, NULL, 'I' },
 		{ "max-dof", required_argument, NULL, 'M' },
+		{ "settle-ms", required_argument, NULL, 'S' },
+		{ "check-timeout", required_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -143,6 +153,8 @@ int main(int argc, char **argv)
 		.next_gen = 1,
 		.epfd = -1,
 		.cn_fd = -1,
+		.settle_ms = HD_ADD_SETTLE_MS,
+		.queue_tfd = -1,
 	};
 	enum hd_backend backend = HD_BACKEND_AUTO;
 	struct itimerspec its;
@@ -220,6 +232,24 @@ int main(int argc, char **argv)
 			}
 			hd.max_dof = v;
 			break;
+		case 'S':
+			if (parse_u64(optarg, &v) || v > 3600000) {
+				fprintf(stderr, "%s: --settle-ms: '%s' is not a "
+					"number of milliseconds from 0 to "
+					"3600000\n", progname, optarg);
+				return 2;
+			}
+			hd.settle_ms = (unsigned)v;
+			break;
+		case 'C':
+			if (parse_u64(optarg, &v) || v < 10 || v > 600000) {
+				fprintf(stderr, "%s: --check-timeout: '%s' is "
+					"not a number of milliseconds from 10 "
+					"to 600000\n", progname, optarg);
+				return 2;
+			}
+			hd_check_set_timeout((unsigned)v);
+			break;
 		case 'v':
 			hd_verbose++;
 			break;
@@ -277,12 +307,16 @@ int main(int argc, char **argv)
 		       strerror(errno));
 		goto out;
 	}
+	if (hd_queue_start(&hd) < 0)
+		goto out;
 	its.it_interval.tv_sec = hd.check_ms / 1000;
 	its.it_interval.tv_nsec = (long)(hd.check_ms % 1000) * 1000000;
 	its.it_value = its.it_interval;
 	timerfd_settime(tfd, 0, &its, NULL);
 
 	elf_version(EV_CURRENT);
+	/* No reader may SYNC with a device that is not up (hd_queue.c). */
+	hd_device_file(&hd, false);
 	if (hd_reg_load(&hd) < 0)
 		hd_log(HD_WARN, "cannot read the registry under %s; starting "
 		       "empty", hd.statedir);
@@ -305,6 +339,7 @@ int main(int argc, char **argv)
 	dev = hd_dev_start(&hd, backend);
 	if (!dev || ep_add(&hd, hd_dev_fd(dev), HD_EV_DEVICE) < 0)
 		goto out;
+	hd_device_file(&hd, true);
 	if (hd.scan) {
 		found = hd_scan_all(&hd);
 		if (found)
@@ -346,6 +381,9 @@ int main(int argc, char **argv)
 					       "; exiting", hd.device);
 					stop = true;
 				}
+			} else if (tag == HD_EV_QUEUE || tag == HD_EV_FETCHED ||
+				   tag == HD_EV_CHECK) {
+				hd.queue_kick = true;
 			} else if (tag == HD_EV_SIGNAL) {
 				while (read(sigfd, &si, sizeof(si)) ==
 				       sizeof(si)) {
@@ -367,10 +405,19 @@ int main(int argc, char **argv)
 						 "exited");
 			}
 		}
+		/* Requests first, then whatever the queue can move on. */
+		if (hd.queue_kick) {
+			hd.queue_kick = false;
+			hd_queue_run(&hd);
+		}
 	}
 	hd_notify("STOPPING=1");
+	/* What was answered is checked and recorded before we go. */
+	hd_queue_drain(&hd, 2000);
 	rc = 0;
 out:
+	hd_device_file(&hd, false);
+	hd_queue_stop(&hd);
 	hd_dev_stop(dev);
 	hd_fork_stop(&hd);
 	hd_check_stop();

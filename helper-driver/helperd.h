@@ -25,12 +25,18 @@
  *	hd_fork.c	fork and exec events from the kernel's process
  *			connector: a fork child gets its parent's
  *			registrations without asking
+ *	hd_queue.c	registrations answered first and validated after:
+ *			the queue, its fairness between users, SYNC
  *
- * Everything runs on one thread: requests are short (7-12 us per ioctl
- * measured), a caller is blocked in its ioctl while the daemon reads its
- * memory, and no lock is ever needed.  The loop waits on the device fd,
- * a signalfd, a timerfd for the periodic check, the process connector's
- * socket and one pidfd per registered process (readable when it exits).
+ * Everything that decides runs on one thread, and no lock is ever needed
+ * there: a request is answered from what the daemon knows (a few us),
+ * and what takes time -- reading the caller's memory (hd_guard.c's
+ * workers) and checking its DOF (hd_check.c's child) -- runs beside the
+ * loop, which only hands work over and collects results (hd_queue.c).
+ * The loop waits on the device fd, a signalfd, a timerfd for the
+ * periodic check, the process connector's socket, one pidfd per
+ * registered process (readable when it exits), and the queue's timerfd,
+ * the workers' eventfd and the checker's pipes.
  */
 #ifndef USDT_HELPERD_H
 #define USDT_HELPERD_H
@@ -68,9 +74,69 @@ struct hd_proc {
 	int pidfd;	    /* -1 if pidfd_open is unavailable */
 	uint64_t bytes;	    /* DOF bytes held for it */
 	uid_t uid;	    /* its real uid when it first registered */
+	unsigned njobs;	    /* its registrations still in the queue */
 	bool dirty;	    /* its file could not be written yet */
+	bool on_disk;	    /* its file exists */
+	bool maybe_exited;  /* the connector saw its first thread exit */
 	bool idle;	    /* no registration left, kept known (hd_reg.c) */
 };
+
+/* ---- hd_queue.c: one registration between its answer and its record -- */
+
+enum hd_job_state {
+	HD_JOB_QUEUED,	 /* waiting for its time, or for the fetch slot */
+	HD_JOB_FETCHING, /* a worker reads the caller (hd_guard.c) */
+	HD_JOB_FETCHED,	 /* read; waiting for the checker */
+	HD_JOB_CHECKING, /* with the checker (hd_check.c) */
+};
+
+struct hd_job {
+	struct hd_job *prev, *next; /* hd->jobs, in arrival order */
+	uint64_t seq;		    /* arrival order */
+	uint64_t due_ns;	    /* CLOCK_MONOTONIC: validated from then */
+	pid_t pid, tid;		    /* the process, and the thread that asked */
+	uid_t uid;		    /* its real uid */
+	dof_helper_t h;
+	uint64_t gen;
+	enum reg_origin origin;
+	enum hd_job_state state;
+	bool early;	   /* answered before it was validated */
+	bool cancelled;	   /* withdrawn meanwhile: its result is dropped */
+	bool retried;	   /* read again through the pid (hd_queue.c) */
+	void *req;	   /* a request answered when it ends, or NULL */
+	int *result;	   /* a waiting caller's outcome, or NULL */
+	size_t charge;	   /* bytes copied: what a refusal costs */
+	struct hd_fetch *f; /* the read: mappings and blob */
+};
+
+/* A SYNC request waiting for the queue (hd_queue.c). */
+struct hd_sync {
+	void *req;
+	pid_t pid;    /* SYNC(gen): the caller's process */
+	uint64_t gen; /* 0: every job that arrived before seq */
+	uint64_t seq;
+};
+
+/* Refusals remembered for a later SYNC(gen) or REMOVE (hd_queue.c). */
+#define HD_REFUSED_KEEP 256
+
+struct hd_refused {
+	pid_t pid;
+	uint64_t gen;
+	int err;
+};
+
+/* A registration answered at once is validated this much later. */
+#define HD_ADD_SETTLE_MS 10
+/* The checker's answer to one request may take this long (hd_check.c). */
+#define HD_CHECK_TIMEOUT_MS 2000
+
+/*
+ * Blob headers the periodic check re-reads at most per period (hd_reg.c),
+ * and where the process connector reports exec.
+ */
+#define HD_CHECK_READS 64
+#define HD_CHECK_READS_CN 8
 
 /* Idle processes kept known at most (hd_reg.c). */
 #define HD_IDLE_MAX 64
@@ -110,8 +176,26 @@ struct helperd {
 	int cn_fd;		/* process connector (hd_fork.c), or -1 */
 	bool follows_fork;	/* cn_fd works: fork children are copied */
 	bool persist_failed; /* logged once until it works again */
+	size_t check_next;	/* the periodic check's next process */
 	pid_t *unlink_pending; /* files of gone processes left to remove */
 	size_t n_unlink;
+
+	/* The queue (hd_queue.c). */
+	unsigned settle_ms;	/* a registration is validated this late */
+	struct hd_job *jobs, *jobs_tail;
+	size_t njobs;		/* not cancelled */
+	uint64_t job_seq;	/* the next job's */
+	uint64_t hurry_seq;	/* jobs before it are validated at once */
+	unsigned nfetching;	/* jobs read or waiting for the checker */
+	struct hd_job *checking;
+	uid_t rr_uid;		/* the user whose job was fetched last */
+	int queue_tfd;
+	uint64_t queue_armed;	/* when queue_tfd fires, 0: disarmed */
+	bool queue_kick;	/* something for hd_queue_run() */
+	struct hd_sync *syncs;
+	size_t nsyncs, syncs_cap;
+	struct hd_refused refused[HD_REFUSED_KEEP];
+	unsigned refused_next;
 
 	/* Counters, logged at exit with -v. */
 	uint64_t n_added, n_removed, n_rejected, n_pruned, n_scanned;
@@ -124,6 +208,9 @@ struct helperd {
 #define HD_EV_PIDFD (4ULL << 32)
 #define HD_EV_PROC (5ULL << 32)
 #define HD_EV_FORKTIMER (6ULL << 32)
+#define HD_EV_QUEUE (7ULL << 32)   /* the queue's timerfd */
+#define HD_EV_FETCHED (8ULL << 32) /* the workers' eventfd */
+#define HD_EV_CHECK (9ULL << 32)   /* the checker's pipes */
 
 /* ---- hd_daemon.c ----------------------------------------------------- */
 
@@ -134,6 +221,11 @@ int hd_lock_statedir(const char *statedir);
 void hd_fd_budget(struct helperd *hd);
 /* Record our pid in the lock file. */
 void hd_write_pid(int fd);
+/*
+ * <statedir>/device names the device readers SYNC with (sdk/registry.c):
+ * written once it serves (up), removed before and after.
+ */
+void hd_device_file(struct helperd *hd, bool up);
 /* Fork; the parent exits once the child writes to the returned fd. */
 int hd_background(void);
 /* stdin, stdout and stderr to /dev/null. */
@@ -152,6 +244,7 @@ void hd_notify(const char *msg);
 enum hd_ioctl_action {
 	HD_IOCTL_ADDDOF,  /* hd_ioctl_req.helper is filled */
 	HD_IOCTL_REMOVE,  /* .gen is filled */
+	HD_IOCTL_SYNC,	  /* .gen is filled */
 	HD_IOCTL_RETRY,	  /* fetch .retry_len bytes at .retry_addr first */
 	HD_IOCTL_BADCMD,  /* not ours: ENOTTY */
 	HD_IOCTL_BADARG,  /* ours, but the argument is short: EFAULT/EINVAL */
@@ -181,12 +274,34 @@ void hd_ioctl_decode(unsigned int cmd, uint64_t arg, const void *in,
 int hd_reg_load(struct helperd *hd);
 
 /*
- * ADDDOF from thread tid: read, check, relocate and record the DOF.
- * Returns the generation (> 0) or a negative errno; every refusal is
- * logged with the pid and the reason.
+ * ADDDOF from thread tid, req the request to answer: what can be told
+ * at once is (the caller, its module name, its debt and quotas); the
+ * rest -- reading, checking, relocating and recording the DOF -- is
+ * queued (hd_queue.c).  Returns the generation (> 0: answer it now), 0
+ * (req is answered when the queue is done with it) or a negative errno;
+ * every refusal is logged with the pid and the reason.
  */
 int hd_reg_adddof(struct helperd *hd, pid_t tid, uid_t cuid,
-		  const dof_helper_t *h, enum reg_origin origin);
+		  const dof_helper_t *h, void *req);
+
+/* The same for the scan, done before it returns: the generation or -errno. */
+int hd_reg_adddof_now(struct helperd *hd, pid_t pid, const dof_helper_t *h,
+		      enum reg_origin origin);
+
+/* The queue's stages (hd_queue.c): 0 to go on, or -errno (refused). */
+int hd_reg_job_fetched(struct helperd *hd, struct hd_job *j, int err);
+/* The checker's answer; the generation once recorded, or -errno. */
+int hd_reg_job_checked(struct helperd *hd, struct hd_job *j, int err,
+		       const uint64_t *sites, size_t nsites,
+		       const struct dof_err *derr);
+/* j is over (rc: its outcome, or -ECANCELED): its process's count. */
+void hd_reg_job_end(struct helperd *hd, struct hd_job *j, int rc);
+/* The process a request of thread tid comes from, or -errno. */
+pid_t hd_reg_pid_of(struct helperd *hd, pid_t tid, uid_t cuid);
+/* Whether pid holds a recorded registration under gen. */
+bool hd_reg_has_gen(struct helperd *hd, pid_t pid, uint64_t gen);
+/* Write every process whose file is behind (before a SYNC is answered). */
+void hd_reg_flush(struct helperd *hd);
 
 /*
  * REMOVE generation gen of tid's process: 0 or -errno.  cuid: the uid
@@ -206,16 +321,21 @@ void hd_reg_prune_pid(struct helperd *hd, pid_t pid, const char *why);
 void hd_reg_check(struct helperd *hd);
 
 /*
- * Register h for fork child `child` under generation gen (its parent's),
- * checked as ADDDOF checks (hd_fork.c): gen, or -errno (-ESRCH, -ENOENT:
- * the child is gone).
+ * Queue h for fork child `child` under generation gen (its parent's),
+ * to be checked as ADDDOF checks (hd_fork.c): 0, or -errno (-ESRCH,
+ * -ENOENT: the child is gone).
  */
 int hd_reg_copy(struct helperd *hd, pid_t child, const dof_helper_t *h,
 		uint64_t gen);
+/*
+ * The connector saw pid's leader exit (the process may live on without
+ * it), or lost events (pid -1: any process): ask its pidfd again.
+ */
+void hd_reg_exit_seen(struct helperd *hd, pid_t pid);
 /* pid's registrations, or NULL. */
 const struct reg_proc *hd_reg_proc(struct helperd *hd, pid_t pid);
 
-/* True if pid already has a registration with its DOF at dof_addr. */
+/* True if pid has a registration (or one queued) with its DOF at dof_addr. */
 bool hd_reg_has(struct helperd *hd, pid_t pid, uint64_t dof_addr);
 
 void hd_reg_free(struct helperd *hd);
@@ -266,17 +386,88 @@ int hd_guard_fetch(pid_t pid, uid_t uid, uint64_t addr, size_t len,
 		   uint64_t max, struct hd_fetch *out);
 void hd_fetch_free(struct hd_fetch *f);
 
+/*
+ * The queue's reads of DOF blobs: handed to workers and never waited
+ * for, tag the caller's.  begin: 0 (running; the eventfd of
+ * hd_guard_event_fd() becomes readable when one ends), 1 (done
+ * already), -EAGAIN (reads of this process or user are stuck: refused).
+ * end: the tag of one that is over, with *out and *rc as from
+ * hd_guard_fetch(), else NULL.  expire: the same for one past its
+ * deadline (-ETIMEDOUT; its worker is given up as hd_guard_fetch()
+ * gives it up).
+ */
+int hd_guard_event_fd(void);
+int hd_guard_fetch_begin(pid_t pid, uid_t uid, uint64_t addr, uint64_t max,
+			 void *tag);
+void *hd_guard_fetch_end(struct hd_fetch *out, int *rc);
+uint64_t hd_guard_fetch_deadline(void); /* the first; 0: none running */
+void *hd_guard_fetch_expire(uint64_t now, struct hd_fetch *out, int *rc);
+
 /* ---- hd_check.c: the seccomp-confined DOF checker --------------------- */
 
 /*
- * Check and relocate (in place) len bytes of DOF in the checker child;
- * on success *sites (malloc'ed) holds its *nsites site addresses.
- * -EINVAL/-E2BIG with err filled (err->code 0 when the checker itself
- * failed), or -EAGAIN when no checker could be started.
+ * Check and relocate (in place) len bytes of DOF in the checker child,
+ * one request at a time, without blocking: begin returns 1 when the
+ * answer is in already (remembered, or no checker), 0 when the request
+ * is under way (hd_check_step() moves it on when the checker's pipes are
+ * ready, and says true once the answer is in), -EBUSY if one is.  end
+ * takes the answer: 0 with *sites (malloc'ed) holding *nsites site
+ * addresses, or -EINVAL/-E2BIG with err filled (err->code 0 when the
+ * checker itself failed), or -EAGAIN when no checker could be started.
+ * The checker's pipes are watched through epfd with tag.
  */
-int hd_check_dof(uint64_t max, uint8_t *dof, size_t len, uint64_t base,
-		 uint64_t **sites, size_t *nsites, struct dof_err *err);
+void hd_check_epoll(int epfd, uint64_t tag);
+int hd_check_begin(uint64_t max, uint8_t *dof, size_t len, uint64_t base);
+bool hd_check_step(void);
+int hd_check_end(uint64_t **sites, size_t *nsites, struct dof_err *err);
+uint64_t hd_check_deadline(void); /* 0: nothing under way */
+bool hd_check_expire(uint64_t now); /* past it: the answer is a failure */
+int hd_check_fd_wanted(short *events); /* for poll(2), or -1 */
+void hd_check_set_timeout(unsigned ms);
 void hd_check_stop(void);
+
+/* ---- hd_queue.c ------------------------------------------------------ */
+
+/* The queue's timerfd; -1 (logged) if it cannot be made. */
+int hd_queue_start(struct helperd *hd);
+/*
+ * A job of thread tid's process pid for h: gen 0 takes the next
+ * generation.  early: answered now (counted for SYNC); else req, if not
+ * NULL, is answered when it ends.  NULL without memory or room.
+ */
+struct hd_job *hd_queue_add(struct helperd *hd, pid_t pid, pid_t tid,
+			    uid_t uid, const dof_helper_t *h, uint64_t gen,
+			    enum reg_origin origin, bool early, void *req);
+/* Whether uid may be answered before validation (caps, hd_queue.c). */
+bool hd_queue_may_answer_early(struct helperd *hd, uid_t uid);
+/* Move every job on as far as it goes; re-arm the timer. */
+void hd_queue_run(struct helperd *hd);
+/*
+ * Run the queue until j is over: its outcome (gen or -errno), or
+ * -ETIMEDOUT once CLOCK_MONOTONIC passes until (0: no limit).
+ */
+int hd_queue_wait(struct helperd *hd, struct hd_job *j, uint64_t until);
+/* REMOVE of a queued generation: true if it was one (it is dropped; *h
+ * gets what it registered). */
+bool hd_queue_cancel(struct helperd *hd, pid_t pid, uint64_t gen,
+		     dof_helper_t *h);
+/* pid is forgotten: drop its jobs, answer their requests (ESRCH). */
+void hd_queue_cancel_pid(struct helperd *hd, pid_t pid);
+/* A refusal of (pid, gen) remembered: its errno (> 0), else 0; forget it. */
+int hd_queue_refused(struct helperd *hd, pid_t pid, uint64_t gen, bool forget);
+/* pid's queued registrations, for a fork child: how many (at most max). */
+size_t hd_queue_pending_of(struct helperd *hd, pid_t pid, dof_helper_t *hv,
+			   uint64_t *gv, size_t max);
+bool hd_queue_has(struct helperd *hd, pid_t pid, uint64_t dof_addr);
+/*
+ * SYNC from thread tid: 0 or -errno to answer now, 1 when req is held
+ * until the queue has done what the caller waits for.
+ */
+int hd_queue_sync(struct helperd *hd, pid_t tid, uid_t cuid, int gen,
+		  void *req);
+/* At exit: validate what is queued, for at most ms milliseconds. */
+void hd_queue_drain(struct helperd *hd, unsigned ms);
+void hd_queue_stop(struct helperd *hd);
 
 /* ---- hd_fork.c: fork and exec from the kernel's process connector ---- */
 
@@ -298,6 +489,8 @@ void hd_fork_timer(struct helperd *hd);
  */
 bool hd_fork_remove(struct helperd *hd, pid_t tid, int gen);
 void hd_fork_settle(struct helperd *hd, pid_t tid);
+/* Register every pending child now (a SYNC wants them listed). */
+void hd_fork_settle_all(struct helperd *hd);
 
 /* ---- hd_scan.c ------------------------------------------------------- */
 
@@ -317,6 +510,8 @@ int hd_dev_fd(struct hd_dev *dev);
 int hd_dev_process(struct hd_dev *dev);
 void hd_dev_stop(struct hd_dev *dev);
 const char *hd_dev_kind(const struct hd_dev *dev);
+/* Answer a held ioctl request: rc >= 0 is its result, < 0 an errno. */
+void hd_dev_reply(void *req, int rc);
 /* Whether /dev/cuse can be used (the auto backend's choice). */
 bool hd_dev_cuse_available(void);
 

@@ -24,12 +24,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "dof_check.h"
 #include "procfs.h"
 #include "registry.h"
+#include "usdt/helper_abi.h"
 
 /* A registry file never needs more than this many bytes per DOF. */
 #define REG_DOF_MAX DOF_MAX_SIZE_DEFAULT
@@ -565,6 +568,66 @@ static int reg_pids(const char *dir, pid_t **pids, size_t *npids)
 	return 0;
 }
 
+/*
+ * dtrace-helperd answers ADDDOF before it has checked the DOF and
+ * records it after (helper-driver/hd_queue.c), and names its device in
+ * <statedir>/device.  SYNC there returns once everything registered so
+ * far is checked and written, so a walk that follows it sees every
+ * registration whose ADDDOF returned before.  The file is trusted only
+ * where its owner could have opened the device anyway: the directory
+ * and the file root's or ours and writable by nobody else, and the
+ * device a FUSE file or a character device, opened without blocking --
+ * opening it must do nothing else.  No file (the kernel module, a
+ * daemon that is not up), or anything odd, means nothing to wait for.
+ */
+#define REG_FUSE_SUPER_MAGIC 0x65735546
+
+static bool reg_owned_safely(const struct stat *st)
+{
+	return (st->st_uid == 0 || st->st_uid == geteuid()) &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+void reg_sync(const char *statedir)
+{
+	char dev[PATH_MAX];
+	struct statfs sf;
+	struct stat st;
+	ssize_t n;
+	int dfd, fd, zero = 0;
+
+	dfd = open(statedir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	if (fstat(dfd, &st) < 0 || !reg_owned_safely(&st)) {
+		close(dfd);
+		return;
+	}
+	fd = openat(dfd, REG_DEVICE_FILE,
+		    O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	close(dfd);
+	if (fd < 0)
+		return;
+	n = -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && reg_owned_safely(&st))
+		n = read(fd, dev, sizeof(dev) - 1);
+	close(fd);
+	if (n <= 1 || dev[0] != '/')
+		return;
+	dev[n] = '\0';
+	dev[strcspn(dev, "\n")] = '\0';
+	if (stat(dev, &st) < 0 ||
+	    (S_ISREG(st.st_mode) ? statfs(dev, &sf) < 0 ||
+				   sf.f_type != REG_FUSE_SUPER_MAGIC :
+				   !S_ISCHR(st.st_mode)))
+		return;
+	fd = open(dev, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	(void)ioctl(fd, DTRACEHIOC_SYNC, &zero);
+	close(fd);
+}
+
 int reg_each(const char *statedir, bool live_only,
 	     void (*warn)(const char *msg, void *arg), void *arg,
 	     int (*fn)(struct reg_proc *p, void *fnarg), void *fnarg)
@@ -577,6 +640,7 @@ int reg_each(const char *statedir, bool live_only,
 	err = reg_dir(statedir, dir, sizeof(dir));
 	if (err)
 		return err;
+	reg_sync(statedir);
 	err = reg_pids(dir, &pids, &n);
 	if (err)
 		return err;

@@ -107,6 +107,13 @@ int reg_load_all(const char *statedir, bool live_only,
 void reg_procs_free(struct reg_proc *procs, size_t nprocs);
 
 /*
+ * Wait until the helper serving statedir (named in <statedir>/device)
+ * has checked and written every registration it has answered: SYNC,
+ * usdt/helper_abi.h.  reg_each() and reg_load_all() do it first.
+ */
+void reg_sync(const char *statedir);
+
+/*
  * The same files, one at a time, in pid order: fn gets each process
  * read (it owns it: reg_proc_free() it) and a nonzero return stops the
  * walk and is returned.  Memory is one file's, whatever the registry's

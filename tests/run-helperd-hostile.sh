@@ -12,7 +12,9 @@
 #    or ask for gigabytes), bad dof_helper_t records and DOF addresses,
 #    ioctl numbers of the wrong size or direction, REMOVE of generations
 #    not the caller's (also by value and through NULL): each is refused
-#    with the errno of the table below, no registry file appears for the
+#    with the errno of the table below (for an ADDDOF, the verdict of the
+#    daemon's check, which dofclient asks for with SYNC: the daemon
+#    answers first and checks after), no registry file appears for the
 #    attacker, the daemon keeps answering, and for an ADDDOF that reached
 #    the daemon its log names the attacker's pid and the reason;
 #  - a blob rewritten by a second thread during the ioctl; 50 processes

@@ -6,6 +6,8 @@
  *	dofclient [-d DEVICE] valid [MODULE]
  *	dofclient [-d DEVICE] attack NAME [ARG]
  *	dofclient [-d DEVICE] ping
+ *	dofclient [-d DEVICE] sync
+ *	dofclient [-d DEVICE] verdict NAME
  *	dofclient list
  *
  * DEVICE defaults to $DTRACE_DOF_INIT_DEVNAME, then /dev/dtrace/helper.
@@ -21,11 +23,16 @@
  *		below, a burst) and prints
  *			NAME: pid=P rc=R errno=E registry=absent|present
  *		registry= says whether <$DTRACE_STATEDIR>/registry/<pid>
- *		exists right after the reply (the daemon writes it before it
- *		answers).  Exit status 0 once the request was made, whatever
+ *		exists right after the verdict (xioctl(): an ADDDOF is
+ *		followed by SYNC of its generation, so rc and errno are the
+ *		outcome of the check; the daemon writes the file before).  Exit status 0 once the request was made, whatever
  *		the answer: judging it is the test's job.
  * ping		REMOVE of generation -1, which a live daemon refuses with
  *		EINVAL; exit 0 if it did.
+ * sync		SYNC of 0: returns once every registration answered so far
+ *		is checked and written; exit 0 if it did.
+ * verdict	a single-request attack's first answer, then its verdict
+ *		(see run_verdict())
  * list		the single-request attack names, one a line.
  *
  * Every blob is built here, in memory, by a fixed-layout builder
@@ -346,14 +353,31 @@ const char *__asan_default_options(void)
 	return "detect_leaks=0";
 }
 
-/* ioctl's result; *err gets errno (0 on success). */
+/*
+ * ioctl's result; *err gets errno (0 on success).  An ADDDOF's is the
+ * daemon's verdict: it answers before it has checked the blob, so a
+ * generation is followed by SYNC of it, whose failure (the errno the
+ * check refused the blob with) becomes the result -- unless
+ * $DOFCLIENT_NOSYNC asks for the first answer alone.
+ */
 static int xioctl(int fd, unsigned long cmd, void *arg, int *err)
 {
-	int rc;
+	static int nosync = -1;
+	int rc, g;
 
+	if (nosync < 0)
+		nosync = getenv("DOFCLIENT_NOSYNC") != NULL;
 	errno = 0;
 	rc = ioctl(fd, cmd, arg);
 	*err = rc < 0 ? errno : 0;
+	if (cmd == DTRACEHIOC_ADDDOF && rc >= 0 && !nosync) {
+		g = rc;
+		/* ENOTTY: a helper without SYNC, whose answer is its verdict */
+		if (ioctl(fd, DTRACEHIOC_SYNC, &g) < 0 && errno != ENOTTY) {
+			*err = errno;
+			rc = -1;
+		}
+	}
 	return rc;
 }
 
@@ -1189,6 +1213,40 @@ static int run_fuse_stall(const char *name, const char *mnt, const char *secs)
 }
 
 /* A correct registration from a process of its own, withdrawn at once. */
+/*
+ * verdict NAME: attack NAME's request as its first answer alone (no
+ * SYNC), then SYNC of that generation (the verdict of the check), then
+ * REMOVE of it, as $DOFCLIENT_UID:
+ *	NAME: pid=P answer=G|ERRNO verdict=0|ERRNO remove=0|ERRNO registry=..
+ */
+static int run_verdict(const struct attack *at)
+{
+	struct att a;
+	int g, v, err;
+	const char *answer, *verdict = "-", *removed = "-";
+	char gbuf[16];
+
+	drop_uid();
+	att_init(&a);
+	at->mut(&a);
+	errno = 0;
+	g = ioctl(a.fd, a.cmd, a.arg);
+	answer = g < 0 ? errname(errno) : gbuf;
+	snprintf(gbuf, sizeof(gbuf), "%d", g);
+	if (g > 0) {
+		v = g;
+		verdict = ioctl(a.fd, DTRACEHIOC_SYNC, &v) < 0 ? errname(errno) :
+								 "0";
+		removed = xioctl(a.fd, DTRACEHIOC_REMOVE, &g, &err) < 0 ?
+				  errname(err) : "0";
+	}
+	printf("%s: pid=%d answer=%s verdict=%s remove=%s registry=%s\n",
+	       at->name, (int)getpid(), answer, verdict, removed,
+	       registry_state(getpid()));
+	close(a.fd);
+	return 0;
+}
+
 static int run_legit(void)
 {
 	struct att a;
@@ -1427,11 +1485,27 @@ static int run_ping(void)
 	return rc < 0 && err == EINVAL ? 0 : 1;
 }
 
+static int run_sync(void)
+{
+	int fd = open(device, O_RDWR | O_CLOEXEC), zero = 0, rc, err;
+
+	if (fd < 0) {
+		printf("sync: open errno=%s\n", errname(errno));
+		return 1;
+	}
+	rc = xioctl(fd, DTRACEHIOC_SYNC, &zero, &err);
+	printf("sync: rc=%d errno=%s\n", rc, errname(err));
+	close(fd);
+	return rc == 0 ? 0 : 1;
+}
+
 static void usage(FILE *fp)
 {
 	fprintf(fp, "Usage: dofclient [-d DEVICE] valid [MODULE]\n"
 		    "       dofclient [-d DEVICE] attack NAME [ARG]\n"
 		    "       dofclient [-d DEVICE] ping\n"
+		    "       dofclient [-d DEVICE] sync\n"
+		    "       dofclient [-d DEVICE] verdict NAME\n"
 		    "       dofclient list\n");
 }
 
@@ -1466,6 +1540,15 @@ int main(int argc, char **argv)
 		return run_valid(argc > 2 ? argv[2] : NULL);
 	if (!strcmp(mode, "ping"))
 		return run_ping();
+	if (!strcmp(mode, "sync"))
+		return run_sync();
+	if (!strcmp(mode, "verdict") && argc > 2) {
+		for (i = 0; i < NATTACKS; i++)
+			if (!strcmp(argv[2], attacks[i].name))
+				return run_verdict(&attacks[i]);
+		usage(stderr);
+		return 2;
+	}
 	if (strcmp(mode, "attack") || argc < 3) {
 		usage(stderr);
 		return 2;

@@ -74,6 +74,25 @@ int main(void)
 	is_int(r.action, HD_IOCTL_REMOVE, "CUSE REMOVE retried");
 	is_int(r.gen, 42, "generation from the retried request");
 
+	/* SYNC: always a pointer to a generation (0: everything). */
+	gen = 0;
+	hd_ioctl_decode(DTRACEHIOC_SYNC, ptr, &gen, sizeof(gen), false, &r);
+	is_int(r.action, HD_IOCTL_SYNC, "FUSE SYNC is decoded");
+	is_int(r.gen, 0, "SYNC of everything");
+	hd_ioctl_decode(DTRACEHIOC_SYNC, ptr, NULL, 0, true, &r);
+	is_int(r.action, HD_IOCTL_RETRY, "CUSE SYNC: retry");
+	ok(r.retry_addr == ptr && r.retry_len == sizeof(int),
+	   "retry names the int at the pointer");
+	gen = 42;
+	hd_ioctl_decode(DTRACEHIOC_SYNC, ptr, &gen, sizeof(gen), true, &r);
+	is_int(r.gen, 42, "CUSE SYNC retried: the generation");
+	hd_ioctl_decode(DTRACEHIOC_SYNC, 5, NULL, 0, false, &r);
+	is_int(r.action, HD_IOCTL_BADARG, "FUSE SYNC without its int refused");
+	ok(DTRACEHIOC_SYNC != DTRACEHIOC_ADDDOF &&
+		   DTRACEHIOC_SYNC != DTRACEHIOC_REMOVE &&
+		   _IOC_NR(DTRACEHIOC_SYNC) > 3,
+	   "SYNC's number is none of the classic helper's");
+
 	/* Anything else is not ours. */
 	hd_ioctl_decode(0x5401 /* TCGETS */, ptr, NULL, 0, false, &r);
 	is_int(r.action, HD_IOCTL_BADCMD, "TCGETS: ENOTTY");

@@ -22,6 +22,12 @@
  *    independent parse of /proc/PID/stat, and staying put while the
  *    process grows (a start time must never be confused with vsize).
  *
+ *  - reg_sync(): the device named in <statedir>/device is opened (seen
+ *    through inotify's IN_OPEN on a private character device node) only
+ *    when the directory and the file are the reader's or root's and
+ *    writable by nobody else, the file no symbolic link, and the device
+ *    a character device or a FUSE file -- never a plain file or a FIFO.
+ *
  * Everything happens under a private temporary state directory.
  */
 #ifndef _GNU_SOURCE
@@ -39,8 +45,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -866,6 +874,90 @@ static void test_load_all(const void *dof, size_t dof_len)
 	rm_rf_registry();
 }
 
+/* ------------------------------------------------------------------ */
+/* reg_sync() */
+
+/* Whether reg_sync() opened target: IN_OPEN events on it. */
+static bool sync_opens(int ifd, const char *devfile_text, mode_t mode,
+		       bool as_link)
+{
+	char path[512], real[512], buf[4096];
+	bool opened = false;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/" REG_DEVICE_FILE, statedir);
+	snprintf(real, sizeof(real), "%s/device.real", statedir);
+	unlink(path);
+	unlink(real);
+	spit(as_link ? real : path, devfile_text, strlen(devfile_text));
+	chmod(as_link ? real : path, mode);
+	if (as_link && symlink(real, path) < 0)
+		abort();
+	while (read(ifd, buf, sizeof(buf)) > 0)
+		; /* earlier events */
+	reg_sync(statedir);
+	while ((n = read(ifd, buf, sizeof(buf))) > 0)
+		for (char *p = buf; p < buf + n;) {
+			struct inotify_event *ev = (struct inotify_event *)p;
+
+			if (ev->mask & IN_OPEN)
+				opened = true;
+			p += sizeof(*ev) + ev->len;
+		}
+	unlink(path);
+	unlink(real);
+	return opened;
+}
+
+static void test_sync(void)
+{
+	char node[512], plain[512], fifo[512], text[600];
+	int ifd;
+
+	snprintf(node, sizeof(node), "%s/null", statedir);
+	snprintf(plain, sizeof(plain), "%s/plain", statedir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", statedir);
+	reg_sync(statedir); /* no device file: nothing to do */
+	ok(1, "reg_sync() without a device file returns");
+	if (mknod(node, S_IFCHR | 0666, makedev(1, 3)) < 0) {
+		diag("cannot make a device node (not root?): reg_sync() opens not checked");
+		return;
+	}
+	spit(plain, "x", 1);
+	if (mkfifo(fifo, 0600) < 0)
+		abort();
+	ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (ifd < 0 || inotify_add_watch(ifd, node, IN_OPEN) < 0 ||
+	    inotify_add_watch(ifd, plain, IN_OPEN) < 0 ||
+	    inotify_add_watch(ifd, fifo, IN_OPEN) < 0) {
+		diag("no inotify: reg_sync() opens not checked");
+		goto out;
+	}
+	snprintf(text, sizeof(text), "%s\n", node);
+	ok(sync_opens(ifd, text, 0644, false),
+	   "a character device named by a safe file is opened");
+	ok(!sync_opens(ifd, text, 0664, false),
+	   "... not when the file is group-writable");
+	ok(!sync_opens(ifd, text, 0644, true),
+	   "... not through a symbolic link");
+	chmod(statedir, 0777);
+	ok(!sync_opens(ifd, text, 0644, false),
+	   "... not when the state directory is writable by others");
+	chmod(statedir, 0700);
+	snprintf(text, sizeof(text), "%s\n", plain);
+	ok(!sync_opens(ifd, text, 0644, false),
+	   "a plain file (not FUSE) is never opened");
+	snprintf(text, sizeof(text), "%s\n", fifo);
+	ok(!sync_opens(ifd, text, 0644, false), "a FIFO is never opened");
+	ok(!sync_opens(ifd, "null\n", 0644, false),
+	   "a relative path is never followed");
+	close(ifd);
+out:
+	unlink(node);
+	unlink(plain);
+	unlink(fifo);
+}
+
 int main(void)
 {
 	size_t dof_len = 0;
@@ -889,6 +981,7 @@ int main(void)
 		test_load_all(dof, dof_len);
 	}
 	test_stat();
+	test_sync();
 
 	{
 		char d[512];

@@ -60,6 +60,18 @@ typedef struct dof_helper {
 #define DTRACEHIOC_REMOVE	_IOW(DTRACEHIOC_TYPE, 2, int)	/* int * */
 #define DTRACEHIOC_ADDDOF	_IOW(DTRACEHIOC_TYPE, 3, dof_helper_t)
 
+/*
+ * This project's own (an additive ABI: other helpers answer ENOTTY).
+ * dtrace-helperd answers ADDDOF before it has read and checked the DOF
+ * and records it after (doc/DESIGN.md §6).  SYNC with a pointer to 0
+ * returns once every registration answered before it is checked and in
+ * the registry (or refused) -- what a reader of the registry sends
+ * first; with a pointer to a generation of the caller's, it returns
+ * once that one is checked: 0 if it is registered, else -1 with the
+ * errno its ADDDOF would have failed with (ENOENT: unknown).
+ */
+#define DTRACEHIOC_SYNC		_IOW(DTRACEHIOC_TYPE, 0x53, int)	/* int * */
+
 /* Where drti.o looks for the helper, unless DTRACE_DOF_INIT_DEVNAME says. */
 #define DTRACE_HELPER_DIR	"/dev/dtrace"
 #define DTRACE_HELPER_NODE	"helper"

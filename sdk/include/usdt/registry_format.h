@@ -51,6 +51,7 @@
 #define REG_STATEDIR_DEFAULT "/run/dtrace" /* dtrace-helperd's */
 #define REG_STATEDIR_KERNEL "/proc/dtrace" /* dtrace_helper.ko's */
 #define REG_STATEDIR_ENV "DTRACE_STATEDIR" /* readers' override */
+#define REG_DEVICE_FILE "device" /* the daemon's device, for SYNC */
 
 #define REG_ORIGIN_IOCTL_NAME "ioctl"
 #define REG_ORIGIN_SCAN_NAME "scan"

@@ -551,8 +551,15 @@ else
 		fail "_ENABLED() never became true while bpftrace was attached"
 		sed 's/^/    | /' sema-bt.err >&2
 	fi
-	traced=$(grep ' enabled 1$' loop.out | tail -n 1 |
-		sed 's/.* sema \([0-9]*\) .*/\1/')
+	# the program prints what it reads every 10 ms; bpftrace may still be
+	# attaching (one uprobe per site, each counting the semaphore up), so
+	# wait for the two to agree rather than compare one instant
+	sema_agrees() {
+		traced=$(grep ' enabled 1$' loop.out | tail -n 1 |
+			sed 's/.* sema \([0-9]*\) .*/\1/')
+		[ -n "$traced" ] && [ "$traced" = "$(read_sema $loop_pid)" ]
+	}
+	wait_until 100 sema_agrees
 	expect_eq "traced: /proc/PID/mem at the note's semaphore" \
 		"$traced" "$(read_sema $loop_pid)"
 	stop_pid $bt_pid

@@ -73,6 +73,8 @@ if DTRACE_BACKEND=bpf dtrace -q -n 'BEGIN { exit(0); }' >bl.out 2>bl.err \
 else
 	not_ok "DTRACE_BACKEND=bpf: the program loads"
 	diag "$(grep '^dtrace: ' bl.err)"
+	# the verifier's log ends with the instructions it refused
+	diag "$(grep -v '^dtrace: ' bl.err | tail -n 60)"
 	not_ok "run-trace.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 	not_ok "run-kagg.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 fi

@@ -13,7 +13,9 @@
 #    program fails every run; 5 enable/disable cycles instead of 200
 #    (TRACE_CYCLES: each is a dtrace start, about 3 s emulated);
 #  - tests/run-kagg.sh (DTRACE_BACKEND=bpf): clauses aggregated in the
-#    kernel, under bpf_loop(), give what user space gives.
+#    kernel, under bpf_loop(), give what user space gives;
+#  - the kernel providers' programs (syscall, profile) and ustack()'s
+#    stack copy load and give results.
 # Both scripts run on the programs tests/kmod/run.sh built
 # (TRACE_PROGS=/kt), from /kt/src/tests, with busybox's tools.
 
@@ -78,5 +80,33 @@ else
 	not_ok "run-trace.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 	not_ok "run-kagg.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 fi
+# The other BPF programs dtrace loads, on this kernel's verifier: the
+# kernel providers' (syscall, profile; consumer/kprov.c) and the user
+# stack copy of ustack() in the USDT program.  trprog writes one line
+# per command (line-buffered stdout): three write(2) calls.
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bk.txt \
+	-n 'syscall::write:entry /pid == $target/ { @w = count(); }' \
+	-n 'END { printa("writes %@d\n", @w); }' \
+	-c "/kt/trprog 'tick 1' msg pair" >bk.prog 2>bk.err </dev/null
+expect_eq "syscall::write:entry counts the target's writes" "writes 3" \
+	"$(grep writes bk.txt)"
+[ -s bk.err ] && diag "$(tail -n 40 bk.err)"
+rm -f bp.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bp.txt \
+	-n 'profile-997 { @p = count(); } tick-1s { exit(0); }' \
+	-n 'END { printa("samples %@d\n", @p); }' >bp.err 2>&1 </dev/null
+bp_s=$(sed -n 's/^samples //p' bp.txt)
+check "profile-997 samples in one second (${bp_s:-none})" \
+	test "${bp_s:-0}" -gt 0
+[ -s bp.err ] && diag "$(tail -n 40 bp.err)"
+rm -f bu.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bu.txt \
+	-n 'tr$target:::tick { @u[ustack()] = count(); }' \
+	-c "/kt/trprog 'tick 2'" >bu.prog 2>bu.err </dev/null
+check "ustack() at a USDT probe names trprog's main" \
+	grep -q 'trprog`main' bu.txt
+grep -q 'trprog`main' bu.txt || diag "$(cat bu.txt; tail -n 40 bu.err)"
+
 expect_eq "no uprobe events left by the BPF runs" "" \
 	"$(grep dtrace_ /sys/kernel/tracing/uprobe_events 2>&1)"

@@ -802,18 +802,10 @@ static int cmd_trace(struct dtrace_cmd *c)
 		if (!src->name || src->text)
 			continue;
 		/*
-		 * A provider file with no probe clauses is what -h and -G
-		 * read: the mode was forgotten, say so rather than run it.
+		 * The script is read once (a pipe, /dev/stdin or a FIFO
+		 * gives its text only once) and that text is what is
+		 * checked and run.
 		 */
-		if (strcmp(src->name, "-") != 0 &&
-		    prov_parse_file(src->name, &c->popts, &pf, &d) == 0 &&
-		    pf->provider_cnt && !pf->clause_cnt) {
-			prov_file_free(pf);
-			rc = usage_error("no mode given: %s declares providers and no probe clauses; use -h to write a header or -G to link",
-					 src->name);
-			goto out;
-		}
-		prov_file_free(pf);
 		text = read_d_script(c, src->name);
 		if (!text) {
 			rc = EXIT_FAILURE;
@@ -821,6 +813,21 @@ static int cmd_trace(struct dtrace_cmd *c)
 		}
 		src->text = text;
 		owned[i] = text;
+		/*
+		 * A provider file with no probe clauses is what -h and -G
+		 * read: the mode was forgotten, say so rather than run it.
+		 */
+		if (strcmp(src->name, "-") != 0 &&
+		    prov_parse_buf(src->name, text, strlen(text), &pf,
+				   &d) == 0 &&
+		    pf->provider_cnt && !pf->clause_cnt) {
+			prov_file_free(pf);
+			rc = usage_error("no mode given: %s declares providers and no probe clauses; use -h to write a header or -G to link",
+					 src->name);
+			goto out;
+		}
+		prov_file_free(pf);
+		pf = NULL;
 		if (strcmp(src->name, "-") == 0)
 			src->name = "<stdin>";
 	}

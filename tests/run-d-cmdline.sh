@@ -35,6 +35,21 @@ expect_eq "-s - with an error: message" \
 	'dtrace: failed to compile script <stdin>: line 2, column 6: syntax error near ";"' \
 	"$(cat err.txt)"
 
+# -s of a file that gives its text only once (a pipe through
+# /dev/stdin, a FIFO): the text is read once, then checked and run (it
+# was read twice, the second time empty, and dtrace waited forever)
+printf 'BEGIN { printf("piped\\n"); exit(0); }\n' |
+	timeout 60 "$DTRACE" -q -s /dev/stdin >out.txt 2>err.txt
+expect_eq "-s /dev/stdin from a pipe: status" 0 "$?"
+expect_eq "-s /dev/stdin from a pipe: output" "piped" "$(cat out.txt)"
+rm -f fifo.d
+mkfifo fifo.d
+printf 'BEGIN { printf("fifo\\n"); exit(0); }\n' >fifo.d &
+timeout 60 "$DTRACE" -q -s fifo.d >out.txt 2>err.txt
+expect_eq "-s of a FIFO: status" 0 "$?"
+expect_eq "-s of a FIFO: output" "fifo" "$(cat out.txt)"
+wait
+
 # several -s and -n: one program, clauses in command-line order
 cat >one.d <<'D'
 BEGIN { printf("one\n"); }

@@ -32,7 +32,7 @@
 # checks each registration after a SYNC (bench/victim.c, not timed).
 #
 # Each row also says where its slowest 1% of cycles went (bench/victim.c:
-# the share of their time the victim, and the daemon's threads, sat
+# the share of their time the victim, and the daemon's loop, sat
 # runnable waiting for a CPU) and runs the same victim once more right
 # after with no helper (a missing device: nothing registered) while the
 # attack goes on -- what the two CPUs alone make of a dlopen+dlclose at

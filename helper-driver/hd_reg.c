@@ -509,7 +509,8 @@ pid_t hd_reg_pid_of(struct helperd *hd, pid_t tid, uid_t cuid)
 
 struct reject {
 	struct helperd *hd;
-	pid_t pid;
+	pid_t pid; /* the caller's thread until it is known (pid_known) */
+	bool pid_known;
 	char comm[REG_COMM_MAX]; /* "" until a refusal needs it */
 	const char *mod;
 	bool quiet; /* a fork child's copy: it exec'ed or unmapped, say why */
@@ -523,7 +524,20 @@ static int reject(struct reject *rj, int err, const char *fmt, ...)
 	char why[256];
 	va_list ap;
 
-	/* The name of a process not recorded yet, read only to say no. */
+	/*
+	 * Who it is and its name, for a process not recorded yet, are read
+	 * only to say no -- and only when the line will be printed: a flood
+	 * of refusals costs the daemon its answers, not /proc reads.
+	 */
+	if (rj->quiet ? hd_verbose < 2 :
+	    (rj->hd->n_rejected++, !hd_log_reject_take()))
+		return err;
+	if (!rj->pid_known) {
+		pid_t pid = hd_tgid(rj->pid, NULL);
+
+		rj->pid = pid > 0 ? pid : rj->pid;
+		rj->pid_known = true;
+	}
 	if (!rj->comm[0] &&
 	    reg_proc_stat(rj->pid, NULL, rj->comm, sizeof(rj->comm)) < 0)
 		snprintf(rj->comm, sizeof(rj->comm), "?");
@@ -535,9 +549,8 @@ static int reject(struct reject *rj, int err, const char *fmt, ...)
 		       "its parent: %s", (int)rj->pid, rj->comm, rj->mod, why);
 		return err;
 	}
-	rj->hd->n_rejected++;
-	hd_log_reject("pid %d (%s): module '%s': DOF refused: %s",
-		      (int)rj->pid, rj->comm, rj->mod, why);
+	hd_log(HD_WARN, "pid %d (%s): module '%s': DOF refused: %s",
+	       (int)rj->pid, rj->comm, rj->mod, why);
 	return err;
 }
 
@@ -630,6 +643,7 @@ static void job_reject(struct reject *rj, struct helperd *hd,
 	memset(rj, 0, sizeof(*rj));
 	rj->hd = hd;
 	rj->pid = j->pid;
+	rj->pid_known = true;
 	rj->mod = j->h.dofhp_mod;
 	rj->quiet = j->origin == REG_ORIGIN_FORK;
 	if (p)
@@ -650,7 +664,8 @@ static int begin(struct helperd *hd, pid_t tid, uid_t cuid,
 		 const dof_helper_t *h, enum reg_origin origin, uint64_t gen,
 		 void *req, struct hd_job **jp)
 {
-	struct reject rj = { hd, tid, "", "?", origin == REG_ORIGIN_FORK };
+	struct reject rj = { .hd = hd, .pid = tid, .mod = "?",
+			     .quiet = origin == REG_ORIGIN_FORK };
 	struct hd_proc *p;
 	struct hd_job *j;
 	uint64_t uid_regs = 0;
@@ -661,14 +676,15 @@ static int begin(struct helperd *hd, pid_t tid, uid_t cuid,
 
 	if (jp)
 		*jp = NULL;
-	pid = caller(hd, tid, cuid, &uid, &p);
-	if (pid < 0)
-		return pid; /* gone already */
-	rj.pid = pid;
-	if (p)
-		snprintf(rj.comm, sizeof(rj.comm), "%s", p->rp.comm);
 
-	/* 1. The record. */
+	/*
+	 * 1. The record, and a user in debt: refused before anything is
+	 * read about the caller, not even /proc -- a flood of refusals
+	 * costs the daemon its answers and nothing else.  The debt is the
+	 * real uid's; the kernel reports the caller's fsuid, the same but
+	 * in a set-id program, whose owner's debt then counts (root has
+	 * none).
+	 */
 	if (!memchr(h->dofhp_mod, '\0', sizeof(h->dofhp_mod)))
 		return reject(&rj, -EINVAL, "module name is not NUL-terminated");
 	for (i = 0; h->dofhp_mod[i]; i++)
@@ -677,6 +693,26 @@ static int begin(struct helperd *hd, pid_t tid, uid_t cuid,
 			return reject(&rj, -EINVAL,
 				      "module name has control characters");
 	rj.mod = h->dofhp_mod;
+	if (origin == REG_ORIGIN_IOCTL && cuid != (uid_t)-1) {
+		struct hd_debt *d = debt_of(hd, cuid, false);
+
+		if (d && d->bytes > (double)hd->refused_burst) {
+			d->refused++;
+			return reject(&rj, -EBUSY, "user %u owes %.0f KiB of "
+				      "refused work (%" PRIu64 " request(s) "
+				      "turned away); try again later",
+				      (unsigned)cuid, d->bytes / 1024,
+				      d->refused);
+		}
+	}
+
+	pid = caller(hd, tid, cuid, &uid, &p);
+	if (pid < 0)
+		return pid; /* gone already */
+	rj.pid = pid;
+	rj.pid_known = true;
+	if (p)
+		snprintf(rj.comm, sizeof(rj.comm), "%s", p->rp.comm);
 
 	/* 2. What the user owes for refused work. */
 	{

@@ -662,6 +662,27 @@ static void job_reject(struct reject *rj, struct helperd *hd,
 }
 
 /*
+ * The ADDDOF of a user in debt: EBUSY, held (hd_tarpit.c) until the debt
+ * is back under the limit when it came through the device (req), so
+ * that the caller waits instead of asking again at once; 0 when held.
+ */
+static int in_debt(struct helperd *hd, struct reject *rj, struct hd_debt *d,
+		   void *req)
+{
+	int rc;
+
+	d->refused++;
+	rc = reject(rj, -EBUSY, "user %u owes %.0f KiB of refused work (%"
+		    PRIu64 " request(s) turned away); try again later",
+		    (unsigned)d->uid, d->bytes / 1024, d->refused);
+	if (req && hd_tarpit_hold(d->uid, req,
+				  d->bytes - (double)hd->refused_burst,
+				  (double)hd->refused_rate))
+		return 0;
+	return rc;
+}
+
+/*
  * ADDDOF, and what the scan and a fork do in its name, up to the queue:
  * gen 0 takes the next generation, another keeps that one (a fork
  * child's copy of its parent's).  What is decided here is answered at
@@ -707,14 +728,8 @@ static int begin(struct helperd *hd, pid_t tid, uid_t cuid,
 	if (origin == REG_ORIGIN_IOCTL && cuid != (uid_t)-1) {
 		struct hd_debt *d = debt_of(hd, cuid, false);
 
-		if (d && d->bytes > (double)hd->refused_burst) {
-			d->refused++;
-			return reject(&rj, -EBUSY, "user %u owes %.0f KiB of "
-				      "refused work (%" PRIu64 " request(s) "
-				      "turned away); try again later",
-				      (unsigned)cuid, d->bytes / 1024,
-				      d->refused);
-		}
+		if (d && d->bytes > (double)hd->refused_burst)
+			return in_debt(hd, &rj, d, req);
 	}
 
 	pid = caller(hd, tid, cuid, &uid, &p);
@@ -729,14 +744,9 @@ static int begin(struct helperd *hd, pid_t tid, uid_t cuid,
 	{
 		struct hd_debt *d = debt_of(hd, uid, false);
 
-		if (d && d->bytes > (double)hd->refused_burst) {
-			d->refused++;
-			return reject(&rj, -EBUSY, "user %u owes %.0f KiB of "
-				      "refused work (%" PRIu64 " request(s) "
-				      "turned away); try again later",
-				      (unsigned)uid, d->bytes / 1024,
-				      d->refused);
-		}
+		if (d && d->bytes > (double)hd->refused_burst)
+			return in_debt(hd, &rj, d,
+				       origin == REG_ORIGIN_IOCTL ? req : NULL);
 		/* A user who owes anything is answered only once checked. */
 		early = req && origin == REG_ORIGIN_IOCTL &&
 			(!d || d->bytes <= 0) &&

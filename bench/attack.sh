@@ -21,11 +21,25 @@
 #	1,000 holders	1,000 processes each holding a registration (the
 #			descriptor budget)
 #
+# and, for reference, "2 CPU hogs": two processes of nobody that send
+# nothing and only spin, what CPU starvation alone does (race's second
+# thread spins too).
+#
 # The flood and bigbad attackers take the daemon's first answer to each
 # ADDDOF and go on ($DOFCLIENT_NOSYNC): dtrace-helperd answers before it
 # checks, so that keeps its queue full; the others wait for each verdict
 # (SYNC), which makes the daemon read and check at once.  The victim
 # checks each registration after a SYNC (bench/victim.c, not timed).
+#
+# Each row also says how busy the attack keeps the daemon (its threads'
+# and its checkers' CPU time over a second before the victim runs, as a
+# share of one CPU),
+# where its slowest 1% of cycles went (bench/victim.c:
+# the share of their time the victim, and the daemon's loop, sat
+# runnable waiting for a CPU) and runs the same victim once more right
+# after with no helper (a missing device: nothing registered) while the
+# attack goes on -- what the two CPUs alone make of a dlopen+dlclose at
+# that moment, the reference the row's tail is to be read against.
 #
 # With $HELPERD_BEFORE naming another dtrace-helperd (an older build),
 # every row is measured for it too, in the same run, daemon after daemon
@@ -93,12 +107,37 @@ DTRACE_DOF_INIT_DEVNAME=$run/dev/helper
 DTRACE_STATEDIR=$run/state
 export DTRACE_DOF_INIT_DEVNAME DTRACE_STATEDIR
 
+# daemon_cpu: clock ticks of CPU the daemon used: its threads, its
+# reaped children (checkers replaced) and its live checker
+daemon_cpu() {
+	{
+		cut -d')' -f2 "/proc/$hdpid/stat" | awk '{ print $12 + $13 + $14 + $15 }'
+		for c in $(pgrep -P "$hdpid"); do
+			cut -d')' -f2 "/proc/$c/stat" 2>/dev/null |
+				awk '{ print $12 + $13 }'
+		done
+	} | awk '{ s += $1 } END { print s + 0 }'
+}
+
 victim_row() {
-	line=$(VICTIM_REGDIR=$run/state/registry setpriv --reuid=65533 \
+	# The daemon's CPU over one second of the attack, as a share of one
+	# CPU (clock ticks are hundredths of a second).
+	c0=$(daemon_cpu)
+	sleep 1
+	dcpu=$(($(daemon_cpu) - c0))
+	line=$(VICTIM_REGDIR=$run/state/registry VICTIM_DAEMON_PID=$hdpid \
+		setpriv --reuid=65533 --regid=65533 --clear-groups \
+		./victim "$tmp/plug.so" "$N")
+	# The same victim not registering (no device), the attack going on:
+	# what the machine alone makes of its cycles at that moment.
+	ref=$(DTRACE_DOF_INIT_DEVNAME=$run/no-helper setpriv --reuid=65533 \
 		--regid=65533 --clear-groups ./victim "$tmp/plug.so" "$N")
-	set -- "$1" $line
-	printf '| %s | %s | %s | %s | %s |\n' "$1" "$3" "$5" "$7" "$9" >>"$out"
-	printf '%-28s %8s %8s %8s %14s\n' "$1" "$3" "$5" "$7" "$9"
+	set -- "$1" $line $ref
+	printf '| %s | %s | %s | %s | %s | %s / %s | %s | %s / %s / %s |\n' \
+		"$1" "$3" "$5" "$7" "$9" "${11}" "${12}" "$dcpu" "${14}" \
+		"${16}" "${18}" >>"$out"
+	printf '%-28s %6s %6s %6s %5s %7s %7s %5s   %5s %6s %6s\n' "$1" "$3" \
+		"$5" "$7" "$9" "${11}" "${12}" "$dcpu" "${14}" "${16}" "${18}"
 }
 stop_attackers() {
 	for p in $attackers; do
@@ -128,8 +167,8 @@ all_rows() {
 	done
 	mountpoint -q "$run/dev" || { cat helperd.log >&2; exit 1; }
 	echo "$1:"
-	printf '| while nobody runs | p50 us | p99 us | max us | unregistered of %d |\n|---|---|---|---|---|\n' "$N" >"$out"
-	printf '%-28s %8s %8s %8s %14s\n' "while nobody runs" p50 p99 max unregistered
+	printf '| while nobody runs | p50 us | p99 us | max us | unregistered of %d | slowest 1%%: victim / daemon waiting for a CPU, %% | daemon CPU, %% of one | no helper, same moment: p50 / p99 / max us |\n|---|---|---|---|---|---|---|---|\n' "$N" >"$out"
+	printf '%-28s %6s %6s %6s %5s %7s %7s %5s   %5s %6s %6s\n' "while nobody runs" p50 p99 max unreg "vwait%" "dwait%" "dcpu%" p50 p99 max
 
 	victim_row "no attack"
 
@@ -142,6 +181,17 @@ all_rows() {
 	DOFCLIENT_NOSYNC=1 DOFCLIENT_FLOOD_N=100000000 nobody attack bigbad
 	sleep 1
 	victim_row "bigbad (8 MiB refused)"
+	stop_attackers
+
+	# No request at all: two processes that only burn the two CPUs, the
+	# reference for what CPU starvation alone does to a registration.
+	for i in 1 2; do
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			sh -c 'while :; do :; done' &
+		attackers="$attackers $!"
+	done
+	sleep 1
+	victim_row "2 CPU hogs (no requests)"
 	stop_attackers
 
 	( while :; do

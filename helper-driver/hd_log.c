@@ -94,20 +94,16 @@ static struct rate_limit {
 	unsigned int suppressed;
 } limits[2]; /* 0: refusals, 1: odd requests */
 
-static void log_limited(int bucket, int level, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
-
-static void log_limited(int bucket, int level, const char *fmt, va_list ap)
+/* Whether a line of that kind may be printed now; counts it either way. */
+static bool take(int bucket)
 {
 	struct rate_limit *rl = &limits[bucket];
 	uint64_t t = now_ms() / 1000;
 
-	if (level == HD_INFO && hd_verbose < 1)
-		return;
 	if (t != rl->window) {
 		if (rl->suppressed)
-			hd_log(level, "%u more %s not logged",
-			       rl->suppressed,
+			hd_log(bucket ? HD_INFO : HD_WARN,
+			       "%u more %s not logged", rl->suppressed,
 			       bucket ? "odd request(s)" : "refusal(s)");
 		rl->window = t;
 		rl->count = 0;
@@ -115,9 +111,20 @@ static void log_limited(int bucket, int level, const char *fmt, va_list ap)
 	}
 	if (rl->count++ >= HD_RL_BURST) {
 		rl->suppressed++;
-		return;
+		return false;
 	}
-	vlog(level, fmt, ap);
+	return true;
+}
+
+static void log_limited(int bucket, int level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void log_limited(int bucket, int level, const char *fmt, va_list ap)
+{
+	if (level == HD_INFO && hd_verbose < 1)
+		return;
+	if (take(bucket))
+		vlog(level, fmt, ap);
 }
 
 void hd_log_reject(const char *fmt, ...)
@@ -127,6 +134,11 @@ void hd_log_reject(const char *fmt, ...)
 	va_start(ap, fmt);
 	log_limited(0, HD_WARN, fmt, ap);
 	va_end(ap);
+}
+
+bool hd_log_reject_take(void)
+{
+	return take(0);
 }
 
 void hd_log_odd(const char *fmt, ...)

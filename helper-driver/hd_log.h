@@ -25,6 +25,13 @@ void hd_log(int level, const char *fmt, ...)
 void hd_log_reject(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
+/*
+ * hd_log_reject's limit alone: true when a refusal's line may be printed
+ * now (print it with hd_log at HD_WARN), false when it is counted as
+ * left out -- so what only the line needs is not computed for nothing.
+ */
+bool hd_log_reject_take(void);
+
 /* The same for odd but harmless requests, at -v, limited separately. */
 void hd_log_odd(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));

@@ -309,6 +309,7 @@ int main(int argc, char **argv)
 	}
 	if (hd_queue_start(&hd) < 0)
 		goto out;
+	hd_tarpit_start(&hd); /* without it, refusals are answered at once */
 	its.it_interval.tv_sec = hd.check_ms / 1000;
 	its.it_interval.tv_nsec = (long)(hd.check_ms % 1000) * 1000000;
 	its.it_value = its.it_interval;
@@ -381,6 +382,8 @@ int main(int argc, char **argv)
 					       "; exiting", hd.device);
 					stop = true;
 				}
+			} else if (tag == HD_EV_TARPIT) {
+				hd_tarpit_run();
 			} else if (tag == HD_EV_QUEUE || tag == HD_EV_FETCHED ||
 				   tag == HD_EV_CHECK) {
 				hd.queue_kick = true;
@@ -416,6 +419,7 @@ int main(int argc, char **argv)
 	hd_queue_drain(&hd, 2000);
 	rc = 0;
 out:
+	hd_tarpit_stop();
 	hd_device_file(&hd, false);
 	hd_queue_stop(&hd);
 	hd_dev_stop(dev);

@@ -211,6 +211,7 @@ struct helperd {
 #define HD_EV_QUEUE (7ULL << 32)   /* the queue's timerfd */
 #define HD_EV_FETCHED (8ULL << 32) /* the workers' eventfd */
 #define HD_EV_CHECK (9ULL << 32)   /* the checker's pipes */
+#define HD_EV_TARPIT (10ULL << 32) /* held refusals' timerfd */
 
 /* ---- hd_daemon.c ----------------------------------------------------- */
 
@@ -468,6 +469,20 @@ int hd_queue_sync(struct helperd *hd, pid_t tid, uid_t cuid, int gen,
 /* At exit: validate what is queued, for at most ms milliseconds. */
 void hd_queue_drain(struct helperd *hd, unsigned ms);
 void hd_queue_stop(struct helperd *hd);
+
+/* ---- hd_tarpit.c: a user in debt waits for its refusal --------------- */
+
+/* Its timerfd in the loop; -1 (logged): refusals are answered at once. */
+int hd_tarpit_start(struct helperd *hd);
+/*
+ * Hold req, to be answered EBUSY once owed_over bytes are paid back at
+ * rate bytes a second (1 ms to 1 s): true if held, false to answer now.
+ */
+bool hd_tarpit_hold(uid_t uid, void *req, double owed_over, double rate);
+/* The timer fired: answer what is due. */
+void hd_tarpit_run(void);
+/* At exit: answer everything held. */
+void hd_tarpit_stop(void);
 
 /* ---- hd_fork.c: fork and exec from the kernel's process connector ---- */
 

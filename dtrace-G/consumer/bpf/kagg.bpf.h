@@ -399,7 +399,7 @@ static __always_inline __s64 kd_val(const struct ubpf_kdval *d,
 	switch (d->src) {
 	case UBPF_K_ARG:
 		v = d->n < e->nargs && d->n < UBPF_MAXARGS
-			    ? (__s64)arg_of(R, &e->a[d->n < UBPF_MAXARGS ? d->n : 0])
+			    ? (__s64)arg_ctx(R, &e->a[d->n < UBPF_MAXARGS ? d->n : 0])
 			    : 0;
 		break;
 	case UBPF_K_PID: v = (__s32)(pt >> 32); break;
@@ -477,6 +477,7 @@ static __always_inline int kagg_hit(__u32 ev, __u64 pt,
 	struct kctx kc;
 	struct kvm *vm;
 	__u32 zero = 0, i, nargs;
+	__u64 Rv[UBPF_R_IP + 1];
 
 	if (!pl)
 		return -1;
@@ -487,11 +488,12 @@ static __always_inline int kagg_hit(__u32 ev, __u64 pt,
 	vm = bpf_map_lookup_elem(&kvm_buf, &zero);
 	if (!vm)
 		return -1;
+	regs_load(Rv, R);
 	nargs = e->nargs;
 	for (i = 0; i < UBPF_MAXARGS; i++) {
 		if (i >= nargs)
 			break;
-		vm->args[i] = arg_of(R, &e->a[i]);
+		vm->args[i] = arg_of(Rv, &e->a[i]);
 	}
 	vm->pid = (__u32)(pt >> 32);
 	vm->tid = (__u32)pt;

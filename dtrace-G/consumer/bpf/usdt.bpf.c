@@ -76,10 +76,10 @@ struct {
 } buf SEC(".maps");
 
 /*
- * The registers a spec may name, copied out of the context with
+ * The registers a spec may name, copied out of the context once with
  * constant offsets (the verifier refuses a context load whose offset
- * the compiler computed), indexed by UBPF_R_*: for ustack()'s record,
- * which carries them all.
+ * the compiler computed), indexed by UBPF_R_*: for a hit that writes a
+ * record or runs a plan's instructions.
  */
 static __always_inline void regs_load(__u64 *R, const struct ureg *r)
 {
@@ -102,10 +102,15 @@ static __always_inline void regs_load(__u64 *R, const struct ureg *r)
 	R[UBPF_R_IP] = r->ip;
 }
 
+static __always_inline __u64 reg_of(const __u64 *R, __u8 n)
+{
+	return n <= UBPF_R_IP ? R[n] : 0;
+}
+
 /*
- * Register n of the context, read where a spec names it: a hit reads
- * only the registers its arguments need (ustack() copies all, with
- * regs_load()).  Each case is one load at a constant offset, written
+ * Register n of the context, read where a spec names it, for a plan
+ * run straight-line (kagg_direct()): it reads only the registers its
+ * arguments need.  Each case is one load at a constant offset, written
  * in assembly: in C, clang merges the cases' loads into one through a
  * computed pointer, or hoists the addresses out of a loop, and the
  * verifier refuses a context access through a modified pointer.
@@ -119,7 +124,7 @@ static __always_inline void regs_load(__u64 *R, const struct ureg *r)
 		v_;                                                     \
 	})
 
-static __always_inline __u64 reg_of(const struct ureg *r, __u8 n)
+static __always_inline __u64 reg_ctx(const struct ureg *r, __u8 n)
 {
 	switch (n) {
 	case UBPF_R_AX: return UCTX(r, 80);
@@ -161,19 +166,19 @@ static __always_inline __u64 sized(__u64 v, __u8 size, __u8 sgn)
 	return v;
 }
 
-static __always_inline __u64 arg_of(const struct ureg *r,
-				    const struct ubpf_arg *a)
+/* Argument a, whose register (a->reg) holds reg. */
+static __always_inline __u64 arg_fetch(__u64 reg, const struct ubpf_arg *a)
 {
 	__u64 v = 0;
 
 	switch (a->kind) {
 	case UBPF_A_REG:
-		v = reg_of(r, a->reg);
+		v = reg;
 		break;
 	case UBPF_A_REGHI:
-		return (reg_of(r, a->reg) >> 8) & 0xff;
+		return (reg >> 8) & 0xff;
 	case UBPF_A_MEM: {
-		const void *p = (const void *)(reg_of(r, a->reg) + a->off);
+		const void *p = (const void *)(reg + a->off);
 
 		switch (a->size) {
 		case 1: bpf_probe_read_user(&v, 1, p); break;
@@ -190,6 +195,17 @@ static __always_inline __u64 arg_of(const struct ureg *r,
 		return 0;
 	}
 	return sized(v, a->size, a->sgn);
+}
+
+static __always_inline __u64 arg_of(const __u64 *R, const struct ubpf_arg *a)
+{
+	return arg_fetch(reg_of(R, a->reg), a);
+}
+
+static __always_inline __u64 arg_ctx(const struct ureg *r,
+				     const struct ubpf_arg *a)
+{
+	return arg_fetch(a->kind == UBPF_A_CONST ? 0 : reg_ctx(r, a->reg), a);
 }
 
 #include "kagg.bpf.h"
@@ -258,6 +274,7 @@ int usdt_hit(struct ureg *ctx)
 	struct ubpf_rec *h;
 	__u64 *args;
 	__u32 off, nargs, i;
+	__u64 R[UBPF_R_IP + 1];
 	int k;
 
 	if (!e || (__u32)(pt >> 32) == self_pid)
@@ -268,6 +285,7 @@ int usdt_hit(struct ureg *ctx)
 	s = bpf_map_lookup_elem(&buf, &zero);
 	if (!s)
 		return 0;
+	regs_load(R, ctx);
 	h = (struct ubpf_rec *)s->b;
 	h->time = bpf_ktime_get_ns();
 	h->pid = (__u32)(pt >> 32);
@@ -288,7 +306,7 @@ int usdt_hit(struct ureg *ctx)
 	for (i = 0; i < UBPF_MAXARGS; i++) {
 		if (i >= nargs)
 			break;
-		args[i] = arg_of(ctx, &e->a[i]);
+		args[i] = arg_of(R, &e->a[i]);
 	}
 	off = sizeof(*h) + 8 * nargs;
 	for (i = 0; i < UBPF_MAXARGS; i++) {
@@ -300,7 +318,7 @@ int usdt_hit(struct ureg *ctx)
 		off &= UBPF_SCRATCH / 2 - 1;
 		lp = (__u16 *)(s->b + off);
 		n = bpf_probe_read_user_str(s->b + off + 2, UBPF_STRMAX,
-					    (const void *)arg_of(ctx, &e->a[i]));
+					    (const void *)arg_of(R, &e->a[i]));
 		if (n < 0)
 			n = 0;
 		*lp = (__u16)n;
@@ -308,9 +326,6 @@ int usdt_hit(struct ureg *ctx)
 	}
 	off &= UBPF_SCRATCH / 2 - 1;
 	if (e->ustk) {
-		__u64 R[UBPF_R_IP + 1];
-
-		regs_load(R, ctx);
 		off = ustack_copy(s, off, R, e->ustk);
 		h->flags |= UBPF_RF_USTACK;
 	}

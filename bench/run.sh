@@ -9,6 +9,7 @@
 #	make bench			(sets the variables below)
 #	DTRACE=... DTRACE_DRTI=... top_srcdir=... sh bench/run.sh
 #	BENCH_ONLY=consumer ... sh bench/run.sh	(the consumer figures only)
+#	BENCH_BACKENDS=bpf ...			(only those dtrace backends)
 #	BENCH_ONLY=pid ... sh bench/run.sh	(the pid provider's only)
 #	BENCH_ONLY=kprov ... sh bench/run.sh	(the kernel providers only)
 #	BENCH_ONLY=ustack ... sh bench/run.sh	(ustack()'s only: ustack.sh)
@@ -311,7 +312,7 @@ elif [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 	for act in count sum quantize predicate; do
 		consumer_hit bpftrace $act
 		b_ns=$hit_ns b_ok=$hit_ok b_drops=$hit_drops
-		for be in bpf uprobe; do
+		for be in ${BENCH_BACKENDS:-bpf uprobe}; do
 			consumer_hit $be $act
 			row "dtrace -n ($be) vs bpftrace, $act: ns/hit" "$hit_ns" "$b_ns"
 			row "  same, every hit of 1,000,000 (3 runs); drops" \
@@ -349,7 +350,7 @@ elif [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 	for act in printf count sum quantize predicate; do
 		consumer_rate bpftrace $act
 		b_ll=$lossless b_max=$max_rate b_md=$max_drops
-		for be in bpf uprobe; do
+		for be in ${BENCH_BACKENDS:-bpf uprobe}; do
 			consumer_rate $be $act
 			row "$act ($be), lossless: highest events/s (0 drops, exact)" "$lossless" "$b_ll"
 			row "$act ($be), unpaced: events/s reached; drops of 1,000,000" \

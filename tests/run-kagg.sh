@@ -13,7 +13,10 @@
 #  - one aggregation fed by two clauses, the kernel's and user space's
 #    entries merged (a printf clause on the same probe keeps its record);
 #  - threads on several CPUs: exact counts from per-CPU values;
-#  - a program with exit() in a probe clause runs nothing in the kernel.
+#  - a program with exit() in a probe clause runs nothing in the kernel;
+#  - plans of the direct shape (one clause, no keys: the program's
+#    straight-line path, kagg_bpf.h): % by a power of two on negative
+#    values, / on them, pid against $target, a bare truth predicate.
 # Needs root, tracefs and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -182,6 +185,53 @@ cat >expected.txt <<'EOF'
 EOF
 both "threads, per-CPU values" 1 "'threads 4 2000'" \
 	-n 'tr$target:::tick { @[(int)arg0] = count(); }'
+
+# The direct shape "[/v OP imm CMP imm/] @ = fn([v OP imm])", each
+# alone on its probe; -v says the clause ran without the instruction
+# loop (direct WHAT: after both).
+direct() {
+	expect_eq "$1: run straight-line" \
+		"dtrace: 1 of them without the plan's instruction loop" \
+		"$(grep 'instruction loop' err1.txt)"
+}
+# arg2 = -1000 * i: % 16 is -8 for odd i, 0 for even; arg2 / 3000
+# rounds toward 0 (0, 0, 0, -1, -1, -1, -2, ...).
+cat >expected.txt <<'EOF'
+
+                6
+EOF
+both "direct: % by a power of two, negative" 1 "'tick 12'" \
+	-n 'tr$target:::tick /arg2 % 16 == -8/ { @ = count(); }'
+direct "direct: % by a power of two, negative"
+cat >expected.txt <<'EOF'
+
+           -18000
+EOF
+both "direct: sum, / by a power of two, truth" 1 "'tick 12'" \
+	-n 'tr$target:::tick /arg0 & 1/ { @ = sum(arg2 / 2); }'
+direct "direct: sum, / by a power of two, truth"
+cat >expected.txt <<'EOF'
+
+
+           value  ------------- Distribution ------------- count    
+              -4 |                                         0        
+              -3 |@@@@@@@@@@                               3        
+              -2 |@@@@@@@@@@                               3        
+              -1 |@@@@@@@@@@                               3        
+               0 |@@@@@@@@@@                               3        
+               1 |                                         0        
+
+EOF
+both "direct: lquantize, pid predicate, signed /" 1 "'tick 12'" \
+	-n 'tr$target:::tick /pid == $target/ { @ = lquantize(arg2 / 3000, -5, 5, 1); }'
+direct "direct: lquantize, pid predicate, signed /"
+cat >expected.txt <<'EOF'
+
+              -11
+EOF
+both "direct: min of an argument and a constant" 1 "'tick 12'" \
+	-n 'tr$target:::tick /arg0 > 8/ { @ = min(arg0 - 20); }'
+direct "direct: min of an argument and a constant"
 
 # exit() in a probe clause: DTrace counts no hit after it, which only
 # user space can follow; nothing runs in the kernel.

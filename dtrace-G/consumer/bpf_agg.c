@@ -29,6 +29,12 @@
  * process's: its plan is put in once, under (ev, pid 0), before its
  * programs are attached, and stays for the run.
  *
+ * Faster paths (kagg_bpf.h): kagg_direct() marks a plan of the common
+ * one-aggregation shape, which the program then evaluates without its
+ * instruction loop, and the first process of an event with a plan also
+ * gets its plan in a slot of the array kplanv, named by kplan1[event],
+ * so its hits need no hash lookup; the slot is freed when it exits.
+ *
  * DTRACE_KAGG=0 turns it off: every hit is recorded and aggregated in
  * user space, which prints the same (tests/run-kagg.sh compares both).
  */
@@ -43,13 +49,18 @@
 
 #include "../d/kplan.h"
 #include "bpf/kagg_bpf.h"
+#include "bpf/usdt_bpf.h"
 #include "consumer_impl.h"
 
 struct bpf_kagg {
 	struct d_kplan *kp;
-	int plans_fd, aggs_fd, flat_fd, drops_fd;
+	int plans_fd, aggs_fd, flat_fd, drops_fd, plan1_fd, planv_fd;
 	int ncpus;
-	bool *ran; /* per clause: put in some plan */
+	pid_t first[UBPF_MAXEV];   /* kplan1's pid, per event */
+	unsigned slot[UBPF_MAXEV]; /* and its slot + 1 */
+	bool used[UBPF_KPLANV];
+	bool *ran;    /* per clause: put in some plan */
+	bool *direct; /* per clause: in a plan of the direct shape */
 };
 
 struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
@@ -68,14 +79,17 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	k->aggs_fd = bpf_object__find_map_fd_by_name(obj, "kaggs");
 	k->flat_fd = bpf_object__find_map_fd_by_name(obj, "kflat");
 	k->drops_fd = bpf_object__find_map_fd_by_name(obj, "kdrops");
+	k->plan1_fd = bpf_object__find_map_fd_by_name(obj, "kplan1");
+	k->planv_fd = bpf_object__find_map_fd_by_name(obj, "kplanv");
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->plans_fd < 0 || k->aggs_fd < 0 || k->flat_fd < 0 ||
-	    k->drops_fd < 0 ||
+	    k->drops_fd < 0 || k->plan1_fd < 0 || k->planv_fd < 0 ||
 	    k->ncpus <= 0) {
 		bpf_kagg_free(k);
 		return NULL;
 	}
 	k->ran = xcalloc(c->nclauses, sizeof(*k->ran));
+	k->direct = xcalloc(c->nclauses, sizeof(*k->direct));
 	return k;
 }
 
@@ -85,7 +99,77 @@ void bpf_kagg_free(struct bpf_kagg *k)
 		return;
 	d_kplan_free(k->kp);
 	free(k->ran);
+	free(k->direct);
 	free(k);
+}
+
+/* A direct operand at ops[*i]: a source, then perhaps OP imm. */
+static bool kd_val_at(const struct ubpf_kplan *pl, unsigned *i,
+		      struct ubpf_kdval *d)
+{
+	const struct ubpf_kop *o = &pl->ops[*i];
+
+	if (*i >= pl->nops || (o->op != UBPF_K_ARG && o->op != UBPF_K_PID &&
+			       o->op != UBPF_K_TID && o->op != UBPF_K_CONST) ||
+	    (o->op == UBPF_K_ARG && o->n >= UBPF_MAXARGS))
+		return false;
+	d->src = o->op;
+	d->n = o->n;
+	d->sz = o->sz;
+	d->sg = o->sg;
+	d->vimm = o->imm;
+	d->op = UBPF_KD_NONE;
+	if (++*i >= pl->nops)
+		return true;
+	o = &pl->ops[*i];
+	if (o->op >= UBPF_K_ADD && o->op <= UBPF_K_LXOR &&
+	    (o->flags & UBPF_KF_IMM)) {
+		d->op = o->op;
+		d->imm = o->imm;
+		d->osz = o->sz;
+		d->osg = o->sg;
+		++*i;
+	}
+	return true;
+}
+
+/*
+ * Whether pl is "[/v [OP imm] [CMP imm]/] @ = fn([v [OP imm]])" with a
+ * keyless aggregation: then pl->d describes it (kagg_bpf.h), and the
+ * program runs it without its instruction loop.
+ */
+static void kagg_direct(struct ubpf_kplan *pl)
+{
+	struct ubpf_kdirect d;
+	const struct ubpf_kop *o;
+	unsigned i = 0;
+
+	memset(&d, 0, sizeof(d));
+	d.pcmp = UBPF_KD_NONE;
+	d.av.src = UBPF_KD_NONE;
+	for (unsigned j = 0; j < pl->nops; j++)
+		if (pl->ops[j].op == UBPF_K_PRED) {
+			if (!kd_val_at(pl, &i, &d.pv) || i != j)
+				return;
+			o = &pl->ops[j];
+			if (o->jump != pl->nops ||
+			    (o->n && !(o->flags & UBPF_KF_IMM)))
+				return;
+			d.pcmp = o->n;
+			d.cimm = o->imm;
+			i = j + 1;
+			break;
+		}
+	if (i + 1 < pl->nops && !kd_val_at(pl, &i, &d.av))
+		return;
+	o = &pl->ops[i];
+	if (i + 1 != pl->nops || o->op != UBPF_K_AGG ||
+	    !(o->flags & UBPF_KF_FLAT) ||
+	    (o->n == UBPF_F_COUNT) != (d.av.src == UBPF_KD_NONE))
+		return;
+	d.agg = (uint16_t)i;
+	d.on = 1;
+	pl->d = d;
 }
 
 /*
@@ -99,11 +183,13 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 		    unsigned *nu)
 {
 	bool any = false;
+	unsigned last = 0;
 
 	memset(pl, 0, sizeof(*pl));
 	for (unsigned i = 0; i < n; i++) {
 		if (d_kplan_emit(k->kp, cl[i], dp, pl)) {
 			any = true;
+			last = cl[i];
 			k->ran[cl[i]] = true;
 			continue;
 		}
@@ -115,6 +201,10 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 			(*uep)[(*nu)++] = ep[i];
 		}
 	}
+	if (any)
+		kagg_direct(pl);
+	if (pl->d.on)
+		k->direct[last] = true;
 	return any;
 }
 
@@ -166,6 +256,42 @@ void bpf_kagg_kprobe(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 	free(pl);
 }
 
+/*
+ * ev's plan pl for pid, also in a kplanv slot when pid is the event's
+ * first process with a plan (or its plan changed) and a slot is free.
+ * The slot is written while kplan1 does not name it.
+ */
+static void plan1_put(struct bpf_kagg *k, uint32_t ev, pid_t pid,
+		      const struct ubpf_kplan *pl)
+{
+	struct ubpf_kplan1 f;
+	unsigned s;
+
+	if (ev >= UBPF_MAXEV || (k->first[ev] && k->first[ev] != pid))
+		return;
+	if (k->first[ev] == pid) {
+		/* hits use the hash's (new) plan while the slot changes */
+		f.pid = f.slot = 0;
+		if (bpf_map_update_elem(k->plan1_fd, &ev, &f, BPF_ANY) < 0)
+			return;
+		s = k->slot[ev] - 1;
+	} else {
+		for (s = 0; s < UBPF_KPLANV && k->used[s]; s++)
+			;
+		if (s == UBPF_KPLANV)
+			return;
+	}
+	if (bpf_map_update_elem(k->planv_fd, &s, pl, BPF_ANY) < 0)
+		return;
+	f.pid = (uint32_t)pid;
+	f.slot = s + 1;
+	if (bpf_map_update_elem(k->plan1_fd, &ev, &f, BPF_ANY) < 0)
+		return;
+	k->used[s] = true;
+	k->first[ev] = pid;
+	k->slot[ev] = s + 1;
+}
+
 /* pr was enabled: a plan for each of its events whose probe has one. */
 void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 {
@@ -186,6 +312,8 @@ void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 		if (bpf_map_update_elem(k->plans_fd, &key, pl, BPF_ANY) < 0)
 			say(c, "cannot aggregate in the kernel for pid %d: %s",
 			    (int)pr->pid, strerror(errno));
+		else
+			plan1_put(k, (uint32_t)i, pr->pid, pl);
 	}
 	free(pl);
 }
@@ -198,6 +326,15 @@ void bpf_kagg_proc_exit(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 		struct ubpf_kplan_key key = {(uint32_t)i, (uint32_t)pid};
 
 		(void)bpf_map_delete_elem(k->plans_fd, &key);
+		if (i < UBPF_MAXEV && k->first[i] == pid) {
+			struct ubpf_kplan1 f = {0, 0};
+
+			(void)bpf_map_update_elem(k->plan1_fd, &key.ev, &f,
+						  BPF_ANY);
+			k->used[k->slot[i] - 1] = false;
+			k->first[i] = 0;
+			k->slot[i] = 0;
+		}
 	}
 }
 
@@ -216,7 +353,7 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 	struct ubpf_kkey key, next;
 	struct ubpf_kval *v;
 	uint64_t *drops;
-	unsigned nran = 0;
+	unsigned nran = 0, ndirect = 0;
 	uint32_t zero = 0;
 	void *prev = NULL;
 
@@ -261,9 +398,14 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 				say(c, "%" PRIu64 " aggregation drop%s on CPU %d",
 				    drops[cpu], drops[cpu] == 1 ? "" : "s", cpu);
 	free(drops);
-	for (unsigned ci = 0; ci < c->nclauses; ci++)
+	for (unsigned ci = 0; ci < c->nclauses; ci++) {
 		nran += k->ran[ci];
+		ndirect += k->direct[ci];
+	}
 	if (c->o->verbose && nran)
 		say(c, "%u clause%s aggregated in the kernel", nran,
 		    nran == 1 ? "" : "s");
+	if (c->o->verbose && ndirect)
+		say(c, "%u of them without the plan's instruction loop",
+		    ndirect);
 }

@@ -5,7 +5,9 @@
  * record path and this one read on their own.  The formats are
  * kagg_bpf.h's.
  *
- * On a hit, kagg_hit() looks up the plan of (event, process) in kplans.
+ * On a hit, kagg_hit() looks up the plan of (event, process) in kplans
+ * (or, for the event's first process, in kplanv: kplan_of()).  A plan
+ * of the direct shape runs in kagg_direct(), without the machine below.
  * Without one the hit is recorded as before, and user space runs every
  * clause of the probe.  With one, the arguments are fetched once into a
  * per-CPU scratch (kvm), and the plan runs there under bpf_loop(): one
@@ -31,6 +33,20 @@ struct {
 	__type(key, struct ubpf_kplan_key);
 	__type(value, struct ubpf_kplan);
 } kplans SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, UBPF_MAXEV);
+	__type(key, __u32);
+	__type(value, struct ubpf_kplan1);
+} kplan1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, UBPF_KPLANV);
+	__type(key, __u32);
+	__type(value, struct ubpf_kplan);
+} kplanv SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -149,9 +165,19 @@ static __always_inline __u16 klqbucket(__s64 v, const struct ubpf_kop *o)
 	return (__u16)((__u64)(v - base) / (__u64)step + 1);
 }
 
-/* C's / and % on int64_t, with the unsigned division BPF has */
+/*
+ * C's / and % on int64_t, with the unsigned division BPF has; % by a
+ * power of two (the common "arg0 % 2") as a mask: the remainder takes
+ * a's sign.
+ */
 static __always_inline __s64 ksdiv(__s64 a, __s64 b, int mod)
 {
+	if (mod && b > 0 && !(b & (b - 1))) {
+		__s64 r = a & (b - 1);
+
+		return a < 0 && r ? r - b : r;
+	}
+	{
 	__u64 ua = a < 0 ? 0 - (__u64)a : (__u64)a;
 	__u64 ub = b < 0 ? 0 - (__u64)b : (__u64)b;
 	__u64 q = ub ? ua / ub : 0;
@@ -160,40 +186,48 @@ static __always_inline __s64 ksdiv(__s64 a, __s64 b, int mod)
 	if (mod)
 		return (__s64)((__u64)a - (__u64)sq * (__u64)b);
 	return sq;
+	}
 }
 
-static __always_inline void kagg_update(struct kvm *vm,
-					const struct ubpf_kop *o, __s64 v)
+/* a OP b for the binary instructions, UBPF_K_ADD..UBPF_K_LXOR */
+static __always_inline __s64 kalu(__u8 op, __s64 a, __s64 b)
 {
-	struct ubpf_kval *kv, zero = {0, 0};
-	__u32 z = 0;
-	__u64 *dp;
+	switch (op) {
+	case UBPF_K_ADD: return (__s64)((__u64)a + (__u64)b);
+	case UBPF_K_SUB: return (__s64)((__u64)a - (__u64)b);
+	case UBPF_K_MUL: return (__s64)((__u64)a * (__u64)b);
+	case UBPF_K_DIVU: return b ? (__s64)((__u64)a / (__u64)b) : 0;
+	case UBPF_K_MODU: return b ? (__s64)((__u64)a % (__u64)b) : 0;
+	case UBPF_K_DIVS: return ksdiv(a, b, 0);
+	case UBPF_K_MODS: return ksdiv(a, b, 1);
+	case UBPF_K_AND: return a & b;
+	case UBPF_K_OR: return a | b;
+	case UBPF_K_XOR: return a ^ b;
+	case UBPF_K_SHL: return (__s64)((__u64)a << (b & 63));
+	case UBPF_K_SHR: return (__s64)((__u64)a >> (b & 63));
+	case UBPF_K_SAR: return a >> (b & 63);
+	case UBPF_K_EQ: return a == b;
+	case UBPF_K_NE: return a != b;
+	case UBPF_K_LTS: return a < b;
+	case UBPF_K_LTU: return (__u64)a < (__u64)b;
+	case UBPF_K_GTS: return a > b;
+	case UBPF_K_GTU: return (__u64)a > (__u64)b;
+	case UBPF_K_LES: return a <= b;
+	case UBPF_K_LEU: return (__u64)a <= (__u64)b;
+	case UBPF_K_GES: return a >= b;
+	case UBPF_K_GEU: return (__u64)a >= (__u64)b;
+	case UBPF_K_LAND: return a && b;
+	case UBPF_K_LOR: return a || b;
+	case UBPF_K_LXOR: return !a != !b;
+	}
+	return 0;
+}
 
-	vm->key.agg = o->agg;
-	vm->key.bucket = o->n == UBPF_F_QUANTIZE    ? kqbucket(v)
-			 : o->n == UBPF_F_LQUANTIZE ? klqbucket(v, o)
-						    : 0;
-	if (o->flags & UBPF_KF_FLAT) {
-		z = (__u32)o->slot + vm->key.bucket;
-		kv = bpf_map_lookup_elem(&kflat, &z);
-		if (!kv)
-			return;
-		z = 0;
-	} else {
-		kv = bpf_map_lookup_elem(&kaggs, &vm->key);
-	}
-	if (!kv) {
-		(void)bpf_map_update_elem(&kaggs, &vm->key, &zero,
-					  BPF_NOEXIST);
-		kv = bpf_map_lookup_elem(&kaggs, &vm->key);
-	}
-	if (!kv) {
-		dp = bpf_map_lookup_elem(&kdrops, &z);
-		if (dp)
-			*dp += 1;
-		return;
-	}
-	switch (o->n) {
+/* fn's update of an entry's value */
+static __always_inline void kval_update(struct ubpf_kval *kv, __u8 fn,
+					__s64 v)
+{
+	switch (fn) {
 	case UBPF_F_COUNT:
 	case UBPF_F_QUANTIZE:
 	case UBPF_F_LQUANTIZE:
@@ -218,6 +252,50 @@ static __always_inline void kagg_update(struct kvm *vm,
 		kv->b = 1;
 		break;
 	}
+}
+
+static __always_inline __u16 kbucket(const struct ubpf_kop *o, __s64 v)
+{
+	return o->n == UBPF_F_QUANTIZE	  ? kqbucket(v)
+	       : o->n == UBPF_F_LQUANTIZE ? klqbucket(v, o)
+					  : 0;
+}
+
+static __always_inline void kdrop(void)
+{
+	__u32 z = 0;
+	__u64 *dp = bpf_map_lookup_elem(&kdrops, &z);
+
+	if (dp)
+		*dp += 1;
+}
+
+static __always_inline void kagg_update(struct kvm *vm,
+					const struct ubpf_kop *o, __s64 v)
+{
+	struct ubpf_kval *kv, zero = {0, 0};
+	__u32 z;
+
+	vm->key.agg = o->agg;
+	vm->key.bucket = kbucket(o, v);
+	if (o->flags & UBPF_KF_FLAT) {
+		z = (__u32)o->slot + vm->key.bucket;
+		kv = bpf_map_lookup_elem(&kflat, &z);
+		if (!kv)
+			return;
+	} else {
+		kv = bpf_map_lookup_elem(&kaggs, &vm->key);
+	}
+	if (!kv) {
+		(void)bpf_map_update_elem(&kaggs, &vm->key, &zero,
+					  BPF_NOEXIST);
+		kv = bpf_map_lookup_elem(&kaggs, &vm->key);
+	}
+	if (!kv) {
+		kdrop();
+		return;
+	}
+	kval_update(kv, o->n, v);
 }
 
 /* One instruction; 1 ends the run. */
@@ -281,32 +359,6 @@ static long kstep(__u64 i, void *ctx)
 	case UBPF_K_NEG: r = (__s64)(0 - (__u64)a); break;
 	case UBPF_K_BNOT: r = ~a; break;
 	case UBPF_K_LNOT: r = !a; break;
-	case UBPF_K_ADD: r = (__s64)((__u64)a + (__u64)b); break;
-	case UBPF_K_SUB: r = (__s64)((__u64)a - (__u64)b); break;
-	case UBPF_K_MUL: r = (__s64)((__u64)a * (__u64)b); break;
-	case UBPF_K_DIVU: r = b ? (__s64)((__u64)a / (__u64)b) : 0; break;
-	case UBPF_K_MODU: r = b ? (__s64)((__u64)a % (__u64)b) : 0; break;
-	case UBPF_K_DIVS: r = ksdiv(a, b, 0); break;
-	case UBPF_K_MODS: r = ksdiv(a, b, 1); break;
-	case UBPF_K_AND: r = a & b; break;
-	case UBPF_K_OR: r = a | b; break;
-	case UBPF_K_XOR: r = a ^ b; break;
-	case UBPF_K_SHL: r = (__s64)((__u64)a << (b & 63)); break;
-	case UBPF_K_SHR: r = (__s64)((__u64)a >> (b & 63)); break;
-	case UBPF_K_SAR: r = a >> (b & 63); break;
-	case UBPF_K_EQ: r = a == b; break;
-	case UBPF_K_NE: r = a != b; break;
-	case UBPF_K_LTS: r = a < b; break;
-	case UBPF_K_LTU: r = (__u64)a < (__u64)b; break;
-	case UBPF_K_GTS: r = a > b; break;
-	case UBPF_K_GTU: r = (__u64)a > (__u64)b; break;
-	case UBPF_K_LES: r = a <= b; break;
-	case UBPF_K_LEU: r = (__u64)a <= (__u64)b; break;
-	case UBPF_K_GES: r = a >= b; break;
-	case UBPF_K_GEU: r = (__u64)a >= (__u64)b; break;
-	case UBPF_K_LAND: r = a && b; break;
-	case UBPF_K_LOR: r = a || b; break;
-	case UBPF_K_LXOR: r = !a != !b; break;
 	case UBPF_K_SEL: r = a ? b : c; break;
 	case UBPF_K_PRED: r = a; break;
 	case UBPF_K_KEY:
@@ -319,7 +371,10 @@ static long kstep(__u64 i, void *ctx)
 		vm->sp = sp;
 		return 0;
 	default:
-		return 1;
+		if (eop < UBPF_K_ADD || eop > UBPF_K_LXOR)
+			return 1;
+		r = kalu(eop, a, b);
+		break;
 	}
 	if (op == UBPF_K_PRED) {
 		vm->sp = sp;
@@ -334,29 +389,111 @@ static long kstep(__u64 i, void *ctx)
 	return 0;
 }
 
+/* A direct plan's operand (kagg_bpf.h's struct ubpf_kdval) */
+static __always_inline __s64 kd_val(const struct ubpf_kdval *d,
+				    const struct ubpf_ev *e,
+				    const struct ureg *R, __u64 pt)
+{
+	__s64 v;
+
+	switch (d->src) {
+	case UBPF_K_ARG:
+		v = d->n < e->nargs && d->n < UBPF_MAXARGS
+			    ? (__s64)arg_ctx(R, &e->a[d->n < UBPF_MAXARGS ? d->n : 0])
+			    : 0;
+		break;
+	case UBPF_K_PID: v = (__s32)(pt >> 32); break;
+	case UBPF_K_TID: v = (__s32)pt; break;
+	default: v = d->vimm; break;
+	}
+	v = (__s64)sized((__u64)v, d->sz, d->sg);
+	if (d->op != UBPF_KD_NONE)
+		v = (__s64)sized((__u64)kalu(d->op, v, d->imm), d->osz, d->osg);
+	return v;
+}
+
+/*
+ * A direct plan: the predicate, then one keyless aggregation, as the
+ * instructions would run them.
+ */
+static __always_inline void kagg_direct(const struct ubpf_kplan *pl,
+					const struct ubpf_ev *e,
+					const struct ureg *R, __u64 pt)
+{
+	const struct ubpf_kdirect *d = &pl->d;
+	const struct ubpf_kop *o;
+	struct ubpf_kval *kv;
+	__s64 v = 0;
+	__u32 z;
+
+	if (d->pcmp != UBPF_KD_NONE) {
+		v = kd_val(&d->pv, e, R, pt);
+		if (d->pcmp)
+			v = kalu(d->pcmp, v, d->cimm);
+		if (!v)
+			return;
+	}
+	if (d->agg >= UBPF_KOPS)
+		return;
+	o = &pl->ops[d->agg];
+	v = d->av.src != UBPF_KD_NONE ? kd_val(&d->av, e, R, pt) : 0;
+	z = (__u32)o->slot + kbucket(o, v);
+	kv = bpf_map_lookup_elem(&kflat, &z);
+	if (kv)
+		kval_update(kv, o->n, v);
+}
+
+/* The plan of (ev, pid): kplanv's slot when pid is the event's first */
+static __always_inline const struct ubpf_kplan *kplan_of(__u32 ev, __u32 pid)
+{
+	struct ubpf_kplan_key pk = {ev, pid};
+	const struct ubpf_kplan1 *f = bpf_map_lookup_elem(&kplan1, &ev);
+	const struct ubpf_kplan *pl = NULL;
+	__u32 slot;
+
+	/*
+	 * Two calls, each with its own map: one call site given either map
+	 * would not have the array's lookup inlined by the verifier.
+	 */
+	if (f && f->pid == pid && f->slot) {
+		slot = f->slot - 1;
+		pl = bpf_map_lookup_elem(&kplanv, &slot);
+		barrier_var(pl);
+	}
+	if (pl)
+		return pl;
+	return bpf_map_lookup_elem(&kplans, &pk);
+}
+
 /*
  * Run the plan of (ev, this process), if it has one: -1 without a
  * plan, 0 when no record is needed, 1 when it is (then flagged).
  */
 static __always_inline int kagg_hit(__u32 ev, __u64 pt,
-				    const struct ubpf_ev *e, const __u64 *R)
+				    const struct ubpf_ev *e,
+				    const struct ureg *R)
 {
-	struct ubpf_kplan_key pk = {ev, (__u32)(pt >> 32)};
-	const struct ubpf_kplan *pl = bpf_map_lookup_elem(&kplans, &pk);
+	const struct ubpf_kplan *pl = kplan_of(ev, (__u32)(pt >> 32));
 	struct kctx kc;
 	struct kvm *vm;
 	__u32 zero = 0, i, nargs;
+	__u64 Rv[UBPF_R_IP + 1];
 
 	if (!pl)
 		return -1;
+	if (pl->d.on) {
+		kagg_direct(pl, e, R, pt);
+		return pl->record ? 1 : 0;
+	}
 	vm = bpf_map_lookup_elem(&kvm_buf, &zero);
 	if (!vm)
 		return -1;
+	regs_load(Rv, R);
 	nargs = e->nargs;
 	for (i = 0; i < UBPF_MAXARGS; i++) {
 		if (i >= nargs)
 			break;
-		vm->args[i] = arg_of(R, &e->a[i]);
+		vm->args[i] = arg_of(Rv, &e->a[i]);
 	}
 	vm->pid = (__u32)(pt >> 32);
 	vm->tid = (__u32)pt;

@@ -35,6 +35,16 @@
  * aggregation without keys needs no hash: its statement gets slots of
  * the per-CPU array kflat (one, or one per bucket), found by index, and
  * sum() sets b as well, so a slot with a and b 0 was never updated.
+ *
+ * Faster paths, the same results.  A plan whose instructions take the
+ * common shape "[/v OP imm CMP imm/] @ = fn([v OP imm])" -- one clause,
+ * no keys, v an argument, pid, tid or a constant, each part optional --
+ * is also described by its struct ubpf_kdirect (the loader finds the
+ * shape, kagg_direct() in ../bpf_agg.c), which the program evaluates
+ * in straight-line code instead of running the instructions one by one.
+ * And the first process of an event with a plan finds it without the
+ * hash: kplan1[ev] names that pid and its plan's slot in the array
+ * kplanv (UBPF_KPLANV plans; the hash holds every plan as well).
  */
 #ifndef KAGG_BPF_H
 #define KAGG_BPF_H
@@ -125,12 +135,46 @@ struct ubpf_kplan_key {
 	__u32 pid;
 };
 
+/* A direct plan's operand: v, then optionally v OP imm, each narrowed */
+struct ubpf_kdval {
+	__u8 src; /* UBPF_K_ARG, PID, TID, CONST; UBPF_KD_NONE: no value */
+	__u8 n;	  /* ARG: the index */
+	__u8 sz, sg; /* src's narrowing */
+	__u8 op;     /* UBPF_K_ADD..UBPF_K_LXOR with imm, or UBPF_KD_NONE */
+	__u8 osz, osg; /* op's narrowing */
+	__u8 pad;
+	__s64 vimm; /* CONST: the value */
+	__s64 imm;  /* op's b */
+};
+
+#define UBPF_KD_NONE 0xff
+
+struct ubpf_kdirect {
+	__u8 on;     /* the plan has this shape */
+	__u8 pcmp;   /* predicate: UBPF_K_EQ..GEU against cimm, 0: truth
+			of pv, UBPF_KD_NONE: no predicate */
+	__u16 agg;   /* the AGG instruction's index */
+	__u32 pad;
+	__s64 cimm;
+	struct ubpf_kdval pv, av; /* the predicate's, the aggregated value */
+};
+
 struct ubpf_kplan {
 	__u16 nops;
 	__u8 record; /* some clause of the probe needs the record too */
 	__u8 pad[5];
+	struct ubpf_kdirect d;
 	struct ubpf_kop ops[UBPF_KOPS];
 };
+
+/* kplan1[ev]: the event's first process with a plan, and its slot + 1
+ * in kplanv (0: none) */
+struct ubpf_kplan1 {
+	__u32 pid;
+	__u32 slot;
+};
+
+#define UBPF_KPLANV 64 /* plans found without the hash */
 
 /* kaggs */
 struct ubpf_kkey {

@@ -78,7 +78,8 @@ struct {
 /*
  * The registers a spec may name, copied out of the context once with
  * constant offsets (the verifier refuses a context load whose offset
- * the compiler computed), indexed by UBPF_R_*.
+ * the compiler computed), indexed by UBPF_R_*: for a hit that writes a
+ * record or runs a plan's instructions.
  */
 static __always_inline void regs_load(__u64 *R, const struct ureg *r)
 {
@@ -106,6 +107,54 @@ static __always_inline __u64 reg_of(const __u64 *R, __u8 n)
 	return n <= UBPF_R_IP ? R[n] : 0;
 }
 
+/*
+ * Register n of the context, read where a spec names it, for a plan
+ * run straight-line (kagg_direct()): it reads only the registers its
+ * arguments need.  Each case is one load at a constant offset, written
+ * in assembly: in C, clang merges the cases' loads into one through a
+ * computed pointer, or hoists the addresses out of a loop, and the
+ * verifier refuses a context access through a modified pointer.
+ */
+#define UCTX(r, off)                                                    \
+	({                                                              \
+		__u64 v_;                                               \
+		asm volatile("%0 = *(u64 *)(%1 + " #off ")"             \
+			     : "=r"(v_)                                 \
+			     : "r"(r));                                 \
+		v_;                                                     \
+	})
+
+static __always_inline __u64 reg_ctx(const struct ureg *r, __u8 n)
+{
+	switch (n) {
+	case UBPF_R_AX: return UCTX(r, 80);
+	case UBPF_R_DX: return UCTX(r, 96);
+	case UBPF_R_CX: return UCTX(r, 88);
+	case UBPF_R_BX: return UCTX(r, 40);
+	case UBPF_R_SI: return UCTX(r, 104);
+	case UBPF_R_DI: return UCTX(r, 112);
+	case UBPF_R_BP: return UCTX(r, 32);
+	case UBPF_R_SP: return UCTX(r, 152);
+	case UBPF_R_R8: return UCTX(r, 72);
+	case UBPF_R_R9: return UCTX(r, 64);
+	case UBPF_R_R10: return UCTX(r, 56);
+	case UBPF_R_R11: return UCTX(r, 48);
+	case UBPF_R_R12: return UCTX(r, 24);
+	case UBPF_R_R13: return UCTX(r, 16);
+	case UBPF_R_R14: return UCTX(r, 8);
+	case UBPF_R_R15: return UCTX(r, 0);
+	case UBPF_R_IP: return UCTX(r, 128);
+	}
+	return 0;
+}
+
+_Static_assert(__builtin_offsetof(struct ureg, ax) == 80 &&
+		       __builtin_offsetof(struct ureg, dx) == 96 &&
+		       __builtin_offsetof(struct ureg, sp) == 152 &&
+		       __builtin_offsetof(struct ureg, ip) == 128 &&
+		       __builtin_offsetof(struct ureg, r9) == 64,
+	       "struct ureg is x86-64's struct pt_regs");
+
 /* Truncate to the argument's size, extending its sign. */
 static __always_inline __u64 sized(__u64 v, __u8 size, __u8 sgn)
 {
@@ -117,19 +166,19 @@ static __always_inline __u64 sized(__u64 v, __u8 size, __u8 sgn)
 	return v;
 }
 
-static __always_inline __u64 arg_of(const __u64 *r,
-				    const struct ubpf_arg *a)
+/* Argument a, whose register (a->reg) holds reg. */
+static __always_inline __u64 arg_fetch(__u64 reg, const struct ubpf_arg *a)
 {
 	__u64 v = 0;
 
 	switch (a->kind) {
 	case UBPF_A_REG:
-		v = reg_of(r, a->reg);
+		v = reg;
 		break;
 	case UBPF_A_REGHI:
-		return (reg_of(r, a->reg) >> 8) & 0xff;
+		return (reg >> 8) & 0xff;
 	case UBPF_A_MEM: {
-		const void *p = (const void *)(reg_of(r, a->reg) + a->off);
+		const void *p = (const void *)(reg + a->off);
 
 		switch (a->size) {
 		case 1: bpf_probe_read_user(&v, 1, p); break;
@@ -146,6 +195,17 @@ static __always_inline __u64 arg_of(const __u64 *r,
 		return 0;
 	}
 	return sized(v, a->size, a->sgn);
+}
+
+static __always_inline __u64 arg_of(const __u64 *R, const struct ubpf_arg *a)
+{
+	return arg_fetch(reg_of(R, a->reg), a);
+}
+
+static __always_inline __u64 arg_ctx(const struct ureg *r,
+				     const struct ubpf_arg *a)
+{
+	return arg_fetch(a->kind == UBPF_A_CONST ? 0 : reg_ctx(r, a->reg), a);
 }
 
 #include "kagg.bpf.h"
@@ -209,20 +269,23 @@ int usdt_hit(struct ureg *ctx)
 {
 	__u32 ev = (__u32)bpf_get_attach_cookie(ctx), zero = 0;
 	const struct ubpf_ev *e = bpf_map_lookup_elem(&evspec, &ev);
-	struct scratch *s = bpf_map_lookup_elem(&buf, &zero);
 	__u64 pt = bpf_get_current_pid_tgid(), *dp;
+	struct scratch *s;
 	struct ubpf_rec *h;
 	__u64 *args;
 	__u32 off, nargs, i;
 	__u64 R[UBPF_R_IP + 1];
 	int k;
 
-	if (!e || !s || (__u32)(pt >> 32) == self_pid)
+	if (!e || (__u32)(pt >> 32) == self_pid)
 		return 0;
-	regs_load(R, ctx);
-	k = kagg_hit(ev, pt, e, R);
+	k = kagg_hit(ev, pt, e, ctx);
 	if (!k)
 		return 0; /* every clause ran in the kernel */
+	s = bpf_map_lookup_elem(&buf, &zero);
+	if (!s)
+		return 0;
+	regs_load(R, ctx);
 	h = (struct ubpf_rec *)s->b;
 	h->time = bpf_ktime_get_ns();
 	h->pid = (__u32)(pt >> 32);

@@ -892,16 +892,17 @@ static int wide_open_cpus(struct consumer *c, struct tevent *e, long n)
  * its CPU's buffer; on the bpf backend the program is attached to the
  * uprobe event already and these only arm (no buffer).
  *
- * The first of them arms the site everywhere (breakpoints, semaphores),
- * so on the uprobe backend a hit on a CPU whose event is not open yet
- * would be lost, and one on a CPU whose event is open but does not
- * write its buffer yet would be counted and lost: each is opened
- * disabled and turned on once it writes its CPU's buffer, and every
- * process whose hits count is held still until all are on: the traced
- * processes and their descendants known only through the fork tree
- * (tree_freeze(); a process outside both has no hits that count).  The
- * bpf backend's program runs for every hit the uprobe's filter passes,
- * from the first event on.
+ * The first of them arms the site everywhere, one address space after
+ * another, and the kernel counts each one's semaphore up before it
+ * writes the breakpoint there (uprobe_write_opcode()): a process that
+ * sees its semaphore up in between fires a NOP.  On the uprobe backend,
+ * too, a hit on a CPU whose event is not open yet would be lost, and
+ * one on a CPU whose event is open but does not write its buffer yet
+ * would be counted and lost: each is opened disabled and turned on once
+ * it writes its CPU's buffer.  So every process whose hits count is
+ * held still until all are on, on both backends: the traced processes
+ * and their descendants known only through the fork tree
+ * (tree_freeze(); a process outside both has no hits that count).
  */
 static int wide_open(struct consumer *c, struct tevent *e)
 {
@@ -912,11 +913,10 @@ static int wide_open(struct consumer *c, struct tevent *e)
 
 	if (err)
 		return err;
-	for (size_t i = 0; !c->up.scope_only && i < c->nprocs; i++)
+	for (size_t i = 0; i < c->nprocs; i++)
 		if (!c->procs[i]->exited && !c->procs[i]->held)
 			nfz = proc_freeze(c->procs[i]->pid, &fz, nfz);
-	if (!c->up.scope_only)
-		nfz = tree_freeze(c, &fz, nfz);
+	nfz = tree_freeze(c, &fz, nfz);
 	err = wide_open_cpus(c, e, n);
 	if (nfz)
 		proc_thaw(fz, nfz);

@@ -524,6 +524,8 @@ bool lin_carries(struct consumer *c, pid_t pid, const struct tfile *f,
 bool lin_forked(struct consumer *c, pid_t pid, uint64_t t);
 struct tprobe *lin_hit_probe(struct consumer *c, pid_t pid, uint64_t t,
 			     const struct hit_at *at, bool *defer);
+/* live processes the tree knows that are not in c->procs (to free) */
+size_t lin_untraced_alive(struct consumer *c, pid_t **out);
 
 /* records.c */
 void hit_push(struct consumer *c, const struct hit *h);

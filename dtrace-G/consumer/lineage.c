@@ -381,6 +381,29 @@ struct tprobe *lin_hit_probe(struct consumer *c, pid_t pid, uint64_t t,
 }
 
 /*
+ * The pids of the processes the tree holds alive that are not traced
+ * processes (c->procs): descendants known only through their FORK
+ * records (only traced processes and what they forked carry the
+ * tracker), for wide_open() (uprobe.c) to hold still.  A process whose
+ * EXIT records are not read yet is listed too: the caller drains the
+ * buffers first.  *out is the caller's to free.
+ */
+size_t lin_untraced_alive(struct consumer *c, pid_t **out)
+{
+	size_t n = 0;
+
+	*out = NULL;
+	for (size_t i = 0; i < c->lin.cap; i++) {
+		const struct lnode *nd = c->lin.by_pid[i];
+
+		if (nd && nd->by_fork && nd->dead == T_NEVER &&
+		    !proc_find(c, nd->pid))
+			PUSH(*out, n, nd->pid);
+	}
+	return n;
+}
+
+/*
  * The parent of pid's newest life, as its FORK record said (0: none
  * known), for ustack.c: a child that exited before its hits were read
  * maps what its parent mapped at the fork.

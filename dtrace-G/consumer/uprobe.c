@@ -764,7 +764,7 @@ struct frozen {
 	int sig;
 };
 
-static size_t proc_freeze(struct tproc *pr, struct frozen **fz, size_t n)
+static size_t proc_freeze(pid_t pid, struct frozen **fz, size_t n)
 {
 	bool more = true;
 
@@ -774,7 +774,7 @@ static size_t proc_freeze(struct tproc *pr, struct frozen **fz, size_t n)
 		struct dirent *de;
 
 		more = false;
-		snprintf(p, sizeof(p), "/proc/%d/task", (int)pr->pid);
+		snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
 		d = opendir(p);
 		if (!d)
 			break;
@@ -799,6 +799,36 @@ static size_t proc_freeze(struct tproc *pr, struct frozen **fz, size_t n)
 			(*fz)[n++] = f;
 		}
 		closedir(d);
+	}
+	return n;
+}
+
+/*
+ * Hold still, too, the descendants of traced processes that the
+ * consumer knows only through the fork tree (lineage.c): a child whose
+ * registration dtrace has not read yet, or that registers nothing, is
+ * traced all the same (a glob matches it), maps the file and may fire
+ * the moment the first per-CPU event arms it: fork then exec, its
+ * semaphore counted up by that event, fires at once.  The buffers are
+ * read first, and again after each round, so that the forks (and
+ * exits) of what was held are in the tree; a round that holds no new
+ * thread ends it.  A pid in the tree whose exit is not written yet when
+ * it is read, and that another process took meanwhile, would be held a
+ * moment too: no harm but the pause.
+ */
+static size_t tree_freeze(struct consumer *c, struct frozen **fz, size_t n)
+{
+	for (int round = 0; round < 100; round++) {
+		size_t before = n, np;
+		pid_t *pids;
+
+		drain_buffers(c);
+		np = lin_untraced_alive(c, &pids);
+		for (size_t i = 0; i < np; i++)
+			n = proc_freeze(pids[i], fz, n);
+		free(pids);
+		if (n == before)
+			break;
 	}
 	return n;
 }
@@ -835,6 +865,8 @@ static int wide_open_cpus(struct consumer *c, struct tevent *e, long n)
 		a.sample_id_all = 1;
 		a.use_clockid = 1;
 		a.clockid = CLOCK_MONOTONIC;
+		/* on only once it writes its CPU's buffer (below) */
+		a.disabled = out >= 0;
 		fd = (int)sys_perf_event_open(&a, -1, (int)cpu, -1,
 					      PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
@@ -844,7 +876,8 @@ static int wide_open_cpus(struct consumer *c, struct tevent *e, long n)
 		}
 		PUSH(e->wfd, e->nwfd, fd);
 		if (out >= 0 &&
-		    ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, out) < 0)
+		    (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, out) < 0 ||
+		     ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0))
 			return -errno;
 	}
 	return e->nwfd ? 0 : -ENODEV;
@@ -859,11 +892,17 @@ static int wide_open_cpus(struct consumer *c, struct tevent *e, long n)
  * its CPU's buffer; on the bpf backend the program is attached to the
  * uprobe event already and these only arm (no buffer).
  *
- * The first of them arms the site everywhere, so on the uprobe backend
- * a hit on a CPU whose event is not open yet would be lost: the traced
- * processes are held still until all are (a process the consumer does
- * not know yet has no hits that count).  The bpf backend's program runs
- * for every hit the uprobe's filter passes, from the first event on.
+ * The first of them arms the site everywhere, one address space after
+ * another, and the kernel counts each one's semaphore up before it
+ * writes the breakpoint there (uprobe_write_opcode()): a process that
+ * sees its semaphore up in between fires a NOP.  On the uprobe backend,
+ * too, a hit on a CPU whose event is not open yet would be lost, and
+ * one on a CPU whose event is open but does not write its buffer yet
+ * would be counted and lost: each is opened disabled and turned on once
+ * it writes its CPU's buffer.  So every process whose hits count is
+ * held still until all are on, on both backends: the traced processes
+ * and their descendants known only through the fork tree
+ * (tree_freeze(); a process outside both has no hits that count).
  */
 static int wide_open(struct consumer *c, struct tevent *e)
 {
@@ -874,9 +913,10 @@ static int wide_open(struct consumer *c, struct tevent *e)
 
 	if (err)
 		return err;
-	for (size_t i = 0; !c->up.scope_only && i < c->nprocs; i++)
+	for (size_t i = 0; i < c->nprocs; i++)
 		if (!c->procs[i]->exited && !c->procs[i]->held)
-			nfz = proc_freeze(c->procs[i], &fz, nfz);
+			nfz = proc_freeze(c->procs[i]->pid, &fz, nfz);
+	nfz = tree_freeze(c, &fz, nfz);
 	err = wide_open_cpus(c, e, n);
 	if (nfz)
 		proc_thaw(fz, nfz);
@@ -1229,7 +1269,7 @@ void up_enable(struct consumer *c, struct tproc *pr)
 	if (carries_all(c, pr, now))
 		return;
 	if (!pr->held)
-		nfz = proc_freeze(pr, &fz, 0);
+		nfz = proc_freeze(pr->pid, &fz, 0);
 	drain_buffers(c);
 	now = now_ns(CLOCK_MONOTONIC);
 	if (!pr->tracked && !c->up.err[0]) {

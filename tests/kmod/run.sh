@@ -23,7 +23,8 @@
 #     dtrace_fasttrap.ko), if it exists.
 #  4. Test programs: tests/data/helperd's ctl, libhdl.so and plug.so,
 #     tests/data/trace's trprog, libtrl.so and trplug.so, and
-#     tests/kmod/legacy, built with the build tree's dtrace -h/-G and
+#     tests/kmod/legacy, tests/data/fork's fsrv (a forking server),
+#     built with the build tree's dtrace -h/-G and
 #     drti.o, and tests/kmod/ftcheck, plus the dtrace binary; each with
 #     the shared libraries ldd names and the dynamic loader.
 #  5. An initramfs (cpio newc, gzip): busybox, /init (tests/kmod/init),
@@ -283,7 +284,13 @@ mkdir -p "$work/progs"
 		$CC -O2 -c "$kt_src/legacy.c" -o legacy.o &&
 		"$DTRACE" -G -s "$kt_src/legacy.d" legacy.o -o legacy-probes.o &&
 		$CC -o legacy legacy.o legacy-probes.o &&
-		$CC -O2 -I"$top_srcdir/sdk/include" -o ftcheck "$kt_src/ftcheck.c" ||
+		$CC -O2 -I"$top_srcdir/sdk/include" -o ftcheck "$kt_src/ftcheck.c" &&
+		"$DTRACE" -h -s "$top_srcdir/tests/data/fork/srv.d" -o srv.h &&
+		$CC -O2 -I. -I"$top_srcdir/sdk/include" \
+			-c "$top_srcdir/tests/data/fork/fsrv.c" -o fsrv.o &&
+		"$DTRACE" -G -s "$top_srcdir/tests/data/fork/srv.d" fsrv.o \
+			-o fsrv-probes.o &&
+		$CC -o fsrv fsrv.o fsrv-probes.o -lpthread ||
 		exit 1
 ) >"$work/progs.log" 2>&1 || {
 	sed 's/^/    | /' "$work/progs.log"
@@ -322,11 +329,11 @@ cp "$DTRACE" "$rd/kt/dtrace" &&
 	cp "$work/progs/ctl" "$work/progs/libhdl.so" "$work/progs/plug.so" \
 		"$work/progs/trprog" "$work/progs/libtrl.so" \
 		"$work/progs/trplug.so" "$work/progs/legacy" \
-		"$work/progs/ftcheck" \
+		"$work/progs/ftcheck" "$work/progs/fsrv" \
 		"$rd/kt/" || die "copying the test programs"
 # every library ldd names (by its path on this machine) and the loader
 for f in "$rd/kt/dtrace" "$rd/kt/ctl" "$rd/kt/plug.so" "$rd/kt/trprog" \
-	"$rd/kt/trplug.so" "$rd/kt/legacy" "$rd/kt/ftcheck"; do
+	"$rd/kt/trplug.so" "$rd/kt/legacy" "$rd/kt/ftcheck" "$rd/kt/fsrv"; do
 	LD_LIBRARY_PATH=$rd/kt ldd "$f" || die "ldd $f"
 done | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
 	$1 ~ /^\// { print $1 }' | sort -u | while read -r lib; do

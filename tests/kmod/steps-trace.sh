@@ -19,6 +19,9 @@
 #  - semaphores up only while traced and only in the traced process;
 #  - a consumer killed with SIGKILL leaves nothing: semaphores back to 0,
 #    no reference on the module, rmmod works;
+#  - a forking server (tests/data/fork's fsrv): children forked before
+#    tracing, registry-wide, and -c srv$target counted exactly; -c srv*
+#    never counts a child's hit twice (the module follows no fork);
 #  - the ABI itself (tests/kmod/ftcheck.c): refused requests, a record
 #    read back field by field, whole records only, drops when full.
 
@@ -270,6 +273,79 @@ echo quit >&5
 echo quit >&6
 exec 5>&- 6>&-
 wait "$ft_a" "$ft_b"
+
+# ---------------------------------------------------------------------
+# A forking server (tests/data/fork/fsrv.c, provider srv): every
+# process fires srv:::req 5 times and appends "PID HITS" to DIR/pids.
+# The module arms a site in one address space and removes the
+# breakpoint a forked child inherited at its first hit, so a child is
+# traced only through its own registration (drti.o registers again in
+# the child), once dtrace has read it and armed the child: never twice,
+# and not before (doc/DESIGN.md §8, "forked children").
+
+ft_count='{ @[pid] = count(); } END { printa("%d %@d\n", @); }'
+
+# ft_counts FILE: dtrace's "pid count" lines, sorted
+ft_counts() {
+	grep -E '^[0-9]+ [0-9]+$' "$1" | sort
+}
+
+ft_nreg() {
+	[ "$(ls /proc/dtrace/registry | wc -l)" -ge "$1" ]
+}
+
+# children forked before tracing starts, each registered, nothing armed
+# yet: registry-wide, every process's hits exactly once
+rm -rf f1 && mkdir f1
+/kt/fsrv /tmp/f1 3 1 0 5 0 1 >f1.log 2>&1 &
+ft_srv=$!
+wait_until 300 test -e f1/prefork || diag "fsrv: $(cat f1.log)"
+wait_until 300 ft_nreg 4 || diag "registry: $(ls /proc/dtrace/registry)"
+dtrace -q -o f1.txt -n "srv*:::req $ft_count" \
+	-n 'BEGIN { printf("ready\n"); }' 2>f1.err </dev/null &
+ft_dt=$!
+wait_until 300 ft_answered f1.txt '^ready' || diag "f1: $(cat f1.err)"
+touch f1/go
+wait_until 600 test -e f1/done || diag "fsrv did not finish: $(cat f1.log)"
+wait "$ft_srv"
+kill -INT "$ft_dt"
+wait_until 100 ft_gone "$ft_dt"
+wait "$ft_dt"
+expect_eq "fork, registry-wide: dtrace exits with 0" 0 "$?"
+expect_eq "fork, registry-wide: fsrv's processes" 4 "$(wc -l <f1/pids)"
+sort f1/pids >f1.want
+ft_counts f1.txt >f1.got
+expect_file "fasttrap: children forked before tracing: every hit once" \
+	f1.want f1.got
+
+# -c of a forking parent, srv$target: the parent's hits once; its
+# children fire the breakpoints they inherited, which no description
+# matches (a child is srv<its pid>)
+rm -rf f2 && mkdir f2 && touch f2/go
+ft_run f2.txt -q -n "srv\$target:::req $ft_count" \
+	-c "/kt/fsrv /tmp/f2 3 1 0 5 0 0"
+expect_eq "fork, -c srv\$target: dtrace exits with 0" 0 "$ft_status"
+expect_eq "fork, -c srv\$target: fsrv's processes" 4 "$(wc -l <f2/pids)"
+grep "^$(tail -n 1 f2/pids | cut -d' ' -f1) " f2/pids >f2.want
+ft_counts f2.txt >f2.got
+expect_file "fasttrap: -c srv\$target of a forking parent: its hits once" \
+	f2.want f2.got
+
+# -c, srv*: the parent's hits once; a child forked while traced counts
+# from when dtrace armed it (its registration read), so at most its
+# hits, never another process's (the module follows no fork)
+rm -rf f3 && mkdir f3 && touch f3/go
+ft_run f3.txt -q -n "srv*:::req $ft_count" -c "/kt/fsrv /tmp/f3 3 1 0 5 0 0"
+expect_eq "fork, -c srv*: dtrace exits with 0" 0 "$ft_status"
+ft_f3=$(tail -n 1 f3/pids | cut -d' ' -f1)
+expect_eq "fasttrap: -c srv* of a forking parent: the parent's hits once" \
+	"$ft_f3 5" "$(grep "^$ft_f3 " f3.txt)"
+ft_counts f3.txt >f3.got
+expect_eq "fasttrap: -c srv*: no child counted more than it fired" "" \
+	"$(awk 'NR == FNR { h[$1] = $2; next }
+		!($1 in h) || $2 > h[$1]' f3/pids f3.got)"
+diag "fork, -c srv*: fsrv's counts: $(sort f3/pids | paste -sd' ' -);" \
+	"dtrace's: $(paste -sd' ' - <f3.got)"
 
 # A full ring: drops counted, nothing lost in between (a 64 KiB ring
 # holds 372 of ftcheck's 176-byte records)

@@ -12,7 +12,9 @@
  * appends "PID HITS" to DIR/pids.  With EXEC 1, a process at DEPTH execs fsrv2
  * (this file built with -DFSRV_EXECD, next to us) after firing, which
  * waits until its own probe is enabled, fires 3 more and appends the
- * line.  With PREFORK 1 the first process forks its children before
+ * line; with EXEC 2 only the first child's fsrv2 registers, the others
+ * run with DTRACE_DOF_INIT_DISABLE=1 and are known to a consumer only
+ * through the fork tree.  With PREFORK 1 the first process forks its children before
  * DIR/go exists; every process waits for DIR/go before it fires, so
  * children forked before tracing starts fire only once it has.  The
  * first process writes DIR/done when all are done.
@@ -32,6 +34,7 @@
 
 static const char *dir;
 static int nchild, depth_max, nthreads, k, do_exec, prefork;
+static int child_no; /* this process is its parent's child_no'th child */
 
 static void nap(void)
 {
@@ -105,13 +108,14 @@ static void wait_go(void)
 
 static void body(int depth);
 
-static pid_t spawn(int depth)
+static pid_t spawn(int depth, int no)
 {
 	pid_t pid = fork();
 
 	if (pid < 0)
 		_exit(5);
 	if (pid == 0) {
+		child_no = no;
 		wait_go();
 		body(depth);
 		_exit(0);
@@ -152,7 +156,7 @@ static void body(int depth)
 
 	if (depth < depth_max)
 		for (nk = 0; nk < nchild; nk++)
-			kids[nk] = spawn(depth + 1);
+			kids[nk] = spawn(depth + 1, nk);
 	fire();
 	for (int i = 0; i < nt; i++)
 		if (pthread_create(&th[i], NULL, thread_main, NULL))
@@ -171,6 +175,9 @@ static void body(int depth)
 		*strrchr(self, '/') = '\0';
 		snprintf(prog, sizeof(prog), "%s/fsrv2", self);
 		snprintf(n, sizeof(n), "%ld", hits);
+		if (do_exec == 2 && child_no > 0 &&
+		    setenv("DTRACE_DOF_INIT_DISABLE", "1", 1) < 0)
+			_exit(7);
 		execl(prog, prog, dir, n, (char *)NULL);
 		_exit(8);
 	}
@@ -195,7 +202,7 @@ int main(int argc, char **argv)
 	if (prefork) {
 		/* children that exist before tracing starts */
 		for (int i = 0; i < nchild; i++)
-			kids[i] = spawn(1);
+			kids[i] = spawn(1, i);
 		record("prefork", "forked\n");
 		wait_go();
 		fire();

@@ -358,13 +358,17 @@ t_initrd=$(elapsed "$t0")
 # ---------------------------------------------------------------------
 # 6. Boot
 
+# no_timer_check: under TCG on a loaded host the kernel's check that
+# the 8254 timer reaches the IO-APIC can time out, and the guest panics
+# at boot ("IO-APIC + timer doesn't work!") before any test runs; the
+# check is about real boards' wiring, which qemu's is not.
 t0=$(date +%s)
 serial=$work/serial.log
 say "booting the guest (qemu -accel $accel, up to $guest_timeout s)"
 timeout -k 10 "$guest_timeout" qemu-system-x86_64 -accel "$accel" \
 	-m 512 -smp 1 -display none -monitor none -no-reboot \
 	-kernel "$vmlinuz" -initrd "$work/initrd.gz" \
-	-append 'console=ttyS0 panic=-1 quiet' \
+	-append 'console=ttyS0 panic=-1 quiet no_timer_check' \
 	-serial "file:$serial" </dev/null >"$work/qemu.log" 2>&1
 qemu_rc=$?
 t_boot=$(elapsed "$t0")

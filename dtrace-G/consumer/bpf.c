@@ -466,6 +466,47 @@ struct bpf_kagg *bpf_kagg_of(struct consumer *c)
 	return c->bpf ? c->bpf->kagg : NULL;
 }
 
+/*
+ * copyin(argN, size) with a constant size (mem.c): the program copies
+ * the bytes when the probe fires, for the arguments the event records
+ * (an address the site computes, not a constant), at most UBPF_MEMMAX
+ * of them each, and only while the record's worst case (every string
+ * and copy full) stays in the half of the scratch buffer its offsets
+ * are masked to; any other copyin() reads the process later.  The
+ * clauses are those of the whole program: an event records only the
+ * arguments its own clauses read (needs), so others' copies of an
+ * argument it does not record are never made.
+ */
+static void ev_mem(struct consumer *c, struct tevent *e, struct ubpf_ev *s)
+{
+	uint32_t size[D_MAXARGS], best[D_MAXARGS] = {0};
+	uint16_t m = 0;
+	unsigned room = UBPF_SCRATCH / 2 - sizeof(struct ubpf_rec) -
+			8u * s->nargs;
+
+	for (unsigned ci = 0; ci < c->nclauses; ci++) {
+		m |= d_clause_memargs(c->prog, ci, size);
+		for (unsigned i = 0; i < D_MAXARGS; i++)
+			if (size[i] > best[i])
+				best[i] = size[i];
+	}
+	for (unsigned i = 0; i < UBPF_MAXARGS; i++)
+		if (s->strmask & (1u << i))
+			room -= 2 + UBPF_STRMAX;
+	for (unsigned i = 0; i < UBPF_MAXARGS && i < s->nargs; i++) {
+		unsigned n = best[i] < UBPF_MEMMAX ? best[i] : UBPF_MEMMAX;
+
+		if (!(m & (1u << i)) || !(e->needs & (1u << i)) ||
+		    s->a[i].kind == UBPF_A_NONE ||
+		    s->a[i].kind == UBPF_A_CONST || 2 + n > room)
+			continue;
+		s->memmask |= (uint16_t)(1u << i);
+		s->memlen[i] = (uint16_t)n;
+		room -= 2 + n;
+	}
+	e->memmask = s->memmask;
+}
+
 /* uprobe.c made event e, number idx: attach the program to it. */
 static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 {
@@ -483,6 +524,7 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 		return -E2BIG;
 	}
 	ev_spec(e, &spec);
+	ev_mem(c, e, &spec);
 	if (e->needs & D_NEED_USTACK) /* ustack.c unwinds the copy */
 		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
 	if (bpf_map_update_elem(b->evspec_fd, &key, &spec, BPF_ANY) < 0)
@@ -616,6 +658,23 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 		if (n > 0 && n < UBPF_STRMAX) {
 			f->str[i] = (const char *)h->raw + off;
 			f->strlen[i] = strnlen(f->str[i], n - 1u);
+		}
+		off += n;
+	}
+	for (unsigned i = 0; i < D_MAXARGS; i++) { /* copyin(argN, n) */
+		uint16_t n;
+
+		if (!(e->memmask & (1u << i)))
+			continue;
+		if (off + 2 > r.len)
+			break;
+		memcpy(&n, h->raw + off, 2);
+		off += 2;
+		if (off + n > r.len)
+			break;
+		if (n > 0) { /* 0: the read faulted, mem.c reads it later */
+			f->mem[i] = h->raw + off;
+			f->memlen[i] = n;
 		}
 		off += n;
 	}

@@ -179,6 +179,7 @@ struct tevent {
 	uint64_t off;
 	uint16_t strmask;
 	uint32_t needs;
+	uint16_t memmask; /* bpf.c: copyin(argN) bytes its records carry */
 	char name[32];
 	int tp; /* tracepoint id */
 	/* raw record layout, from the event's format file */

@@ -153,6 +153,8 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		for (i = 0; i < n->nargs; i++)
 			d_check(ps, n->args[i], strict);
 		check_shape(ps, n, strict);
+		n->ptr = v->ptr; /* mem.c: a pointer kept in a variable */
+		n->psg = v->psg;
 		if (strict && !v->assigned &&
 		    (v->scope == SC_GLOBAL || v->scope == SC_ASSOC))
 			d_perr(ps, n->line, n->col,
@@ -171,7 +173,13 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 	case N_FUNC:
 		for (i = 0; i < n->nargs; i++)
 			d_check(ps, n->args[i], strict);
+		if (d_funcs[n->sub].id == F_COPYIN)
+			n->ptr = D_PTR_VOID;
 		return n->kind = d_check_func(ps, n, strict);
+	case N_DEREF:
+		d_check(ps, n->a, strict);
+		d_mem_check(ps, n);
+		return n->kind = T_INT;
 	case N_UN:
 		ka = d_check(ps, n->a, strict);
 		d_need_int(ps, n, ka, op_name(n->sub), strict);
@@ -183,6 +191,11 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 	case N_BIN:
 		ka = d_check(ps, n->a, strict);
 		kb = d_check(ps, n->b, strict);
+		if ((n->sub == '+' || n->sub == '-') && n->a->ptr &&
+		    !n->b->ptr) { /* pointer arithmetic (mem.c) */
+			n->ptr = n->a->ptr;
+			n->psg = n->a->psg;
+		}
 		switch (n->sub) {
 		case OP_EQ:
 		case OP_NE:
@@ -214,6 +227,10 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		d_check(ps, n->a, strict);
 		kb = d_check(ps, n->b, strict);
 		kc = d_check(ps, n->c, strict);
+		if (n->b->ptr && n->b->ptr == n->c->ptr) {
+			n->ptr = n->b->ptr;
+			n->psg = n->b->psg;
+		}
 		if (strict && kb != T_ANY && kc != T_ANY && kb != kc)
 			d_perr(ps, n->line, n->col,
 			       "operator ?: operands must have compatible "
@@ -228,6 +245,12 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 			d_check(ps, n->a->args[i], strict);
 		check_shape(ps, n->a, strict);
 		kb = d_check(ps, n->b, strict);
+		if (n->sub == '=' && n->b->ptr && !v->assigned) {
+			v->ptr = n->b->ptr; /* mem.c */
+			v->psg = n->b->psg;
+		}
+		n->ptr = v->ptr;
+		n->psg = v->psg;
 		if (n->sub != '=') {
 			d_need_int(ps, n, kb, "op=", strict);
 			d_need_int(ps, n, v->kind, "op=", strict);
@@ -373,6 +396,9 @@ static void check_stmts(struct parser *ps, struct stmt *v, unsigned n,
 								   : "system",
 					      st->args, st->nargs, NULL, 0,
 					      false, &at);
+			break;
+		case S_TRACEMEM:
+			d_tracemem_check(ps, st, strict);
 			break;
 		case S_RAISE:
 			d_check(ps, st->e, strict);

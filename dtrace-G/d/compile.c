@@ -665,6 +665,15 @@ static void parse_action(struct parser *ps, struct stmt *st)
 		st->kind = want ? S_RAISE : S_STOP;
 		action_args(ps, st, &t, name, want);
 		ps->prog->uses_destructive = true;
+	} else if (strcmp(name, "tracemem") == 0) {
+		st->kind = S_TRACEMEM;
+		st->args = d_parse_args(ps, &st->nargs, ')');
+		if (st->nargs < 2 || st->nargs > 3)
+			d_perr(ps, t.line, t.col,
+			       "tracemem( ) prototype mismatch: %u args "
+			       "passed, 2 or 3 expected", st->nargs);
+		st->e = st->args[0];
+		st->action = ps->action++;
 	} else if (strcmp(name, "setopt") == 0) {
 		st->kind = S_SETOPT;
 		st->args = d_parse_args(ps, &st->nargs, ')');

@@ -22,6 +22,7 @@
  *	agg.c	  the aggregation store: update, sort, print, clear, trunc
  *	spec.c	  speculations: buffers, commit, discard, drop counts
  *	stack.c	  ustack(), ufunc() and the like: values, options, printing
+ *	mem.c	  copyin(), pointers into its copies, tracemem()
  *
  * Errors: a compile error longjmps out of the parser (struct parser's
  * jb, set in compile.c), a run-time fault out of the evaluator (struct
@@ -128,6 +129,7 @@ enum {
 	N_ASSIGN, /* op: '=' or the compound operator */
 	N_INCDEC, /* op: OP_INC/OP_DEC; ival 1 = postfix */
 	N_CAST,
+	N_DEREF, /* *e: e a pointer into copyin()'s scratch (mem.c) */
 };
 
 /* multi-character operators */
@@ -213,6 +215,7 @@ enum {
 	F_UMOD,
 	F_USYM,
 	F_UADDR,
+	F_COPYIN,
 };
 
 /*
@@ -245,6 +248,7 @@ struct var {
 	/* a declaration (decl.c): the type, as written, and where */
 	bool declared;
 	uint8_t sz, sg; /* a declared integer type */
+	uint8_t ptr, psg; /* first assigned a pointer (mem.c): its target */
 	char *tname;
 	int line, col;
 	/* associative arrays: the key signature, from the declaration or
@@ -260,6 +264,9 @@ struct node {
 	int line, col;
 	int64_t ival;
 	uint8_t sz, sg; /* N_INT, N_CAST */
+	/* a pointer (mem.c): what it points to, its size (D_PTR_VOID for
+	 * copyin()'s void *) and signedness; ptr 0: not a pointer */
+	uint8_t ptr, psg;
 	char *sval;
 	struct node *a, *b, *c;
 	struct node **args;
@@ -353,6 +360,7 @@ enum {
 	S_SYSTEM, /* as S_PRINTF; destructive */
 	S_STOP,	  /* destructive, records nothing */
 	S_RAISE,  /* e: the signal; destructive, records nothing */
+	S_TRACEMEM, /* args: the address, the size, [the size to print] */
 };
 
 struct stmt {
@@ -503,7 +511,13 @@ struct parser {
 /* ------------------------------------------------------------------ */
 /* The evaluator's state for one d_run() (run.c) */
 
-enum { FLT_BADADDR, FLT_ILLOP, FLT_DIVZERO };
+enum { FLT_BADADDR, FLT_ILLOP, FLT_DIVZERO, FLT_NOSCRATCH };
+
+/* copyin()'s scratch copies of one d_run() (mem.c) */
+struct d_cbuf {
+	const unsigned char *b;
+	size_t len;
+};
 
 struct ectx {
 	struct d_prog *p;
@@ -530,6 +544,9 @@ struct ectx {
 	unsigned ncmds;
 	int status;
 	int rv;
+	struct d_cbuf *cbufs; /* copyin() results, in the scratch arena */
+	unsigned ncbufs;
+	size_t cbytes; /* their bytes in all (D_COPYIN_MAX) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -603,7 +620,8 @@ void d_parse_decl(struct parser *ps);
 struct dv d_var_zero(const struct var *v);
 struct dv d_var_conv(const struct var *v, struct dv val);
 bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg);
-void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg);
+void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
+		  uint8_t *psg);
 bool d_starts_type(struct parser *ps);
 
 /* ------------------------------------------------------------------ */
@@ -673,6 +691,20 @@ void d_stack_print(struct sbuf *sb, const struct d_prog *p,
 void d_stack_print_k(struct sbuf *sb, const struct pfseg *d, int width,
 		     const struct dv *v);
 void d_stack_json(struct sbuf *sb, const struct dv *v);
+
+/* ------------------------------------------------------------------ */
+/* mem.c */
+
+#define D_PTR_VOID 0x80
+/* bytes copyin() may copy in one firing: DTrace's scratch space */
+#define D_COPYIN_MAX (64 * 1024)
+void d_mem_check(struct parser *ps, struct node *n);
+void d_tracemem_check(struct parser *ps, struct stmt *st, bool strict);
+struct dv d_copyin(struct ectx *x, const struct node *n,
+		   const struct dv *a);
+struct dv d_deref(struct ectx *x, const struct node *n);
+struct dv d_mem_string(struct ectx *x, uint64_t p);
+void d_tracemem(struct ectx *x, const struct stmt *st);
 
 /* ------------------------------------------------------------------ */
 /* spec.c */

@@ -58,6 +58,7 @@ unsigned d_var_lookup(struct d_prog *p, int scope, const char *name)
 		    strcmp(p->vars[i].name, name) == 0)
 			return i;
 	p->vars = d_xrealloc(p->vars, (p->nvars + 1) * sizeof(*p->vars));
+	memset(&p->vars[i], 0, sizeof(p->vars[i]));
 	p->vars[i].name = d_xstrdup(name);
 	p->vars[i].scope = scope;
 	p->vars[i].kind = T_ANY;
@@ -135,16 +136,26 @@ bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg)
 	return false;
 }
 
-/* After '(' when the next token names a type: the cast's type. */
-void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg)
+/*
+ * After '(' when the next token names a type (or is void): the cast's
+ * type.  With ptr (casts), a pointer's target too: its size (D_PTR_VOID
+ * for void *) and signedness, 0 when the type is no pointer; a pointer
+ * to a pointer points to 8 unsigned bytes.
+ */
+void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
+		  uint8_t *psg)
 {
-	bool uns = false, sgn = false, any = false;
+	bool uns = false, sgn = false, any = false, isvoid = false;
 	uint8_t s = 4, g = 1;
+	unsigned stars = 0;
+	struct tok at = ps->tk;
 
 	while (ps->tk.t == TK_ID) {
 		uint8_t tsz, tsg;
 
-		if (strcmp(ps->tk.s, "const") == 0 ||
+		if (ptr && !any && strcmp(ps->tk.s, "void") == 0) {
+			isvoid = true;
+		} else if (strcmp(ps->tk.s, "const") == 0 ||
 		    strcmp(ps->tk.s, "volatile") == 0) {
 		} else if (strcmp(ps->tk.s, "unsigned") == 0) {
 			uns = true;
@@ -168,13 +179,28 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg)
 	else if (sgn)
 		g = 1;
 	while (d_is_op(ps, '*')) {
+		stars++;
+		d_lex(ps);
+	}
+	if (ptr) {
+		*ptr = stars == 0   ? 0
+		       : stars > 1  ? 8
+		       : isvoid	    ? D_PTR_VOID
+				    : s;
+		*psg = stars == 1 && !isvoid ? g : 0;
+		if (isvoid && !stars)
+			d_perr(ps, at.line, at.col,
+			       "cannot cast to void: it has no value");
+	}
+	if (stars) {
 		s = 8;
 		g = 0;
-		d_lex(ps);
 	}
 	*sz = s;
 	*sg = g;
 }
+
+
 
 bool d_starts_type(struct parser *ps)
 {
@@ -244,7 +270,7 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 		t->sg = 0;
 	} else if (d_starts_type(ps)) {
 		t->kind = T_INT;
-		d_parse_type(ps, &t->sz, &t->sg);
+		d_parse_type(ps, &t->sz, &t->sg, NULL, NULL);
 	} else {
 		d_syntax_error(ps);
 	}

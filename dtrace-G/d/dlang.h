@@ -24,6 +24,7 @@
  *		  | 'if' '(' expr ')' body ['else' body]
  *	body	 := '{' stmt* '}' | stmt
  *	action	 := printf(fmt, ...) | trace(expr) | exit(expr)
+ *		  | tracemem(ptr, size [, nbytes])
  *		  | speculate(id) | commit(id) | discard(id)
  *		  | system(fmt, ...) | stop() | raise(sig)   (with -w)
  *		  | printa([fmt,] @a [, @b ...]) | clear(@a) | trunc(@a [, n])
@@ -32,7 +33,9 @@
  *		  | quantize(e [, incr]) | lquantize(e, low, high [, step [, incr]])
  *		  | llquantize(e, factor, low, high, steps [, incr])
  *	expr	 := C operators (?: || && ^^ | ^ & == != < <= > >= << >> + - *
- *		  / % ! ~ unary - ++ -- (prefix) and casts to integer types),
+ *		  / % ! ~ unary - ++ -- (prefix), casts to integer and
+ *		  pointer types, and unary * of a pointer into copyin()'s
+ *		  copies: mem.c),
  *		  integer and string literals, variables, builtins, functions
  *		  (func.c's table: copyinstr, strlen, substr, strtok,
  *		  speculation, ...)
@@ -139,6 +142,16 @@ uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
 uint32_t d_clause_needs(const struct d_prog *prog, unsigned clause);
 
 /*
+ * copyin(argN, size) with a constant size in the clause: the consumer
+ * may have the kernel copy that many bytes at argument N's address when
+ * the probe fires (struct d_fire's mem[]).  Fills size[0..D_MAXARGS-1]
+ * with the largest constant size per argument (0: none) and returns the
+ * mask of arguments that have one.
+ */
+uint16_t d_clause_memargs(const struct d_prog *prog, unsigned clause,
+			  uint32_t size[D_MAXARGS]);
+
+/*
  * What an address of a traced process is, as the consumer finds it
  * (struct d_fire's usym), for ustack() frames, ufunc(), umod(), usym(),
  * uaddr() and printf's %A and %a.  The strings stay valid for the run.
@@ -188,6 +201,13 @@ struct d_fire {
 	 */
 	const char *str[D_MAXARGS];
 	size_t strlen[D_MAXARGS];
+	/*
+	 * Bytes the kernel copied at hit time at argument N's address for
+	 * copyin(argN, size) (d_clause_memargs()): mem[N], memlen[N] of
+	 * them, or NULL (then copyin() reads through copyin below).
+	 */
+	const void *mem[D_MAXARGS];
+	size_t memlen[D_MAXARGS];
 	/* read len bytes of the traced process at addr: 0 or -errno */
 	int (*copyin)(void *ctx, pid_t pid, uint64_t addr, void *buf,
 		      size_t len);

@@ -100,7 +100,7 @@ static const char *const action_names[] = {
 	"printf", "trace",     "exit",	 "printa", "clear",
 	"trunc",  "normalize", "denormalize", "setopt", "speculate",
 	"commit", "discard",   "system",      "stop",	"raise",
-	NULL,
+	"tracemem", NULL,
 };
 
 bool d_is_action_name(const char *s)
@@ -267,6 +267,11 @@ static struct node *parse_unary1(struct parser *ps)
 			n->sub = t.op;
 			n->a = parse_unary(ps);
 			return n;
+		case '*': /* mem.c: a pointer into copyin()'s scratch */
+			d_lex(ps);
+			n = d_mknode(ps, N_DEREF, &t);
+			n->a = parse_unary(ps);
+			return n;
 		case OP_INC:
 		case OP_DEC:
 			d_lex(ps);
@@ -279,9 +284,12 @@ static struct node *parse_unary1(struct parser *ps)
 			struct tok savet = ps->tk;
 
 			d_lex(ps);
-			if (d_starts_type(ps)) {
+			if (d_starts_type(ps) ||
+			    (ps->tk.t == TK_ID &&
+			     strcmp(ps->tk.s, "void") == 0)) {
 				n = d_mknode(ps, N_CAST, &t);
-				d_parse_type(ps, &n->sz, &n->sg);
+				d_parse_type(ps, &n->sz, &n->sg, &n->ptr,
+					     &n->psg);
 				d_expect(ps, ')');
 				n->a = parse_unary(ps);
 				return n;

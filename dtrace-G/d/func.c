@@ -74,6 +74,8 @@ const struct d_builtin d_builtins[] = {
 
 const struct d_func d_funcs[] = {
 	{ "copyinstr", F_COPYINSTR, 1, 2, "pi", 's', 8, 0 },
+	/* mem.c: a void * into the firing's scratch */
+	{ "copyin", F_COPYIN, 2, 2, "pi", 'i', 8, 0 },
 	{ "strlen", F_STRLEN, 1, 1, "s", 'i', 8, 0 },
 	{ "stringof", F_STRINGOF, 1, 1, "a", 's', 8, 0 },
 	{ "lltostr", F_LLTOSTR, 1, 2, "ii", 's', 8, 0 },
@@ -394,6 +396,8 @@ static struct dv eval_func(struct ectx *x, const struct node *n,
 	switch (fn->id) {
 	case F_COPYINSTR:
 		return copyinstr(x, n, a);
+	case F_COPYIN:
+		return d_copyin(x, n, a);
 	case F_STRLEN:
 		return d_dv_int((int64_t)strlen(need_str(x, a[0])), 8, false);
 	case F_STRJOIN: {
@@ -410,6 +414,8 @@ static struct dv eval_func(struct ectx *x, const struct node *n,
 	case F_STRINGOF:
 		if (a[0].k == K_STR)
 			return a[0];
+		if (n->args[0]->ptr) /* copyin()'s bytes (mem.c) */
+			return d_mem_string(x, (uint64_t)a[0].i);
 		return lltostr(x, a[0].i, 10, a[0].sg);
 	case F_BASENAME:
 	case F_DIRNAME:

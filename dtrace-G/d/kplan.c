@@ -135,8 +135,8 @@ static bool ty(const struct node *n, uint8_t *sz, uint8_t *sg)
 		*sg = n->sg;
 		return true;
 	case N_BIN:
-		if (!ty(n->a, &az, &ag) || !ty(n->b, &bz, &bg))
-			return false;
+		if (n->ptr || !ty(n->a, &az, &ag) || !ty(n->b, &bz, &bg))
+			return false; /* pointer arithmetic scales: mem.c */
 		switch (n->sub) {
 		case OP_SHL:
 		case OP_SHR:
@@ -297,6 +297,7 @@ static bool stmts_stop(const struct stmt *v, unsigned n)
 		case S_EXPR:
 		case S_PRINTF:
 		case S_TRACE:
+		case S_TRACEMEM:
 		case S_AGG:
 			break;
 		case S_IF:

@@ -78,6 +78,8 @@ static const char *fault_str(int flt)
 		return "invalid address";
 	case FLT_DIVZERO:
 		return "divide-by-zero";
+	case FLT_NOSCRATCH:
+		return "out of scratch space";
 	default:
 		return "illegal operation";
 	}
@@ -535,9 +537,14 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 	case N_CAST:
 		a = d_eval(x, n->a);
 		return d_dv_int(a.i, n->sz, n->sg);
+	case N_DEREF:
+		return d_deref(x, n);
 	case N_BIN:
 		a = d_eval(x, n->a);
 		b = d_eval(x, n->b);
+		if (n->ptr && n->ptr != D_PTR_VOID) /* C's pointer scaling */
+			b = d_dv_int((int64_t)((uint64_t)b.i * n->ptr), 8,
+				     b.sg);
 		return binop(x, n->sub, a, b);
 	case N_LAND:
 		a = d_eval(x, n->a);
@@ -745,6 +752,9 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		break;
 	case S_EXPR:
 		(void)d_eval(x, st->e);
+		break;
+	case S_TRACEMEM:
+		d_tracemem(x, st);
 		break;
 	case S_TRACE:
 		v = d_eval(x, st->e);

@@ -15,7 +15,8 @@
 #  - tests/run-kagg.sh (DTRACE_BACKEND=bpf): clauses aggregated in the
 #    kernel, under bpf_loop(), give what user space gives;
 #  - the kernel providers' programs (syscall, profile) and ustack()'s
-#    stack copy load and give results.
+#    stack copy load and give results; so does copyin()'s copy at the
+#    hit (the program's memmask loop).
 # Both scripts run on the programs tests/kmod/run.sh built
 # (TRACE_PROGS=/kt), from /kt/src/tests, with busybox's tools.
 
@@ -107,6 +108,14 @@ DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bu.txt \
 check "ustack() at a USDT probe names trprog's main" \
 	grep -q 'trprog`main' bu.txt
 grep -q 'trprog`main' bu.txt || diag "$(cat bu.txt; tail -n 40 bu.err)"
+rm -f bc.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bc.txt \
+	-n 'tr$target:::msg { printf("copyin [%s] %x\n",
+	    stringof(copyin(arg0, 5)), *(uint32_t *)copyin(arg0, 4)); }' \
+	-c "/kt/trprog msg" >bc.prog 2>bc.err </dev/null
+expect_eq "copyin() at a USDT probe: copied at the hit" \
+	"copyin [hello] 6c6c6568" "$(grep copyin bc.txt)"
+[ -s bc.err ] && diag "$(tail -n 40 bc.err)"
 
 expect_eq "no uprobe events left by the BPF runs" "" \
 	"$(grep dtrace_ /sys/kernel/tracing/uprobe_events 2>&1)"

@@ -1408,6 +1408,100 @@ static void test_ustack(void)
 	       "ustack(n): n is a constant");
 }
 
+
+/* copyin(), pointers into its copies, tracemem() (mem.c) */
+static void test_copyin(void)
+{
+	static const unsigned char hit[8] = { 0xfe, 0xff, 0xff, 0xff,
+					      'h', 'i', 't', 0 };
+	struct d_prog *p;
+	struct d_fire f = mkfire(&p_query);
+	char *out = NULL, *err = NULL;
+	uint32_t sz[D_MAXARGS];
+
+	q_is("a { printf(\"%s|%d|%x|%d\", stringof(copyin(0x5000, 4)), "
+	     "*(char *)(copyin(0x5000, 2) + 1), "
+	     "*((uint16_t *)copyin(0x5000, 4) + 1), "
+	     "*(1 ? (char *)copyin(0x5000, 1) : (char *)copyin(0x5001, 1))); }",
+	     "from|114|6d6f|102",
+	     "copyin(): stringof, a char, uint16_t * scaling, ?: of pointers");
+	q_is("a { this->p = copyin(0x5005, 6); printf(\"[%s]\", "
+	     "stringof(this->p)); }",
+	     "[copyin]", "stringof() of a copy kept in this->, no NUL in it");
+
+	/* the kernel's copy at the hit wins over reading the process */
+	p = compile("#pragma D option quiet\n"
+		    "a { printf(\"%d %s\", *(int *)copyin(arg0, 4), "
+		    "stringof((char *)copyin(arg0, 8) + 4)); "
+		    "y = copyin(arg0 + 4, 4); }\n"
+		    "a / *(int *)copyin(arg2, 8) / { x = copyin(arg0, 2); }");
+	ok(p && d_clause_memargs(p, 0, sz) == 0x1 && sz[0] == 8 &&
+		   sz[2] == 0,
+	   "memargs: the largest copyin(arg0, n); arg0 + 4 is no argument");
+	ok(p && d_clause_memargs(p, 1, sz) == 0x5 && sz[0] == 2 &&
+		   sz[2] == 8,
+	   "memargs: the predicate's and the statements' copies");
+	f.arg[0] = 0x9999;
+	f.arg[2] = 0x5000;
+	f.mem[0] = hit;
+	f.memlen[0] = sizeof(hit);
+	if (p)
+		fire_all(p, &f, &out, &err);
+	is_str(err, "dtrace: error on enabled probe ID 1 (ID 70143: "
+	       "myapp1234:app:run_query:query-start): invalid address "
+	       "(0x999d) in action #3\n",
+	       "... copyin(arg0 + 4, n) reads the process (here: faults)");
+	f.arg[0] = 0x5000;
+	free(out);
+	free(err);
+	if (p)
+		fire_all(p, &f, &out, &err);
+	is_str(out, "-2 hit", "copyin(argN, n) reads the copy made at the hit");
+	d_free(p);
+	free(out);
+	free(err);
+	out = err = NULL;
+
+	/* tracemem(): DTrace's raw-bytes layout */
+	q_is("a { tracemem(copyin(0x5000, 12), 12); }",
+	     "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f"
+	     "  0123456789abcdef\n"
+	     "         0: 66 72 6f 6d 20 63 6f 70 79 69 6e 00"
+	     "              from copyin.\n",
+	     "tracemem()");
+
+	/* faults: the process's address, past the copy, scratch space */
+	p = compile("a { trace(*(int *)copyin(0x10, 4)); }\n"
+		    "a { trace(*(int *)(copyin(0x5000, 4) + 1)); }\n"
+		    "a { trace(*(int *)arg0); }\n"
+		    "a { x = copyin(0x5000, 70000); }");
+	f = mkfire(&p_query);
+	f.arg[0] = 0x5000;
+	if (p)
+		fire_all(p, &f, &out, &err);
+	ok(err && strstr(err, "invalid address (0x10) in action #1") &&
+		   strstr(err, "invalid address (0x5000) in action #1") &&
+		   strstr(err, "out of scratch space in action #1") &&
+		   out && !*out,
+	   "copyin() faults: %s", err ? err : "(none)");
+	free(out);
+	free(err);
+	d_free(p);
+
+	is_str(compile_err("a { trace(*arg0); }"),
+	       "line 1, column 11: operator * requires an operand of "
+	       "pointer type: cast copyin( )'s result, as *(int *)copyin(arg0, "
+	       "4)",
+	       "* of an integer");
+	is_str(compile_err("a { tracemem(copyin(0, 4), arg0); }"),
+	       "line 1, column 28: tracemem( ) argument #2 must be a "
+	       "non-zero positive integer constant of at most 65536",
+	       "tracemem() of a variable size");
+	is_str(compile_err("a { trace((void)1); }"),
+	       "line 1, column 12: cannot cast to void: it has no value",
+	       "a cast to void");
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -1426,5 +1520,6 @@ int main(void)
 	test_syntax();
 	test_flowindent();
 	test_ustack();
+	test_copyin();
 	return tap_done();
 }

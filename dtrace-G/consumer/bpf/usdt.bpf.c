@@ -324,6 +324,25 @@ int usdt_hit(struct ureg *ctx)
 		*lp = (__u16)n;
 		off += 2 + (__u32)n;
 	}
+	for (i = 0; i < UBPF_MAXARGS; i++) { /* copyin(argN, size) */
+		__u16 *lp;
+		__u32 n;
+
+		if (!(e->memmask & (1u << i)))
+			continue;
+		off &= UBPF_SCRATCH / 2 - 1;
+		lp = (__u16 *)(s->b + off);
+		n = e->memlen[i];
+		barrier_var(n); /* as in ustack_copy(): keep the bound */
+		n &= 511;
+		if (n > UBPF_MEMMAX)
+			n = UBPF_MEMMAX;
+		if (!n || bpf_probe_read_user(s->b + off + 2, n,
+					      (const void *)arg_of(R, &e->a[i])) < 0)
+			n = 0;
+		*lp = (__u16)n;
+		off += 2 + n;
+	}
 	off &= UBPF_SCRATCH / 2 - 1;
 	if (e->ustk) {
 		off = ustack_copy(s, off, R, e->ustk);

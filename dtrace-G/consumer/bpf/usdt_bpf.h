@@ -33,6 +33,7 @@
 /* the scratch's room for the user stack: registers, length, the copy
  * (at most one page more than asked: it goes on by whole pages) */
 #define UBPF_USTKROOM (8 * 17 + 8 + UBPF_USTKMAX + 4096 + 8)
+#define UBPF_MEMMAX 256	    /* bytes of one copyin() copied at hit time */
 #define UBPF_RF_USTACK 0x2 /* struct ubpf_rec's flags, beside kagg_bpf.h's */
 
 /* argument kinds */
@@ -77,6 +78,9 @@ struct ubpf_ev {
 	__u8 comm;     /* the thread's name */
 	__u8 ustk;     /* KiB of user stack to copy (UBPF_RF_USTACK) */
 	struct ubpf_arg a[UBPF_MAXARGS];
+	/* copyin(argN, size): bytes to copy at the arguments' addresses */
+	__u16 memmask;
+	__u16 memlen[UBPF_MAXARGS]; /* at most UBPF_MEMMAX */
 };
 
 /* A record's fixed part. */

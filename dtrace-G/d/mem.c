@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mem.c - copyin(), the pointers into its copies, and tracemem(): how a
+ * D program reads bytes of the traced process that are not a string.
+ *
+ * copyin(addr, size) copies size bytes of the firing process at addr
+ * into the firing's scratch space and gives a void * to the copy, as
+ * DTrace's does.  The copy lives in the evaluator's per-run arena (run.c
+ * frees it when the clause ends) and is recorded in struct ectx's
+ * cbufs; that list is what makes a pointer dereferenceable:
+ *
+ *	*(int *)copyin(arg1, 4)		   4 bytes, a signed int
+ *	*(uint64_t *)(copyin(arg0, 16) + 8)  pointer arithmetic, C's scaling
+ *	stringof(copyin(arg0, n))	   the bytes up to a NUL or the end
+ *	tracemem(copyin(arg0, n), n)	   a hex dump (DTrace's layout)
+ *
+ * Types.  A value is still a 64-bit integer (value.c); what makes it a
+ * pointer is its expression's type, worked out at compile time: the
+ * node's ptr says the size of what it points to (D_PTR_VOID for
+ * copyin()'s void *), set by copyin(), by a cast to a pointer type
+ * (decl.c's d_parse_type()), by pointer +/- integer and by ?: of two
+ * like pointers.  The unary * needs such a type and a pointee with a
+ * size: `*arg0` and `*copyin(...)` are compile errors naming the line
+ * and column.  Variables keep no pointer type, so `this->p =
+ * copyin(...)` is used as `*(int *)this->p`.
+ *
+ * Safety.  A pointer is dereferenced only when the bytes it names lie
+ * wholly inside one copy this run made; anything else (a traced
+ * process's address cast to a pointer, a copy a variable kept from an
+ * earlier firing, reading past the end) is DTrace's run-time "invalid
+ * address" fault, never a read of dtrace's own memory.
+ *
+ * Where the bytes come from.  copyin(argN, size) with a constant size
+ * reads the copy the kernel made when the probe fired when the consumer
+ * has one (struct d_fire's mem[], d_clause_memargs(): the BPF backend
+ * copies them in the probe's context, so a buffer the process reuses
+ * right after the probe still reads as it was); otherwise, and for any
+ * other address, the consumer's copyin callback reads the process's
+ * memory when the record is run (/proc/PID/mem, or deadmem.c's files
+ * once the process has exited).  A firing may copy at most
+ * D_COPYIN_MAX bytes in all: past it, or for a negative size, the
+ * fault is DTrace's "out of scratch space".
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d_impl.h"
+
+/* ------------------------------------------------------------------ */
+/* Compile time */
+
+/* The unary *: its operand must be a pointer to something sized. */
+void d_mem_check(struct parser *ps, struct node *n)
+{
+	if (!n->a->ptr)
+		d_perr(ps, n->line, n->col,
+		       "operator * requires an operand of pointer type: "
+		       "cast copyin( )'s result, as *(int *)copyin(arg0, 4)");
+	if (n->a->ptr == D_PTR_VOID)
+		d_perr(ps, n->line, n->col,
+		       "operator * cannot dereference a void *: cast it "
+		       "first, as *(int *)copyin(arg0, 4)");
+	n->sz = n->a->ptr;
+	n->sg = n->a->psg;
+}
+
+/* tracemem(addr, size [, nbytes]): addr a pointer, size a constant. */
+void d_tracemem_check(struct parser *ps, struct stmt *st, bool strict)
+{
+	struct node *a = st->args[0], *sz = st->args[1];
+
+	for (unsigned i = 0; i < st->nargs; i++) {
+		d_check(ps, st->args[i], strict);
+		d_need_int(ps, st->args[i], st->args[i]->kind, "tracemem( )",
+			   strict);
+	}
+	if (!a->ptr)
+		d_perr(ps, a->line, a->col,
+		       "tracemem( ) argument #1 must be a pointer to "
+		       "copyin( )'s scratch, as tracemem(copyin(arg0, 16), "
+		       "16)");
+	if (sz->op != N_INT || sz->ival <= 0 || sz->ival > D_COPYIN_MAX)
+		d_perr(ps, sz->line, sz->col,
+		       "tracemem( ) argument #2 must be a non-zero positive "
+		       "integer constant of at most %d", D_COPYIN_MAX);
+}
+
+/* ------------------------------------------------------------------ */
+/* Run time */
+
+/* The copy holding [p, p + len), or NULL. */
+static const struct d_cbuf *find_buf(const struct ectx *x, uint64_t p,
+				     size_t len)
+{
+	for (unsigned i = 0; i < x->ncbufs; i++) {
+		uint64_t b = (uint64_t)(uintptr_t)x->cbufs[i].b;
+
+		if (p >= b && p - b <= x->cbufs[i].len &&
+		    len <= x->cbufs[i].len - (p - b))
+			return &x->cbufs[i];
+	}
+	return NULL;
+}
+
+struct dv d_copyin(struct ectx *x, const struct node *n, const struct dv *a)
+{
+	const struct d_fire *f = x->f;
+	uint64_t addr = (uint64_t)a[0].i;
+	unsigned char *buf;
+	struct d_cbuf *v;
+	size_t size;
+
+	if (a[1].i < 0 || (uint64_t)a[1].i > D_COPYIN_MAX - x->cbytes)
+		d_fault(x, FLT_NOSCRATCH, 0);
+	size = (size_t)a[1].i;
+	buf = d_ar_alloc(&x->scratch, size ? size : 1);
+	if (n->args[0]->op == N_ARGN && f->mem[n->args[0]->sub] &&
+	    f->memlen[n->args[0]->sub] >= size) {
+		memcpy(buf, f->mem[n->args[0]->sub], size);
+	} else if (size && (!f->copyin || !addr ||
+			    f->copyin(f->copyin_ctx, f->pid, addr, buf,
+				      size) < 0)) {
+		d_fault(x, FLT_BADADDR, addr);
+	}
+	/* the list lives in the arena too: grown by copying, it is short */
+	v = d_ar_alloc(&x->scratch, (x->ncbufs + 1) * sizeof(*v));
+	if (x->ncbufs)
+		memcpy(v, x->cbufs, x->ncbufs * sizeof(*v));
+	v[x->ncbufs].b = buf;
+	v[x->ncbufs].len = size;
+	x->cbufs = v;
+	x->ncbufs++;
+	x->cbytes += size;
+	return d_dv_int((int64_t)(uintptr_t)buf, 8, false);
+}
+
+struct dv d_deref(struct ectx *x, const struct node *n)
+{
+	struct dv p = d_eval(x, n->a);
+	const struct d_cbuf *b = find_buf(x, (uint64_t)p.i, n->sz);
+	uint64_t v = 0;
+
+	if (!b)
+		d_fault(x, FLT_BADADDR, (uint64_t)p.i);
+	memcpy(&v, (const void *)(uintptr_t)p.i, n->sz); /* little-endian */
+	return d_dv_int((int64_t)v, n->sz, n->sg);
+}
+
+/* stringof() of a pointer: the copy's bytes from p to a NUL, the end of
+ * the copy, or strsize - 1 bytes, whichever comes first. */
+struct dv d_mem_string(struct ectx *x, uint64_t p)
+{
+	const struct d_cbuf *b = find_buf(x, p, 0);
+	const char *s = (const char *)(uintptr_t)p;
+	size_t len, max;
+
+	if (!b)
+		d_fault(x, FLT_BADADDR, p);
+	max = b->len - (size_t)(p - (uint64_t)(uintptr_t)b->b);
+	if (max > x->p->strsize - 1)
+		max = x->p->strsize - 1;
+	len = strnlen(s, max);
+	return d_dv_tstr(d_ar_strndup(&x->scratch, s, len));
+}
+
+/*
+ * tracemem(): DTrace's raw-bytes layout (a header of the 16 column
+ * digits, then per 16 bytes the offset, the bytes in hex and as text, a
+ * byte outside ' '..'~' shown as '.', so the process's bytes never
+ * reach the terminal as controls).  A third argument, when not negative
+ * and smaller, is how many of the size's bytes to show.
+ */
+void d_tracemem(struct ectx *x, const struct stmt *st)
+{
+	struct dv p = d_eval(x, st->args[0]), d;
+	size_t size = (size_t)st->args[1]->ival, i, j;
+	struct sbuf *sb = &x->out;
+	const unsigned char *c;
+
+	if (st->nargs > 2) {
+		d = d_eval(x, st->args[2]);
+		if (!(d.sg && d.i < 0) && (uint64_t)d.i < size)
+			size = (size_t)d.i;
+	}
+	if (!find_buf(x, (uint64_t)p.i, size))
+		d_fault(x, FLT_BADADDR, (uint64_t)p.i);
+	if (!size)
+		return;
+	c = (const unsigned char *)(uintptr_t)p.i;
+	d_sb_printf(sb, "\n%5s      ", "");
+	for (i = 0; i < 16; i++)
+		d_sb_printf(sb, "  %c", "0123456789abcdef"[i]);
+	d_sb_puts(sb, "  0123456789abcdef\n");
+	for (i = 0; i < size; i += 16) {
+		d_sb_printf(sb, "%5s%5zx:", "", i);
+		for (j = i; j < i + 16 && j < size; j++)
+			d_sb_printf(sb, " %02x", c[j]);
+		for (; j % 16; j++)
+			d_sb_puts(sb, "   ");
+		d_sb_puts(sb, "  ");
+		for (j = i; j < i + 16 && j < size; j++)
+			d_sb_printf(sb, "%c",
+				    c[j] < ' ' || c[j] > '~' ? '.' : c[j]);
+		d_sb_puts(sb, "\n");
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* What the kernel may copy at hit time (d_clause_memargs) */
+
+static uint16_t node_mem(const struct node *n, uint32_t *size)
+{
+	uint16_t m = 0;
+
+	if (!n)
+		return 0;
+	if (n->op == N_FUNC && d_funcs[n->sub].id == F_COPYIN &&
+	    n->args[0]->op == N_ARGN && n->args[1]->op == N_INT &&
+	    n->args[1]->ival > 0 && n->args[1]->ival <= D_COPYIN_MAX) {
+		unsigned a = (unsigned)n->args[0]->sub;
+
+		m |= (uint16_t)(1u << a);
+		if ((uint32_t)n->args[1]->ival > size[a])
+			size[a] = (uint32_t)n->args[1]->ival;
+	}
+	m |= node_mem(n->a, size) | node_mem(n->b, size) |
+	     node_mem(n->c, size);
+	for (unsigned i = 0; i < n->nargs; i++)
+		m |= node_mem(n->args[i], size);
+	return m;
+}
+
+static uint16_t stmts_mem(const struct stmt *v, unsigned n, uint32_t *size)
+{
+	uint16_t m = 0;
+
+	for (unsigned j = 0; j < n; j++) {
+		const struct stmt *st = &v[j];
+		unsigned k;
+
+		m |= node_mem(st->e, size);
+		for (k = 0; k < st->nargs; k++)
+			m |= node_mem(st->args[k], size);
+		for (k = 0; k < st->nkeys; k++)
+			m |= node_mem(st->keys[k], size);
+		m |= stmts_mem(st->body, st->nbody, size);
+		m |= stmts_mem(st->els, st->nels, size);
+	}
+	return m;
+}
+
+uint16_t d_clause_memargs(const struct d_prog *p, unsigned clause,
+			  uint32_t size[D_MAXARGS])
+{
+	const struct clause *c;
+
+	memset(size, 0, D_MAXARGS * sizeof(size[0]));
+	if (!p || clause >= p->nclauses)
+		return 0;
+	c = &p->clauses[clause];
+	return node_mem(c->pred, size) | stmts_mem(c->stmts, c->nstmts, size);
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cpin.c - the target of tests/run-copyin.sh: fires probes whose
+ * arguments point to its own memory (stack and heap), then waits to be
+ * killed, so that reads of its memory after the hits still see the
+ * same bytes.  reused fires with a stack buffer it overwrites right
+ * after the probe: only a copy made when the probe fired sees the
+ * bytes the probe saw.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpin.h"
+
+static void __attribute__((noinline)) fire_reused(void)
+{
+	volatile char b[16];
+
+	memcpy((char *)b, "before-the-hit", 15);
+	CPIN_REUSED((const char *)b);
+	memcpy((char *)b, "AFTER!-the-hit", 15);
+}
+
+int main(void)
+{
+	int n = -42;
+	unsigned long long big = 0x1122334455667788ULL;
+	unsigned char *bytes = malloc(40);
+
+	for (int i = 0; i < 40; i++)
+		bytes[i] = (unsigned char)(i * 7 + 1);
+	memcpy(bytes + 8, "Hello, world", 12); /* no NUL: 20 is 141 */
+	CPIN_NUM(&n, &big);
+	CPIN_BUF(bytes, 40);
+	fire_reused();
+	CPIN_DONE();
+	for (;;)
+		pause();
+}

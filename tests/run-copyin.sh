@@ -1,0 +1,146 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-copyin.sh: copyin(), the pointers into its copies and tracemem(),
+# against a real process (tests/data/copyin/cpin.c): its probes pass the
+# addresses of an int and a 64-bit integer on its stack and of a 40-byte
+# heap buffer whose bytes it computes (i * 7 + 1, with "Hello, world"
+# and no NUL at 8), then it waits, so every read of its memory, at the
+# hit or later, sees the same bytes.  Each expected value is what the
+# program wrote there, worked out here, not by dtrace:
+#  - *(int *)copyin(), *(uint64_t *)copyin(), a pointer kept in this->,
+#    C's pointer scaling (+1 on a uint32_t * is 4 bytes), a char's sign;
+#  - stringof(copyin(addr, n)) ends at the copy's end without a NUL;
+#  - tracemem() in DTrace's raw-bytes layout, with a smaller third size;
+#  - the BPF backend copies copyin(argN, n) when the probe fires: a stack
+#    buffer overwritten right after the probe reads as it was at the hit
+#    (the uprobe backend reads later, so that case is the BPF one's);
+#  - errors: * of a non-pointer and of void * (compile time, line and
+#    column), a pointer outside the copy, a traced address cast to a
+#    pointer (run time "invalid address"), more than the scratch space.
+# Both backends where the BPF one is built.  Needs root and uprobes.
+
+. "$top_srcdir/tests/lib.sh"
+
+data=$top_srcdir/tests/data/copyin
+
+[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and perf_event_open need root"
+require_G
+[ -w /sys/kernel/tracing/uprobe_events ] ||
+	[ -w /sys/kernel/debug/tracing/uprobe_events ] ||
+	skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+
+DTRACE_STATEDIR=$tmp/nostate
+export DTRACE_STATEDIR
+
+"$DTRACE" -h -s "$data/cpin.d" -o cpin.h &&
+	$CC -O2 -I. -c "$data/cpin.c" -o cpin.o &&
+	"$DTRACE" -G -s "$data/cpin.d" cpin.o -o cpin-p.o &&
+	$CC -o cpin cpin.o cpin-p.o || fail "building cpin"
+
+# The bytes of cpin.c's buffer, and DTrace's tracemem() layout of them.
+awk 'BEGIN {
+	for (i = 0; i < 40; i++) b[i] = (i * 7 + 1) % 256
+	s = "Hello, world"
+	for (i = 0; i < 12; i++) b[8 + i] = index(" !\"#$%&'"'"'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~", substr(s, i + 1, 1)) + 31
+	for (n = 40; n > 0; n -= 37) {
+		printf "\n           "
+		for (i = 0; i < 16; i++) printf "  %x", i
+		printf "  0123456789abcdef\n"
+		for (r = 0; r < n; r += 16) {
+			printf "     %5x:", r
+			for (i = r; i < r + 16; i++)
+				if (i < n) printf " %02x", b[i]; else printf "   "
+			printf "  "
+			for (i = r; i < r + 16 && i < n; i++)
+				printf "%c", (b[i] < 32 || b[i] > 126) ? "." : sprintf("%c", b[i])
+			printf "\n"
+		}
+	}
+}' >dump.txt
+
+cat >t.d <<'EOS'
+cpin$target:::num
+{
+	printf("int %d\n", *(int *)copyin(arg0, 4));
+	printf("u64 %x\n", *(uint64_t *)copyin(arg1, 8));
+	this->p = copyin(arg1, 8);
+	printf("lo %x hi %x byte1 %x\n", *(uint32_t *)this->p,
+	    *((uint32_t *)this->p + 1), *((unsigned char *)this->p + 1));
+	printf("char %d\n", *(char *)copyin(arg0, 1));
+}
+cpin$target:::buf
+{
+	printf("str [%s]\n", stringof(copyin(arg0 + 8, 12)));
+	printf("str5 [%s]\n", stringof(copyin(arg0 + 8, 5)));
+	tracemem(copyin(arg0, arg1), 40);
+	tracemem(copyin(arg0, 40), 40, 3);
+	printf("\n");
+}
+cpin$target:::done { exit(0); }
+EOS
+{
+	echo "int -42"
+	echo "u64 1122334455667788"
+	echo "lo 55667788 hi 11223344 byte1 77"
+	echo "char -42"
+	echo "str [Hello, world]"
+	echo "str5 [Hello]"
+	cat dump.txt
+	echo
+	echo
+} >expected.txt
+
+backends=default
+[ "${HAVE_BPF:-no}" = yes ] && backends="bpf uprobe"
+for be in $backends; do
+	if [ "$be" = default ]; then
+		unset DTRACE_BACKEND
+	else
+		DTRACE_BACKEND=$be
+		export DTRACE_BACKEND
+	fi
+	run_dtrace -q -s t.d -c ./cpin
+	expect_eq "$be: status" 0 "$status"
+	expect_file_eq "$be: copyin, stringof, tracemem" expected.txt out.txt
+	[ -s err.txt ] && fail "$be: stderr: $(cat err.txt)"
+
+	# run-time faults: outside the copy, a traced address, too much
+	run_dtrace -q -c ./cpin -n 'cpin$target:::num {
+		printf("%d\n", *(int *)(copyin(arg0, 4) + 2)); }
+		cpin$target:::buf { printf("%d\n", *(int *)arg0); }
+		cpin$target:::buf { this->p = copyin(arg0, 40000);
+		    this->q = copyin(arg0, 40000); }
+		cpin$target:::done { exit(0); }'
+	expect_eq "$be: faults: status" 0 "$status"
+	expect_eq "$be: faults: nothing printed" "" "$(tr -d '\n' <out.txt)"
+	expect_grep "$be: outside the copy" \
+		"^dtrace: error on enabled probe ID [0-9]* (ID [0-9]*: cpin[0-9]*:cpin:main:num): invalid address (0x[0-9a-f]*) in action #1$" err.txt
+	addr=$(sed -n 's/.*cpin:main:buf): invalid address (\(0x[0-9a-f]*\)) in action #1$/\1/p' err.txt)
+	[ -n "$addr" ] || fail "$be: a traced address cast to a pointer: $(cat err.txt)"
+	expect_grep "$be: out of scratch space" \
+		"cpin:main:buf): out of scratch space in action #2$" err.txt
+done
+
+# The copy made when the probe fired (BPF): cpin overwrites the buffer
+# right after the probe, and the consumer runs the record later.
+if [ "${HAVE_BPF:-no}" = yes ]; then
+	DTRACE_BACKEND=bpf run_dtrace -q -c ./cpin -n 'cpin$target:::reused {
+		printf("[%s]\n", stringof(copyin(arg0, 14))); }
+		cpin$target:::done { exit(0); }'
+	expect_eq "bpf: copied at the hit" "[before-the-hit]" "$(head -1 out.txt)"
+fi
+
+# compile-time errors: the line and the column, nothing traced
+run_dtrace -q -c ./cpin -n 'cpin$target:::num { trace(*arg0); }'
+expect_eq "* of an integer: status" 1 "$status"
+expect_grep "* of an integer" \
+	'line 1, column 27: operator \* requires an operand of pointer type' err.txt
+run_dtrace -q -c ./cpin -n 'cpin$target:::num { trace(*copyin(arg0, 4)); }'
+expect_grep "* of void *" \
+	'line 1, column 27: operator \* cannot dereference a void \*' err.txt
+run_dtrace -q -c ./cpin -n 'cpin$target:::num { tracemem(arg0, 4); }'
+expect_grep "tracemem of an integer" \
+	'line 1, column 30: tracemem( ) argument #1 must be a pointer' err.txt
+
+finish

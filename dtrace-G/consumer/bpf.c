@@ -470,9 +470,11 @@ struct bpf_kagg *bpf_kagg_of(struct consumer *c)
  * copyin(argN, size) with a constant size (mem.c): the program copies
  * the bytes when the probe fires, for the arguments the event records
  * (an address the site computes, not a constant), at most UBPF_MEMMAX
- * of them each, and only while the record's worst case (every string
- * and copy full) stays in the half of the scratch buffer its offsets
- * are masked to; any other copyin() reads the process later.  The
+ * bytes, of one argument per event (the lowest-numbered: a copy per
+ * argument cost the verifier four times the program's instructions),
+ * and only while the record's worst case (every string and the copy
+ * full) stays in the half of the scratch buffer its offsets are masked
+ * to; any other copyin() reads the process later.  The
  * clauses are those of the whole program: an event records only the
  * arguments its own clauses read (needs), so others' copies of an
  * argument it does not record are never made.
@@ -500,9 +502,10 @@ static void ev_mem(struct consumer *c, struct tevent *e, struct ubpf_ev *s)
 		    s->a[i].kind == UBPF_A_NONE ||
 		    s->a[i].kind == UBPF_A_CONST || 2 + n > room)
 			continue;
-		s->memmask |= (uint16_t)(1u << i);
+		s->memmask = (uint16_t)(1u << i);
 		s->memlen[i] = (uint16_t)n;
-		room -= 2 + n;
+		s->memarg = (uint8_t)i;
+		break; /* one per event: usdt.bpf.c's straight-line copy */
 	}
 	e->memmask = s->memmask;
 }

@@ -78,9 +78,11 @@ struct ubpf_ev {
 	__u8 comm;     /* the thread's name */
 	__u8 ustk;     /* KiB of user stack to copy (UBPF_RF_USTACK) */
 	struct ubpf_arg a[UBPF_MAXARGS];
-	/* copyin(argN, size): bytes to copy at the arguments' addresses */
+	/* copyin(argN, size): bytes to copy at the address in argument
+	 * memarg (memmask has that one bit, or none) */
 	__u16 memmask;
 	__u16 memlen[UBPF_MAXARGS]; /* at most UBPF_MEMMAX */
+	__u8 memarg;
 };
 
 /* A record's fixed part. */

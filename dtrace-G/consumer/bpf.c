@@ -644,42 +644,34 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 		memcpy(&f->arg[i], h->raw + sizeof(r) + 8 * i, 8);
 	off = sizeof(r) + 8u * r.nargs;
 	for (unsigned i = 0; i < D_MAXARGS; i++) {
+		const uint8_t *p;
 		uint16_t n;
 
 		if (!(r.strmask & (1u << i)))
 			continue;
-		if (off + 2 > r.len)
-			break;
-		memcpy(&n, h->raw + off, 2);
-		off += 2;
-		if (off + n > r.len)
+		if (!(p = rec_field(h->raw, r.len, &off, &n)))
 			break;
 		/*
 		 * n counts the NUL; 0 is a fault.  A string that filled the
 		 * copy may go on: copyinstr() reads it from the process.
 		 */
 		if (n > 0 && n < UBPF_STRMAX) {
-			f->str[i] = (const char *)h->raw + off;
+			f->str[i] = (const char *)p;
 			f->strlen[i] = strnlen(f->str[i], n - 1u);
 		}
-		off += n;
 	}
 	for (unsigned i = 0; i < D_MAXARGS; i++) { /* copyin(argN, n) */
+		const uint8_t *p;
 		uint16_t n;
 
 		if (!(e->memmask & (1u << i)))
 			continue;
-		if (off + 2 > r.len)
-			break;
-		memcpy(&n, h->raw + off, 2);
-		off += 2;
-		if (off + n > r.len)
+		if (!(p = rec_field(h->raw, r.len, &off, &n)))
 			break;
 		if (n > 0) { /* 0: the read faulted, mem.c reads it later */
-			f->mem[i] = h->raw + off;
+			f->mem[i] = p;
 			f->memlen[i] = n;
 		}
-		off += n;
 	}
 	if (r.flags & UBPF_RF_USTACK) {
 		/* registers, length, the stack (usdt_bpf.h) */

@@ -57,6 +57,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "../d/dlang.h"
@@ -614,5 +615,27 @@ pid_t lin_parent(struct consumer *c, pid_t pid);
 /* deadmem.c: copyin() of an exited process from its read-only files */
 int deadmem_read(struct consumer *c, pid_t pid, uint64_t addr, void *buf,
 		 size_t len);
+
+/*
+ * The next variable-length field of a BPF record (usdt_bpf.h: a __u16
+ * length, then that many bytes), at *off of a record of len bytes:
+ * its bytes, with *off moved past it and *n set, or NULL where the
+ * record ends first.  bpf.c's and kprov.c's decoders read strings and
+ * copies with it.
+ */
+static inline const uint8_t *rec_field(const uint8_t *raw, size_t len,
+				       size_t *off, uint16_t *n)
+{
+	const uint8_t *p;
+
+	if (*off + 2 > len)
+		return NULL;
+	memcpy(n, raw + *off, 2);
+	if (*off + 2 + *n > len)
+		return NULL;
+	p = raw + *off + 2;
+	*off += 2 + (size_t)*n;
+	return p;
+}
 
 #endif /* USDT_DTRACE_CONSUMER_IMPL_H */

@@ -562,22 +562,18 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 		f.errnum = ret < 0 && ret >= -4095 ? (int)-ret : 0;
 	}
 	for (unsigned i = 0; i < D_MAXARGS; i++) {
+		const uint8_t *sp;
 		uint16_t n;
 
 		if (!(r.strmask & (1u << i)))
 			continue;
-		if (off + 2 > r.len)
-			break;
-		memcpy(&n, h->raw + off, 2);
-		off += 2;
-		if (off + n > r.len)
+		if (!(sp = rec_field(h->raw, r.len, &off, &n)))
 			break;
 		/* as bpf.c: n counts the NUL, 0 is a fault */
 		if (n > 0 && n < UBPF_STRMAX) {
-			f.str[i] = (const char *)h->raw + off;
+			f.str[i] = (const char *)sp;
 			f.strlen[i] = strnlen(f.str[i], n - 1u);
 		}
-		off += n;
 	}
 run:
 	if (r.flags & UBPF_RF_KAGG) /* the kernel ran the others */

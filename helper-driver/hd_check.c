@@ -402,14 +402,6 @@ static int ep_fd = -1;
 static uint64_t ep_tag;
 static bool ep_out; /* ck_to is watched for room */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void hd_check_epoll(int epfd, uint64_t tag)
 {
 	ep_fd = epfd;
@@ -599,7 +591,7 @@ int hd_check_begin(uint64_t max, uint8_t *dof, size_t len, uint64_t base)
 	op.rq.len = len;
 	op.rq.base = base;
 	op.rq.max = max;
-	op.deadline_ns = now_ns() + check_timeout_ms * 1000000ull;
+	op.deadline_ns = hd_mono_ns() + check_timeout_ms * 1000000ull;
 	op.phase = PH_REQ;
 	return hd_check_step() ? 1 : 0;
 }

@@ -106,14 +106,6 @@ static size_t npend, cappend;
 static int timer_fd = -1;
 static bool timer_armed;
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static struct pending *find_pending(pid_t pid)
 {
 	for (size_t i = 0; i < npend; i++)
@@ -234,14 +226,14 @@ static void on_fork(struct helperd *hd, pid_t parent, pid_t child)
 	cp->pid = child;
 	cp->n = n;
 	cp->v = v;
-	cp->due_ns = now_ns() + HD_FORK_SETTLE_MS * 1000000ull;
+	cp->due_ns = hd_mono_ns() + HD_FORK_SETTLE_MS * 1000000ull;
 	if (!timer_armed)
 		arm_timer(cp->due_ns);
 }
 
 void hd_fork_timer(struct helperd *hd)
 {
-	uint64_t ticks, now = now_ns(), next = 0;
+	uint64_t ticks, now = hd_mono_ns(), next = 0;
 	size_t i = 0;
 
 	if (read(timer_fd, &ticks, sizeof(ticks)) < 0 && errno == EAGAIN)

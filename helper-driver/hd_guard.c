@@ -351,14 +351,6 @@ static void init_once(void)
 	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* j, picked by a worker that did not come back in time: give it up. */
 static void abandon(struct job *j)
 {
@@ -723,7 +715,7 @@ int hd_guard_fetch_begin(pid_t pid, uid_t uid, uint64_t addr, uint64_t max,
 		job_free(j);
 		return -EAGAIN;
 	}
-	j->t0 = mono_ns();
+	j->t0 = hd_mono_ns();
 	j->anext = async_jobs;
 	async_jobs = j;
 	if (efd < 0 || enqueue(j) < 0) {

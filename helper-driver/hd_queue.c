@@ -93,14 +93,6 @@
 #define HD_JOBS_MAX 8192    /* jobs in all: beyond, EAGAIN */
 #define HD_FETCH_MAX 4	    /* read or waiting for the checker, one per user */
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int hd_queue_start(struct helperd *hd)
 {
 	struct epoll_event ev = { .events = EPOLLIN,
@@ -192,7 +184,7 @@ struct hd_job *hd_queue_add(struct helperd *hd, pid_t pid, pid_t tid,
 	j->early = early;
 	j->req = early ? NULL : req;
 	/* Answered early: validated later, unless withdrawn meanwhile. */
-	j->due_ns = early ? mono_ns() + hd->settle_ms * 1000000ull : 0;
+	j->due_ns = early ? hd_mono_ns() + hd->settle_ms * 1000000ull : 0;
 	if (gen) {
 		j->gen = gen;
 	} else {
@@ -548,7 +540,7 @@ static void arm_timer(struct helperd *hd, uint64_t now)
 
 void hd_queue_run(struct helperd *hd)
 {
-	uint64_t now = mono_ns(), ticks;
+	uint64_t now = hd_mono_ns(), ticks;
 	bool moved = true;
 
 	if (hd->queue_armed && now >= hd->queue_armed) {
@@ -608,7 +600,7 @@ int hd_queue_wait(struct helperd *hd, struct hd_job *j, uint64_t until)
 		hd_queue_run(hd);
 		if (result != INT_MIN)
 			return result;
-		if (until && mono_ns() >= until) {
+		if (until && hd_mono_ns() >= until) {
 			j->result = NULL; /* still queued, nobody waits */
 			return -ETIMEDOUT;
 		}
@@ -619,7 +611,7 @@ int hd_queue_wait(struct helperd *hd, struct hd_job *j, uint64_t until)
 			pfd[n].fd = fd;
 			pfd[n++].events = ev;
 		}
-		now = mono_ns();
+		now = hd_mono_ns();
 		next = hd_guard_fetch_deadline();
 		if (hd_check_deadline() && (!next || hd_check_deadline() < next))
 			next = hd_check_deadline();
@@ -691,10 +683,10 @@ int hd_queue_sync(struct helperd *hd, pid_t tid, uid_t cuid, int gen,
 
 void hd_queue_drain(struct helperd *hd, unsigned ms)
 {
-	uint64_t until = mono_ns() + ms * 1000000ull;
+	uint64_t until = hd_mono_ns() + ms * 1000000ull;
 
 	hd->hurry_seq = hd->job_seq;
-	while (hd->njobs && mono_ns() < until) {
+	while (hd->njobs && hd_mono_ns() < until) {
 		struct hd_job *last = NULL;
 
 		for (struct hd_job *j = hd->jobs; j; j = j->next)

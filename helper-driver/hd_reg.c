@@ -601,19 +601,11 @@ static const char *base_name(const char *path)
  */
 #define HD_REFUSAL_COST (64u << 10)
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* uid's debt, paid down to now; NULL for root or without memory. */
 static struct hd_debt *debt_of(struct helperd *hd, uid_t uid, bool make)
 {
 	struct hd_debt *d = NULL, *nv;
-	uint64_t now = mono_ns();
+	uint64_t now = hd_mono_ns();
 
 	if (uid == 0)
 		return NULL;

@@ -50,14 +50,6 @@ static size_t nheld;
 static int tfd = -1;
 static uint64_t armed; /* the timer's expiry, 0: disarmed */
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int hd_tarpit_start(struct helperd *hd)
 {
 	struct epoll_event ev = { .events = EPOLLIN,
@@ -95,7 +87,7 @@ static void arm(uint64_t now)
 
 bool hd_tarpit_hold(uid_t uid, void *req, double owed_over, double rate)
 {
-	uint64_t now = mono_ns(), wait;
+	uint64_t now = hd_mono_ns(), wait;
 	size_t mine = 0;
 
 	if (tfd < 0 || !req || nheld >= HD_TARPIT_MAX)
@@ -121,7 +113,7 @@ bool hd_tarpit_hold(uid_t uid, void *req, double owed_over, double rate)
 /* Answer what is due (everything with all), re-arm for the rest. */
 static void answer(bool all)
 {
-	uint64_t now = mono_ns(), ticks;
+	uint64_t now = hd_mono_ns(), ticks;
 	size_t i = 0;
 
 	if (tfd >= 0 && read(tfd, &ticks, sizeof(ticks)) < 0) {

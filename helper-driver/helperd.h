@@ -45,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "dof_check.h"
 #include "hd_log.h"
@@ -529,5 +530,14 @@ const char *hd_dev_kind(const struct hd_dev *dev);
 void hd_dev_reply(void *req, int rc);
 /* Whether /dev/cuse can be used (the auto backend's choice). */
 bool hd_dev_cuse_available(void);
+
+/* CLOCK_MONOTONIC in nanoseconds: deadlines, timers and settle times */
+static inline uint64_t hd_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 #endif /* USDT_HELPERD_H */

@@ -28,51 +28,50 @@
 
 #include "helperd.h"
 
+/*
+ * The argument of size bytes into dst: from the request where the
+ * kernel copied it, else (CUSE) a retry that has the kernel read it at
+ * arg, else a bad argument.
+ */
+static void take_arg(struct hd_ioctl_req *r, uint64_t arg, const void *in,
+		     size_t in_len, bool unrestricted, void *dst, size_t size,
+		     enum hd_ioctl_action action)
+{
+	if (in_len >= size) {
+		memcpy(dst, in, size);
+		r->action = action;
+	} else if (unrestricted && in_len == 0 && arg) {
+		r->action = HD_IOCTL_RETRY;
+		r->retry_addr = arg;
+		r->retry_len = size;
+	} else {
+		r->action = HD_IOCTL_BADARG;
+	}
+}
+
 void hd_ioctl_decode(unsigned int cmd, uint64_t arg, const void *in,
 		     size_t in_len, bool unrestricted, struct hd_ioctl_req *r)
 {
 	memset(r, 0, sizeof(*r));
 	switch (cmd) {
 	case DTRACEHIOC_ADDDOF:
-		if (in_len >= sizeof(dof_helper_t)) {
-			memcpy(&r->helper, in, sizeof(r->helper));
-			r->action = HD_IOCTL_ADDDOF;
-		} else if (unrestricted && in_len == 0 && arg) {
-			r->action = HD_IOCTL_RETRY;
-			r->retry_addr = arg;
-			r->retry_len = sizeof(dof_helper_t);
-		} else {
-			r->action = HD_IOCTL_BADARG;
-		}
+		take_arg(r, arg, in, in_len, unrestricted, &r->helper,
+			 sizeof(r->helper), HD_IOCTL_ADDDOF);
 		return;
 	case DTRACEHIOC_SYNC:
-		if (in_len >= sizeof(int)) {
-			memcpy(&r->gen, in, sizeof(r->gen));
-			r->action = HD_IOCTL_SYNC;
-		} else if (unrestricted && in_len == 0 && arg) {
-			r->action = HD_IOCTL_RETRY;
-			r->retry_addr = arg;
-			r->retry_len = sizeof(int);
-		} else {
-			r->action = HD_IOCTL_BADARG;
-		}
+		take_arg(r, arg, in, in_len, unrestricted, &r->gen,
+			 sizeof(r->gen), HD_IOCTL_SYNC);
 		return;
 	case DTRACEHIOC_REMOVE:
-		if (in_len >= sizeof(int)) {
-			memcpy(&r->gen, in, sizeof(r->gen));
-			r->action = HD_IOCTL_REMOVE;
-		} else if (unrestricted && in_len == 0 &&
-			   arg < DTRACE_HELPER_REMOVE_BYVALUE_MAX) {
+		if (unrestricted && in_len == 0 &&
+		    arg < DTRACE_HELPER_REMOVE_BYVALUE_MAX) {
 			/* Classic by-value generation; no page lives there. */
 			r->gen = (int)arg;
 			r->action = HD_IOCTL_REMOVE;
-		} else if (unrestricted && in_len == 0) {
-			r->action = HD_IOCTL_RETRY;
-			r->retry_addr = arg;
-			r->retry_len = sizeof(int);
-		} else {
-			r->action = HD_IOCTL_BADARG;
+			return;
 		}
+		take_arg(r, arg, in, in_len, unrestricted, &r->gen,
+			 sizeof(r->gen), HD_IOCTL_REMOVE);
 		return;
 	default:
 		r->action = HD_IOCTL_BADCMD;

@@ -11,7 +11,9 @@
  * names are the full paths libdw builds from the line table's directories
  * (the compilation directory for relative ones); they live as long as the
  * map.  A separate debug file is found by build-id or debuglink under
- * /usr/lib/debug, as for the stacks (consumer/usym.c).
+ * /usr/lib/debug, as for the stacks (consumer/usym.c).  The file may be
+ * another user's, who can cut it while libdwfl maps it: libdwfl gets the
+ * descriptors elfsafe.c makes safe.
  *
  * Addresses are link-time addresses of the file.  A relocatable object
  * has no layout of its own: libdwfl gives each allocated section an
@@ -42,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elfsafe.h"
 #include "srcline.h"
 
 struct dt_srcmap {
@@ -121,18 +124,23 @@ struct dt_srcmap *dt_srcmap_open(const char *path)
 {
 	struct dt_srcmap *m = calloc(1, sizeof(*m));
 	GElf_Ehdr eh;
+	int fd;
 
 	if (!m)
 		return NULL;
 	m->cb.find_elf = dwfl_build_id_find_elf;
-	m->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	m->cb.find_debuginfo = dt_dwfl_find_debuginfo; /* elfsafe.c */
 	m->cb.section_address = dwfl_offline_section_address;
 	m->cb.debuginfo_path = &m->debuginfo_path;
 	m->dwfl = dwfl_begin(&m->cb);
 	if (!m->dwfl)
 		return m;
+	/* a descriptor safe to map, though another user owns the file */
+	fd = dt_safe_open(path);
+	if (fd < 0)
+		return m;
 	dwfl_report_begin(m->dwfl);
-	m->mod = dwfl_report_offline(m->dwfl, path, path, -1);
+	m->mod = dwfl_report_offline(m->dwfl, path, path, fd);
 	if (dwfl_report_end(m->dwfl, NULL, NULL) != 0 || !m->mod) {
 		m->mod = NULL;
 		return m;

@@ -12,6 +12,8 @@
 # reader that maps it (libelf's ELF_C_READ_MMAP) dies with SIGBUS when a
 # page it touches is past the file's new end, as they did in 3 to 5 of
 # 20-40 runs before the fix.
+# So do root's stacks (`ufunc()` of an address in that file, through
+# libdwfl) and `dtrace -l -v --object`'s source lines.
 # Each run must end with a status, 0 or an error, never a signal, and
 # the same file left alone must still list its probes.
 #
@@ -157,6 +159,20 @@ runs "dtrace -l --object (attacker's file)" 40 "$DTRACE" -l --object=own/victim
 if [ -e /sys/kernel/tracing/uprobe_events ]; then
 	runs "dtrace -n -p (attacker's pid)" 20 "$DTRACE" -q -n \
 		'hf$target:::p0 { } BEGIN { exit(0); }' -p "$atk_pid"
+fi
+# the stacks' names: libdwfl maps the file of an address a stack or
+# ufunc() names (it died in 6 of 30 runs), and `-l -v` the file whose
+# source lines it prints; both get a copy nobody can cut (elfsafe.c)
+runs "dtrace -l -v --object (attacker's file)" 20 "$DTRACE" -l -v \
+	--object=own/victim
+if [ "${HAVE_BPF:-no}" = yes ]; then
+	atk_base=$(awk '$6 ~ /own\/victim$/ { split($1, r, "-"); print r[1]; exit }' \
+		"/proc/$atk_pid/maps")
+	atk_main=$(nm hfprog | awk '$3 == "main" { print $1 }')
+	atk_addr=$(printf '0x%x' $((0x$atk_base + 0x$atk_main)))
+	runs "ufunc() of the attacker's address at profile-997" 20 \
+		env DTRACE_BACKEND=bpf timeout -s KILL 60 "$DTRACE" -q -n \
+		"profile-997 /pid == $atk_pid/ { trace(ufunc($atk_addr)); exit(0); }"
 fi
 # dtrace-helperd's start-up scan reads the files of running processes
 # (it died in 3 of 65 starts): each start must come up and stop cleanly

@@ -5,7 +5,7 @@
 # dtrace -n, against real processes: ustack(), ustack(n), ucaller,
 # ufunc(), umod(), usym(), uaddr(), printf's %A and %k,
 # @[ustack()] = count(), -x srcline, -x mangled, -x stackindent,
-# -x oformat=json.
+# -x oformat=json, separate debug files.
 #
 # tests/data/ustack/ustk.c calls a() -> b() -> c() and d() -> c(); c()
 # fires ustk:::fire.  It is built with gcc -O2 -fomit-frame-pointer
@@ -27,14 +27,14 @@
 #
 # Both backends where the BPF one is built (DTRACE_BACKEND=uprobe gives
 # the perf events' PERF_SAMPLE_REGS_USER/STACK_USER path).  Needs root,
-# tracefs uprobe events, nm, readelf and objdump.
+# tracefs uprobe events, nm, readelf, objdump, objcopy and strip.
 
 . "$top_srcdir/tests/lib.sh"
 
 data=$top_srcdir/tests/data/ustack
 
 [ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and perf_event_open need root"
-require_G nm readelf objdump
+require_G nm readelf objdump objcopy strip
 [ -w /sys/kernel/tracing/uprobe_events ] ||
 	[ -w /sys/kernel/debug/tracing/uprobe_events ] ||
 	skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
@@ -254,6 +254,73 @@ for bin in ustk-g ${clang:+ustk-clang-g}; do
 		ustack(4); uaddr(arg1); printf("\n"); }'
 	expect_run "-x srcline, $bin" expected.txt
 done
+
+# Separate debug files: a program stripped of its symbols names its
+# frames from the debug file its .gnu_debuglink names (next to it, in
+# .debug/, checked by build-id, or by CRC where it has none) or that
+# /usr/lib/debug/.build-id holds; one that another user owns is read
+# through a copy (elfsafe.c); a file of another build, or whose CRC is
+# wrong, names nothing (frames by address)
+# split_dbg SRC NAME [DEBUG]: NAME is SRC stripped, linked to DEBUG (default
+# NAME.debug) holding SRC's debug information
+split_dbg() {
+	cp "$1" "$2" && objcopy --only-keep-debug "$1" "${3:-$2.debug}" &&
+		strip --strip-all "$2" &&
+		objcopy --add-gnu-debuglink="${3:-$2.debug}" "$2" ||
+		fail "splitting $1 into $2"
+}
+named_as() { stack_abc ustk-g | sed "s/ustk-g\`/$1\`/"; }
+# unnamed NAME: the program's frames by address, libc's named
+unnamed() {
+	expect_eq "$1: status" 0 "$status"
+	expect_eq "$1: frames by address" 5 "$(grep -c "^ *$1\`0x[0-9a-f]*$" out.txt)"
+	expect_eq "$1: libc's named" 1 "$(grep -c '^ *libc\.so\.6`\.\.\.$' out.txt)"
+}
+# the debug file next to it, in .debug/, and another user's
+split_dbg ustk-g ustk-dl
+mkdir -p .debug own && split_dbg ustk-g ustk-ds .debug/ustk-ds.debug
+split_dbg ustk-g own/ustk-du && chown -R nobody own 2>/dev/null
+for bin in ustk-dl ustk-ds own/ustk-du; do
+	{ echo; named_as "${bin#own/}"; echo; } >expected.txt
+	trun -q -c "./$bin 1 0" -n 'ustk$target:::fire { ustack(); }'
+	expect_run "separate debug file: $bin" expected.txt
+done
+# a debug file of another build: another build-id
+$gcc -O1 -g -I. -c "$data/ustk.c" -o ustk-o1.o &&
+	"$DTRACE" -G -s "$data/ustk.d" ustk-o1.o -o ustk-o1-p.o &&
+	$gcc -o ustk-o1 ustk-o1.o ustk-o1-p.o || fail "building ustk-o1"
+cp ustk-g ustk-dw && strip --strip-all ustk-dw &&
+	objcopy --only-keep-debug ustk-o1 ustk-dw.debug &&
+	objcopy --add-gnu-debuglink=ustk-dw.debug ustk-dw || fail "ustk-dw"
+trun -q -c "./ustk-dw 1 0" -n 'ustk$target:::fire { ustack(); }'
+unnamed ustk-dw
+# no build-id: the link's CRC decides
+$gcc -O2 -g -I. -c "$data/ustk.c" -o ustk-nb.o &&
+	"$DTRACE" -G -s "$data/ustk.d" ustk-nb.o -o ustk-nb-p.o &&
+	$gcc -Wl,--build-id=none -o ustk-nbid ustk-nb.o ustk-nb-p.o &&
+	split_dbg ustk-nbid ustk-nb && split_dbg ustk-nbid ustk-nc ||
+	fail "building ustk-nbid"
+printf 'x' >>ustk-nc.debug
+{ echo; stack_abc ustk-nbid | sed 's/ustk-nbid`/ustk-nb`/'; echo; } >expected.txt
+trun -q -c "./ustk-nb 1 0" -n 'ustk$target:::fire { ustack(); }'
+expect_run "separate debug file by CRC: ustk-nb" expected.txt
+trun -q -c "./ustk-nc 1 0" -n 'ustk$target:::fire { ustack(); }'
+unnamed ustk-nc
+# /usr/lib/debug/.build-id, where root may write there
+bid=$(readelf -n ustk-g | awk '/Build ID:/ { print $3; exit }')
+bdir=/usr/lib/debug/.build-id/$(echo "$bid" | cut -c1-2)
+bfile=$bdir/$(echo "$bid" | cut -c3-).debug
+if [ -n "$bid" ] && [ ! -e "$bfile" ] && mkdir -p "$bdir" 2>/dev/null &&
+   objcopy --only-keep-debug ustk-g "$bfile" 2>/dev/null; then
+	cp ustk-g ustk-bi && strip --strip-all ustk-bi
+	trun -q -c "./ustk-bi 1 0" -n 'ustk$target:::fire { ustack(); }'
+	rm -f "$bfile"
+	rmdir "$bdir" 2>/dev/null
+	{ echo; named_as ustk-bi; echo; } >expected.txt
+	expect_run "debug file by build-id under /usr/lib/debug" expected.txt
+else
+	echo "# /usr/lib/debug/.build-id not writable: its case not run"
+fi
 
 # -x oformat=json: a stack key is an array of frames
 {

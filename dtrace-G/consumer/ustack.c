@@ -35,6 +35,9 @@
  * the text sites.c read last (struct tproc's maps, kept until the
  * process's records are read); a forked child known only through the
  * fork tree, its parent's (it maps what its parent did at the fork).
+ * The module files libdwfl maps may be another user's, who can cut them
+ * under it (SIGBUS): the session's find_elf and find_debuginfo are
+ * elfsafe.c's, which hand it descriptors nobody else can change.
  * When an address falls in no module (a dlopen() since), the maps are
  * read again, at most every 10 ms, and the modules re-reported: libdwfl
  * keeps those that did not change.  ustack_proc_gone() drops the
@@ -68,6 +71,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../elfsafe.h"
 #include "registry.h"
 #include "ustack.h"
 
@@ -263,8 +267,9 @@ static struct ustack_state *state(struct consumer *c)
 	if (s)
 		return s;
 	s = xcalloc(1, sizeof(*s));
-	s->cb.find_elf = dwfl_linux_proc_find_elf;
-	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	/* safe descriptors of files another user may cut (elfsafe.c) */
+	s->cb.find_elf = dt_dwfl_proc_find_elf;
+	s->cb.find_debuginfo = dt_dwfl_find_debuginfo;
 	s->cb.debuginfo_path = &s->debuginfo_path;
 	s->mangled = opt_flag(c, "mangled");
 	c->ust = s;

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * elfsafe.h - descriptors of files another user may change, safe for
+ * libdwfl and libdw to map (elfsafe.c).
+ */
+#ifndef USDT_DTRACE_ELFSAFE_H
+#define USDT_DTRACE_ELFSAFE_H
+
+#include <elfutils/libdwfl.h>
+
+/*
+ * fd itself when only root (or dtrace's own user) can change its file,
+ * else a sealed private copy of it (fd is closed either way); -1 when fd
+ * is no regular file, too large to copy, or on error.
+ */
+int dt_safe_fd(int fd);
+
+/* Open path for reading and make it safe (dt_safe_fd()); -1 on failure. */
+int dt_safe_open(const char *path);
+
+/* Dwfl_Callbacks.find_elf for processes (dwfl_linux_proc_find_elf()'s
+ * work, with safe descriptors) */
+int dt_dwfl_proc_find_elf(Dwfl_Module *mod, void **userdata,
+			  const char *module_name, Dwarf_Addr base,
+			  char **file_name, Elf **elfp);
+
+/* Dwfl_Callbacks.find_debuginfo (dwfl_standard_find_debuginfo()'s search,
+ * with safe descriptors, checked before libdwfl maps them) */
+int dt_dwfl_find_debuginfo(Dwfl_Module *mod, void **userdata,
+			   const char *modname, Dwarf_Addr base,
+			   const char *file_name, const char *debuglink_file,
+			   GElf_Word debuglink_crc, char **debuginfo_file_name);
+
+#endif /* USDT_DTRACE_ELFSAFE_H */

@@ -774,7 +774,7 @@ int dt_object_probes(struct dt_probes *pl, const char *path,
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return rd_err(&r, -EINVAL, "libelf: %s", elf_errmsg(-1));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return rd_err(&r, -errno, "%s", strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -868,7 +868,7 @@ static int file_bias(const char *path, uint64_t start, uint64_t pgoff,
 	size_t nph;
 	int fd, err = -ENOENT;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	elf = elf_begin(fd, ELF_C_READ, NULL); /* not MMAP: see above */

@@ -263,7 +263,7 @@ int dt_pidfile_read(struct dt_pidfile *pf, const char *path, char *msg,
 	pf->path = strdup(path);
 	if (!pf->path)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		err = -errno;
 		return fail(msg, msglen, err, "cannot open %s: %s", path,
@@ -367,7 +367,7 @@ static bool is_glob(const char *s)
 static int read_code(const struct dt_pidfile *pf, const struct dt_pidfunc *fn,
 		     uint8_t **buf, char *msg, size_t msglen)
 {
-	int fd = open(pf->path, O_RDONLY | O_CLOEXEC), err;
+	int fd = open(pf->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
 	ssize_t got;
 
 	if (fd < 0) {

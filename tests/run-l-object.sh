@@ -443,6 +443,13 @@ expect_eq "no probes: message" \
 run_dtrace -l --object=.
 expect_eq "a directory: status" 1 "$status"
 expect_grep "a directory: message" "^dtrace: \\.: not an ELF file" err.txt
+# a FIFO (which another user may put where a file was) is refused, not
+# waited on until someone writes to it
+mkfifo fifo
+timeout -s KILL 60 "$DTRACE" -l --object=fifo >out.txt 2>err.txt
+status=$?
+expect_eq "a FIFO: status" 1 "$status"
+expect_grep "a FIFO: message" "^dtrace: fifo: not an ELF file (not a regular file)" err.txt
 
 run_dtrace --object=pie
 expect_eq "--object without -l" 2 "$status"

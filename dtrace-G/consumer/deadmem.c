@@ -85,7 +85,7 @@ static ssize_t read_mapped(const struct proc_map *m, uint64_t addr, void *buf,
 	if (m->perms[0] != 'r' || m->perms[1] == 'w' || !m->ino ||
 	    m->path[0] != '/')
 		return -1;
-	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) == 0 && (uint64_t)st.st_dev == m->dev &&

@@ -89,7 +89,7 @@ static void file_read_elf(struct tfile *f, const char *openpath)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return;
-	fd = open(openpath, O_RDONLY | O_CLOEXEC);
+	fd = open(openpath, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return;
 	/* not ELF_C_READ_MMAP: the file's owner may shrink it (SIGBUS) */

@@ -24,7 +24,8 @@
  * and libelf then finds a bad file (the frames are named by address),
  * never a signal.  Copies are kept for the run, keyed by device, inode,
  * size and both times, so the hundred processes of a forking server
- * share one.  Copies take memory: an untrusted file over 1 GiB, or one
+ * share one (the first 256 files: each kept copy is a descriptor).
+ * Copies take memory: an untrusted file over 1 GiB, or one
  * that would take the run's copies past 2 GiB, is refused (a sparse file
  * would otherwise make root's dtrace take any amount), and its frames
  * are named by address.
@@ -69,6 +70,7 @@
 
 #define SAFE_FILE_MAX (1ULL << 30)  /* an untrusted file copied, at most */
 #define SAFE_TOTAL_MAX (2ULL << 30) /* all copies of a run, at most */
+#define SAFE_KEEP_MAX 256	    /* copies kept open for reuse */
 #define FUSE_MAGIC 0x65735546
 #define DEBUG_DIR "/usr/lib/debug"
 
@@ -173,6 +175,8 @@ int dt_safe_fd(int fd)
 	close(fd);
 	if (mfd < 0)
 		return -1;
+	if (ncopies == SAFE_KEEP_MAX)
+		return mfd; /* not kept: a descriptor each is enough */
 	if (ncopies == copies_cap) {
 		size_t cap = copies_cap ? 2 * copies_cap : 16;
 		struct safe_copy *nv = realloc(copies, cap * sizeof(*nv));

@@ -72,7 +72,7 @@ void d_agg_free_entries(struct agg *a)
 /* ------------------------------------------------------------------ */
 /* Aggregations */
 
-static int64_t qz_bucketval(int b)
+int64_t d_qz_bucketval(int b)
 {
 	if (b < QZ_ZERO)
 		return -(int64_t)(1ULL << (QZ_ZERO - 1 - b));
@@ -242,11 +242,11 @@ void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st)
 		 */
 		if (v.i < 0) {
 			for (b = 0; b < QZ_ZERO - 1; b++)
-				if (v.i <= qz_bucketval(b))
+				if (v.i <= d_qz_bucketval(b))
 					break;
 		} else {
 			for (b = QZ_ZERO; b < QZ_NBUCKETS - 1; b++)
-				if (v.i < qz_bucketval(b + 1))
+				if (v.i < d_qz_bucketval(b + 1))
 					break;
 		}
 		d[b] += incr.i;
@@ -312,6 +312,13 @@ static uint64_t isqrt128(unsigned __int128 v)
  * squares divided by normal twice, then by the count, each truncating)
  * less the square of the truncated normalized average, its square root.
  */
+static uint64_t stddev_of(const int64_t *d, uint64_t normal);
+
+uint64_t d_agg_stddev(const int64_t *d, uint64_t normal)
+{
+	return stddev_of(d, normal);
+}
+
 static uint64_t stddev_of(const int64_t *d, uint64_t normal)
 {
 	unsigned __int128 sq = ((unsigned __int128)(uint64_t)d[3] << 64) |
@@ -422,8 +429,8 @@ static int valcmp(const struct agg *a, const int64_t *l, const int64_t *r)
 		long double lt = 0, rt = 0;
 
 		for (i = 0; i < QZ_NBUCKETS; i++) {
-			lt += (long double)qz_bucketval(i) * (long double)l[i];
-			rt += (long double)qz_bucketval(i) * (long double)r[i];
+			lt += (long double)d_qz_bucketval(i) * (long double)l[i];
+			rt += (long double)d_qz_bucketval(i) * (long double)r[i];
 		}
 		if ((c = cmp3(lt, rt)) != 0)
 			return c;
@@ -622,8 +629,8 @@ static void walk_free(struct walk *w)
 
 /* One bar of a distribution: the count divided by normal as libdtrace
  * divides it (unsigned), the bar from the raw count. */
-static void quantline(struct sbuf *sb, int64_t val, uint64_t normal,
-		      long double total, bool positives, bool negatives)
+void d_agg_quantline(struct sbuf *sb, int64_t val, uint64_t normal,
+		     long double total, bool positives, bool negatives)
 {
 	static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
 	static const char spaces[] = "                                        ";
@@ -664,10 +671,12 @@ static void quantline(struct sbuf *sb, int64_t val, uint64_t normal,
 /*
  * The buckets a distribution shows: from the one before the first
  * non-zero to the one after the last (*first, *last), with the signs
- * and the total of the counts in that range.  All zero: [zf, zl].
+ * and the total of the counts in that range (aggzoom: the largest over
+ * 0.95, aggfmt.c).  All zero: [zf, zl].
  */
-static void dist_range(const int64_t *d, int nb, int zf, int zl, int *first,
-		       int *last, long double *total, bool *pos, bool *neg)
+static void dist_range(const int64_t *d, int nb, int zf, int zl, bool zoom,
+		       int *first, int *last, long double *total, bool *pos,
+		       bool *neg)
 {
 	int f = 0, l = nb - 1, i;
 
@@ -689,7 +698,7 @@ static void dist_range(const int64_t *d, int nb, int zf, int zl, int *first,
 	for (i = f; i <= l; i++) {
 		*pos |= d[i] > 0;
 		*neg |= d[i] < 0;
-		*total += fabsl((long double)d[i]);
+		d_dist_total(total, d[i], zoom);
 	}
 	*first = f;
 	*last = l;
@@ -701,29 +710,31 @@ static void dist_header(struct sbuf *sb)
 		    "------------- Distribution -------------", "count");
 }
 
-static void print_quantize(struct sbuf *sb, const int64_t *d, uint64_t normal)
+static void print_quantize(struct sbuf *sb, const int64_t *d, uint64_t normal,
+			   bool zoom)
 {
 	int first, last, i;
 	long double total;
 	bool pos, neg;
 
-	dist_range(d, QZ_NBUCKETS - 1, QZ_ZERO - 1, QZ_ZERO + 1, &first,
+	dist_range(d, QZ_NBUCKETS - 1, QZ_ZERO - 1, QZ_ZERO + 1, zoom, &first,
 		   &last, &total, &pos, &neg);
 	dist_header(sb);
 	for (i = first; i <= last; i++) {
-		d_sb_printf(sb, "%16lld ", (long long)qz_bucketval(i));
-		quantline(sb, d[i], normal, total, pos, neg);
+		d_sb_printf(sb, "%16lld ", (long long)d_qz_bucketval(i));
+		d_agg_quantline(sb, d[i], normal, total, pos, neg);
 	}
 }
 
 static void print_lquantize(struct sbuf *sb, const struct agg *a,
-			    const int64_t *d, uint64_t normal)
+			    const int64_t *d, uint64_t normal, bool zoom)
 {
 	int levels = a->lq_levels, first, last, i;
 	long double total;
 	bool pos, neg;
 
-	dist_range(d, levels + 2, 0, 2, &first, &last, &total, &pos, &neg);
+	dist_range(d, levels + 2, 0, 2, zoom, &first, &last, &total, &pos,
+		   &neg);
 	dist_header(sb);
 	for (i = first; i <= last; i++) {
 		char c[32];
@@ -739,14 +750,14 @@ static void print_lquantize(struct sbuf *sb, const struct agg *a,
 			d_sb_printf(sb, "%16d ",
 				    (int)(a->lq_base + (i - 1) * a->lq_step));
 		}
-		quantline(sb, d[i], normal, total, pos, neg);
+		d_agg_quantline(sb, d[i], normal, total, pos, neg);
 	}
 }
 
 /* llquantize(): "< factor^low", a row per bucket by its lower bound,
  * ">= factor^(high+1)", within the shown range. */
 static void print_llquantize(struct sbuf *sb, const struct agg *a,
-			     const int64_t *d, uint64_t normal)
+			     const int64_t *d, uint64_t normal, bool zoom)
 {
 	int nb = (int)a->llq_nbuckets, first, last, b = 1;
 	long double total;
@@ -754,18 +765,18 @@ static void print_llquantize(struct sbuf *sb, const struct agg *a,
 	bool pos, neg;
 	char c[32];
 
-	dist_range(d, nb, 0, 1, &first, &last, &total, &pos, &neg);
+	dist_range(d, nb, 0, 1, zoom, &first, &last, &total, &pos, &neg);
 	dist_header(sb);
 	llq_first(a, &w);
 	if (first == 0) {
 		snprintf(c, sizeof(c), "< %lld", (long long)w.value);
 		d_sb_printf(sb, "%16s ", c);
-		quantline(sb, d[0], normal, total, pos, neg);
+		d_agg_quantline(sb, d[0], normal, total, pos, neg);
 	}
 	while (w.order <= a->llq_high) {
 		if (b >= first && b <= last) {
 			d_sb_printf(sb, "%16lld ", (long long)w.value);
-			quantline(sb, d[b], normal, total, pos, neg);
+			d_agg_quantline(sb, d[b], normal, total, pos, neg);
 		}
 		b++;
 		llq_next(a, &w);
@@ -774,12 +785,13 @@ static void print_llquantize(struct sbuf *sb, const struct agg *a,
 		return;
 	snprintf(c, sizeof(c), ">= %lld", (long long)w.value);
 	d_sb_printf(sb, "%16s ", c);
-	quantline(sb, d[b], normal, total, pos, neg);
+	d_agg_quantline(sb, d[b], normal, total, pos, neg);
 }
 
-/* dt_print_datum() for a key: width by record size. */
-static void print_key(struct sbuf *sb, const struct d_prog *p,
-		      const struct dv *k)
+/* dt_print_datum() for a key: width by record size; packed (agghist,
+ * aggpack: aggfmt.c) a string is right-aligned in 16 columns. */
+void d_agg_print_key(struct sbuf *sb, const struct d_prog *p,
+		     const struct dv *k, bool packed)
 {
 	if (k->k == K_STR && k->show) { /* a stack or a name: stack.c */
 		d_stack_print(sb, p, k);
@@ -788,7 +800,8 @@ static void print_key(struct sbuf *sb, const struct d_prog *p,
 	if (k->k == K_STR) {
 		char *fr;
 
-		d_sb_printf(sb, "  %-50s", d_out_str(k, true, &fr));
+		d_sb_printf(sb, packed ? " %16s" : "  %-50s",
+			    d_out_str(k, true, &fr));
 		free(fr);
 		return;
 	}
@@ -810,17 +823,17 @@ static void print_key(struct sbuf *sb, const struct d_prog *p,
 /* A value in printa()'s default layout, divided by the normalization as
  * libdtrace divides each kind. */
 static void print_value(struct sbuf *sb, const struct agg *a, const int64_t *d,
-			uint64_t normal)
+			uint64_t normal, bool zoom)
 {
 	switch (a->fn) {
 	case AG_QUANTIZE:
-		print_quantize(sb, d, normal);
+		print_quantize(sb, d, normal, zoom);
 		break;
 	case AG_LQUANTIZE:
-		print_lquantize(sb, a, d, normal);
+		print_lquantize(sb, a, d, normal, zoom);
 		break;
 	case AG_LLQUANTIZE:
-		print_llquantize(sb, a, d, normal);
+		print_llquantize(sb, a, d, normal, zoom);
 		break;
 	case AG_AVG:
 		d_sb_printf(sb, " %16lld",
@@ -898,15 +911,18 @@ static void print_row_fmt(const struct walk *w, size_t row,
 			data = row_data(w, row, val);
 			val++;
 			if (a->fn == AG_QUANTIZE) {
-				print_quantize(sb, data, a->normal);
+				print_quantize(sb, data, a->normal,
+					       w->p->aggzoom);
 				continue;
 			}
 			if (a->fn == AG_LQUANTIZE) {
-				print_lquantize(sb, a, data, a->normal);
+				print_lquantize(sb, a, data, a->normal,
+						w->p->aggzoom);
 				continue;
 			}
 			if (a->fn == AG_LLQUANTIZE) {
-				print_llquantize(sb, a, data, a->normal);
+				print_llquantize(sb, a, data, a->normal,
+						 w->p->aggzoom);
 				continue;
 			}
 			v = fmt_value(a, data, a->normal, d);
@@ -981,7 +997,7 @@ static void json_value(struct sbuf *sb, const struct agg *a, const int64_t *d,
 		d_sb_puts(sb, "{\"buckets\":[");
 		for (i = 0; i < QZ_NBUCKETS; i++)
 			json_bucket(sb, &first, "value",
-				    (long long)qz_bucketval(i), d[i], normal);
+				    (long long)d_qz_bucketval(i), d[i], normal);
 		d_sb_puts(sb, "]}");
 		break;
 	case AG_LQUANTIZE:
@@ -1058,11 +1074,18 @@ static void json_row(const struct walk *w, size_t row, struct sbuf *sb)
 static void print_rows(struct d_prog *p, const unsigned *aggv,
 		       unsigned naggv, const struct pfmt *pf, struct sbuf *sb)
 {
+	struct aggfmt fmt;
 	struct walk w;
 	size_t *order, i;
 	unsigned j, k;
 
 	walk_build(&w, p, aggv, naggv, false, false, &order);
+	/* agghist, aggpack: printa(@a) and the printing at the end only, as
+	 * libdtrace computes their totals and ranges for its sorted walk of
+	 * one aggregation, not for the joined walk of several */
+	memset(&fmt, 0, sizeof(fmt));
+	if (!pf && !p->json && naggv == 1)
+		d_aggfmt_begin(&fmt, p, w.aggs[0]);
 	for (i = 0; i < w.nrows; i++) {
 		size_t row = order[i];
 		const struct aent *ke = w.rows[row * (naggv + 1) + naggv];
@@ -1075,13 +1098,17 @@ static void print_rows(struct d_prog *p, const unsigned *aggv,
 			json_row(&w, row, sb);
 			continue;
 		}
+		if (fmt.hist || fmt.pack) {
+			d_aggfmt_row(&fmt, sb, ke, row_data(&w, row, 0));
+			continue;
+		}
 		for (k = 0; k < ke->nkeys; k++)
-			print_key(sb, p, &ke->keys[k]);
+			d_agg_print_key(sb, p, &ke->keys[k], false);
 		for (j = 0; j < naggv; j++) {
 			const struct aent *e = w.rows[row * (naggv + 1) + j];
 
 			print_value(sb, w.aggs[j], row_data(&w, row, j),
-				    e ? w.aggs[j]->normal : 1);
+				    e ? w.aggs[j]->normal : 1, p->aggzoom);
 		}
 		d_sb_puts(sb, "\n");
 	}

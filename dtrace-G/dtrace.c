@@ -201,7 +201,7 @@ static const char *const known_xopts[] = {
 	"probestyle", "oformat", "aggsortkey", "aggsortrev", "aggsortpos",
 	"aggsortkeypos",
 	/* aggregation layouts (d/aggfmt.c) */
-	"aggpack", "agghist", "aggzoom",
+	"aggpack", "agghist", "aggzoom", "encoding",
 	/* user stacks (ustack(): d/stack.c, consumer/ustack.c) */
 	"stackindent", "ustacksize", "srcline", "mangled", NULL,
 };

@@ -630,7 +630,8 @@ static void walk_free(struct walk *w)
 /* One bar of a distribution: the count divided by normal as libdtrace
  * divides it (unsigned), the bar from the raw count. */
 void d_agg_quantline(struct sbuf *sb, int64_t val, uint64_t normal,
-		     long double total, bool positives, bool negatives)
+		     long double total, bool positives, bool negatives,
+		     bool utf8)
 {
 	static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
 	static const char spaces[] = "                                        ";
@@ -639,6 +640,10 @@ void d_agg_quantline(struct sbuf *sb, int64_t val, uint64_t normal,
 	long long shown = (long long)((uint64_t)val / normal);
 
 	if (!negatives) {
+		if (positives && utf8) {
+			d_quantline_utf8(sb, val, normal, total);
+			return;
+		}
 		if (positives) {
 			f = (fabsl((long double)val) * len) / total;
 			depth = (unsigned)(f + 0.5);
@@ -711,29 +716,31 @@ static void dist_header(struct sbuf *sb)
 }
 
 static void print_quantize(struct sbuf *sb, const int64_t *d, uint64_t normal,
-			   bool zoom)
+			   const struct d_prog *p)
 {
 	int first, last, i;
 	long double total;
 	bool pos, neg;
 
-	dist_range(d, QZ_NBUCKETS - 1, QZ_ZERO - 1, QZ_ZERO + 1, zoom, &first,
+	dist_range(d, QZ_NBUCKETS - 1, QZ_ZERO - 1, QZ_ZERO + 1, p->aggzoom, &first,
 		   &last, &total, &pos, &neg);
 	dist_header(sb);
 	for (i = first; i <= last; i++) {
 		d_sb_printf(sb, "%16lld ", (long long)d_qz_bucketval(i));
-		d_agg_quantline(sb, d[i], normal, total, pos, neg);
+		d_agg_quantline(sb, d[i], normal, total, pos, neg,
+				p->encoding == ENC_UTF8);
 	}
 }
 
 static void print_lquantize(struct sbuf *sb, const struct agg *a,
-			    const int64_t *d, uint64_t normal, bool zoom)
+			    const int64_t *d, uint64_t normal,
+			    const struct d_prog *p)
 {
 	int levels = a->lq_levels, first, last, i;
 	long double total;
 	bool pos, neg;
 
-	dist_range(d, levels + 2, 0, 2, zoom, &first, &last, &total, &pos,
+	dist_range(d, levels + 2, 0, 2, p->aggzoom, &first, &last, &total, &pos,
 		   &neg);
 	dist_header(sb);
 	for (i = first; i <= last; i++) {
@@ -750,14 +757,16 @@ static void print_lquantize(struct sbuf *sb, const struct agg *a,
 			d_sb_printf(sb, "%16d ",
 				    (int)(a->lq_base + (i - 1) * a->lq_step));
 		}
-		d_agg_quantline(sb, d[i], normal, total, pos, neg);
+		d_agg_quantline(sb, d[i], normal, total, pos, neg,
+				p->encoding == ENC_UTF8);
 	}
 }
 
 /* llquantize(): "< factor^low", a row per bucket by its lower bound,
  * ">= factor^(high+1)", within the shown range. */
 static void print_llquantize(struct sbuf *sb, const struct agg *a,
-			     const int64_t *d, uint64_t normal, bool zoom)
+			     const int64_t *d, uint64_t normal,
+			     const struct d_prog *p)
 {
 	int nb = (int)a->llq_nbuckets, first, last, b = 1;
 	long double total;
@@ -765,18 +774,20 @@ static void print_llquantize(struct sbuf *sb, const struct agg *a,
 	bool pos, neg;
 	char c[32];
 
-	dist_range(d, nb, 0, 1, zoom, &first, &last, &total, &pos, &neg);
+	dist_range(d, nb, 0, 1, p->aggzoom, &first, &last, &total, &pos, &neg);
 	dist_header(sb);
 	llq_first(a, &w);
 	if (first == 0) {
 		snprintf(c, sizeof(c), "< %lld", (long long)w.value);
 		d_sb_printf(sb, "%16s ", c);
-		d_agg_quantline(sb, d[0], normal, total, pos, neg);
+		d_agg_quantline(sb, d[0], normal, total, pos, neg,
+				p->encoding == ENC_UTF8);
 	}
 	while (w.order <= a->llq_high) {
 		if (b >= first && b <= last) {
 			d_sb_printf(sb, "%16lld ", (long long)w.value);
-			d_agg_quantline(sb, d[b], normal, total, pos, neg);
+			d_agg_quantline(sb, d[b], normal, total, pos, neg,
+				p->encoding == ENC_UTF8);
 		}
 		b++;
 		llq_next(a, &w);
@@ -785,7 +796,8 @@ static void print_llquantize(struct sbuf *sb, const struct agg *a,
 		return;
 	snprintf(c, sizeof(c), ">= %lld", (long long)w.value);
 	d_sb_printf(sb, "%16s ", c);
-	d_agg_quantline(sb, d[b], normal, total, pos, neg);
+	d_agg_quantline(sb, d[b], normal, total, pos, neg,
+				p->encoding == ENC_UTF8);
 }
 
 /* dt_print_datum() for a key: width by record size; packed (agghist,
@@ -823,17 +835,17 @@ void d_agg_print_key(struct sbuf *sb, const struct d_prog *p,
 /* A value in printa()'s default layout, divided by the normalization as
  * libdtrace divides each kind. */
 static void print_value(struct sbuf *sb, const struct agg *a, const int64_t *d,
-			uint64_t normal, bool zoom)
+			uint64_t normal, const struct d_prog *p)
 {
 	switch (a->fn) {
 	case AG_QUANTIZE:
-		print_quantize(sb, d, normal, zoom);
+		print_quantize(sb, d, normal, p);
 		break;
 	case AG_LQUANTIZE:
-		print_lquantize(sb, a, d, normal, zoom);
+		print_lquantize(sb, a, d, normal, p);
 		break;
 	case AG_LLQUANTIZE:
-		print_llquantize(sb, a, d, normal, zoom);
+		print_llquantize(sb, a, d, normal, p);
 		break;
 	case AG_AVG:
 		d_sb_printf(sb, " %16lld",
@@ -912,17 +924,17 @@ static void print_row_fmt(const struct walk *w, size_t row,
 			val++;
 			if (a->fn == AG_QUANTIZE) {
 				print_quantize(sb, data, a->normal,
-					       w->p->aggzoom);
+					       w->p);
 				continue;
 			}
 			if (a->fn == AG_LQUANTIZE) {
 				print_lquantize(sb, a, data, a->normal,
-						w->p->aggzoom);
+						w->p);
 				continue;
 			}
 			if (a->fn == AG_LLQUANTIZE) {
 				print_llquantize(sb, a, data, a->normal,
-						 w->p->aggzoom);
+						 w->p);
 				continue;
 			}
 			v = fmt_value(a, data, a->normal, d);
@@ -1108,7 +1120,7 @@ static void print_rows(struct d_prog *p, const unsigned *aggv,
 			const struct aent *e = w.rows[row * (naggv + 1) + j];
 
 			print_value(sb, w.aggs[j], row_data(&w, row, j),
-				    e ? w.aggs[j]->normal : 1, p->aggzoom);
+				    e ? w.aggs[j]->normal : 1, p);
 		}
 		d_sb_puts(sb, "\n");
 	}

@@ -40,15 +40,20 @@
  *    character is its count's share of the shown buckets' total (under
  *    aggzoom: of the largest over 0.95), in 8 levels: U+2581..U+2588
  *    (lower one eighth block .. full block), or in ASCII "__xxxxXX"
- *    when TERM is dumb, sun or sun-color, as libdtrace decides (it
- *    also has -x encoding=ascii|utf8, not taken here); a negative count
- *    is one of "vvvvVV" and an empty bucket a space.  llquantize() has
+ *    under -x encoding=ascii, or when encoding is not set and TERM is
+ *    dumb, sun or sun-color, as libdtrace decides; a negative count is
+ *    one of "vvvvVV" and an empty bucket a space.  llquantize() has
  *    no packed form in libdtrace and prints as usual.  Keys are packed
  *    too: a string right-aligned in 16 columns instead of left in 50.
  *  - aggzoom: every distribution's bars (and aggpack's characters and
  *    agghist's bars) are scaled so that the largest is 95% of the full
  *    height (38 of 40 '@'), instead of each being its share of the
  *    total.
+ *
+ *  - encoding=utf8 also draws the bars of distributions (and agghist's)
+ *    whose counts are all positive in eighths of a column: U+2588 full
+ *    blocks and one of U+2589..U+258F, as libdtrace does; encoding=ascii
+ *    or unset keeps the '@'.
  *
  * Rows of these layouts end with the bar's or the line's own newline,
  * without the empty line a default row gets.  The header is printed
@@ -90,6 +95,38 @@ void d_dist_total(long double *total, int64_t v, bool zoom)
 	x *= 1 / AGGZOOM_MAX;
 	if (*total < x)
 		*total = x;
+}
+
+/* One code point of the Basic Multilingual Plane in UTF-8 (3 bytes: the
+ * block elements U+2580..U+259F). */
+static void put_utf8(struct sbuf *sb, unsigned cp)
+{
+	d_sb_printf(sb, "%c%c%c", 0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f),
+		    0x80 | (cp & 0x3f));
+}
+
+/*
+ * -x encoding=utf8: a distribution's bar (positive counts only) in
+ * eighths of a column: full blocks (U+2588), then the left n/8 block
+ * (U+258F one eighth .. U+2589 seven eighths) for what remains,
+ * truncated, not rounded as the '@' bar is.
+ */
+void d_quantline_utf8(struct sbuf *sb, int64_t val, uint64_t normal,
+		      long double total)
+{
+	long double f = fabsl((long double)val) * 40 / total;
+	unsigned whole = (unsigned)f, eighths, i;
+
+	eighths = (unsigned)((f - (long double)whole) * 8);
+	d_sb_puts(sb, "|");
+	for (i = 0; i < whole; i++)
+		put_utf8(sb, 0x2588);
+	if (eighths) {
+		put_utf8(sb, 0x258f - (eighths - 1));
+		i++;
+	}
+	d_sb_printf(sb, "%*s %-9lld\n", (int)(40 - i), "",
+		    (long long)((uint64_t)val / normal));
 }
 
 /* The width of a bound in the packed layout: its digits and sign, at
@@ -198,7 +235,8 @@ void d_aggfmt_begin(struct aggfmt *f, const struct d_prog *p,
 			f->maxbin++;
 	}
 	if (f->pack)
-		f->utf8 = !term_is_primitive();
+		f->utf8 = p->encoding == ENC_UNSET ? !term_is_primitive()
+						   : p->encoding == ENC_UTF8;
 }
 
 /* The keys' width in the header: each key's packed width and a space. */
@@ -265,8 +303,7 @@ static void packed_char(const struct aggfmt *f, struct sbuf *sb, int64_t v,
 	if (f->utf8) {
 		unsigned cp = PACK_UTF8_BASE + lvl;
 
-		d_sb_printf(sb, "%c%c%c", 0xe0 | (cp >> 12),
-			    0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f));
+		put_utf8(sb, cp);
 		return;
 	}
 	d_sb_printf(sb, "%c", pack_ascii[lvl]);
@@ -328,7 +365,7 @@ void d_aggfmt_row(struct aggfmt *f, struct sbuf *sb, const struct aent *ke,
 	if (f->hist) {
 		d_sb_puts(sb, " ");
 		d_agg_quantline(sb, hist_value(f->a, d), f->a->normal, f->total,
-				f->pos, f->neg);
+				f->pos, f->neg, f->p->encoding == ENC_UTF8);
 	} else if (f->a->fn == AG_QUANTIZE) {
 		packed_quantize(f, sb, d);
 	} else {

@@ -66,7 +66,7 @@ static const char *const known_opts[] = {
 	"cpu",	       "grabanon",    "temporal",    "aggsortpos",
 	"aggsortkeypos", "destructive", "flowindent", "oformat",
 	"stackindent", "ustacksize", "srcline", "mangled",
-	"aggpack",     "agghist",     "aggzoom",     NULL,
+	"aggpack",     "agghist",     "aggzoom",     "encoding", NULL,
 };
 
 bool d_known_option(const char *name)
@@ -172,6 +172,18 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 			p->agghist = on;
 		else
 			p->aggzoom = on;
+	}
+	if (strcmp(name, "encoding") == 0) {
+		if (!value || (strcmp(value, "ascii") != 0 &&
+			       strcmp(value, "utf8") != 0)) {
+			snprintf(msg, msglen,
+				 "failed to set option 'encoding' to '%s': "
+				 "Invalid value for specified option (ascii "
+				 "or utf8)",
+				 value ? value : "");
+			return -1;
+		}
+		p->encoding = value[0] == 'a' ? ENC_ASCII : ENC_UTF8;
 	}
 	if (strcmp(name, "oformat") == 0) {
 		if (!value || (strcmp(value, "json") != 0 &&

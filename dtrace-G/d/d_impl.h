@@ -417,6 +417,7 @@ struct d_prog {
 	bool aggsortrev, aggsortkey;
 	unsigned aggsortpos, aggsortkeypos;
 	bool aggpack, agghist, aggzoom; /* the layouts of aggfmt.c */
+	int encoding; /* -x encoding: ENC_ (aggfmt.c) */
 	bool destructive;      /* -w, #pragma D option destructive */
 	bool uses_destructive; /* system(), stop() or raise() appear */
 	bool json; /* -x oformat=json: records and aggregations as JSON */
@@ -677,7 +678,8 @@ void d_agg_free_entries(struct agg *a);
 int64_t d_qz_bucketval(int b);
 uint64_t d_agg_stddev(const int64_t *d, uint64_t normal);
 void d_agg_quantline(struct sbuf *sb, int64_t val, uint64_t normal,
-		     long double total, bool positives, bool negatives);
+		     long double total, bool positives, bool negatives,
+		     bool utf8);
 void d_agg_print_key(struct sbuf *sb, const struct d_prog *p,
 		     const struct dv *k, bool packed);
 
@@ -696,7 +698,12 @@ struct aggfmt {
 	bool utf8; /* aggpack: block elements, not "_x X" */
 };
 
+/* -x encoding: unset (aggpack: UTF-8 unless TERM is primitive) */
+enum { ENC_UNSET, ENC_ASCII, ENC_UTF8 };
+
 void d_dist_total(long double *total, int64_t v, bool zoom);
+void d_quantline_utf8(struct sbuf *sb, int64_t val, uint64_t normal,
+		      long double total);
 void d_aggfmt_begin(struct aggfmt *f, const struct d_prog *p,
 		    const struct agg *a);
 void d_aggfmt_row(struct aggfmt *f, struct sbuf *sb, const struct aent *ke,

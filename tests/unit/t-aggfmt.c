@@ -15,6 +15,7 @@
  *    "key"/"value" headers, negatives left of the line, min() and
  *    quantize() unchanged, normalize() dividing the number only;
  *  - aggzoom: the largest bar 38 of 40, in quantize() and agghist;
+ *  - encoding=utf8 (bars in eighths of a column), encoding=ascii;
  *  - the options: #pragma D option, d_set_option(), setopt() at run
  *    time, bad values refused; JSON unchanged.
  */
@@ -52,9 +53,16 @@ static char *run(const char *opts, const char *src)
 		d_free(p);
 		return strdup("(did not compile)");
 	}
-	for (const char *q = opts; q && *q; q += strlen(q) + 1)
-		if (d_set_option(p, q, NULL, msg, sizeof(msg)) != 0)
+	for (const char *q = opts; q && *q; q += strlen(q) + 1) {
+		char name[64], *eq;
+
+		snprintf(name, sizeof(name), "%s", q);
+		eq = strchr(name, '=');
+		if (eq)
+			*eq++ = '\0';
+		if (d_set_option(p, name, eq, msg, sizeof(msg)) != 0)
 			diag("option %s: %s", q, msg);
+	}
 	memset(&f, 0, sizeof(f));
 	f.probe = &p_begin;
 	f.epid = 1;
@@ -316,6 +324,63 @@ static void test_aggzoom(void)
 	free(s);
 }
 
+static void test_encoding(void)
+{
+	char *s;
+
+	/* 1 of 3: 13 1/3 columns, 2 of 3: 26 2/3 (truncated eighths) */
+	s = run("encoding=utf8\0",
+		"#pragma D option quiet\n"
+		"BEGIN { @q = quantize(1); @q = quantize(2, 2); }");
+	is_str(s,
+	       "\n"
+	       "\n           value  " HDR " count    \n"
+	       "               0 |                                         "
+	       "0        \n"
+	       "               1 |\u2588\u2588\u2588\u2588\u2588\u2588\u2588"
+	       "\u2588\u2588\u2588\u2588\u2588\u2588\u258e"
+	       "                           1        \n"
+	       "               2 |\u2588\u2588\u2588\u2588\u2588\u2588\u2588"
+	       "\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588"
+	       "\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u258b"
+	       "              2        \n"
+	       "               4 |                                         "
+	       "0        \n"
+	       "\n",
+	       "encoding=utf8: bars in eighths of a column");
+	free(s);
+
+	/* a negative count keeps the '@' bars, whatever the encoding */
+	s = run("encoding=utf8\0",
+		"#pragma D option quiet\n"
+		"BEGIN { @q = quantize(1, -1); }");
+	is_str(s,
+	       "\n"
+	       "\n           value  " HDR " count    \n"
+	       "               0                                         | "
+	       "0        \n"
+	       "               1 @@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@| "
+	       "-1       \n"
+	       "               2                                         | "
+	       "0        \n"
+	       "\n",
+	       "encoding=utf8: negative counts as '@' left of the line");
+	free(s);
+
+	/* encoding=ascii wins over a TERM that would take UTF-8 */
+	setenv("TERM", "xterm", 1);
+	s = run("encoding=ascii\0aggpack\0",
+		"#pragma D option quiet\n"
+		"BEGIN { @q = quantize(1); @q = quantize(2, 2); }");
+	is_str(s,
+	       "\n"
+	       "\n  min .----. max  | count\n"
+	       "    0 : xx : 4    | 3\n",
+	       "encoding=ascii: aggpack in \"__xxxxXX\" under TERM=xterm");
+	free(s);
+	unsetenv("TERM");
+}
+
 static void test_option_values(void)
 {
 	struct d_prog *p = NULL;
@@ -334,6 +399,9 @@ static void test_option_values(void)
 	}
 	ok(d_set_option(p, "agghist", "-1", msg, sizeof(msg)) != 0,
 	   "agghist=-1 is refused");
+	ok(d_set_option(p, "encoding", "latin1", msg, sizeof(msg)) != 0 &&
+		   d_set_option(p, "encoding", NULL, msg, sizeof(msg)) != 0,
+	   "encoding=latin1 and a bare encoding are refused");
 	ok(d_set_option(p, "aggzoom", "off", msg, sizeof(msg)) == 0 &&
 		   d_set_option(p, "aggzoom", "yes", msg, sizeof(msg)) == 0 &&
 		   d_set_option(p, "aggpack", "1", msg, sizeof(msg)) == 0,
@@ -347,6 +415,7 @@ int main(void)
 	test_aggpack();
 	test_agghist();
 	test_aggzoom();
+	test_encoding();
 	test_option_values();
 	return tap_done();
 }

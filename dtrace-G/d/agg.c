@@ -32,7 +32,9 @@
  * 40-character bars (quantize, lquantize, llquantize), stddev as the
  * integer square root of the truncated average of the squares less the
  * square of the truncated average.  Unprinted aggregations are printed
- * at the end in the order the program names them.
+ * at the end in the order the program names them.  -x agghist and
+ * aggpack lay out printa(@a) and the printing at the end otherwise
+ * (aggfmt.c); aggzoom and encoding=utf8 change every distribution's bars.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1

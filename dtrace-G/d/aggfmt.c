@@ -134,8 +134,8 @@ void d_quantline_utf8(struct sbuf *sb, int64_t val, uint64_t normal,
  * quantize() bound is.) */
 static int ndigits(long long v)
 {
-	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v
-				     : (unsigned long long)v;
+	unsigned long long u =
+		v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
 	int n = v < 0 ? 2 : 1;
 
 	while (u >= 10) {
@@ -194,8 +194,7 @@ void d_aggfmt_begin(struct aggfmt *f, const struct d_prog *p,
 	f->a = a;
 	f->hist = p->agghist && (a->fn == AG_COUNT || a->fn == AG_SUM ||
 				 a->fn == AG_AVG || a->fn == AG_STDDEV);
-	f->pack = p->aggpack &&
-		  (a->fn == AG_QUANTIZE || a->fn == AG_LQUANTIZE);
+	f->pack = p->aggpack && (a->fn == AG_QUANTIZE || a->fn == AG_LQUANTIZE);
 	if (f->hist) {
 		for (i = 0; i < a->n; i++) {
 			int64_t v = hist_value(a, a->ents[i].data);
@@ -250,8 +249,11 @@ static int keys_width(const struct aent *ke)
 		if (v->k == K_STR)
 			w += 16 + 1;
 		else
-			w += (v->sz == 1 ? 3 : v->sz == 2 ? 5 :
-			      v->sz == 4 ? 8 : 16) + 1;
+			w += (v->sz == 1   ? 3
+			      : v->sz == 2 ? 5
+			      : v->sz == 4 ? 8
+					   : 16) +
+			     1;
 	}
 	return w;
 }
@@ -334,8 +336,7 @@ static void packed_quantize(const struct aggfmt *f, struct sbuf *sb,
 
 	d_sb_printf(sb, " %*lld :", ndigits(lo), lo);
 	count = packed_buckets(f, sb, d, f->minbin, f->maxbin);
-	d_sb_printf(sb, ": %-*lld | %lld\n", ndigits(hi), hi,
-		    (long long)count);
+	d_sb_printf(sb, ": %-*lld | %lld\n", ndigits(hi), hi, (long long)count);
 }
 
 static void packed_lquantize(const struct aggfmt *f, struct sbuf *sb,

@@ -203,6 +203,21 @@ static void test_agghist(void)
 	       "(half bars), avg() without keys");
 	free(s);
 
+	/* stddev 1 (of 2, 4) and 3 (of 1, 7): a quarter and three */
+	s = run("agghist\0",
+		"#pragma D option quiet\n"
+		"BEGIN { @d[\"a\"] = stddev(2); @d[\"a\"] = stddev(4);"
+		" @d[\"b\"] = stddev(1); @d[\"b\"] = stddev(7); }");
+	is_str(s,
+	       "\n"
+	       "\n              key  " HDR " count    \n"
+	       "                a |@@@@@@@@@@                               "
+	       "1        \n"
+	       "                b |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@           "
+	       "3        \n",
+	       "agghist: stddev() bars of the standard deviations");
+	free(s);
+
 	s = run("agghist\0",
 		"#pragma D option quiet\n"
 		"BEGIN { @m[\"x\"] = min(4); @q = quantize(1); }");

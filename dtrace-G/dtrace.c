@@ -200,6 +200,8 @@ static const char *const known_xopts[] = {
 	"cpppath", "errtags", "droptags", "evaltime", "version",
 	"probestyle", "oformat", "aggsortkey", "aggsortrev", "aggsortpos",
 	"aggsortkeypos",
+	/* aggregation layouts (d/aggfmt.c) */
+	"aggpack", "agghist", "aggzoom", "encoding",
 	/* user stacks (ustack(): d/stack.c, consumer/ustack.c) */
 	"stackindent", "ustacksize", "srcline", "mangled", NULL,
 };

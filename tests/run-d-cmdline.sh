@@ -159,4 +159,20 @@ expect_file_eq "oformat=json: records and rows" want.txt json.txt
 run_in '' -x oformat=xml -n BEGIN
 expect_eq "oformat=xml: refused" 1 "$status"
 
+# -x aggpack/agghist/aggzoom take a flag's value only; encoding ascii|utf8
+for o in aggpack=maybe agghist=-1 aggzoom=2x encoding=latin1; do
+	run_in '' -x $o -n 'BEGIN { exit(0); }'
+	expect_eq "-x $o: refused" 1 "$status"
+	expect_eq "-x $o: message" \
+		"dtrace: failed to set -x $o: failed to set option '${o%%=*}' to '${o#*=}': Invalid value for specified option" \
+		"$(sed 's/ (ascii or utf8)$//' err.txt)"
+done
+run_in '' -q -x aggpack=off -x agghist=yes -x encoding=ascii \
+	-n 'BEGIN { @["k"] = count(); exit(0); }'
+expect_eq "-x aggpack=off -x agghist=yes: status" 0 "$status"
+printf '\n\n              key  %s count    \n                k |%s 1        \n' \
+	"------------- Distribution -------------" \
+	"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@" >want.txt
+expect_file_eq "-x agghist=yes: the histogram" want.txt out.txt
+
 finish

@@ -32,7 +32,9 @@
  * 40-character bars (quantize, lquantize, llquantize), stddev as the
  * integer square root of the truncated average of the squares less the
  * square of the truncated average.  Unprinted aggregations are printed
- * at the end in the order the program names them.
+ * at the end in the order the program names them.  -x agghist and
+ * aggpack lay out printa(@a) and the printing at the end otherwise
+ * (aggfmt.c); aggzoom and encoding=utf8 change every distribution's bars.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -72,7 +74,7 @@ void d_agg_free_entries(struct agg *a)
 /* ------------------------------------------------------------------ */
 /* Aggregations */
 
-static int64_t qz_bucketval(int b)
+int64_t d_qz_bucketval(int b)
 {
 	if (b < QZ_ZERO)
 		return -(int64_t)(1ULL << (QZ_ZERO - 1 - b));
@@ -242,11 +244,11 @@ void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st)
 		 */
 		if (v.i < 0) {
 			for (b = 0; b < QZ_ZERO - 1; b++)
-				if (v.i <= qz_bucketval(b))
+				if (v.i <= d_qz_bucketval(b))
 					break;
 		} else {
 			for (b = QZ_ZERO; b < QZ_NBUCKETS - 1; b++)
-				if (v.i < qz_bucketval(b + 1))
+				if (v.i < d_qz_bucketval(b + 1))
 					break;
 		}
 		d[b] += incr.i;
@@ -312,6 +314,13 @@ static uint64_t isqrt128(unsigned __int128 v)
  * squares divided by normal twice, then by the count, each truncating)
  * less the square of the truncated normalized average, its square root.
  */
+static uint64_t stddev_of(const int64_t *d, uint64_t normal);
+
+uint64_t d_agg_stddev(const int64_t *d, uint64_t normal)
+{
+	return stddev_of(d, normal);
+}
+
 static uint64_t stddev_of(const int64_t *d, uint64_t normal)
 {
 	unsigned __int128 sq = ((unsigned __int128)(uint64_t)d[3] << 64) |
@@ -422,8 +431,8 @@ static int valcmp(const struct agg *a, const int64_t *l, const int64_t *r)
 		long double lt = 0, rt = 0;
 
 		for (i = 0; i < QZ_NBUCKETS; i++) {
-			lt += (long double)qz_bucketval(i) * (long double)l[i];
-			rt += (long double)qz_bucketval(i) * (long double)r[i];
+			lt += (long double)d_qz_bucketval(i) * (long double)l[i];
+			rt += (long double)d_qz_bucketval(i) * (long double)r[i];
 		}
 		if ((c = cmp3(lt, rt)) != 0)
 			return c;
@@ -622,8 +631,9 @@ static void walk_free(struct walk *w)
 
 /* One bar of a distribution: the count divided by normal as libdtrace
  * divides it (unsigned), the bar from the raw count. */
-static void quantline(struct sbuf *sb, int64_t val, uint64_t normal,
-		      long double total, bool positives, bool negatives)
+void d_agg_quantline(struct sbuf *sb, int64_t val, uint64_t normal,
+		     long double total, bool positives, bool negatives,
+		     bool utf8)
 {
 	static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
 	static const char spaces[] = "                                        ";
@@ -632,6 +642,10 @@ static void quantline(struct sbuf *sb, int64_t val, uint64_t normal,
 	long long shown = (long long)((uint64_t)val / normal);
 
 	if (!negatives) {
+		if (positives && utf8) {
+			d_quantline_utf8(sb, val, normal, total);
+			return;
+		}
 		if (positives) {
 			f = (fabsl((long double)val) * len) / total;
 			depth = (unsigned)(f + 0.5);
@@ -664,10 +678,12 @@ static void quantline(struct sbuf *sb, int64_t val, uint64_t normal,
 /*
  * The buckets a distribution shows: from the one before the first
  * non-zero to the one after the last (*first, *last), with the signs
- * and the total of the counts in that range.  All zero: [zf, zl].
+ * and the total of the counts in that range (aggzoom: the largest over
+ * 0.95, aggfmt.c).  All zero: [zf, zl].
  */
-static void dist_range(const int64_t *d, int nb, int zf, int zl, int *first,
-		       int *last, long double *total, bool *pos, bool *neg)
+static void dist_range(const int64_t *d, int nb, int zf, int zl, bool zoom,
+		       int *first, int *last, long double *total, bool *pos,
+		       bool *neg)
 {
 	int f = 0, l = nb - 1, i;
 
@@ -689,7 +705,7 @@ static void dist_range(const int64_t *d, int nb, int zf, int zl, int *first,
 	for (i = f; i <= l; i++) {
 		*pos |= d[i] > 0;
 		*neg |= d[i] < 0;
-		*total += fabsl((long double)d[i]);
+		d_dist_total(total, d[i], zoom);
 	}
 	*first = f;
 	*last = l;
@@ -701,29 +717,33 @@ static void dist_header(struct sbuf *sb)
 		    "------------- Distribution -------------", "count");
 }
 
-static void print_quantize(struct sbuf *sb, const int64_t *d, uint64_t normal)
+static void print_quantize(struct sbuf *sb, const int64_t *d, uint64_t normal,
+			   const struct d_prog *p)
 {
 	int first, last, i;
 	long double total;
 	bool pos, neg;
 
-	dist_range(d, QZ_NBUCKETS - 1, QZ_ZERO - 1, QZ_ZERO + 1, &first,
+	dist_range(d, QZ_NBUCKETS - 1, QZ_ZERO - 1, QZ_ZERO + 1, p->aggzoom, &first,
 		   &last, &total, &pos, &neg);
 	dist_header(sb);
 	for (i = first; i <= last; i++) {
-		d_sb_printf(sb, "%16lld ", (long long)qz_bucketval(i));
-		quantline(sb, d[i], normal, total, pos, neg);
+		d_sb_printf(sb, "%16lld ", (long long)d_qz_bucketval(i));
+		d_agg_quantline(sb, d[i], normal, total, pos, neg,
+				p->encoding == ENC_UTF8);
 	}
 }
 
 static void print_lquantize(struct sbuf *sb, const struct agg *a,
-			    const int64_t *d, uint64_t normal)
+			    const int64_t *d, uint64_t normal,
+			    const struct d_prog *p)
 {
 	int levels = a->lq_levels, first, last, i;
 	long double total;
 	bool pos, neg;
 
-	dist_range(d, levels + 2, 0, 2, &first, &last, &total, &pos, &neg);
+	dist_range(d, levels + 2, 0, 2, p->aggzoom, &first, &last, &total, &pos,
+		   &neg);
 	dist_header(sb);
 	for (i = first; i <= last; i++) {
 		char c[32];
@@ -739,14 +759,16 @@ static void print_lquantize(struct sbuf *sb, const struct agg *a,
 			d_sb_printf(sb, "%16d ",
 				    (int)(a->lq_base + (i - 1) * a->lq_step));
 		}
-		quantline(sb, d[i], normal, total, pos, neg);
+		d_agg_quantline(sb, d[i], normal, total, pos, neg,
+				p->encoding == ENC_UTF8);
 	}
 }
 
 /* llquantize(): "< factor^low", a row per bucket by its lower bound,
  * ">= factor^(high+1)", within the shown range. */
 static void print_llquantize(struct sbuf *sb, const struct agg *a,
-			     const int64_t *d, uint64_t normal)
+			     const int64_t *d, uint64_t normal,
+			     const struct d_prog *p)
 {
 	int nb = (int)a->llq_nbuckets, first, last, b = 1;
 	long double total;
@@ -754,18 +776,20 @@ static void print_llquantize(struct sbuf *sb, const struct agg *a,
 	bool pos, neg;
 	char c[32];
 
-	dist_range(d, nb, 0, 1, &first, &last, &total, &pos, &neg);
+	dist_range(d, nb, 0, 1, p->aggzoom, &first, &last, &total, &pos, &neg);
 	dist_header(sb);
 	llq_first(a, &w);
 	if (first == 0) {
 		snprintf(c, sizeof(c), "< %lld", (long long)w.value);
 		d_sb_printf(sb, "%16s ", c);
-		quantline(sb, d[0], normal, total, pos, neg);
+		d_agg_quantline(sb, d[0], normal, total, pos, neg,
+				p->encoding == ENC_UTF8);
 	}
 	while (w.order <= a->llq_high) {
 		if (b >= first && b <= last) {
 			d_sb_printf(sb, "%16lld ", (long long)w.value);
-			quantline(sb, d[b], normal, total, pos, neg);
+			d_agg_quantline(sb, d[b], normal, total, pos, neg,
+				p->encoding == ENC_UTF8);
 		}
 		b++;
 		llq_next(a, &w);
@@ -774,12 +798,14 @@ static void print_llquantize(struct sbuf *sb, const struct agg *a,
 		return;
 	snprintf(c, sizeof(c), ">= %lld", (long long)w.value);
 	d_sb_printf(sb, "%16s ", c);
-	quantline(sb, d[b], normal, total, pos, neg);
+	d_agg_quantline(sb, d[b], normal, total, pos, neg,
+				p->encoding == ENC_UTF8);
 }
 
-/* dt_print_datum() for a key: width by record size. */
-static void print_key(struct sbuf *sb, const struct d_prog *p,
-		      const struct dv *k)
+/* dt_print_datum() for a key: width by record size; packed (agghist,
+ * aggpack: aggfmt.c) a string is right-aligned in 16 columns. */
+void d_agg_print_key(struct sbuf *sb, const struct d_prog *p,
+		     const struct dv *k, bool packed)
 {
 	if (k->k == K_STR && k->show) { /* a stack or a name: stack.c */
 		d_stack_print(sb, p, k);
@@ -788,7 +814,8 @@ static void print_key(struct sbuf *sb, const struct d_prog *p,
 	if (k->k == K_STR) {
 		char *fr;
 
-		d_sb_printf(sb, "  %-50s", d_out_str(k, true, &fr));
+		d_sb_printf(sb, packed ? " %16s" : "  %-50s",
+			    d_out_str(k, true, &fr));
 		free(fr);
 		return;
 	}
@@ -810,17 +837,17 @@ static void print_key(struct sbuf *sb, const struct d_prog *p,
 /* A value in printa()'s default layout, divided by the normalization as
  * libdtrace divides each kind. */
 static void print_value(struct sbuf *sb, const struct agg *a, const int64_t *d,
-			uint64_t normal)
+			uint64_t normal, const struct d_prog *p)
 {
 	switch (a->fn) {
 	case AG_QUANTIZE:
-		print_quantize(sb, d, normal);
+		print_quantize(sb, d, normal, p);
 		break;
 	case AG_LQUANTIZE:
-		print_lquantize(sb, a, d, normal);
+		print_lquantize(sb, a, d, normal, p);
 		break;
 	case AG_LLQUANTIZE:
-		print_llquantize(sb, a, d, normal);
+		print_llquantize(sb, a, d, normal, p);
 		break;
 	case AG_AVG:
 		d_sb_printf(sb, " %16lld",
@@ -898,15 +925,18 @@ static void print_row_fmt(const struct walk *w, size_t row,
 			data = row_data(w, row, val);
 			val++;
 			if (a->fn == AG_QUANTIZE) {
-				print_quantize(sb, data, a->normal);
+				print_quantize(sb, data, a->normal,
+					       w->p);
 				continue;
 			}
 			if (a->fn == AG_LQUANTIZE) {
-				print_lquantize(sb, a, data, a->normal);
+				print_lquantize(sb, a, data, a->normal,
+						w->p);
 				continue;
 			}
 			if (a->fn == AG_LLQUANTIZE) {
-				print_llquantize(sb, a, data, a->normal);
+				print_llquantize(sb, a, data, a->normal,
+						 w->p);
 				continue;
 			}
 			v = fmt_value(a, data, a->normal, d);
@@ -981,7 +1011,7 @@ static void json_value(struct sbuf *sb, const struct agg *a, const int64_t *d,
 		d_sb_puts(sb, "{\"buckets\":[");
 		for (i = 0; i < QZ_NBUCKETS; i++)
 			json_bucket(sb, &first, "value",
-				    (long long)qz_bucketval(i), d[i], normal);
+				    (long long)d_qz_bucketval(i), d[i], normal);
 		d_sb_puts(sb, "]}");
 		break;
 	case AG_LQUANTIZE:
@@ -1058,11 +1088,18 @@ static void json_row(const struct walk *w, size_t row, struct sbuf *sb)
 static void print_rows(struct d_prog *p, const unsigned *aggv,
 		       unsigned naggv, const struct pfmt *pf, struct sbuf *sb)
 {
+	struct aggfmt fmt;
 	struct walk w;
 	size_t *order, i;
 	unsigned j, k;
 
 	walk_build(&w, p, aggv, naggv, false, false, &order);
+	/* agghist, aggpack: printa(@a) and the printing at the end only, as
+	 * libdtrace computes their totals and ranges for its sorted walk of
+	 * one aggregation, not for the joined walk of several */
+	memset(&fmt, 0, sizeof(fmt));
+	if (!pf && !p->json && naggv == 1)
+		d_aggfmt_begin(&fmt, p, w.aggs[0]);
 	for (i = 0; i < w.nrows; i++) {
 		size_t row = order[i];
 		const struct aent *ke = w.rows[row * (naggv + 1) + naggv];
@@ -1075,13 +1112,17 @@ static void print_rows(struct d_prog *p, const unsigned *aggv,
 			json_row(&w, row, sb);
 			continue;
 		}
+		if (fmt.hist || fmt.pack) {
+			d_aggfmt_row(&fmt, sb, ke, row_data(&w, row, 0));
+			continue;
+		}
 		for (k = 0; k < ke->nkeys; k++)
-			print_key(sb, p, &ke->keys[k]);
+			d_agg_print_key(sb, p, &ke->keys[k], false);
 		for (j = 0; j < naggv; j++) {
 			const struct aent *e = w.rows[row * (naggv + 1) + j];
 
 			print_value(sb, w.aggs[j], row_data(&w, row, j),
-				    e ? w.aggs[j]->normal : 1);
+				    e ? w.aggs[j]->normal : 1, p);
 		}
 		d_sb_puts(sb, "\n");
 	}

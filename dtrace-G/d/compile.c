@@ -65,7 +65,8 @@ static const char *const known_opts[] = {
 	"stackframes", "ustackframes", "zdefs",      "rawbytes",
 	"cpu",	       "grabanon",    "temporal",    "aggsortpos",
 	"aggsortkeypos", "destructive", "flowindent", "oformat",
-	"stackindent", "ustacksize", "srcline", "mangled", NULL,
+	"stackindent", "ustacksize", "srcline", "mangled",
+	"aggpack",     "agghist",     "aggzoom",     "encoding", NULL,
 };
 
 bool d_known_option(const char *name)
@@ -149,7 +150,9 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 	else if (strcmp(name, "flowindent") == 0)
 		p->flowindent = flag_value(value) != 0;
 	else if (strcmp(name, "aggsortrev") == 0 ||
-		 strcmp(name, "aggsortkey") == 0) {
+		 strcmp(name, "aggsortkey") == 0 ||
+		 strcmp(name, "aggpack") == 0 ||
+		 strcmp(name, "agghist") == 0 || strcmp(name, "aggzoom") == 0) {
 		int on = flag_value(value);
 
 		if (on < 0) {
@@ -159,10 +162,28 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 				 name, value);
 			return -1;
 		}
-		if (name[7] == 'r')
+		if (strcmp(name, "aggsortrev") == 0)
 			p->aggsortrev = on;
-		else
+		else if (strcmp(name, "aggsortkey") == 0)
 			p->aggsortkey = on;
+		else if (strcmp(name, "aggpack") == 0)
+			p->aggpack = on;
+		else if (strcmp(name, "agghist") == 0)
+			p->agghist = on;
+		else
+			p->aggzoom = on;
+	}
+	if (strcmp(name, "encoding") == 0) {
+		if (!value || (strcmp(value, "ascii") != 0 &&
+			       strcmp(value, "utf8") != 0)) {
+			snprintf(msg, msglen,
+				 "failed to set option 'encoding' to '%s': "
+				 "Invalid value for specified option (ascii "
+				 "or utf8)",
+				 value ? value : "");
+			return -1;
+		}
+		p->encoding = value[0] == 'a' ? ENC_ASCII : ENC_UTF8;
 	}
 	if (strcmp(name, "oformat") == 0) {
 		if (!value || (strcmp(value, "json") != 0 &&

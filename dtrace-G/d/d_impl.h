@@ -416,6 +416,8 @@ struct d_prog {
 	bool defaultargs;
 	bool aggsortrev, aggsortkey;
 	unsigned aggsortpos, aggsortkeypos;
+	bool aggpack, agghist, aggzoom; /* the layouts of aggfmt.c */
+	int encoding; /* -x encoding: ENC_ (aggfmt.c) */
 	bool destructive;      /* -w, #pragma D option destructive */
 	bool uses_destructive; /* system(), stop() or raise() appear */
 	bool json; /* -x oformat=json: records and aggregations as JSON */
@@ -673,6 +675,39 @@ void d_printa(struct d_prog *p, const unsigned *aggv, unsigned naggv,
 void d_agg_clear(struct agg *a);
 void d_agg_trunc(struct d_prog *p, struct agg *a, int64_t keep);
 void d_agg_free_entries(struct agg *a);
+int64_t d_qz_bucketval(int b);
+uint64_t d_agg_stddev(const int64_t *d, uint64_t normal);
+void d_agg_quantline(struct sbuf *sb, int64_t val, uint64_t normal,
+		     long double total, bool positives, bool negatives,
+		     bool utf8);
+void d_agg_print_key(struct sbuf *sb, const struct d_prog *p,
+		     const struct dv *k, bool packed);
+
+/* ------------------------------------------------------------------ */
+/* aggfmt.c: -x agghist, aggpack, aggzoom */
+
+/* One printing of one aggregation in the agghist or aggpack layout. */
+struct aggfmt {
+	const struct d_prog *p;
+	const struct agg *a;
+	bool hist, pack; /* the layout this aggregation takes */
+	bool hdr;	 /* its header is out */
+	bool pos, neg;	 /* agghist: signs of the values */
+	long double total; /* agghist: what a full bar stands for */
+	int minbin, maxbin; /* aggpack, quantize(): the buckets shown */
+	bool utf8; /* aggpack: block elements, not "_x X" */
+};
+
+/* -x encoding: unset (aggpack: UTF-8 unless TERM is primitive) */
+enum { ENC_UNSET, ENC_ASCII, ENC_UTF8 };
+
+void d_dist_total(long double *total, int64_t v, bool zoom);
+void d_quantline_utf8(struct sbuf *sb, int64_t val, uint64_t normal,
+		      long double total);
+void d_aggfmt_begin(struct aggfmt *f, const struct d_prog *p,
+		    const struct agg *a);
+void d_aggfmt_row(struct aggfmt *f, struct sbuf *sb, const struct aent *ke,
+		  const int64_t *d);
 
 /* ------------------------------------------------------------------ */
 /* stack.c */

@@ -674,7 +674,8 @@ static void do_setopt(struct ectx *x, const struct stmt *st)
 {
 	static const char *const runtime[] = {
 		"aggsortkey", "aggsortkeypos", "aggsortpos", "aggsortrev",
-		"quiet", "rawbytes", "switchrate", "aggrate", "strsize", NULL,
+		"quiet", "rawbytes", "switchrate", "aggrate", "strsize",
+		"aggpack", "agghist", "aggzoom", NULL,
 	};
 	const char *name = st->args[0]->sval;
 	/* one argument: libdtrace passes "1" */
@@ -691,7 +692,10 @@ static void do_setopt(struct ectx *x, const struct stmt *st)
 		/* an empty value unsets (-x's empty value does not) */
 		bool flag = strcmp(name, "aggsortkey") == 0 ||
 			    strcmp(name, "aggsortrev") == 0 ||
-			    strcmp(name, "quiet") == 0;
+			    strcmp(name, "quiet") == 0 ||
+			    strcmp(name, "aggpack") == 0 ||
+			    strcmp(name, "agghist") == 0 ||
+			    strcmp(name, "aggzoom") == 0;
 
 		rc = d_set_option(x->p, name, flag && !*value ? "unset" : value,
 				  msg, sizeof(msg));

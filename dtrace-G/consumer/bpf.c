@@ -673,22 +673,8 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 			f->memlen[i] = n;
 		}
 	}
-	if (r.flags & UBPF_RF_USTACK) {
-		/* registers, length, the stack (usdt_bpf.h) */
-		uint32_t n;
-
-		off = (off + 7) & ~(size_t)7;
-		if (off + sizeof(c->ucap.regs) + 8 <= r.len) {
-			memcpy(c->ucap.regs, h->raw + off,
-			       sizeof(c->ucap.regs));
-			off += sizeof(c->ucap.regs);
-			memcpy(&n, h->raw + off, 4);
-			off += 8;
-			c->ucap.stack = h->raw + off;
-			c->ucap.len = n <= r.len - off ? n : r.len - off;
-			c->ucap.have = true;
-		}
-	}
+	if (r.flags & UBPF_RF_USTACK) /* registers, length, the stack */
+		rec_ustack(h->raw, r.len, off, &c->ucap);
 	return true;
 }
 

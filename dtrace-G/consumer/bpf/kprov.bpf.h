@@ -38,7 +38,7 @@
  * sys_exit's pt_regs; a profile tick's own when it interrupted user
  * mode (cs & 3); else those the kernel saved on entry at the top of the
  * thread's kernel stack (bpf_task_pt_regs(), 5.15, which needs the
- * kernel's BTF to load): a per-call tracepoint's, a tick in the kernel,
+ * kernel's BTF: none without it, kprov_btf): a per-call tracepoint's, a tick in the kernel,
  * the proc probes' (exec-success: the new image's entry; exit: the
  * exit_group() call, whose memory is gone by then, so the copy is
  * empty and only the registers' frame remains).  A kernel thread's
@@ -62,6 +62,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ubpf_kconf);
 } kconf SEC(".maps");
+
+/*
+ * Set by the loader when the kernel has BTF (../bpf.c): without it the
+ * verifier refuses bpf_get_current_task_btf(), so kprov_task_uregs()
+ * must not reach it; a constant of the frozen .rodata, its branch is
+ * dead code the verifier does not walk.
+ */
+const volatile __u32 kprov_btf = 0;
 
 #define KP_NARGS 6		/* arguments a kernel probe records, at most */
 #define KP_USER32_CS 0x23	/* x86-64 __USER32_CS: a compat task */
@@ -122,8 +130,11 @@ static __always_inline int kprov_kagg(__u32 ev, __u64 pt, const __u64 *args)
 static __always_inline int kprov_task_uregs(__u64 *R)
 {
 	struct ureg r;
-	__u64 p = (__u64)bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u64 p;
 
+	if (!kprov_btf)
+		return 0;
+	p = (__u64)bpf_task_pt_regs(bpf_get_current_task_btf());
 	if (!p || bpf_probe_read_kernel(&r, sizeof(r), (const void *)p) < 0 ||
 	    (r.cs & 3) != 3 || r.cs == KP_USER32_CS)
 		return 0;

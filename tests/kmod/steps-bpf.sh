@@ -120,6 +120,23 @@ expect_eq "ustack() at profile-997 names kstk's inner, outer, main" \
 	"kstk\`inner kstk\`outer kstk\`main" "$bs_k"
 [ "$bs_k" = "kstk\`inner kstk\`outer kstk\`main" ] ||
 	diag "$(head -n 40 bs.txt; tail -n 40 bs.err)"
+# at write(2)'s own tracepoint (bpf_task_pt_regs()) and at proc:::exit
+rm -f bw.txt bx.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bw.txt \
+	-n 'syscall::write:entry /pid == $target/ { @w[ustack()] = count(); }' \
+	-c "/kt/kstk write 2" >bw.prog 2>bw.err </dev/null
+bw_k=$(sed -n 's/^ *\(kstk`[a-z_]*\).*/\1/p' bw.txt | paste -sd' ' -)
+expect_eq "ustack() at syscall::write:entry names do_write, main" \
+	"kstk\`do_write kstk\`main kstk\`_start" "$bw_k"
+DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bx.txt \
+	-n 'proc:::exit /pid == $target/ { ustack(); }' \
+	-c "/kt/kstk exit" >bx.prog 2>bx.err </dev/null
+bw_x=$(sed -n 's/^ *\([^ +][^ +]*\).*/\1/p' bx.txt | paste -sd' ' -)
+diag "proc:::exit's ustack(): $bw_x"
+expect_eq "ustack() at proc:::exit starts in libc's _exit" \
+	"libc.so.6\`_exit" "${bw_x%% *}"
+[ "$bw_k" = "kstk\`do_write kstk\`main kstk\`_start" ] ||
+	diag "$(head -n 40 bw.txt; tail -n 40 bw.err bx.err)"
 rm -f bc.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bc.txt \
 	-n 'tr$target:::msg { printf("copyin [%s] %x\n",

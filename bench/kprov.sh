@@ -22,6 +22,11 @@
 #  - what the same tracing costs a call it does not trace: getpid(),
 #    ns per call added, measured the same way (once any system call
 #    tracepoint is attached every call takes the kernel's slow path);
+#  - `syscall::getppid:entry /pid == $target/ { @[ustack()] = count();
+#    }` against bpftrace's `@[ustack] = count()` on its tracepoint, ns
+#    per call added over $NUS calls (ours: a record with the registers
+#    and 8 KiB of stack per call, unwound in dtrace; bpftrace's: a
+#    frame-pointer walk in the kernel);
 #  - profile-997: the time its BPF program takes per sample (the timer
 #    interrupt around it is the same perf cpu-clock event for both), from
 #    the kernel's own statistics (BPF_ENABLE_STATS, held by
@@ -40,6 +45,7 @@ set -u
 : "${KPROV_MD:=}"
 : "${N:=1000000}"
 : "${RUNS:=5}"
+: "${NUS:=100000}"
 export LC_ALL=C
 
 if [ "$(id -u)" -ne 0 ] || ! command -v bpftrace >/dev/null 2>&1; then
@@ -131,6 +137,16 @@ for raw in 0 1; do
 done
 unset DTRACE_SYSCALL_RAW
 
+# the user stack at a system call: ours copies the registers and
+# -x ustacksize of stack into a record, unwound in dtrace; bpftrace
+# walks the frame pointers in the kernel (sysloop has none: its walk
+# stops early).  Fewer calls: each of ours is a record.
+D_US='syscall::getppid:entry /pid == $target/ { @[ustack()] = count(); }'
+B_US='tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @[ustack] = count(); }'
+added ppid "$NUS" 0 "$D_US" "$B_US"
+row "syscall::getppid:entry @[ustack()] = count(): ns/call added" \
+	"$(minus "$d_t" "$u_ppid")" "$(minus "$b_t" "$u_ppid")"
+
 # profile-997: the program's own time per sample, from the kernel's BPF
 # statistics (bpfstats holds them on while the tool runs); the newest
 # program of its name is the tool's
@@ -177,7 +193,10 @@ sys_enter with DTRACE_SYSCALL_RAW=1, counting in the kernel) and
 bpftrace (its per-syscall tracepoint) count getppid() calls of
 bench/sysloop.c: ns/call added is the traced minus the untraced ns per
 call, best of $RUNS runs of $N calls taken in turns; the getpid() row is
-what the same tracing costs a call neither traces.  profile-997: the
+what the same tracing costs a call neither traces; the ustack() row
+counts getppid()'s user stacks ($NUS calls; ours copies the stack
+into a record unwound in dtrace, bpftrace walks frame pointers in the
+kernel).  profile-997: the
 BPF program's own ns per sample, from the kernel's BPF statistics
 (run_time_ns / run_cnt over 3 s, one CPU busy, best of $RUNS), for a
 count() and a count() keyed by pid.  Noise on a shared 2-CPU VM is

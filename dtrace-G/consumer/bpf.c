@@ -78,6 +78,7 @@
 #include "config.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -348,6 +349,46 @@ static size_t rb_bytes(const struct consumer *c, size_t percpu)
 }
 
 /*
+ * Set the constant var of the program's .rodata map m to v before the
+ * load: its offset is the one the object's BTF gives (.rodata's
+ * section info), so the loader does not depend on the order clang
+ * laid the constants out in.
+ */
+static int rodata_set(struct bpf_object *obj, struct bpf_map *m,
+		      const char *var, uint32_t v)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_type *t;
+	const struct btf_var_secinfo *vi;
+	size_t sz = 0;
+	const void *data = bpf_map__initial_value(m, &sz);
+	uint8_t *nv;
+	int id, err;
+
+	if (!btf || !data)
+		return -EINVAL;
+	id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
+	if (id < 0 || !(t = btf__type_by_id(btf, (uint32_t)id)))
+		return -ENOENT;
+	vi = btf_var_secinfos(t);
+	for (unsigned i = 0; i < btf_vlen(t); i++, vi++) {
+		const struct btf_type *vt = btf__type_by_id(btf, vi->type);
+
+		if (!vt || strcmp(btf__name_by_offset(btf, vt->name_off), var))
+			continue;
+		if (vi->size != sizeof(v) || vi->offset + sizeof(v) > sz)
+			return -EINVAL;
+		nv = xcalloc(1, sz);
+		memcpy(nv, data, sz);
+		memcpy(nv + vi->offset, &v, sizeof(v));
+		err = bpf_map__set_initial_value(m, nv, sz);
+		free(nv);
+		return err;
+	}
+	return -ENOENT;
+}
+
+/*
  * Load the program with a ring buffer of rbsz bytes and keep it; on
  * failure, c->be_why says which step failed and why.
  */
@@ -372,9 +413,14 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 		const char *nm = bpf_map__name(m);
 		size_t l = strlen(nm);
 
-		if (!err && l >= 7 && !strcmp(nm + l - 7, ".rodata"))
-			err = bpf_map__set_initial_value(m, &self,
-							 sizeof(self));
+		if (err || l < 7 || strcmp(nm + l - 7, ".rodata"))
+			continue;
+		err = rodata_set(b->obj, m, "self_pid", self);
+		/* kprov.bpf.h: bpf_task_pt_regs() needs the kernel's BTF */
+		if (!err)
+			err = rodata_set(b->obj, m, "kprov_btf",
+					 access("/sys/kernel/btf/vmlinux",
+						R_OK) == 0);
 	}
 	if (err) {
 		snprintf(c->be_why, sizeof(c->be_why),
@@ -673,22 +719,8 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 			f->memlen[i] = n;
 		}
 	}
-	if (r.flags & UBPF_RF_USTACK) {
-		/* registers, length, the stack (usdt_bpf.h) */
-		uint32_t n;
-
-		off = (off + 7) & ~(size_t)7;
-		if (off + sizeof(c->ucap.regs) + 8 <= r.len) {
-			memcpy(c->ucap.regs, h->raw + off,
-			       sizeof(c->ucap.regs));
-			off += sizeof(c->ucap.regs);
-			memcpy(&n, h->raw + off, 4);
-			off += 8;
-			c->ucap.stack = h->raw + off;
-			c->ucap.len = n <= r.len - off ? n : r.len - off;
-			c->ucap.have = true;
-		}
-	}
+	if (r.flags & UBPF_RF_USTACK) /* registers, length, the stack */
+		rec_ustack(h->raw, r.len, off, &c->ucap);
 	return true;
 }
 

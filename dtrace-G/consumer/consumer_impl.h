@@ -638,4 +638,27 @@ static inline const uint8_t *rec_field(const uint8_t *raw, size_t len,
 	return p;
 }
 
+/*
+ * The user registers and stack of a record flagged UBPF_RF_USTACK
+ * (usdt_bpf.h: at the next multiple of 8 after off, 17 registers, a
+ * 4-byte length and 4 zero bytes, the stack's bytes) into *cap, which
+ * points into raw.  bpf.c's and kprov.c's decoders take them with it.
+ */
+static inline void rec_ustack(const uint8_t *raw, size_t len, size_t off,
+			      struct ustack_cap *cap)
+{
+	uint32_t n;
+
+	off = (off + 7) & ~(size_t)7;
+	if (off + sizeof(cap->regs) + 8 > len)
+		return;
+	memcpy(cap->regs, raw + off, sizeof(cap->regs));
+	off += sizeof(cap->regs);
+	memcpy(&n, raw + off, 4);
+	off += 8;
+	cap->stack = raw + off;
+	cap->len = n <= len - off ? n : len - off;
+	cap->have = true;
+}
+
 #endif /* USDT_DTRACE_CONSUMER_IMPL_H */

@@ -132,6 +132,20 @@ bool kp_has(const struct kprov *kp, enum kp_kind kind)
 	return false;
 }
 
+uint8_t kp_ustk(struct consumer *c, const struct kprobe *p)
+{
+	/* as a USDT event's (bpf.c): ustack.c unwinds the copy */
+	if (!(p->needs & D_NEED_USTACK))
+		return 0;
+	return (uint8_t)(ustack_size(c) / 1024);
+}
+
+uint64_t kp_cookie(struct consumer *c, const struct kprobe *p)
+{
+	return (UBPF_EV_KPROV | p->idx) |
+	       (uint64_t)kp_ustk(c, p) << UBPF_KCOOKIE_USTK_SHIFT;
+}
+
 /* The literal probe names of the descriptions, each once. */
 static void names_collect(struct consumer *c, struct kprov *kp)
 {
@@ -575,6 +589,8 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 			f.strlen[i] = strnlen(f.str[i], n - 1u);
 		}
 	}
+	if (r.flags & UBPF_RF_USTACK) /* as a USDT record's (bpf.c) */
+		rec_ustack(h->raw, r.len, off, &c->ucap);
 run:
 	if (r.flags & UBPF_RF_KAGG) /* the kernel ran the others */
 		hit_run(c, &p->dp, p->uclauses, p->uepids, p->nuclauses, &f);

@@ -100,6 +100,10 @@ extern const struct kprov_provider kprov_syscall, kprov_profile,
 
 /* kprov.c: for the providers */
 bool kp_has(const struct kprov *kp, enum kp_kind kind);
+/* KiB of user stack p's records carry (-x ustacksize), 0: no clause asks */
+uint8_t kp_ustk(struct consumer *c, const struct kprobe *p);
+/* the bpf_cookie of a profile or proc probe (kprov_bpf.h) */
+uint64_t kp_cookie(struct consumer *c, const struct kprobe *p);
 /* give back on stop: a perf event fd and its link (NULL: fd only) */
 void kp_attach_add(struct kprov *kp, int fd, struct bpf_link *link);
 /* a perf event, or -1 with errno (PERF_FLAG_FD_CLOEXEC) */

@@ -190,7 +190,7 @@ static int tp_arm(struct consumer *c, struct kprov *kp, const struct kprobe *p,
 		bpf_object__find_program_by_name(obj, prog_name);
 	struct perf_event_attr a = {0};
 	LIBBPF_OPTS(bpf_perf_event_opts, po,
-		    .bpf_cookie = UBPF_EV_KPROV | p->idx);
+		    .bpf_cookie = kp_cookie(c, p));
 	struct bpf_link *l;
 	int id = kp_tp_id(c, grp, ev), fd;
 

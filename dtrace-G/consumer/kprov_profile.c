@@ -215,7 +215,7 @@ static int profile_arm(struct consumer *c, struct kprov *kp,
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		struct perf_event_attr a = {0};
 		LIBBPF_OPTS(bpf_perf_event_opts, po,
-			    .bpf_cookie = UBPF_EV_KPROV | p->idx);
+			    .bpf_cookie = kp_cookie(c, p));
 		struct bpf_link *l;
 		int fd;
 

@@ -241,6 +241,7 @@ static int sys_arm(struct consumer *c, struct kprov *kp)
 			continue;
 		v[p->n.nr].ev[side] = UBPF_EV_KPROV | p->idx;
 		v[p->n.nr].comm[side] = (p->needs & D_NEED_EXECNAME) != 0;
+		v[p->n.nr].ustk[side] = kp_ustk(c, p);
 		if (!side) { /* the six arguments of a call at most */
 			v[p->n.nr].strmask = p->strmask & 0x3f;
 			if (per_call)

@@ -18,6 +18,8 @@
  *  - bpf backend: bpf/usdt.bpf.c appends them to the record (flag
  *    UBPF_RF_USTACK; usdt_bpf.h has the layout), reading the stack a
  *    page at a time from rsp, so a copy stops where the stack ends;
+ *    the kernel providers' programs (bpf/kprov.bpf.h) append the same
+ *    from the thread's user-mode registers;
  *  - uprobe backend: the perf events sample PERF_SAMPLE_REGS_USER and
  *    PERF_SAMPLE_STACK_USER (ustack_perf_attr()), which follow the raw
  *    data in each sample (ustack_perf_decode());

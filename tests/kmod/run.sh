@@ -291,7 +291,9 @@ mkdir -p "$work/progs"
 			-c "$top_srcdir/tests/data/fork/fsrv.c" -o fsrv.o &&
 		"$DTRACE" -G -s "$top_srcdir/tests/data/fork/srv.d" fsrv.o \
 			-o fsrv-probes.o &&
-		$CC -o fsrv fsrv.o fsrv-probes.o -lpthread ||
+		$CC -o fsrv fsrv.o fsrv-probes.o -lpthread &&
+		$CC -O2 -fomit-frame-pointer -o kstk \
+			"$top_srcdir/tests/data/kstack/kstk.c" ||
 		exit 1
 ) >"$work/progs.log" 2>&1 || {
 	sed 's/^/    | /' "$work/progs.log"
@@ -330,7 +332,7 @@ cp "$DTRACE" "$rd/kt/dtrace" &&
 	cp "$work/progs/ctl" "$work/progs/libhdl.so" "$work/progs/plug.so" \
 		"$work/progs/trprog" "$work/progs/libtrl.so" \
 		"$work/progs/trplug.so" "$work/progs/legacy" \
-		"$work/progs/ftcheck" "$work/progs/fsrv" \
+		"$work/progs/ftcheck" "$work/progs/fsrv" "$work/progs/kstk" \
 		"$rd/kt/" || die "copying the test programs"
 # every library ldd names (by its path on this machine) and the loader
 for f in "$rd/kt/dtrace" "$rd/kt/ctl" "$rd/kt/plug.so" "$rd/kt/trprog" \

@@ -15,8 +15,10 @@
 #  - tests/run-kagg.sh (DTRACE_BACKEND=bpf): clauses aggregated in the
 #    kernel, under bpf_loop(), give what user space gives;
 #  - the kernel providers' programs (syscall, profile) and ustack()'s
-#    stack copy load and give results; so does copyin()'s copy at the
-#    hit (the program's memmask loop).
+#    stack copy load and give results, at a USDT probe and at profile-N
+#    (tests/data/kstack/kstk.c's main -> outer -> inner, unwound by its
+#    CFI); so does copyin()'s copy at the hit (the program's memmask
+#    loop).
 # Both scripts run on the programs tests/kmod/run.sh built
 # (TRACE_PROGS=/kt), from /kt/src/tests, with busybox's tools.
 
@@ -108,6 +110,33 @@ DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bu.txt \
 check "ustack() at a USDT probe names trprog's main" \
 	grep -q 'trprog`main' bu.txt
 grep -q 'trprog`main' bu.txt || diag "$(cat bu.txt; tail -n 40 bu.err)"
+rm -f bs.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bs.txt \
+	-n 'profile-997 /pid == $target/ { @s[ustack()] = count(); }' \
+	-c "/kt/kstk spin 300" >bs.prog 2>bs.err </dev/null
+bs_k=$(grep -o 'kstk`[a-z_]*' bs.txt | grep -A2 -x 'kstk`inner' | head -n 3 |
+	paste -sd' ' -)
+expect_eq "ustack() at profile-997 names kstk's inner, outer, main" \
+	"kstk\`inner kstk\`outer kstk\`main" "$bs_k"
+[ "$bs_k" = "kstk\`inner kstk\`outer kstk\`main" ] ||
+	diag "$(head -n 40 bs.txt; tail -n 40 bs.err)"
+# at write(2)'s own tracepoint (bpf_task_pt_regs()) and at proc:::exit
+rm -f bw.txt bx.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bw.txt \
+	-n 'syscall::write:entry /pid == $target/ { @w[ustack()] = count(); }' \
+	-c "/kt/kstk write 2" >bw.prog 2>bw.err </dev/null
+bw_k=$(sed -n 's/^ *\(kstk`[a-z_]*\).*/\1/p' bw.txt | paste -sd' ' -)
+expect_eq "ustack() at syscall::write:entry names do_write, main" \
+	"kstk\`do_write kstk\`main kstk\`_start" "$bw_k"
+DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bx.txt \
+	-n 'proc:::exit /pid == $target/ { ustack(); }' \
+	-c "/kt/kstk exit" >bx.prog 2>bx.err </dev/null
+bw_x=$(sed -n 's/^ *\([^ +][^ +]*\).*/\1/p' bx.txt | paste -sd' ' -)
+diag "proc:::exit's ustack(): $bw_x"
+expect_eq "ustack() at proc:::exit starts in libc's _exit" \
+	"libc.so.6\`_exit" "${bw_x%% *}"
+[ "$bw_k" = "kstk\`do_write kstk\`main kstk\`_start" ] ||
+	diag "$(head -n 40 bw.txt; tail -n 40 bw.err bx.err)"
 rm -f bc.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bc.txt \
 	-n 'tr$target:::msg { printf("copyin [%s] %x\n",

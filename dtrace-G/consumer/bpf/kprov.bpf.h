@@ -30,6 +30,19 @@
  * long ret); the registers are kernel memory, read with
  * bpf_probe_read_kernel().  x86-64 passes a system call's arguments in
  * rdi, rsi, rdx, r10, r8, r9; on the way out the number is in orig_ax.
+ *
+ * User stacks.  A probe whose clauses read the stack (ksys's ustk, or
+ * the cookie's bits above UBPF_KCOOKIE_USTK_SHIFT) has its record carry
+ * the user registers and stack as usdt_hit() does (ustack_copy()).  The
+ * registers are those of the thread's user mode: sys_enter's and
+ * sys_exit's pt_regs; a profile tick's own when it interrupted user
+ * mode (cs & 3); else those the kernel saved on entry at the top of the
+ * thread's kernel stack (bpf_task_pt_regs(), 5.15, which needs the
+ * kernel's BTF: none without it, kprov_btf): a per-call tracepoint's, a tick in the kernel,
+ * the proc probes' (exec-success: the new image's entry; exit: the
+ * exit_group() call, whose memory is gone by then, so the copy is
+ * empty and only the registers' frame remains).  A kernel thread's
+ * saved registers are not user mode's: its record has no stack.
  */
 #ifndef KPROV_BPF_BPF_H
 #define KPROV_BPF_BPF_H
@@ -49,6 +62,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ubpf_kconf);
 } kconf SEC(".maps");
+
+/*
+ * Set by the loader when the kernel has BTF (../bpf.c): without it the
+ * verifier refuses bpf_get_current_task_btf(), so kprov_task_uregs()
+ * must not reach it; a constant of the frozen .rodata, its branch is
+ * dead code the verifier does not walk.
+ */
+const volatile __u32 kprov_btf = 0;
 
 #define KP_NARGS 6		/* arguments a kernel probe records, at most */
 #define KP_USER32_CS 0x23	/* x86-64 __USER32_CS: a compat task */
@@ -103,12 +124,33 @@ static __always_inline int kprov_kagg(__u32 ev, __u64 pt, const __u64 *args)
 }
 
 /*
+ * R: the registers of the current thread's user mode, saved when it
+ * entered the kernel; false for a kernel thread (no user mode).
+ */
+static __always_inline int kprov_task_uregs(__u64 *R)
+{
+	struct ureg r;
+	__u64 p;
+
+	if (!kprov_btf)
+		return 0;
+	p = (__u64)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!p || bpf_probe_read_kernel(&r, sizeof(r), (const void *)p) < 0 ||
+	    (r.cs & 3) != 3 || r.cs == KP_USER32_CS)
+		return 0;
+	regs_load(R, &r);
+	return 1;
+}
+
+/*
  * One hit of kernel probe ev: its plan, then (unless the plan was all)
  * its record: struct ubpf_rec, struct ubpf_kctx, nargs arguments, the
- * strings of strmask.
+ * strings of strmask, and where ustk (KiB) is set and R (the user
+ * registers) is not NULL, the user stack.
  */
 static __always_inline void kprov_emit(__u32 ev, __u64 pt, const __u64 *args,
-				       __u32 nargs, __u16 strmask, __u8 comm)
+				       __u32 nargs, __u16 strmask, __u8 comm,
+				       const __u64 *R, __u8 ustk)
 {
 	__u32 zero = 0, off, i;
 	struct scratch *s = bpf_map_lookup_elem(&buf, &zero);
@@ -166,6 +208,10 @@ static __always_inline void kprov_emit(__u32 ev, __u64 pt, const __u64 *args,
 		off += 2 + (__u32)n;
 	}
 	off &= UBPF_SCRATCH / 2 - 1;
+	if (ustk && R) {
+		off = ustack_copy(s, off, R, ustk);
+		h->flags |= UBPF_RF_USTACK;
+	}
 	h->len = (__u16)off;
 	if (off < sizeof(*h) + sizeof(*x))
 		return;
@@ -203,7 +249,7 @@ int kprov_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	__u64 pt = bpf_get_current_pid_tgid();
 	const struct ubpf_ksys *s = kprov_sys((long)ctx->args[1], pt);
 	struct ureg r;
-	__u64 a[KP_NARGS];
+	__u64 a[KP_NARGS], R[UBPF_R_IP + 1];
 
 	if (!s || !s->ev[0])
 		return 0;
@@ -217,7 +263,10 @@ int kprov_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	a[3] = r.r10;
 	a[4] = r.r8;
 	a[5] = r.r9;
-	kprov_emit(s->ev[0], pt, a, KP_NARGS, s->strmask, s->comm[0]);
+	if (s->ustk[0])
+		regs_load(R, &r);
+	kprov_emit(s->ev[0], pt, a, KP_NARGS, s->strmask, s->comm[0], R,
+		   s->ustk[0]);
 	return 0;
 }
 
@@ -229,7 +278,8 @@ int kprov_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 		__u64 orig_ax, ip, cs;
 	} t;
 	const struct ubpf_ksys *s;
-	__u64 a[KP_NARGS] = {0};
+	__u64 a[KP_NARGS] = {0}, R[UBPF_R_IP + 1];
+	int ur = 0;
 
 	if (bpf_probe_read_kernel(&t, sizeof(t),
 				  (const void *)(ctx->args[0] +
@@ -242,7 +292,15 @@ int kprov_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (!s || !s->ev[1])
 		return 0;
 	a[0] = a[1] = ctx->args[1]; /* the return value, twice (DTrace) */
-	kprov_emit(s->ev[1], pt, a, 2, 0, s->comm[1]);
+	if (s->ustk[1]) {
+		struct ureg r;
+
+		ur = bpf_probe_read_kernel(&r, sizeof(r),
+					   (const void *)ctx->args[0]) == 0;
+		if (ur)
+			regs_load(R, &r);
+	}
+	kprov_emit(s->ev[1], pt, a, 2, 0, s->comm[1], ur ? R : 0, s->ustk[1]);
 	return 0;
 }
 
@@ -273,8 +331,9 @@ int kprov_sys_enter_tp(struct ksys_enter_tp *ctx)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
 	const struct ubpf_ksys *s = kprov_sys(ctx->nr, pt);
-	__u64 a[KP_NARGS] = {0};
+	__u64 a[KP_NARGS] = {0}, R[UBPF_R_IP + 1];
 	__u32 i;
+	int ur;
 
 	if (!s || !s->ev[0])
 		return 0;
@@ -287,7 +346,9 @@ int kprov_sys_enter_tp(struct ksys_enter_tp *ctx)
 	for (i = 0; i < KP_NARGS; i++)
 		if (i >= s->nargs)
 			a[i] = 0;
-	kprov_emit(s->ev[0], pt, a, KP_NARGS, s->strmask, s->comm[0]);
+	ur = s->ustk[0] && kprov_task_uregs(R);
+	kprov_emit(s->ev[0], pt, a, KP_NARGS, s->strmask, s->comm[0],
+		   ur ? R : 0, s->ustk[0]);
 	return 0;
 }
 
@@ -296,12 +357,14 @@ int kprov_sys_exit_tp(struct ksys_exit_tp *ctx)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
 	const struct ubpf_ksys *s = kprov_sys(ctx->nr, pt);
-	__u64 a[KP_NARGS] = {0};
+	__u64 a[KP_NARGS] = {0}, R[UBPF_R_IP + 1];
+	int ur;
 
 	if (!s || !s->ev[1])
 		return 0;
 	a[0] = a[1] = (__u64)ctx->ret;
-	kprov_emit(s->ev[1], pt, a, 2, 0, s->comm[1]);
+	ur = s->ustk[1] && kprov_task_uregs(R);
+	kprov_emit(s->ev[1], pt, a, 2, 0, s->comm[1], ur ? R : 0, s->ustk[1]);
 	return 0;
 }
 
@@ -318,15 +381,28 @@ struct kperf_ctx {
 SEC("perf_event")
 int kprov_profile(struct kperf_ctx *ctx)
 {
-	__u32 ev = (__u32)bpf_get_attach_cookie(ctx);
-	__u64 a[KP_NARGS] = {0}, ip = ctx->regs.ip;
+	__u64 ck = bpf_get_attach_cookie(ctx);
+	__u64 a[KP_NARGS] = {0}, ip = ctx->regs.ip, R[UBPF_R_IP + 1];
+	__u8 ustk = (__u8)(ck >> UBPF_KCOOKIE_USTK_SHIFT);
+	int ur = 0;
 
 	/* arg0 the kernel's PC, arg1 the user's: the other is 0 */
 	if (ctx->regs.cs & 3)
 		a[1] = ip;
 	else
 		a[0] = ip;
-	kprov_emit(ev, bpf_get_current_pid_tgid(), a, 2, 0, 1);
+	if (ustk) { /* the interrupted user mode's, or the saved one */
+		if (ctx->regs.cs & 3) {
+			if (ctx->regs.cs != KP_USER32_CS) {
+				regs_load(R, &ctx->regs);
+				ur = 1;
+			}
+		} else {
+			ur = kprov_task_uregs(R);
+		}
+	}
+	kprov_emit((__u32)ck, bpf_get_current_pid_tgid(), a, 2, 0, 1,
+		   ur ? R : 0, ustk);
 	return 0;
 }
 
@@ -344,13 +420,22 @@ static __always_inline __u64 kprov_tpfield(const void *ctx, __u32 off1,
 	return v;
 }
 
+/* The cookie's user stack: R filled, or 0 (none asked, or none). */
+static __always_inline const __u64 *kprov_ck_uregs(__u64 ck, __u64 *R)
+{
+	if (!(__u8)(ck >> UBPF_KCOOKIE_USTK_SHIFT) || !kprov_task_uregs(R))
+		return 0;
+	return R;
+}
+
 SEC("tp")
 int kprov_exec(void *ctx)
 {
-	__u64 a[KP_NARGS] = {0};
+	__u64 ck = bpf_get_attach_cookie(ctx);
+	__u64 a[KP_NARGS] = {0}, R[UBPF_R_IP + 1];
 
-	kprov_emit((__u32)bpf_get_attach_cookie(ctx),
-		   bpf_get_current_pid_tgid(), a, 0, 0, 1);
+	kprov_emit((__u32)ck, bpf_get_current_pid_tgid(), a, 0, 0, 1,
+		   kprov_ck_uregs(ck, R), (__u8)(ck >> UBPF_KCOOKIE_USTK_SHIFT));
 	return 0;
 }
 
@@ -360,7 +445,8 @@ int kprov_exit(void *ctx)
 	__u32 zero = 0;
 	const struct ubpf_kconf *k = bpf_map_lookup_elem(&kconf, &zero);
 	__u64 pt = bpf_get_current_pid_tgid(), task = bpf_get_current_task();
-	__u64 a[KP_NARGS] = {0};
+	__u64 a[KP_NARGS] = {0}, R[UBPF_R_IP + 1];
+	__u64 ck = bpf_get_attach_cookie(ctx);
 	int code = 0;
 
 	if (!k || !k->task_exit_code)
@@ -378,7 +464,8 @@ int kprov_exit(void *ctx)
 	a[0] = !(code & 0x7f)  ? KP_CLD_EXITED
 	       : (code & 0x80) ? KP_CLD_DUMPED
 			       : KP_CLD_KILLED;
-	kprov_emit((__u32)bpf_get_attach_cookie(ctx), pt, a, 1, 0, 1);
+	kprov_emit((__u32)ck, pt, a, 1, 0, 1, kprov_ck_uregs(ck, R),
+		   (__u8)(ck >> UBPF_KCOOKIE_USTK_SHIFT));
 	return 0;
 }
 
@@ -387,14 +474,15 @@ int kprov_create(void *ctx)
 {
 	__u32 zero = 0;
 	const struct ubpf_kconf *k = bpf_map_lookup_elem(&kconf, &zero);
-	__u64 a[KP_NARGS] = {0};
+	__u64 a[KP_NARGS] = {0}, R[UBPF_R_IP + 1];
+	__u64 ck = bpf_get_attach_cookie(ctx);
 
 	if (!k || !k->newtask_pid || !k->newtask_flags ||
 	    (kprov_tpfield(ctx, k->newtask_flags, 8) & KP_CLONE_THREAD))
 		return 0; /* a thread, not a process */
 	a[0] = (__u64)(__s64)(__s32)kprov_tpfield(ctx, k->newtask_pid, 4);
-	kprov_emit((__u32)bpf_get_attach_cookie(ctx),
-		   bpf_get_current_pid_tgid(), a, 1, 0, 1);
+	kprov_emit((__u32)ck, bpf_get_current_pid_tgid(), a, 1, 0, 1,
+		   kprov_ck_uregs(ck, R), (__u8)(ck >> UBPF_KCOOKIE_USTK_SHIFT));
 	return 0;
 }
 

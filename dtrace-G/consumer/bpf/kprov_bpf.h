@@ -11,7 +11,9 @@
  * comes struct ubpf_kctx, what the firing thread's process is (a traced
  * USDT process is known to the consumer, any process may make a syscall
  * or take a profile tick), then nargs 8-byte arguments, then the
- * strings of strmask as in a USDT record.
+ * strings of strmask as in a USDT record, then, flagged UBPF_RF_USTACK,
+ * the user registers and stack as in a USDT record (usdt_bpf.h): those
+ * of the thread's user mode, where it was when it entered the kernel.
  *
  * syscall: ksys[nr] says which probe the entry and the return of system
  * call nr are (0: not traced), the arguments whose strings the entry
@@ -40,8 +42,15 @@ struct ubpf_ksys {
 	__u16 strmask; /* entry: the arguments to copy as strings */
 	__u8 comm[2];  /* entry, return: the thread's name */
 	__u8 nargs;    /* the call's arguments (the per-call tracepoint's) */
-	__u8 pad[3];
+	__u8 ustk[2];  /* entry, return: KiB of user stack (ubpf_ev's ustk) */
+	__u8 pad;
 };
+
+/*
+ * A profile or proc probe's bpf_cookie: its ev, and above it the KiB of
+ * user stack its records carry (0: none), as ubpf_ev's ustk.
+ */
+#define UBPF_KCOOKIE_USTK_SHIFT 32
 
 /* after struct ubpf_rec in a kernel provider's record */
 struct ubpf_kctx {

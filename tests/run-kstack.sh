@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-kstack.sh: ustack(), ucaller and ufunc() at the kernel providers
+# (dtrace-G/consumer/bpf/kprov.bpf.h copies the user registers and stack
+# as usdt_hit() does; dtrace unwinds them with the firing process's
+# modules), against tests/data/kstack/kstk.c built -O2
+# -fomit-frame-pointer, so only its CFI unwinds it.  Exact frames of the
+# program, in order (libc's frames between are what the system's libc
+# has, so the program's own are compared):
+#  - profile-997 /pid == $target/ { @[ustack()] = count(); } on main ->
+#    outer -> inner spinning: a stack whose program frames are inner,
+#    outer, main, _start;
+#  - syscall::write:entry and :return, on the call's own tracepoint and
+#    on the raw ones (syscall:::entry), on main -> do_write -> write(2)
+#    N times: one stack, do_write, main, _start, counted N; ucaller's
+#    function is do_write; never aggregated in the kernel (-v says);
+#  - proc:::exit of main -> leave -> exit(3): the stack starts in libc's
+#    _exit; where the kernel's tracepoint fires before the process's
+#    memory goes (newer than 6.1) it goes on through leave and main.
+# Needs root and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "not root: BPF needs root"
+[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
+[ -d /sys/kernel/btf ] || skip "no kernel BTF: bpf_task_pt_regs() needs it"
+
+DTRACE_STATEDIR=$tmp/nostate
+DTRACE_BACKEND=bpf
+export DTRACE_STATEDIR DTRACE_BACKEND
+
+if ! $CC -O2 -fomit-frame-pointer -o kstk \
+	"$top_srcdir/tests/data/kstack/kstk.c"; then
+	fail "building the test program"
+	finish
+fi
+
+# kt WHAT CMD DTRACE-ARGS...: dtrace -q -v on ./kstk CMD into out.txt;
+# status 0 and no clause aggregated in the kernel
+kt() {
+	what=$1 cmd=$2
+	shift 2
+	rm -f out.txt
+	timeout -s KILL 120 "$DTRACE" -q -v -o out.txt -c "./kstk $cmd" "$@" \
+		>prog.txt 2>err.txt
+	expect_eq "$what: status" 0 "$?"
+	[ -f out.txt ] || : >out.txt
+	expect_eq "$what: nothing aggregated in the kernel" "" \
+		"$(grep 'aggregated in the kernel' err.txt)"
+}
+
+# progframes: out.txt's frames of kstk and the counts, without offsets
+progframes() {
+	sed -n -e 's/^ *\(kstk`[A-Za-z_]*\).*/\1/p' -e 's/^ *\([0-9][0-9]*\)$/\1/p' \
+		out.txt
+}
+
+# profile: every stack whose first program frame is inner goes on
+# through outer and main to _start, and there is one
+kt "profile-997 @[ustack()]" "spin 400" \
+	-n 'profile-997 /pid == $target/ { @[ustack()] = count(); }'
+progframes | awk '
+	/^kstk`/ { s = s (s == "" ? "" : " ") $0; next }
+	{ if (s ~ /^kstk`inner/) print s; s = "" }' | sort -u >got.txt
+echo 'kstk`inner kstk`outer kstk`main kstk`_start' >expected.txt
+expect_file_eq "profile-997: the program's frames under inner" \
+	expected.txt got.txt
+
+# syscall: one stack, N times, on both tracepoints, entry and return
+printf 'kstk`do_write\nkstk`main\nkstk`_start\n7\n' >expected.txt
+for probe in 'syscall::write:entry /pid == $target/' \
+	'syscall::write:return /pid == $target/' \
+	'syscall:::entry /pid == $target && probefunc == "write"/' \
+	'syscall:::return /pid == $target && probefunc == "write"/'; do
+	kt "$probe @[ustack()]" "write 7" -n "$probe { @[ustack()] = count(); }"
+	progframes >got.txt
+	expect_file_eq "$probe: the program's frames" expected.txt got.txt
+done
+
+# ucaller: the caller of write(2) is do_write
+kt "syscall::write:entry ucaller" "write 3" \
+	-n 'syscall::write:entry /pid == $target/ { @[ufunc(ucaller)] = count(); }' \
+	-n 'END { printa("%A %@d\n", @); }'
+expect_eq "syscall::write:entry: ufunc(ucaller)" 'kstk`do_write 3' \
+	"$(grep kstk out.txt)"
+
+# proc:::exit: libc's _exit first, then (where the memory is there) the
+# program's exit path
+kt "proc:::exit ustack()" "exit" \
+	-n 'proc:::exit /pid == $target/ { ustack(); }'
+expect_eq "proc:::exit: the first frame" 'libc.so.6`_exit' \
+	"$(sed -n 's/^ *\([^ +][^ +]*\).*/\1/p' out.txt | head -n 1)"
+got=$(progframes | paste -sd' ' -)
+case $got in
+'') ;; # 6.1: exit_mm() came first, one frame
+*) expect_eq "proc:::exit: the program's frames" \
+	'kstk`leave kstk`main kstk`_start' "$got" ;;
+esac
+
+finish

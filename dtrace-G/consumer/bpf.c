@@ -87,6 +87,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -886,17 +887,39 @@ static void bpf_drain(struct consumer *c)
 	up_drain(c);
 }
 
-/* No record is written once the program is off every event. */
+/*
+ * No record is written once the program is off every event.  Each event
+ * is disabled first (at once), then its link and the event closed from
+ * many threads (close_many(): each close that ends a uprobe waits for
+ * grace periods).  The links are disconnected, so that libbpf, which
+ * owns the event's descriptor in its perf link, closes nothing.
+ */
 static void links_destroy(struct consumer_bpf *b)
 {
+	int *fds = xcalloc(2 * b->nanchors + 1, sizeof(*fds));
+	size_t n = 0;
+
 	for (size_t i = 0; i < b->nanchors; i++) {
-		if (b->anchors[i].link)
-			bpf_link__destroy(b->anchors[i].link);
+		struct bpf_link *l = b->anchors[i].link;
+		int fd = b->anchors[i].fd;
+
+		if (fd >= 0)
+			(void)ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (l) {
+			int lfd = bpf_link__fd(l);
+
+			bpf_link__disconnect(l);
+			bpf_link__destroy(l);
+			if (lfd >= 0 && lfd != fd)
+				fds[n++] = lfd;
+		}
+		if (fd >= 0)
+			fds[n++] = fd;
 		b->anchors[i].link = NULL;
-		if (b->anchors[i].fd >= 0)
-			close(b->anchors[i].fd);
 		b->anchors[i].fd = -1;
 	}
+	close_many(fds, n);
+	free(fds);
 }
 
 static void bpf_stop(struct consumer *c)

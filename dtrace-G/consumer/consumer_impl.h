@@ -450,6 +450,9 @@ void *xcalloc(size_t n, size_t sz);
 void *xrealloc(void *p, size_t n, size_t sz);
 char *xstrdup(const char *s);
 char *read_file(const char *path, size_t *lenp);
+/* fdclose.c: close n descriptors (< 0 skipped) from many threads at once:
+ * each close of a uprobe perf event waits for grace periods */
+void close_many(const int *fds, size_t n);
 uint64_t now_ns(clockid_t clk);
 struct tproc *proc_find(struct consumer *c, pid_t pid);
 struct tproc *proc_add(struct consumer *c, pid_t pid, bool target);

@@ -933,8 +933,8 @@ static void wide_close(struct consumer *c, struct tevent *e)
 
 		if (read(e->wfd[i], &n, sizeof(n)) == (ssize_t)sizeof(n))
 			c->up.fired += n;
-		close(e->wfd[i]);
 	}
+	close_many(e->wfd, e->nwfd);
 	free(e->wfd);
 	e->wfd = NULL;
 	e->nwfd = 0;
@@ -1161,15 +1161,19 @@ static void proc_disable(struct tproc *pr)
  */
 static void proc_close(struct consumer *c, struct tproc *pr)
 {
+	int *fds = xcalloc(pr->nperf ? pr->nperf : 1, sizeof(*fds));
+
 	for (size_t i = 0; i < pr->nperf; i++) {
 		uint64_t n;
 
+		fds[i] = pr->perf[i].fd;
 		if (pr->perf[i].fd < 0)
 			continue;
 		if (read(pr->perf[i].fd, &n, sizeof(n)) == (ssize_t)sizeof(n))
 			c->up.fired += n;
-		close(pr->perf[i].fd);
 	}
+	close_many(fds, pr->nperf); /* each close waits: see fdclose.c */
+	free(fds);
 	free(pr->perf);
 	pr->perf = NULL;
 	pr->nperf = 0;

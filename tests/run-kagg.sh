@@ -298,6 +298,14 @@ dcase "unsigned % 16, summed" '
                48
 ' '{ @ = sum((unsigned long)arg2 % 16); }'
 
+# Three tests are more than the straight-line path takes: the loop runs
+# them, and -v does not call the clause straight-line.
+printf '\n                3\n' >expected.txt
+both "&& of three: the instruction loop" 1 "'tick 12'" \
+	-n 'tr$target:::tick /arg0 > 1 && arg0 < 9 && arg0 % 2 != 0/ { @ = count(); }'
+expect_eq "&& of three: not straight-line" "" \
+	"$(grep 'instruction loop' err1.txt)"
+
 # exit() in a probe clause: DTrace counts no hit after it, which only
 # user space can follow; nothing runs in the kernel.
 cat >expected.txt <<'EOF'

@@ -9,7 +9,8 @@
 # a test: it includes the statistics' own clock reads (~55 ns here).
 #
 #	DTRACE=... DTRACE_DRTI=... top_srcdir=... sh bench/bpfrun.sh \
-#		[ACTION...]	(count sum quantize predicate; default all)
+#		[ACTION...]	(count sum quantize predicate cmp and; default
+#				all; cmp: /arg0 > N/, and: /a > N && b % 4 != 0/)
 #	OURS2=path/to/another/dtrace	(also that one, e.g. an older build)
 #
 # Prints, per action and round (3), each tool's ns per run.  Needs root,
@@ -34,6 +35,8 @@ one() {
 	sum) da='{ @ = sum(arg0); }' ba=$da ;;
 	quantize) da='{ @ = quantize(arg0); }' ba='{ @ = hist(arg0); }' ;;
 	predicate) da='/arg0 % 2 == 0/ { @ = count(); }' ba=$da ;;
+	cmp) da='/arg0 > 1000000/ { @ = count(); }' ba=$da ;;
+	and) da='/arg0 > 1000 && arg0 % 4 != 0/ { @ = sum(arg0); }' ba=$da ;;
 	esac
 	case $1 in
 	bpftrace) prog=hit ;;
@@ -68,7 +71,7 @@ for p in json.load(sys.stdin):
 }
 
 printf '%-10s %5s %10s %10s %10s\n' action round bpftrace dtrace "${OURS2:+other}"
-for act in ${*:-count sum quantize predicate}; do
+for act in ${*:-count sum quantize predicate cmp and}; do
 	for r in 1 2 3; do
 		b=$(one bpftrace "$act")
 		o=$(one ours "$act" "$DTRACE")

@@ -16,7 +16,9 @@
 #  - a program with exit() in a probe clause runs nothing in the kernel;
 #  - plans of the direct shape (one clause, no keys: the program's
 #    straight-line path, kagg_bpf.h): % by a power of two on negative
-#    values, / on them, pid against $target, a bare truth predicate.
+#    values, / on them, pid against $target, a bare truth predicate;
+#    each comparison signed and unsigned, negative constants, tests
+#    true for every hit or for none, && of two tests.
 # Needs root, tracefs and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -232,6 +234,77 @@ EOF
 both "direct: min of an argument and a constant" 1 "'tick 12'" \
 	-n 'tr$target:::tick /arg0 > 8/ { @ = min(arg0 - 20); }'
 direct "direct: min of an argument and a constant"
+
+# Predicates the straight-line path tests as a range (kagg_bpf.h's
+# struct ubpf_kdtest): each operator signed and unsigned, negative
+# constants, the tests that hold for no hit or for every hit (and the
+# ends of the range: unsigned < 0, >= 0, > the largest), && of two,
+# and % by a power of two as & (signed: only where tested against 0).
+# dcase WHAT EXPECTED PROGRAM: both ways, exact output, straight-line.
+dcase() {
+	printf '%s' "$2" >expected.txt
+	both "direct: $1" 1 "'tick 12'" -n "tr\$target:::tick $3"
+	direct "direct: $1"
+}
+dcase "signed <, negative constant" '
+                6
+' '/arg2 < -5000/ { @ = count(); }'
+dcase "unsigned >" '
+               66
+' '/(unsigned long)arg2 > 5/ { @ = sum(arg0); }'
+dcase "unsigned >=, negative constant" '
+                3
+' '/(unsigned long)arg2 >= -3000/ { @ = max(arg0); }'
+dcase "signed <=, ==" '
+               15
+' '/arg0 <= 5/ { @ = sum(arg0); }'
+dcase "==" '
+                1
+' '/arg2 == -4000/ { @ = count(); }'
+dcase "false for every hit" '
+' '/arg0 > 100/ { @ = count(); }'
+dcase "unsigned < 0: never" '
+' '/(unsigned long)arg0 < 0/ { @ = sum(arg0); }'
+dcase "unsigned > the largest: never" '
+' '/(unsigned long)arg2 > 0xffffffffffffffff/ { @ = count(); }'
+dcase "true for every hit" '
+           -11000
+' '/arg0 >= 0/ { @ = min(arg2); }'
+dcase "unsigned >= 0: always" '
+
+           value  ------------- Distribution ------------- count    
+              -1 |                                         0        
+               0 |@@@                                      1        
+               1 |@@@                                      1        
+               2 |@@@@@@@                                  2        
+               4 |@@@@@@@@@@@@@                            4        
+               8 |@@@@@@@@@@@@@                            4        
+              16 |                                         0        
+
+' '/(unsigned long)arg0 >= 0/ { @ = quantize(arg0); }'
+dcase "&& of two" '
+            -3000
+' '/arg0 > 2 && arg0 != 7/ { @ = max(arg2); }'
+dcase "&& of % and pid" '
+                4
+' '/arg0 % 4 == 0 && pid == $target/ { @ = avg(arg0); }'
+dcase "truth of a signed % 16" '
+                6
+' '/arg2 % 16/ { @ = count(); }'
+dcase "signed % 16 != 0, summed" '
+              -48
+' '/arg2 % 16 != 0/ { @ = sum(arg2 % 16); }'
+dcase "unsigned % 16, summed" '
+               48
+' '{ @ = sum((unsigned long)arg2 % 16); }'
+
+# Three tests are more than the straight-line path takes: the loop runs
+# them, and -v does not call the clause straight-line.
+printf '\n                3\n' >expected.txt
+both "&& of three: the instruction loop" 1 "'tick 12'" \
+	-n 'tr$target:::tick /arg0 > 1 && arg0 < 9 && arg0 % 2 != 0/ { @ = count(); }'
+expect_eq "&& of three: not straight-line" "" \
+	"$(grep 'instruction loop' err1.txt)"
 
 # exit() in a probe clause: DTrace counts no hit after it, which only
 # user space can follow; nothing runs in the kernel.

@@ -133,35 +133,144 @@ static bool kd_val_at(const struct ubpf_kplan *pl, unsigned *i,
 	return true;
 }
 
+static bool kd_cmp(uint8_t op)
+{
+	return op >= UBPF_K_EQ && op <= UBPF_K_GEU;
+}
+
 /*
- * Whether pl is "[/v [OP imm] [CMP imm]/] @ = fn([v [OP imm]])" with a
- * keyless aggregation: then pl->d describes it (kagg_bpf.h), and the
- * program runs it without its instruction loop.
+ * t's range test (kagg_bpf.h) for "v CMP c", CMP one of UBPF_K_EQ..GEU
+ * or 0 for v's truth (v != 0).  In the order the comparison uses (w = v
+ * ^ flip, unsigned), each operator is one range of w, or its negation.
+ */
+static void kd_range(struct ubpf_kdtest *t, uint8_t cmp, int64_t c)
+{
+	bool sg = cmp == UBPF_K_LTS || cmp == UBPF_K_GTS ||
+		  cmp == UBPF_K_LES || cmp == UBPF_K_GES;
+	uint64_t flip = sg ? UINT64_C(1) << 63 : 0, w = (uint64_t)c ^ flip;
+	uint64_t lo = 0, hi = UINT64_MAX;
+	bool never = false, neg = false;
+
+	switch (cmp) {
+	case 0: /* v != 0 */
+		lo = hi = 0;
+		neg = true;
+		break;
+	case UBPF_K_EQ: lo = hi = w; break;
+	case UBPF_K_NE: lo = hi = w; neg = true; break;
+	case UBPF_K_LTS:
+	case UBPF_K_LTU:
+		if (w == 0)
+			never = true;
+		else
+			hi = w - 1;
+		break;
+	case UBPF_K_LES:
+	case UBPF_K_LEU: hi = w; break;
+	case UBPF_K_GTS:
+	case UBPF_K_GTU:
+		if (w == UINT64_MAX)
+			never = true;
+		else
+			lo = w + 1;
+		break;
+	default: lo = w; break; /* GES, GEU */
+	}
+	t->flip = flip;
+	t->lo = never ? 0 : lo;
+	t->span = never ? UINT64_MAX : hi - lo;
+	t->neg = never ? 1 : neg;
+}
+
+/*
+ * % by a power of two as &: always for an unsigned %; for a signed one
+ * only where the test asks whether it is 0 (a negative v's remainder
+ * is negative, but 0 exactly when v & (m - 1) is).  The remainder is
+ * smaller than m, which its type holds, so narrowing keeps it.
+ */
+static void kd_mask(struct ubpf_kdval *d, bool zero_test)
+{
+	if ((d->op == UBPF_K_MODU || (d->op == UBPF_K_MODS && zero_test)) &&
+	    d->imm > 0 && !(d->imm & (d->imm - 1))) {
+		d->op = UBPF_K_AND;
+		d->imm -= 1;
+	}
+}
+
+/*
+ * A test at ops[*i], ending before end: "v [OP imm] [CMP imm]", or with
+ * fused (a PRED instruction with its own comparison) "v [OP imm]"
+ * compared as fused says.
+ */
+static bool kd_test_at(const struct ubpf_kplan *pl, unsigned *i,
+		       unsigned end, const struct ubpf_kop *fused,
+		       struct ubpf_kdtest *t)
+{
+	const struct ubpf_kop *o;
+	uint8_t cmp = 0;
+	int64_t c = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (!kd_val_at(pl, i, &t->v) || *i > end)
+		return false;
+	if (fused) {
+		cmp = fused->n;
+		c = fused->imm;
+	} else if (kd_cmp(t->v.op)) { /* the operation was the comparison */
+		cmp = t->v.op;
+		c = t->v.imm;
+		t->v.op = UBPF_KD_NONE;
+	} else if (*i < end && kd_cmp((o = &pl->ops[*i])->op) &&
+		   (o->flags & UBPF_KF_IMM) && !o->sz) {
+		cmp = o->op;
+		c = o->imm;
+		++*i;
+	}
+	kd_mask(&t->v, !cmp || ((cmp == UBPF_K_EQ || cmp == UBPF_K_NE) && !c));
+	kd_range(t, cmp, c);
+	return true;
+}
+
+/*
+ * Whether pl is "[/t [&& t]/] @ = fn([v [OP imm]])", each test t "v [OP
+ * imm] [CMP imm]", with a keyless aggregation: then pl->d describes it
+ * (kagg_bpf.h), and the program runs it without its instruction loop.
+ * A predicate's only comparison rides in its PRED instruction; two
+ * tests are each one's instructions, then LAND, then a PRED of the
+ * truth.
  */
 static void kagg_direct(struct ubpf_kplan *pl)
 {
 	struct ubpf_kdirect d;
 	const struct ubpf_kop *o;
-	unsigned i = 0;
+	unsigned i = 0, j;
 
 	memset(&d, 0, sizeof(d));
-	d.pcmp = UBPF_KD_NONE;
 	d.av.src = UBPF_KD_NONE;
-	for (unsigned j = 0; j < pl->nops; j++)
-		if (pl->ops[j].op == UBPF_K_PRED) {
-			if (!kd_val_at(pl, &i, &d.pv) || i != j)
+	for (j = 0; j < pl->nops && pl->ops[j].op != UBPF_K_PRED; j++)
+		;
+	if (j < pl->nops) {
+		o = &pl->ops[j];
+		if (o->jump != pl->nops ||
+		    (o->n && !(o->flags & UBPF_KF_IMM)))
+			return;
+		if (!kd_test_at(pl, &i, j, o->n ? o : NULL, &d.t[0]))
+			return;
+		d.ntests = 1;
+		if (i < j) { /* t && t */
+			if (o->n || !kd_test_at(pl, &i, j, NULL, &d.t[1]) ||
+			    i + 1 != j || pl->ops[i].op != UBPF_K_LAND)
 				return;
-			o = &pl->ops[j];
-			if (o->jump != pl->nops ||
-			    (o->n && !(o->flags & UBPF_KF_IMM)))
-				return;
-			d.pcmp = o->n;
-			d.cimm = o->imm;
-			i = j + 1;
-			break;
+			d.ntests = 2;
+			i++;
 		}
+		if (i != j)
+			return;
+		i = j + 1;
+	}
 	if (i + 1 < pl->nops && !kd_val_at(pl, &i, &d.av))
 		return;
+	kd_mask(&d.av, false);
 	o = &pl->ops[i];
 	if (i + 1 != pl->nops || o->op != UBPF_K_AGG ||
 	    !(o->flags & UBPF_KF_FLAT) ||

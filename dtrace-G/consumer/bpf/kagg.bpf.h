@@ -407,13 +407,27 @@ static __always_inline __s64 kd_val(const struct ubpf_kdval *d,
 	default: v = d->vimm; break;
 	}
 	v = (__s64)sized((__u64)v, d->sz, d->sg);
-	if (d->op != UBPF_KD_NONE)
+	/* & first: the loader turns % by a power of two into it where it can */
+	if (d->op == UBPF_K_AND)
+		v = (__s64)sized((__u64)(v & d->imm), d->osz, d->osg);
+	else if (d->op != UBPF_KD_NONE)
 		v = (__s64)sized((__u64)kalu(d->op, v, d->imm), d->osz, d->osg);
 	return v;
 }
 
+/* A direct predicate's test (kagg_bpf.h's struct ubpf_kdtest) */
+static __always_inline int kd_test(const struct ubpf_kdtest *t,
+				   const struct ubpf_ev *e,
+				   const struct ureg *R, __u64 pt)
+{
+	__u64 w = (__u64)kd_val(&t->v, e, R, pt) ^ t->flip;
+
+	return (w - t->lo <= t->span) != t->neg;
+}
+
 /*
- * A direct plan: the predicate, then one keyless aggregation, as the
+ * A direct plan: the predicate's tests (&&: the first false one ends
+ * it; they have no side effects), then one keyless aggregation, as the
  * instructions would run them.
  */
 static __always_inline void kagg_direct(const struct ubpf_kplan *pl,
@@ -426,13 +440,10 @@ static __always_inline void kagg_direct(const struct ubpf_kplan *pl,
 	__s64 v = 0;
 	__u32 z;
 
-	if (d->pcmp != UBPF_KD_NONE) {
-		v = kd_val(&d->pv, e, R, pt);
-		if (d->pcmp)
-			v = kalu(d->pcmp, v, d->cimm);
-		if (!v)
-			return;
-	}
+	if (d->ntests > 0 && !kd_test(&d->t[0], e, R, pt))
+		return;
+	if (d->ntests > 1 && !kd_test(&d->t[1], e, R, pt))
+		return;
 	if (d->agg >= UBPF_KOPS)
 		return;
 	o = &pl->ops[d->agg];

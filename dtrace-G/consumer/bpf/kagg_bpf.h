@@ -37,8 +37,9 @@
  * sum() sets b as well, so a slot with a and b 0 was never updated.
  *
  * Faster paths, the same results.  A plan whose instructions take the
- * common shape "[/v OP imm CMP imm/] @ = fn([v OP imm])" -- one clause,
- * no keys, v an argument, pid, tid or a constant, each part optional --
+ * common shape "[/t [&& t]/] @ = fn([v OP imm])", each test t being
+ * "v [OP imm] [CMP imm]" -- one clause, no keys, v an argument, pid,
+ * tid or a constant, each part optional --
  * is also described by its struct ubpf_kdirect (the loader finds the
  * shape, kagg_direct() in ../bpf_agg.c), which the program evaluates
  * in straight-line code instead of running the instructions one by one.
@@ -149,14 +150,34 @@ struct ubpf_kdval {
 
 #define UBPF_KD_NONE 0xff
 
+/*
+ * A direct predicate's test: v (a struct ubpf_kdval), then a range
+ * test the loader made of the comparison (==, !=, <, <=, >, >= with a
+ * constant, signed or unsigned, or v's own truth): it holds when
+ *
+ *	(((__u64)v ^ flip) - lo <= span) != neg	(unsigned compare)
+ *
+ * flip (the sign bit for a signed comparison) maps the comparison's
+ * order onto the unsigned one, so every operator, both signednesses and
+ * the always-true and never-true cases are one subtraction and one
+ * compare, without a branch per operator.
+ */
+struct ubpf_kdtest {
+	struct ubpf_kdval v;
+	__u64 flip, lo, span;
+	__u8 neg;
+	__u8 pad[7];
+};
+
+#define UBPF_KDTESTS 2 /* tests joined by && */
+
 struct ubpf_kdirect {
 	__u8 on;     /* the plan has this shape */
-	__u8 pcmp;   /* predicate: UBPF_K_EQ..GEU against cimm, 0: truth
-			of pv, UBPF_KD_NONE: no predicate */
+	__u8 ntests; /* predicate: 0 (none) .. UBPF_KDTESTS, all must hold */
 	__u16 agg;   /* the AGG instruction's index */
 	__u32 pad;
-	__s64 cimm;
-	struct ubpf_kdval pv, av; /* the predicate's, the aggregated value */
+	struct ubpf_kdtest t[UBPF_KDTESTS];
+	struct ubpf_kdval av; /* the aggregated value */
 };
 
 struct ubpf_kplan {

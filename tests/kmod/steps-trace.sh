@@ -22,7 +22,7 @@
 #  - a forking server (tests/data/fork's fsrv, fsrv2): children forked
 #    before and while tracing, children of children, two consumers at
 #    once, fork then exec, -c srv*, -c and -p srv$target: every hit
-#    counted exactly once, KMOD_FORK_ROUNDS times (the module follows
+#    counted exactly once, in 3 rounds (the module follows
 #    forks for srv* sites: FT_FOLLOW);
 #  - the ABI itself (tests/kmod/ftcheck.c): refused requests, a record
 #    read back field by field, whole records only, drops when full.
@@ -285,10 +285,10 @@ wait "$ft_a" "$ft_b"
 # arms nothing a second time; a site only srv$target matches is not
 # followed, and a child's hits count nowhere (no description matches
 # srv<child>).  So dtrace's counts are fsrv's, exactly, every round
-# (KMOD_FORK_ROUNDS, 3).
+# (ft_rounds: 3).
 
 ft_count='{ @[pid] = count(); } END { printa("%d %@d\n", @); }'
-ft_rounds=${KMOD_FORK_ROUNDS:-3}
+ft_rounds=3
 
 # ft_counts FILE: dtrace's "pid count" lines, sorted
 ft_counts() {

@@ -732,7 +732,8 @@ static bool registry_notifies(const struct consumer *c)
 	struct statfs sf;
 
 	snprintf(rd, sizeof(rd), "%s/registry", c->o->statedir);
-	return statfs(rd, &sf) < 0 || sf.f_type != 0x9fa0; /* PROC_SUPER_MAGIC */
+	/* 0x9fa0: PROC_SUPER_MAGIC */
+	return statfs(rd, &sf) < 0 || sf.f_type != 0x9fa0;
 }
 
 static void loop(struct consumer *c, int sfd, int ifd)

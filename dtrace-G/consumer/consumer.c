@@ -53,6 +53,7 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/user.h>
@@ -720,9 +721,25 @@ static void proc_exited(struct consumer *c, struct tproc *pr)
 	pr->maps = NULL;
 }
 
+/*
+ * Does inotify see registrations come?  Not in the kernel helper's
+ * /proc/dtrace/registry: procfs makes no events for the entries the
+ * module creates, so the loop reads the registry at each refresh tick.
+ */
+static bool registry_notifies(const struct consumer *c)
+{
+	char rd[PATH_MAX];
+	struct statfs sf;
+
+	snprintf(rd, sizeof(rd), "%s/registry", c->o->statedir);
+	/* 0x9fa0: PROC_SUPER_MAGIC */
+	return statfs(rd, &sf) < 0 || sf.f_type != 0x9fa0;
+}
+
 static void loop(struct consumer *c, int sfd, int ifd)
 {
 	uint64_t last_refresh = now_ns(CLOCK_MONOTONIC);
+	bool reg_poll = c->o->statedir && !registry_notifies(c);
 
 	while (!c->done) {
 		struct pollfd *pfd;
@@ -761,7 +778,7 @@ static void loop(struct consumer *c, int sfd, int ifd)
 			threads_reap(c);
 			last_refresh = now;
 		} else if (now - last_refresh > 100000000u) {
-			refresh_all(c, false);
+			refresh_all(c, reg_poll);
 			threads_reap(c);
 			last_refresh = now;
 		}

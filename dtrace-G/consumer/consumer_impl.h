@@ -433,6 +433,7 @@ struct consumer {
 			uint64_t off;
 		} *sites; /* by cookie */
 		size_t nsites;
+		bool nofollow; /* a module older than FT_FOLLOW */
 	} ft;
 	/*
 	 * Why the backend being opened cannot be used, when its open()

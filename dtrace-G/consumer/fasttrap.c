@@ -18,6 +18,25 @@
  * drops reported at the end are exact.  The module takes no user stacks:
  * a probe whose clauses read one (ustack(), ucaller) is refused.  FASTTRAPIOC_DISABLE stops every
  * site at the end; closing the device disarms them.
+ *
+ * Forked children.  A site that a non-pinning description (srv*) can
+ * match (tprobe.wide, sites.c) puts every process running the file in
+ * scope, forked children too, so it is armed with FT_FOLLOW: the module
+ * follows the process's forks (children of children too, until an
+ * exec) and writes an FT_COOKIE_FORK record before a child runs, which
+ * ft_drain() hands to lin_fork(); a child's hit then carries its parent's
+ * cookie and its own pid, and lin_hit_probe() finds the child's probe
+ * (its own once it registered, else one derived from the parent's and
+ * matched like any other).  When the child registers (drti.o's fork
+ * handler), its sites are ENABLEd like any process's, and the module
+ * answers 1 for a site it already follows there: nothing is armed a
+ * second time, so every hit is one record.  A site only pinning
+ * descriptions match (srv$target, -p, -c) is armed without FT_FOLLOW:
+ * a child's inherited breakpoint is removed at its first hit, which
+ * no description of ours matches anyway.  A module older than
+ * FT_FOLLOW refuses the flag (EINVAL): the site is armed without it,
+ * and a child's hits count only from when its own registration is
+ * read and its sites armed, as that module allows.
  */
 #include "config.h"
 
@@ -54,6 +73,9 @@ static int ft_open(struct consumer *c)
 			    FASTTRAP_DEVNAME, strerror(errno));
 		return err;
 	}
+	/* forked children's hits come through FT_COOKIE_FORK records */
+	c->lin.on = true;
+	c->lin.exec_drops = false; /* lin_exec() is never called */
 	return 0;
 }
 
@@ -103,6 +125,7 @@ static int ft_enable_site(struct consumer *c, struct tproc *pr,
 	const struct tnote *note = file_note_at(f, off);
 	struct ft_enable en;
 	unsigned n = 0;
+	int rc;
 
 	if (f->fd < 0) {
 		f->fd = open(f->upath, O_RDONLY | O_CLOEXEC);
@@ -115,8 +138,10 @@ static int ft_enable_site(struct consumer *c, struct tproc *pr,
 	en.offset = off;
 	en.refctr = note ? note->sema_off : 0;
 	en.cookie = c->ft.nsites;
+	if (p->wide && !c->ft.nofollow) /* a child is in scope */
+		en.flags = FT_FOLLOW;
 	if (isenabled) {
-		en.flags = FT_ISENABLED;
+		en.flags |= FT_ISENABLED;
 	} else if (note && note->args[0]) {
 		struct stapsdt_arg a;
 		struct stapsdt_err serr;
@@ -148,8 +173,17 @@ static int ft_enable_site(struct consumer *c, struct tproc *pr,
 	}
 	en.nargs = (uint16_t)n;
 	en.strmask = (uint16_t)(p->strmask & ((1u << n) - 1));
-	if (ioctl(c->ft.fd, FASTTRAPIOC_ENABLE, &en) < 0)
+	rc = ioctl(c->ft.fd, FASTTRAPIOC_ENABLE, &en);
+	if (rc < 0 && errno == EINVAL && en.flags & FT_FOLLOW) {
+		/* a module older than FT_FOLLOW: children as it treats them */
+		en.flags &= ~(uint32_t)FT_FOLLOW;
+		rc = ioctl(c->ft.fd, FASTTRAPIOC_ENABLE, &en);
+		c->ft.nofollow = rc >= 0;
+	}
+	if (rc < 0)
 		return -errno;
+	if (rc == 1)
+		return 0; /* followed from its parent already: armed there */
 	c->ft.sites = xrealloc(c->ft.sites, c->ft.nsites + 1,
 			       sizeof(*c->ft.sites));
 	c->ft.sites[c->ft.nsites].p = p;
@@ -210,6 +244,13 @@ static void ft_drain(struct consumer *c)
 			memcpy(&r, buf + pos, sizeof(r));
 			if (r.size < sizeof(r) || r.size > (size_t)n - pos)
 				break; /* cannot happen: whole records only */
+			if (r.cookie == FT_COOKIE_FORK) {
+				/* a followed process forked (not a hit) */
+				lin_fork(c, (pid_t)r.args[0], r.pid, r.tid,
+					 r.time);
+				pos += r.size;
+				continue;
+			}
 			c->received++;
 			h.time = r.time;
 			h.pid = (uint32_t)r.pid;
@@ -224,10 +265,10 @@ static void ft_drain(struct consumer *c)
 }
 
 /*
- * A record's site (by its cookie) and what the module fetched.  Sites
- * are armed per address space (the module's filter), so a forked child
- * never brings a record of its parent's sites: lin_hit_probe() finds
- * the probe of the process the record came from.
+ * A record's site (by its cookie) and what the module fetched.  A
+ * forked child's hit of a site followed from its parent (FT_FOLLOW)
+ * carries the parent's cookie: the site is the same, and
+ * lin_hit_probe() finds the probe of the process the record came from.
  */
 static bool ft_decode(struct consumer *c, const struct hit *h,
 		      struct d_fire *f, char *comm, size_t commlen,

@@ -39,6 +39,43 @@
  * ring, so a record's 4-byte size field never wraps; a record's body may
  * wrap in the ring but read(2) always hands out whole records.
  *
+ * Forked children (FT_FOLLOW).  fork() copies the parent's pages, the
+ * breakpoints in them too, so a child of a traced process hits the
+ * sites its parent had armed.  A site enabled without FT_FOLLOW keeps
+ * the old answer: the child is not its address space, the handler says
+ * UPROBE_HANDLER_REMOVE and the core takes the breakpoint out of the
+ * child, unrecorded.  A site with FT_FOLLOW keeps a set of followed
+ * address spaces (ft_site.kids, each mmgrab()bed) that the filter and
+ * the handler accept as they accept the target's: the module's probe
+ * on the sched_process_fork tracepoint (found by name with
+ * for_each_kernel_tracepoint(), as the tracepoint is not exported)
+ * runs in kernel_clone() after copy_process() and before
+ * wake_up_new_task(), so before the child's first instruction; when the
+ * parent's address space is a followed site's target or one of its
+ * kids, the child's (a new one: not a thread, not CLONE_VM) joins the
+ * kids, and the file gets one FT_COOKIE_FORK record, ahead of any
+ * record of the child's.  Children of children follow the same way; an
+ * exec gives the process a new address space, in no set, so the
+ * inherited site stops matching there (and the new image is armed, if
+ * at all, by its own ENABLE).  Why a fork hook and not the handler
+ * walking current's real_parent chain up to the target: a child whose
+ * parent exited before its first hit is reparented (to init or a
+ * subreaper) and the chain no longer reaches the target; the hook sees
+ * every fork as it happens, on 6.1 and later kernels alike (the
+ * tracepoint's prototype is the same).  A consumer that then ENABLEs
+ * the same site in a kid (the child registered itself) is answered 1
+ * and nothing is armed: one uprobe consumer per hit, one record.
+ * Kids whose address space is gone (mm_users 0: no task runs in it) are
+ * dropped by read(2), in process context.  A kid added while its site
+ * was being registered may have been passed over by the registration's
+ * walk (its address space copied before the walk, added after the
+ * filter was asked): such a site is registered a second time with a
+ * short-lived consumer (ft_fixup()) whose walk installs the breakpoint
+ * where the kids still lack it.  Left: a fork whose copy of the address
+ * space was made before the walk but whose tracepoint runs only after
+ * the registration returned (the forking thread stalled between the two
+ * for the whole registration) loses the child's hits.
+ *
  * Teardown: release() unregisters every site of the file.  Unregistering
  * waits for running handlers of that uprobe consumer (6.1: the uprobe's
  * register_rwsem; later kernels: uprobe_unregister_sync()), so the ring,
@@ -73,6 +110,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <linux/uprobes.h>
 #include <linux/vmalloc.h>
@@ -110,6 +148,7 @@ struct ft_con {
 	unsigned int nsites;
 	struct pid_namespace
 		*pidns; /* pids in records are as the opener sees them */
+	u64 fork_seq; /* ft_follow_lock: the last fork recorded */
 };
 
 struct ft_site {
@@ -126,7 +165,20 @@ struct ft_site {
 	u32 flags;
 	u16 nargs, strmask;
 	struct ft_arg args[FT_MAXARGS];
+	/* FT_FOLLOW; all under ft_follow_lock */
+	struct list_head flink;	  /* on ft_follow_sites */
+	struct mm_struct **kids;  /* followed address spaces, mmgrab */
+	unsigned int nkids, capkids;
+	bool registered; /* uprobe registration returned */
+	bool racy;	 /* a kid came during the registration */
+	struct ft_site *fix_of; /* ft_fixup()'s: the site it fixes */
 };
+
+/* Every FT_FOLLOW site of every file, and their kids. */
+static DEFINE_SPINLOCK(ft_follow_lock);
+static LIST_HEAD(ft_follow_sites);
+static u64 ft_fork_seq;
+static struct tracepoint *ft_fork_tp;
 
 struct ft_scratch {
 	u8 buf[FT_RECMAX];
@@ -287,6 +339,30 @@ static void ft_put(struct ft_con *con, const u8 *rec, u32 n)
 		wake_up_interruptible_poll(&con->wq, EPOLLIN | EPOLLRDNORM);
 }
 
+/* Is mm one of s's kids?  ft_follow_lock held. */
+static bool ft_is_kid(const struct ft_site *s, const struct mm_struct *mm)
+{
+	for (unsigned int i = 0; i < s->nkids; i++)
+		if (s->kids[i] == mm)
+			return true;
+	return false;
+}
+
+/* Does s take hits in mm: its target's, or (FT_FOLLOW) a kid's? */
+static bool ft_wants(struct ft_site *s, const struct mm_struct *mm)
+{
+	bool yes;
+
+	if (mm == s->mm)
+		return true;
+	if (!(s->flags & FT_FOLLOW) || !mm)
+		return false;
+	spin_lock(&ft_follow_lock);
+	yes = ft_is_kid(s, mm);
+	spin_unlock(&ft_follow_lock);
+	return yes;
+}
+
 static int ft_hit(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct ft_site *s = container_of(uc, struct ft_site, uc);
@@ -295,10 +371,10 @@ static int ft_hit(struct uprobe_consumer *uc, struct pt_regs *regs)
 
 	/*
 	 * Another consumer's process, or a fork of ours that inherited the
-	 * breakpoint: if every consumer of the uprobe says so, the core
-	 * removes the breakpoint from this mm.
+	 * breakpoint and is not followed: if every consumer of the uprobe
+	 * says so, the core removes the breakpoint from this mm.
 	 */
-	if (current->mm != s->mm)
+	if (!ft_wants(s, current->mm))
 		return UPROBE_HANDLER_REMOVE;
 	if (s->flags & FT_ISENABLED) {
 		regs->ax = 1;
@@ -339,7 +415,124 @@ static bool ft_filter(struct uprobe_consumer *uc, enum uprobe_filter_ctx ctx,
 static bool ft_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
 #endif
 {
-	return container_of(uc, struct ft_site, uc)->mm == mm;
+	return ft_wants(container_of(uc, struct ft_site, uc), mm);
+}
+
+/* ------------------------------------------------------------------ */
+/* Following forks */
+
+/* The FT_COOKIE_FORK record of a fork, into con's ring. */
+static void ft_fork_record(struct ft_con *con, struct task_struct *parent,
+			   struct task_struct *child)
+{
+	struct ft_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.cookie = FT_COOKIE_FORK;
+	r.time = ktime_get_ns();
+	r.pid = task_tgid_nr_ns(child, con->pidns);
+	r.tid = task_pid_nr_ns(child, con->pidns);
+	r.args[0] = task_tgid_nr_ns(parent, con->pidns);
+	memcpy(r.comm, child->comm, sizeof(r.comm));
+	r.comm[sizeof(r.comm) - 1] = '\0';
+	r.cpu = raw_smp_processor_id();
+	ft_put(con, (const u8 *)&r, sizeof(r));
+}
+
+/* mm joins s's kids; false when there is no memory for it.  Locked. */
+static bool ft_kid_add(struct ft_site *s, struct mm_struct *mm)
+{
+	if (s->nkids == s->capkids) {
+		unsigned int cap = s->capkids ? 2 * s->capkids : 8;
+		struct mm_struct **k = krealloc_array(s->kids, cap,
+						      sizeof(*k), GFP_ATOMIC);
+
+		if (!k)
+			return false;
+		s->kids = k;
+		s->capkids = cap;
+	}
+	mmgrab(mm);
+	s->kids[s->nkids++] = mm;
+	if (!s->registered)
+		s->racy = true;
+	return true;
+}
+
+/*
+ * sched_process_fork: parent (current) made child, which has not run
+ * yet.  Preemption is off (a tracepoint probe): no sleeping here.
+ */
+static void ft_fork(void *data, struct task_struct *parent,
+		    struct task_struct *child)
+{
+	struct mm_struct *pm = parent->mm, *cm = child->mm;
+	struct ft_site *s;
+	u64 seq;
+
+	/* a thread is no fork; a CLONE_VM child shares what is followed */
+	if (!pm || !thread_group_leader(child) ||
+	    list_empty(&ft_follow_sites))
+		return;
+	spin_lock(&ft_follow_lock);
+	seq = ++ft_fork_seq;
+	list_for_each_entry(s, &ft_follow_sites, flink)
+	{
+		if (pm != s->mm && !ft_is_kid(s, pm))
+			continue;
+		if (cm && cm != pm && !ft_is_kid(s, cm) &&
+		    !ft_kid_add(s, cm)) {
+			/* its hits will be lost: say so with the drops */
+			spin_lock(&s->con->lock);
+			s->con->drops++;
+			spin_unlock(&s->con->lock);
+		}
+		if (s->con->fork_seq != seq) {
+			s->con->fork_seq = seq;
+			ft_fork_record(s->con, parent, child);
+		}
+	}
+	spin_unlock(&ft_follow_lock);
+}
+
+static void ft_find_fork_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_fork"))
+		*(struct tracepoint **)priv = tp;
+}
+
+/* Drop the kids of con's sites whose address space is gone. */
+static void ft_prune(struct ft_con *con)
+{
+	struct mm_struct *dead[16];
+	struct ft_site *s;
+	unsigned int n;
+
+	mutex_lock(&con->sites_lock);
+	list_for_each_entry(s, &con->sites, link)
+	{
+		if (!(s->flags & FT_FOLLOW))
+			continue;
+		do {
+			unsigned int i = 0;
+
+			n = 0;
+			spin_lock(&ft_follow_lock);
+			while (i < s->nkids && n < ARRAY_SIZE(dead)) {
+				if (atomic_read(&s->kids[i]->mm_users)) {
+					i++;
+					continue;
+				}
+				dead[n++] = s->kids[i];
+				s->kids[i] = s->kids[--s->nkids];
+			}
+			spin_unlock(&ft_follow_lock);
+			for (i = 0; i < n; i++)
+				mmdrop(dead[i]);
+		} while (n == ARRAY_SIZE(dead));
+	}
+	mutex_unlock(&con->sites_lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -355,11 +548,87 @@ static int ft_register(struct ft_site *s, loff_t refctr)
 #endif
 }
 
+static void ft_unregister_one(struct ft_site *s)
+{
+#ifdef FT_REGISTER_RETURNS_UPROBE
+	uprobe_unregister_nosync(s->uprobe, &s->uc);
+	uprobe_unregister_sync();
+#else
+	uprobe_unregister(s->inode, s->offset, &s->uc);
+#endif
+}
+
+static int ft_fix_hit(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	return 0; /* the site's own consumer records the hit */
+}
+
+#ifdef FT_HANDLER_HAS_DATA
+static int ft_fix_handler(struct uprobe_consumer *uc, struct pt_regs *regs,
+			  __u64 *data)
+{
+	return ft_fix_hit(uc, regs);
+}
+#else
+#define ft_fix_handler ft_fix_hit
+#endif
+
+#ifdef FT_FILTER_HAS_CTX
+static bool ft_fix_filter(struct uprobe_consumer *uc,
+			  enum uprobe_filter_ctx ctx, struct mm_struct *mm)
+#else
+static bool ft_fix_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
+#endif
+{
+	return ft_wants(container_of(uc, struct ft_site, uc)->fix_of,
+			mm);
+}
+
+/*
+ * s's registration may have passed over a kid added meanwhile: a second
+ * consumer with s's filter, registered then unregistered, walks the
+ * file's mappings again and installs the breakpoint where s wants it
+ * and it is not (the core skips an mm that has it); its unregistration
+ * leaves it, as s's filter still wants it.
+ */
+static void ft_fixup(struct ft_site *s, loff_t refctr)
+{
+	struct ft_site *fix = kzalloc(sizeof(*fix), GFP_KERNEL);
+
+	if (!fix)
+		return;
+	fix->inode = s->inode;
+	fix->offset = s->offset;
+	fix->fix_of = s;
+	fix->uc.handler = ft_fix_handler;
+	fix->uc.filter = ft_fix_filter;
+	if (!ft_register(fix, refctr))
+		ft_unregister_one(fix);
+	kfree(fix);
+}
+
+/* Free s, registered no more (or never). */
+static void ft_site_put(struct ft_site *s)
+{
+	for (unsigned int i = 0; i < s->nkids; i++)
+		mmdrop(s->kids[i]);
+	kfree(s->kids);
+	iput(s->inode);
+	mmdrop(s->mm);
+	kfree(s);
+}
+
 /* Unregister every site of con, then free them; no handler runs after. */
 static void ft_sites_free(struct ft_con *con)
 {
 	struct ft_site *s, *t;
 
+	/* no fork adds a kid to them from now on */
+	spin_lock(&ft_follow_lock);
+	list_for_each_entry(s, &con->sites, link)
+		if (s->flags & FT_FOLLOW)
+			list_del(&s->flink);
+	spin_unlock(&ft_follow_lock);
 	list_for_each_entry(s, &con->sites, link)
 	{
 #ifdef FT_REGISTER_RETURNS_UPROBE
@@ -375,9 +644,7 @@ static void ft_sites_free(struct ft_con *con)
 	list_for_each_entry_safe(s, t, &con->sites, link)
 	{
 		list_del(&s->link);
-		iput(s->inode);
-		mmdrop(s->mm);
-		kfree(s);
+		ft_site_put(s);
 	}
 	con->nsites = 0;
 }
@@ -385,7 +652,7 @@ static void ft_sites_free(struct ft_con *con)
 /* The request's fields, before anything is looked up. */
 static int ft_enable_check(const struct ft_enable *en)
 {
-	if (en->flags & ~FT_ISENABLED || en->nargs > FT_MAXARGS ||
+	if (en->flags & ~(FT_ISENABLED | FT_FOLLOW) || en->nargs > FT_MAXARGS ||
 	    en->strmask >> en->nargs || en->pid <= 0 || en->fd < 0 ||
 	    en->offset > (u64)LLONG_MAX - 8 || en->refctr > (u64)LLONG_MAX)
 		return -EINVAL;
@@ -456,6 +723,28 @@ static struct mm_struct *ft_target_mm(struct ft_con *con, pid_t nr)
 	return mm;
 }
 
+/*
+ * Does a FT_FOLLOW site of con at s's place follow s's target already
+ * (a kid)?  con->sites_lock held.
+ */
+static bool ft_followed(struct ft_con *con, const struct ft_site *s)
+{
+	const struct ft_site *t;
+	bool yes = false;
+
+	spin_lock(&ft_follow_lock);
+	list_for_each_entry(t, &con->sites, link)
+	{
+		if (t->flags & FT_FOLLOW && t->inode == s->inode &&
+		    t->offset == s->offset && ft_is_kid(t, s->mm)) {
+			yes = true;
+			break;
+		}
+	}
+	spin_unlock(&ft_follow_lock);
+	return yes;
+}
+
 static long ft_enable(struct ft_con *con, const void __user *arg)
 {
 	struct ft_enable en;
@@ -509,19 +798,36 @@ static long ft_enable(struct ft_con *con, const void __user *arg)
 	mutex_lock(&con->sites_lock);
 	if (con->nsites >= max_sites) {
 		err = -ENOSPC;
+	} else if (s->flags & FT_FOLLOW && ft_followed(con, s)) {
+		err = 1; /* carried already: nothing armed */
 	} else {
+		bool racy = false;
+
+		if (s->flags & FT_FOLLOW) {
+			/* on the list first: a fork from now on is seen */
+			spin_lock(&ft_follow_lock);
+			list_add_tail(&s->flink, &ft_follow_sites);
+			spin_unlock(&ft_follow_lock);
+		}
 		err = ft_register(s, en.refctr);
+		if (s->flags & FT_FOLLOW) {
+			spin_lock(&ft_follow_lock);
+			s->registered = true;
+			racy = s->racy;
+			if (err)
+				list_del(&s->flink);
+			spin_unlock(&ft_follow_lock);
+		}
 		if (!err) {
 			list_add_tail(&s->link, &con->sites);
 			con->nsites++;
+			if (racy)
+				ft_fixup(s, en.refctr);
 		}
 	}
 	mutex_unlock(&con->sites_lock);
-	if (err) {
-		iput(s->inode);
-		mmdrop(s->mm);
-		kfree(s);
-	}
+	if (err)
+		ft_site_put(s);
 out_file:
 	fput(file);
 	return err;
@@ -592,6 +898,7 @@ static ssize_t ft_read(struct file *file, char __user *ubuf, size_t len,
 	u64 tail, avail, n, at, first;
 	ssize_t ret;
 
+	ft_prune(con);
 	if (mutex_lock_interruptible(&con->read_lock))
 		return -ERESTARTSYS;
 	for (;;) {
@@ -689,8 +996,21 @@ static int __init ft_init(void)
 	ft_scratch = alloc_percpu(struct ft_scratch);
 	if (!ft_scratch)
 		return -ENOMEM;
+	for_each_kernel_tracepoint(ft_find_fork_tp, &ft_fork_tp);
+	if (!ft_fork_tp) {
+		pr_err("no sched_process_fork tracepoint\n");
+		free_percpu(ft_scratch);
+		return -ENOENT;
+	}
+	err = tracepoint_probe_register(ft_fork_tp, (void *)ft_fork, NULL);
+	if (err) {
+		free_percpu(ft_scratch);
+		return err;
+	}
 	err = misc_register(&ft_misc);
 	if (err) {
+		tracepoint_probe_unregister(ft_fork_tp, (void *)ft_fork, NULL);
+		tracepoint_synchronize_unregister();
 		free_percpu(ft_scratch);
 		return err;
 	}
@@ -701,6 +1021,8 @@ static int __init ft_init(void)
 static void __exit ft_exit(void)
 {
 	misc_deregister(&ft_misc);
+	tracepoint_probe_unregister(ft_fork_tp, (void *)ft_fork, NULL);
+	tracepoint_synchronize_unregister();
 	free_percpu(ft_scratch);
 }
 

@@ -23,7 +23,8 @@
 #     dtrace_fasttrap.ko), if it exists.
 #  4. Test programs: tests/data/helperd's ctl, libhdl.so and plug.so,
 #     tests/data/trace's trprog, libtrl.so and trplug.so, and
-#     tests/kmod/legacy, tests/data/fork's fsrv (a forking server),
+#     tests/kmod/legacy, tests/data/fork's fsrv (a forking server) and
+#     fsrv2 (the probed program its children exec),
 #     built with the build tree's dtrace -h/-G and
 #     drti.o, and tests/kmod/ftcheck, plus the dtrace binary; each with
 #     the shared libraries ldd names and the dynamic loader.
@@ -292,6 +293,11 @@ mkdir -p "$work/progs"
 		"$DTRACE" -G -s "$top_srcdir/tests/data/fork/srv.d" fsrv.o \
 			-o fsrv-probes.o &&
 		$CC -o fsrv fsrv.o fsrv-probes.o -lpthread &&
+		$CC -O2 -I. -DFSRV_EXECD \
+			-c "$top_srcdir/tests/data/fork/fsrv.c" -o fsrv2.o &&
+		"$DTRACE" -G -s "$top_srcdir/tests/data/fork/srv.d" fsrv2.o \
+			-o fsrv2-probes.o &&
+		$CC -o fsrv2 fsrv2.o fsrv2-probes.o -lpthread &&
 		$CC -O2 -fomit-frame-pointer -o kstk \
 			"$top_srcdir/tests/data/kstack/kstk.c" ||
 		exit 1
@@ -333,10 +339,11 @@ cp "$DTRACE" "$rd/kt/dtrace" &&
 		"$work/progs/trprog" "$work/progs/libtrl.so" \
 		"$work/progs/trplug.so" "$work/progs/legacy" \
 		"$work/progs/ftcheck" "$work/progs/fsrv" "$work/progs/kstk" \
-		"$rd/kt/" || die "copying the test programs"
+		"$work/progs/fsrv2" "$rd/kt/" || die "copying the test programs"
 # every library ldd names (by its path on this machine) and the loader
 for f in "$rd/kt/dtrace" "$rd/kt/ctl" "$rd/kt/plug.so" "$rd/kt/trprog" \
-	"$rd/kt/trplug.so" "$rd/kt/legacy" "$rd/kt/ftcheck" "$rd/kt/fsrv"; do
+	"$rd/kt/trplug.so" "$rd/kt/legacy" "$rd/kt/ftcheck" "$rd/kt/fsrv" \
+	"$rd/kt/fsrv2"; do
 	LD_LIBRARY_PATH=$rd/kt ldd "$f" || die "ldd $f"
 done | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
 	$1 ~ /^\// { print $1 }' | sort -u | while read -r lib; do

@@ -19,9 +19,11 @@
 #  - semaphores up only while traced and only in the traced process;
 #  - a consumer killed with SIGKILL leaves nothing: semaphores back to 0,
 #    no reference on the module, rmmod works;
-#  - a forking server (tests/data/fork's fsrv): children forked before
-#    tracing, registry-wide, and -c srv$target counted exactly; -c srv*
-#    never counts a child's hit twice (the module follows no fork);
+#  - a forking server (tests/data/fork's fsrv, fsrv2): children forked
+#    before and while tracing, children of children, two consumers at
+#    once, fork then exec, -c srv*, -c and -p srv$target: every hit
+#    counted exactly once, in 3 rounds (the module follows
+#    forks for srv* sites: FT_FOLLOW);
 #  - the ABI itself (tests/kmod/ftcheck.c): refused requests, a record
 #    read back field by field, whole records only, drops when full.
 
@@ -276,14 +278,17 @@ wait "$ft_a" "$ft_b"
 
 # ---------------------------------------------------------------------
 # A forking server (tests/data/fork/fsrv.c, provider srv): every
-# process fires srv:::req 5 times and appends "PID HITS" to DIR/pids.
-# The module arms a site in one address space and removes the
-# breakpoint a forked child inherited at its first hit, so a child is
-# traced only through its own registration (drti.o registers again in
-# the child), once dtrace has read it and armed the child: never twice,
-# and not before (doc/DESIGN.md §8, "forked children").
+# process fires srv:::req K times and appends "PID HITS" to DIR/pids.
+# A site that srv* matches is armed with FT_FOLLOW: the module follows
+# the process's forks (children of children too), a child's hits are
+# recorded from its first instruction, and the child's own registration
+# arms nothing a second time; a site only srv$target matches is not
+# followed, and a child's hits count nowhere (no description matches
+# srv<child>).  So dtrace's counts are fsrv's, exactly, every round
+# (ft_rounds: 3).
 
 ft_count='{ @[pid] = count(); } END { printa("%d %@d\n", @); }'
+ft_rounds=3
 
 # ft_counts FILE: dtrace's "pid count" lines, sorted
 ft_counts() {
@@ -294,29 +299,117 @@ ft_nreg() {
 	[ "$(ls /proc/dtrace/registry | wc -l)" -ge "$1" ]
 }
 
-# children forked before tracing starts, each registered, nothing armed
-# yet: registry-wide, every process's hits exactly once
-rm -rf f1 && mkdir f1
-/kt/fsrv /tmp/f1 3 1 0 5 0 1 >f1.log 2>&1 &
-ft_srv=$!
-wait_until 300 test -e f1/prefork || diag "fsrv: $(cat f1.log)"
-wait_until 300 ft_nreg 4 || diag "registry: $(ls /proc/dtrace/registry)"
-dtrace -q -o f1.txt -n "srv*:::req $ft_count" \
-	-n 'BEGIN { printf("ready\n"); }' 2>f1.err </dev/null &
-ft_dt=$!
-wait_until 300 ft_answered f1.txt '^ready' || diag "f1: $(cat f1.err)"
-touch f1/go
-wait_until 600 test -e f1/done || diag "fsrv did not finish: $(cat f1.log)"
-wait "$ft_srv"
-kill -INT "$ft_dt"
-wait_until 100 ft_gone "$ft_dt"
-wait "$ft_dt"
-expect_eq "fork, registry-wide: dtrace exits with 0" 0 "$?"
-expect_eq "fork, registry-wide: fsrv's processes" 4 "$(wc -l <f1/pids)"
-sort f1/pids >f1.want
-ft_counts f1.txt >f1.got
-expect_file "fasttrap: children forked before tracing: every hit once" \
-	f1.want f1.got
+ft_registered() {
+	[ -e "/proc/dtrace/registry/$1" ]
+}
+
+# ft_server DIR ARGS...: fsrv in /tmp/DIR (made anew) in the
+# background, $ft_srv
+ft_server() {
+	ft_sv=$1
+	shift
+	rm -rf "$ft_sv" && mkdir "$ft_sv"
+	/kt/fsrv "/tmp/$ft_sv" "$@" >"$ft_sv.log" 2>&1 &
+	ft_srv=$!
+}
+
+# ft_consumer NAME ARGS...: dtrace -q -o NAME.txt ARGS in the
+# background, back once its BEGIN ran; $ft_dt
+ft_consumer() {
+	ft_cn=$1
+	shift
+	rm -f "$ft_cn.txt"
+	dtrace -q -o "$ft_cn.txt" "$@" -n 'BEGIN { printf("ready\n"); }' \
+		2>"$ft_cn.err" </dev/null &
+	ft_dt=$!
+	wait_until 300 ft_answered "$ft_cn.txt" '^ready' ||
+		diag "$ft_cn: $(cat "$ft_cn.err")"
+}
+
+# ft_stop NAME PID: SIGINT; $ft_status
+ft_stop() {
+	kill -INT "$2"
+	wait_until 100 ft_gone "$2"
+	wait "$2"
+	ft_status=$?
+	[ "$ft_status" -eq 0 ] || diag "$1: $(cat "$1.err")"
+}
+
+# ft_finished DIR PID: fsrv done, every process of it
+ft_finished() {
+	wait_until 600 test -e "$1/done" || diag "fsrv $1: $(cat "$1.log")"
+	wait "$2"
+	[ ! -e "$1/errors" ] || diag "fsrv $1: $(cat "$1/errors")"
+}
+
+# ft_exact WHAT DIR NAME NPROC: NPROC processes wrote DIR/pids, and
+# dtrace NAME's counts are theirs, exactly
+ft_exact() {
+	sort "$2/pids" >"$3.want"
+	ft_counts "$3.txt" >"$3.got"
+	expect_eq "$1: fsrv's processes" "$4" "$(wc -l <"$3.want")"
+	expect_file "fasttrap: $1: every hit once" "$3.want" "$3.got" ||
+		diag "registry: $(ls -l /proc/dtrace/registry 2>&1)" \
+			"$(head -c 400 /proc/dtrace/registry/* 2>&1)" \
+			"$3.err: $(cat "$3.err" 2>&1)"
+}
+
+ft_r=0
+while [ "$ft_r" -lt "$ft_rounds" ]; do
+	ft_r=$((ft_r + 1))
+
+	# children forked before tracing starts, each registered, nothing
+	# armed yet: registry-wide, every process's hits exactly once
+	ft_server f1 3 1 0 5 0 1
+	wait_until 300 test -e f1/prefork || diag "fsrv: $(cat f1.log)"
+	wait_until 300 ft_nreg 4 ||
+		diag "registry: $(ls /proc/dtrace/registry)"
+	ft_consumer f1 -n "srv*:::req $ft_count"
+	touch f1/go
+	ft_finished f1 "$ft_srv"
+	ft_stop f1 "$ft_dt"
+	expect_eq "fork, forked before tracing, round $ft_r: status" 0 \
+		"$ft_status"
+	ft_exact "forked before tracing, round $ft_r" f1 f1 4
+
+	# children (3) and their children (2 each) forked while tracing,
+	# registry-wide: each counted from its first hit, once
+	ft_server f4 3 2 0 5 0 0
+	wait_until 300 ft_registered "$ft_srv" ||
+		diag "registry: $(ls /proc/dtrace/registry)"
+	ft_consumer f4 -n "srv*:::req $ft_count"
+	touch f4/go
+	ft_finished f4 "$ft_srv"
+	ft_stop f4 "$ft_dt"
+	expect_eq "fork, registry-wide, round $ft_r: status" 0 "$ft_status"
+	ft_exact "registry-wide, children of children, round $ft_r" f4 f4 13
+
+	# two consumers at once: each sees every hit once
+	ft_server f5 2 2 0 5 0 0
+	wait_until 300 ft_registered "$ft_srv" ||
+		diag "registry: $(ls /proc/dtrace/registry)"
+	ft_consumer f5a -n "srv*:::req $ft_count"
+	ft_f5a=$ft_dt
+	ft_consumer f5b -n "srv*:::req $ft_count"
+	ft_f5b=$ft_dt
+	touch f5/go
+	ft_finished f5 "$ft_srv"
+	ft_stop f5a "$ft_f5a"
+	expect_eq "fork, two consumers, round $ft_r: the first's status" 0 \
+		"$ft_status"
+	ft_stop f5b "$ft_f5b"
+	expect_eq "fork, two consumers, round $ft_r: the second's status" 0 \
+		"$ft_status"
+	ft_exact "two consumers, the first, round $ft_r" f5 f5a 7
+	ft_exact "two consumers, the second, round $ft_r" f5 f5b 7
+
+	# -c srv*: the parent and every descendant, once
+	rm -rf f3 && mkdir f3 && touch f3/go
+	ft_run f3.txt -q -n "srv*:::req $ft_count" \
+		-c "/kt/fsrv /tmp/f3 3 2 0 5 0 0"
+	expect_eq "fork, -c srv*, round $ft_r: status" 0 "$ft_status"
+	ft_exact "-c srv* of a forking parent, round $ft_r" f3 f3 13
+done
 
 # -c of a forking parent, srv$target: the parent's hits once; its
 # children fire the breakpoints they inherited, which no description
@@ -331,21 +424,42 @@ ft_counts f2.txt >f2.got
 expect_file "fasttrap: -c srv\$target of a forking parent: its hits once" \
 	f2.want f2.got
 
-# -c, srv*: the parent's hits once; a child forked while traced counts
-# from when dtrace armed it (its registration read), so at most its
-# hits, never another process's (the module follows no fork)
-rm -rf f3 && mkdir f3 && touch f3/go
-ft_run f3.txt -q -n "srv*:::req $ft_count" -c "/kt/fsrv /tmp/f3 3 1 0 5 0 0"
-expect_eq "fork, -c srv*: dtrace exits with 0" 0 "$ft_status"
-ft_f3=$(tail -n 1 f3/pids | cut -d' ' -f1)
-expect_eq "fasttrap: -c srv* of a forking parent: the parent's hits once" \
-	"$ft_f3 5" "$(grep "^$ft_f3 " f3.txt)"
-ft_counts f3.txt >f3.got
-expect_eq "fasttrap: -c srv*: no child counted more than it fired" "" \
-	"$(awk 'NR == FNR { h[$1] = $2; next }
-		!($1 in h) || $2 > h[$1]' f3/pids f3.got)"
-diag "fork, -c srv*: fsrv's counts: $(sort f3/pids | paste -sd' ' -);" \
-	"dtrace's: $(paste -sd' ' - <f3.got)"
+# -p of a forking parent, srv$target: the same
+ft_server f7 3 1 0 5 0 0
+wait_until 300 ft_registered "$ft_srv" ||
+	diag "registry: $(ls /proc/dtrace/registry)"
+ft_f7=$ft_srv
+ft_consumer f7 -p "$ft_f7" -n "srv\$target:::req $ft_count"
+touch f7/go
+ft_finished f7 "$ft_f7"
+wait_until 100 ft_gone "$ft_dt"
+wait "$ft_dt"
+expect_eq "fork, -p srv\$target: dtrace exits with 0 with its process" 0 "$?"
+expect_eq "fork, -p srv\$target: fsrv's processes" 4 "$(wc -l <f7/pids)"
+grep "^$ft_f7 " f7/pids >f7.want
+ft_counts f7.txt >f7.got
+expect_file "fasttrap: -p srv\$target of a forking parent: its hits once" \
+	f7.want f7.got
+
+# fork then exec, last: each round as above
+ft_r=0
+while [ "$ft_r" -lt "$ft_rounds" ]; do
+	ft_r=$((ft_r + 1))
+	# fork then exec: each child execs fsrv2 (the same provider in
+	# another file), which waits until its probe is enabled and fires
+	# 3 more: the inherited site stops at the exec, the new image's is
+	# armed through its registration, and the line fsrv2 writes counts
+	# both images' hits
+	ft_server f6 3 1 0 5 1 0
+	wait_until 300 ft_registered "$ft_srv" ||
+		diag "registry: $(ls /proc/dtrace/registry)"
+	ft_consumer f6 -n "srv*:::req $ft_count"
+	touch f6/go
+	ft_finished f6 "$ft_srv"
+	ft_stop f6 "$ft_dt"
+	expect_eq "fork then exec, round $ft_r: status" 0 "$ft_status"
+	ft_exact "fork then exec, round $ft_r" f6 f6 4
+done
 
 # A full ring: drops counted, nothing lost in between (a 64 KiB ring
 # holds 372 of ftcheck's 176-byte records)

@@ -25,6 +25,21 @@
  * 6 rbp, 7 rsp, 8-15 r8-r15, 16 rip).  Strings (strmask) are copied from
  * the address the argument holds, at most FT_STRMAX bytes.
  *
+ * Forked children (FT_FOLLOW).  A site enabled with FT_FOLLOW follows
+ * fork: every process forked, at any depth, from the site's process
+ * while the site is on (and before it execs: an exec is a new address
+ * space) hits the site too, with its own pid and tid in the records, and
+ * the file gets one FT_COOKIE_FORK record per such fork (a thread is no
+ * fork), written before the child runs, so it precedes the child's
+ * records in read(2)'s order: pid and tid are the child's, args[0] its
+ * parent's pid.  FASTTRAPIOC_ENABLE of the same site (file, offset) with
+ * FT_FOLLOW in a process that the file's sites already follow that way
+ * arms nothing and returns 1 (a second site would record every hit
+ * twice); its hits keep their first site's cookie.  Without FT_FOLLOW a
+ * child's inherited breakpoint is removed at its first hit, unrecorded,
+ * and the file gets no FT_COOKIE_FORK record: what consumers written
+ * before FT_FOLLOW see.
+ *
  * Everything is little-endian x86-64 with fixed-width fields, the same
  * layout for the module and the consumer.
  */
@@ -66,13 +81,17 @@ struct ft_enable {
 	uint64_t offset; /* file offset of the site */
 	uint64_t refctr; /* file offset of the semaphore, 0 if none */
 	uint64_t cookie; /* returned in every record of this site */
-	uint32_t flags;	 /* FT_ISENABLED */
+	uint32_t flags;	 /* FT_ISENABLED, FT_FOLLOW */
 	uint16_t nargs;	 /* args[0 .. nargs - 1] are fetched */
 	uint16_t strmask; /* bit N: copy the string argument N points to */
 	struct ft_arg args[FT_MAXARGS];
 };
 
 #define FT_ISENABLED 0x1
+#define FT_FOLLOW 0x2 /* forked children hit the site too (above) */
+
+/* the cookie of a record that says a followed process forked */
+#define FT_COOKIE_FORK (~(uint64_t)0)
 
 /* What read(2) returns, back to back; size is a multiple of 8. */
 struct ft_record {

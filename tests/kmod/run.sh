@@ -42,7 +42,7 @@
 # HAVE_BPF (as in make check); optional KMOD_CACHE, KMOD_WORK (default
 # $top_builddir/tests/kmod/work, kept for inspection: serial.log is the
 # guest's console), KMOD_KVER (kernel version), KMOD_TIMEOUT (seconds for
-# the guest, default 480: about 140 s on an idle 2-vCPU host under TCG),
+# the guest, default 720: about 210 s on an idle 2-vCPU host under TCG),
 # KMOD_QEMU_ACCEL (default tcg),
 # KMOD_SELFTEST_WARN=1 (the self-test module WARNs: the run must fail).
 #
@@ -62,7 +62,7 @@ unset CFLAGS CPPFLAGS CPP
 
 kt_src=$top_srcdir/tests/kmod
 work=${KMOD_WORK:-$top_builddir/tests/kmod/work}
-guest_timeout=${KMOD_TIMEOUT:-480}
+guest_timeout=${KMOD_TIMEOUT:-720}
 accel=${KMOD_QEMU_ACCEL:-tcg}
 
 say() { echo "check-kmod: $*"; }

@@ -176,6 +176,38 @@ gcc_driver() {
 	return 1
 }
 
+# trace_progs_build [plugin]: the tracing tests' program trprog and its
+# library libtrl.so (and with an argument the plug-in trplug.so), from
+# tests/data/trace, or copied where TRACE_PROGS has them built; the test
+# fails and ends when they cannot be built
+trace_progs_build() {
+	tpb_plug=${1:+trplug}
+	trace_progs_copy trprog libtrl.so ${tpb_plug:+trplug.so} && return 0
+	tpb_data=$top_srcdir/tests/data/trace
+	tpb_ok=true
+	for tpb in tr trlib $tpb_plug; do
+		"$DTRACE" -h -s "$tpb_data/$tpb.d" -o "$tpb.h" || tpb_ok=false
+	done
+	$CC -O2 -fPIC -I. -c "$tpb_data/trlib.c" -o trlib.o &&
+		"$DTRACE" -G -s "$tpb_data/trlib.d" trlib.o -o trlib-probes.o &&
+		$CC -shared -o libtrl.so trlib.o trlib-probes.o || tpb_ok=false
+	if [ -n "$tpb_plug" ]; then
+		$CC -O2 -fPIC -I. -c "$tpb_data/trplug.c" -o trplug.o &&
+			"$DTRACE" -G -s "$tpb_data/trplug.d" trplug.o \
+				-o trplug-probes.o &&
+			$CC -shared -o trplug.so trplug.o trplug-probes.o ||
+			tpb_ok=false
+	fi
+	$CC -O2 -I. -c "$tpb_data/trprog.c" -o trprog.o &&
+		"$DTRACE" -G -s "$tpb_data/tr.d" trprog.o -o trprog-probes.o &&
+		$CC -o trprog trprog.o trprog-probes.o -L. -ltrl \
+			-Wl,-rpath,"$PWD" -ldl -lpthread || tpb_ok=false
+	if ! $tpb_ok; then
+		fail "building the test programs"
+		finish
+	fi
+}
+
 # trace_progs_copy NAME...: where TRACE_PROGS names a directory of the
 # tracing tests' programs built already (tests/kmod/run.sh does it for
 # the check-kmod guest, which has no compiler), copy NAME... from there

@@ -35,23 +35,7 @@ if [ "${HAVE_BPF:-no}" = yes ]; then
 	modes="1 0"
 fi
 
-if ! trace_progs_copy trprog libtrl.so; then
-	ok=true
-	for p in tr trlib; do
-		"$DTRACE" -h -s "$data/$p.d" -o "$p.h" || ok=false
-	done
-	$CC -O2 -fPIC -I. -c "$data/trlib.c" -o trlib.o &&
-		"$DTRACE" -G -s "$data/trlib.d" trlib.o -o trlib-probes.o &&
-		$CC -shared -o libtrl.so trlib.o trlib-probes.o &&
-		$CC -O2 -I. -c "$data/trprog.c" -o trprog.o &&
-		"$DTRACE" -G -s "$data/tr.d" trprog.o -o trprog-probes.o &&
-		$CC -o trprog trprog.o trprog-probes.o -L. -ltrl \
-			-Wl,-rpath,"$PWD" -ldl -lpthread || ok=false
-	if ! $ok; then
-		fail "building the test program"
-		finish
-	fi
-fi
+trace_progs_build
 
 # tick 12 fires tr:::tick(i, word, -1000 * i) for i = 0..11.
 cat >a.d <<'EOF'

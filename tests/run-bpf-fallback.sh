@@ -14,8 +14,6 @@
 
 . "$top_srcdir/tests/lib.sh"
 
-data=$top_srcdir/tests/data/trace
-
 [ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and BPF need root"
 [ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
 command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"
@@ -34,21 +32,7 @@ DTRACE_STATEDIR=$tmp/nostate
 export DTRACE_STATEDIR
 unset DTRACE_BACKEND
 
-ok=true
-for p in tr trlib; do
-	"$DTRACE" -h -s "$data/$p.d" -o "$p.h" || ok=false
-done
-$CC -O2 -fPIC -I. -c "$data/trlib.c" -o trlib.o &&
-	"$DTRACE" -G -s "$data/trlib.d" trlib.o -o trlib-probes.o &&
-	$CC -shared -o libtrl.so trlib.o trlib-probes.o &&
-	$CC -O2 -I. -c "$data/trprog.c" -o trprog.o &&
-	"$DTRACE" -G -s "$data/tr.d" trprog.o -o trprog-probes.o &&
-	$CC -o trprog trprog.o trprog-probes.o -L. -ltrl \
-		-Wl,-rpath,"$PWD" -ldl -lpthread || ok=false
-if ! $ok; then
-	fail "building the test program"
-	finish
-fi
+trace_progs_build
 
 # nocap ARGS...: dtrace (at most 120 s) as root without CAP_BPF and
 # CAP_SYS_ADMIN, output in out.txt (-o), stderr in err.txt, $status

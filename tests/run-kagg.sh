@@ -38,23 +38,7 @@ DTRACE_STATEDIR=$tmp/nostate
 DTRACE_BACKEND=bpf
 export DTRACE_STATEDIR DTRACE_BACKEND
 
-if ! trace_progs_copy trprog libtrl.so; then
-	ok=true
-	for p in tr trlib; do
-		"$DTRACE" -h -s "$data/$p.d" -o "$p.h" || ok=false
-	done
-	$CC -O2 -fPIC -I. -c "$data/trlib.c" -o trlib.o &&
-		"$DTRACE" -G -s "$data/trlib.d" trlib.o -o trlib-probes.o &&
-		$CC -shared -o libtrl.so trlib.o trlib-probes.o &&
-		$CC -O2 -I. -c "$data/trprog.c" -o trprog.o &&
-		"$DTRACE" -G -s "$data/tr.d" trprog.o -o trprog-probes.o &&
-		$CC -o trprog trprog.o trprog-probes.o -L. -ltrl \
-			-Wl,-rpath,"$PWD" -ldl -lpthread || ok=false
-	if ! $ok; then
-		fail "building the test program"
-		finish
-	fi
-fi
+trace_progs_build
 
 # both WHAT NCLAUSES CMD DTRACE-ARGS...: run dtrace -v -q on ./trprog CMD
 # with DTRACE_KAGG=1 and 0; both outputs must equal expected.txt, and

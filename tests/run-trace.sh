@@ -71,26 +71,7 @@ export DTRACE_STATEDIR
 # ---------------------------------------------------------------------
 # Build: trprog (tr) + libtrl.so (trlib) + trplug.so (trplug), PIE, -O2.
 
-if ! trace_progs_copy trprog libtrl.so trplug.so; then
-	ok=true
-	for p in tr trlib trplug; do
-		"$DTRACE" -h -s "$data/$p.d" -o "$p.h" || ok=false
-	done
-	$CC -O2 -fPIC -I. -c "$data/trlib.c" -o trlib.o &&
-		"$DTRACE" -G -s "$data/trlib.d" trlib.o -o trlib-probes.o &&
-		$CC -shared -o libtrl.so trlib.o trlib-probes.o &&
-		$CC -O2 -fPIC -I. -c "$data/trplug.c" -o trplug.o &&
-		"$DTRACE" -G -s "$data/trplug.d" trplug.o -o trplug-probes.o &&
-		$CC -shared -o trplug.so trplug.o trplug-probes.o &&
-		$CC -O2 -I. -c "$data/trprog.c" -o trprog.o &&
-		"$DTRACE" -G -s "$data/tr.d" trprog.o -o trprog-probes.o &&
-		$CC -o trprog trprog.o trprog-probes.o -L. -ltrl \
-			-Wl,-rpath,"$PWD" -ldl -lpthread || ok=false
-	if ! $ok; then
-		fail "building the test programs"
-		finish
-	fi
-fi
+trace_progs_build plugin
 plug=$tmp/trplug.so
 
 # ---------------------------------------------------------------------

@@ -20,7 +20,8 @@
 # minus the untraced one (the loop's own clock), best of five runs of
 # $HITS calls taken in turns over the tools, so that a burst of load
 # elsewhere does not fall on one tool only; a run whose count is not
-# $HITS is not used (a tool with no good run shows n/a).  Needs root and
+# $HITS is not used (a tool with no good run shows n/a).  Then the
+# wall time of a run over many sites, per site (see below).  Needs root and
 # bpftrace; nothing passes or fails on speed.  With PID_MD set, the
 # table is written there as a markdown section.
 
@@ -114,6 +115,45 @@ for where in entry return; do
 	done
 done
 printf '%-52s %12s\n' "untraced call: ns" "$base"
+
+# Start and stop with many sites: every s* function of libc in a process
+# that sleeps, traced for a second; ms per site of the whole run (the
+# kernel's removal of each uprobe dominates), ours against bpftrace's
+# uprobes on the same glob (whose count of functions differs: both
+# counts are printed).  STOP_SITES=0 skips it.
+if [ "${STOP_SITES:-1}" != 0 ]; then
+	libc=$(ldd ./pidloop | awk '$1 ~ /^libc\.so/ { print $3 }')
+	stop_run() { # TOOL: "sites ms" of one run
+		sleep 600 &
+		sp=$!
+		t0=$(date +%s%N)
+		if [ "$1" = bpftrace ]; then
+			ns=$(timeout 600 bpftrace -e "uprobe:$libc:s* /pid == $sp/ { @[func] = count(); } interval:s:1 { exit(); }" 2>&1 |
+				sed -n 's/^Attaching \([0-9]*\) probes.*/\1/p')
+		else
+			ns=$(DTRACE_BACKEND=$1 timeout 600 "$DTRACE" -n 'pid$target:libc.so.6:s*:entry { @[probefunc] = count(); } tick-1s { exit(0); }' -p "$sp" 2>&1 >/dev/null |
+				sed -n 's/.*matched \([0-9]*\) probes.*/\1/p')
+		fi
+		t1=$(date +%s%N)
+		kill "$sp" 2>/dev/null
+		wait "$sp" 2>/dev/null
+		echo "${ns:-0} $(( (t1 - t0) / 1000000 ))"
+	}
+	set -- $(stop_run bpftrace)
+	ref_n=$1 ref_ms=$2
+	for be in $backends; do
+		set -- $(DTRACE_BACKEND=$be stop_run "$be")
+		r=$(awk -v a="$2" -v an="$1" -v b="$ref_ms" -v bn="$ref_n" 'BEGIN {
+			if (an + 0 <= 0 || bn + 0 <= 0) print "-";
+			else printf "%.2f\n", (a / an) / (b / bn) }')
+		what="run with libc's s* ($be): ms/site (sites)"
+		printf '%-52s %12s %12s %8s\n' "$what" \
+			"$(awk -v a="$2" -v n="$1" 'BEGIN { if (n > 0) printf "%.0f (%d)", a / n, n; else print "n/a" }')" \
+			"$(awk -v a="$ref_ms" -v n="$ref_n" 'BEGIN { if (n > 0) printf "%.0f (%d)", a / n, n; else print "n/a" }')" "$r"
+		rows="$rows| $what | $2 ms, $1 sites | $ref_ms ms, $ref_n sites | $r |
+"
+	done
+fi
 
 if [ -n "$PID_MD" ]; then
 	{

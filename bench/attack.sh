@@ -41,6 +41,20 @@
 # attack goes on -- what the two CPUs alone make of a dlopen+dlclose at
 # that moment, the reference the row's tail is to be read against.
 #
+# Every row is measured twice: with all parties in one CPU pool, and
+# with each in its own cgroup of equal CPU weight -- the daemon in
+# "system", the victim in "user-65533", the attacker in "user-65534" --
+# which is how systemd places services and each user's sessions
+# (system.slice, user-UID.slice) on every distribution that ships it.
+# The daemon cannot give a victim CPU time that an attacker's processes
+# take (the "2 CPU hogs" row needs no daemon at all); per-user CPU
+# fairness is the scheduler's, and the second table shows what is left
+# of the daemon's share once the scheduler provides it.  The cgroups
+# are made under the cpu controller (cgroup v2 where it holds it, else
+# v1's cpu hierarchy) and removed at the end; $BENCH_ATTACK_SLICES=no
+# measures only the single pool (a machine without the controller does
+# that and says so).
+#
 # With $HELPERD_BEFORE naming another dtrace-helperd (an older build),
 # every row is measured for it too, in the same run, daemon after daemon
 # (this one first), and both tables are written.
@@ -79,11 +93,14 @@ run=$(mktemp -d /run/usdt-attack.XXXXXX) || exit 1
 chmod 755 "$tmp" "$run"
 hdpid=
 attackers=
+cg_root=
+cg_dir=
 cleanup() {
 	for p in $attackers; do
 		kill -KILL "$p" 2>/dev/null
 	done
 	[ -n "$hdpid" ] && kill "$hdpid" 2>/dev/null && wait "$hdpid" 2>/dev/null
+	cg_remove
 	for m in "$tmp"/stall-*; do
 		mountpoint -q "$m" 2>/dev/null && umount -l "$m"
 	done
@@ -101,12 +118,60 @@ d=$top_srcdir/tests/data/helperd
 	$CC -shared -o plug.so plug.o plug-probes.o &&
 	$CC -O2 -I"$top_srcdir/sdk/include" -o victim \
 		"$top_srcdir/bench/victim.c" -ldl || exit 1
+# in-cg GROUPDIR COMMAND...: execs COMMAND in that cgroup, or where it
+# is with an empty GROUPDIR; $CGS, $CGV and $CGA are the daemon's, the
+# victim's and the attacker's (all_rows sets them)
+CGS= CGV= CGA=
+cat >in-cg <<'EOF2'
+#!/bin/sh
+[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1
+shift
+exec "$@"
+EOF2
+chmod 755 in-cg
 mkdir -p "$run/state"
 mount -t tmpfs -o size=64m,mode=0755 tmpfs "$run/state" || exit 1
 DTRACE_DOF_INIT_DEVNAME=$run/dev/helper
 DTRACE_STATEDIR=$run/state
 export DTRACE_DOF_INIT_DEVNAME DTRACE_STATEDIR
 
+# cg_setup: the three cgroups of equal CPU weight under a new group of
+# the cpu controller's hierarchy; fails (no groups) where there is none
+cg_setup() {
+	base=
+	for b in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+		if grep -qw cpu "$b/cgroup.subtree_control" 2>/dev/null; then
+			base=$b
+			break
+		fi
+	done
+	[ -z "$base" ] && [ -f /sys/fs/cgroup/cpu/cpu.shares ] &&
+		base=/sys/fs/cgroup/cpu
+	[ -n "$base" ] || return 1
+	cg_root=$base/usdt-attack.$$
+	mkdir "$cg_root" || { cg_root=; return 1; }
+	if [ -f "$cg_root/cgroup.subtree_control" ]; then
+		echo +cpu >"$cg_root/cgroup.subtree_control" || return 1
+	fi
+	for g in system user-65533 user-65534; do
+		mkdir "$cg_root/$g" || return 1
+	done
+}
+# cg_remove: the groups, once the processes in them are gone
+cg_remove() {
+	[ -n "$cg_root" ] || return 0
+	i=0
+	while [ $i -lt 50 ]; do
+		for g in system user-65533 user-65534; do
+			[ -d "$cg_root/$g" ] && rmdir "$cg_root/$g" 2>/dev/null
+		done
+		rmdir "$cg_root" 2>/dev/null && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -d "$cg_root" ] && echo "bench-attack: $cg_root left behind" >&2
+	cg_root=
+}
 # daemon_cpu: clock ticks of CPU the daemon used: its threads, its
 # reaped children (checkers replaced) and its live checker
 daemon_cpu() {
@@ -126,12 +191,14 @@ victim_row() {
 	sleep 1
 	dcpu=$(($(daemon_cpu) - c0))
 	line=$(VICTIM_REGDIR=$run/state/registry VICTIM_DAEMON_PID=$hdpid \
+		"$tmp/in-cg" "$CGV" \
 		setpriv --reuid=65533 --regid=65533 --clear-groups \
 		./victim "$tmp/plug.so" "$N")
 	# The same victim not registering (no device), the attack going on:
 	# what the machine alone makes of its cycles at that moment.
-	ref=$(DTRACE_DOF_INIT_DEVNAME=$run/no-helper setpriv --reuid=65533 \
-		--regid=65533 --clear-groups ./victim "$tmp/plug.so" "$N")
+	ref=$(DTRACE_DOF_INIT_DEVNAME=$run/no-helper "$tmp/in-cg" "$CGV" \
+		setpriv --reuid=65533 --regid=65533 --clear-groups \
+		./victim "$tmp/plug.so" "$N")
 	set -- "$1" $line $ref
 	printf '| %s | %s | %s | %s | %s | %s / %s | %s | %s / %s / %s |\n' \
 		"$1" "$3" "$5" "$7" "$9" "${11}" "${12}" "$dcpu" "${14}" \
@@ -150,14 +217,20 @@ stop_attackers() {
 }
 # nobody STAGE ARGS...: an attacker in the background, as uid 65534
 nobody() {
-	DOFCLIENT_UID=65534 "$DOFCLIENT" "$@" >/dev/null 2>&1 &
+	DOFCLIENT_UID=65534 "$tmp/in-cg" "$CGA" "$DOFCLIENT" "$@" \
+		>/dev/null 2>&1 &
 	attackers="$attackers $!"
 }
 
-# all_rows HELPERD TABLE: every row for that daemon, into TABLE
+# all_rows HELPERD TABLE [CGROUPS]: every row for that daemon, into
+# TABLE; with CGROUPS (cg_setup's), each party in its group
 all_rows() {
 	out=$2
-	"$1" -f --no-scan --device "$run/dev/helper" \
+	cg_dir=${3:-}
+	CGS=${cg_dir:+$cg_dir/system}
+	CGV=${cg_dir:+$cg_dir/user-65533}
+	CGA=${cg_dir:+$cg_dir/user-65534}
+	"$tmp/in-cg" "$CGS" "$1" -f --no-scan --device "$run/dev/helper" \
 		--state-dir "$run/state" 2>helperd.log &
 	hdpid=$!
 	i=0
@@ -166,7 +239,7 @@ all_rows() {
 		i=$((i + 1))
 	done
 	mountpoint -q "$run/dev" || { cat helperd.log >&2; exit 1; }
-	echo "$1:"
+	echo "$1${cg_dir:+, per-user cgroups}:"
 	printf '| while nobody runs | p50 us | p99 us | max us | unregistered of %d | slowest 1%%: victim / daemon waiting for a CPU, %% | daemon CPU, %% of one | no helper, same moment: p50 / p99 / max us |\n|---|---|---|---|---|---|---|---|\n' "$N" >"$out"
 	printf '%-28s %6s %6s %6s %5s %7s %7s %5s   %5s %6s %6s\n' "while nobody runs" p50 p99 max unreg "vwait%" "dwait%" "dcpu%" p50 p99 max
 
@@ -186,7 +259,8 @@ all_rows() {
 	# No request at all: two processes that only burn the two CPUs, the
 	# reference for what CPU starvation alone does to a registration.
 	for i in 1 2; do
-		setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$tmp/in-cg" "$CGA" \
+			setpriv --reuid=65534 --regid=65534 --clear-groups \
 			sh -c 'while :; do :; done' &
 		attackers="$attackers $!"
 	done
@@ -194,10 +268,10 @@ all_rows() {
 	victim_row "2 CPU hogs (no requests)"
 	stop_attackers
 
-	( while :; do
+	"$tmp/in-cg" "$CGA" sh -c 'while :; do
 		setpriv --reuid=65534 --regid=65534 --clear-groups \
-			"$DOFCLIENT" attack race >/dev/null 2>&1
-	done ) &
+			"$1" attack race >/dev/null 2>&1
+	done' sh "$DOFCLIENT" &
 	attackers="$attackers $!"
 	sleep 1
 	victim_row "race (blob rewritten)"
@@ -218,7 +292,8 @@ all_rows() {
 	exec 4<>hold.in
 	i=0
 	while [ $i -lt 1000 ]; do
-		setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$tmp/in-cg" "$CGA" \
+			setpriv --reuid=65534 --regid=65534 --clear-groups \
 			"$DOFCLIENT" valid <hold.in >/dev/null 2>&1 4>&- &
 		attackers="$attackers $!"
 		i=$((i + 1))
@@ -239,6 +314,20 @@ all_rows() {
 
 all_rows "$HELPERD" "$tmp/table.md"
 [ -n "${HELPERD_BEFORE:-}" ] && all_rows "$HELPERD_BEFORE" "$tmp/before.md"
+slices=
+if [ "${BENCH_ATTACK_SLICES:-yes}" = no ]; then
+	slices="not measured (BENCH_ATTACK_SLICES=no)"
+elif ! cg_setup; then
+	cg_remove
+	slices="not measured: no writable cgroup hierarchy with the cpu controller"
+	echo "bench-attack: per-user cgroups $slices"
+else
+	all_rows "$HELPERD" "$tmp/table-cg.md" "$cg_root"
+	[ -n "${HELPERD_BEFORE:-}" ] &&
+		all_rows "$HELPERD_BEFORE" "$tmp/before-cg.md" "$cg_root"
+	cg_dir=
+	cg_remove
+fi
 
 {
 	echo "# Registration under attack"
@@ -253,6 +342,24 @@ all_rows "$HELPERD" "$tmp/table.md"
 		echo "The same rows for $HELPERD_BEFORE, in the same run:"
 		echo
 		cat "$tmp/before.md"
+	fi
+	echo
+	echo "## Each party in its own cgroup of equal CPU weight"
+	echo
+	echo "The daemon in \"system\", the victim in \"user-65533\", the attacker in"
+	echo "\"user-65534\" (cpu controller, default weights), as systemd places"
+	echo "services and users.  The same rows:"
+	echo
+	if [ -n "$slices" ]; then
+		echo "$slices"
+	else
+		cat "$tmp/table-cg.md"
+		if [ -n "${HELPERD_BEFORE:-}" ]; then
+			echo
+			echo "The same rows for $HELPERD_BEFORE, in the same run:"
+			echo
+			cat "$tmp/before-cg.md"
+		fi
 	fi
 } >"$RESULTS"
 echo "bench-attack: results in $RESULTS"

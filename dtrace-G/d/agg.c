@@ -807,6 +807,9 @@ static void print_llquantize(struct sbuf *sb, const struct agg *a,
 void d_agg_print_key(struct sbuf *sb, const struct d_prog *p,
 		     const struct dv *k, bool packed)
 {
+	long long i;
+	int w;
+
 	if (k->k == K_STR && k->show) { /* a stack or a name: stack.c */
 		d_stack_print(sb, p, k);
 		return;
@@ -819,19 +822,8 @@ void d_agg_print_key(struct sbuf *sb, const struct d_prog *p,
 		free(fr);
 		return;
 	}
-	switch (k->sz) {
-	case 1:
-		d_sb_printf(sb, " %3d", (int)(uint8_t)k->i);
-		break;
-	case 2:
-		d_sb_printf(sb, " %5d", (int)(uint16_t)k->i);
-		break;
-	case 4:
-		d_sb_printf(sb, " %8d", (int)(int32_t)k->i);
-		break;
-	default:
-		d_sb_printf(sb, " %16lld", (long long)k->i);
-	}
+	i = d_out_int(k, &w);
+	d_sb_printf(sb, " %*lld", w, i);
 }
 
 /* A value in printa()'s default layout, divided by the normalization as
@@ -961,6 +953,8 @@ static void print_row_fmt(const struct walk *w, size_t row,
 
 static void json_key(struct sbuf *sb, const struct dv *k)
 {
+	int w;
+
 	if (k->k == K_STR && k->show == DV_STACK) {
 		d_stack_json(sb, k);
 		return;
@@ -969,19 +963,7 @@ static void json_key(struct sbuf *sb, const struct dv *k)
 		d_json_str(sb, k->s, strlen(k->s));
 		return;
 	}
-	switch (k->sz) {
-	case 1:
-		d_sb_printf(sb, "%d", (int)(uint8_t)k->i);
-		break;
-	case 2:
-		d_sb_printf(sb, "%d", (int)(uint16_t)k->i);
-		break;
-	case 4:
-		d_sb_printf(sb, "%d", (int)(int32_t)k->i);
-		break;
-	default:
-		d_sb_printf(sb, "%lld", (long long)k->i);
-	}
+	d_sb_printf(sb, "%lld", d_out_int(k, &w));
 }
 
 static void json_bucket(struct sbuf *sb, bool *first, const char *what,

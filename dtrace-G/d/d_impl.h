@@ -572,6 +572,7 @@ struct dv d_dv_int(int64_t v, unsigned sz, bool sg);
 struct dv d_dv_str(const char *s);
 struct dv d_dv_tstr(const char *s);
 const char *d_out_str(const struct dv *v, bool esc, char **fr);
+long long d_out_int(const struct dv *v, int *width);
 
 struct hent *d_ht_find(struct htab *t, const void *key, size_t klen);
 struct hent *d_ht_insert(struct htab *t, const void *key, size_t klen);

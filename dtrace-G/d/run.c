@@ -633,6 +633,8 @@ static void do_trace(struct ectx *x, const struct dv *v)
 {
 	struct sbuf *sb = &x->out;
 	bool q = x->p->quiet;
+	long long i;
+	int w;
 
 	if (v->k == K_STR && v->show) { /* a stack or a name: stack.c */
 		d_stack_print(sb, x->p, v);
@@ -650,19 +652,11 @@ static void do_trace(struct ectx *x, const struct dv *v)
 		free(fr);
 		return;
 	}
-	switch (v->sz) {
-	case 1:
-		d_sb_printf(sb, q ? "%d" : " %3d", (int)(uint8_t)v->i);
-		break;
-	case 2:
-		d_sb_printf(sb, q ? "%d" : " %5d", (int)(uint16_t)v->i);
-		break;
-	case 4:
-		d_sb_printf(sb, q ? "%d" : " %8d", (int)(int32_t)v->i);
-		break;
-	default:
-		d_sb_printf(sb, q ? "%lld" : " %16lld", (long long)v->i);
-	}
+	i = d_out_int(v, &w);
+	if (q)
+		d_sb_printf(sb, "%lld", i);
+	else
+		d_sb_printf(sb, " %*lld", w, i);
 }
 
 /*

@@ -228,6 +228,29 @@ const char *d_out_str(const struct dv *v, bool esc, char **fr)
 	return txt_safe(v->s, *fr, n);
 }
 
+/*
+ * An integer as trace() and aggregation keys print it: a value of 1 or
+ * 2 bytes unsigned, of 4 bytes signed (as libdtrace prints each record
+ * size), and the column width of that size in the default layouts.
+ */
+long long d_out_int(const struct dv *v, int *width)
+{
+	switch (v->sz) {
+	case 1:
+		*width = 3;
+		return (uint8_t)v->i;
+	case 2:
+		*width = 5;
+		return (uint16_t)v->i;
+	case 4:
+		*width = 8;
+		return (int32_t)v->i;
+	default:
+		*width = 16;
+		return (long long)v->i;
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* Hash table with byte-string keys: self-> and associative variables,
  * and the index of aggregation entries. */

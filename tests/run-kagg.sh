@@ -18,7 +18,9 @@
 #    straight-line path, kagg_bpf.h): % by a power of two on negative
 #    values, / on them, pid against $target, a bare truth predicate;
 #    each comparison signed and unsigned, negative constants, tests
-#    true for every hit or for none, && of two tests.
+#    true for every hit or for none, && of two tests; each of them
+#    also with the plan compiled into the program (-v says so), and
+#    runs that must not be (two clauses, two probes' plans) exact.
 # Needs root, tracefs and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -179,6 +181,15 @@ direct() {
 	expect_eq "$1: run straight-line" \
 		"dtrace: 1 of them without the plan's instruction loop" \
 		"$(grep 'instruction loop' err1.txt)"
+	kfix "$1" 1
+}
+# kfix WHAT N: -v says (1) or does not say (0) that the run's one plan
+# was compiled into the program (bpf/kfix.bpf.h: no cookie, evspec or
+# plan lookup for the target's hits), which the outputs above then
+# checked against user space's.
+kfix() {
+	expect_eq "$1: plan compiled into the program" "$2" \
+		"$(grep -c "^dtrace: the plan of pid [0-9]* was compiled into the program$" err1.txt)"
 }
 # arg2 = -1000 * i: % 16 is -8 for odd i, 0 for even; arg2 / 3000
 # rounds toward 0 (0, 0, 0, -1, -1, -1, -2, ...).
@@ -289,6 +300,22 @@ both "&& of three: the instruction loop" 1 "'tick 12'" \
 	-n 'tr$target:::tick /arg0 > 1 && arg0 < 9 && arg0 % 2 != 0/ { @ = count(); }'
 expect_eq "&& of three: not straight-line" "" \
 	"$(grep 'instruction loop' err1.txt)"
+kfix "&& of three" 0
+
+# Runs the one-plan path must not take, still exact: two clauses on one
+# probe (two aggregations: not the direct shape), and two probes whose
+# plans differ (the first qualifies, so the program carries its plan,
+# but the target's other event has another: no process fits).
+printf '\n                9\n               66\n' >expected.txt
+both "two clauses, one probe" 2 "'tick 12'" \
+	-n 'tr$target:::tick /arg0 > 2/ { @a = count(); }' \
+	-n 'tr$target:::tick { @b = sum(arg0); }'
+kfix "two clauses, one probe" 0
+printf '\n                6\n' >expected.txt
+both "two probes, two plans" 2 "'tick 12'" \
+	-n 'tr$target:::tick /arg0 % 2 == 0/ { @ = count(); }' \
+	-n 'tr$target:::done /arg0 == 12345/ { @ = count(); }'
+kfix "two probes, two plans" 0
 
 # exit() in a probe clause: DTrace counts no hit after it, which only
 # user space can follow; nothing runs in the kernel.

@@ -120,6 +120,10 @@ struct consumer_bpf {
 	bool ready;		 /* ring buffer and plans set up */
 	bool kprov;		 /* loaded with kernel providers' programs */
 	bool load_failed;
+	/* the run's one plan (bpf/kfix.bpf.h), tried at the first event */
+	bool fix_tried;
+	struct ubpf_kfix fix;
+	struct ubpf_kplan *fixpl;
 };
 
 /*
@@ -356,7 +360,7 @@ static size_t rb_bytes(const struct consumer *c, size_t percpu)
  * laid the constants out in.
  */
 static int rodata_set(struct bpf_object *obj, struct bpf_map *m,
-		      const char *var, uint32_t v)
+		      const char *var, const void *v, size_t vsz)
 {
 	const struct btf *btf = bpf_object__btf(obj);
 	const struct btf_type *t;
@@ -377,11 +381,11 @@ static int rodata_set(struct bpf_object *obj, struct bpf_map *m,
 
 		if (!vt || strcmp(btf__name_by_offset(btf, vt->name_off), var))
 			continue;
-		if (vi->size != sizeof(v) || vi->offset + sizeof(v) > sz)
+		if (vi->size != vsz || vi->offset + vsz > sz)
 			return -EINVAL;
 		nv = xcalloc(1, sz);
 		memcpy(nv, data, sz);
-		memcpy(nv + vi->offset, &v, sizeof(v));
+		memcpy(nv + vi->offset, v, vsz);
 		err = bpf_map__set_initial_value(m, nv, sz);
 		free(nv);
 		return err;
@@ -398,7 +402,7 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 	struct consumer_bpf *b = c->bpf;
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "usdt");
 	struct bpf_map *m;
-	uint32_t self = (uint32_t)getpid();
+	uint32_t self = (uint32_t)getpid(), btf;
 	int err;
 
 	b->obj = bpf_object__open_mem(usdt_bpf_obj, usdt_bpf_obj_len, &oo);
@@ -416,12 +420,15 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 
 		if (err || l < 7 || strcmp(nm + l - 7, ".rodata"))
 			continue;
-		err = rodata_set(b->obj, m, "self_pid", self);
+		err = rodata_set(b->obj, m, "self_pid", &self, sizeof(self));
 		/* kprov.bpf.h: bpf_task_pt_regs() needs the kernel's BTF */
+		btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 		if (!err)
-			err = rodata_set(b->obj, m, "kprov_btf",
-					 access("/sys/kernel/btf/vmlinux",
-						R_OK) == 0);
+			err = rodata_set(b->obj, m, "kprov_btf", &btf,
+					 sizeof(btf));
+		if (!err && b->fix.on)
+			err = rodata_set(b->obj, m, "kfix", &b->fix,
+					 sizeof(b->fix));
 	}
 	if (err) {
 		snprintf(c->be_why, sizeof(c->be_why),
@@ -473,7 +480,8 @@ static int bpf_ready(struct consumer *c)
 	size_t rbsz = rb_bytes(c, c->rbsize);
 	int err;
 
-	if (rbsz != b->rbsz || (!b->kprov && kprov_autoload(c, NULL))) {
+	if (rbsz != b->rbsz || (!b->kprov && kprov_autoload(c, NULL)) ||
+	    b->fix.on) {
 		bpf_object__close(b->obj);
 		b->obj = NULL;
 		err = bpf_obj_load(c, rbsz);
@@ -490,6 +498,20 @@ static int bpf_ready(struct consumer *c)
 		return err;
 	}
 	b->kagg = bpf_kagg_new(c, b->obj);
+	if (b->fix.on) {
+		struct bpf_map *m;
+
+		/* kfix.bpf.h's kfix_pid: the .bss holds nothing else */
+		bpf_object__for_each_map(m, b->obj) {
+			const char *nm = bpf_map__name(m);
+			size_t l = strlen(nm);
+
+			if (l >= 4 && !strcmp(nm + l - 4, ".bss") &&
+			    bpf_map__value_size(m) == sizeof(uint32_t))
+				bpf_kfix_set(b->kagg, &b->fix, b->fixpl,
+					     bpf_map__fd(m), b->evspec_fd);
+		}
+	}
 	b->ready = true;
 	return 0;
 }
@@ -557,6 +579,38 @@ static void ev_mem(struct consumer *c, struct tevent *e, struct ubpf_ev *s)
 	e->memmask = s->memmask;
 }
 
+/*
+ * Before the load, at the run's first event e: whether the probe being
+ * armed there has a plan the program can carry as constants
+ * (bpf/kfix.bpf.h); bpf_ready() then loads it with them.
+ */
+static void fix_try(struct consumer *c, struct tevent *e)
+{
+	struct consumer_bpf *b = c->bpf;
+	struct ubpf_ev spec;
+
+	b->fix_tried = true;
+	ev_spec(e, &spec);
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct tprobe *p = c->probes[i];
+		bool at = false;
+
+		if (!p->enabled || p->file != e->file)
+			continue;
+		for (unsigned s = 0; s < p->noffs && !at; s++)
+			at = p->offs[s] == e->off;
+		if (!at)
+			continue;
+		b->fixpl = xcalloc(1, sizeof(*b->fixpl));
+		if (!bpf_kfix_candidate(c, p, &spec, &b->fix, b->fixpl)) {
+			free(b->fixpl);
+			b->fixpl = NULL;
+			memset(&b->fix, 0, sizeof(b->fix));
+		}
+		return;
+	}
+}
+
 /* uprobe.c made event e, number idx: attach the program to it. */
 static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 {
@@ -567,8 +621,12 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	struct bpf_anchor an = {-1, NULL};
 	int err;
 
+	if (!b->ready && !b->fix_tried)
+		fix_try(c, e);
 	if (!bpf_be_object(c))
 		return -EINVAL;
+	/* hits of the new event take the plans' path until checked */
+	bpf_kfix_off(b->kagg);
 	if (idx >= UBPF_MAXEV) {
 		say(c, "more than %u probe sites in one run", UBPF_MAXEV);
 		return -E2BIG;
@@ -797,6 +855,7 @@ static void bpf_free(struct consumer *c)
 
 	ring_buffer__free(b->rb);
 	bpf_kagg_free(b->kagg);
+	free(b->fixpl);
 	bpf_object__close(b->obj);
 	free(b->anchors);
 	free(b->drops_seen);
@@ -839,6 +898,8 @@ static int bpf_open(struct consumer *c)
 /* uprobe.c arms pr's sites; then the kernel's plans go in (bpf_agg.c). */
 static void bpf_enable(struct consumer *c, struct tproc *pr)
 {
+	if (c->bpf) /* pr's hits may start with the arming */
+		bpf_kfix_off(c->bpf->kagg);
 	up_enable(c, pr);
 	if (c->bpf)
 		bpf_kagg_enable(c, c->bpf->kagg, pr);

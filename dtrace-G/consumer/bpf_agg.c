@@ -46,6 +46,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../d/kplan.h"
 #include "bpf/kagg_bpf.h"
@@ -61,6 +62,12 @@ struct bpf_kagg {
 	bool used[UBPF_KPLANV];
 	bool *ran;    /* per clause: put in some plan */
 	bool *direct; /* per clause: in a plan of the direct shape */
+	/* the run's one plan (kfix.bpf.h): NULL when not loaded with one */
+	struct ubpf_kplan *fixpl;
+	struct ubpf_kfix fix;
+	int bss_fd, evspec_fd;
+	pid_t fix_pid; /* kfix_pid as last set */
+	pid_t fix_used; /* a pid it was ever set to, for -v */
 };
 
 struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
@@ -98,6 +105,7 @@ void bpf_kagg_free(struct bpf_kagg *k)
 	if (!k)
 		return;
 	d_kplan_free(k->kp);
+	free(k->fixpl);
 	free(k->ran);
 	free(k->direct);
 	free(k);
@@ -401,6 +409,147 @@ static void plan1_put(struct bpf_kagg *k, uint32_t ev, pid_t pid,
 	k->slot[ev] = s + 1;
 }
 
+/* ------------------------------------------------------------------ */
+/* The run's one plan (kfix.bpf.h) */
+
+/*
+ * Whether probe p (at its first event, whose specs are s) has a plan
+ * kfix can carry: of the direct shape, needing no record, its arguments
+ * recorded at that site.  Then *f is kfix and *pl the plan.  A plan
+ * made here with a d_kplan of its own gives the same bytes as
+ * bpf_kagg_enable()'s (the kflat slots follow the clauses' order);
+ * kfix_fits() compares them byte for byte anyway.
+ */
+bool bpf_kfix_candidate(struct consumer *c, const struct tprobe *p,
+			const struct ubpf_ev *s, struct ubpf_kfix *f,
+			struct ubpf_kplan *pl)
+{
+	const char *env = getenv("DTRACE_KAGG"), *fenv = getenv("DTRACE_KFIX");
+	const struct ubpf_kdval *v[UBPF_KDTESTS + 1];
+	struct bpf_kagg t;
+	bool ok = false;
+
+	if ((env && !strcmp(env, "0")) || (fenv && !strcmp(fenv, "0")) ||
+	    !p || !p->nclauses)
+		return false;
+	memset(&t, 0, sizeof(t));
+	t.kp = d_kplan_new(c->prog);
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		(void)d_kplan_clause(t.kp, ci);
+	t.ran = xcalloc(c->nclauses, sizeof(*t.ran));
+	t.direct = xcalloc(c->nclauses, sizeof(*t.direct));
+	if (!plan_of(&t, &p->dp, p->clauses, p->epids, p->nclauses, pl, NULL,
+		     NULL, NULL) ||
+	    !pl->d.on || pl->record || pl->d.agg >= pl->nops)
+		goto out;
+	memset(f, 0, sizeof(*f));
+	f->d = pl->d;
+	f->agg = pl->ops[pl->d.agg];
+	v[0] = &pl->d.t[0].v;
+	v[1] = &pl->d.t[1].v;
+	v[2] = &pl->d.av;
+	for (unsigned i = 0; i <= UBPF_KDTESTS; i++) {
+		bool used = i < UBPF_KDTESTS ? i < pl->d.ntests
+					     : pl->d.av.src != UBPF_KD_NONE;
+
+		if (!used || v[i]->src != UBPF_K_ARG)
+			continue;
+		if (v[i]->n >= s->nargs || v[i]->n >= UBPF_MAXARGS)
+			goto out;
+		f->arg[i] = s->a[v[i]->n];
+	}
+	f->on = 1;
+	ok = true;
+out:
+	d_kplan_free(t.kp);
+	free(t.ran);
+	free(t.direct);
+	return ok;
+}
+
+/* The program was loaded with kfix f (plan pl): kfix_pid is in bss_fd. */
+void bpf_kfix_set(struct bpf_kagg *k, const struct ubpf_kfix *f,
+		  const struct ubpf_kplan *pl, int bss_fd, int evspec_fd)
+{
+	if (!k || !f->on || bss_fd < 0)
+		return;
+	k->fix = *f;
+	k->fixpl = xcalloc(1, sizeof(*k->fixpl));
+	*k->fixpl = *pl;
+	k->bss_fd = bss_fd;
+	k->evspec_fd = evspec_fd;
+}
+
+static void kfix_put(struct bpf_kagg *k, pid_t pid)
+{
+	uint32_t zero = 0, v = (uint32_t)pid;
+
+	if (bpf_map_update_elem(k->bss_fd, &zero, &v, BPF_ANY) == 0)
+		k->fix_pid = pid;
+}
+
+/* No process takes the path (before its plans may change). */
+void bpf_kfix_off(struct bpf_kagg *k)
+{
+	if (k && k->fixpl && k->fix_pid)
+		kfix_put(k, 0);
+}
+
+/* The spec of argument v's (if an argument) is kfix's arg */
+static bool kfix_spec(const struct ubpf_ev *s, const struct ubpf_kdval *v,
+		      bool used, const struct ubpf_arg *arg)
+{
+	if (!used || v->src != UBPF_K_ARG)
+		return true;
+	return v->n < s->nargs && v->n < UBPF_MAXARGS &&
+	       !memcmp(&s->a[v->n], arg, sizeof(*arg));
+}
+
+/*
+ * Whether kfix may run pid's hits: every event of the run has, for
+ * pid, exactly kfix's plan in kplans, and the specs kfix carries.
+ */
+static bool kfix_fits(struct consumer *c, struct bpf_kagg *k, pid_t pid)
+{
+	struct ubpf_kplan *pl;
+	struct ubpf_ev s;
+	bool ok = c->up.nevs > 0 && pid > 0 && pid != getpid();
+
+	pl = xcalloc(1, sizeof(*pl));
+	for (size_t i = 0; ok && i < c->up.nevs; i++) {
+		struct ubpf_kplan_key key = {(uint32_t)i, (uint32_t)pid};
+		uint32_t ev = (uint32_t)i;
+
+		ok = bpf_map_lookup_elem(k->plans_fd, &key, pl) == 0 &&
+		     !memcmp(pl, k->fixpl, sizeof(*pl)) &&
+		     bpf_map_lookup_elem(k->evspec_fd, &ev, &s) == 0 &&
+		     kfix_spec(&s, &pl->d.t[0].v, pl->d.ntests > 0,
+			       &k->fix.arg[0]) &&
+		     kfix_spec(&s, &pl->d.t[1].v, pl->d.ntests > 1,
+			       &k->fix.arg[1]) &&
+		     kfix_spec(&s, &pl->d.av, pl->d.av.src != UBPF_KD_NONE,
+			       &k->fix.arg[UBPF_KDTESTS]);
+	}
+	free(pl);
+	return ok;
+}
+
+/* After pid's plans went in: the path for it, or for the one before. */
+static void kfix_pick(struct consumer *c, struct bpf_kagg *k, pid_t pid)
+{
+	pid_t was = k->fix_used;
+
+	if (!k->fixpl || k->fix_pid)
+		return;
+	if (was && was != pid && kfix_fits(c, k, was))
+		pid = was;
+	else if (!kfix_fits(c, k, pid))
+		return;
+	kfix_put(k, pid);
+	if (k->fix_pid)
+		k->fix_used = pid;
+}
+
 /* pr was enabled: a plan for each of its events whose probe has one. */
 void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 {
@@ -408,6 +557,7 @@ void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 
 	if (!k)
 		return;
+	bpf_kfix_off(k); /* bpf_enable() did so already, before arming */
 	pl = xcalloc(1, sizeof(*pl));
 	for (size_t i = 0; i < c->up.nevs; i++) {
 		struct tevent *e = c->up.evs[i];
@@ -425,12 +575,15 @@ void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 			plan1_put(k, (uint32_t)i, pr->pid, pl);
 	}
 	free(pl);
+	kfix_pick(c, k, pr->pid);
 }
 
 void bpf_kagg_proc_exit(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 {
 	if (!k)
 		return;
+	if (k->fix_pid == pid)
+		bpf_kfix_off(k);
 	for (size_t i = 0; i < c->up.nevs; i++) {
 		struct ubpf_kplan_key key = {(uint32_t)i, (uint32_t)pid};
 
@@ -517,4 +670,7 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 	if (c->o->verbose && ndirect)
 		say(c, "%u of them without the plan's instruction loop",
 		    ndirect);
+	if (c->o->verbose && k->fix_used)
+		say(c, "the plan of pid %d was compiled into the program",
+		    (int)k->fix_used);
 }

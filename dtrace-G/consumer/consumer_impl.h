@@ -483,6 +483,16 @@ void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr);
 void bpf_kagg_proc_exit(struct consumer *c, struct bpf_kagg *k, pid_t pid);
 void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k);
 void bpf_kagg_free(struct bpf_kagg *k);
+/* the run's one plan, compiled into the program (bpf/kfix.bpf.h) */
+struct ubpf_kfix;
+struct ubpf_kplan;
+struct ubpf_ev;
+bool bpf_kfix_candidate(struct consumer *c, const struct tprobe *p,
+			const struct ubpf_ev *s, struct ubpf_kfix *f,
+			struct ubpf_kplan *pl);
+void bpf_kfix_set(struct bpf_kagg *k, const struct ubpf_kfix *f,
+		  const struct ubpf_kplan *pl, int bss_fd, int evspec_fd);
+void bpf_kfix_off(struct bpf_kagg *k);
 #endif
 
 /* sites.c */

@@ -52,6 +52,8 @@
 
 #include <linux/types.h>
 
+#include "usdt_bpf.h" /* struct ubpf_arg */
+
 #define UBPF_KOPS 256	     /* instructions of one plan */
 #define UBPF_KSTACK 16	     /* its stack: values */
 #define UBPF_KMAXKEYS 4	     /* keys of a kernel aggregation */
@@ -196,6 +198,24 @@ struct ubpf_kplan1 {
 };
 
 #define UBPF_KPLANV 64 /* plans found without the hash */
+
+/*
+ * One plan for the run (kfix.bpf.h): the program's .rodata constant
+ * kfix, set before the load when the run's first probe has a direct
+ * plan that needs no record, with the argument specs (evspec's) of its
+ * three operands: the predicate's tests, then the aggregated value.
+ * The verifier knows every field, so it drops every branch the plan
+ * does not take.  The .bss variable kfix_pid names the one process
+ * whose every event has exactly this plan and these specs (0: none);
+ * its hits take no cookie, evspec or plan lookup.
+ */
+struct ubpf_kfix {
+	__u8 on;
+	__u8 pad[7];
+	struct ubpf_kdirect d;
+	struct ubpf_kop agg; /* the AGG instruction: fn, slot, lquantize's */
+	struct ubpf_arg arg[UBPF_KDTESTS + 1];
+};
 
 /* kaggs */
 struct ubpf_kkey {

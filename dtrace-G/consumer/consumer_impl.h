@@ -434,6 +434,7 @@ struct consumer {
 		} *sites; /* by cookie */
 		size_t nsites;
 		bool nofollow; /* a module older than FT_FOLLOW */
+		bool noexec;   /* a module older than FT_EXEC */
 	} ft;
 	/*
 	 * Why the backend being opened cannot be used, when its open()
@@ -526,10 +527,22 @@ const char *site_args(const struct tnote *note, uint64_t key);
 bool pid_site_refused(struct consumer *c, const struct tfile *f,
 		      uint64_t key, int err);
 
+/* freeze.c: a process held still (ptrace) while its sites are armed */
+struct frozen {
+	pid_t tid;
+	int sig; /* a signal that stopped it, delivered on release */
+};
+/* pid's threads seized and stopped, appended to *fz[0..n); the new n */
+size_t proc_freeze(pid_t pid, struct frozen **fz, size_t n);
+/* every thread of fz let go (and fz freed) */
+void proc_thaw(struct frozen *fz, size_t n);
+
 /* lineage.c */
 void lin_fork(struct consumer *c, pid_t ppid, pid_t pid, pid_t tid,
 	      uint64_t t);
 void lin_exec(struct consumer *c, pid_t pid, uint64_t t);
+/* pr exec'd: its new image's probes are found and armed anew */
+void proc_exec_reset(struct consumer *c, struct tproc *pr);
 void lin_exit(struct consumer *c, pid_t pid, pid_t tid, uint64_t t);
 void lin_gone(struct consumer *c, pid_t pid, uint64_t t);
 void lin_own(struct consumer *c, pid_t pid, struct tfile *f, uint64_t off,

@@ -37,6 +37,20 @@
  * FT_FOLLOW refuses the flag (EINVAL): the site is armed without it,
  * and a child's hits count only from when its own registration is
  * read and its sites armed, as that module allows.
+ *
+ * Exec.  Every site is armed with FT_EXEC: when its process, or a child
+ * the module follows from it, execs, the module writes an
+ * FT_COOKIE_EXEC record before the new image runs, and
+ * proc_exec_reset() (lineage.c) has that process's probes found and
+ * armed anew, the same file's too (its old sites went with the old
+ * image).  ft_enable() holds the process still (freeze.c) and reads
+ * the ring first, so an exec record is always taken before the new
+ * image is armed, never after (which would arm it twice); held still,
+ * too, no hit is lost between a semaphore going up and its breakpoint
+ * being written, and no fork of the process is half done while a site
+ * is registered.  A module older than FT_EXEC refuses the flag: the
+ * site is armed without it, and a process that execs the file it had
+ * armed is not armed again.
  */
 #include "config.h"
 
@@ -140,6 +154,8 @@ static int ft_enable_site(struct consumer *c, struct tproc *pr,
 	en.cookie = c->ft.nsites;
 	if (p->wide && !c->ft.nofollow) /* a child is in scope */
 		en.flags = FT_FOLLOW;
+	if (!c->ft.noexec) /* its exec is told: the new image armed anew */
+		en.flags |= FT_EXEC;
 	if (isenabled) {
 		en.flags |= FT_ISENABLED;
 	} else if (note && note->args[0]) {
@@ -174,6 +190,12 @@ static int ft_enable_site(struct consumer *c, struct tproc *pr,
 	en.nargs = (uint16_t)n;
 	en.strmask = (uint16_t)(p->strmask & ((1u << n) - 1));
 	rc = ioctl(c->ft.fd, FASTTRAPIOC_ENABLE, &en);
+	if (rc < 0 && errno == EINVAL && en.flags & FT_EXEC) {
+		/* a module older than FT_EXEC: no new image armed again */
+		en.flags &= ~(uint32_t)FT_EXEC;
+		rc = ioctl(c->ft.fd, FASTTRAPIOC_ENABLE, &en);
+		c->ft.noexec = rc >= 0;
+	}
 	if (rc < 0 && errno == EINVAL && en.flags & FT_FOLLOW) {
 		/* a module older than FT_FOLLOW: children as it treats them */
 		en.flags &= ~(uint32_t)FT_FOLLOW;
@@ -251,6 +273,15 @@ static void ft_drain(struct consumer *c)
 				pos += r.size;
 				continue;
 			}
+			if (r.cookie == FT_COOKIE_EXEC) {
+				/* a watched process exec'd (not a hit) */
+				struct tproc *pr = proc_find(c, r.pid);
+
+				if (pr && !pr->exited)
+					proc_exec_reset(c, pr);
+				pos += r.size;
+				continue;
+			}
 			c->received++;
 			h.time = r.time;
 			h.pid = (uint32_t)r.pid;
@@ -305,9 +336,28 @@ static bool ft_decode(struct consumer *c, const struct hit *h,
 /* ------------------------------------------------------------------ */
 /* The backend */
 
-/* One call arms a site in every thread: nothing to hold still. */
+/*
+ * One call arms a site in every thread, but the process is held still
+ * all the same (freeze.c): the kernel counts a site's semaphore up
+ * before it writes the breakpoint, and may sleep in between, so a
+ * process that waits for its is-enabled guard and fires at once would
+ * take a NOP that nobody records; and a probe's later sites are armed
+ * only after its semaphore is up.
+ */
 static void ft_enable(struct consumer *c, struct tproc *pr)
 {
+	struct frozen *fz = NULL;
+	size_t nfz = 0;
+
+	if (!pr->held)
+		nfz = proc_freeze(pr->pid, &fz, 0);
+	/*
+	 * An exec of pr is told before its new image runs: with pr held,
+	 * what is in the ring has every exec before now, and its record
+	 * (proc_exec_reset()) is taken before the new image is armed, never
+	 * after, which would arm it a second time.
+	 */
+	drain_buffers(c);
 	for (size_t i = 0; i < c->nprobes; i++) {
 		struct tprobe *p = c->probes[i];
 
@@ -316,6 +366,10 @@ static void ft_enable(struct consumer *c, struct tproc *pr)
 		p->enabled = true;
 		(void)ft_enable_probe(c, pr, p);
 	}
+	if (nfz)
+		proc_thaw(fz, nfz);
+	else
+		free(fz);
 }
 
 static size_t ft_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)

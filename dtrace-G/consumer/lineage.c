@@ -248,19 +248,27 @@ void lin_exec(struct consumer *c, pid_t pid, uint64_t t)
 		if (n->own[i].since < t && n->own[i].until > t)
 			n->own[i].until = t;
 	pr = proc_find(c, pid);
-	if (pr && !pr->exited) {
-		/* the new image's probes are found and armed again */
-		for (size_t i = 0; i < c->nprobes; i++)
-			if (c->probes[i]->pid == pid)
-				c->probes[i]->enabled = false;
-		free(pr->files);
-		pr->files = NULL;
-		pr->nfiles = 0;
-		free(pr->maps);
-		pr->maps = NULL;
-		if (c->be->proc_exec)
-			c->be->proc_exec(c, pr);
-	}
+	if (pr && !pr->exited)
+		proc_exec_reset(c, pr);
+}
+
+/*
+ * pr exec'd: its sites went with the old image, so its probes are
+ * found (its maps read again) and armed anew: lin_exec() above, and
+ * fasttrap.c on the module's FT_COOKIE_EXEC record.
+ */
+void proc_exec_reset(struct consumer *c, struct tproc *pr)
+{
+	for (size_t i = 0; i < c->nprobes; i++)
+		if (c->probes[i]->pid == pr->pid)
+			c->probes[i]->enabled = false;
+	free(pr->files);
+	pr->files = NULL;
+	pr->nfiles = 0;
+	free(pr->maps);
+	pr->maps = NULL;
+	if (c->be->proc_exec)
+		c->be->proc_exec(c, pr);
 }
 
 void lin_exit(struct consumer *c, pid_t pid, pid_t tid, uint64_t t)

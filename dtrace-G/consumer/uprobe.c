@@ -751,59 +751,6 @@ static int proc_enable_event(struct consumer *c, struct tproc *pr,
 }
 
 /*
- * Hold a running process still while its probes are enabled, as DTrace
- * grabs it: a uprobe's perf events are opened one (thread, CPU) at a
- * time, and its semaphore goes up with the first, so a thread running
- * meanwhile could take a guarded probe that is not recorded yet.  Every
- * thread is seized and interrupted (ptrace), then let go where it was;
- * a signal that arrived meanwhile is delivered on release.  A process
- * that cannot be seized (a debugger has it) is enabled running.
- */
-struct frozen {
-	pid_t tid;
-	int sig;
-};
-
-static size_t proc_freeze(pid_t pid, struct frozen **fz, size_t n)
-{
-	bool more = true;
-
-	for (int round = 0; more && round < 100; round++) {
-		char p[64];
-		DIR *d;
-		struct dirent *de;
-
-		more = false;
-		snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
-		d = opendir(p);
-		if (!d)
-			break;
-		while ((de = readdir(d))) {
-			pid_t tid = (pid_t)atoi(de->d_name);
-			struct frozen f = {tid, 0};
-			bool seen = false;
-			int st;
-
-			if (tid <= 0)
-				continue;
-			for (size_t i = 0; i < n; i++)
-				seen |= (*fz)[i].tid == tid;
-			if (seen || ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0)
-				continue;
-			more = true;
-			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) == 0 &&
-			    waitpid(tid, &st, __WALL) == tid &&
-			    WIFSTOPPED(st) && (st >> 16) != PTRACE_EVENT_STOP)
-				f.sig = WSTOPSIG(st); /* a signal's stop */
-			*fz = xrealloc(*fz, n + 1, sizeof(**fz));
-			(*fz)[n++] = f;
-		}
-		closedir(d);
-	}
-	return n;
-}
-
-/*
  * Hold still, too, the descendants of traced processes that the
  * consumer knows only through the fork tree (lineage.c): a child whose
  * registration dtrace has not read yet, or that registers nothing, is
@@ -831,14 +778,6 @@ static size_t tree_freeze(struct consumer *c, struct frozen **fz, size_t n)
 			break;
 	}
 	return n;
-}
-
-static void proc_thaw(struct frozen *fz, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		(void)ptrace(PTRACE_DETACH, fz[i].tid, NULL,
-			     (void *)(long)fz[i].sig);
-	free(fz);
 }
 
 static int wide_open_cpus(struct consumer *c, struct tevent *e, long n)

@@ -71,10 +71,36 @@
  * walk (its address space copied before the walk, added after the
  * filter was asked): such a site is registered a second time with a
  * short-lived consumer (ft_fixup()) whose walk installs the breakpoint
- * where the kids still lack it.  Left: a fork whose copy of the address
- * space was made before the walk but whose tracepoint runs only after
- * the registration returned (the forking thread stalled between the two
- * for the whole registration) loses the child's hits.
+ * where the kids still lack it.  Left in the module: a fork whose copy
+ * of the address space was made before the walk (fork's dup_mmap() and
+ * the walk exclude each other through the uprobe core's dup_mmap_sem)
+ * but whose tracepoint runs only after the registration returned (the
+ * forking thread stalled in the rest of copy_process() for the whole
+ * registration) loses the child's hits at that site: the walk asked the
+ * filter about the child's address space while it was no kid yet, and
+ * no hook between the copy and the tracepoint can tell such a child from
+ * one copied after the walk.  dtrace never opens that window: it holds
+ * the target still (ptrace) around its ENABLEs, and a thread stops only
+ * on its way back to user mode, after its fork has passed the
+ * tracepoint or been abandoned for the stop (copy_process() gives up
+ * with a signal pending, and the fork is restarted after); so no fork
+ * of a process whose site is being registered is in flight then.  A
+ * process that cannot be held (a debugger has it) is armed running,
+ * and there the window stays.
+ *
+ * Exec (FT_EXEC).  A file that ENABLEs with FT_EXEC watches the site's
+ * process (ft_con.watch: struct pid references of thread-group leaders,
+ * so a pid number reused later is another struct pid), and every child
+ * its FT_FOLLOW sites follow from then on.  The module's probe on the
+ * sched_process_exec tracepoint, which runs in the exec'ing task after
+ * the new image is loaded and before its first instruction, writes one
+ * FT_COOKIE_EXEC record to each file watching the process.  The old
+ * address space's sites went with it (an exec'd same binary is a new
+ * address space too: no set holds it, no site's target is it), so the
+ * consumer arms the new image anew on that record, exactly once, where
+ * without it a process exec'ing the file it already had armed was
+ * never armed again.  The tracepoint has no old mm to compare, hence
+ * pids; a watched process that is gone is dropped by read(2).
  *
  * Teardown: release() unregisters every site of the file.  Unregistering
  * waits for running handlers of that uprobe consumer (6.1: the uprobe's
@@ -89,6 +115,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/binfmts.h>
 #include <linux/capability.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -149,6 +176,11 @@ struct ft_con {
 	struct pid_namespace
 		*pidns; /* pids in records are as the opener sees them */
 	u64 fork_seq; /* ft_follow_lock: the last fork recorded */
+	/* FT_EXEC; all under ft_follow_lock */
+	struct list_head clink; /* on ft_cons */
+	bool want_exec;		/* an ENABLE had FT_EXEC */
+	struct pid **watch;	/* processes whose exec is recorded */
+	unsigned int nwatch, capwatch;
 };
 
 struct ft_site {
@@ -178,7 +210,9 @@ struct ft_site {
 static DEFINE_SPINLOCK(ft_follow_lock);
 static LIST_HEAD(ft_follow_sites);
 static u64 ft_fork_seq;
-static struct tracepoint *ft_fork_tp;
+static struct tracepoint *ft_fork_tp, *ft_exec_tp;
+/* Every open file (FT_EXEC's watch lists), under ft_follow_lock. */
+static LIST_HEAD(ft_cons);
 
 struct ft_scratch {
 	u8 buf[FT_RECMAX];
@@ -460,6 +494,67 @@ static bool ft_kid_add(struct ft_site *s, struct mm_struct *mm)
 	return true;
 }
 
+/* Does con watch the process of pid (a leader's)?  Locked. */
+static bool ft_watched(const struct ft_con *con, const struct pid *pid)
+{
+	for (unsigned int i = 0; i < con->nwatch; i++)
+		if (con->watch[i] == pid)
+			return true;
+	return false;
+}
+
+/* con watches pid's exec from now on; false without memory.  Locked. */
+static bool ft_watch_add(struct ft_con *con, struct pid *pid)
+{
+	if (ft_watched(con, pid))
+		return true;
+	if (con->nwatch == con->capwatch) {
+		unsigned int cap = con->capwatch ? 2 * con->capwatch : 8;
+		struct pid **w = krealloc_array(con->watch, cap, sizeof(*w),
+						GFP_ATOMIC);
+
+		if (!w)
+			return false;
+		con->watch = w;
+		con->capwatch = cap;
+	}
+	con->watch[con->nwatch++] = get_pid(pid);
+	return true;
+}
+
+/*
+ * sched_process_exec: p (current) runs a new image, not yet a single
+ * instruction of it.  Preemption is off: no sleeping.
+ */
+static void ft_exec(void *data, struct task_struct *p, pid_t old_pid,
+		    struct linux_binprm *bprm)
+{
+	struct pid *pid = task_tgid(p);
+	struct ft_con *con;
+
+	if (list_empty(&ft_cons))
+		return;
+	spin_lock(&ft_follow_lock);
+	list_for_each_entry(con, &ft_cons, clink)
+	{
+		struct ft_record r;
+
+		if (!ft_watched(con, pid))
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.size = sizeof(r);
+		r.cookie = FT_COOKIE_EXEC;
+		r.time = ktime_get_ns();
+		r.pid = task_tgid_nr_ns(p, con->pidns);
+		r.tid = task_pid_nr_ns(p, con->pidns);
+		memcpy(r.comm, p->comm, sizeof(r.comm));
+		r.comm[sizeof(r.comm) - 1] = '\0';
+		r.cpu = raw_smp_processor_id();
+		ft_put(con, (const u8 *)&r, sizeof(r));
+	}
+	spin_unlock(&ft_follow_lock);
+}
+
 /*
  * sched_process_fork: parent (current) made child, which has not run
  * yet.  Preemption is off (a tracepoint probe): no sleeping here.
@@ -491,15 +586,37 @@ static void ft_fork(void *data, struct task_struct *parent,
 		if (s->con->fork_seq != seq) {
 			s->con->fork_seq = seq;
 			ft_fork_record(s->con, parent, child);
+			/* its exec is told too; without memory it is not */
+			if (s->con->want_exec)
+				(void)ft_watch_add(s->con, task_pid(child));
 		}
 	}
 	spin_unlock(&ft_follow_lock);
 }
 
-static void ft_find_fork_tp(struct tracepoint *tp, void *priv)
+static void ft_find_tps(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_fork"))
-		*(struct tracepoint **)priv = tp;
+		ft_fork_tp = tp;
+	else if (!strcmp(tp->name, "sched_process_exec"))
+		ft_exec_tp = tp;
+}
+
+/* Drop the processes con watches that are gone.  Locked. */
+static void ft_watch_prune(struct ft_con *con)
+{
+	unsigned int i = 0;
+
+	rcu_read_lock();
+	while (i < con->nwatch) {
+		if (pid_task(con->watch[i], PIDTYPE_TGID)) {
+			i++;
+			continue;
+		}
+		put_pid(con->watch[i]);
+		con->watch[i] = con->watch[--con->nwatch];
+	}
+	rcu_read_unlock();
 }
 
 /* Drop the kids of con's sites whose address space is gone. */
@@ -509,6 +626,9 @@ static void ft_prune(struct ft_con *con)
 	struct ft_site *s;
 	unsigned int n;
 
+	spin_lock(&ft_follow_lock);
+	ft_watch_prune(con);
+	spin_unlock(&ft_follow_lock);
 	mutex_lock(&con->sites_lock);
 	list_for_each_entry(s, &con->sites, link)
 	{
@@ -652,7 +772,8 @@ static void ft_sites_free(struct ft_con *con)
 /* The request's fields, before anything is looked up. */
 static int ft_enable_check(const struct ft_enable *en)
 {
-	if (en->flags & ~(FT_ISENABLED | FT_FOLLOW) || en->nargs > FT_MAXARGS ||
+	if (en->flags & ~(FT_ISENABLED | FT_FOLLOW | FT_EXEC) ||
+	    en->nargs > FT_MAXARGS ||
 	    en->strmask >> en->nargs || en->pid <= 0 || en->fd < 0 ||
 	    en->offset > (u64)LLONG_MAX - 8 || en->refctr > (u64)LLONG_MAX)
 		return -EINVAL;
@@ -698,8 +819,12 @@ static int ft_isenabled_check(struct file *file, loff_t off)
 	return 0;
 }
 
-/* The target's mm, pinned as a struct only (mmgrab). */
-static struct mm_struct *ft_target_mm(struct ft_con *con, pid_t nr)
+/*
+ * The target's mm, pinned as a struct only (mmgrab); *tgid its
+ * process's struct pid, referenced (put_pid).
+ */
+static struct mm_struct *ft_target_mm(struct ft_con *con, pid_t nr,
+				      struct pid **tgid)
 {
 	struct task_struct *task;
 	struct mm_struct *mm;
@@ -715,9 +840,12 @@ static struct mm_struct *ft_target_mm(struct ft_con *con, pid_t nr)
 	if (!task)
 		return ERR_PTR(-ESRCH);
 	mm = get_task_mm(task); /* NULL for a kernel thread or a zombie */
+	*tgid = get_pid(task_tgid(task));
 	put_task_struct(task);
-	if (!mm)
+	if (!mm) {
+		put_pid(*tgid);
 		return ERR_PTR(-ESRCH);
+	}
 	mmgrab(mm);
 	mmput(mm);
 	return mm;
@@ -751,6 +879,7 @@ static long ft_enable(struct ft_con *con, const void __user *arg)
 	struct ft_site *s;
 	struct file *file;
 	struct inode *inode;
+	struct pid *tgid = NULL;
 	int err;
 
 	if (copy_from_user(&en, arg, sizeof(en)))
@@ -777,7 +906,7 @@ static long ft_enable(struct ft_con *con, const void __user *arg)
 	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		goto out_file;
-	s->mm = ft_target_mm(con, en.pid);
+	s->mm = ft_target_mm(con, en.pid, &tgid);
 	if (IS_ERR(s->mm)) {
 		err = PTR_ERR(s->mm);
 		kfree(s);
@@ -828,6 +957,18 @@ static long ft_enable(struct ft_con *con, const void __user *arg)
 	mutex_unlock(&con->sites_lock);
 	if (err)
 		ft_site_put(s);
+	if (err >= 0 && en.flags & FT_EXEC) {
+		spin_lock(&ft_follow_lock);
+		con->want_exec = true;
+		if (!ft_watch_add(con, tgid)) {
+			/* no memory: its exec goes untold; say so */
+			spin_lock(&con->lock);
+			con->drops++;
+			spin_unlock(&con->lock);
+		}
+		spin_unlock(&ft_follow_lock);
+	}
+	put_pid(tgid);
 out_file:
 	fput(file);
 	return err;
@@ -858,6 +999,9 @@ static int ft_open(struct inode *inode, struct file *file)
 	mutex_init(&con->sites_lock);
 	INIT_LIST_HEAD(&con->sites);
 	con->pidns = get_pid_ns(task_active_pid_ns(current));
+	spin_lock(&ft_follow_lock);
+	list_add_tail(&con->clink, &ft_cons);
+	spin_unlock(&ft_follow_lock);
 	file->private_data = con;
 	return 0;
 }
@@ -869,6 +1013,13 @@ static int ft_release(struct inode *inode, struct file *file)
 	mutex_lock(&con->sites_lock);
 	ft_sites_free(con);
 	mutex_unlock(&con->sites_lock);
+	/* no exec or fork probe finds con from now on */
+	spin_lock(&ft_follow_lock);
+	list_del(&con->clink);
+	spin_unlock(&ft_follow_lock);
+	for (unsigned int i = 0; i < con->nwatch; i++)
+		put_pid(con->watch[i]);
+	kfree(con->watch);
 	put_pid_ns(con->pidns);
 	vfree(con->ring);
 	kfree(con);
@@ -996,9 +1147,10 @@ static int __init ft_init(void)
 	ft_scratch = alloc_percpu(struct ft_scratch);
 	if (!ft_scratch)
 		return -ENOMEM;
-	for_each_kernel_tracepoint(ft_find_fork_tp, &ft_fork_tp);
-	if (!ft_fork_tp) {
-		pr_err("no sched_process_fork tracepoint\n");
+	for_each_kernel_tracepoint(ft_find_tps, NULL);
+	if (!ft_fork_tp || !ft_exec_tp) {
+		pr_err("no sched_process_fork or sched_process_exec "
+		       "tracepoint\n");
 		free_percpu(ft_scratch);
 		return -ENOENT;
 	}
@@ -1007,7 +1159,13 @@ static int __init ft_init(void)
 		free_percpu(ft_scratch);
 		return err;
 	}
-	err = misc_register(&ft_misc);
+	err = tracepoint_probe_register(ft_exec_tp, (void *)ft_exec, NULL);
+	if (!err) {
+		err = misc_register(&ft_misc);
+		if (err)
+			tracepoint_probe_unregister(ft_exec_tp,
+						    (void *)ft_exec, NULL);
+	}
 	if (err) {
 		tracepoint_probe_unregister(ft_fork_tp, (void *)ft_fork, NULL);
 		tracepoint_synchronize_unregister();
@@ -1021,6 +1179,7 @@ static int __init ft_init(void)
 static void __exit ft_exit(void)
 {
 	misc_deregister(&ft_misc);
+	tracepoint_probe_unregister(ft_exec_tp, (void *)ft_exec, NULL);
 	tracepoint_probe_unregister(ft_fork_tp, (void *)ft_fork, NULL);
 	tracepoint_synchronize_unregister();
 	free_percpu(ft_scratch);

@@ -159,7 +159,7 @@ int main(int argc, char **argv)
 	refused(fd, &en, EINVAL, "an argument past nargs not zero");
 	en = good, en.strmask = 1u << 5;
 	refused(fd, &en, EINVAL, "a string past nargs");
-	en = good, en.flags = 4; /* FT_ISENABLED, FT_FOLLOW are known */
+	en = good, en.flags = 8; /* FT_ISENABLED, _FOLLOW, _EXEC known */
 	refused(fd, &en, EINVAL, "unknown flag");
 	en = good, en.flags = FT_ISENABLED;
 	refused(fd, &en, EINVAL, "is-enabled with arguments");

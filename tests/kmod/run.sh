@@ -45,6 +45,13 @@
 # the guest, default 720: about 210 s on an idle 2-vCPU host under TCG),
 # KMOD_QEMU_ACCEL (default tcg),
 # KMOD_SELFTEST_WARN=1 (the self-test module WARNs: the run must fail).
+# To iterate on the fasttrap steps alone: KMOD_STEPS (the steps files
+# the guest runs, default every tests/kmod/steps*.sh: e.g.
+# KMOD_STEPS=steps-trace.sh), KMOD_FT_ONLY (in steps-trace.sh: "fork",
+# the forking server's checks only, or "exec", fork then exec only),
+# KMOD_FT_ROUNDS (rounds of each fork check, default 3) and KMOD_SMP
+# (the guest's CPUs, default 1; 2 makes races likelier).  A run so
+# narrowed is no verdict on the whole: `make check-kmod` runs them all.
 #
 # Exit status: 0 pass, 1 fail, 77 skip (a facility this machine lacks:
 # no network for the kernel, no qemu package).  The last line says which:
@@ -64,6 +71,8 @@ kt_src=$top_srcdir/tests/kmod
 work=${KMOD_WORK:-$top_builddir/tests/kmod/work}
 guest_timeout=${KMOD_TIMEOUT:-720}
 accel=${KMOD_QEMU_ACCEL:-tcg}
+steps=${KMOD_STEPS:-}
+smp=${KMOD_SMP:-1}
 
 say() { echo "check-kmod: $*"; }
 skip() {
@@ -316,7 +325,11 @@ mkdir -p "$rd/bin" "$rd/kt" "$rd/kmod" "$rd/lib64" || die "mkdir $rd"
 cp "$busybox" "$rd/bin/busybox" &&
 	cp "$kt_src/init" "$rd/init" &&
 	chmod 755 "$rd/init" "$rd/bin/busybox" &&
-	cp "$kt_src"/steps*.sh "$rd/kmod/" &&
+	if [ -n "$steps" ]; then
+		for s in $steps; do cp "$kt_src/$s" "$rd/kmod/" || exit 1; done
+	else
+		cp "$kt_src"/steps*.sh "$rd/kmod/"
+	fi &&
 	cp "$selftest" "$rd/kmod/" || die "populating $rd"
 {
 	echo "KMOD_SELFTEST=/kmod/$(basename "$selftest")"
@@ -359,7 +372,11 @@ mkdir -p "$rd/kt/src/tests" &&
 	cp "$top_srcdir/tests/lib.sh" "$top_srcdir/tests/run-trace.sh" \
 		"$top_srcdir/tests/run-kagg.sh" "$rd/kt/src/tests/" ||
 	die "copying the tracing tests"
-echo "KMOD_HAVE_BPF=${HAVE_BPF:-no}" >>"$rd/kmod/env"
+{
+	echo "KMOD_HAVE_BPF=${HAVE_BPF:-no}"
+	echo "KMOD_FT_ONLY=${KMOD_FT_ONLY:-}"
+	echo "KMOD_FT_ROUNDS=${KMOD_FT_ROUNDS:-3}"
+} >>"$rd/kmod/env"
 
 (cd "$rd" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initrd.gz" ||
 	die "making the initramfs"
@@ -376,7 +393,7 @@ t0=$(date +%s)
 serial=$work/serial.log
 say "booting the guest (qemu -accel $accel, up to $guest_timeout s)"
 timeout -k 10 "$guest_timeout" qemu-system-x86_64 -accel "$accel" \
-	-m 512 -smp 1 -display none -monitor none -no-reboot \
+	-m 512 -smp "$smp" -display none -monitor none -no-reboot \
 	-kernel "$vmlinuz" -initrd "$work/initrd.gz" \
 	-append 'console=ttyS0 panic=-1 quiet no_timer_check' \
 	-serial "file:$serial" </dev/null >"$work/qemu.log" 2>&1

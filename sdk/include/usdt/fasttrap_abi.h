@@ -40,6 +40,14 @@
  * and the file gets no FT_COOKIE_FORK record: what consumers written
  * before FT_FOLLOW see.
  *
+ * Exec (FT_EXEC).  A site enabled with FT_EXEC makes the file watch its
+ * process, and the processes it forks that the file's FT_FOLLOW sites
+ * follow: when one of them execs, the file gets one FT_COOKIE_EXEC
+ * record (pid, tid, comm of the new image, time), written before the
+ * new image's first instruction, so before anything it registers.  Its
+ * sites went with the old image: a consumer arms the new image's anew,
+ * the same file's too.  A module older than FT_EXEC refuses the flag.
+ *
  * Everything is little-endian x86-64 with fixed-width fields, the same
  * layout for the module and the consumer.
  */
@@ -81,7 +89,7 @@ struct ft_enable {
 	uint64_t offset; /* file offset of the site */
 	uint64_t refctr; /* file offset of the semaphore, 0 if none */
 	uint64_t cookie; /* returned in every record of this site */
-	uint32_t flags;	 /* FT_ISENABLED, FT_FOLLOW */
+	uint32_t flags;	 /* FT_ISENABLED, FT_FOLLOW, FT_EXEC */
 	uint16_t nargs;	 /* args[0 .. nargs - 1] are fetched */
 	uint16_t strmask; /* bit N: copy the string argument N points to */
 	struct ft_arg args[FT_MAXARGS];
@@ -89,9 +97,12 @@ struct ft_enable {
 
 #define FT_ISENABLED 0x1
 #define FT_FOLLOW 0x2 /* forked children hit the site too (above) */
+#define FT_EXEC 0x4   /* an exec of the process is recorded (above) */
 
 /* the cookie of a record that says a followed process forked */
 #define FT_COOKIE_FORK (~(uint64_t)0)
+/* the cookie of a record that says a watched process exec'd (FT_EXEC) */
+#define FT_COOKIE_EXEC (~(uint64_t)1)
 
 /* What read(2) returns, back to back; size is a multiple of 8. */
 struct ft_record {

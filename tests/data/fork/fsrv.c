@@ -14,10 +14,12 @@
  * waits until its own probe is enabled, fires 3 more and appends the
  * line; with EXEC 2 only the first child's fsrv2 registers, the others
  * run with DTRACE_DOF_INIT_DISABLE=1 and are known to a consumer only
- * through the fork tree.  With PREFORK 1 the first process forks its children before
- * DIR/go exists; every process waits for DIR/go before it fires, so
- * children forked before tracing starts fire only once it has.  The
- * first process writes DIR/done when all are done.
+ * through the fork tree; with EXEC 3 it execs fsrv itself (the same
+ * file: `fsrv DIR HITS` does what fsrv2 does).  With PREFORK 1 the
+ * first process forks its children before DIR/go exists; every process
+ * waits for DIR/go before it fires, so children forked before tracing
+ * starts fire only once it has.  The first process writes DIR/done when
+ * all are done.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,10 +71,9 @@ static void fire(void)
 		SRV_REQ(i);
 }
 
-#ifdef FSRV_EXECD
-int main(int argc, char **argv)
+/* DIR HITS: the hits of the image that exec'd us */
+static int execd_main(int argc, char **argv)
 {
-	/* DIR HITS: the hits of the image that exec'd us */
 	if (argc != 3)
 		return 2;
 	dir = argv[1];
@@ -85,6 +86,12 @@ int main(int argc, char **argv)
 	fire();
 	record_pid(atol(argv[2]) + k);
 	return 0;
+}
+
+#ifdef FSRV_EXECD
+int main(int argc, char **argv)
+{
+	return execd_main(argc, argv);
 }
 #else
 static void *thread_main(void *arg)
@@ -172,8 +179,12 @@ static void body(int depth)
 		if (len <= 0)
 			_exit(7);
 		self[len] = '\0';
-		*strrchr(self, '/') = '\0';
-		snprintf(prog, sizeof(prog), "%s/fsrv2", self);
+		if (do_exec == 3) /* the same file */
+			snprintf(prog, sizeof(prog), "%s", self);
+		else {
+			*strrchr(self, '/') = '\0';
+			snprintf(prog, sizeof(prog), "%s/fsrv2", self);
+		}
 		snprintf(n, sizeof(n), "%ld", hits);
 		if (do_exec == 2 && child_no > 0 &&
 		    setenv("DTRACE_DOF_INIT_DISABLE", "1", 1) < 0)
@@ -188,6 +199,8 @@ int main(int argc, char **argv)
 {
 	pid_t kids[16];
 
+	if (argc == 3) /* exec'd by one of ours (EXEC 3) */
+		return execd_main(argc, argv);
 	if (argc != 8)
 		return 2;
 	dir = argv[1];

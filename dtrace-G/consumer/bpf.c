@@ -119,6 +119,8 @@ struct consumer_bpf {
 	size_t rbsz;		 /* the loaded ring buffer's bytes */
 	bool ready;		 /* ring buffer and plans set up */
 	bool kprov;		 /* loaded with kernel providers' programs */
+	bool vtime;		 /* loaded for vtimestamp (vtime.c) */
+	struct bpf_link *vtlink; /* its sched_switch program's */
 	bool load_failed;
 	/* the run's one plan (bpf/kfix.bpf.h), tried at the first event */
 	bool fix_tried;
@@ -402,7 +404,10 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 	struct consumer_bpf *b = c->bpf;
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "usdt");
 	struct bpf_map *m;
-	uint32_t self = (uint32_t)getpid(), btf;
+	uint32_t self = (uint32_t)getpid(), btf, u;
+	/* vtimestamp: known once the clauses are, else not at open */
+	bool vt = c->prog && vtime_wanted(c);
+	struct bpf_program *hit, *hit_vt, *sw;
 	int err;
 
 	b->obj = bpf_object__open_mem(usdt_bpf_obj, usdt_bpf_obj_len, &oo);
@@ -429,6 +434,27 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 		if (!err && b->fix.on)
 			err = rodata_set(b->obj, m, "kfix", &b->fix,
 					 sizeof(b->fix));
+		/* vtime.bpf.h: the kernel providers' records carry it */
+		u = vt;
+		if (!err)
+			err = rodata_set(b->obj, m, "vtime_on", &u, sizeof(u));
+		u = vt ? (uint32_t)vtime_sumexec_off() + 1 : 0;
+		if (!err)
+			err = rodata_set(b->obj, m, "vtime_sumexec", &u,
+					 sizeof(u));
+	}
+	/* usdt_hit_vt instead of usdt_hit, and its switch program */
+	hit = bpf_object__find_program_by_name(b->obj, "usdt_hit");
+	hit_vt = bpf_object__find_program_by_name(b->obj, "usdt_hit_vt");
+	sw = bpf_object__find_program_by_name(b->obj, "vtime_switch");
+	m = bpf_object__find_map_by_name(b->obj, "vtimes");
+	if (!err && (!hit || !hit_vt || !sw || !m))
+		err = -ENOENT;
+	if (!err) {
+		bpf_program__set_autoload(hit, !vt);
+		bpf_program__set_autoload(hit_vt, vt);
+		bpf_program__set_autoload(sw, vt);
+		err = bpf_map__set_max_entries(m, vt ? UBPF_VTIME_MAX : 1);
 	}
 	if (err) {
 		snprintf(c->be_why, sizeof(c->be_why),
@@ -448,7 +474,8 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 			 lb.verdict[0] ? "; the verifier: " : "", lb.verdict);
 		goto fail;
 	}
-	b->prog = bpf_object__find_program_by_name(b->obj, "usdt_hit");
+	b->prog = vt ? hit_vt : hit;
+	b->vtime = vt;
 	b->evspec_fd = bpf_object__find_map_fd_by_name(b->obj, "evspec");
 	b->drops_fd = bpf_object__find_map_fd_by_name(b->obj, "drops");
 	if (!b->prog || b->evspec_fd < 0 || b->drops_fd < 0) {
@@ -481,7 +508,7 @@ static int bpf_ready(struct consumer *c)
 	int err;
 
 	if (rbsz != b->rbsz || (!b->kprov && kprov_autoload(c, NULL)) ||
-	    b->fix.on) {
+	    b->fix.on || b->vtime != vtime_wanted(c)) {
 		bpf_object__close(b->obj);
 		b->obj = NULL;
 		err = bpf_obj_load(c, rbsz);
@@ -510,6 +537,19 @@ static int bpf_ready(struct consumer *c)
 			    bpf_map__value_size(m) == sizeof(uint32_t))
 				bpf_kfix_set(b->kagg, &b->fix, b->fixpl,
 					     bpf_map__fd(m), b->evspec_fd);
+		}
+	}
+	if (b->vtime) { /* before any hit can make a thread's clock */
+		b->vtlink = bpf_program__attach_raw_tracepoint(
+			bpf_object__find_program_by_name(b->obj,
+							 "vtime_switch"),
+			"sched_switch");
+		if (!b->vtlink) {
+			err = -errno;
+			say(c, "cannot attach the vtimestamp program to "
+			       "sched_switch: %s",
+			    strerror(-err));
+			return err;
 		}
 	}
 	b->ready = true;
@@ -748,6 +788,9 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 	for (unsigned i = 0; i < r.nargs && i < D_MAXARGS; i++)
 		memcpy(&f->arg[i], h->raw + sizeof(r) + 8 * i, 8);
 	off = sizeof(r) + 8u * r.nargs;
+	if ((r.flags & UBPF_RF_VTIME) &&
+	    !rec_vtime(h->raw, r.len, &off, &f->vtimestamp))
+		return false;
 	for (unsigned i = 0; i < D_MAXARGS; i++) {
 		const uint8_t *p;
 		uint16_t n;
@@ -856,6 +899,7 @@ static void bpf_free(struct consumer *c)
 	ring_buffer__free(b->rb);
 	bpf_kagg_free(b->kagg);
 	free(b->fixpl);
+	bpf_link__destroy(b->vtlink);
 	bpf_object__close(b->obj);
 	free(b->anchors);
 	free(b->drops_seen);

@@ -940,6 +940,8 @@ static int consumer_run(struct consumer *c)
 		d_set_quiet(c->prog, true);
 	match_dtrace_probes(c);
 	kprov_match(c); /* syscall, profile, tick, proc */
+	if (vtime_check(c) < 0) /* a backend without it refuses */
+		goto out;
 	if (o->statedir) {
 		char rd[PATH_MAX];
 

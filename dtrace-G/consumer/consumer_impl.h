@@ -636,6 +636,17 @@ void ustack_fire(struct consumer *c, struct d_fire *f);
 /* pid ended and its records were read: forget its modules */
 void ustack_proc_gone(struct consumer *c, pid_t pid);
 
+/*
+ * vtime.c: vtimestamp.  Whether a clause of a traced probe reads it; 0,
+ * or -1 said when this run's backend cannot give it (before enabling).
+ */
+bool vtime_wanted(const struct consumer *c);
+int vtime_check(struct consumer *c);
+#ifdef HAVE_BPF
+/* offsetof(struct task_struct, se.sum_exec_runtime) from the BTF, or -1 */
+long vtime_sumexec_off(void);
+#endif
+
 /* lineage.c: the parent the fork tree knows for pid, or 0 */
 pid_t lin_parent(struct consumer *c, pid_t pid);
 
@@ -663,6 +674,21 @@ static inline const uint8_t *rec_field(const uint8_t *raw, size_t len,
 	p = raw + *off + 2;
 	*off += 2 + (size_t)*n;
 	return p;
+}
+
+/*
+ * The vtimestamp of a record flagged UBPF_RF_VTIME (usdt_bpf.h: 8 bytes
+ * at *off, after the arguments) into *vt, *off moved past it; false when
+ * the record ends first.
+ */
+static inline bool rec_vtime(const uint8_t *raw, size_t len, size_t *off,
+			     uint64_t *vt)
+{
+	if (*off + 8 > len)
+		return false;
+	memcpy(vt, raw + *off, 8);
+	*off += 8;
+	return true;
 }
 
 /*

@@ -553,6 +553,9 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	off = sizeof(r) + sizeof(x) + 8u * r.nargs;
 	if (r.nargs > D_MAXARGS || off > r.len)
 		return;
+	if ((r.flags & UBPF_RF_VTIME) &&
+	    !rec_vtime(h->raw, r.len, &off, &f.vtimestamp))
+		return;
 	memcpy(&x, h->raw + sizeof(r), sizeof(x));
 	f.cpu = (int)r.cpu;
 	f.pid = (pid_t)r.pid;

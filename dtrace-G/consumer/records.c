@@ -265,7 +265,7 @@ void hit_run(struct consumer *c, const struct d_probe *dp,
 	     struct d_fire *f)
 {
 	f->walltimestamp = f->timestamp + c->wall_offset;
-	f->vtimestamp = f->timestamp;
+	/* f->vtimestamp: the record's (vtime.c), where a clause reads it */
 	f->copyin = copyin;
 	f->copyin_ctx = c; /* deadmem.c: a process gone by now */
 	f->parent_of = parent_of;
@@ -356,7 +356,7 @@ void fire_self(struct consumer *c, struct d_fire *f, char *comm,
 	f->execname = comm;
 	f->timestamp = now_ns(CLOCK_MONOTONIC);
 	f->walltimestamp = now_ns(CLOCK_REALTIME);
-	f->vtimestamp = f->timestamp;
+	f->vtimestamp = now_ns(CLOCK_THREAD_CPUTIME_ID); /* dtrace's own */
 	f->copyin = copyin;
 	f->parent_of = parent_of;
 	c->ucap.have = false; /* dtrace's own: names, no stack */

@@ -349,6 +349,8 @@ uint32_t d_needs_of(const struct node *n)
 	if ((n->op == N_BUILTIN && d_builtins[n->sub].id == B_UCALLER) ||
 	    (n->op == N_FUNC && d_funcs[n->sub].id == F_USTACK))
 		m |= D_NEED_USTACK;
+	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_VTIMESTAMP)
+		m |= D_NEED_VTIME;
 	m |= d_needs_of(n->a) | d_needs_of(n->b) | d_needs_of(n->c);
 	for (i = 0; i < n->nargs; i++)
 		m |= d_needs_of(n->args[i]);

@@ -139,6 +139,8 @@ uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
 /* the user stack of each hit (ustack(), ucaller): registers and a copy of
  * the stack, unwound in dtrace (consumer/ustack.c) */
 #define D_NEED_USTACK 0x40000u
+/* vtimestamp: the thread's on-CPU time, kept by the backend (vtime.c) */
+#define D_NEED_VTIME 0x80000u
 uint32_t d_clause_needs(const struct d_prog *prog, unsigned clause);
 
 /*

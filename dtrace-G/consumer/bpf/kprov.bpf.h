@@ -192,6 +192,8 @@ static __always_inline void kprov_emit(__u32 ev, __u64 pt, const __u64 *args,
 		a[i] = args[i];
 	}
 	off = sizeof(*h) + sizeof(*x) + 8 * nargs;
+	if (vtime_on) /* the thread's on-CPU time (vtime.bpf.h) */
+		off = vtime_rec(s, off, h);
 	for (i = 0; i < KP_NARGS; i++) {
 		__u16 *lp;
 		long n;

@@ -23,7 +23,8 @@
  * The kernel providers' programs (syscall, profile, proc) are in the
  * same object and write the same ring buffer (kprov.bpf.h).
  * A clause that reads ustack() has the record carry the user registers
- * and a copy of the stack (ustack_copy()), which dtrace unwinds.
+ * and a copy of the stack (ustack_copy()), which dtrace unwinds; one
+ * that reads vtimestamp, the thread's on-CPU time (vtime.bpf.h).
  *
  * Registers.  For a uprobe the program's context is the thread's
  * struct pt_regs, whose x86-64 layout is the ptrace one (struct ureg
@@ -221,6 +222,7 @@ static __always_inline __u64 arg_ctx(const struct ureg *r,
 
 #include "kagg.bpf.h"
 #include "kfix.bpf.h"
+#include "vtime.bpf.h"
 
 /*
  * The user stack for ustack() (usdt_bpf.h's layout): the registers R,
@@ -276,8 +278,12 @@ static __always_inline __u32 ustack_copy(struct scratch *s, __u32 off,
 	return off + got;
 }
 
-SEC("uprobe")
-int usdt_hit(struct ureg *ctx)
+/*
+ * One hit; vt (a constant): the record carries the thread's on-CPU time
+ * (vtime.bpf.h).  usdt_hit() and usdt_hit_vt() are its two programs,
+ * so a run without vtimestamp loads the code it loaded before.
+ */
+static __always_inline int usdt_fire(struct ureg *ctx, const int vt)
 {
 	__u32 ev, zero = 0;
 	const struct ubpf_ev *e;
@@ -326,6 +332,8 @@ int usdt_hit(struct ureg *ctx)
 		args[i] = arg_of(R, &e->a[i]);
 	}
 	off = sizeof(*h) + 8 * nargs;
+	if (vt) /* the thread's on-CPU time (vtime.bpf.h) */
+		off = vtime_rec(s, off, h);
 	for (i = 0; i < UBPF_MAXARGS; i++) {
 		__u16 *lp;
 		long n;
@@ -388,6 +396,18 @@ int usdt_hit(struct ureg *ctx)
 			*dp += 1;
 	}
 	return 0;
+}
+
+SEC("uprobe")
+int usdt_hit(struct ureg *ctx)
+{
+	return usdt_fire(ctx, 0);
+}
+
+SEC("uprobe")
+int usdt_hit_vt(struct ureg *ctx)
+{
+	return usdt_fire(ctx, 1);
 }
 
 #include "kprov.bpf.h"

@@ -18,6 +18,9 @@
  * the user registers (UBPF_R_AX .. UBPF_R_IP, 8 bytes each: the x86-64
  * DWARF register order), a 4-byte length and 4 zero bytes, then that
  * many bytes of the thread's stack from its rsp (../ustack.c unwinds it).
+ * When a clause reads vtimestamp (vtime.bpf.h), every record has, flagged
+ * UBPF_RF_VTIME, the thread's on-CPU time in 8 bytes right after the
+ * arguments (before the strings).
  */
 #ifndef USDT_BPF_H
 #define USDT_BPF_H
@@ -35,6 +38,8 @@
 #define UBPF_USTKROOM (8 * 17 + 8 + UBPF_USTKMAX + 4096 + 8)
 #define UBPF_MEMMAX 256	    /* bytes of one copyin() copied at hit time */
 #define UBPF_RF_USTACK 0x2 /* struct ubpf_rec's flags, beside kagg_bpf.h's */
+#define UBPF_RF_VTIME 0x4  /* 8 bytes after the arguments: vtimestamp */
+#define UBPF_VTIME_MAX 16384 /* live threads vtime.bpf.h keeps a clock for */
 
 /* argument kinds */
 #define UBPF_A_NONE 0  /* not fetched: reads as 0 */

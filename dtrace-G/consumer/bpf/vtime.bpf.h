@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtime.bpf.h - D's vtimestamp in the BPF programs: the time the firing
+ * thread has run on a CPU, in nanoseconds, read at the hit.  Part of
+ * usdt.bpf.c, included before usdt_hit(); kprov.bpf.h uses it too.
+ *
+ * The kernel keeps no per-thread on-CPU clock a BPF program can read to
+ * the nanosecond: task->se.sum_exec_runtime moves only when the
+ * scheduler accounts the running thread (a tick, a switch, a wakeup),
+ * so between two of those it lags by up to a tick.  So the thread's
+ * time is kept here, for the threads that fired a probe only, in the
+ * hash map vtimes keyed by the task_struct's address: {since, acc}, the
+ * time it last came onto a CPU (bpf_ktime_get_ns(), CLOCK_MONOTONIC)
+ * and what it ran before that.  A hit reads acc + (now - since).
+ *
+ *	vtime_switch	raw tracepoint sched_switch (preempt, prev, next,
+ *		prev_state; the last since 5.18): prev leaves the CPU,
+ *		acc += now - since; next comes on, since = now.  A thread
+ *		whose prev_state is TASK_DEAD leaves for good: its entry
+ *		is deleted, so the map holds live threads only and a
+ *		recycled task_struct starts afresh.  Threads without an
+ *		entry cost two failed lookups per switch.
+ *
+ * Seeding.  A thread's first hit makes its entry: acc is its
+ * sum_exec_runtime then (at the offset the loader read from the kernel's
+ * BTF, vtime_sumexec plus one), since is now.  That is the one error of
+ * the clock: the part of the current slice the scheduler had not
+ * accounted yet at the first hit (at most a tick, 1/CONFIG_HZ) is never
+ * counted; every later nanosecond on a CPU is, the probes' own traps and
+ * programs included.  A full map (UBPF_VTIME_MAX live threads) leaves a
+ * thread without an entry: its hits read sum_exec_runtime alone.
+ *
+ * The switch program and the map are loaded only when a clause reads
+ * vtimestamp (vtime_on, a frozen .rodata constant: with it 0 the
+ * verifier does not walk vtime_rec(), and usdt_hit() costs what it did).
+ * The programs run with preemption off and an entry is touched only by
+ * the CPU its thread is on, or by the switch that moves it: no locks.
+ */
+#ifndef VTIME_BPF_BPF_H
+#define VTIME_BPF_BPF_H
+
+/* set by the loader (../vtime.c) */
+const volatile __u32 vtime_on = 0;
+const volatile __u32 vtime_sumexec = 0; /* offsetof(task, se.sum_exec_runtime) + 1 */
+
+#define VT_TASK_DEAD 0x80 /* include/linux/sched.h */
+
+struct vtime_ent {
+	__u64 since; /* came onto a CPU, ns */
+	__u64 acc;   /* ran before that, ns */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, UBPF_VTIME_MAX); /* 1 when vtime_on is 0 */
+	__type(key, __u64);
+	__type(value, struct vtime_ent);
+} vtimes SEC(".maps");
+
+SEC("raw_tp/sched_switch")
+int vtime_switch(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 prev = ctx->args[1], next = ctx->args[2];
+	__u64 now = bpf_ktime_get_ns();
+	struct vtime_ent *v;
+
+	v = bpf_map_lookup_elem(&vtimes, &prev);
+	if (v) {
+		if (!ctx->args[0] && (ctx->args[3] & VT_TASK_DEAD))
+			bpf_map_delete_elem(&vtimes, &prev);
+		else
+			v->acc += now - v->since;
+	}
+	v = bpf_map_lookup_elem(&vtimes, &next);
+	if (v)
+		v->since = now;
+	return 0;
+}
+
+/* The current thread's vtimestamp, its entry made at its first hit. */
+static __always_inline __u64 vtime_now(void)
+{
+	__u64 task = bpf_get_current_task(), now = bpf_ktime_get_ns();
+	struct vtime_ent *v = bpf_map_lookup_elem(&vtimes, &task), n;
+
+	if (v)
+		return v->acc + (now - v->since);
+	n.acc = 0;
+	if (vtime_sumexec)
+		bpf_probe_read_kernel(&n.acc, sizeof(n.acc),
+				      (const void *)(task + vtime_sumexec - 1));
+	n.since = now;
+	bpf_map_update_elem(&vtimes, &task, &n, BPF_NOEXIST);
+	return n.acc;
+}
+
+/*
+ * The vtimestamp into the record being built in s, at off (after the
+ * arguments, a multiple of 8), flagged; the record goes on after it.
+ */
+static __always_inline __u32 vtime_rec(struct scratch *s, __u32 off,
+				       struct ubpf_rec *h)
+{
+	if (off > UBPF_SCRATCH / 2 - 8)
+		return off;
+	*(__u64 *)(s->b + off) = vtime_now();
+	h->flags |= UBPF_RF_VTIME;
+	return off + 8;
+}
+
+#endif /* VTIME_BPF_BPF_H */

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vtime.c - D's vtimestamp: the time the firing thread has run on a
+ * CPU, in nanoseconds (DTrace's meaning), for the consumer's side.
+ *
+ * Where it comes from.  A probe in a traced thread: the BPF backend's
+ * programs keep the thread's on-CPU time from sched_switch and put it in
+ * the record (bpf/vtime.bpf.h says how, and what its one error is); the
+ * decoders (bpf.c, kprov.c) take it with rec_vtime().  BEGIN, END and
+ * tick-N fire in dtrace itself: their vtimestamp is dtrace's own thread
+ * CPU clock (CLOCK_THREAD_CPUTIME_ID, records.c's fire_self()).
+ *
+ * The other backends cannot give it.  The uprobe events backend's perf
+ * samples carry no per-thread CPU time, and the fasttrap module's
+ * records neither: a script whose traced probes read vtimestamp is
+ * refused before anything is enabled (vtime_check()), naming the
+ * backend, rather than given a wrong clock.
+ *
+ * What is wanted is known once the clauses are compiled and their
+ * descriptions parsed: a clause reads vtimestamp (D_NEED_VTIME) and one
+ * of its descriptions can match a probe that fires in a traced thread
+ * (any but BEGIN, END, ERROR and tick-N).  bpf.c then loads usdt_hit_vt
+ * instead of usdt_hit, the switch program and a map of UBPF_VTIME_MAX
+ * threads, with the offset of task_struct's se.sum_exec_runtime (from
+ * the kernel's BTF) to seed a thread's clock at its first hit.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "consumer_impl.h"
+#ifdef HAVE_BPF
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#endif
+
+/* d fires in dtrace itself (BEGIN, END, ERROR, tick-N), or may */
+static bool desc_self(const struct dt_desc *d)
+{
+	bool dtrace = !*d->prov || !strcmp(d->prov, "dtrace");
+	bool profile = !*d->prov || !strcmp(d->prov, "profile");
+
+	if (dtrace && (!strcmp(d->name, "BEGIN") || !strcmp(d->name, "END") ||
+		       !strcmp(d->name, "ERROR")))
+		return true;
+	return profile && !strncmp(d->name, "tick-", 5);
+}
+
+bool vtime_wanted(const struct consumer *c)
+{
+	for (unsigned ci = 0; c->prog && ci < c->nclauses; ci++) {
+		if (!(d_clause_needs(c->prog, ci) & D_NEED_VTIME))
+			continue;
+		for (unsigned j = 0; j < c->ndescs[ci]; j++)
+			if (!desc_self(&c->descs[ci][j]))
+				return true;
+	}
+	return false;
+}
+
+#ifdef HAVE_BPF
+/* offsetof(struct task_struct, se.sum_exec_runtime), or -1 */
+long vtime_sumexec_off(void)
+{
+	static long off = -2;
+	struct btf *btf;
+	const struct btf_type *t;
+	long se = -1, in = -1;
+	__s32 id;
+
+	if (off != -2)
+		return off;
+	off = -1;
+	btf = btf__load_vmlinux_btf();
+	if (!btf || libbpf_get_error(btf))
+		return off;
+	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
+	for (unsigned i = 0; t && i < btf_vlen(t); i++) {
+		const struct btf_member *m = btf_members(t) + i;
+
+		if (strcmp(btf__name_by_offset(btf, m->name_off), "se"))
+			continue;
+		se = (long)(btf_member_bit_offset(t, i) / 8);
+		t = btf__type_by_id(btf, (__u32)btf__resolve_type(btf,
+								   m->type));
+		break;
+	}
+	for (unsigned i = 0; se >= 0 && t && btf_is_struct(t) &&
+			     i < btf_vlen(t);
+	     i++) {
+		const struct btf_member *m = btf_members(t) + i;
+
+		if (!strcmp(btf__name_by_offset(btf, m->name_off),
+			    "sum_exec_runtime"))
+			in = (long)(btf_member_bit_offset(t, i) / 8);
+	}
+	if (se >= 0 && in >= 0)
+		off = se + in;
+	btf__free(btf);
+	return off;
+}
+#endif
+
+int vtime_check(struct consumer *c)
+{
+	if (!vtime_wanted(c))
+		return 0;
+#ifdef HAVE_BPF
+	if (c->be == &consumer_bpf_ops) {
+		if (vtime_sumexec_off() >= 0)
+			return 0;
+		say(c, "cannot use vtimestamp: the kernel's BTF "
+		       "(/sys/kernel/btf/vmlinux) does not say where "
+		       "task_struct keeps se.sum_exec_runtime");
+		return -1;
+	}
+#endif
+	say(c,
+	    "cannot use vtimestamp with the %s backend: its records carry "
+	    "no per-thread CPU time; vtimestamp needs the BPF backend",
+	    c->be ? c->be->name : "chosen");
+	return -1;
+}

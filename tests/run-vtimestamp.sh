@@ -1,0 +1,143 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-vtimestamp.sh: D's vtimestamp is the firing thread's on-CPU time
+# (dtrace-G/consumer/vtime.c, bpf/vtime.bpf.h), checked as a clock
+# against tests/data/vtime/vtprog.c, whose threads measure their own CPU
+# time with CLOCK_THREAD_CPUTIME_ID around what they do and print it.
+# Bands, not timings: each check holds however loaded the machine is,
+# and each fails where vtimestamp is timestamp (the sleeps).
+#  - USDT: across main's 150 ms spin, the vtimestamp delta is at least
+#    0.8 times the thread's own figure and at most it plus 20 ms; across
+#    its 200 ms sleep it is under 20 ms while timestamp's is >= 200 ms;
+#  - two threads at once, one spinning 150 ms and one sleeping 300 ms:
+#    each thread's delta is its own (the sleeper's under 20 ms);
+#  - per thread, vtimestamp never decreases over 300 hits with a
+#    sched_yield() between each;
+#  - syscall provider: the same across the spin (getppid(2) before and
+#    after) and the sleep (clock_nanosleep(2)'s entry and return);
+#  - BEGIN and END: dtrace's own CPU time, non-decreasing;
+#  - the uprobe events backend refuses vtimestamp, naming itself, and
+#    runs a script that does not read it.
+# Needs root and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "not root: BPF needs root"
+[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
+[ -f /sys/kernel/btf/vmlinux ] ||
+	skip "no kernel BTF: vtimestamp's seed needs it"
+
+DTRACE_STATEDIR=$tmp/nostate
+DTRACE_BACKEND=bpf
+export DTRACE_STATEDIR DTRACE_BACKEND
+
+if ! trace_progs_copy vtprog; then
+	data=$top_srcdir/tests/data/vtime
+	if ! "$DTRACE" -h -s "$data/vt.d" -o vt.h ||
+		! $CC -O2 -I. -c "$data/vtprog.c" -o vtprog.o ||
+		! "$DTRACE" -G -s "$data/vt.d" vtprog.o -o vt-probes.o ||
+		! $CC -o vtprog vtprog.o vt-probes.o -lpthread; then
+		fail "building the test program"
+		finish
+	fi
+fi
+
+cat >vt.d <<'D'
+vt$target:::mark /arg0 == 1 || arg0 == 3 || arg0 == 5/
+{ self->v = vtimestamp; self->t = timestamp; }
+vt$target:::mark /arg0 == 2 || arg0 == 4 || arg0 == 6/
+{
+	printf("mark %d %d vt %d ts %d own %d\n", arg0, arg1,
+	    vtimestamp - self->v, timestamp - self->t, arg2);
+}
+vt$target:::mark /arg0 == 7 && self->last && vtimestamp < self->last/
+{ printf("decrease %d %d %d\n", arg1, self->last, vtimestamp); }
+vt$target:::mark /arg0 == 7/ { self->last = vtimestamp; @n[arg1] = count(); }
+syscall::getppid:entry /pid == $target && self->sn == 1/
+{ printf("getppid vt %d ts %d\n", vtimestamp - self->sv, timestamp - self->st); }
+syscall::getppid:entry /pid == $target && self->sn == 0/
+{ self->sv = vtimestamp; self->st = timestamp; }
+syscall::getppid:entry /pid == $target/ { self->sn++; }
+syscall::clock_nanosleep:entry /pid == $target && tid == $target/
+{ self->nv = vtimestamp; self->nt = timestamp; }
+syscall::clock_nanosleep:return /pid == $target && self->nv/
+{
+	printf("nanosleep vt %d ts %d\n", vtimestamp - self->nv,
+	    timestamp - self->nt);
+	self->nv = 0;
+}
+BEGIN { printf("begin %d\n", vtimestamp); b = vtimestamp; }
+END { printf("end %d\n", vtimestamp >= b && b > 0); printa("yields %d %@d\n", @n); }
+D
+
+timeout -s KILL 120 "$DTRACE" -q -o out.txt -s vt.d -c ./vtprog \
+	>prog.txt 2>err.txt
+expect_eq "dtrace's status" 0 "$?"
+expect_eq "dtrace's stderr" "" "$(cat err.txt)"
+[ -f out.txt ] || : >out.txt
+sed 's/^/    out | /' out.txt >&2
+sed 's/^/    prog| /' prog.txt >&2
+
+# band WHAT VT OWN: VT within [0.8 OWN, OWN + 20 ms]
+band() {
+	if [ -n "$2" ] && [ -n "$3" ] && [ "$3" -gt 100000000 ] &&
+		[ $(($2 * 10)) -ge $(($3 * 8)) ] &&
+		[ "$2" -le $(($3 + 20000000)) ]; then
+		pass
+	else
+		fail "$1: vtimestamp delta '$2' not within [0.8, +20 ms] of the thread's own '$3'"
+	fi
+}
+
+# asleep WHAT VT TS MIN: VT < 20 ms while TS >= MIN
+asleep() {
+	if [ -n "$2" ] && [ -n "$3" ] && [ "$2" -lt 20000000 ] &&
+		[ "$3" -ge "$4" ]; then
+		pass
+	else
+		fail "$1: vtimestamp delta '$2' (< 20 ms expected) over a timestamp delta '$3' (>= $4)"
+	fi
+}
+
+field() { # field LINE-PREFIX N: field N of out.txt's line starting so
+	awk -v p="$1" -v n="$2" 'index($0, p) == 1 { print $n; exit }' out.txt
+}
+
+band "USDT, main's spin" "$(field 'mark 2 0 ' 5)" \
+	"$(awk '/^busy own/ { print $3 }' prog.txt)"
+asleep "USDT, main's sleep" "$(field 'mark 4 0 ' 5)" \
+	"$(field 'mark 4 0 ' 7)" 200000000
+band "USDT, thread 1's spin beside thread 2's sleep" \
+	"$(field 'mark 6 1 ' 5)" \
+	"$(awk '/^thread 1 own/ { print $4 }' prog.txt)"
+asleep "USDT, thread 2's sleep beside thread 1's spin" \
+	"$(field 'mark 6 2 ' 5)" "$(field 'mark 6 2 ' 7)" 300000000
+expect_eq "vtimestamp never decreases in a thread" "" \
+	"$(grep '^decrease' out.txt)"
+expect_eq "every thread's 300 hits" "yields 0 300
+yields 1 300
+yields 2 300" "$(grep '^yields' out.txt | sort)"
+band "syscall, getppid() around the spin" "$(field 'getppid ' 3)" \
+	"$(awk '/^sysbusy own/ { print $3 }' prog.txt)"
+asleep "syscall, clock_nanosleep()'s entry to return" \
+	"$(field 'nanosleep ' 3)" "$(field 'nanosleep ' 5)" 200000000
+expect_eq "BEGIN and END: dtrace's CPU time, positive, non-decreasing" \
+	"end 1" "$(grep '^end' out.txt)"
+
+# the uprobe events backend has no per-thread CPU time: refused
+DTRACE_BACKEND=uprobe timeout -s KILL 120 "$DTRACE" -q \
+	-n 'vt$target:::mark { trace(vtimestamp); }' -c ./vtprog \
+	>out.txt 2>err.txt
+expect_eq "uprobe backend: status" 1 "$?"
+expect_grep "uprobe backend: refused, naming it" \
+	"cannot use vtimestamp with the uprobe events backend" err.txt
+expect_eq "uprobe backend: the program did not run" "" "$(cat out.txt)"
+DTRACE_BACKEND=uprobe timeout -s KILL 120 "$DTRACE" -q \
+	-n 'vt$target:::mark /arg0 == 7/ { @ = count(); }
+	    END { printa("%@d\n", @); }' -c ./vtprog >out.txt 2>err.txt
+expect_eq "uprobe backend, no vtimestamp: status" 0 "$?"
+expect_eq "uprobe backend, no vtimestamp: hits" 900 \
+	"$(grep -v own out.txt | tr -d ' ' | grep .)"
+
+finish

@@ -73,7 +73,9 @@
  * (kprov_autoload()): a run that does is known once its clauses are
  * matched, so the first event, or kprov.c asking for the object
  * (bpf_be_object()), loads the program again with them.  Their records
- * are kprov.c's to decode.
+ * are kprov.c's to decode.  A run whose traced probes read vtimestamp
+ * loads usdt_hit_vt instead of usdt_hit and the sched_switch program
+ * of bpf/vtime.bpf.h, attached before any event (vtime.c).
  */
 #include "config.h"
 

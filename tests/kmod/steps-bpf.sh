@@ -18,7 +18,10 @@
 #    stack copy load and give results, at a USDT probe and at profile-N
 #    (tests/data/kstack/kstk.c's main -> outer -> inner, unwound by its
 #    CFI); so does copyin()'s copy at the hit (the program's memmask
-#    loop).
+#    loop);
+#  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
+#    and a thread's 500 ms sleep between two hits adds less than half
+#    of timestamp's delta to its vtimestamp.
 # Both scripts run on the programs tests/kmod/run.sh built
 # (TRACE_PROGS=/kt), from /kt/src/tests, with busybox's tools.
 
@@ -145,6 +148,18 @@ DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bc.txt \
 expect_eq "copyin() at a USDT probe: copied at the hit" \
 	"copyin [hello] 6c6c6568" "$(grep copyin bc.txt)"
 [ -s bc.err ] && diag "$(tail -n 40 bc.err)"
+rm -f bv.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bv.txt \
+	-n 'tr$target:::tick /!self->v/ { self->v = vtimestamp;
+	    self->t = timestamp; }' \
+	-n 'tr$target:::tick /self->v && timestamp > self->t/ {
+	    printf("vt %d ts %d\n", vtimestamp - self->v,
+	    timestamp - self->t); }' \
+	-c "/kt/trprog 'tick 1' 'sleep 500' 'tick 1'" >bv.prog 2>bv.err </dev/null
+expect_eq "vtimestamp across a 500 ms sleep: under half of timestamp's" ok \
+	"$(awk '/^vt / { print ($2 * 2 < $4 && $4 >= 500000000) ? "ok" : $0 }' \
+	bv.txt)"
+[ -s bv.err ] && diag "$(tail -n 40 bv.err)"
 
 expect_eq "no uprobe events left by the BPF runs" "" \
 	"$(grep dtrace_ /sys/kernel/tracing/uprobe_events 2>&1)"

@@ -15,7 +15,8 @@
 #    same run through uprobe events (DTRACE_FASTTRAP=0): identical
 #    output;
 #  - a legacy is-enabled guard is true exactly while traced;
-#  - ustack() is refused through the module, naming the backend;
+#  - ustack() and vtimestamp are refused through the module, naming the
+#    backend;
 #  - semaphores up only while traced and only in the traced process;
 #  - a consumer killed with SIGKILL leaves nothing: semaphores back to 0,
 #    no reference on the module, rmmod works;
@@ -187,6 +188,12 @@ expect_eq "ustack() through the module: refused" 1 "$ft_status"
 check "ustack() refused: the fasttrap backend named" \
 	grep -q "which the fasttrap backend (/dev/dtrace/fasttrap) does not" \
 	us.txt.err
+# nor the thread's CPU time: vtimestamp is refused (consumer/vtime.c)
+ft_run vt.txt -q -n 'tr$target:::tick { trace(vtimestamp); }' \
+	-c "/kt/trprog 'tick 1'"
+expect_eq "vtimestamp through the module: refused" 1 "$ft_status"
+check "vtimestamp refused: the fasttrap backend named" \
+	grep -q "vtimestamp with the fasttrap module backend" vt.txt.err
 
 # threads that exit take their self-> variables along, through the
 # module too: 8 threads set one and exit, the main thread keeps its own

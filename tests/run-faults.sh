@@ -507,9 +507,11 @@ for delay in 0 0.05 0.15 0.3 0.5 0.8; do
 			fail "$what: late ctl $i did not start"
 		i=$((i + 1))
 	done
+	# "ready" follows the answers to its ADDDOFs, which come before
+	# the daemon has checked and recorded them: wait for the file
 	for p in $(cat late.pids); do
 		late_all=$((late_all + 1))
-		if has_regs "$p" 2; then
+		if wait_until 50 has_regs "$p" 2; then
 			pass
 		else
 			late_lost=$((late_lost + 1))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz-prov.c - fuzz the provider compiler (sdk/prov_parse.c) and, on
+ * fuzz-prov.c - fuzz the provider compiler (sdk/prov_parse.c and its lexer) and, on
  * whatever it accepts, the header writer (sdk/prov_header.c).
  *
  * Input: the text of a D provider file, not NUL-terminated (the parser

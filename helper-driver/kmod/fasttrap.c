@@ -455,20 +455,23 @@ static bool ft_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
 /* ------------------------------------------------------------------ */
 /* Following forks */
 
-/* The FT_COOKIE_FORK record of a fork, into con's ring. */
-static void ft_fork_record(struct ft_con *con, struct task_struct *parent,
-			   struct task_struct *child)
+/*
+ * A process event's record (FT_COOKIE_FORK: t is the child, arg0 the
+ * parent's pid; FT_COOKIE_EXEC: t is the process), into con's ring.
+ */
+static void ft_task_record(struct ft_con *con, u64 cookie,
+			   struct task_struct *t, u64 arg0)
 {
 	struct ft_record r;
 
 	memset(&r, 0, sizeof(r));
 	r.size = sizeof(r);
-	r.cookie = FT_COOKIE_FORK;
+	r.cookie = cookie;
 	r.time = ktime_get_ns();
-	r.pid = task_tgid_nr_ns(child, con->pidns);
-	r.tid = task_pid_nr_ns(child, con->pidns);
-	r.args[0] = task_tgid_nr_ns(parent, con->pidns);
-	memcpy(r.comm, child->comm, sizeof(r.comm));
+	r.pid = task_tgid_nr_ns(t, con->pidns);
+	r.tid = task_pid_nr_ns(t, con->pidns);
+	r.args[0] = arg0;
+	memcpy(r.comm, t->comm, sizeof(r.comm));
 	r.comm[sizeof(r.comm) - 1] = '\0';
 	r.cpu = raw_smp_processor_id();
 	ft_put(con, (const u8 *)&r, sizeof(r));
@@ -537,20 +540,8 @@ static void ft_exec(void *data, struct task_struct *p, pid_t old_pid,
 	spin_lock(&ft_follow_lock);
 	list_for_each_entry(con, &ft_cons, clink)
 	{
-		struct ft_record r;
-
-		if (!ft_watched(con, pid))
-			continue;
-		memset(&r, 0, sizeof(r));
-		r.size = sizeof(r);
-		r.cookie = FT_COOKIE_EXEC;
-		r.time = ktime_get_ns();
-		r.pid = task_tgid_nr_ns(p, con->pidns);
-		r.tid = task_pid_nr_ns(p, con->pidns);
-		memcpy(r.comm, p->comm, sizeof(r.comm));
-		r.comm[sizeof(r.comm) - 1] = '\0';
-		r.cpu = raw_smp_processor_id();
-		ft_put(con, (const u8 *)&r, sizeof(r));
+		if (ft_watched(con, pid))
+			ft_task_record(con, FT_COOKIE_EXEC, p, 0);
 	}
 	spin_unlock(&ft_follow_lock);
 }
@@ -585,7 +576,9 @@ static void ft_fork(void *data, struct task_struct *parent,
 		}
 		if (s->con->fork_seq != seq) {
 			s->con->fork_seq = seq;
-			ft_fork_record(s->con, parent, child);
+			ft_task_record(s->con, FT_COOKIE_FORK, child,
+				       (u64)task_tgid_nr_ns(parent,
+							    s->con->pidns));
 			/* its exec is told too; without memory it is not */
 			if (s->con->want_exec)
 				(void)ft_watch_add(s->con, task_pid(child));

@@ -6,8 +6,8 @@
 # traces: uprobes and BPF on arm64 need an arm64 kernel.
 #
 #  - drti/drti.c builds for aarch64 without a warning (-Werror);
-#  - dtrace -h headers compile with aarch64-linux-gnu-gcc -O2 -Wall
-#    -Wextra -Werror;
+#  - dtrace -h headers and <sys/sdt.h> compile with aarch64-linux-gnu-gcc
+#    -O2 -Wall -Wextra -Werror;
 #  - before -G, the objects call the probe functions with bl
 #    (R_AARCH64_CALL26) and, for a tail call, b (R_AARCH64_JUMP26);
 #  - -G with only an x86-64 drti.o is refused, naming it, and changes
@@ -27,7 +27,11 @@
 #    explaining itself under DTRACE_DOF_INIT_DEBUG; the DOF's sites, read
 #    back from the linked files, are exactly the notes' locations;
 #  - without -G, the calls reach the header's stubs (nop; ret), each a
-#    probe site with its note, and the program runs.
+#    probe site with its note, and the program runs;
+#  - <sys/sdt.h> probes: one nop each, notes with x-register arguments,
+#    the same strings as systemtap's header for register arguments; -G
+#    takes them into the DOF as they are; the inline form of dtrace -h
+#    headers the same.
 #
 # Skips (77) with the reason when the cross compiler, its binutils,
 # qemu-aarch64 or the aarch64 libc (libc6-dev-arm64-cross) is missing.
@@ -348,5 +352,94 @@ expect_file_eq "stubprog: the stub is nop; ret" expect.txt got.txt
 notes stubprog | grep '^ap lib ' >got.txt
 echo "ap lib -8@x0 8@x1" >expect.txt
 expect_file_eq "stubprog: the stub's note" expect.txt got.txt
+
+# ---------------------------------------------------------------------
+# <sys/sdt.h>
+
+cat >sdt.c <<'EOF'
+#include <sys/sdt.h>
+
+int g = 4;
+
+__attribute__((noinline)) long sdtfn(long a, int b, unsigned char c,
+				     short d, char *p)
+{
+	DTRACE_PROBE5(ap, sdt, a, b, c, d, p);
+	DTRACE_PROBE2(ap, konst, 5, -3L);
+	DTRACE_PROBE1(ap, global, g);
+	return a + b + c + d;
+}
+EOF
+cat >sdtmain.c <<'EOF'
+#include <stdio.h>
+extern long sdtfn(long, int, unsigned char, short, char *);
+int main(int argc, char **argv)
+{
+	printf("%ld\n", sdtfn(argc, 2, 3, 4, argv[0]));
+	return 0;
+}
+EOF
+build_ok "sdt.o" $a64cc $cflags -I"$inc" -c sdt.c -o sdt.o || finish
+notes sdt.o >got.txt
+echo "ap sdt -8@x0 -4@x1 1@x2 -2@x3 8@x4" >expect-sdt.txt
+grep '^ap sdt ' got.txt >got-sdt.txt
+expect_file_eq "sdt.o: register arguments" expect-sdt.txt got-sdt.txt
+# the constants and the global variable too, each in an x register
+sed 's/@x[0-9][0-9]*\( \|$\)/@xN\1/g' got.txt >gotn.txt
+printf '%s\n' "ap global -4@xN" "ap konst -4@xN -8@xN" \
+	"ap sdt -8@xN -4@xN 1@xN -2@xN 8@xN" >expect.txt
+expect_file_eq "sdt.o: every argument in an x register" expect.txt gotn.txt
+nsite=$("$objdump" -d sdt.o | grep -c 'd503201f')
+expect_eq "sdt.o: one nop per probe" 3 "$nsite"
+
+# systemtap's header, compiled by the cross compiler: the same strings for
+# arguments in registers
+stap=$(find /usr/include -path '*/sys/sdt.h' -not -path '*/usdt/*' 2>/dev/null |
+	head -n 1)
+if [ -n "$stap" ] && [ -f "$(dirname "$stap")/sdt-config.h" ]; then
+	mkdir -p stap/sys
+	cp "$stap" "$(dirname "$stap")/sdt-config.h" stap/sys/
+	if build_ok "sdt.c with systemtap's sdt.h" $a64cc -O2 -Istap \
+		-c sdt.c -o stap.o; then
+		notes stap.o | grep '^ap sdt ' >stap-sdt.txt
+		expect_file_eq "systemtap's sdt.h writes the same registers" \
+			stap-sdt.txt got-sdt.txt
+	fi
+else
+	echo "# systemtap's sys/sdt.h not installed: not compared"
+fi
+
+# the inline form of dtrace -h headers is the same machinery
+run_dtrace -h -x probestyle=inline -s ap.d -o ap-inline.h
+expect_eq "dtrace -h -x probestyle=inline" 0 "$status"
+sed 's/"ap.h"/"ap-inline.h"/' lib.c >libinl.c
+build_ok "libinl.o (inline header)" $a64cc $cflags -c libinl.c -o libinl.o &&
+	notes libinl.o | sed 's/@x[0-9][0-9]*\( \|$\)/@xN\1/g' >got.txt &&
+	echo "ap lib -8@xN 8@xN" >expect.txt &&
+	expect_file_eq "libinl.o: the inline probe's note" expect.txt got.txt
+
+cat >sdtprov.d <<'EOF'
+provider ap {
+	probe sdt(long, int, unsigned char, short, char *);
+	probe konst(int, long);
+	probe global(int);
+};
+EOF
+cp sdt.o sdt.orig.o
+run_dtrace -G -s sdtprov.d -o sdtout.o sdt.o
+expect_eq "-G over <sys/sdt.h> probes: exit" 0 "$status"
+"$objdump" -d sdt.o >dis1.txt
+"$objdump" -d sdt.orig.o >dis2.txt
+sed -i 1,3d dis1.txt dis2.txt
+expect_file_eq "-G over <sys/sdt.h> probes: the code unchanged" dis2.txt \
+	dis1.txt
+"$DOFDUMP" sdtout.o | grep -c '^probe ap:sdtfn:' >got.txt
+echo 3 >expect.txt
+expect_file_eq "-G over <sys/sdt.h> probes: three DOF probes" expect.txt \
+	got.txt
+build_ok "sdtprog" $a64cc -Wl,-z,defs sdtmain.c sdt.o sdtout.o \
+	-o sdtprog &&
+	qrun ./sdtprog &&
+	expect_eq "sdtprog under qemu" "0 10" "$qstatus $(cat run.out)"
 
 finish

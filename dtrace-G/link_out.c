@@ -283,9 +283,12 @@ static int add_stapsdt_base(struct elfw *w, int *base_sym)
 }
 
 /*
- * An empty .note.GNU-stack keeps the stack non-executable, and (on
- * x86-64) the x86 feature note says this object (which has no code) is fine with
- * IBT and shadow stacks, so it never takes CET away from a program.
+ * An empty .note.GNU-stack keeps the stack non-executable, and the
+ * feature note says this object (which has no code) is fine with IBT and
+ * shadow stacks (x86-64) or BTI and PAC (aarch64), so it never takes
+ * them away from a program.  With drti.o merged by `ld -r`, the linker
+ * ANDs that with drti.o's own; x86-64's drti.o is ours (DRTI_CET says how
+ * it was built), aarch64's the user's, whose note decides.
  */
 static int add_gnu_stack(struct elfw *w)
 {
@@ -297,17 +300,25 @@ static int add_gnu_stack(struct elfw *w)
 
 static int add_gnu_property(const struct glink *g, struct elfw *w)
 {
-	static const uint32_t prop[] = {
+	static const uint32_t x86[] = {
 		4, 16, 5,			/* namesz, descsz, NT_GNU_PROPERTY_TYPE_0 */
 		0x554e47,			/* "GNU\0" */
 		0xc0000002, 4, 3, 0,		/* X86_FEATURE_1_AND: IBT | SHSTK */
 	};
+	static const uint32_t a64[] = {
+		4, 16, 5, 0x554e47,
+		0xc0000000, 4, 3, 0,		/* AARCH64_FEATURE_1_AND: BTI | PAC */
+	};
 	int sec;
 
-	if (!DRTI_CET || g->arch->machine != EM_X86_64)
+	if (g->arch->machine == EM_AARCH64)
+		sec = elfw_section(w, ".note.gnu.property", SHT_NOTE,
+				   SHF_ALLOC, 8, 0, a64, sizeof(a64));
+	else if (DRTI_CET && g->arch->machine == EM_X86_64)
+		sec = elfw_section(w, ".note.gnu.property", SHT_NOTE,
+				   SHF_ALLOC, 8, 0, x86, sizeof(x86));
+	else
 		return 0;
-	sec = elfw_section(w, ".note.gnu.property", SHT_NOTE, SHF_ALLOC, 8, 0,
-			   prop, sizeof(prop));
 	return sec < 0 ? sec : 0;
 }
 

@@ -18,7 +18,8 @@
 #    refused with the way out;
 #  - the output is an aarch64 object: its DOF relocated with
 #    R_AARCH64_ABS64, its notes' arguments as aarch64 writes them
-#    (-8@x0 ... -4@[sp], plain char unsigned);
+#    (-8@x0 ... -4@[sp], plain char unsigned), BTI and PAC marked as
+#    drti.o is;
 #  - a second -G leaves the objects byte-identical with their mtimes and
 #    writes the same output; `$LD -r` (the cross ld) merges the same;
 #  - a program (not PIC, and a PIE) and a shared library (PIC) link with
@@ -107,7 +108,10 @@ notes() {
 # ---------------------------------------------------------------------
 # drti.o for aarch64
 
-build_ok "drti.c for aarch64" $a64cc $cflags -fPIC -I"$inc" \
+# with branch protection, as a distribution building its programs so
+# would: the -G output's BTI/PAC marking is drti.o's (checked below)
+build_ok "drti.c for aarch64" $a64cc $cflags -fPIC \
+	-mbranch-protection=standard -I"$inc" \
 	-c "$top_srcdir/drti/drti.c" -o "$a64_drti" || finish
 
 # ---------------------------------------------------------------------
@@ -246,6 +250,8 @@ expect_file_eq "lib.o after -G" expect.txt got.txt
 
 "$readelf" -h out.o | grep -q 'Machine: *AArch64' && pass ||
 	fail "out.o is not an AArch64 object"
+"$readelf" -n out.o | grep -q 'AArch64 feature: BTI, PAC' && pass ||
+	fail "out.o lost drti.o's BTI and PAC marking"
 "$readelf" -rW out.o | awk '
 	/^Relocation section/ { sec = $3 }
 	sec ~ /SUNW_dof|stapsdt/ && /^[0-9a-f]+ / { print sec, $3 }' |
@@ -270,6 +276,8 @@ DTRACE_DRTI=$a64_drti run_dtrace -G -s ap.d -o empty.o
 expect_eq "-G without objects: exit" 0 "$status"
 "$readelf" -h empty.o | grep -q 'Machine: *AArch64' && pass ||
 	fail "-G without objects, an aarch64 drti.o: not an AArch64 object"
+"$readelf" -n empty.o | grep -q 'AArch64 feature: BTI, PAC' && pass ||
+	fail "-G without objects: no code, but no BTI and PAC marking"
 
 # again: nothing changes
 stat -c '%s %Y' main.o >mtime1.txt
@@ -291,6 +299,18 @@ for f in out.o outld.o; do
 done
 expect_file_eq "-G with LD=${A64_CROSS}ld: globals" out.o.globals \
 	outld.o.globals
+"$readelf" -n outld.o | grep -q 'AArch64 feature: BTI, PAC' && pass ||
+	fail "-G with LD=${A64_CROSS}ld: BTI and PAC lost"
+# without drti.o's marking the output has none: ld -r takes the AND
+build_ok "drti.c without branch protection" $a64cc $cflags -fPIC \
+	-I"$inc" -c "$top_srcdir/drti/drti.c" -o plain-drti.o
+for ld in "" "${A64_CROSS}ld"; do
+	LD=$ld DTRACE_DRTI=$PWD/plain-drti.o run_dtrace -G -s ap.d \
+		-o outplain.o main.o
+	"$readelf" -n outplain.o | grep -q 'AArch64 feature' && fail \
+		"-G (LD=$ld) with an unmarked drti.o: the output claims BTI" ||
+		pass
+done
 
 # ---------------------------------------------------------------------
 # linked and run under qemu-aarch64

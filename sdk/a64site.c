@@ -233,7 +233,9 @@ int a64_arg_spec(const struct prov_type *t, unsigned i, enum site_kind kind,
 	int n;
 
 	(void)kind;	/* calls and tail calls leave the stack alike */
-	if (size != 1 && size != 2 && size != 4 && size != 8)
+	/* only integers and pointers travel in x registers and 8-byte slots */
+	if ((t->kind != PROV_K_INT && t->kind != PROV_K_PTR) ||
+	    (size != 1 && size != 2 && size != 4 && size != 8))
 		return -EINVAL;
 	if (i < 8)
 		n = snprintf(buf, len, "%s%u@x%u", sign, size, i);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * x86site.c - recognising, rewriting and decoding probe sites in x86-64
- * objects (see x86site.h and doc/DESIGN.md §4).
+ * objects: site.h's site_arch_x86_64 (see x86site.h and doc/DESIGN.md
+ * §4).
  *
  * What compilers emit for a call to the probe function, and what we
  * write instead (the site starts at the opcode):

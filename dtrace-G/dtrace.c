@@ -104,7 +104,7 @@ static void usage(FILE *fp)
 		"                calls that -G rewrites into NOPs.  Objects built\n"
 		"                with -flto are bitcode: run -G without them, for\n"
 		"                the semaphores\n"
-		"  -32, -64      data model: only -64 (x86-64, LP64) is supported\n"
+		"  -32, -64      data model: only -64 (LP64: x86-64; aarch64 for -h, -G)\n"
 		"  -v            with -G, show each probe site before and after\n"
 		"\n"
 		"Listing probes:\n"
@@ -508,7 +508,7 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 		case '3':
 			if (strcmp(optarg, "2") != 0)
 				return usage_error("invalid option -3%s", optarg);
-			warnx("-32: 32-bit programs are not supported; usdt-sdk targets x86-64 (LP64)");
+			warnx("-32: 32-bit programs are not supported; usdt-sdk targets LP64 (x86-64, and aarch64 for -h and -G)");
 			return EXIT_FAILURE;
 		case '6':
 			if (strcmp(optarg, "4") != 0)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * link.c - dtrace -G: rewrite probe call sites in x86-64 objects in place
+ * link.c - dtrace -G: rewrite probe call sites in x86-64 and aarch64
+ * objects in place
  * and write the object that describes them (doc/DESIGN.md §4-§7).
  *
  *	dtrace -G -s provider.d [-o provider.o] obj.o ...
@@ -17,10 +18,12 @@
  *
  * Rewriting.  An application object compiled against a `dtrace -h`
  * header calls __dtrace_<provider>___<probe>() at every probe.  Each
- * such call is overwritten with a NOP (x86site.c).  The relocation
- * becomes R_X86_64_NONE with r_offset moved to the site start, and an
- * undefined probe symbol becomes weak and hidden (one the header's stub
- * defines, in its COMDAT group, is left as it is).  A hidden undefined
+ * such call is overwritten with a NOP (x86site.c, a64site.c: the
+ * machine's struct site_arch, g->arch, which every object of a run
+ * shares).  The relocation becomes R_X86_64_NONE (R_AARCH64_NONE) with
+ * r_offset moved to the site start, and an undefined probe symbol
+ * becomes weak and hidden (one the header's stub defines, in its COMDAT
+ * group, is left as it is).  A hidden undefined
  * weak symbol is resolved to 0 by the static linker and never exported,
  * so no undefined reference survives, not even under -Wl,-z,defs or in a
  * shared library.  (An absolute definition would be simpler, but GNU ld
@@ -57,7 +60,7 @@
 #include "link_impl.h"
 #include "outfile.h"
 #include "prov.h"
-#include "x86site.h"
+#include "site.h"
 
 /* Say what is wrong, naming the script and object o if any: -EINVAL. */
 int __attribute__((format(printf, 3, 4)))
@@ -84,7 +87,7 @@ static bool obj_needs_change(const struct glink *g, unsigned oi)
 	const struct gobj *o = &g->objs[oi];
 
 	for (unsigned i = o->site_first; i < o->site_end; i++)
-		if (!g->sites[i].x.rewritten)
+		if (!g->sites[i].at.rewritten)
 			return true;
 	for (unsigned i = o->func_first; i < o->func_end; i++)
 		if (!g->funcs[i].alias_exists)
@@ -96,38 +99,40 @@ static void print_site(const struct glink *g, const struct gsite *s)
 {
 	const struct gobj *o = &g->objs[s->obj];
 	const struct gfunc *f = &g->funcs[s->func];
-	const uint8_t *patch = x86_site_patch(&s->x);
+	const uint8_t *patch = g->arch->patch(&s->at);
 	Elf_Data *td = elf_getdata(elf_getscn(o->elf, s->shndx), NULL);
-	const uint8_t *code = (const uint8_t *)td->d_buf + s->x.start;
+	const uint8_t *code = (const uint8_t *)td->d_buf + s->at.start;
 	char before[48], after[32], insn[96], insn_after[96];
 
 	if (s->noted) {
-		/* the whole inline site: the 1-byte NOP and the 10-byte one */
-		size_t n = td->d_size - s->x.start < 11 ?
-			   td->d_size - s->x.start : 11;
+		/* x86-64: the 1-byte NOP and the 10-byte one; aarch64: nop */
+		size_t w = g->arch->inline_nop_size == 1 ? 11 :
+			   g->arch->inline_nop_size;
+		size_t n = td->d_size - s->at.start < w ?
+			   td->d_size - s->at.start : w;
 
-		x86_hex(code, n, before, sizeof(before));
+		site_hex(code, n, before, sizeof(before));
 		fprintf(stderr,
 			"dtrace: %s: %s+%#llx: %s:::%s: %s, an inline probe with its note\n",
 			o->path, f->name,
-			(unsigned long long)(s->x.start - f->value),
+			(unsigned long long)(s->at.start - f->value),
 			s->pv->name, s->pr->pubname, before);
 		return;
 	}
-	x86_hex(code, s->x.len, before, sizeof(before));
-	x86_insn_text(code, s->x.len, insn, sizeof(insn));
+	site_hex(code, s->at.len, before, sizeof(before));
+	g->arch->insn_text(code, s->at.len, insn, sizeof(insn));
 	fprintf(stderr, "dtrace: %s: %s+%#llx: %s:::%s%s: %s",
-		o->path, f->name, (unsigned long long)(s->x.start - f->value),
+		o->path, f->name, (unsigned long long)(s->at.start - f->value),
 		s->pv->name, s->pr->pubname,
-		s->x.is_enabled ? " (is-enabled)" : "", before);
+		s->at.is_enabled ? " (is-enabled)" : "", before);
 	if (insn[0])
 		fprintf(stderr, " (%s)", insn);
-	if (s->x.rewritten) {
+	if (s->at.rewritten) {
 		fputs(", already rewritten\n", stderr);
 		return;
 	}
-	x86_hex(patch, s->x.len, after, sizeof(after));
-	x86_insn_text(patch, s->x.len, insn_after, sizeof(insn_after));
+	site_hex(patch, s->at.len, after, sizeof(after));
+	g->arch->insn_text(patch, s->at.len, insn_after, sizeof(insn_after));
 	fprintf(stderr, " -> %s", after);
 	if (insn_after[0])
 		fprintf(stderr, " (%s)", insn_after);
@@ -228,19 +233,19 @@ static int rewrite_object(struct glink *g, unsigned oi)
 		Elf64_Rela r;
 		uint8_t *code, *rp;
 
-		if (s->obj != oi || s->x.rewritten)
+		if (s->obj != oi || s->at.rewritten)
 			continue;
-		code = image_at(img, size, s->shndx, s->x.start, s->x.len);
+		code = image_at(img, size, s->shndx, s->at.start, s->at.len);
 		rp = image_at(img, size, s->relscn,
 			      s->relidx * sizeof(Elf64_Rela), sizeof(r));
 		if (!code || !rp) {
 			err = gerr(g, o, "section data out of the file");
 			goto out;
 		}
-		memcpy(code, x86_site_patch(&s->x), s->x.len);
-		r.r_offset = s->x.start;
-		r.r_info = ELF64_R_INFO(s->symidx, R_X86_64_NONE);
-		r.r_addend = x86_site_mark(&s->x);
+		memcpy(code, g->arch->patch(&s->at), s->at.len);
+		r.r_offset = s->at.start;
+		r.r_info = ELF64_R_INFO(s->symidx, g->arch->r_none);
+		r.r_addend = g->arch->mark(&s->at);
 		memcpy(rp, &r, sizeof(r));
 	}
 
@@ -385,7 +390,7 @@ int dtrace_link(const struct dt_link_opts *cmd, const struct prov_file *pf,
 		const char *out)
 {
 	struct glink g = { 0 };
-	char *tmp_a = NULL, *tmp_b = NULL, errbuf[256];
+	char *tmp_a = NULL, *tmp_b = NULL;
 	bool need_ld = false;
 	int err = 0, fd;
 	mode_t um;
@@ -398,11 +403,6 @@ int dtrace_link(const struct dt_link_opts *cmd, const struct prov_file *pf,
 	if (!g.objs)
 		return gerr(&g, NULL, "out of memory");
 	g.nobj = (unsigned)cmd->nobjects;
-
-	if (cmd->nobjects && x86_disasm_available(errbuf, sizeof(errbuf)) < 0)
-		fprintf(stderr,
-			"dtrace: warning: no disassembler (%s): probe sites are checked by their bytes only\n",
-			errbuf);
 
 	/* 1. read and understand everything; change nothing */
 	for (unsigned i = 0; i < g.nobj; i++) {
@@ -434,6 +434,9 @@ int dtrace_link(const struct dt_link_opts *cmd, const struct prov_file *pf,
 			}
 		}
 	}
+	/* no object said which machine: drti.o's, else x86-64 */
+	if (!g.arch)
+		g.arch = gl_drti_arch(&g);
 	err = gl_name_comdat(&g);
 	if (!err)
 		err = gl_check_comdat_copies(&g);
@@ -443,12 +446,14 @@ int dtrace_link(const struct dt_link_opts *cmd, const struct prov_file *pf,
 		for (unsigned i = 0; i < g.nsite; i++)
 			print_site(&g, &g.sites[i]);
 
-	/* sites mean a DOF, and a DOF needs drti.o: say so before writing */
-	if (g.nsite && access(gl_drti_path(), R_OK) != 0) {
-		err = gerr(&g, NULL,
-			   "cannot read drti.o at %s: %s; install usdt-sdk (make install) or name it with DTRACE_DRTI",
-			   gl_drti_path(), strerror(errno));
-		goto out;
+	/*
+	 * Sites mean a DOF, and a DOF needs drti.o, built for the objects'
+	 * machine: say so before writing.
+	 */
+	if (g.nsite) {
+		err = gl_find_drti(&g);
+		if (err)
+			goto out;
 	}
 
 	/* 2. rewritten copies of the objects that change */
@@ -553,5 +558,6 @@ out:
 	}
 	gl_free_sites(&g);
 	free(g.objs);
+	free(g.drti);
 	return err;
 }

@@ -33,7 +33,7 @@
 
 #include "dtrace.h"
 #include "prov.h"
-#include "x86site.h"
+#include "site.h"
 
 /*
  * Functions holding sites get an alias `$dtrace<hash>.<function>`, and
@@ -91,7 +91,7 @@ struct gfunc {
 	bool comdat;		/* in a COMDAT group: an inline function */
 	uint64_t layout;	/* COMDAT: hash of its size and its sites */
 	int canon;		/* COMDAT copy of funcs[canon], else -1 */
-	struct x86_insns insns;	/* its instruction boundaries */
+	struct site_insns insns;	/* its instruction boundaries */
 };
 
 struct gsite {
@@ -99,7 +99,7 @@ struct gsite {
 	unsigned func;
 	const struct prov_provider *pv;
 	const struct prov_probe *pr;
-	struct x86_site x;
+	struct probe_site at;	/* the site */
 	size_t shndx;		/* code section */
 	size_t relscn;		/* its relocation section */
 	size_t relidx;
@@ -109,6 +109,13 @@ struct gsite {
 
 struct glink {
 	const struct dt_link_opts *cmd;
+	/*
+	 * The machine of the run's objects (the first that says, arch_obj;
+	 * every other must agree); without one, drti.o's (gl_drti_arch()).
+	 */
+	const struct site_arch *arch;
+	unsigned arch_obj;
+	char *drti;		/* drti.o for that machine (gl_find_drti()) */
 	const struct prov_file *pf;
 	struct gobj *objs;
 	unsigned nobj;
@@ -136,7 +143,8 @@ int gl_check_comdat_copies(struct glink *g);
 void gl_free_sites(struct glink *g);
 
 /* link_out.c: stage 3, the output object */
-const char *gl_drti_path(void);
+int gl_find_drti(struct glink *g);
+const struct site_arch *gl_drti_arch(const struct glink *g);
 int gl_build_output(struct glink *g, const char *tmp_in, bool *need_ld);
 int gl_merge_drti(struct glink *g, const char *out, const char *in);
 

@@ -6,7 +6,8 @@
  *
  * The output object holds:
  *	.SUNW_dof	the DOF (dof_build.c), symbol __SUNW_dof, with an
- *			R_X86_64_64 relocation per dofpr_addr (writable, so
+ *			R_X86_64_64 (R_AARCH64_ABS64) relocation per
+ *			dofpr_addr (writable, so
  *			PIEs and shared libraries get no text relocations)
  *	.note.stapsdt	one note per site, for bpftrace, perf, gdb and bcc
  *	.stapsdt.base	in a COMDAT group, as <sys/sdt.h> emits it, and
@@ -49,6 +50,7 @@
 #include "outfile.h"
 #include "prov.h"
 #include "stapsdt.h"
+#include "site.h"
 #include "x86site.h"
 
 extern char **environ;
@@ -96,7 +98,7 @@ static int site_cmp(const void *a, const void *b)
 	if (!d)
 		d = (long)x->func - (long)y->func;
 	if (!d)
-		d = x->x.start < y->x.start ? -1 : x->x.start > y->x.start;
+		d = x->at.start < y->at.start ? -1 : x->at.start > y->at.start;
 	return d < 0 ? -1 : d > 0;
 }
 
@@ -156,11 +158,99 @@ static int run_ld(struct glink *g, const char *out, const char *in,
 	return 0;
 }
 
-const char *gl_drti_path(void)
+/*
+ * drti.o is machine code, so each machine has its own: DTRACE_DRTI names
+ * one or several, separated by `:`, else the installed ones are tried
+ * (DRTI_PATH for x86-64, DRTI_AARCH64_PATH, which `make install` puts
+ * there only when asked to build it).  The first whose ELF machine is the
+ * objects' is taken; none is an error that names each candidate and
+ * what it is, never a merge of another machine's code.
+ */
+static const char *drti_candidates(void)
 {
 	const char *p = getenv("DTRACE_DRTI");
 
-	return p && *p ? p : DRTI_PATH;
+	return p && *p ? p : DRTI_PATH ":" DRTI_AARCH64_PATH;
+}
+
+/* The ELF machine of the object at path: 0 and why if unreadable. */
+static unsigned drti_machine(const char *path, char *why, size_t whylen)
+{
+	unsigned char h[EI_NIDENT + 4];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		return 0;
+	}
+	n = read(fd, h, sizeof(h));
+	close(fd);
+	if (n != (ssize_t)sizeof(h) || memcmp(h, ELFMAG, SELFMAG) != 0 ||
+	    h[EI_CLASS] != ELFCLASS64 || h[EI_DATA] != ELFDATA2LSB) {
+		snprintf(why, whylen, "not a 64-bit little-endian ELF object");
+		return 0;
+	}
+	return (unsigned)h[EI_NIDENT + 2] | (unsigned)h[EI_NIDENT + 3] << 8;
+}
+
+int gl_find_drti(struct glink *g)
+{
+	char *list = strdup(drti_candidates()), *save = NULL, *tried;
+	size_t len = 0, cap = 1024;
+	int err = 0;
+
+	tried = malloc(cap);
+	if (!list || !tried) {
+		free(list);
+		free(tried);
+		return gerr(g, NULL, "out of memory");
+	}
+	tried[0] = '\0';
+	for (char *p = strtok_r(list, ":", &save); p;
+	     p = strtok_r(NULL, ":", &save)) {
+		char why[128], mbuf[32];
+		unsigned m = drti_machine(p, why, sizeof(why));
+
+		if (m == g->arch->machine) {
+			g->drti = strdup(p);
+			if (!g->drti)
+				err = gerr(g, NULL, "out of memory");
+			goto out;
+		}
+		if (m)
+			snprintf(why, sizeof(why), "built for %s",
+				 site_machine_name(m, mbuf, sizeof(mbuf)));
+		if (len + 2 < cap)
+			len += (size_t)snprintf(tried + len, cap - len,
+						"%s%s: %s", len ? "; " : "", p,
+						why);
+		if (len >= cap)
+			len = cap - 1;
+	}
+	err = gerr(g, NULL,
+		   "no drti.o for %s (%s); install usdt-sdk (make install), or name one built for %s with DTRACE_DRTI",
+		   g->arch->name, tried, g->arch->name);
+out:
+	free(list);
+	free(tried);
+	return err;
+}
+
+const struct site_arch *gl_drti_arch(const struct glink *g)
+{
+	char *list = strdup(drti_candidates()), *save = NULL;
+	const struct site_arch *a = NULL;
+
+	(void)g;
+	for (char *p = list ? strtok_r(list, ":", &save) : NULL; p && !a;
+	     p = strtok_r(NULL, ":", &save)) {
+		char why[128];
+
+		a = site_arch_of(drti_machine(p, why, sizeof(why)));
+	}
+	free(list);
+	return a ? a : &site_arch_x86_64;
 }
 
 /*
@@ -194,8 +284,11 @@ static int add_stapsdt_base(struct elfw *w, int *base_sym)
 
 /*
  * An empty .note.GNU-stack keeps the stack non-executable, and the
- * x86 feature note says this object (which has no code) is fine with
- * IBT and shadow stacks, so it never takes CET away from a program.
+ * feature note says this object (which has no code) is fine with IBT and
+ * shadow stacks (x86-64) or BTI and PAC (aarch64), so it never takes
+ * them away from a program.  With drti.o merged by `ld -r`, the linker
+ * ANDs that with drti.o's own; x86-64's drti.o is ours (DRTI_CET says how
+ * it was built), aarch64's the user's, whose note decides.
  */
 static int add_gnu_stack(struct elfw *w)
 {
@@ -205,19 +298,27 @@ static int add_gnu_stack(struct elfw *w)
 	return sec < 0 ? sec : 0;
 }
 
-static int add_gnu_property(struct elfw *w)
+static int add_gnu_property(const struct glink *g, struct elfw *w)
 {
-	static const uint32_t prop[] = {
+	static const uint32_t x86[] = {
 		4, 16, 5,			/* namesz, descsz, NT_GNU_PROPERTY_TYPE_0 */
 		0x554e47,			/* "GNU\0" */
 		0xc0000002, 4, 3, 0,		/* X86_FEATURE_1_AND: IBT | SHSTK */
 	};
+	static const uint32_t a64[] = {
+		4, 16, 5, 0x554e47,
+		0xc0000000, 4, 3, 0,		/* AARCH64_FEATURE_1_AND: BTI | PAC */
+	};
 	int sec;
 
-	if (!DRTI_CET)
+	if (g->arch->machine == EM_AARCH64)
+		sec = elfw_section(w, ".note.gnu.property", SHT_NOTE,
+				   SHF_ALLOC, 8, 0, a64, sizeof(a64));
+	else if (DRTI_CET && g->arch->machine == EM_X86_64)
+		sec = elfw_section(w, ".note.gnu.property", SHT_NOTE,
+				   SHF_ALLOC, 8, 0, x86, sizeof(x86));
+	else
 		return 0;
-	sec = elfw_section(w, ".note.gnu.property", SHT_NOTE, SHF_ALLOC, 8, 0,
-			   prop, sizeof(prop));
 	return sec < 0 ? sec : 0;
 }
 
@@ -243,7 +344,7 @@ static int merge_drti_builtin(struct glink *g, struct elfw *w, bool *merged,
 	*merged = false;
 	if (ld && *ld)
 		return 0;
-	err = elfw_add_object(w, gl_drti_path(), skip_drti_section, errbuf,
+	err = elfw_add_object(w, g->drti, skip_drti_section, errbuf,
 			      errlen);
 	if (err == -ENOTSUP) {
 		if (g->cmd->verbose)
@@ -261,7 +362,7 @@ static int merge_drti_builtin(struct glink *g, struct elfw *w, bool *merged,
 /* Whether site s gets a note in the output. */
 static bool gets_note(const struct glink *g, const struct gsite *s)
 {
-	return !s->x.is_enabled && !s->noted && g->funcs[s->func].canon < 0;
+	return !s->at.is_enabled && !s->noted && g->funcs[s->func].canon < 0;
 }
 
 /*
@@ -293,8 +394,9 @@ static int add_notes(const struct glink *g, struct elfw *w, int sec, int fi,
 		for (unsigned a = 0; a < pr->nargc; a++) {
 			char spec[32];
 
-			if (x86_arg_spec(&pr->nargv[a].type, a, s->x.kind,
-					 spec, sizeof(spec)) < 0)
+			if (g->arch->arg_spec(&pr->nargv[a].type, a,
+					      s->at.kind, spec,
+					      sizeof(spec)) < 0)
 				goto out;
 			ao += (size_t)snprintf(args + ao, sizeof(args) - ao,
 					       "%s%s", a ? " " : "", spec);
@@ -323,12 +425,12 @@ static int add_notes(const struct glink *g, struct elfw *w, int sec, int fi,
 		    nb_pad4(&nb) < 0)
 			goto out;
 		if (elfw_rela(w, sec, desc_at, alias_sym[s->func],
-			      R_X86_64_64,
-			      (int64_t)(s->x.start - g->funcs[s->func].value)) < 0 ||
-		    elfw_rela(w, sec, desc_at + 8, base_sym, R_X86_64_64,
-			      0) < 0 ||
+			      g->arch->r_abs64,
+			      (int64_t)(s->at.start - g->funcs[s->func].value)) < 0 ||
+		    elfw_rela(w, sec, desc_at + 8, base_sym,
+			      g->arch->r_abs64, 0) < 0 ||
 		    elfw_rela(w, sec, desc_at + 16, sema_sym[semaidx],
-			      R_X86_64_64, 0) < 0)
+			      g->arch->r_abs64, 0) < 0)
 			goto out;
 	}
 	if (elfw_set_data(w, sec, nb.buf, nb.len) < 0)
@@ -382,6 +484,7 @@ int gl_build_output(struct glink *g, const char *tmp_in, bool *need_ld)
 	*need_ld = false;
 	if (!w)
 		goto out;
+	elfw_set_machine(w, g->arch->machine);
 	sort_g = g;
 	if (g->nsite)	/* qsort(NULL, 0) is undefined */
 		qsort(g->sites, g->nsite, sizeof(*g->sites), site_cmp);
@@ -394,7 +497,7 @@ int gl_build_output(struct glink *g, const char *tmp_in, bool *need_ld)
 		struct gsite *s = &g->sites[i];
 		struct gfunc *f = &g->funcs[s->func];
 		struct dof_fprobe *cur = nfp ? &fp[nfp - 1] : NULL;
-		uint32_t off = (uint32_t)(s->x.start - f->value), **arr;
+		uint32_t off = (uint32_t)(s->at.start - f->value), **arr;
 		unsigned *cnt;
 		uint32_t *na;
 
@@ -408,8 +511,8 @@ int gl_build_output(struct glink *g, const char *tmp_in, bool *need_ld)
 			cur->sym = f->alias;
 			cur->tag = s->func;
 		}
-		arr = s->x.is_enabled ? &cur->enoffs : &cur->offs;
-		cnt = s->x.is_enabled ? &cur->nenoffs : &cur->noffs;
+		arr = s->at.is_enabled ? &cur->enoffs : &cur->offs;
+		cnt = s->at.is_enabled ? &cur->nenoffs : &cur->noffs;
 		na = realloc(*arr, (*cnt + 1) * sizeof(*na));
 		if (!na)
 			goto out;
@@ -528,7 +631,7 @@ int gl_build_output(struct glink *g, const char *tmp_in, bool *need_ld)
 
 		if (fi >= g->nfunc || g->funcs[fi].canon >= 0 ||
 		    elfw_rela(w, dofsec, rel[i].offset, alias_sym[fi],
-			      R_X86_64_64, 0) < 0)
+			      g->arch->r_abs64, 0) < 0)
 			goto out;
 	}
 
@@ -581,7 +684,7 @@ int gl_build_output(struct glink *g, const char *tmp_in, bool *need_ld)
 		*need_ld = !merged;
 	}
 	err = -ENOMEM;
-	if (!merged && add_gnu_property(w) < 0)
+	if (!merged && add_gnu_property(g, w) < 0)
 		goto out;
 
 	fd = open(tmp_in, O_WRONLY | O_TRUNC | O_CLOEXEC);
@@ -620,7 +723,7 @@ out:
 int gl_merge_drti(struct glink *g, const char *out, const char *in)
 {
 	char errbuf[256];
-	int err = run_ld(g, out, in, gl_drti_path());
+	int err = run_ld(g, out, in, g->drti);
 
 	if (!err) {
 		err = elfw_localize(out, keep_global, NULL, errbuf,

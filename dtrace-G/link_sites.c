@@ -9,8 +9,9 @@
  * we find the relocations against such symbols in executable sections
  * (scan_sites()) and check the instruction each belongs to (bytes,
  * relocation type and, with libopcodes, that it starts on an instruction
- * boundary of its function: x86site.c).  link.c then overwrites it with
- * a NOP.  A site an earlier run rewrote is recognised by its neutralised
+ * boundary of its function: x86site.c or a64site.c, picked by the
+ * objects' machine, site.h).  link.c then overwrites it with a NOP.  A
+ * site an earlier run rewrote is recognised by its neutralised
  * relocation, which keeps its probe symbol, so a later run still knows
  * which probe each rewritten site belongs to.
  *
@@ -69,11 +70,7 @@
 #include "link_impl.h"
 #include "prov.h"
 #include "stapsdt.h"
-#include "x86site.h"
-
-#ifndef R_X86_64_GOTPCRELX
-#define R_X86_64_GOTPCRELX 41
-#endif
+#include "site.h"
 
 /* FNV-1a, 64 bits: stable across runs and hosts. */
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -155,6 +152,7 @@ int gl_read_object(struct glink *g, struct gobj *o)
 
 int gl_check_object(struct glink *g, struct gobj *o)
 {
+	const struct site_arch *arch;
 	GElf_Ehdr eh;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -162,13 +160,29 @@ int gl_check_object(struct glink *g, struct gobj *o)
 
 	if (!gelf_getehdr(o->elf, &eh))
 		return gerr(g, o, "libelf: %s", elf_errmsg(-1));
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64)
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB)
 		return gerr(g, o,
-			    "is a 32-bit object; dtrace -G rewrites x86-64 (64-bit) objects only");
-	if (eh.e_machine != EM_X86_64)
+			    "is not a 64-bit little-endian object; dtrace -G rewrites x86-64 and aarch64 (LP64) objects only");
+	arch = site_arch_of(eh.e_machine);
+	if (!arch)
 		return gerr(g, o,
-			    "is for machine %u, not x86-64; dtrace -G rewrites x86-64 objects only",
+			    "is for machine %u; dtrace -G rewrites x86-64 and aarch64 objects only",
 			    eh.e_machine);
+	if (g->arch && g->arch != arch)
+		return gerr(g, o,
+			    "is an %s object, but %s is %s: the objects of one run make one program or library, for one machine",
+			    arch->name, g->objs[g->arch_obj].path, g->arch->name);
+	if (!g->arch) {
+		char why[256];
+
+		g->arch = arch;
+		g->arch_obj = (unsigned)(o - g->objs);
+		if (arch->insns_available(why, sizeof(why)) < 0)
+			fprintf(stderr,
+				"dtrace: warning: no disassembler (%s): probe sites are checked by their bytes only\n",
+				why);
+	}
 	if (eh.e_type != ET_REL)
 		return gerr(g, o,
 			    "is not a relocatable object (ELF type %u); pass the .o files that make up the program or library",
@@ -191,7 +205,8 @@ int gl_check_object(struct glink *g, struct gobj *o)
 		}
 		if (sh.sh_type == SHT_REL && sh.sh_size)
 			return gerr(g, o,
-				    "has SHT_REL relocations, which x86-64 objects do not use");
+				    "has SHT_REL relocations, which %s objects do not use",
+				    arch->name);
 	}
 	o->lto = lto;
 	return 0;
@@ -351,10 +366,11 @@ static int add_site(struct glink *g, const struct gsite *s)
  * Inline probes: the sites that <sys/sdt.h> and `dtrace -h -x
  * probestyle=inline` headers make the compiler write, found through their
  * stapsdt notes (sdk/stapsdt.c reads them).  In a relocatable object a
- * note's addresses are still zero; the probe address is the R_X86_64_64
- * relocation at the start of the descriptor, whose symbol (usually the
- * code section's) plus addend is the site.  The descriptor starts 20
- * bytes into a note: a 12-byte header and the owner "stapsdt\0".
+ * note's addresses are still zero; the probe address is the 64-bit
+ * absolute relocation (R_X86_64_64, R_AARCH64_ABS64) at the start of the
+ * descriptor, whose symbol (usually the code section's) plus addend is
+ * the site.  The descriptor starts 20 bytes into a note: a 12-byte
+ * header and the owner "stapsdt\0".
  */
 #define NOTE_DESC_AT 20
 
@@ -407,7 +423,7 @@ static bool site_known(const struct glink *g, unsigned oi, size_t shndx,
 {
 	for (unsigned i = g->objs[oi].site_first; i < g->nsite; i++)
 		if (g->sites[i].obj == oi && g->sites[i].shndx == shndx &&
-		    g->sites[i].x.start == off)
+		    g->sites[i].at.start == off)
 			return true;
 	return false;
 }
@@ -417,32 +433,29 @@ static int scan_note(struct glink *g, unsigned oi, const char *sec,
 		     const struct stapsdt_note *note, Elf_Data *rd,
 		     const struct note_rela *rel, size_t nrel)
 {
-	static const uint8_t stub[] = X86_STUB_BYTES;
+	const struct site_arch *arch = g->arch;
 	unsigned nfunc;
 	struct gobj *o = &g->objs[oi];
 	struct note_rela key = { note->off + NOTE_DESC_AT, 0 }, *hit;
 	const struct prov_provider *pv;
 	const struct prov_probe *pr;
 	struct gsite site = { 0 };
-	struct stapsdt_arg arg;
-	struct stapsdt_err aerr;
 	struct gfunc *f;
 	GElf_Shdr symsh, tsh;
 	GElf_Rela r;
 	GElf_Sym sym;
 	Elf_Scn *tscn;
 	Elf_Data *symd, *td;
-	unsigned nargs = 0;
-	size_t cur = 0;
+	int nargs;
 	char why[512];
 	int err;
 
 	hit = rel ? bsearch(&key, rel, nrel, sizeof(*rel), note_rela_cmp) :
 		    NULL;
 	if (!hit || !gelf_getrela(rd, (int)hit->idx, &r) ||
-	    GELF_R_TYPE(r.r_info) != R_X86_64_64)
+	    GELF_R_TYPE(r.r_info) != arch->r_abs64)
 		return gerr(g, o,
-			    "section %s: the note of probe %s:::%s at offset %#llx has no R_X86_64_64 relocation for its address",
+			    "section %s: the note of probe %s:::%s at offset %#llx has no 64-bit absolute relocation for its address",
 			    sec, note->provider, note->name,
 			    (unsigned long long)note->off);
 	symd = elf_getdata(elf_getscn(o->elf, o->symndx), NULL);
@@ -464,88 +477,90 @@ static int scan_note(struct glink *g, unsigned oi, const char *sec,
 	site.obj = oi;
 	site.shndx = sym.st_shndx;
 	site.noted = true;
-	site.x.kind = X86_SITE_CALL;
-	site.x.rewritten = true;
-	site.x.len = 1;
-	site.x.start = sym.st_value + (uint64_t)r.r_addend;
+	site.at.kind = SITE_CALL;
+	site.at.rewritten = true;
+	site.at.len = arch->inline_nop_size;
+	site.at.start = sym.st_value + (uint64_t)r.r_addend;
 	tscn = site.shndx < SHN_LORESERVE ? elf_getscn(o->elf, site.shndx) :
 					     NULL;
 	td = tscn ? elf_getdata(tscn, NULL) : NULL;
 	if (!tscn || !gelf_getshdr(tscn, &tsh) ||
 	    !(tsh.sh_flags & SHF_EXECINSTR) || tsh.sh_type == SHT_NOBITS ||
-	    !td || !td->d_buf || site.x.start >= td->d_size)
+	    !td || !td->d_buf || site.at.start >= td->d_size)
 		return gerr(g, o,
 			    "section %s: the note of probe %s:::%s at offset %#llx does not point into code",
 			    sec, note->provider, note->name,
 			    (unsigned long long)note->off);
 	/* both runs and -G's own NOPs count once (an `ld -r` of both) */
-	if (site_known(g, oi, site.shndx, site.x.start))
+	if (site_known(g, oi, site.shndx, site.at.start))
 		return 0;
 	nfunc = g->nfunc;
-	err = find_func(g, oi, site.shndx, site.x.start, &site.func);
+	err = find_func(g, oi, site.shndx, site.at.start, &site.func);
 	if (err == -ENOMEM)
 		return gerr(g, o, "out of memory");
 	if (err)
 		return gerr(g, o,
 			    "inline probe %s:::%s at offset %#llx of its section is not inside any function symbol (in assembler, give the function `.type NAME, @function` and `.size`)",
 			    note->provider, note->name,
-			    (unsigned long long)site.x.start);
+			    (unsigned long long)site.at.start);
 	f = &g->funcs[site.func];
 	pr = prov_find_probe(pv, note->name);
 	if (!pr)
 		return gerr(g, o,
 			    "function %s+%#llx has inline probe %s:::%s, but provider '%s' has no probe '%s'",
 			    f->name,
-			    (unsigned long long)(site.x.start - f->value),
+			    (unsigned long long)(site.at.start - f->value),
 			    note->provider, note->name, pv->name, note->name);
-	while ((err = stapsdt_arg_next(note->args, &cur, &arg, &aerr)) > 0)
-		nargs++;
-	if (err < 0 || nargs != pr->nargc)
+	nargs = arch->arg_count(note->args);
+	if (nargs < 0 || (unsigned)nargs != pr->nargc)
 		return gerr(g, o,
 			    "function %s+%#llx: inline probe %s:::%s has the arguments \"%s\", but %s declares %u",
 			    f->name,
-			    (unsigned long long)(site.x.start - f->value),
+			    (unsigned long long)(site.at.start - f->value),
 			    note->provider, note->name, note->args,
 			    g->cmd->script, pr->nargc);
 	/*
-	 * The probe stub of a `dtrace -h` header (x86site.h): its own note
+	 * The probe stub of a `dtrace -h` header (site.h): its own note
 	 * describes it wherever the linker keeps a copy, so the DOF leaves
 	 * it out, as it leaves out every probe nobody calls.
 	 */
-	if (site.x.start == f->value && f->size == X86_STUB_SIZE &&
-	    td->d_size - site.x.start >= X86_STUB_SIZE &&
-	    memcmp((const uint8_t *)td->d_buf + site.x.start, stub,
-		   X86_STUB_SIZE) == 0) {
+	if (site.at.start == f->value && f->size == arch->stub_size &&
+	    td->d_size - site.at.start >= arch->stub_size &&
+	    memcmp((const uint8_t *)td->d_buf + site.at.start, arch->stub,
+		   arch->stub_size) == 0) {
 		if (g->nfunc > nfunc) {	/* forget the function just added */
 			g->nfunc--;
 			free(f->name);
 			free(f->alias);
-			x86_insns_free(&f->insns);
+			site_insns_free(&f->insns);
 		}
 		return 0;
 	}
-	/* <sys/sdt.h> of usdt-sdk, systemtap and libbpf: a 1-byte NOP */
-	if (((const uint8_t *)td->d_buf)[site.x.start] != 0x90) {
-		x86_hex((const uint8_t *)td->d_buf + site.x.start,
-			td->d_size - site.x.start < 6 ?
-			td->d_size - site.x.start : 6, why, sizeof(why));
+	/* <sys/sdt.h> of usdt-sdk, systemtap and libbpf: a NOP (1-byte) */
+	if (td->d_size - site.at.start < arch->inline_nop_size ||
+	    memcmp((const uint8_t *)td->d_buf + site.at.start,
+		   arch->inline_nop, arch->inline_nop_size) != 0) {
+		site_hex((const uint8_t *)td->d_buf + site.at.start,
+			td->d_size - site.at.start < 6 ?
+			td->d_size - site.at.start : 6, why, sizeof(why));
 		return gerr(g, o,
 			    "function %s+%#llx: inline probe %s:::%s is not on a NOP but on [%s]",
 			    f->name,
-			    (unsigned long long)(site.x.start - f->value),
+			    (unsigned long long)(site.at.start - f->value),
 			    note->provider, note->name, why);
 	}
 	if (!f->insns.sec)
-		x86_insns_init(&f->insns, td->d_buf, td->d_size, f->value,
-			       f->size);
-	err = x86_insns_check(&f->insns, site.x.start, 1, true, why,
+		site_insns_init(&f->insns, td->d_buf, td->d_size, f->value,
+				f->size);
+	err = arch->insns_check(&f->insns, site.at.start, site.at.len, true,
+				why,
 			      sizeof(why));
 	if (err && err != -ENOTSUP)
 		return gerr(g, o, "function %s+%#llx: inline probe %s:::%s: %s",
 			    f->name,
-			    (unsigned long long)(site.x.start - f->value),
+			    (unsigned long long)(site.at.start - f->value),
 			    note->provider, note->name, why);
-	if (site.x.start - f->value > UINT32_MAX)
+	if (site.at.start - f->value > UINT32_MAX)
 		return gerr(g, o, "function %s is too large", f->name);
 	site.pv = pv;
 	site.pr = pr;
@@ -595,13 +610,15 @@ static int scan_notes(struct glink *g, unsigned oi)
 /* Every probe site of one object; nothing is changed yet. */
 /*
  * Whether a defined probe function is the stub a `dtrace -h` header
- * defines (x86site.h): weak, in a COMDAT group, with the stub's bytes.
+ * defines (site.h): weak, in a COMDAT group, with the stub's bytes.
  * Calls to it are rewritten like calls to an undefined one; the stub
  * itself is a probe site that its own note describes (scan_notes()).
  */
-static bool is_probe_stub(struct gobj *o, const GElf_Sym *sym)
+static bool is_probe_stub(const struct glink *g, struct gobj *o,
+			  const GElf_Sym *sym)
 {
-	static const uint8_t stub[] = X86_STUB_BYTES;
+	const uint8_t *stub = g->arch->stub;
+	size_t stubsize = g->arch->stub_size;
 	Elf_Scn *scn;
 	Elf_Data *d;
 	GElf_Shdr sh;
@@ -612,10 +629,10 @@ static bool is_probe_stub(struct gobj *o, const GElf_Sym *sym)
 	    !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_GROUP) ||
 	    sh.sh_type != SHT_PROGBITS || !(d = elf_getdata(scn, NULL)) ||
 	    !d->d_buf || sym->st_value > d->d_size ||
-	    d->d_size - sym->st_value < sizeof(stub))
+	    d->d_size - sym->st_value < stubsize)
 		return false;
 	return memcmp((const uint8_t *)d->d_buf + sym->st_value, stub,
-		      sizeof(stub)) == 0;
+		      stubsize) == 0;
 }
 
 static int scan_sites(struct glink *g, unsigned oi)
@@ -687,7 +704,7 @@ static int scan_sites(struct glink *g, unsigned oi)
 					    name);
 			}
 			if (sym.st_shndx != SHN_UNDEF &&
-			    !is_probe_stub(o, &sym))
+			    !is_probe_stub(g, o, &sym))
 				return gerr(g, o,
 					    "defines '%s' itself; probe functions must be left undefined for dtrace -G",
 					    name);
@@ -703,20 +720,20 @@ static int scan_sites(struct glink *g, unsigned oi)
 			if (!td || !td->d_buf || tsh.sh_type == SHT_NOBITS)
 				return gerr(g, o, "section %s has no data",
 					    tname);
-			err = x86_site_classify(td->d_buf, td->d_size,
+			err = g->arch->classify(td->d_buf, td->d_size,
 						(uint32_t)GELF_R_TYPE(r.r_info),
 						r.r_offset, r.r_addend, en,
-						&site.x, why, sizeof(why));
+						&site.at, why, sizeof(why));
 			if (err == 0) {
 				err = find_func(g, oi, rsh.sh_info,
-						site.x.start, &site.func);
+						site.at.start, &site.func);
 				if (err == -ENOMEM)
 					return gerr(g, o, "out of memory");
 				if (err)
 					return gerr(g, o,
 						    "section %s offset %#llx: call to '%s' is not inside any function symbol",
 						    tname,
-						    (unsigned long long)site.x.start,
+						    (unsigned long long)site.at.start,
 						    name);
 			}
 			if (err) {
@@ -739,14 +756,14 @@ static int scan_sites(struct glink *g, unsigned oi)
 				return gerr(g, o,
 					    "function %s+%#llx calls '%s', but %s defines no such provider",
 					    g->funcs[site.func].name,
-					    (unsigned long long)(site.x.start -
+					    (unsigned long long)(site.at.start -
 					    g->funcs[site.func].value),
 					    name, g->cmd->script);
 			if (!pr)
 				return gerr(g, o,
 					    "function %s+%#llx calls '%s', but provider '%s' has no probe '%s'",
 					    g->funcs[site.func].name,
-					    (unsigned long long)(site.x.start -
+					    (unsigned long long)(site.at.start -
 					    g->funcs[site.func].value),
 					    name, pv->name,
 					    rest + strlen(pv->name) + 3);
@@ -754,20 +771,21 @@ static int scan_sites(struct glink *g, unsigned oi)
 				struct gfunc *f = &g->funcs[site.func];
 
 				if (!f->insns.sec)
-					x86_insns_init(&f->insns, td->d_buf,
-						       td->d_size, f->value,
-						       f->size);
-				err = x86_insns_check(&f->insns, site.x.start,
-						      site.x.len,
-						      !site.x.rewritten, why,
-						      sizeof(why));
+					site_insns_init(&f->insns, td->d_buf,
+							td->d_size, f->value,
+							f->size);
+				err = g->arch->insns_check(&f->insns,
+							   site.at.start,
+							   site.at.len,
+							   !site.at.rewritten,
+							   why, sizeof(why));
 				if (err && err != -ENOTSUP)
 					return gerr(g, o,
 						    "function %s+%#llx: call to '%s' refused: %s",
 						    f->name,
-						    (unsigned long long)(site.x.start -
+						    (unsigned long long)(site.at.start -
 						    f->value), name, why);
-				if (site.x.start - f->value > UINT32_MAX)
+				if (site.at.start - f->value > UINT32_MAX)
 					return gerr(g, o,
 						    "function %s is too large",
 						    f->name);
@@ -857,9 +875,9 @@ int gl_name_comdat(struct glink *g)
 		     i < g->objs[f->obj].site_end; i++) {
 			const struct gsite *s = &g->sites[i];
 			uint64_t k = 0xcbf29ce484222325ULL;
-			uint64_t off = s->x.start - f->value;
-			uint8_t kind[3] = { (uint8_t)s->x.kind,
-					    (uint8_t)s->x.is_enabled,
+			uint64_t off = s->at.start - f->value;
+			uint8_t kind[3] = { (uint8_t)s->at.kind,
+					    (uint8_t)s->at.is_enabled,
 					    (uint8_t)s->noted };
 
 			if (s->func != fi)
@@ -926,9 +944,9 @@ int gl_check_comdat_copies(struct glink *g)
 
 				found = t->func == (unsigned)f->canon &&
 					t->pr == s->pr &&
-					t->x.is_enabled == s->x.is_enabled &&
-					t->x.start - c->value ==
-					s->x.start - f->value;
+					t->at.is_enabled == s->at.is_enabled &&
+					t->at.start - c->value ==
+					s->at.start - f->value;
 			}
 			same = found;
 		}
@@ -993,7 +1011,7 @@ void gl_free_sites(struct glink *g)
 	for (unsigned i = 0; i < g->nfunc; i++) {
 		free(g->funcs[i].name);
 		free(g->funcs[i].alias);
-		x86_insns_free(&g->funcs[i].insns);
+		site_insns_free(&g->funcs[i].insns);
 	}
 	free(g->funcs);
 	free(g->sites);

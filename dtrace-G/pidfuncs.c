@@ -393,7 +393,7 @@ static int read_code(const struct dt_pidfile *pf, const struct dt_pidfunc *fn,
 	return 0;
 }
 
-static bool insn_starts(const struct x86_insns *m, uint64_t i)
+static bool insn_starts(const struct site_insns *m, uint64_t i)
 {
 	return m->starts && i < m->pc && ((m->starts[i / 8] >> (i % 8)) & 1);
 }
@@ -403,7 +403,7 @@ static int check_offset(const struct dt_pidfile *pf,
 			const struct dt_pidfunc *fn, uint64_t off, char *msg,
 			size_t msglen)
 {
-	struct x86_insns m;
+	struct site_insns m;
 	char why[256];
 	uint8_t *code;
 	int err;
@@ -418,7 +418,7 @@ static int check_offset(const struct dt_pidfile *pf,
 	err = read_code(pf, fn, &code, msg, msglen);
 	if (err)
 		return err;
-	x86_insns_init(&m, code, fn->size, 0, fn->size);
+	site_insns_init(&m, code, fn->size, 0, fn->size);
 	err = x86_insns_check(&m, off, 0, false, why, sizeof(why));
 	if (err == -ENOTSUP) {
 		err = fail(msg, msglen, -EINVAL,
@@ -439,7 +439,7 @@ static int check_offset(const struct dt_pidfile *pf,
 		err = fail(msg, msglen, -EINVAL, "function %s in %s: %s",
 			   fn->name, pf->path, why);
 	}
-	x86_insns_free(&m);
+	site_insns_free(&m);
 	free(code);
 	return err;
 }
@@ -451,7 +451,7 @@ static int glob_offsets(const struct dt_pidfile *pf,
 			void *arg, char *msg, size_t msglen)
 {
 	struct dt_pidpoint pt = {.fn = fn, .kind = DT_PID_OFFSET};
-	struct x86_insns m;
+	struct site_insns m;
 	char why[256];
 	uint8_t *code;
 	int err;
@@ -459,7 +459,7 @@ static int glob_offsets(const struct dt_pidfile *pf,
 	err = read_code(pf, fn, &code, msg, msglen);
 	if (err)
 		return err;
-	x86_insns_init(&m, code, fn->size, 0, fn->size);
+	site_insns_init(&m, code, fn->size, 0, fn->size);
 	/* decode it all; what cannot be decoded ends the function early */
 	err = x86_insns_check(&m, fn->size, 0, false, why, sizeof(why));
 	if (err == -ENOTSUP) {
@@ -480,7 +480,7 @@ static int glob_offsets(const struct dt_pidfile *pf,
 		err = each(&pt, arg);
 	}
 out:
-	x86_insns_free(&m);
+	site_insns_free(&m);
 	free(code);
 	return err;
 }

@@ -2,9 +2,10 @@
 /*
  * fuzz-elf.c - fuzz the object reader of `dtrace -G` (dtrace-G/link_sites.c).
  *
- * Input: an x86-64 relocatable object.  Seeds are real objects the build
- * compiles from the C files of fuzz/src, before and after `dtrace -G`
- * rewrote them, and -G outputs (fuzz/gen-corpus.sh).
+ * Input: an x86-64 or aarch64 relocatable object.  Seeds are real objects
+ * the build compiles from the C files of fuzz/src (for aarch64 where its
+ * cross compiler is), before and after `dtrace -G` rewrote them, and -G
+ * outputs (fuzz/gen-corpus.sh).
  *
  * Each input goes through dtrace_link_scan_mem(): the same load_object(),
  * gl_check_object() and gl_scan_object() that `dtrace -G` runs on every file

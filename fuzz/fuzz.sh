@@ -56,7 +56,7 @@ say() { echo "fuzz: $*"; }
 lib_sources="sdk/prov_lex.c sdk/prov_parse.c sdk/prov_parse_type.c
 	sdk/prov_names.c sdk/prov_types.c sdk/prov_input.c sdk/prov_header.c
 	sdk/outfile.c sdk/dof_build.c sdk/dof_check.c sdk/elfw.c sdk/elfsec.c
-	sdk/x86site.c sdk/stapsdt.c
+	sdk/site.c sdk/a64site.c sdk/x86site.c sdk/stapsdt.c
 	dtrace-G/link.c dtrace-G/link_sites.c dtrace-G/link_out.c"
 
 build() {
@@ -76,6 +76,7 @@ build() {
 		# shellcheck disable=SC2086
 		$FUZZ_CC $cflags -fsanitize=fuzzer-no-link \
 			-DDRTI_PATH="\"$DRTI_PATH\"" \
+			-DDRTI_AARCH64_PATH="\"${DRTI_PATH%drti.o}drti-aarch64.o\"" \
 			-c "$top_srcdir/$s" -o "$o" &
 		pids="$pids $!"
 	done

@@ -7,8 +7,9 @@
 #
 # Compiles fuzz/src/sites.c (and comdat.cc with a C++ compiler, sdt.c
 # where <sys/sdt.h> exists) at several optimisation levels, with and
-# without -fno-plt and -fPIC, runs the built `dtrace -h` and `dtrace -G`
-# on them, links them, and files what each harness reads:
+# without -fno-plt and -fPIC, and for aarch64 where its cross compiler
+# is, runs the built `dtrace -h` and `dtrace -G` on them, links them
+# (x86-64), and files what each harness reads:
 #
 #	OUTDIR/elf/	objects before and after -G rewrote them, -G outputs
 #	OUTDIR/dof/	.SUNW_dof of -G outputs and of linked programs
@@ -102,6 +103,32 @@ if [ -n "$CXX" ] && command -v "$CXX" >/dev/null 2>&1; then
 	else
 		note "comdat.cc: skipped"
 	fi
+fi
+
+# aarch64 objects, where the cross compiler is (Debian's
+# gcc-aarch64-linux-gnu): -G reads them through sdk/a64site.c, and its
+# output needs a drti.o built for aarch64
+a64cc=${A64_CC:-aarch64-linux-gnu-gcc}
+if command -v "$a64cc" >/dev/null 2>&1 &&
+	"$a64cc" -O2 -fPIC -I"$top_srcdir/sdk/include" \
+		-c "$top_srcdir/drti/drti.c" -o drti-a64.o; then
+	for v in "a64-O0 -O0" "a64-O2 -O2" "a64-O2-pic -O2 -fPIC -DFZ_NO_MAIN"; do
+		# shellcheck disable=SC2086
+		set -- $v
+		name=$1
+		shift
+		$a64cc "$@" -I. -c "$src/sites.c" -o "$name.o" || continue
+		cp "$name.o" "$out/elf/$name.o"
+		DTRACE_DRTI="$DTRACE_DRTI:$work/drti-a64.o" "$DTRACE" -G \
+			-s "$src/probes.d" -o "$name-probes.o" "$name.o" ||
+			{ note "$name: dtrace -G failed; skipped"; continue; }
+		cp "$name.o" "$out/elf/$name-G.o"
+		cp "$name-probes.o" "$out/elf/$name-probes.o"
+		sections "$name-probes" "$name-probes.o"
+		made=$((made + 1))
+	done
+else
+	note "no aarch64 cross compiler ($a64cc): no aarch64 seeds"
 fi
 
 if [ -f /usr/include/sys/sdt.h ] ||

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * elfw.c - build small x86-64 ET_REL objects with libelf; localize the
+ * elfw.c - build small 64-bit little-endian ET_REL objects (x86-64 or
+ * aarch64: elfw_set_machine()) with libelf; localize the
  * symbols of an object after `ld -r` (see elfw.h).
  *
  * Section order in a written object:
@@ -13,8 +14,9 @@
  *
  * Symbol order: the null symbol, section symbols, other locals, then
  * globals and weaks, each group in the order added.  Contents are written
- * as raw little-endian bytes (ELF_T_BYTE): usdt-sdk only writes x86-64
- * objects and only runs on x86-64 hosts, so no conversion is needed.
+ * as raw little-endian bytes (ELF_T_BYTE): usdt-sdk only writes
+ * little-endian objects (x86-64, aarch64) and only runs on x86-64 hosts,
+ * so no conversion is needed.
  */
 #include "config.h"
 
@@ -80,6 +82,7 @@ struct elfw {
 	size_t symcap;
 	struct wgroup *groups;
 	unsigned ngroup;
+	unsigned machine;	/* e_machine: EM_X86_64 unless set */
 };
 
 static int elfw_err(char *buf, size_t len, const char *fmt, ...)
@@ -108,8 +111,14 @@ struct elfw *elfw_new(void)
 		return NULL;
 	}
 	w->nsec = w->nsym = 1;
+	w->machine = EM_X86_64;
 	w->seccap = w->symcap = 1;
 	return w;
+}
+
+void elfw_set_machine(struct elfw *w, unsigned machine)
+{
+	w->machine = machine;
 }
 
 void elfw_free(struct elfw *w)
@@ -361,7 +370,7 @@ int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen)
 	/* GNU: its SHF_GNU_RETAIN is honoured (GNU ld reads the flag only then) */
 	eh.e_ident[EI_OSABI] = ELFOSABI_GNU;
 	eh.e_type = ET_REL;
-	eh.e_machine = EM_X86_64;
+	eh.e_machine = (Elf64_Half)w->machine;
 	eh.e_version = EV_CURRENT;
 	eh.e_shstrndx = (Elf64_Half)shstr_idx;
 	if (!gelf_update_ehdr(elf, &eh))
@@ -677,16 +686,16 @@ out:
  */
 
 /* Whether the object in elf is one elfw_add_object() can copy. */
-static const char *add_object_refusal(Elf *elf, const GElf_Ehdr *eh,
-				      size_t shstrndx)
+static const char *add_object_refusal(const struct elfw *w, Elf *elf,
+				      const GElf_Ehdr *eh, size_t shstrndx)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
 	if (eh->e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_type != ET_REL ||
-	    eh->e_machine != EM_X86_64)
-		return "not an x86-64 relocatable object";
+	    eh->e_machine != w->machine)
+		return "not a relocatable object for the output's machine";
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
 
@@ -783,7 +792,7 @@ int elfw_add_object(struct elfw *w, const char *path,
 		err = elfw_err(errbuf, errlen, "%s: %s", path, elf_errmsg(-1));
 		goto out;
 	}
-	why = add_object_refusal(elf, &eh, shstrndx);
+	why = add_object_refusal(w, elf, &eh, shstrndx);
 	if (why) {
 		snprintf(errbuf, errlen, "%s: %s", path, why);
 		err = -ENOTSUP;

@@ -17,6 +17,9 @@
 struct elfw;
 
 struct elfw *elfw_new(void);
+
+/* The object's e_machine: EM_X86_64 (the default) or EM_AARCH64. */
+void elfw_set_machine(struct elfw *w, unsigned machine);
 void elfw_free(struct elfw *w);
 
 /*
@@ -41,7 +44,7 @@ int elfw_symbol(struct elfw *w, const char *name, int sec, uint64_t value,
 /* The STT_SECTION symbol of a section (created on first use). */
 int elfw_section_symbol(struct elfw *w, int sec);
 
-/* Add an R_X86_64_* relocation against a symbol handle to section sec. */
+/* Add a relocation (R_X86_64_*, R_AARCH64_*) against symbol sym to sec. */
 int elfw_rela(struct elfw *w, int sec, uint64_t offset, int sym,
 	      uint32_t type, int64_t addend);
 

@@ -22,9 +22,10 @@
  *
  *  - the probe stub __dtrace_myapp___query__start: a hidden COMDAT
  *    function (section .text.<stub>, group <stub>) whose entry is a probe
- *    site, the 5-byte NOP -G writes, followed by `ret` (x86site.h), with
- *    its stapsdt note in the same group: the arguments are where the
- *    call put them (%rdi, %esi, ..., 8(%rsp) for the seventh), so
+ *    site, the 5-byte NOP -G writes, followed by `ret` (x86site.h; on
+ *    aarch64 `nop; ret`, a64site.h), with its stapsdt note in the same
+ *    group: the arguments are where the call put them (%rdi, %esi, ...,
+ *    8(%rsp) for the seventh; x0, x1, ..., [sp] for the ninth), so
  *    bpftrace, gdb, perf and our dtrace trace a call that -G never saw
  *    (glib, libvirt and QEMU run -G with no objects, HotSpot and
  *    PostgreSQL's extensions never run it, LTO objects cannot be
@@ -71,8 +72,8 @@
  * another directory writes the same bytes (reproducible builds).
  *
  * Probes compile out when _DTRACE_VERSION is defined as 0 (the DTrace
- * convention), USDT_DISABLE_PROBES is defined, or the target is not
- * x86-64 LP64: the probe macros then expand to ((void)0), so their
+ * convention), USDT_DISABLE_PROBES is defined, or the target is neither
+ * x86-64 nor aarch64 (LP64): the probe macros then expand to ((void)0), so their
  * arguments are not evaluated (nor even required to exist) and
  * `if (X_ENABLED()) X(...);` draws no empty-body warning, and every
  * _ENABLED() is (0).
@@ -108,6 +109,7 @@
 #include <string.h>
 
 #include "prov_impl.h"
+#include "a64site.h"
 #include "x86site.h"
 
 /* The part of <sys/sdt.h> that inline probes expand to, as a C string. */
@@ -149,6 +151,34 @@ static const char stapsdt_base_asm[] =
 	"\t\".popsection\\n\" \\\n"
 	"\t\".endif\\n\"\n"
 	"#endif\n\n";
+
+/*
+ * The per-machine parts of the probe stubs (write_stub_asm()): the
+ * stub's code, whose entry is the probe site (site.h: x86site.h's
+ * X86_STUB_BYTES, a64site.h's A64_STUB_BYTES, which -G recognises), and
+ * which of the two argument strings its note carries (an #if in each
+ * stub rather than a function-like macro: the header's only
+ * function-like macros are the probes', which build systems find and
+ * edit by their `#define NAME(` lines).  One header serves every machine
+ * it is compiled for, so both are written and the compiler picks.  aarch64's is written as the mnemonics, so that the assembler
+ * marks it as code for disassemblers; they assemble to A64_STUB_BYTES
+ * (tests/run-arm64.sh checks that -G recognises the stub).
+ */
+static void write_stub_arch(FILE *out)
+{
+	const struct site_arch *x = &site_arch_x86_64;
+
+	fputs("#ifndef _USDT_STUB_CODE\n"
+	      "#if defined(__aarch64__)\n"
+	      "#define _USDT_STUB_CODE \"nop\\n\" \"ret\\n\"\n"
+	      "#else\n"
+	      "#define _USDT_STUB_CODE \".byte ", out);
+	for (unsigned i = 0; i < x->stub_size; i++)
+		fprintf(out, "%s0x%02x", i ? ", " : "", x->stub[i]);
+	fputs("\\n\"\n"
+	      "#endif\n"
+	      "#endif\n\n", out);
+}
 
 /* "out/probes.h" -> "_PROBES_H" */
 static void make_guard(const char *from, char *buf, size_t len)
@@ -321,18 +351,24 @@ static int write_stub_asm(const struct prov_provider *pv,
 			  const struct prov_probe *pr, const char *func,
 			  const char *sema, FILE *out)
 {
-	static const uint8_t stub[] = X86_STUB_BYTES;
-	char args[PROV_ARGS_MAX * 24] = "";
-	size_t ao = 0;
+	char args[2][PROV_ARGS_MAX * 24] = { "", "" };
+	const struct site_arch *arch[2] = { &site_arch_x86_64,
+					    &site_arch_aarch64 };
 
-	for (unsigned a = 0; a < pr->nargc; a++) {
-		char spec[32];
+	for (unsigned m = 0; m < 2; m++) {
+		size_t ao = 0;
 
-		if (x86_arg_spec(&pr->nargv[a].type, a, X86_STUB_KIND, spec,
-				 sizeof(spec)) < 0)
-			return -EINVAL;
-		ao += (size_t)snprintf(args + ao, sizeof(args) - ao, "%s%s",
-				       a ? " " : "", spec);
+		for (unsigned a = 0; a < pr->nargc; a++) {
+			char spec[32];
+
+			if (arch[m]->arg_spec(&pr->nargv[a].type, a,
+					      arch[m]->stub_kind, spec,
+					      sizeof(spec)) < 0)
+				return -EINVAL;
+			ao += (size_t)snprintf(args[m] + ao,
+					       sizeof(args[m]) - ao, "%s%s",
+					       a ? " " : "", spec);
+		}
 	}
 	fprintf(out,
 		"#ifndef USDT_NO_PROBE_STUBS\n"
@@ -354,27 +390,28 @@ static int write_stub_asm(const struct prov_provider *pv,
 		"\t\".hidden %1$s\\n\"\n"
 		"\t\".type %1$s,@function\\n\"\n"
 		"\t\"%1$s:\\n\"\n"
-		"\t\".byte ", func);
-	for (size_t i = 0; i < sizeof(stub); i++)
-		fprintf(out, "%s0x%02x", i ? ", " : "", stub[i]);
-	fprintf(out, "\\n\"\n"
-		"\t\".size %1$s,%2$u\\n\"\n"
+		"\t_USDT_STUB_CODE\n", func);
+	fprintf(out,
+		"\t\".size %1$s,.-%1$s\\n\"\n"
 		"\t\".pushsection .note.stapsdt,\\\"?\\\",@note\\n\"\n"
 		"\t\".balign 4\\n\"\n"
 		"\t\".4byte 992f-991f, 994f-993f, 3\\n\"\n"
 		"\t\"991: .asciz \\\"stapsdt\\\"\\n\"\n"
 		"\t\"992: .balign 4\\n\"\n"
-		"\t\"993: .8byte %1$s, _.stapsdt.base, %3$s\\n\"\n"
+		"\t\"993: .8byte %1$s, _.stapsdt.base, %2$s\\n\"\n"
+		"\t\".asciz \\\"%3$s\\\"\\n\"\n"
 		"\t\".asciz \\\"%4$s\\\"\\n\"\n"
-		"\t\".asciz \\\"%5$s\\\"\\n\"\n"
+		"#if defined(__aarch64__)\n"
 		"\t\".asciz \\\"%6$s\\\"\\n\"\n"
+		"#else\n"
+		"\t\".asciz \\\"%5$s\\\"\\n\"\n"
+		"#endif\n"
 		"\t\"994: .balign 4\\n\"\n"
 		"\t\".popsection\\n\"\n"
 		"\t\".popsection\\n\"\n"
 		"\t\".endif\\n\"\n"
 		"\t_USDT_STAPSDT_BASE);\n"
-		"#endif\n", func, (unsigned)X86_STUB_SIZE, sema,
-		pv->name, pr->name, args);
+		"#endif\n", func, sema, pv->name, pr->name, args[0], args[1]);
 	return 0;
 }
 
@@ -505,13 +542,16 @@ int prov_write_header(const struct prov_file *pf,
 	      "#endif\n\n"
 	      "#undef _USDT_PROBES_LIVE\n"
 	      "#if _DTRACE_VERSION\n"
-	      "#if !defined(USDT_DISABLE_PROBES) && defined(__x86_64__) && defined(__LP64__)\n"
+	      "#if !defined(USDT_DISABLE_PROBES) && \\\n"
+	      "    (defined(__x86_64__) || defined(__aarch64__)) && defined(__LP64__)\n"
 	      "#define _USDT_PROBES_LIVE 1\n"
 	      "#endif\n"
 	      "#endif\n\n"
 	      "#ifdef _USDT_PROBES_LIVE\n\n", out);
-	if (!inl)
+	if (!inl) {
 		fputs(stapsdt_base_asm, out);
+		write_stub_arch(out);
+	}
 	/* the stubs' assembler is longer than C90 promises a string can be */
 	if (!inl && pf->provider_cnt)
 		fputs("#ifdef __GNUC__\n"

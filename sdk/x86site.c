@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * x86site.c - recognising, rewriting and decoding probe sites in x86-64
- * objects (see x86site.h and doc/DESIGN.md §4).
+ * objects: site.h's site_arch_x86_64 (see x86site.h and doc/DESIGN.md
+ * §4).
  *
  * What compilers emit for a call to the probe function, and what we
  * write instead (the site starts at the opcode):
@@ -44,6 +45,7 @@
 #include <dlfcn.h>
 #endif
 
+#include "stapsdt.h"
 #include "x86site.h"
 
 static const uint8_t patch_call[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
@@ -58,17 +60,17 @@ static const uint8_t en_gotjmp[] = { 0x31, 0xc0, 0xc3, 0x0f, 0x1f, 0x00 };
 static const struct {
 	const uint8_t *bytes;
 	unsigned len;
-	enum x86_site_kind kind;
+	enum site_kind kind;
 	bool is_enabled;
 } patches[] = {
-	{ patch_call, 5, X86_SITE_CALL, false },
-	{ patch_jmp, 5, X86_SITE_JMP, false },
-	{ patch_gotcall, 6, X86_SITE_GOTCALL, false },
-	{ patch_gotjmp, 6, X86_SITE_GOTJMP, false },
-	{ en_call, 5, X86_SITE_CALL, true },
-	{ en_jmp, 5, X86_SITE_JMP, true },
-	{ en_gotcall, 6, X86_SITE_GOTCALL, true },
-	{ en_gotjmp, 6, X86_SITE_GOTJMP, true },
+	{ patch_call, 5, SITE_CALL, false },
+	{ patch_jmp, 5, SITE_JMP, false },
+	{ patch_gotcall, 6, SITE_GOTCALL, false },
+	{ patch_gotjmp, 6, SITE_GOTJMP, false },
+	{ en_call, 5, SITE_CALL, true },
+	{ en_jmp, 5, SITE_JMP, true },
+	{ en_gotcall, 6, SITE_GOTCALL, true },
+	{ en_gotjmp, 6, SITE_GOTJMP, true },
 };
 
 static int why_err(char *why, size_t len, const char *fmt, ...)
@@ -84,28 +86,17 @@ static int why_err(char *why, size_t len, const char *fmt, ...)
 	return -EINVAL;
 }
 
-void x86_hex(const uint8_t *p, size_t n, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	if (len)
-		buf[0] = '\0';
-	for (size_t i = 0; i < n && o + 4 < len; i++)
-		o += (size_t)snprintf(buf + o, len - o, "%s%02x", i ? " " : "",
-				      p[i]);
-}
-
-static int64_t x86_mark(enum x86_site_kind kind, bool is_enabled)
+static int64_t x86_mark(enum site_kind kind, bool is_enabled)
 {
 	return X86_SITE_MARK | (int64_t)kind << 1 | (is_enabled ? 1 : 0);
 }
 
-int64_t x86_site_mark(const struct x86_site *site)
+int64_t x86_site_mark(const struct probe_site *site)
 {
 	return x86_mark(site->kind, site->is_enabled);
 }
 
-const uint8_t *x86_site_patch(const struct x86_site *site)
+const uint8_t *x86_site_patch(const struct probe_site *site)
 {
 	for (size_t i = 0; i < sizeof(patches) / sizeof(patches[0]); i++)
 		if (patches[i].kind == site->kind &&
@@ -116,7 +107,7 @@ const uint8_t *x86_site_patch(const struct x86_site *site)
 
 int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 		      uint64_t r_offset, int64_t addend, bool is_enabled,
-		      struct x86_site *site, char *why, size_t whylen)
+		      struct probe_site *site, char *why, size_t whylen)
 {
 	char hex[32];
 
@@ -142,7 +133,7 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 			return 0;
 		}
 		if (r_offset < secsize)
-			x86_hex(sec + r_offset,
+			site_hex(sec + r_offset,
 				secsize - r_offset < 6 ? secsize - r_offset : 6,
 				hex, sizeof(hex));
 		else
@@ -160,9 +151,9 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 		site->start = r_offset - 1;
 		site->len = 5;
 		if (sec[site->start] == 0xe8)
-			site->kind = X86_SITE_CALL;
+			site->kind = SITE_CALL;
 		else if (sec[site->start] == 0xe9)
-			site->kind = X86_SITE_JMP;
+			site->kind = SITE_JMP;
 		else
 			goto bad_bytes;
 	} else if (rtype == R_X86_64_GOTPCRELX || rtype == R_X86_64_GOTPCREL) {
@@ -172,9 +163,9 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 		site->start = r_offset - 2;
 		site->len = 6;
 		if (sec[site->start] == 0xff && sec[site->start + 1] == 0x15)
-			site->kind = X86_SITE_GOTCALL;
+			site->kind = SITE_GOTCALL;
 		else if (sec[site->start] == 0xff && sec[site->start + 1] == 0x25)
-			site->kind = X86_SITE_GOTJMP;
+			site->kind = SITE_GOTJMP;
 		else
 			goto bad_bytes;
 	} else if (rtype == R_X86_64_REX_GOTPCRELX) {
@@ -191,34 +182,13 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 			       (long long)addend);
 	return 0;
 bad_bytes:
-	x86_hex(sec + site->start, site->len, hex, sizeof(hex));
+	site_hex(sec + site->start, site->len, hex, sizeof(hex));
 	return why_err(why, whylen,
 		       "the bytes [%s] at the relocation are not a call or jmp instruction",
 		       hex);
 }
 
-void x86_insns_init(struct x86_insns *m, const uint8_t *sec, size_t secsize,
-		    uint64_t fstart, uint64_t fsize)
-{
-	memset(m, 0, sizeof(*m));
-	m->sec = sec;
-	/* a symbol claiming bytes past its section gets clipped to it */
-	if (fstart > secsize)
-		fstart = secsize;
-	if (fsize > secsize - fstart)
-		fsize = secsize - fstart;
-	m->fstart = fstart;
-	m->fsize = fsize;
-	m->pc = fstart;
-}
-
-void x86_insns_free(struct x86_insns *m)
-{
-	free(m->starts);
-	m->starts = NULL;
-}
-
-static bool is_start(const struct x86_insns *m, uint64_t at)
+static bool is_start(const struct site_insns *m, uint64_t at)
 {
 	uint64_t i = at - m->fstart;
 
@@ -358,7 +328,7 @@ int x86_disasm_available(char *why, size_t whylen)
 }
 
 /* Decode on from m->pc until `upto` (a section offset) is passed. */
-static int decode_upto(struct x86_insns *m, uint64_t upto, char *why,
+static int decode_upto(struct site_insns *m, uint64_t upto, char *why,
 		       size_t whylen)
 {
 	disassembler_ftype dis = get_disassembler();
@@ -390,7 +360,7 @@ static int decode_upto(struct x86_insns *m, uint64_t upto, char *why,
 	return 0;
 }
 
-int x86_insns_check(struct x86_insns *m, uint64_t at, unsigned len,
+int x86_insns_check(struct site_insns *m, uint64_t at, unsigned len,
 		    bool one_insn, char *why, size_t whylen)
 {
 	int err;
@@ -445,7 +415,7 @@ void x86_insn_text(const uint8_t *code, size_t len, char *buf, size_t buflen)
 	}
 }
 #else
-int x86_insns_check(struct x86_insns *m, uint64_t at, unsigned len,
+int x86_insns_check(struct site_insns *m, uint64_t at, unsigned len,
 		    bool one_insn, char *why, size_t whylen)
 {
 	(void)m;
@@ -473,7 +443,7 @@ int x86_disasm_available(char *why, size_t whylen)
 #endif
 
 int x86_arg_spec(const struct prov_type *t, unsigned i,
-		 enum x86_site_kind kind, char *buf, size_t len)
+		 enum site_kind kind, char *buf, size_t len)
 {
 	/*
 	 * SysV argument registers by size: 8, 4, 2, 1 bytes.  The low bytes
@@ -505,11 +475,46 @@ int x86_arg_spec(const struct prov_type *t, unsigned i,
 		n = snprintf(buf, len, "%s%u@%s", sign, size, regs[i][col]);
 	} else {
 		/* at a tail call, 0(%rsp) is the return address */
-		unsigned base = kind == X86_SITE_JMP ||
-				kind == X86_SITE_GOTJMP ? 8 : 0;
+		unsigned base = kind == SITE_JMP ||
+				kind == SITE_GOTJMP ? 8 : 0;
 
 		n = snprintf(buf, len, "%s%u@%u(%%rsp)", sign, size,
 			     base + (i - 6) * 8);
 	}
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
 }
+
+int x86_arg_count(const char *args)
+{
+	struct stapsdt_arg arg;
+	struct stapsdt_err aerr;
+	size_t cur = 0;
+	int n = 0, err;
+
+	while ((err = stapsdt_arg_next(args, &cur, &arg, &aerr)) > 0)
+		n++;
+	return err < 0 ? -EINVAL : n;
+}
+
+static const uint8_t x86_stub[] = X86_STUB_BYTES;
+static const uint8_t x86_inline_nop[] = { 0x90 };
+
+const struct site_arch site_arch_x86_64 = {
+	.name = "x86-64",
+	.machine = EM_X86_64,
+	.r_none = R_X86_64_NONE,
+	.r_abs64 = R_X86_64_64,
+	.stub = x86_stub,
+	.stub_size = X86_STUB_SIZE,
+	.stub_kind = X86_STUB_KIND,
+	.inline_nop = x86_inline_nop,
+	.inline_nop_size = 1,
+	.classify = x86_site_classify,
+	.mark = x86_site_mark,
+	.patch = x86_site_patch,
+	.insns_check = x86_insns_check,
+	.insns_available = x86_disasm_available,
+	.insn_text = x86_insn_text,
+	.arg_spec = x86_arg_spec,
+	.arg_count = x86_arg_count,
+};

@@ -12,13 +12,15 @@
 #include <stdint.h>
 
 #include "prov.h"
+#include "site.h"
 
-enum x86_site_kind {
-	X86_SITE_CALL,		/* e8 rel32: call */
-	X86_SITE_JMP,		/* e9 rel32: tail call */
-	X86_SITE_GOTCALL,	/* ff 15 disp32: call *sym@GOTPCREL(%rip) */
-	X86_SITE_GOTJMP,	/* ff 25 disp32: jmp *sym@GOTPCREL(%rip) */
-};
+/*
+ * The kinds of site (site.h) on x86-64:
+ *	SITE_CALL	e8 rel32: call
+ *	SITE_JMP	e9 rel32: tail call
+ *	SITE_GOTCALL	ff 15 disp32: call *sym@GOTPCREL(%rip)
+ *	SITE_GOTJMP	ff 25 disp32: jmp *sym@GOTPCREL(%rip)
+ */
 
 /*
  * The probe stub every `dtrace -h` header defines for each probe (and the
@@ -26,21 +28,13 @@ enum x86_site_kind {
  * COMDAT function __dtrace_<provider>___<probe> whose first instruction
  * is the probe site, the single 5-byte NOP -G also writes, then `ret`.
  * A call -G never rewrote lands here; at the entry the arguments are
- * where the caller put them, as at a tail-call site (X86_SITE_JMP: the
+ * where the caller put them, as at a tail-call site (SITE_JMP: the
  * return address at 0(%rsp)), and a uprobe the kernel optimizes into a
  * call is red-zone safe, since a real call has just been made.
  */
 #define X86_STUB_BYTES { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3 }
 #define X86_STUB_SIZE 6
-#define X86_STUB_KIND X86_SITE_JMP
-
-struct x86_site {
-	enum x86_site_kind kind;
-	bool is_enabled;	/* legacy __dtraceenabled_ call */
-	bool rewritten;		/* the bytes already are our NOPs */
-	uint64_t start;		/* offset of the site in its section */
-	unsigned len;		/* 5 or 6 bytes */
-};
+#define X86_STUB_KIND SITE_JMP
 
 /*
  * Classify the site a relocation of type rtype at r_offset belongs to;
@@ -51,45 +45,28 @@ struct x86_site {
  */
 int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 		      uint64_t r_offset, int64_t addend, bool is_enabled,
-		      struct x86_site *site, char *why, size_t whylen);
+		      struct probe_site *site, char *why, size_t whylen);
 
 /*
  * The r_addend -G stores in a site's neutralised relocation, which tells
  * a later run what the site was ("sdt" and the kind).
  */
 #define X86_SITE_MARK 0x5d7e0000LL
-int64_t x86_site_mark(const struct x86_site *site);
+int64_t x86_site_mark(const struct probe_site *site);
 
 /* The bytes that replace the site (site->len of them). */
-const uint8_t *x86_site_patch(const struct x86_site *site);
-
-/* Hex dump of n bytes: "e8 00 00 00 00". */
-void x86_hex(const uint8_t *p, size_t n, char *buf, size_t len);
+const uint8_t *x86_site_patch(const struct probe_site *site);
 
 /*
- * The instruction boundaries of a function, found with binutils'
- * disassembler as far as the sites need: decoding is linear from the
- * function start, once per function however many sites it holds.
- */
-struct x86_insns {
-	const uint8_t *sec;	/* the section's bytes */
-	uint64_t fstart, fsize;	/* the function, within the section */
-	uint64_t pc;		/* decoded up to here (section offset) */
-	uint8_t *starts;	/* bit i: an instruction starts at fstart + i */
-};
-
-void x86_insns_init(struct x86_insns *m, const uint8_t *sec, size_t secsize,
-		    uint64_t fstart, uint64_t fsize);
-void x86_insns_free(struct x86_insns *m);
-
-/*
- * Check that a site of len bytes at section offset `at` starts on an
- * instruction boundary and ends on one, and, if one_insn, that it is a
- * single instruction.  Returns 0, -EINVAL with the reason in why, or
+ * Check, decoding with binutils' disassembler as far as the sites need
+ * (linearly from the function start, once per function however many
+ * sites it holds), that a site of len bytes at section offset `at`
+ * starts on an instruction boundary and ends on one, and, if one_insn,
+ * that it is a single instruction.  Returns 0, -EINVAL with the reason in why, or
  * -ENOTSUP when usdt-sdk was built without libopcodes (the byte patterns
  * are still checked by x86_site_classify).
  */
-int x86_insns_check(struct x86_insns *m, uint64_t at, unsigned len,
+int x86_insns_check(struct site_insns *m, uint64_t at, unsigned len,
 		    bool one_insn, char *why, size_t whylen);
 
 /* 0 if binutils' disassembler can be used, else -ENOTSUP and why. */
@@ -105,6 +82,12 @@ void x86_insn_text(const uint8_t *code, size_t len, char *buf, size_t buflen);
  * return address at a tail-call site (where the caller's frame is gone).
  */
 int x86_arg_spec(const struct prov_type *t, unsigned i,
-		 enum x86_site_kind kind, char *buf, size_t len);
+		 enum site_kind kind, char *buf, size_t len);
+
+/* Counts the specs of a note's argument string; -EINVAL if malformed. */
+int x86_arg_count(const char *args);
+
+/* The x86-64 entry of site.h's table. */
+extern const struct site_arch site_arch_x86_64;
 
 #endif /* USDT_X86SITE_H */

@@ -185,7 +185,7 @@ cp src/good.o c/b32.o
 printf '\001' | dd of=c/b32.o bs=1 seek=4 conv=notrunc 2>/dev/null
 gfail "ELFCLASS32 copy" 1 -G -s p.d -o out.o good.o b32.o
 first_is "ELFCLASS32 copy" \
-	"$P b32.o: is a 32-bit object; dtrace -G rewrites x86-64 (64-bit) objects only"
+	"$P b32.o: is not a 64-bit little-endian object; dtrace -G rewrites x86-64 and aarch64 (LP64) objects only"
 
 if compile i386.o "$CC" -m32 <<'EOF'
 #include "p.h"
@@ -196,18 +196,36 @@ then
 	cp src/i386.o c/
 	gfail "-m32 object" 1 -G -s p.d -o out.o i386.o
 	first_is "-m32 object" \
-		"$P i386.o: is a 32-bit object; dtrace -G rewrites x86-64 (64-bit) objects only"
+		"$P i386.o: is not a 64-bit little-endian object; dtrace -G rewrites x86-64 and aarch64 (LP64) objects only"
 else
 	echo "# $CC -m32 does not work here: only the patched 32-bit object is tested"
 fi
 
 new_case
 cp src/good.o c/arm.o
-# e_machine (bytes 18-19, little-endian): 183, EM_AARCH64
-printf '\267\000' | dd of=c/arm.o bs=1 seek=18 conv=notrunc 2>/dev/null
-gfail "e_machine 183" 1 -G -s p.d -o out.o arm.o
-first_is "e_machine 183" \
-	"$P arm.o: is for machine 183, not x86-64; dtrace -G rewrites x86-64 objects only"
+# e_machine (bytes 18-19, little-endian): 40, EM_ARM
+printf '\050\000' | dd of=c/arm.o bs=1 seek=18 conv=notrunc 2>/dev/null
+gfail "e_machine 40" 1 -G -s p.d -o out.o arm.o
+first_is "e_machine 40" \
+	"$P arm.o: is for machine 40; dtrace -G rewrites x86-64 and aarch64 objects only"
+
+# an x86-64 object that says it is aarch64 (183): read as aarch64, whose
+# stub bytes its stub does not have, so it is refused, not rewritten
+new_case
+cp src/good.o c/a64.o
+printf '\267\000' | dd of=c/a64.o bs=1 seek=18 conv=notrunc 2>/dev/null
+gfail "e_machine 183 on x86 code" 1 -G -s p.d -o out.o a64.o
+first_is "e_machine 183 on x86 code" \
+	"$P a64.o: defines '__dtrace_p___y' itself; probe functions must be left undefined for dtrace -G"
+
+# objects of two machines in one run
+new_case
+cp src/good.o c/
+cp src/good.o c/a64.o
+printf '\267\000' | dd of=c/a64.o bs=1 seek=18 conv=notrunc 2>/dev/null
+gfail "x86-64 and aarch64 mixed" 1 -G -s p.d -o out.o good.o a64.o
+first_is "x86-64 and aarch64 mixed" \
+	"$P a64.o: is an aarch64 object, but good.o is x86-64: the objects of one run make one program or library, for one machine"
 
 new_case
 "$CC" -shared -o c/lib0.so src/lib0.o 2>cc.log ||
@@ -596,7 +614,7 @@ gfail "DTRACE_DRTI missing" 1 -G -s p.d -o out.o good.o good2.o
 DTRACE_DRTI=$save_drti
 grep '^dtrace:' err.txt | sed -n 1p >first.txt
 expect_eq "DTRACE_DRTI missing: dtrace's message" \
-	"$P cannot read drti.o at /nonexistent/drti.o: No such file or directory; install usdt-sdk (make install) or name it with DTRACE_DRTI" \
+	"$P no drti.o for x86-64 (/nonexistent/drti.o: No such file or directory); install usdt-sdk (make install), or name one built for x86-64 with DTRACE_DRTI" \
 	"$(cat first.txt)"
 
 # a linker that kills dtrace: the objects are only renamed into place

@@ -56,7 +56,8 @@ extern "C" {
 
 #undef _USDT_PROBES_LIVE
 #if _DTRACE_VERSION
-#if !defined(USDT_DISABLE_PROBES) && defined(__x86_64__) && defined(__LP64__)
+#if !defined(USDT_DISABLE_PROBES) && \
+    (defined(__x86_64__) || defined(__aarch64__)) && defined(__LP64__)
 #define _USDT_PROBES_LIVE 1
 #endif
 #endif
@@ -88,6 +89,14 @@ extern "C" {
 	".size _.stapsdt.base,1\n" \
 	".popsection\n" \
 	".endif\n"
+#endif
+
+#ifndef _USDT_STUB_CODE
+#if defined(__aarch64__)
+#define _USDT_STUB_CODE "nop\n" "ret\n"
+#else
+#define _USDT_STUB_CODE ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3\n"
+#endif
 #endif
 
 #ifdef __GNUC__
@@ -135,8 +144,8 @@ __asm__(".ifndef __usdt_sema_myapp___query__start\n"
 	".hidden __dtrace_myapp___query__start\n"
 	".type __dtrace_myapp___query__start,@function\n"
 	"__dtrace_myapp___query__start:\n"
-	".byte 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3\n"
-	".size __dtrace_myapp___query__start,6\n"
+	_USDT_STUB_CODE
+	".size __dtrace_myapp___query__start,.-__dtrace_myapp___query__start\n"
 	".pushsection .note.stapsdt,\"?\",@note\n"
 	".balign 4\n"
 	".4byte 992f-991f, 994f-993f, 3\n"
@@ -145,7 +154,11 @@ __asm__(".ifndef __usdt_sema_myapp___query__start\n"
 	"993: .8byte __dtrace_myapp___query__start, _.stapsdt.base, __usdt_sema_myapp___query__start\n"
 	".asciz \"myapp\"\n"
 	".asciz \"query__start\"\n"
+#if defined(__aarch64__)
+	".asciz \"8@x0 -4@x1\"\n"
+#else
 	".asciz \"8@%rdi -4@%esi\"\n"
+#endif
 	"994: .balign 4\n"
 	".popsection\n"
 	".popsection\n"
@@ -181,8 +194,8 @@ __asm__(".ifndef __usdt_sema_myapp___query__done\n"
 	".hidden __dtrace_myapp___query__done\n"
 	".type __dtrace_myapp___query__done,@function\n"
 	"__dtrace_myapp___query__done:\n"
-	".byte 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3\n"
-	".size __dtrace_myapp___query__done,6\n"
+	_USDT_STUB_CODE
+	".size __dtrace_myapp___query__done,.-__dtrace_myapp___query__done\n"
 	".pushsection .note.stapsdt,\"?\",@note\n"
 	".balign 4\n"
 	".4byte 992f-991f, 994f-993f, 3\n"
@@ -191,7 +204,11 @@ __asm__(".ifndef __usdt_sema_myapp___query__done\n"
 	"993: .8byte __dtrace_myapp___query__done, _.stapsdt.base, __usdt_sema_myapp___query__done\n"
 	".asciz \"myapp\"\n"
 	".asciz \"query__done\"\n"
+#if defined(__aarch64__)
+	".asciz \"8@x0 -8@x1\"\n"
+#else
 	".asciz \"8@%rdi -8@%rsi\"\n"
+#endif
 	"994: .balign 4\n"
 	".popsection\n"
 	".popsection\n"
@@ -225,8 +242,8 @@ __asm__(".ifndef __usdt_sema_myapp___tick\n"
 	".hidden __dtrace_myapp___tick\n"
 	".type __dtrace_myapp___tick,@function\n"
 	"__dtrace_myapp___tick:\n"
-	".byte 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3\n"
-	".size __dtrace_myapp___tick,6\n"
+	_USDT_STUB_CODE
+	".size __dtrace_myapp___tick,.-__dtrace_myapp___tick\n"
 	".pushsection .note.stapsdt,\"?\",@note\n"
 	".balign 4\n"
 	".4byte 992f-991f, 994f-993f, 3\n"
@@ -235,7 +252,11 @@ __asm__(".ifndef __usdt_sema_myapp___tick\n"
 	"993: .8byte __dtrace_myapp___tick, _.stapsdt.base, __usdt_sema_myapp___tick\n"
 	".asciz \"myapp\"\n"
 	".asciz \"tick\"\n"
+#if defined(__aarch64__)
 	".asciz \"\"\n"
+#else
+	".asciz \"\"\n"
+#endif
 	"994: .balign 4\n"
 	".popsection\n"
 	".popsection\n"
@@ -273,8 +294,8 @@ __asm__(".ifndef __usdt_sema_myapp___conn__open\n"
 	".hidden __dtrace_myapp___conn__open\n"
 	".type __dtrace_myapp___conn__open,@function\n"
 	"__dtrace_myapp___conn__open:\n"
-	".byte 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3\n"
-	".size __dtrace_myapp___conn__open,6\n"
+	_USDT_STUB_CODE
+	".size __dtrace_myapp___conn__open,.-__dtrace_myapp___conn__open\n"
 	".pushsection .note.stapsdt,\"?\",@note\n"
 	".balign 4\n"
 	".4byte 992f-991f, 994f-993f, 3\n"
@@ -283,7 +304,11 @@ __asm__(".ifndef __usdt_sema_myapp___conn__open\n"
 	"993: .8byte __dtrace_myapp___conn__open, _.stapsdt.base, __usdt_sema_myapp___conn__open\n"
 	".asciz \"myapp\"\n"
 	".asciz \"conn__open\"\n"
+#if defined(__aarch64__)
+	".asciz \"8@x0 4@x1 8@x2 8@x3\"\n"
+#else
 	".asciz \"8@%rdi 4@%esi 8@%rdx 8@%rcx\"\n"
+#endif
 	"994: .balign 4\n"
 	".popsection\n"
 	".popsection\n"
@@ -320,8 +345,8 @@ __asm__(".ifndef __usdt_sema_other___flag\n"
 	".hidden __dtrace_other___flag\n"
 	".type __dtrace_other___flag,@function\n"
 	"__dtrace_other___flag:\n"
-	".byte 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3\n"
-	".size __dtrace_other___flag,6\n"
+	_USDT_STUB_CODE
+	".size __dtrace_other___flag,.-__dtrace_other___flag\n"
 	".pushsection .note.stapsdt,\"?\",@note\n"
 	".balign 4\n"
 	".4byte 992f-991f, 994f-993f, 3\n"
@@ -330,7 +355,11 @@ __asm__(".ifndef __usdt_sema_other___flag\n"
 	"993: .8byte __dtrace_other___flag, _.stapsdt.base, __usdt_sema_other___flag\n"
 	".asciz \"other\"\n"
 	".asciz \"flag\"\n"
+#if defined(__aarch64__)
+	".asciz \"1@x0\"\n"
+#else
 	".asciz \"1@%dil\"\n"
+#endif
 	"994: .balign 4\n"
 	".popsection\n"
 	".popsection\n"

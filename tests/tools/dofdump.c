@@ -29,7 +29,8 @@
  * the section: for ET_REL those of the .rela section that applies to it
  * (this is how `dtrace -G` fills dofpr_addr: R_X86_64_64 against the
  * function's alias symbol), for linked files the dynamic ones inside it
- * (R_X86_64_RELATIVE in a PIE or shared library).  probe= names the probe
+ * (R_X86_64_RELATIVE in a PIE or shared library; the R_AARCH64_ ones in an
+ * aarch64 file).  probe= names the probe
  * whose dofpr_addr the relocation writes, or "-".  In a linked file each
  * probe is followed by
  *
@@ -159,6 +160,18 @@ static const char *reloc_name(unsigned int machine, unsigned int type,
 			return "R_X86_64_32S";
 		case R_X86_64_PC64:
 			return "R_X86_64_PC64";
+		}
+	}
+	if (machine == EM_AARCH64) {
+		switch (type) {
+		case R_AARCH64_NONE:
+			return "R_AARCH64_NONE";
+		case R_AARCH64_ABS64:
+			return "R_AARCH64_ABS64";
+		case R_AARCH64_GLOB_DAT:
+			return "R_AARCH64_GLOB_DAT";
+		case R_AARCH64_RELATIVE:
+			return "R_AARCH64_RELATIVE";
 		}
 	}
 	snprintf(buf, len, "R_%u_%u", machine, type);
@@ -361,15 +374,17 @@ static void resolve_rela(const struct dump *d, Elf_Scn *symscn, uint64_t off,
 		return;
 	rs->found = true;
 	rs->known = false;
-	if (d->ehdr.e_machine != EM_X86_64)
-		return;
-	switch (GELF_R_TYPE(r->r_info)) {
-	case R_X86_64_RELATIVE:
+	/* the same three kinds on both machines, under other numbers */
+	switch (d->ehdr.e_machine << 16 | GELF_R_TYPE(r->r_info)) {
+	case EM_X86_64 << 16 | R_X86_64_RELATIVE:
+	case EM_AARCH64 << 16 | R_AARCH64_RELATIVE:
 		rs->value = (uint64_t)r->r_addend;
 		rs->known = true;
 		break;
-	case R_X86_64_64:
-	case R_X86_64_GLOB_DAT:
+	case EM_X86_64 << 16 | R_X86_64_64:
+	case EM_X86_64 << 16 | R_X86_64_GLOB_DAT:
+	case EM_AARCH64 << 16 | R_AARCH64_ABS64:
+	case EM_AARCH64 << 16 | R_AARCH64_GLOB_DAT:
 		if (sym_name(d, symscn, GELF_R_SYM(r->r_info), &sym) != NULL &&
 		    sym.st_shndx != SHN_UNDEF) {
 			rs->value = sym.st_value + (uint64_t)r->r_addend;

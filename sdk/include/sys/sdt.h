@@ -172,12 +172,20 @@
  * that survives).  Every probe an optimizer duplicates (unrolling,
  * inlining) gets a note of its own.  Define USDT_DISABLE_PROBES to
  * compile every probe out (arguments are then not evaluated and
- * USDT_ENABLED() is 0).  On other machines than x86-64 the probes compile
- * out the same way.  Operands are chosen with the constraint "nor" (any
- * register, memory, or constant); define USDT_SDT_ARG_CONSTRAINT (a
- * string, "g") or systemtap's STAP_SDT_ARG_CONSTRAINT (a bare word, g)
- * before the include to change it.  AT&T syntax only: not with
- * -masm=intel.
+ * USDT_ENABLED() is 0).  On other machines than x86-64 and aarch64
+ * (LP64) the probes compile out the same way.  Operands are chosen with
+ * the constraint "nor" (any register, memory, or constant); define
+ * USDT_SDT_ARG_CONSTRAINT (a string, "g") or systemtap's
+ * STAP_SDT_ARG_CONSTRAINT (a bare word, g) before the include to change
+ * it.  AT&T syntax only: not with -masm=intel.
+ *
+ * On aarch64 the site is one `nop` (d503201f), and every argument is put
+ * in a general register, named by its 64-bit name whatever its size:
+ * `-4@x1`, `8@x0`, `1@x2` (the constraint is "r", whatever the macros
+ * above say).  Memory operands would be exact only sometimes: for a
+ * global variable gcc writes `[x0, #:lo12:.LANCHOR0]`, an operand the
+ * assembler never resolves and no tracer can read (systemtap's header
+ * writes exactly that), and a constant costs one `mov` at most.
  * For lld --gc-sections, .stapsdt.base is marked to be kept where the
  * assembler can say so (see USDT_SDT_RETAIN).
  *
@@ -200,10 +208,18 @@
 #ifndef _USDT_SDT_IMPL_H
 #define _USDT_SDT_IMPL_H 1
 
-#if defined(__x86_64__) && defined(__LP64__) && !defined(USDT_DISABLE_PROBES)
+#if (defined(__x86_64__) || defined(__aarch64__)) && defined(__LP64__) && \
+	!defined(USDT_DISABLE_PROBES)
 #define _USDT_SDT_ON 1
 #else
 #define _USDT_SDT_ON 0
+#endif
+
+/* The probe site: x86-64's 1-byte NOP and 10-byte NOP; aarch64's nop. */
+#ifdef __aarch64__
+#define _USDT_SDT_NOPS nop
+#else
+#define _USDT_SDT_NOPS .byte 0x90, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0
 #endif
 
 #define _USDT_SDT_STR(...) #__VA_ARGS__
@@ -220,7 +236,7 @@
  * survives the link.
  */
 #define _USDT_SDT_HEAD(provider, name, sema)				\
-990:	.byte 0x90, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0;	\
+990:	_USDT_SDT_NOPS;							\
 	.pushsection .note.stapsdt, "?", "note";			\
 	.balign 4;							\
 	.4byte 992f - 991f, 994f - 993f, 3;				\
@@ -323,8 +339,14 @@ sym:	.zero 2;							\
 
 #else /* C and C++ */
 
-/* systemtap's spelling of the constraint is a bare word: nor, g */
-#ifndef USDT_SDT_ARG_CONSTRAINT
+/*
+ * systemtap's spelling of the constraint is a bare word: nor, g.  On
+ * aarch64 every argument is put in a register ("r", see Arguments).
+ */
+#if defined(__aarch64__)
+#undef USDT_SDT_ARG_CONSTRAINT
+#define USDT_SDT_ARG_CONSTRAINT "r"
+#elif !defined(USDT_SDT_ARG_CONSTRAINT)
 #ifdef STAP_SDT_ARG_CONSTRAINT
 #define USDT_SDT_ARG_CONSTRAINT _USDT_SDT_XSTR(STAP_SDT_ARG_CONSTRAINT)
 #else
@@ -441,17 +463,25 @@ operator,(__usdt_sdt_fpbits, __T __v)
  * Argument i: the operand pair [_usdt_zI] (the signed size) and
  * [_usdt_vI] (the value), and the text that prints them.  A one-byte
  * register is printed by its 64-bit name (%q): the assembler picks the
- * line by the size, which only it knows as a number.
+ * line by the size, which only it knows as a number.  On aarch64 every
+ * register is printed by its 64-bit name (%x: `x1`, never clang's `w1`),
+ * as gcc prints them for systemtap's header and as libbpf and bpftrace
+ * read them.
  */
 #define _USDT_SDT_OPERANDS(i, x)					\
 	[_usdt_z##i] "n" (_USDT_SDT_SIZE(x) * (_USDT_SDT_SIGNED(x) ? -1 : 1)), \
 	[_usdt_v##i] USDT_SDT_ARG_CONSTRAINT (_USDT_SDT_VALUE(x))
+#ifdef __aarch64__
+#define _USDT_SDT_SPEC(i)						\
+	"\n\t.ascii \"%c[_usdt_z" #i "]@%x[_usdt_v" #i "]\""
+#else
 #define _USDT_SDT_SPEC(i)						\
 	"\n\t.if %c[_usdt_z" #i "] == 1 || %c[_usdt_z" #i "] == -1"	\
 	"\n\t.ascii \"%c[_usdt_z" #i "]@%q[_usdt_v" #i "]\""		\
 	"\n\t.else"							\
 	"\n\t.ascii \"%c[_usdt_z" #i "]@%[_usdt_v" #i "]\""		\
 	"\n\t.endif"
+#endif
 #define _USDT_SDT_SPACE "\n\t.ascii \" \""
 
 #define _USDT_SDT_A1 _USDT_SDT_SPEC(1)

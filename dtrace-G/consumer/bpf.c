@@ -37,7 +37,9 @@
  * Reading.  One ring buffer for all CPUs, of -x bufsize times the CPUs;
  * the program asks for a wakeup once it is half full, and the loop reads
  * it every switchrate anyway.  A record is copied into the consumer's
- * arena and decoded into the struct d_fire the uprobe backend makes; it
+ * arena, at most c->read_cap bytes a round (a process that refills the
+ * ring as fast as it is read, 8 KiB of stack a hit, took 0.2-3 GB of
+ * arena in one read before: issue 28, part 2), and decoded into the struct d_fire the uprobe backend makes; it
  * says where the hit fired, and lin_hit_probe() whose probe that is
  * (lineage.c), or that it is nobody's: a binary-wide site records the
  * hits of every process running the file, and those of processes
@@ -735,6 +737,11 @@ static int rb_record(void *ctx, void *data, size_t len)
 	h.rawoff = arena_put(c, data, len);
 	h.kprov = (r.ev & UBPF_EV_KPROV) != 0; /* kprov.c's to decode */
 	hit_push(c, &h);
+	if (c->read_cap && c->alen >= c->read_cap) {
+		/* taken (libbpf moved past it); the rest on the next round */
+		c->read_more = true;
+		return -1;
+	}
 	return 0;
 }
 

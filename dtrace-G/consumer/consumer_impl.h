@@ -368,6 +368,14 @@ struct consumer {
 	size_t nhits, caphits;
 	uint8_t *arena;
 	size_t alen, acap;
+	/*
+	 * read_buffers() sets read_cap: a backend whose buffer a busy
+	 * process refills as fast as it is read stops taking records once
+	 * the arena holds that many bytes and sets read_more; the hits are
+	 * run and the read goes on (records.c).  0: no bound.
+	 */
+	size_t read_cap;
+	bool read_more;
 	/* threads that fired, until they exit (d_thread_exit) */
 	struct tseen *seen; /* open addressing by tid, 0: empty */
 	size_t nseen, capseen;

@@ -349,6 +349,10 @@ struct consumer {
 	struct dt_desc **descs; /* per clause */
 	unsigned *ndescs;
 	unsigned nclauses;
+	/* the registry files the descriptions can match (refresh_all()) */
+	bool reg_scoped, reg_only;
+	pid_t *reg_pids;
+	size_t nreg_pids;
 	struct d_probe begin, end;
 	unsigned *begin_clauses, nbegin, *end_clauses, nend;
 	unsigned *src_first; /* per source: its first clause; then the end */

@@ -28,11 +28,11 @@
  * a blob none of whose probes is wanted is given back before the next
  * file is read; with reg_only, only the files of the pids the caller's
  * descriptions can name are read at all (none for a BEGIN-only
- * program, which read every file of a 1.5M-probe registry before).  A listing does not need the table at all: with
- * dt_collect_opts.sink each record goes to the caller as it is made and
- * is freed, so `dtrace -l` over a registry of a million probes holds
- * one process's DOF and no records.  The IDs are the table's, counted
- * the same way.
+ * program, which read every file of a 1.5M-probe registry before).
+ * A listing does not need the table at all: with dt_collect_opts.sink
+ * each record goes to the caller as it is made and is freed, so
+ * `dtrace -l` over a registry of a million probes holds one process's
+ * DOF and no records.  The IDs are the table's, counted the same way.
  */
 #include "config.h"
 

@@ -665,9 +665,8 @@ static void registry_scope(struct consumer *c)
 	c->reg_only = true;
 	for (unsigned ci = 0; ci < c->nclauses && c->reg_only; ci++)
 		for (unsigned j = 0; j < c->ndescs[ci] && c->reg_only; j++)
-			c->reg_only = dt_desc_reg_pids(&c->descs[ci][j],
-						       &c->reg_pids,
-						       &c->nreg_pids);
+			c->reg_only = dt_desc_reg_pids(
+				&c->descs[ci][j], &c->reg_pids, &c->nreg_pids);
 }
 
 static void refresh_all(struct consumer *c, bool registry)

@@ -26,9 +26,9 @@
  * open-addressing table, so a stack seen again costs a hash lookup per
  * frame; the table is emptied when the modules are reported again
  * (ustack.c), and every session's once they hold US_MAXSYMS entries
- * together (so the names cost at most that, however many processes).  The strings live as long as
- * their entry, which is longer than the D program keeps them: it copies
- * what it prints or keys on.
+ * together (so the names cost at most that, however many processes).
+ * The strings live as long as their entry, which is longer than the D
+ * program keeps them: it copies what it prints or keys on.
  *
  * Kernel addresses: /proc/kallsyms, read once when %a first meets one,
  * its text symbols sorted by address; "vmlinux" or the module's name as

@@ -26,11 +26,13 @@
  *
  * The registry is walked one process file at a time (reg_each()), and
  * a blob none of whose probes is wanted is given back before the next
- * file is read.  A listing does not need the table at all: with
- * dt_collect_opts.sink each record goes to the caller as it is made and
- * is freed, so `dtrace -l` over a registry of a million probes holds
- * one process's DOF and no records.  The IDs are the table's, counted
- * the same way.
+ * file is read; with reg_only, only the files of the pids the caller's
+ * descriptions can name are read at all (none for a BEGIN-only
+ * program, which read every file of a 1.5M-probe registry before).
+ * A listing does not need the table at all: with dt_collect_opts.sink
+ * each record goes to the caller as it is made and is freed, so
+ * `dtrace -l` over a registry of a million probes holds one process's
+ * DOF and no records.  The IDs are the table's, counted the same way.
  */
 #include "config.h"
 
@@ -225,7 +227,11 @@ static int add_registry(struct dt_probes *pl, const struct dt_collect_opts *o)
 	struct walk w = { pl, o, 0, 0 };
 	int err;
 
-	err = reg_each(o->statedir, true, reg_warn, (void *)o, walk_proc, &w);
+	if (o->reg_only && !o->nreg_pids)
+		return 0; /* no file can hold a wanted probe */
+	err = reg_each_pids(o->statedir, o->reg_only ? o->reg_pids : NULL,
+			    o->nreg_pids, true, reg_warn, (void *)o, walk_proc,
+			    &w);
 	if (w.err)
 		return w.err;
 	if (err)

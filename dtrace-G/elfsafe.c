@@ -31,14 +31,31 @@
  * are named by address.
  *
  * Separate debug files.  dwfl_standard_find_debuginfo() maps every
- * candidate to check its build-id before it returns, so the search is
- * done here, on safe descriptors, before libdwfl sees them: by build-id
- * under /usr/lib/debug/.build-id, then by the .gnu_debuglink name in the
- * file's directory, its .debug subdirectory and under /usr/lib/debug,
- * each checked against the module's build-id (or the link's CRC when the
- * module has none) with pread-based libelf.  A dwz alternate file
- * (.gnu_debugaltlink; libdwfl asks with a zero CRC) is looked for by the
- * same names and accepted unchecked, safe as any other.
+ * candidate to check its build-id before it returns, and opens whatever
+ * path a module's .gnu_debuglink or .gnu_debugaltlink names: a user's
+ * program naming /etc/shadow, ../../../../etc/shadow, a device (whose
+ * open has side effects: /dev/watchdog arms a reboot), a FIFO or a
+ * root-only file got root's dtrace to open it (issue 28, part 1).  So
+ * the search is done here, where the debuggers look and nowhere else:
+ *  - by build-id under /usr/lib/debug/.build-id;
+ *  - by the link's name, which must be a plain file name (no '/', not
+ *    "." or ".."), in the module's directory and its .debug
+ *    subdirectory, and in the same directory under /usr/lib/debug;
+ *  - a dwz alternate file (.gnu_debugaltlink; libdwfl asks with a zero
+ *    CRC) the same ways, or by its path when that lies below
+ *    /usr/lib/debug (Debian's), and only with the build-id the link
+ *    gives (libdw's, from the module's DWARF).
+ * The module's directory is opened by name and must still hold the file
+ * find_elf opened (dt_objid in the module's userdata: its owner may have
+ * put a symbolic link to another directory at that name since).  In a
+ * user's directory no symbolic link is followed (O_NOFOLLOW); in
+ * /usr/lib/debug, root's, links are followed but must end below it.
+ * Each candidate is opened O_PATH, which opens no device or FIFO; only a
+ * regular file owned by root or by the module's owner (a root file for
+ * another user's module only if anyone may read it) is then opened for
+ * reading, the same inode through /proc/self/fd, made safe as above, and
+ * taken only if its build-id (without one, the link's CRC) matches,
+ * checked with pread-based libelf.
  *
  * Module files are opened O_NONBLOCK and checked to be regular with
  * fstat() on the open descriptor: a stat() then open(), as libdwfl does,
@@ -112,8 +129,9 @@ static int copy_of(int fd, off_t size)
 	if (mfd < 0)
 		return -1;
 	while (at < size) {
-		size_t want = size - at < (off_t)sizeof(buf) ? (size_t)(size - at)
-							     : sizeof(buf);
+		size_t want = size - at < (off_t)sizeof(buf)
+				      ? (size_t)(size - at)
+				      : sizeof(buf);
 		ssize_t n = pread(fd, buf, want, at);
 
 		if (n < 0 && errno == EINTR)
@@ -196,17 +214,66 @@ int dt_safe_fd(int fd)
 	return fcntl(mfd, F_DUPFD_CLOEXEC, 0);
 }
 
-int dt_safe_open(const char *path)
+int dt_safe_open(const char *path, struct stat *st)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
-	return fd < 0 ? -1 : dt_safe_fd(fd);
+	if (fd < 0 || (st && fstat(fd, st) < 0)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return dt_safe_fd(fd);
+}
+
+/*
+ * What a module's file was when find_elf opened it: its inode and its
+ * owner, kept in the module's userdata for the debug file search (the
+ * name may mean another file by then).  One per distinct file, kept for
+ * the run.
+ */
+struct dt_objid {
+	dev_t dev;
+	ino_t ino;
+	uid_t uid;
+	struct dt_objid *next;
+};
+
+static struct dt_objid *objids;
+
+static struct dt_objid *objid_of(const struct stat *st)
+{
+	struct dt_objid *o;
+
+	for (o = objids; o; o = o->next)
+		if (o->dev == st->st_dev && o->ino == st->st_ino &&
+		    o->uid == st->st_uid)
+			return o;
+	o = malloc(sizeof(*o));
+	if (!o)
+		return NULL; /* no search but /usr/lib/debug by build-id */
+	o->dev = st->st_dev;
+	o->ino = st->st_ino;
+	o->uid = st->st_uid;
+	o->next = objids;
+	objids = o;
+	return o;
+}
+
+void dt_dwfl_bind(Dwfl_Module *mod, const struct stat *st)
+{
+	void **ud = NULL;
+
+	if (dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL) &&
+	    ud)
+		*ud = objid_of(st);
 }
 
 int dt_dwfl_proc_find_elf(Dwfl_Module *mod, void **userdata,
 			  const char *module_name, Dwarf_Addr base,
 			  char **file_name, Elf **elfp)
 {
+	struct stat st;
 	int fd;
 
 	if (module_name[0] != '/')
@@ -224,6 +291,8 @@ int dt_dwfl_proc_find_elf(Dwfl_Module *mod, void **userdata,
 							file_name, elfp);
 		return -1;
 	}
+	if (fstat(fd, &st) == 0)
+		*userdata = objid_of(&st); /* for the debug file search */
 	fd = dt_safe_fd(fd);
 	if (fd < 0)
 		return -1;
@@ -264,13 +333,11 @@ static uint32_t crc32_fd(int fd, bool *ok)
 	return crc ^ 0xffffffffu;
 }
 
-/* Whether the debug file at fd belongs to mod (see the top). */
-static bool belongs(Dwfl_Module *mod, int fd, GElf_Word crc)
+/* Whether the debug file at fd has build-id want, or (no build-id to
+ * compare) the link's CRC. */
+static bool belongs(int fd, const unsigned char *want, int wlen, GElf_Word crc)
 {
-	const unsigned char *want;
 	const void *have;
-	GElf_Addr va;
-	int wlen = dwfl_module_build_id(mod, &want, &va);
 	ssize_t hlen;
 	bool ok;
 	Elf *elf;
@@ -289,28 +356,150 @@ static bool belongs(Dwfl_Module *mod, int fd, GElf_Word crc)
 	return ok;
 }
 
-/* Open candidate path; the descriptor if it is the one (check), else -1 */
-static int try_debug(Dwfl_Module *mod, const char *path, bool check,
-		     GElf_Word crc, const struct stat *main_st,
-		     char **debuginfo_file_name)
+/* A file name and nothing else: no directory, not "." or "..". */
+static bool plain_name(const char *s)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	struct stat st;
+	return *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+}
 
+/* Whether absolute path p has no "." or ".." component. */
+static bool clean_path(const char *p)
+{
+	for (const char *c = p; (c = strchr(c, '/')); c++) {
+		size_t n = strcspn(c + 1, "/");
+
+		if ((n == 1 && c[1] == '.') ||
+		    (n == 2 && c[1] == '.' && c[2] == '.'))
+			return false;
+	}
+	return true;
+}
+
+struct dbg_want {
+	const struct dt_objid *obj; /* the module's file, or NULL */
+	const unsigned char *id;    /* the build-id to match, or NULL */
+	int idlen;
+	GElf_Word crc; /* else the link's CRC */
+};
+
+/*
+ * Candidate name in directory dirfd, for w (see the top): the descriptor
+ * after dt_safe_fd() if it is the one, else -1.  The name is opened
+ * O_PATH, which opens no device or FIFO, without following a symbolic
+ * link unless under_debug_dir (root's tree, whose links root made: the
+ * file reached must still lie below DEBUG_DIR); only once fstat() has
+ * found a regular file of root's or of the module's owner is the same
+ * inode opened for reading, through /proc/self/fd.
+ */
+static int try_debug(int dirfd, const char *name, bool under_debug_dir,
+		     const struct dbg_want *w, char **debuginfo_file_name)
+{
+	uid_t owner = w->obj ? w->obj->uid : 0;
+	char p[64], real[PATH_MAX];
+	struct stat st, st2;
+	ssize_t n;
+	int pfd, fd;
+
+	pfd = openat(dirfd, name,
+		     O_PATH | O_CLOEXEC | (under_debug_dir ? 0 : O_NOFOLLOW));
+	if (pfd < 0)
+		return -1;
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", pfd);
+	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && st.st_uid != owner) ||
+	    /* root's file for another's module: one its owner may read */
+	    (st.st_uid == 0 && owner != 0 && !(st.st_mode & S_IROTH)) ||
+	    (w->obj && st.st_dev == w->obj->dev && st.st_ino == w->obj->ino)) {
+		close(pfd);
+		return -1;
+	}
+	n = readlink(p, real, sizeof(real) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(real) - 1) {
+		close(pfd);
+		return -1;
+	}
+	real[n] = '\0';
+	if (under_debug_dir &&
+	    strncmp(real, DEBUG_DIR "/", sizeof(DEBUG_DIR "/") - 1)) {
+		close(pfd);
+		return -1;
+	}
+	fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	close(pfd);
 	if (fd < 0)
 		return -1;
-	if (main_st && fstat(fd, &st) == 0 && st.st_dev == main_st->st_dev &&
-	    st.st_ino == main_st->st_ino) {
-		close(fd); /* the module's own file */
+	if (fstat(fd, &st2) < 0 || st2.st_dev != st.st_dev ||
+	    st2.st_ino != st.st_ino) {
+		close(fd);
 		return -1;
 	}
 	fd = dt_safe_fd(fd);
 	if (fd < 0)
 		return -1;
-	if ((check && !belongs(mod, fd, crc)) ||
-	    !(*debuginfo_file_name = strdup(path))) {
+	if (!belongs(fd, w->id, w->idlen, w->crc) ||
+	    !(*debuginfo_file_name = strdup(real))) {
 		close(fd);
 		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The directory of the module's file path, opened O_PATH, if it still
+ * holds that file (its owner may have put a symbolic link to another
+ * directory at the directory's name since); else -1.
+ */
+static int object_dir(const char *path, const struct dt_objid *obj)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+	char dir[PATH_MAX];
+	struct stat st;
+	int dfd;
+
+	if (!obj || path[0] != '/' || !base[1] ||
+	    (size_t)(base - path) >= sizeof(dir))
+		return -1;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(base - path), path);
+	dfd = open(dir[0] ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	if (fstatat(dfd, base + 1, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    st.st_dev != obj->dev || st.st_ino != obj->ino) {
+		close(dfd);
+		return -1;
+	}
+	return dfd;
+}
+
+/* The link's name in the module's directory, its .debug and the same
+ * directory under DEBUG_DIR. */
+static int by_link(const char *mainfile, const char *link,
+		   const struct dbg_want *w, char **debuginfo_file_name)
+{
+	int dfd = object_dir(mainfile, w->obj), sub, fd;
+	char path[PATH_MAX];
+
+	if (dfd < 0)
+		return -1;
+	fd = try_debug(dfd, link, false, w, debuginfo_file_name);
+	if (fd < 0) {
+		sub = openat(dfd, ".debug",
+			     O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0) {
+			fd = try_debug(sub, link, false, w,
+				       debuginfo_file_name);
+			close(sub);
+		}
+	}
+	close(dfd);
+	if (fd < 0 && clean_path(mainfile)) {
+		int n = snprintf(path, sizeof(path), DEBUG_DIR "%.*s/%s",
+				 (int)(strrchr(mainfile, '/') - mainfile),
+				 mainfile, link);
+
+		if (n > 0 && n < (int)sizeof(path))
+			fd = try_debug(AT_FDCWD, path, true, w,
+				       debuginfo_file_name);
 	}
 	return fd;
 }
@@ -322,55 +511,56 @@ int dt_dwfl_find_debuginfo(Dwfl_Module *mod, void **userdata,
 {
 	/* libdwfl asks for a dwz alternate file with a zero CRC */
 	bool alt = debuglink_file && !debuglink_crc;
-	const unsigned char *id;
-	struct stat main_st, *mst = NULL;
-	char path[PATH_MAX], dir[PATH_MAX];
+	struct dbg_want w = {userdata ? *userdata : NULL, NULL, 0,
+			     debuglink_crc};
+	const char *mainfile = NULL;
+	char path[PATH_MAX];
 	GElf_Addr va;
-	int idlen, fd;
+	int fd;
 
-	(void)userdata;
 	(void)modname;
 	(void)base;
+	(void)file_name;
 	*debuginfo_file_name = NULL;
-	idlen = alt ? 0 : dwfl_module_build_id(mod, &id, &va);
-	if (idlen > 1) {
-		int n = snprintf(path, sizeof(path), DEBUG_DIR "/.build-id/%02x/",
-				 id[0]);
+	if (alt) {
+		/* taken only with the build-id its link names */
+		Dwarf_Addr bias;
+		Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+		const char *name;
+		const void *id;
 
-		for (int i = 1; i < idlen && n < (int)sizeof(path) - 8; i++)
+		w.idlen = dw ? (int)dwelf_dwarf_gnu_debugaltlink(dw, &name, &id)
+			     : -1;
+		if (w.idlen <= 0)
+			return -1;
+		w.id = id;
+	} else {
+		w.idlen = dwfl_module_build_id(mod, &w.id, &va);
+	}
+	if (w.idlen > 1) {
+		int n = snprintf(path, sizeof(path),
+				 DEBUG_DIR "/.build-id/%02x/", w.id[0]);
+
+		for (int i = 1; i < w.idlen && n < (int)sizeof(path) - 8; i++)
 			n += snprintf(path + n, sizeof(path) - (size_t)n,
-				      "%02x", id[i]);
+				      "%02x", w.id[i]);
 		snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
-		fd = try_debug(mod, path, true, 0, NULL, debuginfo_file_name);
+		fd = try_debug(AT_FDCWD, path, true, &w, debuginfo_file_name);
 		if (fd >= 0)
 			return fd;
 	}
 	if (!debuglink_file || !*debuglink_file)
 		return -1;
-	if (debuglink_file[0] == '/')
-		return try_debug(mod, debuglink_file, !alt, debuglink_crc,
-				 NULL, debuginfo_file_name);
-	if (!file_name || file_name[0] != '/')
+	/* Debian's dwz files are named by their path below DEBUG_DIR */
+	if (alt &&
+	    !strncmp(debuglink_file, DEBUG_DIR "/", sizeof(DEBUG_DIR "/") - 1))
+		return clean_path(debuglink_file)
+			       ? try_debug(AT_FDCWD, debuglink_file, true, &w,
+					   debuginfo_file_name)
+			       : -1;
+	if (!plain_name(debuglink_file))
 		return -1;
-	snprintf(dir, sizeof(dir), "%s", file_name);
-	*strrchr(dir, '/') = '\0';
-	if (stat(file_name, &main_st) == 0)
-		mst = &main_st;
-	/* the file's directory, its .debug, the same under DEBUG_DIR */
-	for (int k = 0; k < 3; k++) {
-		int n = k == 0	 ? snprintf(path, sizeof(path), "%s/%s", dir,
-					    debuglink_file)
-			: k == 1 ? snprintf(path, sizeof(path), "%s/.debug/%s",
-					    dir, debuglink_file)
-				 : snprintf(path, sizeof(path), DEBUG_DIR "%s/%s",
-					    dir, debuglink_file);
-
-		if (n < 0 || n >= (int)sizeof(path))
-			continue;
-		fd = try_debug(mod, path, !alt, debuglink_crc, mst,
-			       debuginfo_file_name);
-		if (fd >= 0)
-			return fd;
-	}
-	return -1;
+	(void)dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mainfile,
+			       NULL);
+	return by_link(mainfile, debuglink_file, &w, debuginfo_file_name);
 }

@@ -6,6 +6,8 @@
 #ifndef USDT_DTRACE_ELFSAFE_H
 #define USDT_DTRACE_ELFSAFE_H
 
+#include <sys/stat.h>
+
 #include <elfutils/libdwfl.h>
 
 /*
@@ -15,8 +17,14 @@
  */
 int dt_safe_fd(int fd);
 
-/* Open path for reading and make it safe (dt_safe_fd()); -1 on failure. */
-int dt_safe_open(const char *path);
+/* Open path for reading and make it safe (dt_safe_fd()); -1 on failure.
+ * st (unless NULL) receives what the file was (for dt_dwfl_bind()). */
+int dt_safe_open(const char *path, struct stat *st);
+
+/* Tell the debug file search (dt_dwfl_find_debuginfo()) which file, st,
+ * a module reported offline is: without it, only /usr/lib/debug is
+ * searched by build-id.  dt_dwfl_proc_find_elf() does it itself. */
+void dt_dwfl_bind(Dwfl_Module *mod, const struct stat *st);
 
 /* Dwfl_Callbacks.find_elf for processes (dwfl_linux_proc_find_elf()'s
  * work, with safe descriptors) */

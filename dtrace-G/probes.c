@@ -218,9 +218,62 @@ static bool field_match(const char *pat, const char *s)
 	return !pat[0] || fnmatch(pat, s, 0) == 0;
 }
 
+/*
+ * BEGIN, END or ERROR with no provider, module or function given: the
+ * dtrace provider's probe, whatever another provider names a probe (a
+ * user's registered probe named BEGIN must not run root's BEGIN clause
+ * in the user's process, nor make such a program read the registry).
+ */
+static bool dtrace_only(const struct dt_desc *d)
+{
+	return !d->prov[0] && !d->mod[0] && !d->func[0] &&
+	       (!strcmp(d->name, "BEGIN") || !strcmp(d->name, "END") ||
+		!strcmp(d->name, "ERROR"));
+}
+
 bool dt_desc_match(const struct dt_desc *d, const struct dt_probe *p)
 {
+	if (dtrace_only(d) && p->origin != DT_ORIGIN_DTRACE)
+		return false;
 	return field_match(d->prov, p->provider) &&
 	       field_match(d->mod, p->mod) && field_match(d->func, p->func) &&
 	       field_match(d->name, p->name);
+}
+
+/*
+ * A registered probe's provider is its provider's name followed by the
+ * pid ("myapp1234").  A provider field without a wildcard that ends in
+ * digits names only the pids its trailing digits can be ("v81234": 81234,
+ * 1234, 234, 34, 4; none with a leading zero); one that does not end in
+ * a digit (dtrace, syscall, tick-1s) names none.  Any wildcard, or an
+ * empty field, may match every process.
+ */
+bool dt_desc_reg_pids(const struct dt_desc *d, pid_t **pids, size_t *npids)
+{
+	const char *p = d->prov, *dig;
+	size_t len = strlen(p);
+
+	if (dtrace_only(d))
+		return true;
+	if (!p[0] || strpbrk(p, "*?[\\"))
+		return false;
+	for (dig = p + len; dig > p && dig[-1] >= '0' && dig[-1] <= '9';)
+		dig--;
+	/* the provider's name is at least one character */
+	for (const char *q = dig == p ? p + 1 : dig; *q; q++) {
+		long v;
+		pid_t *nv;
+
+		if (*q == '0' || strlen(q) > 9)
+			continue;
+		v = strtol(q, NULL, 10);
+		if (v <= 0)
+			continue;
+		nv = realloc(*pids, (*npids + 1) * sizeof(*nv));
+		if (!nv)
+			return false;
+		*pids = nv;
+		(*pids)[(*npids)++] = (pid_t)v;
+	}
+	return true;
 }

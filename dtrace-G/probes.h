@@ -133,6 +133,14 @@ struct dt_collect_opts {
 	bool (*want)(const struct dt_probe *p, void *arg);
 	void *want_arg;
 	/*
+	 * With reg_only, only the registry files of these pids are read
+	 * (none: not even the directory), the others being of no use to
+	 * want (dt_desc_reg_pids()).
+	 */
+	bool reg_only;
+	const pid_t *reg_pids;
+	size_t nreg_pids;
+	/*
 	 * Streaming (dtrace -l): when set, every record is handed to sink
 	 * with its ID as it is made, and freed after; the table keeps none,
 	 * and the registry is read one process at a time, so a listing's
@@ -232,6 +240,14 @@ struct dt_desc {
 int dt_desc_parse(const char *text, enum dt_spec spec, struct dt_desc *d);
 void dt_desc_free(struct dt_desc *d);
 bool dt_desc_match(const struct dt_desc *d, const struct dt_probe *p);
+
+/*
+ * The registered processes description d can match a probe of: false if
+ * any may; else true, with the pids it can name appended to *pids
+ * (*npids of them, malloc'ed; none added: no registered probe).  -ENOMEM
+ * is reported as "any may".
+ */
+bool dt_desc_reg_pids(const struct dt_desc *d, pid_t **pids, size_t *npids);
 
 /* The attribute dtrace prints for a probe: the minimum over the fields. */
 dof_attr_t dt_probe_attr(const struct dt_probe *p);

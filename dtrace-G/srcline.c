@@ -123,6 +123,7 @@ void dt_srcmap_free(struct dt_srcmap *m)
 struct dt_srcmap *dt_srcmap_open(const char *path)
 {
 	struct dt_srcmap *m = calloc(1, sizeof(*m));
+	struct stat st;
 	GElf_Ehdr eh;
 	int fd;
 
@@ -136,7 +137,7 @@ struct dt_srcmap *dt_srcmap_open(const char *path)
 	if (!m->dwfl)
 		return m;
 	/* a descriptor safe to map, though another user owns the file */
-	fd = dt_safe_open(path);
+	fd = dt_safe_open(path, &st);
 	if (fd < 0)
 		return m;
 	dwfl_report_begin(m->dwfl);
@@ -145,6 +146,7 @@ struct dt_srcmap *dt_srcmap_open(const char *path)
 		m->mod = NULL;
 		return m;
 	}
+	dt_dwfl_bind(m->mod, &st);
 	m->elf = dwfl_module_getelf(m->mod, &m->bias);
 	if (!m->elf || !gelf_getehdr(m->elf, &eh)) {
 		m->mod = NULL;

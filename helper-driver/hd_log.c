@@ -4,9 +4,10 @@
  *
  * Lines go to stderr while the daemon is in the foreground and to syslog
  * (LOG_DAEMON) once it has detached.  Process names and paths in them
- * come from callers, so control bytes are replaced before a line is
- * written: a newline or an escape sequence cannot forge a log line or
- * drive a terminal.  Refusals and odd requests, which a hostile client
+ * come from callers, so a line is made safe (txt_safe(): C0 and C1
+ * controls and ill-formed UTF-8 as \xNN) before it is written: a
+ * newline or an escape sequence cannot forge a log line or drive a
+ * terminal.  Refusals and odd requests, which a hostile client
  * can cause as fast as it likes, are rate-limited, each kind on its own,
  * so the one never hides the other.  The daemon has one thread, so the
  * state here needs no lock.
@@ -22,6 +23,7 @@
 #include <time.h>
 
 #include "hd_log.h"
+#include "text.h"
 
 int hd_verbose;
 static bool use_syslog;
@@ -44,20 +46,20 @@ static void vlog(int level, const char *fmt, va_list ap)
 		return;
 	if (level == HD_DEBUG && hd_verbose < 2)
 		return;
-	char line[1024], *c;
+	char line[1024], safe[TXT_SAFE_MAX(sizeof(line))];
 
 	vsnprintf(line, sizeof(line), fmt, ap);
 	/*
-	 * Process names and paths come from callers: a newline or an escape
-	 * sequence in them must not forge a log line or drive a terminal.
+	 * Process names and paths come from callers: a newline, an escape
+	 * sequence, a C1 control (0x9b is CSI, raw or as UTF-8 c2 9b) or
+	 * bytes of no UTF-8 character must not forge a log line or drive a
+	 * terminal: txt_safe() writes them as \xNN.
 	 */
-	for (c = line; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
+	txt_safe(line, safe, sizeof(safe));
 	if (use_syslog)
-		syslog(level, "%s", line);
+		syslog(level, "%s", safe);
 	else
-		fprintf(stderr, "dtrace-helperd: %s\n", line);
+		fprintf(stderr, "dtrace-helperd: %s\n", safe);
 	errno = saved;
 }
 

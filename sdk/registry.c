@@ -632,18 +632,42 @@ int reg_each(const char *statedir, bool live_only,
 	     void (*warn)(const char *msg, void *arg), void *arg,
 	     int (*fn)(struct reg_proc *p, void *fnarg), void *fnarg)
 {
+	return reg_each_pids(statedir, NULL, 0, live_only, warn, arg, fn,
+			     fnarg);
+}
+
+int reg_each_pids(const char *statedir, const pid_t *only, size_t nonly,
+		  bool live_only, void (*warn)(const char *msg, void *arg),
+		  void *arg, int (*fn)(struct reg_proc *p, void *fnarg),
+		  void *fnarg)
+{
 	char dir[PATH_MAX], path[PATH_MAX], msg[PATH_MAX + 128];
 	pid_t *pids;
 	size_t n;
 	int err;
 
+	if (only && !nonly)
+		return 0; /* no file: no directory, no SYNC */
 	err = reg_dir(statedir, dir, sizeof(dir));
 	if (err)
 		return err;
 	reg_sync(statedir);
-	err = reg_pids(dir, &pids, &n);
-	if (err)
-		return err;
+	if (only) {
+		/* those files alone (absent ones are ENOENT below) */
+		pids = malloc(nonly * sizeof(*pids));
+		if (!pids)
+			return -ENOMEM;
+		memcpy(pids, only, nonly * sizeof(*pids));
+		qsort(pids, nonly, sizeof(*pids), cmp_pid_t);
+		n = 0;
+		for (size_t i = 0; i < nonly; i++)
+			if (!n || pids[n - 1] != pids[i])
+				pids[n++] = pids[i];
+	} else {
+		err = reg_pids(dir, &pids, &n);
+		if (err)
+			return err;
+	}
 	for (size_t i = 0; i < n && !err; i++) {
 		struct reg_proc p;
 

@@ -124,6 +124,16 @@ int reg_each(const char *statedir, bool live_only,
 	     int (*fn)(struct reg_proc *p, void *fnarg), void *fnarg);
 
 /*
+ * reg_each() over the files of the nonly pids in only alone (absent ones
+ * skipped silently); with none, nothing is read, not even the
+ * directory, and no SYNC is sent.  Without only (NULL), every file.
+ */
+int reg_each_pids(const char *statedir, const pid_t *only, size_t nonly,
+		  bool live_only, void (*warn)(const char *msg, void *arg),
+		  void *arg, int (*fn)(struct reg_proc *p, void *fnarg),
+		  void *fnarg);
+
+/*
  * Start time of pid (field 22 of /proc/PID/stat) and its comm; 0 or
  * -errno (-ESRCH when there is no such process).  comm may be NULL.
  */

@@ -263,6 +263,7 @@ mod-unterminated EINVAL module name is not NUL-terminated
 mod-control EINVAL module name has control characters
 mod-del EINVAL module name has control characters
 comm-control EINVAL -
+comm-c1 EINVAL bad DOF magic
 arg-null EFAULT -
 arg-kernel EFAULT -
 arg-short EFAULT -
@@ -318,6 +319,17 @@ done <cases.txt
 # the refusal is one line naming the pid and the reason.
 ! grep -q "^FORGED" "$log" && logged "$comm_pid" "bad DOF magic"
 check_known comm-log "a newline in the caller's process name forges a log line"
+# and C1 controls (raw and UTF-8) and bytes of no UTF-8 character in a
+# name come out as \xNN, not as bytes a terminal obeys
+if LC_ALL=C grep -q "$(printf '\233')\\|$(printf '\377')" "$log"; then
+	fail "a C1 control or ill-formed UTF-8 from a process name in the log"
+	LC_ALL=C grep -n "$(printf '\233')\\|$(printf '\377')" "$log" | od -c | head >&2
+elif grep -qF '(\xc2\x9b2J\x9b1m\xff)' "$log"; then
+	pass
+else
+	fail "comm-c1's name not in the log as \\xNN"
+	grep -F "DOF refused" "$log" | tail -3 | sed 's/^/    | /' >&2
+fi
 
 # ---------------------------------------------------------------------
 # REMOVE of what is not the caller's

@@ -24,7 +24,10 @@
 #  - a registry that grows does not grow dtrace -l or dtrace -n
 #    (issue 17, amplification): 4 and then 16 processes of 2,000 probes,
 #    every row listed with its ID, the peak RSS (GNU time) the same
-#    within 1 MiB, where a table of every record grew by 11 MB.
+#    within 1 MiB, where a table of every record grew by 11 MB;
+#  - `dtrace -n 'BEGIN { ... }'` opens no registry file (strace), and a
+#    description naming big<pid>'s provider opens that file alone
+#    (issue 28, part 5: every registry-wide run read every file).
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -452,6 +455,28 @@ elif [ -x /usr/bin/time ]; then
 		pass
 	else
 		fail "dtrace -n's peak RSS grew with a registry it matches nothing of: $nrss4 KiB for 4 processes, $nrss16 KiB for 16"
+	fi
+	# (issue 28, part 5) a program whose descriptions can match no
+	# registered probe reads no registry file; one that names a
+	# process's provider reads that process's file alone (and looks
+	# for the files of the pids its digits' tails could be: ENOENT)
+	if command -v strace >/dev/null 2>&1; then
+		DTRACE_STATEDIR=$tmp/bigstate strace -f -qq \
+			-e trace=open,openat -o begin.tr \
+			"$DTRACE" -q -n 'BEGIN { exit(0); }' >/dev/null 2>&1
+		expect_eq "dtrace -n BEGIN opens nothing in the registry" "" \
+			"$(grep -F "$tmp/bigstate/registry" begin.tr)"
+		DTRACE_STATEDIR=$tmp/bigstate strace -f -qq \
+			-e trace=open,openat -o one.tr "$DTRACE" -q -Z \
+			-n "big$pid11:::nosuch { } BEGIN { exit(0); }" \
+			>/dev/null 2>&1
+		expect_eq "dtrace -n big$pid11:::nosuch reads its file alone" \
+			"$tmp/bigstate/registry/$pid11" \
+			"$(grep -v ENOENT one.tr |
+				grep -o "$tmp/bigstate/registry/[0-9]*" |
+				sort -u | paste -s -d,)"
+	else
+		echo "# no strace: the registry files read are not checked"
 	fi
 	for n in 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26; do
 		release "$n"

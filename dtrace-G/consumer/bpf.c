@@ -35,19 +35,23 @@
  * stack to copy for ustack() (-x ustacksize; ustack.c unwinds it).
  *
  * Reading.  One ring buffer for all CPUs, of -x bufsize times the CPUs;
- * the program asks for a wakeup once it is half full, and the loop reads
- * it every switchrate anyway.  A record is copied into the consumer's
- * arena and decoded into the struct d_fire the uprobe backend makes; it
- * says where the hit fired, and lin_hit_probe() whose probe that is
- * (lineage.c), or that it is nobody's: a binary-wide site records the
- * hits of every process running the file, and those of processes
- * neither traced nor forked from a traced one are dropped there.  The fork tree comes from uprobe.c's fork tracker, whose
- * per-CPU perf buffers carry nothing else here; they are read after the
- * ring buffer, so a child's FORK record (written before the child ran)
- * is in the tree before any hit of the child is run.  A record the
- * ring buffer has no room for is counted per CPU in the map drops; every
- * read reports what it grew by ("N drops on CPU C"), so the drops are
- * exact without the uprobe backend's end-of-run count.
+ * the program asks for a wakeup once it is half full, and the loop
+ * reads it every switchrate anyway.  A record is copied into the
+ * consumer's arena, at most c->read_cap bytes a round (a process that
+ * refills the ring as fast as it is read, 8 KiB of stack a hit, took
+ * 0.2-3 GB of arena in one read before: issue 28, part 2), and decoded
+ * into the struct d_fire the uprobe backend makes; it says where the
+ * hit fired, and lin_hit_probe() whose probe that is (lineage.c), or
+ * that it is nobody's: a binary-wide site records the hits of every
+ * process running the file, and those of processes neither traced nor
+ * forked from a traced one are dropped there.  The fork tree comes from
+ * uprobe.c's fork tracker, whose per-CPU perf buffers carry nothing
+ * else here; they are read after the ring buffer, so a child's FORK
+ * record (written before the child ran) is in the tree before any hit
+ * of the child is run.  A record the ring buffer has no room for is
+ * counted per CPU in the map drops; every read reports what it grew by
+ * ("N drops on CPU C"), so the drops are exact without the uprobe
+ * backend's end-of-run count.
  *
  * Aggregating.  Clauses that only aggregate integers run in the
  * program itself, from plans bpf_agg.c puts in for each process it
@@ -735,6 +739,11 @@ static int rb_record(void *ctx, void *data, size_t len)
 	h.rawoff = arena_put(c, data, len);
 	h.kprov = (r.ev & UBPF_EV_KPROV) != 0; /* kprov.c's to decode */
 	hit_push(c, &h);
+	if (c->read_cap && c->alen >= c->read_cap) {
+		/* taken (libbpf moved past it); the rest on the next round */
+		c->read_more = true;
+		return -1;
+	}
 	return 0;
 }
 

@@ -651,6 +651,24 @@ static bool want_probe(const struct dt_probe *p, void *arg)
 	return false;
 }
 
+/*
+ * Which registry files a refresh reads: only those of the pids the
+ * descriptions name when none may match every process (a BEGIN-only
+ * program, a provider of $target), so a registry that other users fill
+ * costs such a program nothing (dt_desc_reg_pids()).
+ */
+static void registry_scope(struct consumer *c)
+{
+	if (c->reg_scoped)
+		return;
+	c->reg_scoped = true;
+	c->reg_only = true;
+	for (unsigned ci = 0; ci < c->nclauses && c->reg_only; ci++)
+		for (unsigned j = 0; j < c->ndescs[ci] && c->reg_only; j++)
+			c->reg_only = dt_desc_reg_pids(
+				&c->descs[ci][j], &c->reg_pids, &c->nreg_pids);
+}
+
 static void refresh_all(struct consumer *c, bool registry)
 {
 	struct dt_probes reg = {0};
@@ -658,7 +676,11 @@ static void refresh_all(struct consumer *c, bool registry)
 	char msg[256];
 
 	if (registry && c->o->statedir) {
+		registry_scope(c);
 		co.statedir = c->o->statedir;
+		co.reg_only = c->reg_only;
+		co.reg_pids = c->reg_pids;
+		co.nreg_pids = c->nreg_pids;
 		co.want = want_probe;
 		co.want_arg = c;
 		if (dt_probes_collect(&reg, &co, msg, sizeof(msg)) == 0)

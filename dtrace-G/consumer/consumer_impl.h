@@ -349,6 +349,10 @@ struct consumer {
 	struct dt_desc **descs; /* per clause */
 	unsigned *ndescs;
 	unsigned nclauses;
+	/* the registry files the descriptions can match (refresh_all()) */
+	bool reg_scoped, reg_only;
+	pid_t *reg_pids;
+	size_t nreg_pids;
 	struct d_probe begin, end;
 	unsigned *begin_clauses, nbegin, *end_clauses, nend;
 	unsigned *src_first; /* per source: its first clause; then the end */
@@ -368,6 +372,14 @@ struct consumer {
 	size_t nhits, caphits;
 	uint8_t *arena;
 	size_t alen, acap;
+	/*
+	 * read_buffers() sets read_cap: a backend whose buffer a busy
+	 * process refills as fast as it is read stops taking records once
+	 * the arena holds that many bytes and sets read_more; the hits are
+	 * run and the read goes on (records.c).  0: no bound.
+	 */
+	size_t read_cap;
+	bool read_more;
 	/* threads that fired, until they exit (d_thread_exit) */
 	struct tseen *seen; /* open addressing by tid, 0: empty */
 	size_t nseen, capseen;

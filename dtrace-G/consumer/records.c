@@ -307,13 +307,23 @@ static void hits_keep(struct consumer *c, size_t nkeep)
 	(void)nkeep;
 }
 
-void read_buffers(struct consumer *c)
+/*
+ * One round of read_buffers(): records up to one CPU's -x bufsize
+ * (c->rbsize) beyond the deferred hits, where the backend can stop
+ * (bpf.c); the rest is read by the next round.
+ */
+static void read_round(struct consumer *c)
 {
 	size_t nkeep = 0;
 
+	c->read_more = false;
+	c->read_cap = c->alen + c->rbsize;
 	drain_buffers(c);
-	if (!c->begun)
+	c->read_cap = 0;
+	if (!c->begun) {
+		c->read_more = false;
 		return; /* before BEGIN: they wait */
+	}
 	for (size_t i = 0; i < c->nhits; i++)
 		c->hits[i].raw = c->arena + c->hits[i].rawoff;
 	if (c->nhits > 1)
@@ -333,6 +343,13 @@ void read_buffers(struct consumer *c)
 		c->alen = 0;
 	}
 	fflush(c->out);
+}
+
+void read_buffers(struct consumer *c)
+{
+	do
+		read_round(c);
+	while (c->read_more);
 }
 
 /* A firing in dtrace itself: BEGIN, END, tick-N (kprov.c). */

@@ -378,6 +378,7 @@ struct us_proc *us_proc_get(struct consumer *c, pid_t pid)
 	procs_trim(s);
 	up = xcalloc(1, sizeof(*up));
 	up->pid = pid;
+	up->nsyms_all = &s->nsyms_all;
 	up->start = start_of(pid);
 	up->used = ++s->tick;
 	up->dwfl = dwfl_begin(&s->cb);

@@ -47,6 +47,7 @@ struct us_proc {
 	/* usym.c: names by address, open addressing */
 	struct us_sym *syms;
 	size_t nsyms, capsyms;
+	size_t *nsyms_all; /* the entries of every session (ustack_state) */
 };
 
 /* The consumer's stacks and names (c->ust). */
@@ -57,6 +58,7 @@ struct ustack_state {
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
 	bool mangled; /* -x mangled: names as the symbol tables have them */
+	size_t nsyms_all; /* usym.c's entries, all sessions together */
 	/* the hit the D program runs for (struct d_fire's ustack_ctx) */
 	struct {
 		struct consumer *c;

@@ -25,9 +25,10 @@
  * Each answer is cached per process session by (address, flags), in an
  * open-addressing table, so a stack seen again costs a hash lookup per
  * frame; the table is emptied when the modules are reported again
- * (ustack.c) or past US_MAXSYMS entries.  The strings live as long as
- * their entry, which is longer than the D program keeps them: it copies
- * what it prints or keys on.
+ * (ustack.c), and every session's once they hold US_MAXSYMS entries
+ * together (so the names cost at most that, however many processes).
+ * The strings live as long as their entry, which is longer than the D
+ * program keeps them: it copies what it prints or keys on.
  *
  * Kernel addresses: /proc/kallsyms, read once when %a first meets one,
  * its text symbols sorted by address; "vmlinux" or the module's name as
@@ -84,17 +85,22 @@ void us_syms_free(struct us_proc *up)
 		if (up->syms[i].flags)
 			sym_free(&up->syms[i]);
 	free(up->syms);
+	*up->nsyms_all -= up->nsyms;
 	up->syms = NULL;
 	up->nsyms = up->capsyms = 0;
 }
 
 /* Room for one more entry; the new entry's slot for (pc, flags). */
-static struct us_sym *sym_put(struct us_proc *up, uint64_t pc, unsigned flags)
+static struct us_sym *sym_put(struct ustack_state *s, struct us_proc *up,
+			      uint64_t pc, unsigned flags)
 {
 	struct us_sym *e;
 
-	if (up->nsyms >= US_MAXSYMS)
-		us_syms_free(up);
+	if (s->nsyms_all >= US_MAXSYMS)
+		/* every session's: 256 processes of 65,536 names each
+		 * would take gigabytes */
+		for (size_t i = 0; i < s->nprocs; i++)
+			us_syms_free(s->procs[i]);
 	if (2 * (up->nsyms + 1) > up->capsyms) {
 		struct us_sym *old = up->syms;
 		size_t ocap = up->capsyms;
@@ -112,6 +118,7 @@ static struct us_sym *sym_put(struct us_proc *up, uint64_t pc, unsigned flags)
 	e->pc = pc;
 	e->flags = flags | 0x100; /* never 0: a used slot */
 	up->nsyms++;
+	s->nsyms_all++;
 	return e;
 }
 
@@ -196,7 +203,7 @@ bool us_sym_lookup(struct consumer *c, struct us_proc *up, uint64_t pc,
 	m = dwfl_addrmodule(up->dwfl, at);
 	if (!m && us_proc_refresh(c, up)) /* a dlopen() since? */
 		m = dwfl_addrmodule(up->dwfl, at);
-	e = sym_put(up, pc, flags);
+	e = sym_put(s, up, pc, flags);
 	if (m)
 		sym_fill(s, up, m, pc, flags, e);
 found:

@@ -937,6 +937,8 @@ static void print_row_fmt(const struct walk *w, size_t row,
 		} else {
 			break;
 		}
+		if (v.k == K_INT)
+			v.tn = 1; /* %c of a key: perhaps a traced byte */
 		d_pf_one(sb, d, width, prec, &v, true);
 	}
 }
@@ -960,7 +962,12 @@ static void json_key(struct sbuf *sb, const struct dv *k)
 		return;
 	}
 	if (k->k == K_STR) {
-		d_json_str(sb, k->s, strlen(k->s));
+		/* a traced process's bytes made safe first, as in text */
+		char *fr;
+		const char *s = d_out_str(k, true, &fr);
+
+		d_json_str(sb, s, strlen(s));
+		free(fr);
 		return;
 	}
 	d_sb_printf(sb, "%lld", d_out_int(k, &w));

@@ -82,7 +82,8 @@ struct dv {
 	uint8_t k;  /* K_INT or K_STR */
 	uint8_t sz; /* 1, 2, 4, 8 for integers */
 	uint8_t sg; /* signed */
-	uint8_t tn; /* K_STR: tainted, from a traced process */
+	uint8_t tn; /* tainted, from a traced process (an integer: printf's
+		     * %c only, set where it is printed) */
 	uint8_t show; /* K_STR: how it prints (stack.c): DV_PLAIN, ... */
 };
 

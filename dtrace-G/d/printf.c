@@ -17,7 +17,10 @@
  * signedness; %S escapes as strchr2esc() does, %Y and %T print a time
  * as DTrace's ctime-like and RFC 822 layouts.  %s of a string from a
  * traced process (struct dv's tn) prints it made safe (txt_safe()),
- * the width and precision applying to the escaped text.
+ * the width and precision applying to the escaped text; so does %c of
+ * a byte that is not the script's own (tn of an integer: a printf()
+ * argument that is not made of literals, or a printa() key), so ESC,
+ * C1 and bytes of no UTF-8 character print as \xNN.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -34,6 +37,7 @@
 #include <time.h>
 
 #include "d_impl.h"
+#include "text.h"
 
 /* ------------------------------------------------------------------ */
 /* printf formats (dt_printf.c's conversions and flags) */
@@ -495,6 +499,19 @@ void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width,
 		val = d_dv_int(0, 8, false);
 	switch (conv) {
 	case 'c':
+		if (escape && val.tn) {
+			/* a byte of a traced process's: made safe as %s is */
+			char c[2] = {(char)val.i, '\0'};
+
+			if (!c[0]) {
+				strcpy(f, "c");
+				d_sb_printf(sb, fmt, 0);
+				return;
+			}
+			strcpy(f, "s");
+			d_sb_printf(sb, fmt, txt_safe(c, tmp, sizeof(tmp)));
+			return;
+		}
 		strcpy(f, "c");
 		d_sb_printf(sb, fmt, (int)(int32_t)val.i);
 		return;

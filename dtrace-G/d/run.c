@@ -586,6 +586,33 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 /* ------------------------------------------------------------------ */
 /* Statements */
 
+/*
+ * Whether integer expression n is the script's alone (literals and
+ * operators on them): printf's %c prints such a byte as it is, and any
+ * other (an argument, memory, a variable) made safe, as a string from a
+ * traced process is (issue 28, part 3).
+ */
+static bool script_int(const struct node *n)
+{
+	switch (n->op) {
+	case N_INT:
+		return true;
+	case N_UN:
+	case N_CAST:
+		return script_int(n->a);
+	case N_BIN:
+	case N_LAND:
+	case N_LOR:
+	case N_LXOR:
+		return script_int(n->a) && script_int(n->b);
+	case N_TERN:
+		return script_int(n->a) && script_int(n->b) &&
+		       script_int(n->c);
+	default:
+		return false;
+	}
+}
+
 /* printf() and system(): the text goes to sb; tainted strings are made
  * safe (struct dv) when esc. */
 static void do_printf(struct ectx *x, const struct stmt *st, struct sbuf *sb,
@@ -600,6 +627,8 @@ static void do_printf(struct ectx *x, const struct stmt *st, struct sbuf *sb,
 	for (i = 0; i < st->nargs; i++) {
 		x->action = st->action + (int)i;
 		vals[i] = d_eval(x, st->args[i]);
+		if (vals[i].k == K_INT)
+			vals[i].tn = !script_int(st->args[i]);
 		if (vals[i].k == K_STR && !vals[i].show &&
 		    strlen(vals[i].s) >= x->p->strsize)
 			vals[i].s = d_ar_strndup(&x->scratch, vals[i].s,
@@ -641,9 +670,9 @@ static void do_trace(struct ectx *x, const struct dv *v)
 		return;
 	}
 	if (v->k == K_STR) {
-		/* JSON output escapes the whole record itself */
+		/* made safe in JSON output too, which then quotes it */
 		char *fr;
-		const char *s = d_out_str(v, !x->p->json, &fr);
+		const char *s = d_out_str(v, true, &fr);
 
 		if (q)
 			d_sb_printf(sb, "%s", s);
@@ -766,8 +795,8 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		x->status = (int)(int32_t)v.i;
 		break;
 	case S_PRINTF:
-		/* JSON output escapes the whole record itself */
-		do_printf(x, st, &x->out, !p->json);
+		/* made safe in JSON output too, which then quotes it */
+		do_printf(x, st, &x->out, true);
 		break;
 	case S_SYSTEM: {
 		struct sbuf cmd = { 0 };

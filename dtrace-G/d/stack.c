@@ -337,7 +337,11 @@ void d_stack_print_k(struct sbuf *sb, const struct pfseg *d, int width,
 	print_frames(sb, v->k == K_STR ? v->s : "", indent);
 }
 
-/* -x oformat=json: a stack as an array of its frames. */
+/*
+ * -x oformat=json: a stack as an array of its frames, each made safe
+ * (txt_safe()) as in text output before JSON quotes it: a JSON reader
+ * that prints a frame gets no control byte of the traced file's names.
+ */
 void d_stack_json(struct sbuf *sb, const struct dv *v)
 {
 	const char *s = v->s;
@@ -345,10 +349,16 @@ void d_stack_json(struct sbuf *sb, const struct dv *v)
 	d_sb_puts(sb, "[");
 	for (bool first = true; *s; first = false) {
 		size_t n = strcspn(s, "\n");
+		char *f = d_xmalloc(n + 1), *safe = d_xmalloc(TXT_SAFE_MAX(n));
 
+		memcpy(f, s, n);
+		f[n] = '\0';
+		txt_safe(f, safe, TXT_SAFE_MAX(n));
 		if (!first)
 			d_sb_puts(sb, ",");
-		d_json_str(sb, s, n);
+		d_json_str(sb, safe, strlen(safe));
+		free(safe);
+		free(f);
 		s += n;
 		if (*s)
 			s++;

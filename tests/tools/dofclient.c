@@ -723,6 +723,12 @@ static void m_comm_control(struct att *a)
 	prctl(PR_SET_NAME, (unsigned long)"x\nFORGED: \033[1m", 0, 0, 0);
 	m_bad_magic(a);
 }
+static void m_comm_c1(struct att *a)
+{
+	/* C1 CSI in UTF-8 and raw, and a byte of no UTF-8 character */
+	prctl(PR_SET_NAME, (unsigned long)"\302\2332J\2331m\377", 0, 0, 0);
+	m_bad_magic(a);
+}
 static void m_mod_del(struct att *a)
 {
 	snprintf(a->h.dofhp_mod, sizeof(a->h.dofhp_mod), "del\177");
@@ -864,6 +870,7 @@ static const struct attack attacks[] = {
 	{ "mod-control", m_mod_control },
 	{ "mod-del", m_mod_del },
 	{ "comm-control", m_comm_control },
+	{ "comm-c1", m_comm_c1 },
 	{ "arg-null", m_arg_null },
 	{ "arg-kernel", m_arg_kernel },
 	{ "arg-short", m_arg_short },

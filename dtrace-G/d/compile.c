@@ -1347,6 +1347,8 @@ static const struct {
 	{ "jstackstrsize", "jstack() is not supported" },
 	{ "cpu", "every CPU is traced" },
 	{ "grabanon", "there is no anonymous tracing state to grab" },
+	{ "temporal", "each read of the buffers is printed in time order "
+		      "already" },
 };
 
 void d_option_warnings(const struct d_prog *p, FILE *err)

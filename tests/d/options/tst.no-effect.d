@@ -8,6 +8,8 @@
 #pragma D option dynvarsize=8m
 #pragma D option zdefs
 #pragma D option maxframes=10
+#pragma D option temporal
+#pragma D option rawbytes
 
 nosuchprovider:::nosuchprobe { trace(1); }
 BEGIN { printf("ran\n"); exit(0); }

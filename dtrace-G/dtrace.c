@@ -203,7 +203,12 @@ static const char *const known_xopts[] = {
 	/* aggregation layouts (d/aggfmt.c) */
 	"aggpack", "agghist", "aggzoom", "encoding",
 	/* user stacks (ustack(): d/stack.c, consumer/ustack.c) */
-	"stackindent", "ustacksize", "srcline", "mangled", NULL,
+	"stackindent", "ustacksize", "srcline", "mangled", "maxframes",
+	/* the reference's others: some have no effect here, and say so
+	 * (d_option_warnings()) */
+	"cleanrate", "statusrate", "bufpolicy", "bufresize", "rawbytes",
+	"cpu", "grabanon", "temporal", "jstackframes", "jstackstrsize",
+	NULL,
 };
 
 static int set_probestyle(const char *val)

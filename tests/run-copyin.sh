@@ -15,6 +15,9 @@
 #  - the BPF backend copies copyin(argN, n) when the probe fires: a stack
 #    buffer overwritten right after the probe reads as it was at the hit
 #    (the uprobe backend reads later, so that case is the BPF one's);
+#  - ustackdepth against ustack()'s frames, -x maxframes;
+#  - copyout(), copyoutstr() (-w), alloca() and copyinto(): bytes
+#    written into the process, read back by the firing's next clause;
 #  - errors: * of a non-pointer and of void * (compile time, line and
 #    column), a pointer outside the copy, a traced address cast to a
 #    pointer (run time "invalid address"), more than the scratch space.
@@ -130,6 +133,41 @@ if [ "${HAVE_BPF:-no}" = yes ]; then
 		cpin$target:::done { exit(0); }'
 	expect_eq "bpf: copied at the hit" "[before-the-hit]" "$(head -1 out.txt)"
 fi
+
+# copyout() and copyoutstr() (-w) write the process's memory: a later
+# clause of the same firing reads it back.  alloca() and copyinto() make
+# the buffer copyout() writes ("Hello" over ", wor"); an unmapped address
+# is an invalid address, ERROR's arg5 naming it.
+run_dtrace -q -w -c ./cpin -n 'cpin$target:::buf {
+	this->b = alloca(5); copyinto(arg0 + 8, 5, this->b);
+	copyout(this->b, arg0 + 14, 5); copyoutstr("XYZ", arg0 + 8, 4); }
+	cpin$target:::buf { printf("[%s] [%s]\n",
+	    stringof(copyin(arg0 + 8, 12)), stringof(copyin(arg0 + 12, 8))); }
+	cpin$target:::buf { copyoutstr("x", 8, 2); }
+	ERROR { printf("ERROR %d 0x%x\n", arg4, arg5); }
+	cpin$target:::done { exit(0); }'
+expect_eq "copyout: status" 0 "$status"
+expect_eq "copyout, copyoutstr: the bytes written" \
+	"[XYZ] [o,Hellod]
+ERROR 1 0x8" "$(cat out.txt)"
+expect_grep "copyout to an unmapped address" \
+	"cpin:main:buf): invalid address (0x8) in action #1$" err.txt
+
+# ustackdepth is the number of frames ustack() prints (main and the C
+# library's start-up, as the process has them); -x maxframes caps every
+# ustack(), with or without a frame count, not ustackdepth.
+run_dtrace -q -c ./cpin -n 'cpin$target:::num { printf("%d", ustackdepth);
+	ustack(); }' -n 'cpin$target:::done { exit(0); }'
+depth=$(head -1 out.txt)
+frames=$(grep -c '^ *[^ ].*`' out.txt)
+expect_eq "ustackdepth: the frames ustack() prints" "$frames" "$depth"
+[ "${depth:-0}" -ge 3 ] || fail "ustackdepth $depth: main and the start-up expected"
+run_dtrace -q -x maxframes=2 -c ./cpin -n 'cpin$target:::num {
+	ustack(); ustack(5); printf("\n%d\n", ustackdepth); }' \
+	-n 'cpin$target:::done { exit(0); }'
+expect_eq "maxframes=2: two frames per ustack()" 4 "$(grep -c '`' out.txt)"
+expect_eq "maxframes=2: ustackdepth is the whole stack" "$depth" \
+	"$(grep -v '^ *$' out.txt | tail -1)"
 
 # compile-time errors: the line and the column, nothing traced
 run_dtrace -q -c ./cpin -n 'cpin$target:::num { trace(*arg0); }'

@@ -14,7 +14,8 @@
 # Either kind may have both files: a tst.NAME.d.err is compared too (a
 # run-time fault is reported on standard error while the program goes
 # on).  NAME.d.args holds the operands after the script ($1, $2, ...).
-# Each program runs as `dtrace -s NAME.d` from tests/d, so messages name
+# Each program runs as `dtrace -s NAME.d` from its folder (tests/d, or
+# a topic folder one level down: tests/d/funcs/, ...), so messages name
 # the script as the user would see it.  A new pair is a new test: drop
 # the files in, nothing to register.
 #
@@ -32,9 +33,10 @@ if command -v taskset >/dev/null 2>&1 && taskset -c 0 true 2>/dev/null; then
 fi
 
 n=0
-for d in "$dir"/tst.*.d "$dir"/err.*.d; do
+for d in "$dir"/tst.*.d "$dir"/err.*.d "$dir"/*/tst.*.d "$dir"/*/err.*.d; do
 	[ -f "$d" ] || continue
 	name=$(basename "$d")
+	ddir=$(dirname "$d")
 	n=$((n + 1))
 	case $name in
 	tst.*) want=0 ;;
@@ -48,7 +50,7 @@ for d in "$dir"/tst.*.d "$dir"/err.*.d; do
 	args=
 	[ -f "$d.args" ] && args=$(cat "$d.args")
 	# shellcheck disable=SC2086
-	(cd "$dir" && exec timeout 60 $pin "$DTRACE" -s "$name" $args) \
+	(cd "$ddir" && exec timeout 60 $pin "$DTRACE" -s "$name" $args) \
 		>"$tmp/$name.stdout" 2>"$tmp/$name.stderr"
 	status=$?
 	ok=true

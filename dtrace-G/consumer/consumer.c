@@ -430,7 +430,7 @@ int dt_parse_rate(const char *s, unsigned *ms)
 static bool build_option(const char *name, size_t len)
 {
 	static const char *const names[] = {
-		"nolibs",     "lazyload", "linkmode", "linktype", "zdefs",
+		"nolibs",     "lazyload", "linkmode", "linktype",
 		"probestyle", "cpp",	  "cpppath",  "version",  NULL,
 	};
 
@@ -534,8 +534,9 @@ static int compile_all(struct consumer *c, pid_t target)
 static unsigned source_matches(struct consumer *c, unsigned i)
 {
 	unsigned lo = c->src_first[i], hi = c->src_first[i + 1], n = 0;
-	const unsigned *lists[] = {c->begin_clauses, c->end_clauses};
-	unsigned nl[] = {c->nbegin, c->nend};
+	const unsigned *lists[] = {c->begin_clauses, c->end_clauses,
+				   c->error_clauses};
+	unsigned nl[] = {c->nbegin, c->nend, c->nerror};
 
 	for (size_t k = 0; k < c->nprobes; k++) {
 		const struct tprobe *p = c->probes[k];
@@ -545,7 +546,7 @@ static unsigned source_matches(struct consumer *c, unsigned i)
 			hit = p->clauses[ci] >= lo && p->clauses[ci] < hi;
 		n += hit;
 	}
-	for (unsigned k = 0; k < 2; k++) {
+	for (unsigned k = 0; k < 3; k++) {
 		bool hit = false;
 
 		for (unsigned ci = 0; ci < nl[k] && !hit; ci++)
@@ -585,15 +586,17 @@ static int parse_descs(struct consumer *c)
 	return 0;
 }
 
-/* BEGIN and END: clauses whose descriptions match them. */
+/* BEGIN, END and ERROR (IDs 1, 2, 3): clauses whose descriptions match
+ * them. */
 static void match_dtrace_probes(struct consumer *c)
 {
-	static const char *const names[] = {"BEGIN", "END"};
-	struct d_probe *dp[] = {&c->begin, &c->end};
-	unsigned **cl[] = {&c->begin_clauses, &c->end_clauses};
-	unsigned *ncl[] = {&c->nbegin, &c->nend};
+	static const char *const names[] = {"BEGIN", "END", "ERROR"};
+	struct d_probe *dp[] = {&c->begin, &c->end, &c->error};
+	unsigned **cl[] = {&c->begin_clauses, &c->end_clauses,
+			   &c->error_clauses};
+	unsigned *ncl[] = {&c->nbegin, &c->nend, &c->nerror};
 
-	for (unsigned k = 0; k < 2; k++) {
+	for (unsigned k = 0; k < 3; k++) {
 		dp[k]->id = k + 1;
 		dp[k]->prov = "dtrace";
 		dp[k]->mod = "";
@@ -947,6 +950,8 @@ static int consumer_run(struct consumer *c)
 	if (compile_all(c, target) < 0 || apply_options(c) < 0 ||
 	    parse_descs(c) < 0)
 		goto out;
+	fflush(c->out);
+	d_option_warnings(c->prog, stderr); /* those that cannot apply */
 	if (o->compile_only) { /* -e */
 		ret = 0;
 		goto out;
@@ -989,7 +994,9 @@ static int consumer_run(struct consumer *c)
 				char why[256];
 				const char *w;
 
-				if (c->descs[ci][j].matched || o->zero_ok)
+				/* -Z, or the zdefs option */
+				if (c->descs[ci][j].matched || o->zero_ok ||
+				    d_get_option(c->prog, "zdefs"))
 					continue;
 				w = kprov_why(c, &c->descs[ci][j], why,
 					      sizeof(why));

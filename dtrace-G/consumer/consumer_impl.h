@@ -355,6 +355,9 @@ struct consumer {
 	size_t nreg_pids;
 	struct d_probe begin, end;
 	unsigned *begin_clauses, nbegin, *end_clauses, nend;
+	/* dtrace:::ERROR: fired by run_clauses() on a fault (records.c) */
+	struct d_probe error;
+	unsigned *error_clauses, nerror;
 	unsigned *src_first; /* per source: its first clause; then the end */
 	uint64_t received; /* records read from the backend */
 	bool kagg_rec; /* decode(): the kernel ran some of the hit's clauses */

@@ -73,6 +73,28 @@ int copyin(void *ctx, pid_t pid, uint64_t addr, void *buf, size_t len)
 	return n > 0 ? 0 : -EFAULT;
 }
 
+/*
+ * d_fire's copyout (copyout(), copyoutstr() under -w): write the traced
+ * process's memory with process_vm_writev(), which keeps the pages'
+ * protections as DTrace's kernel copyout does; a short write is a
+ * fault.  Never dtrace itself (BEGIN, END fire in it).
+ */
+static int copyout(void *ctx, pid_t pid, uint64_t addr, const void *buf,
+		   size_t len)
+{
+	struct iovec l = {(void *)buf, len},
+		     r = {(void *)(uintptr_t)addr, len};
+	ssize_t n;
+
+	(void)ctx;
+	if (pid == getpid())
+		return -EPERM;
+	n = process_vm_writev(pid, &l, 1, &r, 1, 0);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
 /* d_fire's parent_of (progenyof()): PPid of /proc/PID/status now. */
 pid_t parent_of(void *ctx, pid_t pid)
 {
@@ -119,6 +141,27 @@ static int hit_cmp(const void *a, const void *b)
 
 static void run_clauses(struct consumer *c, const struct d_probe *dp,
 			const unsigned *clauses, const unsigned *epids,
+			unsigned n, struct d_fire *f);
+
+/*
+ * dtrace:::ERROR, as DTrace's kernel fires it: in the faulting firing's
+ * context (its process, thread, CPU, time), with the fault's arguments
+ * (d_error_enter()), before the probe's later clauses.  A fault in an
+ * ERROR clause fires nothing (d_run() does not return D_RUN_FAULT).
+ */
+static void fire_error(struct consumer *c, const struct d_fire *f)
+{
+	struct d_fire e = *f;
+
+	if (!c->nerror)
+		return;
+	d_error_enter(c->prog, &e);
+	run_clauses(c, &c->error, c->error_clauses, NULL, c->nerror, &e);
+	d_error_leave(c->prog);
+}
+
+static void run_clauses(struct consumer *c, const struct d_probe *dp,
+			const unsigned *clauses, const unsigned *epids,
 			unsigned n, struct d_fire *f)
 {
 	for (unsigned i = 0; i < n && !c->exit_called; i++) {
@@ -127,6 +170,8 @@ static void run_clauses(struct consumer *c, const struct d_probe *dp,
 		f->epid = epids ? epids[i] : clauses[i] + 1;
 		f->probe = dp;
 		r = d_run(c->prog, clauses[i], f, c->out, stderr);
+		if (r & D_RUN_FAULT)
+			fire_error(c, f);
 		if (r & D_RUN_EXIT) {
 			c->done = c->exit_called = true;
 			c->status = d_exit_status(c->prog);
@@ -267,6 +312,7 @@ void hit_run(struct consumer *c, const struct d_probe *dp,
 	f->walltimestamp = f->timestamp + c->wall_offset;
 	/* f->vtimestamp: the record's (vtime.c), where a clause reads it */
 	f->copyin = copyin;
+	f->copyout = copyout;
 	f->copyin_ctx = c; /* deadmem.c: a process gone by now */
 	f->parent_of = parent_of;
 	ustack_fire(c, f); /* the stack decode() found in c->ucap */
@@ -375,6 +421,7 @@ void fire_self(struct consumer *c, struct d_fire *f, char *comm,
 	f->walltimestamp = now_ns(CLOCK_REALTIME);
 	f->vtimestamp = now_ns(CLOCK_THREAD_CPUTIME_ID); /* dtrace's own */
 	f->copyin = copyin;
+	f->copyout = copyout;
 	f->parent_of = parent_of;
 	c->ucap.have = false; /* dtrace's own: names, no stack */
 	ustack_fire(c, f);

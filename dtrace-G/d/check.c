@@ -346,7 +346,8 @@ uint32_t d_needs_of(const struct node *n)
 	if ((n->op == N_BUILTIN && d_builtins[n->sub].id == B_PPID) ||
 	    (n->op == N_FUNC && d_funcs[n->sub].id == F_PROGENYOF))
 		m |= D_NEED_PPID;
-	if ((n->op == N_BUILTIN && d_builtins[n->sub].id == B_UCALLER) ||
+	if ((n->op == N_BUILTIN && (d_builtins[n->sub].id == B_UCALLER ||
+				    d_builtins[n->sub].id == B_USTACKDEPTH)) ||
 	    (n->op == N_FUNC && d_funcs[n->sub].id == F_USTACK))
 		m |= D_NEED_USTACK;
 	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_VTIMESTAMP)
@@ -375,7 +376,9 @@ static void check_stmts(struct parser *ps, struct stmt *v, unsigned n,
 			break;
 		case S_EXPR:
 		case S_TRACE:
+			ps->void_ok = st->kind == S_EXPR ? st->e : NULL;
 			d_check(ps, st->e, strict);
+			ps->void_ok = NULL;
 			break;
 		case S_EXIT:
 			d_check(ps, st->e, strict);

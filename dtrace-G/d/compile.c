@@ -66,7 +66,8 @@ static const char *const known_opts[] = {
 	"cpu",	       "grabanon",    "temporal",    "aggsortpos",
 	"aggsortkeypos", "destructive", "flowindent", "oformat",
 	"stackindent", "ustacksize", "srcline", "mangled",
-	"aggpack",     "agghist",     "aggzoom",     "encoding", NULL,
+	"aggpack",     "agghist",     "aggzoom",     "encoding",
+	"maxframes",   "jstackframes", "jstackstrsize", NULL,
 };
 
 bool d_known_option(const char *name)
@@ -1324,4 +1325,40 @@ bool d_destructive_refused(const struct d_prog *p)
 int d_exit_status(const struct d_prog *p)
 {
 	return p ? p->exit_status : 0;
+}
+
+/*
+ * Options DTrace's reference lists that cannot apply to this tracer:
+ * accepted (scripts set them), each with one warning saying so.  The
+ * others are honoured (here, in stack.c, or by the consumer).
+ */
+static const struct {
+	const char *name, *why;
+} no_effect[] = {
+	{ "aggsize", "aggregations grow in dtrace's memory as needed" },
+	{ "aggrate", "aggregations are read when they are printed" },
+	{ "dynvarsize", "dynamic variables grow in dtrace's memory as needed" },
+	{ "cleanrate", "dynamic variables are freed when zeroed, at once" },
+	{ "statusrate", "drops are checked at every read of the buffers" },
+	{ "bufpolicy", "the buffers are rings read as they fill (switch)" },
+	{ "bufresize", "the buffers are never resized" },
+	{ "stackframes", "kernel stacks (stack()) are not recorded" },
+	{ "jstackframes", "jstack() is not supported" },
+	{ "jstackstrsize", "jstack() is not supported" },
+	{ "cpu", "every CPU is traced" },
+	{ "grabanon", "there is no anonymous tracing state to grab" },
+	{ "temporal", "each read of the buffers is printed in time order "
+		      "already" },
+};
+
+void d_option_warnings(const struct d_prog *p, FILE *err)
+{
+	for (unsigned i = 0; p && err && i < p->nopts; i++)
+		for (unsigned j = 0; j < sizeof(no_effect) / sizeof(no_effect[0]);
+		     j++)
+			if (strcmp(p->opts[i].name, no_effect[j].name) == 0)
+				fprintf(err,
+					"dtrace: option %s has no effect here: "
+					"%s\n",
+					no_effect[j].name, no_effect[j].why);
 }

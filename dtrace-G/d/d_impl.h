@@ -178,6 +178,8 @@ enum {
 	B_GID,
 	B_ERRNO,
 	B_UCALLER,
+	B_CALLER,
+	B_USTACKDEPTH,
 };
 
 /* The builtin variables (func.c): a name, its B_ id, and its type. */
@@ -217,13 +219,21 @@ enum {
 	F_USYM,
 	F_UADDR,
 	F_COPYIN,
+	F_ALLOCA,
+	F_BCOPY,
+	F_COPYINTO,
+	F_STRCHR,
+	F_STRRCHR,
+	F_COPYOUT,
+	F_COPYOUTSTR,
 };
 
 /*
  * The functions (func.c): N_FUNC's sub indexes this table.  args: one
  * letter per argument, what it must be (s: string, i: integer, p: an
  * address, t: a string or NULL, a: anything); ret: 's' for a string,
- * else an integer of size sz and signedness sg.
+ * 'v' for none (a statement of its own: bcopy(), copyout(), ...), else
+ * an integer of size sz and signedness sg.
  */
 struct d_func {
 	const char *name;
@@ -235,6 +245,15 @@ struct d_func {
 };
 extern const struct d_func d_funcs[];
 extern const unsigned d_nfuncs;
+
+/* Named int constants: signals, errno values, DTRACEFLT_* (func.c). */
+struct d_const {
+	const char *name;
+	int value;
+};
+extern const struct d_const d_consts[];
+extern const unsigned d_nconsts;
+bool d_const_lookup(const char *name, int64_t *v);
 
 /* compile-time kinds */
 enum { T_ANY, T_INT, T_STR };
@@ -459,6 +478,16 @@ struct d_prog {
 	pid_t last_tid;
 	int last_cpu;
 	int last_clause;
+	/* dtrace:::ERROR (run.c): the last fault (what d_error_enter()
+	 * gives ERROR's arguments), faults counted, faults in an ERROR
+	 * clause counted and reported (d_report_drops()), and the faulting
+	 * firing's clause-local state while ERROR's clauses run */
+	unsigned flt_epid;
+	int flt_action, flt_type;
+	uint64_t flt_addr;
+	uint64_t errors, dblerrors, dblerrors_told;
+	struct d_errsave *errsave;
+	unsigned maxframes; /* -x maxframes: 0, or the most user frames */
 };
 
 /* ------------------------------------------------------------------ */
@@ -500,6 +529,9 @@ struct parser {
 	 * commit() (spec.c's rules) */
 	bool cl_records, cl_speculates, cl_commits;
 	unsigned sdepth; /* nesting of if statements */
+	/* the expression statement being checked: where a function
+	 * without a value (bcopy(), ...) may stand (func.c) */
+	const struct node *void_ok;
 };
 
 /*
@@ -515,6 +547,19 @@ struct parser {
 /* The evaluator's state for one d_run() (run.c) */
 
 enum { FLT_BADADDR, FLT_ILLOP, FLT_DIVZERO, FLT_NOSCRATCH };
+
+/* DTrace's fault codes (DTRACEFLT_*: ERROR's arg4, names in scripts) */
+#define D_DTRACEFLT_UNKNOWN 0
+#define D_DTRACEFLT_BADADDR 1
+#define D_DTRACEFLT_BADALIGN 2
+#define D_DTRACEFLT_ILLOP 3
+#define D_DTRACEFLT_DIVZERO 4
+#define D_DTRACEFLT_NOSCRATCH 5
+#define D_DTRACEFLT_KPRIV 6
+#define D_DTRACEFLT_UPRIV 7
+#define D_DTRACEFLT_TUPOFLOW 8
+#define D_DTRACEFLT_BADSTACK 9
+#define D_DTRACEFLT_LIBRARY 1000
 
 /* copyin()'s scratch copies of one d_run() (mem.c) */
 struct d_cbuf {
@@ -722,6 +767,7 @@ bool d_stack_stmt(const struct node *e);
 struct dv d_stack_eval(struct ectx *x, const struct node *n,
 		       const struct dv *a);
 struct dv d_stack_ucaller(struct ectx *x);
+struct dv d_stack_depth(struct ectx *x);
 struct dv d_stack_addr(struct ectx *x, struct dv v, char conv);
 void d_stack_print(struct sbuf *sb, const struct d_prog *p,
 		   const struct dv *v);
@@ -741,6 +787,10 @@ struct dv d_copyin(struct ectx *x, const struct node *n,
 		   const struct dv *a);
 struct dv d_deref(struct ectx *x, const struct node *n);
 struct dv d_mem_string(struct ectx *x, uint64_t p);
+struct dv d_alloca(struct ectx *x, const struct dv *a);
+void d_bcopy(struct ectx *x, const struct dv *a);
+void d_copyinto(struct ectx *x, const struct dv *a);
+void d_copyout(struct ectx *x, const struct dv *a, bool str);
 void d_tracemem(struct ectx *x, const struct stmt *st);
 
 /* ------------------------------------------------------------------ */

@@ -19,6 +19,7 @@
  *	decl	 := ['self' | 'this'] type NAME ['[' type, ... ']'], ... ';'
  *		  (type: string or a C integer or pointer type)
  *	clause	 := desc (',' desc)* ['/' expr '/'] ['{' stmt* '}']
+ *		  (desc: a probe, or the dtrace provider's BEGIN, END, ERROR)
  *	stmt	 := expr ';' | action ';' | '@'NAME['[' expr,... ']'] '=' agg ';'
  *		  | self->X '=' expr ';' | this->X '=' expr ';' | X '=' expr ';'
  *		  | 'if' '(' expr ')' body ['else' body]
@@ -27,6 +28,7 @@
  *		  | tracemem(ptr, size [, nbytes])
  *		  | speculate(id) | commit(id) | discard(id)
  *		  | system(fmt, ...) | stop() | raise(sig)   (with -w)
+ *		  | copyout(buf, addr, n) | copyoutstr(s, addr, n)  (-w)
  *		  | printa([fmt,] @a [, @b ...]) | clear(@a) | trunc(@a [, n])
  *		  | normalize(@a, n) | denormalize(@a) | setopt(name [, value])
  *	agg	 := count() | sum(e) | avg(e) | min(e) | max(e) | stddev(e)
@@ -35,7 +37,7 @@
  *	expr	 := C operators (?: || && ^^ | ^ & == != < <= > >= << >> + - *
  *		  / % ! ~ unary - ++ -- (prefix), casts to integer and
  *		  pointer types, and unary * of a pointer into copyin()'s
- *		  copies: mem.c),
+ *		  copies or alloca()'s scratch: mem.c),
  *		  integer and string literals, variables, builtins, functions
  *		  (func.c's table: copyinstr, strlen, substr, strtok,
  *		  speculation, ...)
@@ -43,9 +45,14 @@
  *		  timestamp, vtimestamp, walltimestamp, cpu, probeprov,
  *		  probemod, probefunc, probename, id (probe ID), epid,
  *		  errno (a syscall provider's return: the call's error)
- *		  ucaller (stack.c, with ustack(), ufunc(), umod(), usym(),
- *		  uaddr(): the consumer's callbacks in struct d_fire)
- *	macros	 $target, $pid, $1..$9 (integer when numeric), $$1..$$9
+ *		  ucaller, ustackdepth (stack.c, with ustack(), ufunc(),
+ *		  umod(), usym(), uaddr(): the consumer's callbacks in
+ *		  struct d_fire), caller (0: no kernel stack); not
+ *		  stackdepth, uregs[] (compile errors saying why)
+ *	consts	 the signal and errno names (SIGUSR1, EPERM, ...) and
+ *		  DTRACEFLT_* as ints (func.c)
+ *	macros	 $target, $pid, dtrace's $ppid $pgid $sid $uid $gid $euid
+ *		  $egid $cwd, $1..$9 (integer when numeric), $$1..$$9
  *		  (always a string); also inside probe descriptions
  */
 #ifndef USDT_DTRACE_DLANG_H
@@ -96,7 +103,8 @@ void d_set_quiet(struct d_prog *prog, bool quiet);
  * -x NAME[=VALUE]: 0, or -1 with a message ("failed to set option 'x':
  * Invalid option name").  Applied here: quiet, strsize, defaultargs,
  * aggsortrev, aggsortkey, aggsortpos, aggsortkeypos, nspec, specsize,
- * destructive (-w), flowindent (-F), ustackframes, stackindent, srcline;
+ * destructive (-w), flowindent (-F), ustackframes, maxframes,
+ * stackindent, srcline;
  * stored only (checked), for the consumer (d_get_option): bufsize,
  * switchrate, ustacksize, mangled, aggsize, aggrate, dynvarsize,
  * cleanrate, statusrate, ...
@@ -105,6 +113,13 @@ void d_set_quiet(struct d_prog *prog, bool quiet);
  */
 int d_set_option(struct d_prog *prog, const char *name, const char *value,
 		 char *msg, size_t msglen);
+/*
+ * Options DTrace's reference lists that cannot apply here (aggsize,
+ * dynvarsize, jstackframes, cpu, grabanon, ...) are accepted; this
+ * prints one warning for each one set ("dtrace: option cpu has no
+ * effect here: every CPU is traced"), after the options are applied.
+ */
+void d_option_warnings(const struct d_prog *prog, FILE *err);
 /* The value of an option set by pragma or -x ("" when given without a
  * value), or NULL when not set. */
 const char *d_get_option(const struct d_prog *prog, const char *name);
@@ -233,11 +248,32 @@ struct d_fire {
 	bool (*usym)(void *ctx, pid_t pid, uint64_t pc, unsigned flags,
 		     struct d_usym *s);
 	void *ustack_ctx;
+	/* copyout(), copyoutstr() (-w): write len bytes of the traced
+	 * process at addr, called with copyin_ctx: 0 or -errno; NULL:
+	 * none (an invalid address) */
+	int (*copyout)(void *ctx, pid_t pid, uint64_t addr, const void *buf,
+		       size_t len);
 };
 
 /* d_run() results, or-ed. */
 #define D_RUN_EXIT 0x1	/* exit() was called; d_exit_status() says the value */
 #define D_RUN_ERROR 0x2 /* a run-time error was reported (on err) */
+#define D_RUN_FAULT 0x4 /* ... a fault that fires dtrace:::ERROR */
+
+/*
+ * dtrace:::ERROR.  After a d_run() that returned D_RUN_FAULT, the
+ * consumer fires ERROR in the faulting firing's context, before the
+ * probe's later clauses: d_error_enter() sets f's arguments to DTrace's
+ * (arg1 the faulting clause's epid, arg2 its action number, 0 for the
+ * predicate, arg3 -1 (no DIF offsets here), arg4 the fault DTRACEFLT_*,
+ * arg5 the bad address or 0) and puts the faulting firing's clause-local
+ * variables aside; the consumer runs ERROR's clauses with f (its probe
+ * the dtrace provider's ERROR) and d_error_leave() restores them.  A
+ * fault in an ERROR clause returns D_RUN_ERROR alone: no message, no
+ * recursion, counted for d_report_drops().
+ */
+void d_error_enter(struct d_prog *prog, struct d_fire *f);
+void d_error_leave(struct d_prog *prog);
 
 /*
  * Run clause `clause` for one firing: its predicate, then its
@@ -248,7 +284,7 @@ struct d_fire {
  * printf() print.  Run-time errors (invalid address, division by zero)
  * print "dtrace: error on enabled probe ID N (ID M: p:m:f:n): invalid
  * address (0x...) in action #K" to err and skip the rest of the clause,
- * as DTrace does.
+ * as DTrace does (and fire ERROR: D_RUN_FAULT).
  */
 int d_run(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 	  FILE *out, FILE *err);
@@ -281,7 +317,8 @@ int d_parse_size(const char *s, size_t *bytes);
 /*
  * Drops counted since the last report, on err as dtrace(1) reports them
  * ("dtrace: 2 failed speculations (no speculative buffer available)",
- * "dtrace: 1 speculative drop"); d_run() reports by itself at most once
+ * "dtrace: 1 speculative drop", "dtrace: 1 error in ERROR probe
+ * enabling"); d_run() reports by itself at most once
  * a second, the consumer calls this when tracing stops.
  */
 void d_report_drops(struct d_prog *prog, FILE *err);

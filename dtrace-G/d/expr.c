@@ -181,6 +181,26 @@ static struct node *parse_primary(struct parser *ps)
 		n->sz = 8;
 		return n;
 	}
+	{
+		int64_t cv; /* SIGUSR1, EPERM, DTRACEFLT_BADADDR (func.c) */
+
+		/* DTrace's that this tracer cannot give: refused, not 0 */
+		if (strcmp(t.s, "stackdepth") == 0)
+			d_perr(ps, t.line, t.col,
+			       "stackdepth is not supported: the kernel "
+			       "stack is not recorded (use ustackdepth)");
+		if (strcmp(t.s, "uregs") == 0)
+			d_perr(ps, t.line, t.col,
+			       "uregs[ ] is not supported: the hit's "
+			       "registers are not kept for scripts");
+		if (d_const_lookup(t.s, &cv)) {
+			n = d_mknode(ps, N_INT, &t);
+			n->ival = cv;
+			n->sz = 4;
+			n->sg = 1;
+			return n;
+		}
+	}
 	for (i = 0; i < d_nbuiltins; i++)
 		if (strcmp(d_builtins[i].name, t.s) == 0) {
 			n = d_mknode(ps, N_BUILTIN, &t);

@@ -28,7 +28,9 @@
  *
  * progenyof(pid) is 1 when the firing process is pid or a descendant:
  * its own pid and ppid come with the firing, the ancestors beyond
- * through the consumer's parent_of() (struct d_fire).  rand() is a
+ * through the consumer's parent_of() (struct d_fire).  The named
+ * constants (d_consts: signals, errno values, DTRACEFLT_*) are int
+ * literals to the parser.  rand() is a
  * 64-bit xorshift generator seeded per program from the clock; like
  * DTrace's it is for sampling, not for secrets.
  */
@@ -40,7 +42,9 @@
 
 #include <ctype.h>
 #include <endian.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +74,9 @@ const struct d_builtin d_builtins[] = {
 	{ "epid", B_EPID, 0, 4, 0 },
 	{ "errno", B_ERRNO, 0, 4, 1 },
 	{ "ucaller", B_UCALLER, 0, 8, 0 },
+	/* the kernel's caller: a user probe has none here (run.c) */
+	{ "caller", B_CALLER, 0, 8, 0 },
+	{ "ustackdepth", B_USTACKDEPTH, 0, 4, 0 },
 };
 
 const struct d_func d_funcs[] = {
@@ -105,10 +112,222 @@ const struct d_func d_funcs[] = {
 	{ "umod", F_UMOD, 1, 1, "i", 's', 8, 0 },
 	{ "usym", F_USYM, 1, 1, "i", 's', 8, 0 },
 	{ "uaddr", F_UADDR, 1, 1, "i", 's', 8, 0 },
+	/* mem.c: scratch memory, and copies into it and out of it */
+	{ "alloca", F_ALLOCA, 1, 1, "i", 'i', 8, 0 },
+	{ "bcopy", F_BCOPY, 3, 3, "ppi", 'v', 8, 0 },
+	{ "copyinto", F_COPYINTO, 3, 3, "pip", 'v', 8, 0 },
+	{ "strchr", F_STRCHR, 2, 2, "si", 's', 8, 0 },
+	{ "strrchr", F_STRRCHR, 2, 2, "si", 's', 8, 0 },
+	/* destructive (-w): they write the traced process's memory */
+	{ "copyout", F_COPYOUT, 3, 3, "ppi", 'v', 8, 0 },
+	{ "copyoutstr", F_COPYOUTSTR, 3, 3, "spi", 'v', 8, 0 },
 };
 
 const unsigned d_nbuiltins = sizeof(d_builtins) / sizeof(d_builtins[0]);
 const unsigned d_nfuncs = sizeof(d_funcs) / sizeof(d_funcs[0]);
+
+/*
+ * Names that stand for int constants in scripts, as DTrace's
+ * /usr/lib/dtrace/{signal,errno,unistd}.d define them: the signals and
+ * the errno values of Linux (from the C library's headers: the numbers
+ * the traced programs use), and DTrace's fault codes (ERROR's arg4).
+ * Not here: SIGRTMIN and SIGRTMAX, whose value a program sees depends
+ * on its C library (glibc keeps the kernel's first two for itself).
+ */
+#define C(name) { #name, name }
+const struct d_const d_consts[] = {
+	C(SIGHUP),
+	C(SIGINT),
+	C(SIGQUIT),
+	C(SIGILL),
+	C(SIGTRAP),
+	C(SIGABRT),
+	C(SIGIOT),
+	C(SIGBUS),
+	C(SIGFPE),
+	C(SIGKILL),
+	C(SIGUSR1),
+	C(SIGSEGV),
+	C(SIGUSR2),
+	C(SIGPIPE),
+	C(SIGALRM),
+	C(SIGTERM),
+	C(SIGSTKFLT),
+	C(SIGCHLD),
+	C(SIGCLD),
+	C(SIGCONT),
+	C(SIGSTOP),
+	C(SIGTSTP),
+	C(SIGTTIN),
+	C(SIGTTOU),
+	C(SIGURG),
+	C(SIGXCPU),
+	C(SIGXFSZ),
+	C(SIGVTALRM),
+	C(SIGPROF),
+	C(SIGWINCH),
+	C(SIGIO),
+	C(SIGPOLL),
+	C(SIGPWR),
+	C(SIGSYS),
+	C(EPERM),
+	C(ENOENT),
+	C(ESRCH),
+	C(EINTR),
+	C(EIO),
+	C(ENXIO),
+	C(E2BIG),
+	C(ENOEXEC),
+	C(EBADF),
+	C(ECHILD),
+	C(EAGAIN),
+	C(ENOMEM),
+	C(EACCES),
+	C(EFAULT),
+	C(ENOTBLK),
+	C(EBUSY),
+	C(EEXIST),
+	C(EXDEV),
+	C(ENODEV),
+	C(ENOTDIR),
+	C(EISDIR),
+	C(EINVAL),
+	C(ENFILE),
+	C(EMFILE),
+	C(ENOTTY),
+	C(ETXTBSY),
+	C(EFBIG),
+	C(ENOSPC),
+	C(ESPIPE),
+	C(EROFS),
+	C(EMLINK),
+	C(EPIPE),
+	C(EDOM),
+	C(ERANGE),
+	C(EDEADLOCK),
+	C(ENAMETOOLONG),
+	C(ENOLCK),
+	C(ENOSYS),
+	C(ENOTEMPTY),
+	C(ELOOP),
+	C(ENOMSG),
+	C(EIDRM),
+	C(ECHRNG),
+	C(EL2NSYNC),
+	C(EL3HLT),
+	C(EL3RST),
+	C(ELNRNG),
+	C(EUNATCH),
+	C(ENOCSI),
+	C(EL2HLT),
+	C(EBADE),
+	C(EBADR),
+	C(EXFULL),
+	C(ENOANO),
+	C(EBADRQC),
+	C(EBADSLT),
+	C(EBFONT),
+	C(ENOSTR),
+	C(ENODATA),
+	C(ETIME),
+	C(ENOSR),
+	C(ENONET),
+	C(ENOPKG),
+	C(EREMOTE),
+	C(ENOLINK),
+	C(EADV),
+	C(ESRMNT),
+	C(ECOMM),
+	C(EPROTO),
+	C(EMULTIHOP),
+	C(EDOTDOT),
+	C(EBADMSG),
+	C(EOVERFLOW),
+	C(ENOTUNIQ),
+	C(EBADFD),
+	C(EREMCHG),
+	C(ELIBACC),
+	C(ELIBBAD),
+	C(ELIBSCN),
+	C(ELIBMAX),
+	C(ELIBEXEC),
+	C(EILSEQ),
+	C(ERESTART),
+	C(ESTRPIPE),
+	C(EUSERS),
+	C(ENOTSOCK),
+	C(EDESTADDRREQ),
+	C(EMSGSIZE),
+	C(EPROTOTYPE),
+	C(ENOPROTOOPT),
+	C(EPROTONOSUPPORT),
+	C(ESOCKTNOSUPPORT),
+	C(ENOTSUP),
+	C(EPFNOSUPPORT),
+	C(EAFNOSUPPORT),
+	C(EADDRINUSE),
+	C(EADDRNOTAVAIL),
+	C(ENETDOWN),
+	C(ENETUNREACH),
+	C(ENETRESET),
+	C(ECONNABORTED),
+	C(ECONNRESET),
+	C(ENOBUFS),
+	C(EISCONN),
+	C(ENOTCONN),
+	C(ESHUTDOWN),
+	C(ETOOMANYREFS),
+	C(ETIMEDOUT),
+	C(ECONNREFUSED),
+	C(EHOSTDOWN),
+	C(EHOSTUNREACH),
+	C(EALREADY),
+	C(EINPROGRESS),
+	C(ESTALE),
+	C(EUCLEAN),
+	C(ENOTNAM),
+	C(ENAVAIL),
+	C(EISNAM),
+	C(EREMOTEIO),
+	C(EDQUOT),
+	C(ENOMEDIUM),
+	C(EMEDIUMTYPE),
+	C(ECANCELED),
+	C(ENOKEY),
+	C(EKEYEXPIRED),
+	C(EKEYREVOKED),
+	C(EKEYREJECTED),
+	C(EOWNERDEAD),
+	C(ENOTRECOVERABLE),
+	C(ERFKILL),
+	C(EHWPOISON),
+	C(EWOULDBLOCK),
+	C(EDEADLOCK),
+	C(ENOTSUP),
+	{ "DTRACEFLT_UNKNOWN", D_DTRACEFLT_UNKNOWN },
+	{ "DTRACEFLT_BADADDR", D_DTRACEFLT_BADADDR },
+	{ "DTRACEFLT_BADALIGN", D_DTRACEFLT_BADALIGN },
+	{ "DTRACEFLT_ILLOP", D_DTRACEFLT_ILLOP },
+	{ "DTRACEFLT_DIVZERO", D_DTRACEFLT_DIVZERO },
+	{ "DTRACEFLT_NOSCRATCH", D_DTRACEFLT_NOSCRATCH },
+	{ "DTRACEFLT_KPRIV", D_DTRACEFLT_KPRIV },
+	{ "DTRACEFLT_UPRIV", D_DTRACEFLT_UPRIV },
+	{ "DTRACEFLT_TUPOFLOW", D_DTRACEFLT_TUPOFLOW },
+	{ "DTRACEFLT_BADSTACK", D_DTRACEFLT_BADSTACK },
+	{ "DTRACEFLT_LIBRARY", D_DTRACEFLT_LIBRARY },
+};
+#undef C
+const unsigned d_nconsts = sizeof(d_consts) / sizeof(d_consts[0]);
+
+bool d_const_lookup(const char *name, int64_t *v)
+{
+	for (unsigned i = 0; i < d_nconsts; i++)
+		if (strcmp(d_consts[i].name, name) == 0) {
+			*v = d_consts[i].value;
+			return true;
+		}
+	return false;
+}
 
 /* ------------------------------------------------------------------ */
 /* Kinds */
@@ -153,6 +372,14 @@ int d_check_func(struct parser *ps, struct node *n, bool strict)
 	}
 	if (fn->id == F_USTACK)
 		d_stack_check(ps, n);
+	if (fn->ret == 'v' && ps->void_ok != n)
+		d_perr(ps, n->line, n->col,
+		       "%s( ) has no value: it is a statement of its own",
+		       fn->name);
+	if (fn->id == F_ALLOCA) /* a void * into the scratch (mem.c) */
+		n->ptr = D_PTR_VOID;
+	if (fn->id == F_COPYOUT || fn->id == F_COPYOUTSTR)
+		ps->prog->uses_destructive = true;
 	return fn->ret == 's' ? T_STR : T_INT;
 }
 
@@ -437,6 +664,28 @@ static struct dv eval_func(struct ectx *x, const struct node *n,
 	}
 	case F_STRTOK:
 		return str_tok(x, a[0], need_str(x, a[1]));
+	case F_STRCHR:
+	case F_STRRCHR: {
+		/* the string from the first (last) c on, NULL ("") without;
+		 * c is a char, as C's strchr() converts it (0: the end) */
+		const char *h = need_str(x, a[0]), *f;
+		char c = (char)a[1].i;
+
+		f = fn->id == F_STRCHR ? strchr(h, c) : strrchr(h, c);
+		return f ? str_n(x, f, strlen(f)) : d_dv_str("");
+	}
+	case F_ALLOCA:
+		return d_alloca(x, a);
+	case F_BCOPY:
+		d_bcopy(x, a);
+		return d_dv_int(0, 4, true);
+	case F_COPYINTO:
+		d_copyinto(x, a);
+		return d_dv_int(0, 4, true);
+	case F_COPYOUT:
+	case F_COPYOUTSTR:
+		d_copyout(x, a, fn->id == F_COPYOUTSTR);
+		return d_dv_int(0, 4, true);
 	case F_TOUPPER:
 	case F_TOLOWER: {
 		struct dv r = str_n(x, need_str(x, a[0]), strlen(a[0].s));

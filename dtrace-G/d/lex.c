@@ -114,7 +114,8 @@ void *d_pool_grow(struct parser *ps, void *old, unsigned n, size_t sz)
 	return p;
 }
 
-/* $1..$N, $$1.., $target, $pid: the macro's text, or NULL (error). */
+/* $1..$N, $$1.., $target, $pid, $ppid, $pgid, $sid, $uid, $gid, $euid,
+ * $egid, $cwd: the macro's text, or NULL (error). */
 const char *d_macro_text(struct parser *ps, const char *name,
 			      bool *is_int, char *buf, size_t buflen, int line,
 			      int col)
@@ -134,6 +135,33 @@ const char *d_macro_text(struct parser *ps, const char *name,
 		snprintf(buf, buflen, "%d", (int)getpid());
 		*is_int = true;
 		return buf;
+	}
+	{
+		/* dtrace's own process, as DTrace's macros are */
+		static const char *const ids[] = { "ppid", "pgid", "sid",
+						   "uid",  "gid",  "euid",
+						   "egid" };
+		long long v[] = { getppid(), getpgid(0), getsid(0),
+				  getuid(),  getgid(),	 geteuid(),
+				  getegid() };
+
+		for (unsigned i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+			if (strcmp(name, ids[i]) == 0) {
+				snprintf(buf, buflen, "%lld", v[i]);
+				*is_int = true;
+				return buf;
+			}
+		if (strcmp(name, "cwd") == 0) { /* a string: the pool's */
+			char *cwd = getcwd(NULL, 0);
+			const char *r;
+
+			if (!cwd)
+				d_perr(ps, line, col, "macro $cwd: %s",
+				       strerror(errno));
+			r = d_pool_strndup(ps, cwd, strlen(cwd));
+			free(cwd);
+			return r;
+		}
 	}
 	if (isdigit((unsigned char)name[0])) {
 		unsigned long n = strtoul(name, NULL, 10);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * mem.c - copyin(), the pointers into its copies, and tracemem(): how a
- * D program reads bytes of the traced process that are not a string.
+ * D program reads bytes of the traced process that are not a string;
+ * alloca(), bcopy() and copyinto() on the same scratch, and copyout()
+ * and copyoutstr() (-w), which write the process's memory.
  *
  * copyin(addr, size) copies size bytes of the firing process at addr
  * into the firing's scratch space and gives a void * to the copy, as
@@ -40,6 +42,11 @@
  * once the process has exited).  A firing may copy at most
  * D_COPYIN_MAX bytes in all: past it, or for a negative size, the
  * fault is DTrace's "out of scratch space".
+ *
+ * alloca(size) takes zeroed bytes of the same budget and records them
+ * as a copy is recorded, so its pointer reads (and is written by
+ * bcopy() and copyinto()) under the same rule: every byte a script
+ * touches lies in scratch this run made.
  */
 #include "config.h"
 
@@ -91,6 +98,8 @@ void d_tracemem_check(struct parser *ps, struct stmt *st, bool strict)
 /* ------------------------------------------------------------------ */
 /* Run time */
 
+static void add_buf(struct ectx *x, unsigned char *buf, size_t size);
+
 /* The copy holding [p, p + len), or NULL. */
 static const struct d_cbuf *find_buf(const struct ectx *x, uint64_t p,
 				     size_t len)
@@ -110,7 +119,6 @@ struct dv d_copyin(struct ectx *x, const struct node *n, const struct dv *a)
 	const struct d_fire *f = x->f;
 	uint64_t addr = (uint64_t)a[0].i;
 	unsigned char *buf;
-	struct d_cbuf *v;
 	size_t size;
 
 	if (a[1].i < 0 || (uint64_t)a[1].i > D_COPYIN_MAX - x->cbytes)
@@ -125,15 +133,7 @@ struct dv d_copyin(struct ectx *x, const struct node *n, const struct dv *a)
 				      size) < 0)) {
 		d_fault(x, FLT_BADADDR, addr);
 	}
-	/* the list lives in the arena too: grown by copying, it is short */
-	v = d_ar_alloc(&x->scratch, (x->ncbufs + 1) * sizeof(*v));
-	if (x->ncbufs)
-		memcpy(v, x->cbufs, x->ncbufs * sizeof(*v));
-	v[x->ncbufs].b = buf;
-	v[x->ncbufs].len = size;
-	x->cbufs = v;
-	x->ncbufs++;
-	x->cbytes += size;
+	add_buf(x, buf, size);
 	return d_dv_int((int64_t)(uintptr_t)buf, 8, false);
 }
 
@@ -164,6 +164,103 @@ struct dv d_mem_string(struct ectx *x, uint64_t p)
 		max = x->p->strsize - 1;
 	len = strnlen(s, max);
 	return d_dv_tstr(d_ar_strndup(&x->scratch, s, len));
+}
+
+/* Record [buf, buf + size) as scratch this run may read and write. */
+static void add_buf(struct ectx *x, unsigned char *buf, size_t size)
+{
+	/* the list lives in the arena too: grown by copying, it is short */
+	struct d_cbuf *v = d_ar_alloc(&x->scratch, (x->ncbufs + 1) * sizeof(*v));
+
+	if (x->ncbufs)
+		memcpy(v, x->cbufs, x->ncbufs * sizeof(*v));
+	v[x->ncbufs].b = buf;
+	v[x->ncbufs].len = size;
+	x->cbufs = v;
+	x->ncbufs++;
+	x->cbytes += size;
+}
+
+/* alloca(size): size bytes of the clause's scratch, zeroed. */
+struct dv d_alloca(struct ectx *x, const struct dv *a)
+{
+	unsigned char *buf;
+
+	if ((a[0].sg && a[0].i < 0) ||
+	    (uint64_t)a[0].i > D_COPYIN_MAX - x->cbytes)
+		d_fault(x, FLT_NOSCRATCH, 0);
+	buf = d_ar_alloc(&x->scratch, a[0].i ? (size_t)a[0].i : 1);
+	memset(buf, 0, a[0].i ? (size_t)a[0].i : 1);
+	add_buf(x, buf, (size_t)a[0].i);
+	return d_dv_int((int64_t)(uintptr_t)buf, 8, false);
+}
+
+/* A size argument of bcopy() and the like: negative is too big. */
+static size_t size_arg(struct ectx *x, const struct dv *v, uint64_t at)
+{
+	if ((v->sg && v->i < 0) || (uint64_t)v->i > D_COPYIN_MAX)
+		d_fault(x, FLT_BADADDR, at);
+	return (size_t)v->i;
+}
+
+/* bcopy(src, dst, size): both in this run's scratch (DTrace: src any
+ * address it may load, dst scratch; here every readable byte is a copy). */
+void d_bcopy(struct ectx *x, const struct dv *a)
+{
+	uint64_t src = (uint64_t)a[0].i, dst = (uint64_t)a[1].i;
+	size_t n = size_arg(x, &a[2], dst);
+
+	if (!find_buf(x, src, n))
+		d_fault(x, FLT_BADADDR, src);
+	if (!find_buf(x, dst, n))
+		d_fault(x, FLT_BADADDR, dst);
+	memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+}
+
+/* copyinto(uaddr, size, dst): copyin() into scratch the script has. */
+void d_copyinto(struct ectx *x, const struct dv *a)
+{
+	const struct d_fire *f = x->f;
+	uint64_t addr = (uint64_t)a[0].i, dst = (uint64_t)a[2].i;
+	size_t n = size_arg(x, &a[1], dst);
+
+	if (!find_buf(x, dst, n))
+		d_fault(x, FLT_BADADDR, dst);
+	if (n && (!f->copyin || !addr ||
+		  f->copyin(f->copyin_ctx, f->pid, addr,
+			    (void *)(uintptr_t)dst, n) < 0))
+		d_fault(x, FLT_BADADDR, addr);
+}
+
+/*
+ * copyout(buf, uaddr, size) and copyoutstr(s, uaddr, maxlen), with -w:
+ * write the firing process's memory through the consumer's copyout
+ * (process_vm_writev(): the page protections hold, as for DTrace's
+ * kernel copyout).  buf is scratch of this run; copyoutstr() writes the
+ * string and its NUL, at most maxlen bytes.  Never into dtrace itself
+ * (BEGIN, END): an invalid address.
+ */
+void d_copyout(struct ectx *x, const struct dv *a, bool str)
+{
+	const struct d_fire *f = x->f;
+	uint64_t addr = (uint64_t)a[1].i;
+	const void *src;
+	size_t n;
+
+	if (str) {
+		n = strlen(a[0].s) + 1;
+		if ((a[2].sg && a[2].i < 0) || (uint64_t)a[2].i < n)
+			n = a[2].sg && a[2].i < 0 ? 0 : (size_t)a[2].i;
+		src = a[0].s;
+	} else {
+		n = size_arg(x, &a[2], (uint64_t)a[0].i);
+		if (!find_buf(x, (uint64_t)a[0].i, n))
+			d_fault(x, FLT_BADADDR, (uint64_t)a[0].i);
+		src = (const void *)(uintptr_t)a[0].i;
+	}
+	if (n && (!f->copyout || !addr ||
+		  f->copyout(f->copyin_ctx, f->pid, addr, src, n) < 0))
+		d_fault(x, FLT_BADADDR, addr);
 }
 
 /*

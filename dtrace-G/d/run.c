@@ -71,6 +71,21 @@ d_fault(struct ectx *x, int flt, uint64_t addr)
 	longjmp(x->jb, 1);
 }
 
+/* A fault as DTrace numbers it (DTRACEFLT_*, ERROR's arg4). */
+static int fault_code(int flt)
+{
+	switch (flt) {
+	case FLT_BADADDR:
+		return D_DTRACEFLT_BADADDR;
+	case FLT_DIVZERO:
+		return D_DTRACEFLT_DIVZERO;
+	case FLT_NOSCRATCH:
+		return D_DTRACEFLT_NOSCRATCH;
+	default:
+		return D_DTRACEFLT_ILLOP;
+	}
+}
+
 static const char *fault_str(int flt)
 {
 	switch (flt) {
@@ -230,6 +245,12 @@ static struct dv builtin(struct ectx *x, int id)
 		return d_dv_int(f->errnum, 4, true);
 	case B_UCALLER:
 		return d_stack_ucaller(x);
+	case B_CALLER:
+		/* DTrace's is the kernel PC the probe was entered from; this
+		 * tracer's probes are user-level and see no kernel stack */
+		return d_dv_int(0, 8, false);
+	case B_USTACKDEPTH:
+		return d_stack_depth(x);
 	default:
 		return d_dv_int(f->epid, 4, false);
 	}
@@ -1129,10 +1150,33 @@ static void run_clause(struct ectx *x, FILE *out)
 	}
 }
 
-static void report_fault(const struct ectx *x, FILE *err)
+static bool is_error_probe(const struct d_probe *pr)
+{
+	return pr && pr->prov && pr->name && strcmp(pr->prov, "dtrace") == 0 &&
+	       strcmp(pr->name, "ERROR") == 0;
+}
+
+/*
+ * A fault: DTrace's message on err, and what dtrace:::ERROR fires with
+ * kept for d_error_enter().  A fault in an ERROR clause fires nothing
+ * (no recursion) and prints no message: it is counted, and reported as
+ * DTrace reports it ("1 error in ERROR probe enabling").
+ */
+static int report_fault(const struct ectx *x, FILE *err)
 {
 	const struct d_probe *pr = x->f->probe;
+	struct d_prog *p = x->p;
 	char details[40] = "", where[32];
+
+	if (is_error_probe(pr)) {
+		p->dblerrors++;
+		return D_RUN_ERROR;
+	}
+	p->errors++;
+	p->flt_epid = x->f->epid;
+	p->flt_action = x->action;
+	p->flt_type = fault_code(x->fault);
+	p->flt_addr = x->fault == FLT_BADADDR ? x->faddr : 0;
 
 	if (x->fault == FLT_BADADDR)
 		snprintf(details, sizeof(details), " (0x%llx)",
@@ -1151,6 +1195,82 @@ static void report_fault(const struct ectx *x, FILE *err)
 			pr && pr->func ? pr->func : "",
 			pr && pr->name ? pr->name : "",
 			fault_str(x->fault), details, where);
+	return D_RUN_ERROR | D_RUN_FAULT;
+}
+
+/* The faulting firing's clause-local state, while ERROR's clauses run. */
+struct d_errsave {
+	struct dv *cval;
+	char *tok_str;
+	size_t tok_pos;
+	bool tok_tn;
+	const struct d_probe *last_probe;
+	uint64_t last_ts;
+	pid_t last_tid;
+	int last_cpu, last_clause;
+};
+
+void d_error_enter(struct d_prog *p, struct d_fire *f)
+{
+	struct d_errsave *sv;
+
+	if (!p || p->errsave)
+		return;
+	sv = d_xcalloc(1, sizeof(*sv));
+	sv->cval = p->cval;
+	sv->tok_str = p->tok_str;
+	sv->tok_pos = p->tok_pos;
+	sv->tok_tn = p->tok_tn;
+	sv->last_probe = p->last_probe;
+	sv->last_ts = p->last_ts;
+	sv->last_tid = p->last_tid;
+	sv->last_cpu = p->last_cpu;
+	sv->last_clause = p->last_clause;
+	p->errsave = sv;
+	/* integers: d_run() sets them up at ERROR's first clause */
+	p->cval = d_xcalloc(p->nval, sizeof(*p->cval));
+	p->tok_str = NULL;
+	p->tok_pos = 0;
+	p->last_probe = NULL;
+	/* DTrace's arguments: arg0 is its state (none here), arg3 the DIF
+	 * offset, which an evaluator of trees does not have: -1, "not
+	 * applicable" */
+	memset(f->arg, 0, sizeof(f->arg));
+	f->arg[1] = p->flt_epid;
+	f->arg[2] = (uint64_t)(int64_t)p->flt_action;
+	f->arg[3] = (uint64_t)-1;
+	f->arg[4] = (uint64_t)(int64_t)p->flt_type;
+	f->arg[5] = p->flt_addr;
+	for (unsigned i = 0; i < D_MAXARGS; i++) {
+		f->str[i] = NULL;
+		f->strlen[i] = 0;
+		f->mem[i] = NULL;
+		f->memlen[i] = 0;
+	}
+}
+
+void d_error_leave(struct d_prog *p)
+{
+	struct d_errsave *sv = p ? p->errsave : NULL;
+
+	if (!sv)
+		return;
+	for (unsigned i = 0; i < p->nval; i++)
+		if (p->cval[i].k == K_STR)
+			free((char *)p->cval[i].s);
+	free(p->cval);
+	free(p->tok_str);
+	p->cval = sv->cval;
+	p->tok_str = sv->tok_str;
+	p->tok_pos = sv->tok_pos;
+	p->tok_tn = sv->tok_tn;
+	p->last_probe = sv->last_probe;
+	p->last_ts = sv->last_ts;
+	p->last_tid = sv->last_tid;
+	p->last_cpu = sv->last_cpu;
+	p->last_clause = sv->last_clause;
+	p->errsave = NULL;
+	free(sv);
 }
 
 int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
@@ -1195,8 +1315,7 @@ int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	if (setjmp(x->jb) == 0) {
 		run_clause(x, out);
 	} else {
-		report_fault(x, err);
-		x->rv = D_RUN_ERROR;
+		x->rv = report_fault(x, err);
 	}
 	d_spec_tick(p, f->timestamp, err);
 	rv = x->rv;

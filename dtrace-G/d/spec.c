@@ -33,7 +33,9 @@
  *
  * Drops are reported on the error stream as dtrace(1) reports them,
  * summed since the last report: "dtrace: 2 failed speculations (no
- * speculative buffer available)", "dtrace: 1 speculative drop" - at most
+ * speculative buffer available)", "dtrace: 1 speculative drop", and
+ * faults in ERROR's own clauses, "dtrace: 1 error in ERROR probe
+ * enabling" (run.c counts them) - at most
  * once a second while tracing (as DTrace's status interval), and when
  * tracing stops (d_report_drops()).
  */
@@ -157,8 +159,12 @@ void d_report_drops(struct d_prog *p, FILE *err)
 	report(err, p->spec_unavail - p->spec_unavail_told,
 	       "failed speculation", " (no speculative buffer available)");
 	report(err, p->spec_drops - p->spec_drops_told, "speculative drop", "");
+	/* faults in ERROR's clauses (run.c), as DTrace's DBLERROR drops */
+	report(err, p->dblerrors - p->dblerrors_told, "error",
+	       " in ERROR probe enabling");
 	p->spec_unavail_told = p->spec_unavail;
 	p->spec_drops_told = p->spec_drops;
+	p->dblerrors_told = p->dblerrors;
 }
 
 /* While tracing: report at most once a second (firing time, ns), the
@@ -170,7 +176,8 @@ void d_spec_tick(struct d_prog *p, uint64_t now, FILE *err)
 		return;
 	}
 	if (p->spec_unavail == p->spec_unavail_told &&
-	    p->spec_drops == p->spec_drops_told)
+	    p->spec_drops == p->spec_drops_told &&
+	    p->dblerrors == p->dblerrors_told)
 		return;
 	if (now - p->drops_told_at < NSEC_PER_SEC)
 		return;

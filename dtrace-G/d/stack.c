@@ -2,7 +2,7 @@
 /*
  * stack.c - user stacks and the names of user addresses in the D
  * language (dtrace-G/d/): ustack([nframes [, strsize]]), ucaller,
- * ufunc(pc), umod(pc), usym(pc), uaddr(pc), printf's %A, %a and %k,
+ * ustackdepth (the frames the consumer unwinds, at most 1024), ufunc(pc), umod(pc), usym(pc), uaddr(pc), printf's %A, %a and %k,
  * their options, and how they print.
  *
  * Values.  The consumer unwinds a firing's stack and names addresses
@@ -41,6 +41,7 @@
  * is an array of frames.
  *
  * Options: ustackframes (frames of ustack() without an argument, 100),
+ * maxframes (the most frames any ustack() gives),
  * stackindent, srcline, and for the consumer mangled (names as the
  * symbol tables have them, not demangled) and ustacksize (bytes of
  * stack each hit copies, 1k to 16k, 8k by default).
@@ -98,7 +99,12 @@ int d_stack_option(struct d_prog *p, const char *name, const char *value,
 {
 	unsigned long v;
 
-	if (!strcmp(name, "ustackframes")) {
+	if (!strcmp(name, "maxframes")) {
+		if (uint_value(value, D_USTACKFRAMES_MAX, &v) < 0 || !v)
+			return bad_value(name, value, " (1 to 1000)", msg,
+					 msglen);
+		p->maxframes = (unsigned)v;
+	} else if (!strcmp(name, "ustackframes")) {
 		if (uint_value(value, D_USTACKFRAMES_MAX, &v) < 0 || !v)
 			return bad_value(name, value, " (1 to 1000)", msg,
 					 msglen);
@@ -219,6 +225,8 @@ static struct dv eval_ustack(struct ectx *x, const struct node *n,
 
 	if (!max)
 		max = D_USTACKFRAMES;
+	if (x->p->maxframes && max > x->p->maxframes)
+		max = x->p->maxframes;
 	pcs = d_ar_alloc(&x->scratch, max * sizeof(*pcs));
 	cnt = f->ustack ? f->ustack(f->ustack_ctx, pcs, max) : 0;
 	for (unsigned i = 0; i < cnt && i < max; i++) {
@@ -262,6 +270,22 @@ struct dv d_stack_ucaller(struct ectx *x)
 	if (!f->ustack || f->ustack(f->ustack_ctx, pcs, 2) < 2)
 		return d_dv_int(0, 8, false);
 	return d_dv_int((int64_t)pcs[1], 8, false);
+}
+
+/* ustackdepth: the frames of the firing's user stack, as far as the
+ * copy of it taken at the hit (ustacksize) unwinds, at most
+ * D_USTACKDEPTH_MAX. */
+#define D_USTACKDEPTH_MAX 1024
+struct dv d_stack_depth(struct ectx *x)
+{
+	const struct d_fire *f = x->f;
+	uint64_t *pcs;
+
+	if (!f->ustack)
+		return d_dv_int(0, 4, false);
+	pcs = d_ar_alloc(&x->scratch, D_USTACKDEPTH_MAX * sizeof(*pcs));
+	return d_dv_int(f->ustack(f->ustack_ctx, pcs, D_USTACKDEPTH_MAX), 4,
+			false);
 }
 
 /*

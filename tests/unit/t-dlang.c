@@ -608,7 +608,8 @@ static void test_runtime_errors(void)
 	f.epid = 2;
 	f.arg[1] = 0x10;
 	rv = fire_all(p, &f, &out, &err);
-	is_int(rv, D_RUN_ERROR, "invalid address: D_RUN_ERROR");
+	is_int(rv, D_RUN_ERROR | D_RUN_FAULT,
+	       "invalid address: D_RUN_ERROR, and ERROR fires");
 	is_str(err,
 	       "dtrace: error on enabled probe ID 2 (ID 70143: "
 	       "myapp1234:app:run_query:query-start): invalid address "
@@ -655,9 +656,89 @@ static void test_runtime_errors(void)
 	       "myapp1234:app:run_query:query-start): illegal operation in "
 	       "action #1\n",
 	       "args[N] beyond the declared arguments");
-	is_int(rv, D_RUN_ERROR, "... is a run-time error");
+	is_int(rv, D_RUN_ERROR | D_RUN_FAULT, "... is a run-time error");
 	free(out);
 	free(err);
+	d_free(p);
+}
+
+/* One clause of p for f: what it printed, and d_run()'s result. */
+static int run_one(struct d_prog *p, unsigned c, const struct d_fire *f,
+		   char **out, char **err)
+{
+	size_t ol = 0, el = 0;
+	FILE *o = open_memstream(out, &ol), *e = open_memstream(err, &el);
+	int rv = d_run(p, c, f, o, e);
+
+	fclose(o);
+	fclose(e);
+	return rv;
+}
+
+static const struct d_probe p_error = { 3, "dtrace", "", "", "ERROR", 0,
+					NULL };
+
+/* dtrace:::ERROR: its arguments, the faulting firing's this-> kept, no
+ * recursion from a fault in an ERROR clause. */
+static void test_error_probe(void)
+{
+	struct d_prog *p;
+	struct d_fire f = mkfire(&p_query), e;
+	char *out, *err;
+	int rv;
+
+	p = compile("#pragma D option quiet\n"
+		    "a { this->v = 7; trace(copyinstr(arg1 + 0x20)); }\n"
+		    "a { printf(\"this->v %d\\n\", this->v); }\n"
+		    "ERROR { this->v = 9; printf(\"%d %d %d %d %d %d %s\\n\", "
+		    "arg0, arg1, arg2, (int)arg3, arg4, arg5, probename); }\n"
+		    "ERROR { x = 0; y = 1 / x; }");
+	f.epid = 5;
+	f.arg[1] = 0x10;
+	rv = run_one(p, 0, &f, &out, &err);
+	is_int(rv, D_RUN_ERROR | D_RUN_FAULT, "a fault fires ERROR");
+	is_str(err,
+	       "dtrace: error on enabled probe ID 5 (ID 70143: "
+	       "myapp1234:app:run_query:query-start): invalid address "
+	       "(0x30) in action #2\n",
+	       "... after DTrace's message");
+	free(out);
+	free(err);
+	e = f;
+	d_error_enter(p, &e);
+	is_int((int)e.arg[1], 5, "ERROR's arg1: the epid");
+	e.probe = &p_error;
+	e.epid = 3;
+	rv = run_one(p, 2, &e, &out, &err);
+	is_int(rv, 0, "the ERROR clause runs");
+	is_str(out, "0 5 2 -1 1 48 ERROR\n",
+	       "arg0 0, arg1 epid, arg2 action, arg3 -1, arg4 "
+	       "DTRACEFLT_BADADDR, arg5 the address");
+	free(out);
+	free(err);
+	e.epid = 4;
+	rv = run_one(p, 3, &e, &out, &err);
+	is_int(rv, D_RUN_ERROR, "a fault in ERROR does not fire ERROR");
+	is_str(err, "", "... and prints no message");
+	free(out);
+	free(err);
+	d_error_leave(p);
+	f.epid = 6;
+	rv = run_one(p, 1, &f, &out, &err);
+	is_str(out, "this->v 7\n",
+	       "the faulting firing's later clause keeps its this->");
+	free(out);
+	free(err);
+	{
+		size_t el = 0;
+		FILE *ef = open_memstream(&err, &el);
+
+		d_report_drops(p, ef);
+		fclose(ef);
+		is_str(err, "dtrace: 1 error in ERROR probe enabling\n",
+		       "the fault in ERROR is counted and reported");
+		free(err);
+	}
 	d_free(p);
 }
 
@@ -1513,6 +1594,7 @@ int main(void)
 	test_variables();
 	test_builtins();
 	test_runtime_errors();
+	test_error_probe();
 	test_exit();
 	test_aggregations();
 	test_printa_clear_trunc();

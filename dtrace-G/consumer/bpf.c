@@ -54,8 +54,11 @@
  * enables; their hits write no record, or a record flagged so that
  * user space runs only the other clauses (bpf_agg.c says how).
  *
- * Loading.  open() asks the kernel whether it has what the program
- * needs (libbpf's feature probes), then loads it, with dtrace's own pid
+ * Loading.  A run whose clauses name only dtrace:::BEGIN and END
+ * (traces_nothing()) asks nothing and loads nothing: open() leaves the
+ * object unloaded, and a first event, should a USDT probe be named
+ * BEGIN, loads it then.  Otherwise open() asks the kernel whether it
+ * has what the program needs (libbpf's feature probes), then loads it, with dtrace's own pid
  * in it and a ring buffer of -x bufsize (or the default) times the CPUs,
  * and keeps it: a kernel that has every feature can still refuse the
  * program (its verifier, a lockdown, an LSM), and then the next backend
@@ -909,13 +912,37 @@ static void bpf_free(struct consumer *c)
 	c->bpf = NULL;
 }
 
+/*
+ * Whether every description of every clause names dtrace:::BEGIN or
+ * dtrace:::END (provider dtrace or any, no module, no function): then
+ * the run traces nothing the program would run for.  A USDT probe that
+ * happens to be named BEGIN would still match "BEGIN"; its first event
+ * loads the program then (bpf_be_object()), as any run's would.
+ */
+static bool traces_nothing(const struct consumer *c)
+{
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		for (unsigned j = 0; j < c->ndescs[ci]; j++) {
+			const struct dt_desc *d = &c->descs[ci][j];
+
+			if ((strcmp(d->name, "BEGIN") &&
+			     strcmp(d->name, "END")) ||
+			    d->mod[0] || d->func[0] ||
+			    (d->prov[0] && strcmp(d->prov, "dtrace")))
+				return false;
+		}
+	return true;
+}
+
 static int bpf_open(struct consumer *c)
 {
 	struct consumer_bpf *b;
+	bool idle = traces_nothing(c);
 	int err, n;
 
 	libbpf_set_print(libbpf_quiet);
-	err = bpf_probe(c);
+	/* nothing to trace: no feature probe, no program, no map */
+	err = idle ? 0 : bpf_probe(c);
 	if (err)
 		return err;
 	n = libbpf_num_possible_cpus();
@@ -931,7 +958,9 @@ static int bpf_open(struct consumer *c)
 	b->drops_seen = xcalloc((size_t)n, sizeof(*b->drops_seen));
 	c->bpf = b;
 	/* the ring -x bufsize asks for; a #pragma may change it later */
-	err = bpf_obj_load(c, rb_bytes(c, consumer_bufsize(c->o->bufsize)));
+	err = idle ? 0
+		   : bpf_obj_load(c, rb_bytes(c, consumer_bufsize(
+						      c->o->bufsize)));
 	if (err) {
 		bpf_free(c);
 		return err;

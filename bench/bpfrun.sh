@@ -40,7 +40,7 @@ one() {
 	esac
 	case $1 in
 	bpftrace) prog=hit ;;
-	*) prog=usdt_hit ;;
+	*) prog=usdt_hit,dtrace_cg ;; # the generic program, or cgen.c's
 	esac
 	: >stats
 	(
@@ -48,7 +48,7 @@ one() {
 			bpftool prog show -j 2>/dev/null | python3 -c '
 import json, sys
 for p in json.load(sys.stdin):
-    if p.get("name") == sys.argv[1] and p.get("run_cnt", 0) > 0:
+    if p.get("name") in sys.argv[1].split(",") and p.get("run_cnt", 0) > 0:
         print(p["id"], p["run_cnt"], p["run_time_ns"])' "$prog" >stats.n &&
 				[ -s stats.n ] && mv stats.n stats
 			sleep 0.1

@@ -65,7 +65,7 @@
  * aggregate into the same formats, so nothing downstream changes.  A
  * first program the generator or the verifier refuses sends the run to
  * the generic program, as if never tried; DTRACE_CGEN=0 does so too.
- * -v says which (cg_say()).
+ * -v names the generated programs (cg_say()).
  *
  * Loading.  A run whose clauses name only dtrace:::BEGIN and END
  * (traces_nothing()) asks nothing and loads nothing: open() leaves the
@@ -917,7 +917,7 @@ refused:
 	return -EINVAL;
 }
 
-/* -v: which program the run took */
+/* -v: the programs generated, or none loaded at all */
 static void cg_say(struct consumer *c)
 {
 	struct consumer_bpf *b = c->bpf;
@@ -942,17 +942,9 @@ static void cg_say(struct consumer *c)
 		    insns == 1 ? "" : "s", ver);
 		return;
 	}
-	if (!b->obj || !b->prog) {
+	/* the generic program, as -v always had it, says nothing new */
+	if (!b->obj || !b->prog)
 		say(c, "BPF: no program loaded");
-		return;
-	}
-	memset(&info, 0, sizeof(info));
-	len = sizeof(info);
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(b->prog), &info, &len) ==
-	    0)
-		ver = info.verified_insns;
-	say(c, "BPF: the generic program, %" PRIu64 " instructions verified",
-	    ver);
 }
 
 /* uprobe.c made event e, number idx: attach the program to it. */

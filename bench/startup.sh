@@ -10,7 +10,9 @@
 #		sh bench/startup.sh
 #
 # Rows, each the mean of $ROUNDS runs taken in turns over the tools
-# (wall time, and CPU time: user + system, from /usr/bin/time):
+# (wall time of a bare run, and CPU time of another: user + system of
+# the tool and its children, perf stat's task-clock, or /usr/bin/time's
+# 10 ms ticks without perf):
 #  - nothing traced: dtrace -q -n 'BEGIN { exit(0); }' against
 #    bpftrace -e 'BEGIN { exit(); }';
 #  - a one-clause count under -c: bprov$target:::hit { @ = count(); }
@@ -20,7 +22,12 @@
 #  - the verifier's instructions (verified_insns) summed over the
 #    programs each tool loads for that count, and how many programs:
 #    read with bench/bpfstats --list while a long run (1e9 hits, killed
-#    once read) has them loaded.
+#    once read) has them loaded: ours by name (dtrace_cg, generated;
+#    usdt_hit, the generic program: the first loaded after the run
+#    started, as other runs on the machine may load theirs), bpftrace's
+#    named after the probe (hit).
+# OURS2=path/to/another/dtrace adds its start to exit for both runs
+# (e.g. a build from before a change), in the same rounds.
 # Needs root and bpftrace; nothing passes or fails on speed.  With
 # STARTUP_MD set, the table is written there as a markdown section.
 
@@ -30,6 +37,7 @@ set -u
 : "${CC:=cc}"
 : "${STARTUP_MD:=}"
 : "${ROUNDS:=10}"
+: "${OURS2:=}"
 export LC_ALL=C
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/usdt-startbench.XXXXXX") || exit 1
@@ -37,12 +45,18 @@ trap 'rm -rf "$tmp"' EXIT
 abs() { case $1 in ''|/*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 top_srcdir=$(abs "$top_srcdir") STARTUP_MD=$(abs "$STARTUP_MD")
 case $DTRACE in */*) DTRACE=$(abs "$DTRACE") ;; esac
+case $OURS2 in */*) OURS2=$(abs "$OURS2") ;; esac
 here=$top_srcdir/bench
-if [ "$(id -u)" -ne 0 ] || ! command -v bpftrace >/dev/null 2>&1 ||
-	[ ! -x /usr/bin/time ]; then
-	echo "(start-up: needs root, bpftrace and /usr/bin/time; skipped)"
+if [ "$(id -u)" -ne 0 ] || ! command -v bpftrace >/dev/null 2>&1; then
+	echo "(start-up: needs root and bpftrace; skipped)"
 	exit 0
 fi
+perf=
+perf stat -x, -e task-clock -o /dev/null true >/dev/null 2>&1 && perf=yes
+[ -n "$perf" ] || [ -x /usr/bin/time ] || {
+	echo "(start-up: needs perf or /usr/bin/time; skipped)"
+	exit 0
+}
 cd "$tmp" || exit 1
 "$DTRACE" -h -s "$here/bprov.d" -o bprov.h &&
 	$CC -O2 -I. -DSTYLE_OURS -c "$here/loop.c" -o ours.o &&
@@ -52,18 +66,31 @@ cd "$tmp" || exit 1
 DTRACE_STATEDIR=$tmp/nostate
 export DTRACE_STATEDIR
 
-# timed NAME CMD...: one run's wall and CPU seconds appended to NAME.t
+# timed NAME CMD...: wall ms of one bare run and CPU ms of another
+# (under perf stat or /usr/bin/time, which would add to the wall time),
+# appended to NAME.t
 timed() {
 	n=$1
 	shift
-	/usr/bin/time -f '%e %U %S' -o t.one "$@" >/dev/null 2>&1 </dev/null
-	tail -n 1 t.one >>"$n.t"
+	t0=$(date +%s%N)
+	"$@" >/dev/null 2>&1 </dev/null
+	t1=$(date +%s%N)
+	if [ -n "$perf" ]; then
+		perf stat -x, -e task-clock -o t.one -- "$@" >/dev/null 2>&1 \
+			</dev/null
+		cpu=$(awk -F, '$3 ~ /task-clock/ { print $1 }' t.one)
+	else
+		/usr/bin/time -f '%U %S' -o t.one "$@" >/dev/null 2>&1 \
+			</dev/null
+		cpu=$(tail -n 1 t.one | awk '{ print 1000 * ($1 + $2) }')
+	fi
+	echo "$(((t1 - t0) / 1000)) ${cpu:-0}" >>"$n.t"
 }
 
 # mean NAME: "wall-ms cpu-ms" over NAME.t
 mean() {
-	awk '{ w += $1; c += $2 + $3; n++ }
-	     END { if (n) printf "%.1f %.1f\n", 1000 * w / n, 1000 * c / n;
+	awk '{ w += $1; c += $2; n++ }
+	     END { if (n) printf "%.1f %.1f\n", w / n / 1000, c / n;
 		   else print "n/a n/a" }' "$1.t"
 }
 
@@ -91,56 +118,65 @@ while [ "$r" -lt "$ROUNDS" ]; do
 	DTRACE_BACKEND=bpf DTRACE_CGEN=0 timed d_count0 "$DTRACE" -q \
 		-n "$dcount" -c "./ours 1000"
 	timed b_count bpftrace -q -e "$bcount" -c "./ours 1000"
+	if [ -n "$OURS2" ]; then
+		timed d_begin2 "$OURS2" -q -n 'BEGIN { exit(0); }'
+		DTRACE_BACKEND=bpf timed d_count2 "$OURS2" -q -n "$dcount" \
+			-c "./ours 1000"
+	fi
 	r=$((r + 1))
 done
 printf '%-52s %12s %12s %8s\n' "figure (start to exit, mean of $ROUNDS)" \
 	"dtrace" "bpftrace" "ratio"
-for f in begin count count0; do
+for f in begin count count0 ${OURS2:+begin2 count2}; do
 	set -- $(mean "d_$f")
 	dw=$1 dc=$2
 	case $f in
-	count0) set -- $(mean b_count) ;;
-	*) set -- $(mean "b_$f") ;;
+	count*) set -- $(mean b_count) ;;
+	*) set -- $(mean b_begin) ;;
 	esac
 	bw=$1 bc=$2
 	case $f in
 	begin) what="BEGIN { exit } (nothing traced)" ;;
 	count) what="-c one-clause count(), 1,000 hits" ;;
 	count0) what="-c one-clause count(), DTRACE_CGEN=0" ;;
+	begin2) what="BEGIN { exit }, OURS2" ;;
+	count2) what="-c one-clause count(), OURS2" ;;
 	esac
 	row "$what: wall ms" "$dw" "$bw"
 	row "$what: CPU ms" "$dc" "$bc"
 done
 
-# verified NAME CMD...: "instructions programs" of the programs CMD
-# loads (ids above those loaded before), read while it runs
+# verified NAMES FIRST CMD...: "instructions programs" of the programs
+# named one of NAMES (a|b) that CMD loads (ids above those loaded
+# before; FIRST=1: the first of them only), read while it runs
 verified() {
+	names=$1 first=$2
+	shift 2
 	before=$(./bpfstats --list | awk '{ if ($1 > m) m = $1 } END { print m + 0 }')
 	"$@" >/dev/null 2>&1 </dev/null &
 	pid=$!
 	got=
 	i=0
 	while [ $i -lt 100 ]; do
-		sleep 0.1
-		got=$(./bpfstats --list | awk -v b="$before" \
-			'$1 > b && $2 != "-" { v += $3; n++ }
+		sleep 0.5
+		got=$(./bpfstats --list | sort -n | awk -v b="$before" \
+			-v re="^($names)\$" -v first="$first" \
+			'$1 > b && $2 ~ re && !(first && n) { v += $3; n++ }
 			 END { if (n) print v, n }')
-		[ -n "$got" ] && sleep 0.5 && got=$(./bpfstats --list |
-			awk -v b="$before" '$1 > b { v += $3; n++ }
-			 END { if (n) print v, n }') && break
+		[ -n "$got" ] && break
 		i=$((i + 1))
 	done
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	echo "${got:-n/a n/a}"
 }
-set -- $(DTRACE_BACKEND=bpf verified d "$DTRACE" -q -n "$dcount" \
-	-c "./ours 1000000000")
-dv=$1 dn=$2
-set -- $(DTRACE_BACKEND=bpf DTRACE_CGEN=0 verified d0 "$DTRACE" -q \
+set -- $(DTRACE_BACKEND=bpf verified dtrace_cg 0 "$DTRACE" -q \
 	-n "$dcount" -c "./ours 1000000000")
+dv=$1 dn=$2
+set -- $(DTRACE_BACKEND=bpf DTRACE_CGEN=0 verified usdt_hit 1 "$DTRACE" \
+	-q -n "$dcount" -c "./ours 1000000000")
 d0v=$1 d0n=$2
-set -- $(verified b bpftrace -q -e "$bcount" -c "./ours 1000000000")
+set -- $(verified hit 0 bpftrace -q -e "$bcount" -c "./ours 1000000000")
 bv=$1 bn=$2
 row "count(): instructions verified ($dn / $bn programs)" "$dv" "$bv"
 row "count(), DTRACE_CGEN=0 ($d0n / $bn programs)" "$d0v" "$bv"

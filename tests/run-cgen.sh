@@ -9,8 +9,12 @@
 #    probe's name, predicates signed and unsigned, && || ?: / % << and
 #    casts, a clause left to user space (printf) on the same probe;
 #  - printf() and trace() of integer arguments and execname, whose
-#    records the generated program writes;
-#  - a run with copyinstr() is not taken: the generic program runs it;
+#    records the generated program writes, and of copyinstr() strings
+#    (copied into the record at the hit), string predicates, self->
+#    variables (user space's, from the records);
+#  - arguments on the stack (the 7th on), read from user memory;
+#  - a run with copyin() at the hit is not taken: the generic program
+#    runs it;
 #  - BEGIN and END alone load no program at all.
 # -v names the generated programs or that none was loaded (the generic
 # program, as before, goes unmentioned).
@@ -90,8 +94,31 @@ expect_eq "every aggregating function: clauses in the kernel" \
 same "printf, trace and execname from the record" generated "'tick 5'" \
 	-n 'tr$target:::tick /arg0 != 2/ { printf("%d %s\n", arg2, execname); trace(arg0); }'
 
-same "copyinstr(): the generic program" generic "'tick 3'" \
-	-n 'tr$target:::tick { @[copyinstr(arg1)] = sum(arg0); }'
+cat >s.d <<'EOF'
+tr$target:::tick { @[copyinstr(arg1)] = sum(arg0); }
+tr$target:::tick /copyinstr(arg1) == "beta" || arg0 == 3/
+{
+	self->n++;
+	printf("%d %s %d %s\n", arg0, copyinstr(arg1), self->n, execname);
+}
+tr$target:::tick /arg0 & 1/ { @odd = count(); }
+EOF
+same "copyinstr(), string predicates, self->" generated "'tick 9'" -s s.d
+
+# arguments 7 to 12 are on the stack (memory at %rsp + offset): read
+# with bpf_probe_read_user(), for the record and for the plan, beside a
+# probe with a string argument and one with plain registers
+same "stack arguments, a string argument, three events" generated \
+	"'tick 3' msg big big" \
+	-n 'tr$target:::big { @s = sum(arg11 - arg6); @m = max(arg7 * arg0); }' \
+	-n 'tr$target:::big /arg9 == 10/ { printf("%d %d\n", arg8, arg11); }' \
+	-n 'tr$target:::msg { printf("%s %d\n", args[0], args[1]); }' \
+	-n 'tr$target:::tick { @t = count(); }'
+expect_eq "stack arguments: three programs" 1 \
+	"$(grep -c '^dtrace: BPF: 3 generated programs, ' err1.txt)"
+
+same "copyin(): the generic program" generic "'tick 3'" \
+	-n 'tr$target:::tick { printf("%d\n", *(char *)copyin(arg1, 1)); }'
 
 # nothing traced: no program, no map
 rm -f out.txt

@@ -50,7 +50,8 @@ trace_progs_build
 # -v then says nothing); run g takes the
 # programs generated from the clauses (consumer/cgen.c), which must
 # print the same and run the same clauses in the kernel (gen=0: a run
-# the generator does not take, which the generic program runs).
+# the generator does not take, which the generic program runs; none
+# here).
 gen=1
 both() {
 	what=$1 ncl=$2 cmd=$3
@@ -181,9 +182,7 @@ two gamma
         1                3
         0                5
 EOF
-gen=0 # copyinstr(): the generic program
 both "kernel and user space into one aggregation" 1 "'tick 5'" -s b.d
-gen=1
 
 # Threads on both CPUs: the per-CPU values add up exactly.
 cat >expected.txt <<'EOF'

@@ -54,8 +54,8 @@
  * enables; their hits write no record, or a record flagged so that
  * user space runs only the other clauses (bpf_agg.c says how).
  *
- * Generated programs.  A run whose clauses copy no string, no copyin()
- * bytes, no user stack and read no vtimestamp, and that uses no kernel
+ * Generated programs.  A run whose clauses copy no copyin() bytes, no
+ * user stack and read no vtimestamp, and that uses no kernel
  * provider (cg_fits(), cg_try()), loads no generic program: at its
  * first event each event gets a program cgen.c generates from its
  * argument specs and its probe's plan, straight-line and a few hundred
@@ -686,8 +686,8 @@ static void fix_try(struct consumer *c, struct tevent *e)
 /* Generated programs (cgen.c) */
 
 /*
- * Whether the run's clauses are all the generator takes: no string
- * copied at hit time, no copyin() copy, no ustack(), no vtimestamp.
+ * Whether the run's clauses are all the generator takes: no copyin()
+ * copy at hit time, no ustack(), no vtimestamp.
  * DTRACE_CGEN=0 says no.  The kernel providers are known only once
  * matched: cg_try() asks then.
  */
@@ -700,13 +700,21 @@ static bool cg_fits(struct consumer *c)
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {
 		uint32_t size[D_MAXARGS];
 
-		if (d_clause_strargs(c->prog, ci) ||
-		    d_clause_memargs(c->prog, ci, size) ||
+		if (d_clause_memargs(c->prog, ci, size) ||
 		    (d_clause_needs(c->prog, ci) &
 		     (D_NEED_USTACK | D_NEED_VTIME)))
 			return false;
 	}
 	return true;
+}
+
+/* Whether a clause reads a string at an argument (the record copies it) */
+static bool cg_strs(struct consumer *c)
+{
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		if (d_clause_strargs(c->prog, ci))
+			return true;
+	return false;
 }
 
 /* Back to nothing generated (the first program was refused; the end). */
@@ -731,6 +739,8 @@ static void cg_off(struct consumer *c)
 		close(b->cgm.rb);
 	if (b->cgm.drops >= 0)
 		close(b->cgm.drops);
+	if (b->cgm.buf >= 0)
+		close(b->cgm.buf);
 	b->drops_fd = -1;
 	b->cg_on = false;
 	b->ready = false;
@@ -757,10 +767,14 @@ static void cg_try(struct consumer *c)
 			       (uint32_t)rbsz, NULL);
 	m->drops = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8,
 				  1, NULL);
+	/* copyinstr(): records with strings are built in cgbuf */
+	m->buf = cg_strs(c) ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY,
+					     "cgbuf", 4, UBPF_SCRATCH, 1, NULL)
+			    : -1;
 	b->cg_on = true; /* cg_off() undoes what follows */
 	b->drops_fd = m->drops;
 	b->kagg = bpf_kagg_cgen(c, m, &err);
-	if (m->rb < 0 || m->drops < 0 || err ||
+	if (m->rb < 0 || m->drops < 0 || err || (m->buf < 0 && cg_strs(c)) ||
 	    !(b->rb = ring_buffer__new(m->rb, rb_record, c, NULL))) {
 		cg_off(c);
 		return;
@@ -774,6 +788,7 @@ static void cg_try(struct consumer *c)
 /*
  * The program v (n instructions, now ours), loaded, or the one loaded
  * before with the same instructions: its fd, or -errno (c->be_why).
+ * DTRACE_CGEN_LOG set prints the verifier's whole log of a refusal.
  */
 static int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
 {
@@ -795,6 +810,8 @@ static int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
 		int err = errno ? -errno : -EINVAL;
 		char msg[sizeof(log) + 64];
 
+		if (getenv("DTRACE_CGEN_LOG")) /* the whole verifier log */
+			fputs(log, stderr);
 		snprintf(msg, sizeof(msg), "-- BEGIN PROG LOAD LOG --\n%s", log);
 		memset(&lb, 0, sizeof(lb));
 		lb_verdict(msg);
@@ -1258,7 +1275,7 @@ static int bpf_open(struct consumer *c)
 	b->drops_seen = xcalloc((size_t)n, sizeof(*b->drops_seen));
 	c->bpf = b;
 	/* the ring -x bufsize asks for; a #pragma may change it later */
-	b->cgm.rb = b->cgm.drops = -1;
+	b->cgm.rb = b->cgm.drops = b->cgm.buf = -1;
 	/* nothing yet for a run the generator may take: its first event */
 	err = idle || cg_fits(c)
 		      ? 0

@@ -57,18 +57,26 @@
  *     flagged UBPF_RF_KAGG after a plan ran): bpf_ringbuf_reserve() of
  *     its constant size, filled in, bpf_ringbuf_submit() with a wakeup
  *     only once the ring is half full; no room counts the hit in drops,
- *     per CPU.
+ *     per CPU.  With strings (copyinstr() of an argument: the spec's
+ *     strmask) the record's length is known only at the end, so it is
+ *     built in the per-CPU buffer cgbuf, each string a 2-byte length
+ *     and bpf_probe_read_user_str()'s bytes at an offset masked to the
+ *     buffer's first half (the verifier's bound), and written with
+ *     bpf_ringbuf_output(), as usdt.bpf.c does.
  *  4. Epilogue: r0 = 0, exit.
  *
  * What is refused (bpf.c falls back to the generic program for the
- * whole run): strings copied at hit time, copyin(), ustack(),
- * vtimestamp, the kernel providers.  Only instructions and helpers
+ * whole run): copyin() copied at hit time, ustack(), vtimestamp, the
+ * kernel providers.  Everything else a clause does (printf(), trace(),
+ * string predicates, self-> and the like) user space runs from the
+ * record, as with the generic program.  Only instructions and helpers
  * Linux 6.1's verifier accepts are emitted (check-kmod's Debian
  * guest): 64-bit ALU and conditional jumps (no signed division, no
  * sign-extending loads: those came in 6.6), bpf_get_current_pid_tgid,
  * bpf_get_attach_cookie (5.15), bpf_probe_read_user, bpf_ktime_get_ns,
- * bpf_get_smp_processor_id, bpf_get_current_comm, map lookup and
- * update, and the ring buffer's reserve, submit and query (5.8).
+ * bpf_get_smp_processor_id, bpf_get_current_comm,
+ * bpf_probe_read_user_str, map lookup and update, and the ring
+ * buffer's reserve, submit, output and query (5.8).
  */
 #include "config.h"
 
@@ -88,13 +96,13 @@ static const int16_t regoff[UBPF_R_IP + 1] = {
 };
 
 /* the stack frame (offsets from r10) */
-#define S_KEY8 (-8)			  /* {ev, pid}, a u32 index */
+#define S_KEY8 (-8)		      /* {ev, pid}, a u32 index */
 #define S_ARG(i) (-16 - 8 * (int)(i)) /* UBPF_MAXARGS arguments */
-#define S_STK(i) (-16 - 8 * UBPF_MAXARGS - 8 * (int)(i)) /* the plan's */
+#define S_STK(i) (-16 - 8 * UBPF_MAXARGS - 8 * (int)(i))       /* the plan's */
 #define S_KKEY (-16 - 8 * UBPF_MAXARGS - 8 * UBPF_KSTACK - 40) /* kaggs */
-#define S_ZERO (S_KKEY - 16)  /* a zero struct ubpf_kval */
-#define S_COMM (S_ZERO - 16)  /* the thread's name */
-#define S_FLAGS (S_COMM - 8)  /* the record's flags */
+#define S_ZERO (S_KKEY - 16) /* a zero struct ubpf_kval */
+#define S_COMM (S_ZERO - 16) /* the thread's name */
+#define S_FLAGS (S_COMM - 8) /* the record's flags */
 
 struct em {
 	struct bpf_insn *v;
@@ -142,20 +150,17 @@ static void ldmap(struct em *e, uint8_t dst, int fd)
 	put(e, 0, 0, 0, 0, 0);
 }
 
-static void ldx(struct em *e, uint8_t sz, uint8_t dst, uint8_t src,
-		int16_t off)
+static void ldx(struct em *e, uint8_t sz, uint8_t dst, uint8_t src, int16_t off)
 {
 	put(e, BPF_LDX | BPF_MEM | sz, dst, src, off, 0);
 }
 
-static void stx(struct em *e, uint8_t sz, uint8_t dst, int16_t off,
-		uint8_t src)
+static void stx(struct em *e, uint8_t sz, uint8_t dst, int16_t off, uint8_t src)
 {
 	put(e, BPF_STX | BPF_MEM | sz, dst, src, off, 0);
 }
 
-static void st(struct em *e, uint8_t sz, uint8_t dst, int16_t off,
-	       int32_t imm)
+static void st(struct em *e, uint8_t sz, uint8_t dst, int16_t off, int32_t imm)
 {
 	put(e, BPF_ST | BPF_MEM | sz, dst, 0, off, imm);
 }
@@ -237,7 +242,7 @@ static void arg_fetch(struct em *e, unsigned i, const struct ubpf_arg *a)
 		ldx(e, BPF_DW, 3, 6, regoff[a->reg]);
 		ld64(e, 4, (uint64_t)a->off);
 		alu_r(e, BPF_ADD, 3, 4);
-		alu_i(e, BPF_MOV, 1, 10);
+		alu_r(e, BPF_MOV, 1, 10);
 		alu_i(e, BPF_ADD, 1, S_ARG(i));
 		alu_i(e, BPF_MOV, 2,
 		      a->size == 1 || a->size == 2 || a->size == 4 ? a->size
@@ -462,12 +467,24 @@ static void binop(struct em *e, uint8_t op)
 	size_t j, j2;
 
 	switch (op) {
-	case UBPF_K_ADD: alu_r(e, BPF_ADD, 1, 2); return;
-	case UBPF_K_SUB: alu_r(e, BPF_SUB, 1, 2); return;
-	case UBPF_K_MUL: alu_r(e, BPF_MUL, 1, 2); return;
-	case UBPF_K_AND: alu_r(e, BPF_AND, 1, 2); return;
-	case UBPF_K_OR: alu_r(e, BPF_OR, 1, 2); return;
-	case UBPF_K_XOR: alu_r(e, BPF_XOR, 1, 2); return;
+	case UBPF_K_ADD:
+		alu_r(e, BPF_ADD, 1, 2);
+		return;
+	case UBPF_K_SUB:
+		alu_r(e, BPF_SUB, 1, 2);
+		return;
+	case UBPF_K_MUL:
+		alu_r(e, BPF_MUL, 1, 2);
+		return;
+	case UBPF_K_AND:
+		alu_r(e, BPF_AND, 1, 2);
+		return;
+	case UBPF_K_OR:
+		alu_r(e, BPF_OR, 1, 2);
+		return;
+	case UBPF_K_XOR:
+		alu_r(e, BPF_XOR, 1, 2);
+		return;
 	case UBPF_K_SHL:
 	case UBPF_K_SHR:
 	case UBPF_K_SAR:
@@ -521,7 +538,7 @@ static void binop(struct em *e, uint8_t op)
 		truth(e, 1);
 		truth(e, 2);
 		alu_r(e,
-		      op == UBPF_K_LAND	  ? BPF_AND
+		      op == UBPF_K_LAND	 ? BPF_AND
 		      : op == UBPF_K_LOR ? BPF_OR
 					 : BPF_XOR,
 		      1, 2);
@@ -707,11 +724,12 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
 	unsigned len = (unsigned)sizeof(struct ubpf_rec) + 8 * nargs;
 	int fds[3] = {m->kaggs, m->kflat, m->kdrops};
-	size_t jself, jarm, jdone = 0, jnull, jdrop;
+	size_t jself, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
+	bool strs = s->strmask != 0;
 
 	*out = NULL;
 	*n = 0;
-	if (s->strmask || s->memmask || s->ustk)
+	if (s->memmask || s->ustk || (strs && m->buf < 0))
 		return false;
 	/* 1. prologue */
 	alu_r(&e, BPF_MOV, 6, 1);
@@ -753,11 +771,20 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		alu_i(&e, BPF_MOV, 2, 16);
 		call(&e, BPF_FUNC_get_current_comm);
 	}
-	ldmap(&e, 1, m->rb);
-	alu_i(&e, BPF_MOV, 2, (int32_t)len);
-	alu_i(&e, BPF_MOV, 3, 0);
-	call(&e, BPF_FUNC_ringbuf_reserve);
-	jnull = jmp_i(&e, BPF_JEQ, 0, 0);
+	if (strs) { /* built in cgbuf: its length is known at the end */
+		st(&e, BPF_W, 10, S_KEY8, 0);
+		ldmap(&e, 1, m->buf);
+		alu_r(&e, BPF_MOV, 2, 10);
+		alu_i(&e, BPF_ADD, 2, S_KEY8);
+		call(&e, BPF_FUNC_map_lookup_elem);
+		jbuf = jmp_i(&e, BPF_JEQ, 0, 0);
+	} else {
+		ldmap(&e, 1, m->rb);
+		alu_i(&e, BPF_MOV, 2, (int32_t)len);
+		alu_i(&e, BPF_MOV, 3, 0);
+		call(&e, BPF_FUNC_ringbuf_reserve);
+		jnull = jmp_i(&e, BPF_JEQ, 0, 0);
+	}
 	alu_r(&e, BPF_MOV, 9, 0);
 	call(&e, BPF_FUNC_ktime_get_ns);
 	stx(&e, BPF_DW, 9, 0, 0);
@@ -770,7 +797,7 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	stx(&e, BPF_W, 9, 20, 8);
 	st(&e, BPF_H, 9, 24, (int32_t)len);
 	st(&e, BPF_H, 9, 26, (int32_t)nargs);
-	st(&e, BPF_H, 9, 28, 0);
+	st(&e, BPF_H, 9, 28, s->strmask);
 	ldx(&e, BPF_DW, 1, 10, S_FLAGS);
 	stx(&e, BPF_H, 9, 30, 1);
 	for (int i = 0; i < 16; i += 8) {
@@ -785,6 +812,41 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		ldx(&e, BPF_DW, 1, 10, (int16_t)S_ARG(i));
 		stx(&e, BPF_DW, 9, (int16_t)(sizeof(struct ubpf_rec) + 8 * i),
 		    1);
+	}
+	/*
+	 * The strings, as usdt.bpf.c copies them: each a 2-byte length
+	 * (the NUL counted; 0 for a fault) and its bytes, at an offset
+	 * masked to the buffer's first half, which the verifier sees
+	 * bounded; r8 (the event's index is written) is the offset.
+	 */
+	if (strs) {
+		alu_i(&e, BPF_MOV, 8, (int32_t)len);
+		for (unsigned i = 0; i < nargs; i++) {
+			size_t j;
+
+			if (!(s->strmask & (1u << i)))
+				continue;
+			alu_i(&e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
+			alu_r(&e, BPF_MOV, 1, 9);
+			alu_r(&e, BPF_ADD, 1, 8);
+			alu_i(&e, BPF_ADD, 1, 2);
+			alu_i(&e, BPF_MOV, 2, UBPF_STRMAX);
+			ldx(&e, BPF_DW, 3, 10, (int16_t)S_ARG(i));
+			call(&e, BPF_FUNC_probe_read_user_str);
+			j = jmp_i(&e, BPF_JSGE, 0, 0);
+			alu_i(&e, BPF_MOV, 0, 0);
+			fix(&e, j);
+			j = jmp_i(&e, BPF_JLE, 0, UBPF_STRMAX);
+			alu_i(&e, BPF_MOV, 0, UBPF_STRMAX);
+			fix(&e, j);
+			alu_r(&e, BPF_MOV, 1, 9);
+			alu_r(&e, BPF_ADD, 1, 8);
+			stx(&e, BPF_H, 1, 0, 0);
+			alu_i(&e, BPF_ADD, 8, 2);
+			alu_r(&e, BPF_ADD, 8, 0);
+		}
+		alu_i(&e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
+		stx(&e, BPF_H, 9, 24, 8);
 	}
 	/* wake the reader only once the ring is half full */
 	ldmap(&e, 1, m->rb);
@@ -803,8 +865,17 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		alu_i(&e, BPF_MOV, 2, BPF_RB_FORCE_WAKEUP);
 		fix(&e, j);
 	}
-	alu_r(&e, BPF_MOV, 1, 9);
-	call(&e, BPF_FUNC_ringbuf_submit);
+	if (strs) {
+		alu_r(&e, BPF_MOV, 4, 2);
+		ldmap(&e, 1, m->rb);
+		alu_r(&e, BPF_MOV, 2, 9);
+		alu_r(&e, BPF_MOV, 3, 8);
+		call(&e, BPF_FUNC_ringbuf_output);
+		jnull = jmp_i(&e, BPF_JSLT, 0, 0);
+	} else {
+		alu_r(&e, BPF_MOV, 1, 9);
+		call(&e, BPF_FUNC_ringbuf_submit);
+	}
 	jdrop = jmp_i(&e, BPF_JA, 0, 0);
 	/* no room: drops, per CPU */
 	fix(&e, jnull);
@@ -821,6 +892,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	fix(&e, jnull);
 	fix(&e, jdrop);
 	fix(&e, jself);
+	if (strs)
+		fix(&e, jbuf);
 	if (jdone)
 		fix(&e, jdone);
 	alu_i(&e, BPF_MOV, 0, 0);

@@ -498,6 +498,7 @@ void bpf_kfix_off(struct bpf_kagg *k);
 struct bpf_insn;
 struct cgen_maps {
 	int rb, drops;		    /* the record's ring buffer, its drops */
+	int buf;		    /* a record with strings is built here */
 	int kaggs, kflat, kdrops; /* kernel aggregation's, or -1 */
 	int armed;		    /* {ev, pid} whose plan is compiled in */
 	uint32_t self;		    /* dtrace's pid: its hits are skipped */

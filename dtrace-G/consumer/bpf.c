@@ -980,7 +980,12 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 		err = cg_ev_new(c, e, idx);
 		if (err != -ENOEXEC)
 			return err;
-		cg_off(c); /* the first program refused: the generic one */
+		/* the first program refused: the generic one, saying why */
+		if (c->o->verbose)
+			say(c, "BPF: %s; the generic program instead",
+			    c->be_why);
+		c->be_why[0] = '\0';
+		cg_off(c);
 	}
 	if (!b->ready && !b->fix_tried)
 		fix_try(c, e);

@@ -10,9 +10,10 @@
  *	bpfstats CMD [ARG...]	exit status: CMD's
  *	bpfstats --list		every loaded program: id, name, the
  *				instructions the verifier processed
- *				(verified_insns, Linux 5.16) and its
- *				length in instructions (bench/startup.sh,
- *				where no bpftool is installed)
+ *				(verified_insns, Linux 5.16), its
+ *				length in instructions, run_cnt and
+ *				run_time_ns (bench/startup.sh, where no
+ *				bpftool is installed)
  */
 #include <linux/bpf.h>
 #include <stdio.h>
@@ -45,9 +46,11 @@ static int list(void)
 		a.info.info_len = sizeof(info);
 		a.info.info = (__u64)(unsigned long)&info;
 		if (syscall(SYS_bpf, BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)) == 0)
-			printf("%u %s %u %u\n", info.id,
+			printf("%u %s %u %u %llu %llu\n", info.id,
 			       info.name[0] ? info.name : "-",
-			       info.verified_insns, info.xlated_prog_len / 8);
+			       info.verified_insns, info.xlated_prog_len / 8,
+			       (unsigned long long)info.run_cnt,
+			       (unsigned long long)info.run_time_ns);
 		close(fd);
 	}
 }

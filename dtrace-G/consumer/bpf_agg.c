@@ -78,7 +78,7 @@ struct bpf_kagg {
 	/* generated programs (cgen.c): the plan compiled into each event's,
 	 * and the map of the processes armed for it */
 	bool cgen;
-	int armed_fd;
+	int armed_fd, arm1_fd; /* arm1: by event, its first pid (first[]) */
 	struct ubpf_kplan **cgplan; /* by event, UBPF_MAXEV */
 };
 
@@ -123,7 +123,8 @@ void bpf_kagg_free(struct bpf_kagg *k)
 			free(k->cgplan[i]);
 	free(k->cgplan);
 	if (k->cgen) { /* the maps bpf_kagg_cgen() made */
-		int fds[] = {k->aggs_fd, k->flat_fd, k->drops_fd, k->armed_fd};
+		int fds[] = {k->aggs_fd, k->flat_fd, k->drops_fd, k->armed_fd,
+			     k->arm1_fd};
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -402,7 +403,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	bool any = false, keyed = false, flat = false;
 
 	*err = 0;
-	m->kaggs = m->kflat = m->kdrops = m->armed = -1;
+	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
 	if (env && !strcmp(env, "0"))
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
@@ -410,7 +411,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
 	k->plans_fd = k->aggs_fd = k->flat_fd = k->drops_fd = -1;
-	k->plan1_fd = k->planv_fd = k->armed_fd = -1;
+	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
 		bpf_kagg_free(k);
@@ -438,9 +439,11 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->armed_fd = map_new(BPF_MAP_TYPE_HASH, "cgarmed",
 			      sizeof(struct ubpf_kplan_key), 4, UBPF_MAXUSERS,
 			      BPF_F_NO_PREALLOC);
+	k->arm1_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgarm1", 4, 4, UBPF_MAXEV,
+			     0);
 	k->cgen = true; /* bpf_kagg_free() closes them */
 	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
-	    (flat && k->flat_fd < 0) || k->armed_fd < 0) {
+	    (flat && k->flat_fd < 0) || k->armed_fd < 0 || k->arm1_fd < 0) {
 		*err = errno ? -errno : -EINVAL;
 		bpf_kagg_free(k);
 		return NULL;
@@ -452,6 +455,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->kflat = k->flat_fd;
 	m->kdrops = k->drops_fd;
 	m->armed = k->armed_fd;
+	m->arm1 = k->arm1_fd;
 	return k;
 }
 
@@ -667,6 +671,44 @@ static void kfix_pick(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 		k->fix_used = pid;
 }
 
+/* No longer armed for ev's program: pid's hits there are recorded. */
+static void cgen_disarm(struct bpf_kagg *k, uint32_t ev, pid_t pid)
+{
+	struct ubpf_kplan_key key = {ev, (uint32_t)pid};
+	uint32_t zero = 0;
+
+	if (ev < UBPF_MAXEV && k->first[ev] == pid) {
+		(void)bpf_map_update_elem(k->arm1_fd, &ev, &zero, BPF_ANY);
+		k->first[ev] = 0;
+	}
+	(void)bpf_map_delete_elem(k->armed_fd, &key);
+}
+
+/*
+ * Armed where ev's program runs exactly pid's plan pl: in cgarm1 when
+ * pid is the event's first, else in the hash; disarmed where not.
+ */
+static void cgen_arm(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
+		     pid_t pid, const struct ubpf_kplan *pl)
+{
+	struct ubpf_kplan_key key = {ev, (uint32_t)pid};
+	uint32_t one = 1, p = (uint32_t)pid;
+
+	if (ev >= UBPF_MAXEV || !k->cgplan[ev] ||
+	    memcmp(k->cgplan[ev], pl, sizeof(*pl))) {
+		cgen_disarm(k, ev, pid);
+		return;
+	}
+	if (bpf_map_update_elem(k->armed_fd, &key, &one, BPF_ANY) < 0) {
+		say(c, "cannot aggregate in the kernel for pid %d: %s",
+		    (int)pid, strerror(errno));
+		return;
+	}
+	if (!k->first[ev] &&
+	    bpf_map_update_elem(k->arm1_fd, &ev, &p, BPF_ANY) == 0)
+		k->first[ev] = pid;
+}
+
 /* pr was enabled: a plan for each of its events whose probe has one. */
 void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 {
@@ -686,17 +728,7 @@ void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 		    !probe_plan(c, k, p, pl))
 			continue;
 		if (k->cgen) {
-			/* armed where the program runs exactly pid's plan */
-			uint32_t one = 1;
-
-			if (i < UBPF_MAXEV && k->cgplan[i] &&
-			    !memcmp(k->cgplan[i], pl, sizeof(*pl)) &&
-			    bpf_map_update_elem(k->armed_fd, &key, &one,
-						BPF_ANY) < 0)
-				say(c,
-				    "cannot aggregate in the kernel for pid "
-				    "%d: %s",
-				    (int)pr->pid, strerror(errno));
+			cgen_arm(c, k, (uint32_t)i, pr->pid, pl);
 			continue;
 		}
 		if (bpf_map_update_elem(k->plans_fd, &key, pl, BPF_ANY) < 0)
@@ -719,7 +751,7 @@ void bpf_kagg_proc_exit(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 		struct ubpf_kplan_key key = {(uint32_t)i, (uint32_t)pid};
 
 		if (k->cgen) {
-			(void)bpf_map_delete_elem(k->armed_fd, &key);
+			cgen_disarm(k, (uint32_t)i, pid);
 			continue;
 		}
 		(void)bpf_map_delete_elem(k->plans_fd, &key);

@@ -33,7 +33,9 @@
  *     constant an immediate; each narrowed to its size and sign as
  *     usdt.bpf.c's sized() does (%ah-style: bits 8-15, unnarrowed).
  *  2. The plan, when the event has one: only for a process bpf_agg.c
- *     armed -- the key {event, pid} in the hash map cgarmed, put there
+ *     armed -- the event's first such process in the array cgarm1
+ *     (indexed by event: a lookup the verifier inlines), any other by
+ *     the key {event, pid} in the hash map cgarmed, each put there
  *     when that process's plan at this event is byte for byte the one
  *     compiled in (cgen_emit()'s pl), so any other process (a child
  *     not traced, one whose probe differs, a hit before its plans went
@@ -746,7 +748,22 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		arg_fetch(&e, i, &s->a[i]);
 	st(&e, BPF_DW, 10, S_FLAGS, 0);
 	/* 2. the plan, for an armed process */
-	if (pl && m->armed >= 0) {
+	if (pl && m->armed >= 0 && m->arm1 >= 0) {
+		size_t j1, j2;
+
+		/* the event's first armed process: an array the verifier
+		 * inlines; any other: the hash */
+		stx(&e, BPF_W, 10, S_KEY8, 8);
+		ldmap(&e, 1, m->arm1);
+		alu_r(&e, BPF_MOV, 2, 10);
+		alu_i(&e, BPF_ADD, 2, S_KEY8);
+		call(&e, BPF_FUNC_map_lookup_elem);
+		j1 = jmp_i(&e, BPF_JEQ, 0, 0);
+		ldx(&e, BPF_W, 1, 0, 0);
+		alu_r(&e, BPF_MOV, 2, 7);
+		alu_i(&e, BPF_RSH, 2, 32);
+		j2 = jmp_r(&e, BPF_JEQ, 1, 2);
+		fix(&e, j1);
 		alu_r(&e, BPF_MOV, 1, 7);
 		alu_i(&e, BPF_RSH, 1, 32);
 		stx(&e, BPF_W, 10, S_KEY8, 8);
@@ -756,6 +773,7 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		alu_i(&e, BPF_ADD, 2, S_KEY8);
 		call(&e, BPF_FUNC_map_lookup_elem);
 		jarm = jmp_i(&e, BPF_JEQ, 0, 0);
+		fix(&e, j2);
 		plan(&e, pl, nargs, fds);
 		if (!pl->record) {
 			jdone = jmp_i(&e, BPF_JA, 0, 0);

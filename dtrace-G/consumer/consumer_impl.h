@@ -501,6 +501,7 @@ struct cgen_maps {
 	int buf;		    /* a record with strings is built here */
 	int kaggs, kflat, kdrops; /* kernel aggregation's, or -1 */
 	int armed;		    /* {ev, pid} whose plan is compiled in */
+	int arm1;		    /* by ev: its first such pid */
 	uint32_t self;		    /* dtrace's pid: its hits are skipped */
 };
 bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,

@@ -4,7 +4,7 @@
 # bench/bpfrun.sh - the BPF program's own time per hit, ours against
 # bpftrace's, on the same probe of bench/loop.c: each tool runs the
 # loop (N hits) under bench/bpfstats (BPF_ENABLE_STATS), and while it
-# runs `bpftool prog show` is polled for the program's run_time_ns and
+# runs `bpfstats --list` is polled for the program's run_time_ns and
 # run_cnt (the last poll is kept; a poll adds no hits).  A figure, not
 # a test: it includes the statistics' own clock reads (~55 ns here).
 #
@@ -13,8 +13,8 @@
 #				all; cmp: /arg0 > N/, and: /a > N && b % 4 != 0/)
 #	OURS2=path/to/another/dtrace	(also that one, e.g. an older build)
 #
-# Prints, per action and round (3), each tool's ns per run.  Needs root,
-# bpftrace, bpftool and python3.
+# Prints, per action and round (3), each tool's ns per run.  Needs root
+# and bpftrace.
 set -u
 : "${DTRACE:?}" "${top_srcdir:?}" "${CC:=cc}"
 here=$top_srcdir/bench
@@ -40,16 +40,14 @@ one() {
 	esac
 	case $1 in
 	bpftrace) prog=hit ;;
-	*) prog=usdt_hit ;;
+	*) prog=usdt_hit,dtrace_cg ;; # the generic program, or cgen.c's
 	esac
 	: >stats
 	(
 		while :; do
-			bpftool prog show -j 2>/dev/null | python3 -c '
-import json, sys
-for p in json.load(sys.stdin):
-    if p.get("name") == sys.argv[1] and p.get("run_cnt", 0) > 0:
-        print(p["id"], p["run_cnt"], p["run_time_ns"])' "$prog" >stats.n &&
+			./bpfstats --list | awk -v names="$prog" '
+				BEGIN { n = split(names, v, ","); for (i = 1; i <= n; i++) want[v[i]] = 1 }
+				($2 in want) && $5 > 0 { print $1, $5, $6 }' >stats.n &&
 				[ -s stats.n ] && mv stats.n stats
 			sleep 0.1
 		done

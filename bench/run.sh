@@ -12,6 +12,7 @@
 #	BENCH_BACKENDS=bpf ...			(only those dtrace backends)
 #	BENCH_ONLY=pid ... sh bench/run.sh	(the pid provider's only)
 #	BENCH_ONLY=kprov ... sh bench/run.sh	(the kernel providers only)
+#	BENCH_ONLY=startup ... sh bench/run.sh	(start to exit: startup.sh)
 #	BENCH_ONLY=ustack ... sh bench/run.sh	(ustack()'s only: ustack.sh)
 #	BENCH_ONLY=registration ...		(dtrace-helperd's only)
 #
@@ -44,6 +45,10 @@
 #    syscall provider's ns per call added against bpftrace's per-syscall
 #    tracepoint, and profile-997's BPF time per sample against
 #    bpftrace's profile:hz:997; their own section;
+#  - start-up (bench/startup.sh, which see; root and bpftrace): start to
+#    exit of dtrace -n 'BEGIN { exit(0); }' and of a one-clause -c
+#    count(), wall and CPU, against bpftrace's, and the verifier's
+#    instructions per program; their own section;
 #  - tools: wall time of dtrace -h on a 200-probe provider, and of
 #    dtrace -G over 10 to 2,000 objects of 25 sites each (copies of one
 #    object, restored before each run), best of three;
@@ -88,7 +93,7 @@ now_ns() { date +%s%N; }
 
 # BENCH_ONLY=consumer: only the consumer figures (bpftrace's and ours),
 # a quicker run when only they changed; RESULTS then holds just those.
-want_part() {	# consumer | pid | kprov | ustack | registration | other
+want_part() {	# consumer | pid | kprov | startup | ustack | registration | other
 	[ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = "$1" ]
 }
 
@@ -380,6 +385,13 @@ if want_part pid; then
 	echo
 fi
 
+# Start-up: its own section (bench/startup.sh)
+if want_part startup; then
+	echo
+	DTRACE=$DTRACE top_srcdir=$top_srcdir CC=$CC \
+		STARTUP_MD=$tmp/startup.md sh "$here/startup.sh"
+fi
+
 # Kernel providers: their own section (bench/kprov.sh)
 if want_part kprov; then
 	echo
@@ -601,6 +613,10 @@ fi # BENCH_ONLY
 	if [ -s "$tmp/pid.md" ]; then
 		echo
 		cat "$tmp/pid.md"
+	fi
+	if [ -s "$tmp/startup.md" ]; then
+		echo
+		cat "$tmp/startup.md"
 	fi
 	if [ -s "$tmp/kprov.md" ]; then
 		echo

@@ -44,23 +44,44 @@ trace_progs_build
 
 # both WHAT NCLAUSES CMD DTRACE-ARGS...: run dtrace -v -q on ./trprog CMD
 # with DTRACE_KAGG=1 and 0; both outputs must equal expected.txt, and
-# with 1 -v says NCLAUSES clauses ran in the kernel (0: no such line)
+# with 1 -v says NCLAUSES clauses ran in the kernel (0: no such line).
+# Runs 1 and 0 take the generic program (DTRACE_CGEN=0: the plans, the
+# straight-line path and kfix.bpf.h, which -v names; of the programs
+# -v then says nothing); run g takes the
+# programs generated from the clauses (consumer/cgen.c), which must
+# print the same and run the same clauses in the kernel (gen=0: a run
+# the generator does not take, which the generic program runs; none
+# here).
+gen=1
 both() {
 	what=$1 ncl=$2 cmd=$3
 	shift 3
-	for k in 1 0; do
+	for k in 1 0 g; do
 		rm -f out$k.txt
-		DTRACE_KAGG=$k timeout -s KILL 120 "$DTRACE" -v -q -o out$k.txt \
-			"$@" -c "./trprog $cmd" >/dev/null 2>err$k.txt
-		expect_eq "$what (DTRACE_KAGG=$k): status" 0 "$?"
+		case $k in
+		g) cg=1 ka=1 ;;
+		*) cg=0 ka=$k ;;
+		esac
+		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 "$DTRACE" \
+			-v -q -o out$k.txt "$@" -c "./trprog $cmd" \
+			>/dev/null 2>err$k.txt
+		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): status" 0 "$?"
 		[ -f out$k.txt ] || : >out$k.txt
-		expect_file_eq "$what (DTRACE_KAGG=$k)" expected.txt out$k.txt
+		expect_file_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg)" \
+			expected.txt out$k.txt
 	done
 	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' err1.txt)
 	expect_eq "$what: clauses run in the kernel" "$ncl" "${n:-0}"
+	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' errg.txt)
+	expect_eq "$what: clauses run in the kernel, generated" "$ncl" "${n:-0}"
+	expect_eq "$what: generated programs" "$gen" \
+		"$(grep -c '^dtrace: BPF: [0-9]* generated programs*, ' errg.txt)"
+	expect_eq "$what: the generic program with DTRACE_CGEN=0" 0 \
+		"$(grep -c '^dtrace: BPF: ' err1.txt)"
 	expect_eq "$what: none with DTRACE_KAGG=0" "" \
 		"$(grep 'in the kernel' err0.txt)"
-	expect_eq "$what: no drops" "" "$(grep -i drop err1.txt err0.txt)"
+	expect_eq "$what: no drops" "" \
+		"$(grep -i drop err1.txt err0.txt errg.txt)"
 }
 
 # tick N fires tr:::tick(i, word, -1000 * i) for i = 0..N-1.

@@ -58,8 +58,24 @@
  * enables; their hits write no record, or a record flagged so that
  * user space runs only the other clauses (bpf_agg.c says how).
  *
- * Loading.  open() asks the kernel whether it has what the program
- * needs (libbpf's feature probes), then loads it, with dtrace's own pid
+ * Generated programs.  A run whose clauses copy no copyin() bytes, no
+ * user stack and read no vtimestamp, and that uses no kernel
+ * provider (cg_fits(), cg_try()), loads no generic program: at its
+ * first event each event gets a program cgen.c generates from its
+ * argument specs and its probe's plan, straight-line and a few hundred
+ * instructions, sharing one ring buffer, the drops map and the
+ * aggregation maps bpf_agg.c makes (bpf_kagg_cgen()); programs with the
+ * same instructions are loaded once.  They write the same records and
+ * aggregate into the same formats, so nothing downstream changes.  A
+ * first program the generator or the verifier refuses sends the run to
+ * the generic program, as if never tried; DTRACE_CGEN=0 does so too.
+ * -v names the generated programs (cg_say()).
+ *
+ * Loading.  A run whose clauses name only dtrace:::BEGIN and END
+ * (traces_nothing()) asks nothing and loads nothing: open() leaves the
+ * object unloaded, and a first event, should a USDT probe be named
+ * BEGIN, loads it then.  Otherwise open() asks the kernel whether it
+ * has what the program needs (libbpf's feature probes), then loads it, with dtrace's own pid
  * in it and a ring buffer of -x bufsize (or the default) times the CPUs,
  * and keeps it: a kernel that has every feature can still refuse the
  * program (its verifier, a lockdown, an LSM), and then the next backend
@@ -110,6 +126,14 @@ extern const size_t usdt_bpf_obj_len;
 struct bpf_anchor {
 	int fd;
 	struct bpf_link *link;
+	int lfd; /* a generated program's link (no struct bpf_link) */
+};
+
+/* A generated program (cgen.c), kept for the events it fits. */
+struct cg_prog {
+	struct bpf_insn *v;
+	size_t n;
+	int fd;
 };
 
 struct consumer_bpf {
@@ -128,6 +152,11 @@ struct consumer_bpf {
 	bool vtime;		 /* loaded for vtimestamp (vtime.c) */
 	struct bpf_link *vtlink; /* its sched_switch program's */
 	bool load_failed;
+	/* generated programs (cgen.c): decided at the first event */
+	bool cg_tried, cg_on;
+	struct cgen_maps cgm;
+	struct cg_prog *cg;
+	size_t ncg;
 	/* the run's one plan (bpf/kfix.bpf.h), tried at the first event */
 	bool fix_tried;
 	struct ubpf_kfix fix;
@@ -567,7 +596,7 @@ struct bpf_object *bpf_be_object(struct consumer *c)
 {
 	struct consumer_bpf *b = c->bpf;
 
-	if (!b || b->load_failed)
+	if (!b || b->load_failed || b->cg_on)
 		return NULL;
 	if (!b->ready && bpf_ready(c) < 0) {
 		b->load_failed = true;
@@ -657,6 +686,288 @@ static void fix_try(struct consumer *c, struct tevent *e)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* Generated programs (cgen.c) */
+
+/*
+ * Whether the run's clauses are all the generator takes: no copyin()
+ * copy at hit time, no ustack(), no vtimestamp.
+ * DTRACE_CGEN=0 says no.  The kernel providers are known only once
+ * matched: cg_try() asks then.
+ */
+static bool cg_fits(struct consumer *c)
+{
+	const char *env = getenv("DTRACE_CGEN");
+
+	if (env && !strcmp(env, "0"))
+		return false;
+	for (unsigned ci = 0; ci < c->nclauses; ci++) {
+		uint32_t size[D_MAXARGS];
+
+		if (d_clause_memargs(c->prog, ci, size) ||
+		    (d_clause_needs(c->prog, ci) &
+		     (D_NEED_USTACK | D_NEED_VTIME)))
+			return false;
+	}
+	return true;
+}
+
+/* Whether a clause reads a string at an argument (the record copies it) */
+static bool cg_strs(struct consumer *c)
+{
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		if (d_clause_strargs(c->prog, ci))
+			return true;
+	return false;
+}
+
+/* Back to nothing generated (the first program was refused; the end). */
+static void cg_off(struct consumer *c)
+{
+	struct consumer_bpf *b = c->bpf;
+
+	if (!b->cg_on)
+		return;
+	for (size_t i = 0; i < b->ncg; i++) {
+		close(b->cg[i].fd);
+		free(b->cg[i].v);
+	}
+	free(b->cg);
+	b->cg = NULL;
+	b->ncg = 0;
+	ring_buffer__free(b->rb);
+	b->rb = NULL;
+	bpf_kagg_free(b->kagg);
+	b->kagg = NULL;
+	if (b->cgm.rb >= 0)
+		close(b->cgm.rb);
+	if (b->cgm.drops >= 0)
+		close(b->cgm.drops);
+	if (b->cgm.buf >= 0)
+		close(b->cgm.buf);
+	b->drops_fd = -1;
+	b->cg_on = false;
+	b->ready = false;
+	b->rbsz = 0;
+}
+
+/*
+ * At the run's first event: generated programs if the run fits (and
+ * then the maps they share), else the generic program, as before.
+ */
+static void cg_try(struct consumer *c)
+{
+	struct consumer_bpf *b = c->bpf;
+	struct cgen_maps *m = &b->cgm;
+	size_t rbsz = rb_bytes(c, c->rbsize);
+	int err;
+
+	b->cg_tried = true;
+	if (!cg_fits(c) || kprov_autoload(c, NULL) || vtime_wanted(c))
+		return;
+	memset(m, 0, sizeof(*m));
+	m->self = (uint32_t)getpid();
+	m->rb = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rb", 0, 0,
+			       (uint32_t)rbsz, NULL);
+	m->drops = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8,
+				  1, NULL);
+	/* copyinstr(): records with strings are built in cgbuf */
+	m->buf = cg_strs(c) ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY,
+					     "cgbuf", 4, UBPF_SCRATCH, 1, NULL)
+			    : -1;
+	b->cg_on = true; /* cg_off() undoes what follows */
+	b->drops_fd = m->drops;
+	b->kagg = bpf_kagg_cgen(c, m, &err);
+	if (m->rb < 0 || m->drops < 0 || err || (m->buf < 0 && cg_strs(c)) ||
+	    !(b->rb = ring_buffer__new(m->rb, rb_record, c, NULL))) {
+		cg_off(c);
+		return;
+	}
+	bpf_object__close(b->obj); /* not loaded: cg_fits() said so */
+	b->obj = NULL;
+	b->rbsz = rbsz;
+	b->ready = true;
+}
+
+/*
+ * The program v (n instructions, now ours), loaded, or the one loaded
+ * before with the same instructions: its fd, or -errno (c->be_why).
+ * DTRACE_CGEN_LOG set prints the verifier's whole log of a refusal.
+ */
+static int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
+{
+	struct consumer_bpf *b = c->bpf;
+	static char log[65536];
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log,
+		    .log_size = sizeof(log));
+	int fd;
+
+	for (size_t i = 0; i < b->ncg; i++)
+		if (b->cg[i].n == n && !memcmp(b->cg[i].v, v, n * sizeof(*v))) {
+			free(v);
+			return b->cg[i].fd;
+		}
+	log[0] = '\0';
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "dtrace_cg", "GPL", v,
+			   (uint32_t)n, &o);
+	if (fd < 0) {
+		int err = errno ? -errno : -EINVAL;
+		char msg[sizeof(log) + 64];
+
+		if (getenv("DTRACE_CGEN_LOG")) /* the whole verifier log */
+			fputs(log, stderr);
+		snprintf(msg, sizeof(msg), "-- BEGIN PROG LOAD LOG --\n%s", log);
+		memset(&lb, 0, sizeof(lb));
+		lb_verdict(msg);
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "loading a generated program: %s%s%s", strerror(-err),
+			 lb.verdict[0] ? "; the verifier: " : "", lb.verdict);
+		free(v);
+		return err;
+	}
+	b->cg = xrealloc(b->cg, b->ncg + 1, sizeof(*b->cg));
+	b->cg[b->ncg++] = (struct cg_prog){v, n, fd};
+	return fd;
+}
+
+/* The first enabled probe at e's site (the plan compiled in is its). */
+static struct tprobe *probe_at_event(struct consumer *c, struct tevent *e)
+{
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct tprobe *p = c->probes[i];
+
+		if (!p->enabled || p->file != e->file)
+			continue;
+		for (unsigned s = 0; s < p->noffs; s++)
+			if (p->offs[s] == e->off)
+				return p;
+	}
+	return NULL;
+}
+
+/*
+ * Event e, number idx, with a program generated for it: -ENOEXEC when
+ * it is the run's first and the generator or the kernel refused it
+ * (ev_new() then takes the generic program for the whole run).
+ */
+static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
+{
+	struct consumer_bpf *b = c->bpf;
+	struct perf_event_attr a = {0};
+	struct ubpf_ev spec;
+	struct ubpf_kplan *pl = NULL;
+	struct bpf_anchor an = {-1, NULL, -1};
+	struct tprobe *p;
+	struct bpf_insn *v;
+	bool first = b->nanchors == 0;
+	size_t n;
+	int fd, err;
+
+	if (idx >= UBPF_MAXEV) {
+		say(c, "more than %u probe sites in one run", UBPF_MAXEV);
+		return -E2BIG;
+	}
+	ev_spec(e, &spec);
+	ev_mem(c, e, &spec);
+	if (b->kagg && (p = probe_at_event(c, e))) {
+		pl = xcalloc(1, sizeof(*pl));
+		if (!bpf_kagg_plan(c, b->kagg, p, pl)) {
+			free(pl);
+			pl = NULL;
+		}
+	}
+	/* a plan the generator refuses: every hit recorded */
+	if (!cgen_emit(&b->cgm, &spec, pl, &v, &n)) {
+		free(pl);
+		pl = NULL;
+		if (!cgen_emit(&b->cgm, &spec, NULL, &v, &n)) {
+			snprintf(c->be_why, sizeof(c->be_why),
+				 "no program generated for uprobe event %s",
+				 e->name);
+			goto refused;
+		}
+	}
+	fd = cg_load(c, v, n);
+	if (fd < 0) {
+		free(pl);
+		goto refused;
+	}
+	if (pl)
+		bpf_kagg_cgen_plan(b->kagg, (uint32_t)idx, pl);
+	free(pl);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.size = sizeof(a);
+	a.config = (uint64_t)e->tp;
+	a.sample_period = 1;
+	a.disabled = 1;
+	an.fd = (int)sys_perf_event_open(&a, getpid(), -1, -1,
+					 PERF_FLAG_FD_CLOEXEC);
+	if (an.fd < 0)
+		goto fail;
+	{
+		LIBBPF_OPTS(bpf_link_create_opts, lo,
+			    .perf_event.bpf_cookie = idx);
+
+		an.lfd = bpf_link_create(fd, an.fd, BPF_PERF_EVENT, &lo);
+	}
+	if (an.lfd < 0 || ioctl(an.fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		goto fail;
+	b->anchors = xrealloc(b->anchors, idx + 1, sizeof(*b->anchors));
+	for (size_t i = b->nanchors; i < idx; i++)
+		b->anchors[i] = (struct bpf_anchor){-1, NULL, -1};
+	b->anchors[idx] = an;
+	if (idx + 1 > b->nanchors)
+		b->nanchors = idx + 1;
+	return 0;
+fail:
+	err = errno ? -errno : -EINVAL;
+	if (!pid_site_refused(c, e->file, e->off, err))
+		say(c, "cannot attach the BPF program to uprobe event %s/%s: "
+		       "%s",
+		    c->up.group, e->name, strerror(-err));
+	if (an.lfd >= 0)
+		close(an.lfd);
+	if (an.fd >= 0)
+		close(an.fd);
+	return err;
+refused:
+	if (first)
+		return -ENOEXEC;
+	say(c, "cannot trace uprobe event %s/%s: %s", c->up.group, e->name,
+	    c->be_why);
+	return -EINVAL;
+}
+
+/* -v: the programs generated, or none loaded at all */
+static void cg_say(struct consumer *c)
+{
+	struct consumer_bpf *b = c->bpf;
+	struct bpf_prog_info info;
+	uint32_t len;
+	size_t insns = 0;
+	uint64_t ver = 0;
+
+	if (b->cg_on) {
+		for (size_t i = 0; i < b->ncg; i++) {
+			memset(&info, 0, sizeof(info));
+			len = sizeof(info);
+			insns += b->cg[i].n;
+			if (bpf_obj_get_info_by_fd(b->cg[i].fd, &info, &len) ==
+			    0)
+				ver += info.verified_insns;
+		}
+		say(c,
+		    "BPF: %zu generated program%s, %zu instruction%s, "
+		    "%" PRIu64 " verified",
+		    b->ncg, b->ncg == 1 ? "" : "s", insns,
+		    insns == 1 ? "" : "s", ver);
+		return;
+	}
+	/* the generic program, as -v always had it, says nothing new */
+	if (!b->obj || !b->prog)
+		say(c, "BPF: no program loaded");
+}
+
 /* uprobe.c made event e, number idx: attach the program to it. */
 static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 {
@@ -664,9 +975,22 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	struct perf_event_attr a = {0};
 	struct ubpf_ev spec;
 	uint32_t key = (uint32_t)idx;
-	struct bpf_anchor an = {-1, NULL};
+	struct bpf_anchor an = {-1, NULL, -1};
 	int err;
 
+	if (!b->ready && !b->cg_tried)
+		cg_try(c);
+	if (b->cg_on) {
+		err = cg_ev_new(c, e, idx);
+		if (err != -ENOEXEC)
+			return err;
+		/* the first program refused: the generic one, saying why */
+		if (c->o->verbose)
+			say(c, "BPF: %s; the generic program instead",
+			    c->be_why);
+		c->be_why[0] = '\0';
+		cg_off(c);
+	}
 	if (!b->ready && !b->fix_tried)
 		fix_try(c, e);
 	if (!bpf_be_object(c))
@@ -702,7 +1026,7 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 		goto fail;
 	b->anchors = xrealloc(b->anchors, idx + 1, sizeof(*b->anchors));
 	for (size_t i = b->nanchors; i < idx; i++)
-		b->anchors[i] = (struct bpf_anchor){-1, NULL};
+		b->anchors[i] = (struct bpf_anchor){-1, NULL, -1};
 	b->anchors[idx] = an;
 	if (idx + 1 > b->nanchors)
 		b->nanchors = idx + 1;
@@ -754,7 +1078,7 @@ static void drops_read(struct consumer *c)
 	uint32_t zero = 0;
 	uint64_t *v;
 
-	if (!b || !b->obj)
+	if (!b || b->drops_fd < 0)
 		return;
 	v = xcalloc((size_t)b->ncpus, sizeof(*v));
 	if (bpf_map_lookup_elem(b->drops_fd, &zero, v) == 0)
@@ -907,6 +1231,7 @@ static void bpf_free(struct consumer *c)
 {
 	struct consumer_bpf *b = c->bpf;
 
+	cg_off(c);
 	ring_buffer__free(b->rb);
 	bpf_kagg_free(b->kagg);
 	free(b->fixpl);
@@ -918,13 +1243,37 @@ static void bpf_free(struct consumer *c)
 	c->bpf = NULL;
 }
 
+/*
+ * Whether every description of every clause names dtrace:::BEGIN or
+ * dtrace:::END (provider dtrace or any, no module, no function): then
+ * the run traces nothing the program would run for.  A USDT probe that
+ * happens to be named BEGIN would still match "BEGIN"; its first event
+ * loads the program then (bpf_be_object()), as any run's would.
+ */
+static bool traces_nothing(const struct consumer *c)
+{
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		for (unsigned j = 0; j < c->ndescs[ci]; j++) {
+			const struct dt_desc *d = &c->descs[ci][j];
+
+			if ((strcmp(d->name, "BEGIN") &&
+			     strcmp(d->name, "END")) ||
+			    d->mod[0] || d->func[0] ||
+			    (d->prov[0] && strcmp(d->prov, "dtrace")))
+				return false;
+		}
+	return true;
+}
+
 static int bpf_open(struct consumer *c)
 {
 	struct consumer_bpf *b;
+	bool idle = traces_nothing(c);
 	int err, n;
 
 	libbpf_set_print(libbpf_quiet);
-	err = bpf_probe(c);
+	/* nothing to trace: no feature probe, no program, no map */
+	err = idle ? 0 : bpf_probe(c);
 	if (err)
 		return err;
 	n = libbpf_num_possible_cpus();
@@ -940,7 +1289,12 @@ static int bpf_open(struct consumer *c)
 	b->drops_seen = xcalloc((size_t)n, sizeof(*b->drops_seen));
 	c->bpf = b;
 	/* the ring -x bufsize asks for; a #pragma may change it later */
-	err = bpf_obj_load(c, rb_bytes(c, consumer_bufsize(c->o->bufsize)));
+	b->cgm.rb = b->cgm.drops = b->cgm.buf = -1;
+	/* nothing yet for a run the generator may take: its first event */
+	err = idle || cg_fits(c)
+		      ? 0
+		      : bpf_obj_load(c, rb_bytes(c, consumer_bufsize(
+							c->o->bufsize)));
 	if (err) {
 		bpf_free(c);
 		return err;
@@ -1028,7 +1382,10 @@ static void links_destroy(struct consumer_bpf *b)
 			bpf_link__destroy(l);
 			if (lfd >= 0 && lfd != fd)
 				fds[n++] = lfd;
+		} else if (b->anchors[i].lfd >= 0) {
+			fds[n++] = b->anchors[i].lfd;
 		}
+		b->anchors[i].lfd = -1;
 		if (fd >= 0)
 			fds[n++] = fd;
 		b->anchors[i].link = NULL;
@@ -1048,6 +1405,8 @@ static void bpf_stop(struct consumer *c)
 /* Every drop was reported as it was read (drops_read()). */
 static void bpf_stats(struct consumer *c)
 {
+	if (c->bpf && c->o->verbose)
+		cg_say(c);
 	up_close_procs(c);
 }
 

@@ -35,6 +35,13 @@
  * gets its plan in a slot of the array kplanv, named by kplan1[event],
  * so its hits need no hash lookup; the slot is freed when it exits.
  *
+ * Generated programs (cgen.c) compile an event's plan into its code:
+ * there is no kplans map, and enabling a process puts {event, pid} in
+ * the map cgarmed instead, where the process's plan at that event is
+ * byte for byte the one compiled in (bpf_kagg_cgen()); the aggregation
+ * maps are made here, only those some statement uses, and read back
+ * as above.
+ *
  * DTRACE_KAGG=0 turns it off: every hit is recorded and aggregated in
  * user space, which prints the same (tests/run-kagg.sh compares both).
  */
@@ -68,6 +75,11 @@ struct bpf_kagg {
 	int bss_fd, evspec_fd;
 	pid_t fix_pid; /* kfix_pid as last set */
 	pid_t fix_used; /* a pid it was ever set to, for -v */
+	/* generated programs (cgen.c): the plan compiled into each event's,
+	 * and the map of the processes armed for it */
+	bool cgen;
+	int armed_fd, arm1_fd; /* arm1: by event, its first pid (first[]) */
+	struct ubpf_kplan **cgplan; /* by event, UBPF_MAXEV */
 };
 
 struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
@@ -106,6 +118,18 @@ void bpf_kagg_free(struct bpf_kagg *k)
 		return;
 	d_kplan_free(k->kp);
 	free(k->fixpl);
+	if (k->cgplan)
+		for (size_t i = 0; i < UBPF_MAXEV; i++)
+			free(k->cgplan[i]);
+	free(k->cgplan);
+	if (k->cgen) { /* the maps bpf_kagg_cgen() made */
+		int fds[] = {k->aggs_fd, k->flat_fd, k->drops_fd, k->armed_fd,
+			     k->arm1_fd};
+
+		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+	}
 	free(k->ran);
 	free(k->direct);
 	free(k);
@@ -349,6 +373,103 @@ static bool probe_plan(struct consumer *c, struct bpf_kagg *k,
 	return any;
 }
 
+/* p's plan, for a generated program (cgen.c): as bpf_kagg_enable()'s */
+bool bpf_kagg_plan(struct consumer *c, struct bpf_kagg *k, struct tprobe *p,
+		   struct ubpf_kplan *pl)
+{
+	return k && p && p->nclauses && probe_plan(c, k, p, pl);
+}
+
+static int map_new(enum bpf_map_type t, const char *name, uint32_t ksz,
+		   uint32_t vsz, uint32_t n, uint32_t flags)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = flags);
+
+	return bpf_map_create(t, name, ksz, vsz, n, &o);
+}
+
+/*
+ * Aggregating in the kernel for generated programs: the maps the plans
+ * write (kaggs only where a statement has keys, kflat only where one
+ * has none, kdrops with kaggs) and cgarmed, made here and named in *m
+ * (-1: none); NULL without kernel aggregation (DTRACE_KAGG=0, no clause
+ * that qualifies) or when a map cannot be made (*err).
+ */
+struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
+			       int *err)
+{
+	const char *env = getenv("DTRACE_KAGG");
+	struct bpf_kagg *k;
+	bool any = false, keyed = false, flat = false;
+
+	*err = 0;
+	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
+	if (env && !strcmp(env, "0"))
+		return NULL;
+	k = xcalloc(1, sizeof(*k));
+	k->kp = d_kplan_new(c->prog);
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		any |= d_kplan_clause(k->kp, ci);
+	k->plans_fd = k->aggs_fd = k->flat_fd = k->drops_fd = -1;
+	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
+	k->ncpus = libbpf_num_possible_cpus();
+	if (!any || k->ncpus <= 0) {
+		bpf_kagg_free(k);
+		return NULL;
+	}
+	for (unsigned st = 0; st < d_kplan_nstmts(k->kp); st++) {
+		unsigned slot, n;
+
+		if (d_kplan_flat(k->kp, st, &slot, &n))
+			flat = true;
+		else
+			keyed = true;
+	}
+	if (keyed) {
+		k->aggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs",
+				     sizeof(struct ubpf_kkey),
+				     sizeof(struct ubpf_kval),
+				     UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
+		k->drops_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "kdrops", 4,
+				      8, 1, 0);
+	}
+	if (flat)
+		k->flat_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "kflat", 4,
+				     sizeof(struct ubpf_kval), UBPF_KFLAT, 0);
+	k->armed_fd = map_new(BPF_MAP_TYPE_HASH, "cgarmed",
+			      sizeof(struct ubpf_kplan_key), 4, UBPF_MAXUSERS,
+			      BPF_F_NO_PREALLOC);
+	k->arm1_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgarm1", 4, 4, UBPF_MAXEV,
+			     0);
+	k->cgen = true; /* bpf_kagg_free() closes them */
+	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
+	    (flat && k->flat_fd < 0) || k->armed_fd < 0 || k->arm1_fd < 0) {
+		*err = errno ? -errno : -EINVAL;
+		bpf_kagg_free(k);
+		return NULL;
+	}
+	k->cgplan = xcalloc(UBPF_MAXEV, sizeof(*k->cgplan));
+	k->ran = xcalloc(c->nclauses, sizeof(*k->ran));
+	k->direct = xcalloc(c->nclauses, sizeof(*k->direct));
+	m->kaggs = k->aggs_fd;
+	m->kflat = k->flat_fd;
+	m->kdrops = k->drops_fd;
+	m->armed = k->armed_fd;
+	m->arm1 = k->arm1_fd;
+	return k;
+}
+
+/* Event ev's generated program runs plan pl for the processes armed. */
+void bpf_kagg_cgen_plan(struct bpf_kagg *k, uint32_t ev,
+			const struct ubpf_kplan *pl)
+{
+	if (!k || !k->cgen || ev >= UBPF_MAXEV)
+		return;
+	free(k->cgplan[ev]);
+	k->cgplan[ev] = xcalloc(1, sizeof(*pl));
+	*k->cgplan[ev] = *pl;
+}
+
 /*
  * A kernel provider's probe (kprov.c): one plan for every process, under
  * (ev, pid 0).  Without one (no kernel aggregation, or no clause that
@@ -550,6 +671,44 @@ static void kfix_pick(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 		k->fix_used = pid;
 }
 
+/* No longer armed for ev's program: pid's hits there are recorded. */
+static void cgen_disarm(struct bpf_kagg *k, uint32_t ev, pid_t pid)
+{
+	struct ubpf_kplan_key key = {ev, (uint32_t)pid};
+	uint32_t zero = 0;
+
+	if (ev < UBPF_MAXEV && k->first[ev] == pid) {
+		(void)bpf_map_update_elem(k->arm1_fd, &ev, &zero, BPF_ANY);
+		k->first[ev] = 0;
+	}
+	(void)bpf_map_delete_elem(k->armed_fd, &key);
+}
+
+/*
+ * Armed where ev's program runs exactly pid's plan pl: in cgarm1 when
+ * pid is the event's first, else in the hash; disarmed where not.
+ */
+static void cgen_arm(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
+		     pid_t pid, const struct ubpf_kplan *pl)
+{
+	struct ubpf_kplan_key key = {ev, (uint32_t)pid};
+	uint32_t one = 1, p = (uint32_t)pid;
+
+	if (ev >= UBPF_MAXEV || !k->cgplan[ev] ||
+	    memcmp(k->cgplan[ev], pl, sizeof(*pl))) {
+		cgen_disarm(k, ev, pid);
+		return;
+	}
+	if (bpf_map_update_elem(k->armed_fd, &key, &one, BPF_ANY) < 0) {
+		say(c, "cannot aggregate in the kernel for pid %d: %s",
+		    (int)pid, strerror(errno));
+		return;
+	}
+	if (!k->first[ev] &&
+	    bpf_map_update_elem(k->arm1_fd, &ev, &p, BPF_ANY) == 0)
+		k->first[ev] = pid;
+}
+
 /* pr was enabled: a plan for each of its events whose probe has one. */
 void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 {
@@ -568,6 +727,10 @@ void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 		if (!p || !p->enabled || !p->nclauses ||
 		    !probe_plan(c, k, p, pl))
 			continue;
+		if (k->cgen) {
+			cgen_arm(c, k, (uint32_t)i, pr->pid, pl);
+			continue;
+		}
 		if (bpf_map_update_elem(k->plans_fd, &key, pl, BPF_ANY) < 0)
 			say(c, "cannot aggregate in the kernel for pid %d: %s",
 			    (int)pr->pid, strerror(errno));
@@ -587,6 +750,10 @@ void bpf_kagg_proc_exit(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 	for (size_t i = 0; i < c->up.nevs; i++) {
 		struct ubpf_kplan_key key = {(uint32_t)i, (uint32_t)pid};
 
+		if (k->cgen) {
+			cgen_disarm(k, (uint32_t)i, pid);
+			continue;
+		}
 		(void)bpf_map_delete_elem(k->plans_fd, &key);
 		if (i < UBPF_MAXEV && k->first[i] == pid) {
 			struct ubpf_kplan1 f = {0, 0};

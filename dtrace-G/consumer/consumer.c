@@ -7,7 +7,8 @@
  * A run.  The -c commands are started and the -p processes grabbed
  * first (the D program's $target is one of them), the program is
  * compiled and its -x and #pragma options applied, every clause's
- * descriptions parsed; then the backend is chosen, once: the fasttrap
+ * descriptions parsed (-e stops there); then the backend is chosen,
+ * once, knowing what the clauses trace: the fasttrap
  * module when /dev/dtrace/fasttrap opens, else BPF programs on uprobe
  * events when the kernel lets us load them, else uprobe events alone
  * (DTRACE_BACKEND names one).  The
@@ -917,8 +918,6 @@ static int consumer_run(struct consumer *c)
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	sfd = signals_block(&set);
-	if (backend_choose(c) < 0)
-		goto out;
 	c->wall_offset = now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC);
 
 	/* the targets first: $target must be known to compile */
@@ -956,6 +955,9 @@ static int consumer_run(struct consumer *c)
 		ret = 0;
 		goto out;
 	}
+	/* once the clauses are known: a run that traces nothing loads nothing */
+	if (backend_choose(c) < 0)
+		goto out;
 	if (pid_prepare(c) < 0) /* the pid provider's processes */
 		goto out;
 	if (d_destructive_refused(c->prog)) {
@@ -1062,7 +1064,8 @@ static int consumer_run(struct consumer *c)
 	ret = c->status;
 out:
 	kprov_stop(c);
-	c->be->close(c);
+	if (c->be) /* not chosen when the run ended before */
+		c->be->close(c);
 	for (size_t i = 0; i < c->nprocs; i++) {
 		struct tproc *pr = c->procs[i];
 

@@ -509,6 +509,24 @@ bool bpf_kfix_candidate(struct consumer *c, const struct tprobe *p,
 void bpf_kfix_set(struct bpf_kagg *k, const struct ubpf_kfix *f,
 		  const struct ubpf_kplan *pl, int bss_fd, int evspec_fd);
 void bpf_kfix_off(struct bpf_kagg *k);
+/* generated programs (cgen.c): their maps, the plans compiled in */
+struct bpf_insn;
+struct cgen_maps {
+	int rb, drops;		    /* the record's ring buffer, its drops */
+	int buf;		    /* a record with strings is built here */
+	int kaggs, kflat, kdrops; /* kernel aggregation's, or -1 */
+	int armed;		    /* {ev, pid} whose plan is compiled in */
+	int arm1;		    /* by ev: its first such pid */
+	uint32_t self;		    /* dtrace's pid: its hits are skipped */
+};
+bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
+	       const struct ubpf_kplan *pl, struct bpf_insn **out, size_t *n);
+struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
+			       int *err);
+bool bpf_kagg_plan(struct consumer *c, struct bpf_kagg *k, struct tprobe *p,
+		   struct ubpf_kplan *pl);
+void bpf_kagg_cgen_plan(struct bpf_kagg *k, uint32_t ev,
+			const struct ubpf_kplan *pl);
 #endif
 
 /* sites.c */

@@ -1,0 +1,196 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# bench/startup.sh - what a run costs before and after it traces: start
+# to exit of our dtrace against bpftrace's equivalent, measured in the
+# same run, and the BPF verifier's work per program.  Run by
+# bench/run.sh (`make bench`, or BENCH_ONLY=startup); alone:
+#
+#	DTRACE=dtrace-G/dtrace DTRACE_DRTI=drti/drti.o top_srcdir=. \
+#		sh bench/startup.sh
+#
+# Rows, each the mean of $ROUNDS runs taken in turns over the tools
+# (wall time of a bare run, and CPU time of another: user + system of
+# the tool and its children, perf stat's task-clock, or /usr/bin/time's
+# 10 ms ticks without perf):
+#  - nothing traced: dtrace -q -n 'BEGIN { exit(0); }' against
+#    bpftrace -e 'BEGIN { exit(); }';
+#  - a one-clause count under -c: bprov$target:::hit { @ = count(); }
+#    on bench/loop.c firing 1,000 hits, against bpftrace's usdt probe
+#    of the same binary; ours with the generated program (the default)
+#    and with the generic one (DTRACE_CGEN=0), both against bpftrace;
+#  - the verifier's instructions (verified_insns) summed over the
+#    programs each tool loads for that count, and how many programs:
+#    read with bench/bpfstats --list while a long run (1e9 hits, killed
+#    once read) has them loaded: ours by name (dtrace_cg, generated;
+#    usdt_hit, the generic program: the first loaded after the run
+#    started, as other runs on the machine may load theirs), bpftrace's
+#    named after the probe (hit).
+# OURS2=path/to/another/dtrace adds its start to exit for both runs
+# (e.g. a build from before a change), in the same rounds.
+# Needs root and bpftrace; nothing passes or fails on speed.  With
+# STARTUP_MD set, the table is written there as a markdown section.
+
+set -u
+: "${DTRACE:?DTRACE must name the dtrace under test}"
+: "${top_srcdir:?top_srcdir must be set}"
+: "${CC:=cc}"
+: "${STARTUP_MD:=}"
+: "${ROUNDS:=10}"
+: "${OURS2:=}"
+export LC_ALL=C
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/usdt-startbench.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+abs() { case $1 in ''|/*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+top_srcdir=$(abs "$top_srcdir") STARTUP_MD=$(abs "$STARTUP_MD")
+case $DTRACE in */*) DTRACE=$(abs "$DTRACE") ;; esac
+case $OURS2 in */*) OURS2=$(abs "$OURS2") ;; esac
+here=$top_srcdir/bench
+if [ "$(id -u)" -ne 0 ] || ! command -v bpftrace >/dev/null 2>&1; then
+	echo "(start-up: needs root and bpftrace; skipped)"
+	exit 0
+fi
+perf=
+perf stat -x, -e task-clock -o /dev/null true >/dev/null 2>&1 && perf=yes
+[ -n "$perf" ] || [ -x /usr/bin/time ] || {
+	echo "(start-up: needs perf or /usr/bin/time; skipped)"
+	exit 0
+}
+cd "$tmp" || exit 1
+"$DTRACE" -h -s "$here/bprov.d" -o bprov.h &&
+	$CC -O2 -I. -DSTYLE_OURS -c "$here/loop.c" -o ours.o &&
+	"$DTRACE" -G -s "$here/bprov.d" -o ours-p.o ours.o &&
+	$CC ours.o ours-p.o -o ours &&
+	$CC -O2 "$here/bpfstats.c" -o bpfstats || exit 1
+DTRACE_STATEDIR=$tmp/nostate
+export DTRACE_STATEDIR
+
+# timed NAME CMD...: wall ms of one bare run and CPU ms of another
+# (under perf stat or /usr/bin/time, which would add to the wall time),
+# appended to NAME.t
+timed() {
+	n=$1
+	shift
+	t0=$(date +%s%N)
+	"$@" >/dev/null 2>&1 </dev/null
+	t1=$(date +%s%N)
+	if [ -n "$perf" ]; then
+		perf stat -x, -e task-clock -o t.one -- "$@" >/dev/null 2>&1 \
+			</dev/null
+		cpu=$(awk -F, '$3 ~ /task-clock/ { print $1 }' t.one)
+	else
+		/usr/bin/time -f '%U %S' -o t.one "$@" >/dev/null 2>&1 \
+			</dev/null
+		cpu=$(tail -n 1 t.one | awk '{ print 1000 * ($1 + $2) }')
+	fi
+	echo "$(((t1 - t0) / 1000)) ${cpu:-0}" >>"$n.t"
+}
+
+# mean NAME: "wall-ms cpu-ms" over NAME.t
+mean() {
+	awk '{ w += $1; c += $2; n++ }
+	     END { if (n) printf "%.1f %.1f\n", w / n / 1000, c / n;
+		   else print "n/a n/a" }' "$1.t"
+}
+
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0 || a == "n/a") print "-";
+		else printf "%.2f\n", a / b }'
+}
+
+rows=$tmp/rows.md
+: >"$rows"
+row() {
+	printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$(ratio "$2" "$3")" >>"$rows"
+	printf '%-52s %12s %12s %8s\n' "$1" "$2" "$3" "$(ratio "$2" "$3")"
+}
+
+dcount='bprov$target:::hit { @ = count(); }'
+bcount='usdt:./ours:bprov:hit { @ = count(); }'
+rm -f ./*.t
+r=0
+while [ "$r" -lt "$ROUNDS" ]; do
+	timed d_begin "$DTRACE" -q -n 'BEGIN { exit(0); }'
+	timed b_begin bpftrace -e 'BEGIN { exit(); }'
+	DTRACE_BACKEND=bpf timed d_count "$DTRACE" -q -n "$dcount" \
+		-c "./ours 1000"
+	DTRACE_BACKEND=bpf DTRACE_CGEN=0 timed d_count0 "$DTRACE" -q \
+		-n "$dcount" -c "./ours 1000"
+	timed b_count bpftrace -q -e "$bcount" -c "./ours 1000"
+	if [ -n "$OURS2" ]; then
+		timed d_begin2 "$OURS2" -q -n 'BEGIN { exit(0); }'
+		DTRACE_BACKEND=bpf timed d_count2 "$OURS2" -q -n "$dcount" \
+			-c "./ours 1000"
+	fi
+	r=$((r + 1))
+done
+printf '%-52s %12s %12s %8s\n' "figure (start to exit, mean of $ROUNDS)" \
+	"dtrace" "bpftrace" "ratio"
+for f in begin count count0 ${OURS2:+begin2 count2}; do
+	set -- $(mean "d_$f")
+	dw=$1 dc=$2
+	case $f in
+	count*) set -- $(mean b_count) ;;
+	*) set -- $(mean b_begin) ;;
+	esac
+	bw=$1 bc=$2
+	case $f in
+	begin) what="BEGIN { exit } (nothing traced)" ;;
+	count) what="-c one-clause count(), 1,000 hits" ;;
+	count0) what="-c one-clause count(), DTRACE_CGEN=0" ;;
+	begin2) what="BEGIN { exit }, OURS2" ;;
+	count2) what="-c one-clause count(), OURS2" ;;
+	esac
+	row "$what: wall ms" "$dw" "$bw"
+	row "$what: CPU ms" "$dc" "$bc"
+done
+
+# verified NAMES FIRST CMD...: "instructions programs" of the programs
+# named one of NAMES (a|b) that CMD loads (ids above those loaded
+# before; FIRST=1: the first of them only), read while it runs
+verified() {
+	names=$1 first=$2
+	shift 2
+	before=$(./bpfstats --list | awk '{ if ($1 > m) m = $1 } END { print m + 0 }')
+	"$@" >/dev/null 2>&1 </dev/null &
+	pid=$!
+	got=
+	i=0
+	while [ $i -lt 100 ]; do
+		sleep 0.5
+		got=$(./bpfstats --list | sort -n | awk -v b="$before" \
+			-v re="^($names)\$" -v first="$first" \
+			'$1 > b && $2 ~ re && !(first && n) { v += $3; n++ }
+			 END { if (n) print v, n }')
+		[ -n "$got" ] && break
+		i=$((i + 1))
+	done
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	echo "${got:-n/a n/a}"
+}
+set -- $(DTRACE_BACKEND=bpf verified dtrace_cg 0 "$DTRACE" -q \
+	-n "$dcount" -c "./ours 1000000000")
+dv=$1 dn=$2
+set -- $(DTRACE_BACKEND=bpf DTRACE_CGEN=0 verified usdt_hit 1 "$DTRACE" \
+	-q -n "$dcount" -c "./ours 1000000000")
+d0v=$1 d0n=$2
+set -- $(verified hit 0 bpftrace -q -e "$bcount" -c "./ours 1000000000")
+bv=$1 bn=$2
+row "count(): instructions verified ($dn / $bn programs)" "$dv" "$bv"
+row "count(), DTRACE_CGEN=0 ($d0n / $bn programs)" "$d0v" "$bv"
+
+if [ -n "$STARTUP_MD" ]; then
+	{
+		echo "## Start-up (bench/startup.sh)"
+		echo
+		echo "Start to exit, mean of $ROUNDS runs taken in turns; CPU is"
+		echo "user + system time; instructions are the verifier's"
+		echo "(verified_insns) summed over the programs each tool loads."
+		echo
+		echo "| figure | dtrace | bpftrace | ratio |"
+		echo "|---|---|---|---|"
+		cat "$rows"
+	} >"$STARTUP_MD"
+fi

@@ -1,0 +1,926 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cgen.c - the BPF program of one uprobe event, generated at run time
+ * from the compiled D program, as straight-line code (bpf.c loads and
+ * attaches it; doc/DESIGN.md §8).  The generic program (bpf/usdt.bpf.c)
+ * finds out on every hit what to do -- the event's argument specs, the
+ * plan of (event, pid), each plan instruction's operands -- and the
+ * verifier walks every branch of that interpreter (~180,000
+ * instructions, a quarter of a second) for every run.  Here what the
+ * interpreter would look up is known when the program is made, so it
+ * is code: a one-clause count() is a few dozen instructions, verified
+ * in well under a millisecond.
+ *
+ * What it reads.  Nothing of the D tree: the clauses come as the plan
+ * ../d/kplan.c already compiles for the kernel (struct ubpf_kplan,
+ * kagg_bpf.h: a stack machine's instructions for the clauses that only
+ * aggregate integers, with their types), and the site as bpf.c's
+ * struct ubpf_ev (the stapsdt argument specs, execname).  kplan.c
+ * refuses what it does not know, so a new kind of D node never reaches
+ * this file; an instruction this file does not know refuses the plan
+ * here (cgen_emit() returns false), and bpf.c then generates the
+ * record-only program, whose records user space runs every clause of.
+ *
+ * Stages of one program:
+ *
+ *  1. Prologue.  r6 = the context (struct pt_regs), r7 = pid_tgid,
+ *     r8 = the attach cookie (the event's index, as the generic
+ *     program's); dtrace's own hits (self_pid) end here.  Then every
+ *     argument the record or the plan reads is fetched once, per its
+ *     spec, into a stack slot: a register is one load from pt_regs at a
+ *     constant offset, memory at register + offset one
+ *     bpf_probe_read_user() of its size (1, 2, 4, else 8 bytes), a
+ *     constant an immediate; each narrowed to its size and sign as
+ *     usdt.bpf.c's sized() does (%ah-style: bits 8-15, unnarrowed).
+ *  2. The plan, when the event has one: only for a process bpf_agg.c
+ *     armed -- the event's first such process in the array cgarm1
+ *     (indexed by event: a lookup the verifier inlines), any other by
+ *     the key {event, pid} in the hash map cgarmed, each put there
+ *     when that process's plan at this event is byte for byte the one
+ *     compiled in (cgen_emit()'s pl), so any other process (a child
+ *     not traced, one whose probe differs, a hit before its plans went
+ *     in) writes an unflagged record and user space runs every clause
+ *     for it, exactly as the generic program does.  Then each plan
+ *     instruction becomes code.  Register allocation is the simplest
+ *     that is exact: the stack machine's stack lives in fixed stack
+ *     slots (its depth at each instruction is known here), operands
+ *     are loaded into r1-r5 for the operation and the result is stored
+ *     back, narrowed by the instruction's size and sign; r9 keeps an
+ *     aggregated value across helper calls.  PRED is a forward jump to
+ *     the end of its clause.  KEY stores into the kaggs key on the
+ *     stack; AGG computes quantize()'s bucket (a branchy fls) or
+ *     lquantize()'s, finds the slot (kflat, by index) or the entry
+ *     (kaggs: lookup, insert if absent, lookup; a full map counts in
+ *     kdrops) and updates it as kagg.bpf.h's kval_update() does.
+ *     Signed / and % are BPF's unsigned division on magnitudes with the
+ *     sign put back, C's truncation, as kagg.bpf.h's ksdiv().  When no
+ *     clause of the probe needs the record, the hit ends here.
+ *  3. The record (usdt_bpf.h's struct ubpf_rec and its arguments,
+ *     flagged UBPF_RF_KAGG after a plan ran): bpf_ringbuf_reserve() of
+ *     its constant size, filled in, bpf_ringbuf_submit() with a wakeup
+ *     only once the ring is half full; no room counts the hit in drops,
+ *     per CPU.  With strings (copyinstr() of an argument: the spec's
+ *     strmask) the record's length is known only at the end, so it is
+ *     built in the per-CPU buffer cgbuf, each string a 2-byte length
+ *     and bpf_probe_read_user_str()'s bytes at an offset masked to the
+ *     buffer's first half (the verifier's bound), and written with
+ *     bpf_ringbuf_output(), as usdt.bpf.c does.
+ *  4. Epilogue: r0 = 0, exit.
+ *
+ * What is refused (bpf.c falls back to the generic program for the
+ * whole run): copyin() copied at hit time, ustack(), vtimestamp, the
+ * kernel providers.  Everything else a clause does (printf(), trace(),
+ * string predicates, self-> and the like) user space runs from the
+ * record, as with the generic program.  Only instructions and helpers
+ * Linux 6.1's verifier accepts are emitted (check-kmod's Debian
+ * guest): 64-bit ALU and conditional jumps (no signed division, no
+ * sign-extending loads: those came in 6.6), bpf_get_current_pid_tgid,
+ * bpf_get_attach_cookie (5.15), bpf_probe_read_user, bpf_ktime_get_ns,
+ * bpf_get_smp_processor_id, bpf_get_current_comm,
+ * bpf_probe_read_user_str, map lookup and update, and the ring
+ * buffer's reserve, submit, output and query (5.8).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/bpf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/kagg_bpf.h"
+#include "bpf/usdt_bpf.h"
+#include "consumer_impl.h"
+
+/* pt_regs offsets (x86-64), by UBPF_R_*: usdt.bpf.c's struct ureg */
+static const int16_t regoff[UBPF_R_IP + 1] = {
+	80, 96, 88, 40, 104, 112, 32, 152, 72, 64, 56, 48, 24, 16, 8, 0, 128,
+};
+
+/* the stack frame (offsets from r10) */
+#define S_KEY8 (-8)		      /* {ev, pid}, a u32 index */
+#define S_ARG(i) (-16 - 8 * (int)(i)) /* UBPF_MAXARGS arguments */
+#define S_STK(i) (-16 - 8 * UBPF_MAXARGS - 8 * (int)(i))       /* the plan's */
+#define S_KKEY (-16 - 8 * UBPF_MAXARGS - 8 * UBPF_KSTACK - 40) /* kaggs */
+#define S_ZERO (S_KKEY - 16) /* a zero struct ubpf_kval */
+#define S_COMM (S_ZERO - 16) /* the thread's name */
+#define S_FLAGS (S_COMM - 8) /* the record's flags */
+
+struct em {
+	struct bpf_insn *v;
+	size_t n, cap;
+	bool bad;
+};
+
+static void put(struct em *e, uint8_t code, uint8_t dst, uint8_t src,
+		int16_t off, int32_t imm)
+{
+	if (e->n == e->cap) {
+		e->cap = e->cap ? 2 * e->cap : 256;
+		e->v = xrealloc(e->v, e->cap, sizeof(*e->v));
+	}
+	e->v[e->n++] = (struct bpf_insn){.code = code,
+					 .dst_reg = dst,
+					 .src_reg = src,
+					 .off = off,
+					 .imm = imm};
+}
+
+static void alu_i(struct em *e, uint8_t op, uint8_t dst, int32_t imm)
+{
+	put(e, BPF_ALU64 | op | BPF_K, dst, 0, 0, imm);
+}
+
+static void alu_r(struct em *e, uint8_t op, uint8_t dst, uint8_t src)
+{
+	put(e, BPF_ALU64 | op | BPF_X, dst, src, 0, 0);
+}
+
+static void ld64(struct em *e, uint8_t dst, uint64_t v)
+{
+	if ((int64_t)v == (int32_t)v) {
+		alu_i(e, BPF_MOV, dst, (int32_t)v);
+		return;
+	}
+	put(e, BPF_LD | BPF_DW | BPF_IMM, dst, 0, 0, (int32_t)(uint32_t)v);
+	put(e, 0, 0, 0, 0, (int32_t)(uint32_t)(v >> 32));
+}
+
+static void ldmap(struct em *e, uint8_t dst, int fd)
+{
+	put(e, BPF_LD | BPF_DW | BPF_IMM, dst, BPF_PSEUDO_MAP_FD, 0, fd);
+	put(e, 0, 0, 0, 0, 0);
+}
+
+static void ldx(struct em *e, uint8_t sz, uint8_t dst, uint8_t src, int16_t off)
+{
+	put(e, BPF_LDX | BPF_MEM | sz, dst, src, off, 0);
+}
+
+static void stx(struct em *e, uint8_t sz, uint8_t dst, int16_t off, uint8_t src)
+{
+	put(e, BPF_STX | BPF_MEM | sz, dst, src, off, 0);
+}
+
+static void st(struct em *e, uint8_t sz, uint8_t dst, int16_t off, int32_t imm)
+{
+	put(e, BPF_ST | BPF_MEM | sz, dst, 0, off, imm);
+}
+
+static void call(struct em *e, int32_t fn)
+{
+	put(e, BPF_JMP | BPF_CALL, 0, 0, 0, fn);
+}
+
+/* a jump whose offset is set later (fix()); its index */
+static size_t jmp_i(struct em *e, uint8_t op, uint8_t dst, int32_t imm)
+{
+	put(e, BPF_JMP | op | BPF_K, dst, 0, 0, imm);
+	return e->n - 1;
+}
+
+static size_t jmp_r(struct em *e, uint8_t op, uint8_t dst, uint8_t src)
+{
+	put(e, BPF_JMP | op | BPF_X, dst, src, 0, 0);
+	return e->n - 1;
+}
+
+/* jump at index j lands on the next instruction to be emitted */
+static void fix(struct em *e, size_t j)
+{
+	if (e->n - j - 1 > INT16_MAX)
+		e->bad = true;
+	e->v[j].off = (int16_t)(e->n - j - 1);
+}
+
+/* usdt.bpf.c's sized(): r to size bytes, sign- or zero-extended */
+static void sized(struct em *e, uint8_t r, uint8_t size, uint8_t sgn)
+{
+	int32_t sh;
+
+	if (size != 1 && size != 2 && size != 4)
+		return;
+	sh = 64 - 8 * size;
+	alu_i(e, BPF_LSH, r, sh);
+	alu_i(e, sgn ? BPF_ARSH : BPF_RSH, r, sh);
+}
+
+/* r = 1 if r's value is not 0, else 0 */
+static void truth(struct em *e, uint8_t r)
+{
+	size_t j = jmp_i(e, BPF_JEQ, r, 0);
+
+	alu_i(e, BPF_MOV, r, 1);
+	fix(e, j);
+}
+
+/* ------------------------------------------------------------------ */
+/* 1. the arguments */
+
+/* Argument i by spec a into its stack slot (r1-r5 clobbered). */
+static void arg_fetch(struct em *e, unsigned i, const struct ubpf_arg *a)
+{
+	switch (a->kind) {
+	case UBPF_A_REG:
+	case UBPF_A_REGHI:
+		if (a->reg > UBPF_R_IP) {
+			e->bad = true;
+			return;
+		}
+		ldx(e, BPF_DW, 1, 6, regoff[a->reg]);
+		if (a->kind == UBPF_A_REGHI) {
+			alu_i(e, BPF_RSH, 1, 8);
+			alu_i(e, BPF_AND, 1, 0xff);
+		} else {
+			sized(e, 1, a->size, a->sgn);
+		}
+		break;
+	case UBPF_A_MEM:
+		if (a->reg > UBPF_R_IP) {
+			e->bad = true;
+			return;
+		}
+		st(e, BPF_DW, 10, (int16_t)S_ARG(i), 0);
+		ldx(e, BPF_DW, 3, 6, regoff[a->reg]);
+		ld64(e, 4, (uint64_t)a->off);
+		alu_r(e, BPF_ADD, 3, 4);
+		alu_r(e, BPF_MOV, 1, 10);
+		alu_i(e, BPF_ADD, 1, S_ARG(i));
+		alu_i(e, BPF_MOV, 2,
+		      a->size == 1 || a->size == 2 || a->size == 4 ? a->size
+								   : 8);
+		call(e, BPF_FUNC_probe_read_user);
+		ldx(e, BPF_DW, 1, 10, (int16_t)S_ARG(i));
+		sized(e, 1, a->size, a->sgn);
+		break;
+	case UBPF_A_CONST:
+		ld64(e, 1, (uint64_t)a->off);
+		sized(e, 1, a->size, a->sgn);
+		break;
+	default: /* not fetched: reads as 0 */
+		alu_i(e, BPF_MOV, 1, 0);
+		break;
+	}
+	stx(e, BPF_DW, 10, (int16_t)S_ARG(i), 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* 2. the plan */
+
+/* r3 = fls(r2) for r2 != 0 (kagg.bpf.h's kfls()); r2 clobbered */
+static void fls(struct em *e)
+{
+	static const int sh[] = {32, 16, 8, 4, 2};
+
+	alu_i(e, BPF_MOV, 3, 1);
+	for (size_t i = 0; i < sizeof(sh) / sizeof(sh[0]); i++) {
+		size_t j;
+
+		alu_r(e, BPF_MOV, 4, 2);
+		alu_i(e, BPF_RSH, 4, sh[i]);
+		j = jmp_i(e, BPF_JEQ, 4, 0);
+		alu_i(e, BPF_ADD, 3, sh[i]);
+		alu_r(e, BPF_MOV, 2, 4);
+		fix(e, j);
+	}
+	alu_i(e, BPF_RSH, 2, 1);
+	{
+		size_t j = jmp_i(e, BPF_JEQ, 2, 0);
+
+		alu_i(e, BPF_ADD, 3, 1);
+		fix(e, j);
+	}
+}
+
+/* r1 = the bucket of the value in r9 for AGG o (kbucket()) */
+static void bucket(struct em *e, const struct ubpf_kop *o)
+{
+	size_t j1, j2, j3, j4;
+
+	if (o->n == UBPF_F_QUANTIZE) {
+		alu_i(e, BPF_MOV, 1, 63);
+		j1 = jmp_i(e, BPF_JEQ, 9, 0); /* 0: 63 */
+		alu_r(e, BPF_MOV, 2, 9);
+		j2 = jmp_i(e, BPF_JSGT, 9, 0);
+		alu_i(e, BPF_NEG, 2, 0); /* v < 0: 63 - fls(-v), at least 0 */
+		fls(e);
+		alu_r(e, BPF_SUB, 1, 3);
+		j3 = jmp_i(e, BPF_JSGE, 1, 0);
+		alu_i(e, BPF_MOV, 1, 0);
+		fix(e, j3);
+		j4 = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, j2); /* v > 0: 63 + fls(v) */
+		fls(e);
+		alu_r(e, BPF_ADD, 1, 3);
+		fix(e, j4);
+		fix(e, j1);
+	} else if (o->n == UBPF_F_LQUANTIZE) {
+		int64_t base = o->imm;
+		uint64_t top = (uint64_t)base +
+			       (uint64_t)o->levels * (uint64_t)(int64_t)o->step;
+
+		alu_i(e, BPF_MOV, 1, 0);
+		ld64(e, 2, (uint64_t)base);
+		j1 = jmp_r(e, BPF_JSLT, 9, 2);
+		ld64(e, 3, top);
+		alu_i(e, BPF_MOV, 1, (int32_t)o->levels + 1);
+		j2 = jmp_r(e, BPF_JSGE, 9, 3);
+		alu_r(e, BPF_MOV, 1, 9);
+		alu_r(e, BPF_SUB, 1, 2);
+		alu_i(e, BPF_DIV, 1, o->step); /* unsigned, as (__u64) */
+		alu_i(e, BPF_ADD, 1, 1);
+		fix(e, j2);
+		fix(e, j1);
+		/* kbucket()'s __u16 */
+		alu_i(e, BPF_AND, 1, 0xffff);
+	} else {
+		alu_i(e, BPF_MOV, 1, 0);
+	}
+}
+
+/* kval_update() of the struct ubpf_kval at r0 with the value in r9 */
+static void kval_update(struct em *e, uint8_t fn)
+{
+	size_t j1, j2;
+
+	switch (fn) {
+	case UBPF_F_COUNT:
+	case UBPF_F_QUANTIZE:
+	case UBPF_F_LQUANTIZE:
+		ldx(e, BPF_DW, 1, 0, 0);
+		alu_i(e, BPF_ADD, 1, 1);
+		stx(e, BPF_DW, 0, 0, 1);
+		break;
+	case UBPF_F_SUM:
+		ldx(e, BPF_DW, 1, 0, 0);
+		alu_r(e, BPF_ADD, 1, 9);
+		stx(e, BPF_DW, 0, 0, 1);
+		st(e, BPF_DW, 0, 8, 1);
+		break;
+	case UBPF_F_AVG:
+		ldx(e, BPF_DW, 1, 0, 0);
+		alu_i(e, BPF_ADD, 1, 1);
+		stx(e, BPF_DW, 0, 0, 1);
+		ldx(e, BPF_DW, 1, 0, 8);
+		alu_r(e, BPF_ADD, 1, 9);
+		stx(e, BPF_DW, 0, 8, 1);
+		break;
+	case UBPF_F_MIN:
+	case UBPF_F_MAX:
+		/* if (!b || v < a) a = v (max: v > a); b = 1 */
+		ldx(e, BPF_DW, 1, 0, 8);
+		j1 = jmp_i(e, BPF_JEQ, 1, 0);
+		ldx(e, BPF_DW, 1, 0, 0);
+		j2 = jmp_r(e, fn == UBPF_F_MIN ? BPF_JSGE : BPF_JSLE, 9, 1);
+		fix(e, j1);
+		stx(e, BPF_DW, 0, 0, 9);
+		fix(e, j2);
+		st(e, BPF_DW, 0, 8, 1);
+		break;
+	default:
+		e->bad = true;
+	}
+}
+
+/* AGG o, the value (if any) in r9 */
+static void agg(struct em *e, const struct ubpf_kop *o, const int *fds)
+{
+	size_t j1, j2, j3;
+
+	if (o->n > UBPF_F_LQUANTIZE ||
+	    (o->n == UBPF_F_LQUANTIZE && o->step == 0)) {
+		e->bad = true;
+		return;
+	}
+	bucket(e, o);
+	if (o->flags & UBPF_KF_FLAT) {
+		if (fds[1] < 0) {
+			e->bad = true;
+			return;
+		}
+		alu_i(e, BPF_ADD, 1, o->slot);
+		stx(e, BPF_W, 10, S_KEY8, 1);
+		ldmap(e, 1, fds[1]);
+		alu_r(e, BPF_MOV, 2, 10);
+		alu_i(e, BPF_ADD, 2, S_KEY8);
+		call(e, BPF_FUNC_map_lookup_elem);
+		j1 = jmp_i(e, BPF_JEQ, 0, 0);
+		kval_update(e, o->n);
+		fix(e, j1);
+		return;
+	}
+	if (fds[0] < 0 || fds[2] < 0) {
+		e->bad = true;
+		return;
+	}
+	stx(e, BPF_H, 10, S_KKEY + 2, 1);
+	st(e, BPF_H, 10, S_KKEY, o->agg);
+	ldmap(e, 1, fds[0]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KKEY);
+	call(e, BPF_FUNC_map_lookup_elem);
+	j1 = jmp_i(e, BPF_JNE, 0, 0);
+	ldmap(e, 1, fds[0]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KKEY);
+	alu_r(e, BPF_MOV, 3, 10);
+	alu_i(e, BPF_ADD, 3, S_ZERO);
+	alu_i(e, BPF_MOV, 4, BPF_NOEXIST);
+	call(e, BPF_FUNC_map_update_elem);
+	ldmap(e, 1, fds[0]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KKEY);
+	call(e, BPF_FUNC_map_lookup_elem);
+	j2 = jmp_i(e, BPF_JNE, 0, 0);
+	/* no room: kdrops, per CPU */
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, fds[2]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	j3 = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_DW, 1, 0, 0);
+	alu_i(e, BPF_ADD, 1, 1);
+	stx(e, BPF_DW, 0, 0, 1);
+	fix(e, j3);
+	{
+		size_t j4 = jmp_i(e, BPF_JA, 0, 0);
+
+		fix(e, j1);
+		fix(e, j2);
+		kval_update(e, o->n);
+		fix(e, j4);
+	}
+	/* as kstep(): the key's values start at 0 for the next one */
+	for (unsigned i = 0; i < UBPF_KMAXKEYS; i++)
+		st(e, BPF_DW, 10, (int16_t)(S_KKEY + 8 + 8 * (int)i), 0);
+}
+
+/* r1 = r1 OP r2 for the binary operations (kalu()) */
+static void binop(struct em *e, uint8_t op)
+{
+	static const uint8_t jop[] = {
+		[UBPF_K_EQ] = BPF_JEQ,	 [UBPF_K_NE] = BPF_JNE,
+		[UBPF_K_LTS] = BPF_JSLT, [UBPF_K_LTU] = BPF_JLT,
+		[UBPF_K_GTS] = BPF_JSGT, [UBPF_K_GTU] = BPF_JGT,
+		[UBPF_K_LES] = BPF_JSLE, [UBPF_K_LEU] = BPF_JLE,
+		[UBPF_K_GES] = BPF_JSGE, [UBPF_K_GEU] = BPF_JGE,
+	};
+	size_t j, j2;
+
+	switch (op) {
+	case UBPF_K_ADD:
+		alu_r(e, BPF_ADD, 1, 2);
+		return;
+	case UBPF_K_SUB:
+		alu_r(e, BPF_SUB, 1, 2);
+		return;
+	case UBPF_K_MUL:
+		alu_r(e, BPF_MUL, 1, 2);
+		return;
+	case UBPF_K_AND:
+		alu_r(e, BPF_AND, 1, 2);
+		return;
+	case UBPF_K_OR:
+		alu_r(e, BPF_OR, 1, 2);
+		return;
+	case UBPF_K_XOR:
+		alu_r(e, BPF_XOR, 1, 2);
+		return;
+	case UBPF_K_SHL:
+	case UBPF_K_SHR:
+	case UBPF_K_SAR:
+		alu_i(e, BPF_AND, 2, 63);
+		alu_r(e,
+		      op == UBPF_K_SHL	 ? BPF_LSH
+		      : op == UBPF_K_SHR ? BPF_RSH
+					 : BPF_ARSH,
+		      1, 2);
+		return;
+	case UBPF_K_DIVU:
+	case UBPF_K_MODU: /* b ? a OP b : 0 */
+		j = jmp_i(e, BPF_JNE, 2, 0);
+		alu_i(e, BPF_MOV, 1, 0);
+		j2 = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, j);
+		alu_r(e, op == UBPF_K_DIVU ? BPF_DIV : BPF_MOD, 1, 2);
+		fix(e, j2);
+		return;
+	case UBPF_K_DIVS:
+	case UBPF_K_MODS:
+		/* ksdiv(): magnitudes divided, the quotient's sign put back */
+		alu_r(e, BPF_MOV, 3, 1);
+		alu_r(e, BPF_MOV, 4, 2);
+		j = jmp_i(e, BPF_JSGE, 1, 0);
+		alu_i(e, BPF_NEG, 1, 0);
+		fix(e, j);
+		j = jmp_i(e, BPF_JSGE, 2, 0);
+		alu_i(e, BPF_NEG, 2, 0);
+		fix(e, j);
+		j = jmp_i(e, BPF_JNE, 2, 0);
+		alu_i(e, BPF_MOV, 1, 0);
+		j2 = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, j);
+		alu_r(e, BPF_DIV, 1, 2);
+		fix(e, j2);
+		alu_r(e, BPF_MOV, 5, 3);
+		alu_r(e, BPF_XOR, 5, 4);
+		j = jmp_i(e, BPF_JSGE, 5, 0);
+		alu_i(e, BPF_NEG, 1, 0);
+		fix(e, j);
+		if (op == UBPF_K_MODS) { /* a - q * b */
+			alu_r(e, BPF_MUL, 1, 4);
+			alu_r(e, BPF_SUB, 3, 1);
+			alu_r(e, BPF_MOV, 1, 3);
+		}
+		return;
+	case UBPF_K_LAND:
+	case UBPF_K_LOR:
+	case UBPF_K_LXOR:
+		truth(e, 1);
+		truth(e, 2);
+		alu_r(e,
+		      op == UBPF_K_LAND	 ? BPF_AND
+		      : op == UBPF_K_LOR ? BPF_OR
+					 : BPF_XOR,
+		      1, 2);
+		return;
+	}
+	if (op >= UBPF_K_EQ && op <= UBPF_K_GEU) {
+		alu_i(e, BPF_MOV, 3, 1);
+		j = jmp_r(e, jop[op], 1, 2);
+		alu_i(e, BPF_MOV, 3, 0);
+		fix(e, j);
+		alu_r(e, BPF_MOV, 1, 3);
+		return;
+	}
+	e->bad = true;
+}
+
+static void pop(struct em *e, unsigned *sp, uint8_t r)
+{
+	if (!*sp) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, r, 10, (int16_t)S_STK(--*sp));
+}
+
+static void push(struct em *e, unsigned *sp, const struct ubpf_kop *o)
+{
+	if (*sp >= UBPF_KSTACK) {
+		e->bad = true;
+		return;
+	}
+	sized(e, 1, o->sz, o->sg);
+	stx(e, BPF_DW, 10, (int16_t)S_STK((*sp)++), 1);
+}
+
+/*
+ * The plan's instructions (kagg.bpf.h's kstep(), one at a time), nargs
+ * arguments fetched; fds: kaggs, kflat, kdrops.  Its end is where every
+ * PRED's clause ends, at most.
+ */
+static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
+		 const int *fds)
+{
+	size_t *at = xcalloc((size_t)pl->nops + 1, sizeof(*at));
+	size_t *pj = xcalloc((size_t)pl->nops + 1, sizeof(*pj));
+	unsigned *pd = xcalloc((size_t)pl->nops + 1, sizeof(*pd));
+	unsigned *pdep = xcalloc((size_t)pl->nops + 1, sizeof(*pdep));
+	unsigned *dp = xcalloc((size_t)pl->nops + 1, sizeof(*dp));
+	unsigned sp = 0, np = 0;
+
+	/* the kaggs key and a zero value: the verifier reads them whole */
+	for (int i = 0; i < 40; i += 8)
+		st(e, BPF_DW, 10, (int16_t)(S_KKEY + i), 0);
+	st(e, BPF_DW, 10, S_ZERO, 0);
+	st(e, BPF_DW, 10, S_ZERO + 8, 0);
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS && !e->bad;
+	     pc++) {
+		const struct ubpf_kop *o = &pl->ops[pc];
+		uint8_t op = o->op, eop;
+
+		at[pc] = e->n;
+		dp[pc] = sp;
+		eop = op == UBPF_K_PRED && o->n ? o->n : op;
+		switch (eop) {
+		case UBPF_K_CONST:
+			ld64(e, 1, (uint64_t)o->imm);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_ARG:
+			if (o->n >= nargs) {
+				e->bad = true;
+				continue;
+			}
+			ldx(e, BPF_DW, 1, 10, (int16_t)S_ARG(o->n));
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_PID:
+		case UBPF_K_TID:
+			alu_r(e, BPF_MOV, 1, 7);
+			if (eop == UBPF_K_PID)
+				alu_i(e, BPF_RSH, 1, 32);
+			sized(e, 1, 4, 1); /* (__s32) */
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_NORM:
+		case UBPF_K_NEG:
+		case UBPF_K_BNOT:
+		case UBPF_K_LNOT:
+			pop(e, &sp, 1);
+			if (eop == UBPF_K_NEG) {
+				alu_i(e, BPF_NEG, 1, 0);
+			} else if (eop == UBPF_K_BNOT) {
+				alu_i(e, BPF_XOR, 1, -1);
+			} else if (eop == UBPF_K_LNOT) {
+				truth(e, 1);
+				alu_i(e, BPF_XOR, 1, 1);
+			}
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_SEL: {
+			size_t j;
+
+			pop(e, &sp, 3);
+			pop(e, &sp, 2);
+			pop(e, &sp, 4);
+			alu_r(e, BPF_MOV, 1, 2);
+			j = jmp_i(e, BPF_JNE, 4, 0);
+			alu_r(e, BPF_MOV, 1, 3);
+			fix(e, j);
+			push(e, &sp, o);
+			continue;
+		}
+		case UBPF_K_PRED: /* its own truth */
+			pop(e, &sp, 1);
+			break;
+		case UBPF_K_KEY:
+			pop(e, &sp, 1);
+			stx(e, BPF_DW, 10,
+			    (int16_t)(S_KKEY + 8 +
+				      8 * (o->n & (UBPF_KMAXKEYS - 1))),
+			    1);
+			continue;
+		case UBPF_K_AGG:
+			if (o->n != UBPF_F_COUNT) {
+				pop(e, &sp, 9);
+			} else {
+				alu_i(e, BPF_MOV, 9, 0);
+			}
+			agg(e, o, fds);
+			continue;
+		default:
+			if (eop < UBPF_K_ADD || eop > UBPF_K_LXOR) {
+				e->bad = true; /* an instruction not known */
+				continue;
+			}
+			if (o->flags & UBPF_KF_IMM) {
+				ld64(e, 2, (uint64_t)o->imm);
+			} else {
+				pop(e, &sp, 2);
+			}
+			pop(e, &sp, 1);
+			binop(e, eop);
+			if (op == UBPF_K_PRED)
+				break;
+			push(e, &sp, o);
+			continue;
+		}
+		/* PRED: r1 is the test; 0 goes to the clause's end */
+		if (o->jump <= pc || o->jump > pl->nops) {
+			e->bad = true;
+			continue;
+		}
+		pj[np] = jmp_i(e, BPF_JEQ, 1, 0);
+		pd[np] = o->jump;
+		pdep[np++] = sp; /* the depth the jump lands with */
+	}
+	at[pl->nops] = e->n;
+	dp[pl->nops] = sp;
+	for (unsigned i = 0; i < np && !e->bad; i++) {
+		unsigned to = pd[i];
+		size_t j = pj[i];
+
+		/* the stack slots there must be the ones it left with */
+		if (dp[to] != pdep[i] || at[to] - j - 1 > INT16_MAX)
+			e->bad = true;
+		else
+			e->v[j].off = (int16_t)(at[to] - j - 1);
+	}
+	free(at);
+	free(pj);
+	free(pd);
+	free(pdep);
+	free(dp);
+}
+
+/* ------------------------------------------------------------------ */
+/* The program */
+
+bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
+	       const struct ubpf_kplan *pl, struct bpf_insn **out, size_t *n)
+{
+	struct em e = {0};
+	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
+	unsigned len = (unsigned)sizeof(struct ubpf_rec) + 8 * nargs;
+	int fds[3] = {m->kaggs, m->kflat, m->kdrops};
+	size_t jself, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
+	bool strs = s->strmask != 0;
+
+	*out = NULL;
+	*n = 0;
+	if (s->memmask || s->ustk || (strs && m->buf < 0))
+		return false;
+	/* 1. prologue */
+	alu_r(&e, BPF_MOV, 6, 1);
+	call(&e, BPF_FUNC_get_current_pid_tgid);
+	alu_r(&e, BPF_MOV, 7, 0);
+	alu_r(&e, BPF_MOV, 1, 6);
+	call(&e, BPF_FUNC_get_attach_cookie);
+	alu_r(&e, BPF_MOV, 8, 0);
+	alu_i(&e, BPF_AND, 8, (int32_t)0x7fffffff); /* ev: u32 */
+	alu_r(&e, BPF_MOV, 1, 7);
+	alu_i(&e, BPF_RSH, 1, 32);
+	jself = jmp_i(&e, BPF_JEQ, 1, (int32_t)m->self);
+	for (unsigned i = 0; i < nargs; i++)
+		arg_fetch(&e, i, &s->a[i]);
+	st(&e, BPF_DW, 10, S_FLAGS, 0);
+	/* 2. the plan, for an armed process */
+	if (pl && m->armed >= 0 && m->arm1 >= 0) {
+		size_t j1, j2;
+
+		/* the event's first armed process: an array the verifier
+		 * inlines; any other: the hash */
+		stx(&e, BPF_W, 10, S_KEY8, 8);
+		ldmap(&e, 1, m->arm1);
+		alu_r(&e, BPF_MOV, 2, 10);
+		alu_i(&e, BPF_ADD, 2, S_KEY8);
+		call(&e, BPF_FUNC_map_lookup_elem);
+		j1 = jmp_i(&e, BPF_JEQ, 0, 0);
+		ldx(&e, BPF_W, 1, 0, 0);
+		alu_r(&e, BPF_MOV, 2, 7);
+		alu_i(&e, BPF_RSH, 2, 32);
+		j2 = jmp_r(&e, BPF_JEQ, 1, 2);
+		fix(&e, j1);
+		alu_r(&e, BPF_MOV, 1, 7);
+		alu_i(&e, BPF_RSH, 1, 32);
+		stx(&e, BPF_W, 10, S_KEY8, 8);
+		stx(&e, BPF_W, 10, S_KEY8 + 4, 1);
+		ldmap(&e, 1, m->armed);
+		alu_r(&e, BPF_MOV, 2, 10);
+		alu_i(&e, BPF_ADD, 2, S_KEY8);
+		call(&e, BPF_FUNC_map_lookup_elem);
+		jarm = jmp_i(&e, BPF_JEQ, 0, 0);
+		fix(&e, j2);
+		plan(&e, pl, nargs, fds);
+		if (!pl->record) {
+			jdone = jmp_i(&e, BPF_JA, 0, 0);
+		} else {
+			st(&e, BPF_DW, 10, S_FLAGS, UBPF_RF_KAGG);
+		}
+		fix(&e, jarm);
+	}
+	/* 3. the record */
+	if (s->comm) {
+		alu_r(&e, BPF_MOV, 1, 10);
+		alu_i(&e, BPF_ADD, 1, S_COMM);
+		alu_i(&e, BPF_MOV, 2, 16);
+		call(&e, BPF_FUNC_get_current_comm);
+	}
+	if (strs) { /* built in cgbuf: its length is known at the end */
+		st(&e, BPF_W, 10, S_KEY8, 0);
+		ldmap(&e, 1, m->buf);
+		alu_r(&e, BPF_MOV, 2, 10);
+		alu_i(&e, BPF_ADD, 2, S_KEY8);
+		call(&e, BPF_FUNC_map_lookup_elem);
+		jbuf = jmp_i(&e, BPF_JEQ, 0, 0);
+	} else {
+		ldmap(&e, 1, m->rb);
+		alu_i(&e, BPF_MOV, 2, (int32_t)len);
+		alu_i(&e, BPF_MOV, 3, 0);
+		call(&e, BPF_FUNC_ringbuf_reserve);
+		jnull = jmp_i(&e, BPF_JEQ, 0, 0);
+	}
+	alu_r(&e, BPF_MOV, 9, 0);
+	call(&e, BPF_FUNC_ktime_get_ns);
+	stx(&e, BPF_DW, 9, 0, 0);
+	alu_r(&e, BPF_MOV, 1, 7);
+	alu_i(&e, BPF_RSH, 1, 32);
+	stx(&e, BPF_W, 9, 8, 1);
+	stx(&e, BPF_W, 9, 12, 7);
+	call(&e, BPF_FUNC_get_smp_processor_id);
+	stx(&e, BPF_W, 9, 16, 0);
+	stx(&e, BPF_W, 9, 20, 8);
+	st(&e, BPF_H, 9, 24, (int32_t)len);
+	st(&e, BPF_H, 9, 26, (int32_t)nargs);
+	st(&e, BPF_H, 9, 28, s->strmask);
+	ldx(&e, BPF_DW, 1, 10, S_FLAGS);
+	stx(&e, BPF_H, 9, 30, 1);
+	for (int i = 0; i < 16; i += 8) {
+		if (s->comm) {
+			ldx(&e, BPF_DW, 1, 10, (int16_t)(S_COMM + i));
+			stx(&e, BPF_DW, 9, (int16_t)(32 + i), 1);
+		} else {
+			st(&e, BPF_DW, 9, (int16_t)(32 + i), 0);
+		}
+	}
+	for (unsigned i = 0; i < nargs; i++) {
+		ldx(&e, BPF_DW, 1, 10, (int16_t)S_ARG(i));
+		stx(&e, BPF_DW, 9, (int16_t)(sizeof(struct ubpf_rec) + 8 * i),
+		    1);
+	}
+	/*
+	 * The strings, as usdt.bpf.c copies them: each a 2-byte length
+	 * (the NUL counted; 0 for a fault) and its bytes, at an offset
+	 * masked to the buffer's first half, which the verifier sees
+	 * bounded; r8 (the event's index is written) is the offset.
+	 */
+	if (strs) {
+		alu_i(&e, BPF_MOV, 8, (int32_t)len);
+		for (unsigned i = 0; i < nargs; i++) {
+			size_t j;
+
+			if (!(s->strmask & (1u << i)))
+				continue;
+			alu_i(&e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
+			alu_r(&e, BPF_MOV, 1, 9);
+			alu_r(&e, BPF_ADD, 1, 8);
+			alu_i(&e, BPF_ADD, 1, 2);
+			alu_i(&e, BPF_MOV, 2, UBPF_STRMAX);
+			ldx(&e, BPF_DW, 3, 10, (int16_t)S_ARG(i));
+			call(&e, BPF_FUNC_probe_read_user_str);
+			j = jmp_i(&e, BPF_JSGE, 0, 0);
+			alu_i(&e, BPF_MOV, 0, 0);
+			fix(&e, j);
+			j = jmp_i(&e, BPF_JLE, 0, UBPF_STRMAX);
+			alu_i(&e, BPF_MOV, 0, UBPF_STRMAX);
+			fix(&e, j);
+			alu_r(&e, BPF_MOV, 1, 9);
+			alu_r(&e, BPF_ADD, 1, 8);
+			stx(&e, BPF_H, 1, 0, 0);
+			alu_i(&e, BPF_ADD, 8, 2);
+			alu_r(&e, BPF_ADD, 8, 0);
+		}
+		alu_i(&e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
+		stx(&e, BPF_H, 9, 24, 8);
+	}
+	/* wake the reader only once the ring is half full */
+	ldmap(&e, 1, m->rb);
+	alu_i(&e, BPF_MOV, 2, BPF_RB_AVAIL_DATA);
+	call(&e, BPF_FUNC_ringbuf_query);
+	stx(&e, BPF_DW, 10, S_KEY8, 0);
+	ldmap(&e, 1, m->rb);
+	alu_i(&e, BPF_MOV, 2, BPF_RB_RING_SIZE);
+	call(&e, BPF_FUNC_ringbuf_query);
+	alu_i(&e, BPF_RSH, 0, 1);
+	ldx(&e, BPF_DW, 1, 10, S_KEY8);
+	alu_i(&e, BPF_MOV, 2, BPF_RB_NO_WAKEUP);
+	{
+		size_t j = jmp_r(&e, BPF_JLT, 1, 0);
+
+		alu_i(&e, BPF_MOV, 2, BPF_RB_FORCE_WAKEUP);
+		fix(&e, j);
+	}
+	if (strs) {
+		alu_r(&e, BPF_MOV, 4, 2);
+		ldmap(&e, 1, m->rb);
+		alu_r(&e, BPF_MOV, 2, 9);
+		alu_r(&e, BPF_MOV, 3, 8);
+		call(&e, BPF_FUNC_ringbuf_output);
+		jnull = jmp_i(&e, BPF_JSLT, 0, 0);
+	} else {
+		alu_r(&e, BPF_MOV, 1, 9);
+		call(&e, BPF_FUNC_ringbuf_submit);
+	}
+	jdrop = jmp_i(&e, BPF_JA, 0, 0);
+	/* no room: drops, per CPU */
+	fix(&e, jnull);
+	st(&e, BPF_W, 10, S_KEY8, 0);
+	ldmap(&e, 1, m->drops);
+	alu_r(&e, BPF_MOV, 2, 10);
+	alu_i(&e, BPF_ADD, 2, S_KEY8);
+	call(&e, BPF_FUNC_map_lookup_elem);
+	jnull = jmp_i(&e, BPF_JEQ, 0, 0);
+	ldx(&e, BPF_DW, 1, 0, 0);
+	alu_i(&e, BPF_ADD, 1, 1);
+	stx(&e, BPF_DW, 0, 0, 1);
+	/* 4. epilogue */
+	fix(&e, jnull);
+	fix(&e, jdrop);
+	fix(&e, jself);
+	if (strs)
+		fix(&e, jbuf);
+	if (jdone)
+		fix(&e, jdone);
+	alu_i(&e, BPF_MOV, 0, 0);
+	put(&e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	if (e.bad) {
+		free(e.v);
+		return false;
+	}
+	*out = e.v;
+	*n = e.n;
+	return true;
+}

@@ -18,7 +18,8 @@
 #  - aggregations count, sum, avg, min, max, quantize, lquantize in
 #    DTrace's layout;
 #  - probes in the executable, a shared library and a plugin dlopen()ed
-#    while traced;
+#    while traced; -c armed before the library's constructors run (their
+#    hits counted exactly);
 #  - guarded probes: semaphores up only while traced, and only in the
 #    traced process (another process running the same binary: 0);
 #  - two consumers on one process; a consumer killed with SIGKILL (its
@@ -756,6 +757,36 @@ timeout -s KILL 120 "$DTRACE" -q -n 'BEGIN { }' \
 	-c "sh -c 'echo to stderr >&2; echo to stdout'" >child.out 2>child.err
 expect_eq "-c streams: the command's stdout" "to stdout" "$(cat child.out)"
 expect_eq "-c streams: the command's stderr" "to stderr" "$(cat child.err)"
+
+# ---------------------------------------------------------------------
+# -c arms before the first instruction: the hits of a library's
+# constructor (run by the dynamic linker before the program's entry
+# point) are counted exactly, with those of the program's constructor,
+# its main and the library's later calls.  (Not where TRACE_PROGS holds
+# programs built already: this one is built here.)
+
+if [ -z "${TRACE_PROGS:-}" ]; then
+	"$DTRACE" -h -s "$data/ctor.d" -o ctor.h &&
+		$CC -O2 -fPIC -I. -shared "$data/ctorlib.c" -o libctl.so &&
+		$CC -O2 -I. -c "$data/ctorprog.c" -o ctorprog.o &&
+		"$DTRACE" -G -s "$data/ctor.d" ctorprog.o -o ctorprog-probes.o &&
+		$CC -o ctorprog ctorprog.o ctorprog-probes.o -L. -lctl \
+			-Wl,-rpath,"$PWD"
+	expect_eq "constructors: build" 0 "$?"
+	trun -q -n 'ctl$target:::hit { @l[arg0 < 100 ? "ctor" : "call"] = count(); }' \
+		-n 'ctp$target:::hit { @p[arg0 < 10 ? "ctor" : "main"] = count(); }' \
+		-n 'END { printa("lib %s %@d\n", @l); printa("prog %s %@d\n", @p); }' \
+		-c ./ctorprog
+	expect_eq "constructors: status" 0 "$status"
+	expect_out "constructors: every hit, the library's constructor's too" \
+		'lib call 4\nlib ctor 7\nprog ctor 3\nprog main 5\n\n'
+	$CC -O2 -I. -static "$data/ctorprog.c" "$data/ctorlib.c" \
+		-o ctorstatic 2>/dev/null && {
+		trun -q -n 'ctl$target:::hit, ctp$target:::hit { @[probename] = count(); }' \
+			-n 'END { printa("%s %@d\n", @); }' -c ./ctorstatic
+		expect_out "constructors: a static program" 'hit 19\n\n'
+	}
+fi
 
 expect_eq "nothing left behind by any run" "" "$(ours_left)"
 

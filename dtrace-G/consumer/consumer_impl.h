@@ -537,6 +537,13 @@ size_t proc_freeze(pid_t pid, struct frozen **fz, size_t n);
 /* every thread of fz let go (and fz freed) */
 void proc_thaw(struct frozen *fz, size_t n);
 
+/* rtld.c: a -c command run to where its libraries are mapped */
+uint64_t proc_auxv(pid_t pid, uint64_t type);
+/* pid (ptrace-stopped after exec) run until ld.so has mapped everything
+ * and stopped there: 0; -ENOENT/-ENOTSUP: no debugger interface to use
+ * (nothing done); -EIO: failed halfway; *exited if it ended meanwhile */
+int rtld_run_to_consistent(pid_t pid, bool *exited);
+
 /* lineage.c */
 void lin_fork(struct consumer *c, pid_t ppid, pid_t pid, pid_t tid,
 	      uint64_t t);

@@ -20,6 +20,9 @@
 #  - probes in the executable, a shared library and a plugin dlopen()ed
 #    while traced; -c armed before the library's constructors run (their
 #    hits counted exactly);
+#  - forked children, a grandchild that exited before its hit was read
+#    and a child's exec'd image: pid, ppid, progenyof($target) and
+#    execname per hit;
 #  - guarded probes: semaphores up only while traced, and only in the
 #    traced process (another process running the same binary: 0);
 #  - two consumers on one process; a consumer killed with SIGKILL (its
@@ -786,6 +789,30 @@ if [ -z "${TRACE_PROGS:-}" ]; then
 			-n 'END { printa("%s %@d\n", @); }' -c ./ctorstatic
 		expect_out "constructors: a static program" 'hit 19\n\n'
 	}
+fi
+
+# ---------------------------------------------------------------------
+# Forked children and their exec'd images: ppid and progenyof($target)
+# as they were at each hit, also for a grandchild that has exited before
+# its hit is read and for the image a child exec'd; execname per image.
+# fcred logs what each process sees itself.  (Built here, as above.)
+
+if [ -z "${TRACE_PROGS:-}" ]; then
+	"$DTRACE" -h -s "$data/fc.d" -o fc.h &&
+		$CC -O2 -I. -c "$data/fcred.c" -o fcred.o &&
+		"$DTRACE" -G -s "$data/fc.d" fcred.o -o fcred-probes.o &&
+		$CC -o fcred fcred.o fcred-probes.o && ln -f fcred fcredx
+	expect_eq "children: build" 0 "$?"
+	rm -f fcred.log
+	trun -q -n 'fc*:::hit { printf("%d %d %d %d %s\n", arg0, pid, ppid, progenyof($target), execname); }' \
+		-c "./fcred ./fcredx $tmp/fcred.log"
+	expect_eq "children: status" 0 "$status"
+	awk '{ print $0, 1, ($1 == 3 ? "fcredx" : "fcred") }' fcred.log |
+		sort >expected.txt
+	grep . out.txt | sort >got.txt
+	expect_file_eq "children: pid, ppid, progenyof(\$target), execname per hit" \
+		expected.txt got.txt
+	expect_eq "children: four hits" 4 "$(wc -l <got.txt | tr -d ' ')"
 fi
 
 expect_eq "nothing left behind by any run" "" "$(ours_left)"

@@ -373,6 +373,7 @@ struct consumer {
 	size_t nseen, capseen;
 	pid_t last_tid;
 	uint64_t thread_exits;
+	uint64_t fire_t; /* the time of the hit being run (parent_of()) */
 	bool begun; /* BEGIN fired: hits may run */
 
 	/* the fork tree (lineage.c), when the backend reports one */
@@ -655,6 +656,7 @@ long vtime_sumexec_off(void);
 #endif
 
 /* lineage.c: the parent the fork tree knows for pid, or 0 */
+pid_t lin_ppid_at(struct consumer *c, pid_t pid, uint64_t t);
 pid_t lin_parent(struct consumer *c, pid_t pid);
 
 /* deadmem.c: copyin() of an exited process from its read-only files */

@@ -783,6 +783,18 @@ if [ -z "${TRACE_PROGS:-}" ]; then
 	expect_eq "constructors: status" 0 "$status"
 	expect_out "constructors: every hit, the library's constructor's too" \
 		'lib call 4\nlib ctor 7\nprog ctor 3\nprog main 5\n\n'
+	# an LD_AUDIT module's namespace reports to the debugger first
+	printf '#include <link.h>\nunsigned la_version(unsigned v) { return v; }\n' \
+		>audit.c && $CC -shared -fPIC audit.c -o libaudit.so
+	LD_AUDIT=$PWD/libaudit.so
+	export LD_AUDIT
+	trun -q -n 'ctl$target:::hit { @l[arg0 < 100 ? "ctor" : "call"] = count(); }' \
+		-n 'ctp$target:::hit { @p[arg0 < 10 ? "ctor" : "main"] = count(); }' \
+		-n 'END { printa("lib %s %@d\n", @l); printa("prog %s %@d\n", @p); }' \
+		-c ./ctorprog
+	unset LD_AUDIT
+	expect_out "constructors: with LD_AUDIT" \
+		'lib call 4\nlib ctor 7\nprog ctor 3\nprog main 5\n\n'
 	$CC -O2 -I. -static "$data/ctorprog.c" "$data/ctorlib.c" \
 		-o ctorstatic 2>/dev/null && {
 		trun -q -n 'ctl$target:::hit, ctp$target:::hit { @[probename] = count(); }' \

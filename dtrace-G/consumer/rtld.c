@@ -18,7 +18,9 @@
  * first byte; each hit is stepped over by doing what the function does,
  * a `ret` (rip from the stack, rsp + 8), so the breakpoint never has to
  * be lifted while the process runs; the first hit with RT_CONSISTENT
- * leaves the process stopped there with the function's byte back.
+ * after one with RT_ADD (the state starts RT_CONSISTENT, and an LD_AUDIT
+ * module's namespace reports earlier) leaves the process stopped there
+ * with the function's byte back.  Only an x86-64 ld.so is taken.
  * Only a function that is exactly `ret` (or `endbr64; ret`) is taken:
  * another body could not be stepped over by emulating it.
  *
@@ -96,14 +98,20 @@ static int ldso_symbols(const char *path, uint64_t *brk, uint64_t *rdebug,
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOENT;
 	Elf *e;
 	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
 	size_t nph;
 
 	if (fd < 0)
 		return -errno;
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_getphdrnum(e, &nph) != 0)
+	/* the offsets and the emulated `ret` are x86-64's */
+	if (!e || gelf_getclass(e) != ELFCLASS64 ||
+	    !gelf_getehdr(e, &eh) || eh.e_machine != EM_X86_64 ||
+	    elf_getphdrnum(e, &nph) != 0) {
+		err = -ENOTSUP;
 		goto out;
+	}
 	*lo = UINT64_MAX;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
@@ -193,7 +201,7 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 	bp = (orig & ~0xffL) | 0xcc;
 	if (ptrace(PTRACE_POKETEXT, pid, (void *)at, (void *)bp) < 0)
 		return -errno;
-	for (int sig = 0;;) {
+	for (int sig = 0, added = 0;;) {
 		struct user_regs_struct regs;
 		long state;
 
@@ -214,7 +222,12 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 		state = ptrace(PTRACE_PEEKDATA, pid, (void *)st_at, NULL);
 		if (errno || emulate_ret(pid) < 0)
 			goto fail;
-		if ((int)state == RT_CONSISTENT)
+		/*
+		 * r_state starts RT_CONSISTENT: an LD_AUDIT module's
+		 * namespace can report before dl_main's RT_ADD
+		 */
+		added |= (int)state == RT_ADD;
+		if (added && (int)state == RT_CONSISTENT)
 			break;
 	}
 	if (ptrace(PTRACE_POKETEXT, pid, (void *)at, (void *)orig) < 0)

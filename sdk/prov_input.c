@@ -194,7 +194,7 @@ int prov_run_cpp(const char *path, const struct prov_opts *opts, char **buf,
 	const char **argv = NULL;
 	size_t argc = 0, max;
 	posix_spawn_file_actions_t fa;
-	int pfd[2] = { -1, -1 }, status, err, fd, in = -1;
+	int pfd[2] = {-1, -1}, status, err, fd, in = -1;
 	char *quotedir = NULL;
 	pid_t pid;
 	struct stat st;

@@ -185,10 +185,11 @@ static int line_marker(struct parser *ps, const char *p, const char *eol,
 static bool cpp_directive(const char *w, size_t n)
 {
 	static const char *const known[] = {
-		"define", "undef", "include", "include_next", "import",
-		"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef",
-		"else", "endif", "line", "error", "warning", "pragma",
-		"ident", "sccs", "assert", "unassert",
+		"define",   "undef",  "include", "include_next", "import",
+		"if",	    "ifdef",  "ifndef",	 "elif",	 "elifdef",
+		"elifndef", "else",   "endif",	 "line",	 "error",
+		"warning",  "pragma", "ident",	 "sccs",	 "assert",
+		"unassert",
 	};
 
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
@@ -236,8 +237,8 @@ unsigned prov_blank_hash_comments(char *buf, size_t len)
 		if (!cont && q < eol && *q == '#' && hash_comment(q + 1, eol)) {
 			n++;
 			for (;;) {
-				bool more = eol > p && eol[-1] == '\\' &&
-					    eol < end;
+				bool more =
+					eol > p && eol[-1] == '\\' && eol < end;
 
 				memset(p, ' ', (size_t)(eol - p));
 				if (!more)
@@ -297,8 +298,7 @@ static int directive(struct parser *ps, const char *hash, struct tok *t)
 		return 1;
 	}
 	if ((wl == 5 && memcmp(w, "ident", 5) == 0) ||
-	    (wl == 4 && memcmp(w, "sccs", 4) == 0) ||
-	    hash_comment(w, eol))
+	    (wl == 4 && memcmp(w, "sccs", 4) == 0) || hash_comment(w, eol))
 		return 0;
 	t->len = (size_t)(p - hash);
 	return prov_err(ps, t, "run dtrace with -C to preprocess the file",

@@ -90,6 +90,7 @@ int prov_next(struct parser *ps);
 int prov_peek_n(struct parser *ps, unsigned k, const struct tok **t);
 int prov_peek(struct parser *ps, const struct tok **t);
 int prov_expect_punct(struct parser *ps, char c, const char *what);
+unsigned prov_blank_hash_comments(char *buf, size_t len);
 
 static inline bool prov_is(const struct tok *t, const char *s)
 {

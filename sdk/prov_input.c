@@ -15,6 +15,14 @@
  * messages go straight to our stderr; its output comes back through a
  * pipe, line markers included, so the parser can report positions in the
  * user's files.
+ *
+ * A provider file may hold `#` comment lines that cpp rejects as invalid
+ * directives (libvirt's `# file: ...`; see prov_lex.c).  When it does, cpp
+ * reads a copy from an anonymous file on its stdin instead (`-` in place
+ * of FILE) with those lines blanked, behind a `# 1 "FILE"` marker so that
+ * its messages and ours name the user's file and lines, and with
+ * `-iquote DIR-OF-FILE` so that `#include "x.h"` still finds x.h beside
+ * the file.  A file without such lines is given to cpp untouched.
  */
 #include "config.h"
 
@@ -24,6 +32,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -108,6 +117,72 @@ int prov_read_file(const char *path, char **buf, size_t *len,
 	return 0;
 }
 
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -(w < 0 ? errno : EIO);
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * If path holds comment `#` lines, an anonymous file with its text, those
+ * lines blanked, behind a line marker naming path; else -1 with *err 0.
+ */
+static int cleaned_copy(const char *path, struct prov_diag *diag, int *err)
+{
+	char *text = NULL, *marker = NULL;
+	size_t len = 0, o = 0;
+	int fd = -1;
+
+	*err = prov_read_file(path, &text, &len, diag);
+	if (*err)
+		return -1;
+	if (prov_blank_hash_comments(text, len) == 0) {
+		free(text);
+		return -1;
+	}
+	marker = malloc(2 * strlen(path) + 16);
+	if (!marker) {
+		*err = -ENOMEM;
+		goto out;
+	}
+	o = (size_t)sprintf(marker, "# 1 \"");
+	for (const char *c = path; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			marker[o++] = '\\';
+		marker[o++] = *c;
+	}
+	o += (size_t)sprintf(marker + o, "\"\n");
+	fd = memfd_create("provider-file", MFD_CLOEXEC);
+	if (fd < 0) {
+		*err = -errno;
+		goto out;
+	}
+	*err = write_all(fd, marker, o);
+	if (!*err)
+		*err = write_all(fd, text, len);
+	if (!*err && lseek(fd, 0, SEEK_SET) < 0)
+		*err = -errno;
+	if (*err) {
+		close(fd);
+		fd = -1;
+	}
+out:
+	if (*err)
+		diag_errno(diag, path, -*err, "cannot preprocess");
+	free(marker);
+	free(text);
+	return fd;
+}
+
 int prov_run_cpp(const char *path, const struct prov_opts *opts, char **buf,
 		 size_t *len, struct prov_diag *diag)
 {
@@ -119,7 +194,8 @@ int prov_run_cpp(const char *path, const struct prov_opts *opts, char **buf,
 	const char **argv = NULL;
 	size_t argc = 0, max;
 	posix_spawn_file_actions_t fa;
-	int pfd[2] = { -1, -1 }, status, err, fd;
+	int pfd[2] = {-1, -1}, status, err, fd, in = -1;
+	char *quotedir = NULL;
 	pid_t pid;
 	struct stat st;
 
@@ -134,6 +210,21 @@ int prov_run_cpp(const char *path, const struct prov_opts *opts, char **buf,
 		return diag_errno(diag, path, EISDIR, "cannot read");
 	}
 	close(fd);
+	in = cleaned_copy(path, diag, &err);
+	if (err)
+		return err;
+	if (in >= 0) {
+		const char *slash = strrchr(path, '/');
+
+		if (asprintf(&quotedir, "-iquote%.*s",
+			     slash ? (int)(slash - path) + 1 : 1,
+			     slash ? path : ".") < 0) {
+			quotedir = NULL;
+			err = -ENOMEM;
+			snprintf(diag->msg, sizeof(diag->msg), "out of memory");
+			goto out;
+		}
+	}
 
 	if (!cmd || !*cmd)
 		cmd = getenv("CPP");
@@ -141,7 +232,7 @@ int prov_run_cpp(const char *path, const struct prov_opts *opts, char **buf,
 		cmd = DTRACE_DEFAULT_CPP;
 	words = strdup(cmd);
 	max = strlen(cmd) / 2 + 2 + sizeof(fixed) / sizeof(fixed[0]) +
-	      opts->cpp_argc + 2;
+	      opts->cpp_argc + 3;
 	argv = calloc(max, sizeof(*argv));
 	if (!words || !argv) {
 		err = -ENOMEM;
@@ -160,7 +251,9 @@ int prov_run_cpp(const char *path, const struct prov_opts *opts, char **buf,
 		argv[argc++] = fixed[i];
 	for (unsigned i = 0; i < opts->cpp_argc; i++)
 		argv[argc++] = opts->cpp_argv[i];
-	argv[argc++] = path;
+	if (in >= 0)
+		argv[argc++] = quotedir;
+	argv[argc++] = in >= 0 ? "-" : path;
 	argv[argc] = NULL;
 
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
@@ -169,6 +262,8 @@ int prov_run_cpp(const char *path, const struct prov_opts *opts, char **buf,
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
+	if (in >= 0)
+		posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
 	err = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv,
 			   environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -207,6 +302,9 @@ out:
 	}
 	if (pfd[0] >= 0)
 		close(pfd[0]);
+	if (in >= 0)
+		close(in);
+	free(quotedir);
 	free(argv);
 	free(words);
 	return err;

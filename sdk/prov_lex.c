@@ -5,9 +5,13 @@
  * The lexer works on one buffer: the file itself, or what the C
  * preprocessor made of it.  Line markers (`# 12 "file.h"`, `#line`) move
  * the reported position, so errors point into the user's source even
- * after -C.  Without -C, any directive other than #pragma and #line is
- * an error that says to use -C, because silently ignoring `#include`
- * would drop declarations.
+ * after -C.  Without -C, a directive of the C preprocessor other than
+ * #pragma and #line is an error that says to use -C, because silently
+ * ignoring `#include` would drop declarations.  Any other `#` line
+ * (libvirt's `# file: src/util/vireventglib.c`, `# prefix: rpc`, which
+ * its own scripts read) is a comment, as systemtap's line-based `dtrace`
+ * reads it; for -C, prov_blank_hash_comments() blanks such lines before
+ * cpp sees them, because cpp rejects them as invalid directives.
  *
  * Tokens are D's: identifiers, numbers, strings and character constants
  * (kept as written, escapes and all: the parser only compares and
@@ -177,6 +181,80 @@ static int line_marker(struct parser *ps, const char *p, const char *eol,
 	return 0;
 }
 
+/* The directives of the C preprocessor (GNU's included). */
+static bool cpp_directive(const char *w, size_t n)
+{
+	static const char *const known[] = {
+		"define",   "undef",  "include", "include_next", "import",
+		"if",	    "ifdef",  "ifndef",	 "elif",	 "elifdef",
+		"elifndef", "else",   "endif",	 "line",	 "error",
+		"warning",  "pragma", "ident",	 "sccs",	 "assert",
+		"unassert",
+	};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strlen(known[i]) == n && memcmp(known[i], w, n) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Is the `#` line whose text after the `#` is p..eol a comment?  It is
+ * unless it is a null directive, a line marker (`# 12 "f"`) or a
+ * directive the C preprocessor knows.
+ */
+static bool hash_comment(const char *p, const char *eol)
+{
+	const char *w;
+
+	while (p < eol && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p == eol || isdigit((unsigned char)*p))
+		return false;
+	w = p;
+	while (p < eol && (isalnum((unsigned char)*p) || *p == '_'))
+		p++;
+	return !cpp_directive(w, (size_t)(p - w));
+}
+
+/*
+ * Overwrite with blanks every comment `#` line (and its backslash
+ * continuations) of buf, keeping the newlines so that cpp's line numbers
+ * are the file's.  Returns how many lines were blanked.
+ */
+unsigned prov_blank_hash_comments(char *buf, size_t len)
+{
+	char *p = buf, *end = buf + len, *eol, *q;
+	unsigned n = 0;
+	bool cont = false;
+
+	while (p < end) {
+		eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		for (q = p; q < eol && (*q == ' ' || *q == '\t'); q++)
+			;
+		if (!cont && q < eol && *q == '#' && hash_comment(q + 1, eol)) {
+			n++;
+			for (;;) {
+				bool more =
+					eol > p && eol[-1] == '\\' && eol < end;
+
+				memset(p, ' ', (size_t)(eol - p));
+				if (!more)
+					break;
+				p = eol + 1;
+				eol = memchr(p, '\n', (size_t)(end - p));
+				if (!eol)
+					eol = end;
+			}
+		}
+		cont = eol > p && eol[-1] == '\\';
+		p = eol + 1;
+	}
+	return n;
+}
+
 /*
  * Handle a directive starting at `hash`.  Returns 1 with a T_PRAGMA token
  * for #pragma, 0 for a directive that produces no token, or an error.
@@ -220,7 +298,7 @@ static int directive(struct parser *ps, const char *hash, struct tok *t)
 		return 1;
 	}
 	if ((wl == 5 && memcmp(w, "ident", 5) == 0) ||
-	    (wl == 4 && memcmp(w, "sccs", 4) == 0))
+	    (wl == 4 && memcmp(w, "sccs", 4) == 0) || hash_comment(w, eol))
 		return 0;
 	t->len = (size_t)(p - hash);
 	return prov_err(ps, t, "run dtrace with -C to preprocess the file",

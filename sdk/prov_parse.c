@@ -9,12 +9,13 @@
  *		  | "#pragma D option ..." | "#pragma D depends_on ..." (ignored)
  *	typedef	 := "typedef" type NAME ";"
  *	tagdecl	 := ("struct" | "union" | "enum") TAG [ "{" ... "}" ] ";"
- *	provider := "provider" NAME "{" { probe } "}" ";"
+ *	provider := "provider" NAME "{" { probe } "}" [ ";" ]
  *	probe	 := "probe" NAME "(" params ")" [ ":" "(" params ")" ] ";"
  *	params	 := [ "void" | param { "," param } ]
  *	param	 := type [ NAME ]
  *	clause	 := DESC { "," DESC } [ "/" predicate "/" ] "{" ... "}"
  *
+ * A provider without its closing `;` (sssd's) is accepted with a warning.
  * Clauses are skipped with their braces balanced (strings and character
  * constants may hold braces), so a configure probe holding only `BEGIN{}`
  * is accepted exactly as DTrace accepts it.  `inline` and `translator`
@@ -540,6 +541,9 @@ static void provider_clear(struct prov_provider *pv)
 	memset(pv, 0, sizeof(*pv));
 }
 
+static int __attribute__((format(printf, 3, 4)))
+pwarn(struct parser *ps, const struct tok *t, const char *fmt, ...);
+
 static int parse_provider(struct parser *ps)
 {
 	struct prov_provider pv = { 0 };
@@ -612,12 +616,24 @@ static int parse_provider(struct parser *ps)
 				       pv.name, prov_tokdesc(&ps->tok, b, sizeof(b)));
 		goto fail;
 	}
+	/*
+	 * sssd's provider file ends `}` without the `;`; systemtap's dtrace
+	 * reads it line by line and never asks for one.  Accepted, with a
+	 * warning where the `;` belongs.
+	 */
 	{
-		char what[PROV_NAME_MAX + 48];
+		const struct tok *la;
+		struct tok close = ps->tok;
 
-		snprintf(what, sizeof(what),
-			 "after the definition of provider '%s'", pv.name);
-		err = prov_expect_punct(ps, ';', what);
+		err = prov_peek(ps, &la);
+		if (err)
+			goto fail;
+		if (prov_is_punct(la, ';'))
+			err = prov_next(ps);
+		else
+			err = pwarn(ps, &close,
+				    "provider '%s' is closed without ';' after its '}'; accepted, as systemtap's dtrace does",
+				    pv.name);
 		if (err)
 			goto fail;
 	}

@@ -5,7 +5,8 @@
 # programs only, so nothing is traced: `-s -` (the program on standard
 # input), several -n and -s in one run (clauses in command-line order),
 # bundled short options, -e (compile and exit), -w and the destructive
-# actions, -Z, -F (flow indent), and their errors.  Real processes (a
+# actions, -Z, -F (flow indent), -C -s of a script with a `#!` line, and
+# their errors.  Real processes (a
 # description without a provider, speculations across firings, -c's
 # standard streams) are in run-trace.sh.
 
@@ -174,5 +175,15 @@ printf '\n\n              key  %s count    \n                k |%s 1        \n' 
 	"------------- Distribution -------------" \
 	"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@" >want.txt
 expect_file_eq "-x agghist=yes: the histogram" want.txt out.txt
+
+# -C -s of an executable script: its `#!` line, which cpp rejects as an
+# invalid directive, is a comment, and cpp's macros still work
+if command -v cpp >/dev/null 2>&1; then
+	printf '#!/usr/sbin/dtrace -Cqs\n# not a directive\n#define N 3\nBEGIN { printf("%%d\\n", N); exit(0); }\n' >shebang.d
+	run_in '' -C -q -s shebang.d
+	expect_eq "-C -s with '#!': status" 0 "$status"
+	printf '3\n\n' >want.txt
+	expect_file_eq "-C -s with '#!': output" want.txt out.txt
+fi
 
 finish

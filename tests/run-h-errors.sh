@@ -269,12 +269,8 @@ err_case "missing ';' after a probe" 'provider p {
 };' \
 	"$P line 3:2: expected ';' after the declaration of probe 'a', found 'probe'"
 
-err_case "missing ';' after '}'" 'provider p { probe a(); }
-provider q { probe a(); };' \
-	"$P line 2:1: expected ';' after the definition of provider 'p', found 'provider'"
-
-err_case "missing ';' after the last '}'" 'provider p { probe a(); }' \
-	"$P line 2:1: expected ';' after the definition of provider 'p', found end of file"
+# a provider closed without its ';' is accepted with a warning, as
+# systemtap's dtrace accepts it (sssd): run-h-projects.sh
 
 err_case "missing '}' at end of file" 'provider p {
 	probe a();' \

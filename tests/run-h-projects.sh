@@ -3,7 +3,7 @@
 #
 # run-h-projects.sh: `dtrace -h` driven exactly the way real projects'
 # builds and configure scripts drive it (CPython, PostgreSQL, Ruby, Perl,
-# PHP, QEMU, glib; see research/dtrace-compat.md), on provider files in
+# PHP, QEMU, glib, libvirt, sssd; see research/dtrace-compat.md), on provider files in
 # tests/data/ shaped like theirs.  For each project this proves that the
 # command line is accepted, that the project's own post-processing (its
 # sed over the header) finds what it expects, that the resulting header
@@ -650,6 +650,114 @@ void mem(void *mem, void *old, unsigned long n, const char *name,
 }
 EOF
 cc_ok "glib" gtrace.c
+cd .. || exit 99
+
+# ---------------------------------------------------------------------
+# libvirt: `# file:`/`# prefix:` lines inside the provider are comments,
+# with and without -C (meson runs `dtrace -o H -h -s F` and `-G`)
+
+mkdir libvirt && cd libvirt || exit 99
+cp "$data/libvirt-probes.d" libvirt_probes.d
+"$DTRACE" -o libvirt_probes.h -h -s libvirt_probes.d >../out.txt 2>../err.txt
+expect_eq "libvirt: dtrace -o -h -s" 0 "$?"
+expect_eq "libvirt: stderr" "" "$(cat ../err.txt)"
+cat >want.txt <<'EOF'
+extern void __dtrace_libvirt___event_glib_add_handle(int, int, int, void *, void *, void *)
+extern void __dtrace_libvirt___event_glib_remove_handle(int)
+extern void __dtrace_libvirt___rpc_socket_new(void *, int, int, pid_t, const char *, const char *)
+extern void __dtrace_libvirt___rpc_socket_dispose(void *)
+extern void __dtrace_libvirt___qemu_monitor_send_msg(void *, const char *, int)
+EOF
+grep '^extern void ' libvirt_probes.h >got.txt
+expect_file_eq "libvirt: prototypes" want.txt got.txt
+# -C gives the same header: cpp sees the comment lines blanked
+mkdir c && "$DTRACE" -C -o c/libvirt_probes.h -h -s libvirt_probes.d \
+	>../out.txt 2>../err.txt
+expect_eq "libvirt: dtrace -C -o -h -s" 0 "$?"
+expect_eq "libvirt: -C stderr" "" "$(cat ../err.txt)"
+expect_file_eq "libvirt: -C header" libvirt_probes.h c/libvirt_probes.h
+cat >ltrace.c <<'EOF'
+#include <sys/types.h>
+#include "libvirt_probes.h"
+void ltrace(void *p, int fd, pid_t pid);
+void ltrace(void *p, int fd, pid_t pid)
+{
+	LIBVIRT_RPC_SOCKET_NEW(p, fd, -1, pid, "127.0.0.1;22", "127.0.0.1;4000");
+	LIBVIRT_EVENT_GLIB_REMOVE_HANDLE(fd);
+}
+EOF
+cc_ok "libvirt" ltrace.c
+# a real directive is still one: cpp's with -C, an error naming it without
+mkdir sub || exit 99
+printf '# file: src/x.c\n#include "incl.h"\nprovider inc {\n\tprobe p(T);\n};\n' \
+	>sub/incl.d
+echo '#define T long' >sub/incl.h
+"$DTRACE" -h -s sub/incl.d -o incl.h >../out.txt 2>../err.txt
+expect_eq "libvirt: #include without -C" 1 "$?"
+expect_grep "libvirt: #include without -C: message" \
+	"line 2:1: preprocessor directive '#include' needs the C preprocessor" ../err.txt
+# the #include beside the file is found although cpp reads a copy
+"$DTRACE" -C -h -s sub/incl.d -o incl.h >../out.txt 2>../err.txt
+expect_eq "libvirt: -C with #include beside the file" 0 "$?"
+expect_grep "libvirt: -C: the included type" \
+	'^extern void __dtrace_inc___p(long)$' incl.h
+# an error after comment lines names the file's own line, with -C too
+printf 'provider e {\n# file: a.c\n# prefix: a\n\tprobe a(int;\n};\n' >bad.d
+for c in "" -C; do
+	"$DTRACE" $c -h -s bad.d -o bad.h >../out.txt 2>../err.txt
+	expect_eq "libvirt: error '$c': exit status" 1 "$?"
+	expect_grep "libvirt: error '$c': position" \
+		"^dtrace: failed to compile script bad.d: line 4:" ../err.txt
+done
+cd .. || exit 99
+
+# ---------------------------------------------------------------------
+# sssd: `dtrace -C -h` and `-C -G` on a provider closed without its ';'
+
+mkdir sssd && cd sssd || exit 99
+cp "$data/sssd-probes.d" sssd_probes.d
+for c in -C ""; do
+	"$DTRACE" $c -h -s sssd_probes.d -o stap_generated_probes.h \
+		>../out.txt 2>../err.txt
+	expect_eq "sssd: dtrace '$c' -h" 0 "$?"
+	expect_eq "sssd: '$c': the warning names file and line" \
+		"dtrace: warning: sssd_probes.d: line 11: provider 'sssd' is closed without ';' after its '}'; accepted, as systemtap's dtrace does" \
+		"$(cat ../err.txt)"
+done
+cat >want.txt <<'EOF'
+extern void __dtrace_sssd___sssd_transaction_start(int)
+extern void __dtrace_sssd___sssd_transaction_commit_before(int)
+extern void __dtrace_sssd___sdap_search_send(char *, int, char *, char **)
+extern void __dtrace_sssd___dp_req_done(char *, int, int, int, char *)
+EOF
+grep '^extern void ' stap_generated_probes.h >got.txt
+expect_file_eq "sssd: prototypes" want.txt got.txt
+cat >strace.c <<'EOF'
+#include "stap_generated_probes.h"
+void strace_(int n, char *m);
+void strace_(int n, char *m)
+{
+	SSSD_SSSD_TRANSACTION_START(n);
+	SSSD_DP_REQ_DONE(m, 1, 2, n, m);
+}
+EOF
+cc_ok "sssd" strace.c
+if $CC -c -fPIC strace.c -o strace.o 2>../err.txt &&
+	"$DTRACE" -C -G -s sssd_probes.d -o stap_probes.o strace.o \
+		>../out.txt 2>>../err.txt; then
+	pass
+	expect_eq "sssd: -C -G writes an ELF object" yes \
+		"$(readelf -h stap_probes.o >/dev/null 2>&1 && echo yes)"
+else
+	fail "sssd: dtrace -C -G"
+	sed 's/^/    | /' ../err.txt >&2
+fi
+# a provider closed without ';' and followed by another still parses
+printf 'provider a {\n\tprobe x();\n}\nprovider b {\n\tprobe y();\n};\n' >two.d
+"$DTRACE" -h -s two.d -o two.h >../out.txt 2>../err.txt
+expect_eq "sssd: two providers, first without ';'" 0 "$?"
+expect_grep "sssd: two providers: b's probe" '__dtrace_b___y(void)' two.h
+expect_grep "sssd: two providers: the warning" "two.d: line 3: provider 'a'" ../err.txt
 cd .. || exit 99
 
 finish

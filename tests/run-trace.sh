@@ -18,7 +18,11 @@
 #  - aggregations count, sum, avg, min, max, quantize, lquantize in
 #    DTrace's layout;
 #  - probes in the executable, a shared library and a plugin dlopen()ed
-#    while traced;
+#    while traced; -c armed before the library's constructors run (their
+#    hits counted exactly);
+#  - forked children, a grandchild that exited before its hit was read
+#    and a child's exec'd image: pid, ppid, progenyof($target) and
+#    execname per hit;
 #  - guarded probes: semaphores up only while traced, and only in the
 #    traced process (another process running the same binary: 0);
 #  - two consumers on one process; a consumer killed with SIGKILL (its
@@ -756,6 +760,72 @@ timeout -s KILL 120 "$DTRACE" -q -n 'BEGIN { }' \
 	-c "sh -c 'echo to stderr >&2; echo to stdout'" >child.out 2>child.err
 expect_eq "-c streams: the command's stdout" "to stdout" "$(cat child.out)"
 expect_eq "-c streams: the command's stderr" "to stderr" "$(cat child.err)"
+
+# ---------------------------------------------------------------------
+# -c arms before the first instruction: the hits of a library's
+# constructor (run by the dynamic linker before the program's entry
+# point) are counted exactly, with those of the program's constructor,
+# its main and the library's later calls.  (Not where TRACE_PROGS holds
+# programs built already: this one is built here.)
+
+if [ -z "${TRACE_PROGS:-}" ]; then
+	"$DTRACE" -h -s "$data/ctor.d" -o ctor.h &&
+		$CC -O2 -fPIC -I. -shared "$data/ctorlib.c" -o libctl.so &&
+		$CC -O2 -I. -c "$data/ctorprog.c" -o ctorprog.o &&
+		"$DTRACE" -G -s "$data/ctor.d" ctorprog.o -o ctorprog-probes.o &&
+		$CC -o ctorprog ctorprog.o ctorprog-probes.o -L. -lctl \
+			-Wl,-rpath,"$PWD"
+	expect_eq "constructors: build" 0 "$?"
+	trun -q -n 'ctl$target:::hit { @l[arg0 < 100 ? "ctor" : "call"] = count(); }' \
+		-n 'ctp$target:::hit { @p[arg0 < 10 ? "ctor" : "main"] = count(); }' \
+		-n 'END { printa("lib %s %@d\n", @l); printa("prog %s %@d\n", @p); }' \
+		-c ./ctorprog
+	expect_eq "constructors: status" 0 "$status"
+	expect_out "constructors: every hit, the library's constructor's too" \
+		'lib call 4\nlib ctor 7\nprog ctor 3\nprog main 5\n\n'
+	# an LD_AUDIT module's namespace reports to the debugger first
+	printf '#include <link.h>\nunsigned la_version(unsigned v) { return v; }\n' \
+		>audit.c && $CC -shared -fPIC audit.c -o libaudit.so
+	LD_AUDIT=$PWD/libaudit.so
+	export LD_AUDIT
+	trun -q -n 'ctl$target:::hit { @l[arg0 < 100 ? "ctor" : "call"] = count(); }' \
+		-n 'ctp$target:::hit { @p[arg0 < 10 ? "ctor" : "main"] = count(); }' \
+		-n 'END { printa("lib %s %@d\n", @l); printa("prog %s %@d\n", @p); }' \
+		-c ./ctorprog
+	unset LD_AUDIT
+	expect_out "constructors: with LD_AUDIT" \
+		'lib call 4\nlib ctor 7\nprog ctor 3\nprog main 5\n\n'
+	$CC -O2 -I. -static "$data/ctorprog.c" "$data/ctorlib.c" \
+		-o ctorstatic 2>/dev/null && {
+		trun -q -n 'ctl$target:::hit, ctp$target:::hit { @[probename] = count(); }' \
+			-n 'END { printa("%s %@d\n", @); }' -c ./ctorstatic
+		expect_out "constructors: a static program" 'hit 19\n\n'
+	}
+fi
+
+# ---------------------------------------------------------------------
+# Forked children and their exec'd images: ppid and progenyof($target)
+# as they were at each hit, also for a grandchild that has exited before
+# its hit is read and for the image a child exec'd; execname per image.
+# fcred logs what each process sees itself.  (Built here, as above.)
+
+if [ -z "${TRACE_PROGS:-}" ]; then
+	"$DTRACE" -h -s "$data/fc.d" -o fc.h &&
+		$CC -O2 -I. -c "$data/fcred.c" -o fcred.o &&
+		"$DTRACE" -G -s "$data/fc.d" fcred.o -o fcred-probes.o &&
+		$CC -o fcred fcred.o fcred-probes.o && ln -f fcred fcredx
+	expect_eq "children: build" 0 "$?"
+	rm -f fcred.log
+	trun -q -n 'fc*:::hit { printf("%d %d %d %d %s\n", arg0, pid, ppid, progenyof($target), execname); }' \
+		-c "./fcred ./fcredx $tmp/fcred.log"
+	expect_eq "children: status" 0 "$status"
+	awk '{ print $0, 1, ($1 == 3 ? "fcredx" : "fcred") }' fcred.log |
+		sort >expected.txt
+	grep . out.txt | sort >got.txt
+	expect_file_eq "children: pid, ppid, progenyof(\$target), execname per hit" \
+		expected.txt got.txt
+	expect_eq "children: four hits" 4 "$(wc -l <got.txt | tr -d ' ')"
+fi
 
 expect_eq "nothing left behind by any run" "" "$(ours_left)"
 

@@ -32,9 +32,10 @@
  * holds (its close()), and a -c command that is still running is
  * killed, as DTrace does.
  *
- * -c runs the command under ptrace until its entry point (so the program
- * and the libraries it was linked with are mapped and nothing has run),
- * its probes are enabled, and it is let go.
+ * -c runs the command under ptrace until the dynamic linker has mapped
+ * the libraries it was linked with and before their constructors run
+ * (rtld.c; a static program: its entry point), its probes are enabled,
+ * and it is let go.
  */
 #include "config.h"
 
@@ -257,25 +258,10 @@ static char **split_command(const char *cmd)
 	return argv;
 }
 
-static uint64_t auxv_entry(pid_t pid)
-{
-	char p[64];
-	size_t len;
-	uint64_t *v, entry = 0;
-
-	snprintf(p, sizeof(p), "/proc/%d/auxv", (int)pid);
-	v = (uint64_t *)(void *)read_file(p, &len);
-	if (!v)
-		return 0;
-	for (size_t i = 0; i + 1 < len / 8; i += 2)
-		if (v[i] == AT_ENTRY)
-			entry = v[i + 1];
-	free(v);
-	return entry;
-}
-
 /*
- * Fork and exec cmd under ptrace, run it to its entry point and leave it
+ * Fork and exec cmd under ptrace, run it to where the dynamic linker has
+ * mapped every library it was linked with, before any of them runs
+ * (rtld.c), or for a static program to its entry point, and leave it
  * stopped there.  Returns the pid, or -1 with the reason said.
  */
 static pid_t command_start(struct consumer *c, const char *cmd)
@@ -287,6 +273,7 @@ static pid_t command_start(struct consumer *c, const char *cmd)
 	long orig;
 	struct user_regs_struct regs;
 	sigset_t none;
+	bool gone;
 
 	if (!argv[0]) {
 		say(c, "-c needs a command");
@@ -334,7 +321,20 @@ static pid_t command_start(struct consumer *c, const char *cmd)
 	}
 	close(pfd[0]);
 	(void)ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_EXITKILL);
-	entry = auxv_entry(pid);
+	err = rtld_run_to_consistent(pid, &gone);
+	if (err == 0)
+		return pid;
+	if (gone) {
+		say(c, "%s exited before its libraries were mapped", cmd);
+		return -1;
+	}
+	if (err == -EIO) {
+		say(c, "cannot run %s to where its libraries are mapped", cmd);
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return -1;
+	}
+	entry = proc_auxv(pid, AT_ENTRY);
 	if (!entry)
 		return pid; /* stopped after exec: good enough */
 	errno = 0;

@@ -388,6 +388,7 @@ struct consumer {
 	size_t nseen, capseen;
 	pid_t last_tid;
 	uint64_t thread_exits;
+	uint64_t fire_t; /* the time of the hit being run (parent_of()) */
 	bool begun; /* BEGIN fired: hits may run */
 
 	/* the fork tree (lineage.c), when the backend reports one */
@@ -570,6 +571,13 @@ size_t proc_freeze(pid_t pid, struct frozen **fz, size_t n);
 /* every thread of fz let go (and fz freed) */
 void proc_thaw(struct frozen *fz, size_t n);
 
+/* rtld.c: a -c command run to where its libraries are mapped */
+uint64_t proc_auxv(pid_t pid, uint64_t type);
+/* pid (ptrace-stopped after exec) run until ld.so has mapped everything
+ * and stopped there: 0; -ENOENT/-ENOTSUP: no debugger interface to use
+ * (nothing done); -EIO: failed halfway; *exited if it ended meanwhile */
+int rtld_run_to_consistent(pid_t pid, bool *exited);
+
 /* lineage.c */
 void lin_fork(struct consumer *c, pid_t ppid, pid_t pid, pid_t tid,
 	      uint64_t t);
@@ -681,6 +689,7 @@ long vtime_sumexec_off(void);
 #endif
 
 /* lineage.c: the parent the fork tree knows for pid, or 0 */
+pid_t lin_ppid_at(struct consumer *c, pid_t pid, uint64_t t);
 pid_t lin_parent(struct consumer *c, pid_t pid);
 
 /* deadmem.c: copyin() of an exited process from its read-only files */

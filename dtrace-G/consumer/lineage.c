@@ -51,6 +51,9 @@
  * one more read (its FORK record was written before it, so that read
  * has it), then dropped.
  *
+ * lin_ppid_at(pid, t): pid's parent at t for ppid and progenyof(): the
+ * FORK record's parent while that one lives.
+ *
  * Nodes are kept for the run (a few dozen bytes per fork); a process
  * whose events forked children keeps its events open after it exits
  * (closing them would take the children's copies away).
@@ -409,6 +412,22 @@ size_t lin_untraced_alive(struct consumer *c, pid_t **out)
 			PUSH(*out, n, nd->pid);
 	}
 	return n;
+}
+
+/*
+ * The parent of pid at t, for ppid and progenyof(): the process its FORK
+ * record names while that one lives; once it has exited the child has a
+ * new parent (a reaper) the tree does not know: 0, as for a pid without
+ * a FORK record.
+ */
+pid_t lin_ppid_at(struct consumer *c, pid_t pid, uint64_t t)
+{
+	const struct lnode *n = node_at(c, pid, t), *p;
+
+	if (!n || !n->ppid)
+		return 0;
+	p = node_at(c, n->ppid, n->born);
+	return p && p->dead != T_NEVER && p->dead < t ? 0 : n->ppid;
 }
 
 /*

@@ -13,8 +13,10 @@
  * run, as in DTrace.  decode() gives the probe and the firing's context
  * (struct d_fire: pid, tid, CPU, thread name, arguments, the strings
  * copied at hit time, and in c->ucap the user registers and stack when
- * the hit took them); what is the process's (ppid, uid, gid, its
- * ancestors for progenyof(), the stack and name callbacks of ustack.c)
+ * the hit took them); what is the process's (ppid and the ancestors for
+ * progenyof(), from the fork tree (lineage.c) where it knows the process,
+ * as it was at the hit; uid, gid; the stack and name callbacks of
+ * ustack.c)
  * and the clocks are added here, the same for every backend
  * (hit_run()).  A kernel provider's hit (syscall, profile, tick, proc:
  * hit.kprov) is decoded by kprov.c instead, which knows its probe
@@ -95,12 +97,20 @@ static int copyout(void *ctx, pid_t pid, uint64_t addr, const void *buf,
 	return (size_t)n == len ? 0 : -EFAULT;
 }
 
-/* d_fire's parent_of (progenyof()): PPid of /proc/PID/status now. */
+/*
+ * d_fire's parent_of (progenyof()): pid's parent at the time of the hit
+ * being run as the fork tree knows it (a child that has exited since is
+ * known there and no longer in /proc), else PPid of /proc/PID/status
+ * now.  ctx is the consumer, or NULL (dtrace's own probes).
+ */
 pid_t parent_of(void *ctx, pid_t pid)
 {
+	struct consumer *c = ctx;
 	char st[4096], *s;
+	pid_t pp = c ? lin_ppid_at(c, pid, c->fire_t) : 0;
 
-	(void)ctx;
+	if (pp > 0)
+		return pp;
 	if (proc_read_file(pid, "status", st, sizeof(st)) < 0)
 		return -1;
 	s = strstr(st, "\nPPid:");
@@ -295,7 +305,12 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 	if (!p || !p->nclauses)
 		return true; /* no clause wants this process's probe */
 	pr = proc_find(c, p->pid);
-	f.ppid = pr ? pr->ppid : 0;
+	/* a child the tree knows: its parent then, not a snapshot */
+	f.ppid = lin_ppid_at(c, f.pid, f.timestamp);
+	if (!f.ppid && pr)
+		f.ppid = pr->ppid;
+	else if (!f.ppid && (f.ppid = parent_of(NULL, f.pid)) < 0)
+		f.ppid = 0;
 	f.uid = pr ? pr->uid : 0;
 	f.gid = pr ? pr->gid : 0;
 	if (c->kagg_rec) /* the kernel ran the others (bpf_agg.c) */
@@ -315,6 +330,7 @@ void hit_run(struct consumer *c, const struct d_probe *dp,
 	f->copyout = copyout;
 	f->copyin_ctx = c; /* deadmem.c: a process gone by now */
 	f->parent_of = parent_of;
+	c->fire_t = f->timestamp; /* parent_of()'s time */
 	ustack_fire(c, f); /* the stack decode() found in c->ucap */
 	thread_seen(c, f->pid, f->tid);
 	run_clauses(c, dp, cl, ep, n, f);

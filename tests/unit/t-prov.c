@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "prov.h"
+#include "prov_impl.h"
 #include "tap.h"
 
 static struct prov_diag d;
@@ -369,6 +370,41 @@ static void test_pragmas(void)
 	prov_file_free(pf);
 }
 
+/*
+ * As systemtap's dtrace reads them: `#` lines that are no directive are
+ * comments, and a provider may end without its ';' (with a warning).
+ */
+static void test_systemtap_forms(void)
+{
+	struct prov_file *pf;
+	char buf[] = "provider p {\n# file: a.c\n#define X \\\n  1\n"
+		     "  # prefix: rpc \\\n continued\n#\n# 3 \"x\"\n"
+		     "#!shebang\n}\n";
+
+	pf = parse("provider p {\n# file: src/a.c\n #\tprefix: rpc\n"
+		   "\tprobe a(int);\n# binary: x\n};\n");
+	ok(pf && pf->provider_cnt == 1 && pf->providers[0].probe_cnt == 1 &&
+	   pf->providers[0].probes[0].line == 4 && pf->warning_cnt == 0,
+	   "'# file:' lines are comments");
+	prov_file_free(pf);
+	pf = parse("provider p {\n probe a();\n}\nprovider q { probe b(); }\n");
+	ok(pf && pf->provider_cnt == 2, "providers without ';' accepted");
+	is_int(pf ? pf->warning_cnt : 0, 2, "one warning each");
+	if (pf && pf->warning_cnt == 2)
+		ok(strcmp(pf->warnings[0],
+			  "line 3: provider 'p' is closed without ';' after its '}'; accepted, as systemtap's dtrace does") == 0 &&
+		   strstr(pf->warnings[1], "line 4: provider 'q'"),
+		   "warnings name the line of the '}'");
+	prov_file_free(pf);
+	/* for cpp: comment lines (and continuations) blanked, lines kept */
+	is_int(prov_blank_hash_comments(buf, strlen(buf)), 3,
+	       "three comment lines blanked");
+	ok(strcmp(buf, "provider p {\n           \n#define X \\\n  1\n"
+		       "                 \n          \n#\n# 3 \"x\"\n"
+		       "         \n}\n") == 0,
+	   "directives, null directives and markers kept");
+}
+
 static void test_line_markers(void)
 {
 	struct prov_file *pf;
@@ -429,9 +465,6 @@ static void test_errors(void)
 	parse_fails("provider p {\n probe a()\n probe b();\n};", 3, 2,
 		    "expected ';' after the declaration of probe 'a', found 'probe'",
 		    "missing ';' after probe");
-	parse_fails("provider p {\n probe a();\n}\n", 4, 1,
-		    "expected ';' after the definition of provider 'p', found end of file",
-		    "missing ';' after provider");
 	parse_fails("provider p {\n probe a();\n", 3, 1,
 		    "expected '}' to close provider 'p' (opened on line 1)",
 		    "missing '}'");
@@ -566,6 +599,7 @@ int main(void)
 	test_clauses();
 	test_pragmas();
 	test_line_markers();
+	test_systemtap_forms();
 	test_errors();
 	test_anonymous_typedef();
 	test_typedef_same();

@@ -1,0 +1,4 @@
+/* The probe of tests/data/trace/fcred.c. */
+provider fc {
+	probe hit(int);
+};

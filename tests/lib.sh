@@ -152,6 +152,19 @@ stop_pid() {
 	forget_pid "$1"
 }
 
+# repeats SHORT LONG: how many times a loop that repeats one check runs
+# (enable/disable cycles, fork rounds): SHORT in `make check`, which
+# must stay within minutes, LONG under `make check-long` (USDT_TEST_LONG
+# set, as .ci/run does when its time allows).  The checks are the same
+# either way; the long run only gives a race more chances to show.
+repeats() {
+	if [ -n "${USDT_TEST_LONG:-}" ]; then
+		echo "$2"
+	else
+		echo "$1"
+	fi
+}
+
 # skip REASON
 skip() {
 	echo "SKIP: $*" >&2

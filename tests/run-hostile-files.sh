@@ -15,7 +15,9 @@
 # So do root's stacks (`ufunc()` of an address in that file, through
 # libdwfl) and `dtrace -l -v --object`'s source lines.
 # Each run must end with a status, 0 or an error, never a signal, and
-# the same file left alone must still list its probes.
+# the same file left alone must still list its probes.  The traced runs
+# (`dtrace -n -p`, `ufunc()`) take seconds each: 5 of each in make check,
+# 20 under make check-long (tests/lib.sh's repeats).
 #
 # Then names that drive a terminal: a program compiled from a source
 # file whose name holds ESC sequences (so DWARF carries it), under a file
@@ -156,8 +158,11 @@ runs() {
 }
 runs "dtrace -l -p (attacker's pid)" 40 "$DTRACE" -l -p "$atk_pid"
 runs "dtrace -l --object (attacker's file)" 40 "$DTRACE" -l --object=own/victim
+# (each traced run is a dtrace start while the attacker keeps a CPU busy,
+# seconds apiece: 5 runs in make check, 20 under make check-long)
+ntraced=$(repeats 5 20)
 if [ -e /sys/kernel/tracing/uprobe_events ]; then
-	runs "dtrace -n -p (attacker's pid)" 20 "$DTRACE" -q -n \
+	runs "dtrace -n -p (attacker's pid)" "$ntraced" "$DTRACE" -q -n \
 		'hf$target:::p0 { } BEGIN { exit(0); }' -p "$atk_pid"
 fi
 # the stacks' names: libdwfl maps the file of an address a stack or
@@ -170,7 +175,7 @@ if [ "${HAVE_BPF:-no}" = yes ]; then
 		"/proc/$atk_pid/maps")
 	atk_main=$(nm hfprog | awk '$3 == "main" { print $1 }')
 	atk_addr=$(printf '0x%x' $((0x$atk_base + 0x$atk_main)))
-	runs "ufunc() of the attacker's address at profile-997" 20 \
+	runs "ufunc() of the attacker's address at profile-997" "$ntraced" \
 		env DTRACE_BACKEND=bpf timeout -s KILL 60 "$DTRACE" -q -n \
 		"profile-997 /pid == $atk_pid/ { trace(ufunc($atk_addr)); exit(0); }"
 fi

@@ -10,10 +10,11 @@
 # count to pids; fsrv2 is a probed program a child execs.  Processes
 # register with a private dtrace-helperd (--no-scan) through drti.o,
 # children in drti.o's fork handler.  Every case compares dtrace's
-# per-pid counts with fsrv's own, exactly, and runs several times: a
-# child's hits arrive through the events it inherited from its parent
-# while its own registration reaches dtrace, and neither order may lose
-# or double a hit.  Covered:
+# per-pid counts with fsrv's own, exactly, and runs several times (2
+# rounds, 10 under make check-long; FORK_ROUNDS sets it): a child's hits
+# arrive through the events it inherited from its parent while its own
+# registration reaches dtrace, and neither order may lose or double a
+# hit.  Covered:
 #  - registry-wide tracing (srv*:::req) of a forking server, children of
 #    children, threads, children forked while tracing runs, while an
 #    unregistered server running the same binary fires and is not counted;
@@ -143,7 +144,7 @@ stop() {
 	[ "$stop_status" -eq 0 ] || fail "$1: dtrace exited $stop_status: $(cat "$1.err")"
 }
 
-rounds=${FORK_ROUNDS:-3}
+rounds=${FORK_ROUNDS:-$(repeats 2 10)}
 
 # ---------------------------------------------------------------------
 # 1. Registry-wide: a server whose 3 children fork 2 each, all with 2

@@ -29,8 +29,10 @@
 #    uprobe events removed by the next run, semaphores back to 0);
 #    SIGINT and SIGTERM (END runs, aggregations printed, nothing left);
 #  - a multi-threaded target firing without pause while tracing is
-#    enabled and disabled 200 times (it never crashes or miscounts), and
-#    exact counts of hits from threads created while traced; the
+#    enabled and disabled 20 times (200 under make check-long: each cycle
+#    is a dtrace start while three threads spin) without crashing or
+#    miscounting, and exact counts of hits from threads created while
+#    traced (2 runs, 5 under make check-long); the
 #    self-> variables of threads that exited are dropped (-v counts);
 #  - drops: reported, and count() plus drops is exactly the hits fired;
 #  - errors: no match, D syntax errors with line and column, a command
@@ -597,14 +599,17 @@ if [ -n "${REGWRITE:-}" ] && [ -x "$REGWRITE" ]; then
 fi
 
 # ---------------------------------------------------------------------
-# 5. Threads: exact counts, and 200 enable/disable cycles at full speed
+# 5. Threads: exact counts, and enable/disable cycles at full speed
 
 prog_start m
 exec 3>m.in
 wait_until 100 answered m.out '^ready' || fail "trprog did not start"
 m=$prog_pid
 exact=0
-for i in 1 2 3 4 5; do
+nexact=$(repeats 2 5)
+i=0
+while [ $i -lt "$nexact" ]; do
+	i=$((i + 1))
 	rm -f cnt.txt
 	# a buffer that holds every hit even if the consumer is not
 	# scheduled while the threads run: exact counts are then the rule
@@ -622,12 +627,12 @@ for i in 1 2 3 4 5; do
 	fi
 	grep -q 'drops' cnt.err && echo "# run $i: $(cat cnt.err)" >&2
 done
-expect_eq "hits of threads created while traced: counted exactly, 5 runs" 5 "$exact"
+expect_eq "hits of threads created while traced: counted exactly, $nexact runs" "$nexact" "$exact"
 
 echo "spin 3" >&3
 wait_until 100 answered m.out '^ok spin' || fail "spin did not start"
 # (TRACE_CYCLES: fewer in check-kmod's emulated guest, tests/kmod)
-ncycles=${TRACE_CYCLES:-200}
+ncycles=${TRACE_CYCLES:-$(repeats 20 200)}
 cycles=0
 bad=0
 while [ $cycles -lt "$ncycles" ]; do

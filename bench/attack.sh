@@ -15,6 +15,8 @@
 #	flood		malformed ADDDOFs in a tight loop, refused by the
 #			header check, the checker and the site check in turn
 #	bigbad		8 MiB blobs refused by the last check, in a loop
+#	bigbad x 256	the same from 256 processes at once (more than
+#			a user could once have waiting for their EBUSY)
 #	race		ADDDOFs while another thread rewrites the blob
 #	stalled reads	8 processes whose DOF lies in a FUSE file they
 #			serve themselves and never answer (fuse-hidden)
@@ -254,6 +256,15 @@ all_rows() {
 	DOFCLIENT_NOSYNC=1 DOFCLIENT_FLOOD_N=100000000 nobody attack bigbad
 	sleep 1
 	victim_row "bigbad (8 MiB refused)"
+	stop_attackers
+
+	i=0
+	while [ $i -lt 256 ]; do
+		DOFCLIENT_NOSYNC=1 DOFCLIENT_FLOOD_N=100000000 nobody attack bigbad
+		i=$((i + 1))
+	done
+	sleep 2
+	victim_row "bigbad x 256 processes"
 	stop_attackers
 
 	# No request at all: two processes that only burn the two CPUs, the

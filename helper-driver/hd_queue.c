@@ -53,7 +53,11 @@
  * answered with their outcome once checked, and so are all of a user who
  * owes for refused work (hd_reg.c's debt: a refused blob is charged as
  * before, when the refusal happens) -- so a flood of bad blobs is
- * answered early only until its first refusals come back.  A user other
+ * answered early only until its first refusals come back.  A job whose
+ * user has come to owe more than the limit by the time it would be read
+ * is refused EBUSY unread (hd_reg_job_owes()): one user's requests that
+ * passed the debt check together cost the daemon one check, not one
+ * each.  A user other
  * than root has at most HD_JOBS_PER_UID jobs (held ones are its blocked
  * threads), all users HD_JOBS_MAX; beyond, ADDDOF fails with EAGAIN.  A
  * SYNC waits only for jobs answered early (and fork copies, which nobody
@@ -422,6 +426,11 @@ static void start_fetch(struct helperd *hd, struct hd_job *j)
 	int rc;
 
 	hd->rr_uid = j->uid;
+	rc = hd_reg_job_owes(hd, j);
+	if (rc < 0) {
+		job_end(hd, j, rc);
+		return;
+	}
 	if (!j->f) {
 		j->f = calloc(1, sizeof(*j->f));
 		if (!j->f) {

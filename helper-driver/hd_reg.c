@@ -667,8 +667,7 @@ static int in_debt(struct helperd *hd, struct reject *rj, struct hd_debt *d,
 	rc = reject(rj, -EBUSY, "user %u owes %.0f KiB of refused work (%"
 		    PRIu64 " request(s) turned away); try again later",
 		    (unsigned)d->uid, d->bytes / 1024, d->refused);
-	if (req && hd_tarpit_hold(d->uid, req,
-				  d->bytes - (double)hd->refused_burst,
+	if (req && hd_tarpit_hold(req, d->bytes - (double)hd->refused_burst,
 				  (double)hd->refused_rate))
 		return 0;
 	return rc;
@@ -800,6 +799,26 @@ int hd_reg_adddof_now(struct helperd *hd, pid_t pid, const dof_helper_t *h,
 	int rc = begin(hd, pid, (uid_t)-1, h, origin, 0, NULL, &j);
 
 	return rc < 0 || !j ? rc : hd_queue_wait(hd, j, 0);
+}
+
+/*
+ * Before the read: a user who has come to owe more than the limit while
+ * the job waited (its earlier blobs refused meanwhile) has it turned
+ * away unread with EBUSY, charged as a small refusal.  Requests that
+ * passed the check at ADDDOF together -- many processes' held refusals
+ * answered at the same moment, each asking again at once -- would
+ * otherwise all be copied and checked, one user's burst of work that
+ * the debt was there to prevent.
+ */
+int hd_reg_job_owes(struct helperd *hd, struct hd_job *j)
+{
+	struct hd_debt *d = debt_of(hd, j->uid, false);
+	struct reject rj;
+
+	if (!d || d->bytes <= (double)hd->refused_burst)
+		return 0;
+	job_reject(&rj, hd, j, find_proc(hd, j->pid, NULL));
+	return in_debt(hd, &rj, d, NULL);
 }
 
 /* 2. The read: mappings, header, blob, copied once and never again. */

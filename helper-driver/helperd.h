@@ -291,6 +291,7 @@ int hd_reg_adddof_now(struct helperd *hd, pid_t pid, const dof_helper_t *h,
 		      enum reg_origin origin);
 
 /* The queue's stages (hd_queue.c): 0 to go on, or -errno (refused). */
+int hd_reg_job_owes(struct helperd *hd, struct hd_job *j);
 int hd_reg_job_fetched(struct helperd *hd, struct hd_job *j, int err);
 /* The checker's answer; the generation once recorded, or -errno. */
 int hd_reg_job_checked(struct helperd *hd, struct hd_job *j, int err,
@@ -479,7 +480,7 @@ int hd_tarpit_start(struct helperd *hd);
  * Hold req, to be answered EBUSY once owed_over bytes are paid back at
  * rate bytes a second (1 ms to 1 s): true if held, false to answer now.
  */
-bool hd_tarpit_hold(uid_t uid, void *req, double owed_over, double rate);
+bool hd_tarpit_hold(void *req, double owed_over, double rate);
 /* The timer fired: answer what is due. */
 void hd_tarpit_run(void);
 /* At exit: answer everything held. */

@@ -140,6 +140,17 @@ done <"$tmp/list"
 [ "$n" -gt 0 ] || fail "no tst.*.d or err.*.d below $dir"
 echo "1..$n"
 
+# Every error tag the compiler has (d_impl.h's D_ERRTAGS) is listed in
+# dtrace(1), so a user can look up what -x errtags prints.
+tags=$(sed -n '/^#define D_ERRTAGS(X)/,/^#define D_ERRTAG_ENUM/p' \
+	"$top_srcdir/dtrace-G/d/d_impl.h" | grep -o 'X(D_[A-Z0-9_]*)' |
+	sed 's/^X(//; s/)$//')
+[ -n "$tags" ] || fail "no error tags found in dtrace-G/d/d_impl.h"
+for t in $tags; do
+	expect_grep "dtrace(1) lists error tag $t" "^\.BR\{0,1\} $t\( ,\)\{0,1\}\$" \
+		"$top_srcdir/dtrace-G/dtrace.1"
+done
+
 # Scripts too large to keep as files: shapes nested 20,000 to 200,000
 # deep once overflowed the stack of the parser, the checker or the
 # evaluator (SIGSEGV); each must now be a located compile error.

@@ -39,7 +39,7 @@ void d_need_int(struct parser *ps, struct node *n, int k,
 		     const char *what, bool strict)
 {
 	if (strict && k == T_STR)
-		d_perr(ps, n->line, n->col,
+		d_perrt(ps, D_OP_INT, n->line, n->col,
 		       "operator %s requires an operand of integer type", what);
 }
 
@@ -101,7 +101,7 @@ static void check_shape(struct parser *ps, struct node *n, bool strict)
 	if (other >= 0 && (v->scope == SC_GLOBAL || v->scope == SC_ASSOC)) {
 		const struct var *o = &p->vars[other];
 
-		d_perr(ps, n->line, n->col,
+		d_perrt(ps, D_IDENT_BADREF, n->line, n->col,
 		       "%s is declared %s at line %d, column %d: %s", v->name,
 		       o->scope == SC_ASSOC ? "an associative array" : "a scalar",
 		       o->line, o->col,
@@ -116,7 +116,7 @@ static void check_shape(struct parser *ps, struct node *n, bool strict)
 		return;
 	}
 	if (strict && v->nkeys != (int)n->nargs)
-		d_perr(ps, n->line, n->col,
+		d_perrt(ps, D_PROTO_LEN, n->line, n->col,
 		       "%s[ ] indexed with %u key%s; its %s at line %d, "
 		       "column %d has %d",
 		       v->name, n->nargs, n->nargs == 1 ? "" : "s",
@@ -126,7 +126,7 @@ static void check_shape(struct parser *ps, struct node *n, bool strict)
 		int k = n->args[i]->kind;
 
 		if (k != T_ANY && k != v->keykinds[i])
-			d_perr(ps, n->args[i]->line, n->args[i]->col,
+			d_perrt(ps, D_PROTO_ARG, n->args[i]->line, n->args[i]->col,
 			       "%s[ ] key #%u is a%s %s; its declaration at "
 			       "line %d, column %d says %s",
 			       v->name, i + 1, k == T_INT ? "n" : "",
@@ -157,7 +157,7 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		n->psg = v->psg;
 		if (strict && !v->assigned &&
 		    (v->scope == SC_GLOBAL || v->scope == SC_ASSOC))
-			d_perr(ps, n->line, n->col,
+			d_perrt(ps, D_IDENT_UNDEF, n->line, n->col,
 			       "failed to resolve %s: Unknown variable name",
 			       v->name);
 		return n->kind = v->kind;
@@ -206,7 +206,7 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 			if (strict && ka != T_ANY && kb != T_ANY && ka != kb &&
 			    !(ka == T_STR && is_null_const(n->b)) &&
 			    !(kb == T_STR && is_null_const(n->a)))
-				d_perr(ps, n->line, n->col,
+				d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
 				       "operator %s requires operands of the "
 				       "same type: %s and %s",
 				       op_name(n->sub), d_kind_name(ka),
@@ -232,7 +232,7 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 			n->psg = n->b->psg;
 		}
 		if (strict && kb != T_ANY && kc != T_ANY && kb != kc)
-			d_perr(ps, n->line, n->col,
+			d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
 			       "operator ?: operands must have compatible "
 			       "types: %s and %s",
 			       d_kind_name(kb), d_kind_name(kc));
@@ -265,12 +265,12 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 			if (v->scope == SC_ASSOC)
 				disp[strlen(disp) - 4] = '\0'; /* a[ ] */
 			if (v->declared)
-				d_perr(ps, n->line, n->col,
+				d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
 				       "operator = cannot assign a %s to %s, "
 				       "declared %s at line %d, column %d",
 				       d_kind_name(kb), disp, v->tname,
 				       v->line, v->col);
-			d_perr(ps, n->line, n->col,
+			d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
 			       "operator = cannot assign a %s to %s, "
 			       "which holds a%s %s",
 			       d_kind_name(kb), disp,
@@ -283,7 +283,7 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		struct var *v;
 
 		if (n->a->op != N_VAR && n->a->op != N_ASSOC)
-			d_perr(ps, n->line, n->col,
+			d_perrt(ps, D_OP_WRITE, n->line, n->col,
 			       "operator %s requires a writable variable",
 			       op_name(n->sub));
 		v = &p->vars[n->a->sub];

@@ -189,7 +189,7 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 				    : s;
 		*psg = stars == 1 && !isvoid ? g : 0;
 		if (isvoid && !stars)
-			d_perr(ps, at.line, at.col,
+			d_perrt(ps, D_CAST_INVAL, at.line, at.col,
 			       "cannot cast to void: it has no value");
 	}
 	if (stars) {
@@ -261,7 +261,7 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 
 		d_lex(ps);
 		if (!d_is_op(ps, '*'))
-			d_perr(ps, v.line, v.col,
+			d_perrt(ps, D_DECL_VOIDOBJ, v.line, v.col,
 			       "a variable cannot be of type void");
 		while (d_is_op(ps, '*'))
 			d_lex(ps);
@@ -312,7 +312,7 @@ static void check_global_name(struct parser *ps, const struct tok *nt)
 		      strcmp(s, "string") == 0 || strcmp(s, "NULL") == 0))
 		what = "a reserved word";
 	if (what)
-		d_perr(ps, nt->line, nt->col, "cannot declare %s: it is %s", s,
+		d_perrt(ps, D_DECL_IDRED, nt->line, nt->col, "cannot declare %s: it is %s", s,
 		       what);
 }
 
@@ -337,7 +337,7 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 				 nt->s);
 		if (other >= 0 && p->vars[other].declared) {
 			v = &p->vars[other];
-			d_perr(ps, nt->line, nt->col,
+			d_perrt(ps, D_DECL_IDRED, nt->line, nt->col,
 			       "identifier redeclared: %s, declared %s at "
 			       "line %d, column %d",
 			       nt->s,
@@ -351,7 +351,7 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 		v = &p->vars[i];
 		if (v->kind != t->kind || v->sz != t->sz || v->sg != t->sg ||
 		    (scope == SC_ASSOC && !same_keys(v, kk, nk)))
-			d_perr(ps, nt->line, nt->col,
+			d_perrt(ps, D_DECL_IDRED, nt->line, nt->col,
 			       "identifier redeclared: %s, declared %s at "
 			       "line %d, column %d",
 			       d_var_display(v, disp, sizeof(disp)), v->tname,
@@ -406,13 +406,13 @@ void d_parse_decl(struct parser *ps)
 			struct tok b = ps->tk;
 
 			if (scope != SC_GLOBAL)
-				d_perr(ps, b.line, b.col,
+				d_perrt(ps, D_DECL_LOCASSC, b.line, b.col,
 				       "%s-> variables cannot be associative "
 				       "arrays",
 				       scope == SC_SELF ? "self" : "this");
 			d_lex(ps);
 			if (ps->tk.t == TK_INT || d_is_op(ps, ']'))
-				d_perr(ps, b.line, b.col,
+				d_perrt(ps, D_DECL_ARRSUB, b.line, b.col,
 				       "fixed-size arrays are not supported: "
 				       "declare an associative array with "
 				       "its key types (%s %s[int])",
@@ -421,7 +421,7 @@ void d_parse_decl(struct parser *ps)
 				struct dtype kt;
 
 				if (nk == D_MAXARGS)
-					d_perr(ps, ps->tk.line, ps->tk.col,
+					d_perrt(ps, D_PROTO_LEN, ps->tk.line, ps->tk.col,
 					       "more than %d keys", D_MAXARGS);
 				parse_dtype(ps, &kt);
 				kk[nk++] = (uint8_t)kt.kind;

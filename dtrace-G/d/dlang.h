@@ -75,6 +75,8 @@ struct d_compile_opts {
 	 * 0 for a -s script.
 	 */
 	int spec;
+	/* -x errtags: each message starts with its tag, "[D_SYNTAX] " */
+	bool errtags;
 };
 
 /*
@@ -83,7 +85,8 @@ struct d_compile_opts {
  * several options make one program with clauses in command-line order.
  * 0, or -1 with a message in msg naming the line and column:
  *	"line 3, column 14: syntax error near \"}\""
- * (the caller prefixes the script name or the option).
+ * (the caller prefixes the script name or the option), under errtags
+ * after the error's tag (d_impl.h's list): "[D_SYNTAX] line 3, ...".
  */
 int d_compile(struct d_prog **prog, const char *src,
 	      const struct d_compile_opts *o, char *msg, size_t msglen);

@@ -51,7 +51,7 @@ struct node *d_mknode(struct parser *ps, int op, const struct tok *at)
 static void nest(struct parser *ps, const struct tok *t)
 {
 	if (++ps->depth > D_MAXDEPTH)
-		d_perr(ps, t->line, t->col,
+		d_perrt(ps, D_NEST_DEPTH, t->line, t->col,
 		       "expression nested too deeply (more than %d levels)",
 		       D_MAXDEPTH);
 }
@@ -66,7 +66,7 @@ void d_check_height(struct parser *ps, const struct node *n, unsigned d)
 	if (!n)
 		return;
 	if (d > D_MAXDEPTH)
-		d_perr(ps, n->line, n->col,
+		d_perrt(ps, D_NEST_DEPTH, n->line, n->col,
 		       "expression nested too deeply (more than %d levels)",
 		       D_MAXDEPTH);
 	d_check_height(ps, n->a, d + 1);
@@ -197,17 +197,17 @@ static struct node *parse_primary(struct parser *ps)
 			n->args = d_parse_args(ps, &n->nargs, ')');
 			if (n->nargs < d_funcs[i].minargs ||
 			    n->nargs > d_funcs[i].maxargs)
-				d_perr(ps, t.line, t.col,
+				d_perrt(ps, D_PROTO_LEN, t.line, t.col,
 				       "%s( ) prototype mismatch: %u args "
 				       "passed, %u expected",
 				       t.s, n->nargs, d_funcs[i].minargs);
 			return n;
 		}
 	if (d_is_action_name(t.s))
-		d_perr(ps, t.line, t.col,
+		d_perrt(ps, D_CG_EXPR, t.line, t.col,
 		       "%s( ) may not be used in an expression", t.s);
 	if (d_is_op(ps, '('))
-		d_perr(ps, t.line, t.col, "failed to resolve %s: "
+		d_perrt(ps, D_FUNC_UNDEF, t.line, t.col, "failed to resolve %s: "
 					"Unknown function name", t.s);
 	if (d_is_op(ps, '[')) {
 		d_lex(ps);
@@ -424,7 +424,7 @@ struct node *d_parse_assign(struct parser *ps)
 	if (t.t != TK_OP || !is_assign_op(t.op))
 		return l;
 	if (l->op != N_VAR && l->op != N_ASSOC)
-		d_perr(ps, t.line, t.col,
+		d_perrt(ps, D_OP_WRITE, t.line, t.col,
 		       "operator %s can only be applied to a writable variable",
 		       t.op == '=' ? "=" : "op=");
 	nest(ps, &t);

@@ -972,7 +972,7 @@ static void parse_pragma(struct parser *ps)
 	struct lexpos *l = &ps->pos;
 	int line = l->line, col = l->col;
 	const char *s = l->p, *e;
-	char buf[512], *w[4] = { 0 }, *save = NULL, *tokp;
+	char buf[512], line_text[512], *w[4] = { 0 }, *save = NULL, *tokp;
 	unsigned nw = 0;
 	size_t n;
 
@@ -984,6 +984,7 @@ static void parse_pragma(struct parser *ps)
 		d_perrt(ps, D_PRAGMA_MALFORM, line, col, "#pragma line too long");
 	memcpy(buf, s, n);
 	buf[n] = '\0';
+	memcpy(line_text, buf, n + 1);
 	if (line == 1 && buf[0] == '#' && buf[1] == '!')
 		return; /* interpreter line */
 	for (tokp = strtok_r(buf + 1, " \t\r", &save); tokp && nw < 4;
@@ -1010,8 +1011,16 @@ static void parse_pragma(struct parser *ps)
 			d_perrt(ps, D_PRAGMA_OPTSET, line, col, "%s", emsg);
 		return;
 	}
+	if (strcmp(w[2], "error") == 0) {
+		/* the program refuses itself: the rest of the line says why */
+		const char *why = line_text + (w[2] - buf) + 5;
+
+		while (*why == ' ' || *why == '\t')
+			why++;
+		d_perrt(ps, D_PRAGERR, line, col, "#pragma error: %s", why);
+	}
 	if (strcmp(w[2], "attributes") == 0 || strcmp(w[2], "binding") == 0 ||
-	    strcmp(w[2], "depends_on") == 0 || strcmp(w[2], "error") == 0)
+	    strcmp(w[2], "depends_on") == 0)
 		return;
 	d_perrt(ps, D_PRAGMA_INVAL, line, col, "invalid D pragma: %s", w[2]);
 }
@@ -1141,6 +1150,8 @@ static void compile_unit(struct parser *ps, const char *src)
 		c.ndescs = 1;
 		add_clause(ps, &c);
 	} else {
+		bool decls = false;
+
 		for (;;) {
 			struct clause c;
 
@@ -1153,17 +1164,25 @@ static void compile_unit(struct parser *ps, const char *src)
 			}
 			if (d_starts_decl(ps)) {
 				d_parse_decl(ps);
+				decls = true;
 				continue;
 			}
 			parse_clause(ps, &c);
 			add_clause(ps, &c);
 		}
+		/* a script of nothing (or of pragmas alone) would trace
+		 * nothing until killed: D refuses it */
+		if (o && o->srcname && !ps->ncl && !decls)
+			d_perrt(ps, D_EMPTY, ps->pos.line, ps->pos.col,
+				"empty D program translation unit");
 	}
 	/* kinds: a lenient pass learns what assignments store, a strict
 	 * one checks every use (a variable may be assigned in a later
 	 * clause than the one that reads it) */
+	ps->ordered_pass = true;
 	for (i = 0; i < ps->ncl; i++)
 		d_check_clause(ps, &ps->cl[i], false);
+	ps->ordered_pass = false;
 	for (i = 0; i < ps->ncl; i++)
 		d_check_clause(ps, &ps->cl[i], true);
 	for (i = 0; i < ps->ncl; i++) {

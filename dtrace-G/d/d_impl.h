@@ -256,6 +256,10 @@ struct var {
 	int nkeys;
 	uint8_t *keykinds; /* declared: T_INT or T_STR per key */
 	int kline, kcol;
+	/* read at (rline, rcol) before anything in program order assigned
+	 * it (check.c): D_IDENT_UNDEF unless declared */
+	bool early;
+	int rline, rcol;
 };
 
 struct node {
@@ -499,6 +503,9 @@ struct parser {
 	 * commit() (spec.c's rules) */
 	bool cl_records, cl_speculates, cl_commits;
 	unsigned sdepth; /* nesting of if statements */
+	/* compile.c's lenient pass over the clauses, in program order
+	 * (check.c notes the variables read before any assignment) */
+	bool ordered_pass;
 };
 
 /*

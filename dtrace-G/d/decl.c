@@ -149,31 +149,65 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 	uint8_t s = 4, g = 1;
 	unsigned stars = 0;
 	struct tok at = ps->tk;
+	/* C's specifiers, counted for its rules on combining them */
+	unsigned nchar = 0, nshort = 0, nlong = 0, nint = 0, nsign = 0;
+	unsigned nnamed = 0;
 
 	while (ps->tk.t == TK_ID) {
 		uint8_t tsz, tsg;
+		const char *w = ps->tk.s;
 
-		if (ptr && !any && strcmp(ps->tk.s, "void") == 0) {
+		if (ptr && !any && strcmp(w, "void") == 0) {
 			isvoid = true;
-		} else if (strcmp(ps->tk.s, "const") == 0 ||
-		    strcmp(ps->tk.s, "volatile") == 0) {
-		} else if (strcmp(ps->tk.s, "unsigned") == 0) {
+			nnamed++;
+		} else if (strcmp(w, "const") == 0 ||
+			   strcmp(w, "volatile") == 0) {
+		} else if (strcmp(w, "unsigned") == 0) {
 			uns = true;
-		} else if (strcmp(ps->tk.s, "signed") == 0) {
+			nsign++;
+		} else if (strcmp(w, "signed") == 0) {
 			sgn = true;
-		} else if (strcmp(ps->tk.s, "long") == 0 && any) {
-			s = 8; /* long long */
-		} else if (strcmp(ps->tk.s, "int") == 0 && any) {
-			/* unsigned int, short int, long int */
-		} else if (d_cast_type(ps->tk.s, &tsz, &tsg)) {
+			nsign++;
+		} else if (strcmp(w, "long") == 0) {
+			nlong++;
+		} else if (strcmp(w, "short") == 0) {
+			nshort++;
+		} else if (strcmp(w, "char") == 0) {
+			nchar++;
+		} else if (strcmp(w, "int") == 0) {
+			nint++;
+		} else if (d_cast_type(w, &tsz, &tsg)) {
 			s = tsz;
 			g = tsg;
+			nnamed++;
 		} else {
 			break;
+		}
+		/* long short, char int, int8_t long, unsigned signed, ... */
+		if (nsign > 1 || nint > 1 || nlong > 2 || nchar > 1 ||
+		    nshort > 1 || nnamed > 1 ||
+		    (nchar > 0) + (nshort > 0) + (nlong > 0) > 1 ||
+		    (nchar && nint) ||
+		    (nnamed && (nchar || nshort || nlong || nint || nsign))) {
+			int n = (int)(ps->tk.start - at.start);
+
+			while (n > 0 && (at.start[n - 1] == ' ' ||
+					 at.start[n - 1] == '\t' ||
+					 at.start[n - 1] == '\n'))
+				n--;
+			d_perrt(ps, D_DECL_COMBO, ps->tk.line, ps->tk.col,
+				"invalid type combination: %s after %.*s", w,
+				n, at.start);
 		}
 		any = true;
 		d_lex(ps);
 	}
+	if (nchar)
+		s = 1;
+	else if (nshort)
+		s = 2;
+	else if (nlong)
+		s = 8;
 	if (uns)
 		g = 0;
 	else if (sgn)

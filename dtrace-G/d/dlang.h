@@ -12,10 +12,14 @@
  * BEGIN/END programs run without tracing anything (tests/d/).  The parts
  * behind this interface are listed in d_impl.h.
  *
- * Values are 64-bit integers or strings.  Supported D:
+ * Values are 64-bit integers or strings; integers are computed in 64
+ * bits with the C type of each result, and narrowed to their type only
+ * by casts, stores into declared variables and records (trace(),
+ * printf(), keys), as DTrace's registers and records do.  Supported D:
  *
  *	program	 := (clause | pragma | decl)*
  *	pragma	 := #pragma D option NAME[=VALUE]   (quiet, others accepted)
+ *		  | #pragma D error TEXT	   (refuses the program)
  *	decl	 := ['self' | 'this'] type NAME ['[' type, ... ']'], ... ';'
  *		  (type: string or a C integer or pointer type)
  *	clause	 := desc (',' desc)* ['/' expr '/'] ['{' stmt* '}']

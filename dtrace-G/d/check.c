@@ -138,7 +138,7 @@ static void check_shape(struct parser *ps, struct node *n, bool strict)
 		       o->line, o->col,
 		       o->scope == SC_ASSOC ? "index it" : "it has no keys");
 	}
-	if (v->scope != SC_ASSOC)
+	if (v->scope != SC_ASSOC && v->scope != SC_SELFASSOC)
 		return;
 	if (v->nkeys < 0) {
 		v->nkeys = (int)n->nargs;
@@ -327,9 +327,13 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 			v->assigned = true;
 			if (v->kind == T_ANY)
 				v->kind = kb;
+		} else if (v->kind == T_STR && n->sub == '=' &&
+			   is_null_const(n->b)) {
+			/* D's typeless 0 clears any variable: a string one
+			 * then reads "" (a dynamic one is freed: run.c) */
 		} else if (strict && kb != T_ANY && v->kind != kb) {
 			d_var_display(v, disp, sizeof(disp));
-			if (v->scope == SC_ASSOC)
+			if (v->scope == SC_ASSOC || v->scope == SC_SELFASSOC)
 				disp[strlen(disp) - 4] = '\0'; /* a[ ] */
 			if (v->declared)
 				d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,

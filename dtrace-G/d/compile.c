@@ -1275,6 +1275,7 @@ void d_free(struct d_prog *p)
 		free(p->opts[i].value);
 	}
 	free(p->opts);
+	free(p->inlines);
 	d_ht_clear(&p->dyn);
 	free(p->tok_str);
 	free(p->clauses);

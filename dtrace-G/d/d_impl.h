@@ -238,7 +238,7 @@ extern const unsigned d_nfuncs;
 /* compile-time kinds */
 enum { T_ANY, T_INT, T_STR };
 
-enum { SC_GLOBAL, SC_SELF, SC_THIS, SC_ASSOC };
+enum { SC_GLOBAL, SC_SELF, SC_THIS, SC_ASSOC, SC_SELFASSOC /* self->a[k] */ };
 
 struct var {
 	char *name;
@@ -462,6 +462,14 @@ struct d_prog {
 	pid_t last_tid;
 	int last_cpu;
 	int last_clause;
+	/* inline NAME = expr; (decl.c): the tree each use of NAME is */
+	struct d_inline *inlines;
+	unsigned ninlines;
+};
+
+struct d_inline {
+	char *name; /* in the pool, as the tree */
+	struct node *e;
 };
 
 /* ------------------------------------------------------------------ */
@@ -670,6 +678,7 @@ bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg);
 void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 		  uint8_t *psg);
 bool d_starts_type(struct parser *ps);
+struct node *d_inline_use(struct parser *ps, const struct tok *t);
 
 /* ------------------------------------------------------------------ */
 /* func.c */

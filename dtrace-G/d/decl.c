@@ -84,10 +84,11 @@ static int var_find(const struct d_prog *p, int scope, const char *name)
 const char *d_var_display(const struct var *v, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s%s",
-		 v->scope == SC_SELF   ? "self->"
+		 v->scope == SC_SELF || v->scope == SC_SELFASSOC ? "self->"
 		 : v->scope == SC_THIS ? "this->"
 				       : "",
-		 v->name, v->scope == SC_ASSOC ? "[ ]" : "");
+		 v->name,
+		 v->scope == SC_ASSOC || v->scope == SC_SELFASSOC ? "[ ]" : "");
 	return buf;
 }
 
@@ -274,6 +275,7 @@ bool d_starts_decl(struct parser *ps)
 	if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r' && *q != '*')
 		return false;
 	return strcmp(w, "self") == 0 || strcmp(w, "this") == 0 ||
+	       strcmp(w, "inline") == 0 ||
 	       strcmp(w, "string") == 0 || strcmp(w, "void") == 0 ||
 	       strcmp(w, "const") == 0 || strcmp(w, "unsigned") == 0 ||
 	       strcmp(w, "signed") == 0 || d_cast_type(w, &sz, &sg);
@@ -416,12 +418,79 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
  * tokens up to the ';', which stays current, so the caller resumes
  * after it.
  */
+/*
+ * inline TYPE NAME = expr; (after "inline"): a name for an expression,
+ * which every later use of NAME stands for (d_inline_use()), converted
+ * to TYPE as a cast converts: DTrace's inline constants and expressions.
+ */
+static void parse_inline(struct parser *ps)
+{
+	struct d_prog *p = ps->prog;
+	struct dtype t;
+	struct tok nt;
+	struct node *e;
+	int k;
+
+	parse_dtype(ps, &t);
+	nt = ps->tk;
+	if (nt.t != TK_ID)
+		d_syntax_error(ps);
+	for (unsigned i = 0; i < p->ninlines; i++)
+		if (strcmp(p->inlines[i].name, nt.s) == 0)
+			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
+				"identifier redeclared: inline %s", nt.s);
+	d_lex(ps);
+	d_expect(ps, '=');
+	e = d_parse_expr(ps);
+	k = d_check(ps, e, true);
+	if (k != T_ANY && k != t.kind)
+		d_perrt(ps, D_OP_INCOMPAT, nt.line, nt.col,
+			"inline %s definition uses incompatible types: %s "
+			"and %s",
+			nt.s, t.text, d_kind_name(k));
+	if (t.kind == T_INT && !e->ptr) {
+		struct node *c = d_mknode(ps, N_CAST, &nt);
+
+		c->a = e;
+		c->sz = t.sz;
+		c->sg = t.sg;
+		c->kind = T_INT;
+		e = c;
+	}
+	p->inlines = d_xrealloc(p->inlines,
+				(p->ninlines + 1) * sizeof(*p->inlines));
+	p->inlines[p->ninlines].name = d_pool_strndup(ps, nt.s, strlen(nt.s));
+	p->inlines[p->ninlines].e = e;
+	p->ninlines++;
+	if (!d_is_op(ps, ';'))
+		d_syntax_error(ps);
+	ps->pos.p = ps->tk.end;
+	ps->pos.line = ps->tk.line;
+	ps->pos.col = ps->tk.col + 1;
+}
+
+/* An identifier an inline declared: the tree it stands for, or NULL. */
+struct node *d_inline_use(struct parser *ps, const struct tok *t)
+{
+	const struct d_prog *p = ps->prog;
+
+	for (unsigned i = 0; i < p->ninlines; i++)
+		if (strcmp(p->inlines[i].name, t->s) == 0)
+			return p->inlines[i].e;
+	return NULL;
+}
+
 void d_parse_decl(struct parser *ps)
 {
 	int scope = SC_GLOBAL;
 	struct dtype t;
 
 	d_lex(ps);
+	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "inline") == 0) {
+		d_lex(ps);
+		parse_inline(ps);
+		return;
+	}
 	if (ps->tk.t == TK_ID && (strcmp(ps->tk.s, "self") == 0 ||
 				  strcmp(ps->tk.s, "this") == 0)) {
 		scope = ps->tk.s[0] == 's' ? SC_SELF : SC_THIS;
@@ -439,11 +508,16 @@ void d_parse_decl(struct parser *ps)
 		if (d_is_op(ps, '[')) {
 			struct tok b = ps->tk;
 
-			if (scope != SC_GLOBAL)
+			if (scope == SC_THIS)
 				d_perrt(ps, D_DECL_LOCASSC, b.line, b.col,
-				       "%s-> variables cannot be associative "
-				       "arrays",
-				       scope == SC_SELF ? "self" : "this");
+				       "this-> variables cannot be associative "
+				       "arrays");
+			if (scope == SC_SELF)
+				d_perrt(ps, D_DECL_LOCASSC, b.line, b.col,
+				       "declaring a self-> associative array is "
+				       "not supported: use self->%s[key] "
+				       "without a declaration",
+				       nt.s);
 			d_lex(ps);
 			if (ps->tk.t == TK_INT || d_is_op(ps, ']'))
 				d_perrt(ps, D_DECL_ARRSUB, b.line, b.col,

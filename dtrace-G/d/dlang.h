@@ -21,10 +21,13 @@
  *	pragma	 := #pragma D option NAME[=VALUE]   (quiet, others accepted)
  *		  | #pragma D error TEXT	   (refuses the program)
  *	decl	 := ['self' | 'this'] type NAME ['[' type, ... ']'], ... ';'
- *		  (type: string or a C integer or pointer type)
+ *		  | 'inline' type NAME '=' expr ';'
+ *		  (type: string or a C integer or pointer type; self->
+ *		  arrays are used undeclared)
  *	clause	 := desc (',' desc)* ['/' expr '/'] ['{' stmt* '}']
  *	stmt	 := expr ';' | action ';' | '@'NAME['[' expr,... ']'] '=' agg ';'
- *		  | self->X '=' expr ';' | this->X '=' expr ';' | X '=' expr ';'
+ *		  | self->X ['[' expr,... ']'] '=' expr ';' | this->X '=' expr ';'
+ *		  | X ['[' expr,... ']'] '=' expr ';'   (expr 0 clears any)
  *		  | 'if' '(' expr ')' body ['else' body]
  *	body	 := '{' stmt* '}' | stmt
  *	action	 := printf(fmt, ...) | trace(expr) | exit(expr)

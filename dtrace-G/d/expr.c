@@ -146,6 +146,8 @@ static struct node *parse_primary(struct parser *ps)
 		d_syntax_error(ps);
 	}
 	d_lex(ps);
+	if ((n = d_inline_use(ps, &t)) != NULL)
+		return n;
 	if (strcmp(t.s, "self") == 0 || strcmp(t.s, "this") == 0) {
 		int scope = t.s[0] == 's' ? SC_SELF : SC_THIS;
 
@@ -154,10 +156,31 @@ static struct node *parse_primary(struct parser *ps)
 		d_lex(ps);
 		if (ps->tk.t != TK_ID)
 			d_syntax_error(ps);
-		n = d_mknode(ps, N_VAR, &t);
-		n->sub = (int)d_var_lookup(ps->prog, scope, ps->tk.s);
-		d_lex(ps);
-		return n;
+		{
+			struct tok nt = ps->tk;
+
+			d_lex(ps);
+			if (d_is_op(ps, '[')) {
+				/* self->a[k]: a thread-local associative
+				 * array (this-> has none, as in D) */
+				if (scope == SC_THIS)
+					d_perrt(ps, D_DECL_LOCASSC, nt.line,
+						nt.col,
+						"this-> variables cannot be "
+						"associative arrays");
+				d_lex(ps);
+				n = d_mknode(ps, N_ASSOC, &t);
+				n->sub = (int)d_var_lookup(ps->prog,
+							   SC_SELFASSOC, nt.s);
+				n->args = d_parse_args(ps, &n->nargs, ']');
+				if (!n->nargs)
+					d_syntax_error(ps);
+				return n;
+			}
+			n = d_mknode(ps, N_VAR, &t);
+			n->sub = (int)d_var_lookup(ps->prog, scope, nt.s);
+			return n;
+		}
 	}
 	if (strncmp(t.s, "arg", 3) == 0 && isdigit((unsigned char)t.s[3])) {
 		char *end;

@@ -386,7 +386,7 @@ static void dyn_key(struct ectx *x, const struct node *n, struct sbuf *k)
 	uint32_t id = (uint32_t)n->sub;
 
 	d_sb_add(k, (const char *)&sc, sizeof(sc));
-	if (sc == SC_SELF) {
+	if (sc == SC_SELF || sc == SC_SELFASSOC) {
 		int32_t tid = (int32_t)x->f->tid;
 
 		d_sb_add(k, (const char *)&tid, sizeof(tid));
@@ -425,8 +425,12 @@ static struct dv var_get(struct ectx *x, const struct node *n)
 			return d_dv_str(""); /* a string never set */
 		return copy_out(x, v);
 	}
-	if (sc == SC_THIS)
-		return copy_out(x, p->cval[n->sub]);
+	if (sc == SC_THIS) {
+		v = p->cval[n->sub];
+		if (v.k == K_INT && p->vars[n->sub].kind == T_STR)
+			return d_dv_str(""); /* never set, or cleared by 0 */
+		return copy_out(x, v);
+	}
 	dyn_key(x, n, &k);
 	e = d_ht_find(&p->dyn, k.b, k.len);
 	free(k.b);
@@ -1210,7 +1214,8 @@ void d_thread_exit(struct d_prog *p, pid_t tid)
 				continue;
 			memcpy(&sc, e->key, sizeof(sc));
 			memcpy(&t, e->key + sizeof(sc), sizeof(t));
-			if (sc == SC_SELF && t == (int32_t)tid)
+			if ((sc == SC_SELF || sc == SC_SELFASSOC) &&
+			    t == (int32_t)tid)
 				d_ht_remove(&p->dyn, e);
 		}
 	}
@@ -1227,7 +1232,7 @@ size_t d_self_live(const struct d_prog *p)
 			if (e->klen < sizeof(sc) + sizeof(int32_t))
 				continue;
 			memcpy(&sc, e->key, sizeof(sc));
-			n += sc == SC_SELF;
+			n += sc == SC_SELF || sc == SC_SELFASSOC;
 		}
 	return n;
 }

@@ -1,2 +1,2 @@
-/* self-> variables are scalars. */
+/* declaring a self-> associative array is refused (using one is not) */
 self int a[int];

@@ -275,7 +275,7 @@ bool d_starts_decl(struct parser *ps)
 	if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r' && *q != '*')
 		return false;
 	return strcmp(w, "self") == 0 || strcmp(w, "this") == 0 ||
-	       strcmp(w, "inline") == 0 ||
+	       strcmp(w, "inline") == 0 || strcmp(w, "enum") == 0 ||
 	       strcmp(w, "string") == 0 || strcmp(w, "void") == 0 ||
 	       strcmp(w, "const") == 0 || strcmp(w, "unsigned") == 0 ||
 	       strcmp(w, "signed") == 0 || d_cast_type(w, &sz, &sg);
@@ -469,6 +469,115 @@ static void parse_inline(struct parser *ps)
 	ps->pos.col = ps->tk.col + 1;
 }
 
+/* An integer constant expression (an enumerator's value): false if not. */
+static bool const_value(const struct node *n, int64_t *v)
+{
+	int64_t a, b;
+
+	switch (n->op) {
+	case N_INT:
+		*v = n->ival;
+		return true;
+	case N_CAST:
+		if (!const_value(n->a, &a) || n->ptr)
+			return false;
+		*v = d_dv_int(a, n->sz, n->sg).i;
+		return true;
+	case N_UN:
+		if (!const_value(n->a, &a) || n->sub == '!')
+			return false;
+		*v = n->sub == '-'   ? (int64_t)(0 - (uint64_t)a)
+		     : n->sub == '~' ? ~a
+				     : a;
+		return true;
+	case N_BIN:
+		if (!const_value(n->a, &a) || !const_value(n->b, &b))
+			return false;
+		switch (n->sub) {
+		case '+': *v = (int64_t)((uint64_t)a + (uint64_t)b); return true;
+		case '-': *v = (int64_t)((uint64_t)a - (uint64_t)b); return true;
+		case '*': *v = (int64_t)((uint64_t)a * (uint64_t)b); return true;
+		case '|': *v = a | b; return true;
+		case '&': *v = a & b; return true;
+		case '^': *v = a ^ b; return true;
+		case OP_SHL: *v = (int64_t)((uint64_t)a << (b & 63)); return true;
+		case OP_SHR: *v = a >> (b & 63); return true;
+		default: return false;
+		}
+	default:
+		return false;
+	}
+}
+
+/*
+ * enum [TAG] { NAME [= constant], ... }; its enumerators are int
+ * constants (each an inline of its value, so any expression may use
+ * them), counting up from 0 or from the last given value.  A variable
+ * of an enum type is not supported (declare it int).
+ */
+static void parse_enum(struct parser *ps)
+{
+	struct d_prog *p = ps->prog;
+	int64_t next = 0;
+
+	if (ps->tk.t == TK_ID)
+		d_lex(ps); /* the tag: enum types are ints here */
+	if (!d_is_op(ps, '{'))
+		d_perrt(ps, D_DECL_COMBO, ps->tk.line, ps->tk.col,
+			"variables of an enum type are not supported: "
+			"declare them int (the enumerators are int "
+			"constants)");
+	d_lex(ps);
+	while (!d_is_op(ps, '}')) {
+		struct tok nt = ps->tk;
+		struct node *c;
+
+		if (nt.t != TK_ID)
+			d_syntax_error(ps);
+		if (d_inline_use(ps, &nt))
+			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
+				"identifier redeclared: %s", nt.s);
+		d_lex(ps);
+		if (d_is_op(ps, '=')) {
+			struct node *e;
+
+			d_lex(ps);
+			e = d_parse_expr(ps);
+			if (!const_value(e, &next))
+				d_perrt(ps, D_DECL_ENCONST, e->line, e->col,
+					"enumerator '%s' must be assigned an "
+					"integral constant expression",
+					nt.s);
+		}
+		if (next < INT32_MIN || next > INT32_MAX)
+			d_perrt(ps, D_DECL_ENOFLOW, nt.line, nt.col,
+				"enumerator '%s' value overflows INT_MAX "
+				"(%d)",
+				nt.s, INT32_MAX);
+		c = d_mknode(ps, N_INT, &nt);
+		c->ival = next;
+		c->sz = 4;
+		c->sg = 1;
+		c->kind = T_INT;
+		p->inlines = d_xrealloc(p->inlines, (p->ninlines + 1) *
+							 sizeof(*p->inlines));
+		p->inlines[p->ninlines].name =
+			d_pool_strndup(ps, nt.s, strlen(nt.s));
+		p->inlines[p->ninlines].e = c;
+		p->ninlines++;
+		next++;
+		if (!d_is_op(ps, ','))
+			break;
+		d_lex(ps);
+	}
+	d_expect(ps, '}');
+	if (!d_is_op(ps, ';'))
+		d_syntax_error(ps);
+	ps->pos.p = ps->tk.end;
+	ps->pos.line = ps->tk.line;
+	ps->pos.col = ps->tk.col + 1;
+}
+
 /* An identifier an inline declared: the tree it stands for, or NULL. */
 struct node *d_inline_use(struct parser *ps, const struct tok *t)
 {
@@ -489,6 +598,11 @@ void d_parse_decl(struct parser *ps)
 	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "inline") == 0) {
 		d_lex(ps);
 		parse_inline(ps);
+		return;
+	}
+	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "enum") == 0) {
+		d_lex(ps);
+		parse_enum(ps);
 		return;
 	}
 	if (ps->tk.t == TK_ID && (strcmp(ps->tk.s, "self") == 0 ||

@@ -22,6 +22,7 @@
  *		  | #pragma D error TEXT	   (refuses the program)
  *	decl	 := ['self' | 'this'] type NAME ['[' type, ... ']'], ... ';'
  *		  | 'inline' type NAME '=' expr ';'
+ *		  | 'enum' [TAG] '{' NAME ['=' const], ... '}' ';'  (int consts)
  *		  (type: string or a C integer or pointer type; self->
  *		  arrays are used undeclared)
  *	clause	 := desc (',' desc)* ['/' expr '/'] ['{' stmt* '}']
@@ -40,7 +41,7 @@
  *		  | quantize(e [, incr]) | lquantize(e, low, high [, step [, incr]])
  *		  | llquantize(e, factor, low, high, steps [, incr])
  *	expr	 := C operators (?: || && ^^ | ^ & == != < <= > >= << >> + - *
- *		  / % ! ~ unary - ++ -- (prefix), casts to integer and
+ *		  / % ! ~ unary - ++ -- (prefix), sizeof, casts to integer and
  *		  pointer types, and unary * of a pointer into copyin()'s
  *		  copies: mem.c),
  *		  integer and string literals, variables, builtins, functions

@@ -274,11 +274,63 @@ static struct node *parse_unary(struct parser *ps)
 	return n;
 }
 
+/*
+ * sizeof (type) or sizeof expr: a size_t constant.  An expression's size
+ * is its type's, which must be known here (a constant, a cast, argN, a
+ * built-in or a declared variable); a string's is refused (D_SIZEOF_TYPE).
+ */
+static struct node *parse_sizeof(struct parser *ps, const struct tok *t)
+{
+	struct node *n, *e;
+	uint8_t sz = 0, sg, ptr, psg;
+
+	if (d_is_op(ps, '(')) {
+		struct lexpos save = ps->pos;
+		struct tok savet = ps->tk;
+
+		d_lex(ps);
+		if (d_starts_type(ps) ||
+		    (ps->tk.t == TK_ID && strcmp(ps->tk.s, "void") == 0)) {
+			d_parse_type(ps, &sz, &sg, &ptr, &psg);
+			d_expect(ps, ')');
+		} else {
+			ps->pos = save;
+			ps->tk = savet;
+		}
+	}
+	if (!sz) {
+		e = parse_unary(ps);
+		if (e->op == N_INT || e->op == N_CAST)
+			sz = e->sz;
+		else if (e->op == N_ARGN)
+			sz = 8;
+		else if (e->op == N_BUILTIN && !d_builtins[e->sub].str)
+			sz = d_builtins[e->sub].sz;
+		else if (e->op == N_VAR && ps->prog->vars[e->sub].declared &&
+			 ps->prog->vars[e->sub].kind == T_INT)
+			sz = ps->prog->vars[e->sub].sz;
+		if (!sz)
+			d_perrt(ps, D_SIZEOF_TYPE, t->line, t->col,
+				"sizeof: the type of this operand is not "
+				"known to the compiler (a string, or a variable "
+				"without a declaration): give sizeof a type");
+	}
+	n = d_mknode(ps, N_INT, t);
+	n->ival = sz;
+	n->sz = 8;
+	n->sg = 0;
+	return n;
+}
+
 static struct node *parse_unary1(struct parser *ps)
 {
 	struct tok t = ps->tk;
 	struct node *n;
 
+	if (t.t == TK_ID && strcmp(t.s, "sizeof") == 0) {
+		d_lex(ps);
+		return parse_sizeof(ps, &t);
+	}
 	if (t.t == TK_OP) {
 		switch (t.op) {
 		case '!':

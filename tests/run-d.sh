@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# The D language as file pairs, the way DTrace's own test suites keep it
-# (tests/d/):
+# The D language as files, the way DTrace's own test suites keep it:
+# tests/d/<topic>/ (arith, types, variables, strings, aggs, spec, printf,
+# funcs, builtins, options, errors, providers, ...), every folder below
+# tests/d searched, so a new file is a new test with nothing to register:
 #
 #	tst.NAME.d	a program that must exit 0 (or the status in
 #			tst.NAME.d.status) and print tst.NAME.d.out on
@@ -10,77 +12,146 @@
 #	err.NAME.d	a program that must fail: exit 1 (or the status in
 #			err.NAME.d.status) with err.NAME.d.err on standard
 #			error
+#	err.D_TAG.NAME.d
+#			a program that must fail to compile (exit 1) with
+#			D_TAG in its message under -x errtags
+#			("[D_TAG] line ..."): the test checks the error, not
+#			its wording (an err.D_TAG.NAME.d.err is compared
+#			too when there is one)
 #
 # Either kind may have both files: a tst.NAME.d.err is compared too (a
 # run-time fault is reported on standard error while the program goes
 # on).  NAME.d.args holds the operands after the script ($1, $2, ...).
-# Each program runs as `dtrace -s NAME.d` from its folder (tests/d, or
-# a topic folder one level down: tests/d/funcs/, ...), so messages name
-# the script as the user would see it.  A new pair is a new test: drop
-# the files in, nothing to register.
+# NAME.d.trigger holds a command that dtrace runs and traces (-c): its
+# first word names a program of tests/d/triggers/ (built from
+# tests/d/triggers/*.c by make check), so the program's probes are a
+# real process's (the pid provider; root, uprobes); without root or
+# tracefs those tests are skipped, the others still run.  Each program
+# runs as `dtrace -s NAME.d` from its own folder, so messages name the
+# script as the user would see it.
 #
-# The programs use only BEGIN and END, so no process is traced.  BEGIN's
-# CPU is the one dtrace runs on; the runner pins dtrace to CPU 0 so
-# that default lines (cpu 0) compare, and skips the pairs that print
-# them where it cannot.
+# Output: one TAP line per program, "ok N - topic/tst.NAME.d" or
+# "not ok N - topic/tst.NAME.d" with what differs below it, and the
+# exit status automake reads (0: all passed).
+#
+# BEGIN's CPU is the one dtrace runs on; the runner pins dtrace to CPU 0
+# so that default lines (cpu 0) compare, and skips the programs that
+# print them where it cannot.
 
 . "$top_srcdir/tests/lib.sh"
 
 dir="$top_srcdir/tests/d"
+triggers="${top_builddir:-$top_srcdir}/tests/d/triggers"
 pin=
 if command -v taskset >/dev/null 2>&1 && taskset -c 0 true 2>/dev/null; then
 	pin="taskset -c 0"
 fi
+# tracing a trigger: root and uprobe events
+can_trace=
+if [ "$(id -u)" -eq 0 ]; then
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ -w "$d/uprobe_events" ] && can_trace=yes && break
+	done
+fi
+# no helper: a trigger's pid probes need no registry
+DTRACE_STATEDIR=$tmp/nostate
+export DTRACE_STATEDIR
 
 n=0
-for d in "$dir"/tst.*.d "$dir"/err.*.d "$dir"/*/tst.*.d "$dir"/*/err.*.d; do
-	[ -f "$d" ] || continue
+# `sort` so the order (and the numbers) are the same on every run
+find "$dir" -path "$dir/triggers" -prune -o \
+	\( -name 'tst.*.d' -o -name 'err.*.d' \) -type f -print |
+	LC_ALL=C sort >"$tmp/list"
+while IFS= read -r d; do
 	name=$(basename "$d")
-	ddir=$(dirname "$d")
+	rel=${d#"$dir"/}
+	here=$(dirname "$d")
 	n=$((n + 1))
+	tag=
 	case $name in
 	tst.*) want=0 ;;
+	err.D_[A-Z0-9_]*.*.d)
+		want=1
+		tag=${name#err.}
+		tag=${tag%%.*}
+		;;
 	*) want=1 ;;
 	esac
 	[ -f "$d.status" ] && want=$(cat "$d.status")
 	if [ -z "$pin" ] && [ -f "$d.out" ] && grep -q '^CPU ' "$d.out"; then
-		echo "SKIP: $name (prints CPU 0's default lines; no taskset -c 0)"
+		echo "ok $n - $rel # SKIP prints CPU 0's default lines; no taskset -c 0"
 		continue
 	fi
+	set --
+	if [ -f "$d.trigger" ]; then
+		if [ -z "$can_trace" ]; then
+			echo "ok $n - $rel # SKIP traces a trigger: needs root and uprobe events"
+			continue
+		fi
+		cmd=$(cat "$d.trigger")
+		case $cmd in
+		triggers/*) cmd="$triggers/${cmd#triggers/}" ;;
+		esac
+		prog=${cmd%% *}
+		if [ ! -x "$prog" ]; then
+			echo "not ok $n - $rel"
+			echo "#   trigger $prog is not built (make check builds tests/d/triggers)"
+			failures=$((failures + 1))
+			continue
+		fi
+		set -- -c "$cmd"
+	fi
+	[ -n "$tag" ] && set -- "$@" -x errtags
 	args=
 	[ -f "$d.args" ] && args=$(cat "$d.args")
 	# shellcheck disable=SC2086
-	(cd "$ddir" && exec timeout 60 $pin "$DTRACE" -s "$name" $args) \
-		>"$tmp/$name.stdout" 2>"$tmp/$name.stderr"
+	(cd "$here" && exec timeout 60 $pin "$DTRACE" "$@" -s "$name" $args) \
+		>"$tmp/out" 2>"$tmp/err"
 	status=$?
-	ok=true
+	: >"$tmp/why"
 	if [ "$status" != "$want" ]; then
-		echo "FAIL: $name: exit status $status, expected $want" >&2
-		sed 's/^/    | /' "$tmp/$name.stderr" >&2
-		ok=false
+		echo "exit status $status, expected $want; standard error:" >>"$tmp/why"
+		sed 's/^/    | /' "$tmp/err" >>"$tmp/why"
 	fi
-	if [ -f "$d.out" ] && ! diff -u "$d.out" "$tmp/$name.stdout" >&2; then
-		echo "FAIL: $name: standard output differs (diff above)" >&2
-		ok=false
+	if [ -f "$d.out" ] && ! diff -u "$d.out" "$tmp/out" >"$tmp/diff"; then
+		echo "standard output differs:" >>"$tmp/why"
+		cat "$tmp/diff" >>"$tmp/why"
 	fi
-	if [ -f "$d.err" ] && ! diff -u "$d.err" "$tmp/$name.stderr" >&2; then
-		echo "FAIL: $name: standard error differs (diff above)" >&2
-		ok=false
+	if [ -f "$d.err" ] && ! diff -u "$d.err" "$tmp/err" >"$tmp/diff"; then
+		echo "standard error differs:" >>"$tmp/why"
+		cat "$tmp/diff" >>"$tmp/why"
 	fi
-	if [ ! -f "$d.out" ] && [ ! -f "$d.err" ]; then
-		echo "FAIL: $name: neither $name.out nor $name.err exists" >&2
-		ok=false
+	if [ -n "$tag" ] && ! grep -qF "[$tag] " "$tmp/err"; then
+		echo "no [$tag] in standard error:" >>"$tmp/why"
+		sed 's/^/    | /' "$tmp/err" >>"$tmp/why"
 	fi
-	if $ok; then
-		echo "PASS: $name"
-		pass
-	else
+	if [ -z "$tag" ] && [ ! -f "$d.out" ] && [ ! -f "$d.err" ]; then
+		echo "neither $name.out nor $name.err exists" >>"$tmp/why"
+	fi
+	if [ -s "$tmp/why" ]; then
+		echo "not ok $n - $rel"
+		sed 's/^/#   /' "$tmp/why"
 		failures=$((failures + 1))
+	else
+		echo "ok $n - $rel"
+		pass
 	fi
-done
-[ "$n" -gt 0 ] || fail "no tst.*.d or err.*.d in $dir"
+done <"$tmp/list"
+[ "$n" -gt 0 ] || fail "no tst.*.d or err.*.d below $dir"
+echo "1..$n"
 
-# Scripts too large to keep as pairs: shapes nested 20,000 to 200,000
+# Every error tag the compiler has (d_impl.h's D_ERRTAGS) is listed in
+# dtrace(1), so a user can look up what -x errtags prints.
+tags=$(sed -n '/^#define D_ERRTAGS(X)/,/^#define D_ERRTAG_ENUM/p' \
+	"$top_srcdir/dtrace-G/d/d_impl.h" | grep -o 'X(D_[A-Z0-9_]*)' |
+	sed 's/^X(//; s/)$//')
+[ -n "$tags" ] || fail "no error tags found in dtrace-G/d/d_impl.h"
+for t in $tags; do
+	expect_grep "dtrace(1) lists error tag $t" "^\.BR\{0,1\} $t\( ,\)\{0,1\}\$" \
+		"$top_srcdir/dtrace-G/dtrace.1"
+done
+
+# Scripts too large to keep as files: shapes nested 20,000 to 200,000
 # deep once overflowed the stack of the parser, the checker or the
 # evaluator (SIGSEGV); each must now be a located compile error.
 deep() {	# deep WHAT PYTHON-EXPRESSION [KIND] (the script's text)

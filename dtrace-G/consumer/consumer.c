@@ -500,6 +500,18 @@ static int apply_options(struct consumer *c)
 	return 0;
 }
 
+/* -x errtags: compile errors name their tag (d_impl.h's D_ERRTAGS) */
+static bool errtags_set(const struct dt_trace_opts *o)
+{
+	bool on = false;
+
+	for (unsigned i = 0; i < o->nxopts; i++)
+		if (strcmp(o->xopts[i], "errtags") == 0 ||
+		    strncmp(o->xopts[i], "errtags=", 8) == 0)
+			on = true;
+	return on;
+}
+
 static int compile_all(struct consumer *c, pid_t target)
 {
 	const struct dt_trace_opts *o = c->o;
@@ -513,6 +525,7 @@ static int compile_all(struct consumer *c, pid_t target)
 			.macro_argc = o->macro_argc,
 			.target = target,
 			.spec = o->src[i].spec,
+			.errtags = errtags_set(o),
 		};
 
 		c->src_first[i] = c->prog ? d_nclauses(c->prog) : 0;

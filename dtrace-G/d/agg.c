@@ -195,6 +195,8 @@ void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st)
 	for (i = 0; i < st->nkeys; i++) {
 		x->action = st->action + (int)i;
 		keys[i] = d_eval(x, st->keys[i]);
+		if (keys[i].k == K_INT) /* recorded at its type's size */
+			keys[i] = d_dv_int(keys[i].i, keys[i].sz, keys[i].sg);
 		if (keys[i].k == K_STR && !keys[i].show &&
 		    strlen(keys[i].s) >= x->p->strsize)
 			keys[i].s = d_ar_strndup(&x->scratch, keys[i].s,

@@ -39,7 +39,7 @@ void d_need_int(struct parser *ps, struct node *n, int k,
 		     const char *what, bool strict)
 {
 	if (strict && k == T_STR)
-		d_perr(ps, n->line, n->col,
+		d_perrt(ps, D_OP_INT, n->line, n->col,
 		       "operator %s requires an operand of integer type", what);
 }
 
@@ -51,6 +51,37 @@ void d_need_int(struct parser *ps, struct node *n, int k,
 static bool is_null_const(const struct node *n)
 {
 	return n->op == N_INT && n->ival == 0;
+}
+
+/*
+ * A divisor the compiler can see is 0 (a constant, negated or cast):
+ * D refuses it (D_DIV_ZERO) rather than fault at every firing.
+ */
+static bool zero_divisor(const struct node *n)
+{
+	while (n->op == N_UN && (n->sub == '-' || n->sub == '+'))
+		n = n->a;
+	if (n->op == N_CAST) {
+		const struct node *c = n->a;
+
+		while (c->op == N_UN && (c->sub == '-' || c->sub == '+'))
+			c = c->a;
+		/* (int8_t)256 is 0 too; a cast of anything else is not known */
+		if (c->op != N_INT || n->ptr)
+			return false;
+		return d_dv_int(c->ival, n->sz, n->sg).i == 0;
+	}
+	return n->op == N_INT && n->ival == 0;
+}
+
+static void check_divisor(struct parser *ps, const struct node *n, int op,
+			  const struct node *b)
+{
+	if ((op == '/' || op == '%' || op == OP_DIVEQ || op == OP_MODEQ) &&
+	    zero_divisor(b))
+		d_perrt(ps, D_DIV_ZERO, n->line, n->col,
+			"expression contains %s by zero",
+			op == '/' || op == OP_DIVEQ ? "division" : "modulo");
 }
 
 static const char *op_name(int op)
@@ -101,13 +132,13 @@ static void check_shape(struct parser *ps, struct node *n, bool strict)
 	if (other >= 0 && (v->scope == SC_GLOBAL || v->scope == SC_ASSOC)) {
 		const struct var *o = &p->vars[other];
 
-		d_perr(ps, n->line, n->col,
+		d_perrt(ps, D_IDENT_BADREF, n->line, n->col,
 		       "%s is declared %s at line %d, column %d: %s", v->name,
 		       o->scope == SC_ASSOC ? "an associative array" : "a scalar",
 		       o->line, o->col,
 		       o->scope == SC_ASSOC ? "index it" : "it has no keys");
 	}
-	if (v->scope != SC_ASSOC)
+	if (v->scope != SC_ASSOC && v->scope != SC_SELFASSOC)
 		return;
 	if (v->nkeys < 0) {
 		v->nkeys = (int)n->nargs;
@@ -116,21 +147,40 @@ static void check_shape(struct parser *ps, struct node *n, bool strict)
 		return;
 	}
 	if (strict && v->nkeys != (int)n->nargs)
-		d_perr(ps, n->line, n->col,
+		d_perrt(ps, D_PROTO_LEN, n->line, n->col,
 		       "%s[ ] indexed with %u key%s; its %s at line %d, "
 		       "column %d has %d",
 		       v->name, n->nargs, n->nargs == 1 ? "" : "s",
 		       v->declared ? "declaration" : "first use", v->kline,
 		       v->kcol, v->nkeys);
+	if (strict && !v->keykinds && !v->declared) {
+		/* undeclared: the first use's key kinds are the array's, as
+		 * DTrace takes its key signature from the first use */
+		bool known = true;
+
+		for (unsigned i = 0; i < n->nargs; i++)
+			known = known && n->args[i]->kind != T_ANY;
+		if (known && n->nargs) {
+			v->keykinds = d_xcalloc(n->nargs, 1);
+			for (unsigned i = 0; i < n->nargs; i++)
+				v->keykinds[i] = (uint8_t)n->args[i]->kind;
+			v->kline = n->line;
+			v->kcol = n->col;
+			return;
+		}
+	}
 	for (unsigned i = 0; strict && v->keykinds && i < n->nargs; i++) {
 		int k = n->args[i]->kind;
 
 		if (k != T_ANY && k != v->keykinds[i])
-			d_perr(ps, n->args[i]->line, n->args[i]->col,
-			       "%s[ ] key #%u is a%s %s; its declaration at "
+			d_perrt(ps, D_PROTO_ARG, n->args[i]->line, n->args[i]->col,
+			       "%s[ ] key #%u is a%s %s; its %s at "
 			       "line %d, column %d says %s",
 			       v->name, i + 1, k == T_INT ? "n" : "",
-			       d_kind_name(k), v->line, v->col,
+			       d_kind_name(k),
+			       v->declared ? "declaration" : "first use",
+			       v->declared ? v->line : v->kline,
+			       v->declared ? v->col : v->kcol,
 			       d_kind_name(v->keykinds[i]));
 	}
 }
@@ -157,9 +207,24 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		n->psg = v->psg;
 		if (strict && !v->assigned &&
 		    (v->scope == SC_GLOBAL || v->scope == SC_ASSOC))
-			d_perr(ps, n->line, n->col,
+			d_perrt(ps, D_IDENT_UNDEF, n->line, n->col,
 			       "failed to resolve %s: Unknown variable name",
 			       v->name);
+		/* read before anything in program order assigns it (the
+		 * lenient pass goes in that order): DTrace resolves names
+		 * in order and so refuses it; a declaration comes first */
+		if (!strict && ps->ordered_pass && !v->assigned && !v->early &&
+		    (v->scope == SC_GLOBAL || v->scope == SC_ASSOC)) {
+			v->early = true;
+			v->rline = n->line;
+			v->rcol = n->col;
+		}
+		if (strict && v->early && !v->declared)
+			d_perrt(ps, D_IDENT_UNDEF, v->rline, v->rcol,
+				"failed to resolve %s: Unknown variable name "
+				"(used before anything assigns it: declare it "
+				"first)",
+				v->name);
 		return n->kind = v->kind;
 	}
 	case N_BUILTIN:
@@ -191,6 +256,7 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 	case N_BIN:
 		ka = d_check(ps, n->a, strict);
 		kb = d_check(ps, n->b, strict);
+		check_divisor(ps, n, n->sub, n->b);
 		if ((n->sub == '+' || n->sub == '-') && n->a->ptr &&
 		    !n->b->ptr) { /* pointer arithmetic (mem.c) */
 			n->ptr = n->a->ptr;
@@ -206,7 +272,7 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 			if (strict && ka != T_ANY && kb != T_ANY && ka != kb &&
 			    !(ka == T_STR && is_null_const(n->b)) &&
 			    !(kb == T_STR && is_null_const(n->a)))
-				d_perr(ps, n->line, n->col,
+				d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
 				       "operator %s requires operands of the "
 				       "same type: %s and %s",
 				       op_name(n->sub), d_kind_name(ka),
@@ -232,7 +298,7 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 			n->psg = n->b->psg;
 		}
 		if (strict && kb != T_ANY && kc != T_ANY && kb != kc)
-			d_perr(ps, n->line, n->col,
+			d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
 			       "operator ?: operands must have compatible "
 			       "types: %s and %s",
 			       d_kind_name(kb), d_kind_name(kc));
@@ -245,6 +311,7 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 			d_check(ps, n->a->args[i], strict);
 		check_shape(ps, n->a, strict);
 		kb = d_check(ps, n->b, strict);
+		check_divisor(ps, n, n->sub, n->b);
 		if (n->sub == '=' && n->b->ptr && !v->assigned) {
 			v->ptr = n->b->ptr; /* mem.c */
 			v->psg = n->b->psg;
@@ -260,17 +327,21 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 			v->assigned = true;
 			if (v->kind == T_ANY)
 				v->kind = kb;
+		} else if (v->kind == T_STR && n->sub == '=' &&
+			   is_null_const(n->b)) {
+			/* D's typeless 0 clears any variable: a string one
+			 * then reads "" (a dynamic one is freed: run.c) */
 		} else if (strict && kb != T_ANY && v->kind != kb) {
 			d_var_display(v, disp, sizeof(disp));
-			if (v->scope == SC_ASSOC)
+			if (v->scope == SC_ASSOC || v->scope == SC_SELFASSOC)
 				disp[strlen(disp) - 4] = '\0'; /* a[ ] */
 			if (v->declared)
-				d_perr(ps, n->line, n->col,
+				d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
 				       "operator = cannot assign a %s to %s, "
 				       "declared %s at line %d, column %d",
 				       d_kind_name(kb), disp, v->tname,
 				       v->line, v->col);
-			d_perr(ps, n->line, n->col,
+			d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
 			       "operator = cannot assign a %s to %s, "
 			       "which holds a%s %s",
 			       d_kind_name(kb), disp,
@@ -283,7 +354,7 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		struct var *v;
 
 		if (n->a->op != N_VAR && n->a->op != N_ASSOC)
-			d_perr(ps, n->line, n->col,
+			d_perrt(ps, D_OP_WRITE, n->line, n->col,
 			       "operator %s requires a writable variable",
 			       op_name(n->sub));
 		v = &p->vars[n->a->sub];

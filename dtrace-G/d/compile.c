@@ -66,6 +66,7 @@ static const char *const known_opts[] = {
 	"cpu",	       "grabanon",    "temporal",    "aggsortpos",
 	"aggsortkeypos", "destructive", "flowindent", "oformat",
 	"stackindent", "ustacksize", "srcline", "mangled",
+	"errtags", /* the compiler's (struct d_compile_opts) */
 	"aggpack",     "agghist",     "aggzoom",     "encoding",
 	"maxframes",   "jstackframes", "jstackstrsize", NULL,
 };
@@ -378,7 +379,7 @@ static int64_t const_int(struct parser *ps, struct node *n, const char *what)
 	default:
 		break;
 	}
-	d_perr(ps, n->line, n->col, "%s must be an integer constant", what);
+	d_perrt(ps, D_PROTO_ARG, n->line, n->col, "%s must be an integer constant", what);
 }
 
 /*
@@ -396,30 +397,30 @@ static void llq_params(struct parser *ps, struct agg *a, const struct tok *ft,
 	int64_t v, m;
 
 	if (factor < 2 || factor > UINT16_MAX)
-		d_perr(ps, fargs[1]->line, fargs[1]->col,
+		d_perrt(ps, D_LLQUANT_FACTORVAL, fargs[1]->line, fargs[1]->col,
 		       "llquantize( ) factor (argument #2) must be between 2 "
 		       "and %d", UINT16_MAX);
 	if (low < 0 || low > UINT16_MAX)
-		d_perr(ps, fargs[2]->line, fargs[2]->col,
+		d_perrt(ps, D_LLQUANT_LOWVAL, fargs[2]->line, fargs[2]->col,
 		       "llquantize( ) low magnitude (argument #3) must be "
 		       "between 0 and %d", UINT16_MAX);
 	if (high <= low || high > UINT16_MAX)
-		d_perr(ps, fargs[3]->line, fargs[3]->col,
+		d_perrt(ps, D_LLQUANT_HIGHVAL, fargs[3]->line, fargs[3]->col,
 		       "llquantize( ) high magnitude (argument #4) must be "
 		       "greater than the low magnitude (argument #3)");
 	if (steps < factor || steps > UINT16_MAX || steps % factor)
-		d_perr(ps, fargs[4]->line, fargs[4]->col,
+		d_perrt(ps, D_LLQUANT_FACTORNSTEPS, fargs[4]->line, fargs[4]->col,
 		       "llquantize( ) steps (argument #5) must be a multiple "
 		       "of the factor (argument #2)");
 	for (v = factor; v < steps; v *= factor)
 		;
 	if (v % steps)
-		d_perr(ps, fargs[4]->line, fargs[4]->col,
+		d_perrt(ps, D_LLQUANT_FACTOREVEN, fargs[4]->line, fargs[4]->col,
 		       "llquantize( ) steps (argument #5) must evenly divide "
 		       "a power of the factor (argument #2)");
 	for (v = 1, m = 0; m <= high; m++) {
 		if (v > INT64_MAX / factor)
-			d_perr(ps, fargs[3]->line, fargs[3]->col,
+			d_perrt(ps, D_LLQUANT_MAGTOOBIG, fargs[3]->line, fargs[3]->col,
 			       "llquantize( ) factor (argument #2) to the "
 			       "power of the high magnitude (argument #4) "
 			       "plus one overflows 64 bits");
@@ -427,7 +428,7 @@ static void llq_params(struct parser *ps, struct agg *a, const struct tok *ft,
 	}
 	if (a->defined && (a->llq_factor != factor || a->llq_low != low ||
 			   a->llq_high != high || a->llq_nsteps != steps))
-		d_perr(ps, ft->line, ft->col,
+		d_perrt(ps, D_AGG_REDEF, ft->line, ft->col,
 		       "@%s: llquantize( ) parameters differ from its "
 		       "earlier definition", a->name[0] ? a->name : "_");
 	a->llq_factor = (uint16_t)factor;
@@ -461,14 +462,14 @@ static void parse_agg_stmt(struct parser *ps, struct stmt *st)
 	d_lex(ps);
 	ft = ps->tk;
 	if (ft.t != TK_ID)
-		d_perr(ps, ft.line, ft.col, "@%s must be assigned the result "
+		d_perrt(ps, D_AGG_FUNC, ft.line, ft.col, "@%s must be assigned the result "
 					  "of an aggregating function",
 		       at.s[0] ? at.s : "_");
 	for (fi = 0; fi < sizeof(d_agg_fn_names) / sizeof(d_agg_fn_names[0]); fi++)
 		if (strcmp(d_agg_fn_names[fi], ft.s) == 0)
 			fn = (int)fi;
 	if (fn < 0)
-		d_perr(ps, ft.line, ft.col,
+		d_perrt(ps, D_AGG_FUNC, ft.line, ft.col,
 		       "%s( ) is not an aggregating function", ft.s);
 	d_lex(ps);
 	d_expect(ps, '(');
@@ -478,17 +479,17 @@ static void parse_agg_stmt(struct parser *ps, struct stmt *st)
 		static const unsigned hi[] = { 0, 1, 1, 1, 1, 2, 5, 1, 6 };
 
 		if (nfargs < lo[fn] || nfargs > hi[fn])
-			d_perr(ps, ft.line, ft.col,
+			d_perrt(ps, D_PROTO_LEN, ft.line, ft.col,
 			       "%s( ) prototype mismatch: %u args passed, %u "
 			       "expected", ft.s, nfargs, lo[fn]);
 	}
 	a = &p->aggs[st->agg];
 	if (a->defined && a->fn != fn)
-		d_perr(ps, ft.line, ft.col,
+		d_perrt(ps, D_AGG_REDEF, ft.line, ft.col,
 		       "@%s: aggregation redefined: previously %s( ), now %s( )",
 		       agg_display(a), d_agg_fn_names[a->fn], ft.s);
 	if (a->defined && a->nkeys != (int)st->nkeys)
-		d_perr(ps, at.line, at.col,
+		d_perrt(ps, D_AGG_REDEF, at.line, at.col,
 		       "@%s: key signature mismatch: %d keys before, %u now",
 		       agg_display(a), a->nkeys, st->nkeys);
 	if (fn == AG_LQUANTIZE) {
@@ -500,22 +501,22 @@ static void parse_agg_stmt(struct parser *ps, struct stmt *st)
 		int64_t levels;
 
 		if (step <= 0 || step > UINT16_MAX)
-			d_perr(ps, ft.line, ft.col,
+			d_perrt(ps, D_LQUANT_STEPVAL, ft.line, ft.col,
 			       "lquantize( ) step must be between 1 and %d",
 			       UINT16_MAX);
 		if (base < INT32_MIN || base > INT32_MAX || high <= base)
-			d_perr(ps, ft.line, ft.col,
+			d_perrt(ps, D_LQUANT_MISMATCH, ft.line, ft.col,
 			       "lquantize( ) upper bound must be greater than "
 			       "lower bound");
 		levels = (high - base) / step;
 		if (levels < 1 || levels > UINT16_MAX)
-			d_perr(ps, ft.line, ft.col,
+			d_perrt(ps, D_LQUANT_STEPSMALL, ft.line, ft.col,
 			       "lquantize( ) step must evenly divide the range "
 			       "into at most %d levels", UINT16_MAX);
 		if (a->defined && (a->lq_base != (int32_t)base ||
 				   a->lq_step != (uint16_t)step ||
 				   a->lq_levels != (uint16_t)levels))
-			d_perr(ps, ft.line, ft.col,
+			d_perrt(ps, D_AGG_REDEF, ft.line, ft.col,
 			       "@%s: lquantize( ) parameters differ from its "
 			       "earlier definition", agg_display(a));
 		a->lq_base = (int32_t)base;
@@ -541,7 +542,7 @@ static void parse_agg_stmt(struct parser *ps, struct stmt *st)
 static void __attribute__((noreturn))
 agg_arg(struct parser *ps, struct node *n, const char *func, unsigned argn)
 {
-	d_perr(ps, n->line, n->col,
+	d_perrt(ps, D_PROTO_ARG, n->line, n->col,
 	       "%s( ) argument #%u is incompatible with prototype:\n"
 	       "\tprototype: aggregation\n\t argument: %s",
 	       func, argn, d_kind_name(n->kind));
@@ -565,7 +566,7 @@ static unsigned parse_aggref(struct parser *ps, const char *func,
 	for (i = 0; i < p->naggs; i++)
 		if (strcmp(p->aggs[i].name, t.s) == 0 && p->aggs[i].defined)
 			return i;
-	d_perr(ps, t.line, t.col, "undefined aggregation: @%s",
+	d_perrt(ps, D_PRINTA_AGGBAD, t.line, t.col, "undefined aggregation: @%s",
 	       t.s[0] ? t.s : "_");
 }
 
@@ -578,7 +579,7 @@ static void action_args(struct parser *ps, struct stmt *st,
 {
 	st->args = d_parse_args(ps, &st->nargs, ')');
 	if (st->nargs != want)
-		d_perr(ps, t->line, t->col,
+		d_perrt(ps, D_PROTO_LEN, t->line, t->col,
 		       "%s( ) prototype mismatch: %u args passed, %u "
 		       "expected", name, st->nargs, want);
 	st->e = want ? st->args[0] : NULL;
@@ -595,7 +596,7 @@ static void parse_action(struct parser *ps, struct stmt *st)
 	if (strcmp(name, "printf") == 0 || strcmp(name, "system") == 0) {
 		st->kind = name[1] == 'r' ? S_PRINTF : S_SYSTEM;
 		if (ps->tk.t != TK_STR)
-			d_perr(ps, ps->tk.line, ps->tk.col,
+			d_perrt(ps, D_PROTO_ARG, ps->tk.line, ps->tk.col,
 			       "%s( ) argument #1 is incompatible with "
 			       "prototype:\n\tprototype: string constant",
 			       name);
@@ -631,7 +632,7 @@ static void parse_action(struct parser *ps, struct stmt *st)
 					  st->naggv + (st->pf ? 2 : 1));
 			if (ps->prog->aggs[ag].nkeys !=
 			    ps->prog->aggs[st->agg].nkeys)
-				d_perr(ps, at.line, at.col,
+				d_perrt(ps, D_PRINTA_AGGPROTO, at.line, at.col,
 				       "printa( ) argument #%u: @%s has %d "
 				       "keys, @%s %d: the aggregations of one "
 				       "printa( ) must have the same keys",
@@ -691,7 +692,7 @@ static void parse_action(struct parser *ps, struct stmt *st)
 		st->kind = S_TRACEMEM;
 		st->args = d_parse_args(ps, &st->nargs, ')');
 		if (st->nargs < 2 || st->nargs > 3)
-			d_perr(ps, t.line, t.col,
+			d_perrt(ps, D_PROTO_LEN, t.line, t.col,
 			       "tracemem( ) prototype mismatch: %u args "
 			       "passed, 2 or 3 expected", st->nargs);
 		st->e = st->args[0];
@@ -700,12 +701,12 @@ static void parse_action(struct parser *ps, struct stmt *st)
 		st->kind = S_SETOPT;
 		st->args = d_parse_args(ps, &st->nargs, ')');
 		if (st->nargs < 1 || st->nargs > 2)
-			d_perr(ps, t.line, t.col,
+			d_perrt(ps, D_PROTO_LEN, t.line, t.col,
 			       "setopt( ) prototype mismatch: %u args passed, "
 			       "1 or 2 expected", st->nargs);
 		for (unsigned i = 0; i < st->nargs; i++)
 			if (st->args[i]->op != N_STR)
-				d_perr(ps, st->args[i]->line, st->args[i]->col,
+				d_perrt(ps, D_PROTO_ARG, st->args[i]->line, st->args[i]->col,
 				       "setopt( ) argument #%u must be a "
 				       "string constant", i + 1);
 		st->action = ps->action++;
@@ -726,60 +727,77 @@ static void parse_stmt(struct parser *ps, struct stmt *st);
 static void spec_rules(struct parser *ps, const struct stmt *st)
 {
 	const char *what = NULL;
+	int tag = D_UNKNOWN;
 
 	switch (st->kind) {
 	case S_SPECULATE:
-		if (ps->cl_speculates)
+		if (ps->cl_speculates) {
 			what = "speculate( ) may appear only once in a clause";
-		else if (ps->cl_commits)
+			tag = D_SPEC_SPEC;
+		} else if (ps->cl_commits) {
 			what = "speculate( ) may not follow commit( )";
-		else if (ps->cl_records)
+			tag = D_SPEC_COMM;
+		} else if (ps->cl_records) {
 			what = "speculate( ) must come before the clause's "
 			       "data-recording actions";
+			tag = D_SPEC_DREC;
+		}
 		ps->cl_speculates = true;
 		break;
 	case S_COMMIT:
 	case S_DISCARD:
-		if (ps->cl_speculates)
+		if (ps->cl_speculates) {
 			what = st->kind == S_COMMIT
 				       ? "commit( ) may not follow speculate( )"
 				       : "discard( ) may not follow speculate( )";
-		else if (st->kind == S_COMMIT && ps->cl_records)
+			tag = D_COMM_SPEC;
+		} else if (st->kind == S_COMMIT && ps->cl_records) {
 			what = "commit( ) may not share a clause with "
 			       "data-recording actions";
+			tag = D_COMM_DREC;
+		}
 		if (st->kind == S_COMMIT)
 			ps->cl_commits = true;
 		break;
 	case S_AGG:
-		if (ps->cl_speculates)
+		if (ps->cl_speculates) {
 			what = "aggregating actions may not follow speculate( )";
+			tag = D_AGG_SPEC;
+		}
 		break;
 	case S_EXIT:
-		if (ps->cl_speculates)
+		if (ps->cl_speculates) {
 			what = "exit( ) may not follow speculate( )";
+			tag = D_EXIT_SPEC;
+		}
 		ps->cl_records = true;
 		break;
 	case S_SYSTEM:
 	case S_STOP:
 	case S_RAISE:
-		if (ps->cl_speculates)
+		if (ps->cl_speculates) {
 			what = "destructive actions may not follow "
 			       "speculate( )";
-		else if (st->kind == S_SYSTEM && ps->cl_commits)
+			tag = D_ACT_SPEC;
+		} else if (st->kind == S_SYSTEM && ps->cl_commits) {
 			what = "data-recording actions may not share a clause "
 			       "with commit( )";
+			tag = D_DREC_COMM;
+		}
 		if (st->kind == S_SYSTEM)
 			ps->cl_records = true;
 		break;
 	default:
-		if (ps->cl_commits)
+		if (ps->cl_commits) {
 			what = "data-recording actions may not share a clause "
 			       "with commit( )";
+			tag = D_DREC_COMM;
+		}
 		ps->cl_records = true;
 		break;
 	}
 	if (what)
-		d_perr(ps, st->line, st->col, "%s", what);
+		d_perrt(ps, tag, st->line, st->col, "%s", what);
 }
 
 /*
@@ -844,7 +862,7 @@ static void parse_if(struct parser *ps, struct stmt *st)
 	struct tok t = ps->tk;
 
 	if (++ps->sdepth > D_MAXDEPTH)
-		d_perr(ps, t.line, t.col,
+		d_perrt(ps, D_NEST_DEPTH, t.line, t.col,
 		       "statements nested too deeply (more than %d levels)",
 		       D_MAXDEPTH);
 	st->kind = S_IF;
@@ -876,7 +894,7 @@ static void parse_stmt(struct parser *ps, struct stmt *st)
 		return;
 	}
 	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "else") == 0)
-		d_perr(ps, ps->tk.line, ps->tk.col, "else without if");
+		d_perrt(ps, D_SYNTAX, ps->tk.line, ps->tk.col, "else without if");
 	if (ps->tk.t == TK_ID && d_is_action_name(ps->tk.s)) {
 		struct lexpos save = ps->pos;
 		struct tok savet = ps->tk;
@@ -936,7 +954,7 @@ static char *subst_desc(struct parser *ps, const char *s, size_t n, int line,
 			}
 			name[k] = '\0';
 			if (!k)
-				d_perr(ps, line, col,
+				d_perrt(ps, D_SYNTAX, line, col,
 				       "syntax error near \"$\" in probe "
 				       "description");
 			txt = d_macro_text(ps, name, &isint, buf, sizeof(buf),
@@ -955,7 +973,7 @@ static void parse_pragma(struct parser *ps)
 	struct lexpos *l = &ps->pos;
 	int line = l->line, col = l->col;
 	const char *s = l->p, *e;
-	char buf[512], *w[4] = { 0 }, *save = NULL, *tokp;
+	char buf[512], line_text[512], *w[4] = { 0 }, *save = NULL, *tokp;
 	unsigned nw = 0;
 	size_t n;
 
@@ -964,39 +982,48 @@ static void parse_pragma(struct parser *ps)
 	e = l->p;
 	n = (size_t)(e - s);
 	if (n >= sizeof(buf))
-		d_perr(ps, line, col, "#pragma line too long");
+		d_perrt(ps, D_PRAGMA_MALFORM, line, col, "#pragma line too long");
 	memcpy(buf, s, n);
 	buf[n] = '\0';
+	memcpy(line_text, buf, n + 1);
 	if (line == 1 && buf[0] == '#' && buf[1] == '!')
 		return; /* interpreter line */
 	for (tokp = strtok_r(buf + 1, " \t\r", &save); tokp && nw < 4;
 	     tokp = strtok_r(NULL, " \t\r", &save))
 		w[nw++] = tokp;
 	if (nw >= 1 && (strcmp(w[0], "pragma") != 0))
-		d_perr(ps, line, col, "invalid control directive: #%s", w[0]);
+		d_perrt(ps, D_PRAGCTL_INVAL, line, col, "invalid control directive: #%s", w[0]);
 	if (nw < 2)
-		d_perr(ps, line, col, "malformed #pragma");
+		d_perrt(ps, D_PRAGMA_MALFORM, line, col, "malformed #pragma");
 	if (strcmp(w[1], "D") != 0)
 		return; /* other pragmas are ignored, as in C */
 	if (nw < 3)
-		d_perr(ps, line, col, "malformed #pragma D");
+		d_perrt(ps, D_PRAGMA_MALFORM, line, col, "malformed #pragma D");
 	if (strcmp(w[2], "option") == 0) {
 		char *eq, emsg[160];
 
 		if (nw != 4)
-			d_perr(ps, line, col,
+			d_perrt(ps, D_PRAGMA_MALFORM, line, col,
 			       "malformed #pragma option <option>=<val>");
 		eq = strchr(w[3], '=');
 		if (eq)
 			*eq++ = '\0';
 		if (set_option(ps->prog, w[3], eq, emsg, sizeof(emsg)) < 0)
-			d_perr(ps, line, col, "%s", emsg);
+			d_perrt(ps, D_PRAGMA_OPTSET, line, col, "%s", emsg);
 		return;
 	}
+	if (strcmp(w[2], "error") == 0) {
+		/* the program refuses itself: the rest of the line says why */
+		const char *why = line_text + (w[2] - buf) + 5;
+
+		while (*why == ' ' || *why == '\t')
+			why++;
+		d_perrt(ps, D_PRAGERR, line, col, "#pragma error: %s", why);
+	}
 	if (strcmp(w[2], "attributes") == 0 || strcmp(w[2], "binding") == 0 ||
-	    strcmp(w[2], "depends_on") == 0 || strcmp(w[2], "error") == 0)
+	    strcmp(w[2], "depends_on") == 0)
 		return;
-	d_perr(ps, line, col, "invalid D pragma: %s", w[2]);
+	d_perrt(ps, D_PRAGMA_INVAL, line, col, "invalid D pragma: %s", w[2]);
 }
 
 static bool stmts_record(const struct stmt *v, unsigned n)
@@ -1124,6 +1151,8 @@ static void compile_unit(struct parser *ps, const char *src)
 		c.ndescs = 1;
 		add_clause(ps, &c);
 	} else {
+		bool decls = false;
+
 		for (;;) {
 			struct clause c;
 
@@ -1136,17 +1165,25 @@ static void compile_unit(struct parser *ps, const char *src)
 			}
 			if (d_starts_decl(ps)) {
 				d_parse_decl(ps);
+				decls = true;
 				continue;
 			}
 			parse_clause(ps, &c);
 			add_clause(ps, &c);
 		}
+		/* a script of nothing (or of pragmas alone) would trace
+		 * nothing until killed: D refuses it */
+		if (o && o->srcname && !ps->ncl && !decls)
+			d_perrt(ps, D_EMPTY, ps->pos.line, ps->pos.col,
+				"empty D program translation unit");
 	}
 	/* kinds: a lenient pass learns what assignments store, a strict
 	 * one checks every use (a variable may be assigned in a later
 	 * clause than the one that reads it) */
+	ps->ordered_pass = true;
 	for (i = 0; i < ps->ncl; i++)
 		d_check_clause(ps, &ps->cl[i], false);
+	ps->ordered_pass = false;
 	for (i = 0; i < ps->ncl; i++)
 		d_check_clause(ps, &ps->cl[i], true);
 	for (i = 0; i < ps->ncl; i++) {
@@ -1239,6 +1276,7 @@ void d_free(struct d_prog *p)
 		free(p->opts[i].value);
 	}
 	free(p->opts);
+	free(p->inlines);
 	d_ht_clear(&p->dyn);
 	free(p->tok_str);
 	free(p->clauses);

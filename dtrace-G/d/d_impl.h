@@ -258,7 +258,7 @@ bool d_const_lookup(const char *name, int64_t *v);
 /* compile-time kinds */
 enum { T_ANY, T_INT, T_STR };
 
-enum { SC_GLOBAL, SC_SELF, SC_THIS, SC_ASSOC };
+enum { SC_GLOBAL, SC_SELF, SC_THIS, SC_ASSOC, SC_SELFASSOC /* self->a[k] */ };
 
 struct var {
 	char *name;
@@ -276,6 +276,10 @@ struct var {
 	int nkeys;
 	uint8_t *keykinds; /* declared: T_INT or T_STR per key */
 	int kline, kcol;
+	/* read at (rline, rcol) before anything in program order assigned
+	 * it (check.c): D_IDENT_UNDEF unless declared */
+	bool early;
+	int rline, rcol;
 };
 
 struct node {
@@ -488,6 +492,14 @@ struct d_prog {
 	uint64_t errors, dblerrors, dblerrors_told;
 	struct d_errsave *errsave;
 	unsigned maxframes; /* -x maxframes: 0, or the most user frames */
+	/* inline NAME = expr; (decl.c): the tree each use of NAME is */
+	struct d_inline *inlines;
+	unsigned ninlines;
+};
+
+struct d_inline {
+	char *name; /* in the pool, as the tree */
+	struct node *e;
 };
 
 /* ------------------------------------------------------------------ */
@@ -532,6 +544,9 @@ struct parser {
 	/* the expression statement being checked: where a function
 	 * without a value (bcopy(), ...) may stand (func.c) */
 	const struct node *void_ok;
+	/* compile.c's lenient pass over the clauses, in program order
+	 * (check.c notes the variables read before any assignment) */
+	bool ordered_pass;
 };
 
 /*
@@ -633,6 +648,44 @@ void d_json_str(struct sbuf *sb, const char *s, size_t n);
 void __attribute__((noreturn, format(printf, 4, 5)))
 d_perr(struct parser *ps, int line, int col, const char *fmt, ...);
 void __attribute__((noreturn)) d_syntax_error(struct parser *ps);
+
+/*
+ * Compile errors' tags: each compile error names one (d_perrt()), and
+ * under -x errtags the message starts with it ("[D_DIV_ZERO] line 3,
+ * column 9: ..."), so tests (tests/d/TOPIC/err.D_TAG.NAME.d) and
+ * scripts check the error, not its wording.  DTrace's names where DTrace
+ * has the error; ours (D_NEST_DEPTH, D_PRINTF_FMT, D_STR_ESC) where it
+ * has none.  dtrace(1) lists them all (run-d.sh checks that it does).
+ * d_perr() is d_perrt() with D_UNKNOWN: every error of the compiler
+ * should name its own.
+ */
+#define D_ERRTAGS(X)                                                        \
+	X(D_UNKNOWN) X(D_SYNTAX) X(D_EMPTY) X(D_NEST_DEPTH) X(D_INT_OFLOW)  \
+	X(D_INT_DIGIT) X(D_STR_NL) X(D_STR_ESC) X(D_CHR_NL) X(D_CHR_NULL)   \
+	X(D_MACRO_UNDEF) X(D_PRAGCTL_INVAL) X(D_PRAGMA_INVAL)               \
+	X(D_PRAGMA_MALFORM) X(D_PRAGMA_OPTSET) X(D_PRAGERR)                 \
+	X(D_IDENT_UNDEF) X(D_IDENT_BADREF) X(D_VAR_UNDEF) X(D_FUNC_UNDEF)   \
+	X(D_CG_EXPR) X(D_PROTO_LEN) X(D_PROTO_ARG) X(D_OP_INT)              \
+	X(D_OP_INCOMPAT) X(D_OP_WRITE) X(D_DIV_ZERO) X(D_CAST_INVAL)        \
+	X(D_DECL_COMBO) X(D_DECL_IDRED) X(D_DECL_LOCASSC) X(D_DECL_ARRSUB)  \
+	X(D_DECL_VOIDOBJ) X(D_DEREF_NONPTR) X(D_DEREF_VOID)                 \
+	X(D_TRACEMEM_ADDR) X(D_TRACEMEM_SIZE) X(D_USTACK_FRAMES)            \
+	X(D_AGG_FUNC) X(D_AGG_REDEF) X(D_AGG_SPEC) X(D_PRINTA_AGGBAD)       \
+	X(D_PRINTA_AGGPROTO) X(D_LQUANT_STEPVAL) X(D_LQUANT_MISMATCH)       \
+	X(D_LQUANT_STEPSMALL) X(D_LLQUANT_FACTORVAL) X(D_LLQUANT_LOWVAL)    \
+	X(D_LLQUANT_HIGHVAL) X(D_LLQUANT_FACTORNSTEPS)                      \
+	X(D_LLQUANT_FACTOREVEN) X(D_LLQUANT_MAGTOOBIG) X(D_PRINTF_FMT)      \
+	X(D_PRINTF_FMT_EMPTY) X(D_PRINTF_ARG_PROTO) X(D_PRINTF_ARG_TYPE)    \
+	X(D_PRINTF_ARG_EXTRA) X(D_PRINTF_AGG_CONV) X(D_SPEC_SPEC)           \
+	X(D_SPEC_COMM) X(D_SPEC_DREC) X(D_COMM_SPEC) X(D_COMM_DREC)         \
+	X(D_DREC_COMM) X(D_EXIT_SPEC) X(D_ACT_SPEC) X(D_SIZEOF_TYPE)        \
+	X(D_DECL_ENCONST) X(D_DECL_ENOFLOW)
+#define D_ERRTAG_ENUM(t) t,
+enum { D_ERRTAGS(D_ERRTAG_ENUM) D_NERRTAGS };
+extern const char *const d_errtag_names[];
+
+void __attribute__((noreturn, format(printf, 5, 6)))
+d_perrt(struct parser *ps, int tag, int line, int col, const char *fmt, ...);
 void d_lx_adv(struct lexpos *l);
 void d_lx_skip(struct parser *ps);
 char *d_pool_strndup(struct parser *ps, const char *s, size_t n);
@@ -672,6 +725,7 @@ bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg);
 void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 		  uint8_t *psg);
 bool d_starts_type(struct parser *ps);
+struct node *d_inline_use(struct parser *ps, const struct tok *t);
 
 /* ------------------------------------------------------------------ */
 /* func.c */

@@ -84,10 +84,11 @@ static int var_find(const struct d_prog *p, int scope, const char *name)
 const char *d_var_display(const struct var *v, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s%s",
-		 v->scope == SC_SELF   ? "self->"
+		 v->scope == SC_SELF || v->scope == SC_SELFASSOC ? "self->"
 		 : v->scope == SC_THIS ? "this->"
 				       : "",
-		 v->name, v->scope == SC_ASSOC ? "[ ]" : "");
+		 v->name,
+		 v->scope == SC_ASSOC || v->scope == SC_SELFASSOC ? "[ ]" : "");
 	return buf;
 }
 
@@ -149,31 +150,65 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 	uint8_t s = 4, g = 1;
 	unsigned stars = 0;
 	struct tok at = ps->tk;
+	/* C's specifiers, counted for its rules on combining them */
+	unsigned nchar = 0, nshort = 0, nlong = 0, nint = 0, nsign = 0;
+	unsigned nnamed = 0;
 
 	while (ps->tk.t == TK_ID) {
 		uint8_t tsz, tsg;
+		const char *w = ps->tk.s;
 
-		if (ptr && !any && strcmp(ps->tk.s, "void") == 0) {
+		if (ptr && !any && strcmp(w, "void") == 0) {
 			isvoid = true;
-		} else if (strcmp(ps->tk.s, "const") == 0 ||
-		    strcmp(ps->tk.s, "volatile") == 0) {
-		} else if (strcmp(ps->tk.s, "unsigned") == 0) {
+			nnamed++;
+		} else if (strcmp(w, "const") == 0 ||
+			   strcmp(w, "volatile") == 0) {
+		} else if (strcmp(w, "unsigned") == 0) {
 			uns = true;
-		} else if (strcmp(ps->tk.s, "signed") == 0) {
+			nsign++;
+		} else if (strcmp(w, "signed") == 0) {
 			sgn = true;
-		} else if (strcmp(ps->tk.s, "long") == 0 && any) {
-			s = 8; /* long long */
-		} else if (strcmp(ps->tk.s, "int") == 0 && any) {
-			/* unsigned int, short int, long int */
-		} else if (d_cast_type(ps->tk.s, &tsz, &tsg)) {
+			nsign++;
+		} else if (strcmp(w, "long") == 0) {
+			nlong++;
+		} else if (strcmp(w, "short") == 0) {
+			nshort++;
+		} else if (strcmp(w, "char") == 0) {
+			nchar++;
+		} else if (strcmp(w, "int") == 0) {
+			nint++;
+		} else if (d_cast_type(w, &tsz, &tsg)) {
 			s = tsz;
 			g = tsg;
+			nnamed++;
 		} else {
 			break;
+		}
+		/* long short, char int, int8_t long, unsigned signed, ... */
+		if (nsign > 1 || nint > 1 || nlong > 2 || nchar > 1 ||
+		    nshort > 1 || nnamed > 1 ||
+		    (nchar > 0) + (nshort > 0) + (nlong > 0) > 1 ||
+		    (nchar && nint) ||
+		    (nnamed && (nchar || nshort || nlong || nint || nsign))) {
+			int n = (int)(ps->tk.start - at.start);
+
+			while (n > 0 && (at.start[n - 1] == ' ' ||
+					 at.start[n - 1] == '\t' ||
+					 at.start[n - 1] == '\n'))
+				n--;
+			d_perrt(ps, D_DECL_COMBO, ps->tk.line, ps->tk.col,
+				"invalid type combination: %s after %.*s", w,
+				n, at.start);
 		}
 		any = true;
 		d_lex(ps);
 	}
+	if (nchar)
+		s = 1;
+	else if (nshort)
+		s = 2;
+	else if (nlong)
+		s = 8;
 	if (uns)
 		g = 0;
 	else if (sgn)
@@ -189,7 +224,7 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 				    : s;
 		*psg = stars == 1 && !isvoid ? g : 0;
 		if (isvoid && !stars)
-			d_perr(ps, at.line, at.col,
+			d_perrt(ps, D_CAST_INVAL, at.line, at.col,
 			       "cannot cast to void: it has no value");
 	}
 	if (stars) {
@@ -240,6 +275,7 @@ bool d_starts_decl(struct parser *ps)
 	if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r' && *q != '*')
 		return false;
 	return strcmp(w, "self") == 0 || strcmp(w, "this") == 0 ||
+	       strcmp(w, "inline") == 0 || strcmp(w, "enum") == 0 ||
 	       strcmp(w, "string") == 0 || strcmp(w, "void") == 0 ||
 	       strcmp(w, "const") == 0 || strcmp(w, "unsigned") == 0 ||
 	       strcmp(w, "signed") == 0 || d_cast_type(w, &sz, &sg);
@@ -261,7 +297,7 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 
 		d_lex(ps);
 		if (!d_is_op(ps, '*'))
-			d_perr(ps, v.line, v.col,
+			d_perrt(ps, D_DECL_VOIDOBJ, v.line, v.col,
 			       "a variable cannot be of type void");
 		while (d_is_op(ps, '*'))
 			d_lex(ps);
@@ -312,7 +348,7 @@ static void check_global_name(struct parser *ps, const struct tok *nt)
 		      strcmp(s, "string") == 0 || strcmp(s, "NULL") == 0))
 		what = "a reserved word";
 	if (what)
-		d_perr(ps, nt->line, nt->col, "cannot declare %s: it is %s", s,
+		d_perrt(ps, D_DECL_IDRED, nt->line, nt->col, "cannot declare %s: it is %s", s,
 		       what);
 }
 
@@ -337,7 +373,7 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 				 nt->s);
 		if (other >= 0 && p->vars[other].declared) {
 			v = &p->vars[other];
-			d_perr(ps, nt->line, nt->col,
+			d_perrt(ps, D_DECL_IDRED, nt->line, nt->col,
 			       "identifier redeclared: %s, declared %s at "
 			       "line %d, column %d",
 			       nt->s,
@@ -351,7 +387,7 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 		v = &p->vars[i];
 		if (v->kind != t->kind || v->sz != t->sz || v->sg != t->sg ||
 		    (scope == SC_ASSOC && !same_keys(v, kk, nk)))
-			d_perr(ps, nt->line, nt->col,
+			d_perrt(ps, D_DECL_IDRED, nt->line, nt->col,
 			       "identifier redeclared: %s, declared %s at "
 			       "line %d, column %d",
 			       d_var_display(v, disp, sizeof(disp)), v->tname,
@@ -382,12 +418,193 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
  * tokens up to the ';', which stays current, so the caller resumes
  * after it.
  */
+/*
+ * inline TYPE NAME = expr; (after "inline"): a name for an expression,
+ * which every later use of NAME stands for (d_inline_use()), converted
+ * to TYPE as a cast converts: DTrace's inline constants and expressions.
+ */
+static void parse_inline(struct parser *ps)
+{
+	struct d_prog *p = ps->prog;
+	struct dtype t;
+	struct tok nt;
+	struct node *e;
+	int k;
+
+	parse_dtype(ps, &t);
+	nt = ps->tk;
+	if (nt.t != TK_ID)
+		d_syntax_error(ps);
+	for (unsigned i = 0; i < p->ninlines; i++)
+		if (strcmp(p->inlines[i].name, nt.s) == 0)
+			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
+				"identifier redeclared: inline %s", nt.s);
+	d_lex(ps);
+	d_expect(ps, '=');
+	e = d_parse_expr(ps);
+	k = d_check(ps, e, true);
+	if (k != T_ANY && k != t.kind)
+		d_perrt(ps, D_OP_INCOMPAT, nt.line, nt.col,
+			"inline %s definition uses incompatible types: %s "
+			"and %s",
+			nt.s, t.text, d_kind_name(k));
+	if (t.kind == T_INT && !e->ptr) {
+		struct node *c = d_mknode(ps, N_CAST, &nt);
+
+		c->a = e;
+		c->sz = t.sz;
+		c->sg = t.sg;
+		c->kind = T_INT;
+		e = c;
+	}
+	p->inlines = d_xrealloc(p->inlines,
+				(p->ninlines + 1) * sizeof(*p->inlines));
+	p->inlines[p->ninlines].name = d_pool_strndup(ps, nt.s, strlen(nt.s));
+	p->inlines[p->ninlines].e = e;
+	p->ninlines++;
+	if (!d_is_op(ps, ';'))
+		d_syntax_error(ps);
+	ps->pos.p = ps->tk.end;
+	ps->pos.line = ps->tk.line;
+	ps->pos.col = ps->tk.col + 1;
+}
+
+/* An integer constant expression (an enumerator's value): false if not. */
+static bool const_value(const struct node *n, int64_t *v)
+{
+	int64_t a, b;
+
+	switch (n->op) {
+	case N_INT:
+		*v = n->ival;
+		return true;
+	case N_CAST:
+		if (!const_value(n->a, &a) || n->ptr)
+			return false;
+		*v = d_dv_int(a, n->sz, n->sg).i;
+		return true;
+	case N_UN:
+		if (!const_value(n->a, &a) || n->sub == '!')
+			return false;
+		*v = n->sub == '-'   ? (int64_t)(0 - (uint64_t)a)
+		     : n->sub == '~' ? ~a
+				     : a;
+		return true;
+	case N_BIN:
+		if (!const_value(n->a, &a) || !const_value(n->b, &b))
+			return false;
+		switch (n->sub) {
+		case '+': *v = (int64_t)((uint64_t)a + (uint64_t)b); return true;
+		case '-': *v = (int64_t)((uint64_t)a - (uint64_t)b); return true;
+		case '*': *v = (int64_t)((uint64_t)a * (uint64_t)b); return true;
+		case '|': *v = a | b; return true;
+		case '&': *v = a & b; return true;
+		case '^': *v = a ^ b; return true;
+		case OP_SHL: *v = (int64_t)((uint64_t)a << (b & 63)); return true;
+		case OP_SHR: *v = a >> (b & 63); return true;
+		default: return false;
+		}
+	default:
+		return false;
+	}
+}
+
+/*
+ * enum [TAG] { NAME [= constant], ... }; its enumerators are int
+ * constants (each an inline of its value, so any expression may use
+ * them), counting up from 0 or from the last given value.  A variable
+ * of an enum type is not supported (declare it int).
+ */
+static void parse_enum(struct parser *ps)
+{
+	struct d_prog *p = ps->prog;
+	int64_t next = 0;
+
+	if (ps->tk.t == TK_ID)
+		d_lex(ps); /* the tag: enum types are ints here */
+	if (!d_is_op(ps, '{'))
+		d_perrt(ps, D_DECL_COMBO, ps->tk.line, ps->tk.col,
+			"variables of an enum type are not supported: "
+			"declare them int (the enumerators are int "
+			"constants)");
+	d_lex(ps);
+	while (!d_is_op(ps, '}')) {
+		struct tok nt = ps->tk;
+		struct node *c;
+
+		if (nt.t != TK_ID)
+			d_syntax_error(ps);
+		if (d_inline_use(ps, &nt))
+			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
+				"identifier redeclared: %s", nt.s);
+		d_lex(ps);
+		if (d_is_op(ps, '=')) {
+			struct node *e;
+
+			d_lex(ps);
+			e = d_parse_expr(ps);
+			if (!const_value(e, &next))
+				d_perrt(ps, D_DECL_ENCONST, e->line, e->col,
+					"enumerator '%s' must be assigned an "
+					"integral constant expression",
+					nt.s);
+		}
+		if (next < INT32_MIN || next > INT32_MAX)
+			d_perrt(ps, D_DECL_ENOFLOW, nt.line, nt.col,
+				"enumerator '%s' value overflows INT_MAX "
+				"(%d)",
+				nt.s, INT32_MAX);
+		c = d_mknode(ps, N_INT, &nt);
+		c->ival = next;
+		c->sz = 4;
+		c->sg = 1;
+		c->kind = T_INT;
+		p->inlines = d_xrealloc(p->inlines, (p->ninlines + 1) *
+							 sizeof(*p->inlines));
+		p->inlines[p->ninlines].name =
+			d_pool_strndup(ps, nt.s, strlen(nt.s));
+		p->inlines[p->ninlines].e = c;
+		p->ninlines++;
+		next++;
+		if (!d_is_op(ps, ','))
+			break;
+		d_lex(ps);
+	}
+	d_expect(ps, '}');
+	if (!d_is_op(ps, ';'))
+		d_syntax_error(ps);
+	ps->pos.p = ps->tk.end;
+	ps->pos.line = ps->tk.line;
+	ps->pos.col = ps->tk.col + 1;
+}
+
+/* An identifier an inline declared: the tree it stands for, or NULL. */
+struct node *d_inline_use(struct parser *ps, const struct tok *t)
+{
+	const struct d_prog *p = ps->prog;
+
+	for (unsigned i = 0; i < p->ninlines; i++)
+		if (strcmp(p->inlines[i].name, t->s) == 0)
+			return p->inlines[i].e;
+	return NULL;
+}
+
 void d_parse_decl(struct parser *ps)
 {
 	int scope = SC_GLOBAL;
 	struct dtype t;
 
 	d_lex(ps);
+	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "inline") == 0) {
+		d_lex(ps);
+		parse_inline(ps);
+		return;
+	}
+	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "enum") == 0) {
+		d_lex(ps);
+		parse_enum(ps);
+		return;
+	}
 	if (ps->tk.t == TK_ID && (strcmp(ps->tk.s, "self") == 0 ||
 				  strcmp(ps->tk.s, "this") == 0)) {
 		scope = ps->tk.s[0] == 's' ? SC_SELF : SC_THIS;
@@ -405,14 +622,19 @@ void d_parse_decl(struct parser *ps)
 		if (d_is_op(ps, '[')) {
 			struct tok b = ps->tk;
 
-			if (scope != SC_GLOBAL)
-				d_perr(ps, b.line, b.col,
-				       "%s-> variables cannot be associative "
-				       "arrays",
-				       scope == SC_SELF ? "self" : "this");
+			if (scope == SC_THIS)
+				d_perrt(ps, D_DECL_LOCASSC, b.line, b.col,
+				       "this-> variables cannot be associative "
+				       "arrays");
+			if (scope == SC_SELF)
+				d_perrt(ps, D_DECL_LOCASSC, b.line, b.col,
+				       "declaring a self-> associative array is "
+				       "not supported: use self->%s[key] "
+				       "without a declaration",
+				       nt.s);
 			d_lex(ps);
 			if (ps->tk.t == TK_INT || d_is_op(ps, ']'))
-				d_perr(ps, b.line, b.col,
+				d_perrt(ps, D_DECL_ARRSUB, b.line, b.col,
 				       "fixed-size arrays are not supported: "
 				       "declare an associative array with "
 				       "its key types (%s %s[int])",
@@ -421,7 +643,7 @@ void d_parse_decl(struct parser *ps)
 				struct dtype kt;
 
 				if (nk == D_MAXARGS)
-					d_perr(ps, ps->tk.line, ps->tk.col,
+					d_perrt(ps, D_PROTO_LEN, ps->tk.line, ps->tk.col,
 					       "more than %d keys", D_MAXARGS);
 				parse_dtype(ps, &kt);
 				kk[nk++] = (uint8_t)kt.kind;

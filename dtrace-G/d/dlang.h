@@ -12,16 +12,24 @@
  * BEGIN/END programs run without tracing anything (tests/d/).  The parts
  * behind this interface are listed in d_impl.h.
  *
- * Values are 64-bit integers or strings.  Supported D:
+ * Values are 64-bit integers or strings; integers are computed in 64
+ * bits with the C type of each result, and narrowed to their type only
+ * by casts, stores into declared variables and records (trace(),
+ * printf(), keys), as DTrace's registers and records do.  Supported D:
  *
  *	program	 := (clause | pragma | decl)*
  *	pragma	 := #pragma D option NAME[=VALUE]   (quiet, others accepted)
+ *		  | #pragma D error TEXT	   (refuses the program)
  *	decl	 := ['self' | 'this'] type NAME ['[' type, ... ']'], ... ';'
- *		  (type: string or a C integer or pointer type)
+ *		  | 'inline' type NAME '=' expr ';'
+ *		  | 'enum' [TAG] '{' NAME ['=' const], ... '}' ';'  (int consts)
+ *		  (type: string or a C integer or pointer type; self->
+ *		  arrays are used undeclared)
  *	clause	 := desc (',' desc)* ['/' expr '/'] ['{' stmt* '}']
  *		  (desc: a probe, or the dtrace provider's BEGIN, END, ERROR)
  *	stmt	 := expr ';' | action ';' | '@'NAME['[' expr,... ']'] '=' agg ';'
- *		  | self->X '=' expr ';' | this->X '=' expr ';' | X '=' expr ';'
+ *		  | self->X ['[' expr,... ']'] '=' expr ';' | this->X '=' expr ';'
+ *		  | X ['[' expr,... ']'] '=' expr ';'   (expr 0 clears any)
  *		  | 'if' '(' expr ')' body ['else' body]
  *	body	 := '{' stmt* '}' | stmt
  *	action	 := printf(fmt, ...) | trace(expr) | exit(expr)
@@ -35,7 +43,7 @@
  *		  | quantize(e [, incr]) | lquantize(e, low, high [, step [, incr]])
  *		  | llquantize(e, factor, low, high, steps [, incr])
  *	expr	 := C operators (?: || && ^^ | ^ & == != < <= > >= << >> + - *
- *		  / % ! ~ unary - ++ -- (prefix), casts to integer and
+ *		  / % ! ~ unary - ++ -- (prefix), sizeof, casts to integer and
  *		  pointer types, and unary * of a pointer into copyin()'s
  *		  copies or alloca()'s scratch: mem.c),
  *		  integer and string literals, variables, builtins, functions
@@ -82,6 +90,8 @@ struct d_compile_opts {
 	 * 0 for a -s script.
 	 */
 	int spec;
+	/* -x errtags: each message starts with its tag, "[D_SYNTAX] " */
+	bool errtags;
 };
 
 /*
@@ -90,7 +100,8 @@ struct d_compile_opts {
  * several options make one program with clauses in command-line order.
  * 0, or -1 with a message in msg naming the line and column:
  *	"line 3, column 14: syntax error near \"}\""
- * (the caller prefixes the script name or the option).
+ * (the caller prefixes the script name or the option), under errtags
+ * after the error's tag (d_impl.h's list): "[D_SYNTAX] line 3, ...".
  */
 int d_compile(struct d_prog **prog, const char *src,
 	      const struct d_compile_opts *o, char *msg, size_t msglen);

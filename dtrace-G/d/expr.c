@@ -51,7 +51,7 @@ struct node *d_mknode(struct parser *ps, int op, const struct tok *at)
 static void nest(struct parser *ps, const struct tok *t)
 {
 	if (++ps->depth > D_MAXDEPTH)
-		d_perr(ps, t->line, t->col,
+		d_perrt(ps, D_NEST_DEPTH, t->line, t->col,
 		       "expression nested too deeply (more than %d levels)",
 		       D_MAXDEPTH);
 }
@@ -66,7 +66,7 @@ void d_check_height(struct parser *ps, const struct node *n, unsigned d)
 	if (!n)
 		return;
 	if (d > D_MAXDEPTH)
-		d_perr(ps, n->line, n->col,
+		d_perrt(ps, D_NEST_DEPTH, n->line, n->col,
 		       "expression nested too deeply (more than %d levels)",
 		       D_MAXDEPTH);
 	d_check_height(ps, n->a, d + 1);
@@ -146,6 +146,8 @@ static struct node *parse_primary(struct parser *ps)
 		d_syntax_error(ps);
 	}
 	d_lex(ps);
+	if ((n = d_inline_use(ps, &t)) != NULL)
+		return n;
 	if (strcmp(t.s, "self") == 0 || strcmp(t.s, "this") == 0) {
 		int scope = t.s[0] == 's' ? SC_SELF : SC_THIS;
 
@@ -154,10 +156,31 @@ static struct node *parse_primary(struct parser *ps)
 		d_lex(ps);
 		if (ps->tk.t != TK_ID)
 			d_syntax_error(ps);
-		n = d_mknode(ps, N_VAR, &t);
-		n->sub = (int)d_var_lookup(ps->prog, scope, ps->tk.s);
-		d_lex(ps);
-		return n;
+		{
+			struct tok nt = ps->tk;
+
+			d_lex(ps);
+			if (d_is_op(ps, '[')) {
+				/* self->a[k]: a thread-local associative
+				 * array (this-> has none, as in D) */
+				if (scope == SC_THIS)
+					d_perrt(ps, D_DECL_LOCASSC, nt.line,
+						nt.col,
+						"this-> variables cannot be "
+						"associative arrays");
+				d_lex(ps);
+				n = d_mknode(ps, N_ASSOC, &t);
+				n->sub = (int)d_var_lookup(ps->prog,
+							   SC_SELFASSOC, nt.s);
+				n->args = d_parse_args(ps, &n->nargs, ']');
+				if (!n->nargs)
+					d_syntax_error(ps);
+				return n;
+			}
+			n = d_mknode(ps, N_VAR, &t);
+			n->sub = (int)d_var_lookup(ps->prog, scope, nt.s);
+			return n;
+		}
 	}
 	if (strncmp(t.s, "arg", 3) == 0 && isdigit((unsigned char)t.s[3])) {
 		char *end;
@@ -217,17 +240,17 @@ static struct node *parse_primary(struct parser *ps)
 			n->args = d_parse_args(ps, &n->nargs, ')');
 			if (n->nargs < d_funcs[i].minargs ||
 			    n->nargs > d_funcs[i].maxargs)
-				d_perr(ps, t.line, t.col,
+				d_perrt(ps, D_PROTO_LEN, t.line, t.col,
 				       "%s( ) prototype mismatch: %u args "
 				       "passed, %u expected",
 				       t.s, n->nargs, d_funcs[i].minargs);
 			return n;
 		}
 	if (d_is_action_name(t.s))
-		d_perr(ps, t.line, t.col,
+		d_perrt(ps, D_CG_EXPR, t.line, t.col,
 		       "%s( ) may not be used in an expression", t.s);
 	if (d_is_op(ps, '('))
-		d_perr(ps, t.line, t.col, "failed to resolve %s: "
+		d_perrt(ps, D_FUNC_UNDEF, t.line, t.col, "failed to resolve %s: "
 					"Unknown function name", t.s);
 	if (d_is_op(ps, '[')) {
 		d_lex(ps);
@@ -271,11 +294,63 @@ static struct node *parse_unary(struct parser *ps)
 	return n;
 }
 
+/*
+ * sizeof (type) or sizeof expr: a size_t constant.  An expression's size
+ * is its type's, which must be known here (a constant, a cast, argN, a
+ * built-in or a declared variable); a string's is refused (D_SIZEOF_TYPE).
+ */
+static struct node *parse_sizeof(struct parser *ps, const struct tok *t)
+{
+	struct node *n, *e;
+	uint8_t sz = 0, sg, ptr, psg;
+
+	if (d_is_op(ps, '(')) {
+		struct lexpos save = ps->pos;
+		struct tok savet = ps->tk;
+
+		d_lex(ps);
+		if (d_starts_type(ps) ||
+		    (ps->tk.t == TK_ID && strcmp(ps->tk.s, "void") == 0)) {
+			d_parse_type(ps, &sz, &sg, &ptr, &psg);
+			d_expect(ps, ')');
+		} else {
+			ps->pos = save;
+			ps->tk = savet;
+		}
+	}
+	if (!sz) {
+		e = parse_unary(ps);
+		if (e->op == N_INT || e->op == N_CAST)
+			sz = e->sz;
+		else if (e->op == N_ARGN)
+			sz = 8;
+		else if (e->op == N_BUILTIN && !d_builtins[e->sub].str)
+			sz = d_builtins[e->sub].sz;
+		else if (e->op == N_VAR && ps->prog->vars[e->sub].declared &&
+			 ps->prog->vars[e->sub].kind == T_INT)
+			sz = ps->prog->vars[e->sub].sz;
+		if (!sz)
+			d_perrt(ps, D_SIZEOF_TYPE, t->line, t->col,
+				"sizeof: the type of this operand is not "
+				"known to the compiler (a string, or a variable "
+				"without a declaration): give sizeof a type");
+	}
+	n = d_mknode(ps, N_INT, t);
+	n->ival = sz;
+	n->sz = 8;
+	n->sg = 0;
+	return n;
+}
+
 static struct node *parse_unary1(struct parser *ps)
 {
 	struct tok t = ps->tk;
 	struct node *n;
 
+	if (t.t == TK_ID && strcmp(t.s, "sizeof") == 0) {
+		d_lex(ps);
+		return parse_sizeof(ps, &t);
+	}
 	if (t.t == TK_OP) {
 		switch (t.op) {
 		case '!':
@@ -444,7 +519,7 @@ struct node *d_parse_assign(struct parser *ps)
 	if (t.t != TK_OP || !is_assign_op(t.op))
 		return l;
 	if (l->op != N_VAR && l->op != N_ASSOC)
-		d_perr(ps, t.line, t.col,
+		d_perrt(ps, D_OP_WRITE, t.line, t.col,
 		       "operator %s can only be applied to a writable variable",
 		       t.op == '=' ? "=" : "op=");
 	nest(ps, &t);

@@ -364,7 +364,7 @@ int d_check_func(struct parser *ps, struct node *n, bool strict)
 		else
 			bad = (want == 's') != (k == T_STR);
 		if (bad)
-			d_perr(ps, n->line, n->col,
+			d_perrt(ps, D_PROTO_ARG, n->line, n->col,
 			       "%s( ) argument #%u is incompatible with "
 			       "prototype:\n\tprototype: %s\n\t argument: %s",
 			       fn->name, i + 1, proto_name(want),

@@ -28,12 +28,12 @@
  * a program with one runs nothing in the kernel.  BEGIN and END run in
  * dtrace; the merge comes before END.
  *
- * Same bits.  The user-space evaluator (run.c) narrows every value to
- * its C type (size, signedness) after each operation; the types follow
- * from the tree alone (the ?: rule above sees to it), so the plan
- * carries them: operands are converted to the operation's type and the
- * result narrowed, as binop() does, and 64-bit arithmetic on them gives
- * the same bits.  Keys keep their type per aggregating statement (the
+ * Same bits.  The user-space evaluator (run.c) computes as DTrace does:
+ * 64 bits, the C type of a result deciding only signed or unsigned
+ * comparison, division and >>, and narrowing only at casts (and keys);
+ * the types follow from the tree alone (the ?: rule above sees to it),
+ * so the plan carries them: a cast narrows (UBPF_K_NORM), the
+ * operations leave their 64 bits (sz 8), as binop() and reg() do.  Keys keep their type per aggregating statement (the
  * kernel's key names the statement, not the aggregation), so 1 (int)
  * and 1 (long) stay two entries, as d_key_add() makes them.  A
  * statement without keys gets slots of the array kflat instead of hash
@@ -464,7 +464,7 @@ static void emit(struct em *m, const struct node *n)
 			   : n->sub == '~' ? UBPF_K_BNOT
 					   : UBPF_K_NEG,
 			1, 1);
-		o->sz = sz;
+		o->sz = n->sub == '!' ? sz : 8; /* - and ~: 64 bits, reg() */
 		o->sg = sg;
 		return;
 	case N_CAST:
@@ -474,9 +474,7 @@ static void emit(struct em *m, const struct node *n)
 		return;
 	case N_BIN:
 		if (n->sub == OP_SHL || n->sub == OP_SHR) {
-			(void)ty(n->a, &az, &ag);
 			emit(m, n->a);
-			norm(m, az, ag, sz, sg);
 			{
 				int64_t bc = 0;
 				bool bimm = const_of(n->b, &bc);
@@ -493,7 +491,7 @@ static void emit(struct em *m, const struct node *n)
 					o->imm = bc;
 				}
 			}
-			o->sz = sz;
+			o->sz = 8; /* 64 bits, as run.c's reg() */
 			o->sg = sg;
 			return;
 		}
@@ -508,12 +506,10 @@ static void emit(struct em *m, const struct node *n)
 			uint8_t cz = (uint8_t)(sa > sb ? sa : sb);
 			uint8_t cg = sa != sb ? (sa > sb ? ga : gb) : ga && gb;
 
+			(void)cz; /* the operands keep their 64 bits */
 			emit(m, n->a);
-			norm(m, az, ag, cz, cg);
-			if (!bimm) {
+			if (!bimm)
 				emit(m, n->b);
-				norm(m, bz, bg, cz, cg);
-			}
 			switch (n->sub) {
 			case '+': op = UBPF_K_ADD; break;
 			case '-': op = UBPF_K_SUB; break;
@@ -531,12 +527,12 @@ static void emit(struct em *m, const struct node *n)
 			default: op = cg ? UBPF_K_GES : UBPF_K_GEU; break;
 			}
 			o = put(m, op, bimm ? 1 : 2, 1);
-			if (bimm) { /* a constant b: converted now */
+			if (bimm) { /* a constant b */
 				o->flags = UBPF_KF_IMM;
-				o->imm = d_dv_int(bc, cz, cg).i;
+				o->imm = bc;
 			}
 			if (op <= UBPF_K_XOR) {
-				o->sz = sz;
+				o->sz = 8; /* not narrowed: run.c's reg() */
 				o->sg = sg;
 			}
 		}

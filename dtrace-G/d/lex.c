@@ -15,8 +15,9 @@
  * always a string, $target and $pid the process IDs; compile.c calls
  * d_macro_text() too, for macros inside probe descriptions.
  *
- * Compile errors: d_perr() writes "line L, column C: message" into the
- * caller's buffer and longjmps back to d_compile(), so no parsing
+ * Compile errors: d_perrt() writes "line L, column C: message" into the
+ * caller's buffer (after "[D_TAG] " under -x errtags: d_impl.h lists the
+ * tags) and longjmps back to d_compile(), so no parsing
  * function checks a return value, and everything parsed so far lives in
  * the program's arena (d_pool_strndup(), d_pool_grow()) and leaks
  * nothing.
@@ -39,17 +40,42 @@
 
 #include "d_impl.h"
 
+#define D_ERRTAG_NAME(t) #t,
+const char *const d_errtag_names[] = {D_ERRTAGS(D_ERRTAG_NAME)};
+
+static void __attribute__((format(printf, 5, 0)))
+perr_v(struct parser *ps, int tag, int line, int col, const char *fmt,
+       va_list ap)
+{
+	int n;
+
+	n = snprintf(ps->msg, ps->msglen, "%s%s%sline %d, column %d: ",
+		     ps->o && ps->o->errtags ? "[" : "",
+		     ps->o && ps->o->errtags ? d_errtag_names[tag] : "",
+		     ps->o && ps->o->errtags ? "] " : "", line, col);
+	if (n < 0 || (size_t)n >= ps->msglen)
+		n = 0;
+	vsnprintf(ps->msg + n, ps->msglen - (size_t)n, fmt, ap);
+}
+
+void __attribute__((noreturn, format(printf, 5, 6)))
+d_perrt(struct parser *ps, int tag, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	perr_v(ps, tag, line, col, fmt, ap);
+	va_end(ap);
+	longjmp(ps->jb, 1);
+}
+
 void __attribute__((noreturn, format(printf, 4, 5)))
 d_perr(struct parser *ps, int line, int col, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	n = snprintf(ps->msg, ps->msglen, "line %d, column %d: ", line, col);
-	if (n < 0 || (size_t)n >= ps->msglen)
-		n = 0;
 	va_start(ap, fmt);
-	vsnprintf(ps->msg + n, ps->msglen - (size_t)n, fmt, ap);
+	perr_v(ps, D_UNKNOWN, line, col, fmt, ap);
 	va_end(ap);
 	longjmp(ps->jb, 1);
 }
@@ -82,7 +108,7 @@ void d_lx_skip(struct parser *ps)
 			while (*l->p && !(l->p[0] == '*' && l->p[1] == '/'))
 				d_lx_adv(l);
 			if (!*l->p)
-				d_perr(ps, line, col, "end-of-file encountered "
+				d_perrt(ps, D_SYNTAX, line, col, "end-of-file encountered "
 						    "before matching */");
 			d_lx_adv(l);
 			d_lx_adv(l);
@@ -125,7 +151,7 @@ const char *d_macro_text(struct parser *ps, const char *name,
 	*is_int = false;
 	if (strcmp(name, "target") == 0) {
 		if (!o || o->target <= 0)
-			d_perr(ps, line, col,
+			d_perrt(ps, D_MACRO_UNDEF, line, col,
 			       "macro $target is not defined: use -c or -p");
 		snprintf(buf, buflen, "%d", (int)o->target);
 		*is_int = true;
@@ -176,12 +202,12 @@ const char *d_macro_text(struct parser *ps, const char *name,
 				*is_int = true;
 				return "";
 			}
-			d_perr(ps, line, col,
+			d_perrt(ps, D_MACRO_UNDEF, line, col,
 			       "macro argument $%lu is not defined", n);
 		}
 		return o->macro_argv[n - 1];
 	}
-	d_perr(ps, line, col, "macro $%s is not defined", name);
+	d_perrt(ps, D_MACRO_UNDEF, line, col, "macro $%s is not defined", name);
 }
 
 static bool is_number(const char *s)
@@ -209,7 +235,7 @@ static void lex_number(struct parser *ps, struct tok *t)
 		hex = true;
 	v = strtoull(s, &end, 0);
 	if (errno || end == s)
-		d_perr(ps, t->line, t->col, "integer constant is too large");
+		d_perrt(ps, D_INT_OFLOW, t->line, t->col, "integer constant is too large");
 	if (s[0] == '0' && !hex && end - s > 1)
 		hex = true; /* octal: same rules as hex */
 	while (l->p < end)
@@ -224,7 +250,7 @@ static void lex_number(struct parser *ps, struct tok *t)
 		d_lx_adv(l);
 	}
 	if (isalnum((unsigned char)*l->p) || *l->p == '_')
-		d_perr(ps, t->line, t->col, "invalid digit or suffix in "
+		d_perrt(ps, D_INT_DIGIT, t->line, t->col, "invalid digit or suffix in "
 					  "integer constant");
 	t->t = TK_INT;
 	t->i = (int64_t)v;
@@ -270,7 +296,7 @@ static int esc_char(struct parser *ps, int line, int col)
 	case 'x':
 		v = 0;
 		if (!isxdigit((unsigned char)*l->p))
-			d_perr(ps, line, col, "invalid escape sequence");
+			d_perrt(ps, D_STR_ESC, line, col, "invalid escape sequence");
 		while (isxdigit((unsigned char)*l->p)) {
 			int d = *l->p;
 
@@ -297,7 +323,7 @@ static int esc_char(struct parser *ps, int line, int col)
 		return v & 0xff;
 	}
 	default:
-		d_perr(ps, line, col, "invalid escape sequence \\%c", c);
+		d_perrt(ps, D_STR_ESC, line, col, "invalid escape sequence \\%c", c);
 	}
 }
 
@@ -348,7 +374,7 @@ void d_lex(struct parser *ps)
 		d_lx_adv(l);
 		while (*l->p != '"') {
 			if (!*l->p || *l->p == '\n')
-				d_perr(ps, t->line, t->col,
+				d_perrt(ps, D_STR_NL, t->line, t->col,
 				       "newline encountered in string literal");
 			if (*l->p == '\\') {
 				char c;
@@ -375,10 +401,10 @@ void d_lex(struct parser *ps)
 			c = (unsigned char)*l->p;
 			d_lx_adv(l);
 		} else {
-			d_perr(ps, t->line, t->col, "empty character constant");
+			d_perrt(ps, D_CHR_NULL, t->line, t->col, "empty character constant");
 		}
 		if (*l->p != '\'')
-			d_perr(ps, t->line, t->col,
+			d_perrt(ps, D_CHR_NL, t->line, t->col,
 			       "unterminated character constant");
 		d_lx_adv(l);
 		t->t = TK_INT;
@@ -403,7 +429,7 @@ void d_lex(struct parser *ps)
 		}
 		name[n] = '\0';
 		if (!n)
-			d_perr(ps, t->line, t->col, "syntax error near \"$\"");
+			d_perrt(ps, D_SYNTAX, t->line, t->col, "syntax error near \"$\"");
 		txt = d_macro_text(ps, name, &isint, buf, sizeof(buf), t->line,
 				   t->col);
 		if (!dbl && (isint || is_number(txt))) {
@@ -436,7 +462,7 @@ void d_lex(struct parser *ps)
 				goto done;
 			}
 		if (!strchr("+-*/%&|^!~<>=?:;,()[]{}.", *s))
-			d_perr(ps, t->line, t->col, "invalid character '%c'",
+			d_perrt(ps, D_SYNTAX, t->line, t->col, "invalid character '%c'",
 			       isprint((unsigned char)*s) ? *s : '?');
 		t->op = (unsigned char)*s;
 		d_lx_adv(l);
@@ -450,9 +476,9 @@ void __attribute__((noreturn)) d_syntax_error(struct parser *ps)
 	struct tok *t = &ps->tk;
 
 	if (t->t == TK_EOF)
-		d_perr(ps, t->line, t->col,
+		d_perrt(ps, D_SYNTAX, t->line, t->col,
 		       "syntax error near end of input");
-	d_perr(ps, t->line, t->col, "syntax error near \"%.*s\"",
+	d_perrt(ps, D_SYNTAX, t->line, t->col, "syntax error near \"%.*s\"",
 	       (int)(t->end - t->start), t->start);
 }
 

@@ -63,11 +63,11 @@
 void d_mem_check(struct parser *ps, struct node *n)
 {
 	if (!n->a->ptr)
-		d_perr(ps, n->line, n->col,
+		d_perrt(ps, D_DEREF_NONPTR, n->line, n->col,
 		       "operator * requires an operand of pointer type: "
 		       "cast copyin( )'s result, as *(int *)copyin(arg0, 4)");
 	if (n->a->ptr == D_PTR_VOID)
-		d_perr(ps, n->line, n->col,
+		d_perrt(ps, D_DEREF_VOID, n->line, n->col,
 		       "operator * cannot dereference a void *: cast it "
 		       "first, as *(int *)copyin(arg0, 4)");
 	n->sz = n->a->ptr;
@@ -85,12 +85,12 @@ void d_tracemem_check(struct parser *ps, struct stmt *st, bool strict)
 			   strict);
 	}
 	if (!a->ptr)
-		d_perr(ps, a->line, a->col,
+		d_perrt(ps, D_TRACEMEM_ADDR, a->line, a->col,
 		       "tracemem( ) argument #1 must be a pointer to "
 		       "copyin( )'s scratch, as tracemem(copyin(arg0, 16), "
 		       "16)");
 	if (sz->op != N_INT || sz->ival <= 0 || sz->ival > D_COPYIN_MAX)
-		d_perr(ps, sz->line, sz->col,
+		d_perrt(ps, D_TRACEMEM_SIZE, sz->line, sz->col,
 		       "tracemem( ) argument #2 must be a non-zero positive "
 		       "integer constant of at most %d", D_COPYIN_MAX);
 }

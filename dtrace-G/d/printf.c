@@ -110,7 +110,7 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
 
 	pf->fmt = d_pool_strndup(ps, s, strlen(s));
 	if (!*s)
-		d_perr(ps, at->line, at->col, "%s( ) format string is empty",
+		d_perrt(ps, D_PRINTF_FMT_EMPTY, at->line, at->col, "%s( ) format string is empty",
 		       func);
 	for (q = pf->fmt; (p = strchr(q, '%')) != NULL; q = *p ? p + 1 : p) {
 		struct pfseg *d;
@@ -151,7 +151,7 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
 				unsigned f = dot ? PF_DYNP : PF_DYNW;
 
 				if (d->flags & f) {
-					d_perr(ps, at->line, at->col,
+					d_perrt(ps, D_PRINTF_FMT, at->line, at->col,
 					       "format conversion #%u has more "
 					       "than one '*' specified for the "
 					       "output %s",
@@ -169,7 +169,7 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
 				continue;
 			case '.':
 				if (dot++) {
-					d_perr(ps, at->line, at->col,
+					d_perrt(ps, D_PRINTF_FMT, at->line, at->col,
 					       "format conversion #%u has more "
 					       "than one '.' specified", n);
 				}
@@ -188,18 +188,18 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
 				d->flags |= PF_SPACE;
 				continue;
 			case '$':
-				d_perr(ps, at->line, at->col,
+				d_perrt(ps, D_PRINTF_FMT, at->line, at->col,
 				       "format conversion #%u uses unsupported "
 				       "positional format (%%n$)", n);
 			case '%':
 				if (p[-1] == '%')
 					break;
-				d_perr(ps, at->line, at->col,
+				d_perrt(ps, D_PRINTF_FMT, at->line, at->col,
 				       "format conversion #%u cannot be "
 				       "combined with other format flags: %%%%",
 				       n);
 			case '\0':
-				d_perr(ps, at->line, at->col,
+				d_perrt(ps, D_PRINTF_FMT, at->line, at->col,
 				       "format conversion #%u name expected "
 				       "before end of format string", n);
 			case 'h':
@@ -218,7 +218,7 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
 		name[namelen] = '\0';
 		k = pfconv_lookup(name);
 		if (k < 0) {
-			d_perr(ps, at->line, at->col,
+			d_perrt(ps, D_PRINTF_FMT, at->line, at->col,
 			       "format conversion #%u is undefined: %%%s", n,
 			       name);
 		}
@@ -264,7 +264,7 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 			if (!(d->flags & f))
 				continue;
 			if (j >= navail)
-				d_perr(ps, at->line, at->col,
+				d_perrt(ps, D_PRINTF_ARG_PROTO, at->line, at->col,
 				       "%s( ) prototype mismatch: conversion "
 				       "#%u (%%%s) is missing a corresponding "
 				       "\"%s\" argument",
@@ -272,7 +272,7 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 			got = printa ? (keys ? keys[j] : T_ANY)
 				     : args[j]->kind;
 			if (got == T_STR)
-				d_perr(ps, at->line, at->col,
+				d_perrt(ps, D_PRINTF_ARG_TYPE, at->line, at->col,
 				       "%s( ) argument #%u is incompatible with "
 				       "conversion #%u prototype:\n\tconversion:"
 				       " %% %s %s\n\t prototype: int\n\t  "
@@ -283,12 +283,12 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 		}
 		if (d->flags & PF_AGG) {
 			if (!printa)
-				d_perr(ps, at->line, at->col,
+				d_perrt(ps, D_PRINTF_AGG_CONV, at->line, at->col,
 				       "%%@ conversion requires an aggregation "
 				       "and is not for use with %s( )", func);
 			/* printa(): nargs is the number of aggregations */
 			if (++naggs > nargs)
-				d_perr(ps, at->line, at->col,
+				d_perrt(ps, D_PRINTF_ARG_PROTO, at->line, at->col,
 				       "%s( ) prototype mismatch: conversion "
 				       "#%u (%%@%s) is missing a corresponding "
 				       "aggregation argument",
@@ -296,14 +296,14 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 			continue;
 		}
 		if (j >= navail)
-			d_perr(ps, at->line, at->col,
+			d_perrt(ps, D_PRINTF_ARG_PROTO, at->line, at->col,
 			       "%s( ) prototype mismatch: conversion #%u (%%%s) "
 			       "is missing a corresponding value argument",
 			       func, i + 1, d->name);
 		got = printa ? (keys ? keys[j] : T_ANY) : args[j]->kind;
 		want = pfconvs[k].argkind;
 		if (got != T_ANY && want != T_ANY && got != want)
-			d_perr(ps, at->line, at->col,
+			d_perrt(ps, D_PRINTF_ARG_TYPE, at->line, at->col,
 			       "%s( ) %s #%u is incompatible with conversion "
 			       "#%u prototype:\n\tconversion: %%%s\n\t "
 			       "prototype: %s\n\t  argument: %s",
@@ -313,7 +313,7 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 		j++;
 	}
 	if (!printa && j < nargs)
-		d_perr(ps, at->line, at->col,
+		d_perrt(ps, D_PRINTF_ARG_EXTRA, at->line, at->col,
 		       "%s( ) prototype mismatch: only %u arguments required "
 		       "by this format string", func, j);
 }

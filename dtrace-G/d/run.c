@@ -4,8 +4,10 @@
  * clause for one firing, a tree-walking evaluation of its predicate and
  * statements in DTrace's order.
  *
- * Arithmetic follows C's usual conversions on the typed values of
- * value.c; args[N] takes its type from the probe's declared argument
+ * Arithmetic is DTrace's: 64 bits wide, the result typed by C's usual
+ * conversions but not narrowed to that type (reg()); casts, stores into
+ * declared variables, keys and records narrow exactly as C does
+ * (value.c's d_dv_int()); args[N] takes its type from the probe's declared argument
  * type at run time.  Strings of the traced process come from the copies
  * the kernel made at hit time (struct d_fire's str[]) or, failing that,
  * through its copyin callback.
@@ -256,7 +258,26 @@ static struct dv builtin(struct ectx *x, int id)
 	}
 }
 
-/* C's integer promotions and usual arithmetic conversions. */
+/*
+ * A result of D's arithmetic: the 64 bits of the operation, as DTrace's
+ * registers hold them, labelled with the C type of the result (which
+ * decides signed or unsigned comparison, division and >>, and the size a
+ * record prints at: value.c's d_out_int(), printf()); not narrowed, so
+ * 1 << 31 is 2147483648 to a comparison and x * y of two ints keeps
+ * its high bits.  Casts and stores into declared variables narrow
+ * (d_dv_int()), as do the records.
+ */
+static struct dv reg(uint64_t v, unsigned sz, bool sg)
+{
+	struct dv d = { .k = K_INT, .i = (int64_t)v, .sz = (uint8_t)sz,
+			.sg = sg };
+
+	return d;
+}
+
+/* C's integer promotions and usual arithmetic conversions: the type of
+ * the result (the operands' values are not converted: their 64 bits are
+ * already what DTrace's promotion makes of them). */
 static void common_type(const struct dv *a, const struct dv *b, unsigned *sz,
 			bool *sg)
 {
@@ -318,17 +339,14 @@ static struct dv binop(struct ectx *x, int op, struct dv a, struct dv b)
 	if (op == OP_SHL || op == OP_SHR) {
 		sz = a.sz < 4 ? 4 : a.sz;
 		sg = a.sz < 4 ? true : a.sg;
-		a = d_dv_int(a.i, sz, sg);
 		ub = (uint64_t)b.i & 63;
 		if (op == OP_SHL)
-			return d_dv_int((int64_t)((uint64_t)a.i << ub), sz, sg);
+			return reg((uint64_t)a.i << ub, sz, sg);
 		if (sg)
-			return d_dv_int(a.i >> ub, sz, sg);
-		return d_dv_int((int64_t)((uint64_t)a.i >> ub), sz, sg);
+			return reg((uint64_t)(a.i >> ub), sz, sg);
+		return reg((uint64_t)a.i >> ub, sz, sg);
 	}
 	common_type(&a, &b, &sz, &sg);
-	a = d_dv_int(a.i, sz, sg);
-	b = d_dv_int(b.i, sz, sg);
 	ua = (uint64_t)a.i;
 	ub = (uint64_t)b.i;
 	switch (op) {
@@ -352,10 +370,6 @@ static struct dv binop(struct ectx *x, int op, struct dv a, struct dv b)
 				r = (uint64_t)(op == '/' ? a.i / b.i
 							 : a.i % b.i);
 		} else {
-			if (sz == 4) {
-				ua &= 0xffffffffu;
-				ub &= 0xffffffffu;
-			}
 			r = op == '/' ? ua / ub : ua % ub;
 		}
 		break;
@@ -383,7 +397,7 @@ static struct dv binop(struct ectx *x, int op, struct dv a, struct dv b)
 	default:
 		d_fault(x, FLT_ILLOP, 0);
 	}
-	return d_dv_int((int64_t)r, sz, sg);
+	return reg(r, sz, sg);
 }
 
 /* Key of a self-> variable or an associative array element. */
@@ -393,7 +407,7 @@ static void dyn_key(struct ectx *x, const struct node *n, struct sbuf *k)
 	uint32_t id = (uint32_t)n->sub;
 
 	d_sb_add(k, (const char *)&sc, sizeof(sc));
-	if (sc == SC_SELF) {
+	if (sc == SC_SELF || sc == SC_SELFASSOC) {
 		int32_t tid = (int32_t)x->f->tid;
 
 		d_sb_add(k, (const char *)&tid, sizeof(tid));
@@ -432,8 +446,12 @@ static struct dv var_get(struct ectx *x, const struct node *n)
 			return d_dv_str(""); /* a string never set */
 		return copy_out(x, v);
 	}
-	if (sc == SC_THIS)
-		return copy_out(x, p->cval[n->sub]);
+	if (sc == SC_THIS) {
+		v = p->cval[n->sub];
+		if (v.k == K_INT && p->vars[n->sub].kind == T_STR)
+			return d_dv_str(""); /* never set, or cleared by 0 */
+		return copy_out(x, v);
+	}
 	dyn_key(x, n, &k);
 	e = d_ht_find(&p->dyn, k.b, k.len);
 	free(k.b);
@@ -551,9 +569,9 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		if (a.sz < 4)
 			a = d_dv_int(a.i, 4, true);
 		if (n->sub == '~')
-			return d_dv_int(~a.i, a.sz, a.sg);
+			return reg(~(uint64_t)a.i, a.sz, a.sg);
 		if (n->sub == '-')
-			return d_dv_int((int64_t)(0 - (uint64_t)a.i), a.sz, a.sg);
+			return reg(0 - (uint64_t)a.i, a.sz, a.sg);
 		return a;
 	case N_CAST:
 		a = d_eval(x, n->a);
@@ -1344,7 +1362,8 @@ void d_thread_exit(struct d_prog *p, pid_t tid)
 				continue;
 			memcpy(&sc, e->key, sizeof(sc));
 			memcpy(&t, e->key + sizeof(sc), sizeof(t));
-			if (sc == SC_SELF && t == (int32_t)tid)
+			if ((sc == SC_SELF || sc == SC_SELFASSOC) &&
+			    t == (int32_t)tid)
 				d_ht_remove(&p->dyn, e);
 		}
 	}
@@ -1361,7 +1380,7 @@ size_t d_self_live(const struct d_prog *p)
 			if (e->klen < sizeof(sc) + sizeof(int32_t))
 				continue;
 			memcpy(&sc, e->key, sizeof(sc));
-			n += sc == SC_SELF;
+			n += sc == SC_SELF || sc == SC_SELFASSOC;
 		}
 	return n;
 }

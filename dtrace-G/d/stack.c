@@ -150,7 +150,7 @@ void d_stack_check(struct parser *ps, const struct node *n)
 
 		if (a->op != N_INT || a->ival < (i ? 0 : 1) ||
 		    a->ival > (i ? 65536 : D_USTACKFRAMES_MAX))
-			d_perr(ps, a->line, a->col,
+			d_perrt(ps, D_USTACK_FRAMES, a->line, a->col,
 			       "ustack( ) argument #%u must be a %s integer "
 			       "constant%s",
 			       i + 1, i ? "non-negative" : "positive",

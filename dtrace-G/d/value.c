@@ -9,8 +9,9 @@
  * " %16lld"; an aggregation key of type int is " %8d") and picks %u or %i
  * for printf's %d by signedness, so the type travels with the value:
  * pid is an int, arg0 an int64_t, an integer literal an int when it fits.
- * d_dv_int() narrows a value to its type as C would, so every integer
- * the evaluator holds is one its type can represent.
+ * d_dv_int() narrows a value to its type as C would; casts, stores into
+ * declared variables and records use it, while arithmetic results keep
+ * DTrace's 64 bits (run.c's reg()).
  *
  * Containers.  Output is built in growing buffers (struct sbuf) and
  * written only when a clause completes (run.c).  Parse trees live in a
@@ -229,22 +230,27 @@ const char *d_out_str(const struct dv *v, bool esc, char **fr)
 }
 
 /*
- * An integer as trace() and aggregation keys print it: a value of 1 or
- * 2 bytes unsigned, of 4 bytes signed (as libdtrace prints each record
- * size), and the column width of that size in the default layouts.
+ * An integer as trace() and aggregation keys print it: narrowed to its
+ * type's size and printed by its type's sign, exactly as C converts it
+ * ((int16_t)-1 is -1, (uint32_t)-1 4294967295; libdtrace printed 1 and
+ * 2 bytes unsigned, 4 signed whatever the type), 8 bytes signed as
+ * libdtrace does, and the column width of that size in the default
+ * layouts.
  */
 long long d_out_int(const struct dv *v, int *width)
 {
 	switch (v->sz) {
 	case 1:
 		*width = 3;
-		return (uint8_t)v->i;
+		return v->sg ? (long long)(int8_t)v->i : (long long)(uint8_t)v->i;
 	case 2:
 		*width = 5;
-		return (uint16_t)v->i;
+		return v->sg ? (long long)(int16_t)v->i
+			     : (long long)(uint16_t)v->i;
 	case 4:
 		*width = 8;
-		return (int32_t)v->i;
+		return v->sg ? (long long)(int32_t)v->i
+			     : (long long)(uint32_t)v->i;
 	default:
 		*width = 16;
 		return (long long)v->i;
@@ -357,9 +363,11 @@ void d_key_add(struct sbuf *k, const struct dv *v)
 		d_sb_add(k, v->s, strlen(v->s) + 1);
 	} else {
 		unsigned char t[3] = { 'i', v->sz, v->sg };
+		/* a key is its type's size, as DTrace records it */
+		int64_t i = d_dv_int(v->i, v->sz, v->sg).i;
 
 		d_sb_add(k, (const char *)t, 3);
-		d_sb_add(k, (const char *)&v->i, sizeof(v->i));
+		d_sb_add(k, (const char *)&i, sizeof(i));
 	}
 }
 

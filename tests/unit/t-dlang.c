@@ -223,8 +223,9 @@ static void test_default_output(void)
 	       &p_begin,
 	       "CPU     ID                    FUNCTION:NAME\n"
 	       "  0      1                           :BEGIN   hi           "
-	       "                                 4096  44 65534       -7\n",
-	       "trace(): string \"  %-33s\", 8/1/2/4-byte integers");
+	       "                                 4096  44    -2       -7\n",
+	       "trace(): string \"  %-33s\", 8/1/2/4-byte integers, a "
+	       "short signed as C has it");
 
 	out_is("BEGIN", &p_begin,
 	       "CPU     ID                    FUNCTION:NAME\n"

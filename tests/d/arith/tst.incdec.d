@@ -29,7 +29,8 @@ BEGIN
 	n /= 2;
 	n += 40;
 	printf("%d\n", n);
-	printf("%s %d %d\n", n > 1 ? "t" : "f", 0 && (1 / 0), 1 || (1 / 0));
+	z = 0; /* 1 / 0 itself does not compile (D_DIV_ZERO) */
+	printf("%s %d %d\n", n > 1 ? "t" : "f", 0 && (1 / z), 1 || (1 / z));
 	printf("%d %d %d\n", 1 ^^ 0, 1 ^^ 1, 0 ^^ 0);
 	exit(0);
 }

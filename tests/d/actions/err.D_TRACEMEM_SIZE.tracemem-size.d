@@ -1,0 +1,1 @@
+BEGIN { tracemem(copyin(0, 4), 0); }

@@ -1,0 +1,1 @@
+BEGIN { @a = lquantize(1, 0, 10, 0); }

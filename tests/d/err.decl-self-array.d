@@ -1,2 +1,0 @@
-/* self-> variables are scalars. */
-self int a[int];

@@ -1,0 +1,1 @@
+BEGIN { nosuchfunc(1); }

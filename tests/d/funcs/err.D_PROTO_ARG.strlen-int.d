@@ -1,0 +1,1 @@
+BEGIN { x = strlen(1); }

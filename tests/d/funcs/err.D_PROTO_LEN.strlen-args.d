@@ -1,0 +1,1 @@
+BEGIN { x = strlen("a", "b"); }

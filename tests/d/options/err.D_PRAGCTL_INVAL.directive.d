@@ -1,0 +1,2 @@
+#frobnicate
+BEGIN { exit(0); }

@@ -1,0 +1,2 @@
+#pragma D frobnicate
+BEGIN { exit(0); }

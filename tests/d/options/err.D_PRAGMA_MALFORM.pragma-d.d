@@ -1,0 +1,2 @@
+#pragma D
+BEGIN { exit(0); }

@@ -1,0 +1,1 @@
+BEGIN { printf("%d", 1, 2); }

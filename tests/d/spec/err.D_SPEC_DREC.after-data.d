@@ -1,0 +1,1 @@
+BEGIN { s = speculation(); trace(1); speculate(s); }

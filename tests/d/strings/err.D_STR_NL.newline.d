@@ -1,0 +1,2 @@
+BEGIN { x = "ab
+cd"; }

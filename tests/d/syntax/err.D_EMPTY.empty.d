@@ -1,0 +1,3 @@
+/* a script of comments and pragmas only would trace nothing until
+ * killed */
+#pragma D option quiet

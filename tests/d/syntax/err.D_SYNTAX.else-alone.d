@@ -1,0 +1,1 @@
+BEGIN { else x = 1; }

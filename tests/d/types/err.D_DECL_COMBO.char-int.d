@@ -1,0 +1,1 @@
+BEGIN { trace((char int)0); exit(0); }

@@ -1,0 +1,2 @@
+long short x;
+BEGIN { exit(0); }

@@ -1,0 +1,1 @@
+BEGIN { trace((long short)0); exit(0); }

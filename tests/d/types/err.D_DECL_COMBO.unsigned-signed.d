@@ -1,0 +1,1 @@
+BEGIN { trace((unsigned signed)0); exit(0); }

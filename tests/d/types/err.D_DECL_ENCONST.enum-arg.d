@@ -1,0 +1,2 @@
+enum e { A = arg0 };
+BEGIN { exit(0); }

@@ -1,0 +1,2 @@
+enum e { A = 0x7fffffff, B };
+BEGIN { exit(0); }

@@ -1,0 +1,3 @@
+enum e { A };
+enum f { A };
+BEGIN { exit(0); }

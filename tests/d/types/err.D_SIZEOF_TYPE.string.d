@@ -1,0 +1,1 @@
+BEGIN { trace(sizeof(execname)); exit(0); }

@@ -1,0 +1,2 @@
+int pid;
+BEGIN { exit(0); }

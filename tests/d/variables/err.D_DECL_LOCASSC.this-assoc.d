@@ -1,0 +1,1 @@
+BEGIN { this->a[1] = 1; exit(0); }

@@ -1,0 +1,2 @@
+void x;
+BEGIN { exit(0); }

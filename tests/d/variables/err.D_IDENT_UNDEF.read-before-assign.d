@@ -1,0 +1,3 @@
+/* read before anything assigns it, in program order */
+BEGIN { trace(y); exit(0); }
+END { y = 1; }

@@ -1,0 +1,2 @@
+inline int N = "text";
+BEGIN { exit(0); }

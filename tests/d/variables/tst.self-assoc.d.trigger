@@ -1,0 +1,1 @@
+triggers/tr-threads 2 3

@@ -679,7 +679,8 @@ void __attribute__((noreturn)) d_syntax_error(struct parser *ps);
 	X(D_PRINTF_ARG_EXTRA) X(D_PRINTF_AGG_CONV) X(D_SPEC_SPEC)           \
 	X(D_SPEC_COMM) X(D_SPEC_DREC) X(D_COMM_SPEC) X(D_COMM_DREC)         \
 	X(D_DREC_COMM) X(D_EXIT_SPEC) X(D_ACT_SPEC) X(D_SIZEOF_TYPE)        \
-	X(D_DECL_ENCONST) X(D_DECL_ENOFLOW)
+	X(D_DECL_ENCONST) X(D_DECL_ENOFLOW)     \
+	X(D_IDENT_UNSUPP) X(D_FUNC_VOID)
 #define D_ERRTAG_ENUM(t) t,
 enum { D_ERRTAGS(D_ERRTAG_ENUM) D_NERRTAGS };
 extern const char *const d_errtag_names[];

@@ -209,11 +209,11 @@ static struct node *parse_primary(struct parser *ps)
 
 		/* DTrace's that this tracer cannot give: refused, not 0 */
 		if (strcmp(t.s, "stackdepth") == 0)
-			d_perr(ps, t.line, t.col,
+			d_perrt(ps, D_IDENT_UNSUPP, t.line, t.col,
 			       "stackdepth is not supported: the kernel "
 			       "stack is not recorded (use ustackdepth)");
 		if (strcmp(t.s, "uregs") == 0)
-			d_perr(ps, t.line, t.col,
+			d_perrt(ps, D_IDENT_UNSUPP, t.line, t.col,
 			       "uregs[ ] is not supported: the hit's "
 			       "registers are not kept for scripts");
 		if (d_const_lookup(t.s, &cv)) {

@@ -373,7 +373,7 @@ int d_check_func(struct parser *ps, struct node *n, bool strict)
 	if (fn->id == F_USTACK)
 		d_stack_check(ps, n);
 	if (fn->ret == 'v' && ps->void_ok != n)
-		d_perr(ps, n->line, n->col,
+		d_perrt(ps, D_FUNC_VOID, n->line, n->col,
 		       "%s( ) has no value: it is a statement of its own",
 		       fn->name);
 	if (fn->id == F_ALLOCA) /* a void * into the scratch (mem.c) */

@@ -7,7 +7,7 @@
  *
  *	-DFORM_CALL	the call form of `dtrace -h`'s header: linked with
  *			the `dtrace -G` output of this object it is a
- *			rewritten site (a 5-byte NOP where the call was);
+ *			rewritten site (NOPs where the call was);
  *			linked alone, a real call to the header's COMDAT
  *			stub, whose entry is the probe site
  *	-DFORM_INLINE	an inline probe (1-byte + 10-byte NOP, the note
@@ -27,9 +27,10 @@
  *
  * Prints the nanoseconds per iteration (the loop only, not start-up)
  * and whether the process has the kernel's uprobe trampoline mapped
- * (1 or 0): Linux 6.18 and later turn a uprobe on the 5-byte NOP
- * 0f 1f 44 00 00 into a call to that trampoline instead of a trap, and
- * the mapping is how a traced run shows it happened.  Callgrind counts
+ * (1 or 0): Linux 6.18 and later turn a uprobe on a 5-byte NOP into a
+ * call to that trampoline instead of a trap, and the mapping is how a
+ * traced run shows it happened (no form of ours should: doc/DESIGN.md
+ * §4).  Callgrind counts
  * the instructions (forms.sh takes the difference between two values
  * of N).
  */

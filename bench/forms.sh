@@ -12,9 +12,11 @@
 # bform:::hit(void *, int) fired once per iteration of bench/forms.c's
 # loop with a changing pointer and int:
 #  1. rewritten site: the call form of `dtrace -h`'s header, the object
-#     given to `dtrace -G`, which turns the call into a 5-byte NOP;
+#     given to `dtrace -G`, which turns the call into a 4-byte NOP (the
+#     site) and a 1-byte one;
 #  2. stub site: the same object linked without -G: a real call to the
-#     header's COMDAT stub, whose entry (a 5-byte NOP, then ret) is the
+#     header's COMDAT stub, whose entry (a 4-byte and a 1-byte NOP, then
+#     ret) is the
 #     probe site;
 #  3. inline site: usdt-sdk's <sys/sdt.h> DTRACE_PROBE2, and the header
 #     of `dtrace -h -x probestyle=inline` (a 1-byte and a 10-byte NOP);
@@ -36,8 +38,9 @@
 #    a run whose count is not $HITS is not used, and a form with no good
 #    run shows n/a;
 #  - whether the kernel optimized the uprobe (Linux 6.18 and later call
-#    a trampoline from a 5-byte NOP instead of trapping): the traced
-#    program reports whether [uprobes-trampoline] was mapped in it.
+#    a trampoline from a 5-byte NOP instead of trapping, which breaks
+#    forked children, so none of our forms should be: doc/DESIGN.md §4):
+#    the traced program reports whether [uprobes-trampoline] was mapped.
 # Nothing passes or fails on speed; the script prints a table and, with
 # FORMS_MD set, writes it as a markdown section with the machine named.
 
@@ -231,9 +234,9 @@ done
 # traced, with this run's figures put in (whatever they are).
 interpret() {
 	if [ "$(fig up rewritten)" = call ] || [ "$(fig up stub)" = call ]; then
-		opt="and on this kernel ($(uname -r)) they were: the traced process had [uprobes-trampoline] mapped"
+		opt="yet on this kernel ($(uname -r)) the traced process had [uprobes-trampoline] mapped: a site was optimized, which forks break"
 	elif [ "$(fig up rewritten)" = trap ] || [ "$(fig up stub)" = trap ]; then
-		opt="but on this kernel ($(uname -r)) they were not (no [uprobes-trampoline] was mapped), so they trapped too"
+		opt="and on this kernel ($(uname -r)) none was (no [uprobes-trampoline] was mapped)"
 	else
 		opt="which this run, tracing nothing, did not see"
 	fi
@@ -243,28 +246,29 @@ its note says they are, plus its NOPs: systemtap's one-byte \`nop\`
 ($(fig ir stap) instructions per iteration, against $(fig ir none) for the
 loop alone), usdt-sdk's inline probe a 1-byte and a 10-byte NOP
 ($(fig ir inline)), a rewritten site the argument moves of the call it
-replaced and a 5-byte NOP ($(fig ir rewritten); both call forms also
+replaced and a 4-byte and a 1-byte NOP ($(fig ir rewritten); both call forms also
 make the compiler treat the probe as a call, which clobbers the
 caller-saved registers: in this loop that costs nothing per iteration,
 in a larger function it can cost spills); NOPs retire without
 executing, so these measured $(fig ns stap), $(fig ns inline) and
 $(fig ns rewritten) ns per iteration against $(fig ns none) without a probe.
 A stub site (an object -G never saw, an LTO object, a build that never
-runs -G) really calls the header's stub and runs its 5-byte NOP and
+runs -G) really calls the header's stub and runs its NOPs and
 \`ret\`: $(fig ir stub) instructions, $(fig ns stub) ns per
 iteration.  Traced, the kernel's uprobe costs orders of magnitude more
 than any of that.  A uprobe on a 1-byte NOP (forms 3 and 4) traps
 (int3) into the kernel and back on every hit: $(fig hit.bpftrace inline)
 and $(fig hit.bpftrace stap) ns per hit with bpftrace's count() here.
-Linux 6.18 and later optimize a uprobe on the 5-byte NOP of a rewritten
-or stub site, after its first hit, into a call to a trampoline page that
-enters the kernel through the uprobe system call, $opt; $(fig hit.bpftrace rewritten)
+Linux 6.18 and later optimize a uprobe on a single 5-byte NOP, after its
+first hit, into a call to a trampoline page that enters the kernel
+through the uprobe system call, but a child forked afterwards lacks the
+page and dies at the site, so rewritten and stub sites put the probe on
+a 4-byte NOP, which traps too, $opt; $(fig hit.bpftrace rewritten)
 and $(fig hit.bpftrace stub) ns per hit ($(ratio "$(fig hit.bpftrace rewritten)" "$(fig hit.bpftrace stap)")
-and $(ratio "$(fig hit.bpftrace stub)" "$(fig hit.bpftrace stap)") of systemtap's).  Inline probes keep
-the 1-byte NOP because the optimized uprobe's call writes below the
+and $(ratio "$(fig hit.bpftrace stub)" "$(fig hit.bpftrace stap)") of systemtap's).  Inline probes use
+the 1-byte NOP also because the optimized uprobe's call writes below the
 stack pointer, where a leaf function may keep data (the red zone;
-sdk/include/sys/sdt.h), while a rewritten or stub site is, or replaces,
-a call, across which nothing lives there.  Our \`dtrace -n\` copies a
+sdk/include/sys/sdt.h).  Our \`dtrace -n\` copies a
 record of every hit to a perf ring buffer and counts in user space,
 where bpftrace counts in the kernel: $(fig hit.dtrace rewritten),
 $(fig hit.dtrace stub), $(fig hit.dtrace inline) and $(fig hit.dtrace stap)

@@ -92,7 +92,7 @@ static bool obj_needs_change(const struct glink *g, unsigned oi)
 	for (unsigned i = o->func_first; i < o->func_end; i++)
 		if (!g->funcs[i].alias_exists)
 			return true;
-	return o->anchor && !o->anchor_exists;
+	return o->nold_stubs || (o->anchor && !o->anchor_exists);
 }
 
 static void print_site(const struct glink *g, const struct gsite *s)
@@ -247,6 +247,19 @@ static int rewrite_object(struct glink *g, unsigned oi)
 		r.r_info = ELF64_R_INFO(s->symidx, g->arch->r_none);
 		r.r_addend = g->arch->mark(&s->at);
 		memcpy(rp, &r, sizeof(r));
+	}
+
+	/* an older header's stubs: today's bytes, the same size */
+	for (unsigned i = 0; i < o->nold_stubs; i++) {
+		uint8_t *code =
+			image_at(img, size, o->old_stubs[i].shndx,
+				 o->old_stubs[i].off, g->arch->stub_size);
+
+		if (!code) {
+			err = gerr(g, o, "section data out of the file");
+			goto out;
+		}
+		memcpy(code, g->arch->stub, g->arch->stub_size);
 	}
 
 	/* the probe symbols: weak and hidden (inline probes have none) */
@@ -555,6 +568,7 @@ out:
 			elf_end(o->elf);
 		free(o->buf);
 		free(o->anchor);
+		free(o->old_stubs);
 	}
 	gl_free_sites(&g);
 	free(g.objs);

@@ -41,6 +41,12 @@
  */
 #define ALIAS_PREFIX "$dtrace"
 
+/* where a probe stub is: a section and the offset in it */
+struct gstub {
+	size_t shndx;
+	uint64_t off;
+};
+
 struct gobj {
 	const char *path;
 	uint8_t *buf;		/* the file as read */
@@ -72,6 +78,12 @@ struct gobj {
 	char *anchor;
 	bool anchor_exists;
 	char *tmp;		/* rewritten copy, until renamed */
+	/*
+	 * Probe stubs of an older header (site.h's old_stub): rewritten
+	 * with today's stub, which a fork cannot break (doc/DESIGN.md §4).
+	 */
+	struct gstub *old_stubs;
+	unsigned nold_stubs;
 	/*
 	 * Its functions and sites: funcs[func_first..func_end) and, until
 	 * gl_build_output() sorts them, sites[site_first..site_end).  Scanning

@@ -418,6 +418,17 @@ static struct note_rela *note_relas(struct gobj *o, size_t ndx,
 	return v;
 }
 
+/*
+ * Whether stub_size bytes at p are the probe stub of a `dtrace -h`
+ * header, today's or an older release's (site.h).
+ */
+static bool is_stub_code(const struct site_arch *arch, const uint8_t *p)
+{
+	return memcmp(p, arch->stub, arch->stub_size) == 0 ||
+	       (arch->old_stub &&
+		memcmp(p, arch->old_stub, arch->stub_size) == 0);
+}
+
 static bool site_known(const struct glink *g, unsigned oi, size_t shndx,
 		       uint64_t off)
 {
@@ -526,8 +537,24 @@ static int scan_note(struct glink *g, unsigned oi, const char *sec,
 	 */
 	if (site.at.start == f->value && f->size == arch->stub_size &&
 	    td->d_size - site.at.start >= arch->stub_size &&
-	    memcmp((const uint8_t *)td->d_buf + site.at.start, arch->stub,
-		   arch->stub_size) == 0) {
+	    is_stub_code(arch, (const uint8_t *)td->d_buf + site.at.start)) {
+		if (memcmp((const uint8_t *)td->d_buf + site.at.start,
+			   arch->stub, arch->stub_size) != 0) {
+			struct gstub *v = realloc(
+				o->old_stubs, (o->nold_stubs + 1) * sizeof(*v));
+
+			if (!v)
+				return gerr(g, o, "out of memory");
+			v[o->nold_stubs].shndx = site.shndx;
+			v[o->nold_stubs].off = site.at.start;
+			o->old_stubs = v;
+			o->nold_stubs++;
+			if (g->cmd->verbose)
+				fprintf(stderr,
+					"dtrace: %s: %s: %s:::%s: an older header's probe stub, rewritten with today's\n",
+					o->path, f->name, pv->name,
+					pr->pubname);
+		}
 		if (g->nfunc > nfunc) {	/* forget the function just added */
 			g->nfunc--;
 			free(f->name);
@@ -617,7 +644,6 @@ static int scan_notes(struct glink *g, unsigned oi)
 static bool is_probe_stub(const struct glink *g, struct gobj *o,
 			  const GElf_Sym *sym)
 {
-	const uint8_t *stub = g->arch->stub;
 	size_t stubsize = g->arch->stub_size;
 	Elf_Scn *scn;
 	Elf_Data *d;
@@ -631,8 +657,7 @@ static bool is_probe_stub(const struct glink *g, struct gobj *o,
 	    !d->d_buf || sym->st_value > d->d_size ||
 	    d->d_size - sym->st_value < stubsize)
 		return false;
-	return memcmp((const uint8_t *)d->d_buf + sym->st_value, stub,
-		      stubsize) == 0;
+	return is_stub_code(g->arch, (const uint8_t *)d->d_buf + sym->st_value);
 }
 
 static int scan_sites(struct glink *g, unsigned oi)
@@ -774,11 +799,10 @@ static int scan_sites(struct glink *g, unsigned oi)
 					site_insns_init(&f->insns, td->d_buf,
 							td->d_size, f->value,
 							f->size);
-				err = g->arch->insns_check(&f->insns,
-							   site.at.start,
-							   site.at.len,
-							   !site.at.rewritten,
-							   why, sizeof(why));
+				err = g->arch->insns_check(
+					&f->insns, site.at.start, site.at.len,
+					!site.at.rewritten && !site.at.old, why,
+					sizeof(why));
 				if (err && err != -ENOTSUP)
 					return gerr(g, o,
 						    "function %s+%#llx: call to '%s' refused: %s",

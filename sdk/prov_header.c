@@ -22,7 +22,8 @@
  *
  *  - the probe stub __dtrace_myapp___query__start: a hidden COMDAT
  *    function (section .text.<stub>, group <stub>) whose entry is a probe
- *    site, the 5-byte NOP -G writes, followed by `ret` (x86site.h; on
+ *    site, the 4-byte NOP -G writes first, then a 1-byte NOP and `ret`
+ *    (x86site.h: never a single 5-byte NOP, which forks break; on
  *    aarch64 `nop; ret`, a64site.h), with its stapsdt note in the same
  *    group: the arguments are where the call put them (%rdi, %esi, ...,
  *    8(%rsp) for the seventh; x0, x1, ..., [sp] for the ninth), so

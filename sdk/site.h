@@ -33,6 +33,7 @@ struct probe_site {
 	enum site_kind kind;
 	bool is_enabled;	/* legacy __dtraceenabled_ call */
 	bool rewritten;		/* the bytes already are our replacement */
+	bool old;		/* an older -G's replacement, to rewrite again */
 	uint64_t start;		/* offset of the site in its section */
 	unsigned len;		/* bytes: 5 or 6 on x86-64, 4 on aarch64 */
 };
@@ -69,6 +70,8 @@ struct site_arch {
 	const uint8_t *stub;
 	unsigned stub_size;
 	enum site_kind stub_kind;
+	/* an older release's stub of the same size, or NULL */
+	const uint8_t *old_stub;
 	/* the first instruction of an inline (<sys/sdt.h>) probe */
 	const uint8_t *inline_nop;
 	unsigned inline_nop_size;
@@ -76,7 +79,9 @@ struct site_arch {
 	/*
 	 * The site a relocation of type rtype at r_offset belongs to; 0 or
 	 * -EINVAL with the reason in why.  A relocation an earlier run
-	 * neutralised (r_none) names the site start, its addend the mark.
+	 * neutralised (r_none) names the site start, its addend the mark;
+	 * the site is rewritten, or old where an older release wrote bytes
+	 * that must be replaced.
 	 */
 	int (*classify)(const uint8_t *sec, size_t secsize, uint32_t rtype,
 			uint64_t r_offset, int64_t addend, bool is_enabled,

@@ -7,10 +7,10 @@
  * What compilers emit for a call to the probe function, and what we
  * write instead (the site starts at the opcode):
  *
- *	call rel32          e8 xx xx xx xx         0f 1f 44 00 00
+ *	call rel32          e8 xx xx xx xx         0f 1f 40 00 90
  *	jmp rel32 (tail)    e9 xx xx xx xx         0f 1f 40 00 c3
- *	call *x@GOTPCREL    ff 15 xx xx xx xx      0f 1f 44 00 00 90
- *	jmp *x@GOTPCREL     ff 25 xx xx xx xx      0f 1f 44 00 00 c3
+ *	call *x@GOTPCREL    ff 15 xx xx xx xx      0f 1f 40 00 66 90
+ *	jmp *x@GOTPCREL     ff 25 xx xx xx xx      0f 1f 40 00 c3 90
  *
  * and for the legacy is-enabled function, whose result must read 0:
  *
@@ -19,17 +19,26 @@
  *	call *x@GOTPCREL    ff 15 ...              31 c0 0f 1f 40 00
  *	jmp *x@GOTPCREL     ff 25 ...              31 c0 c3 0f 1f 00
  *
- * The probe sits on the first instruction, always a NOP where possible: a
- * 5-byte NOP (0f 1f /0) that does not cross a page is what Linux 6.18 and
- * later turn from a trap into a call to the uprobe trampoline.  A tail
- * call ends in `ret`, which is what the probe function would have done;
- * the NOP comes first because a uprobe on `ret` is single-stepped, which
- * measured 14.5 us per hit here against under 1 us on a NOP.
+ * The probe sits on the first instruction, always the 4-byte NOP
+ * 0f 1f 40 00, which the kernel emulates after its trap (no single step).
+ * Never a single 5-byte NOP: Linux 6.18 turns a uprobe on any of them
+ * (0f 1f 44 00 00, 66 0f 1f 40 00, ...) into a call to a trampoline page
+ * it maps into the process at the first hit, and a child forked after
+ * that inherits the call but not the page, and dies of SIGSEGV at the
+ * site (doc/DESIGN.md §4, tests/run-fork-optimized.sh).  The byte after
+ * the NOP fills the site: a 1-byte NOP, or `ret` for a tail call, which
+ * is what the probe function would have done; the NOP comes first
+ * because a uprobe on `ret` is single-stepped, which measured 14.5 us per
+ * hit here against under 1 us on a NOP.
+ *
+ * Objects an older -G rewrote carry the 5-byte NOP (old_patches); a
+ * later run recognises them by their marks and rewrites those sites
+ * again with today's bytes, once.
  *
  * A rewritten site is marked in its neutralised relocation: r_offset is
  * the site start and r_addend encodes the kind (x86_site_mark), since the
- * bytes alone cannot tell a 5-byte site followed by `ret` from a 6-byte
- * GOT tail call.
+ * bytes alone cannot tell a tail-call site followed by a 1-byte NOP from
+ * a 6-byte GOT tail call.
  */
 #include "config.h"
 
@@ -48,10 +57,10 @@
 #include "stapsdt.h"
 #include "x86site.h"
 
-static const uint8_t patch_call[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const uint8_t patch_call[] = { 0x0f, 0x1f, 0x40, 0x00, 0x90 };
 static const uint8_t patch_jmp[] = { 0x0f, 0x1f, 0x40, 0x00, 0xc3 };
-static const uint8_t patch_gotcall[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x90 };
-static const uint8_t patch_gotjmp[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3 };
+static const uint8_t patch_gotcall[] = { 0x0f, 0x1f, 0x40, 0x00, 0x66, 0x90 };
+static const uint8_t patch_gotjmp[] = { 0x0f, 0x1f, 0x40, 0x00, 0xc3, 0x90 };
 static const uint8_t en_call[] = { 0x31, 0xc0, 0x0f, 0x1f, 0x00 };
 static const uint8_t en_jmp[] = { 0x31, 0xc0, 0xc3, 0x66, 0x90 };
 static const uint8_t en_gotcall[] = { 0x31, 0xc0, 0x0f, 0x1f, 0x40, 0x00 };
@@ -71,6 +80,21 @@ static const struct {
 	{ en_jmp, 5, SITE_JMP, true },
 	{ en_gotcall, 6, SITE_GOTCALL, true },
 	{ en_gotjmp, 6, SITE_GOTJMP, true },
+};
+
+/* what -G wrote before the 5-byte NOP was found to break forks */
+static const uint8_t old_call[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const uint8_t old_gotcall[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x90 };
+static const uint8_t old_gotjmp[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3 };
+
+static const struct {
+	const uint8_t *bytes;
+	unsigned len;
+	enum site_kind kind;
+} old_patches[] = {
+	{ old_call, 5, SITE_CALL },
+	{ old_gotcall, 6, SITE_GOTCALL },
+	{ old_gotjmp, 6, SITE_GOTJMP },
 };
 
 static int why_err(char *why, size_t len, const char *fmt, ...)
@@ -130,6 +154,22 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 			site->len = patches[i].len;
 			site->start = r_offset;
 			site->rewritten = true;
+			return 0;
+		}
+		/* an older -G's 5-byte NOP: rewritten again (old) */
+		for (size_t i = 0;
+		     i < sizeof(old_patches) / sizeof(old_patches[0]); i++) {
+			if (is_enabled ||
+			    addend != x86_mark(old_patches[i].kind, false) ||
+			    r_offset > secsize ||
+			    secsize - r_offset < old_patches[i].len ||
+			    memcmp(sec + r_offset, old_patches[i].bytes,
+				   old_patches[i].len) != 0)
+				continue;
+			site->kind = old_patches[i].kind;
+			site->len = old_patches[i].len;
+			site->start = r_offset;
+			site->old = true;
 			return 0;
 		}
 		if (r_offset < secsize)
@@ -497,6 +537,7 @@ int x86_arg_count(const char *args)
 }
 
 static const uint8_t x86_stub[] = X86_STUB_BYTES;
+static const uint8_t x86_old_stub[] = X86_OLD_STUB_BYTES;
 static const uint8_t x86_inline_nop[] = { 0x90 };
 
 const struct site_arch site_arch_x86_64 = {
@@ -507,6 +548,7 @@ const struct site_arch site_arch_x86_64 = {
 	.stub = x86_stub,
 	.stub_size = X86_STUB_SIZE,
 	.stub_kind = X86_STUB_KIND,
+	.old_stub = x86_old_stub,
 	.inline_nop = x86_inline_nop,
 	.inline_nop_size = 1,
 	.classify = x86_site_classify,

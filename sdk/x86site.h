@@ -26,13 +26,18 @@
  * The probe stub every `dtrace -h` header defines for each probe (and the
  * -G output too, for objects built against older headers): a hidden
  * COMDAT function __dtrace_<provider>___<probe> whose first instruction
- * is the probe site, the single 5-byte NOP -G also writes, then `ret`.
- * A call -G never rewrote lands here; at the entry the arguments are
- * where the caller put them, as at a tail-call site (SITE_JMP: the
- * return address at 0(%rsp)), and a uprobe the kernel optimizes into a
- * call is red-zone safe, since a real call has just been made.
+ * is the probe site, the 4-byte NOP -G also writes first (x86site.c:
+ * never a single 5-byte NOP), then a 1-byte NOP and `ret`.  A call -G
+ * never rewrote lands here; at the entry the arguments are where the
+ * caller put them, as at a tail-call site (SITE_JMP: the return address
+ * at 0(%rsp)).  The uprobe traps and is emulated, writing nothing on
+ * the user stack, so the red zone is safe as well.
+ *
+ * Headers of older releases wrote the 5-byte NOP; -G still recognises
+ * their stubs (X86_OLD_STUB_BYTES), so calls to them are rewritten.
  */
-#define X86_STUB_BYTES { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3 }
+#define X86_STUB_BYTES { 0x0f, 0x1f, 0x40, 0x00, 0x90, 0xc3 }
+#define X86_OLD_STUB_BYTES { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3 }
 #define X86_STUB_SIZE 6
 #define X86_STUB_KIND SITE_JMP
 

@@ -69,13 +69,14 @@ have() {
 # ---------------------------------------------------------------------
 # Helpers
 
-# What -G writes over each kind of site (sdk/x86site.c): the probe sits
-# on the first instruction, a NOP; a tail call ends in `ret`.  (doc/DESIGN.md §4
-# still shows `ret` first for tail calls and a 6-byte NOP for GOT calls.)
-RW_CALL="0f 1f 44 00 00"		# call rel32
+# What -G writes over each kind of site (sdk/x86site.c, doc/DESIGN.md
+# §4): the probe sits on the first instruction, a 4-byte NOP, never a
+# single 5-byte one; a tail call ends in `ret`.
+RW_CALL="0f 1f 40 00 90"		# call rel32
 RW_JMP="0f 1f 40 00 c3"			# jmp rel32 (tail call)
-RW_GOTCALL="0f 1f 44 00 00 90"		# call *x@GOTPCREL(%rip)
-RW_GOTJMP="0f 1f 44 00 00 c3"		# jmp *x@GOTPCREL(%rip)
+RW_GOTCALL="0f 1f 40 00 66 90"		# call *x@GOTPCREL(%rip)
+RW_GOTJMP="0f 1f 40 00 c3 90"		# jmp *x@GOTPCREL(%rip)
+RW_STUB="0f 1f 40 00 90 c3"		# the entry of a header's probe stub
 RW_EN_CALL="31 c0 0f 1f 00"		# legacy is-enabled: %eax = 0
 RW_EN_JMP="31 c0 c3 66 90"
 RW_EN_GOTCALL="31 c0 0f 1f 40 00"
@@ -242,12 +243,12 @@ check_notes() {
 		fi
 		cb_bytes=$(bytes_at "$cb_bin" "$loc" 6)
 		cb_tail=0
-		# (a call site followed by `ret` looks like a GOT tail
-		# call, but a call with stack arguments is never followed
+		# (a call site followed by `ret` looks like the header's
+		# stub, but a call with stack arguments is never followed
 		# by `ret`, and without them the arguments are the same)
 		case $cb_bytes in
-		"$RW_JMP"* | "$RW_GOTJMP") cb_tail=1 ;;
-		"$RW_CALL"*) ;;
+		"$RW_JMP"* | "$RW_GOTJMP" | "$RW_STUB") cb_tail=1 ;;
+		"$RW_CALL"* | "$RW_GOTCALL") ;;
 		*)
 			fail "$cb_what: $prov:::$name at $loc: bytes [$cb_bytes] are not a probe NOP"
 			cb_bad=1

@@ -7,7 +7,7 @@
 # tests/data/consumers/; every probe argument is a known constant (or the
 # round number), so each consumer's view is compared with exact values.
 #
-#  - `dtrace -G -v` rewrote calls (e8 -> 0f 1f 44 00 00, also in an
+#  - `dtrace -G -v` rewrote calls (e8 -> 0f 1f 40 00 90, also in an
 #    object built with -fno-plt, as the header's hidden declaration
 #    makes it), tail calls (e9 -> ret and NOP, one with 12 arguments)
 #    and a call through the GOT (ff 15 -> NOPs; -fno-plt with a
@@ -189,22 +189,21 @@ expect_file_eq "untraced output" expected-plain.out plain.out
 # ---------------------------------------------------------------------
 # dtrace -G -v: the sites are of the kinds this test needs
 
-# A tail call becomes a return and a NOP: doc/DESIGN.md §4 has `c3 0f 1f 40 00`,
-# -G now writes the NOP first (`0f 1f 40 00 c3`) so that the probe sits
-# on a NOP; a GOT call becomes `66 0f 1f 44 00 00`, now a 5-byte NOP and
-# a 1-byte one.  Either is right for the consumers: what matters here is
-# the kind of site each probe has.
-jmp_nop='\(c3 0f 1f 40 00\|0f 1f 40 00 c3\)'
-got_nop='\(66 0f 1f 44 00 00\|0f 1f 44 00 00 90\)'
+# What -G writes (doc/DESIGN.md §4): a call becomes a 4-byte NOP and a
+# 1-byte one, a tail call the 4-byte NOP and a return, a GOT call the
+# 4-byte NOP and a 2-byte one.  What matters here is the kind of site
+# each probe has.
+jmp_nop='0f 1f 40 00 c3'
+got_nop='0f 1f 40 00 66 90'
 for v in $variants; do
 	expect_grep "$v: many is a call site" \
-		'myapp:::many: e8 00 00 00 00 (.*) -> 0f 1f 44 00 00 (' $v/G.log
+		'myapp:::many: e8 00 00 00 00 (.*) -> 0f 1f 40 00 90 (' $v/G.log
 	expect_grep "$v: tail6 is a tail-call site" \
 		"myapp:::tail6: e9 00 00 00 00 (.*) -> $jmp_nop (" $v/G.log
 	expect_grep "$v: tailwide (12 arguments) is a tail-call site" \
 		"myapp:::tailwide: e9 00 00 00 00 (.*) -> $jmp_nop (" $v/G.log
 	expect_grep "$v: noplt (-fno-plt, hidden) is a plain call site" \
-		'myapp:::noplt: e8 00 00 00 00 (.*) -> 0f 1f 44 00 00 (' \
+		'myapp:::noplt: e8 00 00 00 00 (.*) -> 0f 1f 40 00 90 (' \
 		$v/G.log
 	expect_grep "$v: gotcall is a call *GOTPCREL site" \
 		"myapp:::gotcall: ff 15 00 00 00 00 (.*) -> $got_nop (" $v/G.log

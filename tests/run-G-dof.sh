@@ -144,13 +144,13 @@ expect_eq "one is-enabled site" 1 "$(grep -c '^ ensite ' pdump.txt)"
 expect_eq "every dofpr_addr resolves to the start of its function" 6 \
 	"$(grep -c '^ resolved addr=0x[0-9a-f]* sym=\(main\|helper[.a-z0-9]*\)+0x0$' pdump.txt)"
 
-# each site holds the 5-byte NOP (ret + NOP where the compiler made the
-# probe a tail call: NOP + ret), each is-enabled site xor %eax,%eax
+# each site holds the 4-byte NOP, then a 1-byte NOP (a call) or ret (a
+# tail call); each is-enabled site xor %eax,%eax
 for a in $(cat dof-sites.txt); do
 	objdump -d --start-address=0x$a --stop-address=$((0x$a + 5)) prog |
 		grep -v '^$' | tail -n 2 | tr -s ' \t' ' ' >insn.txt
-	if grep -q '0f 1f 44 00 00 nopl' insn.txt ||
-	   { grep -q "0f 1f 40 00 nopl" insn.txt && grep -q ": c3 ret" insn.txt; }; then
+	if grep -q "0f 1f 40 00 nopl" insn.txt &&
+	   { grep -q ": 90 nop" insn.txt || grep -q ": c3 ret" insn.txt; }; then
 		pass
 	else
 		fail "site 0x$a holds neither rewrite: $(cat insn.txt)"

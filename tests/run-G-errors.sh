@@ -484,14 +484,14 @@ cp src/site.o src/p.d once/
 	{ cat err.txt >&2; fail "rewriting site.o failed"; }
 text_off=$(readelf -SW once/site.o |
 	sed -n 's/^ *\[ *[0-9]*\] \.text  *PROGBITS  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
-expect_eq "site.o: .text begins with the NOP" "0f 1f 44 00 00" \
+expect_eq "site.o: .text begins with the NOPs" "0f 1f 40 00 90" \
 	"$(od -An -tx1 -j $((0x${text_off:-0})) -N 5 once/site.o | sed 's/^ *//; s/  */ /g')"
 new_case
 cp once/site.o c/
 printf '\220\220' | dd of=c/site.o bs=1 seek=$((0x${text_off:-0})) conv=notrunc 2>/dev/null
 gfail "corrupted rewritten site" 1 -G -s p.d -o out.o site.o
 first_has "corrupted rewritten site" "$P site.o: function f" \
-	"neutralised relocation, but the bytes [90 90 44 00 00 c3]" \
+	"neutralised relocation, but the bytes [90 90 40 00 90 c3]" \
 	"are not a site rewritten by dtrace -G"
 
 # one inline C++ function in two objects (COMDAT copies, of which the

@@ -95,7 +95,7 @@ extern "C" {
 #if defined(__aarch64__)
 #define _USDT_STUB_CODE "nop\n" "ret\n"
 #else
-#define _USDT_STUB_CODE ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3\n"
+#define _USDT_STUB_CODE ".byte 0x0f, 0x1f, 0x40, 0x00, 0x90, 0xc3\n"
 #endif
 #endif
 

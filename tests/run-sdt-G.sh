@@ -104,7 +104,7 @@ run_dtrace -G -v -s "$data/g.d" -o probes.o $objs
 expect_eq "-G: exit status" 0 "$status"
 cat >expected-v.txt <<'EOF'
 dtrace: asm.o: asmfn+0: app:::asmp: 90 66 2e 0f 1f 84 00 00 00 00 00, an inline probe with its note
-dtrace: call.o: caller+OFF: app:::start: e8 00 00 00 00 -> 0f 1f 44 00 00
+dtrace: call.o: caller+OFF: app:::start: e8 00 00 00 00 -> 0f 1f 40 00 90
 dtrace: inl1.o: _Z5twicei+OFF: app:::inl: 90 66 2e 0f 1f 84 00 00 00 00 00, an inline probe with its note
 dtrace: inl2.o: _Z5twicei+OFF: app:::inl: 90 66 2e 0f 1f 84 00 00 00 00 00, an inline probe with its note
 dtrace: inline.o: helper+OFF: app:::start: 90 66 2e 0f 1f 84 00 00 00 00 00, an inline probe with its note

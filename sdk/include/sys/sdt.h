@@ -64,22 +64,22 @@
  * note of the copy it keeps and drops the others.
  *
  * Why a 1-byte NOP then a 10-byte NOP, and not the classic single `nop`
- * or the 5-byte NOP `dtrace -G` writes.  Since Linux 6.18 a uprobe on the
- * 5-byte NOP 0f 1f 44 00 00 is optimized: the kernel replaces the NOP
- * with a call to a trampoline, and that call pushes its return address,
- * and the trampoline more, below the stack pointer.  A leaf function may
- * keep live data there (the x86-64 red zone, 128 bytes below %rsp), and a
- * probe written in inline assembly can sit in a leaf function -- clang
- * even stores probe arguments in the red zone and names them -2(%rsp) in
- * the note.  Traced, such a probe would corrupt the program.  (A `dtrace
- * -G` site is safe with the 5-byte NOP: it replaces a real call, across
- * which nothing lives in the red zone.)  A uprobe on a 1-byte NOP is
- * never optimized that way: it traps, and the trap writes nothing on the
- * user stack.  The 10-byte NOP that follows leaves room for kernels to
- * optimize the pair later without touching the red zone (a trampoline
- * reached after moving %rsp below it); libbpf's usdt.h emits the same
- * eleven bytes for that reason, so probes of both headers would gain
- * alike.  tests/run-sdt-redzone.sh shows both sides on this kernel.
+ * or a 5-byte NOP.  Since Linux 6.18 a uprobe on any 5-byte NOP is
+ * optimized: the kernel replaces the NOP with a call to a trampoline,
+ * and that call pushes its return address, and the trampoline more,
+ * below the stack pointer (and a child forked afterwards, which lacks
+ * the trampoline, dies at the probe: doc/DESIGN.md §4).  A leaf
+ * function may keep live data there (the x86-64 red zone, 128 bytes
+ * below %rsp), and a probe written in inline assembly can sit in a leaf
+ * function -- clang even stores probe arguments in the red zone and
+ * names them -2(%rsp) in the note.  Traced, such a probe would corrupt
+ * the program.  A uprobe on a 1-byte NOP is never optimized that way: it
+ * traps, and the trap writes nothing on the user stack.  The 10-byte NOP
+ * that follows leaves room for kernels to optimize the pair later without
+ * touching the red zone (a trampoline reached after moving %rsp below
+ * it); libbpf's usdt.h emits the same eleven bytes for that reason, so
+ * probes of both headers would gain alike.  tests/run-sdt-redzone.sh
+ * shows both sides on this kernel.
  *
  * Arguments.  Each argument becomes `[-]SIZE@OPERAND`: `-` when its type
  * is signed, SIZE its size in bytes (arrays count as pointers), OPERAND

@@ -846,6 +846,24 @@ static struct tprobe *probe_at_event(struct consumer *c, struct tevent *e)
 }
 
 /*
+ * The anchor of event e (see the top of this file): a disabled perf event
+ * of the uprobe event for dtrace itself, which the program is attached
+ * to and which lives as long as the run.  Its descriptor, or -1.
+ */
+static int ev_anchor_open(const struct tevent *e)
+{
+	struct perf_event_attr a = {0};
+
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.size = sizeof(a);
+	a.config = (uint64_t)e->tp;
+	a.sample_period = 1;
+	a.disabled = 1;
+	return (int)sys_perf_event_open(&a, getpid(), -1, -1,
+					PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
  * Event e, number idx, with a program generated for it: -ENOEXEC when
  * it is the run's first and the generator or the kernel refused it
  * (ev_new() then takes the generic program for the whole run).
@@ -853,7 +871,6 @@ static struct tprobe *probe_at_event(struct consumer *c, struct tevent *e)
 static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
 {
 	struct consumer_bpf *b = c->bpf;
-	struct perf_event_attr a = {0};
 	struct ubpf_ev spec;
 	struct ubpf_kplan *pl = NULL;
 	struct bpf_anchor an = {-1, NULL, -1};
@@ -895,13 +912,7 @@ static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	if (pl)
 		bpf_kagg_cgen_plan(b->kagg, (uint32_t)idx, pl);
 	free(pl);
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.size = sizeof(a);
-	a.config = (uint64_t)e->tp;
-	a.sample_period = 1;
-	a.disabled = 1;
-	an.fd = (int)sys_perf_event_open(&a, getpid(), -1, -1,
-					 PERF_FLAG_FD_CLOEXEC);
+	an.fd = ev_anchor_open(e);
 	if (an.fd < 0)
 		goto fail;
 	{
@@ -972,7 +983,6 @@ static void cg_say(struct consumer *c)
 static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 {
 	struct consumer_bpf *b = c->bpf;
-	struct perf_event_attr a = {0};
 	struct ubpf_ev spec;
 	uint32_t key = (uint32_t)idx;
 	struct bpf_anchor an = {-1, NULL, -1};
@@ -1007,13 +1017,7 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
 	if (bpf_map_update_elem(b->evspec_fd, &key, &spec, BPF_ANY) < 0)
 		goto fail;
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.size = sizeof(a);
-	a.config = (uint64_t)e->tp;
-	a.sample_period = 1;
-	a.disabled = 1;
-	an.fd = (int)sys_perf_event_open(&a, getpid(), -1, -1,
-					 PERF_FLAG_FD_CLOEXEC);
+	an.fd = ev_anchor_open(e);
 	if (an.fd < 0)
 		goto fail;
 	{

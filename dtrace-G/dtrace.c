@@ -43,6 +43,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "d/dlang.h"
 #include "dtrace.h"
 #include "outfile.h"
 #include "probes.h"
@@ -186,30 +187,34 @@ usage_error(const char *fmt, ...)
 }
 
 /*
- * DTrace options that build systems pass, and the D options tracing
- * takes (the D program checks their values).  They change nothing for
- * -h, but refusing them would break builds written for DTrace.  Ours:
- * probestyle (-h), which -G accepts too, since builds pass the same
- * flags to both.
+ * -x options of the command's own: those build systems pass to DTrace,
+ * which change nothing here but refusing them would break builds, and
+ * ours, probestyle (-h), which -G accepts too, since builds pass the
+ * same flags to both.  The D options tracing takes (the D program checks
+ * their values) are the D language's list (d_known_option()).
  */
 static const char *const known_xopts[] = {
-	"nolibs", "lazyload", "linkmode", "linktype", "zdefs", "quiet",
-	"bufsize", "strsize", "switchrate", "aggrate", "aggsize",
-	"dynvarsize", "defaultargs", "destructive", "flowindent",
-	"nspec", "specsize", "stackframes", "ustackframes", "cpp",
-	"cpppath", "errtags", "droptags", "evaltime", "version",
-	"probestyle", "oformat", "aggsortkey", "aggsortrev", "aggsortpos",
-	"aggsortkeypos",
-	/* aggregation layouts (d/aggfmt.c) */
-	"aggpack", "agghist", "aggzoom", "encoding",
-	/* user stacks (ustack(): d/stack.c, consumer/ustack.c) */
-	"stackindent", "ustacksize", "srcline", "mangled", "maxframes",
-	/* the reference's others: some have no effect here, and say so
-	 * (d_option_warnings()) */
-	"cleanrate", "statusrate", "bufpolicy", "bufresize", "rawbytes",
-	"cpu", "grabanon", "temporal", "jstackframes", "jstackstrsize",
+	"nolibs", "lazyload", "linkmode", "linktype", "cpp", "cpppath",
+	"droptags", "evaltime", "version", "probestyle",
 	NULL,
 };
+
+/* -x NAME: the command's own, or one the D language knows (compile.c
+ * keeps that list, d_known_option()). */
+static bool known_xopt(const char *arg, size_t n)
+{
+	char name[64];
+
+	for (unsigned i = 0; known_xopts[i]; i++)
+		if (strlen(known_xopts[i]) == n &&
+		    strncmp(known_xopts[i], arg, n) == 0)
+			return true;
+	if (n >= sizeof(name))
+		return false;
+	memcpy(name, arg, n);
+	name[n] = '\0';
+	return d_known_option(name);
+}
 
 static int set_probestyle(const char *val)
 {
@@ -246,12 +251,9 @@ static int set_xopt(struct dtrace_cmd *c, const char *arg)
 	const char *eq = strchr(arg, '=');
 	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
 
-	for (unsigned i = 0; known_xopts[i]; i++) {
+	if (known_xopt(arg, n)) {
 		const char **nv;
 
-		if (strlen(known_xopts[i]) != n ||
-		    strncmp(known_xopts[i], arg, n) != 0)
-			continue;
 		nv = realloc(c->xopts, (c->nxopts + 1) * sizeof(*nv));
 		if (!nv) {
 			warnx("out of memory");

@@ -700,7 +700,6 @@ void d_expect(struct parser *ps, int op);
 /* ------------------------------------------------------------------ */
 /* compile.c */
 
-bool d_known_option(const char *name);
 int d_flag_value(const char *v);
 
 /* ------------------------------------------------------------------ */

@@ -131,6 +131,9 @@ int d_set_option(struct d_prog *prog, const char *name, const char *value,
  * effect here: every CPU is traced"), after the options are applied.
  */
 void d_option_warnings(const struct d_prog *prog, FILE *err);
+/* Whether NAME is an option of the D program's (-x NAME, #pragma D
+ * option NAME): the one list, which the command consults for -x too. */
+bool d_known_option(const char *name);
 /* The value of an option set by pragma or -x ("" when given without a
  * value), or NULL when not set. */
 const char *d_get_option(const struct d_prog *prog, const char *name);

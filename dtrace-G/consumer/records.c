@@ -76,28 +76,6 @@ int copyin(void *ctx, pid_t pid, uint64_t addr, void *buf, size_t len)
 }
 
 /*
- * d_fire's copyout (copyout(), copyoutstr() under -w): write the traced
- * process's memory with process_vm_writev(), which keeps the pages'
- * protections as DTrace's kernel copyout does; a short write is a
- * fault.  Never dtrace itself (BEGIN, END fire in it).
- */
-static int copyout(void *ctx, pid_t pid, uint64_t addr, const void *buf,
-		   size_t len)
-{
-	struct iovec l = {(void *)buf, len},
-		     r = {(void *)(uintptr_t)addr, len};
-	ssize_t n;
-
-	(void)ctx;
-	if (pid == getpid())
-		return -EPERM;
-	n = process_vm_writev(pid, &l, 1, &r, 1, 0);
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
-}
-
-/*
  * d_fire's parent_of (progenyof()): pid's parent at the time of the hit
  * being run as the fork tree knows it (a child that has exited since is
  * known there and no longer in /proc), else PPid of /proc/PID/status
@@ -327,7 +305,6 @@ void hit_run(struct consumer *c, const struct d_probe *dp,
 	f->walltimestamp = f->timestamp + c->wall_offset;
 	/* f->vtimestamp: the record's (vtime.c), where a clause reads it */
 	f->copyin = copyin;
-	f->copyout = copyout;
 	f->copyin_ctx = c; /* deadmem.c: a process gone by now */
 	f->parent_of = parent_of;
 	c->fire_t = f->timestamp; /* parent_of()'s time */
@@ -437,7 +414,6 @@ void fire_self(struct consumer *c, struct d_fire *f, char *comm,
 	f->walltimestamp = now_ns(CLOCK_REALTIME);
 	f->vtimestamp = now_ns(CLOCK_THREAD_CPUTIME_ID); /* dtrace's own */
 	f->copyin = copyin;
-	f->copyout = copyout;
 	f->parent_of = parent_of;
 	c->ucap.have = false; /* dtrace's own: names, no stack */
 	ustack_fire(c, f);

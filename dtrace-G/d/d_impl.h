@@ -844,7 +844,6 @@ struct dv d_mem_string(struct ectx *x, uint64_t p);
 struct dv d_alloca(struct ectx *x, const struct dv *a);
 void d_bcopy(struct ectx *x, const struct dv *a);
 void d_copyinto(struct ectx *x, const struct dv *a);
-void d_copyout(struct ectx *x, const struct dv *a, bool str);
 void d_tracemem(struct ectx *x, const struct stmt *st);
 
 /* ------------------------------------------------------------------ */

@@ -36,7 +36,6 @@
  *		  | tracemem(ptr, size [, nbytes])
  *		  | speculate(id) | commit(id) | discard(id)
  *		  | system(fmt, ...) | stop() | raise(sig)   (with -w)
- *		  | copyout(buf, addr, n) | copyoutstr(s, addr, n)  (-w)
  *		  | printa([fmt,] @a [, @b ...]) | clear(@a) | trunc(@a [, n])
  *		  | normalize(@a, n) | denormalize(@a) | setopt(name [, value])
  *	agg	 := count() | sum(e) | avg(e) | min(e) | max(e) | stddev(e)
@@ -262,11 +261,6 @@ struct d_fire {
 	bool (*usym)(void *ctx, pid_t pid, uint64_t pc, unsigned flags,
 		     struct d_usym *s);
 	void *ustack_ctx;
-	/* copyout(), copyoutstr() (-w): write len bytes of the traced
-	 * process at addr, called with copyin_ctx: 0 or -errno; NULL:
-	 * none (an invalid address) */
-	int (*copyout)(void *ctx, pid_t pid, uint64_t addr, const void *buf,
-		       size_t len);
 };
 
 /* d_run() results, or-ed. */

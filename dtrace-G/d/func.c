@@ -378,8 +378,19 @@ int d_check_func(struct parser *ps, struct node *n, bool strict)
 		       fn->name);
 	if (fn->id == F_ALLOCA) /* a void * into the scratch (mem.c) */
 		n->ptr = D_PTR_VOID;
+	/*
+	 * DTrace writes before the probe returns; here the clause runs in
+	 * dtrace after the hit, while the process goes on, so a write would
+	 * land at a moment the script did not choose: refused, not done
+	 * late.  (The exact way is bpf_probe_write_user() in a generated
+	 * program, consumer/cgen.c.)
+	 */
 	if (fn->id == F_COPYOUT || fn->id == F_COPYOUTSTR)
-		ps->prog->uses_destructive = true;
+		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+			"%s( ) is not supported: the clause runs in dtrace "
+			"after the hit, so the write could not happen before "
+			"the probe returns, as DTrace's does",
+			fn->name);
 	return fn->ret == 's' ? T_STR : T_INT;
 }
 
@@ -681,10 +692,6 @@ static struct dv eval_func(struct ectx *x, const struct node *n,
 		return d_dv_int(0, 4, true);
 	case F_COPYINTO:
 		d_copyinto(x, a);
-		return d_dv_int(0, 4, true);
-	case F_COPYOUT:
-	case F_COPYOUTSTR:
-		d_copyout(x, a, fn->id == F_COPYOUTSTR);
 		return d_dv_int(0, 4, true);
 	case F_TOUPPER:
 	case F_TOLOWER: {

@@ -2,8 +2,7 @@
 /*
  * mem.c - copyin(), the pointers into its copies, and tracemem(): how a
  * D program reads bytes of the traced process that are not a string;
- * alloca(), bcopy() and copyinto() on the same scratch, and copyout()
- * and copyoutstr() (-w), which write the process's memory.
+ * alloca(), bcopy() and copyinto() on the same scratch.
  *
  * copyin(addr, size) copies size bytes of the firing process at addr
  * into the firing's scratch space and gives a void * to the copy, as
@@ -229,37 +228,6 @@ void d_copyinto(struct ectx *x, const struct dv *a)
 	if (n && (!f->copyin || !addr ||
 		  f->copyin(f->copyin_ctx, f->pid, addr,
 			    (void *)(uintptr_t)dst, n) < 0))
-		d_fault(x, FLT_BADADDR, addr);
-}
-
-/*
- * copyout(buf, uaddr, size) and copyoutstr(s, uaddr, maxlen), with -w:
- * write the firing process's memory through the consumer's copyout
- * (process_vm_writev(): the page protections hold, as for DTrace's
- * kernel copyout).  buf is scratch of this run; copyoutstr() writes the
- * string and its NUL, at most maxlen bytes.  Never into dtrace itself
- * (BEGIN, END): an invalid address.
- */
-void d_copyout(struct ectx *x, const struct dv *a, bool str)
-{
-	const struct d_fire *f = x->f;
-	uint64_t addr = (uint64_t)a[1].i;
-	const void *src;
-	size_t n;
-
-	if (str) {
-		n = strlen(a[0].s) + 1;
-		if ((a[2].sg && a[2].i < 0) || (uint64_t)a[2].i < n)
-			n = a[2].sg && a[2].i < 0 ? 0 : (size_t)a[2].i;
-		src = a[0].s;
-	} else {
-		n = size_arg(x, &a[2], (uint64_t)a[0].i);
-		if (!find_buf(x, (uint64_t)a[0].i, n))
-			d_fault(x, FLT_BADADDR, (uint64_t)a[0].i);
-		src = (const void *)(uintptr_t)a[0].i;
-	}
-	if (n && (!f->copyout || !addr ||
-		  f->copyout(f->copyin_ctx, f->pid, addr, src, n) < 0))
 		d_fault(x, FLT_BADADDR, addr);
 }
 

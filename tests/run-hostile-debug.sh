@@ -123,6 +123,9 @@ attack() {
 		fail "$1: the attacker did not start: $(cat atk.err)"
 		return
 	fi
+	# LeakSanitizer cannot run under ptrace (--enable-sanitizers): off
+	# for this run alone, which strace watches
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 	timeout -s KILL 60 strace -f -qq -e trace=open,openat,openat2 \
 		-o "trace-$1.txt" "$DTRACE" -q -x srcline -p "$atk_pid" \
 		-n 'pid$target::spin:entry { ustack(); exit(0); }' \

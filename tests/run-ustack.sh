@@ -407,6 +407,10 @@ deep_run() {
 	bg_pids="$bg_pids $dpid"
 	if wait_until 600 grep -qs 'ready' raw.txt; then
 		kill -STOP "$dpid"
+		# stopped (state T) before the target fires
+		wait_until 100 awk '{ sub(/.*\) /, ""); exit $1 != "T" }' \
+			"/proc/$dpid/stat" ||
+			fail "dtrace did not stop"
 		echo go >&3
 		wait "$target"
 		forget_pid "$target"

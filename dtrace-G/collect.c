@@ -29,6 +29,10 @@
  * file is read; with reg_only, only the files of the pids the caller's
  * descriptions can name are read at all (none for a BEGIN-only
  * program, which read every file of a 1.5M-probe registry before).
+ * A listing keeps the whole registry's IDs (reg_ids): it reads also the
+ * files below the largest pid named, only to count their probes, and
+ * those above only if a row after the registry's is listed
+ * (dt_probes_count_rest()), since a row's ID counts every probe before.
  * A listing does not need the table at all: with dt_collect_opts.sink
  * each record goes to the caller as it is made and is freed, so
  * `dtrace -l` over a registry of a million probes holds one process's
@@ -38,6 +42,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,11 +232,63 @@ static int add_registry(struct dt_probes *pl, const struct dt_collect_opts *o)
 	struct walk w = { pl, o, 0, 0 };
 	int err;
 
-	if (o->reg_only && !o->nreg_pids)
+	if (o->reg_only && o->reg_ids) {
+		/* the named files and those below, whose probes the IDs count */
+		pid_t hi = 0;
+
+		for (size_t i = 0; i < o->nreg_pids; i++)
+			if (o->reg_pids[i] > hi)
+				hi = o->reg_pids[i];
+		pl->reg_read_upto = hi;
+		pl->reg_partial = true;
+		err = reg_each_range(o->statedir, 1, hi, true, reg_warn,
+				     (void *)o, walk_proc, &w);
+	} else if (o->reg_only && !o->nreg_pids) {
 		return 0; /* no file can hold a wanted probe */
-	err = reg_each_pids(o->statedir, o->reg_only ? o->reg_pids : NULL,
-			    o->nreg_pids, true, reg_warn, (void *)o, walk_proc,
-			    &w);
+	} else {
+		err = reg_each_pids(o->statedir,
+				    o->reg_only ? o->reg_pids : NULL,
+				    o->nreg_pids, true, reg_warn, (void *)o,
+				    walk_proc, &w);
+	}
+	if (w.err)
+		return w.err;
+	if (err)
+		warnf(o->warn, o->warn_arg,
+		      "cannot read the registry in %s: %s", o->statedir,
+		      strerror(-err));
+	return 0;
+}
+
+static bool want_none(const struct dt_probe *p, void *arg)
+{
+	(void)p;
+	(void)arg;
+	return false;
+}
+
+static int sink_none(const struct dt_probe *p, void *arg)
+{
+	(void)p;
+	(void)arg;
+	return 0;
+}
+
+int dt_probes_count_rest(struct dt_probes *pl,
+			 const struct dt_collect_opts *o)
+{
+	struct dt_collect_opts co = *o;
+	struct walk w = { pl, &co, 0, 0 };
+	int err;
+
+	if (!pl->reg_partial)
+		return 0;
+	pl->reg_partial = false;
+	/* every probe skipped but counted; no process kept */
+	co.want = want_none;
+	co.sink = sink_none;
+	err = reg_each_range(o->statedir, pl->reg_read_upto + 1, INT32_MAX,
+			     true, reg_warn, (void *)&co, walk_proc, &w);
 	if (w.err)
 		return w.err;
 	if (err)

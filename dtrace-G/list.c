@@ -30,6 +30,13 @@
  *
  * The description is shown with all four fields, as DTrace shows it.
  *
+ * A row's ID counts every registered probe before it, listed or not, so
+ * it is the same whatever is asked.  With descriptions or -p, only the
+ * registry files that can hold a listed probe are read (dt_desc_reg_pids(),
+ * as dtrace -n reads them), and those of lower pids, to count theirs;
+ * the rest are counted (dt_probes_count_rest()) only before a row that
+ * comes after the registry's, a kernel or pid provider row.
+ *
  * pid provider descriptions (pid$target:a.out:main:entry, pid4242:
  * libc.so.6:str*:return) list the probe points they select in that
  * process (pidfuncs.c), after the other rows, with IDs that go on from
@@ -257,6 +264,8 @@ static int grab_pids(const struct dt_list_opts *c, struct dt_probes *pl,
 		if (found)
 			continue;
 		err = reg_proc_stat(c->pids[i], &start, NULL, 0);
+		if (err == 0) /* its IDs come after the whole registry's */
+			err = dt_probes_count_rest(pl, o);
 		if (err == 0)
 			err = dt_process_probes(pl, c->pids[i], o);
 		if (err > 0)
@@ -283,35 +292,72 @@ struct list_rows {
 	const struct dt_list_opts *c;
 	struct dt_desc *d;
 	struct srccache *sc;
+	/* for dt_probes_count_rest() before a row after the registry's */
+	struct dt_probes *pl;
+	const struct dt_collect_opts *o;
+	int err;
 };
 
-static int list_row(const struct dt_probe *p, void *arg)
+/* Is p listed?  Each description it matches counts the match. */
+static bool list_select(const struct list_rows *lr, const struct dt_probe *p)
 {
-	const struct list_rows *lr = arg;
 	const struct dt_list_opts *c = lr->c;
 	bool sel = c->ndescs == 0;
 
 	if (c->npids && p->origin == DT_ORIGIN_PROCESS &&
 	    !pid_listed(c, p->pid))
-		return 0;
+		return false;
 	for (unsigned j = 0; j < c->ndescs; j++)
 		if (dt_desc_match(&lr->d[j], p)) {
 			lr->d[j].matched++;
 			sel = true;
 		}
-	if (!sel)
-		return 0;
+	return sel;
+}
+
+/*
+ * A row after the registry's is listed: its ID counts every registered
+ * probe, those of the files not read yet too (read now, once).
+ */
+static void rest_counted(struct list_rows *lr)
+{
+	int err = dt_probes_count_rest(lr->pl, lr->o);
+
+	if (err && !lr->err) {
+		fflush(stdout);
+		fprintf(stderr, "dtrace: out of memory\n");
+		lr->err = err;
+	}
+}
+
+static void print_row(const struct list_rows *lr, const struct dt_probe *p)
+{
+	const struct dt_list_opts *c = lr->c;
+
 	printf("%5u %10s %17s %33s %s\n", p->id, txt_safe4(p->provider),
 	       txt_safe4(p->mod), txt_safe4(p->func), txt_safe4(p->name));
 	if (c->verbose)
 		print_verbose(p, lr->sc);
+}
+
+static int list_row(const struct dt_probe *p, void *arg)
+{
+	const struct list_rows *lr = arg;
+
+	if (list_select(lr, p))
+		print_row(lr, p);
 	return 0;
 }
 
-/* The kernel providers' probes, as rows after the table's. */
+/*
+ * The kernel providers' probes, as rows after the table's: the idx-th
+ * has ID base + idx, base being where the table's IDs end, known once
+ * the rest of the registry is counted (only if a kernel row is listed).
+ */
 struct kernel_rows {
 	struct list_rows *lr;
-	unsigned id;
+	unsigned idx, base;
+	bool based;
 };
 
 static void kernel_row(const struct dt_kprobe *k, void *arg)
@@ -319,7 +365,7 @@ static void kernel_row(const struct dt_kprobe *k, void *arg)
 	struct kernel_rows *kr = arg;
 	struct dt_probe p = {0};
 
-	p.id = ++kr->id;
+	kr->idx++;
 	p.origin = DT_ORIGIN_KERNEL;
 	snprintf(p.provider, sizeof(p.provider), "%s", k->prov);
 	p.prov = k->prov;
@@ -333,13 +379,21 @@ static void kernel_row(const struct dt_kprobe *k, void *arg)
 	p.argsattr = DOF_ATTR(1, 1, 4);
 	p.xargc = k->nargs;
 	p.xargv = (const char **)k->argtypes;
-	(void)list_row(&p, kr->lr);
+	if (!list_select(kr->lr, &p))
+		return;
+	if (!kr->based) {
+		rest_counted(kr->lr);
+		kr->base = kr->lr->pl->next_id;
+		kr->based = true;
+	}
+	p.id = kr->base + kr->idx;
+	print_row(kr->lr, &p);
 }
 
 static void list_kernel(const struct dt_list_opts *c, struct dt_desc *d,
-			struct list_rows *lr, unsigned last_id)
+			struct list_rows *lr)
 {
-	struct kernel_rows kr = {lr, last_id};
+	struct kernel_rows kr = {lr, 0, 0, false};
 	char **names = NULL;
 	size_t n = 0;
 
@@ -361,7 +415,7 @@ static void list_kernel(const struct dt_list_opts *c, struct dt_desc *d,
 
 /* The pid rows: each probe point once, whichever description found it. */
 struct pid_rows {
-	const struct list_rows *lr;
+	struct list_rows *lr;
 	struct dt_probes *pl;
 	pid_t pid;
 	struct {
@@ -395,6 +449,7 @@ static int pid_row(const struct dt_pidobj *ob, const struct dt_pidpoint *pt,
 	pr->seen[pr->nseen].addr = addr;
 	snprintf(pr->seen[pr->nseen++].name, sizeof(pr->seen->name), "%s",
 		 pt->name);
+	rest_counted(pr->lr);
 	p.id = ++pr->pl->next_id;
 	p.origin = DT_ORIGIN_PROCESS;
 	p.pid = pr->pid;
@@ -424,7 +479,7 @@ static int pid_row(const struct dt_pidobj *ob, const struct dt_pidpoint *pt,
  * order; an error (an offset inside an instruction, a process gone) is
  * said and makes the exit status 1.
  */
-static int pid_list(const struct list_rows *lr, struct dt_probes *pl)
+static int pid_list(struct list_rows *lr, struct dt_probes *pl)
 {
 	const struct dt_list_opts *c = lr->c;
 	struct pid_rows pr = {lr, pl, 0, NULL, 0, 0};
@@ -503,6 +558,8 @@ int dtrace_list(const struct dt_list_opts *in)
 	struct dt_desc *d = NULL;
 	struct list_want lw = {c, NULL};
 	struct srccache sc = {NULL, 0};
+	pid_t *reg_pids = NULL;
+	size_t nreg_pids = 0;
 	char msg[1024] = "";
 	int rc = EXIT_SUCCESS, err;
 
@@ -577,6 +634,28 @@ int dtrace_list(const struct dt_list_opts *in)
 	}
 
 	o.statedir = c->nobjects ? NULL : reg_statedir();
+	if (o.statedir && (c->npids || c->ndescs)) {
+		/*
+		 * The registry files that can hold a probe listed: those of
+		 * the processes -p names, else those the descriptions can
+		 * name (dt_desc_reg_pids(), as dtrace -n reads them); the
+		 * IDs stay the whole listing's (reg_ids).
+		 */
+		o.reg_only = true;
+		o.reg_ids = true;
+		if (c->npids) {
+			reg_pids = malloc(c->npids * sizeof(*reg_pids));
+			o.reg_only = reg_pids != NULL;
+			for (unsigned i = 0; reg_pids && i < c->npids; i++)
+				reg_pids[nreg_pids++] = c->pids[i];
+		}
+		for (unsigned i = 0; !c->npids && i < c->ndescs && o.reg_only;
+		     i++)
+			o.reg_only = dt_desc_reg_pids(&d[i], &reg_pids,
+						      &nreg_pids);
+		o.reg_pids = reg_pids;
+		o.nreg_pids = nreg_pids;
+	}
 	o.objects = c->objects;
 	o.nobjects = c->nobjects;
 	o.warn = warn_cb;
@@ -585,6 +664,9 @@ int dtrace_list(const struct dt_list_opts *in)
 	lr.c = c;
 	lr.d = d;
 	lr.sc = &sc;
+	lr.pl = &pl;
+	lr.o = &o;
+	lr.err = 0;
 	if (!c->npids && !c->nobjects && !c->ncmds) {
 		/*
 		 * Rows as the records are made: the registry streams through
@@ -618,7 +700,9 @@ int dtrace_list(const struct dt_list_opts *in)
 	}
 	if (pid_list(&lr, &pl) != EXIT_SUCCESS)
 		rc = EXIT_FAILURE;
-	list_kernel(c, d, &lr, pl.next_id);
+	list_kernel(c, d, &lr);
+	if (lr.err)
+		rc = EXIT_FAILURE;
 	for (unsigned j = 0; j < c->ndescs; j++) {
 		if (d[j].matched)
 			continue;
@@ -645,5 +729,6 @@ out_desc:
 	free(texts);
 	free(pids);
 	free(started);
+	free(reg_pids);
 	return rc;
 }

@@ -109,6 +109,13 @@ struct dt_probes {
 	struct dt_probe *v;
 	size_t n, cap;
 	unsigned next_id; /* IDs given so far, skipped records included */
+	/*
+	 * With dt_collect_opts.reg_ids: the registry files of pids above
+	 * this one are not read yet (0: every file counted), so next_id is
+	 * not yet the registry's end (dt_probes_count_rest()).
+	 */
+	pid_t reg_read_upto;
+	bool reg_partial;
 	/* what the records point into */
 	struct reg_proc *procs;
 	size_t nprocs;
@@ -141,6 +148,14 @@ struct dt_collect_opts {
 	const pid_t *reg_pids;
 	size_t nreg_pids;
 	/*
+	 * With reg_only, keep the IDs the whole registry gives (dtrace -l,
+	 * whose IDs are the same whatever it is asked to list): the files
+	 * of every pid up to the largest of reg_pids are read, those below
+	 * only to count their probes; the rest are counted only when a
+	 * later row needs its ID (dt_probes_count_rest()).
+	 */
+	bool reg_ids;
+	/*
 	 * Streaming (dtrace -l): when set, every record is handed to sink
 	 * with its ID as it is made, and freed after; the table keeps none,
 	 * and the registry is read one process at a time, so a listing's
@@ -161,6 +176,15 @@ int dt_probes_collect(struct dt_probes *pl, const struct dt_collect_opts *o,
 		      char *msg, size_t msglen);
 
 void dt_probes_free(struct dt_probes *pl);
+
+/*
+ * After a collection with reg_ids: count the probes of the registry
+ * files not read yet (no record made), so pl->next_id is where the
+ * registry's IDs end and a row listed after them has the ID it has in
+ * the whole listing.  Nothing to do when every file was read.
+ */
+int dt_probes_count_rest(struct dt_probes *pl,
+			 const struct dt_collect_opts *o);
 
 /* ---- probes.c: the records ------------------------------------------ */
 

@@ -636,10 +636,14 @@ int reg_each(const char *statedir, bool live_only,
 			     fnarg);
 }
 
-int reg_each_pids(const char *statedir, const pid_t *only, size_t nonly,
-		  bool live_only, void (*warn)(const char *msg, void *arg),
-		  void *arg, int (*fn)(struct reg_proc *p, void *fnarg),
-		  void *fnarg)
+/*
+ * The one walk: the files of the pids in only, or (only NULL) those the
+ * directory lists with lo <= pid <= hi.
+ */
+static int reg_walk(const char *statedir, const pid_t *only, size_t nonly,
+		    pid_t lo, pid_t hi, bool live_only,
+		    void (*warn)(const char *msg, void *arg), void *arg,
+		    int (*fn)(struct reg_proc *p, void *fnarg), void *fnarg)
 {
 	char dir[PATH_MAX], path[PATH_MAX], msg[PATH_MAX + 128];
 	pid_t *pids;
@@ -664,9 +668,15 @@ int reg_each_pids(const char *statedir, const pid_t *only, size_t nonly,
 			if (!n || pids[n - 1] != pids[i])
 				pids[n++] = pids[i];
 	} else {
+		size_t k = 0;
+
 		err = reg_pids(dir, &pids, &n);
 		if (err)
 			return err;
+		for (size_t i = 0; i < n; i++)
+			if (pids[i] >= lo && pids[i] <= hi)
+				pids[k++] = pids[i];
+		n = k;
 	}
 	for (size_t i = 0; i < n && !err; i++) {
 		struct reg_proc p;
@@ -701,6 +711,25 @@ int reg_each_pids(const char *statedir, const pid_t *only, size_t nonly,
 	}
 	free(pids);
 	return err;
+}
+
+int reg_each_pids(const char *statedir, const pid_t *only, size_t nonly,
+		  bool live_only, void (*warn)(const char *msg, void *arg),
+		  void *arg, int (*fn)(struct reg_proc *p, void *fnarg),
+		  void *fnarg)
+{
+	return reg_walk(statedir, only, nonly, 1, INT32_MAX, live_only, warn,
+			arg, fn, fnarg);
+}
+
+int reg_each_range(const char *statedir, pid_t lo, pid_t hi, bool live_only,
+		   void (*warn)(const char *msg, void *arg), void *arg,
+		   int (*fn)(struct reg_proc *p, void *fnarg), void *fnarg)
+{
+	if (lo > hi)
+		return 0; /* no file: no directory, no SYNC */
+	return reg_walk(statedir, NULL, 0, lo, hi, live_only, warn, arg, fn,
+			fnarg);
 }
 
 struct load_all {

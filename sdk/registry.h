@@ -134,6 +134,16 @@ int reg_each_pids(const char *statedir, const pid_t *only, size_t nonly,
 		  void *fnarg);
 
 /*
+ * reg_each() over the files whose pid is in [lo, hi] alone, in pid
+ * order (dtrace -l reads those below the pids its descriptions name to
+ * count their probes' IDs, and the rest only when a later row's ID
+ * needs them); lo > hi reads nothing and sends no SYNC.
+ */
+int reg_each_range(const char *statedir, pid_t lo, pid_t hi, bool live_only,
+		   void (*warn)(const char *msg, void *arg), void *arg,
+		   int (*fn)(struct reg_proc *p, void *fnarg), void *fnarg);
+
+/*
  * Start time of pid (field 22 of /proc/PID/stat) and its comm; 0 or
  * -errno (-ESRCH when there is no such process).  comm may be NULL.
  */

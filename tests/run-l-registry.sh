@@ -27,7 +27,12 @@
 #    within 1 MiB, where a table of every record grew by 11 MB;
 #  - `dtrace -n 'BEGIN { ... }'` opens no registry file (strace), and a
 #    description naming big<pid>'s provider opens that file alone
-#    (issue 28, part 5: every registry-wide run read every file).
+#    (issue 28, part 5: every registry-wide run read every file);
+#    `dtrace -l -n BEGIN` opens none either, and `dtrace -l -n
+#    big<pid>:::p7` and `dtrace -l -p <pid> -n 'big$target:::p7'`
+#    only the files up to that pid's (those below to count the IDs, which stay the full listing's:
+#    the rows checked against it), `dtrace -l -n syscall::read:entry`
+#    all of them (its ID counts every registered probe).
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -475,6 +480,69 @@ elif [ -x /usr/bin/time ]; then
 			"$(grep -v ENOENT one.tr |
 				grep -o "$tmp/bigstate/registry/[0-9]*" |
 				sort -u | paste -s -d,)"
+		# dtrace -l -n reads the same way, but keeps the whole
+		# listing's IDs: the files below the largest pid named are
+		# read to count their probes, those above only when a row
+		# after the registry's (syscall::read:entry) is listed
+		DTRACE_STATEDIR=$tmp/bigstate "$DTRACE" -l >full.txt 2>&1
+		bigfiles() {	# PID: the registry files of pids up to PID
+			ls "$tmp/bigstate/registry" | grep -x '[0-9]*' |
+				awk -v p="$1" '$1 <= p' | sort -n |
+				sed "s|^|$tmp/bigstate/registry/|" |
+				paste -s -d,
+		}
+		opened() {	# TRACE: the registry files it opened, pid order
+			grep -v ENOENT "$1" |
+				grep -o "$tmp/bigstate/registry/[0-9]*" |
+				sort -u -t/ -k"$(echo "$tmp/bigstate/registry/" |
+					tr -cd / | wc -c | awk '{ print $1 + 1 }')" -n |
+				paste -s -d,
+		}
+		DTRACE_STATEDIR=$tmp/bigstate strace -f -qq \
+			-e trace=open,openat -o lbegin.tr "$DTRACE" -l \
+			-n BEGIN >lbegin.txt 2>&1
+		expect_eq "dtrace -l -n BEGIN opens nothing in the registry" \
+			"" "$(grep -F "$tmp/bigstate/registry" lbegin.tr)"
+		expect_eq "dtrace -l -n BEGIN: its row" \
+			"$(head -n 2 full.txt)" "$(cat lbegin.txt)"
+		for n in 11 18; do
+			eval "p=\$pid$n"
+			DTRACE_STATEDIR=$tmp/bigstate strace -f -qq \
+				-e trace=open,openat -o lone.tr "$DTRACE" -l \
+				-n "big$p:::p7" >lone.txt 2>&1
+			expect_eq "dtrace -l -n big$p:::p7 reads the files up to its own" \
+				"$(bigfiles "$p")" "$(opened lone.tr)"
+			expect_eq "dtrace -l -n big$p:::p7: its row, ID as in the full listing" \
+				"$(head -n 1 full.txt; grep " big$p .* p7\$" full.txt)" \
+				"$(cat lone.txt)"
+			DTRACE_STATEDIR=$tmp/bigstate strace -f -qq \
+				-e trace=open,openat -o lone.tr "$DTRACE" -l \
+				-p "$p" -n 'big$target:::p7' >lone.txt 2>&1
+			expect_eq "dtrace -l -p $p -n big\$target:::p7 reads the files up to its own" \
+				"$(bigfiles "$p")" "$(opened lone.tr)"
+			expect_eq "dtrace -l -p $p -n big\$target:::p7: its row, ID as in the full listing" \
+				"$(head -n 1 full.txt; grep " big$p .* p7\$" full.txt)" \
+				"$(cat lone.txt)"
+		done
+		# -p alone lists the dtrace and kernel providers' rows too:
+		# every file is counted for their IDs
+		DTRACE_STATEDIR=$tmp/bigstate strace -f -qq \
+			-e trace=open,openat -o lone.tr "$DTRACE" -l \
+			-p "$pid18" >lone.txt 2>&1
+		expect_eq "dtrace -l -p $pid18: the full listing's rows of dtrace, it and the kernel" \
+			"$(grep -e '^ *ID ' -e ' dtrace ' -e " big$pid18 " \
+				-e ' syscall ' -e ' profile ' -e ' proc ' full.txt)" \
+			"$(cat lone.txt)"
+		if grep -q ' syscall .* read entry$' full.txt; then
+			DTRACE_STATEDIR=$tmp/bigstate strace -f -qq \
+				-e trace=open,openat -o lsys.tr "$DTRACE" -l \
+				-n syscall::read:entry >lsys.txt 2>&1
+			expect_eq "dtrace -l -n syscall::read:entry: its row, ID as in the full listing" \
+				"$(head -n 1 full.txt; grep ' syscall .* read entry$' full.txt)" \
+				"$(cat lsys.txt)"
+			expect_eq "dtrace -l -n syscall::read:entry counts every file" \
+				"$(bigfiles 2147483647)" "$(opened lsys.tr)"
+		fi
 	else
 		echo "# no strace: the registry files read are not checked"
 	fi

@@ -23,7 +23,10 @@
 # Every target exits right after its last hit, so its records are read
 # after it is gone: the names come from the modules dtrace kept.  One
 # case makes it certain: a -p process (not dtrace's child) that fires and
-# exits while dtrace waits.
+# exits while dtrace waits.  Another recurses deeper than a 1k copy and
+# exits while dtrace is stopped: its stack ends with the marker
+# "[truncated: N bytes of stack copied]" ({"truncated": N} in JSON),
+# and the stacks that unwind to _start within the copy have none.
 #
 # Both backends where the BPF one is built (DTRACE_BACKEND=uprobe gives
 # the perf events' PERF_SAMPLE_REGS_USER/STACK_USER path).  Needs root,
@@ -363,6 +366,79 @@ else
 	fail "dtrace -p did not start: $(cat err.txt)"
 fi
 exec 3>&-
+
+# A stack deeper than the copy, of a process gone before its record is
+# read (dtrace is stopped meanwhile, so the live process cannot be
+# read): the unwinder runs out of copied bytes, and the stack says so
+# in its last line, and in JSON as {"truncated": bytes copied}
+cat >deep.c <<'C'
+#include <unistd.h>
+int rec(int n)
+{
+	volatile char pad[300];
+
+	pad[0] = (char)n;
+	if (n == 0)
+		return pad[0];
+	return rec(n - 1) + pad[0];
+}
+int main(void)
+{
+	char go[8];
+
+	if (read(0, go, sizeof(go)) <= 0)
+		return 2;
+	return rec(60) & 1;
+}
+C
+$CC -O0 -o deep deep.c || fail "cannot build deep"
+# deep_run D-ARGS...: ./deep fires, and exits, while dtrace is stopped
+deep_run() {
+	rm -f go.in raw.txt
+	mkfifo go.in
+	exec 3<>go.in
+	./deep <&3 &
+	target=$!
+	bg_pids="$bg_pids $target"
+	# dtrace itself (not timeout) is stopped: it ends with its -p
+	"$DTRACE" -q -p "$target" -o raw.txt -x ustacksize=1k "$@" \
+		2>err.txt &
+	dpid=$!
+	bg_pids="$bg_pids $dpid"
+	if wait_until 600 grep -qs 'ready' raw.txt; then
+		kill -STOP "$dpid"
+		# stopped (state T) before the target fires
+		wait_until 100 awk '{ sub(/.*\) /, ""); exit $1 != "T" }' \
+			"/proc/$dpid/stat" ||
+			fail "dtrace did not stop"
+		echo go >&3
+		wait "$target"
+		forget_pid "$target"
+		kill -CONT "$dpid"
+		wait "$dpid"
+		status=$?
+		forget_pid "$dpid"
+	else
+		status=1
+		fail "dtrace -p did not start: $(cat err.txt)"
+	fi
+	exec 3>&-
+}
+deep_run -n 'BEGIN { printf("ready\n"); }
+	pid$target::rec:entry /arg0 == 0/ { ustack(); }'
+expect_eq "copy ran out: exit status" 0 "$status"
+awk 'NF == 0 || $1 == "ready" { next }
+     { last = $0; if (prev != "" && prev !~ /^              deep`rec(\+0x[0-9a-f]+)?$/) bad = 1
+       prev = $0; n++ }
+     END { if (bad || n < 2 ||
+		last !~ /^              \[truncated: [0-9]+ bytes of stack copied\]$/) exit 1
+	   split(last, w, /[: ]+/); if (w[3] < 1024) exit 1 }' raw.txt ||
+	fail "copy ran out: the frames of rec, then the marker: $(cat raw.txt err.txt)"
+deep_run -x oformat=json -n 'BEGIN { printf("ready\n"); }
+	pid$target::rec:entry /arg0 == 0/ { @[ustack()] = count(); }'
+expect_eq "copy ran out, JSON: exit status" 0 "$status"
+grep -Eq '^\{"aggregation":"","keys":\[\["deep`rec"(,"deep`rec\+0x[0-9a-f]+")+,\{"truncated":[0-9]+\}\]\],"value":1\}$' raw.txt ||
+	fail "copy ran out, JSON: frames then {\"truncated\": N}: $(cat raw.txt err.txt)"
 
 # errors: the frame count is a constant
 trun -n 'BEGIN { n = 2; ustack(n); }'

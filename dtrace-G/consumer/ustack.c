@@ -53,7 +53,9 @@
  * copy, or, for addresses outside it, from the process itself while it
  * is still the same process (process_vm_readv; what lies above the copy
  * belongs to outer frames, which rarely change while the thread runs
- * inner ones).  dwfl_getthread_frames() then steps frame by frame with
+ * inner ones).  Where it is not (gone, or a zombie), a walk that ends
+ * right after a read of the stack's mapping above the copy is marked cut
+ * (s->hit.cut; d/stack.c prints "[truncated: N bytes of stack copied]").  dwfl_getthread_frames() then steps frame by frame with
  * the modules' CFI (libdwfl falls back to frame pointers where a module
  * has none).  A hit is unwound once however many clauses or ustack()
  * calls read it, as deep as the deepest of them asks.  The first
@@ -227,6 +229,40 @@ static bool us_set_initial_registers(Dwfl_Thread *thread, void *arg)
 	return dwfl_thread_state_registers(thread, 0, USTACK_NREGS, regs);
 }
 
+/*
+ * Is [a, a + 8) in the thread's stack: the mapping of maps text m that
+ * holds the stack pointer sp, or, where none does (the maps were read
+ * before the main thread's stack grew down past sp), the [stack]
+ * mapping above sp?
+ */
+static bool in_stack(const char *m, uint64_t sp, uint64_t a)
+{
+	unsigned long long slo = 0, shi = 0;
+
+	for (const char *l = m; l && *l;) {
+		unsigned long long lo, hi;
+		int end = 0;
+
+		if (sscanf(l, "%llx-%llx %*s %*s %*s %*s%n", &lo, &hi,
+			   &end) == 2 && end > 0) {
+			const char *name = l + end + strspn(l + end, " ");
+
+			if (sp >= lo && sp < hi)
+				return a >= sp && a + 8 <= hi;
+			/* the name alone, not a file that ends so */
+			if (!strncmp(name, "[stack]", 7) &&
+			    (name[7] == '\n' || !name[7]) && sp < lo) {
+				slo = lo;
+				shi = hi;
+			}
+		}
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	return shi && a >= slo && a + 8 <= shi;
+}
+
 static bool us_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			   void *arg)
 {
@@ -236,6 +272,7 @@ static bool us_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	struct iovec l = {&v, sizeof(v)}, r = {(void *)(uintptr_t)addr, 8};
 
 	(void)dwfl;
+	up->short_read = false;
 	if (addr >= sp && addr - sp <= cap->len && cap->len - (addr - sp) >= 8) {
 		memcpy(&v, cap->stack + (addr - sp), 8);
 		*result = v;
@@ -245,11 +282,25 @@ static bool us_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	if (up->mem_ok < 0)
 		up->mem_ok = !up->gone && up->start &&
 			     reg_proc_alive(up->pid, up->start);
-	if (!up->mem_ok ||
-	    process_vm_readv(up->pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof(v))
-		return false;
-	*result = v;
-	return true;
+	if (up->mem_ok) {
+		ssize_t got = process_vm_readv(up->pid, &l, 1, &r, 1, 0);
+
+		if (got == (ssize_t)sizeof(v)) {
+			*result = v;
+			return true;
+		}
+		if (got >= 0 || errno != ESRCH)
+			return false; /* an address nothing maps */
+		up->mem_ok = 0; /* it exited: a zombie has no memory */
+	}
+	/*
+	 * Bytes the stack's mapping held at the hit, above the copy: the
+	 * copy ran out (a read of the live process that fails is an
+	 * address nothing maps, the stack's true end or garbage).
+	 */
+	up->short_read = addr >= sp && addr - sp + 8 > cap->len &&
+			 in_stack(up->maps, sp, addr);
+	return false;
 }
 
 static const Dwfl_Thread_Callbacks us_thread_cb = {
@@ -473,26 +524,39 @@ static int frame_cb(Dwfl_Frame *st, void *arg)
 	return w->n >= w->max ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
-/* The hit's stack, at most max frames, into s->hit.pcs. */
+/*
+ * The hit's stack, at most max frames, into s->hit.pcs; s->hit.cut when
+ * the walk ended (not by our stop, DWARF_CB_ABORT) right after a read
+ * that wanted bytes the copy lacked (us_memory_read()).  libdwfl ends a
+ * walk whose return address it cannot read as it ends the outermost
+ * frame's (its return address undefined: no read at all), so the read
+ * says which it was; the return address is the last register a frame
+ * reads (DWARF 16), and a frame whose read succeeded clears the flag.
+ */
 static unsigned unwind(struct ustack_state *s, unsigned max)
 {
 	struct consumer *c = s->hit.c;
 	struct us_proc *up = us_proc_get(c, s->hit.pid);
 	struct walk w = {s->hit.pcs, 0, max};
 
+	s->hit.cut = false;
 	if (!up)
 		return 0;
 	for (int round = 0; round < 2; round++) {
 		uint64_t last;
+		int r;
 
 		if (!up->attached)
 			return 0;
 		up->cap = &s->hit.cap;
 		up->tid = s->hit.tid > 0 ? s->hit.tid : s->hit.pid;
 		up->mem_ok = -1;
+		up->short_read = false;
 		w.n = 0;
-		(void)dwfl_getthread_frames(up->dwfl, up->tid, frame_cb, &w);
+		r = dwfl_getthread_frames(up->dwfl, up->tid, frame_cb, &w);
 		up->cap = NULL;
+		s->hit.cut = r != DWARF_CB_ABORT && up->short_read && w.n &&
+			     w.n < max;
 		if (!w.n) {
 			/* not even the probe's address: no module maps it */
 			w.pcs[w.n++] = s->hit.cap.regs[16];
@@ -530,7 +594,18 @@ static unsigned cb_ustack(void *ctx, uint64_t *pcs, unsigned max)
 	}
 	n = s->hit.npcs < max ? s->hit.npcs : max;
 	memcpy(pcs, s->hit.pcs, n * sizeof(*pcs));
+	s->hit.lastn = n;
 	return n;
+}
+
+/* The copy's bytes, if the walk that gave every frame ran out of them. */
+static size_t cb_ustack_cut(void *ctx)
+{
+	struct ustack_state *s = ctx;
+
+	if (!s->hit.unwound || !s->hit.cut || s->hit.lastn != s->hit.npcs)
+		return 0;
+	return s->hit.cap.len;
 }
 
 static bool cb_usym(void *ctx, pid_t pid, uint64_t pc, unsigned flags,
@@ -556,7 +631,9 @@ void ustack_fire(struct consumer *c, struct d_fire *f)
 	s->hit.cap = c->ucap;
 	s->hit.unwound = false;
 	s->hit.npcs = s->hit.asked = 0;
+	s->hit.cut = false;
 	f->ustack = cb_ustack;
+	f->ustack_cut = cb_ustack_cut;
 	f->usym = cb_usym;
 	f->ustack_ctx = s;
 }

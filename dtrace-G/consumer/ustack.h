@@ -44,6 +44,12 @@ struct us_proc {
 	const struct ustack_cap *cap;
 	pid_t tid;
 	int mem_ok; /* live memory may be read: 1 yes, 0 no, -1 unknown */
+	/*
+	 * The last read the unwinder asked for failed only for want of
+	 * bytes: above the copy, in the mapping that holds the stack
+	 * pointer, with the process not readable any more.
+	 */
+	bool short_read;
 	/* usym.c: names by address, open addressing */
 	struct us_sym *syms;
 	size_t nsyms, capsyms;
@@ -68,6 +74,8 @@ struct ustack_state {
 		unsigned asked; /* the most frames unwound for */
 		uint64_t *pcs;
 		unsigned npcs, cappcs;
+		bool cut;     /* the walk stopped for want of copied bytes */
+		unsigned lastn; /* frames the last ustack call gave */
 	} hit;
 	/* usym.c: the kernel's symbols (%a), read once */
 	struct us_ksym *ksyms;

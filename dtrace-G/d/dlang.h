@@ -258,6 +258,14 @@ struct d_fire {
 	 * NULL then).
 	 */
 	unsigned (*ustack)(void *ctx, uint64_t *pcs, unsigned max);
+	/*
+	 * ustack_cut: after a call of ustack that gave every frame the
+	 * unwinder found, the bytes of stack the hit copied when the
+	 * unwinder stopped because it needed more of them than the copy
+	 * holds and the process could not be read any more; else 0.  May
+	 * be NULL.
+	 */
+	size_t (*ustack_cut)(void *ctx);
 	bool (*usym)(void *ctx, pid_t pid, uint64_t pc, unsigned flags,
 		     struct d_usym *s);
 	void *ustack_ctx;

@@ -31,7 +31,10 @@
  * it prints; the same stack in two processes is one entry here.)  The
  * names come from files a traced user controls, so they are tainted
  * (struct dv's tn): each frame prints made safe.  strsize does not cut
- * these values.
+ * these values.  A stack the consumer says the copy ran out under
+ * (struct d_fire's ustack_cut) ends with the line "[truncated: N bytes
+ * of stack copied]", part of the value (no frame has that form: no
+ * backtick, no 0x), and in JSON with {"truncated":N}.
  *
  * Printing (dt_print_datum()): a stack, by trace(), as an aggregation
  * key or by printf's %k, is a newline and then each frame on its own
@@ -64,6 +67,8 @@
 #define D_USTACKFRAMES 100   /* DTrace's default for ustackframes */
 #define D_USTACKFRAMES_MAX 1000
 #define D_STACKINDENT 14
+/* the last line of a stack the copy ran out under (see the top) */
+#define D_STACK_CUT_FMT "[truncated: %zu bytes of stack copied]"
 
 /* ------------------------------------------------------------------ */
 /* Options */
@@ -220,6 +225,7 @@ static struct dv eval_ustack(struct ectx *x, const struct node *n,
 {
 	const struct d_fire *f = x->f;
 	unsigned max = n->nargs ? (unsigned)a[0].i : x->p->ustackframes, cnt;
+	size_t cut;
 	uint64_t *pcs;
 	struct sbuf sb = {0};
 
@@ -237,6 +243,10 @@ static struct dv eval_ustack(struct ectx *x, const struct node *n,
 			d_sb_puts(&sb, "\n");
 		fmt_addr(&sb, &s, found, pcs[i], HOW_ADDR, true);
 	}
+	/* the unwinder wanted more than the hit copied: say so (a line no
+	 * frame can be, having no backtick and no 0x) */
+	if (cnt && f->ustack_cut && (cut = f->ustack_cut(f->ustack_ctx)))
+		d_sb_printf(&sb, "\n" D_STACK_CUT_FMT, cut);
 	return text_value(x, &sb, DV_STACK);
 }
 
@@ -372,15 +382,21 @@ void d_stack_json(struct sbuf *sb, const struct dv *v)
 
 	d_sb_puts(sb, "[");
 	for (bool first = true; *s; first = false) {
-		size_t n = strcspn(s, "\n");
+		size_t n = strcspn(s, "\n"), cut;
 		char *f = d_xmalloc(n + 1), *safe = d_xmalloc(TXT_SAFE_MAX(n));
+		int end = -1;
 
 		memcpy(f, s, n);
 		f[n] = '\0';
 		txt_safe(f, safe, TXT_SAFE_MAX(n));
 		if (!first)
 			d_sb_puts(sb, ",");
-		d_json_str(sb, safe, strlen(safe));
+		/* the marker, last: {"truncated": bytes copied} */
+		if (!s[n] && sscanf(f, D_STACK_CUT_FMT "%n", &cut, &end) == 1 &&
+		    end == (int)n)
+			d_sb_printf(sb, "{\"truncated\":%zu}", cut);
+		else
+			d_json_str(sb, safe, strlen(safe));
 		free(safe);
 		free(f);
 		s += n;

@@ -185,7 +185,22 @@ static void check_shape(struct parser *ps, struct node *n, bool strict)
 	}
 }
 
+static int check1(struct parser *ps, struct node *n, bool strict);
+
+/* A node's kind; a struct or union itself (*p, p->nested) stands only
+ * where mem.c reads a member of it. */
 int d_check(struct parser *ps, struct node *n, bool strict)
+{
+	int k = check1(ps, n, strict);
+
+	if (n->sou && ps->sou_ok != n)
+		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+			"a struct or union is not a value here: read its "
+			"members (p->m, (*p).m)");
+	return k;
+}
+
+static int check1(struct parser *ps, struct node *n, bool strict)
 {
 	struct d_prog *p = ps->prog;
 	int ka, kb, kc;
@@ -205,6 +220,7 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		check_shape(ps, n, strict);
 		n->ptr = v->ptr; /* mem.c: a pointer kept in a variable */
 		n->psg = v->psg;
+		n->psou = v->psou;
 		if (strict && !v->assigned &&
 		    (v->scope == SC_GLOBAL || v->scope == SC_ASSOC))
 			d_perrt(ps, D_IDENT_UNDEF, n->line, n->col,
@@ -245,6 +261,9 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		d_check(ps, n->a, strict);
 		d_mem_check(ps, n);
 		return n->kind = T_INT;
+	case N_MEMBER:
+		d_member_check(ps, n, strict);
+		return n->kind = T_INT;
 	case N_UN:
 		ka = d_check(ps, n->a, strict);
 		d_need_int(ps, n, ka, op_name(n->sub), strict);
@@ -259,6 +278,10 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		check_divisor(ps, n, n->sub, n->b);
 		if ((n->sub == '+' || n->sub == '-') && n->a->ptr &&
 		    !n->b->ptr) { /* pointer arithmetic (mem.c) */
+			if (n->a->ptr == D_PTR_SOU)
+				d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+					"arithmetic on a pointer to a struct "
+					"or union is not supported");
 			n->ptr = n->a->ptr;
 			n->psg = n->a->psg;
 		}
@@ -293,9 +316,11 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		d_check(ps, n->a, strict);
 		kb = d_check(ps, n->b, strict);
 		kc = d_check(ps, n->c, strict);
-		if (n->b->ptr && n->b->ptr == n->c->ptr) {
+		if (n->b->ptr && n->b->ptr == n->c->ptr &&
+		    n->b->psou == n->c->psou) {
 			n->ptr = n->b->ptr;
 			n->psg = n->b->psg;
+			n->psou = n->b->psou;
 		}
 		if (strict && kb != T_ANY && kc != T_ANY && kb != kc)
 			d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
@@ -315,9 +340,11 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		if (n->sub == '=' && n->b->ptr && !v->assigned) {
 			v->ptr = n->b->ptr; /* mem.c */
 			v->psg = n->b->psg;
+			v->psou = n->b->psou;
 		}
 		n->ptr = v->ptr;
 		n->psg = v->psg;
+		n->psou = v->psou;
 		if (n->sub != '=') {
 			d_need_int(ps, n, kb, "op=", strict);
 			d_need_int(ps, n, v->kind, "op=", strict);

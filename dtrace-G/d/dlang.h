@@ -23,6 +23,10 @@
  *	decl	 := ['self' | 'this'] type NAME ['[' type, ... ']'], ... ';'
  *		  | 'inline' type NAME '=' expr ';'
  *		  | 'enum' [TAG] '{' NAME ['=' const], ... '}' ';'  (int consts)
+ *		  | ('struct' | 'union') TAG ['{' (type NAME ['[' N ']'], ...
+ *		    ';')+ '}'] ';'   (members: C integers, pointers, structs
+ *		    and unions, arrays of them; laid out as x86-64 C; no
+ *		    bit-fields, no variables of these types)
  *		  (type: string or a C integer or pointer type; self->
  *		  arrays are used undeclared)
  *	clause	 := desc (',' desc)* ['/' expr '/'] ['{' stmt* '}']
@@ -42,9 +46,11 @@
  *		  | quantize(e [, incr]) | lquantize(e, low, high [, step [, incr]])
  *		  | llquantize(e, factor, low, high, steps [, incr])
  *	expr	 := C operators (?: || && ^^ | ^ & == != < <= > >= << >> + - *
- *		  / % ! ~ unary - ++ -- (prefix), sizeof, casts to integer and
- *		  pointer types, and unary * of a pointer into copyin()'s
- *		  copies or alloca()'s scratch: mem.c),
+ *		  / % ! ~ unary - ++ -- (prefix), sizeof, offsetof, casts to
+ *		  integer and pointer types, and unary *, '->' and '.' of a
+ *		  pointer into copyin()'s copies or alloca()'s scratch:
+ *		  mem.c; a member read is an integer or a pointer, not an
+ *		  array),
  *		  integer and string literals, variables, builtins, functions
  *		  (func.c's table: copyinstr, strlen, substr, strtok,
  *		  speculation, ...)

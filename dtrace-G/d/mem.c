@@ -22,8 +22,21 @@
  * (decl.c's d_parse_type()), by pointer +/- integer and by ?: of two
  * like pointers.  The unary * needs such a type and a pointee with a
  * size: `*arg0` and `*copyin(...)` are compile errors naming the line
- * and column.  Variables keep no pointer type, so `this->p =
- * copyin(...)` is used as `*(int *)this->p`.
+ * and column.  A variable keeps the pointer type of its first
+ * assignment (check.c).
+ *
+ * Structs and unions (decl.c declares and lays them out).  A pointer to
+ * one (ptr D_PTR_SOU, psou which) reads a member at its offset:
+ *
+ *	this->r = (struct req *)copyin(arg0, sizeof (struct req));
+ *	this->r->id	(*this->r).id	 this->r->in.x
+ *
+ * *p and a nested member are the struct itself (the node's sou): their
+ * value is the copy's address, nothing is read, and the checker allows
+ * them only as the operand of '.' (struct parser's sou_ok); a member of
+ * an integer or pointer type is read as the unary * reads, under the
+ * same rule below.  Arrays, bit-fields and arithmetic on struct
+ * pointers are refused at compile time.
  *
  * Safety.  A pointer is dereferenced only when the bytes it names lie
  * wholly inside one copy this run made; anything else (a traced
@@ -69,8 +82,60 @@ void d_mem_check(struct parser *ps, struct node *n)
 		d_perrt(ps, D_DEREF_VOID, n->line, n->col,
 		       "operator * cannot dereference a void *: cast it "
 		       "first, as *(int *)copyin(arg0, 4)");
+	if (n->a->ptr == D_PTR_SOU) { /* a struct: '.' reads from it */
+		n->sou = n->a->psou;
+		n->sz = 0;
+		return;
+	}
 	n->sz = n->a->ptr;
 	n->sg = n->a->psg;
+}
+
+/* e.m and e->m: e a struct or union (*p, a nested member), or a
+ * pointer to one; the member's offset in ival, its type in the node. */
+void d_member_check(struct parser *ps, struct node *n, bool strict)
+{
+	const struct node *a = n->a;
+	struct tok at = { .line = n->line, .col = n->col };
+	const struct d_member *m;
+	uint16_t sou;
+	const struct node *outer = ps->sou_ok; /* a.b.c: a's '.' is in b's */
+
+	ps->sou_ok = a;
+	d_check(ps, n->a, strict);
+	ps->sou_ok = outer;
+	if (n->sub == OP_ARROW) {
+		if (!a->ptr)
+			d_perrt(ps, D_OP_PTR, n->line, n->col,
+				"operator -> requires a pointer to a struct "
+				"or union, cast as (struct NAME *)copyin(arg0, "
+				"sizeof (struct NAME))");
+		if (a->ptr != D_PTR_SOU)
+			d_perrt(ps, D_OP_SOU, n->line, n->col,
+				"operator -> requires a pointer to a struct "
+				"or union, not to %s",
+				a->ptr == D_PTR_VOID ? "void" : "an integer");
+		sou = a->psou;
+	} else {
+		if (!a->sou)
+			d_perrt(ps, D_OP_SOU, n->line, n->col,
+				"operator . requires a struct or union: "
+				"(*p).m, or p->m for a pointer p");
+		sou = a->sou;
+	}
+	at.line = n->line;
+	m = d_sou_member(ps, sou, n->sval, &at);
+	if (m->nelem)
+		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+			"%s is an array: reading array members is not "
+			"supported yet", m->name);
+	n->ival = (int64_t)m->off;
+	n->sou = m->sou;
+	n->sz = m->sz;
+	n->sg = m->sg;
+	n->ptr = m->ptr;
+	n->psg = m->psg;
+	n->psou = m->psou;
 }
 
 /* tracemem(addr, size [, nbytes]): addr a pointer, size a constant. */
@@ -136,16 +201,35 @@ struct dv d_copyin(struct ectx *x, const struct node *n, const struct dv *a)
 	return d_dv_int((int64_t)(uintptr_t)buf, 8, false);
 }
 
+/* The n->sz bytes at p, as n's integer type: p must lie in a copy. */
+static struct dv read_int(struct ectx *x, const struct node *n, uint64_t p)
+{
+	uint64_t v = 0;
+
+	if (!find_buf(x, p, n->sz))
+		d_fault(x, FLT_BADADDR, p);
+	memcpy(&v, (const void *)(uintptr_t)p, n->sz); /* little-endian */
+	return d_dv_int((int64_t)v, n->sz, n->sg);
+}
+
 struct dv d_deref(struct ectx *x, const struct node *n)
 {
 	struct dv p = d_eval(x, n->a);
-	const struct d_cbuf *b = find_buf(x, (uint64_t)p.i, n->sz);
-	uint64_t v = 0;
 
-	if (!b)
-		d_fault(x, FLT_BADADDR, (uint64_t)p.i);
-	memcpy(&v, (const void *)(uintptr_t)p.i, n->sz); /* little-endian */
-	return d_dv_int((int64_t)v, n->sz, n->sg);
+	if (n->sou) /* *p of a struct: its address, for '.' */
+		return p;
+	return read_int(x, n, (uint64_t)p.i);
+}
+
+/* e.m, e->m: the member at e's address + its offset. */
+struct dv d_member(struct ectx *x, const struct node *n)
+{
+	struct dv p = d_eval(x, n->a);
+	uint64_t at = (uint64_t)p.i + (uint64_t)n->ival;
+
+	if (n->sou) /* a nested struct: its address, for '.' */
+		return d_dv_int((int64_t)at, 8, false);
+	return read_int(x, n, at);
 }
 
 /* stringof() of a pointer: the copy's bytes from p to a NUL, the end of

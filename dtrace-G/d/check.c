@@ -197,6 +197,12 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
 			"a struct or union is not a value here: read its "
 			"members (p->m, (*p).m)");
+	/* an array member (mem.c): DTrace traces a char array's bytes,
+	 * where a pointer's value would print here */
+	if (n->op == N_MEMBER && !n->sou && !n->sz && ps->sou_ok != n)
+		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+			"an array member is not a value here: index it "
+			"(a[i]), or read it with * or stringof( )");
 	return k;
 }
 
@@ -251,16 +257,44 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		ka = d_check(ps, n->a, strict);
 		d_need_int(ps, n->a, ka, "[ ]", strict);
 		return n->kind = T_ANY;
-	case N_FUNC:
-		for (i = 0; i < n->nargs; i++)
+	case N_FUNC: {
+		const struct node *outer = ps->sou_ok;
+
+		for (i = 0; i < n->nargs; i++) {
+			/* stringof(an array member): its bytes (mem.c) */
+			ps->sou_ok = d_funcs[n->sub].id == F_STRINGOF
+					     ? n->args[i]
+					     : outer;
 			d_check(ps, n->args[i], strict);
+			if (n->args[i]->sou)
+				d_perrt(ps, D_IDENT_UNSUPP, n->args[i]->line,
+					n->args[i]->col,
+					"a struct or union is not a value "
+					"here: read its members (p->m, "
+					"(*p).m)");
+		}
+		ps->sou_ok = outer;
 		if (d_funcs[n->sub].id == F_COPYIN)
 			n->ptr = D_PTR_VOID;
 		return n->kind = d_check_func(ps, n, strict);
-	case N_DEREF:
-		d_check(ps, n->a, strict);
+	}
+	case N_DEREF: {
+		const struct node *outer = ps->sou_ok;
+
+		ps->sou_ok = n->a; /* an array member (mem.c) */
+		ka = d_check(ps, n->a, strict);
+		ps->sou_ok = outer;
+		if (n->b) { /* a[i] */
+			if (ka == T_STR)
+				d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+					"string indexing is not supported: "
+					"substr(s, i, 1)");
+			kb = d_check(ps, n->b, strict);
+			d_need_int(ps, n, kb, "[ ]", strict);
+		}
 		d_mem_check(ps, n);
 		return n->kind = T_INT;
+	}
 	case N_MEMBER:
 		d_member_check(ps, n, strict);
 		return n->kind = T_INT;

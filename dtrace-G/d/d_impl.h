@@ -130,7 +130,8 @@ enum {
 	N_ASSIGN, /* op: '=' or the compound operator */
 	N_INCDEC, /* op: OP_INC/OP_DEC; ival 1 = postfix */
 	N_CAST,
-	N_DEREF, /* *e: e a pointer into copyin()'s scratch (mem.c) */
+	N_DEREF, /* *e, or a[b] (b set): a pointer into copyin()'s scratch
+		  * (mem.c) */
 	N_MEMBER, /* e.m, e->m (mem.c): sval the member, ival its offset */
 };
 

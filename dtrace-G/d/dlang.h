@@ -47,10 +47,10 @@
  *		  | llquantize(e, factor, low, high, steps [, incr])
  *	expr	 := C operators (?: || && ^^ | ^ & == != < <= > >= << >> + - *
  *		  / % ! ~ unary - ++ -- (prefix), sizeof, offsetof, casts to
- *		  integer and pointer types, and unary *, '->' and '.' of a
- *		  pointer into copyin()'s copies or alloca()'s scratch:
- *		  mem.c; a member read is an integer or a pointer, not an
- *		  array),
+ *		  integer and pointer types, and unary *, [ ], '->' and '.'
+ *		  of a pointer into copyin()'s copies or alloca()'s
+ *		  scratch: mem.c; an array member is a pointer to its
+ *		  first element, as in C),
  *		  integer and string literals, variables, builtins, functions
  *		  (func.c's table: copyinstr, strlen, substr, strtok,
  *		  speculation, ...)

@@ -273,13 +273,22 @@ static struct node *parse_postfix(struct parser *ps)
 
 	/* e.m, e->m (mem.c): resolved by the checker, which knows the
 	 * types of variables */
-	while (d_is_op(ps, '.') || d_is_op(ps, OP_ARROW)) {
+	while (d_is_op(ps, '.') || d_is_op(ps, OP_ARROW) || d_is_op(ps, '[')) {
 		struct node *m = d_mknode(ps, N_MEMBER, &ps->tk);
 
 		if (++chain + ps->depth > D_MAXDEPTH)
 			d_perrt(ps, D_NEST_DEPTH, ps->tk.line, ps->tk.col,
 				"expression nested too deeply (more than %d "
 				"levels)", D_MAXDEPTH);
+		if (d_is_op(ps, '[')) { /* a[i]: *(a + i), as in C */
+			d_lex(ps);
+			m->op = N_DEREF;
+			m->a = n;
+			m->b = d_parse_expr(ps);
+			d_expect(ps, ']');
+			n = m;
+			continue;
+		}
 		m->sub = ps->tk.op;
 		m->a = n;
 		d_lex(ps);

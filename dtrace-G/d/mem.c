@@ -35,8 +35,12 @@
  * value is the copy's address, nothing is read, and the checker allows
  * them only as the operand of '.' (struct parser's sou_ok); a member of
  * an integer or pointer type is read as the unary * reads, under the
- * same rule below.  Arrays, bit-fields and arithmetic on struct
- * pointers are refused at compile time.
+ * same rule below.  An array member is, as C's arrays decay, a pointer
+ * to its first element (its node's sz 0: nothing read), usable only
+ * with [ ] (N_DEREF with b: *(a + b)), * and stringof(), since
+ * DTrace would print a char array's bytes where its value would print
+ * an address.  Bit-fields and arithmetic on struct pointers (so arrays
+ * of structs indexed) are refused at compile time.
  *
  * Safety.  A pointer is dereferenced only when the bytes it names lie
  * wholly inside one copy this run made; anything else (a traced
@@ -76,12 +80,18 @@ void d_mem_check(struct parser *ps, struct node *n)
 {
 	if (!n->a->ptr)
 		d_perrt(ps, D_DEREF_NONPTR, n->line, n->col,
-		       "operator * requires an operand of pointer type: "
-		       "cast copyin( )'s result, as *(int *)copyin(arg0, 4)");
+		       "operator %s requires an operand of pointer type: "
+		       "cast copyin( )'s result, as *(int *)copyin(arg0, 4)",
+		       n->b ? "[ ]" : "*");
 	if (n->a->ptr == D_PTR_VOID)
 		d_perrt(ps, D_DEREF_VOID, n->line, n->col,
-		       "operator * cannot dereference a void *: cast it "
-		       "first, as *(int *)copyin(arg0, 4)");
+		       "operator %s cannot dereference a void *: cast it "
+		       "first, as *(int *)copyin(arg0, 4)",
+		       n->b ? "[ ]" : "*");
+	if (n->a->ptr == D_PTR_SOU && n->b)
+		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+			"indexing a pointer to a struct or union (or an "
+			"array of them) is not supported");
 	if (n->a->ptr == D_PTR_SOU) { /* a struct: '.' reads from it */
 		n->sou = n->a->psou;
 		n->sz = 0;
@@ -125,11 +135,17 @@ void d_member_check(struct parser *ps, struct node *n, bool strict)
 	}
 	at.line = n->line;
 	m = d_sou_member(ps, sou, n->sval, &at);
-	if (m->nelem)
-		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
-			"%s is an array: reading array members is not "
-			"supported yet", m->name);
 	n->ival = (int64_t)m->off;
+	if (m->nelem) { /* an array: a pointer to its first element, as C's
+			 * arrays decay; its value the address */
+		n->sou = 0;
+		n->sz = 0; /* d_member(): no read */
+		n->sg = 0;
+		n->ptr = m->sou ? D_PTR_SOU : m->ptr ? 8 : m->sz;
+		n->psg = m->sou || m->ptr ? 0 : m->sg;
+		n->psou = m->sou;
+		return;
+	}
 	n->sou = m->sou;
 	n->sz = m->sz;
 	n->sg = m->sg;
@@ -216,6 +232,11 @@ struct dv d_deref(struct ectx *x, const struct node *n)
 {
 	struct dv p = d_eval(x, n->a);
 
+	if (n->b) { /* a[i]: C's scaling by the element's size */
+		struct dv i = d_eval(x, n->b);
+
+		p.i = (int64_t)((uint64_t)p.i + (uint64_t)i.i * n->a->ptr);
+	}
 	if (n->sou) /* *p of a struct: its address, for '.' */
 		return p;
 	return read_int(x, n, (uint64_t)p.i);
@@ -227,7 +248,7 @@ struct dv d_member(struct ectx *x, const struct node *n)
 	struct dv p = d_eval(x, n->a);
 	uint64_t at = (uint64_t)p.i + (uint64_t)n->ival;
 
-	if (n->sou) /* a nested struct: its address, for '.' */
+	if (n->sou || !n->sz) /* a nested struct, for '.'; an array */
 		return d_dv_int((int64_t)at, 8, false);
 	return read_int(x, n, at);
 }

@@ -3,8 +3,10 @@
  * tr_pair(&pair)), read through copyin()'s copy: the struct declared as
  * the C source declares it, so each member is found at gcc's offset
  * (padding before d), with its size and sign (b is a negative short);
- * and through a union holding it, a nested struct's members (->, then .)
- * and a member overlapping a, b, c and name[0] (x86-64: little-endian).
+ * through a union holding it, a nested struct's members (->, then .)
+ * and a member overlapping a, b, c and name[0] (x86-64: little-endian);
+ * the char array name as a string, indexed and dereferenced, and int and
+ * short arrays laid over the same bytes; [ ] of a plain pointer.
  */
 #pragma D option quiet
 
@@ -21,6 +23,11 @@ union view {
 	unsigned long long head;
 };
 
+struct words {
+	short s[2];
+	int i[3];
+};
+
 pid$target:a.out:tr_pair:entry
 {
 	this->p = (struct tr_pair *)copyin(arg0, sizeof (struct tr_pair));
@@ -30,4 +37,10 @@ pid$target:a.out:tr_pair:entry
 	this->v = (union view *)copyin(arg0, sizeof (union view));
 	printf("%d %d %c head=%x\n", this->v->p.a, (*this->v).p.b,
 	    this->v->p.c, this->v->head);
+	printf("name=%s [0]=%c [4]=%c *=%d\n", stringof(this->v->p.name),
+	    this->v->p.name[0], this->p->name[2 + 2], *this->p->name);
+	this->w = (struct words *)this->v;
+	printf("s=%d,%d i[1]=%x i[2]=%x\n", this->w->s[0], this->w->s[1],
+	    this->w->i[1], this->w->i[2]);
+	printf("ptr[2]=%d\n", ((short *)copyin(arg0, 8))[2]); /* b */
 }

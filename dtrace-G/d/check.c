@@ -312,12 +312,14 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		check_divisor(ps, n, n->sub, n->b);
 		if ((n->sub == '+' || n->sub == '-') && n->a->ptr &&
 		    !n->b->ptr) { /* pointer arithmetic (mem.c) */
-			if (n->a->ptr == D_PTR_SOU)
-				d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
-					"arithmetic on a pointer to a struct "
-					"or union is not supported");
+			struct tok at = { .line = n->line, .col = n->col };
+
+			if (n->a->ptr == D_PTR_SOU) /* scaled by its size */
+				d_sou_size(ps, n->a->psou, D_DECL_INCOMPLETE,
+					   &at);
 			n->ptr = n->a->ptr;
 			n->psg = n->a->psg;
+			n->psou = n->a->psou;
 		}
 		switch (n->sub) {
 		case OP_EQ:

@@ -877,6 +877,7 @@ void d_stack_json(struct sbuf *sb, const struct dv *v);
 #define D_COPYIN_MAX (64 * 1024)
 void d_mem_check(struct parser *ps, struct node *n);
 void d_member_check(struct parser *ps, struct node *n, bool strict);
+uint64_t d_ptr_scale(const struct d_prog *p, const struct node *n);
 struct dv d_member(struct ectx *x, const struct node *n);
 void d_tracemem_check(struct parser *ps, struct stmt *st, bool strict);
 struct dv d_copyin(struct ectx *x, const struct node *n,

@@ -39,8 +39,9 @@
  * to its first element (its node's sz 0: nothing read), usable only
  * with [ ] (N_DEREF with b: *(a + b)), * and stringof(), since
  * DTrace would print a char array's bytes where its value would print
- * an address.  Bit-fields and arithmetic on struct pointers (so arrays
- * of structs indexed) are refused at compile time.
+ * an address.  Arithmetic on a struct pointer and [ ] of one (an array
+ * of structs) scale by the struct's size (d_ptr_scale()); bit-fields
+ * are refused at compile time.
  *
  * Safety.  A pointer is dereferenced only when the bytes it names lie
  * wholly inside one copy this run made; anything else (a traced
@@ -88,10 +89,11 @@ void d_mem_check(struct parser *ps, struct node *n)
 		       "operator %s cannot dereference a void *: cast it "
 		       "first, as *(int *)copyin(arg0, 4)",
 		       n->b ? "[ ]" : "*");
-	if (n->a->ptr == D_PTR_SOU && n->b)
-		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
-			"indexing a pointer to a struct or union (or an "
-			"array of them) is not supported");
+	if (n->a->ptr == D_PTR_SOU && n->b) { /* scaled by its size */
+		struct tok at = { .line = n->line, .col = n->col };
+
+		d_sou_size(ps, n->a->psou, D_DECL_INCOMPLETE, &at);
+	}
 	if (n->a->ptr == D_PTR_SOU) { /* a struct: '.' reads from it */
 		n->sou = n->a->psou;
 		n->sz = 0;
@@ -99,6 +101,13 @@ void d_mem_check(struct parser *ps, struct node *n)
 	}
 	n->sz = n->a->ptr;
 	n->sg = n->a->psg;
+}
+
+/* What pointer arithmetic on n's pointer scales an integer by: the size
+ * of what it points to (a struct's is known: the checker saw to it). */
+uint64_t d_ptr_scale(const struct d_prog *p, const struct node *n)
+{
+	return n->ptr == D_PTR_SOU ? p->sous[n->psou - 1].size : n->ptr;
 }
 
 /* e.m and e->m: e a struct or union (*p, a nested member), or a
@@ -235,7 +244,8 @@ struct dv d_deref(struct ectx *x, const struct node *n)
 	if (n->b) { /* a[i]: C's scaling by the element's size */
 		struct dv i = d_eval(x, n->b);
 
-		p.i = (int64_t)((uint64_t)p.i + (uint64_t)i.i * n->a->ptr);
+		p.i = (int64_t)((uint64_t)p.i +
+				(uint64_t)i.i * d_ptr_scale(x->p, n->a));
 	}
 	if (n->sou) /* *p of a struct: its address, for '.' */
 		return p;

@@ -6,7 +6,9 @@
  * through a union holding it, a nested struct's members (->, then .)
  * and a member overlapping a, b, c and name[0] (x86-64: little-endian);
  * the char array name as a string, indexed and dereferenced, and int and
- * short arrays laid over the same bytes; [ ] of a plain pointer.
+ * short arrays laid over the same bytes; [ ] of a plain pointer; an
+ * array of structs and a struct pointer + 1 stepping by the struct's
+ * size (b, c and name[0] as the second of two 4-byte structs).
  */
 #pragma D option quiet
 
@@ -28,6 +30,15 @@ struct words {
 	int i[3];
 };
 
+struct two {
+	short h;
+	char lo, hi;
+};
+
+struct twos {
+	struct two t[2];
+};
+
 pid$target:a.out:tr_pair:entry
 {
 	this->p = (struct tr_pair *)copyin(arg0, sizeof (struct tr_pair));
@@ -43,4 +54,10 @@ pid$target:a.out:tr_pair:entry
 	printf("s=%d,%d i[1]=%x i[2]=%x\n", this->w->s[0], this->w->s[1],
 	    this->w->i[1], this->w->i[2]);
 	printf("ptr[2]=%d\n", ((short *)copyin(arg0, 8))[2]); /* b */
+	/* arrays of structs and struct pointer arithmetic: 4-byte steps */
+	this->t = (struct two *)copyin(arg0, 8);
+	this->ts = (struct twos *)this->t;
+	printf("b=%d %d %d c=%c %c name[0]=%c\n", (this->t)[1].h,
+	    (this->t + 1)->h, this->ts->t[1].h, this->ts->t[1].lo,
+	    (*(this->t + 1)).lo, (this->t)[1].hi);
 }

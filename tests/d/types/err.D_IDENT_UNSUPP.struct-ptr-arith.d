@@ -1,2 +1,0 @@
-struct s { int a; };
-BEGIN { this->p = (struct s *)copyin(0, 8); trace((this->p + 1)->a); }

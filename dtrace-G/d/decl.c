@@ -714,8 +714,18 @@ static void parse_sou(struct parser *ps)
 		uint8_t sz, sg, ptr, psg;
 		uint16_t su;
 
-		if (!d_starts_type(ps))
+		if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "void") == 0) {
+			const char *q = ps->pos.p;
+
+			while (*q == ' ' || *q == '\t' || *q == '\n' ||
+			       *q == '\r')
+				q++;
+			if (*q != '*') /* void *p only */
+				d_perrt(ps, D_DECL_VOIDOBJ, tt.line, tt.col,
+					"a member cannot be of type void");
+		} else if (!d_starts_type(ps)) {
 			d_syntax_error(ps);
+		}
 		d_parse_type(ps, &sz, &sg, &ptr, &psg, &su);
 		for (;;) {
 			struct d_member m = { 0 };
@@ -750,9 +760,6 @@ static void parse_sou(struct parser *ps)
 				m.sou = su;
 				m.size = n->size;
 				m.align = n->align;
-			} else if (!sz) {
-				d_perrt(ps, D_DECL_VOIDOBJ, tt.line, tt.col,
-					"a member cannot be of type void");
 			} else {
 				m.sz = sz;
 				m.sg = sg;

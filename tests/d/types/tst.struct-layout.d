@@ -21,6 +21,7 @@ struct outer {
 };
 struct fwd;
 struct chars { char a, b, c; };
+struct vp { char c; void *p; unsigned short u; _Bool b; };
 
 BEGIN
 {
@@ -38,5 +39,7 @@ BEGIN
 	    offsetof(struct outer, flags), offsetof(struct outer, last));
 	printf("chars %d, pointer %d\n", sizeof (struct chars),
 	    sizeof (struct fwd *));
+	printf("vp %d: %d %d %d\n", sizeof (struct vp), offsetof(struct vp, p),
+	    offsetof(struct vp, u), offsetof(struct vp, b));
 	exit(0);
 }

@@ -299,6 +299,7 @@ struct node {
 	 * node is a struct or union itself (*p, p->nested), its value the
 	 * address of its copy, usable only as the operand of '.' */
 	uint16_t psou, sou;
+	uint8_t bits, shift; /* N_MEMBER: a bit-field's (struct d_member) */
 	char *sval;
 	struct node *a, *b, *c;
 	struct node **args;
@@ -518,6 +519,8 @@ struct d_member {
 	uint16_t psou;	 /* ... a struct or union's (D_PTR_SOU) */
 	uint16_t sou;	 /* a nested struct or union (not a pointer) */
 	size_t nelem;	 /* an array's elements; 0: no array */
+	uint8_t bits, shift; /* a bit-field: its width, and where it starts
+			      * in the sz bytes at off; bits 0: none */
 };
 
 struct d_sou {
@@ -715,7 +718,8 @@ void __attribute__((noreturn)) d_syntax_error(struct parser *ps);
 	X(D_DREC_COMM) X(D_EXIT_SPEC) X(D_ACT_SPEC) X(D_SIZEOF_TYPE)        \
 	X(D_DECL_ENCONST) X(D_DECL_ENOFLOW)     \
 	X(D_IDENT_UNSUPP) X(D_FUNC_VOID) X(D_DECL_INCOMPLETE)             \
-	X(D_OP_SOU) X(D_OP_PTR) X(D_TYPE_MEMBER) X(D_OFFSETOF_TYPE)
+	X(D_OP_SOU) X(D_OP_PTR) X(D_TYPE_MEMBER) X(D_OFFSETOF_TYPE)       \
+	X(D_OFFSETOF_BITFIELD) X(D_DECL_BFTYPE) X(D_DECL_BFSIZE)
 #define D_ERRTAG_ENUM(t) t,
 enum { D_ERRTAGS(D_ERRTAG_ENUM) D_NERRTAGS };
 extern const char *const d_errtag_names[];

@@ -38,7 +38,8 @@
  * (mem.c): parse_sou() lays them out as the x86-64 SysV ABI does, and
  * d_parse_type() names them in casts, sizeof and offsetof; struct TAG;
  * or a pointer to an undeclared TAG declares an incomplete one, usable
- * once its members are declared.  Variables of these types are refused.
+ * once its members are declared; bitfield() places bit-fields.
+ * Variables of these types are refused.
  *
  * At the top level a declaration is told from a probe description by
  * its first word (self, this, string, void, struct, union or an integer
@@ -681,6 +682,53 @@ static void parse_enum(struct parser *ps)
 }
 
 /*
+ * A bit-field, at ':' (name NULL: unnamed), of an integer type of sz
+ * bytes: the SysV ABI's placement, gcc's: at the next bit unless that
+ * would cross a boundary of its type's size, then at that boundary (a
+ * width of 0 only moves to it); a named one aligns the struct as its
+ * type, an unnamed one does not.  Read as the sz-byte unit holding it,
+ * shifted and masked (mem.c).
+ */
+static void bitfield(struct parser *ps, struct d_sou *s, uint64_t *bits,
+		     bool isu, const char *name, uint8_t sz, uint8_t sg,
+		     bool notint, const struct tok *tt)
+{
+	struct d_member m = { 0 };
+	uint64_t unit = (uint64_t)sz * 8, at;
+	struct tok wt;
+
+	if (notint)
+		d_perrt(ps, D_DECL_BFTYPE, tt->line, tt->col,
+			"a bit-field must be of an integer type");
+	d_lex(ps); /* ':' */
+	wt = ps->tk;
+	if (wt.t != TK_INT || wt.i < 0 || (uint64_t)wt.i > unit ||
+	    (wt.i == 0 && name))
+		d_perrt(ps, D_DECL_BFSIZE, wt.line, wt.col,
+			"a bit-field's width must be a constant of 1 to %u "
+			"(0 only for an unnamed one)", (unsigned)unit);
+	d_lex(ps);
+	at = isu ? 0 : *bits;
+	if (wt.i == 0 || at / unit != (at + (uint64_t)wt.i - 1) / unit)
+		at = (at + unit - 1) / unit * unit;
+	if (at + (uint64_t)wt.i > *bits)
+		*bits = at + (uint64_t)wt.i;
+	if (!name || wt.i == 0)
+		return;
+	if (sz > s->align)
+		s->align = sz;
+	m.name = (char *)name; /* in the pool */
+	m.sz = sz;
+	m.sg = sg;
+	m.off = at / unit * sz;
+	m.shift = (uint8_t)(at % unit);
+	m.bits = (uint8_t)wt.i;
+	m.size = m.align = sz;
+	s->m = d_pool_grow(ps, s->m, s->nm, sizeof(*s->m));
+	s->m[s->nm++] = m;
+}
+
+/*
  * struct NAME { members };, union NAME { members }; or struct NAME; (a
  * forward declaration).  The layout is the x86-64 SysV ABI's, as gcc's
  * for the same C: each member at the next multiple of its alignment (its
@@ -695,7 +743,7 @@ static void parse_sou(struct parser *ps)
 	struct tok nt;
 	uint16_t self;
 	struct d_sou s = { 0 };
-	size_t end = 0;
+	uint64_t bits = 0; /* where the next member may start, in bits */
 
 	d_lex(ps);
 	nt = ps->tk;
@@ -730,7 +778,13 @@ static void parse_sou(struct parser *ps)
 		for (;;) {
 			struct d_member m = { 0 };
 			struct tok mt = ps->tk;
+			uint64_t end;
 
+			if (mt.t == TK_OP && mt.op == ':') { /* int : 3; */
+				bitfield(ps, &s, &bits, isu, NULL, sz, sg,
+					 ptr || su, &tt);
+				goto next;
+			}
 			if (mt.t != TK_ID)
 				d_syntax_error(ps);
 			for (unsigned i = 0; i < s.nm; i++)
@@ -740,12 +794,11 @@ static void parse_sou(struct parser *ps)
 						"member %s is declared twice",
 						mt.s);
 			d_lex(ps);
-			if (d_is_op(ps, ':'))
-				d_perrt(ps, D_IDENT_UNSUPP, ps->tk.line,
-					ps->tk.col,
-					"bit-fields are not supported: "
-					"declare the integer that holds them "
-					"and mask it");
+			if (d_is_op(ps, ':')) {
+				bitfield(ps, &s, &bits, isu, mt.s, sz, sg,
+					 ptr || su, &tt);
+				goto next;
+			}
 			m.name = mt.s; /* in the pool */
 			if (su && !ptr) {
 				const struct d_sou *n;
@@ -789,20 +842,22 @@ static void parse_sou(struct parser *ps)
 						"arrays of arrays are not "
 						"supported");
 			}
+			end = (bits + 7) / 8;
 			m.off = isu ? 0 : (end + m.align - 1) / m.align *
 						  m.align;
-			if (m.off + m.size > end)
-				end = m.off + m.size;
+			if ((m.off + m.size) * 8 > bits)
+				bits = (m.off + m.size) * 8;
 			if (m.align > s.align)
 				s.align = m.align;
-			if (end > D_COPYIN_MAX)
+			s.m = d_pool_grow(ps, s.m, s.nm, sizeof(*s.m));
+			s.m[s.nm++] = m;
+next:
+			if (bits > (uint64_t)D_COPYIN_MAX * 8)
 				d_perrt(ps, D_DECL_ARRSUB, mt.line, mt.col,
 					"%s %s is larger than copyin( ) can "
 					"copy (%d bytes)",
 					isu ? "union" : "struct", nt.s,
 					D_COPYIN_MAX);
-			s.m = d_pool_grow(ps, s.m, s.nm, sizeof(*s.m));
-			s.m[s.nm++] = m;
 			if (!d_is_op(ps, ','))
 				break;
 			d_lex(ps);
@@ -817,7 +872,7 @@ static void parse_sou(struct parser *ps)
 	s.name = p->sous[self - 1].name;
 	s.isunion = isu;
 	s.defined = true;
-	s.size = (end + s.align - 1) / s.align * s.align;
+	s.size = ((bits + 7) / 8 + s.align - 1) / s.align * s.align;
 	p->sous[self - 1] = s;
 }
 

@@ -23,10 +23,11 @@
  *	decl	 := ['self' | 'this'] type NAME ['[' type, ... ']'], ... ';'
  *		  | 'inline' type NAME '=' expr ';'
  *		  | 'enum' [TAG] '{' NAME ['=' const], ... '}' ';'  (int consts)
- *		  | ('struct' | 'union') TAG ['{' (type NAME ['[' N ']'], ...
- *		    ';')+ '}'] ';'   (members: C integers, pointers, structs
- *		    and unions, arrays of them; laid out as x86-64 C; no
- *		    bit-fields, no variables of these types)
+ *		  | ('struct' | 'union') TAG ['{' (type (NAME ['[' N ']']
+ *		    | [NAME] ':' N), ... ';')+ '}'] ';'   (members: C
+ *		    integers, pointers, structs and unions, arrays of them,
+ *		    bit-fields; laid out as x86-64 C; no variables of these
+ *		    types)
  *		  (type: string or a C integer or pointer type; self->
  *		  arrays are used undeclared)
  *	clause	 := desc (',' desc)* ['/' expr '/'] ['{' stmt* '}']

@@ -383,6 +383,7 @@ static struct node *parse_sizeof(struct parser *ps, const struct tok *t)
 static struct node *parse_offsetof(struct parser *ps, const struct tok *t)
 {
 	struct node *n;
+	const struct d_member *m;
 	struct tok tt, mt;
 	uint8_t sz, sg, ptr, psg;
 	uint16_t sou;
@@ -401,8 +402,13 @@ static struct node *parse_offsetof(struct parser *ps, const struct tok *t)
 		d_syntax_error(ps);
 	d_lex(ps);
 	d_expect(ps, ')');
+	m = d_sou_member(ps, sou, mt.s, &mt);
+	if (m->bits)
+		d_perrt(ps, D_OFFSETOF_BITFIELD, mt.line, mt.col,
+			"offsetof( ) cannot be applied to bit-field %s",
+			mt.s);
 	n = d_mknode(ps, N_INT, t);
-	n->ival = (int64_t)d_sou_member(ps, sou, mt.s, &mt)->off;
+	n->ival = (int64_t)m->off;
 	n->sz = 8;
 	n->sg = 0;
 	return n;

@@ -40,8 +40,9 @@
  * with [ ] (N_DEREF with b: *(a + b)), * and stringof(), since
  * DTrace would print a char array's bytes where its value would print
  * an address.  Arithmetic on a struct pointer and [ ] of one (an array
- * of structs) scale by the struct's size (d_ptr_scale()); bit-fields
- * are refused at compile time.
+ * of structs) scale by the struct's size (d_ptr_scale()).  A
+ * bit-field reads the integer unit holding it, shifted and masked, and
+ * sign-extended if its type is signed (d_member()).
  *
  * Safety.  A pointer is dereferenced only when the bytes it names lie
  * wholly inside one copy this run made; anything else (a traced
@@ -161,6 +162,8 @@ void d_member_check(struct parser *ps, struct node *n, bool strict)
 	n->ptr = m->ptr;
 	n->psg = m->psg;
 	n->psou = m->psou;
+	n->bits = m->bits;
+	n->shift = m->shift;
 }
 
 /* tracemem(addr, size [, nbytes]): addr a pointer, size a constant. */
@@ -258,9 +261,22 @@ struct dv d_member(struct ectx *x, const struct node *n)
 	struct dv p = d_eval(x, n->a);
 	uint64_t at = (uint64_t)p.i + (uint64_t)n->ival;
 
+	struct dv v;
+	uint64_t u;
+
 	if (n->sou || !n->sz) /* a nested struct, for '.'; an array */
 		return d_dv_int((int64_t)at, 8, false);
-	return read_int(x, n, at);
+	v = read_int(x, n, at);
+	if (!n->bits)
+		return v;
+	/* a bit-field: its bits of the unit, sign-extended if signed */
+	u = (uint64_t)v.i >> n->shift;
+	if (n->bits < 64) {
+		u &= (1ULL << n->bits) - 1;
+		if (n->sg && (u >> (n->bits - 1)) & 1)
+			u |= ~0ULL << n->bits;
+	}
+	return d_dv_int((int64_t)u, n->sz, n->sg);
 }
 
 /* stringof() of a pointer: the copy's bytes from p to a NUL, the end of

@@ -1,1 +1,0 @@
-struct s { int a : 3; };

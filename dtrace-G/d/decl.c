@@ -747,6 +747,8 @@ static void parse_sou(struct parser *ps)
 
 	d_lex(ps);
 	nt = ps->tk;
+	if (nt.t != TK_ID) /* struct ; */
+		d_syntax_error(ps);
 	self = sou_find(ps, nt.s, isu, &nt);
 	d_lex(ps);
 	if (d_is_op(ps, ';'))

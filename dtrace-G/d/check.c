@@ -185,7 +185,28 @@ static void check_shape(struct parser *ps, struct node *n, bool strict)
 	}
 }
 
+static int check1(struct parser *ps, struct node *n, bool strict);
+
+/* A node's kind; a struct or union itself (*p, p->nested) stands only
+ * where mem.c reads a member of it. */
 int d_check(struct parser *ps, struct node *n, bool strict)
+{
+	int k = check1(ps, n, strict);
+
+	if (n->sou && ps->sou_ok != n)
+		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+			"a struct or union is not a value here: read its "
+			"members (p->m, (*p).m)");
+	/* an array member (mem.c): DTrace traces a char array's bytes,
+	 * where a pointer's value would print here */
+	if (n->op == N_MEMBER && !n->sou && !n->sz && ps->sou_ok != n)
+		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+			"an array member is not a value here: index it "
+			"(a[i]), or read it with * or stringof( )");
+	return k;
+}
+
+static int check1(struct parser *ps, struct node *n, bool strict)
 {
 	struct d_prog *p = ps->prog;
 	int ka, kb, kc;
@@ -205,6 +226,7 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		check_shape(ps, n, strict);
 		n->ptr = v->ptr; /* mem.c: a pointer kept in a variable */
 		n->psg = v->psg;
+		n->psou = v->psou;
 		if (strict && !v->assigned &&
 		    (v->scope == SC_GLOBAL || v->scope == SC_ASSOC))
 			d_perrt(ps, D_IDENT_UNDEF, n->line, n->col,
@@ -235,15 +257,46 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		ka = d_check(ps, n->a, strict);
 		d_need_int(ps, n->a, ka, "[ ]", strict);
 		return n->kind = T_ANY;
-	case N_FUNC:
-		for (i = 0; i < n->nargs; i++)
+	case N_FUNC: {
+		const struct node *outer = ps->sou_ok;
+
+		for (i = 0; i < n->nargs; i++) {
+			/* stringof(an array member): its bytes (mem.c) */
+			ps->sou_ok = d_funcs[n->sub].id == F_STRINGOF
+					     ? n->args[i]
+					     : outer;
 			d_check(ps, n->args[i], strict);
+			if (n->args[i]->sou)
+				d_perrt(ps, D_IDENT_UNSUPP, n->args[i]->line,
+					n->args[i]->col,
+					"a struct or union is not a value "
+					"here: read its members (p->m, "
+					"(*p).m)");
+		}
+		ps->sou_ok = outer;
 		if (d_funcs[n->sub].id == F_COPYIN)
 			n->ptr = D_PTR_VOID;
 		return n->kind = d_check_func(ps, n, strict);
-	case N_DEREF:
-		d_check(ps, n->a, strict);
+	}
+	case N_DEREF: {
+		const struct node *outer = ps->sou_ok;
+
+		ps->sou_ok = n->a; /* an array member (mem.c) */
+		ka = d_check(ps, n->a, strict);
+		ps->sou_ok = outer;
+		if (n->b) { /* a[i] */
+			if (ka == T_STR)
+				d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+					"string indexing is not supported: "
+					"substr(s, i, 1)");
+			kb = d_check(ps, n->b, strict);
+			d_need_int(ps, n, kb, "[ ]", strict);
+		}
 		d_mem_check(ps, n);
+		return n->kind = T_INT;
+	}
+	case N_MEMBER:
+		d_member_check(ps, n, strict);
 		return n->kind = T_INT;
 	case N_UN:
 		ka = d_check(ps, n->a, strict);
@@ -259,8 +312,14 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		check_divisor(ps, n, n->sub, n->b);
 		if ((n->sub == '+' || n->sub == '-') && n->a->ptr &&
 		    !n->b->ptr) { /* pointer arithmetic (mem.c) */
+			struct tok at = { .line = n->line, .col = n->col };
+
+			if (n->a->ptr == D_PTR_SOU) /* scaled by its size */
+				d_sou_size(ps, n->a->psou, D_DECL_INCOMPLETE,
+					   &at);
 			n->ptr = n->a->ptr;
 			n->psg = n->a->psg;
+			n->psou = n->a->psou;
 		}
 		switch (n->sub) {
 		case OP_EQ:
@@ -293,9 +352,11 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		d_check(ps, n->a, strict);
 		kb = d_check(ps, n->b, strict);
 		kc = d_check(ps, n->c, strict);
-		if (n->b->ptr && n->b->ptr == n->c->ptr) {
+		if (n->b->ptr && n->b->ptr == n->c->ptr &&
+		    n->b->psou == n->c->psou) {
 			n->ptr = n->b->ptr;
 			n->psg = n->b->psg;
+			n->psou = n->b->psou;
 		}
 		if (strict && kb != T_ANY && kc != T_ANY && kb != kc)
 			d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
@@ -315,9 +376,11 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 		if (n->sub == '=' && n->b->ptr && !v->assigned) {
 			v->ptr = n->b->ptr; /* mem.c */
 			v->psg = n->b->psg;
+			v->psou = n->b->psou;
 		}
 		n->ptr = v->ptr;
 		n->psg = v->psg;
+		n->psou = v->psou;
 		if (n->sub != '=') {
 			d_need_int(ps, n, kb, "op=", strict);
 			d_need_int(ps, n, v->kind, "op=", strict);

@@ -1277,6 +1277,7 @@ void d_free(struct d_prog *p)
 	}
 	free(p->opts);
 	free(p->inlines);
+	free(p->sous); /* names and members in the pool */
 	d_ht_clear(&p->dyn);
 	free(p->tok_str);
 	free(p->clauses);

@@ -130,7 +130,9 @@ enum {
 	N_ASSIGN, /* op: '=' or the compound operator */
 	N_INCDEC, /* op: OP_INC/OP_DEC; ival 1 = postfix */
 	N_CAST,
-	N_DEREF, /* *e: e a pointer into copyin()'s scratch (mem.c) */
+	N_DEREF, /* *e, or a[b] (b set): a pointer into copyin()'s scratch
+		  * (mem.c) */
+	N_MEMBER, /* e.m, e->m (mem.c): sval the member, ival its offset */
 };
 
 /* multi-character operators */
@@ -269,6 +271,7 @@ struct var {
 	bool declared;
 	uint8_t sz, sg; /* a declared integer type */
 	uint8_t ptr, psg; /* first assigned a pointer (mem.c): its target */
+	uint16_t psou;	  /* ... a struct or union (D_PTR_SOU): which */
 	char *tname;
 	int line, col;
 	/* associative arrays: the key signature, from the declaration or
@@ -291,6 +294,12 @@ struct node {
 	/* a pointer (mem.c): what it points to, its size (D_PTR_VOID for
 	 * copyin()'s void *) and signedness; ptr 0: not a pointer */
 	uint8_t ptr, psg;
+	/* structs and unions (decl.c, mem.c), each an index + 1 into
+	 * prog->sous: psou what a D_PTR_SOU pointer points to; sou: the
+	 * node is a struct or union itself (*p, p->nested), its value the
+	 * address of its copy, usable only as the operand of '.' */
+	uint16_t psou, sou;
+	uint8_t bits, shift; /* N_MEMBER: a bit-field's (struct d_member) */
 	char *sval;
 	struct node *a, *b, *c;
 	struct node **args;
@@ -495,6 +504,31 @@ struct d_prog {
 	/* inline NAME = expr; (decl.c): the tree each use of NAME is */
 	struct d_inline *inlines;
 	unsigned ninlines;
+	/* struct and union declarations (decl.c) */
+	struct d_sou *sous;
+	unsigned nsous;
+};
+
+/* A struct or union declared in the script (decl.c), laid out as the
+ * x86-64 SysV ABI lays out C's. */
+struct d_member {
+	char *name;
+	size_t off, size, align;
+	uint8_t sz, sg;	 /* an integer's or a pointer's (8, unsigned) */
+	uint8_t ptr, psg; /* a pointer's target, as struct node's */
+	uint16_t psou;	 /* ... a struct or union's (D_PTR_SOU) */
+	uint16_t sou;	 /* a nested struct or union (not a pointer) */
+	size_t nelem;	 /* an array's elements; 0: no array */
+	uint8_t bits, shift; /* a bit-field: its width, and where it starts
+			      * in the sz bytes at off; bits 0: none */
+};
+
+struct d_sou {
+	char *name;
+	bool isunion, defined;
+	size_t size, align;
+	struct d_member *m;
+	unsigned nm;
 };
 
 struct d_inline {
@@ -547,6 +581,9 @@ struct parser {
 	/* compile.c's lenient pass over the clauses, in program order
 	 * (check.c notes the variables read before any assignment) */
 	bool ordered_pass;
+	/* the struct-valued node being checked as the operand of '.' or
+	 * '->' (mem.c): the one place such a node may stand */
+	const struct node *sou_ok;
 };
 
 /*
@@ -680,7 +717,9 @@ void __attribute__((noreturn)) d_syntax_error(struct parser *ps);
 	X(D_SPEC_COMM) X(D_SPEC_DREC) X(D_COMM_SPEC) X(D_COMM_DREC)         \
 	X(D_DREC_COMM) X(D_EXIT_SPEC) X(D_ACT_SPEC) X(D_SIZEOF_TYPE)        \
 	X(D_DECL_ENCONST) X(D_DECL_ENOFLOW)     \
-	X(D_IDENT_UNSUPP) X(D_FUNC_VOID)
+	X(D_IDENT_UNSUPP) X(D_FUNC_VOID) X(D_DECL_INCOMPLETE)             \
+	X(D_OP_SOU) X(D_OP_PTR) X(D_TYPE_MEMBER) X(D_OFFSETOF_TYPE)       \
+	X(D_OFFSETOF_BITFIELD) X(D_DECL_BFTYPE) X(D_DECL_BFSIZE)
 #define D_ERRTAG_ENUM(t) t,
 enum { D_ERRTAGS(D_ERRTAG_ENUM) D_NERRTAGS };
 extern const char *const d_errtag_names[];
@@ -723,7 +762,11 @@ struct dv d_var_zero(const struct var *v);
 struct dv d_var_conv(const struct var *v, struct dv val);
 bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg);
 void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
-		  uint8_t *psg);
+		  uint8_t *psg, uint16_t *sou);
+size_t d_sou_size(struct parser *ps, uint16_t sou, int tag,
+		  const struct tok *at);
+const struct d_member *d_sou_member(struct parser *ps, uint16_t sou,
+				    const char *name, const struct tok *at);
 bool d_starts_type(struct parser *ps);
 struct node *d_inline_use(struct parser *ps, const struct tok *t);
 
@@ -833,9 +876,13 @@ void d_stack_json(struct sbuf *sb, const struct dv *v);
 /* mem.c */
 
 #define D_PTR_VOID 0x80
+#define D_PTR_SOU 0x40 /* a struct or union: the node's psou says which */
 /* bytes copyin() may copy in one firing: DTrace's scratch space */
 #define D_COPYIN_MAX (64 * 1024)
 void d_mem_check(struct parser *ps, struct node *n);
+void d_member_check(struct parser *ps, struct node *n, bool strict);
+uint64_t d_ptr_scale(const struct d_prog *p, const struct node *n);
+struct dv d_member(struct ectx *x, const struct node *n);
 void d_tracemem_check(struct parser *ps, struct stmt *st, bool strict);
 struct dv d_copyin(struct ectx *x, const struct node *n,
 		   const struct dv *a);

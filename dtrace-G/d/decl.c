@@ -33,8 +33,17 @@
  * a scalar or the reverse.  A declaration that repeats an earlier one
  * exactly is accepted, as C accepts it.
  *
+ * struct TAG { members }; and union TAG { members }; declare C
+ * aggregates the script reads through pointers into copyin()'s copies
+ * (mem.c): parse_sou() lays them out as the x86-64 SysV ABI does, and
+ * d_parse_type() names them in casts, sizeof and offsetof; struct TAG;
+ * or a pointer to an undeclared TAG declares an incomplete one, usable
+ * once its members are declared; bitfield() places bit-fields.
+ * Variables of these types are refused.
+ *
  * At the top level a declaration is told from a probe description by
- * its first word (self, this, string, void or an integer type name):
+ * its first word (self, this, string, void, struct, union or an integer
+ * type name):
  * probe descriptions never start with one and never hold a blank.
  */
 #ifndef _GNU_SOURCE
@@ -109,6 +118,72 @@ struct dv d_var_conv(const struct var *v, struct dv val)
 		return d_dv_int(val.i, v->sz, v->sg);
 	return val;
 }
+/* ------------------------------------------------------------------ */
+/* Structs and unions */
+
+/* struct or union NAME: its index + 1, a new incomplete one if the
+ * script has not named it yet (C's forward reference). */
+static uint16_t sou_find(struct parser *ps, const char *name, bool isu,
+			 const struct tok *at)
+{
+	struct d_prog *p = ps->prog;
+	unsigned i;
+
+	for (i = 0; i < p->nsous; i++)
+		if (strcmp(p->sous[i].name, name) == 0)
+			break;
+	if (i < p->nsous) {
+		if (p->sous[i].isunion != isu)
+			d_perrt(ps, D_DECL_IDRED, at->line, at->col,
+				"%s is declared as a %s and used as a %s",
+				name, isu ? "struct" : "union",
+				isu ? "union" : "struct");
+		return (uint16_t)(i + 1);
+	}
+	if (p->nsous == UINT16_MAX - 1)
+		d_perrt(ps, D_PROTO_LEN, at->line, at->col,
+			"more than %d structs and unions", UINT16_MAX - 1);
+	p->sous = d_xrealloc(p->sous, (p->nsous + 1) * sizeof(*p->sous));
+	memset(&p->sous[i], 0, sizeof(p->sous[i]));
+	p->sous[i].name = d_pool_strndup(ps, name, strlen(name));
+	p->sous[i].isunion = isu;
+	p->nsous++;
+	return (uint16_t)(i + 1);
+}
+
+static const struct d_sou *sou_complete(struct parser *ps, uint16_t sou,
+					int tag, const struct tok *at)
+{
+	const struct d_sou *s = &ps->prog->sous[sou - 1];
+
+	if (!s->defined)
+		d_perrt(ps, tag, at->line, at->col,
+			"%s %s is incomplete: it is declared but its members "
+			"are not", s->isunion ? "union" : "struct", s->name);
+	return s;
+}
+
+/* sizeof (struct NAME): an error with tag if NAME has no members yet. */
+size_t d_sou_size(struct parser *ps, uint16_t sou, int tag,
+		  const struct tok *at)
+{
+	return sou_complete(ps, sou, tag, at)->size;
+}
+
+/* The member name of a complete struct or union, or a compile error. */
+const struct d_member *d_sou_member(struct parser *ps, uint16_t sou,
+				    const char *name, const struct tok *at)
+{
+	const struct d_sou *s = sou_complete(ps, sou, D_DECL_INCOMPLETE, at);
+
+	for (unsigned i = 0; i < s->nm; i++)
+		if (strcmp(s->m[i].name, name) == 0)
+			return &s->m[i];
+	d_perrt(ps, D_TYPE_MEMBER, at->line, at->col,
+		"%s is not a member of %s %s", name,
+		s->isunion ? "union" : "struct", s->name);
+}
+
 /* A type name for a cast: size and signedness, or false. */
 bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg)
 {
@@ -144,9 +219,10 @@ bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg)
  * to a pointer points to 8 unsigned bytes.
  */
 void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
-		  uint8_t *psg)
+		  uint8_t *psg, uint16_t *sou)
 {
 	bool uns = false, sgn = false, any = false, isvoid = false;
+	uint16_t su = 0;
 	uint8_t s = 4, g = 1;
 	unsigned stars = 0;
 	struct tok at = ps->tk;
@@ -158,7 +234,16 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 		uint8_t tsz, tsg;
 		const char *w = ps->tk.s;
 
-		if (ptr && !any && strcmp(w, "void") == 0) {
+		if (sou && !any &&
+		    (strcmp(w, "struct") == 0 || strcmp(w, "union") == 0)) {
+			bool isu = w[0] == 'u';
+
+			d_lex(ps);
+			if (ps->tk.t != TK_ID)
+				d_syntax_error(ps);
+			su = sou_find(ps, ps->tk.s, isu, &ps->tk);
+			nnamed++;
+		} else if (ptr && !any && strcmp(w, "void") == 0) {
 			isvoid = true;
 			nnamed++;
 		} else if (strcmp(w, "const") == 0 ||
@@ -217,18 +302,26 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 		stars++;
 		d_lex(ps);
 	}
+	if (su && stars > 1)
+		su = 0; /* a pointer to a pointer */
+	if (sou)
+		*sou = su;
 	if (ptr) {
 		*ptr = stars == 0   ? 0
 		       : stars > 1  ? 8
 		       : isvoid	    ? D_PTR_VOID
+		       : su	    ? D_PTR_SOU
 				    : s;
-		*psg = stars == 1 && !isvoid ? g : 0;
+		*psg = stars == 1 && !isvoid && !su ? g : 0;
 		if (isvoid && !stars)
 			d_perrt(ps, D_CAST_INVAL, at.line, at.col,
 			       "cannot cast to void: it has no value");
 	}
 	if (stars) {
 		s = 8;
+		g = 0;
+	} else if (su) {
+		s = 0; /* the struct itself: its size is d_sou_size()'s */
 		g = 0;
 	}
 	*sz = s;
@@ -245,6 +338,8 @@ bool d_starts_type(struct parser *ps)
 		return false;
 	return d_cast_type(ps->tk.s, &sz, &sg) ||
 	       strcmp(ps->tk.s, "const") == 0 ||
+	       strcmp(ps->tk.s, "struct") == 0 ||
+	       strcmp(ps->tk.s, "union") == 0 ||
 	       strcmp(ps->tk.s, "unsigned") == 0 ||
 	       strcmp(ps->tk.s, "signed") == 0;
 }
@@ -276,6 +371,7 @@ bool d_starts_decl(struct parser *ps)
 		return false;
 	return strcmp(w, "self") == 0 || strcmp(w, "this") == 0 ||
 	       strcmp(w, "inline") == 0 || strcmp(w, "enum") == 0 ||
+	       strcmp(w, "struct") == 0 || strcmp(w, "union") == 0 ||
 	       strcmp(w, "string") == 0 || strcmp(w, "void") == 0 ||
 	       strcmp(w, "const") == 0 || strcmp(w, "unsigned") == 0 ||
 	       strcmp(w, "signed") == 0 || d_cast_type(w, &sz, &sg);
@@ -304,9 +400,16 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 		t->kind = T_INT;
 		t->sz = 8;
 		t->sg = 0;
+	} else if (ps->tk.t == TK_ID && (strcmp(ps->tk.s, "struct") == 0 ||
+					 strcmp(ps->tk.s, "union") == 0)) {
+		d_perrt(ps, D_IDENT_UNSUPP, ps->tk.line, ps->tk.col,
+			"variables of %s types are not supported: keep the "
+			"pointer copyin( ) gives, cast, in a variable "
+			"(this->p = (%s NAME *)copyin(arg0, size))",
+			ps->tk.s, ps->tk.s);
 	} else if (d_starts_type(ps)) {
 		t->kind = T_INT;
-		d_parse_type(ps, &t->sz, &t->sg, NULL, NULL);
+		d_parse_type(ps, &t->sz, &t->sg, NULL, NULL, NULL);
 	} else {
 		d_syntax_error(ps);
 	}
@@ -578,6 +681,203 @@ static void parse_enum(struct parser *ps)
 	ps->pos.col = ps->tk.col + 1;
 }
 
+/*
+ * A bit-field, at ':' (name NULL: unnamed), of an integer type of sz
+ * bytes: the SysV ABI's placement, gcc's: at the next bit unless that
+ * would cross a boundary of its type's size, then at that boundary (a
+ * width of 0 only moves to it); a named one aligns the struct as its
+ * type, an unnamed one does not.  Read as the sz-byte unit holding it,
+ * shifted and masked (mem.c).
+ */
+static void bitfield(struct parser *ps, struct d_sou *s, uint64_t *bits,
+		     bool isu, const char *name, uint8_t sz, uint8_t sg,
+		     bool notint, const struct tok *tt)
+{
+	struct d_member m = { 0 };
+	uint64_t unit = (uint64_t)sz * 8, at;
+	struct tok wt;
+
+	if (notint)
+		d_perrt(ps, D_DECL_BFTYPE, tt->line, tt->col,
+			"a bit-field must be of an integer type");
+	d_lex(ps); /* ':' */
+	wt = ps->tk;
+	if (wt.t != TK_INT || wt.i < 0 || (uint64_t)wt.i > unit ||
+	    (wt.i == 0 && name))
+		d_perrt(ps, D_DECL_BFSIZE, wt.line, wt.col,
+			"a bit-field's width must be a constant of 1 to %u "
+			"(0 only for an unnamed one)", (unsigned)unit);
+	d_lex(ps);
+	at = isu ? 0 : *bits;
+	if (wt.i == 0 || at / unit != (at + (uint64_t)wt.i - 1) / unit)
+		at = (at + unit - 1) / unit * unit;
+	if (at + (uint64_t)wt.i > *bits)
+		*bits = at + (uint64_t)wt.i;
+	if (!name || wt.i == 0)
+		return;
+	if (sz > s->align)
+		s->align = sz;
+	m.name = (char *)name; /* in the pool */
+	m.sz = sz;
+	m.sg = sg;
+	m.off = at / unit * sz;
+	m.shift = (uint8_t)(at % unit);
+	m.bits = (uint8_t)wt.i;
+	m.size = m.align = sz;
+	s->m = d_pool_grow(ps, s->m, s->nm, sizeof(*s->m));
+	s->m[s->nm++] = m;
+}
+
+/*
+ * struct NAME { members };, union NAME { members }; or struct NAME; (a
+ * forward declaration).  The layout is the x86-64 SysV ABI's, as gcc's
+ * for the same C: each member at the next multiple of its alignment (its
+ * size for an integer or a pointer, the largest of its members' for a
+ * nested struct or union, its element's for an array), a union's all at
+ * 0, the whole rounded up to its largest alignment.
+ */
+static void parse_sou(struct parser *ps)
+{
+	struct d_prog *p = ps->prog;
+	bool isu = ps->tk.s[0] == 'u';
+	struct tok nt;
+	uint16_t self;
+	struct d_sou s = { 0 };
+	uint64_t bits = 0; /* where the next member may start, in bits */
+
+	d_lex(ps);
+	nt = ps->tk;
+	if (nt.t != TK_ID) /* struct ; */
+		d_syntax_error(ps);
+	self = sou_find(ps, nt.s, isu, &nt);
+	d_lex(ps);
+	if (d_is_op(ps, ';'))
+		return;
+	d_expect(ps, '{');
+	if (p->sous[self - 1].defined)
+		d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
+			"%s %s is declared twice", isu ? "union" : "struct",
+			nt.s);
+	s.align = 1;
+	while (!d_is_op(ps, '}')) {
+		struct tok tt = ps->tk;
+		uint8_t sz, sg, ptr, psg;
+		uint16_t su;
+
+		if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "void") == 0) {
+			const char *q = ps->pos.p;
+
+			while (*q == ' ' || *q == '\t' || *q == '\n' ||
+			       *q == '\r')
+				q++;
+			if (*q != '*') /* void *p only */
+				d_perrt(ps, D_DECL_VOIDOBJ, tt.line, tt.col,
+					"a member cannot be of type void");
+		} else if (!d_starts_type(ps)) {
+			d_syntax_error(ps);
+		}
+		d_parse_type(ps, &sz, &sg, &ptr, &psg, &su);
+		for (;;) {
+			struct d_member m = { 0 };
+			struct tok mt = ps->tk;
+			uint64_t end;
+
+			if (mt.t == TK_OP && mt.op == ':') { /* int : 3; */
+				bitfield(ps, &s, &bits, isu, NULL, sz, sg,
+					 ptr || su, &tt);
+				goto next;
+			}
+			if (mt.t != TK_ID)
+				d_syntax_error(ps);
+			for (unsigned i = 0; i < s.nm; i++)
+				if (strcmp(s.m[i].name, mt.s) == 0)
+					d_perrt(ps, D_DECL_IDRED, mt.line,
+						mt.col,
+						"member %s is declared twice",
+						mt.s);
+			d_lex(ps);
+			if (d_is_op(ps, ':')) {
+				bitfield(ps, &s, &bits, isu, mt.s, sz, sg,
+					 ptr || su, &tt);
+				goto next;
+			}
+			m.name = mt.s; /* in the pool */
+			if (su && !ptr) {
+				const struct d_sou *n;
+
+				if (su == self)
+					d_perrt(ps, D_DECL_INCOMPLETE, tt.line,
+						tt.col,
+						"%s %s cannot contain itself",
+						isu ? "union" : "struct", nt.s);
+				n = sou_complete(ps, su, D_DECL_INCOMPLETE,
+						 &tt);
+				m.sou = su;
+				m.size = n->size;
+				m.align = n->align;
+			} else {
+				m.sz = sz;
+				m.sg = sg;
+				m.ptr = ptr;
+				m.psg = psg;
+				m.psou = ptr == D_PTR_SOU ? su : 0;
+				m.size = m.align = sz;
+			}
+			if (d_is_op(ps, '[')) {
+				struct tok b = ps->tk;
+
+				d_lex(ps);
+				if (ps->tk.t != TK_INT || ps->tk.i <= 0 ||
+				    ps->tk.i > D_COPYIN_MAX)
+					d_perrt(ps, D_DECL_ARRSUB, b.line,
+						b.col,
+						"an array member needs a "
+						"positive constant size of at "
+						"most %d", D_COPYIN_MAX);
+				m.nelem = (size_t)ps->tk.i;
+				m.size *= m.nelem;
+				d_lex(ps);
+				d_expect(ps, ']');
+				if (d_is_op(ps, '['))
+					d_perrt(ps, D_DECL_ARRSUB,
+						ps->tk.line, ps->tk.col,
+						"arrays of arrays are not "
+						"supported");
+			}
+			end = (bits + 7) / 8;
+			m.off = isu ? 0 : (end + m.align - 1) / m.align *
+						  m.align;
+			if ((m.off + m.size) * 8 > bits)
+				bits = (m.off + m.size) * 8;
+			if (m.align > s.align)
+				s.align = m.align;
+			s.m = d_pool_grow(ps, s.m, s.nm, sizeof(*s.m));
+			s.m[s.nm++] = m;
+next:
+			if (bits > (uint64_t)D_COPYIN_MAX * 8)
+				d_perrt(ps, D_DECL_ARRSUB, mt.line, mt.col,
+					"%s %s is larger than copyin( ) can "
+					"copy (%d bytes)",
+					isu ? "union" : "struct", nt.s,
+					D_COPYIN_MAX);
+			if (!d_is_op(ps, ','))
+				break;
+			d_lex(ps);
+		}
+		if (!d_is_op(ps, ';'))
+			d_syntax_error(ps);
+		d_lex(ps);
+	}
+	if (!s.nm) /* C has no empty struct */
+		d_syntax_error(ps);
+	d_lex(ps);
+	s.name = p->sous[self - 1].name;
+	s.isunion = isu;
+	s.defined = true;
+	s.size = ((bits + 7) / 8 + s.align - 1) / s.align * s.align;
+	p->sous[self - 1] = s;
+}
+
 /* An identifier an inline declared: the tree it stands for, or NULL. */
 struct node *d_inline_use(struct parser *ps, const struct tok *t)
 {
@@ -604,6 +904,24 @@ void d_parse_decl(struct parser *ps)
 		d_lex(ps);
 		parse_enum(ps);
 		return;
+	}
+	if (ps->tk.t == TK_ID && (strcmp(ps->tk.s, "struct") == 0 ||
+				  strcmp(ps->tk.s, "union") == 0)) {
+		const char *q = ps->pos.p;
+
+		/* struct NAME { or struct NAME ;: a declaration of the
+		 * type; anything else declares a variable (refused) */
+		while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+			q++;
+		while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+		       (*q >= '0' && *q <= '9') || *q == '_')
+			q++;
+		while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+			q++;
+		if (*q == '{' || *q == ';') {
+			parse_sou(ps);
+			goto end;
+		}
 	}
 	if (ps->tk.t == TK_ID && (strcmp(ps->tk.s, "self") == 0 ||
 				  strcmp(ps->tk.s, "this") == 0)) {
@@ -658,6 +976,7 @@ void d_parse_decl(struct parser *ps)
 			break;
 		d_lex(ps);
 	}
+end:
 	if (!d_is_op(ps, ';'))
 		d_syntax_error(ps);
 	ps->pos.p = ps->tk.end;

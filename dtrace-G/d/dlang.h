@@ -23,6 +23,11 @@
  *	decl	 := ['self' | 'this'] type NAME ['[' type, ... ']'], ... ';'
  *		  | 'inline' type NAME '=' expr ';'
  *		  | 'enum' [TAG] '{' NAME ['=' const], ... '}' ';'  (int consts)
+ *		  | ('struct' | 'union') TAG ['{' (type (NAME ['[' N ']']
+ *		    | [NAME] ':' N), ... ';')+ '}'] ';'   (members: C
+ *		    integers, pointers, structs and unions, arrays of them,
+ *		    bit-fields; laid out as x86-64 C; no variables of these
+ *		    types)
  *		  (type: string or a C integer or pointer type; self->
  *		  arrays are used undeclared)
  *	clause	 := desc (',' desc)* ['/' expr '/'] ['{' stmt* '}']
@@ -42,9 +47,11 @@
  *		  | quantize(e [, incr]) | lquantize(e, low, high [, step [, incr]])
  *		  | llquantize(e, factor, low, high, steps [, incr])
  *	expr	 := C operators (?: || && ^^ | ^ & == != < <= > >= << >> + - *
- *		  / % ! ~ unary - ++ -- (prefix), sizeof, casts to integer and
- *		  pointer types, and unary * of a pointer into copyin()'s
- *		  copies or alloca()'s scratch: mem.c),
+ *		  / % ! ~ unary - ++ -- (prefix), sizeof, offsetof, casts to
+ *		  integer and pointer types, and unary *, [ ], '->' and '.'
+ *		  of a pointer into copyin()'s copies or alloca()'s
+ *		  scratch: mem.c; an array member is a pointer to its
+ *		  first element, as in C),
  *		  integer and string literals, variables, builtins, functions
  *		  (func.c's table: copyinstr, strlen, substr, strtok,
  *		  speculation, ...)

@@ -269,7 +269,35 @@ static struct node *parse_primary(struct parser *ps)
 static struct node *parse_postfix(struct parser *ps)
 {
 	struct node *n = parse_primary(ps);
+	unsigned chain = 0;
 
+	/* e.m, e->m (mem.c): resolved by the checker, which knows the
+	 * types of variables */
+	while (d_is_op(ps, '.') || d_is_op(ps, OP_ARROW) || d_is_op(ps, '[')) {
+		struct node *m = d_mknode(ps, N_MEMBER, &ps->tk);
+
+		if (++chain + ps->depth > D_MAXDEPTH)
+			d_perrt(ps, D_NEST_DEPTH, ps->tk.line, ps->tk.col,
+				"expression nested too deeply (more than %d "
+				"levels)", D_MAXDEPTH);
+		if (d_is_op(ps, '[')) { /* a[i]: *(a + i), as in C */
+			d_lex(ps);
+			m->op = N_DEREF;
+			m->a = n;
+			m->b = d_parse_expr(ps);
+			d_expect(ps, ']');
+			n = m;
+			continue;
+		}
+		m->sub = ps->tk.op;
+		m->a = n;
+		d_lex(ps);
+		if (ps->tk.t != TK_ID)
+			d_syntax_error(ps);
+		m->sval = ps->tk.s;
+		d_lex(ps);
+		n = m;
+	}
 	while (d_is_op(ps, OP_INC) || d_is_op(ps, OP_DEC)) {
 		struct node *m = d_mknode(ps, N_INCDEC, &ps->tk);
 
@@ -303,6 +331,8 @@ static struct node *parse_sizeof(struct parser *ps, const struct tok *t)
 {
 	struct node *n, *e;
 	uint8_t sz = 0, sg, ptr, psg;
+	size_t size = 0;
+	uint16_t sou;
 
 	if (d_is_op(ps, '(')) {
 		struct lexpos save = ps->pos;
@@ -311,14 +341,20 @@ static struct node *parse_sizeof(struct parser *ps, const struct tok *t)
 		d_lex(ps);
 		if (d_starts_type(ps) ||
 		    (ps->tk.t == TK_ID && strcmp(ps->tk.s, "void") == 0)) {
-			d_parse_type(ps, &sz, &sg, &ptr, &psg);
+			struct tok tt = ps->tk;
+
+			d_parse_type(ps, &sz, &sg, &ptr, &psg, &sou);
+			if (sou && !ptr)
+				size = d_sou_size(ps, sou, D_SIZEOF_TYPE, &tt);
+			else
+				size = sz;
 			d_expect(ps, ')');
 		} else {
 			ps->pos = save;
 			ps->tk = savet;
 		}
 	}
-	if (!sz) {
+	if (!size) {
 		e = parse_unary(ps);
 		if (e->op == N_INT || e->op == N_CAST)
 			sz = e->sz;
@@ -334,9 +370,45 @@ static struct node *parse_sizeof(struct parser *ps, const struct tok *t)
 				"sizeof: the type of this operand is not "
 				"known to the compiler (a string, or a variable "
 				"without a declaration): give sizeof a type");
+		size = sz;
 	}
 	n = d_mknode(ps, N_INT, t);
-	n->ival = sz;
+	n->ival = (int64_t)size;
+	n->sz = 8;
+	n->sg = 0;
+	return n;
+}
+
+/* offsetof (struct NAME, member): a size_t constant. */
+static struct node *parse_offsetof(struct parser *ps, const struct tok *t)
+{
+	struct node *n;
+	const struct d_member *m;
+	struct tok tt, mt;
+	uint8_t sz, sg, ptr, psg;
+	uint16_t sou;
+
+	d_expect(ps, '(');
+	tt = ps->tk;
+	if (!d_starts_type(ps))
+		d_syntax_error(ps);
+	d_parse_type(ps, &sz, &sg, &ptr, &psg, &sou);
+	if (!sou || ptr)
+		d_perrt(ps, D_OFFSETOF_TYPE, tt.line, tt.col,
+			"offsetof( ) operand must be a struct or union type");
+	d_expect(ps, ',');
+	mt = ps->tk;
+	if (mt.t != TK_ID)
+		d_syntax_error(ps);
+	d_lex(ps);
+	d_expect(ps, ')');
+	m = d_sou_member(ps, sou, mt.s, &mt);
+	if (m->bits)
+		d_perrt(ps, D_OFFSETOF_BITFIELD, mt.line, mt.col,
+			"offsetof( ) cannot be applied to bit-field %s",
+			mt.s);
+	n = d_mknode(ps, N_INT, t);
+	n->ival = (int64_t)m->off;
 	n->sz = 8;
 	n->sg = 0;
 	return n;
@@ -350,6 +422,10 @@ static struct node *parse_unary1(struct parser *ps)
 	if (t.t == TK_ID && strcmp(t.s, "sizeof") == 0) {
 		d_lex(ps);
 		return parse_sizeof(ps, &t);
+	}
+	if (t.t == TK_ID && strcmp(t.s, "offsetof") == 0) {
+		d_lex(ps);
+		return parse_offsetof(ps, &t);
 	}
 	if (t.t == TK_OP) {
 		switch (t.op) {
@@ -382,9 +458,17 @@ static struct node *parse_unary1(struct parser *ps)
 			if (d_starts_type(ps) ||
 			    (ps->tk.t == TK_ID &&
 			     strcmp(ps->tk.s, "void") == 0)) {
+				struct tok tt = ps->tk;
+
 				n = d_mknode(ps, N_CAST, &t);
 				d_parse_type(ps, &n->sz, &n->sg, &n->ptr,
-					     &n->psg);
+					     &n->psg, &n->psou);
+				if (n->psou && !n->ptr)
+					d_perrt(ps, D_CAST_INVAL, tt.line,
+						tt.col,
+						"cannot cast to a struct or "
+						"union: cast to a pointer to "
+						"one");
 				d_expect(ps, ')');
 				n->a = parse_unary(ps);
 				return n;

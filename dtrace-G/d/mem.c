@@ -22,8 +22,27 @@
  * (decl.c's d_parse_type()), by pointer +/- integer and by ?: of two
  * like pointers.  The unary * needs such a type and a pointee with a
  * size: `*arg0` and `*copyin(...)` are compile errors naming the line
- * and column.  Variables keep no pointer type, so `this->p =
- * copyin(...)` is used as `*(int *)this->p`.
+ * and column.  A variable keeps the pointer type of its first
+ * assignment (check.c).
+ *
+ * Structs and unions (decl.c declares and lays them out).  A pointer to
+ * one (ptr D_PTR_SOU, psou which) reads a member at its offset:
+ *
+ *	this->r = (struct req *)copyin(arg0, sizeof (struct req));
+ *	this->r->id	(*this->r).id	 this->r->in.x
+ *
+ * *p and a nested member are the struct itself (the node's sou): their
+ * value is the copy's address, nothing is read, and the checker allows
+ * them only as the operand of '.' (struct parser's sou_ok); a member of
+ * an integer or pointer type is read as the unary * reads, under the
+ * same rule below.  An array member is, as C's arrays decay, a pointer
+ * to its first element (its node's sz 0: nothing read), usable only
+ * with [ ] (N_DEREF with b: *(a + b)), * and stringof(), since
+ * DTrace would print a char array's bytes where its value would print
+ * an address.  Arithmetic on a struct pointer and [ ] of one (an array
+ * of structs) scale by the struct's size (d_ptr_scale()).  A
+ * bit-field reads the integer unit holding it, shifted and masked, and
+ * sign-extended if its type is signed (d_member()).
  *
  * Safety.  A pointer is dereferenced only when the bytes it names lie
  * wholly inside one copy this run made; anything else (a traced
@@ -63,14 +82,88 @@ void d_mem_check(struct parser *ps, struct node *n)
 {
 	if (!n->a->ptr)
 		d_perrt(ps, D_DEREF_NONPTR, n->line, n->col,
-		       "operator * requires an operand of pointer type: "
-		       "cast copyin( )'s result, as *(int *)copyin(arg0, 4)");
+		       "operator %s requires an operand of pointer type: "
+		       "cast copyin( )'s result, as *(int *)copyin(arg0, 4)",
+		       n->b ? "[ ]" : "*");
 	if (n->a->ptr == D_PTR_VOID)
 		d_perrt(ps, D_DEREF_VOID, n->line, n->col,
-		       "operator * cannot dereference a void *: cast it "
-		       "first, as *(int *)copyin(arg0, 4)");
+		       "operator %s cannot dereference a void *: cast it "
+		       "first, as *(int *)copyin(arg0, 4)",
+		       n->b ? "[ ]" : "*");
+	if (n->a->ptr == D_PTR_SOU && n->b) { /* scaled by its size */
+		struct tok at = { .line = n->line, .col = n->col };
+
+		d_sou_size(ps, n->a->psou, D_DECL_INCOMPLETE, &at);
+	}
+	if (n->a->ptr == D_PTR_SOU) { /* a struct: '.' reads from it */
+		n->sou = n->a->psou;
+		n->sz = 0;
+		return;
+	}
 	n->sz = n->a->ptr;
 	n->sg = n->a->psg;
+}
+
+/* What pointer arithmetic on n's pointer scales an integer by: the size
+ * of what it points to (a struct's is known: the checker saw to it). */
+uint64_t d_ptr_scale(const struct d_prog *p, const struct node *n)
+{
+	return n->ptr == D_PTR_SOU ? p->sous[n->psou - 1].size : n->ptr;
+}
+
+/* e.m and e->m: e a struct or union (*p, a nested member), or a
+ * pointer to one; the member's offset in ival, its type in the node. */
+void d_member_check(struct parser *ps, struct node *n, bool strict)
+{
+	const struct node *a = n->a;
+	struct tok at = { .line = n->line, .col = n->col };
+	const struct d_member *m;
+	uint16_t sou;
+	const struct node *outer = ps->sou_ok; /* a.b.c: a's '.' is in b's */
+
+	ps->sou_ok = a;
+	d_check(ps, n->a, strict);
+	ps->sou_ok = outer;
+	if (n->sub == OP_ARROW) {
+		if (!a->ptr)
+			d_perrt(ps, D_OP_PTR, n->line, n->col,
+				"operator -> requires a pointer to a struct "
+				"or union, cast as (struct NAME *)copyin(arg0, "
+				"sizeof (struct NAME))");
+		if (a->ptr != D_PTR_SOU)
+			d_perrt(ps, D_OP_SOU, n->line, n->col,
+				"operator -> requires a pointer to a struct "
+				"or union, not to %s",
+				a->ptr == D_PTR_VOID ? "void" : "an integer");
+		sou = a->psou;
+	} else {
+		if (!a->sou)
+			d_perrt(ps, D_OP_SOU, n->line, n->col,
+				"operator . requires a struct or union: "
+				"(*p).m, or p->m for a pointer p");
+		sou = a->sou;
+	}
+	at.line = n->line;
+	m = d_sou_member(ps, sou, n->sval, &at);
+	n->ival = (int64_t)m->off;
+	if (m->nelem) { /* an array: a pointer to its first element, as C's
+			 * arrays decay; its value the address */
+		n->sou = 0;
+		n->sz = 0; /* d_member(): no read */
+		n->sg = 0;
+		n->ptr = m->sou ? D_PTR_SOU : m->ptr ? 8 : m->sz;
+		n->psg = m->sou || m->ptr ? 0 : m->sg;
+		n->psou = m->sou;
+		return;
+	}
+	n->sou = m->sou;
+	n->sz = m->sz;
+	n->sg = m->sg;
+	n->ptr = m->ptr;
+	n->psg = m->psg;
+	n->psou = m->psou;
+	n->bits = m->bits;
+	n->shift = m->shift;
 }
 
 /* tracemem(addr, size [, nbytes]): addr a pointer, size a constant. */
@@ -136,16 +229,54 @@ struct dv d_copyin(struct ectx *x, const struct node *n, const struct dv *a)
 	return d_dv_int((int64_t)(uintptr_t)buf, 8, false);
 }
 
+/* The n->sz bytes at p, as n's integer type: p must lie in a copy. */
+static struct dv read_int(struct ectx *x, const struct node *n, uint64_t p)
+{
+	uint64_t v = 0;
+
+	if (!find_buf(x, p, n->sz))
+		d_fault(x, FLT_BADADDR, p);
+	memcpy(&v, (const void *)(uintptr_t)p, n->sz); /* little-endian */
+	return d_dv_int((int64_t)v, n->sz, n->sg);
+}
+
 struct dv d_deref(struct ectx *x, const struct node *n)
 {
 	struct dv p = d_eval(x, n->a);
-	const struct d_cbuf *b = find_buf(x, (uint64_t)p.i, n->sz);
-	uint64_t v = 0;
 
-	if (!b)
-		d_fault(x, FLT_BADADDR, (uint64_t)p.i);
-	memcpy(&v, (const void *)(uintptr_t)p.i, n->sz); /* little-endian */
-	return d_dv_int((int64_t)v, n->sz, n->sg);
+	if (n->b) { /* a[i]: C's scaling by the element's size */
+		struct dv i = d_eval(x, n->b);
+
+		p.i = (int64_t)((uint64_t)p.i +
+				(uint64_t)i.i * d_ptr_scale(x->p, n->a));
+	}
+	if (n->sou) /* *p of a struct: its address, for '.' */
+		return p;
+	return read_int(x, n, (uint64_t)p.i);
+}
+
+/* e.m, e->m: the member at e's address + its offset. */
+struct dv d_member(struct ectx *x, const struct node *n)
+{
+	struct dv p = d_eval(x, n->a);
+	uint64_t at = (uint64_t)p.i + (uint64_t)n->ival;
+
+	struct dv v;
+	uint64_t u;
+
+	if (n->sou || !n->sz) /* a nested struct, for '.'; an array */
+		return d_dv_int((int64_t)at, 8, false);
+	v = read_int(x, n, at);
+	if (!n->bits)
+		return v;
+	/* a bit-field: its bits of the unit, sign-extended if signed */
+	u = (uint64_t)v.i >> n->shift;
+	if (n->bits < 64) {
+		u &= (1ULL << n->bits) - 1;
+		if (n->sg && (u >> (n->bits - 1)) & 1)
+			u |= ~0ULL << n->bits;
+	}
+	return d_dv_int((int64_t)u, n->sz, n->sg);
 }
 
 /* stringof() of a pointer: the copy's bytes from p to a NUL, the end of

@@ -578,12 +578,15 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		return d_dv_int(a.i, n->sz, n->sg);
 	case N_DEREF:
 		return d_deref(x, n);
+	case N_MEMBER:
+		return d_member(x, n);
 	case N_BIN:
 		a = d_eval(x, n->a);
 		b = d_eval(x, n->b);
 		if (n->ptr && n->ptr != D_PTR_VOID) /* C's pointer scaling */
-			b = d_dv_int((int64_t)((uint64_t)b.i * n->ptr), 8,
-				     b.sg);
+			b = d_dv_int((int64_t)((uint64_t)b.i *
+					       d_ptr_scale(x->p, n)),
+				     8, b.sg);
 		return binop(x, n->sub, a, b);
 	case N_LAND:
 		a = d_eval(x, n->a);

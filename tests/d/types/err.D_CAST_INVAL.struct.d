@@ -1,0 +1,2 @@
+struct s { int a; };
+BEGIN { trace((struct s)arg0); }

@@ -1,0 +1,2 @@
+struct s;
+struct t { struct s in; };

@@ -1,0 +1,1 @@
+struct s { struct s in; };

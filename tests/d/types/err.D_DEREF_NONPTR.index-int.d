@@ -1,0 +1,1 @@
+BEGIN { trace(arg0[1]); }

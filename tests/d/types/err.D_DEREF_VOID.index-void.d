@@ -1,0 +1,1 @@
+BEGIN { trace(copyin(0, 4)[1]); }

@@ -1,0 +1,1 @@
+BEGIN { x = "abc"; trace((x)[1]); }

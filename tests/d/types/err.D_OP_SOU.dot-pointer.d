@@ -1,0 +1,2 @@
+struct s { int a; };
+BEGIN { this->p = (struct s *)copyin(0, 4); trace(this->p.a); }

@@ -1,0 +1,2 @@
+struct s;
+BEGIN { trace(sizeof (struct s)); }

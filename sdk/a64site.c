@@ -48,19 +48,6 @@
 #define R_AARCH64_CALL26 283
 #endif
 
-static int why_err(char *why, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int why_err(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static uint32_t rd32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
@@ -114,10 +101,10 @@ static int a64_site_classify(const uint8_t *sec, size_t secsize,
 	site->start = r_offset;
 	/* no r_offset + 4: a hostile offset near 2^64 would wrap */
 	if (r_offset > secsize || secsize - r_offset < 4)
-		return why_err(why, whylen,
+		return site_err(why, whylen,
 			       "relocation offset out of the section");
 	if (r_offset % 4)
-		return why_err(why, whylen,
+		return site_err(why, whylen,
 			       "relocation offset %#llx is not 4-aligned, so not an instruction",
 			       (unsigned long long)r_offset);
 	w = rd32(sec + r_offset);
@@ -134,32 +121,32 @@ static int a64_site_classify(const uint8_t *sec, size_t secsize,
 			site->rewritten = true;
 			return 0;
 		}
-		return why_err(why, whylen,
+		return site_err(why, whylen,
 			       "neutralised relocation, but the word %08x is not a site rewritten by dtrace -G",
 			       w);
 	}
 	if (rtype == R_AARCH64_CALL26) {
 		if ((w & A64_B_MASK) != A64_BL)
-			return why_err(why, whylen,
+			return site_err(why, whylen,
 				       "the word %08x at an R_AARCH64_CALL26 relocation is not a bl instruction",
 				       w);
 		site->kind = SITE_CALL;
 	} else if (rtype == R_AARCH64_JUMP26) {
 		if ((w & A64_B_MASK) != A64_B)
-			return why_err(why, whylen,
+			return site_err(why, whylen,
 				       "the word %08x at an R_AARCH64_JUMP26 relocation is not a b instruction",
 				       w);
 		site->kind = SITE_JMP;
 		if (is_enabled)
-			return why_err(why, whylen,
+			return site_err(why, whylen,
 				       "a tail call (b) to an is-enabled probe function cannot be rewritten on aarch64: returning 0 takes two instructions where the call has one; use the header's _ENABLED() macros (dtrace -h), or compile this file with -fno-optimize-sibling-calls");
 	} else {
-		return why_err(why, whylen,
+		return site_err(why, whylen,
 			       "unexpected relocation type %u for a probe call (only bl through R_AARCH64_CALL26 and b through R_AARCH64_JUMP26 can be rewritten)",
 			       rtype);
 	}
 	if (addend != 0)
-		return why_err(why, whylen,
+		return site_err(why, whylen,
 			       "relocation addend %lld is not that of a call (0)",
 			       (long long)addend);
 	return 0;
@@ -171,9 +158,9 @@ static int a64_insns_check(struct site_insns *m, uint64_t at, unsigned len,
 	(void)one_insn;	/* a 4-byte site is one instruction */
 	if (at < m->fstart || at > m->fstart + m->fsize ||
 	    len > m->fstart + m->fsize - at)
-		return why_err(why, whylen, "the site lies outside its function");
+		return site_err(why, whylen, "the site lies outside its function");
 	if ((at - m->fstart) % 4 || len % 4)
-		return why_err(why, whylen,
+		return site_err(why, whylen,
 			       "the site is not on an instruction boundary: function offset %#llx is not a multiple of 4",
 			       (unsigned long long)(at - m->fstart));
 	return 0;

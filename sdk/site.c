@@ -2,7 +2,8 @@
 /*
  * site.c - what the machines' probe-site modules share (site.h): the
  * table that picks a module by ELF machine, a function's instruction
- * boundaries as a bit set, and the hex dumps messages quote.
+ * boundaries as a bit set, the hex dumps messages quote, and the
+ * refusal they format (site_err()).
  *
  * A machine -G does not know is refused by its callers with the name
  * site_machine_name() gives, never rewritten by guess: another
@@ -11,6 +12,8 @@
 #include "config.h"
 
 #include <elf.h>
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,16 @@
 #include "a64site.h"
 #include "site.h"
 #include "x86site.h"
+
+int site_err(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
 
 const struct site_arch *site_arch_of(unsigned machine)
 {

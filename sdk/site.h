@@ -115,4 +115,9 @@ const struct site_arch *site_arch_of(unsigned machine);
 /* "x86-64", "aarch64", or "machine N" (in buf) for the others. */
 const char *site_machine_name(unsigned machine, char *buf, size_t len);
 
+/* A site module's refusal: the message formatted into why (len bytes),
+ * and -EINVAL. */
+int site_err(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif /* USDT_SITE_H */

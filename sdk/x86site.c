@@ -97,19 +97,6 @@ static const struct {
 	{ old_gotjmp, 6, SITE_GOTJMP },
 };
 
-static int why_err(char *why, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int why_err(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static int64_t x86_mark(enum site_kind kind, bool is_enabled)
 {
 	return X86_SITE_MARK | (int64_t)kind << 1 | (is_enabled ? 1 : 0);
@@ -178,7 +165,7 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 				hex, sizeof(hex));
 		else
 			snprintf(hex, sizeof(hex), "(past the section end)");
-		return why_err(why, whylen,
+		return site_err(why, whylen,
 			       "neutralised relocation, but the bytes [%s] are not a site rewritten by dtrace -G",
 			       hex);
 	}
@@ -186,7 +173,7 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 	if (rtype == R_X86_64_PC32 || rtype == R_X86_64_PLT32) {
 		/* no r_offset + 4: a hostile offset near 2^64 would wrap */
 		if (r_offset < 1 || r_offset > secsize || secsize - r_offset < 4)
-			return why_err(why, whylen,
+			return site_err(why, whylen,
 				       "relocation offset out of the section");
 		site->start = r_offset - 1;
 		site->len = 5;
@@ -198,7 +185,7 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 			goto bad_bytes;
 	} else if (rtype == R_X86_64_GOTPCRELX || rtype == R_X86_64_GOTPCREL) {
 		if (r_offset < 2 || r_offset > secsize || secsize - r_offset < 4)
-			return why_err(why, whylen,
+			return site_err(why, whylen,
 				       "relocation offset out of the section");
 		site->start = r_offset - 2;
 		site->len = 6;
@@ -209,21 +196,21 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 		else
 			goto bad_bytes;
 	} else if (rtype == R_X86_64_REX_GOTPCRELX) {
-		return why_err(why, whylen,
+		return site_err(why, whylen,
 			       "the probe function's address is loaded from the GOT into a register (R_X86_64_REX_GOTPCRELX), so its calls cannot be found; this is clang -fno-plt with a header that does not declare probe functions hidden: regenerate the header with dtrace -h, or compile this file without -fno-plt");
 	} else {
-		return why_err(why, whylen,
+		return site_err(why, whylen,
 			       "unexpected relocation type %u for a probe call (only calls and tail calls through PC32, PLT32 or GOTPCRELX can be rewritten)",
 			       rtype);
 	}
 	if (addend != -4)
-		return why_err(why, whylen,
+		return site_err(why, whylen,
 			       "relocation addend %lld is not that of a call (-4)",
 			       (long long)addend);
 	return 0;
 bad_bytes:
 	site_hex(sec + site->start, site->len, hex, sizeof(hex));
-	return why_err(why, whylen,
+	return site_err(why, whylen,
 		       "the bytes [%s] at the relocation are not a call or jmp instruction",
 		       hex);
 }
@@ -383,7 +370,7 @@ static int decode_upto(struct site_insns *m, uint64_t upto, char *why,
 	if (!m->starts) {
 		m->starts = calloc(m->fsize / 8 + 1, 1);
 		if (!m->starts)
-			return why_err(why, whylen, "out of memory");
+			return site_err(why, whylen, "out of memory");
 	}
 	dis_setup(&info, &text, m->sec + m->fstart, m->fstart, m->fsize);
 	while (m->pc < upto && m->pc < end) {
@@ -391,7 +378,7 @@ static int decode_upto(struct site_insns *m, uint64_t upto, char *why,
 		uint64_t i = m->pc - m->fstart;
 
 		if (n <= 0 || m->pc + (uint64_t)n > end)
-			return why_err(why, whylen,
+			return site_err(why, whylen,
 				       "cannot decode the instruction at function offset %#llx",
 				       (unsigned long long)i);
 		m->starts[i / 8] |= (uint8_t)(1u << (i % 8));
@@ -406,7 +393,7 @@ int x86_insns_check(struct site_insns *m, uint64_t at, unsigned len,
 	int err;
 
 	if (at < m->fstart || at + len > m->fstart + m->fsize)
-		return why_err(why, whylen, "the site lies outside its function");
+		return site_err(why, whylen, "the site lies outside its function");
 	err = decode_upto(m, at + len, why, whylen);
 	if (err)
 		return err;
@@ -415,17 +402,17 @@ int x86_insns_check(struct site_insns *m, uint64_t at, unsigned len,
 
 		while (p > m->fstart && !is_start(m, p))
 			p--;
-		return why_err(why, whylen,
+		return site_err(why, whylen,
 			       "the site is not on an instruction boundary: it lies inside the instruction at function offset %#llx",
 			       (unsigned long long)(p - m->fstart));
 	}
 	if (!is_start(m, at + len))
-		return why_err(why, whylen,
+		return site_err(why, whylen,
 			       "the instructions at the site do not end after %u bytes",
 			       len);
 	for (uint64_t p = at + 1; one_insn && p < at + len; p++)
 		if (is_start(m, p))
-			return why_err(why, whylen,
+			return site_err(why, whylen,
 				       "the site holds more than one instruction");
 	return 0;
 }

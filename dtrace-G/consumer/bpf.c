@@ -845,6 +845,18 @@ static struct tprobe *probe_at_event(struct consumer *c, struct tevent *e)
 	return NULL;
 }
 
+/* Keep event idx's anchor an until the run ends (slots between unused). */
+static void anchor_keep(struct consumer_bpf *b, size_t idx,
+			struct bpf_anchor an)
+{
+	b->anchors = xrealloc(b->anchors, idx + 1, sizeof(*b->anchors));
+	for (size_t i = b->nanchors; i < idx; i++)
+		b->anchors[i] = (struct bpf_anchor){-1, NULL, -1};
+	b->anchors[idx] = an;
+	if (idx + 1 > b->nanchors)
+		b->nanchors = idx + 1;
+}
+
 /*
  * The anchor of event e (see the top of this file): a disabled perf event
  * of the uprobe event for dtrace itself, which the program is attached
@@ -923,12 +935,7 @@ static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	}
 	if (an.lfd < 0 || ioctl(an.fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 		goto fail;
-	b->anchors = xrealloc(b->anchors, idx + 1, sizeof(*b->anchors));
-	for (size_t i = b->nanchors; i < idx; i++)
-		b->anchors[i] = (struct bpf_anchor){-1, NULL, -1};
-	b->anchors[idx] = an;
-	if (idx + 1 > b->nanchors)
-		b->nanchors = idx + 1;
+	anchor_keep(b, idx, an);
 	return 0;
 fail:
 	err = errno ? -errno : -EINVAL;
@@ -1028,12 +1035,7 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	}
 	if (!an.link)
 		goto fail;
-	b->anchors = xrealloc(b->anchors, idx + 1, sizeof(*b->anchors));
-	for (size_t i = b->nanchors; i < idx; i++)
-		b->anchors[i] = (struct bpf_anchor){-1, NULL, -1};
-	b->anchors[idx] = an;
-	if (idx + 1 > b->nanchors)
-		b->nanchors = idx + 1;
+	anchor_keep(b, idx, an);
 	return 0;
 fail:
 	err = -errno;

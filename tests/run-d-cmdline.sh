@@ -186,4 +186,19 @@ if command -v cpp >/dev/null 2>&1; then
 	expect_file_eq "-C -s with '#!': output" want.txt out.txt
 fi
 
+# $pgid and $sid are dtrace's own process group and session: the ones
+# this shell has (no job control: its children stay in its group), and
+# under setsid(1) dtrace's own pid for both
+set -- $(sed 's/^.*) //' /proc/$$/stat)
+run_in '' -q -n 'BEGIN { printf("%d %d\n", $pgid, $sid); exit(0); }'
+expect_eq "\$pgid and \$sid: status" 0 "$status"
+expect_eq "\$pgid and \$sid: this shell's" "$3 $4" "$(head -n 1 out.txt)"
+if command -v setsid >/dev/null 2>&1; then
+	setsid -w "$DTRACE" -q -n 'BEGIN { printf("%d %d\n", $pgid == pid,
+	    $sid == pid); exit(0); }' >out.txt 2>err.txt
+	expect_eq "\$pgid and \$sid under setsid: status" 0 "$?"
+	expect_eq "\$pgid and \$sid under setsid: dtrace's pid" "1 1" \
+		"$(head -n 1 out.txt)"
+fi
+
 finish

@@ -20,6 +20,8 @@
  *			program (libbpf) that writes a BPF ring buffer
  *	bpf_agg.c	its plans for the clauses that aggregate in the
  *			kernel, and reading those aggregations back
+ *	kplan.c		those plans made from the D program's clauses
+ *			(kplan.h), and what the kernel kept merged back
  *	fasttrap.c	backend: the kernel module's /dev/dtrace/fasttrap
  *	pidprov.c	the pid provider: function entry, return and
  *			instruction probes on the same machinery

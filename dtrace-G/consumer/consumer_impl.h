@@ -34,9 +34,11 @@
  *
  * A backend is the part that arms probe sites in the kernel and brings
  * back what each hit recorded.  It is chosen once, when the run starts
- * (backend_choose() in consumer.c: DTRACE_BACKEND, else the first that
- * opens of fasttrap, bpf, uprobe), and the common code only ever calls
- * it through struct consumer_backend_ops; it keeps its own state in its
+ * (backend_choose() in consumer.c: DTRACE_BACKEND, read there and only
+ * there, else the first that opens of fasttrap, bpf, uprobe), and the
+ * common code only ever calls it through struct consumer_backend_ops,
+ * whose caps say what it can arm and give (BE_CAP_*): the common code
+ * asks them, never which backend it is.  It keeps its own state in its
  * member of struct consumer (up, bpf, ft).  The bpf backend is built on
  * the uprobe backend's events and per-thread perf events (which scope
  * the breakpoints to the traced processes), so it uses uprobe.c's
@@ -285,6 +287,20 @@ struct tseen {
 struct consumer;
 
 /*
+ * What a backend can arm and give, beyond probe sites in processes'
+ * files at their stapsdt argument specs (USDT), which every backend arms
+ * (struct consumer_backend_ops.caps).
+ */
+enum {
+	/* uprobe events: any instruction, and return probes (pid) */
+	BE_CAP_UPROBES = 1u << 0,
+	/* the kernel providers' programs, bpf/kprov.bpf.h (bpf_be_object()) */
+	BE_CAP_KPROV = 1u << 1,
+	/* a hit's per-thread CPU time, vtimestamp (vtime.c) */
+	BE_CAP_VTIME = 1u << 2,
+};
+
+/*
  * A backend.  Every member is called from the common code only; the
  * order of a run is open, then enable() as processes and files appear,
  * poll_fds()/drain()/decode() every switchrate, proc_exit() when a
@@ -293,6 +309,7 @@ struct consumer;
 struct consumer_backend_ops {
 	const char *name;
 	const char *key; /* what DTRACE_BACKEND names it by */
+	unsigned caps;	 /* BE_CAP_* */
 	/* 0, or -errno when it cannot be used here (the next is tried) */
 	int (*open)(struct consumer *c);
 	/* arm every matched probe of pr that is not yet (p->enabled) */
@@ -459,6 +476,8 @@ struct consumer {
 	 * says (the step and the errno); backend_choose() says it once.
 	 */
 	char be_why[512];
+	/* DTRACE_BACKEND, the backend asked for by name; NULL: none */
+	const char *be_want;
 };
 
 /* consumer.c: helpers every part uses */
@@ -476,6 +495,12 @@ void close_many(const int *fds, size_t n);
 uint64_t now_ns(clockid_t clk);
 struct tproc *proc_find(struct consumer *c, pid_t pid);
 struct tproc *proc_add(struct consumer *c, pid_t pid, bool target);
+/*
+ * The backend in use cannot do caps (BE_CAP_*): it is closed and the
+ * first other backend, in backend_choose()'s order, that can and opens
+ * is used; 0, or the last one's -errno (it is c->be still).
+ */
+int backend_next(struct consumer *c, unsigned caps);
 
 #define PUSH(arr, n, v)                                                       \
 	do {                                                                  \

@@ -420,6 +420,7 @@ static void ft_close(struct consumer *c)
 const struct consumer_backend_ops consumer_fasttrap_ops = {
 	.name = "fasttrap module",
 	.key = "fasttrap",
+	.caps = 0, /* USDT sites alone: no uretprobes, no BPF */
 	.open = ft_open,
 	.enable = ft_enable,
 	.poll_fds = ft_poll_fds,

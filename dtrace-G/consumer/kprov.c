@@ -375,9 +375,9 @@ static int bpf_usable(struct consumer *c, const struct kprobe *p)
 	const char *why;
 
 #ifdef HAVE_BPF
-	if (c->be == &consumer_bpf_ops)
+	if (c->be->caps & BE_CAP_KPROV)
 		return bpf_be_object(c) ? 0 : -1; /* else it said why */
-	why = getenv("DTRACE_BACKEND") && *getenv("DTRACE_BACKEND")
+	why = c->be_want
 		      ? "the run uses another backend (DTRACE_BACKEND)"
 		      : "the kernel did not load the BPF program (root, or "
 			"CAP_BPF and CAP_PERFMON, are needed)";

@@ -155,36 +155,28 @@ bool pid_site_refused(struct consumer *c, const struct tfile *f,
 }
 
 /*
- * The fasttrap module fetches what notes describe at plain sites; it has
- * no uretprobes.  A run with pid probes takes the next backend, as
- * backend_choose() would have without the module.
+ * Pid probes are uprobe events (BE_CAP_UPROBES); the fasttrap module
+ * fetches what notes describe at plain sites and has no uretprobes.  A
+ * run with pid probes on a backend without them takes the next that has
+ * them, as backend_choose() would have without it, unless DTRACE_BACKEND
+ * asked for that one.
  */
 static int pid_backend(struct consumer *c)
 {
-	const char *want = getenv("DTRACE_BACKEND");
+	const struct consumer_backend_ops *old = c->be;
 
-	if (c->be != &consumer_fasttrap_ops)
+	if (c->be->caps & BE_CAP_UPROBES)
 		return 0;
-	if (want && !strcmp(want, "fasttrap")) {
-		say(c, "DTRACE_BACKEND=fasttrap: the fasttrap module arms no "
-		       "pid probes (use bpf or uprobe)");
+	if (c->be_want) {
+		say(c, "DTRACE_BACKEND=%s: the %s arms no pid probes (use bpf "
+		       "or uprobe)",
+		    c->be_want, c->be->name);
 		return -1;
 	}
-	c->be->close(c);
-#ifdef HAVE_BPF
-	c->be = &consumer_bpf_ops;
-	if (c->be->open(c) == 0)
-		goto out;
-#endif
-	c->be = &consumer_uprobe_ops;
-	(void)c->be->open(c);
-#ifdef HAVE_BPF
-out:
-#endif
+	(void)backend_next(c, BE_CAP_UPROBES);
 	if (!d_opt_quiet(c->prog))
-		say(c, "the fasttrap module arms no pid probes: using the %s "
-		       "backend",
-		    c->be->name);
+		say(c, "the %s arms no pid probes: using the %s backend",
+		    old->name, c->be->name);
 	return 0;
 }
 

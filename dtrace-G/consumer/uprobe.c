@@ -1364,6 +1364,7 @@ void up_close(struct consumer *c)
 const struct consumer_backend_ops consumer_uprobe_ops = {
 	.name = "uprobe events",
 	.key = "uprobe",
+	.caps = BE_CAP_UPROBES,
 	.open = up_open,
 	.enable = up_enable,
 	.poll_fds = up_poll_fds,

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# The D language stays free of the kernel: nothing in dtrace-G/d/
+# The boundaries the design keeps in dtrace-G/, checked in the sources.
+#
+# 1. The D language stays free of the kernel: nothing in dtrace-G/d/
 # includes or calls into dtrace-G/consumer/ (doc/DESIGN.md §11).
 #
 # Includes: every #include "X" of a file in dtrace-G/d/ names a header
@@ -58,5 +60,27 @@ while read -r src; do
 	*) fail "D_SOURCES holds $src, not a file of dtrace-G/d/" ;;
 	esac
 done <dsources.txt
+
+# 2. The consumer's backends and providers are behind their tables
+# (doc/DESIGN.md §8): DTRACE_BACKEND is read in one place, backend_choose()
+# in consumer.c; no file but consumer.c (which lists the backends) and a
+# backend's own names that backend's ops (the rest asks its caps); no
+# file but pidprov.c names the pid provider's site kinds (the rest asks
+# provider.c).
+c="$top_srcdir/dtrace-G"
+grep -l 'getenv("DTRACE_BACKEND")' "$c"/*.c "$c"/*/*.c >readers.txt
+expect_eq "DTRACE_BACKEND is read in consumer.c alone" \
+	"$c/consumer/consumer.c" "$(cat readers.txt)"
+for be in bpf uprobe fasttrap; do
+	grep -l "consumer_${be}_ops" "$c"/*.c "$c"/*/*.c |
+		grep -v -e "/consumer/consumer\.c\$" -e "/consumer/$be\.c\$" \
+			>users.txt
+	expect_eq "consumer_${be}_ops named only by consumer.c and $be.c" "" \
+		"$(cat users.txt)"
+done
+grep -l 'SITE_PID_' "$c"/*.c "$c"/*/*.c | grep -v '/consumer/pidprov\.c$' \
+	>kinds.txt
+expect_eq "the pid provider's site kinds named only in pidprov.c" "" \
+	"$(cat kinds.txt)"
 
 finish

@@ -938,7 +938,7 @@ static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	return 0;
 fail:
 	err = errno ? -errno : -EINVAL;
-	if (!pid_site_refused(c, e->file, e->off, err))
+	if (!site_refused(c, e->file, e->off, err))
 		say(c, "cannot attach the BPF program to uprobe event %s/%s: "
 		       "%s",
 		    c->up.group, e->name, strerror(-err));
@@ -1038,7 +1038,7 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	return 0;
 fail:
 	err = -errno;
-	if (!pid_site_refused(c, e->file, e->off, err))
+	if (!site_refused(c, e->file, e->off, err))
 		say(c, "cannot attach the BPF program to uprobe event %s/%s: "
 		       "%s",
 		    c->up.group, e->name, strerror(errno));

@@ -994,7 +994,7 @@ static int consumer_run(struct consumer *c)
 	/* once the clauses are known: a run that traces nothing loads nothing */
 	if (backend_choose(c) < 0)
 		goto out;
-	if (pid_prepare(c) < 0) /* the pid provider's processes */
+	if (providers_prepare(c) < 0) /* pid: its processes (pidprov.c) */
 		goto out;
 	if (d_destructive_refused(c->prog)) {
 		say(c, "could not enable tracing: Destructive actions not "

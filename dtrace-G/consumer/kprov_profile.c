@@ -281,9 +281,18 @@ static int prof_arm(struct consumer *c, struct kprov *kp)
 	return 0;
 }
 
-const struct kprov_provider kprov_profile = {
+/* Its program (bpf/kprov.bpf.h), on profile-N's perf events; tick-N
+ * has none: a timer in dtrace's loop */
+static const struct prov_prog prof_progs[] = {
+	{"kprov_profile", KP_PROFILE, -1},
+};
+
+const struct provider prov_profile = {
 	.name = "profile",
+	.needs = BE_CAP_KPROV,
 	.each = prof_each,
 	.why = prof_why,
 	.arm = prof_arm,
+	.progs = prof_progs,
+	.nprogs = sizeof(prof_progs) / sizeof(prof_progs[0]),
 };

@@ -281,8 +281,23 @@ static int sys_arm(struct consumer *c, struct kprov *kp)
 #endif
 }
 
-const struct kprov_provider kprov_syscall = {
+/*
+ * Its programs (bpf/kprov.bpf.h): on the raw tracepoints sys_enter and
+ * sys_exit, or on each call's own (syscalls:sys_enter_NAME), as
+ * kp_sys_per_call() decides for the run.
+ */
+static const struct prov_prog sys_progs[] = {
+	{"kprov_sys_enter", KP_SYS_ENTRY, 0},
+	{"kprov_sys_exit", KP_SYS_RETURN, 0},
+	{"kprov_sys_enter_tp", KP_SYS_ENTRY, 1},
+	{"kprov_sys_exit_tp", KP_SYS_RETURN, 1},
+};
+
+const struct provider prov_syscall = {
 	.name = "syscall",
+	.needs = BE_CAP_KPROV,
 	.each = sys_each,
 	.arm = sys_arm,
+	.progs = sys_progs,
+	.nprogs = sizeof(sys_progs) / sizeof(sys_progs[0]),
 };

@@ -509,6 +509,7 @@ struct consumer {
  */
 struct kp_name; /* kprov.h */
 struct kprov;	/* kprov.h */
+struct kprobe;	/* kprov.h */
 typedef void (*kp_each_fn)(const struct kp_name *n, void *arg);
 
 /* A program of bpf/kprov.bpf.h and the kind of probe (kprov.h) it fires */
@@ -569,6 +570,12 @@ struct provider {
 	const char *(*why)(const struct dt_desc *d, char *buf, size_t len);
 	/* arm this run's probes of the provider: 0, or -1 with it said */
 	int (*arm)(struct consumer *c, struct kprov *kp);
+	/*
+	 * A firing of p read from its record (kprov_hit(): the thread, the
+	 * arguments, the strings): what the provider adds (syscall: errno
+	 * of a return).  NULL: nothing.
+	 */
+	void (*fire)(const struct kprobe *p, struct d_fire *f);
 	/* its programs; a probe of a kind no program fires (tick-N) fires
 	 * in dtrace and needs no backend */
 	const struct prov_prog *progs;

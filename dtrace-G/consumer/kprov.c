@@ -81,28 +81,13 @@
 #include "bpf/usdt_bpf.h"
 #include "kprov.h"
 
-/* The provider of a probe of kind k. */
-static const struct provider *provider_of(enum kp_kind k)
+/* Does a program fire p?  (tick-N's fire in dtrace.) */
+static bool has_prog(const struct kprobe *p)
 {
-	switch (k) {
-	case KP_SYS_ENTRY:
-	case KP_SYS_RETURN:
-		return &prov_syscall;
-	case KP_PROFILE:
-	case KP_TICK:
-		return &prov_profile;
-	default:
-		return &prov_proc;
-	}
-}
-
-/* Does a program fire probes of kind k?  (tick-N's fire in dtrace.) */
-static bool kind_has_prog(enum kp_kind k)
-{
-	const struct provider *pv = provider_of(k);
+	const struct provider *pv = p->n.prov;
 
 	for (size_t i = 0; i < pv->nprogs; i++)
-		if (pv->progs[i].kind == (int)k)
+		if (pv->progs[i].kind == (int)p->n.kind)
 			return true;
 	return false;
 }
@@ -361,7 +346,7 @@ bool kprov_autoload(struct consumer *c, struct bpf_object *obj)
 static const struct kprobe *bpf_probe(const struct kprov *kp)
 {
 	for (size_t i = 0; i < kp->n; i++)
-		if (kind_has_prog(kp->probes[i]->n.kind))
+		if (has_prog(kp->probes[i]))
 			return kp->probes[i];
 	return NULL;
 }
@@ -372,7 +357,7 @@ static int bpf_usable(struct consumer *c, const struct kprobe *p)
 	const char *why;
 
 #ifdef HAVE_BPF
-	unsigned needs = provider_of(p->n.kind)->needs;
+	unsigned needs = p->n.prov->needs;
 
 	if ((c->be->caps & needs) == needs)
 		return bpf_be_object(c) ? 0 : -1; /* else it said why */
@@ -407,7 +392,7 @@ int kprov_arm(struct consumer *c)
 		for (size_t i = 0; i < kp->n; i++) {
 			struct kprobe *p = kp->probes[i];
 
-			if (kind_has_prog(p->n.kind))
+			if (has_prog(p))
 				bpf_kagg_kprobe(c, bpf_kagg_of(c),
 						UBPF_EV_KPROV | p->idx, &p->dp,
 						p->clauses, p->epids,
@@ -420,8 +405,7 @@ int kprov_arm(struct consumer *c)
 		bool any = false;
 
 		for (size_t i = 0; i < kp->n && !any; i++)
-			any = provider_of(kp->probes[i]->n.kind) ==
-			      providers[k];
+			any = kp->probes[i]->n.prov == providers[k];
 		if (any && providers[k]->arm(c, kp) < 0)
 			return -1;
 	}
@@ -543,7 +527,7 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	if (idx >= kp->n || r.len > h->rawlen)
 		return;
 	p = kp->probes[idx];
-	if (p->n.kind == KP_TICK) {
+	if (!has_prog(p)) { /* tick-N */
 		fire_self(c, &f, comm, sizeof(comm)); /* in dtrace, as BEGIN */
 		f.timestamp = r.time;
 		goto run;
@@ -570,12 +554,8 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	f.timestamp = r.time;
 	for (unsigned i = 0; i < r.nargs; i++)
 		memcpy(&f.arg[i], h->raw + sizeof(r) + sizeof(x) + 8 * i, 8);
-	if (p->n.kind == KP_SYS_RETURN) {
-		int64_t ret = (int64_t)f.arg[0];
-
-		/* a failing call returns -errno, as the kernel says */
-		f.errnum = ret < 0 && ret >= -4095 ? (int)-ret : 0;
-	}
+	if (p->n.prov->fire) /* what the provider adds (syscall: errno) */
+		p->n.prov->fire(p, &f);
 	for (unsigned i = 0; i < D_MAXARGS; i++) {
 		const uint8_t *sp;
 		uint16_t n;

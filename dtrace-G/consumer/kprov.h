@@ -28,6 +28,7 @@ enum kp_kind {
 /* A kernel probe as its provider names it (dtrace -l, matching). */
 struct kp_name {
 	struct dt_kprobe d; /* names and argument types (consumer.h) */
+	const struct provider *prov; /* its provider's table */
 	enum kp_kind kind;
 	int nr;		 /* KP_SYS_*: the system call's number */
 	uint64_t period; /* KP_PROFILE, KP_TICK: ns between firings */

@@ -79,6 +79,7 @@ static void proc_each(char *const *names, size_t nnames, kp_each_fn fn,
 		struct kp_name n = {
 			.d = {"proc", "vmlinux", "", pv[i].name, pv[i].nargs,
 			      pv[i].nargs ? int_type : NULL},
+			.prov = &prov_proc,
 			.kind = pv[i].kind,
 		};
 

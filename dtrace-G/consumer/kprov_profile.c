@@ -145,7 +145,8 @@ static void prof_each(char *const *names, size_t nnames, kp_each_fn fn,
 		      void *arg)
 {
 	char nm[32];
-	struct kp_name n = {.d = {"profile", "", "", nm, 2, pc_types}};
+	struct kp_name n = {.d = {"profile", "", "", nm, 2, pc_types},
+			    .prov = &prov_profile};
 
 	n.kind = KP_PROFILE;
 	for (size_t i = 0; i < sizeof(profile_hz) / sizeof(profile_hz[0]);

@@ -571,9 +571,9 @@ struct provider {
 	/* arm this run's probes of the provider: 0, or -1 with it said */
 	int (*arm)(struct consumer *c, struct kprov *kp);
 	/*
-	 * A firing of p read from its record (kprov_hit(): the thread, the
-	 * arguments, the strings): what the provider adds (syscall: errno
-	 * of a return).  NULL: nothing.
+	 * A firing of p whose thread and arguments kprov_hit() has read
+	 * from its record: what the provider adds (syscall: the errno of a
+	 * return).  NULL: nothing.
 	 */
 	void (*fire)(const struct kprobe *p, struct d_fire *f);
 	/* its programs; a probe of a kind no program fires (tick-N) fires

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run-kagg.sh: aggregating in the kernel (the bpf backend's plans,
-# dtrace-G/d/kplan.c, dtrace-G/consumer/bpf_agg.c) gives byte for byte
+# dtrace-G/consumer/kplan.c and bpf_agg.c) gives byte for byte
 # what aggregating every record in user space gives (DTRACE_KAGG=0), on
 # real processes with real uprobes.  Each script runs both ways; both
 # outputs must equal the exact expected text, and -v must say how many

@@ -171,6 +171,7 @@ struct consumer_bpf {
  */
 static struct {
 	bool on;
+	bool named; /* DTRACE_BACKEND=bpf: the verifier's log is shown */
 	char first[192];
 	char verdict[192];
 } lb;
@@ -234,8 +235,6 @@ static void lb_note(const char *fmt, va_list ap)
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
-	const char *e = getenv("DTRACE_BACKEND");
-
 	if (level == LIBBPF_WARN && lb.on) {
 		va_list aq;
 
@@ -244,7 +243,7 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 		va_end(aq);
 	}
 	/* the verifier's log only when bpf was asked for by name */
-	if (level == LIBBPF_DEBUG || !e || strcmp(e, "bpf"))
+	if (level == LIBBPF_DEBUG || !lb.named)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
@@ -939,7 +938,7 @@ static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	return 0;
 fail:
 	err = errno ? -errno : -EINVAL;
-	if (!pid_site_refused(c, e->file, e->off, err))
+	if (!site_refused(c, e->file, e->off, err))
 		say(c, "cannot attach the BPF program to uprobe event %s/%s: "
 		       "%s",
 		    c->up.group, e->name, strerror(-err));
@@ -1039,7 +1038,7 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	return 0;
 fail:
 	err = -errno;
-	if (!pid_site_refused(c, e->file, e->off, err))
+	if (!site_refused(c, e->file, e->off, err))
 		say(c, "cannot attach the BPF program to uprobe event %s/%s: "
 		       "%s",
 		    c->up.group, e->name, strerror(errno));
@@ -1277,6 +1276,7 @@ static int bpf_open(struct consumer *c)
 	bool idle = traces_nothing(c);
 	int err, n;
 
+	lb.named = c->be_want && !strcmp(c->be_want, consumer_bpf_ops.key);
 	libbpf_set_print(libbpf_quiet);
 	/* nothing to trace: no feature probe, no program, no map */
 	err = idle ? 0 : bpf_probe(c);
@@ -1430,6 +1430,7 @@ static void bpf_close(struct consumer *c)
 const struct consumer_backend_ops consumer_bpf_ops = {
 	.name = "BPF",
 	.key = "bpf",
+	.caps = BE_CAP_UPROBES | BE_CAP_KPROV | BE_CAP_VTIME,
 	.open = bpf_open,
 	.enable = bpf_enable,
 	.poll_fds = bpf_poll_fds,

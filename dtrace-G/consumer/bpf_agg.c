@@ -3,7 +3,7 @@
  * bpf_agg.c - the bpf backend aggregating in the kernel: plans for the
  * clauses that allow it are put in the program's map kplans, and what
  * the program aggregated (kaggs) is read back once, when tracing has
- * stopped, into the D program's aggregations (../d/kplan.c decides and
+ * stopped, into the D program's aggregations (kplan.c decides and
  * merges; bpf/kagg_bpf.h has the formats, bpf/kagg.bpf.h runs them).
  *
  * Plans.  When a process is enabled (bpf.c's enable, after uprobe.c's),
@@ -55,7 +55,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../d/kplan.h"
+#include "kplan.h"
 #include "bpf/kagg_bpf.h"
 #include "bpf/usdt_bpf.h"
 #include "consumer_impl.h"

@@ -12,7 +12,7 @@
  * in well under a millisecond.
  *
  * What it reads.  Nothing of the D tree: the clauses come as the plan
- * ../d/kplan.c already compiles for the kernel (struct ubpf_kplan,
+ * kplan.c already compiles for the kernel (struct ubpf_kplan,
  * kagg_bpf.h: a stack machine's instructions for the clauses that only
  * aggregate integers, with their types), and the site as bpf.c's
  * struct ubpf_ev (the stapsdt argument specs, execname).  kplan.c

@@ -840,29 +840,34 @@ static void loop(struct consumer *c, int sfd, int ifd)
 	}
 }
 
+/* The backends, in the order a run tries them. */
+static const struct consumer_backend_ops *const order[] = {
+	&consumer_fasttrap_ops,
+#ifdef HAVE_BPF
+	&consumer_bpf_ops,
+#endif
+	&consumer_uprobe_ops,
+};
+
 /*
  * The backend, chosen once for the run: the kernel module when it is
  * loaded, else BPF programs on uprobe events when they load (root, a
  * kernel with BPF), else uprobe events (which always opens: what it
  * lacks is said when a probe is to be enabled).  DTRACE_BACKEND=fasttrap,
  * bpf or uprobe asks for one; when it cannot be used, dtrace says so and
- * stops (-1).  A backend whose open() says why it cannot be used
- * (be_why: the BPF one does, with the step and errno) is named once,
- * with the backend used instead; a missing fasttrap module is no news.
+ * stops (-1).  This is the one place DTRACE_BACKEND is read: the rest
+ * asks c->be_want, and what the backend can do its caps.  A backend
+ * whose open() says why it cannot be used (be_why: the BPF one does,
+ * with the step and errno) is named once, with the backend used
+ * instead; a missing fasttrap module is no news.
  */
 static int backend_choose(struct consumer *c)
 {
-	static const struct consumer_backend_ops *const order[] = {
-		&consumer_fasttrap_ops,
-#ifdef HAVE_BPF
-		&consumer_bpf_ops,
-#endif
-		&consumer_uprobe_ops,
-	};
 	const char *want = getenv("DTRACE_BACKEND");
 	const struct consumer_backend_ops *why_be = NULL;
 	char why[sizeof(c->be_why)];
 
+	c->be_want = want && *want ? want : NULL;
 	if (want && *want) {
 		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 			int err;
@@ -905,6 +910,24 @@ static int backend_choose(struct consumer *c)
 		}
 	}
 	return 0;
+}
+
+int backend_next(struct consumer *c, unsigned caps)
+{
+	const struct consumer_backend_ops *old = c->be;
+	int err = -ENODEV;
+
+	old->close(c);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (order[i] == old || (order[i]->caps & caps) != caps)
+			continue;
+		c->be = order[i];
+		c->be_why[0] = '\0';
+		err = c->be->open(c);
+		if (err == 0)
+			return 0;
+	}
+	return err;
 }
 
 static int consumer_run(struct consumer *c)
@@ -971,7 +994,7 @@ static int consumer_run(struct consumer *c)
 	/* once the clauses are known: a run that traces nothing loads nothing */
 	if (backend_choose(c) < 0)
 		goto out;
-	if (pid_prepare(c) < 0) /* the pid provider's processes */
+	if (providers_prepare(c) < 0) /* pid: its processes (pidprov.c) */
 		goto out;
 	if (d_destructive_refused(c->prog)) {
 		say(c, "could not enable tracing: Destructive actions not "

@@ -20,7 +20,11 @@
  *			program (libbpf) that writes a BPF ring buffer
  *	bpf_agg.c	its plans for the clauses that aggregate in the
  *			kernel, and reading those aggregations back
+ *	kplan.c		those plans made from the D program's clauses
+ *			(kplan.h), and what the kernel kept merged back
  *	fasttrap.c	backend: the kernel module's /dev/dtrace/fasttrap
+ *	provider.c	the providers (struct provider), one table each:
+ *	usdtprov.c	USDT: the probes of a file's DOF and stapsdt notes
  *	pidprov.c	the pid provider: function entry, return and
  *			instruction probes on the same machinery
  *	kprov*.c	the kernel providers (syscall, profile, tick, proc):
@@ -32,9 +36,11 @@
  *
  * A backend is the part that arms probe sites in the kernel and brings
  * back what each hit recorded.  It is chosen once, when the run starts
- * (backend_choose() in consumer.c: DTRACE_BACKEND, else the first that
- * opens of fasttrap, bpf, uprobe), and the common code only ever calls
- * it through struct consumer_backend_ops; it keeps its own state in its
+ * (backend_choose() in consumer.c: DTRACE_BACKEND, read there and only
+ * there, else the first that opens of fasttrap, bpf, uprobe), and the
+ * common code only ever calls it through struct consumer_backend_ops,
+ * whose caps say what it can arm and give (BE_CAP_*): the common code
+ * asks them, never which backend it is.  It keeps its own state in its
  * member of struct consumer (up, bpf, ft).  The bpf backend is built on
  * the uprobe backend's events and per-thread perf events (which scope
  * the breakpoints to the traced processes), so it uses uprobe.c's
@@ -283,6 +289,20 @@ struct tseen {
 struct consumer;
 
 /*
+ * What a backend can arm and give, beyond probe sites in processes'
+ * files at their stapsdt argument specs (USDT), which every backend arms
+ * (struct consumer_backend_ops.caps).
+ */
+enum {
+	/* uprobe events: any instruction, and return probes (pid) */
+	BE_CAP_UPROBES = 1u << 0,
+	/* the kernel providers' programs, bpf/kprov.bpf.h (bpf_be_object()) */
+	BE_CAP_KPROV = 1u << 1,
+	/* a hit's per-thread CPU time, vtimestamp (vtime.c) */
+	BE_CAP_VTIME = 1u << 2,
+};
+
+/*
  * A backend.  Every member is called from the common code only; the
  * order of a run is open, then enable() as processes and files appear,
  * poll_fds()/drain()/decode() every switchrate, proc_exit() when a
@@ -291,6 +311,7 @@ struct consumer;
 struct consumer_backend_ops {
 	const char *name;
 	const char *key; /* what DTRACE_BACKEND names it by */
+	unsigned caps;	 /* BE_CAP_* */
 	/* 0, or -errno when it cannot be used here (the next is tried) */
 	int (*open)(struct consumer *c);
 	/* arm every matched probe of pr that is not yet (p->enabled) */
@@ -457,7 +478,127 @@ struct consumer {
 	 * says (the step and the errno); backend_choose() says it once.
 	 */
 	char be_why[512];
+	/* DTRACE_BACKEND, the backend asked for by name; NULL: none */
+	const char *be_want;
 };
+
+/*
+ * A provider: one table, in the provider's own file, says what probes
+ * it has and how a description matches them, what a backend must do to
+ * arm them, how their arguments are read and what code runs at them.
+ * providers[] (provider.c) lists them in the order their probes are
+ * made, which is the order of their IDs.  There are two shapes:
+ *
+ * Site providers (USDT, pid) have probes at sites in the files the
+ * traced processes map, each site an uprobe-style probe point of a kind
+ * (SITE_*, in its key's top byte) that the provider owns (site_kinds):
+ * file() makes the probe records a mapped file has, sites.c matches
+ * them against the clauses, and the backend's enable() arms their
+ * sites.  What an event at a site fetches is site_args()'s stapsdt
+ * argument specs, which every backend turns into its own fetching
+ * (tracefs fetch arguments, the BPF program's evspec, the fasttrap
+ * module's ft_arg) and the generated program (cgen.c) into its prologue:
+ * the specs are the provider's prologue.
+ *
+ * Kernel providers (syscall, profile and tick, proc: kprov.c) have
+ * probes that are no site in a process: each() names every probe
+ * (dtrace -l, matching), arm() arms the run's probes after the
+ * processes' sites, and the code that runs at them is the programs of
+ * bpf/kprov.bpf.h that progs names, each writing the arguments into
+ * the record that kprov_hit() reads.
+ */
+struct kp_name; /* kprov.h */
+struct kprov;	/* kprov.h */
+struct kprobe;	/* kprov.h */
+typedef void (*kp_each_fn)(const struct kp_name *n, void *arg);
+
+/* A program of bpf/kprov.bpf.h and the kind of probe (kprov.h) it fires */
+struct prov_prog {
+	const char *name;
+	int kind; /* enum kp_kind */
+	/* system calls: -1 either; 0 the raw tracepoint; 1 the call's own */
+	int per_call;
+};
+
+struct provider {
+	const char *name;
+	/*
+	 * What the backend must be able to do to arm its probes (BE_CAP_*):
+	 * pid takes another backend; a kernel provider refuses the run.
+	 */
+	unsigned needs;
+
+	/* --- site providers --- */
+	/* the site kinds it owns (1u << SITE_*); of those, return probes */
+	unsigned site_kinds, ret_kinds;
+	/* its probes are their process's alone: never armed binary-wide,
+	 * never derived for a forked child (DTrace's fasttrap: pid) */
+	bool pinned;
+	/*
+	 * After the descriptions are parsed and the backend chosen, before
+	 * any process is read (pid: the processes pid<N> names, grabbed);
+	 * 0, or -1 with it said.  NULL: nothing to do.
+	 */
+	int (*prepare)(struct consumer *c);
+	/*
+	 * pr maps f (f->failed: not an ELF file or no probes; first: f is
+	 * not failed and pr is seen mapping it for the first time; rp: pr's
+	 * registration, or NULL): make the probe records f has for pr,
+	 * matched (probe_make(), probe_match()).
+	 */
+	void (*file)(struct consumer *c, struct tproc *pr, struct tfile *f,
+		     bool first, const struct reg_proc *rp);
+	/* what an event at site key fetches, as stapsdt argument specs */
+	const char *(*site_args)(const struct tnote *note, uint64_t key);
+	/* arming site key failed with err: said (once) and no error, when
+	 * the site is one the kernel cannot probe (NULL: never) */
+	bool (*refused)(struct consumer *c, const struct tfile *f, uint64_t key,
+			int err);
+
+	/* --- kernel providers --- */
+	/*
+	 * Each of its probes: those it always has, and those that the
+	 * literal probe names in names[] make (profile-N, tick-N), each once.
+	 */
+	void (*each)(char *const *names, size_t nnames, kp_each_fn fn,
+		     void *arg);
+	/*
+	 * Why a description that matched nothing matched nothing, when it
+	 * names one of this provider's probes wrongly (a bad rate): into
+	 * buf, else NULL.
+	 */
+	const char *(*why)(const struct dt_desc *d, char *buf, size_t len);
+	/* arm this run's probes of the provider: 0, or -1 with it said */
+	int (*arm)(struct consumer *c, struct kprov *kp);
+	/*
+	 * A firing of p whose thread and arguments kprov_hit() has read
+	 * from its record: what the provider adds (syscall: the errno of a
+	 * return).  NULL: nothing.
+	 */
+	void (*fire)(const struct kprobe *p, struct d_fire *f);
+	/* its programs; a probe of a kind no program fires (tick-N) fires
+	 * in dtrace and needs no backend */
+	const struct prov_prog *progs;
+	size_t nprogs;
+};
+
+extern const struct provider prov_usdt, prov_pid, prov_syscall, prov_profile,
+	prov_proc;
+/* provider.c: every provider, in the order their probes get IDs */
+extern const struct provider *const providers[];
+extern const size_t nproviders;
+/* the site provider of site kind k (SITE_*) */
+const struct provider *site_provider(unsigned k);
+/* what an event at site key fetches, as stapsdt argument specs */
+const char *site_args(const struct tnote *note, uint64_t key);
+/* site key is a return probe (a uretprobe, "r:") */
+bool site_returns(uint64_t key);
+/* arming site key failed with err: a site its provider says the kernel
+ * cannot probe is said (once) and is no error */
+bool site_refused(struct consumer *c, const struct tfile *f, uint64_t key,
+		  int err);
+/* every provider's prepare(): 0, or -1 said */
+int providers_prepare(struct consumer *c);
 
 /* consumer.c: helpers every part uses */
 void say(struct consumer *c, const char *fmt, ...)
@@ -474,6 +615,12 @@ void close_many(const int *fds, size_t n);
 uint64_t now_ns(clockid_t clk);
 struct tproc *proc_find(struct consumer *c, pid_t pid);
 struct tproc *proc_add(struct consumer *c, pid_t pid, bool target);
+/*
+ * The backend in use cannot do caps (BE_CAP_*): it is closed and the
+ * first other backend, in backend_choose()'s order, that can and opens
+ * is used; 0, or the last one's -errno (it is c->be still).
+ */
+int backend_next(struct consumer *c, unsigned caps);
 
 #define PUSH(arr, n, v)                                                       \
 	do {                                                                  \
@@ -548,18 +695,12 @@ struct tprobe *probe_make(struct consumer *c, pid_t pid, char *bprov,
 			  struct tfile *f, unsigned nargs,
 			  const char *const *argv);
 void probe_match(struct consumer *c, struct tprobe *p);
+/* pid's probe of these names, or NULL */
+struct tprobe *probe_find(struct consumer *c, pid_t pid, const char *prov,
+			  const char *mod, const char *func, const char *name);
+/* a name from a file or a process as a probe carries it: escaped */
+char *probe_name_dup(const char *s);
 
-/* pidprov.c */
-/* after the descriptions: the processes pid<N> names, the backend; 0/-1 */
-int pid_prepare(struct consumer *c);
-/* pr maps f: the pid probes its descriptions select there (once) */
-void pid_proc_file(struct consumer *c, struct tproc *pr, struct tfile *f);
-/* what an event at site key fetches, as stapsdt argument specs */
-const char *site_args(const struct tnote *note, uint64_t key);
-/* arming site key failed with err: a pid site the kernel cannot probe
- * is said (once) and is no error */
-bool pid_site_refused(struct consumer *c, const struct tfile *f,
-		      uint64_t key, int err);
 
 /* freeze.c: a process held still (ptrace) while its sites are armed */
 struct frozen {

@@ -137,6 +137,7 @@ static int ft_enable_site(struct consumer *c, struct tproc *pr,
 				       STAPSDT_REG_R8,	STAPSDT_REG_R9};
 	struct tfile *f = p->file;
 	const struct tnote *note = file_note_at(f, off);
+	const char *args = site_args(note, off); /* USDT's: the note's */
 	struct ft_enable en;
 	unsigned n = 0;
 	int rc;
@@ -158,13 +159,13 @@ static int ft_enable_site(struct consumer *c, struct tproc *pr,
 		en.flags |= FT_EXEC;
 	if (isenabled) {
 		en.flags |= FT_ISENABLED;
-	} else if (note && note->args[0]) {
+	} else if (args && args[0]) {
 		struct stapsdt_arg a;
 		struct stapsdt_err serr;
 		size_t cur = 0;
 
 		while (n < FT_MAXARGS &&
-		       stapsdt_arg_next(note->args, &cur, &a, &serr) == 1) {
+		       stapsdt_arg_next(args, &cur, &a, &serr) == 1) {
 			if (!(p->needs & (1u << n)) ||
 			    !ft_arg_of(&a, &en.args[n]))
 				memset(&en.args[n], 0, sizeof(en.args[n]));
@@ -420,6 +421,7 @@ static void ft_close(struct consumer *c)
 const struct consumer_backend_ops consumer_fasttrap_ops = {
 	.name = "fasttrap module",
 	.key = "fasttrap",
+	.caps = 0, /* USDT sites alone: no uretprobes, no BPF */
 	.open = ft_open,
 	.enable = ft_enable,
 	.poll_fds = ft_poll_fds,

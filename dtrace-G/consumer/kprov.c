@@ -3,7 +3,9 @@
  * kprov.c - the providers whose probes are not sites in a user program:
  * syscall (kprov_syscall.c), profile-N and tick-N (kprov_profile.c) and
  * proc (kprov_proc.c).  This file is what they have in common; each
- * provider's file says how its probes are named and armed.
+ * provider's file fills its table (struct provider, consumer_impl.h):
+ * how its probes are named (each(), why()) and armed (arm()), which
+ * programs fire them (progs) and what the backend must have (needs).
  *
  * They ride the consumer's event path (doc/DESIGN.md §8, "The
  * consumer's event path"): their programs are part of the BPF backend's
@@ -24,12 +26,13 @@
  * struct kprobe with its clauses and an ID, and the descriptions count
  * the match, so a description of kernel probes alone passes the
  * "matched nothing" check, and -Z is unchanged.  bpf.c asks
- * kprov_autoload() which of the programs to load.  kprov_arm(), after
- * the processes were enabled and before BEGIN: the kernel's plans for
- * the probes whose clauses aggregate there, then each provider arms its
- * probes.  A probe that needs BPF on a run whose backend is not BPF
- * (the uprobe or fasttrap backend, or dtrace built without libbpf)
- * stops the run before BEGIN, with the provider and the reason said.
+ * kprov_autoload() which of the programs the tables name to load.
+ * kprov_arm(), after the processes were enabled and before BEGIN: the
+ * kernel's plans for the probes whose clauses aggregate there, then
+ * each provider arms its probes.  A probe that a program fires, on a
+ * run whose backend lacks its provider's needs (BE_CAP_KPROV: the
+ * uprobe or fasttrap backend, or dtrace built without libbpf), stops
+ * the run before BEGIN, with the provider and the reason said.
  * kprov_start() sets the tick timers when BEGIN has fired.  Hits are
  * decoded here (kprov_hit()) into a struct d_fire and run by records.c's
  * hit_run(), as every hit is.  kprov_stop(), with the backend's stop:
@@ -78,26 +81,15 @@
 #include "bpf/usdt_bpf.h"
 #include "kprov.h"
 
-static const struct kprov_provider *const providers[] = {
-	&kprov_syscall,
-	&kprov_profile,
-	&kprov_proc,
-};
-#define NPROV (sizeof(providers) / sizeof(providers[0]))
-
-/* The provider of a probe of kind k. */
-static const struct kprov_provider *provider_of(enum kp_kind k)
+/* Does a program fire p?  (tick-N's fire in dtrace.) */
+static bool has_prog(const struct kprobe *p)
 {
-	switch (k) {
-	case KP_SYS_ENTRY:
-	case KP_SYS_RETURN:
-		return &kprov_syscall;
-	case KP_PROFILE:
-	case KP_TICK:
-		return &kprov_profile;
-	default:
-		return &kprov_proc;
-	}
+	const struct provider *pv = p->n.prov;
+
+	for (size_t i = 0; i < pv->nprogs; i++)
+		if (pv->progs[i].kind == (int)p->n.kind)
+			return true;
+	return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -120,8 +112,9 @@ void dt_kprov_list(char *const *names, size_t nnames,
 {
 	struct list_arg la = {fn, arg};
 
-	for (size_t i = 0; i < NPROV; i++)
-		providers[i]->each(names, nnames, list_one, &la);
+	for (size_t i = 0; i < nproviders; i++)
+		if (providers[i]->each)
+			providers[i]->each(names, nnames, list_one, &la);
 }
 
 bool kp_has(const struct kprov *kp, enum kp_kind kind)
@@ -212,8 +205,9 @@ void kprov_match(struct consumer *c)
 
 	c->kp = kp;
 	names_collect(c, kp);
-	for (size_t i = 0; i < NPROV; i++)
-		providers[i]->each(kp->names, kp->nnames, match_one, c);
+	for (size_t i = 0; i < nproviders; i++)
+		if (providers[i]->each)
+			providers[i]->each(kp->names, kp->nnames, match_one, c);
 }
 
 unsigned kprov_source_matches(struct consumer *c, unsigned lo, unsigned hi)
@@ -235,7 +229,7 @@ const char *kprov_why(struct consumer *c, const struct dt_desc *d, char *buf,
 		      size_t len)
 {
 	(void)c;
-	for (size_t i = 0; i < NPROV; i++) {
+	for (size_t i = 0; i < nproviders; i++) {
 		const char *w = providers[i]->why
 					? providers[i]->why(d, buf, len)
 					: NULL;
@@ -322,65 +316,54 @@ void kp_attach_add(struct kprov *kp, int fd, struct bpf_link *link)
 }
 
 #ifdef HAVE_BPF
-/* The programs of bpf/kprov.bpf.h, and the probes each one serves. */
-static const struct {
-	const char *prog;
-	enum kp_kind kind;
-	int per_call; /* -1: either; 0: raw tracepoint; 1: per call */
-} progs[] = {
-	{"kprov_sys_enter", KP_SYS_ENTRY, 0},
-	{"kprov_sys_exit", KP_SYS_RETURN, 0},
-	{"kprov_sys_enter_tp", KP_SYS_ENTRY, 1},
-	{"kprov_sys_exit_tp", KP_SYS_RETURN, 1},
-	{"kprov_profile", KP_PROFILE, -1},
-	{"kprov_exec", KP_PROC_EXEC, -1},
-	{"kprov_exit", KP_PROC_EXIT, -1},
-	{"kprov_create", KP_PROC_CREATE, -1},
-};
-
+/* The kernel providers' programs (their tables' progs) this run needs */
 bool kprov_autoload(struct consumer *c, struct bpf_object *obj)
 {
 	bool any = false;
 
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		struct bpf_program *p =
-			obj ? bpf_object__find_program_by_name(obj,
-							       progs[i].prog)
-			    : NULL;
-		bool on = c && kp_has(c->kp, progs[i].kind);
+	for (size_t k = 0; k < nproviders; k++)
+		for (size_t i = 0; i < providers[k]->nprogs; i++) {
+			const struct prov_prog *pg = &providers[k]->progs[i];
+			struct bpf_program *p =
+				obj ? bpf_object__find_program_by_name(obj,
+								       pg->name)
+				    : NULL;
+			bool on = c && kp_has(c->kp, (enum kp_kind)pg->kind);
 
-		if (on && progs[i].per_call >= 0)
-			on = kp_sys_per_call(c, progs[i].kind) ==
-			     (progs[i].per_call == 1);
-		if (p)
-			bpf_program__set_autoload(p, on);
-		any |= on;
-	}
+			if (on && pg->per_call >= 0)
+				on = kp_sys_per_call(c,
+						     (enum kp_kind)pg->kind) ==
+				     (pg->per_call == 1);
+			if (p)
+				bpf_program__set_autoload(p, on);
+			any |= on;
+		}
 	return any;
 }
 #endif
 
-/* The first probe that needs the BPF backend's program (all but tick-N). */
+/* The first probe that a program fires (all but tick-N). */
 static const struct kprobe *bpf_probe(const struct kprov *kp)
 {
 	for (size_t i = 0; i < kp->n; i++)
-		if (kp->probes[i]->n.kind != KP_TICK)
+		if (has_prog(kp->probes[i]))
 			return kp->probes[i];
 	return NULL;
 }
 
-/* p needs the program: can this run load it?  0, or -1 said. */
+/* p needs its provider's programs: can this run load them?  0, or -1 */
 static int bpf_usable(struct consumer *c, const struct kprobe *p)
 {
 	const char *why;
 
 #ifdef HAVE_BPF
-	if (c->be == &consumer_bpf_ops)
+	unsigned needs = p->n.prov->needs;
+
+	if ((c->be->caps & needs) == needs)
 		return bpf_be_object(c) ? 0 : -1; /* else it said why */
-	why = getenv("DTRACE_BACKEND") && *getenv("DTRACE_BACKEND")
-		      ? "the run uses another backend (DTRACE_BACKEND)"
-		      : "the kernel did not load the BPF program (root, or "
-			"CAP_BPF and CAP_PERFMON, are needed)";
+	why = c->be_want ? "the run uses another backend (DTRACE_BACKEND)"
+			 : "the kernel did not load the BPF program (root, or "
+			   "CAP_BPF and CAP_PERFMON, are needed)";
 #else
 	why = "this dtrace was built without libbpf";
 #endif
@@ -409,7 +392,7 @@ int kprov_arm(struct consumer *c)
 		for (size_t i = 0; i < kp->n; i++) {
 			struct kprobe *p = kp->probes[i];
 
-			if (p->n.kind != KP_TICK)
+			if (has_prog(p))
 				bpf_kagg_kprobe(c, bpf_kagg_of(c),
 						UBPF_EV_KPROV | p->idx, &p->dp,
 						p->clauses, p->epids,
@@ -418,12 +401,11 @@ int kprov_arm(struct consumer *c)
 		}
 #endif
 	}
-	for (size_t k = 0; k < NPROV; k++) {
+	for (size_t k = 0; k < nproviders; k++) {
 		bool any = false;
 
 		for (size_t i = 0; i < kp->n && !any; i++)
-			any = provider_of(kp->probes[i]->n.kind) ==
-			      providers[k];
+			any = kp->probes[i]->n.prov == providers[k];
 		if (any && providers[k]->arm(c, kp) < 0)
 			return -1;
 	}
@@ -545,7 +527,7 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	if (idx >= kp->n || r.len > h->rawlen)
 		return;
 	p = kp->probes[idx];
-	if (p->n.kind == KP_TICK) {
+	if (!has_prog(p)) { /* tick-N */
 		fire_self(c, &f, comm, sizeof(comm)); /* in dtrace, as BEGIN */
 		f.timestamp = r.time;
 		goto run;
@@ -572,12 +554,8 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	f.timestamp = r.time;
 	for (unsigned i = 0; i < r.nargs; i++)
 		memcpy(&f.arg[i], h->raw + sizeof(r) + sizeof(x) + 8 * i, 8);
-	if (p->n.kind == KP_SYS_RETURN) {
-		int64_t ret = (int64_t)f.arg[0];
-
-		/* a failing call returns -errno, as the kernel says */
-		f.errnum = ret < 0 && ret >= -4095 ? (int)-ret : 0;
-	}
+	if (p->n.prov->fire) /* what the provider adds (syscall: errno) */
+		p->n.prov->fire(p, &f);
 	for (unsigned i = 0; i < D_MAXARGS; i++) {
 		const uint8_t *sp;
 		uint16_t n;

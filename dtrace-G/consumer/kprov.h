@@ -2,9 +2,9 @@
 /*
  * kprov.h - what the kernel providers' files share (kprov.c, the common
  * part; kprov_syscall.c, kprov_profile.c, kprov_proc.c, one provider
- * each).  kprov.c's design comment says how they fit the consumer; the
- * rest of the consumer sees only the kprov_* functions of
- * consumer_impl.h.
+ * each, its table a struct provider of consumer_impl.h).  kprov.c's
+ * design comment says how they fit the consumer; the rest of the
+ * consumer sees only the kprov_* functions of consumer_impl.h.
  */
 #ifndef USDT_DTRACE_KPROV_H
 #define USDT_DTRACE_KPROV_H
@@ -28,12 +28,11 @@ enum kp_kind {
 /* A kernel probe as its provider names it (dtrace -l, matching). */
 struct kp_name {
 	struct dt_kprobe d; /* names and argument types (consumer.h) */
+	const struct provider *prov; /* its provider's table */
 	enum kp_kind kind;
 	int nr;		 /* KP_SYS_*: the system call's number */
 	uint64_t period; /* KP_PROFILE, KP_TICK: ns between firings */
 };
-
-typedef void (*kp_each_fn)(const struct kp_name *n, void *arg);
 
 /* A kernel probe some clause enables in this run. */
 struct kprobe {
@@ -75,28 +74,6 @@ struct kprov {
 	size_t nticks;
 	bool stopped;
 };
-
-/* One provider. */
-struct kprov_provider {
-	const char *name;
-	/*
-	 * Each of its probes: those it always has, and those that the
-	 * literal probe names in names[] make (profile-N, tick-N), each once.
-	 */
-	void (*each)(char *const *names, size_t nnames, kp_each_fn fn,
-		     void *arg);
-	/*
-	 * Why a description that matched nothing matched nothing, when it
-	 * names one of this provider's probes wrongly (a bad rate): into
-	 * buf, else NULL.
-	 */
-	const char *(*why)(const struct dt_desc *d, char *buf, size_t len);
-	/* arm this run's probes of the provider: 0, or -1 with it said */
-	int (*arm)(struct consumer *c, struct kprov *kp);
-};
-
-extern const struct kprov_provider kprov_syscall, kprov_profile,
-	kprov_proc;
 
 /* kprov.c: for the providers */
 bool kp_has(const struct kprov *kp, enum kp_kind kind);

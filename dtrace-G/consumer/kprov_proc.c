@@ -79,6 +79,7 @@ static void proc_each(char *const *names, size_t nnames, kp_each_fn fn,
 		struct kp_name n = {
 			.d = {"proc", "vmlinux", "", pv[i].name, pv[i].nargs,
 			      pv[i].nargs ? int_type : NULL},
+			.prov = &prov_proc,
 			.kind = pv[i].kind,
 		};
 
@@ -253,8 +254,18 @@ static int proc_arm(struct consumer *c, struct kprov *kp)
 #endif
 }
 
-const struct kprov_provider kprov_proc = {
+/* Its programs (bpf/kprov.bpf.h), one per tracepoint */
+static const struct prov_prog proc_progs[] = {
+	{"kprov_exec", KP_PROC_EXEC, -1},
+	{"kprov_exit", KP_PROC_EXIT, -1},
+	{"kprov_create", KP_PROC_CREATE, -1},
+};
+
+const struct provider prov_proc = {
 	.name = "proc",
+	.needs = BE_CAP_KPROV,
 	.each = proc_each,
 	.arm = proc_arm,
+	.progs = proc_progs,
+	.nprogs = sizeof(proc_progs) / sizeof(proc_progs[0]),
 };

@@ -145,7 +145,8 @@ static void prof_each(char *const *names, size_t nnames, kp_each_fn fn,
 		      void *arg)
 {
 	char nm[32];
-	struct kp_name n = {.d = {"profile", "", "", nm, 2, pc_types}};
+	struct kp_name n = {.d = {"profile", "", "", nm, 2, pc_types},
+			    .prov = &prov_profile};
 
 	n.kind = KP_PROFILE;
 	for (size_t i = 0; i < sizeof(profile_hz) / sizeof(profile_hz[0]);
@@ -281,9 +282,18 @@ static int prof_arm(struct consumer *c, struct kprov *kp)
 	return 0;
 }
 
-const struct kprov_provider kprov_profile = {
+/* Its program (bpf/kprov.bpf.h), on profile-N's perf events; tick-N
+ * has none: a timer in dtrace's loop */
+static const struct prov_prog prof_progs[] = {
+	{"kprov_profile", KP_PROFILE, -1},
+};
+
+const struct provider prov_profile = {
 	.name = "profile",
+	.needs = BE_CAP_KPROV,
 	.each = prof_each,
 	.why = prof_why,
 	.arm = prof_arm,
+	.progs = prof_progs,
+	.nprogs = sizeof(prof_progs) / sizeof(prof_progs[0]),
 };

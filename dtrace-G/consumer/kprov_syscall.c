@@ -89,6 +89,7 @@ static void sys_each(char *const *names, size_t nnames, kp_each_fn fn,
 		struct kp_name n = {
 			.d = {"syscall", "vmlinux", sysnames[i].name, "entry",
 			      6, entry_types},
+			.prov = &prov_syscall,
 			.kind = KP_SYS_ENTRY,
 			.nr = sysnames[i].nr,
 		};
@@ -281,8 +282,33 @@ static int sys_arm(struct consumer *c, struct kprov *kp)
 #endif
 }
 
-const struct kprov_provider kprov_syscall = {
+/* A return's firing: a failing call returns -errno, as the kernel says */
+static void sys_fire(const struct kprobe *p, struct d_fire *f)
+{
+	int64_t ret = (int64_t)f->arg[0];
+
+	if (p->n.kind == KP_SYS_RETURN)
+		f->errnum = ret < 0 && ret >= -4095 ? (int)-ret : 0;
+}
+
+/*
+ * Its programs (bpf/kprov.bpf.h): on the raw tracepoints sys_enter and
+ * sys_exit, or on each call's own (syscalls:sys_enter_NAME), as
+ * kp_sys_per_call() decides for the run.
+ */
+static const struct prov_prog sys_progs[] = {
+	{"kprov_sys_enter", KP_SYS_ENTRY, 0},
+	{"kprov_sys_exit", KP_SYS_RETURN, 0},
+	{"kprov_sys_enter_tp", KP_SYS_ENTRY, 1},
+	{"kprov_sys_exit_tp", KP_SYS_RETURN, 1},
+};
+
+const struct provider prov_syscall = {
 	.name = "syscall",
+	.needs = BE_CAP_KPROV,
 	.each = sys_each,
 	.arm = sys_arm,
+	.fire = sys_fire,
+	.progs = sys_progs,
+	.nprogs = sizeof(sys_progs) / sizeof(sys_progs[0]),
 };

@@ -62,7 +62,12 @@
  * instruction, pthread_spin_lock's) is left out with a warning, not an
  * error, so a glob over a library still traces the rest.  The fasttrap
  * module arms no pid probes: a run that has some uses the BPF or uprobe
- * backend instead, and says so.
+ * backend instead, and says so (its table's needs: BE_CAP_UPROBES).
+ *
+ * Its table (prov_pid, struct provider, at the end): prepare() is
+ * pid_prepare(), file() pid_proc_file(), site_args() and refused() the
+ * above; pinned, so sites.c arms none binary-wide and derives none for
+ * a child; SITE_PID_RETURN is its return probe kind.
  */
 #include "config.h"
 
@@ -75,7 +80,6 @@
 
 #include "../pidfuncs.h"
 #include "consumer_impl.h"
-#include "text.h"
 
 #define PID_MAXSITES 4000
 /* past this many sites, dtrace warns that stopping will take a while */
@@ -108,9 +112,14 @@ struct pidprov {
 	size_t nrefused;
 };
 
-/* What a site of each kind fetches (consumer_impl.h). */
-const char *site_args(const struct tnote *note, uint64_t key)
+/*
+ * What a site of each kind fetches.  A pid probe at a USDT site is its
+ * own site (its own kind), so note, which is the USDT site's, is not
+ * what it fetches.
+ */
+static const char *pid_site_args(const struct tnote *note, uint64_t key)
 {
+	(void)note;
 	switch (SITE_KIND(key)) {
 	case SITE_PID_ENTRY:
 		return "8@%rdi 8@%rsi 8@%rdx 8@%rcx 8@%r8 8@%r9 "
@@ -121,11 +130,11 @@ const char *site_args(const struct tnote *note, uint64_t key)
 	case SITE_PID_RETURN:
 		return "8@$0 8@%rax";
 	}
-	return note ? note->args : NULL;
+	return NULL;
 }
 
-bool pid_site_refused(struct consumer *c, const struct tfile *f,
-		      uint64_t key, int err)
+static bool pid_site_refused(struct consumer *c, const struct tfile *f,
+			     uint64_t key, int err)
 {
 	struct pidprov *pp = c->pid;
 
@@ -155,40 +164,33 @@ bool pid_site_refused(struct consumer *c, const struct tfile *f,
 }
 
 /*
- * The fasttrap module fetches what notes describe at plain sites; it has
- * no uretprobes.  A run with pid probes takes the next backend, as
- * backend_choose() would have without the module.
+ * Pid probes are uprobe events (BE_CAP_UPROBES); the fasttrap module
+ * fetches what notes describe at plain sites and has no uretprobes.  A
+ * run with pid probes on a backend without them takes the next that has
+ * them, as backend_choose() would have without it, unless DTRACE_BACKEND
+ * asked for that one.
  */
 static int pid_backend(struct consumer *c)
 {
-	const char *want = getenv("DTRACE_BACKEND");
+	const struct consumer_backend_ops *old = c->be;
 
-	if (c->be != &consumer_fasttrap_ops)
+	if ((c->be->caps & prov_pid.needs) == prov_pid.needs)
 		return 0;
-	if (want && !strcmp(want, "fasttrap")) {
-		say(c, "DTRACE_BACKEND=fasttrap: the fasttrap module arms no "
-		       "pid probes (use bpf or uprobe)");
+	if (c->be_want) {
+		say(c,
+		    "DTRACE_BACKEND=%s: the %s arms no pid probes (use bpf "
+		    "or uprobe)",
+		    c->be_want, c->be->name);
 		return -1;
 	}
-	c->be->close(c);
-#ifdef HAVE_BPF
-	c->be = &consumer_bpf_ops;
-	if (c->be->open(c) == 0)
-		goto out;
-#endif
-	c->be = &consumer_uprobe_ops;
-	(void)c->be->open(c);
-#ifdef HAVE_BPF
-out:
-#endif
+	(void)backend_next(c, prov_pid.needs);
 	if (!d_opt_quiet(c->prog))
-		say(c, "the fasttrap module arms no pid probes: using the %s "
-		       "backend",
-		    c->be->name);
+		say(c, "the %s arms no pid probes: using the %s backend",
+		    old->name, c->be->name);
 	return 0;
 }
 
-int pid_prepare(struct consumer *c)
+static int pid_prepare(struct consumer *c)
 {
 	struct pidprov *pp = NULL;
 
@@ -225,13 +227,6 @@ struct point_ctx {
 	bool is_exe;
 };
 
-static char *safe_dup(const char *s)
-{
-	size_t n = TXT_SAFE_MAX(strlen(s));
-
-	return txt_safe(s, xcalloc(1, n), n);
-}
-
 static int point_probe(const struct dt_pidpoint *pt, void *arg)
 {
 	static const unsigned kind[] = {
@@ -260,7 +255,7 @@ static int point_probe(const struct dt_pidpoint *pt, void *arg)
 	c->pid->nsites++;
 	snprintf(prov, sizeof(prov), "pid%d", (int)x->pr->pid);
 	p = probe_make(c, x->pr->pid, xstrdup("pid"), xstrdup(prov),
-		       safe_dup(x->mod), safe_dup(pt->fn->name),
+		       probe_name_dup(x->mod), probe_name_dup(pt->fn->name),
 		       xstrdup(pt->name), x->f, nargs[k], NULL);
 	p->pidkind = k;
 	p->malias = x->is_exe ? "a.out" : NULL;
@@ -304,7 +299,7 @@ static bool is_exe_of(pid_t pid, const struct tfile *f)
 	return stat(p, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino;
 }
 
-void pid_proc_file(struct consumer *c, struct tproc *pr, struct tfile *f)
+static void pid_proc_file(struct consumer *c, struct tproc *pr, struct tfile *f)
 {
 	struct pidprov *pp = c->pid;
 	struct point_ctx x = {c, pr, f, NULL, NULL, false};
@@ -383,3 +378,25 @@ void pid_proc_file(struct consumer *c, struct tproc *pr, struct tfile *f)
 		    PID_SLOWSITES);
 	}
 }
+
+static void pid_file(struct consumer *c, struct tproc *pr, struct tfile *f,
+		     bool first, const struct reg_proc *rp)
+{
+	(void)first;
+	(void)rp;
+	if (f->upath) /* any file it can arm, ELF with probes or not */
+		pid_proc_file(c, pr, f);
+}
+
+const struct provider prov_pid = {
+	.name = "pid",
+	.needs = BE_CAP_UPROBES,
+	.site_kinds = 1u << SITE_PID_ENTRY | 1u << SITE_PID_RETURN |
+		      1u << SITE_PID_OFFSET,
+	.ret_kinds = 1u << SITE_PID_RETURN,
+	.pinned = true,
+	.prepare = pid_prepare,
+	.file = pid_file,
+	.site_args = pid_site_args,
+	.refused = pid_site_refused,
+};

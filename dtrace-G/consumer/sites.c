@@ -25,11 +25,15 @@
  * from its parent's when its first hit arrives (probe_at_site()): same
  * file and sites, the provider with the child's pid.
  *
- * The pid provider's probes (pidprov.c) come from the same mapped files:
- * proc_refresh() hands pidprov.c every file a process maps, ELF or not,
- * with probes or not.  They are matched here like any probe, under their
- * other names too (tprobe.malias, falias), but are never armed
- * binary-wide and never derived for a child.
+ * Which probes a file has is its site providers' to say (struct
+ * provider, provider.c): proc_refresh() hands every file a process maps
+ * to each one's file(), in providers[]'s order: the pid provider's
+ * (pidprov.c), which takes every file, ELF or not, with probes or not,
+ * then USDT's (usdtprov.c), which makes the probe records of the file's
+ * DOF and notes the first time the process maps it.  Their probes are
+ * matched here like any probe, a pid probe under its other names too
+ * (tprobe.malias, falias); those of a pinned provider (pid) are never
+ * armed binary-wide and never derived for a child.
  */
 #include "config.h"
 
@@ -271,9 +275,8 @@ bool probe_matches(const struct dt_desc *d, const char *provider,
 	return dt_desc_match(d, &p);
 }
 
-static struct tprobe *probe_find(struct consumer *c, pid_t pid,
-				 const char *prov, const char *mod,
-				 const char *func, const char *name)
+struct tprobe *probe_find(struct consumer *c, pid_t pid, const char *prov,
+			  const char *mod, const char *func, const char *name)
 {
 	for (size_t i = 0; i < c->nprobes; i++) {
 		struct tprobe *p = c->probes[i];
@@ -394,8 +397,11 @@ static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 			p->fneeds |= d_clause_needs(c->prog, ci);
 		}
 	}
-	/* a pid probe is its process's alone, whatever matches it */
-	for (unsigned ci = 0; p->nclauses && !p->pidkind && ci < c->nclauses;
+	/* a pinned provider's probe (pid) is its process's alone, whatever
+	 * matches it */
+	for (unsigned ci = 0;
+	     p->nclauses && !site_provider(p->pidkind)->pinned &&
+	     ci < c->nclauses;
 	     ci++)
 		for (unsigned j = 0; j < c->ndescs[ci]; j++) {
 			const struct dt_desc *d = &c->descs[ci][j];
@@ -421,7 +427,7 @@ static void probe_match_clauses(struct consumer *c, struct tprobe *p)
  * (sdk/text.h), since it is printed in default output lines, fault
  * messages and probefunc/probemod, and a traced file's owner chose it.
  */
-static char *safe_dup(const char *s)
+char *probe_name_dup(const char *s)
 {
 	size_t n = TXT_SAFE_MAX(strlen(s));
 
@@ -511,7 +517,7 @@ struct tprobe *probe_at_site(struct consumer *c, pid_t pid,
 			q = p;
 	}
 	/* DTrace's pid probes do not follow fork: a child has none */
-	if (!derive || !q || q->pidkind)
+	if (!derive || !q || site_provider(q->pidkind)->pinned)
 		return NULL;
 	snprintf(prov, sizeof(prov), "%s%d", q->bprov, (int)pid);
 	p = probe_find(c, pid, prov, q->mod, q->func, q->name);
@@ -528,62 +534,6 @@ struct tprobe *probe_at_site(struct consumer *c, pid_t pid,
 	return p;
 }
 
-/* Make the probe records of one file mapped by pr. */
-static void proc_file_probes(struct consumer *c, struct tproc *pr,
-			     struct tfile *f, const char *modname)
-{
-	char *smod = safe_dup(modname);
-
-	for (size_t i = 0; i < f->pl.n; i++) {
-		const struct dt_probe *dp = &f->pl.v[i];
-		char prov[DT_PROVIDER_MAX], *sprov, *sfunc, *sname;
-		struct tprobe *p;
-
-		if (!dp->addr_known || !dp->nsites)
-			continue;
-		snprintf(prov, sizeof(prov), "%s%d", dp->prov, (int)pr->pid);
-		sprov = safe_dup(prov);
-		sfunc = safe_dup(dp->func);
-		sname = safe_dup(dp->name);
-		p = probe_find(c, pr->pid, sprov, smod, sfunc, sname);
-		if (p) {
-			free(sprov);
-			free(sfunc);
-			free(sname);
-			if (p->file != f)
-				continue; /* same names in two files: first wins
-					   */
-		} else {
-			p = probe_new(c, pr->pid, safe_dup(dp->prov), sprov,
-				      xstrdup(smod), sfunc, sname, f,
-				      dp->xargc, (const char *const *)dp->xargv);
-		}
-		for (unsigned s = 0; s < dp->nsites; s++) {
-			uint64_t off;
-			bool dup = false;
-
-			if (!vaddr_to_off(f, dp->sites[s], &off))
-				continue;
-			for (unsigned k = 0; k < p->noffs; k++)
-				dup |= p->offs[k] == off;
-			if (!dup)
-				PUSH(p->offs, p->noffs, off);
-		}
-		for (unsigned s = 0; s < dp->nensites; s++) {
-			uint64_t off;
-			bool dup = false;
-
-			if (!vaddr_to_off(f, dp->ensites[s], &off))
-				continue;
-			for (unsigned k = 0; k < p->nenoffs; k++)
-				dup |= p->enoffs[k] == off;
-			if (!dup)
-				PUSH(p->enoffs, p->nenoffs, off);
-		}
-	}
-	free(smod);
-}
-
 /* Have the backend arm every matched probe of pr not yet armed. */
 static void proc_enable(struct consumer *c, struct tproc *pr)
 {
@@ -597,20 +547,6 @@ static void proc_enable(struct consumer *c, struct tproc *pr)
 	/* a run that failed before it began stops: arm nothing more */
 	if (any && !(c->enable_failed && !c->begun))
 		c->be->enable(c, pr);
-}
-
-/* The module name: what the helper registered, else the file's name. */
-static const char *module_name(const struct reg_proc *rp, const struct tfile *f)
-{
-	const char *slash;
-
-	if (rp)
-		for (size_t i = 0; i < rp->nent; i++)
-			if (rp->ent[i].dev == (uint64_t)f->dev &&
-			    rp->ent[i].ino == (uint64_t)f->ino)
-				return rp->ent[i].mod;
-	slash = strrchr(f->path, '/');
-	return slash ? slash + 1 : f->path;
 }
 
 /*
@@ -648,16 +584,17 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 		if (m->perms[2] != 'x' || !m->ino || m->path[0] != '/')
 			continue;
 		f = file_get(c, pr->pid, m);
-		if (f && f->upath)
-			pid_proc_file(c, pr, f); /* its pid probes (pidprov.c) */
-		if (!f || f->failed)
+		if (!f)
 			continue;
 		for (size_t k = 0; k < pr->nfiles; k++)
 			seen |= pr->files[k] == f;
-		if (seen)
-			continue;
-		PUSH(pr->files, pr->nfiles, f);
-		proc_file_probes(c, pr, f, module_name(rp, f));
+		if (!f->failed && !seen)
+			PUSH(pr->files, pr->nfiles, f);
+		/* each site provider's probes there (provider.c's order) */
+		for (size_t k = 0; k < nproviders; k++)
+			if (providers[k]->file)
+				providers[k]->file(c, pr, f,
+						   !f->failed && !seen, rp);
 	}
 	proc_maps_free(&mm);
 	proc_enable(c, pr);

@@ -378,8 +378,8 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f,
 	e->wide = wide;
 	snprintf(e->name, sizeof(e->name), "e%u", c->up.nev++);
 	n = (size_t)snprintf(line, sizeof(line), "%c:%s/%s %s:0x%" PRIx64,
-			     SITE_KIND(off) == SITE_PID_RETURN ? 'r' : 'p',
-			     c->up.group, e->name, f->upath, SITE_OFF(off));
+			     site_returns(off) ? 'r' : 'p', c->up.group,
+			     e->name, f->upath, SITE_OFF(off));
 	if (note && note->sema_off)
 		n += (size_t)snprintf(line + n, sizeof(line) - n,
 				      "(0x%" PRIx64 ")", note->sema_off);
@@ -467,7 +467,7 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f,
 		return NULL;
 	}
 	if (c->up.event_new && (err = c->up.event_new(c, e, c->up.nevs)) < 0) {
-		if (!pid_site_refused(c, f, off, err))
+		if (!site_refused(c, f, off, err))
 			c->enable_failed = true;
 		free(e);
 		return NULL;
@@ -741,7 +741,7 @@ static int proc_enable_event(struct consumer *c, struct tproc *pr,
 			continue;
 		}
 		if (err) {
-			if (!e || !pid_site_refused(c, e->file, e->off, err))
+			if (!e || !site_refused(c, e->file, e->off, err))
 				report_open_error(c, pr, err);
 			return err;
 		}
@@ -1364,6 +1364,7 @@ void up_close(struct consumer *c)
 const struct consumer_backend_ops consumer_uprobe_ops = {
 	.name = "uprobe events",
 	.key = "uprobe",
+	.caps = BE_CAP_UPROBES,
 	.open = up_open,
 	.enable = up_enable,
 	.poll_fds = up_poll_fds,

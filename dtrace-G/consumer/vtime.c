@@ -109,7 +109,7 @@ int vtime_check(struct consumer *c)
 	if (!vtime_wanted(c))
 		return 0;
 #ifdef HAVE_BPF
-	if (c->be == &consumer_bpf_ops) {
+	if (c->be && (c->be->caps & BE_CAP_VTIME)) {
 		if (vtime_sumexec_off() >= 0)
 			return 0;
 		say(c, "cannot use vtimestamp: the kernel's BTF "

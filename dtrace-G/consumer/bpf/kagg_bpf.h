@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kagg_bpf.h - aggregating in the kernel: what the plans the D compiler
- * makes (../../d/kplan.c), the BPF program that runs them
+ * kagg_bpf.h - aggregating in the kernel: what the plans compiled from
+ * the D program (../kplan.c), the BPF program that runs them
  * (kagg.bpf.h, in usdt.bpf.c) and the loader that installs them and
  * reads the aggregations back (../bpf_agg.c) agree on.  Fixed-size
  * types of <linux/types.h> only, as in usdt_bpf.h.

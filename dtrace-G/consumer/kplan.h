@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kplan.h - aggregating in the kernel, the D language's side: which
- * clauses a BPF program can run in the traced thread instead of the
- * consumer (d_kplan_new()), their instructions for one probe
- * (d_kplan_emit(), in the encoding of consumer/bpf/kagg_bpf.h), and
- * folding what the kernel aggregated into the program's aggregations
- * before anything prints them (d_kplan_merge()).  kplan.c says which
- * clauses qualify and why the output is the same either way.
+ * kplan.h - aggregating in the kernel, the D program's side: which
+ * clauses a BPF program can run in the traced thread instead of user
+ * space (d_kplan_new()), their instructions for one probe
+ * (d_kplan_emit(), in the encoding of bpf/kagg_bpf.h), and folding
+ * what the kernel aggregated into the program's aggregations before
+ * anything prints them (d_kplan_merge()).  kplan.c says which clauses
+ * qualify and why the output is the same either way.  For bpf_agg.c.
  */
 #ifndef USDT_DTRACE_KPLAN_H
 #define USDT_DTRACE_KPLAN_H
 
 #include <stdbool.h>
 
-#include "../consumer/bpf/kagg_bpf.h"
-#include "dlang.h"
+#include "../d/dlang.h"
+#include "bpf/kagg_bpf.h"
 
 struct d_kplan;
 

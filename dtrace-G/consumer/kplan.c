@@ -4,6 +4,11 @@
  * traced thread, the instructions it runs for one probe, and folding
  * what it aggregated back into the program's aggregations (kplan.h).
  *
+ * It is code generation, so it lives with the consumer, not with the D
+ * language (dtrace-G/d/ knows nothing of the kernel: tests/run-layers.sh
+ * checks).  It reads the D program's trees (../d/d_impl.h), as a
+ * compiler's back end reads its front end's.
+ *
  * A clause qualifies when it only aggregates integers:
  *
  *	probe /pred/ { @a[k1, ...] = count() | sum(e) | avg(e) | min(e)
@@ -17,7 +22,7 @@
  * turns back into the name.  Anything else (a variable, a string, a
  * function, printf(), a quantize() increment, more than UBPF_KMAXKEYS
  * keys) keeps the clause in user space: so does ustack() or ucaller,
- * whose stack only dtrace can unwind (consumer/ustack.c).  Such a clause reads nothing
+ * whose stack only dtrace can unwind (ustack.c).  Such a clause reads nothing
  * another clause writes and writes nothing another clause reads but its
  * aggregations, so it gives the same result wherever it runs, before or
  * after the probe's other clauses: a probe may run some clauses in the
@@ -28,7 +33,7 @@
  * a program with one runs nothing in the kernel.  BEGIN and END run in
  * dtrace; the merge comes before END.
  *
- * Same bits.  The user-space evaluator (run.c) computes as DTrace does:
+ * Same bits.  The user-space evaluator (../d/run.c) computes as DTrace does:
  * 64 bits, the C type of a result deciding only signed or unsigned
  * comparison, division and >>, and narrowing only at casts (and keys);
  * the types follow from the tree alone (the ?: rule above sees to it),
@@ -50,7 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "d_impl.h"
+#include "../d/d_impl.h"
 #include "kplan.h"
 
 /* An aggregating statement the kernel runs: kaggs' key names it. */

@@ -1,0 +1,86 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The boundaries the design keeps in dtrace-G/, checked in the sources.
+#
+# 1. The D language stays free of the kernel: nothing in dtrace-G/d/
+# includes or calls into dtrace-G/consumer/ (doc/DESIGN.md §11).
+#
+# Includes: every #include "X" of a file in dtrace-G/d/ names a header
+# of dtrace-G/d/ itself, of sdk/ (the shared text and value helpers) or
+# config.h, with no ".." in it; an #include <X> names no file of
+# dtrace-G/ (tests/unit/ builds d/ with -I dtrace-G).
+# Calls: the unit tests t-dlang and t-aggfmt link $(D_SOURCES) with
+# sdk/text.c alone, so a call from d/ into the consumer fails their
+# link; D_SOURCES must then hold nothing but dtrace-G/d/ files.
+
+. "$top_srcdir/tests/lib.sh"
+
+d="$top_srcdir/dtrace-G/d"
+for f in "$d"/*.c "$d"/*.h; do
+	name=dtrace-G/d/$(basename "$f")
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' \
+		"$f" >quoted.txt
+	while read -r inc; do
+		case $inc in
+		*..*)
+			fail "$name includes \"$inc\" (outside dtrace-G/d/)"
+			continue
+			;;
+		esac
+		if [ "$inc" = config.h ] || [ -f "$d/$inc" ] ||
+		   [ -f "$top_srcdir/sdk/$inc" ] ||
+		   [ -f "$top_srcdir/sdk/include/$inc" ]; then
+			pass
+		else
+			fail "$name includes \"$inc\", not a header of dtrace-G/d/ or sdk/"
+		fi
+	done <quoted.txt
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*<\([^>]*\)>.*/\1/p' \
+		"$f" >angled.txt
+	while read -r inc; do
+		if [ -e "$top_srcdir/dtrace-G/$inc" ]; then
+			fail "$name includes <$inc>, a file of dtrace-G/"
+		else
+			pass
+		fi
+	done <angled.txt
+done
+
+# D_SOURCES, as Makefile.am assigns and appends to it (with its
+# continuation lines)
+awk '/^D_SOURCES[ \t]*\+?=/ { on = 1; sub(/^D_SOURCES[ \t]*\+?=/, "") }
+     on { more = /\\$/; sub(/\\$/, ""); print; on = more }' \
+	"$top_srcdir/Makefile.am" | tr -s ' \t' '\n\n' | sed '/^$/d' >dsources.txt
+expect_eq "D_SOURCES is listed in Makefile.am" yes \
+	"$(grep -q 'dtrace-G/d/run.c' dsources.txt && echo yes)"
+while read -r src; do
+	case $src in
+	dtrace-G/d/*) pass ;;
+	*) fail "D_SOURCES holds $src, not a file of dtrace-G/d/" ;;
+	esac
+done <dsources.txt
+
+# 2. The consumer's backends and providers are behind their tables
+# (doc/DESIGN.md §8): DTRACE_BACKEND is read in one place, backend_choose()
+# in consumer.c; no file but consumer.c (which lists the backends) and a
+# backend's own names that backend's ops (the rest asks its caps); no
+# file but pidprov.c names the pid provider's site kinds (the rest asks
+# provider.c).
+c="$top_srcdir/dtrace-G"
+grep -l 'getenv("DTRACE_BACKEND")' "$c"/*.c "$c"/*/*.c >readers.txt
+expect_eq "DTRACE_BACKEND is read in consumer.c alone" \
+	"$c/consumer/consumer.c" "$(cat readers.txt)"
+for be in bpf uprobe fasttrap; do
+	grep -l "consumer_${be}_ops" "$c"/*.c "$c"/*/*.c |
+		grep -v -e "/consumer/consumer\.c\$" -e "/consumer/$be\.c\$" \
+			>users.txt
+	expect_eq "consumer_${be}_ops named only by consumer.c and $be.c" "" \
+		"$(cat users.txt)"
+done
+grep -l 'SITE_PID_' "$c"/*.c "$c"/*/*.c | grep -v '/consumer/pidprov\.c$' \
+	>kinds.txt
+expect_eq "the pid provider's site kinds named only in pidprov.c" "" \
+	"$(cat kinds.txt)"
+
+finish

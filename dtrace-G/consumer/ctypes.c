@@ -20,11 +20,14 @@
  * A lookup (ctypes_lookup()) is asked once per name (d/ keeps the
  * answer).  It walks the top-level entries of every unit of each
  * candidate object for a DW_TAG_structure_type, union, enumeration
- * or typedef of that name (declarations alone stand only when nothing
- * defines the name: an incomplete type), converts each definition to a
- * struct d_ctype (typedefs, const and volatile resolved; one d_ctype
- * per DIE, so a type met twice is one type and self-reference through
- * pointers ends), and compares them all: two units or two objects that
+ * or typedef of that name, or an enumeration declaring an enumerator
+ * of that name (two values of it disagree); declarations alone stand
+ * only when nothing defines the name (an incomplete type).  It
+ * converts each definition to a struct d_ctype (typedefs, const and
+ * volatile resolved; one d_ctype per DIE, so a type met twice is one
+ * type and self-reference through pointers ends; a unit's declaration
+ * of a struct stands for the object's one definition of it), and
+ * compares them all: two units or two objects that
  * define the name with different layouts, and no `obj` scope to choose,
  * are an error naming both (never a guess).  The same layout in several
  * (a header shared by a program and its library) is one answer.  An
@@ -637,6 +640,80 @@ static int obj_find(struct dt_ctypes *ct, struct ctobj *o, int tag,
 	return *t ? 1 : 0;
 }
 
+/* The value of enumerator NAME of t (an enum), or false. */
+static bool enum_value(const struct d_ctype *t, const char *name, int64_t *v)
+{
+	for (unsigned i = 0; t && t->kind == D_CT_ENUM && i < t->ne; i++)
+		if (strcmp(t->e[i].name, name) == 0) {
+			*v = t->e[i].value;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * The enum of the object that declares enumerator NAME: 1 and *t, 0 for
+ * none, -1 for two values of it in two units (msg says which).
+ */
+static int obj_find_enumerator(struct dt_ctypes *ct, struct ctobj *o,
+			       const char *name, struct d_ctype **t, char *msg,
+			       size_t msglen)
+{
+	Dwarf *dw = obj_dwarf(o);
+	Dwarf_Off off = 0, next, first_cu = 0;
+	size_t hsize;
+	int64_t v0 = 0;
+
+	*t = NULL;
+	if (!dw)
+		return 0;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, k, e;
+		int r, re;
+
+		if (!dwarf_offdie(dw, off + hsize, &cu))
+			break;
+		for (r = dwarf_child(&cu, &k); r == 0;
+		     r = dwarf_siblingof(&k, &k)) {
+			struct d_ctype *x;
+			int64_t v;
+			bool has = false;
+
+			if (dwarf_tag(&k) != DW_TAG_enumeration_type)
+				continue;
+			for (re = dwarf_child(&k, &e); re == 0 && !has;
+			     re = dwarf_siblingof(&e, &e)) {
+				const char *n = dwarf_diename(&e);
+
+				has = dwarf_tag(&e) == DW_TAG_enumerator && n &&
+				      strcmp(n, name) == 0;
+			}
+			if (!has)
+				continue;
+			x = conv(ct, o, &k, 0);
+			if (!enum_value(x, name, &v))
+				continue;
+			if (!*t) {
+				*t = x;
+				v0 = v;
+				first_cu = off + hsize;
+			} else if (v != v0) {
+				snprintf(
+					msg, msglen,
+					"%s is %lld in one unit of %s (%s) and "
+					"%lld in another (%s): D cannot tell "
+					"which one is meant",
+					name, (long long)v0, o->path,
+					cu_name(dw, first_cu), (long long)v,
+					cu_name(dw, off + hsize));
+				return -1;
+			}
+		}
+		off = next;
+	}
+	return *t ? 1 : 0;
+}
+
 static struct d_ctype *find_def(struct dt_ctypes *ct, struct ctobj *o, int tag,
 				const char *name)
 {
@@ -701,7 +778,10 @@ int ctypes_lookup(void *ctx, const char *obj, int kind, const char *name,
 					"%s%s", nd ? ", " : "", o->base);
 			continue;
 		}
-		r = obj_find(ct, o, tag, name, &t, &decl, msg, msglen);
+		r = kind == D_CT_ENUMERATOR
+			    ? obj_find_enumerator(ct, o, name, &t, msg, msglen)
+			    : obj_find(ct, o, tag, name, &t, &decl, msg,
+				       msglen);
 		if (r < 0)
 			return -1;
 		if (!r)
@@ -709,6 +789,24 @@ int ctypes_lookup(void *ctx, const char *obj, int kind, const char *name,
 		if (!found) {
 			found = t;
 			from = o;
+		} else if (kind == D_CT_ENUMERATOR) {
+			int64_t a = 0, b = 0;
+
+			enum_value(found, name, &a);
+			enum_value(t, name, &b);
+			if (a != b) {
+				snprintf(msg, msglen,
+					 "%s is %lld in %s (%s) and %lld in "
+					 "%s (%s): name the one meant, as "
+					 "%s`%s",
+					 name, (long long)a,
+					 from->exe ? "a.out" : from->base,
+					 from->path, (long long)b,
+					 o->exe ? "a.out" : o->base, o->path,
+					 from->exe ? "a.out" : from->base,
+					 name);
+				return -1;
+			}
 		} else if (!same_layout(found, t)) {
 			snprintf(msg, msglen,
 				 "%s%s is declared differently in %s (%s) "

@@ -797,6 +797,9 @@ const struct d_member *d_sou_member(struct parser *ps, uint16_t sou,
 				    const char *name, const struct tok *at);
 bool d_starts_type(struct parser *ps);
 struct node *d_inline_use(struct parser *ps, const struct tok *t);
+bool d_scoped_name(struct parser *ps, char **obj, char **name);
+bool d_enumerator(struct parser *ps, const char *obj, const char *name,
+		  const struct tok *at, int64_t *v);
 
 /* ------------------------------------------------------------------ */
 /* func.c */

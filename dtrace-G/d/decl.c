@@ -55,7 +55,10 @@
  * typedef resolves in d_parse_type() to what it names, pointers
  * included; an identifier is taken for one only where a type can stand
  * (followed by '*', ')' or a name) and when it is no variable, built-in
- * or function the program has (typedef_at()).
+ * or function the program has (typedef_at()).  An enumerator is asked
+ * for (d_enumerator()) by the checker, for a name that nothing assigns
+ * before it is read and so would be an undefined variable (check.c),
+ * and by the parser for a scoped OBJ`NAME in an expression (expr.c).
  *
  * At the top level a declaration is told from a probe description by
  * its first word (self, this, string, void, struct, union or an integer
@@ -295,6 +298,29 @@ static bool scoped_name(struct parser *ps, char **obj, char **name)
 			d_lx_adv(&ps->pos);
 	}
 	return true;
+}
+
+bool d_scoped_name(struct parser *ps, char **obj, char **name)
+{
+	return scoped_name(ps, obj, name);
+}
+
+/* An enumerator of the traced programs (of obj's, when not NULL): its
+ * value, or false when none declares it. */
+bool d_enumerator(struct parser *ps, const char *obj, const char *name,
+		  const struct tok *at, int64_t *v)
+{
+	const struct d_ctype *t;
+
+	if (!ps->o || !ps->o->ctype)
+		return false;
+	t = ctype_lookup(ps, obj, D_CT_ENUMERATOR, name, at, NULL);
+	for (unsigned i = 0; t && i < t->ne; i++)
+		if (strcmp(t->e[i].name, name) == 0) {
+			*v = t->e[i].value;
+			return true;
+		}
+	return false;
 }
 
 /* A program's struct or union as one of the script's: the same one for
@@ -581,8 +607,14 @@ static const struct d_ctype *typedef_at(struct parser *ps, bool move)
 	if (ps->tk.t != TK_ID)
 		return NULL;
 	if (scoped_name(ps, NULL, NULL)) {
-		if (!move)
-			return (const struct d_ctype *)ps; /* not NULL */
+		if (!move) { /* a type, or (an enumerator) not one */
+			struct lexpos save = ps->pos;
+
+			scoped_name(ps, &obj, &name);
+			ps->pos = save;
+			return ctype_lookup(ps, obj, D_CT_TYPEDEF, name, &at,
+					    NULL);
+		}
 		scoped_name(ps, &obj, &name);
 		t = ctype_lookup(ps, obj, D_CT_TYPEDEF, name, &at, &note);
 		if (!t)

@@ -103,6 +103,8 @@ enum {
 	D_CT_UNION,
 	D_CT_FUNC,  /* a function (pointers to functions point to one) */
 	D_CT_OTHER, /* floating point and the rest: what says which */
+	D_CT_ENUMERATOR, /* a lookup's kind only: an enumerator's name
+			  * (the answer: the enum that declares it) */
 };
 
 struct d_ctype;
@@ -159,7 +161,9 @@ struct d_compile_opts {
 	 * command supplies (consumer/ctypes.c); NULL: none.  The compiler
 	 * asks only for a name the script uses and does not declare
 	 * itself: a struct, union or enum tag (kind D_CT_STRUCT,
-	 * D_CT_UNION, D_CT_ENUM) or a typedef name (D_CT_TYPEDEF), in the
+	 * D_CT_UNION, D_CT_ENUM), a typedef name (D_CT_TYPEDEF) or an
+	 * enumerator (D_CT_ENUMERATOR: an identifier read as no variable
+	 * of the script can be; two values for it disagree), in the
 	 * object obj ("a.out", "libfoo.so.1": `struct obj`tag`,
 	 * `obj`name`) or, obj NULL, in any the run traces.  1 with *t the
 	 * type (typedefs and qualifiers resolved; it lives as long as the

@@ -12,8 +12,9 @@
  *			tr_point(&pt)	{ .x = i, .y = 10 * i }
  *
  * It is linked with libtr-types.so (tr-types-lib.c), which declares
- * struct tr_point as this program does and struct tr_conflict
- * otherwise.  It writes nothing on standard output.
+ * struct tr_point and enum tr_level as this program does (tr-types.h),
+ * struct tr_conflict and the enumerator MODE_CLASH otherwise.  It
+ * writes nothing on standard output; it exits 0.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,9 @@ typedef struct tr_conflict tr_conflict_t;
 
 static volatile tr_conflict_t exe_conflict = {.narrow = 3, .c = 'c'};
 
+enum exe_mode { MODE_CLASH = 6 };
+static volatile enum exe_mode exe_mode = MODE_CLASH;
+
 int tr_request(const request_t *r);
 int tr_point(const struct tr_point *p);
 
@@ -119,5 +123,6 @@ int main(int argc, char **argv)
 		tr_request(rp);
 		tr_point(&pt);
 	}
-	return tr_lib_conflict() + exe_conflict.narrow == 5 ? 0 : 1;
+	n = tr_lib_conflict(TR_LOW) + exe_conflict.narrow;
+	return n == 5 && exe_mode == MODE_CLASH ? 0 : 1;
 }

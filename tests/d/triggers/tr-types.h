@@ -11,7 +11,9 @@ struct tr_point {
 	int x, y;
 };
 
+enum tr_level { TR_LOW = 1, TR_HIGH = 9 };
+
 int tr_lib_point(const struct tr_point *p);
-int tr_lib_conflict(void);
+int tr_lib_conflict(enum tr_level l);
 
 #endif

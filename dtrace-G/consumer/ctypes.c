@@ -18,10 +18,11 @@
  * debuglink under /usr/lib/debug).
  *
  * A lookup (ctypes_lookup()) is asked once per name (d/ keeps the
- * answer).  It walks the top-level entries of every unit of each
- * candidate object for a DW_TAG_structure_type, union, enumeration
- * or typedef of that name, or an enumeration declaring an enumerator
- * of that name (two values of it disagree); declarations alone stand
+ * answer).  It looks in each candidate object's index of names (the
+ * top-level entries of every unit, read once: obj_index()) for a
+ * DW_TAG_structure_type, union, enumeration or typedef of that name,
+ * or an enumeration declaring an enumerator of that name (two values
+ * of it disagree); declarations alone stand
  * only when nothing defines the name (an incomplete type).  It
  * converts each definition to a struct d_ctype (typedefs, const and
  * volatile resolved; one d_ctype per DIE, so a type met twice is one
@@ -63,6 +64,14 @@ struct ctconv {
 	struct d_ctype *t;
 };
 
+/* A unit's top-level type of that name (an enumerator: its enum's). */
+struct ctname {
+	const char *name; /* in the DWARF's strings */
+	int tag;	  /* DW_TAG_class_type as DW_TAG_structure_type */
+	bool decl;	  /* DW_AT_declaration: named, not defined */
+	Dwarf_Off die, cu;
+};
+
 struct ctobj {
 	char *path;	  /* as /proc/PID/maps names it */
 	const char *base; /* its base name */
@@ -74,6 +83,8 @@ struct ctobj {
 	Dwfl_Callbacks cb;
 	struct ctconv *conv; /* converted DIEs, by offset */
 	size_t nconv;
+	struct ctname *names; /* its named types, sorted (obj_index()) */
+	size_t nnames;
 };
 
 struct dt_ctypes {
@@ -155,7 +166,10 @@ struct dt_ctypes *ctypes_open(struct consumer *c)
 	return ct;
 }
 
-/* The object's DWARF, read the first time; NULL when it has none. */
+static void obj_index(struct ctobj *o, Dwarf *dw);
+
+/* The object's DWARF, read the first time (and its names indexed);
+ * NULL when it has none. */
 static Dwarf *obj_dwarf(struct ctobj *o)
 {
 	struct stat st;
@@ -182,6 +196,8 @@ static Dwarf *obj_dwarf(struct ctobj *o)
 		return NULL;
 	dt_dwfl_bind(mod, &st);
 	o->dw = dwfl_module_getdwarf(mod, &bias);
+	if (o->dw)
+		obj_index(o, o->dw);
 	return o->dw;
 }
 
@@ -581,61 +597,140 @@ static const char *cu_name(Dwarf *dw, Dwarf_Off cuoff)
  * typedef), in any unit: 1 and *t, 0 for none (*decl: something only
  * declares it), -1 for two units that disagree (msg says which).
  */
-static int obj_find(struct dt_ctypes *ct, struct ctobj *o, int tag,
-		    const char *name, struct d_ctype **t, bool *decl, char *msg,
-		    size_t msglen)
+static int name_cmp(const void *a, const void *b)
 {
-	Dwarf *dw = obj_dwarf(o);
-	Dwarf_Off off = 0, next, first_cu = 0;
+	const struct ctname *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->die < y->die ? -1 : x->die > y->die;
+}
+
+static void add_name(struct ctobj *o, const char *name, int tag, bool decl,
+		     Dwarf_Off die, Dwarf_Off cu)
+{
+	o->names = xrealloc(o->names, o->nnames + 1, sizeof(*o->names));
+	o->names[o->nnames++] = (struct ctname){name, tag, decl, die, cu};
+}
+
+/*
+ * The object's index of names: every unit's top-level structs, unions,
+ * enums, typedefs and enumerators, read once, sorted by name (and unit
+ * order within one), so a lookup reads only the DIEs of its name.
+ */
+static void obj_index(struct ctobj *o, Dwarf *dw)
+{
+	Dwarf_Off off = 0, next;
 	size_t hsize;
 
-	*t = NULL;
-	if (!dw)
-		return 0;
 	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu, k;
-		int r;
+		Dwarf_Die cu, k, e;
+		int r, re;
 
 		if (!dwarf_offdie(dw, off + hsize, &cu))
 			break;
 		for (r = dwarf_child(&cu, &k); r == 0;
 		     r = dwarf_siblingof(&k, &k)) {
 			int kt = dwarf_tag(&k);
-			const char *n;
-			struct d_ctype *x;
+			const char *n = dwarf_diename(&k);
 
-			if (kt != (tag ? tag : DW_TAG_typedef) &&
-			    !(tag == DW_TAG_structure_type &&
-			      kt == DW_TAG_class_type))
+			if (kt == DW_TAG_class_type)
+				kt = DW_TAG_structure_type;
+			if (kt != DW_TAG_structure_type &&
+			    kt != DW_TAG_union_type &&
+			    kt != DW_TAG_enumeration_type &&
+			    kt != DW_TAG_typedef)
 				continue;
-			n = dwarf_diename(&k);
-			if (!n || strcmp(n, name))
+			if (n)
+				add_name(o, n, kt,
+					 dwarf_hasattr(&k, DW_AT_declaration),
+					 dwarf_dieoffset(&k), off + hsize);
+			if (kt != DW_TAG_enumeration_type)
 				continue;
-			if (tag && dwarf_hasattr(&k, DW_AT_declaration)) {
-				if (decl)
-					*decl = true;
-				continue;
-			}
-			x = conv(ct, o, &k, 0);
-			if (!*t) {
-				*t = x;
-				first_cu = off + hsize;
-			} else if (!same_layout(*t, x)) {
-				snprintf(msg, msglen,
-					 "%s%s is declared differently in "
-					 "two units of %s (%s and %s): D "
-					 "cannot tell which one is meant",
-					 tag == DW_TAG_structure_type
-						 ? "struct "
-					 : tag == DW_TAG_union_type ? "union "
-					 : tag			    ? "enum "
-								    : "",
-					 name, o->path, cu_name(dw, first_cu),
-					 cu_name(dw, off + hsize));
-				return -1;
+			for (re = dwarf_child(&k, &e); re == 0;
+			     re = dwarf_siblingof(&e, &e)) {
+				const char *en = dwarf_diename(&e);
+
+				if (dwarf_tag(&e) == DW_TAG_enumerator && en)
+					add_name(o, en, DW_TAG_enumerator,
+						 false, dwarf_dieoffset(&k),
+						 off + hsize);
 			}
 		}
 		off = next;
+	}
+	if (o->nnames)
+		qsort(o->names, o->nnames, sizeof(*o->names), name_cmp);
+}
+
+/* The index's entries named name: the first, and how many in *n. */
+static const struct ctname *names_of(const struct ctobj *o, const char *name,
+				     size_t *n)
+{
+	size_t lo = 0, hi = o->nnames, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(o->names[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < o->nnames && !strcmp(o->names[i].name, name); i++)
+		;
+	*n = i - lo;
+	return o->names + lo;
+}
+
+/*
+ * The object's definition of NAME with DWARF tag `tag` (or, tag 0, its
+ * typedef), in any unit: 1 and *t, 0 for none (*decl: something only
+ * declares it), -1 for two units that disagree (msg says which).
+ */
+static int obj_find(struct dt_ctypes *ct, struct ctobj *o, int tag,
+		    const char *name, struct d_ctype **t, bool *decl, char *msg,
+		    size_t msglen)
+{
+	Dwarf *dw = obj_dwarf(o);
+	const struct ctname *e, *first = NULL;
+	size_t n;
+
+	*t = NULL;
+	if (!dw)
+		return 0;
+	e = names_of(o, name, &n);
+	for (; n; e++, n--) {
+		Dwarf_Die k;
+		struct d_ctype *x;
+
+		if (e->tag != (tag ? tag : DW_TAG_typedef))
+			continue;
+		if (e->decl) {
+			if (decl)
+				*decl = true;
+			continue;
+		}
+		if (!dwarf_offdie(dw, e->die, &k))
+			continue;
+		x = conv(ct, o, &k, 0);
+		if (!*t) {
+			*t = x;
+			first = e;
+		} else if (!same_layout(*t, x)) {
+			snprintf(msg, msglen,
+				 "%s%s is declared differently in two units "
+				 "of %s (%s and %s): D cannot tell which one "
+				 "is meant",
+				 tag == DW_TAG_structure_type ? "struct "
+				 : tag == DW_TAG_union_type   ? "union "
+				 : tag			      ? "enum "
+							      : "",
+				 name, o->path, cu_name(dw, first->cu),
+				 cu_name(dw, e->cu));
+			return -1;
+		}
 	}
 	return *t ? 1 : 0;
 }
@@ -660,56 +755,39 @@ static int obj_find_enumerator(struct dt_ctypes *ct, struct ctobj *o,
 			       size_t msglen)
 {
 	Dwarf *dw = obj_dwarf(o);
-	Dwarf_Off off = 0, next, first_cu = 0;
-	size_t hsize;
+	const struct ctname *e, *first = NULL;
 	int64_t v0 = 0;
+	size_t n;
 
 	*t = NULL;
 	if (!dw)
 		return 0;
-	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu, k, e;
-		int r, re;
+	e = names_of(o, name, &n);
+	for (; n; e++, n--) {
+		Dwarf_Die k;
+		struct d_ctype *x;
+		int64_t v;
 
-		if (!dwarf_offdie(dw, off + hsize, &cu))
-			break;
-		for (r = dwarf_child(&cu, &k); r == 0;
-		     r = dwarf_siblingof(&k, &k)) {
-			struct d_ctype *x;
-			int64_t v;
-			bool has = false;
-
-			if (dwarf_tag(&k) != DW_TAG_enumeration_type)
-				continue;
-			for (re = dwarf_child(&k, &e); re == 0 && !has;
-			     re = dwarf_siblingof(&e, &e)) {
-				const char *n = dwarf_diename(&e);
-
-				has = dwarf_tag(&e) == DW_TAG_enumerator && n &&
-				      strcmp(n, name) == 0;
-			}
-			if (!has)
-				continue;
-			x = conv(ct, o, &k, 0);
-			if (!enum_value(x, name, &v))
-				continue;
-			if (!*t) {
-				*t = x;
-				v0 = v;
-				first_cu = off + hsize;
-			} else if (v != v0) {
-				snprintf(
-					msg, msglen,
-					"%s is %lld in one unit of %s (%s) and "
-					"%lld in another (%s): D cannot tell "
-					"which one is meant",
-					name, (long long)v0, o->path,
-					cu_name(dw, first_cu), (long long)v,
-					cu_name(dw, off + hsize));
-				return -1;
-			}
+		if (e->tag != DW_TAG_enumerator ||
+		    !dwarf_offdie(dw, e->die, &k))
+			continue;
+		x = conv(ct, o, &k, 0);
+		if (!enum_value(x, name, &v))
+			continue;
+		if (!*t) {
+			*t = x;
+			v0 = v;
+			first = e;
+		} else if (v != v0) {
+			snprintf(msg, msglen,
+				 "%s is %lld in one unit of %s (%s) and %lld "
+				 "in another (%s): D cannot tell which one is "
+				 "meant",
+				 name, (long long)v0, o->path,
+				 cu_name(dw, first->cu), (long long)v,
+				 cu_name(dw, e->cu));
+			return -1;
 		}
-		off = next;
 	}
 	return *t ? 1 : 0;
 }

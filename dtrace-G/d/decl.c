@@ -743,6 +743,10 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 			nnamed++;
 		} else if (strcmp(w, "const") == 0 ||
 			   strcmp(w, "volatile") == 0) {
+			/* a qualifier: what follows may still be any
+			 * type (const struct req *, const request_t *) */
+			d_lex(ps);
+			continue;
 		} else if (strcmp(w, "unsigned") == 0) {
 			uns = true;
 			nsign++;

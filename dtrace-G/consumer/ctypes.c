@@ -58,6 +58,7 @@
 #include "consumer_impl.h"
 #include "../elfsafe.h"
 #include "procfs.h"
+#include "text.h"
 
 struct ctconv {
 	Dwarf_Off off;
@@ -75,7 +76,9 @@ struct ctname {
 struct ctobj {
 	char *path;	  /* as /proc/PID/maps names it */
 	const char *base; /* its base name */
-	bool exe;	  /* a target's executable: also "a.out" */
+	char *spath;	  /* both made safe to print (sdk/text.h) */
+	const char *sbase;
+	bool exe; /* a target's executable: also "a.out" */
 	bool opened;
 	Dwfl *dwfl;
 	Dwarf *dw; /* NULL: no debug information */
@@ -102,12 +105,13 @@ static void *ct_alloc(struct dt_ctypes *ct, size_t n)
 	return p;
 }
 
-static char *ct_strdup(struct dt_ctypes *ct, const char *s)
+/* A name from a file (DWARF, a path), made safe to print in messages:
+ * no identifier a script can write changes. */
+static char *ct_safe(struct dt_ctypes *ct, const char *s)
 {
-	char *p = ct_alloc(ct, strlen(s) + 1);
+	size_t n = TXT_SAFE_MAX(strlen(s));
 
-	memcpy(p, s, strlen(s) + 1);
-	return p;
+	return txt_safe(s, ct_alloc(ct, n), n);
 }
 
 static void add_obj(struct dt_ctypes *ct, const char *path, bool exe)
@@ -128,6 +132,9 @@ static void add_obj(struct dt_ctypes *ct, const char *path, bool exe)
 	o->path = xstrdup(path);
 	b = strrchr(o->path, '/');
 	o->base = b ? b + 1 : o->path;
+	o->spath = ct_safe(ct, o->path);
+	b = strrchr(o->spath, '/');
+	o->sbase = b ? b + 1 : o->spath;
 	o->exe = exe;
 }
 
@@ -284,7 +291,7 @@ static bool conv_members(struct dt_ctypes *ct, struct ctobj *o, Dwarf_Die *d,
 			Dwarf_Word loc = 0, bits = 0, v;
 			const char *nm_ = dwarf_diename(&k);
 
-			x.name = nm_ ? ct_strdup(ct, nm_) : NULL;
+			x.name = nm_ ? ct_safe(ct, nm_) : NULL;
 			x.type = conv_ref(ct, o, &k, depth);
 			if (!member_loc(&k, &loc))
 				return false;
@@ -319,7 +326,7 @@ static bool conv_members(struct dt_ctypes *ct, struct ctobj *o, Dwarf_Die *d,
 			    dwarf_formsdata(&a, &sv) != 0)
 				continue;
 			e = xrealloc(e, ne + 1, sizeof(*e));
-			e[ne].name = ct_strdup(ct, en);
+			e[ne].name = ct_safe(ct, en);
 			e[ne++].value = sv;
 		}
 	}
@@ -375,7 +382,7 @@ static bool conv_array(struct dt_ctypes *ct, struct ctobj *o, Dwarf_Die *d,
 		struct d_ctype *a = ct_alloc(ct, sizeof(*a));
 
 		a->kind = D_CT_ARRAY;
-		a->obj = o->base;
+		a->obj = o->sbase;
 		a->ref = elem;
 		a->nelem = dims[i];
 		a->size = dims[i] * elem->size;
@@ -415,7 +422,7 @@ static struct d_ctype *conv(struct dt_ctypes *ct, struct ctobj *o, Dwarf_Die *d,
 		break;
 	}
 	t = ct_alloc(ct, sizeof(*t));
-	t->obj = o->base;
+	t->obj = o->sbase;
 	/* known before its members are: a pointer back to it ends here */
 	o->conv = xrealloc(o->conv, o->nconv + 1, sizeof(*o->conv));
 	o->conv[o->nconv++] = (struct ctconv){off, t};
@@ -462,7 +469,7 @@ static struct d_ctype *conv(struct dt_ctypes *ct, struct ctobj *o, Dwarf_Die *d,
 		t->kind = tag == DW_TAG_union_type	   ? D_CT_UNION
 			  : tag == DW_TAG_enumeration_type ? D_CT_ENUM
 							   : D_CT_STRUCT;
-		t->name = name ? ct_strdup(ct, name) : NULL;
+		t->name = name ? ct_safe(ct, name) : NULL;
 		if (dwarf_hasattr(d, DW_AT_declaration)) {
 			/* this unit names it only: the object's one
 			 * definition, if it has one (incomplete while it
@@ -589,7 +596,7 @@ static const char *cu_name(Dwarf *dw, Dwarf_Off cuoff)
 	Dwarf_Die cu, *d = dwarf_offdie(dw, cuoff, &cu);
 	const char *n = d ? dwarf_diename(d) : NULL;
 
-	return n ? n : "?";
+	return n ? txt_safe4(n) : "?";
 }
 
 /*
@@ -727,7 +734,7 @@ static int obj_find(struct dt_ctypes *ct, struct ctobj *o, int tag,
 				 : tag == DW_TAG_union_type   ? "union "
 				 : tag			      ? "enum "
 							      : "",
-				 name, o->path, cu_name(dw, first->cu),
+				 name, o->spath, cu_name(dw, first->cu),
 				 cu_name(dw, e->cu));
 			return -1;
 		}
@@ -783,7 +790,7 @@ static int obj_find_enumerator(struct dt_ctypes *ct, struct ctobj *o,
 				 "%s is %lld in one unit of %s (%s) and %lld "
 				 "in another (%s): D cannot tell which one is "
 				 "meant",
-				 name, (long long)v0, o->path,
+				 name, (long long)v0, o->spath,
 				 cu_name(dw, first->cu), (long long)v,
 				 cu_name(dw, e->cu));
 			return -1;
@@ -845,7 +852,7 @@ int ctypes_lookup(void *ctx, const char *obj, int kind, const char *name,
 					 "(DWARF) to take types from: build "
 					 "it with -g, or install its debug "
 					 "file",
-					 obj, o->base);
+					 obj, o->sbase);
 				return -2;
 			}
 			/* the programs' own: a library without debug
@@ -853,7 +860,7 @@ int ctypes_lookup(void *ctx, const char *obj, int kind, const char *name,
 			if (o->exe && nd < sizeof(nodebug))
 				nd += (size_t)snprintf(
 					nodebug + nd, sizeof(nodebug) - nd,
-					"%s%s", nd ? ", " : "", o->base);
+					"%s%s", nd ? ", " : "", o->sbase);
 			continue;
 		}
 		r = kind == D_CT_ENUMERATOR
@@ -878,10 +885,10 @@ int ctypes_lookup(void *ctx, const char *obj, int kind, const char *name,
 					 "%s (%s): name the one meant, as "
 					 "%s`%s",
 					 name, (long long)a,
-					 from->exe ? "a.out" : from->base,
-					 from->path, (long long)b,
-					 o->exe ? "a.out" : o->base, o->path,
-					 from->exe ? "a.out" : from->base,
+					 from->exe ? "a.out" : from->sbase,
+					 from->spath, (long long)b,
+					 o->exe ? "a.out" : o->sbase, o->spath,
+					 from->exe ? "a.out" : from->sbase,
 					 name);
 				return -1;
 			}
@@ -890,10 +897,10 @@ int ctypes_lookup(void *ctx, const char *obj, int kind, const char *name,
 				 "%s%s is declared differently in %s (%s) "
 				 "and %s (%s): name the one meant, as "
 				 "%s%s`%s",
-				 what, name, from->exe ? "a.out" : from->base,
-				 from->path, o->exe ? "a.out" : o->base,
-				 o->path, what,
-				 from->exe ? "a.out" : from->base, name);
+				 what, name, from->exe ? "a.out" : from->sbase,
+				 from->spath, o->exe ? "a.out" : o->sbase,
+				 o->spath, what,
+				 from->exe ? "a.out" : from->sbase, name);
 			return -1;
 		}
 	}
@@ -908,7 +915,7 @@ int ctypes_lookup(void *ctx, const char *obj, int kind, const char *name,
 			n += (size_t)snprintf(msg + n, msglen - n, "%s%s",
 					      i ? ", " : " (they map ",
 					      ct->o[i].exe ? "a.out"
-							   : ct->o[i].base);
+							   : ct->o[i].sbase);
 		if (ct->n && n < msglen)
 			snprintf(msg + n, msglen - n, ")");
 		if (!ct->n)
@@ -920,8 +927,8 @@ int ctypes_lookup(void *ctx, const char *obj, int kind, const char *name,
 		struct d_ctype *t = ct_alloc(ct, sizeof(*t));
 
 		t->kind = kind;
-		t->name = ct_strdup(ct, name);
-		t->obj = obj ? ct_strdup(ct, obj) : "the traced objects";
+		t->name = ct_safe(ct, name);
+		t->obj = obj ? ct_safe(ct, obj) : "the traced objects";
 		t->incomplete = true;
 		found = t;
 	}

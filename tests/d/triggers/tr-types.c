@@ -13,8 +13,9 @@
  *
  * It is linked with libtr-types.so (tr-types-lib.c), which declares
  * struct tr_point and enum tr_level as this program does (tr-types.h),
- * struct tr_conflict and the enumerator MODE_CLASH otherwise.  It
- * writes nothing on standard output; it exits 0.
+ * struct tr_conflict and the enumerator MODE_CLASH otherwise; its
+ * second unit, tr-types-unit2.c, declares struct tr_units otherwise
+ * than this one.  It writes nothing on standard output; it exits 0.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,14 @@ static volatile tr_conflict_t exe_conflict = {.narrow = 3, .c = 'c'};
 enum exe_mode { MODE_CLASH = 6 };
 static volatile enum exe_mode exe_mode = MODE_CLASH;
 
+/* tr-types-unit2.c declares it otherwise */
+struct tr_units {
+	long long wide;
+};
+
+static volatile struct tr_units units = {.wide = 1};
+int tr_unit2(void);
+
 int tr_request(const request_t *r);
 int tr_point(const struct tr_point *p);
 
@@ -124,5 +133,7 @@ int main(int argc, char **argv)
 		tr_point(&pt);
 	}
 	n = tr_lib_conflict(TR_LOW) + exe_conflict.narrow;
-	return n == 5 && exe_mode == MODE_CLASH ? 0 : 1;
+	if (exe_mode != MODE_CLASH || tr_unit2() + units.wide != 'u' + 1)
+		return 1;
+	return n == 5 ? 0 : 1;
 }

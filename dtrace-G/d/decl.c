@@ -379,7 +379,7 @@ static bool ptr_target(struct parser *ps, const struct d_ctype *t,
 {
 	*psg = 0;
 	*psou = 0;
-	switch (t->kind) {
+	switch (t ? t->kind : D_CT_OTHER) {
 	case D_CT_VOID:
 	case D_CT_FUNC: /* code: an address, never read */
 		*ptr = D_PTR_VOID;
@@ -465,7 +465,7 @@ static void import_members(struct parser *ps, struct d_sou *s,
 		if (t->kind == D_CT_ARRAY) {
 			const struct d_ctype *e = t->ref;
 
-			if (e->kind == D_CT_ARRAY) {
+			if (!e || e->kind == D_CT_ARRAY) {
 				snprintf(why, sizeof(why),
 					 "an array of arrays");
 				goto unsupp;
@@ -493,7 +493,8 @@ static void import_members(struct parser *ps, struct d_sou *s,
 					at)) {
 				snprintf(why, sizeof(why),
 					 "a pointer to %s",
-					 ctype_what(t->ref));
+					 t->ref ? ctype_what(t->ref)
+						: "an unknown type");
 				goto unsupp;
 			}
 			m.sz = 8;

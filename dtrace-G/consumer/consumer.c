@@ -518,6 +518,8 @@ static int compile_all(struct consumer *c, pid_t target)
 	char msg[512];
 
 	c->src_first = xcalloc(o->nsrc + 1, sizeof(*c->src_first));
+	/* the types of the programs the targets run (ctypes.c) */
+	c->ctypes = ctypes_open(c);
 	for (unsigned i = 0; i < o->nsrc; i++) {
 		struct d_compile_opts co = {
 			.srcname = o->src[i].name,
@@ -526,6 +528,8 @@ static int compile_all(struct consumer *c, pid_t target)
 			.target = target,
 			.spec = o->src[i].spec,
 			.errtags = errtags_set(o),
+			.ctype = ctypes_lookup,
+			.ctype_ctx = c->ctypes,
 		};
 
 		c->src_first[i] = c->prog ? d_nclauses(c->prog) : 0;

@@ -359,6 +359,7 @@ struct consumer {
 	const struct dt_trace_opts *o;
 	const struct consumer_backend_ops *be;
 	struct d_prog *prog;
+	struct dt_ctypes *ctypes; /* the targets' types, for the compiler */
 	FILE *out;
 	struct tfile **files;
 	size_t nfiles;
@@ -621,6 +622,12 @@ struct tproc *proc_add(struct consumer *c, pid_t pid, bool target);
  * is used; 0, or the last one's -errno (it is c->be still).
  */
 int backend_next(struct consumer *c, unsigned caps);
+
+/* ctypes.c: the traced programs' C types (DWARF), for the D compiler */
+struct dt_ctypes;
+struct dt_ctypes *ctypes_open(struct consumer *c);
+int ctypes_lookup(void *ctx, const char *obj, int kind, const char *name,
+		  const struct d_ctype **t, char *msg, size_t msglen);
 
 #define PUSH(arr, n, v)                                                       \
 	do {                                                                  \

@@ -227,6 +227,26 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		n->ptr = v->ptr; /* mem.c: a pointer kept in a variable */
 		n->psg = v->psg;
 		n->psou = v->psou;
+		/* a name nothing assigns (anywhere, or before this read in
+		 * program order), which would be refused as undefined: an
+		 * enumerator of the traced programs' if they have one
+		 * (decl.c), an int constant as C's enumerators are */
+		if (n->op == N_VAR && v->scope == SC_GLOBAL && !v->assigned &&
+		    !v->declared && (strict || ps->ordered_pass)) {
+			struct tok at = { .line = n->line, .col = n->col };
+			int64_t ev;
+
+			if (d_enumerator(ps, NULL, v->name, &at, &ev)) {
+				n->op = N_INT;
+				n->ival = ev;
+				n->sz = ev >= INT32_MIN && ev <= INT32_MAX ? 4 : 8;
+				n->sg = 1;
+				n->ptr = 0;
+				n->psg = 0;
+				n->psou = 0;
+				return n->kind = T_INT;
+			}
+		}
 		if (strict && !v->assigned &&
 		    (v->scope == SC_GLOBAL || v->scope == SC_ASSOC))
 			d_perrt(ps, D_IDENT_UNDEF, n->line, n->col,

@@ -1278,6 +1278,7 @@ void d_free(struct d_prog *p)
 	free(p->opts);
 	free(p->inlines);
 	free(p->sous); /* names and members in the pool */
+	free(p->tlooks); /* strings in the pool */
 	d_ht_clear(&p->dyn);
 	free(p->tok_str);
 	free(p->clauses);

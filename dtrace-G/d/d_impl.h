@@ -507,6 +507,9 @@ struct d_prog {
 	/* struct and union declarations (decl.c) */
 	struct d_sou *sous;
 	unsigned nsous;
+	/* the traced programs' types asked for (decl.c) */
+	struct d_tlook *tlooks;
+	unsigned ntlooks;
 };
 
 /* A struct or union declared in the script (decl.c), laid out as the
@@ -521,14 +524,38 @@ struct d_member {
 	size_t nelem;	 /* an array's elements; 0: no array */
 	uint8_t bits, shift; /* a bit-field: its width, and where it starts
 			      * in the sz bytes at off; bits 0: none */
+	const char *unsupp; /* a program's member of a type D cannot read
+			     * (a float, an array of arrays): why; reading
+			     * it is refused (D_IDENT_UNSUPP) */
 };
 
+/*
+ * A struct or union: declared in the script, or a traced program's (its
+ * DWARF, through d_compile_opts' ctype: ct the type, obj its object),
+ * whose members are converted the first time something needs them
+ * (decl.c's sou_complete()); note: why a name the script uses but never
+ * declares was not found in the traced objects either, for the error.
+ */
 struct d_sou {
 	char *name;
 	bool isunion, defined;
 	size_t size, align;
 	struct d_member *m;
 	unsigned nm;
+	const struct d_ctype *ct;
+	const char *obj;
+	const char *note;
+	bool filling;
+};
+
+/* A lookup in the traced programs' types (decl.c), kept for the
+ * program: each name is asked once. */
+struct d_tlook {
+	char *obj, *name; /* obj NULL: any object */
+	int kind;	  /* D_CT_STRUCT, D_CT_UNION, D_CT_ENUM, D_CT_TYPEDEF */
+	int ret;	  /* the callback's */
+	const struct d_ctype *t;
+	char *msg;
 };
 
 struct d_inline {
@@ -719,7 +746,8 @@ void __attribute__((noreturn)) d_syntax_error(struct parser *ps);
 	X(D_DECL_ENCONST) X(D_DECL_ENOFLOW)     \
 	X(D_IDENT_UNSUPP) X(D_FUNC_VOID) X(D_DECL_INCOMPLETE)             \
 	X(D_OP_SOU) X(D_OP_PTR) X(D_TYPE_MEMBER) X(D_OFFSETOF_TYPE)       \
-	X(D_OFFSETOF_BITFIELD) X(D_DECL_BFTYPE) X(D_DECL_BFSIZE)
+	X(D_OFFSETOF_BITFIELD) X(D_DECL_BFTYPE) X(D_DECL_BFSIZE)           \
+	X(D_TYPE_ERR) X(D_TYPE_AMBIG) X(D_TYPE_SCOPE)
 #define D_ERRTAG_ENUM(t) t,
 enum { D_ERRTAGS(D_ERRTAG_ENUM) D_NERRTAGS };
 extern const char *const d_errtag_names[];
@@ -769,6 +797,9 @@ const struct d_member *d_sou_member(struct parser *ps, uint16_t sou,
 				    const char *name, const struct tok *at);
 bool d_starts_type(struct parser *ps);
 struct node *d_inline_use(struct parser *ps, const struct tok *t);
+bool d_scoped_name(struct parser *ps, char **obj, char **name);
+bool d_enumerator(struct parser *ps, const char *obj, const char *name,
+		  const struct tok *at, int64_t *v);
 
 /* ------------------------------------------------------------------ */
 /* func.c */

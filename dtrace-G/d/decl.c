@@ -41,6 +41,25 @@
  * once its members are declared; bitfield() places bit-fields.
  * Variables of these types are refused.
  *
+ * The traced programs' own types (their DWARF) come through the
+ * command's callback (d_compile_opts' ctype; d/ never reads a file):
+ * asked lazily, once per name (ctype_lookup()), only for a struct,
+ * union or enum tag, or a typedef name, that the script does not
+ * declare itself, with DTrace's object scope (struct OBJ`TAG,
+ * OBJ`NAME: scoped_name()).  A program's struct or union becomes one
+ * of struct d_sou like the script's own (sou_import(); ct set), its
+ * members converted to struct d_member the first time they are needed
+ * (sou_fill()), at the offsets its compiler chose, so member access,
+ * sizeof, offsetof and pointer arithmetic (mem.c) need nothing else; a
+ * member D cannot read keeps its place and the reason (unsupp).  A
+ * typedef resolves in d_parse_type() to what it names, pointers
+ * included; an identifier is taken for one only where a type can stand
+ * (followed by '*', ')' or a name) and when it is no variable, built-in
+ * or function the program has (typedef_at()).  An enumerator is asked
+ * for (d_enumerator()) by the checker, for a name that nothing assigns
+ * before it is read and so would be an undefined variable (check.c),
+ * and by the parser for a scoped OBJ`NAME in an expression (expr.c).
+ *
  * At the top level a declaration is told from a probe description by
  * its first word (self, this, string, void, struct, union or an integer
  * type name):
@@ -52,6 +71,7 @@
 
 #include "config.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,7 +150,7 @@ static uint16_t sou_find(struct parser *ps, const char *name, bool isu,
 	unsigned i;
 
 	for (i = 0; i < p->nsous; i++)
-		if (strcmp(p->sous[i].name, name) == 0)
+		if (!p->sous[i].ct && strcmp(p->sous[i].name, name) == 0)
 			break;
 	if (i < p->nsous) {
 		if (p->sous[i].isunion != isu)
@@ -151,15 +171,27 @@ static uint16_t sou_find(struct parser *ps, const char *name, bool isu,
 	return (uint16_t)(i + 1);
 }
 
+static void sou_fill(struct parser *ps, uint16_t sou, const struct tok *at);
+
 static const struct d_sou *sou_complete(struct parser *ps, uint16_t sou,
 					int tag, const struct tok *at)
 {
 	const struct d_sou *s = &ps->prog->sous[sou - 1];
 
+	if (!s->defined && s->ct && !s->ct->incomplete) {
+		sou_fill(ps, sou, at);
+		s = &ps->prog->sous[sou - 1];
+	}
+	if (!s->defined && s->ct)
+		d_perrt(ps, tag, at->line, at->col,
+			"%s %s is incomplete: %s declares it without its "
+			"members", s->isunion ? "union" : "struct", s->name,
+			s->obj);
 	if (!s->defined)
 		d_perrt(ps, tag, at->line, at->col,
 			"%s %s is incomplete: it is declared but its members "
-			"are not", s->isunion ? "union" : "struct", s->name);
+			"are not%s%s", s->isunion ? "union" : "struct", s->name,
+			s->note ? "; " : "", s->note ? s->note : "");
 	return s;
 }
 
@@ -182,6 +214,443 @@ const struct d_member *d_sou_member(struct parser *ps, uint16_t sou,
 	d_perrt(ps, D_TYPE_MEMBER, at->line, at->col,
 		"%s is not a member of %s %s", name,
 		s->isunion ? "union" : "struct", s->name);
+}
+
+/* ------------------------------------------------------------------ */
+/* The traced programs' types (d_compile_opts' ctype: their DWARF) */
+
+/*
+ * Ask the command for a type of the traced programs, once per (obj,
+ * kind, name) for the program: the type, or NULL when no object has it
+ * (*note, when not NULL, says why, e.g. an object without debug
+ * information).  The command's errors are compile errors at at.
+ */
+static const struct d_ctype *ctype_lookup(struct parser *ps, const char *obj,
+					  int kind, const char *name,
+					  const struct tok *at,
+					  const char **note)
+{
+	struct d_prog *p = ps->prog;
+	struct d_tlook *l = NULL;
+	char msg[512];
+
+	for (unsigned i = 0; i < p->ntlooks && !l; i++)
+		if (p->tlooks[i].kind == kind &&
+		    strcmp(p->tlooks[i].name, name) == 0 &&
+		    (obj ? p->tlooks[i].obj && !strcmp(p->tlooks[i].obj, obj)
+			 : !p->tlooks[i].obj))
+			l = &p->tlooks[i];
+	if (!l) {
+		const struct d_ctype *t = NULL;
+		int ret = 0;
+
+		msg[0] = '\0';
+		if (ps->o && ps->o->ctype)
+			ret = ps->o->ctype(ps->o->ctype_ctx, obj, kind, name, &t,
+					   msg, sizeof(msg));
+		p->tlooks = d_xrealloc(p->tlooks, (p->ntlooks + 1) *
+							  sizeof(*p->tlooks));
+		l = &p->tlooks[p->ntlooks++];
+		l->obj = obj ? d_pool_strndup(ps, obj, strlen(obj)) : NULL;
+		l->name = d_pool_strndup(ps, name, strlen(name));
+		l->kind = kind;
+		l->ret = ret == 1 && !t ? 0 : ret;
+		l->t = t;
+		l->msg = msg[0] ? d_pool_strndup(ps, msg, strlen(msg)) : NULL;
+	}
+	if (note)
+		*note = l->msg;
+	if (l->ret == -1)
+		d_perrt(ps, D_TYPE_AMBIG, at->line, at->col, "%s", l->msg);
+	if (l->ret < 0)
+		d_perrt(ps, D_TYPE_SCOPE, at->line, at->col, "%s", l->msg);
+	return l->ret == 1 ? l->t : NULL;
+}
+
+/*
+ * A module-scoped name at the current identifier, DTrace's OBJ`NAME
+ * (`struct a.out`request`, `libfoo.so.1`request_t`): the object and the
+ * name, and the lexer moved past them; false (nothing moved) if the
+ * text there is not one.  The object is a file name as probe
+ * descriptions' module field gives it, dots and all, which the lexer's
+ * identifiers do not hold, hence the look at the text.
+ */
+static bool scoped_name(struct parser *ps, char **obj, char **name)
+{
+	const char *b = ps->tk.start, *q = ps->pos.p, *n;
+
+	if (ps->tk.t != TK_ID || ps->tk.end != q)
+		return false;
+	while (isalnum((unsigned char)*q) || *q == '_' || *q == '.' ||
+	       *q == '-' || *q == '+')
+		q++;
+	if (*q != '`')
+		return false;
+	n = ++q;
+	if (!isalpha((unsigned char)*q) && *q != '_')
+		return false;
+	while (isalnum((unsigned char)*q) || *q == '_')
+		q++;
+	if (obj) {
+		*obj = d_pool_strndup(ps, b, (size_t)(n - 1 - b));
+		*name = d_pool_strndup(ps, n, (size_t)(q - n));
+		while (ps->pos.p < q)
+			d_lx_adv(&ps->pos);
+	}
+	return true;
+}
+
+bool d_scoped_name(struct parser *ps, char **obj, char **name)
+{
+	return scoped_name(ps, obj, name);
+}
+
+/* An enumerator of the traced programs (of obj's, when not NULL): its
+ * value, or false when none declares it. */
+bool d_enumerator(struct parser *ps, const char *obj, const char *name,
+		  const struct tok *at, int64_t *v)
+{
+	const struct d_ctype *t;
+
+	if (!ps->o || !ps->o->ctype)
+		return false;
+	t = ctype_lookup(ps, obj, D_CT_ENUMERATOR, name, at, NULL);
+	for (unsigned i = 0; t && i < t->ne; i++)
+		if (strcmp(t->e[i].name, name) == 0) {
+			*v = t->e[i].value;
+			return true;
+		}
+	return false;
+}
+
+/* A program's struct or union as one of the script's: the same one for
+ * the same type, its members converted when first needed. */
+static uint16_t sou_import(struct parser *ps, const struct d_ctype *ct,
+			   const struct tok *at)
+{
+	struct d_prog *p = ps->prog;
+	struct d_sou *s;
+	unsigned i;
+
+	for (i = 0; i < p->nsous; i++)
+		if (p->sous[i].ct == ct)
+			return (uint16_t)(i + 1);
+	if (p->nsous == UINT16_MAX - 1)
+		d_perrt(ps, D_PROTO_LEN, at->line, at->col,
+			"more than %d structs and unions", UINT16_MAX - 1);
+	p->sous = d_xrealloc(p->sous, (p->nsous + 1) * sizeof(*p->sous));
+	s = &p->sous[i];
+	memset(s, 0, sizeof(*s));
+	s->name = ct->name ? d_pool_strndup(ps, ct->name, strlen(ct->name))
+			   : (char *)"<anonymous>";
+	s->isunion = ct->kind == D_CT_UNION;
+	s->ct = ct;
+	s->obj = ct->obj;
+	s->size = ct->size;
+	p->nsous++;
+	return (uint16_t)(i + 1);
+}
+
+static const char *ctype_what(const struct d_ctype *t)
+{
+	switch (t->kind) {
+	case D_CT_VOID: return "void";
+	case D_CT_INT: return "an integer";
+	case D_CT_ENUM: return "an enum";
+	case D_CT_PTR: return "a pointer";
+	case D_CT_ARRAY: return "an array";
+	case D_CT_STRUCT: return "a struct";
+	case D_CT_UNION: return "a union";
+	case D_CT_FUNC: return "a function";
+	default: return t->what ? t->what : "of a type D does not have";
+	}
+}
+
+static bool int_size(uint64_t n)
+{
+	return n == 1 || n == 2 || n == 4 || n == 8;
+}
+
+/* A pointer's target as a node's ptr, psg and psou; false if D cannot
+ * read what it points to. */
+static bool ptr_target(struct parser *ps, const struct d_ctype *t,
+		       uint8_t *ptr, uint8_t *psg, uint16_t *psou,
+		       const struct tok *at)
+{
+	*psg = 0;
+	*psou = 0;
+	switch (t ? t->kind : D_CT_OTHER) {
+	case D_CT_VOID:
+	case D_CT_FUNC: /* code: an address, never read */
+		*ptr = D_PTR_VOID;
+		return true;
+	case D_CT_INT:
+	case D_CT_ENUM:
+		if (!int_size(t->size))
+			return false;
+		*ptr = (uint8_t)t->size;
+		*psg = t->sg;
+		return true;
+	case D_CT_PTR:
+		*ptr = 8;
+		return true;
+	case D_CT_STRUCT:
+	case D_CT_UNION:
+		*ptr = D_PTR_SOU;
+		*psou = sou_import(ps, t, at);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One member of a program's type, or (no name) the members of an
+ * anonymous struct or union in it, as C lets them be named. */
+static void import_members(struct parser *ps, struct d_sou *s,
+			   const struct d_ctype *ct, uint64_t base,
+			   uint64_t limit, const struct tok *at)
+{
+	for (unsigned i = 0; i < ct->nm; i++) {
+		const struct d_cmember *cm = &ct->m[i];
+		const struct d_ctype *t = cm->type;
+		struct d_member m = { 0 };
+		char why[160];
+
+		why[0] = '\0';
+		if (!cm->name) {
+			if (t->kind == D_CT_STRUCT || t->kind == D_CT_UNION)
+				import_members(ps, s, t, base + cm->off, limit,
+					       at);
+			continue;
+		}
+		m.name = d_pool_strndup(ps, cm->name, strlen(cm->name));
+		m.off = base + cm->off;
+		if (cm->bits) {
+			/* the unit of its type's size holding it, as
+			 * gcc and clang place them; else the fewest
+			 * bytes that do, inside the struct */
+			uint64_t b = base * 8 + cm->bitoff, unit, at8;
+			uint64_t sz = t->size;
+
+			if ((t->kind != D_CT_INT && t->kind != D_CT_ENUM) ||
+			    !int_size(sz) || cm->bits > 64) {
+				snprintf(why, sizeof(why),
+					 "a bit-field of %s", ctype_what(t));
+				goto unsupp;
+			}
+			unit = sz * 8;
+			at8 = b / unit * unit;
+			if (b + cm->bits > at8 + unit ||
+			    at8 / 8 + sz > limit) {
+				at8 = b / 8 * 8;
+				for (sz = 1; sz <= 8; sz *= 2)
+					if (b - at8 + cm->bits <= sz * 8 &&
+					    at8 / 8 + sz <= limit)
+						break;
+				if (sz > 8) {
+					snprintf(why, sizeof(why),
+						 "a bit-field laid across "
+						 "more than 8 bytes");
+					goto unsupp;
+				}
+			}
+			m.off = at8 / 8;
+			m.shift = (uint8_t)(b - at8);
+			m.bits = (uint8_t)cm->bits;
+			m.sz = (uint8_t)sz;
+			m.sg = t->sg;
+			m.size = m.align = sz;
+			goto add;
+		}
+		if (t->kind == D_CT_ARRAY) {
+			const struct d_ctype *e = t->ref;
+
+			if (!e || e->kind == D_CT_ARRAY) {
+				snprintf(why, sizeof(why),
+					 "an array of arrays");
+				goto unsupp;
+			}
+			/* no bound (a flexible array member): [ ] reads
+			 * what the copy holds, as for any array */
+			m.nelem = t->nelem ? (size_t)t->nelem : 1;
+			t = e;
+		}
+		switch (t->kind) {
+		case D_CT_INT:
+		case D_CT_ENUM:
+			if (!int_size(t->size)) {
+				snprintf(why, sizeof(why),
+					 "an integer of %llu bytes",
+					 (unsigned long long)t->size);
+				goto unsupp;
+			}
+			m.sz = (uint8_t)t->size;
+			m.sg = t->sg;
+			m.align = t->size;
+			break;
+		case D_CT_PTR:
+			if (!ptr_target(ps, t->ref, &m.ptr, &m.psg, &m.psou,
+					at)) {
+				snprintf(why, sizeof(why),
+					 "a pointer to %s",
+					 t->ref ? ctype_what(t->ref)
+						: "an unknown type");
+				goto unsupp;
+			}
+			m.sz = 8;
+			m.align = 8;
+			break;
+		case D_CT_STRUCT:
+		case D_CT_UNION: {
+			uint16_t su = sou_import(ps, t, at);
+
+			if (t->incomplete) {
+				snprintf(why, sizeof(why),
+					 "%s without members",
+					 ctype_what(t));
+				goto unsupp;
+			}
+			m.sou = su;
+			m.align = sou_complete(ps, su, D_DECL_INCOMPLETE, at)
+					  ->align;
+			break;
+		}
+		default:
+			snprintf(why, sizeof(why), "%s", ctype_what(t));
+			goto unsupp;
+		}
+		m.size = cm->type->size;
+		goto add;
+unsupp:
+		m.unsupp = d_pool_strndup(ps, why, strlen(why));
+		m.size = cm->type->size;
+		m.align = 1;
+add:
+		if (m.align > s->align)
+			s->align = m.align;
+		s->m = d_pool_grow(ps, s->m, s->nm, sizeof(*s->m));
+		s->m[s->nm++] = m;
+	}
+}
+
+/* A program's struct or union: its members, converted once. */
+static void sou_fill(struct parser *ps, uint16_t sou, const struct tok *at)
+{
+	struct d_prog *p = ps->prog;
+	struct d_sou s;
+
+	if (p->sous[sou - 1].filling)
+		d_perrt(ps, D_TYPE_ERR, at->line, at->col,
+			"%s %s (%s) contains itself",
+			p->sous[sou - 1].isunion ? "union" : "struct",
+			p->sous[sou - 1].name, p->sous[sou - 1].obj);
+	p->sous[sou - 1].filling = true;
+	s = p->sous[sou - 1];
+	s.m = NULL;
+	s.nm = 0;
+	s.align = 1;
+	import_members(ps, &s, s.ct, 0, s.ct->size, at);
+	s.defined = true;
+	s.filling = false;
+	p->sous[sou - 1] = s; /* p->sous may have moved */
+}
+
+/*
+ * struct [OBJ`]TAG or union [OBJ`]TAG, after the keyword: the script's
+ * own declaration of TAG first (DTrace's D namespace), then the traced
+ * programs' (OBJ's alone when given); a TAG found nowhere is the
+ * script's incomplete one, as before, the lookup's note kept for the
+ * error that needs its members.
+ */
+static uint16_t sou_named(struct parser *ps, bool isu)
+{
+	struct d_prog *p = ps->prog;
+	struct tok at = ps->tk;
+	char *obj = NULL, *name = ps->tk.s;
+	const struct d_ctype *t;
+	const char *note = NULL;
+	uint16_t su;
+
+	if (scoped_name(ps, &obj, &name)) {
+		t = ctype_lookup(ps, obj, isu ? D_CT_UNION : D_CT_STRUCT, name,
+				 &at, &note);
+		if (!t)
+			d_perrt(ps, D_TYPE_ERR, at.line, at.col,
+				"%s %s`%s: %s", isu ? "union" : "struct", obj,
+				name,
+				note ? note
+				     : "no such type in that object's debug "
+				       "information");
+		return sou_import(ps, t, &at);
+	}
+	for (unsigned i = 0; i < p->nsous; i++)
+		if (!p->sous[i].ct && strcmp(p->sous[i].name, name) == 0)
+			return sou_find(ps, name, isu, &at);
+	t = ctype_lookup(ps, NULL, isu ? D_CT_UNION : D_CT_STRUCT, name, &at,
+			 &note);
+	if (t)
+		return sou_import(ps, t, &at);
+	su = sou_find(ps, name, isu, &at);
+	if (note)
+		p->sous[su - 1].note = note;
+	return su;
+}
+
+/* A typedef name of the traced programs at the current identifier (with
+ * OBJ` or without), or NULL; with move, the lexer goes past it. */
+static const struct d_ctype *typedef_at(struct parser *ps, bool move)
+{
+	struct tok at = ps->tk;
+	char *obj = NULL, *name;
+	const char *note = NULL, *q;
+	const struct d_ctype *t;
+
+	if (ps->tk.t != TK_ID)
+		return NULL;
+	if (scoped_name(ps, NULL, NULL)) {
+		if (!move) { /* a type, or (an enumerator) not one */
+			struct lexpos save = ps->pos;
+
+			scoped_name(ps, &obj, &name);
+			ps->pos = save;
+			return ctype_lookup(ps, obj, D_CT_TYPEDEF, name, &at,
+					    NULL);
+		}
+		scoped_name(ps, &obj, &name);
+		t = ctype_lookup(ps, obj, D_CT_TYPEDEF, name, &at, &note);
+		if (!t)
+			d_perrt(ps, D_TYPE_ERR, at.line, at.col,
+				"%s`%s: %s", obj, name,
+				note ? note
+				     : "no such type in that object's debug "
+				       "information");
+		return t;
+	}
+	/* a name followed by '*', ')' or a name, as a type is, and not
+	 * one the program uses otherwise */
+	q = ps->pos.p;
+	while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+		q++;
+	if (*q != '*' && *q != ')' && !isalpha((unsigned char)*q) &&
+	    *q != '_')
+		return NULL;
+	if (!ps->o || !ps->o->ctype || d_inline_use(ps, &ps->tk) ||
+	    var_find(ps->prog, SC_GLOBAL, ps->tk.s) >= 0 ||
+	    var_find(ps->prog, SC_ASSOC, ps->tk.s) >= 0)
+		return NULL;
+	for (unsigned i = 0; i < d_nbuiltins; i++)
+		if (strcmp(d_builtins[i].name, ps->tk.s) == 0)
+			return NULL;
+	for (unsigned i = 0; i < d_nfuncs; i++)
+		if (strcmp(d_funcs[i].name, ps->tk.s) == 0)
+			return NULL;
+	if (strcmp(ps->tk.s, "self") == 0 || strcmp(ps->tk.s, "this") == 0 ||
+	    strcmp(ps->tk.s, "sizeof") == 0 ||
+	    strcmp(ps->tk.s, "offsetof") == 0 ||
+	    strcmp(ps->tk.s, "string") == 0 || strcmp(ps->tk.s, "NULL") == 0 ||
+	    strncmp(ps->tk.s, "arg", 3) == 0)
+		return NULL;
+	return ctype_lookup(ps, NULL, D_CT_TYPEDEF, ps->tk.s, &at, NULL);
 }
 
 /* A type name for a cast: size and signedness, or false. */
@@ -224,7 +693,8 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 	bool uns = false, sgn = false, any = false, isvoid = false;
 	uint16_t su = 0;
 	uint8_t s = 4, g = 1;
-	unsigned stars = 0;
+	unsigned stars = 0, tstars = 0; /* tstars: a typedef's own */
+	const struct d_ctype *td;
 	struct tok at = ps->tk;
 	/* C's specifiers, counted for its rules on combining them */
 	unsigned nchar = 0, nshort = 0, nlong = 0, nint = 0, nsign = 0;
@@ -241,13 +711,43 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 			d_lex(ps);
 			if (ps->tk.t != TK_ID)
 				d_syntax_error(ps);
-			su = sou_find(ps, ps->tk.s, isu, &ps->tk);
+			su = sou_named(ps, isu);
+			nnamed++;
+		} else if (!any && strcmp(w, "enum") == 0) {
+			/* a traced program's enum: an integer of its size */
+			struct tok et;
+			char *obj = NULL, *name;
+			const struct d_ctype *t;
+			const char *note = NULL;
+
+			d_lex(ps);
+			et = ps->tk;
+			if (et.t != TK_ID)
+				d_syntax_error(ps);
+			name = et.s;
+			scoped_name(ps, &obj, &name);
+			t = ctype_lookup(ps, obj, D_CT_ENUM, name, &et, &note);
+			if (!t || !int_size(t->size))
+				d_perrt(ps, D_TYPE_ERR, et.line, et.col,
+					"enum %s%s%s: %s", obj ? obj : "",
+					obj ? "`" : "", name,
+					t ? "not of an integer size"
+					: note ? note
+					       : "no traced object declares it "
+						 "(enumerations the script "
+						 "declares are int)");
+			s = (uint8_t)t->size;
+			g = t->sg;
 			nnamed++;
 		} else if (ptr && !any && strcmp(w, "void") == 0) {
 			isvoid = true;
 			nnamed++;
 		} else if (strcmp(w, "const") == 0 ||
 			   strcmp(w, "volatile") == 0) {
+			/* a qualifier: what follows may still be any
+			 * type (const struct req *, const request_t *) */
+			d_lex(ps);
+			continue;
 		} else if (strcmp(w, "unsigned") == 0) {
 			uns = true;
 			nsign++;
@@ -265,6 +765,48 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 		} else if (d_cast_type(w, &tsz, &tsg)) {
 			s = tsz;
 			g = tsg;
+			nnamed++;
+		} else if (!any && (td = typedef_at(ps, true))) {
+			/* a traced program's typedef: what it names,
+			 * pointers included */
+			struct tok tt = ps->tk;
+
+			while (td->kind == D_CT_PTR && td->ref) {
+				tstars++;
+				td = td->ref;
+			}
+			switch (td->kind) {
+			case D_CT_INT:
+			case D_CT_ENUM:
+				if (!int_size(td->size))
+					d_perrt(ps, D_TYPE_ERR, tt.line, tt.col,
+						"type %s is an integer of %llu "
+						"bytes: not supported", w,
+						(unsigned long long)td->size);
+				s = (uint8_t)td->size;
+				g = td->sg;
+				break;
+			case D_CT_VOID:
+			case D_CT_FUNC:
+				if (!ptr || (!tstars && td->kind == D_CT_FUNC))
+					d_perrt(ps, D_TYPE_ERR, tt.line, tt.col,
+						"type %s is %s: not supported "
+						"here", w, ctype_what(td));
+				isvoid = true;
+				break;
+			case D_CT_STRUCT:
+			case D_CT_UNION:
+				if (!sou)
+					d_perrt(ps, D_TYPE_ERR, tt.line, tt.col,
+						"type %s is %s: not supported "
+						"here", w, ctype_what(td));
+				su = sou_import(ps, td, &tt);
+				break;
+			default:
+				d_perrt(ps, D_TYPE_ERR, tt.line, tt.col,
+					"type %s is %s: not supported", w,
+					ctype_what(td));
+			}
 			nnamed++;
 		} else {
 			break;
@@ -302,6 +844,7 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 		stars++;
 		d_lex(ps);
 	}
+	stars += tstars;
 	if (su && stars > 1)
 		su = 0; /* a pointer to a pointer */
 	if (sou)
@@ -341,7 +884,9 @@ bool d_starts_type(struct parser *ps)
 	       strcmp(ps->tk.s, "struct") == 0 ||
 	       strcmp(ps->tk.s, "union") == 0 ||
 	       strcmp(ps->tk.s, "unsigned") == 0 ||
-	       strcmp(ps->tk.s, "signed") == 0;
+	       strcmp(ps->tk.s, "signed") == 0 ||
+	       (strcmp(ps->tk.s, "enum") == 0 && ps->o && ps->o->ctype) ||
+	       typedef_at(ps, false);
 }
 
 /* ------------------------------------------------------------------ */

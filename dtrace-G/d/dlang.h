@@ -29,7 +29,11 @@
  *		    bit-fields; laid out as x86-64 C; no variables of these
  *		    types)
  *		  (type: string or a C integer or pointer type; self->
- *		  arrays are used undeclared)
+ *		  arrays are used undeclared; in casts, sizeof, offsetof
+ *		  and members also the traced programs' struct, union,
+ *		  enum and typedef names, from their DWARF through
+ *		  d_compile_opts' ctype, scoped as DTrace scopes them:
+ *		  struct OBJ`TAG, OBJ`NAME)
  *	clause	 := desc (',' desc)* ['/' expr '/'] ['{' stmt* '}']
  *		  (desc: a probe, or the dtrace provider's BEGIN, END, ERROR)
  *	stmt	 := expr ';' | action ';' | '@'NAME['[' expr,... ']'] '=' agg ';'
@@ -82,6 +86,60 @@
 
 struct d_prog;
 
+/*
+ * A C type of a traced program, as its debug information declares it
+ * (d_compile_opts' ctype): what the compiler needs of it to read the
+ * program's memory exactly as the program's compiler laid it out.
+ * Typedefs and const/volatile are resolved to what they name.
+ */
+enum {
+	D_CT_TYPEDEF, /* a lookup's kind only: a typedef name */
+	D_CT_VOID,
+	D_CT_INT,  /* integers, char, _Bool: size and sign */
+	D_CT_ENUM, /* an enum: an integer of its size and sign */
+	D_CT_PTR,  /* ref: what it points to (D_CT_FUNC for code) */
+	D_CT_ARRAY, /* ref: the element; nelem 0: no bound ([]) */
+	D_CT_STRUCT,
+	D_CT_UNION,
+	D_CT_FUNC,  /* a function (pointers to functions point to one) */
+	D_CT_OTHER, /* floating point and the rest: what says which */
+	D_CT_ENUMERATOR, /* a lookup's kind only: an enumerator's name
+			  * (the answer: the enum that declares it) */
+};
+
+struct d_ctype;
+
+/* A struct's or union's member: at byte off, or a bit-field (bits > 0)
+ * at bit bitoff from the start of the struct. */
+struct d_cmember {
+	const char *name; /* NULL: an anonymous struct or union member */
+	const struct d_ctype *type;
+	uint64_t off;
+	uint64_t bitoff;
+	unsigned bits;
+};
+
+struct d_cenum {
+	const char *name;
+	int64_t value;
+};
+
+struct d_ctype {
+	int kind;
+	const char *name; /* a struct's, union's or enum's tag; NULL: none */
+	const char *obj;  /* the object it comes from (messages) */
+	const char *what; /* D_CT_OTHER: "float", ... */
+	uint64_t size;
+	bool sg;	  /* D_CT_INT, D_CT_ENUM: signed */
+	bool incomplete;  /* a struct or union declared, never defined */
+	const struct d_ctype *ref;
+	uint64_t nelem;
+	const struct d_cmember *m;
+	unsigned nm;
+	const struct d_cenum *e;
+	unsigned ne;
+};
+
 /* Compile-time inputs. */
 struct d_compile_opts {
 	const char *srcname; /* for messages: script path, or NULL for -n */
@@ -98,6 +156,26 @@ struct d_compile_opts {
 	int spec;
 	/* -x errtags: each message starts with its tag, "[D_SYNTAX] " */
 	bool errtags;
+	/*
+	 * The C types of the traced programs (their DWARF), which the
+	 * command supplies (consumer/ctypes.c); NULL: none.  The compiler
+	 * asks only for a name the script uses and does not declare
+	 * itself: a struct, union or enum tag (kind D_CT_STRUCT,
+	 * D_CT_UNION, D_CT_ENUM), a typedef name (D_CT_TYPEDEF) or an
+	 * enumerator (D_CT_ENUMERATOR: an identifier read as no variable
+	 * of the script can be; two values for it disagree), in the
+	 * object obj ("a.out", "libfoo.so.1": `struct obj`tag`,
+	 * `obj`name`) or, obj NULL, in any the run traces.  1 with *t the
+	 * type (typedefs and qualifiers resolved; it lives as long as the
+	 * program), 0 when no object has it (msg may say why, e.g. that
+	 * an object has no debug information), or an error said in msg:
+	 * -1 two objects (or two units of one) declare it differently and
+	 * obj does not choose; -2 no object the run traces is named obj,
+	 * or it has no debug information.
+	 */
+	int (*ctype)(void *ctx, const char *obj, int kind, const char *name,
+		     const struct d_ctype **t, char *msg, size_t msglen);
+	void *ctype_ctx;
 };
 
 /*

@@ -140,8 +140,24 @@ static struct node *parse_primary(struct parser *ps)
 			return n;
 		}
 		d_syntax_error(ps);
-	case TK_ID:
-		break;
+	case TK_ID: {
+		char *obj, *name;
+		int64_t v;
+
+		/* OBJ`NAME: an enumerator of that traced object's (decl.c) */
+		if (!d_scoped_name(ps, &obj, &name))
+			break;
+		if (!d_enumerator(ps, obj, name, &t, &v))
+			d_perrt(ps, D_TYPE_ERR, t.line, t.col,
+				"%s`%s: no enumerator of that name in that "
+				"object's debug information", obj, name);
+		d_lex(ps);
+		n = d_mknode(ps, N_INT, &t);
+		n->ival = v;
+		n->sz = v >= INT32_MIN && v <= INT32_MAX ? 4 : 8;
+		n->sg = 1;
+		return n;
+	}
 	default:
 		d_syntax_error(ps);
 	}

@@ -145,6 +145,13 @@ void d_member_check(struct parser *ps, struct node *n, bool strict)
 	}
 	at.line = n->line;
 	m = d_sou_member(ps, sou, n->sval, &at);
+	if (m->unsupp)
+		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+			"member %s of %s %s (%s) is %s: D cannot read it",
+			n->sval, ps->prog->sous[sou - 1].isunion ? "union"
+								 : "struct",
+			ps->prog->sous[sou - 1].name,
+			ps->prog->sous[sou - 1].obj, m->unsupp);
 	n->ival = (int64_t)m->off;
 	if (m->nelem) { /* an array: a pointer to its first element, as C's
 			 * arrays decay; its value the address */

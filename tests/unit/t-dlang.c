@@ -20,7 +20,9 @@
  *    compile errors with their line and column, run-time errors with
  *    DTrace's message, several d_compile() calls making one program;
  *  - ustack(), ucaller, ufunc(), umod(), usym(), uaddr(), %A %a %k, as
- *    stack.c prints what a fake consumer's callbacks answer.
+ *    stack.c prints what a fake consumer's callbacks answer;
+ *  - a traced program's types, as a fake command's ctype callback
+ *    gives them (decl.c's conversion, the errors it passes on).
  *
  * %Y is checked with TZ=UTC.
  */
@@ -1584,6 +1586,200 @@ static void test_copyin(void)
 	       "a cast to void");
 }
 
+/* ------------------------------------------------------------------ */
+/* The traced programs' types (d_compile_opts' ctype), as a fake
+ * command answers: what d/ makes of a struct d_ctype. */
+
+static const struct d_ctype ct_i32 = {.kind = D_CT_INT, .size = 4, .sg = true};
+static const struct d_ctype ct_u16 = {.kind = D_CT_INT, .size = 2};
+static const struct d_ctype ct_u8 = {.kind = D_CT_INT, .size = 1};
+static const struct d_ctype ct_dbl = {.kind = D_CT_OTHER, .size = 8,
+				      .what = "a floating-point type"};
+static const struct d_ctype ct_row = {.kind = D_CT_ARRAY, .size = 8,
+				      .ref = &ct_i32, .nelem = 2};
+static const struct d_ctype ct_grid = {.kind = D_CT_ARRAY, .size = 16,
+				       .ref = &ct_row, .nelem = 2};
+static const struct d_ctype ct_tag = {.kind = D_CT_ARRAY, .size = 4,
+				      .ref = &ct_u8, .nelem = 4};
+static const struct d_cmember ct_inner_m[] = {
+	{.name = "a", .type = &ct_u16, .off = 0},
+	{.name = "b", .type = &ct_u8, .off = 2},
+};
+static const struct d_ctype ct_inner = {.kind = D_CT_STRUCT,
+					.name = "inner",
+					.obj = "a.out",
+					.size = 4,
+					.m = ct_inner_m,
+					.nm = 2};
+static const struct d_cmember ct_anon_m[] = {
+	{.name = "x", .type = &ct_i32, .off = 0},
+	{.name = "y", .type = &ct_u16, .off = 0},
+};
+static const struct d_ctype ct_anon = {.kind = D_CT_UNION,
+				       .obj = "a.out",
+				       .size = 4,
+				       .m = ct_anon_m,
+				       .nm = 2};
+static const struct d_ctype ct_outer;
+static const struct d_ctype ct_outer_p = {.kind = D_CT_PTR, .size = 8,
+					  .ref = &ct_outer};
+/* laid over "from copyin\0" (fake_copyin()): id "from", in.a " c",
+ * in.b 'o', x and tag "yin\0"; f bits 28-39 (across the first int:
+ * 0x206), g bits 81-83 of 'n' (0x6e: 111, -1 signed) */
+static const struct d_cmember ct_outer_m[] = {
+	{.name = "id", .type = &ct_i32, .off = 0},
+	{.name = "in", .type = &ct_inner, .off = 4},
+	{.name = NULL, .type = &ct_anon, .off = 8},
+	{.name = "f", .type = &ct_i32, .off = 3, .bitoff = 28, .bits = 12},
+	{.name = "g", .type = &ct_i32, .off = 10, .bitoff = 81, .bits = 3},
+	{.name = "next", .type = &ct_outer_p, .off = 16},
+	{.name = "d", .type = &ct_dbl, .off = 24},
+	{.name = "grid", .type = &ct_grid, .off = 32},
+	{.name = "tag", .type = &ct_tag, .off = 8}, /* over x */
+};
+static const struct d_ctype ct_outer = {.kind = D_CT_STRUCT,
+					.name = "outer",
+					.obj = "a.out",
+					.size = 56,
+					.m = ct_outer_m,
+					.nm = 9};
+static const struct d_cenum ct_color_e[] = {{"COLOR_RED", 5},
+					    {"COLOR_BLUE", -2}};
+static const struct d_ctype ct_color = {.kind = D_CT_ENUM,
+					.name = "color",
+					.obj = "a.out",
+					.size = 4,
+					.sg = true,
+					.e = ct_color_e,
+					.ne = 2};
+
+static unsigned ct_calls;
+
+static int fake_ctype(void *ctx, const char *obj, int kind, const char *name,
+		      const struct d_ctype **t, char *msg, size_t msglen)
+{
+	(void)ctx;
+	ct_calls++;
+	if (obj && strcmp(obj, "a.out") != 0) {
+		snprintf(msg, msglen, "no object named %s", obj);
+		return -2;
+	}
+	if (strcmp(name, "clash") == 0) {
+		snprintf(msg, msglen, "clash is declared differently in a.out "
+				      "and libx.so");
+		return -1;
+	}
+	if ((kind == D_CT_STRUCT && strcmp(name, "outer") == 0) ||
+	    (kind == D_CT_TYPEDEF && strcmp(name, "outer_t") == 0))
+		*t = &ct_outer;
+	else if (kind == D_CT_TYPEDEF && strcmp(name, "outer_p") == 0)
+		*t = &ct_outer_p;
+	else if (kind == D_CT_TYPEDEF && strcmp(name, "u16_t") == 0)
+		*t = &ct_u16;
+	else if ((kind == D_CT_ENUM && strcmp(name, "color") == 0) ||
+		 (kind == D_CT_ENUMERATOR && strncmp(name, "COLOR_", 6) == 0))
+		*t = &ct_color;
+	else {
+		snprintf(msg, msglen, "the traced program has no debug "
+				      "information");
+		return 0;
+	}
+	return 1;
+}
+
+static void test_ctypes(void)
+{
+	struct d_compile_opts o = {.ctype = fake_ctype};
+	struct d_prog *p = NULL;
+	struct d_fire f = mkfire(&p_query);
+	char msg[512], *out = NULL, *err = NULL;
+	const char *src =
+		"#pragma D option quiet\n"
+		"a {\n"
+		"  this->o = (struct outer *)copyin(arg0, sizeof (outer_t));\n"
+		"  this->q = (outer_p)this->o;\n"
+		"  printf(\"%x %x %c %x %d %d %d\\n\", this->o->id,\n"
+		"    this->o->in.a, this->o->in.b, this->q->x, this->o->f,\n"
+		"    this->o->g, this->o->y == 0x6979);\n"
+		"  printf(\"%s %d %d\\n\", stringof(this->o->tag),\n"
+		"    (uintptr_t)(this->o + 1) - (uintptr_t)this->o,\n"
+		"    this->o->next == 0);\n"
+		"  printf(\"%d %d %d %d %d %d\\n\", sizeof (struct outer),\n"
+		"    offsetof(struct a.out`outer, d), sizeof (a.out`outer_t),\n"
+		"    COLOR_RED, a.out`COLOR_BLUE, (u16_t)-1);\n"
+		"  printf(\"%d %d\\n\", sizeof (enum color), (enum color)-1);\n"
+		"}\n";
+
+	ct_calls = 0;
+	if (d_compile(&p, src, &o, msg, sizeof(msg)) != 0) {
+		diag("compile failed: %s", msg);
+		ok(0, "a program's types through the ctype callback");
+	} else {
+		f.arg[0] = USTR_ADDR;
+		fire_all(p, &f, &out, &err);
+		is_str(out,
+		       "6d6f7266 6320 o 6e6979 518 -1 1\n"
+		       "yin 56 1\n"
+		       "56 24 56 5 -2 65535\n"
+		       "4 -1\n",
+		       "a program's struct through the ctype callback: "
+		       "members, nested, anonymous union, bit-fields across "
+		       "a unit and signed, typedefs (of a pointer too), "
+		       "scoped names, enums and enumerators");
+		if (err && *err)
+			diag("stderr: %s", err);
+		/* outer_t, outer, outer_p, a.out`outer, a.out`outer_t,
+		 * COLOR_RED, a.out`COLOR_BLUE, u16_t, color: struct outer
+		 * and (enum color) again are the program's answers kept */
+		is_int(ct_calls, 9, "each name asked of the command once");
+	}
+	free(out);
+	free(err);
+	d_free(p);
+
+	o.errtags = true;
+	is_str(compile_err_o("a { this->o = (struct outer *)copyin(arg0, "
+			     "56); trace(this->o->d); }",
+			     &o),
+	       "[D_IDENT_UNSUPP] line 1, column 62: member d of struct outer "
+	       "(a.out) is a floating-point type: D cannot read it",
+	       "a member D cannot read: refused where read");
+	is_str(compile_err_o("a { this->o = (struct outer *)copyin(arg0, "
+			     "56); trace(this->o->grid); }",
+			     &o),
+	       "[D_IDENT_UNSUPP] line 1, column 62: member grid of struct "
+	       "outer (a.out) is an array of arrays: D cannot read it",
+	       "an array of arrays: refused where read");
+	is_str(compile_err_o("BEGIN { trace(sizeof (struct clash)); }", &o),
+	       "[D_TYPE_AMBIG] line 1, column 30: clash is declared "
+	       "differently in a.out and libx.so",
+	       "the command's ambiguity: D_TYPE_AMBIG with its message");
+	is_str(compile_err_o("BEGIN { trace(sizeof (struct libx.so`outer)); }",
+			     &o),
+	       "[D_TYPE_SCOPE] line 1, column 30: no object named libx.so",
+	       "an object the command does not know: D_TYPE_SCOPE");
+	is_str(compile_err_o("BEGIN { trace(sizeof (struct a.out`nope)); }",
+			     &o),
+	       "[D_TYPE_ERR] line 1, column 30: struct a.out`nope: the "
+	       "traced program has no debug information",
+	       "a scoped struct the object lacks: D_TYPE_ERR with the "
+	       "command's note");
+	is_str(compile_err_o("BEGIN { trace(sizeof (struct nope)); }", &o),
+	       "[D_SIZEOF_TYPE] line 1, column 23: struct nope is "
+	       "incomplete: it is declared but its members are not; the "
+	       "traced program has no debug information",
+	       "an unscoped struct found nowhere: today's error, with the "
+	       "command's note");
+	is_str(compile_err_o("struct outer { char c; };\n"
+			     "BEGIN { trace(sizeof (struct outer)); exit(0); "
+			     "}",
+			     &o),
+	       "(compiled)", "the script's own struct comes first");
+	is_str(compile_err_o("BEGIN { COLOR_RED = 1; trace(COLOR_RED); }", &o),
+	       "(compiled)",
+	       "a variable the script assigns first is the script's");
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -1604,5 +1800,6 @@ int main(void)
 	test_flowindent();
 	test_ustack();
 	test_copyin();
+	test_ctypes();
 	return tap_done();
 }

@@ -1,0 +1,1 @@
+triggers/tr-debuglink 2

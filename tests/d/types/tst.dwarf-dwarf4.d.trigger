@@ -1,0 +1,1 @@
+triggers/tr-types-dwarf4 3

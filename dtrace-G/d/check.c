@@ -122,16 +122,29 @@ static void check_shape(struct parser *ps, struct node *n, bool strict)
 	struct d_prog *p = ps->prog;
 	struct var *v = &p->vars[n->sub];
 	int other = -1;
+	/* the same name as the other kind: scalar or array */
+	int oscope = v->scope == SC_GLOBAL   ? SC_ASSOC
+		     : v->scope == SC_ASSOC  ? SC_GLOBAL
+		     : v->scope == SC_SELF   ? SC_SELFASSOC
+		     : v->scope == SC_SELFASSOC ? SC_SELF
+						: -1;
 
+	/* the name declared, or used first (vars are made in program
+	 * order), as the other kind */
 	for (unsigned i = 0; i < p->nvars; i++)
-		if (p->vars[i].declared &&
-		    p->vars[i].scope ==
-			    (v->scope == SC_GLOBAL ? SC_ASSOC : SC_GLOBAL) &&
+		if ((p->vars[i].declared || i < (unsigned)n->sub) &&
+		    p->vars[i].scope == oscope &&
 		    strcmp(p->vars[i].name, v->name) == 0)
 			other = (int)i;
-	if (other >= 0 && (v->scope == SC_GLOBAL || v->scope == SC_ASSOC)) {
+	if (other >= 0) {
 		const struct var *o = &p->vars[other];
+		bool arr = o->scope == SC_ASSOC || o->scope == SC_SELFASSOC;
 
+		if (!o->declared)
+			d_perrt(ps, D_IDENT_BADREF, n->line, n->col,
+				"%s is used before as %s: %s", v->name,
+				arr ? "an associative array" : "a scalar",
+				arr ? "index it" : "it has no keys");
 		d_perrt(ps, D_IDENT_BADREF, n->line, n->col,
 		       "%s is declared %s at line %d, column %d: %s", v->name,
 		       o->scope == SC_ASSOC ? "an associative array" : "a scalar",
@@ -186,6 +199,23 @@ static void check_shape(struct parser *ps, struct node *n, bool strict)
 }
 
 static int check1(struct parser *ps, struct node *n, bool strict);
+
+/* v[k] (read or assigned) of a scalar v, at v's node vn: parse_primary()
+ * reads a name its first use made a scalar as one */
+static void __attribute__((noreturn))
+scalar_indexed(struct parser *ps, const struct node *vn, const struct var *v)
+{
+	if (v->declared)
+		d_perrt(ps, D_IDENT_BADREF, vn->line, vn->col,
+			"%s is declared a scalar at line %d, column %d: it "
+			"has no keys",
+			v->name, v->line, v->col);
+	d_perrt(ps, D_IDENT_BADREF, vn->line, vn->col,
+		"%s is a scalar variable (a%s %s, used as one before): it may "
+		"not be referenced as an associative array",
+		v->name, v->kind == T_STR ? "" : "n",
+		v->kind == T_STR ? "string" : "integer");
+}
 
 /* A node's kind; a struct or union itself (*p, p->nested) stands only
  * where mem.c reads a member of it. */
@@ -285,12 +315,29 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		ka = d_check(ps, n->a, strict);
 		ps->sou_ok = outer;
 		if (n->b) { /* a[i] */
-			if (ka == T_STR)
-				d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
-					"string indexing is not supported: "
-					"substr(s, i, 1)");
 			kb = d_check(ps, n->b, strict);
 			d_need_int(ps, n, kb, "[ ]", strict);
+			/* s[i]: a char of the string (run.c), D's string
+			 * being a char array of strsize bytes */
+			if (ka == T_STR) {
+				if (n->a->op == N_FUNC &&
+				    d_stack_func(d_funcs[n->a->sub].id))
+					d_perrt(ps, D_OP_INT, n->line, n->col,
+						"operator [ ] cannot index "
+						"%s( )'s value: it is not a "
+						"string",
+						d_funcs[n->a->sub].name);
+				n->ival = 1;
+				n->sz = 1;
+				n->sg = 1;
+				return n->kind = T_INT;
+			}
+			if (ka == T_ANY && !strict) /* kind not yet known */
+				return n->kind = T_INT;
+			if (n->a->op == N_VAR && !n->a->ptr &&
+			    (p->vars[n->a->sub].scope == SC_GLOBAL ||
+			     p->vars[n->a->sub].scope == SC_SELF))
+				scalar_indexed(ps, n->a, &p->vars[n->a->sub]);
 		}
 		d_mem_check(ps, n);
 		return n->kind = T_INT;
@@ -368,6 +415,22 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		struct var *v = &p->vars[n->a->sub];
 		char disp[160];
 
+		if (n->a->op == N_DEREF) { /* x[k] = of a scalar x */
+			const struct var *sv = &p->vars[n->a->a->sub];
+
+			d_check(ps, n->a->a, strict);
+			d_check(ps, n->a->b, strict);
+			d_check(ps, n->b, strict);
+			if (!strict) /* what x holds may not be known yet */
+				return n->kind = T_ANY;
+			if (n->a->a->ptr)
+				d_perrt(ps, D_OP_WRITE, n->line, n->col,
+					"operator = cannot store through a "
+					"pointer: copyin( )'s copies are "
+					"read-only (bcopy( ) and copyinto( ) "
+					"write alloca( )'s memory)");
+			scalar_indexed(ps, n->a->a, sv);
+		}
 		for (i = 0; i < n->a->nargs; i++)
 			d_check(ps, n->a->args[i], strict);
 		check_shape(ps, n->a, strict);

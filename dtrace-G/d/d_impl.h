@@ -755,6 +755,7 @@ struct node *d_parse_expr(struct parser *ps);
 /* decl.c */
 
 unsigned d_var_lookup(struct d_prog *p, int scope, const char *name);
+int d_var_find(const struct d_prog *p, int scope, const char *name);
 const char *d_var_display(const struct var *v, char *buf, size_t len);
 bool d_starts_decl(struct parser *ps);
 void d_parse_decl(struct parser *ps);

@@ -51,7 +51,8 @@
  *		  integer and pointer types, and unary *, [ ], '->' and '.'
  *		  of a pointer into copyin()'s copies or alloca()'s
  *		  scratch: mem.c; an array member is a pointer to its
- *		  first element, as in C),
+ *		  first element, as in C; s[i] of a string: a char,
+ *		  run.c),
  *		  integer and string literals, variables, builtins, functions
  *		  (func.c's table: copyinstr, strlen, substr, strtok,
  *		  speculation, ...)

@@ -345,6 +345,11 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 	case N_MEMBER:
 		d_member_check(ps, n, strict);
 		return n->kind = T_INT;
+	case N_UREGS:
+		ka = d_check(ps, n->a, strict);
+		d_need_int(ps, n->a, ka, "uregs[ ]", strict);
+		d_uregs_check(ps, n);
+		return n->kind = T_INT;
 	case N_UN:
 		ka = d_check(ps, n->a, strict);
 		d_need_int(ps, n, ka, op_name(n->sub), strict);
@@ -545,7 +550,8 @@ uint32_t d_needs_of(const struct node *n)
 		m |= D_NEED_PPID;
 	if ((n->op == N_BUILTIN && (d_builtins[n->sub].id == B_UCALLER ||
 				    d_builtins[n->sub].id == B_USTACKDEPTH)) ||
-	    (n->op == N_FUNC && d_funcs[n->sub].id == F_USTACK))
+	    (n->op == N_FUNC && d_funcs[n->sub].id == F_USTACK) ||
+	    n->op == N_UREGS) /* the registers come with the stack */
 		m |= D_NEED_USTACK;
 	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_VTIMESTAMP)
 		m |= D_NEED_VTIME;

@@ -133,6 +133,7 @@ enum {
 	N_DEREF, /* *e, or a[b] (b set): a pointer into copyin()'s scratch
 		  * (mem.c) */
 	N_MEMBER, /* e.m, e->m (mem.c): sval the member, ival its offset */
+	N_UREGS,  /* uregs[a] (stack.c) */
 };
 
 /* multi-character operators */
@@ -600,6 +601,38 @@ struct parser {
 
 enum { FLT_BADADDR, FLT_ILLOP, FLT_DIVZERO, FLT_NOSCRATCH };
 
+/* uregs[]'s indexes (R_* in scripts): Linux DTrace's for x86-64, the
+ * slots of struct pt_regs, then what it reads from the thread */
+enum {
+	D_R_R15,
+	D_R_R14,
+	D_R_R13,
+	D_R_R12,
+	D_R_RBP,
+	D_R_RBX,
+	D_R_R11,
+	D_R_R10,
+	D_R_R9,
+	D_R_R8,
+	D_R_RAX,
+	D_R_RCX,
+	D_R_RDX,
+	D_R_RSI,
+	D_R_RDI,
+	D_R_ERR,
+	D_R_RIP,
+	D_R_CS,
+	D_R_RFL,
+	D_R_RSP,
+	D_R_SS,
+	D_R_DS,
+	D_R_ES,
+	D_R_FS,
+	D_R_GS,
+	D_R_TRAPNO,
+	D_R_NREGS
+};
+
 /* DTrace's fault codes (DTRACEFLT_*: ERROR's arg4, names in scripts) */
 #define D_DTRACEFLT_UNKNOWN 0
 #define D_DTRACEFLT_BADADDR 1
@@ -719,7 +752,8 @@ void __attribute__((noreturn)) d_syntax_error(struct parser *ps);
 	X(D_DECL_ENCONST) X(D_DECL_ENOFLOW)     \
 	X(D_IDENT_UNSUPP) X(D_FUNC_VOID) X(D_DECL_INCOMPLETE)             \
 	X(D_OP_SOU) X(D_OP_PTR) X(D_TYPE_MEMBER) X(D_OFFSETOF_TYPE)       \
-	X(D_OFFSETOF_BITFIELD) X(D_DECL_BFTYPE) X(D_DECL_BFSIZE)
+	X(D_OFFSETOF_BITFIELD) X(D_DECL_BFTYPE) X(D_DECL_BFSIZE)  \
+	X(D_UREGS_IDX)
 #define D_ERRTAG_ENUM(t) t,
 enum { D_ERRTAGS(D_ERRTAG_ENUM) D_NERRTAGS };
 extern const char *const d_errtag_names[];
@@ -866,6 +900,8 @@ struct dv d_stack_eval(struct ectx *x, const struct node *n,
 		       const struct dv *a);
 struct dv d_stack_ucaller(struct ectx *x);
 struct dv d_stack_depth(struct ectx *x);
+void d_uregs_check(struct parser *ps, const struct node *n);
+struct dv d_uregs(struct ectx *x, const struct node *n);
 struct dv d_stack_addr(struct ectx *x, struct dv v, char conv);
 void d_stack_print(struct sbuf *sb, const struct d_prog *p,
 		   const struct dv *v);

@@ -62,8 +62,9 @@
  *		  errno (a syscall provider's return: the call's error)
  *		  ucaller, ustackdepth (stack.c, with ustack(), ufunc(),
  *		  umod(), usym(), uaddr(): the consumer's callbacks in
- *		  struct d_fire), caller (0: no kernel stack); not
- *		  stackdepth, uregs[] (compile errors saying why)
+ *		  struct d_fire), caller (0: no kernel stack),
+ *		  uregs[R_*] (stack.c: the registers taken with the
+ *		  stack); not stackdepth (a compile error saying why)
  *	consts	 the signal and errno names (SIGUSR1, EPERM, ...) and
  *		  DTRACEFLT_* as ints (func.c)
  *	macros	 $target, $pid, dtrace's $ppid $pgid $sid $uid $gid $euid
@@ -277,7 +278,15 @@ struct d_fire {
 	bool (*usym)(void *ctx, pid_t pid, uint64_t pc, unsigned flags,
 		     struct d_usym *s);
 	void *ustack_ctx;
+	/*
+	 * uregs[]: the firing thread's user registers when the probe fired,
+	 * taken with its stack (D_NEED_USTACK), D_UREGS_N of them in the
+	 * x86-64 DWARF order (rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip),
+	 * or NULL where the firing has none.
+	 */
+	const uint64_t *uregs;
 };
+#define D_UREGS_N 17
 
 /* d_run() results, or-ed. */
 #define D_RUN_EXIT 0x1	/* exit() was called; d_exit_status() says the value */

@@ -223,10 +223,13 @@ static struct node *parse_primary(struct parser *ps)
 			d_perrt(ps, D_IDENT_UNSUPP, t.line, t.col,
 			       "stackdepth is not supported: the kernel "
 			       "stack is not recorded (use ustackdepth)");
-		if (strcmp(t.s, "uregs") == 0)
-			d_perrt(ps, D_IDENT_UNSUPP, t.line, t.col,
-			       "uregs[ ] is not supported: the hit's "
-			       "registers are not kept for scripts");
+		if (strcmp(t.s, "uregs") == 0) { /* uregs[R_PC] (stack.c) */
+			d_expect(ps, '[');
+			n = d_mknode(ps, N_UREGS, &t);
+			n->a = d_parse_expr(ps);
+			d_expect(ps, ']');
+			return n;
+		}
 		if (d_const_lookup(t.s, &cv)) {
 			n = d_mknode(ps, N_INT, &t);
 			n->ival = cv;

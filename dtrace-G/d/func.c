@@ -29,8 +29,8 @@
  * progenyof(pid) is 1 when the firing process is pid or a descendant:
  * its own pid and ppid come with the firing, the ancestors beyond
  * through the consumer's parent_of() (struct d_fire).  The named
- * constants (d_consts: signals, errno values, DTRACEFLT_*) are int
- * literals to the parser.  rand() is a
+ * constants (d_consts: signals, errno values, DTRACEFLT_*, uregs[]'s
+ * R_*) are int literals to the parser.  rand() is a
  * 64-bit xorshift generator seeded per program from the clock; like
  * DTrace's it is for sampling, not for secrets.
  */
@@ -315,6 +315,51 @@ const struct d_const d_consts[] = {
 	{ "DTRACEFLT_TUPOFLOW", D_DTRACEFLT_TUPOFLOW },
 	{ "DTRACEFLT_BADSTACK", D_DTRACEFLT_BADSTACK },
 	{ "DTRACEFLT_LIBRARY", D_DTRACEFLT_LIBRARY },
+	/* uregs[]'s indexes (stack.c): Linux DTrace's for x86-64, the
+	 * slots of the kernel's struct pt_regs, and the i386 and generic
+	 * names that stand for them */
+	{ "R_R15", D_R_R15 },
+	{ "R_R14", D_R_R14 },
+	{ "R_R13", D_R_R13 },
+	{ "R_R12", D_R_R12 },
+	{ "R_RBP", D_R_RBP },
+	{ "R_RBX", D_R_RBX },
+	{ "R_R11", D_R_R11 },
+	{ "R_R10", D_R_R10 },
+	{ "R_R9", D_R_R9 },
+	{ "R_R8", D_R_R8 },
+	{ "R_RAX", D_R_RAX },
+	{ "R_RCX", D_R_RCX },
+	{ "R_RDX", D_R_RDX },
+	{ "R_RSI", D_R_RSI },
+	{ "R_RDI", D_R_RDI },
+	{ "R_ERR", D_R_ERR },
+	{ "R_RIP", D_R_RIP },
+	{ "R_CS", D_R_CS },
+	{ "R_RFL", D_R_RFL },
+	{ "R_RSP", D_R_RSP },
+	{ "R_SS", D_R_SS },
+	{ "R_DS", D_R_DS },
+	{ "R_ES", D_R_ES },
+	{ "R_FS", D_R_FS },
+	{ "R_GS", D_R_GS },
+	{ "R_TRAPNO", D_R_TRAPNO },
+	{ "R_EBX", D_R_RBX },
+	{ "R_ECX", D_R_RCX },
+	{ "R_EDX", D_R_RDX },
+	{ "R_ESI", D_R_RSI },
+	{ "R_EDI", D_R_RDI },
+	{ "R_EBP", D_R_RBP },
+	{ "R_EAX", D_R_RAX },
+	{ "R_EIP", D_R_RIP },
+	{ "R_EFL", D_R_RFL },
+	{ "R_ESP", D_R_RSP },
+	{ "R_PC", D_R_RIP },
+	{ "R_FP", D_R_RBP },
+	{ "R_SP", D_R_RSP },
+	{ "R_PS", D_R_RFL },
+	{ "R_R0", D_R_RAX },
+	{ "R_R1", D_R_RBX },
 };
 #undef C
 const unsigned d_nconsts = sizeof(d_consts) / sizeof(d_consts[0]);

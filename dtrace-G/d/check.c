@@ -332,19 +332,24 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 				n->sg = 1;
 				return n->kind = T_INT;
 			}
-			if (ka == T_ANY && !strict) /* kind not yet known */
-				return n->kind = T_INT;
+			if (ka == T_ANY && !strict && !n->a->ptr)
+				return n->kind = T_ANY; /* as below */
 			if (n->a->op == N_VAR && !n->a->ptr &&
 			    (p->vars[n->a->sub].scope == SC_GLOBAL ||
 			     p->vars[n->a->sub].scope == SC_SELF))
 				scalar_indexed(ps, n->a, &p->vars[n->a->sub]);
 		}
+		/* what the operand holds is not known yet (mem.c's
+		 * d_member_check()): the strict pass checks it */
+		if (ka == T_ANY && !strict && !n->a->ptr)
+			return n->kind = T_ANY;
 		d_mem_check(ps, n);
 		return n->kind = T_INT;
 	}
 	case N_MEMBER:
-		d_member_check(ps, n, strict);
-		return n->kind = T_INT;
+		n->kind = T_INT;
+		d_member_check(ps, n, strict); /* T_ANY: not known yet */
+		return n->kind;
 	case N_UREGS:
 		ka = d_check(ps, n->a, strict);
 		d_need_int(ps, n->a, ka, "uregs[ ]", strict);

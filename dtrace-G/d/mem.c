@@ -124,6 +124,14 @@ void d_member_check(struct parser *ps, struct node *n, bool strict)
 	ps->sou_ok = a;
 	d_check(ps, n->a, strict);
 	ps->sou_ok = outer;
+	/* a variable no assignment checked so far has set (an aggregation's
+	 * keys are checked as they are parsed, before the clause's
+	 * statements): the strict pass knows what it points to */
+	if (!strict && !a->ptr && !a->sou && a->kind == T_ANY) {
+		n->sz = 8; /* for now: no array member (d_check()) */
+		n->kind = T_ANY;
+		return;
+	}
 	if (n->sub == OP_ARROW) {
 		if (!a->ptr)
 			d_perrt(ps, D_OP_PTR, n->line, n->col,

@@ -809,6 +809,7 @@ struct node *d_inline_use(struct parser *ps, const struct tok *t);
 /* func.c */
 
 int d_check_func(struct parser *ps, struct node *n, bool strict);
+struct node *d_psinfo_member(struct parser *ps, const struct tok *t);
 struct dv d_eval_func(struct ectx *x, const struct node *n);
 
 /* ------------------------------------------------------------------ */

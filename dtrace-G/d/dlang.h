@@ -64,7 +64,9 @@
  *		  umod(), usym(), uaddr(): the consumer's callbacks in
  *		  struct d_fire), caller (0: no kernel stack),
  *		  uregs[R_*] (stack.c: the registers taken with the
- *		  stack); not stackdepth (a compile error saying why)
+ *		  stack), curpsinfo->pr_pid, pr_ppid, pr_uid, pr_gid,
+ *		  pr_fname (func.c); not stackdepth (a compile error
+ *		  saying why)
  *	consts	 the signal and errno names (SIGUSR1, EPERM, ...) and
  *		  DTRACEFLT_* as ints (func.c)
  *	macros	 $target, $pid, dtrace's $ppid $pgid $sid $uid $gid $euid

@@ -223,6 +223,8 @@ static struct node *parse_primary(struct parser *ps)
 			d_perrt(ps, D_IDENT_UNSUPP, t.line, t.col,
 			       "stackdepth is not supported: the kernel "
 			       "stack is not recorded (use ustackdepth)");
+		if (strcmp(t.s, "curpsinfo") == 0) /* its fields (func.c) */
+			return d_psinfo_member(ps, &t);
 		if (strcmp(t.s, "uregs") == 0) { /* uregs[R_PC] (stack.c) */
 			d_expect(ps, '[');
 			n = d_mknode(ps, N_UREGS, &t);

@@ -79,6 +79,74 @@ const struct d_builtin d_builtins[] = {
 	{ "ustackdepth", B_USTACKDEPTH, 0, 4, 0 },
 };
 
+/*
+ * curpsinfo->FIELD: DTrace's psinfo_t of the firing process, for the
+ * fields a hit records: each is the builtin variable with the same value
+ * (pr_fname, a char[16] in DTrace, reads as execname, the same name cut
+ * to 15 bytes).  The others are refused: pr_psargs, pr_argc, pr_argv
+ * and pr_envp are read from the process's memory in DTrace at the hit,
+ * pr_euid, pr_egid, pr_pgid, pr_sid from its credentials and session,
+ * none of which a hit records here; the rest are Solaris's (zones,
+ * projects, tasks, pools, contracts) or accounting a hit does not take.
+ */
+static const struct {
+	const char *field, *builtin;
+} psinfo_fields[] = {
+	{ "pr_pid", "pid" },
+	{ "pr_ppid", "ppid" },
+	{ "pr_uid", "uid" },
+	{ "pr_gid", "gid" },
+	{ "pr_fname", "execname" },
+};
+
+static const char *const psinfo_unsupp[] = {
+	"pr_flag",  "pr_nlwp",	 "pr_pgid",    "pr_sid",     "pr_euid",
+	"pr_egid",  "pr_addr",	 "pr_size",    "pr_rssize",  "pr_ttydev",
+	"pr_pctcpu", "pr_pctmem", "pr_start",  "pr_time",    "pr_ctime",
+	"pr_psargs", "pr_wstat", "pr_argc",    "pr_argv",    "pr_envp",
+	"pr_dmodel", "pr_taskid", "pr_projid", "pr_nzomb",   "pr_poolid",
+	"pr_zoneid", "pr_contract", "pr_lwp",
+};
+
+struct node *d_psinfo_member(struct parser *ps, const struct tok *t)
+{
+	struct tok f;
+	struct node *n;
+	unsigned i, b;
+
+	if (!d_is_op(ps, OP_ARROW))
+		d_perrt(ps, D_IDENT_UNSUPP, t->line, t->col,
+			"curpsinfo is not supported as a value: read its "
+			"fields (curpsinfo->pr_pid)");
+	d_lex(ps);
+	f = ps->tk;
+	if (f.t != TK_ID)
+		d_syntax_error(ps);
+	d_lex(ps);
+	for (i = 0; i < sizeof(psinfo_fields) / sizeof(psinfo_fields[0]); i++)
+		if (strcmp(psinfo_fields[i].field, f.s) == 0)
+			break;
+	if (i == sizeof(psinfo_fields) / sizeof(psinfo_fields[0])) {
+		for (b = 0; b < sizeof(psinfo_unsupp) / sizeof(psinfo_unsupp[0]);
+		     b++)
+			if (strcmp(psinfo_unsupp[b], f.s) == 0)
+				d_perrt(ps, D_IDENT_UNSUPP, f.line, f.col,
+					"curpsinfo->%s is not supported: a "
+					"hit records the process's pr_pid, "
+					"pr_ppid, pr_uid, pr_gid and "
+					"pr_fname only",
+					f.s);
+		d_perrt(ps, D_TYPE_MEMBER, f.line, f.col,
+			"%s is not a member of psinfo_t", f.s);
+	}
+	for (b = 0; b < d_nbuiltins; b++)
+		if (strcmp(d_builtins[b].name, psinfo_fields[i].builtin) == 0)
+			break;
+	n = d_mknode(ps, N_BUILTIN, t);
+	n->sub = (int)b;
+	return n;
+}
+
 const struct d_func d_funcs[] = {
 	{ "copyinstr", F_COPYINSTR, 1, 2, "pi", 's', 8, 0 },
 	/* mem.c: a void * into the firing's scratch */

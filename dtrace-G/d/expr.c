@@ -221,8 +221,11 @@ static struct node *parse_primary(struct parser *ps)
 		/* DTrace's that this tracer cannot give: refused, not 0 */
 		if (strcmp(t.s, "stackdepth") == 0)
 			d_perrt(ps, D_IDENT_UNSUPP, t.line, t.col,
-			       "stackdepth is not supported: the kernel "
-			       "stack is not recorded (use ustackdepth)");
+				"stackdepth is not supported: DTrace's is "
+				"the depth of the kernel stack the probe "
+				"fired on (at a user probe, the trap's), "
+				"which a hit does not record here; "
+				"ustackdepth is the user stack's");
 		if (strcmp(t.s, "curpsinfo") == 0) /* its fields (func.c) */
 			return d_psinfo_member(ps, &t);
 		if (strcmp(t.s, "uregs") == 0) { /* uregs[R_PC] (stack.c) */

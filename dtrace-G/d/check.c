@@ -257,6 +257,7 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		n->ptr = v->ptr; /* mem.c: a pointer kept in a variable */
 		n->psg = v->psg;
 		n->psou = v->psou;
+		n->sou = n->op == N_VAR ? v->sou : 0; /* a struct it holds */
 		if (strict && !v->assigned &&
 		    (v->scope == SC_GLOBAL || v->scope == SC_ASSOC))
 			d_perrt(ps, D_IDENT_UNDEF, n->line, n->col,
@@ -444,7 +445,20 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		for (i = 0; i < n->a->nargs; i++)
 			d_check(ps, n->a->args[i], strict);
 		check_shape(ps, n->a, strict);
-		kb = d_check(ps, n->b, strict);
+		{
+			const struct node *outer = ps->sou_ok;
+
+			ps->sou_ok = n->b; /* this->s = *p (mem.c) */
+			kb = d_check(ps, n->b, strict);
+			ps->sou_ok = outer;
+		}
+		if (n->b->sou || (v->sou && n->a->op == N_VAR)) {
+			d_sou_assign_check(ps, n, v);
+			return n->kind = T_INT;
+		}
+		if (v->sou) /* an array of the name: check_shape() */
+			d_perrt(ps, D_IDENT_BADREF, n->line, n->col,
+				"%s holds a struct: it has no keys", v->name);
 		check_divisor(ps, n, n->sub, n->b);
 		if (n->sub == '=' && n->b->ptr && !v->assigned) {
 			v->ptr = n->b->ptr; /* mem.c */
@@ -497,6 +511,10 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		for (i = 0; i < n->a->nargs; i++)
 			d_check(ps, n->a->args[i], strict);
 		check_shape(ps, n->a, strict);
+		if (v->sou)
+			d_perrt(ps, D_OP_SOU, n->line, n->col,
+				"operator %s cannot be applied to a struct or "
+				"union", op_name(n->sub));
 		d_need_int(ps, n, v->kind, op_name(n->sub), strict);
 		v->assigned = true;
 		if (v->kind == T_ANY)

@@ -87,8 +87,10 @@ struct dv {
 	uint8_t show; /* K_STR: how it prints (stack.c): DV_PLAIN, ... */
 };
 
-/* struct dv's show: a string, a stack (ustack()), a name (ufunc(), ...) */
-enum { DV_PLAIN, DV_STACK, DV_SYM };
+/* struct dv's show: a string, a stack (ustack()), a name (ufunc(), ...),
+ * or the bytes of a struct a variable holds (mem.c: s, the struct's
+ * size of them, freed as a string's) */
+enum { DV_PLAIN, DV_STACK, DV_SYM, DV_SOU };
 
 /* ------------------------------------------------------------------ */
 /* Hash table with byte-string keys: self-> and associative variables,
@@ -273,6 +275,7 @@ struct var {
 	uint8_t sz, sg; /* a declared integer type */
 	uint8_t ptr, psg; /* first assigned a pointer (mem.c): its target */
 	uint16_t psou;	  /* ... a struct or union (D_PTR_SOU): which */
+	uint16_t sou;	  /* holds a struct or union (this->s = *p): which */
 	char *tname;
 	int line, col;
 	/* associative arrays: the key signature, from the declaration or
@@ -927,6 +930,9 @@ struct dv d_copyin(struct ectx *x, const struct node *n,
 struct dv d_deref(struct ectx *x, const struct node *n);
 struct dv d_mem_string(struct ectx *x, uint64_t p);
 struct dv d_alloca(struct ectx *x, const struct dv *a);
+void d_sou_assign_check(struct parser *ps, struct node *n, struct var *v);
+struct dv d_sou_get(struct ectx *x, const struct node *n, struct dv slot);
+struct dv d_sou_set(struct ectx *x, const struct node *n, uint64_t addr);
 void d_bcopy(struct ectx *x, const struct dv *a);
 void d_copyinto(struct ectx *x, const struct dv *a);
 void d_tracemem(struct ectx *x, const struct stmt *st);

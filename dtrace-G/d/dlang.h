@@ -26,8 +26,9 @@
  *		  | ('struct' | 'union') TAG ['{' (type (NAME ['[' N ']']
  *		    | [NAME] ':' N), ... ';')+ '}'] ';'   (members: C
  *		    integers, pointers, structs and unions, arrays of them,
- *		    bit-fields; laid out as x86-64 C; no variables of these
- *		    types)
+ *		    bit-fields; laid out as x86-64 C; no declared
+ *		    variables of these types: a global or this-> one
+ *		    assigned a struct (this->s = *p) holds a copy, mem.c)
  *		  (type: string or a C integer or pointer type; self->
  *		  arrays are used undeclared)
  *	clause	 := desc (',' desc)* ['/' expr '/'] ['{' stmt* '}']

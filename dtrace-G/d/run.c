@@ -485,6 +485,8 @@ static struct dv var_get_null(struct ectx *x, const struct node *n,
 		*null = false;
 	if (sc == SC_GLOBAL || sc == SC_THIS) {
 		v = sc == SC_GLOBAL ? p->gval[n->sub] : p->cval[n->sub];
+		if (n->sou) /* a struct it holds: its bytes, for '.' */
+			return d_sou_get(x, n, v);
 		if (v.k == K_INT && isstr) { /* cleared by 0 */
 			if (null)
 				*null = true;
@@ -660,6 +662,18 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		return truth(&a) ? d_eval(x, n->b) : d_eval(x, n->c);
 	case N_ASSIGN:
 		b = d_eval(x, n->b);
+		if (n->b->sou) { /* this->s = *p: the bytes (mem.c) */
+			struct d_prog *p = x->p;
+			struct dv *slot = p->vars[n->a->sub].scope == SC_GLOBAL
+						  ? &p->gval[n->a->sub]
+						  : &p->cval[n->a->sub];
+			struct dv v = d_sou_set(x, n->b, (uint64_t)b.i);
+
+			if (slot->k == K_STR)
+				free((char *)slot->s);
+			*slot = v;
+			return d_dv_int(0, 4, true);
+		}
 		if (n->sub != '=') {
 			a = var_get(x, n->a);
 			b = binop(x, compound_op(n->sub), a, b);

@@ -514,7 +514,8 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		if (v->sou)
 			d_perrt(ps, D_OP_SOU, n->line, n->col,
 				"operator %s cannot be applied to a struct or "
-				"union", op_name(n->sub));
+				"union",
+				op_name(n->sub));
 		d_need_int(ps, n, v->kind, op_name(n->sub), strict);
 		v->assigned = true;
 		if (v->kind == T_ANY)

@@ -473,7 +473,7 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 	if (scope == SC_GLOBAL || scope == SC_ASSOC) {
 		check_global_name(ps, nt);
 		other = d_var_find(p, scope == SC_GLOBAL ? SC_ASSOC : SC_GLOBAL,
-				 nt->s);
+				   nt->s);
 		if (other >= 0 && p->vars[other].declared) {
 			v = &p->vars[other];
 			d_perrt(ps, D_DECL_IDRED, nt->line, nt->col,

@@ -222,8 +222,9 @@ static bool ft_enable_probe(struct consumer *c, struct tproc *pr,
 		/* the module copies arguments, never the stack */
 		if (!c->enable_failed)
 			say(c,
-			    "cannot enable %s:%s:%s:%s: ustack() and ucaller "
-			    "need each hit's user stack, which the fasttrap "
+			    "cannot enable %s:%s:%s:%s: ustack(), ucaller and "
+			    "uregs[] need each hit's user stack and "
+			    "registers, which the fasttrap "
 			    "backend (%s) does not take; DTRACE_FASTTRAP=0 "
 			    "traces with uprobe events instead",
 			    p->prov, p->mod, p->func, p->name,

@@ -27,7 +27,8 @@
  *    such a program, naming the backend.
  * decode() leaves what it found in c->ucap (registers in DWARF
  * numbering, the copy's bytes in the record), and ustack_fire() hands
- * the D program the callbacks of struct d_fire for that hit.
+ * the D program the callbacks of struct d_fire for that hit, and the
+ * registers themselves for uregs[].
  *
  * Processes.  A struct us_proc (ustack.h) holds a libdwfl session with
  * the modules of one process, reported from its /proc/PID/maps text
@@ -621,6 +622,8 @@ static bool cb_usym(void *ctx, pid_t pid, uint64_t pc, unsigned flags,
 	return up && us_sym_lookup(s->hit.c, up, pc, flags, out);
 }
 
+_Static_assert(USTACK_NREGS == D_UREGS_N, "uregs[] reads ustack_cap's regs");
+
 void ustack_fire(struct consumer *c, struct d_fire *f)
 {
 	struct ustack_state *s = state(c);
@@ -636,4 +639,6 @@ void ustack_fire(struct consumer *c, struct d_fire *f)
 	f->ustack_cut = cb_ustack_cut;
 	f->usym = cb_usym;
 	f->ustack_ctx = s;
+	/* uregs[]: the registers taken with the stack, DWARF's order */
+	f->uregs = s->hit.cap.have ? s->hit.cap.regs : NULL;
 }

@@ -122,16 +122,29 @@ static void check_shape(struct parser *ps, struct node *n, bool strict)
 	struct d_prog *p = ps->prog;
 	struct var *v = &p->vars[n->sub];
 	int other = -1;
+	/* the same name as the other kind: scalar or array */
+	int oscope = v->scope == SC_GLOBAL   ? SC_ASSOC
+		     : v->scope == SC_ASSOC  ? SC_GLOBAL
+		     : v->scope == SC_SELF   ? SC_SELFASSOC
+		     : v->scope == SC_SELFASSOC ? SC_SELF
+						: -1;
 
+	/* the name declared, or used first (vars are made in program
+	 * order), as the other kind */
 	for (unsigned i = 0; i < p->nvars; i++)
-		if (p->vars[i].declared &&
-		    p->vars[i].scope ==
-			    (v->scope == SC_GLOBAL ? SC_ASSOC : SC_GLOBAL) &&
+		if ((p->vars[i].declared || i < (unsigned)n->sub) &&
+		    p->vars[i].scope == oscope &&
 		    strcmp(p->vars[i].name, v->name) == 0)
 			other = (int)i;
-	if (other >= 0 && (v->scope == SC_GLOBAL || v->scope == SC_ASSOC)) {
+	if (other >= 0) {
 		const struct var *o = &p->vars[other];
+		bool arr = o->scope == SC_ASSOC || o->scope == SC_SELFASSOC;
 
+		if (!o->declared)
+			d_perrt(ps, D_IDENT_BADREF, n->line, n->col,
+				"%s is used before as %s: %s", v->name,
+				arr ? "an associative array" : "a scalar",
+				arr ? "index it" : "it has no keys");
 		d_perrt(ps, D_IDENT_BADREF, n->line, n->col,
 		       "%s is declared %s at line %d, column %d: %s", v->name,
 		       o->scope == SC_ASSOC ? "an associative array" : "a scalar",
@@ -187,6 +200,23 @@ static void check_shape(struct parser *ps, struct node *n, bool strict)
 
 static int check1(struct parser *ps, struct node *n, bool strict);
 
+/* v[k] (read or assigned) of a scalar v, at v's node vn: parse_primary()
+ * reads a name its first use made a scalar as one */
+static void __attribute__((noreturn))
+scalar_indexed(struct parser *ps, const struct node *vn, const struct var *v)
+{
+	if (v->declared)
+		d_perrt(ps, D_IDENT_BADREF, vn->line, vn->col,
+			"%s is declared a scalar at line %d, column %d: it "
+			"has no keys",
+			v->name, v->line, v->col);
+	d_perrt(ps, D_IDENT_BADREF, vn->line, vn->col,
+		"%s is a scalar variable (a%s %s, used as one before): it may "
+		"not be referenced as an associative array",
+		v->name, v->kind == T_STR ? "" : "n",
+		v->kind == T_STR ? "string" : "integer");
+}
+
 /* A node's kind; a struct or union itself (*p, p->nested) stands only
  * where mem.c reads a member of it. */
 int d_check(struct parser *ps, struct node *n, bool strict)
@@ -227,6 +257,7 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		n->ptr = v->ptr; /* mem.c: a pointer kept in a variable */
 		n->psg = v->psg;
 		n->psou = v->psou;
+		n->sou = n->op == N_VAR ? v->sou : 0; /* a struct it holds */
 		/* a name nothing assigns (anywhere, or before this read in
 		 * program order), which would be refused as undefined: an
 		 * enumerator of the traced programs' if they have one
@@ -244,6 +275,7 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 				n->ptr = 0;
 				n->psg = 0;
 				n->psou = 0;
+				n->sou = 0;
 				return n->kind = T_INT;
 			}
 		}
@@ -305,18 +337,45 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		ka = d_check(ps, n->a, strict);
 		ps->sou_ok = outer;
 		if (n->b) { /* a[i] */
-			if (ka == T_STR)
-				d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
-					"string indexing is not supported: "
-					"substr(s, i, 1)");
 			kb = d_check(ps, n->b, strict);
 			d_need_int(ps, n, kb, "[ ]", strict);
+			/* s[i]: a char of the string (run.c), D's string
+			 * being a char array of strsize bytes */
+			if (ka == T_STR) {
+				if (n->a->op == N_FUNC &&
+				    d_stack_func(d_funcs[n->a->sub].id))
+					d_perrt(ps, D_OP_INT, n->line, n->col,
+						"operator [ ] cannot index "
+						"%s( )'s value: it is not a "
+						"string",
+						d_funcs[n->a->sub].name);
+				n->ival = 1;
+				n->sz = 1;
+				n->sg = 1;
+				return n->kind = T_INT;
+			}
+			if (ka == T_ANY && !strict && !n->a->ptr)
+				return n->kind = T_ANY; /* as below */
+			if (n->a->op == N_VAR && !n->a->ptr &&
+			    (p->vars[n->a->sub].scope == SC_GLOBAL ||
+			     p->vars[n->a->sub].scope == SC_SELF))
+				scalar_indexed(ps, n->a, &p->vars[n->a->sub]);
 		}
+		/* what the operand holds is not known yet (mem.c's
+		 * d_member_check()): the strict pass checks it */
+		if (ka == T_ANY && !strict && !n->a->ptr)
+			return n->kind = T_ANY;
 		d_mem_check(ps, n);
 		return n->kind = T_INT;
 	}
 	case N_MEMBER:
-		d_member_check(ps, n, strict);
+		n->kind = T_INT;
+		d_member_check(ps, n, strict); /* T_ANY: not known yet */
+		return n->kind;
+	case N_UREGS:
+		ka = d_check(ps, n->a, strict);
+		d_need_int(ps, n->a, ka, "uregs[ ]", strict);
+		d_uregs_check(ps, n);
 		return n->kind = T_INT;
 	case N_UN:
 		ka = d_check(ps, n->a, strict);
@@ -388,10 +447,39 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		struct var *v = &p->vars[n->a->sub];
 		char disp[160];
 
+		if (n->a->op == N_DEREF) { /* x[k] = of a scalar x */
+			const struct var *sv = &p->vars[n->a->a->sub];
+
+			d_check(ps, n->a->a, strict);
+			d_check(ps, n->a->b, strict);
+			d_check(ps, n->b, strict);
+			if (!strict) /* what x holds may not be known yet */
+				return n->kind = T_ANY;
+			if (n->a->a->ptr)
+				d_perrt(ps, D_OP_WRITE, n->line, n->col,
+					"operator = cannot store through a "
+					"pointer: copyin( )'s copies are "
+					"read-only (bcopy( ) and copyinto( ) "
+					"write alloca( )'s memory)");
+			scalar_indexed(ps, n->a->a, sv);
+		}
 		for (i = 0; i < n->a->nargs; i++)
 			d_check(ps, n->a->args[i], strict);
 		check_shape(ps, n->a, strict);
-		kb = d_check(ps, n->b, strict);
+		{
+			const struct node *outer = ps->sou_ok;
+
+			ps->sou_ok = n->b; /* this->s = *p (mem.c) */
+			kb = d_check(ps, n->b, strict);
+			ps->sou_ok = outer;
+		}
+		if (n->b->sou || (v->sou && n->a->op == N_VAR)) {
+			d_sou_assign_check(ps, n, v);
+			return n->kind = T_INT;
+		}
+		if (v->sou) /* an array of the name: check_shape() */
+			d_perrt(ps, D_IDENT_BADREF, n->line, n->col,
+				"%s holds a struct: it has no keys", v->name);
 		check_divisor(ps, n, n->sub, n->b);
 		if (n->sub == '=' && n->b->ptr && !v->assigned) {
 			v->ptr = n->b->ptr; /* mem.c */
@@ -444,6 +532,11 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		for (i = 0; i < n->a->nargs; i++)
 			d_check(ps, n->a->args[i], strict);
 		check_shape(ps, n->a, strict);
+		if (v->sou)
+			d_perrt(ps, D_OP_SOU, n->line, n->col,
+				"operator %s cannot be applied to a struct or "
+				"union",
+				op_name(n->sub));
 		d_need_int(ps, n, v->kind, op_name(n->sub), strict);
 		v->assigned = true;
 		if (v->kind == T_ANY)
@@ -502,7 +595,8 @@ uint32_t d_needs_of(const struct node *n)
 		m |= D_NEED_PPID;
 	if ((n->op == N_BUILTIN && (d_builtins[n->sub].id == B_UCALLER ||
 				    d_builtins[n->sub].id == B_USTACKDEPTH)) ||
-	    (n->op == N_FUNC && d_funcs[n->sub].id == F_USTACK))
+	    (n->op == N_FUNC && d_funcs[n->sub].id == F_USTACK) ||
+	    n->op == N_UREGS) /* the registers come with the stack */
 		m |= D_NEED_USTACK;
 	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_VTIMESTAMP)
 		m |= D_NEED_VTIME;

@@ -1118,10 +1118,14 @@ static void grow_storage(struct d_prog *p)
 		for (unsigned i = p->nval; i < p->nvars; i++) {
 			struct dv z = d_var_zero(&p->vars[i]);
 
-			if (z.k == K_STR)
-				z = d_dv_int(0, 8, true); /* read as "" */
+			/* a string never set is "" (D's zeroed array); one
+			 * cleared by 0 is NULL, an integer slot (run.c) */
 			p->gval[i] = z;
 			p->cval[i] = z;
+			if (z.k == K_STR) {
+				p->gval[i] = d_dv_str(d_xstrdup(""));
+				p->cval[i] = d_dv_str(d_xstrdup(""));
+			}
 		}
 		p->nval = p->nvars;
 	}

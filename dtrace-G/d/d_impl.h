@@ -87,8 +87,10 @@ struct dv {
 	uint8_t show; /* K_STR: how it prints (stack.c): DV_PLAIN, ... */
 };
 
-/* struct dv's show: a string, a stack (ustack()), a name (ufunc(), ...) */
-enum { DV_PLAIN, DV_STACK, DV_SYM };
+/* struct dv's show: a string, a stack (ustack()), a name (ufunc(), ...),
+ * or the bytes of a struct a variable holds (mem.c: s, the struct's
+ * size of them, freed as a string's) */
+enum { DV_PLAIN, DV_STACK, DV_SYM, DV_SOU };
 
 /* ------------------------------------------------------------------ */
 /* Hash table with byte-string keys: self-> and associative variables,
@@ -133,6 +135,7 @@ enum {
 	N_DEREF, /* *e, or a[b] (b set): a pointer into copyin()'s scratch
 		  * (mem.c) */
 	N_MEMBER, /* e.m, e->m (mem.c): sval the member, ival its offset */
+	N_UREGS,  /* uregs[a] (stack.c) */
 };
 
 /* multi-character operators */
@@ -272,6 +275,7 @@ struct var {
 	uint8_t sz, sg; /* a declared integer type */
 	uint8_t ptr, psg; /* first assigned a pointer (mem.c): its target */
 	uint16_t psou;	  /* ... a struct or union (D_PTR_SOU): which */
+	uint16_t sou;	  /* holds a struct or union (this->s = *p): which */
 	char *tname;
 	int line, col;
 	/* associative arrays: the key signature, from the declaration or
@@ -627,6 +631,38 @@ struct parser {
 
 enum { FLT_BADADDR, FLT_ILLOP, FLT_DIVZERO, FLT_NOSCRATCH };
 
+/* uregs[]'s indexes (R_* in scripts): Linux DTrace's for x86-64, the
+ * slots of struct pt_regs, then what it reads from the thread */
+enum {
+	D_R_R15,
+	D_R_R14,
+	D_R_R13,
+	D_R_R12,
+	D_R_RBP,
+	D_R_RBX,
+	D_R_R11,
+	D_R_R10,
+	D_R_R9,
+	D_R_R8,
+	D_R_RAX,
+	D_R_RCX,
+	D_R_RDX,
+	D_R_RSI,
+	D_R_RDI,
+	D_R_ERR,
+	D_R_RIP,
+	D_R_CS,
+	D_R_RFL,
+	D_R_RSP,
+	D_R_SS,
+	D_R_DS,
+	D_R_ES,
+	D_R_FS,
+	D_R_GS,
+	D_R_TRAPNO,
+	D_R_NREGS
+};
+
 /* DTrace's fault codes (DTRACEFLT_*: ERROR's arg4, names in scripts) */
 #define D_DTRACEFLT_UNKNOWN 0
 #define D_DTRACEFLT_BADADDR 1
@@ -747,7 +783,7 @@ void __attribute__((noreturn)) d_syntax_error(struct parser *ps);
 	X(D_IDENT_UNSUPP) X(D_FUNC_VOID) X(D_DECL_INCOMPLETE)             \
 	X(D_OP_SOU) X(D_OP_PTR) X(D_TYPE_MEMBER) X(D_OFFSETOF_TYPE)       \
 	X(D_OFFSETOF_BITFIELD) X(D_DECL_BFTYPE) X(D_DECL_BFSIZE)           \
-	X(D_TYPE_ERR) X(D_TYPE_AMBIG) X(D_TYPE_SCOPE)
+	X(D_TYPE_ERR) X(D_TYPE_AMBIG) X(D_TYPE_SCOPE) X(D_UREGS_IDX)
 #define D_ERRTAG_ENUM(t) t,
 enum { D_ERRTAGS(D_ERRTAG_ENUM) D_NERRTAGS };
 extern const char *const d_errtag_names[];
@@ -783,6 +819,7 @@ struct node *d_parse_expr(struct parser *ps);
 /* decl.c */
 
 unsigned d_var_lookup(struct d_prog *p, int scope, const char *name);
+int d_var_find(const struct d_prog *p, int scope, const char *name);
 const char *d_var_display(const struct var *v, char *buf, size_t len);
 bool d_starts_decl(struct parser *ps);
 void d_parse_decl(struct parser *ps);
@@ -805,6 +842,7 @@ bool d_enumerator(struct parser *ps, const char *obj, const char *name,
 /* func.c */
 
 int d_check_func(struct parser *ps, struct node *n, bool strict);
+struct node *d_psinfo_member(struct parser *ps, const struct tok *t);
 struct dv d_eval_func(struct ectx *x, const struct node *n);
 
 /* ------------------------------------------------------------------ */
@@ -896,6 +934,8 @@ struct dv d_stack_eval(struct ectx *x, const struct node *n,
 		       const struct dv *a);
 struct dv d_stack_ucaller(struct ectx *x);
 struct dv d_stack_depth(struct ectx *x);
+void d_uregs_check(struct parser *ps, const struct node *n);
+struct dv d_uregs(struct ectx *x, const struct node *n);
 struct dv d_stack_addr(struct ectx *x, struct dv v, char conv);
 void d_stack_print(struct sbuf *sb, const struct d_prog *p,
 		   const struct dv *v);
@@ -920,6 +960,9 @@ struct dv d_copyin(struct ectx *x, const struct node *n,
 struct dv d_deref(struct ectx *x, const struct node *n);
 struct dv d_mem_string(struct ectx *x, uint64_t p);
 struct dv d_alloca(struct ectx *x, const struct dv *a);
+void d_sou_assign_check(struct parser *ps, struct node *n, struct var *v);
+struct dv d_sou_get(struct ectx *x, const struct node *n, struct dv slot);
+struct dv d_sou_set(struct ectx *x, const struct node *n, uint64_t addr);
 void d_bcopy(struct ectx *x, const struct dv *a);
 void d_copyinto(struct ectx *x, const struct dv *a);
 void d_tracemem(struct ectx *x, const struct stmt *st);

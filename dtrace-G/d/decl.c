@@ -100,7 +100,7 @@ unsigned d_var_lookup(struct d_prog *p, int scope, const char *name)
 	return i;
 }
 
-static int var_find(const struct d_prog *p, int scope, const char *name)
+int d_var_find(const struct d_prog *p, int scope, const char *name)
 {
 	for (unsigned i = 0; i < p->nvars; i++)
 		if (p->vars[i].scope == scope &&
@@ -1017,8 +1017,8 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 
 	if (scope == SC_GLOBAL || scope == SC_ASSOC) {
 		check_global_name(ps, nt);
-		other = var_find(p, scope == SC_GLOBAL ? SC_ASSOC : SC_GLOBAL,
-				 nt->s);
+		other = d_var_find(p, scope == SC_GLOBAL ? SC_ASSOC : SC_GLOBAL,
+				   nt->s);
 		if (other >= 0 && p->vars[other].declared) {
 			v = &p->vars[other];
 			d_perrt(ps, D_DECL_IDRED, nt->line, nt->col,
@@ -1030,7 +1030,7 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 			       v->line, v->col);
 		}
 	}
-	i = var_find(p, scope, nt->s);
+	i = d_var_find(p, scope, nt->s);
 	if (i >= 0 && p->vars[i].declared) {
 		v = &p->vars[i];
 		if (v->kind != t->kind || v->sz != t->sz || v->sg != t->sg ||

@@ -26,8 +26,9 @@
  *		  | ('struct' | 'union') TAG ['{' (type (NAME ['[' N ']']
  *		    | [NAME] ':' N), ... ';')+ '}'] ';'   (members: C
  *		    integers, pointers, structs and unions, arrays of them,
- *		    bit-fields; laid out as x86-64 C; no variables of these
- *		    types)
+ *		    bit-fields; laid out as x86-64 C; no declared
+ *		    variables of these types: a global or this-> one
+ *		    assigned a struct (this->s = *p) holds a copy, mem.c)
  *		  (type: string or a C integer or pointer type; self->
  *		  arrays are used undeclared; in casts, sizeof, offsetof
  *		  and members also the traced programs' struct, union,
@@ -55,7 +56,8 @@
  *		  integer and pointer types, and unary *, [ ], '->' and '.'
  *		  of a pointer into copyin()'s copies or alloca()'s
  *		  scratch: mem.c; an array member is a pointer to its
- *		  first element, as in C),
+ *		  first element, as in C; s[i] of a string: a char,
+ *		  run.c),
  *		  integer and string literals, variables, builtins, functions
  *		  (func.c's table: copyinstr, strlen, substr, strtok,
  *		  speculation, ...)
@@ -65,8 +67,11 @@
  *		  errno (a syscall provider's return: the call's error)
  *		  ucaller, ustackdepth (stack.c, with ustack(), ufunc(),
  *		  umod(), usym(), uaddr(): the consumer's callbacks in
- *		  struct d_fire), caller (0: no kernel stack); not
- *		  stackdepth, uregs[] (compile errors saying why)
+ *		  struct d_fire), caller (0: no kernel stack),
+ *		  uregs[R_*] (stack.c: the registers taken with the
+ *		  stack), curpsinfo->pr_pid, pr_ppid, pr_uid, pr_gid,
+ *		  pr_fname (func.c); not stackdepth (a compile error
+ *		  saying why)
  *	consts	 the signal and errno names (SIGUSR1, EPERM, ...) and
  *		  DTRACEFLT_* as ints (func.c)
  *	macros	 $target, $pid, dtrace's $ppid $pgid $sid $uid $gid $euid
@@ -354,7 +359,15 @@ struct d_fire {
 	bool (*usym)(void *ctx, pid_t pid, uint64_t pc, unsigned flags,
 		     struct d_usym *s);
 	void *ustack_ctx;
+	/*
+	 * uregs[]: the firing thread's user registers when the probe fired,
+	 * taken with its stack (D_NEED_USTACK), D_UREGS_N of them in the
+	 * x86-64 DWARF order (rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip),
+	 * or NULL where the firing has none.
+	 */
+	const uint64_t *uregs;
 };
+#define D_UREGS_N 17
 
 /* d_run() results, or-ed. */
 #define D_RUN_EXIT 0x1	/* exit() was called; d_exit_status() says the value */

@@ -176,6 +176,17 @@ static struct node *parse_primary(struct parser *ps)
 			struct tok nt = ps->tk;
 
 			d_lex(ps);
+			/* self->s[i], this->s[i] of a variable used before
+			 * as a scalar: indexed (s a string: parse_postfix),
+			 * as D resolves a name by its first use */
+			if (d_is_op(ps, '[') &&
+			    (scope == SC_THIS ||
+			     d_var_find(ps->prog, SC_SELFASSOC, nt.s) < 0) &&
+			    d_var_find(ps->prog, scope, nt.s) >= 0) {
+				n = d_mknode(ps, N_VAR, &t);
+				n->sub = d_var_find(ps->prog, scope, nt.s);
+				return n;
+			}
 			if (d_is_op(ps, '[')) {
 				/* self->a[k]: a thread-local associative
 				 * array (this-> has none, as in D) */
@@ -226,12 +237,20 @@ static struct node *parse_primary(struct parser *ps)
 		/* DTrace's that this tracer cannot give: refused, not 0 */
 		if (strcmp(t.s, "stackdepth") == 0)
 			d_perrt(ps, D_IDENT_UNSUPP, t.line, t.col,
-			       "stackdepth is not supported: the kernel "
-			       "stack is not recorded (use ustackdepth)");
-		if (strcmp(t.s, "uregs") == 0)
-			d_perrt(ps, D_IDENT_UNSUPP, t.line, t.col,
-			       "uregs[ ] is not supported: the hit's "
-			       "registers are not kept for scripts");
+				"stackdepth is not supported: DTrace's is "
+				"the depth of the kernel stack the probe "
+				"fired on (at a user probe, the trap's), "
+				"which a hit does not record here; "
+				"ustackdepth is the user stack's");
+		if (strcmp(t.s, "curpsinfo") == 0) /* its fields (func.c) */
+			return d_psinfo_member(ps, &t);
+		if (strcmp(t.s, "uregs") == 0) { /* uregs[R_PC] (stack.c) */
+			d_expect(ps, '[');
+			n = d_mknode(ps, N_UREGS, &t);
+			n->a = d_parse_expr(ps);
+			d_expect(ps, ']');
+			return n;
+		}
 		if (d_const_lookup(t.s, &cv)) {
 			n = d_mknode(ps, N_INT, &t);
 			n->ival = cv;
@@ -268,7 +287,8 @@ static struct node *parse_primary(struct parser *ps)
 	if (d_is_op(ps, '('))
 		d_perrt(ps, D_FUNC_UNDEF, t.line, t.col, "failed to resolve %s: "
 					"Unknown function name", t.s);
-	if (d_is_op(ps, '[')) {
+	if (d_is_op(ps, '[') && (d_var_find(ps->prog, SC_ASSOC, t.s) >= 0 ||
+				 d_var_find(ps->prog, SC_GLOBAL, t.s) < 0)) {
 		d_lex(ps);
 		n = d_mknode(ps, N_ASSOC, &t);
 		n->sub = (int)d_var_lookup(ps->prog, SC_ASSOC, t.s);
@@ -618,7 +638,10 @@ struct node *d_parse_assign(struct parser *ps)
 
 	if (t.t != TK_OP || !is_assign_op(t.op))
 		return l;
-	if (l->op != N_VAR && l->op != N_ASSOC)
+	/* x[k] = of a scalar x (parse_primary): refused by the checker,
+	 * which knows what x holds */
+	if (l->op != N_VAR && l->op != N_ASSOC &&
+	    !(l->op == N_DEREF && l->b && l->a->op == N_VAR))
 		d_perrt(ps, D_OP_WRITE, t.line, t.col,
 		       "operator %s can only be applied to a writable variable",
 		       t.op == '=' ? "=" : "op=");

@@ -29,8 +29,8 @@
  * progenyof(pid) is 1 when the firing process is pid or a descendant:
  * its own pid and ppid come with the firing, the ancestors beyond
  * through the consumer's parent_of() (struct d_fire).  The named
- * constants (d_consts: signals, errno values, DTRACEFLT_*) are int
- * literals to the parser.  rand() is a
+ * constants (d_consts: signals, errno values, DTRACEFLT_*, uregs[]'s
+ * R_*) are int literals to the parser.  rand() is a
  * 64-bit xorshift generator seeded per program from the clock; like
  * DTrace's it is for sampling, not for secrets.
  */
@@ -78,6 +78,74 @@ const struct d_builtin d_builtins[] = {
 	{ "caller", B_CALLER, 0, 8, 0 },
 	{ "ustackdepth", B_USTACKDEPTH, 0, 4, 0 },
 };
+
+/*
+ * curpsinfo->FIELD: DTrace's psinfo_t of the firing process, for the
+ * fields a hit records: each is the builtin variable with the same value
+ * (pr_fname, a char[16] in DTrace, reads as execname, the same name cut
+ * to 15 bytes).  The others are refused: pr_psargs, pr_argc, pr_argv
+ * and pr_envp are read from the process's memory in DTrace at the hit,
+ * pr_euid, pr_egid, pr_pgid, pr_sid from its credentials and session,
+ * none of which a hit records here; the rest are Solaris's (zones,
+ * projects, tasks, pools, contracts) or accounting a hit does not take.
+ */
+static const struct {
+	const char *field, *builtin;
+} psinfo_fields[] = {
+	{ "pr_pid", "pid" },
+	{ "pr_ppid", "ppid" },
+	{ "pr_uid", "uid" },
+	{ "pr_gid", "gid" },
+	{ "pr_fname", "execname" },
+};
+
+static const char *const psinfo_unsupp[] = {
+	"pr_flag",  "pr_nlwp",	 "pr_pgid",    "pr_sid",     "pr_euid",
+	"pr_egid",  "pr_addr",	 "pr_size",    "pr_rssize",  "pr_ttydev",
+	"pr_pctcpu", "pr_pctmem", "pr_start",  "pr_time",    "pr_ctime",
+	"pr_psargs", "pr_wstat", "pr_argc",    "pr_argv",    "pr_envp",
+	"pr_dmodel", "pr_taskid", "pr_projid", "pr_nzomb",   "pr_poolid",
+	"pr_zoneid", "pr_contract", "pr_lwp",
+};
+
+struct node *d_psinfo_member(struct parser *ps, const struct tok *t)
+{
+	struct tok f;
+	struct node *n;
+	unsigned i, b;
+
+	if (!d_is_op(ps, OP_ARROW))
+		d_perrt(ps, D_IDENT_UNSUPP, t->line, t->col,
+			"curpsinfo is not supported as a value: read its "
+			"fields (curpsinfo->pr_pid)");
+	d_lex(ps);
+	f = ps->tk;
+	if (f.t != TK_ID)
+		d_syntax_error(ps);
+	d_lex(ps);
+	for (i = 0; i < sizeof(psinfo_fields) / sizeof(psinfo_fields[0]); i++)
+		if (strcmp(psinfo_fields[i].field, f.s) == 0)
+			break;
+	if (i == sizeof(psinfo_fields) / sizeof(psinfo_fields[0])) {
+		for (b = 0; b < sizeof(psinfo_unsupp) / sizeof(psinfo_unsupp[0]);
+		     b++)
+			if (strcmp(psinfo_unsupp[b], f.s) == 0)
+				d_perrt(ps, D_IDENT_UNSUPP, f.line, f.col,
+					"curpsinfo->%s is not supported: a "
+					"hit records the process's pr_pid, "
+					"pr_ppid, pr_uid, pr_gid and "
+					"pr_fname only",
+					f.s);
+		d_perrt(ps, D_TYPE_MEMBER, f.line, f.col,
+			"%s is not a member of psinfo_t", f.s);
+	}
+	for (b = 0; b < d_nbuiltins; b++)
+		if (strcmp(d_builtins[b].name, psinfo_fields[i].builtin) == 0)
+			break;
+	n = d_mknode(ps, N_BUILTIN, t);
+	n->sub = (int)b;
+	return n;
+}
 
 const struct d_func d_funcs[] = {
 	{ "copyinstr", F_COPYINSTR, 1, 2, "pi", 's', 8, 0 },
@@ -315,6 +383,51 @@ const struct d_const d_consts[] = {
 	{ "DTRACEFLT_TUPOFLOW", D_DTRACEFLT_TUPOFLOW },
 	{ "DTRACEFLT_BADSTACK", D_DTRACEFLT_BADSTACK },
 	{ "DTRACEFLT_LIBRARY", D_DTRACEFLT_LIBRARY },
+	/* uregs[]'s indexes (stack.c): Linux DTrace's for x86-64, the
+	 * slots of the kernel's struct pt_regs, and the i386 and generic
+	 * names that stand for them */
+	{ "R_R15", D_R_R15 },
+	{ "R_R14", D_R_R14 },
+	{ "R_R13", D_R_R13 },
+	{ "R_R12", D_R_R12 },
+	{ "R_RBP", D_R_RBP },
+	{ "R_RBX", D_R_RBX },
+	{ "R_R11", D_R_R11 },
+	{ "R_R10", D_R_R10 },
+	{ "R_R9", D_R_R9 },
+	{ "R_R8", D_R_R8 },
+	{ "R_RAX", D_R_RAX },
+	{ "R_RCX", D_R_RCX },
+	{ "R_RDX", D_R_RDX },
+	{ "R_RSI", D_R_RSI },
+	{ "R_RDI", D_R_RDI },
+	{ "R_ERR", D_R_ERR },
+	{ "R_RIP", D_R_RIP },
+	{ "R_CS", D_R_CS },
+	{ "R_RFL", D_R_RFL },
+	{ "R_RSP", D_R_RSP },
+	{ "R_SS", D_R_SS },
+	{ "R_DS", D_R_DS },
+	{ "R_ES", D_R_ES },
+	{ "R_FS", D_R_FS },
+	{ "R_GS", D_R_GS },
+	{ "R_TRAPNO", D_R_TRAPNO },
+	{ "R_EBX", D_R_RBX },
+	{ "R_ECX", D_R_RCX },
+	{ "R_EDX", D_R_RDX },
+	{ "R_ESI", D_R_RSI },
+	{ "R_EDI", D_R_RDI },
+	{ "R_EBP", D_R_RBP },
+	{ "R_EAX", D_R_RAX },
+	{ "R_EIP", D_R_RIP },
+	{ "R_EFL", D_R_RFL },
+	{ "R_ESP", D_R_RSP },
+	{ "R_PC", D_R_RIP },
+	{ "R_FP", D_R_RBP },
+	{ "R_SP", D_R_RSP },
+	{ "R_PS", D_R_RFL },
+	{ "R_R0", D_R_RAX },
+	{ "R_R1", D_R_RBX },
 };
 #undef C
 const unsigned d_nconsts = sizeof(d_consts) / sizeof(d_consts[0]);

@@ -44,6 +44,15 @@
  * bit-field reads the integer unit holding it, shifted and masked, and
  * sign-extended if its type is signed (d_member()).
  *
+ * A struct held by value: this->s = *p (or a global) copies the
+ * struct's bytes out of the copy p points into, into the variable
+ * (struct dv's show DV_SOU: the bytes in s), so it outlives the clause
+ * and its scratch as C's struct assignment would; reading this->s.m
+ * puts the bytes in a scratch copy of this run (not counted against
+ * the copyin() budget: the variable's storage is not scratch in DTrace
+ * either) and reads the member from it.  Only global and this->
+ * variables hold structs; self-> and array elements are refused.
+ *
  * Safety.  A pointer is dereferenced only when the bytes it names lie
  * wholly inside one copy this run made; anything else (a traced
  * process's address cast to a pointer, a copy a variable kept from an
@@ -124,6 +133,14 @@ void d_member_check(struct parser *ps, struct node *n, bool strict)
 	ps->sou_ok = a;
 	d_check(ps, n->a, strict);
 	ps->sou_ok = outer;
+	/* a variable no assignment checked so far has set (an aggregation's
+	 * keys are checked as they are parsed, before the clause's
+	 * statements): the strict pass knows what it points to */
+	if (!strict && !a->ptr && !a->sou && a->kind == T_ANY) {
+		n->sz = 8; /* for now: no array member (d_check()) */
+		n->kind = T_ANY;
+		return;
+	}
 	if (n->sub == OP_ARROW) {
 		if (!a->ptr)
 			d_perrt(ps, D_OP_PTR, n->line, n->col,
@@ -192,6 +209,52 @@ void d_tracemem_check(struct parser *ps, struct stmt *st, bool strict)
 		d_perrt(ps, D_TRACEMEM_SIZE, sz->line, sz->col,
 		       "tracemem( ) argument #2 must be a non-zero positive "
 		       "integer constant of at most %d", D_COPYIN_MAX);
+}
+
+/* this->s = *p: s a global or this-> variable that holds that struct
+ * from now on; anything else assigned to it, or it to anything, is a
+ * compile error (check.c calls this for either side being a struct). */
+void d_sou_assign_check(struct parser *ps, struct node *n, struct var *v)
+{
+	const struct node *b = n->b;
+	char disp[160];
+
+	d_var_display(v, disp, sizeof(disp));
+	if (!b->sou)
+		d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
+			"operator = cannot assign a%s %s to %s, which holds "
+			"struct %s",
+			b->kind == T_STR ? "" : "n", d_kind_name(b->kind), disp,
+			ps->prog->sous[v->sou - 1].name);
+	if (n->sub != '=')
+		d_perrt(ps, D_OP_SOU, n->line, n->col,
+			"operator %s cannot be applied to a struct or union",
+			"op=");
+	if (v->scope != SC_GLOBAL && v->scope != SC_THIS)
+		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+			"%s cannot hold a struct or union: only global and "
+			"this-> variables do here (keep the pointer)",
+			disp);
+	if (v->kind == T_STR || (v->kind == T_INT && !v->sou) || v->declared)
+		d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
+			"operator = cannot assign struct %s to %s, which "
+			"holds a%s %s",
+			ps->prog->sous[b->sou - 1].name, disp,
+			v->kind == T_STR ? "" : "n",
+			v->kind == T_STR ? "string" : "integer");
+	if (v->sou && v->sou != b->sou)
+		d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
+			"operator = cannot assign struct %s to %s, which "
+			"holds struct %s",
+			ps->prog->sous[b->sou - 1].name, disp,
+			ps->prog->sous[v->sou - 1].name);
+	if (ps->void_ok != n)
+		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+			"a struct assignment is a statement of its own, not "
+			"a value");
+	v->sou = b->sou;
+	v->kind = T_INT;
+	v->assigned = true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -316,6 +379,46 @@ static void add_buf(struct ectx *x, unsigned char *buf, size_t size)
 	x->cbufs = v;
 	x->ncbufs++;
 	x->cbytes += size;
+}
+
+/* this->s (a struct variable, slot its value): the address of a scratch
+ * copy of its bytes, zeros while it was never assigned. */
+struct dv d_sou_get(struct ectx *x, const struct node *n, struct dv slot)
+{
+	size_t size = x->p->sous[n->sou - 1].size;
+	unsigned char *buf = d_ar_alloc(&x->scratch, size ? size : 1);
+	struct d_cbuf *v;
+
+	if (slot.k == K_STR && slot.show == DV_SOU)
+		memcpy(buf, slot.s, size);
+	else
+		memset(buf, 0, size);
+	/* as add_buf(), outside the copyin() budget */
+	v = d_ar_alloc(&x->scratch, (x->ncbufs + 1) * sizeof(*v));
+	if (x->ncbufs)
+		memcpy(v, x->cbufs, x->ncbufs * sizeof(*v));
+	v[x->ncbufs].b = buf;
+	v[x->ncbufs].len = size;
+	x->cbufs = v;
+	x->ncbufs++;
+	return d_dv_int((int64_t)(uintptr_t)buf, 8, false);
+}
+
+/* this->s = *p: the struct's bytes at addr (in a copy of this run), as
+ * the value to store (malloc()ed: the slot owns it, as a string). */
+struct dv d_sou_set(struct ectx *x, const struct node *n, uint64_t addr)
+{
+	size_t size = x->p->sous[n->sou - 1].size;
+	char *b;
+	struct dv v = d_dv_str("");
+
+	if (!find_buf(x, addr, size))
+		d_fault(x, FLT_BADADDR, addr);
+	b = d_xmalloc(size ? size : 1);
+	memcpy(b, (const void *)(uintptr_t)addr, size);
+	v.s = b;
+	v.show = DV_SOU;
+	return v;
 }
 
 /* alloca(size): size bytes of the clause's scratch, zeroed. */

@@ -103,6 +103,39 @@ static const char *fault_str(int flt)
 }
 
 
+/*
+ * s[i]: D's string is a char array of strsize bytes, the string then
+ * NULs, so i from 0 to strsize - 1 reads a char (0 past the string's
+ * end); outside the array there is nothing to read, and DTrace's read
+ * there is of whatever lies beyond: a fault (illegal operation, ERROR's
+ * DTRACEFLT_ILLOP), never a made-up value.  A NULL string (a variable
+ * cleared by 0, or a dynamic one never set) faults as DTrace's read of
+ * address i does: invalid address (i).
+ */
+static struct dv var_get_null(struct ectx *x, const struct node *n,
+			      bool *null);
+
+static struct dv str_index(struct ectx *x, const struct node *n)
+{
+	bool null = false;
+	struct dv s = n->a->op == N_VAR || n->a->op == N_ASSOC
+			      ? var_get_null(x, n->a, &null)
+			      : d_eval(x, n->a);
+	struct dv i = d_eval(x, n->b);
+	size_t len;
+
+	if (null || (s.k == K_INT && s.i == 0)) /* NULL: its address 0 */
+		d_fault(x, FLT_BADADDR, (uint64_t)i.i);
+	if (s.k != K_STR || s.show || i.k != K_INT)
+		d_fault(x, FLT_ILLOP, 0);
+	if (!i.sg && i.sz == 8 ? (uint64_t)i.i >= x->p->strsize
+			       : i.i < 0 || (uint64_t)i.i >= x->p->strsize)
+		d_fault(x, FLT_ILLOP, 0);
+	len = strnlen(s.s, (size_t)i.i + 1);
+	return d_dv_int((size_t)i.i < len ? (signed char)s.s[i.i] : 0, 1,
+			true);
+}
+
 /* Read a NUL-terminated string of the traced process at addr, at most
  * max - 1 bytes, one page at a time so a short string near the end of a
  * mapping reads. */
@@ -432,31 +465,47 @@ static struct dv copy_out(struct ectx *x, struct dv v)
 	return v;
 }
 
-static struct dv var_get(struct ectx *x, const struct node *n)
+/*
+ * A variable's value.  A string variable cleared by 0 (an integer in its
+ * slot, or a dynamic one absent) reads "", as DTrace's string functions
+ * read a NULL string; *null (when asked) says it is NULL, for what reads
+ * a NULL string's memory (s[i]: str_index()).
+ */
+static struct dv var_get_null(struct ectx *x, const struct node *n,
+			      bool *null)
 {
 	struct d_prog *p = x->p;
 	int sc = p->vars[n->sub].scope;
+	bool isstr = p->vars[n->sub].kind == T_STR;
 	struct sbuf k = { 0 };
 	struct hent *e;
 	struct dv v;
 
-	if (sc == SC_GLOBAL) {
-		v = p->gval[n->sub];
-		if (v.k == K_INT && p->vars[n->sub].kind == T_STR)
-			return d_dv_str(""); /* a string never set */
-		return copy_out(x, v);
-	}
-	if (sc == SC_THIS) {
-		v = p->cval[n->sub];
-		if (v.k == K_INT && p->vars[n->sub].kind == T_STR)
-			return d_dv_str(""); /* never set, or cleared by 0 */
+	if (null)
+		*null = false;
+	if (sc == SC_GLOBAL || sc == SC_THIS) {
+		v = sc == SC_GLOBAL ? p->gval[n->sub] : p->cval[n->sub];
+		if (n->sou) /* a struct it holds: its bytes, for '.' */
+			return d_sou_get(x, n, v);
+		if (v.k == K_INT && isstr) { /* cleared by 0 */
+			if (null)
+				*null = true;
+			return d_dv_str("");
+		}
 		return copy_out(x, v);
 	}
 	dyn_key(x, n, &k);
 	e = d_ht_find(&p->dyn, k.b, k.len);
 	free(k.b);
+	if (!e && isstr && null)
+		*null = true;
 	v = e ? copy_out(x, e->val) : zero_of(x, (unsigned)n->sub);
 	return v;
+}
+
+static struct dv var_get(struct ectx *x, const struct node *n)
+{
+	return var_get_null(x, n, NULL);
 }
 
 static void store(struct dv *slot, struct dv v)
@@ -577,9 +626,13 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		a = d_eval(x, n->a);
 		return d_dv_int(a.i, n->sz, n->sg);
 	case N_DEREF:
+		if (n->ival) /* s[i] */
+			return str_index(x, n);
 		return d_deref(x, n);
 	case N_MEMBER:
 		return d_member(x, n);
+	case N_UREGS:
+		return d_uregs(x, n);
 	case N_BIN:
 		a = d_eval(x, n->a);
 		b = d_eval(x, n->b);
@@ -609,6 +662,18 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		return truth(&a) ? d_eval(x, n->b) : d_eval(x, n->c);
 	case N_ASSIGN:
 		b = d_eval(x, n->b);
+		if (n->b->sou) { /* this->s = *p: the bytes (mem.c) */
+			struct d_prog *p = x->p;
+			struct dv *slot = p->vars[n->a->sub].scope == SC_GLOBAL
+						  ? &p->gval[n->a->sub]
+						  : &p->cval[n->a->sub];
+			struct dv v = d_sou_set(x, n->b, (uint64_t)b.i);
+
+			if (slot->k == K_STR)
+				free((char *)slot->s);
+			*slot = v;
+			return d_dv_int(0, 4, true);
+		}
 		if (n->sub != '=') {
 			a = var_get(x, n->a);
 			b = binop(x, compound_op(n->sub), a, b);

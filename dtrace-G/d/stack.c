@@ -3,7 +3,8 @@
  * stack.c - user stacks and the names of user addresses in the D
  * language (dtrace-G/d/): ustack([nframes [, strsize]]), ucaller,
  * ustackdepth (the frames the consumer unwinds, at most 1024), ufunc(pc), umod(pc), usym(pc), uaddr(pc), printf's %A, %a and %k,
- * their options, and how they print.
+ * their options, and how they print; uregs[], the registers the
+ * consumer takes with a firing's stack.
  *
  * Values.  The consumer unwinds a firing's stack and names addresses
  * (struct d_fire's ustack and usym callbacks, consumer/ustack.c); this
@@ -280,6 +281,63 @@ struct dv d_stack_ucaller(struct ectx *x)
 	if (!f->ustack || f->ustack(f->ustack_ctx, pcs, 2) < 2)
 		return d_dv_int(0, 8, false);
 	return d_dv_int((int64_t)pcs[1], 8, false);
+}
+
+/*
+ * uregs[R_*]: the firing thread's user registers when the probe fired,
+ * which the consumer takes with its stack (struct d_fire's uregs), by
+ * Linux DTrace's x86-64 numbers (struct pt_regs' slots).  What a hit
+ * takes is the general registers and rip; the others (flags, segments,
+ * orig_ax, trap number) are not recorded, so a constant index of one is
+ * a compile error, and a computed one a run-time illegal operation, as
+ * an index past the last register is; a firing without registers
+ * (BEGIN, END, ERROR: no traced thread) is one too.
+ */
+static int ureg_dwarf(int64_t r)
+{
+	static const int8_t dw[D_R_NREGS] = {
+		[D_R_R15] = 15, [D_R_R14] = 14, [D_R_R13] = 13,
+		[D_R_R12] = 12, [D_R_RBP] = 6,	[D_R_RBX] = 3,
+		[D_R_R11] = 11, [D_R_R10] = 10, [D_R_R9] = 9,
+		[D_R_R8] = 8,	[D_R_RAX] = 0,	[D_R_RCX] = 2,
+		[D_R_RDX] = 1,	[D_R_RSI] = 4,	[D_R_RDI] = 5,
+		[D_R_ERR] = -1, [D_R_RIP] = 16, [D_R_CS] = -1,
+		[D_R_RFL] = -1, [D_R_RSP] = 7,	[D_R_SS] = -1,
+		[D_R_DS] = -1,	[D_R_ES] = -1,	[D_R_FS] = -1,
+		[D_R_GS] = -1,	[D_R_TRAPNO] = -1,
+	};
+
+	return r >= 0 && r < D_R_NREGS ? dw[r] : -2;
+}
+
+void d_uregs_check(struct parser *ps, const struct node *n)
+{
+	int dw;
+
+	if (n->a->op != N_INT)
+		return;
+	dw = ureg_dwarf(n->a->ival);
+	if (dw == -2)
+		d_perrt(ps, D_UREGS_IDX, n->a->line, n->a->col,
+			"uregs[%lld]: no such register (R_R15 0 to R_TRAPNO "
+			"%d)",
+			(long long)n->a->ival, D_R_TRAPNO);
+	if (dw < 0)
+		d_perrt(ps, D_IDENT_UNSUPP, n->a->line, n->a->col,
+			"uregs[%lld] is not supported: a hit records the "
+			"general registers, R_PC and R_SP, not the flags, "
+			"segment registers, R_ERR or R_TRAPNO",
+			(long long)n->a->ival);
+}
+
+struct dv d_uregs(struct ectx *x, const struct node *n)
+{
+	struct dv r = d_eval(x, n->a);
+	int dw = ureg_dwarf(r.i);
+
+	if (dw < 0 || !x->f->uregs)
+		d_fault(x, FLT_ILLOP, 0);
+	return d_dv_int((int64_t)x->f->uregs[dw], 8, false);
 }
 
 /* ustackdepth: the frames of the firing's user stack, as far as the

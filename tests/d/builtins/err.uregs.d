@@ -1,1 +1,0 @@
-BEGIN { trace(uregs[R_PC]); }

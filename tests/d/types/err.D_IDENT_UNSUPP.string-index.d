@@ -1,1 +1,0 @@
-BEGIN { x = "abc"; trace((x)[1]); }

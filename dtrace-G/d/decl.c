@@ -635,8 +635,8 @@ static const struct d_ctype *typedef_at(struct parser *ps, bool move)
 	    *q != '_')
 		return NULL;
 	if (!ps->o || !ps->o->ctype || d_inline_use(ps, &ps->tk) ||
-	    var_find(ps->prog, SC_GLOBAL, ps->tk.s) >= 0 ||
-	    var_find(ps->prog, SC_ASSOC, ps->tk.s) >= 0)
+	    d_var_find(ps->prog, SC_GLOBAL, ps->tk.s) >= 0 ||
+	    d_var_find(ps->prog, SC_ASSOC, ps->tk.s) >= 0)
 		return NULL;
 	for (unsigned i = 0; i < d_nbuiltins; i++)
 		if (strcmp(d_builtins[i].name, ps->tk.s) == 0)

@@ -55,7 +55,7 @@
  *    written with write(2) only after the device descriptor is closed, so
  *    a program started with fd 2 closed never gets a message written into
  *    the helper.
- *  - A missing helper costs a failed access(2) of the socket and a
+ *  - A missing helper costs a failed stat(2) of the socket and a
  *    failed openat(2) of the device: the object lookup and the DOF check
  *    only read memory.
  *
@@ -122,13 +122,13 @@
  *
  * An object registered by datagram has no generation to inherit, and its
  * parent's ADD may still wait in the socket when the daemon learns of
- * the fork, so its child always sends its own ADD datagram (no wait:
- * a sendto); a copy the daemon made meanwhile is at the same DOF
- * address and is replaced, and the child's REMOVE by address withdraws
- * both.
+ * the fork (a datagram carries no time to order it against the fork
+ * event), so its child always sends its own ADD datagram (no wait: a
+ * sendto); a copy the daemon made meanwhile is at the same DOF address
+ * and is replaced, and the child's REMOVE by address withdraws both.
  *
  * The child handler calls only async-signal-safe functions (open, ioctl,
- * fstat, close, write, getpid, access, socket, sendto, the raw gettid
+ * fstat, close, write, getpid, stat, socket, sendto, the raw gettid
  * system call), as POSIX requires after fork in a
  * multithreaded process; everything it sends was prepared by the
  * constructor.  The child also tries when the parent's attempt failed: a
@@ -222,7 +222,7 @@ static void put_errno(struct line *l, int err)
 		E(ENOMEM), E(EACCES), E(EFAULT), E(EBUSY), E(ENODEV),
 		E(ENOTDIR), E(EISDIR), E(EINVAL), E(EMFILE), E(ENOTTY),
 		E(EROFS), E(E2BIG), E(ENOSPC), E(ENOSYS), E(ENOTCONN),
-		E(ENAMETOOLONG), E(EAGAIN), E(ECONNREFUSED),
+		E(ENAMETOOLONG), E(EAGAIN), E(ECONNREFUSED), E(ENOTSOCK),
 	};
 #undef E
 	size_t i;
@@ -405,11 +405,12 @@ static int set_devpath(void)
 /*
  * One datagram to the helper's socket, without waiting for room: 0, or
  * the errno (no socket: ENOENT, ECONNREFUSED; full: EAGAIN).  socket,
- * sendto, close and access are async-signal-safe, and so is the raw
+ * sendto, close and stat are async-signal-safe, and so is the raw
  * gettid.
  */
 static int send_datagram(uint32_t op)
 {
+	struct stat st;
 	dtrace_helper_msg_t m = {
 		.dhm_magic = DTRACE_HELPER_MSG_MAGIC,
 		.dhm_op = op,
@@ -421,11 +422,12 @@ static int send_datagram(uint32_t op)
 		return ENOENT; /* no system call at all */
 	/*
 	 * A socket costs several times what a path lookup does: where no
-	 * daemon runs, the lookup alone fails (the file is 0666, so the
-	 * real uid access(2) checks is as good as the effective one).
+	 * daemon runs, the lookup alone fails.
 	 */
-	if (access(sockaddr.sun_path, W_OK) != 0)
+	if (stat(sockaddr.sun_path, &st) != 0)
 		return errno;
+	if (!S_ISSOCK(st.st_mode))
+		return ENOTSOCK;
 	m.dhm_tid = (int32_t)syscall(SYS_gettid);
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)

@@ -12,7 +12,7 @@
  * generation only names the registration for its REMOVE.  So drti.o
  * sends its ADD and its REMOVE as datagrams (usdt/helper_abi.h:
  * dtrace_helper_msg_t) to an AF_UNIX socket the daemon owns, and goes on
- * at once; its cost is an access(2), a socket(2), a sendto(2) and a
+ * at once; its cost is a stat(2), a socket(2), a sendto(2) and a
  * close(2), with no wait for the daemon.
  *
  * Who sent it.  The socket has SO_PASSCRED: the kernel attaches the
@@ -50,10 +50,13 @@
  * kernel queues at most net.unix.max_dgram_qlen + 1, read when the socket
  * is made -- so every datagram sent before the request has been read.
  * The same goes for a fork: a child's datagrams come after the fork
- * event (hd_fork_drain() is called before every batch), and a child of a
- * process registered by datagram registers itself (drti.o), since its
+ * event (hd_fork_drain() is called before every batch).  A child of a
+ * process registered by datagram registers itself (drti.o): its
  * parent's ADD may still wait in the socket when the connector reports
- * the fork.
+ * the fork, and a datagram carries no time to order it against the
+ * event (reading the socket before applying the event would also read
+ * the child's own later datagrams, and the new image's after an exec,
+ * before the events that precede them).
  *
  * Fairness.  A datagram costs its sender no wait, so nothing slows a
  * flooding sender down the way a held answer does (hd_tarpit.c).  The
@@ -75,8 +78,8 @@
  * send (DOF addresses: where libraries are loaded).  A socket file left
  * by a daemon that died is replaced; one that a live daemon answers on
  * is left alone, and this daemon serves the device only.  The file is
- * 0666 (every user's programs register) and unlinked at exit, after the
- * datagrams still queued are read.
+ * 0666 (every user's programs register) and unlinked at exit, after
+ * the datagrams still queued are read.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1

@@ -13,7 +13,7 @@
 #    registration behind (and one more dlopen left open leaves exactly
 #    one), also while the daemon is stopped, so that the socket fills and
 #    ADDs and REMOVEs go to the device instead (REMOVEDOF's barrier);
-#    a fork child of a process registered by datagram has its own;
+#    a fork child of a process registered by datagram is registered too;
 #  - credentials: SCM_CREDENTIALS naming another pid or uid is refused
 #    by the kernel (EPERM); a message claiming another process's thread
 #    neither registers nor removes anything of that process's;
@@ -140,8 +140,7 @@ fi
 # ---------------------------------------------------------------------
 # The socket, and registration through it alone
 
-# shellcheck disable=SC2012 # the mode as ls shows it
-expect_eq "socket mode" "srw-rw-rw-" "$(ls -l "$sock" | cut -c1-10)"
+expect_eq "socket mode" "socket 666" "$(stat -c '%F %a' "$sock")"
 expect_eq "socket directory owner and mode" "0 755" \
 	"$(stat -c '%u %a' "$tmp/run")"
 
@@ -200,7 +199,8 @@ if ready stoppedk; then
 fi
 stop_cycle stoppedk
 
-# A fork child of a process registered by datagram sends its own ADD.
+# A fork child of a process registered by datagram sends its own ADD,
+# right after its parent's (which may still wait in the socket).
 start_cycle forked nobody ./cycle ./plug.so 0 keep fork
 if ready forked; then
 	sync_reg

@@ -119,11 +119,9 @@ stop_cycle() {
 	kill "$(cat "$1.hold")" 2>/dev/null
 }
 
-# dgram ARGS...: dgramclient as nobody; its line without its pid in
-# $out, the pid in $dpid
+# dgram ARGS...: dgramclient as nobody; its line without its pid in $out
 dgram() {
 	dg_line=$(nobody "$DGRAMCLIENT" "$sock" "$@")
-	dpid=$(echo "$dg_line" | sed -n 's/.* pid=\([0-9]*\) .*/\1/p')
 	out=$(echo "$dg_line" | sed 's/ pid=[0-9]*//')
 }
 

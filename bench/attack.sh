@@ -22,6 +22,12 @@
 #			serve themselves and never answer (fuse-hidden)
 #	1,000 holders	1,000 processes each holding a registration (the
 #			descriptor budget)
+#	datagram flood	ADDs sent to the daemon's socket as fast as it takes
+#			them (tests/tools/dgramclient), refused when read
+#
+# The victim registers as drti.o does by default: through the daemon's
+# datagram socket, and through the device where the socket is full (a
+# daemon without --socket, $HELPERD_BEFORE perhaps: the device only).
 #
 # and, for reference, "2 CPU hogs": two processes of nobody that send
 # nothing and only spin, what CPU starvation alone does (race's second
@@ -74,6 +80,7 @@ set -u
 : "${RESULTS:=bench/RESULTS-attack.md}"
 export DTRACE_DRTI LC_ALL=C
 DOFCLIENT=$top_builddir/tests/tools/dofclient
+DGRAMCLIENT=$top_builddir/tests/tools/dgramclient
 N=300
 
 if [ "$(id -u)" -ne 0 ] || [ ! -c /dev/fuse ] ||
@@ -134,8 +141,9 @@ chmod 755 in-cg
 mkdir -p "$run/state"
 mount -t tmpfs -o size=64m,mode=0755 tmpfs "$run/state" || exit 1
 DTRACE_DOF_INIT_DEVNAME=$run/dev/helper
+DTRACE_DOF_INIT_SOCKNAME=$run/sock/helper.sock
 DTRACE_STATEDIR=$run/state
-export DTRACE_DOF_INIT_DEVNAME DTRACE_STATEDIR
+export DTRACE_DOF_INIT_DEVNAME DTRACE_DOF_INIT_SOCKNAME DTRACE_STATEDIR
 
 # cg_setup: the three cgroups of equal CPU weight under a new group of
 # the cpu controller's hierarchy; fails (no groups) where there is none
@@ -198,7 +206,8 @@ victim_row() {
 		./victim "$tmp/plug.so" "$N")
 	# The same victim not registering (no device), the attack going on:
 	# what the machine alone makes of its cycles at that moment.
-	ref=$(DTRACE_DOF_INIT_DEVNAME=$run/no-helper "$tmp/in-cg" "$CGV" \
+	ref=$(DTRACE_DOF_INIT_DEVNAME=$run/no-helper \
+		DTRACE_DOF_INIT_SOCKNAME=$run/no-helper.sock "$tmp/in-cg" "$CGV" \
 		setpriv --reuid=65533 --regid=65533 --clear-groups \
 		./victim "$tmp/plug.so" "$N")
 	set -- "$1" $line $ref
@@ -232,8 +241,12 @@ all_rows() {
 	CGS=${cg_dir:+$cg_dir/system}
 	CGV=${cg_dir:+$cg_dir/user-65533}
 	CGA=${cg_dir:+$cg_dir/user-65534}
+	# the socket where this daemon has one
+	sockopt=
+	"$1" --help 2>/dev/null | grep -q -e --socket &&
+		sockopt=--socket=$run/sock/helper.sock
 	"$tmp/in-cg" "$CGS" "$1" -f --no-scan --device "$run/dev/helper" \
-		--state-dir "$run/state" 2>helperd.log &
+		--state-dir "$run/state" $sockopt 2>helperd.log &
 	hdpid=$!
 	i=0
 	while [ $i -lt 100 ] && ! mountpoint -q "$run/dev"; do
@@ -298,6 +311,17 @@ all_rows() {
 		mountpoint -q "$m" 2>/dev/null && umount -l "$m"
 	done
 
+	if [ -n "$sockopt" ] && [ -x "$DGRAMCLIENT" ]; then
+		"$tmp/in-cg" "$CGA" \
+			setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$DGRAMCLIENT" "$run/sock/helper.sock" flood 1000000000 \
+			>/dev/null 2>&1 &
+		attackers="$attackers $!"
+		sleep 1
+		victim_row "datagram flood"
+		stop_attackers
+	fi
+
 	rm -f hold.in
 	mkfifo hold.in
 	exec 4<>hold.in
@@ -345,7 +369,8 @@ fi
 	echo
 	echo "Produced by \`make bench-attack\` (bench/attack.sh) on $(date +%Y-%m-%d):"
 	echo "$(uname -r), $(nproc) CPUs.  Victim: uid 65533, $N dlopen+dlclose"
-	echo "cycles of a probed plugin (ADDDOF + REMOVE each); attacker: uid 65534."
+	echo "cycles of a probed plugin (ADD + REMOVE each: datagrams where the daemon"
+	echo "has its socket, else ioctls); attacker: uid 65534."
 	echo
 	cat "$tmp/table.md"
 	if [ -n "${HELPERD_BEFORE:-}" ]; then

@@ -4,7 +4,9 @@
  *
  *	regbench PLUGIN N	dlopen + dlclose PLUGIN N times; prints the
  *				mean ns per cycle (drti.o's constructor sends
- *				ADDDOF, its destructor REMOVE)
+ *				its ADD, its destructor its REMOVE: datagrams
+ *				where DTRACE_DOF_INIT_SOCKNAME names the
+ *				daemon's socket, else ioctls on the device)
  *	regbench -S PLUGIN N	the same with SYNC between dlopen and dlclose
  *				(usdt/helper_abi.h, on the device drti.o
  *				uses): each registration checked and in the
@@ -25,8 +27,9 @@
  *				round trip to the daemon, the floor under
  *				every ADDDOF and REMOVE
  *
- * Run with the helper up, with DTRACE_DOF_INIT_DEVNAME naming a missing
- * device, and with DTRACE_DOF_INIT_DISABLE set, to separate the helper's
+ * Run with the helper up, with DTRACE_DOF_INIT_DEVNAME and
+ * DTRACE_DOF_INIT_SOCKNAME naming a missing device and socket, and with
+ * DTRACE_DOF_INIT_DISABLE set, to separate the helper's
  * cost from dlopen's, fork's and exec's own.  bench/run.sh also runs
  * several at once for registrations per second.
  */

@@ -465,7 +465,9 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 	mkdir -p "$tmp/state"
 	mount -t tmpfs -o size=16m,mode=0755 tmpfs "$tmp/state" 2>/dev/null &&
 		trap 'umount "$tmp/state" 2>/dev/null; rm -rf "$tmp"' EXIT
+	mkdir -p "$tmp/run" && chmod 755 "$tmp/run"
 	"$HELPERD" -f --no-scan --device "$tmp/dev/helper" \
+		--socket "$tmp/run/helper.sock" \
 		--state-dir "$tmp/state" 2>helperd.log &
 	hdpid=$!
 	i=0
@@ -486,13 +488,22 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 		done
 		echo "$((b / 1000)).$(( (b % 1000) / 100 ))"
 	}
-	up=$(DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper best_us)
-	none=$(DTRACE_DOF_INIT_DEVNAME=$tmp/no/helper best_us)
+	# Up: drti.o's datagrams to the daemon's socket.  No helper: the
+	# socket and the device both absent, what drti.o meets on a machine
+	# without the daemon.  Through the device: drti.o told of a device
+	# only (another helper's way), against that device absent.
+	up=$(DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper \
+		DTRACE_DOF_INIT_SOCKNAME=$tmp/run/helper.sock best_us)
+	none=$(DTRACE_DOF_INIT_DEVNAME=$tmp/no/helper \
+		DTRACE_DOF_INIT_SOCKNAME=$tmp/no/helper.sock best_us)
 	off=$(DTRACE_DOF_INIT_DISABLE=1 best_us)
 	row "dlopen+dlclose, helper up vs no helper: us" "$up" "$none"
+	devup=$(DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper best_us)
+	devnone=$(DTRACE_DOF_INIT_DEVNAME=$tmp/no/helper best_us)
+	row "dlopen+dlclose through the device, up vs absent: us" "$devup" "$devnone"
 	# The same with SYNC between: each registration checked and written
 	# before its REMOVE, as when a consumer lists it.
-	synced=$(DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper best_us -S)
+	synced=$(DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper DTRACE_DOF_INIT_SOCKNAME=$tmp/run/helper.sock best_us -S)
 	row "dlopen+SYNC+dlclose (checked, recorded), helper up vs no helper: us" "$synced" "$none"
 	row "dlopen+dlclose, no helper vs registration off: us" "$none" "$off"
 	# The floor under every ADDDOF and REMOVE: an ioctl the daemon
@@ -519,17 +530,17 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 		done
 		echo "$((b / 1000)).$(( (b % 1000) / 100 ))"
 	}
-	up=$(DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper best_of3 -f "$tmp/plug.so" 300)
-	none=$(DTRACE_DOF_INIT_DEVNAME=$tmp/no/helper best_of3 -f "$tmp/plug.so" 300)
+	up=$(DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper DTRACE_DOF_INIT_SOCKNAME=$tmp/run/helper.sock best_of3 -f "$tmp/plug.so" 300)
+	none=$(DTRACE_DOF_INIT_DEVNAME=$tmp/no/helper DTRACE_DOF_INIT_SOCKNAME=$tmp/no/helper.sock best_of3 -f "$tmp/plug.so" 300)
 	row "fork+exit+wait, helper up vs no helper: us" "$up" "$none"
-	up=$(DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper best_of3 -s ./pmain 300)
-	none=$(DTRACE_DOF_INIT_DEVNAME=$tmp/no/helper best_of3 -s ./pmain 300)
+	up=$(DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper DTRACE_DOF_INIT_SOCKNAME=$tmp/run/helper.sock best_of3 -s ./pmain 300)
+	none=$(DTRACE_DOF_INIT_DEVNAME=$tmp/no/helper DTRACE_DOF_INIT_SOCKNAME=$tmp/no/helper.sock best_of3 -s ./pmain 300)
 	row "start of a probed program, helper up vs no helper: us" "$up" "$none"
 	# Four processes at once, 2,000 objects each: registrations/s.
 	t0=$(now_ns)
 	rb=
 	for _ in 1 2 3 4; do
-		DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper ./regbench "$tmp/plug.so" 2000 >/dev/null &
+		DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper DTRACE_DOF_INIT_SOCKNAME=$tmp/run/helper.sock ./regbench "$tmp/plug.so" 2000 >/dev/null &
 		rb="$rb $!"
 	done
 	wait $rb
@@ -539,7 +550,7 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "${HELPERD:-}" ]; then
 	t0=$(now_ns)
 	rb=
 	for _ in 1 2 3 4; do
-		DTRACE_DOF_INIT_DEVNAME=$tmp/no/helper ./regbench "$tmp/plug.so" 2000 >/dev/null &
+		DTRACE_DOF_INIT_DEVNAME=$tmp/no/helper DTRACE_DOF_INIT_SOCKNAME=$tmp/no/helper.sock ./regbench "$tmp/plug.so" 2000 >/dev/null &
 		rb="$rb $!"
 	done
 	wait $rb

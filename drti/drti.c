@@ -4,13 +4,29 @@
  * shared library that carries USDT probes.
  *
  * What it does.  A constructor tells the DTrace helper that this object's
- * probes exist: it opens the helper device and issues DTRACEHIOC_ADDDOF
- * with a dof_helper_t naming the object (basename), its load bias and the
- * address of its DOF (__SUNW_dof, which the -G output object defines in
- * section .SUNW_dof).  A destructor withdraws the registration with
- * DTRACEHIOC_REMOVE, which covers both exit() and dlclose().  A fork
- * child handler registers the child's own copy, because the helper keys
- * registrations by process.  The protocol is in sdk/include/usdt/helper_abi.h.
+ * probes exist, with a dof_helper_t naming the object (basename), its
+ * load bias and the address of its DOF (__SUNW_dof, which the -G output
+ * object defines in section .SUNW_dof).  A destructor withdraws the
+ * registration, which covers both exit() and dlclose().  A fork child
+ * handler registers the child's own copy, because the helper keys
+ * registrations by process.  The protocol is in
+ * sdk/include/usdt/helper_abi.h.
+ *
+ * Transport.  dtrace-helperd also takes registrations as datagrams on a
+ * socket of its own (helper_abi.h), which cost no wait for the daemon:
+ * the device's ioctl is a round trip through it, most of what a probed
+ * library's dlopen+dlclose cost with the helper up.  So the constructor
+ * first sends an ADD datagram (socket, sendto with MSG_DONTWAIT, close)
+ * and the destructor then a REMOVE datagram naming the DOF address (no
+ * generation comes back).  Where the socket is absent or refuses
+ * (another helper, the daemon down, or its queue full because the daemon
+ * is pacing a flood), the device is used as before: DTRACEHIOC_ADDDOF,
+ * and DTRACEHIOC_REMOVE of its generation.  A datagram ADD whose REMOVE
+ * the socket refuses withdraws through the device's
+ * DTRACEHIOC_REMOVEDOF, which the daemon serves only after reading what
+ * was queued before it, so the REMOVE never overtakes its ADD.  Under
+ * DTRACE_DOF_INIT_DEBUG the device alone is used: the debugging user
+ * wants the daemon's verdict, which needs an answer.
  *
  * Environment (names in helper_abi.h):
  *	DTRACE_DOF_INIT_DISABLE  set: return at once, touch nothing
@@ -18,7 +34,12 @@
  *	                         "dtrace DOF <module>: "
  *	DTRACE_DOF_INIT_DEVNAME  helper path instead of /dev/dtrace/helper;
  *	                         ignored in set-id programs (AT_SECURE), which
- *	                         must not open an attacker-chosen path O_RDWR
+ *	                         must not open an attacker-chosen path O_RDWR;
+ *	                         set, it also turns the default socket off
+ *	DTRACE_DOF_INIT_SOCKNAME the helper's socket instead of
+ *	                         /run/dtrace/helper.sock (empty: none);
+ *	                         ignored in set-id programs, which must not
+ *	                         tell a chosen socket where they are loaded
  *
  * Invariants.
  *  - Several copies live in one process, one per -G output (a program and
@@ -34,8 +55,9 @@
  *    written with write(2) only after the device descriptor is closed, so
  *    a program started with fd 2 closed never gets a message written into
  *    the helper.
- *  - A missing helper costs one failed openat(2) and no other system
- *    call: the object lookup and the DOF check only read memory.
+ *  - A missing helper costs a failed stat(2) of the socket and a
+ *    failed openat(2) of the device: the object lookup and the DOF check
+ *    only read memory.
  *
  * Finding the load base without the heap.  dl_iterate_phdr(3) walks the
  * loaded objects and hands a stack-allocated dl_phdr_info to a callback;
@@ -98,8 +120,16 @@
  * destructor's REMOVE withdraws like its own; fork costs what it costs
  * without a helper.  Otherwise the child registers itself.
  *
+ * An object registered by datagram has no generation to inherit, and its
+ * parent's ADD may still wait in the socket when the daemon learns of
+ * the fork (a datagram carries no time to order it against the fork
+ * event), so its child always sends its own ADD datagram (no wait: a
+ * sendto); a copy the daemon made meanwhile is at the same DOF address
+ * and is replaced, and the child's REMOVE by address withdraws both.
+ *
  * The child handler calls only async-signal-safe functions (open, ioctl,
- * fstat, close, write, getpid), as POSIX requires after fork in a
+ * fstat, close, write, getpid, stat, socket, sendto, the raw gettid
+ * system call), as POSIX requires after fork in a
  * multithreaded process; everything it sends was prepared by the
  * constructor.  The child also tries when the parent's attempt failed: a
  * helper started after a long-running forking server then still sees its
@@ -129,7 +159,10 @@
 #include <stdlib.h>
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "usdt/helper_abi.h"
@@ -139,11 +172,14 @@ extern char __SUNW_dof[] __attribute__((visibility("hidden")));
 
 static dof_helper_t helper;	/* what ADDDOF sends; built by drti_init */
 static char devpath[PATH_MAX];	/* a copy: the environment may change */
+static struct sockaddr_un sockaddr; /* sun_path "" : no socket */
+static socklen_t socklen;
 static int debug;
 static int armed;		/* helper/devpath valid, child may register */
 static int registered;		/* this process holds generation `gen` */
 static int gen;
 static int follows_fork;	/* the helper copies `gen` into fork children */
+static int by_datagram;		/* registered through the socket: no `gen` */
 
 /*
  * Debug lines.  Built in a stack buffer without stdio or malloc, so they
@@ -186,7 +222,7 @@ static void put_errno(struct line *l, int err)
 		E(ENOMEM), E(EACCES), E(EFAULT), E(EBUSY), E(ENODEV),
 		E(ENOTDIR), E(EISDIR), E(EINVAL), E(EMFILE), E(ENOTTY),
 		E(EROFS), E(E2BIG), E(ENOSPC), E(ENOSYS), E(ENOTCONN),
-		E(ENAMETOOLONG),
+		E(ENAMETOOLONG), E(EAGAIN), E(ECONNREFUSED), E(ENOTSOCK),
 	};
 #undef E
 	size_t i;
@@ -311,6 +347,36 @@ static const char *dof_problem(void)
 	return NULL;
 }
 
+/*
+ * The socket: the one DTRACE_DOF_INIT_SOCKNAME names, or the default one
+ * beside the default device (a DTRACE_DOF_INIT_DEVNAME names another
+ * helper, which the default socket is not); none if too long.
+ */
+static void set_sockpath(int own_device)
+{
+	const char *p = getenv(DRTI_ENV_SOCKNAME);
+	size_t len;
+
+	if (p != NULL && getauxval(AT_SECURE) != 0) {
+		say("set-id program: ignoring " DRTI_ENV_SOCKNAME);
+		p = NULL;
+	}
+	if (p == NULL && !own_device)
+		p = DTRACE_HELPER_SOCKET;
+	if (p == NULL)
+		return;
+	for (len = 0; p[len] != '\0'; len++) {
+		if (len == sizeof(sockaddr.sun_path) - 1) {
+			say(DRTI_ENV_SOCKNAME " is too long; using the device");
+			return;
+		}
+		sockaddr.sun_path[len] = p[len];
+	}
+	sockaddr.sun_path[len] = '\0';
+	sockaddr.sun_family = AF_UNIX;
+	socklen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len + 1);
+}
+
 /* Pick the helper path; 0 on success, -1 (with a debug line) if unusable. */
 static int set_devpath(void)
 {
@@ -321,6 +387,8 @@ static int set_devpath(void)
 		say("set-id program: ignoring " DRTI_ENV_DEVNAME);
 		p = NULL;
 	}
+	if (!debug)
+		set_sockpath(p != NULL);
 	if (p == NULL)
 		p = DTRACE_HELPER_DEVICE;
 	for (len = 0; p[len] != '\0'; len++) {
@@ -335,6 +403,44 @@ static int set_devpath(void)
 }
 
 /*
+ * One datagram to the helper's socket, without waiting for room: 0, or
+ * the errno (no socket: ENOENT, ECONNREFUSED; full: EAGAIN).  socket,
+ * sendto, close and stat are async-signal-safe, and so is the raw
+ * gettid.
+ */
+static int send_datagram(uint32_t op)
+{
+	struct stat st;
+	dtrace_helper_msg_t m = {
+		.dhm_magic = DTRACE_HELPER_MSG_MAGIC,
+		.dhm_op = op,
+		.dhm_helper = helper,
+	};
+	int fd, err = 0;
+
+	if (socklen == 0)
+		return ENOENT; /* no system call at all */
+	/*
+	 * A socket costs several times what a path lookup does: where no
+	 * daemon runs, the lookup alone fails.
+	 */
+	if (stat(sockaddr.sun_path, &st) != 0)
+		return errno;
+	if (!S_ISSOCK(st.st_mode))
+		return ENOTSOCK;
+	m.dhm_tid = (int32_t)syscall(SYS_gettid);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if (sendto(fd, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL,
+		   (const struct sockaddr *)&sockaddr, socklen) !=
+	    (ssize_t)sizeof(m))
+		err = errno != 0 ? errno : EIO;
+	close(fd);
+	return err;
+}
+
+/*
  * Open the helper and send ADDDOF.  Called by the constructor and in the
  * fork child, so async-signal-safe calls only.  O_NOCTTY because the path
  * may come from the environment: a session leader without a terminal
@@ -345,6 +451,14 @@ static void register_dof(int in_child)
 	struct line l;
 	int fd, g, err;
 
+	by_datagram = 0;
+	if (send_datagram(DTRACE_HELPER_MSG_ADD) == 0) {
+		/* No debug line: under DTRACE_DOF_INIT_DEBUG it is not used. */
+		registered = 1;
+		by_datagram = 1;
+		follows_fork = 0; /* the child sends its own: see above */
+		return;
+	}
 	fd = open(devpath, O_RDWR | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		err = errno;
@@ -483,10 +597,27 @@ __attribute__((destructor)) static void drti_fini(void)
 		goto out;
 	registered = 0;
 
+	if (by_datagram) {
+		/*
+		 * The socket again; if it refuses (full, or gone with a
+		 * daemon that is stopping), the device, which reads what is
+		 * queued before it removes.  With no daemon at all that open
+		 * fails too, and one that starts later drops the entry once
+		 * it finds the DOF unmapped, as after any REMOVE that was
+		 * lost.
+		 */
+		err = send_datagram(DTRACE_HELPER_MSG_REMOVE);
+		if (err == 0)
+			goto out;
+	}
 	fd = open(devpath, O_RDWR | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		rc = -1;
 		err = errno;
+	} else if (by_datagram) {
+		rc = ioctl(fd, DTRACEHIOC_REMOVEDOF, &helper);
+		err = errno;
+		close(fd);
 	} else {
 		/* By pointer, not by value: see helper_abi.h. */
 		rc = ioctl(fd, DTRACEHIOC_REMOVE, &gen);

@@ -79,6 +79,7 @@ static void handle_ioctl(struct hd_dev *dev, fuse_req_t req, unsigned cmd,
 	hd_fork_drain(dev->hd);
 	if (ctx->pid <= 0 && (r.action == HD_IOCTL_ADDDOF ||
 			      r.action == HD_IOCTL_REMOVE ||
+			      r.action == HD_IOCTL_REMOVEDOF ||
 			      (r.action == HD_IOCTL_SYNC && r.gen != 0))) {
 		/*
 		 * A caller in a pid namespace the daemon cannot see (SYNC of
@@ -91,6 +92,11 @@ static void handle_ioctl(struct hd_dev *dev, fuse_req_t req, unsigned cmd,
 	}
 	switch (r.action) {
 	case HD_IOCTL_ADDDOF:
+		/*
+		 * After the caller's datagrams: a REMOVE of an earlier load
+		 * at this address still queued must not hit this one.
+		 */
+		hd_sock_barrier(dev->hd);
 		hd_fork_settle(dev->hd, ctx->pid);
 		rc = hd_reg_adddof(dev->hd, ctx->pid, ctx->uid, &r.helper,
 				   req);
@@ -101,7 +107,16 @@ static void handle_ioctl(struct hd_dev *dev, fuse_req_t req, unsigned cmd,
 		rc = hd_fork_remove(dev->hd, ctx->pid, r.gen) ? 0 :
 			hd_reg_remove(dev->hd, ctx->pid, ctx->uid, r.gen);
 		break;
+	case HD_IOCTL_REMOVEDOF:
+		/* Its ADD was a datagram: read what was sent before. */
+		hd_sock_barrier(dev->hd);
+		rc = hd_reg_remove_dof(dev->hd, ctx->pid, ctx->uid, 0,
+				       r.helper.dofhp_dof);
+		break;
 	case HD_IOCTL_SYNC:
+		/* A consumer's: every registration made before it counts. */
+		if (r.gen == 0)
+			hd_sock_barrier(dev->hd);
 		if (r.gen > 0)
 			hd_fork_settle(dev->hd, ctx->pid);
 		rc = hd_queue_sync(dev->hd, ctx->pid, ctx->uid, r.gen, req);

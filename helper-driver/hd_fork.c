@@ -284,6 +284,26 @@ bool hd_fork_remove(struct helperd *hd, pid_t tid, int gen)
 	return false;
 }
 
+unsigned hd_fork_remove_dof(struct helperd *hd, pid_t pid, uint64_t addr)
+{
+	struct pending *pp = pending_of(pid);
+	unsigned n = 0;
+	size_t i = 0;
+
+	(void)hd;
+	while (pp && i < pp->n) {
+		if (pp->v[i].h.dofhp_dof == addr) {
+			pp->v[i] = pp->v[--pp->n];
+			n++;
+			continue;
+		}
+		i++;
+	}
+	if (pp && !pp->n)
+		drop_pending(pp);
+	return n;
+}
+
 void hd_fork_settle_all(struct helperd *hd)
 {
 	while (npend)

@@ -17,7 +17,8 @@
  * built by other Linux DTrace toolchains can withdraw their DOF too.
  *
  * SYNC (this project's own, helper_abi.h) takes a pointer to an int
- * like REMOVE, never a value.
+ * like REMOVE, never a value; REMOVEDOF (also ours) a dof_helper_t like
+ * ADDDOF.
  *
  * No I/O here, no FUSE types: the CUSE path is exercised by unit tests on
  * kernels that have no CUSE.
@@ -57,6 +58,10 @@ void hd_ioctl_decode(unsigned int cmd, uint64_t arg, const void *in,
 	case DTRACEHIOC_ADDDOF:
 		take_arg(r, arg, in, in_len, unrestricted, &r->helper,
 			 sizeof(r->helper), HD_IOCTL_ADDDOF);
+		return;
+	case DTRACEHIOC_REMOVEDOF:
+		take_arg(r, arg, in, in_len, unrestricted, &r->helper,
+			 sizeof(r->helper), HD_IOCTL_REMOVEDOF);
 		return;
 	case DTRACEHIOC_SYNC:
 		take_arg(r, arg, in, in_len, unrestricted, &r->gen,

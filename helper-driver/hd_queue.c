@@ -370,6 +370,19 @@ bool hd_queue_cancel(struct helperd *hd, pid_t pid, uint64_t gen,
 	return true;
 }
 
+bool hd_queue_cancel_dof(struct helperd *hd, pid_t pid, uint64_t addr,
+			 dof_helper_t *h)
+{
+	for (struct hd_job *j = hd->jobs; j; j = j->next)
+		if (!j->cancelled && j->pid == pid && j->h.dofhp_dof == addr) {
+			if (h)
+				*h = j->h;
+			job_cancel(hd, j);
+			return true;
+		}
+	return false;
+}
+
 void hd_queue_cancel_pid(struct helperd *hd, pid_t pid)
 {
 	struct hd_job *j = hd->jobs, *next;

@@ -685,7 +685,7 @@ static int in_debt(struct helperd *hd, struct reject *rj, struct hd_debt *d,
  */
 static int begin(struct helperd *hd, pid_t tid, uid_t cuid,
 		 const dof_helper_t *h, enum reg_origin origin, uint64_t gen,
-		 void *req, struct hd_job **jp)
+		 void *req, pid_t dgram_pid, struct hd_job **jp)
 {
 	struct reject rj = { .hd = hd, .pid = tid, .mod = "?",
 			     .quiet = origin == REG_ORIGIN_FORK };
@@ -730,6 +730,20 @@ static int begin(struct helperd *hd, pid_t tid, uid_t cuid,
 	rj.pid_known = true;
 	if (p)
 		snprintf(rj.comm, sizeof(rj.comm), "%s", p->rp.comm);
+	/*
+	 * A datagram: the kernel named the process and its real uid when it
+	 * was sent.  The process at that pid now must be that one's user's
+	 * (a pid reused meanwhile by another user's process is not taken
+	 * for the sender), and the thread named in the message one of its.
+	 */
+	if (dgram_pid > 0 && pid != dgram_pid)
+		return reject(&rj, -ESRCH, "datagram of pid %d names thread "
+			      "%d of another process", (int)dgram_pid,
+			      (int)tid);
+	if (dgram_pid > 0 && uid != cuid)
+		return reject(&rj, -EPERM, "datagram credentials say uid %u, "
+			      "the process is uid %u's", (unsigned)cuid,
+			      (unsigned)uid);
 
 	/* 2. What the user owes for refused work. */
 	{
@@ -739,7 +753,7 @@ static int begin(struct helperd *hd, pid_t tid, uid_t cuid,
 			return in_debt(hd, &rj, d,
 				       origin == REG_ORIGIN_IOCTL ? req : NULL);
 		/* A user who owes anything is answered only once checked. */
-		early = req && origin == REG_ORIGIN_IOCTL &&
+		early = (req || dgram_pid > 0) && origin == REG_ORIGIN_IOCTL &&
 			(!d || d->bytes <= 0) &&
 			hd_queue_may_answer_early(hd, uid);
 	}
@@ -789,14 +803,22 @@ static int begin(struct helperd *hd, pid_t tid, uid_t cuid,
 int hd_reg_adddof(struct helperd *hd, pid_t tid, uid_t cuid,
 		  const dof_helper_t *h, void *req)
 {
-	return begin(hd, tid, cuid, h, REG_ORIGIN_IOCTL, 0, req, NULL);
+	return begin(hd, tid, cuid, h, REG_ORIGIN_IOCTL, 0, req, 0, NULL);
+}
+
+int hd_reg_adddof_dgram(struct helperd *hd, pid_t pid, pid_t tid, uid_t cuid,
+			const dof_helper_t *h)
+{
+	int rc = begin(hd, tid, cuid, h, REG_ORIGIN_IOCTL, 0, NULL, pid, NULL);
+
+	return rc < 0 ? rc : 0;
 }
 
 int hd_reg_adddof_now(struct helperd *hd, pid_t pid, const dof_helper_t *h,
 		      enum reg_origin origin)
 {
 	struct hd_job *j;
-	int rc = begin(hd, pid, (uid_t)-1, h, origin, 0, NULL, &j);
+	int rc = begin(hd, pid, (uid_t)-1, h, origin, 0, NULL, 0, &j);
 
 	return rc < 0 || !j ? rc : hd_queue_wait(hd, j, 0);
 }
@@ -973,7 +995,7 @@ int hd_reg_copy(struct helperd *hd, pid_t child, const dof_helper_t *h,
 		uint64_t gen)
 {
 	int rc = begin(hd, child, (uid_t)-1, h, REG_ORIGIN_FORK, gen, NULL,
-		       NULL);
+		       0, NULL);
 
 	return rc < 0 ? rc : 0;
 }
@@ -1024,6 +1046,54 @@ int hd_reg_remove(struct helperd *hd, pid_t tid, uid_t cuid, int gen)
 	hd_log_odd("pid %d: REMOVE of unknown generation %d", (int)pid,
 	       gen);
 	return -EINVAL;
+}
+
+/*
+ * REMOVE by DOF address (a datagram, or REMOVEDOF after one): whatever
+ * pid holds or has queued or inherited at that address goes -- one
+ * recorded entry at most (a re-registration replaces), but a job of its
+ * own and a fork copy of its parent's may both be queued.  Nothing
+ * there is no error: the ADD may have been refused.
+ */
+int hd_reg_remove_dof(struct helperd *hd, pid_t tid, uid_t cuid,
+		      pid_t dgram_pid, uint64_t addr)
+{
+	struct hd_proc *p;
+	dof_helper_t h;
+	uid_t uid;
+	pid_t pid = caller(hd, tid, cuid, &uid, &p);
+	unsigned n = 0;
+	size_t pi, i;
+
+	if (pid < 0)
+		return pid;
+	if (dgram_pid > 0 && (pid != dgram_pid || uid != cuid))
+		return -ESRCH;
+	n += hd_fork_remove_dof(hd, pid, addr);
+	while (p && p->njobs && hd_queue_cancel_dof(hd, pid, addr, &h)) {
+		p->njobs--;
+		n++;
+	}
+	if (p && find_proc(hd, pid, &pi)) {
+		for (i = 0; i < p->rp.nent; i++)
+			if (p->rp.ent[i].dof_addr == addr)
+				break;
+		if (i < p->rp.nent) {
+			drop_entry(hd, pi, i);
+			n++;
+		} else if (!p->rp.nent && !p->njobs) {
+			drop_proc_at(hd, pi, true);
+		}
+	}
+	if (n) {
+		hd->n_removed++;
+		hd_log(HD_INFO, "pid %d: removed the DOF at 0x%" PRIx64,
+		       (int)pid, addr);
+	} else {
+		hd_log(HD_DEBUG, "pid %d: REMOVE of DOF at 0x%" PRIx64 ": "
+		       "nothing registered there", (int)pid, addr);
+	}
+	return 0;
 }
 
 void hd_reg_prune_pid(struct helperd *hd, pid_t pid, const char *why)

@@ -21,8 +21,8 @@
  *	   for processes that still run is kept, the rest dropped;
  *	3. the process connector is joined (hd_fork.c: fork children get
  *	   their parent's registrations), then the device is mounted (FUSE)
- *	   or created (CUSE); requests wait in the kernel until the loop
- *	   runs;
+ *	   or created (CUSE) and the datagram socket bound (hd_sock.c);
+ *	   requests wait in the kernel until the loop runs;
  *	4. the scan (hd_scan.c) registers processes that carry DOF but are
  *	   not recorded -- started before any daemon ran, or while this one
  *	   started;
@@ -30,7 +30,8 @@
  *	   (it exits 1 if the child failed), and under systemd
  *	   (Type=notify) READY=1 goes to $NOTIFY_SOCKET.
  *
- * SIGTERM, SIGINT and SIGHUP end the loop; what was answered but not
+ * SIGTERM, SIGINT and SIGHUP end the loop; the socket is unlinked and
+ * what is queued in it read, what was answered but not
  * checked yet is checked and recorded (hd_queue.c, at most 2 s), the
  * device is unmounted and the registry stays on disk for the next
  * daemon.  Nothing a consumer could have seen is lost when the daemon is
@@ -81,6 +82,9 @@ static void usage(FILE *fp)
 "  -d, --device=PATH       the helper device (default %s);\n"
 "                          with FUSE its directory is the mount point\n"
 "  -s, --state-dir=DIR     where the registry lives (default %s)\n"
+"      --socket=PATH       the datagram socket programs register through\n"
+"                          (default %s with the default device, else none)\n"
+"      --no-socket         registrations go through the device only\n"
 "      --backend=KIND      auto (CUSE if /dev/cuse exists, else FUSE),\n"
 "                          cuse or fuse (default auto)\n"
 "      --no-scan           do not look for probes of processes that were\n"
@@ -99,6 +103,7 @@ static void usage(FILE *fp)
 "then, and 1 if it could not start.  SIGTERM or SIGINT unmounts the device;\n"
 "the registry is kept for the next start.  See dtrace-helperd(8).\n",
 		progname, DTRACE_HELPER_DEVICE, REG_STATEDIR_DEFAULT,
+		DTRACE_HELPER_SOCKET,
 		DTRACE_HELPER_MAX_DOF, HD_ADD_SETTLE_MS, HD_CHECK_TIMEOUT_MS);
 }
 
@@ -132,6 +137,8 @@ int main(int argc, char **argv)
 		{ "max-dof", required_argument, NULL, 'M' },
 		{ "settle-ms", required_argument, NULL, 'S' },
 		{ "check-timeout", required_argument, NULL, 'C' },
+		{ "socket", required_argument, NULL, 'O' },
+		{ "no-socket", no_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -159,6 +166,8 @@ int main(int argc, char **argv)
 	enum hd_backend backend = HD_BACKEND_AUTO;
 	struct itimerspec its;
 	struct hd_dev *dev = NULL;
+	const char *sockpath = NULL;
+	bool nosock = false;
 	sigset_t sigs;
 	int ch, lockfd, sigfd, tfd, ready_fd = -1, rc = 1;
 	unsigned found;
@@ -212,6 +221,17 @@ int main(int argc, char **argv)
 			break;
 		case 'N':
 			hd.scan = false;
+			break;
+		case 'O':
+			if (optarg[0] != '/') {
+				fprintf(stderr, "%s: --socket: '%s' must be an "
+					"absolute path\n", progname, optarg);
+				return 2;
+			}
+			sockpath = optarg;
+			break;
+		case 'o':
+			nosock = true;
 			break;
 		case 'I':
 			if (parse_u64(optarg, &v) || v < 10 || v > 3600000) {
@@ -340,6 +360,15 @@ int main(int argc, char **argv)
 	dev = hd_dev_start(&hd, backend);
 	if (!dev || ep_add(&hd, hd_dev_fd(dev), HD_EV_DEVICE) < 0)
 		goto out;
+	/*
+	 * The socket is another door to the same place: open before the
+	 * scan for the same reason.  By default only beside the default
+	 * device (a daemon of its own device must not take the system's).
+	 */
+	if (!sockpath && !strcmp(hd.device, DTRACE_HELPER_DEVICE))
+		sockpath = DTRACE_HELPER_SOCKET;
+	if (sockpath && !nosock)
+		hd_sock_start(&hd, sockpath);
 	hd_device_file(&hd, true);
 	if (hd.scan) {
 		found = hd_scan_all(&hd);
@@ -382,6 +411,10 @@ int main(int argc, char **argv)
 					       "; exiting", hd.device);
 					stop = true;
 				}
+			} else if (tag == HD_EV_SOCK) {
+				hd_sock_run(&hd);
+			} else if (tag == HD_EV_SOCKTIMER) {
+				hd_sock_timer(&hd);
 			} else if (tag == HD_EV_TARPIT) {
 				hd_tarpit_run();
 			} else if (tag == HD_EV_QUEUE || tag == HD_EV_FETCHED ||
@@ -413,12 +446,16 @@ int main(int argc, char **argv)
 			hd.queue_kick = false;
 			hd_queue_run(&hd);
 		}
+		hd_sock_poll(&hd);
 	}
 	hd_notify("STOPPING=1");
-	/* What was answered is checked and recorded before we go. */
+	/* What was sent is read, and what was answered is checked and
+	 * recorded, before we go. */
+	hd_sock_stop(&hd);
 	hd_queue_drain(&hd, 2000);
 	rc = 0;
 out:
+	hd_sock_stop(&hd);
 	hd_tarpit_stop();
 	hd_device_file(&hd, false);
 	hd_queue_stop(&hd);

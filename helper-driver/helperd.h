@@ -27,13 +27,16 @@
  *			registrations without asking
  *	hd_queue.c	registrations answered first and validated after:
  *			the queue, its fairness between users, SYNC
+ *	hd_sock.c	registrations by datagram, which need no answer:
+ *			the socket, its order against the device, its budget
  *
  * Everything that decides runs on one thread, and no lock is ever needed
  * there: a request is answered from what the daemon knows (a few us),
  * and what takes time -- reading the caller's memory (hd_guard.c's
  * workers) and checking its DOF (hd_check.c's child) -- runs beside the
  * loop, which only hands work over and collects results (hd_queue.c).
- * The loop waits on the device fd, a signalfd, a timerfd for the
+ * The loop waits on the device fd, the datagram socket and its timerfd,
+ * a signalfd, a timerfd for the
  * periodic check, the process connector's socket, one pidfd per
  * registered process (readable when it exits), and the queue's timerfd,
  * the workers' eventfd and the checker's pipes.
@@ -213,6 +216,8 @@ struct helperd {
 #define HD_EV_FETCHED (8ULL << 32) /* the workers' eventfd */
 #define HD_EV_CHECK (9ULL << 32)   /* the checker's pipes */
 #define HD_EV_TARPIT (10ULL << 32) /* held refusals' timerfd */
+#define HD_EV_SOCK (11ULL << 32)   /* the datagram socket (hd_sock.c) */
+#define HD_EV_SOCKTIMER (12ULL << 32) /* its reads paused: resume */
 
 /* ---- hd_daemon.c ----------------------------------------------------- */
 
@@ -247,6 +252,7 @@ enum hd_ioctl_action {
 	HD_IOCTL_ADDDOF,  /* hd_ioctl_req.helper is filled */
 	HD_IOCTL_REMOVE,  /* .gen is filled */
 	HD_IOCTL_SYNC,	  /* .gen is filled */
+	HD_IOCTL_REMOVEDOF, /* .helper is filled */
 	HD_IOCTL_RETRY,	  /* fetch .retry_len bytes at .retry_addr first */
 	HD_IOCTL_BADCMD,  /* not ours: ENOTTY */
 	HD_IOCTL_BADARG,  /* ours, but the argument is short: EFAULT/EINVAL */
@@ -286,6 +292,15 @@ int hd_reg_load(struct helperd *hd);
 int hd_reg_adddof(struct helperd *hd, pid_t tid, uid_t cuid,
 		  const dof_helper_t *h, void *req);
 
+/*
+ * ADDDOF from a datagram of process pid (the kernel's credentials, uid
+ * cuid), thread tid as the message claims (pid when it is not one of
+ * pid's): queued like an ADDDOF answered early, nobody answered.  0, or
+ * -errno when it was refused (logged).
+ */
+int hd_reg_adddof_dgram(struct helperd *hd, pid_t pid, pid_t tid, uid_t cuid,
+			const dof_helper_t *h);
+
 /* The same for the scan, done before it returns: the generation or -errno. */
 int hd_reg_adddof_now(struct helperd *hd, pid_t pid, const dof_helper_t *h,
 		      enum reg_origin origin);
@@ -312,6 +327,13 @@ void hd_reg_flush(struct helperd *hd);
  * processes).
  */
 int hd_reg_remove(struct helperd *hd, pid_t tid, uid_t cuid, int gen);
+
+/*
+ * REMOVE by DOF address from thread tid (uid cuid); dgram_pid: the
+ * process the kernel named for a datagram, else 0.  0 or -errno.
+ */
+int hd_reg_remove_dof(struct helperd *hd, pid_t tid, uid_t cuid,
+		      pid_t dgram_pid, uint64_t addr);
 
 /* Forget everything about pid (it exited). */
 void hd_reg_prune_pid(struct helperd *hd, pid_t pid, const char *why);
@@ -456,6 +478,9 @@ bool hd_queue_cancel(struct helperd *hd, pid_t pid, uint64_t gen,
 		     dof_helper_t *h);
 /* pid is forgotten: drop its jobs, answer their requests (ESRCH). */
 void hd_queue_cancel_pid(struct helperd *hd, pid_t pid);
+/* The same for a job of pid's at DOF address addr (the oldest). */
+bool hd_queue_cancel_dof(struct helperd *hd, pid_t pid, uint64_t addr,
+			 dof_helper_t *h);
 /* A refusal of (pid, gen) remembered: its errno (> 0), else 0; forget it. */
 int hd_queue_refused(struct helperd *hd, pid_t pid, uint64_t gen, bool forget);
 /* pid's queued registrations, for a fork child: how many (at most max). */
@@ -506,8 +531,29 @@ void hd_fork_timer(struct helperd *hd);
  */
 bool hd_fork_remove(struct helperd *hd, pid_t tid, int gen);
 void hd_fork_settle(struct helperd *hd, pid_t tid);
+/* Strike what pid inherited, pending, at DOF address addr: how many. */
+unsigned hd_fork_remove_dof(struct helperd *hd, pid_t pid, uint64_t addr);
 /* Register every pending child now (a SYNC wants them listed). */
 void hd_fork_settle_all(struct helperd *hd);
+
+/* ---- hd_sock.c: registrations by datagram ---------------------------- */
+
+/* Bind path and watch it; -1 (logged): the device alone serves. */
+int hd_sock_start(struct helperd *hd, const char *path);
+/* The socket is readable: read what the budget allows. */
+void hd_sock_run(struct helperd *hd);
+/* The budget's timer fired. */
+void hd_sock_timer(struct helperd *hd);
+/* After the queue moved: read again once no user has too much unchecked. */
+void hd_sock_poll(struct helperd *hd);
+/*
+ * Before a request that must come after every datagram sent before it
+ * (ADDDOF, REMOVEDOF, SYNC of everything): read the socket until it is empty,
+ * or a full queue's worth.
+ */
+void hd_sock_barrier(struct helperd *hd);
+/* Unlink the socket, read what is left in it, close it. */
+void hd_sock_stop(struct helperd *hd);
 
 /* ---- hd_scan.c ------------------------------------------------------- */
 

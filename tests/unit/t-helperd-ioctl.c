@@ -93,6 +93,22 @@ int main(void)
 		   _IOC_NR(DTRACEHIOC_SYNC) > 3,
 	   "SYNC's number is none of the classic helper's");
 
+	/* REMOVEDOF: a dof_helper_t, like ADDDOF, never a value. */
+	hd_ioctl_decode(DTRACEHIOC_REMOVEDOF, ptr, &h, sizeof(h), false, &r);
+	is_int(r.action, HD_IOCTL_REMOVEDOF, "FUSE REMOVEDOF is decoded");
+	ok(r.helper.dofhp_dof == h.dofhp_dof, "REMOVEDOF: DOF address copied");
+	hd_ioctl_decode(DTRACEHIOC_REMOVEDOF, ptr, &gen, sizeof(gen), false,
+			&r);
+	is_int(r.action, HD_IOCTL_BADARG, "FUSE REMOVEDOF of 4 bytes refused");
+	hd_ioctl_decode(DTRACEHIOC_REMOVEDOF, 5, NULL, 0, true, &r);
+	is_int(r.action, HD_IOCTL_RETRY,
+	       "CUSE REMOVEDOF: a small argument is a pointer too");
+	is_int(r.retry_len, sizeof(dof_helper_t), "... and 80 bytes are read");
+	ok(DTRACEHIOC_REMOVEDOF != DTRACEHIOC_ADDDOF &&
+		   DTRACEHIOC_REMOVEDOF != DTRACEHIOC_SYNC &&
+		   _IOC_NR(DTRACEHIOC_REMOVEDOF) > 3,
+	   "REMOVEDOF's number is none of the classic helper's");
+
 	/* Anything else is not ours. */
 	hd_ioctl_decode(0x5401 /* TCGETS */, ptr, NULL, 0, false, &r);
 	is_int(r.action, HD_IOCTL_BADCMD, "TCGETS: ENOTTY");

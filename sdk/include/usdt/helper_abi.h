@@ -86,6 +86,48 @@ typedef struct dof_helper {
 #define DRTI_ENV_DEVNAME	"DTRACE_DOF_INIT_DEVNAME"  /* helper path */
 
 /*
+ * Registration without an answer (dtrace-helperd only, doc/DESIGN.md §6).
+ * Besides the device, the daemon owns an AF_UNIX datagram socket in a
+ * directory of root's alone.  drti.o sends one dtrace_helper_msg_t to it
+ * with sendto(2) (MSG_DONTWAIT) and does not wait for the daemon: the
+ * kernel attaches the sender's pid and uid (SO_PASSCRED on the daemon's
+ * side), the daemon reads the DOF at dhm_helper.dofhp_dof from that pid
+ * as it does for ADDDOF, and a REMOVE names the registration by its DOF
+ * address, which is unique in a process.  One socket queue is FIFO, so a
+ * process's REMOVE is read after its ADD.  Whatever the socket refuses
+ * (absent: ENOENT or ECONNREFUSED; full: EAGAIN) goes to the device
+ * instead: an ADD as ADDDOF, a REMOVE of a datagram ADD as REMOVEDOF,
+ * both of which the daemon serves only after reading every datagram
+ * queued before them.  A registration made through the device is withdrawn
+ * through the device.
+ *
+ * The socket is used only where the device is the default one, or
+ * DTRACE_DOF_INIT_SOCKNAME names it (empty: none); a set-id program
+ * ignores that variable as it ignores DTRACE_DOF_INIT_DEVNAME.
+ */
+#define DTRACE_HELPER_SOCKET	"/run/dtrace/helper.sock"
+#define DRTI_ENV_SOCKNAME	"DTRACE_DOF_INIT_SOCKNAME" /* socket path */
+
+#define DTRACE_HELPER_MSG_MAGIC	0x31485444u	/* "DTH1", little end first */
+#define DTRACE_HELPER_MSG_ADD	1u
+#define DTRACE_HELPER_MSG_REMOVE 2u
+
+typedef struct dtrace_helper_msg {
+	uint32_t dhm_magic;	/* DTRACE_HELPER_MSG_MAGIC */
+	uint32_t dhm_op;	/* DTRACE_HELPER_MSG_ADD or _REMOVE */
+	int32_t dhm_tid;	/* the sending thread: where the DOF is read */
+	uint32_t dhm_pad;	/* 0 */
+	dof_helper_t dhm_helper; /* REMOVE: dofhp_dof names the registration */
+} dtrace_helper_msg_t;
+
+/*
+ * REMOVE of a registration made through the socket, by its DOF address
+ * (dofhp_dof of the dof_helper_t pointed to): 0, also when the daemon
+ * refused the ADD or never read it.
+ */
+#define DTRACEHIOC_REMOVEDOF	_IOW(DTRACEHIOC_TYPE, 0x52, dof_helper_t)
+
+/*
  * A helper that learns of fork() from the kernel (dtrace-helperd serving
  * the device over FUSE, with the process connector: doc/DESIGN.md §6)
  * gives each child of a registered process a copy of its parent's
@@ -122,5 +164,7 @@ DOF_STATIC_ASSERT(offsetof(dof_helper_t, dofhp_addr) == 64, "dofhp_addr");
 DOF_STATIC_ASSERT(offsetof(dof_helper_t, dofhp_dof) == 72, "dofhp_dof");
 DOF_STATIC_ASSERT(DTRACEHIOC_ADDDOF == 0x4050d803u, "DTRACEHIOC_ADDDOF");
 DOF_STATIC_ASSERT(DTRACEHIOC_REMOVE == 0x4004d802u, "DTRACEHIOC_REMOVE");
+DOF_STATIC_ASSERT(DTRACEHIOC_REMOVEDOF == 0x4050d852u, "DTRACEHIOC_REMOVEDOF");
+DOF_STATIC_ASSERT(sizeof(dtrace_helper_msg_t) == 96, "dtrace_helper_msg_t");
 
 #endif /* USDT_HELPER_ABI_H */

@@ -179,9 +179,9 @@ at_mode() {	# at_mode MODE [CACHE-VARIABLE]: configure, build, trace
 	noted "$a_w" ./app lt req
 	noted "$a_w" ./app-static lt req
 	# app-static: libdemo.a's NOP sites (DOF) and main.o's calls, which
-	# no -G saw, at the stub
+	# no -G saw, at the stub, named by their caller (main)
 	expect_eq "$a_w: app-static: dtrace -l, functions" \
-		"__dtrace_lt___req lt_lib lt_util" \
+		"lt_lib lt_util main" \
 		"$("$DTRACE" -l --object=./app-static | awk '$2 == "lt" { print $4 }' |
 			sort | tr '\n' ' ' | sed 's/ $//')"
 	at_fires "$a_w: app" "$PWD/app $a_lib" ./app

@@ -134,8 +134,9 @@ if ok "-G some objects" dtrace -G -s dp.d -o some.o dp1.o &&
 	# our dtrace reads the stub sites' notes beside the DOF of dp1's
 	dfires "-G some objects" ./some "/one 200" "/one 201" "/two 300" "/two 301"
 	"$DTRACE" -l --object=./some >l.out 2>l.err
-	expect_eq "-G some objects: dtrace -l lists dp1's site and the stub" \
-		"__dtrace_dp___req dp1" \
+	# the stub's probe by its caller, dp2, as -G would name it
+	expect_eq "-G some objects: dtrace -l lists dp1's site and dp2's call of the stub" \
+		"dp1 dp2" \
 		"$(awk '$2 == "dp" && $NF == "req" { print $4 }' l.out | sort | tr '\n' ' ' | sed 's/ $//')"
 fi
 

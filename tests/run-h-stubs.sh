@@ -12,7 +12,12 @@
 #    no note, no stub;
 #  - a probe used only through _ENABLED(): its semaphore is defined (the
 #    link succeeds with -z defs), no note;
-#  - the stubs still fire: bpftrace and `dtrace -c` count every call.
+#  - the stubs still fire: bpftrace and `dtrace -c` count every call;
+#  - our dtrace names a stub's probe by each function that calls it, as
+#    for a site -G rewrote (doc/DESIGN.md §10): `dtrace -l` lists u1 and
+#    u2 for p:::called, a hit's probefunc is its caller's, a description
+#    naming a function takes its calls alone, and arguments on the stack
+#    (the seventh, eighth) and a tail jump to the stub read right.
 # A header that defined every stub in every object (before) gives four
 # notes per file here.
 
@@ -83,6 +88,16 @@ int main(int argc, char **argv)
 }
 C
 
+# the probes of a stub by caller need x86-64 and binutils' disassembler
+# (elsewhere the stub is the site, named by its own symbol)
+bycaller=
+if [ "$(uname -m)" = x86_64 ] && [ -n "${top_builddir:-}" ] &&
+   grep -q '^#define HAVE_LIBOPCODES 1' "$top_builddir/config.h"; then
+	bycaller=yes
+else
+	echo "# not x86-64 or no libopcodes: stubs by caller are not checked"
+fi
+
 # names BIN: the probe names of BIN's stapsdt notes, sorted, one line
 names() {
 	readelf -n "$1" | sed -n 's/^ *Name: //p' | LC_ALL=C sort | tr '\n' ' '
@@ -116,6 +131,16 @@ for c in $ccs; do
 			"$(readelf -sW "$v/prog" | grep -c ' __dtrace_p___')"
 		expect_eq "$v: the program's semaphores (called, enonly)" 2 \
 			"$(readelf -sW "$v/prog" | grep -c ' __usdt_sema_p___')"
+		# by caller: the functions objdump shows calling the stub
+		# (u1 and u2, or main where -flto inlined them)
+		run_dtrace -l --object="$v/prog"
+		[ -z "$bycaller" ] || expect_eq "$v: dtrace -l of the program, by caller" \
+			"$(objdump -d "$v/prog" | awk '/^[0-9a-f]+ <.*>:$/ {
+				f = $2; gsub(/[<>:]/, "", f) }
+				/(call|jmp) .*<__dtrace_p___called>/ { print f ":called" }' |
+			   LC_ALL=C sort -u | tr '\n' ' ')" \
+			"$(awk 'NR > 1 && $2 == "p" { print $4 ":" $5 }' out.txt |
+			   LC_ALL=C sort | tr '\n' ' ')"
 		run_dtrace -l --object="$v/libp.so"
 		expect_eq "$v: dtrace -l of the library" \
 			"called other " \
@@ -156,11 +181,72 @@ else
 		"$(sed -n 's/^@c: //p' bt.txt)"
 	expect_eq "bpftrace: other fires 100 times" 100 \
 		"$(sed -n 's/^@o: //p' bt.txt)"
+fi
+
+# our dtrace: every call counted, by caller
+if [ "$(id -u)" -ne 0 ] || [ -z "$bycaller" ]; then
+	echo "# not root, or no stubs by caller: dtrace -c is not run"
+else
+	v=$(echo "${CC%% *}-O2" | tr -d ' ')
+	[ -x "$v/prog" ] || v=$(ls -d ./*-O2 | head -1)
 	run_dtrace -q -c "$v/prog 100" -n 'p$target:::called { @c = count(); }
 		p$target:::other { @o = count(); }
 		END { printa("%@d ", @c); printa("%@d\n", @o); }'
 	expect_eq "dtrace -c: called and other fire 300 and 100 times" \
 		"300 100" "$(sed '/^$/d' out.txt)"
+	run_dtrace -q -c "$v/prog 100" -n 'p$target:::called {
+		@[probemod, probefunc] = count(); }
+		END { printa("%s %s %@d\n", @); }'
+	expect_eq "dtrace -c: probefunc is the caller's" \
+		"libp.so lib_called 100 prog u1 100 prog u2 100" \
+		"$(sed '/^$/d' out.txt | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+	run_dtrace -q -c "$v/prog 100" -n 'p$target::u2:called { @ = sum(arg0); }
+		END { printa("%@d\n", @); }'
+	expect_eq "dtrace -c: p\$target::u2:called takes u2's calls alone" \
+		"9900" "$(sed '/^$/d' out.txt)"
+
+	# arguments on the stack, at a call and at a tail jump
+	cat >w.d <<'D'
+provider w {
+	probe eight(int, int, int, int, int, int, int, long);
+	probe tail(int, int, int, int, int, int, int, long);
+};
+D
+	cat >w.c <<'C'
+#include "w.h"
+__attribute__((noinline)) void f8(int i)
+{
+	W_EIGHT(1, 2, 3, 4, 5, 6, 7 + i, 800L + i);
+}
+/* its own arguments passed on: a tail jump, the stack as the stub's */
+__attribute__((noinline)) void ft(int a, int b, int c, int d, int e, int f,
+				  int g, long h)
+{
+	W_TAIL(a, b, c, d, e, f, g, h);
+}
+int main(void)
+{
+	for (int i = 0; i < 2; i++) {
+		f8(i);
+		ft(1, 2, 3, 4, 5, 6, 70 + i, 900L + i);
+	}
+	return 0;
+}
+C
+	if "$DTRACE" -h -s w.d -o w.h && $CC -O2 w.c -o w 2>cc.txt; then
+		objdump -d w >w.dis
+		expect_grep "w: f8 calls the stub" 'call.*<__dtrace_w___eight>' w.dis
+		expect_grep "w: ft jumps to the stub" 'jmp.*<__dtrace_w___tail>' w.dis
+		run_dtrace -q -c ./w -n 'w$target:::eight, w$target:::tail {
+			printf("%s %s %d %d\n", probefunc, probename, arg6, arg7); }'
+		printf '%s\n' "f8 eight 7 800" "ft tail 70 900" "f8 eight 8 801" \
+			"ft tail 71 901" >want.txt
+		sed '/^$/d' out.txt >got.txt
+		expect_file_eq "w: callers and stack arguments" want.txt got.txt
+	else
+		fail "w: build"
+		sed 's/^/    | /' cc.txt >&2
+	fi
 fi
 
 finish

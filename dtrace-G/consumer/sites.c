@@ -198,6 +198,40 @@ const struct tnote *file_note_at(const struct tfile *f, uint64_t off)
 	return NULL;
 }
 
+/*
+ * The calls and tail jumps to a header's stub that elfprobes.c made the
+ * sites of the calling functions' probes (so that probefunc is the
+ * caller's) have no note of their own: the stub's describes them, its
+ * semaphore and its arguments, moved one word up the stack at a call
+ * (the return address is not pushed yet).  Each gets a copy of it at
+ * its own offset, where the backends look (file_note_at()).
+ */
+static void file_stub_notes(struct tfile *f)
+{
+	for (size_t i = 0; i < f->pl.n; i++) {
+		const struct dt_probe *dp = &f->pl.v[i];
+		const struct tnote *sn;
+		struct tnote stub;
+		uint64_t soff;
+
+		if (!dp->site_stub || !vaddr_to_off(f, dp->stub_pc, &soff) ||
+		    !(sn = file_note_at(f, soff)))
+			continue;
+		stub = *sn; /* f->notes moves as it grows */
+		for (unsigned k = 0; k < dp->nsites; k++) {
+			struct tnote tn = stub;
+
+			if (!dp->site_stub[k] ||
+			    !vaddr_to_off(f, dp->sites[k], &tn.off) ||
+			    file_note_at(f, tn.off))
+				continue;
+			if (dp->site_stub[k] == 1)
+				tn.args = dp->stub_call_args;
+			PUSH(f->notes, f->nnotes, tn);
+		}
+	}
+}
+
 /* A path uprobe_events can take: no blanks or controls. */
 static bool path_ok(const char *p)
 {
@@ -254,6 +288,8 @@ static struct tfile *file_get(struct consumer *c, pid_t pid,
 	if (dt_object_probes(&f->pl, f->upath, &co, msg, sizeof(msg)) < 0 ||
 	    !f->pl.n)
 		f->failed = true;
+	else
+		file_stub_notes(f);
 	return f;
 }
 

@@ -611,14 +611,65 @@ static size_t first_to(const struct rd *r, uint64_t addr)
 }
 
 /* Every direct branch in the file's executable sections, by target. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The addresses of the file's __dtrace_* functions (the header's stubs),
+ * sorted, in *v: their number, or -ENOMEM.
+ */
+static long stub_addrs(struct rd *r, uint64_t **v)
+{
+	Elf_Data *d;
+	GElf_Shdr sh;
+	size_t n, cnt = 0;
+
+	*v = NULL;
+	if (!r->symtab || !gelf_getshdr(r->symtab, &sh) || !sh.sh_entsize ||
+	    !(d = elf_getdata(r->symtab, NULL)))
+		return 0;
+	n = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		uint64_t *nv;
+
+		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    !(name = elf_strptr(r->elf, sh.sh_link, sym.st_name)) ||
+		    strncmp(name, "__dtrace_", 9))
+			continue;
+		nv = realloc(*v, (cnt + 1) * sizeof(*nv));
+		if (!nv) {
+			free(*v);
+			*v = NULL;
+			return -ENOMEM;
+		}
+		*v = nv;
+		nv[cnt++] = sym.st_value;
+	}
+	if (cnt)
+		qsort(*v, cnt, sizeof(**v), cmp_u64);
+	return (long)cnt;
+}
+
 static int read_targets(struct rd *r)
 {
 	Elf_Scn *scn = NULL;
 	size_t cap = 0;
 	GElf_Shdr sh;
+	uint64_t *stubs;
+	long nstubs = stub_addrs(r, &stubs);
 
 	r->targets_read = true;
-	while ((scn = elf_nextscn(r->elf, scn))) {
+	if (nstubs < 0)
+		return -ENOMEM;
+	/* only the branches to a stub are kept: all a stub's callers */
+	while (nstubs && (scn = elf_nextscn(r->elf, scn))) {
 		Elf_Data *d;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
@@ -629,15 +680,19 @@ static int read_targets(struct rd *r)
 			uint64_t to;
 
 			if (!branch_target(d->d_buf, d->d_size, i,
-					   sh.sh_addr + i, &to))
+					   sh.sh_addr + i, &to) ||
+			    !bsearch(&to, stubs, (size_t)nstubs,
+				     sizeof(*stubs), cmp_u64))
 				continue;
 			if (r->ntargets == cap) {
 				size_t nc = cap ? 2 * cap : 1024;
 				struct branch *nv = realloc(r->targets,
 							    nc * sizeof(*nv));
 
-				if (!nv)
+				if (!nv) {
+					free(stubs);
 					return -ENOMEM;
+				}
 				r->targets = nv;
 				cap = nc;
 			}
@@ -646,6 +701,7 @@ static int read_targets(struct rd *r)
 			r->targets[r->ntargets++].op = ((uint8_t *)d->d_buf)[i];
 		}
 	}
+	free(stubs);
 	if (r->ntargets)
 		qsort(r->targets, r->ntargets, sizeof(*r->targets),
 		      cmp_branch);

@@ -20,7 +20,11 @@
 #    over the objects, an extension built from the installed header and
 #    dlopen()ed) and Perl (perl: a .d.base input, `-h -xnolibs`, three
 #    `-G` outputs, one inside the static archive libperl.a), CC and
-#    CFLAGS in the environment.
+#    CFLAGS in the environment; sssd (sssd: `-C -h`, `-C -G` with no
+#    objects, a provider closed without `;`, its PROBE() macro); gcc's
+#    libgcc (libgcc: the unwinder's probe from <sys/sdt.h> alone, behind
+#    `_SDT_NOTE_TYPE >= 3`); libguestfs (libguestfs: DTRACE_PROBE with
+#    parenthesised arguments from <sys/sdt.h> alone).
 # Everything links with -z defs (or b_lundef).  Each binary's and
 # library's probes must be listed by `dtrace -l --object` and by readelf,
 # and (as root, with bpftrace) fire with exact arguments under bpftrace
@@ -315,6 +319,71 @@ if build "perl: make" pl.log make -C pl; then
 			printf("%s %d\n", copyinstr(arg0), arg1); }' \
 			"pl/$b 2" "/op 100" "/sv 300" "/op 101" "/sv 301"
 	done
+fi
+
+# ---------------------------------------------------------------------
+# sssd: `-C -h` and `-C -G` with no objects on a provider closed without
+# `;`, every probe behind its _ENABLED() test through sssd's PROBE()
+# macro; each file carries the notes of the probes it fires alone (sssd's
+# libsss_util.so had one per probe of the provider)
+
+cp -R "$data/sssd" ss && chmod -R u+w ss || exit 99
+if build "sssd: make" ss.log make -C ss; then
+	expect_grep "sssd: -C -G with no objects" \
+		"dtrace -C -G -s sssd_probes.d -o stap_generated_probes.o$" ss.log
+	listed "sssd" ss/libsss_util.so sssd \
+		"sssd_transaction_start sssd_transaction_commit_before"
+	noted "sssd" ss/libsss_util.so sssd \
+		"sssd_transaction_start sssd_transaction_commit_before"
+	listed "sssd" ss/sssd_be sssd dp_req_done
+	noted "sssd" ss/sssd_be sssd dp_req_done
+	dfires "sssd" 'sssd$target:::sssd_transaction_start,
+		sssd$target:::sssd_transaction_commit_before {
+			printf("%s %s %d\n", probefunc, probename, arg0); }
+		sssd$target:::dp_req_done {
+			printf("%s %s %s %d\n", probefunc, probename,
+			    copyinstr(arg0), arg3); }' "ss/sssd_be 2" \
+		"sysdb_transaction sssd_transaction_start 0" \
+		"sysdb_transaction sssd_transaction_commit_before 100" \
+		"main dp_req_done req 0" \
+		"sysdb_transaction sssd_transaction_start 1" \
+		"sysdb_transaction sssd_transaction_commit_before 101" \
+		"main dp_req_done req 1"
+fi
+
+# ---------------------------------------------------------------------
+# gcc's libgcc: the unwinder's libgcc:::unwind, from <sys/sdt.h> alone,
+# compiled only where the header says its notes are version 3
+# (_SDT_NOTE_TYPE)
+
+cp -R "$data/libgcc" lg && chmod -R u+w lg || exit 99
+if build "libgcc: make" lg.log make -C lg SDT_INCLUDE="$top_srcdir/sdk/include"; then
+	noted "libgcc" lg/libunw.so libgcc unwind
+	listed "libgcc" lg/libunw.so libgcc unwind
+	dfires "libgcc" 'libgcc$target:::unwind {
+		printf("%s %x %x\n", probefunc, arg0, arg1); }' "lg/thrower 3" \
+		"unw_debug_hook 1000 2000" "unw_debug_hook 1001 2001" \
+		"unw_debug_hook 1002 2002"
+fi
+
+# ---------------------------------------------------------------------
+# libguestfs: DTRACE_PROBE(guestfs, name, (arg)...) from <sys/sdt.h>
+# alone, enabled where configure finds the header
+
+cp -R "$data/libguestfs" gf && chmod -R u+w gf || exit 99
+if build "libguestfs: make" gf.log make -C gf SDT_INCLUDE="$top_srcdir/sdk/include"; then
+	noted "libguestfs" gf/libguestfs.so guestfs \
+		"launch_start launch_run_begin launch_end"
+	listed "libguestfs" gf/libguestfs.so guestfs \
+		"launch_start launch_run_begin launch_end"
+	dfires "libguestfs" 'guestfs$target:::launch_run_begin {
+		printf("%s %s %d\n", probefunc, probename, arg0); }
+		guestfs$target:::launch_end { printf("%s %s %d %s\n", probefunc,
+		    probename, arg0, copyinstr(arg1)); }' "gf/guestfish 2" \
+		"guestfs_launch launch_run_begin 10" \
+		"guestfs_launch launch_end 10 direct" \
+		"guestfs_launch launch_run_begin 11" \
+		"guestfs_launch launch_end 11 direct"
 fi
 
 finish

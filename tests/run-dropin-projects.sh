@@ -18,7 +18,8 @@
 #    (HotSpot);
 #  - plain make: PostgreSQL (postgres: `-C -h`, its sed script, `-C -G`
 #    over the objects, an extension built from the installed header and
-#    dlopen()ed) and Perl (perl: a .d.base input, `-h -xnolibs`, three
+#    dlopen()ed, and one that fires no probe, as postgresql-rum) and
+#    Perl (perl: a .d.base input, `-h -xnolibs`, three
 #    `-G` outputs, one inside the static archive libperl.a), CC and
 #    CFLAGS in the environment; sssd (sssd: `-C -h`, `-C -G` with no
 #    objects, a provider closed without `;`, its PROBE() macro); gcc's
@@ -292,6 +293,14 @@ if build "postgres: make" pg.log make -C pg; then
 	# the extension calls query-start alone
 	listed "postgres: extension" pg/ext.so postgresql "query-start"
 	noted "postgres: extension" pg/ext.so postgresql "query__start"
+	# postgresql-rum includes the header and fires nothing: no probe,
+	# where it carried a stub and a note for every server probe
+	expect_eq "postgres: rum: readelf -n finds no probe" 0 \
+		"$(readelf -n pg/rum.so | grep -c 'Provider: postgresql')"
+	"$DTRACE" -l --object=pg/rum.so >l.out 2>l.err
+	expect_eq "postgres: rum: dtrace -l --object finds no probe" \
+		"1 dtrace: pg/rum.so: no USDT probes (no .SUNW_dof section or stapsdt notes)" \
+		"$? $(cat l.err)"
 	# ./ext.so is relative: the server runs in pg/
 	cd pg || exit 99
 	bfires "postgres" "$PWD/postgres $PWD/ext.so" postgresql:query__start \

@@ -114,8 +114,9 @@ struct rd {
 	char *msg;
 	size_t msglen;
 	/*
-	 * the file's direct branches (maybe not instructions: every byte
-	 * offset is tried), sorted by target; made on first use
+	 * the file's direct branches to its __dtrace_* functions (maybe not
+	 * instructions: every byte offset is tried), sorted by target; made
+	 * on first use
 	 */
 	struct branch *targets;
 	size_t ntargets;

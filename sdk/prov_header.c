@@ -8,15 +8,16 @@
  *
  *	#define MYAPP_QUERY_START(arg0, arg1) \
  *		(__extension__({ \
- *		__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___query__start); \
+ *		_USDT_PRE___dtrace_myapp___query__start \
  *		__dtrace_myapp___query__start( \
  *			(const char *)(long)((void)0, (arg0)), \
  *			(int)(long)((void)0, (arg1))); \
  *		}))
  *	#define MYAPP_QUERY_START_ENABLED() \
  *		(__extension__({ \
+ *		unsigned short __usdt_e = __usdt_sema_myapp___query__start; \
  *		__asm__ _USDT_ASM_INLINE(_USDT_SEMA___usdt_sema_myapp___query__start); \
- *		__builtin_expect(__usdt_sema_myapp___query__start != 0, 0); \
+ *		__builtin_expect(__usdt_e != 0, 0); \
  *		}))
  *	extern void __dtrace_myapp___query__start(const char *, int)
  *		__attribute__((visibility("hidden")));
@@ -58,6 +59,18 @@
  * bytes); `asm inline` (_USDT_ASM_INLINE, gcc 9 and clang 11 on) has the
  * compiler count it as the smallest size, since it adds no code to the
  * function, so a probe does not keep its function from being inlined.
+ *
+ * The line table.  The assembler attaches the compiler's pending `.loc`
+ * to the next bytes it emits, in whatever section: clang's assembler
+ * gave the probe's line to the stub's bytes, and the probe's own
+ * instructions, the call included, no line (a debugger could not stop at
+ * it, srcline named the function's first line).  So under clang the
+ * assembler is in an always_inline function of the header
+ * (_usdt_stub_<stub>(), _USDT_PRE_<stub>): its `.loc` is the header's,
+ * and the call gets its line back.  gcc is not affected and takes the
+ * statement itself.  Both stay before the call, so a probe that ends
+ * its function is still a tail call (`jmp`), as before.  _ENABLED()
+ * reads the semaphore first, for the same reason.
  *
  * Each argument goes through `long` to its declared type: a cast from
  * any scalar (integer, enum, bool, any pointer) to `long` and from
@@ -375,6 +388,9 @@ static void write_inline_body(const struct prov_provider *pv,
  * the header's only function-like macros are the probes').  Local
  * labels 991-994 are numeric, so they never clash with another
  * expansion.  With USDT_NO_PROBE_STUBS each is the empty string.
+ * _USDT_PRE_<stub> is what the probe macro puts before its call: the
+ * statement, or under clang a call of an always_inline function that
+ * holds it (the line table: see the top of this file).
  */
 static int write_stub_asm(const struct prov_provider *pv,
 			  const struct prov_probe *pr, const char *func,
@@ -447,6 +463,19 @@ static int write_stub_asm(const struct prov_provider *pv,
 		"#else\n"
 		"#define _USDT_SEMA_%2$s \"\"\n"
 		"#define _USDT_STUB_%1$s \"\"\n"
+		"#endif\n"
+		"#if defined(__clang__)\n"
+		"#pragma clang diagnostic push\n"
+		"#pragma clang diagnostic ignored \"-Woverlength-strings\"\n"
+		"static __inline__ __attribute__((__always_inline__, __unused__))\n"
+		"void _usdt_stub_%1$s(void)\n"
+		"{\n"
+		"\t__asm__ _USDT_ASM_INLINE(_USDT_STUB_%1$s);\n"
+		"}\n"
+		"#pragma clang diagnostic pop\n"
+		"#define _USDT_PRE_%1$s _usdt_stub_%1$s();\n"
+		"#else\n"
+		"#define _USDT_PRE_%1$s __asm__ _USDT_ASM_INLINE(_USDT_STUB_%1$s);\n"
 		"#endif\n", func, sema, pv->name, pr->name);
 	return 0;
 }
@@ -473,7 +502,7 @@ static int write_probe(const struct prov_provider *pv,
 		write_inline_body(pv, pr, sema, out);
 	} else {
 		fprintf(out, "(__extension__({ \\\n"
-			     "\t__asm__ _USDT_ASM_INLINE(_USDT_STUB_%s); \\\n"
+			     "\t_USDT_PRE_%s \\\n"
 			     "\t%s(", func, func);
 		for (unsigned i = 0; i < pr->nargc; i++) {
 			fputs(" \\\n\t\t", out);
@@ -490,8 +519,9 @@ static int write_probe(const struct prov_provider *pv,
 	else
 		fprintf(out, "\n#define\t%s_ENABLED() \\\n"
 			     "\t(__extension__({ \\\n"
+			     "\tunsigned short __usdt_e = %s; \\\n"
 			     "\t__asm__ _USDT_ASM_INLINE(_USDT_SEMA_%s); \\\n"
-			     "\t__builtin_expect(%s != 0, 0); \\\n"
+			     "\t__builtin_expect(__usdt_e != 0, 0); \\\n"
 			     "\t}))\n", macro, sema, sema);
 	if (style != PROV_STYLE_INLINE) {
 		fprintf(out, "extern void %s(", func);

@@ -121,15 +121,16 @@ struct conn;
 
 #define	MYAPP_QUERY_START(arg0, arg1) \
 	(__extension__({ \
-	__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___query__start); \
+	_USDT_PRE___dtrace_myapp___query__start \
 	__dtrace_myapp___query__start( \
 		(const char *)(long)((void)0, (arg0)), \
 		(int)(long)((void)0, (arg1))); \
 	}))
 #define	MYAPP_QUERY_START_ENABLED() \
 	(__extension__({ \
+	unsigned short __usdt_e = __usdt_sema_myapp___query__start; \
 	__asm__ _USDT_ASM_INLINE(_USDT_SEMA___usdt_sema_myapp___query__start); \
-	__builtin_expect(__usdt_sema_myapp___query__start != 0, 0); \
+	__builtin_expect(__usdt_e != 0, 0); \
 	}))
 extern void __dtrace_myapp___query__start(const char *, int)
 	__attribute__((visibility("hidden")));
@@ -181,18 +182,32 @@ extern volatile unsigned short __usdt_sema_myapp___query__start
 #define _USDT_SEMA___usdt_sema_myapp___query__start ""
 #define _USDT_STUB___dtrace_myapp___query__start ""
 #endif
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Woverlength-strings"
+static __inline__ __attribute__((__always_inline__, __unused__))
+void _usdt_stub___dtrace_myapp___query__start(void)
+{
+	__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___query__start);
+}
+#pragma clang diagnostic pop
+#define _USDT_PRE___dtrace_myapp___query__start _usdt_stub___dtrace_myapp___query__start();
+#else
+#define _USDT_PRE___dtrace_myapp___query__start __asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___query__start);
+#endif
 
 #define	MYAPP_QUERY_DONE(arg0, arg1) \
 	(__extension__({ \
-	__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___query__done); \
+	_USDT_PRE___dtrace_myapp___query__done \
 	__dtrace_myapp___query__done( \
 		(const char *)(long)((void)0, (arg0)), \
 		(long)(long)((void)0, (arg1))); \
 	}))
 #define	MYAPP_QUERY_DONE_ENABLED() \
 	(__extension__({ \
+	unsigned short __usdt_e = __usdt_sema_myapp___query__done; \
 	__asm__ _USDT_ASM_INLINE(_USDT_SEMA___usdt_sema_myapp___query__done); \
-	__builtin_expect(__usdt_sema_myapp___query__done != 0, 0); \
+	__builtin_expect(__usdt_e != 0, 0); \
 	}))
 extern void __dtrace_myapp___query__done(const char *, long)
 	__attribute__((visibility("hidden")));
@@ -244,16 +259,30 @@ extern volatile unsigned short __usdt_sema_myapp___query__done
 #define _USDT_SEMA___usdt_sema_myapp___query__done ""
 #define _USDT_STUB___dtrace_myapp___query__done ""
 #endif
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Woverlength-strings"
+static __inline__ __attribute__((__always_inline__, __unused__))
+void _usdt_stub___dtrace_myapp___query__done(void)
+{
+	__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___query__done);
+}
+#pragma clang diagnostic pop
+#define _USDT_PRE___dtrace_myapp___query__done _usdt_stub___dtrace_myapp___query__done();
+#else
+#define _USDT_PRE___dtrace_myapp___query__done __asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___query__done);
+#endif
 
 #define	MYAPP_TICK() \
 	(__extension__({ \
-	__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___tick); \
+	_USDT_PRE___dtrace_myapp___tick \
 	__dtrace_myapp___tick(); \
 	}))
 #define	MYAPP_TICK_ENABLED() \
 	(__extension__({ \
+	unsigned short __usdt_e = __usdt_sema_myapp___tick; \
 	__asm__ _USDT_ASM_INLINE(_USDT_SEMA___usdt_sema_myapp___tick); \
-	__builtin_expect(__usdt_sema_myapp___tick != 0, 0); \
+	__builtin_expect(__usdt_e != 0, 0); \
 	}))
 extern void __dtrace_myapp___tick(void)
 	__attribute__((visibility("hidden")));
@@ -305,10 +334,23 @@ extern volatile unsigned short __usdt_sema_myapp___tick
 #define _USDT_SEMA___usdt_sema_myapp___tick ""
 #define _USDT_STUB___dtrace_myapp___tick ""
 #endif
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Woverlength-strings"
+static __inline__ __attribute__((__always_inline__, __unused__))
+void _usdt_stub___dtrace_myapp___tick(void)
+{
+	__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___tick);
+}
+#pragma clang diagnostic pop
+#define _USDT_PRE___dtrace_myapp___tick _usdt_stub___dtrace_myapp___tick();
+#else
+#define _USDT_PRE___dtrace_myapp___tick __asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___tick);
+#endif
 
 #define	MYAPP_CONN_OPEN(arg0, arg1, arg2, arg3) \
 	(__extension__({ \
-	__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___conn__open); \
+	_USDT_PRE___dtrace_myapp___conn__open \
 	__dtrace_myapp___conn__open( \
 		(struct conn *)(long)((void)0, (arg0)), \
 		(unsigned int)(long)((void)0, (arg1)), \
@@ -317,8 +359,9 @@ extern volatile unsigned short __usdt_sema_myapp___tick
 	}))
 #define	MYAPP_CONN_OPEN_ENABLED() \
 	(__extension__({ \
+	unsigned short __usdt_e = __usdt_sema_myapp___conn__open; \
 	__asm__ _USDT_ASM_INLINE(_USDT_SEMA___usdt_sema_myapp___conn__open); \
-	__builtin_expect(__usdt_sema_myapp___conn__open != 0, 0); \
+	__builtin_expect(__usdt_e != 0, 0); \
 	}))
 extern void __dtrace_myapp___conn__open(struct conn *, unsigned int, uint64_t, size_t)
 	__attribute__((visibility("hidden")));
@@ -370,19 +413,33 @@ extern volatile unsigned short __usdt_sema_myapp___conn__open
 #define _USDT_SEMA___usdt_sema_myapp___conn__open ""
 #define _USDT_STUB___dtrace_myapp___conn__open ""
 #endif
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Woverlength-strings"
+static __inline__ __attribute__((__always_inline__, __unused__))
+void _usdt_stub___dtrace_myapp___conn__open(void)
+{
+	__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___conn__open);
+}
+#pragma clang diagnostic pop
+#define _USDT_PRE___dtrace_myapp___conn__open _usdt_stub___dtrace_myapp___conn__open();
+#else
+#define _USDT_PRE___dtrace_myapp___conn__open __asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___conn__open);
+#endif
 
 /* provider other */
 
 #define	OTHER_FLAG(arg0) \
 	(__extension__({ \
-	__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_other___flag); \
+	_USDT_PRE___dtrace_other___flag \
 	__dtrace_other___flag( \
 		(_USDT_BOOL)(long)((void)0, (arg0))); \
 	}))
 #define	OTHER_FLAG_ENABLED() \
 	(__extension__({ \
+	unsigned short __usdt_e = __usdt_sema_other___flag; \
 	__asm__ _USDT_ASM_INLINE(_USDT_SEMA___usdt_sema_other___flag); \
-	__builtin_expect(__usdt_sema_other___flag != 0, 0); \
+	__builtin_expect(__usdt_e != 0, 0); \
 	}))
 extern void __dtrace_other___flag(_USDT_BOOL)
 	__attribute__((visibility("hidden")));
@@ -433,6 +490,19 @@ extern volatile unsigned short __usdt_sema_other___flag
 #else
 #define _USDT_SEMA___usdt_sema_other___flag ""
 #define _USDT_STUB___dtrace_other___flag ""
+#endif
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Woverlength-strings"
+static __inline__ __attribute__((__always_inline__, __unused__))
+void _usdt_stub___dtrace_other___flag(void)
+{
+	__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_other___flag);
+}
+#pragma clang diagnostic pop
+#define _USDT_PRE___dtrace_other___flag _usdt_stub___dtrace_other___flag();
+#else
+#define _USDT_PRE___dtrace_other___flag __asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_other___flag);
 #endif
 
 #else /* probes compiled out */

@@ -36,12 +36,21 @@
  * alone, `-x probestyle=inline`, a header's objects linked without -G),
  * and, beside the DOF, the header's stub sites that the calls of objects
  * -G never saw land on (an object missing from -G's list, a static link
- * of -G outputs and such objects).  Every object compiled against the
- * header carries the stubs, so a program -G saw all of has them too,
- * with nothing left that calls them: beside DOF, a linked file's stub is
- * taken only if a direct call or jump in its code lands on it (the stubs
- * are hidden, so every caller is in the same file; bytes that merely look
- * like such a branch can only list a stub, never hide one).  The sites
+ * of -G outputs and such objects).  An object that called a probe
+ * carries its stub even after -G rewrote the calls: beside DOF, a linked
+ * file's stub is taken only if a direct call or jump in its code lands
+ * on it (the stubs are hidden, so every caller is in the same file;
+ * bytes that merely look like such a branch can only list a stub, never
+ * hide one).  In a linked x86-64 file a stub's probe is made per calling
+ * function instead, as -G would have made it (stub_callers(),
+ * caller_probes(); doc/DESIGN.md §10): every call and tail jump to the
+ * stub that binutils' disassembler confirms as an instruction of a
+ * named function is a site of that function's probe, described by the
+ * stub's note (site_stub, stub_pc, and the arguments moved one word up
+ * the stack at a call: the consumer's sites.c gives each such site its
+ * note); a stub with no such caller is no probe, and one reached some
+ * other way, or where the disassembler cannot tell, stays the site,
+ * under its own name.  The sites
  * of one probe in one function make one record, like a DOF probe.  The
  * function is the symbol containing the site, named as -G names it (the
  * part before a '.', so main.cold is main).  A note's address is
@@ -72,6 +81,7 @@
 #include "procfs.h"
 #include "prov.h"
 #include "stapsdt.h"
+#include "x86site.h"
 
 struct dt_object {
 	char *path;
@@ -82,6 +92,12 @@ struct dt_object {
 	size_t notes_len;
 	char **strs; /* names made here (functions, probe names) */
 	size_t nstrs;
+};
+
+/* A direct branch: where it goes, where it is, and what it is. */
+struct branch {
+	uint64_t to, from;
+	uint8_t op; /* e8 call, e9 jmp, else a jcc or a short jump */
 };
 
 /* Reading one file: everything the helpers below share. */
@@ -97,8 +113,12 @@ struct rd {
 	const struct dt_collect_opts *o;
 	char *msg;
 	size_t msglen;
-	/* where the file's direct branches go, sorted; made on first use */
-	uint64_t *targets;
+	/*
+	 * the file's direct branches to its __dtrace_* functions (maybe not
+	 * instructions: every byte offset is tried), sorted by target; made
+	 * on first use
+	 */
+	struct branch *targets;
 	size_t ntargets;
 	bool targets_read;
 };
@@ -431,8 +451,8 @@ out:
  * The function containing addr, named as -G names it; ranked like -G:
  * global before local, a local without '.' before a clone.  NULL if none.
  */
-static const char *func_at(struct rd *r, size_t shndx, uint64_t addr,
-			   uint64_t *start)
+static const char *func_at_size(struct rd *r, size_t shndx, uint64_t addr,
+				uint64_t *start, uint64_t *size)
 {
 	Elf_Data *d;
 	GElf_Shdr sh;
@@ -465,6 +485,8 @@ static const char *func_at(struct rd *r, size_t shndx, uint64_t addr,
 			rank = rk;
 			best = name;
 			*start = s.st_value;
+			if (size)
+				*size = s.st_size;
 		}
 	}
 	if (!best)
@@ -478,6 +500,12 @@ static const char *func_at(struct rd *r, size_t shndx, uint64_t addr,
 			len = DTRACE_FUNCNAMELEN - 1;
 		return keep(r, best, len);
 	}
+}
+
+static const char *func_at(struct rd *r, size_t shndx, uint64_t addr,
+			   uint64_t *start)
+{
+	return func_at_size(r, shndx, addr, start, NULL);
 }
 
 static const char *int_type(const struct stapsdt_arg *a)
@@ -530,13 +558,6 @@ static int add_site(uint64_t **v, unsigned *n, uint64_t a)
 }
 
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * The target of a direct branch whose opcode starts at p[i] (address
  * addr): call/jmp rel32 (e8, e9), jcc rel32 (0f 80-8f), jmp/jcc rel8
@@ -565,15 +586,91 @@ static bool branch_target(const uint8_t *p, size_t n, size_t i, uint64_t addr,
 	return false;
 }
 
-/* Every direct branch target in the file's executable sections, sorted. */
+static int cmp_branch(const void *a, const void *b)
+{
+	const struct branch *x = a, *y = b;
+
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* The first of r->targets that goes to addr, or r->ntargets. */
+static size_t first_to(const struct rd *r, uint64_t addr)
+{
+	size_t lo = 0, hi = r->ntargets;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->targets[mid].to < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Every direct branch in the file's executable sections, by target. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The addresses of the file's __dtrace_* functions (the header's stubs),
+ * sorted, in *v: their number, or -ENOMEM.
+ */
+static long stub_addrs(struct rd *r, uint64_t **v)
+{
+	Elf_Data *d;
+	GElf_Shdr sh;
+	size_t n, cnt = 0;
+
+	*v = NULL;
+	if (!r->symtab || !gelf_getshdr(r->symtab, &sh) || !sh.sh_entsize ||
+	    !(d = elf_getdata(r->symtab, NULL)))
+		return 0;
+	n = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		uint64_t *nv;
+
+		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    !(name = elf_strptr(r->elf, sh.sh_link, sym.st_name)) ||
+		    strncmp(name, "__dtrace_", 9))
+			continue;
+		nv = realloc(*v, (cnt + 1) * sizeof(*nv));
+		if (!nv) {
+			free(*v);
+			*v = NULL;
+			return -ENOMEM;
+		}
+		*v = nv;
+		nv[cnt++] = sym.st_value;
+	}
+	if (cnt)
+		qsort(*v, cnt, sizeof(**v), cmp_u64);
+	return (long)cnt;
+}
+
 static int read_targets(struct rd *r)
 {
 	Elf_Scn *scn = NULL;
 	size_t cap = 0;
 	GElf_Shdr sh;
+	uint64_t *stubs;
+	long nstubs = stub_addrs(r, &stubs);
 
 	r->targets_read = true;
-	while ((scn = elf_nextscn(r->elf, scn))) {
+	if (nstubs < 0)
+		return -ENOMEM;
+	/* only the branches to a stub are kept: all a stub's callers */
+	while (nstubs && (scn = elf_nextscn(r->elf, scn))) {
 		Elf_Data *d;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
@@ -584,23 +681,31 @@ static int read_targets(struct rd *r)
 			uint64_t to;
 
 			if (!branch_target(d->d_buf, d->d_size, i,
-					   sh.sh_addr + i, &to))
+					   sh.sh_addr + i, &to) ||
+			    !bsearch(&to, stubs, (size_t)nstubs,
+				     sizeof(*stubs), cmp_u64))
 				continue;
 			if (r->ntargets == cap) {
 				size_t nc = cap ? 2 * cap : 1024;
-				uint64_t *nv = realloc(r->targets,
-						       nc * sizeof(*nv));
+				struct branch *nv = realloc(r->targets,
+							    nc * sizeof(*nv));
 
-				if (!nv)
+				if (!nv) {
+					free(stubs);
 					return -ENOMEM;
+				}
 				r->targets = nv;
 				cap = nc;
 			}
-			r->targets[r->ntargets++] = to;
+			r->targets[r->ntargets].to = to;
+			r->targets[r->ntargets].from = sh.sh_addr + i;
+			r->targets[r->ntargets++].op = ((uint8_t *)d->d_buf)[i];
 		}
 	}
+	free(stubs);
 	if (r->ntargets)
-		qsort(r->targets, r->ntargets, sizeof(*r->targets), cmp_u64);
+		qsort(r->targets, r->ntargets, sizeof(*r->targets),
+		      cmp_branch);
 	return 0;
 }
 
@@ -610,10 +715,274 @@ static int read_targets(struct rd *r)
  */
 static int stub_reached(struct rd *r, uint64_t addr)
 {
+	size_t i;
+
 	if (!r->targets_read && read_targets(r))
 		return -ENOMEM;
-	return r->ntargets && bsearch(&addr, r->targets, r->ntargets,
-				      sizeof(*r->targets), cmp_u64) != NULL;
+	i = first_to(r, addr);
+	return i < r->ntargets && r->targets[i].to == addr;
+}
+
+/*
+ * Is there an instruction of len bytes at addr, in the function at
+ * [fstart, fstart + fsize)?  Decoded with binutils' disassembler from the
+ * function's start: 0 yes, 2 no (decoded past addr: bytes inside other
+ * instructions), 1 unknown (not decoded that far, no such section).
+ */
+static int insn_at(struct rd *r, uint64_t fstart, uint64_t fsize,
+		   uint64_t addr, unsigned len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(r->elf, scn))) {
+		struct site_insns m;
+		char why[256];
+		Elf_Data *d;
+		int err, ret;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || fstart < sh.sh_addr ||
+		    fstart - sh.sh_addr > sh.sh_size ||
+		    fsize > sh.sh_size - (fstart - sh.sh_addr))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size != sh.sh_size)
+			return 1;
+		site_insns_init(&m, d->d_buf, d->d_size, fstart - sh.sh_addr,
+				fsize);
+		err = x86_insns_check(&m, addr - sh.sh_addr, len, true, why,
+				      sizeof(why));
+		ret = !err ? 0 : m.pc > addr - sh.sh_addr ? 2 : 1;
+		site_insns_free(&m);
+		return ret;
+	}
+	return 1;
+}
+
+/* One call or tail jump to a header's stub. */
+struct stub_caller {
+	uint64_t from;
+	const char *func;
+	uint64_t fstart;
+	bool call; /* a call: the stack one word lower than in the stub */
+};
+
+/*
+ * The calls and tail jumps to the header's stub at addr, each an
+ * instruction of a named function: 0 with *v and *n; 1 when the stub's
+ * hits cannot be told apart by caller (a conditional or short jump
+ * reaches it, a candidate lies where the disassembler did not get, or
+ * outside every function, no disassembler, not x86-64); -ENOMEM.
+ */
+static int stub_callers(struct rd *r, uint64_t addr, struct stub_caller **v,
+			size_t *n)
+{
+	char why[256];
+
+	*v = NULL;
+	*n = 0;
+	if (r->ehdr.e_machine != EM_X86_64 ||
+	    x86_disasm_available(why, sizeof(why)))
+		return 1;
+	if (!r->targets_read && read_targets(r))
+		return -ENOMEM;
+	for (size_t i = first_to(r, addr);
+	     i < r->ntargets && r->targets[i].to == addr; i++) {
+		const struct branch *b = &r->targets[i];
+		bool direct = b->op == 0xe8 || b->op == 0xe9;
+		unsigned len = direct ? 5 : b->op == 0x0f ? 6 : 2;
+		uint64_t fstart = 0, fsize = 0;
+		const char *func;
+		struct stub_caller *nv;
+		int k;
+
+		func = func_at_size(r, 0, b->from, &fstart, &fsize);
+		k = func ? insn_at(r, fstart, fsize, b->from, len) : 1;
+		if (k == 2)
+			continue; /* bytes inside other instructions */
+		if (k == 1 || !direct) {
+			free(*v);
+			*v = NULL;
+			*n = 0;
+			return 1;
+		}
+		nv = realloc(*v, (*n + 1) * sizeof(*nv));
+		if (!nv) {
+			free(*v);
+			return -ENOMEM;
+		}
+		*v = nv;
+		nv[*n].from = b->from;
+		nv[*n].func = func;
+		nv[*n].fstart = fstart;
+		nv[(*n)++].call = b->op == 0xe8;
+	}
+	return 0;
+}
+
+/*
+ * The stub's argument specs as they are at a call to it: the return
+ * address is not pushed yet, so what the stub finds at K(%rsp) is at
+ * K-8(%rsp).  NULL if a spec cannot be read (the caller then keeps the
+ * stub as the site) or out of memory (*nomem).
+ */
+static const char *call_args(struct rd *r, const char *args, bool *nomem)
+{
+	size_t cap = strlen(args) + 64, o = 0;
+	char *out = malloc(cap);
+	const char *p = args, *res;
+
+	*nomem = !out;
+	if (!out)
+		return NULL;
+	while (*p) {
+		size_t tl = strcspn(p, " "), pl;
+		const char *at = memchr(p, '@', tl), *rsp = NULL;
+
+		for (const char *q = p; q + 6 <= p + tl; q++)
+			if (!memcmp(q, "(%rsp)", 6))
+				rsp = q;
+		if (!at) {
+			free(out);
+			return NULL;
+		}
+		pl = (size_t)(at + 1 - p);
+		if (rsp && rsp + 6 == p + tl) {
+			char num[32], *end;
+			long k = 0;
+			size_t nl = (size_t)(rsp - at - 1);
+
+			if (nl >= sizeof(num)) {
+				free(out);
+				return NULL;
+			}
+			memcpy(num, at + 1, nl);
+			num[nl] = '\0';
+			if (nl) {
+				k = strtol(num, &end, 10);
+				if (*end) {
+					free(out);
+					return NULL;
+				}
+			}
+			o += (size_t)snprintf(out + o, cap - o, "%s%.*s%ld(%%rsp)",
+					      o ? " " : "", (int)pl, p, k - 8);
+		} else {
+			o += (size_t)snprintf(out + o, cap - o, "%s%.*s",
+					      o ? " " : "", (int)tl, p);
+		}
+		if (o >= cap) {
+			free(out);
+			return NULL;
+		}
+		p += tl;
+		while (*p == ' ')
+			p++;
+	}
+	res = keep(r, out, o);
+	free(out);
+	*nomem = !res;
+	return res;
+}
+
+/*
+ * The probe of the notes' probes (pl->v[ndof..]) for provider, name and
+ * function func (starting at fstart, or unnamed: pc), made if new;
+ * NULL when out of memory.
+ */
+static struct dt_probe *note_probe(struct rd *r, size_t ndof,
+				   const struct stapsdt_note *note,
+				   const char *pub, const char *func,
+				   uint64_t pc, uint64_t fstart, size_t shndx)
+{
+	struct dt_probe np = {0}, *p;
+	const char *name;
+
+	for (size_t i = ndof; i < r->pl->n; i++) {
+		struct dt_probe *q = &r->pl->v[i];
+
+		if (!strcmp(q->prov, note->provider) && !strcmp(q->name, pub) &&
+		    !strcmp(q->func, func) && q->shndx == shndx)
+			return q;
+	}
+	name = keep(r, pub, strlen(pub));
+	if (!name)
+		return NULL;
+	np.origin = DT_ORIGIN_OBJECT;
+	snprintf(np.provider, sizeof(np.provider), "%s", note->provider);
+	np.prov = note->provider;
+	np.mod = r->obj->mod;
+	np.func = func;
+	np.name = name;
+	np.path = r->obj->path;
+	np.addr_known = true;
+	np.addr = *func ? fstart : pc;
+	np.provattr = np.modattr = np.funcattr = np.nameattr = np.argsattr =
+		DT_ATTR_PRIVATE_UNKNOWN;
+	np.stapsdt_args = note->args;
+	set_section(r, &np, shndx);
+	if (note_args(&np, note->args) || !(p = dt_probes_add(r->pl, &np))) {
+		free(np.nargv);
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * A site of p at a call (kind 1) or tail jump (2) to the header's stub
+ * at stub, whose note describes it; p->site_stub[i] is 0 for the other
+ * sites.  0 or -ENOMEM.
+ */
+static int add_stub_site(struct dt_probe *p, uint64_t at, uint8_t kind,
+			 uint64_t stub, const char *cargs)
+{
+	uint8_t *nk = realloc(p->site_stub, p->nsites + 1);
+
+	if (!nk)
+		return -ENOMEM;
+	if (!p->site_stub)
+		memset(nk, 0, p->nsites);
+	p->site_stub = nk;
+	if (add_site(&p->sites, &p->nsites, at))
+		return -ENOMEM;
+	nk[p->nsites - 1] = kind;
+	p->stub_pc = stub;
+	p->stub_call_args = cargs;
+	return 0;
+}
+
+/*
+ * The probes of a header's stub by calling function: each call and tail
+ * jump to it a site of the probe of its function, as -G would have made
+ * it, so probefunc is the caller's.  0, 1 when the arguments cannot be
+ * moved to the calls' stack (the stub stays the site), -ENOMEM.
+ */
+static int caller_probes(struct rd *r, size_t ndof,
+			 const struct stapsdt_note *note, const char *pub,
+			 uint64_t stub, const struct stub_caller *sc,
+			 size_t nsc)
+{
+	const char *cargs = NULL;
+	bool nomem = false;
+
+	for (size_t i = 0; i < nsc && !cargs; i++)
+		if (sc[i].call) {
+			cargs = call_args(r, note->args, &nomem);
+			if (nomem)
+				return -ENOMEM;
+			if (!cargs)
+				return 1;
+		}
+	for (size_t i = 0; i < nsc; i++) {
+		struct dt_probe *p = note_probe(r, ndof, note, pub, sc[i].func,
+						sc[i].from, sc[i].fstart, 0);
+
+		if (!p || add_stub_site(p, sc[i].from, sc[i].call ? 1 : 2,
+					stub, cargs))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 /* The notes' probes, after the DOF's: pl->v[first..ndof) came from DOF. */
@@ -646,7 +1015,7 @@ static int read_notes(struct rd *r, size_t first, size_t ndof)
 	while ((ret = stapsdt_note_next(obj->notes, obj->notes_len, 0, &cur,
 					&note, &serr)) != 0) {
 		char pub[DTRACE_NAMELEN];
-		const char *func, *name;
+		const char *func;
 		struct dt_probe *p = NULL;
 		const struct reloc_rec *rr;
 		uint64_t pc, fstart = 0;
@@ -685,6 +1054,24 @@ static int read_notes(struct rd *r, size_t first, size_t ndof)
 		if (dof_has_site(r, first, ndof, note.provider, pub, pc,
 				 shndx))
 			continue;
+		if (r->ehdr.e_type != ET_REL && *func && pc == fstart &&
+		    !strncmp(func, "__dtrace_", 9)) {
+			struct stub_caller *sc;
+			size_t nsc;
+			int k = stub_callers(r, pc, &sc, &nsc);
+
+			if (k == 0) {
+				k = caller_probes(r, ndof, &note, pub, pc, sc,
+						  nsc);
+				free(sc);
+				if (k == 0)
+					continue; /* by caller, or no caller */
+			}
+			if (k < 0) {
+				free(rs.v);
+				return rd_err(r, -ENOMEM, "out of memory");
+			}
+		}
 		if (ndof > first && r->ehdr.e_type != ET_REL && *func &&
 		    pc == fstart && !strncmp(func, "__dtrace_", 9)) {
 			int reached = stub_reached(r, pc);
@@ -696,44 +1083,10 @@ static int read_notes(struct rd *r, size_t first, size_t ndof)
 			if (!reached)
 				continue; /* a stub nothing calls any more */
 		}
-		for (size_t i = ndof; i < r->pl->n; i++) {
-			struct dt_probe *q = &r->pl->v[i];
-
-			if (!strcmp(q->prov, note.provider) &&
-			    !strcmp(q->name, pub) && !strcmp(q->func, func) &&
-			    q->shndx == shndx) {
-				p = q;
-				break;
-			}
-		}
+		p = note_probe(r, ndof, &note, pub, func, pc, fstart, shndx);
 		if (!p) {
-			struct dt_probe np = {0};
-
-			name = keep(r, pub, strlen(pub));
-			if (!name) {
-				free(rs.v);
-				return rd_err(r, -ENOMEM, "out of memory");
-			}
-			np.origin = DT_ORIGIN_OBJECT;
-			snprintf(np.provider, sizeof(np.provider), "%s",
-				 note.provider);
-			np.prov = note.provider;
-			np.mod = obj->mod;
-			np.func = func;
-			np.name = name;
-			np.path = obj->path;
-			np.addr_known = true;
-			np.addr = *func ? fstart : pc;
-			np.provattr = np.modattr = np.funcattr = np.nameattr =
-				np.argsattr = DT_ATTR_PRIVATE_UNKNOWN;
-			np.stapsdt_args = note.args;
-			set_section(r, &np, shndx);
-			if (note_args(&np, note.args) ||
-			    !(p = dt_probes_add(r->pl, &np))) {
-				free(np.nargv);
-				free(rs.v);
-				return rd_err(r, -ENOMEM, "out of memory");
-			}
+			free(rs.v);
+			return rd_err(r, -ENOMEM, "out of memory");
 		}
 		if (add_site(&p->sites, &p->nsites, pc)) {
 			free(rs.v);

@@ -91,6 +91,7 @@ struct dt_probe *dt_probes_add(struct dt_probes *pl, const struct dt_probe *p)
 void dt_probe_free(struct dt_probe *p)
 {
 	free(p->sites);
+	free(p->site_stub);
 	free(p->ensites);
 	if (p->xargv != p->nargv)
 		free(p->xargv);

@@ -101,6 +101,17 @@ struct dt_probe {
 	const char **xargv;
 	const uint8_t *argmap;
 	const char *stapsdt_args; /* note argument string, or NULL */
+	/*
+	 * A probe of the header's stub by calling function (elfprobes.c):
+	 * site_stub[i] is 1 where sites[i] is a call to the stub at
+	 * stub_pc, 2 a tail jump, 0 a site of its own note; the stub's note
+	 * describes the calls and jumps, with stub_call_args the argument
+	 * specs as they are at a call (NULL: none is a call).  site_stub is
+	 * NULL for every other probe.
+	 */
+	uint8_t *site_stub;
+	uint64_t stub_pc;
+	const char *stub_call_args;
 };
 
 struct dt_object; /* elfprobes.c */

@@ -7,18 +7,28 @@
  * a semaphore:
  *
  *	#define MYAPP_QUERY_START(arg0, arg1) \
+ *		(__extension__({ \
+ *		_USDT_PRE___dtrace_myapp___query__start \
  *		__dtrace_myapp___query__start( \
  *			(const char *)(long)((void)0, (arg0)), \
- *			(int)(long)((void)0, (arg1)))
+ *			(int)(long)((void)0, (arg1))); \
+ *		}))
  *	#define MYAPP_QUERY_START_ENABLED() \
- *		__builtin_expect(__usdt_sema_myapp___query__start != 0, 0)
+ *		(__extension__({ \
+ *		unsigned short __usdt_e = __usdt_sema_myapp___query__start; \
+ *		__asm__ _USDT_ASM_INLINE(_USDT_SEMA___usdt_sema_myapp___query__start); \
+ *		__builtin_expect(__usdt_e != 0, 0); \
+ *		}))
  *	extern void __dtrace_myapp___query__start(const char *, int)
  *		__attribute__((visibility("hidden")));
  *	extern volatile unsigned short __usdt_sema_myapp___query__start
  *		__attribute__((visibility("hidden")));
  *
- * and defines, in top-level assembler, the two things every build needs
- * whether or not it ever runs `dtrace -G` over the objects:
+ * The assembler each macro expands to defines the two things every build
+ * needs whether or not it ever runs `dtrace -G` over the objects, and
+ * only in the objects that use the probe, so an object carries the stub
+ * and note of only the probes it calls and tracers list only probes that
+ * can fire (doc/DESIGN.md §10):
  *
  *  - the probe stub __dtrace_myapp___query__start: a hidden COMDAT
  *    function (section .text.<stub>, group <stub>) whose entry is a probe
@@ -34,14 +44,33 @@
  *  - the semaphore __usdt_sema_myapp___query__start, hidden, in .probes,
  *    in a COMDAT group of its own name, which the -G output defines the
  *    same way: of all the copies the linker keeps one per program or
- *    shared library.
+ *    shared library.  _ENABLED() defines it too: a unit may test a probe
+ *    it never fires.
  *
  * A file that defines the probe functions itself (a test's stand-ins)
  * defines USDT_NO_PROBE_STUBS before the include to leave both out.
- * Both are guarded by `.ifndef`, so two headers declaring one probe, or
- * a -flto link that pastes every unit's top-level assembler into one
- * file, define each once.  With -G run over an object its calls become
- * NOPs with notes and DOF of their own, and the stub simply goes unused.
+ * Both are guarded by `.ifndef`, so every use of a probe in a unit, two
+ * headers declaring one probe, or a -flto link that puts many units in
+ * one assembler file, define each once (GNU as and clang's assembler
+ * take a symbol only referenced so far as undefined).  With -G run over
+ * an object its calls become NOPs with notes and DOF of their own, and
+ * the stub simply goes unused.  __extension__ keeps -pedantic quiet about
+ * the statement expression and the assembler's length (over C90's 509
+ * bytes); `asm inline` (_USDT_ASM_INLINE, gcc 9 and clang 11 on) has the
+ * compiler count it as the smallest size, since it adds no code to the
+ * function, so a probe does not keep its function from being inlined.
+ *
+ * The line table.  The assembler attaches the compiler's pending `.loc`
+ * to the next bytes it emits, in whatever section: clang's assembler
+ * gave the probe's line to the stub's bytes, and the probe's own
+ * instructions, the call included, no line (a debugger could not stop at
+ * it, srcline named the function's first line).  So under clang the
+ * assembler is in an always_inline function of the header
+ * (_usdt_stub_<stub>(), _USDT_PRE_<stub>): its `.loc` is the header's,
+ * and the call gets its line back.  gcc is not affected and takes the
+ * statement itself.  Both stay before the call, so a probe that ends
+ * its function is still a tail call (`jmp`), as before.  _ENABLED()
+ * reads the semaphore first, for the same reason.
  *
  * Each argument goes through `long` to its declared type: a cast from
  * any scalar (integer, enum, bool, any pointer) to `long` and from
@@ -177,6 +206,13 @@ static void write_stub_arch(FILE *out)
 	for (unsigned i = 0; i < x->stub_size; i++)
 		fprintf(out, "%s0x%02x", i ? ", " : "", x->stub[i]);
 	fputs("\\n\"\n"
+	      "#endif\n"
+	      "#endif\n\n"
+	      "#ifndef _USDT_ASM_INLINE\n"
+	      "#if defined(__clang__) ? __clang_major__ >= 11 : __GNUC__ >= 9\n"
+	      "#define _USDT_ASM_INLINE __inline__\n"
+	      "#else\n"
+	      "#define _USDT_ASM_INLINE\n"
 	      "#endif\n"
 	      "#endif\n\n", out);
 }
@@ -344,9 +380,17 @@ static void write_inline_body(const struct prov_provider *pv,
 }
 
 /*
- * The semaphore and the probe stub of the call form, as top-level
- * assembler (see the top of this file).  Local labels 991-994 are
- * numeric, so they never clash with another expansion.
+ * The semaphore and the probe stub of the call form, as assembler the
+ * probe macros expand to (see the top of this file): _USDT_SEMA_<sema>
+ * defines the semaphore, _USDT_STUB_<func> the semaphore, the stub, its
+ * note and .stapsdt.base, each guarded by `.ifndef`.  The note's
+ * argument string is the machine's (_USDT_NARGS_<func>, picked by #if:
+ * the header's only function-like macros are the probes').  Local
+ * labels 991-994 are numeric, so they never clash with another
+ * expansion.  With USDT_NO_PROBE_STUBS each is the empty string.
+ * _USDT_PRE_<stub> is what the probe macro puts before its call: the
+ * statement, or under clang a call of an always_inline function that
+ * holds it (the line table: see the top of this file).
  */
 static int write_stub_asm(const struct prov_provider *pv,
 			  const struct prov_probe *pr, const char *func,
@@ -373,46 +417,66 @@ static int write_stub_asm(const struct prov_provider *pv,
 	}
 	fprintf(out,
 		"#ifndef USDT_NO_PROBE_STUBS\n"
-		"__asm__(\".ifndef %1$s\\n\"\n"
-		"\t\".pushsection .probes,\\\"awG\\\",@progbits,%1$s,comdat\\n\"\n"
-		"\t\".weak %1$s\\n\"\n"
-		"\t\".hidden %1$s\\n\"\n"
-		"\t\".type %1$s,@object\\n\"\n"
-		"\t\".size %1$s,2\\n\"\n"
-		"\t\".balign 2\\n\"\n"
-		"\t\"%1$s:\\n\"\n"
-		"\t\".zero 2\\n\"\n"
-		"\t\".popsection\\n\"\n"
+		"#if defined(__aarch64__)\n"
+		"#define _USDT_NARGS_%1$s \"%3$s\"\n"
+		"#else\n"
+		"#define _USDT_NARGS_%1$s \"%2$s\"\n"
+		"#endif\n", func, args[0], args[1]);
+	fprintf(out,
+		"#define _USDT_SEMA_%1$s \\\n"
+		"\t\".ifndef %1$s\\n\" \\\n"
+		"\t\".pushsection .probes,\\\"awG\\\",@progbits,%1$s,comdat\\n\" \\\n"
+		"\t\".weak %1$s\\n\" \\\n"
+		"\t\".hidden %1$s\\n\" \\\n"
+		"\t\".type %1$s,@object\\n\" \\\n"
+		"\t\".size %1$s,2\\n\" \\\n"
+		"\t\".balign 2\\n\" \\\n"
+		"\t\"%1$s:\\n\" \\\n"
+		"\t\".zero 2\\n\" \\\n"
+		"\t\".popsection\\n\" \\\n"
 		"\t\".endif\\n\"\n", sema);
 	fprintf(out,
-		"\t\".ifndef %1$s\\n\"\n"
-		"\t\".pushsection .text.%1$s,\\\"axG\\\",@progbits,%1$s,comdat\\n\"\n"
-		"\t\".weak %1$s\\n\"\n"
-		"\t\".hidden %1$s\\n\"\n"
-		"\t\".type %1$s,@function\\n\"\n"
-		"\t\"%1$s:\\n\"\n"
-		"\t_USDT_STUB_CODE\n", func);
-	fprintf(out,
-		"\t\".size %1$s,.-%1$s\\n\"\n"
-		"\t\".pushsection .note.stapsdt,\\\"?\\\",@note\\n\"\n"
-		"\t\".balign 4\\n\"\n"
-		"\t\".4byte 992f-991f, 994f-993f, 3\\n\"\n"
-		"\t\"991: .asciz \\\"stapsdt\\\"\\n\"\n"
-		"\t\"992: .balign 4\\n\"\n"
-		"\t\"993: .8byte %1$s, _.stapsdt.base, %2$s\\n\"\n"
-		"\t\".asciz \\\"%3$s\\\"\\n\"\n"
-		"\t\".asciz \\\"%4$s\\\"\\n\"\n"
-		"#if defined(__aarch64__)\n"
-		"\t\".asciz \\\"%6$s\\\"\\n\"\n"
+		"#define _USDT_STUB_%1$s \\\n"
+		"\t_USDT_SEMA_%2$s \\\n"
+		"\t\".ifndef %1$s\\n\" \\\n"
+		"\t\".pushsection .text.%1$s,\\\"axG\\\",@progbits,%1$s,comdat\\n\" \\\n"
+		"\t\".weak %1$s\\n\" \\\n"
+		"\t\".hidden %1$s\\n\" \\\n"
+		"\t\".type %1$s,@function\\n\" \\\n"
+		"\t\"%1$s:\\n\" \\\n"
+		"\t_USDT_STUB_CODE \\\n"
+		"\t\".size %1$s,.-%1$s\\n\" \\\n"
+		"\t\".pushsection .note.stapsdt,\\\"?\\\",@note\\n\" \\\n"
+		"\t\".balign 4\\n\" \\\n"
+		"\t\".4byte 992f-991f, 994f-993f, 3\\n\" \\\n"
+		"\t\"991: .asciz \\\"stapsdt\\\"\\n\" \\\n"
+		"\t\"992: .balign 4\\n\" \\\n"
+		"\t\"993: .8byte %1$s, _.stapsdt.base, %2$s\\n\" \\\n"
+		"\t\".asciz \\\"%3$s\\\"\\n\" \\\n"
+		"\t\".asciz \\\"%4$s\\\"\\n\" \\\n"
+		"\t\".asciz \\\"\" _USDT_NARGS_%1$s \"\\\"\\n\" \\\n"
+		"\t\"994: .balign 4\\n\" \\\n"
+		"\t\".popsection\\n\" \\\n"
+		"\t\".popsection\\n\" \\\n"
+		"\t\".endif\\n\" \\\n"
+		"\t_USDT_STAPSDT_BASE\n"
 		"#else\n"
-		"\t\".asciz \\\"%5$s\\\"\\n\"\n"
+		"#define _USDT_SEMA_%2$s \"\"\n"
+		"#define _USDT_STUB_%1$s \"\"\n"
 		"#endif\n"
-		"\t\"994: .balign 4\\n\"\n"
-		"\t\".popsection\\n\"\n"
-		"\t\".popsection\\n\"\n"
-		"\t\".endif\\n\"\n"
-		"\t_USDT_STAPSDT_BASE);\n"
-		"#endif\n", func, sema, pv->name, pr->name, args[0], args[1]);
+		"#if defined(__clang__)\n"
+		"#pragma clang diagnostic push\n"
+		"#pragma clang diagnostic ignored \"-Woverlength-strings\"\n"
+		"static __inline__ __attribute__((__always_inline__, __unused__))\n"
+		"void _usdt_stub_%1$s(void)\n"
+		"{\n"
+		"\t__asm__ _USDT_ASM_INLINE(_USDT_STUB_%1$s);\n"
+		"}\n"
+		"#pragma clang diagnostic pop\n"
+		"#define _USDT_PRE_%1$s _usdt_stub_%1$s();\n"
+		"#else\n"
+		"#define _USDT_PRE_%1$s __asm__ _USDT_ASM_INLINE(_USDT_STUB_%1$s);\n"
+		"#endif\n", func, sema, pv->name, pr->name);
 	return 0;
 }
 
@@ -437,17 +501,28 @@ static int write_probe(const struct prov_provider *pv,
 	if (style == PROV_STYLE_INLINE) {
 		write_inline_body(pv, pr, sema, out);
 	} else {
-		fprintf(out, "%s(", func);
+		fprintf(out, "(__extension__({ \\\n"
+			     "\t_USDT_PRE_%s \\\n"
+			     "\t%s(", func, func);
 		for (unsigned i = 0; i < pr->nargc; i++) {
 			fputs(" \\\n\t\t", out);
 			write_arg(pr, i, out);
 			if (i + 1 < pr->nargc)
 				fputc(',', out);
 		}
-		fputc(')', out);
+		fputs("); \\\n"
+		      "\t}))", out);
 	}
-	fprintf(out, "\n#define\t%s_ENABLED() \\\n"
-		     "\t__builtin_expect(%s != 0, 0)\n", macro, sema);
+	if (style == PROV_STYLE_INLINE)
+		fprintf(out, "\n#define\t%s_ENABLED() \\\n"
+			     "\t__builtin_expect(%s != 0, 0)\n", macro, sema);
+	else
+		fprintf(out, "\n#define\t%s_ENABLED() \\\n"
+			     "\t(__extension__({ \\\n"
+			     "\tunsigned short __usdt_e = %s; \\\n"
+			     "\t__asm__ _USDT_ASM_INLINE(_USDT_SEMA_%s); \\\n"
+			     "\t__builtin_expect(__usdt_e != 0, 0); \\\n"
+			     "\t}))\n", macro, sema, sema);
 	if (style != PROV_STYLE_INLINE) {
 		fprintf(out, "extern void %s(", func);
 		if (pr->nargc == 0)
@@ -553,12 +628,6 @@ int prov_write_header(const struct prov_file *pf,
 		fputs(stapsdt_base_asm, out);
 		write_stub_arch(out);
 	}
-	/* the stubs' assembler is longer than C90 promises a string can be */
-	if (!inl && pf->provider_cnt)
-		fputs("#ifdef __GNUC__\n"
-		      "#pragma GCC diagnostic push\n"
-		      "#pragma GCC diagnostic ignored \"-Woverlength-strings\"\n"
-		      "#endif\n\n", out);
 	if (uses_bool(pf))
 		fputs("#ifndef _USDT_BOOL\n"
 		      "#ifdef __cplusplus\n"
@@ -581,10 +650,6 @@ int prov_write_header(const struct prov_file *pf,
 			fputc('\n', out);
 		}
 	}
-	if (!inl && pf->provider_cnt)
-		fputs("#ifdef __GNUC__\n"
-		      "#pragma GCC diagnostic pop\n"
-		      "#endif\n\n", out);
 	fputs("#else /* probes compiled out */\n\n", out);
 	for (unsigned v = 0; v < pf->provider_cnt; v++) {
 		const struct prov_provider *pv = &pf->providers[v];

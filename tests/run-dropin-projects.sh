@@ -18,9 +18,14 @@
 #    (HotSpot);
 #  - plain make: PostgreSQL (postgres: `-C -h`, its sed script, `-C -G`
 #    over the objects, an extension built from the installed header and
-#    dlopen()ed) and Perl (perl: a .d.base input, `-h -xnolibs`, three
+#    dlopen()ed, and one that fires no probe, as postgresql-rum) and
+#    Perl (perl: a .d.base input, `-h -xnolibs`, three
 #    `-G` outputs, one inside the static archive libperl.a), CC and
-#    CFLAGS in the environment.
+#    CFLAGS in the environment; sssd (sssd: `-C -h`, `-C -G` with no
+#    objects, a provider closed without `;`, its PROBE() macro); gcc's
+#    libgcc (libgcc: the unwinder's probe from <sys/sdt.h> alone, behind
+#    `_SDT_NOTE_TYPE >= 3`); libguestfs (libguestfs: DTRACE_PROBE with
+#    parenthesised arguments from <sys/sdt.h> alone).
 # Everything links with -z defs (or b_lundef).  Each binary's and
 # library's probes must be listed by `dtrace -l --object` and by readelf,
 # and (as root, with bpftrace) fire with exact arguments under bpftrace
@@ -179,9 +184,9 @@ at_mode() {	# at_mode MODE [CACHE-VARIABLE]: configure, build, trace
 	noted "$a_w" ./app lt req
 	noted "$a_w" ./app-static lt req
 	# app-static: libdemo.a's NOP sites (DOF) and main.o's calls, which
-	# no -G saw, at the stub
+	# no -G saw, at the stub, named by their caller (main)
 	expect_eq "$a_w: app-static: dtrace -l, functions" \
-		"__dtrace_lt___req lt_lib lt_util" \
+		"lt_lib lt_util main" \
 		"$("$DTRACE" -l --object=./app-static | awk '$2 == "lt" { print $4 }' |
 			sort | tr '\n' ' ' | sed 's/ $//')"
 	at_fires "$a_w: app" "$PWD/app $a_lib" ./app
@@ -231,10 +236,11 @@ else
 			"no-undefined" ms/build.ninja
 		expect_grep "meson: -G with no objects" \
 			"dtrace -G -s [^ ]*trace-ms.dtrace -o trace-ms.o$" ninja.log
-		for f in ms/libms.so ms/app; do
-			listed "meson" $f ms "req obj"
-			noted "meson" $f ms "req obj"
-		done
+		# each file carries the stubs of the probes it calls
+		listed "meson" ms/libms.so ms "req obj"
+		noted "meson" ms/libms.so ms "req obj"
+		listed "meson" ms/app ms "req"
+		noted "meson" ms/app ms "req"
 		bfires "meson" "$PWD/ms/app $PWD/ms/libms.so" ms:req "ms/app 2" \
 			"/main 200" "/lib 100" "/main 201" "/lib 101"
 		dfires "meson" 'ms$target:::req, ms$target:::obj {
@@ -284,8 +290,17 @@ if build "postgres: make" pg.log make -C pg; then
 		pg/inst/include/server/utils/probes.h
 	listed "postgres" pg/postgres postgresql "query-start transaction-start"
 	noted "postgres" pg/postgres postgresql "query__start transaction__start"
-	listed "postgres: extension" pg/ext.so postgresql "query-start transaction-start"
-	noted "postgres: extension" pg/ext.so postgresql "query__start transaction__start"
+	# the extension calls query-start alone
+	listed "postgres: extension" pg/ext.so postgresql "query-start"
+	noted "postgres: extension" pg/ext.so postgresql "query__start"
+	# postgresql-rum includes the header and fires nothing: no probe,
+	# where it carried a stub and a note for every server probe
+	expect_eq "postgres: rum: readelf -n finds no probe" 0 \
+		"$(readelf -n pg/rum.so | grep -c 'Provider: postgresql')"
+	"$DTRACE" -l --object=pg/rum.so >l.out 2>l.err
+	expect_eq "postgres: rum: dtrace -l --object finds no probe" \
+		"1 dtrace: pg/rum.so: no USDT probes (no .SUNW_dof section or stapsdt notes)" \
+		"$? $(cat l.err)"
 	# ./ext.so is relative: the server runs in pg/
 	cd pg || exit 99
 	bfires "postgres" "$PWD/postgres $PWD/ext.so" postgresql:query__start \
@@ -306,13 +321,78 @@ if build "perl: make" pl.log make -C pl; then
 			fail "perl: $b has no DOF"
 		fi
 		listed "perl" pl/$b perl sub-entry
-		noted "perl" pl/$b perl "sub__entry phase__change"
+		noted "perl" pl/$b perl "sub__entry"
 		bfires "perl" "$PWD/pl/$b" perl:sub__entry "pl/$b 2" \
 			"/op 100" "/sv 300" "/op 101" "/sv 301"
 		dfires "perl" 'perl$target:::sub-entry {
 			printf("%s %d\n", copyinstr(arg0), arg1); }' \
 			"pl/$b 2" "/op 100" "/sv 300" "/op 101" "/sv 301"
 	done
+fi
+
+# ---------------------------------------------------------------------
+# sssd: `-C -h` and `-C -G` with no objects on a provider closed without
+# `;`, every probe behind its _ENABLED() test through sssd's PROBE()
+# macro; each file carries the notes of the probes it fires alone (sssd's
+# libsss_util.so had one per probe of the provider)
+
+cp -R "$data/sssd" ss && chmod -R u+w ss || exit 99
+if build "sssd: make" ss.log make -C ss; then
+	expect_grep "sssd: -C -G with no objects" \
+		"dtrace -C -G -s sssd_probes.d -o stap_generated_probes.o$" ss.log
+	listed "sssd" ss/libsss_util.so sssd \
+		"sssd_transaction_start sssd_transaction_commit_before"
+	noted "sssd" ss/libsss_util.so sssd \
+		"sssd_transaction_start sssd_transaction_commit_before"
+	listed "sssd" ss/sssd_be sssd dp_req_done
+	noted "sssd" ss/sssd_be sssd dp_req_done
+	dfires "sssd" 'sssd$target:::sssd_transaction_start,
+		sssd$target:::sssd_transaction_commit_before {
+			printf("%s %s %d\n", probefunc, probename, arg0); }
+		sssd$target:::dp_req_done {
+			printf("%s %s %s %d\n", probefunc, probename,
+			    copyinstr(arg0), arg3); }' "ss/sssd_be 2" \
+		"sysdb_transaction sssd_transaction_start 0" \
+		"sysdb_transaction sssd_transaction_commit_before 100" \
+		"main dp_req_done req 0" \
+		"sysdb_transaction sssd_transaction_start 1" \
+		"sysdb_transaction sssd_transaction_commit_before 101" \
+		"main dp_req_done req 1"
+fi
+
+# ---------------------------------------------------------------------
+# gcc's libgcc: the unwinder's libgcc:::unwind, from <sys/sdt.h> alone,
+# compiled only where the header says its notes are version 3
+# (_SDT_NOTE_TYPE)
+
+cp -R "$data/libgcc" lg && chmod -R u+w lg || exit 99
+if build "libgcc: make" lg.log make -C lg SDT_INCLUDE="$top_srcdir/sdk/include"; then
+	noted "libgcc" lg/libunw.so libgcc unwind
+	listed "libgcc" lg/libunw.so libgcc unwind
+	dfires "libgcc" 'libgcc$target:::unwind {
+		printf("%s %x %x\n", probefunc, arg0, arg1); }' "lg/thrower 3" \
+		"unw_debug_hook 1000 2000" "unw_debug_hook 1001 2001" \
+		"unw_debug_hook 1002 2002"
+fi
+
+# ---------------------------------------------------------------------
+# libguestfs: DTRACE_PROBE(guestfs, name, (arg)...) from <sys/sdt.h>
+# alone, enabled where configure finds the header
+
+cp -R "$data/libguestfs" gf && chmod -R u+w gf || exit 99
+if build "libguestfs: make" gf.log make -C gf SDT_INCLUDE="$top_srcdir/sdk/include"; then
+	noted "libguestfs" gf/libguestfs.so guestfs \
+		"launch_start launch_run_begin launch_end"
+	listed "libguestfs" gf/libguestfs.so guestfs \
+		"launch_start launch_run_begin launch_end"
+	dfires "libguestfs" 'guestfs$target:::launch_run_begin {
+		printf("%s %s %d\n", probefunc, probename, arg0); }
+		guestfs$target:::launch_end { printf("%s %s %d %s\n", probefunc,
+		    probename, arg0, copyinstr(arg1)); }' "gf/guestfish 2" \
+		"guestfs_launch launch_run_begin 10" \
+		"guestfs_launch launch_end 10 direct" \
+		"guestfs_launch launch_run_begin 11" \
+		"guestfs_launch launch_end 11 direct"
 fi
 
 finish

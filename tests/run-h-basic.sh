@@ -99,9 +99,12 @@ extern "C" {
 #endif
 #endif
 
-#ifdef __GNUC__
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverlength-strings"
+#ifndef _USDT_ASM_INLINE
+#if defined(__clang__) ? __clang_major__ >= 11 : __GNUC__ >= 9
+#define _USDT_ASM_INLINE __inline__
+#else
+#define _USDT_ASM_INLINE
+#endif
 #endif
 
 #ifndef _USDT_BOOL
@@ -117,258 +120,389 @@ struct conn;
 /* provider myapp */
 
 #define	MYAPP_QUERY_START(arg0, arg1) \
+	(__extension__({ \
+	_USDT_PRE___dtrace_myapp___query__start \
 	__dtrace_myapp___query__start( \
 		(const char *)(long)((void)0, (arg0)), \
-		(int)(long)((void)0, (arg1)))
+		(int)(long)((void)0, (arg1))); \
+	}))
 #define	MYAPP_QUERY_START_ENABLED() \
-	__builtin_expect(__usdt_sema_myapp___query__start != 0, 0)
+	(__extension__({ \
+	unsigned short __usdt_e = __usdt_sema_myapp___query__start; \
+	__asm__ _USDT_ASM_INLINE(_USDT_SEMA___usdt_sema_myapp___query__start); \
+	__builtin_expect(__usdt_e != 0, 0); \
+	}))
 extern void __dtrace_myapp___query__start(const char *, int)
 	__attribute__((visibility("hidden")));
 extern volatile unsigned short __usdt_sema_myapp___query__start
 	__attribute__((visibility("hidden")));
 #ifndef USDT_NO_PROBE_STUBS
-__asm__(".ifndef __usdt_sema_myapp___query__start\n"
-	".pushsection .probes,\"awG\",@progbits,__usdt_sema_myapp___query__start,comdat\n"
-	".weak __usdt_sema_myapp___query__start\n"
-	".hidden __usdt_sema_myapp___query__start\n"
-	".type __usdt_sema_myapp___query__start,@object\n"
-	".size __usdt_sema_myapp___query__start,2\n"
-	".balign 2\n"
-	"__usdt_sema_myapp___query__start:\n"
-	".zero 2\n"
-	".popsection\n"
-	".endif\n"
-	".ifndef __dtrace_myapp___query__start\n"
-	".pushsection .text.__dtrace_myapp___query__start,\"axG\",@progbits,__dtrace_myapp___query__start,comdat\n"
-	".weak __dtrace_myapp___query__start\n"
-	".hidden __dtrace_myapp___query__start\n"
-	".type __dtrace_myapp___query__start,@function\n"
-	"__dtrace_myapp___query__start:\n"
-	_USDT_STUB_CODE
-	".size __dtrace_myapp___query__start,.-__dtrace_myapp___query__start\n"
-	".pushsection .note.stapsdt,\"?\",@note\n"
-	".balign 4\n"
-	".4byte 992f-991f, 994f-993f, 3\n"
-	"991: .asciz \"stapsdt\"\n"
-	"992: .balign 4\n"
-	"993: .8byte __dtrace_myapp___query__start, _.stapsdt.base, __usdt_sema_myapp___query__start\n"
-	".asciz \"myapp\"\n"
-	".asciz \"query__start\"\n"
 #if defined(__aarch64__)
-	".asciz \"8@x0 -4@x1\"\n"
+#define _USDT_NARGS___dtrace_myapp___query__start "8@x0 -4@x1"
 #else
-	".asciz \"8@%rdi -4@%esi\"\n"
+#define _USDT_NARGS___dtrace_myapp___query__start "8@%rdi -4@%esi"
 #endif
-	"994: .balign 4\n"
-	".popsection\n"
-	".popsection\n"
+#define _USDT_SEMA___usdt_sema_myapp___query__start \
+	".ifndef __usdt_sema_myapp___query__start\n" \
+	".pushsection .probes,\"awG\",@progbits,__usdt_sema_myapp___query__start,comdat\n" \
+	".weak __usdt_sema_myapp___query__start\n" \
+	".hidden __usdt_sema_myapp___query__start\n" \
+	".type __usdt_sema_myapp___query__start,@object\n" \
+	".size __usdt_sema_myapp___query__start,2\n" \
+	".balign 2\n" \
+	"__usdt_sema_myapp___query__start:\n" \
+	".zero 2\n" \
+	".popsection\n" \
 	".endif\n"
-	_USDT_STAPSDT_BASE);
+#define _USDT_STUB___dtrace_myapp___query__start \
+	_USDT_SEMA___usdt_sema_myapp___query__start \
+	".ifndef __dtrace_myapp___query__start\n" \
+	".pushsection .text.__dtrace_myapp___query__start,\"axG\",@progbits,__dtrace_myapp___query__start,comdat\n" \
+	".weak __dtrace_myapp___query__start\n" \
+	".hidden __dtrace_myapp___query__start\n" \
+	".type __dtrace_myapp___query__start,@function\n" \
+	"__dtrace_myapp___query__start:\n" \
+	_USDT_STUB_CODE \
+	".size __dtrace_myapp___query__start,.-__dtrace_myapp___query__start\n" \
+	".pushsection .note.stapsdt,\"?\",@note\n" \
+	".balign 4\n" \
+	".4byte 992f-991f, 994f-993f, 3\n" \
+	"991: .asciz \"stapsdt\"\n" \
+	"992: .balign 4\n" \
+	"993: .8byte __dtrace_myapp___query__start, _.stapsdt.base, __usdt_sema_myapp___query__start\n" \
+	".asciz \"myapp\"\n" \
+	".asciz \"query__start\"\n" \
+	".asciz \"" _USDT_NARGS___dtrace_myapp___query__start "\"\n" \
+	"994: .balign 4\n" \
+	".popsection\n" \
+	".popsection\n" \
+	".endif\n" \
+	_USDT_STAPSDT_BASE
+#else
+#define _USDT_SEMA___usdt_sema_myapp___query__start ""
+#define _USDT_STUB___dtrace_myapp___query__start ""
+#endif
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Woverlength-strings"
+static __inline__ __attribute__((__always_inline__, __unused__))
+void _usdt_stub___dtrace_myapp___query__start(void)
+{
+	__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___query__start);
+}
+#pragma clang diagnostic pop
+#define _USDT_PRE___dtrace_myapp___query__start _usdt_stub___dtrace_myapp___query__start();
+#else
+#define _USDT_PRE___dtrace_myapp___query__start __asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___query__start);
 #endif
 
 #define	MYAPP_QUERY_DONE(arg0, arg1) \
+	(__extension__({ \
+	_USDT_PRE___dtrace_myapp___query__done \
 	__dtrace_myapp___query__done( \
 		(const char *)(long)((void)0, (arg0)), \
-		(long)(long)((void)0, (arg1)))
+		(long)(long)((void)0, (arg1))); \
+	}))
 #define	MYAPP_QUERY_DONE_ENABLED() \
-	__builtin_expect(__usdt_sema_myapp___query__done != 0, 0)
+	(__extension__({ \
+	unsigned short __usdt_e = __usdt_sema_myapp___query__done; \
+	__asm__ _USDT_ASM_INLINE(_USDT_SEMA___usdt_sema_myapp___query__done); \
+	__builtin_expect(__usdt_e != 0, 0); \
+	}))
 extern void __dtrace_myapp___query__done(const char *, long)
 	__attribute__((visibility("hidden")));
 extern volatile unsigned short __usdt_sema_myapp___query__done
 	__attribute__((visibility("hidden")));
 #ifndef USDT_NO_PROBE_STUBS
-__asm__(".ifndef __usdt_sema_myapp___query__done\n"
-	".pushsection .probes,\"awG\",@progbits,__usdt_sema_myapp___query__done,comdat\n"
-	".weak __usdt_sema_myapp___query__done\n"
-	".hidden __usdt_sema_myapp___query__done\n"
-	".type __usdt_sema_myapp___query__done,@object\n"
-	".size __usdt_sema_myapp___query__done,2\n"
-	".balign 2\n"
-	"__usdt_sema_myapp___query__done:\n"
-	".zero 2\n"
-	".popsection\n"
-	".endif\n"
-	".ifndef __dtrace_myapp___query__done\n"
-	".pushsection .text.__dtrace_myapp___query__done,\"axG\",@progbits,__dtrace_myapp___query__done,comdat\n"
-	".weak __dtrace_myapp___query__done\n"
-	".hidden __dtrace_myapp___query__done\n"
-	".type __dtrace_myapp___query__done,@function\n"
-	"__dtrace_myapp___query__done:\n"
-	_USDT_STUB_CODE
-	".size __dtrace_myapp___query__done,.-__dtrace_myapp___query__done\n"
-	".pushsection .note.stapsdt,\"?\",@note\n"
-	".balign 4\n"
-	".4byte 992f-991f, 994f-993f, 3\n"
-	"991: .asciz \"stapsdt\"\n"
-	"992: .balign 4\n"
-	"993: .8byte __dtrace_myapp___query__done, _.stapsdt.base, __usdt_sema_myapp___query__done\n"
-	".asciz \"myapp\"\n"
-	".asciz \"query__done\"\n"
 #if defined(__aarch64__)
-	".asciz \"8@x0 -8@x1\"\n"
+#define _USDT_NARGS___dtrace_myapp___query__done "8@x0 -8@x1"
 #else
-	".asciz \"8@%rdi -8@%rsi\"\n"
+#define _USDT_NARGS___dtrace_myapp___query__done "8@%rdi -8@%rsi"
 #endif
-	"994: .balign 4\n"
-	".popsection\n"
-	".popsection\n"
+#define _USDT_SEMA___usdt_sema_myapp___query__done \
+	".ifndef __usdt_sema_myapp___query__done\n" \
+	".pushsection .probes,\"awG\",@progbits,__usdt_sema_myapp___query__done,comdat\n" \
+	".weak __usdt_sema_myapp___query__done\n" \
+	".hidden __usdt_sema_myapp___query__done\n" \
+	".type __usdt_sema_myapp___query__done,@object\n" \
+	".size __usdt_sema_myapp___query__done,2\n" \
+	".balign 2\n" \
+	"__usdt_sema_myapp___query__done:\n" \
+	".zero 2\n" \
+	".popsection\n" \
 	".endif\n"
-	_USDT_STAPSDT_BASE);
+#define _USDT_STUB___dtrace_myapp___query__done \
+	_USDT_SEMA___usdt_sema_myapp___query__done \
+	".ifndef __dtrace_myapp___query__done\n" \
+	".pushsection .text.__dtrace_myapp___query__done,\"axG\",@progbits,__dtrace_myapp___query__done,comdat\n" \
+	".weak __dtrace_myapp___query__done\n" \
+	".hidden __dtrace_myapp___query__done\n" \
+	".type __dtrace_myapp___query__done,@function\n" \
+	"__dtrace_myapp___query__done:\n" \
+	_USDT_STUB_CODE \
+	".size __dtrace_myapp___query__done,.-__dtrace_myapp___query__done\n" \
+	".pushsection .note.stapsdt,\"?\",@note\n" \
+	".balign 4\n" \
+	".4byte 992f-991f, 994f-993f, 3\n" \
+	"991: .asciz \"stapsdt\"\n" \
+	"992: .balign 4\n" \
+	"993: .8byte __dtrace_myapp___query__done, _.stapsdt.base, __usdt_sema_myapp___query__done\n" \
+	".asciz \"myapp\"\n" \
+	".asciz \"query__done\"\n" \
+	".asciz \"" _USDT_NARGS___dtrace_myapp___query__done "\"\n" \
+	"994: .balign 4\n" \
+	".popsection\n" \
+	".popsection\n" \
+	".endif\n" \
+	_USDT_STAPSDT_BASE
+#else
+#define _USDT_SEMA___usdt_sema_myapp___query__done ""
+#define _USDT_STUB___dtrace_myapp___query__done ""
+#endif
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Woverlength-strings"
+static __inline__ __attribute__((__always_inline__, __unused__))
+void _usdt_stub___dtrace_myapp___query__done(void)
+{
+	__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___query__done);
+}
+#pragma clang diagnostic pop
+#define _USDT_PRE___dtrace_myapp___query__done _usdt_stub___dtrace_myapp___query__done();
+#else
+#define _USDT_PRE___dtrace_myapp___query__done __asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___query__done);
 #endif
 
 #define	MYAPP_TICK() \
-	__dtrace_myapp___tick()
+	(__extension__({ \
+	_USDT_PRE___dtrace_myapp___tick \
+	__dtrace_myapp___tick(); \
+	}))
 #define	MYAPP_TICK_ENABLED() \
-	__builtin_expect(__usdt_sema_myapp___tick != 0, 0)
+	(__extension__({ \
+	unsigned short __usdt_e = __usdt_sema_myapp___tick; \
+	__asm__ _USDT_ASM_INLINE(_USDT_SEMA___usdt_sema_myapp___tick); \
+	__builtin_expect(__usdt_e != 0, 0); \
+	}))
 extern void __dtrace_myapp___tick(void)
 	__attribute__((visibility("hidden")));
 extern volatile unsigned short __usdt_sema_myapp___tick
 	__attribute__((visibility("hidden")));
 #ifndef USDT_NO_PROBE_STUBS
-__asm__(".ifndef __usdt_sema_myapp___tick\n"
-	".pushsection .probes,\"awG\",@progbits,__usdt_sema_myapp___tick,comdat\n"
-	".weak __usdt_sema_myapp___tick\n"
-	".hidden __usdt_sema_myapp___tick\n"
-	".type __usdt_sema_myapp___tick,@object\n"
-	".size __usdt_sema_myapp___tick,2\n"
-	".balign 2\n"
-	"__usdt_sema_myapp___tick:\n"
-	".zero 2\n"
-	".popsection\n"
-	".endif\n"
-	".ifndef __dtrace_myapp___tick\n"
-	".pushsection .text.__dtrace_myapp___tick,\"axG\",@progbits,__dtrace_myapp___tick,comdat\n"
-	".weak __dtrace_myapp___tick\n"
-	".hidden __dtrace_myapp___tick\n"
-	".type __dtrace_myapp___tick,@function\n"
-	"__dtrace_myapp___tick:\n"
-	_USDT_STUB_CODE
-	".size __dtrace_myapp___tick,.-__dtrace_myapp___tick\n"
-	".pushsection .note.stapsdt,\"?\",@note\n"
-	".balign 4\n"
-	".4byte 992f-991f, 994f-993f, 3\n"
-	"991: .asciz \"stapsdt\"\n"
-	"992: .balign 4\n"
-	"993: .8byte __dtrace_myapp___tick, _.stapsdt.base, __usdt_sema_myapp___tick\n"
-	".asciz \"myapp\"\n"
-	".asciz \"tick\"\n"
 #if defined(__aarch64__)
-	".asciz \"\"\n"
+#define _USDT_NARGS___dtrace_myapp___tick ""
 #else
-	".asciz \"\"\n"
+#define _USDT_NARGS___dtrace_myapp___tick ""
 #endif
-	"994: .balign 4\n"
-	".popsection\n"
-	".popsection\n"
+#define _USDT_SEMA___usdt_sema_myapp___tick \
+	".ifndef __usdt_sema_myapp___tick\n" \
+	".pushsection .probes,\"awG\",@progbits,__usdt_sema_myapp___tick,comdat\n" \
+	".weak __usdt_sema_myapp___tick\n" \
+	".hidden __usdt_sema_myapp___tick\n" \
+	".type __usdt_sema_myapp___tick,@object\n" \
+	".size __usdt_sema_myapp___tick,2\n" \
+	".balign 2\n" \
+	"__usdt_sema_myapp___tick:\n" \
+	".zero 2\n" \
+	".popsection\n" \
 	".endif\n"
-	_USDT_STAPSDT_BASE);
+#define _USDT_STUB___dtrace_myapp___tick \
+	_USDT_SEMA___usdt_sema_myapp___tick \
+	".ifndef __dtrace_myapp___tick\n" \
+	".pushsection .text.__dtrace_myapp___tick,\"axG\",@progbits,__dtrace_myapp___tick,comdat\n" \
+	".weak __dtrace_myapp___tick\n" \
+	".hidden __dtrace_myapp___tick\n" \
+	".type __dtrace_myapp___tick,@function\n" \
+	"__dtrace_myapp___tick:\n" \
+	_USDT_STUB_CODE \
+	".size __dtrace_myapp___tick,.-__dtrace_myapp___tick\n" \
+	".pushsection .note.stapsdt,\"?\",@note\n" \
+	".balign 4\n" \
+	".4byte 992f-991f, 994f-993f, 3\n" \
+	"991: .asciz \"stapsdt\"\n" \
+	"992: .balign 4\n" \
+	"993: .8byte __dtrace_myapp___tick, _.stapsdt.base, __usdt_sema_myapp___tick\n" \
+	".asciz \"myapp\"\n" \
+	".asciz \"tick\"\n" \
+	".asciz \"" _USDT_NARGS___dtrace_myapp___tick "\"\n" \
+	"994: .balign 4\n" \
+	".popsection\n" \
+	".popsection\n" \
+	".endif\n" \
+	_USDT_STAPSDT_BASE
+#else
+#define _USDT_SEMA___usdt_sema_myapp___tick ""
+#define _USDT_STUB___dtrace_myapp___tick ""
+#endif
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Woverlength-strings"
+static __inline__ __attribute__((__always_inline__, __unused__))
+void _usdt_stub___dtrace_myapp___tick(void)
+{
+	__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___tick);
+}
+#pragma clang diagnostic pop
+#define _USDT_PRE___dtrace_myapp___tick _usdt_stub___dtrace_myapp___tick();
+#else
+#define _USDT_PRE___dtrace_myapp___tick __asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___tick);
 #endif
 
 #define	MYAPP_CONN_OPEN(arg0, arg1, arg2, arg3) \
+	(__extension__({ \
+	_USDT_PRE___dtrace_myapp___conn__open \
 	__dtrace_myapp___conn__open( \
 		(struct conn *)(long)((void)0, (arg0)), \
 		(unsigned int)(long)((void)0, (arg1)), \
 		(uint64_t)(long)((void)0, (arg2)), \
-		(size_t)(long)((void)0, (arg3)))
+		(size_t)(long)((void)0, (arg3))); \
+	}))
 #define	MYAPP_CONN_OPEN_ENABLED() \
-	__builtin_expect(__usdt_sema_myapp___conn__open != 0, 0)
+	(__extension__({ \
+	unsigned short __usdt_e = __usdt_sema_myapp___conn__open; \
+	__asm__ _USDT_ASM_INLINE(_USDT_SEMA___usdt_sema_myapp___conn__open); \
+	__builtin_expect(__usdt_e != 0, 0); \
+	}))
 extern void __dtrace_myapp___conn__open(struct conn *, unsigned int, uint64_t, size_t)
 	__attribute__((visibility("hidden")));
 extern volatile unsigned short __usdt_sema_myapp___conn__open
 	__attribute__((visibility("hidden")));
 #ifndef USDT_NO_PROBE_STUBS
-__asm__(".ifndef __usdt_sema_myapp___conn__open\n"
-	".pushsection .probes,\"awG\",@progbits,__usdt_sema_myapp___conn__open,comdat\n"
-	".weak __usdt_sema_myapp___conn__open\n"
-	".hidden __usdt_sema_myapp___conn__open\n"
-	".type __usdt_sema_myapp___conn__open,@object\n"
-	".size __usdt_sema_myapp___conn__open,2\n"
-	".balign 2\n"
-	"__usdt_sema_myapp___conn__open:\n"
-	".zero 2\n"
-	".popsection\n"
-	".endif\n"
-	".ifndef __dtrace_myapp___conn__open\n"
-	".pushsection .text.__dtrace_myapp___conn__open,\"axG\",@progbits,__dtrace_myapp___conn__open,comdat\n"
-	".weak __dtrace_myapp___conn__open\n"
-	".hidden __dtrace_myapp___conn__open\n"
-	".type __dtrace_myapp___conn__open,@function\n"
-	"__dtrace_myapp___conn__open:\n"
-	_USDT_STUB_CODE
-	".size __dtrace_myapp___conn__open,.-__dtrace_myapp___conn__open\n"
-	".pushsection .note.stapsdt,\"?\",@note\n"
-	".balign 4\n"
-	".4byte 992f-991f, 994f-993f, 3\n"
-	"991: .asciz \"stapsdt\"\n"
-	"992: .balign 4\n"
-	"993: .8byte __dtrace_myapp___conn__open, _.stapsdt.base, __usdt_sema_myapp___conn__open\n"
-	".asciz \"myapp\"\n"
-	".asciz \"conn__open\"\n"
 #if defined(__aarch64__)
-	".asciz \"8@x0 4@x1 8@x2 8@x3\"\n"
+#define _USDT_NARGS___dtrace_myapp___conn__open "8@x0 4@x1 8@x2 8@x3"
 #else
-	".asciz \"8@%rdi 4@%esi 8@%rdx 8@%rcx\"\n"
+#define _USDT_NARGS___dtrace_myapp___conn__open "8@%rdi 4@%esi 8@%rdx 8@%rcx"
 #endif
-	"994: .balign 4\n"
-	".popsection\n"
-	".popsection\n"
+#define _USDT_SEMA___usdt_sema_myapp___conn__open \
+	".ifndef __usdt_sema_myapp___conn__open\n" \
+	".pushsection .probes,\"awG\",@progbits,__usdt_sema_myapp___conn__open,comdat\n" \
+	".weak __usdt_sema_myapp___conn__open\n" \
+	".hidden __usdt_sema_myapp___conn__open\n" \
+	".type __usdt_sema_myapp___conn__open,@object\n" \
+	".size __usdt_sema_myapp___conn__open,2\n" \
+	".balign 2\n" \
+	"__usdt_sema_myapp___conn__open:\n" \
+	".zero 2\n" \
+	".popsection\n" \
 	".endif\n"
-	_USDT_STAPSDT_BASE);
+#define _USDT_STUB___dtrace_myapp___conn__open \
+	_USDT_SEMA___usdt_sema_myapp___conn__open \
+	".ifndef __dtrace_myapp___conn__open\n" \
+	".pushsection .text.__dtrace_myapp___conn__open,\"axG\",@progbits,__dtrace_myapp___conn__open,comdat\n" \
+	".weak __dtrace_myapp___conn__open\n" \
+	".hidden __dtrace_myapp___conn__open\n" \
+	".type __dtrace_myapp___conn__open,@function\n" \
+	"__dtrace_myapp___conn__open:\n" \
+	_USDT_STUB_CODE \
+	".size __dtrace_myapp___conn__open,.-__dtrace_myapp___conn__open\n" \
+	".pushsection .note.stapsdt,\"?\",@note\n" \
+	".balign 4\n" \
+	".4byte 992f-991f, 994f-993f, 3\n" \
+	"991: .asciz \"stapsdt\"\n" \
+	"992: .balign 4\n" \
+	"993: .8byte __dtrace_myapp___conn__open, _.stapsdt.base, __usdt_sema_myapp___conn__open\n" \
+	".asciz \"myapp\"\n" \
+	".asciz \"conn__open\"\n" \
+	".asciz \"" _USDT_NARGS___dtrace_myapp___conn__open "\"\n" \
+	"994: .balign 4\n" \
+	".popsection\n" \
+	".popsection\n" \
+	".endif\n" \
+	_USDT_STAPSDT_BASE
+#else
+#define _USDT_SEMA___usdt_sema_myapp___conn__open ""
+#define _USDT_STUB___dtrace_myapp___conn__open ""
+#endif
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Woverlength-strings"
+static __inline__ __attribute__((__always_inline__, __unused__))
+void _usdt_stub___dtrace_myapp___conn__open(void)
+{
+	__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___conn__open);
+}
+#pragma clang diagnostic pop
+#define _USDT_PRE___dtrace_myapp___conn__open _usdt_stub___dtrace_myapp___conn__open();
+#else
+#define _USDT_PRE___dtrace_myapp___conn__open __asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_myapp___conn__open);
 #endif
 
 /* provider other */
 
 #define	OTHER_FLAG(arg0) \
+	(__extension__({ \
+	_USDT_PRE___dtrace_other___flag \
 	__dtrace_other___flag( \
-		(_USDT_BOOL)(long)((void)0, (arg0)))
+		(_USDT_BOOL)(long)((void)0, (arg0))); \
+	}))
 #define	OTHER_FLAG_ENABLED() \
-	__builtin_expect(__usdt_sema_other___flag != 0, 0)
+	(__extension__({ \
+	unsigned short __usdt_e = __usdt_sema_other___flag; \
+	__asm__ _USDT_ASM_INLINE(_USDT_SEMA___usdt_sema_other___flag); \
+	__builtin_expect(__usdt_e != 0, 0); \
+	}))
 extern void __dtrace_other___flag(_USDT_BOOL)
 	__attribute__((visibility("hidden")));
 extern volatile unsigned short __usdt_sema_other___flag
 	__attribute__((visibility("hidden")));
 #ifndef USDT_NO_PROBE_STUBS
-__asm__(".ifndef __usdt_sema_other___flag\n"
-	".pushsection .probes,\"awG\",@progbits,__usdt_sema_other___flag,comdat\n"
-	".weak __usdt_sema_other___flag\n"
-	".hidden __usdt_sema_other___flag\n"
-	".type __usdt_sema_other___flag,@object\n"
-	".size __usdt_sema_other___flag,2\n"
-	".balign 2\n"
-	"__usdt_sema_other___flag:\n"
-	".zero 2\n"
-	".popsection\n"
-	".endif\n"
-	".ifndef __dtrace_other___flag\n"
-	".pushsection .text.__dtrace_other___flag,\"axG\",@progbits,__dtrace_other___flag,comdat\n"
-	".weak __dtrace_other___flag\n"
-	".hidden __dtrace_other___flag\n"
-	".type __dtrace_other___flag,@function\n"
-	"__dtrace_other___flag:\n"
-	_USDT_STUB_CODE
-	".size __dtrace_other___flag,.-__dtrace_other___flag\n"
-	".pushsection .note.stapsdt,\"?\",@note\n"
-	".balign 4\n"
-	".4byte 992f-991f, 994f-993f, 3\n"
-	"991: .asciz \"stapsdt\"\n"
-	"992: .balign 4\n"
-	"993: .8byte __dtrace_other___flag, _.stapsdt.base, __usdt_sema_other___flag\n"
-	".asciz \"other\"\n"
-	".asciz \"flag\"\n"
 #if defined(__aarch64__)
-	".asciz \"1@x0\"\n"
+#define _USDT_NARGS___dtrace_other___flag "1@x0"
 #else
-	".asciz \"1@%dil\"\n"
+#define _USDT_NARGS___dtrace_other___flag "1@%dil"
 #endif
-	"994: .balign 4\n"
-	".popsection\n"
-	".popsection\n"
+#define _USDT_SEMA___usdt_sema_other___flag \
+	".ifndef __usdt_sema_other___flag\n" \
+	".pushsection .probes,\"awG\",@progbits,__usdt_sema_other___flag,comdat\n" \
+	".weak __usdt_sema_other___flag\n" \
+	".hidden __usdt_sema_other___flag\n" \
+	".type __usdt_sema_other___flag,@object\n" \
+	".size __usdt_sema_other___flag,2\n" \
+	".balign 2\n" \
+	"__usdt_sema_other___flag:\n" \
+	".zero 2\n" \
+	".popsection\n" \
 	".endif\n"
-	_USDT_STAPSDT_BASE);
+#define _USDT_STUB___dtrace_other___flag \
+	_USDT_SEMA___usdt_sema_other___flag \
+	".ifndef __dtrace_other___flag\n" \
+	".pushsection .text.__dtrace_other___flag,\"axG\",@progbits,__dtrace_other___flag,comdat\n" \
+	".weak __dtrace_other___flag\n" \
+	".hidden __dtrace_other___flag\n" \
+	".type __dtrace_other___flag,@function\n" \
+	"__dtrace_other___flag:\n" \
+	_USDT_STUB_CODE \
+	".size __dtrace_other___flag,.-__dtrace_other___flag\n" \
+	".pushsection .note.stapsdt,\"?\",@note\n" \
+	".balign 4\n" \
+	".4byte 992f-991f, 994f-993f, 3\n" \
+	"991: .asciz \"stapsdt\"\n" \
+	"992: .balign 4\n" \
+	"993: .8byte __dtrace_other___flag, _.stapsdt.base, __usdt_sema_other___flag\n" \
+	".asciz \"other\"\n" \
+	".asciz \"flag\"\n" \
+	".asciz \"" _USDT_NARGS___dtrace_other___flag "\"\n" \
+	"994: .balign 4\n" \
+	".popsection\n" \
+	".popsection\n" \
+	".endif\n" \
+	_USDT_STAPSDT_BASE
+#else
+#define _USDT_SEMA___usdt_sema_other___flag ""
+#define _USDT_STUB___dtrace_other___flag ""
 #endif
-
-#ifdef __GNUC__
-#pragma GCC diagnostic pop
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Woverlength-strings"
+static __inline__ __attribute__((__always_inline__, __unused__))
+void _usdt_stub___dtrace_other___flag(void)
+{
+	__asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_other___flag);
+}
+#pragma clang diagnostic pop
+#define _USDT_PRE___dtrace_other___flag _usdt_stub___dtrace_other___flag();
+#else
+#define _USDT_PRE___dtrace_other___flag __asm__ _USDT_ASM_INLINE(_USDT_STUB___dtrace_other___flag);
 #endif
 
 #else /* probes compiled out */

@@ -690,12 +690,83 @@ static void registry_scope(struct consumer *c)
 				&c->descs[ci][j], &c->reg_pids, &c->nreg_pids);
 }
 
+/*
+ * Registered processes none of whose DOF probes a description matches
+ * may map files whose probes only stapsdt notes describe: the stubs of a
+ * header's objects -G never saw, loaded even after the process
+ * registered (a PostgreSQL extension built with PGXS, dlopen()ed by a
+ * backend).  Such a process is traced once one of those probes matches
+ * (proc_maps_wanted()).  A process is looked at when it is first seen in
+ * the registry, and then once a second while its maps change, not at
+ * every registry change, so that many registering processes do not make
+ * each change cost a read of every process's maps.  With none given,
+ * returns whether a process due now has such a probe (the caller then
+ * reads the registry, for its module names).
+ */
+#define CANDS_PERIOD_NS 1000000000ull
+
+static bool note_procs_add(struct consumer *c, const struct dt_probes *reg)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	bool due = now >= c->cands_due_ns, any = false;
+	size_t k = 0;
+
+	if (due)
+		c->cands_due_ns = now + CANDS_PERIOD_NS;
+	if (!reg) {
+		for (size_t i = 0; due && i < c->ncands; i++) {
+			struct regcand *rc = &c->cands[i];
+
+			if (proc_find(c, rc->pid) ||
+			    proc_maps_wanted(c, rc->pid, NULL,
+					     &rc->maps_hash) != 1)
+				continue;
+			rc->maps_hash = 0; /* looked at again with reg */
+			any = true;
+		}
+		return any;
+	}
+	for (size_t i = 0; i < c->ncands; i++)
+		c->cands[i].seen = false;
+	for (size_t i = 0; i < reg->nprocs; i++) {
+		const struct reg_proc *rp = &reg->procs[i];
+		struct regcand *rc = NULL;
+		bool fresh = false;
+
+		if (proc_find(c, rp->pid))
+			continue;
+		for (size_t j = 0; j < c->ncands && !rc; j++)
+			if (c->cands[j].pid == rp->pid &&
+			    c->cands[j].start == rp->start)
+				rc = &c->cands[j];
+		if (!rc) {
+			struct regcand n = {rp->pid, rp->start, 0, false};
+
+			PUSH(c->cands, c->ncands, n);
+			rc = &c->cands[c->ncands - 1];
+			fresh = true;
+		}
+		rc->seen = true;
+		if ((fresh || due || !rc->maps_hash) &&
+		    proc_maps_wanted(c, rp->pid, rp, &rc->maps_hash) == 1)
+			(void)proc_add(c, rp->pid, false);
+	}
+	/* those gone from the registry, or traced now, are let go */
+	for (size_t i = 0; i < c->ncands; i++)
+		if (c->cands[i].seen && !proc_find(c, c->cands[i].pid))
+			c->cands[k++] = c->cands[i];
+	c->ncands = k;
+	return false;
+}
+
 static void refresh_all(struct consumer *c, bool registry)
 {
 	struct dt_probes reg = {0};
 	struct dt_collect_opts co = {0};
 	char msg[256];
 
+	if (!registry && c->o->statedir && c->ncands)
+		registry = note_procs_add(c, NULL);
 	if (registry && c->o->statedir) {
 		registry_scope(c);
 		co.statedir = c->o->statedir;
@@ -704,8 +775,10 @@ static void refresh_all(struct consumer *c, bool registry)
 		co.nreg_pids = c->nreg_pids;
 		co.want = want_probe;
 		co.want_arg = c;
-		if (dt_probes_collect(&reg, &co, msg, sizeof(msg)) == 0)
+		if (dt_probes_collect(&reg, &co, msg, sizeof(msg)) == 0) {
 			add_registry_procs(c, &reg);
+			(void)note_procs_add(c, &reg);
+		}
 	}
 	for (size_t i = 0; i < c->nprocs; i++)
 		(void)proc_refresh(c, c->procs[i],

@@ -355,6 +355,14 @@ extern const struct consumer_backend_ops consumer_bpf_ops;
 #endif
 struct consumer_bpf; /* bpf.c's own */
 
+/* a registered process looked at for probes of its mapped files */
+struct regcand {
+	pid_t pid;
+	uint64_t start;
+	uint64_t maps_hash;
+	bool seen; /* in the registry at the last read */
+};
+
 struct consumer {
 	const struct dt_trace_opts *o;
 	const struct consumer_backend_ops *be;
@@ -375,6 +383,14 @@ struct consumer {
 	bool reg_scoped, reg_only;
 	pid_t *reg_pids;
 	size_t nreg_pids;
+	/*
+	 * Registered processes not traced, whose maps were looked at for
+	 * probes only notes describe (note_procs_add()): the maps' hash
+	 * when last looked at, and when the next look is due
+	 */
+	struct regcand *cands;
+	size_t ncands;
+	uint64_t cands_due_ns;
 	struct d_probe begin, end;
 	unsigned *begin_clauses, nbegin, *end_clauses, nend;
 	/* dtrace:::ERROR: fired by run_clauses() on a fault (records.c) */
@@ -693,6 +709,10 @@ bool probe_matches(const struct dt_desc *d, const char *provider,
 		   const char *mod, const char *func, const char *name);
 bool proc_refresh(struct consumer *c, struct tproc *pr,
 		  const struct reg_proc *rp);
+/* 1 if pid maps a file with a probe some description matches, 0 if
+   not, -1 if its maps are those of hash *mh (set to the maps' hash) */
+int proc_maps_wanted(struct consumer *c, pid_t pid, const struct reg_proc *rp,
+		     uint64_t *mh);
 /* pid's probe at a site; with derive, made from another process's */
 struct tprobe *probe_at_site(struct consumer *c, pid_t pid,
 			     const struct tfile *f, uint64_t off, bool derive);

@@ -5,7 +5,8 @@
  *
  * The processes are the -p and -c targets, and every process that
  * registered DOF with the helper (the registry) and has a probe a
- * description matches (consumer.c adds them).  A process's probes are
+ * description matches, in its DOF or in the notes of a file it maps
+ * that registered nothing (consumer.c adds them, proc_maps_wanted()).  A process's probes are
  * read from the files it has mapped executable (/proc/PID/maps), each
  * file once (by device and inode): their DOF or stapsdt notes
  * (elfprobes.c), so a target's probes are found with or without
@@ -201,6 +202,40 @@ const struct tnote *file_note_at(const struct tfile *f, uint64_t off)
 	return NULL;
 }
 
+/*
+ * The calls and tail jumps to a header's stub that elfprobes.c made the
+ * sites of the calling functions' probes (so that probefunc is the
+ * caller's) have no note of their own: the stub's describes them, its
+ * semaphore and its arguments, moved one word up the stack at a call
+ * (the return address is not pushed yet).  Each gets a copy of it at
+ * its own offset, where the backends look (file_note_at()).
+ */
+static void file_stub_notes(struct tfile *f)
+{
+	for (size_t i = 0; i < f->pl.n; i++) {
+		const struct dt_probe *dp = &f->pl.v[i];
+		const struct tnote *sn;
+		struct tnote stub;
+		uint64_t soff;
+
+		if (!dp->site_stub || !vaddr_to_off(f, dp->stub_pc, &soff) ||
+		    !(sn = file_note_at(f, soff)))
+			continue;
+		stub = *sn; /* f->notes moves as it grows */
+		for (unsigned k = 0; k < dp->nsites; k++) {
+			struct tnote tn = stub;
+
+			if (!dp->site_stub[k] ||
+			    !vaddr_to_off(f, dp->sites[k], &tn.off) ||
+			    file_note_at(f, tn.off))
+				continue;
+			if (dp->site_stub[k] == 1)
+				tn.args = dp->stub_call_args;
+			PUSH(f->notes, f->nnotes, tn);
+		}
+	}
+}
+
 /* A path uprobe_events can take: no blanks or controls. */
 static bool path_ok(const char *p)
 {
@@ -257,6 +292,8 @@ static struct tfile *file_get(struct consumer *c, pid_t pid,
 	if (dt_object_probes(&f->pl, f->upath, &co, msg, sizeof(msg)) < 0 ||
 	    !f->pl.n)
 		f->failed = true;
+	else
+		file_stub_notes(f);
 	return f;
 }
 
@@ -547,6 +584,80 @@ static void proc_enable(struct consumer *c, struct tproc *pr)
 	/* a run that failed before it began stops: arm nothing more */
 	if (any && !(c->enable_failed && !c->begun))
 		c->be->enable(c, pr);
+}
+
+/*
+ * Does pid map a file with a probe some clause's description matches,
+ * named as proc_file_probes() would name it?  For registered processes
+ * none of whose DOF probes matched (consumer.c): the probes of their
+ * other files, which only stapsdt notes describe -- the stubs of a
+ * header's objects that -G never saw (a PostgreSQL extension built with
+ * PGXS, a library linked with glib's probes), <sys/sdt.h> probes.  The
+ * maps are hashed (FNV-1a), and maps that hash as *mh did are not
+ * looked at again: -1.  The files are kept (file_get()), so each is read
+ * once, whichever processes map it.
+ */
+int proc_maps_wanted(struct consumer *c, pid_t pid, const struct reg_proc *rp,
+		     uint64_t *mh)
+{
+	struct proc_maps mm = {0};
+	uint64_t h = 0xcbf29ce484222325ull;
+	char p[64], *maps;
+	int ret = 0;
+
+	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
+	maps = read_file(p, NULL);
+	if (!maps)
+		return 0;
+	for (const char *q = maps; *q; q++)
+		h = (h ^ (uint8_t)*q) * 0x100000001b3ull;
+	if (h == *mh) {
+		free(maps);
+		return -1;
+	}
+	*mh = h;
+	if (proc_maps_parse(maps, &mm) < 0) {
+		free(maps);
+		*mh = 0; /* look again next time */
+		return 0;
+	}
+	for (size_t i = 0; i < mm.n && !ret; i++) {
+		const struct proc_map *m = &mm.m[i];
+		struct tfile *f;
+		char *smod;
+
+		if (m->perms[2] != 'x' || !m->ino || m->path[0] != '/')
+			continue;
+		f = file_get(c, pid, m);
+		if (!f || f->failed)
+			continue;
+		smod = safe_dup(module_name(rp, f));
+		for (size_t k = 0; k < f->pl.n && !ret; k++) {
+			const struct dt_probe *dp = &f->pl.v[k];
+			char prov[DT_PROVIDER_MAX], *sprov, *sfunc, *sname;
+
+			if (!dp->addr_known || !dp->nsites)
+				continue;
+			snprintf(prov, sizeof(prov), "%s%d", dp->prov,
+				 (int)pid);
+			sprov = safe_dup(prov);
+			sfunc = safe_dup(dp->func);
+			sname = safe_dup(dp->name);
+			for (unsigned ci = 0; ci < c->nclauses && !ret; ci++)
+				for (unsigned j = 0; j < c->ndescs[ci] && !ret;
+				     j++)
+					ret = probe_matches(&c->descs[ci][j],
+							    sprov, smod, sfunc,
+							    sname);
+			free(sprov);
+			free(sfunc);
+			free(sname);
+		}
+		free(smod);
+	}
+	proc_maps_free(&mm);
+	free(maps);
+	return ret;
 }
 
 /*

@@ -26,7 +26,8 @@
  * STAP_PROBE_ASM_TEMPLATE and STAP_PROBE_ASM_OPERANDS for probes inside
  * asm statements (see below) -- and honours the same switches:
  * _SDT_HAS_SEMAPHORES, STAP_SDT_V1 and STAP_SDT_V2 (see Semaphores) and
- * STAP_SDT_ARG_CONSTRAINT (see the end).  Where the two differ, the
+ * STAP_SDT_ARG_CONSTRAINT (see the end); _SDT_NOTE_TYPE (3) and
+ * _SDT_NOTE_NAME say which notes it writes, as systemtap's do.  Where the two differ, the
  * notes are ones more tracers read: floating-point arguments (see
  * Arguments), one-byte registers, and the probe's NOPs.
  *
@@ -198,6 +199,19 @@
 #ifndef _SYS_SDT_H
 #define _SYS_SDT_H 1
 #define _USDT_SYS_SDT_H 1
+
+/*
+ * The version of the notes, as systemtap's header names it: code tests it
+ * before it uses probes (libgcc's unwinder fires libgcc:::unwind only if
+ * `defined (STAP_PROBE2) && _SDT_NOTE_TYPE >= 3`).  Ours are version 3
+ * (usdt/stapsdt_note.h).
+ */
+#ifndef _SDT_NOTE_TYPE
+#define _SDT_NOTE_TYPE 3
+#endif
+#ifndef _SDT_NOTE_NAME
+#define _SDT_NOTE_NAME "stapsdt"
+#endif
 
 #if defined(__GNUC__) && !defined(__ASSEMBLER__)
 /* variadic macros and _Generic under -std=c89 -pedantic */

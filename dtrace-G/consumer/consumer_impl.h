@@ -727,7 +727,9 @@ struct tprobe *probe_find(struct consumer *c, pid_t pid, const char *prov,
 			  const char *mod, const char *func, const char *name);
 /* a name from a file or a process as a probe carries it: escaped */
 char *probe_name_dup(const char *s);
-
+/* usdtprov.c: the module name of f in the process rp registered */
+const char *usdt_module_name(const struct reg_proc *rp,
+			     const struct tfile *f);
 
 /* freeze.c: a process held still (ptrace) while its sites are armed */
 struct frozen {

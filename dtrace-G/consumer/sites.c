@@ -631,7 +631,7 @@ int proc_maps_wanted(struct consumer *c, pid_t pid, const struct reg_proc *rp,
 		f = file_get(c, pid, m);
 		if (!f || f->failed)
 			continue;
-		smod = safe_dup(module_name(rp, f));
+		smod = probe_name_dup(usdt_module_name(rp, f));
 		for (size_t k = 0; k < f->pl.n && !ret; k++) {
 			const struct dt_probe *dp = &f->pl.v[k];
 			char prov[DT_PROVIDER_MAX], *sprov, *sfunc, *sname;
@@ -640,9 +640,9 @@ int proc_maps_wanted(struct consumer *c, pid_t pid, const struct reg_proc *rp,
 				continue;
 			snprintf(prov, sizeof(prov), "%s%d", dp->prov,
 				 (int)pid);
-			sprov = safe_dup(prov);
-			sfunc = safe_dup(dp->func);
-			sname = safe_dup(dp->name);
+			sprov = probe_name_dup(prov);
+			sfunc = probe_name_dup(dp->func);
+			sname = probe_name_dup(dp->name);
 			for (unsigned ci = 0; ci < c->nclauses && !ret; ci++)
 				for (unsigned j = 0; j < c->ndescs[ci] && !ret;
 				     j++)

@@ -34,7 +34,8 @@
 #include "consumer_impl.h"
 
 /* The module name: what the helper registered, else the file's name. */
-static const char *module_name(const struct reg_proc *rp, const struct tfile *f)
+const char *usdt_module_name(const struct reg_proc *rp,
+			     const struct tfile *f)
 {
 	const char *slash;
 
@@ -109,7 +110,7 @@ static void usdt_file(struct consumer *c, struct tproc *pr, struct tfile *f,
 		      bool first, const struct reg_proc *rp)
 {
 	if (first)
-		usdt_file_probes(c, pr, f, module_name(rp, f));
+		usdt_file_probes(c, pr, f, usdt_module_name(rp, f));
 }
 
 static const char *usdt_site_args(const struct tnote *note, uint64_t key)

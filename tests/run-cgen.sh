@@ -15,6 +15,14 @@
 #  - arguments on the stack (the 7th on), read from user memory;
 #  - a run with copyin() at the hit is not taken: the generic program
 #    runs it;
+#  - self-> and this-> variables and timestamp in the kernel: an
+#    entry/return pair timed (pid provider), per-thread counters in
+#    many threads, this-> across the clauses of a firing; a variable a
+#    user-space clause touches stays in user space with every clause
+#    touching it; a clause whose plan would depend on whether a
+#    variable is set (an unset one reads as a signed 0, timestamp
+#    stored makes it unsigned) stays in user space; the variables of
+#    threads that exited are deleted from the kernel's map;
 #  - BEGIN and END alone load no program at all.
 # -v names the generated programs or that none was loaded (the generic
 # program, as before, goes unmentioned).
@@ -119,6 +127,87 @@ expect_eq "stack arguments: three programs" 1 \
 
 same "copyin(): the generic program" generic "'tick 3'" \
 	-n 'tr$target:::tick { printf("%d\n", *(char *)copyin(arg1, 1)); }'
+
+# self-> in the kernel: -v says how many clauses the kernel ran and
+# whether the kernel keeps variables
+kvars() {
+	expect_eq "$1: clauses in the kernel" \
+		"dtrace: $2 clause$([ "$2" = 1 ] || echo s) aggregated in the kernel" \
+		"$(grep 'aggregated in the kernel' err1.txt)"
+	expect_eq "$1: variables in the kernel" "$3" \
+		"$(grep -c 'self-> variables* live in the kernel' err1.txt)"
+}
+
+cat >t.d <<'EOF'
+pid$target::trl_call:entry { self->t = timestamp; self->x = arg0; }
+pid$target::trl_call:return /self->t/
+{
+	@q = quantize((timestamp - self->t) * 0);
+	@n = count();
+	@ok = sum(timestamp >= self->t);
+	@x[self->x % 3] = sum(self->x);
+	self->t = 0;
+	self->x = 0;
+}
+pid$target::trl_call:return /!self->t/ { @zero = count(); }
+EOF
+same "self->: an entry/return pair timed" generated "'lib 20'" -s t.d
+kvars "self->: an entry/return pair timed" 3 1
+
+cat >t.d <<'EOF'
+tr$target:::tick { self->n = self->n + 1; @c[tid == pid] = count(); }
+tr$target:::tick /self->n == 3/ { @three = count(); }
+tr$target:::tick /self->n > 2/ { @[self->n] = count(); }
+EOF
+same "self->: counters in 6 threads" generated "'threads 6 5'" -s t.d
+kvars "self->: counters in 6 threads" 3 1
+
+cat >t.d <<'EOF'
+tr$target:::tick { this->d = arg0 * 2; self->k = arg0 % 3 ? self->k : arg0; }
+tr$target:::tick /this->d > 4/ { @[this->d, self->k] = count(); this->d = (long)0; }
+tr$target:::tick /this->d == 0/ { @z = count(); }
+tr$target:::tick /arg0 > 8/ { printf("%d\n", arg0); }
+EOF
+same "this-> across clauses, printf beside" generated "'tick 12'" -s t.d
+kvars "this-> across clauses, printf beside" 3 1
+
+# self->k is printed: every clause touching it runs in user space, and
+# so does self->j's, which reads it
+cat >t.d <<'EOF'
+tr$target:::tick /arg0 % 3 == 0/ { self->k = arg0; self->u = 1; }
+tr$target:::tick /self->u/ { self->j = self->k + 1; @u = count(); }
+tr$target:::tick /self->j/ { @j = sum(self->j); }
+tr$target:::tick /self->k/ { printf("%d %d\n", arg0, self->k); }
+tr$target:::tick { @all = count(); }
+EOF
+same "self-> read by printf: user space's" generated "'tick 9'" -s t.d
+kvars "self-> read by printf: user space's" 1 0
+
+# unset, self->t - 1 is -1 (signed); set from timestamp, unsigned: the
+# comparison differs, so the clause is user space's, and so is self->t
+cat >t.d <<'EOF'
+tr$target:::tick /arg0 == 4/ { self->t = timestamp; }
+tr$target:::tick /self->t - 1 > 0/ { @big = count(); }
+tr$target:::tick { @all = count(); }
+EOF
+same "a plan that depends on a variable being set" generated "'tick 9'" \
+	-s t.d
+kvars "a plan that depends on a variable being set" 1 0
+
+# threads that exited take their self-> variables out of the kernel's
+# map: 8 threads set one and exit, the main thread sets one and lives on
+rm -f out.txt prog.txt
+"$DTRACE" -v -q -o out.txt -n 'tr$target:::tick { self->x = 1; }' \
+	-n 'tr$target:::done { self->y = 1; @ = count(); }' \
+	-c "./trprog 'threads 8 3' 'sleep 300' done 'sleep 20000'" \
+	>prog.txt 2>err.txt &
+dpid=$!
+wait_until 300 grep -q '^ok done' prog.txt
+kill -INT "$dpid"
+wait "$dpid"
+expect_eq "self-> of exited threads: status" 0 "$?"
+expect_grep "self-> of exited threads: the live thread's kept" \
+	'^dtrace: 1 self-> variable live in the kernel$' err.txt
 
 # nothing traced: no program, no map
 rm -f out.txt

@@ -739,6 +739,11 @@ static void cg_off(struct consumer *c)
 	b->rb = NULL;
 	bpf_kagg_free(b->kagg);
 	b->kagg = NULL;
+	/* the clauses left to user space were the generated plans' (which
+	 * keep self-> variables in the kernel): the generic program's
+	 * plans decide them again */
+	for (size_t i = 0; i < c->nprobes; i++)
+		c->probes[i]->kplanned = false;
 	if (b->cgm.rb >= 0)
 		close(b->cgm.rb);
 	if (b->cgm.drops >= 0)
@@ -899,14 +904,38 @@ static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	ev_spec(e, &spec);
 	ev_mem(c, e, &spec);
 	if (b->kagg && (p = probe_at_event(c, e))) {
+		bool any;
+
 		pl = xcalloc(1, sizeof(*pl));
-		if (!bpf_kagg_plan(c, b->kagg, p, pl)) {
+		any = bpf_kagg_plan(c, b->kagg, p, pl);
+		if (pl->tls & UBPF_KTLS_UNFIT) {
+			snprintf(c->be_why, sizeof(c->be_why),
+				 "the clauses of uprobe event %s that keep "
+				 "self-> variables in the kernel do not fit "
+				 "one plan",
+				 e->name);
+			free(pl);
+			goto refused;
+		}
+		if (!any) {
 			free(pl);
 			pl = NULL;
 		}
 	}
-	/* a plan the generator refuses: every hit recorded */
+	/*
+	 * a plan the generator refuses: every hit recorded, unless it
+	 * keeps self-> variables, which user space does not have
+	 */
 	if (!cgen_emit(&b->cgm, &spec, pl, &v, &n)) {
+		if (pl && pl->tls) {
+			snprintf(c->be_why, sizeof(c->be_why),
+				 "no program generated for uprobe event %s, "
+				 "whose clauses keep self-> variables in the "
+				 "kernel",
+				 e->name);
+			free(pl);
+			goto refused;
+		}
 		free(pl);
 		pl = NULL;
 		if (!cgen_emit(&b->cgm, &spec, NULL, &v, &n)) {
@@ -1325,6 +1354,13 @@ static void bpf_proc_exit(struct consumer *c, struct tproc *pr)
 	up_proc_exit(c, pr);
 	if (c->bpf)
 		bpf_kagg_proc_exit(c, c->bpf->kagg, pr->pid);
+}
+
+/* records.c, each refresh: the kernel's self-> of threads that exited */
+void bpf_tls_reap(struct consumer *c)
+{
+	if (c->be == &consumer_bpf_ops && c->bpf)
+		bpf_kagg_tls_reap(c->bpf->kagg);
 }
 
 static void bpf_aggs(struct consumer *c)

@@ -53,8 +53,16 @@
  *     (kaggs: lookup, insert if absent, lookup; a full map counts in
  *     kdrops) and updates it as kagg.bpf.h's kval_update() does.
  *     Signed / and % are BPF's unsigned division on magnitudes with the
- *     sign put back, C's truncation, as kagg.bpf.h's ksdiv().  When no
- *     clause of the probe needs the record, the hit ends here.
+ *     sign put back, C's truncation, as kagg.bpf.h's ksdiv().  Plans
+ *     made with D_KPLAN_VARS (../d/kplan.c says which clauses) also
+ *     have TIME (the firing's timestamp, read once in the prologue into
+ *     S_TS, which the record then carries too), and VLD/VST of self->
+ *     variables (the hash map cgtls under {tid, variable}: a lookup
+ *     that finds none reads 0, a store of 0 deletes, a store the map
+ *     has no room for counts in cgtlsdrops) and of this-> variables
+ *     (stack slots zeroed where the plan starts: the kernel's clauses
+ *     of a probe are one run of this program).  When no clause of the
+ *     probe needs the record, the hit ends here.
  *  3. The record (usdt_bpf.h's struct ubpf_rec and its arguments,
  *     flagged UBPF_RF_KAGG after a plan ran): bpf_ringbuf_reserve() of
  *     its constant size, filled in, bpf_ringbuf_submit() with a wakeup
@@ -70,14 +78,17 @@
  * What is refused (bpf.c falls back to the generic program for the
  * whole run): copyin() copied at hit time, ustack(), vtimestamp, the
  * kernel providers.  Everything else a clause does (printf(), trace(),
- * string predicates, self-> and the like) user space runs from the
- * record, as with the generic program.  Only instructions and helpers
+ * string predicates, self-> variables a clause that prints reads, and
+ * the like) user space runs from the record, as with the generic
+ * program.  A plan that keeps self-> variables is never replaced by
+ * the record-only program: the variables are the kernel's alone, so
+ * bpf.c refuses the event instead.  Only instructions and helpers
  * Linux 6.1's verifier accepts are emitted (check-kmod's Debian
  * guest): 64-bit ALU and conditional jumps (no signed division, no
  * sign-extending loads: those came in 6.6), bpf_get_current_pid_tgid,
  * bpf_get_attach_cookie (5.15), bpf_probe_read_user, bpf_ktime_get_ns,
  * bpf_get_smp_processor_id, bpf_get_current_comm,
- * bpf_probe_read_user_str, map lookup and update, and the ring
+ * bpf_probe_read_user_str, map lookup, update and delete, and the ring
  * buffer's reserve, submit, output and query (5.8).
  */
 #include "config.h"
@@ -105,6 +116,10 @@ static const int16_t regoff[UBPF_R_IP + 1] = {
 #define S_ZERO (S_KKEY - 16) /* a zero struct ubpf_kval */
 #define S_COMM (S_ZERO - 16) /* the thread's name */
 #define S_FLAGS (S_COMM - 8) /* the record's flags */
+#define S_TS (S_FLAGS - 8)   /* the firing's timestamp, if the plan reads it */
+#define S_VKEY (S_TS - 8)    /* cgtls's key {tid, variable} */
+#define S_VVAL (S_VKEY - 8)  /* a value stored there */
+#define S_THIS(i) (S_VVAL - 8 - 8 * (int)(i)) /* UBPF_KTHIS this-> */
 
 struct em {
 	struct bpf_insn *v;
@@ -557,6 +572,75 @@ static void binop(struct em *e, uint8_t op)
 	e->bad = true;
 }
 
+/* r1 = self-> variable v of the firing thread, 0 when it has none */
+static void tls_load(struct em *e, const int *fds, uint16_t v)
+{
+	size_t j;
+
+	if (fds[3] < 0) {
+		e->bad = true;
+		return;
+	}
+	stx(e, BPF_W, 10, S_VKEY, 7); /* the tid: pid_tgid's low half */
+	st(e, BPF_W, 10, S_VKEY + 4, v);
+	ldmap(e, 1, fds[3]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_VKEY);
+	call(e, BPF_FUNC_map_lookup_elem);
+	alu_i(e, BPF_MOV, 1, 0);
+	j = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_DW, 1, 0, 0);
+	fix(e, j);
+}
+
+/*
+ * self-> variable v of the firing thread = r1: 0 deletes it, as
+ * user space's var_set() does; a value the map has no room for is
+ * counted in cgtlsdrops, per CPU (DTrace's dynamic variable drops).
+ */
+static void tls_store(struct em *e, const int *fds, uint16_t v)
+{
+	size_t j1, j2, j3;
+
+	if (fds[3] < 0 || fds[4] < 0) {
+		e->bad = true;
+		return;
+	}
+	stx(e, BPF_DW, 10, S_VVAL, 1);
+	stx(e, BPF_W, 10, S_VKEY, 7);
+	st(e, BPF_W, 10, S_VKEY + 4, v);
+	j1 = jmp_i(e, BPF_JNE, 1, 0);
+	ldmap(e, 1, fds[3]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_VKEY);
+	call(e, BPF_FUNC_map_delete_elem);
+	j2 = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, j1);
+	ldmap(e, 1, fds[3]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_VKEY);
+	alu_r(e, BPF_MOV, 3, 10);
+	alu_i(e, BPF_ADD, 3, S_VVAL);
+	alu_i(e, BPF_MOV, 4, BPF_ANY);
+	call(e, BPF_FUNC_map_update_elem);
+	j3 = jmp_i(e, BPF_JSGE, 0, 0);
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, fds[4]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	{
+		size_t j4 = jmp_i(e, BPF_JEQ, 0, 0);
+
+		ldx(e, BPF_DW, 1, 0, 0);
+		alu_i(e, BPF_ADD, 1, 1);
+		stx(e, BPF_DW, 0, 0, 1);
+		fix(e, j4);
+	}
+	fix(e, j3);
+	fix(e, j2);
+}
+
 static void pop(struct em *e, unsigned *sp, uint8_t r)
 {
 	if (!*sp) {
@@ -576,10 +660,20 @@ static void push(struct em *e, unsigned *sp, const struct ubpf_kop *o)
 	stx(e, BPF_DW, 10, (int16_t)S_STK((*sp)++), 1);
 }
 
+/* Does the plan have instruction op (of variable kind n, for VLD/VST)? */
+static bool plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
+{
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
+		if (pl->ops[pc].op == op && (n < 0 || pl->ops[pc].n == n))
+			return true;
+	return false;
+}
+
 /*
  * The plan's instructions (kagg.bpf.h's kstep(), one at a time), nargs
- * arguments fetched; fds: kaggs, kflat, kdrops.  Its end is where every
- * PRED's clause ends, at most.
+ * arguments fetched; fds: kaggs, kflat, kdrops, cgtls, cgtlsdrops.  Its
+ * end is where every PRED's clause ends, at most.  The firing's
+ * timestamp is in S_TS when the plan reads it.
  */
 static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		 const int *fds)
@@ -596,6 +690,11 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		st(e, BPF_DW, 10, (int16_t)(S_KKEY + i), 0);
 	st(e, BPF_DW, 10, S_ZERO, 0);
 	st(e, BPF_DW, 10, S_ZERO + 8, 0);
+	/* this-> variables start at 0 in each firing */
+	if (plan_has(pl, UBPF_K_VLD, UBPF_KV_THIS) ||
+	    plan_has(pl, UBPF_K_VST, UBPF_KV_THIS))
+		for (unsigned i = 0; i < UBPF_KTHIS; i++)
+			st(e, BPF_DW, 10, (int16_t)S_THIS(i), 0);
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS && !e->bad;
 	     pc++) {
 		const struct ubpf_kop *o = &pl->ops[pc];
@@ -616,6 +715,31 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			}
 			ldx(e, BPF_DW, 1, 10, (int16_t)S_ARG(o->n));
 			push(e, &sp, o);
+			continue;
+		case UBPF_K_TIME:
+			ldx(e, BPF_DW, 1, 10, S_TS);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_VLD:
+			if (o->n == UBPF_KV_SELF) {
+				tls_load(e, fds, o->slot);
+			} else if (o->n == UBPF_KV_THIS &&
+				   o->slot < UBPF_KTHIS) {
+				ldx(e, BPF_DW, 1, 10, (int16_t)S_THIS(o->slot));
+			} else {
+				e->bad = true;
+				continue;
+			}
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_VST:
+			pop(e, &sp, 1);
+			if (o->n == UBPF_KV_SELF)
+				tls_store(e, fds, o->slot);
+			else if (o->n == UBPF_KV_THIS && o->slot < UBPF_KTHIS)
+				stx(e, BPF_DW, 10, (int16_t)S_THIS(o->slot), 1);
+			else
+				e->bad = true;
 			continue;
 		case UBPF_K_PID:
 		case UBPF_K_TID:
@@ -725,9 +849,11 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	struct em e = {0};
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
 	unsigned len = (unsigned)sizeof(struct ubpf_rec) + 8 * nargs;
-	int fds[3] = {m->kaggs, m->kflat, m->kdrops};
+	int fds[5] = {m->kaggs, m->kflat, m->kdrops, m->tls, m->tlsdrops};
 	size_t jself, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
 	bool strs = s->strmask != 0;
+	/* one timestamp a firing, the plan's and the record's */
+	bool ts = pl && plan_has(pl, UBPF_K_TIME, -1);
 
 	*out = NULL;
 	*n = 0;
@@ -744,6 +870,10 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	alu_r(&e, BPF_MOV, 1, 7);
 	alu_i(&e, BPF_RSH, 1, 32);
 	jself = jmp_i(&e, BPF_JEQ, 1, (int32_t)m->self);
+	if (ts) {
+		call(&e, BPF_FUNC_ktime_get_ns);
+		stx(&e, BPF_DW, 10, S_TS, 0);
+	}
 	for (unsigned i = 0; i < nargs; i++)
 		arg_fetch(&e, i, &s->a[i]);
 	st(&e, BPF_DW, 10, S_FLAGS, 0);
@@ -804,7 +934,11 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		jnull = jmp_i(&e, BPF_JEQ, 0, 0);
 	}
 	alu_r(&e, BPF_MOV, 9, 0);
-	call(&e, BPF_FUNC_ktime_get_ns);
+	if (ts) {
+		ldx(&e, BPF_DW, 0, 10, S_TS);
+	} else {
+		call(&e, BPF_FUNC_ktime_get_ns);
+	}
 	stx(&e, BPF_DW, 9, 0, 0);
 	alu_r(&e, BPF_MOV, 1, 7);
 	alu_i(&e, BPF_RSH, 1, 32);

@@ -21,13 +21,25 @@ struct d_kplan;
 /*
  * What the kernel can run of prog: never NULL; with no clause at all
  * when the program rules it out (exit(), printa(), clear() or trunc()
- * in a clause of a traced probe).
+ * in a clause of a traced probe).  D_KPLAN_VARS: also clauses with
+ * self-> and this-> variables and timestamp (UBPF_K_TIME, VLD, VST),
+ * which only generated programs (consumer/cgen.c) run.
  */
-struct d_kplan *d_kplan_new(struct d_prog *prog);
+#define D_KPLAN_VARS 0x1
+struct d_kplan *d_kplan_new(struct d_prog *prog, unsigned flags);
 void d_kplan_free(struct d_kplan *k);
 
 /* Clause clause runs in the kernel wherever its plan fits. */
 bool d_kplan_clause(const struct d_kplan *k, unsigned clause);
+
+/*
+ * ... and reads or writes self-> variables the kernel keeps (of which
+ * d_kplan_tlsvar() says, by variable index < d_kplan_nvars()): its plan
+ * must run wherever it fires, never in user space instead.
+ */
+bool d_kplan_tls(const struct d_kplan *k, unsigned clause);
+bool d_kplan_tlsvar(const struct d_kplan *k, unsigned var);
+unsigned d_kplan_nvars(const struct d_kplan *k);
 
 /*
  * Append clause's instructions, for a firing of probe, to pl; false
@@ -43,6 +55,7 @@ bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
  * bucket (one for count() and the like).
  */
 unsigned d_kplan_nstmts(const struct d_kplan *k);
+bool d_kplan_isagg(const struct d_kplan *k, unsigned st); /* not a store */
 bool d_kplan_flat(const struct d_kplan *k, unsigned st, unsigned *slot,
 		  unsigned *nslots);
 

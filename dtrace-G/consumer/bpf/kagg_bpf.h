@@ -101,6 +101,23 @@ enum {
 	UBPF_K_PRED, /* pop; 0: go to jump (n: the comparison, as a binary) */
 	UBPF_K_KEY,  /* pop into key n */
 	UBPF_K_AGG,  /* update statement agg's entry (fn n); see below */
+	/* generated programs only (../cgen.c; kplan.c makes them only
+	 * when asked to, never for the generic program): */
+	UBPF_K_TIME, /* push the firing's timestamp */
+	UBPF_K_VLD,  /* push variable slot (n: UBPF_KV_SELF or _THIS) */
+	UBPF_K_VST,  /* pop into it; a self-> variable set to 0 is deleted */
+};
+
+/* VLD, VST's n: a self-> variable, slot its D variable index, the key
+ * {tid, slot} of the map cgtls; a this-> variable, slot one of
+ * UBPF_KTHIS values the program keeps for the firing (0 at its start) */
+enum { UBPF_KV_SELF, UBPF_KV_THIS };
+#define UBPF_KTHIS 8	    /* this-> variables in the kernel */
+#define UBPF_KTLS 65536	    /* entries of cgtls */
+#define UBPF_KTLS_UNFIT 0x2
+struct ubpf_kvkey {
+	__u32 tid;
+	__u32 var;
 };
 
 /* AGG's n: the aggregating function */
@@ -124,7 +141,7 @@ struct ubpf_kop {
 	__u16 step;  /* AGG lquantize() */
 	__u16 levels;
 	__u16 flags; /* UBPF_KF_* */
-	__u16 slot;  /* AGG with UBPF_KF_FLAT: its first slot in kflat */
+	__u16 slot;  /* AGG with UBPF_KF_FLAT: its first slot in kflat; VLD, VST */
 	__s64 imm; /* CONST, UBPF_KF_IMM: the value; AGG lquantize(): base */
 };
 
@@ -185,7 +202,10 @@ struct ubpf_kdirect {
 struct ubpf_kplan {
 	__u16 nops;
 	__u8 record; /* some clause of the probe needs the record too */
-	__u8 pad[5];
+	__u8 tls;    /* 1: it reads or writes self-> variables in the
+		      * kernel; UBPF_KTLS_UNFIT: a clause that does was
+		      * left out (too long), so no plan can be exact */
+	__u8 pad[4];
 	struct ubpf_kdirect d;
 	struct ubpf_kop ops[UBPF_KOPS];
 };

@@ -10,11 +10,11 @@
 #    casts, a clause left to user space (printf) on the same probe;
 #  - printf() and trace() of integer arguments and execname, whose
 #    records the generated program writes, and of copyinstr() strings
-#    (copied into the record at the hit), string predicates, self->
-#    variables (user space's, from the records);
+#    (copied into the record at the hit), string predicates and self->
+#    variables in a clause that prints (user space's, from the records);
 #  - arguments on the stack (the 7th on), read from user memory;
-#  - a run with copyin() at the hit is not taken: the generic program
-#    runs it;
+#  - copyin() copied at the hit into the generated program's record,
+#    and one that faults (user space reports it, as before);
 #  - self-> and this-> variables and timestamp in the kernel: an
 #    entry/return pair timed (pid provider), per-thread counters in
 #    many threads, this-> across the clauses of a firing; a variable a
@@ -23,6 +23,9 @@
 #    variable is set (an unset one reads as a signed 0, timestamp
 #    stored makes it unsigned) stays in user space; the variables of
 #    threads that exited are deleted from the kernel's map;
+#  - string predicates (copyinstr(argN) == or != a literal) in the
+#    kernel; one whose string faults sends the hit to user space, which
+#    reports the same errors; none beside self-> in the kernel;
 #  - BEGIN and END alone load no program at all.
 # -v names the generated programs or that none was loaded (the generic
 # program, as before, goes unmentioned).
@@ -125,8 +128,21 @@ same "stack arguments, a string argument, three events" generated \
 expect_eq "stack arguments: three programs" 1 \
 	"$(grep -c '^dtrace: BPF: 3 generated programs, ' err1.txt)"
 
-same "copyin(): the generic program" generic "'tick 3'" \
-	-n 'tr$target:::tick { printf("%d\n", *(char *)copyin(arg1, 1)); }'
+same "copyin() at the hit" generated "'tick 5'" \
+	-n 'tr$target:::tick { printf("%d\n", *(char *)copyin(arg1, 1)); }' \
+	-n 'tr$target:::tick /arg0 > 1/ { printf("%s %s\n", stringof(copyin(arg1, 4)), copyinstr(arg1)); }'
+# a copy that faults (arg2 is no address): user space reads it later
+# and reports the fault, as the generic program's record makes it do
+same "copyin() at the hit that faults" generated "'tick 3'" \
+	-n 'tr$target:::tick { printf("%d\n", *(char *)copyin(arg2, 1)); }' \
+	-n 'tr$target:::tick { printf("%d\n", arg0); }'
+for g in 0 1; do
+	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+done
+expect_file_eq "copyin() at the hit that faults: the same errors" \
+	flt0.txt flt1.txt
+expect_eq "copyin() at the hit that faults: 3 errors" 3 \
+	"$(wc -l <flt1.txt | tr -d ' ')"
 
 # self-> in the kernel: -v says how many clauses the kernel ran and
 # whether the kernel keeps variables
@@ -193,6 +209,45 @@ EOF
 same "a plan that depends on a variable being set" generated "'tick 9'" \
 	-s t.d
 kvars "a plan that depends on a variable being set" 1 0
+
+# string predicates in the kernel: copyinstr(argN) == / != a literal
+cat >t.d <<'EOF'
+tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); @s = sum(arg0); }
+tr$target:::tick /"gamma" != copyinstr(arg1) && arg0 > 2/ { @ng[arg0 % 2] = count(); }
+tr$target:::tick /copyinstr(arg1) == ""/ { @empty = count(); }
+tr$target:::tick /copyinstr(arg1) == "bet"/ { @prefix = count(); }
+tr$target:::tick { printf("%d %s\n", arg0, copyinstr(arg1)); }
+EOF
+same "string predicates" generated "'tick 12'" -s t.d
+kvars "string predicates" 4 0
+
+# a string the kernel cannot read (arg2 is no address): the hit goes
+# to user space whole, which reports the fault as the generic path does
+cat >t.d <<'EOF'
+tr$target:::tick /copyinstr(arg2) == "x"/ { @bad = count(); }
+tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); }
+tr$target:::tick { @all = count(); }
+EOF
+same "a string predicate that faults" generated "'tick 6'" -s t.d
+kvars "a string predicate that faults" 3 0
+for g in 0 1; do
+	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+done
+expect_file_eq "a string predicate that faults: the same errors" \
+	flt0.txt flt1.txt
+expect_eq "a string predicate that faults: 6 errors" 6 \
+	"$(wc -l <flt1.txt | tr -d ' ')"
+
+# with self-> variables in the kernel no string is compared there (a
+# fault would send their clause to user space): the string predicate's
+# clause is user space's
+cat >t.d <<'EOF'
+tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); }
+tr$target:::tick { self->n = self->n + 1; }
+tr$target:::tick /self->n > 3/ { @c = count(); }
+EOF
+same "self-> and a string predicate" generated "'tick 9'" -s t.d
+kvars "self-> and a string predicate" 2 1
 
 # threads that exited take their self-> variables out of the kernel's
 # map: 8 threads set one and exit, the main thread sets one and lives on

@@ -58,9 +58,9 @@
  * enables; their hits write no record, or a record flagged so that
  * user space runs only the other clauses (bpf_agg.c says how).
  *
- * Generated programs.  A run whose clauses copy no copyin() bytes, no
- * user stack and read no vtimestamp, and that uses no kernel
- * provider (cg_fits(), cg_try()), loads no generic program: at its
+ * Generated programs.  A run whose clauses copy no user stack and read
+ * no vtimestamp, and that uses no kernel provider (cg_fits(),
+ * cg_try()), loads no generic program: at its
  * first event each event gets a program cgen.c generates from its
  * argument specs and its probe's plan, straight-line and a few hundred
  * instructions, sharing one ring buffer, the drops map and the
@@ -690,10 +690,9 @@ static void fix_try(struct consumer *c, struct tevent *e)
 /* Generated programs (cgen.c) */
 
 /*
- * Whether the run's clauses are all the generator takes: no copyin()
- * copy at hit time, no ustack(), no vtimestamp.
- * DTRACE_CGEN=0 says no.  The kernel providers are known only once
- * matched: cg_try() asks then.
+ * Whether the run's clauses are all the generator takes: no ustack(),
+ * no vtimestamp.  DTRACE_CGEN=0 says no.  The kernel providers are
+ * known only once matched: cg_try() asks then.
  */
 static bool cg_fits(struct consumer *c)
 {
@@ -701,23 +700,26 @@ static bool cg_fits(struct consumer *c)
 
 	if (env && !strcmp(env, "0"))
 		return false;
-	for (unsigned ci = 0; ci < c->nclauses; ci++) {
-		uint32_t size[D_MAXARGS];
-
-		if (d_clause_memargs(c->prog, ci, size) ||
-		    (d_clause_needs(c->prog, ci) &
-		     (D_NEED_USTACK | D_NEED_VTIME)))
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		if (d_clause_needs(c->prog, ci) &
+		    (D_NEED_USTACK | D_NEED_VTIME))
 			return false;
-	}
 	return true;
 }
 
-/* Whether a clause reads a string at an argument (the record copies it) */
+/*
+ * Whether a clause reads a string at an argument or copyin()s one at
+ * the hit (the record copies them, built in cgbuf)
+ */
 static bool cg_strs(struct consumer *c)
 {
-	for (unsigned ci = 0; ci < c->nclauses; ci++)
-		if (d_clause_strargs(c->prog, ci))
+	for (unsigned ci = 0; ci < c->nclauses; ci++) {
+		uint32_t size[D_MAXARGS];
+
+		if (d_clause_strargs(c->prog, ci) ||
+		    d_clause_memargs(c->prog, ci, size))
 			return true;
+	}
 	return false;
 }
 

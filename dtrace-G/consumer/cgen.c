@@ -61,7 +61,12 @@
  *     that finds none reads 0, a store of 0 deletes, a store the map
  *     has no room for counts in cgtlsdrops) and of this-> variables
  *     (stack slots zeroed where the plan starts: the kernel's clauses
- *     of a probe are one run of this program).  When no clause of the
+ *     of a probe are one run of this program), and SEQ, a string
+ *     argument compared with a literal: seq_read() copies each such
+ *     argument's string into cgbuf before the first clause runs (a
+ *     fault ends the plan there: the record goes unflagged and user
+ *     space runs every clause), and SEQ compares it byte for byte with
+ *     the literal, unrolled, NUL included.  When no clause of the
  *     probe needs the record, the hit ends here.
  *  3. The record (usdt_bpf.h's struct ubpf_rec and its arguments,
  *     flagged UBPF_RF_KAGG after a plan ran): bpf_ringbuf_reserve() of
@@ -76,11 +81,10 @@
  *  4. Epilogue: r0 = 0, exit.
  *
  * What is refused (bpf.c falls back to the generic program for the
- * whole run): copyin() copied at hit time, ustack(), vtimestamp, the
- * kernel providers.  Everything else a clause does (printf(), trace(),
- * string predicates, self-> variables a clause that prints reads, and
- * the like) user space runs from the record, as with the generic
- * program.  A plan that keeps self-> variables is never replaced by
+ * whole run): ustack(), vtimestamp, the kernel providers.  Everything else a clause does (printf(), trace(),
+ * string predicates other than an argument's string against a literal,
+ * self-> variables a clause that prints reads, and the like) user space
+ * runs from the record, as with the generic program.  A plan that keeps self-> variables is never replaced by
  * the record-only program: the variables are the kernel's alone, so
  * bpf.c refuses the event instead.  Only instructions and helpers
  * Linux 6.1's verifier accepts are emitted (check-kmod's Debian
@@ -120,11 +124,20 @@ static const int16_t regoff[UBPF_R_IP + 1] = {
 #define S_VKEY (S_TS - 8)    /* cgtls's key {tid, variable} */
 #define S_VVAL (S_VKEY - 8)  /* a value stored there */
 #define S_THIS(i) (S_VVAL - 8 - 8 * (int)(i)) /* UBPF_KTHIS this-> */
+#define S_SBUF S_THIS(UBPF_KTHIS) /* cgbuf, where SEQ's strings are */
+/* SEQ's string of its j-th argument: in cgbuf, past what a record uses */
+#define SEQ_AT(j) (UBPF_SCRATCH - UBPF_STRMAX * ((int)(j) + 1))
 
 struct em {
 	struct bpf_insn *v;
 	size_t n, cap;
 	bool bad;
+	/* SEQ: the arguments whose strings the plan compares, and the
+	 * jumps taken when one cannot be read (to the unflagged record) */
+	uint8_t sarg[UBPF_KSTRARGS];
+	unsigned nsarg;
+	size_t fj[UBPF_KSTRARGS + 1];
+	unsigned nfj;
 };
 
 static void put(struct em *e, uint8_t code, uint8_t dst, uint8_t src,
@@ -660,6 +673,94 @@ static void push(struct em *e, unsigned *sp, const struct ubpf_kop *o)
 	stx(e, BPF_DW, 10, (int16_t)S_STK((*sp)++), 1);
 }
 
+/*
+ * The strings the plan's SEQ instructions compare, copied before any
+ * of its clauses runs, each into its place in cgbuf (buf: its map).  A
+ * string that cannot be read (a fault) ends the plan before it did
+ * anything: the hit's record goes unflagged, so user space runs every
+ * clause, reading the string as it would have (d_arg_str()), with the
+ * same result as the generic program.  kplan.c gives a plan that keeps
+ * self-> variables no SEQ, so no such hit needs them.
+ */
+static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
+		     unsigned nargs)
+{
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		const struct ubpf_kop *o = &pl->ops[pc];
+		unsigned j;
+
+		if (o->op != UBPF_K_SEQ)
+			continue;
+		for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
+			;
+		if (j < e->nsarg)
+			continue;
+		if (j >= UBPF_KSTRARGS || o->n >= nargs || buf < 0 || pl->tls) {
+			e->bad = true;
+			return;
+		}
+		e->sarg[e->nsarg++] = o->n;
+	}
+	if (!e->nsarg)
+		return;
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, buf);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	e->fj[e->nfj++] = jmp_i(e, BPF_JEQ, 0, 0);
+	stx(e, BPF_DW, 10, S_SBUF, 0);
+	for (unsigned j = 0; j < e->nsarg; j++) {
+		ldx(e, BPF_DW, 1, 10, S_SBUF);
+		alu_i(e, BPF_ADD, 1, SEQ_AT(j));
+		alu_i(e, BPF_MOV, 2, UBPF_STRMAX);
+		ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
+		call(e, BPF_FUNC_probe_read_user_str);
+		e->fj[e->nfj++] = jmp_i(e, BPF_JSLT, 0, 0);
+	}
+}
+
+/*
+ * r1 = SEQ pl->ops[pc]'s result: its argument's string (read by
+ * seq_read()) byte for byte the literal of the SDATA instructions that
+ * follow, its NUL included; *pc is left on the last of them.
+ */
+static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc)
+{
+	const struct ubpf_kop *o = &pl->ops[*pc];
+	size_t *jf, njf = 0;
+	unsigned j, len = o->step;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
+		;
+	if (j >= e->nsarg || len > UBPF_KSTRMAX ||
+	    *pc + 1 + (len + 8) / 8 > pl->nops) {
+		e->bad = true;
+		return;
+	}
+	jf = xcalloc(len + 1, sizeof(*jf));
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	alu_i(e, BPF_MOV, 1, 0);
+	for (unsigned i = 0; i <= len; i++) {
+		const struct ubpf_kop *d = &pl->ops[*pc + 1 + i / 8];
+		uint8_t c = (uint8_t)((uint64_t)d->imm >> (8 * (i % 8)));
+
+		if (d->op != UBPF_K_SDATA) {
+			e->bad = true;
+			break;
+		}
+		ldx(e, BPF_B, 3, 2, (int16_t)(SEQ_AT(j) + (int)i));
+		jf[njf++] = jmp_i(e, BPF_JNE, 3, c);
+	}
+	alu_i(e, BPF_MOV, 1, 1);
+	for (size_t i = 0; i < njf; i++)
+		fix(e, jf[i]);
+	free(jf);
+	if (o->flags & UBPF_KF_NEG)
+		alu_i(e, BPF_XOR, 1, 1);
+	*pc += (len + 8) / 8;
+}
+
 /* Does the plan have instruction op (of variable kind n, for VLD/VST)? */
 static bool plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
 {
@@ -671,7 +772,7 @@ static bool plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
 
 /*
  * The plan's instructions (kagg.bpf.h's kstep(), one at a time), nargs
- * arguments fetched; fds: kaggs, kflat, kdrops, cgtls, cgtlsdrops.  Its
+ * arguments fetched; fds: kaggs, kflat, kdrops, cgtls, cgtlsdrops, cgbuf.  Its
  * end is where every PRED's clause ends, at most.  The firing's
  * timestamp is in S_TS when the plan reads it.
  */
@@ -690,6 +791,7 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		st(e, BPF_DW, 10, (int16_t)(S_KKEY + i), 0);
 	st(e, BPF_DW, 10, S_ZERO, 0);
 	st(e, BPF_DW, 10, S_ZERO + 8, 0);
+	seq_read(e, pl, fds[5], nargs);
 	/* this-> variables start at 0 in each firing */
 	if (plan_has(pl, UBPF_K_VLD, UBPF_KV_THIS) ||
 	    plan_has(pl, UBPF_K_VST, UBPF_KV_THIS))
@@ -720,6 +822,18 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			ldx(e, BPF_DW, 1, 10, S_TS);
 			push(e, &sp, o);
 			continue;
+		case UBPF_K_SEQ: {
+			unsigned first = pc;
+
+			seq(e, pl, &pc);
+			push(e, &sp, o);
+			/* the SDATA skipped: where a jump may land */
+			for (unsigned i = first + 1; i <= pc; i++) {
+				at[i] = e->n;
+				dp[i] = sp;
+			}
+			continue;
+		}
 		case UBPF_K_VLD:
 			if (o->n == UBPF_KV_SELF) {
 				tls_load(e, fds, o->slot);
@@ -849,15 +963,17 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	struct em e = {0};
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
 	unsigned len = (unsigned)sizeof(struct ubpf_rec) + 8 * nargs;
-	int fds[5] = {m->kaggs, m->kflat, m->kdrops, m->tls, m->tlsdrops};
+	int fds[6] = {m->kaggs, m->kflat,    m->kdrops,
+		      m->tls,	m->tlsdrops, m->buf};
 	size_t jself, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
-	bool strs = s->strmask != 0;
+	/* strings or a copyin() copy: the record is built in cgbuf */
+	bool strs = s->strmask != 0 || s->memmask != 0;
 	/* one timestamp a firing, the plan's and the record's */
 	bool ts = pl && plan_has(pl, UBPF_K_TIME, -1);
 
 	*out = NULL;
 	*n = 0;
-	if (s->memmask || s->ustk || (strs && m->buf < 0))
+	if (s->ustk || (strs && m->buf < 0))
 		return false;
 	/* 1. prologue */
 	alu_r(&e, BPF_MOV, 6, 1);
@@ -911,6 +1027,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			st(&e, BPF_DW, 10, S_FLAGS, UBPF_RF_KAGG);
 		}
 		fix(&e, jarm);
+		for (unsigned i = 0; i < e.nfj; i++) /* seq_read()'s faults */
+			fix(&e, e.fj[i]);
 	}
 	/* 3. the record */
 	if (s->comm) {
@@ -996,6 +1114,38 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			stx(&e, BPF_H, 1, 0, 0);
 			alu_i(&e, BPF_ADD, 8, 2);
 			alu_r(&e, BPF_ADD, 8, 0);
+		}
+		/*
+		 * copyin(argN, size) of the one argument ev_mem() picked:
+		 * a 2-byte length (0 for a fault: mem.c reads it later)
+		 * and bpf_probe_read_user()'s bytes, as usdt.bpf.c
+		 */
+		for (unsigned i = 0; i < nargs; i++) {
+			unsigned sz = s->memlen[i];
+			size_t j;
+
+			if (!(s->memmask & (1u << i)) || !sz)
+				continue;
+			if (sz > UBPF_MEMMAX) {
+				e.bad = true;
+				break;
+			}
+			alu_i(&e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
+			alu_r(&e, BPF_MOV, 1, 9);
+			alu_r(&e, BPF_ADD, 1, 8);
+			alu_i(&e, BPF_ADD, 1, 2);
+			alu_i(&e, BPF_MOV, 2, (int32_t)sz);
+			ldx(&e, BPF_DW, 3, 10, (int16_t)S_ARG(i));
+			call(&e, BPF_FUNC_probe_read_user);
+			alu_i(&e, BPF_MOV, 1, (int32_t)sz);
+			j = jmp_i(&e, BPF_JSGE, 0, 0);
+			alu_i(&e, BPF_MOV, 1, 0);
+			fix(&e, j);
+			alu_r(&e, BPF_MOV, 2, 9);
+			alu_r(&e, BPF_ADD, 2, 8);
+			stx(&e, BPF_H, 2, 0, 1);
+			alu_i(&e, BPF_ADD, 8, 2);
+			alu_r(&e, BPF_ADD, 8, 1);
 		}
 		alu_i(&e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
 		stx(&e, BPF_H, 9, 24, 8);

@@ -57,7 +57,11 @@
  * zero's type), and a clause is taken only if its plan is the same
  * instruction for instruction, with the same key types, whichever of
  * its variables (those whose T differs from their zero's) are set
- * (clause_typed(), up to 4 such variables).
+ * (clause_typed(), up to 4 such variables).  The generated programs
+ * also compare copyinstr(argN) with a string literal (str_cmp()), but
+ * not in a program whose kernel keeps self-> variables: a string that
+ * faults sends the whole hit to user space (cgen.c), where such a
+ * clause cannot run.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -98,6 +102,7 @@ struct d_kplan {
 	int *vslot;	    /* this->: its slot, < UBPF_KTHIS */
 	int nbits;	    /* vbits given out */
 	uint32_t absent;    /* typing the variables of these bits unset */
+	bool nostr;	    /* no string comparison (see vars_decide()) */
 	bool *tls;	    /* per clause: it touches a self-> variable */
 };
 
@@ -141,6 +146,52 @@ static bool var_ty(const struct d_kplan *k, unsigned v, uint8_t *sz,
 		*sg = k->vsg[v];
 	}
 	return true;
+}
+
+/*
+ * copyinstr(argN) == "string" (or !=, either way round), which generated
+ * programs compare at the probe (UBPF_K_SEQ): the argument's string and
+ * the literal into *arg, *lit.  The string copied at the hit is what
+ * user space would read (d_arg_str()), cut to strsize - 1 bytes, which
+ * changes no comparison with a literal shorter than that.
+ */
+static bool str_cmp(const struct d_kplan *k, const struct node *n,
+		    const struct node **arg, const struct node **lit)
+{
+	const struct node *f, *l;
+
+	if (!k || !k->vars || k->nostr || n->op != N_BIN ||
+	    (n->sub != OP_EQ && n->sub != OP_NE))
+		return false;
+	f = n->a->op == N_FUNC ? n->a : n->b;
+	l = f == n->a ? n->b : n->a;
+	if (f->op != N_FUNC || d_funcs[f->sub].id != F_COPYINSTR ||
+	    f->nargs != 1 || f->args[0]->op != N_ARGN ||
+	    f->args[0]->sub < 0 || f->args[0]->sub >= D_MAXARGS ||
+	    l->op != N_STR || !l->sval || strlen(l->sval) > UBPF_KSTRMAX ||
+	    strlen(l->sval) + 1 >= k->prog->strsize)
+		return false;
+	if (arg)
+		*arg = f->args[0];
+	if (lit)
+		*lit = l;
+	return true;
+}
+
+/* Does n compare a string (str_cmp())? */
+static bool has_str_cmp(const struct d_kplan *k, const struct node *n)
+{
+	if (!n)
+		return false;
+	if (str_cmp(k, n, NULL, NULL))
+		return true;
+	if (has_str_cmp(k, n->a) || has_str_cmp(k, n->b) ||
+	    has_str_cmp(k, n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (has_str_cmp(k, n->args[i]))
+			return true;
+	return false;
 }
 
 /* The type of an integer expression the kernel can compute; false if none. */
@@ -197,6 +248,11 @@ static bool ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 		*sg = n->sg;
 		return true;
 	case N_BIN:
+		if (str_cmp(k, n, NULL, NULL)) {
+			*sz = 4;
+			*sg = 1;
+			return true;
+		}
 		if (n->ptr || !ty(k, n->a, &az, &ag) || !ty(k, n->b, &bz, &bg))
 			return false; /* pointer arithmetic scales: mem.c */
 		switch (n->sub) {
@@ -653,6 +709,26 @@ static bool clause_ok(struct d_kplan *k, unsigned ci)
 	return true;
 }
 
+/* Does clause c compare a string (str_cmp())? */
+static bool clause_strs(const struct d_kplan *k, const struct clause *c)
+{
+	if (has_str_cmp(k, c->pred))
+		return true;
+	for (unsigned i = 0; i < c->nstmts; i++) {
+		const struct stmt *st = &c->stmts[i];
+
+		if (has_str_cmp(k, st->e))
+			return true;
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (has_str_cmp(k, st->args[j]))
+				return true;
+		for (unsigned j = 0; j < st->nkeys; j++)
+			if (has_str_cmp(k, st->keys[j]))
+				return true;
+	}
+	return false;
+}
+
 /*
  * Which variables the kernel keeps: self-> and this-> integers that no
  * clause it cannot run touches (user space would keep a second copy),
@@ -666,12 +742,15 @@ static void vars_decide(struct d_kplan *k)
 {
 	struct d_prog *p = k->prog;
 	bool *mark = d_xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
-	bool changed = true;
+	bool changed = true, tls = false, strs = false;
 	unsigned nthis = 0;
 
+	k->nbits = 0;
+	memset(k->tls, 0, p->nclauses * sizeof(*k->tls));
 	for (unsigned v = 0; v < p->nvars; v++) {
 		const struct var *var = &p->vars[v];
 
+		k->vst[v] = KV_NO;
 		k->vbit[v] = -1;
 		k->vslot[v] = -1;
 		if ((var->scope == SC_SELF || var->scope == SC_THIS) &&
@@ -712,8 +791,19 @@ static void vars_decide(struct d_kplan *k)
 		clause_vars(k, &p->clauses[ci], mark);
 		for (unsigned v = 0; v < p->nvars; v++)
 			k->tls[ci] |= mark[v] && p->vars[v].scope == SC_SELF;
+		tls |= k->tls[ci];
+		strs |= clause_strs(k, &p->clauses[ci]);
 	}
 	free(mark);
+	/*
+	 * A string the kernel cannot read (a fault) sends the hit to user
+	 * space whole, unflagged (cgen.c), where a clause keeping self->
+	 * variables cannot go: such a program compares no strings.
+	 */
+	if (tls && strs && !k->nostr) {
+		k->nostr = true;
+		vars_decide(k);
+	}
 }
 
 struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags)
@@ -951,6 +1041,30 @@ static void emit(struct em *m, const struct node *n)
 			o->sz = 8; /* 64 bits, as run.c's reg() */
 			o->sg = sg;
 			return;
+		}
+		{
+			const struct node *arg, *lit;
+
+			if (str_cmp(m->k, n, &arg, &lit)) {
+				size_t len = strlen(lit->sval);
+
+				o = put(m, UBPF_K_SEQ, 0, 1);
+				o->n = (uint8_t)arg->sub;
+				o->step = (uint16_t)len;
+				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
+				for (size_t i = 0; i <= len; i += 8) {
+					uint64_t w = 0;
+
+					for (size_t j = 0; j < 8 && i + j < len;
+					     j++)
+						w |= (uint64_t)(uint8_t)lit
+							     ->sval[i + j]
+						     << (8 * j);
+					o = put(m, UBPF_K_SDATA, 0, 0);
+					o->imm = (int64_t)w;
+				}
+				return;
+			}
 		}
 		(void)ty(m->k, n->a, &az, &ag);
 		(void)ty(m->k, n->b, &bz, &bg);

@@ -106,6 +106,10 @@ enum {
 	UBPF_K_TIME, /* push the firing's timestamp */
 	UBPF_K_VLD,  /* push variable slot (n: UBPF_KV_SELF or _THIS) */
 	UBPF_K_VST,  /* pop into it; a self-> variable set to 0 is deleted */
+	UBPF_K_SEQ,  /* push copyinstr(argument n) == the string of the next
+		      * step SDATA instructions (step: its length); with
+		      * UBPF_KF_NEG, != */
+	UBPF_K_SDATA, /* 8 bytes of that string, NUL-padded, in imm */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key
@@ -148,6 +152,9 @@ struct ubpf_kop {
 /* ubpf_kop.flags */
 #define UBPF_KF_IMM 0x1	 /* binary: b is imm, only a is popped */
 #define UBPF_KF_FLAT 0x2 /* AGG: kflat[slot + bucket], not kaggs */
+#define UBPF_KF_NEG 0x4	 /* SEQ: not equal */
+#define UBPF_KSTRMAX 63	 /* SEQ: the longest string compared */
+#define UBPF_KSTRARGS 4	 /* SEQ: arguments a plan compares */
 
 /* kplans[{event, pid}] */
 struct ubpf_kplan_key {

@@ -443,7 +443,12 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		else
 			keyed = true;
 	}
-	if (tls) { /* self-> variables: {tid, variable} -> value */
+	/*
+	 * self-> variables: {tid, variable} -> value, allocated as they
+	 * are stored (preallocating the 65,536 entries made a timed
+	 * entry/return pair no faster, bench/perhit.sh)
+	 */
+	if (tls) {
 		k->tls_fd = map_new(BPF_MAP_TYPE_HASH, "cgtls",
 				    sizeof(struct ubpf_kvkey), 8, UBPF_KTLS,
 				    BPF_F_NO_PREALLOC);

@@ -85,6 +85,16 @@ struct bpf_kagg {
 	bool cgen;
 	int armed_fd, arm1_fd; /* arm1: by event, its first pid (first[]) */
 	int tls_fd, tlsdrops_fd; /* self-> variables the kernel keeps */
+	/* hits recorded unflagged at an event whose plan keeps self->
+	 * (bpf_kagg_tls_hit()), by {ev, pid}; armed: the process was
+	 * armed there too, before or after */
+	struct tls_hits {
+		uint32_t ev;
+		pid_t pid;
+		uint64_t n;
+		bool armed;
+	} *th;
+	size_t nth;
 	size_t tls_live;	 /* ... at the last bpf_kagg_tls_reap() */
 	struct ubpf_kplan **cgplan; /* by event, UBPF_MAXEV */
 };
@@ -140,6 +150,7 @@ void bpf_kagg_free(struct bpf_kagg *k)
 	}
 	free(k->ran);
 	free(k->direct);
+	free(k->th);
 	free(k);
 }
 
@@ -704,6 +715,33 @@ static void kfix_pick(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 		k->fix_used = pid;
 }
 
+/* k->th's entry for {ev, pid}, made if none */
+static struct tls_hits *tls_hits_of(struct bpf_kagg *k, uint32_t ev,
+				    pid_t pid)
+{
+	for (size_t i = k->nth; i-- > 0;)
+		if (k->th[i].ev == ev && k->th[i].pid == pid)
+			return &k->th[i];
+	k->th = xrealloc(k->th, k->nth + 1, sizeof(*k->th));
+	k->th[k->nth] = (struct tls_hits){ev, pid, 0, false};
+	return &k->th[k->nth++];
+}
+
+/*
+ * A hit at event ev in process pid that the kernel did not run the plan
+ * of (not armed: a -p process while its probes go in, a forked child
+ * before or without its plans): user space runs every clause for it.
+ * Where the plan keeps self-> variables, that is exact only if the
+ * process is never armed there (all its hits then run in user space,
+ * with its variables); bpf_kagg_merge() says how many hits were not.
+ */
+void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid)
+{
+	if (k && k->cgen && ev < UBPF_MAXEV && k->cgplan[ev] &&
+	    (k->cgplan[ev]->tls & 1))
+		tls_hits_of(k, ev, pid)->n++;
+}
+
 /* No longer armed for ev's program: pid's hits there are recorded. */
 static void cgen_disarm(struct bpf_kagg *k, uint32_t ev, pid_t pid)
 {
@@ -740,6 +778,8 @@ static void cgen_arm(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 	if (!k->first[ev] &&
 	    bpf_map_update_elem(k->arm1_fd, &ev, &p, BPF_ANY) == 0)
 		k->first[ev] = pid;
+	if (k->cgplan[ev]->tls & 1)
+		tls_hits_of(k, ev, pid)->armed = true;
 }
 
 /* pr was enabled: a plan for each of its events whose probe has one. */
@@ -853,7 +893,7 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 {
 	struct ubpf_kkey key, next;
 	struct ubpf_kval *v;
-	uint64_t *drops;
+	uint64_t *drops, mixed = 0;
 	unsigned nran = 0, ndirect = 0;
 	uint32_t zero = 0;
 	void *prev = NULL;
@@ -919,6 +959,16 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 	if (c->o->verbose && ndirect)
 		say(c, "%u of them without the plan's instruction loop",
 		    ndirect);
+	/* not exact, so said without -v (bpf_kagg_tls_hit()) */
+	for (size_t i = 0; i < k->nth; i++)
+		if (k->th[i].armed)
+			mixed += k->th[i].n;
+	if (mixed)
+		say(c,
+		    "%" PRIu64 " hit%s ran in user space before the process's "
+		    "plan was armed, with user space's self-> variables, not "
+		    "the kernel's",
+		    mixed, mixed == 1 ? "" : "s");
 	if (c->o->verbose && k->tls_fd >= 0)
 		say(c, "%zu self-> variable%s live in the kernel", k->tls_live,
 		    k->tls_live == 1 ? "" : "s");

@@ -530,6 +530,7 @@ bool bpf_kagg_plan(struct consumer *c, struct bpf_kagg *k, struct tprobe *p,
 void bpf_kagg_cgen_plan(struct bpf_kagg *k, uint32_t ev,
 			const struct ubpf_kplan *pl);
 void bpf_kagg_tls_reap(struct bpf_kagg *k);
+void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid);
 void bpf_tls_reap(struct consumer *c);
 #endif
 

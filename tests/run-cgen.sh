@@ -26,6 +26,8 @@
 #  - string predicates (copyinstr(argN) == or != a literal) in the
 #    kernel; one whose string faults sends the hit to user space, which
 #    reports the same errors; none beside self-> in the kernel;
+#  - aggregations keyed by copyinstr(argN), beside integer keys and the
+#    probe's name, a hostile string among them; one that faults;
 #  - BEGIN and END alone load no program at all.
 # -v names the generated programs or that none was loaded (the generic
 # program, as before, goes unmentioned).
@@ -236,6 +238,31 @@ done
 expect_file_eq "a string predicate that faults: the same errors" \
 	flt0.txt flt1.txt
 expect_eq "a string predicate that faults: 6 errors" 6 \
+	"$(wc -l <flt1.txt | tr -d ' ')"
+
+# aggregations keyed by copyinstr(argN), alone or beside other keys,
+# in the kernel (kaggs_s); a hostile string's key prints escaped as
+# user space's; a key that faults sends the hit to user space
+cat >t.d <<'EOF'
+tr$target:::tick { @[copyinstr(arg1)] = count(); }
+tr$target:::tick { @s[arg0 % 2, copyinstr(arg1)] = sum(arg0); }
+tr$target:::tick /arg0 > 3/ { @q[copyinstr(arg1)] = quantize(arg0); }
+tr$target:::tick { @m[copyinstr(arg1), probename] = max(arg0); }
+tr$target:::msg { @h[copyinstr(arg0), arg1] = count(); }
+EOF
+same "string keys" generated "'tick 12' msg hostile" -s t.d
+kvars "string keys" 5 0
+cat >t.d <<'EOF'
+tr$target:::tick { @bad[copyinstr(arg2)] = count(); }
+tr$target:::tick { @all = count(); }
+EOF
+same "a string key that faults" generated "'tick 3'" -s t.d
+kvars "a string key that faults" 2 0
+for g in 0 1; do
+	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+done
+expect_file_eq "a string key that faults: the same errors" flt0.txt flt1.txt
+expect_eq "a string key that faults: 3 errors" 3 \
 	"$(wc -l <flt1.txt | tr -d ' ')"
 
 # with self-> variables in the kernel no string is compared there (a

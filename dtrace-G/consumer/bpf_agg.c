@@ -85,6 +85,7 @@ struct bpf_kagg {
 	bool cgen;
 	int armed_fd, arm1_fd; /* arm1: by event, its first pid (first[]) */
 	int tls_fd, tlsdrops_fd; /* self-> variables the kernel keeps */
+	int saggs_fd;		 /* kaggs_s: a key with a string */
 	/* hits recorded unflagged at an event whose plan keeps self->
 	 * (bpf_kagg_tls_hit()), by {ev, pid}; armed: the process was
 	 * armed there too, before or after */
@@ -109,7 +110,7 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
 	k->kp = d_kplan_new(c->prog, 0);
-	k->tls_fd = k->tlsdrops_fd = -1;
+	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
 	k->plans_fd = bpf_object__find_map_fd_by_name(obj, "kplans");
@@ -141,8 +142,9 @@ void bpf_kagg_free(struct bpf_kagg *k)
 			free(k->cgplan[i]);
 	free(k->cgplan);
 	if (k->cgen) { /* the maps bpf_kagg_cgen() made */
-		int fds[] = {k->aggs_fd, k->flat_fd, k->drops_fd,   k->armed_fd,
-			     k->arm1_fd, k->tls_fd,  k->tlsdrops_fd};
+		int fds[] = {k->aggs_fd,  k->flat_fd,	  k->drops_fd,
+			     k->armed_fd, k->arm1_fd,	  k->tls_fd,
+			     k->tlsdrops_fd, k->saggs_fd};
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -424,10 +426,11 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	const char *env = getenv("DTRACE_KAGG");
 	struct bpf_kagg *k;
 	bool any = false, keyed = false, flat = false, tls = false;
+	bool skeyed = false;
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
-	m->tls = m->tlsdrops = -1;
+	m->tls = m->tlsdrops = m->kaggs_s = -1;
 	if (env && !strcmp(env, "0"))
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
@@ -438,7 +441,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	}
 	k->plans_fd = k->aggs_fd = k->flat_fd = k->drops_fd = -1;
 	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
-	k->tls_fd = k->tlsdrops_fd = -1;
+	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
 		bpf_kagg_free(k);
@@ -453,7 +456,13 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 			flat = true;
 		else
 			keyed = true;
+		skeyed |= d_kplan_skey(k->kp, st);
 	}
+	if (skeyed)
+		k->saggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_s",
+				      sizeof(struct ubpf_kskey),
+				      sizeof(struct ubpf_kval),
+				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
 	/*
 	 * self-> variables: {tid, variable} -> value, allocated as they
 	 * are stored (preallocating the 65,536 entries made a timed
@@ -485,7 +494,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->cgen = true; /* bpf_kagg_free() closes them */
 	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
 	    (flat && k->flat_fd < 0) || k->armed_fd < 0 || k->arm1_fd < 0 ||
-	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0))) {
+	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0)) ||
+	    (skeyed && k->saggs_fd < 0)) {
 		*err = errno ? -errno : -EINVAL;
 		bpf_kagg_free(k);
 		return NULL;
@@ -500,6 +510,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->arm1 = k->arm1_fd;
 	m->tls = k->tls_fd;
 	m->tlsdrops = k->tlsdrops_fd;
+	m->kaggs_s = k->saggs_fd;
 	return k;
 }
 
@@ -906,7 +917,24 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 		prev = &key;
 		if (bpf_map_lookup_elem(k->aggs_fd, &key, v) == 0)
 			d_kplan_merge(k->kp, &key, v, (unsigned)k->ncpus,
-				      probe_of, c);
+				      probe_of, c, NULL);
+	}
+	/* the statements with a string key: kaggs_s */
+	if (k->saggs_fd >= 0) {
+		struct ubpf_kskey sk, snext;
+		char str[UBPF_KSKEY + 1];
+		void *sprev = NULL;
+
+		while (bpf_map_get_next_key(k->saggs_fd, sprev, &snext) == 0) {
+			sk = snext;
+			sprev = &sk;
+			memcpy(str, sk.s, UBPF_KSKEY);
+			str[UBPF_KSKEY] = '\0';
+			if (bpf_map_lookup_elem(k->saggs_fd, &sk, v) == 0)
+				d_kplan_merge(k->kp, &sk.k, v,
+					      (unsigned)k->ncpus, probe_of, c,
+					      str);
+		}
 	}
 	/* the statements without keys: their slots of kflat */
 	for (unsigned st = 0; st < d_kplan_nstmts(k->kp); st++) {
@@ -928,7 +956,7 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 			key.agg = (uint16_t)st;
 			key.bucket = (uint16_t)i;
 			d_kplan_merge(k->kp, &key, v, (unsigned)k->ncpus,
-				      probe_of, c);
+				      probe_of, c, NULL);
 		}
 	}
 	free(v);

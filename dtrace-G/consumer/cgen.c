@@ -66,8 +66,10 @@
  *     argument's string into cgbuf before the first clause runs (a
  *     fault ends the plan there: the record goes unflagged and user
  *     space runs every clause), and SEQ compares it byte for byte with
- *     the literal, unrolled, NUL included.  When no clause of the
- *     probe needs the record, the hit ends here.
+ *     the literal, unrolled, NUL included; SKEY copies it, NUL-padded,
+ *     into a key of kaggs_s built in cgbuf (a key longer than its 64
+ *     bytes ends the plan as a fault does), which AGG then uses.  When
+ *     no clause of the probe needs the record, the hit ends here.
  *  3. The record (usdt_bpf.h's struct ubpf_rec and its arguments,
  *     flagged UBPF_RF_KAGG after a plan ran): bpf_ringbuf_reserve() of
  *     its constant size, filled in, bpf_ringbuf_submit() with a wakeup
@@ -77,21 +79,26 @@
  *     built in the per-CPU buffer cgbuf, each string a 2-byte length
  *     and bpf_probe_read_user_str()'s bytes at an offset masked to the
  *     buffer's first half (the verifier's bound), and written with
- *     bpf_ringbuf_output(), as usdt.bpf.c does.
+ *     bpf_ringbuf_output(), as usdt.bpf.c does; so is a record with the
+ *     copy of copyin(argN, size) at the hit (the spec's memmask: one
+ *     argument, bpf.c's ev_mem()), a 2-byte length (0: a fault, which
+ *     user space reads again) and bpf_probe_read_user()'s bytes.
  *  4. Epilogue: r0 = 0, exit.
  *
  * What is refused (bpf.c falls back to the generic program for the
- * whole run): ustack(), vtimestamp, the kernel providers.  Everything else a clause does (printf(), trace(),
- * string predicates other than an argument's string against a literal,
- * self-> variables a clause that prints reads, and the like) user space
- * runs from the record, as with the generic program.  A plan that keeps self-> variables is never replaced by
- * the record-only program: the variables are the kernel's alone, so
- * bpf.c refuses the event instead.  Only instructions and helpers
- * Linux 6.1's verifier accepts are emitted (check-kmod's Debian
- * guest): 64-bit ALU and conditional jumps (no signed division, no
- * sign-extending loads: those came in 6.6), bpf_get_current_pid_tgid,
- * bpf_get_attach_cookie (5.15), bpf_probe_read_user, bpf_ktime_get_ns,
- * bpf_get_smp_processor_id, bpf_get_current_comm,
+ * whole run): ustack(), vtimestamp, the kernel providers.  Everything
+ * else a clause does (printf(), trace(), string predicates other than
+ * an argument's string against a literal, self-> variables a clause
+ * that prints reads, and the like) user space runs from the record, as
+ * with the generic program.  A plan that keeps self-> variables is
+ * never replaced by the record-only program: the variables are the
+ * kernel's alone, so bpf.c refuses the event instead.  Only
+ * instructions and helpers Linux 6.1's verifier accepts are emitted
+ * (check-kmod's Debian guest): 64-bit ALU and conditional jumps (no
+ * signed division, no sign-extending loads: those came in 6.6),
+ * bpf_get_current_pid_tgid, bpf_get_attach_cookie (5.15),
+ * bpf_probe_read_user, bpf_ktime_get_ns, bpf_get_smp_processor_id,
+ * bpf_get_current_comm,
  * bpf_probe_read_user_str, map lookup, update and delete, and the ring
  * buffer's reserve, submit, output and query (5.8).
  */
@@ -127,6 +134,8 @@ static const int16_t regoff[UBPF_R_IP + 1] = {
 #define S_SBUF S_THIS(UBPF_KTHIS) /* cgbuf, where SEQ's strings are */
 /* SEQ's string of its j-th argument: in cgbuf, past what a record uses */
 #define SEQ_AT(j) (UBPF_SCRATCH - UBPF_STRMAX * ((int)(j) + 1))
+/* a kaggs_s key, built below them (a map key may be in a map value) */
+#define SKEY_AT (SEQ_AT(UBPF_KSTRARGS) - (int)sizeof(struct ubpf_kskey))
 
 struct em {
 	struct bpf_insn *v;
@@ -135,8 +144,9 @@ struct em {
 	/* SEQ: the arguments whose strings the plan compares, and the
 	 * jumps taken when one cannot be read (to the unflagged record) */
 	uint8_t sarg[UBPF_KSTRARGS];
+	bool skarg[UBPF_KSTRARGS]; /* ... SKEY's: at most UBPF_KSKEY bytes */
 	unsigned nsarg;
-	size_t fj[UBPF_KSTRARGS + 1];
+	size_t fj[UBPF_KSTRARGS * 2 + 1];
 	unsigned nfj;
 };
 
@@ -410,10 +420,24 @@ static void kval_update(struct em *e, uint8_t fn)
 	}
 }
 
+/* r2 = the key of an aggregation's entry: on the stack, or cgbuf's */
+static void key_ptr(struct em *e, bool skeyed)
+{
+	if (skeyed) {
+		ldx(e, BPF_DW, 2, 10, S_SBUF);
+		alu_i(e, BPF_ADD, 2, SKEY_AT);
+	} else {
+		alu_r(e, BPF_MOV, 2, 10);
+		alu_i(e, BPF_ADD, 2, S_KKEY);
+	}
+}
+
 /* AGG o, the value (if any) in r9 */
 static void agg(struct em *e, const struct ubpf_kop *o, const int *fds)
 {
 	size_t j1, j2, j3;
+	bool skeyed = (o->flags & UBPF_KF_SKEY) != 0;
+	int map = skeyed ? fds[6] : fds[0];
 
 	if (o->n > UBPF_F_LQUANTIZE ||
 	    (o->n == UBPF_F_LQUANTIZE && o->step == 0)) {
@@ -437,27 +461,31 @@ static void agg(struct em *e, const struct ubpf_kop *o, const int *fds)
 		fix(e, j1);
 		return;
 	}
-	if (fds[0] < 0 || fds[2] < 0) {
+	if (fds[0] < 0 || fds[2] < 0 || (skeyed && fds[6] < 0)) {
 		e->bad = true;
 		return;
 	}
 	stx(e, BPF_H, 10, S_KKEY + 2, 1);
 	st(e, BPF_H, 10, S_KKEY, o->agg);
-	ldmap(e, 1, fds[0]);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KKEY);
+	if (skeyed) { /* the key with its string: in cgbuf (skey()) */
+		ldx(e, BPF_DW, 2, 10, S_SBUF);
+		for (int i = 0; i < (int)sizeof(struct ubpf_kkey); i += 8) {
+			ldx(e, BPF_DW, 3, 10, (int16_t)(S_KKEY + i));
+			stx(e, BPF_DW, 2, (int16_t)(SKEY_AT + i), 3);
+		}
+	}
+	ldmap(e, 1, map);
+	key_ptr(e, skeyed);
 	call(e, BPF_FUNC_map_lookup_elem);
 	j1 = jmp_i(e, BPF_JNE, 0, 0);
-	ldmap(e, 1, fds[0]);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KKEY);
+	ldmap(e, 1, map);
+	key_ptr(e, skeyed);
 	alu_r(e, BPF_MOV, 3, 10);
 	alu_i(e, BPF_ADD, 3, S_ZERO);
 	alu_i(e, BPF_MOV, 4, BPF_NOEXIST);
 	call(e, BPF_FUNC_map_update_elem);
-	ldmap(e, 1, fds[0]);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KKEY);
+	ldmap(e, 1, map);
+	key_ptr(e, skeyed);
 	call(e, BPF_FUNC_map_lookup_elem);
 	j2 = jmp_i(e, BPF_JNE, 0, 0);
 	/* no room: kdrops, per CPU */
@@ -687,19 +715,23 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 {
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
 		const struct ubpf_kop *o = &pl->ops[pc];
-		unsigned j;
+		unsigned j, a;
 
-		if (o->op != UBPF_K_SEQ)
+		if (o->op != UBPF_K_SEQ && o->op != UBPF_K_SKEY)
 			continue;
-		for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
+		a = o->op == UBPF_K_SEQ ? o->n : o->slot;
+		for (j = 0; j < e->nsarg && e->sarg[j] != a; j++)
 			;
-		if (j < e->nsarg)
+		if (j < e->nsarg) {
+			e->skarg[j] |= o->op == UBPF_K_SKEY;
 			continue;
-		if (j >= UBPF_KSTRARGS || o->n >= nargs || buf < 0 || pl->tls) {
+		}
+		if (j >= UBPF_KSTRARGS || a >= nargs || buf < 0 || pl->tls) {
 			e->bad = true;
 			return;
 		}
-		e->sarg[e->nsarg++] = o->n;
+		e->skarg[j] = o->op == UBPF_K_SKEY;
+		e->sarg[e->nsarg++] = (uint8_t)a;
 	}
 	if (!e->nsarg)
 		return;
@@ -717,6 +749,41 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
 		call(e, BPF_FUNC_probe_read_user_str);
 		e->fj[e->nfj++] = jmp_i(e, BPF_JSLT, 0, 0);
+		/* a key longer than kaggs_s keeps: the hit is user space's */
+		if (e->skarg[j] && e->nfj < UBPF_KSTRARGS * 2 + 1)
+			e->fj[e->nfj++] = jmp_i(e, BPF_JGT, 0, UBPF_KSKEY);
+	}
+}
+
+/*
+ * SKEY o: the string of its argument (seq_read()'s) into the kaggs_s
+ * key's bytes, NUL-padded (a hash key is all its bytes); r4 says the
+ * NUL was passed.
+ */
+static void skey(struct em *e, const struct ubpf_kop *o)
+{
+	unsigned j;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != o->slot; j++)
+		;
+	if (j >= e->nsarg || !e->skarg[j]) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	alu_i(e, BPF_MOV, 4, 0);
+	for (int i = 0; i < UBPF_KSKEY; i++) {
+		size_t jj;
+
+		ldx(e, BPF_B, 3, 2, (int16_t)(SEQ_AT(j) + i));
+		jj = jmp_i(e, BPF_JEQ, 4, 0);
+		alu_i(e, BPF_MOV, 3, 0);
+		fix(e, jj);
+		stx(e, BPF_B, 2,
+		    (int16_t)(SKEY_AT + (int)sizeof(struct ubpf_kkey) + i), 3);
+		jj = jmp_i(e, BPF_JNE, 3, 0);
+		alu_i(e, BPF_MOV, 4, 1);
+		fix(e, jj);
 	}
 }
 
@@ -772,9 +839,9 @@ static bool plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
 
 /*
  * The plan's instructions (kagg.bpf.h's kstep(), one at a time), nargs
- * arguments fetched; fds: kaggs, kflat, kdrops, cgtls, cgtlsdrops, cgbuf.  Its
- * end is where every PRED's clause ends, at most.  The firing's
- * timestamp is in S_TS when the plan reads it.
+ * arguments fetched; fds: kaggs, kflat, kdrops, cgtls, cgtlsdrops, cgbuf,
+ * kaggs_s.  Its end is where every PRED's clause ends, at most.  The
+ * firing's timestamp is in S_TS when the plan reads it.
  */
 static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		 const int *fds)
@@ -821,6 +888,9 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_TIME:
 			ldx(e, BPF_DW, 1, 10, S_TS);
 			push(e, &sp, o);
+			continue;
+		case UBPF_K_SKEY:
+			skey(e, o);
 			continue;
 		case UBPF_K_SEQ: {
 			unsigned first = pc;
@@ -963,8 +1033,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	struct em e = {0};
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
 	unsigned len = (unsigned)sizeof(struct ubpf_rec) + 8 * nargs;
-	int fds[6] = {m->kaggs, m->kflat,    m->kdrops,
-		      m->tls,	m->tlsdrops, m->buf};
+	int fds[7] = {m->kaggs,	   m->kflat, m->kdrops, m->tls,
+		      m->tlsdrops, m->buf,   m->kaggs_s};
 	size_t jself, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
 	/* strings or a copyin() copy: the record is built in cgbuf */
 	bool strs = s->strmask != 0 || s->memmask != 0;

@@ -519,6 +519,7 @@ struct cgen_maps {
 	int armed;		    /* {ev, pid} whose plan is compiled in */
 	int arm1;		    /* by ev: its first such pid */
 	int tls, tlsdrops;	    /* self-> variables, or -1 */
+	int kaggs_s;		    /* aggregations with a string key, or -1 */
 	uint32_t self;		    /* dtrace's pid: its hits are skipped */
 };
 bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,

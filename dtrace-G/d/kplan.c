@@ -58,10 +58,13 @@
  * instruction for instruction, with the same key types, whichever of
  * its variables (those whose T differs from their zero's) are set
  * (clause_typed(), up to 4 such variables).  The generated programs
- * also compare copyinstr(argN) with a string literal (str_cmp()), but
- * not in a program whose kernel keeps self-> variables: a string that
- * faults sends the whole hit to user space (cgen.c), where such a
- * clause cannot run.
+ * also compare copyinstr(argN) with a string literal (str_cmp()) and
+ * key an aggregation by one copyinstr(argN) (arg_str(): UBPF_K_SKEY,
+ * the entries in kaggs_s, merged with the string cut to strsize - 1 as
+ * copyinstr() cuts it), but not in a program whose kernel keeps self->
+ * variables: a string that faults, or a key longer than kaggs_s keeps,
+ * sends the whole hit to user space (cgen.c), where such a clause
+ * cannot run.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -83,6 +86,8 @@ struct kstmt {
 	unsigned agg;
 	uint8_t ksz[UBPF_KMAXKEYS], ksg[UBPF_KMAXKEYS];
 	int kid[UBPF_KMAXKEYS]; /* B_PROBE* for a key naming the probe, or -1 */
+	int skey;		/* the key that is copyinstr(argN), or -1 */
+	uint8_t sarg;		/* ... its N */
 	int slot;		/* without keys: its first slot in kflat, or -1 */
 	unsigned nslots;
 };
@@ -176,6 +181,17 @@ static bool str_cmp(const struct d_kplan *k, const struct node *n,
 	if (lit)
 		*lit = l;
 	return true;
+}
+
+/* copyinstr(argN) as a key (kaggs_s, generated programs): N, else -1 */
+static int arg_str(const struct d_kplan *k, const struct node *n)
+{
+	if (!k || !k->vars || k->nostr || n->op != N_FUNC ||
+	    d_funcs[n->sub].id != F_COPYINSTR || n->nargs != 1 ||
+	    n->args[0]->op != N_ARGN || n->args[0]->sub < 0 ||
+	    n->args[0]->sub >= D_MAXARGS)
+		return -1;
+	return n->args[0]->sub;
 }
 
 /* Does n compare a string (str_cmp())? */
@@ -395,10 +411,18 @@ static bool stmt_ok(const struct d_kplan *k, const struct stmt *st,
 	ks->nslots = a->fn == AG_QUANTIZE     ? QZ_NBUCKETS
 		     : a->fn == AG_LQUANTIZE ? a->lq_levels + 2u
 					     : 1;
+	ks->skey = -1;
 	for (unsigned i = 0; i < st->nkeys; i++) {
+		int sa = arg_str(k, st->keys[i]);
+
 		ks->kid[i] = ident(st->keys[i]);
 		ks->ksz[i] = 8;
 		ks->ksg[i] = 0;
+		if (sa >= 0 && ks->skey < 0) { /* one string key */
+			ks->skey = (int)i;
+			ks->sarg = (uint8_t)sa;
+			continue;
+		}
 		if (ks->kid[i] < 0 &&
 		    !ty(k, st->keys[i], &ks->ksz[i], &ks->ksg[i]))
 			return false;
@@ -675,7 +699,7 @@ static bool clause_typed(struct d_kplan *k, unsigned ci)
 			for (unsigned j = 0; ok && j < st->nkeys; j++) {
 				uint8_t z, g;
 
-				ok = ks->kid[j] >= 0 ||
+				ok = ks->kid[j] >= 0 || (int)j == ks->skey ||
 				     (ty(k, st->keys[j], &z, &g) &&
 				      z == ks->ksz[j] && g == ks->ksg[j]);
 			}
@@ -723,7 +747,8 @@ static bool clause_strs(const struct d_kplan *k, const struct clause *c)
 			if (has_str_cmp(k, st->args[j]))
 				return true;
 		for (unsigned j = 0; j < st->nkeys; j++)
-			if (has_str_cmp(k, st->keys[j]))
+			if (has_str_cmp(k, st->keys[j]) ||
+			    arg_str(k, st->keys[j]) >= 0)
 				return true;
 	}
 	return false;
@@ -1176,6 +1201,12 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 		}
 		a = &k->prog->aggs[st->agg];
 		for (j = 0; j < st->nkeys; j++) {
+			if ((int)j == ks->skey) { /* the program copies it */
+				o = put(&m, UBPF_K_SKEY, 0, 0);
+				o->n = (uint8_t)j;
+				o->slot = ks->sarg;
+				continue;
+			}
 			if (ks->kid[j] >= 0) {
 				o = put(&m, UBPF_K_CONST, 0, 1);
 				o->imm = probe->id;
@@ -1193,6 +1224,8 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 			o->flags = UBPF_KF_FLAT;
 			o->slot = (uint16_t)ks->slot;
 		}
+		if (ks->skey >= 0)
+			o->flags |= UBPF_KF_SKEY;
 		switch (a->fn) {
 		case AG_COUNT: o->n = UBPF_F_COUNT; break;
 		case AG_SUM: o->n = UBPF_F_SUM; break;
@@ -1223,9 +1256,14 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 /* ------------------------------------------------------------------ */
 /* Merging */
 
+bool d_kplan_skey(const struct d_kplan *k, unsigned st)
+{
+	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0;
+}
+
 void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		   const struct ubpf_kval *vals, unsigned ncpus,
-		   d_kplan_probe_fn probe_of, void *ctx)
+		   d_kplan_probe_fn probe_of, void *ctx, const char *str)
 {
 	const struct kstmt *ks;
 	struct dv keys[UBPF_KMAXKEYS];
@@ -1234,7 +1272,7 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 	int64_t *d, sa = 0, sb = 0;
 	unsigned i;
 
-	if (key->agg >= k->nst)
+	if (key->agg >= k->nst || k->st[key->agg].assign)
 		return;
 	ks = &k->st[key->agg];
 	a = &k->prog->aggs[ks->agg];
@@ -1243,6 +1281,14 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		const char *s = "";
 		size_t max;
 
+		if ((int)i == ks->skey) { /* as copyinstr() cuts it */
+			max = k->prog->strsize < sizeof(kbuf[i])
+				      ? k->prog->strsize
+				      : sizeof(kbuf[i]);
+			snprintf(kbuf[i], max, "%s", str ? str : "");
+			keys[i] = d_dv_tstr(kbuf[i]);
+			continue;
+		}
 		if (ks->kid[i] < 0) {
 			keys[i] = d_dv_int(key->k[i], ks->ksz[i], ks->ksg[i]);
 			continue;

@@ -64,11 +64,18 @@ typedef const struct d_probe *(*d_kplan_probe_fn)(void *ctx, unsigned id);
 
 /*
  * Fold one entry of the kernel's kaggs (its per-CPU values, ncpus of
- * them) into the aggregations; for kflat, key is {st, slot - first}.  Call once per entry, after tracing
+ * them) into the aggregations; for kflat, key is {st, slot - first}; for
+ * kaggs_s, str is the string key's bytes.  Call once per entry, after tracing
  * stopped and before END, printa() or the final printing.
  */
 void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		   const struct ubpf_kval *vals, unsigned ncpus,
-		   d_kplan_probe_fn probe_of, void *ctx);
+		   d_kplan_probe_fn probe_of, void *ctx, const char *str);
+
+/*
+ * Statement st has a key copyinstr(argN) (D_KPLAN_VARS): its entries
+ * are in kaggs_s, and d_kplan_merge() takes the key's string as str.
+ */
+bool d_kplan_skey(const struct d_kplan *k, unsigned st);
 
 #endif /* USDT_DTRACE_KPLAN_H */

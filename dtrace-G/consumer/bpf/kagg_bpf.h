@@ -110,6 +110,8 @@ enum {
 		      * step SDATA instructions (step: its length); with
 		      * UBPF_KF_NEG, != */
 	UBPF_K_SDATA, /* 8 bytes of that string, NUL-padded, in imm */
+	UBPF_K_SKEY,  /* key n is copyinstr(argument slot), for an AGG
+		       * with UBPF_KF_SKEY (kaggs_s) */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key
@@ -154,7 +156,9 @@ struct ubpf_kop {
 #define UBPF_KF_FLAT 0x2 /* AGG: kflat[slot + bucket], not kaggs */
 #define UBPF_KF_NEG 0x4	 /* SEQ: not equal */
 #define UBPF_KSTRMAX 63	 /* SEQ: the longest string compared */
-#define UBPF_KSTRARGS 4	 /* SEQ: arguments a plan compares */
+#define UBPF_KSTRARGS 4	 /* SEQ, SKEY: arguments a plan reads */
+#define UBPF_KF_SKEY 0x8 /* AGG: kaggs_s, one key a string (SKEY) */
+#define UBPF_KSKEY 64	 /* bytes of such a key, NUL included */
 
 /* kplans[{event, pid}] */
 struct ubpf_kplan_key {
@@ -252,6 +256,11 @@ struct ubpf_kkey {
 	__s64 k[UBPF_KMAXKEYS];
 };
 
+/* kaggs_s (generated programs): a key with one string, NUL-padded */
+struct ubpf_kskey {
+	struct ubpf_kkey k; /* k.k[n] of the string's key n: 0 */
+	char s[UBPF_KSKEY];
+};
 struct ubpf_kval {
 	__s64 a, b;
 };

@@ -19,7 +19,8 @@
 #    entry/return pair timed (pid provider), per-thread counters in
 #    many threads, this-> across the clauses of a firing; a variable a
 #    user-space clause touches stays in user space with every clause
-#    touching it; a clause whose plan would depend on whether a
+#    touching it, and so is one dtrace:::ERROR reads; a clause whose
+#    plan would depend on whether a
 #    variable is set (an unset one reads as a signed 0, timestamp
 #    stored makes it unsigned) stays in user space; the variables of
 #    threads that exited are deleted from the kernel's map;
@@ -200,6 +201,20 @@ tr$target:::tick { @all = count(); }
 EOF
 same "self-> read by printf: user space's" generated "'tick 9'" -s t.d
 kvars "self-> read by printf: user space's" 1 0
+
+# dtrace:::ERROR runs in user space in the faulting thread's context:
+# the self-> variables it reads are user space's, with every clause
+# touching them (the string predicate's fault fires it)
+cat >t.d <<'EOF'
+tr$target:::tick { self->n = self->n + 1; }
+tr$target:::tick /copyinstr(arg2) == "x"/ { @never = count(); }
+dtrace:::ERROR { @err[self->n] = count(); }
+tr$target:::tick { @all = count(); }
+EOF
+same "self-> read by dtrace:::ERROR" generated "'tick 4'" -s t.d
+kvars "self-> read by dtrace:::ERROR" 2 0
+expect_eq "self-> read by dtrace:::ERROR: one entry per count" 4 \
+	"$(grep -c '^ *[1-4]  *1$' out1.txt)"
 
 # unset, self->t - 1 is -1 (signed); set from timestamp, unsigned: the
 # comparison differs, so the clause is user space's, and so is self->t

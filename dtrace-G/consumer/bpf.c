@@ -913,8 +913,8 @@ static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
 		if (pl->tls & UBPF_KTLS_UNFIT) {
 			snprintf(c->be_why, sizeof(c->be_why),
 				 "the clauses of uprobe event %s that keep "
-				 "self-> variables in the kernel do not fit "
-				 "one plan",
+				 "variables in the kernel do not fit one "
+				 "plan",
 				 e->name);
 			free(pl);
 			goto refused;

@@ -109,7 +109,7 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	if (env && !strcmp(env, "0"))
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
-	k->kp = d_kplan_new(c->prog, 0);
+	k->kp = d_kplan_new(c->prog, 0, NULL);
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
@@ -355,10 +355,10 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 			k->ran[cl[i]] = true;
 			continue;
 		}
-		/* its self-> variables are the kernel's: it cannot run in
-		 * user space instead (cgen.c's caller refuses the event) */
-		if (d_kplan_tls(k->kp, cl[i]))
-			pl->tls = UBPF_KTLS_UNFIT;
+		/* its variables are the kernel's: it cannot run in user
+		 * space instead (cgen.c's caller refuses the event) */
+		if (d_kplan_kvars(k->kp, cl[i]))
+			pl->tls |= UBPF_KTLS_UNFIT;
 		pl->record = 1;
 		if (ucl) {
 			*ucl = xrealloc(*ucl, *nu + 1, sizeof(**ucl));
@@ -426,7 +426,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	const char *env = getenv("DTRACE_KAGG");
 	struct bpf_kagg *k;
 	bool any = false, keyed = false, flat = false, tls = false;
-	bool skeyed = false;
+	bool skeyed = false, *user;
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
@@ -434,7 +434,14 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	if (env && !strcmp(env, "0"))
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
-	k->kp = d_kplan_new(c->prog, D_KPLAN_VARS);
+	/* dtrace:::ERROR's clauses run in user space, in the faulting
+	 * thread's context: their variables must be user space's */
+	user = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*user));
+	for (unsigned i = 0; i < c->nerror; i++)
+		if (c->error_clauses[i] < c->nclauses)
+			user[c->error_clauses[i]] = true;
+	k->kp = d_kplan_new(c->prog, D_KPLAN_VARS, user);
+	free(user);
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {
 		any |= d_kplan_clause(k->kp, ci);
 		tls |= d_kplan_tls(k->kp, ci);
@@ -609,7 +616,7 @@ bool bpf_kfix_candidate(struct consumer *c, const struct tprobe *p,
 	    !p || !p->nclauses)
 		return false;
 	memset(&t, 0, sizeof(t));
-	t.kp = d_kplan_new(c->prog, 0);
+	t.kp = d_kplan_new(c->prog, 0, NULL);
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		(void)d_kplan_clause(t.kp, ci);
 	t.ran = xcalloc(c->nclauses, sizeof(*t.ran));

@@ -109,6 +109,8 @@ struct d_kplan {
 	uint32_t absent;    /* typing the variables of these bits unset */
 	bool nostr;	    /* no string comparison (see vars_decide()) */
 	bool *tls;	    /* per clause: it touches a self-> variable */
+	bool *kv;	    /* per clause: ... any variable the kernel keeps */
+	const bool *user;   /* per clause: fires in user space too, or NULL */
 };
 
 /* A variable the kernel may keep (KV_CAND), its type known (KV_KERN). */
@@ -772,6 +774,7 @@ static void vars_decide(struct d_kplan *k)
 
 	k->nbits = 0;
 	memset(k->tls, 0, p->nclauses * sizeof(*k->tls));
+	memset(k->kv, 0, p->nclauses * sizeof(*k->kv));
 	for (unsigned v = 0; v < p->nvars; v++) {
 		const struct var *var = &p->vars[v];
 
@@ -796,7 +799,7 @@ static void vars_decide(struct d_kplan *k)
 		k->nst = 0;
 		memset(k->ok, 0, p->nclauses * sizeof(*k->ok));
 		for (unsigned ci = 0; ci < p->nclauses; ci++) {
-			if (clause_ok(k, ci))
+			if ((!k->user || !k->user[ci]) && clause_ok(k, ci))
 				k->nst += p->clauses[ci].nstmts;
 		}
 		for (unsigned ci = 0; ci < p->nclauses; ci++) {
@@ -814,8 +817,10 @@ static void vars_decide(struct d_kplan *k)
 		if (!k->ok[ci])
 			continue;
 		clause_vars(k, &p->clauses[ci], mark);
-		for (unsigned v = 0; v < p->nvars; v++)
+		for (unsigned v = 0; v < p->nvars; v++) {
 			k->tls[ci] |= mark[v] && p->vars[v].scope == SC_SELF;
+			k->kv[ci] |= mark[v] && k->vst[v] == KV_KERN;
+		}
 		tls |= k->tls[ci];
 		strs |= clause_strs(k, &p->clauses[ci]);
 	}
@@ -831,7 +836,8 @@ static void vars_decide(struct d_kplan *k)
 	}
 }
 
-struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags)
+struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags,
+			    const bool *user)
 {
 	struct d_kplan *k = d_xcalloc(1, sizeof(*k));
 	unsigned ci, i, nv = p->nvars ? p->nvars : 1;
@@ -840,6 +846,8 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags)
 	k->ok = d_xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->ok));
 	k->first = d_xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
 	k->tls = d_xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->tls));
+	k->kv = d_xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
+	k->user = user; /* read by vars_decide() only, below */
 	k->vst = d_xcalloc(nv, sizeof(*k->vst));
 	k->vsz = d_xcalloc(nv, sizeof(*k->vsz));
 	k->vsg = d_xcalloc(nv, sizeof(*k->vsg));
@@ -852,6 +860,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags)
 	k->vars = (flags & D_KPLAN_VARS) != 0;
 	if (k->vars) {
 		vars_decide(k);
+		k->user = NULL;
 	} else {
 		for (ci = 0; ci < p->nclauses; ci++)
 			if (clause_ok(k, ci))
@@ -882,6 +891,7 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->first);
 	free(k->st);
 	free(k->tls);
+	free(k->kv);
 	free(k->vst);
 	free(k->vsz);
 	free(k->vsg);
@@ -898,6 +908,11 @@ bool d_kplan_clause(const struct d_kplan *k, unsigned clause)
 bool d_kplan_tls(const struct d_kplan *k, unsigned clause)
 {
 	return d_kplan_clause(k, clause) && k->tls[clause];
+}
+
+bool d_kplan_kvars(const struct d_kplan *k, unsigned clause)
+{
+	return d_kplan_clause(k, clause) && k->kv[clause];
 }
 
 bool d_kplan_tlsvar(const struct d_kplan *k, unsigned var)

@@ -23,10 +23,15 @@ struct d_kplan;
  * when the program rules it out (exit(), printa(), clear() or trunc()
  * in a clause of a traced probe).  D_KPLAN_VARS: also clauses with
  * self-> and this-> variables and timestamp (UBPF_K_TIME, VLD, VST),
- * which only generated programs (consumer/cgen.c) run.
+ * which only generated programs (consumer/cgen.c) run; user, if not
+ * NULL, marks per clause those that fire in user space as well (the
+ * clauses of dtrace:::ERROR, which runs in the faulting thread's
+ * context): with D_KPLAN_VARS they run in user space only, and so do
+ * the variables they touch.
  */
 #define D_KPLAN_VARS 0x1
-struct d_kplan *d_kplan_new(struct d_prog *prog, unsigned flags);
+struct d_kplan *d_kplan_new(struct d_prog *prog, unsigned flags,
+			    const bool *user);
 void d_kplan_free(struct d_kplan *k);
 
 /* Clause clause runs in the kernel wherever its plan fits. */
@@ -35,9 +40,12 @@ bool d_kplan_clause(const struct d_kplan *k, unsigned clause);
 /*
  * ... and reads or writes self-> variables the kernel keeps (of which
  * d_kplan_tlsvar() says, by variable index < d_kplan_nvars()): its plan
- * must run wherever it fires, never in user space instead.
+ * must run wherever it fires, never in user space instead; kvars: any
+ * variable the kernel keeps, this-> too: it must not run in user space
+ * for a hit whose other clauses the kernel runs.
  */
 bool d_kplan_tls(const struct d_kplan *k, unsigned clause);
+bool d_kplan_kvars(const struct d_kplan *k, unsigned clause);
 bool d_kplan_tlsvar(const struct d_kplan *k, unsigned var);
 unsigned d_kplan_nvars(const struct d_kplan *k);
 

@@ -214,8 +214,9 @@ struct ubpf_kplan {
 	__u16 nops;
 	__u8 record; /* some clause of the probe needs the record too */
 	__u8 tls;    /* 1: it reads or writes self-> variables in the
-		      * kernel; UBPF_KTLS_UNFIT: a clause that does was
-		      * left out (too long), so no plan can be exact */
+		      * kernel; UBPF_KTLS_UNFIT: a clause that keeps any
+		      * variable there was left out (too long), so no
+		      * plan can be exact */
 	__u8 pad[4];
 	struct ubpf_kdirect d;
 	struct ubpf_kop ops[UBPF_KOPS];

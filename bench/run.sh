@@ -13,6 +13,7 @@
 #	BENCH_ONLY=pid ... sh bench/run.sh	(the pid provider's only)
 #	BENCH_ONLY=kprov ... sh bench/run.sh	(the kernel providers only)
 #	BENCH_ONLY=startup ... sh bench/run.sh	(start to exit: startup.sh)
+#	BENCH_ONLY=perhit ... sh bench/run.sh	(per hit, in BPF: perhit.sh)
 #	BENCH_ONLY=ustack ... sh bench/run.sh	(ustack()'s only: ustack.sh)
 #	BENCH_ONLY=registration ...		(dtrace-helperd's only)
 #
@@ -49,6 +50,11 @@
 #    exit of dtrace -n 'BEGIN { exit(0); }' and of a one-clause -c
 #    count(), wall and CPU, against bpftrace's, and the verifier's
 #    instructions per program; their own section;
+#  - per hit, in the BPF program (bench/perhit.sh, which see; root and
+#    bpftrace): count(), a string predicate, printf() of a string,
+#    self-> timing of an entry/return pair and ustack() as a key, ours
+#    against bpftrace's, and the verifier's instructions per program;
+#    its own section;
 #  - tools: wall time of dtrace -h on a 200-probe provider, and of
 #    dtrace -G over 10 to 2,000 objects of 25 sites each (copies of one
 #    object, restored before each run), best of three;
@@ -93,7 +99,7 @@ now_ns() { date +%s%N; }
 
 # BENCH_ONLY=consumer: only the consumer figures (bpftrace's and ours),
 # a quicker run when only they changed; RESULTS then holds just those.
-want_part() {	# consumer | pid | kprov | startup | ustack | registration | other
+want_part() {	# consumer | pid | kprov | startup | perhit | ustack | registration | other
 	[ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = "$1" ]
 }
 
@@ -392,6 +398,13 @@ if want_part startup; then
 		STARTUP_MD=$tmp/startup.md sh "$here/startup.sh"
 fi
 
+# Per hit, in the BPF program: its own section (bench/perhit.sh)
+if want_part perhit; then
+	echo
+	DTRACE=$DTRACE top_srcdir=$top_srcdir CC=$CC PERHIT_MD=$tmp/perhit.md \
+		sh "$here/perhit.sh"
+fi
+
 # Kernel providers: their own section (bench/kprov.sh)
 if want_part kprov; then
 	echo
@@ -628,6 +641,10 @@ fi # BENCH_ONLY
 	if [ -s "$tmp/startup.md" ]; then
 		echo
 		cat "$tmp/startup.md"
+	fi
+	if [ -s "$tmp/perhit.md" ]; then
+		echo
+		cat "$tmp/perhit.md"
 	fi
 	if [ -s "$tmp/kprov.md" ]; then
 		echo

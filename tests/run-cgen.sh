@@ -10,11 +10,25 @@
 #    casts, a clause left to user space (printf) on the same probe;
 #  - printf() and trace() of integer arguments and execname, whose
 #    records the generated program writes, and of copyinstr() strings
-#    (copied into the record at the hit), string predicates, self->
-#    variables (user space's, from the records);
+#    (copied into the record at the hit), string predicates and self->
+#    variables in a clause that prints (user space's, from the records);
 #  - arguments on the stack (the 7th on), read from user memory;
-#  - a run with copyin() at the hit is not taken: the generic program
-#    runs it;
+#  - copyin() copied at the hit into the generated program's record,
+#    and one that faults (user space reports it, as before);
+#  - self-> and this-> variables and timestamp in the kernel: an
+#    entry/return pair timed (pid provider), per-thread counters in
+#    many threads, this-> across the clauses of a firing; a variable a
+#    user-space clause touches stays in user space with every clause
+#    touching it, and so is one dtrace:::ERROR reads; a clause whose
+#    plan would depend on whether a
+#    variable is set (an unset one reads as a signed 0, timestamp
+#    stored makes it unsigned) stays in user space; the variables of
+#    threads that exited are deleted from the kernel's map;
+#  - string predicates (copyinstr(argN) == or != a literal) in the
+#    kernel; one whose string faults sends the hit to user space, which
+#    reports the same errors; none beside self-> in the kernel;
+#  - aggregations keyed by copyinstr(argN), beside integer keys and the
+#    probe's name, a hostile string among them; one that faults;
 #  - BEGIN and END alone load no program at all.
 # -v names the generated programs or that none was loaded (the generic
 # program, as before, goes unmentioned).
@@ -117,8 +131,180 @@ same "stack arguments, a string argument, three events" generated \
 expect_eq "stack arguments: three programs" 1 \
 	"$(grep -c '^dtrace: BPF: 3 generated programs, ' err1.txt)"
 
-same "copyin(): the generic program" generic "'tick 3'" \
-	-n 'tr$target:::tick { printf("%d\n", *(char *)copyin(arg1, 1)); }'
+same "copyin() at the hit" generated "'tick 5'" \
+	-n 'tr$target:::tick { printf("%d\n", *(char *)copyin(arg1, 1)); }' \
+	-n 'tr$target:::tick /arg0 > 1/ { printf("%s %s\n", stringof(copyin(arg1, 4)), copyinstr(arg1)); }'
+# a copy that faults (arg2 is no address): user space reads it later
+# and reports the fault, as the generic program's record makes it do
+same "copyin() at the hit that faults" generated "'tick 3'" \
+	-n 'tr$target:::tick { printf("%d\n", *(char *)copyin(arg2, 1)); }' \
+	-n 'tr$target:::tick { printf("%d\n", arg0); }'
+for g in 0 1; do
+	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+done
+expect_file_eq "copyin() at the hit that faults: the same errors" \
+	flt0.txt flt1.txt
+expect_eq "copyin() at the hit that faults: 3 errors" 3 \
+	"$(wc -l <flt1.txt | tr -d ' ')"
+
+# self-> in the kernel: -v says how many clauses the kernel ran and
+# whether the kernel keeps variables
+kvars() {
+	expect_eq "$1: clauses in the kernel" \
+		"dtrace: $2 clause$([ "$2" = 1 ] || echo s) aggregated in the kernel" \
+		"$(grep 'aggregated in the kernel' err1.txt)"
+	expect_eq "$1: variables in the kernel" "$3" \
+		"$(grep -c 'self-> variables* live in the kernel' err1.txt)"
+}
+
+cat >t.d <<'EOF'
+pid$target::trl_call:entry { self->t = timestamp; self->x = arg0; }
+pid$target::trl_call:return /self->t/
+{
+	@q = quantize((timestamp - self->t) * 0);
+	@n = count();
+	@ok = sum(timestamp >= self->t);
+	@x[self->x % 3] = sum(self->x);
+	self->t = 0;
+	self->x = 0;
+}
+pid$target::trl_call:return /!self->t/ { @zero = count(); }
+EOF
+same "self->: an entry/return pair timed" generated "'lib 20'" -s t.d
+kvars "self->: an entry/return pair timed" 3 1
+
+cat >t.d <<'EOF'
+tr$target:::tick { self->n = self->n + 1; @c[tid == pid] = count(); }
+tr$target:::tick /self->n == 3/ { @three = count(); }
+tr$target:::tick /self->n > 2/ { @[self->n] = count(); }
+EOF
+same "self->: counters in 6 threads" generated "'threads 6 5'" -s t.d
+kvars "self->: counters in 6 threads" 3 1
+
+cat >t.d <<'EOF'
+tr$target:::tick { this->d = arg0 * 2; self->k = arg0 % 3 ? self->k : arg0; }
+tr$target:::tick /this->d > 4/ { @[this->d, self->k] = count(); this->d = (long)0; }
+tr$target:::tick /this->d == 0/ { @z = count(); }
+tr$target:::tick /arg0 > 8/ { printf("%d\n", arg0); }
+EOF
+same "this-> across clauses, printf beside" generated "'tick 12'" -s t.d
+kvars "this-> across clauses, printf beside" 3 1
+
+# self->k is printed: every clause touching it runs in user space, and
+# so does self->j's, which reads it
+cat >t.d <<'EOF'
+tr$target:::tick /arg0 % 3 == 0/ { self->k = arg0; self->u = 1; }
+tr$target:::tick /self->u/ { self->j = self->k + 1; @u = count(); }
+tr$target:::tick /self->j/ { @j = sum(self->j); }
+tr$target:::tick /self->k/ { printf("%d %d\n", arg0, self->k); }
+tr$target:::tick { @all = count(); }
+EOF
+same "self-> read by printf: user space's" generated "'tick 9'" -s t.d
+kvars "self-> read by printf: user space's" 1 0
+
+# dtrace:::ERROR runs in user space in the faulting thread's context:
+# the self-> variables it reads are user space's, with every clause
+# touching them (the string predicate's fault fires it)
+cat >t.d <<'EOF'
+tr$target:::tick { self->n = self->n + 1; }
+tr$target:::tick /copyinstr(arg2) == "x"/ { @never = count(); }
+dtrace:::ERROR { @err[self->n] = count(); }
+tr$target:::tick { @all = count(); }
+EOF
+same "self-> read by dtrace:::ERROR" generated "'tick 4'" -s t.d
+kvars "self-> read by dtrace:::ERROR" 2 0
+expect_eq "self-> read by dtrace:::ERROR: one entry per count" 4 \
+	"$(grep -c '^ *[1-4]  *1$' out1.txt)"
+
+# unset, self->t - 1 is -1 (signed); set from timestamp, unsigned: the
+# comparison differs, so the clause is user space's, and so is self->t
+cat >t.d <<'EOF'
+tr$target:::tick /arg0 == 4/ { self->t = timestamp; }
+tr$target:::tick /self->t - 1 > 0/ { @big = count(); }
+tr$target:::tick { @all = count(); }
+EOF
+same "a plan that depends on a variable being set" generated "'tick 9'" \
+	-s t.d
+kvars "a plan that depends on a variable being set" 1 0
+
+# string predicates in the kernel: copyinstr(argN) == / != a literal
+cat >t.d <<'EOF'
+tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); @s = sum(arg0); }
+tr$target:::tick /"gamma" != copyinstr(arg1) && arg0 > 2/ { @ng[arg0 % 2] = count(); }
+tr$target:::tick /copyinstr(arg1) == ""/ { @empty = count(); }
+tr$target:::tick /copyinstr(arg1) == "bet"/ { @prefix = count(); }
+tr$target:::tick { printf("%d %s\n", arg0, copyinstr(arg1)); }
+EOF
+same "string predicates" generated "'tick 12'" -s t.d
+kvars "string predicates" 4 0
+
+# a string the kernel cannot read (arg2 is no address): the hit goes
+# to user space whole, which reports the fault as the generic path does
+cat >t.d <<'EOF'
+tr$target:::tick /copyinstr(arg2) == "x"/ { @bad = count(); }
+tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); }
+tr$target:::tick { @all = count(); }
+EOF
+same "a string predicate that faults" generated "'tick 6'" -s t.d
+kvars "a string predicate that faults" 3 0
+for g in 0 1; do
+	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+done
+expect_file_eq "a string predicate that faults: the same errors" \
+	flt0.txt flt1.txt
+expect_eq "a string predicate that faults: 6 errors" 6 \
+	"$(wc -l <flt1.txt | tr -d ' ')"
+
+# aggregations keyed by copyinstr(argN), alone or beside other keys,
+# in the kernel (kaggs_s); a hostile string's key prints escaped as
+# user space's; a key that faults sends the hit to user space
+cat >t.d <<'EOF'
+tr$target:::tick { @[copyinstr(arg1)] = count(); }
+tr$target:::tick { @s[arg0 % 2, copyinstr(arg1)] = sum(arg0); }
+tr$target:::tick /arg0 > 3/ { @q[copyinstr(arg1)] = quantize(arg0); }
+tr$target:::tick { @m[copyinstr(arg1), probename] = max(arg0); }
+tr$target:::msg { @h[copyinstr(arg0), arg1] = count(); }
+EOF
+same "string keys" generated "'tick 12' msg hostile" -s t.d
+kvars "string keys" 5 0
+cat >t.d <<'EOF'
+tr$target:::tick { @bad[copyinstr(arg2)] = count(); }
+tr$target:::tick { @all = count(); }
+EOF
+same "a string key that faults" generated "'tick 3'" -s t.d
+kvars "a string key that faults" 2 0
+for g in 0 1; do
+	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+done
+expect_file_eq "a string key that faults: the same errors" flt0.txt flt1.txt
+expect_eq "a string key that faults: 3 errors" 3 \
+	"$(wc -l <flt1.txt | tr -d ' ')"
+
+# with self-> variables in the kernel no string is compared there (a
+# fault would send their clause to user space): the string predicate's
+# clause is user space's
+cat >t.d <<'EOF'
+tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); }
+tr$target:::tick { self->n = self->n + 1; }
+tr$target:::tick /self->n > 3/ { @c = count(); }
+EOF
+same "self-> and a string predicate" generated "'tick 9'" -s t.d
+kvars "self-> and a string predicate" 2 1
+
+# threads that exited take their self-> variables out of the kernel's
+# map: 8 threads set one and exit, the main thread sets one and lives on
+rm -f out.txt prog.txt
+"$DTRACE" -v -q -o out.txt -n 'tr$target:::tick { self->x = 1; }' \
+	-n 'tr$target:::done { self->y = 1; @ = count(); }' \
+	-c "./trprog 'threads 8 3' 'sleep 300' done 'sleep 20000'" \
+	>prog.txt 2>err.txt &
+dpid=$!
+wait_until 300 grep -q '^ok done' prog.txt
+kill -INT "$dpid"
+wait "$dpid"
+expect_eq "self-> of exited threads: status" 0 "$?"
+expect_grep "self-> of exited threads: the live thread's kept" \
+	'^dtrace: 1 self-> variable live in the kernel$' err.txt
 
 # nothing traced: no program, no map
 rm -f out.txt

@@ -58,9 +58,9 @@
  * enables; their hits write no record, or a record flagged so that
  * user space runs only the other clauses (bpf_agg.c says how).
  *
- * Generated programs.  A run whose clauses copy no copyin() bytes, no
- * user stack and read no vtimestamp, and that uses no kernel
- * provider (cg_fits(), cg_try()), loads no generic program: at its
+ * Generated programs.  A run whose clauses copy no user stack and read
+ * no vtimestamp, and that uses no kernel provider (cg_fits(),
+ * cg_try()), loads no generic program: at its
  * first event each event gets a program cgen.c generates from its
  * argument specs and its probe's plan, straight-line and a few hundred
  * instructions, sharing one ring buffer, the drops map and the
@@ -689,10 +689,9 @@ static void fix_try(struct consumer *c, struct tevent *e)
 /* Generated programs (cgen.c) */
 
 /*
- * Whether the run's clauses are all the generator takes: no copyin()
- * copy at hit time, no ustack(), no vtimestamp.
- * DTRACE_CGEN=0 says no.  The kernel providers are known only once
- * matched: cg_try() asks then.
+ * Whether the run's clauses are all the generator takes: no ustack(),
+ * no vtimestamp.  DTRACE_CGEN=0 says no.  The kernel providers are
+ * known only once matched: cg_try() asks then.
  */
 static bool cg_fits(struct consumer *c)
 {
@@ -700,23 +699,26 @@ static bool cg_fits(struct consumer *c)
 
 	if (env && !strcmp(env, "0"))
 		return false;
-	for (unsigned ci = 0; ci < c->nclauses; ci++) {
-		uint32_t size[D_MAXARGS];
-
-		if (d_clause_memargs(c->prog, ci, size) ||
-		    (d_clause_needs(c->prog, ci) &
-		     (D_NEED_USTACK | D_NEED_VTIME)))
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		if (d_clause_needs(c->prog, ci) &
+		    (D_NEED_USTACK | D_NEED_VTIME))
 			return false;
-	}
 	return true;
 }
 
-/* Whether a clause reads a string at an argument (the record copies it) */
+/*
+ * Whether a clause reads a string at an argument or copyin()s one at
+ * the hit (the record copies them, built in cgbuf)
+ */
 static bool cg_strs(struct consumer *c)
 {
-	for (unsigned ci = 0; ci < c->nclauses; ci++)
-		if (d_clause_strargs(c->prog, ci))
+	for (unsigned ci = 0; ci < c->nclauses; ci++) {
+		uint32_t size[D_MAXARGS];
+
+		if (d_clause_strargs(c->prog, ci) ||
+		    d_clause_memargs(c->prog, ci, size))
 			return true;
+	}
 	return false;
 }
 
@@ -738,6 +740,11 @@ static void cg_off(struct consumer *c)
 	b->rb = NULL;
 	bpf_kagg_free(b->kagg);
 	b->kagg = NULL;
+	/* the clauses left to user space were the generated plans' (which
+	 * keep self-> variables in the kernel): the generic program's
+	 * plans decide them again */
+	for (size_t i = 0; i < c->nprobes; i++)
+		c->probes[i]->kplanned = false;
 	if (b->cgm.rb >= 0)
 		close(b->cgm.rb);
 	if (b->cgm.drops >= 0)
@@ -898,14 +905,38 @@ static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	ev_spec(e, &spec);
 	ev_mem(c, e, &spec);
 	if (b->kagg && (p = probe_at_event(c, e))) {
+		bool any;
+
 		pl = xcalloc(1, sizeof(*pl));
-		if (!bpf_kagg_plan(c, b->kagg, p, pl)) {
+		any = bpf_kagg_plan(c, b->kagg, p, pl);
+		if (pl->tls & UBPF_KTLS_UNFIT) {
+			snprintf(c->be_why, sizeof(c->be_why),
+				 "the clauses of uprobe event %s that keep "
+				 "variables in the kernel do not fit one "
+				 "plan",
+				 e->name);
+			free(pl);
+			goto refused;
+		}
+		if (!any) {
 			free(pl);
 			pl = NULL;
 		}
 	}
-	/* a plan the generator refuses: every hit recorded */
+	/*
+	 * a plan the generator refuses: every hit recorded, unless it
+	 * keeps self-> variables, which user space does not have
+	 */
 	if (!cgen_emit(&b->cgm, &spec, pl, &v, &n)) {
+		if (pl && pl->tls) {
+			snprintf(c->be_why, sizeof(c->be_why),
+				 "no program generated for uprobe event %s, "
+				 "whose clauses keep self-> variables in the "
+				 "kernel",
+				 e->name);
+			free(pl);
+			goto refused;
+		}
 		free(pl);
 		pl = NULL;
 		if (!cgen_emit(&b->cgm, &spec, NULL, &v, &n)) {
@@ -1121,6 +1152,8 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 	f->cpu = (int)h->cpu;
 	f->pid = (pid_t)h->pid;
 	f->tid = (pid_t)h->tid;
+	if (!c->kagg_rec && c->bpf) /* not armed: where self-> is kept? */
+		bpf_kagg_tls_hit(c->bpf->kagg, r.ev, f->pid);
 	if (e->needs & D_NEED_EXECNAME)
 		snprintf(comm, commlen, "%.*s", (int)sizeof(r.comm), r.comm);
 	f->execname = comm;
@@ -1325,6 +1358,13 @@ static void bpf_proc_exit(struct consumer *c, struct tproc *pr)
 	up_proc_exit(c, pr);
 	if (c->bpf)
 		bpf_kagg_proc_exit(c, c->bpf->kagg, pr->pid);
+}
+
+/* records.c, each refresh: the kernel's self-> of threads that exited */
+void bpf_tls_reap(struct consumer *c)
+{
+	if (c->be == &consumer_bpf_ops && c->bpf)
+		bpf_kagg_tls_reap(c->bpf->kagg);
 }
 
 static void bpf_aggs(struct consumer *c)

@@ -40,7 +40,11 @@
  * the map cgarmed instead, where the process's plan at that event is
  * byte for byte the one compiled in (bpf_kagg_cgen()); the aggregation
  * maps are made here, only those some statement uses, and read back
- * as above.
+ * as above.  Their plans may keep self-> variables (d_kplan_new()'s
+ * D_KPLAN_VARS): in the map cgtls made here, whose entries of threads
+ * that exited are deleted each refresh (bpf_kagg_tls_reap()); a
+ * probe whose clause keeping them does not fit its plan marks it
+ * UBPF_KTLS_UNFIT, and bpf.c refuses the event.
  *
  * DTRACE_KAGG=0 turns it off: every hit is recorded and aggregated in
  * user space, which prints the same (tests/run-kagg.sh compares both).
@@ -51,6 +55,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -79,6 +84,19 @@ struct bpf_kagg {
 	 * and the map of the processes armed for it */
 	bool cgen;
 	int armed_fd, arm1_fd; /* arm1: by event, its first pid (first[]) */
+	int tls_fd, tlsdrops_fd; /* self-> variables the kernel keeps */
+	int saggs_fd;		 /* kaggs_s: a key with a string */
+	/* hits recorded unflagged at an event whose plan keeps self->
+	 * (bpf_kagg_tls_hit()), by {ev, pid}; armed: the process was
+	 * armed there too, before or after */
+	struct tls_hits {
+		uint32_t ev;
+		pid_t pid;
+		uint64_t n;
+		bool armed;
+	} *th;
+	size_t nth;
+	size_t tls_live;	 /* ... at the last bpf_kagg_tls_reap() */
 	struct ubpf_kplan **cgplan; /* by event, UBPF_MAXEV */
 };
 
@@ -91,7 +109,8 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	if (env && !strcmp(env, "0"))
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
-	k->kp = d_kplan_new(c->prog);
+	k->kp = d_kplan_new(c->prog, 0, NULL);
+	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
 	k->plans_fd = bpf_object__find_map_fd_by_name(obj, "kplans");
@@ -123,8 +142,9 @@ void bpf_kagg_free(struct bpf_kagg *k)
 			free(k->cgplan[i]);
 	free(k->cgplan);
 	if (k->cgen) { /* the maps bpf_kagg_cgen() made */
-		int fds[] = {k->aggs_fd, k->flat_fd, k->drops_fd, k->armed_fd,
-			     k->arm1_fd};
+		int fds[] = {k->aggs_fd,  k->flat_fd,	  k->drops_fd,
+			     k->armed_fd, k->arm1_fd,	  k->tls_fd,
+			     k->tlsdrops_fd, k->saggs_fd};
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -132,6 +152,7 @@ void bpf_kagg_free(struct bpf_kagg *k)
 	}
 	free(k->ran);
 	free(k->direct);
+	free(k->th);
 	free(k);
 }
 
@@ -334,6 +355,10 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 			k->ran[cl[i]] = true;
 			continue;
 		}
+		/* its variables are the kernel's: it cannot run in user
+		 * space instead (cgen.c's caller refuses the event) */
+		if (d_kplan_kvars(k->kp, cl[i]))
+			pl->tls |= UBPF_KTLS_UNFIT;
 		pl->record = 1;
 		if (ucl) {
 			*ucl = xrealloc(*ucl, *nu + 1, sizeof(**ucl));
@@ -400,18 +425,30 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 {
 	const char *env = getenv("DTRACE_KAGG");
 	struct bpf_kagg *k;
-	bool any = false, keyed = false, flat = false;
+	bool any = false, keyed = false, flat = false, tls = false;
+	bool skeyed = false, *user;
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
+	m->tls = m->tlsdrops = m->kaggs_s = -1;
 	if (env && !strcmp(env, "0"))
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
-	k->kp = d_kplan_new(c->prog);
-	for (unsigned ci = 0; ci < c->nclauses; ci++)
+	/* dtrace:::ERROR's clauses run in user space, in the faulting
+	 * thread's context: their variables must be user space's */
+	user = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*user));
+	for (unsigned i = 0; i < c->nerror; i++)
+		if (c->error_clauses[i] < c->nclauses)
+			user[c->error_clauses[i]] = true;
+	k->kp = d_kplan_new(c->prog, D_KPLAN_VARS, user);
+	free(user);
+	for (unsigned ci = 0; ci < c->nclauses; ci++) {
 		any |= d_kplan_clause(k->kp, ci);
+		tls |= d_kplan_tls(k->kp, ci);
+	}
 	k->plans_fd = k->aggs_fd = k->flat_fd = k->drops_fd = -1;
 	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
+	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
 		bpf_kagg_free(k);
@@ -420,10 +457,30 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	for (unsigned st = 0; st < d_kplan_nstmts(k->kp); st++) {
 		unsigned slot, n;
 
+		if (!d_kplan_isagg(k->kp, st))
+			continue;
 		if (d_kplan_flat(k->kp, st, &slot, &n))
 			flat = true;
 		else
 			keyed = true;
+		skeyed |= d_kplan_skey(k->kp, st);
+	}
+	if (skeyed)
+		k->saggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_s",
+				      sizeof(struct ubpf_kskey),
+				      sizeof(struct ubpf_kval),
+				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
+	/*
+	 * self-> variables: {tid, variable} -> value, allocated as they
+	 * are stored (preallocating the 65,536 entries made a timed
+	 * entry/return pair no faster, bench/perhit.sh)
+	 */
+	if (tls) {
+		k->tls_fd = map_new(BPF_MAP_TYPE_HASH, "cgtls",
+				    sizeof(struct ubpf_kvkey), 8, UBPF_KTLS,
+				    BPF_F_NO_PREALLOC);
+		k->tlsdrops_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "cgtlsdrops",
+					 4, 8, 1, 0);
 	}
 	if (keyed) {
 		k->aggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs",
@@ -443,7 +500,9 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 			     0);
 	k->cgen = true; /* bpf_kagg_free() closes them */
 	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
-	    (flat && k->flat_fd < 0) || k->armed_fd < 0 || k->arm1_fd < 0) {
+	    (flat && k->flat_fd < 0) || k->armed_fd < 0 || k->arm1_fd < 0 ||
+	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0)) ||
+	    (skeyed && k->saggs_fd < 0)) {
 		*err = errno ? -errno : -EINVAL;
 		bpf_kagg_free(k);
 		return NULL;
@@ -456,6 +515,9 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->kdrops = k->drops_fd;
 	m->armed = k->armed_fd;
 	m->arm1 = k->arm1_fd;
+	m->tls = k->tls_fd;
+	m->tlsdrops = k->tlsdrops_fd;
+	m->kaggs_s = k->saggs_fd;
 	return k;
 }
 
@@ -554,7 +616,7 @@ bool bpf_kfix_candidate(struct consumer *c, const struct tprobe *p,
 	    !p || !p->nclauses)
 		return false;
 	memset(&t, 0, sizeof(t));
-	t.kp = d_kplan_new(c->prog);
+	t.kp = d_kplan_new(c->prog, 0, NULL);
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		(void)d_kplan_clause(t.kp, ci);
 	t.ran = xcalloc(c->nclauses, sizeof(*t.ran));
@@ -671,6 +733,33 @@ static void kfix_pick(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 		k->fix_used = pid;
 }
 
+/* k->th's entry for {ev, pid}, made if none */
+static struct tls_hits *tls_hits_of(struct bpf_kagg *k, uint32_t ev,
+				    pid_t pid)
+{
+	for (size_t i = k->nth; i-- > 0;)
+		if (k->th[i].ev == ev && k->th[i].pid == pid)
+			return &k->th[i];
+	k->th = xrealloc(k->th, k->nth + 1, sizeof(*k->th));
+	k->th[k->nth] = (struct tls_hits){ev, pid, 0, false};
+	return &k->th[k->nth++];
+}
+
+/*
+ * A hit at event ev in process pid that the kernel did not run the plan
+ * of (not armed: a -p process while its probes go in, a forked child
+ * before or without its plans): user space runs every clause for it.
+ * Where the plan keeps self-> variables, that is exact only if the
+ * process is never armed there (all its hits then run in user space,
+ * with its variables); bpf_kagg_merge() says how many hits were not.
+ */
+void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid)
+{
+	if (k && k->cgen && ev < UBPF_MAXEV && k->cgplan[ev] &&
+	    (k->cgplan[ev]->tls & 1))
+		tls_hits_of(k, ev, pid)->n++;
+}
+
 /* No longer armed for ev's program: pid's hits there are recorded. */
 static void cgen_disarm(struct bpf_kagg *k, uint32_t ev, pid_t pid)
 {
@@ -707,6 +796,8 @@ static void cgen_arm(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 	if (!k->first[ev] &&
 	    bpf_map_update_elem(k->arm1_fd, &ev, &p, BPF_ANY) == 0)
 		k->first[ev] = pid;
+	if (k->cgplan[ev]->tls & 1)
+		tls_hits_of(k, ev, pid)->armed = true;
 }
 
 /* pr was enabled: a plan for each of its events whose probe has one. */
@@ -767,6 +858,45 @@ void bpf_kagg_proc_exit(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 	}
 }
 
+/*
+ * The self-> variables the kernel keeps (cgtls) of threads that exited
+ * are deleted, as records.c's threads_reap() deletes user space's, on
+ * the same refresh: a thread whose hits only the kernel ran sent no
+ * record, so the threads are those the map names, each looked up as
+ * /proc/TID.  A thread that gets the id later starts with none.  The
+ * number left is k->tls_live, for -v.
+ */
+void bpf_kagg_tls_reap(struct bpf_kagg *k)
+{
+	struct ubpf_kvkey key, next, *gone = NULL;
+	size_t ngone = 0, live = 0;
+	uint32_t last = 0;
+	bool last_gone = false;
+	void *prev = NULL;
+
+	if (!k || k->tls_fd < 0)
+		return;
+	while (bpf_map_get_next_key(k->tls_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (key.tid != last || !last) { /* a variable's keys: one check */
+			char path[32];
+
+			snprintf(path, sizeof(path), "/proc/%u", key.tid);
+			last = key.tid;
+			last_gone = access(path, F_OK) < 0 && errno == ENOENT;
+		}
+		if (last_gone)
+			PUSH(gone, ngone, key);
+		else
+			live++;
+	}
+	for (size_t i = 0; i < ngone; i++)
+		(void)bpf_map_delete_elem(k->tls_fd, &gone[i]);
+	free(gone);
+	k->tls_live = live;
+}
+
 static const struct d_probe *probe_of(void *ctx, unsigned id)
 {
 	struct consumer *c = ctx;
@@ -781,7 +911,7 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 {
 	struct ubpf_kkey key, next;
 	struct ubpf_kval *v;
-	uint64_t *drops;
+	uint64_t *drops, mixed = 0;
 	unsigned nran = 0, ndirect = 0;
 	uint32_t zero = 0;
 	void *prev = NULL;
@@ -794,7 +924,24 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 		prev = &key;
 		if (bpf_map_lookup_elem(k->aggs_fd, &key, v) == 0)
 			d_kplan_merge(k->kp, &key, v, (unsigned)k->ncpus,
-				      probe_of, c);
+				      probe_of, c, NULL);
+	}
+	/* the statements with a string key: kaggs_s */
+	if (k->saggs_fd >= 0) {
+		struct ubpf_kskey sk, snext;
+		char str[UBPF_KSKEY + 1];
+		void *sprev = NULL;
+
+		while (bpf_map_get_next_key(k->saggs_fd, sprev, &snext) == 0) {
+			sk = snext;
+			sprev = &sk;
+			memcpy(str, sk.s, UBPF_KSKEY);
+			str[UBPF_KSKEY] = '\0';
+			if (bpf_map_lookup_elem(k->saggs_fd, &sk, v) == 0)
+				d_kplan_merge(k->kp, &sk.k, v,
+					      (unsigned)k->ncpus, probe_of, c,
+					      str);
+		}
 	}
 	/* the statements without keys: their slots of kflat */
 	for (unsigned st = 0; st < d_kplan_nstmts(k->kp); st++) {
@@ -816,7 +963,7 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 			key.agg = (uint16_t)st;
 			key.bucket = (uint16_t)i;
 			d_kplan_merge(k->kp, &key, v, (unsigned)k->ncpus,
-				      probe_of, c);
+				      probe_of, c, NULL);
 		}
 	}
 	free(v);
@@ -825,6 +972,16 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 		for (int cpu = 0; cpu < k->ncpus; cpu++)
 			if (drops[cpu])
 				say(c, "%" PRIu64 " aggregation drop%s on CPU %d",
+				    drops[cpu], drops[cpu] == 1 ? "" : "s", cpu);
+	/* self-> variables the map had no room for, as DTrace says it */
+	memset(drops, 0, (size_t)k->ncpus * sizeof(*drops));
+	if (k->tlsdrops_fd >= 0 &&
+	    bpf_map_lookup_elem(k->tlsdrops_fd, &zero, drops) == 0)
+		for (int cpu = 0; cpu < k->ncpus; cpu++)
+			if (drops[cpu])
+				say(c,
+				    "%" PRIu64 " dynamic variable drop%s on "
+				    "CPU %d",
 				    drops[cpu], drops[cpu] == 1 ? "" : "s", cpu);
 	free(drops);
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {
@@ -837,6 +994,19 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 	if (c->o->verbose && ndirect)
 		say(c, "%u of them without the plan's instruction loop",
 		    ndirect);
+	/* not exact, so said without -v (bpf_kagg_tls_hit()) */
+	for (size_t i = 0; i < k->nth; i++)
+		if (k->th[i].armed)
+			mixed += k->th[i].n;
+	if (mixed)
+		say(c,
+		    "%" PRIu64 " hit%s ran in user space before the process's "
+		    "plan was armed, with user space's self-> variables, not "
+		    "the kernel's",
+		    mixed, mixed == 1 ? "" : "s");
+	if (c->o->verbose && k->tls_fd >= 0)
+		say(c, "%zu self-> variable%s live in the kernel", k->tls_live,
+		    k->tls_live == 1 ? "" : "s");
 	if (c->o->verbose && k->fix_used)
 		say(c, "the plan of pid %d was compiled into the program",
 		    (int)k->fix_used);

@@ -53,8 +53,23 @@
  *     (kaggs: lookup, insert if absent, lookup; a full map counts in
  *     kdrops) and updates it as kagg.bpf.h's kval_update() does.
  *     Signed / and % are BPF's unsigned division on magnitudes with the
- *     sign put back, C's truncation, as kagg.bpf.h's ksdiv().  When no
- *     clause of the probe needs the record, the hit ends here.
+ *     sign put back, C's truncation, as kagg.bpf.h's ksdiv().  Plans
+ *     made with D_KPLAN_VARS (../d/kplan.c says which clauses) also
+ *     have TIME (the firing's timestamp, read once in the prologue into
+ *     S_TS, which the record then carries too), and VLD/VST of self->
+ *     variables (the hash map cgtls under {tid, variable}: a lookup
+ *     that finds none reads 0, a store of 0 deletes, a store the map
+ *     has no room for counts in cgtlsdrops) and of this-> variables
+ *     (stack slots zeroed where the plan starts: the kernel's clauses
+ *     of a probe are one run of this program), and SEQ, a string
+ *     argument compared with a literal: seq_read() copies each such
+ *     argument's string into cgbuf before the first clause runs (a
+ *     fault ends the plan there: the record goes unflagged and user
+ *     space runs every clause), and SEQ compares it byte for byte with
+ *     the literal, unrolled, NUL included; SKEY copies it, NUL-padded,
+ *     into a key of kaggs_s built in cgbuf (a key longer than its 64
+ *     bytes ends the plan as a fault does), which AGG then uses.  When
+ *     no clause of the probe needs the record, the hit ends here.
  *  3. The record (usdt_bpf.h's struct ubpf_rec and its arguments,
  *     flagged UBPF_RF_KAGG after a plan ran): bpf_ringbuf_reserve() of
  *     its constant size, filled in, bpf_ringbuf_submit() with a wakeup
@@ -64,20 +79,27 @@
  *     built in the per-CPU buffer cgbuf, each string a 2-byte length
  *     and bpf_probe_read_user_str()'s bytes at an offset masked to the
  *     buffer's first half (the verifier's bound), and written with
- *     bpf_ringbuf_output(), as usdt.bpf.c does.
+ *     bpf_ringbuf_output(), as usdt.bpf.c does; so is a record with the
+ *     copy of copyin(argN, size) at the hit (the spec's memmask: one
+ *     argument, bpf.c's ev_mem()), a 2-byte length (0: a fault, which
+ *     user space reads again) and bpf_probe_read_user()'s bytes.
  *  4. Epilogue: r0 = 0, exit.
  *
  * What is refused (bpf.c falls back to the generic program for the
- * whole run): copyin() copied at hit time, ustack(), vtimestamp, the
- * kernel providers.  Everything else a clause does (printf(), trace(),
- * string predicates, self-> and the like) user space runs from the
- * record, as with the generic program.  Only instructions and helpers
- * Linux 6.1's verifier accepts are emitted (check-kmod's Debian
- * guest): 64-bit ALU and conditional jumps (no signed division, no
- * sign-extending loads: those came in 6.6), bpf_get_current_pid_tgid,
- * bpf_get_attach_cookie (5.15), bpf_probe_read_user, bpf_ktime_get_ns,
- * bpf_get_smp_processor_id, bpf_get_current_comm,
- * bpf_probe_read_user_str, map lookup and update, and the ring
+ * whole run): ustack(), vtimestamp, the kernel providers.  Everything
+ * else a clause does (printf(), trace(), string predicates other than
+ * an argument's string against a literal, self-> variables a clause
+ * that prints reads, and the like) user space runs from the record, as
+ * with the generic program.  A plan that keeps self-> variables is
+ * never replaced by the record-only program: the variables are the
+ * kernel's alone, so bpf.c refuses the event instead.  Only
+ * instructions and helpers Linux 6.1's verifier accepts are emitted
+ * (check-kmod's Debian guest): 64-bit ALU and conditional jumps (no
+ * signed division, no sign-extending loads: those came in 6.6),
+ * bpf_get_current_pid_tgid, bpf_get_attach_cookie (5.15),
+ * bpf_probe_read_user, bpf_ktime_get_ns, bpf_get_smp_processor_id,
+ * bpf_get_current_comm,
+ * bpf_probe_read_user_str, map lookup, update and delete, and the ring
  * buffer's reserve, submit, output and query (5.8).
  */
 #include "config.h"
@@ -105,11 +127,27 @@ static const int16_t regoff[UBPF_R_IP + 1] = {
 #define S_ZERO (S_KKEY - 16) /* a zero struct ubpf_kval */
 #define S_COMM (S_ZERO - 16) /* the thread's name */
 #define S_FLAGS (S_COMM - 8) /* the record's flags */
+#define S_TS (S_FLAGS - 8)   /* the firing's timestamp, if the plan reads it */
+#define S_VKEY (S_TS - 8)    /* cgtls's key {tid, variable} */
+#define S_VVAL (S_VKEY - 8)  /* a value stored there */
+#define S_THIS(i) (S_VVAL - 8 - 8 * (int)(i)) /* UBPF_KTHIS this-> */
+#define S_SBUF S_THIS(UBPF_KTHIS) /* cgbuf, where SEQ's strings are */
+/* SEQ's string of its j-th argument: in cgbuf, past what a record uses */
+#define SEQ_AT(j) (UBPF_SCRATCH - UBPF_STRMAX * ((int)(j) + 1))
+/* a kaggs_s key, built below them (a map key may be in a map value) */
+#define SKEY_AT (SEQ_AT(UBPF_KSTRARGS) - (int)sizeof(struct ubpf_kskey))
 
 struct em {
 	struct bpf_insn *v;
 	size_t n, cap;
 	bool bad;
+	/* SEQ: the arguments whose strings the plan compares, and the
+	 * jumps taken when one cannot be read (to the unflagged record) */
+	uint8_t sarg[UBPF_KSTRARGS];
+	bool skarg[UBPF_KSTRARGS]; /* ... SKEY's: at most UBPF_KSKEY bytes */
+	unsigned nsarg;
+	size_t fj[UBPF_KSTRARGS * 2 + 1];
+	unsigned nfj;
 };
 
 static void put(struct em *e, uint8_t code, uint8_t dst, uint8_t src,
@@ -382,10 +420,24 @@ static void kval_update(struct em *e, uint8_t fn)
 	}
 }
 
+/* r2 = the key of an aggregation's entry: on the stack, or cgbuf's */
+static void key_ptr(struct em *e, bool skeyed)
+{
+	if (skeyed) {
+		ldx(e, BPF_DW, 2, 10, S_SBUF);
+		alu_i(e, BPF_ADD, 2, SKEY_AT);
+	} else {
+		alu_r(e, BPF_MOV, 2, 10);
+		alu_i(e, BPF_ADD, 2, S_KKEY);
+	}
+}
+
 /* AGG o, the value (if any) in r9 */
 static void agg(struct em *e, const struct ubpf_kop *o, const int *fds)
 {
 	size_t j1, j2, j3;
+	bool skeyed = (o->flags & UBPF_KF_SKEY) != 0;
+	int map = skeyed ? fds[6] : fds[0];
 
 	if (o->n > UBPF_F_LQUANTIZE ||
 	    (o->n == UBPF_F_LQUANTIZE && o->step == 0)) {
@@ -409,27 +461,31 @@ static void agg(struct em *e, const struct ubpf_kop *o, const int *fds)
 		fix(e, j1);
 		return;
 	}
-	if (fds[0] < 0 || fds[2] < 0) {
+	if (fds[0] < 0 || fds[2] < 0 || (skeyed && fds[6] < 0)) {
 		e->bad = true;
 		return;
 	}
 	stx(e, BPF_H, 10, S_KKEY + 2, 1);
 	st(e, BPF_H, 10, S_KKEY, o->agg);
-	ldmap(e, 1, fds[0]);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KKEY);
+	if (skeyed) { /* the key with its string: in cgbuf (skey()) */
+		ldx(e, BPF_DW, 2, 10, S_SBUF);
+		for (int i = 0; i < (int)sizeof(struct ubpf_kkey); i += 8) {
+			ldx(e, BPF_DW, 3, 10, (int16_t)(S_KKEY + i));
+			stx(e, BPF_DW, 2, (int16_t)(SKEY_AT + i), 3);
+		}
+	}
+	ldmap(e, 1, map);
+	key_ptr(e, skeyed);
 	call(e, BPF_FUNC_map_lookup_elem);
 	j1 = jmp_i(e, BPF_JNE, 0, 0);
-	ldmap(e, 1, fds[0]);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KKEY);
+	ldmap(e, 1, map);
+	key_ptr(e, skeyed);
 	alu_r(e, BPF_MOV, 3, 10);
 	alu_i(e, BPF_ADD, 3, S_ZERO);
 	alu_i(e, BPF_MOV, 4, BPF_NOEXIST);
 	call(e, BPF_FUNC_map_update_elem);
-	ldmap(e, 1, fds[0]);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KKEY);
+	ldmap(e, 1, map);
+	key_ptr(e, skeyed);
 	call(e, BPF_FUNC_map_lookup_elem);
 	j2 = jmp_i(e, BPF_JNE, 0, 0);
 	/* no room: kdrops, per CPU */
@@ -557,6 +613,75 @@ static void binop(struct em *e, uint8_t op)
 	e->bad = true;
 }
 
+/* r1 = self-> variable v of the firing thread, 0 when it has none */
+static void tls_load(struct em *e, const int *fds, uint16_t v)
+{
+	size_t j;
+
+	if (fds[3] < 0) {
+		e->bad = true;
+		return;
+	}
+	stx(e, BPF_W, 10, S_VKEY, 7); /* the tid: pid_tgid's low half */
+	st(e, BPF_W, 10, S_VKEY + 4, v);
+	ldmap(e, 1, fds[3]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_VKEY);
+	call(e, BPF_FUNC_map_lookup_elem);
+	alu_i(e, BPF_MOV, 1, 0);
+	j = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_DW, 1, 0, 0);
+	fix(e, j);
+}
+
+/*
+ * self-> variable v of the firing thread = r1: 0 deletes it, as
+ * user space's var_set() does; a value the map has no room for is
+ * counted in cgtlsdrops, per CPU (DTrace's dynamic variable drops).
+ */
+static void tls_store(struct em *e, const int *fds, uint16_t v)
+{
+	size_t j1, j2, j3;
+
+	if (fds[3] < 0 || fds[4] < 0) {
+		e->bad = true;
+		return;
+	}
+	stx(e, BPF_DW, 10, S_VVAL, 1);
+	stx(e, BPF_W, 10, S_VKEY, 7);
+	st(e, BPF_W, 10, S_VKEY + 4, v);
+	j1 = jmp_i(e, BPF_JNE, 1, 0);
+	ldmap(e, 1, fds[3]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_VKEY);
+	call(e, BPF_FUNC_map_delete_elem);
+	j2 = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, j1);
+	ldmap(e, 1, fds[3]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_VKEY);
+	alu_r(e, BPF_MOV, 3, 10);
+	alu_i(e, BPF_ADD, 3, S_VVAL);
+	alu_i(e, BPF_MOV, 4, BPF_ANY);
+	call(e, BPF_FUNC_map_update_elem);
+	j3 = jmp_i(e, BPF_JSGE, 0, 0);
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, fds[4]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	{
+		size_t j4 = jmp_i(e, BPF_JEQ, 0, 0);
+
+		ldx(e, BPF_DW, 1, 0, 0);
+		alu_i(e, BPF_ADD, 1, 1);
+		stx(e, BPF_DW, 0, 0, 1);
+		fix(e, j4);
+	}
+	fix(e, j3);
+	fix(e, j2);
+}
+
 static void pop(struct em *e, unsigned *sp, uint8_t r)
 {
 	if (!*sp) {
@@ -577,9 +702,146 @@ static void push(struct em *e, unsigned *sp, const struct ubpf_kop *o)
 }
 
 /*
+ * The strings the plan's SEQ instructions compare, copied before any
+ * of its clauses runs, each into its place in cgbuf (buf: its map).  A
+ * string that cannot be read (a fault) ends the plan before it did
+ * anything: the hit's record goes unflagged, so user space runs every
+ * clause, reading the string as it would have (d_arg_str()), with the
+ * same result as the generic program.  kplan.c gives a plan that keeps
+ * self-> variables no SEQ, so no such hit needs them.
+ */
+static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
+		     unsigned nargs)
+{
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		const struct ubpf_kop *o = &pl->ops[pc];
+		unsigned j, a;
+
+		if (o->op != UBPF_K_SEQ && o->op != UBPF_K_SKEY)
+			continue;
+		a = o->op == UBPF_K_SEQ ? o->n : o->slot;
+		for (j = 0; j < e->nsarg && e->sarg[j] != a; j++)
+			;
+		if (j < e->nsarg) {
+			e->skarg[j] |= o->op == UBPF_K_SKEY;
+			continue;
+		}
+		if (j >= UBPF_KSTRARGS || a >= nargs || buf < 0 || pl->tls) {
+			e->bad = true;
+			return;
+		}
+		e->skarg[j] = o->op == UBPF_K_SKEY;
+		e->sarg[e->nsarg++] = (uint8_t)a;
+	}
+	if (!e->nsarg)
+		return;
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, buf);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	e->fj[e->nfj++] = jmp_i(e, BPF_JEQ, 0, 0);
+	stx(e, BPF_DW, 10, S_SBUF, 0);
+	for (unsigned j = 0; j < e->nsarg; j++) {
+		ldx(e, BPF_DW, 1, 10, S_SBUF);
+		alu_i(e, BPF_ADD, 1, SEQ_AT(j));
+		alu_i(e, BPF_MOV, 2, UBPF_STRMAX);
+		ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
+		call(e, BPF_FUNC_probe_read_user_str);
+		e->fj[e->nfj++] = jmp_i(e, BPF_JSLT, 0, 0);
+		/* a key longer than kaggs_s keeps: the hit is user space's */
+		if (e->skarg[j] && e->nfj < UBPF_KSTRARGS * 2 + 1)
+			e->fj[e->nfj++] = jmp_i(e, BPF_JGT, 0, UBPF_KSKEY);
+	}
+}
+
+/*
+ * SKEY o: the string of its argument (seq_read()'s) into the kaggs_s
+ * key's bytes, NUL-padded (a hash key is all its bytes); r4 says the
+ * NUL was passed.
+ */
+static void skey(struct em *e, const struct ubpf_kop *o)
+{
+	unsigned j;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != o->slot; j++)
+		;
+	if (j >= e->nsarg || !e->skarg[j]) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	alu_i(e, BPF_MOV, 4, 0);
+	for (int i = 0; i < UBPF_KSKEY; i++) {
+		size_t jj;
+
+		ldx(e, BPF_B, 3, 2, (int16_t)(SEQ_AT(j) + i));
+		jj = jmp_i(e, BPF_JEQ, 4, 0);
+		alu_i(e, BPF_MOV, 3, 0);
+		fix(e, jj);
+		stx(e, BPF_B, 2,
+		    (int16_t)(SKEY_AT + (int)sizeof(struct ubpf_kkey) + i), 3);
+		jj = jmp_i(e, BPF_JNE, 3, 0);
+		alu_i(e, BPF_MOV, 4, 1);
+		fix(e, jj);
+	}
+}
+
+/*
+ * r1 = SEQ pl->ops[pc]'s result: its argument's string (read by
+ * seq_read()) byte for byte the literal of the SDATA instructions that
+ * follow, its NUL included; *pc is left on the last of them.
+ */
+static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc)
+{
+	const struct ubpf_kop *o = &pl->ops[*pc];
+	size_t *jf, njf = 0;
+	unsigned j, len = o->step;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
+		;
+	if (j >= e->nsarg || len > UBPF_KSTRMAX ||
+	    *pc + 1 + (len + 8) / 8 > pl->nops) {
+		e->bad = true;
+		return;
+	}
+	jf = xcalloc(len + 1, sizeof(*jf));
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	alu_i(e, BPF_MOV, 1, 0);
+	for (unsigned i = 0; i <= len; i++) {
+		const struct ubpf_kop *d = &pl->ops[*pc + 1 + i / 8];
+		uint8_t c = (uint8_t)((uint64_t)d->imm >> (8 * (i % 8)));
+
+		if (d->op != UBPF_K_SDATA) {
+			e->bad = true;
+			break;
+		}
+		ldx(e, BPF_B, 3, 2, (int16_t)(SEQ_AT(j) + (int)i));
+		jf[njf++] = jmp_i(e, BPF_JNE, 3, c);
+	}
+	alu_i(e, BPF_MOV, 1, 1);
+	for (size_t i = 0; i < njf; i++)
+		fix(e, jf[i]);
+	free(jf);
+	if (o->flags & UBPF_KF_NEG)
+		alu_i(e, BPF_XOR, 1, 1);
+	*pc += (len + 8) / 8;
+}
+
+/* Does the plan have instruction op (of variable kind n, for VLD/VST)? */
+static bool plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
+{
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
+		if (pl->ops[pc].op == op && (n < 0 || pl->ops[pc].n == n))
+			return true;
+	return false;
+}
+
+/*
  * The plan's instructions (kagg.bpf.h's kstep(), one at a time), nargs
- * arguments fetched; fds: kaggs, kflat, kdrops.  Its end is where every
- * PRED's clause ends, at most.
+ * arguments fetched; fds: kaggs, kflat, kdrops, cgtls, cgtlsdrops, cgbuf,
+ * kaggs_s.  Its end is where every PRED's clause ends, at most.  The
+ * firing's timestamp is in S_TS when the plan reads it.
  */
 static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		 const int *fds)
@@ -596,6 +858,12 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		st(e, BPF_DW, 10, (int16_t)(S_KKEY + i), 0);
 	st(e, BPF_DW, 10, S_ZERO, 0);
 	st(e, BPF_DW, 10, S_ZERO + 8, 0);
+	seq_read(e, pl, fds[5], nargs);
+	/* this-> variables start at 0 in each firing */
+	if (plan_has(pl, UBPF_K_VLD, UBPF_KV_THIS) ||
+	    plan_has(pl, UBPF_K_VST, UBPF_KV_THIS))
+		for (unsigned i = 0; i < UBPF_KTHIS; i++)
+			st(e, BPF_DW, 10, (int16_t)S_THIS(i), 0);
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS && !e->bad;
 	     pc++) {
 		const struct ubpf_kop *o = &pl->ops[pc];
@@ -616,6 +884,46 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			}
 			ldx(e, BPF_DW, 1, 10, (int16_t)S_ARG(o->n));
 			push(e, &sp, o);
+			continue;
+		case UBPF_K_TIME:
+			ldx(e, BPF_DW, 1, 10, S_TS);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_SKEY:
+			skey(e, o);
+			continue;
+		case UBPF_K_SEQ: {
+			unsigned first = pc;
+
+			seq(e, pl, &pc);
+			push(e, &sp, o);
+			/* the SDATA skipped: where a jump may land */
+			for (unsigned i = first + 1; i <= pc; i++) {
+				at[i] = e->n;
+				dp[i] = sp;
+			}
+			continue;
+		}
+		case UBPF_K_VLD:
+			if (o->n == UBPF_KV_SELF) {
+				tls_load(e, fds, o->slot);
+			} else if (o->n == UBPF_KV_THIS &&
+				   o->slot < UBPF_KTHIS) {
+				ldx(e, BPF_DW, 1, 10, (int16_t)S_THIS(o->slot));
+			} else {
+				e->bad = true;
+				continue;
+			}
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_VST:
+			pop(e, &sp, 1);
+			if (o->n == UBPF_KV_SELF)
+				tls_store(e, fds, o->slot);
+			else if (o->n == UBPF_KV_THIS && o->slot < UBPF_KTHIS)
+				stx(e, BPF_DW, 10, (int16_t)S_THIS(o->slot), 1);
+			else
+				e->bad = true;
 			continue;
 		case UBPF_K_PID:
 		case UBPF_K_TID:
@@ -725,13 +1033,17 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	struct em e = {0};
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
 	unsigned len = (unsigned)sizeof(struct ubpf_rec) + 8 * nargs;
-	int fds[3] = {m->kaggs, m->kflat, m->kdrops};
+	int fds[7] = {m->kaggs,	   m->kflat, m->kdrops, m->tls,
+		      m->tlsdrops, m->buf,   m->kaggs_s};
 	size_t jself, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
-	bool strs = s->strmask != 0;
+	/* strings or a copyin() copy: the record is built in cgbuf */
+	bool strs = s->strmask != 0 || s->memmask != 0;
+	/* one timestamp a firing, the plan's and the record's */
+	bool ts = pl && plan_has(pl, UBPF_K_TIME, -1);
 
 	*out = NULL;
 	*n = 0;
-	if (s->memmask || s->ustk || (strs && m->buf < 0))
+	if (s->ustk || (strs && m->buf < 0))
 		return false;
 	/* 1. prologue */
 	alu_r(&e, BPF_MOV, 6, 1);
@@ -744,6 +1056,10 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	alu_r(&e, BPF_MOV, 1, 7);
 	alu_i(&e, BPF_RSH, 1, 32);
 	jself = jmp_i(&e, BPF_JEQ, 1, (int32_t)m->self);
+	if (ts) {
+		call(&e, BPF_FUNC_ktime_get_ns);
+		stx(&e, BPF_DW, 10, S_TS, 0);
+	}
 	for (unsigned i = 0; i < nargs; i++)
 		arg_fetch(&e, i, &s->a[i]);
 	st(&e, BPF_DW, 10, S_FLAGS, 0);
@@ -781,6 +1097,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			st(&e, BPF_DW, 10, S_FLAGS, UBPF_RF_KAGG);
 		}
 		fix(&e, jarm);
+		for (unsigned i = 0; i < e.nfj; i++) /* seq_read()'s faults */
+			fix(&e, e.fj[i]);
 	}
 	/* 3. the record */
 	if (s->comm) {
@@ -804,7 +1122,11 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		jnull = jmp_i(&e, BPF_JEQ, 0, 0);
 	}
 	alu_r(&e, BPF_MOV, 9, 0);
-	call(&e, BPF_FUNC_ktime_get_ns);
+	if (ts) {
+		ldx(&e, BPF_DW, 0, 10, S_TS);
+	} else {
+		call(&e, BPF_FUNC_ktime_get_ns);
+	}
 	stx(&e, BPF_DW, 9, 0, 0);
 	alu_r(&e, BPF_MOV, 1, 7);
 	alu_i(&e, BPF_RSH, 1, 32);
@@ -862,6 +1184,38 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			stx(&e, BPF_H, 1, 0, 0);
 			alu_i(&e, BPF_ADD, 8, 2);
 			alu_r(&e, BPF_ADD, 8, 0);
+		}
+		/*
+		 * copyin(argN, size) of the one argument ev_mem() picked:
+		 * a 2-byte length (0 for a fault: mem.c reads it later)
+		 * and bpf_probe_read_user()'s bytes, as usdt.bpf.c
+		 */
+		for (unsigned i = 0; i < nargs; i++) {
+			unsigned sz = s->memlen[i];
+			size_t j;
+
+			if (!(s->memmask & (1u << i)) || !sz)
+				continue;
+			if (sz > UBPF_MEMMAX) {
+				e.bad = true;
+				break;
+			}
+			alu_i(&e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
+			alu_r(&e, BPF_MOV, 1, 9);
+			alu_r(&e, BPF_ADD, 1, 8);
+			alu_i(&e, BPF_ADD, 1, 2);
+			alu_i(&e, BPF_MOV, 2, (int32_t)sz);
+			ldx(&e, BPF_DW, 3, 10, (int16_t)S_ARG(i));
+			call(&e, BPF_FUNC_probe_read_user);
+			alu_i(&e, BPF_MOV, 1, (int32_t)sz);
+			j = jmp_i(&e, BPF_JSGE, 0, 0);
+			alu_i(&e, BPF_MOV, 1, 0);
+			fix(&e, j);
+			alu_r(&e, BPF_MOV, 2, 9);
+			alu_r(&e, BPF_ADD, 2, 8);
+			stx(&e, BPF_H, 2, 0, 1);
+			alu_i(&e, BPF_ADD, 8, 2);
+			alu_r(&e, BPF_ADD, 8, 1);
 		}
 		alu_i(&e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
 		stx(&e, BPF_H, 9, 24, 8);

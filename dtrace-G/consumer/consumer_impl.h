@@ -688,6 +688,8 @@ struct cgen_maps {
 	int kaggs, kflat, kdrops; /* kernel aggregation's, or -1 */
 	int armed;		    /* {ev, pid} whose plan is compiled in */
 	int arm1;		    /* by ev: its first such pid */
+	int tls, tlsdrops;	    /* self-> variables, or -1 */
+	int kaggs_s;		    /* aggregations with a string key, or -1 */
 	uint32_t self;		    /* dtrace's pid: its hits are skipped */
 };
 bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
@@ -698,6 +700,9 @@ bool bpf_kagg_plan(struct consumer *c, struct bpf_kagg *k, struct tprobe *p,
 		   struct ubpf_kplan *pl);
 void bpf_kagg_cgen_plan(struct bpf_kagg *k, uint32_t ev,
 			const struct ubpf_kplan *pl);
+void bpf_kagg_tls_reap(struct bpf_kagg *k);
+void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid);
+void bpf_tls_reap(struct consumer *c);
 #endif
 
 /* sites.c */

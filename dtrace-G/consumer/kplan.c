@@ -9,7 +9,8 @@
  * checks).  It reads the D program's trees (../d/d_impl.h), as a
  * compiler's back end reads its front end's.
  *
- * A clause qualifies when it only aggregates integers:
+ * A clause qualifies when it only aggregates integers (and, asked with
+ * D_KPLAN_VARS, stores them in variables, below):
  *
  *	probe /pred/ { @a[k1, ...] = count() | sum(e) | avg(e) | min(e)
  *		| max(e) | quantize(e) | lquantize(e, lo, hi[, step]); ... }
@@ -44,6 +45,31 @@
  * statement without keys gets slots of the array kflat instead of hash
  * entries; a constant right operand rides in its operation (UBPF_KF_IMM),
  * already converted.
+ *
+ * Variables (D_KPLAN_VARS, for the generated programs of
+ * ../consumer/cgen.c only).  A clause may also read self-> and this->
+ * integer variables and timestamp, and store them (`v = e` statements),
+ * when the kernel keeps those variables: vars_decide() takes a variable
+ * only if every traced clause that touches it runs in the kernel (else
+ * user space and the kernel would each have a copy), taking clauses and
+ * variables away until nothing changes; BEGIN and END are dtrace's own
+ * thread's, apart.  So the "reads nothing another clause writes" above
+ * still holds between the kernel's clauses and user space's.  D types a
+ * variable's read dynamically -- what was last stored, or unset its
+ * zero's type (d_var_zero()) -- so a variable gets the one type T all
+ * its stores give it (a self-> store of the constant 0 deletes and does
+ * not count; a store reading the variable itself is tried with T its
+ * zero's type), and a clause is taken only if its plan is the same
+ * instruction for instruction, with the same key types, whichever of
+ * its variables (those whose T differs from their zero's) are set
+ * (clause_typed(), up to 4 such variables).  The generated programs
+ * also compare copyinstr(argN) with a string literal (str_cmp()) and
+ * key an aggregation by one copyinstr(argN) (arg_str(): UBPF_K_SKEY,
+ * the entries in kaggs_s, merged with the string cut to strsize - 1 as
+ * copyinstr() cuts it), but not in a program whose kernel keeps self->
+ * variables: a string that faults, or a key longer than kaggs_s keeps,
+ * sends the whole hit to user space (cgen.c), where such a clause
+ * cannot run.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -61,9 +87,12 @@
 /* An aggregating statement the kernel runs: kaggs' key names it. */
 struct kstmt {
 	const struct stmt *st;
+	bool assign; /* self->v = e or this->v = e, not an aggregation */
 	unsigned agg;
 	uint8_t ksz[UBPF_KMAXKEYS], ksg[UBPF_KMAXKEYS];
 	int kid[UBPF_KMAXKEYS]; /* B_PROBE* for a key naming the probe, or -1 */
+	int skey;		/* the key that is copyinstr(argN), or -1 */
+	uint8_t sarg;		/* ... its N */
 	int slot;		/* without keys: its first slot in kflat, or -1 */
 	unsigned nslots;
 };
@@ -75,7 +104,22 @@ struct d_kplan {
 	struct kstmt *st;
 	unsigned nst;
 	unsigned nflat; /* kflat slots given out */
+	/* D_KPLAN_VARS: self->, this-> and timestamp (generated programs) */
+	bool vars;
+	uint8_t *vst;	    /* per variable: KV_* */
+	uint8_t *vsz, *vsg; /* the type every store gives it */
+	int *vbit;	    /* T differs from its zero's type: its bit */
+	int *vslot;	    /* this->: its slot, < UBPF_KTHIS */
+	int nbits;	    /* vbits given out */
+	uint32_t absent;    /* typing the variables of these bits unset */
+	bool nostr;	    /* no string comparison (see vars_decide()) */
+	bool *tls;	    /* per clause: it touches a self-> variable */
+	bool *kv;	    /* per clause: ... any variable the kernel keeps */
+	const bool *user;   /* per clause: fires in user space too, or NULL */
 };
+
+/* A variable the kernel may keep (KV_CAND), its type known (KV_KERN). */
+enum { KV_NO, KV_CAND, KV_KERN };
 
 /* ------------------------------------------------------------------ */
 /* Which clauses */
@@ -93,8 +137,89 @@ static bool const_of(const struct node *n, int64_t *v)
 	return true;
 }
 
+/*
+ * The type a read of variable v gives: what every store gave it (its T,
+ * see d_kplan_new()) or, unset, its zero's type (d_var_zero()), as
+ * k->absent says; false for a variable the kernel does not keep.
+ */
+static bool var_ty(const struct d_kplan *k, unsigned v, uint8_t *sz,
+		   uint8_t *sg)
+{
+	const struct var *var;
+
+	if (!k || !k->vars || v >= k->prog->nvars || k->vst[v] != KV_KERN)
+		return false;
+	var = &k->prog->vars[v];
+	if (k->vbit[v] >= 0 && (k->absent >> k->vbit[v] & 1)) {
+		*sz = var->declared ? var->sz : 8;
+		*sg = var->declared ? var->sg : 1;
+	} else {
+		*sz = k->vsz[v];
+		*sg = k->vsg[v];
+	}
+	return true;
+}
+
+/*
+ * copyinstr(argN) == "string" (or !=, either way round), which generated
+ * programs compare at the probe (UBPF_K_SEQ): the argument's string and
+ * the literal into *arg, *lit.  The string copied at the hit is what
+ * user space would read (d_arg_str()), cut to strsize - 1 bytes, which
+ * changes no comparison with a literal shorter than that.
+ */
+static bool str_cmp(const struct d_kplan *k, const struct node *n,
+		    const struct node **arg, const struct node **lit)
+{
+	const struct node *f, *l;
+
+	if (!k || !k->vars || k->nostr || n->op != N_BIN ||
+	    (n->sub != OP_EQ && n->sub != OP_NE))
+		return false;
+	f = n->a->op == N_FUNC ? n->a : n->b;
+	l = f == n->a ? n->b : n->a;
+	if (f->op != N_FUNC || d_funcs[f->sub].id != F_COPYINSTR ||
+	    f->nargs != 1 || f->args[0]->op != N_ARGN ||
+	    f->args[0]->sub < 0 || f->args[0]->sub >= D_MAXARGS ||
+	    l->op != N_STR || !l->sval || strlen(l->sval) > UBPF_KSTRMAX ||
+	    strlen(l->sval) + 1 >= k->prog->strsize)
+		return false;
+	if (arg)
+		*arg = f->args[0];
+	if (lit)
+		*lit = l;
+	return true;
+}
+
+/* copyinstr(argN) as a key (kaggs_s, generated programs): N, else -1 */
+static int arg_str(const struct d_kplan *k, const struct node *n)
+{
+	if (!k || !k->vars || k->nostr || n->op != N_FUNC ||
+	    d_funcs[n->sub].id != F_COPYINSTR || n->nargs != 1 ||
+	    n->args[0]->op != N_ARGN || n->args[0]->sub < 0 ||
+	    n->args[0]->sub >= D_MAXARGS)
+		return -1;
+	return n->args[0]->sub;
+}
+
+/* Does n compare a string (str_cmp())? */
+static bool has_str_cmp(const struct d_kplan *k, const struct node *n)
+{
+	if (!n)
+		return false;
+	if (str_cmp(k, n, NULL, NULL))
+		return true;
+	if (has_str_cmp(k, n->a) || has_str_cmp(k, n->b) ||
+	    has_str_cmp(k, n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (has_str_cmp(k, n->args[i]))
+			return true;
+	return false;
+}
+
 /* The type of an integer expression the kernel can compute; false if none. */
-static bool ty(const struct node *n, uint8_t *sz, uint8_t *sg)
+static bool ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
+	       uint8_t *sg)
 {
 	uint8_t az, ag, bz, bg, cz, cg;
 
@@ -107,8 +232,14 @@ static bool ty(const struct node *n, uint8_t *sz, uint8_t *sg)
 		*sz = 8;
 		*sg = 1;
 		return n->sub >= 0 && n->sub < D_MAXARGS;
+	case N_VAR:
+		return var_ty(k, (unsigned)n->sub, sz, sg);
 	case N_BUILTIN:
 		switch (d_builtins[n->sub].id) {
+		case B_TIMESTAMP:
+			*sz = 8;
+			*sg = 0;
+			return k && k->vars;
 		case B_PID:
 		case B_TID:
 			*sz = 4;
@@ -121,7 +252,7 @@ static bool ty(const struct node *n, uint8_t *sz, uint8_t *sg)
 		}
 		return false;
 	case N_UN:
-		if (!ty(n->a, &az, &ag))
+		if (!ty(k, n->a, &az, &ag))
 			return false;
 		if (n->sub == '!') {
 			*sz = 4;
@@ -134,13 +265,18 @@ static bool ty(const struct node *n, uint8_t *sz, uint8_t *sg)
 		*sg = az < 4 ? 1 : ag;
 		return true;
 	case N_CAST:
-		if (!ty(n->a, &az, &ag))
+		if (!ty(k, n->a, &az, &ag))
 			return false;
 		*sz = n->sz;
 		*sg = n->sg;
 		return true;
 	case N_BIN:
-		if (n->ptr || !ty(n->a, &az, &ag) || !ty(n->b, &bz, &bg))
+		if (str_cmp(k, n, NULL, NULL)) {
+			*sz = 4;
+			*sg = 1;
+			return true;
+		}
+		if (n->ptr || !ty(k, n->a, &az, &ag) || !ty(k, n->b, &bz, &bg))
 			return false; /* pointer arithmetic scales: mem.c */
 		switch (n->sub) {
 		case OP_SHL:
@@ -192,14 +328,14 @@ static bool ty(const struct node *n, uint8_t *sz, uint8_t *sg)
 	case N_LAND:
 	case N_LOR:
 	case N_LXOR:
-		if (!ty(n->a, &az, &ag) || !ty(n->b, &bz, &bg))
+		if (!ty(k, n->a, &az, &ag) || !ty(k, n->b, &bz, &bg))
 			return false;
 		*sz = 4;
 		*sg = 1;
 		return true;
 	case N_TERN:
-		if (!ty(n->a, &az, &ag) || !ty(n->b, &bz, &bg) ||
-		    !ty(n->c, &cz, &cg) || bz != cz || bg != cg)
+		if (!ty(k, n->a, &az, &ag) || !ty(k, n->b, &bz, &bg) ||
+		    !ty(k, n->c, &cz, &cg) || bz != cz || bg != cg)
 			return false;
 		*sz = bz;
 		*sg = bg;
@@ -223,13 +359,35 @@ static int ident(const struct node *n)
 	return -1;
 }
 
+/* self->v = e or this->v = e: v's index, else -1 */
+static int assigned_var(const struct stmt *st)
+{
+	const struct node *e = st->e;
+
+	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
+	    !e->a || e->a->op != N_VAR)
+		return -1;
+	return e->a->sub;
+}
+
 /* Can the kernel run st?  Its key types into ks. */
-static bool stmt_ok(const struct d_prog *p, const struct stmt *st,
+static bool stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		    struct kstmt *ks)
 {
+	const struct d_prog *p = k->prog;
 	const struct agg *a;
 	uint8_t sz, sg;
+	int v = k->vars ? assigned_var(st) : -1;
 
+	memset(ks, 0, sizeof(*ks));
+	ks->st = st;
+	ks->slot = -1;
+	if (v >= 0) { /* a store: of a variable kept, of a value it can have */
+		ks->assign = true;
+		ks->agg = ~0u;
+		return var_ty(k, (unsigned)v, &sz, &sg) &&
+		       ty(k, st->e->b, &sz, &sg);
+	}
 	if (st->kind != S_AGG || st->nkeys > UBPF_KMAXKEYS)
 		return false;
 	a = &p->aggs[st->agg];
@@ -254,20 +412,26 @@ static bool stmt_ok(const struct d_prog *p, const struct stmt *st,
 	default:
 		return false;
 	}
-	if (st->nargs && !ty(st->args[0], &sz, &sg))
+	if (st->nargs && !ty(k, st->args[0], &sz, &sg))
 		return false;
-	ks->st = st;
 	ks->agg = st->agg;
-	ks->slot = -1;
 	ks->nslots = a->fn == AG_QUANTIZE     ? QZ_NBUCKETS
 		     : a->fn == AG_LQUANTIZE ? a->lq_levels + 2u
 					     : 1;
+	ks->skey = -1;
 	for (unsigned i = 0; i < st->nkeys; i++) {
+		int sa = arg_str(k, st->keys[i]);
+
 		ks->kid[i] = ident(st->keys[i]);
 		ks->ksz[i] = 8;
 		ks->ksg[i] = 0;
+		if (sa >= 0 && ks->skey < 0) { /* one string key */
+			ks->skey = (int)i;
+			ks->sarg = (uint8_t)sa;
+			continue;
+		}
 		if (ks->kid[i] < 0 &&
-		    !ty(st->keys[i], &ks->ksz[i], &ks->ksg[i]))
+		    !ty(k, st->keys[i], &ks->ksz[i], &ks->ksg[i]))
 			return false;
 	}
 	return true;
@@ -317,42 +481,409 @@ static bool stmts_stop(const struct stmt *v, unsigned n)
 	return false;
 }
 
-struct d_kplan *d_kplan_new(struct d_prog *p)
+/* ------------------------------------------------------------------ */
+/* Variables (D_KPLAN_VARS) */
+
+/* Every variable node under n into mark (reads and stores alike). */
+static void vars_of(const struct node *n, bool *mark)
+{
+	if (!n)
+		return;
+	if (n->op == N_VAR || n->op == N_ASSOC)
+		mark[n->sub] = true;
+	vars_of(n->a, mark);
+	vars_of(n->b, mark);
+	vars_of(n->c, mark);
+	for (unsigned i = 0; i < n->nargs; i++)
+		vars_of(n->args[i], mark);
+}
+
+static void stmts_vars(const struct stmt *v, unsigned n, bool *mark)
+{
+	for (unsigned i = 0; i < n; i++) {
+		vars_of(v[i].e, mark);
+		for (unsigned j = 0; j < v[i].nargs; j++)
+			vars_of(v[i].args[j], mark);
+		for (unsigned j = 0; j < v[i].nkeys; j++)
+			vars_of(v[i].keys[j], mark);
+		stmts_vars(v[i].body, v[i].nbody, mark);
+		stmts_vars(v[i].els, v[i].nels, mark);
+	}
+}
+
+/* The variables clause c touches, into mark (cleared first). */
+static void clause_vars(const struct d_kplan *k, const struct clause *c,
+			bool *mark)
+{
+	memset(mark, 0, k->prog->nvars * sizeof(*mark));
+	vars_of(c->pred, mark);
+	stmts_vars(c->stmts, c->nstmts, mark);
+}
+
+/* The bits (vbit) of the variables read under n whose type is open. */
+static uint32_t open_bits(const struct d_kplan *k, const struct node *n)
+{
+	uint32_t b = 0;
+
+	if (!n)
+		return 0;
+	if (n->op == N_VAR && k->vbit[n->sub] >= 0)
+		b |= 1u << k->vbit[n->sub];
+	b |= open_bits(k, n->a) | open_bits(k, n->b) | open_bits(k, n->c);
+	for (unsigned i = 0; i < n->nargs; i++)
+		b |= open_bits(k, n->args[i]);
+	return b;
+}
+
+/* The next subset of set after s (0 after the last). */
+static uint32_t next_subset(uint32_t s, uint32_t set)
+{
+	return (s - set) & set;
+}
+
+/* n's one type, whichever of its variables are set; false if none. */
+static bool ty_all(struct d_kplan *k, const struct node *n, uint8_t *sz,
+		   uint8_t *sg)
+{
+	uint32_t set = open_bits(k, n), s = 0;
+	uint8_t z, g;
+	bool ok = true;
+
+	if (__builtin_popcount(set) > 4)
+		return false;
+	k->absent = 0;
+	if (!ty(k, n, sz, sg))
+		return false;
+	while ((s = next_subset(s, set)) != 0 && ok) {
+		k->absent = s;
+		ok = ty(k, n, &z, &g) && z == *sz && g == *sg;
+	}
+	k->absent = 0;
+	return ok;
+}
+
+/*
+ * The type T every store of variable v in the traced clauses gives it,
+ * into *tz, *tg (none: its zero's); false when they disagree or read
+ * what the kernel cannot give.
+ */
+static bool stores_type(struct d_kplan *k, unsigned v, uint8_t *tz, uint8_t *tg)
+{
+	const struct d_prog *p = k->prog;
+	const struct var *var = &p->vars[v];
+	bool seen = false;
+	uint8_t z, g;
+
+	*tz = var->declared ? var->sz : 8;
+	*tg = var->declared ? var->sg : 1;
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		if (dtrace_only(c))
+			continue;
+		for (unsigned i = 0; i < c->nstmts; i++) {
+			const struct node *b;
+
+			if (assigned_var(&c->stmts[i]) != (int)v)
+				continue;
+			/* a self-> variable set to 0 is deleted: it reads as
+			 * unset, its zero's type */
+			b = c->stmts[i].e->b;
+			if (var->scope == SC_SELF && b->op == N_INT &&
+			    b->ival == 0)
+				continue;
+			if (!ty_all(k, b, &z, &g))
+				return false;
+			if (var->declared) { /* d_var_conv() */
+				z = var->sz;
+				g = var->sg;
+			}
+			if (seen && (z != *tz || g != *tg))
+				return false;
+			*tz = z;
+			*tg = g;
+			seen = true;
+		}
+	}
+	return true;
+}
+
+/* v is kept, of type T (tz, tg): its bit when T is not its zero's type */
+static void var_keep(struct d_kplan *k, unsigned v, uint8_t tz, uint8_t tg)
+{
+	const struct var *var = &k->prog->vars[v];
+
+	k->vst[v] = KV_KERN;
+	k->vsz[v] = tz;
+	k->vsg[v] = tg;
+	if (var->declared || (tz == 8 && tg == 1))
+		return;
+	if (k->nbits < 32)
+		k->vbit[v] = k->nbits++;
+	else
+		k->vst[v] = KV_NO;
+}
+
+/*
+ * A pass over the variables whose T is not known: true when one became
+ * known.  A store that reads the variable itself (self->n = self->n + 1)
+ * is known only by supposing T is the zero's type and finding every
+ * store gives it that (the last resort, when no pass finds more).
+ */
+static bool vars_type_pass(struct d_kplan *k, bool suppose)
+{
+	const struct d_prog *p = k->prog;
+	uint8_t tz, tg;
+
+	for (unsigned v = 0; v < p->nvars; v++) {
+		const struct var *var = &p->vars[v];
+		uint8_t zz = var->declared ? var->sz : 8;
+		uint8_t zg = var->declared ? var->sg : 1;
+
+		if (k->vst[v] != KV_CAND)
+			continue;
+		if (!suppose) {
+			if (!stores_type(k, v, &tz, &tg))
+				continue;
+			var_keep(k, v, tz, tg);
+			return true;
+		}
+		k->vst[v] = KV_KERN;
+		k->vsz[v] = zz;
+		k->vsg[v] = zg;
+		k->vbit[v] = -1;
+		if (stores_type(k, v, &tz, &tg) && tz == zz && tg == zg)
+			return true;
+		k->vst[v] = KV_CAND;
+	}
+	return false;
+}
+
+static bool clause_emit(const struct d_kplan *k, unsigned clause,
+			const struct d_probe *probe, struct ubpf_kplan *pl);
+
+/*
+ * Whether clause ci's plan is the same whichever of its variables are
+ * set: the types of a variable set and unset may differ (a store of
+ * timestamp makes it unsigned, an unset one reads as a signed 0), and
+ * the plan must not depend on which one user space would have seen.
+ */
+static bool clause_typed(struct d_kplan *k, unsigned ci)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	static const struct d_probe none;
+	struct ubpf_kplan *a, *b;
+	uint32_t set = open_bits(k, c->pred), s = 0;
+	bool ok;
+
+	for (unsigned i = 0; i < c->nstmts; i++) {
+		const struct stmt *st = &c->stmts[i];
+
+		set |= open_bits(k, st->e);
+		for (unsigned j = 0; j < st->nargs; j++)
+			set |= open_bits(k, st->args[j]);
+		for (unsigned j = 0; j < st->nkeys; j++)
+			set |= open_bits(k, st->keys[j]);
+	}
+	if (!set)
+		return true;
+	if (__builtin_popcount(set) > 4)
+		return false;
+	a = d_xcalloc(1, sizeof(*a));
+	b = d_xcalloc(1, sizeof(*b));
+	k->absent = 0;
+	ok = clause_emit(k, ci, &none, a);
+	while (ok && (s = next_subset(s, set)) != 0) {
+		k->absent = s;
+		memset(b, 0, sizeof(*b));
+		ok = clause_emit(k, ci, &none, b) && a->nops == b->nops &&
+		     !memcmp(a->ops, b->ops, a->nops * sizeof(a->ops[0]));
+		/* and the keys' types, which the merge gives them */
+		for (unsigned i = 0; ok && i < c->nstmts; i++) {
+			const struct stmt *st = &c->stmts[i];
+			const struct kstmt *ks = &k->st[k->first[ci] + i];
+
+			for (unsigned j = 0; ok && j < st->nkeys; j++) {
+				uint8_t z, g;
+
+				ok = ks->kid[j] >= 0 || (int)j == ks->skey ||
+				     (ty(k, st->keys[j], &z, &g) &&
+				      z == ks->ksz[j] && g == ks->ksg[j]);
+			}
+		}
+	}
+	k->absent = 0;
+	free(a);
+	free(b);
+	return ok;
+}
+
+/* Clause ci alone: can the kernel run it?  Its statements into k->st. */
+static bool clause_ok(struct d_kplan *k, unsigned ci)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	uint8_t sz, sg;
+	bool ok = c->nstmts > 0 && k->nst + c->nstmts <= UINT16_MAX &&
+		  (!c->pred || ty(k, c->pred, &sz, &sg));
+
+	k->first[ci] = k->nst;
+	k->st = d_xrealloc(k->st, (k->nst + c->nstmts + 1) * sizeof(*k->st));
+	for (unsigned i = 0; ok && i < c->nstmts; i++)
+		ok = stmt_ok(k, &c->stmts[i], &k->st[k->nst + i]);
+	if (!ok)
+		return false;
+	k->ok[ci] = true; /* for clause_emit() */
+	if (k->vars && !clause_typed(k, ci)) {
+		k->ok[ci] = false;
+		return false;
+	}
+	return true;
+}
+
+/* Does clause c compare a string (str_cmp())? */
+static bool clause_strs(const struct d_kplan *k, const struct clause *c)
+{
+	if (has_str_cmp(k, c->pred))
+		return true;
+	for (unsigned i = 0; i < c->nstmts; i++) {
+		const struct stmt *st = &c->stmts[i];
+
+		if (has_str_cmp(k, st->e))
+			return true;
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (has_str_cmp(k, st->args[j]))
+				return true;
+		for (unsigned j = 0; j < st->nkeys; j++)
+			if (has_str_cmp(k, st->keys[j]) ||
+			    arg_str(k, st->keys[j]) >= 0)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Which variables the kernel keeps: self-> and this-> integers that no
+ * clause it cannot run touches (user space would keep a second copy),
+ * each of one type T wherever it is stored.  Taking a variable away
+ * can take clauses away, which can take more variables: until nothing
+ * changes.  BEGIN and END run in dtrace's own thread, whose self->
+ * variables are its own and whose firings are not a traced probe's:
+ * they keep theirs in user space, apart.
+ */
+static void vars_decide(struct d_kplan *k)
+{
+	struct d_prog *p = k->prog;
+	bool *mark = d_xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
+	bool changed = true, tls = false, strs = false;
+	unsigned nthis = 0;
+
+	k->nbits = 0;
+	memset(k->tls, 0, p->nclauses * sizeof(*k->tls));
+	memset(k->kv, 0, p->nclauses * sizeof(*k->kv));
+	for (unsigned v = 0; v < p->nvars; v++) {
+		const struct var *var = &p->vars[v];
+
+		k->vst[v] = KV_NO;
+		k->vbit[v] = -1;
+		k->vslot[v] = -1;
+		if ((var->scope == SC_SELF || var->scope == SC_THIS) &&
+		    var->kind != T_STR && !var->ptr && !var->psou &&
+		    (var->scope != SC_THIS || nthis < UBPF_KTHIS)) {
+			k->vst[v] = KV_CAND;
+			if (var->scope == SC_THIS)
+				k->vslot[v] = (int)nthis++;
+		}
+	}
+	while (vars_type_pass(k, false) || vars_type_pass(k, true))
+		;
+	for (unsigned v = 0; v < p->nvars; v++)
+		if (k->vst[v] == KV_CAND) /* its stores disagree */
+			k->vst[v] = KV_NO;
+	while (changed) {
+		changed = false;
+		k->nst = 0;
+		memset(k->ok, 0, p->nclauses * sizeof(*k->ok));
+		for (unsigned ci = 0; ci < p->nclauses; ci++) {
+			if ((!k->user || !k->user[ci]) && clause_ok(k, ci))
+				k->nst += p->clauses[ci].nstmts;
+		}
+		for (unsigned ci = 0; ci < p->nclauses; ci++) {
+			if (k->ok[ci] || dtrace_only(&p->clauses[ci]))
+				continue;
+			clause_vars(k, &p->clauses[ci], mark);
+			for (unsigned v = 0; v < p->nvars; v++)
+				if (mark[v] && k->vst[v] == KV_KERN) {
+					k->vst[v] = KV_NO;
+					changed = true;
+				}
+		}
+	}
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		if (!k->ok[ci])
+			continue;
+		clause_vars(k, &p->clauses[ci], mark);
+		for (unsigned v = 0; v < p->nvars; v++) {
+			k->tls[ci] |= mark[v] && p->vars[v].scope == SC_SELF;
+			k->kv[ci] |= mark[v] && k->vst[v] == KV_KERN;
+		}
+		tls |= k->tls[ci];
+		strs |= clause_strs(k, &p->clauses[ci]);
+	}
+	free(mark);
+	/*
+	 * A string the kernel cannot read (a fault) sends the hit to user
+	 * space whole, unflagged (cgen.c), where a clause keeping self->
+	 * variables cannot go: such a program compares no strings.
+	 */
+	if (tls && strs && !k->nostr) {
+		k->nostr = true;
+		vars_decide(k);
+	}
+}
+
+struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags,
+			    const bool *user)
 {
 	struct d_kplan *k = d_xcalloc(1, sizeof(*k));
-	unsigned ci, i;
+	unsigned ci, i, nv = p->nvars ? p->nvars : 1;
 
 	k->prog = p;
 	k->ok = d_xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->ok));
 	k->first = d_xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
+	k->tls = d_xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->tls));
+	k->kv = d_xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
+	k->user = user; /* read by vars_decide() only, below */
+	k->vst = d_xcalloc(nv, sizeof(*k->vst));
+	k->vsz = d_xcalloc(nv, sizeof(*k->vsz));
+	k->vsg = d_xcalloc(nv, sizeof(*k->vsg));
+	k->vbit = d_xcalloc(nv, sizeof(*k->vbit));
+	k->vslot = d_xcalloc(nv, sizeof(*k->vslot));
 	for (ci = 0; ci < p->nclauses; ci++)
 		if (!dtrace_only(&p->clauses[ci]) &&
 		    stmts_stop(p->clauses[ci].stmts, p->clauses[ci].nstmts))
 			return k;
+	k->vars = (flags & D_KPLAN_VARS) != 0;
+	if (k->vars) {
+		vars_decide(k);
+		k->user = NULL;
+	} else {
+		for (ci = 0; ci < p->nclauses; ci++)
+			if (clause_ok(k, ci))
+				k->nst += p->clauses[ci].nstmts;
+	}
+	/* no keys: slots of kflat while they last */
 	for (ci = 0; ci < p->nclauses; ci++) {
-		const struct clause *c = &p->clauses[ci];
-		uint8_t sz, sg;
-		bool ok = c->nstmts > 0 && k->nst + c->nstmts <= UINT16_MAX &&
-			  (!c->pred || ty(c->pred, &sz, &sg));
-
-		k->first[ci] = k->nst;
-		k->st = d_xrealloc(k->st,
-				   (k->nst + c->nstmts + 1) * sizeof(*k->st));
-		for (i = 0; ok && i < c->nstmts; i++)
-			ok = stmt_ok(p, &c->stmts[i], &k->st[k->nst + i]);
-		if (!ok)
+		if (!k->ok[ci])
 			continue;
-		/* no keys: slots of kflat while they last */
-		for (i = 0; i < c->nstmts; i++) {
-			struct kstmt *ks = &k->st[k->nst + i];
+		for (i = 0; i < p->clauses[ci].nstmts; i++) {
+			struct kstmt *ks = &k->st[k->first[ci] + i];
 
-			if (ks->st->nkeys || k->nflat + ks->nslots > UBPF_KFLAT)
+			if (ks->assign || ks->st->nkeys ||
+			    k->nflat + ks->nslots > UBPF_KFLAT)
 				continue;
 			ks->slot = (int)k->nflat;
 			k->nflat += ks->nslots;
 		}
-		k->nst += c->nstmts;
-		k->ok[ci] = true;
 	}
 	return k;
 }
@@ -364,12 +895,45 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->ok);
 	free(k->first);
 	free(k->st);
+	free(k->tls);
+	free(k->kv);
+	free(k->vst);
+	free(k->vsz);
+	free(k->vsg);
+	free(k->vbit);
+	free(k->vslot);
 	free(k);
 }
 
 bool d_kplan_clause(const struct d_kplan *k, unsigned clause)
 {
 	return clause < k->prog->nclauses && k->ok[clause];
+}
+
+bool d_kplan_tls(const struct d_kplan *k, unsigned clause)
+{
+	return d_kplan_clause(k, clause) && k->tls[clause];
+}
+
+bool d_kplan_kvars(const struct d_kplan *k, unsigned clause)
+{
+	return d_kplan_clause(k, clause) && k->kv[clause];
+}
+
+bool d_kplan_tlsvar(const struct d_kplan *k, unsigned var)
+{
+	return k->vars && var < k->prog->nvars && k->vst[var] == KV_KERN &&
+	       k->prog->vars[var].scope == SC_SELF;
+}
+
+unsigned d_kplan_nvars(const struct d_kplan *k)
+{
+	return k->prog->nvars;
+}
+
+bool d_kplan_isagg(const struct d_kplan *k, unsigned st)
+{
+	return st < k->nst && !k->st[st].assign;
 }
 
 unsigned d_kplan_nstmts(const struct d_kplan *k)
@@ -396,6 +960,8 @@ struct em {
 	unsigned depth, max; /* stack */
 	bool full;
 	const struct d_probe *probe;
+	const struct d_kplan *k;
+	bool tls; /* a self-> variable read or written */
 };
 
 static struct ubpf_kop *put(struct em *m, int op, int pops, int pushes)
@@ -431,13 +997,26 @@ static void norm(struct em *m, uint8_t fz, uint8_t fg, uint8_t sz, uint8_t sg)
 	o->sg = sg;
 }
 
+/* VLD or VST o of variable v */
+static void var_op(struct em *m, struct ubpf_kop *o, unsigned v)
+{
+	if (m->k->prog->vars[v].scope == SC_SELF) {
+		o->n = UBPF_KV_SELF;
+		o->slot = (uint16_t)v;
+		m->tls = true;
+	} else {
+		o->n = UBPF_KV_THIS;
+		o->slot = (uint16_t)m->k->vslot[v];
+	}
+}
+
 static void emit(struct em *m, const struct node *n)
 {
 	uint8_t sz = 8, sg = 1, az, ag, bz, bg;
 	struct ubpf_kop *o;
 	int op;
 
-	(void)ty(n, &sz, &sg);
+	(void)ty(m->k, n, &sz, &sg);
 	switch (n->op) {
 	case N_INT:
 		o = put(m, UBPF_K_CONST, 0, 1);
@@ -449,7 +1028,15 @@ static void emit(struct em *m, const struct node *n)
 		o = put(m, UBPF_K_ARG, 0, 1);
 		o->n = (uint8_t)n->sub;
 		return;
+	case N_VAR: /* its 64 bits, as stored */
+		o = put(m, UBPF_K_VLD, 0, 1);
+		var_op(m, o, (unsigned)n->sub);
+		return;
 	case N_BUILTIN:
+		if (d_builtins[n->sub].id == B_TIMESTAMP) {
+			put(m, UBPF_K_TIME, 0, 1);
+			return;
+		}
 		if (d_builtins[n->sub].id == B_ID) {
 			o = put(m, UBPF_K_CONST, 0, 1);
 			o->imm = m->probe->id;
@@ -473,7 +1060,7 @@ static void emit(struct em *m, const struct node *n)
 		o->sg = sg;
 		return;
 	case N_CAST:
-		(void)ty(n->a, &az, &ag);
+		(void)ty(m->k, n->a, &az, &ag);
 		emit(m, n->a);
 		norm(m, az, ag, sz, sg);
 		return;
@@ -500,8 +1087,32 @@ static void emit(struct em *m, const struct node *n)
 			o->sg = sg;
 			return;
 		}
-		(void)ty(n->a, &az, &ag);
-		(void)ty(n->b, &bz, &bg);
+		{
+			const struct node *arg, *lit;
+
+			if (str_cmp(m->k, n, &arg, &lit)) {
+				size_t len = strlen(lit->sval);
+
+				o = put(m, UBPF_K_SEQ, 0, 1);
+				o->n = (uint8_t)arg->sub;
+				o->step = (uint16_t)len;
+				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
+				for (size_t i = 0; i <= len; i += 8) {
+					uint64_t w = 0;
+
+					for (size_t j = 0; j < 8 && i + j < len;
+					     j++)
+						w |= (uint64_t)(uint8_t)lit
+							     ->sval[i + j]
+						     << (8 * j);
+					o = put(m, UBPF_K_SDATA, 0, 0);
+					o->imm = (int64_t)w;
+				}
+				return;
+			}
+		}
+		(void)ty(m->k, n->a, &az, &ag);
+		(void)ty(m->k, n->b, &bz, &bg);
 		{
 			int64_t bc = 0;
 			bool bimm = const_of(n->b, &bc);
@@ -565,14 +1176,17 @@ static void emit(struct em *m, const struct node *n)
 bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
 		  const struct d_probe *probe, struct ubpf_kplan *pl)
 {
-	const struct clause *c;
-	struct em m = {pl, pl->nops, 0, 0, false, probe};
+	return d_kplan_clause(k, clause) && clause_emit(k, clause, probe, pl);
+}
+
+static bool clause_emit(const struct d_kplan *k, unsigned clause,
+			const struct d_probe *probe, struct ubpf_kplan *pl)
+{
+	const struct clause *c = &k->prog->clauses[clause];
+	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false};
 	struct ubpf_kop *pred = NULL;
 	unsigned i, j;
 
-	if (!d_kplan_clause(k, clause))
-		return false;
-	c = &k->prog->clauses[clause];
 	if (c->pred) {
 		emit(&m, c->pred);
 		if (!m.full && m.n > pl->nops &&
@@ -590,10 +1204,29 @@ bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
 	for (i = 0; i < c->nstmts; i++) {
 		const struct kstmt *ks = &k->st[k->first[clause] + i];
 		const struct stmt *st = ks->st;
-		const struct agg *a = &k->prog->aggs[st->agg];
+		const struct agg *a;
 		struct ubpf_kop *o;
 
+		if (ks->assign) { /* the value, as d_var_conv() makes it */
+			const struct var *v = &k->prog->vars[st->e->a->sub];
+			uint8_t bz = 8, bg = 1;
+
+			(void)ty(k, st->e->b, &bz, &bg);
+			emit(&m, st->e->b);
+			if (v->declared)
+				norm(&m, bz, bg, v->sz, v->sg);
+			o = put(&m, UBPF_K_VST, 1, 0);
+			var_op(&m, o, (unsigned)st->e->a->sub);
+			continue;
+		}
+		a = &k->prog->aggs[st->agg];
 		for (j = 0; j < st->nkeys; j++) {
+			if ((int)j == ks->skey) { /* the program copies it */
+				o = put(&m, UBPF_K_SKEY, 0, 0);
+				o->n = (uint8_t)j;
+				o->slot = ks->sarg;
+				continue;
+			}
 			if (ks->kid[j] >= 0) {
 				o = put(&m, UBPF_K_CONST, 0, 1);
 				o->imm = probe->id;
@@ -611,6 +1244,8 @@ bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
 			o->flags = UBPF_KF_FLAT;
 			o->slot = (uint16_t)ks->slot;
 		}
+		if (ks->skey >= 0)
+			o->flags |= UBPF_KF_SKEY;
 		switch (a->fn) {
 		case AG_COUNT: o->n = UBPF_F_COUNT; break;
 		case AG_SUM: o->n = UBPF_F_SUM; break;
@@ -633,15 +1268,22 @@ bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
 	if (pred)
 		pred->jump = (uint16_t)m.n;
 	pl->nops = (uint16_t)m.n;
+	if (m.tls)
+		pl->tls |= 1;
 	return true;
 }
 
 /* ------------------------------------------------------------------ */
 /* Merging */
 
+bool d_kplan_skey(const struct d_kplan *k, unsigned st)
+{
+	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0;
+}
+
 void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		   const struct ubpf_kval *vals, unsigned ncpus,
-		   d_kplan_probe_fn probe_of, void *ctx)
+		   d_kplan_probe_fn probe_of, void *ctx, const char *str)
 {
 	const struct kstmt *ks;
 	struct dv keys[UBPF_KMAXKEYS];
@@ -650,7 +1292,7 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 	int64_t *d, sa = 0, sb = 0;
 	unsigned i;
 
-	if (key->agg >= k->nst)
+	if (key->agg >= k->nst || k->st[key->agg].assign)
 		return;
 	ks = &k->st[key->agg];
 	a = &k->prog->aggs[ks->agg];
@@ -659,6 +1301,14 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		const char *s = "";
 		size_t max;
 
+		if ((int)i == ks->skey) { /* as copyinstr() cuts it */
+			max = k->prog->strsize < sizeof(kbuf[i])
+				      ? k->prog->strsize
+				      : sizeof(kbuf[i]);
+			snprintf(kbuf[i], max, "%s", str ? str : "");
+			keys[i] = d_dv_tstr(kbuf[i]);
+			continue;
+		}
 		if (ks->kid[i] < 0) {
 			keys[i] = d_dv_int(key->k[i], ks->ksz[i], ks->ksg[i]);
 			continue;

@@ -21,13 +21,33 @@ struct d_kplan;
 /*
  * What the kernel can run of prog: never NULL; with no clause at all
  * when the program rules it out (exit(), printa(), clear() or trunc()
- * in a clause of a traced probe).
+ * in a clause of a traced probe).  D_KPLAN_VARS: also clauses with
+ * self-> and this-> variables and timestamp (UBPF_K_TIME, VLD, VST),
+ * which only generated programs (consumer/cgen.c) run; user, if not
+ * NULL, marks per clause those that fire in user space as well (the
+ * clauses of dtrace:::ERROR, which runs in the faulting thread's
+ * context): with D_KPLAN_VARS they run in user space only, and so do
+ * the variables they touch.
  */
-struct d_kplan *d_kplan_new(struct d_prog *prog);
+#define D_KPLAN_VARS 0x1
+struct d_kplan *d_kplan_new(struct d_prog *prog, unsigned flags,
+			    const bool *user);
 void d_kplan_free(struct d_kplan *k);
 
 /* Clause clause runs in the kernel wherever its plan fits. */
 bool d_kplan_clause(const struct d_kplan *k, unsigned clause);
+
+/*
+ * ... and reads or writes self-> variables the kernel keeps (of which
+ * d_kplan_tlsvar() says, by variable index < d_kplan_nvars()): its plan
+ * must run wherever it fires, never in user space instead; kvars: any
+ * variable the kernel keeps, this-> too: it must not run in user space
+ * for a hit whose other clauses the kernel runs.
+ */
+bool d_kplan_tls(const struct d_kplan *k, unsigned clause);
+bool d_kplan_kvars(const struct d_kplan *k, unsigned clause);
+bool d_kplan_tlsvar(const struct d_kplan *k, unsigned var);
+unsigned d_kplan_nvars(const struct d_kplan *k);
 
 /*
  * Append clause's instructions, for a firing of probe, to pl; false
@@ -43,6 +63,7 @@ bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
  * bucket (one for count() and the like).
  */
 unsigned d_kplan_nstmts(const struct d_kplan *k);
+bool d_kplan_isagg(const struct d_kplan *k, unsigned st); /* not a store */
 bool d_kplan_flat(const struct d_kplan *k, unsigned st, unsigned *slot,
 		  unsigned *nslots);
 
@@ -51,11 +72,18 @@ typedef const struct d_probe *(*d_kplan_probe_fn)(void *ctx, unsigned id);
 
 /*
  * Fold one entry of the kernel's kaggs (its per-CPU values, ncpus of
- * them) into the aggregations; for kflat, key is {st, slot - first}.  Call once per entry, after tracing
+ * them) into the aggregations; for kflat, key is {st, slot - first}; for
+ * kaggs_s, str is the string key's bytes.  Call once per entry, after tracing
  * stopped and before END, printa() or the final printing.
  */
 void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		   const struct ubpf_kval *vals, unsigned ncpus,
-		   d_kplan_probe_fn probe_of, void *ctx);
+		   d_kplan_probe_fn probe_of, void *ctx, const char *str);
+
+/*
+ * Statement st has a key copyinstr(argN) (D_KPLAN_VARS): its entries
+ * are in kaggs_s, and d_kplan_merge() takes the key's string as str.
+ */
+bool d_kplan_skey(const struct d_kplan *k, unsigned st);
 
 #endif /* USDT_DTRACE_KPLAN_H */

@@ -34,7 +34,8 @@
  * back.  This costs one access() per live thread that fired, every
  * 100 ms, and nothing per hit but the lookup; it needs no help from the
  * backend, so it works the same with uprobe events, the fasttrap module
- * and any later backend.
+ * and any later backend.  The self-> variables generated BPF programs
+ * keep in the kernel are let go on the same refresh (bpf_tls_reap()).
  */
 #include "config.h"
 
@@ -226,6 +227,9 @@ void threads_reap(struct consumer *c)
 	size_t ngone = 0, ocap;
 	struct tseen *old;
 
+#ifdef HAVE_BPF
+	bpf_tls_reap(c); /* those the kernel keeps: bpf_agg.c */
+#endif
 	for (size_t i = 0; i < c->capseen; i++) {
 		char p[64];
 

@@ -101,6 +101,29 @@ enum {
 	UBPF_K_PRED, /* pop; 0: go to jump (n: the comparison, as a binary) */
 	UBPF_K_KEY,  /* pop into key n */
 	UBPF_K_AGG,  /* update statement agg's entry (fn n); see below */
+	/* generated programs only (../cgen.c; kplan.c makes them only
+	 * when asked to, never for the generic program): */
+	UBPF_K_TIME, /* push the firing's timestamp */
+	UBPF_K_VLD,  /* push variable slot (n: UBPF_KV_SELF or _THIS) */
+	UBPF_K_VST,  /* pop into it; a self-> variable set to 0 is deleted */
+	UBPF_K_SEQ,  /* push copyinstr(argument n) == the string of the next
+		      * step SDATA instructions (step: its length); with
+		      * UBPF_KF_NEG, != */
+	UBPF_K_SDATA, /* 8 bytes of that string, NUL-padded, in imm */
+	UBPF_K_SKEY,  /* key n is copyinstr(argument slot), for an AGG
+		       * with UBPF_KF_SKEY (kaggs_s) */
+};
+
+/* VLD, VST's n: a self-> variable, slot its D variable index, the key
+ * {tid, slot} of the map cgtls; a this-> variable, slot one of
+ * UBPF_KTHIS values the program keeps for the firing (0 at its start) */
+enum { UBPF_KV_SELF, UBPF_KV_THIS };
+#define UBPF_KTHIS 8	    /* this-> variables in the kernel */
+#define UBPF_KTLS 65536	    /* entries of cgtls */
+#define UBPF_KTLS_UNFIT 0x2
+struct ubpf_kvkey {
+	__u32 tid;
+	__u32 var;
 };
 
 /* AGG's n: the aggregating function */
@@ -124,13 +147,18 @@ struct ubpf_kop {
 	__u16 step;  /* AGG lquantize() */
 	__u16 levels;
 	__u16 flags; /* UBPF_KF_* */
-	__u16 slot;  /* AGG with UBPF_KF_FLAT: its first slot in kflat */
+	__u16 slot;  /* AGG with UBPF_KF_FLAT: its first slot in kflat; VLD, VST */
 	__s64 imm; /* CONST, UBPF_KF_IMM: the value; AGG lquantize(): base */
 };
 
 /* ubpf_kop.flags */
 #define UBPF_KF_IMM 0x1	 /* binary: b is imm, only a is popped */
 #define UBPF_KF_FLAT 0x2 /* AGG: kflat[slot + bucket], not kaggs */
+#define UBPF_KF_NEG 0x4	 /* SEQ: not equal */
+#define UBPF_KSTRMAX 63	 /* SEQ: the longest string compared */
+#define UBPF_KSTRARGS 4	 /* SEQ, SKEY: arguments a plan reads */
+#define UBPF_KF_SKEY 0x8 /* AGG: kaggs_s, one key a string (SKEY) */
+#define UBPF_KSKEY 64	 /* bytes of such a key, NUL included */
 
 /* kplans[{event, pid}] */
 struct ubpf_kplan_key {
@@ -185,7 +213,11 @@ struct ubpf_kdirect {
 struct ubpf_kplan {
 	__u16 nops;
 	__u8 record; /* some clause of the probe needs the record too */
-	__u8 pad[5];
+	__u8 tls;    /* 1: it reads or writes self-> variables in the
+		      * kernel; UBPF_KTLS_UNFIT: a clause that keeps any
+		      * variable there was left out (too long), so no
+		      * plan can be exact */
+	__u8 pad[4];
 	struct ubpf_kdirect d;
 	struct ubpf_kop ops[UBPF_KOPS];
 };
@@ -225,6 +257,11 @@ struct ubpf_kkey {
 	__s64 k[UBPF_KMAXKEYS];
 };
 
+/* kaggs_s (generated programs): a key with one string, NUL-padded */
+struct ubpf_kskey {
+	struct ubpf_kkey k; /* k.k[n] of the string's key n: 0 */
+	char s[UBPF_KSKEY];
+};
 struct ubpf_kval {
 	__s64 a, b;
 };

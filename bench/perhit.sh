@@ -1,0 +1,167 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# bench/perhit.sh - what the BPF programs cost per hit for the clauses
+# issue 26 names, ours against bpftrace's in the same run, and the
+# verifier's instructions per program.  Run by bench/run.sh (`make
+# bench`, or BENCH_ONLY=perhit); alone:
+#
+#	DTRACE=dtrace-G/dtrace DTRACE_DRTI=drti/drti.o top_srcdir=. \
+#		sh bench/perhit.sh
+#
+# The target is bench/pairloop.c: N iterations, each firing
+# bpair:::enter(i, name) then bpair:::leave(i).  Each tool runs it under
+# bench/bpfstats (BPF_ENABLE_STATS) while `bpfstats --list` is polled;
+# the programs counted are those the tool's process holds (its
+# fdinfo's prog_id: other runs on the machine load programs too) that
+# ran at least N/2 times, each with the figures of the poll that saw it
+# last (a program may be gone from the last poll).  The figure
+# is their run_time_ns summed over N: ns per iteration, which is one
+# hit, or for self-> an entry and a return together.  It includes the
+# statistics' own clock reads (~55 ns a run here).  Rows:
+#  - count:	enter { @ = count(); }
+#  - strpred:	enter /copyinstr(arg1) == "beta"/ { @ = count(); }
+#		(bpftrace: str(arg1))
+#  - printf:	enter { printf("%s\n", copyinstr(arg1)); }, output to a
+#		file (a record a hit; what user space does after is not
+#		counted, for either tool)
+#  - self:	enter { self->t = timestamp; }
+#		leave /self->t/ { @ = quantize(timestamp - self->t);
+#		self->t = 0; }  (bpftrace: @t[tid] = nsecs, hist(),
+#		delete())
+#  - ustack:	enter { @[ustack()] = count(); } (bpftrace: @[ustack])
+# The best of $ROUNDS runs per tool.  Needs root and bpftrace; nothing
+# passes or fails on speed.  ROWS="self ..." runs only those rows.  With
+# PERHIT_MD set, the table is written there as a markdown section.
+
+set -u
+: "${DTRACE:?DTRACE must name the dtrace under test}"
+: "${top_srcdir:?top_srcdir must be set}"
+: "${CC:=cc}"
+: "${PERHIT_MD:=}"
+: "${ROUNDS:=3}"
+: "${N:=1000000}"
+export LC_ALL=C
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/usdt-perhit.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+abs() { case $1 in ''|/*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+top_srcdir=$(abs "$top_srcdir") PERHIT_MD=$(abs "$PERHIT_MD")
+case $DTRACE in */*) DTRACE=$(abs "$DTRACE") ;; esac
+[ -n "${DTRACE_DRTI:-}" ] && DTRACE_DRTI=$(abs "$DTRACE_DRTI") &&
+	export DTRACE_DRTI
+here=$top_srcdir/bench
+if [ "$(id -u)" -ne 0 ] || ! command -v bpftrace >/dev/null 2>&1; then
+	echo "(per hit: needs root and bpftrace; skipped)"
+	exit 0
+fi
+cd "$tmp" || exit 1
+"$DTRACE" -h -s "$here/bpair.d" -o bpair.h &&
+	$CC -O2 -I. -c "$here/pairloop.c" -o pair.o &&
+	"$DTRACE" -G -s "$here/bpair.d" -o pair-p.o pair.o &&
+	$CC pair.o pair-p.o -o pair &&
+	$CC -O2 "$here/bpfstats.c" -o bpfstats || exit 1
+
+# the scripts: ours (D) and bpftrace's, per row (dash's echo would turn
+# the \n of printf's format into a newline)
+d_of() {
+	e='bpair$target:::enter' l='bpair$target:::leave'
+	case $1 in
+	count) echo "$e { @ = count(); }" ;;
+	strpred) echo "$e /copyinstr(arg1) == \"beta\"/ { @ = count(); }" ;;
+	printf) printf '%s\n' "$e { printf(\"%s\\n\", copyinstr(arg1)); }" ;;
+	self) echo "$e { self->t = timestamp; } $l /self->t/ { @ = quantize(timestamp - self->t); self->t = 0; }" ;;
+	ustack) echo "$e { @[ustack()] = count(); }" ;;
+	esac
+}
+bt_of() {
+	e='usdt:./pair:bpair:enter' l='usdt:./pair:bpair:leave'
+	case $1 in
+	count) echo "$e { @ = count(); }" ;;
+	strpred) echo "$e /str(arg1) == \"beta\"/ { @ = count(); }" ;;
+	printf) printf '%s\n' "$e { printf(\"%s\\n\", str(arg1)); }" ;;
+	self) echo "$e { @t[tid] = nsecs; } $l /@t[tid]/ { @ = hist(nsecs - @t[tid]); delete(@t[tid]); }" ;;
+	ustack) echo "$e { @[ustack] = count(); }" ;;
+	esac
+}
+
+# one TOOL ROW: "NS INSNS" -- ns per iteration and the verified
+# instructions of each program counted, joined by +
+one() {
+	: >stats
+	: >mine
+	if [ "$1" = bpftrace ]; then
+		./bpfstats bpftrace -q -o out -e "$(bt_of "$2")" \
+			-c "./pair $N" >/dev/null 2>&1 &
+	else
+		DTRACE_BACKEND=bpf ./bpfstats "$DTRACE" -q -o out \
+			-n "$(d_of "$2")" -c "./pair $N" >/dev/null 2>&1 &
+	fi
+	bp=$!
+	# the tool's programs: those its process holds (fdinfo's prog_id)
+	while kill -0 "$bp" 2>/dev/null; do
+		for c in $(cat "/proc/$bp/task/$bp/children" 2>/dev/null); do
+			grep -h '^prog_id:' /proc/"$c"/fdinfo/* 2>/dev/null |
+				awk '{ print $2 }' >>mine
+		done
+		./bpfstats --list | awk -v min=$((N / 2)) '
+			NR == FNR { mine[$1] = 1; next }
+			($1 in mine) && $5 >= min { print $1, $3, $5, $6 }' \
+			mine - >>stats
+		sleep 0.1
+	done
+	wait "$bp"
+	rm -f out
+	# each program's last figures (the most runs): a program may be
+	# gone from the last poll while another of the run is still there
+	awk -v n="$N" '$3 >= cnt[$1] { cnt[$1] = $3; ns[$1] = $4; vi[$1] = $2 }
+		END {
+			for (id in ns) { t += ns[id]; v = v (v == "" ? "" : "+") vi[id]; k++ }
+			if (k) printf "%.1f %s", t / n, v; else printf "- -"
+		}' stats
+}
+
+rows=${ROWS:-count strpred printf self ustack}
+printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
+	'verified insns (bpftrace; dtrace)'
+: >table
+for row in $rows; do
+	bb= bo= vb= vo=
+	for _ in $(seq "$ROUNDS"); do
+		set -- $(one bpftrace "$row")
+		case $1 in -) ;; *)
+			if [ -z "$bb" ] || awk "BEGIN { exit !($1 < $bb) }"; then
+				bb=$1 vb=$2
+			fi ;;
+		esac
+		set -- $(one ours "$row")
+		case $1 in -) ;; *)
+			if [ -z "$bo" ] || awk "BEGIN { exit !($1 < $bo) }"; then
+				bo=$1 vo=$2
+			fi ;;
+		esac
+	done
+	ratio=$(awk -v b="${bb:-0}" -v o="${bo:-0}" \
+		'BEGIN { if (b > 0 && o > 0) printf "%.2f", o / b; else printf "-" }')
+	printf '%-8s %10s %10s %7s  %s; %s\n' "$row" "${bb:--}" "${bo:--}" \
+		"$ratio" "${vb:--}" "${vo:--}"
+	printf '| %s | %s | %s | %s | %s | %s |\n' "$row" "${bb:--}" \
+		"${bo:--}" "$ratio" "${vb:--}" "${vo:--}" >>table
+done
+
+if [ -n "$PERHIT_MD" ]; then
+	{
+		echo "## Per hit, in the BPF program (bench/perhit.sh)"
+		echo
+		echo "ns of BPF program run time per iteration of bench/pairloop.c"
+		echo "(one hit; for self->, an entry and a return), $N iterations,"
+		echo "best of $ROUNDS runs per tool, from BPF_ENABLE_STATS's"
+		echo "run_time_ns (includes its ~55 ns clock reads per run); and the"
+		echo "verifier's instructions per program (verified_insns), each"
+		echo "program counted joined by +."
+		echo
+		echo "| row | bpftrace ns | dtrace ns | ratio | bpftrace verified | dtrace verified |"
+		echo "|---|---|---|---|---|---|"
+		cat table
+	} >"$PERHIT_MD"
+fi

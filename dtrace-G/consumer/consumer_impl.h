@@ -21,6 +21,8 @@
  *	bpf_agg.c	its plans for the clauses that aggregate in the
  *			kernel, and reading those aggregations back
  *	fasttrap.c	backend: the kernel module's /dev/dtrace/fasttrap
+ *	inproc.c	backend (-x activation=user): -G sites patched into
+ *			calls to drti.o's recorder, rings shared with it
  *	pidprov.c	the pid provider: function entry, return and
  *			instruction probes on the same machinery
  *	kprov*.c	the kernel providers (syscall, profile, tick, proc):
@@ -329,6 +331,9 @@ struct consumer_backend_ops {
 
 extern const struct consumer_backend_ops consumer_uprobe_ops;
 extern const struct consumer_backend_ops consumer_fasttrap_ops;
+/* -x activation=user: the recorder in the process (inproc.c) */
+extern const struct consumer_backend_ops consumer_inproc_ops;
+struct inproc; /* inproc.c's own */
 #ifdef HAVE_BPF
 extern const struct consumer_backend_ops consumer_bpf_ops;
 #endif
@@ -437,6 +442,8 @@ struct consumer {
 	} up;
 	/* bpf backend (bpf.c) */
 	struct consumer_bpf *bpf;
+	/* in-process activation (inproc.c), NULL on the kernel path */
+	struct inproc *ip;
 	/* the pid provider (pidprov.c), NULL when no description names it */
 	struct pidprov *pid;
 	/* the kernel providers (kprov.c) */

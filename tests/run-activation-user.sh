@@ -1,0 +1,160 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-activation-user.sh: -x activation=user (issue 30, doc/DESIGN.md
+# §14): -G sites patched into calls to drti.o's recorder, hits read from
+# rings shared with the process, the same clauses run.  tests/data/act's
+# program fires act:::hit from its threads and from a fork child, its
+# library libactl.so (a second drti.o) actl:::fire, and act:::tick under
+# its is-enabled guard; checked:
+#  - count(), sum(), quantize(arg1) and printf of integer arguments give
+#    the same output as the kernel path, with -c, and the counts the
+#    program says it fired (the fork child's too, under act*);
+#  - -p of a running process: exact counts, the semaphore counted up
+#    (ticks fire only when it is), and when dtrace ends the sites hold
+#    their NOPs again and the arena is unmapped, the process running on;
+#  - SIGKILL of dtrace mid-run: the process and its fork child run on
+#    and exit 0, the sites calling a recorder that finds no consumer;
+#  - refusals, with the reason and no tracing: ustack(), execname,
+#    copyinstr() of an argument, a stripped program, a bad value.
+# Needs root, x86-64, and for the kernel path uprobe events.
+
+. "$top_srcdir/tests/lib.sh"
+
+data=$top_srcdir/tests/data/act
+
+[ "$(id -u)" -eq 0 ] || skip "not root: ptrace of -p processes and uprobes need root"
+[ "$(uname -m)" = x86_64 ] || skip "-x activation=user is x86-64 only"
+require_G
+[ -w /sys/kernel/tracing/uprobe_events ] ||
+	[ -w /sys/kernel/debug/tracing/uprobe_events ] ||
+	skip "no tracefs with uprobe_events (the kernel path to compare with)"
+
+bg_pids=
+au_cleanup() {
+	for p in $bg_pids; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	cleanup
+}
+trap au_cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+"$DTRACE" -h -s "$data/act.d" -o act.h &&
+	"$DTRACE" -h -s "$data/actl.d" -o actl.h &&
+	$CC -O2 -fPIC -I. -c "$data/actl.c" -o actl.o &&
+	"$DTRACE" -G -s "$data/actl.d" actl.o -o actl-probes.o &&
+	$CC -shared -o libactl.so actl.o actl-probes.o &&
+	$CC -O2 -I. -c "$data/act.c" -o act.o &&
+	"$DTRACE" -G -s "$data/act.d" act.o -o act-probes.o &&
+	$CC -o act act.o act-probes.o -L. -lactl -Wl,-rpath,"$PWD" \
+		-lpthread || {
+	fail "building the test program"
+	finish
+}
+
+# the sites' bytes in process $1 (act's notes, its load address)
+site_bytes() {
+	sb_base=$(awk '$6 ~ /\/act$/ { split($1, a, "-"); print a[1]; exit }' \
+		"/proc/$1/maps")
+	for sb_pc in $(readelf -n act | awk '/Location:/ { print $2 }' |
+		tr -d ,); do
+		dd if="/proc/$1/mem" bs=1 skip=$((0x$sb_base + sb_pc)) count=5 \
+			2>/dev/null | od -An -tx1
+	done
+}
+
+# 1. -c: the same output on both paths, and the program's own counts
+prog='act*:::hit { @n[pid == $target] = count(); @s = sum(arg1);
+	@q = quantize(arg1); }
+act*:::hit /arg0 == 42/ { printf("%d %d %d\n", pid == $target, arg0, arg1); }
+act*:::tick { @t = count(); }
+actl*:::fire { @l[pid == $target, arg1] = count(); @ls = sum(arg0); }
+END { printa("hits %d %@d\n", @n); printa("sum %@d\n", @s); printa(@q);
+	printa("ticks %@d\n", @t); printa("lib %d %d %@d\n", @l);
+	printa("libsum %@d\n", @ls); }'
+for a in user kernel; do
+	"$DTRACE" -q -x activation=$a -n "$prog" -c './act 3000 3 1 20' \
+		>out.$a 2>err.$a || fail "activation=$a -c: $(cat err.$a)"
+	# printf lines of different threads come in time order: sort
+	grep -v '^child\|^parent' out.$a | sort >sorted.$a
+done
+expect_file_eq "-c: the user path's output is the kernel path's" \
+	sorted.kernel sorted.user
+# what the program says it fired, and what dtrace counted
+expect_eq "-c: the parent's hits" "9000 9000" \
+	"$(sed -n 's/^parent [0-9]* //p' out.user) $(sed -n 's/^hits 1 //p' out.user)"
+expect_eq "-c: the fork child's hits" "3000 3000" \
+	"$(sed -n 's/^child [0-9]* //p' out.user) $(sed -n 's/^hits 0 //p' out.user)"
+expect_eq "-c: the library's hits (its own drti.o)" 1200 \
+	"$(awk '$1 == "lib" { s += $4 } END { print s }' out.user)"
+expect_eq "-c: the ticks (semaphore up)" 1 "$(grep -c '^ticks 20$' out.user)"
+expect_eq "-c: the child's printf lines" 30 \
+	"$(grep -c '^0 42 ' out.user)"
+expect_eq "-c: nothing said" "" "$(cat err.user)"
+
+# 2. -p: exact counts, then everything given back, the process running on
+rm -f go
+ACT_WAIT=$tmp/go ./act 20000 4 0 1500 >act.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+"$DTRACE" -w -q -x activation=user -p $ap -n "
+BEGIN { system(\"touch $tmp/go\"); }
+act\$target:::tick /++n == 300/ { exit(0); }
+act\$target:::hit { @h = count(); }
+END { printa(\"hits %@d\n\", @h); printf(\"ticks %d\n\", n); }" \
+	>p.out 2>p.err || fail "-p: $(cat p.err)"
+expect_eq "-p: hits" "hits 80000" "$(grep hits p.out)"
+expect_eq "-p: ticks" "ticks 300" "$(grep ticks p.out)"
+if kill -0 $ap 2>/dev/null; then
+	expect_eq "-p: the arena unmapped after the run" 0 \
+		"$(grep -c usdt-arena /proc/$ap/maps)"
+	expect_eq "-p: every site a NOP again" \
+		"$(readelf -n act | grep -c Location:)" \
+		"$(site_bytes $ap | grep -c '0f 1f 40 00 90')"
+else
+	fail "-p: the process ended before it was checked"
+fi
+wait $ap
+expect_eq "-p: the process's exit status" 0 $?
+expect_eq "-p: the process's own count" "parent $ap 80000" "$(cat act.out)"
+
+# 3. SIGKILL of dtrace mid-run: the process and its child run on
+rm -f go
+ACT_WAIT=$tmp/go ./act 50000 2 1 1500 >k.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+"$DTRACE" -w -q -x activation=user -p $ap -n "
+BEGIN { system(\"touch $tmp/go\"); }
+act*:::tick { @t = count(); }" >/dev/null 2>&1 &
+dp=$!
+bg_pids="$bg_pids $dp"
+wait_until 100 grep -q usdt-arena /proc/$ap/maps ||
+	fail "SIGKILL: the process was never armed"
+sleep 0.3
+kill -KILL $dp
+wait $dp 2>/dev/null
+wait $ap
+expect_eq "SIGKILL: the process's exit status" 0 $?
+expect_eq "SIGKILL: the process and its child ran to the end" \
+	"child 50000|parent 100000" \
+	"$(sed 's/ [0-9]* / /' k.out | sort | paste -sd'|')"
+
+# 4. refusals: why, and no tracing
+for cl in 'ustack();' '@[execname] = count();' 'trace(copyinstr(arg1));'; do
+	"$DTRACE" -q -x activation=user -n "act\$target:::hit { $cl }" \
+		-c './act 1 0 0' >r.out 2>r.err
+	expect_eq "refused: $cl: status" 1 $?
+	expect_eq "refused: $cl: the reason" 1 \
+		"$(grep -c 'activation=user cannot trace pid [0-9]*, probe hit: .*kernel path' r.err)"
+done
+cp act act-stripped && strip act-stripped
+"$DTRACE" -q -x activation=user -n 'act$target:::hit' \
+	-c './act-stripped 1 0 0' >r.out 2>r.err
+expect_eq "refused: stripped: status" 1 $?
+expect_grep "refused: stripped: the reason" 'no __usdt_rec in its symbol table' r.err
+"$DTRACE" -q -x activation=sideways -n 'BEGIN { exit(0); }' >r.out 2>r.err
+expect_eq "refused: a bad value: status" 1 $?
+expect_grep "refused: a bad value: the reason" "'sideways' is not kernel or user" r.err
+
+finish

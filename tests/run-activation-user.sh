@@ -15,6 +15,8 @@
 #    their NOPs again and the arena is unmapped, the process running on;
 #  - SIGKILL of dtrace mid-run: the process and its fork child run on
 #    and exit 0, the sites calling a recorder that finds no consumer;
+#  - an exec of a -p process: the first image's hits, and the message
+#    that the new image is not traced (not built yet);
 #  - refusals, with the reason and no tracing: ustack(), execname,
 #    copyinstr() of an argument, a stripped program, a bad value.
 # Needs root, x86-64, and for the kernel path uprobe events.
@@ -140,7 +142,23 @@ expect_eq "SIGKILL: the process and its child ran to the end" \
 	"child 50000|parent 100000" \
 	"$(sed 's/ [0-9]* / /' k.out | sort | paste -sd'|')"
 
-# 4. refusals: why, and no tracing
+# 4. an exec: the new image is not armed, and dtrace says so
+rm -f go
+ACT_EXEC=1 ACT_WAIT=$tmp/go ./act 1000 0 0 300 >e.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+"$DTRACE" -w -q -x activation=user -p $ap -n "
+BEGIN { system(\"touch $tmp/go\"); }
+act\$target:::hit { @h = count(); }
+END { printa(\"hits %@d\n\", @h); }" >x.out 2>x.err ||
+	fail "exec: $(cat x.err)"
+wait $ap
+expect_eq "exec: the process's exit status" 0 $?
+expect_eq "exec: both images ran" 2 "$(grep -c "^parent $ap 1000$" e.out)"
+expect_eq "exec: the first image's hits" "hits 1000" "$(cat x.out)"
+expect_grep "exec: said" "pid $ap exec'd: -x activation=user does not follow exec" x.err
+
+# 5. refusals: why, and no tracing
 for cl in 'ustack();' '@[execname] = count();' 'trace(copyinstr(arg1));'; do
 	"$DTRACE" -q -x activation=user -n "act\$target:::hit { $cl }" \
 		-c './act 1 0 0' >r.out 2>r.err

@@ -658,6 +658,41 @@ static int ip_open(struct consumer *c)
 	return 0;
 }
 
+/*
+ * Has ipp's process exec'd (its maps, read every refresh, lost the
+ * arena)?  Its new image is not armed: said once, true.
+ */
+static bool exec_check(struct consumer *c, struct ip_proc *ipp)
+{
+	const struct tproc *pr = ipp->pr;
+
+	char p[64], *now;
+	bool execd;
+
+	if (ipp->exec_said)
+		return true;
+	if (!ipp->map || ipp->gone || !ipp->taddr || pr->exited || !pr->maps ||
+	    strstr(pr->maps, "usdt-arena"))
+		return false;
+	/*
+	 * pr->maps may be from before the arena was made: read them now.
+	 * An exiting process has none (not an exec).
+	 */
+	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pr->pid);
+	now = read_file(p, NULL);
+	execd = now && *now && !strstr(now, "usdt-arena");
+	free(now);
+	if (!execd)
+		return false;
+	if (!ipp->exec_said)
+		say(c,
+		    "pid %d exec'd: -x activation=user does not follow exec; "
+		    "its new image is not traced",
+		    (int)pr->pid);
+	ipp->exec_said = true;
+	return true;
+}
+
 static void ip_enable(struct consumer *c, struct tproc *pr)
 {
 	struct inproc *ip = c->ip;
@@ -670,15 +705,8 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 
 	if (ip->stopped)
 		return;
-	if (ipp && ipp->map && pr->maps && !strstr(pr->maps, "usdt-arena")) {
-		if (!ipp->exec_said)
-			say(c,
-			    "pid %d exec'd: -x activation=user does not follow "
-			    "exec; its new image is not traced",
-			    (int)pr->pid);
-		ipp->exec_said = true;
+	if (ipp && exec_check(c, ipp))
 		return;
-	}
 	if (!pr->maps || proc_maps_parse(pr->maps, &mm) < 0) {
 		snprintf(why, sizeof(why), "its maps cannot be read");
 		goto refuse_nohold;
@@ -940,6 +968,7 @@ static void ip_drain(struct consumer *c)
 
 		if (!ipp->map)
 			continue;
+		(void)exec_check(c, ipp);
 		if (!ip->stopped) /* the heartbeat: still here */
 			__atomic_store_n(&((struct usdt_arena *)ipp->map)->hb,
 					 t, __ATOMIC_RELEASE);

@@ -8,7 +8,8 @@
  * the program's own.  With a fourth argument it then fires act:::tick,
  * under its is-enabled guard, once per millisecond for that many
  * milliseconds (a run that dtrace can end or be killed in the middle
- * of, the process running on).
+ * of, the process running on).  ACT_EXEC set: then it execs itself
+ * once, the same arguments.
  *
  *	act N T FORK [MS]
  */
@@ -88,5 +89,13 @@ int main(int argc, char **argv)
 		nanosleep(&ts, NULL);
 	}
 	printf("parent %d %ld\n", (int)getpid(), n * (t ? t : 1));
+	fflush(stdout);
+	/* ACT_EXEC set: once more, in a new image of the same process */
+	if (getenv("ACT_EXEC")) {
+		unsetenv("ACT_EXEC");
+		unsetenv("ACT_WAIT");
+		execv("/proc/self/exe", argv);
+		return 1;
+	}
 	return 0;
 }

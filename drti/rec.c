@@ -27,7 +27,9 @@
  * and the only system calls the recorder makes: getpid, gettid and
  * getppid, once per thread and arena, none of which blocks); writes one
  * 64-byte record into the ring and publishes it with a release store of
- * head.  A full ring or no free segment counts a drop.  No lock, no
+ * head.  A full ring or no free segment counts a drop, and so does a
+ * hit in a signal handler that interrupted this thread's own (a busy
+ * flag in the slot: the two would write one record).  No lock, no
  * allocation of its own (a shared library's TLS slot may be allocated
  * by __tls_get_addr at a thread's first hit), errno untouched.
  *
@@ -67,6 +69,7 @@ static KEPT const char __usdt_name[] = "usdt-arena";
 static __thread struct {
 	struct usdt_seg *seg;
 	uint64_t gen;
+	int busy; /* a hit is being written: a signal handler's waits */
 } rec_slot;
 
 static inline long rec_syscall0(long nr)
@@ -120,13 +123,22 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 					 __ATOMIC_RELAXED);
 		return;
 	}
+	if (rec_slot.busy) {
+		/* a signal handler's hit inside this thread's: a drop */
+		if (valid)
+			__atomic_store_n(&s->drops, s->drops + 1,
+					 __ATOMIC_RELAXED);
+		return;
+	}
+	rec_slot.busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__builtin_expect(!valid, 0)) {
 		uint32_t i =
 			__atomic_fetch_add(&h->next_seg, 1, __ATOMIC_RELAXED);
 
 		if (i >= h->nseg) {
 			__atomic_fetch_add(&h->noseg, 1, __ATOMIC_RELAXED);
-			return;
+			goto out;
 		}
 		s = (struct usdt_seg *)(uintptr_t)(ar + USDT_ARENA_HDR +
 						   (uint64_t)i * h->seg_size);
@@ -140,7 +152,7 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 	head = s->head;
 	if (head - __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE) >= h->nslots) {
 		__atomic_store_n(&s->drops, s->drops + 1, __ATOMIC_RELAXED);
-		return;
+		goto out;
 	}
 	r = (struct usdt_slot *)((char *)s + USDT_SEG_HDR) +
 	    (head & (h->nslots - 1));
@@ -155,6 +167,9 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 	r->arg[4] = a4;
 	r->arg[5] = a5;
 	__atomic_store_n(&s->head, head + 1, __ATOMIC_RELEASE);
+out:
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rec_slot.busy = 0;
 }
 
 __asm__(".pushsection .text\n"

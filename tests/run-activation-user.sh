@@ -18,7 +18,9 @@
 #  - an exec of a -p process: the first image's hits, and the message
 #    that the new image is not traced (not built yet);
 #  - refusals, with the reason and no tracing: ustack(), execname,
-#    copyinstr() of an argument, a stripped program, a bad value.
+#    copyinstr() of an argument, a stripped program, a process under a
+#    seccomp filter (which could kill it for an injected call), a bad
+#    value.
 # Needs root, x86-64, and for the kernel path uprobe events.
 
 . "$top_srcdir/tests/lib.sh"
@@ -171,6 +173,18 @@ cp act act-stripped && strip act-stripped
 	-c './act-stripped 1 0 0' >r.out 2>r.err
 expect_eq "refused: stripped: status" 1 $?
 expect_grep "refused: stripped: the reason" 'no __usdt_rec in its symbol table' r.err
+rm -f go
+ACT_SECCOMP=1 ACT_WAIT=$tmp/go ./act 10 0 0 >s.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+wait_until 100 grep -q '^Seccomp:.*2' /proc/$ap/status ||
+	fail "seccomp: the filter was not installed"
+"$DTRACE" -q -x activation=user -p $ap -n 'act$target:::hit' >r.out 2>r.err
+expect_eq "refused: seccomp: status" 1 $?
+expect_grep "refused: seccomp: the reason" "pid $ap, probe hit: it runs under seccomp" r.err
+touch go
+wait $ap
+expect_eq "refused: seccomp: the process's exit status" 0 $?
 "$DTRACE" -q -x activation=sideways -n 'BEGIN { exit(0); }' >r.out 2>r.err
 expect_eq "refused: a bad value: status" 1 $?
 expect_grep "refused: a bad value: the reason" "'sideways' is not kernel or user" r.err

@@ -26,7 +26,10 @@
  * stops): sites that are not -G call sites (tail calls, header stubs,
  * <sys/sdt.h> NOPs, another tracer's breakpoint), arguments outside the
  * six argument registers, a file without the recorder's symbols
- * (stripped, or an older drti.o), the pid provider, and clauses that
+ * (stripped, or an older drti.o), a process under a seccomp filter
+ * (which could kill it for an injected call; one that installs a
+ * filter later keeps its arena mapped at the end), the pid provider,
+ * and clauses that
  * need the kernel at the hit: ustack(), execname, copyinstr()/copyin()
  * of an argument (copied at hit time on the kernel path), vtimestamp
  * (vtime.c refuses that for any backend but bpf) and the kernel
@@ -307,6 +310,20 @@ static long inject(struct ip_hold *h, uint64_t sys, long nr, long a0, long a1,
 	return ret;
 }
 
+/*
+ * Does a seccomp filter watch pid's system calls?  One could kill it
+ * for a call we inject (memfd_create, mmap, munmap), so none is.
+ */
+static bool seccomp_filtered(pid_t pid)
+{
+	char st[4096], *s;
+
+	if (proc_read_file(pid, "status", st, sizeof(st)) < 0)
+		return true; /* cannot tell: as if it did */
+	s = strstr(st, "\nSeccomp:");
+	return s && atoi(s + 9) != 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Files: the recorder's symbols, where the process maps them */
 
@@ -580,6 +597,8 @@ static bool arena_unmap(struct ip_proc *ipp, struct ip_hold *h)
 
 	if (!ipp->nobjs || !ipp->taddr)
 		return true;
+	if (seccomp_filtered(ipp->pid))
+		return false; /* it sandboxed itself since: leave it mapped */
 	r = inject(h, ipp->objs[0].sys, SYS_munmap, (long)ipp->taddr,
 		   (long)ipp->len, 0, 0, 0, 0, &ours);
 	ipp->taddr = 0;
@@ -734,6 +753,13 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 		if (!o)
 			goto refuse;
 		if (!ipp->map) {
+			if (seccomp_filtered(pr->pid)) {
+				snprintf(why, sizeof(why),
+					 "it runs under seccomp, which could "
+					 "kill it for the system calls dtrace "
+					 "would make it run");
+				goto refuse;
+			}
 			if (arena_make(c, ipp, &h, o, why, sizeof(why)) < 0)
 				goto refuse;
 		}
@@ -1078,11 +1104,17 @@ static void disarm(struct consumer *c, struct ip_proc *ipp)
 				      true) < 0;
 		}
 	}
-	if (!bad)
-		bad = !arena_unmap(ipp, &h);
+	/* a site left armed must find the arena: unmapped only after */
+	if (!bad && !arena_unmap(ipp, &h))
+		say(c,
+		    "pid %d: its ring buffer stays mapped (seccomp, or the "
+		    "munmap failed); its sites are restored",
+		    (int)ipp->pid);
 	release(&h);
 	if (bad)
-		say(c, "pid %d: its sites could not all be restored",
+		say(c,
+		    "pid %d: its sites could not all be restored; they call "
+		    "the recorder, which returns at once",
 		    (int)ipp->pid);
 }
 

@@ -9,13 +9,17 @@
  * under its is-enabled guard, once per millisecond for that many
  * milliseconds (a run that dtrace can end or be killed in the middle
  * of, the process running on).  ACT_EXEC set: then it execs itself
- * once, the same arguments.
+ * once, the same arguments.  ACT_SECCOMP set: it runs under a seccomp
+ * filter.
  *
  *	act N T FORK [MS]
  */
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,6 +66,17 @@ int main(int argc, char **argv)
 	ms = argc > 4 ? atol(argv[4]) : 0;
 	if (t > 64)
 		return 2;
+	/* ACT_SECCOMP set: under a seccomp filter (one that allows all) */
+	if (getenv("ACT_SECCOMP")) {
+		struct sock_filter allow[] = {
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog fp = {1, allow};
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp) < 0)
+			return 3;
+	}
 	/* the first wait lets a -p consumer arm before anything fires */
 	if (getenv("ACT_WAIT"))
 		while (access(getenv("ACT_WAIT"), F_OK) != 0)

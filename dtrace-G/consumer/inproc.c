@@ -1036,7 +1036,8 @@ static bool ip_decode(struct consumer *c, const struct hit *h, struct d_fire *f,
 	f->cpu = (int)h->cpu;
 	f->pid = (pid_t)h->pid;
 	f->tid = (pid_t)h->tid;
-	snprintf(comm, commlen, "%s", "");
+	if (commlen) /* execname is refused (probe_refusal()) */
+		comm[0] = '\0';
 	f->execname = comm;
 	f->timestamp = h->time;
 	for (unsigned i = 0; i < s->nargs; i++) {

@@ -17,6 +17,8 @@
 #    and exit 0, the sites calling a recorder that finds no consumer;
 #  - an exec of a -p process: the first image's hits, and the message
 #    that the new image is not traced (not built yet);
+#  - registry-wide, with dtrace-helperd: a fork child that registers is
+#    armed again over the calls it inherited, every hit counted once;
 #  - refusals, with the reason and no tracing: ustack(), execname,
 #    copyinstr() of an argument, a stripped program, a process under a
 #    seccomp filter (which could kill it for an injected call), a bad
@@ -160,7 +162,40 @@ expect_eq "exec: both images ran" 2 "$(grep -c "^parent $ap 1000$" e.out)"
 expect_eq "exec: the first image's hits" "hits 1000" "$(cat x.out)"
 expect_grep "exec: said" "pid $ap exec'd: -x activation=user does not follow exec" x.err
 
-# 5. refusals: why, and no tracing
+# 5. registry-wide, with dtrace-helperd: a fork child registers (drti.o's
+# fork handler) and is armed in turn over the calls it inherited, with an
+# arena of its own; every hit once
+if [ -n "${HELPERD:-}" ] && [ -x "$HELPERD" ] && [ -c /dev/fuse ]; then
+	mkdir -p hdev state
+	"$HELPERD" -f --no-scan --device "$tmp/hdev/helper" \
+		--state-dir "$tmp/state" >hd.log 2>&1 &
+	hd_pid=$!
+	bg_pids="$bg_pids $hd_pid"
+	if wait_until 300 test -e "$tmp/hdev/helper"; then
+		rm -f go
+		DTRACE_DOF_INIT_DEVNAME=$tmp/hdev/helper ACT_CHILD_SLEEP=600 \
+			ACT_WAIT=$tmp/go ./act 1000 0 1 700 >g.out 2>&1 &
+		ap=$!
+		bg_pids="$bg_pids $ap"
+		wait_until 100 test -e "$tmp/state/registry/$ap" ||
+			fail "registry: the process did not register"
+		DTRACE_STATEDIR=$tmp/state "$DTRACE" -w -q -x activation=user \
+			-n "act*:::hit { @[pid == $ap] = count(); }
+		BEGIN { system(\"touch $tmp/go\"); }
+		act*:::tick /pid == $ap && ++n == 500/ { exit(0); }
+		END { printa(\"%d %@d\n\", @); }" >g.dt 2>g.err
+		expect_eq "registry: status" 0 $?
+		wait $ap
+		expect_eq "registry: the parent's and the child's hits, once" \
+			"0 1000|1 1000" "$(grep . g.dt | sort | paste -sd'|')"
+		expect_eq "registry: nothing said" "" "$(cat g.err)"
+	else
+		fail "registry: dtrace-helperd did not start: $(cat hd.log)"
+	fi
+	kill -KILL $hd_pid 2>/dev/null
+fi
+
+# 6. refusals: why, and no tracing
 for cl in 'ustack();' '@[execname] = count();' 'trace(copyinstr(arg1));'; do
 	"$DTRACE" -q -x activation=user -n "act\$target:::hit { $cl }" \
 		-c './act 1 0 0' >r.out 2>r.err

@@ -22,6 +22,12 @@
  * out first.  The process is then let go; the stop and restart
  * serialise every CPU's view of the new bytes.
  *
+ * A fork child that registers (so a refresh finds it) runs the calls
+ * it inherited and writes its parent's arena; arming it gives it an
+ * arena of its own, over those calls.  A process refused with nothing
+ * armed yet gets its control blocks back and its new arena unmapped,
+ * so it is as it was (a child then goes on writing its parent's).
+ *
  * What it refuses (enable() says which probe and why, and the run
  * stops): sites that are not -G call sites (tail calls, header stubs,
  * <sys/sdt.h> NOPs, another tracer's breakpoint), arguments outside the
@@ -100,6 +106,11 @@ struct ip_site {
 	int8_t reg[D_MAXARGS]; /* the recorded register of argument i */
 	uint8_t size[D_MAXARGS];
 	bool sgn[D_MAXARGS];
+};
+
+/* A control block enable() wrote, and what it held before. */
+struct ip_ctlw {
+	uint64_t at, old;
 };
 
 /* A semaphore counted up. */
@@ -720,7 +731,9 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 	struct ip_hold h;
 	char why[PATH_MAX + 256] = "";
 	const char *pname = "";
-	bool fresh = !ipp, ok = false;
+	bool fresh = !ipp, ok = false, made = false;
+	struct ip_ctlw *ctlw = NULL; /* written here: undone on refusal */
+	size_t nctl = 0;
 
 	if (ip->stopped)
 		return;
@@ -762,17 +775,25 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 			}
 			if (arena_make(c, ipp, &h, o, why, sizeof(why)) < 0)
 				goto refuse;
+			made = true;
 		}
 		/* this object's control block: the arena is on */
 		{
-			uint64_t v = ipp->taddr;
+			uint64_t v = ipp->taddr, old = 0;
+			int err;
 
-			if (mem_rw(pr->pid, o->ctl, &v, sizeof(v), true) < 0) {
+			if ((err = mem_rw(pr->pid, o->ctl, &old, sizeof(old),
+					  false)) < 0 ||
+			    (err = mem_rw(pr->pid, o->ctl, &v, sizeof(v),
+					  true)) < 0) {
 				snprintf(why, sizeof(why),
 					 "cannot write its control block: %s",
-					 strerror(errno));
+					 strerror(-err));
 				goto refuse;
 			}
+			if (old != v)
+				PUSH(ctlw, nctl,
+				     ((struct ip_ctlw){o->ctl, old}));
 		}
 		for (unsigned k = 0; k < p->noffs + p->nenoffs; k++) {
 			bool en = k >= p->noffs;
@@ -894,8 +915,24 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 	}
 	ok = true;
 refuse:
+	/*
+	 * Refused with nothing armed: the process as it was (a fork child
+	 * keeps writing the arena it inherited, whose reader we are).
+	 */
+	if (!ok && !ipp->nsites) {
+		for (size_t i = 0; i < nctl; i++)
+			(void)mem_rw(pr->pid, ctlw[i].at, &ctlw[i].old,
+				     sizeof(ctlw[i].old), true);
+		if (made && arena_unmap(ipp, &h)) {
+			munmap(ipp->map, ipp->len);
+			ipp->map = NULL;
+			free(ipp->tails);
+			ipp->tails = NULL;
+		}
+	}
 	release(&h);
 refuse_nohold:
+	free(ctlw);
 	proc_maps_free(&mm);
 	if (ipp && ipp->nsites > 1)
 		qsort(ipp->sites, ipp->nsites, sizeof(*ipp->sites), site_cmp);

@@ -10,7 +10,7 @@
  * milliseconds (a run that dtrace can end or be killed in the middle
  * of, the process running on).  ACT_EXEC set: then it execs itself
  * once, the same arguments.  ACT_SECCOMP set: it runs under a seccomp
- * filter.
+ * filter.  ACT_CHILD_SLEEP=MS: the fork child sleeps that long first.
  *
  *	act N T FORK [MS]
  */
@@ -89,6 +89,11 @@ int main(int argc, char **argv)
 		pid_t c = fork();
 
 		if (c == 0) {
+			/* ACT_CHILD_SLEEP ms: a consumer may find it first */
+			if (getenv("ACT_CHILD_SLEEP"))
+				usleep((useconds_t)atoi(
+					       getenv("ACT_CHILD_SLEEP")) *
+				       1000);
 			fire((void *)1000000);
 			printf("child %d %ld\n", (int)getpid(), n);
 			fflush(stdout);

@@ -105,7 +105,7 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 	struct usdt_arena *h;
 	struct usdt_seg *s;
 	struct usdt_slot *r;
-	uint64_t t, head;
+	uint64_t t, hb, head;
 	unsigned int cpu;
 	int valid;
 
@@ -115,10 +115,13 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 	t = __builtin_ia32_rdtscp(&cpu); /* Linux keeps the CPU in TSC_AUX */
 	s = rec_slot.seg;
 	valid = s && rec_slot.gen == h->gen;
-	if ((int64_t)(t - __atomic_load_n(&h->hb, __ATOMIC_RELAXED)) >
-	    (int64_t)h->hb_limit) {
-		/* the consumer is gone, or was too slow: a drop it can see */
-		if (valid)
+	hb = __atomic_load_n(&h->hb, __ATOMIC_RELAXED);
+	if ((int64_t)(t - hb) > (int64_t)h->hb_limit) {
+		/*
+		 * The consumer is gone, or was too slow: a drop it can see
+		 * (hb 0: tracing ended, and the hit is no loss).
+		 */
+		if (valid && hb)
 			__atomic_store_n(&s->drops, s->drops + 1,
 					 __ATOMIC_RELAXED);
 		return;

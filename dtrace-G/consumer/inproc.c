@@ -1165,7 +1165,8 @@ static void ip_stop(struct consumer *c)
 	for (size_t i = 0; i < ip->nprocs; i++)
 		disarm(c, ip->procs[i]);
 	ip->stopped = true;
-	/* fork children keep the armed text: their hits stop here */
+	/* fork children keep the armed text: their hits stop here (hb 0:
+	 * ended, not counted as drops) */
 	for (size_t i = 0; i < ip->nprocs; i++)
 		if (ip->procs[i]->map) {
 			struct usdt_arena *a =

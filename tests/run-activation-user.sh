@@ -17,6 +17,8 @@
 #    and exit 0, the sites calling a recorder that finds no consumer;
 #  - an exec of a -p process: the first image's hits, and the message
 #    that the new image is not traced (not built yet);
+#  - a library dlclose()d and dlopen()ed again, three rounds: armed again
+#    each time, the same output as the kernel path;
 #  - registry-wide, with dtrace-helperd: a fork child that registers is
 #    armed again over the calls it inherited, every hit counted once;
 #  - refusals, with the reason and no tracing: ustack(), execname,
@@ -54,7 +56,10 @@ trap 'exit 1' INT TERM HUP
 	$CC -O2 -I. -c "$data/act.c" -o act.o &&
 	"$DTRACE" -G -s "$data/act.d" act.o -o act-probes.o &&
 	$CC -o act act.o act-probes.o -L. -lactl -Wl,-rpath,"$PWD" \
-		-lpthread || {
+		-lpthread &&
+	$CC -O2 -I. -c "$data/actdl.c" -o actdl.o &&
+	"$DTRACE" -G -s "$data/act.d" actdl.o -o actdl-probes.o &&
+	$CC -o actdl actdl.o actdl-probes.o -ldl || {
 	fail "building the test program"
 	finish
 }
@@ -162,7 +167,29 @@ expect_eq "exec: both images ran" 2 "$(grep -c "^parent $ap 1000$" e.out)"
 expect_eq "exec: the first image's hits" "hits 1000" "$(cat x.out)"
 expect_grep "exec: said" "pid $ap exec'd: -x activation=user does not follow exec" x.err
 
-# 5. registry-wide, with dtrace-helperd: a fork child registers (drti.o's
+# 5. a library dlclose()d and dlopen()ed again is armed again (its new
+# mapping has NOPs and a zero control block), and nothing is written
+# where it was: every round counted, as on the kernel path
+for a in user kernel; do
+	rm -f go
+	ACT_WAIT=$tmp/go ./actdl "$tmp/libactl.so" >dl.out.$a 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	"$DTRACE" -Z -w -q -x activation=$a -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); }
+	actl*:::fire { @[arg0 / 10000] = count(); }
+	act\$target:::tick /++n == 300/ { exit(0); }
+	END { printa(\"%d %@d\n\", @); }" >dl.dt.$a 2>dl.err.$a ||
+		fail "dlopen again, $a: $(cat dl.err.$a)"
+	wait $ap
+	expect_eq "dlopen again, $a: the process's exit status" 0 $?
+done
+expect_eq "dlopen again: every round's hits" "0 1000|1 1000|2 1000" \
+	"$(grep . dl.dt.user | paste -sd'|')"
+expect_file_eq "dlopen again: the kernel path's output" dl.dt.kernel dl.dt.user
+expect_eq "dlopen again: nothing said" "" "$(cat dl.err.user)"
+
+# 6. registry-wide, with dtrace-helperd: a fork child registers (drti.o's
 # fork handler) and is armed in turn over the calls it inherited, with an
 # arena of its own; every hit once
 if [ -n "${HELPERD:-}" ] && [ -x "$HELPERD" ] && [ -c /dev/fuse ]; then
@@ -195,7 +222,7 @@ if [ -n "${HELPERD:-}" ] && [ -x "$HELPERD" ] && [ -c /dev/fuse ]; then
 	kill -KILL $hd_pid 2>/dev/null
 fi
 
-# 6. refusals: why, and no tracing
+# 7. refusals: why, and no tracing
 for cl in 'ustack();' '@[execname] = count();' 'trace(copyinstr(arg1));'; do
 	"$DTRACE" -q -x activation=user -n "act\$target:::hit { $cl }" \
 		-c './act 1 0 0' >r.out 2>r.err

@@ -22,6 +22,11 @@
  * out first.  The process is then let go; the stop and restart
  * serialise every CPU's view of the new bytes.
  *
+ * A library dlclose()d and dlopen()ed again is armed anew
+ * (remap_check(): its control block reads 0, or it moved); arming
+ * reads the maps with the process held, and disarming writes only where
+ * the file is still mapped as armed, a site only over our call.
+ *
  * A fork child that registers (so a refresh finds it) runs the calls
  * it inherited and writes its parent's arena; arming it gives it an
  * arena of its own, over those calls.  A process refused with nothing
@@ -100,8 +105,9 @@ struct ip_site {
 	struct tfile *file;
 	uint64_t off; /* file offset (the probe's site key) */
 	uint8_t orig[6];
-	uint8_t len;  /* bytes rewritten: 5 */
-	bool enabled; /* a legacy is-enabled site */
+	uint8_t armed[5]; /* what we wrote: restored only over these */
+	uint8_t len;	  /* bytes rewritten: 5 */
+	bool enabled;	  /* a legacy is-enabled site */
 	uint8_t nargs;
 	int8_t reg[D_MAXARGS]; /* the recorded register of argument i */
 	uint8_t size[D_MAXARGS];
@@ -116,6 +122,7 @@ struct ip_ctlw {
 /* A semaphore counted up. */
 struct ip_sema {
 	uint64_t addr;
+	struct tfile *file;
 };
 
 /* The recorder of one file as the process maps it. */
@@ -144,6 +151,7 @@ struct ip_proc {
 	bool gone; /* exited: nothing to restore */
 	bool disarmed;
 	bool exec_said;
+	char *maps_seen; /* pr->maps when remap_check() last looked */
 	uint64_t corrupt;
 };
 
@@ -387,16 +395,44 @@ static uint64_t off_to_addr(const struct tfile *f, uint64_t bias, uint64_t off)
 	return 0;
 }
 
+/*
+ * f's sites and semaphores are no longer where they were (unmapped):
+ * nothing of them is restored, or found by a record.
+ */
+static void forget_file(struct ip_proc *ipp, const struct tfile *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ipp->nsites; i++)
+		if (ipp->sites[i].file != f)
+			ipp->sites[n++] = ipp->sites[i];
+	ipp->nsites = n;
+	n = 0;
+	for (size_t i = 0; i < ipp->nsemas; i++)
+		if (ipp->semas[i].file != f)
+			ipp->semas[n++] = ipp->semas[i];
+	ipp->nsemas = n;
+}
+
 static struct ip_obj *proc_obj(struct ip_proc *ipp, struct tfile *f,
 			       const struct proc_maps *mm, char *why,
 			       size_t wlen)
 {
-	struct ip_obj o = {.file = f};
-	uint64_t size = 0;
+	struct ip_obj o = {.file = f}, *had = NULL;
+	uint64_t size = 0, bias;
 
+	if (!file_bias(f, mm, &bias)) {
+		snprintf(why, wlen, "%s: not mapped as its program headers say",
+			 f->path);
+		return NULL;
+	}
 	for (size_t i = 0; i < ipp->nobjs; i++)
 		if (ipp->objs[i].file == f)
-			return &ipp->objs[i];
+			had = &ipp->objs[i];
+	if (had && had->bias == bias)
+		return had;
+	if (had) /* unmapped (dlclose) and mapped again elsewhere */
+		forget_file(ipp, f);
 	if (!file_sym(f, "__usdt_rec", &o.rec, &size) || !size ||
 	    !file_sym(f, "__usdt_sys", &o.sys, NULL) ||
 	    !file_sym(f, "__usdt_ctl", &o.ctl, NULL) ||
@@ -413,16 +449,16 @@ static struct ip_obj *proc_obj(struct ip_proc *ipp, struct tfile *f,
 			 f->path);
 		return NULL;
 	}
-	if (!file_bias(f, mm, &o.bias)) {
-		snprintf(why, wlen, "%s: not mapped as its program headers say",
-			 f->path);
-		return NULL;
-	}
+	o.bias = bias;
 	o.rec += o.bias;
 	o.rec_end = o.rec + size;
 	o.sys += o.bias;
 	o.ctl += o.bias;
 	o.name += o.bias;
+	if (had) {
+		*had = o;
+		return had;
+	}
 	PUSH(ipp->objs, ipp->nobjs, o);
 	return &ipp->objs[ipp->nobjs - 1];
 }
@@ -601,17 +637,18 @@ static int arena_make(struct consumer *c, struct ip_proc *ipp,
 }
 
 /* The arena unmapped in the held process; false when it could not be. */
-static bool arena_unmap(struct ip_proc *ipp, struct ip_hold *h)
+/* ... through the `syscall; int3` at sys (0: none left mapped) */
+static bool arena_unmap(struct ip_proc *ipp, struct ip_hold *h, uint64_t sys)
 {
 	bool ours;
 	long r;
 
-	if (!ipp->nobjs || !ipp->taddr)
+	if (!ipp->taddr)
 		return true;
-	if (seccomp_filtered(ipp->pid))
+	if (!sys || seccomp_filtered(ipp->pid))
 		return false; /* it sandboxed itself since: leave it mapped */
-	r = inject(h, ipp->objs[0].sys, SYS_munmap, (long)ipp->taddr,
-		   (long)ipp->len, 0, 0, 0, 0, &ours);
+	r = inject(h, sys, SYS_munmap, (long)ipp->taddr, (long)ipp->len, 0, 0,
+		   0, 0, &ours);
 	ipp->taddr = 0;
 	return r == 0;
 }
@@ -739,10 +776,6 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 		return;
 	if (ipp && exec_check(c, ipp))
 		return;
-	if (!pr->maps || proc_maps_parse(pr->maps, &mm) < 0) {
-		snprintf(why, sizeof(why), "its maps cannot be read");
-		goto refuse_nohold;
-	}
 	if (fresh) {
 		ipp = xcalloc(1, sizeof(*ipp));
 		ipp->pid = pr->pid;
@@ -753,6 +786,11 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 		snprintf(why, sizeof(why), "it cannot be held still (ptrace)");
 		goto refuse_nohold;
 	}
+	/* where things are now, held: a refresh's maps may be older */
+	if (proc_maps_read(pr->pid, &mm) < 0) {
+		snprintf(why, sizeof(why), "its maps cannot be read");
+		goto refuse;
+	}
 	for (size_t i = 0; i < c->nprobes; i++) {
 		struct tprobe *p = c->probes[i];
 		struct ip_obj *o;
@@ -762,6 +800,12 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 		pname = p->name;
 		if (probe_refusal(c, p, why, sizeof(why)))
 			goto refuse;
+		{
+			uint64_t b;
+
+			if (!file_bias(p->file, &mm, &b))
+				continue; /* dlclose()d: armed when back */
+		}
 		o = proc_obj(ipp, p->file, &mm, why, sizeof(why));
 		if (!o)
 			goto refuse;
@@ -892,6 +936,12 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 					 s.addr, strerror(-err));
 				goto refuse;
 			}
+			memcpy(s.armed, nw, 5);
+			/* a site of a file mapped there before: this one now */
+			for (size_t q = 0; q < ipp->nsites; q++)
+				if (ipp->sites[q].addr == s.addr)
+					ipp->sites[q] =
+						ipp->sites[--ipp->nsites];
 			PUSH(ipp->sites, ipp->nsites, s);
 		}
 		/* its semaphore, once per probe */
@@ -908,7 +958,7 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 				v++;
 				if (mem_rw(pr->pid, sa, &v, 2, true) == 0)
 					PUSH(ipp->semas, ipp->nsemas,
-					     ((struct ip_sema){sa}));
+					     ((struct ip_sema){sa, p->file}));
 			}
 		}
 		p->enabled = true;
@@ -923,7 +973,7 @@ refuse:
 		for (size_t i = 0; i < nctl; i++)
 			(void)mem_rw(pr->pid, ctlw[i].at, &ctlw[i].old,
 				     sizeof(ctlw[i].old), true);
-		if (made && arena_unmap(ipp, &h)) {
+		if (made && arena_unmap(ipp, &h, ipp->objs[0].sys)) {
 			munmap(ipp->map, ipp->len);
 			ipp->map = NULL;
 			free(ipp->tails);
@@ -1020,6 +1070,59 @@ static void drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 	}
 }
 
+/*
+ * A library dlclose()d and dlopen()ed again (at the same address or
+ * not) holds fresh NOPs, a zero control block and a zero semaphore: its
+ * probes are armed anew, as the kernel re-inserts a uprobe in a new
+ * mapping of its file.  Every read looks at each object's control block
+ * (one pread: maps can read the same before and after), and at where
+ * the objects are when a refresh read other maps.
+ */
+static void remap_check(struct consumer *c, struct ip_proc *ipp)
+{
+	struct tproc *pr = ipp->pr;
+	struct proc_maps mm = {0};
+	bool again = false, moved;
+
+	if (ipp->gone || pr->exited || !pr->maps)
+		return;
+	moved = !ipp->maps_seen || strcmp(ipp->maps_seen, pr->maps);
+	if (moved) {
+		free(ipp->maps_seen);
+		ipp->maps_seen = xstrdup(pr->maps);
+		if (proc_maps_parse(pr->maps, &mm) < 0)
+			return;
+	}
+	for (size_t i = 0; i < ipp->nobjs; i++) {
+		struct ip_obj *o = &ipp->objs[i];
+		const uint64_t gone = ~(uint64_t)0;
+		uint64_t b = o->bias, v = 0;
+		bool found = moved ? file_bias(o->file, &mm, &b) : b != gone;
+
+		if (found && o->bias == gone) {
+			again = true; /* mapped again: armed anew */
+			continue;
+		}
+		if (found && b == o->bias &&
+		    (mem_rw(pr->pid, o->ctl, &v, sizeof(v), false) < 0 ||
+		     v == ipp->taddr))
+			continue; /* as we armed it (or gone meanwhile) */
+		if (o->bias == gone)
+			continue;
+		/* unmapped, or mapped anew: nothing of it is ours now */
+		forget_file(ipp, o->file);
+		o->bias = gone; /* proc_obj() computes it anew */
+		for (size_t k = 0; k < c->nprobes; k++)
+			if (c->probes[k]->pid == pr->pid &&
+			    c->probes[k]->file == o->file)
+				c->probes[k]->enabled = false;
+		again |= found;
+	}
+	proc_maps_free(&mm);
+	if (again)
+		ip_enable(c, pr);
+}
+
 static void ip_drain(struct consumer *c)
 {
 	struct inproc *ip = c->ip;
@@ -1031,7 +1134,8 @@ static void ip_drain(struct consumer *c)
 
 		if (!ipp->map)
 			continue;
-		(void)exec_check(c, ipp);
+		if (!exec_check(c, ipp) && !ip->stopped)
+			remap_check(c, ipp);
 		if (!ip->stopped) /* the heartbeat: still here */
 			__atomic_store_n(&((struct usdt_arena *)ipp->map)->hb,
 					 t, __ATOMIC_RELEASE);
@@ -1103,10 +1207,28 @@ static void ip_proc_exit(struct consumer *c, struct tproc *pr)
 }
 
 /* ipp's sites, semaphores and control blocks back as they were. */
+/* Is f (of ipp's objects) still mapped where it was armed? */
+static bool obj_live(const struct ip_proc *ipp, const struct tfile *f,
+		     const bool *live)
+{
+	for (size_t i = 0; i < ipp->nobjs; i++)
+		if (ipp->objs[i].file == f)
+			return live[i];
+	return false;
+}
+
+/*
+ * ipp's sites, semaphores and control blocks back as they were.  Only
+ * where the file is still mapped as it was when armed (a library
+ * dlclose()d since has other things at those addresses now), and a
+ * site only where it holds the call we wrote.
+ */
 static void disarm(struct consumer *c, struct ip_proc *ipp)
 {
+	struct proc_maps mm = {0};
 	struct ip_hold h;
-	bool bad = false;
+	bool bad = false, *live;
+	uint64_t sys = 0;
 
 	if (ipp->disarmed || ipp->gone || !ipp->pr || ipp->pr->exited)
 		return;
@@ -1118,32 +1240,54 @@ static void disarm(struct consumer *c, struct ip_proc *ipp)
 		    (int)ipp->pid);
 		return;
 	}
+	live = xcalloc(ipp->nobjs, sizeof(*live));
+	if (proc_maps_read(ipp->pid, &mm) == 0)
+		for (size_t i = 0; i < ipp->nobjs; i++) {
+			uint64_t b;
+
+			live[i] = file_bias(ipp->objs[i].file, &mm, &b) &&
+				  b == ipp->objs[i].bias;
+			if (live[i] && !sys)
+				sys = ipp->objs[i].sys;
+		}
+	proc_maps_free(&mm);
 	for (size_t i = 0; i < ipp->nobjs; i++) {
 		uint64_t z = 0;
 
-		bad |= mem_rw(ipp->pid, ipp->objs[i].ctl, &z, sizeof(z), true) <
-		       0;
+		if (live[i])
+			bad |= mem_rw(ipp->pid, ipp->objs[i].ctl, &z, sizeof(z),
+				      true) < 0;
 	}
 	/* nobody left between reading the control block and returning */
 	for (size_t t = 0; t < hold_count(&h); t++)
 		for (size_t i = 0; i < ipp->nobjs; i++)
-			bad |= step_out(&h, t, ipp->objs[i].rec,
-					ipp->objs[i].rec_end) < 0;
-	for (size_t i = 0; i < ipp->nsites; i++)
-		bad |= mem_rw(ipp->pid, ipp->sites[i].addr, ipp->sites[i].orig,
-			      ipp->sites[i].len, true) < 0;
+			if (live[i])
+				bad |= step_out(&h, t, ipp->objs[i].rec,
+						ipp->objs[i].rec_end) < 0;
+	for (size_t i = 0; i < ipp->nsites; i++) {
+		struct ip_site *st = &ipp->sites[i];
+		uint8_t cur[5];
+
+		if (!obj_live(ipp, st->file, live) ||
+		    mem_rw(ipp->pid, st->addr, cur, sizeof(cur), false) < 0 ||
+		    memcmp(cur, st->armed, sizeof(cur)))
+			continue; /* not ours any more */
+		bad |= mem_rw(ipp->pid, st->addr, st->orig, st->len, true) < 0;
+	}
 	for (size_t i = 0; i < ipp->nsemas; i++) {
 		uint16_t v;
 
-		if (mem_rw(ipp->pid, ipp->semas[i].addr, &v, 2, false) == 0 &&
+		if (obj_live(ipp, ipp->semas[i].file, live) &&
+		    mem_rw(ipp->pid, ipp->semas[i].addr, &v, 2, false) == 0 &&
 		    v > 0) {
 			v--;
 			bad |= mem_rw(ipp->pid, ipp->semas[i].addr, &v, 2,
 				      true) < 0;
 		}
 	}
+	free(live);
 	/* a site left armed must find the arena: unmapped only after */
-	if (!bad && !arena_unmap(ipp, &h))
+	if (!bad && !arena_unmap(ipp, &h, sys))
 		say(c,
 		    "pid %d: its ring buffer stays mapped (seccomp, or the "
 		    "munmap failed); its sites are restored",

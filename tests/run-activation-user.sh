@@ -39,10 +39,13 @@ require_G
 	skip "no tracefs with uprobe_events (the kernel path to compare with)"
 
 bg_pids=
+hd_pid=
 au_cleanup() {
 	for p in $bg_pids; do
 		kill -KILL "$p" 2>/dev/null
 	done
+	# SIGTERM: the helper unmounts its FUSE device (SIGKILL leaves it)
+	[ -z "$hd_pid" ] || stop_pid "$hd_pid" TERM
 	cleanup
 }
 trap au_cleanup EXIT
@@ -197,7 +200,6 @@ if [ -n "${HELPERD:-}" ] && [ -x "$HELPERD" ] && [ -c /dev/fuse ]; then
 	"$HELPERD" -f --no-scan --device "$tmp/hdev/helper" \
 		--state-dir "$tmp/state" >hd.log 2>&1 &
 	hd_pid=$!
-	bg_pids="$bg_pids $hd_pid"
 	if wait_until 300 test -e "$tmp/hdev/helper"; then
 		rm -f go
 		DTRACE_DOF_INIT_DEVNAME=$tmp/hdev/helper ACT_CHILD_SLEEP=600 \
@@ -219,7 +221,8 @@ if [ -n "${HELPERD:-}" ] && [ -x "$HELPERD" ] && [ -c /dev/fuse ]; then
 	else
 		fail "registry: dtrace-helperd did not start: $(cat hd.log)"
 	fi
-	kill -KILL $hd_pid 2>/dev/null
+	stop_pid "$hd_pid" TERM
+	hd_pid=
 fi
 
 # 7. refusals: why, and no tracing

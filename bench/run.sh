@@ -9,7 +9,9 @@
 #	make bench			(sets the variables below)
 #	DTRACE=... DTRACE_DRTI=... top_srcdir=... sh bench/run.sh
 #	BENCH_ONLY=consumer ... sh bench/run.sh	(the consumer figures only)
-#	BENCH_BACKENDS=bpf ...			(only those dtrace backends)
+#	BENCH_BACKENDS=bpf ...			(only those dtrace backends:
+#						bpf, uprobe, user for
+#						-x activation=user)
 #	BENCH_ONLY=pid ... sh bench/run.sh	(the pid provider's only)
 #	BENCH_ONLY=kprov ... sh bench/run.sh	(the kernel providers only)
 #	BENCH_ONLY=startup ... sh bench/run.sh	(start to exit: startup.sh)
@@ -31,7 +33,8 @@
 #    each form a probe takes in a binary (rewritten site, stub site,
 #    inline site, systemtap's, none), with bpftrace's and our dtrace
 #    -n's count(), ratios to systemtap's; written as their own section;
-#  - consumer (root and bpftrace): our dtrace -n against bpftrace on the
+#  - consumer (root and bpftrace): our dtrace -n (each backend, and in
+#    the process: -x activation=user) against bpftrace on the
 #    same probe of the same binary: ns per hit added by count() (as
 #    above; the count must equal the hits, drops as each tool reports
 #    them), and the events per second each delivers without loss, for
@@ -281,7 +284,8 @@ elif [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 		esac
 	}
 	# trace TOOL ACTION PROVIDER:NAME PROG ARGS...: TOOL is bpf or
-	# uprobe (our dtrace -n, DTRACE_BACKEND set) or bpftrace, on
+	# uprobe (our dtrace -n, DTRACE_BACKEND set), user (our dtrace -n
+	# -x activation=user) or bpftrace, on
 	# PROVIDER:::NAME of ./PROG; output in $shm/out
 	trace() {
 		t_tool=$1 t_act=$2 t_prov=${3%:*} t_name=${3#*:}
@@ -290,6 +294,11 @@ elif [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 		case $t_tool in
 		bpftrace) timeout 120 bpftrace -q -o "$shm/out" \
 			-e "usdt:./$1:$t_prov:$t_name $(b_act "$t_act")" -c "./$*" ;;
+		# in the process (issue 30): a ring of 1M records per thread,
+		# which a run of 1,000,000 hits cannot overflow
+		user) timeout 120 "$DTRACE" -q -x activation=user -x bufsize=64m \
+			-o "$shm/out" \
+			-n "$t_prov\$target:::$t_name $(d_act "$t_act")" -c "./$*" ;;
 		*) DTRACE_BACKEND=$t_tool timeout 120 "$DTRACE" -q -o "$shm/out" \
 			-n "$t_prov\$target:::$t_name $(d_act "$t_act")" -c "./$*" ;;
 		esac
@@ -323,7 +332,7 @@ elif [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 	for act in count sum quantize predicate; do
 		consumer_hit bpftrace $act
 		b_ns=$hit_ns b_ok=$hit_ok b_drops=$hit_drops
-		for be in ${BENCH_BACKENDS:-bpf uprobe}; do
+		for be in ${BENCH_BACKENDS:-bpf uprobe user}; do
 			consumer_hit $be $act
 			row "dtrace -n ($be) vs bpftrace, $act: ns/hit" "$hit_ns" "$b_ns"
 			row "  same, every hit of 1,000,000 (3 runs); drops" \
@@ -361,7 +370,7 @@ elif [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 	for act in printf count sum quantize predicate; do
 		consumer_rate bpftrace $act
 		b_ll=$lossless b_max=$max_rate b_md=$max_drops
-		for be in ${BENCH_BACKENDS:-bpf uprobe}; do
+		for be in ${BENCH_BACKENDS:-bpf uprobe user}; do
 			consumer_rate $be $act
 			row "$act ($be), lossless: highest events/s (0 drops, exact)" "$lossless" "$b_ll"
 			row "$act ($be), unpaced: events/s reached; drops of 1,000,000" \

@@ -937,14 +937,35 @@ static const struct consumer_backend_ops *const order[] = {
  * whose open() says why it cannot be used (be_why: the BPF one does,
  * with the step and errno) is named once, with the backend used
  * instead; a missing fasttrap module is no news.
+ * -x activation=user takes the in-process backend instead (inproc.c),
+ * whatever DTRACE_BACKEND says; activation=kernel is the default.
  */
 static int backend_choose(struct consumer *c)
 {
 	const char *want = getenv("DTRACE_BACKEND");
+	const char *act = d_get_option(c->prog, "activation");
 	const struct consumer_backend_ops *why_be = NULL;
 	char why[sizeof(c->be_why)];
 
 	c->be_want = want && *want ? want : NULL;
+	/* -x activation=user: the recorder in the process (inproc.c) */
+	if (act && strcmp(act, "kernel") != 0) {
+		int err;
+
+		if (strcmp(act, "user") != 0) {
+			c->be = &consumer_uprobe_ops; /* close() is safe */
+			say(c, "failed to set option activation: '%s' is not "
+			       "kernel or user", act);
+			return -1;
+		}
+		c->be = &consumer_inproc_ops;
+		c->be_why[0] = '\0';
+		if ((err = c->be->open(c)) == 0)
+			return 0;
+		say(c, "-x activation=user cannot be used: %s",
+		    c->be_why[0] ? c->be_why : strerror(-err));
+		return -1;
+	}
 	if (want && *want) {
 		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 			int err;

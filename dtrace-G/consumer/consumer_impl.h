@@ -23,6 +23,8 @@
  *	kplan.c		those plans made from the D program's clauses
  *			(kplan.h), and what the kernel kept merged back
  *	fasttrap.c	backend: the kernel module's /dev/dtrace/fasttrap
+ *	inproc.c	backend (-x activation=user): -G sites patched into
+ *			calls to drti.o's recorder, rings shared with it
  *	provider.c	the providers (struct provider), one table each:
  *	usdtprov.c	USDT: the probes of a file's DOF and stapsdt notes
  *	pidprov.c	the pid provider: function entry, return and
@@ -350,6 +352,9 @@ struct consumer_backend_ops {
 
 extern const struct consumer_backend_ops consumer_uprobe_ops;
 extern const struct consumer_backend_ops consumer_fasttrap_ops;
+/* -x activation=user: the recorder in the process (inproc.c) */
+extern const struct consumer_backend_ops consumer_inproc_ops;
+struct inproc; /* inproc.c's own */
 #ifdef HAVE_BPF
 extern const struct consumer_backend_ops consumer_bpf_ops;
 #endif
@@ -475,6 +480,8 @@ struct consumer {
 	} up;
 	/* bpf backend (bpf.c) */
 	struct consumer_bpf *bpf;
+	/* in-process activation (inproc.c), NULL on the kernel path */
+	struct inproc *ip;
 	/* the pid provider (pidprov.c), NULL when no description names it */
 	struct pidprov *pid;
 	/* the kernel providers (kprov.c) */

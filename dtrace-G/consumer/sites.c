@@ -174,11 +174,14 @@ static void file_read_elf(struct tfile *f, const char *openpath)
 				GElf_Sym s;
 				const char *nm;
 
-				if (!gelf_getsym(d, (int)i, &s) ||
-				    GELF_ST_TYPE(s.st_info) != STT_OBJECT)
+				if (!gelf_getsym(d, (int)i, &s))
 					continue;
 				nm = elf_strptr(elf, sh.sh_link, s.st_name);
 				if (!nm || !*nm)
+					continue;
+				/* objects, and drti.o's recorder (inproc.c) */
+				if (GELF_ST_TYPE(s.st_info) != STT_OBJECT &&
+				    strncmp(nm, "__usdt_", 7) != 0)
 					continue;
 				f->syms = xrealloc(f->syms, f->nsyms + 1,
 						   sizeof(*f->syms));

@@ -68,7 +68,9 @@ static const char *const known_opts[] = {
 	"stackindent", "ustacksize", "srcline", "mangled",
 	"errtags", /* the compiler's (struct d_compile_opts) */
 	"aggpack",     "agghist",     "aggzoom",     "encoding",
-	"maxframes",   "jstackframes", "jstackstrsize", NULL,
+	"maxframes",   "jstackframes", "jstackstrsize",
+	"activation", /* the consumer's: kernel or user (inproc.c) */
+	NULL,
 };
 
 bool d_known_option(const char *name)

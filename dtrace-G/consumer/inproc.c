@@ -1,0 +1,1445 @@
+// SPDX-License-Identifier: MIT
+/*
+ * inproc.c - backend: `-x activation=user`, probes hit in the process
+ * with no kernel trap (doc/DESIGN.md §14).  An armed -G site calls the
+ * recorder drti.o carries (drti/rec.c), which writes each hit into a
+ * ring in memory shared with dtrace (drti/arena.h); this file arms the
+ * sites, reads the rings and hands the records to records.c as any
+ * backend's hits, so the same clauses run with the same output.
+ *
+ * Arming a process (enable()).  It is held still: a -c command is still
+ * stopped where rtld.c left it, a running one is seized (freeze.c).  The
+ * first time, a thread is made to run memfd_create, mmap(MAP_SHARED) and
+ * close through drti.o's __usdt_sys (`syscall; int3`: its registers are
+ * set, it runs to the int3, its registers are put back, as a debugger
+ * calls a function); dtrace opens the memfd through /proc/PID/fd and
+ * maps it too, so the process keeps one mapping and no descriptor.  The
+ * arena's address goes into drti.o's control block (__usdt_ctl), then
+ * each site's 4-byte NOP and the byte after it become `e8 rel32` to
+ * __usdt_rec, and each probe's semaphore goes up by one, all written
+ * through /proc/PID/mem.  A thread stopped at site + 4 (between the
+ * site's two NOPs, where the call's operand now is) is single-stepped
+ * out first.  The process is then let go; the stop and restart
+ * serialise every CPU's view of the new bytes.
+ *
+ * A library dlclose()d and dlopen()ed again is armed anew
+ * (remap_check(): its control block reads 0, or it moved); arming
+ * reads the maps with the process held, and disarming writes only where
+ * the file is still mapped as armed, a site only over our call.
+ *
+ * A fork child that registers (so a refresh finds it) runs the calls
+ * it inherited and writes its parent's arena; arming it gives it an
+ * arena of its own, over those calls.  A process refused with nothing
+ * armed yet gets its control blocks back and its new arena unmapped,
+ * so it is as it was (a child then goes on writing its parent's).
+ *
+ * What it refuses (enable() says which probe and why, and the run
+ * stops): sites that are not -G call sites (tail calls, header stubs,
+ * <sys/sdt.h> NOPs, another tracer's breakpoint), arguments outside the
+ * six argument registers, a file without the recorder's symbols
+ * (stripped, or an older drti.o), a process under a seccomp filter
+ * (which could kill it for an injected call; one that installs a
+ * filter later keeps its arena mapped at the end), the pid provider,
+ * and clauses that
+ * need the kernel at the hit: ustack(), execname, copyinstr()/copyin()
+ * of an argument (copied at hit time on the kernel path), vtimestamp
+ * (vtime.c refuses that for any backend but bpf) and the kernel
+ * providers but tick-N (kprov.c).
+ *
+ * Reading (drain()).  Every claimed segment of every arena, from its
+ * tail to its head; each record becomes a hit with the segment's pid and
+ * tid, the CPU the recorder's rdtscp gave, and its TSC turned into
+ * CLOCK_MONOTONIC nanoseconds on the line through two (TSC, clock)
+ * samples: one when the backend opened, one at this read.  decode() finds
+ * the site by the record's address (the arena's owner's map: a fork
+ * child runs the same layout) and converts the registers as the site's
+ * note says.  A segment of a pid other than the owner's is a fork child
+ * (drti.o's fork handler makes it claim its own): lin_fork() tells the
+ * tree, whose descriptions then decide whether its hits count, as on the
+ * kernel path.  Every read also writes the heartbeat: the TSC now.
+ *
+ * Trust.  The arena is the process's own memory too; everything in it
+ * is bounds-checked here (segment counts, head against tail, the record
+ * address against the sites armed), so a process can lie only about its
+ * own probes, as it already can with their arguments.
+ *
+ * Ending (stop()).  Each armed process still alive is held again: the
+ * control block goes to 0, a thread inside __usdt_rec is single-stepped
+ * out of it, the sites and semaphores get their bytes back, and the
+ * arena is unmapped by an injected munmap; the heartbeat goes to 0 so
+ * fork children, which keep their copy of the armed text, return at
+ * once from then on.  After a SIGKILL of dtrace nothing is restored: the
+ * heartbeat stops and every hit costs a call and a compare.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../drti/arena.h"
+#include "consumer_impl.h"
+#include "procfs.h"
+#include "stapsdt.h"
+
+#if defined(__x86_64__)
+
+#define IP_NSEG 256
+#define IP_STEPS 100000 /* single steps to leave a site or the recorder */
+
+/* A site armed in one process. */
+struct ip_site {
+	uint64_t addr; /* in the process */
+	struct tfile *file;
+	uint64_t off; /* file offset (the probe's site key) */
+	uint8_t orig[6];
+	uint8_t armed[5]; /* what we wrote: restored only over these */
+	uint8_t len;	  /* bytes rewritten: 5 */
+	bool enabled;	  /* a legacy is-enabled site */
+	uint8_t nargs;
+	int8_t reg[D_MAXARGS]; /* the recorded register of argument i */
+	uint8_t size[D_MAXARGS];
+	bool sgn[D_MAXARGS];
+};
+
+/* A control block enable() wrote, and what it held before. */
+struct ip_ctlw {
+	uint64_t at, old;
+};
+
+/* A semaphore counted up. */
+struct ip_sema {
+	uint64_t addr;
+	struct tfile *file;
+};
+
+/* The recorder of one file as the process maps it. */
+struct ip_obj {
+	struct tfile *file;
+	uint64_t bias;
+	uint64_t rec, rec_end, sys, ctl, name;
+};
+
+/* A process armed: its arena and what was rewritten. */
+struct ip_proc {
+	pid_t pid;
+	struct tproc *pr;
+	uint8_t *map; /* dtrace's mapping of the arena */
+	size_t len;
+	uint64_t taddr; /* the process's */
+	struct ip_obj *objs;
+	size_t nobjs;
+	struct ip_site *sites; /* sorted by addr once armed */
+	size_t nsites;
+	struct ip_sema *semas;
+	size_t nsemas;
+	uint64_t *tails; /* per segment: records read */
+	pid_t *known;	 /* pids told to the tree (children) */
+	size_t nknown;
+	bool gone; /* exited: nothing to restore */
+	bool disarmed;
+	bool exec_said;
+	char *maps_seen; /* pr->maps when remap_check() last looked */
+	uint64_t corrupt;
+};
+
+struct inproc {
+	struct ip_proc **procs;
+	size_t nprocs;
+	uint64_t tsc0, ns0; /* the first (TSC, clock) sample */
+	uint64_t tsc1, ns1; /* the latest */
+	uint64_t hz;	    /* TSC ticks per second */
+	uint32_t nslots;
+	uint64_t seg_size;
+	bool stopped;
+};
+
+static uint64_t rdtsc_now(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+
+static void sample(struct inproc *ip, uint64_t *tsc, uint64_t *ns)
+{
+	/* the clock read between two TSC reads: their middle */
+	uint64_t a = rdtsc_now(), n = now_ns(CLOCK_MONOTONIC), b = rdtsc_now();
+
+	*tsc = a + (b - a) / 2;
+	*ns = n;
+	(void)ip;
+}
+
+static uint64_t tsc_to_ns(const struct inproc *ip, uint64_t t)
+{
+	unsigned __int128 d;
+
+	if (t <= ip->tsc0 || ip->tsc1 <= ip->tsc0)
+		return ip->ns0;
+	d = (unsigned __int128)(t - ip->tsc0) * (ip->ns1 - ip->ns0);
+	return ip->ns0 + (uint64_t)(d / (ip->tsc1 - ip->tsc0));
+}
+
+/* ------------------------------------------------------------------ */
+/* The process's memory and threads */
+
+static int mem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, bool write)
+{
+	char p[64];
+	int fd;
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "/proc/%d/mem", (int)pid);
+	fd = open(p, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write ? pwrite(fd, buf, len, (off_t)addr)
+		  : pread(fd, buf, len, (off_t)addr);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+/* The threads held: the frozen ones, or a -c command's only thread. */
+struct ip_hold {
+	struct frozen *fz;
+	size_t n;
+	pid_t one; /* pr->held: the command, stopped by us already */
+};
+
+static bool hold(struct tproc *pr, struct ip_hold *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (pr->held) {
+		h->one = pr->pid;
+		return true;
+	}
+	h->n = proc_freeze(pr->pid, &h->fz, 0);
+	return h->n > 0;
+}
+
+static void release(struct ip_hold *h)
+{
+	if (!h->one)
+		proc_thaw(h->fz, h->n);
+	else
+		free(h->fz);
+}
+
+static size_t hold_count(const struct ip_hold *h)
+{
+	return h->one ? 1 : h->n;
+}
+
+static pid_t hold_tid(const struct ip_hold *h, size_t i)
+{
+	return h->one ? h->one : h->fz[i].tid;
+}
+
+/* A signal that stopped a thread while we ran it: delivered on release. */
+static void hold_sig(struct ip_hold *h, size_t i, int sig)
+{
+	if (!h->one && !h->fz[i].sig)
+		h->fz[i].sig = sig;
+}
+
+/* Run thread i one instruction at a time while rip is in [lo, hi). */
+static int step_out(struct ip_hold *h, size_t i, uint64_t lo, uint64_t hi)
+{
+	pid_t tid = hold_tid(h, i);
+
+	for (int k = 0; k < IP_STEPS; k++) {
+		struct user_regs_struct r;
+		int st;
+
+		if (ptrace(PTRACE_GETREGS, tid, NULL, &r) < 0)
+			return -errno;
+		if (r.rip < lo || r.rip >= hi)
+			return 0;
+		if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL) < 0)
+			return -errno;
+		if (waitpid(tid, &st, __WALL) != tid || !WIFSTOPPED(st))
+			return -ESRCH;
+		if (WSTOPSIG(st) != SIGTRAP)
+			hold_sig(h, i, WSTOPSIG(st));
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * Thread 0 of h runs one system call at sys (`syscall; int3`) and is put
+ * back as it was; its result, or -errno for our own failure (*ours).
+ */
+static long inject(struct ip_hold *h, uint64_t sys, long nr, long a0, long a1,
+		   long a2, long a3, long a4, long a5, bool *ours)
+{
+	pid_t tid = hold_tid(h, 0);
+	struct user_regs_struct save, r;
+	long ret;
+
+	*ours = true;
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &save) < 0)
+		return -errno;
+	r = save;
+	r.rip = sys;
+	r.orig_rax = (unsigned long long)-1; /* no syscall restart */
+	r.rax = (unsigned long long)nr;
+	r.rdi = (unsigned long long)a0;
+	r.rsi = (unsigned long long)a1;
+	r.rdx = (unsigned long long)a2;
+	r.r10 = (unsigned long long)a3;
+	r.r8 = (unsigned long long)a4;
+	r.r9 = (unsigned long long)a5;
+	if (ptrace(PTRACE_SETREGS, tid, NULL, &r) < 0)
+		return -errno;
+	for (;;) {
+		int st;
+
+		if (ptrace(PTRACE_CONT, tid, NULL, NULL) < 0)
+			return -errno;
+		if (waitpid(tid, &st, __WALL) != tid || !WIFSTOPPED(st))
+			return -ESRCH;
+		if (ptrace(PTRACE_GETREGS, tid, NULL, &r) < 0)
+			return -errno;
+		if (WSTOPSIG(st) == SIGTRAP && r.rip == sys + 3)
+			break;
+		if (WSTOPSIG(st) != SIGTRAP)
+			hold_sig(h, 0, WSTOPSIG(st));
+		if (r.rip < sys || r.rip > sys + 3) {
+			(void)ptrace(PTRACE_SETREGS, tid, NULL, &save);
+			return -EFAULT;
+		}
+	}
+	ret = (long)r.rax;
+	if (ptrace(PTRACE_SETREGS, tid, NULL, &save) < 0)
+		return -errno;
+	*ours = false;
+	return ret;
+}
+
+/*
+ * Does a seccomp filter watch pid's system calls?  One could kill it
+ * for a call we inject (memfd_create, mmap, munmap), so none is.
+ */
+static bool seccomp_filtered(pid_t pid)
+{
+	char st[4096], *s;
+
+	if (proc_read_file(pid, "status", st, sizeof(st)) < 0)
+		return true; /* cannot tell: as if it did */
+	s = strstr(st, "\nSeccomp:");
+	return s && atoi(s + 9) != 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Files: the recorder's symbols, where the process maps them */
+
+static bool file_sym(const struct tfile *f, const char *name, uint64_t *v,
+		     uint64_t *size)
+{
+	for (size_t i = 0; i < f->nsyms; i++)
+		if (!strcmp(f->symnames[i], name) &&
+		    f->syms[i].st_shndx != SHN_UNDEF) {
+			*v = f->syms[i].st_value;
+			if (size)
+				*size = f->syms[i].st_size;
+			return true;
+		}
+	return false;
+}
+
+/* f's load bias in the process whose maps are mm, or false. */
+static bool file_bias(const struct tfile *f, const struct proc_maps *mm,
+		      uint64_t *bias)
+{
+	for (size_t i = 0; i < mm->n; i++) {
+		const struct proc_map *m = &mm->m[i];
+
+		if (m->ino != (uint64_t)f->ino || m->dev != (uint64_t)f->dev)
+			continue;
+		for (size_t k = 0; k < f->nph; k++) {
+			const GElf_Phdr *ph = &f->ph[k];
+
+			if (ph->p_type == PT_LOAD &&
+			    (ph->p_offset & ~(uint64_t)4095) == m->off) {
+				*bias = m->start -
+					(ph->p_vaddr & ~(uint64_t)4095);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static uint64_t off_to_addr(const struct tfile *f, uint64_t bias, uint64_t off)
+{
+	for (size_t k = 0; k < f->nph; k++) {
+		const GElf_Phdr *ph = &f->ph[k];
+
+		if (ph->p_type == PT_LOAD && off >= ph->p_offset &&
+		    off - ph->p_offset < ph->p_filesz)
+			return bias + ph->p_vaddr + (off - ph->p_offset);
+	}
+	return 0;
+}
+
+/*
+ * f's sites and semaphores are no longer where they were (unmapped):
+ * nothing of them is restored, or found by a record.
+ */
+static void forget_file(struct ip_proc *ipp, const struct tfile *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ipp->nsites; i++)
+		if (ipp->sites[i].file != f)
+			ipp->sites[n++] = ipp->sites[i];
+	ipp->nsites = n;
+	n = 0;
+	for (size_t i = 0; i < ipp->nsemas; i++)
+		if (ipp->semas[i].file != f)
+			ipp->semas[n++] = ipp->semas[i];
+	ipp->nsemas = n;
+}
+
+static struct ip_obj *proc_obj(struct ip_proc *ipp, struct tfile *f,
+			       const struct proc_maps *mm, char *why,
+			       size_t wlen)
+{
+	struct ip_obj o = {.file = f}, *had = NULL;
+	uint64_t size = 0, bias;
+
+	if (!file_bias(f, mm, &bias)) {
+		snprintf(why, wlen, "%s: not mapped as its program headers say",
+			 f->path);
+		return NULL;
+	}
+	for (size_t i = 0; i < ipp->nobjs; i++)
+		if (ipp->objs[i].file == f)
+			had = &ipp->objs[i];
+	if (had && had->bias == bias)
+		return had;
+	if (had) /* unmapped (dlclose) and mapped again elsewhere */
+		forget_file(ipp, f);
+	if (!file_sym(f, "__usdt_rec", &o.rec, &size) || !size ||
+	    !file_sym(f, "__usdt_sys", &o.sys, NULL) ||
+	    !file_sym(f, "__usdt_ctl", &o.ctl, NULL) ||
+	    !file_sym(f, "__usdt_name", &o.name, NULL)) {
+		snprintf(why, wlen,
+			 "%s has no in-process recorder (no __usdt_rec in its "
+			 "symbol table: stripped, or linked with an older "
+			 "drti.o)",
+			 f->path);
+		return NULL;
+	}
+	if (file_sym(f, "__usdt_rec.cold", &o.rec_end, NULL)) {
+		snprintf(why, wlen, "%s: its recorder is in two pieces",
+			 f->path);
+		return NULL;
+	}
+	o.bias = bias;
+	o.rec += o.bias;
+	o.rec_end = o.rec + size;
+	o.sys += o.bias;
+	o.ctl += o.bias;
+	o.name += o.bias;
+	if (had) {
+		*had = o;
+		return had;
+	}
+	PUSH(ipp->objs, ipp->nobjs, o);
+	return &ipp->objs[ipp->nobjs - 1];
+}
+
+/* ------------------------------------------------------------------ */
+/* Sites */
+
+/* The 6 bytes of f at file offset off, as -G left them. */
+static int file_bytes(const struct tfile *f, uint64_t off, uint8_t b[6])
+{
+	/* upath: the file the process maps, even deleted or replaced */
+	int fd = open(f->upath ? f->upath : f->path,
+		      O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, b, 6, (off_t)off);
+	close(fd);
+	return n == 6 ? 0 : -EIO;
+}
+
+static const uint8_t nop_call[5] = {0x0f, 0x1f, 0x40, 0x00, 0x90};
+static const uint8_t nop_got[6] = {0x0f, 0x1f, 0x40, 0x00, 0x66, 0x90};
+static const uint8_t nop_en[5] = {0x31, 0xc0, 0x0f, 0x1f, 0x00};
+static const uint8_t mov_1[5] = {0xb8, 0x01, 0x00, 0x00, 0x00};
+
+/* The register a -G site's argument i is in: SysV order. */
+static int arg_reg_index(int reg)
+{
+	static const int order[USDT_REC_ARGS] = {
+		STAPSDT_REG_RDI, STAPSDT_REG_RSI, STAPSDT_REG_RDX,
+		STAPSDT_REG_RCX, STAPSDT_REG_R8,  STAPSDT_REG_R9,
+	};
+
+	for (int i = 0; i < USDT_REC_ARGS; i++)
+		if (order[i] == reg)
+			return i;
+	return -1;
+}
+
+/* The note's argument specs as recorded registers; false: refused. */
+static bool site_args_plan(const struct tnote *n, struct ip_site *s, char *why,
+			   size_t wlen)
+{
+	struct stapsdt_arg a;
+	struct stapsdt_err e;
+	size_t cur = 0;
+	int r;
+
+	s->nargs = 0;
+	if (!n || !n->args)
+		return true;
+	while ((r = stapsdt_arg_next(n->args, &cur, &a, &e)) == 1) {
+		int idx = a.kind == STAPSDT_ARG_REG && !a.reg_hi8 && !a.is_float
+				  ? arg_reg_index(a.reg)
+				  : -1;
+
+		if (idx < 0 || s->nargs >= D_MAXARGS) {
+			snprintf(why, wlen,
+				 "argument %u (%.*s) is not in an argument "
+				 "register",
+				 s->nargs, (int)a.len, a.text);
+			return false;
+		}
+		s->reg[s->nargs] = (int8_t)idx;
+		s->size[s->nargs] = (uint8_t)(a.size ? a.size : 8);
+		s->sgn[s->nargs] = a.is_signed;
+		s->nargs++;
+	}
+	if (r < 0) {
+		snprintf(why, wlen, "its note's arguments do not parse");
+		return false;
+	}
+	return true;
+}
+
+static int site_cmp(const void *a, const void *b)
+{
+	const struct ip_site *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static const struct ip_site *site_find(const struct ip_proc *ipp, uint64_t addr)
+{
+	size_t lo = 0, hi = ipp->nsites;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ipp->sites[mid].addr == addr)
+			return ipp->sites[mid].enabled ? NULL
+						       : &ipp->sites[mid];
+		if (ipp->sites[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The arena */
+
+static struct ip_proc *ip_proc_of(struct consumer *c, struct tproc *pr)
+{
+	struct inproc *ip = c->ip;
+
+	for (size_t i = 0; i < ip->nprocs; i++)
+		if (ip->procs[i]->pr == pr && !ip->procs[i]->gone)
+			return ip->procs[i];
+	return NULL;
+}
+
+/* Make the arena in the held process (its first object's __usdt_sys). */
+static int arena_make(struct consumer *c, struct ip_proc *ipp,
+		      struct ip_hold *h, const struct ip_obj *o, char *why,
+		      size_t wlen)
+{
+	struct inproc *ip = c->ip;
+	struct usdt_arena *a;
+	char p[64];
+	long fd, addr;
+	int mfd;
+	bool ours;
+
+	ipp->len = USDT_ARENA_HDR + (size_t)IP_NSEG * ip->seg_size;
+	fd = inject(h, o->sys, SYS_memfd_create, (long)o->name, MFD_CLOEXEC, 0,
+		    0, 0, 0, &ours);
+	if (fd < 0) {
+		snprintf(why, wlen, "memfd_create in the process failed: %s%s",
+			 strerror((int)-fd), ours ? " (ptrace)" : "");
+		return -1;
+	}
+	snprintf(p, sizeof(p), "/proc/%d/fd/%ld", (int)ipp->pid, fd);
+	mfd = open(p, O_RDWR | O_CLOEXEC);
+	if (mfd < 0 || ftruncate(mfd, (off_t)ipp->len) < 0) {
+		snprintf(why, wlen, "%s: %s", p, strerror(errno));
+		if (mfd >= 0)
+			close(mfd);
+		(void)inject(h, o->sys, SYS_close, fd, 0, 0, 0, 0, 0, &ours);
+		return -1;
+	}
+	ipp->map = mmap(NULL, ipp->len, PROT_READ | PROT_WRITE, MAP_SHARED, mfd,
+			0);
+	close(mfd);
+	if (ipp->map == MAP_FAILED) {
+		ipp->map = NULL;
+		snprintf(why, wlen, "mmap of the arena: %s", strerror(errno));
+		(void)inject(h, o->sys, SYS_close, fd, 0, 0, 0, 0, 0, &ours);
+		return -1;
+	}
+	addr = inject(h, o->sys, SYS_mmap, 0, (long)ipp->len,
+		      PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0, &ours);
+	(void)inject(h, o->sys, SYS_close, fd, 0, 0, 0, 0, 0, &ours);
+	if (addr < 0 && addr > -4096) {
+		snprintf(why, wlen, "mmap in the process failed: %s%s",
+			 strerror((int)-addr), ours ? " (ptrace)" : "");
+		munmap(ipp->map, ipp->len);
+		ipp->map = NULL;
+		return -1;
+	}
+	ipp->taddr = (uint64_t)addr;
+	a = (struct usdt_arena *)ipp->map;
+	a->magic = USDT_ARENA_MAGIC;
+	a->version = USDT_ARENA_VERSION;
+	a->nseg = IP_NSEG;
+	a->gen = ip->tsc0 ^ ((uint64_t)ipp->pid << 32) ^ rdtsc_now();
+	a->seg_size = ip->seg_size;
+	a->nslots = ip->nslots;
+	a->hb_limit = ip->hz; /* one second */
+	__atomic_store_n(&a->hb, rdtsc_now(), __ATOMIC_RELEASE);
+	ipp->tails = xcalloc(IP_NSEG, sizeof(*ipp->tails));
+	return 0;
+}
+
+/* The arena unmapped in the held process; false when it could not be. */
+/* ... through the `syscall; int3` at sys (0: none left mapped) */
+static bool arena_unmap(struct ip_proc *ipp, struct ip_hold *h, uint64_t sys)
+{
+	bool ours;
+	long r;
+
+	if (!ipp->taddr)
+		return true;
+	if (!sys || seccomp_filtered(ipp->pid))
+		return false; /* it sandboxed itself since: leave it mapped */
+	r = inject(h, sys, SYS_munmap, (long)ipp->taddr, (long)ipp->len, 0, 0,
+		   0, 0, &ours);
+	ipp->taddr = 0;
+	return r == 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The backend */
+
+static bool probe_refusal(struct consumer *c, const struct tprobe *p, char *why,
+			  size_t wlen)
+{
+	if (p->pidkind) {
+		snprintf(why, wlen, "the pid provider needs the kernel path");
+		return true;
+	}
+	if (p->fneeds & D_NEED_USTACK) {
+		snprintf(why, wlen, "ustack() needs the kernel path");
+		return true;
+	}
+	if (p->fneeds & D_NEED_VTIME) {
+		snprintf(why, wlen, "vtimestamp needs the kernel path");
+		return true;
+	}
+	if (p->fneeds & D_NEED_EXECNAME) {
+		snprintf(why, wlen,
+			 "execname is read at the hit on the kernel path only");
+		return true;
+	}
+	if (p->fstrmask) {
+		snprintf(why, wlen,
+			 "copyinstr() of an argument is copied at the hit on "
+			 "the kernel path only");
+		return true;
+	}
+	for (unsigned i = 0; i < p->nclauses; i++) {
+		uint32_t sz[D_MAXARGS];
+
+		if (d_clause_memargs(c->prog, p->clauses[i], sz)) {
+			snprintf(why, wlen,
+				 "copyin() of an argument is copied at the "
+				 "hit on the kernel path only");
+			return true;
+		}
+	}
+	return false;
+}
+
+static int ip_open(struct consumer *c)
+{
+	struct inproc *ip = xcalloc(1, sizeof(*ip));
+	struct timespec ts = {0, 2000000};
+	uint64_t slots = 1;
+
+	c->ip = ip;
+	sample(ip, &ip->tsc0, &ip->ns0);
+	nanosleep(&ts, NULL);
+	sample(ip, &ip->tsc1, &ip->ns1);
+	if (ip->ns1 <= ip->ns0 || ip->tsc1 <= ip->tsc0) {
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "the TSC does not advance with the clock");
+		return -ENOTSUP;
+	}
+	ip->hz = (uint64_t)((unsigned __int128)(ip->tsc1 - ip->tsc0) *
+			    1000000000u / (ip->ns1 - ip->ns0));
+	/* a segment per thread: -x bufsize of records, a power of two */
+	while (slots * 2 * sizeof(struct usdt_slot) <= c->rbsize &&
+	       slots < (1u << 24))
+		slots *= 2;
+	ip->nslots = (uint32_t)slots;
+	ip->seg_size =
+		(USDT_SEG_HDR + slots * sizeof(struct usdt_slot) + 4095) &
+		~(uint64_t)4095;
+	c->lin.on = true; /* fork children are told by their segments */
+	c->lin.exec_drops = true;
+	return 0;
+}
+
+/*
+ * Has ipp's process exec'd (its maps, read every refresh, lost the
+ * arena)?  Its new image is not armed: said once, true.
+ */
+static bool exec_check(struct consumer *c, struct ip_proc *ipp)
+{
+	const struct tproc *pr = ipp->pr;
+
+	char p[64], *now;
+	bool execd;
+
+	if (ipp->exec_said)
+		return true;
+	if (!ipp->map || ipp->gone || !ipp->taddr || pr->exited || !pr->maps ||
+	    strstr(pr->maps, "usdt-arena"))
+		return false;
+	/*
+	 * pr->maps may be from before the arena was made: read them now.
+	 * An exiting process has none (not an exec).
+	 */
+	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pr->pid);
+	now = read_file(p, NULL);
+	execd = now && *now && !strstr(now, "usdt-arena");
+	free(now);
+	if (!execd)
+		return false;
+	if (!ipp->exec_said)
+		say(c,
+		    "pid %d exec'd: -x activation=user does not follow exec; "
+		    "its new image is not traced",
+		    (int)pr->pid);
+	ipp->exec_said = true;
+	return true;
+}
+
+static void ip_enable(struct consumer *c, struct tproc *pr)
+{
+	struct inproc *ip = c->ip;
+	struct ip_proc *ipp = ip_proc_of(c, pr);
+	struct proc_maps mm = {0};
+	struct ip_hold h;
+	char why[PATH_MAX + 256] = "";
+	const char *pname = "";
+	bool fresh = !ipp, ok = false, made = false;
+	struct ip_ctlw *ctlw = NULL; /* written here: undone on refusal */
+	size_t nctl = 0;
+
+	if (ip->stopped)
+		return;
+	if (ipp && exec_check(c, ipp))
+		return;
+	if (fresh) {
+		ipp = xcalloc(1, sizeof(*ipp));
+		ipp->pid = pr->pid;
+		ipp->pr = pr;
+		PUSH(ip->procs, ip->nprocs, ipp);
+	}
+	if (!hold(pr, &h)) {
+		snprintf(why, sizeof(why), "it cannot be held still (ptrace)");
+		goto refuse_nohold;
+	}
+	/* where things are now, held: a refresh's maps may be older */
+	if (proc_maps_read(pr->pid, &mm) < 0) {
+		snprintf(why, sizeof(why), "its maps cannot be read");
+		goto refuse;
+	}
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct tprobe *p = c->probes[i];
+		struct ip_obj *o;
+
+		if (p->pid != pr->pid || p->enabled || !p->nclauses)
+			continue;
+		pname = p->name;
+		if (probe_refusal(c, p, why, sizeof(why)))
+			goto refuse;
+		{
+			uint64_t b;
+
+			if (!file_bias(p->file, &mm, &b))
+				continue; /* dlclose()d: armed when back */
+		}
+		o = proc_obj(ipp, p->file, &mm, why, sizeof(why));
+		if (!o)
+			goto refuse;
+		if (!ipp->map) {
+			if (seccomp_filtered(pr->pid)) {
+				snprintf(why, sizeof(why),
+					 "it runs under seccomp, which could "
+					 "kill it for the system calls dtrace "
+					 "would make it run");
+				goto refuse;
+			}
+			if (arena_make(c, ipp, &h, o, why, sizeof(why)) < 0)
+				goto refuse;
+			made = true;
+		}
+		/* this object's control block: the arena is on */
+		{
+			uint64_t v = ipp->taddr, old = 0;
+			int err;
+
+			if ((err = mem_rw(pr->pid, o->ctl, &old, sizeof(old),
+					  false)) < 0 ||
+			    (err = mem_rw(pr->pid, o->ctl, &v, sizeof(v),
+					  true)) < 0) {
+				snprintf(why, sizeof(why),
+					 "cannot write its control block: %s",
+					 strerror(-err));
+				goto refuse;
+			}
+			if (old != v)
+				PUSH(ctlw, nctl,
+				     ((struct ip_ctlw){o->ctl, old}));
+		}
+		for (unsigned k = 0; k < p->noffs + p->nenoffs; k++) {
+			bool en = k >= p->noffs;
+			uint64_t off =
+				en ? p->enoffs[k - p->noffs] : p->offs[k];
+			struct ip_site s = {.file = p->file,
+					    .off = off,
+					    .enabled = en,
+					    .len = 5};
+			uint8_t cur[6], nw[5];
+			int64_t rel;
+			int err;
+
+			s.addr = off_to_addr(p->file, o->bias, off);
+			if (!s.addr || mem_rw(pr->pid, s.addr, cur, sizeof(cur),
+					      false) < 0) {
+				snprintf(why, sizeof(why),
+					 "its site at %#" PRIx64
+					 " cannot be read",
+					 s.addr);
+				goto refuse;
+			}
+			/* what -G wrote there: the file's bytes */
+			if (file_bytes(p->file, off, s.orig) < 0) {
+				snprintf(why, sizeof(why),
+					 "%s cannot be read at its site",
+					 p->file->path);
+				goto refuse;
+			}
+			if (en) {
+				if (memcmp(s.orig, nop_en, 5)) {
+					snprintf(why, sizeof(why),
+						 "its is-enabled site at "
+						 "%#" PRIx64 " is not -G's",
+						 s.addr);
+					goto refuse;
+				}
+				memcpy(nw, mov_1, 5);
+			} else {
+				if (memcmp(s.orig, nop_call, 5) &&
+				    memcmp(s.orig, nop_got, 6)) {
+					snprintf(why, sizeof(why),
+						 "its site at %#" PRIx64
+						 " (%02x %02x %02x %02x %02x) "
+						 "is not a -G call site (a "
+						 "tail call, a header stub or "
+						 "an inline probe)",
+						 s.addr, s.orig[0], s.orig[1],
+						 s.orig[2], s.orig[3],
+						 s.orig[4]);
+					goto refuse;
+				}
+				if (!site_args_plan(file_note_at(p->file, off),
+						    &s, why, sizeof(why)))
+					goto refuse;
+				rel = (int64_t)(o->rec - (s.addr + 5));
+				if (rel != (int32_t)rel) {
+					snprintf(why, sizeof(why),
+						 "its recorder is out of a "
+						 "call's reach");
+					goto refuse;
+				}
+				nw[0] = 0xe8;
+				memcpy(nw + 1, &(int32_t){(int32_t)rel}, 4);
+			}
+			/*
+			 * The process runs the NOPs, or, a fork child of a
+			 * process we armed, the call already (which it
+			 * keeps); anything else is another tracer's.
+			 */
+			if (memcmp(cur, s.orig, 5) && memcmp(cur, nw, 5)) {
+				snprintf(why, sizeof(why),
+					 "its site at %#" PRIx64
+					 " holds %02x %02x %02x %02x %02x, "
+					 "not what -G wrote (another "
+					 "tracer's breakpoint?)",
+					 s.addr, cur[0], cur[1], cur[2], cur[3],
+					 cur[4]);
+				goto refuse;
+			}
+			/* no thread may be inside the 5 bytes */
+			for (size_t t = 0; t < hold_count(&h); t++)
+				if ((err = step_out(&h, t, s.addr + 1,
+						    s.addr + 5)) < 0) {
+					snprintf(
+						why, sizeof(why),
+						"a thread could not be stepped "
+						"off a site: %s",
+						strerror(-err));
+					goto refuse;
+				}
+			if ((err = mem_rw(pr->pid, s.addr, nw, 5, true)) < 0) {
+				snprintf(why, sizeof(why),
+					 "its site at %#" PRIx64
+					 " cannot be written: %s",
+					 s.addr, strerror(-err));
+				goto refuse;
+			}
+			memcpy(s.armed, nw, 5);
+			/* a site of a file mapped there before: this one now */
+			for (size_t q = 0; q < ipp->nsites; q++)
+				if (ipp->sites[q].addr == s.addr)
+					ipp->sites[q] =
+						ipp->sites[--ipp->nsites];
+			PUSH(ipp->sites, ipp->nsites, s);
+		}
+		/* its semaphore, once per probe */
+		if (p->noffs) {
+			const struct tnote *n =
+				file_note_at(p->file, p->offs[0]);
+			uint64_t sa = n && n->sema_off
+					      ? off_to_addr(p->file, o->bias,
+							    n->sema_off)
+					      : 0;
+			uint16_t v;
+
+			if (sa && mem_rw(pr->pid, sa, &v, 2, false) == 0) {
+				v++;
+				if (mem_rw(pr->pid, sa, &v, 2, true) == 0)
+					PUSH(ipp->semas, ipp->nsemas,
+					     ((struct ip_sema){sa, p->file}));
+			}
+		}
+		p->enabled = true;
+	}
+	ok = true;
+refuse:
+	/*
+	 * Refused with nothing armed: the process as it was (a fork child
+	 * keeps writing the arena it inherited, whose reader we are).
+	 */
+	if (!ok && !ipp->nsites) {
+		for (size_t i = 0; i < nctl; i++)
+			(void)mem_rw(pr->pid, ctlw[i].at, &ctlw[i].old,
+				     sizeof(ctlw[i].old), true);
+		if (made && arena_unmap(ipp, &h, ipp->objs[0].sys)) {
+			munmap(ipp->map, ipp->len);
+			ipp->map = NULL;
+			free(ipp->tails);
+			ipp->tails = NULL;
+		}
+	}
+	release(&h);
+refuse_nohold:
+	free(ctlw);
+	proc_maps_free(&mm);
+	if (ipp && ipp->nsites > 1)
+		qsort(ipp->sites, ipp->nsites, sizeof(*ipp->sites), site_cmp);
+	if (ok)
+		return;
+	say(c, "-x activation=user cannot trace pid %d%s%s: %s", (int)pr->pid,
+	    *pname ? ", probe " : "", pname, why);
+	c->enable_failed = true;
+}
+
+/* Every record waiting in ipp's segments into the hits. */
+static void drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
+{
+	struct inproc *ip = c->ip;
+	struct usdt_arena *a = (struct usdt_arena *)ipp->map;
+	uint32_t nseg = __atomic_load_n(&a->next_seg, __ATOMIC_ACQUIRE);
+
+	if (nseg > IP_NSEG)
+		nseg = IP_NSEG;
+	for (uint32_t i = 0; i < nseg && !c->read_more; i++) {
+		struct usdt_seg *s =
+			(struct usdt_seg *)(ipp->map + USDT_ARENA_HDR +
+					    (size_t)i * ip->seg_size);
+		const struct usdt_slot *slots =
+			(const struct usdt_slot *)((uint8_t *)s + USDT_SEG_HDR);
+		uint64_t head, tail = ipp->tails[i];
+		pid_t pid, tid;
+
+		if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
+			continue;
+		head = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
+		pid = (pid_t)s->pid;
+		tid = (pid_t)s->tid;
+		if (head == tail)
+			continue;
+		if (head < tail || head - tail > ip->nslots || pid <= 0) {
+			/* the process wrote nonsense: skip what it claims */
+			ipp->corrupt += head > tail ? head - tail : 1;
+			ipp->tails[i] = head;
+			__atomic_store_n(&s->tail, head, __ATOMIC_RELEASE);
+			continue;
+		}
+		if (pid != ipp->pid) {
+			bool known = false;
+
+			for (size_t k = 0; k < ipp->nknown && !known; k++)
+				known = ipp->known[k] == pid;
+			if (!known) {
+				pid_t pp = (pid_t)s->ppid;
+
+				lin_fork(
+					c, pp > 0 ? pp : ipp->pid, pid, tid,
+					tsc_to_ns(ip,
+						  slots[tail & (ip->nslots - 1)]
+							  .tsc) -
+						1);
+				PUSH(ipp->known, ipp->nknown, pid);
+			}
+		}
+		for (; tail != head; tail++) {
+			const struct usdt_slot *r =
+				&slots[tail & (ip->nslots - 1)];
+			uint8_t raw[8 + sizeof(*r)];
+			uint32_t ix = (uint32_t)idx;
+			struct hit hh = {0};
+
+			if (c->read_cap && c->alen >= c->read_cap) {
+				c->read_more = true;
+				break;
+			}
+			memcpy(raw, &ix, 4);
+			memset(raw + 4, 0, 4);
+			memcpy(raw + 8, r, sizeof(*r));
+			hh.time = tsc_to_ns(ip, r->tsc);
+			hh.pid = (uint32_t)pid;
+			hh.tid = (uint32_t)tid;
+			hh.cpu = (uint32_t)(r->pc >> 48);
+			hh.rawlen = sizeof(raw);
+			hh.rawoff = arena_put(c, raw, sizeof(raw));
+			hit_push(c, &hh);
+			c->received++;
+		}
+		ipp->tails[i] = tail;
+		__atomic_store_n(&s->tail, tail, __ATOMIC_RELEASE);
+	}
+}
+
+/*
+ * A library dlclose()d and dlopen()ed again (at the same address or
+ * not) holds fresh NOPs, a zero control block and a zero semaphore: its
+ * probes are armed anew, as the kernel re-inserts a uprobe in a new
+ * mapping of its file.  Every read looks at each object's control block
+ * (one pread: maps can read the same before and after), and at where
+ * the objects are when a refresh read other maps.
+ */
+static void remap_check(struct consumer *c, struct ip_proc *ipp)
+{
+	struct tproc *pr = ipp->pr;
+	struct proc_maps mm = {0};
+	bool again = false, moved;
+
+	if (ipp->gone || pr->exited || !pr->maps)
+		return;
+	moved = !ipp->maps_seen || strcmp(ipp->maps_seen, pr->maps);
+	if (moved) {
+		free(ipp->maps_seen);
+		ipp->maps_seen = xstrdup(pr->maps);
+		if (proc_maps_parse(pr->maps, &mm) < 0)
+			return;
+	}
+	for (size_t i = 0; i < ipp->nobjs; i++) {
+		struct ip_obj *o = &ipp->objs[i];
+		const uint64_t gone = ~(uint64_t)0;
+		uint64_t b = o->bias, v = 0;
+		bool found = moved ? file_bias(o->file, &mm, &b) : b != gone;
+
+		if (found && o->bias == gone) {
+			again = true; /* mapped again: armed anew */
+			continue;
+		}
+		if (found && b == o->bias &&
+		    (mem_rw(pr->pid, o->ctl, &v, sizeof(v), false) < 0 ||
+		     v == ipp->taddr))
+			continue; /* as we armed it (or gone meanwhile) */
+		if (o->bias == gone)
+			continue;
+		/* unmapped, or mapped anew: nothing of it is ours now */
+		forget_file(ipp, o->file);
+		o->bias = gone; /* proc_obj() computes it anew */
+		for (size_t k = 0; k < c->nprobes; k++)
+			if (c->probes[k]->pid == pr->pid &&
+			    c->probes[k]->file == o->file)
+				c->probes[k]->enabled = false;
+		again |= found;
+	}
+	proc_maps_free(&mm);
+	if (again)
+		ip_enable(c, pr);
+}
+
+static void ip_drain(struct consumer *c)
+{
+	struct inproc *ip = c->ip;
+	uint64_t t = rdtsc_now();
+
+	sample(ip, &ip->tsc1, &ip->ns1);
+	for (size_t i = 0; i < ip->nprocs; i++) {
+		struct ip_proc *ipp = ip->procs[i];
+
+		if (!ipp->map)
+			continue;
+		if (!exec_check(c, ipp) && !ip->stopped)
+			remap_check(c, ipp);
+		if (!ip->stopped) /* the heartbeat: still here */
+			__atomic_store_n(&((struct usdt_arena *)ipp->map)->hb,
+					 t, __ATOMIC_RELEASE);
+		drain_proc(c, ipp, i);
+	}
+}
+
+static size_t ip_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
+{
+	(void)c;
+	(void)pfd;
+	(void)max;
+	return 0; /* no descriptor: read every switchrate */
+}
+
+static bool ip_decode(struct consumer *c, const struct hit *h, struct d_fire *f,
+		      char *comm, size_t commlen, struct hit_at *at)
+{
+	struct inproc *ip = c->ip;
+	struct usdt_slot r;
+	const struct ip_site *s;
+	struct ip_proc *ipp;
+	uint32_t ix;
+
+	if (h->rawlen != 8 + sizeof(r))
+		return false;
+	memcpy(&ix, h->raw, 4);
+	memcpy(&r, h->raw + 8, sizeof(r));
+	if (ix >= ip->nprocs)
+		return false;
+	ipp = ip->procs[ix];
+	s = site_find(ipp, r.pc & ((UINT64_C(1) << 48) - 1));
+	if (!s) {
+		ipp->corrupt++; /* not a site we armed */
+		return false;
+	}
+	at->file = s->file;
+	at->off = s->off;
+	f->cpu = (int)h->cpu;
+	f->pid = (pid_t)h->pid;
+	f->tid = (pid_t)h->tid;
+	if (commlen) /* execname is refused (probe_refusal()) */
+		comm[0] = '\0';
+	f->execname = comm;
+	f->timestamp = h->time;
+	for (unsigned i = 0; i < s->nargs; i++) {
+		uint64_t v = r.arg[s->reg[i]];
+		unsigned bits = 8u * s->size[i];
+
+		if (bits < 64) {
+			v &= (UINT64_C(1) << bits) - 1;
+			if (s->sgn[i] && (v >> (bits - 1)) & 1)
+				v |= ~((UINT64_C(1) << bits) - 1);
+		}
+		f->arg[i] = v;
+	}
+	return true;
+}
+
+static void ip_proc_exit(struct consumer *c, struct tproc *pr)
+{
+	struct ip_proc *ipp = ip_proc_of(c, pr);
+
+	/* its children may still write the arena: it stays mapped here */
+	if (ipp) {
+		ipp->gone = true;
+		ipp->taddr = 0;
+	}
+}
+
+/* ipp's sites, semaphores and control blocks back as they were. */
+/* Is f (of ipp's objects) still mapped where it was armed? */
+static bool obj_live(const struct ip_proc *ipp, const struct tfile *f,
+		     const bool *live)
+{
+	for (size_t i = 0; i < ipp->nobjs; i++)
+		if (ipp->objs[i].file == f)
+			return live[i];
+	return false;
+}
+
+/*
+ * ipp's sites, semaphores and control blocks back as they were.  Only
+ * where the file is still mapped as it was when armed (a library
+ * dlclose()d since has other things at those addresses now), and a
+ * site only where it holds the call we wrote.
+ */
+static void disarm(struct consumer *c, struct ip_proc *ipp)
+{
+	struct proc_maps mm = {0};
+	struct ip_hold h;
+	bool bad = false, *live;
+	uint64_t sys = 0;
+
+	if (ipp->disarmed || ipp->gone || !ipp->pr || ipp->pr->exited)
+		return;
+	ipp->disarmed = true;
+	if (!hold(ipp->pr, &h)) {
+		say(c,
+		    "pid %d could not be held to disarm its sites; they "
+		    "call the recorder, which returns at once",
+		    (int)ipp->pid);
+		return;
+	}
+	live = xcalloc(ipp->nobjs, sizeof(*live));
+	if (proc_maps_read(ipp->pid, &mm) == 0)
+		for (size_t i = 0; i < ipp->nobjs; i++) {
+			uint64_t b;
+
+			live[i] = file_bias(ipp->objs[i].file, &mm, &b) &&
+				  b == ipp->objs[i].bias;
+			if (live[i] && !sys)
+				sys = ipp->objs[i].sys;
+		}
+	proc_maps_free(&mm);
+	for (size_t i = 0; i < ipp->nobjs; i++) {
+		uint64_t z = 0;
+
+		if (live[i])
+			bad |= mem_rw(ipp->pid, ipp->objs[i].ctl, &z, sizeof(z),
+				      true) < 0;
+	}
+	/* nobody left between reading the control block and returning */
+	for (size_t t = 0; t < hold_count(&h); t++)
+		for (size_t i = 0; i < ipp->nobjs; i++)
+			if (live[i])
+				bad |= step_out(&h, t, ipp->objs[i].rec,
+						ipp->objs[i].rec_end) < 0;
+	for (size_t i = 0; i < ipp->nsites; i++) {
+		struct ip_site *st = &ipp->sites[i];
+		uint8_t cur[5];
+
+		if (!obj_live(ipp, st->file, live) ||
+		    mem_rw(ipp->pid, st->addr, cur, sizeof(cur), false) < 0 ||
+		    memcmp(cur, st->armed, sizeof(cur)))
+			continue; /* not ours any more */
+		bad |= mem_rw(ipp->pid, st->addr, st->orig, st->len, true) < 0;
+	}
+	for (size_t i = 0; i < ipp->nsemas; i++) {
+		uint16_t v;
+
+		if (obj_live(ipp, ipp->semas[i].file, live) &&
+		    mem_rw(ipp->pid, ipp->semas[i].addr, &v, 2, false) == 0 &&
+		    v > 0) {
+			v--;
+			bad |= mem_rw(ipp->pid, ipp->semas[i].addr, &v, 2,
+				      true) < 0;
+		}
+	}
+	free(live);
+	/* a site left armed must find the arena: unmapped only after */
+	if (!bad && !arena_unmap(ipp, &h, sys))
+		say(c,
+		    "pid %d: its ring buffer stays mapped (seccomp, or the "
+		    "munmap failed); its sites are restored",
+		    (int)ipp->pid);
+	release(&h);
+	if (bad)
+		say(c,
+		    "pid %d: its sites could not all be restored; they call "
+		    "the recorder, which returns at once",
+		    (int)ipp->pid);
+}
+
+static void ip_stop(struct consumer *c)
+{
+	struct inproc *ip = c->ip;
+
+	if (!ip || ip->stopped)
+		return;
+	for (size_t i = 0; i < ip->nprocs; i++)
+		disarm(c, ip->procs[i]);
+	ip->stopped = true;
+	/* fork children keep the armed text: their hits stop here (hb 0:
+	 * ended, not counted as drops) */
+	for (size_t i = 0; i < ip->nprocs; i++)
+		if (ip->procs[i]->map) {
+			struct usdt_arena *a =
+				(struct usdt_arena *)ip->procs[i]->map;
+
+			__atomic_store_n(&a->hb_limit, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&a->hb, 0, __ATOMIC_RELEASE);
+		}
+}
+
+static void ip_stats(struct consumer *c)
+{
+	struct inproc *ip = c->ip;
+	uint64_t drops = 0, corrupt = 0;
+
+	for (size_t i = 0; i < ip->nprocs; i++) {
+		struct ip_proc *ipp = ip->procs[i];
+		struct usdt_arena *a = (struct usdt_arena *)ipp->map;
+		uint32_t n;
+
+		corrupt += ipp->corrupt;
+		if (!a)
+			continue;
+		drops += __atomic_load_n(&a->noseg, __ATOMIC_RELAXED);
+		n = __atomic_load_n(&a->next_seg, __ATOMIC_RELAXED);
+		for (uint32_t k = 0; k < n && k < IP_NSEG; k++) {
+			struct usdt_seg *s =
+				(struct usdt_seg *)(ipp->map + USDT_ARENA_HDR +
+						    (size_t)k * ip->seg_size);
+
+			drops += __atomic_load_n(&s->drops, __ATOMIC_RELAXED);
+		}
+	}
+	if (drops)
+		say(c,
+		    "%" PRIu64 " drops (hits the in-process rings could not "
+		    "hold, or written while dtrace was not reading)",
+		    drops);
+	if (corrupt)
+		say(c,
+		    "%" PRIu64 " records ignored: not a hit of an armed site "
+		    "(a process wrote its arena)",
+		    corrupt);
+}
+
+static void ip_close(struct consumer *c)
+{
+	struct inproc *ip = c->ip;
+
+	if (!ip)
+		return;
+	ip_stop(c);
+	for (size_t i = 0; i < ip->nprocs; i++) {
+		struct ip_proc *ipp = ip->procs[i];
+
+		if (ipp->map)
+			munmap(ipp->map, ipp->len);
+		ipp->map = NULL;
+	}
+}
+
+#else /* !__x86_64__ */
+
+static int ip_open(struct consumer *c)
+{
+	snprintf(c->be_why, sizeof(c->be_why),
+		 "-x activation=user is built for x86-64 only");
+	return -ENOTSUP;
+}
+
+static void ip_enable(struct consumer *c, struct tproc *pr)
+{
+	(void)c;
+	(void)pr;
+}
+
+static size_t ip_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
+{
+	(void)c;
+	(void)pfd;
+	(void)max;
+	return 0;
+}
+
+static void ip_drain(struct consumer *c)
+{
+	(void)c;
+}
+
+static bool ip_decode(struct consumer *c, const struct hit *h, struct d_fire *f,
+		      char *comm, size_t commlen, struct hit_at *at)
+{
+	(void)c, (void)h, (void)f, (void)comm, (void)commlen, (void)at;
+	return false;
+}
+
+static void ip_proc_exit(struct consumer *c, struct tproc *pr)
+{
+	(void)c;
+	(void)pr;
+}
+
+static void ip_stop(struct consumer *c)
+{
+	(void)c;
+}
+
+static void ip_stats(struct consumer *c)
+{
+	(void)c;
+}
+
+static void ip_close(struct consumer *c)
+{
+	(void)c;
+}
+
+#endif
+
+const struct consumer_backend_ops consumer_inproc_ops = {
+	.name = "in-process",
+	.key = "inproc",
+	.open = ip_open,
+	.enable = ip_enable,
+	.poll_fds = ip_poll_fds,
+	.drain = ip_drain,
+	.decode = ip_decode,
+	.proc_exit = ip_proc_exit,
+	.stop = ip_stop,
+	.stats = ip_stats,
+	.close = ip_close,
+};

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * act.c - the traced program of tests/run-activation-user.sh: fires
+ * act:::hit(i, i * 3 - 7) N times, in T threads (and every tenth time
+ * libactl.so's actl:::fire), then optionally forks a child that fires
+ * them N more times (arguments + 1000000), and writes
+ * what it fired to stdout, so the test compares dtrace's counts with
+ * the program's own.  With a fourth argument it then fires act:::tick,
+ * under its is-enabled guard, once per millisecond for that many
+ * milliseconds (a run that dtrace can end or be killed in the middle
+ * of, the process running on).  ACT_EXEC set: then it execs itself
+ * once, the same arguments.  ACT_SECCOMP set: it runs under a seccomp
+ * filter.  ACT_CHILD_SLEEP=MS: the fork child sleeps that long first.
+ *
+ *	act N T FORK [MS]
+ */
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "act.h"
+
+static long n;
+
+long actl_fire(long i); /* libactl.so */
+
+static void *fire(void *arg)
+{
+	long base = (long)arg;
+
+	for (long i = 0; i < n; i++) {
+		ACT_HIT((int)(i % 100), base + i * 3 - 7);
+		if (i % 10 == 0) /* the library's probe, a tenth as often */
+			(void)actl_fire(i);
+	}
+	return NULL;
+}
+
+static void fire_threads(unsigned t, long base)
+{
+	pthread_t th[64];
+
+	for (unsigned i = 0; i < t; i++)
+		pthread_create(&th[i], NULL, fire, (void *)base);
+	for (unsigned i = 0; i < t; i++)
+		pthread_join(th[i], NULL);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned t;
+	int fk;
+	long ms;
+
+	if (argc < 4)
+		return 2;
+	n = atol(argv[1]);
+	t = (unsigned)atoi(argv[2]);
+	fk = atoi(argv[3]);
+	ms = argc > 4 ? atol(argv[4]) : 0;
+	if (t > 64)
+		return 2;
+	/* ACT_SECCOMP set: under a seccomp filter (one that allows all) */
+	if (getenv("ACT_SECCOMP")) {
+		struct sock_filter allow[] = {
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog fp = {1, allow};
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp) < 0)
+			return 3;
+	}
+	/* the first wait lets a -p consumer arm before anything fires */
+	if (getenv("ACT_WAIT"))
+		while (access(getenv("ACT_WAIT"), F_OK) != 0)
+			usleep(1000);
+	if (t)
+		fire_threads(t, 0);
+	else
+		fire((void *)0);
+	if (fk) {
+		pid_t c = fork();
+
+		if (c == 0) {
+			/* ACT_CHILD_SLEEP ms: a consumer may find it first */
+			if (getenv("ACT_CHILD_SLEEP"))
+				usleep((useconds_t)atoi(
+					       getenv("ACT_CHILD_SLEEP")) *
+				       1000);
+			fire((void *)1000000);
+			printf("child %d %ld\n", (int)getpid(), n);
+			fflush(stdout);
+			_exit(0);
+		}
+		waitpid(c, NULL, 0);
+	}
+	for (long i = 0; i < ms; i++) {
+		struct timespec ts = {0, 1000000};
+
+		if (ACT_TICK_ENABLED()) /* the semaphore must go up */
+			ACT_TICK((int)i);
+		nanosleep(&ts, NULL);
+	}
+	printf("parent %d %ld\n", (int)getpid(), n * (t ? t : 1));
+	fflush(stdout);
+	/* ACT_EXEC set: once more, in a new image of the same process */
+	if (getenv("ACT_EXEC")) {
+		unsetenv("ACT_EXEC");
+		unsetenv("ACT_WAIT");
+		execv("/proc/self/exe", argv);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,4 @@
+provider act {
+	probe hit(int, long);
+	probe tick(int);
+};

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * actdl.c - for tests/run-activation-user.sh: dlopen()s LIB (libactl.so)
+ * three times, each time waiting 300 ms (a consumer arms a library it
+ * finds at its next refresh), firing actl:::fire 1000 times with
+ * arg0 = round * 10000 + i, and dlclose()ing it; then fires act:::tick
+ * once per millisecond for 600 ms.  Between rounds the library is
+ * unmapped and mapped again, mostly at the same address.
+ *
+ *	actdl LIB		(ACT_WAIT=FILE: waits for FILE first)
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "act.h"
+
+int main(int argc, char **argv)
+{
+	if (argc != 2)
+		return 2;
+	if (getenv("ACT_WAIT"))
+		while (access(getenv("ACT_WAIT"), F_OK) != 0)
+			usleep(1000);
+	for (long k = 0; k < 3; k++) {
+		void *h = dlopen(argv[1], RTLD_NOW);
+		long (*f)(long);
+
+		if (!h)
+			return 3;
+		f = (long (*)(long))dlsym(h, "actl_fire");
+		if (!f)
+			return 4;
+		usleep(300000);
+		for (long i = 0; i < 1000; i++)
+			(void)f(k * 10000 + i);
+		dlclose(h);
+		usleep(50000);
+	}
+	for (int i = 0; i < 600; i++) {
+		ACT_TICK(i);
+		usleep(1000);
+	}
+	printf("rounds 3\n");
+	return 0;
+}

@@ -1,0 +1,3 @@
+provider actl {
+	probe fire(long, int);
+};

@@ -1,0 +1,257 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-activation-user.sh: -x activation=user (issue 30, doc/DESIGN.md
+# §14): -G sites patched into calls to drti.o's recorder, hits read from
+# rings shared with the process, the same clauses run.  tests/data/act's
+# program fires act:::hit from its threads and from a fork child, its
+# library libactl.so (a second drti.o) actl:::fire, and act:::tick under
+# its is-enabled guard; checked:
+#  - count(), sum(), quantize(arg1) and printf of integer arguments give
+#    the same output as the kernel path, with -c, and the counts the
+#    program says it fired (the fork child's too, under act*);
+#  - -p of a running process: exact counts, the semaphore counted up
+#    (ticks fire only when it is), and when dtrace ends the sites hold
+#    their NOPs again and the arena is unmapped, the process running on;
+#  - SIGKILL of dtrace mid-run: the process and its fork child run on
+#    and exit 0, the sites calling a recorder that finds no consumer;
+#  - an exec of a -p process: the first image's hits, and the message
+#    that the new image is not traced (not built yet);
+#  - a library dlclose()d and dlopen()ed again, three rounds: armed again
+#    each time, the same output as the kernel path;
+#  - registry-wide, with dtrace-helperd: a fork child that registers is
+#    armed again over the calls it inherited, every hit counted once;
+#  - refusals, with the reason and no tracing: ustack(), execname,
+#    copyinstr() of an argument, a stripped program, a process under a
+#    seccomp filter (which could kill it for an injected call), a bad
+#    value.
+# Needs root, x86-64, and for the kernel path uprobe events.
+
+. "$top_srcdir/tests/lib.sh"
+
+data=$top_srcdir/tests/data/act
+
+[ "$(id -u)" -eq 0 ] || skip "not root: ptrace of -p processes and uprobes need root"
+[ "$(uname -m)" = x86_64 ] || skip "-x activation=user is x86-64 only"
+require_G
+[ -w /sys/kernel/tracing/uprobe_events ] ||
+	[ -w /sys/kernel/debug/tracing/uprobe_events ] ||
+	skip "no tracefs with uprobe_events (the kernel path to compare with)"
+
+bg_pids=
+hd_pid=
+au_cleanup() {
+	for p in $bg_pids; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	# SIGTERM: the helper unmounts its FUSE device (SIGKILL leaves it)
+	[ -z "$hd_pid" ] || stop_pid "$hd_pid" TERM
+	cleanup
+}
+trap au_cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+"$DTRACE" -h -s "$data/act.d" -o act.h &&
+	"$DTRACE" -h -s "$data/actl.d" -o actl.h &&
+	$CC -O2 -fPIC -I. -c "$data/actl.c" -o actl.o &&
+	"$DTRACE" -G -s "$data/actl.d" actl.o -o actl-probes.o &&
+	$CC -shared -o libactl.so actl.o actl-probes.o &&
+	$CC -O2 -I. -c "$data/act.c" -o act.o &&
+	"$DTRACE" -G -s "$data/act.d" act.o -o act-probes.o &&
+	$CC -o act act.o act-probes.o -L. -lactl -Wl,-rpath,"$PWD" \
+		-lpthread &&
+	$CC -O2 -I. -c "$data/actdl.c" -o actdl.o &&
+	"$DTRACE" -G -s "$data/act.d" actdl.o -o actdl-probes.o &&
+	$CC -o actdl actdl.o actdl-probes.o -ldl || {
+	fail "building the test program"
+	finish
+}
+
+# the sites' bytes in process $1 (act's notes, its load address)
+site_bytes() {
+	sb_base=$(awk '$6 ~ /\/act$/ { split($1, a, "-"); print a[1]; exit }' \
+		"/proc/$1/maps")
+	for sb_pc in $(readelf -n act | awk '/Location:/ { print $2 }' |
+		tr -d ,); do
+		dd if="/proc/$1/mem" bs=1 skip=$((0x$sb_base + sb_pc)) count=5 \
+			2>/dev/null | od -An -tx1
+	done
+}
+
+# 1. -c: the same output on both paths, and the program's own counts
+prog='act*:::hit { @n[pid == $target] = count(); @s = sum(arg1);
+	@q = quantize(arg1); }
+act*:::hit /arg0 == 42/ { printf("%d %d %d\n", pid == $target, arg0, arg1); }
+act*:::tick { @t = count(); }
+actl*:::fire { @l[pid == $target, arg1] = count(); @ls = sum(arg0); }
+END { printa("hits %d %@d\n", @n); printa("sum %@d\n", @s); printa(@q);
+	printa("ticks %@d\n", @t); printa("lib %d %d %@d\n", @l);
+	printa("libsum %@d\n", @ls); }'
+for a in user kernel; do
+	"$DTRACE" -q -x activation=$a -n "$prog" -c './act 3000 3 1 20' \
+		>out.$a 2>err.$a || fail "activation=$a -c: $(cat err.$a)"
+	# printf lines of different threads come in time order: sort
+	grep -v '^child\|^parent' out.$a | sort >sorted.$a
+done
+expect_file_eq "-c: the user path's output is the kernel path's" \
+	sorted.kernel sorted.user
+# what the program says it fired, and what dtrace counted
+expect_eq "-c: the parent's hits" "9000 9000" \
+	"$(sed -n 's/^parent [0-9]* //p' out.user) $(sed -n 's/^hits 1 //p' out.user)"
+expect_eq "-c: the fork child's hits" "3000 3000" \
+	"$(sed -n 's/^child [0-9]* //p' out.user) $(sed -n 's/^hits 0 //p' out.user)"
+expect_eq "-c: the library's hits (its own drti.o)" 1200 \
+	"$(awk '$1 == "lib" { s += $4 } END { print s }' out.user)"
+expect_eq "-c: the ticks (semaphore up)" 1 "$(grep -c '^ticks 20$' out.user)"
+expect_eq "-c: the child's printf lines" 30 \
+	"$(grep -c '^0 42 ' out.user)"
+expect_eq "-c: nothing said" "" "$(cat err.user)"
+
+# 2. -p: exact counts, then everything given back, the process running on
+rm -f go
+ACT_WAIT=$tmp/go ./act 20000 4 0 1500 >act.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+"$DTRACE" -w -q -x activation=user -p $ap -n "
+BEGIN { system(\"touch $tmp/go\"); }
+act\$target:::tick /++n == 300/ { exit(0); }
+act\$target:::hit { @h = count(); }
+END { printa(\"hits %@d\n\", @h); printf(\"ticks %d\n\", n); }" \
+	>p.out 2>p.err || fail "-p: $(cat p.err)"
+expect_eq "-p: hits" "hits 80000" "$(grep hits p.out)"
+expect_eq "-p: ticks" "ticks 300" "$(grep ticks p.out)"
+if kill -0 $ap 2>/dev/null; then
+	expect_eq "-p: the arena unmapped after the run" 0 \
+		"$(grep -c usdt-arena /proc/$ap/maps)"
+	expect_eq "-p: every site a NOP again" \
+		"$(readelf -n act | grep -c Location:)" \
+		"$(site_bytes $ap | grep -c '0f 1f 40 00 90')"
+else
+	fail "-p: the process ended before it was checked"
+fi
+wait $ap
+expect_eq "-p: the process's exit status" 0 $?
+expect_eq "-p: the process's own count" "parent $ap 80000" "$(cat act.out)"
+
+# 3. SIGKILL of dtrace mid-run: the process and its child run on
+rm -f go
+ACT_WAIT=$tmp/go ./act 50000 2 1 1500 >k.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+"$DTRACE" -w -q -x activation=user -p $ap -n "
+BEGIN { system(\"touch $tmp/go\"); }
+act*:::tick { @t = count(); }" >/dev/null 2>&1 &
+dp=$!
+bg_pids="$bg_pids $dp"
+wait_until 100 grep -q usdt-arena /proc/$ap/maps ||
+	fail "SIGKILL: the process was never armed"
+sleep 0.3
+kill -KILL $dp
+wait $dp 2>/dev/null
+wait $ap
+expect_eq "SIGKILL: the process's exit status" 0 $?
+expect_eq "SIGKILL: the process and its child ran to the end" \
+	"child 50000|parent 100000" \
+	"$(sed 's/ [0-9]* / /' k.out | sort | paste -sd'|')"
+
+# 4. an exec: the new image is not armed, and dtrace says so
+rm -f go
+ACT_EXEC=1 ACT_WAIT=$tmp/go ./act 1000 0 0 300 >e.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+"$DTRACE" -w -q -x activation=user -p $ap -n "
+BEGIN { system(\"touch $tmp/go\"); }
+act\$target:::hit { @h = count(); }
+END { printa(\"hits %@d\n\", @h); }" >x.out 2>x.err ||
+	fail "exec: $(cat x.err)"
+wait $ap
+expect_eq "exec: the process's exit status" 0 $?
+expect_eq "exec: both images ran" 2 "$(grep -c "^parent $ap 1000$" e.out)"
+expect_eq "exec: the first image's hits" "hits 1000" "$(cat x.out)"
+expect_grep "exec: said" "pid $ap exec'd: -x activation=user does not follow exec" x.err
+
+# 5. a library dlclose()d and dlopen()ed again is armed again (its new
+# mapping has NOPs and a zero control block), and nothing is written
+# where it was: every round counted, as on the kernel path
+for a in user kernel; do
+	rm -f go
+	ACT_WAIT=$tmp/go ./actdl "$tmp/libactl.so" >dl.out.$a 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	"$DTRACE" -Z -w -q -x activation=$a -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); }
+	actl*:::fire { @[arg0 / 10000] = count(); }
+	act\$target:::tick /++n == 300/ { exit(0); }
+	END { printa(\"%d %@d\n\", @); }" >dl.dt.$a 2>dl.err.$a ||
+		fail "dlopen again, $a: $(cat dl.err.$a)"
+	wait $ap
+	expect_eq "dlopen again, $a: the process's exit status" 0 $?
+done
+expect_eq "dlopen again: every round's hits" "0 1000|1 1000|2 1000" \
+	"$(grep . dl.dt.user | paste -sd'|')"
+expect_file_eq "dlopen again: the kernel path's output" dl.dt.kernel dl.dt.user
+expect_eq "dlopen again: nothing said" "" "$(cat dl.err.user)"
+
+# 6. registry-wide, with dtrace-helperd: a fork child registers (drti.o's
+# fork handler) and is armed in turn over the calls it inherited, with an
+# arena of its own; every hit once
+if [ -n "${HELPERD:-}" ] && [ -x "$HELPERD" ] && [ -c /dev/fuse ]; then
+	mkdir -p hdev state
+	"$HELPERD" -f --no-scan --device "$tmp/hdev/helper" \
+		--state-dir "$tmp/state" >hd.log 2>&1 &
+	hd_pid=$!
+	if wait_until 300 test -e "$tmp/hdev/helper"; then
+		rm -f go
+		DTRACE_DOF_INIT_DEVNAME=$tmp/hdev/helper ACT_CHILD_SLEEP=600 \
+			ACT_WAIT=$tmp/go ./act 1000 0 1 700 >g.out 2>&1 &
+		ap=$!
+		bg_pids="$bg_pids $ap"
+		wait_until 100 test -e "$tmp/state/registry/$ap" ||
+			fail "registry: the process did not register"
+		DTRACE_STATEDIR=$tmp/state "$DTRACE" -w -q -x activation=user \
+			-n "act*:::hit { @[pid == $ap] = count(); }
+		BEGIN { system(\"touch $tmp/go\"); }
+		act*:::tick /pid == $ap && ++n == 500/ { exit(0); }
+		END { printa(\"%d %@d\n\", @); }" >g.dt 2>g.err
+		expect_eq "registry: status" 0 $?
+		wait $ap
+		expect_eq "registry: the parent's and the child's hits, once" \
+			"0 1000|1 1000" "$(grep . g.dt | sort | paste -sd'|')"
+		expect_eq "registry: nothing said" "" "$(cat g.err)"
+	else
+		fail "registry: dtrace-helperd did not start: $(cat hd.log)"
+	fi
+	stop_pid "$hd_pid" TERM
+	hd_pid=
+fi
+
+# 7. refusals: why, and no tracing
+for cl in 'ustack();' '@[execname] = count();' 'trace(copyinstr(arg1));'; do
+	"$DTRACE" -q -x activation=user -n "act\$target:::hit { $cl }" \
+		-c './act 1 0 0' >r.out 2>r.err
+	expect_eq "refused: $cl: status" 1 $?
+	expect_eq "refused: $cl: the reason" 1 \
+		"$(grep -c 'activation=user cannot trace pid [0-9]*, probe hit: .*kernel path' r.err)"
+done
+cp act act-stripped && strip act-stripped
+"$DTRACE" -q -x activation=user -n 'act$target:::hit' \
+	-c './act-stripped 1 0 0' >r.out 2>r.err
+expect_eq "refused: stripped: status" 1 $?
+expect_grep "refused: stripped: the reason" 'no __usdt_rec in its symbol table' r.err
+rm -f go
+ACT_SECCOMP=1 ACT_WAIT=$tmp/go ./act 10 0 0 >s.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+wait_until 100 grep -q '^Seccomp:.*2' /proc/$ap/status ||
+	fail "seccomp: the filter was not installed"
+"$DTRACE" -q -x activation=user -p $ap -n 'act$target:::hit' >r.out 2>r.err
+expect_eq "refused: seccomp: status" 1 $?
+expect_grep "refused: seccomp: the reason" "pid $ap, probe hit: it runs under seccomp" r.err
+touch go
+wait $ap
+expect_eq "refused: seccomp: the process's exit status" 0 $?
+"$DTRACE" -q -x activation=sideways -n 'BEGIN { exit(0); }' >r.out 2>r.err
+expect_eq "refused: a bad value: status" 1 $?
+expect_grep "refused: a bad value: the reason" "'sideways' is not kernel or user" r.err
+
+finish

@@ -511,6 +511,10 @@ struct d_prog {
 	/* struct and union declarations (decl.c) */
 	struct d_sou *sous;
 	unsigned nsous;
+	/* the tags of the script's enum declarations (decl.c): a variable
+	 * or member of enum TAG is an int, as the enumerators are */
+	char **etags;
+	unsigned netags;
 	/* the traced programs' types asked for (decl.c) */
 	struct d_tlook *tlooks;
 	unsigned ntlooks;

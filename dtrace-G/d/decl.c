@@ -58,7 +58,10 @@
  * typedef resolves in d_parse_type() to what it names, pointers
  * included; an identifier is taken for one only where a type can stand
  * (followed by '*', ')' or a name) and when it is no variable, built-in
- * or function the program has (typedef_at()).  An enumerator is asked
+ * or function the program has (typedef_at()); one that no object
+ * declares while the program has no debug information is remembered,
+ * so that the syntax error it leads to ((name *) or (name)x) says why
+ * (lex.c's d_syntax_error()).  An enumerator is asked
  * for (d_enumerator()) by the checker, for a name that nothing assigns
  * before it is read and so would be an undefined variable (check.c),
  * and by the parser for a scoped OBJ`NAME in an expression (expr.c).
@@ -662,7 +665,12 @@ static const struct d_ctype *typedef_at(struct parser *ps, bool move)
 	    strcmp(ps->tk.s, "string") == 0 || strcmp(ps->tk.s, "NULL") == 0 ||
 	    strncmp(ps->tk.s, "arg", 3) == 0)
 		return NULL;
-	return ctype_lookup(ps, NULL, D_CT_TYPEDEF, ps->tk.s, &at, NULL);
+	t = ctype_lookup(ps, NULL, D_CT_TYPEDEF, ps->tk.s, &at, &note);
+	if (!t && note) { /* for the syntax error it may cause */
+		ps->td_miss = at;
+		ps->td_note = note;
+	}
+	return t;
 }
 
 /* A type name for a cast: size and signedness, or false. */

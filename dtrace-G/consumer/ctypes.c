@@ -11,7 +11,13 @@
  * before the program is compiled, and -p processes): each file of
  * /proc/PID/maps, the executable first, which answers to "a.out" as the
  * pid provider's module does, every file to its base name and its
- * path.  An object's debug information is read the first time a lookup
+ * path.  A scoped name (OBJ`NAME) whose OBJ no target maps is looked
+ * for in the helper's registry (add_registered()): the files live
+ * processes registered under that module or file name, still the files
+ * they registered, join the candidates, so a script run without -c or
+ * -p, whose descriptions match registered processes by module, reads
+ * their types; when none does, the refusal says why.
+ * An object's debug information is read the first time a lookup
  * reaches it, through a libdwfl session of its own (the file reported
  * offline, as srcline.c does), so a separate debug file is found as the
  * stacks find it (elfsafe.c's dt_dwfl_find_debuginfo(): build-id and
@@ -58,6 +64,7 @@
 #include "consumer_impl.h"
 #include "../elfsafe.h"
 #include "procfs.h"
+#include "registry.h"
 #include "text.h"
 
 struct ctconv {
@@ -79,6 +86,7 @@ struct ctobj {
 	char *spath;	  /* both made safe to print (sdk/text.h) */
 	const char *sbase;
 	bool exe; /* a target's executable: also "a.out" */
+	char *mod; /* the module a registration names it, or NULL */
 	bool opened;
 	Dwfl *dwfl;
 	Dwarf *dw; /* NULL: no debug information */
@@ -93,6 +101,7 @@ struct ctobj {
 struct dt_ctypes {
 	struct ctobj *o;
 	size_t n;
+	const char *statedir; /* the helper's registry, or NULL */
 	void **mem; /* every allocation, reachable for the run */
 	size_t nmem;
 };
@@ -141,6 +150,8 @@ static void add_obj(struct dt_ctypes *ct, const char *path, bool exe)
 struct dt_ctypes *ctypes_open(struct consumer *c)
 {
 	struct dt_ctypes *ct = xcalloc(1, sizeof(*ct));
+
+	ct->statedir = c->o->statedir;
 
 	/* the executables first: an unscoped name is theirs before their
 	 * libraries' (when both have it, they must agree anyway) */
@@ -815,7 +826,59 @@ static struct d_ctype *find_def(struct dt_ctypes *ct, struct ctobj *o, int tag,
 static bool obj_named(const struct ctobj *o, const char *obj)
 {
 	return (o->exe && strcmp(obj, "a.out") == 0) ||
-	       strcmp(o->base, obj) == 0 || strcmp(o->path, obj) == 0;
+	       strcmp(o->base, obj) == 0 || strcmp(o->path, obj) == 0 ||
+	       (o->mod && strcmp(o->mod, obj) == 0);
+}
+
+/*
+ * obj, which no target maps, as the helper's registry names it: the
+ * files live processes registered under that module name or file name
+ * (what a probe description's module field matches without -c or -p).
+ * Each is added as a candidate when it is still the file registered
+ * (device and inode: a file replaced since is not the object those
+ * processes run, and its types could differ).  The number added; why,
+ * when none, says what was found.
+ */
+static size_t add_registered(struct dt_ctypes *ct, const char *obj, char *why,
+			     size_t whylen)
+{
+	struct reg_proc *procs = NULL;
+	size_t np = 0, added = 0;
+
+	snprintf(why, whylen, "no live process registered it with the helper");
+	if (!ct->statedir ||
+	    reg_load_all(ct->statedir, true, NULL, NULL, &procs, &np) < 0)
+		return 0;
+	for (size_t i = 0; i < np; i++)
+		for (size_t k = 0; k < procs[i].nent; k++) {
+			const struct reg_entry *e = &procs[i].ent[k];
+			const char *b = strrchr(e->path, '/');
+			struct stat st;
+
+			if (e->path[0] != '/' || !b ||
+			    (strcmp(e->mod, obj) != 0 &&
+				   strcmp(b + 1, obj) != 0))
+				continue;
+			if (stat(e->path, &st) < 0 ||
+			    (uint64_t)st.st_ino != e->ino ||
+			    (uint64_t)st.st_dev != e->dev) {
+				snprintf(why, whylen,
+					 "the file process %d registered it "
+					 "from (%s) is gone or replaced",
+					 (int)procs[i].pid,
+					 ct_safe(ct, e->path));
+				continue;
+			}
+			add_obj(ct, e->path, false);
+			for (size_t j = 0; j < ct->n; j++)
+				if (strcmp(ct->o[j].path, e->path) == 0 &&
+				    !ct->o[j].mod)
+					ct->o[j].mod = ct_safe(ct, e->mod);
+		}
+	reg_procs_free(procs, np);
+	for (size_t j = 0; j < ct->n; j++) /* what add_obj() took */
+		added += obj_named(&ct->o[j], obj);
+	return added;
 }
 
 int ctypes_lookup(void *ctx, const char *obj, int kind, const char *name,
@@ -905,8 +968,13 @@ int ctypes_lookup(void *ctx, const char *obj, int kind, const char *name,
 		}
 	}
 	if (obj && !named) {
+		char why[PATH_MAX + 128];
 		size_t n = 0;
 
+		/* a module only the registry names: look once more */
+		if (add_registered(ct, obj, why, sizeof(why)))
+			return ctypes_lookup(ctx, obj, kind, name, tp, msg,
+					     msglen);
 		n += (size_t)snprintf(msg, msglen,
 				      "no object named %s is mapped by the "
 				      "traced processes",
@@ -917,10 +985,12 @@ int ctypes_lookup(void *ctx, const char *obj, int kind, const char *name,
 					      ct->o[i].exe ? "a.out"
 							   : ct->o[i].sbase);
 		if (ct->n && n < msglen)
-			snprintf(msg + n, msglen - n, ")");
-		if (!ct->n)
-			snprintf(msg + n, msglen > n ? msglen - n : 0,
-				 ": none is traced (-c or -p)");
+			n += (size_t)snprintf(msg + n, msglen - n, ")");
+		if (!ct->n && n < msglen)
+			n += (size_t)snprintf(msg + n, msglen - n,
+					      " (none is traced: -c, -p)");
+		if (n < msglen)
+			snprintf(msg + n, msglen - n, ", and %s", why);
 		return -2;
 	}
 	if (!found && decl && tag) {

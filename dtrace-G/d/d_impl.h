@@ -511,6 +511,10 @@ struct d_prog {
 	/* struct and union declarations (decl.c) */
 	struct d_sou *sous;
 	unsigned nsous;
+	/* the tags of the script's enum declarations (decl.c): a variable
+	 * or member of enum TAG is an int, as the enumerators are */
+	char **etags;
+	unsigned netags;
 	/* the traced programs' types asked for (decl.c) */
 	struct d_tlook *tlooks;
 	unsigned ntlooks;
@@ -615,6 +619,12 @@ struct parser {
 	/* the struct-valued node being checked as the operand of '.' or
 	 * '->' (mem.c): the one place such a node may stand */
 	const struct node *sou_ok;
+	/* the last identifier taken for no type because no traced object
+	 * declares it, and the lookup's note on why (a program without
+	 * debug information: decl.c's typedef_at()); a syntax error just
+	 * after it says so (d_syntax_error()) */
+	struct tok td_miss;
+	const char *td_note;
 };
 
 /*

@@ -39,7 +39,10 @@
  * d_parse_type() names them in casts, sizeof and offsetof; struct TAG;
  * or a pointer to an undeclared TAG declares an incomplete one, usable
  * once its members are declared; bitfield() places bit-fields.
- * Variables of these types are refused.
+ * Variables of these types are refused.  enum TAG stands wherever an
+ * integer type does (casts, variables, members, keys): an int for the
+ * script's own tag (parse_enum() keeps it), the DWARF's size and sign
+ * for a traced program's.
  *
  * The traced programs' own types (their DWARF) come through the
  * command's callback (d_compile_opts' ctype; d/ never reads a file):
@@ -55,7 +58,10 @@
  * typedef resolves in d_parse_type() to what it names, pointers
  * included; an identifier is taken for one only where a type can stand
  * (followed by '*', ')' or a name) and when it is no variable, built-in
- * or function the program has (typedef_at()).  An enumerator is asked
+ * or function the program has (typedef_at()); one that no object
+ * declares while the program has no debug information is remembered,
+ * so that the syntax error it leads to ((name *) or (name)x) says why
+ * (lex.c's d_syntax_error()).  An enumerator is asked
  * for (d_enumerator()) by the checker, for a name that nothing assigns
  * before it is read and so would be an undefined variable (check.c),
  * and by the parser for a scoped OBJ`NAME in an expression (expr.c).
@@ -214,6 +220,15 @@ const struct d_member *d_sou_member(struct parser *ps, uint16_t sou,
 	d_perrt(ps, D_TYPE_MEMBER, at->line, at->col,
 		"%s is not a member of %s %s", name,
 		s->isunion ? "union" : "struct", s->name);
+}
+
+/* Whether the script declared enum TAG (parse_enum()). */
+static bool script_enum(struct parser *ps, const char *tag)
+{
+	for (unsigned i = 0; i < ps->prog->netags; i++)
+		if (strcmp(ps->prog->etags[i], tag) == 0)
+			return true;
+	return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -650,7 +665,12 @@ static const struct d_ctype *typedef_at(struct parser *ps, bool move)
 	    strcmp(ps->tk.s, "string") == 0 || strcmp(ps->tk.s, "NULL") == 0 ||
 	    strncmp(ps->tk.s, "arg", 3) == 0)
 		return NULL;
-	return ctype_lookup(ps, NULL, D_CT_TYPEDEF, ps->tk.s, &at, NULL);
+	t = ctype_lookup(ps, NULL, D_CT_TYPEDEF, ps->tk.s, &at, &note);
+	if (!t && note) { /* for the syntax error it may cause */
+		ps->td_miss = at;
+		ps->td_note = note;
+	}
+	return t;
 }
 
 /* A type name for a cast: size and signedness, or false. */
@@ -714,7 +734,8 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 			su = sou_named(ps, isu);
 			nnamed++;
 		} else if (!any && strcmp(w, "enum") == 0) {
-			/* a traced program's enum: an integer of its size */
+			/* the script's enum: an int; a traced program's:
+			 * an integer of its size and sign */
 			struct tok et;
 			char *obj = NULL, *name;
 			const struct d_ctype *t;
@@ -725,20 +746,28 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 			if (et.t != TK_ID)
 				d_syntax_error(ps);
 			name = et.s;
-			scoped_name(ps, &obj, &name);
-			t = ctype_lookup(ps, obj, D_CT_ENUM, name, &et, &note);
-			if (!t || !int_size(t->size))
-				d_perrt(ps, D_TYPE_ERR, et.line, et.col,
-					"enum %s%s%s: %s", obj ? obj : "",
-					obj ? "`" : "", name,
-					t ? "not of an integer size"
-					: note ? note
-					       : "no traced object declares it "
-						 "(enumerations the script "
-						 "declares are int)");
-			s = (uint8_t)t->size;
-			g = t->sg;
 			nnamed++;
+			if (!scoped_name(ps, &obj, &name) &&
+			    script_enum(ps, name)) {
+				s = 4;
+				g = 1;
+			} else {
+				t = ctype_lookup(ps, obj, D_CT_ENUM, name, &et,
+						 &note);
+				if (!t || !int_size(t->size))
+					d_perrt(ps, D_TYPE_ERR, et.line, et.col,
+						"enum %s%s%s: %s",
+						obj ? obj : "", obj ? "`" : "",
+						name,
+						t ? "not of an integer size"
+						: note
+						    ? note
+						    : "neither the script nor "
+						      "a traced object "
+						      "declares it");
+				s = (uint8_t)t->size;
+				g = t->sg;
+			}
 		} else if (ptr && !any && strcmp(w, "void") == 0) {
 			isvoid = true;
 			nnamed++;
@@ -885,7 +914,7 @@ bool d_starts_type(struct parser *ps)
 	       strcmp(ps->tk.s, "union") == 0 ||
 	       strcmp(ps->tk.s, "unsigned") == 0 ||
 	       strcmp(ps->tk.s, "signed") == 0 ||
-	       (strcmp(ps->tk.s, "enum") == 0 && ps->o && ps->o->ctype) ||
+	       strcmp(ps->tk.s, "enum") == 0 ||
 	       typedef_at(ps, false);
 }
 
@@ -1160,22 +1189,27 @@ static bool const_value(const struct node *n, int64_t *v)
 /*
  * enum [TAG] { NAME [= constant], ... }; its enumerators are int
  * constants (each an inline of its value, so any expression may use
- * them), counting up from 0 or from the last given value.  A variable
- * of an enum type is not supported (declare it int).
+ * them), counting up from 0 or from the last given value.  The TAG is
+ * kept (script_enum()): a variable, member or cast of enum TAG is an
+ * int, as in DTrace, where a script's enums are int-sized.
  */
 static void parse_enum(struct parser *ps)
 {
 	struct d_prog *p = ps->prog;
 	int64_t next = 0;
 
-	if (ps->tk.t == TK_ID)
-		d_lex(ps); /* the tag: enum types are ints here */
-	if (!d_is_op(ps, '{'))
-		d_perrt(ps, D_DECL_COMBO, ps->tk.line, ps->tk.col,
-			"variables of an enum type are not supported: "
-			"declare them int (the enumerators are int "
-			"constants)");
-	d_lex(ps);
+	if (ps->tk.t == TK_ID) { /* the tag: enum TAG is an int */
+		struct tok tt = ps->tk;
+
+		if (script_enum(ps, tt.s))
+			d_perrt(ps, D_DECL_IDRED, tt.line, tt.col,
+				"enum %s is declared twice", tt.s);
+		p->etags = d_pool_grow(ps, p->etags, p->netags,
+				       sizeof(*p->etags));
+		p->etags[p->netags++] = tt.s; /* in the pool */
+		d_lex(ps);
+	}
+	d_expect(ps, '{');
 	while (!d_is_op(ps, '}')) {
 		struct tok nt = ps->tk;
 		struct node *c;
@@ -1446,9 +1480,22 @@ void d_parse_decl(struct parser *ps)
 		return;
 	}
 	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "enum") == 0) {
-		d_lex(ps);
-		parse_enum(ps);
-		return;
+		const char *q = ps->pos.p;
+
+		/* enum [TAG] { declares the type; enum [OBJ`]TAG NAME a
+		 * variable of it */
+		while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+			q++;
+		while (isalnum((unsigned char)*q) || *q == '_' || *q == '.' ||
+		       *q == '-' || *q == '+' || *q == '`')
+			q++;
+		while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+			q++;
+		if (*q == '{') {
+			d_lex(ps);
+			parse_enum(ps);
+			return;
+		}
 	}
 	if (ps->tk.t == TK_ID && (strcmp(ps->tk.s, "struct") == 0 ||
 				  strcmp(ps->tk.s, "union") == 0)) {

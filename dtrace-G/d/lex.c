@@ -475,6 +475,21 @@ void __attribute__((noreturn)) d_syntax_error(struct parser *ps)
 {
 	struct tok *t = &ps->tk;
 
+	if (ps->td_note && t->start && t->start >= ps->td_miss.end) {
+		/* right after a name taken for no type, nothing but '*'
+		 * and ')' between: (request_t *)..., (req_id_t)arg0 */
+		const char *q = ps->td_miss.end;
+
+		while (q < t->start && strchr(" \t\r\n*)", *q))
+			q++;
+		if (q == t->start)
+			d_perrt(ps, D_SYNTAX, ps->td_miss.line,
+				ps->td_miss.col,
+				"syntax error near \"%.*s\": no type named %s "
+				"was found: %s",
+				(int)(t->end - t->start), t->start,
+				ps->td_miss.s, ps->td_note);
+	}
 	if (t->t == TK_EOF)
 		d_perrt(ps, D_SYNTAX, t->line, t->col,
 		       "syntax error near end of input");

@@ -1,0 +1,3 @@
+provider ctrlib {
+	probe call(int);
+};

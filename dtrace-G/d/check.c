@@ -146,10 +146,9 @@ static void check_shape(struct parser *ps, struct node *n, bool strict)
 				arr ? "an associative array" : "a scalar",
 				arr ? "index it" : "it has no keys");
 		d_perrt(ps, D_IDENT_BADREF, n->line, n->col,
-		       "%s is declared %s at line %d, column %d: %s", v->name,
-		       o->scope == SC_ASSOC ? "an associative array" : "a scalar",
-		       o->line, o->col,
-		       o->scope == SC_ASSOC ? "index it" : "it has no keys");
+			"%s is declared %s at line %d, column %d: %s", v->name,
+			arr ? "an associative array" : "a scalar", o->line,
+			o->col, arr ? "index it" : "it has no keys");
 	}
 	if (v->scope != SC_ASSOC && v->scope != SC_SELFASSOC)
 		return;
@@ -504,8 +503,9 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 			 * then reads "" (a dynamic one is freed: run.c) */
 		} else if (strict && kb != T_ANY && v->kind != kb) {
 			d_var_display(v, disp, sizeof(disp));
+			/* a[ ]: its name alone */
 			if (v->scope == SC_ASSOC || v->scope == SC_SELFASSOC)
-				disp[strlen(disp) - 4] = '\0'; /* a[ ] */
+				disp[strlen(disp) - 3] = '\0';
 			if (v->declared)
 				d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
 				       "operator = cannot assign a %s to %s, "

@@ -592,6 +592,9 @@ struct parser {
 	const struct d_compile_opts *o;
 	const char *src;
 	struct lexpos pos;
+	/* the #include'd file (a cpp line marker's) the lexer is in, for
+	 * messages; NULL in the script itself */
+	const char *file;
 	struct tok tk; /* current token */
 	bool in_pred;
 	jmp_buf jb;

@@ -216,6 +216,44 @@ scalar_indexed(struct parser *ps, const struct node *vn, const struct var *v)
 		v->kind == T_STR ? "string" : "integer");
 }
 
+/*
+ * *p = v and p[i] = v (op=, ++ and -- too): a store into the bytes p
+ * points to,
+ * which at run time must lie in scratch this firing made, copyin()'s or
+ * alloca()'s (mem.c's d_store()), as DTrace stores only to scratch.  The
+ * pointee an integer, the value one; a struct, an array member and a
+ * string's character are not stored to.
+ */
+static int store_check(struct parser *ps, struct node *n, bool strict)
+{
+	struct node *l = n->a;
+	const char *op = n->op == N_INCDEC ? op_name(n->sub)
+			 : n->sub == '='   ? "="
+					   : "op=";
+	int kb;
+
+	d_check(ps, l, strict);
+	if (l->ival)
+		d_perrt(ps, D_OP_WRITE, n->line, n->col,
+			"operator %s cannot store into a string: s[i] reads "
+			"a character, but D's strings are not written in "
+			"place (write alloca( )'d bytes instead)",
+			op);
+	if (strict && !l->sz)
+		d_perrt(ps, D_OP_WRITE, n->line, n->col,
+			"operator %s cannot store an array: store its "
+			"elements (p->a[i] = v)",
+			op);
+	if (n->op == N_ASSIGN) {
+		kb = d_check(ps, n->b, strict);
+		d_need_int(ps, n, kb, op, strict);
+		check_divisor(ps, n, n->sub, n->b);
+	}
+	n->sz = l->sz;
+	n->sg = l->sg;
+	return T_INT;
+}
+
 /* A node's kind; a struct or union itself (*p, p->nested) stands only
  * where mem.c reads a member of it. */
 int d_check(struct parser *ps, struct node *n, bool strict)
@@ -446,20 +484,28 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		struct var *v = &p->vars[n->a->sub];
 		char disp[160];
 
+		/* *p = v, p[i] = v: a store into scratch (mem.c) */
+		if (n->a->op == N_DEREF && n->a->a->op != N_VAR)
+			return n->kind = store_check(ps, n, strict);
 		if (n->a->op == N_DEREF) { /* x[k] = of a scalar x */
 			const struct var *sv = &p->vars[n->a->a->sub];
 
 			d_check(ps, n->a->a, strict);
-			d_check(ps, n->a->b, strict);
+			if (n->a->b)
+				d_check(ps, n->a->b, strict);
 			d_check(ps, n->b, strict);
 			if (!strict) /* what x holds may not be known yet */
 				return n->kind = T_ANY;
 			if (n->a->a->ptr)
-				d_perrt(ps, D_OP_WRITE, n->line, n->col,
-					"operator = cannot store through a "
-					"pointer: copyin( )'s copies are "
-					"read-only (bcopy( ) and copyinto( ) "
-					"write alloca( )'s memory)");
+				return n->kind = store_check(ps, n, strict);
+			if (sv->kind == T_STR)
+				d_perrt(ps, D_IDENT_BADREF, n->line, n->col,
+					"operator %s cannot store into a "
+					"string: %s[i] reads a character, "
+					"but D's strings are not written in "
+					"place (write alloca( )'d bytes "
+					"instead)",
+					n->sub == '=' ? "=" : "op=", sv->name);
 			scalar_indexed(ps, n->a->a, sv);
 		}
 		for (i = 0; i < n->a->nargs; i++)
@@ -524,6 +570,14 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 	case N_INCDEC: {
 		struct var *v;
 
+		if (n->a->op == N_DEREF && n->a->a->op == N_VAR && !strict &&
+		    !n->a->a->ptr) {
+			/* x[k]++: what x holds may not be known yet */
+			d_check(ps, n->a, strict);
+			return n->kind = T_ANY;
+		}
+		if (n->a->op == N_DEREF) /* (*p)++, p[i]--: a store */
+			return n->kind = store_check(ps, n, strict);
 		if (n->a->op != N_VAR && n->a->op != N_ASSOC)
 			d_perrt(ps, D_OP_WRITE, n->line, n->col,
 			       "operator %s requires a writable variable",

@@ -961,6 +961,10 @@ void d_tracemem_check(struct parser *ps, struct stmt *st, bool strict);
 struct dv d_copyin(struct ectx *x, const struct node *n,
 		   const struct dv *a);
 struct dv d_deref(struct ectx *x, const struct node *n);
+uint64_t d_deref_addr(struct ectx *x, const struct node *n);
+struct dv d_load(struct ectx *x, const struct node *n, uint64_t p);
+struct dv d_store(struct ectx *x, const struct node *n, uint64_t p,
+		  struct dv v);
 struct dv d_mem_string(struct ectx *x, uint64_t p);
 struct dv d_alloca(struct ectx *x, const struct dv *a);
 void d_sou_assign_check(struct parser *ps, struct node *n, struct var *v);

@@ -638,10 +638,16 @@ struct node *d_parse_assign(struct parser *ps)
 
 	if (t.t != TK_OP || !is_assign_op(t.op))
 		return l;
-	/* x[k] = of a scalar x (parse_primary): refused by the checker,
-	 * which knows what x holds */
-	if (l->op != N_VAR && l->op != N_ASSOC &&
-	    !(l->op == N_DEREF && l->b && l->a->op == N_VAR))
+	/* *p = and p[i] = store into scratch (mem.c); x[k] = of a scalar
+	 * x (parse_primary) is refused by the checker, which knows what x
+	 * holds */
+	if (l->op == N_MEMBER)
+		d_perrt(ps, D_OP_WRITE, t.line, t.col,
+			"operator %s cannot store to a member: p->m = v is "
+			"not supported; store through a pointer to it "
+			"(*(int *)((char *)p + offsetof(struct s, m)) = v)",
+			t.op == '=' ? "=" : "op=");
+	if (l->op != N_VAR && l->op != N_ASSOC && l->op != N_DEREF)
 		d_perrt(ps, D_OP_WRITE, t.line, t.col,
 		       "operator %s can only be applied to a writable variable",
 		       t.op == '=' ? "=" : "op=");

@@ -661,6 +661,15 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		a = d_eval(x, n->a);
 		return truth(&a) ? d_eval(x, n->b) : d_eval(x, n->c);
 	case N_ASSIGN:
+		if (n->a->op == N_DEREF) { /* *p = v: into scratch (mem.c) */
+			uint64_t at = d_deref_addr(x, n->a);
+
+			b = d_eval(x, n->b);
+			if (n->sub != '=')
+				b = binop(x, compound_op(n->sub),
+					  d_load(x, n->a, at), b);
+			return d_store(x, n->a, at, b);
+		}
 		b = d_eval(x, n->b);
 		if (n->b->sou) { /* this->s = *p: the bytes (mem.c) */
 			struct d_prog *p = x->p;
@@ -681,6 +690,15 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		var_set(x, n->a, b);
 		return b;
 	case N_INCDEC:
+		if (n->a->op == N_DEREF) { /* (*p)++: into scratch (mem.c) */
+			uint64_t at = d_deref_addr(x, n->a);
+
+			a = d_load(x, n->a, at);
+			b = d_store(x, n->a, at,
+				    binop(x, n->sub == OP_INC ? '+' : '-', a,
+					  d_dv_int(1, 4, true)));
+			return n->ival ? a : b;
+		}
 		a = var_get(x, n->a);
 		b = binop(x, n->sub == OP_INC ? '+' : '-', a,
 			  d_dv_int(1, 4, true));

@@ -103,6 +103,39 @@ static const char *const action_names[] = {
 	"tracemem", NULL,
 };
 
+/*
+ * DTrace's functions and actions this D does not have, with the reason,
+ * so a script that calls one is told why rather than that the name is
+ * unknown (D_FUNC_UNDEF stays for names DTrace does not define either).
+ */
+static const struct {
+	const char *name, *why;
+} unsupp_funcs[] = {
+	{"stack", "kernel stacks are not recorded (ustack( ) is the user "
+		  "stack)"},
+	{"jstack", "it is ustack( ) with the frames a ustack helper "
+		   "(a JVM's, an interpreter's) annotates, and no helper "
+		   "is loaded here: ustack( ) gives the native frames"},
+	{"func", "it names a kernel address (ufunc( ) names a user one)"},
+	{"sym", "it names a kernel address (usym( ) names a user one)"},
+	{"mod", "it names a kernel address (umod( ) names a user one)"},
+	{"getmajor", "it reads a Solaris kernel dev_t"},
+	{"getminor", "it reads a Solaris kernel dev_t"},
+	{"ddi_pathname", "it reads a Solaris kernel device node"},
+	{"msgsize", "it reads a Solaris kernel STREAMS message"},
+	{"msgdsize", "it reads a Solaris kernel STREAMS message"},
+	{"mutex_owned", "it reads a Solaris kernel lock"},
+	{"mutex_owner", "it reads a Solaris kernel lock"},
+	{"mutex_type_adaptive", "it reads a Solaris kernel lock"},
+	{"mutex_type_spin", "it reads a Solaris kernel lock"},
+	{"rw_read_held", "it reads a Solaris kernel lock"},
+	{"rw_write_held", "it reads a Solaris kernel lock"},
+	{"rw_iswriter", "it reads a Solaris kernel lock"},
+	{"breakpoint", "it stops the kernel in its debugger"},
+	{"panic", "it panics the kernel"},
+	{"chill", "it spins in the kernel at the probe"},
+};
+
 bool d_is_action_name(const char *s)
 {
 	unsigned i;
@@ -284,6 +317,13 @@ static struct node *parse_primary(struct parser *ps)
 	if (d_is_action_name(t.s))
 		d_perrt(ps, D_CG_EXPR, t.line, t.col,
 		       "%s( ) may not be used in an expression", t.s);
+	for (i = 0; d_is_op(ps, '(') &&
+		    i < sizeof(unsupp_funcs) / sizeof(unsupp_funcs[0]);
+	     i++)
+		if (strcmp(unsupp_funcs[i].name, t.s) == 0)
+			d_perrt(ps, D_IDENT_UNSUPP, t.line, t.col,
+				"%s( ) is not supported: %s", t.s,
+				unsupp_funcs[i].why);
 	if (d_is_op(ps, '('))
 		d_perrt(ps, D_FUNC_UNDEF, t.line, t.col, "failed to resolve %s: "
 					"Unknown function name", t.s);

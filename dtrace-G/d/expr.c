@@ -146,6 +146,37 @@ bool d_is_action_name(const char *s)
 	return false;
 }
 
+/*
+ * (name) operand, name no type nor variable: a cast to a type this D
+ * does not know (boolean_t, a Solaris kernel type the DTraceToolkit's
+ * Java scripts cast to), which C's grammar reads as a syntax error at
+ * the operand.  Said so, at that operand as DTrace has it, rather than
+ * a bare "syntax error near" the operand.  ps->tk is the token after
+ * the '('; the caller restores the position when this returns.
+ */
+static void unknown_cast(struct parser *ps)
+{
+	struct tok name = ps->tk, op;
+	struct d_prog *p = ps->prog;
+
+	if (name.t != TK_ID || d_var_find(p, SC_GLOBAL, name.s) >= 0 ||
+	    d_var_find(p, SC_ASSOC, name.s) >= 0)
+		return;
+	d_lex(ps);
+	if (!d_is_op(ps, ')'))
+		return;
+	d_lex(ps);
+	op = ps->tk;
+	if (op.t != TK_ID && op.t != TK_INT && op.t != TK_STR)
+		return;
+	d_perrt(ps, D_SYNTAX, op.line, op.col,
+		"syntax error near \"%.*s\": %s is not a type name, so "
+		"(%s) is no cast (D's types, the script's typedefs and the "
+		"traced program's are known; Solaris kernel types such as "
+		"boolean_t are not)",
+		(int)(op.end - op.start), op.start, name.s, name.s);
+}
+
 static struct node *parse_primary(struct parser *ps)
 {
 	struct tok t = ps->tk;
@@ -549,6 +580,7 @@ static struct node *parse_unary1(struct parser *ps)
 				n->a = parse_unary(ps);
 				return n;
 			}
+			unknown_cast(ps);
 			ps->pos = save;
 			ps->tk = savet;
 			break;

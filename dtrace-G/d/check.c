@@ -235,9 +235,9 @@ static int store_check(struct parser *ps, struct node *n, bool strict)
 	d_check(ps, l, strict);
 	if (l->ival)
 		d_perrt(ps, D_OP_WRITE, n->line, n->col,
-			"operator %s cannot store into a string: s[i] reads "
-			"a character, but D's strings are not written in "
-			"place (write alloca( )'d bytes instead)",
+			"operator %s cannot store into this string: a "
+			"character is written in a global, self-> or this-> "
+			"string variable only (s[i] = c)",
 			op);
 	if (strict && !l->sz)
 		d_perrt(ps, D_OP_WRITE, n->line, n->col,
@@ -498,14 +498,21 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 				return n->kind = T_ANY;
 			if (n->a->a->ptr)
 				return n->kind = store_check(ps, n, strict);
+			/* s[i] = c: a character of a string variable, as
+			 * DTrace's strings are char arrays (run.c) */
+			if (sv->kind == T_STR && n->sub == '=') {
+				d_check(ps, n->a, strict);
+				d_need_int(ps, n, n->b->kind, "=", strict);
+				n->sz = 1;
+				n->sg = 1;
+				return n->kind = T_INT;
+			}
 			if (sv->kind == T_STR)
-				d_perrt(ps, D_IDENT_BADREF, n->line, n->col,
-					"operator %s cannot store into a "
-					"string: %s[i] reads a character, "
-					"but D's strings are not written in "
-					"place (write alloca( )'d bytes "
-					"instead)",
-					n->sub == '=' ? "=" : "op=", sv->name);
+				d_perrt(ps, D_OP_WRITE, n->line, n->col,
+					"operator op= cannot be applied to a "
+					"string's character: assign it "
+					"(%s[i] = c)",
+					sv->name);
 			scalar_indexed(ps, n->a->a, sv);
 		}
 		for (i = 0; i < n->a->nargs; i++)

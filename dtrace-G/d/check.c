@@ -254,6 +254,38 @@ static int store_check(struct parser *ps, struct node *n, bool strict)
 	return T_INT;
 }
 
+/*
+ * DTrace's built-in variables this tracer does not have, read by a
+ * script that never assigns the name (a script's own global of the name
+ * is its own): D_IDENT_UNSUPP with the reason, where the name alone
+ * would read as a typo.
+ */
+static void unsupp_builtin(struct parser *ps, const struct node *n,
+			   const char *name)
+{
+	static const struct {
+		const char *name, *why;
+	} vars[] = {
+		{"curthread", "it points to the Solaris kernel's kthread_t "
+			      "of the firing thread"},
+		{"curcpu", "it points to the Solaris kernel's cpuinfo_t"},
+		{"curlwpsinfo", "it points to the Solaris kernel's "
+				"lwpsinfo_t (tid is the thread's ID)"},
+		{"ipl", "it is the Solaris kernel's interrupt priority "
+			"level"},
+		{"zonename", "it names a Solaris zone"},
+		{"cwd", "a hit does not record the process's working "
+			"directory ($cwd is dtrace's)"},
+		{"root", "a hit does not record the process's root "
+			 "directory"},
+	};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (strcmp(vars[i].name, name) == 0)
+			d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+				"%s is not supported: %s", name, vars[i].why);
+}
+
 /* A node's kind; a struct or union itself (*p, p->nested) stands only
  * where mem.c reads a member of it. */
 int d_check(struct parser *ps, struct node *n, bool strict)
@@ -316,6 +348,8 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 				return n->kind = T_INT;
 			}
 		}
+		if (strict && !v->assigned && v->scope == SC_GLOBAL)
+			unsupp_builtin(ps, n, v->name);
 		if (strict && !v->assigned &&
 		    (v->scope == SC_GLOBAL || v->scope == SC_ASSOC))
 			d_perrt(ps, D_IDENT_UNDEF, n->line, n->col,

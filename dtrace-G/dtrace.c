@@ -757,9 +757,9 @@ static char *read_stdin_script(void)
 }
 
 /*
- * A D script for -s: read (through cpp with -C), its line markers
- * blanked so the D compiler sees plain lines; "-" is standard input
- * (not through cpp).
+ * A D script for -s: read (through cpp with -C, whose line markers the
+ * D lexer follows, so messages give the script's lines); "-" is
+ * standard input (not through cpp).
  */
 static char *read_d_script(const struct dtrace_cmd *c, const char *path)
 {
@@ -777,16 +777,6 @@ static char *read_d_script(const struct dtrace_cmd *c, const char *path)
 	if (err) {
 		prov_diag_print(stderr, path, &d);
 		return NULL;
-	}
-	if (c->popts.cpp) {
-		for (char *l = buf; l && *l; ) {
-			char *nl = strchr(l, '\n');
-
-			if (l[0] == '#' && (l[1] == ' ' || (l[1] >= '0' && l[1] <= '9')) &&
-			    strncmp(l, "#pragma", 7) != 0)
-				memset(l, ' ', nl ? (size_t)(nl - l) : strlen(l));
-			l = nl ? nl + 1 : NULL;
-		}
 	}
 	return buf;
 }

@@ -21,7 +21,8 @@
 #
 # Either kind may have both files: a tst.NAME.d.err is compared too (a
 # run-time fault is reported on standard error while the program goes
-# on).  NAME.d.args holds the operands after the script ($1, $2, ...).
+# on).  NAME.d.args holds the operands after the script ($1, $2, ...),
+# NAME.d.flags options of dtrace's before it (-C, -D NAME=VALUE, ...).
 # NAME.d.trigger holds a command that dtrace runs and traces (-c): its
 # first word names a program of tests/d/triggers/ (built from
 # tests/d/triggers/*.c by make check), so the program's probes are a
@@ -104,8 +105,10 @@ while IFS= read -r d; do
 	[ -n "$tag" ] && set -- "$@" -x errtags
 	args=
 	[ -f "$d.args" ] && args=$(cat "$d.args")
+	flags=
+	[ -f "$d.flags" ] && flags=$(cat "$d.flags")
 	# shellcheck disable=SC2086
-	(cd "$here" && exec timeout 60 $pin "$DTRACE" "$@" -s "$name" $args) \
+	(cd "$here" && exec timeout 60 $pin "$DTRACE" "$@" $flags -s "$name" $args) \
 		>"$tmp/out" 2>"$tmp/err"
 	status=$?
 	: >"$tmp/why"

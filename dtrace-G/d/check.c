@@ -146,10 +146,9 @@ static void check_shape(struct parser *ps, struct node *n, bool strict)
 				arr ? "an associative array" : "a scalar",
 				arr ? "index it" : "it has no keys");
 		d_perrt(ps, D_IDENT_BADREF, n->line, n->col,
-		       "%s is declared %s at line %d, column %d: %s", v->name,
-		       o->scope == SC_ASSOC ? "an associative array" : "a scalar",
-		       o->line, o->col,
-		       o->scope == SC_ASSOC ? "index it" : "it has no keys");
+			"%s is declared %s at line %d, column %d: %s", v->name,
+			arr ? "an associative array" : "a scalar", o->line,
+			o->col, arr ? "index it" : "it has no keys");
 	}
 	if (v->scope != SC_ASSOC && v->scope != SC_SELFASSOC)
 		return;
@@ -217,6 +216,76 @@ scalar_indexed(struct parser *ps, const struct node *vn, const struct var *v)
 		v->kind == T_STR ? "string" : "integer");
 }
 
+/*
+ * *p = v and p[i] = v (op=, ++ and -- too): a store into the bytes p
+ * points to,
+ * which at run time must lie in scratch this firing made, copyin()'s or
+ * alloca()'s (mem.c's d_store()), as DTrace stores only to scratch.  The
+ * pointee an integer, the value one; a struct, an array member and a
+ * string's character are not stored to.
+ */
+static int store_check(struct parser *ps, struct node *n, bool strict)
+{
+	struct node *l = n->a;
+	const char *op = n->op == N_INCDEC ? op_name(n->sub)
+			 : n->sub == '='   ? "="
+					   : "op=";
+	int kb;
+
+	d_check(ps, l, strict);
+	if (l->ival)
+		d_perrt(ps, D_OP_WRITE, n->line, n->col,
+			"operator %s cannot store into this string: a "
+			"character is written in a global, self-> or this-> "
+			"string variable only (s[i] = c)",
+			op);
+	if (strict && !l->sz)
+		d_perrt(ps, D_OP_WRITE, n->line, n->col,
+			"operator %s cannot store an array: store its "
+			"elements (p->a[i] = v)",
+			op);
+	if (n->op == N_ASSIGN) {
+		kb = d_check(ps, n->b, strict);
+		d_need_int(ps, n, kb, op, strict);
+		check_divisor(ps, n, n->sub, n->b);
+	}
+	n->sz = l->sz;
+	n->sg = l->sg;
+	return T_INT;
+}
+
+/*
+ * DTrace's built-in variables this tracer does not have, read by a
+ * script that never assigns the name (a script's own global of the name
+ * is its own): D_IDENT_UNSUPP with the reason, where the name alone
+ * would read as a typo.
+ */
+static void unsupp_builtin(struct parser *ps, const struct node *n,
+			   const char *name)
+{
+	static const struct {
+		const char *name, *why;
+	} vars[] = {
+		{"curthread", "it points to the Solaris kernel's kthread_t "
+			      "of the firing thread"},
+		{"curcpu", "it points to the Solaris kernel's cpuinfo_t"},
+		{"curlwpsinfo", "it points to the Solaris kernel's "
+				"lwpsinfo_t (tid is the thread's ID)"},
+		{"ipl", "it is the Solaris kernel's interrupt priority "
+			"level"},
+		{"zonename", "it names a Solaris zone"},
+		{"cwd", "a hit does not record the process's working "
+			"directory ($cwd is dtrace's)"},
+		{"root", "a hit does not record the process's root "
+			 "directory"},
+	};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (strcmp(vars[i].name, name) == 0)
+			d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+				"%s is not supported: %s", name, vars[i].why);
+}
+
 /* A node's kind; a struct or union itself (*p, p->nested) stands only
  * where mem.c reads a member of it. */
 int d_check(struct parser *ps, struct node *n, bool strict)
@@ -279,6 +348,8 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 				return n->kind = T_INT;
 			}
 		}
+		if (strict && !v->assigned && v->scope == SC_GLOBAL)
+			unsupp_builtin(ps, n, v->name);
 		if (strict && !v->assigned &&
 		    (v->scope == SC_GLOBAL || v->scope == SC_ASSOC))
 			d_perrt(ps, D_IDENT_UNDEF, n->line, n->col,
@@ -447,20 +518,35 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		struct var *v = &p->vars[n->a->sub];
 		char disp[160];
 
+		/* *p = v, p[i] = v: a store into scratch (mem.c) */
+		if (n->a->op == N_DEREF && n->a->a->op != N_VAR)
+			return n->kind = store_check(ps, n, strict);
 		if (n->a->op == N_DEREF) { /* x[k] = of a scalar x */
 			const struct var *sv = &p->vars[n->a->a->sub];
 
 			d_check(ps, n->a->a, strict);
-			d_check(ps, n->a->b, strict);
+			if (n->a->b)
+				d_check(ps, n->a->b, strict);
 			d_check(ps, n->b, strict);
 			if (!strict) /* what x holds may not be known yet */
 				return n->kind = T_ANY;
 			if (n->a->a->ptr)
+				return n->kind = store_check(ps, n, strict);
+			/* s[i] = c: a character of a string variable, as
+			 * DTrace's strings are char arrays (run.c) */
+			if (sv->kind == T_STR && n->sub == '=') {
+				d_check(ps, n->a, strict);
+				d_need_int(ps, n, n->b->kind, "=", strict);
+				n->sz = 1;
+				n->sg = 1;
+				return n->kind = T_INT;
+			}
+			if (sv->kind == T_STR)
 				d_perrt(ps, D_OP_WRITE, n->line, n->col,
-					"operator = cannot store through a "
-					"pointer: copyin( )'s copies are "
-					"read-only (bcopy( ) and copyinto( ) "
-					"write alloca( )'s memory)");
+					"operator op= cannot be applied to a "
+					"string's character: assign it "
+					"(%s[i] = c)",
+					sv->name);
 			scalar_indexed(ps, n->a->a, sv);
 		}
 		for (i = 0; i < n->a->nargs; i++)
@@ -504,8 +590,9 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 			 * then reads "" (a dynamic one is freed: run.c) */
 		} else if (strict && kb != T_ANY && v->kind != kb) {
 			d_var_display(v, disp, sizeof(disp));
+			/* a[ ]: its name alone */
 			if (v->scope == SC_ASSOC || v->scope == SC_SELFASSOC)
-				disp[strlen(disp) - 4] = '\0'; /* a[ ] */
+				disp[strlen(disp) - 3] = '\0';
 			if (v->declared)
 				d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
 				       "operator = cannot assign a %s to %s, "
@@ -524,6 +611,14 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 	case N_INCDEC: {
 		struct var *v;
 
+		if (n->a->op == N_DEREF && n->a->a->op == N_VAR && !strict &&
+		    !n->a->a->ptr) {
+			/* x[k]++: what x holds may not be known yet */
+			d_check(ps, n->a, strict);
+			return n->kind = T_ANY;
+		}
+		if (n->a->op == N_DEREF) /* (*p)++, p[i]--: a store */
+			return n->kind = store_check(ps, n, strict);
 		if (n->a->op != N_VAR && n->a->op != N_ASSOC)
 			d_perrt(ps, D_OP_WRITE, n->line, n->col,
 			       "operator %s requires a writable variable",

@@ -596,6 +596,9 @@ struct parser {
 	const struct d_compile_opts *o;
 	const char *src;
 	struct lexpos pos;
+	/* the #include'd file (a cpp line marker's) the lexer is in, for
+	 * messages; NULL in the script itself */
+	const char *file;
 	struct tok tk; /* current token */
 	bool in_pred;
 	jmp_buf jb;
@@ -968,6 +971,10 @@ void d_tracemem_check(struct parser *ps, struct stmt *st, bool strict);
 struct dv d_copyin(struct ectx *x, const struct node *n,
 		   const struct dv *a);
 struct dv d_deref(struct ectx *x, const struct node *n);
+uint64_t d_deref_addr(struct ectx *x, const struct node *n);
+struct dv d_load(struct ectx *x, const struct node *n, uint64_t p);
+struct dv d_store(struct ectx *x, const struct node *n, uint64_t p,
+		  struct dv v);
 struct dv d_mem_string(struct ectx *x, uint64_t p);
 struct dv d_alloca(struct ectx *x, const struct dv *a);
 void d_sou_assign_check(struct parser *ps, struct node *n, struct var *v);

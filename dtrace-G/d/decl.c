@@ -14,6 +14,7 @@
  *	this string s;		a clause-local (this->s)
  *	string name[int, string];	a global associative array and
  *				its key signature
+ *	self int depth[int];	a thread-local one (self->depth[k])
  *
  * several declarators may share a type (int a, b;).  The types are the
  * integer type names of casts (char ... uint64_t, unsigned long long,
@@ -26,8 +27,8 @@
  * Errors, each at the line and column of the offending name: a name
  * declared twice with different types, or as a scalar and an array;
  * a built-in variable, function or action name declared as a global;
- * self-> or this-> arrays and C's fixed-size arrays (int a[4]), which
- * this D does not have.  check.c reports what does not match a
+ * this-> arrays and C's fixed-size arrays (int a[4]), which this D
+ * does not have.  check.c reports what does not match a
  * declaration at the use: a value of the other kind assigned, an
  * array indexed with another number or kind of keys, an array used as
  * a scalar or the reverse.  A declaration that repeats an earlier one
@@ -1044,26 +1045,36 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 	struct var *v;
 	char disp[160];
 
-	if (scope == SC_GLOBAL || scope == SC_ASSOC) {
+	if (scope == SC_GLOBAL || scope == SC_ASSOC)
 		check_global_name(ps, nt);
-		other = d_var_find(p, scope == SC_GLOBAL ? SC_ASSOC : SC_GLOBAL,
+	/* a scalar and an array of one name: the other kind of the same
+	 * storage, global or thread-local */
+	if (scope == SC_GLOBAL || scope == SC_ASSOC || scope == SC_SELF ||
+	    scope == SC_SELFASSOC) {
+		other = d_var_find(p,
+				   scope == SC_GLOBAL  ? SC_ASSOC
+				   : scope == SC_ASSOC ? SC_GLOBAL
+				   : scope == SC_SELF  ? SC_SELFASSOC
+						       : SC_SELF,
 				   nt->s);
 		if (other >= 0 && p->vars[other].declared) {
 			v = &p->vars[other];
 			d_perrt(ps, D_DECL_IDRED, nt->line, nt->col,
-			       "identifier redeclared: %s, declared %s at "
-			       "line %d, column %d",
-			       nt->s,
-			       v->scope == SC_ASSOC ? "an associative array"
-						    : "a scalar",
-			       v->line, v->col);
+				"identifier redeclared: %s, declared %s at "
+				"line %d, column %d",
+				nt->s,
+				v->scope == SC_ASSOC || v->scope == SC_SELFASSOC
+					? "an associative array"
+					: "a scalar",
+				v->line, v->col);
 		}
 	}
 	i = d_var_find(p, scope, nt->s);
 	if (i >= 0 && p->vars[i].declared) {
 		v = &p->vars[i];
 		if (v->kind != t->kind || v->sz != t->sz || v->sg != t->sg ||
-		    (scope == SC_ASSOC && !same_keys(v, kk, nk)))
+		    ((scope == SC_ASSOC || scope == SC_SELFASSOC) &&
+		     !same_keys(v, kk, nk)))
 			d_perrt(ps, D_DECL_IDRED, nt->line, nt->col,
 			       "identifier redeclared: %s, declared %s at "
 			       "line %d, column %d",
@@ -1081,7 +1092,7 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 	v->tname = d_xstrdup(t->text);
 	v->line = nt->line;
 	v->col = nt->col;
-	if (scope == SC_ASSOC) {
+	if (scope == SC_ASSOC || scope == SC_SELFASSOC) {
 		v->nkeys = nk;
 		v->keykinds = d_xmalloc((size_t)nk);
 		memcpy(v->keykinds, kk, (size_t)nk);
@@ -1534,14 +1545,8 @@ void d_parse_decl(struct parser *ps)
 
 			if (scope == SC_THIS)
 				d_perrt(ps, D_DECL_LOCASSC, b.line, b.col,
-				       "this-> variables cannot be associative "
-				       "arrays");
-			if (scope == SC_SELF)
-				d_perrt(ps, D_DECL_LOCASSC, b.line, b.col,
-				       "declaring a self-> associative array is "
-				       "not supported: use self->%s[key] "
-				       "without a declaration",
-				       nt.s);
+					"this-> variables cannot be "
+					"associative arrays");
 			d_lex(ps);
 			if (ps->tk.t == TK_INT || d_is_op(ps, ']'))
 				d_perrt(ps, D_DECL_ARRSUB, b.line, b.col,
@@ -1563,7 +1568,11 @@ void d_parse_decl(struct parser *ps)
 			}
 			d_expect(ps, ']');
 		}
-		declare(ps, nk ? SC_ASSOC : scope, &nt, &t, kk, nk);
+		declare(ps,
+			!nk		   ? scope
+			: scope == SC_SELF ? SC_SELFASSOC
+					   : SC_ASSOC,
+			&nt, &t, kk, nk);
 		if (!d_is_op(ps, ','))
 			break;
 		d_lex(ps);

@@ -103,6 +103,39 @@ static const char *const action_names[] = {
 	"tracemem", NULL,
 };
 
+/*
+ * DTrace's functions and actions this D does not have, with the reason,
+ * so a script that calls one is told why rather than that the name is
+ * unknown (D_FUNC_UNDEF stays for names DTrace does not define either).
+ */
+static const struct {
+	const char *name, *why;
+} unsupp_funcs[] = {
+	{"stack", "kernel stacks are not recorded (ustack( ) is the user "
+		  "stack)"},
+	{"jstack", "it is ustack( ) with the frames a ustack helper "
+		   "(a JVM's, an interpreter's) annotates, and no helper "
+		   "is loaded here: ustack( ) gives the native frames"},
+	{"func", "it names a kernel address (ufunc( ) names a user one)"},
+	{"sym", "it names a kernel address (usym( ) names a user one)"},
+	{"mod", "it names a kernel address (umod( ) names a user one)"},
+	{"getmajor", "it reads a Solaris kernel dev_t"},
+	{"getminor", "it reads a Solaris kernel dev_t"},
+	{"ddi_pathname", "it reads a Solaris kernel device node"},
+	{"msgsize", "it reads a Solaris kernel STREAMS message"},
+	{"msgdsize", "it reads a Solaris kernel STREAMS message"},
+	{"mutex_owned", "it reads a Solaris kernel lock"},
+	{"mutex_owner", "it reads a Solaris kernel lock"},
+	{"mutex_type_adaptive", "it reads a Solaris kernel lock"},
+	{"mutex_type_spin", "it reads a Solaris kernel lock"},
+	{"rw_read_held", "it reads a Solaris kernel lock"},
+	{"rw_write_held", "it reads a Solaris kernel lock"},
+	{"rw_iswriter", "it reads a Solaris kernel lock"},
+	{"breakpoint", "it stops the kernel in its debugger"},
+	{"panic", "it panics the kernel"},
+	{"chill", "it spins in the kernel at the probe"},
+};
+
 bool d_is_action_name(const char *s)
 {
 	unsigned i;
@@ -111,6 +144,37 @@ bool d_is_action_name(const char *s)
 		if (strcmp(action_names[i], s) == 0)
 			return true;
 	return false;
+}
+
+/*
+ * (name) operand, name no type nor variable: a cast to a type this D
+ * does not know (boolean_t, a Solaris kernel type the DTraceToolkit's
+ * Java scripts cast to), which C's grammar reads as a syntax error at
+ * the operand.  Said so, at that operand as DTrace has it, rather than
+ * a bare "syntax error near" the operand.  ps->tk is the token after
+ * the '('; the caller restores the position when this returns.
+ */
+static void unknown_cast(struct parser *ps)
+{
+	struct tok name = ps->tk, op;
+	struct d_prog *p = ps->prog;
+
+	if (name.t != TK_ID || d_var_find(p, SC_GLOBAL, name.s) >= 0 ||
+	    d_var_find(p, SC_ASSOC, name.s) >= 0)
+		return;
+	d_lex(ps);
+	if (!d_is_op(ps, ')'))
+		return;
+	d_lex(ps);
+	op = ps->tk;
+	if (op.t != TK_ID && op.t != TK_INT && op.t != TK_STR)
+		return;
+	d_perrt(ps, D_SYNTAX, op.line, op.col,
+		"syntax error near \"%.*s\": %s is not a type name, so "
+		"(%s) is no cast (D's types, the script's typedefs and the "
+		"traced program's are known; Solaris kernel types such as "
+		"boolean_t are not)",
+		(int)(op.end - op.start), op.start, name.s, name.s);
 }
 
 static struct node *parse_primary(struct parser *ps)
@@ -284,6 +348,13 @@ static struct node *parse_primary(struct parser *ps)
 	if (d_is_action_name(t.s))
 		d_perrt(ps, D_CG_EXPR, t.line, t.col,
 		       "%s( ) may not be used in an expression", t.s);
+	for (i = 0; d_is_op(ps, '(') &&
+		    i < sizeof(unsupp_funcs) / sizeof(unsupp_funcs[0]);
+	     i++)
+		if (strcmp(unsupp_funcs[i].name, t.s) == 0)
+			d_perrt(ps, D_IDENT_UNSUPP, t.line, t.col,
+				"%s( ) is not supported: %s", t.s,
+				unsupp_funcs[i].why);
 	if (d_is_op(ps, '('))
 		d_perrt(ps, D_FUNC_UNDEF, t.line, t.col, "failed to resolve %s: "
 					"Unknown function name", t.s);
@@ -509,6 +580,7 @@ static struct node *parse_unary1(struct parser *ps)
 				n->a = parse_unary(ps);
 				return n;
 			}
+			unknown_cast(ps);
 			ps->pos = save;
 			ps->tk = savet;
 			break;
@@ -638,10 +710,16 @@ struct node *d_parse_assign(struct parser *ps)
 
 	if (t.t != TK_OP || !is_assign_op(t.op))
 		return l;
-	/* x[k] = of a scalar x (parse_primary): refused by the checker,
-	 * which knows what x holds */
-	if (l->op != N_VAR && l->op != N_ASSOC &&
-	    !(l->op == N_DEREF && l->b && l->a->op == N_VAR))
+	/* *p = and p[i] = store into scratch (mem.c); x[k] = of a scalar
+	 * x (parse_primary) is refused by the checker, which knows what x
+	 * holds */
+	if (l->op == N_MEMBER)
+		d_perrt(ps, D_OP_WRITE, t.line, t.col,
+			"operator %s cannot store to a member: p->m = v is "
+			"not supported; store through a pointer to it "
+			"(*(int *)((char *)p + offsetof(struct s, m)) = v)",
+			t.op == '=' ? "=" : "op=");
+	if (l->op != N_VAR && l->op != N_ASSOC && l->op != N_DEREF)
 		d_perrt(ps, D_OP_WRITE, t.line, t.col,
 		       "operator %s can only be applied to a writable variable",
 		       t.op == '=' ? "=" : "op=");

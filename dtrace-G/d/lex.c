@@ -15,9 +15,13 @@
  * always a string, $target and $pid the process IDs; compile.c calls
  * d_macro_text() too, for macros inside probe descriptions.
  *
+ * Line markers of the C preprocessor (-C) set the line number, so
+ * messages give the script's own lines (line_marker()).
+ *
  * Compile errors: d_perrt() writes "line L, column C: message" into the
- * caller's buffer (after "[D_TAG] " under -x errtags: d_impl.h lists the
- * tags) and longjmps back to d_compile(), so no parsing
+ * caller's buffer ("line L of FILE, ..." inside an #include'd FILE;
+ * after "[D_TAG] " under -x errtags: d_impl.h lists the tags) and
+ * longjmps back to d_compile(), so no parsing
  * function checks a return value, and everything parsed so far lives in
  * the program's arena (d_pool_strndup(), d_pool_grow()) and leaks
  * nothing.
@@ -49,10 +53,11 @@ perr_v(struct parser *ps, int tag, int line, int col, const char *fmt,
 {
 	int n;
 
-	n = snprintf(ps->msg, ps->msglen, "%s%s%sline %d, column %d: ",
+	n = snprintf(ps->msg, ps->msglen, "%s%s%sline %d%s%s, column %d: ",
 		     ps->o && ps->o->errtags ? "[" : "",
 		     ps->o && ps->o->errtags ? d_errtag_names[tag] : "",
-		     ps->o && ps->o->errtags ? "] " : "", line, col);
+		     ps->o && ps->o->errtags ? "] " : "", line,
+		     ps->file ? " of " : "", ps->file ? ps->file : "", col);
 	if (n < 0 || (size_t)n >= ps->msglen)
 		n = 0;
 	vsnprintf(ps->msg + n, ps->msglen - (size_t)n, fmt, ap);
@@ -91,7 +96,58 @@ void d_lx_adv(struct lexpos *l)
 	l->p++;
 }
 
-/* Skip blanks and comments. */
+/*
+ * A line marker of the C preprocessor (-C): `# 12 "file" 1 3` or
+ * `#line 12 "file"`, at the start of a line.  It names the line that
+ * follows it, so the counter is set one short and the newline ending the
+ * marker brings it to 12: the script's lines keep their numbers in
+ * messages however many lines cpp dropped or added (its own prelude, an
+ * #include, a run of blank lines it folded).  A marker naming a file
+ * other than the script (an #include'd header) is remembered, and a
+ * message raised while the lexer is in that file names it.  False, with
+ * nothing consumed, for any other '#' line (#pragma: compile.c).
+ */
+static bool line_marker(struct parser *ps)
+{
+	struct lexpos *l = &ps->pos;
+	const char *q = l->p + 1, *name = NULL;
+	const char *src = ps->o ? ps->o->srcname : NULL;
+	size_t namelen = 0;
+	long n = 0;
+
+	while (*q == ' ' || *q == '\t')
+		q++;
+	if (strncmp(q, "line", 4) == 0 && (q[4] == ' ' || q[4] == '\t'))
+		for (q += 4; *q == ' ' || *q == '\t';)
+			q++;
+	if (!isdigit((unsigned char)*q))
+		return false;
+	while (isdigit((unsigned char)*q) && n < 100000000)
+		n = n * 10 + (*q++ - '0');
+	while (*q == ' ' || *q == '\t')
+		q++;
+	if (*q == '"') {
+		name = ++q;
+		while (*q && *q != '"' && *q != '\n')
+			q += q[0] == '\\' && q[1] && q[1] != '\n' ? 2 : 1;
+		namelen = (size_t)(q - name);
+		/* the script itself, or the blank prelude lines cpp's
+		 * <built-in> and <command-line> give: no file named */
+		if ((src && strlen(src) == namelen &&
+		     memcmp(src, name, namelen) == 0) ||
+		    name[0] == '<') {
+			ps->file = NULL;
+		} else {
+			ps->file = d_pool_strndup(ps, name, namelen);
+		}
+	}
+	while (*l->p && *l->p != '\n')
+		d_lx_adv(l);
+	l->line = (int)n - 1;
+	return true;
+}
+
+/* Skip blanks, comments and line markers. */
 void d_lx_skip(struct parser *ps)
 {
 	struct lexpos *l = &ps->pos;
@@ -115,6 +171,8 @@ void d_lx_skip(struct parser *ps)
 		} else if (l->p[0] == '/' && l->p[1] == '/') {
 			while (*l->p && *l->p != '\n')
 				d_lx_adv(l);
+		} else if (l->p[0] == '#' && l->col == 1 && line_marker(ps)) {
+			continue;
 		} else {
 			return;
 		}

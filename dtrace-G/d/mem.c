@@ -73,7 +73,11 @@
  * alloca(size) takes zeroed bytes of the same budget and records them
  * as a copy is recorded, so its pointer reads (and is written by
  * bcopy() and copyinto()) under the same rule: every byte a script
- * touches lies in scratch this run made.
+ * touches lies in scratch this run made.  A store through a pointer
+ * (*p = v, p[i] = v, op=, ++, --: d_store()) writes under that rule
+ * too, into a copy or an alloca() alike, as DTrace's copyin() result is
+ * scratch the clause may write; the process's own memory is never
+ * written (copyout() is refused: dtrace.1).
  */
 #include "config.h"
 
@@ -300,7 +304,7 @@ struct dv d_copyin(struct ectx *x, const struct node *n, const struct dv *a)
 }
 
 /* The n->sz bytes at p, as n's integer type: p must lie in a copy. */
-static struct dv read_int(struct ectx *x, const struct node *n, uint64_t p)
+struct dv d_load(struct ectx *x, const struct node *n, uint64_t p)
 {
 	uint64_t v = 0;
 
@@ -310,7 +314,8 @@ static struct dv read_int(struct ectx *x, const struct node *n, uint64_t p)
 	return d_dv_int((int64_t)v, n->sz, n->sg);
 }
 
-struct dv d_deref(struct ectx *x, const struct node *n)
+/* The address *p or p[i] names. */
+uint64_t d_deref_addr(struct ectx *x, const struct node *n)
 {
 	struct dv p = d_eval(x, n->a);
 
@@ -320,9 +325,33 @@ struct dv d_deref(struct ectx *x, const struct node *n)
 		p.i = (int64_t)((uint64_t)p.i +
 				(uint64_t)i.i * d_ptr_scale(x->p, n->a));
 	}
+	return (uint64_t)p.i;
+}
+
+struct dv d_deref(struct ectx *x, const struct node *n)
+{
+	uint64_t p = d_deref_addr(x, n);
+
 	if (n->sou) /* *p of a struct: its address, for '.' */
-		return p;
-	return read_int(x, n, (uint64_t)p.i);
+		return d_dv_int((int64_t)p, 8, false);
+	return d_load(x, n, p);
+}
+
+/*
+ * *p = v: v as n's integer type into the n->sz bytes at p, which must
+ * lie in a copy or an alloca() of this run (scratch: DTrace stores
+ * nowhere else, and here nothing else is dtrace's to write); the value
+ * as stored, which is the assignment's.
+ */
+struct dv d_store(struct ectx *x, const struct node *n, uint64_t p, struct dv v)
+{
+	struct dv r = d_dv_int(v.i, n->sz, n->sg);
+	uint64_t u = (uint64_t)r.i;
+
+	if (!find_buf(x, p, n->sz))
+		d_fault(x, FLT_BADADDR, p);
+	memcpy((void *)(uintptr_t)p, &u, n->sz); /* little-endian */
+	return r;
 }
 
 /* e.m, e->m: the member at e's address + its offset. */
@@ -336,7 +365,7 @@ struct dv d_member(struct ectx *x, const struct node *n)
 
 	if (n->sou || !n->sz) /* a nested struct, for '.'; an array */
 		return d_dv_int((int64_t)at, 8, false);
-	v = read_int(x, n, at);
+	v = d_load(x, n, at);
 	if (!n->bits)
 		return v;
 	/* a bit-field: its bits of the unit, sign-extended if signed */

@@ -114,6 +114,7 @@ static const char *fault_str(int flt)
  */
 static struct dv var_get_null(struct ectx *x, const struct node *n,
 			      bool *null);
+static void var_set(struct ectx *x, const struct node *n, struct dv v);
 
 static struct dv str_index(struct ectx *x, const struct node *n)
 {
@@ -134,6 +135,44 @@ static struct dv str_index(struct ectx *x, const struct node *n)
 	len = strnlen(s.s, (size_t)i.i + 1);
 	return d_dv_int((size_t)i.i < len ? (signed char)s.s[i.i] : 0, 1,
 			true);
+}
+
+/*
+ * s[i] = c: the string variable s with its character i replaced, as
+ * DTrace writes a string's char array in place (the idiom that cuts a
+ * long string: s[57] = '.'; ... s[60] = 0;).  i is checked as s[i]
+ * reads it.  A character past the end changes nothing s holds, and
+ * is stored nowhere; one at the end that is not 0 would make bytes
+ * after it part of the string that DTrace leaves unspecified: an
+ * illegal operation, not a guess.
+ */
+static struct dv str_store(struct ectx *x, const struct node *n)
+{
+	const struct node *l = n->a;
+	bool null = false;
+	struct dv s = var_get_null(x, l->a, &null);
+	struct dv i = d_eval(x, l->b);
+	struct dv c = d_dv_int(d_eval(x, n->b).i, 1, true);
+	size_t len;
+	char *t;
+
+	if (null || (s.k == K_INT && s.i == 0)) /* NULL: its address 0 */
+		d_fault(x, FLT_BADADDR, (uint64_t)i.i);
+	if (s.k != K_STR || s.show || i.k != K_INT)
+		d_fault(x, FLT_ILLOP, 0);
+	if (!i.sg && i.sz == 8 ? (uint64_t)i.i >= x->p->strsize
+			       : i.i < 0 || (uint64_t)i.i >= x->p->strsize)
+		d_fault(x, FLT_ILLOP, 0);
+	len = strlen(s.s);
+	if ((size_t)i.i > len || ((size_t)i.i == len && c.i == 0))
+		return c;
+	if ((size_t)i.i == len)
+		d_fault(x, FLT_ILLOP, 0);
+	t = d_ar_strndup(&x->scratch, s.s, len);
+	t[i.i] = (char)c.i;
+	s.s = t;
+	var_set(x, l->a, s);
+	return c;
 }
 
 /* Read a NUL-terminated string of the traced process at addr, at most
@@ -661,6 +700,17 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		a = d_eval(x, n->a);
 		return truth(&a) ? d_eval(x, n->b) : d_eval(x, n->c);
 	case N_ASSIGN:
+		if (n->a->op == N_DEREF && n->a->ival) /* s[i] = c */
+			return str_store(x, n);
+		if (n->a->op == N_DEREF) { /* *p = v: into scratch (mem.c) */
+			uint64_t at = d_deref_addr(x, n->a);
+
+			b = d_eval(x, n->b);
+			if (n->sub != '=')
+				b = binop(x, compound_op(n->sub),
+					  d_load(x, n->a, at), b);
+			return d_store(x, n->a, at, b);
+		}
 		b = d_eval(x, n->b);
 		if (n->b->sou) { /* this->s = *p: the bytes (mem.c) */
 			struct d_prog *p = x->p;
@@ -681,6 +731,15 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		var_set(x, n->a, b);
 		return b;
 	case N_INCDEC:
+		if (n->a->op == N_DEREF) { /* (*p)++: into scratch (mem.c) */
+			uint64_t at = d_deref_addr(x, n->a);
+
+			a = d_load(x, n->a, at);
+			b = d_store(x, n->a, at,
+				    binop(x, n->sub == OP_INC ? '+' : '-', a,
+					  d_dv_int(1, 4, true)));
+			return n->ival ? a : b;
+		}
 		a = var_get(x, n->a);
 		b = binop(x, n->sub == OP_INC ? '+' : '-', a,
 			  d_dv_int(1, 4, true));

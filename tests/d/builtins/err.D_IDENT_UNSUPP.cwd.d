@@ -1,0 +1,5 @@
+/* cwd, the process's working directory at the hit, is not recorded */
+BEGIN
+{
+	trace(cwd);
+}

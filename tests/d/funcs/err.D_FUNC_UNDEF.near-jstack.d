@@ -1,0 +1,5 @@
+/* a name DTrace does not define either stays D_FUNC_UNDEF */
+BEGIN
+{
+	jstacks();
+}

@@ -1,0 +1,5 @@
+/* stack( ): no kernel stacks are recorded */
+BEGIN
+{
+	stack();
+}

@@ -1,0 +1,3 @@
+/* one self-> name cannot be declared both a scalar and an array */
+self int depth;
+self int depth[int];

@@ -169,6 +169,14 @@ static void unknown_cast(struct parser *ps)
 	op = ps->tk;
 	if (op.t != TK_ID && op.t != TK_INT && op.t != TK_STR)
 		return;
+	/* the type lookup said why it found no such type (decl.c: a
+	 * traced program without debug information): that says more */
+	if (ps->td_note && ps->td_miss.s && strcmp(ps->td_miss.s, name.s) == 0)
+		d_perrt(ps, D_SYNTAX, ps->td_miss.line, ps->td_miss.col,
+			"syntax error near \"%.*s\": no type named %s was "
+			"found: %s",
+			(int)(op.end - op.start), op.start, name.s,
+			ps->td_note);
 	d_perrt(ps, D_SYNTAX, op.line, op.col,
 		"syntax error near \"%.*s\": %s is not a type name, so "
 		"(%s) is no cast (D's types, the script's typedefs and the "

@@ -81,39 +81,6 @@ void say(struct consumer *c, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-void *xcalloc(size_t n, size_t sz)
-{
-	void *p = calloc(n ? n : 1, sz);
-
-	if (!p) {
-		fputs("dtrace: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-
-void *xrealloc(void *p, size_t n, size_t sz)
-{
-	void *q = reallocarray(p, n ? n : 1, sz);
-
-	if (!q) {
-		fputs("dtrace: out of memory\n", stderr);
-		exit(1);
-	}
-	return q;
-}
-
-char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p) {
-		fputs("dtrace: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-
 char *read_file(const char *path, size_t *lenp)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -319,12 +319,12 @@ static bool stmts_stop(const struct stmt *v, unsigned n)
 
 struct d_kplan *d_kplan_new(struct d_prog *p)
 {
-	struct d_kplan *k = d_xcalloc(1, sizeof(*k));
+	struct d_kplan *k = xcalloc(1, sizeof(*k));
 	unsigned ci, i;
 
 	k->prog = p;
-	k->ok = d_xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->ok));
-	k->first = d_xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
+	k->ok = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->ok));
+	k->first = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
 	for (ci = 0; ci < p->nclauses; ci++)
 		if (!dtrace_only(&p->clauses[ci]) &&
 		    stmts_stop(p->clauses[ci].stmts, p->clauses[ci].nstmts))
@@ -336,8 +336,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p)
 			  (!c->pred || ty(c->pred, &sz, &sg));
 
 		k->first[ci] = k->nst;
-		k->st = d_xrealloc(k->st,
-				   (k->nst + c->nstmts + 1) * sizeof(*k->st));
+		k->st = xrealloc(k->st, k->nst + c->nstmts + 1, sizeof(*k->st));
 		for (i = 0; ok && i < c->nstmts; i++)
 			ok = stmt_ok(p, &c->stmts[i], &k->st[k->nst + i]);
 		if (!ok)

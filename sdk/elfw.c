@@ -245,31 +245,18 @@ int elfw_comdat(struct elfw *w, int sig, const int *secs, unsigned n)
 	return 0;
 }
 
-/* A string table under construction. */
-struct strtab {
-	char *buf;
-	size_t len, cap;
-};
-
-static long strtab_add(struct strtab *t, const char *s)
+/*
+ * Add s to a string table under construction: its offset, or -ENOMEM.
+ * The empty string is the table's first byte, shared.
+ */
+static long strtab_add(struct sbuf *t, const char *s)
 {
-	size_t n = strlen(s) + 1;
-	long off;
+	long off = (long)t->len;
 
 	if (!*s && t->len)
 		return 0;
-	if (t->len + n > t->cap) {
-		size_t cap = (t->cap ? t->cap * 2 : 256) + n;
-		char *nb = realloc(t->buf, cap);
-
-		if (!nb)
-			return -ENOMEM;
-		t->buf = nb;
-		t->cap = cap;
-	}
-	memcpy(t->buf + t->len, s, n);
-	off = (long)t->len;
-	t->len += n;
+	if (sbuf_add(t, s, strlen(s) + 1) < 0)
+		return -ENOMEM;
 	return off;
 }
 
@@ -300,7 +287,7 @@ static int add_scn(Elf *elf, const GElf_Shdr *sh, void *data, size_t size,
 
 int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen)
 {
-	struct strtab str = { 0 }, shstr = { 0 };
+	struct sbuf str = {0}, shstr = {0};
 	Elf64_Sym *symtab = NULL;
 	Elf64_Rela **relbufs = NULL;
 	uint32_t **grpbufs = NULL;
@@ -472,13 +459,13 @@ int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen)
 		sh.sh_name = (Elf64_Word)n2;
 		sh.sh_type = SHT_STRTAB;
 		sh.sh_addralign = 1;
-		if (add_scn(elf, &sh, str.buf, str.len, 1) < 0)
+		if (add_scn(elf, &sh, str.b, str.len, 1) < 0)
 			goto libelf_err;
 		memset(&sh, 0, sizeof(sh));
 		sh.sh_name = (Elf64_Word)n3;
 		sh.sh_type = SHT_STRTAB;
 		sh.sh_addralign = 1;
-		if (add_scn(elf, &sh, shstr.buf, shstr.len, 1) < 0)
+		if (add_scn(elf, &sh, shstr.b, shstr.len, 1) < 0)
 			goto libelf_err;
 	}
 	if (elf_update(elf, ELF_C_WRITE) < 0)
@@ -499,8 +486,8 @@ out:
 	free(relbufs);
 	free(grpbufs);
 	free(symtab);
-	free(str.buf);
-	free(shstr.buf);
+	free(str.b);
+	free(shstr.b);
 	return err;
 }
 

@@ -49,6 +49,30 @@ static inline int grow_one(void *arr, size_t *cap, size_t n, size_t sz)
 }
 
 /*
+ * Room for element n of *arr, an array of elements of size sz that keeps
+ * no capacity: its room is implied by its count, the power of two at or
+ * above it, so it is full only when n is 0 or a power of two, and is then
+ * doubled.  Such an array must be grown by nothing else (a count that
+ * shrinks is fine); 0, or -ENOMEM with *arr unchanged.
+ */
+static inline int grow_count(void *arr, size_t n, size_t sz)
+{
+	void **p = (void **)arr;
+	size_t ncap = n ? n * 2 : 1;
+	void *na;
+
+	if (n & (n - 1))
+		return 0;
+	if (ncap < n || ncap > SIZE_MAX / sz)
+		return -ENOMEM;
+	na = realloc(*p, ncap * sz);
+	if (!na)
+		return -ENOMEM;
+	*p = na;
+	return 0;
+}
+
+/*
  * A byte buffer: len bytes at b, then a NUL once anything was added (b
  * is NULL before), cap bytes allocated.  { 0 } is an empty one; free(b)
  * releases it.

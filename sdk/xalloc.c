@@ -79,11 +79,7 @@ void xsbuf_add(struct sbuf *sb, const void *p, size_t n)
 
 void *xpush_room(void *arr, size_t n, size_t sz)
 {
-	/*
-	 * The room is implied, the power of two at or above n: full when
-	 * n is 0 or a power of two, and then doubled.
-	 */
-	if (n & (n - 1))
-		return arr;
-	return xrealloc(arr, n ? n * 2 : 1, sz);
+	if (grow_count(&arr, n, sz) < 0)
+		xoom();
+	return arr;
 }

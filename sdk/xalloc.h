@@ -30,9 +30,9 @@ void xsbuf_add(struct sbuf *sb, const void *p, size_t n);
 void xsbuf_reserve(struct sbuf *sb, size_t n);
 
 /*
- * Append v to arr, which holds n elements; arrays that keep no count of
- * their room (PUSH's) must be grown by nothing else, since their room
- * is implied by n: the next power of two at or above it.
+ * grow_count(), returning the array: room for element n of arr.  PUSH
+ * appends v to arr, which holds n elements; such arrays are grown by
+ * nothing else (grow.h says why).
  */
 void *xpush_room(void *arr, size_t n, size_t sz);
 #define PUSH(arr, n, v)                                                        \

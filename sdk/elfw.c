@@ -228,18 +228,15 @@ int elfw_rela(struct elfw *w, int sec, uint64_t offset, int sym,
 
 int elfw_comdat(struct elfw *w, int sig, const int *secs, unsigned n)
 {
-	struct wgroup *ng = realloc(w->groups, (w->ngroup + 1) * sizeof(*ng));
 	int *copy = malloc(n * sizeof(*copy));
 
-	if (!ng || !copy) {
+	if (!copy ||
+	    grow_count(&w->groups, w->ngroup, sizeof(*w->groups)) < 0) {
 		free(copy);
-		if (ng)
-			w->groups = ng;
 		return -ENOMEM;
 	}
-	w->groups = ng;
 	memcpy(copy, secs, n * sizeof(*copy));
-	ng[w->ngroup++] = (struct wgroup){ sig, copy, n };
+	w->groups[w->ngroup++] = (struct wgroup){sig, copy, n};
 	for (unsigned i = 0; i < n; i++)
 		w->secs[secs[i]].flags |= SHF_GROUP;
 	return 0;

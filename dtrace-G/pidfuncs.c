@@ -578,17 +578,12 @@ int dt_pid_each(pid_t pid, const struct dt_desc *d,
 			dup = seen[i][0] == m->dev && seen[i][1] == m->ino;
 		if (dup)
 			continue;
-		{
-			void *ns = realloc(seen, (nseen + 1) * sizeof(*seen));
-
-			if (!ns) {
-				err = -ENOMEM;
-				break;
-			}
-			seen = ns;
-			seen[nseen][0] = m->dev;
-			seen[nseen++][1] = m->ino;
+		if (grow_count(&seen, nseen, sizeof(*seen)) < 0) {
+			err = -ENOMEM;
+			break;
 		}
+		seen[nseen][0] = m->dev;
+		seen[nseen++][1] = m->ino;
 		plen = strlen(m->path);
 		if (plen > 10 && !strcmp(m->path + plen - 10, " (deleted)"))
 			plen -= 10;

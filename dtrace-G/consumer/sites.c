@@ -179,11 +179,10 @@ static void file_read_elf(struct tfile *f, const char *openpath)
 				nm = elf_strptr(elf, sh.sh_link, s.st_name);
 				if (!nm || !*nm)
 					continue;
-				f->syms = xrealloc(f->syms, f->nsyms + 1,
-						   sizeof(*f->syms));
-				f->symnames =
-					xrealloc(f->symnames, f->nsyms + 1,
-						 sizeof(*f->symnames));
+				f->syms = xpush_room(f->syms, f->nsyms,
+						     sizeof(*f->syms));
+				f->symnames = xpush_room(f->symnames, f->nsyms,
+							 sizeof(*f->symnames));
 				f->syms[f->nsyms] = s;
 				f->symnames[f->nsyms++] = xstrdup(nm);
 			}

@@ -254,7 +254,7 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 		if (strcmp(p->opts[i].name, name) == 0)
 			break;
 	if (i == p->nopts) {
-		p->opts = xrealloc(p->opts, p->nopts + 1, sizeof(*p->opts));
+		p->opts = xpush_room(p->opts, p->nopts, sizeof(*p->opts));
 		p->opts[i].name = xstrdup(name);
 		p->opts[i].value = NULL;
 		p->nopts++;
@@ -345,7 +345,7 @@ static unsigned agg_lookup(struct d_prog *p, const char *name)
 	for (i = 0; i < p->naggs; i++)
 		if (strcmp(p->aggs[i].name, name) == 0)
 			return i;
-	p->aggs = xrealloc(p->aggs, p->naggs + 1, sizeof(*p->aggs));
+	p->aggs = xpush_room(p->aggs, p->naggs, sizeof(*p->aggs));
 	memset(&p->aggs[i], 0, sizeof(p->aggs[i]));
 	p->aggs[i].name = xstrdup(name);
 	p->aggs[i].varid = i;
@@ -1049,7 +1049,7 @@ static bool clause_records(const struct clause *c)
 static void add_clause(struct parser *ps, struct clause *c)
 {
 	check_clause_height(ps, c);
-	ps->cl = xrealloc(ps->cl, ps->ncl + 1, sizeof(*ps->cl));
+	ps->cl = xpush_room(ps->cl, ps->ncl, sizeof(*ps->cl));
 	ps->cl[ps->ncl++] = *c;
 }
 

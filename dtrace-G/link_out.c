@@ -479,7 +479,6 @@ int gl_build_output(struct glink *g, const char *tmp_in, bool *need_ld)
 		struct dof_fprobe *cur = nfp ? &fp[nfp - 1] : NULL;
 		uint32_t off = (uint32_t)(s->at.start - f->value), **arr;
 		unsigned *cnt;
-		uint32_t *na;
 
 		if (f->canon >= 0)
 			continue;	/* described at the first copy */
@@ -493,11 +492,9 @@ int gl_build_output(struct glink *g, const char *tmp_in, bool *need_ld)
 		}
 		arr = s->at.is_enabled ? &cur->enoffs : &cur->offs;
 		cnt = s->at.is_enabled ? &cur->nenoffs : &cur->noffs;
-		na = realloc(*arr, (*cnt + 1) * sizeof(*na));
-		if (!na)
+		if (grow_count(arr, *cnt, sizeof(**arr)) < 0)
 			goto out;
-		*arr = na;
-		na[(*cnt)++] = off;
+		(*arr)[(*cnt)++] = off;
 	}
 	if (nfp) {
 		err = dof_build(g->pf, fp, nfp, &blob, &bloblen, &rel, &nrel,

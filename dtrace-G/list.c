@@ -85,6 +85,7 @@
 #include "registry.h"
 #include "srcline.h"
 #include "text.h"
+#include "xalloc.h"
 
 #define EXIT_USAGE 2
 
@@ -556,16 +557,11 @@ int dtrace_list(const struct dt_list_opts *in)
 	char msg[1024] = "";
 	int rc = EXIT_SUCCESS, err;
 
-	d = calloc(c->ndescs ? c->ndescs : 1, sizeof(*d));
-	texts = calloc(c->ndescs ? c->ndescs : 1, sizeof(*texts));
-	pids = calloc(in->npids + in->ncmds + 1, sizeof(*pids));
-	started = calloc(in->ncmds + 1, sizeof(*started));
+	d = xcalloc(c->ndescs, sizeof(*d));
+	texts = xcalloc(c->ndescs, sizeof(*texts));
+	pids = xcalloc(in->npids + in->ncmds + 1, sizeof(*pids));
+	started = xcalloc(in->ncmds + 1, sizeof(*started));
 	lw.d = d;
-	if (!d || !texts || !pids || !started) {
-		fprintf(stderr, "dtrace: out of memory\n");
-		rc = EXIT_FAILURE;
-		goto out_desc;
-	}
 	/* -c: the commands, held at their entry points; then the -p ones */
 	lo.npids = 0;
 	for (unsigned i = 0; i < in->ncmds; i++) {

@@ -327,9 +327,7 @@ static int merge_drti_builtin(struct glink *g, struct elfw *w, bool *merged,
 	err = elfw_add_object(w, g->drti, skip_drti_section, errbuf,
 			      errlen);
 	if (err == -ENOTSUP) {
-		if (g->cmd->verbose)
-			fprintf(stderr, "dtrace: %s; merging it with ld -r\n",
-				errbuf);
+		gsay(g, true, "%s; merging it with ld -r", errbuf);
 		return 0;
 	}
 	if (err)

@@ -169,7 +169,7 @@ struct secplan {
 int dof_build(const struct prov_file *pf, const struct dof_fprobe *fp,
 	      unsigned n, void **blob, size_t *size,
 	      struct dof_addr_reloc **relocs, unsigned *nrelocs,
-	      char *errbuf, size_t errlen)
+	      char *msg, size_t msglen)
 {
 	struct sbuild str = { 0 };
 	struct secplan *sec = NULL;
@@ -284,7 +284,7 @@ int dof_build(const struct prov_file *pf, const struct dof_fprobe *fp,
 					       nv == -ENOMEM || xv == -ENOMEM) ?
 					      -ENOMEM : -ENAMETOOLONG;
 					if (err == -ENAMETOOLONG)
-						snprintf(errbuf, errlen,
+						snprintf(msg, msglen,
 							 "an argument type of probe '%s' is too long",
 							 f->pr->name);
 					goto out_quiet;
@@ -399,7 +399,7 @@ int dof_build(const struct prov_file *pf, const struct dof_fprobe *fp,
 	err = 0;
 	goto out_quiet;
 out:
-	snprintf(errbuf, errlen, "out of memory");
+	snprintf(msg, msglen, "out of memory");
 out_quiet:
 	free(b);
 	free(rel);

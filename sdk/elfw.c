@@ -282,7 +282,7 @@ static int add_scn(Elf *elf, const GElf_Shdr *sh, void *data, size_t size,
 	return 0;
 }
 
-int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen)
+int elfw_write(struct elfw *w, int fd, char *msg, size_t msglen)
 {
 	struct sbuf str = {0}, shstr = {0};
 	Elf64_Sym *symtab = NULL;
@@ -295,7 +295,7 @@ int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen)
 	int err = -ENOMEM;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return elfw_err(errbuf, errlen, "libelf is out of date");
+		return elfw_err(msg, msglen, "libelf is out of date");
 
 	/* final section indices */
 	idx += w->ngroup;
@@ -347,7 +347,7 @@ int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen)
 
 	elf = elf_begin(fd, ELF_C_WRITE, NULL);
 	if (!elf || !gelf_newehdr(elf, ELFCLASS64) || !gelf_getehdr(elf, &eh)) {
-		err = elfw_err(errbuf, errlen, "libelf: %s", elf_errmsg(-1));
+		err = elfw_err(msg, msglen, "libelf: %s", elf_errmsg(-1));
 		goto out;
 	}
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
@@ -470,10 +470,10 @@ int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen)
 	err = 0;
 	goto out;
 libelf_err:
-	err = elfw_err(errbuf, errlen, "libelf: %s", elf_errmsg(-1));
+	err = elfw_err(msg, msglen, "libelf: %s", elf_errmsg(-1));
 out:
 	if (err == -ENOMEM)
-		snprintf(errbuf, errlen, "out of memory");
+		snprintf(msg, msglen, "out of memory");
 	if (elf)
 		elf_end(elf);
 	for (unsigned i = 0; relbufs && i < w->nsec; i++)
@@ -493,7 +493,7 @@ out:
  */
 
 int elfw_localize(const char *path, int (*keep)(const char *name, void *arg),
-		  void *arg, char *errbuf, size_t errlen)
+		  void *arg, char *msg, size_t msglen)
 {
 	Elf *elf = NULL;
 	Elf_Scn *scn = NULL, *symscn = NULL;
@@ -505,11 +505,11 @@ int elfw_localize(const char *path, int (*keep)(const char *name, void *arg),
 	int fd, err = -EINVAL;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return elfw_err(errbuf, errlen, "libelf is out of date");
+		return elfw_err(msg, msglen, "libelf is out of date");
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		snprintf(errbuf, errlen, "cannot open %s: %s", path,
+		snprintf(msg, msglen, "cannot open %s: %s", path,
 			 strerror(errno));
 		return err;
 	}
@@ -520,7 +520,7 @@ int elfw_localize(const char *path, int (*keep)(const char *name, void *arg),
 		if (!gelf_getshdr(scn, &sh))
 			goto libelf_err;
 		if (sh.sh_type == SHT_SYMTAB_SHNDX) {
-			err = elfw_err(errbuf, errlen,
+			err = elfw_err(msg, msglen,
 				       "%s: extended section indices are not supported",
 				       path);
 			goto out;
@@ -531,7 +531,7 @@ int elfw_localize(const char *path, int (*keep)(const char *name, void *arg),
 		}
 	}
 	if (!symscn) {
-		err = elfw_err(errbuf, errlen, "%s: no symbol table", path);
+		err = elfw_err(msg, msglen, "%s: no symbol table", path);
 		goto out;
 	}
 	symd = elf_getdata(symscn, NULL);
@@ -544,7 +544,7 @@ int elfw_localize(const char *path, int (*keep)(const char *name, void *arg),
 	map = malloc(n * sizeof(*map));
 	if (!old || !nsym || !map) {
 		err = -ENOMEM;
-		snprintf(errbuf, errlen, "out of memory");
+		snprintf(msg, msglen, "out of memory");
 		goto out;
 	}
 	memcpy(old, symd->d_buf, symd->d_size);
@@ -639,10 +639,10 @@ int elfw_localize(const char *path, int (*keep)(const char *name, void *arg),
 	err = 0;
 	goto out;
 bad:
-	err = elfw_err(errbuf, errlen, "%s: symbol index out of range", path);
+	err = elfw_err(msg, msglen, "%s: symbol index out of range", path);
 	goto out;
 libelf_err:
-	err = elfw_err(errbuf, errlen, "%s: libelf: %s", path, elf_errmsg(-1));
+	err = elfw_err(msg, msglen, "%s: libelf: %s", path, elf_errmsg(-1));
 out:
 	if (elf)
 		elf_end(elf);
@@ -748,7 +748,7 @@ static int resolve(struct elfw *w, int h, int sec, const GElf_Sym *s)
 }
 
 int elfw_add_object(struct elfw *w, const char *path,
-		    int (*skip)(const char *name), char *errbuf, size_t errlen)
+		    int (*skip)(const char *name), char *msg, size_t msglen)
 {
 	Elf *elf = NULL;
 	Elf_Scn *scn = NULL;
@@ -761,11 +761,11 @@ int elfw_add_object(struct elfw *w, const char *path,
 	int fd, err = -ENOMEM;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return elfw_err(errbuf, errlen, "libelf is out of date");
+		return elfw_err(msg, msglen, "libelf is out of date");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		snprintf(errbuf, errlen, "cannot open %s: %s", path,
+		snprintf(msg, msglen, "cannot open %s: %s", path,
 			 strerror(errno));
 		return err;
 	}
@@ -773,12 +773,12 @@ int elfw_add_object(struct elfw *w, const char *path,
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || !gelf_getehdr(elf, &eh) || elf_getshdrnum(elf, &nscn) ||
 	    elf_getshdrstrndx(elf, &shstrndx)) {
-		err = elfw_err(errbuf, errlen, "%s: %s", path, elf_errmsg(-1));
+		err = elfw_err(msg, msglen, "%s: %s", path, elf_errmsg(-1));
 		goto out;
 	}
 	why = add_object_refusal(w, elf, &eh, shstrndx);
 	if (why) {
-		snprintf(errbuf, errlen, "%s: %s", path, why);
+		snprintf(msg, msglen, "%s: %s", path, why);
 		err = -ENOTSUP;
 		goto out;
 	}
@@ -809,7 +809,7 @@ int elfw_add_object(struct elfw *w, const char *path,
 		d = sh.sh_type == SHT_NOBITS ? NULL : elf_rawdata(scn, NULL);
 		if (sh.sh_type != SHT_NOBITS && sh.sh_size &&
 		    (!d || d->d_size != sh.sh_size)) {
-			err = elfw_err(errbuf, errlen, "%s: section %s: %s",
+			err = elfw_err(msg, msglen, "%s: section %s: %s",
 				       path, name, elf_errmsg(-1));
 			goto out;
 		}
@@ -829,14 +829,14 @@ int elfw_add_object(struct elfw *w, const char *path,
 		int sec = 0, h;
 
 		if (!gelf_getsym(symd, (int)i, &s)) {
-			err = elfw_err(errbuf, errlen, "%s: symbol %zu: %s",
+			err = elfw_err(msg, msglen, "%s: symbol %zu: %s",
 				       path, i, elf_errmsg(-1));
 			goto out;
 		}
 		name = elf_strptr(elf, strndx, s.st_name);
 		if (s.st_shndx == SHN_COMMON || s.st_shndx == SHN_XINDEX ||
 		    (s.st_shndx >= SHN_LORESERVE && s.st_shndx != SHN_ABS)) {
-			err = elfw_err(errbuf, errlen,
+			err = elfw_err(msg, msglen,
 				       "%s: symbol %s: a section it does not copy",
 				       path, name ? name : "?");
 			goto out;
@@ -859,7 +859,7 @@ int elfw_add_object(struct elfw *w, const char *path,
 					GELF_ST_TYPE(s.st_info),
 					GELF_ST_VISIBILITY(s.st_other));
 		if (h == -EEXIST) {
-			err = elfw_err(errbuf, errlen,
+			err = elfw_err(msg, msglen,
 				       "%s: %s is defined twice", path, name);
 			goto out;
 		}
@@ -877,7 +877,7 @@ int elfw_add_object(struct elfw *w, const char *path,
 		if (sh.sh_type != SHT_RELA)
 			continue;
 		if (sh.sh_info >= nscn || !secmap[sh.sh_info]) {
-			err = elfw_err(errbuf, errlen,
+			err = elfw_err(msg, msglen,
 				       "%s: relocations for a section not copied",
 				       path);
 			goto out;
@@ -889,13 +889,13 @@ int elfw_add_object(struct elfw *w, const char *path,
 			size_t si;
 
 			if (!d || !gelf_getrela(d, (int)j, &r)) {
-				err = elfw_err(errbuf, errlen, "%s: %s", path,
+				err = elfw_err(msg, msglen, "%s: %s", path,
 					       elf_errmsg(-1));
 				goto out;
 			}
 			si = GELF_R_SYM(r.r_info);
 			if (si >= nsym || (si && !symmap[si])) {
-				err = elfw_err(errbuf, errlen,
+				err = elfw_err(msg, msglen,
 					       "%s: a relocation against a symbol not copied",
 					       path);
 				goto out;
@@ -910,7 +910,7 @@ int elfw_add_object(struct elfw *w, const char *path,
 	err = 0;
 out:
 	if (err == -ENOMEM)
-		snprintf(errbuf, errlen, "out of memory");
+		snprintf(msg, msglen, "out of memory");
 	free(secmap);
 	free(symmap);
 	if (elf)

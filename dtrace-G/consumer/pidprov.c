@@ -326,10 +326,8 @@ static void pid_proc_file(struct consumer *c, struct tproc *pr, struct tfile *f)
 	if (!f->pidf) {
 		f->pidf = xcalloc(1, sizeof(*f->pidf));
 		if (dt_pidfile_read(f->pidf, f->upath, msg, sizeof(msg)) ==
-		    -ENOMEM) {
-			fputs("dtrace: out of memory\n", stderr);
-			exit(1);
-		}
+		    -ENOMEM)
+			xoom();
 	}
 	/*
 	 * Each description is counted and checked first: one that fails
@@ -346,10 +344,8 @@ static void pid_proc_file(struct consumer *c, struct tproc *pr, struct tfile *f)
 		x.pd = pd;
 		err = desc_points(f->pidf, pd->d, count_point, &n, msg,
 				  sizeof(msg));
-		if (err == -ENOMEM) {
-			fputs("dtrace: out of memory\n", stderr);
-			exit(1);
-		}
+		if (err == -ENOMEM)
+			xoom();
 		if (!err && pp->nsites + n > PID_MAXSITES) {
 			say(c,
 			    "invalid probe specifier %s: it selects %u probe "

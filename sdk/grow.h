@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * Make *arr hold at least n + 1 elements of size sz, *cap counting
@@ -119,6 +120,30 @@ static inline int sbuf_add(struct sbuf *sb, const void *p, size_t n)
 static inline int sbuf_puts(struct sbuf *sb, const char *s)
 {
 	return sbuf_add(sb, s, strlen(s));
+}
+
+/*
+ * Append what fd has left, to its end of file (EINTR retried): 0, or
+ * -ENOMEM, or the failed read()'s -errno with what came before it kept.
+ * sb->b is allocated and NUL-terminated even when nothing was read.
+ */
+static inline int sbuf_read_fd(struct sbuf *sb, int fd)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (sbuf_reserve(sb, 4096) < 0)
+			return -ENOMEM;
+		sb->b[sb->len] = '\0';
+		n = read(fd, sb->b + sb->len, sb->cap - sb->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		sb->len += (size_t)n;
+	}
 }
 
 #endif /* USDT_GROW_H */

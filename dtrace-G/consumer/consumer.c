@@ -84,39 +84,23 @@ void say(struct consumer *c, const char *fmt, ...)
 char *read_file(const char *path, size_t *lenp)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0, cap = 4096;
-	char *buf;
+	struct sbuf sb = {0};
+	int err;
 
 	if (fd < 0)
 		return NULL;
-	buf = xcalloc(1, cap + 1);
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			cap *= 2;
-			buf = xrealloc(buf, cap + 1, 1);
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-
-			free(buf);
-			close(fd);
-			errno = e;
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	err = sbuf_read_fd(&sb, fd);
 	close(fd);
-	buf[len] = '\0';
+	if (err == -ENOMEM)
+		xoom();
+	if (err) {
+		free(sb.b);
+		errno = -err;
+		return NULL;
+	}
 	if (lenp)
-		*lenp = len;
-	return buf;
+		*lenp = sb.len;
+	return sb.b;
 }
 
 uint64_t now_ns(clockid_t clk)

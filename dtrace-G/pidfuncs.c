@@ -176,15 +176,8 @@ static int read_symtab(struct dt_pidfile *pf, Elf *elf, size_t shstrndx,
 		p.rank[2] = (unsigned)strlen(name);
 		if (names_add(nm, name, &p.name) < 0)
 			return -ENOMEM;
-		if (ps->n == ps->cap) {
-			size_t cap = ps->cap ? 2 * ps->cap : 256;
-			struct psym *nv = reallocarray(ps->v, cap, sizeof(*nv));
-
-			if (!nv)
-				return -ENOMEM;
-			ps->v = nv;
-			ps->cap = cap;
-		}
+		if (grow_one(&ps->v, &ps->cap, ps->n, sizeof(*ps->v)) < 0)
+			return -ENOMEM;
 		ps->v[ps->n++] = p;
 	}
 	return 0;

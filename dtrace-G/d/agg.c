@@ -160,10 +160,7 @@ struct aent *d_agg_entry(struct agg *a, const struct dv *keys, unsigned nkeys)
 		d_key_add(&k, &keys[i]);
 	h = d_ht_find(&a->index, k.b ? k.b : "", k.len);
 	if (!h) {
-		if (a->n == a->cap) {
-			a->cap = a->cap ? a->cap * 2 : 16;
-			a->ents = xrealloc(a->ents, a->cap, sizeof(*a->ents));
-		}
+		xgrow(&a->ents, &a->cap, a->n, sizeof(*a->ents));
 		e = &a->ents[a->n];
 		e->nkeys = nkeys;
 		e->keys = xcalloc(nkeys, sizeof(*e->keys));
@@ -588,12 +585,9 @@ static void walk_build(struct walk *w, struct d_prog *p,
 				d_key_add(&k, &e->keys[q]);
 			h = d_ht_find(&index, k.b ? k.b : "", k.len);
 			if (!h) {
-				if (w->nrows == cap) {
-					cap = cap ? cap * 2 : 16;
-					w->rows =
-						xrealloc(w->rows, cap * (n + 1),
-							 sizeof(*w->rows));
-				}
+				/* a row: n keys' entries and the entry */
+				xgrow(&w->rows, &cap, w->nrows,
+				      (n + 1) * sizeof(*w->rows));
 				row = w->nrows++;
 				memset(&w->rows[row * (n + 1)], 0,
 				       (n + 1) * sizeof(*w->rows));

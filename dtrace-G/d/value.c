@@ -13,8 +13,9 @@
  * declared variables and records use it, while arithmetic results keep
  * DTrace's 64 bits (run.c's reg()).
  *
- * Containers.  Output is built in growing buffers (struct sbuf) and
- * written only when a clause completes (run.c).  Parse trees live in a
+ * Containers.  Output is built in growing buffers (sdk/grow.h's struct
+ * sbuf, through d_sb_*()) and written only when a clause completes
+ * (run.c).  Parse trees live in a
  * per-program arena and the scratch of one firing in a per-run arena,
  * each freed at once, so a compile error or a run-time fault, both of
  * which longjmp out of any depth, leak nothing.  self-> variables,
@@ -23,8 +24,9 @@
  * values into such a key, tagging each element with its kind and type so
  * that 1 (int) and 1 (long) are different keys.
  *
- * Out of memory prints "dtrace: out of memory" and exits 1: a half-built
- * program or aggregation has no useful state to return to.
+ * Out of memory prints "dtrace: out of memory" and exits 1 (sdk/xalloc.c,
+ * the command's policy): a half-built program or aggregation has no
+ * useful state to return to.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1

@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "dof_check.h"
+#include "grow.h"
 #include "probes.h"
 #include "registry.h"
 
@@ -212,16 +213,9 @@ static int walk_proc(struct reg_proc *rp, void *arg)
 		reg_proc_free(rp);
 		return w->err;
 	}
-	if (pl->nprocs == w->cap) {
-		size_t ncap = w->cap ? w->cap * 2 : 16;
-		struct reg_proc *nv = realloc(pl->procs, ncap * sizeof(*nv));
-
-		if (!nv) {
-			reg_proc_free(rp);
-			return w->err = -ENOMEM;
-		}
-		pl->procs = nv;
-		w->cap = ncap;
+	if (grow_one(&pl->procs, &w->cap, pl->nprocs, sizeof(*pl->procs)) < 0) {
+		reg_proc_free(rp);
+		return w->err = -ENOMEM;
 	}
 	pl->procs[pl->nprocs++] = *rp;
 	return 0;

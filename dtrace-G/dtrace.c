@@ -49,6 +49,7 @@
 #include "probes.h"
 #include "prov.h"
 #include "registry.h"
+#include "xalloc.h"
 
 #define EXIT_USAGE 2
 
@@ -252,15 +253,7 @@ static int set_xopt(struct dtrace_cmd *c, const char *arg)
 	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
 
 	if (known_xopt(arg, n)) {
-		const char **nv;
-
-		nv = realloc(c->xopts, (c->nxopts + 1) * sizeof(*nv));
-		if (!nv) {
-			warnx("out of memory");
-			return EXIT_FAILURE;
-		}
-		c->xopts = nv;
-		nv[c->nxopts++] = arg;
+		PUSH(c->xopts, c->nxopts, arg);
 		if (n == 3 && strncmp(arg, "cpp", 3) == 0)
 			c->popts.cpp = true;
 		if (n == 7 && strncmp(arg, "cpppath", 7) == 0) {
@@ -281,21 +274,13 @@ static int set_xopt(struct dtrace_cmd *c, const char *arg)
 	return usage_error("failed to set -x %s: unknown option", arg);
 }
 
-static int add_cpp_arg(struct dtrace_cmd *c, char opt, const char *val)
+static void add_cpp_arg(struct dtrace_cmd *c, char opt, const char *val)
 {
-	const char **nv;
-	char *s;
+	size_t n = strlen(val) + 3;
+	char *s = xmalloc(n);
 
-	if (asprintf(&s, "-%c%s", opt, val) < 0)
-		return -ENOMEM;
-	nv = realloc(c->cpp_argv, (c->cpp_argc + 1) * sizeof(*nv));
-	if (!nv) {
-		free(s);
-		return -ENOMEM;
-	}
-	c->cpp_argv = nv;
-	nv[c->cpp_argc++] = s;
-	return 0;
+	snprintf(s, n, "-%c%s", opt, val);
+	PUSH(c->cpp_argv, c->cpp_argc, s);
 }
 
 static int set_mode(struct dtrace_cmd *c, enum dtrace_mode m, char opt)
@@ -309,27 +294,21 @@ static int set_mode(struct dtrace_cmd *c, enum dtrace_mode m, char opt)
 	return 0;
 }
 
-static int add_one_desc(struct dtrace_cmd *c, char opt, const char *text,
-			char *owned)
+static void add_one_desc(struct dtrace_cmd *c, char opt, const char *text,
+			 char *owned)
 {
-	struct dtrace_desc_arg *nv;
 	int spec = opt == 'P' ? DT_SPEC_PROVIDER :
 		   opt == 'm' ? DT_SPEC_MODULE :
 		   opt == 'f' ? DT_SPEC_FUNC :
 				DT_SPEC_NAME;
+	struct dtrace_desc_arg d = {
+		.opt = opt,
+		.spec = spec,
+		.text = owned ? owned : text,
+		.owned = owned,
+	};
 
-	nv = realloc(c->descs, (c->ndescs + 1) * sizeof(*nv));
-	if (!nv) {
-		free(owned);
-		return -ENOMEM;
-	}
-	c->descs = nv;
-	nv[c->ndescs].opt = opt;
-	nv[c->ndescs].spec = spec;
-	nv[c->ndescs].text = owned ? owned : text;
-	nv[c->ndescs].owned = owned;
-	c->ndescs++;
-	return 0;
+	PUSH(c->descs, c->ndescs, d);
 }
 
 /*
@@ -338,53 +317,33 @@ static int add_one_desc(struct dtrace_cmd *c, char opt, const char *text,
  * For listing, each description counts and the rest is ignored here;
  * a text without separators is taken whole.
  */
-static int add_source(struct dtrace_cmd *c, const char *text,
-		      const char *name, int spec)
+static void add_source(struct dtrace_cmd *c, const char *text, const char *name,
+		       int spec)
 {
-	struct dt_source *nv = realloc(c->srcs, (c->nsrcs + 1) * sizeof(*nv));
+	struct dt_source s = {.text = text, .name = name, .spec = spec};
 
-	if (!nv)
-		return -ENOMEM;
-	c->srcs = nv;
-	nv[c->nsrcs].text = text;
-	nv[c->nsrcs].name = name;
-	nv[c->nsrcs].spec = spec;
-	c->nsrcs++;
-	return 0;
+	PUSH(c->srcs, c->nsrcs, s);
 }
 
-static int add_cmd(struct dtrace_cmd *c, const char *cmd)
-{
-	const char **nv = realloc(c->cmds, (c->ncmds + 1) * sizeof(*nv));
-
-	if (!nv)
-		return -ENOMEM;
-	c->cmds = nv;
-	nv[c->ncmds++] = cmd;
-	return 0;
-}
-
-static int add_desc(struct dtrace_cmd *c, char opt, const char *text)
+static void add_desc(struct dtrace_cmd *c, char opt, const char *text)
 {
 	size_t len = strcspn(text, "/{");
 	char *copy, *piece, *save = NULL;
-	int err = 0, n = 0;
+	int n = 0;
 
-	if (add_source(c, text, NULL,
-		       opt == 'P' ? DT_SPEC_PROVIDER :
-		       opt == 'm' ? DT_SPEC_MODULE :
-		       opt == 'f' ? DT_SPEC_FUNC : DT_SPEC_NAME) < 0)
-		return -ENOMEM;
-
-	if (opt != 'n' || (!text[len] && !strpbrk(text, ", \t\n")))
-		return add_one_desc(c, opt, text, NULL);
-	copy = strndup(text, len);
-	if (!copy)
-		return -ENOMEM;
-	for (piece = strtok_r(copy, ",", &save); piece && !err;
+	add_source(c, text, NULL,
+		   opt == 'P'	? DT_SPEC_PROVIDER
+		   : opt == 'm' ? DT_SPEC_MODULE
+		   : opt == 'f' ? DT_SPEC_FUNC
+				: DT_SPEC_NAME);
+	if (opt != 'n' || (!text[len] && !strpbrk(text, ", \t\n"))) {
+		add_one_desc(c, opt, text, NULL);
+		return;
+	}
+	copy = xstrndup(text, len);
+	for (piece = strtok_r(copy, ",", &save); piece;
 	     piece = strtok_r(NULL, ",", &save)) {
 		size_t plen;
-		char *p;
 
 		piece += strspn(piece, " \t\n");
 		plen = strlen(piece);
@@ -392,46 +351,25 @@ static int add_desc(struct dtrace_cmd *c, char opt, const char *text)
 			plen--;
 		if (!plen)
 			continue;
-		p = strndup(piece, plen);
-		err = p ? add_one_desc(c, opt, NULL, p) : -ENOMEM;
+		add_one_desc(c, opt, NULL, xstrndup(piece, plen));
 		n++;
 	}
 	free(copy);
 	/* Nothing before the clause: keep it whole, for the error message. */
-	if (!err && !n)
-		err = add_one_desc(c, opt, text, NULL);
-	return err;
+	if (!n)
+		add_one_desc(c, opt, text, NULL);
 }
 
 static int add_pid(struct dtrace_cmd *c, const char *arg)
 {
 	char *end;
 	long v;
-	pid_t *nv;
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || v <= 0 || v > INT_MAX)
 		return usage_error("invalid process ID '%s' for -p", arg);
-	nv = realloc(c->pids, (c->npids + 1) * sizeof(*nv));
-	if (!nv) {
-		warnx("out of memory");
-		return EXIT_FAILURE;
-	}
-	c->pids = nv;
-	nv[c->npids++] = (pid_t)v;
-	return 0;
-}
-
-static int add_object(struct dtrace_cmd *c, const char *path)
-{
-	const char **nv = realloc(c->objects,
-				  (c->nobjects + 1) * sizeof(*nv));
-
-	if (!nv)
-		return -ENOMEM;
-	c->objects = nv;
-	nv[c->nobjects++] = path;
+	PUSH(c->pids, c->npids, (pid_t)v);
 	return 0;
 }
 
@@ -451,10 +389,7 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 				 longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'O' + 256:
-			if (add_object(c, optarg) < 0) {
-				warnx("out of memory");
-				return EXIT_FAILURE;
-			}
+			PUSH(c->objects, c->nobjects, optarg);
 			break;
 		case 'l':
 			err = set_mode(c, MODE_LIST, 'l');
@@ -474,10 +409,7 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 		case 'n':
 		case 'P':
 		case 'm':
-			if (add_desc(c, (char)ch, optarg) < 0) {
-				warnx("out of memory");
-				return EXIT_FAILURE;
-			}
+			add_desc(c, (char)ch, optarg);
 			break;
 		case 'p':
 			err = add_pid(c, optarg);
@@ -485,10 +417,7 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 				return err;
 			break;
 		case 'c':
-			if (add_cmd(c, optarg) < 0) {
-				warnx("out of memory");
-				return EXIT_FAILURE;
-			}
+			PUSH(c->cmds, c->ncmds, optarg);
 			break;
 		case 'q':
 			c->quiet = true;
@@ -527,10 +456,7 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 		case 'D':
 		case 'I':
 		case 'U':
-			if (add_cpp_arg(c, (char)ch, optarg) < 0) {
-				warnx("out of memory");
-				return EXIT_FAILURE;
-			}
+			add_cpp_arg(c, (char)ch, optarg);
 			break;
 		case 'G':
 			err = set_mode(c, MODE_LINK, 'G');
@@ -551,10 +477,7 @@ static int parse_args(struct dtrace_cmd *c, int argc, char **argv)
 			if (!c->script)
 				c->script = optarg;
 			c->nscripts++;
-			if (add_source(c, NULL, optarg, 0) < 0) {
-				warnx("out of memory");
-				return EXIT_FAILURE;
-			}
+			add_source(c, NULL, optarg, 0);
 			break;
 		case 'v':
 			c->verbose = true;
@@ -599,8 +522,9 @@ static char *default_output(const char *script, const char *ext)
 	base = base ? base + 1 : script;
 	dot = strrchr(base, '.');
 	n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-	if (asprintf(&out, "%.*s%s", (int)n, base, ext) < 0)
-		return NULL;
+	out = xmalloc(n + strlen(ext) + 1);
+	memcpy(out, base, n);
+	strcpy(out + n, ext);
 	return out;
 }
 
@@ -652,13 +576,8 @@ static int cmd_header(struct dtrace_cmd *c)
 		warnx("warning: -h ignores the argument '%s'", c->args[i]);
 	if (load_script(c, &pf))
 		return EXIT_FAILURE;
-	if (!out) {
+	if (!out)
 		out = defout = default_output(c->script, ".h");
-		if (!out) {
-			warnx("out of memory");
-			goto fail;
-		}
-	}
 	err = outfile_open(&of, out, 0666);
 	if (err) {
 		warnx("failed to open %s: %s", out, strerror(-err));
@@ -703,14 +622,8 @@ static int cmd_link(struct dtrace_cmd *c)
 		return EXIT_USAGE;
 	if (load_script(c, &pf))
 		return EXIT_FAILURE;
-	if (!out) {
+	if (!out)
 		out = defout = default_output(c->script, ".o");
-		if (!out) {
-			warnx("out of memory");
-			prov_file_free(pf);
-			return EXIT_FAILURE;
-		}
-	}
 	lo.script = c->script;
 	lo.objects = c->args;
 	lo.nobjects = c->argc;
@@ -724,36 +637,22 @@ static int cmd_link(struct dtrace_cmd *c)
 /* `-s -`: the program on standard input, read whole. */
 static char *read_stdin_script(void)
 {
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
+	struct sbuf sb = {0};
 	size_t n;
 
-	while (buf && (n = fread(buf + len, 1, cap - len - 1, stdin)) > 0) {
-		len += n;
-		if (cap - len - 1 == 0) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	if (!buf) {
-		warnx("out of memory");
-		return NULL;
-	}
+	do {
+		xsbuf_reserve(&sb, 4096);
+		n = fread(sb.b + sb.len, 1, sb.cap - sb.len - 1, stdin);
+		sb.len += n;
+	} while (n > 0);
 	if (ferror(stdin)) {
 		warnx("failed to read the script from standard input: %s",
 		      strerror(errno));
-		free(buf);
+		free(sb.b);
 		return NULL;
 	}
-	buf[len] = '\0';
-	return buf;
+	sb.b[sb.len] = '\0';
+	return sb.b;
 }
 
 /*
@@ -784,13 +683,8 @@ static char *read_d_script(const struct dtrace_cmd *c, const char *path)
 static int cmd_trace(struct dtrace_cmd *c)
 {
 	struct dt_trace_opts o = { 0 };
-	char **owned = calloc(c->nsrcs ? c->nsrcs : 1, sizeof(*owned));
+	char **owned = xcalloc(c->nsrcs, sizeof(*owned));
 	int rc;
-
-	if (!owned) {
-		fprintf(stderr, "dtrace: out of memory\n");
-		return EXIT_FAILURE;
-	}
 
 	for (unsigned i = 0; i < c->nsrcs; i++) {
 		struct dt_source *src = &c->srcs[i];

@@ -77,6 +77,7 @@
 
 #include "dof_check.h"
 #include "elfsec.h"
+#include "grow.h"
 #include "probes.h"
 #include "procfs.h"
 #include "prov.h"
@@ -141,18 +142,16 @@ rd_err(struct rd *r, int err, const char *fmt, ...)
 static const char *keep(struct rd *r, const char *s, size_t n)
 {
 	struct dt_object *obj = r->obj;
-	char **ns, *c;
+	char *c;
 
 	c = strndup(s, n);
 	if (!c)
 		return NULL;
-	ns = realloc(obj->strs, (obj->nstrs + 1) * sizeof(*ns));
-	if (!ns) {
+	if (grow_count(&obj->strs, obj->nstrs, sizeof(*obj->strs)) < 0) {
 		free(c);
 		return NULL;
 	}
-	obj->strs = ns;
-	ns[obj->nstrs++] = c;
+	obj->strs[obj->nstrs++] = c;
 	return c;
 }
 
@@ -197,12 +196,9 @@ static const struct reloc_rec *reloc_at(const struct relocs *rs, uint64_t off)
 
 static int add_reloc(struct relocs *rs, uint64_t off, size_t shndx, bool known)
 {
-	struct reloc_rec *n = realloc(rs->v, (rs->n + 1) * sizeof(*n));
-
-	if (!n)
+	if (grow_count(&rs->v, rs->n, sizeof(*rs->v)) < 0)
 		return -ENOMEM;
-	rs->v = n;
-	n[rs->n++] = (struct reloc_rec){off, shndx, known};
+	rs->v[rs->n++] = (struct reloc_rec){off, shndx, known};
 	return 0;
 }
 
@@ -546,14 +542,12 @@ static int note_args(struct dt_probe *p, const char *args)
 	return 0;
 }
 
+/* *v is a note probe's sites, grown only here (not a DOF probe's) */
 static int add_site(uint64_t **v, unsigned *n, uint64_t a)
 {
-	uint64_t *nv = realloc(*v, (*n + 1) * sizeof(*nv));
-
-	if (!nv)
+	if (grow_count(v, *n, sizeof(**v)) < 0)
 		return -ENOMEM;
-	nv[(*n)++] = a;
-	*v = nv;
+	(*v)[(*n)++] = a;
 	return 0;
 }
 
@@ -685,17 +679,10 @@ static int read_targets(struct rd *r)
 			    !bsearch(&to, stubs, (size_t)nstubs,
 				     sizeof(*stubs), cmp_u64))
 				continue;
-			if (r->ntargets == cap) {
-				size_t nc = cap ? 2 * cap : 1024;
-				struct branch *nv = realloc(r->targets,
-							    nc * sizeof(*nv));
-
-				if (!nv) {
-					free(stubs);
-					return -ENOMEM;
-				}
-				r->targets = nv;
-				cap = nc;
+			if (grow_one(&r->targets, &cap, r->ntargets,
+				     sizeof(*r->targets)) < 0) {
+				free(stubs);
+				return -ENOMEM;
 			}
 			r->targets[r->ntargets].to = to;
 			r->targets[r->ntargets].from = sh.sh_addr + i;
@@ -1101,12 +1088,9 @@ static int read_notes(struct rd *r, size_t first, size_t ndof)
 
 static int add_object(struct dt_probes *pl, struct dt_object *obj)
 {
-	struct dt_object **n = realloc(pl->objs, (pl->nobjs + 1) * sizeof(*n));
-
-	if (!n)
+	if (grow_count(&pl->objs, pl->nobjs, sizeof(*pl->objs)) < 0)
 		return -ENOMEM;
-	pl->objs = n;
-	n[pl->nobjs++] = obj;
+	pl->objs[pl->nobjs++] = obj;
 	return 0;
 }
 
@@ -1274,17 +1258,12 @@ int dt_process_probes(struct dt_probes *pl, pid_t pid,
 			dup = seen[i][0] == m->dev && seen[i][1] == m->ino;
 		if (dup)
 			continue;
-		{
-			void *ns = realloc(seen, (nseen + 1) * sizeof(*seen));
-
-			if (!ns) {
-				added = -ENOMEM;
-				break;
-			}
-			seen = ns;
-			seen[nseen][0] = m->dev;
-			seen[nseen++][1] = m->ino;
+		if (grow_count(&seen, nseen, sizeof(*seen)) < 0) {
+			added = -ENOMEM;
+			break;
 		}
+		seen[nseen][0] = m->dev;
+		seen[nseen++][1] = m->ino;
 		/* the mapping itself: right even if the file was replaced */
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx",
 			 (int)pid, (unsigned long long)m->start,

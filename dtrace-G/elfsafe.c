@@ -84,6 +84,7 @@
 #include <elfutils/libdwelf.h>
 
 #include "elfsafe.h"
+#include "grow.h"
 
 #define SAFE_FILE_MAX (1ULL << 30)  /* an untrusted file copied, at most */
 #define SAFE_TOTAL_MAX (2ULL << 30) /* all copies of a run, at most */
@@ -195,15 +196,8 @@ int dt_safe_fd(int fd)
 		return -1;
 	if (ncopies == SAFE_KEEP_MAX)
 		return mfd; /* not kept: a descriptor each is enough */
-	if (ncopies == copies_cap) {
-		size_t cap = copies_cap ? 2 * copies_cap : 16;
-		struct safe_copy *nv = realloc(copies, cap * sizeof(*nv));
-
-		if (!nv)
-			return mfd; /* not kept: still safe */
-		copies = nv;
-		copies_cap = cap;
-	}
+	if (grow_one(&copies, &copies_cap, ncopies, sizeof(*copies)) < 0)
+		return mfd; /* not kept: still safe */
 	c = &copies[ncopies++];
 	c->dev = st.st_dev;
 	c->ino = st.st_ino;

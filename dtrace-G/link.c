@@ -78,6 +78,21 @@ gerr(const struct glink *g, const struct gobj *o, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* A warning, or with verbose_only a -v note: "dtrace: " and the line. */
+void __attribute__((format(printf, 3, 4)))
+gsay(const struct glink *g, bool verbose_only, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbose_only && !g->cmd->verbose)
+		return;
+	fputs("dtrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 /* ----------------------------------------------------------------------
  * Rewriting objects
  */

@@ -139,9 +139,15 @@ struct glink {
 	size_t sitecap;
 };
 
-/* link.c */
+/*
+ * link.c: the linker's only output to stderr (doc/DESIGN.md §12): gerr()
+ * an error, naming the script and object o if any (-EINVAL, returned up
+ * to dtrace_link()); gsay() a warning, or with verbose_only a -v note.
+ */
 int __attribute__((format(printf, 3, 4)))
 gerr(const struct glink *g, const struct gobj *o, const char *fmt, ...);
+void __attribute__((format(printf, 3, 4)))
+gsay(const struct glink *g, bool verbose_only, const char *fmt, ...);
 
 /* link_sites.c: stage 1, reading; they change nothing on disk */
 int gl_read_object(struct glink *g, struct gobj *o);

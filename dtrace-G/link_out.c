@@ -46,6 +46,7 @@
 #include "dof_build.h"
 #include "dtrace.h"
 #include "elfw.h"
+#include "grow.h"
 #include "link_impl.h"
 #include "outfile.h"
 #include "prov.h"
@@ -55,32 +56,11 @@
 
 extern char **environ;
 
-struct notebuf {
-	uint8_t *buf;
-	size_t len, cap;
-};
-
-static int nb_add(struct notebuf *nb, const void *p, size_t n)
-{
-	if (nb->len + n + 8 > nb->cap) {
-		size_t cap = (nb->cap ? nb->cap * 2 : 4096) + n;
-		uint8_t *b = realloc(nb->buf, cap);
-
-		if (!b)
-			return -ENOMEM;
-		nb->buf = b;
-		nb->cap = cap;
-	}
-	memcpy(nb->buf + nb->len, p, n);
-	nb->len += n;
-	return 0;
-}
-
-static int nb_pad4(struct notebuf *nb)
+static int nb_pad4(struct sbuf *nb)
 {
 	static const uint8_t zero[4];
 
-	return nb_add(nb, zero, (4 - nb->len % 4) % 4);
+	return sbuf_add(nb, zero, (4 - nb->len % 4) % 4);
 }
 
 /* Sort sites by provider, probe, object and function, then offset. */
@@ -347,9 +327,7 @@ static int merge_drti_builtin(struct glink *g, struct elfw *w, bool *merged,
 	err = elfw_add_object(w, g->drti, skip_drti_section, errbuf,
 			      errlen);
 	if (err == -ENOTSUP) {
-		if (g->cmd->verbose)
-			fprintf(stderr, "dtrace: %s; merging it with ld -r\n",
-				errbuf);
+		gsay(g, true, "%s; merging it with ld -r", errbuf);
 		return 0;
 	}
 	if (err)
@@ -374,7 +352,7 @@ static int add_notes(const struct glink *g, struct elfw *w, int sec, int fi,
 		     unsigned oi, const int *alias_sym, const int *sema_sym,
 		     int base_sym)
 {
-	struct notebuf nb = { 0 };
+	struct sbuf nb = {0};
 	int err = -ENOMEM;
 
 	for (unsigned i = 0; i < g->nsite; i++) {
@@ -414,14 +392,14 @@ static int add_notes(const struct glink *g, struct elfw *w, int sec, int fi,
 		hdr[1] = (uint32_t)(24 + strlen(s->pv->name) + 1 +
 				    strlen(pr->name) + 1 + strlen(args) + 1);
 		hdr[2] = STAPSDT_NOTE_TYPE;
-		if (nb_add(&nb, hdr, sizeof(hdr)) < 0 ||
-		    nb_add(&nb, STAPSDT_NOTE_NAME, STAPSDT_NOTE_NAMESZ) < 0)
+		if (sbuf_add(&nb, hdr, sizeof(hdr)) < 0 ||
+		    sbuf_add(&nb, STAPSDT_NOTE_NAME, STAPSDT_NOTE_NAMESZ) < 0)
 			goto out;
 		desc_at = nb.len;
-		if (nb_add(&nb, zero3, sizeof(zero3)) < 0 ||
-		    nb_add(&nb, s->pv->name, strlen(s->pv->name) + 1) < 0 ||
-		    nb_add(&nb, pr->name, strlen(pr->name) + 1) < 0 ||
-		    nb_add(&nb, args, strlen(args) + 1) < 0 ||
+		if (sbuf_add(&nb, zero3, sizeof(zero3)) < 0 ||
+		    sbuf_add(&nb, s->pv->name, strlen(s->pv->name) + 1) < 0 ||
+		    sbuf_add(&nb, pr->name, strlen(pr->name) + 1) < 0 ||
+		    sbuf_add(&nb, args, strlen(args) + 1) < 0 ||
 		    nb_pad4(&nb) < 0)
 			goto out;
 		if (elfw_rela(w, sec, desc_at, alias_sym[s->func],
@@ -433,11 +411,11 @@ static int add_notes(const struct glink *g, struct elfw *w, int sec, int fi,
 			      g->arch->r_abs64, 0) < 0)
 			goto out;
 	}
-	if (elfw_set_data(w, sec, nb.buf, nb.len) < 0)
+	if (elfw_set_data(w, sec, nb.b, nb.len) < 0)
 		goto out;
 	err = 0;
 out:
-	free(nb.buf);
+	free(nb.b);
 	return err;
 }
 
@@ -499,7 +477,6 @@ int gl_build_output(struct glink *g, const char *tmp_in, bool *need_ld)
 		struct dof_fprobe *cur = nfp ? &fp[nfp - 1] : NULL;
 		uint32_t off = (uint32_t)(s->at.start - f->value), **arr;
 		unsigned *cnt;
-		uint32_t *na;
 
 		if (f->canon >= 0)
 			continue;	/* described at the first copy */
@@ -513,11 +490,9 @@ int gl_build_output(struct glink *g, const char *tmp_in, bool *need_ld)
 		}
 		arr = s->at.is_enabled ? &cur->enoffs : &cur->offs;
 		cnt = s->at.is_enabled ? &cur->nenoffs : &cur->noffs;
-		na = realloc(*arr, (*cnt + 1) * sizeof(*na));
-		if (!na)
+		if (grow_count(arr, *cnt, sizeof(**arr)) < 0)
 			goto out;
-		*arr = na;
-		na[(*cnt)++] = off;
+		(*arr)[(*cnt)++] = off;
 	}
 	if (nfp) {
 		err = dof_build(g->pf, fp, nfp, &blob, &bloblen, &rel, &nrel,

@@ -179,9 +179,9 @@ int gl_check_object(struct glink *g, struct gobj *o)
 		g->arch = arch;
 		g->arch_obj = (unsigned)(o - g->objs);
 		if (arch->insns_available(why, sizeof(why)) < 0)
-			fprintf(stderr,
-				"dtrace: warning: no disassembler (%s): probe sites are checked by their bytes only\n",
-				why);
+			gsay(g, false,
+			     "warning: no disassembler (%s): probe sites are checked by their bytes only",
+			     why);
 	}
 	if (eh.e_type != ET_REL)
 		return gerr(g, o,
@@ -478,11 +478,10 @@ static int scan_note(struct glink *g, unsigned oi, const char *sec,
 		return 0;
 	pv = prov_find_provider(g->pf, note->provider);
 	if (!pv) {
-		if (g->cmd->verbose)
-			fprintf(stderr,
-				"dtrace: %s: inline probe %s:::%s left to the tracers that read notes: %s declares no provider '%s'\n",
-				o->path, note->provider, note->name,
-				g->cmd->script, note->provider);
+		gsay(g, true,
+		     "%s: inline probe %s:::%s left to the tracers that read notes: %s declares no provider '%s'",
+		     o->path, note->provider, note->name, g->cmd->script,
+		     note->provider);
 		return 0;
 	}
 	site.obj = oi;
@@ -549,11 +548,9 @@ static int scan_note(struct glink *g, unsigned oi, const char *sec,
 			v[o->nold_stubs].off = site.at.start;
 			o->old_stubs = v;
 			o->nold_stubs++;
-			if (g->cmd->verbose)
-				fprintf(stderr,
-					"dtrace: %s: %s: %s:::%s: an older header's probe stub, rewritten with today's\n",
-					o->path, f->name, pv->name,
-					pr->pubname);
+			gsay(g, true,
+			     "%s: %s: %s:::%s: an older header's probe stub, rewritten with today's",
+			     o->path, f->name, pv->name, pr->pubname);
 		}
 		if (g->nfunc > nfunc) {	/* forget the function just added */
 			g->nfunc--;

@@ -79,11 +79,13 @@
 
 #include "consumer/consumer.h"
 #include "dtrace.h"
+#include "grow.h"
 #include "pidfuncs.h"
 #include "probes.h"
 #include "registry.h"
 #include "srcline.h"
 #include "text.h"
+#include "xalloc.h"
 
 #define EXIT_USAGE 2
 
@@ -101,7 +103,6 @@ struct srccache {
 static const struct dt_srcmap *srcmap_for(struct srccache *c, const char *path)
 {
 	struct dt_srcmap *m;
-	struct srcfile *nv;
 	char *p;
 
 	if (!path || !*path)
@@ -111,15 +112,11 @@ static const struct dt_srcmap *srcmap_for(struct srccache *c, const char *path)
 			return c->v[i].map;
 	m = dt_srcmap_open(path);
 	p = strdup(path);
-	nv = realloc(c->v, (c->n + 1) * sizeof(*c->v));
-	if (!m || !p || !nv) {
+	if (!m || !p || grow_count(&c->v, c->n, sizeof(*c->v)) < 0) {
 		dt_srcmap_free(m);
 		free(p);
-		if (nv)
-			c->v = nv;
 		return NULL;
 	}
-	c->v = nv;
 	c->v[c->n].path = p;
 	c->v[c->n].map = m;
 	c->n++;
@@ -434,17 +431,14 @@ static int pid_row(const struct dt_pidobj *ob, const struct dt_pidpoint *pt,
 	const struct dt_list_opts *c = pr->lr->c;
 	uint64_t addr = pt->fn->addr + pt->off + ob->bias;
 	struct dt_probe p = {0};
-	void *ns;
 
 	pr->hits++;
 	for (size_t i = 0; i < pr->nseen; i++)
 		if (pr->seen[i].pid == pr->pid && pr->seen[i].addr == addr &&
 		    !strcmp(pr->seen[i].name, pt->name))
 			return 0;
-	ns = realloc(pr->seen, (pr->nseen + 1) * sizeof(*pr->seen));
-	if (!ns)
+	if (grow_count(&pr->seen, pr->nseen, sizeof(*pr->seen)) < 0)
 		return -ENOMEM;
-	pr->seen = ns;
 	pr->seen[pr->nseen].pid = pr->pid;
 	pr->seen[pr->nseen].addr = addr;
 	snprintf(pr->seen[pr->nseen++].name, sizeof(pr->seen->name), "%s",
@@ -563,16 +557,11 @@ int dtrace_list(const struct dt_list_opts *in)
 	char msg[1024] = "";
 	int rc = EXIT_SUCCESS, err;
 
-	d = calloc(c->ndescs ? c->ndescs : 1, sizeof(*d));
-	texts = calloc(c->ndescs ? c->ndescs : 1, sizeof(*texts));
-	pids = calloc(in->npids + in->ncmds + 1, sizeof(*pids));
-	started = calloc(in->ncmds + 1, sizeof(*started));
+	d = xcalloc(c->ndescs, sizeof(*d));
+	texts = xcalloc(c->ndescs, sizeof(*texts));
+	pids = xcalloc(in->npids + in->ncmds + 1, sizeof(*pids));
+	started = xcalloc(in->ncmds + 1, sizeof(*started));
 	lw.d = d;
-	if (!d || !texts || !pids || !started) {
-		fprintf(stderr, "dtrace: out of memory\n");
-		rc = EXIT_FAILURE;
-		goto out_desc;
-	}
 	/* -c: the commands, held at their entry points; then the -p ones */
 	lo.npids = 0;
 	for (unsigned i = 0; i < in->ncmds; i++) {

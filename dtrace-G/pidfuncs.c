@@ -55,6 +55,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "pidfuncs.h"
 #include "procfs.h"
 #include "x86site.h"
@@ -84,31 +85,11 @@ struct psym {
 	unsigned rank[3]; /* binding, leading underscores, length */
 };
 
-struct names {
-	char *buf;
-	size_t len, cap;
-};
-
-static int names_add(struct names *n, const char *s, size_t *at)
+/* Append s and its NUL to the names; *at its offset.  0, or -ENOMEM. */
+static int names_add(struct sbuf *n, const char *s, size_t *at)
 {
-	size_t l = strlen(s) + 1;
-
-	if (n->len + l > n->cap) {
-		size_t cap = n->cap ? n->cap : 4096;
-		char *nb;
-
-		while (n->len + l > cap)
-			cap *= 2;
-		nb = realloc(n->buf, cap);
-		if (!nb)
-			return -ENOMEM;
-		n->buf = nb;
-		n->cap = cap;
-	}
-	memcpy(n->buf + n->len, s, l);
 	*at = n->len;
-	n->len += l;
-	return 0;
+	return sbuf_add(n, s, strlen(s) + 1);
 }
 
 /* By address, the listed name first (qsort_r: arg is the names) */
@@ -162,7 +143,7 @@ struct psyms {
 
 static int read_symtab(struct dt_pidfile *pf, Elf *elf, size_t shstrndx,
 		       Elf_Scn *scn, const GElf_Shdr *sh, struct psyms *ps,
-		       struct names *nm)
+		       struct sbuf *nm)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t count;
@@ -195,15 +176,8 @@ static int read_symtab(struct dt_pidfile *pf, Elf *elf, size_t shstrndx,
 		p.rank[2] = (unsigned)strlen(name);
 		if (names_add(nm, name, &p.name) < 0)
 			return -ENOMEM;
-		if (ps->n == ps->cap) {
-			size_t cap = ps->cap ? 2 * ps->cap : 256;
-			struct psym *nv = reallocarray(ps->v, cap, sizeof(*nv));
-
-			if (!nv)
-				return -ENOMEM;
-			ps->v = nv;
-			ps->cap = cap;
-		}
+		if (grow_one(&ps->v, &ps->cap, ps->n, sizeof(*ps->v)) < 0)
+			return -ENOMEM;
 		ps->v[ps->n++] = p;
 	}
 	return 0;
@@ -211,18 +185,18 @@ static int read_symtab(struct dt_pidfile *pf, Elf *elf, size_t shstrndx,
 
 /* Sorted symbols into one record per address, the best name first. */
 static int make_funcs(struct dt_pidfile *pf, struct psym *v, size_t n,
-		      struct names *nm)
+		      struct sbuf *nm)
 {
 	size_t ia = 0, k = 0;
 
 	if (n)
-		qsort_r(v, n, sizeof(*v), psym_cmp, nm->buf);
+		qsort_r(v, n, sizeof(*v), psym_cmp, nm->b);
 	pf->fn = calloc(n ? n : 1, sizeof(*pf->fn));
 	pf->aliases = calloc(n ? n : 1, sizeof(*pf->aliases));
 	if (!pf->fn || !pf->aliases)
 		return -ENOMEM;
-	pf->strs = nm->buf;
-	nm->buf = NULL;
+	pf->strs = nm->b;
+	nm->b = NULL;
 	for (size_t i = 0; i < n; i = k) {
 		struct dt_pidfunc *f = &pf->fn[pf->nfn++];
 
@@ -250,7 +224,7 @@ int dt_pidfile_read(struct dt_pidfile *pf, const char *path, char *msg,
 		    size_t msglen)
 {
 	struct psyms ps = {0};
-	struct names nm = {0};
+	struct sbuf nm = {0};
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr eh;
@@ -300,7 +274,7 @@ int dt_pidfile_read(struct dt_pidfile *pf, const char *path, char *msg,
 		err = make_funcs(pf, ps.v, ps.n, &nm);
 out:
 	free(ps.v);
-	free(nm.buf);
+	free(nm.b);
 	if (elf)
 		elf_end(elf);
 	close(fd);
@@ -597,17 +571,12 @@ int dt_pid_each(pid_t pid, const struct dt_desc *d,
 			dup = seen[i][0] == m->dev && seen[i][1] == m->ino;
 		if (dup)
 			continue;
-		{
-			void *ns = realloc(seen, (nseen + 1) * sizeof(*seen));
-
-			if (!ns) {
-				err = -ENOMEM;
-				break;
-			}
-			seen = ns;
-			seen[nseen][0] = m->dev;
-			seen[nseen++][1] = m->ino;
+		if (grow_count(&seen, nseen, sizeof(*seen)) < 0) {
+			err = -ENOMEM;
+			break;
 		}
+		seen[nseen][0] = m->dev;
+		seen[nseen++][1] = m->ino;
 		plen = strlen(m->path);
 		if (plen > 10 && !strcmp(m->path + plen - 10, " (deleted)"))
 			plen -= 10;

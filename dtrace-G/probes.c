@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "dof_check.h"
+#include "grow.h"
 #include "probes.h"
 
 const char *dt_stability_name(unsigned s)
@@ -74,15 +75,8 @@ dof_attr_t dt_probe_attr(const struct dt_probe *p)
 
 struct dt_probe *dt_probes_add(struct dt_probes *pl, const struct dt_probe *p)
 {
-	if (pl->n == pl->cap) {
-		size_t cap = pl->cap ? pl->cap * 2 : 64;
-		struct dt_probe *nv = realloc(pl->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		pl->v = nv;
-		pl->cap = cap;
-	}
+	if (grow_one(&pl->v, &pl->cap, pl->n, sizeof(*pl->v)) < 0)
+		return NULL;
 	pl->v[pl->n] = *p;
 	pl->v[pl->n].id = ++pl->next_id;
 	return &pl->v[pl->n++];
@@ -263,17 +257,14 @@ bool dt_desc_reg_pids(const struct dt_desc *d, pid_t **pids, size_t *npids)
 	/* the provider's name is at least one character */
 	for (const char *q = dig == p ? p + 1 : dig; *q; q++) {
 		long v;
-		pid_t *nv;
 
 		if (*q == '0' || strlen(q) > 9)
 			continue;
 		v = strtol(q, NULL, 10);
 		if (v <= 0)
 			continue;
-		nv = realloc(*pids, (*npids + 1) * sizeof(*nv));
-		if (!nv)
+		if (grow_count(pids, *npids, sizeof(**pids)) < 0)
 			return false;
-		*pids = nv;
 		(*pids)[(*npids)++] = (pid_t)v;
 	}
 	return true;

@@ -28,6 +28,7 @@
 
 #include "usdt/dof.h"
 #include "dof_build.h"
+#include "grow.h"
 
 /*
  * The string table, with a hash of what it holds so that names and whole
@@ -35,28 +36,11 @@
  * probes sharing a handful of argument lists).
  */
 struct sbuild {
-	char *buf;
-	size_t len, cap;
+	struct sbuf t;		/* the table's bytes */
 	uint32_t *slot_off;	/* hash slots: offset + 1, 0 = empty */
 	uint32_t *slot_len;
 	size_t nslot, used;
 };
-
-static int sb_reserve(struct sbuild *s, size_t n)
-{
-	size_t cap;
-	char *nb;
-
-	if (s->len + n <= s->cap)
-		return 0;
-	cap = (s->cap ? s->cap * 2 : 1024) + n;
-	nb = realloc(s->buf, cap);
-	if (!nb)
-		return -ENOMEM;
-	s->buf = nb;
-	s->cap = cap;
-	return 0;
-}
 
 static uint64_t sb_hash(const char *p, size_t n)
 {
@@ -85,7 +69,7 @@ static int sb_grow(struct sbuild *s)
 
 		if (!s->slot_off[i])
 			continue;
-		j = sb_hash(s->buf + s->slot_off[i] - 1, s->slot_len[i]) &
+		j = sb_hash(s->t.b + s->slot_off[i] - 1, s->slot_len[i]) &
 		    (nslot - 1);
 		while (off[j])
 			j = (j + 1) & (nslot - 1);
@@ -109,20 +93,18 @@ static long sb_intern_bytes(struct sbuild *s, const char *p, size_t n)
 	size_t j;
 	long off;
 
-	if (n > UINT32_MAX / 2 || s->len > UINT32_MAX / 2)
+	if (n > UINT32_MAX / 2 || s->t.len > UINT32_MAX / 2)
 		return -ENAMETOOLONG;
 	if ((s->used + 1) * 2 > s->nslot && sb_grow(s) < 0)
 		return -ENOMEM;
 	j = sb_hash(p, n) & (s->nslot - 1);
 	for (; s->slot_off[j]; j = (j + 1) & (s->nslot - 1))
 		if (s->slot_len[j] == n &&
-		    memcmp(s->buf + s->slot_off[j] - 1, p, n) == 0)
+		    memcmp(s->t.b + s->slot_off[j] - 1, p, n) == 0)
 			return (long)s->slot_off[j] - 1;
-	if (sb_reserve(s, n) < 0)
+	off = (long)s->t.len;
+	if (sbuf_add(&s->t, p, n) < 0)
 		return -ENOMEM;
-	off = (long)s->len;
-	memcpy(s->buf + s->len, p, n);
-	s->len += n;
 	s->slot_off[j] = (uint32_t)off + 1;
 	s->slot_len[j] = (uint32_t)n;
 	s->used++;
@@ -187,7 +169,7 @@ struct secplan {
 int dof_build(const struct prov_file *pf, const struct dof_fprobe *fp,
 	      unsigned n, void **blob, size_t *size,
 	      struct dof_addr_reloc **relocs, unsigned *nrelocs,
-	      char *errbuf, size_t errlen)
+	      char *msg, size_t msglen)
 {
 	struct sbuild str = { 0 };
 	struct secplan *sec = NULL;
@@ -217,9 +199,9 @@ int dof_build(const struct prov_file *pf, const struct dof_fprobe *fp,
 	/* per provider: PROBES, PRARGS, PROFFS, PRENOFFS?, PROVIDER */
 	sec = calloc(npv * 5 + 1, sizeof(*sec));
 	rel = calloc(n ? n : 1, sizeof(*rel));
-	if (!sec || !rel || sb_reserve(&str, 1) < 0)
+	/* offset 0: the empty string */
+	if (!sec || !rel || sbuf_add(&str.t, "", 1) < 0)
 		goto out;
-	str.buf[str.len++] = '\0';	/* offset 0: the empty string */
 
 	for (unsigned v = 0; v < pf->provider_cnt; v++) {
 		const struct prov_provider *pv = &pf->providers[v];
@@ -302,7 +284,7 @@ int dof_build(const struct prov_file *pf, const struct dof_fprobe *fp,
 					       nv == -ENOMEM || xv == -ENOMEM) ?
 					      -ENOMEM : -ENAMETOOLONG;
 					if (err == -ENAMETOOLONG)
-						snprintf(errbuf, errlen,
+						snprintf(msg, msglen,
 							 "an argument type of probe '%s' is too long",
 							 f->pr->name);
 					goto out_quiet;
@@ -364,14 +346,14 @@ int dof_build(const struct prov_file *pf, const struct dof_fprobe *fp,
 	/* the string table, last; then the header and section table */
 	{
 		uint64_t stroff = total;
-		uint8_t *nb = realloc(b, total + str.len);
+		uint8_t *nb = realloc(b, total + str.t.len);
 		dof_sec_t *st;
 
 		if (!nb)
 			goto out;
 		b = nb;
-		memcpy(b + stroff, str.buf, str.len);
-		total += str.len;
+		memcpy(b + stroff, str.t.b, str.t.len);
+		total += str.t.len;
 		h = (dof_hdr_t *)b;
 		memset(h, 0, sizeof(*h));
 		h->dofh_ident[DOF_ID_MAG0] = DOF_MAG_MAG0;
@@ -406,7 +388,7 @@ int dof_build(const struct prov_file *pf, const struct dof_fprobe *fp,
 		st[nsec].dofs_flags = DOF_SECF_LOAD;
 		st[nsec].dofs_entsize = 0;
 		st[nsec].dofs_offset = stroff;
-		st[nsec].dofs_size = str.len;
+		st[nsec].dofs_size = str.t.len;
 	}
 	*blob = b;
 	*size = total;
@@ -417,12 +399,12 @@ int dof_build(const struct prov_file *pf, const struct dof_fprobe *fp,
 	err = 0;
 	goto out_quiet;
 out:
-	snprintf(errbuf, errlen, "out of memory");
+	snprintf(msg, msglen, "out of memory");
 out_quiet:
 	free(b);
 	free(rel);
 	free(sec);
-	free(str.buf);
+	free(str.t.b);
 	free(str.slot_off);
 	free(str.slot_len);
 	return err;

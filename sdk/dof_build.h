@@ -37,12 +37,12 @@ struct dof_addr_reloc {
  * Build the DOF for the fprobes, grouped by provider in the order the
  * providers appear in pf; providers without sites are left out.  The
  * blob and relocation array are malloc'd.  Returns 0 or a negative errno
- * with a message in errbuf.
+ * with a message in msg.
  */
 int dof_build(const struct prov_file *pf, const struct dof_fprobe *fp,
 	      unsigned n, void **blob, size_t *size,
 	      struct dof_addr_reloc **relocs, unsigned *nrelocs,
-	      char *errbuf, size_t errlen);
+	      char *msg, size_t msglen);
 
 /* The type string a DOF records for an argument. */
 int dof_type_name(const struct prov_type *t, char *buf, size_t len);

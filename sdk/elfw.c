@@ -228,48 +228,32 @@ int elfw_rela(struct elfw *w, int sec, uint64_t offset, int sym,
 
 int elfw_comdat(struct elfw *w, int sig, const int *secs, unsigned n)
 {
-	struct wgroup *ng = realloc(w->groups, (w->ngroup + 1) * sizeof(*ng));
 	int *copy = malloc(n * sizeof(*copy));
 
-	if (!ng || !copy) {
+	if (!copy ||
+	    grow_count(&w->groups, w->ngroup, sizeof(*w->groups)) < 0) {
 		free(copy);
-		if (ng)
-			w->groups = ng;
 		return -ENOMEM;
 	}
-	w->groups = ng;
 	memcpy(copy, secs, n * sizeof(*copy));
-	ng[w->ngroup++] = (struct wgroup){ sig, copy, n };
+	w->groups[w->ngroup++] = (struct wgroup){sig, copy, n};
 	for (unsigned i = 0; i < n; i++)
 		w->secs[secs[i]].flags |= SHF_GROUP;
 	return 0;
 }
 
-/* A string table under construction. */
-struct strtab {
-	char *buf;
-	size_t len, cap;
-};
-
-static long strtab_add(struct strtab *t, const char *s)
+/*
+ * Add s to a string table under construction: its offset, or -ENOMEM.
+ * The empty string is the table's first byte, shared.
+ */
+static long strtab_add(struct sbuf *t, const char *s)
 {
-	size_t n = strlen(s) + 1;
-	long off;
+	long off = (long)t->len;
 
 	if (!*s && t->len)
 		return 0;
-	if (t->len + n > t->cap) {
-		size_t cap = (t->cap ? t->cap * 2 : 256) + n;
-		char *nb = realloc(t->buf, cap);
-
-		if (!nb)
-			return -ENOMEM;
-		t->buf = nb;
-		t->cap = cap;
-	}
-	memcpy(t->buf + t->len, s, n);
-	off = (long)t->len;
-	t->len += n;
+	if (sbuf_add(t, s, strlen(s) + 1) < 0)
+		return -ENOMEM;
 	return off;
 }
 
@@ -298,9 +282,9 @@ static int add_scn(Elf *elf, const GElf_Shdr *sh, void *data, size_t size,
 	return 0;
 }
 
-int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen)
+int elfw_write(struct elfw *w, int fd, char *msg, size_t msglen)
 {
-	struct strtab str = { 0 }, shstr = { 0 };
+	struct sbuf str = {0}, shstr = {0};
 	Elf64_Sym *symtab = NULL;
 	Elf64_Rela **relbufs = NULL;
 	uint32_t **grpbufs = NULL;
@@ -311,7 +295,7 @@ int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen)
 	int err = -ENOMEM;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return elfw_err(errbuf, errlen, "libelf is out of date");
+		return elfw_err(msg, msglen, "libelf is out of date");
 
 	/* final section indices */
 	idx += w->ngroup;
@@ -363,7 +347,7 @@ int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen)
 
 	elf = elf_begin(fd, ELF_C_WRITE, NULL);
 	if (!elf || !gelf_newehdr(elf, ELFCLASS64) || !gelf_getehdr(elf, &eh)) {
-		err = elfw_err(errbuf, errlen, "libelf: %s", elf_errmsg(-1));
+		err = elfw_err(msg, msglen, "libelf: %s", elf_errmsg(-1));
 		goto out;
 	}
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
@@ -472,13 +456,13 @@ int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen)
 		sh.sh_name = (Elf64_Word)n2;
 		sh.sh_type = SHT_STRTAB;
 		sh.sh_addralign = 1;
-		if (add_scn(elf, &sh, str.buf, str.len, 1) < 0)
+		if (add_scn(elf, &sh, str.b, str.len, 1) < 0)
 			goto libelf_err;
 		memset(&sh, 0, sizeof(sh));
 		sh.sh_name = (Elf64_Word)n3;
 		sh.sh_type = SHT_STRTAB;
 		sh.sh_addralign = 1;
-		if (add_scn(elf, &sh, shstr.buf, shstr.len, 1) < 0)
+		if (add_scn(elf, &sh, shstr.b, shstr.len, 1) < 0)
 			goto libelf_err;
 	}
 	if (elf_update(elf, ELF_C_WRITE) < 0)
@@ -486,10 +470,10 @@ int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen)
 	err = 0;
 	goto out;
 libelf_err:
-	err = elfw_err(errbuf, errlen, "libelf: %s", elf_errmsg(-1));
+	err = elfw_err(msg, msglen, "libelf: %s", elf_errmsg(-1));
 out:
 	if (err == -ENOMEM)
-		snprintf(errbuf, errlen, "out of memory");
+		snprintf(msg, msglen, "out of memory");
 	if (elf)
 		elf_end(elf);
 	for (unsigned i = 0; relbufs && i < w->nsec; i++)
@@ -499,8 +483,8 @@ out:
 	free(relbufs);
 	free(grpbufs);
 	free(symtab);
-	free(str.buf);
-	free(shstr.buf);
+	free(str.b);
+	free(shstr.b);
 	return err;
 }
 
@@ -509,7 +493,7 @@ out:
  */
 
 int elfw_localize(const char *path, int (*keep)(const char *name, void *arg),
-		  void *arg, char *errbuf, size_t errlen)
+		  void *arg, char *msg, size_t msglen)
 {
 	Elf *elf = NULL;
 	Elf_Scn *scn = NULL, *symscn = NULL;
@@ -521,11 +505,11 @@ int elfw_localize(const char *path, int (*keep)(const char *name, void *arg),
 	int fd, err = -EINVAL;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return elfw_err(errbuf, errlen, "libelf is out of date");
+		return elfw_err(msg, msglen, "libelf is out of date");
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		snprintf(errbuf, errlen, "cannot open %s: %s", path,
+		snprintf(msg, msglen, "cannot open %s: %s", path,
 			 strerror(errno));
 		return err;
 	}
@@ -536,7 +520,7 @@ int elfw_localize(const char *path, int (*keep)(const char *name, void *arg),
 		if (!gelf_getshdr(scn, &sh))
 			goto libelf_err;
 		if (sh.sh_type == SHT_SYMTAB_SHNDX) {
-			err = elfw_err(errbuf, errlen,
+			err = elfw_err(msg, msglen,
 				       "%s: extended section indices are not supported",
 				       path);
 			goto out;
@@ -547,7 +531,7 @@ int elfw_localize(const char *path, int (*keep)(const char *name, void *arg),
 		}
 	}
 	if (!symscn) {
-		err = elfw_err(errbuf, errlen, "%s: no symbol table", path);
+		err = elfw_err(msg, msglen, "%s: no symbol table", path);
 		goto out;
 	}
 	symd = elf_getdata(symscn, NULL);
@@ -560,7 +544,7 @@ int elfw_localize(const char *path, int (*keep)(const char *name, void *arg),
 	map = malloc(n * sizeof(*map));
 	if (!old || !nsym || !map) {
 		err = -ENOMEM;
-		snprintf(errbuf, errlen, "out of memory");
+		snprintf(msg, msglen, "out of memory");
 		goto out;
 	}
 	memcpy(old, symd->d_buf, symd->d_size);
@@ -655,10 +639,10 @@ int elfw_localize(const char *path, int (*keep)(const char *name, void *arg),
 	err = 0;
 	goto out;
 bad:
-	err = elfw_err(errbuf, errlen, "%s: symbol index out of range", path);
+	err = elfw_err(msg, msglen, "%s: symbol index out of range", path);
 	goto out;
 libelf_err:
-	err = elfw_err(errbuf, errlen, "%s: libelf: %s", path, elf_errmsg(-1));
+	err = elfw_err(msg, msglen, "%s: libelf: %s", path, elf_errmsg(-1));
 out:
 	if (elf)
 		elf_end(elf);
@@ -764,7 +748,7 @@ static int resolve(struct elfw *w, int h, int sec, const GElf_Sym *s)
 }
 
 int elfw_add_object(struct elfw *w, const char *path,
-		    int (*skip)(const char *name), char *errbuf, size_t errlen)
+		    int (*skip)(const char *name), char *msg, size_t msglen)
 {
 	Elf *elf = NULL;
 	Elf_Scn *scn = NULL;
@@ -777,11 +761,11 @@ int elfw_add_object(struct elfw *w, const char *path,
 	int fd, err = -ENOMEM;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return elfw_err(errbuf, errlen, "libelf is out of date");
+		return elfw_err(msg, msglen, "libelf is out of date");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		snprintf(errbuf, errlen, "cannot open %s: %s", path,
+		snprintf(msg, msglen, "cannot open %s: %s", path,
 			 strerror(errno));
 		return err;
 	}
@@ -789,12 +773,12 @@ int elfw_add_object(struct elfw *w, const char *path,
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || !gelf_getehdr(elf, &eh) || elf_getshdrnum(elf, &nscn) ||
 	    elf_getshdrstrndx(elf, &shstrndx)) {
-		err = elfw_err(errbuf, errlen, "%s: %s", path, elf_errmsg(-1));
+		err = elfw_err(msg, msglen, "%s: %s", path, elf_errmsg(-1));
 		goto out;
 	}
 	why = add_object_refusal(w, elf, &eh, shstrndx);
 	if (why) {
-		snprintf(errbuf, errlen, "%s: %s", path, why);
+		snprintf(msg, msglen, "%s: %s", path, why);
 		err = -ENOTSUP;
 		goto out;
 	}
@@ -825,7 +809,7 @@ int elfw_add_object(struct elfw *w, const char *path,
 		d = sh.sh_type == SHT_NOBITS ? NULL : elf_rawdata(scn, NULL);
 		if (sh.sh_type != SHT_NOBITS && sh.sh_size &&
 		    (!d || d->d_size != sh.sh_size)) {
-			err = elfw_err(errbuf, errlen, "%s: section %s: %s",
+			err = elfw_err(msg, msglen, "%s: section %s: %s",
 				       path, name, elf_errmsg(-1));
 			goto out;
 		}
@@ -845,14 +829,14 @@ int elfw_add_object(struct elfw *w, const char *path,
 		int sec = 0, h;
 
 		if (!gelf_getsym(symd, (int)i, &s)) {
-			err = elfw_err(errbuf, errlen, "%s: symbol %zu: %s",
+			err = elfw_err(msg, msglen, "%s: symbol %zu: %s",
 				       path, i, elf_errmsg(-1));
 			goto out;
 		}
 		name = elf_strptr(elf, strndx, s.st_name);
 		if (s.st_shndx == SHN_COMMON || s.st_shndx == SHN_XINDEX ||
 		    (s.st_shndx >= SHN_LORESERVE && s.st_shndx != SHN_ABS)) {
-			err = elfw_err(errbuf, errlen,
+			err = elfw_err(msg, msglen,
 				       "%s: symbol %s: a section it does not copy",
 				       path, name ? name : "?");
 			goto out;
@@ -875,7 +859,7 @@ int elfw_add_object(struct elfw *w, const char *path,
 					GELF_ST_TYPE(s.st_info),
 					GELF_ST_VISIBILITY(s.st_other));
 		if (h == -EEXIST) {
-			err = elfw_err(errbuf, errlen,
+			err = elfw_err(msg, msglen,
 				       "%s: %s is defined twice", path, name);
 			goto out;
 		}
@@ -893,7 +877,7 @@ int elfw_add_object(struct elfw *w, const char *path,
 		if (sh.sh_type != SHT_RELA)
 			continue;
 		if (sh.sh_info >= nscn || !secmap[sh.sh_info]) {
-			err = elfw_err(errbuf, errlen,
+			err = elfw_err(msg, msglen,
 				       "%s: relocations for a section not copied",
 				       path);
 			goto out;
@@ -905,13 +889,13 @@ int elfw_add_object(struct elfw *w, const char *path,
 			size_t si;
 
 			if (!d || !gelf_getrela(d, (int)j, &r)) {
-				err = elfw_err(errbuf, errlen, "%s: %s", path,
+				err = elfw_err(msg, msglen, "%s: %s", path,
 					       elf_errmsg(-1));
 				goto out;
 			}
 			si = GELF_R_SYM(r.r_info);
 			if (si >= nsym || (si && !symmap[si])) {
-				err = elfw_err(errbuf, errlen,
+				err = elfw_err(msg, msglen,
 					       "%s: a relocation against a symbol not copied",
 					       path);
 				goto out;
@@ -926,7 +910,7 @@ int elfw_add_object(struct elfw *w, const char *path,
 	err = 0;
 out:
 	if (err == -ENOMEM)
-		snprintf(errbuf, errlen, "out of memory");
+		snprintf(msg, msglen, "out of memory");
 	free(secmap);
 	free(symmap);
 	if (elf)

@@ -51,8 +51,8 @@ int elfw_rela(struct elfw *w, int sec, uint64_t offset, int sym,
 /* Make a COMDAT group of the given sections, signed by symbol sig. */
 int elfw_comdat(struct elfw *w, int sig, const int *secs, unsigned n);
 
-/* Write the object to fd; 0 or a negative errno (message in errbuf). */
-int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen);
+/* Write the object to fd; 0 or a negative errno (message in msg). */
+int elfw_write(struct elfw *w, int fd, char *msg, size_t msglen);
 
 /*
  * Make every defined global or weak symbol of the object in `path` local,
@@ -61,7 +61,7 @@ int elfw_write(struct elfw *w, int fd, char *errbuf, size_t errlen);
  * signature renumbered; undefined symbols stay global.
  */
 int elfw_localize(const char *path, int (*keep)(const char *name, void *arg),
-		  void *arg, char *errbuf, size_t errlen);
+		  void *arg, char *msg, size_t msglen);
 
 /*
  * Add every section, symbol and relocation of the x86-64 relocatable
@@ -69,10 +69,10 @@ int elfw_localize(const char *path, int (*keep)(const char *name, void *arg),
  * skip(name) is nonzero are left out (w has its own).  -ENOTSUP, with
  * nothing added, for an object this copy does not handle (groups,
  * SHT_REL, SHF_LINK_ORDER, common symbols, extended indices): then use
- * the linker.  Other errors: a negative errno, message in errbuf.
+ * the linker.  Other errors: a negative errno, message in msg.
  */
 int elfw_add_object(struct elfw *w, const char *path,
-		    int (*skip)(const char *name), char *errbuf, size_t errlen);
+		    int (*skip)(const char *name), char *msg, size_t msglen);
 
 /* elfw_localize()'s rule, on the symbols added to w so far. */
 void elfw_localize_all(struct elfw *w,

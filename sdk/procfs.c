@@ -23,6 +23,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "procfs.h"
 
 ssize_t proc_read_file(pid_t pid, const char *name, char *buf, size_t size)
@@ -134,16 +135,8 @@ int proc_maps_parse(const char *text, struct proc_maps *mm)
 		size_t plen;
 
 		if (parse_line(text, end, &m, &path, &plen)) {
-			if (mm->n == cap) {
-				size_t ncap = cap ? 2 * cap : 64;
-				struct proc_map *nm =
-					realloc(mm->m, ncap * sizeof(*nm));
-
-				if (!nm)
-					goto nomem;
-				mm->m = nm;
-				cap = ncap;
-			}
+			if (grow_one(&mm->m, &cap, mm->n, sizeof(*mm->m)) < 0)
+				goto nomem;
 			m.path = strndup(path, plen);
 			if (!m.path)
 				goto nomem;
@@ -159,8 +152,8 @@ nomem:
 
 int proc_maps_read(pid_t pid, struct proc_maps *mm)
 {
-	char path[64], *buf = NULL;
-	size_t len = 0, cap = 0;
+	char path[64];
+	struct sbuf sb = {0};
 	int fd, err;
 
 	mm->m = NULL;
@@ -169,35 +162,15 @@ int proc_maps_read(pid_t pid, struct proc_maps *mm)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 4096) {
-			size_t ncap = cap ? 2 * cap : 16384;
-			char *nb = realloc(buf, ncap);
-
-			if (!nb) {
-				err = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		/*
-		 * An error (the process went away while we read) ends the
-		 * text like end of file: what was read is still true.
-		 */
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	err = proc_maps_parse(buf, mm);
-out:
-	free(buf);
+	/*
+	 * An error (the process went away while we read) ends the text
+	 * like end of file: what was read is still true.
+	 */
+	if (sbuf_read_fd(&sb, fd) == -ENOMEM)
+		err = -ENOMEM;
+	else
+		err = proc_maps_parse(sb.b, mm);
+	free(sb.b);
 	close(fd);
 	return err;
 }

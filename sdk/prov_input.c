@@ -37,6 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "prov_impl.h"
 
 extern char **environ;
@@ -54,37 +55,15 @@ static int diag_errno(struct prov_diag *d, const char *path, int err,
 /* Read all of fd into a NUL-terminated buffer. */
 static int slurp(int fd, char **buf, size_t *len)
 {
-	size_t cap = 8192, n = 0;
-	char *b = malloc(cap), *nb;
-	ssize_t r;
+	struct sbuf sb = {0};
+	int err = sbuf_read_fd(&sb, fd);
 
-	if (!b)
-		return -ENOMEM;
-	for (;;) {
-		if (n + 1 >= cap) {
-			cap *= 2;
-			nb = realloc(b, cap);
-			if (!nb) {
-				free(b);
-				return -ENOMEM;
-			}
-			b = nb;
-		}
-		r = read(fd, b + n, cap - n - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			free(b);
-			return (int)r;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
+	if (err) {
+		free(sb.b);
+		return err;
 	}
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
+	*buf = sb.b;
+	*len = sb.len;
 	return 0;
 }
 

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "prov_impl.h"
 
 void *prov_calloc(size_t n, size_t sz)
@@ -120,10 +121,9 @@ const char *prov_intern_file(struct parser *ps, const char *s, size_t n)
 	for (unsigned i = 0; i < ps->file_cnt; i++)
 		if (strlen(ps->files[i]) == n && memcmp(ps->files[i], s, n) == 0)
 			return ps->files[i];
-	nf = realloc(ps->files, (ps->file_cnt + 1) * sizeof(*nf));
-	if (!nf)
+	if (grow_count(&ps->files, ps->file_cnt, sizeof(*ps->files)) < 0)
 		return NULL;
-	ps->files = nf;
+	nf = ps->files;
 	nf[ps->file_cnt] = prov_strndup(s, n);
 	if (!nf[ps->file_cnt])
 		return NULL;

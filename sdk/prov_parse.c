@@ -39,6 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "prov.h"
 #include "prov_impl.h"
 
@@ -83,14 +84,12 @@ static int parse_typedef(struct parser *ps)
 			       name, ty.dname, old->type.cname, old->line);
 		goto fail;
 	}
-	nt_arr = realloc(ps->pf->typedefs,
-			 (ps->pf->typedef_cnt + 1) * sizeof(*nt_arr));
-	if (!nt_arr) {
+	if (grow_count(&ps->pf->typedefs, ps->pf->typedef_cnt,
+		       sizeof(*nt_arr)) < 0) {
 		err = prov_nomem(ps);
 		goto fail;
 	}
-	ps->pf->typedefs = nt_arr;
-	nt_arr += ps->pf->typedef_cnt;
+	nt_arr = ps->pf->typedefs + ps->pf->typedef_cnt;
 	memset(nt_arr, 0, sizeof(*nt_arr));
 	nt_arr->file = strdup(kw.file ? kw.file : "");
 	if (!nt_arr->file) {
@@ -328,8 +327,7 @@ static int parse_params(struct parser *ps, const char *probe, bool xlated,
 		}
 	}
 	for (;;) {
-		struct prov_arg a = { 0 };
-		struct prov_arg *nv;
+		struct prov_arg a = {0};
 		struct tok nt, at;
 
 		err = prov_peek(ps, &la);
@@ -365,13 +363,11 @@ static int parse_params(struct parser *ps, const char *probe, bool xlated,
 			arg_clear(&a);
 			goto fail;
 		}
-		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv) {
+		if (grow_count(&v, n, sizeof(*v)) < 0) {
 			arg_clear(&a);
 			err = prov_nomem(ps);
 			goto fail;
 		}
-		v = nv;
 		v[n++] = a;
 		err = prov_next(ps);
 		if (err)
@@ -430,8 +426,7 @@ static int map_xargs(struct parser *ps, struct prov_probe *pr,
 
 static int parse_probe(struct parser *ps, struct prov_provider *pv)
 {
-	struct prov_probe pr = { 0 };
-	struct prov_probe *np;
+	struct prov_probe pr = {0};
 	const struct prov_probe *dup;
 	struct tok nametok, xat;
 	const struct tok *la;
@@ -518,13 +513,11 @@ static int parse_probe(struct parser *ps, struct prov_provider *pv)
 		if (err)
 			goto fail;
 	}
-	np = realloc(pv->probes, (pv->probe_cnt + 1) * sizeof(*np));
-	if (!np) {
+	if (grow_count(&pv->probes, pv->probe_cnt, sizeof(*pv->probes)) < 0) {
 		err = prov_nomem(ps);
 		goto fail;
 	}
-	pv->probes = np;
-	np[pv->probe_cnt++] = pr;
+	pv->probes[pv->probe_cnt++] = pr;
 	return 0;
 fail:
 	probe_clear(&pr);
@@ -546,8 +539,7 @@ pwarn(struct parser *ps, const struct tok *t, const char *fmt, ...);
 
 static int parse_provider(struct parser *ps)
 {
-	struct prov_provider pv = { 0 };
-	struct prov_provider *np;
+	struct prov_provider pv = {0};
 	const struct prov_provider *dup;
 	struct tok nametok, open;
 	char b[64];
@@ -637,14 +629,12 @@ static int parse_provider(struct parser *ps)
 		if (err)
 			goto fail;
 	}
-	np = realloc(ps->pf->providers,
-		     (ps->pf->provider_cnt + 1) * sizeof(*np));
-	if (!np) {
+	if (grow_count(&ps->pf->providers, ps->pf->provider_cnt,
+		       sizeof(*ps->pf->providers)) < 0) {
 		err = prov_nomem(ps);
 		goto fail;
 	}
-	ps->pf->providers = np;
-	np[ps->pf->provider_cnt++] = pv;
+	ps->pf->providers[ps->pf->provider_cnt++] = pv;
 	return 0;
 fail:
 	provider_clear(&pv);
@@ -688,7 +678,7 @@ static int parse_pragma(struct parser *ps)
 	const struct tok *t = &ps->tok;
 	const char *p = t->s, *end = t->s + t->len, *w;
 	const char *hint = "the form is '#pragma D attributes Name/Data/Class provider NAME provider|module|function|name|args'";
-	struct pending_attr pa = { 0 }, *npa;
+	struct pending_attr pa = {0};
 	size_t n;
 	int v;
 
@@ -774,20 +764,18 @@ static int parse_pragma(struct parser *ps)
 	}
 	pa.which = (enum prov_attr_which)v;
 	pa.at = *t;
-	npa = realloc(ps->attrs, (ps->attr_cnt + 1) * sizeof(*npa));
-	if (!npa) {
+	if (grow_count(&ps->attrs, ps->attr_cnt, sizeof(*ps->attrs)) < 0) {
 		free(pa.provider);
 		return prov_nomem(ps);
 	}
-	ps->attrs = npa;
-	npa[ps->attr_cnt++] = pa;
+	ps->attrs[ps->attr_cnt++] = pa;
 	return 0;
 }
 
 static int __attribute__((format(printf, 3, 4)))
 pwarn(struct parser *ps, const struct tok *t, const char *fmt, ...)
 {
-	char msg[600], *full, **nw;
+	char msg[600], *full;
 	va_list ap;
 	int n;
 
@@ -800,13 +788,12 @@ pwarn(struct parser *ps, const struct tok *t, const char *fmt, ...)
 		n = asprintf(&full, "line %u: %s", t->line, msg);
 	if (n < 0)
 		return prov_nomem(ps);
-	nw = realloc(ps->pf->warnings, (ps->pf->warning_cnt + 1) * sizeof(*nw));
-	if (!nw) {
+	if (grow_count(&ps->pf->warnings, ps->pf->warning_cnt,
+		       sizeof(*ps->pf->warnings)) < 0) {
 		free(full);
 		return prov_nomem(ps);
 	}
-	ps->pf->warnings = nw;
-	nw[ps->pf->warning_cnt++] = full;
+	ps->pf->warnings[ps->pf->warning_cnt++] = full;
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "prov_impl.h"
 
 void prov_type_clear(struct prov_type *t)
@@ -56,46 +57,30 @@ const struct prov_typedef *prov_find_typedef(const struct prov_file *pf,
 	return NULL;
 }
 
-/* A growing string for building type spellings. */
-struct sbuf {
-	char *s;
-	size_t len, cap;
+/* A growing string for building type spellings; out of memory is noted
+ * and reported once, when the type is done. */
+struct tbuf {
+	struct sbuf sb;
 	bool oom;
 };
 
-static void sb_add(struct sbuf *b, const char *s, size_t n)
+static void sb_add(struct tbuf *b, const char *s, size_t n)
 {
-	char *ns;
-
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->cap ? b->cap * 2 : 32) + n;
-
-		ns = realloc(b->s, cap);
-		if (!ns) {
-			b->oom = true;
-			return;
-		}
-		b->s = ns;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
+	if (!b->oom && sbuf_add(&b->sb, s, n) < 0)
+		b->oom = true;
 }
 
-static void sb_str(struct sbuf *b, const char *s)
+static void sb_str(struct tbuf *b, const char *s)
 {
 	sb_add(b, s, strlen(s));
 }
 
 /* Append a word or '*' with D/C spacing: "const char *", "char **". */
-static void sb_tok(struct sbuf *b, const char *s, size_t n)
+static void sb_tok(struct tbuf *b, const char *s, size_t n)
 {
 	bool star = n == 1 && *s == '*';
 
-	if (b->len && !(star && b->s[b->len - 1] == '*'))
+	if (b->sb.len && !(star && b->sb.b[b->sb.len - 1] == '*'))
 		sb_add(b, " ", 1);
 	sb_add(b, s, n);
 }
@@ -117,8 +102,8 @@ int prov_parse_type(struct parser *ps, struct prov_type *ty, char **name,
 	enum base_kind base = B_NONE;
 	const struct prov_typedef *td = NULL;
 	const struct builtin_type *bt = NULL;
-	struct sbuf dname = { 0 }, prequal = { 0 }, postq = { 0 };
-	struct sbuf cname = { 0 };
+	struct tbuf dname = {0}, prequal = {0}, postq = {0};
+	struct tbuf cname = {0};
 	struct tok first, tagtok = { 0 }, named = { 0 };
 	char *tag = NULL;
 	bool tag_union = false, is_enum = false;
@@ -319,8 +304,9 @@ int prov_parse_type(struct parser *ps, struct prov_type *ty, char **name,
 		    (n_char && (n_short || n_long || n_int)) ||
 		    (n_short && n_long)) {
 			err = prov_err(ps, &first, NULL,
-				       "invalid combination of type specifiers '%s' %s",
-				       dname.s ? dname.s : "", ctx);
+				       "invalid combination of type specifiers "
+				       "'%s' %s",
+				       dname.sb.b ? dname.sb.b : "", ctx);
 			goto out;
 		}
 		ty->kind = PROV_K_INT;
@@ -350,12 +336,12 @@ int prov_parse_type(struct parser *ps, struct prov_type *ty, char **name,
 		if (n_float + n_double != 1 || (n_float && n_long)) {
 			err = prov_err(ps, &first, NULL,
 				       "invalid floating-point type '%s' %s",
-				       dname.s ? dname.s : "", ctx);
+				       dname.sb.b ? dname.sb.b : "", ctx);
 			goto out;
 		}
 		ty->kind = PROV_K_FLOAT;
 		ty->size = n_float ? 4 : n_long ? 16 : 8;
-		sb_str(&cname, dname.s);
+		sb_str(&cname, dname.sb.b);
 		break;
 	case B_VOID:
 		ty->kind = PROV_K_VOID;
@@ -407,22 +393,22 @@ int prov_parse_type(struct parser *ps, struct prov_type *ty, char **name,
 	 * Qualifiers written before a typedef'd pointer apply to the
 	 * pointer itself: `const cstr` with cstr = char * is `char *const`.
 	 */
-	if (prequal.s) {
-		struct sbuf q = { 0 };
+	if (prequal.sb.b) {
+		struct tbuf q = {0};
 		bool after = ty->kind == PROV_K_PTR;
 
 		if (after) {
-			sb_str(&q, cname.s);
-			sb_tok(&q, prequal.s, prequal.len);
+			sb_str(&q, cname.sb.b);
+			sb_tok(&q, prequal.sb.b, prequal.sb.len);
 		} else {
-			sb_str(&q, prequal.s);
-			sb_tok(&q, cname.s, cname.len);
+			sb_str(&q, prequal.sb.b);
+			sb_tok(&q, cname.sb.b, cname.sb.len);
 		}
-		free(cname.s);
+		free(cname.sb.b);
 		cname = q;
 	}
-	if (postq.s) {
-		const char *s = postq.s;
+	if (postq.sb.b) {
+		const char *s = postq.sb.b;
 
 		/* re-tokenise "* const *" onto the C spelling */
 		while (*s) {
@@ -454,7 +440,7 @@ int prov_parse_type(struct parser *ps, struct prov_type *ty, char **name,
 		ty->is_enum = false;
 		if (is_enum && n_ptr > 1 && !cname.oom) {
 			/* void ** would not take an enum **: one level only */
-			free(cname.s);
+			free(cname.sb.b);
 			memset(&cname, 0, sizeof(cname));
 			sb_str(&cname, "void *");
 		}
@@ -463,9 +449,9 @@ int prov_parse_type(struct parser *ps, struct prov_type *ty, char **name,
 		err = prov_nomem(ps);
 		goto out;
 	}
-	ty->dname = dname.s;
-	ty->cname = cname.s;
-	dname.s = cname.s = NULL;
+	ty->dname = dname.sb.b;
+	ty->cname = cname.sb.b;
+	dname.sb.b = cname.sb.b = NULL;
 	if (strlen(ty->dname) >= PROV_TYPE_NAME_MAX) {
 		err = prov_err(ps, &first, NULL,
 			       "type name '%.40s...' is longer than %d characters %s",
@@ -474,10 +460,10 @@ int prov_parse_type(struct parser *ps, struct prov_type *ty, char **name,
 	}
 	err = 0;
 out:
-	free(dname.s);
-	free(cname.s);
-	free(prequal.s);
-	free(postq.s);
+	free(dname.sb.b);
+	free(cname.sb.b);
+	free(prequal.sb.b);
+	free(postq.sb.b);
 	free(tag);
 	if (err) {
 		prov_type_clear(ty);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "dof_check.h"
+#include "grow.h"
 #include "procfs.h"
 #include "registry.h"
 #include "usdt/helper_abi.h"
@@ -411,7 +412,7 @@ int reg_proc_read(const char *path, struct reg_proc *p, char *msg,
 		goto bad;
 	strcpy(p->comm, line + 5);
 	for (;;) {
-		struct reg_entry e, *ne;
+		struct reg_entry e;
 		struct dof_err derr;
 
 		what = "truncated file: no 'end'";
@@ -485,15 +486,13 @@ int reg_proc_read(const char *path, struct reg_proc *p, char *msg,
 			err = -EINVAL;
 			goto out_err;
 		}
-		ne = realloc(p->ent, (p->nent + 1) * sizeof(*ne));
-		if (!ne) {
+		if (grow_count(&p->ent, p->nent, sizeof(*p->ent)) < 0) {
 			free(e.path);
 			free(e.dof);
 			err = -ENOMEM;
 			what = "out of memory";
 			goto bad;
 		}
-		p->ent = ne;
 		p->ent[p->nent++] = e;
 	}
 	what = "data after 'end'";
@@ -546,17 +545,10 @@ static int reg_pids(const char *dir, pid_t **pids, size_t *npids)
 		pid = strtoll(de->d_name, NULL, 10);
 		if (pid <= 0 || pid > INT32_MAX)
 			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			pid_t *nv = realloc(v, ncap * sizeof(*nv));
-
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = ncap;
+		if (grow_one(&v, &cap, n, sizeof(*v)) < 0) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
 		}
 		v[n++] = (pid_t)pid;
 	}
@@ -741,16 +733,9 @@ static int load_one(struct reg_proc *p, void *arg)
 {
 	struct load_all *la = arg;
 
-	if (la->n == la->cap) {
-		size_t ncap = la->cap ? la->cap * 2 : 16;
-		struct reg_proc *nv = realloc(la->v, ncap * sizeof(*nv));
-
-		if (!nv) {
-			reg_proc_free(p);
-			return -ENOMEM;
-		}
-		la->v = nv;
-		la->cap = ncap;
+	if (grow_one(&la->v, &la->cap, la->n, sizeof(*la->v)) < 0) {
+		reg_proc_free(p);
+		return -ENOMEM;
 	}
 	la->v[la->n++] = *p;
 	return 0;

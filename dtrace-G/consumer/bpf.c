@@ -831,7 +831,7 @@ static int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
 		free(v);
 		return err;
 	}
-	b->cg = xrealloc(b->cg, b->ncg + 1, sizeof(*b->cg));
+	b->cg = xpush_room(b->cg, b->ncg, sizeof(*b->cg));
 	b->cg[b->ncg++] = (struct cg_prog){v, n, fd};
 	return fd;
 }

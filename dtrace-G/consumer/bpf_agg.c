@@ -361,8 +361,8 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 			pl->tls |= UBPF_KTLS_UNFIT;
 		pl->record = 1;
 		if (ucl) {
-			*ucl = xrealloc(*ucl, *nu + 1, sizeof(**ucl));
-			*uep = xrealloc(*uep, *nu + 1, sizeof(**uep));
+			*ucl = xpush_room(*ucl, *nu, sizeof(**ucl));
+			*uep = xpush_room(*uep, *nu, sizeof(**uep));
 			(*ucl)[*nu] = cl[i];
 			(*uep)[(*nu)++] = ep[i];
 		}

@@ -81,75 +81,26 @@ void say(struct consumer *c, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-void *xcalloc(size_t n, size_t sz)
-{
-	void *p = calloc(n ? n : 1, sz);
-
-	if (!p) {
-		fputs("dtrace: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-
-void *xrealloc(void *p, size_t n, size_t sz)
-{
-	void *q = reallocarray(p, n ? n : 1, sz);
-
-	if (!q) {
-		fputs("dtrace: out of memory\n", stderr);
-		exit(1);
-	}
-	return q;
-}
-
-char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p) {
-		fputs("dtrace: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-
 char *read_file(const char *path, size_t *lenp)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0, cap = 4096;
-	char *buf;
+	struct sbuf sb = {0};
+	int err;
 
 	if (fd < 0)
 		return NULL;
-	buf = xcalloc(1, cap + 1);
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			cap *= 2;
-			buf = xrealloc(buf, cap + 1, 1);
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-
-			free(buf);
-			close(fd);
-			errno = e;
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	err = sbuf_read_fd(&sb, fd);
 	close(fd);
-	buf[len] = '\0';
+	if (err == -ENOMEM)
+		xoom();
+	if (err) {
+		free(sb.b);
+		errno = -err;
+		return NULL;
+	}
 	if (lenp)
-		*lenp = len;
-	return buf;
+		*lenp = sb.len;
+	return sb.b;
 }
 
 uint64_t now_ns(clockid_t clk)

@@ -72,6 +72,7 @@
 #include "../probes.h"
 #include "consumer.h"
 #include "registry.h"
+#include "xalloc.h"
 
 #define GROUP_PREFIX "dtrace_"
 
@@ -629,9 +630,6 @@ void say(struct consumer *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* bytes of a CPU's buffer for -x bufsize (0: the default), page-rounded */
 size_t consumer_bufsize(size_t want);
-void *xcalloc(size_t n, size_t sz);
-void *xrealloc(void *p, size_t n, size_t sz);
-char *xstrdup(const char *s);
 char *read_file(const char *path, size_t *lenp);
 /* fdclose.c: close n descriptors (< 0 skipped) from many threads at once:
  * each close of a uprobe perf event waits for grace periods */
@@ -651,12 +649,6 @@ struct dt_ctypes;
 struct dt_ctypes *ctypes_open(struct consumer *c);
 int ctypes_lookup(void *ctx, const char *obj, int kind, const char *name,
 		  const struct d_ctype **t, char *msg, size_t msglen);
-
-#define PUSH(arr, n, v)                                                       \
-	do {                                                                  \
-		(arr) = xrealloc((arr), (n) + 1, sizeof(*(arr)));             \
-		(arr)[(n)++] = (v);                                           \
-	} while (0)
 
 /* uprobe.c: what the bpf backend shares */
 int up_open(struct consumer *c);

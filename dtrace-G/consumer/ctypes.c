@@ -135,7 +135,7 @@ static void add_obj(struct dt_ctypes *ct, const char *path, bool exe)
 			ct->o[i].exe |= exe;
 			return;
 		}
-	ct->o = xrealloc(ct->o, ct->n + 1, sizeof(*ct->o));
+	ct->o = xpush_room(ct->o, ct->n, sizeof(*ct->o));
 	o = &ct->o[ct->n++];
 	memset(o, 0, sizeof(*o));
 	o->path = xstrdup(path);
@@ -326,7 +326,7 @@ static bool conv_members(struct dt_ctypes *ct, struct ctobj *o, Dwarf_Die *d,
 				}
 				x.off = x.bitoff / 8;
 			}
-			m = xrealloc(m, nm + 1, sizeof(*m));
+			m = xpush_room(m, nm, sizeof(*m));
 			m[nm++] = x;
 		} else if (tag == DW_TAG_enumerator && t->kind == D_CT_ENUM) {
 			Dwarf_Attribute a;
@@ -336,7 +336,7 @@ static bool conv_members(struct dt_ctypes *ct, struct ctobj *o, Dwarf_Die *d,
 			if (!en || !dwarf_attr(&k, DW_AT_const_value, &a) ||
 			    dwarf_formsdata(&a, &sv) != 0)
 				continue;
-			e = xrealloc(e, ne + 1, sizeof(*e));
+			e = xpush_room(e, ne, sizeof(*e));
 			e[ne].name = ct_safe(ct, en);
 			e[ne++].value = sv;
 		}
@@ -426,7 +426,7 @@ static struct d_ctype *conv(struct dt_ctypes *ct, struct ctobj *o, Dwarf_Die *d,
 	case DW_TAG_restrict_type:
 	case DW_TAG_atomic_type:
 		t = conv_ref(ct, o, d, depth);
-		o->conv = xrealloc(o->conv, o->nconv + 1, sizeof(*o->conv));
+		o->conv = xpush_room(o->conv, o->nconv, sizeof(*o->conv));
 		o->conv[o->nconv++] = (struct ctconv){off, t};
 		return t;
 	default:
@@ -435,7 +435,7 @@ static struct d_ctype *conv(struct dt_ctypes *ct, struct ctobj *o, Dwarf_Die *d,
 	t = ct_alloc(ct, sizeof(*t));
 	t->obj = o->sbase;
 	/* known before its members are: a pointer back to it ends here */
-	o->conv = xrealloc(o->conv, o->nconv + 1, sizeof(*o->conv));
+	o->conv = xpush_room(o->conv, o->nconv, sizeof(*o->conv));
 	o->conv[o->nconv++] = (struct ctconv){off, t};
 	if (attr_udata(d, DW_AT_byte_size, &v))
 		t->size = v;
@@ -567,8 +567,8 @@ static bool same(struct pairs *ps, const struct d_ctype *a,
 	    a->nm != b->nm || a->ne != b->ne ||
 	    (a->what && b->what && strcmp(a->what, b->what)))
 		return false;
-	ps->a = xrealloc(ps->a, ps->n + 1, sizeof(*ps->a));
-	ps->b = xrealloc(ps->b, ps->n + 1, sizeof(*ps->b));
+	ps->a = xpush_room(ps->a, ps->n, sizeof(*ps->a));
+	ps->b = xpush_room(ps->b, ps->n, sizeof(*ps->b));
 	ps->a[ps->n] = a;
 	ps->b[ps->n++] = b;
 	for (unsigned i = 0; i < a->ne; i++)
@@ -628,7 +628,7 @@ static int name_cmp(const void *a, const void *b)
 static void add_name(struct ctobj *o, const char *name, int tag, bool decl,
 		     Dwarf_Off die, Dwarf_Off cu)
 {
-	o->names = xrealloc(o->names, o->nnames + 1, sizeof(*o->names));
+	o->names = xpush_room(o->names, o->nnames, sizeof(*o->names));
 	o->names[o->nnames++] = (struct ctname){name, tag, decl, die, cu};
 }
 

@@ -207,8 +207,8 @@ static int ft_enable_site(struct consumer *c, struct tproc *pr,
 		return -errno;
 	if (rc == 1)
 		return 0; /* followed from its parent already: armed there */
-	c->ft.sites = xrealloc(c->ft.sites, c->ft.nsites + 1,
-			       sizeof(*c->ft.sites));
+	c->ft.sites =
+		xpush_room(c->ft.sites, c->ft.nsites, sizeof(*c->ft.sites));
 	c->ft.sites[c->ft.nsites].p = p;
 	c->ft.sites[c->ft.nsites++].off = off;
 	return 0;

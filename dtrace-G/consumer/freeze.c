@@ -60,7 +60,7 @@ size_t proc_freeze(pid_t pid, struct frozen **fz, size_t n)
 			    waitpid(tid, &st, __WALL) == tid &&
 			    WIFSTOPPED(st) && (st >> 16) != PTRACE_EVENT_STOP)
 				f.sig = WSTOPSIG(st); /* a signal's stop */
-			*fz = xrealloc(*fz, n + 1, sizeof(**fz));
+			*fz = xpush_room(*fz, n, sizeof(**fz));
 			(*fz)[n++] = f;
 		}
 		closedir(d);

@@ -689,8 +689,8 @@ static bool clause_typed(struct d_kplan *k, unsigned ci)
 		return true;
 	if (__builtin_popcount(set) > 4)
 		return false;
-	a = d_xcalloc(1, sizeof(*a));
-	b = d_xcalloc(1, sizeof(*b));
+	a = xcalloc(1, sizeof(*a));
+	b = xcalloc(1, sizeof(*b));
 	k->absent = 0;
 	ok = clause_emit(k, ci, &none, a);
 	while (ok && (s = next_subset(s, set)) != 0) {
@@ -727,7 +727,7 @@ static bool clause_ok(struct d_kplan *k, unsigned ci)
 		  (!c->pred || ty(k, c->pred, &sz, &sg));
 
 	k->first[ci] = k->nst;
-	k->st = d_xrealloc(k->st, (k->nst + c->nstmts + 1) * sizeof(*k->st));
+	k->st = xrealloc(k->st, k->nst + c->nstmts + 1, sizeof(*k->st));
 	for (unsigned i = 0; ok && i < c->nstmts; i++)
 		ok = stmt_ok(k, &c->stmts[i], &k->st[k->nst + i]);
 	if (!ok)
@@ -773,7 +773,7 @@ static bool clause_strs(const struct d_kplan *k, const struct clause *c)
 static void vars_decide(struct d_kplan *k)
 {
 	struct d_prog *p = k->prog;
-	bool *mark = d_xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
+	bool *mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
 	bool changed = true, tls = false, strs = false;
 	unsigned nthis = 0;
 
@@ -844,20 +844,20 @@ static void vars_decide(struct d_kplan *k)
 struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags,
 			    const bool *user)
 {
-	struct d_kplan *k = d_xcalloc(1, sizeof(*k));
+	struct d_kplan *k = xcalloc(1, sizeof(*k));
 	unsigned ci, i, nv = p->nvars ? p->nvars : 1;
 
 	k->prog = p;
-	k->ok = d_xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->ok));
-	k->first = d_xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
-	k->tls = d_xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->tls));
-	k->kv = d_xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
+	k->ok = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->ok));
+	k->first = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
+	k->tls = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->tls));
+	k->kv = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
 	k->user = user; /* read by vars_decide() only, below */
-	k->vst = d_xcalloc(nv, sizeof(*k->vst));
-	k->vsz = d_xcalloc(nv, sizeof(*k->vsz));
-	k->vsg = d_xcalloc(nv, sizeof(*k->vsg));
-	k->vbit = d_xcalloc(nv, sizeof(*k->vbit));
-	k->vslot = d_xcalloc(nv, sizeof(*k->vslot));
+	k->vst = xcalloc(nv, sizeof(*k->vst));
+	k->vsz = xcalloc(nv, sizeof(*k->vsz));
+	k->vsg = xcalloc(nv, sizeof(*k->vsg));
+	k->vbit = xcalloc(nv, sizeof(*k->vbit));
+	k->vslot = xcalloc(nv, sizeof(*k->vslot));
 	for (ci = 0; ci < p->nclauses; ci++)
 		if (!dtrace_only(&p->clauses[ci]) &&
 		    stmts_stop(p->clauses[ci].stmts, p->clauses[ci].nstmts))

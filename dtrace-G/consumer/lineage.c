@@ -169,7 +169,7 @@ static void tid_event(struct lnode *n, pid_t tid, uint64_t born,
 	for (i = 0; i < n->ntids && n->tids[i].tid != tid; i++)
 		;
 	if (i == n->ntids) {
-		n->tids = xrealloc(n->tids, n->ntids + 1, sizeof(*n->tids));
+		n->tids = xpush_room(n->tids, n->ntids, sizeof(*n->tids));
 		n->tids[n->ntids++] = (typeof(*n->tids)){tid, born, died};
 		return;
 	}
@@ -299,7 +299,7 @@ void lin_own(struct consumer *c, pid_t pid, struct tfile *f, uint64_t off,
 
 	if (!n)
 		n = node_new(c, pid, t);
-	n->own = xrealloc(n->own, n->nown + 1, sizeof(*n->own));
+	n->own = xpush_room(n->own, n->nown, sizeof(*n->own));
 	n->own[n->nown++] = (typeof(*n->own)){f, off, t, T_NEVER};
 }
 

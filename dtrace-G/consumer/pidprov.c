@@ -143,8 +143,8 @@ static bool pid_site_refused(struct consumer *c, const struct tfile *f,
 	for (size_t i = 0; i < pp->nrefused; i++)
 		if (pp->refused[i].f == f && pp->refused[i].key == key)
 			return true;
-	pp->refused = xrealloc(pp->refused, pp->nrefused + 1,
-			       sizeof(*pp->refused));
+	pp->refused =
+		xpush_room(pp->refused, pp->nrefused, sizeof(*pp->refused));
 	pp->refused[pp->nrefused].f = f;
 	pp->refused[pp->nrefused++].key = key;
 	for (size_t i = 0; i < c->nprobes; i++) {
@@ -312,7 +312,7 @@ static void pid_proc_file(struct consumer *c, struct tproc *pr, struct tfile *f)
 	for (size_t i = 0; i < pp->ndone; i++)
 		if (pp->done[i].pid == pr->pid && pp->done[i].f == f)
 			return;
-	pp->done = xrealloc(pp->done, pp->ndone + 1, sizeof(*pp->done));
+	pp->done = xpush_room(pp->done, pp->ndone, sizeof(*pp->done));
 	pp->done[pp->ndone].pid = pr->pid;
 	pp->done[pp->ndone++].f = f;
 	slash = strrchr(f->path, '/');
@@ -326,10 +326,8 @@ static void pid_proc_file(struct consumer *c, struct tproc *pr, struct tfile *f)
 	if (!f->pidf) {
 		f->pidf = xcalloc(1, sizeof(*f->pidf));
 		if (dt_pidfile_read(f->pidf, f->upath, msg, sizeof(msg)) ==
-		    -ENOMEM) {
-			fputs("dtrace: out of memory\n", stderr);
-			exit(1);
-		}
+		    -ENOMEM)
+			xoom();
 	}
 	/*
 	 * Each description is counted and checked first: one that fails
@@ -346,10 +344,8 @@ static void pid_proc_file(struct consumer *c, struct tproc *pr, struct tfile *f)
 		x.pd = pd;
 		err = desc_points(f->pidf, pd->d, count_point, &n, msg,
 				  sizeof(msg));
-		if (err == -ENOMEM) {
-			fputs("dtrace: out of memory\n", stderr);
-			exit(1);
-		}
+		if (err == -ENOMEM)
+			xoom();
 		if (!err && pp->nsites + n > PID_MAXSITES) {
 			say(c,
 			    "invalid probe specifier %s: it selects %u probe "

@@ -183,11 +183,10 @@ static void file_read_elf(struct tfile *f, const char *openpath)
 				if (GELF_ST_TYPE(s.st_info) != STT_OBJECT &&
 				    strncmp(nm, "__usdt_", 7) != 0)
 					continue;
-				f->syms = xrealloc(f->syms, f->nsyms + 1,
-						   sizeof(*f->syms));
-				f->symnames =
-					xrealloc(f->symnames, f->nsyms + 1,
-						 sizeof(*f->symnames));
+				f->syms = xpush_room(f->syms, f->nsyms,
+						     sizeof(*f->syms));
+				f->symnames = xpush_room(f->symnames, f->nsyms,
+							 sizeof(*f->symnames));
 				f->syms[f->nsyms] = s;
 				f->symnames[f->nsyms++] = xstrdup(nm);
 			}

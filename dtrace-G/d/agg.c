@@ -160,19 +160,16 @@ struct aent *d_agg_entry(struct agg *a, const struct dv *keys, unsigned nkeys)
 		d_key_add(&k, &keys[i]);
 	h = d_ht_find(&a->index, k.b ? k.b : "", k.len);
 	if (!h) {
-		if (a->n == a->cap) {
-			a->cap = a->cap ? a->cap * 2 : 16;
-			a->ents = d_xrealloc(a->ents, a->cap * sizeof(*a->ents));
-		}
+		xgrow(&a->ents, &a->cap, a->n, sizeof(*a->ents));
 		e = &a->ents[a->n];
 		e->nkeys = nkeys;
-		e->keys = d_xcalloc(nkeys, sizeof(*e->keys));
+		e->keys = xcalloc(nkeys, sizeof(*e->keys));
 		for (i = 0; i < nkeys; i++) {
 			e->keys[i] = keys[i];
 			if (keys[i].k == K_STR)
-				e->keys[i].s = d_xstrdup(keys[i].s);
+				e->keys[i].s = xstrdup(keys[i].s);
 		}
-		e->data = d_xmalloc(agg_ndata(a) * sizeof(*e->data));
+		e->data = xmalloc(agg_ndata(a) * sizeof(*e->data));
 		agg_init_data(a, e->data);
 		h = d_ht_insert(&a->index, k.b ? k.b : "", k.len);
 		h->idx = a->n++;
@@ -570,13 +567,13 @@ static void walk_build(struct walk *w, struct d_prog *p,
 	memset(w, 0, sizeof(*w));
 	w->p = p;
 	w->n = n;
-	w->aggs = d_xcalloc(n, sizeof(*w->aggs));
-	w->zero = d_xcalloc(n, sizeof(*w->zero));
+	w->aggs = xcalloc(n, sizeof(*w->aggs));
+	w->zero = xcalloc(n, sizeof(*w->zero));
 	for (j = 0; j < n; j++) {
 		struct agg *a = &p->aggs[aggv[j]];
 
 		w->aggs[j] = a;
-		w->zero[j] = d_xcalloc(agg_ndata(a), sizeof(int64_t));
+		w->zero[j] = xcalloc(agg_ndata(a), sizeof(int64_t));
 		for (i = 0; i < a->n; i++) {
 			struct sbuf k = { 0 };
 			const struct aent *e = &a->ents[i];
@@ -588,12 +585,9 @@ static void walk_build(struct walk *w, struct d_prog *p,
 				d_key_add(&k, &e->keys[q]);
 			h = d_ht_find(&index, k.b ? k.b : "", k.len);
 			if (!h) {
-				if (w->nrows == cap) {
-					cap = cap ? cap * 2 : 16;
-					w->rows = d_xrealloc(w->rows,
-							     cap * (n + 1) *
-								     sizeof(*w->rows));
-				}
+				/* a row: n keys' entries and the entry */
+				xgrow(&w->rows, &cap, w->nrows,
+				      (n + 1) * sizeof(*w->rows));
 				row = w->nrows++;
 				memset(&w->rows[row * (n + 1)], 0,
 				       (n + 1) * sizeof(*w->rows));
@@ -611,7 +605,7 @@ static void walk_build(struct walk *w, struct d_prog *p,
 	w->keysort = p->aggsortkey;
 	w->byval_only = byval;
 	w->rev = (rev != p->aggsortrev) ? -1 : 1;
-	*order = d_xmalloc((w->nrows ? w->nrows : 1) * sizeof(**order));
+	*order = xmalloc((w->nrows ? w->nrows : 1) * sizeof(**order));
 	for (i = 0; i < w->nrows; i++)
 		(*order)[i] = i;
 	sort_walk = w;
@@ -1161,10 +1155,10 @@ void d_agg_trunc(struct d_prog *p, struct agg *a, int64_t keep)
 		free(ix);
 		return;
 	}
-	kept = d_xcalloc(a->n, sizeof(*kept));
+	kept = xcalloc(a->n, sizeof(*kept));
 	for (i = 0; i < nkeep; i++)
 		kept[ix[i]] = true;
-	ents = d_xmalloc(a->n * sizeof(*ents));
+	ents = xmalloc(a->n * sizeof(*ents));
 	for (i = 0; i < a->n; i++) {
 		if (kept[i]) {
 			ents[n++] = a->ents[i];

@@ -173,7 +173,7 @@ static void check_shape(struct parser *ps, struct node *n, bool strict)
 		for (unsigned i = 0; i < n->nargs; i++)
 			known = known && n->args[i]->kind != T_ANY;
 		if (known && n->nargs) {
-			v->keykinds = d_xcalloc(n->nargs, 1);
+			v->keykinds = xcalloc(n->nargs, 1);
 			for (unsigned i = 0; i < n->nargs; i++)
 				v->keykinds[i] = (uint8_t)n->args[i]->kind;
 			v->kline = n->line;

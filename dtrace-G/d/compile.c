@@ -256,13 +256,13 @@ static int set_option(struct d_prog *p, const char *name, const char *value,
 		if (strcmp(p->opts[i].name, name) == 0)
 			break;
 	if (i == p->nopts) {
-		p->opts = d_xrealloc(p->opts, (p->nopts + 1) * sizeof(*p->opts));
-		p->opts[i].name = d_xstrdup(name);
+		p->opts = xpush_room(p->opts, p->nopts, sizeof(*p->opts));
+		p->opts[i].name = xstrdup(name);
 		p->opts[i].value = NULL;
 		p->nopts++;
 	}
 	free(p->opts[i].value);
-	p->opts[i].value = d_xstrdup(value ? value : "");
+	p->opts[i].value = xstrdup(value ? value : "");
 	return 0;
 }
 
@@ -278,7 +278,7 @@ static uint64_t now_seed(void)
 
 static struct d_prog *prog_new(void)
 {
-	struct d_prog *p = d_xcalloc(1, sizeof(*p));
+	struct d_prog *p = xcalloc(1, sizeof(*p));
 
 	p->strsize = D_STRSIZE;
 	p->ustackframes = 100;
@@ -347,9 +347,9 @@ static unsigned agg_lookup(struct d_prog *p, const char *name)
 	for (i = 0; i < p->naggs; i++)
 		if (strcmp(p->aggs[i].name, name) == 0)
 			return i;
-	p->aggs = d_xrealloc(p->aggs, (p->naggs + 1) * sizeof(*p->aggs));
+	p->aggs = xpush_room(p->aggs, p->naggs, sizeof(*p->aggs));
 	memset(&p->aggs[i], 0, sizeof(p->aggs[i]));
-	p->aggs[i].name = d_xstrdup(name);
+	p->aggs[i].name = xstrdup(name);
 	p->aggs[i].varid = i;
 	p->aggs[i].nkeys = -1;
 	p->aggs[i].normal = 1;
@@ -1051,7 +1051,7 @@ static bool clause_records(const struct clause *c)
 static void add_clause(struct parser *ps, struct clause *c)
 {
 	check_clause_height(ps, c);
-	ps->cl = d_xrealloc(ps->cl, (ps->ncl + 1) * sizeof(*ps->cl));
+	ps->cl = xpush_room(ps->cl, ps->ncl, sizeof(*ps->cl));
 	ps->cl[ps->ncl++] = *c;
 }
 
@@ -1115,8 +1115,8 @@ static void parse_clause(struct parser *ps, struct clause *c)
 static void grow_storage(struct d_prog *p)
 {
 	if (p->nval < p->nvars) {
-		p->gval = d_xrealloc(p->gval, p->nvars * sizeof(*p->gval));
-		p->cval = d_xrealloc(p->cval, p->nvars * sizeof(*p->cval));
+		p->gval = xrealloc(p->gval, p->nvars, sizeof(*p->gval));
+		p->cval = xrealloc(p->cval, p->nvars, sizeof(*p->cval));
 		for (unsigned i = p->nval; i < p->nvars; i++) {
 			struct dv z = d_var_zero(&p->vars[i]);
 
@@ -1125,8 +1125,8 @@ static void grow_storage(struct d_prog *p)
 			p->gval[i] = z;
 			p->cval[i] = z;
 			if (z.k == K_STR) {
-				p->gval[i] = d_dv_str(d_xstrdup(""));
-				p->cval[i] = d_dv_str(d_xstrdup(""));
+				p->gval[i] = d_dv_str(xstrdup(""));
+				p->cval[i] = d_dv_str(xstrdup(""));
 			}
 		}
 		p->nval = p->nvars;
@@ -1226,7 +1226,7 @@ int d_compile(struct d_prog **progp, const char *src,
 	if (!*progp)
 		*progp = prog_new();
 	p = *progp;
-	ps = d_xcalloc(1, sizeof(*ps));
+	ps = xcalloc(1, sizeof(*ps));
 	ps->prog = p;
 	ps->o = o;
 	ps->src = src;
@@ -1237,8 +1237,8 @@ int d_compile(struct d_prog **progp, const char *src,
 	ps->msglen = msglen;
 	rc = compile_guarded(ps, src);
 	if (rc == 0) {
-		p->clauses = d_xrealloc(p->clauses, (p->nclauses + ps->ncl) *
-							  sizeof(*p->clauses));
+		p->clauses = xrealloc(p->clauses, p->nclauses + ps->ncl,
+				      sizeof(*p->clauses));
 		if (ps->ncl)
 			memcpy(p->clauses + p->nclauses, ps->cl,
 			       ps->ncl * sizeof(*ps->cl));

@@ -26,7 +26,7 @@
  *
  * Errors: a compile error longjmps out of the parser (struct parser's
  * jb, set in compile.c), a run-time fault out of the evaluator (struct
- * ectx's jb, set in run.c).  Out of memory ends dtrace (d_xmalloc():
+ * ectx's jb, set in run.c).  Out of memory ends dtrace (sdk/xalloc.h:
  * "dtrace: out of memory", exit 1), as in the consumer.
  */
 #ifndef USDT_DTRACE_D_IMPL_H
@@ -40,6 +40,7 @@
 #include <sys/types.h>
 
 #include "dlang.h"
+#include "xalloc.h"
 
 #define D_STRSIZE 256 /* DTrace's default strsize, NUL included */
 
@@ -47,11 +48,6 @@
 /* Values and containers (value.c) */
 
 /* A growing output buffer. */
-struct sbuf {
-	char *b;
-	size_t len, cap;
-};
-
 /* A bump allocator: compile-time trees (per program) and run-time
  * scratch (per d_run). */
 struct arena {
@@ -727,11 +723,6 @@ struct ectx {
 
 /* ------------------------------------------------------------------ */
 /* value.c */
-
-void *d_xmalloc(size_t n);
-void *d_xcalloc(size_t n, size_t sz);
-void *d_xrealloc(void *p, size_t n);
-char *d_xstrdup(const char *s);
 
 void d_sb_add(struct sbuf *sb, const char *s, size_t n);
 void d_sb_puts(struct sbuf *sb, const char *s);

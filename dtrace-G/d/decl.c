@@ -93,9 +93,9 @@ unsigned d_var_lookup(struct d_prog *p, int scope, const char *name)
 		if (p->vars[i].scope == scope &&
 		    strcmp(p->vars[i].name, name) == 0)
 			return i;
-	p->vars = d_xrealloc(p->vars, (p->nvars + 1) * sizeof(*p->vars));
+	p->vars = xpush_room(p->vars, p->nvars, sizeof(*p->vars));
 	memset(&p->vars[i], 0, sizeof(p->vars[i]));
-	p->vars[i].name = d_xstrdup(name);
+	p->vars[i].name = xstrdup(name);
 	p->vars[i].scope = scope;
 	p->vars[i].kind = T_ANY;
 	p->vars[i].assigned = false;
@@ -170,7 +170,7 @@ static uint16_t sou_find(struct parser *ps, const char *name, bool isu,
 	if (p->nsous == UINT16_MAX - 1)
 		d_perrt(ps, D_PROTO_LEN, at->line, at->col,
 			"more than %d structs and unions", UINT16_MAX - 1);
-	p->sous = d_xrealloc(p->sous, (p->nsous + 1) * sizeof(*p->sous));
+	p->sous = xpush_room(p->sous, p->nsous, sizeof(*p->sous));
 	memset(&p->sous[i], 0, sizeof(p->sous[i]));
 	p->sous[i].name = d_pool_strndup(ps, name, strlen(name));
 	p->sous[i].isunion = isu;
@@ -264,8 +264,8 @@ static const struct d_ctype *ctype_lookup(struct parser *ps, const char *obj,
 		if (ps->o && ps->o->ctype)
 			ret = ps->o->ctype(ps->o->ctype_ctx, obj, kind, name, &t,
 					   msg, sizeof(msg));
-		p->tlooks = d_xrealloc(p->tlooks, (p->ntlooks + 1) *
-							  sizeof(*p->tlooks));
+		p->tlooks =
+			xpush_room(p->tlooks, p->ntlooks, sizeof(*p->tlooks));
 		l = &p->tlooks[p->ntlooks++];
 		l->obj = obj ? d_pool_strndup(ps, obj, strlen(obj)) : NULL;
 		l->name = d_pool_strndup(ps, name, strlen(name));
@@ -354,7 +354,7 @@ static uint16_t sou_import(struct parser *ps, const struct d_ctype *ct,
 	if (p->nsous == UINT16_MAX - 1)
 		d_perrt(ps, D_PROTO_LEN, at->line, at->col,
 			"more than %d structs and unions", UINT16_MAX - 1);
-	p->sous = d_xrealloc(p->sous, (p->nsous + 1) * sizeof(*p->sous));
+	p->sous = xpush_room(p->sous, p->nsous, sizeof(*p->sous));
 	s = &p->sous[i];
 	memset(s, 0, sizeof(*s));
 	s->name = ct->name ? d_pool_strndup(ps, ct->name, strlen(ct->name))
@@ -1089,12 +1089,12 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 	v->kind = t->kind;
 	v->sz = t->sz;
 	v->sg = t->sg;
-	v->tname = d_xstrdup(t->text);
+	v->tname = xstrdup(t->text);
 	v->line = nt->line;
 	v->col = nt->col;
 	if (scope == SC_ASSOC || scope == SC_SELFASSOC) {
 		v->nkeys = nk;
-		v->keykinds = d_xmalloc((size_t)nk);
+		v->keykinds = xmalloc((size_t)nk);
 		memcpy(v->keykinds, kk, (size_t)nk);
 		v->kline = nt->line;
 		v->kcol = nt->col;
@@ -1145,8 +1145,7 @@ static void parse_inline(struct parser *ps)
 		c->kind = T_INT;
 		e = c;
 	}
-	p->inlines = d_xrealloc(p->inlines,
-				(p->ninlines + 1) * sizeof(*p->inlines));
+	p->inlines = xpush_room(p->inlines, p->ninlines, sizeof(*p->inlines));
 	p->inlines[p->ninlines].name = d_pool_strndup(ps, nt.s, strlen(nt.s));
 	p->inlines[p->ninlines].e = e;
 	p->ninlines++;
@@ -1252,8 +1251,8 @@ static void parse_enum(struct parser *ps)
 		c->sz = 4;
 		c->sg = 1;
 		c->kind = T_INT;
-		p->inlines = d_xrealloc(p->inlines, (p->ninlines + 1) *
-							 sizeof(*p->inlines));
+		p->inlines = xpush_room(p->inlines, p->ninlines,
+					sizeof(*p->inlines));
 		p->inlines[p->ninlines].name =
 			d_pool_strndup(ps, nt.s, strlen(nt.s));
 		p->inlines[p->ninlines].e = c;

@@ -658,7 +658,7 @@ static struct dv str_tok(struct ectx *x, struct dv sv, const char *delim)
 
 	if (sv.k == K_STR) {
 		free(p->tok_str);
-		p->tok_str = d_xstrdup(sv.s);
+		p->tok_str = xstrdup(sv.s);
 		p->tok_tn = sv.tn;
 		if (strlen(p->tok_str) > p->strsize - 1)
 			p->tok_str[p->strsize - 1] = '\0';

@@ -443,7 +443,7 @@ struct dv d_sou_set(struct ectx *x, const struct node *n, uint64_t addr)
 
 	if (!find_buf(x, addr, size))
 		d_fault(x, FLT_BADADDR, addr);
-	b = d_xmalloc(size ? size : 1);
+	b = xmalloc(size ? size : 1);
 	memcpy(b, (const void *)(uintptr_t)addr, size);
 	v.s = b;
 	v.show = DV_SOU;

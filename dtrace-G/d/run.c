@@ -552,7 +552,7 @@ static void store(struct dv *slot, struct dv v)
 	if (slot->k == K_STR)
 		free((char *)slot->s);
 	if (v.k == K_STR)
-		v.s = d_xstrdup(v.s);
+		v.s = xstrdup(v.s);
 	*slot = v;
 }
 
@@ -1361,7 +1361,7 @@ void d_error_enter(struct d_prog *p, struct d_fire *f)
 
 	if (!p || p->errsave)
 		return;
-	sv = d_xcalloc(1, sizeof(*sv));
+	sv = xcalloc(1, sizeof(*sv));
 	sv->cval = p->cval;
 	sv->tok_str = p->tok_str;
 	sv->tok_pos = p->tok_pos;
@@ -1373,7 +1373,7 @@ void d_error_enter(struct d_prog *p, struct d_fire *f)
 	sv->last_clause = p->last_clause;
 	p->errsave = sv;
 	/* integers: d_run() sets them up at ERROR's first clause */
-	p->cval = d_xcalloc(p->nval, sizeof(*p->cval));
+	p->cval = xcalloc(p->nval, sizeof(*p->cval));
 	p->tok_str = NULL;
 	p->tok_pos = 0;
 	p->last_probe = NULL;
@@ -1440,7 +1440,7 @@ int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
 			if (p->cval[i].k == K_STR)
 				free((char *)p->cval[i].s);
 			p->cval[i] = p->vars[i].kind == T_STR
-					     ? d_dv_str(d_xstrdup(""))
+					     ? d_dv_str(xstrdup(""))
 					     : d_var_zero(&p->vars[i]);
 		}
 		free(p->tok_str);
@@ -1452,7 +1452,7 @@ int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
 		p->last_cpu = f->cpu;
 	}
 	p->last_clause = (int)clause;
-	x = d_xcalloc(1, sizeof(*x));
+	x = xcalloc(1, sizeof(*x));
 	x->p = p;
 	x->c = &p->clauses[clause];
 	x->f = f;

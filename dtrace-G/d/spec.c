@@ -95,7 +95,7 @@ static void spec_init(struct d_prog *p)
 {
 	if (p->specs || !p->nspec)
 		return;
-	p->specs = d_xcalloc(p->nspec, sizeof(*p->specs));
+	p->specs = xcalloc(p->nspec, sizeof(*p->specs));
 }
 
 int64_t d_spec_alloc(struct d_prog *p)

@@ -391,11 +391,11 @@ static void print_frames(struct sbuf *sb, const char *s, int indent)
 	d_sb_puts(sb, "\n");
 	while (*s) {
 		size_t n = strcspn(s, "\n");
-		char *frame = d_xmalloc(n + 1), *safe;
+		char *frame = xmalloc(n + 1), *safe;
 
 		memcpy(frame, s, n);
 		frame[n] = '\0';
-		safe = d_xmalloc(TXT_SAFE_MAX(n));
+		safe = xmalloc(TXT_SAFE_MAX(n));
 		d_sb_printf(sb, "%*s%s\n", indent, "",
 			    txt_safe(frame, safe, TXT_SAFE_MAX(n)));
 		free(safe);
@@ -441,7 +441,7 @@ void d_stack_json(struct sbuf *sb, const struct dv *v)
 	d_sb_puts(sb, "[");
 	for (bool first = true; *s; first = false) {
 		size_t n = strcspn(s, "\n"), cut;
-		char *f = d_xmalloc(n + 1), *safe = d_xmalloc(TXT_SAFE_MAX(n));
+		char *f = xmalloc(n + 1), *safe = xmalloc(TXT_SAFE_MAX(n));
 		int end = -1;
 
 		memcpy(f, s, n);

@@ -13,8 +13,9 @@
  * declared variables and records use it, while arithmetic results keep
  * DTrace's 64 bits (run.c's reg()).
  *
- * Containers.  Output is built in growing buffers (struct sbuf) and
- * written only when a clause completes (run.c).  Parse trees live in a
+ * Containers.  Output is built in growing buffers (sdk/grow.h's struct
+ * sbuf, through d_sb_*()) and written only when a clause completes
+ * (run.c).  Parse trees live in a
  * per-program arena and the scratch of one firing in a per-run arena,
  * each freed at once, so a compile error or a run-time fault, both of
  * which longjmp out of any depth, leak nothing.  self-> variables,
@@ -23,8 +24,9 @@
  * values into such a key, tagging each element with its kind and type so
  * that 1 (int) and 1 (long) are different keys.
  *
- * Out of memory prints "dtrace: out of memory" and exits 1: a half-built
- * program or aggregation has no useful state to return to.
+ * Out of memory prints "dtrace: out of memory" and exits 1 (sdk/xalloc.c,
+ * the command's policy): a half-built program or aggregation has no
+ * useful state to return to.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -43,61 +45,9 @@
 /* ------------------------------------------------------------------ */
 /* Small helpers */
 
-void *d_xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p) {
-		fputs("dtrace: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-
-void *d_xcalloc(size_t n, size_t sz)
-{
-	void *p = calloc(n ? n : 1, sz ? sz : 1);
-
-	if (!p) {
-		fputs("dtrace: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-
-void *d_xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("dtrace: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-
-static char *xstrndup(const char *s, size_t n)
-{
-	char *p = d_xmalloc(n + 1);
-
-	memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
-
-char *d_xstrdup(const char *s)
-{
-	return xstrndup(s, strlen(s));
-}
-
 void d_sb_add(struct sbuf *sb, const char *s, size_t n)
 {
-	if (sb->len + n + 1 > sb->cap) {
-		sb->cap = (sb->len + n + 1) * 2;
-		sb->b = d_xrealloc(sb->b, sb->cap);
-	}
-	memcpy(sb->b + sb->len, s, n);
-	sb->len += n;
-	sb->b[sb->len] = '\0';
+	xsbuf_add(sb, s, n);
 }
 
 void d_sb_puts(struct sbuf *sb, const char *s)
@@ -121,10 +71,7 @@ d_sb_printf(struct sbuf *sb, const char *fmt, ...)
 		d_sb_add(sb, tmp, (size_t)n);
 		return;
 	}
-	if (sb->len + (size_t)n + 1 > sb->cap) {
-		sb->cap = (sb->len + (size_t)n + 1) * 2;
-		sb->b = d_xrealloc(sb->b, sb->cap);
-	}
+	xsbuf_reserve(sb, (size_t)n);
 	va_start(ap, fmt);
 	vsnprintf(sb->b + sb->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
@@ -140,7 +87,7 @@ void *d_ar_alloc(struct arena *a, size_t n)
 	if (!b || b->used + n > b->cap) {
 		size_t cap = n > 8192 ? n : 8192;
 
-		b = d_xmalloc(sizeof(*b) + cap);
+		b = xmalloc(sizeof(*b) + cap);
 		b->cap = cap;
 		b->used = 0;
 		b->next = a->blk;
@@ -225,7 +172,7 @@ const char *d_out_str(const struct dv *v, bool esc, char **fr)
 	if (!esc || !v->tn)
 		return v->s;
 	n = TXT_SAFE_MAX(strlen(v->s));
-	*fr = d_xmalloc(n);
+	*fr = xmalloc(n);
 	return txt_safe(v->s, *fr, n);
 }
 
@@ -294,7 +241,7 @@ struct hent *d_ht_insert(struct htab *t, const void *key, size_t klen)
 
 	if (t->n + 1 > t->nb * 2) {
 		size_t nb = t->nb ? t->nb * 4 : 64;
-		struct hent **b = d_xcalloc(nb, sizeof(*b));
+		struct hent **b = xcalloc(nb, sizeof(*b));
 
 		for (i = 0; i < t->nb; i++) {
 			struct hent *x, *nx;
@@ -309,7 +256,7 @@ struct hent *d_ht_insert(struct htab *t, const void *key, size_t klen)
 		t->b = b;
 		t->nb = nb;
 	}
-	e = d_xcalloc(1, sizeof(*e) + klen);
+	e = xcalloc(1, sizeof(*e) + klen);
 	e->hash = hash_bytes(key, klen);
 	e->klen = klen;
 	memcpy(e->key, key, klen);

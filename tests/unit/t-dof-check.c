@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "dof_check.h"
+#include "grow.h"
 #include "tap.h"
 
 #define CAP DOF_MAX_SIZE_DEFAULT
@@ -112,8 +113,7 @@ struct built {
 };
 
 struct strtab {
-	char *s;
-	size_t len, cap;
+	struct sbuf t;
 	struct {
 		const char *const *v;
 		unsigned int n;
@@ -125,14 +125,10 @@ struct strtab {
 static uint32_t str_append(struct strtab *st, const char *s)
 {
 	size_t n = strlen(s) + 1;
-	uint32_t idx = (uint32_t)st->len;
+	uint32_t idx = (uint32_t)st->t.len;
 
-	if (st->len + n > st->cap) {
-		st->cap = (st->len + n) * 2;
-		st->s = realloc(st->s, st->cap);
-	}
-	memcpy(st->s + st->len, s, n);
-	st->len += n;
+	if (sbuf_add(&st->t, s, n) < 0)
+		abort();
 	return idx;
 }
 
@@ -141,9 +137,9 @@ static uint32_t str_add(struct strtab *st, const char *s)
 {
 	size_t i, n = strlen(s) + 1;
 
-	for (i = 0; i + n <= st->len; i++)
-		if ((i == 0 || st->s[i - 1] == '\0') &&
-		    memcmp(st->s + i, s, n) == 0)
+	for (i = 0; i + n <= st->t.len; i++)
+		if ((i == 0 || st->t.b[i - 1] == '\0') &&
+		    memcmp(st->t.b + i, s, n) == 0)
 			return (uint32_t)i;
 	return str_append(st, s);
 }
@@ -357,8 +353,8 @@ static struct built build(const struct tprov *pvs, unsigned int npv,
 			       sizeof(dof_relohdr_t));
 	}
 	free(sec[b.strtab].data);
-	sec[b.strtab].data = (uint8_t *)st.s;
-	sec[b.strtab].size = st.len;
+	sec[b.strtab].data = (uint8_t *)st.t.b;
+	sec[b.strtab].size = st.t.len;
 	if (o->comments) {
 		b.comments = sec_add(sec, &nsec, DOF_SECT_COMMENTS, 1, 0, 24);
 		sec[b.comments].flags = 0;

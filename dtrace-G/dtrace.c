@@ -45,8 +45,8 @@
 
 #include "d/dlang.h"
 #include "dtrace.h"
+#include "objects/probes.h"
 #include "outfile.h"
-#include "probes.h"
 #include "prov.h"
 #include "registry.h"
 #include "xalloc.h"

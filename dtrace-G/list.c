@@ -80,10 +80,10 @@
 #include "consumer/consumer.h"
 #include "dtrace.h"
 #include "grow.h"
-#include "pidfuncs.h"
-#include "probes.h"
+#include "objects/pidfuncs.h"
+#include "objects/probes.h"
+#include "objects/srcline.h"
 #include "registry.h"
-#include "srcline.h"
 #include "text.h"
 #include "xalloc.h"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz-elf.c - fuzz the object reader of `dtrace -G` (dtrace-G/link_sites.c).
+ * fuzz-elf.c - fuzz the object reader of `dtrace -G`
+ * (dtrace-G/link/link_sites.c).
  *
  * Input: an x86-64 or aarch64 relocatable object.  Seeds are real objects
  * the build compiles from the C files of fuzz/src (for aarch64 where its

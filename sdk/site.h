@@ -6,7 +6,7 @@
  *
  * One struct site_arch per machine -G rewrites (x86site.c for x86-64,
  * a64site.c for aarch64); site_arch_of() picks it by the objects' ELF
- * e_machine, so the machine-independent parts of -G (dtrace-G/link*.c)
+ * e_machine, so the machine-independent parts of -G (dtrace-G/link/)
  * never test the machine themselves.
  */
 #ifndef USDT_SITE_H

@@ -84,4 +84,38 @@ grep -l 'SITE_PID_' "$c"/*.c "$c"/*/*.c | grep -v '/consumer/pidprov\.c$' \
 expect_eq "the pid provider's site kinds named only in pidprov.c" "" \
 	"$(cat kinds.txt)"
 
+# 3. -G's linker (dtrace-G/link/) and the probe readers
+# (dtrace-G/objects/) are leaves of the command: neither includes a
+# header of the other, so neither can call the other (a call without a
+# prototype fails --enable-werror); link/ includes of the command only
+# ../dtrace.h, the interface it implements, and objects/ nothing outside
+# itself but sdk/ (doc/DESIGN.md §11).
+for f in "$top_srcdir"/dtrace-G/link/*.[ch] \
+	"$top_srcdir"/dtrace-G/objects/*.[ch]; do
+	dir=$(basename "$(dirname "$f")")
+	name=dtrace-G/$dir/$(basename "$f")
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' \
+		"$f" >quoted.txt
+	while read -r inc; do
+		if [ "$dir" = link ] && [ "$inc" = ../dtrace.h ]; then
+			pass
+			continue
+		fi
+		case $inc in
+		*..*)
+			fail "$name includes \"$inc\", outside dtrace-G/$dir/ and sdk/"
+			continue
+			;;
+		esac
+		if [ "$inc" = config.h ] ||
+		   [ -f "$top_srcdir/dtrace-G/$dir/$inc" ] ||
+		   [ -f "$top_srcdir/sdk/$inc" ] ||
+		   [ -f "$top_srcdir/sdk/include/$inc" ]; then
+			pass
+		else
+			fail "$name includes \"$inc\", not a header of dtrace-G/$dir/ or sdk/"
+		fi
+	done <quoted.txt
+done
+
 finish

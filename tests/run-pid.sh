@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# run-pid.sh: the pid provider (dtrace-G/pidfuncs.c,
+# run-pid.sh: the pid provider (dtrace-G/objects/pidfuncs.c,
 # dtrace-G/consumer/pidprov.c) on real processes with real uprobes.
 #
 # tests/data/pid/pidprog.c has no probes: functions that are never

@@ -69,7 +69,7 @@
 #include <sys/types.h>
 
 #include "../d/dlang.h"
-#include "../probes.h"
+#include "../objects/probes.h"
 #include "consumer.h"
 #include "registry.h"
 #include "xalloc.h"

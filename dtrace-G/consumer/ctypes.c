@@ -62,7 +62,7 @@
 #include <unistd.h>
 
 #include "consumer_impl.h"
-#include "../elfsafe.h"
+#include "../objects/elfsafe.h"
 #include "procfs.h"
 #include "registry.h"
 #include "text.h"

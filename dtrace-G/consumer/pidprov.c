@@ -78,7 +78,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../pidfuncs.h"
+#include "../objects/pidfuncs.h"
 #include "consumer_impl.h"
 
 #define PID_MAXSITES 4000

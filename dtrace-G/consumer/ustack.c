@@ -76,7 +76,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../elfsafe.h"
+#include "../objects/elfsafe.h"
 #include "registry.h"
 #include "ustack.h"
 

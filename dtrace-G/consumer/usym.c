@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../srcline.h"
+#include "../objects/srcline.h"
 #include "ustack.h"
 
 #define US_MAXSYMS 65536

@@ -3,7 +3,7 @@
  * stapsdt_note.h - the layout of a SystemTap SDT note (doc/DESIGN.md §7),
  * the names and numbers only.
  *
- * `dtrace -G` (dtrace-G/link_out.c) writes these notes, sdk/stapsdt.c reads
+ * `dtrace -G` (dtrace-G/link/link_out.c) writes these notes, sdk/stapsdt.c reads
  * them, and the consumer finds them by these names.  Like the other
  * headers in sdk/include/usdt/, this one only describes bytes, so it
  * compiles freestanding.

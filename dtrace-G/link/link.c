@@ -56,7 +56,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dtrace.h"
+#include "../dtrace.h"
 #include "link_impl.h"
 #include "outfile.h"
 #include "prov.h"

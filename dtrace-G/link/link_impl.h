@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "dtrace.h"
+#include "../dtrace.h"
 #include "prov.h"
 #include "site.h"
 

@@ -44,7 +44,7 @@
 
 #include "usdt/dof.h"
 #include "dof_build.h"
-#include "dtrace.h"
+#include "../dtrace.h"
 #include "elfw.h"
 #include "grow.h"
 #include "link_impl.h"

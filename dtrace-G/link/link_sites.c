@@ -64,7 +64,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dtrace.h"
+#include "../dtrace.h"
 #include "elfsec.h"
 #include "grow.h"
 #include "link_impl.h"

@@ -131,6 +131,7 @@ else
 fi
 wait $ap
 expect_eq "-p: the process's exit status" 0 $?
+forget_pid $ap
 expect_eq "-p: the process's own count" "parent $ap 80000" "$(cat act.out)"
 
 # 3. SIGKILL of dtrace mid-run: the process and its child run on
@@ -148,8 +149,10 @@ wait_until 100 grep -q usdt-arena /proc/$ap/maps ||
 sleep 0.3
 kill -KILL $dp
 wait $dp 2>/dev/null
+forget_pid $dp
 wait $ap
 expect_eq "SIGKILL: the process's exit status" 0 $?
+forget_pid $ap
 expect_eq "SIGKILL: the process and its child ran to the end" \
 	"child 50000|parent 100000" \
 	"$(sed 's/ [0-9]* / /' k.out | sort | paste -sd'|')"
@@ -166,6 +169,7 @@ END { printa(\"hits %@d\n\", @h); }" >x.out 2>x.err ||
 	fail "exec: $(cat x.err)"
 wait $ap
 expect_eq "exec: the process's exit status" 0 $?
+forget_pid $ap
 expect_eq "exec: both images ran" 2 "$(grep -c "^parent $ap 1000$" e.out)"
 expect_eq "exec: the first image's hits" "hits 1000" "$(cat x.out)"
 expect_grep "exec: said" "pid $ap exec'd: -x activation=user does not follow exec" x.err
@@ -186,6 +190,7 @@ for a in user kernel; do
 		fail "dlopen again, $a: $(cat dl.err.$a)"
 	wait $ap
 	expect_eq "dlopen again, $a: the process's exit status" 0 $?
+	forget_pid $ap
 done
 expect_eq "dlopen again: every round's hits" "0 1000|1 1000|2 1000" \
 	"$(grep . dl.dt.user | paste -sd'|')"
@@ -215,6 +220,7 @@ if [ -n "${HELPERD:-}" ] && [ -x "$HELPERD" ] && [ -c /dev/fuse ]; then
 		END { printa(\"%d %@d\n\", @); }" >g.dt 2>g.err
 		expect_eq "registry: status" 0 $?
 		wait $ap
+		forget_pid $ap
 		expect_eq "registry: the parent's and the child's hits, once" \
 			"0 1000|1 1000" "$(grep . g.dt | sort | paste -sd'|')"
 		expect_eq "registry: nothing said" "" "$(cat g.err)"
@@ -250,6 +256,7 @@ expect_grep "refused: seccomp: the reason" "pid $ap, probe hit: it runs under se
 touch go
 wait $ap
 expect_eq "refused: seccomp: the process's exit status" 0 $?
+forget_pid $ap
 "$DTRACE" -q -x activation=sideways -n 'BEGIN { exit(0); }' >r.out 2>r.err
 expect_eq "refused: a bad value: status" 1 $?
 expect_grep "refused: a bad value: the reason" "'sideways' is not kernel or user" r.err

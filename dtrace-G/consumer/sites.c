@@ -12,7 +12,8 @@
  * (elfprobes.c), so a target's probes are found with or without
  * dtrace-helperd, including those of libraries it dlopen()s while
  * traced (the maps are read again every 100 ms, and at once when the
- * registry changes).  A file is also read here for what the backends
+ * registry changes; an exiting process's empty maps are not read as its
+ * files unmapped).  A file is also read here for what the backends
  * need at a site: the stapsdt note (argument locations, semaphore) and
  * the symbols RIP-relative arguments name.
  *
@@ -676,8 +677,15 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 		return false;
 	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pr->pid);
 	maps = read_file(p, NULL);
-	if (!maps)
+	/*
+	 * None at all: the process is exiting (its memory is released
+	 * before it is reaped), not unmapping its files.  The last maps
+	 * stay, so hits it made before are still decoded at their sites.
+	 */
+	if (!maps || !*maps) {
+		free(maps);
 		return false;
+	}
 	if (pr->maps && !strcmp(pr->maps, maps)) {
 		free(maps);
 		return false;

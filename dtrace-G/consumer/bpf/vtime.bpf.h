@@ -77,14 +77,33 @@ int vtime_switch(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* The current thread's vtimestamp, its entry made at its first hit. */
+/*
+ * The current thread's vtimestamp, its entry made at its first hit.
+ * The program may be preempted while it reads (uprobe programs, and
+ * those of faultable syscall tracepoints, run preemptible): a switch
+ * between reading the entry and the clock would count the time off the
+ * CPU, or take it away.  So {since, acc} are read around the clock, as
+ * a seqlock's reader does: since unchanged across means no switch came
+ * between (each switch back onto a CPU moves since); else read again.
+ */
 static __always_inline __u64 vtime_now(void)
 {
-	__u64 task = bpf_get_current_task(), now = bpf_ktime_get_ns();
+	__u64 task = bpf_get_current_task(), now = 0, s1, s2, acc = 0;
 	struct vtime_ent *v = bpf_map_lookup_elem(&vtimes, &task), n;
 
-	if (v)
-		return v->acc + (now - v->since);
+	if (v) {
+#pragma unroll
+		for (int i = 0; i < 4; i++) {
+			s1 = *(volatile __u64 *)&v->since;
+			acc = *(volatile __u64 *)&v->acc;
+			now = bpf_ktime_get_ns();
+			s2 = *(volatile __u64 *)&v->since;
+			if (s1 == s2)
+				break;
+		}
+		return acc + (now - s2);
+	}
+	now = bpf_ktime_get_ns();
 	n.acc = 0;
 	if (vtime_sumexec)
 		bpf_probe_read_kernel(&n.acc, sizeof(n.acc),

@@ -8,7 +8,8 @@
 # Bands, not timings: each check holds however loaded the machine is,
 # and each fails where vtimestamp is timestamp (the sleeps).
 #  - USDT: across main's 150 ms spin, the vtimestamp delta is at least
-#    0.8 times the thread's own figure and at most it plus 20 ms; across
+#    0.8 times the thread's own figure, at most 1.2 times it plus 20 ms
+#    and never above timestamp's delta over the same hits; across
 #    its 200 ms sleep it is under 20 ms while timestamp's is >= 200 ms;
 #  - two threads at once, one spinning 150 ms and one sleeping 300 ms:
 #    each thread's delta is its own (the sleeper's under 20 ms);
@@ -79,14 +80,21 @@ expect_eq "dtrace's stderr" "" "$(cat err.txt)"
 sed 's/^/    out | /' out.txt >&2
 sed 's/^/    prog| /' prog.txt >&2
 
-# band WHAT VT OWN: VT within [0.8 OWN, OWN + 20 ms]
+# band WHAT VT OWN [TS]: VT within [0.8 OWN, 1.2 OWN + 20 ms], and with
+# TS (timestamp's delta over the same hits) never above it: a thread's
+# time on a CPU cannot exceed the time that passed (1 ms for the hits'
+# own order of reads).  The upper band is loose on purpose: vtimestamp
+# is kept from the CPU clock at each switch (vtime.bpf.h), so it counts
+# interrupt and a virtual machine's steal time that the thread's own
+# CLOCK_THREAD_CPUTIME_ID leaves out, and CI runs on a loaded VM.
 band() {
 	if [ -n "$2" ] && [ -n "$3" ] && [ "$3" -gt 100000000 ] &&
 		[ $(($2 * 10)) -ge $(($3 * 8)) ] &&
-		[ "$2" -le $(($3 + 20000000)) ]; then
+		[ $(($2 * 10)) -le $(($3 * 12 + 200000000)) ] &&
+		{ [ -z "${4:-}" ] || [ "$2" -le $(($4 + 1000000)) ]; }; then
 		pass
 	else
-		fail "$1: vtimestamp delta '$2' not within [0.8, +20 ms] of the thread's own '$3'"
+		fail "$1: vtimestamp delta '$2' not within [0.8, 1.2 +20 ms] of the thread's own '$3'${4:+ or above timestamp's '$4'}"
 	fi
 }
 
@@ -105,12 +113,13 @@ field() { # field LINE-PREFIX N: field N of out.txt's line starting so
 }
 
 band "USDT, main's spin" "$(field 'mark 2 0 ' 5)" \
-	"$(awk '/^busy own/ { print $3 }' prog.txt)"
+	"$(awk '/^busy own/ { print $3 }' prog.txt)" "$(field 'mark 2 0 ' 7)"
 asleep "USDT, main's sleep" "$(field 'mark 4 0 ' 5)" \
 	"$(field 'mark 4 0 ' 7)" 200000000
 band "USDT, thread 1's spin beside thread 2's sleep" \
 	"$(field 'mark 6 1 ' 5)" \
-	"$(awk '/^thread 1 own/ { print $4 }' prog.txt)"
+	"$(awk '/^thread 1 own/ { print $4 }' prog.txt)" \
+	"$(field 'mark 6 1 ' 7)"
 asleep "USDT, thread 2's sleep beside thread 1's spin" \
 	"$(field 'mark 6 2 ' 5)" "$(field 'mark 6 2 ' 7)" 300000000
 expect_eq "vtimestamp never decreases in a thread" "" \
@@ -119,7 +128,7 @@ expect_eq "every thread's 300 hits" "yields 0 300
 yields 1 300
 yields 2 300" "$(grep '^yields' out.txt | sort)"
 band "syscall, getppid() around the spin" "$(field 'getppid ' 3)" \
-	"$(awk '/^sysbusy own/ { print $3 }' prog.txt)"
+	"$(awk '/^sysbusy own/ { print $3 }' prog.txt)" "$(field 'getppid ' 5)"
 asleep "syscall, clock_nanosleep()'s entry to return" \
 	"$(field 'nanosleep ' 3)" "$(field 'nanosleep ' 5)" 200000000
 expect_eq "BEGIN and END: dtrace's CPU time, positive, non-decreasing" \

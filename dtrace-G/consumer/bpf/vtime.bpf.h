@@ -33,8 +33,10 @@
  * The switch program and the map are loaded only when a clause reads
  * vtimestamp (vtime_on, a frozen .rodata constant: with it 0 the
  * verifier does not walk vtime_rec(), and usdt_hit() costs what it did).
- * The programs run with preemption off and an entry is touched only by
- * the CPU its thread is on, or by the switch that moves it: no locks.
+ * An entry is touched only by its own thread's hits and by the switches
+ * that move that thread: no locks.  The switch program runs with
+ * preemption off; the hit programs may be preempted (uprobes), which
+ * vtime_now() and vtime_seed() allow for.
  */
 #ifndef VTIME_BPF_BPF_H
 #define VTIME_BPF_BPF_H
@@ -77,6 +79,48 @@ int vtime_switch(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/* the thread's se.sum_exec_runtime, or 0 where BTF did not say where */
+static __always_inline __u64 vtime_sumexec_read(__u64 task)
+{
+	__u64 v = 0;
+
+	if (vtime_sumexec)
+		bpf_probe_read_kernel(&v, sizeof(v),
+				      (const void *)(task + vtime_sumexec - 1));
+	return v;
+}
+
+/*
+ * A thread's first hit: its entry, {now, sum_exec_runtime}.  The program
+ * may be preempted between reading the clock and inserting the entry;
+ * the switch programs then find no entry, and an entry inserted after
+ * the thread came back would carry a since from before it left, so its
+ * next switch would count the time off the CPU.  The scheduler moves
+ * sum_exec_runtime whenever it takes the thread off (and at each tick),
+ * so an unchanged value around the insert means no switch came between:
+ * else the entry is withdrawn and made again.  (vtime_check() refuses
+ * vtimestamp where BTF gives no offset, so vtime_sumexec is set here.)
+ */
+static __always_inline __u64 vtime_seed(__u64 task)
+{
+	struct vtime_ent n;
+	__u64 e1 = 0, e2;
+
+#pragma unroll
+	for (int i = 0; i < 3; i++) {
+		e1 = vtime_sumexec_read(task);
+		n.since = bpf_ktime_get_ns();
+		n.acc = e1;
+		if (bpf_map_update_elem(&vtimes, &task, &n, BPF_NOEXIST))
+			return e1; /* map full, or made meanwhile */
+		e2 = vtime_sumexec_read(task);
+		if (e1 == e2)
+			return e1;
+		bpf_map_delete_elem(&vtimes, &task);
+	}
+	return e1; /* no entry: the next hit tries again */
+}
+
 /*
  * The current thread's vtimestamp, its entry made at its first hit.
  * The program may be preempted while it reads (uprobe programs, and
@@ -89,7 +133,7 @@ int vtime_switch(struct bpf_raw_tracepoint_args *ctx)
 static __always_inline __u64 vtime_now(void)
 {
 	__u64 task = bpf_get_current_task(), now = 0, s1, s2, acc = 0;
-	struct vtime_ent *v = bpf_map_lookup_elem(&vtimes, &task), n;
+	struct vtime_ent *v = bpf_map_lookup_elem(&vtimes, &task);
 
 	if (v) {
 #pragma unroll
@@ -103,14 +147,7 @@ static __always_inline __u64 vtime_now(void)
 		}
 		return acc + (now - s2);
 	}
-	now = bpf_ktime_get_ns();
-	n.acc = 0;
-	if (vtime_sumexec)
-		bpf_probe_read_kernel(&n.acc, sizeof(n.acc),
-				      (const void *)(task + vtime_sumexec - 1));
-	n.since = now;
-	bpf_map_update_elem(&vtimes, &task, &n, BPF_NOEXIST);
-	return n.acc;
+	return vtime_seed(task);
 }
 
 /*

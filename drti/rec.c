@@ -33,6 +33,17 @@
  * allocation of its own (a shared library's TLS slot may be allocated
  * by __tls_get_addr at a thread's first hit), errno untouched.
  *
+ * Aggregating.  When the arena has plans (arena.h: the consumer
+ * compiles the clauses that only aggregate integers) and the thread is
+ * the arena's owner's, the site's address finds its plan in the site
+ * hash and rec_plan() runs it on the registers: it updates the
+ * thread's own aggregation slots in the arena and writes no record,
+ * unless some clause of the probe still needs one (which then says so:
+ * USDT_PC_AGG).  A hit whose keyed entries might not fit is a record
+ * for all its clauses instead.  Every index the plan gives is masked
+ * or checked against the arena's fixed sizes, so a plan, even one the
+ * process scribbled over, writes nowhere but the thread's own area.
+ *
  * Forks.  A child shares the arena (MAP_SHARED) and runs the armed text,
  * but the forking thread's TLS slot still names the parent thread's
  * segment, whose only writer must stay the parent: the pthread_atfork
@@ -57,6 +68,7 @@
 #include <sys/syscall.h>
 
 #include "arena.h"
+#include "../dtrace-G/consumer/bpf/kagg_bpf.h" /* UBPF_K_*, UBPF_F_* */
 
 /* local symbols, kept by name: dtrace finds them in .symtab */
 #define KEPT __attribute__((used))
@@ -71,6 +83,306 @@ static __thread struct {
 	uint64_t gen;
 	int busy; /* a hit is being written: a signal handler's waits */
 } rec_slot;
+
+static inline uint64_t rec_sized(uint64_t v, unsigned sz, unsigned sg)
+{
+	switch (sz) {
+	case 1:
+		return sg ? (uint64_t)(int64_t)(int8_t)v : (uint8_t)v;
+	case 2:
+		return sg ? (uint64_t)(int64_t)(int16_t)v : (uint16_t)v;
+	case 4:
+		return sg ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
+	}
+	return v;
+}
+
+/* quantize()'s bucket as agg.c counts it: 63 holds 0, then powers of 2 */
+static inline unsigned rec_qbucket(int64_t v)
+{
+	if (v > 0)
+		return 63 + (64 - (unsigned)__builtin_clzll((uint64_t)v));
+	if (!v)
+		return 63;
+	{
+		int b = 63 -
+			(int)(64 - (unsigned)__builtin_clzll(0 - (uint64_t)v));
+
+		return b < 0 ? 0 : (unsigned)b;
+	}
+}
+
+static inline unsigned rec_lqbucket(int64_t v, const struct usdt_aop *o)
+{
+	int64_t base = o->imm, step = o->step, levels = o->levels;
+
+	if (v < base || !step)
+		return 0;
+	if (v >= base + levels * step)
+		return (unsigned)levels + 1;
+	return (unsigned)((uint64_t)(v - base) / (uint64_t)step + 1);
+}
+
+/* C's / and % on int64_t (the consumer's evaluator's, the kernel's) */
+static inline int64_t rec_sdiv(int64_t a, int64_t b, int mod)
+{
+	uint64_t ua = a < 0 ? 0 - (uint64_t)a : (uint64_t)a;
+	uint64_t ub = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
+	uint64_t q = ub ? ua / ub : 0;
+	int64_t sq = (a < 0) != (b < 0) ? (int64_t)(0 - q) : (int64_t)q;
+
+	if (mod)
+		return (int64_t)((uint64_t)a - (uint64_t)sq * (uint64_t)b);
+	return sq;
+}
+
+static inline int64_t rec_alu(unsigned op, int64_t a, int64_t b)
+{
+	switch (op) {
+	case UBPF_K_ADD:
+		return (int64_t)((uint64_t)a + (uint64_t)b);
+	case UBPF_K_SUB:
+		return (int64_t)((uint64_t)a - (uint64_t)b);
+	case UBPF_K_MUL:
+		return (int64_t)((uint64_t)a * (uint64_t)b);
+	case UBPF_K_DIVU:
+		return b ? (int64_t)((uint64_t)a / (uint64_t)b) : 0;
+	case UBPF_K_MODU:
+		return b ? (int64_t)((uint64_t)a % (uint64_t)b) : 0;
+	case UBPF_K_DIVS:
+		return rec_sdiv(a, b, 0);
+	case UBPF_K_MODS:
+		return rec_sdiv(a, b, 1);
+	case UBPF_K_AND:
+		return a & b;
+	case UBPF_K_OR:
+		return a | b;
+	case UBPF_K_XOR:
+		return a ^ b;
+	case UBPF_K_SHL:
+		return (int64_t)((uint64_t)a << (b & 63));
+	case UBPF_K_SHR:
+		return (int64_t)((uint64_t)a >> (b & 63));
+	case UBPF_K_SAR:
+		return a >> (b & 63);
+	case UBPF_K_EQ:
+		return a == b;
+	case UBPF_K_NE:
+		return a != b;
+	case UBPF_K_LTS:
+		return a < b;
+	case UBPF_K_LTU:
+		return (uint64_t)a < (uint64_t)b;
+	case UBPF_K_GTS:
+		return a > b;
+	case UBPF_K_GTU:
+		return (uint64_t)a > (uint64_t)b;
+	case UBPF_K_LES:
+		return a <= b;
+	case UBPF_K_LEU:
+		return (uint64_t)a <= (uint64_t)b;
+	case UBPF_K_GES:
+		return a >= b;
+	case UBPF_K_GEU:
+		return (uint64_t)a >= (uint64_t)b;
+	case UBPF_K_LAND:
+		return a && b;
+	case UBPF_K_LOR:
+		return a || b;
+	case UBPF_K_LXOR:
+		return !a != !b;
+	}
+	return 0;
+}
+
+/* fn's update of a value pair (kagg_bpf.h's table) */
+static inline void rec_val(int64_t *va, int64_t *vb, unsigned fn, int64_t v)
+{
+	switch (fn) {
+	case UBPF_F_COUNT:
+	case UBPF_F_QUANTIZE:
+	case UBPF_F_LQUANTIZE:
+		(*va)++;
+		break;
+	case UBPF_F_SUM:
+		*va = (int64_t)((uint64_t)*va + (uint64_t)v);
+		*vb = 1;
+		break;
+	case UBPF_F_AVG:
+		(*va)++;
+		*vb = (int64_t)((uint64_t)*vb + (uint64_t)v);
+		break;
+	case UBPF_F_MIN:
+		if (!*vb || v < *va)
+			*va = v;
+		*vb = 1;
+		break;
+	case UBPF_F_MAX:
+		if (!*vb || v > *va)
+			*va = v;
+		*vb = 1;
+		break;
+	}
+}
+
+/*
+ * Run plan pl for one hit of segment s's thread: 0 done, 1 a record is
+ * wanted for the clauses left, 2 a record for every clause (the keyed
+ * entries might not fit, or the plan is not one we run).  ag is s's
+ * aggregation area.
+ */
+static inline __attribute__((always_inline)) int
+rec_plan(struct usdt_seg *s, uint8_t *ag, const struct usdt_aplan *pl,
+	 const uint64_t *reg)
+{
+	int64_t *flat = (int64_t *)ag; /* USDT_AFLAT pairs */
+	struct usdt_aent *tab =
+		(struct usdt_aent *)(ag + USDT_AFLAT * 2 * sizeof(int64_t));
+	int64_t st[USDT_ASTACK];
+	struct usdt_aent key = {0};
+	unsigned n = pl->nops, sp = 0;
+
+	if (n > USDT_AOPS || s->aused + pl->nkeyed > USDT_AHASH / 4 * 3)
+		return 2;
+	for (unsigned pc = 0; pc < n; pc++) {
+		const struct usdt_aop *o = &pl->ops[pc];
+		unsigned op = o->op, eop;
+		int64_t a = 0, b = 0, c = 0, r = 0;
+
+		eop = op == UBPF_K_PRED && o->n ? o->n : op;
+		if (eop >= UBPF_K_NORM && eop <= UBPF_K_LNOT) {
+			if (sp < 1)
+				return 2;
+			a = st[--sp];
+		} else if (eop >= UBPF_K_ADD && eop <= UBPF_K_LXOR) {
+			if (o->imm_b) {
+				if (sp < 1)
+					return 2;
+				b = o->imm;
+				a = st[--sp];
+			} else {
+				if (sp < 2)
+					return 2;
+				b = st[--sp];
+				a = st[--sp];
+			}
+		} else if (eop == UBPF_K_SEL) {
+			if (sp < 3)
+				return 2;
+			c = st[--sp];
+			b = st[--sp];
+			a = st[--sp];
+		} else if (op == UBPF_K_PRED || op == UBPF_K_KEY ||
+			   (op == UBPF_K_AGG && o->n != UBPF_F_COUNT)) {
+			if (sp < 1)
+				return 2;
+			a = st[--sp];
+		}
+		switch (eop) {
+		case UBPF_K_CONST:
+			r = o->imm;
+			break;
+		case USDT_A_ARG:
+			r = (int64_t)rec_sized(reg[o->n % USDT_REC_ARGS],
+					       o->asz, o->asg);
+			break;
+		case UBPF_K_PID:
+			r = (int32_t)s->pid;
+			break;
+		case UBPF_K_TID:
+			r = (int32_t)s->tid;
+			break;
+		case UBPF_K_NORM:
+			r = a;
+			break;
+		case UBPF_K_NEG:
+			r = (int64_t)(0 - (uint64_t)a);
+			break;
+		case UBPF_K_BNOT:
+			r = ~a;
+			break;
+		case UBPF_K_LNOT:
+			r = !a;
+			break;
+		case UBPF_K_SEL:
+			r = a ? b : c;
+			break;
+		case UBPF_K_PRED:
+			r = a;
+			break;
+		case UBPF_K_KEY:
+			key.k[o->n % USDT_AKEYS] = a;
+			continue;
+		case UBPF_K_AGG: {
+			unsigned bk = o->n == UBPF_F_QUANTIZE ? rec_qbucket(a)
+				      : o->n == UBPF_F_LQUANTIZE
+					      ? rec_lqbucket(a, o)
+					      : 0;
+
+			if (o->flags & USDT_AFL_FLAT) {
+				unsigned i = (unsigned)o->slot + bk;
+
+				if (i < USDT_AFLAT)
+					rec_val(&flat[2 * i], &flat[2 * i + 1],
+						o->n, a);
+			} else {
+				struct usdt_aent *e;
+				uint32_t h;
+
+				key.agg = o->agg;
+				key.bucket = (uint16_t)bk;
+				h = usdt_aent_hash(&key);
+				for (unsigned k = 0; k < USDT_AHASH; k++) {
+					e = &tab[(h + k) & (USDT_AHASH - 1)];
+					if (!e->used) {
+						e->agg = key.agg;
+						e->bucket = key.bucket;
+						for (int j = 0; j < USDT_AKEYS;
+						     j++)
+							e->k[j] = key.k[j];
+						e->a = e->b = 0;
+						__atomic_store_n(
+							&e->used, 1,
+							__ATOMIC_RELEASE);
+						s->aused++;
+						break;
+					}
+					if (e->agg == key.agg &&
+					    e->bucket == key.bucket &&
+					    e->k[0] == key.k[0] &&
+					    e->k[1] == key.k[1] &&
+					    e->k[2] == key.k[2] &&
+					    e->k[3] == key.k[3])
+						break;
+					e = 0;
+				}
+				if (e)
+					rec_val(&e->a, &e->b, o->n, a);
+			}
+			for (int j = 0; j < USDT_AKEYS; j++)
+				key.k[j] = 0;
+			continue;
+		}
+		default:
+			if (eop < UBPF_K_ADD || eop > UBPF_K_LXOR)
+				return 2;
+			r = rec_alu(eop, a, b);
+			break;
+		}
+		if (op == UBPF_K_PRED) {
+			if (!r) {
+				if (o->jump <= pc)
+					return 2;
+				pc = (unsigned)o->jump - 1;
+			}
+			continue;
+		}
+		if (sp >= USDT_ASTACK)
+			return 2;
+		st[sp++] = (int64_t)rec_sized((uint64_t)r, o->sz, o->sg);
+	}
+	return pl->record ? 1 : 0;
+}
 
 static inline long rec_syscall0(long nr)
 {
@@ -105,7 +417,7 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 	struct usdt_arena *h;
 	struct usdt_seg *s;
 	struct usdt_slot *r;
-	uint64_t t, hb, head;
+	uint64_t t, hb, head, pc, flag = 0;
 	unsigned int cpu;
 	int valid;
 
@@ -148,9 +460,44 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 		s->pid = (uint32_t)rec_syscall0(SYS_getpid);
 		s->tid = (uint32_t)rec_syscall0(SYS_gettid);
 		s->ppid = (uint32_t)rec_syscall0(SYS_getppid);
+		s->own = h->aplans && s->pid == h->owner;
 		__atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
 		rec_slot.seg = s;
 		rec_slot.gen = h->gen;
+	}
+	pc = (uint64_t)(uintptr_t)__builtin_return_address(0) - 5;
+	if (s->own) {
+		/* its plan, if the site has one (arena.h) */
+		const struct usdt_asite *tab =
+			(const struct usdt_asite *)(uintptr_t)(ar +
+							       h->site_off);
+		uint32_t k = usdt_asite_hash(pc), plan = 0;
+
+		for (unsigned j = 0; j < USDT_ASITES; j++) {
+			const struct usdt_asite *e =
+				&tab[(k + j) & (USDT_ASITES - 1)];
+
+			if (e->addr == pc) {
+				plan = e->plan;
+				break;
+			}
+			if (!e->addr)
+				break;
+		}
+		if (plan && plan <= USDT_APLANS) {
+			uint64_t reg[USDT_REC_ARGS] = {a0, a1, a2, a3, a4, a5};
+			int rc = rec_plan(s, (uint8_t *)s + h->agg_off,
+					  (const struct usdt_aplan
+						   *)(uintptr_t)(ar +
+								 h->plan_off +
+								 plan - 1),
+					  reg);
+
+			if (!rc)
+				goto out;
+			if (rc == 1)
+				flag = USDT_PC_AGG;
+		}
 	}
 	head = s->head;
 	if (head - __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE) >= h->nslots) {
@@ -160,8 +507,7 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 	r = (struct usdt_slot *)((char *)s + USDT_SEG_HDR) +
 	    (head & (h->nslots - 1));
 	/* the site (a user address: 47 bits), the CPU in the top 16 */
-	r->pc = ((uint64_t)(uintptr_t)__builtin_return_address(0) - 5) |
-		(uint64_t)(cpu & 0xfff) << 48;
+	r->pc = pc | (uint64_t)(cpu & 0xfff) << 48 | flag;
 	r->tsc = t;
 	r->arg[0] = a0;
 	r->arg[1] = a1;

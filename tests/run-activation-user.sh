@@ -10,6 +10,11 @@
 #  - count(), sum(), quantize(arg1) and printf of integer arguments give
 #    the same output as the kernel path, with -c, and the counts the
 #    program says it fired (the fork child's too, under act*);
+#  - clauses that only aggregate run in the recorder (per-thread slots in
+#    the arena, no record): the kernel path's output and the rings',
+#    for every aggregating function, keys, predicates, narrow arguments,
+#    a keyed aggregation overflowing a thread's table, a fork child; and
+#    exact counts with rings too small for the records;
 #  - -p of a running process: exact counts, the semaphore counted up
 #    (ticks fire only when it is), and when dtrace ends the sites hold
 #    their NOPs again and the arena is unmapped, the process running on;
@@ -106,6 +111,52 @@ expect_eq "-c: the ticks (semaphore up)" 1 "$(grep -c '^ticks 20$' out.user)"
 expect_eq "-c: the child's printf lines" 30 \
 	"$(grep -c '^0 42 ' out.user)"
 expect_eq "-c: nothing said" "" "$(cat err.user)"
+
+# 1b. aggregating in the arena (drti/arena.h's plans): clauses that only
+# aggregate run in the recorder, the rest from records; keys of integer
+# expressions, predicates, every function, a note's narrow arguments
+# (actl's short and char casts), a keyed aggregation with more keys than
+# a thread's hash takes (those hits come as records), a fork child (its
+# hits records, which the fork tree sorts out): the kernel path's output,
+# and that of the in-process rings alone (DTRACE_KAGG=0)
+prog='act*:::hit /arg0 < 50/ { @c[arg0 % 7] = count(); @mn = min(arg1);
+	@mx = max(arg1); @av = avg(arg1); @lq = lquantize(arg0, 0, 100, 10); }
+act*:::hit /arg0 >= 50 && pid == $target/ {
+	@k[arg0 / 10, arg1 % 3] = sum(arg1); @q = quantize(arg1 - 100); }
+act*:::hit { @many[arg1] = count(); }
+actl*:::fire /arg1 > 0/ { @lib[(short)arg0, arg1] = count();
+	@lmx = max((char)arg0); }
+END { printa("c %d %@d\n", @c); printa("min %@d\n", @mn);
+	printa("max %@d\n", @mx); printa("avg %@d\n", @av); printa(@lq);
+	printa("k %d %d %@d\n", @k); printa(@q); printa("many %d %@d\n", @many);
+	printa("lib %d %d %@d\n", @lib); printa("lmx %@d\n", @lmx); }'
+for a in kernel user ring; do
+	act=$a kagg=1
+	[ $a = ring ] && act=user kagg=0
+	DTRACE_KAGG=$kagg "$DTRACE" -v -q -x activation=$act -n "$prog" \
+		-c './act 2000 2 1' >agg.out.$a 2>agg.err.$a ||
+		fail "aggregating, $a: $(cat agg.err.$a)"
+	grep -v '^child\|^parent' agg.out.$a >agg.$a
+done
+expect_file_eq "aggregating: the arena's output is the kernel path's" \
+	agg.kernel agg.user
+expect_file_eq "aggregating: the arena's output is the rings'" agg.ring agg.user
+expect_grep "aggregating: in the process" \
+	'^dtrace: 4 clauses aggregated in the process$' agg.err.user
+expect_eq "aggregating: the rings' run aggregated nothing in the process" 0 \
+	"$(grep -c 'aggregated in the process' agg.err.ring)"
+expect_eq "aggregating: every hit's key, parent and child" 6000 \
+	"$(awk '$1 == "many" { s += $3 } END { print s }' agg.user)"
+# rings of 32 records a thread, 800000 hits in bursts: records would be
+# lost, the arena's counts are exact
+"$DTRACE" -q -x activation=user -x bufsize=4k -n '
+act$target:::hit { @h = count(); @s = sum(arg0); }
+END { printa("hits %@d\n", @h); printa("sum %@d\n", @s); }' \
+	-c './act 200000 4 0' >tiny.out 2>tiny.err ||
+	fail "tiny rings: $(cat tiny.err)"
+expect_eq "tiny rings: every hit counted" "hits 800000|sum 39600000" \
+	"$(grep -v '^parent' tiny.out | grep . | paste -sd'|')"
+expect_eq "tiny rings: nothing dropped or said" "" "$(cat tiny.err)"
 
 # 2. -p: exact counts, then everything given back, the process running on
 rm -f go

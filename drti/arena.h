@@ -124,7 +124,10 @@ struct usdt_aplan {
 	struct usdt_aop ops[]; /* nops of them */
 };
 
-/* The site hash: slot (addr * odd) >> (64 - 12), then the next ones. */
+/*
+ * The site hash: slot (addr * odd) >> (64 - 12), then the next ones.
+ * Inlined always: rec.c's whole hit path is one function (its header).
+ */
 struct usdt_asite {
 	uint64_t addr; /* 0: empty */
 	uint32_t plan; /* its offset in the plan area + 1; 0: records */
@@ -140,13 +143,15 @@ struct usdt_aent {
 	uint64_t pad;
 };
 
-static inline uint32_t usdt_asite_hash(uint64_t addr)
+static inline __attribute__((always_inline)) uint32_t
+usdt_asite_hash(uint64_t addr)
 {
 	return (uint32_t)((addr * UINT64_C(0x9e3779b97f4a7c15)) >> 52) &
 	       (USDT_ASITES - 1);
 }
 
-static inline uint32_t usdt_aent_hash(const struct usdt_aent *e)
+static inline __attribute__((always_inline)) uint32_t
+usdt_aent_hash(const struct usdt_aent *e)
 {
 	uint64_t h = (uint64_t)e->agg << 16 | e->bucket;
 

@@ -70,6 +70,13 @@
 #include "arena.h"
 #include "../dtrace-G/consumer/bpf/kagg_bpf.h" /* UBPF_K_*, UBPF_F_* */
 
+/*
+ * Everything __usdt_rec calls is inlined into it, at any -O: dtrace
+ * steps a thread out of [__usdt_rec, +size) before it unmaps the arena,
+ * and a thread in an out-of-line helper would return into it after.
+ */
+#define REC_INLINE static inline __attribute__((always_inline))
+
 /* local symbols, kept by name: dtrace finds them in .symtab */
 #define KEPT __attribute__((used))
 
@@ -84,7 +91,7 @@ static __thread struct {
 	int busy; /* a hit is being written: a signal handler's waits */
 } rec_slot;
 
-static inline uint64_t rec_sized(uint64_t v, unsigned sz, unsigned sg)
+REC_INLINE uint64_t rec_sized(uint64_t v, unsigned sz, unsigned sg)
 {
 	switch (sz) {
 	case 1:
@@ -98,7 +105,7 @@ static inline uint64_t rec_sized(uint64_t v, unsigned sz, unsigned sg)
 }
 
 /* quantize()'s bucket as agg.c counts it: 63 holds 0, then powers of 2 */
-static inline unsigned rec_qbucket(int64_t v)
+REC_INLINE unsigned rec_qbucket(int64_t v)
 {
 	if (v > 0)
 		return 63 + (64 - (unsigned)__builtin_clzll((uint64_t)v));
@@ -112,7 +119,7 @@ static inline unsigned rec_qbucket(int64_t v)
 	}
 }
 
-static inline unsigned rec_lqbucket(int64_t v, const struct usdt_aop *o)
+REC_INLINE unsigned rec_lqbucket(int64_t v, const struct usdt_aop *o)
 {
 	int64_t base = o->imm, step = o->step, levels = o->levels;
 
@@ -124,7 +131,7 @@ static inline unsigned rec_lqbucket(int64_t v, const struct usdt_aop *o)
 }
 
 /* C's / and % on int64_t (the consumer's evaluator's, the kernel's) */
-static inline int64_t rec_sdiv(int64_t a, int64_t b, int mod)
+REC_INLINE int64_t rec_sdiv(int64_t a, int64_t b, int mod)
 {
 	uint64_t ua = a < 0 ? 0 - (uint64_t)a : (uint64_t)a;
 	uint64_t ub = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
@@ -136,7 +143,7 @@ static inline int64_t rec_sdiv(int64_t a, int64_t b, int mod)
 	return sq;
 }
 
-static inline int64_t rec_alu(unsigned op, int64_t a, int64_t b)
+REC_INLINE int64_t rec_alu(unsigned op, int64_t a, int64_t b)
 {
 	switch (op) {
 	case UBPF_K_ADD:
@@ -196,7 +203,7 @@ static inline int64_t rec_alu(unsigned op, int64_t a, int64_t b)
 }
 
 /* fn's update of a value pair (kagg_bpf.h's table) */
-static inline void rec_val(int64_t *va, int64_t *vb, unsigned fn, int64_t v)
+REC_INLINE void rec_val(int64_t *va, int64_t *vb, unsigned fn, int64_t v)
 {
 	switch (fn) {
 	case UBPF_F_COUNT:
@@ -231,16 +238,19 @@ static inline void rec_val(int64_t *va, int64_t *vb, unsigned fn, int64_t v)
  * entries might not fit, or the plan is not one we run).  ag is s's
  * aggregation area.
  */
-static inline __attribute__((always_inline)) int
-rec_plan(struct usdt_seg *s, uint8_t *ag, const struct usdt_aplan *pl,
-	 const uint64_t *reg)
+REC_INLINE int rec_plan(struct usdt_seg *s, uint8_t *ag,
+			const struct usdt_aplan *pl, const uint64_t *reg)
 {
 	int64_t *flat = (int64_t *)ag; /* USDT_AFLAT pairs */
 	struct usdt_aent *tab =
 		(struct usdt_aent *)(ag + USDT_AFLAT * 2 * sizeof(int64_t));
 	int64_t st[USDT_ASTACK];
-	struct usdt_aent key = {0};
+	struct usdt_aent key; /* agg, bucket, k: no memset() call at -O0 */
 	unsigned n = pl->nops, sp = 0;
+
+	key.agg = key.bucket = 0;
+	for (int j = 0; j < USDT_AKEYS; j++)
+		key.k[j] = 0;
 
 	if (n > USDT_AOPS || s->aused + pl->nkeyed > USDT_AHASH / 4 * 3)
 		return 2;
@@ -384,7 +394,7 @@ rec_plan(struct usdt_seg *s, uint8_t *ag, const struct usdt_aplan *pl,
 	return pl->record ? 1 : 0;
 }
 
-static inline long rec_syscall0(long nr)
+REC_INLINE long rec_syscall0(long nr)
 {
 	long ret;
 

@@ -185,6 +185,44 @@ expect_eq "-p: the process's exit status" 0 $?
 forget_pid $ap
 expect_eq "-p: the process's own count" "parent $ap 80000" "$(cat act.out)"
 
+# 2b. -p, the clauses aggregating in the process, dtrace ended by SIGINT
+# while the process fires on: exact counts, then the sites and the arena
+# given back while its recorder may be running
+rm -f go
+ACT_WAIT=$tmp/go ./act 20000 4 0 4000 >pa.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+"$DTRACE" -w -q -x activation=user -p $ap -n "
+BEGIN { system(\"touch $tmp/go\"); }
+act\$target:::hit { @h = count(); @q[arg0 % 3] = quantize(arg1); }
+act\$target:::tick { @t = count(); }
+END { printa(\"hits %@d\n\", @h); printa(\"q %d\n%@d\n\", @q); }" \
+	>pa.dt 2>pa.err &
+dp=$!
+bg_pids="$bg_pids $dp"
+wait_until 100 test -e go || fail "-p, aggregating: BEGIN never ran"
+sleep 1 # the hits are fired, the ticks going on
+kill -INT $dp
+wait $dp
+expect_eq "-p, aggregating: status" 0 $?
+forget_pid $dp
+expect_eq "-p, aggregating: hits" "hits 80000" "$(grep '^hits' pa.dt)"
+expect_eq "-p, aggregating: quantize()'s counts" 80000 \
+	"$(awk '/^ *-?[0-9]+ \|/ { s += $NF } END { print s }' pa.dt)"
+expect_eq "-p, aggregating: nothing said" "" "$(cat pa.err)"
+if kill -0 $ap 2>/dev/null; then
+	expect_eq "-p, aggregating: the arena unmapped after the run" 0 \
+		"$(grep -c usdt-arena /proc/$ap/maps)"
+	expect_eq "-p, aggregating: every site a NOP again" \
+		"$(readelf -n act | grep -c Location:)" \
+		"$(site_bytes $ap | grep -c '0f 1f 40 00 90')"
+else
+	fail "-p, aggregating: the process ended before it was checked"
+fi
+wait $ap
+expect_eq "-p, aggregating: the process's exit status" 0 $?
+forget_pid $ap
+
 # 3. SIGKILL of dtrace mid-run: the process and its child run on
 rm -f go
 ACT_WAIT=$tmp/go ./act 50000 2 1 1500 >k.out 2>&1 &

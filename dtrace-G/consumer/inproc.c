@@ -915,12 +915,15 @@ static bool plan_site(const struct ubpf_kplan *pl, const struct ip_site *s,
  * whose entry for addr, left by a library once mapped there, is
  * overwritten.  The process is held.
  */
-static void plan_put(struct ip_proc *ipp, uint64_t addr,
-		     const struct usdt_aplan *a)
+static void plan_put(const struct inproc *ip, struct ip_proc *ipp,
+		     uint64_t addr, const struct usdt_aplan *a)
 {
-	struct usdt_arena *h = (struct usdt_arena *)ipp->map;
-	struct usdt_asite *tab = (struct usdt_asite *)(ipp->map + h->site_off);
-	uint8_t *area = ipp->map + h->plan_off;
+	/* where arena_make() put them: never the header's word, which
+	 * the process can write */
+	size_t site_off = USDT_ARENA_HDR + (size_t)IP_NSEG * ip->seg_size;
+	struct usdt_asite *tab = (struct usdt_asite *)(ipp->map + site_off);
+	uint8_t *area =
+		ipp->map + site_off + USDT_ASITES * sizeof(struct usdt_asite);
 	size_t len = a ? sizeof(*a) + a->nops * sizeof(a->ops[0]) : 0;
 	uint32_t at = 0, k = usdt_asite_hash(addr);
 
@@ -1254,7 +1257,7 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 			PUSH(ipp->sites, ipp->nsites, s);
 #ifdef HAVE_BPF
 			if (kpl && !en) /* its plan, or none left there */
-				plan_put(ipp, s.addr,
+				plan_put(ip, ipp, s.addr,
 					 planned && plan_site(kpl, &s, ap)
 						 ? ap
 						 : NULL);

@@ -13,6 +13,7 @@
 #  - clauses that only aggregate run in the recorder (per-thread slots in
 #    the arena, no record): the kernel path's output and the rings',
 #    for every aggregating function, keys, predicates, narrow arguments,
+#    the plans' operators on negative and narrowed values,
 #    a keyed aggregation overflowing a thread's table, a fork child; and
 #    exact counts with rings too small for the records;
 #  - -p of a running process: exact counts, the semaphore counted up
@@ -147,6 +148,27 @@ expect_eq "aggregating: the rings' run aggregated nothing in the process" 0 \
 	"$(grep -c 'aggregated in the process' agg.err.ring)"
 expect_eq "aggregating: every hit's key, parent and child" 6000 \
 	"$(awk '$1 == "many" { s += $3 } END { print s }' agg.user)"
+# the plan's operators on negative and narrowed values, in keys, in an
+# aggregated value, lquantize() with a negative base: the same three ways
+prog='act$target:::hit {
+	@o[arg1 / -3 % 5, arg1 % -5, (arg1 >> 2) ^ ~arg0,
+	    arg0 > 50 ? -arg1 : arg1 << 1] = count();
+	@u[(unsigned)arg1 / 7 % 4, (char)arg1] = sum(arg1 < 0 || arg0 == 3);
+	@m[!arg0, -arg0 & 7] = max((long)(int)(arg1 * 3000000));
+	@l[arg0 % 4] = lquantize(arg1 % 100, -50, 50, 7); }
+END { printa("o %d %d %d %d %@d\n", @o); printa("u %d %d %@d\n", @u);
+	printa("m %d %d %@d\n", @m); printa(@l); }'
+for a in kernel user ring; do
+	act=$a kagg=1
+	[ $a = ring ] && act=user kagg=0
+	DTRACE_KAGG=$kagg "$DTRACE" -q -x activation=$act -n "$prog" \
+		-c './act 300 2 0' >ops.out.$a 2>ops.err.$a ||
+		fail "operators, $a: $(cat ops.err.$a)"
+	grep -v '^parent' ops.out.$a >ops.$a
+done
+expect_file_eq "operators: the arena's output is the kernel path's" \
+	ops.kernel ops.user
+expect_file_eq "operators: the arena's output is the rings'" ops.ring ops.user
 # rings of 32 records a thread, 800000 hits in bursts: records would be
 # lost, the arena's counts are exact
 "$DTRACE" -q -x activation=user -x bufsize=4k -n '

@@ -124,6 +124,11 @@ struct usdt_aplan {
 	struct usdt_aop ops[]; /* nops of them */
 };
 
+/* a segment's aggregation area: the flat pairs, then the hash */
+#define USDT_AGG_BYTES                                                         \
+	(USDT_AFLAT * 2 * sizeof(int64_t) +                                    \
+	 USDT_AHASH * sizeof(struct usdt_aent))
+
 /*
  * The site hash: slot (addr * odd) >> (64 - 12), then the next ones.
  * Inlined always: rec.c's whole hit path is one function (its header).
@@ -160,9 +165,17 @@ usdt_aent_hash(const struct usdt_aent *e)
 	return (uint32_t)(h >> 40) & (USDT_AHASH - 1);
 }
 
-/* What -G's drti.o holds for the consumer: __usdt_ctl. */
+/*
+ * What -G's drti.o holds for the consumer: __usdt_ctl, in the process's
+ * own memory (a fork child gets a copy, not a share).  len bounds every
+ * address the recorder writes or reads in the arena, whatever the
+ * arena's header says: a fork child shares the arena and can write its
+ * header (one that dropped privileges as well), and must not steer its
+ * parent's writes out of it.  dtrace writes len before arena.
+ */
 struct usdt_ctl {
 	uint64_t arena; /* the arena's address in the process; 0: off */
+	uint64_t len;	/* its bytes (0: a dtrace that predates it: off) */
 };
 
 #endif /* USDT_DRTI_ARENA_H */

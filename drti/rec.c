@@ -33,6 +33,15 @@
  * allocation of its own (a shared library's TLS slot may be allocated
  * by __tls_get_addr at a thread's first hit), errno untouched.
  *
+ * Bounds.  A fork child shares the arena (MAP_SHARED) and can write its
+ * header, even one that dropped its privileges; so every address a hit
+ * reads or writes in the arena is checked against the arena's size in
+ * __usdt_ctl.len, which dtrace writes into this process's own memory
+ * (a child has a copy), after one read of each header word it comes
+ * from: what the header says can drop a hit, never move a write out of
+ * the arena.  A control block without len (a dtrace older than it)
+ * arms nothing.
+ *
  * Aggregating.  When the arena has plans (arena.h: the consumer
  * compiles the clauses that only aggregate integers) and the thread is
  * the arena's owner's, the site's address finds its plan in the site
@@ -41,8 +50,9 @@
  * unless some clause of the probe still needs one (which then says so:
  * USDT_PC_AGG).  A hit whose keyed entries might not fit is a record
  * for all its clauses instead.  Every index the plan gives is masked
- * or checked against the arena's fixed sizes, so a plan, even one the
- * process scribbled over, writes nowhere but the thread's own area.
+ * or checked against the arena's fixed sizes, and the area itself
+ * against len (Bounds), so a plan, even one the process or a child
+ * scribbled over, writes nowhere but the thread's own area.
  *
  * Forks.  A child shares the arena (MAP_SHARED) and runs the armed text,
  * but the forking thread's TLS slot still names the parent thread's
@@ -330,7 +340,11 @@ REC_INLINE int rec_plan(struct usdt_seg *s, uint8_t *ag,
 					      : 0;
 
 			if (o->flags & USDT_AFL_FLAT) {
-				unsigned i = (unsigned)o->slot + bk;
+				/* read once: the check holds for the write */
+				unsigned i =
+					(unsigned)__atomic_load_n(
+						&o->slot, __ATOMIC_RELAXED) +
+					bk;
 
 				if (i < USDT_AFLAT)
 					rec_val(&flat[2 * i], &flat[2 * i + 1],
@@ -427,16 +441,24 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 	struct usdt_arena *h;
 	struct usdt_seg *s;
 	struct usdt_slot *r;
-	uint64_t t, hb, head, pc, flag = 0;
+	uint64_t t, hb, head, pc, alen, soff, sitoff, aggoff, roff, flag = 0;
+	uint32_t nslots;
 	unsigned int cpu;
 	int valid;
 
 	if (!ar)
 		return;
+		/* [off, off + n) inside the arena, as this process knows its
+		 * size */
+#define REC_IN(off, n) ((off) <= alen && (uint64_t)(n) <= alen - (off))
+	alen = __atomic_load_n(&__usdt_ctl.len, __ATOMIC_RELAXED);
+	if (alen < USDT_ARENA_HDR)
+		return; /* a consumer that does not say it: not ours */
 	h = (struct usdt_arena *)(uintptr_t)ar;
 	t = __builtin_ia32_rdtscp(&cpu); /* Linux keeps the CPU in TSC_AUX */
 	s = rec_slot.seg;
-	valid = s && rec_slot.gen == h->gen;
+	soff = (uint64_t)(uintptr_t)s - ar;
+	valid = s && rec_slot.gen == h->gen && REC_IN(soff, USDT_SEG_HDR);
 	hb = __atomic_load_n(&h->hb, __ATOMIC_RELAXED);
 	if ((int64_t)(t - hb) > (int64_t)h->hb_limit) {
 		/*
@@ -461,12 +483,14 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 		uint32_t i =
 			__atomic_fetch_add(&h->next_seg, 1, __ATOMIC_RELAXED);
 
-		if (i >= h->nseg) {
+		soff = USDT_ARENA_HDR +
+		       (uint64_t)i *
+			       __atomic_load_n(&h->seg_size, __ATOMIC_RELAXED);
+		if (i >= h->nseg || !REC_IN(soff, USDT_SEG_HDR)) {
 			__atomic_fetch_add(&h->noseg, 1, __ATOMIC_RELAXED);
 			goto out;
 		}
-		s = (struct usdt_seg *)(uintptr_t)(ar + USDT_ARENA_HDR +
-						   (uint64_t)i * h->seg_size);
+		s = (struct usdt_seg *)(uintptr_t)(ar + soff);
 		s->pid = (uint32_t)rec_syscall0(SYS_getpid);
 		s->tid = (uint32_t)rec_syscall0(SYS_gettid);
 		s->ppid = (uint32_t)rec_syscall0(SYS_getppid);
@@ -476,11 +500,19 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 		rec_slot.gen = h->gen;
 	}
 	pc = (uint64_t)(uintptr_t)__builtin_return_address(0) - 5;
-	if (s->own) {
+	/*
+	 * Each header word the addresses come from is read once (a fork
+	 * child sharing the arena may change it meanwhile), then checked
+	 * against alen, this process's own.
+	 */
+	sitoff = __atomic_load_n(&h->site_off, __ATOMIC_RELAXED);
+	aggoff = soff + __atomic_load_n(&h->agg_off, __ATOMIC_RELAXED);
+	if (s->own && REC_IN(sitoff, USDT_ASITES * sizeof(struct usdt_asite)) &&
+	    REC_IN(aggoff, USDT_AGG_BYTES)) {
 		/* its plan, if the site has one (arena.h) */
 		const struct usdt_asite *tab =
-			(const struct usdt_asite *)(uintptr_t)(ar +
-							       h->site_off);
+			(const struct usdt_asite *)(uintptr_t)(ar + sitoff);
+		uint64_t poff = 0;
 		uint32_t k = usdt_asite_hash(pc), plan = 0;
 
 		for (unsigned j = 0; j < USDT_ASITES; j++) {
@@ -488,20 +520,25 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 				&tab[(k + j) & (USDT_ASITES - 1)];
 
 			if (e->addr == pc) {
-				plan = e->plan;
+				plan = __atomic_load_n(&e->plan,
+						       __ATOMIC_RELAXED);
 				break;
 			}
 			if (!e->addr)
 				break;
 		}
-		if (plan && plan <= USDT_APLANS) {
+		if (plan)
+			poff = __atomic_load_n(&h->plan_off, __ATOMIC_RELAXED) +
+			       plan - 1;
+		if (plan &&
+		    REC_IN(poff, sizeof(struct usdt_aplan) +
+					 USDT_AOPS * sizeof(struct usdt_aop))) {
 			uint64_t reg[USDT_REC_ARGS] = {a0, a1, a2, a3, a4, a5};
-			int rc = rec_plan(s, (uint8_t *)s + h->agg_off,
-					  (const struct usdt_aplan
-						   *)(uintptr_t)(ar +
-								 h->plan_off +
-								 plan - 1),
-					  reg);
+			int rc = rec_plan(
+				s, (uint8_t *)(uintptr_t)(ar + aggoff),
+				(const struct usdt_aplan *)(uintptr_t)(ar +
+								       poff),
+				reg);
 
 			if (!rc)
 				goto out;
@@ -510,12 +547,14 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 		}
 	}
 	head = s->head;
-	if (head - __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE) >= h->nslots) {
+	nslots = __atomic_load_n(&h->nslots, __ATOMIC_RELAXED);
+	roff = soff + USDT_SEG_HDR + (head & (nslots - 1)) * sizeof(*r);
+	if (head - __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE) >= nslots ||
+	    !REC_IN(roff, sizeof(*r))) {
 		__atomic_store_n(&s->drops, s->drops + 1, __ATOMIC_RELAXED);
 		goto out;
 	}
-	r = (struct usdt_slot *)((char *)s + USDT_SEG_HDR) +
-	    (head & (h->nslots - 1));
+	r = (struct usdt_slot *)(uintptr_t)(ar + roff);
 	/* the site (a user address: 47 bits), the CPU in the top 16 */
 	r->pc = pc | (uint64_t)(cpu & 0xfff) << 48 | flag;
 	r->tsc = t;
@@ -529,6 +568,7 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	rec_slot.busy = 0;
+#undef REC_IN
 }
 
 __asm__(".pushsection .text\n"

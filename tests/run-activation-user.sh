@@ -15,7 +15,9 @@
 #    for every aggregating function, keys, predicates, narrow arguments,
 #    the plans' operators on negative and narrowed values,
 #    a keyed aggregation overflowing a thread's table, a fork child; and
-#    exact counts with rings too small for the records;
+#    exact counts with rings too small for the records; a fork child
+#    that writes the arena's header cannot steer its parent's recorder
+#    out of it;
 #  - -p of a running process: exact counts, the semaphore counted up
 #    (ticks fire only when it is), and when dtrace ends the sites hold
 #    their NOPs again and the arena is unmapped, the process running on;
@@ -62,7 +64,7 @@ trap 'exit 1' INT TERM HUP
 	$CC -O2 -fPIC -I. -c "$data/actl.c" -o actl.o &&
 	"$DTRACE" -G -s "$data/actl.d" actl.o -o actl-probes.o &&
 	$CC -shared -o libactl.so actl.o actl-probes.o &&
-	$CC -O2 -I. -c "$data/act.c" -o act.o &&
+	$CC -O2 -I. -I"$top_srcdir/drti" -c "$data/act.c" -o act.o &&
 	"$DTRACE" -G -s "$data/act.d" act.o -o act-probes.o &&
 	$CC -o act act.o act-probes.o -L. -lactl -Wl,-rpath,"$PWD" \
 		-lpthread &&
@@ -179,6 +181,29 @@ END { printa("hits %@d\n", @h); printa("sum %@d\n", @s); }' \
 expect_eq "tiny rings: every hit counted" "hits 800000|sum 39600000" \
 	"$(grep -v '^parent' tiny.out | grep . | paste -sd'|')"
 expect_eq "tiny rings: nothing dropped or said" "" "$(cat tiny.err)"
+
+# a fork child shares its parent's arena and writes its header (offsets
+# far outside it, a segment index past the end): the parent's recorder
+# bounds everything by the size in its own control block, so it neither
+# crashes nor writes elsewhere; its segment's hits come as records
+# (exact), the segments its threads would claim now are refused (drops,
+# said)
+ACT_SCRIBBLE=1 "$DTRACE" -q -x activation=user -n '
+act$target:::hit { @h = count(); } END { printa("hits %@d\n", @h); }' \
+	-c './act 1000 0 0' >sc.out 2>sc.err ||
+	fail "hostile child: $(cat sc.err)"
+expect_eq "hostile child: the parent ran to its end, every hit counted" \
+	"parent 1000|hits 1001" \
+	"$(sed 's/^parent [0-9]* /parent /' sc.out | grep . | paste -sd'|')"
+expect_eq "hostile child: nothing said" "" "$(cat sc.err)"
+ACT_SCRIBBLE=1 "$DTRACE" -q -x activation=user -n '
+act$target:::hit { @h = count(); } END { printa("hits %@d\n", @h); }' \
+	-c './act 1000 2 0' >sc.out 2>sc.err ||
+	fail "hostile child, threads: $(cat sc.err)"
+expect_eq "hostile child, threads: the parent ran to its end" \
+	"parent 2000|hits 1" \
+	"$(sed 's/^parent [0-9]* /parent /' sc.out | grep . | paste -sd'|')"
+expect_grep "hostile child, threads: the drops said" '^dtrace: 2000 drops' sc.err
 
 # 2. -p: exact counts, then everything given back, the process running on
 rm -f go

@@ -144,6 +144,7 @@ struct ip_obj {
 	struct tfile *file;
 	uint64_t bias;
 	uint64_t rec, rec_end, sys, ctl, name;
+	uint64_t ctl_size; /* 16: it has usdt_ctl.len (arena.h) */
 };
 
 /* A process armed: its arena and what was rewritten. */
@@ -456,7 +457,7 @@ static struct ip_obj *proc_obj(struct ip_proc *ipp, struct tfile *f,
 		forget_file(ipp, f);
 	if (!file_sym(f, "__usdt_rec", &o.rec, &size) || !size ||
 	    !file_sym(f, "__usdt_sys", &o.sys, NULL) ||
-	    !file_sym(f, "__usdt_ctl", &o.ctl, NULL) ||
+	    !file_sym(f, "__usdt_ctl", &o.ctl, &o.ctl_size) ||
 	    !file_sym(f, "__usdt_name", &o.name, NULL)) {
 		snprintf(why, wlen,
 			 "%s has no in-process recorder (no __usdt_rec in its "
@@ -767,8 +768,7 @@ static int ip_open(struct consumer *c)
 			ip->kp = kp;
 			ip->ran = xcalloc(c->nclauses, sizeof(*ip->ran));
 			ip->agg_off = ip->seg_size;
-			ip->seg_size += USDT_AFLAT * 2 * sizeof(int64_t) +
-					USDT_AHASH * sizeof(struct usdt_aent);
+			ip->seg_size += USDT_AGG_BYTES;
 		} else if (kp) {
 			d_kplan_free(kp);
 		}
@@ -1138,8 +1138,15 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 			uint64_t v = ipp->taddr, old = 0;
 			int err;
 
+			uint64_t len = ipp->len;
+
+			/* len first: the recorder bounds everything by it (a
+			 * recorder older than it has a control block of 8) */
 			if ((err = mem_rw(pr->pid, o->ctl, &old, sizeof(old),
 					  false)) < 0 ||
+			    (o->ctl_size >= 2 * sizeof(uint64_t) &&
+			     (err = mem_rw(pr->pid, o->ctl + sizeof(uint64_t),
+					   &len, sizeof(len), true)) < 0) ||
 			    (err = mem_rw(pr->pid, o->ctl, &v, sizeof(v),
 					  true)) < 0) {
 				snprintf(why, sizeof(why),

@@ -35,10 +35,11 @@
 #    -n's count(), ratios to systemtap's; written as their own section;
 #  - consumer (root and bpftrace): our dtrace -n (each backend, and in
 #    the process: -x activation=user) against bpftrace on the
-#    same probe of the same binary: ns per hit added by count() (as
-#    above; the count must equal the hits, drops as each tool reports
-#    them), and the events per second each delivers without loss, for
-#    printf() and count(), from bench/pace.c firing at 50k to 800k
+#    same probe of the same binary: ns per hit added by count(),
+#    sum(), quantize(), a predicate's count() and a printf() of two
+#    integers (as above; every hit must be there, drops as each tool
+#    reports them), and the events per second each delivers without
+#    loss, for the same actions, from bench/pace.c firing at 50k to 1.6M
 #    events/s for a second (the highest rate reached with 0 drops and
 #    every event delivered) and unpaced (the rate reached, the drops);
 #  - pid provider (bench/pid.sh, which see; root and bpftrace): ns per
@@ -261,6 +262,8 @@ elif [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 		quantize) printf '%s\n' '{ @ = quantize(arg0); }' ;;
 		predicate) printf '%s\n' '/arg0 % 2 == 0/ { @ = count(); }' ;;
 		printf) printf '%s\n' '{ printf("%d %d\n", arg0, arg1); }' ;;
+		# the same on bprov:hit, whose one argument is printed twice
+		printf2) printf '%s\n' '{ printf("%d %d\n", arg0, arg0 + 1); }' ;;
 		esac
 	}
 	b_act() {	# ACTION
@@ -280,7 +283,7 @@ elif [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 			/^\[/ { x = $0; sub(/^\[[^])]*[])]/, "", x)
 				split(x, f, " "); s += f[1] }
 			END { print s + 0 }' "$shm/out")" -eq "$2" ] ;;
-		printf) [ "$(grep -c '^[0-9]* [0-9]*$' "$shm/out" 2>/dev/null)" -eq "$2" ] ;;
+		printf | printf2) [ "$(grep -c '^[0-9]* [0-9]*$' "$shm/out" 2>/dev/null)" -eq "$2" ] ;;
 		esac
 	}
 	# trace TOOL ACTION PROVIDER:NAME PROG ARGS...: TOOL is bpf or
@@ -329,7 +332,7 @@ elif [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null 2>&1; then
 		fi
 		hit_ok=$allok hit_drops=$dmax
 	}
-	for act in count sum quantize predicate; do
+	for act in count sum quantize predicate printf2; do
 		consumer_hit bpftrace $act
 		b_ns=$hit_ns b_ok=$hit_ok b_drops=$hit_drops
 		for be in ${BENCH_BACKENDS:-bpf uprobe user}; do

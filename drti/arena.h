@@ -15,6 +15,25 @@
  * the consumer is its only reader.  head (written by the thread, release)
  * and tail (written by the consumer, release) count records since the
  * claim; head - tail is what waits.
+ *
+ * Aggregating in the arena (version 2).  When some clauses of the run
+ * only aggregate integers (what consumer/kplan.c lets the kernel path
+ * run in BPF), the consumer compiles each armed site's plan -- those
+ * clauses as a little stack machine's instructions, the encoding of
+ * consumer/bpf/kagg_bpf.h with the site's argument registers resolved
+ * -- into the plan area after the segments, and names it in a hash of
+ * site addresses (struct usdt_asite, USDT_ASITES of them, the address
+ * its key).  Every segment then ends in an aggregation area of its
+ * thread's own: USDT_AFLAT value pairs for the statements without keys
+ * (kflat's slots) and a hash of USDT_AHASH keyed entries (kaggs'),
+ * written by that thread alone, read and merged by the consumer when
+ * tracing has ended.  Only a thread of the arena's owner (seg.own)
+ * runs plans: a fork child's hits are records, which the consumer's
+ * fork tree sorts out.  A hit whose entries might not fit (fewer than
+ * the plan's keyed statements free below three quarters of the hash)
+ * is a record instead, for all its clauses: nothing is lost or half
+ * done.  A plan that leaves clauses for the record sets
+ * USDT_PC_AGG in the record's pc, so the consumer runs only the rest.
  */
 #ifndef USDT_DRTI_ARENA_H
 #define USDT_DRTI_ARENA_H
@@ -22,7 +41,7 @@
 #include <stdint.h>
 
 #define USDT_ARENA_MAGIC UINT64_C(0x31616e6572615355) /* "USarena1" */
-#define USDT_ARENA_VERSION 1
+#define USDT_ARENA_VERSION 2
 #define USDT_ARENA_HDR 4096u
 #define USDT_SEG_HDR 128u
 #define USDT_REC_ARGS 6 /* rdi, rsi, rdx, rcx, r8, r9 */
@@ -39,6 +58,12 @@ struct usdt_arena {
 	uint32_t nslots;   /* records per segment, a power of two */
 	uint32_t next_seg; /* the next segment to claim (atomic add) */
 	uint64_t noseg;	   /* hits lost: no segment left to claim */
+	/* aggregating (version 2; all 0: every hit is a record) */
+	uint32_t owner;	   /* the pid whose threads run plans */
+	uint32_t aplans;   /* 1: the plan area and site hash are there */
+	uint64_t agg_off;  /* a segment's aggregation area, from its start */
+	uint64_t site_off; /* the site hash, from the arena's start */
+	uint64_t plan_off; /* the plan area, from the arena's start */
 };
 
 struct usdt_seg {
@@ -46,7 +71,9 @@ struct usdt_seg {
 	uint32_t ready;		 /* 1 once pid, tid and ppid are written */
 	uint64_t head;		 /* records written (the thread's) */
 	uint64_t drops;		 /* records lost: the ring was full */
-	uint64_t pad0[4];
+	uint32_t own;		 /* pid is the arena's owner: runs plans */
+	uint32_t aused;		 /* entries of its hash taken */
+	uint64_t pad0[3];
 	uint64_t tail; /* records read (the consumer's), own line */
 	uint64_t pad1[7];
 };
@@ -58,9 +85,97 @@ struct usdt_slot {
 	uint64_t arg[USDT_REC_ARGS];
 };
 
-/* What -G's drti.o holds for the consumer: __usdt_ctl. */
+/* usdt_slot.pc: the site's address (47 bits), the CPU in bits 48..59 */
+#define USDT_PC_ADDR ((UINT64_C(1) << 48) - 1)
+#define USDT_PC_AGG (UINT64_C(1) << 63) /* the plan ran the other clauses */
+
+/*
+ * Plans.  The instructions are consumer/bpf/kagg_bpf.h's (UBPF_K_*,
+ * UBPF_F_*) but for the argument: USDT_A_ARG pushes register n (0..5,
+ * rdi..r9) converted as the site's note says (asz bytes, asg signed),
+ * then narrowed as every result is (sz, sg).  Jumps go forward only.
+ */
+#define USDT_AOPS 64		  /* instructions of one plan */
+#define USDT_ASTACK 16		  /* its stack */
+#define USDT_AKEYS 4		  /* keys of a statement */
+#define USDT_ASITES 4096	  /* the site hash's slots, a power of two */
+#define USDT_APLANS (256u * 1024) /* bytes of the plan area */
+#define USDT_AFLAT 4096 /* a segment's slots for statements without keys */
+#define USDT_AHASH 2048 /* a segment's keyed entries, a power of two */
+#define USDT_A_ARG 0xfe /* op: an argument register (the others: UBPF_K_*) */
+#define USDT_AFL_FLAT 1 /* AGG: a flat slot (slot + bucket), not the hash */
+
+struct usdt_aop {
+	uint8_t op, sz, sg, n; /* n: ARG's register, KEY's index, AGG's fn,
+				  PRED's comparison (or 0) */
+	uint8_t asz, asg;      /* USDT_A_ARG: the note's size and sign */
+	uint8_t flags, imm_b;  /* USDT_AFL_FLAT; binary: b is imm */
+	uint16_t agg, jump;    /* AGG: statement; PRED: where the clause ends */
+	uint16_t slot, step;   /* AGG: flat slot; lquantize()'s step */
+	uint32_t levels;       /* lquantize()'s */
+	int64_t imm;	       /* CONST, imm_b: the value; lquantize()'s base */
+};
+
+struct usdt_aplan {
+	uint16_t nops;
+	uint8_t record; /* some clause needs the record still */
+	uint8_t nkeyed; /* AGG instructions into the hash */
+	uint32_t pad;
+	struct usdt_aop ops[]; /* nops of them */
+};
+
+/* a segment's aggregation area: the flat pairs, then the hash */
+#define USDT_AGG_BYTES                                                         \
+	(USDT_AFLAT * 2 * sizeof(int64_t) +                                    \
+	 USDT_AHASH * sizeof(struct usdt_aent))
+
+/*
+ * The site hash: slot (addr * odd) >> (64 - 12), then the next ones.
+ * Inlined always: rec.c's whole hit path is one function (its header).
+ */
+struct usdt_asite {
+	uint64_t addr; /* 0: empty */
+	uint32_t plan; /* its offset in the plan area + 1; 0: records */
+	uint32_t pad;
+};
+
+/* A keyed entry: kagg_bpf.h's struct ubpf_kkey and ubpf_kval */
+struct usdt_aent {
+	uint16_t agg, bucket;
+	uint32_t used;
+	int64_t k[USDT_AKEYS];
+	int64_t a, b;
+	uint64_t pad;
+};
+
+static inline __attribute__((always_inline)) uint32_t
+usdt_asite_hash(uint64_t addr)
+{
+	return (uint32_t)((addr * UINT64_C(0x9e3779b97f4a7c15)) >> 52) &
+	       (USDT_ASITES - 1);
+}
+
+static inline __attribute__((always_inline)) uint32_t
+usdt_aent_hash(const struct usdt_aent *e)
+{
+	uint64_t h = (uint64_t)e->agg << 16 | e->bucket;
+
+	for (int i = 0; i < USDT_AKEYS; i++)
+		h = (h ^ (uint64_t)e->k[i]) * UINT64_C(0x9e3779b97f4a7c15);
+	return (uint32_t)(h >> 40) & (USDT_AHASH - 1);
+}
+
+/*
+ * What -G's drti.o holds for the consumer: __usdt_ctl, in the process's
+ * own memory (a fork child gets a copy, not a share).  len bounds every
+ * address the recorder writes or reads in the arena, whatever the
+ * arena's header says: a fork child shares the arena and can write its
+ * header (one that dropped privileges as well), and must not steer its
+ * parent's writes out of it.  dtrace writes len before arena.
+ */
 struct usdt_ctl {
 	uint64_t arena; /* the arena's address in the process; 0: off */
+	uint64_t len;	/* its bytes (0: a dtrace that predates it: off) */
 };
 
 #endif /* USDT_DRTI_ARENA_H */

@@ -33,6 +33,27 @@
  * allocation of its own (a shared library's TLS slot may be allocated
  * by __tls_get_addr at a thread's first hit), errno untouched.
  *
+ * Bounds.  A fork child shares the arena (MAP_SHARED) and can write its
+ * header, even one that dropped its privileges; so every address a hit
+ * reads or writes in the arena is checked against the arena's size in
+ * __usdt_ctl.len, which dtrace writes into this process's own memory
+ * (a child has a copy), after one read of each header word it comes
+ * from: what the header says can drop a hit, never move a write out of
+ * the arena.  A control block without len (a dtrace older than it)
+ * arms nothing.
+ *
+ * Aggregating.  When the arena has plans (arena.h: the consumer
+ * compiles the clauses that only aggregate integers) and the thread is
+ * the arena's owner's, the site's address finds its plan in the site
+ * hash and rec_plan() runs it on the registers: it updates the
+ * thread's own aggregation slots in the arena and writes no record,
+ * unless some clause of the probe still needs one (which then says so:
+ * USDT_PC_AGG).  A hit whose keyed entries might not fit is a record
+ * for all its clauses instead.  Every index the plan gives is masked
+ * or checked against the arena's fixed sizes, and the area itself
+ * against len (Bounds), so a plan, even one the process or a child
+ * scribbled over, writes nowhere but the thread's own area.
+ *
  * Forks.  A child shares the arena (MAP_SHARED) and runs the armed text,
  * but the forking thread's TLS slot still names the parent thread's
  * segment, whose only writer must stay the parent: the pthread_atfork
@@ -57,6 +78,14 @@
 #include <sys/syscall.h>
 
 #include "arena.h"
+#include "../dtrace-G/consumer/bpf/kagg_bpf.h" /* UBPF_K_*, UBPF_F_* */
+
+/*
+ * Everything __usdt_rec calls is inlined into it, at any -O: dtrace
+ * steps a thread out of [__usdt_rec, +size) before it unmaps the arena,
+ * and a thread in an out-of-line helper would return into it after.
+ */
+#define REC_INLINE static inline __attribute__((always_inline))
 
 /* local symbols, kept by name: dtrace finds them in .symtab */
 #define KEPT __attribute__((used))
@@ -72,7 +101,314 @@ static __thread struct {
 	int busy; /* a hit is being written: a signal handler's waits */
 } rec_slot;
 
-static inline long rec_syscall0(long nr)
+REC_INLINE uint64_t rec_sized(uint64_t v, unsigned sz, unsigned sg)
+{
+	switch (sz) {
+	case 1:
+		return sg ? (uint64_t)(int64_t)(int8_t)v : (uint8_t)v;
+	case 2:
+		return sg ? (uint64_t)(int64_t)(int16_t)v : (uint16_t)v;
+	case 4:
+		return sg ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
+	}
+	return v;
+}
+
+/* quantize()'s bucket as agg.c counts it: 63 holds 0, then powers of 2 */
+REC_INLINE unsigned rec_qbucket(int64_t v)
+{
+	if (v > 0)
+		return 63 + (64 - (unsigned)__builtin_clzll((uint64_t)v));
+	if (!v)
+		return 63;
+	{
+		int b = 63 -
+			(int)(64 - (unsigned)__builtin_clzll(0 - (uint64_t)v));
+
+		return b < 0 ? 0 : (unsigned)b;
+	}
+}
+
+REC_INLINE unsigned rec_lqbucket(int64_t v, const struct usdt_aop *o)
+{
+	int64_t base = o->imm, step = o->step, levels = o->levels;
+
+	if (v < base || !step)
+		return 0;
+	if (v >= base + levels * step)
+		return (unsigned)levels + 1;
+	return (unsigned)((uint64_t)(v - base) / (uint64_t)step + 1);
+}
+
+/* C's / and % on int64_t (the consumer's evaluator's, the kernel's) */
+REC_INLINE int64_t rec_sdiv(int64_t a, int64_t b, int mod)
+{
+	uint64_t ua = a < 0 ? 0 - (uint64_t)a : (uint64_t)a;
+	uint64_t ub = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
+	uint64_t q = ub ? ua / ub : 0;
+	int64_t sq = (a < 0) != (b < 0) ? (int64_t)(0 - q) : (int64_t)q;
+
+	if (mod)
+		return (int64_t)((uint64_t)a - (uint64_t)sq * (uint64_t)b);
+	return sq;
+}
+
+REC_INLINE int64_t rec_alu(unsigned op, int64_t a, int64_t b)
+{
+	switch (op) {
+	case UBPF_K_ADD:
+		return (int64_t)((uint64_t)a + (uint64_t)b);
+	case UBPF_K_SUB:
+		return (int64_t)((uint64_t)a - (uint64_t)b);
+	case UBPF_K_MUL:
+		return (int64_t)((uint64_t)a * (uint64_t)b);
+	case UBPF_K_DIVU:
+		return b ? (int64_t)((uint64_t)a / (uint64_t)b) : 0;
+	case UBPF_K_MODU:
+		return b ? (int64_t)((uint64_t)a % (uint64_t)b) : 0;
+	case UBPF_K_DIVS:
+		return rec_sdiv(a, b, 0);
+	case UBPF_K_MODS:
+		return rec_sdiv(a, b, 1);
+	case UBPF_K_AND:
+		return a & b;
+	case UBPF_K_OR:
+		return a | b;
+	case UBPF_K_XOR:
+		return a ^ b;
+	case UBPF_K_SHL:
+		return (int64_t)((uint64_t)a << (b & 63));
+	case UBPF_K_SHR:
+		return (int64_t)((uint64_t)a >> (b & 63));
+	case UBPF_K_SAR:
+		return a >> (b & 63);
+	case UBPF_K_EQ:
+		return a == b;
+	case UBPF_K_NE:
+		return a != b;
+	case UBPF_K_LTS:
+		return a < b;
+	case UBPF_K_LTU:
+		return (uint64_t)a < (uint64_t)b;
+	case UBPF_K_GTS:
+		return a > b;
+	case UBPF_K_GTU:
+		return (uint64_t)a > (uint64_t)b;
+	case UBPF_K_LES:
+		return a <= b;
+	case UBPF_K_LEU:
+		return (uint64_t)a <= (uint64_t)b;
+	case UBPF_K_GES:
+		return a >= b;
+	case UBPF_K_GEU:
+		return (uint64_t)a >= (uint64_t)b;
+	case UBPF_K_LAND:
+		return a && b;
+	case UBPF_K_LOR:
+		return a || b;
+	case UBPF_K_LXOR:
+		return !a != !b;
+	}
+	return 0;
+}
+
+/* fn's update of a value pair (kagg_bpf.h's table) */
+REC_INLINE void rec_val(int64_t *va, int64_t *vb, unsigned fn, int64_t v)
+{
+	switch (fn) {
+	case UBPF_F_COUNT:
+	case UBPF_F_QUANTIZE:
+	case UBPF_F_LQUANTIZE:
+		(*va)++;
+		break;
+	case UBPF_F_SUM:
+		*va = (int64_t)((uint64_t)*va + (uint64_t)v);
+		*vb = 1;
+		break;
+	case UBPF_F_AVG:
+		(*va)++;
+		*vb = (int64_t)((uint64_t)*vb + (uint64_t)v);
+		break;
+	case UBPF_F_MIN:
+		if (!*vb || v < *va)
+			*va = v;
+		*vb = 1;
+		break;
+	case UBPF_F_MAX:
+		if (!*vb || v > *va)
+			*va = v;
+		*vb = 1;
+		break;
+	}
+}
+
+/*
+ * Run plan pl for one hit of segment s's thread: 0 done, 1 a record is
+ * wanted for the clauses left, 2 a record for every clause (the keyed
+ * entries might not fit, or the plan is not one we run).  ag is s's
+ * aggregation area.
+ */
+REC_INLINE int rec_plan(struct usdt_seg *s, uint8_t *ag,
+			const struct usdt_aplan *pl, const uint64_t *reg)
+{
+	int64_t *flat = (int64_t *)ag; /* USDT_AFLAT pairs */
+	struct usdt_aent *tab =
+		(struct usdt_aent *)(ag + USDT_AFLAT * 2 * sizeof(int64_t));
+	int64_t st[USDT_ASTACK];
+	struct usdt_aent key; /* agg, bucket, k: no memset() call at -O0 */
+	unsigned n = pl->nops, sp = 0;
+
+	key.agg = key.bucket = 0;
+	for (int j = 0; j < USDT_AKEYS; j++)
+		key.k[j] = 0;
+
+	if (n > USDT_AOPS || s->aused + pl->nkeyed > USDT_AHASH / 4 * 3)
+		return 2;
+	for (unsigned pc = 0; pc < n; pc++) {
+		const struct usdt_aop *o = &pl->ops[pc];
+		unsigned op = o->op, eop;
+		int64_t a = 0, b = 0, c = 0, r = 0;
+
+		eop = op == UBPF_K_PRED && o->n ? o->n : op;
+		if (eop >= UBPF_K_NORM && eop <= UBPF_K_LNOT) {
+			if (sp < 1)
+				return 2;
+			a = st[--sp];
+		} else if (eop >= UBPF_K_ADD && eop <= UBPF_K_LXOR) {
+			if (o->imm_b) {
+				if (sp < 1)
+					return 2;
+				b = o->imm;
+				a = st[--sp];
+			} else {
+				if (sp < 2)
+					return 2;
+				b = st[--sp];
+				a = st[--sp];
+			}
+		} else if (eop == UBPF_K_SEL) {
+			if (sp < 3)
+				return 2;
+			c = st[--sp];
+			b = st[--sp];
+			a = st[--sp];
+		} else if (op == UBPF_K_PRED || op == UBPF_K_KEY ||
+			   (op == UBPF_K_AGG && o->n != UBPF_F_COUNT)) {
+			if (sp < 1)
+				return 2;
+			a = st[--sp];
+		}
+		switch (eop) {
+		case UBPF_K_CONST:
+			r = o->imm;
+			break;
+		case USDT_A_ARG:
+			r = (int64_t)rec_sized(reg[o->n % USDT_REC_ARGS],
+					       o->asz, o->asg);
+			break;
+		case UBPF_K_PID:
+			r = (int32_t)s->pid;
+			break;
+		case UBPF_K_TID:
+			r = (int32_t)s->tid;
+			break;
+		case UBPF_K_NORM:
+			r = a;
+			break;
+		case UBPF_K_NEG:
+			r = (int64_t)(0 - (uint64_t)a);
+			break;
+		case UBPF_K_BNOT:
+			r = ~a;
+			break;
+		case UBPF_K_LNOT:
+			r = !a;
+			break;
+		case UBPF_K_SEL:
+			r = a ? b : c;
+			break;
+		case UBPF_K_PRED:
+			r = a;
+			break;
+		case UBPF_K_KEY:
+			key.k[o->n % USDT_AKEYS] = a;
+			continue;
+		case UBPF_K_AGG: {
+			unsigned bk = o->n == UBPF_F_QUANTIZE ? rec_qbucket(a)
+				      : o->n == UBPF_F_LQUANTIZE
+					      ? rec_lqbucket(a, o)
+					      : 0;
+
+			if (o->flags & USDT_AFL_FLAT) {
+				/* read once: the check holds for the write */
+				unsigned i =
+					(unsigned)__atomic_load_n(
+						&o->slot, __ATOMIC_RELAXED) +
+					bk;
+
+				if (i < USDT_AFLAT)
+					rec_val(&flat[2 * i], &flat[2 * i + 1],
+						o->n, a);
+			} else {
+				struct usdt_aent *e;
+				uint32_t h;
+
+				key.agg = o->agg;
+				key.bucket = (uint16_t)bk;
+				h = usdt_aent_hash(&key);
+				for (unsigned k = 0; k < USDT_AHASH; k++) {
+					e = &tab[(h + k) & (USDT_AHASH - 1)];
+					if (!e->used) {
+						e->agg = key.agg;
+						e->bucket = key.bucket;
+						for (int j = 0; j < USDT_AKEYS;
+						     j++)
+							e->k[j] = key.k[j];
+						e->a = e->b = 0;
+						__atomic_store_n(
+							&e->used, 1,
+							__ATOMIC_RELEASE);
+						s->aused++;
+						break;
+					}
+					if (e->agg == key.agg &&
+					    e->bucket == key.bucket &&
+					    e->k[0] == key.k[0] &&
+					    e->k[1] == key.k[1] &&
+					    e->k[2] == key.k[2] &&
+					    e->k[3] == key.k[3])
+						break;
+					e = 0;
+				}
+				if (e)
+					rec_val(&e->a, &e->b, o->n, a);
+			}
+			for (int j = 0; j < USDT_AKEYS; j++)
+				key.k[j] = 0;
+			continue;
+		}
+		default:
+			if (eop < UBPF_K_ADD || eop > UBPF_K_LXOR)
+				return 2;
+			r = rec_alu(eop, a, b);
+			break;
+		}
+		if (op == UBPF_K_PRED) {
+			if (!r) {
+				if (o->jump <= pc)
+					return 2;
+				pc = (unsigned)o->jump - 1;
+			}
+			continue;
+		}
+		if (sp >= USDT_ASTACK)
+			return 2;
+		st[sp++] = (int64_t)rec_sized((uint64_t)r, o->sz, o->sg);
+	}
+	return pl->record ? 1 : 0;
+}
+
+REC_INLINE long rec_syscall0(long nr)
 {
 	long ret;
 
@@ -105,16 +441,24 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 	struct usdt_arena *h;
 	struct usdt_seg *s;
 	struct usdt_slot *r;
-	uint64_t t, hb, head;
+	uint64_t t, hb, head, pc, alen, soff, sitoff, aggoff, roff, flag = 0;
+	uint32_t nslots;
 	unsigned int cpu;
 	int valid;
 
 	if (!ar)
 		return;
+		/* [off, off + n) inside the arena, as this process knows its
+		 * size */
+#define REC_IN(off, n) ((off) <= alen && (uint64_t)(n) <= alen - (off))
+	alen = __atomic_load_n(&__usdt_ctl.len, __ATOMIC_RELAXED);
+	if (alen < USDT_ARENA_HDR)
+		return; /* a consumer that does not say it: not ours */
 	h = (struct usdt_arena *)(uintptr_t)ar;
 	t = __builtin_ia32_rdtscp(&cpu); /* Linux keeps the CPU in TSC_AUX */
 	s = rec_slot.seg;
-	valid = s && rec_slot.gen == h->gen;
+	soff = (uint64_t)(uintptr_t)s - ar;
+	valid = s && rec_slot.gen == h->gen && REC_IN(soff, USDT_SEG_HDR);
 	hb = __atomic_load_n(&h->hb, __ATOMIC_RELAXED);
 	if ((int64_t)(t - hb) > (int64_t)h->hb_limit) {
 		/*
@@ -139,29 +483,80 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 		uint32_t i =
 			__atomic_fetch_add(&h->next_seg, 1, __ATOMIC_RELAXED);
 
-		if (i >= h->nseg) {
+		soff = USDT_ARENA_HDR +
+		       (uint64_t)i *
+			       __atomic_load_n(&h->seg_size, __ATOMIC_RELAXED);
+		if (i >= h->nseg || !REC_IN(soff, USDT_SEG_HDR)) {
 			__atomic_fetch_add(&h->noseg, 1, __ATOMIC_RELAXED);
 			goto out;
 		}
-		s = (struct usdt_seg *)(uintptr_t)(ar + USDT_ARENA_HDR +
-						   (uint64_t)i * h->seg_size);
+		s = (struct usdt_seg *)(uintptr_t)(ar + soff);
 		s->pid = (uint32_t)rec_syscall0(SYS_getpid);
 		s->tid = (uint32_t)rec_syscall0(SYS_gettid);
 		s->ppid = (uint32_t)rec_syscall0(SYS_getppid);
+		s->own = h->aplans && s->pid == h->owner;
 		__atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
 		rec_slot.seg = s;
 		rec_slot.gen = h->gen;
 	}
+	pc = (uint64_t)(uintptr_t)__builtin_return_address(0) - 5;
+	/*
+	 * Each header word the addresses come from is read once (a fork
+	 * child sharing the arena may change it meanwhile), then checked
+	 * against alen, this process's own.
+	 */
+	sitoff = __atomic_load_n(&h->site_off, __ATOMIC_RELAXED);
+	aggoff = soff + __atomic_load_n(&h->agg_off, __ATOMIC_RELAXED);
+	if (s->own && REC_IN(sitoff, USDT_ASITES * sizeof(struct usdt_asite)) &&
+	    REC_IN(aggoff, USDT_AGG_BYTES)) {
+		/* its plan, if the site has one (arena.h) */
+		const struct usdt_asite *tab =
+			(const struct usdt_asite *)(uintptr_t)(ar + sitoff);
+		uint64_t poff = 0;
+		uint32_t k = usdt_asite_hash(pc), plan = 0;
+
+		for (unsigned j = 0; j < USDT_ASITES; j++) {
+			const struct usdt_asite *e =
+				&tab[(k + j) & (USDT_ASITES - 1)];
+
+			if (e->addr == pc) {
+				plan = __atomic_load_n(&e->plan,
+						       __ATOMIC_RELAXED);
+				break;
+			}
+			if (!e->addr)
+				break;
+		}
+		if (plan)
+			poff = __atomic_load_n(&h->plan_off, __ATOMIC_RELAXED) +
+			       plan - 1;
+		if (plan &&
+		    REC_IN(poff, sizeof(struct usdt_aplan) +
+					 USDT_AOPS * sizeof(struct usdt_aop))) {
+			uint64_t reg[USDT_REC_ARGS] = {a0, a1, a2, a3, a4, a5};
+			int rc = rec_plan(
+				s, (uint8_t *)(uintptr_t)(ar + aggoff),
+				(const struct usdt_aplan *)(uintptr_t)(ar +
+								       poff),
+				reg);
+
+			if (!rc)
+				goto out;
+			if (rc == 1)
+				flag = USDT_PC_AGG;
+		}
+	}
 	head = s->head;
-	if (head - __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE) >= h->nslots) {
+	nslots = __atomic_load_n(&h->nslots, __ATOMIC_RELAXED);
+	roff = soff + USDT_SEG_HDR + (head & (nslots - 1)) * sizeof(*r);
+	if (head - __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE) >= nslots ||
+	    !REC_IN(roff, sizeof(*r))) {
 		__atomic_store_n(&s->drops, s->drops + 1, __ATOMIC_RELAXED);
 		goto out;
 	}
-	r = (struct usdt_slot *)((char *)s + USDT_SEG_HDR) +
-	    (head & (h->nslots - 1));
+	r = (struct usdt_slot *)(uintptr_t)(ar + roff);
 	/* the site (a user address: 47 bits), the CPU in the top 16 */
-	r->pc = ((uint64_t)(uintptr_t)__builtin_return_address(0) - 5) |
-		(uint64_t)(cpu & 0xfff) << 48;
+	r->pc = pc | (uint64_t)(cpu & 0xfff) << 48 | flag;
 	r->tsc = t;
 	r->arg[0] = a0;
 	r->arg[1] = a1;
@@ -173,6 +568,7 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	rec_slot.busy = 0;
+#undef REC_IN
 }
 
 __asm__(".pushsection .text\n"

@@ -10,6 +10,14 @@
 #  - count(), sum(), quantize(arg1) and printf of integer arguments give
 #    the same output as the kernel path, with -c, and the counts the
 #    program says it fired (the fork child's too, under act*);
+#  - clauses that only aggregate run in the recorder (per-thread slots in
+#    the arena, no record): the kernel path's output and the rings',
+#    for every aggregating function, keys, predicates, narrow arguments,
+#    the plans' operators on negative and narrowed values,
+#    a keyed aggregation overflowing a thread's table, a fork child; and
+#    exact counts with rings too small for the records; a fork child
+#    that writes the arena's header cannot steer its parent's recorder
+#    out of it;
 #  - -p of a running process: exact counts, the semaphore counted up
 #    (ticks fire only when it is), and when dtrace ends the sites hold
 #    their NOPs again and the arena is unmapped, the process running on;
@@ -56,7 +64,7 @@ trap 'exit 1' INT TERM HUP
 	$CC -O2 -fPIC -I. -c "$data/actl.c" -o actl.o &&
 	"$DTRACE" -G -s "$data/actl.d" actl.o -o actl-probes.o &&
 	$CC -shared -o libactl.so actl.o actl-probes.o &&
-	$CC -O2 -I. -c "$data/act.c" -o act.o &&
+	$CC -O2 -I. -I"$top_srcdir/drti" -c "$data/act.c" -o act.o &&
 	"$DTRACE" -G -s "$data/act.d" act.o -o act-probes.o &&
 	$CC -o act act.o act-probes.o -L. -lactl -Wl,-rpath,"$PWD" \
 		-lpthread &&
@@ -107,6 +115,96 @@ expect_eq "-c: the child's printf lines" 30 \
 	"$(grep -c '^0 42 ' out.user)"
 expect_eq "-c: nothing said" "" "$(cat err.user)"
 
+# 1b. aggregating in the arena (drti/arena.h's plans): clauses that only
+# aggregate run in the recorder, the rest from records; keys of integer
+# expressions, predicates, every function, a note's narrow arguments
+# (actl's short and char casts), a keyed aggregation with more keys than
+# a thread's hash takes (those hits come as records), a fork child (its
+# hits records, which the fork tree sorts out): the kernel path's output,
+# and that of the in-process rings alone (DTRACE_KAGG=0)
+prog='act*:::hit /arg0 < 50/ { @c[arg0 % 7] = count(); @mn = min(arg1);
+	@mx = max(arg1); @av = avg(arg1); @lq = lquantize(arg0, 0, 100, 10); }
+act*:::hit /arg0 >= 50 && pid == $target/ {
+	@k[arg0 / 10, arg1 % 3] = sum(arg1); @q = quantize(arg1 - 100); }
+act*:::hit { @many[arg1] = count(); }
+actl*:::fire /arg1 > 0/ { @lib[(short)arg0, arg1] = count();
+	@lmx = max((char)arg0); }
+END { printa("c %d %@d\n", @c); printa("min %@d\n", @mn);
+	printa("max %@d\n", @mx); printa("avg %@d\n", @av); printa(@lq);
+	printa("k %d %d %@d\n", @k); printa(@q); printa("many %d %@d\n", @many);
+	printa("lib %d %d %@d\n", @lib); printa("lmx %@d\n", @lmx); }'
+for a in kernel user ring; do
+	act=$a kagg=1
+	[ $a = ring ] && act=user kagg=0
+	DTRACE_KAGG=$kagg "$DTRACE" -v -q -x activation=$act -n "$prog" \
+		-c './act 2000 2 1' >agg.out.$a 2>agg.err.$a ||
+		fail "aggregating, $a: $(cat agg.err.$a)"
+	grep -v '^child\|^parent' agg.out.$a >agg.$a
+done
+expect_file_eq "aggregating: the arena's output is the kernel path's" \
+	agg.kernel agg.user
+expect_file_eq "aggregating: the arena's output is the rings'" agg.ring agg.user
+expect_grep "aggregating: in the process" \
+	'^dtrace: 4 clauses aggregated in the process$' agg.err.user
+expect_eq "aggregating: the rings' run aggregated nothing in the process" 0 \
+	"$(grep -c 'aggregated in the process' agg.err.ring)"
+expect_eq "aggregating: every hit's key, parent and child" 6000 \
+	"$(awk '$1 == "many" { s += $3 } END { print s }' agg.user)"
+# the plan's operators on negative and narrowed values, in keys, in an
+# aggregated value, lquantize() with a negative base: the same three ways
+prog='act$target:::hit {
+	@o[arg1 / -3 % 5, arg1 % -5, (arg1 >> 2) ^ ~arg0,
+	    arg0 > 50 ? -arg1 : arg1 << 1] = count();
+	@u[(unsigned)arg1 / 7 % 4, (char)arg1] = sum(arg1 < 0 || arg0 == 3);
+	@m[!arg0, -arg0 & 7] = max((long)(int)(arg1 * 3000000));
+	@l[arg0 % 4] = lquantize(arg1 % 100, -50, 50, 7); }
+END { printa("o %d %d %d %d %@d\n", @o); printa("u %d %d %@d\n", @u);
+	printa("m %d %d %@d\n", @m); printa(@l); }'
+for a in kernel user ring; do
+	act=$a kagg=1
+	[ $a = ring ] && act=user kagg=0
+	DTRACE_KAGG=$kagg "$DTRACE" -q -x activation=$act -n "$prog" \
+		-c './act 300 2 0' >ops.out.$a 2>ops.err.$a ||
+		fail "operators, $a: $(cat ops.err.$a)"
+	grep -v '^parent' ops.out.$a >ops.$a
+done
+expect_file_eq "operators: the arena's output is the kernel path's" \
+	ops.kernel ops.user
+expect_file_eq "operators: the arena's output is the rings'" ops.ring ops.user
+# rings of 32 records a thread, 800000 hits in bursts: records would be
+# lost, the arena's counts are exact
+"$DTRACE" -q -x activation=user -x bufsize=4k -n '
+act$target:::hit { @h = count(); @s = sum(arg0); }
+END { printa("hits %@d\n", @h); printa("sum %@d\n", @s); }' \
+	-c './act 200000 4 0' >tiny.out 2>tiny.err ||
+	fail "tiny rings: $(cat tiny.err)"
+expect_eq "tiny rings: every hit counted" "hits 800000|sum 39600000" \
+	"$(grep -v '^parent' tiny.out | grep . | paste -sd'|')"
+expect_eq "tiny rings: nothing dropped or said" "" "$(cat tiny.err)"
+
+# a fork child shares its parent's arena and writes its header (offsets
+# far outside it, a segment index past the end): the parent's recorder
+# bounds everything by the size in its own control block, so it neither
+# crashes nor writes elsewhere; its segment's hits come as records
+# (exact), the segments its threads would claim now are refused (drops,
+# said)
+ACT_SCRIBBLE=1 "$DTRACE" -q -x activation=user -n '
+act$target:::hit { @h = count(); } END { printa("hits %@d\n", @h); }' \
+	-c './act 1000 0 0' >sc.out 2>sc.err ||
+	fail "hostile child: $(cat sc.err)"
+expect_eq "hostile child: the parent ran to its end, every hit counted" \
+	"parent 1000|hits 1001" \
+	"$(sed 's/^parent [0-9]* /parent /' sc.out | grep . | paste -sd'|')"
+expect_eq "hostile child: nothing said" "" "$(cat sc.err)"
+ACT_SCRIBBLE=1 "$DTRACE" -q -x activation=user -n '
+act$target:::hit { @h = count(); } END { printa("hits %@d\n", @h); }' \
+	-c './act 1000 2 0' >sc.out 2>sc.err ||
+	fail "hostile child, threads: $(cat sc.err)"
+expect_eq "hostile child, threads: the parent ran to its end" \
+	"parent 2000|hits 1" \
+	"$(sed 's/^parent [0-9]* /parent /' sc.out | grep . | paste -sd'|')"
+expect_grep "hostile child, threads: the drops said" '^dtrace: 2000 drops' sc.err
+
 # 2. -p: exact counts, then everything given back, the process running on
 rm -f go
 ACT_WAIT=$tmp/go ./act 20000 4 0 1500 >act.out 2>&1 &
@@ -133,6 +231,44 @@ wait $ap
 expect_eq "-p: the process's exit status" 0 $?
 forget_pid $ap
 expect_eq "-p: the process's own count" "parent $ap 80000" "$(cat act.out)"
+
+# 2b. -p, the clauses aggregating in the process, dtrace ended by SIGINT
+# while the process fires on: exact counts, then the sites and the arena
+# given back while its recorder may be running
+rm -f go
+ACT_WAIT=$tmp/go ./act 20000 4 0 4000 >pa.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+"$DTRACE" -w -q -x activation=user -p $ap -n "
+BEGIN { system(\"touch $tmp/go\"); }
+act\$target:::hit { @h = count(); @q[arg0 % 3] = quantize(arg1); }
+act\$target:::tick { @t = count(); }
+END { printa(\"hits %@d\n\", @h); printa(\"q %d\n%@d\n\", @q); }" \
+	>pa.dt 2>pa.err &
+dp=$!
+bg_pids="$bg_pids $dp"
+wait_until 100 test -e go || fail "-p, aggregating: BEGIN never ran"
+sleep 1 # the hits are fired, the ticks going on
+kill -INT $dp
+wait $dp
+expect_eq "-p, aggregating: status" 0 $?
+forget_pid $dp
+expect_eq "-p, aggregating: hits" "hits 80000" "$(grep '^hits' pa.dt)"
+expect_eq "-p, aggregating: quantize()'s counts" 80000 \
+	"$(awk '/^ *-?[0-9]+ \|/ { s += $NF } END { print s }' pa.dt)"
+expect_eq "-p, aggregating: nothing said" "" "$(cat pa.err)"
+if kill -0 $ap 2>/dev/null; then
+	expect_eq "-p, aggregating: the arena unmapped after the run" 0 \
+		"$(grep -c usdt-arena /proc/$ap/maps)"
+	expect_eq "-p, aggregating: every site a NOP again" \
+		"$(readelf -n act | grep -c Location:)" \
+		"$(site_bytes $ap | grep -c '0f 1f 40 00 90')"
+else
+	fail "-p, aggregating: the process ended before it was checked"
+fi
+wait $ap
+expect_eq "-p, aggregating: the process's exit status" 0 $?
+forget_pid $ap
 
 # 3. SIGKILL of dtrace mid-run: the process and its child run on
 rm -f go

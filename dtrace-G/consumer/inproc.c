@@ -58,6 +58,17 @@
  * tree, whose descriptions then decide whether its hits count, as on the
  * kernel path.  Every read also writes the heartbeat: the TSC now.
  *
+ * Aggregating in the process (built with BPF, whose kplan.c decides).
+ * The clauses the kernel path would aggregate in BPF are compiled, per
+ * armed site, into a plan in the arena (probe_plan(), plan_site(),
+ * plan_put(); arena.h has the encoding), which the recorder runs on its
+ * thread's own aggregation slots instead of writing a record.  A record
+ * flagged USDT_PC_AGG says the plan ran the probe's other clauses: its
+ * decode sets kagg_rec and records.c runs only the rest (uclauses).
+ * When tracing has ended, merge_proc() folds every owner thread's slots
+ * into the program's aggregations with d_kplan_merge(), a thread for a
+ * CPU, as bpf_agg.c folds the kernel's: the same output.
+ *
  * Trust.  The arena is the process's own memory too; everything in it
  * is bounds-checked here (segment counts, head against tail, the record
  * address against the sites armed), so a process can lie only about its
@@ -91,6 +102,9 @@
 
 #include "../../drti/arena.h"
 #include "consumer_impl.h"
+#ifdef HAVE_BPF
+#include "kplan.h"
+#endif
 #include "procfs.h"
 #include "stapsdt.h"
 
@@ -130,6 +144,7 @@ struct ip_obj {
 	struct tfile *file;
 	uint64_t bias;
 	uint64_t rec, rec_end, sys, ctl, name;
+	uint64_t ctl_size; /* 16: it has usdt_ctl.len (arena.h) */
 };
 
 /* A process armed: its arena and what was rewritten. */
@@ -153,6 +168,9 @@ struct ip_proc {
 	bool exec_said;
 	char *maps_seen; /* pr->maps when remap_check() last looked */
 	uint64_t corrupt;
+	size_t plan_used; /* bytes of the arena's plan area given out */
+	uint32_t *plans;  /* ... where each plan put there starts */
+	size_t nplans;
 };
 
 struct inproc {
@@ -164,6 +182,10 @@ struct inproc {
 	uint32_t nslots;
 	uint64_t seg_size;
 	bool stopped;
+	/* aggregating in the arena (HAVE_BPF: kplan.c decides what) */
+	struct d_kplan *kp; /* NULL: every hit is a record */
+	bool *ran;	    /* per clause: put in some plan */
+	uint64_t agg_off;   /* a segment's aggregation area */
 };
 
 static uint64_t rdtsc_now(void)
@@ -435,7 +457,7 @@ static struct ip_obj *proc_obj(struct ip_proc *ipp, struct tfile *f,
 		forget_file(ipp, f);
 	if (!file_sym(f, "__usdt_rec", &o.rec, &size) || !size ||
 	    !file_sym(f, "__usdt_sys", &o.sys, NULL) ||
-	    !file_sym(f, "__usdt_ctl", &o.ctl, NULL) ||
+	    !file_sym(f, "__usdt_ctl", &o.ctl, &o.ctl_size) ||
 	    !file_sym(f, "__usdt_name", &o.name, NULL)) {
 		snprintf(why, wlen,
 			 "%s has no in-process recorder (no __usdt_rec in its "
@@ -587,6 +609,9 @@ static int arena_make(struct consumer *c, struct ip_proc *ipp,
 	bool ours;
 
 	ipp->len = USDT_ARENA_HDR + (size_t)IP_NSEG * ip->seg_size;
+	if (ip->kp) /* the site hash and the plans, after the segments */
+		ipp->len +=
+			USDT_ASITES * sizeof(struct usdt_asite) + USDT_APLANS;
 	fd = inject(h, o->sys, SYS_memfd_create, (long)o->name, MFD_CLOEXEC, 0,
 		    0, 0, 0, &ours);
 	if (fd < 0) {
@@ -631,6 +656,14 @@ static int arena_make(struct consumer *c, struct ip_proc *ipp,
 	a->seg_size = ip->seg_size;
 	a->nslots = ip->nslots;
 	a->hb_limit = ip->hz; /* one second */
+	if (ip->kp) {
+		a->owner = (uint32_t)ipp->pid;
+		a->agg_off = ip->agg_off;
+		a->site_off = USDT_ARENA_HDR + (uint64_t)IP_NSEG * ip->seg_size;
+		a->plan_off =
+			a->site_off + USDT_ASITES * sizeof(struct usdt_asite);
+		a->aplans = 1;
+	}
 	__atomic_store_n(&a->hb, rdtsc_now(), __ATOMIC_RELEASE);
 	ipp->tails = xcalloc(IP_NSEG, sizeof(*ipp->tails));
 	return 0;
@@ -720,6 +753,27 @@ static int ip_open(struct consumer *c)
 	ip->seg_size =
 		(USDT_SEG_HDR + slots * sizeof(struct usdt_slot) + 4095) &
 		~(uint64_t)4095;
+#ifdef HAVE_BPF
+	/* clauses that only aggregate: plans run by the recorder */
+	{
+		const char *env = getenv("DTRACE_KAGG");
+		struct d_kplan *kp;
+		bool any = false;
+
+		kp = env && !strcmp(env, "0") ? NULL
+					      : d_kplan_new(c->prog, 0, NULL);
+		for (unsigned ci = 0; kp && ci < c->nclauses; ci++)
+			any |= d_kplan_clause(kp, ci);
+		if (any) {
+			ip->kp = kp;
+			ip->ran = xcalloc(c->nclauses, sizeof(*ip->ran));
+			ip->agg_off = ip->seg_size;
+			ip->seg_size += USDT_AGG_BYTES;
+		} else if (kp) {
+			d_kplan_free(kp);
+		}
+	}
+#endif
 	c->lin.on = true; /* fork children are told by their segments */
 	c->lin.exec_drops = true;
 	return 0;
@@ -760,8 +814,254 @@ static bool exec_check(struct consumer *c, struct ip_proc *ipp)
 	return true;
 }
 
+/* ------------------------------------------------------------------ */
+/* Plans: clauses the recorder aggregates in the arena (arena.h) */
+
+#ifdef HAVE_BPF
+_Static_assert(USDT_AFLAT >= UBPF_KFLAT, "a plan's flat slots fit");
+_Static_assert(USDT_AKEYS == UBPF_KMAXKEYS, "a plan's keys fit");
+_Static_assert(USDT_A_ARG > UBPF_K_SKEY, "USDT_A_ARG is no UBPF_K_*");
+
+/*
+ * Probe p's plan into pl: every clause kplan.c takes, in order; the
+ * clauses left go to p->uclauses, which a record flagged USDT_PC_AGG
+ * runs (records.c), once per probe.  false: no clause is planned.
+ */
+static bool probe_plan(struct inproc *ip, struct tprobe *p,
+		       struct ubpf_kplan *pl)
+{
+	bool any = false, fresh = !p->kplanned;
+
+	memset(pl, 0, sizeof(*pl));
+	if (fresh) {
+		free(p->uclauses);
+		free(p->uepids);
+		p->uclauses = p->uepids = NULL;
+		p->nuclauses = 0;
+	}
+	for (unsigned i = 0; i < p->nclauses; i++) {
+		if (d_kplan_emit(ip->kp, p->clauses[i], &p->dp, pl)) {
+			any = true;
+			ip->ran[p->clauses[i]] = true;
+			continue;
+		}
+		pl->record = 1;
+		if (fresh) {
+			p->uclauses = xpush_room(p->uclauses, p->nuclauses,
+						 sizeof(*p->uclauses));
+			p->uepids = xpush_room(p->uepids, p->nuclauses,
+					       sizeof(*p->uepids));
+			p->uclauses[p->nuclauses] = p->clauses[i];
+			p->uepids[p->nuclauses++] = p->epids[i];
+		}
+	}
+	p->kplanned = true;
+	return any;
+}
+
+/*
+ * pl at site s, in the arena's encoding (arena.h): an argument becomes
+ * the register the site's note names, converted as it says (0 where
+ * the note has no such argument, as a record's decode gives).  false:
+ * it does not fit, and the site's hits stay records.
+ */
+static bool plan_site(const struct ubpf_kplan *pl, const struct ip_site *s,
+		      struct usdt_aplan *a)
+{
+	if (pl->nops > USDT_AOPS)
+		return false;
+	memset(a, 0, sizeof(*a) + USDT_AOPS * sizeof(a->ops[0]));
+	a->nops = pl->nops;
+	a->record = pl->record;
+	for (unsigned i = 0; i < pl->nops; i++) {
+		const struct ubpf_kop *o = &pl->ops[i];
+		struct usdt_aop *d = &a->ops[i];
+
+		if (o->op > UBPF_K_AGG || (o->flags & UBPF_KF_SKEY))
+			return false; /* generated programs' only */
+		d->op = o->op;
+		d->sz = o->sz;
+		d->sg = o->sg;
+		d->n = o->n;
+		d->imm = o->imm;
+		d->imm_b = (o->flags & UBPF_KF_IMM) != 0;
+		d->agg = o->agg;
+		d->jump = o->jump;
+		d->slot = o->slot;
+		d->step = o->step;
+		d->levels = o->levels;
+		if (o->op == UBPF_K_ARG && o->n < s->nargs) {
+			d->op = USDT_A_ARG;
+			d->n = (uint8_t)s->reg[o->n];
+			d->asz = s->size[o->n];
+			d->asg = s->sgn[o->n];
+		} else if (o->op == UBPF_K_ARG) {
+			d->op = UBPF_K_CONST;
+			d->imm = 0;
+		}
+		if (o->op == UBPF_K_PRED && o->jump <= i)
+			return false;
+		if (o->op == UBPF_K_AGG && (o->flags & UBPF_KF_FLAT))
+			d->flags = USDT_AFL_FLAT;
+		else if (o->op == UBPF_K_AGG && a->nkeyed++ == UINT8_MAX)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Site addr's plan (NULL: its hits are records) into ipp's arena: the
+ * plan area (a plan put there already is shared), then the site hash,
+ * whose entry for addr, left by a library once mapped there, is
+ * overwritten.  The process is held.
+ */
+static void plan_put(const struct inproc *ip, struct ip_proc *ipp,
+		     uint64_t addr, const struct usdt_aplan *a)
+{
+	/* where arena_make() put them: never the header's word, which
+	 * the process can write */
+	size_t site_off = USDT_ARENA_HDR + (size_t)IP_NSEG * ip->seg_size;
+	struct usdt_asite *tab = (struct usdt_asite *)(ipp->map + site_off);
+	uint8_t *area =
+		ipp->map + site_off + USDT_ASITES * sizeof(struct usdt_asite);
+	size_t len = a ? sizeof(*a) + a->nops * sizeof(a->ops[0]) : 0;
+	uint32_t at = 0, k = usdt_asite_hash(addr);
+
+	for (size_t i = 0; a && i < ipp->nplans && !at; i++)
+		if (ipp->plans[i] + len <= ipp->plan_used &&
+		    !memcmp(area + ipp->plans[i], a, len))
+			at = ipp->plans[i] + 1;
+	if (a && !at && ipp->plan_used + len <= USDT_APLANS) {
+		memcpy(area + ipp->plan_used, a, len);
+		PUSH(ipp->plans, ipp->nplans, (uint32_t)ipp->plan_used);
+		at = (uint32_t)ipp->plan_used + 1;
+		ipp->plan_used = (ipp->plan_used + len + 7) & ~(size_t)7;
+	}
+	for (unsigned j = 0; j < USDT_ASITES; j++) {
+		struct usdt_asite *e = &tab[(k + j) & (USDT_ASITES - 1)];
+
+		if (e->addr == addr || (!e->addr && at)) {
+			e->plan = at;
+			__atomic_store_n(&e->addr, addr, __ATOMIC_RELEASE);
+			return;
+		}
+		if (!e->addr)
+			return; /* no plan, no entry: records */
+	}
+}
+
+static const struct d_probe *probe_of(void *ctx, unsigned id)
+{
+	struct consumer *c = ctx;
+
+	for (size_t i = 0; i < c->nprobes; i++)
+		if (c->probes[i]->dp.id == id)
+			return &c->probes[i]->dp;
+	return kprov_probe_of(c, id); /* a kernel provider's */
+}
+
+/*
+ * What the threads of ipp's owner aggregated, into the program's
+ * aggregations (kplan.c merges them as it merges the kernel's, a
+ * thread for a CPU), once tracing has ended.  Everything is checked:
+ * the arena is the process's memory too.
+ */
+static void merge_proc(struct consumer *c, struct ip_proc *ipp)
+{
+	struct inproc *ip = c->ip;
+	struct usdt_arena *a = (struct usdt_arena *)ipp->map;
+	uint32_t nseg = __atomic_load_n(&a->next_seg, __ATOMIC_ACQUIRE);
+	struct ubpf_kval *v;
+	uint8_t **own = NULL;
+	size_t nown = 0;
+
+	if (nseg > IP_NSEG)
+		nseg = IP_NSEG;
+	for (uint32_t i = 0; i < nseg; i++) {
+		uint8_t *sp =
+			ipp->map + USDT_ARENA_HDR + (size_t)i * ip->seg_size;
+		struct usdt_seg *s = (struct usdt_seg *)sp;
+
+		if (__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) && s->own &&
+		    (pid_t)s->pid == ipp->pid)
+			PUSH(own, nown, sp + ip->agg_off);
+	}
+	for (size_t i = 0; i < nown; i++) {
+		const struct usdt_aent *tab =
+			(const struct usdt_aent *)(own[i] +
+						   USDT_AFLAT * 2 *
+							   sizeof(int64_t));
+
+		for (unsigned j = 0; j < USDT_AHASH; j++) {
+			struct ubpf_kkey key = {0};
+			struct ubpf_kval val;
+
+			if (!__atomic_load_n(&tab[j].used, __ATOMIC_ACQUIRE))
+				continue;
+			key.agg = tab[j].agg;
+			key.bucket = tab[j].bucket;
+			memcpy(key.k, tab[j].k, sizeof(key.k));
+			val.a = tab[j].a;
+			val.b = tab[j].b;
+			d_kplan_merge(ip->kp, &key, &val, 1, probe_of, c, NULL);
+		}
+	}
+	/* the statements without keys: a slot, every thread's value */
+	v = xcalloc(nown ? nown : 1, sizeof(*v));
+	for (unsigned st = 0; nown && st < d_kplan_nstmts(ip->kp); st++) {
+		unsigned slot, n;
+
+		if (!d_kplan_flat(ip->kp, st, &slot, &n))
+			continue;
+		for (unsigned i = 0; i < n && slot + i < USDT_AFLAT; i++) {
+			struct ubpf_kkey key = {0};
+			bool hit = false;
+
+			for (size_t t = 0; t < nown; t++) {
+				const int64_t *f = (const int64_t *)own[t];
+
+				v[t].a = f[2 * (slot + i)];
+				v[t].b = f[2 * (slot + i) + 1];
+				hit |= v[t].a || v[t].b;
+			}
+			if (!hit)
+				continue;
+			key.agg = (uint16_t)st;
+			key.bucket = (uint16_t)i;
+			d_kplan_merge(ip->kp, &key, v, (unsigned)nown, probe_of,
+				      c, NULL);
+		}
+	}
+	free(v);
+	free(own);
+}
+
+static void ip_aggs(struct consumer *c)
+{
+	struct inproc *ip = c->ip;
+	unsigned nran = 0;
+
+	if (!ip || !ip->kp)
+		return;
+	for (size_t i = 0; i < ip->nprocs; i++)
+		if (ip->procs[i]->map)
+			merge_proc(c, ip->procs[i]);
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		nran += ip->ran[ci];
+	if (c->o->verbose && nran)
+		say(c, "%u clause%s aggregated in the process", nran,
+		    nran == 1 ? "" : "s");
+}
+#else
+static void ip_aggs(struct consumer *c)
+{
+	(void)c;
+}
+#endif
+
 static void ip_enable(struct consumer *c, struct tproc *pr)
 {
+
 	struct inproc *ip = c->ip;
 	struct ip_proc *ipp = ip_proc_of(c, pr);
 	struct proc_maps mm = {0};
@@ -771,6 +1071,14 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 	bool fresh = !ipp, ok = false, made = false;
 	struct ip_ctlw *ctlw = NULL; /* written here: undone on refusal */
 	size_t nctl = 0;
+#ifdef HAVE_BPF
+	struct ubpf_kplan *kpl = ip->kp ? xcalloc(1, sizeof(*kpl)) : NULL;
+	struct usdt_aplan *ap =
+		ip->kp ? xcalloc(1,
+				 sizeof(*ap) + USDT_AOPS * sizeof(ap->ops[0]))
+		       : NULL;
+	bool planned = false;
+#endif
 
 	if (ip->stopped)
 		return;
@@ -821,13 +1129,24 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 				goto refuse;
 			made = true;
 		}
+#ifdef HAVE_BPF
+		/* the clauses the recorder can aggregate (arena.h) */
+		planned = kpl && probe_plan(ip, p, kpl);
+#endif
 		/* this object's control block: the arena is on */
 		{
 			uint64_t v = ipp->taddr, old = 0;
 			int err;
 
+			uint64_t len = ipp->len;
+
+			/* len first: the recorder bounds everything by it (a
+			 * recorder older than it has a control block of 8) */
 			if ((err = mem_rw(pr->pid, o->ctl, &old, sizeof(old),
 					  false)) < 0 ||
+			    (o->ctl_size >= 2 * sizeof(uint64_t) &&
+			     (err = mem_rw(pr->pid, o->ctl + sizeof(uint64_t),
+					   &len, sizeof(len), true)) < 0) ||
 			    (err = mem_rw(pr->pid, o->ctl, &v, sizeof(v),
 					  true)) < 0) {
 				snprintf(why, sizeof(why),
@@ -943,6 +1262,13 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 					ipp->sites[q] =
 						ipp->sites[--ipp->nsites];
 			PUSH(ipp->sites, ipp->nsites, s);
+#ifdef HAVE_BPF
+			if (kpl && !en) /* its plan, or none left there */
+				plan_put(ip, ipp, s.addr,
+					 planned && plan_site(kpl, &s, ap)
+						 ? ap
+						 : NULL);
+#endif
 		}
 		/* its semaphore, once per probe */
 		if (p->noffs) {
@@ -983,6 +1309,10 @@ refuse:
 	release(&h);
 refuse_nohold:
 	free(ctlw);
+#ifdef HAVE_BPF
+	free(kpl);
+	free(ap);
+#endif
 	proc_maps_free(&mm);
 	if (ipp && ipp->nsites > 1)
 		qsort(ipp->sites, ipp->nsites, sizeof(*ipp->sites), site_cmp);
@@ -1059,7 +1389,7 @@ static void drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 			hh.time = tsc_to_ns(ip, r->tsc);
 			hh.pid = (uint32_t)pid;
 			hh.tid = (uint32_t)tid;
-			hh.cpu = (uint32_t)(r->pc >> 48);
+			hh.cpu = (uint32_t)(r->pc >> 48) & 0xfff;
 			hh.rawlen = sizeof(raw);
 			hh.rawoff = arena_put(c, raw, sizeof(raw));
 			hit_push(c, &hh);
@@ -1167,13 +1497,15 @@ static bool ip_decode(struct consumer *c, const struct hit *h, struct d_fire *f,
 	if (ix >= ip->nprocs)
 		return false;
 	ipp = ip->procs[ix];
-	s = site_find(ipp, r.pc & ((UINT64_C(1) << 48) - 1));
+	s = site_find(ipp, r.pc & USDT_PC_ADDR);
 	if (!s) {
 		ipp->corrupt++; /* not a site we armed */
 		return false;
 	}
 	at->file = s->file;
 	at->off = s->off;
+	/* the owner's plan ran the probe's other clauses (records.c) */
+	c->kagg_rec = (r.pc & USDT_PC_AGG) && (pid_t)h->pid == ipp->pid;
 	f->cpu = (int)h->cpu;
 	f->pid = (pid_t)h->pid;
 	f->tid = (pid_t)h->tid;
@@ -1370,6 +1702,12 @@ static void ip_close(struct consumer *c)
 			munmap(ipp->map, ipp->len);
 		ipp->map = NULL;
 	}
+#ifdef HAVE_BPF
+	d_kplan_free(ip->kp); /* merged already (ip_aggs()) */
+	ip->kp = NULL;
+	free(ip->ran);
+	ip->ran = NULL;
+#endif
 }
 
 #else /* !__x86_64__ */
@@ -1423,6 +1761,11 @@ static void ip_stats(struct consumer *c)
 	(void)c;
 }
 
+static void ip_aggs(struct consumer *c)
+{
+	(void)c;
+}
+
 static void ip_close(struct consumer *c)
 {
 	(void)c;
@@ -1440,6 +1783,7 @@ const struct consumer_backend_ops consumer_inproc_ops = {
 	.decode = ip_decode,
 	.proc_exit = ip_proc_exit,
 	.stop = ip_stop,
+	.aggs = ip_aggs,
 	.stats = ip_stats,
 	.close = ip_close,
 };

@@ -11,20 +11,27 @@
  * of, the process running on).  ACT_EXEC set: then it execs itself
  * once, the same arguments.  ACT_SECCOMP set: it runs under a seccomp
  * filter.  ACT_CHILD_SLEEP=MS: the fork child sleeps that long first.
+ * ACT_SCRIBBLE set: once armed it fires one hit, then a fork child
+ * writes the arena it shares with its parent (-x activation=user,
+ * drti/arena.h), pointing the header's offsets far outside it, and
+ * exits; the parent fires on (its recorder must not follow them).
  *
  *	act N T FORK [MS]
  */
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "act.h"
+#include "arena.h" /* drti/: the layout a hostile child writes */
 
 static long n;
 
@@ -50,6 +57,37 @@ static void fire_threads(unsigned t, long base)
 		pthread_create(&th[i], NULL, fire, (void *)base);
 	for (unsigned i = 0; i < t; i++)
 		pthread_join(th[i], NULL);
+}
+
+/* A fork child writes the shared arena's header (ACT_SCRIBBLE). */
+static void scribble(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	unsigned long lo = 0;
+	pid_t c;
+
+	while (f && !lo && fgets(line, sizeof(line), f))
+		if (strstr(line, "usdt-arena"))
+			lo = strtoul(line, NULL, 16);
+	if (f)
+		fclose(f);
+	if (!lo) {
+		fprintf(stderr, "act: no arena to scribble on\n");
+		exit(4);
+	}
+	c = fork();
+	if (c == 0) {
+		struct usdt_arena *a = (struct usdt_arena *)lo;
+
+		a->seg_size = UINT64_C(1) << 44;
+		a->next_seg = 7;
+		a->agg_off = UINT64_C(1) << 45;
+		a->site_off = UINT64_C(1) << 46;
+		a->plan_off = UINT64_C(1) << 46;
+		_exit(0);
+	}
+	waitpid(c, NULL, 0);
 }
 
 int main(int argc, char **argv)
@@ -81,6 +119,10 @@ int main(int argc, char **argv)
 	if (getenv("ACT_WAIT"))
 		while (access(getenv("ACT_WAIT"), F_OK) != 0)
 			usleep(1000);
+	if (getenv("ACT_SCRIBBLE")) {
+		ACT_HIT(0, 0); /* this thread's segment, before the child */
+		scribble();
+	}
 	if (t)
 		fire_threads(t, 0);
 	else

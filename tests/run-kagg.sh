@@ -13,6 +13,7 @@
 #  - one aggregation fed by two clauses, the kernel's and user space's
 #    entries merged (a printf clause on the same probe keeps its record);
 #  - threads on several CPUs: exact counts from per-CPU values;
+#  - an argument past a site's own reads 0, not the previous hit's;
 #  - a program with exit() in a probe clause runs nothing in the kernel;
 #  - plans of the direct shape (one clause, no keys: the program's
 #    straight-line path, kagg_bpf.h): % by a power of two on negative
@@ -184,6 +185,19 @@ two gamma
         0                5
 EOF
 both "kernel and user space into one aggregation" 1 "'tick 5'" -s b.d
+
+# An argument past a site's own (done has one) reads 0, as the records
+# give user space: the kernel's per-CPU scratch must not hand on the
+# previous hit's (tick's arg2, -2000).
+cat >e.d <<'EOF'
+tr$target:::tick, tr$target:::done { @[probename] = sum(arg2); }
+EOF
+cat >expected.txt <<'EOF'
+
+  tick                                                          -3000
+  done                                                              0
+EOF
+both "arguments past a site's own" 1 "'tick 3' done" -s e.d
 
 # Threads on both CPUs: the per-CPU values add up exactly.
 cat >expected.txt <<'EOF'

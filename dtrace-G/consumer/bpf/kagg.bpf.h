@@ -501,11 +501,10 @@ static __always_inline int kagg_hit(__u32 ev, __u64 pt,
 		return -1;
 	regs_load(Rv, R);
 	nargs = e->nargs;
-	for (i = 0; i < UBPF_MAXARGS; i++) {
-		if (i >= nargs)
-			break;
-		vm->args[i] = arg_of(Rv, &e->a[i]);
-	}
+	/* past the site's arguments, 0, as the records give user space
+	 * (the scratch is per CPU: it would hold the last hit's) */
+	for (i = 0; i < UBPF_MAXARGS; i++)
+		vm->args[i] = i < nargs ? arg_of(Rv, &e->a[i]) : 0;
 	vm->pid = (__u32)(pt >> 32);
 	vm->tid = (__u32)pt;
 	vm->sp = vm->pc = 0;

@@ -836,16 +836,16 @@ static bool obj_named(const struct ctobj *o, const char *obj)
  * (what a probe description's module field matches without -c or -p).
  * Each is added as a candidate when it is still the file registered
  * (device and inode: a file replaced since is not the object those
- * processes run, and its types could differ).  The number added; why,
+ * processes run, and its types could differ).  The number added; msg,
  * when none, says what was found.
  */
-static size_t add_registered(struct dt_ctypes *ct, const char *obj, char *why,
-			     size_t whylen)
+static size_t add_registered(struct dt_ctypes *ct, const char *obj, char *msg,
+			     size_t msglen)
 {
 	struct reg_proc *procs = NULL;
 	size_t np = 0, added = 0;
 
-	snprintf(why, whylen, "no live process registered it with the helper");
+	snprintf(msg, msglen, "no live process registered it with the helper");
 	if (!ct->statedir ||
 	    reg_load_all(ct->statedir, true, NULL, NULL, &procs, &np) < 0)
 		return 0;
@@ -862,7 +862,7 @@ static size_t add_registered(struct dt_ctypes *ct, const char *obj, char *why,
 			if (stat(e->path, &st) < 0 ||
 			    (uint64_t)st.st_ino != e->ino ||
 			    (uint64_t)st.st_dev != e->dev) {
-				snprintf(why, whylen,
+				snprintf(msg, msglen,
 					 "the file process %d registered it "
 					 "from (%s) is gone or replaced",
 					 (int)procs[i].pid,

@@ -153,22 +153,22 @@ static const char *drti_candidates(void)
 	return p && *p ? p : DRTI_PATH ":" DRTI_AARCH64_PATH;
 }
 
-/* The ELF machine of the object at path: 0 and why if unreadable. */
-static unsigned drti_machine(const char *path, char *why, size_t whylen)
+/* The ELF machine of the object at path: 0 and msg if unreadable. */
+static unsigned drti_machine(const char *path, char *msg, size_t msglen)
 {
 	unsigned char h[EI_NIDENT + 4];
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
-		snprintf(why, whylen, "%s", strerror(errno));
+		snprintf(msg, msglen, "%s", strerror(errno));
 		return 0;
 	}
 	n = read(fd, h, sizeof(h));
 	close(fd);
 	if (n != (ssize_t)sizeof(h) || memcmp(h, ELFMAG, SELFMAG) != 0 ||
 	    h[EI_CLASS] != ELFCLASS64 || h[EI_DATA] != ELFDATA2LSB) {
-		snprintf(why, whylen, "not a 64-bit little-endian ELF object");
+		snprintf(msg, msglen, "not a 64-bit little-endian ELF object");
 		return 0;
 	}
 	return (unsigned)h[EI_NIDENT + 2] | (unsigned)h[EI_NIDENT + 3] << 8;

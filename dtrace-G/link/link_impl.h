@@ -137,12 +137,15 @@ struct glink {
 	struct gsite *sites;
 	unsigned nsite;
 	size_t sitecap;
+	char *msg;		/* the caller's, for gerr() */
+	size_t msglen;
 };
 
 /*
- * link.c: the linker's only output to stderr (doc/DESIGN.md §12): gerr()
- * an error, naming the script and object o if any (-EINVAL, returned up
- * to dtrace_link()); gsay() a warning, or with verbose_only a -v note.
+ * link.c: the linker's words (doc/DESIGN.md §12): gerr() an error,
+ * naming the script and object o if any, into dtrace_link()'s msg for
+ * the command to print (-EINVAL, returned up to dtrace_link()); gsay(),
+ * its only output to stderr, a warning, or with verbose_only a -v note.
  */
 int __attribute__((format(printf, 3, 4)))
 gerr(const struct glink *g, const struct gobj *o, const char *fmt, ...);

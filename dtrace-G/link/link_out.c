@@ -316,7 +316,7 @@ static int skip_drti_section(const char *name)
  * `ld -r` makes of the two (the AND of their features).
  */
 static int merge_drti_builtin(struct glink *g, struct elfw *w, bool *merged,
-			      char *errbuf, size_t errlen)
+			      char *msg, size_t msglen)
 {
 	const char *ld = getenv("LD");
 	int err;
@@ -324,10 +324,9 @@ static int merge_drti_builtin(struct glink *g, struct elfw *w, bool *merged,
 	*merged = false;
 	if (ld && *ld)
 		return 0;
-	err = elfw_add_object(w, g->drti, skip_drti_section, errbuf,
-			      errlen);
+	err = elfw_add_object(w, g->drti, skip_drti_section, msg, msglen);
 	if (err == -ENOTSUP) {
-		gsay(g, true, "%s; merging it with ld -r", errbuf);
+		gsay(g, true, "%s; merging it with ld -r", msg);
 		return 0;
 	}
 	if (err)

@@ -986,12 +986,13 @@ int gl_check_comdat_copies(struct glink *g)
  * load_object(), gl_check_object(), gl_scan_object() and the COMDAT
  * checks -- on one object held in memory, named `path` in messages.
  * Nothing is opened, written or renamed, and buf is never modified;
- * messages go to stderr as dtrace -G prints them.  Returns 0 (with the
+ * the error's words go to msg as dtrace -G's do.  Returns 0 (with the
  * number of probe sites in *nsite) or a negative errno.
  */
 int dtrace_link_scan_mem(const struct dt_link_opts *cmd,
 			 const struct prov_file *pf, const char *path,
-			 const void *buf, size_t len, unsigned *nsite)
+			 const void *buf, size_t len, unsigned *nsite,
+			 char *msg, size_t msglen)
 {
 	struct gobj o = { 0 };
 	struct glink g = { 0 };
@@ -1001,6 +1002,10 @@ int dtrace_link_scan_mem(const struct dt_link_opts *cmd,
 	g.pf = pf;
 	g.objs = &o;
 	g.nobj = 1;
+	g.msg = msg;
+	g.msglen = msglen;
+	if (msglen)
+		msg[0] = '\0';
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return gerr(&g, NULL, "libelf is out of date");
 	o.path = path;

@@ -176,17 +176,14 @@ static unsigned drti_machine(const char *path, char *msg, size_t msglen)
 
 int gl_find_drti(struct glink *g)
 {
-	char *list = strdup(drti_candidates()), *save = NULL, *tried;
-	size_t len = 0, cap = 1024;
+	char *list = strdup(drti_candidates()), *save = NULL;
+	struct sbuf tried = { 0 };	/* "PATH: why; ..." for the refusal */
 	int err = 0;
 
-	tried = malloc(cap);
-	if (!list || !tried) {
-		free(list);
-		free(tried);
-		return gerr(g, NULL, "out of memory");
+	if (!list || sbuf_puts(&tried, "") < 0) {
+		err = gerr(g, NULL, "out of memory");
+		goto out;
 	}
-	tried[0] = '\0';
 	for (char *p = strtok_r(list, ":", &save); p;
 	     p = strtok_r(NULL, ":", &save)) {
 		char why[128], mbuf[32];
@@ -201,19 +198,19 @@ int gl_find_drti(struct glink *g)
 		if (m)
 			snprintf(why, sizeof(why), "built for %s",
 				 site_machine_name(m, mbuf, sizeof(mbuf)));
-		if (len + 2 < cap)
-			len += (size_t)snprintf(tried + len, cap - len,
-						"%s%s: %s", len ? "; " : "", p,
-						why);
-		if (len >= cap)
-			len = cap - 1;
+		if ((tried.len && sbuf_puts(&tried, "; ") < 0) ||
+		    sbuf_puts(&tried, p) < 0 || sbuf_puts(&tried, ": ") < 0 ||
+		    sbuf_puts(&tried, why) < 0) {
+			err = gerr(g, NULL, "out of memory");
+			goto out;
+		}
 	}
 	err = gerr(g, NULL,
 		   "no drti.o for %s (%s); install usdt-sdk (make install), or name one built for %s with DTRACE_DRTI",
-		   g->arch->name, tried, g->arch->name);
+		   g->arch->name, tried.b, g->arch->name);
 out:
 	free(list);
-	free(tried);
+	free(tried.b);
 	return err;
 }
 

@@ -539,14 +539,12 @@ static int scan_note(struct glink *g, unsigned oi, const char *sec,
 	    is_stub_code(arch, (const uint8_t *)td->d_buf + site.at.start)) {
 		if (memcmp((const uint8_t *)td->d_buf + site.at.start,
 			   arch->stub, arch->stub_size) != 0) {
-			struct gstub *v = realloc(
-				o->old_stubs, (o->nold_stubs + 1) * sizeof(*v));
-
-			if (!v)
+			/* room implied by the count (grow.h), grown here alone */
+			if (grow_count(&o->old_stubs, o->nold_stubs,
+				       sizeof(*o->old_stubs)) < 0)
 				return gerr(g, o, "out of memory");
-			v[o->nold_stubs].shndx = site.shndx;
-			v[o->nold_stubs].off = site.at.start;
-			o->old_stubs = v;
+			o->old_stubs[o->nold_stubs].shndx = site.shndx;
+			o->old_stubs[o->nold_stubs].off = site.at.start;
 			o->nold_stubs++;
 			gsay(g, true,
 			     "%s: %s: %s:::%s: an older header's probe stub, rewritten with today's",

@@ -32,13 +32,9 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/helperd-lib.sh"
 
-: "${HELPERD:?HELPERD must name dtrace-helperd}"
 : "${DOFCLIENT:=${top_builddir:-}/tests/tools/dofclient}"
 
-[ "$(id -u)" -eq 0 ] || skip "not root: the FUSE mount needs allow_other"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
-[ -x "$HELPERD" ] || skip "dtrace-helperd not built (no libfuse3)"
-command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"
+helperd_setup setpriv mountpoint
 require_G
 if [ ! -x "$DOFCLIENT" ]; then
 	fail "DOFCLIENT ($DOFCLIENT) is not built"
@@ -47,21 +43,9 @@ fi
 
 q_cleanup() {
 	[ -n "${ck_pid:-}" ] && kill -CONT "$ck_pid" 2>/dev/null
-	for p in $bg_pids; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	mountpoint -q "$tmp/dev" 2>/dev/null && umount -l "$tmp/dev"
-	cleanup
+	helperd_cleanup
 }
 trap q_cleanup EXIT
-trap 'exit 1' INT TERM HUP
-chmod 755 "$tmp" # other users' clients reach the device through it
-
-DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper
-DTRACE_STATEDIR=$tmp/state
-export DTRACE_DOF_INIT_DEVNAME DTRACE_STATEDIR
-reg=$tmp/state/registry
-log=$tmp/hd.log
 
 build_helperd_progs
 

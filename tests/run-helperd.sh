@@ -34,32 +34,11 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/helperd-lib.sh"
 
-: "${HELPERD:?HELPERD must name dtrace-helperd}"
 data=$top_srcdir/tests/data/helperd
 
-[ "$(id -u)" -eq 0 ] || skip "not root: the FUSE mount needs allow_other"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
-[ -x "$HELPERD" ] || skip "dtrace-helperd not built (no libfuse3)"
+helperd_setup mountpoint
 require_G
-
-hd_cleanup() {
-	for p in $bg_pids; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	for m in "$tmp/dev" "$tmp/dev2" "$tmp/full"; do
-		mountpoint -q "$m" 2>/dev/null && umount -l "$m"
-	done
-	cleanup
-}
-trap hd_cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-chmod 755 "$tmp" # the unprivileged user's program lives here
-
-DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper
-DTRACE_STATEDIR=$tmp/state
-export DTRACE_DOF_INIT_DEVNAME DTRACE_STATEDIR
-reg=$tmp/state/registry
+hd_mounts="$tmp/dev2 $tmp/full"
 
 # ---------------------------------------------------------------------
 # Build: ctl (hdt) + libhdl.so (hdlib) + plug.so (hdplug), PIE, -O2.

@@ -66,8 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, data, size);
-	err = dtrace_link_scan_mem(&cmd, pf, "fuzz.o", copy, size, &nsite,
-				   msg, sizeof(msg));
+	err = dtrace_link_scan_mem(&cmd, pf, "fuzz.o", copy, size, &nsite, msg,
+				   sizeof(msg));
 	fuzz_assert(err <= 0);
 	fuzz_assert(memcmp(copy, data, size) == 0);
 	free(copy);

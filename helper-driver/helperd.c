@@ -132,11 +132,11 @@ static int ep_add(struct helperd *hd, int fd, uint64_t tag)
 struct hd_run {
 	struct helperd *hd;
 	enum hd_backend backend;
-	const char *sockpath;	/* --socket, NULL: the default's rule */
+	const char *sockpath; /* --socket, NULL: the default's rule */
 	bool nosock;
-	sigset_t sigs;		/* the stop signals, blocked, read by sigfd */
-	int sigfd, tfd;		/* the stop signals; the periodic check */
-	int ready_fd;		/* to the backgrounding parent, -1: none */
+	sigset_t sigs;	/* the stop signals, blocked, read by sigfd */
+	int sigfd, tfd; /* the stop signals; the periodic check */
+	int ready_fd;	/* to the backgrounding parent, -1: none */
 	struct hd_dev *dev;
 };
 

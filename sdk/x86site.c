@@ -166,15 +166,15 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 		else
 			snprintf(hex, sizeof(hex), "(past the section end)");
 		return site_err(msg, msglen,
-			       "neutralised relocation, but the bytes [%s] are not a site rewritten by dtrace -G",
-			       hex);
+				"neutralised relocation, but the bytes [%s] are not a site rewritten by dtrace -G",
+				hex);
 	}
 
 	if (rtype == R_X86_64_PC32 || rtype == R_X86_64_PLT32) {
 		/* no r_offset + 4: a hostile offset near 2^64 would wrap */
 		if (r_offset < 1 || r_offset > secsize || secsize - r_offset < 4)
 			return site_err(msg, msglen,
-				       "relocation offset out of the section");
+					"relocation offset out of the section");
 		site->start = r_offset - 1;
 		site->len = 5;
 		if (sec[site->start] == 0xe8)
@@ -186,7 +186,7 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 	} else if (rtype == R_X86_64_GOTPCRELX || rtype == R_X86_64_GOTPCREL) {
 		if (r_offset < 2 || r_offset > secsize || secsize - r_offset < 4)
 			return site_err(msg, msglen,
-				       "relocation offset out of the section");
+					"relocation offset out of the section");
 		site->start = r_offset - 2;
 		site->len = 6;
 		if (sec[site->start] == 0xff && sec[site->start + 1] == 0x15)
@@ -197,22 +197,22 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 			goto bad_bytes;
 	} else if (rtype == R_X86_64_REX_GOTPCRELX) {
 		return site_err(msg, msglen,
-			       "the probe function's address is loaded from the GOT into a register (R_X86_64_REX_GOTPCRELX), so its calls cannot be found; this is clang -fno-plt with a header that does not declare probe functions hidden: regenerate the header with dtrace -h, or compile this file without -fno-plt");
+				"the probe function's address is loaded from the GOT into a register (R_X86_64_REX_GOTPCRELX), so its calls cannot be found; this is clang -fno-plt with a header that does not declare probe functions hidden: regenerate the header with dtrace -h, or compile this file without -fno-plt");
 	} else {
 		return site_err(msg, msglen,
-			       "unexpected relocation type %u for a probe call (only calls and tail calls through PC32, PLT32 or GOTPCRELX can be rewritten)",
-			       rtype);
+				"unexpected relocation type %u for a probe call (only calls and tail calls through PC32, PLT32 or GOTPCRELX can be rewritten)",
+				rtype);
 	}
 	if (addend != -4)
 		return site_err(msg, msglen,
-			       "relocation addend %lld is not that of a call (-4)",
-			       (long long)addend);
+				"relocation addend %lld is not that of a call (-4)",
+				(long long)addend);
 	return 0;
 bad_bytes:
 	site_hex(sec + site->start, site->len, hex, sizeof(hex));
 	return site_err(msg, msglen,
-		       "the bytes [%s] at the relocation are not a call or jmp instruction",
-		       hex);
+			"the bytes [%s] at the relocation are not a call or jmp instruction",
+			hex);
 }
 
 static bool is_start(const struct site_insns *m, uint64_t at)
@@ -379,8 +379,8 @@ static int decode_upto(struct site_insns *m, uint64_t upto, char *msg,
 
 		if (n <= 0 || m->pc + (uint64_t)n > end)
 			return site_err(msg, msglen,
-				       "cannot decode the instruction at function offset %#llx",
-				       (unsigned long long)i);
+					"cannot decode the instruction at function offset %#llx",
+					(unsigned long long)i);
 		m->starts[i / 8] |= (uint8_t)(1u << (i % 8));
 		m->pc += (uint64_t)n;
 	}
@@ -393,7 +393,8 @@ int x86_insns_check(struct site_insns *m, uint64_t at, unsigned len,
 	int err;
 
 	if (at < m->fstart || at + len > m->fstart + m->fsize)
-		return site_err(msg, msglen, "the site lies outside its function");
+		return site_err(msg, msglen,
+				"the site lies outside its function");
 	err = decode_upto(m, at + len, msg, msglen);
 	if (err)
 		return err;
@@ -403,17 +404,17 @@ int x86_insns_check(struct site_insns *m, uint64_t at, unsigned len,
 		while (p > m->fstart && !is_start(m, p))
 			p--;
 		return site_err(msg, msglen,
-			       "the site is not on an instruction boundary: it lies inside the instruction at function offset %#llx",
-			       (unsigned long long)(p - m->fstart));
+				"the site is not on an instruction boundary: it lies inside the instruction at function offset %#llx",
+				(unsigned long long)(p - m->fstart));
 	}
 	if (!is_start(m, at + len))
 		return site_err(msg, msglen,
-			       "the instructions at the site do not end after %u bytes",
-			       len);
+				"the instructions at the site do not end after %u bytes",
+				len);
 	for (uint64_t p = at + 1; one_insn && p < at + len; p++)
 		if (is_start(m, p))
 			return site_err(msg, msglen,
-				       "the site holds more than one instruction");
+					"the site holds more than one instruction");
 	return 0;
 }
 

@@ -67,9 +67,9 @@ const uint8_t *x86_site_patch(const struct probe_site *site);
  * (linearly from the function start, once per function however many
  * sites it holds), that a site of len bytes at section offset `at`
  * starts on an instruction boundary and ends on one, and, if one_insn,
- * that it is a single instruction.  Returns 0, -EINVAL with the reason in msg, or
- * -ENOTSUP when usdt-sdk was built without libopcodes (the byte patterns
- * are still checked by x86_site_classify).
+ * that it is a single instruction.  Returns 0, -EINVAL with the reason
+ * in msg, or -ENOTSUP when usdt-sdk was built without libopcodes (the
+ * byte patterns are still checked by x86_site_classify).
  */
 int x86_insns_check(struct site_insns *m, uint64_t at, unsigned len,
 		    bool one_insn, char *msg, size_t msglen);

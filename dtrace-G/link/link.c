@@ -423,7 +423,6 @@ out:
 	return err;
 }
 
-
 int dtrace_link(const struct dt_link_opts *cmd, const struct prov_file *pf,
 		const char *out, char *msg, size_t msglen)
 {

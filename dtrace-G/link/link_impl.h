@@ -137,7 +137,7 @@ struct glink {
 	struct gsite *sites;
 	unsigned nsite;
 	size_t sitecap;
-	char *msg;		/* the caller's, for gerr() */
+	char *msg; /* the caller's, for gerr() */
 	size_t msglen;
 };
 

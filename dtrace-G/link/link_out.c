@@ -177,7 +177,7 @@ static unsigned drti_machine(const char *path, char *msg, size_t msglen)
 int gl_find_drti(struct glink *g)
 {
 	char *list = strdup(drti_candidates()), *save = NULL;
-	struct sbuf tried = { 0 };	/* "PATH: why; ..." for the refusal */
+	struct sbuf tried = { 0 }; /* "PATH: why; ..." for the refusal */
 	int err = 0;
 
 	if (!list || sbuf_puts(&tried, "") < 0) {

@@ -539,7 +539,7 @@ static int scan_note(struct glink *g, unsigned oi, const char *sec,
 	    is_stub_code(arch, (const uint8_t *)td->d_buf + site.at.start)) {
 		if (memcmp((const uint8_t *)td->d_buf + site.at.start,
 			   arch->stub, arch->stub_size) != 0) {
-			/* room implied by the count (grow.h), grown here alone */
+			/* room implied by the count (grow.h): grown here */
 			if (grow_count(&o->old_stubs, o->nold_stubs,
 				       sizeof(*o->old_stubs)) < 0)
 				return gerr(g, o, "out of memory");

@@ -554,8 +554,9 @@ static int add_site(struct dt_probe *p, uint64_t at, uint8_t kind)
 	if (kind && !p->site_stub) {
 		size_t room = 1;
 
+		/* what grow_count() assumes for nsites + 1 elements */
 		while (room <= p->nsites)
-			room *= 2; /* what grow_count() assumes for nsites + 1 */
+			room *= 2;
 		p->site_stub = calloc(room, 1);
 		if (!p->site_stub)
 			return -ENOMEM;

@@ -88,6 +88,20 @@ gerr(const struct glink *g, const struct gobj *o, const char *fmt, ...)
 	return -EINVAL;
 }
 
+int gl_begin(struct glink *g, const struct dt_link_opts *cmd,
+	     const struct prov_file *pf, char *msg, size_t msglen)
+{
+	g->cmd = cmd;
+	g->pf = pf;
+	g->msg = msg;
+	g->msglen = msglen;
+	if (msglen)
+		msg[0] = '\0';
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return gerr(g, NULL, "libelf is out of date");
+	return 0;
+}
+
 /* A warning, or with verbose_only a -v note: "dtrace: " and the line. */
 void __attribute__((format(printf, 3, 4)))
 gsay(const struct glink *g, bool verbose_only, const char *fmt, ...)
@@ -432,14 +446,8 @@ int dtrace_link(const struct dt_link_opts *cmd, const struct prov_file *pf,
 	int err = 0, fd;
 	mode_t um;
 
-	g.cmd = cmd;
-	g.pf = pf;
-	g.msg = msg;
-	g.msglen = msglen;
-	if (msglen)
-		msg[0] = '\0';
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return gerr(&g, NULL, "libelf is out of date");
+	if (gl_begin(&g, cmd, pf, msg, msglen) < 0)
+		return -EINVAL;
 	g.objs = calloc((size_t)cmd->nobjects + 1, sizeof(*g.objs));
 	if (!g.objs)
 		return gerr(&g, NULL, "out of memory");

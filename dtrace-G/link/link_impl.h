@@ -152,6 +152,11 @@ gerr(const struct glink *g, const struct gobj *o, const char *fmt, ...);
 void __attribute__((format(printf, 3, 4)))
 gsay(const struct glink *g, bool verbose_only, const char *fmt, ...);
 
+/* A run's start: g (zeroed) told the command's words and the caller's
+ * msg; 0, or -EINVAL with libelf too old. */
+int gl_begin(struct glink *g, const struct dt_link_opts *cmd,
+	     const struct prov_file *pf, char *msg, size_t msglen);
+
 /* link_sites.c: stage 1, reading; they change nothing on disk */
 int gl_read_object(struct glink *g, struct gobj *o);
 int gl_check_object(struct glink *g, struct gobj *o);

@@ -996,16 +996,10 @@ int dtrace_link_scan_mem(const struct dt_link_opts *cmd,
 	struct glink g = { 0 };
 	int err;
 
-	g.cmd = cmd;
-	g.pf = pf;
+	if (gl_begin(&g, cmd, pf, msg, msglen) < 0)
+		return -EINVAL;
 	g.objs = &o;
 	g.nobj = 1;
-	g.msg = msg;
-	g.msglen = msglen;
-	if (msglen)
-		msg[0] = '\0';
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return gerr(&g, NULL, "libelf is out of date");
 	o.path = path;
 	o.buf = (uint8_t *)buf;	/* only rewrite_object() writes, to a copy */
 	o.size = len;

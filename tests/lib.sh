@@ -182,6 +182,24 @@ helperd_setup() {
 	log=$tmp/hd.log
 }
 
+# helperd_start [ARGS...]: a foreground daemon of that device and state
+# directory (ARGS added; $HELPERD_WRAPPER, if set, before it), its
+# output appended to $log, $hd_pid in $bg_pids; 0 once it logs that it
+# serves (start-up and scan done: up to 60 s), else 1 with its log shown
+helperd_start() {
+	# shellcheck disable=SC2086 # the wrapper is a word list
+	${HELPERD_WRAPPER:-} "$HELPERD" -f --device "$tmp/dev/helper" \
+		--state-dir "$tmp/state" "$@" >>"$log" 2>&1 3>&- 4>&- 5>&- &
+	hd_pid=$!
+	bg_pids="$bg_pids $hd_pid"
+	if ! wait_until 600 grep -q "serving $tmp/dev/helper" "$log"; then
+		fail "the daemon did not start"
+		sed 's/^/    | /' "$log" >&2
+		return 1
+	fi
+	return 0
+}
+
 helperd_kill_daemon() {
 	case " $bg_pids " in
 	*" ${hd_pid:-none} "*)

@@ -101,16 +101,7 @@ dgram() {
 	out=$(echo "$dg_line" | sed 's/ pid=[0-9]*//')
 }
 
-"$HELPERD" -f -v --device "$tmp/dev/helper" --socket "$sock" \
-	--state-dir "$tmp/state" >"$log" 2>&1 &
-hd_pid=$!
-bg_pids="$bg_pids $hd_pid"
-if ! wait_until 600 mountpoint -q "$tmp/dev" ||
-   ! wait_until 100 test -S "$sock"; then
-	fail "the daemon did not start"
-	sed 's/^/    | /' "$log" >&2
-	finish
-fi
+helperd_start -v --socket "$sock" || finish
 
 # ---------------------------------------------------------------------
 # The socket, and registration through it alone

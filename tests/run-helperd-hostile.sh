@@ -142,17 +142,7 @@ logged() {
 # ---------------------------------------------------------------------
 # The daemon and the well-behaved client
 
-# shellcheck disable=SC2086 # the wrapper is a word list
-$HELPERD_WRAPPER "$HELPERD" -f -v --device "$tmp/dev/helper" \
-	--state-dir "$tmp/state" >"$log" 2>&1 &
-hd_pid=$!
-bg_pids="$bg_pids $hd_pid"
-if ! wait_until 600 mountpoint -q "$tmp/dev" ||
-   ! wait_until 100 test -e "$tmp/dev/helper"; then
-	fail "the daemon did not mount $tmp/dev"
-	sed 's/^/    | /' "$log" >&2
-	finish
-fi
+helperd_start -v || finish
 alive
 expect_eq "the daemon answers" 0 "$?"
 

@@ -64,15 +64,8 @@ ctl_start() {
 	bg_pids="$bg_pids $ctl_pid"
 }
 
-"$HELPERD" -f -vv --no-scan --settle-ms=600000 --check-timeout=600000 \
-	--device "$tmp/dev/helper" --state-dir "$tmp/state" >"$log" 2>&1 &
-hd_pid=$!
-bg_pids="$bg_pids $hd_pid"
-if ! wait_until 300 grep -q "serving $tmp/dev/helper" "$log"; then
-	fail "the daemon did not start"
-	sed 's/^/    | /' "$log" >&2
+helperd_start -vv --no-scan --settle-ms=600000 --check-timeout=600000 ||
 	finish
-fi
 expect_eq "the state directory names the device" "$tmp/dev/helper" \
 	"$(cat "$tmp/state/device")"
 

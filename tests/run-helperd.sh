@@ -48,22 +48,13 @@ build_helperd_progs
 # ---------------------------------------------------------------------
 # Helpers
 
-# start_daemon LOG [ARGS...]: a foreground daemon, $hd_pid, up when the
-# device answers
+# start_daemon LOG [ARGS...]: helperd_start, checking every 100 ms, its
+# output appended to LOG (the start-up scan reads every process on the
+# machine, hence helperd_start's 60 s)
 start_daemon() {
-	sd_log=$1
+	log=$1
 	shift
-	"$HELPERD" -f -v --check-interval=100 --device "$tmp/dev/helper" \
-		--state-dir "$tmp/state" "$@" >>"$sd_log" 2>&1 3>&- 4>&- 5>&- &
-	hd_pid=$!
-	bg_pids="$bg_pids $hd_pid"
-	# up to 30 s: the start-up scan reads every process on the machine
-	if ! wait_until 300 grep -q "serving $tmp/dev/helper" "$sd_log"; then
-		fail "the daemon did not mount $tmp/dev"
-		sed 's/^/    | /' "$sd_log" >&2
-		return 1
-	fi
-	return 0
+	helperd_start -v --check-interval=100 "$@"
 }
 
 # ctl_start NAME: ctl reading commands from FIFO NAME.in, answers in

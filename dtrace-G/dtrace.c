@@ -612,7 +612,7 @@ static int cmd_link(struct dtrace_cmd *c)
 {
 	struct dt_link_opts lo = {0};
 	struct prov_file *pf = NULL;
-	char *defout = NULL;
+	char *defout = NULL, msg[16384];
 	const char *out = c->output;
 	int err;
 
@@ -628,7 +628,9 @@ static int cmd_link(struct dtrace_cmd *c)
 	lo.objects = c->args;
 	lo.nobjects = c->argc;
 	lo.verbose = c->verbose;
-	err = dtrace_link(&lo, pf, out);
+	err = dtrace_link(&lo, pf, out, msg, sizeof(msg));
+	if (err && msg[0])
+		warnx("%s", msg);
 	prov_file_free(pf);
 	free(defout);
 	return err ? EXIT_FAILURE : EXIT_SUCCESS;

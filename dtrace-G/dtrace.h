@@ -62,9 +62,13 @@ struct dt_link_opts {
 	bool verbose;			/* -v: each site before and after */
 };
 
-/* dtrace -G: rewrite the objects, write `out`; 0 or -errno. */
+/*
+ * dtrace -G: rewrite the objects, write `out`; 0 or -errno with the
+ * sentence in msg ("failed to link script S: OBJECT: ...", empty when
+ * there is nothing to add), for the command to print.
+ */
 int dtrace_link(const struct dt_link_opts *cmd, const struct prov_file *pf,
-		const char *out);
+		const char *out, char *msg, size_t msglen);
 
 /*
  * -G's reading stage on one object in memory (read, check, scan; nothing
@@ -72,7 +76,8 @@ int dtrace_link(const struct dt_link_opts *cmd, const struct prov_file *pf,
  */
 int dtrace_link_scan_mem(const struct dt_link_opts *cmd,
 			 const struct prov_file *pf, const char *path,
-			 const void *buf, size_t len, unsigned *nsite);
+			 const void *buf, size_t len, unsigned *nsite,
+			 char *msg, size_t msglen);
 
 /* What dtrace -l is asked; dtrace.c fills it from the command line. */
 struct dt_list_opts {

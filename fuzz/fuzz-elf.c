@@ -57,6 +57,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned nsite = 0;
+	char msg[1024];
 	uint8_t *copy;
 	int err;
 
@@ -65,7 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, data, size);
-	err = dtrace_link_scan_mem(&cmd, pf, "fuzz.o", copy, size, &nsite);
+	err = dtrace_link_scan_mem(&cmd, pf, "fuzz.o", copy, size, &nsite, msg,
+				   sizeof(msg));
 	fuzz_assert(err <= 0);
 	fuzz_assert(memcmp(copy, data, size) == 0);
 	free(copy);

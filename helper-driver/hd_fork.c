@@ -80,6 +80,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "helperd.h"
 
 /* The inode numbers of the initial namespaces (include/linux/proc_ns.h). */
@@ -179,16 +180,9 @@ static void on_fork(struct helperd *hd, pid_t parent, pid_t child)
 	n = pp ? pp->n : (rp ? rp->nent : 0) + nq;
 	if (!n)
 		return;
-	if (npend == cappend) {
-		size_t nc = cappend ? 2 * cappend : 16;
-		struct pending *np = realloc(pend, nc * sizeof(*np));
-
-		if (!np)
-			return;
-		pend = np;
-		cappend = nc;
-		pp = find_pending(parent);
-	}
+	if (grow_one(&pend, &cappend, npend, sizeof(*pend)) < 0)
+		return;
+	pp = find_pending(parent); /* the table may have moved */
 	v = malloc(n * sizeof(*v));
 	if (!v)
 		return;

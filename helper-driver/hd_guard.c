@@ -552,14 +552,14 @@ bool hd_on_fuse(pid_t pid, uint64_t dev, char *type, size_t typelen)
  * files.  Runs on the worker (it may block), so it calls nothing guarded.
  */
 static int foreign_read(pid_t pid, const struct proc_maps *mm, uint64_t addr,
-			void *buf, size_t len, char *why, size_t whylen)
+			void *buf, size_t len, char *msg, size_t msglen)
 {
 	uint64_t end = addr + len, a;
 	size_t i;
 	int err;
 
 	if (end < addr) {
-		snprintf(why, whylen, "range wraps around");
+		snprintf(msg, msglen, "range wraps around");
 		return -EFAULT;
 	}
 	for (a = addr; a < end;) {
@@ -568,7 +568,7 @@ static int foreign_read(pid_t pid, const struct proc_maps *mm, uint64_t addr,
 		uint64_t lo, hi, npages, *pm;
 
 		if (!m) {
-			snprintf(why, whylen, "0x%" PRIx64 " is not mapped", a);
+			snprintf(msg, msglen, "0x%" PRIx64 " is not mapped", a);
 			return -EFAULT;
 		}
 		hi = m->end < end ? m->end : end;
@@ -584,7 +584,7 @@ static int foreign_read(pid_t pid, const struct proc_maps *mm, uint64_t addr,
 					err = -EAGAIN;
 			free(pm);
 			if (err) {
-				snprintf(why, whylen, "0x%" PRIx64 " is in a "
+				snprintf(msg, msglen, "0x%" PRIx64 " is in a "
 					 "file on a FUSE file system (%s) and "
 					 "not resident; not read, so that a "
 					 "stalled file system cannot hang the "
@@ -596,7 +596,7 @@ static int foreign_read(pid_t pid, const struct proc_maps *mm, uint64_t addr,
 	}
 	err = hd_read_mem(pid, addr, buf, len);
 	if (err)
-		snprintf(why, whylen, "%s", strerror(-err));
+		snprintf(msg, msglen, "%s", strerror(-err));
 	return err;
 }
 

@@ -89,6 +89,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "helperd.h"
 
 #define HD_EARLY_PER_UID 16 /* answered, not yet checked, per user */
@@ -647,15 +648,9 @@ int hd_queue_wait(struct helperd *hd, struct hd_job *j, uint64_t until)
 
 static int hold(struct helperd *hd, void *req, pid_t pid, uint64_t gen)
 {
-	if (hd->nsyncs == hd->syncs_cap) {
-		size_t nc = hd->syncs_cap ? 2 * hd->syncs_cap : 16;
-		struct hd_sync *nv = realloc(hd->syncs, nc * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		hd->syncs = nv;
-		hd->syncs_cap = nc;
-	}
+	if (grow_one(&hd->syncs, &hd->syncs_cap, hd->nsyncs,
+		     sizeof(*hd->syncs)) < 0)
+		return -ENOMEM;
 	hd->syncs[hd->nsyncs].req = req;
 	hd->syncs[hd->nsyncs].pid = pid;
 	hd->syncs[hd->nsyncs].gen = gen;

@@ -86,6 +86,7 @@
 #include <unistd.h>
 
 #include "dof_check.h"
+#include "grow.h"
 #include "helperd.h"
 
 int hd_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
@@ -263,18 +264,8 @@ static int watch_pid(struct helperd *hd, struct hd_proc *p)
 /* Room for one more process in hd->procs: 0 or -ENOMEM. */
 static int procs_reserve(struct helperd *hd)
 {
-	struct hd_proc **np;
-	size_t ncap;
-
-	if (hd->nprocs < hd->procs_cap)
-		return 0;
-	ncap = hd->procs_cap ? 2 * hd->procs_cap : 64;
-	np = realloc(hd->procs, ncap * sizeof(*np));
-	if (!np)
-		return -ENOMEM;
-	hd->procs = np;
-	hd->procs_cap = ncap;
-	return 0;
+	return grow_one(&hd->procs, &hd->procs_cap, hd->nprocs,
+			sizeof(*hd->procs));
 }
 
 static struct hd_proc *new_proc(struct helperd *hd, pid_t pid, uid_t uid)
@@ -348,15 +339,14 @@ static void forget_proc_at(struct helperd *hd, size_t i)
 static void unlink_later(struct helperd *hd, pid_t pid)
 {
 	size_t i;
-	pid_t *np;
 
 	for (i = 0; i < hd->n_unlink; i++)
 		if (hd->unlink_pending[i] == pid)
 			return;
-	np = realloc(hd->unlink_pending, (hd->n_unlink + 1) * sizeof(*np));
-	if (!np)
+	/* Its room implied by its count (grow.h): grown here alone. */
+	if (grow_count(&hd->unlink_pending, hd->n_unlink,
+		       sizeof(*hd->unlink_pending)) < 0)
 		return; /* the next start drops the file of a dead process */
-	hd->unlink_pending = np;
 	hd->unlink_pending[hd->n_unlink++] = pid;
 }
 
@@ -604,7 +594,7 @@ static const char *base_name(const char *path)
 /* uid's debt, paid down to now; NULL for root or without memory. */
 static struct hd_debt *debt_of(struct helperd *hd, uid_t uid, bool make)
 {
-	struct hd_debt *d = NULL, *nv;
+	struct hd_debt *d = NULL;
 	uint64_t now = hd_mono_ns();
 
 	if (uid == 0)
@@ -615,10 +605,9 @@ static struct hd_debt *debt_of(struct helperd *hd, uid_t uid, bool make)
 	if (!d) {
 		if (!make)
 			return NULL;
-		nv = realloc(hd->debts, (hd->ndebts + 1) * sizeof(*nv));
-		if (!nv)
+		/* Its room implied by its count (grow.h): grown here alone. */
+		if (grow_count(&hd->debts, hd->ndebts, sizeof(*hd->debts)) < 0)
 			return NULL;
-		hd->debts = nv;
 		d = &hd->debts[hd->ndebts++];
 		memset(d, 0, sizeof(*d));
 		d->uid = uid;
@@ -889,7 +878,7 @@ int hd_reg_job_checked(struct helperd *hd, struct hd_job *j, int err,
 {
 	struct hd_proc *p = find_proc(hd, j->pid, NULL);
 	const struct proc_map *m;
-	struct reg_entry e, *ne;
+	struct reg_entry e;
 	struct reject rj;
 	size_t i;
 
@@ -933,12 +922,11 @@ int hd_reg_job_checked(struct helperd *hd, struct hd_job *j, int err,
 			reg_proc_drop(&p->rp, i);
 			break;
 		}
-	ne = realloc(p->rp.ent, (p->rp.nent + 1) * sizeof(*ne));
-	if (!ne) {
+	/* Count-implied room, as the registry reader grows it (grow.h). */
+	if (grow_count(&p->rp.ent, p->rp.nent, sizeof(*p->rp.ent)) < 0) {
 		free(e.path);
 		return reject(&rj, -ENOMEM, "out of memory");
 	}
-	p->rp.ent = ne;
 	e.dof = j->f->buf; /* the blob is the record's now */
 	j->f->buf = NULL;
 	p->rp.ent[p->rp.nent++] = e;

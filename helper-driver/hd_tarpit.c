@@ -53,6 +53,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "helperd.h"
 
 #define HD_TARPIT_MAX 65536u
@@ -139,15 +140,8 @@ bool hd_tarpit_hold(void *req, double owed_over, double rate)
 
 	if (tfd < 0 || !req || nheld >= HD_TARPIT_MAX)
 		return false;
-	if (nheld == cap) {
-		size_t ncap = cap ? 2 * cap : 256;
-		struct held *nv = realloc(held, ncap * sizeof(*nv));
-
-		if (!nv)
-			return false;
-		held = nv;
-		cap = ncap;
-	}
+	if (grow_one(&held, &cap, nheld, sizeof(*held)) < 0)
+		return false;
 	wait = rate > 0 ? (uint64_t)(owed_over / rate * 1e9) : HD_TARPIT_MAX_NS;
 	if (wait < HD_TARPIT_MIN_NS)
 		wait = HD_TARPIT_MIN_NS;

@@ -125,7 +125,76 @@ static int ep_add(struct helperd *hd, int fd, uint64_t tag)
 	return epoll_ctl(hd->epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-int main(int argc, char **argv)
+/*
+ * What main()'s phases share beside the daemon's state: the options that
+ * only start-up reads, and the descriptors the loop waits on.
+ */
+struct hd_run {
+	struct helperd *hd;
+	enum hd_backend backend;
+	const char *sockpath; /* --socket, NULL: the default's rule */
+	bool nosock;
+	sigset_t sigs;	/* the stop signals, blocked, read by sigfd */
+	int sigfd, tfd; /* the stop signals; the periodic check */
+	int ready_fd;	/* to the backgrounding parent, -1: none */
+	struct hd_dev *dev;
+};
+
+/*
+ * The stop signals are blocked first thing, and only read from the
+ * signalfd the loop waits on: one sent while we start stays pending
+ * instead of being lost.  Their disposition is reset too, since an
+ * ignored one (SIG_IGN survives exec: `nohup`, `env --ignore-signal`,
+ * some service managers) that arrives before it is blocked is discarded
+ * by the kernel, and a stop sent during a slow start-up scan was then
+ * never seen.
+ */
+static void block_stop_signals(sigset_t *sigs)
+{
+	sigemptyset(sigs);
+	sigaddset(sigs, SIGTERM);
+	sigaddset(sigs, SIGINT);
+	sigaddset(sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, sigs, NULL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+}
+
+/*
+ * The device and state directory given: absolute, the device split into
+ * its directory (FUSE's mount point) and its name.  -1 to go on, else
+ * the status to exit with.
+ */
+static int check_paths(struct helperd *hd)
+{
+	char *slash;
+
+	if (hd->device[0] != '/' || !(slash = strrchr(hd->device, '/')) ||
+	    !slash[1] || slash == hd->device) {
+		fprintf(stderr, "%s: --device: '%s' must be an absolute path "
+			"below a directory, like %s\n", progname, hd->device,
+			DTRACE_HELPER_DEVICE);
+		return 2;
+	}
+	if (hd->statedir[0] != '/') {
+		fprintf(stderr, "%s: --state-dir: '%s' must be an absolute "
+			"path\n", progname, hd->statedir);
+		return 2;
+	}
+	hd->mountpoint = strndup(hd->device, (size_t)(slash - hd->device));
+	hd->node = strdup(slash + 1);
+	if (!hd->mountpoint || !hd->node)
+		return 1;
+	return -1;
+}
+
+/*
+ * Start-up step 1's options, checked before anything is created: -1 to
+ * go on, else the status to exit with (0 for --help and --version, 2 for
+ * a usage error, 1 out of memory).
+ */
+static int parse_options(struct hd_run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "foreground", no_argument, NULL, 'f' },
@@ -144,74 +213,29 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct helperd hd = {
-		.statedir = REG_STATEDIR_DEFAULT,
-		.device = DTRACE_HELPER_DEVICE,
-		.scan = true,
-		.check_ms = 1000,
-		.max_dof = DTRACE_HELPER_MAX_DOF,
-		.max_proc_bytes = DTRACE_HELPER_MAX_PROC_BYTES,
-		.max_proc_regs = DTRACE_HELPER_MAX_PROC_REGS,
-		.max_uid_bytes = DTRACE_HELPER_MAX_UID_BYTES,
-		.max_uid_regs = DTRACE_HELPER_MAX_UID_REGS,
-		.max_total_bytes = DTRACE_HELPER_MAX_TOTAL_BYTES,
-		.refused_rate = HD_REFUSED_RATE,
-		.refused_burst = HD_REFUSED_BURST,
-		.next_gen = 1,
-		.epfd = -1,
-		.cn_fd = -1,
-		.settle_ms = HD_ADD_SETTLE_MS,
-		.queue_tfd = -1,
-	};
-	enum hd_backend backend = HD_BACKEND_AUTO;
-	struct itimerspec its;
-	struct hd_dev *dev = NULL;
-	const char *sockpath = NULL;
-	bool nosock = false;
-	sigset_t sigs;
-	int ch, lockfd, sigfd, tfd, ready_fd = -1, rc = 1;
-	unsigned found;
+	struct helperd *hd = r->hd;
 	uint64_t v;
-	char *slash;
-	bool stop = false;
-
-	/*
-	 * The stop signals are blocked first thing, and only read from the
-	 * signalfd below: one sent while we start stays pending instead of
-	 * being lost.  Their disposition is reset too, since an ignored one
-	 * (SIG_IGN survives exec: `nohup`, `env --ignore-signal`, some
-	 * service managers) that arrives before it is blocked is discarded
-	 * by the kernel, and a stop sent during a slow start-up scan was
-	 * then never seen.
-	 */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGHUP);
-	sigprocmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	int ch;
 
 	while ((ch = getopt_long(argc, argv, "fd:s:vhV", longopts, NULL)) !=
 	       -1) {
 		switch (ch) {
 		case 'f':
-			hd.foreground = true;
+			hd->foreground = true;
 			break;
 		case 'd':
-			hd.device = optarg;
+			hd->device = optarg;
 			break;
 		case 's':
-			hd.statedir = optarg;
+			hd->statedir = optarg;
 			break;
 		case 'B':
 			if (!strcmp(optarg, "auto"))
-				backend = HD_BACKEND_AUTO;
+				r->backend = HD_BACKEND_AUTO;
 			else if (!strcmp(optarg, "fuse"))
-				backend = HD_BACKEND_FUSE;
+				r->backend = HD_BACKEND_FUSE;
 			else if (!strcmp(optarg, "cuse"))
-				backend = HD_BACKEND_CUSE;
+				r->backend = HD_BACKEND_CUSE;
 			else {
 				fprintf(stderr, "%s: --backend: '%s' is not "
 					"auto, cuse or fuse\n", progname,
@@ -220,7 +244,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'N':
-			hd.scan = false;
+			hd->scan = false;
 			break;
 		case 'O':
 			if (optarg[0] != '/') {
@@ -228,10 +252,10 @@ int main(int argc, char **argv)
 					"absolute path\n", progname, optarg);
 				return 2;
 			}
-			sockpath = optarg;
+			r->sockpath = optarg;
 			break;
 		case 'o':
-			nosock = true;
+			r->nosock = true;
 			break;
 		case 'I':
 			if (parse_u64(optarg, &v) || v < 10 || v > 3600000) {
@@ -240,7 +264,7 @@ int main(int argc, char **argv)
 					"to 3600000\n", progname, optarg);
 				return 2;
 			}
-			hd.check_ms = (unsigned)v;
+			hd->check_ms = (unsigned)v;
 			break;
 		case 'M':
 			if (parse_u64(optarg, &v) || v < sizeof(dof_hdr_t) ||
@@ -250,7 +274,7 @@ int main(int argc, char **argv)
 					progname, optarg);
 				return 2;
 			}
-			hd.max_dof = v;
+			hd->max_dof = v;
 			break;
 		case 'S':
 			if (parse_u64(optarg, &v) || v > 3600000) {
@@ -259,7 +283,7 @@ int main(int argc, char **argv)
 					"3600000\n", progname, optarg);
 				return 2;
 			}
-			hd.settle_ms = (unsigned)v;
+			hd->settle_ms = (unsigned)v;
 			break;
 		case 'C':
 			if (parse_u64(optarg, &v) || v < 10 || v > 600000) {
@@ -290,109 +314,179 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (hd.device[0] != '/' || !(slash = strrchr(hd.device, '/')) ||
-	    !slash[1] || slash == hd.device) {
-		fprintf(stderr, "%s: --device: '%s' must be an absolute path "
-			"below a directory, like %s\n", progname, hd.device,
-			DTRACE_HELPER_DEVICE);
-		return 2;
-	}
-	if (hd.statedir[0] != '/') {
-		fprintf(stderr, "%s: --state-dir: '%s' must be an absolute "
-			"path\n", progname, hd.statedir);
-		return 2;
-	}
-	hd.mountpoint = strndup(hd.device, (size_t)(slash - hd.device));
-	hd.node = strdup(slash + 1);
-	if (!hd.mountpoint || !hd.node)
-		return 1;
+	return check_paths(hd);
+}
 
-	if (!hd.foreground)
-		ready_fd = hd_background();
+/*
+ * The loop's own descriptors: epoll, the stop signals, the periodic
+ * check's timer; then the queue's and the tarpit's, which add theirs.
+ * 0, or -1 logged.
+ */
+static int setup_loop(struct hd_run *r)
+{
+	struct helperd *hd = r->hd;
+	struct itimerspec its;
+
+	hd->epfd = epoll_create1(EPOLL_CLOEXEC);
+	r->sigfd = signalfd(-1, &r->sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	r->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (hd->epfd < 0 || r->sigfd < 0 || r->tfd < 0 ||
+	    ep_add(hd, r->sigfd, HD_EV_SIGNAL) < 0 ||
+	    ep_add(hd, r->tfd, HD_EV_TIMER) < 0) {
+		hd_log(HD_ERR, "cannot set up the event loop: %s",
+		       strerror(errno));
+		return -1;
+	}
+	if (hd_queue_start(hd) < 0)
+		return -1;
+	hd_tarpit_start(hd); /* without it, refusals are answered at once */
+	its.it_interval.tv_sec = hd->check_ms / 1000;
+	its.it_interval.tv_nsec = (long)(hd->check_ms % 1000) * 1000000;
+	its.it_value = its.it_interval;
+	timerfd_settime(r->tfd, 0, &its, NULL);
+	return 0;
+}
+
+/*
+ * Start-up steps 1 (the state directory) to 4, in the order the design
+ * comment above explains; 0, or -1 logged, with what was started left
+ * for stop_all().
+ */
+static int start(struct hd_run *r)
+{
+	struct helperd *hd = r->hd;
+	int lockfd;
+
+	if (!hd->foreground)
+		r->ready_fd = hd_background();
 	signal(SIGPIPE, SIG_IGN);
 	umask(022);
 
-	hd_fd_budget(&hd);
-	lockfd = hd_lock_statedir(hd.statedir);
+	hd_fd_budget(hd);
+	lockfd = hd_lock_statedir(hd->statedir);
 	if (lockfd < 0)
-		goto out;
+		return -1;
 	hd_write_pid(lockfd);
-	hd.epfd = epoll_create1(EPOLL_CLOEXEC);
-	sigfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (hd.epfd < 0 || sigfd < 0 || tfd < 0 ||
-	    ep_add(&hd, sigfd, HD_EV_SIGNAL) < 0 ||
-	    ep_add(&hd, tfd, HD_EV_TIMER) < 0) {
-		hd_log(HD_ERR, "cannot set up the event loop: %s",
-		       strerror(errno));
-		goto out;
-	}
-	if (hd_queue_start(&hd) < 0)
-		goto out;
-	hd_tarpit_start(&hd); /* without it, refusals are answered at once */
-	its.it_interval.tv_sec = hd.check_ms / 1000;
-	its.it_interval.tv_nsec = (long)(hd.check_ms % 1000) * 1000000;
-	its.it_value = its.it_interval;
-	timerfd_settime(tfd, 0, &its, NULL);
+	if (setup_loop(r) < 0)
+		return -1;
 
 	elf_version(EV_CURRENT);
 	/* No reader may SYNC with a device that is not up (hd_queue.c). */
-	hd_device_file(&hd, false);
-	if (hd_reg_load(&hd) < 0)
+	hd_device_file(hd, false);
+	if (hd_reg_load(hd) < 0)
 		hd_log(HD_WARN, "cannot read the registry under %s; starting "
-		       "empty", hd.statedir);
+		       "empty", hd->statedir);
 	/*
 	 * The device before the scan: a program starting meanwhile either
 	 * is seen by the scan or finds the device (its ADDDOF waits in the
 	 * kernel until the scan is done, and a blob already found is
 	 * replaced, not doubled).  The other order loses those in between.
-	 */
-	/*
+	 *
 	 * Process events before the device: a fork after the device is up
 	 * is never missed.  A CUSE device cannot tell drti that forks are
 	 * followed (its size is a character device's), so there it is off.
 	 */
-	if (backend == HD_BACKEND_FUSE ||
-	    (backend == HD_BACKEND_AUTO && !hd_dev_cuse_available()))
-		hd_fork_start(&hd);
-	if (hd.cn_fd >= 0 && ep_add(&hd, hd.cn_fd, HD_EV_PROC) < 0)
-		hd_fork_stop(&hd);
-	dev = hd_dev_start(&hd, backend);
-	if (!dev || ep_add(&hd, hd_dev_fd(dev), HD_EV_DEVICE) < 0)
-		goto out;
+	if (r->backend == HD_BACKEND_FUSE ||
+	    (r->backend == HD_BACKEND_AUTO && !hd_dev_cuse_available()))
+		hd_fork_start(hd);
+	if (hd->cn_fd >= 0 && ep_add(hd, hd->cn_fd, HD_EV_PROC) < 0)
+		hd_fork_stop(hd);
+	r->dev = hd_dev_start(hd, r->backend);
+	if (!r->dev || ep_add(hd, hd_dev_fd(r->dev), HD_EV_DEVICE) < 0)
+		return -1;
 	/*
 	 * The socket is another door to the same place: open before the
 	 * scan for the same reason.  By default only beside the default
 	 * device (a daemon of its own device must not take the system's).
 	 */
-	if (!sockpath && !strcmp(hd.device, DTRACE_HELPER_DEVICE))
-		sockpath = DTRACE_HELPER_SOCKET;
-	if (sockpath && !nosock)
-		hd_sock_start(&hd, sockpath);
-	hd_device_file(&hd, true);
-	if (hd.scan) {
-		found = hd_scan_all(&hd);
+	if (!r->sockpath && !strcmp(hd->device, DTRACE_HELPER_DEVICE))
+		r->sockpath = DTRACE_HELPER_SOCKET;
+	if (r->sockpath && !r->nosock)
+		hd_sock_start(hd, r->sockpath);
+	hd_device_file(hd, true);
+	if (hd->scan) {
+		unsigned found = hd_scan_all(hd);
+
 		if (found)
 			hd_log(HD_NOTICE, "found %u DOF registration(s) of "
 			       "processes started before the daemon", found);
 	}
+	return 0;
+}
+
+/* Start-up step 5: readiness to systemd and the backgrounding parent. */
+static void announce_ready(struct hd_run *r)
+{
+	struct helperd *hd = r->hd;
+
 	hd_log(HD_INFO, "serving %s (%s), state in %s, %zu process(es) "
-	       "registered%s", hd.device, hd_dev_kind(dev), hd.statedir,
-	       hd.nprocs, hd.follows_fork ? ", following forks" : "");
+	       "registered%s", hd->device, hd_dev_kind(r->dev), hd->statedir,
+	       hd->nprocs, hd->follows_fork ? ", following forks" : "");
 	hd_notify("READY=1\nSTATUS=serving the DTrace helper device");
-	if (ready_fd >= 0) {
+	if (r->ready_fd >= 0) {
 		hd_detach_stdio();
 		hd_log_to_syslog();
-		if (write(ready_fd, "R", 1) < 0)
+		if (write(r->ready_fd, "R", 1) < 0)
 			hd_log(HD_WARN, "cannot tell the parent: %s",
 			       strerror(errno));
-		close(ready_fd);
-		ready_fd = -1;
+		close(r->ready_fd);
+		r->ready_fd = -1;
 	}
+}
 
-	while (!stop) {
+/* One event of the loop to its part; false once the daemon must stop. */
+static bool dispatch(struct hd_run *r, const struct epoll_event *ev)
+{
+	struct helperd *hd = r->hd;
+	uint64_t tag = ev->data.u64 & ~0xffffffffULL;
+	struct signalfd_siginfo si;
+	uint64_t ticks;
+	bool go_on = true;
+
+	if (tag == HD_EV_DEVICE) {
+		if (hd_dev_process(r->dev) < 0) {
+			hd_log(HD_ERR, "%s went away (unmounted?); exiting",
+			       hd->device);
+			go_on = false;
+		}
+	} else if (tag == HD_EV_SOCK) {
+		hd_sock_run(hd);
+	} else if (tag == HD_EV_SOCKTIMER) {
+		hd_sock_timer(hd);
+	} else if (tag == HD_EV_TARPIT) {
+		hd_tarpit_run();
+	} else if (tag == HD_EV_QUEUE || tag == HD_EV_FETCHED ||
+		   tag == HD_EV_CHECK) {
+		hd->queue_kick = true;
+	} else if (tag == HD_EV_SIGNAL) {
+		while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
+			hd_log(HD_INFO, "%s: stopping",
+			       strsignal((int)si.ssi_signo));
+			go_on = false;
+		}
+	} else if (tag == HD_EV_TIMER) {
+		if (read(r->tfd, &ticks, sizeof(ticks)) > 0)
+			hd_reg_check(hd);
+	} else if (tag == HD_EV_PROC) {
+		hd_fork_drain(hd);
+	} else if (tag == HD_EV_FORKTIMER) {
+		hd_fork_timer(hd);
+	} else if (tag == HD_EV_PIDFD) {
+		hd_reg_prune_pid(hd, (pid_t)(ev->data.u64 & 0xffffffffULL),
+				 "exited");
+	}
+	return go_on;
+}
+
+/* The serving loop, until a stop signal, the device's end or a failure. */
+static void serve(struct hd_run *r)
+{
+	struct helperd *hd = r->hd;
+	bool go_on = true;
+
+	while (go_on) {
 		struct epoll_event ev[32];
-		int i, n = epoll_wait(hd.epfd, ev, 32, -1);
+		int i, n = epoll_wait(hd->epfd, ev, 32, -1);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -400,75 +494,97 @@ int main(int argc, char **argv)
 			hd_log(HD_ERR, "epoll_wait: %s", strerror(errno));
 			break;
 		}
-		for (i = 0; i < n && !stop; i++) {
-			uint64_t tag = ev[i].data.u64 & ~0xffffffffULL;
-			struct signalfd_siginfo si;
-			uint64_t ticks;
-
-			if (tag == HD_EV_DEVICE) {
-				if (hd_dev_process(dev) < 0) {
-					hd_log(HD_ERR, "%s went away (unmounted?)"
-					       "; exiting", hd.device);
-					stop = true;
-				}
-			} else if (tag == HD_EV_SOCK) {
-				hd_sock_run(&hd);
-			} else if (tag == HD_EV_SOCKTIMER) {
-				hd_sock_timer(&hd);
-			} else if (tag == HD_EV_TARPIT) {
-				hd_tarpit_run();
-			} else if (tag == HD_EV_QUEUE || tag == HD_EV_FETCHED ||
-				   tag == HD_EV_CHECK) {
-				hd.queue_kick = true;
-			} else if (tag == HD_EV_SIGNAL) {
-				while (read(sigfd, &si, sizeof(si)) ==
-				       sizeof(si)) {
-					hd_log(HD_INFO, "%s: stopping",
-					       strsignal((int)si.ssi_signo));
-					stop = true;
-				}
-			} else if (tag == HD_EV_TIMER) {
-				if (read(tfd, &ticks, sizeof(ticks)) > 0)
-					hd_reg_check(&hd);
-			} else if (tag == HD_EV_PROC) {
-				hd_fork_drain(&hd);
-			} else if (tag == HD_EV_FORKTIMER) {
-				hd_fork_timer(&hd);
-			} else if (tag == HD_EV_PIDFD) {
-				hd_reg_prune_pid(&hd,
-						 (pid_t)(ev[i].data.u64 &
-							 0xffffffffULL),
-						 "exited");
-			}
-		}
+		for (i = 0; i < n && go_on; i++)
+			go_on = dispatch(r, &ev[i]);
 		/* Requests first, then whatever the queue can move on. */
-		if (hd.queue_kick) {
-			hd.queue_kick = false;
-			hd_queue_run(&hd);
+		if (hd->queue_kick) {
+			hd->queue_kick = false;
+			hd_queue_run(hd);
 		}
-		hd_sock_poll(&hd);
+		hd_sock_poll(hd);
 	}
+}
+
+/*
+ * After the loop: what was sent is read, and what was answered is
+ * checked and recorded, before we go.
+ */
+static void drain(struct hd_run *r)
+{
 	hd_notify("STOPPING=1");
-	/* What was sent is read, and what was answered is checked and
-	 * recorded, before we go. */
-	hd_sock_stop(&hd);
-	hd_queue_drain(&hd, 2000);
-	rc = 0;
-out:
-	hd_sock_stop(&hd);
+	hd_sock_stop(r->hd);
+	hd_queue_drain(r->hd, 2000);
+}
+
+/*
+ * Undo whatever start() got to (each stop is a no-op for a part never
+ * started), the registry left on disk; the counts to the log.
+ */
+static void stop_all(struct hd_run *r)
+{
+	struct helperd *hd = r->hd;
+
+	hd_sock_stop(hd);
 	hd_tarpit_stop();
-	hd_device_file(&hd, false);
-	hd_queue_stop(&hd);
-	hd_dev_stop(dev);
-	hd_fork_stop(&hd);
+	hd_device_file(hd, false);
+	hd_queue_stop(hd);
+	hd_dev_stop(r->dev);
+	hd_fork_stop(hd);
 	hd_check_stop();
 	hd_log(HD_INFO, "%" PRIu64 " registered, %" PRIu64 " removed, %" PRIu64
 	       " pruned, %" PRIu64 " refused, %" PRIu64 " found by the scan; "
-	       "%zu process(es) kept in %s", hd.n_added, hd.n_removed,
-	       hd.n_pruned, hd.n_rejected, hd.n_scanned, hd.nprocs - hd.nidle,
-	       hd.statedir);
-	hd_reg_free(&hd);
-	free(hd.mountpoint);
-	free(hd.node);
+	       "%zu process(es) kept in %s", hd->n_added, hd->n_removed,
+	       hd->n_pruned, hd->n_rejected, hd->n_scanned,
+	       hd->nprocs - hd->nidle, hd->statedir);
+	hd_reg_free(hd);
+	free(hd->mountpoint);
+	free(hd->node);
+}
+
+int main(int argc, char **argv)
+{
+	struct helperd hd = {
+		.statedir = REG_STATEDIR_DEFAULT,
+		.device = DTRACE_HELPER_DEVICE,
+		.scan = true,
+		.check_ms = 1000,
+		.max_dof = DTRACE_HELPER_MAX_DOF,
+		.max_proc_bytes = DTRACE_HELPER_MAX_PROC_BYTES,
+		.max_proc_regs = DTRACE_HELPER_MAX_PROC_REGS,
+		.max_uid_bytes = DTRACE_HELPER_MAX_UID_BYTES,
+		.max_uid_regs = DTRACE_HELPER_MAX_UID_REGS,
+		.max_total_bytes = DTRACE_HELPER_MAX_TOTAL_BYTES,
+		.refused_rate = HD_REFUSED_RATE,
+		.refused_burst = HD_REFUSED_BURST,
+		.next_gen = 1,
+		.epfd = -1,
+		.cn_fd = -1,
+		.settle_ms = HD_ADD_SETTLE_MS,
+		.queue_tfd = -1,
+	};
+	struct hd_run r = {
+		.hd = &hd,
+		.backend = HD_BACKEND_AUTO,
+		.sigfd = -1,
+		.tfd = -1,
+		.ready_fd = -1,
+	};
+	int rc;
+
+	block_stop_signals(&r.sigs);
+	rc = parse_options(&r, argc, argv);
+	if (rc >= 0) {
+		free(hd.mountpoint);
+		free(hd.node);
+		return rc;
+	}
+	rc = 1;
+	if (start(&r) == 0) {
+		announce_ready(&r);
+		serve(&r);
+		drain(&r);
+		rc = 0;
+	}
+	stop_all(&r);
 	return rc;
 }

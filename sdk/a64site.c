@@ -88,10 +88,9 @@ static int64_t a64_site_mark(const struct probe_site *site)
 	return a64_mark(site->kind, site->is_enabled);
 }
 
-static int a64_site_classify(const uint8_t *sec, size_t secsize,
-			     uint32_t rtype, uint64_t r_offset, int64_t addend,
-			     bool is_enabled, struct probe_site *site,
-			     char *why, size_t whylen)
+static int a64_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
+			     uint64_t r_offset, int64_t addend, bool is_enabled,
+			     struct probe_site *site, char *msg, size_t msglen)
 {
 	uint32_t w;
 
@@ -101,12 +100,12 @@ static int a64_site_classify(const uint8_t *sec, size_t secsize,
 	site->start = r_offset;
 	/* no r_offset + 4: a hostile offset near 2^64 would wrap */
 	if (r_offset > secsize || secsize - r_offset < 4)
-		return site_err(why, whylen,
-			       "relocation offset out of the section");
+		return site_err(msg, msglen,
+				"relocation offset out of the section");
 	if (r_offset % 4)
-		return site_err(why, whylen,
-			       "relocation offset %#llx is not 4-aligned, so not an instruction",
-			       (unsigned long long)r_offset);
+		return site_err(msg, msglen,
+				"relocation offset %#llx is not 4-aligned, so not an instruction",
+				(unsigned long long)r_offset);
 	w = rd32(sec + r_offset);
 
 	if (rtype == R_AARCH64_NONE) {
@@ -121,55 +120,56 @@ static int a64_site_classify(const uint8_t *sec, size_t secsize,
 			site->rewritten = true;
 			return 0;
 		}
-		return site_err(why, whylen,
-			       "neutralised relocation, but the word %08x is not a site rewritten by dtrace -G",
-			       w);
+		return site_err(msg, msglen,
+				"neutralised relocation, but the word %08x is not a site rewritten by dtrace -G",
+				w);
 	}
 	if (rtype == R_AARCH64_CALL26) {
 		if ((w & A64_B_MASK) != A64_BL)
-			return site_err(why, whylen,
-				       "the word %08x at an R_AARCH64_CALL26 relocation is not a bl instruction",
-				       w);
+			return site_err(msg, msglen,
+					"the word %08x at an R_AARCH64_CALL26 relocation is not a bl instruction",
+					w);
 		site->kind = SITE_CALL;
 	} else if (rtype == R_AARCH64_JUMP26) {
 		if ((w & A64_B_MASK) != A64_B)
-			return site_err(why, whylen,
-				       "the word %08x at an R_AARCH64_JUMP26 relocation is not a b instruction",
-				       w);
+			return site_err(msg, msglen,
+					"the word %08x at an R_AARCH64_JUMP26 relocation is not a b instruction",
+					w);
 		site->kind = SITE_JMP;
 		if (is_enabled)
-			return site_err(why, whylen,
-				       "a tail call (b) to an is-enabled probe function cannot be rewritten on aarch64: returning 0 takes two instructions where the call has one; use the header's _ENABLED() macros (dtrace -h), or compile this file with -fno-optimize-sibling-calls");
+			return site_err(msg, msglen,
+					"a tail call (b) to an is-enabled probe function cannot be rewritten on aarch64: returning 0 takes two instructions where the call has one; use the header's _ENABLED() macros (dtrace -h), or compile this file with -fno-optimize-sibling-calls");
 	} else {
-		return site_err(why, whylen,
-			       "unexpected relocation type %u for a probe call (only bl through R_AARCH64_CALL26 and b through R_AARCH64_JUMP26 can be rewritten)",
-			       rtype);
+		return site_err(msg, msglen,
+				"unexpected relocation type %u for a probe call (only bl through R_AARCH64_CALL26 and b through R_AARCH64_JUMP26 can be rewritten)",
+				rtype);
 	}
 	if (addend != 0)
-		return site_err(why, whylen,
-			       "relocation addend %lld is not that of a call (0)",
-			       (long long)addend);
+		return site_err(msg, msglen,
+				"relocation addend %lld is not that of a call (0)",
+				(long long)addend);
 	return 0;
 }
 
 static int a64_insns_check(struct site_insns *m, uint64_t at, unsigned len,
-			   bool one_insn, char *why, size_t whylen)
+			   bool one_insn, char *msg, size_t msglen)
 {
 	(void)one_insn;	/* a 4-byte site is one instruction */
 	if (at < m->fstart || at > m->fstart + m->fsize ||
 	    len > m->fstart + m->fsize - at)
-		return site_err(why, whylen, "the site lies outside its function");
+		return site_err(msg, msglen,
+				"the site lies outside its function");
 	if ((at - m->fstart) % 4 || len % 4)
-		return site_err(why, whylen,
-			       "the site is not on an instruction boundary: function offset %#llx is not a multiple of 4",
-			       (unsigned long long)(at - m->fstart));
+		return site_err(msg, msglen,
+				"the site is not on an instruction boundary: function offset %#llx is not a multiple of 4",
+				(unsigned long long)(at - m->fstart));
 	return 0;
 }
 
-static int a64_insns_available(char *why, size_t whylen)
+static int a64_insns_available(char *msg, size_t msglen)
 {
-	(void)why;
-	(void)whylen;
+	(void)msg;
+	(void)msglen;
 	return 0;	/* fixed 4-byte instructions: nothing to decode */
 }
 

@@ -59,7 +59,7 @@ struct reg_proc {
 	uint64_t start;		 /* /proc/PID/stat starttime */
 	char comm[REG_COMM_MAX]; /* NUL-terminated */
 	size_t nent;
-	struct reg_entry *ent; /* malloc'ed array, ordered by gen */
+	struct reg_entry *ent; /* by gen; room implied by nent (grow.h) */
 };
 
 /*

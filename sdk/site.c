@@ -22,12 +22,12 @@
 #include "site.h"
 #include "x86site.h"
 
-int site_err(char *why, size_t len, const char *fmt, ...)
+int site_err(char *msg, size_t msglen, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
+	vsnprintf(msg, msglen, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }

@@ -78,14 +78,14 @@ struct site_arch {
 
 	/*
 	 * The site a relocation of type rtype at r_offset belongs to; 0 or
-	 * -EINVAL with the reason in why.  A relocation an earlier run
+	 * -EINVAL with the reason in msg.  A relocation an earlier run
 	 * neutralised (r_none) names the site start, its addend the mark;
 	 * the site is rewritten, or old where an older release wrote bytes
 	 * that must be replaced.
 	 */
 	int (*classify)(const uint8_t *sec, size_t secsize, uint32_t rtype,
 			uint64_t r_offset, int64_t addend, bool is_enabled,
-			struct probe_site *site, char *why, size_t whylen);
+			struct probe_site *site, char *msg, size_t msglen);
 	/* the r_addend -G stores in a site's neutralised relocation */
 	int64_t (*mark)(const struct probe_site *site);
 	/* the bytes that replace the site (site->len of them) */
@@ -93,12 +93,12 @@ struct site_arch {
 	/*
 	 * That a site of len bytes at section offset `at` starts and ends on
 	 * instruction boundaries (and is one instruction, if one_insn): 0,
-	 * -EINVAL with why, or -ENOTSUP where that cannot be checked.
+	 * -EINVAL with msg, or -ENOTSUP where that cannot be checked.
 	 */
 	int (*insns_check)(struct site_insns *m, uint64_t at, unsigned len,
-			   bool one_insn, char *why, size_t whylen);
-	/* 0 if insns_check can check, else -ENOTSUP and why */
-	int (*insns_available)(char *why, size_t whylen);
+			   bool one_insn, char *msg, size_t msglen);
+	/* 0 if insns_check can check, else -ENOTSUP and msg */
+	int (*insns_available)(char *msg, size_t msglen);
 	/* the instructions as text ("nop; ret"), "" if unable */
 	void (*insn_text)(const uint8_t *code, size_t len, char *buf,
 			  size_t buflen);
@@ -115,9 +115,9 @@ const struct site_arch *site_arch_of(unsigned machine);
 /* "x86-64", "aarch64", or "machine N" (in buf) for the others. */
 const char *site_machine_name(unsigned machine, char *buf, size_t len);
 
-/* A site module's refusal: the message formatted into why (len bytes),
+/* A site module's refusal: the message formatted into msg (msglen bytes),
  * and -EINVAL. */
-int site_err(char *why, size_t len, const char *fmt, ...)
+int site_err(char *msg, size_t msglen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 #endif /* USDT_SITE_H */

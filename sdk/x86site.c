@@ -118,7 +118,7 @@ const uint8_t *x86_site_patch(const struct probe_site *site)
 
 int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 		      uint64_t r_offset, int64_t addend, bool is_enabled,
-		      struct probe_site *site, char *why, size_t whylen)
+		      struct probe_site *site, char *msg, size_t msglen)
 {
 	char hex[32];
 
@@ -165,16 +165,16 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 				hex, sizeof(hex));
 		else
 			snprintf(hex, sizeof(hex), "(past the section end)");
-		return site_err(why, whylen,
-			       "neutralised relocation, but the bytes [%s] are not a site rewritten by dtrace -G",
-			       hex);
+		return site_err(msg, msglen,
+				"neutralised relocation, but the bytes [%s] are not a site rewritten by dtrace -G",
+				hex);
 	}
 
 	if (rtype == R_X86_64_PC32 || rtype == R_X86_64_PLT32) {
 		/* no r_offset + 4: a hostile offset near 2^64 would wrap */
 		if (r_offset < 1 || r_offset > secsize || secsize - r_offset < 4)
-			return site_err(why, whylen,
-				       "relocation offset out of the section");
+			return site_err(msg, msglen,
+					"relocation offset out of the section");
 		site->start = r_offset - 1;
 		site->len = 5;
 		if (sec[site->start] == 0xe8)
@@ -185,8 +185,8 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 			goto bad_bytes;
 	} else if (rtype == R_X86_64_GOTPCRELX || rtype == R_X86_64_GOTPCREL) {
 		if (r_offset < 2 || r_offset > secsize || secsize - r_offset < 4)
-			return site_err(why, whylen,
-				       "relocation offset out of the section");
+			return site_err(msg, msglen,
+					"relocation offset out of the section");
 		site->start = r_offset - 2;
 		site->len = 6;
 		if (sec[site->start] == 0xff && sec[site->start + 1] == 0x15)
@@ -196,23 +196,23 @@ int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 		else
 			goto bad_bytes;
 	} else if (rtype == R_X86_64_REX_GOTPCRELX) {
-		return site_err(why, whylen,
-			       "the probe function's address is loaded from the GOT into a register (R_X86_64_REX_GOTPCRELX), so its calls cannot be found; this is clang -fno-plt with a header that does not declare probe functions hidden: regenerate the header with dtrace -h, or compile this file without -fno-plt");
+		return site_err(msg, msglen,
+				"the probe function's address is loaded from the GOT into a register (R_X86_64_REX_GOTPCRELX), so its calls cannot be found; this is clang -fno-plt with a header that does not declare probe functions hidden: regenerate the header with dtrace -h, or compile this file without -fno-plt");
 	} else {
-		return site_err(why, whylen,
-			       "unexpected relocation type %u for a probe call (only calls and tail calls through PC32, PLT32 or GOTPCRELX can be rewritten)",
-			       rtype);
+		return site_err(msg, msglen,
+				"unexpected relocation type %u for a probe call (only calls and tail calls through PC32, PLT32 or GOTPCRELX can be rewritten)",
+				rtype);
 	}
 	if (addend != -4)
-		return site_err(why, whylen,
-			       "relocation addend %lld is not that of a call (-4)",
-			       (long long)addend);
+		return site_err(msg, msglen,
+				"relocation addend %lld is not that of a call (-4)",
+				(long long)addend);
 	return 0;
 bad_bytes:
 	site_hex(sec + site->start, site->len, hex, sizeof(hex));
-	return site_err(why, whylen,
-		       "the bytes [%s] at the relocation are not a call or jmp instruction",
-		       hex);
+	return site_err(msg, msglen,
+			"the bytes [%s] at the relocation are not a call or jmp instruction",
+			hex);
 }
 
 static bool is_start(const struct site_insns *m, uint64_t at)
@@ -346,17 +346,17 @@ static void dis_setup(disassemble_info *info, struct dis_text *text,
 	op.init_target(info);
 }
 
-int x86_disasm_available(char *why, size_t whylen)
+int x86_disasm_available(char *msg, size_t msglen)
 {
 	if (get_disassembler())
 		return 0;
-	snprintf(why, whylen, "%s", op.why);
+	snprintf(msg, msglen, "%s", op.why);
 	return -ENOTSUP;
 }
 
 /* Decode on from m->pc until `upto` (a section offset) is passed. */
-static int decode_upto(struct site_insns *m, uint64_t upto, char *why,
-		       size_t whylen)
+static int decode_upto(struct site_insns *m, uint64_t upto, char *msg,
+		       size_t msglen)
 {
 	disassembler_ftype dis = get_disassembler();
 	struct dis_text text = { NULL, 0, 0 };
@@ -364,13 +364,13 @@ static int decode_upto(struct site_insns *m, uint64_t upto, char *why,
 	disassemble_info info;
 
 	if (!dis) {
-		snprintf(why, whylen, "%s", op.why);
+		snprintf(msg, msglen, "%s", op.why);
 		return -ENOTSUP;
 	}
 	if (!m->starts) {
 		m->starts = calloc(m->fsize / 8 + 1, 1);
 		if (!m->starts)
-			return site_err(why, whylen, "out of memory");
+			return site_err(msg, msglen, "out of memory");
 	}
 	dis_setup(&info, &text, m->sec + m->fstart, m->fstart, m->fsize);
 	while (m->pc < upto && m->pc < end) {
@@ -378,9 +378,9 @@ static int decode_upto(struct site_insns *m, uint64_t upto, char *why,
 		uint64_t i = m->pc - m->fstart;
 
 		if (n <= 0 || m->pc + (uint64_t)n > end)
-			return site_err(why, whylen,
-				       "cannot decode the instruction at function offset %#llx",
-				       (unsigned long long)i);
+			return site_err(msg, msglen,
+					"cannot decode the instruction at function offset %#llx",
+					(unsigned long long)i);
 		m->starts[i / 8] |= (uint8_t)(1u << (i % 8));
 		m->pc += (uint64_t)n;
 	}
@@ -388,13 +388,14 @@ static int decode_upto(struct site_insns *m, uint64_t upto, char *why,
 }
 
 int x86_insns_check(struct site_insns *m, uint64_t at, unsigned len,
-		    bool one_insn, char *why, size_t whylen)
+		    bool one_insn, char *msg, size_t msglen)
 {
 	int err;
 
 	if (at < m->fstart || at + len > m->fstart + m->fsize)
-		return site_err(why, whylen, "the site lies outside its function");
-	err = decode_upto(m, at + len, why, whylen);
+		return site_err(msg, msglen,
+				"the site lies outside its function");
+	err = decode_upto(m, at + len, msg, msglen);
 	if (err)
 		return err;
 	if (!is_start(m, at)) {
@@ -402,18 +403,18 @@ int x86_insns_check(struct site_insns *m, uint64_t at, unsigned len,
 
 		while (p > m->fstart && !is_start(m, p))
 			p--;
-		return site_err(why, whylen,
-			       "the site is not on an instruction boundary: it lies inside the instruction at function offset %#llx",
-			       (unsigned long long)(p - m->fstart));
+		return site_err(msg, msglen,
+				"the site is not on an instruction boundary: it lies inside the instruction at function offset %#llx",
+				(unsigned long long)(p - m->fstart));
 	}
 	if (!is_start(m, at + len))
-		return site_err(why, whylen,
-			       "the instructions at the site do not end after %u bytes",
-			       len);
+		return site_err(msg, msglen,
+				"the instructions at the site do not end after %u bytes",
+				len);
 	for (uint64_t p = at + 1; one_insn && p < at + len; p++)
 		if (is_start(m, p))
-			return site_err(why, whylen,
-				       "the site holds more than one instruction");
+			return site_err(msg, msglen,
+					"the site holds more than one instruction");
 	return 0;
 }
 
@@ -443,14 +444,14 @@ void x86_insn_text(const uint8_t *code, size_t len, char *buf, size_t buflen)
 }
 #else
 int x86_insns_check(struct site_insns *m, uint64_t at, unsigned len,
-		    bool one_insn, char *why, size_t whylen)
+		    bool one_insn, char *msg, size_t msglen)
 {
 	(void)m;
 	(void)at;
 	(void)len;
 	(void)one_insn;
 	(void)is_start;
-	snprintf(why, whylen, "built without libopcodes");
+	snprintf(msg, msglen, "built without libopcodes");
 	return -ENOTSUP;
 }
 
@@ -462,9 +463,9 @@ void x86_insn_text(const uint8_t *code, size_t len, char *buf, size_t buflen)
 		buf[0] = '\0';
 }
 
-int x86_disasm_available(char *why, size_t whylen)
+int x86_disasm_available(char *msg, size_t msglen)
 {
-	snprintf(why, whylen, "usdt-sdk was built without libopcodes");
+	snprintf(msg, msglen, "usdt-sdk was built without libopcodes");
 	return -ENOTSUP;
 }
 #endif

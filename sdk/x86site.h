@@ -43,14 +43,14 @@
 
 /*
  * Classify the site a relocation of type rtype at r_offset belongs to;
- * 0 or -EINVAL with the reason in why.  For a relocation already
+ * 0 or -EINVAL with the reason in msg.  For a relocation already
  * neutralised by an earlier run (R_X86_64_NONE) the site starts at
  * r_offset, the addend holds its mark, and the bytes must be the
  * replacement the mark names.
  */
 int x86_site_classify(const uint8_t *sec, size_t secsize, uint32_t rtype,
 		      uint64_t r_offset, int64_t addend, bool is_enabled,
-		      struct probe_site *site, char *why, size_t whylen);
+		      struct probe_site *site, char *msg, size_t msglen);
 
 /*
  * The r_addend -G stores in a site's neutralised relocation, which tells
@@ -67,15 +67,15 @@ const uint8_t *x86_site_patch(const struct probe_site *site);
  * (linearly from the function start, once per function however many
  * sites it holds), that a site of len bytes at section offset `at`
  * starts on an instruction boundary and ends on one, and, if one_insn,
- * that it is a single instruction.  Returns 0, -EINVAL with the reason in why, or
- * -ENOTSUP when usdt-sdk was built without libopcodes (the byte patterns
- * are still checked by x86_site_classify).
+ * that it is a single instruction.  Returns 0, -EINVAL with the reason
+ * in msg, or -ENOTSUP when usdt-sdk was built without libopcodes (the
+ * byte patterns are still checked by x86_site_classify).
  */
 int x86_insns_check(struct site_insns *m, uint64_t at, unsigned len,
-		    bool one_insn, char *why, size_t whylen);
+		    bool one_insn, char *msg, size_t msglen);
 
-/* 0 if binutils' disassembler can be used, else -ENOTSUP and why. */
-int x86_disasm_available(char *why, size_t whylen);
+/* 0 if binutils' disassembler can be used, else -ENOTSUP and msg. */
+int x86_disasm_available(char *msg, size_t msglen);
 
 /* Disassemble len bytes into text ("ret; nopl 0x0(%rax)"); "" if unable. */
 void x86_insn_text(const uint8_t *code, size_t len, char *buf, size_t buflen);

@@ -152,6 +152,74 @@ stop_pid() {
 	forget_pid "$1"
 }
 
+# A real dtrace-helperd serving $tmp/dev/helper (FUSE) to programs of
+# other users too (nobody, uid 65534, under setpriv).  helperd_setup
+# [TOOL...] skips unless root (the mount's allow_other), /dev/fuse,
+# $HELPERD built and each TOOL on PATH; opens $tmp to other users; points
+# drti and dtrace at the device and $tmp/state (exported; $reg the
+# registry, $log for the daemon's log); and makes helperd_cleanup the
+# EXIT trap.  helperd_cleanup kills the daemon first ($hd_pid, while in
+# $bg_pids: one stuck reading an attacker's FUSE page, or stopped, holds
+# its clients in their ioctl), then $bg_pids, detaches $tmp/dev and the
+# mounts in $hd_mounts, and cleans up.  A test with more to undo traps
+# its own function, which calls helperd_cleanup last.
+helperd_setup() {
+	: "${HELPERD:?HELPERD must name dtrace-helperd}"
+	[ "$(id -u)" -eq 0 ] ||
+		skip "not root: the FUSE mount needs allow_other"
+	[ -c /dev/fuse ] || skip "no /dev/fuse"
+	[ -x "$HELPERD" ] || skip "dtrace-helperd not built (no libfuse3)"
+	for hs_t in "$@"; do
+		command -v "$hs_t" >/dev/null 2>&1 || skip "no $hs_t"
+	done
+	trap helperd_cleanup EXIT
+	trap 'exit 1' INT TERM HUP
+	chmod 755 "$tmp"
+	DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper
+	DTRACE_STATEDIR=$tmp/state
+	export DTRACE_DOF_INIT_DEVNAME DTRACE_STATEDIR
+	reg=$tmp/state/registry
+	log=$tmp/hd.log
+}
+
+# helperd_start [ARGS...]: a foreground daemon of that device and state
+# directory (ARGS added; $HELPERD_WRAPPER, if set, before it), its
+# output appended to $log, $hd_pid in $bg_pids; 0 once it logs that it
+# serves (start-up and scan done: up to 60 s), else 1 with its log shown
+helperd_start() {
+	# shellcheck disable=SC2086 # the wrapper is a word list
+	${HELPERD_WRAPPER:-} "$HELPERD" -f --device "$tmp/dev/helper" \
+		--state-dir "$tmp/state" "$@" >>"$log" 2>&1 3>&- 4>&- 5>&- &
+	hd_pid=$!
+	bg_pids="$bg_pids $hd_pid"
+	if ! wait_until 600 grep -q "serving $tmp/dev/helper" "$log"; then
+		fail "the daemon did not start"
+		sed 's/^/    | /' "$log" >&2
+		return 1
+	fi
+	return 0
+}
+
+helperd_kill_daemon() {
+	case " $bg_pids " in
+	*" ${hd_pid:-none} "*)
+		kill -CONT "$hd_pid" 2>/dev/null
+		kill -KILL "$hd_pid" 2>/dev/null
+		;;
+	esac
+}
+
+helperd_cleanup() {
+	helperd_kill_daemon
+	for hc_p in $bg_pids; do
+		kill -KILL "$hc_p" 2>/dev/null
+	done
+	for hc_m in "$tmp/dev" ${hd_mounts:-}; do
+		mountpoint -q "$hc_m" 2>/dev/null && umount -l "$hc_m"
+	done
+	cleanup
+}
+
 # repeats SHORT LONG: how many times a loop that repeats one check runs
 # (enable/disable cycles, fork rounds): SHORT in `make check`, which
 # must stay within minutes, LONG under `make check-long` (USDT_TEST_LONG

@@ -29,16 +29,10 @@
 
 . "$top_srcdir/tests/lib.sh"
 
-: "${HELPERD:?HELPERD must name dtrace-helperd}"
 : "${DOFCLIENT:=${top_builddir:-}/tests/tools/dofclient}"
 : "${DGRAMCLIENT:=${top_builddir:-}/tests/tools/dgramclient}"
 
-[ "$(id -u)" -eq 0 ] || skip "not root: the FUSE mount needs allow_other"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
-[ -x "$HELPERD" ] || skip "dtrace-helperd not built (no libfuse3)"
-for t in timeout mountpoint setpriv; do
-	command -v "$t" >/dev/null 2>&1 || skip "no $t"
-done
+helperd_setup timeout mountpoint setpriv
 [ -n "${DTRACE_DRTI:-}" ] && [ -f "$DTRACE_DRTI" ] ||
 	skip "DTRACE_DRTI does not name drti.o"
 for t in "$DOFCLIENT" "$DGRAMCLIENT"; do
@@ -48,27 +42,9 @@ for t in "$DOFCLIENT" "$DGRAMCLIENT"; do
 	fi
 done
 
-dgram_cleanup() {
-	[ -n "${hd_pid:-}" ] && kill -CONT "$hd_pid" 2>/dev/null
-	[ -n "${hd_pid:-}" ] && kill -KILL "$hd_pid" 2>/dev/null
-	for p in $bg_pids; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	mountpoint -q "$tmp/dev" 2>/dev/null && umount -l "$tmp/dev"
-	cleanup
-}
-trap dgram_cleanup EXIT
-trap 'exit 1' INT TERM HUP
-chmod 755 "$tmp" # nobody's programs reach the device and socket through it
-
 sock=$tmp/run/helper.sock
-DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper
 DTRACE_DOF_INIT_SOCKNAME=$sock
-DTRACE_STATEDIR=$tmp/state
-export DTRACE_DOF_INIT_DEVNAME DTRACE_DOF_INIT_SOCKNAME DTRACE_STATEDIR
-reg=$tmp/state/registry
-log=$tmp/hd.log
-bg_pids=
+export DTRACE_DOF_INIT_SOCKNAME
 
 . "$top_srcdir/tests/helperd-lib.sh"
 build_helperd_progs
@@ -125,15 +101,7 @@ dgram() {
 	out=$(echo "$dg_line" | sed 's/ pid=[0-9]*//')
 }
 
-"$HELPERD" -f -v --device "$tmp/dev/helper" --socket "$sock" \
-	--state-dir "$tmp/state" >"$log" 2>&1 &
-hd_pid=$!
-if ! wait_until 600 mountpoint -q "$tmp/dev" ||
-   ! wait_until 100 test -S "$sock"; then
-	fail "the daemon did not start"
-	sed 's/^/    | /' "$log" >&2
-	finish
-fi
+helperd_start -v --socket "$sock" || finish
 
 # ---------------------------------------------------------------------
 # The socket, and registration through it alone
@@ -286,6 +254,6 @@ stop_cycle victim
 kill -TERM "$hd_pid"
 wait "$hd_pid"
 expect_eq "the daemon exits 0" 0 "$?"
-hd_pid=
+forget_pid "$hd_pid"
 [ ! -e "$sock" ] && pass || fail "the socket outlived the daemon"
 finish

@@ -46,16 +46,10 @@
 
 . "$top_srcdir/tests/lib.sh"
 
-: "${HELPERD:?HELPERD must name dtrace-helperd}"
 : "${DOFCLIENT:=${top_builddir:-}/tests/tools/dofclient}"
 : "${HELPERD_WRAPPER:=}"
 
-[ "$(id -u)" -eq 0 ] || skip "not root: the FUSE mount needs allow_other"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
-[ -x "$HELPERD" ] || skip "dtrace-helperd not built (no libfuse3)"
-for t in timeout mountpoint umount; do
-	command -v "$t" >/dev/null 2>&1 || skip "no $t"
-done
+helperd_setup timeout mountpoint umount
 if [ ! -x "$DOFCLIENT" ]; then
 	fail "DOFCLIENT ($DOFCLIENT) is not built"
 	finish
@@ -95,28 +89,16 @@ hostile_cleanup() {
 	# The daemon first: if it is stuck reading an attacker's FUSE page
 	# while that attacker waits in its ioctl, killing the attacker first
 	# would leave both in D state for good.
-	[ -n "${hd_pid:-}" ] && kill -KILL "$hd_pid" 2>/dev/null
+	helperd_kill_daemon
 	for m in "$tmp"/stall*; do
 		if mountpoint -q "$m" 2>/dev/null; then
 			umount -f "$m" 2>/dev/null
 			umount -l "$m" 2>/dev/null
 		fi
 	done
-	for p in $bg_pids; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	mountpoint -q "$tmp/dev" 2>/dev/null && umount -l "$tmp/dev"
-	cleanup
+	helperd_cleanup
 }
 trap hostile_cleanup EXIT
-trap 'exit 1' INT TERM HUP
-chmod 755 "$tmp" # nobody's attackers reach the device through it
-
-DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper
-DTRACE_STATEDIR=$tmp/state
-export DTRACE_DOF_INIT_DEVNAME DTRACE_STATEDIR
-reg=$tmp/state/registry
-log=$tmp/hd.log
 
 # ---------------------------------------------------------------------
 # Helpers
@@ -160,17 +142,7 @@ logged() {
 # ---------------------------------------------------------------------
 # The daemon and the well-behaved client
 
-# shellcheck disable=SC2086 # the wrapper is a word list
-$HELPERD_WRAPPER "$HELPERD" -f -v --device "$tmp/dev/helper" \
-	--state-dir "$tmp/state" >"$log" 2>&1 &
-hd_pid=$!
-bg_pids="$bg_pids $hd_pid"
-if ! wait_until 600 mountpoint -q "$tmp/dev" ||
-   ! wait_until 100 test -e "$tmp/dev/helper"; then
-	fail "the daemon did not mount $tmp/dev"
-	sed 's/^/    | /' "$log" >&2
-	finish
-fi
+helperd_start -v || finish
 alive
 expect_eq "the daemon answers" 0 "$?"
 

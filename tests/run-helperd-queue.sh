@@ -32,13 +32,9 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/helperd-lib.sh"
 
-: "${HELPERD:?HELPERD must name dtrace-helperd}"
 : "${DOFCLIENT:=${top_builddir:-}/tests/tools/dofclient}"
 
-[ "$(id -u)" -eq 0 ] || skip "not root: the FUSE mount needs allow_other"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
-[ -x "$HELPERD" ] || skip "dtrace-helperd not built (no libfuse3)"
-command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"
+helperd_setup setpriv mountpoint
 require_G
 if [ ! -x "$DOFCLIENT" ]; then
 	fail "DOFCLIENT ($DOFCLIENT) is not built"
@@ -47,21 +43,9 @@ fi
 
 q_cleanup() {
 	[ -n "${ck_pid:-}" ] && kill -CONT "$ck_pid" 2>/dev/null
-	for p in $bg_pids; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	mountpoint -q "$tmp/dev" 2>/dev/null && umount -l "$tmp/dev"
-	cleanup
+	helperd_cleanup
 }
 trap q_cleanup EXIT
-trap 'exit 1' INT TERM HUP
-chmod 755 "$tmp" # other users' clients reach the device through it
-
-DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper
-DTRACE_STATEDIR=$tmp/state
-export DTRACE_DOF_INIT_DEVNAME DTRACE_STATEDIR
-reg=$tmp/state/registry
-log=$tmp/hd.log
 
 build_helperd_progs
 
@@ -80,15 +64,8 @@ ctl_start() {
 	bg_pids="$bg_pids $ctl_pid"
 }
 
-"$HELPERD" -f -vv --no-scan --settle-ms=600000 --check-timeout=600000 \
-	--device "$tmp/dev/helper" --state-dir "$tmp/state" >"$log" 2>&1 &
-hd_pid=$!
-bg_pids="$bg_pids $hd_pid"
-if ! wait_until 300 grep -q "serving $tmp/dev/helper" "$log"; then
-	fail "the daemon did not start"
-	sed 's/^/    | /' "$log" >&2
+helperd_start -vv --no-scan --settle-ms=600000 --check-timeout=600000 ||
 	finish
-fi
 expect_eq "the state directory names the device" "$tmp/dev/helper" \
 	"$(cat "$tmp/state/device")"
 

@@ -34,32 +34,11 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/helperd-lib.sh"
 
-: "${HELPERD:?HELPERD must name dtrace-helperd}"
 data=$top_srcdir/tests/data/helperd
 
-[ "$(id -u)" -eq 0 ] || skip "not root: the FUSE mount needs allow_other"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
-[ -x "$HELPERD" ] || skip "dtrace-helperd not built (no libfuse3)"
+helperd_setup mountpoint
 require_G
-
-hd_cleanup() {
-	for p in $bg_pids; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	for m in "$tmp/dev" "$tmp/dev2" "$tmp/full"; do
-		mountpoint -q "$m" 2>/dev/null && umount -l "$m"
-	done
-	cleanup
-}
-trap hd_cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-chmod 755 "$tmp" # the unprivileged user's program lives here
-
-DTRACE_DOF_INIT_DEVNAME=$tmp/dev/helper
-DTRACE_STATEDIR=$tmp/state
-export DTRACE_DOF_INIT_DEVNAME DTRACE_STATEDIR
-reg=$tmp/state/registry
+hd_mounts="$tmp/dev2 $tmp/full"
 
 # ---------------------------------------------------------------------
 # Build: ctl (hdt) + libhdl.so (hdlib) + plug.so (hdplug), PIE, -O2.
@@ -69,22 +48,13 @@ build_helperd_progs
 # ---------------------------------------------------------------------
 # Helpers
 
-# start_daemon LOG [ARGS...]: a foreground daemon, $hd_pid, up when the
-# device answers
+# start_daemon LOG [ARGS...]: helperd_start, checking every 100 ms, its
+# output appended to LOG (the start-up scan reads every process on the
+# machine, hence helperd_start's 60 s)
 start_daemon() {
-	sd_log=$1
+	log=$1
 	shift
-	"$HELPERD" -f -v --check-interval=100 --device "$tmp/dev/helper" \
-		--state-dir "$tmp/state" "$@" >>"$sd_log" 2>&1 3>&- 4>&- 5>&- &
-	hd_pid=$!
-	bg_pids="$bg_pids $hd_pid"
-	# up to 30 s: the start-up scan reads every process on the machine
-	if ! wait_until 300 grep -q "serving $tmp/dev/helper" "$sd_log"; then
-		fail "the daemon did not mount $tmp/dev"
-		sed 's/^/    | /' "$sd_log" >&2
-		return 1
-	fi
-	return 0
+	helperd_start -v --check-interval=100 "$@"
 }
 
 # ctl_start NAME: ctl reading commands from FIFO NAME.in, answers in

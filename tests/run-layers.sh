@@ -118,4 +118,21 @@ for f in "$top_srcdir"/dtrace-G/link/*.[ch] \
 	done <quoted.txt
 done
 
+# 4. Engines return errors, the command prints them (doc/DESIGN.md §12):
+# in dtrace-G/link/, only link.c's gsay() (warnings, -v notes) and
+# print_site() (-v) write to stderr; gerr() forms the error in
+# dtrace_link()'s msg and dtrace.c prints it.
+for f in "$top_srcdir"/dtrace-G/link/*.c; do
+	awk -v file="dtrace-G/link/${f##*/}" '
+		/^[A-Za-z_][^;]*\(/ && !/^(static |int |void )?[A-Za-z_ ]*=/ {
+			fn = $0
+			sub(/\(.*/, "", fn)
+			sub(/.*[ *]/, "", fn)
+		}
+		/stderr/ { print file ": " fn }' "$f"
+done | sort -u >writers.txt
+expect_eq "dtrace-G/link/ writes to stderr only in gsay() and print_site()" \
+	"dtrace-G/link/link.c: gsay
+dtrace-G/link/link.c: print_site" "$(cat writers.txt)"
+
 finish

@@ -142,7 +142,7 @@ struct consumer_bpf {
 	int evspec_fd, drops_fd;
 	struct ring_buffer *rb;
 	struct bpf_anchor *anchors; /* by event index */
-	size_t nanchors;
+	size_t nanchors, anchors_cap;
 	int ncpus;		 /* possible CPUs (per-CPU map values) */
 	uint64_t *drops_seen;	 /* per CPU */
 	struct bpf_kagg *kagg;	 /* aggregating in the kernel, or NULL */
@@ -855,7 +855,7 @@ static struct tprobe *probe_at_event(struct consumer *c, struct tevent *e)
 static void anchor_keep(struct consumer_bpf *b, size_t idx,
 			struct bpf_anchor an)
 {
-	b->anchors = xrealloc(b->anchors, idx + 1, sizeof(*b->anchors));
+	xgrow(&b->anchors, &b->anchors_cap, idx, sizeof(*b->anchors));
 	for (size_t i = b->nanchors; i < idx; i++)
 		b->anchors[i] = (struct bpf_anchor){-1, NULL, -1};
 	b->anchors[idx] = an;

@@ -740,7 +740,7 @@ static struct tls_hits *tls_hits_of(struct bpf_kagg *k, uint32_t ev,
 	for (size_t i = k->nth; i-- > 0;)
 		if (k->th[i].ev == ev && k->th[i].pid == pid)
 			return &k->th[i];
-	k->th = xrealloc(k->th, k->nth + 1, sizeof(*k->th));
+	k->th = xpush_room(k->th, k->nth, sizeof(*k->th));
 	k->th[k->nth] = (struct tls_hits){ev, pid, 0, false};
 	return &k->th[k->nth++];
 }

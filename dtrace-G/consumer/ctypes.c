@@ -610,11 +610,7 @@ static const char *cu_name(Dwarf *dw, Dwarf_Off cuoff)
 	return n ? txt_safe4(n) : "?";
 }
 
-/*
- * The object's definition of NAME with DWARF tag `tag` (or, tag 0, its
- * typedef), in any unit: 1 and *t, 0 for none (*decl: something only
- * declares it), -1 for two units that disagree (msg says which).
- */
+/* The index's order: by name, then unit order (DIE offset). */
 static int name_cmp(const void *a, const void *b)
 {
 	const struct ctname *x = a, *y = b;
@@ -703,6 +699,50 @@ static const struct ctname *names_of(const struct ctobj *o, const char *name,
 }
 
 /*
+ * A lookup's candidates: the object's index entries of one name and one
+ * DWARF tag that define it (one that only declares it sets *decl if
+ * given), each with its DIE, in unit order; none without DWARF.
+ */
+struct cands {
+	Dwarf *dw;
+	const struct ctname *e;	   /* the current one, after cand_next() */
+	const struct ctname *next; /* the entries of the name left, n of them */
+	size_t n;
+	int tag;
+	bool *decl;
+};
+
+static void cands_of(struct cands *c, struct ctobj *o, int tag,
+		     const char *name, bool *decl)
+{
+	*c = (struct cands){ .dw = obj_dwarf(o), .tag = tag, .decl = decl };
+	if (c->dw)
+		c->next = names_of(o, name, &c->n);
+}
+
+/* The next candidate's DIE into *die, c->e its entry; false at the end. */
+static bool cand_next(struct cands *c, Dwarf_Die *die)
+{
+	while (c->n) {
+		const struct ctname *e = c->next++;
+
+		c->n--;
+		if (e->tag != c->tag)
+			continue;
+		if (e->decl) {
+			if (c->decl)
+				*c->decl = true;
+			continue;
+		}
+		if (!dwarf_offdie(c->dw, e->die, die))
+			continue;
+		c->e = e;
+		return true;
+	}
+	return false;
+}
+
+/*
  * The object's definition of NAME with DWARF tag `tag` (or, tag 0, its
  * typedef), in any unit: 1 and *t, 0 for none (*decl: something only
  * declares it), -1 for two units that disagree (msg says which).
@@ -711,31 +751,18 @@ static int obj_find(struct dt_ctypes *ct, struct ctobj *o, int tag,
 		    const char *name, struct d_ctype **t, bool *decl, char *msg,
 		    size_t msglen)
 {
-	Dwarf *dw = obj_dwarf(o);
-	const struct ctname *e, *first = NULL;
-	size_t n;
+	const struct ctname *first = NULL;
+	struct cands c;
+	Dwarf_Die k;
 
 	*t = NULL;
-	if (!dw)
-		return 0;
-	e = names_of(o, name, &n);
-	for (; n; e++, n--) {
-		Dwarf_Die k;
-		struct d_ctype *x;
+	cands_of(&c, o, tag ? tag : DW_TAG_typedef, name, decl);
+	while (cand_next(&c, &k)) {
+		struct d_ctype *x = conv(ct, o, &k, 0);
 
-		if (e->tag != (tag ? tag : DW_TAG_typedef))
-			continue;
-		if (e->decl) {
-			if (decl)
-				*decl = true;
-			continue;
-		}
-		if (!dwarf_offdie(dw, e->die, &k))
-			continue;
-		x = conv(ct, o, &k, 0);
 		if (!*t) {
 			*t = x;
-			first = e;
+			first = c.e;
 		} else if (!same_layout(*t, x)) {
 			snprintf(msg, msglen,
 				 "%s%s is declared differently in two units "
@@ -745,8 +772,8 @@ static int obj_find(struct dt_ctypes *ct, struct ctobj *o, int tag,
 				 : tag == DW_TAG_union_type   ? "union "
 				 : tag			      ? "enum "
 							      : "",
-				 name, o->spath, cu_name(dw, first->cu),
-				 cu_name(dw, e->cu));
+				 name, o->spath, cu_name(c.dw, first->cu),
+				 cu_name(c.dw, c.e->cu));
 			return -1;
 		}
 	}
@@ -772,38 +799,30 @@ static int obj_find_enumerator(struct dt_ctypes *ct, struct ctobj *o,
 			       const char *name, struct d_ctype **t, char *msg,
 			       size_t msglen)
 {
-	Dwarf *dw = obj_dwarf(o);
-	const struct ctname *e, *first = NULL;
-	int64_t v0 = 0;
-	size_t n;
+	const struct ctname *first = NULL;
+	struct cands c;
+	int64_t v0 = 0, v;
+	Dwarf_Die k;
 
 	*t = NULL;
-	if (!dw)
-		return 0;
-	e = names_of(o, name, &n);
-	for (; n; e++, n--) {
-		Dwarf_Die k;
-		struct d_ctype *x;
-		int64_t v;
+	cands_of(&c, o, DW_TAG_enumerator, name, NULL);
+	while (cand_next(&c, &k)) {
+		struct d_ctype *x = conv(ct, o, &k, 0);
 
-		if (e->tag != DW_TAG_enumerator ||
-		    !dwarf_offdie(dw, e->die, &k))
-			continue;
-		x = conv(ct, o, &k, 0);
 		if (!enum_value(x, name, &v))
 			continue;
 		if (!*t) {
 			*t = x;
 			v0 = v;
-			first = e;
+			first = c.e;
 		} else if (v != v0) {
 			snprintf(msg, msglen,
 				 "%s is %lld in one unit of %s (%s) and %lld "
 				 "in another (%s): D cannot tell which one is "
 				 "meant",
 				 name, (long long)v0, o->spath,
-				 cu_name(dw, first->cu), (long long)v,
-				 cu_name(dw, e->cu));
+				 cu_name(c.dw, first->cu), (long long)v,
+				 cu_name(c.dw, c.e->cu));
 			return -1;
 		}
 	}
@@ -836,16 +855,16 @@ static bool obj_named(const struct ctobj *o, const char *obj)
  * (what a probe description's module field matches without -c or -p).
  * Each is added as a candidate when it is still the file registered
  * (device and inode: a file replaced since is not the object those
- * processes run, and its types could differ).  The number added; why,
+ * processes run, and its types could differ).  The number added; msg,
  * when none, says what was found.
  */
-static size_t add_registered(struct dt_ctypes *ct, const char *obj, char *why,
-			     size_t whylen)
+static size_t add_registered(struct dt_ctypes *ct, const char *obj, char *msg,
+			     size_t msglen)
 {
 	struct reg_proc *procs = NULL;
 	size_t np = 0, added = 0;
 
-	snprintf(why, whylen, "no live process registered it with the helper");
+	snprintf(msg, msglen, "no live process registered it with the helper");
 	if (!ct->statedir ||
 	    reg_load_all(ct->statedir, true, NULL, NULL, &procs, &np) < 0)
 		return 0;
@@ -862,7 +881,7 @@ static size_t add_registered(struct dt_ctypes *ct, const char *obj, char *why,
 			if (stat(e->path, &st) < 0 ||
 			    (uint64_t)st.st_ino != e->ino ||
 			    (uint64_t)st.st_dev != e->dev) {
-				snprintf(why, whylen,
+				snprintf(msg, msglen,
 					 "the file process %d registered it "
 					 "from (%s) is gone or replaced",
 					 (int)procs[i].pid,

@@ -103,6 +103,7 @@ struct d_kplan {
 	unsigned *first; /* per clause: its first struct kstmt */
 	struct kstmt *st;
 	unsigned nst;
+	size_t stcap;
 	unsigned nflat; /* kflat slots given out */
 	/* D_KPLAN_VARS: self->, this-> and timestamp (generated programs) */
 	bool vars;
@@ -727,7 +728,7 @@ static bool clause_ok(struct d_kplan *k, unsigned ci)
 		  (!c->pred || ty(k, c->pred, &sz, &sg));
 
 	k->first[ci] = k->nst;
-	k->st = xrealloc(k->st, k->nst + c->nstmts + 1, sizeof(*k->st));
+	xgrow(&k->st, &k->stcap, (size_t)k->nst + c->nstmts, sizeof(*k->st));
 	for (unsigned i = 0; ok && i < c->nstmts; i++)
 		ok = stmt_ok(k, &c->stmts[i], &k->st[k->nst + i]);
 	if (!ok)

@@ -426,8 +426,9 @@ static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 		}
 		if (hit) {
 			PUSH(p->clauses, p->nclauses, ci);
-			p->epids = xrealloc(p->epids, p->nclauses,
-					    sizeof(*p->epids));
+			/* in step with p->clauses, room implied by the count */
+			p->epids = xpush_room(p->epids, p->nclauses - 1,
+					      sizeof(*p->epids));
 			p->epids[p->nclauses - 1] = ++c->next_epid;
 			p->strmask |= d_clause_strargs(c->prog, ci);
 			p->needs |= d_clause_needs(c->prog, ci);

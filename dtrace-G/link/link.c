@@ -62,20 +62,44 @@
 #include "prov.h"
 #include "site.h"
 
-/* Say what is wrong, naming the script and object o if any: -EINVAL. */
+/*
+ * Say what is wrong, naming the script and object o if any, in the
+ * caller's msg (the first failure's words are kept: a caller that
+ * passes an error up never says it again); -EINVAL.
+ */
 int __attribute__((format(printf, 3, 4)))
 gerr(const struct glink *g, const struct gobj *o, const char *fmt, ...)
 {
+	size_t n = 0;
 	va_list ap;
+	int k;
 
-	fprintf(stderr, "dtrace: failed to link script %s: ", g->cmd->script);
-	if (o)
-		fprintf(stderr, "%s: ", o->path);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	if (!g->msglen || g->msg[0])
+		return -EINVAL;
+	k = snprintf(g->msg, g->msglen, "failed to link script %s: %s%s",
+		     g->cmd->script, o ? o->path : "", o ? ": " : "");
+	if (k > 0)
+		n = (size_t)k;
+	if (n < g->msglen) {
+		va_start(ap, fmt);
+		vsnprintf(g->msg + n, g->msglen - n, fmt, ap);
+		va_end(ap);
+	}
 	return -EINVAL;
+}
+
+int gl_begin(struct glink *g, const struct dt_link_opts *cmd,
+	     const struct prov_file *pf, char *msg, size_t msglen)
+{
+	g->cmd = cmd;
+	g->pf = pf;
+	g->msg = msg;
+	g->msglen = msglen;
+	if (msglen)
+		msg[0] = '\0';
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return gerr(g, NULL, "libelf is out of date");
+	return 0;
 }
 
 /* A warning, or with verbose_only a -v note: "dtrace: " and the line. */
@@ -413,9 +437,8 @@ out:
 	return err;
 }
 
-
 int dtrace_link(const struct dt_link_opts *cmd, const struct prov_file *pf,
-		const char *out)
+		const char *out, char *msg, size_t msglen)
 {
 	struct glink g = { 0 };
 	char *tmp_a = NULL, *tmp_b = NULL;
@@ -423,10 +446,8 @@ int dtrace_link(const struct dt_link_opts *cmd, const struct prov_file *pf,
 	int err = 0, fd;
 	mode_t um;
 
-	g.cmd = cmd;
-	g.pf = pf;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return gerr(&g, NULL, "libelf is out of date");
+	if (gl_begin(&g, cmd, pf, msg, msglen) < 0)
+		return -EINVAL;
 	g.objs = calloc((size_t)cmd->nobjects + 1, sizeof(*g.objs));
 	if (!g.objs)
 		return gerr(&g, NULL, "out of memory");
@@ -444,10 +465,10 @@ int dtrace_link(const struct dt_link_opts *cmd, const struct prov_file *pf,
 		err = gl_read_object(&g, &g.objs[i]);
 		if (!err && !g.objs[i].lto)
 			err = gl_check_object(&g, &g.objs[i]);
-		if (!err && g.objs[i].lto && cmd->verbose)
-			fprintf(stderr,
-				"dtrace: %s: an -flto object, left as it is: its probes fire at the header's stubs\n",
-				g.objs[i].path);
+		if (!err && g.objs[i].lto)
+			gsay(&g, true,
+			     "%s: an -flto object, left as it is: its probes fire at the header's stubs",
+			     g.objs[i].path);
 		if (!err && !g.objs[i].lto)
 			err = gl_scan_object(&g, i);
 		if (err)

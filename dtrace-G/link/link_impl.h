@@ -137,17 +137,25 @@ struct glink {
 	struct gsite *sites;
 	unsigned nsite;
 	size_t sitecap;
+	char *msg; /* the caller's, for gerr() */
+	size_t msglen;
 };
 
 /*
- * link.c: the linker's only output to stderr (doc/DESIGN.md §12): gerr()
- * an error, naming the script and object o if any (-EINVAL, returned up
- * to dtrace_link()); gsay() a warning, or with verbose_only a -v note.
+ * link.c: the linker's words (doc/DESIGN.md §12): gerr() an error,
+ * naming the script and object o if any, into dtrace_link()'s msg for
+ * the command to print (-EINVAL, returned up to dtrace_link()); gsay(),
+ * its only output to stderr, a warning, or with verbose_only a -v note.
  */
 int __attribute__((format(printf, 3, 4)))
 gerr(const struct glink *g, const struct gobj *o, const char *fmt, ...);
 void __attribute__((format(printf, 3, 4)))
 gsay(const struct glink *g, bool verbose_only, const char *fmt, ...);
+
+/* A run's start: g (zeroed) told the command's words and the caller's
+ * msg; 0, or -EINVAL with libelf too old. */
+int gl_begin(struct glink *g, const struct dt_link_opts *cmd,
+	     const struct prov_file *pf, char *msg, size_t msglen);
 
 /* link_sites.c: stage 1, reading; they change nothing on disk */
 int gl_read_object(struct glink *g, struct gobj *o);

@@ -153,22 +153,22 @@ static const char *drti_candidates(void)
 	return p && *p ? p : DRTI_PATH ":" DRTI_AARCH64_PATH;
 }
 
-/* The ELF machine of the object at path: 0 and why if unreadable. */
-static unsigned drti_machine(const char *path, char *why, size_t whylen)
+/* The ELF machine of the object at path: 0 and msg if unreadable. */
+static unsigned drti_machine(const char *path, char *msg, size_t msglen)
 {
 	unsigned char h[EI_NIDENT + 4];
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
-		snprintf(why, whylen, "%s", strerror(errno));
+		snprintf(msg, msglen, "%s", strerror(errno));
 		return 0;
 	}
 	n = read(fd, h, sizeof(h));
 	close(fd);
 	if (n != (ssize_t)sizeof(h) || memcmp(h, ELFMAG, SELFMAG) != 0 ||
 	    h[EI_CLASS] != ELFCLASS64 || h[EI_DATA] != ELFDATA2LSB) {
-		snprintf(why, whylen, "not a 64-bit little-endian ELF object");
+		snprintf(msg, msglen, "not a 64-bit little-endian ELF object");
 		return 0;
 	}
 	return (unsigned)h[EI_NIDENT + 2] | (unsigned)h[EI_NIDENT + 3] << 8;
@@ -176,17 +176,14 @@ static unsigned drti_machine(const char *path, char *why, size_t whylen)
 
 int gl_find_drti(struct glink *g)
 {
-	char *list = strdup(drti_candidates()), *save = NULL, *tried;
-	size_t len = 0, cap = 1024;
+	char *list = strdup(drti_candidates()), *save = NULL;
+	struct sbuf tried = { 0 }; /* "PATH: why; ..." for the refusal */
 	int err = 0;
 
-	tried = malloc(cap);
-	if (!list || !tried) {
-		free(list);
-		free(tried);
-		return gerr(g, NULL, "out of memory");
+	if (!list || sbuf_puts(&tried, "") < 0) {
+		err = gerr(g, NULL, "out of memory");
+		goto out;
 	}
-	tried[0] = '\0';
 	for (char *p = strtok_r(list, ":", &save); p;
 	     p = strtok_r(NULL, ":", &save)) {
 		char why[128], mbuf[32];
@@ -201,19 +198,19 @@ int gl_find_drti(struct glink *g)
 		if (m)
 			snprintf(why, sizeof(why), "built for %s",
 				 site_machine_name(m, mbuf, sizeof(mbuf)));
-		if (len + 2 < cap)
-			len += (size_t)snprintf(tried + len, cap - len,
-						"%s%s: %s", len ? "; " : "", p,
-						why);
-		if (len >= cap)
-			len = cap - 1;
+		if ((tried.len && sbuf_puts(&tried, "; ") < 0) ||
+		    sbuf_puts(&tried, p) < 0 || sbuf_puts(&tried, ": ") < 0 ||
+		    sbuf_puts(&tried, why) < 0) {
+			err = gerr(g, NULL, "out of memory");
+			goto out;
+		}
 	}
 	err = gerr(g, NULL,
 		   "no drti.o for %s (%s); install usdt-sdk (make install), or name one built for %s with DTRACE_DRTI",
-		   g->arch->name, tried, g->arch->name);
+		   g->arch->name, tried.b, g->arch->name);
 out:
 	free(list);
-	free(tried);
+	free(tried.b);
 	return err;
 }
 
@@ -316,7 +313,7 @@ static int skip_drti_section(const char *name)
  * `ld -r` makes of the two (the AND of their features).
  */
 static int merge_drti_builtin(struct glink *g, struct elfw *w, bool *merged,
-			      char *errbuf, size_t errlen)
+			      char *msg, size_t msglen)
 {
 	const char *ld = getenv("LD");
 	int err;
@@ -324,10 +321,9 @@ static int merge_drti_builtin(struct glink *g, struct elfw *w, bool *merged,
 	*merged = false;
 	if (ld && *ld)
 		return 0;
-	err = elfw_add_object(w, g->drti, skip_drti_section, errbuf,
-			      errlen);
+	err = elfw_add_object(w, g->drti, skip_drti_section, msg, msglen);
 	if (err == -ENOTSUP) {
-		gsay(g, true, "%s; merging it with ld -r", errbuf);
+		gsay(g, true, "%s; merging it with ld -r", msg);
 		return 0;
 	}
 	if (err)

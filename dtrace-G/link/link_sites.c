@@ -539,14 +539,12 @@ static int scan_note(struct glink *g, unsigned oi, const char *sec,
 	    is_stub_code(arch, (const uint8_t *)td->d_buf + site.at.start)) {
 		if (memcmp((const uint8_t *)td->d_buf + site.at.start,
 			   arch->stub, arch->stub_size) != 0) {
-			struct gstub *v = realloc(
-				o->old_stubs, (o->nold_stubs + 1) * sizeof(*v));
-
-			if (!v)
+			/* room implied by the count (grow.h): grown here */
+			if (grow_count(&o->old_stubs, o->nold_stubs,
+				       sizeof(*o->old_stubs)) < 0)
 				return gerr(g, o, "out of memory");
-			v[o->nold_stubs].shndx = site.shndx;
-			v[o->nold_stubs].off = site.at.start;
-			o->old_stubs = v;
+			o->old_stubs[o->nold_stubs].shndx = site.shndx;
+			o->old_stubs[o->nold_stubs].off = site.at.start;
 			o->nold_stubs++;
 			gsay(g, true,
 			     "%s: %s: %s:::%s: an older header's probe stub, rewritten with today's",
@@ -986,23 +984,22 @@ int gl_check_comdat_copies(struct glink *g)
  * load_object(), gl_check_object(), gl_scan_object() and the COMDAT
  * checks -- on one object held in memory, named `path` in messages.
  * Nothing is opened, written or renamed, and buf is never modified;
- * messages go to stderr as dtrace -G prints them.  Returns 0 (with the
+ * the error's words go to msg as dtrace -G's do.  Returns 0 (with the
  * number of probe sites in *nsite) or a negative errno.
  */
 int dtrace_link_scan_mem(const struct dt_link_opts *cmd,
 			 const struct prov_file *pf, const char *path,
-			 const void *buf, size_t len, unsigned *nsite)
+			 const void *buf, size_t len, unsigned *nsite,
+			 char *msg, size_t msglen)
 {
 	struct gobj o = { 0 };
 	struct glink g = { 0 };
 	int err;
 
-	g.cmd = cmd;
-	g.pf = pf;
+	if (gl_begin(&g, cmd, pf, msg, msglen) < 0)
+		return -EINVAL;
 	g.objs = &o;
 	g.nobj = 1;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return gerr(&g, NULL, "libelf is out of date");
 	o.path = path;
 	o.buf = (uint8_t *)buf;	/* only rewrite_object() writes, to a copy */
 	o.size = len;

@@ -542,12 +542,33 @@ static int note_args(struct dt_probe *p, const char *args)
 	return 0;
 }
 
-/* *v is a note probe's sites, grown only here (not a DOF probe's) */
-static int add_site(uint64_t **v, unsigned *n, uint64_t a)
+/*
+ * A site at `at` of note probe p (not a DOF probe's): kind 0 where its
+ * own note describes it, 1 a call to the header's stub, 2 a tail jump to
+ * it.  p->site_stub is NULL until the first call or jump, then holds a
+ * kind for every site, however the notes are ordered.  Both arrays have
+ * their room implied by nsites (grow.h), grown only here.  0 or -ENOMEM.
+ */
+static int add_site(struct dt_probe *p, uint64_t at, uint8_t kind)
 {
-	if (grow_count(v, *n, sizeof(**v)) < 0)
+	if (kind && !p->site_stub) {
+		size_t room = 1;
+
+		/* what grow_count() assumes for nsites + 1 elements */
+		while (room <= p->nsites)
+			room *= 2;
+		p->site_stub = calloc(room, 1);
+		if (!p->site_stub)
+			return -ENOMEM;
+	} else if (p->site_stub &&
+		   grow_count(&p->site_stub, p->nsites, 1) < 0) {
 		return -ENOMEM;
-	(*v)[(*n)++] = a;
+	}
+	if (grow_count(&p->sites, p->nsites, sizeof(*p->sites)) < 0)
+		return -ENOMEM;
+	if (p->site_stub)
+		p->site_stub[p->nsites] = kind;
+	p->sites[p->nsites++] = at;
 	return 0;
 }
 
@@ -631,21 +652,18 @@ static long stub_addrs(struct rd *r, uint64_t **v)
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym sym;
 		const char *name;
-		uint64_t *nv;
 
 		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
 		    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 		    !(name = elf_strptr(r->elf, sh.sh_link, sym.st_name)) ||
 		    strncmp(name, "__dtrace_", 9))
 			continue;
-		nv = realloc(*v, (cnt + 1) * sizeof(*nv));
-		if (!nv) {
+		if (grow_count(v, cnt, sizeof(**v)) < 0) {
 			free(*v);
 			*v = NULL;
 			return -ENOMEM;
 		}
-		*v = nv;
-		nv[cnt++] = sym.st_value;
+		(*v)[cnt++] = sym.st_value;
 	}
 	if (cnt)
 		qsort(*v, cnt, sizeof(**v), cmp_u64);
@@ -794,12 +812,13 @@ static int stub_callers(struct rd *r, uint64_t addr, struct stub_caller **v,
 			*n = 0;
 			return 1;
 		}
-		nv = realloc(*v, (*n + 1) * sizeof(*nv));
-		if (!nv) {
+		if (grow_count(v, *n, sizeof(**v)) < 0) {
 			free(*v);
+			*v = NULL;
+			*n = 0;
 			return -ENOMEM;
 		}
-		*v = nv;
+		nv = *v;
 		nv[*n].from = b->from;
 		nv[*n].func = func;
 		nv[*n].fstart = fstart;
@@ -924,16 +943,8 @@ static struct dt_probe *note_probe(struct rd *r, size_t ndof,
 static int add_stub_site(struct dt_probe *p, uint64_t at, uint8_t kind,
 			 uint64_t stub, const char *cargs)
 {
-	uint8_t *nk = realloc(p->site_stub, p->nsites + 1);
-
-	if (!nk)
+	if (add_site(p, at, kind))
 		return -ENOMEM;
-	if (!p->site_stub)
-		memset(nk, 0, p->nsites);
-	p->site_stub = nk;
-	if (add_site(&p->sites, &p->nsites, at))
-		return -ENOMEM;
-	nk[p->nsites - 1] = kind;
 	p->stub_pc = stub;
 	p->stub_call_args = cargs;
 	return 0;
@@ -1075,7 +1086,7 @@ static int read_notes(struct rd *r, size_t first, size_t ndof)
 			free(rs.v);
 			return rd_err(r, -ENOMEM, "out of memory");
 		}
-		if (add_site(&p->sites, &p->nsites, pc)) {
+		if (add_site(p, pc, 0)) {
 			free(rs.v);
 			return rd_err(r, -ENOMEM, "out of memory");
 		}

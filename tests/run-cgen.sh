@@ -25,8 +25,10 @@
 #    stored makes it unsigned) stays in user space; the variables of
 #    threads that exited are deleted from the kernel's map;
 #  - string predicates (copyinstr(argN) == or != a literal) in the
-#    kernel; one whose string faults sends the hit to user space, which
-#    reports the same errors; none beside self-> in the kernel;
+#    kernel, compared a word at a time (tails, bytes above 0x7f,
+#    prefixes, a literal too long stays in user space); one whose
+#    string faults sends the hit to user space, which reports the same
+#    errors; none beside self-> in the kernel;
 #  - aggregations keyed by copyinstr(argN), beside integer keys and the
 #    probe's name, a hostile string among them; one that faults;
 #  - BEGIN and END alone load no program at all.
@@ -237,6 +239,32 @@ tr$target:::tick { printf("%d %s\n", arg0, copyinstr(arg1)); }
 EOF
 same "string predicates" generated "'tick 12'" -s t.d
 kvars "string predicates" 4 0
+
+# the literal compared a word at a time: 8-byte words, then 4, 2 and 1
+# for the tail, bytes above 0x7f (words not an immediate), a string
+# longer than the literal with it as prefix, and the same length with
+# the last byte different; a literal of 64 bytes (more than the kernel
+# compares) leaves its clause to user space
+cat >t.d <<'EOF'
+tr$target:::tick /copyinstr(arg1) == "alph"/ { @alph = count(); }
+tr$target:::tick /copyinstr(arg1) == "alpha"/ { @alpha = count(); }
+tr$target:::tick /copyinstr(arg1) != "gammb"/ { @notgammb = count(); }
+tr$target:::tick /copyinstr(arg1) == "gammb"/ { @gammb = count(); }
+tr$target:::msg /copyinstr(arg0) == "a\033[2J\a\r\n\177\233\377z\\b"/ { @hostile = count(); }
+tr$target:::msg /copyinstr(arg0) == "a\033[2J\a\r\n\177"/ { @hprefix = count(); }
+tr$target:::msg /copyinstr(arg0) != "a\033[2J\a\r\n\177\233\377z\\c"/ { @hlast = count(); }
+tr$target:::msg /copyinstr(arg0) == "\377\377\377\377hello"/ { @never = count(); }
+tr$target:::msg /copyinstr(arg0) == "hello"/ { @hello = count(); }
+tr$target:::msg /copyinstr(arg0) == "hel\377"/ { @hel = count(); }
+tr$target:::msg /copyinstr(arg0) != "0123456789012345678901234567890123456789012345678901234567890123"/ { @long = count(); }
+EOF
+same "string predicates a word at a time" generated \
+	"'tick 12' msg hostile msg" -s t.d
+kvars "string predicates a word at a time" 10 0
+printf '\n%17d\n%17d\n%17d\n%17d\n%17d\n%17d\n' 3 12 1 3 2 3 \
+	>expected.txt
+expect_file_eq "string predicates a word at a time: the counts" \
+	expected.txt out1.txt
 
 # a string the kernel cannot read (arg2 is no address): the hit goes
 # to user space whole, which reports the fault as the generic path does

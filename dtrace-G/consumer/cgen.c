@@ -65,10 +65,13 @@
  *     argument compared with a literal: seq_read() copies each such
  *     argument's string into cgbuf before the first clause runs (a
  *     fault ends the plan there: the record goes unflagged and user
- *     space runs every clause), and SEQ compares it byte for byte with
- *     the literal, unrolled, NUL included; SKEY copies it, NUL-padded,
- *     into a key of kaggs_s built in cgbuf (a key longer than its 64
- *     bytes ends the plan as a fault does), which AGG then uses.  When
+ *     space runs every clause), and SEQ compares its length with the
+ *     literal's and its bytes a word at a time (8, then 4, 2, 1 bytes
+ *     for the tail), the literal's words as immediates; SKEY copies it
+ *     the same way, NUL-padded (its part of cgbuf zeroed before the
+ *     copy), into a key of kaggs_s built in cgbuf (a key longer than
+ *     its 64 bytes ends the plan as a fault does), which AGG then
+ *     uses; both walk the bytes with str_chunks().  When
  *     no clause of the probe needs the record, the hit ends here.
  *  3. The record (usdt_bpf.h's struct ubpf_rec and its arguments,
  *     flagged UBPF_RF_KAGG after a plan ran): bpf_ringbuf_reserve() of
@@ -132,6 +135,7 @@ static const int16_t regoff[UBPF_R_IP + 1] = {
 #define S_VVAL (S_VKEY - 8)  /* a value stored there */
 #define S_THIS(i) (S_VVAL - 8 - 8 * (int)(i)) /* UBPF_KTHIS this-> */
 #define S_SBUF S_THIS(UBPF_KTHIS) /* cgbuf, where SEQ's strings are */
+#define S_SLEN(j) (S_SBUF - 8 - 8 * (int)(j)) /* their copies' lengths */
 /* SEQ's string of its j-th argument: in cgbuf, past what a record uses */
 #define SEQ_AT(j) (UBPF_SCRATCH - UBPF_STRMAX * ((int)(j) + 1))
 /* a kaggs_s key, built below them (a map key may be in a map value) */
@@ -744,11 +748,15 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	stx(e, BPF_DW, 10, S_SBUF, 0);
 	for (unsigned j = 0; j < e->nsarg; j++) {
 		ldx(e, BPF_DW, 1, 10, S_SBUF);
+		/* SKEY's: the key's bytes past the NUL read as 0 */
+		for (int i = 0; e->skarg[j] && i < UBPF_KSKEY; i += 8)
+			st(e, BPF_DW, 1, (int16_t)(SEQ_AT(j) + i), 0);
 		alu_i(e, BPF_ADD, 1, SEQ_AT(j));
 		alu_i(e, BPF_MOV, 2, UBPF_STRMAX);
 		ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
 		call(e, BPF_FUNC_probe_read_user_str);
 		e->fj[e->nfj++] = jmp_i(e, BPF_JSLT, 0, 0);
+		stx(e, BPF_DW, 10, (int16_t)S_SLEN(j), 0); /* for SEQ */
 		/* a key longer than kaggs_s keeps: the hit is user space's */
 		if (e->skarg[j] && e->nfj < UBPF_KSTRARGS * 2 + 1)
 			e->fj[e->nfj++] = jmp_i(e, BPF_JGT, 0, UBPF_KSKEY);
@@ -756,9 +764,48 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 }
 
 /*
+ * The first n bytes of the string seq_read() copied for its j-th
+ * argument, in loads of 8 bytes, then 4, 2 and 1 for the tail, each
+ * naturally aligned (SEQ_AT() is): each into r3 and handed to fn with
+ * its offset and size; r2 is cgbuf throughout.  The one emitter of the
+ * strings' bounded bytes: SEQ compares them with its literal, SKEY
+ * copies them into its key.
+ */
+static void str_chunks(struct em *e, unsigned j, unsigned n,
+		       void (*fn)(struct em *, void *, unsigned, unsigned),
+		       void *ctx)
+{
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned off = 0, sz; off < n && !e->bad; off += sz) {
+		sz = n - off >= 8 ? 8 : n - off >= 4 ? 4 : n - off >= 2 ? 2 : 1;
+		ldx(e,
+		    sz == 8   ? BPF_DW
+		    : sz == 4 ? BPF_W
+		    : sz == 2 ? BPF_H
+			      : BPF_B,
+		    3, 2, (int16_t)(SEQ_AT(j) + (int)off));
+		fn(e, ctx, off, sz);
+	}
+}
+
+/* str_chunks() for SKEY: the chunk into the kaggs_s key at cgbuf */
+static void skey_chunk(struct em *e, void *ctx, unsigned off, unsigned sz)
+{
+	(void)ctx;
+	stx(e,
+	    sz == 8   ? BPF_DW
+	    : sz == 4 ? BPF_W
+	    : sz == 2 ? BPF_H
+		      : BPF_B,
+	    2, (int16_t)(SKEY_AT + (int)sizeof(struct ubpf_kkey) + (int)off),
+	    3);
+}
+
+/*
  * SKEY o: the string of its argument (seq_read()'s) into the kaggs_s
- * key's bytes, NUL-padded (a hash key is all its bytes); r4 says the
- * NUL was passed.
+ * key's bytes, NUL-padded (a hash key is all its bytes): seq_read()
+ * zeroed the key's length of the buffer before the copy, so the bytes
+ * past the NUL are 0 and the key is its UBPF_KSKEY bytes copied.
  */
 static void skey(struct em *e, const struct ubpf_kop *o)
 {
@@ -770,32 +817,53 @@ static void skey(struct em *e, const struct ubpf_kop *o)
 		e->bad = true;
 		return;
 	}
-	ldx(e, BPF_DW, 2, 10, S_SBUF);
-	alu_i(e, BPF_MOV, 4, 0);
-	for (int i = 0; i < UBPF_KSKEY; i++) {
-		size_t jj;
+	str_chunks(e, j, UBPF_KSKEY, skey_chunk, NULL);
+}
 
-		ldx(e, BPF_B, 3, 2, (int16_t)(SEQ_AT(j) + i));
-		jj = jmp_i(e, BPF_JEQ, 4, 0);
-		alu_i(e, BPF_MOV, 3, 0);
-		fix(e, jj);
-		stx(e, BPF_B, 2,
-		    (int16_t)(SKEY_AT + (int)sizeof(struct ubpf_kkey) + i), 3);
-		jj = jmp_i(e, BPF_JNE, 3, 0);
-		alu_i(e, BPF_MOV, 4, 1);
-		fix(e, jj);
+/* SEQ's literal, for str_chunks(): its SDATA instructions and the
+ * jumps taken on a difference */
+struct seq_lit {
+	const struct ubpf_kop *d; /* the first SDATA */
+	size_t *jf;
+	size_t njf;
+};
+
+/* str_chunks() for SEQ: r3 against the literal's bytes there */
+static void seq_chunk(struct em *e, void *ctx, unsigned off, unsigned sz)
+{
+	struct seq_lit *l = ctx;
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < sz; i++) {
+		const struct ubpf_kop *d = &l->d[(off + i) / 8];
+
+		if (d->op != UBPF_K_SDATA) {
+			e->bad = true;
+			return;
+		}
+		v |= (uint64_t)(uint8_t)((uint64_t)d->imm >>
+					 (8 * ((off + i) % 8)))
+		     << (8 * i);
+	}
+	if (v <= INT32_MAX) {
+		l->jf[l->njf++] = jmp_i(e, BPF_JNE, 3, (int32_t)v);
+	} else {
+		ld64(e, 4, v);
+		l->jf[l->njf++] = jmp_r(e, BPF_JNE, 3, 4);
 	}
 }
 
 /*
  * r1 = SEQ pl->ops[pc]'s result: its argument's string (read by
- * seq_read()) byte for byte the literal of the SDATA instructions that
- * follow, its NUL included; *pc is left on the last of them.
+ * seq_read()) the literal of the SDATA instructions that follow.  The
+ * copy's length (NUL included, kept by seq_read()) is the literal's
+ * plus one, and its bytes before the NUL are the literal's, compared a
+ * word at a time (str_chunks()); *pc is left on the last SDATA.
  */
 static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc)
 {
 	const struct ubpf_kop *o = &pl->ops[*pc];
-	size_t *jf, njf = 0;
+	struct seq_lit l = {.d = &pl->ops[*pc + 1]};
 	unsigned j, len = o->step;
 
 	for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
@@ -805,24 +873,16 @@ static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc)
 		e->bad = true;
 		return;
 	}
-	jf = xcalloc(len + 1, sizeof(*jf));
-	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	/* a jump for the length, one per chunk at most */
+	l.jf = xcalloc(len / 8 + 5, sizeof(*l.jf));
 	alu_i(e, BPF_MOV, 1, 0);
-	for (unsigned i = 0; i <= len; i++) {
-		const struct ubpf_kop *d = &pl->ops[*pc + 1 + i / 8];
-		uint8_t c = (uint8_t)((uint64_t)d->imm >> (8 * (i % 8)));
-
-		if (d->op != UBPF_K_SDATA) {
-			e->bad = true;
-			break;
-		}
-		ldx(e, BPF_B, 3, 2, (int16_t)(SEQ_AT(j) + (int)i));
-		jf[njf++] = jmp_i(e, BPF_JNE, 3, c);
-	}
+	ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
+	l.jf[l.njf++] = jmp_i(e, BPF_JNE, 3, (int32_t)len + 1);
+	str_chunks(e, j, len, seq_chunk, &l);
 	alu_i(e, BPF_MOV, 1, 1);
-	for (size_t i = 0; i < njf; i++)
-		fix(e, jf[i]);
-	free(jf);
+	for (size_t i = 0; i < l.njf; i++)
+		fix(e, l.jf[i]);
+	free(l.jf);
 	if (o->flags & UBPF_KF_NEG)
 		alu_i(e, BPF_XOR, 1, 1);
 	*pc += (len + 8) / 8;
@@ -853,11 +913,18 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	unsigned *dp = xcalloc((size_t)pl->nops + 1, sizeof(*dp));
 	unsigned sp = 0, np = 0;
 
-	/* the kaggs key and a zero value: the verifier reads them whole */
-	for (int i = 0; i < 40; i += 8)
-		st(e, BPF_DW, 10, (int16_t)(S_KKEY + i), 0);
-	st(e, BPF_DW, 10, S_ZERO, 0);
-	st(e, BPF_DW, 10, S_ZERO + 8, 0);
+	/* the kaggs key and a zero value: the verifier reads them whole
+	 * (kflat's slots need neither) */
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		if (pl->ops[pc].op != UBPF_K_AGG ||
+		    (pl->ops[pc].flags & UBPF_KF_FLAT))
+			continue;
+		for (int i = 0; i < 40; i += 8)
+			st(e, BPF_DW, 10, (int16_t)(S_KKEY + i), 0);
+		st(e, BPF_DW, 10, S_ZERO, 0);
+		st(e, BPF_DW, 10, S_ZERO + 8, 0);
+		break;
+	}
 	seq_read(e, pl, fds[5], nargs);
 	/* this-> variables start at 0 in each firing */
 	if (plan_has(pl, UBPF_K_VLD, UBPF_KV_THIS) ||

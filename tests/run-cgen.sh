@@ -17,7 +17,8 @@
 #    and one that faults (user space reports it, as before);
 #  - self-> and this-> variables and timestamp in the kernel: an
 #    entry/return pair timed (pid provider), per-thread counters in
-#    many threads, this-> across the clauses of a firing; a variable a
+#    many threads, ++, -- and compound assignment (not of a global),
+#    this-> across the clauses of a firing; a variable a
 #    user-space clause touches stays in user space with every clause
 #    touching it, and so is one dtrace:::ERROR reads; a clause whose
 #    plan would depend on whether a
@@ -182,6 +183,35 @@ tr$target:::tick /self->n > 2/ { @[self->n] = count(); }
 EOF
 same "self->: counters in 6 threads" generated "'threads 6 5'" -s t.d
 kvars "self->: counters in 6 threads" 3 1
+
+# ++, -- (prefix and postfix) and every compound assignment in the
+# kernel, on self-> and this->; a global's ++ and a division by a
+# variable (which may fault) stay in user space
+cat >t.d <<'EOF'
+tr$target:::tick
+{
+	self->n++; ++self->n; self->d--; --self->d;
+	self->s += arg0; self->m -= arg0 * 2;
+	self->x |= 1 << (arg0 % 5); self->y ^= arg0 + 3; self->a &= ~arg0;
+	self->w = (long)1000 + arg0; self->w /= 3;
+	self->r = (long)100 + arg0; self->r %= 7;
+	self->z = (long)1; self->z <<= arg0 % 4;
+	self->b = (long)-1000 + arg0; self->b >>= 3;
+	self->c = (long)3 + arg0; self->c *= -5;
+	this->t++; this->t += arg0;
+}
+tr$target:::tick /self->n > 4/
+{
+	@a[self->n, self->d, self->s, self->m] = count();
+	@b[self->x, self->y, self->a, self->w] = count();
+	@c[self->r, self->z, self->b, self->c] = sum(this->t);
+}
+tr$target:::tick { g++; @g[g] = count(); }
+tr$target:::tick { self->v = (long)100; self->v /= arg0 % 3; @v[self->v] = count(); }
+EOF
+same "self->: ++, -- and compound assignment" generated "'threads 4 5'" \
+	-s t.d
+kvars "self->: ++, -- and compound assignment" 2 1
 
 cat >t.d <<'EOF'
 tr$target:::tick { this->d = arg0 * 2; self->k = arg0 % 3 ? self->k : arg0; }

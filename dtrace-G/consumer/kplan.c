@@ -48,7 +48,8 @@
  *
  * Variables (D_KPLAN_VARS, for the generated programs of
  * ../consumer/cgen.c only).  A clause may also read self-> and this->
- * integer variables and timestamp, and store them (`v = e` statements),
+ * integer variables and timestamp, and store them (`v = e`, `v op= e`,
+ * `v++` and `v--` statements: stored()),
  * when the kernel keeps those variables: vars_decide() takes a variable
  * only if every traced clause that touches it runs in the kernel (else
  * user space and the kernel would each have a copy), taking clauses and
@@ -359,15 +360,50 @@ static int ident(const struct node *n)
 	return -1;
 }
 
-/* self->v = e or this->v = e: v's index, else -1 */
+/* self->v = e or this->v = e, v OP= e, v++, ++v, v--, --v: v's index,
+ * else -1 */
 static int assigned_var(const struct stmt *st)
 {
 	const struct node *e = st->e;
 
-	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
-	    !e->a || e->a->op != N_VAR)
+	if (st->kind != S_EXPR || !e ||
+	    (e->op != N_ASSIGN && e->op != N_INCDEC) || !e->a ||
+	    e->a->op != N_VAR)
 		return -1;
 	return e->a->sub;
+}
+
+/*
+ * The value the store st (assigned_var()) gives its variable: e of
+ * v = e; v OP e of v OP= e and v + 1, v - 1 of ++ and -- (pre- or
+ * postfix: a statement's value is not used), as run.c computes them
+ * (var_get(), binop() with the int 1, var_set()), built in *bin, *one.
+ */
+static const struct node *stored(const struct stmt *st, struct node *bin,
+				 struct node *one)
+{
+	const struct node *e = st->e;
+
+	if (e->op == N_ASSIGN && e->sub == '=')
+		return e->b;
+	memset(bin, 0, sizeof(*bin));
+	bin->op = N_BIN;
+	bin->a = e->a;
+	bin->line = e->line;
+	bin->col = e->col;
+	if (e->op == N_ASSIGN) {
+		bin->sub = d_compound_op(e->sub);
+		bin->b = e->b;
+		return bin;
+	}
+	memset(one, 0, sizeof(*one));
+	one->op = N_INT;
+	one->ival = 1;
+	one->sz = 4;
+	one->sg = 1;
+	bin->sub = e->sub == OP_INC ? '+' : '-';
+	bin->b = one;
+	return bin;
 }
 
 /* Can the kernel run st?  Its key types into ks. */
@@ -383,10 +419,12 @@ static bool stmt_ok(const struct d_kplan *k, const struct stmt *st,
 	ks->st = st;
 	ks->slot = -1;
 	if (v >= 0) { /* a store: of a variable kept, of a value it can have */
+		struct node bin, one;
+
 		ks->assign = true;
 		ks->agg = ~0u;
 		return var_ty(k, (unsigned)v, &sz, &sg) &&
-		       ty(k, st->e->b, &sz, &sg);
+		       ty(k, stored(st, &bin, &one), &sz, &sg);
 	}
 	if (st->kind != S_AGG || st->nkeys > UBPF_KMAXKEYS)
 		return false;
@@ -583,12 +621,13 @@ static bool stores_type(struct d_kplan *k, unsigned v, uint8_t *tz, uint8_t *tg)
 			continue;
 		for (unsigned i = 0; i < c->nstmts; i++) {
 			const struct node *b;
+			struct node bin, one;
 
 			if (assigned_var(&c->stmts[i]) != (int)v)
 				continue;
 			/* a self-> variable set to 0 is deleted: it reads as
 			 * unset, its zero's type */
-			b = c->stmts[i].e->b;
+			b = stored(&c->stmts[i], &bin, &one);
 			if (var->scope == SC_SELF && b->op == N_INT &&
 			    b->ival == 0)
 				continue;
@@ -1210,9 +1249,11 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 		if (ks->assign) { /* the value, as d_var_conv() makes it */
 			const struct var *v = &k->prog->vars[st->e->a->sub];
 			uint8_t bz = 8, bg = 1;
+			struct node bin, one;
+			const struct node *b = stored(st, &bin, &one);
 
-			(void)ty(k, st->e->b, &bz, &bg);
-			emit(&m, st->e->b);
+			(void)ty(k, b, &bz, &bg);
+			emit(&m, b);
 			if (v->declared)
 				norm(&m, bz, bg, v->sz, v->sg);
 			o = put(&m, UBPF_K_VST, 1, 0);

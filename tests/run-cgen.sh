@@ -18,6 +18,7 @@
 #  - self-> and this-> variables and timestamp in the kernel: an
 #    entry/return pair timed (pid provider), per-thread counters in
 #    many threads, ++, -- and compound assignment (not of a global),
+#    thread-local arrays with integer keys,
 #    this-> across the clauses of a firing; a variable a
 #    user-space clause touches stays in user space with every clause
 #    touching it, and so is one dtrace:::ERROR reads; a clause whose
@@ -222,6 +223,38 @@ EOF
 same "this-> across clauses, printf beside" generated "'tick 12'" -s t.d
 kvars "this-> across clauses, printf beside" 3 1
 
+# thread-local arrays in the kernel (cgtlsa): one to four integer keys,
+# a key's type part of the key (self->c[(char)1] and self->c[1] are two
+# elements, as in user space), ++, op= and a store of 0 deleting; an
+# array whose stores give another type than its zero's (timestamp)
+# stays in user space
+cat >t.d <<'EOF'
+tr$target:::tick
+{
+	self->a[arg0 % 3]++;
+	self->b[arg0 % 2, (int)arg0 % 3] += arg0;
+	self->c[(char)arg0] = arg0 * 2;
+	self->c[(long)arg0] = (long)1;
+	self->d[arg0, arg0 + 1, arg0 + 2, (short)arg0] -= 3;
+}
+tr$target:::tick /self->a[arg0 % 3] > 1/
+{
+	@a[arg0 % 3, self->a[arg0 % 3]] = count();
+	@b[self->b[0, 1], self->b[1, 2], self->b[1, (int)1]] = count();
+}
+tr$target:::tick
+{
+	@c[self->c[arg0], self->c[(char)arg0]] = sum(self->c[(long)arg0]);
+	@d[self->d[arg0, arg0 + 1, arg0 + 2, (short)arg0],
+	    self->d[arg0, arg0 + 1, arg0 + 2, arg0]] = count();
+}
+tr$target:::tick /arg0 == 4/ { self->a[1] = 0; }
+tr$target:::tick { self->t[arg0 % 2] = timestamp; }
+tr$target:::tick /self->t[0]/ { @t = count(); }
+EOF
+same "self-> arrays" generated "'tick 12' 'threads 3 4'" -s t.d
+kvars "self-> arrays" 4 1
+
 # self->k is printed: every clause touching it runs in user space, and
 # so does self->j's, which reads it
 cat >t.d <<'EOF'
@@ -350,9 +383,10 @@ same "self-> and a string predicate" generated "'tick 9'" -s t.d
 kvars "self-> and a string predicate" 2 1
 
 # threads that exited take their self-> variables out of the kernel's
-# map: 8 threads set one and exit, the main thread sets one and lives on
+# maps: 8 threads set one and an array's element and exit, the main
+# thread sets one and lives on
 rm -f out.txt prog.txt
-"$DTRACE" -v -q -o out.txt -n 'tr$target:::tick { self->x = 1; }' \
+"$DTRACE" -v -q -o out.txt -n 'tr$target:::tick { self->x = 1; self->e[arg0, 2] = 1; }' \
 	-n 'tr$target:::done { self->y = 1; @ = count(); }' \
 	-c "./trprog 'threads 8 3' 'sleep 300' done 'sleep 20000'" \
 	>prog.txt 2>err.txt &

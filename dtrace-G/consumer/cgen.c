@@ -59,7 +59,9 @@
  *     S_TS, which the record then carries too), and VLD/VST of self->
  *     variables (the hash map cgtls under {tid, variable}: a lookup
  *     that finds none reads 0, a store of 0 deletes, a store the map
- *     has no room for counts in cgtlsdrops) and of this-> variables
+ *     has no room for counts in cgtlsdrops; an array's element, its
+ *     keys popped, in the hash cgtlsa under {tid, variable and key
+ *     types, keys}: tlsa_key()) and of this-> variables
  *     (stack slots zeroed where the plan starts: the kernel's clauses
  *     of a probe are one run of this program), and SEQ, a string
  *     argument compared with a literal: seq_read() copies each such
@@ -136,6 +138,8 @@ static const int16_t regoff[UBPF_R_IP + 1] = {
 #define S_THIS(i) (S_VVAL - 8 - 8 * (int)(i)) /* UBPF_KTHIS this-> */
 #define S_SBUF S_THIS(UBPF_KTHIS) /* cgbuf, where SEQ's strings are */
 #define S_SLEN(j) (S_SBUF - 8 - 8 * (int)(j)) /* their copies' lengths */
+/* cgtlsa's key {tid, var, keys} */
+#define S_AKEY (S_SLEN(UBPF_KSTRARGS - 1) - (int)sizeof(struct ubpf_kvakey))
 /* SEQ's string of its j-th argument: in cgbuf, past what a record uses */
 #define SEQ_AT(j) (UBPF_SCRATCH - UBPF_STRMAX * ((int)(j) + 1))
 /* a kaggs_s key, built below them (a map key may be in a map value) */
@@ -617,20 +621,28 @@ static void binop(struct em *e, uint8_t op)
 	e->bad = true;
 }
 
-/* r1 = self-> variable v of the firing thread, 0 when it has none */
-static void tls_load(struct em *e, const int *fds, uint16_t v)
+/*
+ * r1 = self-> variable v of the firing thread, 0 when it has none; an
+ * array's element (map cgtlsa, fd >= 0) by the key at S_AKEY
+ */
+static void tls_load(struct em *e, const int *fds, uint16_t v, int fd)
 {
+	int16_t key = fd >= 0 ? S_AKEY : S_VKEY;
 	size_t j;
 
-	if (fds[3] < 0) {
+	if (fd < 0)
+		fd = fds[3];
+	if (fd < 0) {
 		e->bad = true;
 		return;
 	}
-	stx(e, BPF_W, 10, S_VKEY, 7); /* the tid: pid_tgid's low half */
-	st(e, BPF_W, 10, S_VKEY + 4, v);
-	ldmap(e, 1, fds[3]);
+	if (key == S_VKEY) {
+		stx(e, BPF_W, 10, S_VKEY, 7); /* the tid: pid_tgid's low half */
+		st(e, BPF_W, 10, S_VKEY + 4, v);
+	}
+	ldmap(e, 1, fd);
 	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_VKEY);
+	alu_i(e, BPF_ADD, 2, key);
 	call(e, BPF_FUNC_map_lookup_elem);
 	alu_i(e, BPF_MOV, 1, 0);
 	j = jmp_i(e, BPF_JEQ, 0, 0);
@@ -641,29 +653,35 @@ static void tls_load(struct em *e, const int *fds, uint16_t v)
 /*
  * self-> variable v of the firing thread = r1: 0 deletes it, as
  * user space's var_set() does; a value the map has no room for is
- * counted in cgtlsdrops, per CPU (DTrace's dynamic variable drops).
+ * counted in cgtlsdrops, per CPU (DTrace's dynamic variable drops).  An
+ * array's element (map cgtlsa, fd >= 0) by the key at S_AKEY.
  */
-static void tls_store(struct em *e, const int *fds, uint16_t v)
+static void tls_store(struct em *e, const int *fds, uint16_t v, int fd)
 {
+	int16_t key = fd >= 0 ? S_AKEY : S_VKEY;
 	size_t j1, j2, j3;
 
-	if (fds[3] < 0 || fds[4] < 0) {
+	if (fd < 0)
+		fd = fds[3];
+	if (fd < 0 || fds[4] < 0) {
 		e->bad = true;
 		return;
 	}
 	stx(e, BPF_DW, 10, S_VVAL, 1);
-	stx(e, BPF_W, 10, S_VKEY, 7);
-	st(e, BPF_W, 10, S_VKEY + 4, v);
+	if (key == S_VKEY) {
+		stx(e, BPF_W, 10, S_VKEY, 7);
+		st(e, BPF_W, 10, S_VKEY + 4, v);
+	}
 	j1 = jmp_i(e, BPF_JNE, 1, 0);
-	ldmap(e, 1, fds[3]);
+	ldmap(e, 1, fd);
 	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_VKEY);
+	alu_i(e, BPF_ADD, 2, key);
 	call(e, BPF_FUNC_map_delete_elem);
 	j2 = jmp_i(e, BPF_JA, 0, 0);
 	fix(e, j1);
-	ldmap(e, 1, fds[3]);
+	ldmap(e, 1, fd);
 	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_VKEY);
+	alu_i(e, BPF_ADD, 2, key);
 	alu_r(e, BPF_MOV, 3, 10);
 	alu_i(e, BPF_ADD, 3, S_VVAL);
 	alu_i(e, BPF_MOV, 4, BPF_ANY);
@@ -703,6 +721,31 @@ static void push(struct em *e, unsigned *sp, const struct ubpf_kop *o)
 	}
 	sized(e, 1, o->sz, o->sg);
 	stx(e, BPF_DW, 10, (int16_t)S_STK((*sp)++), 1);
+}
+
+/*
+ * cgtlsa's key of the element VLD/VST o names, at S_AKEY: the thread,
+ * the variable with its keys' count and types, the keys popped (the
+ * last on top), those it does not have 0 (r1 clobbered).
+ */
+static void tlsa_key(struct em *e, unsigned *sp, const struct ubpf_kop *o)
+{
+	if (!o->step || o->step > UBPF_KMAXKEYS || (uint64_t)o->imm > 0xfff) {
+		e->bad = true;
+		return;
+	}
+	for (int i = UBPF_KMAXKEYS - 1; i >= 0; i--) {
+		if (i >= (int)o->step) {
+			st(e, BPF_DW, 10, (int16_t)(S_AKEY + 8 + 8 * i), 0);
+			continue;
+		}
+		pop(e, sp, 1);
+		stx(e, BPF_DW, 10, (int16_t)(S_AKEY + 8 + 8 * i), 1);
+	}
+	stx(e, BPF_W, 10, S_AKEY, 7);
+	st(e, BPF_W, 10, S_AKEY + 4,
+	   (int32_t)(o->slot | (uint32_t)o->step << 16 |
+		     (uint32_t)o->imm << 19));
 }
 
 /*
@@ -900,7 +943,7 @@ static bool plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
 /*
  * The plan's instructions (kagg.bpf.h's kstep(), one at a time), nargs
  * arguments fetched; fds: kaggs, kflat, kdrops, cgtls, cgtlsdrops, cgbuf,
- * kaggs_s.  Its end is where every PRED's clause ends, at most.  The
+ * kaggs_s, cgtlsa.  Its end is where every PRED's clause ends, at most.  The
  * firing's timestamp is in S_TS when the plan reads it.
  */
 static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
@@ -973,7 +1016,10 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		}
 		case UBPF_K_VLD:
 			if (o->n == UBPF_KV_SELF) {
-				tls_load(e, fds, o->slot);
+				tls_load(e, fds, o->slot, -1);
+			} else if (o->n == UBPF_KV_SELFA && fds[7] >= 0) {
+				tlsa_key(e, &sp, o);
+				tls_load(e, fds, o->slot, fds[7]);
 			} else if (o->n == UBPF_KV_THIS &&
 				   o->slot < UBPF_KTHIS) {
 				ldx(e, BPF_DW, 1, 10, (int16_t)S_THIS(o->slot));
@@ -985,12 +1031,20 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_VST:
 			pop(e, &sp, 1);
-			if (o->n == UBPF_KV_SELF)
-				tls_store(e, fds, o->slot);
-			else if (o->n == UBPF_KV_THIS && o->slot < UBPF_KTHIS)
+			if (o->n == UBPF_KV_SELF) {
+				tls_store(e, fds, o->slot, -1);
+			} else if (o->n == UBPF_KV_SELFA && fds[7] >= 0) {
+				/* the value, kept while the keys are popped */
+				stx(e, BPF_DW, 10, S_VVAL, 1);
+				tlsa_key(e, &sp, o);
+				ldx(e, BPF_DW, 1, 10, S_VVAL);
+				tls_store(e, fds, o->slot, fds[7]);
+			} else if (o->n == UBPF_KV_THIS &&
+				   o->slot < UBPF_KTHIS) {
 				stx(e, BPF_DW, 10, (int16_t)S_THIS(o->slot), 1);
-			else
+			} else {
 				e->bad = true;
+			}
 			continue;
 		case UBPF_K_PID:
 		case UBPF_K_TID:
@@ -1100,8 +1154,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	struct em e = {0};
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
 	unsigned len = (unsigned)sizeof(struct ubpf_rec) + 8 * nargs;
-	int fds[7] = {m->kaggs,	   m->kflat, m->kdrops, m->tls,
-		      m->tlsdrops, m->buf,   m->kaggs_s};
+	int fds[8] = {m->kaggs,	   m->kflat, m->kdrops,	 m->tls,
+		      m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa};
 	size_t jself, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
 	/* strings or a copyin() copy: the record is built in cgbuf */
 	bool strs = s->strmask != 0 || s->memmask != 0;

@@ -255,6 +255,40 @@ EOF
 same "self-> arrays" generated "'tick 12' 'threads 3 4'" -s t.d
 kvars "self-> arrays" 4 1
 
+# -p of a process that fires without pause (two threads spinning): it
+# is held still until its plans are armed too, so none of its hits runs
+# in user space with user space's self-> variables; each thread's count
+# is its self->n's last value, and dtrace says nothing of hits before
+# the plan was armed
+for r in 1 2; do
+	rm -f cmd.fifo spin.txt out.txt
+	mkfifo cmd.fifo || exit 99
+	./trprog <cmd.fifo >spin.txt 2>&1 &
+	tp=$!
+	exec 3>cmd.fifo
+	echo "spin 2" >&3
+	"$DTRACE" -q -p "$tp" -n 'BEGIN { printf("ready\n"); }' \
+		-n 'tr$target:::tick { self->n++; @c[tid] = count(); @m[tid] = max(self->n); }' \
+		-n 'END { printa("%d %@d %@d\n", @c, @m); }' \
+		>out.txt 2>err.txt &
+	dp=$!
+	wait_until 600 grep -q '^ready$' out.txt
+	sleep 0.3 # hits after the arming too
+	kill -INT "$dp"
+	wait "$dp"
+	expect_eq "-p of a spinning process, round $r: status" 0 "$?"
+	echo stop >&3
+	echo quit >&3
+	exec 3>&-
+	wait "$tp"
+	expect_eq "-p of a spinning process, round $r: no hit before its plan" \
+		"" "$(grep 'before the process' err.txt)"
+	expect_eq "-p of a spinning process, round $r: its 2 threads" 2 \
+		"$(grep -cE '^[0-9]+ [0-9]+ [0-9]+$' out.txt)"
+	expect_eq "-p of a spinning process, round $r: count = self->n" "" \
+		"$(awk 'NF == 3 && $2 != $3' out.txt)"
+done
+
 # self->k is printed: every clause touching it runs in user space, and
 # so does self->j's, which reads it
 cat >t.d <<'EOF'

@@ -808,6 +808,12 @@ static void cgen_arm(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 		tls_hits_of(k, ev, pid)->armed = true;
 }
 
+/* Do the generated programs keep self-> variables (cgtls)? */
+bool bpf_kagg_keeps_tls(const struct bpf_kagg *k)
+{
+	return k && k->tls_fd >= 0;
+}
+
 /* pr was enabled: a plan for each of its events whose probe has one. */
 void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 {

@@ -666,6 +666,7 @@ struct bpf_object;
 struct bpf_kagg;
 struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj);
 void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr);
+bool bpf_kagg_keeps_tls(const struct bpf_kagg *k);
 void bpf_kagg_proc_exit(struct consumer *c, struct bpf_kagg *k, pid_t pid);
 void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k);
 void bpf_kagg_free(struct bpf_kagg *k);

@@ -248,7 +248,7 @@ tr$target:::tick
 	@d[self->d[arg0, arg0 + 1, arg0 + 2, (short)arg0],
 	    self->d[arg0, arg0 + 1, arg0 + 2, arg0]] = count();
 }
-tr$target:::tick /arg0 == 4/ { self->a[1] = 0; }
+tr$target:::tick /arg0 == 4/ { self->a[(long)1] = 0; }
 tr$target:::tick { self->t[arg0 % 2] = timestamp; }
 tr$target:::tick /self->t[0]/ { @t = count(); }
 EOF

@@ -17,7 +17,9 @@
 #    and one that faults (user space reports it, as before);
 #  - self-> and this-> variables and timestamp in the kernel: an
 #    entry/return pair timed (pid provider), per-thread counters in
-#    many threads, this-> across the clauses of a firing; a variable a
+#    many threads, ++, -- and compound assignment (not of a global),
+#    thread-local arrays with integer keys,
+#    this-> across the clauses of a firing; a variable a
 #    user-space clause touches stays in user space with every clause
 #    touching it, and so is one dtrace:::ERROR reads; a clause whose
 #    plan would depend on whether a
@@ -25,8 +27,10 @@
 #    stored makes it unsigned) stays in user space; the variables of
 #    threads that exited are deleted from the kernel's map;
 #  - string predicates (copyinstr(argN) == or != a literal) in the
-#    kernel; one whose string faults sends the hit to user space, which
-#    reports the same errors; none beside self-> in the kernel;
+#    kernel, compared a word at a time (tails, bytes above 0x7f,
+#    prefixes, a literal too long stays in user space); one whose
+#    string faults sends the hit to user space, which reports the same
+#    errors; none beside self-> in the kernel;
 #  - aggregations keyed by copyinstr(argN), beside integer keys and the
 #    probe's name, a hostile string among them; one that faults;
 #  - BEGIN and END alone load no program at all.
@@ -181,6 +185,35 @@ EOF
 same "self->: counters in 6 threads" generated "'threads 6 5'" -s t.d
 kvars "self->: counters in 6 threads" 3 1
 
+# ++, -- (prefix and postfix) and every compound assignment in the
+# kernel, on self-> and this->; a global's ++ and a division by a
+# variable (which may fault) stay in user space
+cat >t.d <<'EOF'
+tr$target:::tick
+{
+	self->n++; ++self->n; self->d--; --self->d;
+	self->s += arg0; self->m -= arg0 * 2;
+	self->x |= 1 << (arg0 % 5); self->y ^= arg0 + 3; self->a &= ~arg0;
+	self->w = (long)1000 + arg0; self->w /= 3;
+	self->r = (long)100 + arg0; self->r %= 7;
+	self->z = (long)1; self->z <<= arg0 % 4;
+	self->b = (long)-1000 + arg0; self->b >>= 3;
+	self->c = (long)3 + arg0; self->c *= -5;
+	this->t++; this->t += arg0;
+}
+tr$target:::tick /self->n > 4/
+{
+	@a[self->n, self->d, self->s, self->m] = count();
+	@b[self->x, self->y, self->a, self->w] = count();
+	@c[self->r, self->z, self->b, self->c] = sum(this->t);
+}
+tr$target:::tick { g++; @g[g] = count(); }
+tr$target:::tick { self->v = (long)100; self->v /= arg0 % 3; @v[self->v] = count(); }
+EOF
+same "self->: ++, -- and compound assignment" generated "'threads 4 5'" \
+	-s t.d
+kvars "self->: ++, -- and compound assignment" 2 1
+
 cat >t.d <<'EOF'
 tr$target:::tick { this->d = arg0 * 2; self->k = arg0 % 3 ? self->k : arg0; }
 tr$target:::tick /this->d > 4/ { @[this->d, self->k] = count(); this->d = (long)0; }
@@ -189,6 +222,72 @@ tr$target:::tick /arg0 > 8/ { printf("%d\n", arg0); }
 EOF
 same "this-> across clauses, printf beside" generated "'tick 12'" -s t.d
 kvars "this-> across clauses, printf beside" 3 1
+
+# thread-local arrays in the kernel (cgtlsa): one to four integer keys,
+# a key's type part of the key (self->c[(char)1] and self->c[1] are two
+# elements, as in user space), ++, op= and a store of 0 deleting; an
+# array whose stores give another type than its zero's (timestamp)
+# stays in user space
+cat >t.d <<'EOF'
+tr$target:::tick
+{
+	self->a[arg0 % 3]++;
+	self->b[arg0 % 2, (int)arg0 % 3] += arg0;
+	self->c[(char)arg0] = arg0 * 2;
+	self->c[(long)arg0] = (long)1;
+	self->d[arg0, arg0 + 1, arg0 + 2, (short)arg0] -= 3;
+}
+tr$target:::tick /self->a[arg0 % 3] > 1/
+{
+	@a[arg0 % 3, self->a[arg0 % 3]] = count();
+	@b[self->b[0, 1], self->b[1, 2], self->b[1, (int)1]] = count();
+}
+tr$target:::tick
+{
+	@c[self->c[arg0], self->c[(char)arg0]] = sum(self->c[(long)arg0]);
+	@d[self->d[arg0, arg0 + 1, arg0 + 2, (short)arg0],
+	    self->d[arg0, arg0 + 1, arg0 + 2, arg0]] = count();
+}
+tr$target:::tick /arg0 == 4/ { self->a[(long)1] = 0; }
+tr$target:::tick { self->t[arg0 % 2] = timestamp; }
+tr$target:::tick /self->t[0]/ { @t = count(); }
+EOF
+same "self-> arrays" generated "'tick 12' 'threads 3 4'" -s t.d
+kvars "self-> arrays" 4 1
+
+# -p of a process that fires without pause (two threads spinning): it
+# is held still until its plans are armed too, so none of its hits runs
+# in user space with user space's self-> variables; each thread's count
+# is its self->n's last value, and dtrace says nothing of hits before
+# the plan was armed
+for r in 1 2; do
+	rm -f cmd.fifo spin.txt out.txt
+	mkfifo cmd.fifo || exit 99
+	./trprog <cmd.fifo >spin.txt 2>&1 &
+	tp=$!
+	exec 3>cmd.fifo
+	echo "spin 2" >&3
+	"$DTRACE" -q -p "$tp" -n 'BEGIN { printf("ready\n"); }' \
+		-n 'tr$target:::tick { self->n++; @c[tid] = count(); @m[tid] = max(self->n); }' \
+		-n 'END { printa("%d %@d %@d\n", @c, @m); }' \
+		>out.txt 2>err.txt &
+	dp=$!
+	wait_until 600 grep -q '^ready$' out.txt
+	sleep 0.3 # hits after the arming too
+	kill -INT "$dp"
+	wait "$dp"
+	expect_eq "-p of a spinning process, round $r: status" 0 "$?"
+	echo stop >&3
+	echo quit >&3
+	exec 3>&-
+	wait "$tp"
+	expect_eq "-p of a spinning process, round $r: no hit before its plan" \
+		"" "$(grep 'before the process' err.txt)"
+	expect_eq "-p of a spinning process, round $r: its 2 threads" 2 \
+		"$(grep -cE '^[0-9]+ [0-9]+ [0-9]+$' out.txt)"
+	expect_eq "-p of a spinning process, round $r: count = self->n" "" \
+		"$(awk 'NF == 3 && $2 != $3' out.txt)"
+done
 
 # self->k is printed: every clause touching it runs in user space, and
 # so does self->j's, which reads it
@@ -237,6 +336,32 @@ tr$target:::tick { printf("%d %s\n", arg0, copyinstr(arg1)); }
 EOF
 same "string predicates" generated "'tick 12'" -s t.d
 kvars "string predicates" 4 0
+
+# the literal compared a word at a time: 8-byte words, then 4, 2 and 1
+# for the tail, bytes above 0x7f (words not an immediate), a string
+# longer than the literal with it as prefix, and the same length with
+# the last byte different; a literal of 64 bytes (more than the kernel
+# compares) leaves its clause to user space
+cat >t.d <<'EOF'
+tr$target:::tick /copyinstr(arg1) == "alph"/ { @alph = count(); }
+tr$target:::tick /copyinstr(arg1) == "alpha"/ { @alpha = count(); }
+tr$target:::tick /copyinstr(arg1) != "gammb"/ { @notgammb = count(); }
+tr$target:::tick /copyinstr(arg1) == "gammb"/ { @gammb = count(); }
+tr$target:::msg /copyinstr(arg0) == "a\033[2J\a\r\n\177\233\377z\\b"/ { @hostile = count(); }
+tr$target:::msg /copyinstr(arg0) == "a\033[2J\a\r\n\177"/ { @hprefix = count(); }
+tr$target:::msg /copyinstr(arg0) != "a\033[2J\a\r\n\177\233\377z\\c"/ { @hlast = count(); }
+tr$target:::msg /copyinstr(arg0) == "\377\377\377\377hello"/ { @never = count(); }
+tr$target:::msg /copyinstr(arg0) == "hello"/ { @hello = count(); }
+tr$target:::msg /copyinstr(arg0) == "hel\377"/ { @hel = count(); }
+tr$target:::msg /copyinstr(arg0) != "0123456789012345678901234567890123456789012345678901234567890123"/ { @long = count(); }
+EOF
+same "string predicates a word at a time" generated \
+	"'tick 12' msg hostile msg" -s t.d
+kvars "string predicates a word at a time" 10 0
+printf '\n%17d\n%17d\n%17d\n%17d\n%17d\n%17d\n' 3 12 1 3 2 3 \
+	>expected.txt
+expect_file_eq "string predicates a word at a time: the counts" \
+	expected.txt out1.txt
 
 # a string the kernel cannot read (arg2 is no address): the hit goes
 # to user space whole, which reports the fault as the generic path does
@@ -292,9 +417,10 @@ same "self-> and a string predicate" generated "'tick 9'" -s t.d
 kvars "self-> and a string predicate" 2 1
 
 # threads that exited take their self-> variables out of the kernel's
-# map: 8 threads set one and exit, the main thread sets one and lives on
+# maps: 8 threads set one and an array's element and exit, the main
+# thread sets one and lives on
 rm -f out.txt prog.txt
-"$DTRACE" -v -q -o out.txt -n 'tr$target:::tick { self->x = 1; }' \
+"$DTRACE" -v -q -o out.txt -n 'tr$target:::tick { self->x = 1; self->e[arg0, 2] = 1; }' \
 	-n 'tr$target:::done { self->y = 1; @ = count(); }' \
 	-c "./trprog 'threads 8 3' 'sleep 300' done 'sleep 20000'" \
 	>prog.txt 2>err.txt &

@@ -26,7 +26,9 @@
 #    children only where the description matches them (srv$target does
 #    not, srv* does), with and without the registry;
 #  - two consumers at once, each seeing every hit once;
-#  - a process a description pins and one a glob matches, at one site.
+#  - a process a description pins and one a glob matches, at one site;
+#  - self-> counters (kept in the kernel on the BPF backend): exact per
+#    process, registry-wide and under -c, no hit before a plan is armed.
 # Needs root, uprobe events, /dev/fuse and dtrace-helperd.
 
 . "$top_srcdir/tests/lib.sh"
@@ -300,6 +302,32 @@ while [ $r -lt $rounds ]; do
 	sort s9/pids >want.txt
 	check "-c, srv*, round $r" i want.txt
 done
+
+# self-> in a forking server, registry-wide and under -c: where the
+# generated program keeps self-> in the kernel, no hit of a process runs
+# in user space before its plan is armed (dtrace would say so), so each
+# process's sum of its counter is exactly K(K + 1) / 2 (one thread each)
+SELFN='{ self->n++; @[pid] = sum(self->n); } END { printa("%d %@d\n", @); }'
+server s11 4 2 0 30 0 0
+wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
+consumer j -q -n "srv*:::req $SELFN" -n "$READY"
+j=$dt_pid
+ready j
+touch s11/go
+finished s11
+stop j "$j"
+awk '{ print $1, $2 * ($2 + 1) / 2 }' s11/pids | sort >want.txt
+check "self->, registry-wide" j want.txt
+expect_eq "self->, registry-wide: no hit before its plan" "" \
+	"$(grep 'before the process' j.err)"
+rm -rf s12 && mkdir s12 && touch s12/go
+"$DTRACE" -q -c "./fsrv $tmp/s12 4 2 0 30 0 0" -n "srv*:::req $SELFN" \
+	>k.txt 2>k.err
+[ -e s12/done ] || fail "-c, self->: fsrv did not finish: $(cat k.err)"
+awk '{ print $1, $2 * ($2 + 1) / 2 }' s12/pids | sort >want.txt
+check "self->, -c, srv*" k want.txt
+expect_eq "self->, -c: no hit before its plan" "" \
+	"$(grep 'before the process' k.err)"
 
 # ---------------------------------------------------------------------
 # 5. Two consumers at once: each sees every hit once

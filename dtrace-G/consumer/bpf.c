@@ -1343,14 +1343,35 @@ static int bpf_open(struct consumer *c)
 	return up_open(c);
 }
 
-/* uprobe.c arms pr's sites; then the kernel's plans go in (bpf_agg.c). */
+/*
+ * uprobe.c arms pr's sites; then the kernel's plans go in (bpf_agg.c).
+ * Where the kernel keeps self-> variables (or may: the generated
+ * programs are decided at the first event), pr is held still
+ * (freeze.c) until both are in, not only while its sites go in
+ * (up_enable()): a hit in between would run in user space, with user
+ * space's self-> variables, and a -p process fires at once.
+ */
 static void bpf_enable(struct consumer *c, struct tproc *pr)
 {
+	struct frozen *fz = NULL;
+	size_t nfz = 0;
+	bool held = pr->held;
+
 	if (c->bpf) /* pr's hits may start with the arming */
 		bpf_kfix_off(c->bpf->kagg);
+	if (c->bpf && !held &&
+	    (!c->bpf->cg_tried || bpf_kagg_keeps_tls(c->bpf->kagg))) {
+		nfz = proc_freeze(pr->pid, &fz, 0);
+		pr->held = nfz > 0; /* up_enable() need not hold it */
+	}
 	up_enable(c, pr);
 	if (c->bpf)
 		bpf_kagg_enable(c, c->bpf->kagg, pr);
+	pr->held = held;
+	if (nfz)
+		proc_thaw(fz, nfz);
+	else
+		free(fz);
 }
 
 static void bpf_proc_exit(struct consumer *c, struct tproc *pr)

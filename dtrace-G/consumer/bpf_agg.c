@@ -41,8 +41,9 @@
  * byte for byte the one compiled in (bpf_kagg_cgen()); the aggregation
  * maps are made here, only those some statement uses, and read back
  * as above.  Their plans may keep self-> variables (d_kplan_new()'s
- * D_KPLAN_VARS): in the map cgtls made here, whose entries of threads
- * that exited are deleted each refresh (bpf_kagg_tls_reap()); a
+ * D_KPLAN_VARS): in the maps cgtls (and cgtlsa, thread-local arrays'
+ * elements) made here, whose entries of threads that exited are
+ * deleted each refresh (bpf_kagg_tls_reap()); a
  * probe whose clause keeping them does not fit its plan marks it
  * UBPF_KTLS_UNFIT, and bpf.c refuses the event.
  *
@@ -85,6 +86,7 @@ struct bpf_kagg {
 	bool cgen;
 	int armed_fd, arm1_fd; /* arm1: by event, its first pid (first[]) */
 	int tls_fd, tlsdrops_fd; /* self-> variables the kernel keeps */
+	int tlsa_fd;		 /* ... elements of self-> arrays */
 	int saggs_fd;		 /* kaggs_s: a key with a string */
 	/* hits recorded unflagged at an event whose plan keeps self->
 	 * (bpf_kagg_tls_hit()), by {ev, pid}; armed: the process was
@@ -110,7 +112,7 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
 	k->kp = d_kplan_new(c->prog, 0, NULL);
-	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = -1;
+	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
 	k->plans_fd = bpf_object__find_map_fd_by_name(obj, "kplans");
@@ -144,7 +146,7 @@ void bpf_kagg_free(struct bpf_kagg *k)
 	if (k->cgen) { /* the maps bpf_kagg_cgen() made */
 		int fds[] = {k->aggs_fd,  k->flat_fd,	  k->drops_fd,
 			     k->armed_fd, k->arm1_fd,	  k->tls_fd,
-			     k->tlsdrops_fd, k->saggs_fd};
+			     k->tlsdrops_fd, k->saggs_fd, k->tlsa_fd};
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -430,7 +432,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
-	m->tls = m->tlsdrops = m->kaggs_s = -1;
+	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = -1;
 	if (env && !strcmp(env, "0"))
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
@@ -448,7 +450,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	}
 	k->plans_fd = k->aggs_fd = k->flat_fd = k->drops_fd = -1;
 	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
-	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = -1;
+	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
 		bpf_kagg_free(k);
@@ -481,6 +483,10 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 				    BPF_F_NO_PREALLOC);
 		k->tlsdrops_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "cgtlsdrops",
 					 4, 8, 1, 0);
+		/* self->a[k]: the same, the keys in the key */
+		k->tlsa_fd = map_new(BPF_MAP_TYPE_HASH, "cgtlsa",
+				     sizeof(struct ubpf_kvakey), 8, UBPF_KTLS,
+				     BPF_F_NO_PREALLOC);
 	}
 	if (keyed) {
 		k->aggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs",
@@ -501,7 +507,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->cgen = true; /* bpf_kagg_free() closes them */
 	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
 	    (flat && k->flat_fd < 0) || k->armed_fd < 0 || k->arm1_fd < 0 ||
-	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0)) ||
+	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0 ||
+		     k->tlsa_fd < 0)) ||
 	    (skeyed && k->saggs_fd < 0)) {
 		*err = errno ? -errno : -EINVAL;
 		bpf_kagg_free(k);
@@ -517,6 +524,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->arm1 = k->arm1_fd;
 	m->tls = k->tls_fd;
 	m->tlsdrops = k->tlsdrops_fd;
+	m->tlsa = k->tlsa_fd;
 	m->kaggs_s = k->saggs_fd;
 	return k;
 }
@@ -800,6 +808,12 @@ static void cgen_arm(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 		tls_hits_of(k, ev, pid)->armed = true;
 }
 
+/* Do the generated programs keep self-> variables (cgtls)? */
+bool bpf_kagg_keeps_tls(const struct bpf_kagg *k)
+{
+	return k && k->tls_fd >= 0;
+}
+
 /* pr was enabled: a plan for each of its events whose probe has one. */
 void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 {
@@ -859,42 +873,54 @@ void bpf_kagg_proc_exit(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 }
 
 /*
- * The self-> variables the kernel keeps (cgtls) of threads that exited
- * are deleted, as records.c's threads_reap() deletes user space's, on
+ * The self-> variables the kernel keeps (cgtls, arrays' elements in
+ * cgtlsa) of threads that exited are deleted, as records.c's
+ * threads_reap() deletes user space's, on
  * the same refresh: a thread whose hits only the kernel ran sent no
  * record, so the threads are those the map names, each looked up as
  * /proc/TID.  A thread that gets the id later starts with none.  The
  * number left is k->tls_live, for -v.
  */
-void bpf_kagg_tls_reap(struct bpf_kagg *k)
+static size_t tls_reap(int fd, size_t ksz)
 {
-	struct ubpf_kvkey key, next, *gone = NULL;
+	/* both keys start {tid, var}: struct ubpf_kvkey */
+	char key[sizeof(struct ubpf_kvakey)], next[sizeof(key)], *gone = NULL;
 	size_t ngone = 0, live = 0;
-	uint32_t last = 0;
+	uint32_t last = 0, tid;
 	bool last_gone = false;
 	void *prev = NULL;
 
-	if (!k || k->tls_fd < 0)
-		return;
-	while (bpf_map_get_next_key(k->tls_fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (key.tid != last || !last) { /* a variable's keys: one check */
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		memcpy(key, next, ksz);
+		prev = key;
+		memcpy(&tid, key, sizeof(tid));
+		if (tid != last || !last) { /* a variable's keys: one check */
 			char path[32];
 
-			snprintf(path, sizeof(path), "/proc/%u", key.tid);
-			last = key.tid;
+			snprintf(path, sizeof(path), "/proc/%u", tid);
+			last = tid;
 			last_gone = access(path, F_OK) < 0 && errno == ENOENT;
 		}
-		if (last_gone)
-			PUSH(gone, ngone, key);
-		else
+		if (last_gone) {
+			gone = xrealloc(gone, ngone + 1, ksz);
+			memcpy(gone + ngone++ * ksz, key, ksz);
+		} else {
 			live++;
+		}
 	}
 	for (size_t i = 0; i < ngone; i++)
-		(void)bpf_map_delete_elem(k->tls_fd, &gone[i]);
+		(void)bpf_map_delete_elem(fd, gone + i * ksz);
 	free(gone);
-	k->tls_live = live;
+	return live;
+}
+
+void bpf_kagg_tls_reap(struct bpf_kagg *k)
+{
+	if (!k || k->tls_fd < 0)
+		return;
+	k->tls_live = tls_reap(k->tls_fd, sizeof(struct ubpf_kvkey));
+	if (k->tlsa_fd >= 0)
+		k->tls_live += tls_reap(k->tlsa_fd, sizeof(struct ubpf_kvakey));
 }
 
 static const struct d_probe *probe_of(void *ctx, unsigned id)

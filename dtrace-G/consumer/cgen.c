@@ -59,16 +59,21 @@
  *     S_TS, which the record then carries too), and VLD/VST of self->
  *     variables (the hash map cgtls under {tid, variable}: a lookup
  *     that finds none reads 0, a store of 0 deletes, a store the map
- *     has no room for counts in cgtlsdrops) and of this-> variables
+ *     has no room for counts in cgtlsdrops; an array's element, its
+ *     keys popped, in the hash cgtlsa under {tid, variable and key
+ *     types, keys}: tlsa_key()) and of this-> variables
  *     (stack slots zeroed where the plan starts: the kernel's clauses
  *     of a probe are one run of this program), and SEQ, a string
  *     argument compared with a literal: seq_read() copies each such
  *     argument's string into cgbuf before the first clause runs (a
  *     fault ends the plan there: the record goes unflagged and user
- *     space runs every clause), and SEQ compares it byte for byte with
- *     the literal, unrolled, NUL included; SKEY copies it, NUL-padded,
- *     into a key of kaggs_s built in cgbuf (a key longer than its 64
- *     bytes ends the plan as a fault does), which AGG then uses.  When
+ *     space runs every clause), and SEQ compares its length with the
+ *     literal's and its bytes a word at a time (8, then 4, 2, 1 bytes
+ *     for the tail), the literal's words as immediates; SKEY copies it
+ *     the same way, NUL-padded (its part of cgbuf zeroed before the
+ *     copy), into a key of kaggs_s built in cgbuf (a key longer than
+ *     its 64 bytes ends the plan as a fault does), which AGG then
+ *     uses; both walk the bytes with str_chunks().  When
  *     no clause of the probe needs the record, the hit ends here.
  *  3. The record (usdt_bpf.h's struct ubpf_rec and its arguments,
  *     flagged UBPF_RF_KAGG after a plan ran): bpf_ringbuf_reserve() of
@@ -132,6 +137,9 @@ static const int16_t regoff[UBPF_R_IP + 1] = {
 #define S_VVAL (S_VKEY - 8)  /* a value stored there */
 #define S_THIS(i) (S_VVAL - 8 - 8 * (int)(i)) /* UBPF_KTHIS this-> */
 #define S_SBUF S_THIS(UBPF_KTHIS) /* cgbuf, where SEQ's strings are */
+#define S_SLEN(j) (S_SBUF - 8 - 8 * (int)(j)) /* their copies' lengths */
+/* cgtlsa's key {tid, var, keys} */
+#define S_AKEY (S_SLEN(UBPF_KSTRARGS - 1) - (int)sizeof(struct ubpf_kvakey))
 /* SEQ's string of its j-th argument: in cgbuf, past what a record uses */
 #define SEQ_AT(j) (UBPF_SCRATCH - UBPF_STRMAX * ((int)(j) + 1))
 /* a kaggs_s key, built below them (a map key may be in a map value) */
@@ -613,20 +621,28 @@ static void binop(struct em *e, uint8_t op)
 	e->bad = true;
 }
 
-/* r1 = self-> variable v of the firing thread, 0 when it has none */
-static void tls_load(struct em *e, const int *fds, uint16_t v)
+/*
+ * r1 = self-> variable v of the firing thread, 0 when it has none; an
+ * array's element (map cgtlsa, fd >= 0) by the key at S_AKEY
+ */
+static void tls_load(struct em *e, const int *fds, uint16_t v, int fd)
 {
+	int16_t key = fd >= 0 ? S_AKEY : S_VKEY;
 	size_t j;
 
-	if (fds[3] < 0) {
+	if (fd < 0)
+		fd = fds[3];
+	if (fd < 0) {
 		e->bad = true;
 		return;
 	}
-	stx(e, BPF_W, 10, S_VKEY, 7); /* the tid: pid_tgid's low half */
-	st(e, BPF_W, 10, S_VKEY + 4, v);
-	ldmap(e, 1, fds[3]);
+	if (key == S_VKEY) {
+		stx(e, BPF_W, 10, S_VKEY, 7); /* the tid: pid_tgid's low half */
+		st(e, BPF_W, 10, S_VKEY + 4, v);
+	}
+	ldmap(e, 1, fd);
 	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_VKEY);
+	alu_i(e, BPF_ADD, 2, key);
 	call(e, BPF_FUNC_map_lookup_elem);
 	alu_i(e, BPF_MOV, 1, 0);
 	j = jmp_i(e, BPF_JEQ, 0, 0);
@@ -637,29 +653,35 @@ static void tls_load(struct em *e, const int *fds, uint16_t v)
 /*
  * self-> variable v of the firing thread = r1: 0 deletes it, as
  * user space's var_set() does; a value the map has no room for is
- * counted in cgtlsdrops, per CPU (DTrace's dynamic variable drops).
+ * counted in cgtlsdrops, per CPU (DTrace's dynamic variable drops).  An
+ * array's element (map cgtlsa, fd >= 0) by the key at S_AKEY.
  */
-static void tls_store(struct em *e, const int *fds, uint16_t v)
+static void tls_store(struct em *e, const int *fds, uint16_t v, int fd)
 {
+	int16_t key = fd >= 0 ? S_AKEY : S_VKEY;
 	size_t j1, j2, j3;
 
-	if (fds[3] < 0 || fds[4] < 0) {
+	if (fd < 0)
+		fd = fds[3];
+	if (fd < 0 || fds[4] < 0) {
 		e->bad = true;
 		return;
 	}
 	stx(e, BPF_DW, 10, S_VVAL, 1);
-	stx(e, BPF_W, 10, S_VKEY, 7);
-	st(e, BPF_W, 10, S_VKEY + 4, v);
+	if (key == S_VKEY) {
+		stx(e, BPF_W, 10, S_VKEY, 7);
+		st(e, BPF_W, 10, S_VKEY + 4, v);
+	}
 	j1 = jmp_i(e, BPF_JNE, 1, 0);
-	ldmap(e, 1, fds[3]);
+	ldmap(e, 1, fd);
 	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_VKEY);
+	alu_i(e, BPF_ADD, 2, key);
 	call(e, BPF_FUNC_map_delete_elem);
 	j2 = jmp_i(e, BPF_JA, 0, 0);
 	fix(e, j1);
-	ldmap(e, 1, fds[3]);
+	ldmap(e, 1, fd);
 	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_VKEY);
+	alu_i(e, BPF_ADD, 2, key);
 	alu_r(e, BPF_MOV, 3, 10);
 	alu_i(e, BPF_ADD, 3, S_VVAL);
 	alu_i(e, BPF_MOV, 4, BPF_ANY);
@@ -699,6 +721,31 @@ static void push(struct em *e, unsigned *sp, const struct ubpf_kop *o)
 	}
 	sized(e, 1, o->sz, o->sg);
 	stx(e, BPF_DW, 10, (int16_t)S_STK((*sp)++), 1);
+}
+
+/*
+ * cgtlsa's key of the element VLD/VST o names, at S_AKEY: the thread,
+ * the variable with its keys' count and types, the keys popped (the
+ * last on top), those it does not have 0 (r1 clobbered).
+ */
+static void tlsa_key(struct em *e, unsigned *sp, const struct ubpf_kop *o)
+{
+	if (!o->step || o->step > UBPF_KMAXKEYS || (uint64_t)o->imm > 0xfff) {
+		e->bad = true;
+		return;
+	}
+	for (int i = UBPF_KMAXKEYS - 1; i >= 0; i--) {
+		if (i >= (int)o->step) {
+			st(e, BPF_DW, 10, (int16_t)(S_AKEY + 8 + 8 * i), 0);
+			continue;
+		}
+		pop(e, sp, 1);
+		stx(e, BPF_DW, 10, (int16_t)(S_AKEY + 8 + 8 * i), 1);
+	}
+	stx(e, BPF_W, 10, S_AKEY, 7);
+	st(e, BPF_W, 10, S_AKEY + 4,
+	   (int32_t)(o->slot | (uint32_t)o->step << 16 |
+		     (uint32_t)o->imm << 19));
 }
 
 /*
@@ -744,11 +791,15 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	stx(e, BPF_DW, 10, S_SBUF, 0);
 	for (unsigned j = 0; j < e->nsarg; j++) {
 		ldx(e, BPF_DW, 1, 10, S_SBUF);
+		/* SKEY's: the key's bytes past the NUL read as 0 */
+		for (int i = 0; e->skarg[j] && i < UBPF_KSKEY; i += 8)
+			st(e, BPF_DW, 1, (int16_t)(SEQ_AT(j) + i), 0);
 		alu_i(e, BPF_ADD, 1, SEQ_AT(j));
 		alu_i(e, BPF_MOV, 2, UBPF_STRMAX);
 		ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
 		call(e, BPF_FUNC_probe_read_user_str);
 		e->fj[e->nfj++] = jmp_i(e, BPF_JSLT, 0, 0);
+		stx(e, BPF_DW, 10, (int16_t)S_SLEN(j), 0); /* for SEQ */
 		/* a key longer than kaggs_s keeps: the hit is user space's */
 		if (e->skarg[j] && e->nfj < UBPF_KSTRARGS * 2 + 1)
 			e->fj[e->nfj++] = jmp_i(e, BPF_JGT, 0, UBPF_KSKEY);
@@ -756,9 +807,48 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 }
 
 /*
+ * The first n bytes of the string seq_read() copied for its j-th
+ * argument, in loads of 8 bytes, then 4, 2 and 1 for the tail, each
+ * naturally aligned (SEQ_AT() is): each into r3 and handed to fn with
+ * its offset and size; r2 is cgbuf throughout.  The one emitter of the
+ * strings' bounded bytes: SEQ compares them with its literal, SKEY
+ * copies them into its key.
+ */
+static void str_chunks(struct em *e, unsigned j, unsigned n,
+		       void (*fn)(struct em *, void *, unsigned, unsigned),
+		       void *ctx)
+{
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned off = 0, sz; off < n && !e->bad; off += sz) {
+		sz = n - off >= 8 ? 8 : n - off >= 4 ? 4 : n - off >= 2 ? 2 : 1;
+		ldx(e,
+		    sz == 8   ? BPF_DW
+		    : sz == 4 ? BPF_W
+		    : sz == 2 ? BPF_H
+			      : BPF_B,
+		    3, 2, (int16_t)(SEQ_AT(j) + (int)off));
+		fn(e, ctx, off, sz);
+	}
+}
+
+/* str_chunks() for SKEY: the chunk into the kaggs_s key at cgbuf */
+static void skey_chunk(struct em *e, void *ctx, unsigned off, unsigned sz)
+{
+	(void)ctx;
+	stx(e,
+	    sz == 8   ? BPF_DW
+	    : sz == 4 ? BPF_W
+	    : sz == 2 ? BPF_H
+		      : BPF_B,
+	    2, (int16_t)(SKEY_AT + (int)sizeof(struct ubpf_kkey) + (int)off),
+	    3);
+}
+
+/*
  * SKEY o: the string of its argument (seq_read()'s) into the kaggs_s
- * key's bytes, NUL-padded (a hash key is all its bytes); r4 says the
- * NUL was passed.
+ * key's bytes, NUL-padded (a hash key is all its bytes): seq_read()
+ * zeroed the key's length of the buffer before the copy, so the bytes
+ * past the NUL are 0 and the key is its UBPF_KSKEY bytes copied.
  */
 static void skey(struct em *e, const struct ubpf_kop *o)
 {
@@ -770,32 +860,53 @@ static void skey(struct em *e, const struct ubpf_kop *o)
 		e->bad = true;
 		return;
 	}
-	ldx(e, BPF_DW, 2, 10, S_SBUF);
-	alu_i(e, BPF_MOV, 4, 0);
-	for (int i = 0; i < UBPF_KSKEY; i++) {
-		size_t jj;
+	str_chunks(e, j, UBPF_KSKEY, skey_chunk, NULL);
+}
 
-		ldx(e, BPF_B, 3, 2, (int16_t)(SEQ_AT(j) + i));
-		jj = jmp_i(e, BPF_JEQ, 4, 0);
-		alu_i(e, BPF_MOV, 3, 0);
-		fix(e, jj);
-		stx(e, BPF_B, 2,
-		    (int16_t)(SKEY_AT + (int)sizeof(struct ubpf_kkey) + i), 3);
-		jj = jmp_i(e, BPF_JNE, 3, 0);
-		alu_i(e, BPF_MOV, 4, 1);
-		fix(e, jj);
+/* SEQ's literal, for str_chunks(): its SDATA instructions and the
+ * jumps taken on a difference */
+struct seq_lit {
+	const struct ubpf_kop *d; /* the first SDATA */
+	size_t *jf;
+	size_t njf;
+};
+
+/* str_chunks() for SEQ: r3 against the literal's bytes there */
+static void seq_chunk(struct em *e, void *ctx, unsigned off, unsigned sz)
+{
+	struct seq_lit *l = ctx;
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < sz; i++) {
+		const struct ubpf_kop *d = &l->d[(off + i) / 8];
+
+		if (d->op != UBPF_K_SDATA) {
+			e->bad = true;
+			return;
+		}
+		v |= (uint64_t)(uint8_t)((uint64_t)d->imm >>
+					 (8 * ((off + i) % 8)))
+		     << (8 * i);
+	}
+	if (v <= INT32_MAX) {
+		l->jf[l->njf++] = jmp_i(e, BPF_JNE, 3, (int32_t)v);
+	} else {
+		ld64(e, 4, v);
+		l->jf[l->njf++] = jmp_r(e, BPF_JNE, 3, 4);
 	}
 }
 
 /*
  * r1 = SEQ pl->ops[pc]'s result: its argument's string (read by
- * seq_read()) byte for byte the literal of the SDATA instructions that
- * follow, its NUL included; *pc is left on the last of them.
+ * seq_read()) the literal of the SDATA instructions that follow.  The
+ * copy's length (NUL included, kept by seq_read()) is the literal's
+ * plus one, and its bytes before the NUL are the literal's, compared a
+ * word at a time (str_chunks()); *pc is left on the last SDATA.
  */
 static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc)
 {
 	const struct ubpf_kop *o = &pl->ops[*pc];
-	size_t *jf, njf = 0;
+	struct seq_lit l = {.d = &pl->ops[*pc + 1]};
 	unsigned j, len = o->step;
 
 	for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
@@ -805,24 +916,16 @@ static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc)
 		e->bad = true;
 		return;
 	}
-	jf = xcalloc(len + 1, sizeof(*jf));
-	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	/* a jump for the length, one per chunk at most */
+	l.jf = xcalloc(len / 8 + 5, sizeof(*l.jf));
 	alu_i(e, BPF_MOV, 1, 0);
-	for (unsigned i = 0; i <= len; i++) {
-		const struct ubpf_kop *d = &pl->ops[*pc + 1 + i / 8];
-		uint8_t c = (uint8_t)((uint64_t)d->imm >> (8 * (i % 8)));
-
-		if (d->op != UBPF_K_SDATA) {
-			e->bad = true;
-			break;
-		}
-		ldx(e, BPF_B, 3, 2, (int16_t)(SEQ_AT(j) + (int)i));
-		jf[njf++] = jmp_i(e, BPF_JNE, 3, c);
-	}
+	ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
+	l.jf[l.njf++] = jmp_i(e, BPF_JNE, 3, (int32_t)len + 1);
+	str_chunks(e, j, len, seq_chunk, &l);
 	alu_i(e, BPF_MOV, 1, 1);
-	for (size_t i = 0; i < njf; i++)
-		fix(e, jf[i]);
-	free(jf);
+	for (size_t i = 0; i < l.njf; i++)
+		fix(e, l.jf[i]);
+	free(l.jf);
 	if (o->flags & UBPF_KF_NEG)
 		alu_i(e, BPF_XOR, 1, 1);
 	*pc += (len + 8) / 8;
@@ -840,7 +943,7 @@ static bool plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
 /*
  * The plan's instructions (kagg.bpf.h's kstep(), one at a time), nargs
  * arguments fetched; fds: kaggs, kflat, kdrops, cgtls, cgtlsdrops, cgbuf,
- * kaggs_s.  Its end is where every PRED's clause ends, at most.  The
+ * kaggs_s, cgtlsa.  Its end is where every PRED's clause ends, at most.  The
  * firing's timestamp is in S_TS when the plan reads it.
  */
 static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
@@ -853,11 +956,18 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	unsigned *dp = xcalloc((size_t)pl->nops + 1, sizeof(*dp));
 	unsigned sp = 0, np = 0;
 
-	/* the kaggs key and a zero value: the verifier reads them whole */
-	for (int i = 0; i < 40; i += 8)
-		st(e, BPF_DW, 10, (int16_t)(S_KKEY + i), 0);
-	st(e, BPF_DW, 10, S_ZERO, 0);
-	st(e, BPF_DW, 10, S_ZERO + 8, 0);
+	/* the kaggs key and a zero value: the verifier reads them whole
+	 * (kflat's slots need neither) */
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		if (pl->ops[pc].op != UBPF_K_AGG ||
+		    (pl->ops[pc].flags & UBPF_KF_FLAT))
+			continue;
+		for (int i = 0; i < 40; i += 8)
+			st(e, BPF_DW, 10, (int16_t)(S_KKEY + i), 0);
+		st(e, BPF_DW, 10, S_ZERO, 0);
+		st(e, BPF_DW, 10, S_ZERO + 8, 0);
+		break;
+	}
 	seq_read(e, pl, fds[5], nargs);
 	/* this-> variables start at 0 in each firing */
 	if (plan_has(pl, UBPF_K_VLD, UBPF_KV_THIS) ||
@@ -906,7 +1016,10 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		}
 		case UBPF_K_VLD:
 			if (o->n == UBPF_KV_SELF) {
-				tls_load(e, fds, o->slot);
+				tls_load(e, fds, o->slot, -1);
+			} else if (o->n == UBPF_KV_SELFA && fds[7] >= 0) {
+				tlsa_key(e, &sp, o);
+				tls_load(e, fds, o->slot, fds[7]);
 			} else if (o->n == UBPF_KV_THIS &&
 				   o->slot < UBPF_KTHIS) {
 				ldx(e, BPF_DW, 1, 10, (int16_t)S_THIS(o->slot));
@@ -918,12 +1031,20 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_VST:
 			pop(e, &sp, 1);
-			if (o->n == UBPF_KV_SELF)
-				tls_store(e, fds, o->slot);
-			else if (o->n == UBPF_KV_THIS && o->slot < UBPF_KTHIS)
+			if (o->n == UBPF_KV_SELF) {
+				tls_store(e, fds, o->slot, -1);
+			} else if (o->n == UBPF_KV_SELFA && fds[7] >= 0) {
+				/* the value, kept while the keys are popped */
+				stx(e, BPF_DW, 10, S_VVAL, 1);
+				tlsa_key(e, &sp, o);
+				ldx(e, BPF_DW, 1, 10, S_VVAL);
+				tls_store(e, fds, o->slot, fds[7]);
+			} else if (o->n == UBPF_KV_THIS &&
+				   o->slot < UBPF_KTHIS) {
 				stx(e, BPF_DW, 10, (int16_t)S_THIS(o->slot), 1);
-			else
+			} else {
 				e->bad = true;
+			}
 			continue;
 		case UBPF_K_PID:
 		case UBPF_K_TID:
@@ -1033,8 +1154,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	struct em e = {0};
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
 	unsigned len = (unsigned)sizeof(struct ubpf_rec) + 8 * nargs;
-	int fds[7] = {m->kaggs,	   m->kflat, m->kdrops, m->tls,
-		      m->tlsdrops, m->buf,   m->kaggs_s};
+	int fds[8] = {m->kaggs,	   m->kflat, m->kdrops,	 m->tls,
+		      m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa};
 	size_t jself, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
 	/* strings or a copyin() copy: the record is built in cgbuf */
 	bool strs = s->strmask != 0 || s->memmask != 0;

@@ -666,6 +666,7 @@ struct bpf_object;
 struct bpf_kagg;
 struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj);
 void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr);
+bool bpf_kagg_keeps_tls(const struct bpf_kagg *k);
 void bpf_kagg_proc_exit(struct consumer *c, struct bpf_kagg *k, pid_t pid);
 void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k);
 void bpf_kagg_free(struct bpf_kagg *k);
@@ -688,6 +689,7 @@ struct cgen_maps {
 	int armed;		    /* {ev, pid} whose plan is compiled in */
 	int arm1;		    /* by ev: its first such pid */
 	int tls, tlsdrops;	    /* self-> variables, or -1 */
+	int tlsa;		    /* self-> arrays' elements, or -1 */
 	int kaggs_s;		    /* aggregations with a string key, or -1 */
 	uint32_t self;		    /* dtrace's pid: its hits are skipped */
 };

@@ -48,7 +48,8 @@
  *
  * Variables (D_KPLAN_VARS, for the generated programs of
  * ../consumer/cgen.c only).  A clause may also read self-> and this->
- * integer variables and timestamp, and store them (`v = e` statements),
+ * integer variables and timestamp, and store them (`v = e`, `v op= e`,
+ * `v++` and `v--` statements: stored()),
  * when the kernel keeps those variables: vars_decide() takes a variable
  * only if every traced clause that touches it runs in the kernel (else
  * user space and the kernel would each have a copy), taking clauses and
@@ -63,7 +64,11 @@
  * instruction for instruction, with the same key types, whichever of
  * its variables (those whose T differs from their zero's) are set
  * (clause_typed(), up to 4 such variables).  The generated programs
- * also compare copyinstr(argN) with a string literal (str_cmp()) and
+ * also keep thread-local arrays (self->a[k...], integer keys: each
+ * narrowed to its type, the types part of the kernel's key, as
+ * d_key_add() keeps them) whose stores give the zero's type (an element
+ * set and another unset would need two bits), and
+ * compare copyinstr(argN) with a string literal (str_cmp()) and
  * key an aggregation by one copyinstr(argN) (arg_str(): UBPF_K_SKEY,
  * the entries in kaggs_s, merged with the string cut to strsize - 1 as
  * copyinstr() cuts it), but not in a program whose kernel keeps self->
@@ -235,6 +240,13 @@ static bool ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 		return n->sub >= 0 && n->sub < D_MAXARGS;
 	case N_VAR:
 		return var_ty(k, (unsigned)n->sub, sz, sg);
+	case N_ASSOC: /* self->a[k...]: integer keys */
+		if (!n->nargs || n->nargs > UBPF_KMAXKEYS)
+			return false;
+		for (unsigned i = 0; i < n->nargs; i++)
+			if (!ty(k, n->args[i], &az, &ag))
+				return false;
+		return var_ty(k, (unsigned)n->sub, sz, sg);
 	case N_BUILTIN:
 		switch (d_builtins[n->sub].id) {
 		case B_TIMESTAMP:
@@ -360,15 +372,50 @@ static int ident(const struct node *n)
 	return -1;
 }
 
-/* self->v = e or this->v = e: v's index, else -1 */
+/* self->v = e or this->v = e, v OP= e, v++, ++v, v--, --v (v also an
+ * element self->a[k...]): v's index, else -1 */
 static int assigned_var(const struct stmt *st)
 {
 	const struct node *e = st->e;
 
-	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
-	    !e->a || e->a->op != N_VAR)
+	if (st->kind != S_EXPR || !e ||
+	    (e->op != N_ASSIGN && e->op != N_INCDEC) || !e->a ||
+	    (e->a->op != N_VAR && e->a->op != N_ASSOC))
 		return -1;
 	return e->a->sub;
+}
+
+/*
+ * The value the store st (assigned_var()) gives its variable: e of
+ * v = e; v OP e of v OP= e and v + 1, v - 1 of ++ and -- (pre- or
+ * postfix: a statement's value is not used), as run.c computes them
+ * (var_get(), binop() with the int 1, var_set()), built in *bin, *one.
+ */
+static const struct node *stored(const struct stmt *st, struct node *bin,
+				 struct node *one)
+{
+	const struct node *e = st->e;
+
+	if (e->op == N_ASSIGN && e->sub == '=')
+		return e->b;
+	memset(bin, 0, sizeof(*bin));
+	bin->op = N_BIN;
+	bin->a = e->a;
+	bin->line = e->line;
+	bin->col = e->col;
+	if (e->op == N_ASSIGN) {
+		bin->sub = d_compound_op(e->sub);
+		bin->b = e->b;
+		return bin;
+	}
+	memset(one, 0, sizeof(*one));
+	one->op = N_INT;
+	one->ival = 1;
+	one->sz = 4;
+	one->sg = 1;
+	bin->sub = e->sub == OP_INC ? '+' : '-';
+	bin->b = one;
+	return bin;
 }
 
 /* Can the kernel run st?  Its key types into ks. */
@@ -384,10 +431,13 @@ static bool stmt_ok(const struct d_kplan *k, const struct stmt *st,
 	ks->st = st;
 	ks->slot = -1;
 	if (v >= 0) { /* a store: of a variable kept, of a value it can have */
+		struct node bin, one;
+
 		ks->assign = true;
 		ks->agg = ~0u;
 		return var_ty(k, (unsigned)v, &sz, &sg) &&
-		       ty(k, st->e->b, &sz, &sg);
+		       ty(k, st->e->a, &sz, &sg) && /* self->a[k]'s keys */
+		       ty(k, stored(st, &bin, &one), &sz, &sg);
 	}
 	if (st->kind != S_AGG || st->nkeys > UBPF_KMAXKEYS)
 		return false;
@@ -584,13 +634,16 @@ static bool stores_type(struct d_kplan *k, unsigned v, uint8_t *tz, uint8_t *tg)
 			continue;
 		for (unsigned i = 0; i < c->nstmts; i++) {
 			const struct node *b;
+			struct node bin, one;
 
 			if (assigned_var(&c->stmts[i]) != (int)v)
 				continue;
 			/* a self-> variable set to 0 is deleted: it reads as
 			 * unset, its zero's type */
-			b = c->stmts[i].e->b;
-			if (var->scope == SC_SELF && b->op == N_INT &&
+			b = stored(&c->stmts[i], &bin, &one);
+			if ((var->scope == SC_SELF ||
+			     var->scope == SC_SELFASSOC) &&
+			    b->op == N_INT &&
 			    b->ival == 0)
 				continue;
 			if (!ty_all(k, b, &z, &g))
@@ -619,7 +672,10 @@ static void var_keep(struct d_kplan *k, unsigned v, uint8_t tz, uint8_t tg)
 	k->vsg[v] = tg;
 	if (var->declared || (tz == 8 && tg == 1))
 		return;
-	if (k->nbits < 32)
+	/* an array's elements are each set or unset: one bit cannot say */
+	if (var->scope == SC_SELFASSOC)
+		k->vst[v] = KV_NO;
+	else if (k->nbits < 32)
 		k->vbit[v] = k->nbits++;
 	else
 		k->vst[v] = KV_NO;
@@ -787,7 +843,8 @@ static void vars_decide(struct d_kplan *k)
 		k->vst[v] = KV_NO;
 		k->vbit[v] = -1;
 		k->vslot[v] = -1;
-		if ((var->scope == SC_SELF || var->scope == SC_THIS) &&
+		if ((var->scope == SC_SELF || var->scope == SC_THIS ||
+		     var->scope == SC_SELFASSOC) &&
 		    var->kind != T_STR && !var->ptr && !var->psou &&
 		    (var->scope != SC_THIS || nthis < UBPF_KTHIS)) {
 			k->vst[v] = KV_CAND;
@@ -824,7 +881,9 @@ static void vars_decide(struct d_kplan *k)
 			continue;
 		clause_vars(k, &p->clauses[ci], mark);
 		for (unsigned v = 0; v < p->nvars; v++) {
-			k->tls[ci] |= mark[v] && p->vars[v].scope == SC_SELF;
+			k->tls[ci] |= mark[v] &&
+				      (p->vars[v].scope == SC_SELF ||
+				       p->vars[v].scope == SC_SELFASSOC);
 			k->kv[ci] |= mark[v] && k->vst[v] == KV_KERN;
 		}
 		tls |= k->tls[ci];
@@ -924,7 +983,8 @@ bool d_kplan_kvars(const struct d_kplan *k, unsigned clause)
 bool d_kplan_tlsvar(const struct d_kplan *k, unsigned var)
 {
 	return k->vars && var < k->prog->nvars && k->vst[var] == KV_KERN &&
-	       k->prog->vars[var].scope == SC_SELF;
+	       (k->prog->vars[var].scope == SC_SELF ||
+		k->prog->vars[var].scope == SC_SELFASSOC);
 }
 
 unsigned d_kplan_nvars(const struct d_kplan *k)
@@ -1001,7 +1061,11 @@ static void norm(struct em *m, uint8_t fz, uint8_t fg, uint8_t sz, uint8_t sg)
 /* VLD or VST o of variable v */
 static void var_op(struct em *m, struct ubpf_kop *o, unsigned v)
 {
-	if (m->k->prog->vars[v].scope == SC_SELF) {
+	if (m->k->prog->vars[v].scope == SC_SELFASSOC) {
+		o->n = UBPF_KV_SELFA;
+		o->slot = (uint16_t)v;
+		m->tls = true;
+	} else if (m->k->prog->vars[v].scope == SC_SELF) {
 		o->n = UBPF_KV_SELF;
 		o->slot = (uint16_t)v;
 		m->tls = true;
@@ -1009,6 +1073,34 @@ static void var_op(struct em *m, struct ubpf_kop *o, unsigned v)
 		o->n = UBPF_KV_THIS;
 		o->slot = (uint16_t)m->k->vslot[v];
 	}
+}
+
+static void emit(struct em *m, const struct node *n);
+
+/*
+ * The keys of self->a[k...] n, each narrowed to its type (d_key_add()
+ * keeps a key as its type's size), pushed in order; the types into o's
+ * imm, step keys (kagg_bpf.h's UBPF_KV_SELFA).
+ */
+static void assoc_keys(struct em *m, const struct node *n, struct ubpf_kop *o)
+{
+	int64_t types = 0;
+
+	for (unsigned i = 0; i < n->nargs && i < UBPF_KMAXKEYS; i++) {
+		uint8_t kz = 8, kg = 1;
+
+		(void)ty(m->k, n->args[i], &kz, &kg);
+		emit(m, n->args[i]);
+		norm(m, 8, 1, kz, kg);
+		types |= (int64_t)((kz == 1   ? 0
+				    : kz == 2 ? 1
+				    : kz == 4 ? 2
+					      : 3) |
+				   (kg ? 4 : 0))
+			 << (3 * i);
+	}
+	o->step = (uint16_t)n->nargs;
+	o->imm = types;
 }
 
 static void emit(struct em *m, const struct node *n)
@@ -1033,6 +1125,16 @@ static void emit(struct em *m, const struct node *n)
 		o = put(m, UBPF_K_VLD, 0, 1);
 		var_op(m, o, (unsigned)n->sub);
 		return;
+	case N_ASSOC: { /* self->a[k...]: the keys, then the element */
+		struct ubpf_kop kt = {0};
+
+		assoc_keys(m, n, &kt);
+		o = put(m, UBPF_K_VLD, (int)n->nargs, 1);
+		var_op(m, o, (unsigned)n->sub);
+		o->step = kt.step;
+		o->imm = kt.imm;
+		return;
+	}
 	case N_BUILTIN:
 		if (d_builtins[n->sub].id == B_TIMESTAMP) {
 			put(m, UBPF_K_TIME, 0, 1);
@@ -1211,13 +1313,20 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 		if (ks->assign) { /* the value, as d_var_conv() makes it */
 			const struct var *v = &k->prog->vars[st->e->a->sub];
 			uint8_t bz = 8, bg = 1;
+			struct node bin, one;
+			const struct node *b = stored(st, &bin, &one);
+			struct ubpf_kop kt = {0};
 
-			(void)ty(k, st->e->b, &bz, &bg);
-			emit(&m, st->e->b);
+			if (st->e->a->op == N_ASSOC) /* the keys, below */
+				assoc_keys(&m, st->e->a, &kt);
+			(void)ty(k, b, &bz, &bg);
+			emit(&m, b);
 			if (v->declared)
 				norm(&m, bz, bg, v->sz, v->sg);
-			o = put(&m, UBPF_K_VST, 1, 0);
+			o = put(&m, UBPF_K_VST, 1 + kt.step, 0);
 			var_op(&m, o, (unsigned)st->e->a->sub);
+			o->step = kt.step;
+			o->imm = kt.imm;
 			continue;
 		}
 		a = &k->prog->aggs[st->agg];

@@ -877,6 +877,8 @@ void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width, int prec,
 void __attribute__((noreturn))
 d_fault(struct ectx *x, int flt, uint64_t addr);
 struct dv d_eval(struct ectx *x, const struct node *n);
+/* The binary operator of compound assignment op (OP_ADDEQ: '+'). */
+int d_compound_op(int op);
 const char *d_read_user_str(struct ectx *x, uint64_t addr, size_t max);
 const char *d_arg_str(struct ectx *x, unsigned n, size_t max);
 

@@ -588,7 +588,7 @@ static void var_set(struct ectx *x, const struct node *n, struct dv v)
 	free(k.b);
 }
 
-static int compound_op(int op)
+int d_compound_op(int op)
 {
 	switch (op) {
 	case OP_ADDEQ:
@@ -707,7 +707,7 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 
 			b = d_eval(x, n->b);
 			if (n->sub != '=')
-				b = binop(x, compound_op(n->sub),
+				b = binop(x, d_compound_op(n->sub),
 					  d_load(x, n->a, at), b);
 			return d_store(x, n->a, at, b);
 		}
@@ -726,7 +726,7 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		}
 		if (n->sub != '=') {
 			a = var_get(x, n->a);
-			b = binop(x, compound_op(n->sub), a, b);
+			b = binop(x, d_compound_op(n->sub), a, b);
 		}
 		var_set(x, n->a, b);
 		return b;

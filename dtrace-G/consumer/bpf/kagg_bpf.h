@@ -116,14 +116,24 @@ enum {
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key
  * {tid, slot} of the map cgtls; a this-> variable, slot one of
- * UBPF_KTHIS values the program keeps for the firing (0 at its start) */
-enum { UBPF_KV_SELF, UBPF_KV_THIS };
+ * UBPF_KTHIS values the program keeps for the firing (0 at its start);
+ * an element of a thread-local array self->a[k...], its step keys
+ * popped first (VST: below the value), the key {tid, var, k} of the
+ * map cgtlsa, var the slot | step << 16 | imm << 19, imm each key's
+ * type (bits 3i..3i+2: size 1, 2, 4, 8 as 0-3, | 4 if signed), as
+ * d_key_add() tells keys of one value and different types apart */
+enum { UBPF_KV_SELF, UBPF_KV_THIS, UBPF_KV_SELFA };
 #define UBPF_KTHIS 8	    /* this-> variables in the kernel */
 #define UBPF_KTLS 65536	    /* entries of cgtls */
 #define UBPF_KTLS_UNFIT 0x2
 struct ubpf_kvkey {
 	__u32 tid;
 	__u32 var;
+};
+struct ubpf_kvakey {
+	__u32 tid;
+	__u32 var;
+	__s64 k[UBPF_KMAXKEYS]; /* each narrowed to its type, unused 0 */
 };
 
 /* AGG's n: the aggregating function */

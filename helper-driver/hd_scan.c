@@ -126,14 +126,11 @@ static const struct obj *lookup(struct objcache *c, pid_t pid,
 		c->v = nv;
 		c->cap = ncap;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-		 (int)pid, m->start, m->end);
+	(void)proc_map_files_path(path, sizeof(path), pid, m);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && m->path[0] == '/') {
-		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid,
-			 m->path);
+	if (fd < 0 && m->path[0] == '/' &&
+	    proc_path(path, sizeof(path), pid, "root%s", m->path) == 0)
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	}
 	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 			(uint64_t)st.st_dev != m->dev ||
 			(uint64_t)st.st_ino != m->ino)) {

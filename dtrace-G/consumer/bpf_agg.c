@@ -64,6 +64,7 @@
 #include "bpf/kagg_bpf.h"
 #include "bpf/usdt_bpf.h"
 #include "consumer_impl.h"
+#include "procfs.h"
 
 struct bpf_kagg {
 	struct d_kplan *kp;
@@ -882,7 +883,8 @@ void bpf_kagg_tls_reap(struct bpf_kagg *k)
 		if (key.tid != last || !last) { /* a variable's keys: one check */
 			char path[32];
 
-			snprintf(path, sizeof(path), "/proc/%u", key.tid);
+			(void)proc_path(path, sizeof(path), (pid_t)key.tid,
+					".");
 			last = key.tid;
 			last_gone = access(path, F_OK) < 0 && errno == ENOENT;
 		}

@@ -161,7 +161,7 @@ struct dt_ctypes *ctypes_open(struct consumer *c)
 
 		if (!c->procs[i]->target)
 			continue;
-		snprintf(l, sizeof(l), "/proc/%d/exe", (int)c->procs[i]->pid);
+		(void)proc_path(l, sizeof(l), c->procs[i]->pid, "exe");
 		n = readlink(l, exe, sizeof(exe) - 1);
 		if (n > 0) {
 			exe[n] = '\0';
@@ -170,15 +170,15 @@ struct dt_ctypes *ctypes_open(struct consumer *c)
 	}
 	for (size_t i = 0; i < c->nprocs; i++) {
 		struct proc_maps mm = {0};
+		const struct proc_map *m;
 
 		if (!c->procs[i]->target ||
 		    proc_maps_read(c->procs[i]->pid, &mm) < 0)
 			continue;
 		/* code objects: their text is mapped executable (not
 		 * ld.so.cache, locale archives, data files) */
-		for (size_t k = 0; k < mm.n; k++)
-			if (mm.m[k].ino && mm.m[k].perms[2] == 'x')
-				add_obj(ct, mm.m[k].path, false);
+		for (size_t k = 0; (m = proc_maps_next_file(&mm, &k));)
+			add_obj(ct, m->path, false);
 		proc_maps_free(&mm);
 	}
 	return ct;

@@ -80,6 +80,7 @@
 
 #include "../objects/pidfuncs.h"
 #include "consumer_impl.h"
+#include "procfs.h"
 
 #define PID_MAXSITES 4000
 /* past this many sites, dtrace warns that stopping will take a while */
@@ -295,7 +296,7 @@ static bool is_exe_of(pid_t pid, const struct tfile *f)
 	char p[64];
 	struct stat st;
 
-	snprintf(p, sizeof(p), "/proc/%d/exe", (int)pid);
+	(void)proc_path(p, sizeof(p), pid, "exe");
 	return stat(p, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino;
 }
 

@@ -25,7 +25,8 @@
  * another body could not be stepped over by emulating it.
  *
  * The addresses come from ld.so's own ELF symbols (dynsym), ld.so being
- * the file /proc/PID/maps shows at AT_BASE.  A static executable (no
+ * the file /proc/PID/maps shows at AT_BASE (/proc/PID/auxv), read
+ * through its mapping (procfs.h).  A static executable (no
  * AT_BASE) or an ld.so without the two symbols is left to the caller,
  * which runs to the entry point as before.
  */
@@ -47,45 +48,27 @@
 #include <unistd.h>
 
 #include "consumer_impl.h"
+#include "procfs.h"
 
-/* One word of a process's auxv: AT_BASE, AT_ENTRY ...; 0 if absent. */
-uint64_t proc_auxv(pid_t pid, uint64_t type)
-{
-	char p[64];
-	size_t len;
-	uint64_t *v, val = 0;
-
-	snprintf(p, sizeof(p), "/proc/%d/auxv", (int)pid);
-	v = (uint64_t *)(void *)read_file(p, &len);
-	if (!v)
-		return 0;
-	for (size_t i = 0; i + 1 < len / 8; i += 2)
-		if (v[i] == type)
-			val = v[i + 1];
-	free(v);
-	return val;
-}
-
-/* The path of the file mapped at `start` in pid. */
+/*
+ * A path that reads the file mapped at `start` in pid (procfs.h: the
+ * mapping's own file, even if replaced since), or NULL.
+ */
 static char *mapped_at(pid_t pid, uint64_t start)
 {
-	char p[64], *maps, *line, *save = NULL, *path = NULL;
-	size_t len;
+	struct proc_maps mm;
+	const struct proc_map *m;
+	char path[PATH_MAX];
+	char *ret = NULL;
 
-	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
-	maps = read_file(p, &len);
-	if (!maps)
+	if (proc_maps_read(pid, &mm) < 0)
 		return NULL;
-	for (line = strtok_r(maps, "\n", &save); line && !path;
-	     line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long lo;
-		char *slash = strchr(line, '/');
-
-		if (sscanf(line, "%llx-", &lo) == 1 && lo == start && slash)
-			path = xstrdup(slash);
-	}
-	free(maps);
-	return path;
+	m = proc_maps_find(&mm, start);
+	if (m && m->start == start &&
+	    proc_map_open_path(path, sizeof(path), pid, m) == 0)
+		ret = xstrdup(path);
+	proc_maps_free(&mm);
+	return ret;
 }
 
 /*
@@ -170,7 +153,7 @@ static int emulate_ret(pid_t pid)
 
 int rtld_run_to_consistent(pid_t pid, bool *exited)
 {
-	uint64_t base = proc_auxv(pid, AT_BASE), brk = 0, rdebug = 0, lo = 0;
+	uint64_t base = 0, brk = 0, rdebug = 0, lo = 0;
 	uint64_t at, st_at;
 	unsigned char body[8];
 	char *path;
@@ -179,7 +162,7 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 	size_t skip;
 
 	*exited = false;
-	if (!base)
+	if (proc_auxv(pid, AT_BASE, &base) < 0 || !base)
 		return -ENOENT;
 	path = mapped_at(pid, base);
 	if (!path)

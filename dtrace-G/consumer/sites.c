@@ -6,9 +6,10 @@
  * The processes are the -p and -c targets, and every process that
  * registered DOF with the helper (the registry) and has a probe a
  * description matches, in its DOF or in the notes of a file it maps
- * that registered nothing (consumer.c adds them, proc_maps_wanted()).  A process's probes are
- * read from the files it has mapped executable (/proc/PID/maps), each
- * file once (by device and inode): their DOF or stapsdt notes
+ * that registered nothing (consumer.c adds them, usdt_maps_wanted()).
+ * A process's probes are read from the files it has mapped executable
+ * (/proc/PID/maps, procfs.h's proc_maps_next_file()), each file once
+ * (by device and inode): their DOF or stapsdt notes
  * (elfprobes.c), so a target's probes are found with or without
  * dtrace-helperd, including those of libraries it dlopen()s while
  * traced (the maps are read again every 100 ms, and at once when the
@@ -251,8 +252,7 @@ static bool path_ok(const char *p)
 	return true;
 }
 
-static struct tfile *file_get(struct consumer *c, pid_t pid,
-			      const struct proc_map *m)
+struct tfile *file_get(struct consumer *c, pid_t pid, const struct proc_map *m)
 {
 	const char *path = m->path;
 	char mf[128];
@@ -261,8 +261,7 @@ static struct tfile *file_get(struct consumer *c, pid_t pid,
 	struct dt_collect_opts co = {0};
 	char msg[512];
 
-	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", (int)pid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
+	(void)proc_map_files_path(mf, sizeof(mf), pid, m);
 	if (stat(mf, &st) < 0 && stat(path, &st) < 0)
 		return NULL;
 	for (size_t i = 0; i < c->nfiles; i++)
@@ -273,14 +272,8 @@ static struct tfile *file_get(struct consumer *c, pid_t pid,
 	f->fd = -1;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
-	f->path = xstrdup(path);
-	{
-		/* a file deleted or replaced since it was mapped */
-		size_t n = strlen(f->path), k = strlen(" (deleted)");
-
-		if (n > k && !strcmp(f->path + n - k, " (deleted)"))
-			f->path[n - k] = '\0';
-	}
+	/* the name it had, if deleted or replaced since it was mapped */
+	f->path = xstrndup(path, proc_map_name_len(m));
 	PUSH(c->files, c->nfiles, f);
 	if (!S_ISREG(st.st_mode)) {
 		f->failed = true;
@@ -590,80 +583,6 @@ static void proc_enable(struct consumer *c, struct tproc *pr)
 }
 
 /*
- * Does pid map a file with a probe some clause's description matches,
- * named as proc_file_probes() would name it?  For registered processes
- * none of whose DOF probes matched (consumer.c): the probes of their
- * other files, which only stapsdt notes describe -- the stubs of a
- * header's objects that -G never saw (a PostgreSQL extension built with
- * PGXS, a library linked with glib's probes), <sys/sdt.h> probes.  The
- * maps are hashed (FNV-1a), and maps that hash as *mh did are not
- * looked at again: -1.  The files are kept (file_get()), so each is read
- * once, whichever processes map it.
- */
-int proc_maps_wanted(struct consumer *c, pid_t pid, const struct reg_proc *rp,
-		     uint64_t *mh)
-{
-	struct proc_maps mm = {0};
-	uint64_t h = 0xcbf29ce484222325ull;
-	char p[64], *maps;
-	int ret = 0;
-
-	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
-	maps = read_file(p, NULL);
-	if (!maps)
-		return 0;
-	for (const char *q = maps; *q; q++)
-		h = (h ^ (uint8_t)*q) * 0x100000001b3ull;
-	if (h == *mh) {
-		free(maps);
-		return -1;
-	}
-	*mh = h;
-	if (proc_maps_parse(maps, &mm) < 0) {
-		free(maps);
-		*mh = 0; /* look again next time */
-		return 0;
-	}
-	for (size_t i = 0; i < mm.n && !ret; i++) {
-		const struct proc_map *m = &mm.m[i];
-		struct tfile *f;
-		char *smod;
-
-		if (m->perms[2] != 'x' || !m->ino || m->path[0] != '/')
-			continue;
-		f = file_get(c, pid, m);
-		if (!f || f->failed)
-			continue;
-		smod = probe_name_dup(usdt_module_name(rp, f));
-		for (size_t k = 0; k < f->pl.n && !ret; k++) {
-			const struct dt_probe *dp = &f->pl.v[k];
-			char prov[DT_PROVIDER_MAX], *sprov, *sfunc, *sname;
-
-			if (!dp->addr_known || !dp->nsites)
-				continue;
-			snprintf(prov, sizeof(prov), "%s%d", dp->prov,
-				 (int)pid);
-			sprov = probe_name_dup(prov);
-			sfunc = probe_name_dup(dp->func);
-			sname = probe_name_dup(dp->name);
-			for (unsigned ci = 0; ci < c->nclauses && !ret; ci++)
-				for (unsigned j = 0; j < c->ndescs[ci] && !ret;
-				     j++)
-					ret = probe_matches(&c->descs[ci][j],
-							    sprov, smod, sfunc,
-							    sname);
-			free(sprov);
-			free(sfunc);
-			free(sname);
-		}
-		free(smod);
-	}
-	proc_maps_free(&mm);
-	free(maps);
-	return ret;
-}
-
-/*
  * Read pr's mappings; for each file not seen in it before, make its
  * probes and enable those that match.  Returns true if the maps changed.
  */
@@ -671,12 +590,12 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 		  const struct reg_proc *rp)
 {
 	struct proc_maps mm = {0};
-	char p[64], *maps;
+	const struct proc_map *m;
+	char *maps;
 
 	if (pr->exited)
 		return false;
-	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pr->pid);
-	maps = read_file(p, NULL);
+	maps = read_proc(pr->pid, "maps", NULL);
 	/*
 	 * None at all: the process is exiting (its memory is released
 	 * before it is reaped), not unmapping its files.  The last maps
@@ -697,13 +616,10 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 		pr->maps = NULL;
 		return false;
 	}
-	for (size_t i = 0; i < mm.n; i++) {
-		const struct proc_map *m = &mm.m[i];
+	for (size_t i = 0; (m = proc_maps_next_file(&mm, &i));) {
 		struct tfile *f;
 		bool seen = false;
 
-		if (m->perms[2] != 'x' || !m->ino || m->path[0] != '/')
-			continue;
 		f = file_get(c, pr->pid, m);
 		if (!f)
 			continue;

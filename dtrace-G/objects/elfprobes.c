@@ -1234,8 +1234,7 @@ int dt_process_probes(struct dt_probes *pl, pid_t pid,
 		      const struct dt_collect_opts *o)
 {
 	struct proc_maps mm;
-	uint64_t (*seen)[2] = NULL; /* dev, ino of each file looked at */
-	size_t nseen = 0;
+	const struct proc_map *m;
 	int added = 0;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -1243,48 +1242,21 @@ int dt_process_probes(struct dt_probes *pl, pid_t pid,
 	added = proc_maps_read(pid, &mm);
 	if (added < 0)
 		return added;
-	for (size_t k = 0; k < mm.n; k++) {
-		const struct proc_map *m = &mm.m[k];
-		const char *path = m->path, *base;
+	for (size_t k = 0; (m = proc_maps_next_file(&mm, &k));) {
+		const char *base;
 		char mf[PATH_MAX], msg[256];
 		struct dt_object *obj;
-		size_t first = pl->n, plen;
+		size_t first = pl->n;
 		uint64_t bias = 0;
-		bool dup = false;
 
-		if (m->perms[2] != 'x' || !m->ino || path[0] != '/')
+		if (proc_map_open_path(mf, sizeof(mf), pid, m) < 0)
 			continue;
-		for (size_t i = 0; i < nseen && !dup; i++)
-			dup = seen[i][0] == m->dev && seen[i][1] == m->ino;
-		if (dup)
-			continue;
-		if (grow_count(&seen, nseen, sizeof(*seen)) < 0) {
-			added = -ENOMEM;
-			break;
-		}
-		seen[nseen][0] = m->dev;
-		seen[nseen++][1] = m->ino;
-		/* the mapping itself: right even if the file was replaced */
-		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx",
-			 (int)pid, (unsigned long long)m->start,
-			 (unsigned long long)m->end);
-		/* map_files needs CAP_SYS_ADMIN; else the path, if still it */
-		if (access(mf, R_OK) != 0) {
-			struct stat st;
-
-			if (stat(path, &st) != 0 || st.st_ino != m->ino)
-				continue;
-			snprintf(mf, sizeof(mf), "%s", path);
-		}
 		if (file_bias(mf, m->start, m->off, &bias) < 0 ||
 		    dt_object_probes(pl, mf, o, msg, sizeof(msg)) < 0)
 			continue;
 		obj = pl->objs[pl->nobjs - 1];
-		plen = strlen(path);
-		if (plen > 10 && !strcmp(path + plen - 10, " (deleted)"))
-			plen -= 10;
 		free(obj->path);
-		obj->path = strndup(path, plen);
+		obj->path = strndup(m->path, proc_map_name_len(m));
 		if (!obj->path) {
 			added = -ENOMEM;
 			break;
@@ -1312,6 +1284,5 @@ int dt_process_probes(struct dt_probes *pl, pid_t pid,
 		}
 	}
 	proc_maps_free(&mm);
-	free(seen);
 	return added;
 }

@@ -30,7 +30,11 @@
  * Files.  Read with libelf's ELF_C_READ, never mapped: another user may
  * own the file and truncate it while we read (a SIGBUS); a function's
  * bytes are read with pread(2) for the same reason.  Files that are not
- * x86-64 ELF have no functions here.
+ * x86-64 ELF have no functions here.  A process's files are those it
+ * maps executable, each once (sdk/procfs.h's proc_maps_next_file()),
+ * read through the mapping (proc_map_open_path()): a file replaced
+ * since it was mapped is read as it was mapped, or not at all, never as
+ * the file that now has its name.
  *
  * Offsets.  An offset probe must sit on an instruction boundary: a
  * uprobe in the middle of an instruction would make the kernel decode
@@ -544,8 +548,7 @@ int dt_pid_each(pid_t pid, const struct dt_desc *d,
 		void *arg, char *msg, size_t msglen)
 {
 	struct proc_maps mm;
-	uint64_t (*seen)[2] = NULL;
-	size_t nseen = 0;
+	const struct proc_map *m;
 	char exe[64];
 	struct stat xst;
 	bool have_exe;
@@ -554,33 +557,15 @@ int dt_pid_each(pid_t pid, const struct dt_desc *d,
 	err = proc_maps_read(pid, &mm);
 	if (err < 0)
 		return err;
-	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	(void)proc_path(exe, sizeof(exe), pid, "exe");
 	have_exe = stat(exe, &xst) == 0;
-	for (size_t k = 0; k < mm.n && !err; k++) {
-		const struct proc_map *m = &mm.m[k];
+	for (size_t k = 0; !err && (m = proc_maps_next_file(&mm, &k));) {
 		struct dt_pidobj o = {0};
 		struct dt_pidfile pf;
 		struct each_ctx x = {&o, each, arg};
 		char open_path[PATH_MAX], *path;
-		size_t plen;
-		bool dup = false;
 
-		if (m->perms[2] != 'x' || !m->ino || m->path[0] != '/')
-			continue;
-		for (size_t i = 0; i < nseen && !dup; i++)
-			dup = seen[i][0] == m->dev && seen[i][1] == m->ino;
-		if (dup)
-			continue;
-		if (grow_count(&seen, nseen, sizeof(*seen)) < 0) {
-			err = -ENOMEM;
-			break;
-		}
-		seen[nseen][0] = m->dev;
-		seen[nseen++][1] = m->ino;
-		plen = strlen(m->path);
-		if (plen > 10 && !strcmp(m->path + plen - 10, " (deleted)"))
-			plen -= 10;
-		path = strndup(m->path, plen);
+		path = strndup(m->path, proc_map_name_len(m));
 		if (!path) {
 			err = -ENOMEM;
 			break;
@@ -589,17 +574,12 @@ int dt_pid_each(pid_t pid, const struct dt_desc *d,
 		o.is_exe = have_exe && xst.st_dev == m->dev &&
 			   xst.st_ino == m->ino;
 		o.mod = strrchr(path, '/') + 1;
-		if (!dt_pid_mod_match(d->mod, path, o.is_exe)) {
+		if (!dt_pid_mod_match(d->mod, path, o.is_exe) ||
+		    proc_map_open_path(open_path, sizeof(open_path), pid, m) <
+			    0) {
 			free(path);
-			continue;
+			continue; /* not asked for, or not the file mapped */
 		}
-		/* the mapping itself: right even if the file was replaced */
-		snprintf(open_path, sizeof(open_path),
-			 "/proc/%d/map_files/%llx-%llx", (int)pid,
-			 (unsigned long long)m->start,
-			 (unsigned long long)m->end);
-		if (access(open_path, R_OK) != 0)
-			snprintf(open_path, sizeof(open_path), "%s", path);
 		if (dt_pidfile_read(&pf, open_path, NULL, 0) < 0) {
 			free(path);
 			continue; /* not ELF, or gone: no functions */
@@ -614,7 +594,6 @@ int dt_pid_each(pid_t pid, const struct dt_desc *d,
 		dt_pidfile_free(&pf);
 		free(path);
 	}
-	free(seen);
 	proc_maps_free(&mm);
 	return err;
 }

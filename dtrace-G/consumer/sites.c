@@ -16,7 +16,8 @@
  * registry changes; an exiting process's empty maps are not read as its
  * files unmapped).  A file is also read here for what the backends
  * need at a site: the stapsdt note (argument locations, semaphore) and
- * the symbols RIP-relative arguments name.
+ * the symbols RIP-relative arguments name.  Both reads share one open
+ * of the file (sdk/objfile.h, file_get()).
  *
  * A probe of a process is named as DTrace names it: the provider with
  * the pid appended, the module the helper registered (else the file's
@@ -50,6 +51,7 @@
 
 #include "consumer_impl.h"
 #include "elfsec.h"
+#include "objfile.h"
 #include "procfs.h"
 #include "text.h"
 #include "stapsdt.h"
@@ -59,16 +61,7 @@
 
 bool vaddr_to_off(const struct tfile *f, uint64_t v, uint64_t *off)
 {
-	for (size_t i = 0; i < f->nph; i++) {
-		const GElf_Phdr *ph = &f->ph[i];
-
-		if (ph->p_type == PT_LOAD && v >= ph->p_vaddr &&
-		    v - ph->p_vaddr < ph->p_filesz) {
-			*off = ph->p_offset + (v - ph->p_vaddr);
-			return true;
-		}
-	}
-	return false;
+	return elf_vaddr_to_off(f->ph, f->nph, v, off);
 }
 
 bool sym_lookup(const struct tfile *f, const char *name, size_t len,
@@ -84,50 +77,29 @@ bool sym_lookup(const struct tfile *f, const char *name, size_t len,
 	return false;
 }
 
-static void file_read_elf(struct tfile *f, const char *openpath)
+/*
+ * What the backends need of a file at its sites: its program headers
+ * (offsets), its stapsdt notes at their file offsets, the symbols
+ * RIP-relative note arguments name.
+ */
+static void file_read_elf(struct tfile *f, struct objfile *of)
 {
-	Elf *elf;
-	GElf_Ehdr eh;
-	Elf_Scn *scn = NULL, *notes = NULL, *symtab = NULL, *dynsym = NULL;
+	Elf_Scn *notes, *symtab = objf_symbols(of);
 	GElf_Shdr nsh = {0}, bsh = {0};
-	bool have_base = false;
-	size_t shstrndx;
-	int fd;
+	struct elf_syms it;
+	const char *nm;
+	GElf_Sym s;
+	bool have_base;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return;
-	fd = open(openpath, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return;
-	/* not ELF_C_READ_MMAP: the file's owner may shrink it (SIGBUS) */
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || !gelf_getehdr(elf, &eh) ||
-	    elf_getshdrstrndx(elf, &shstrndx) != 0) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return;
-	}
-	if (elf_getphdrnum(elf, &f->nph) == 0 && f->nph) {
-		f->ph = xcalloc(f->nph, sizeof(*f->ph));
-		for (size_t i = 0; i < f->nph; i++)
-			if (!gelf_getphdr(elf, (int)i, &f->ph[i]))
-				memset(&f->ph[i], 0, sizeof(f->ph[i]));
-	}
-	notes = elfw_section_find(elf, STAPSDT_SECTION, &nsh);
+	f->ph = of->ph; /* the file's now */
+	f->nph = of->nph;
+	of->ph = NULL;
+	of->nph = 0;
+	notes = elfw_section_find(of->elf, STAPSDT_SECTION, &nsh);
 	if (notes && nsh.sh_type != SHT_NOTE)
 		notes = NULL;
-	have_base = elfw_section_find(elf, STAPSDT_BASE_SECTION, &bsh) != NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB)
-			symtab = scn;
-		else if (sh.sh_type == SHT_DYNSYM)
-			dynsym = scn;
-	}
+	have_base = elfw_section_find(of->elf, STAPSDT_BASE_SECTION, &bsh) !=
+		    NULL;
 	if (notes) {
 		Elf_Data *d = elf_getdata(notes, NULL);
 
@@ -162,40 +134,17 @@ static void file_read_elf(struct tfile *f, const char *openpath)
 			}
 		}
 	}
-	(void)nsh;
-	if (!symtab)
-		symtab = dynsym;
-	if (symtab) {
-		GElf_Shdr sh;
-		Elf_Data *d = elf_getdata(symtab, NULL);
-
-		if (gelf_getshdr(symtab, &sh) && d && sh.sh_entsize) {
-			size_t n = sh.sh_size / sh.sh_entsize;
-
-			for (size_t i = 0; i < n; i++) {
-				GElf_Sym s;
-				const char *nm;
-
-				if (!gelf_getsym(d, (int)i, &s))
-					continue;
-				nm = elf_strptr(elf, sh.sh_link, s.st_name);
-				if (!nm || !*nm)
-					continue;
-				/* objects, and drti.o's recorder (inproc.c) */
-				if (GELF_ST_TYPE(s.st_info) != STT_OBJECT &&
-				    strncmp(nm, "__usdt_", 7) != 0)
-					continue;
-				f->syms = xpush_room(f->syms, f->nsyms,
-						     sizeof(*f->syms));
-				f->symnames = xpush_room(f->symnames, f->nsyms,
-							 sizeof(*f->symnames));
-				f->syms[f->nsyms] = s;
-				f->symnames[f->nsyms++] = xstrdup(nm);
-			}
-		}
+	for (elf_syms_begin(&it, of->elf, symtab); elf_syms_next(&it, &s, &nm);) {
+		/* objects, and drti.o's recorder (inproc.c) */
+		if (GELF_ST_TYPE(s.st_info) != STT_OBJECT &&
+		    strncmp(nm, "__usdt_", 7) != 0)
+			continue;
+		f->syms = xpush_room(f->syms, f->nsyms, sizeof(*f->syms));
+		f->symnames = xpush_room(f->symnames, f->nsyms,
+					 sizeof(*f->symnames));
+		f->syms[f->nsyms] = s;
+		f->symnames[f->nsyms++] = xstrdup(nm);
 	}
-	elf_end(elf);
-	close(fd);
 }
 
 const struct tnote *file_note_at(const struct tfile *f, uint64_t off)
@@ -259,7 +208,9 @@ struct tfile *file_get(struct consumer *c, pid_t pid, const struct proc_map *m)
 	struct stat st, ps;
 	struct tfile *f;
 	struct dt_collect_opts co = {0};
+	struct objfile of;
 	char msg[512];
+	int err;
 
 	(void)proc_map_files_path(mf, sizeof(mf), pid, m);
 	if (stat(mf, &st) < 0 && stat(path, &st) < 0)
@@ -284,9 +235,20 @@ struct tfile *file_get(struct consumer *c, pid_t pid, const struct proc_map *m)
 		f->upath = xstrdup(f->path);
 	else
 		f->upath = xstrdup(mf); /* deleted, replaced or oddly named */
-	file_read_elf(f, f->upath);
-	if (dt_object_probes(&f->pl, f->upath, &co, msg, sizeof(msg)) < 0 ||
-	    !f->pl.n)
+	/* opened once, for its sites and its probes */
+	err = objf_open(&of, f->upath, msg, sizeof(msg));
+	if (err == -ENOMEM)
+		xoom();
+	if (err < 0) {
+		f->failed = true;
+		return f;
+	}
+	file_read_elf(f, &of);
+	err = dt_object_probes_of(&f->pl, &of, &co, msg, sizeof(msg));
+	objf_close(&of);
+	if (err == -ENOMEM)
+		xoom();
+	if (err < 0 || !f->pl.n)
 		f->failed = true;
 	else
 		file_stub_notes(f);

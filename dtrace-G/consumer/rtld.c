@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "consumer_impl.h"
+#include "objfile.h"
 #include "procfs.h"
 
 /*
@@ -78,60 +79,38 @@ static char *mapped_at(pid_t pid, uint64_t start)
 static int ldso_symbols(const char *path, uint64_t *brk, uint64_t *rdebug,
 			uint64_t *lo)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOENT;
-	Elf *e;
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	size_t nph;
+	struct objfile of;
+	struct elf_syms it;
+	const char *n;
+	GElf_Sym s;
+	int err;
 
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
+	err = objf_open(&of, path, NULL, 0);
+	if (err < 0)
+		return err == -EINVAL ? -ENOTSUP : err;
 	/* the offsets and the emulated `ret` are x86-64's */
-	if (!e || gelf_getclass(e) != ELFCLASS64 ||
-	    !gelf_getehdr(e, &eh) || eh.e_machine != EM_X86_64 ||
-	    elf_getphdrnum(e, &nph) != 0) {
-		err = -ENOTSUP;
-		goto out;
+	if (of.ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    of.ehdr.e_machine != EM_X86_64) {
+		objf_close(&of);
+		return -ENOTSUP;
 	}
 	*lo = UINT64_MAX;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    (ph.p_vaddr & ~(uint64_t)0xfff) < *lo)
-			*lo = ph.p_vaddr & ~(uint64_t)0xfff;
-	}
+	for (size_t i = 0; i < of.nph; i++)
+		if (of.ph[i].p_type == PT_LOAD &&
+		    (of.ph[i].p_vaddr & ~(uint64_t)0xfff) < *lo)
+			*lo = of.ph[i].p_vaddr & ~(uint64_t)0xfff;
 	*brk = *rdebug = 0;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM ||
-		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+	for (elf_syms_begin(&it, of.elf, of.dynsym);
+	     elf_syms_next(&it, &s, &n);) {
+		if (s.st_shndx == SHN_UNDEF)
 			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *n;
-
-			if (!gelf_getsym(d, (int)i, &s) ||
-			    s.st_shndx == SHN_UNDEF)
-				continue;
-			n = elf_strptr(e, sh.sh_link, s.st_name);
-			if (n && !strcmp(n, "_dl_debug_state"))
-				*brk = s.st_value;
-			else if (n && !strcmp(n, "_r_debug"))
-				*rdebug = s.st_value;
-		}
+		if (!strcmp(n, "_dl_debug_state"))
+			*brk = s.st_value;
+		else if (!strcmp(n, "_r_debug"))
+			*rdebug = s.st_value;
 	}
-	if (*brk && *rdebug && *lo != UINT64_MAX)
-		err = 0;
-out:
-	if (e)
-		elf_end(e);
-	close(fd);
-	return err;
+	objf_close(&of);
+	return *brk && *rdebug && *lo != UINT64_MAX ? 0 : -ENOENT;
 }
 
 /* rip = pop(): what `ret` does. */

@@ -60,6 +60,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "objfile.h"
 #include "pidfuncs.h"
 #include "procfs.h"
 #include "x86site.h"
@@ -145,31 +146,22 @@ struct psyms {
 	size_t n, cap;
 };
 
-static int read_symtab(struct dt_pidfile *pf, Elf *elf, size_t shstrndx,
-		       Elf_Scn *scn, const GElf_Shdr *sh, struct psyms *ps,
-		       struct sbuf *nm)
+static int read_symtab(struct dt_pidfile *pf, const struct objfile *of,
+		       Elf_Scn *scn, struct psyms *ps, struct sbuf *nm)
 {
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t count;
+	struct elf_syms it;
+	const char *name;
+	GElf_Sym s;
 
-	if (!d || !sh->sh_entsize)
-		return 0;
-	count = sh->sh_size / sh->sh_entsize;
-	for (size_t i = 1; i < count; i++) {
-		GElf_Sym s;
-		const char *name;
+	for (elf_syms_begin(&it, of->elf, scn);
+	     elf_syms_next(&it, &s, &name);) {
 		struct psym p = {0};
-		unsigned type;
+		unsigned type = GELF_ST_TYPE(s.st_info);
 
-		if (!gelf_getsym(d, (int)i, &s))
-			continue;
-		type = GELF_ST_TYPE(s.st_info);
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
 		    !s.st_size || s.st_shndx == SHN_UNDEF ||
-		    s.st_shndx >= SHN_LORESERVE)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, s.st_name);
-		if (!name || !*name || !code_section(elf, shstrndx, s.st_shndx))
+		    s.st_shndx >= SHN_LORESERVE ||
+		    !code_section(of->elf, of->shstrndx, s.st_shndx))
 			continue;
 		p.addr = s.st_value;
 		p.size = s.st_size;
@@ -229,59 +221,51 @@ int dt_pidfile_read(struct dt_pidfile *pf, const char *path, char *msg,
 {
 	struct psyms ps = {0};
 	struct sbuf nm = {0};
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	Elf *elf = NULL;
-	int fd, err = 0;
+	struct objfile of;
+	Elf_Scn *tabs[2];
+	char why[256];
+	int err;
 
 	memset(pf, 0, sizeof(*pf));
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return fail(msg, msglen, -EINVAL, "libelf: %s", elf_errmsg(-1));
-	pf->path = strdup(path);
-	if (!pf->path)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		err = -errno;
-		return fail(msg, msglen, err, "cannot open %s: %s", path,
-			    strerror(-err));
+	err = objf_open(&of, path, why, sizeof(why));
+	if (err == -ENOMEM)
+		return err;
+	if (err == -EINVAL) /* not a regular file, not ELF */
+		return fail(msg, msglen, -ENOEXEC,
+			    "%s is not an x86-64 ELF file", path);
+	if (err < 0)
+		return fail(msg, msglen, err, "cannot open %s: %s", path, why);
+	if (of.ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    of.ehdr.e_machine != EM_X86_64) {
+		objf_close(&of);
+		return fail(msg, msglen, -ENOEXEC,
+			    "%s is not an x86-64 ELF file", path);
 	}
-	/* not ELF_C_READ_MMAP: the file's owner may shrink it (SIGBUS) */
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
-	    elf_getshdrstrndx(elf, &shstrndx) != 0) {
-		err = fail(msg, msglen, -ENOEXEC,
-			   "%s is not an x86-64 ELF file", path);
+	pf->path = strdup(path);
+	if (!pf->path) {
+		err = -ENOMEM;
 		goto out;
 	}
-	if (elf_getphdrnum(elf, &pf->nph) == 0 && pf->nph) {
-		pf->ph = calloc(pf->nph, sizeof(*pf->ph));
-		if (!pf->ph) {
-			err = -ENOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < pf->nph; i++)
-			if (!gelf_getphdr(elf, (int)i, &pf->ph[i]))
-				memset(&pf->ph[i], 0, sizeof(pf->ph[i]));
+	pf->ph = of.ph; /* the table's now */
+	pf->nph = of.nph;
+	of.ph = NULL;
+	of.nph = 0;
+	/* both tables, in the file's order */
+	tabs[0] = of.symtab;
+	tabs[1] = of.dynsym;
+	if (tabs[0] && tabs[1] && elf_ndxscn(tabs[1]) < elf_ndxscn(tabs[0])) {
+		tabs[0] = of.dynsym;
+		tabs[1] = of.symtab;
 	}
-	while ((scn = elf_nextscn(elf, scn)) && !err) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		err = read_symtab(pf, elf, shstrndx, scn, &sh, &ps, &nm);
-	}
+	for (size_t i = 0; i < 2 && !err; i++)
+		if (tabs[i])
+			err = read_symtab(pf, &of, tabs[i], &ps, &nm);
 	if (!err)
 		err = make_funcs(pf, ps.v, ps.n, &nm);
 out:
 	free(ps.v);
 	free(nm.b);
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	objf_close(&of);
 	if (err)
 		dt_pidfile_free(pf);
 	return err;

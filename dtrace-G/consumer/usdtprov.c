@@ -51,6 +51,23 @@ static const char *usdt_module_name(const struct reg_proc *rp,
 	return slash ? slash + 1 : f->path;
 }
 
+/* The file offsets of n link-time sites v, each once, added to *offs. */
+static void add_offs(const struct tfile *f, const uint64_t *v, unsigned n,
+		     uint64_t **offs, unsigned *noffs)
+{
+	for (unsigned s = 0; s < n; s++) {
+		uint64_t off;
+		bool dup = false;
+
+		if (!vaddr_to_off(f, v[s], &off))
+			continue;
+		for (unsigned k = 0; k < *noffs; k++)
+			dup |= (*offs)[k] == off;
+		if (!dup)
+			PUSH(*offs, *noffs, off);
+	}
+}
+
 /* The probe records of a file pr maps, the first time it is seen. */
 static void usdt_file_probes(struct consumer *c, struct tproc *pr,
 			     struct tfile *f, const char *modname)
@@ -83,28 +100,9 @@ static void usdt_file_probes(struct consumer *c, struct tproc *pr,
 				       (const char *const *)dp->xargv);
 			probe_match(c, p);
 		}
-		for (unsigned s = 0; s < dp->nsites; s++) {
-			uint64_t off;
-			bool dup = false;
-
-			if (!vaddr_to_off(f, dp->sites[s], &off))
-				continue;
-			for (unsigned k = 0; k < p->noffs; k++)
-				dup |= p->offs[k] == off;
-			if (!dup)
-				PUSH(p->offs, p->noffs, off);
-		}
-		for (unsigned s = 0; s < dp->nensites; s++) {
-			uint64_t off;
-			bool dup = false;
-
-			if (!vaddr_to_off(f, dp->ensites[s], &off))
-				continue;
-			for (unsigned k = 0; k < p->nenoffs; k++)
-				dup |= p->enoffs[k] == off;
-			if (!dup)
-				PUSH(p->enoffs, p->nenoffs, off);
-		}
+		add_offs(f, dp->sites, dp->nsites, &p->offs, &p->noffs);
+		add_offs(f, dp->ensites, dp->nensites, &p->enoffs,
+			 &p->nenoffs);
 	}
 	free(smod);
 }

@@ -45,6 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfsec.h"
 #include "helperd.h"
 
 struct obj {
@@ -64,6 +65,7 @@ static void inspect(int fd, struct obj *o)
 {
 	size_t shstrndx, i, nph;
 	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
 	GElf_Ehdr eh;
 	Elf *elf;
 
@@ -85,15 +87,8 @@ static void inspect(int fd, struct obj *o)
 		    ph.p_vaddr < o->min_vaddr)
 			o->min_vaddr = ph.p_vaddr;
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			break;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".SUNW_dof") &&
-		    (sh.sh_flags & SHF_ALLOC) && sh.sh_type == SHT_PROGBITS &&
+	while ((scn = elfw_section_next(elf, scn, DOF_SECTION_NAME, &sh))) {
+		if ((sh.sh_flags & SHF_ALLOC) && sh.sh_type == SHT_PROGBITS &&
 		    sh.sh_size >= sizeof(dof_hdr_t) && sh.sh_size <= (64 << 20)) {
 			o->has_dof = true;
 			o->dof_addr = sh.sh_addr;

@@ -36,18 +36,29 @@ static int objf_fail(char *msg, size_t msglen, int err, const char *why,
 
 int objf_open(struct objfile *of, const char *path, char *msg, size_t msglen)
 {
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
+
+	if (fd < 0) {
+		err = -errno;
+		memset(of, 0, sizeof(*of));
+		of->fd = -1;
+		return objf_fail(msg, msglen, err, strerror(-err), NULL);
+	}
+	return objf_open_fd(of, fd, path, msg, msglen);
+}
+
+int objf_open_fd(struct objfile *of, int fd, const char *path, char *msg,
+		 size_t msglen)
+{
 	Elf_Scn *scn = NULL;
 	int err;
 
 	memset(of, 0, sizeof(*of));
-	of->fd = -1;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return objf_fail(msg, msglen, -EINVAL, "libelf: ",
-				 elf_errmsg(-1));
-	of->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (of->fd < 0) {
-		err = -errno;
-		return objf_fail(msg, msglen, err, strerror(-err), NULL);
+	of->fd = fd;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		err = objf_fail(msg, msglen, -EINVAL, "libelf: ",
+				elf_errmsg(-1));
+		goto fail;
 	}
 	if (fstat(of->fd, &of->st) < 0 || !S_ISREG(of->st.st_mode)) {
 		err = objf_fail(msg, msglen, -EINVAL,

@@ -49,6 +49,13 @@ struct objfile {
  */
 int objf_open(struct objfile *of, const char *path, char *msg, size_t msglen);
 
+/*
+ * The same of a descriptor open for reading, which *of then owns (it is
+ * closed on failure too); path names it in of->path.
+ */
+int objf_open_fd(struct objfile *of, int fd, const char *path, char *msg,
+		 size_t msglen);
+
 void objf_close(struct objfile *of);
 
 /* The table that names the most symbols: .symtab, else .dynsym. */

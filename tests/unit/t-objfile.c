@@ -13,11 +13,14 @@
  *    function runs (elf_load_bias());
  *  - what is not an ELF file is refused with the reason: a directory, a
  *    text file, a missing file (the open's errno); an address no
- *    segment holds has no offset.
+ *    segment holds has no offset;
+ *  - a descriptor handed over (objf_open_fd()) is read the same, and
+ *    closed when refused.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,9 +112,29 @@ static void test_refused(void)
 	}
 }
 
+static void test_fd(void)
+{
+	struct objfile of;
+	char msg[128] = "";
+	int fd;
+
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	ok(fd >= 0 && objf_open_fd(&of, fd, "self", msg, sizeof(msg)) == 0 &&
+		   of.fd == fd && !strcmp(of.path, "self") && of.nph > 0,
+	   "fd: read as by path (%s)", msg);
+	if (fd >= 0 && of.fd == fd)
+		objf_close(&of);
+	fd = open("/", O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+	is_int(objf_open_fd(&of, fd, "/", msg, sizeof(msg)), -EINVAL,
+	       "fd: a directory refused");
+	ok(fd >= 0 && fcntl(fd, F_GETFD) < 0 && errno == EBADF,
+	   "fd: closed when refused");
+}
+
 int main(void)
 {
 	test_self();
 	test_refused();
+	test_fd();
 	return tap_done();
 }

@@ -56,8 +56,8 @@ int objf_open_fd(struct objfile *of, int fd, const char *path, char *msg,
 	memset(of, 0, sizeof(*of));
 	of->fd = fd;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
-		err = objf_fail(msg, msglen, -EINVAL, "libelf: ",
-				elf_errmsg(-1));
+		err = objf_fail(msg, msglen, -EINVAL,
+				"libelf: ", elf_errmsg(-1));
 		goto fail;
 	}
 	if (fstat(of->fd, &of->st) < 0 || !S_ISREG(of->st.st_mode)) {
@@ -78,8 +78,8 @@ int objf_open_fd(struct objfile *of, int fd, const char *path, char *msg,
 	}
 	if (!gelf_getehdr(of->elf, &of->ehdr) ||
 	    elf_getshdrstrndx(of->elf, &of->shstrndx) != 0) {
-		err = objf_fail(msg, msglen, -EINVAL, "bad ELF header: ",
-				elf_errmsg(-1));
+		err = objf_fail(msg, msglen, -EINVAL,
+				"bad ELF header: ", elf_errmsg(-1));
 		goto fail;
 	}
 	if (elf_getphdrnum(of->elf, &of->nph) == 0 && of->nph) {

@@ -287,7 +287,8 @@ const struct proc_map *proc_maps_next_file(const struct proc_maps *mm,
 			continue;
 		for (size_t i = 0; i < *k && !seen; i++)
 			seen = mm->m[i].ino == m->ino &&
-			       mm->m[i].dev == m->dev && is_exec_file(&mm->m[i]);
+			       mm->m[i].dev == m->dev &&
+			       is_exec_file(&mm->m[i]);
 		if (!seen) {
 			++*k;
 			return m;

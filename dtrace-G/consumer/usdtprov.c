@@ -38,7 +38,7 @@
 
 /* The module name: what the helper registered, else the file's name. */
 static const char *usdt_module_name(const struct reg_proc *rp,
-			     const struct tfile *f)
+				    const struct tfile *f)
 {
 	const char *slash;
 
@@ -101,8 +101,7 @@ static void usdt_file_probes(struct consumer *c, struct tproc *pr,
 			probe_match(c, p);
 		}
 		add_offs(f, dp->sites, dp->nsites, &p->offs, &p->noffs);
-		add_offs(f, dp->ensites, dp->nensites, &p->enoffs,
-			 &p->nenoffs);
+		add_offs(f, dp->ensites, dp->nensites, &p->enoffs, &p->nenoffs);
 	}
 	free(smod);
 }

@@ -76,16 +76,16 @@ static void test_self(void)
 	ok(!elf_vaddr_to_off(of.ph, of.nph, UINT64_MAX - 4096, &off),
 	   "offset: none for an address no segment holds");
 	if (proc_maps_read(getpid(), &mm) == 0) {
-		m = proc_maps_find(&mm,
-				   (uint64_t)(uintptr_t)&t_objfile_marker);
-		ok(m && elf_load_bias(of.ph, of.nph, m->start, m->off,
-				      &bias) == 0 &&
+		m = proc_maps_find(&mm, (uint64_t)(uintptr_t)&t_objfile_marker);
+		ok(m &&
+			   elf_load_bias(of.ph, of.nph, m->start, m->off,
+					 &bias) == 0 &&
 			   v + bias == (uint64_t)(uintptr_t)&t_objfile_marker,
 		   "bias: link-time address + bias is where it runs");
 		proc_maps_free(&mm);
 	}
-	is_int(elf_load_bias(of.ph, of.nph, 0x1000, 0x7fff0000, &bias),
-	       -ENOENT, "bias: no segment at that offset");
+	is_int(elf_load_bias(of.ph, of.nph, 0x1000, 0x7fff0000, &bias), -ENOENT,
+	       "bias: no segment at that offset");
 	objf_close(&of);
 	is_int(of.fd, -1, "close: empty");
 	is_int(t_objfile_marker(1), 10, "the marker runs");

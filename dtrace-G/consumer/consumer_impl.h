@@ -128,6 +128,8 @@ struct tfile {
 	bool failed; /* not an ELF file, no probes: never read again */
 	int fd;	     /* fasttrap: open for FASTTRAPIOC_ENABLE, else -1 */
 	struct dt_pidfile *pidf; /* its functions, once a pid probe asks */
+	/* open from file_get() until file_release(): read once for all */
+	struct objfile *of;
 };
 
 /* A probe of one process. */
@@ -720,6 +722,8 @@ struct proc_map; /* procfs.h */
    NULL if it cannot be looked at */
 struct tfile *file_get(struct consumer *c, pid_t pid,
 		       const struct proc_map *m);
+/* close what file_get() left open of a file it made (f->of) */
+void file_release(struct tfile *f);
 /* pid's probe at a site; with derive, made from another process's */
 struct tprobe *probe_at_site(struct consumer *c, pid_t pid,
 			     const struct tfile *f, uint64_t off, bool derive);

@@ -91,10 +91,10 @@ static void file_read_elf(struct tfile *f, struct objfile *of)
 	GElf_Sym s;
 	bool have_base;
 
-	f->ph = of->ph; /* the file's now */
-	f->nph = of->nph;
-	of->ph = NULL;
-	of->nph = 0;
+	f->nph = of->nph; /* kept after of is closed */
+	f->ph = xcalloc(of->nph ? of->nph : 1, sizeof(*f->ph));
+	if (of->nph)
+		memcpy(f->ph, of->ph, of->nph * sizeof(*f->ph));
 	notes = elfw_section_find(of->elf, STAPSDT_SECTION, &nsh);
 	if (notes && nsh.sh_type != SHT_NOTE)
 		notes = NULL;
@@ -208,7 +208,7 @@ struct tfile *file_get(struct consumer *c, pid_t pid, const struct proc_map *m)
 	struct stat st, ps;
 	struct tfile *f;
 	struct dt_collect_opts co = {0};
-	struct objfile of;
+	struct objfile *of;
 	char msg[512];
 	int err;
 
@@ -235,17 +235,23 @@ struct tfile *file_get(struct consumer *c, pid_t pid, const struct proc_map *m)
 		f->upath = xstrdup(f->path);
 	else
 		f->upath = xstrdup(mf); /* deleted, replaced or oddly named */
-	/* opened once, for its sites and its probes */
-	err = objf_open(&of, f->upath, msg, sizeof(msg));
+	/*
+	 * Opened once, for its sites and its probes, and left open for the
+	 * caller's providers (the pid provider's functions) until
+	 * file_release().
+	 */
+	of = xcalloc(1, sizeof(*of));
+	err = objf_open(of, f->upath, msg, sizeof(msg));
 	if (err == -ENOMEM)
 		xoom();
 	if (err < 0) {
+		free(of);
 		f->failed = true;
 		return f;
 	}
-	file_read_elf(f, &of);
-	err = dt_object_probes_of(&f->pl, &of, &co, msg, sizeof(msg));
-	objf_close(&of);
+	f->of = of;
+	file_read_elf(f, of);
+	err = dt_object_probes_of(&f->pl, of, &co, msg, sizeof(msg));
 	if (err == -ENOMEM)
 		xoom();
 	if (err < 0 || !f->pl.n)
@@ -253,6 +259,15 @@ struct tfile *file_get(struct consumer *c, pid_t pid, const struct proc_map *m)
 	else
 		file_stub_notes(f);
 	return f;
+}
+
+void file_release(struct tfile *f)
+{
+	if (!f->of)
+		return;
+	objf_close(f->of);
+	free(f->of);
+	f->of = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -594,6 +609,7 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 			if (providers[k]->file)
 				providers[k]->file(c, pr, f,
 						   !f->failed && !seen, rp);
+		file_release(f);
 	}
 	proc_maps_free(&mm);
 	proc_enable(c, pr);

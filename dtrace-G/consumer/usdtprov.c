@@ -146,6 +146,8 @@ int usdt_maps_wanted(struct consumer *c, pid_t pid, const struct reg_proc *rp,
 		char *smod;
 
 		f = file_get(c, pid, m);
+		if (f)
+			file_release(f); /* its probes are all we look at */
 		if (!f || f->failed)
 			continue;
 		smod = probe_name_dup(usdt_module_name(rp, f));

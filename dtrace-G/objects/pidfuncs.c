@@ -29,7 +29,10 @@
  *
  * Files.  Read with libelf's ELF_C_READ, never mapped: another user may
  * own the file and truncate it while we read (a SIGBUS); a function's
- * bytes are read with pread(2) for the same reason.  Files that are not
+ * bytes are read with pread(2) for the same reason, from the descriptor
+ * its symbols were read through (sdk/objfile.h; struct dt_pidfile keeps
+ * one), so the file is opened once and the bytes are that file's even if
+ * another takes its name meanwhile.  Files that are not
  * x86-64 ELF have no functions here.  A process's files are those it
  * maps executable, each once (sdk/procfs.h's proc_maps_next_file()),
  * read through the mapping (proc_map_open_path()): a file replaced
@@ -216,17 +219,64 @@ static int make_funcs(struct dt_pidfile *pf, struct psym *v, size_t n,
 	return 0;
 }
 
-int dt_pidfile_read(struct dt_pidfile *pf, const char *path, char *msg,
-		    size_t msglen)
+int dt_pidfile_read_of(struct dt_pidfile *pf, const struct objfile *of,
+		       char *msg, size_t msglen)
 {
 	struct psyms ps = {0};
 	struct sbuf nm = {0};
-	struct objfile of;
 	Elf_Scn *tabs[2];
+	int err = 0;
+
+	memset(pf, 0, sizeof(*pf));
+	pf->fd = -1;
+	if (of->ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    of->ehdr.e_machine != EM_X86_64)
+		return fail(msg, msglen, -ENOEXEC,
+			    "%s is not an x86-64 ELF file", of->path);
+	pf->path = strdup(of->path);
+	pf->ph = calloc(of->nph ? of->nph : 1, sizeof(*pf->ph));
+	if (!pf->path || !pf->ph) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (of->nph)
+		memcpy(pf->ph, of->ph, of->nph * sizeof(*pf->ph));
+	pf->nph = of->nph;
+	pf->fd = fcntl(of->fd, F_DUPFD_CLOEXEC, 0);
+	if (pf->fd < 0) {
+		err = fail(msg, msglen, -errno, "%s: %s", of->path,
+			   strerror(errno));
+		goto out;
+	}
+	/* both tables, in the file's order */
+	tabs[0] = of->symtab;
+	tabs[1] = of->dynsym;
+	if (tabs[0] && tabs[1] && elf_ndxscn(tabs[1]) < elf_ndxscn(tabs[0])) {
+		tabs[0] = of->dynsym;
+		tabs[1] = of->symtab;
+	}
+	for (size_t i = 0; i < 2 && !err; i++)
+		if (tabs[i])
+			err = read_symtab(pf, of, tabs[i], &ps, &nm);
+	if (!err)
+		err = make_funcs(pf, ps.v, ps.n, &nm);
+out:
+	free(ps.v);
+	free(nm.b);
+	if (err)
+		dt_pidfile_free(pf);
+	return err;
+}
+
+int dt_pidfile_read(struct dt_pidfile *pf, const char *path, char *msg,
+		    size_t msglen)
+{
+	struct objfile of;
 	char why[256];
 	int err;
 
 	memset(pf, 0, sizeof(*pf));
+	pf->fd = -1;
 	err = objf_open(&of, path, why, sizeof(why));
 	if (err == -ENOMEM)
 		return err;
@@ -235,50 +285,22 @@ int dt_pidfile_read(struct dt_pidfile *pf, const char *path, char *msg,
 			    "%s is not an x86-64 ELF file", path);
 	if (err < 0)
 		return fail(msg, msglen, err, "cannot open %s: %s", path, why);
-	if (of.ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    of.ehdr.e_machine != EM_X86_64) {
-		objf_close(&of);
-		return fail(msg, msglen, -ENOEXEC,
-			    "%s is not an x86-64 ELF file", path);
-	}
-	pf->path = strdup(path);
-	if (!pf->path) {
-		err = -ENOMEM;
-		goto out;
-	}
-	pf->ph = of.ph; /* the table's now */
-	pf->nph = of.nph;
-	of.ph = NULL;
-	of.nph = 0;
-	/* both tables, in the file's order */
-	tabs[0] = of.symtab;
-	tabs[1] = of.dynsym;
-	if (tabs[0] && tabs[1] && elf_ndxscn(tabs[1]) < elf_ndxscn(tabs[0])) {
-		tabs[0] = of.dynsym;
-		tabs[1] = of.symtab;
-	}
-	for (size_t i = 0; i < 2 && !err; i++)
-		if (tabs[i])
-			err = read_symtab(pf, &of, tabs[i], &ps, &nm);
-	if (!err)
-		err = make_funcs(pf, ps.v, ps.n, &nm);
-out:
-	free(ps.v);
-	free(nm.b);
+	err = dt_pidfile_read_of(pf, &of, msg, msglen);
 	objf_close(&of);
-	if (err)
-		dt_pidfile_free(pf);
 	return err;
 }
 
 void dt_pidfile_free(struct dt_pidfile *pf)
 {
+	if (pf->fd >= 0)
+		close(pf->fd);
 	free(pf->path);
 	free(pf->fn);
 	free(pf->ph);
 	free(pf->strs);
 	free(pf->aliases);
 	memset(pf, 0, sizeof(*pf));
+	pf->fd = -1;
 }
 
 bool dt_pidfunc_match(const struct dt_pidfunc *fn, const char *glob)
@@ -329,22 +351,14 @@ static bool is_glob(const char *s)
 static int read_code(const struct dt_pidfile *pf, const struct dt_pidfunc *fn,
 		     uint8_t **buf, char *msg, size_t msglen)
 {
-	int fd = open(pf->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
 	ssize_t got;
+	int err;
 
-	if (fd < 0) {
-		err = -errno;
-		return fail(msg, msglen, err, "cannot open %s: %s", pf->path,
-			    strerror(-err));
-	}
 	*buf = malloc(fn->size);
-	if (!*buf) {
-		close(fd);
+	if (!*buf)
 		return -ENOMEM;
-	}
-	got = pread(fd, *buf, fn->size, (off_t)fn->off);
+	got = pread(pf->fd, *buf, fn->size, (off_t)fn->off);
 	err = got < 0 ? -errno : 0;
-	close(fd);
 	if (got < 0 || (uint64_t)got != fn->size) {
 		free(*buf);
 		*buf = NULL;

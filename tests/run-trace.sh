@@ -11,7 +11,7 @@
 # has the probe enabled in that process.  Covered:
 #  - -c and -p, $target, -q, -o (appends), -Z, -s with several clauses,
 #    $1 macros; a -p start opens each of the target's files once
-#    (strace);
+#    (strace), USDT and pid probes alike;
 #  - printf conversions, trace(), default output, copyinstr(), args[N]
 #    with declared types (a D string), all twelve arguments (six on the
 #    stack), the builtins, predicates, self-> variables (latency between
@@ -645,10 +645,12 @@ while [ $cycles -lt "$ncycles" ]; do
 done
 expect_eq "$ncycles enable/disable cycles: every run stopped at its first hit" 0 "$bad"
 # a start reads each file the target maps through one open, for its
-# probes and its sites alike (sdk/objfile.h): trprog's own files here
+# probes, its sites and its pid functions alike (sdk/objfile.h):
+# trprog's own files here
 if command -v strace >/dev/null 2>&1; then
 	strace -f -qq -e trace=open,openat -o cyc.tr timeout -s KILL 60 \
 		"$DTRACE" -q -p "$m" -n 'tr$target:::tick { exit(0); }' \
+		-n 'pid$target:a.out:main:entry, pid$target:libtrl.so:trl_call:entry { }' \
 		>cyc.txt 2>&1 </dev/null 3>&-
 	for f in trprog libtrl.so; do
 		expect_eq "a -p start opens $f once" 1 \

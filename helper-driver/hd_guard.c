@@ -181,7 +181,7 @@ static int read_pagemap(pid_t pid, uint64_t addr, size_t npages,
 	size_t done = 0;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
+	(void)proc_path(path, sizeof(path), pid, "pagemap");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -206,7 +206,7 @@ static bool env_has(pid_t pid, const char *var)
 	bool found = false;
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	(void)proc_path(path, sizeof(path), pid, "environ");
 	fp = fopen(path, "re");
 	if (!fp)
 		return false;
@@ -498,7 +498,7 @@ static bool fs_type(pid_t pid, uint64_t dev, char *type, size_t typelen)
 	bool found = false;
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+	(void)proc_path(path, sizeof(path), pid, "mountinfo");
 	fp = fopen(path, "re");
 	if (!fp)
 		return false;

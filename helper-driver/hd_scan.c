@@ -45,7 +45,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfsec.h"
 #include "helperd.h"
+#include "objfile.h"
 
 struct obj {
 	uint64_t dev, ino;
@@ -60,40 +62,25 @@ struct objcache {
 	size_t n, cap;
 };
 
-static void inspect(int fd, struct obj *o)
+/* What o's file, open on fd (closed here), holds; path names it. */
+static void inspect(int fd, const char *path, struct obj *o)
 {
-	size_t shstrndx, i, nph;
+	struct objfile of;
 	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	Elf *elf;
+	GElf_Shdr sh;
 
 	o->min_vaddr = UINT64_MAX;
-	/* not ELF_C_READ_MMAP: the file's owner may shrink it (SIGBUS) */
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf)
+	if (objf_open_fd(&of, fd, path, NULL, 0) < 0)
 		return;
-	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    elf_getshdrstrndx(elf, &shstrndx) < 0 ||
-	    elf_getphdrnum(elf, &nph) < 0)
+	if (of.ehdr.e_ident[EI_CLASS] != ELFCLASS64)
 		goto out;
-	o->etype = eh.e_type;
-	for (i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    ph.p_vaddr < o->min_vaddr)
-			o->min_vaddr = ph.p_vaddr;
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			break;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".SUNW_dof") &&
-		    (sh.sh_flags & SHF_ALLOC) && sh.sh_type == SHT_PROGBITS &&
+	o->etype = of.ehdr.e_type;
+	for (size_t i = 0; i < of.nph; i++)
+		if (of.ph[i].p_type == PT_LOAD &&
+		    of.ph[i].p_vaddr < o->min_vaddr)
+			o->min_vaddr = of.ph[i].p_vaddr;
+	while ((scn = elfw_section_next(of.elf, scn, DOF_SECTION_NAME, &sh))) {
+		if ((sh.sh_flags & SHF_ALLOC) && sh.sh_type == SHT_PROGBITS &&
 		    sh.sh_size >= sizeof(dof_hdr_t) && sh.sh_size <= (64 << 20)) {
 			o->has_dof = true;
 			o->dof_addr = sh.sh_addr;
@@ -102,7 +89,7 @@ static void inspect(int fd, struct obj *o)
 		}
 	}
 out:
-	elf_end(elf);
+	objf_close(&of);
 }
 
 static const struct obj *lookup(struct objcache *c, pid_t pid,
@@ -126,14 +113,11 @@ static const struct obj *lookup(struct objcache *c, pid_t pid,
 		c->v = nv;
 		c->cap = ncap;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-		 (int)pid, m->start, m->end);
+	(void)proc_map_files_path(path, sizeof(path), pid, m);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && m->path[0] == '/') {
-		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid,
-			 m->path);
+	if (fd < 0 && m->path[0] == '/' &&
+	    proc_path(path, sizeof(path), pid, "root%s", m->path) == 0)
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	}
 	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 			(uint64_t)st.st_dev != m->dev ||
 			(uint64_t)st.st_ino != m->ino)) {
@@ -146,8 +130,7 @@ static const struct obj *lookup(struct objcache *c, pid_t pid,
 	memset(o, 0, sizeof(*o));
 	o->dev = m->dev;
 	o->ino = m->ino;
-	inspect(fd, o);
-	close(fd);
+	inspect(fd, path, o);
 	return o;
 }
 

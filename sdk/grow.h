@@ -19,6 +19,7 @@
 #define USDT_GROW_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,31 @@ static inline int sbuf_read_fd(struct sbuf *sb, int fd)
 			return 0;
 		sb->len += (size_t)n;
 	}
+}
+
+/*
+ * The whole file at path in a fresh buffer with a NUL after its bytes,
+ * their count in *lenp unless lenp is NULL; else NULL with errno set (a
+ * read that fails part way is a failure: what came before it is not the
+ * file).
+ */
+static inline char *sbuf_read_path(const char *path, size_t *lenp)
+{
+	struct sbuf sb = {0};
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return NULL;
+	err = sbuf_read_fd(&sb, fd);
+	close(fd);
+	if (err) {
+		free(sb.b);
+		errno = -err;
+		return NULL;
+	}
+	if (lenp)
+		*lenp = sb.len;
+	return sb.b;
 }
 
 #endif /* USDT_GROW_H */

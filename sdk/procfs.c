@@ -12,27 +12,96 @@
  * other shape is skipped.  The file is read whole before it is parsed, so one
  * parser serves readers that keep the text (to see whether it changed) and
  * readers that do not.
+ *
+ * The files a process maps executable are walked in one place
+ * (proc_maps_next_file()): every reader of a process's code -- its
+ * probes for `dtrace -l -p`, the pid provider's functions, the tracer's
+ * sites, the C types of -c/-p targets -- wants each file once, and a
+ * file is mapped executable more than once when a library is loaded
+ * twice in separate namespaces or a segment is split.  A file is
+ * identified by the (dev, ino) maps gives, not by its path: a file
+ * replaced since it was mapped keeps its path and changes its inode.
+ * Which earlier mappings are files is asked again for each one rather
+ * than kept in a set: a process maps a few thousand regions at most, and
+ * the walk then needs no memory and has no failure.
+ *
+ * A mapped file is read through /proc/PID/map_files/START-END, which is
+ * the mapping's own file even after it was replaced or removed; where
+ * map_files is closed (it needs CAP_SYS_ADMIN) the path serves only
+ * while it still names the inode mapped.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "grow.h"
 #include "procfs.h"
 
+int proc_path(char *buf, size_t size, pid_t pid, const char *fmt, ...)
+{
+	va_list ap;
+	int n, m;
+
+	n = snprintf(buf, size, "/proc/%d/", (int)pid);
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	va_start(ap, fmt);
+	m = vsnprintf(buf + n, size - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (m < 0 || (size_t)m >= size - (size_t)n)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+char *proc_read_text(pid_t pid, const char *name, size_t *len)
+{
+	char path[PATH_MAX];
+	int err = proc_path(path, sizeof(path), pid, "%s", name);
+
+	if (err < 0) {
+		errno = -err;
+		return NULL;
+	}
+	return sbuf_read_path(path, len);
+}
+
+int proc_auxv(pid_t pid, uint64_t type, uint64_t *val)
+{
+	size_t len;
+	uint64_t *v = (uint64_t *)(void *)proc_read_text(pid, "auxv", &len);
+	int err = -ENOENT;
+
+	if (!v)
+		return -errno;
+	/* (type, value) pairs of native words, ended by AT_NULL */
+	for (size_t i = 0; i + 1 < len / 8 && v[i] != AT_NULL && err; i += 2)
+		if (v[i] == type) {
+			*val = v[i + 1];
+			err = 0;
+		}
+	free(v);
+	return err;
+}
+
 ssize_t proc_read_file(pid_t pid, const char *name, char *buf, size_t size)
 {
-	char path[64];
+	char path[PATH_MAX];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	if (proc_path(path, sizeof(path), pid, "%s", name) < 0)
+		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
@@ -158,7 +227,7 @@ int proc_maps_read(pid_t pid, struct proc_maps *mm)
 
 	mm->m = NULL;
 	mm->n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	(void)proc_path(path, sizeof(path), pid, "maps");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
@@ -200,4 +269,73 @@ const struct proc_map *proc_maps_find(const struct proc_maps *mm, uint64_t addr)
 			return &mm->m[mid];
 	}
 	return NULL;
+}
+
+static bool is_exec_file(const struct proc_map *m)
+{
+	return m->perms[2] == 'x' && m->ino && m->path[0] == '/';
+}
+
+const struct proc_map *proc_maps_next_file(const struct proc_maps *mm,
+					   size_t *k)
+{
+	for (; *k < mm->n; ++*k) {
+		const struct proc_map *m = &mm->m[*k];
+		bool seen = false;
+
+		if (!is_exec_file(m))
+			continue;
+		for (size_t i = 0; i < *k && !seen; i++)
+			seen = mm->m[i].ino == m->ino &&
+			       mm->m[i].dev == m->dev &&
+			       is_exec_file(&mm->m[i]);
+		if (!seen) {
+			++*k;
+			return m;
+		}
+	}
+	return NULL;
+}
+
+size_t proc_map_name_len(const struct proc_map *m)
+{
+	static const char del[] = " (deleted)";
+	size_t n = strlen(m->path), k = sizeof(del) - 1;
+
+	if (n > k && !strcmp(m->path + n - k, del))
+		n -= k;
+	return n;
+}
+
+int proc_map_files_path(char *buf, size_t size, pid_t pid,
+			const struct proc_map *m)
+{
+	return proc_path(buf, size, pid, "map_files/%llx-%llx",
+			 (unsigned long long)m->start,
+			 (unsigned long long)m->end);
+}
+
+int proc_map_open_path(char *buf, size_t size, pid_t pid,
+		       const struct proc_map *m)
+{
+	size_t n = proc_map_name_len(m);
+	struct stat st;
+
+	if (proc_map_files_path(buf, size, pid, m) == 0 &&
+	    access(buf, R_OK) == 0)
+		return 0;
+	if (n >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, m->path, n);
+	buf[n] = '\0';
+	/*
+	 * The inode alone: maps gives the device of the filesystem backing
+	 * the mapping, which on a stacked one (overlayfs) is not the device
+	 * stat(2) reports for the path.
+	 */
+	if (stat(buf, &st) != 0 || (uint64_t)st.st_ino != m->ino) {
+		buf[0] = '\0';
+		return -ENOENT;
+	}
+	return 0;
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * procfs.h - the one reader of /proc/PID files in usdt-sdk (procfs.c):
- * small files whole (stat, status), and maps, parsed.
+ * their paths, small files whole (stat, status), any file whole (maps,
+ * auxv), maps parsed, the files a process maps executable (each once),
+ * and a path that opens the very file a mapping maps (map_files).
  *
  * dtrace-helperd checks that probe sites lie in executable mappings and
- * finds the file that holds a DOF; `dtrace -l -p` and the tracer find
- * the files a process maps.  Each line of the file is
+ * finds the file that holds a DOF; `dtrace -l -p`, the pid provider and
+ * the tracer find the files a process maps.  Each line of maps is
  *
  *	start-end perms offset major:minor inode   path
  *	55d0c8a00000-55d0c8a01000 r-xp 00001000 fe:01 1234   /usr/bin/myapp
@@ -22,6 +24,28 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/*
+ * Build "/proc/PID/" followed by the printf-formatted name in buf: 0, or
+ * -ENAMETOOLONG (buf then holds a truncated path that opens nothing).
+ */
+int proc_path(char *buf, size_t size, pid_t pid, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * Read /proc/pid/name whole, whatever its size (maps, auxv): a malloc'ed
+ * buffer with a NUL after the bytes read, their count in *len unless len
+ * is NULL; else NULL with errno set (ENOENT: no such process; ENOMEM; a
+ * read that failed part way, as when the process exits meanwhile, is a
+ * failure: the text would not be the whole of it).
+ */
+char *proc_read_text(pid_t pid, const char *name, size_t *len);
+
+/*
+ * The value of one auxv entry of pid (AT_BASE, AT_ENTRY ...) in *val:
+ * 0, -ENOENT when the vector has no such entry, or -errno.
+ */
+int proc_auxv(pid_t pid, uint64_t type, uint64_t *val);
 
 /*
  * Read /proc/pid/name (a small file: stat, status, ...) into buf, at most
@@ -55,5 +79,40 @@ void proc_maps_free(struct proc_maps *mm);
 /* The mapping containing addr, or NULL. */
 const struct proc_map *proc_maps_find(const struct proc_maps *mm,
 				      uint64_t addr);
+
+/*
+ * The files pid maps executable, each once: a mapping of a file (an
+ * inode and an absolute path) with execute permission whose (dev, ino)
+ * no earlier such mapping has.  Start with *k = 0; each call returns the
+ * file's first executable mapping and moves *k past it, NULL at the end.
+ *
+ *	for (size_t k = 0; (m = proc_maps_next_file(&mm, &k));)
+ */
+const struct proc_map *proc_maps_next_file(const struct proc_maps *mm,
+					   size_t *k);
+
+/*
+ * The length of m->path without the " (deleted)" the kernel appends when
+ * the file was replaced or removed since it was mapped: the name the
+ * process knew the file by.
+ */
+size_t proc_map_name_len(const struct proc_map *m);
+
+/*
+ * "/proc/PID/map_files/START-END": the file mapped there, even when it
+ * was replaced or removed since; opening it needs CAP_SYS_ADMIN (and the
+ * right to ptrace pid).  0 or -ENAMETOOLONG.
+ */
+int proc_map_files_path(char *buf, size_t size, pid_t pid,
+			const struct proc_map *m);
+
+/*
+ * A path that reads the very file m maps: its map_files entry when that
+ * can be read, else m's own path when the file there still has m's
+ * inode; 0, or -ENOENT when neither does (the file was replaced and
+ * map_files is closed to us: refused rather than another file read).
+ */
+int proc_map_open_path(char *buf, size_t size, pid_t pid,
+		       const struct proc_map *m);
 
 #endif /* USDT_PROCFS_H */

@@ -12,7 +12,8 @@
 #    the pid (myapp<pid>), module and function, processes in pid order;
 #  - -p: only that process's probes, IDs as in the full listing; a pid
 #    that does not exist, and one without probes, are errors; one that
-#    registered nothing: the probes of the files it maps;
+#    registered nothing: the probes of the files it maps, each file
+#    opened once (strace, as root: by its /proc/PID/map_files entry);
 #  - -v: each site's run-time address is the link-time site (the
 #    program's stapsdt note location, inside the function nm names)
 #    plus the load bias /proc/PID/maps shows, with the FILE:LINE addr2line
@@ -263,6 +264,20 @@ prog6=$(basename "$(readlink "/proc/$pid6/exe")")
 run_dtrace -l -p "$pid6"
 expect_eq "-p of an unregistered process: status" 0 "$status"
 expect_file_eq "-p of an unregistered process: its files' probes" expected.txt out.txt
+# each file it maps read through one open (its load bias and its probes
+# share it: sdk/objfile.h); as root, through its mapping (map_files)
+if command -v strace >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+	strace -f -qq -e trace=open,openat -o l6.tr "$DTRACE" -l -p "$pid6" \
+		>/dev/null 2>&1
+	grep -v '= -1 ' l6.tr | grep -o "\"/proc/$pid6/map_files/[^\"]*\"" \
+		>l6.files
+	expect_eq "-p of an unregistered process: its files read by mapping" \
+		yes "$([ -s l6.files ] && echo yes)"
+	expect_eq "-p of an unregistered process: each file opened once" \
+		"" "$(sort l6.files | uniq -d)"
+else
+	echo "# no strace, or not root: the opens of -p's files are not counted"
+fi
 release 6
 
 # ---------------------------------------------------------------------

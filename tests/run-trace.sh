@@ -10,7 +10,8 @@
 # commands read the _ENABLED() semaphores, which tell whether a consumer
 # has the probe enabled in that process.  Covered:
 #  - -c and -p, $target, -q, -o (appends), -Z, -s with several clauses,
-#    $1 macros;
+#    $1 macros; a -p start opens each of the target's files once
+#    (strace), USDT and pid probes alike;
 #  - printf conversions, trace(), default output, copyinstr(), args[N]
 #    with declared types (a D string), all twelve arguments (six on the
 #    stack), the builtins, predicates, self-> variables (latency between
@@ -643,6 +644,21 @@ while [ $cycles -lt "$ncycles" ]; do
 	kill -0 "$m" 2>/dev/null || break
 done
 expect_eq "$ncycles enable/disable cycles: every run stopped at its first hit" 0 "$bad"
+# a start reads each file the target maps through one open, for its
+# probes, its sites and its pid functions alike (sdk/objfile.h):
+# trprog's own files here
+if command -v strace >/dev/null 2>&1; then
+	strace -f -qq -e trace=open,openat -o cyc.tr timeout -s KILL 60 \
+		"$DTRACE" -q -p "$m" -n 'tr$target:::tick { exit(0); }' \
+		-n 'pid$target:a.out:main:entry, pid$target:libtrl.so:trl_call:entry { }' \
+		>cyc.txt 2>&1 </dev/null 3>&-
+	for f in trprog libtrl.so; do
+		expect_eq "a -p start opens $f once" 1 \
+			"$(grep -v '= -1 ' cyc.tr | grep -c "/$f\"")"
+	done
+else
+	echo "# no strace: the opens of a start are not counted"
+fi
 : >m.out
 echo stop >&3
 wait_until 300 answered m.out '^spun' || fail "spin did not stop"

@@ -65,6 +65,7 @@
 #include "bpf/kagg_bpf.h"
 #include "bpf/usdt_bpf.h"
 #include "consumer_impl.h"
+#include "procfs.h"
 
 struct bpf_kagg {
 	struct d_kplan *kp;
@@ -897,7 +898,7 @@ static size_t tls_reap(int fd, size_t ksz)
 		if (tid != last || !last) { /* a variable's keys: one check */
 			char path[32];
 
-			snprintf(path, sizeof(path), "/proc/%u", tid);
+			(void)proc_path(path, sizeof(path), (pid_t)tid, ".");
 			last = tid;
 			last_gone = access(path, F_OK) < 0 && errno == ENOENT;
 		}

@@ -83,24 +83,20 @@ void say(struct consumer *c, const char *fmt, ...)
 
 char *read_file(const char *path, size_t *lenp)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct sbuf sb = {0};
-	int err;
+	char *t = sbuf_read_path(path, lenp);
 
-	if (fd < 0)
-		return NULL;
-	err = sbuf_read_fd(&sb, fd);
-	close(fd);
-	if (err == -ENOMEM)
+	if (!t && errno == ENOMEM)
 		xoom();
-	if (err) {
-		free(sb.b);
-		errno = -err;
-		return NULL;
-	}
-	if (lenp)
-		*lenp = sb.len;
-	return sb.b;
+	return t;
+}
+
+char *read_proc(pid_t pid, const char *name, size_t *lenp)
+{
+	char *t = proc_read_text(pid, name, lenp);
+
+	if (!t && errno == ENOMEM)
+		xoom();
+	return t;
 }
 
 uint64_t now_ns(clockid_t clk)
@@ -285,8 +281,7 @@ static pid_t command_start(struct consumer *c, const char *cmd)
 		waitpid(pid, &st, 0);
 		return -1;
 	}
-	entry = proc_auxv(pid, AT_ENTRY);
-	if (!entry)
+	if (proc_auxv(pid, AT_ENTRY, &entry) < 0 || !entry)
 		return pid; /* stopped after exec: good enough */
 	errno = 0;
 	orig = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
@@ -647,7 +642,7 @@ static void registry_scope(struct consumer *c)
  * header's objects -G never saw, loaded even after the process
  * registered (a PostgreSQL extension built with PGXS, dlopen()ed by a
  * backend).  Such a process is traced once one of those probes matches
- * (proc_maps_wanted()).  A process is looked at when it is first seen in
+ * (usdt_maps_wanted()).  A process is looked at when it is first seen in
  * the registry, and then once a second while its maps change, not at
  * every registry change, so that many registering processes do not make
  * each change cost a read of every process's maps.  With none given,
@@ -669,7 +664,7 @@ static bool note_procs_add(struct consumer *c, const struct dt_probes *reg)
 			struct regcand *rc = &c->cands[i];
 
 			if (proc_find(c, rc->pid) ||
-			    proc_maps_wanted(c, rc->pid, NULL,
+			    usdt_maps_wanted(c, rc->pid, NULL,
 					     &rc->maps_hash) != 1)
 				continue;
 			rc->maps_hash = 0; /* looked at again with reg */
@@ -699,7 +694,7 @@ static bool note_procs_add(struct consumer *c, const struct dt_probes *reg)
 		}
 		rc->seen = true;
 		if ((fresh || due || !rc->maps_hash) &&
-		    proc_maps_wanted(c, rp->pid, rp, &rc->maps_hash) == 1)
+		    usdt_maps_wanted(c, rp->pid, rp, &rc->maps_hash) == 1)
 			(void)proc_add(c, rp->pid, false);
 	}
 	/* those gone from the registry, or traced now, are let go */

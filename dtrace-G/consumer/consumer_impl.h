@@ -128,6 +128,8 @@ struct tfile {
 	bool failed; /* not an ELF file, no probes: never read again */
 	int fd;	     /* fasttrap: open for FASTTRAPIOC_ENABLE, else -1 */
 	struct dt_pidfile *pidf; /* its functions, once a pid probe asks */
+	/* open from file_get() until file_release(): read once for all */
+	struct objfile *of;
 };
 
 /* A probe of one process. */
@@ -631,6 +633,8 @@ void say(struct consumer *c, const char *fmt, ...)
 /* bytes of a CPU's buffer for -x bufsize (0: the default), page-rounded */
 size_t consumer_bufsize(size_t want);
 char *read_file(const char *path, size_t *lenp);
+/* /proc/pid/name whole (procfs.h's proc_read_text), or NULL */
+char *read_proc(pid_t pid, const char *name, size_t *lenp);
 /* fdclose.c: close n descriptors (< 0 skipped) from many threads at once:
  * each close of a uprobe perf event waits for grace periods */
 void close_many(const int *fds, size_t n);
@@ -715,10 +719,13 @@ bool probe_matches(const struct dt_desc *d, const char *provider,
 		   const char *mod, const char *func, const char *name);
 bool proc_refresh(struct consumer *c, struct tproc *pr,
 		  const struct reg_proc *rp);
-/* 1 if pid maps a file with a probe some description matches, 0 if
-   not, -1 if its maps are those of hash *mh (set to the maps' hash) */
-int proc_maps_wanted(struct consumer *c, pid_t pid, const struct reg_proc *rp,
-		     uint64_t *mh);
+struct proc_map; /* procfs.h */
+/* the file mapped at m in pid, read once per run (cached by dev, ino);
+   NULL if it cannot be looked at */
+struct tfile *file_get(struct consumer *c, pid_t pid,
+		       const struct proc_map *m);
+/* close what file_get() left open of a file it made (f->of) */
+void file_release(struct tfile *f);
 /* pid's probe at a site; with derive, made from another process's */
 struct tprobe *probe_at_site(struct consumer *c, pid_t pid,
 			     const struct tfile *f, uint64_t off, bool derive);
@@ -733,9 +740,11 @@ struct tprobe *probe_find(struct consumer *c, pid_t pid, const char *prov,
 			  const char *mod, const char *func, const char *name);
 /* a name from a file or a process as a probe carries it: escaped */
 char *probe_name_dup(const char *s);
-/* usdtprov.c: the module name of f in the process rp registered */
-const char *usdt_module_name(const struct reg_proc *rp,
-			     const struct tfile *f);
+/* usdtprov.c: 1 if pid maps a file with a USDT probe some description
+   matches, 0 if not, -1 if its maps are those of hash *mh (set to the
+   maps' hash) */
+int usdt_maps_wanted(struct consumer *c, pid_t pid, const struct reg_proc *rp,
+		     uint64_t *mh);
 
 /* freeze.c: a process held still (ptrace) while its sites are armed */
 struct frozen {
@@ -748,7 +757,6 @@ size_t proc_freeze(pid_t pid, struct frozen **fz, size_t n);
 void proc_thaw(struct frozen *fz, size_t n);
 
 /* rtld.c: a -c command run to where its libraries are mapped */
-uint64_t proc_auxv(pid_t pid, uint64_t type);
 /* pid (ptrace-stopped after exec) run until ld.so has mapped everything
  * and stopped there: 0; -ENOENT/-ENOTSUP: no debugger interface to use
  * (nothing done); -EIO: failed halfway; *exited if it ended meanwhile */

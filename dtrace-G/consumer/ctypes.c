@@ -161,7 +161,7 @@ struct dt_ctypes *ctypes_open(struct consumer *c)
 
 		if (!c->procs[i]->target)
 			continue;
-		snprintf(l, sizeof(l), "/proc/%d/exe", (int)c->procs[i]->pid);
+		(void)proc_path(l, sizeof(l), c->procs[i]->pid, "exe");
 		n = readlink(l, exe, sizeof(exe) - 1);
 		if (n > 0) {
 			exe[n] = '\0';
@@ -170,15 +170,15 @@ struct dt_ctypes *ctypes_open(struct consumer *c)
 	}
 	for (size_t i = 0; i < c->nprocs; i++) {
 		struct proc_maps mm = {0};
+		const struct proc_map *m;
 
 		if (!c->procs[i]->target ||
 		    proc_maps_read(c->procs[i]->pid, &mm) < 0)
 			continue;
 		/* code objects: their text is mapped executable (not
 		 * ld.so.cache, locale archives, data files) */
-		for (size_t k = 0; k < mm.n; k++)
-			if (mm.m[k].ino && mm.m[k].perms[2] == 'x')
-				add_obj(ct, mm.m[k].path, false);
+		for (size_t k = 0; (m = proc_maps_next_file(&mm, &k));)
+			add_obj(ct, m->path, false);
 		proc_maps_free(&mm);
 	}
 	return ct;
@@ -190,29 +190,15 @@ static void obj_index(struct ctobj *o, Dwarf *dw);
  * NULL when it has none. */
 static Dwarf *obj_dwarf(struct ctobj *o)
 {
-	struct stat st;
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
-	int fd;
 
 	if (o->opened)
 		return o->dw;
 	o->opened = true;
-	o->cb.find_elf = dwfl_build_id_find_elf;
-	o->cb.find_debuginfo = dt_dwfl_find_debuginfo; /* elfsafe.c */
-	o->cb.section_address = dwfl_offline_section_address;
-	o->cb.debuginfo_path = &o->debuginfo_path;
-	o->dwfl = dwfl_begin(&o->cb);
-	if (!o->dwfl)
+	mod = dt_dwfl_offline(o->path, &o->cb, &o->debuginfo_path, &o->dwfl);
+	if (!mod)
 		return NULL;
-	fd = dt_safe_open(o->path, &st);
-	if (fd < 0)
-		return NULL;
-	dwfl_report_begin(o->dwfl);
-	mod = dwfl_report_offline(o->dwfl, o->path, o->path, fd);
-	if (dwfl_report_end(o->dwfl, NULL, NULL) != 0 || !mod)
-		return NULL;
-	dt_dwfl_bind(mod, &st);
 	o->dw = dwfl_module_getdwarf(mod, &bias);
 	if (o->dw)
 		obj_index(o, o->dw);

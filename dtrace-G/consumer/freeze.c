@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 
 #include "consumer_impl.h"
+#include "procfs.h"
 
 size_t proc_freeze(pid_t pid, struct frozen **fz, size_t n)
 {
@@ -39,7 +40,7 @@ size_t proc_freeze(pid_t pid, struct frozen **fz, size_t n)
 		struct dirent *de;
 
 		more = false;
-		snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
+		(void)proc_path(p, sizeof(p), pid, "task");
 		d = opendir(p);
 		if (!d)
 			break;

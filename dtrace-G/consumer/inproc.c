@@ -222,7 +222,7 @@ static int mem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, bool write)
 	int fd;
 	ssize_t n;
 
-	snprintf(p, sizeof(p), "/proc/%d/mem", (int)pid);
+	(void)proc_path(p, sizeof(p), pid, "mem");
 	fd = open(p, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -619,7 +619,7 @@ static int arena_make(struct consumer *c, struct ip_proc *ipp,
 			 strerror((int)-fd), ours ? " (ptrace)" : "");
 		return -1;
 	}
-	snprintf(p, sizeof(p), "/proc/%d/fd/%ld", (int)ipp->pid, fd);
+	(void)proc_path(p, sizeof(p), ipp->pid, "fd/%ld", fd);
 	mfd = open(p, O_RDWR | O_CLOEXEC);
 	if (mfd < 0 || ftruncate(mfd, (off_t)ipp->len) < 0) {
 		snprintf(why, wlen, "%s: %s", p, strerror(errno));
@@ -787,7 +787,7 @@ static bool exec_check(struct consumer *c, struct ip_proc *ipp)
 {
 	const struct tproc *pr = ipp->pr;
 
-	char p[64], *now;
+	char *now;
 	bool execd;
 
 	if (ipp->exec_said)
@@ -799,8 +799,7 @@ static bool exec_check(struct consumer *c, struct ip_proc *ipp)
 	 * pr->maps may be from before the arena was made: read them now.
 	 * An exiting process has none (not an exec).
 	 */
-	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pr->pid);
-	now = read_file(p, NULL);
+	now = read_proc(pr->pid, "maps", NULL);
 	execd = now && *now && !strstr(now, "usdt-arena");
 	free(now);
 	if (!execd)

@@ -13,8 +13,9 @@
  * is expanded) selects functions of process N: pid_prepare() grabs N
  * like a -p target (without making dtrace exit when it does), and every
  * time sites.c sees N map a file (proc_refresh(), at start and as it
- * dlopen()s) pid_proc_file() reads the file's functions once
- * (../pidfuncs.c: both symbol tables, one probe per address, offsets
+ * dlopen()s) pid_proc_file() reads the file's functions once, through
+ * the open sites.c made of it (file_get(): one open per file for every
+ * reader; ../pidfuncs.c: both symbol tables, one probe per address, offsets
  * checked against the instruction boundaries) and makes a probe record
  * per probe point the descriptions select there, provider "pid<N>",
  * module the file's name, which clause matching (sites.c) then treats
@@ -80,6 +81,7 @@
 
 #include "../objects/pidfuncs.h"
 #include "consumer_impl.h"
+#include "procfs.h"
 
 #define PID_MAXSITES 4000
 /* past this many sites, dtrace warns that stopping will take a while */
@@ -295,7 +297,7 @@ static bool is_exe_of(pid_t pid, const struct tfile *f)
 	char p[64];
 	struct stat st;
 
-	snprintf(p, sizeof(p), "/proc/%d/exe", (int)pid);
+	(void)proc_path(p, sizeof(p), pid, "exe");
 	return stat(p, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino;
 }
 
@@ -324,9 +326,17 @@ static void pid_proc_file(struct consumer *c, struct tproc *pr, struct tfile *f)
 	if (!any)
 		return;
 	if (!f->pidf) {
+		int rerr;
+
 		f->pidf = xcalloc(1, sizeof(*f->pidf));
-		if (dt_pidfile_read(f->pidf, f->upath, msg, sizeof(msg)) ==
-		    -ENOMEM)
+		/* through the open file_get() made, when it is still open */
+		if (f->of)
+			rerr = dt_pidfile_read_of(f->pidf, f->of, msg,
+						  sizeof(msg));
+		else
+			rerr = dt_pidfile_read(f->pidf, f->upath, msg,
+					       sizeof(msg));
+		if (rerr == -ENOMEM)
 			xoom();
 	}
 	/*

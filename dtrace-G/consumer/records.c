@@ -235,8 +235,8 @@ void threads_reap(struct consumer *c)
 
 		if (!c->seen[i].tid)
 			continue;
-		snprintf(p, sizeof(p), "/proc/%d/task/%d", (int)c->seen[i].pid,
-			 (int)c->seen[i].tid);
+		(void)proc_path(p, sizeof(p), c->seen[i].pid, "task/%d",
+				(int)c->seen[i].tid);
 		if (access(p, F_OK) < 0 && errno == ENOENT)
 			PUSH(gone, ngone, c->seen[i].tid);
 	}

@@ -25,7 +25,8 @@
  * another body could not be stepped over by emulating it.
  *
  * The addresses come from ld.so's own ELF symbols (dynsym), ld.so being
- * the file /proc/PID/maps shows at AT_BASE.  A static executable (no
+ * the file /proc/PID/maps shows at AT_BASE (/proc/PID/auxv), read
+ * through its mapping (procfs.h).  A static executable (no
  * AT_BASE) or an ld.so without the two symbols is left to the caller,
  * which runs to the entry point as before.
  */
@@ -47,45 +48,28 @@
 #include <unistd.h>
 
 #include "consumer_impl.h"
+#include "objfile.h"
+#include "procfs.h"
 
-/* One word of a process's auxv: AT_BASE, AT_ENTRY ...; 0 if absent. */
-uint64_t proc_auxv(pid_t pid, uint64_t type)
-{
-	char p[64];
-	size_t len;
-	uint64_t *v, val = 0;
-
-	snprintf(p, sizeof(p), "/proc/%d/auxv", (int)pid);
-	v = (uint64_t *)(void *)read_file(p, &len);
-	if (!v)
-		return 0;
-	for (size_t i = 0; i + 1 < len / 8; i += 2)
-		if (v[i] == type)
-			val = v[i + 1];
-	free(v);
-	return val;
-}
-
-/* The path of the file mapped at `start` in pid. */
+/*
+ * A path that reads the file mapped at `start` in pid (procfs.h: the
+ * mapping's own file, even if replaced since), or NULL.
+ */
 static char *mapped_at(pid_t pid, uint64_t start)
 {
-	char p[64], *maps, *line, *save = NULL, *path = NULL;
-	size_t len;
+	struct proc_maps mm;
+	const struct proc_map *m;
+	char path[PATH_MAX];
+	char *ret = NULL;
 
-	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
-	maps = read_file(p, &len);
-	if (!maps)
+	if (proc_maps_read(pid, &mm) < 0)
 		return NULL;
-	for (line = strtok_r(maps, "\n", &save); line && !path;
-	     line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long lo;
-		char *slash = strchr(line, '/');
-
-		if (sscanf(line, "%llx-", &lo) == 1 && lo == start && slash)
-			path = xstrdup(slash);
-	}
-	free(maps);
-	return path;
+	m = proc_maps_find(&mm, start);
+	if (m && m->start == start &&
+	    proc_map_open_path(path, sizeof(path), pid, m) == 0)
+		ret = xstrdup(path);
+	proc_maps_free(&mm);
+	return ret;
 }
 
 /*
@@ -95,60 +79,38 @@ static char *mapped_at(pid_t pid, uint64_t start)
 static int ldso_symbols(const char *path, uint64_t *brk, uint64_t *rdebug,
 			uint64_t *lo)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOENT;
-	Elf *e;
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	size_t nph;
+	struct objfile of;
+	struct elf_syms it;
+	const char *n;
+	GElf_Sym s;
+	int err;
 
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
+	err = objf_open(&of, path, NULL, 0);
+	if (err < 0)
+		return err == -EINVAL ? -ENOTSUP : err;
 	/* the offsets and the emulated `ret` are x86-64's */
-	if (!e || gelf_getclass(e) != ELFCLASS64 ||
-	    !gelf_getehdr(e, &eh) || eh.e_machine != EM_X86_64 ||
-	    elf_getphdrnum(e, &nph) != 0) {
-		err = -ENOTSUP;
-		goto out;
+	if (of.ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    of.ehdr.e_machine != EM_X86_64) {
+		objf_close(&of);
+		return -ENOTSUP;
 	}
 	*lo = UINT64_MAX;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    (ph.p_vaddr & ~(uint64_t)0xfff) < *lo)
-			*lo = ph.p_vaddr & ~(uint64_t)0xfff;
-	}
+	for (size_t i = 0; i < of.nph; i++)
+		if (of.ph[i].p_type == PT_LOAD &&
+		    (of.ph[i].p_vaddr & ~(uint64_t)0xfff) < *lo)
+			*lo = of.ph[i].p_vaddr & ~(uint64_t)0xfff;
 	*brk = *rdebug = 0;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM ||
-		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+	for (elf_syms_begin(&it, of.elf, of.dynsym);
+	     elf_syms_next(&it, &s, &n);) {
+		if (s.st_shndx == SHN_UNDEF)
 			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *n;
-
-			if (!gelf_getsym(d, (int)i, &s) ||
-			    s.st_shndx == SHN_UNDEF)
-				continue;
-			n = elf_strptr(e, sh.sh_link, s.st_name);
-			if (n && !strcmp(n, "_dl_debug_state"))
-				*brk = s.st_value;
-			else if (n && !strcmp(n, "_r_debug"))
-				*rdebug = s.st_value;
-		}
+		if (!strcmp(n, "_dl_debug_state"))
+			*brk = s.st_value;
+		else if (!strcmp(n, "_r_debug"))
+			*rdebug = s.st_value;
 	}
-	if (*brk && *rdebug && *lo != UINT64_MAX)
-		err = 0;
-out:
-	if (e)
-		elf_end(e);
-	close(fd);
-	return err;
+	objf_close(&of);
+	return *brk && *rdebug && *lo != UINT64_MAX ? 0 : -ENOENT;
 }
 
 /* rip = pop(): what `ret` does. */
@@ -170,7 +132,7 @@ static int emulate_ret(pid_t pid)
 
 int rtld_run_to_consistent(pid_t pid, bool *exited)
 {
-	uint64_t base = proc_auxv(pid, AT_BASE), brk = 0, rdebug = 0, lo = 0;
+	uint64_t base = 0, brk = 0, rdebug = 0, lo = 0;
 	uint64_t at, st_at;
 	unsigned char body[8];
 	char *path;
@@ -179,7 +141,7 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 	size_t skip;
 
 	*exited = false;
-	if (!base)
+	if (proc_auxv(pid, AT_BASE, &base) < 0 || !base)
 		return -ENOENT;
 	path = mapped_at(pid, base);
 	if (!path)

@@ -6,16 +6,18 @@
  * The processes are the -p and -c targets, and every process that
  * registered DOF with the helper (the registry) and has a probe a
  * description matches, in its DOF or in the notes of a file it maps
- * that registered nothing (consumer.c adds them, proc_maps_wanted()).  A process's probes are
- * read from the files it has mapped executable (/proc/PID/maps), each
- * file once (by device and inode): their DOF or stapsdt notes
+ * that registered nothing (consumer.c adds them, usdt_maps_wanted()).
+ * A process's probes are read from the files it has mapped executable
+ * (/proc/PID/maps, procfs.h's proc_maps_next_file()), each file once
+ * (by device and inode): their DOF or stapsdt notes
  * (elfprobes.c), so a target's probes are found with or without
  * dtrace-helperd, including those of libraries it dlopen()s while
  * traced (the maps are read again every 100 ms, and at once when the
  * registry changes; an exiting process's empty maps are not read as its
  * files unmapped).  A file is also read here for what the backends
  * need at a site: the stapsdt note (argument locations, semaphore) and
- * the symbols RIP-relative arguments name.
+ * the symbols RIP-relative arguments name.  Both reads share one open
+ * of the file (sdk/objfile.h, file_get()).
  *
  * A probe of a process is named as DTrace names it: the provider with
  * the pid appended, the module the helper registered (else the file's
@@ -49,6 +51,7 @@
 
 #include "consumer_impl.h"
 #include "elfsec.h"
+#include "objfile.h"
 #include "procfs.h"
 #include "text.h"
 #include "stapsdt.h"
@@ -58,16 +61,7 @@
 
 bool vaddr_to_off(const struct tfile *f, uint64_t v, uint64_t *off)
 {
-	for (size_t i = 0; i < f->nph; i++) {
-		const GElf_Phdr *ph = &f->ph[i];
-
-		if (ph->p_type == PT_LOAD && v >= ph->p_vaddr &&
-		    v - ph->p_vaddr < ph->p_filesz) {
-			*off = ph->p_offset + (v - ph->p_vaddr);
-			return true;
-		}
-	}
-	return false;
+	return elf_vaddr_to_off(f->ph, f->nph, v, off);
 }
 
 bool sym_lookup(const struct tfile *f, const char *name, size_t len,
@@ -83,50 +77,29 @@ bool sym_lookup(const struct tfile *f, const char *name, size_t len,
 	return false;
 }
 
-static void file_read_elf(struct tfile *f, const char *openpath)
+/*
+ * What the backends need of a file at its sites: its program headers
+ * (offsets), its stapsdt notes at their file offsets, the symbols
+ * RIP-relative note arguments name.
+ */
+static void file_read_elf(struct tfile *f, struct objfile *of)
 {
-	Elf *elf;
-	GElf_Ehdr eh;
-	Elf_Scn *scn = NULL, *notes = NULL, *symtab = NULL, *dynsym = NULL;
+	Elf_Scn *notes, *symtab = objf_symbols(of);
 	GElf_Shdr nsh = {0}, bsh = {0};
-	bool have_base = false;
-	size_t shstrndx;
-	int fd;
+	struct elf_syms it;
+	const char *nm;
+	GElf_Sym s;
+	bool have_base;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return;
-	fd = open(openpath, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return;
-	/* not ELF_C_READ_MMAP: the file's owner may shrink it (SIGBUS) */
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || !gelf_getehdr(elf, &eh) ||
-	    elf_getshdrstrndx(elf, &shstrndx) != 0) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return;
-	}
-	if (elf_getphdrnum(elf, &f->nph) == 0 && f->nph) {
-		f->ph = xcalloc(f->nph, sizeof(*f->ph));
-		for (size_t i = 0; i < f->nph; i++)
-			if (!gelf_getphdr(elf, (int)i, &f->ph[i]))
-				memset(&f->ph[i], 0, sizeof(f->ph[i]));
-	}
-	notes = elfw_section_find(elf, STAPSDT_SECTION, &nsh);
+	f->nph = of->nph; /* kept after of is closed */
+	f->ph = xcalloc(of->nph ? of->nph : 1, sizeof(*f->ph));
+	if (of->nph)
+		memcpy(f->ph, of->ph, of->nph * sizeof(*f->ph));
+	notes = elfw_section_find(of->elf, STAPSDT_SECTION, &nsh);
 	if (notes && nsh.sh_type != SHT_NOTE)
 		notes = NULL;
-	have_base = elfw_section_find(elf, STAPSDT_BASE_SECTION, &bsh) != NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB)
-			symtab = scn;
-		else if (sh.sh_type == SHT_DYNSYM)
-			dynsym = scn;
-	}
+	have_base = elfw_section_find(of->elf, STAPSDT_BASE_SECTION, &bsh) !=
+		    NULL;
 	if (notes) {
 		Elf_Data *d = elf_getdata(notes, NULL);
 
@@ -161,40 +134,17 @@ static void file_read_elf(struct tfile *f, const char *openpath)
 			}
 		}
 	}
-	(void)nsh;
-	if (!symtab)
-		symtab = dynsym;
-	if (symtab) {
-		GElf_Shdr sh;
-		Elf_Data *d = elf_getdata(symtab, NULL);
-
-		if (gelf_getshdr(symtab, &sh) && d && sh.sh_entsize) {
-			size_t n = sh.sh_size / sh.sh_entsize;
-
-			for (size_t i = 0; i < n; i++) {
-				GElf_Sym s;
-				const char *nm;
-
-				if (!gelf_getsym(d, (int)i, &s))
-					continue;
-				nm = elf_strptr(elf, sh.sh_link, s.st_name);
-				if (!nm || !*nm)
-					continue;
-				/* objects, and drti.o's recorder (inproc.c) */
-				if (GELF_ST_TYPE(s.st_info) != STT_OBJECT &&
-				    strncmp(nm, "__usdt_", 7) != 0)
-					continue;
-				f->syms = xpush_room(f->syms, f->nsyms,
-						     sizeof(*f->syms));
-				f->symnames = xpush_room(f->symnames, f->nsyms,
-							 sizeof(*f->symnames));
-				f->syms[f->nsyms] = s;
-				f->symnames[f->nsyms++] = xstrdup(nm);
-			}
-		}
+	for (elf_syms_begin(&it, of->elf, symtab); elf_syms_next(&it, &s, &nm);) {
+		/* objects, and drti.o's recorder (inproc.c) */
+		if (GELF_ST_TYPE(s.st_info) != STT_OBJECT &&
+		    strncmp(nm, "__usdt_", 7) != 0)
+			continue;
+		f->syms = xpush_room(f->syms, f->nsyms, sizeof(*f->syms));
+		f->symnames = xpush_room(f->symnames, f->nsyms,
+					 sizeof(*f->symnames));
+		f->syms[f->nsyms] = s;
+		f->symnames[f->nsyms++] = xstrdup(nm);
 	}
-	elf_end(elf);
-	close(fd);
 }
 
 const struct tnote *file_note_at(const struct tfile *f, uint64_t off)
@@ -251,18 +201,18 @@ static bool path_ok(const char *p)
 	return true;
 }
 
-static struct tfile *file_get(struct consumer *c, pid_t pid,
-			      const struct proc_map *m)
+struct tfile *file_get(struct consumer *c, pid_t pid, const struct proc_map *m)
 {
 	const char *path = m->path;
 	char mf[128];
 	struct stat st, ps;
 	struct tfile *f;
 	struct dt_collect_opts co = {0};
+	struct objfile *of;
 	char msg[512];
+	int err;
 
-	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", (int)pid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
+	(void)proc_map_files_path(mf, sizeof(mf), pid, m);
 	if (stat(mf, &st) < 0 && stat(path, &st) < 0)
 		return NULL;
 	for (size_t i = 0; i < c->nfiles; i++)
@@ -273,14 +223,8 @@ static struct tfile *file_get(struct consumer *c, pid_t pid,
 	f->fd = -1;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
-	f->path = xstrdup(path);
-	{
-		/* a file deleted or replaced since it was mapped */
-		size_t n = strlen(f->path), k = strlen(" (deleted)");
-
-		if (n > k && !strcmp(f->path + n - k, " (deleted)"))
-			f->path[n - k] = '\0';
-	}
+	/* the name it had, if deleted or replaced since it was mapped */
+	f->path = xstrndup(path, proc_map_name_len(m));
 	PUSH(c->files, c->nfiles, f);
 	if (!S_ISREG(st.st_mode)) {
 		f->failed = true;
@@ -291,13 +235,39 @@ static struct tfile *file_get(struct consumer *c, pid_t pid,
 		f->upath = xstrdup(f->path);
 	else
 		f->upath = xstrdup(mf); /* deleted, replaced or oddly named */
-	file_read_elf(f, f->upath);
-	if (dt_object_probes(&f->pl, f->upath, &co, msg, sizeof(msg)) < 0 ||
-	    !f->pl.n)
+	/*
+	 * Opened once, for its sites and its probes, and left open for the
+	 * caller's providers (the pid provider's functions) until
+	 * file_release().
+	 */
+	of = xcalloc(1, sizeof(*of));
+	err = objf_open(of, f->upath, msg, sizeof(msg));
+	if (err == -ENOMEM)
+		xoom();
+	if (err < 0) {
+		free(of);
+		f->failed = true;
+		return f;
+	}
+	f->of = of;
+	file_read_elf(f, of);
+	err = dt_object_probes_of(&f->pl, of, &co, msg, sizeof(msg));
+	if (err == -ENOMEM)
+		xoom();
+	if (err < 0 || !f->pl.n)
 		f->failed = true;
 	else
 		file_stub_notes(f);
 	return f;
+}
+
+void file_release(struct tfile *f)
+{
+	if (!f->of)
+		return;
+	objf_close(f->of);
+	free(f->of);
+	f->of = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -591,80 +561,6 @@ static void proc_enable(struct consumer *c, struct tproc *pr)
 }
 
 /*
- * Does pid map a file with a probe some clause's description matches,
- * named as proc_file_probes() would name it?  For registered processes
- * none of whose DOF probes matched (consumer.c): the probes of their
- * other files, which only stapsdt notes describe -- the stubs of a
- * header's objects that -G never saw (a PostgreSQL extension built with
- * PGXS, a library linked with glib's probes), <sys/sdt.h> probes.  The
- * maps are hashed (FNV-1a), and maps that hash as *mh did are not
- * looked at again: -1.  The files are kept (file_get()), so each is read
- * once, whichever processes map it.
- */
-int proc_maps_wanted(struct consumer *c, pid_t pid, const struct reg_proc *rp,
-		     uint64_t *mh)
-{
-	struct proc_maps mm = {0};
-	uint64_t h = 0xcbf29ce484222325ull;
-	char p[64], *maps;
-	int ret = 0;
-
-	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
-	maps = read_file(p, NULL);
-	if (!maps)
-		return 0;
-	for (const char *q = maps; *q; q++)
-		h = (h ^ (uint8_t)*q) * 0x100000001b3ull;
-	if (h == *mh) {
-		free(maps);
-		return -1;
-	}
-	*mh = h;
-	if (proc_maps_parse(maps, &mm) < 0) {
-		free(maps);
-		*mh = 0; /* look again next time */
-		return 0;
-	}
-	for (size_t i = 0; i < mm.n && !ret; i++) {
-		const struct proc_map *m = &mm.m[i];
-		struct tfile *f;
-		char *smod;
-
-		if (m->perms[2] != 'x' || !m->ino || m->path[0] != '/')
-			continue;
-		f = file_get(c, pid, m);
-		if (!f || f->failed)
-			continue;
-		smod = probe_name_dup(usdt_module_name(rp, f));
-		for (size_t k = 0; k < f->pl.n && !ret; k++) {
-			const struct dt_probe *dp = &f->pl.v[k];
-			char prov[DT_PROVIDER_MAX], *sprov, *sfunc, *sname;
-
-			if (!dp->addr_known || !dp->nsites)
-				continue;
-			snprintf(prov, sizeof(prov), "%s%d", dp->prov,
-				 (int)pid);
-			sprov = probe_name_dup(prov);
-			sfunc = probe_name_dup(dp->func);
-			sname = probe_name_dup(dp->name);
-			for (unsigned ci = 0; ci < c->nclauses && !ret; ci++)
-				for (unsigned j = 0; j < c->ndescs[ci] && !ret;
-				     j++)
-					ret = probe_matches(&c->descs[ci][j],
-							    sprov, smod, sfunc,
-							    sname);
-			free(sprov);
-			free(sfunc);
-			free(sname);
-		}
-		free(smod);
-	}
-	proc_maps_free(&mm);
-	free(maps);
-	return ret;
-}
-
-/*
  * Read pr's mappings; for each file not seen in it before, make its
  * probes and enable those that match.  Returns true if the maps changed.
  */
@@ -672,12 +568,12 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 		  const struct reg_proc *rp)
 {
 	struct proc_maps mm = {0};
-	char p[64], *maps;
+	const struct proc_map *m;
+	char *maps;
 
 	if (pr->exited)
 		return false;
-	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pr->pid);
-	maps = read_file(p, NULL);
+	maps = read_proc(pr->pid, "maps", NULL);
 	/*
 	 * None at all: the process is exiting (its memory is released
 	 * before it is reaped), not unmapping its files.  The last maps
@@ -698,13 +594,10 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 		pr->maps = NULL;
 		return false;
 	}
-	for (size_t i = 0; i < mm.n; i++) {
-		const struct proc_map *m = &mm.m[i];
+	for (size_t i = 0; (m = proc_maps_next_file(&mm, &i));) {
 		struct tfile *f;
 		bool seen = false;
 
-		if (m->perms[2] != 'x' || !m->ino || m->path[0] != '/')
-			continue;
 		f = file_get(c, pr->pid, m);
 		if (!f)
 			continue;
@@ -717,6 +610,7 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 			if (providers[k]->file)
 				providers[k]->file(c, pr, f,
 						   !f->failed && !seen, rp);
+		file_release(f);
 	}
 	proc_maps_free(&mm);
 	proc_enable(c, pr);

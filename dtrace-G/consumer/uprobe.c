@@ -74,6 +74,7 @@
 #include <unistd.h>
 
 #include "consumer_impl.h"
+#include "procfs.h"
 #include "stapsdt.h"
 
 static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu,
@@ -699,7 +700,7 @@ static int proc_threads(struct tproc *pr)
 	DIR *d;
 	struct dirent *de;
 
-	snprintf(p, sizeof(p), "/proc/%d/task", (int)pr->pid);
+	(void)proc_path(p, sizeof(p), pr->pid, "task");
 	d = opendir(p);
 	if (!d)
 		return -ESRCH;

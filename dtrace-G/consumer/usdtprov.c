@@ -16,7 +16,9 @@
  * process keeps the first file's probe.  sites.c matches each new probe
  * against the clauses (probe_match()), arms it binary-wide where a
  * description that pins no process can match it, and derives a forked
- * child's probes from its parent's (probe_at_site()).
+ * child's probes from its parent's (probe_at_site()).  Whether a
+ * registered process none of whose DOF probes matched maps a file whose
+ * notes do is asked here too (usdt_maps_wanted(), for consumer.c).
  *
  * Arming and arguments.  A USDT site is kind SITE_USDT (its key is its
  * file offset), armed by every backend; an event there fetches what the
@@ -32,10 +34,11 @@
 #include <string.h>
 
 #include "consumer_impl.h"
+#include "procfs.h"
 
 /* The module name: what the helper registered, else the file's name. */
-const char *usdt_module_name(const struct reg_proc *rp,
-			     const struct tfile *f)
+static const char *usdt_module_name(const struct reg_proc *rp,
+				    const struct tfile *f)
 {
 	const char *slash;
 
@@ -46,6 +49,23 @@ const char *usdt_module_name(const struct reg_proc *rp,
 				return rp->ent[i].mod;
 	slash = strrchr(f->path, '/');
 	return slash ? slash + 1 : f->path;
+}
+
+/* The file offsets of n link-time sites v, each once, added to *offs. */
+static void add_offs(const struct tfile *f, const uint64_t *v, unsigned n,
+		     uint64_t **offs, unsigned *noffs)
+{
+	for (unsigned s = 0; s < n; s++) {
+		uint64_t off;
+		bool dup = false;
+
+		if (!vaddr_to_off(f, v[s], &off))
+			continue;
+		for (unsigned k = 0; k < *noffs; k++)
+			dup |= (*offs)[k] == off;
+		if (!dup)
+			PUSH(*offs, *noffs, off);
+	}
 }
 
 /* The probe records of a file pr maps, the first time it is seen. */
@@ -80,30 +100,83 @@ static void usdt_file_probes(struct consumer *c, struct tproc *pr,
 				       (const char *const *)dp->xargv);
 			probe_match(c, p);
 		}
-		for (unsigned s = 0; s < dp->nsites; s++) {
-			uint64_t off;
-			bool dup = false;
-
-			if (!vaddr_to_off(f, dp->sites[s], &off))
-				continue;
-			for (unsigned k = 0; k < p->noffs; k++)
-				dup |= p->offs[k] == off;
-			if (!dup)
-				PUSH(p->offs, p->noffs, off);
-		}
-		for (unsigned s = 0; s < dp->nensites; s++) {
-			uint64_t off;
-			bool dup = false;
-
-			if (!vaddr_to_off(f, dp->ensites[s], &off))
-				continue;
-			for (unsigned k = 0; k < p->nenoffs; k++)
-				dup |= p->enoffs[k] == off;
-			if (!dup)
-				PUSH(p->enoffs, p->nenoffs, off);
-		}
+		add_offs(f, dp->sites, dp->nsites, &p->offs, &p->noffs);
+		add_offs(f, dp->ensites, dp->nensites, &p->enoffs, &p->nenoffs);
 	}
 	free(smod);
+}
+
+/*
+ * Does pid map a file with a probe some clause's description matches,
+ * named as usdt_file_probes() names it?  For registered processes
+ * none of whose DOF probes matched (consumer.c): the probes of their
+ * other files, which only stapsdt notes describe -- the stubs of a
+ * header's objects that -G never saw (a PostgreSQL extension built with
+ * PGXS, a library linked with glib's probes), <sys/sdt.h> probes.  The
+ * maps are hashed (FNV-1a), and maps that hash as *mh did are not
+ * looked at again: -1.  The files are kept (file_get()), so each is read
+ * once, whichever processes map it.
+ */
+int usdt_maps_wanted(struct consumer *c, pid_t pid, const struct reg_proc *rp,
+		     uint64_t *mh)
+{
+	struct proc_maps mm = {0};
+	const struct proc_map *m;
+	uint64_t h = 0xcbf29ce484222325ull;
+	char *maps;
+	int ret = 0;
+
+	maps = read_proc(pid, "maps", NULL);
+	if (!maps)
+		return 0;
+	for (const char *q = maps; *q; q++)
+		h = (h ^ (uint8_t)*q) * 0x100000001b3ull;
+	if (h == *mh) {
+		free(maps);
+		return -1;
+	}
+	*mh = h;
+	if (proc_maps_parse(maps, &mm) < 0) {
+		free(maps);
+		*mh = 0; /* look again next time */
+		return 0;
+	}
+	for (size_t i = 0; !ret && (m = proc_maps_next_file(&mm, &i));) {
+		struct tfile *f;
+		char *smod;
+
+		f = file_get(c, pid, m);
+		if (f)
+			file_release(f); /* its probes are all we look at */
+		if (!f || f->failed)
+			continue;
+		smod = probe_name_dup(usdt_module_name(rp, f));
+		for (size_t k = 0; k < f->pl.n && !ret; k++) {
+			const struct dt_probe *dp = &f->pl.v[k];
+			char prov[DT_PROVIDER_MAX], *sprov, *sfunc, *sname;
+
+			if (!dp->addr_known || !dp->nsites)
+				continue;
+			snprintf(prov, sizeof(prov), "%s%d", dp->prov,
+				 (int)pid);
+			sprov = probe_name_dup(prov);
+			sfunc = probe_name_dup(dp->func);
+			sname = probe_name_dup(dp->name);
+			for (unsigned ci = 0; ci < c->nclauses && !ret; ci++)
+				for (unsigned j = 0; j < c->ndescs[ci] && !ret;
+				     j++)
+					ret = probe_matches(&c->descs[ci][j],
+							    sprov, smod, sfunc,
+							    sname);
+			free(sprov);
+			free(sfunc);
+			free(sname);
+		}
+		free(smod);
+	}
+	proc_maps_free(&mm);
+	free(maps);
+	return ret;
 }
 
 static void usdt_file(struct consumer *c, struct tproc *pr, struct tfile *f,

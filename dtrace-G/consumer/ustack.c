@@ -353,11 +353,10 @@ static char *maps_of(struct consumer *c, pid_t pid, unsigned depth)
 {
 	struct us_proc *pp;
 	struct tproc *pr;
-	char p[64], *m;
+	char *m;
 	pid_t ppid;
 
-	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
-	m = read_file(p, NULL);
+	m = read_proc(pid, "maps", NULL);
 	if (m && *m)
 		return m;
 	free(m);
@@ -461,11 +460,8 @@ bool us_proc_refresh(struct consumer *c, struct us_proc *up)
 	if (pr && pr->maps && (!up->maps || strcmp(pr->maps, up->maps)))
 		m = xstrdup(pr->maps);
 	if (!m && now - up->refreshed >= US_REFRESH_NS) {
-		char p[64];
-
 		up->refreshed = now;
-		snprintf(p, sizeof(p), "/proc/%d/maps", (int)up->pid);
-		m = read_file(p, NULL);
+		m = read_proc(up->pid, "maps", NULL);
 	}
 	if (!m || !*m || (up->maps && !strcmp(m, up->maps))) {
 		free(m);

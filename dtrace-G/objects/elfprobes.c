@@ -78,6 +78,7 @@
 #include "dof_check.h"
 #include "elfsec.h"
 #include "grow.h"
+#include "objfile.h"
 #include "probes.h"
 #include "procfs.h"
 #include "prov.h"
@@ -450,29 +451,19 @@ out:
 static const char *func_at_size(struct rd *r, size_t shndx, uint64_t addr,
 				uint64_t *start, uint64_t *size)
 {
-	Elf_Data *d;
-	GElf_Shdr sh;
-	const char *best = NULL;
+	struct elf_syms it;
+	const char *best = NULL, *name;
+	GElf_Sym s;
 	int rank = -1;
-	size_t n;
 
-	if (!r->symtab || !gelf_getshdr(r->symtab, &sh) || !sh.sh_entsize ||
-	    !(d = elf_getdata(r->symtab, NULL)))
-		return NULL;
-	n = sh.sh_size / sh.sh_entsize;
-	for (size_t i = 1; i < n; i++) {
-		GElf_Sym s;
-		const char *name;
+	for (elf_syms_begin(&it, r->elf, r->symtab);
+	     elf_syms_next(&it, &s, &name);) {
 		int rk;
 
-		if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF ||
-		    (shndx && s.st_shndx != shndx) ||
+		if (s.st_shndx == SHN_UNDEF || (shndx && s.st_shndx != shndx) ||
 		    (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
 		     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC) ||
 		    addr < s.st_value || addr - s.st_value >= s.st_size)
-			continue;
-		name = elf_strptr(r->elf, sh.sh_link, s.st_name);
-		if (!name || !*name)
 			continue;
 		rk = GELF_ST_BIND(s.st_info) != STB_LOCAL ? 3
 		     : !strchr(name, '.')		  ? 2
@@ -640,22 +631,16 @@ static int cmp_u64(const void *a, const void *b)
  */
 static long stub_addrs(struct rd *r, uint64_t **v)
 {
-	Elf_Data *d;
-	GElf_Shdr sh;
-	size_t n, cnt = 0;
+	struct elf_syms it;
+	const char *name;
+	GElf_Sym sym;
+	size_t cnt = 0;
 
 	*v = NULL;
-	if (!r->symtab || !gelf_getshdr(r->symtab, &sh) || !sh.sh_entsize ||
-	    !(d = elf_getdata(r->symtab, NULL)))
-		return 0;
-	n = sh.sh_size / sh.sh_entsize;
-	for (size_t i = 1; i < n; i++) {
-		GElf_Sym sym;
-		const char *name;
-
-		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+	for (elf_syms_begin(&it, r->elf, r->symtab);
+	     elf_syms_next(&it, &sym, &name);) {
+		if (sym.st_shndx == SHN_UNDEF ||
 		    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    !(name = elf_strptr(r->elf, sh.sh_link, sym.st_name)) ||
 		    strncmp(name, "__dtrace_", 9))
 			continue;
 		if (grow_count(v, cnt, sizeof(**v)) < 0) {
@@ -1105,87 +1090,46 @@ static int add_object(struct dt_probes *pl, struct dt_object *obj)
 	return 0;
 }
 
-int dt_object_probes(struct dt_probes *pl, const char *path,
-		     const struct dt_collect_opts *o, char *msg, size_t msglen)
+int dt_object_probes_of(struct dt_probes *pl, const struct objfile *of,
+			const struct dt_collect_opts *o, char *msg,
+			size_t msglen)
 {
-	struct rd r = {.path = path,
+	struct rd r = {.path = of->path,
+		       .elf = of->elf,
+		       .ehdr = of->ehdr,
+		       .shstrndx = of->shstrndx,
+		       .symtab = objf_symbols(of),
 		       .pl = pl,
 		       .first = pl->n,
 		       .o = o,
 		       .msg = msg,
 		       .msglen = msglen};
-	Elf_Scn *scn = NULL, *dynsym = NULL;
 	size_t first = pl->n;
-	struct stat st;
 	const char *slash;
-	int fd, err;
+	int err;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return rd_err(&r, -EINVAL, "libelf: %s", elf_errmsg(-1));
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return rd_err(&r, -errno, "%s", strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return rd_err(&r, -EINVAL,
-			      "not an ELF file (not a regular file)");
-	}
 	r.obj = calloc(1, sizeof(*r.obj));
-	if (!r.obj || !(r.obj->path = strdup(path)) || add_object(pl, r.obj)) {
+	if (!r.obj || !(r.obj->path = strdup(of->path)) ||
+	    add_object(pl, r.obj)) {
 		if (r.obj)
 			free(r.obj->path);
 		free(r.obj);
-		close(fd);
 		return rd_err(&r, -ENOMEM, "out of memory");
 	}
 	slash = strrchr(r.obj->path, '/');
 	r.obj->mod = slash ? slash + 1 : r.obj->path;
-
-	/*
-	 * ELF_C_READ, never ELF_C_READ_MMAP: the file may belong to another
-	 * user, who can shrink it while we read it (a process of theirs
-	 * maps it); a mapped page past the new end would kill us with
-	 * SIGBUS, where a short pread() is only an error.
-	 */
-	r.elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!r.elf || elf_kind(r.elf) != ELF_K_ELF) {
-		err = rd_err(&r, -EINVAL, "not an ELF file");
-		goto out;
-	}
-	if (!gelf_getehdr(r.elf, &r.ehdr) ||
-	    elf_getshdrstrndx(r.elf, &r.shstrndx) != 0) {
-		err = rd_err(&r, -EINVAL, "bad ELF header: %s", elf_errmsg(-1));
-		goto out;
-	}
 	if (r.ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    r.ehdr.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    r.ehdr.e_machine != EM_X86_64) {
-		err = rd_err(&r, -EINVAL,
-			     "not an x86-64 ELF file (class %u, machine %u)",
-			     r.ehdr.e_ident[EI_CLASS], r.ehdr.e_machine);
-		goto out;
-	}
+	    r.ehdr.e_machine != EM_X86_64)
+		return rd_err(&r, -EINVAL,
+			      "not an x86-64 ELF file (class %u, machine %u)",
+			      r.ehdr.e_ident[EI_CLASS], r.ehdr.e_machine);
 	if (r.ehdr.e_type != ET_REL && r.ehdr.e_type != ET_EXEC &&
-	    r.ehdr.e_type != ET_DYN) {
-		err = rd_err(&r, -EINVAL,
-			     "ELF type %u is not an object, program or shared "
-			     "library",
-			     r.ehdr.e_type);
-		goto out;
-	}
-	while ((scn = elf_nextscn(r.elf, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB)
-			r.symtab = scn;
-		else if (sh.sh_type == SHT_DYNSYM)
-			dynsym = scn;
-	}
-	if (!r.symtab)
-		r.symtab = dynsym;
-
+	    r.ehdr.e_type != ET_DYN)
+		return rd_err(&r, -EINVAL,
+			      "ELF type %u is not an object, program or "
+			      "shared library",
+			      r.ehdr.e_type);
 	err = read_dof(&r);
 	if (!err)
 		err = read_notes(&r, first, pl->n);
@@ -1193,60 +1137,36 @@ int dt_object_probes(struct dt_probes *pl, const char *path,
 		err = rd_err(&r, -ENOENT,
 			     "no USDT probes (no %s section or stapsdt notes)",
 			     DOF_SECTION_NAME);
-out:
 	free(r.targets);
-	if (r.elf)
-		elf_end(r.elf);
-	close(fd);
+	return err;
+}
+
+int dt_object_probes(struct dt_probes *pl, const char *path,
+		     const struct dt_collect_opts *o, char *msg, size_t msglen)
+{
+	struct objfile of;
+	char why[256];
+	int err;
+
+	err = objf_open(&of, path, why, sizeof(why));
+	if (err < 0) {
+		if (msg && msglen)
+			snprintf(msg, msglen, "%s: %s", path, why);
+		return err;
+	}
+	err = dt_object_probes_of(pl, &of, o, msg, msglen);
+	objf_close(&of);
 	return err;
 }
 
 /* ------------------------------------------------------------------ */
 /* The probes of a running process's mapped files (dtrace -l -p) */
 
-/*
- * The load bias of the file mapped at start with offset pgoff: run-time
- * address = link-time address + bias.  The PT_LOAD segment holding file
- * offset pgoff was mapped at start.
- */
-static int file_bias(const char *path, uint64_t start, uint64_t pgoff,
-		     uint64_t *bias)
-{
-	Elf *elf;
-	size_t nph;
-	int fd, err = -ENOENT;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ, NULL); /* not MMAP: see above */
-	if (elf && elf_getphdrnum(elf, &nph) == 0) {
-		for (size_t i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-
-			if (!gelf_getphdr(elf, (int)i, &ph) ||
-			    ph.p_type != PT_LOAD)
-				continue;
-			if ((ph.p_offset & ~(uint64_t)4095) != pgoff)
-				continue;
-			/* the page holding p_offset is at start */
-			*bias = start + (ph.p_offset & 4095) - ph.p_vaddr;
-			err = 0;
-			break;
-		}
-	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return err;
-}
-
 int dt_process_probes(struct dt_probes *pl, pid_t pid,
 		      const struct dt_collect_opts *o)
 {
 	struct proc_maps mm;
-	uint64_t (*seen)[2] = NULL; /* dev, ino of each file looked at */
-	size_t nseen = 0;
+	const struct proc_map *m;
 	int added = 0;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -1254,48 +1174,27 @@ int dt_process_probes(struct dt_probes *pl, pid_t pid,
 	added = proc_maps_read(pid, &mm);
 	if (added < 0)
 		return added;
-	for (size_t k = 0; k < mm.n; k++) {
-		const struct proc_map *m = &mm.m[k];
-		const char *path = m->path, *base;
+	for (size_t k = 0; (m = proc_maps_next_file(&mm, &k));) {
+		const char *base;
 		char mf[PATH_MAX], msg[256];
 		struct dt_object *obj;
-		size_t first = pl->n, plen;
+		struct objfile of;
+		size_t first = pl->n;
 		uint64_t bias = 0;
-		bool dup = false;
+		int err;
 
-		if (m->perms[2] != 'x' || !m->ino || path[0] != '/')
+		if (proc_map_open_path(mf, sizeof(mf), pid, m) < 0 ||
+		    objf_open(&of, mf, msg, sizeof(msg)) < 0)
 			continue;
-		for (size_t i = 0; i < nseen && !dup; i++)
-			dup = seen[i][0] == m->dev && seen[i][1] == m->ino;
-		if (dup)
-			continue;
-		if (grow_count(&seen, nseen, sizeof(*seen)) < 0) {
-			added = -ENOMEM;
-			break;
-		}
-		seen[nseen][0] = m->dev;
-		seen[nseen++][1] = m->ino;
-		/* the mapping itself: right even if the file was replaced */
-		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx",
-			 (int)pid, (unsigned long long)m->start,
-			 (unsigned long long)m->end);
-		/* map_files needs CAP_SYS_ADMIN; else the path, if still it */
-		if (access(mf, R_OK) != 0) {
-			struct stat st;
-
-			if (stat(path, &st) != 0 || st.st_ino != m->ino)
-				continue;
-			snprintf(mf, sizeof(mf), "%s", path);
-		}
-		if (file_bias(mf, m->start, m->off, &bias) < 0 ||
-		    dt_object_probes(pl, mf, o, msg, sizeof(msg)) < 0)
+		err = elf_load_bias(of.ph, of.nph, m->start, m->off, &bias);
+		if (!err)
+			err = dt_object_probes_of(pl, &of, o, msg, sizeof(msg));
+		objf_close(&of);
+		if (err < 0)
 			continue;
 		obj = pl->objs[pl->nobjs - 1];
-		plen = strlen(path);
-		if (plen > 10 && !strcmp(path + plen - 10, " (deleted)"))
-			plen -= 10;
 		free(obj->path);
-		obj->path = strndup(path, plen);
+		obj->path = strndup(m->path, proc_map_name_len(m));
 		if (!obj->path) {
 			added = -ENOMEM;
 			break;
@@ -1323,6 +1222,5 @@ int dt_process_probes(struct dt_probes *pl, pid_t pid,
 		}
 	}
 	proc_maps_free(&mm);
-	free(seen);
 	return added;
 }

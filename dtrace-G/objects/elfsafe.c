@@ -62,6 +62,11 @@
  * lets the owner put a FIFO there in between, on whose open root's
  * dtrace would wait forever.
  *
+ * A file read on its own, not as a process's module (the C types of
+ * ctypes.c, the source lines of srcline.c), gets an offline session
+ * built here the one way (dt_dwfl_offline()): these callbacks, a safe
+ * descriptor, the module bound to what the file was.
+ *
  * Left to libdw: were a dwz alternate file found nowhere here, libdw
  * looks for it itself when a unit refers to it, and maps what it finds.
  */
@@ -261,6 +266,32 @@ void dt_dwfl_bind(Dwfl_Module *mod, const struct stat *st)
 	if (dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL) &&
 	    ud)
 		*ud = objid_of(st);
+}
+
+Dwfl_Module *dt_dwfl_offline(const char *path, Dwfl_Callbacks *cb,
+			     char **debuginfo_path, Dwfl **dwfl)
+{
+	struct stat st;
+	Dwfl_Module *mod;
+	int fd;
+
+	cb->find_elf = dwfl_build_id_find_elf;
+	cb->find_debuginfo = dt_dwfl_find_debuginfo;
+	cb->section_address = dwfl_offline_section_address;
+	cb->debuginfo_path = debuginfo_path;
+	*dwfl = dwfl_begin(cb);
+	if (!*dwfl)
+		return NULL;
+	/* a descriptor safe to map, though another user owns the file */
+	fd = dt_safe_open(path, &st);
+	if (fd < 0)
+		return NULL;
+	dwfl_report_begin(*dwfl);
+	mod = dwfl_report_offline(*dwfl, path, path, fd);
+	if (dwfl_report_end(*dwfl, NULL, NULL) != 0 || !mod)
+		return NULL;
+	dt_dwfl_bind(mod, &st);
+	return mod;
 }
 
 int dt_dwfl_proc_find_elf(Dwfl_Module *mod, void **userdata,

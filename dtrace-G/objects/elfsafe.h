@@ -26,6 +26,16 @@ int dt_safe_open(const char *path, struct stat *st);
  * searched by build-id.  dt_dwfl_proc_find_elf() does it itself. */
 void dt_dwfl_bind(Dwfl_Module *mod, const struct stat *st);
 
+/*
+ * The module of the one file at path, reported to a new offline libdwfl
+ * session (*dwfl; NULL when none could begin) through a safe descriptor
+ * and bound for the debug file search (dt_dwfl_bind()); NULL when the
+ * file cannot be read.  cb and *debuginfo_path are the caller's, and
+ * must last as long as the session: libdwfl keeps pointers to them.
+ */
+Dwfl_Module *dt_dwfl_offline(const char *path, Dwfl_Callbacks *cb,
+			     char **debuginfo_path, Dwfl **dwfl);
+
 /* Dwfl_Callbacks.find_elf for processes (dwfl_linux_proc_find_elf()'s
  * work, with safe descriptors) */
 int dt_dwfl_proc_find_elf(Dwfl_Module *mod, void **userdata,

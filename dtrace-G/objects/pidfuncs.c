@@ -29,8 +29,15 @@
  *
  * Files.  Read with libelf's ELF_C_READ, never mapped: another user may
  * own the file and truncate it while we read (a SIGBUS); a function's
- * bytes are read with pread(2) for the same reason.  Files that are not
- * x86-64 ELF have no functions here.
+ * bytes are read with pread(2) for the same reason, from the descriptor
+ * its symbols were read through (sdk/objfile.h; struct dt_pidfile keeps
+ * one), so the file is opened once and the bytes are that file's even if
+ * another takes its name meanwhile.  Files that are not
+ * x86-64 ELF have no functions here.  A process's files are those it
+ * maps executable, each once (sdk/procfs.h's proc_maps_next_file()),
+ * read through the mapping (proc_map_open_path()): a file replaced
+ * since it was mapped is read as it was mapped, or not at all, never as
+ * the file that now has its name.
  *
  * Offsets.  An offset probe must sit on an instruction boundary: a
  * uprobe in the middle of an instruction would make the kernel decode
@@ -56,6 +63,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "objfile.h"
 #include "pidfuncs.h"
 #include "procfs.h"
 #include "x86site.h"
@@ -141,31 +149,22 @@ struct psyms {
 	size_t n, cap;
 };
 
-static int read_symtab(struct dt_pidfile *pf, Elf *elf, size_t shstrndx,
-		       Elf_Scn *scn, const GElf_Shdr *sh, struct psyms *ps,
-		       struct sbuf *nm)
+static int read_symtab(struct dt_pidfile *pf, const struct objfile *of,
+		       Elf_Scn *scn, struct psyms *ps, struct sbuf *nm)
 {
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t count;
+	struct elf_syms it;
+	const char *name;
+	GElf_Sym s;
 
-	if (!d || !sh->sh_entsize)
-		return 0;
-	count = sh->sh_size / sh->sh_entsize;
-	for (size_t i = 1; i < count; i++) {
-		GElf_Sym s;
-		const char *name;
+	for (elf_syms_begin(&it, of->elf, scn);
+	     elf_syms_next(&it, &s, &name);) {
 		struct psym p = {0};
-		unsigned type;
+		unsigned type = GELF_ST_TYPE(s.st_info);
 
-		if (!gelf_getsym(d, (int)i, &s))
-			continue;
-		type = GELF_ST_TYPE(s.st_info);
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
 		    !s.st_size || s.st_shndx == SHN_UNDEF ||
-		    s.st_shndx >= SHN_LORESERVE)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, s.st_name);
-		if (!name || !*name || !code_section(elf, shstrndx, s.st_shndx))
+		    s.st_shndx >= SHN_LORESERVE ||
+		    !code_section(of->elf, of->shstrndx, s.st_shndx))
 			continue;
 		p.addr = s.st_value;
 		p.size = s.st_size;
@@ -220,77 +219,88 @@ static int make_funcs(struct dt_pidfile *pf, struct psym *v, size_t n,
 	return 0;
 }
 
-int dt_pidfile_read(struct dt_pidfile *pf, const char *path, char *msg,
-		    size_t msglen)
+int dt_pidfile_read_of(struct dt_pidfile *pf, const struct objfile *of,
+		       char *msg, size_t msglen)
 {
 	struct psyms ps = {0};
 	struct sbuf nm = {0};
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	Elf *elf = NULL;
-	int fd, err = 0;
+	Elf_Scn *tabs[2];
+	int err = 0;
 
 	memset(pf, 0, sizeof(*pf));
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return fail(msg, msglen, -EINVAL, "libelf: %s", elf_errmsg(-1));
-	pf->path = strdup(path);
-	if (!pf->path)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		err = -errno;
-		return fail(msg, msglen, err, "cannot open %s: %s", path,
-			    strerror(-err));
-	}
-	/* not ELF_C_READ_MMAP: the file's owner may shrink it (SIGBUS) */
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
-	    elf_getshdrstrndx(elf, &shstrndx) != 0) {
-		err = fail(msg, msglen, -ENOEXEC,
-			   "%s is not an x86-64 ELF file", path);
+	pf->fd = -1;
+	if (of->ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    of->ehdr.e_machine != EM_X86_64)
+		return fail(msg, msglen, -ENOEXEC,
+			    "%s is not an x86-64 ELF file", of->path);
+	pf->path = strdup(of->path);
+	pf->ph = calloc(of->nph ? of->nph : 1, sizeof(*pf->ph));
+	if (!pf->path || !pf->ph) {
+		err = -ENOMEM;
 		goto out;
 	}
-	if (elf_getphdrnum(elf, &pf->nph) == 0 && pf->nph) {
-		pf->ph = calloc(pf->nph, sizeof(*pf->ph));
-		if (!pf->ph) {
-			err = -ENOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < pf->nph; i++)
-			if (!gelf_getphdr(elf, (int)i, &pf->ph[i]))
-				memset(&pf->ph[i], 0, sizeof(pf->ph[i]));
+	if (of->nph)
+		memcpy(pf->ph, of->ph, of->nph * sizeof(*pf->ph));
+	pf->nph = of->nph;
+	pf->fd = fcntl(of->fd, F_DUPFD_CLOEXEC, 0);
+	if (pf->fd < 0) {
+		err = fail(msg, msglen, -errno, "%s: %s", of->path,
+			   strerror(errno));
+		goto out;
 	}
-	while ((scn = elf_nextscn(elf, scn)) && !err) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		err = read_symtab(pf, elf, shstrndx, scn, &sh, &ps, &nm);
+	/* both tables, in the file's order */
+	tabs[0] = of->symtab;
+	tabs[1] = of->dynsym;
+	if (tabs[0] && tabs[1] && elf_ndxscn(tabs[1]) < elf_ndxscn(tabs[0])) {
+		tabs[0] = of->dynsym;
+		tabs[1] = of->symtab;
 	}
+	for (size_t i = 0; i < 2 && !err; i++)
+		if (tabs[i])
+			err = read_symtab(pf, of, tabs[i], &ps, &nm);
 	if (!err)
 		err = make_funcs(pf, ps.v, ps.n, &nm);
 out:
 	free(ps.v);
 	free(nm.b);
-	if (elf)
-		elf_end(elf);
-	close(fd);
 	if (err)
 		dt_pidfile_free(pf);
 	return err;
 }
 
+int dt_pidfile_read(struct dt_pidfile *pf, const char *path, char *msg,
+		    size_t msglen)
+{
+	struct objfile of;
+	char why[256];
+	int err;
+
+	memset(pf, 0, sizeof(*pf));
+	pf->fd = -1;
+	err = objf_open(&of, path, why, sizeof(why));
+	if (err == -ENOMEM)
+		return err;
+	if (err == -EINVAL) /* not a regular file, not ELF */
+		return fail(msg, msglen, -ENOEXEC,
+			    "%s is not an x86-64 ELF file", path);
+	if (err < 0)
+		return fail(msg, msglen, err, "cannot open %s: %s", path, why);
+	err = dt_pidfile_read_of(pf, &of, msg, msglen);
+	objf_close(&of);
+	return err;
+}
+
 void dt_pidfile_free(struct dt_pidfile *pf)
 {
+	if (pf->fd >= 0)
+		close(pf->fd);
 	free(pf->path);
 	free(pf->fn);
 	free(pf->ph);
 	free(pf->strs);
 	free(pf->aliases);
 	memset(pf, 0, sizeof(*pf));
+	pf->fd = -1;
 }
 
 bool dt_pidfunc_match(const struct dt_pidfunc *fn, const char *glob)
@@ -341,22 +351,14 @@ static bool is_glob(const char *s)
 static int read_code(const struct dt_pidfile *pf, const struct dt_pidfunc *fn,
 		     uint8_t **buf, char *msg, size_t msglen)
 {
-	int fd = open(pf->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
 	ssize_t got;
+	int err;
 
-	if (fd < 0) {
-		err = -errno;
-		return fail(msg, msglen, err, "cannot open %s: %s", pf->path,
-			    strerror(-err));
-	}
 	*buf = malloc(fn->size);
-	if (!*buf) {
-		close(fd);
+	if (!*buf)
 		return -ENOMEM;
-	}
-	got = pread(fd, *buf, fn->size, (off_t)fn->off);
+	got = pread(pf->fd, *buf, fn->size, (off_t)fn->off);
 	err = got < 0 ? -errno : 0;
-	close(fd);
 	if (got < 0 || (uint64_t)got != fn->size) {
 		free(*buf);
 		*buf = NULL;
@@ -544,8 +546,7 @@ int dt_pid_each(pid_t pid, const struct dt_desc *d,
 		void *arg, char *msg, size_t msglen)
 {
 	struct proc_maps mm;
-	uint64_t (*seen)[2] = NULL;
-	size_t nseen = 0;
+	const struct proc_map *m;
 	char exe[64];
 	struct stat xst;
 	bool have_exe;
@@ -554,33 +555,15 @@ int dt_pid_each(pid_t pid, const struct dt_desc *d,
 	err = proc_maps_read(pid, &mm);
 	if (err < 0)
 		return err;
-	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	(void)proc_path(exe, sizeof(exe), pid, "exe");
 	have_exe = stat(exe, &xst) == 0;
-	for (size_t k = 0; k < mm.n && !err; k++) {
-		const struct proc_map *m = &mm.m[k];
+	for (size_t k = 0; !err && (m = proc_maps_next_file(&mm, &k));) {
 		struct dt_pidobj o = {0};
 		struct dt_pidfile pf;
 		struct each_ctx x = {&o, each, arg};
 		char open_path[PATH_MAX], *path;
-		size_t plen;
-		bool dup = false;
 
-		if (m->perms[2] != 'x' || !m->ino || m->path[0] != '/')
-			continue;
-		for (size_t i = 0; i < nseen && !dup; i++)
-			dup = seen[i][0] == m->dev && seen[i][1] == m->ino;
-		if (dup)
-			continue;
-		if (grow_count(&seen, nseen, sizeof(*seen)) < 0) {
-			err = -ENOMEM;
-			break;
-		}
-		seen[nseen][0] = m->dev;
-		seen[nseen++][1] = m->ino;
-		plen = strlen(m->path);
-		if (plen > 10 && !strcmp(m->path + plen - 10, " (deleted)"))
-			plen -= 10;
-		path = strndup(m->path, plen);
+		path = strndup(m->path, proc_map_name_len(m));
 		if (!path) {
 			err = -ENOMEM;
 			break;
@@ -589,17 +572,12 @@ int dt_pid_each(pid_t pid, const struct dt_desc *d,
 		o.is_exe = have_exe && xst.st_dev == m->dev &&
 			   xst.st_ino == m->ino;
 		o.mod = strrchr(path, '/') + 1;
-		if (!dt_pid_mod_match(d->mod, path, o.is_exe)) {
+		if (!dt_pid_mod_match(d->mod, path, o.is_exe) ||
+		    proc_map_open_path(open_path, sizeof(open_path), pid, m) <
+			    0) {
 			free(path);
-			continue;
+			continue; /* not asked for, or not the file mapped */
 		}
-		/* the mapping itself: right even if the file was replaced */
-		snprintf(open_path, sizeof(open_path),
-			 "/proc/%d/map_files/%llx-%llx", (int)pid,
-			 (unsigned long long)m->start,
-			 (unsigned long long)m->end);
-		if (access(open_path, R_OK) != 0)
-			snprintf(open_path, sizeof(open_path), "%s", path);
 		if (dt_pidfile_read(&pf, open_path, NULL, 0) < 0) {
 			free(path);
 			continue; /* not ELF, or gone: no functions */
@@ -614,7 +592,6 @@ int dt_pid_each(pid_t pid, const struct dt_desc *d,
 		dt_pidfile_free(&pf);
 		free(path);
 	}
-	free(seen);
 	proc_maps_free(&mm);
 	return err;
 }

@@ -33,6 +33,7 @@ struct dt_pidfunc {
 /* The functions of one file, by address. */
 struct dt_pidfile {
 	char *path; /* what it was read from */
+	int fd;	    /* that file, open: its functions' bytes are read there */
 	struct dt_pidfunc *fn;
 	size_t nfn;
 	GElf_Phdr *ph;
@@ -49,6 +50,11 @@ struct dt_pidfile {
  */
 int dt_pidfile_read(struct dt_pidfile *pf, const char *path, char *msg,
 		    size_t msglen);
+/* The same of a file open already (sdk/objfile.h), which stays the
+ * caller's (pf keeps a descriptor of its own). */
+struct objfile;
+int dt_pidfile_read_of(struct dt_pidfile *pf, const struct objfile *of,
+		       char *msg, size_t msglen);
 void dt_pidfile_free(struct dt_pidfile *pf);
 
 /* Does glob ("" is any) match one of fn's names? */

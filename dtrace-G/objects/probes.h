@@ -227,6 +227,11 @@ void dt_probe_free(struct dt_probe *p);
  */
 int dt_object_probes(struct dt_probes *pl, const char *path,
 		     const struct dt_collect_opts *o, char *msg, size_t msglen);
+/* The same of a file open already (sdk/objfile.h): its readers share it. */
+struct objfile;
+int dt_object_probes_of(struct dt_probes *pl, const struct objfile *of,
+			const struct dt_collect_opts *o, char *msg,
+			size_t msglen);
 void dt_object_free(struct dt_object *obj);
 
 /*

@@ -123,30 +123,13 @@ void dt_srcmap_free(struct dt_srcmap *m)
 struct dt_srcmap *dt_srcmap_open(const char *path)
 {
 	struct dt_srcmap *m = calloc(1, sizeof(*m));
-	struct stat st;
 	GElf_Ehdr eh;
-	int fd;
 
 	if (!m)
 		return NULL;
-	m->cb.find_elf = dwfl_build_id_find_elf;
-	m->cb.find_debuginfo = dt_dwfl_find_debuginfo; /* elfsafe.c */
-	m->cb.section_address = dwfl_offline_section_address;
-	m->cb.debuginfo_path = &m->debuginfo_path;
-	m->dwfl = dwfl_begin(&m->cb);
-	if (!m->dwfl)
+	m->mod = dt_dwfl_offline(path, &m->cb, &m->debuginfo_path, &m->dwfl);
+	if (!m->mod)
 		return m;
-	/* a descriptor safe to map, though another user owns the file */
-	fd = dt_safe_open(path, &st);
-	if (fd < 0)
-		return m;
-	dwfl_report_begin(m->dwfl);
-	m->mod = dwfl_report_offline(m->dwfl, path, path, fd);
-	if (dwfl_report_end(m->dwfl, NULL, NULL) != 0 || !m->mod) {
-		m->mod = NULL;
-		return m;
-	}
-	dt_dwfl_bind(m->mod, &st);
 	m->elf = dwfl_module_getelf(m->mod, &m->bias);
 	if (!m->elf || !gelf_getehdr(m->elf, &eh)) {
 		m->mod = NULL;

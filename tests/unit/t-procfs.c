@@ -12,13 +12,27 @@
  *  - lookups at the first and last byte of a mapping and just outside;
  *  - this process's real maps: the mapping that holds main() is
  *    executable and names this program's file (same inode as stat says);
- *  - a process that does not exist gives -ESRCH.
+ *  - a process that does not exist gives -ESRCH;
+ *  - paths: /proc/PID/ and a formatted name, refused when too long;
+ *  - a whole file: this process's maps text, and its auxv's page size
+ *    (as getauxval() gives it), an absent entry -ENOENT;
+ *  - the walk over executable file mappings: each (dev, ino) once, at
+ *    its first executable mapping, with the same inode on another
+ *    device a file of its own, and anonymous, [vdso] and non-executable
+ *    mappings skipped;
+ *  - a mapped file's name without " (deleted)";
+ *  - the path that opens a mapping's file: this program's own mapping
+ *    opens a file with its inode; a mapping whose path now holds another
+ *    inode, with map_files closed (a pid that does not exist), is
+ *    refused rather than read.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -112,10 +126,114 @@ static void test_small(void)
 	       "small: no such process");
 }
 
+static void test_paths(void)
+{
+	char b[64], tiny[12];
+
+	is_int(proc_path(b, sizeof(b), 42, "maps"), 0, "path: built");
+	is_str(b, "/proc/42/maps", "path: /proc/PID/name");
+	is_int(proc_path(b, sizeof(b), 42, "task/%d", 7), 0, "path: format");
+	is_str(b, "/proc/42/task/7", "path: formatted name");
+	is_int(proc_path(tiny, sizeof(tiny), 42, "mountinfo"), -ENAMETOOLONG,
+	       "path: too long is refused");
+}
+
+static void test_text(void)
+{
+	struct proc_maps mm;
+	size_t len = 0;
+	uint64_t v = 0;
+	char *t;
+
+	t = proc_read_text(getpid(), "maps", &len);
+	ok(t && len > 0 && strlen(t) == len, "text: maps whole, NUL after");
+	ok(t && proc_maps_parse(t, &mm) == 0 &&
+		   proc_maps_find(&mm, (uint64_t)(uintptr_t)&test_text),
+	   "text: parses, and holds our code");
+	if (t)
+		proc_maps_free(&mm);
+	free(t);
+	errno = 0;
+	ok(!proc_read_text(0x7ffffff0, "maps", NULL) && errno == ENOENT,
+	   "text: no such process");
+	is_int(proc_auxv(getpid(), AT_PAGESZ, &v), 0, "auxv: AT_PAGESZ read");
+	is_int(v, getauxval(AT_PAGESZ), "auxv: as getauxval() says");
+	is_int(proc_auxv(getpid(), 0x7fff, &v), -ENOENT, "auxv: absent entry");
+	ok(proc_auxv(0x7ffffff0, AT_PAGESZ, &v) < 0, "auxv: no such process");
+}
+
+static const char xtext[] =
+	"1000-2000 r--p 00000000 08:01 10 /bin/prog\n"
+	"2000-3000 r-xp 00001000 08:01 10 /bin/prog\n"
+	"3000-4000 rw-p 00000000 00:00 0 \n"
+	"4000-5000 r-xp 00000000 00:00 0 [vdso]\n"
+	"5000-6000 r-xp 00001000 08:01 20 /lib/libx.so (deleted)\n"
+	"6000-7000 r-xp 00004000 08:01 10 /bin/prog\n"
+	"7000-8000 r-xp 00001000 08:02 10 /mnt/other\n"
+	"8000-9000 rw-p 00001000 08:01 30 /lib/data\n"
+	"9000-a000 r-xp 00002000 08:01 20 /lib/libx.so (deleted)\n";
+
+static void test_files(void)
+{
+	struct proc_maps mm;
+	const struct proc_map *m;
+	uint64_t got[8];
+	size_t n = 0;
+
+	if (proc_maps_parse(xtext, &mm) < 0) {
+		ok(0, "files: parse");
+		return;
+	}
+	for (size_t k = 0; n < 8 && (m = proc_maps_next_file(&mm, &k));)
+		got[n++] = m->start;
+	is_int(n, 3, "files: three files mapped executable");
+	ok(n == 3 && got[0] == 0x2000 && got[1] == 0x5000 && got[2] == 0x7000,
+	   "files: each at its first executable mapping, in order");
+	is_int(proc_map_name_len(&mm.m[4]), strlen("/lib/libx.so"),
+	       "name: without (deleted)");
+	is_int(proc_map_name_len(&mm.m[0]), strlen("/bin/prog"),
+	       "name: a live file's whole path");
+	proc_maps_free(&mm);
+}
+
+static void test_open_path(void)
+{
+	struct proc_maps mm;
+	const struct proc_map *m;
+	struct proc_map fake;
+	char path[4096];
+	struct stat st;
+
+	if (proc_maps_read(getpid(), &mm) < 0) {
+		ok(0, "open: maps read");
+		return;
+	}
+	m = proc_maps_find(&mm, (uint64_t)(uintptr_t)&test_open_path);
+	ok(m && proc_map_open_path(path, sizeof(path), getpid(), m) == 0 &&
+		   stat(path, &st) == 0 && st.st_ino == m->ino,
+	   "open: our own code's mapping opens our file");
+	if (m) {
+		fake = *m;
+		fake.ino = m->ino + 1; /* the path now holds another file */
+		is_int(proc_map_open_path(path, sizeof(path), 0x7ffffff0,
+					  &fake),
+		       -ENOENT, "open: a replaced file is refused");
+		fake.ino = m->ino;
+		is_int(proc_map_open_path(path, sizeof(path), 0x7ffffff0,
+					  &fake),
+		       0, "open: without map_files, the path if still it");
+	}
+	proc_maps_free(&mm);
+}
+
 int main(void)
 {
 	test_small();
 	test_parse();
 	test_self();
+	test_paths();
+	test_text();
+	test_files();
+	test_open_path();
 	return tap_done();
 }

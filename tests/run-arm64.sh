@@ -28,7 +28,9 @@
 #    explaining itself under DTRACE_DOF_INIT_DEBUG; the DOF's sites, read
 #    back from the linked files, are exactly the notes' locations;
 #  - without -G, the calls reach the header's stubs (nop; ret), each a
-#    probe site with its note, and the program runs;
+#    probe site with its note, and the program runs; dtrace -l --object
+#    (here, on x86-64) lists each stub's probe under the functions that
+#    bl or tail-b to it, as -G would have named it;
 #  - <sys/sdt.h> probes: one nop each, notes with x-register arguments,
 #    the same strings as systemtap's header for register arguments; -G
 #    takes them into the DOF as they are; the inline form of dtrace -h
@@ -372,6 +374,56 @@ expect_file_eq "stubprog: the stub is nop; ret" expect.txt got.txt
 notes stubprog | grep '^ap lib ' >got.txt
 echo "ap lib -8@x0 8@x1" >expect.txt
 expect_file_eq "stubprog: the stub's note" expect.txt got.txt
+
+# Stub callers, read here by dtrace -l (an x86-64 program reading
+# aarch64 ELF): in a program linked without -G, each bl and tail b to a
+# header's stub is a site of the calling function's probe, as -G would
+# have named it; the stub is no site of its own.
+cat >callers.c <<'EOF'
+#include <stdio.h>
+#include "ap.h"
+
+__attribute__((noinline)) void tailer(int x)
+{
+	AP_TAIL(x);
+}
+
+__attribute__((noinline)) long twice(long v)
+{
+	AP_LIB(v, "one");
+	AP_LIB(v + 1, "two");
+	return v * 2;
+}
+
+int main(int argc, char **argv)
+{
+	AP_START(argc, argv[0]);
+	tailer(argc);
+	printf("%ld\n", twice(argc));
+	return 0;
+}
+EOF
+if build_ok "callers (no -G)" $a64cc $cflags -Wl,-z,defs callers.c \
+	-o callers; then
+	qrun ./callers
+	expect_eq "callers under qemu" "0 2" "$qstatus $(cat run.out)"
+	"$objdump" -d callers | awk '
+		/^[0-9a-f]+ <[^>]+>:$/ { f = $2; gsub(/[<>:]/, "", f) }
+		/\t(bl|b)\t[0-9a-f]+ <__dtrace_ap___/ {
+			t = $NF; gsub(/[<>]/, "", t); print f, $3, t }' |
+		sort >got.txt
+	printf '%s\n' "main bl __dtrace_ap___start" \
+		"tailer b __dtrace_ap___tail" "twice bl __dtrace_ap___lib" \
+		"twice bl __dtrace_ap___lib" >expect.txt
+	expect_file_eq "callers: bl and a tail b to the stubs" expect.txt \
+		got.txt
+	run_dtrace -l --object=callers
+	expect_eq "callers: dtrace -l --object" 0 "$status"
+	awk '$2 == "ap" { print $4, $5 }' out.txt | sort >got.txt
+	printf '%s\n' "main start" "tailer tail" "twice lib" >expect.txt
+	expect_file_eq "callers: each probe under its caller, no stub" \
+		expect.txt got.txt
+fi
 
 # ---------------------------------------------------------------------
 # <sys/sdt.h>

@@ -32,7 +32,8 @@
 #    (here, on x86-64) lists each stub's probe under the functions that
 #    bl or tail-b to it, as -G would have named it;
 #  - <sys/sdt.h> probes: one nop each, notes with x-register arguments,
-#    the same strings as systemtap's header for register arguments; -G
+#    the same strings as systemtap's header for register arguments;
+#    dtrace -l -v reads "-4@[sp, 16]" as one argument; -G
 #    takes them into the DOF as they are; the inline form of dtrace -h
 #    headers the same.
 #
@@ -479,6 +480,28 @@ if [ -n "$stap" ] && [ -f "$(dirname "$stap")/sdt-config.h" ]; then
 	fi
 else
 	echo "# systemtap's sys/sdt.h not installed: not compared"
+fi
+
+# An aarch64 note's specs are split at blanks outside brackets: a stack
+# slot as systemtap's header writes it, "-4@[sp, 16]", is one argument
+cat >memarg.c <<'EOF'
+#include <sys/sdt.h>
+int main(void)
+{
+	/* STAP_PROBE_ASM's template form, with the text given */
+	__asm__ __volatile__(STAP_PROBE_ASM(ap, mem,
+		"\n\t.ascii \"-4@[sp, 16] 8@x0\"", "-"));
+	return 0;
+}
+EOF
+if build_ok "memarg" $a64cc $cflags -I"$inc" memarg.c -o memarg; then
+	notes memarg >got.txt
+	echo "ap mem -4@[sp, 16] 8@x0" >expect.txt
+	expect_file_eq "memarg: the note" expect.txt got.txt
+	run_dtrace -l -v --object=memarg
+	sed -n 's/^[[:space:]]*args\[\([0-9]*\)\]: /\1 /p' out.txt >got.txt
+	printf '%s\n' "0 int32_t" "1 uint64_t" >expect.txt
+	expect_file_eq "memarg: dtrace -l -v, two arguments" expect.txt got.txt
 fi
 
 # the inline form of dtrace -h headers is the same machinery

@@ -527,7 +527,8 @@ static const char *int_type(const struct stapsdt_arg *a)
 	return "(unknown)";
 }
 
-static int note_args(struct dt_probe *p, const char *args)
+/* the argument types of a note of a file of machine m (its spec syntax) */
+static int note_args(struct dt_probe *p, const char *args, unsigned m)
 {
 	struct stapsdt_arg a;
 	struct stapsdt_err err;
@@ -538,7 +539,10 @@ static int note_args(struct dt_probe *p, const char *args)
 	p->nargv = calloc(12 + 1, sizeof(*p->nargv));
 	if (!p->nargv)
 		return -ENOMEM;
-	while (n < 12 && (ret = stapsdt_arg_next(args, &cur, &a, &err)) != 0)
+	while (n < 12 &&
+	       (ret = m == EM_AARCH64
+			      ? stapsdt_a64_arg_next(args, &cur, &a, &err)
+			      : stapsdt_arg_next(args, &cur, &a, &err)) != 0)
 		p->nargv[n++] = ret > 0 ? int_type(&a) : "(unknown)";
 	p->nargc = p->xargc = n;
 	p->xargv = p->nargv;
@@ -938,7 +942,8 @@ static struct dt_probe *note_probe(struct rd *r, size_t ndof,
 		DT_ATTR_PRIVATE_UNKNOWN;
 	np.stapsdt_args = note->args;
 	set_section(r, &np, shndx);
-	if (note_args(&np, note->args) || !(p = dt_probes_add(r->pl, &np))) {
+	if (note_args(&np, note->args, r->ehdr.e_machine) ||
+	    !(p = dt_probes_add(r->pl, &np))) {
 		free(np.nargv);
 		return NULL;
 	}

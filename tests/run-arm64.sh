@@ -35,7 +35,10 @@
 #    the same strings as systemtap's header for register arguments;
 #    dtrace -l -v reads "-4@[sp, 16]" as one argument; -G
 #    takes them into the DOF as they are; the inline form of dtrace -h
-#    headers the same.
+#    headers the same;
+#  - the consumer's aarch64 register table (dtrace-G/consumer/bpf/
+#    uregs.h) puts x0-x30, sp and pc where the sysroot's struct
+#    user_pt_regs has them.
 #
 # Skips (77) with the reason when the cross compiler, its binutils,
 # qemu-aarch64 or the aarch64 libc (libc6-dev-arm64-cross) is missing.
@@ -536,5 +539,49 @@ build_ok "sdtprog" $a64cc -Wl,-z,defs sdtmain.c sdt.o sdtout.o \
 	-o sdtprog &&
 	qrun ./sdtprog &&
 	expect_eq "sdtprog under qemu" "0 10" "$qstatus $(cat run.out)"
+
+# ---------------------------------------------------------------------
+# the consumer's aarch64 register table (bpf/uregs.h), against the
+# kernel's struct user_pt_regs of the cross sysroot: each x register,
+# sp and pc where a uprobe's BPF context has them
+
+cat >uregs.c <<'EOF'
+#include <asm/ptrace.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include "uregs.h"
+
+int main(void)
+{
+	static const int off[] = UREG_OFFSETS;
+	static const char *const name[] = UREG_NAMES;
+	char x[8];
+	int bad = 0;
+
+	if (sizeof(off) / sizeof(off[0]) != UREG_N ||
+	    sizeof(name) / sizeof(name[0]) != UREG_N)
+		bad++;
+	for (int n = 0; n < 31; n++) {
+		snprintf(x, sizeof(x), "x%d", n);
+		if (off[n] != (int)(offsetof(struct user_pt_regs, regs) + 8 * n) ||
+		    strcmp(name[n], x))
+			bad++;
+	}
+	if (off[UREG_SP] != (int)offsetof(struct user_pt_regs, sp) ||
+	    strcmp(name[UREG_SP], "sp") ||
+	    off[UREG_IP] != (int)offsetof(struct user_pt_regs, pc) ||
+	    strcmp(name[UREG_IP], "pc"))
+		bad++;
+	printf("%d\n", bad);
+	return bad != 0;
+}
+EOF
+if build_ok "uregs.c" $a64cc $cflags -I"$top_srcdir/dtrace-G/consumer/bpf" \
+	uregs.c -o uregs; then
+	qrun ./uregs
+	expect_eq "uregs.h: the aarch64 table is struct user_pt_regs" "0 0" \
+		"$qstatus $(cat run.out)"
+fi
 
 finish

@@ -38,7 +38,11 @@
 #    headers the same;
 #  - the consumer's aarch64 register table (dtrace-G/consumer/bpf/
 #    uregs.h) puts x0-x30, sp and pc where the sysroot's struct
-#    user_pt_regs has them.
+#    user_pt_regs has them;
+#  - with A64_DTRACE (dtrace built for aarch64 by tests/arm64/
+#    cross-build.sh, its libraries in A64_LIBPATH), that dtrace under
+#    qemu-aarch64 writes the x86-64 build's header and -G bytes, lists
+#    stub callers, and refuses to trace.
 #
 # Skips (77) with the reason when the cross compiler, its binutils,
 # qemu-aarch64 or the aarch64 libc (libc6-dev-arm64-cross) is missing.
@@ -582,6 +586,57 @@ if build_ok "uregs.c" $a64cc $cflags -I"$top_srcdir/dtrace-G/consumer/bpf" \
 	qrun ./uregs
 	expect_eq "uregs.h: the aarch64 table is struct user_pt_regs" "0 0" \
 		"$qstatus $(cat run.out)"
+fi
+
+# ---------------------------------------------------------------------
+# dtrace itself built for aarch64 (tests/arm64/cross-build.sh), run under
+# qemu-aarch64: -h writes the x86-64 build's header, -G rewrites the same
+# object into the same bytes and writes the same output, -l lists the
+# stub callers; tracing is refused with the reason
+
+if [ -z "${A64_DTRACE:-}" ]; then
+	echo "# no aarch64 dtrace (A64_DTRACE, A64_LIBPATH: tests/arm64/cross-build.sh): dtrace itself is not run on aarch64"
+elif [ ! -x "$A64_DTRACE" ]; then
+	fail "A64_DTRACE=$A64_DTRACE is not an executable"
+else
+	a64dt() {
+		"$QEMU_AARCH64" -L "$A64_SYSROOT" \
+			-E LD_LIBRARY_PATH="${A64_LIBPATH:-}" \
+			-E DTRACE_DRTI="$a64_drti" "$A64_DTRACE" "$@" \
+			>a64.out 2>a64.err
+		a64status=$?
+	}
+	# both in one directory, one after the other: -G's aliases hash
+	# the object's path
+	mkdir -p a64
+	cp ap.d a64/ || exit 99
+	"$a64cc" $cflags -c callers.c -o c-orig.o || exit 99
+	cd a64 || exit 99
+	cp ../c-orig.o c.o
+	"$DTRACE" -h -s ap.d -o ap.h && mv ap.h ap-x86.h
+	DTRACE_DRTI=$a64_drti "$DTRACE" -G -s ap.d -o g.o c.o &&
+		mv g.o g-x86.o && mv c.o c-x86.o
+	cp ../c-orig.o c.o
+	a64dt -h -s ap.d -o ap.h
+	expect_eq "aarch64 dtrace -h: exit" 0 "$a64status"
+	expect_file_eq "aarch64 dtrace -h: the x86-64 build's header" \
+		ap-x86.h ap.h
+	a64dt -G -s ap.d -o g.o c.o
+	expect_eq "aarch64 dtrace -G: exit" 0 "$a64status"
+	cmp -s c-x86.o c.o && pass ||
+		fail "aarch64 dtrace -G: the object differs from the x86-64 build's"
+	cmp -s g-x86.o g.o && pass ||
+		fail "aarch64 dtrace -G: the output differs from the x86-64 build's"
+	cd .. || exit 99
+	a64dt -l --object=callers
+	awk '$2 == "ap" { print $4, $5 }' a64.out | sort >got.txt
+	printf '%s\n' "main start" "tailer tail" "twice lib" >expect.txt
+	expect_file_eq "aarch64 dtrace -l --object: the stub callers" \
+		expect.txt got.txt
+	a64dt -n 'BEGIN { exit(0); }'
+	expect_eq "aarch64 dtrace -n: refused" \
+		"1 dtrace: tracing runs on x86-64 only so far; this dtrace was built for aarch64, where -h, -G and -l work" \
+		"$a64status $(cat a64.err)"
 fi
 
 finish

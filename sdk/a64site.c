@@ -268,11 +268,52 @@ int a64_arg_count(const char *args)
 
 static const uint8_t a64_stub[] = A64_STUB_BYTES;
 
+/* bits [lo, lo + w) of x, sign-extended, times 4: a branch offset */
+static int64_t a64_off(uint32_t x, unsigned lo, unsigned w)
+{
+	uint64_t v = (x >> lo) & ((1u << w) - 1);
+
+	if (v & (1ull << (w - 1)))
+		v |= ~0ull << w;
+	return (int64_t)(v << 2);
+}
+
+/*
+ * The direct branches: bl and b (imm26), b.cond and bc.cond (imm19),
+ * cbz/cbnz (imm19), tbz/tbnz (imm14), each one aligned word.
+ */
+static enum site_branch a64_branch(const uint8_t *p, size_t n, size_t i,
+				   uint64_t addr, uint64_t *to, unsigned *len)
+{
+	uint32_t w;
+
+	if (n - i < 4 || i % 4)
+		return SITE_BR_NONE;
+	w = rd32(p + i);
+	*len = 4;
+	if ((w & A64_B_MASK) == A64_BL || (w & A64_B_MASK) == A64_B) {
+		*to = addr + (uint64_t)a64_off(w, 0, 26);
+		return (w & A64_B_MASK) == A64_BL ? SITE_BR_CALL
+						   : SITE_BR_JUMP;
+	}
+	if ((w & 0xff000000u) == 0x54000000u ||
+	    (w & 0x7e000000u) == 0x34000000u) {
+		*to = addr + (uint64_t)a64_off(w, 5, 19);
+		return SITE_BR_OTHER;
+	}
+	if ((w & 0x7e000000u) == 0x36000000u) {
+		*to = addr + (uint64_t)a64_off(w, 5, 14);
+		return SITE_BR_OTHER;
+	}
+	return SITE_BR_NONE;
+}
+
 const struct site_arch site_arch_aarch64 = {
 	.name = "aarch64",
 	.machine = EM_AARCH64,
 	.r_none = R_AARCH64_NONE,
 	.r_abs64 = R_AARCH64_ABS64,
+	.r_relative = R_AARCH64_RELATIVE,
 	.stub = a64_stub,
 	.stub_size = A64_STUB_SIZE,
 	.stub_kind = SITE_CALL,
@@ -286,4 +327,7 @@ const struct site_arch site_arch_aarch64 = {
 	.insn_text = a64_insn_text,
 	.arg_spec = a64_arg_spec,
 	.arg_count = a64_arg_count,
+	.branch = a64_branch,
+	.branch_step = 4,
+	.call_push = 0,
 };

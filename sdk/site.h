@@ -57,11 +57,20 @@ void site_insns_free(struct site_insns *m);
 /* Hex dump of n bytes: "e8 00 00 00 00". */
 void site_hex(const uint8_t *p, size_t n, char *buf, size_t len);
 
+/* A direct branch, as site_arch.branch finds one. */
+enum site_branch {
+	SITE_BR_NONE,
+	SITE_BR_CALL,	/* call: x86 call rel32, aarch64 bl */
+	SITE_BR_JUMP,	/* unconditional jump: jmp rel32, b */
+	SITE_BR_OTHER,	/* conditional or short: never a probe's call */
+};
+
 struct site_arch {
 	const char *name;	/* "x86-64", as messages say it */
 	uint16_t machine;	/* EM_X86_64 */
 	uint32_t r_none;	/* the relocation a rewritten site keeps */
 	uint32_t r_abs64;	/* 64-bit absolute: DOF and note addresses */
+	uint32_t r_relative;	/* a linked file's base + addend */
 	/*
 	 * The probe stub of `dtrace -h` headers (prov_header.c): its bytes,
 	 * a probe site at its entry, and the kind of site its arguments
@@ -107,6 +116,22 @@ struct site_arch {
 			enum site_kind kind, char *buf, size_t len);
 	/* the number of specs in a note's argument string, or -EINVAL */
 	int (*arg_count)(const char *args);
+	/*
+	 * The direct branch whose instruction would start at p[i] (address
+	 * addr, n bytes in p): its kind, its target in *to and its length in
+	 * *len; SITE_BR_NONE if none starts there.  Offsets are tried every
+	 * branch_step bytes (on x86-64 every byte: a false target costs
+	 * nothing, it is checked later).
+	 */
+	enum site_branch (*branch)(const uint8_t *p, size_t n, size_t i,
+				   uint64_t addr, uint64_t *to, unsigned *len);
+	unsigned branch_step;
+	/*
+	 * What a call pushes on the stack (the return address): 8 on
+	 * x86-64, where the arguments a callee finds at K(%rsp) are at
+	 * K-8(%rsp) at the call; 0 on aarch64 (x30 takes it).
+	 */
+	unsigned call_push;
 };
 
 /* The machine's entry, or NULL: -G rewrites x86-64 and aarch64. */

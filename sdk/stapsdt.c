@@ -43,7 +43,10 @@
  * Argument specs (`[-]SIZE[f]@OPERAND`, blank-separated) are parsed by a
  * hand-written scanner with explicit end pointers: nothing is assumed
  * NUL-terminated inside a spec, numbers are range-checked before they
- * are accumulated, and register names are looked up in a table.
+ * are accumulated, and register names are looked up in a table.  An
+ * aarch64 note's specs (`-4@x1`, `-4@[sp, 16]`) have their own operand
+ * scanner after the same SIZE@ prefix; their iterator splits at blanks
+ * outside brackets.
  */
 #include "config.h"
 
@@ -537,14 +540,16 @@ static int scan_mem(struct scan *sc, struct stapsdt_arg *a)
 	return 0;
 }
 
-int stapsdt_arg_parse(const char *spec, size_t len, struct stapsdt_arg *a,
-		      struct stapsdt_err *err)
+/*
+ * The `[-]SIZE[f]@` prefix of a spec (if it has one) into *a, which is
+ * cleared first; sc->p is then at the operand.  0 or -EINVAL.
+ */
+static int scan_prefix(struct scan *sc, const char *spec, size_t len,
+		       struct stapsdt_arg *a)
 {
-	struct scan sc = { spec, spec + len, spec, err };
 	const char *at;
-	int ret;
 
-	err_clear(err);
+	err_clear(sc->err);
 	memset(a, 0, sizeof(*a));
 	a->reg = STAPSDT_REG_NONE;
 	a->index = STAPSDT_REG_NONE;
@@ -552,39 +557,50 @@ int stapsdt_arg_parse(const char *spec, size_t len, struct stapsdt_arg *a,
 	a->text = spec;
 	a->len = len;
 	if (len == 0)
-		return scan_fail(&sc, spec, "empty argument spec%s");
+		return scan_fail(sc, spec, "empty argument spec%s");
 	at = memchr(spec, '@', len);
 
 	/* [-]SIZE[f]@ */
 	if (at) {
 		uint64_t size;
 
-		sc.end = at;
-		if (sc.p < sc.end && *sc.p == '-') {
+		sc->end = at;
+		if (sc->p < sc->end && *sc->p == '-') {
 			a->is_signed = true;
-			sc.p++;
+			sc->p++;
 		}
-		if (!scan_u64(&sc, &size) ||
+		if (!scan_u64(sc, &size) ||
 		    (size != 1 && size != 2 && size != 4 && size != 8 &&
 		     size != 16)) {
-			sc.end = spec + len;
-			return scan_fail(&sc, spec,
+			sc->end = spec + len;
+			return scan_fail(sc, spec,
 					 "'%s': size is not 1, 2, 4, 8 or 16");
 		}
 		a->size = (unsigned int)size;
-		if (sc.p < sc.end && *sc.p == 'f') {
+		if (sc->p < sc->end && *sc->p == 'f') {
 			a->is_float = true;
-			sc.p++;
+			sc->p++;
 		}
-		sc.end = spec + len;
-		if (sc.p != at)
-			return scan_fail(&sc, sc.p,
+		sc->end = spec + len;
+		if (sc->p != at)
+			return scan_fail(sc, sc->p,
 					 "'%s': expected '@' after the size");
-		sc.p = at + 1;
-		if (sc.p == sc.end)
-			return scan_fail(&sc, sc.p, "'%s': no operand");
+		sc->p = at + 1;
+		if (sc->p == sc->end)
+			return scan_fail(sc, sc->p, "'%s': no operand");
 	}
+	return 0;
+}
 
+int stapsdt_arg_parse(const char *spec, size_t len, struct stapsdt_arg *a,
+		      struct stapsdt_err *err)
+{
+	struct scan sc = { spec, spec + len, spec, err };
+	int ret;
+
+	ret = scan_prefix(&sc, spec, len, a);
+	if (ret)
+		return ret;
 	if (*sc.p == '%') {
 		a->kind = STAPSDT_ARG_REG;
 		ret = scan_reg(&sc, &a->reg, &a->reg_size, &a->reg_hi8);
@@ -634,6 +650,124 @@ int stapsdt_arg_next(const char *args, size_t *cursor, struct stapsdt_arg *arg,
 		i++;
 	*cursor = i;
 	ret = stapsdt_arg_parse(args + start, i - start, arg, err);
+	if (ret && err)
+		err->off += start;
+	return ret ? ret : 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* aarch64 argument specs */
+
+/* x0-x30 (8 bytes), w0-w30 (4), sp: 0 with it, or -EINVAL */
+static int scan_a64_reg(struct scan *sc, int *reg, unsigned int *size)
+{
+	const char *at = sc->p;
+	uint64_t n;
+
+	if (sc->end - sc->p >= 2 && sc->p[0] == 's' && sc->p[1] == 'p' &&
+	    (sc->end - sc->p == 2 || !sym_char(sc->p[2]))) {
+		sc->p += 2;
+		*reg = STAPSDT_A64_SP;
+		*size = 8;
+		return 0;
+	}
+	if (sc->p < sc->end && (*sc->p == 'x' || *sc->p == 'w')) {
+		*size = *sc->p == 'x' ? 8 : 4;
+		sc->p++;
+		/* "x01" is no register; "x0x1" is junk */
+		if (scan_u64(sc, &n) && n <= STAPSDT_A64_X30 &&
+		    (sc->p - at == 2 || at[1] != '0') &&
+		    (sc->p == sc->end || !sym_char(*sc->p))) {
+			*reg = (int)n;
+			return 0;
+		}
+	}
+	sc->p = at;
+	return scan_fail(sc, at, "'%s': expected x0-x30, w0-w30 or sp");
+}
+
+int stapsdt_a64_arg_parse(const char *spec, size_t len, struct stapsdt_arg *a,
+			  struct stapsdt_err *err)
+{
+	struct scan sc = { spec, spec + len, spec, err };
+	unsigned int rsize;
+	int ret;
+
+	ret = scan_prefix(&sc, spec, len, a);
+	if (ret)
+		return ret;
+	if (a->is_float)
+		return scan_fail(&sc, spec,
+				 "'%s': floating-point arguments are not read on aarch64");
+	if (*sc.p == '[') {
+		const char *base = ++sc.p;
+
+		a->kind = STAPSDT_ARG_MEM;
+		ret = scan_a64_reg(&sc, &a->reg, &rsize);
+		if (ret)
+			return ret;
+		if (rsize != 8)
+			return scan_fail(&sc, base,
+					 "'%s': a base register is an x register or sp");
+		if (sc.p < sc.end && *sc.p == ',') {
+			sc.p++;
+			while (sc.p < sc.end && *sc.p == ' ')
+				sc.p++;
+			if (sc.p < sc.end && *sc.p == '#')
+				sc.p++;
+			ret = scan_int(&sc, false, &a->off);
+			if (ret <= 0)
+				return ret < 0 ? ret
+					       : scan_fail(&sc, sc.p,
+							   "'%s': expected an offset");
+		}
+		if (sc.p == sc.end || *sc.p != ']')
+			return scan_fail(&sc, sc.p, "'%s': expected ']'");
+		sc.p++;
+	} else if (*sc.p == '#' || *sc.p == '-' || is_digit(*sc.p)) {
+		a->kind = STAPSDT_ARG_CONST;
+		if (*sc.p == '#')
+			sc.p++;
+		ret = scan_int(&sc, true, &a->off);
+		if (ret <= 0)
+			return ret < 0 ? ret
+				       : scan_fail(&sc, sc.p,
+						   "'%s': expected a constant");
+	} else {
+		a->kind = STAPSDT_ARG_REG;
+		ret = scan_a64_reg(&sc, &a->reg, &a->reg_size);
+		if (ret)
+			return ret;
+	}
+	if (sc.p != sc.end)
+		return scan_fail(&sc, sc.p, "'%s': junk after the operand");
+	return 0;
+}
+
+int stapsdt_a64_arg_next(const char *args, size_t *cursor,
+			 struct stapsdt_arg *arg, struct stapsdt_err *err)
+{
+	size_t i = *cursor, start;
+	int depth = 0, ret;
+
+	err_clear(err);
+	while (args[i] != '\0' && blank(args[i]))
+		i++;
+	if (args[i] == '\0') {
+		*cursor = i;
+		return 0;
+	}
+	start = i;
+	/* "[sp, 8]": the blank after the comma belongs to the spec */
+	while (args[i] != '\0' && (depth > 0 || !blank(args[i]))) {
+		if (args[i] == '[')
+			depth++;
+		else if (args[i] == ']' && depth > 0)
+			depth--;
+		i++;
+	}
+	*cursor = i;
+	ret = stapsdt_a64_arg_parse(args + start, i - start, arg, err);
 	if (ret && err)
 		err->off += start;
 	return ret ? ret : 1;

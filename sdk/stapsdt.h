@@ -12,6 +12,9 @@
  *	stapsdt_arg_parse()	one spec: "-4@%edi" -> signed, 4 bytes, %rdi
  *	stapsdt_arg_format()	the canonical spelling of a parsed spec
  *	stapsdt_reg_name()	"%edi" for (STAPSDT_REG_RDI, 4)
+ *	stapsdt_a64_arg_next(), stapsdt_a64_arg_parse()
+ *				the same for an aarch64 note: "-4@x1",
+ *				"8@[sp, 16]" -> x1, sp + 16
  *
  * Nothing is copied: names point into the caller's buffer, which must stay
  * unchanged while they are used.  Every length, offset and string is
@@ -155,6 +158,37 @@ int stapsdt_arg_next(const char *args, size_t *cursor, struct stapsdt_arg *arg,
 /* Parse the len bytes at spec (no blanks) as one spec; 0 or -EINVAL. */
 int stapsdt_arg_parse(const char *spec, size_t len, struct stapsdt_arg *arg,
 		      struct stapsdt_err *err);
+
+/*
+ * aarch64 registers in argument specs, numbered as in the AArch64 DWARF
+ * ABI: x0-x30 are 0-30, sp is 31.  Which numbering a struct stapsdt_arg
+ * uses follows from the parser that filled it: the note's machine picks
+ * the parser, an x86-64 consumer never sees these numbers.
+ */
+enum stapsdt_a64_reg {
+	STAPSDT_A64_X0 = 0,
+	STAPSDT_A64_X30 = 30,
+	STAPSDT_A64_SP = 31,
+};
+
+/*
+ * One aarch64 spec, as gcc writes them for <sys/sdt.h> (ours and
+ * systemtap's), into the same struct stapsdt_arg:
+ *
+ *	-4@x1		REG: signed 4 bytes in x1 (reg_size 8; w1 gives 4)
+ *	8@sp		REG: sp
+ *	-4@[sp, 8]	MEM: signed 4 bytes at sp + 8 ("[sp]", "[x29, -16]",
+ *			"[sp, #8]" too)
+ *	-4@5		CONST: the constant 5 ("#5" too)
+ *
+ * The blank after a bracket's comma is part of the spec, so
+ * stapsdt_a64_arg_next() splits the string at blanks outside brackets.
+ * Anything else (a symbol, `:lo12:`, an index register) is -EINVAL.
+ */
+int stapsdt_a64_arg_next(const char *args, size_t *cursor,
+			 struct stapsdt_arg *arg, struct stapsdt_err *err);
+int stapsdt_a64_arg_parse(const char *spec, size_t len,
+			  struct stapsdt_arg *arg, struct stapsdt_err *err);
 
 /*
  * The canonical spelling of *arg (numbers in decimal), as gcc writes it;

@@ -528,11 +528,41 @@ static const uint8_t x86_stub[] = X86_STUB_BYTES;
 static const uint8_t x86_old_stub[] = X86_OLD_STUB_BYTES;
 static const uint8_t x86_inline_nop[] = { 0x90 };
 
+/*
+ * The direct branches: call/jmp rel32 (e8, e9), jcc rel32 (0f 80-8f),
+ * jmp/jcc rel8 (eb, 70-7f).
+ */
+static enum site_branch x86_branch(const uint8_t *p, size_t n, size_t i,
+				   uint64_t addr, uint64_t *to, unsigned *len)
+{
+	int32_t d32;
+
+	if ((p[i] == 0xe8 || p[i] == 0xe9) && n - i >= 5) {
+		memcpy(&d32, p + i + 1, 4);
+		*to = addr + 5 + (uint64_t)(int64_t)d32;
+		*len = 5;
+		return p[i] == 0xe8 ? SITE_BR_CALL : SITE_BR_JUMP;
+	}
+	if (p[i] == 0x0f && n - i >= 6 && (p[i + 1] & 0xf0) == 0x80) {
+		memcpy(&d32, p + i + 2, 4);
+		*to = addr + 6 + (uint64_t)(int64_t)d32;
+		*len = 6;
+		return SITE_BR_OTHER;
+	}
+	if ((p[i] == 0xeb || (p[i] & 0xf0) == 0x70) && n - i >= 2) {
+		*to = addr + 2 + (uint64_t)(int64_t)(int8_t)p[i + 1];
+		*len = 2;
+		return SITE_BR_OTHER;
+	}
+	return SITE_BR_NONE;
+}
+
 const struct site_arch site_arch_x86_64 = {
 	.name = "x86-64",
 	.machine = EM_X86_64,
 	.r_none = R_X86_64_NONE,
 	.r_abs64 = R_X86_64_64,
+	.r_relative = R_X86_64_RELATIVE,
 	.stub = x86_stub,
 	.stub_size = X86_STUB_SIZE,
 	.stub_kind = X86_STUB_KIND,
@@ -547,4 +577,7 @@ const struct site_arch site_arch_x86_64 = {
 	.insn_text = x86_insn_text,
 	.arg_spec = x86_arg_spec,
 	.arg_count = x86_arg_count,
+	.branch = x86_branch,
+	.branch_step = 1,
+	.call_push = 8,
 };

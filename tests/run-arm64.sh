@@ -28,11 +28,21 @@
 #    explaining itself under DTRACE_DOF_INIT_DEBUG; the DOF's sites, read
 #    back from the linked files, are exactly the notes' locations;
 #  - without -G, the calls reach the header's stubs (nop; ret), each a
-#    probe site with its note, and the program runs;
+#    probe site with its note, and the program runs; dtrace -l --object
+#    (here, on x86-64) lists each stub's probe under the functions that
+#    bl or tail-b to it, as -G would have named it;
 #  - <sys/sdt.h> probes: one nop each, notes with x-register arguments,
-#    the same strings as systemtap's header for register arguments; -G
+#    the same strings as systemtap's header for register arguments;
+#    dtrace -l -v reads "-4@[sp, 16]" as one argument; -G
 #    takes them into the DOF as they are; the inline form of dtrace -h
-#    headers the same.
+#    headers the same;
+#  - the consumer's aarch64 register table (dtrace-G/consumer/bpf/
+#    uregs.h) puts x0-x30, sp and pc where the sysroot's struct
+#    user_pt_regs has them;
+#  - with A64_DTRACE (dtrace built for aarch64 by tests/arm64/
+#    cross-build.sh, its libraries in A64_LIBPATH), that dtrace under
+#    qemu-aarch64 writes the x86-64 build's header and -G bytes, lists
+#    stub callers, and refuses to trace.
 #
 # Skips (77) with the reason when the cross compiler, its binutils,
 # qemu-aarch64 or the aarch64 libc (libc6-dev-arm64-cross) is missing.
@@ -373,6 +383,56 @@ notes stubprog | grep '^ap lib ' >got.txt
 echo "ap lib -8@x0 8@x1" >expect.txt
 expect_file_eq "stubprog: the stub's note" expect.txt got.txt
 
+# Stub callers, read here by dtrace -l (an x86-64 program reading
+# aarch64 ELF): in a program linked without -G, each bl and tail b to a
+# header's stub is a site of the calling function's probe, as -G would
+# have named it; the stub is no site of its own.
+cat >callers.c <<'EOF'
+#include <stdio.h>
+#include "ap.h"
+
+__attribute__((noinline)) void tailer(int x)
+{
+	AP_TAIL(x);
+}
+
+__attribute__((noinline)) long twice(long v)
+{
+	AP_LIB(v, "one");
+	AP_LIB(v + 1, "two");
+	return v * 2;
+}
+
+int main(int argc, char **argv)
+{
+	AP_START(argc, argv[0]);
+	tailer(argc);
+	printf("%ld\n", twice(argc));
+	return 0;
+}
+EOF
+if build_ok "callers (no -G)" $a64cc $cflags -Wl,-z,defs callers.c \
+	-o callers; then
+	qrun ./callers
+	expect_eq "callers under qemu" "0 2" "$qstatus $(cat run.out)"
+	"$objdump" -d callers | awk '
+		/^[0-9a-f]+ <[^>]+>:$/ { f = $2; gsub(/[<>:]/, "", f) }
+		/\t(bl|b)\t[0-9a-f]+ <__dtrace_ap___/ {
+			t = $NF; gsub(/[<>]/, "", t); print f, $3, t }' |
+		sort >got.txt
+	printf '%s\n' "main bl __dtrace_ap___start" \
+		"tailer b __dtrace_ap___tail" "twice bl __dtrace_ap___lib" \
+		"twice bl __dtrace_ap___lib" >expect.txt
+	expect_file_eq "callers: bl and a tail b to the stubs" expect.txt \
+		got.txt
+	run_dtrace -l --object=callers
+	expect_eq "callers: dtrace -l --object" 0 "$status"
+	awk '$2 == "ap" { print $4, $5 }' out.txt | sort >got.txt
+	printf '%s\n' "main start" "tailer tail" "twice lib" >expect.txt
+	expect_file_eq "callers: each probe under its caller, no stub" \
+		expect.txt got.txt
+fi
+
 # ---------------------------------------------------------------------
 # <sys/sdt.h>
 
@@ -429,6 +489,28 @@ else
 	echo "# systemtap's sys/sdt.h not installed: not compared"
 fi
 
+# An aarch64 note's specs are split at blanks outside brackets: a stack
+# slot as systemtap's header writes it, "-4@[sp, 16]", is one argument
+cat >memarg.c <<'EOF'
+#include <sys/sdt.h>
+int main(void)
+{
+	/* STAP_PROBE_ASM's template form, with the text given */
+	__asm__ __volatile__(STAP_PROBE_ASM(ap, mem,
+		"\n\t.ascii \"-4@[sp, 16] 8@x0\"", "-"));
+	return 0;
+}
+EOF
+if build_ok "memarg" $a64cc $cflags -I"$inc" memarg.c -o memarg; then
+	notes memarg >got.txt
+	echo "ap mem -4@[sp, 16] 8@x0" >expect.txt
+	expect_file_eq "memarg: the note" expect.txt got.txt
+	run_dtrace -l -v --object=memarg
+	sed -n 's/^[[:space:]]*args\[\([0-9]*\)\]: /\1 /p' out.txt >got.txt
+	printf '%s\n' "0 int32_t" "1 uint64_t" >expect.txt
+	expect_file_eq "memarg: dtrace -l -v, two arguments" expect.txt got.txt
+fi
+
 # the inline form of dtrace -h headers is the same machinery
 run_dtrace -h -x probestyle=inline -s ap.d -o ap-inline.h
 expect_eq "dtrace -h -x probestyle=inline" 0 "$status"
@@ -461,5 +543,100 @@ build_ok "sdtprog" $a64cc -Wl,-z,defs sdtmain.c sdt.o sdtout.o \
 	-o sdtprog &&
 	qrun ./sdtprog &&
 	expect_eq "sdtprog under qemu" "0 10" "$qstatus $(cat run.out)"
+
+# ---------------------------------------------------------------------
+# the consumer's aarch64 register table (bpf/uregs.h), against the
+# kernel's struct user_pt_regs of the cross sysroot: each x register,
+# sp and pc where a uprobe's BPF context has them
+
+cat >uregs.c <<'EOF'
+#include <asm/ptrace.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include "uregs.h"
+
+int main(void)
+{
+	static const int off[] = UREG_OFFSETS;
+	static const char *const name[] = UREG_NAMES;
+	char x[8];
+	int bad = 0;
+
+	if (sizeof(off) / sizeof(off[0]) != UREG_N ||
+	    sizeof(name) / sizeof(name[0]) != UREG_N)
+		bad++;
+	for (int n = 0; n < 31; n++) {
+		snprintf(x, sizeof(x), "x%d", n);
+		if (off[n] != (int)(offsetof(struct user_pt_regs, regs) + 8 * n) ||
+		    strcmp(name[n], x))
+			bad++;
+	}
+	if (off[UREG_SP] != (int)offsetof(struct user_pt_regs, sp) ||
+	    strcmp(name[UREG_SP], "sp") ||
+	    off[UREG_IP] != (int)offsetof(struct user_pt_regs, pc) ||
+	    strcmp(name[UREG_IP], "pc"))
+		bad++;
+	printf("%d\n", bad);
+	return bad != 0;
+}
+EOF
+if build_ok "uregs.c" $a64cc $cflags -I"$top_srcdir/dtrace-G/consumer/bpf" \
+	uregs.c -o uregs; then
+	qrun ./uregs
+	expect_eq "uregs.h: the aarch64 table is struct user_pt_regs" "0 0" \
+		"$qstatus $(cat run.out)"
+fi
+
+# ---------------------------------------------------------------------
+# dtrace itself built for aarch64 (tests/arm64/cross-build.sh), run under
+# qemu-aarch64: -h writes the x86-64 build's header, -G rewrites the same
+# object into the same bytes and writes the same output, -l lists the
+# stub callers; tracing is refused with the reason
+
+if [ -z "${A64_DTRACE:-}" ]; then
+	echo "# no aarch64 dtrace (A64_DTRACE, A64_LIBPATH: tests/arm64/cross-build.sh): dtrace itself is not run on aarch64"
+elif [ ! -x "$A64_DTRACE" ]; then
+	fail "A64_DTRACE=$A64_DTRACE is not an executable"
+else
+	a64dt() {
+		"$QEMU_AARCH64" -L "$A64_SYSROOT" \
+			-E LD_LIBRARY_PATH="${A64_LIBPATH:-}" \
+			-E DTRACE_DRTI="$a64_drti" "$A64_DTRACE" "$@" \
+			>a64.out 2>a64.err
+		a64status=$?
+	}
+	# both in one directory, one after the other: -G's aliases hash
+	# the object's path
+	mkdir -p a64
+	cp ap.d a64/ || exit 99
+	"$a64cc" $cflags -c callers.c -o c-orig.o || exit 99
+	cd a64 || exit 99
+	cp ../c-orig.o c.o
+	"$DTRACE" -h -s ap.d -o ap.h && mv ap.h ap-x86.h
+	DTRACE_DRTI=$a64_drti "$DTRACE" -G -s ap.d -o g.o c.o &&
+		mv g.o g-x86.o && mv c.o c-x86.o
+	cp ../c-orig.o c.o
+	a64dt -h -s ap.d -o ap.h
+	expect_eq "aarch64 dtrace -h: exit" 0 "$a64status"
+	expect_file_eq "aarch64 dtrace -h: the x86-64 build's header" \
+		ap-x86.h ap.h
+	a64dt -G -s ap.d -o g.o c.o
+	expect_eq "aarch64 dtrace -G: exit" 0 "$a64status"
+	cmp -s c-x86.o c.o && pass ||
+		fail "aarch64 dtrace -G: the object differs from the x86-64 build's"
+	cmp -s g-x86.o g.o && pass ||
+		fail "aarch64 dtrace -G: the output differs from the x86-64 build's"
+	cd .. || exit 99
+	a64dt -l --object=callers
+	awk '$2 == "ap" { print $4, $5 }' a64.out | sort >got.txt
+	printf '%s\n' "main start" "tailer tail" "twice lib" >expect.txt
+	expect_file_eq "aarch64 dtrace -l --object: the stub callers" \
+		expect.txt got.txt
+	a64dt -n 'BEGIN { exit(0); }'
+	expect_eq "aarch64 dtrace -n: refused" \
+		"1 dtrace: tracing runs on x86-64 only so far; this dtrace was built for aarch64, where -h, -G and -l work" \
+		"$a64status $(cat a64.err)"
+fi
 
 finish

@@ -25,7 +25,13 @@
 #    objects, a provider closed without `;`, its PROBE() macro); gcc's
 #    libgcc (libgcc: the unwinder's probe from <sys/sdt.h> alone, behind
 #    `_SDT_NOTE_TYPE >= 3`); libguestfs (libguestfs: DTRACE_PROBE with
-#    parenthesised arguments from <sys/sdt.h> alone).
+#    parenthesised arguments from <sys/sdt.h> alone); gearmand
+#    (gearmand: configure's --enable-dtrace check, `-h` and `-G` with no
+#    objects, errors to /dev/zero);
+#  - CMake, C++, LTTng tracepoints that are also stapsdt probes through
+#    systemtap's internal _SDT_PROBE(): Mir (mir: CHECK_INCLUDE_FILE
+#    defines LTTNG_UST_HAVE_SDT_INTEGRATION) and Ceph (ceph: lttng-gen-tp
+#    providers, ten arguments of mixed sizes).
 # Everything links with -z defs (or b_lundef).  Each binary's and
 # library's probes must be listed by `dtrace -l --object` and by readelf,
 # and (as root, with bpftrace) fire with exact arguments under bpftrace
@@ -393,6 +399,95 @@ if build "libguestfs: make" gf.log make -C gf SDT_INCLUDE="$top_srcdir/sdk/inclu
 		"guestfs_launch launch_end 10 direct" \
 		"guestfs_launch launch_run_begin 11" \
 		"guestfs_launch launch_end 11 direct"
+fi
+
+# ---------------------------------------------------------------------
+# gearmand: configure's --enable-dtrace check (pandora_enable_dtrace.m4):
+# `dtrace -h` and `dtrace -G` with no objects on a provider named
+# Example, errors to /dev/zero, the exit status deciding HAVE_DTRACE;
+# the server fires no probe, so it carries none
+
+cp -R "$data/gearmand" gm && chmod -R u+w gm || exit 99
+if build "gearmand: configure" gm-configure.log sh -c \
+	"cd gm && CPPFLAGS=-I'$top_srcdir/sdk/include' ./configure --enable-dtrace" &&
+   build "gearmand: make" gm.log make -C gm CPPFLAGS="-I$top_srcdir/sdk/include"; then
+	expect_grep "gearmand: dtrace works" "^checking if dtrace works\.\.\. yes$" \
+		gm-configure.log
+	expect_grep "gearmand: -G with no objects" \
+		"^checking if dtrace should instrument object files\.\.\. yes$" \
+		gm-configure.log
+	expect_grep "gearmand: HAVE_DTRACE" "^#define HAVE_DTRACE 1$" gm/config.h
+	expect_eq "gearmand: runs" "gearmand: built with HAVE_DTRACE" \
+		"$(gm/gearmand)"
+	expect_eq "gearmand: readelf -n finds no probe" 0 \
+		"$(readelf -n gm/gearmand | grep -c 'stapsdt')"
+fi
+
+# ---------------------------------------------------------------------
+# mir and ceph: LTTng tracepoints that are also stapsdt probes, through
+# systemtap's internal _SDT_PROBE(provider, name, n, (args)), which
+# LTTng-UST 2.13's <lttng/tracepoint.h> calls (tests/data/.../lttng is
+# a miniature of that header).  Mir: CMake's CHECK_INCLUDE_FILE finds
+# <sys/sdt.h> and defines LTTNG_UST_HAVE_SDT_INTEGRATION, C++ server
+# library; Ceph: lttng-gen-tp providers with TRACEPOINT_DEFINE in the
+# OSD and librados, ten arguments of mixed sizes.
+
+SDT_CXXFLAGS="$WFLAGS -I$top_srcdir/sdk/include"
+if ! command -v cmake >/dev/null 2>&1; then
+	echo "# no cmake: the Mir and Ceph projects are not built"
+elif ! command -v "${CXX%% *}" >/dev/null 2>&1; then
+	echo "# no C++ compiler ($CXX): the Mir and Ceph projects are not built"
+else
+	cp -R "$data/mir" mir-src && chmod -R u+w mir-src || exit 99
+	if build "mir: configure" mir-cmake.log env CC="$CC" CXX="$CXX" \
+		CFLAGS="$SDT_CXXFLAGS" CXXFLAGS="$SDT_CXXFLAGS" cmake -S mir-src \
+		-B mir -DLTTNG_INCLUDE="$data/lttng" &&
+	   build "mir: make" mir-make.log make -C mir VERBOSE=1; then
+		expect_grep "mir: CMake found <sys/sdt.h>" \
+			"^HAVE_SYS_SDT_H:INTERNAL=1$" mir/CMakeCache.txt
+		mir_probes="added_display began_frame buffers_in_frame finished_frame"
+		noted "mir" mir/libmirserver.so mir_server_compositor "$mir_probes"
+		listed "mir" mir/libmirserver.so mir_server_compositor "$mir_probes"
+		expect_eq "mir: the server fires none itself" 0 \
+			"$(readelf -n mir/mir_demo_server | grep -c 'stapsdt')"
+		dfires "mir" 'mir_server_compositor$target:::added_display {
+			printf("%s %d %d %d %d %d\n", probename, arg0, arg1, arg2,
+			    arg3, arg4); }
+			mir_server_compositor$target:::began_frame,
+			mir_server_compositor$target:::finished_frame {
+			printf("%s %d\n", probename, arg0); }
+			mir_server_compositor$target:::buffers_in_frame {
+			printf("%s %d %d\n", probename, arg0, arg2); }' \
+			"mir/mir_demo_server 2" \
+			"added_display 1920 1080 0 0 7" \
+			"began_frame 100" "buffers_in_frame 100 1" "finished_frame 100" \
+			"began_frame 101" "buffers_in_frame 101 2" "finished_frame 101"
+	fi
+
+	cp -R "$data/ceph" ceph-src && chmod -R u+w ceph-src || exit 99
+	if build "ceph: configure" ceph-cmake.log env CXX="$CXX" \
+		CXXFLAGS="$SDT_CXXFLAGS" cmake -S ceph-src -B ceph \
+		-DLTTNG_INCLUDE="$data/lttng" &&
+	   build "ceph: make" ceph-make.log make -C ceph VERBOSE=1; then
+		noted "ceph" ceph/librados.so librados \
+			"rados_write_enter rados_write_exit"
+		listed "ceph" ceph/librados.so librados \
+			"rados_write_enter rados_write_exit"
+		noted "ceph" ceph/ceph-osd osd do_osd_op_pre_extent
+		listed "ceph" ceph/ceph-osd osd do_osd_op_pre_extent
+		bfires "ceph" "$PWD/ceph/librados.so" librados:rados_write_enter \
+			"ceph/ceph-osd 2" "rbd_data.0 100" "rbd_data.1 101"
+		dfires "ceph" 'osd$target:::do_osd_op_pre_extent {
+			printf("%s %s %d %s %x %d %d %d %d %d %d\n", probefunc,
+			    copyinstr(arg0), arg1, copyinstr(arg2), arg3, arg4,
+			    arg5, arg6, arg7, arg8, arg9); }
+			librados$target:::rados_write_exit {
+			printf("%s %d\n", probename, arg0); }' "ceph/ceph-osd 2" \
+			"_ZL10do_osd_opsPKci rbd_data.0 7 write 20 0 512 9000 3 -3 65000" \
+			"rados_write_exit 1000" \
+			"_ZL10do_osd_opsPKci rbd_data.1 8 write 21 4096 513 9001 4 -4 65001" \
+			"rados_write_exit 1010"
+	fi
 fi
 
 finish

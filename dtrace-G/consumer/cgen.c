@@ -28,7 +28,7 @@
  *     program's); dtrace's own hits (self_pid) end here.  Then every
  *     argument the record or the plan reads is fetched once, per its
  *     spec, into a stack slot: a register is one load from pt_regs at a
- *     constant offset, memory at register + offset one
+ *     constant offset (bpf/uregs.h, the machine's), memory at register + offset one
  *     bpf_probe_read_user() of its size (1, 2, 4, else 8 bytes), a
  *     constant an immediate; each narrowed to its size and sign as
  *     usdt.bpf.c's sized() does (%ah-style: bits 8-15, unnarrowed).
@@ -116,13 +116,12 @@
 #include <string.h>
 
 #include "bpf/kagg_bpf.h"
+#include "bpf/uregs.h"
 #include "bpf/usdt_bpf.h"
 #include "consumer_impl.h"
 
-/* pt_regs offsets (x86-64), by UBPF_R_*: usdt.bpf.c's struct ureg */
-static const int16_t regoff[UBPF_R_IP + 1] = {
-	80, 96, 88, 40, 104, 112, 32, 152, 72, 64, 56, 48, 24, 16, 8, 0, 128,
-};
+/* pt_regs offsets, by UBPF_R_* (bpf/uregs.h) */
+static const int16_t regoff[UREG_N] = UREG_OFFSETS;
 
 /* the stack frame (offsets from r10) */
 #define S_KEY8 (-8)		      /* {ev, pid}, a u32 index */
@@ -269,7 +268,7 @@ static void arg_fetch(struct em *e, unsigned i, const struct ubpf_arg *a)
 	switch (a->kind) {
 	case UBPF_A_REG:
 	case UBPF_A_REGHI:
-		if (a->reg > UBPF_R_IP) {
+		if (a->reg >= UREG_N) {
 			e->bad = true;
 			return;
 		}
@@ -282,7 +281,7 @@ static void arg_fetch(struct em *e, unsigned i, const struct ubpf_arg *a)
 		}
 		break;
 	case UBPF_A_MEM:
-		if (a->reg > UBPF_R_IP) {
+		if (a->reg >= UREG_N) {
 			e->bad = true;
 			return;
 		}

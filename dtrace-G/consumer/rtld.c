@@ -14,15 +14,17 @@
  * changes, with _r_debug.r_state saying how (RT_ADD while it maps,
  * RT_CONSISTENT once the objects are all mapped, before their
  * constructors run; dl_main and dl_open_worker).  The command, stopped
- * by ptrace after its exec, gets a breakpoint (int3) on that function's
- * first byte; each hit is stepped over by doing what the function does,
- * a `ret` (rip from the stack, rsp + 8), so the breakpoint never has to
- * be lifted while the process runs; the first hit with RT_CONSISTENT
- * after one with RT_ADD (the state starts RT_CONSISTENT, and an LD_AUDIT
- * module's namespace reports earlier) leaves the process stopped there
- * with the function's byte back.  Only an x86-64 ld.so is taken.
- * Only a function that is exactly `ret` (or `endbr64; ret`) is taken:
- * another body could not be stepped over by emulating it.
+ * by ptrace after its exec, gets a breakpoint (int3; brk on aarch64) on
+ * that function's first instruction; each hit is stepped over by doing
+ * what the function does, a `ret` (x86-64: rip from the stack, rsp + 8;
+ * aarch64: pc = x30), so the breakpoint never has to be lifted while
+ * the process runs; the first hit with RT_CONSISTENT after one with
+ * RT_ADD (the state starts RT_CONSISTENT, and an LD_AUDIT module's
+ * namespace reports earlier) leaves the process stopped there with the
+ * function's code back.  Only an ld.so of dtrace's own machine is taken,
+ * and only a function that is exactly `ret` (or `endbr64; ret`, `bti c;
+ * ret`): another body could not be stepped over by emulating it.  The
+ * machine's breakpoint, pc and `ret` are arch.c's.
  *
  * The addresses come from ld.so's own ELF symbols (dynsym), ld.so being
  * the file /proc/PID/maps shows at AT_BASE (/proc/PID/auxv), read
@@ -47,6 +49,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "consumer_impl.h"
 #include "objfile.h"
 #include "procfs.h"
@@ -88,9 +91,9 @@ static int ldso_symbols(const char *path, uint64_t *brk, uint64_t *rdebug,
 	err = objf_open(&of, path, NULL, 0);
 	if (err < 0)
 		return err == -EINVAL ? -ENOTSUP : err;
-	/* the offsets and the emulated `ret` are x86-64's */
+	/* the emulated `ret` is dtrace's own machine's (arch.c) */
 	if (of.ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    of.ehdr.e_machine != EM_X86_64) {
+	    of.ehdr.e_machine != ARCH_EM) {
 		objf_close(&of);
 		return -ENOTSUP;
 	}
@@ -113,23 +116,6 @@ static int ldso_symbols(const char *path, uint64_t *brk, uint64_t *rdebug,
 	return *brk && *rdebug && *lo != UINT64_MAX ? 0 : -ENOENT;
 }
 
-/* rip = pop(): what `ret` does. */
-static int emulate_ret(pid_t pid)
-{
-	struct user_regs_struct regs;
-	long ra;
-
-	if (ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0)
-		return -1;
-	errno = 0;
-	ra = ptrace(PTRACE_PEEKDATA, pid, (void *)regs.rsp, NULL);
-	if (errno)
-		return -1;
-	regs.rip = (uint64_t)ra;
-	regs.rsp += 8;
-	return ptrace(PTRACE_SETREGS, pid, NULL, &regs) < 0 ? -1 : 0;
-}
-
 int rtld_run_to_consistent(pid_t pid, bool *exited)
 {
 	uint64_t base = 0, brk = 0, rdebug = 0, lo = 0;
@@ -138,7 +124,6 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 	char *path;
 	long orig, bp;
 	int st;
-	size_t skip;
 
 	*exited = false;
 	if (proc_auxv(pid, AT_BASE, &base) < 0 || !base)
@@ -157,14 +142,13 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 	if (errno)
 		return -errno;
 	memcpy(body, &orig, sizeof(body));
-	skip = memcmp(body, "\xf3\x0f\x1e\xfa", 4) == 0 ? 4 : 0;
-	if (body[skip] != 0xc3)
+	if (!arch_empty_function(body, sizeof(body)))
 		return -ENOTSUP;	/* not an empty function */
-	bp = (orig & ~0xffL) | 0xcc;
+	bp = arch_breakpoint(orig);
 	if (ptrace(PTRACE_POKETEXT, pid, (void *)at, (void *)bp) < 0)
 		return -errno;
 	for (int sig = 0, added = 0;;) {
-		struct user_regs_struct regs;
+		uint64_t pc;
 		long state;
 
 		if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig) < 0 ||
@@ -175,14 +159,13 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 			return -ESRCH;
 		}
 		sig = WSTOPSIG(st);
-		if (sig != SIGTRAP ||
-		    ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0 ||
-		    regs.rip != at + 1)
+		if (sig != SIGTRAP || arch_get_pc(pid, &pc) < 0 ||
+		    pc != arch_trap_pc(at))
 			continue;		/* not ours: deliver it */
 		sig = 0;
 		errno = 0;
 		state = ptrace(PTRACE_PEEKDATA, pid, (void *)st_at, NULL);
-		if (errno || emulate_ret(pid) < 0)
+		if (errno || arch_return(pid) < 0)
 			goto fail;
 		/*
 		 * r_state starts RT_CONSISTENT: an LD_AUDIT module's
@@ -196,6 +179,6 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 		goto fail;
 	return 0;
 fail:
-	/* the caller kills it: a stray int3 would crash it anyway */
+	/* the caller kills it: a stray breakpoint would crash it anyway */
 	return -EIO;
 }

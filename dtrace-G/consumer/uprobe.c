@@ -73,6 +73,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf/uregs.h"
 #include "consumer_impl.h"
 #include "procfs.h"
 #include "stapsdt.h"
@@ -195,21 +196,12 @@ static void reap_groups(struct consumer *c, const char *only)
 /* ------------------------------------------------------------------ */
 /* Uprobe events */
 
+/* a register's name in a fetch argument (bpf/uregs.h) */
 static const char *kreg(int reg)
 {
-	static const char *const names[] = {
-		[STAPSDT_REG_RAX] = "ax",  [STAPSDT_REG_RDX] = "dx",
-		[STAPSDT_REG_RCX] = "cx",  [STAPSDT_REG_RBX] = "bx",
-		[STAPSDT_REG_RSI] = "si",  [STAPSDT_REG_RDI] = "di",
-		[STAPSDT_REG_RBP] = "bp",  [STAPSDT_REG_RSP] = "sp",
-		[STAPSDT_REG_R8] = "r8",   [STAPSDT_REG_R9] = "r9",
-		[STAPSDT_REG_R10] = "r10", [STAPSDT_REG_R11] = "r11",
-		[STAPSDT_REG_R12] = "r12", [STAPSDT_REG_R13] = "r13",
-		[STAPSDT_REG_R14] = "r14", [STAPSDT_REG_R15] = "r15",
-		[STAPSDT_REG_RIP] = "ip",
-	};
+	static const char *const names[UREG_N] = UREG_NAMES;
 
-	if (reg < 0 || reg > STAPSDT_REG_RIP)
+	if (reg < 0 || reg >= UREG_N)
 		return NULL;
 	return names[reg];
 }
@@ -245,7 +237,7 @@ static bool spec_fetch(const struct tfile *f, const struct stapsdt_arg *a,
 		if (a->sym) {
 			uint64_t v, off;
 
-			if (a->reg != STAPSDT_REG_RIP ||
+			if (a->reg != UREG_IP ||
 			    !sym_lookup(f, a->sym, a->sym_len, &v) ||
 			    !vaddr_to_off(f, v + (uint64_t)a->off, &off))
 				return false;
@@ -253,7 +245,7 @@ static bool spec_fetch(const struct tfile *f, const struct stapsdt_arg *a,
 			return true;
 		}
 		r = kreg(a->reg);
-		if (!r || a->reg == STAPSDT_REG_RIP)
+		if (!r || a->reg == UREG_IP)
 			return false;
 		snprintf(loc, loclen, "%c%" PRIu64 "(%%%s)",
 			 a->off < 0 ? '-' : '+',

@@ -133,7 +133,14 @@ size_t ustack_bufsize(struct consumer *c, size_t dflt)
 /* ------------------------------------------------------------------ */
 /* The uprobe backend's samples */
 
-/* perf's x86 registers, in the order a sample lists them (by bit) */
+/*
+ * perf's x86 registers, in the order a sample lists them (by bit).  On
+ * other machines dtrace does not trace (consumer.c's dt_trace refuses),
+ * so nothing here runs; the mask only has to compile.
+ */
+#if !defined(__x86_64__)
+#define US_PERF_REGS 0ULL
+#else
 #define US_PERF_REGS                                                        \
 	((1ULL << PERF_REG_X86_AX) | (1ULL << PERF_REG_X86_BX) |             \
 	 (1ULL << PERF_REG_X86_CX) | (1ULL << PERF_REG_X86_DX) |             \
@@ -144,6 +151,7 @@ size_t ustack_bufsize(struct consumer *c, size_t dflt)
 	 (1ULL << PERF_REG_X86_R11) | (1ULL << PERF_REG_X86_R12) |           \
 	 (1ULL << PERF_REG_X86_R13) | (1ULL << PERF_REG_X86_R14) |           \
 	 (1ULL << PERF_REG_X86_R15))
+#endif
 
 void ustack_perf_attr(struct consumer *c, uint32_t needs,
 		      struct perf_event_attr *a)

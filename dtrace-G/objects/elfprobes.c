@@ -27,7 +27,9 @@
  * alone, before it is linked with the objects it describes) leaves that
  * probe's address unknown; its sites are then offsets in the function.
  * Addresses are link-time addresses, which is what DWARF and addr2line
- * speak.
+ * speak.  An aarch64 file is read the same way, with its machine's
+ * relocation types (R_AARCH64_ABS64, _RELATIVE; site.h), so that
+ * `dtrace -l --object` lists a cross-built file here.
  *
  * Then the .note.stapsdt notes (sdk/stapsdt.h), one per site.  A site
  * -G rewrote has both a DOF record and a note (for the tools that read
@@ -41,16 +43,19 @@
  * file's stub is taken only if a direct call or jump in its code lands
  * on it (the stubs are hidden, so every caller is in the same file;
  * bytes that merely look like such a branch can only list a stub, never
- * hide one).  In a linked x86-64 file a stub's probe is made per calling
- * function instead, as -G would have made it (stub_callers(),
+ * hide one).  In a linked x86-64 or aarch64 file a stub's probe is made
+ * per calling function instead, as -G would have made it (stub_callers(),
  * caller_probes(); doc/DESIGN.md §10): every call and tail jump to the
- * stub that binutils' disassembler confirms as an instruction of a
- * named function is a site of that function's probe, described by the
- * stub's note (site_stub, stub_pc, and the arguments moved one word up
- * the stack at a call: the consumer's sites.c gives each such site its
- * note); a stub with no such caller is no probe, and one reached some
- * other way, or where the disassembler cannot tell, stays the site,
- * under its own name.  The sites
+ * stub that is an instruction of a named function -- as binutils'
+ * disassembler confirms on x86-64; on aarch64 a `bl` or `b` word,
+ * 4-aligned, outside the data that mapping symbols mark -- is a site of
+ * that function's probe, described by the stub's note (site_stub,
+ * stub_pc, and on x86-64 the arguments moved one word up the stack at a
+ * call, where aarch64's bl pushes nothing: the consumer's sites.c gives
+ * each such site its note); the branch encodings are the machine's
+ * (site.h branch).  A stub with no such caller is no probe, and one
+ * reached some other way (a conditional branch), or where the
+ * disassembler cannot tell, stays the site, under its own name.  The sites
  * of one probe in one function make one record, like a DOF probe.  The
  * function is the symbol containing the site, named as -G names it (the
  * part before a '.', so main.cold is main).  A note's address is
@@ -83,7 +88,7 @@
 #include "procfs.h"
 #include "prov.h"
 #include "stapsdt.h"
-#include "x86site.h"
+#include "site.h"
 
 struct dt_object {
 	char *path;
@@ -99,7 +104,8 @@ struct dt_object {
 /* A direct branch: where it goes, where it is, and what it is. */
 struct branch {
 	uint64_t to, from;
-	uint8_t op; /* e8 call, e9 jmp, else a jcc or a short jump */
+	uint8_t kind; /* enum site_branch */
+	uint8_t len;
 };
 
 /* Reading one file: everything the helpers below share. */
@@ -210,10 +216,11 @@ static int add_reloc(struct relocs *rs, uint64_t off, size_t shndx, bool known)
 static int apply_relocs(struct rd *r, size_t tgt, const GElf_Shdr *tsh,
 			uint8_t *buf, size_t len, struct relocs *rs)
 {
+	const struct site_arch *arch = site_arch_of(r->ehdr.e_machine);
 	bool rel = r->ehdr.e_type == ET_REL;
 	Elf_Scn *scn = NULL;
 
-	while ((scn = elf_nextscn(r->elf, scn))) {
+	while (arch && (scn = elf_nextscn(r->elf, scn))) {
 		Elf_Data *d, *symd = NULL;
 		GElf_Shdr sh;
 		size_t n;
@@ -234,6 +241,7 @@ static int apply_relocs(struct rd *r, size_t tgt, const GElf_Shdr *tsh,
 			uint64_t off, val = 0;
 			size_t shndx = 0;
 			bool known = false;
+			uint32_t rtype;
 
 			if (!gelf_getrela(d, (int)i, &ra))
 				continue;
@@ -247,14 +255,13 @@ static int apply_relocs(struct rd *r, size_t tgt, const GElf_Shdr *tsh,
 			}
 			if (off > len || len - off < 8)
 				continue;
-			switch (GELF_R_TYPE(ra.r_info)) {
-			case R_X86_64_NONE:
+			rtype = GELF_R_TYPE(ra.r_info);
+			if (rtype == arch->r_none)
 				continue;
-			case R_X86_64_RELATIVE:
+			if (rtype == arch->r_relative) {
 				val = (uint64_t)ra.r_addend;
 				known = !rel;
-				break;
-			case R_X86_64_64:
+			} else if (rtype == arch->r_abs64) {
 				if (symd &&
 				    gelf_getsym(symd,
 						(int)GELF_R_SYM(ra.r_info),
@@ -265,13 +272,10 @@ static int apply_relocs(struct rd *r, size_t tgt, const GElf_Shdr *tsh,
 					shndx = sym.st_shndx;
 					known = true;
 				}
-				break;
-			default:
-				break;
 			}
 			if (add_reloc(rs, off, rel ? shndx : 0, known))
 				return -ENOMEM;
-			/* x86-64: the file's byte order is the host's */
+			/* x86-64 and aarch64: little-endian, as the host */
 			if (known)
 				memcpy(buf + off, &val, 8);
 		}
@@ -514,7 +518,8 @@ static const char *int_type(const struct stapsdt_arg *a)
 	return "(unknown)";
 }
 
-static int note_args(struct dt_probe *p, const char *args)
+/* the argument types of a note of a file of machine m (its spec syntax) */
+static int note_args(struct dt_probe *p, const char *args, unsigned m)
 {
 	struct stapsdt_arg a;
 	struct stapsdt_err err;
@@ -525,7 +530,10 @@ static int note_args(struct dt_probe *p, const char *args)
 	p->nargv = calloc(12 + 1, sizeof(*p->nargv));
 	if (!p->nargv)
 		return -ENOMEM;
-	while (n < 12 && (ret = stapsdt_arg_next(args, &cur, &a, &err)) != 0)
+	while (n < 12 &&
+	       (ret = m == EM_AARCH64
+			      ? stapsdt_a64_arg_next(args, &cur, &a, &err)
+			      : stapsdt_arg_next(args, &cur, &a, &err)) != 0)
 		p->nargv[n++] = ret > 0 ? int_type(&a) : "(unknown)";
 	p->nargc = p->xargc = n;
 	p->xargv = p->nargv;
@@ -563,34 +571,6 @@ static int add_site(struct dt_probe *p, uint64_t at, uint8_t kind)
 	return 0;
 }
 
-
-/*
- * The target of a direct branch whose opcode starts at p[i] (address
- * addr): call/jmp rel32 (e8, e9), jcc rel32 (0f 80-8f), jmp/jcc rel8
- * (eb, 70-7f); false if p[i] starts none of them.  Every byte offset is
- * tried, instruction boundary or not: a false target costs nothing.
- */
-static bool branch_target(const uint8_t *p, size_t n, size_t i, uint64_t addr,
-			  uint64_t *to)
-{
-	int32_t d32;
-
-	if ((p[i] == 0xe8 || p[i] == 0xe9) && n - i >= 5) {
-		memcpy(&d32, p + i + 1, 4);
-		*to = addr + 5 + (uint64_t)(int64_t)d32;
-		return true;
-	}
-	if (p[i] == 0x0f && n - i >= 6 && (p[i + 1] & 0xf0) == 0x80) {
-		memcpy(&d32, p + i + 2, 4);
-		*to = addr + 6 + (uint64_t)(int64_t)d32;
-		return true;
-	}
-	if ((p[i] == 0xeb || (p[i] & 0xf0) == 0x70) && n - i >= 2) {
-		*to = addr + 2 + (uint64_t)(int64_t)(int8_t)p[i + 1];
-		return true;
-	}
-	return false;
-}
 
 static int cmp_branch(const void *a, const void *b)
 {
@@ -657,13 +637,17 @@ static long stub_addrs(struct rd *r, uint64_t **v)
 
 static int read_targets(struct rd *r)
 {
+	const struct site_arch *arch = site_arch_of(r->ehdr.e_machine);
 	Elf_Scn *scn = NULL;
 	size_t cap = 0;
 	GElf_Shdr sh;
 	uint64_t *stubs;
-	long nstubs = stub_addrs(r, &stubs);
+	long nstubs;
 
 	r->targets_read = true;
+	if (!arch)
+		return 0; /* no machine whose branches we know */
+	nstubs = stub_addrs(r, &stubs);
 	if (nstubs < 0)
 		return -ENOMEM;
 	/* only the branches to a stub are kept: all a stub's callers */
@@ -674,11 +658,14 @@ static int read_targets(struct rd *r)
 		    !(sh.sh_flags & SHF_EXECINSTR) ||
 		    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
 			continue;
-		for (size_t i = 0; i < d->d_size; i++) {
+		for (size_t i = 0; i < d->d_size; i += arch->branch_step) {
 			uint64_t to;
+			unsigned len;
+			enum site_branch k;
 
-			if (!branch_target(d->d_buf, d->d_size, i,
-					   sh.sh_addr + i, &to) ||
+			k = arch->branch(d->d_buf, d->d_size, i,
+					 sh.sh_addr + i, &to, &len);
+			if (k == SITE_BR_NONE ||
 			    !bsearch(&to, stubs, (size_t)nstubs,
 				     sizeof(*stubs), cmp_u64))
 				continue;
@@ -689,7 +676,8 @@ static int read_targets(struct rd *r)
 			}
 			r->targets[r->ntargets].to = to;
 			r->targets[r->ntargets].from = sh.sh_addr + i;
-			r->targets[r->ntargets++].op = ((uint8_t *)d->d_buf)[i];
+			r->targets[r->ntargets].len = (uint8_t)len;
+			r->targets[r->ntargets++].kind = (uint8_t)k;
 		}
 	}
 	free(stubs);
@@ -714,16 +702,60 @@ static int stub_reached(struct rd *r, uint64_t addr)
 }
 
 /*
+ * Whether addr lies in data the ARM ELF ABI's mapping symbols mark
+ * inside code: the last "$d" or "$x" symbol at or before addr within
+ * [fstart, addr] is a "$d".  Files without mapping symbols (x86-64)
+ * have none.
+ */
+static bool in_mapped_data(struct rd *r, uint64_t fstart, uint64_t addr)
+{
+	Elf_Data *d;
+	GElf_Shdr sh;
+	uint64_t best = 0;
+	bool found = false, data = false;
+	size_t n;
+
+	if (!r->symtab || !gelf_getshdr(r->symtab, &sh) || !sh.sh_entsize ||
+	    !(d = elf_getdata(r->symtab, NULL)))
+		return false;
+	n = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+
+		if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF ||
+		    s.st_value < fstart || s.st_value > addr ||
+		    (found && s.st_value < best) ||
+		    !(name = elf_strptr(r->elf, sh.sh_link, s.st_name)) ||
+		    name[0] != '$' || (name[1] != 'd' && name[1] != 'x') ||
+		    (name[2] && name[2] != '.'))
+			continue;
+		found = true;
+		best = s.st_value;
+		data = name[1] == 'd';
+	}
+	return data;
+}
+
+/*
  * Is there an instruction of len bytes at addr, in the function at
- * [fstart, fstart + fsize)?  Decoded with binutils' disassembler from the
- * function's start: 0 yes, 2 no (decoded past addr: bytes inside other
- * instructions), 1 unknown (not decoded that far, no such section).
+ * [fstart, fstart + fsize)?  The machine's check (site.h insns_check):
+ * on x86-64 decoded with binutils' disassembler from the function's
+ * start, on aarch64 a 4-aligned word outside the data that mapping
+ * symbols mark.  0 yes, 2 no (bytes inside other instructions, or
+ * data), 1 unknown (not decoded that far, no such section).
  */
 static int insn_at(struct rd *r, uint64_t fstart, uint64_t fsize,
 		   uint64_t addr, unsigned len)
 {
+	const struct site_arch *arch = site_arch_of(r->ehdr.e_machine);
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
+
+	if (!arch)
+		return 1;
+	if (in_mapped_data(r, fstart, addr))
+		return 2;
 
 	while ((scn = elf_nextscn(r->elf, scn))) {
 		struct site_insns m;
@@ -741,8 +773,8 @@ static int insn_at(struct rd *r, uint64_t fstart, uint64_t fsize,
 			return 1;
 		site_insns_init(&m, d->d_buf, d->d_size, fstart - sh.sh_addr,
 				fsize);
-		err = x86_insns_check(&m, addr - sh.sh_addr, len, true, why,
-				      sizeof(why));
+		err = arch->insns_check(&m, addr - sh.sh_addr, len, true, why,
+					sizeof(why));
 		ret = !err ? 0 : m.pc > addr - sh.sh_addr ? 2 : 1;
 		site_insns_free(&m);
 		return ret;
@@ -755,33 +787,34 @@ struct stub_caller {
 	uint64_t from;
 	const char *func;
 	uint64_t fstart;
-	bool call; /* a call: the stack one word lower than in the stub */
+	bool call; /* a call (x86-64: the stack one word lower than in the stub) */
 };
 
 /*
  * The calls and tail jumps to the header's stub at addr, each an
  * instruction of a named function: 0 with *v and *n; 1 when the stub's
- * hits cannot be told apart by caller (a conditional or short jump
+ * hits cannot be told apart by caller (a conditional or short branch
  * reaches it, a candidate lies where the disassembler did not get, or
- * outside every function, no disassembler, not x86-64); -ENOMEM.
+ * outside every function, no disassembler, a machine other than x86-64
+ * and aarch64); -ENOMEM.
  */
 static int stub_callers(struct rd *r, uint64_t addr, struct stub_caller **v,
 			size_t *n)
 {
+	const struct site_arch *arch = site_arch_of(r->ehdr.e_machine);
 	char why[256];
 
 	*v = NULL;
 	*n = 0;
-	if (r->ehdr.e_machine != EM_X86_64 ||
-	    x86_disasm_available(why, sizeof(why)))
+	if (!arch || arch->insns_available(why, sizeof(why)))
 		return 1;
 	if (!r->targets_read && read_targets(r))
 		return -ENOMEM;
 	for (size_t i = first_to(r, addr);
 	     i < r->ntargets && r->targets[i].to == addr; i++) {
 		const struct branch *b = &r->targets[i];
-		bool direct = b->op == 0xe8 || b->op == 0xe9;
-		unsigned len = direct ? 5 : b->op == 0x0f ? 6 : 2;
+		bool direct = b->kind == SITE_BR_CALL || b->kind == SITE_BR_JUMP;
+		unsigned len = b->len;
 		uint64_t fstart = 0, fsize = 0;
 		const char *func;
 		struct stub_caller *nv;
@@ -807,7 +840,7 @@ static int stub_callers(struct rd *r, uint64_t addr, struct stub_caller **v,
 		nv[*n].from = b->from;
 		nv[*n].func = func;
 		nv[*n].fstart = fstart;
-		nv[(*n)++].call = b->op == 0xe8;
+		nv[(*n)++].call = b->kind == SITE_BR_CALL;
 	}
 	return 0;
 }
@@ -913,7 +946,8 @@ static struct dt_probe *note_probe(struct rd *r, size_t ndof,
 		DT_ATTR_PRIVATE_UNKNOWN;
 	np.stapsdt_args = note->args;
 	set_section(r, &np, shndx);
-	if (note_args(&np, note->args) || !(p = dt_probes_add(r->pl, &np))) {
+	if (note_args(&np, note->args, r->ehdr.e_machine) ||
+	    !(p = dt_probes_add(r->pl, &np))) {
 		free(np.nargv);
 		return NULL;
 	}
@@ -946,9 +980,14 @@ static int caller_probes(struct rd *r, size_t ndof,
 			 uint64_t stub, const struct stub_caller *sc,
 			 size_t nsc)
 {
+	const struct site_arch *arch = site_arch_of(r->ehdr.e_machine);
 	const char *cargs = NULL;
 	bool nomem = false;
 
+	/* where a call pushes nothing, the arguments are where the stub
+	 * finds them (aarch64: the return address goes to x30) */
+	if (arch && !arch->call_push)
+		cargs = note->args;
 	for (size_t i = 0; i < nsc && !cargs; i++)
 		if (sc[i].call) {
 			cargs = call_args(r, note->args, &nomem);
@@ -1120,9 +1159,10 @@ int dt_object_probes_of(struct dt_probes *pl, const struct objfile *of,
 	r.obj->mod = slash ? slash + 1 : r.obj->path;
 	if (r.ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    r.ehdr.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    r.ehdr.e_machine != EM_X86_64)
+	    !site_arch_of(r.ehdr.e_machine))
 		return rd_err(&r, -EINVAL,
-			      "not an x86-64 ELF file (class %u, machine %u)",
+			      "not an x86-64 or aarch64 ELF file (class %u, "
+			      "machine %u)",
 			      r.ehdr.e_ident[EI_CLASS], r.ehdr.e_machine);
 	if (r.ehdr.e_type != ET_REL && r.ehdr.e_type != ET_EXEC &&
 	    r.ehdr.e_type != ET_DYN)

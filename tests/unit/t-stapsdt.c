@@ -944,6 +944,89 @@ out:
 	prov_file_free(pf);
 }
 
+/* aarch64 specs, as gcc writes them for <sys/sdt.h> */
+static void test_a64_args(void)
+{
+	static const struct {
+		const char *spec;
+		enum stapsdt_arg_kind kind;
+		unsigned size;
+		bool sgn;
+		int reg;
+		unsigned reg_size;
+		int64_t off;
+	} good[] = {
+		{ "-4@x1", STAPSDT_ARG_REG, 4, true, 1, 8, 0 },
+		{ "8@x30", STAPSDT_ARG_REG, 8, false, 30, 8, 0 },
+		{ "1@x2", STAPSDT_ARG_REG, 1, false, 2, 8, 0 },
+		{ "-4@w7", STAPSDT_ARG_REG, 4, true, 7, 4, 0 },
+		{ "8@sp", STAPSDT_ARG_REG, 8, false, STAPSDT_A64_SP, 8, 0 },
+		{ "-4@[sp, 8]", STAPSDT_ARG_MEM, 4, true, STAPSDT_A64_SP, 0, 8 },
+		{ "8@[sp]", STAPSDT_ARG_MEM, 8, false, STAPSDT_A64_SP, 0, 0 },
+		{ "-2@[x29, -16]", STAPSDT_ARG_MEM, 2, true, 29, 0, -16 },
+		{ "4@[sp, #24]", STAPSDT_ARG_MEM, 4, false, STAPSDT_A64_SP, 0,
+		  24 },
+		{ "-4@5", STAPSDT_ARG_CONST, 4, true, STAPSDT_REG_NONE, 0, 5 },
+		{ "-8@#-3", STAPSDT_ARG_CONST, 8, true, STAPSDT_REG_NONE, 0,
+		  -3 },
+	};
+	static const struct {
+		const char *spec;
+		size_t off;
+	} bad[] = {
+		{ "-4@x31", 3 },   { "-4@x01", 3 },	 { "8@[w1, 8]", 3 },
+		{ "8@[sp, 8", 8 }, { "8@[x0, #:lo12:.LANCHOR0]", 8 },
+		{ "8@x1 ", 4 },	   { "8@xzr", 2 },	 { "8f@x0", 0 },
+		{ "4@%edi", 2 },   { "8@x0x1", 2 },
+	};
+	struct stapsdt_arg a;
+	struct stapsdt_err err;
+	int ret;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		ret = stapsdt_a64_arg_parse(good[i].spec, strlen(good[i].spec),
+					    &a, &err);
+		if (!ok(ret == 0, "aarch64 '%s' parses", good[i].spec)) {
+			diag("%s", err.msg);
+			continue;
+		}
+		ok(a.kind == good[i].kind && a.size == good[i].size &&
+			   a.is_signed == good[i].sgn && a.reg == good[i].reg &&
+			   (a.kind != STAPSDT_ARG_REG ||
+			    a.reg_size == good[i].reg_size) &&
+			   a.off == good[i].off,
+		   "aarch64 '%s' means what it says", good[i].spec);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ret = stapsdt_a64_arg_parse(bad[i].spec, strlen(bad[i].spec),
+					    &a, &err);
+		if (!ok(ret == -EINVAL && err.off == bad[i].off,
+			"aarch64 '%s' refused at offset %zu", bad[i].spec,
+			bad[i].off))
+			diag("ret %d off %" PRIu64 ": %s", ret, err.off,
+			     err.msg);
+	}
+
+	/* the iterator keeps "[sp, 8]" whole */
+	{
+		static const char args[] = " -4@x0 8@[sp, 16]\t-2@[x1] 8@sp ";
+		const char *want[] = { "-4@x0", "8@[sp, 16]", "-2@[x1]",
+				       "8@sp" };
+		size_t cur = 0;
+		int n = 0;
+
+		while ((ret = stapsdt_a64_arg_next(args, &cur, &a, &err)) > 0 &&
+		       n < 4) {
+			ok(a.len == strlen(want[n]) &&
+				   !memcmp(a.text, want[n], a.len),
+			   "aarch64 iterator: spec %d is '%s'", n, want[n]);
+			n++;
+		}
+		is_int(ret, 0, "aarch64 iterator: ends");
+		is_int(n, 4, "aarch64 iterator: four specs");
+	}
+}
+
 int main(void)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -951,6 +1034,7 @@ int main(void)
 	test_good_notes();
 	test_bad_notes();
 	test_args();
+	test_a64_args();
 	test_real();
 	return tap_done();
 }

@@ -33,14 +33,19 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include "uregs.h"
 #include "usdt_bpf.h"
+
+#if defined(__TARGET_ARCH_arm64)
+#error "usdt.bpf.c reads x86-64's struct pt_regs; arm64's is in uregs.h, not used here yet"
+#endif
 
 char LICENSE[] SEC("license") = "GPL";
 
 /* dtrace's own pid, set by the loader: its hits are not traced */
 const volatile __u32 self_pid = 0;
 
-/* x86-64 struct pt_regs */
+/* x86-64 struct pt_regs (its offsets: uregs.h, checked below) */
 struct ureg {
 	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si,
 		di, orig_ax, ip, cs, flags, sp, ss;
@@ -116,10 +121,12 @@ static __always_inline __u64 reg_of(const __u64 *R, __u8 n)
  * computed pointer, or hoists the addresses out of a loop, and the
  * verifier refuses a context access through a modified pointer.
  */
+#define UCTX_S_(x) #x
+#define UCTX_S(x) UCTX_S_(x) /* the offset's value, not its name */
 #define UCTX(r, off)                                                    \
 	({                                                              \
 		__u64 v_;                                               \
-		asm volatile("%0 = *(u64 *)(%1 + " #off ")"             \
+		asm volatile("%0 = *(u64 *)(%1 + " UCTX_S(off) ")"             \
 			     : "=r"(v_)                                 \
 			     : "r"(r));                                 \
 		v_;                                                     \
@@ -128,33 +135,46 @@ static __always_inline __u64 reg_of(const __u64 *R, __u8 n)
 static __always_inline __u64 reg_ctx(const struct ureg *r, __u8 n)
 {
 	switch (n) {
-	case UBPF_R_AX: return UCTX(r, 80);
-	case UBPF_R_DX: return UCTX(r, 96);
-	case UBPF_R_CX: return UCTX(r, 88);
-	case UBPF_R_BX: return UCTX(r, 40);
-	case UBPF_R_SI: return UCTX(r, 104);
-	case UBPF_R_DI: return UCTX(r, 112);
-	case UBPF_R_BP: return UCTX(r, 32);
-	case UBPF_R_SP: return UCTX(r, 152);
-	case UBPF_R_R8: return UCTX(r, 72);
-	case UBPF_R_R9: return UCTX(r, 64);
-	case UBPF_R_R10: return UCTX(r, 56);
-	case UBPF_R_R11: return UCTX(r, 48);
-	case UBPF_R_R12: return UCTX(r, 24);
-	case UBPF_R_R13: return UCTX(r, 16);
-	case UBPF_R_R14: return UCTX(r, 8);
-	case UBPF_R_R15: return UCTX(r, 0);
-	case UBPF_R_IP: return UCTX(r, 128);
+	case UBPF_R_AX: return UCTX(r, UREG_X86_64_AX);
+	case UBPF_R_DX: return UCTX(r, UREG_X86_64_DX);
+	case UBPF_R_CX: return UCTX(r, UREG_X86_64_CX);
+	case UBPF_R_BX: return UCTX(r, UREG_X86_64_BX);
+	case UBPF_R_SI: return UCTX(r, UREG_X86_64_SI);
+	case UBPF_R_DI: return UCTX(r, UREG_X86_64_DI);
+	case UBPF_R_BP: return UCTX(r, UREG_X86_64_BP);
+	case UBPF_R_SP: return UCTX(r, UREG_X86_64_SP_OFF);
+	case UBPF_R_R8: return UCTX(r, UREG_X86_64_R8);
+	case UBPF_R_R9: return UCTX(r, UREG_X86_64_R9);
+	case UBPF_R_R10: return UCTX(r, UREG_X86_64_R10);
+	case UBPF_R_R11: return UCTX(r, UREG_X86_64_R11);
+	case UBPF_R_R12: return UCTX(r, UREG_X86_64_R12);
+	case UBPF_R_R13: return UCTX(r, UREG_X86_64_R13);
+	case UBPF_R_R14: return UCTX(r, UREG_X86_64_R14);
+	case UBPF_R_R15: return UCTX(r, UREG_X86_64_R15);
+	case UBPF_R_IP: return UCTX(r, UREG_X86_64_IP_OFF);
 	}
 	return 0;
 }
 
-_Static_assert(__builtin_offsetof(struct ureg, ax) == 80 &&
-		       __builtin_offsetof(struct ureg, dx) == 96 &&
-		       __builtin_offsetof(struct ureg, sp) == 152 &&
-		       __builtin_offsetof(struct ureg, ip) == 128 &&
-		       __builtin_offsetof(struct ureg, r9) == 64,
-	       "struct ureg is x86-64's struct pt_regs");
+_Static_assert(__builtin_offsetof(struct ureg, ax) == UREG_X86_64_AX &&
+		       __builtin_offsetof(struct ureg, dx) == UREG_X86_64_DX &&
+		       __builtin_offsetof(struct ureg, cx) == UREG_X86_64_CX &&
+		       __builtin_offsetof(struct ureg, bx) == UREG_X86_64_BX &&
+		       __builtin_offsetof(struct ureg, si) == UREG_X86_64_SI &&
+		       __builtin_offsetof(struct ureg, di) == UREG_X86_64_DI &&
+		       __builtin_offsetof(struct ureg, bp) == UREG_X86_64_BP &&
+		       __builtin_offsetof(struct ureg, sp) ==
+			       UREG_X86_64_SP_OFF &&
+		       __builtin_offsetof(struct ureg, r8) == UREG_X86_64_R8 &&
+		       __builtin_offsetof(struct ureg, r9) == UREG_X86_64_R9 &&
+		       __builtin_offsetof(struct ureg, r10) == UREG_X86_64_R10 &&
+		       __builtin_offsetof(struct ureg, r11) == UREG_X86_64_R11 &&
+		       __builtin_offsetof(struct ureg, r12) == UREG_X86_64_R12 &&
+		       __builtin_offsetof(struct ureg, r13) == UREG_X86_64_R13 &&
+		       __builtin_offsetof(struct ureg, r14) == UREG_X86_64_R14 &&
+		       __builtin_offsetof(struct ureg, r15) == UREG_X86_64_R15 &&
+		       __builtin_offsetof(struct ureg, ip) == UREG_X86_64_IP_OFF,
+	       "struct ureg is x86-64's struct pt_regs (bpf/uregs.h)");
 
 /* Truncate to the argument's size, extending its sign. */
 static __always_inline __u64 sized(__u64 v, __u8 size, __u8 sgn)

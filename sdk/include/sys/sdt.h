@@ -22,7 +22,9 @@
  * compiles unchanged and gets notes of the same format.  It has the same
  * macros -- STAP_PROBE, STAP_PROBE1..12, DTRACE_PROBE, DTRACE_PROBE1..12
  * (and the 0 forms), STAP_PROBEV (whether or not SDT_USE_VARIADIC is
- * defined), the same macros in assembler files, and STAP_PROBE_ASM,
+ * defined), its internal _SDT_PROBE(provider, name, n, (args)) that
+ * LTTng-UST's tracepoint() calls, the same macros in assembler files,
+ * and STAP_PROBE_ASM,
  * STAP_PROBE_ASM_TEMPLATE and STAP_PROBE_ASM_OPERANDS for probes inside
  * asm statements (see below) -- and honours the same switches:
  * _SDT_HAS_SEMAPHORES, STAP_SDT_V1 and STAP_SDT_V2 (see Semaphores) and
@@ -719,6 +721,31 @@ operator,(__usdt_sdt_fpbits, __T __v)
 #define STAP_PROBE(...) DTRACE_PROBE(__VA_ARGS__)
 #define STAP_PROBEV(...) DTRACE_PROBE(__VA_ARGS__)
 #define USDT_PROBE(...) _USDT_SDT_PV(_USDT_SDT_WITHSEMA, __VA_ARGS__)
+
+/*
+ * systemtap's internal _SDT_PROBE(provider, name, n, (args...)), which
+ * LTTng-UST 2.13's <lttng/tracepoint.h> calls directly when
+ * LTTNG_UST_HAVE_SDT_INTEGRATION is defined (Mir defines it when
+ * <sys/sdt.h> is found), so that every tracepoint() is also a probe:
+ * the argument count is given, the arguments come in parentheses.
+ */
+#define _USDT_SDT_UNPAREN(...) __VA_ARGS__
+#define _SDT_PROBE(provider, name, n, arglist)				\
+	_USDT_SDT_XCAT(_USDT_SDT_L, n)(provider, name,			\
+				       _USDT_SDT_UNPAREN arglist)
+#define _USDT_SDT_L0(p, n, ...) DTRACE_PROBE0(p, n)
+#define _USDT_SDT_L1(p, n, ...) _USDT_SDT_FIXED(1, p, n, __VA_ARGS__)
+#define _USDT_SDT_L2(p, n, ...) _USDT_SDT_FIXED(2, p, n, __VA_ARGS__)
+#define _USDT_SDT_L3(p, n, ...) _USDT_SDT_FIXED(3, p, n, __VA_ARGS__)
+#define _USDT_SDT_L4(p, n, ...) _USDT_SDT_FIXED(4, p, n, __VA_ARGS__)
+#define _USDT_SDT_L5(p, n, ...) _USDT_SDT_FIXED(5, p, n, __VA_ARGS__)
+#define _USDT_SDT_L6(p, n, ...) _USDT_SDT_FIXED(6, p, n, __VA_ARGS__)
+#define _USDT_SDT_L7(p, n, ...) _USDT_SDT_FIXED(7, p, n, __VA_ARGS__)
+#define _USDT_SDT_L8(p, n, ...) _USDT_SDT_FIXED(8, p, n, __VA_ARGS__)
+#define _USDT_SDT_L9(p, n, ...) _USDT_SDT_FIXED(9, p, n, __VA_ARGS__)
+#define _USDT_SDT_L10(p, n, ...) _USDT_SDT_FIXED(10, p, n, __VA_ARGS__)
+#define _USDT_SDT_L11(p, n, ...) _USDT_SDT_FIXED(11, p, n, __VA_ARGS__)
+#define _USDT_SDT_L12(p, n, ...) _USDT_SDT_FIXED(12, p, n, __VA_ARGS__)
 
 /* The fixed-count spellings of DTrace and systemtap. */
 #define _USDT_SDT_FIXED(k, p, n, ...)					\

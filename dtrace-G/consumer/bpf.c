@@ -59,9 +59,11 @@
  * user space runs only the other clauses (bpf_agg.c says how).
  *
  * Generated programs.  A run whose clauses copy no user stack and read
- * no vtimestamp, and that uses no kernel provider (cg_fits(),
- * cg_try()), loads no generic program: at its
- * first event each event gets a program cgen.c generates from its
+ * no vtimestamp, and whose kernel probes each have their provider's
+ * prologue (cg_fits(), cg_try(), kprov_cg_fits()), loads no generic
+ * program: at its first event (or, without one, when the kernel
+ * probes are armed: bpf_cg_on(), cgen_kprov.c, which makes theirs)
+ * each event gets a program cgen.c generates from its
  * argument specs and its probe's plan, straight-line and a few hundred
  * instructions, sharing one ring buffer, the drops map and the
  * aggregation maps bpf_agg.c makes (bpf_kagg_cgen()); programs with the
@@ -134,6 +136,7 @@ struct cg_prog {
 	struct bpf_insn *v;
 	size_t n;
 	int fd;
+	int type; /* enum bpf_prog_type */
 };
 
 struct consumer_bpf {
@@ -154,6 +157,7 @@ struct consumer_bpf {
 	bool load_failed;
 	/* generated programs (cgen.c): decided at the first event */
 	bool cg_tried, cg_on;
+	bool cg_kp; /* a kernel probe's program is loaded (cgen_kprov.c) */
 	struct cgen_maps cgm;
 	struct cg_prog *cg;
 	size_t ncg;
@@ -769,7 +773,8 @@ static void cg_try(struct consumer *c)
 	int err;
 
 	b->cg_tried = true;
-	if (!cg_fits(c) || kprov_autoload(c, NULL) || vtime_wanted(c))
+	if (!cg_fits(c) || (kprov_autoload(c, NULL) && !kprov_cg_fits(c)) ||
+	    vtime_wanted(c))
 		return;
 	memset(m, 0, sizeof(*m));
 	m->self = (uint32_t)getpid();
@@ -800,7 +805,8 @@ static void cg_try(struct consumer *c)
  * before with the same instructions: its fd, or -errno (c->be_why).
  * DTRACE_CGEN_LOG set prints the verifier's whole log of a refusal.
  */
-static int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
+static int cg_load_as(struct consumer *c, enum bpf_prog_type type,
+		      struct bpf_insn *v, size_t n)
 {
 	struct consumer_bpf *b = c->bpf;
 	static char log[65536];
@@ -809,13 +815,13 @@ static int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
 	int fd;
 
 	for (size_t i = 0; i < b->ncg; i++)
-		if (b->cg[i].n == n && !memcmp(b->cg[i].v, v, n * sizeof(*v))) {
+		if (b->cg[i].n == n && b->cg[i].type == (int)type &&
+		    !memcmp(b->cg[i].v, v, n * sizeof(*v))) {
 			free(v);
 			return b->cg[i].fd;
 		}
 	log[0] = '\0';
-	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "dtrace_cg", "GPL", v,
-			   (uint32_t)n, &o);
+	fd = bpf_prog_load(type, "dtrace_cg", "GPL", v, (uint32_t)n, &o);
 	if (fd < 0) {
 		int err = errno ? -errno : -EINVAL;
 		char msg[sizeof(log) + 64];
@@ -832,8 +838,60 @@ static int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
 		return err;
 	}
 	b->cg = xpush_room(b->cg, b->ncg, sizeof(*b->cg));
-	b->cg[b->ncg++] = (struct cg_prog){v, n, fd};
+	b->cg[b->ncg++] = (struct cg_prog){v, n, fd, (int)type};
 	return fd;
+}
+
+/* a uprobe event's program */
+static int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
+{
+	return cg_load_as(c, BPF_PROG_TYPE_KPROBE, v, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* ... and the kernel providers' (cgen_kprov.c) */
+
+bool bpf_cg_on(struct consumer *c)
+{
+	struct consumer_bpf *b = c->bpf;
+
+	if (!b || b->load_failed)
+		return false;
+	if (!b->ready && !b->cg_tried)
+		cg_try(c);
+	return b->cg_on;
+}
+
+const struct cgen_maps *bpf_cg_maps(struct consumer *c)
+{
+	return &c->bpf->cgm;
+}
+
+int bpf_cg_load(struct consumer *c, int type, struct bpf_insn *v, size_t n)
+{
+	int fd = cg_load_as(c, (enum bpf_prog_type)type, v, n);
+
+	c->bpf->cg_kp |= fd >= 0;
+	return fd;
+}
+
+/*
+ * A kernel probe's program was refused (c->be_why): back to the
+ * generic program if no uprobe event has a generated one attached
+ * (the kernel probes' own are attached once all of theirs loaded).
+ */
+bool bpf_cg_back(struct consumer *c)
+{
+	struct consumer_bpf *b = c->bpf;
+
+	if (b->nanchors)
+		return false;
+	if (c->o->verbose)
+		say(c, "BPF: %s; the generic program instead", c->be_why);
+	c->be_why[0] = '\0';
+	cg_off(c);
+	b->cg_kp = false;
+	return true;
 }
 
 /* The first enabled probe at e's site (the plan compiled in is its). */
@@ -894,7 +952,8 @@ static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	struct bpf_anchor an = {-1, NULL, -1};
 	struct tprobe *p;
 	struct bpf_insn *v;
-	bool first = b->nanchors == 0;
+	/* no program attached yet, a kernel probe's included */
+	bool first = b->nanchors == 0 && !b->cg_kp;
 	size_t n;
 	int fd, err;
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpf/kprov_bpf.h"
 #include "consumer_impl.h"
 
 enum kp_kind {
@@ -44,6 +45,7 @@ struct kprobe {
 	unsigned *uclauses, *uepids, nuclauses;
 	uint16_t strmask; /* d_clause_strargs() of its clauses */
 	uint32_t needs;	  /* d_clause_needs() of its clauses */
+	int cg_fd;	  /* its generated program (cgen_kprov.c), or -1 */
 };
 
 /* A perf event and the program attached to it (NULL: none yet). */
@@ -73,7 +75,58 @@ struct kprov {
 	struct kp_tick *ticks;
 	size_t nticks;
 	bool stopped;
+	bool cg;		 /* the programs are generated (cgen_kprov.c) */
+	struct ubpf_kconf kconf; /* kp_kconf_fill()'s findings */
 };
+
+/*
+ * A kernel probe's prologue in a generated program, as its provider's
+ * cg_pro() writes it with the cgk_*() emitters (cgen_kprov.c): code
+ * entered with the context in r6 and pid_tgid in r7 that puts each of
+ * nargs arguments, 8 bytes, at r10 + cgk_arg(i), using r0-r5 only, and
+ * may end a firing that is none (a thread's creation) with cgk_exit();
+ * what the program is (type: enum bpf_prog_type), the strings the
+ * record copies, whether dtrace's own firings are left out.
+ */
+struct bpf_insn;
+struct cgk {
+	struct bpf_insn *v;
+	size_t n;
+	int type;
+	unsigned nargs;
+	uint16_t strmask;
+	bool self;
+};
+/* one instruction (BPF_LDX | BPF_MEM | BPF_DW, ...) */
+void cgk_put(struct cgk *k, uint8_t code, uint8_t dst, uint8_t src,
+	     int16_t off, int32_t imm);
+/* a jump whose offset cgk_fix() sets: its index */
+size_t cgk_jmp(struct cgk *k, uint8_t code, uint8_t dst, int32_t imm);
+/* the jump at j lands on the next instruction */
+void cgk_fix(struct cgk *k, size_t j);
+/* r0 = 0, exit: the firing is not the probe's */
+void cgk_exit(struct cgk *k);
+/* argument i's stack slot (off r10) */
+int16_t cgk_arg(unsigned i);
+/* size bytes of kernel memory at src + off into argument i's slot
+ * (zeroed first; 0 when unreadable); r0-r5 clobbered */
+void cgk_read_kernel(struct cgk *k, unsigned i, uint8_t size, uint8_t src,
+		     int32_t off);
+
+/* kprov.c: does a program fire p?  (tick-N's fire in dtrace) */
+bool kp_has_prog(const struct kprobe *p);
+/*
+ * kprov.c: probe p's program on perf event fd, given back on stop: the
+ * generated one (p->cg_fd, bpf_cookie its ev) or the object's program
+ * named prog with bpf_cookie cookie (0: none); 0, or -1 with errno
+ */
+struct bpf_object;
+int kp_attach_perf(struct kprov *kp, const struct kprobe *p,
+		   struct bpf_object *obj, const char *prog, int fd,
+		   uint64_t cookie);
+/* cgen_kprov.c: the run's kernel probes' programs generated and loaded
+ * (kprov_arm()): 1, 0 when the generic programs are the run's, -1 said */
+int kp_cg_arm(struct consumer *c, struct kprov *kp);
 
 /* kprov.c: for the providers */
 bool kp_has(const struct kprov *kp, enum kp_kind kind);

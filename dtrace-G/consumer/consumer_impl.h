@@ -555,6 +555,13 @@ struct provider {
 	 */
 	unsigned needs;
 
+	/*
+	 * dtrace -l: its rows after the registry's (struct dt_lister,
+	 * consumer.h), pv being this table; 0 or row()'s non-zero return.
+	 * NULL: none (USDT's probes are the registry's, which list.c reads).
+	 */
+	int (*list)(const struct provider *pv, const struct dt_lister *l);
+
 	/* --- site providers --- */
 	/* the site kinds it owns (1u << SITE_*); of those, return probes */
 	unsigned site_kinds, ret_kinds;

@@ -20,9 +20,9 @@
  * due, so they sort among the others too.
  *
  * A run.  kprov_match(), before any process is read, matches every
- * clause's descriptions against every kernel probe (dt_kprov_list()'s
- * enumeration: the probes -l lists, and profile-N or tick-N of any rate
- * a description spells out); each probe a clause matches becomes a
+ * clause's descriptions against every kernel probe (the providers'
+ * each(): the probes -l lists through kp_list(), and profile-N or
+ * tick-N of any rate a description spells out); each probe a clause matches becomes a
  * struct kprobe with its clauses and an ID, and the descriptions count
  * the match, so a description of kernel probes alone passes the
  * "matched nothing" check, and -Z is unchanged.  Where the run's
@@ -85,6 +85,7 @@
 #include "bpf/kprov_bpf.h"
 #include "bpf/usdt_bpf.h"
 #include "kprov.h"
+#include "../objects/probes.h"
 
 bool kp_has_prog(const struct kprobe *p)
 {
@@ -100,25 +101,42 @@ bool kp_has_prog(const struct kprobe *p)
 /* Names: dtrace -l and matching */
 
 struct list_arg {
-	void (*fn)(const struct dt_kprobe *p, void *arg);
-	void *arg;
+	const struct dt_lister *l;
+	int r; /* row()'s first non-zero return */
 };
 
+/* One probe as a row of dtrace -l (list.c numbers and selects it). */
 static void list_one(const struct kp_name *n, void *arg)
 {
-	const struct list_arg *la = arg;
+	struct list_arg *la = arg;
+	struct dt_probe p = {0};
 
-	la->fn(&n->d, la->arg);
+	if (la->r)
+		return;
+	p.origin = DT_ORIGIN_KERNEL;
+	snprintf(p.provider, sizeof(p.provider), "%s", n->d.prov);
+	p.prov = n->d.prov;
+	p.mod = n->d.mod;
+	p.func = n->d.func;
+	p.name = n->d.name;
+	p.path = "";
+	/* DTrace's: Evolving provider and name, Private module and function */
+	p.provattr = p.nameattr = DOF_ATTR(5, 5, 5);
+	p.modattr = p.funcattr = DOF_ATTR(1, 1, 0);
+	p.argsattr = DOF_ATTR(1, 1, 4);
+	p.xargc = n->d.nargs;
+	p.xargv = (const char **)n->d.argtypes;
+	la->r = la->l->row(&p, -1, la->l->arg);
 }
 
-void dt_kprov_list(char *const *names, size_t nnames,
-		   void (*fn)(const struct dt_kprobe *p, void *arg), void *arg)
+int kp_list(const struct provider *pv, const struct dt_lister *l)
 {
-	struct list_arg la = {fn, arg};
+	struct list_arg la = {l, 0};
 
-	for (size_t i = 0; i < nproviders; i++)
-		if (providers[i]->each)
-			providers[i]->each(names, nnames, list_one, &la);
+	if (l->files || !pv->each)
+		return 0; /* --object: the probes of files */
+	pv->each(l->names, l->nnames, list_one, &la);
+	return la.r;
 }
 
 bool kp_has(const struct kprov *kp, enum kp_kind kind)

@@ -26,9 +26,16 @@ enum kp_kind {
 	KP_PROC_EXIT,
 };
 
+/* A kernel probe's names and argument types. */
+struct dt_kprobe {
+	const char *prov, *mod, *func, *name;
+	unsigned nargs;
+	const char *const *argtypes; /* nargs type names, or NULL */
+};
+
 /* A kernel probe as its provider names it (dtrace -l, matching). */
 struct kp_name {
-	struct dt_kprobe d; /* names and argument types (consumer.h) */
+	struct dt_kprobe d; /* names and argument types */
 	const struct provider *prov; /* its provider's table */
 	enum kp_kind kind;
 	int nr;		 /* KP_SYS_*: the system call's number */
@@ -129,6 +136,8 @@ int kp_attach_perf(struct kprov *kp, const struct kprobe *p,
 int kp_cg_arm(struct consumer *c, struct kprov *kp);
 
 /* kprov.c: for the providers */
+/* each kernel provider's list (struct provider): its probes, from each() */
+int kp_list(const struct provider *pv, const struct dt_lister *l);
 bool kp_has(const struct kprov *kp, enum kp_kind kind);
 /* KiB of user stack p's records carry (-x ustacksize), 0: no clause asks */
 uint8_t kp_ustk(struct consumer *c, const struct kprobe *p);

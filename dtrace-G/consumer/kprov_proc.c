@@ -344,6 +344,7 @@ const struct provider prov_proc = {
 	.name = "proc",
 	.needs = BE_CAP_KPROV,
 	.each = proc_each,
+	.list = kp_list,
 	.arm = proc_arm,
 #ifdef HAVE_BPF
 	.cg_pro = proc_cg_pro,

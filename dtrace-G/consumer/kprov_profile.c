@@ -325,6 +325,7 @@ const struct provider prov_profile = {
 	.name = "profile",
 	.needs = BE_CAP_KPROV,
 	.each = prof_each,
+	.list = kp_list,
 	.why = prof_why,
 	.arm = prof_arm,
 #ifdef HAVE_BPF

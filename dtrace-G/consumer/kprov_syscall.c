@@ -353,6 +353,7 @@ const struct provider prov_syscall = {
 	.name = "syscall",
 	.needs = BE_CAP_KPROV,
 	.each = sys_each,
+	.list = kp_list,
 	.arm = sys_arm,
 	.fire = sys_fire,
 #ifdef HAVE_BPF

@@ -58,9 +58,9 @@
  * enables; their hits write no record, or a record flagged so that
  * user space runs only the other clauses (bpf_agg.c says how).
  *
- * Generated programs.  A run whose clauses copy no user stack and read
- * no vtimestamp, and whose kernel probes each have their provider's
- * prologue (cg_fits(), cg_try(), kprov_cg_fits()), loads no generic
+ * Generated programs.  A run whose clauses read no vtimestamp, and
+ * whose kernel probes each have their provider's prologue and copy no
+ * user stack (cg_fits(), cg_try(), kprov_cg_fits()), loads no generic
  * program: at its first event (or, without one, when the kernel
  * probes are armed: bpf_cg_on(), cgen_kprov.c, which makes theirs)
  * each event gets a program cgen.c generates from its
@@ -693,9 +693,9 @@ static void fix_try(struct consumer *c, struct tevent *e)
 /* Generated programs (cgen.c) */
 
 /*
- * Whether the run's clauses are all the generator takes: no ustack(),
- * no vtimestamp.  DTRACE_CGEN=0 says no.  The kernel providers are
- * known only once matched: cg_try() asks then.
+ * Whether the run's clauses are all the generator takes: no
+ * vtimestamp.  DTRACE_CGEN=0 says no.  The kernel providers are known
+ * only once matched: cg_try() asks then.
  */
 static bool cg_fits(struct consumer *c)
 {
@@ -704,10 +704,18 @@ static bool cg_fits(struct consumer *c)
 	if (env && !strcmp(env, "0"))
 		return false;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
-		if (d_clause_needs(c->prog, ci) &
-		    (D_NEED_USTACK | D_NEED_VTIME))
+		if (d_clause_needs(c->prog, ci) & D_NEED_VTIME)
 			return false;
 	return true;
+}
+
+/* Whether a clause reads the user stack (cgbuf then has room for it). */
+static bool cg_ustack(struct consumer *c)
+{
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		if (d_clause_needs(c->prog, ci) & D_NEED_USTACK)
+			return true;
+	return false;
 }
 
 /*
@@ -782,14 +790,20 @@ static void cg_try(struct consumer *c)
 			       (uint32_t)rbsz, NULL);
 	m->drops = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8,
 				  1, NULL);
-	/* copyinstr(): records with strings are built in cgbuf */
-	m->buf = cg_strs(c) ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY,
-					     "cgbuf", 4, UBPF_SCRATCH, 1, NULL)
-			    : -1;
+	/* copyinstr(), ustack(): such records are built in cgbuf */
+	m->ustk_room = cg_ustack(c);
+	m->buf = cg_strs(c) || m->ustk_room
+			 ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "cgbuf", 4,
+					  UBPF_SCRATCH +
+						  (m->ustk_room ? UBPF_USTKROOM
+								: 0),
+					  1, NULL)
+			 : -1;
 	b->cg_on = true; /* cg_off() undoes what follows */
 	b->drops_fd = m->drops;
 	b->kagg = bpf_kagg_cgen(c, m, &err);
-	if (m->rb < 0 || m->drops < 0 || err || (m->buf < 0 && cg_strs(c)) ||
+	if (m->rb < 0 || m->drops < 0 || err ||
+	    (m->buf < 0 && (cg_strs(c) || m->ustk_room)) ||
 	    !(b->rb = ring_buffer__new(m->rb, rb_record, c, NULL))) {
 		cg_off(c);
 		return;
@@ -963,6 +977,8 @@ static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	}
 	ev_spec(e, &spec);
 	ev_mem(c, e, &spec);
+	if (e->needs & D_NEED_USTACK) /* ustack.c unwinds the copy */
+		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
 	if (b->kagg && (p = probe_at_event(c, e))) {
 		bool any;
 

@@ -102,8 +102,11 @@ bool kprov_cg_fits(struct consumer *c)
 		const struct kprobe *p = kp->probes[i];
 		const struct provider *pv = p->n.prov;
 
+		/* a stack: the user registers of a kernel probe's thread
+		 * are not its context's (kprov.bpf.h) */
 		if (kp_has_prog(p) &&
-		    (!pv->cg_pro || !pv->cg_pro(c, p, NULL, NULL)))
+		    ((p->needs & D_NEED_USTACK) || !pv->cg_pro ||
+		     !pv->cg_pro(c, p, NULL, NULL)))
 			return false;
 	}
 	return true;

@@ -709,6 +709,7 @@ struct cgen_maps {
 	int kaggs_s;		    /* aggregations with a string key, or -1 */
 	uint32_t self;		    /* dtrace's pid: its hits are skipped */
 	const struct cgen_kpro *kp; /* a kernel probe's program, or NULL */
+	bool ustk_room;		    /* cgbuf holds a user stack's copy */
 };
 /*
  * A kernel probe's program (cgen_kprov.c): its provider's prologue,

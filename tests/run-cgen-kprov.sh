@@ -20,7 +20,8 @@
 #  - proc: create, exec-success and exit of a -c command's children,
 #    with the exit reasons (CLD_EXITED, CLD_KILLED);
 #  - where no prologue fits, the generic programs, still the same:
-#    syscall:::entry (every call: the raw tracepoint), ustack().
+#    syscall:::entry (every call: the raw tracepoint), ustack(); and
+#    where a kernel probe's program is refused.
 # -v names the generated programs (the generic ones go unmentioned).
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
 
@@ -150,5 +151,16 @@ same "syscall:::entry (the raw tracepoint): generic" generic "reads 5" \
 same "ustack(): generic" generic "reads 2" \
 	-n 'syscall::read:entry /pid == $target/ { @[ustack(1)] = count(); }' \
 	-n 'END { printa("%@d\n", @); }'
+
+# a kernel probe's program the generator refuses (a self-> variable the
+# kernel keeps, stored from an argument the record has not): loaded with
+# the others before anything is attached, so the whole run goes back to
+# the generic programs
+same "a kernel probe's program refused: generic" generic "getcpu 10" \
+	-n 'syscall::getcpu:entry /pid == $target/ { self->x = arg7 + 1; }' \
+	-n 'syscall::getcpu:return /self->x/ { @ = count(); self->x = 0; }'
+expect_grep "refused: said with -v" \
+	'^dtrace: BPF: no program generated for syscall:vmlinux:getcpu:entry; the generic program instead$' \
+	err1.txt
 
 finish

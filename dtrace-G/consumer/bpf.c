@@ -157,7 +157,7 @@ struct consumer_bpf {
 	bool load_failed;
 	/* generated programs (cgen.c): decided at the first event */
 	bool cg_tried, cg_on;
-	bool cg_kp; /* a kernel probe's program is loaded (cgen_kprov.c) */
+	bool cg_kp; /* kernel probes' programs attached (cgen_kprov.c) */
 	struct cgen_maps cgm;
 	struct cg_prog *cg;
 	size_t ncg;
@@ -812,6 +812,17 @@ static void cg_try(struct consumer *c)
 	b->obj = NULL;
 	b->rbsz = rbsz;
 	b->ready = true;
+	/*
+	 * the kernel probes' programs, now, before anything is attached:
+	 * one refused sends the whole run to the generic program
+	 */
+	if (kprov_cg_load(c) < 0) {
+		if (c->o->verbose)
+			say(c, "BPF: %s; the generic program instead",
+			    c->be_why);
+		c->be_why[0] = '\0';
+		cg_off(c);
+	}
 }
 
 /*
@@ -883,29 +894,13 @@ const struct cgen_maps *bpf_cg_maps(struct consumer *c)
 
 int bpf_cg_load(struct consumer *c, int type, struct bpf_insn *v, size_t n)
 {
-	int fd = cg_load_as(c, (enum bpf_prog_type)type, v, n);
-
-	c->bpf->cg_kp |= fd >= 0;
-	return fd;
+	return cg_load_as(c, (enum bpf_prog_type)type, v, n);
 }
 
-/*
- * A kernel probe's program was refused (c->be_why): back to the
- * generic program if no uprobe event has a generated one attached
- * (the kernel probes' own are attached once all of theirs loaded).
- */
-bool bpf_cg_back(struct consumer *c)
+/* The kernel probes' programs are attached: no going back after. */
+void bpf_cg_armed(struct consumer *c)
 {
-	struct consumer_bpf *b = c->bpf;
-
-	if (b->nanchors)
-		return false;
-	if (c->o->verbose)
-		say(c, "BPF: %s; the generic program instead", c->be_why);
-	c->be_why[0] = '\0';
-	cg_off(c);
-	b->cg_kp = false;
-	return true;
+	c->bpf->cg_kp = true;
 }
 
 /* The first enabled probe at e's site (the plan compiled in is its). */
@@ -1112,6 +1107,7 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 			    c->be_why);
 		c->be_why[0] = '\0';
 		cg_off(c);
+		kprov_cg_reset(c); /* theirs were closed with the rest */
 	}
 	if (!b->ready && !b->fix_tried)
 		fix_try(c, e);

@@ -19,17 +19,18 @@
  * wakeup.  One program per probe, attached with bpf_cookie its ev
  * (UBPF_EV_KPROV | index), so records decode as before (kprov_hit()).
  *
- * When.  The run's programs are generated or not as a whole
- * (bpf_cg_on(): cg_try() in bpf.c, at the first uprobe event or here,
- * whichever comes first), and kprov_cg_fits() lets a run with kernel
- * probes be generated only where every provider has a prologue for
- * each of them: a system call on the raw tracepoint (more than
- * KP_SYS_PER_CALL_MAX calls, kprov_syscall.c) has none, so such a run
- * loads the generic object, as does one that reads ustack() or
- * vtimestamp (bpf.c's cg_fits()).  A program the generator or the
- * verifier refuses sends the run back to the generic programs if no
- * program is attached yet (bpf_cg_back()), else fails the run with the
- * reason, as a site's does.
+ * When.  The run's programs are generated or not as a whole (cg_try()
+ * in bpf.c, at the first uprobe event or, in a run without one, at
+ * kprov_arm(): bpf_cg_on()), and kprov_cg_fits() lets a run with
+ * kernel probes be generated only where every provider has a prologue
+ * for each of them and no clause of theirs reads the stack: a system
+ * call on the raw tracepoint (more than KP_SYS_PER_CALL_MAX calls,
+ * kprov_syscall.c) has none, so such a run loads the generic object,
+ * as does one that reads vtimestamp (bpf.c's cg_fits()).  cg_try()
+ * has kprov_cg_load() generate and load every kernel probe's program
+ * then, before anything is attached, so a program the generator or the
+ * verifier refuses sends the whole run to the generic programs;
+ * kp_cg_arm() attaches them later, with the processes' events armed.
  */
 #include "config.h"
 
@@ -184,35 +185,49 @@ refused:
 	return -1;
 }
 
-int kp_cg_arm(struct consumer *c, struct kprov *kp)
+/* The programs loaded are no longer the run's (cg_off() closed them). */
+void kprov_cg_reset(struct consumer *c)
 {
-	if (!bpf_cg_on(c))
+	struct kprov *kp = c->kp;
+
+	for (size_t j = 0; kp && j < kp->n; j++) {
+		struct kprobe *q = kp->probes[j];
+
+		q->cg_fd = -1;
+		free(q->uclauses); /* the generic programs' plans decide */
+		free(q->uepids);
+		q->uclauses = q->uepids = NULL;
+		q->nuclauses = 0;
+	}
+	if (kp)
+		kp->cg = false;
+}
+
+int kprov_cg_load(struct consumer *c)
+{
+	struct kprov *kp = c->kp;
+
+	if (!kp)
 		return 0;
-	kp->cg = true;
-	if (kp_kconf_fill(c, kp) < 0)
-		return -1;
+	kp_kconf_find(c, kp);
 	for (size_t i = 0; i < kp->n; i++) {
 		struct kprobe *p = kp->probes[i];
 
-		if (!kp_has_prog(p) || cg_probe(c, kp, p) == 0)
-			continue;
-		if (!bpf_cg_back(c)) {
-			say(c, "cannot enable %s:%s:%s:%s: %s", p->n.d.prov,
-			    p->n.d.mod, p->n.d.func, p->n.d.name, c->be_why);
+		if (kp_has_prog(p) && cg_probe(c, kp, p) < 0) {
+			kprov_cg_reset(c);
 			return -1;
 		}
-		/* the generic programs: their plans decide again */
-		for (size_t j = 0; j < kp->n; j++) {
-			struct kprobe *q = kp->probes[j];
-
-			q->cg_fd = -1; /* cg_off() closed them */
-			free(q->uclauses);
-			free(q->uepids);
-			q->uclauses = q->uepids = NULL;
-			q->nuclauses = 0;
-		}
-		kp->cg = false;
-		return 0;
 	}
+	kp->cg = true;
+	return 0;
+}
+
+int kp_cg_arm(struct consumer *c, struct kprov *kp)
+{
+	if (!bpf_cg_on(c) || !kp->cg)
+		return 0;
+	if (kp_kconf_fill(c, kp) < 0) /* what a probe cannot do without */
+		return -1;
+	bpf_cg_armed(c);
 	return 1;
 }

@@ -740,13 +740,14 @@ void bpf_tls_reap(struct consumer *c);
  * bpf.c, for the kernel providers' generated programs (cgen_kprov.c):
  * whether the run's programs are generated (decided now if no event
  * decided it), the maps they share, a program loaded as type (its fd,
- * or -errno with c->be_why), and, after the first refusal, whether
- * the run could still go back to the generic program (it then has).
+ * or -errno with c->be_why), and that the kernel probes' are attached
+ * (a uprobe event's refused program can then no longer send the run
+ * to the generic program).
  */
 bool bpf_cg_on(struct consumer *c);
 const struct cgen_maps *bpf_cg_maps(struct consumer *c);
 int bpf_cg_load(struct consumer *c, int type, struct bpf_insn *v, size_t n);
-bool bpf_cg_back(struct consumer *c);
+void bpf_cg_armed(struct consumer *c);
 bool bpf_kagg_kplan(struct consumer *c, struct bpf_kagg *k,
 		    const struct d_probe *dp, const unsigned *cl,
 		    const unsigned *ep, unsigned n, struct ubpf_kplan *pl,
@@ -875,6 +876,13 @@ bool kprov_autoload(struct consumer *c, struct bpf_object *obj);
  * fires can have its program generated (its provider's cg_pro())
  */
 bool kprov_cg_fits(struct consumer *c);
+/*
+ * cgen_kprov.c, for bpf.c's cg_try(): every kernel probe's program
+ * generated and loaded, before anything is attached; 0, or -1 with
+ * c->be_why (none kept).  kprov_cg_reset(): they were closed.
+ */
+int kprov_cg_load(struct consumer *c);
+void kprov_cg_reset(struct consumer *c);
 /* bpf.c: the program, loaded now if it was not; NULL when it cannot be */
 struct bpf_object *bpf_be_object(struct consumer *c);
 /* bpf.c: its aggregating in the kernel, or NULL */

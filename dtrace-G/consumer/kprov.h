@@ -83,7 +83,8 @@ struct kprov {
 	size_t nticks;
 	bool stopped;
 	bool cg;		 /* the programs are generated (cgen_kprov.c) */
-	struct ubpf_kconf kconf; /* kp_kconf_fill()'s findings */
+	bool kconf_found;	 /* kconf is kp_kconf_find()'s */
+	struct ubpf_kconf kconf;
 };
 
 /*
@@ -131,8 +132,9 @@ struct bpf_object;
 int kp_attach_perf(struct kprov *kp, const struct kprobe *p,
 		   struct bpf_object *obj, const char *prog, int fd,
 		   uint64_t cookie);
-/* cgen_kprov.c: the run's kernel probes' programs generated and loaded
- * (kprov_arm()): 1, 0 when the generic programs are the run's, -1 said */
+/* cgen_kprov.c: at kprov_arm(), whether the run's kernel probes have
+ * generated programs (loaded by kprov_cg_load()): 1, 0 when the generic
+ * programs are the run's, -1 with it said */
 int kp_cg_arm(struct consumer *c, struct kprov *kp);
 
 /* kprov.c: for the providers */
@@ -152,8 +154,11 @@ int kp_perf_open(struct perf_event_attr *a, pid_t pid, int cpu);
 /*
  * kprov_proc.c: what the programs need to know of the running kernel
  * (struct ubpf_kconf: task_struct offsets from its BTF, tracepoint
- * fields from tracefs) into their map kconf; 0, or -1 with it said.
+ * fields from tracefs): into kp->kconf (once; nothing said), and then
+ * into the generic programs' map kconf with what a probe cannot do
+ * without said; 0, or -1 with it said.
  */
+void kp_kconf_find(struct consumer *c, struct kprov *kp);
 int kp_kconf_fill(struct consumer *c, struct kprov *kp);
 /* kprov.c: where tracefs is (the uprobe backend's finding, else the
  * usual place) */

@@ -139,17 +139,14 @@ static void kconf_btf(struct ubpf_kconf *k)
 	btf__free(btf);
 }
 
-int kp_kconf_fill(struct consumer *c, struct kprov *kp)
+void kp_kconf_find(struct consumer *c, struct kprov *kp)
 {
-	/* generated programs (cgen_kprov.c) take kp->kconf as constants */
-	struct bpf_object *obj = kp->cg ? NULL : bpf_be_object(c);
 	struct ubpf_kconf k = {0};
-	uint32_t zero = 0;
 	bool btf = kp_has(kp, KP_PROC_EXIT);
-	int fd = -1, o;
+	int o;
 
-	if (!obj && !kp->cg)
-		return -1;
+	if (kp->kconf_found)
+		return;
 	/* reading the BTF takes 0.1 s or more: only when something needs it */
 	for (size_t i = 0; i < kp->n; i++)
 		btf |= kp->probes[i]->n.kind != KP_TICK &&
@@ -163,6 +160,21 @@ int kp_kconf_fill(struct consumer *c, struct kprov *kp)
 	if ((o = kp_tp_field(c, "task", "task_newtask", "clone_flags")) >= 0)
 		k.newtask_flags = (__u16)(o + 1);
 	kp->kconf = k;
+	kp->kconf_found = true;
+}
+
+int kp_kconf_fill(struct consumer *c, struct kprov *kp)
+{
+	/* generated programs (cgen_kprov.c) took kp->kconf as constants */
+	struct bpf_object *obj = kp->cg ? NULL : bpf_be_object(c);
+	struct ubpf_kconf k;
+	uint32_t zero = 0;
+	int fd = -1;
+
+	if (!obj && !kp->cg)
+		return -1;
+	kp_kconf_find(c, kp);
+	k = kp->kconf;
 	if (obj)
 		fd = bpf_object__find_map_fd_by_name(obj, "kconf");
 	if (obj &&

@@ -29,8 +29,9 @@
  * as does one that reads vtimestamp (bpf.c's cg_fits()).  cg_try()
  * has kprov_cg_load() generate and load every kernel probe's program
  * then, before anything is attached, so a program the generator or the
- * verifier refuses sends the whole run to the generic programs;
- * kp_cg_arm() attaches them later, with the processes' events armed.
+ * verifier refuses sends the whole run to the generic programs; the
+ * providers' arm() attach them later (kp_attach_perf()), once the
+ * processes' events are, when kprov_arm() finds them (kp_cg_arm()).
  */
 #include "config.h"
 

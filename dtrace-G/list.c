@@ -7,10 +7,13 @@
  *
  * The table comes from probes.c: the dtrace provider's BEGIN, END and
  * ERROR, then every live process registered with the helper (or, with
- * --object, the probes of files on disk); after them, but not with
- * --object, the kernel providers' probes (syscall, profile, proc:
- * consumer/kprov.c), with IDs that follow, so the IDs of the others are
- * what they were without them.  Each row is printed with
+ * --object, the probes of files on disk); after them, the rows the
+ * providers' tables hand out (dt_providers_list(), consumer/provider.c:
+ * the pid provider's, then, but not with --object, the kernel
+ * providers', syscall, profile and proc), with IDs that follow, so the
+ * IDs of the others are what they were without them.  This file
+ * numbers, selects and prints those rows; what they are (names,
+ * attributes, sites) is each provider's.  Each row is printed with
  * DTrace's own format, so scripts that parse `dtrace -l` keep working:
  *
  *    ID   PROVIDER            MODULE                          FUNCTION NAME
@@ -39,7 +42,8 @@
  *
  * pid provider descriptions (pid$target:a.out:main:entry, pid4242:
  * libc.so.6:str*:return) list the probe points they select in that
- * process (pidfuncs.c), after the other rows, with IDs that go on from
+ * process (consumer/pidprov.c, through pidfuncs.c), after the
+ * registry's rows and before the kernel's, with IDs that go on from
  * theirs; -c starts a command for them, stopped at its entry point as
  * tracing starts it, and kills it after the listing, and $target is the
  * first -p or -c process.
@@ -347,167 +351,71 @@ static int list_row(const struct dt_probe *p, void *arg)
 }
 
 /*
- * The kernel providers' probes, as rows after the table's: the idx-th
- * has ID base + idx, base being where the table's IDs end, known once
- * the rest of the registry is counted (only if a kernel row is listed).
+ * The rows after the registry's, from the providers' tables
+ * (dt_providers_list(): the pid provider's probe points, then the
+ * kernel providers' probes).  The k-th row handed has ID base + k,
+ * base being where the registry's IDs end, known once the rest of the
+ * registry is counted (only if such a row is listed).
  */
-struct kernel_rows {
+struct later_rows {
 	struct list_rows *lr;
-	unsigned idx, base;
+	unsigned handed, base;
 	bool based;
+	int rc;
 };
 
-static void kernel_row(const struct dt_kprobe *k, void *arg)
+static int later_row(const struct dt_probe *p, int by, void *arg)
 {
-	struct kernel_rows *kr = arg;
-	struct dt_probe p = {0};
+	struct later_rows *kr = arg;
+	struct dt_probe row = *p;
 
-	kr->idx++;
-	p.origin = DT_ORIGIN_KERNEL;
-	snprintf(p.provider, sizeof(p.provider), "%s", k->prov);
-	p.prov = k->prov;
-	p.mod = k->mod;
-	p.func = k->func;
-	p.name = k->name;
-	p.path = "";
-	/* DTrace's: Evolving provider and name, Private module and function */
-	p.provattr = p.nameattr = DOF_ATTR(5, 5, 5);
-	p.modattr = p.funcattr = DOF_ATTR(1, 1, 0);
-	p.argsattr = DOF_ATTR(1, 1, 4);
-	p.xargc = k->nargs;
-	p.xargv = (const char **)k->argtypes;
-	if (!list_select(kr->lr, &p))
-		return;
+	kr->handed++;
+	/* a row its description selected, else any that matches */
+	if (by < 0 && !list_select(kr->lr, &row))
+		return 0;
 	if (!kr->based) {
 		rest_counted(kr->lr);
 		kr->base = kr->lr->pl->next_id;
 		kr->based = true;
 	}
-	p.id = kr->base + kr->idx;
-	print_row(kr->lr, &p);
-}
-
-static void list_kernel(const struct dt_list_opts *c, struct dt_desc *d,
-			struct list_rows *lr)
-{
-	struct kernel_rows kr = {lr, 0, 0, false};
-	char **names = NULL;
-	size_t n = 0;
-
-	if (c->nobjects)
-		return; /* the probes of files */
-	names = calloc(c->ndescs ? c->ndescs : 1, sizeof(*names));
-	if (!names)
-		return;
-	for (unsigned j = 0; j < c->ndescs; j++)
-		if (d[j].name[0] && !strpbrk(d[j].name, "*?[\\"))
-			names[n++] = d[j].name;
-	dt_kprov_list(names, n, kernel_row, &kr);
-	free(names);
-}
-
-
-/* ------------------------------------------------------------------ */
-/* The pid provider */
-
-/* The pid rows: each probe point once, whichever description found it. */
-struct pid_rows {
-	struct list_rows *lr;
-	struct dt_probes *pl;
-	pid_t pid;
-	struct {
-		pid_t pid;
-		uint64_t addr;
-		char name[24];
-	} *seen;
-	size_t nseen;
-	unsigned hits; /* points the description selected */
-};
-
-static int pid_row(const struct dt_pidobj *ob, const struct dt_pidpoint *pt,
-		   void *arg)
-{
-	struct pid_rows *pr = arg;
-	const struct dt_list_opts *c = pr->lr->c;
-	uint64_t addr = pt->fn->addr + pt->off + ob->bias;
-	struct dt_probe p = {0};
-
-	pr->hits++;
-	for (size_t i = 0; i < pr->nseen; i++)
-		if (pr->seen[i].pid == pr->pid && pr->seen[i].addr == addr &&
-		    !strcmp(pr->seen[i].name, pt->name))
-			return 0;
-	if (grow_count(&pr->seen, pr->nseen, sizeof(*pr->seen)) < 0)
-		return -ENOMEM;
-	pr->seen[pr->nseen].pid = pr->pid;
-	pr->seen[pr->nseen].addr = addr;
-	snprintf(pr->seen[pr->nseen++].name, sizeof(pr->seen->name), "%s",
-		 pt->name);
-	rest_counted(pr->lr);
-	p.id = ++pr->pl->next_id;
-	p.origin = DT_ORIGIN_PROCESS;
-	p.pid = pr->pid;
-	snprintf(p.provider, sizeof(p.provider), "pid%d", (int)pr->pid);
-	p.prov = "pid";
-	p.mod = ob->mod;
-	p.func = pt->fn->name;
-	p.name = pt->name;
-	p.path = ob->path;
-	p.bias = ob->bias;
-	p.addr_known = true;
-	p.addr = pt->fn->addr + ob->bias;
-	p.sites = &addr;
-	p.nsites = 1;
-	/* as DTrace's pid provider: Evolving/Evolving/ISA, the rest Private */
-	p.provattr = p.nameattr = DOF_ATTR(5, 5, 4);
-	p.modattr = p.funcattr = p.argsattr = DT_ATTR_PRIVATE_UNKNOWN;
-	printf("%5u %10s %17s %33s %s\n", p.id, txt_safe4(p.provider),
-	       txt_safe4(p.mod), txt_safe4(p.func), txt_safe4(p.name));
-	if (c->verbose)
-		print_verbose(&p, pr->lr->sc);
+	row.id = kr->base + kr->handed;
+	print_row(kr->lr, &row);
 	return 0;
 }
 
-/*
- * The pid probes of every pid provider description, in description
- * order; an error (an offset inside an instruction, a process gone) is
- * said and makes the exit status 1.
- */
-static int pid_list(struct list_rows *lr, struct dt_probes *pl)
+static void later_err(unsigned j, const char *msg, void *arg)
 {
-	const struct dt_list_opts *c = lr->c;
-	struct pid_rows pr = {lr, pl, 0, NULL, 0, 0};
-	int rc = EXIT_SUCCESS;
+	struct later_rows *kr = arg;
 
-	for (unsigned j = 0; j < c->ndescs; j++) {
-		char msg[512] = "";
-		int err;
+	(void)j;
+	fflush(stdout);
+	fprintf(stderr, "dtrace: %s\n", txt_safe4(msg));
+	kr->rc = EXIT_FAILURE;
+}
 
-		pr.pid = dt_pid_desc(&lr->d[j]);
-		if (!pr.pid)
-			continue;
-		err = dt_pid_each(pr.pid, &lr->d[j], pid_row, &pr, msg,
-				  sizeof(msg));
-		fflush(stdout);
-		if (err == -ESRCH) {
-			fprintf(stderr, "dtrace: failed to grab pid %d: No such process\n",
-				(int)pr.pid);
-			rc = EXIT_FAILURE;
-		} else if (err == -ENOMEM) {
-			fprintf(stderr, "dtrace: out of memory\n");
-			rc = EXIT_FAILURE;
-		} else if (err) {
-			fprintf(stderr, "dtrace: invalid probe description %s: %s\n",
-				txt_safe4(lr->d[j].text), txt_safe4(msg));
-			lr->d[j].matched++; /* said already */
-			rc = EXIT_FAILURE;
-		}
-		/* a point another description listed counts for this one */
-		lr->d[j].matched += pr.hits;
-		pr.hits = 0;
-	}
-	free(pr.seen);
-	return rc;
+/* Those rows, for the descriptions d; EXIT_FAILURE if one was said */
+static int list_later(const struct dt_list_opts *c, struct dt_desc *d,
+		      struct list_rows *lr)
+{
+	struct later_rows kr = {lr, 0, 0, false, EXIT_SUCCESS};
+	struct dt_lister l = {0};
+	char **names = xcalloc(c->ndescs ? c->ndescs : 1, sizeof(*names));
+	size_t n = 0;
+
+	for (unsigned j = 0; j < c->ndescs; j++)
+		if (d[j].name[0] && !strpbrk(d[j].name, "*?[\\"))
+			names[n++] = d[j].name;
+	l.d = d;
+	l.nd = c->ndescs;
+	l.names = names;
+	l.nnames = n;
+	l.files = c->nobjects > 0; /* --object: the probes of files */
+	l.row = later_row;
+	l.err = later_err;
+	l.arg = &kr;
+	(void)dt_providers_list(&l);
+	free(names);
+	return kr.rc;
 }
 
 /*
@@ -687,9 +595,8 @@ int dtrace_list(const struct dt_list_opts *in)
 		for (size_t i = 0; i < pl.n; i++)
 			list_row(&pl.v[i], &lr);
 	}
-	if (pid_list(&lr, &pl) != EXIT_SUCCESS)
+	if (list_later(c, d, &lr) != EXIT_SUCCESS)
 		rc = EXIT_FAILURE;
-	list_kernel(c, d, &lr);
 	if (lr.err)
 		rc = EXIT_FAILURE;
 	for (unsigned j = 0; j < c->ndescs; j++) {

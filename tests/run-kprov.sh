@@ -58,6 +58,7 @@ trace() {
 	expect_file_eq "$what" expected.txt out.txt
 	expect_eq "$what: stderr" "" "$(grep -v -e 'aggregated in the kernel$' \
 		-e "without the plan's instruction loop$" \
+		-e '^dtrace: BPF: [0-9]* generated programs*, ' \
 		-e 'traced threads* exited' err.txt)"
 }
 

@@ -67,7 +67,9 @@ done <dsources.txt
 # in consumer.c; no file but consumer.c (which lists the backends) and a
 # backend's own names that backend's ops (the rest asks its caps); no
 # file but pidprov.c names the pid provider's site kinds (the rest asks
-# provider.c).
+# provider.c); dtrace -l (list.c) takes the rows after the registry's
+# from the providers' tables (dt_providers_list()), making no pid or
+# kernel probe itself.
 c="$top_srcdir/dtrace-G"
 grep -l 'getenv("DTRACE_BACKEND")' "$c"/*.c "$c"/*/*.c >readers.txt
 expect_eq "DTRACE_BACKEND is read in consumer.c alone" \
@@ -83,6 +85,11 @@ grep -l 'SITE_PID_' "$c"/*.c "$c"/*/*.c | grep -v '/consumer/pidprov\.c$' \
 	>kinds.txt
 expect_eq "the pid provider's site kinds named only in pidprov.c" "" \
 	"$(cat kinds.txt)"
+expect_eq "dtrace -l makes no pid or kernel probe row itself" "" \
+	"$(grep -n -e 'dt_pid_each' -e 'dt_kprov_list' \
+		-e '"pid%d"' -e 'origin = DT_ORIGIN_KERNEL' "$c/list.c")"
+expect_eq "dtrace -l asks the providers' tables" 1 \
+	"$(grep -c 'dt_providers_list(&' "$c/list.c")"
 
 # 3. -G's linker (dtrace-G/link/) and the probe readers
 # (dtrace-G/objects/) are leaves of the command: neither includes a

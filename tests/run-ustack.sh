@@ -29,7 +29,9 @@
 # and the stacks that unwind to _start within the copy have none.
 #
 # Both backends where the BPF one is built (DTRACE_BACKEND=uprobe gives
-# the perf events' PERF_SAMPLE_REGS_USER/STACK_USER path).  Needs root,
+# the perf events' PERF_SAMPLE_REGS_USER/STACK_USER path), the BPF one
+# with its generated programs (dtrace-G/consumer/cgen.c's
+# ustack_copy(); -v says so) and its generic one (DTRACE_CGEN=0).  Needs root,
 # tracefs uprobe events, nm, readelf, objdump, objcopy and strip.
 
 . "$top_srcdir/tests/lib.sh"
@@ -155,14 +157,23 @@ expect_run() {
 }
 
 backends=default
-[ "${HAVE_BPF:-no}" = yes ] && backends="bpf uprobe"
+[ "${HAVE_BPF:-no}" = yes ] && backends="bpf generic uprobe"
 
 for be in $backends; do
+	unset DTRACE_CGEN
 	if [ "$be" = default ]; then
 		unset DTRACE_BACKEND
+	elif [ "$be" = generic ]; then
+		DTRACE_BACKEND=bpf DTRACE_CGEN=0
+		export DTRACE_BACKEND DTRACE_CGEN
 	else
 		DTRACE_BACKEND=$be
 		export DTRACE_BACKEND
+	fi
+	if [ "$be" = bpf ]; then
+		trun -v -q -c './ustk-omit 1 0' -n 'ustk$target:::fire { ustack(); }'
+		expect_grep "bpf: the stack copied by a generated program" \
+			'^dtrace: BPF: 1 generated program, ' err.txt
 	fi
 
 	# ustack() as a statement, one hit per path, without and with frame
@@ -186,7 +197,7 @@ for be in $backends; do
 		-n 'ustk$target:::fire { @n = count(); }'
 	expect_run "$be: @[ustack()] = count()" expected.txt
 done
-unset DTRACE_BACKEND
+unset DTRACE_BACKEND DTRACE_CGEN
 
 # ustack(2), and %k (a stack not indented); -x stackindent
 {

@@ -58,10 +58,12 @@
  * enables; their hits write no record, or a record flagged so that
  * user space runs only the other clauses (bpf_agg.c says how).
  *
- * Generated programs.  A run whose clauses copy no user stack and read
- * no vtimestamp, and that uses no kernel provider (cg_fits(),
- * cg_try()), loads no generic program: at its
- * first event each event gets a program cgen.c generates from its
+ * Generated programs.  A run whose clauses read no vtimestamp, and
+ * whose kernel probes each have their provider's prologue and copy no
+ * user stack (cg_fits(), cg_try(), kprov_cg_fits()), loads no generic
+ * program: at its first event (or, without one, when the kernel
+ * probes are armed: bpf_cg_on(), cgen_kprov.c, which makes theirs)
+ * each event gets a program cgen.c generates from its
  * argument specs and its probe's plan, straight-line and a few hundred
  * instructions, sharing one ring buffer, the drops map and the
  * aggregation maps bpf_agg.c makes (bpf_kagg_cgen()); programs with the
@@ -134,6 +136,7 @@ struct cg_prog {
 	struct bpf_insn *v;
 	size_t n;
 	int fd;
+	int type; /* enum bpf_prog_type */
 };
 
 struct consumer_bpf {
@@ -154,6 +157,7 @@ struct consumer_bpf {
 	bool load_failed;
 	/* generated programs (cgen.c): decided at the first event */
 	bool cg_tried, cg_on;
+	bool cg_kp; /* kernel probes' programs attached (cgen_kprov.c) */
 	struct cgen_maps cgm;
 	struct cg_prog *cg;
 	size_t ncg;
@@ -689,9 +693,9 @@ static void fix_try(struct consumer *c, struct tevent *e)
 /* Generated programs (cgen.c) */
 
 /*
- * Whether the run's clauses are all the generator takes: no ustack(),
- * no vtimestamp.  DTRACE_CGEN=0 says no.  The kernel providers are
- * known only once matched: cg_try() asks then.
+ * Whether the run's clauses are all the generator takes: no
+ * vtimestamp.  DTRACE_CGEN=0 says no.  The kernel providers are known
+ * only once matched: cg_try() asks then.
  */
 static bool cg_fits(struct consumer *c)
 {
@@ -700,10 +704,18 @@ static bool cg_fits(struct consumer *c)
 	if (env && !strcmp(env, "0"))
 		return false;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
-		if (d_clause_needs(c->prog, ci) &
-		    (D_NEED_USTACK | D_NEED_VTIME))
+		if (d_clause_needs(c->prog, ci) & D_NEED_VTIME)
 			return false;
 	return true;
+}
+
+/* Whether a clause reads the user stack (cgbuf then has room for it). */
+static bool cg_ustack(struct consumer *c)
+{
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		if (d_clause_needs(c->prog, ci) & D_NEED_USTACK)
+			return true;
+	return false;
 }
 
 /*
@@ -769,7 +781,8 @@ static void cg_try(struct consumer *c)
 	int err;
 
 	b->cg_tried = true;
-	if (!cg_fits(c) || kprov_autoload(c, NULL) || vtime_wanted(c))
+	if (!cg_fits(c) || (kprov_autoload(c, NULL) && !kprov_cg_fits(c)) ||
+	    vtime_wanted(c))
 		return;
 	memset(m, 0, sizeof(*m));
 	m->self = (uint32_t)getpid();
@@ -777,14 +790,20 @@ static void cg_try(struct consumer *c)
 			       (uint32_t)rbsz, NULL);
 	m->drops = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8,
 				  1, NULL);
-	/* copyinstr(): records with strings are built in cgbuf */
-	m->buf = cg_strs(c) ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY,
-					     "cgbuf", 4, UBPF_SCRATCH, 1, NULL)
-			    : -1;
+	/* copyinstr(), ustack(): such records are built in cgbuf */
+	m->ustk_room = cg_ustack(c);
+	m->buf = cg_strs(c) || m->ustk_room
+			 ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "cgbuf", 4,
+					  UBPF_SCRATCH +
+						  (m->ustk_room ? UBPF_USTKROOM
+								: 0),
+					  1, NULL)
+			 : -1;
 	b->cg_on = true; /* cg_off() undoes what follows */
 	b->drops_fd = m->drops;
 	b->kagg = bpf_kagg_cgen(c, m, &err);
-	if (m->rb < 0 || m->drops < 0 || err || (m->buf < 0 && cg_strs(c)) ||
+	if (m->rb < 0 || m->drops < 0 || err ||
+	    (m->buf < 0 && (cg_strs(c) || m->ustk_room)) ||
 	    !(b->rb = ring_buffer__new(m->rb, rb_record, c, NULL))) {
 		cg_off(c);
 		return;
@@ -793,6 +812,17 @@ static void cg_try(struct consumer *c)
 	b->obj = NULL;
 	b->rbsz = rbsz;
 	b->ready = true;
+	/*
+	 * the kernel probes' programs, now, before anything is attached:
+	 * one refused sends the whole run to the generic program
+	 */
+	if (kprov_cg_load(c) < 0) {
+		if (c->o->verbose)
+			say(c, "BPF: %s; the generic program instead",
+			    c->be_why);
+		c->be_why[0] = '\0';
+		cg_off(c);
+	}
 }
 
 /*
@@ -800,7 +830,8 @@ static void cg_try(struct consumer *c)
  * before with the same instructions: its fd, or -errno (c->be_why).
  * DTRACE_CGEN_LOG set prints the verifier's whole log of a refusal.
  */
-static int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
+static int cg_load_as(struct consumer *c, enum bpf_prog_type type,
+		      struct bpf_insn *v, size_t n)
 {
 	struct consumer_bpf *b = c->bpf;
 	static char log[65536];
@@ -809,13 +840,13 @@ static int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
 	int fd;
 
 	for (size_t i = 0; i < b->ncg; i++)
-		if (b->cg[i].n == n && !memcmp(b->cg[i].v, v, n * sizeof(*v))) {
+		if (b->cg[i].n == n && b->cg[i].type == (int)type &&
+		    !memcmp(b->cg[i].v, v, n * sizeof(*v))) {
 			free(v);
 			return b->cg[i].fd;
 		}
 	log[0] = '\0';
-	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "dtrace_cg", "GPL", v,
-			   (uint32_t)n, &o);
+	fd = bpf_prog_load(type, "dtrace_cg", "GPL", v, (uint32_t)n, &o);
 	if (fd < 0) {
 		int err = errno ? -errno : -EINVAL;
 		char msg[sizeof(log) + 64];
@@ -832,8 +863,44 @@ static int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
 		return err;
 	}
 	b->cg = xpush_room(b->cg, b->ncg, sizeof(*b->cg));
-	b->cg[b->ncg++] = (struct cg_prog){v, n, fd};
+	b->cg[b->ncg++] = (struct cg_prog){v, n, fd, (int)type};
 	return fd;
+}
+
+/* a uprobe event's program */
+static int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
+{
+	return cg_load_as(c, BPF_PROG_TYPE_KPROBE, v, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* ... and the kernel providers' (cgen_kprov.c) */
+
+bool bpf_cg_on(struct consumer *c)
+{
+	struct consumer_bpf *b = c->bpf;
+
+	if (!b || b->load_failed)
+		return false;
+	if (!b->ready && !b->cg_tried)
+		cg_try(c);
+	return b->cg_on;
+}
+
+const struct cgen_maps *bpf_cg_maps(struct consumer *c)
+{
+	return &c->bpf->cgm;
+}
+
+int bpf_cg_load(struct consumer *c, int type, struct bpf_insn *v, size_t n)
+{
+	return cg_load_as(c, (enum bpf_prog_type)type, v, n);
+}
+
+/* The kernel probes' programs are attached: no going back after. */
+void bpf_cg_armed(struct consumer *c)
+{
+	c->bpf->cg_kp = true;
 }
 
 /* The first enabled probe at e's site (the plan compiled in is its). */
@@ -894,7 +961,8 @@ static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	struct bpf_anchor an = {-1, NULL, -1};
 	struct tprobe *p;
 	struct bpf_insn *v;
-	bool first = b->nanchors == 0;
+	/* no program attached yet, a kernel probe's included */
+	bool first = b->nanchors == 0 && !b->cg_kp;
 	size_t n;
 	int fd, err;
 
@@ -904,6 +972,8 @@ static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	}
 	ev_spec(e, &spec);
 	ev_mem(c, e, &spec);
+	if (e->needs & D_NEED_USTACK) /* ustack.c unwinds the copy */
+		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
 	if (b->kagg && (p = probe_at_event(c, e))) {
 		bool any;
 
@@ -1037,6 +1107,7 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 			    c->be_why);
 		c->be_why[0] = '\0';
 		cg_off(c);
+		kprov_cg_reset(c); /* theirs were closed with the rest */
 	}
 	if (!b->ready && !b->fix_tried)
 		fix_try(c, e);

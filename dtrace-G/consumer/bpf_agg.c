@@ -566,6 +566,21 @@ void bpf_kagg_kprobe(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 }
 
 /*
+ * The same plan for a kernel probe's generated program (cgen_kprov.c),
+ * into pl, which the program carries; false when no clause runs in the
+ * kernel (none without kernel aggregation).
+ */
+bool bpf_kagg_kplan(struct consumer *c, struct bpf_kagg *k,
+		    const struct d_probe *dp, const unsigned *cl,
+		    const unsigned *ep, unsigned n, struct ubpf_kplan *pl,
+		    unsigned **ucl, unsigned **uep, unsigned *nu)
+{
+	(void)c;
+	memset(pl, 0, sizeof(*pl));
+	return k && plan_of(k, dp, cl, ep, n, pl, ucl, uep, nu);
+}
+
+/*
  * ev's plan pl for pid, also in a kplanv slot when pid is the event's
  * first process with a plan (or its plan changed) and a slot is free.
  * The slot is written while kplan1 does not name it.

@@ -52,18 +52,33 @@ int dt_parse_size(const char *s, size_t *bytes);
 int dt_parse_rate(const char *s, unsigned *ms);
 
 /*
- * The kernel providers' probes (syscall, profile, proc; consumer/kprov.c)
- * for dtrace -l: fn is called for each, in listing order.  names are the
- * literal probe names of the descriptions given (no glob characters):
- * profile-N and tick-N of any rate exist when a description names them.
+ * dtrace -l's rows after the registry's, from the providers' tables
+ * (consumer/provider.c's listed[]: the pid provider's, then the kernel
+ * providers'), in the order they are listed.  Each row is a struct
+ * dt_probe (objects/probes.h) with its names and attributes and no ID:
+ * row() numbers, selects and prints it.  by is the description d[by]
+ * that selected the row (the pid provider's probe points: a match it
+ * counts), or -1 for a row that every description is matched against
+ * (the kernel providers hand every probe, listed or not, so that their
+ * IDs do not depend on what is asked).  err() says, in DTrace's words
+ * after "dtrace: ", why description j could not be listed.  names: the
+ * descriptions' literal probe names (profile-N and tick-N of any rate
+ * exist when one names them).  files: --object, whose listing has no
+ * kernel probes.  0, or the first row()'s non-zero return.
  */
-struct dt_kprobe {
-	const char *prov, *mod, *func, *name;
-	unsigned nargs;
-	const char *const *argtypes; /* nargs type names, or NULL */
+struct dt_desc;
+struct dt_probe;
+struct dt_lister {
+	struct dt_desc *d;
+	unsigned nd;
+	char *const *names;
+	size_t nnames;
+	bool files;
+	int (*row)(const struct dt_probe *p, int by, void *arg);
+	void (*err)(unsigned j, const char *msg, void *arg);
+	void *arg;
 };
-void dt_kprov_list(char *const *names, size_t nnames,
-		   void (*fn)(const struct dt_kprobe *p, void *arg), void *arg);
+int dt_providers_list(const struct dt_lister *l);
 
 /* Run the whole thing; returns dtrace's exit status. */
 int dt_trace(const struct dt_trace_opts *o);

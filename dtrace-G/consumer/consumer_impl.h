@@ -547,6 +547,8 @@ struct prov_prog {
 	int per_call;
 };
 
+struct ubpf_kconf;
+struct cgk;
 struct provider {
 	const char *name;
 	/*
@@ -554,6 +556,13 @@ struct provider {
 	 * pid takes another backend; a kernel provider refuses the run.
 	 */
 	unsigned needs;
+
+	/*
+	 * dtrace -l: its rows after the registry's (struct dt_lister,
+	 * consumer.h), pv being this table; 0 or row()'s non-zero return.
+	 * NULL: none (USDT's probes are the registry's, which list.c reads).
+	 */
+	int (*list)(const struct provider *pv, const struct dt_lister *l);
 
 	/* --- site providers --- */
 	/* the site kinds it owns (1u << SITE_*); of those, return probes */
@@ -603,6 +612,15 @@ struct provider {
 	 * return).  NULL: nothing.
 	 */
 	void (*fire)(const struct kprobe *p, struct d_fire *f);
+	/*
+	 * Its code at probe p in a generated program (cgen_kprov.c): how
+	 * its arguments are read, the prologue, into k (kprov.h's struct
+	 * cgk), whose kc is what the kernel's BTF and tracefs said; with k
+	 * NULL only whether it can.  false: the run takes the generic
+	 * programs.  NULL: never generated.
+	 */
+	bool (*cg_pro)(const struct consumer *c, const struct kprobe *p,
+		       const struct ubpf_kconf *kc, struct cgk *k);
 	/* its programs; a probe of a kind no program fires (tick-N) fires
 	 * in dtrace and needs no backend */
 	const struct prov_prog *progs;
@@ -696,7 +714,23 @@ struct cgen_maps {
 	int tlsa;		    /* self-> arrays' elements, or -1 */
 	int kaggs_s;		    /* aggregations with a string key, or -1 */
 	uint32_t self;		    /* dtrace's pid: its hits are skipped */
+	const struct cgen_kpro *kp; /* a kernel probe's program, or NULL */
+	bool ustk_room;		    /* cgbuf holds a user stack's copy */
 };
+/*
+ * A kernel probe's program (cgen_kprov.c): its provider's prologue,
+ * entered with the context in r6 and pid_tgid in r7, which leaves the
+ * arguments in the stack slots cgen_arg_slot() names (r0-r5 its own,
+ * an exit its own to skip a firing); the record after the header a
+ * struct ubpf_kctx, the parent's tgid read through task_struct at
+ * parent1 - 1 and tgid1 - 1 (0: ppid 0).
+ */
+struct cgen_kpro {
+	const struct bpf_insn *v;
+	size_t n;
+	uint32_t parent1, tgid1;
+};
+int16_t cgen_arg_slot(unsigned i);
 bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	       const struct ubpf_kplan *pl, struct bpf_insn **out, size_t *n);
 struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
@@ -708,6 +742,22 @@ void bpf_kagg_cgen_plan(struct bpf_kagg *k, uint32_t ev,
 void bpf_kagg_tls_reap(struct bpf_kagg *k);
 void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid);
 void bpf_tls_reap(struct consumer *c);
+/*
+ * bpf.c, for the kernel providers' generated programs (cgen_kprov.c):
+ * whether the run's programs are generated (decided now if no event
+ * decided it), the maps they share, a program loaded as type (its fd,
+ * or -errno with c->be_why), and that the kernel probes' are attached
+ * (a uprobe event's refused program can then no longer send the run
+ * to the generic program).
+ */
+bool bpf_cg_on(struct consumer *c);
+const struct cgen_maps *bpf_cg_maps(struct consumer *c);
+int bpf_cg_load(struct consumer *c, int type, struct bpf_insn *v, size_t n);
+void bpf_cg_armed(struct consumer *c);
+bool bpf_kagg_kplan(struct consumer *c, struct bpf_kagg *k,
+		    const struct d_probe *dp, const unsigned *cl,
+		    const unsigned *ep, unsigned n, struct ubpf_kplan *pl,
+		    unsigned **ucl, unsigned **uep, unsigned *nu);
 #endif
 
 /* sites.c */
@@ -831,6 +881,18 @@ const struct d_probe *kprov_probe_of(struct consumer *c, unsigned id);
  * unless NULL; whether the run uses any
  */
 bool kprov_autoload(struct consumer *c, struct bpf_object *obj);
+/*
+ * cgen_kprov.c: whether each kernel probe of the run that a program
+ * fires can have its program generated (its provider's cg_pro())
+ */
+bool kprov_cg_fits(struct consumer *c);
+/*
+ * cgen_kprov.c, for bpf.c's cg_try(): every kernel probe's program
+ * generated and loaded, before anything is attached; 0, or -1 with
+ * c->be_why (none kept).  kprov_cg_reset(): they were closed.
+ */
+int kprov_cg_load(struct consumer *c);
+void kprov_cg_reset(struct consumer *c);
 /* bpf.c: the program, loaded now if it was not; NULL when it cannot be */
 struct bpf_object *bpf_be_object(struct consumer *c);
 /* bpf.c: its aggregating in the kernel, or NULL */

@@ -20,15 +20,19 @@
  * due, so they sort among the others too.
  *
  * A run.  kprov_match(), before any process is read, matches every
- * clause's descriptions against every kernel probe (dt_kprov_list()'s
- * enumeration: the probes -l lists, and profile-N or tick-N of any rate
- * a description spells out); each probe a clause matches becomes a
+ * clause's descriptions against every kernel probe (the providers'
+ * each(): the probes -l lists through kp_list(), and profile-N or
+ * tick-N of any rate a description spells out); each probe a clause matches becomes a
  * struct kprobe with its clauses and an ID, and the descriptions count
  * the match, so a description of kernel probes alone passes the
- * "matched nothing" check, and -Z is unchanged.  bpf.c asks
+ * "matched nothing" check, and -Z is unchanged.  Where the run's
+ * programs are generated (cgen_kprov.c: each provider's cg_pro() has a
+ * prologue for each probe), each probe gets its own, attached where
+ * the object's would be (kp_attach_perf()); else bpf.c asks
  * kprov_autoload() which of the programs the tables name to load.
  * kprov_arm(), after the processes were enabled and before BEGIN: the
- * kernel's plans for the probes whose clauses aggregate there, then
+ * generated programs with their plans compiled in (kp_cg_arm()), or
+ * the kernel's plans for the probes whose clauses aggregate there, then
  * each provider arms its probes.  A probe that a program fires, on a
  * run whose backend lacks its provider's needs (BE_CAP_KPROV: the
  * uprobe or fasttrap backend, or dtrace built without libbpf), stops
@@ -67,6 +71,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -80,9 +85,9 @@
 #include "bpf/kprov_bpf.h"
 #include "bpf/usdt_bpf.h"
 #include "kprov.h"
+#include "../objects/probes.h"
 
-/* Does a program fire p?  (tick-N's fire in dtrace.) */
-static bool has_prog(const struct kprobe *p)
+bool kp_has_prog(const struct kprobe *p)
 {
 	const struct provider *pv = p->n.prov;
 
@@ -96,25 +101,42 @@ static bool has_prog(const struct kprobe *p)
 /* Names: dtrace -l and matching */
 
 struct list_arg {
-	void (*fn)(const struct dt_kprobe *p, void *arg);
-	void *arg;
+	const struct dt_lister *l;
+	int r; /* row()'s first non-zero return */
 };
 
+/* One probe as a row of dtrace -l (list.c numbers and selects it). */
 static void list_one(const struct kp_name *n, void *arg)
 {
-	const struct list_arg *la = arg;
+	struct list_arg *la = arg;
+	struct dt_probe p = {0};
 
-	la->fn(&n->d, la->arg);
+	if (la->r)
+		return;
+	p.origin = DT_ORIGIN_KERNEL;
+	snprintf(p.provider, sizeof(p.provider), "%s", n->d.prov);
+	p.prov = n->d.prov;
+	p.mod = n->d.mod;
+	p.func = n->d.func;
+	p.name = n->d.name;
+	p.path = "";
+	/* DTrace's: Evolving provider and name, Private module and function */
+	p.provattr = p.nameattr = DOF_ATTR(5, 5, 5);
+	p.modattr = p.funcattr = DOF_ATTR(1, 1, 0);
+	p.argsattr = DOF_ATTR(1, 1, 4);
+	p.xargc = n->d.nargs;
+	p.xargv = (const char **)n->d.argtypes;
+	la->r = la->l->row(&p, -1, la->l->arg);
 }
 
-void dt_kprov_list(char *const *names, size_t nnames,
-		   void (*fn)(const struct dt_kprobe *p, void *arg), void *arg)
+int kp_list(const struct provider *pv, const struct dt_lister *l)
 {
-	struct list_arg la = {fn, arg};
+	struct list_arg la = {l, 0};
 
-	for (size_t i = 0; i < nproviders; i++)
-		if (providers[i]->each)
-			providers[i]->each(names, nnames, list_one, &la);
+	if (l->files || !pv->each)
+		return 0; /* --object: the probes of files */
+	pv->each(l->names, l->nnames, list_one, &la);
+	return la.r;
 }
 
 bool kp_has(const struct kprov *kp, enum kp_kind kind)
@@ -177,6 +199,7 @@ static void match_one(const struct kp_name *n, void *arg)
 		if (!p) {
 			p = xcalloc(1, sizeof(*p));
 			p->idx = (unsigned)kp->n;
+			p->cg_fd = -1;
 			p->n = *n;
 			p->n.d.prov = xstrdup(n->d.prov);
 			p->n.d.mod = xstrdup(n->d.mod);
@@ -318,6 +341,44 @@ void kp_attach_add(struct kprov *kp, int fd, struct bpf_link *link)
 }
 
 #ifdef HAVE_BPF
+int kp_attach_perf(struct kprov *kp, const struct kprobe *p,
+		   struct bpf_object *obj, const char *prog, int fd,
+		   uint64_t cookie)
+{
+	struct bpf_program *pg;
+	struct bpf_link *l;
+
+	if (p->cg_fd >= 0) { /* generated (cgen_kprov.c) */
+		LIBBPF_OPTS(bpf_link_create_opts, lo,
+			    .perf_event.bpf_cookie = UBPF_EV_KPROV | p->idx);
+		int lfd = bpf_link_create(p->cg_fd, fd, BPF_PERF_EVENT, &lo);
+
+		/* on, as libbpf's attach turns it on */
+		if (lfd < 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+			if (lfd >= 0)
+				close(lfd);
+			return -1;
+		}
+		kp_attach_add(kp, fd, NULL);
+		kp_attach_add(kp, lfd, NULL);
+		return 0;
+	}
+	pg = obj ? bpf_object__find_program_by_name(obj, prog) : NULL;
+	if (!pg) {
+		errno = ENOENT;
+		return -1;
+	}
+	{
+		LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = cookie);
+
+		l = bpf_program__attach_perf_event_opts(pg, fd, &po);
+	}
+	if (!l)
+		return -1;
+	kp_attach_add(kp, fd, l);
+	return 0;
+}
+
 /* The kernel providers' programs (their tables' progs) this run needs */
 bool kprov_autoload(struct consumer *c, struct bpf_object *obj)
 {
@@ -348,7 +409,7 @@ bool kprov_autoload(struct consumer *c, struct bpf_object *obj)
 static const struct kprobe *bpf_probe(const struct kprov *kp)
 {
 	for (size_t i = 0; i < kp->n; i++)
-		if (has_prog(kp->probes[i]))
+		if (kp_has_prog(kp->probes[i]))
 			return kp->probes[i];
 	return NULL;
 }
@@ -385,6 +446,14 @@ int kprov_arm(struct consumer *c)
 	if (!kp || !kp->n)
 		return 0;
 	if ((bp = bpf_probe(kp))) {
+#ifdef HAVE_BPF
+		int g = kp_cg_arm(c, kp); /* generated programs */
+
+		if (g < 0)
+			return -1;
+		if (g > 0)
+			goto arm;
+#endif
 		if (bpf_usable(c, bp) < 0)
 			return -1;
 #ifdef HAVE_BPF
@@ -394,7 +463,7 @@ int kprov_arm(struct consumer *c)
 		for (size_t i = 0; i < kp->n; i++) {
 			struct kprobe *p = kp->probes[i];
 
-			if (has_prog(p))
+			if (kp_has_prog(p))
 				bpf_kagg_kprobe(c, bpf_kagg_of(c),
 						UBPF_EV_KPROV | p->idx, &p->dp,
 						p->clauses, p->epids,
@@ -403,6 +472,9 @@ int kprov_arm(struct consumer *c)
 		}
 #endif
 	}
+#ifdef HAVE_BPF
+arm:
+#endif
 	for (size_t k = 0; k < nproviders; k++) {
 		bool any = false;
 
@@ -529,7 +601,7 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	if (idx >= kp->n || r.len > h->rawlen)
 		return;
 	p = kp->probes[idx];
-	if (!has_prog(p)) { /* tick-N */
+	if (!kp_has_prog(p)) { /* tick-N */
 		fire_self(c, &f, comm, sizeof(comm)); /* in dtrace, as BEGIN */
 		f.timestamp = r.time;
 		goto run;

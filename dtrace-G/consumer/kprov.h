@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpf/kprov_bpf.h"
 #include "consumer_impl.h"
 
 enum kp_kind {
@@ -25,9 +26,16 @@ enum kp_kind {
 	KP_PROC_EXIT,
 };
 
+/* A kernel probe's names and argument types. */
+struct dt_kprobe {
+	const char *prov, *mod, *func, *name;
+	unsigned nargs;
+	const char *const *argtypes; /* nargs type names, or NULL */
+};
+
 /* A kernel probe as its provider names it (dtrace -l, matching). */
 struct kp_name {
-	struct dt_kprobe d; /* names and argument types (consumer.h) */
+	struct dt_kprobe d; /* names and argument types */
 	const struct provider *prov; /* its provider's table */
 	enum kp_kind kind;
 	int nr;		 /* KP_SYS_*: the system call's number */
@@ -44,6 +52,7 @@ struct kprobe {
 	unsigned *uclauses, *uepids, nuclauses;
 	uint16_t strmask; /* d_clause_strargs() of its clauses */
 	uint32_t needs;	  /* d_clause_needs() of its clauses */
+	int cg_fd;	  /* its generated program (cgen_kprov.c), or -1 */
 };
 
 /* A perf event and the program attached to it (NULL: none yet). */
@@ -73,9 +82,64 @@ struct kprov {
 	struct kp_tick *ticks;
 	size_t nticks;
 	bool stopped;
+	bool cg;		 /* the programs are generated (cgen_kprov.c) */
+	bool kconf_found;	 /* kconf is kp_kconf_find()'s */
+	struct ubpf_kconf kconf;
 };
 
+/*
+ * A kernel probe's prologue in a generated program, as its provider's
+ * cg_pro() writes it with the cgk_*() emitters (cgen_kprov.c): code
+ * entered with the context in r6 and pid_tgid in r7 that puts each of
+ * nargs arguments, 8 bytes, at r10 + cgk_arg(i), using r0-r5 only, and
+ * may end a firing that is none (a thread's creation) with cgk_exit();
+ * what the program is (type: enum bpf_prog_type), the strings the
+ * record copies, whether dtrace's own firings are left out.
+ */
+struct bpf_insn;
+struct cgk {
+	struct bpf_insn *v;
+	size_t n;
+	int type;
+	unsigned nargs;
+	uint16_t strmask;
+	bool self;
+};
+/* one instruction (BPF_LDX | BPF_MEM | BPF_DW, ...) */
+void cgk_put(struct cgk *k, uint8_t code, uint8_t dst, uint8_t src,
+	     int16_t off, int32_t imm);
+/* a jump whose offset cgk_fix() sets: its index */
+size_t cgk_jmp(struct cgk *k, uint8_t code, uint8_t dst, int32_t imm);
+/* the jump at j lands on the next instruction */
+void cgk_fix(struct cgk *k, size_t j);
+/* r0 = 0, exit: the firing is not the probe's */
+void cgk_exit(struct cgk *k);
+/* argument i's stack slot (off r10) */
+int16_t cgk_arg(unsigned i);
+/* size bytes of kernel memory at src + off into argument i's slot
+ * (zeroed first; 0 when unreadable); r0-r5 clobbered */
+void cgk_read_kernel(struct cgk *k, unsigned i, uint8_t size, uint8_t src,
+		     int32_t off);
+
+/* kprov.c: does a program fire p?  (tick-N's fire in dtrace) */
+bool kp_has_prog(const struct kprobe *p);
+/*
+ * kprov.c: probe p's program on perf event fd, given back on stop: the
+ * generated one (p->cg_fd, bpf_cookie its ev) or the object's program
+ * named prog with bpf_cookie cookie (0: none); 0, or -1 with errno
+ */
+struct bpf_object;
+int kp_attach_perf(struct kprov *kp, const struct kprobe *p,
+		   struct bpf_object *obj, const char *prog, int fd,
+		   uint64_t cookie);
+/* cgen_kprov.c: at kprov_arm(), whether the run's kernel probes have
+ * generated programs (loaded by kprov_cg_load()): 1, 0 when the generic
+ * programs are the run's, -1 with it said */
+int kp_cg_arm(struct consumer *c, struct kprov *kp);
+
 /* kprov.c: for the providers */
+/* each kernel provider's list (struct provider): its probes, from each() */
+int kp_list(const struct provider *pv, const struct dt_lister *l);
 bool kp_has(const struct kprov *kp, enum kp_kind kind);
 /* KiB of user stack p's records carry (-x ustacksize), 0: no clause asks */
 uint8_t kp_ustk(struct consumer *c, const struct kprobe *p);
@@ -90,8 +154,11 @@ int kp_perf_open(struct perf_event_attr *a, pid_t pid, int cpu);
 /*
  * kprov_proc.c: what the programs need to know of the running kernel
  * (struct ubpf_kconf: task_struct offsets from its BTF, tracepoint
- * fields from tracefs) into their map kconf; 0, or -1 with it said.
+ * fields from tracefs): into kp->kconf (once; nothing said), and then
+ * into the generic programs' map kconf with what a probe cannot do
+ * without said; 0, or -1 with it said.
  */
+void kp_kconf_find(struct consumer *c, struct kprov *kp);
 int kp_kconf_fill(struct consumer *c, struct kprov *kp);
 /* kprov.c: where tracefs is (the uprobe backend's finding, else the
  * usual place) */

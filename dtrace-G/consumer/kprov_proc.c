@@ -139,16 +139,14 @@ static void kconf_btf(struct ubpf_kconf *k)
 	btf__free(btf);
 }
 
-int kp_kconf_fill(struct consumer *c, struct kprov *kp)
+void kp_kconf_find(struct consumer *c, struct kprov *kp)
 {
-	struct bpf_object *obj = bpf_be_object(c);
 	struct ubpf_kconf k = {0};
-	uint32_t zero = 0;
 	bool btf = kp_has(kp, KP_PROC_EXIT);
-	int fd, o;
+	int o;
 
-	if (!obj)
-		return -1;
+	if (kp->kconf_found)
+		return;
 	/* reading the BTF takes 0.1 s or more: only when something needs it */
 	for (size_t i = 0; i < kp->n; i++)
 		btf |= kp->probes[i]->n.kind != KP_TICK &&
@@ -161,8 +159,26 @@ int kp_kconf_fill(struct consumer *c, struct kprov *kp)
 		k.newtask_pid = (__u16)(o + 1);
 	if ((o = kp_tp_field(c, "task", "task_newtask", "clone_flags")) >= 0)
 		k.newtask_flags = (__u16)(o + 1);
-	fd = bpf_object__find_map_fd_by_name(obj, "kconf");
-	if (fd < 0 || bpf_map_update_elem(fd, &zero, &k, BPF_ANY) < 0) {
+	kp->kconf = k;
+	kp->kconf_found = true;
+}
+
+int kp_kconf_fill(struct consumer *c, struct kprov *kp)
+{
+	/* generated programs (cgen_kprov.c) took kp->kconf as constants */
+	struct bpf_object *obj = kp->cg ? NULL : bpf_be_object(c);
+	struct ubpf_kconf k;
+	uint32_t zero = 0;
+	int fd = -1;
+
+	if (!obj && !kp->cg)
+		return -1;
+	kp_kconf_find(c, kp);
+	k = kp->kconf;
+	if (obj)
+		fd = bpf_object__find_map_fd_by_name(obj, "kconf");
+	if (obj &&
+	    (fd < 0 || bpf_map_update_elem(fd, &zero, &k, BPF_ANY) < 0)) {
 		say(c, "cannot configure the kernel providers: %s",
 		    strerror(fd < 0 ? ENOENT : errno));
 		return -1;
@@ -187,15 +203,10 @@ static int tp_arm(struct consumer *c, struct kprov *kp, const struct kprobe *p,
 		  struct bpf_object *obj, const char *prog_name,
 		  const char *grp, const char *ev)
 {
-	struct bpf_program *prog =
-		bpf_object__find_program_by_name(obj, prog_name);
 	struct perf_event_attr a = {0};
-	LIBBPF_OPTS(bpf_perf_event_opts, po,
-		    .bpf_cookie = kp_cookie(c, p));
-	struct bpf_link *l;
 	int id = kp_tp_id(c, grp, ev), fd;
 
-	if (!prog || id < 0) {
+	if (id < 0) {
 		say(c, "cannot enable proc:::%s: no tracepoint %s:%s in %s",
 		    p->n.d.name, grp, ev, kp_tracefs(c));
 		return -1;
@@ -211,24 +222,104 @@ static int tp_arm(struct consumer *c, struct kprov *kp, const struct kprobe *p,
 		    p->n.d.name, grp, ev, strerror(errno));
 		return -1;
 	}
-	l = bpf_program__attach_perf_event_opts(prog, fd, &po);
-	if (!l) {
+	if (kp_attach_perf(kp, p, obj, prog_name, fd, kp_cookie(c, p)) < 0) {
 		say(c, "cannot attach proc:::%s to tracepoint %s:%s: %s",
 		    p->n.d.name, grp, ev, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	kp_attach_add(kp, fd, l);
 	return 0;
+}
+
+/*
+ * The prologue of a generated program (cgen_kprov.c): what
+ * kprov_create(), kprov_exec() and kprov_exit() read, at the offsets
+ * kp_kconf_fill() found, as constants.  create: not a thread
+ * (clone_flags' CLONE_THREAD), arg0 the child's pid; exit: the
+ * process's last thread (group_dead, else the thread whose id is the
+ * process's), arg0 from task_struct's exit_code.  Their firings in
+ * dtrace are traced, as there.
+ */
+static bool proc_cg_pro(const struct consumer *c, const struct kprobe *p,
+			const struct ubpf_kconf *kc, struct cgk *k)
+{
+	size_t j, j2;
+
+	(void)c;
+	if (!k)
+		return true;
+	k->type = BPF_PROG_TYPE_TRACEPOINT;
+	switch (p->n.kind) {
+	case KP_PROC_EXEC:
+		k->nargs = 0;
+		return true;
+	case KP_PROC_CREATE:
+		if (!kc->newtask_pid || !kc->newtask_flags)
+			return false;
+		cgk_read_kernel(k, 0, 8, 6, kc->newtask_flags - 1);
+		cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 1, 10, cgk_arg(0), 0);
+		cgk_put(k, BPF_ALU64 | BPF_AND | BPF_K, 1, 0, 0,
+			KP_CLONE_THREAD);
+		j = cgk_jmp(k, BPF_JMP | BPF_JEQ | BPF_K, 1, 0);
+		cgk_exit(k); /* a thread, not a process */
+		cgk_fix(k, j);
+		cgk_read_kernel(k, 0, 4, 6, kc->newtask_pid - 1);
+		cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 1, 10, cgk_arg(0), 0);
+		cgk_put(k, BPF_ALU64 | BPF_LSH | BPF_K, 1, 0, 0, 32);
+		cgk_put(k, BPF_ALU64 | BPF_ARSH | BPF_K, 1, 0, 0, 32);
+		cgk_put(k, BPF_STX | BPF_MEM | BPF_DW, 10, 1, cgk_arg(0), 0);
+		k->nargs = 1;
+		return true;
+	case KP_PROC_EXIT:
+		if (!kc->task_exit_code)
+			return false;
+		if (kc->exit_group_dead) {
+			cgk_read_kernel(k, 0, 1, 6, kc->exit_group_dead - 1);
+			cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 1, 10,
+				cgk_arg(0), 0);
+			j = cgk_jmp(k, BPF_JMP | BPF_JNE | BPF_K, 1, 0);
+		} else {
+			cgk_put(k, BPF_ALU64 | BPF_MOV | BPF_X, 1, 7, 0, 0);
+			cgk_put(k, BPF_ALU64 | BPF_LSH | BPF_K, 1, 0, 0, 32);
+			cgk_put(k, BPF_ALU64 | BPF_RSH | BPF_K, 1, 0, 0, 32);
+			cgk_put(k, BPF_ALU64 | BPF_MOV | BPF_X, 2, 7, 0, 0);
+			cgk_put(k, BPF_ALU64 | BPF_RSH | BPF_K, 2, 0, 0, 32);
+			j = cgk_jmp(k, BPF_JMP | BPF_JEQ | BPF_X, 1, 0);
+			k->v[j].src_reg = 2;
+		}
+		cgk_exit(k); /* not the process's last thread */
+		cgk_fix(k, j);
+		cgk_put(k, BPF_JMP | BPF_CALL, 0, 0, 0,
+			BPF_FUNC_get_current_task);
+		cgk_read_kernel(k, 0, 4, 0, (int32_t)kc->task_exit_code - 1);
+		cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 1, 10, cgk_arg(0), 0);
+		/* !(code & 0x7f) ? CLD_EXITED : code & 0x80 ? CLD_DUMPED :
+		 * CLD_KILLED */
+		cgk_put(k, BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, KP_CLD_EXITED);
+		cgk_put(k, BPF_ALU64 | BPF_MOV | BPF_X, 2, 1, 0, 0);
+		cgk_put(k, BPF_ALU64 | BPF_AND | BPF_K, 2, 0, 0, 0x7f);
+		j = cgk_jmp(k, BPF_JMP | BPF_JEQ | BPF_K, 2, 0);
+		cgk_put(k, BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, KP_CLD_DUMPED);
+		cgk_put(k, BPF_ALU64 | BPF_AND | BPF_K, 1, 0, 0, 0x80);
+		j2 = cgk_jmp(k, BPF_JMP | BPF_JNE | BPF_K, 1, 0);
+		cgk_put(k, BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, KP_CLD_KILLED);
+		cgk_fix(k, j);
+		cgk_fix(k, j2);
+		cgk_put(k, BPF_STX | BPF_MEM | BPF_DW, 10, 3, cgk_arg(0), 0);
+		k->nargs = 1;
+		return true;
+	default:
+		return false;
+	}
 }
 #endif
 
 static int proc_arm(struct consumer *c, struct kprov *kp)
 {
 #ifdef HAVE_BPF
-	struct bpf_object *obj = bpf_be_object(c);
+	struct bpf_object *obj = kp->cg ? NULL : bpf_be_object(c);
 
-	if (!obj)
+	if (!obj && !kp->cg)
 		return -1;
 	for (size_t i = 0; i < kp->n; i++) {
 		const struct kprobe *p = kp->probes[i];
@@ -265,7 +356,11 @@ const struct provider prov_proc = {
 	.name = "proc",
 	.needs = BE_CAP_KPROV,
 	.each = proc_each,
+	.list = kp_list,
 	.arm = proc_arm,
+#ifdef HAVE_BPF
+	.cg_pro = proc_cg_pro,
+#endif
 	.progs = proc_progs,
 	.nprogs = sizeof(proc_progs) / sizeof(proc_progs[0]),
 };

@@ -205,19 +205,16 @@ static const char *prof_why(const struct dt_desc *d, char *buf, size_t len)
 static int profile_arm(struct consumer *c, struct kprov *kp,
 		       const struct kprobe *p, struct bpf_object *obj)
 {
-	struct bpf_program *prog =
-		bpf_object__find_program_by_name(obj, "kprov_profile");
 	int ncpus = libbpf_num_possible_cpus(), armed = 0;
 
-	if (!prog || ncpus <= 0) {
+	if ((p->cg_fd < 0 &&
+	     !bpf_object__find_program_by_name(obj, "kprov_profile")) ||
+	    ncpus <= 0) {
 		say(c, "cannot enable profile:::%s: no program", p->n.d.name);
 		return -1;
 	}
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		struct perf_event_attr a = {0};
-		LIBBPF_OPTS(bpf_perf_event_opts, po,
-			    .bpf_cookie = kp_cookie(c, p));
-		struct bpf_link *l;
 		int fd;
 
 		a.type = PERF_TYPE_SOFTWARE;
@@ -233,14 +230,13 @@ static int profile_arm(struct consumer *c, struct kprov *kp,
 			    p->n.d.name, cpu, strerror(errno));
 			return -1;
 		}
-		l = bpf_program__attach_perf_event_opts(prog, fd, &po);
-		if (!l) {
+		if (kp_attach_perf(kp, p, obj, "kprov_profile", fd,
+				   kp_cookie(c, p)) < 0) {
 			say(c, "cannot attach profile:::%s on CPU %d: %s",
 			    p->n.d.name, cpu, strerror(errno));
 			close(fd);
 			return -1;
 		}
-		kp_attach_add(kp, fd, l);
 		armed++;
 	}
 	if (!armed) {
@@ -249,6 +245,41 @@ static int profile_arm(struct consumer *c, struct kprov *kp,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The prologue of profile-N's generated program (cgen_kprov.c): what
+ * kprov_profile() reads from the perf event's registers (struct
+ * bpf_perf_event_data: pt_regs first, ip at 128, cs at 136), arg0 the
+ * kernel's PC or arg1 the user's, the other 0.  dtrace's own ticks
+ * fire, as there.
+ */
+static bool prof_cg_pro(const struct consumer *c, const struct kprobe *p,
+			const struct ubpf_kconf *kc, struct cgk *k)
+{
+	size_t j, jend;
+
+	(void)c;
+	(void)kc;
+	if (p->n.kind != KP_PROFILE)
+		return false;
+	if (!k)
+		return true;
+	k->type = BPF_PROG_TYPE_PERF_EVENT;
+	k->nargs = 2;
+	cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 1, 6, 136, 0);
+	cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 2, 6, 128, 0);
+	cgk_put(k, BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0);
+	cgk_put(k, BPF_ALU64 | BPF_AND | BPF_K, 1, 0, 0, 3);
+	j = cgk_jmp(k, BPF_JMP | BPF_JEQ | BPF_K, 1, 0);
+	cgk_put(k, BPF_STX | BPF_MEM | BPF_DW, 10, 3, cgk_arg(0), 0);
+	cgk_put(k, BPF_STX | BPF_MEM | BPF_DW, 10, 2, cgk_arg(1), 0);
+	jend = cgk_jmp(k, BPF_JMP | BPF_JA, 0, 0);
+	cgk_fix(k, j);
+	cgk_put(k, BPF_STX | BPF_MEM | BPF_DW, 10, 2, cgk_arg(0), 0);
+	cgk_put(k, BPF_STX | BPF_MEM | BPF_DW, 10, 3, cgk_arg(1), 0);
+	cgk_fix(k, jend);
+	return true;
 }
 #endif
 
@@ -270,9 +301,11 @@ static int prof_arm(struct consumer *c, struct kprov *kp)
 			PUSH(kp->ticks, kp->nticks, t);
 		} else if (p->n.kind == KP_PROFILE) {
 #ifdef HAVE_BPF
-			struct bpf_object *obj = bpf_be_object(c);
+			struct bpf_object *obj =
+				kp->cg ? NULL : bpf_be_object(c);
 
-			if (!obj || profile_arm(c, kp, p, obj) < 0)
+			if ((!obj && !kp->cg) ||
+			    profile_arm(c, kp, p, obj) < 0)
 				return -1;
 #else
 			return -1; /* kprov_arm() said so */
@@ -292,8 +325,12 @@ const struct provider prov_profile = {
 	.name = "profile",
 	.needs = BE_CAP_KPROV,
 	.each = prof_each,
+	.list = kp_list,
 	.why = prof_why,
 	.arm = prof_arm,
+#ifdef HAVE_BPF
+	.cg_pro = prof_cg_pro,
+#endif
 	.progs = prof_progs,
 	.nprogs = sizeof(prof_progs) / sizeof(prof_progs[0]),
 };

@@ -155,17 +155,17 @@ static unsigned call_nargs(const struct consumer *c, const struct kprobe *p)
 	return n;
 }
 
-/* Each probe of kind k on its own tracepoint, running program name. */
+/*
+ * Each probe of kind k on its own tracepoint, running program name, or
+ * its generated program (cgen_kprov.c).
+ */
 static int per_call_attach(struct consumer *c, struct kprov *kp,
 			   struct bpf_object *obj, enum kp_kind k,
 			   const char *name)
 {
-	struct bpf_program *prog = bpf_object__find_program_by_name(obj, name);
-
 	for (size_t i = 0; i < kp->n; i++) {
 		const struct kprobe *p = kp->probes[i];
 		struct perf_event_attr a = {0};
-		struct bpf_link *l;
 		int fd;
 
 		if (p->n.kind != k)
@@ -175,22 +175,20 @@ static int per_call_attach(struct consumer *c, struct kprov *kp,
 		a.config = (uint64_t)per_call_id(c, p);
 		a.sample_period = 1;
 		a.disabled = 1;
-		fd = prog ? kp_perf_open(&a, getpid(), -1) : -1;
+		fd = kp_perf_open(&a, getpid(), -1);
 		if (fd < 0) {
 			say(c, "cannot enable %s:%s:%s:%s: %s", p->n.d.prov,
 			    p->n.d.mod, p->n.d.func, p->n.d.name,
-			    strerror(prog ? errno : ENOENT));
+			    strerror(errno));
 			return -1;
 		}
-		l = bpf_program__attach_perf_event(prog, fd);
-		if (!l) {
+		if (kp_attach_perf(kp, p, obj, name, fd, 0) < 0) {
 			say(c, "cannot attach %s:%s:%s:%s: %s", p->n.d.prov,
 			    p->n.d.mod, p->n.d.func, p->n.d.name,
 			    strerror(errno));
 			close(fd);
 			return -1;
 		}
-		kp_attach_add(kp, fd, l);
 	}
 	return 0;
 }
@@ -217,11 +215,13 @@ static int raw_attach(struct consumer *c, struct kprov *kp,
 static int sys_arm(struct consumer *c, struct kprov *kp)
 {
 #ifdef HAVE_BPF
-	struct bpf_object *obj = bpf_be_object(c);
+	struct bpf_object *obj = kp->cg ? NULL : bpf_be_object(c);
 	struct ubpf_ksys *v;
 	bool per_call;
 	int fd;
 
+	if (kp->cg) /* generated: each probe its program, on its call's */
+		goto attach;
 	if (!obj)
 		return -1;
 	fd = bpf_object__find_map_fd_by_name(obj, "ksys");
@@ -258,6 +258,8 @@ static int sys_arm(struct consumer *c, struct kprov *kp)
 			return -1;
 		}
 	free(v);
+attach:
+	per_call = kp_sys_per_call(c, KP_SYS_ENTRY);
 	if (per_call) {
 		if (per_call_attach(c, kp, obj, KP_SYS_ENTRY,
 				    "kprov_sys_enter_tp") < 0)
@@ -291,6 +293,50 @@ static void sys_fire(const struct kprobe *p, struct d_fire *f)
 		f->errnum = ret < 0 && ret >= -4095 ? (int)-ret : 0;
 }
 
+#ifdef HAVE_BPF
+/*
+ * The prologue of a generated program (cgen_kprov.c), on p's own
+ * tracepoint only: what kprov_sys_enter_tp() and kprov_sys_exit_tp()
+ * read, from the same context (the call's number at 8, then its
+ * arguments or its return value), as direct loads, which the kernel
+ * checks against the record's length when the program is attached: so
+ * only the call's own arguments, the others 0.  On the raw tracepoint
+ * one program serves every call (ksys): none generated.
+ */
+static bool sys_cg_pro(const struct consumer *c, const struct kprobe *p,
+		       const struct ubpf_kconf *kc, struct cgk *k)
+{
+	unsigned na;
+
+	(void)kc;
+	if (!kp_sys_per_call(c, p->n.kind))
+		return false;
+	if (!k)
+		return true;
+	k->type = BPF_PROG_TYPE_TRACEPOINT;
+	k->self = true; /* dtrace's own calls are not traced (kprov.c) */
+	if (p->n.kind == KP_SYS_RETURN) {
+		cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 1, 6, 16, 0);
+		cgk_put(k, BPF_STX | BPF_MEM | BPF_DW, 10, 1, cgk_arg(0), 0);
+		cgk_put(k, BPF_STX | BPF_MEM | BPF_DW, 10, 1, cgk_arg(1), 0);
+		k->nargs = 2;
+		return true;
+	}
+	na = call_nargs(c, p);
+	for (unsigned i = 0; i < 6; i++) {
+		if (i < na)
+			cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 1, 6,
+				(int16_t)(16 + 8 * i), 0);
+		else
+			cgk_put(k, BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 0);
+		cgk_put(k, BPF_STX | BPF_MEM | BPF_DW, 10, 1, cgk_arg(i), 0);
+	}
+	k->nargs = 6;
+	k->strmask = p->strmask & 0x3f;
+	return true;
+}
+#endif
+
 /*
  * Its programs (bpf/kprov.bpf.h): on the raw tracepoints sys_enter and
  * sys_exit, or on each call's own (syscalls:sys_enter_NAME), as
@@ -307,8 +353,12 @@ const struct provider prov_syscall = {
 	.name = "syscall",
 	.needs = BE_CAP_KPROV,
 	.each = sys_each,
+	.list = kp_list,
 	.arm = sys_arm,
 	.fire = sys_fire,
+#ifdef HAVE_BPF
+	.cg_pro = sys_cg_pro,
+#endif
 	.progs = sys_progs,
 	.nprogs = sizeof(sys_progs) / sizeof(sys_progs[0]),
 };

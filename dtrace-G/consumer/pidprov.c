@@ -41,6 +41,11 @@
  * args[N] are arg N, typed int64_t.  Kernel-side aggregation (bpf_agg.c)
  * works unchanged: a plan reads the same evspec.
  *
+ * dtrace -l.  pid_list(), the table's list: the probe points each
+ * description naming a process selects there, each once, as rows with
+ * DTrace's pid provider attributes, which list.c numbers and prints
+ * after the registry's.
+ *
  * Scope.  Pid probes are always their process's own: never armed
  * binary-wide (sites.c: a pid probe is never wide, whatever other
  * description matches it), and a forked child gets none (DTrace's
@@ -80,6 +85,7 @@
 #include <sys/stat.h>
 
 #include "../objects/pidfuncs.h"
+#include "../objects/probes.h"
 #include "consumer_impl.h"
 #include "procfs.h"
 
@@ -394,6 +400,103 @@ static void pid_file(struct consumer *c, struct tproc *pr, struct tfile *f,
 		pid_proc_file(c, pr, f);
 }
 
+/* ------------------------------------------------------------------ */
+/* dtrace -l */
+
+/* The rows: each probe point once, whichever description found it. */
+struct pid_rows {
+	const struct dt_lister *l;
+	int by; /* the description being listed */
+	pid_t pid;
+	struct pid_seen {
+		pid_t pid;
+		uint64_t addr;
+		char name[24];
+	} *seen;
+	size_t nseen;
+	unsigned hits; /* points the description selected */
+};
+
+static int pid_row(const struct dt_pidobj *ob, const struct dt_pidpoint *pt,
+		   void *arg)
+{
+	struct pid_rows *pr = arg;
+	uint64_t addr = pt->fn->addr + pt->off + ob->bias;
+	struct dt_probe p = {0};
+	struct pid_seen s = {pr->pid, addr, ""};
+
+	pr->hits++;
+	for (size_t i = 0; i < pr->nseen; i++)
+		if (pr->seen[i].pid == pr->pid && pr->seen[i].addr == addr &&
+		    !strcmp(pr->seen[i].name, pt->name))
+			return 0;
+	snprintf(s.name, sizeof(s.name), "%s", pt->name);
+	PUSH(pr->seen, pr->nseen, s);
+	p.origin = DT_ORIGIN_PROCESS;
+	p.pid = pr->pid;
+	snprintf(p.provider, sizeof(p.provider), "pid%d", (int)pr->pid);
+	p.prov = "pid";
+	p.mod = ob->mod;
+	p.func = pt->fn->name;
+	p.name = pt->name;
+	p.path = ob->path;
+	p.bias = ob->bias;
+	p.addr_known = true;
+	p.addr = pt->fn->addr + ob->bias;
+	p.sites = &addr;
+	p.nsites = 1;
+	/* as DTrace's pid provider: Evolving/Evolving/ISA, the rest Private */
+	p.provattr = p.nameattr = DOF_ATTR(5, 5, 4);
+	p.modattr = p.funcattr = p.argsattr = DT_ATTR_PRIVATE_UNKNOWN;
+	return pr->l->row(&p, pr->by, pr->l->arg);
+}
+
+/*
+ * The probe points of every description naming a process (pid<N>), in
+ * description order, each counting the points it selected, those an
+ * earlier one listed too; one that cannot be listed (an offset inside
+ * an instruction, a process gone) is said through err().
+ */
+static int pid_list(const struct provider *pv, const struct dt_lister *l)
+{
+	struct pid_rows pr = {l, 0, 0, NULL, 0, 0};
+	int r = 0;
+
+	(void)pv;
+	for (unsigned j = 0; j < l->nd && !r; j++) {
+		char msg[512] = "", say[1024];
+		int err;
+
+		pr.pid = dt_pid_desc(&l->d[j]);
+		if (!pr.pid)
+			continue;
+		pr.by = (int)j;
+		err = dt_pid_each(pr.pid, &l->d[j], pid_row, &pr, msg,
+				  sizeof(msg));
+		if (err > 0) { /* row()'s own */
+			r = err;
+		} else if (err == -ESRCH) {
+			snprintf(say, sizeof(say),
+				 "failed to grab pid %d: No such process",
+				 (int)pr.pid);
+			l->err(j, say, l->arg);
+		} else if (err == -ENOMEM) {
+			l->err(j, "out of memory", l->arg);
+		} else if (err) {
+			snprintf(say, sizeof(say),
+				 "invalid probe description %s: %s",
+				 l->d[j].text, msg);
+			l->err(j, say, l->arg);
+			l->d[j].matched++; /* said already */
+		}
+		/* a point another description listed counts for this one */
+		l->d[j].matched += pr.hits;
+		pr.hits = 0;
+	}
+	free(pr.seen);
+	return r;
+}
+
 const struct provider prov_pid = {
 	.name = "pid",
 	.needs = BE_CAP_UPROBES,
@@ -405,4 +508,5 @@ const struct provider prov_pid = {
 	.file = pid_file,
 	.site_args = pid_site_args,
 	.refused = pid_site_refused,
+	.list = pid_list,
 };

@@ -8,6 +8,9 @@
  * fetches, whether it is a return probe, whether a failure to arm it is
  * one to say and pass over), so that no other file names a provider.
  *
+ * dtrace -l asks them for its rows after the registry's
+ * (dt_providers_list(), in the order of listed[]).
+ *
  * The order of providers[] is the order their probes are made in, and
  * so of their IDs, which clauses print (id, the default output's ID
  * column): the kernel providers' probes are made before any process is
@@ -27,6 +30,27 @@ const struct provider *const providers[] = {
 	&prov_syscall, &prov_profile, &prov_proc, &prov_pid, &prov_usdt,
 };
 const size_t nproviders = sizeof(providers) / sizeof(providers[0]);
+
+/*
+ * The order dtrace -l lists rows in after the registry's (USDT's and
+ * dtrace's own, which list.c reads from the registry first, so that
+ * their IDs are the same with or without the others): the probe points
+ * pid descriptions select, then the kernel's.
+ */
+static const struct provider *const listed[] = {
+	&prov_pid, &prov_syscall, &prov_profile, &prov_proc,
+};
+
+int dt_providers_list(const struct dt_lister *l)
+{
+	for (size_t i = 0; i < sizeof(listed) / sizeof(listed[0]); i++) {
+		int r = listed[i]->list ? listed[i]->list(listed[i], l) : 0;
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
 
 const struct provider *site_provider(unsigned k)
 {

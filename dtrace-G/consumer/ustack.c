@@ -17,7 +17,8 @@
  * -x bufsize defaults to 4 times its usual size, ustack_bufsize()):
  *  - bpf backend: bpf/usdt.bpf.c appends them to the record (flag
  *    UBPF_RF_USTACK; usdt_bpf.h has the layout), reading the stack a
- *    page at a time from rsp, so a copy stops where the stack ends;
+ *    page at a time from rsp, so a copy stops where the stack ends, and
+ *    so does a generated program (cgen.c's ustack_copy());
  *    the kernel providers' programs (bpf/kprov.bpf.h) append the same
  *    from the thread's user-mode registers;
  *  - uprobe backend: the perf events sample PERF_SAMPLE_REGS_USER and

@@ -4,8 +4,8 @@
  * functions an object defines, and the entry, return and instruction
  * offsets of each that a probe description selects (pidfuncs.c).
  *
- * Shared by `dtrace -l` (list.c, through dt_pid_each()) and tracing
- * (consumer/pidprov.c, one file at a time); neither the probe table nor
+ * Shared by `dtrace -l` (consumer/pidprov.c's list, through
+ * dt_pid_each()) and tracing (pidprov.c, one file at a time); neither the probe table nor
  * the consumer is needed here.
  */
 #ifndef USDT_DTRACE_PIDFUNCS_H

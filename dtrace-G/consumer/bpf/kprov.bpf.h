@@ -73,10 +73,6 @@ const volatile __u32 kprov_btf = 0;
 
 #define KP_NARGS 6		/* arguments a kernel probe records, at most */
 #define KP_USER32_CS 0x23	/* x86-64 __USER32_CS: a compat task */
-#define KP_CLONE_THREAD 0x00010000
-#define KP_CLD_EXITED 1
-#define KP_CLD_KILLED 2
-#define KP_CLD_DUMPED 3
 
 /* The current thread's parent process, when kconf knows where it is. */
 static __always_inline __u32 kprov_ppid(void)

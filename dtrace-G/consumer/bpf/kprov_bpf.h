@@ -36,6 +36,12 @@
 #define UBPF_EV_KPROV 0x80000000u
 #define UBPF_KSYS_MAX 1024 /* system call numbers ksys holds */
 
+/* proc: task_newtask's clone_flags of a thread; exit's arg0 (SIGCHLD's) */
+#define KP_CLONE_THREAD 0x00010000
+#define KP_CLD_EXITED 1
+#define KP_CLD_KILLED 2
+#define KP_CLD_DUMPED 3
+
 /* ksys[nr] */
 struct ubpf_ksys {
 	__u32 ev[2];   /* entry, return: UBPF_EV_KPROV | probe, or 0 */

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cgen_kprov.c - generated programs for the kernel providers (syscall,
+ * profile-N, proc; kprov.c), as cgen.c generates them for USDT and pid
+ * sites (doc/DESIGN.md §8, "Programs generated from the clauses").
+ *
+ * A site's arguments are read per its stapsdt specs, which cgen.c turns
+ * into loads from pt_regs; a kernel probe's context is its provider's
+ * (a tracepoint's record, a perf event's registers), so the provider
+ * writes that part of the program: its table's cg_pro() emits, with the
+ * cgk_*() emitters here, a prologue that puts the probe's arguments
+ * into cgen.c's argument slots and leaves a firing that is not the
+ * probe's (a thread's creation for proc:::create) -- what its program
+ * in bpf/kprov.bpf.h does before kprov_emit().  The rest is cgen.c's,
+ * as for a site: the probe's plan compiled in (the one bpf_agg.c keeps
+ * under (ev, pid 0) for the generic program: every process's, so it
+ * runs on every hit, unarmed), the record (a struct ubpf_kctx after
+ * the header, as kprov_emit() writes it) and the ring buffer's
+ * wakeup.  One program per probe, attached with bpf_cookie its ev
+ * (UBPF_EV_KPROV | index), so records decode as before (kprov_hit()).
+ *
+ * When.  The run's programs are generated or not as a whole (cg_try()
+ * in bpf.c, at the first uprobe event or, in a run without one, at
+ * kprov_arm(): bpf_cg_on()), and kprov_cg_fits() lets a run with
+ * kernel probes be generated only where every provider has a prologue
+ * for each of them and no clause of theirs reads the stack: a system
+ * call on the raw tracepoint (more than KP_SYS_PER_CALL_MAX calls,
+ * kprov_syscall.c) has none, so such a run loads the generic object,
+ * as does one that reads vtimestamp (bpf.c's cg_fits()).  cg_try()
+ * has kprov_cg_load() generate and load every kernel probe's program
+ * then, before anything is attached, so a program the generator or the
+ * verifier refuses sends the whole run to the generic programs; the
+ * providers' arm() attach them later (kp_attach_perf()), once the
+ * processes' events are, when kprov_arm() finds them (kp_cg_arm()).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/bpf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/kagg_bpf.h"
+#include "bpf/usdt_bpf.h"
+#include "kprov.h"
+
+/* ------------------------------------------------------------------ */
+/* Emitters for the providers' prologues */
+
+void cgk_put(struct cgk *k, uint8_t code, uint8_t dst, uint8_t src,
+	     int16_t off, int32_t imm)
+{
+	k->v = xrealloc(k->v, k->n + 1, sizeof(*k->v));
+	k->v[k->n++] = (struct bpf_insn){.code = code,
+					 .dst_reg = dst,
+					 .src_reg = src,
+					 .off = off,
+					 .imm = imm};
+}
+
+size_t cgk_jmp(struct cgk *k, uint8_t code, uint8_t dst, int32_t imm)
+{
+	cgk_put(k, code, dst, 0, 0, imm);
+	return k->n - 1;
+}
+
+void cgk_fix(struct cgk *k, size_t j)
+{
+	k->v[j].off = (int16_t)(k->n - j - 1);
+}
+
+void cgk_exit(struct cgk *k)
+{
+	cgk_put(k, BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0);
+	cgk_put(k, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+}
+
+int16_t cgk_arg(unsigned i)
+{
+	return cgen_arg_slot(i);
+}
+
+void cgk_read_kernel(struct cgk *k, unsigned i, uint8_t size, uint8_t src,
+		     int32_t off)
+{
+	cgk_put(k, BPF_ST | BPF_MEM | BPF_DW, 10, 0, cgk_arg(i), 0);
+	cgk_put(k, BPF_ALU64 | BPF_MOV | BPF_X, 3, src, 0, 0);
+	cgk_put(k, BPF_ALU64 | BPF_ADD | BPF_K, 3, 0, 0, off);
+	cgk_put(k, BPF_ALU64 | BPF_MOV | BPF_X, 1, 10, 0, 0);
+	cgk_put(k, BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, cgk_arg(i));
+	cgk_put(k, BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, size);
+	cgk_put(k, BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_probe_read_kernel);
+}
+
+/* ------------------------------------------------------------------ */
+/* The run's programs */
+
+bool kprov_cg_fits(struct consumer *c)
+{
+	const struct kprov *kp = c->kp;
+
+	for (size_t i = 0; kp && i < kp->n; i++) {
+		const struct kprobe *p = kp->probes[i];
+		const struct provider *pv = p->n.prov;
+
+		/* a stack: the user registers of a kernel probe's thread
+		 * are not its context's (kprov.bpf.h) */
+		if (kp_has_prog(p) &&
+		    ((p->needs & D_NEED_USTACK) || !pv->cg_pro ||
+		     !pv->cg_pro(c, p, NULL, NULL)))
+			return false;
+	}
+	return true;
+}
+
+/* p's program into p->cg_fd: 0, or -1 with c->be_why */
+static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
+{
+	const struct cgen_maps *m0 = bpf_cg_maps(c);
+	struct cgen_maps m = *m0;
+	struct cgen_kpro kpro = {0};
+	struct ubpf_ev s = {0};
+	struct ubpf_kplan *pl = xcalloc(1, sizeof(*pl));
+	struct cgk k = {0};
+	struct bpf_insn *v;
+	size_t n;
+	int fd;
+
+	if (!p->n.prov->cg_pro(c, p, &kp->kconf, &k)) {
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "no prologue for %s:%s:%s:%s", p->n.d.prov,
+			 p->n.d.mod, p->n.d.func, p->n.d.name);
+		goto refused;
+	}
+	/* the plan, as kprov_arm() puts it in for the generic program */
+	if (!bpf_kagg_kplan(c, bpf_kagg_of(c), &p->dp, p->clauses, p->epids,
+			    p->nclauses, pl, &p->uclauses, &p->uepids,
+			    &p->nuclauses)) {
+		if (pl->tls & UBPF_KTLS_UNFIT) {
+			snprintf(c->be_why, sizeof(c->be_why),
+				 "the clauses of %s:%s:%s:%s that keep "
+				 "variables in the kernel do not fit one plan",
+				 p->n.d.prov, p->n.d.mod, p->n.d.func,
+				 p->n.d.name);
+			goto refused;
+		}
+		free(pl);
+		pl = NULL;
+	}
+	kpro.v = k.v;
+	kpro.n = k.n;
+	kpro.parent1 = kp->kconf.task_real_parent;
+	kpro.tgid1 = kp->kconf.task_tgid;
+	m.kp = &kpro;
+	m.armed = m.arm1 = -1; /* every process's plan */
+	if (!k.self)
+		m.self = UINT32_MAX; /* no process has it: none left out */
+	s.nargs = k.nargs;
+	s.strmask = k.strmask;
+	s.comm = (p->needs & D_NEED_EXECNAME) != 0;
+	if (!cgen_emit(&m, &s, pl, &v, &n)) {
+		/* the record-only program, unless the plan keeps
+		 * self-> variables, which user space does not have */
+		if (!pl || pl->tls || !cgen_emit(&m, &s, NULL, &v, &n)) {
+			snprintf(c->be_why, sizeof(c->be_why),
+				 "no program generated for %s:%s:%s:%s",
+				 p->n.d.prov, p->n.d.mod, p->n.d.func,
+				 p->n.d.name);
+			goto refused;
+		}
+		/* every clause in user space, from unflagged records */
+		free(pl);
+		pl = NULL;
+	}
+	fd = bpf_cg_load(c, k.type, v, n);
+	if (fd < 0)
+		goto refused;
+	p->cg_fd = fd;
+	free(k.v);
+	free(pl);
+	return 0;
+refused:
+	free(k.v);
+	free(pl);
+	return -1;
+}
+
+/* The programs loaded are no longer the run's (cg_off() closed them). */
+void kprov_cg_reset(struct consumer *c)
+{
+	struct kprov *kp = c->kp;
+
+	for (size_t j = 0; kp && j < kp->n; j++) {
+		struct kprobe *q = kp->probes[j];
+
+		q->cg_fd = -1;
+		free(q->uclauses); /* the generic programs' plans decide */
+		free(q->uepids);
+		q->uclauses = q->uepids = NULL;
+		q->nuclauses = 0;
+	}
+	if (kp)
+		kp->cg = false;
+}
+
+int kprov_cg_load(struct consumer *c)
+{
+	struct kprov *kp = c->kp;
+
+	if (!kp)
+		return 0;
+	kp_kconf_find(c, kp);
+	for (size_t i = 0; i < kp->n; i++) {
+		struct kprobe *p = kp->probes[i];
+
+		if (kp_has_prog(p) && cg_probe(c, kp, p) < 0) {
+			kprov_cg_reset(c);
+			return -1;
+		}
+	}
+	kp->cg = true;
+	return 0;
+}
+
+int kp_cg_arm(struct consumer *c, struct kprov *kp)
+{
+	if (!bpf_cg_on(c) || !kp->cg)
+		return 0;
+	if (kp_kconf_fill(c, kp) < 0) /* what a probe cannot do without */
+		return -1;
+	bpf_cg_armed(c);
+	return 1;
+}

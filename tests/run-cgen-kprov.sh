@@ -1,0 +1,166 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-cgen-kprov.sh: the kernel providers' programs generated from the
+# clauses (dtrace-G/consumer/cgen_kprov.c, each provider's prologue in
+# its file) are the ones a run takes where they fit, and they print byte
+# for byte what the generic programs (bpf/kprov.bpf.h) print
+# (DTRACE_CGEN=0), on real processes:
+#  - syscall entry on the call's own tracepoint: a count in the kernel
+#    (no record), arguments and copyinstr() strings in records, a string
+#    predicate and a string key in the kernel, the calls of dtrace
+#    itself left out;
+#  - syscall return: arg0, arg1 and errno of a failing call, in records
+#    and as aggregation keys in the kernel;
+#  - self-> variables kept in the kernel across entry and return, and
+#    between a pid probe's program and a system call's in one run;
+#  - the firing's context in the record: uid, gid, ppid, execname;
+#  - profile-N: the first sample of a busy target (user PC in its text,
+#    kernel PC 0), and max(arg0) of its user-mode samples in the kernel;
+#  - proc: create, exec-success and exit of a -c command's children,
+#    with the exit reasons (CLD_EXITED, CLD_KILLED);
+#  - where no prologue fits, the generic programs, still the same:
+#    syscall:::entry (every call: the raw tracepoint), ustack(); and
+#    where a kernel probe's program is refused.
+# -v names the generated programs (the generic ones go unmentioned).
+# Needs root and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "not root: BPF needs root"
+[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
+tfs=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -d "$d/events/syscalls" ] && tfs=$d && break
+done
+[ -n "$tfs" ] || skip "no tracefs with syscalls events"
+
+DTRACE_STATEDIR=$tmp/nostate
+DTRACE_BACKEND=bpf
+export DTRACE_STATEDIR DTRACE_BACKEND
+
+# non-PIE: the text's run-time addresses are nm's
+if ! $CC -O2 -fno-pie -no-pie -o kpprog "$top_srcdir/tests/data/kprov/kpprog.c"; then
+	fail "building the test program"
+	finish
+fi
+
+# same WHAT PATH CMD DTRACE-ARGS...: dtrace -v -q on ./kpprog CMD with
+# DTRACE_CGEN=1 and 0: the same output, not empty; -v says the first
+# took PATH (generated or generic), the second the generic programs.
+same() {
+	what=$1 path=$2 cmd=$3
+	shift 3
+	for g in 1 0; do
+		rm -f out$g.txt
+		DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o out$g.txt \
+			-c "./kpprog $cmd" "$@" >/dev/null 2>err$g.txt
+		expect_eq "$what (DTRACE_CGEN=$g): status" 0 "$?"
+		[ -f out$g.txt ] || : >out$g.txt
+	done
+	expect_file_eq "$what: the same output" out0.txt out1.txt
+	expect_eq "$what: some output" 1 "$([ -s out1.txt ] && echo 1)"
+	n=$(grep -c '^dtrace: BPF: [0-9]* generated programs*, ' err1.txt)
+	case $path in
+	generated) expect_eq "$what: generated" 1 "$n" ;;
+	*) expect_eq "$what: the generic programs" 0 "$n" ;;
+	esac
+	expect_eq "$what: generic with DTRACE_CGEN=0 (-v says nothing)" 0 \
+		"$(grep -c '^dtrace: BPF: ' err0.txt)"
+	expect_eq "$what: no drops, no error" "" \
+		"$(grep -i -e drop -e error -e cannot err1.txt err0.txt)"
+}
+
+# ---------------------------------------------------------------------
+# syscall
+
+same "read count in the kernel" generated "reads 37" \
+	-n 'syscall::read:entry /pid == $target/ { @ = count(); }' \
+	-n 'END { printa("reads %@d\n", @); }'
+grep -q '^dtrace: 1 clause aggregated in the kernel$' err1.txt
+expect_eq "read count: in the kernel" 0 "$?"
+
+same "entry arguments and strings" generated "opens 3" \
+	-n 'syscall::open:entry /pid == $target/ {
+		printf("%s %s %x %d\n", probefunc, copyinstr(arg0), arg1, arg5); }' \
+	-n 'syscall::openat:entry /pid == $target/ {
+		printf("%s %d %s\n", probefunc, (int)arg0, copyinstr(arg1)); }'
+
+same "string predicate and key in the kernel" generated "opens 4" \
+	-n 'syscall::openat:entry /copyinstr(arg1) == "/dev/null" && pid == $target/ {
+		@n = count(); }' \
+	-n 'syscall::openat:entry /pid == $target/ { @k[copyinstr(arg1), arg2] = count(); }' \
+	-n 'END { printa("%@d\n", @n); printa("%s %d %@d\n", @k); }'
+
+same "return values and errno" generated "badread" \
+	-n 'syscall::read:return /pid == $target/ {
+		printf("%d %d errno %d\n", (int)arg0, (int)arg1, errno); }' \
+	-n 'syscall::read:return /pid == $target/ { @[arg0, arg1] = count(); }'
+
+same "self-> across entry and return, in the kernel" generated "reads 20" \
+	-n 'syscall::read:entry /pid == $target/ { self->len = arg2; self->n++; }' \
+	-n 'syscall::read:return /self->len/ {
+		@[self->len, arg0] = sum(self->n); self->len = 0; }'
+
+same "uid, gid, ppid and execname in the record" generated "getcpu 3" \
+	-n 'syscall::getcpu:entry /pid == $target/ {
+		printf("%d %d %d %s\n", uid, gid, ppid == $pid, execname); }'
+
+# ---------------------------------------------------------------------
+# profile-N
+
+# the executable segment of kpprog (non-PIE: its addresses are the
+# link-time ones), as run-kprov.sh finds it
+set -- $(readelf -lW kpprog | awk '$1 == "LOAD" && / R E / { print $3, $6 }')
+[ "$#" -eq 2 ] || fail "readelf: no executable LOAD segment in kpprog"
+lo=$(printf '%d' "${1:-0}")
+hi=$((lo + $(printf '%d' "${2:-0}")))
+same "profile-997: in the kernel" generated "spin 300000000" \
+	-n "profile-997 /pid == \$target && arg1 != 0/ {
+		@[execname] = max(arg0); @t = max(arg1 >= $lo && arg1 < $hi); }" \
+	-n 'END { printa("%s %@d\n", @); printa("%@d\n", @t); }'
+same "profile-997: the first sample's record" generated "spin 300000000" \
+	-n "profile-997 /pid == \$target && arg1 != 0/ {
+		printf(\"%s %d %d\\n\", execname, arg0, arg1 >= $lo && arg1 < $hi);
+		exit(0); }"
+
+# ---------------------------------------------------------------------
+# proc
+
+cp kpprog kpchild
+same "proc: create, exec-success, exit" generated "forkexec ./kpchild" \
+	-n 'proc:::create /pid == $target/ { printf("create %d\n", arg0 > 0); }' \
+	-n 'proc:::exec-success /ppid == $target/ { printf("exec %s\n", execname); }' \
+	-n 'proc:::exit /ppid == $target/ { printf("exit %d\n", arg0); }' \
+	-n 'proc:::exit /pid == $target/ { @[arg0] = count(); }'
+
+# ---------------------------------------------------------------------
+# site and kernel probes in one run, a self-> variable between them
+
+same "pid and syscall probes in one run" generated "reads 7" \
+	-n 'pid$target::main:entry { printf("main %d\n", arg0); self->in = 1; }' \
+	-n 'pid$target::main:return { @r = count(); }' \
+	-n 'syscall::read:entry /pid == $target/ { @ = count(); }' \
+	-n 'syscall::read:return /self->in/ { @n[arg0] = sum(self->in); }'
+
+# ---------------------------------------------------------------------
+# no prologue: the generic programs
+
+same "syscall:::entry (the raw tracepoint): generic" generic "reads 5" \
+	-n 'syscall:::entry /pid == $target && probefunc == "read"/ { @ = count(); }'
+same "ustack(): generic" generic "reads 2" \
+	-n 'syscall::read:entry /pid == $target/ { @[ustack(1)] = count(); }' \
+	-n 'END { printa("%@d\n", @); }'
+
+# a kernel probe's program the generator refuses (a self-> variable the
+# kernel keeps, stored from an argument the record has not): loaded with
+# the others before anything is attached, so the whole run goes back to
+# the generic programs
+same "a kernel probe's program refused: generic" generic "getcpu 10" \
+	-n 'syscall::getcpu:entry /pid == $target/ { self->x = arg7 + 1; }' \
+	-n 'syscall::getcpu:return /self->x/ { @ = count(); self->x = 0; }'
+expect_grep "refused: said with -v" \
+	'^dtrace: BPF: no program generated for syscall:vmlinux:getcpu:entry; the generic program instead$' \
+	err1.txt
+
+finish

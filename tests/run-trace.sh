@@ -710,13 +710,27 @@ trun -v -q -n 'tr$target:::tick { self->n++; }' \
 expect_eq "self-> of exited threads: status" 0 "$status"
 expect_grep "self-> of exited threads: freed, the live thread's kept" \
 	'^dtrace: 16 traced threads exited; 1 self-> variable live$' err.txt
-# ... and when the whole process exits, none is left.  (self->m++, not
-# = 1, which a generated program would keep in the kernel, run-cgen.sh)
+# ... and when the whole process exits, none is left: in user space
+# (DTRACE_CGEN=0: a generated program keeps these in the kernel, whose
+# own sweep run-cgen.sh checks) and, by default, in the kernel.
+DTRACE_CGEN=0
+export DTRACE_CGEN
 trun -v -q -n 'tr$target:::tick { self->n++; }' \
 	-n 'tr$target:::done { self->m++; }' \
 	-c "./trprog 'threads 8 3' 'sleep 300' 'threads 8 3' done"
+unset DTRACE_CGEN
 expect_grep "self-> of an exited process: none left" \
 	'^dtrace: 17 traced threads exited; 0 self-> variables live$' err.txt
+trun -v -q -n 'tr$target:::tick { self->n++; }' \
+	-n 'tr$target:::done { self->m++; }' \
+	-c "./trprog 'threads 8 3' 'sleep 300' 'threads 8 3' done"
+case $(grep -c 'generated program' err.txt) in
+0)	expect_grep "self-> of an exited process, default: none left" \
+		'^dtrace: 17 traced threads exited; 0 self-> variables live$' \
+		err.txt ;;
+*)	expect_grep "self-> of an exited process, kernel: none left" \
+		'^dtrace: 0 self-> variables live in the kernel$' err.txt ;;
+esac
 
 # ---------------------------------------------------------------------
 # 6. Errors

@@ -690,7 +690,8 @@ uint32_t d_needs_of(const struct node *n)
 		m |= D_NEED_PPID;
 	if ((n->op == N_BUILTIN && (d_builtins[n->sub].id == B_UCALLER ||
 				    d_builtins[n->sub].id == B_USTACKDEPTH)) ||
-	    (n->op == N_FUNC && d_funcs[n->sub].id == F_USTACK) ||
+	    (n->op == N_FUNC && (d_funcs[n->sub].id == F_USTACK ||
+				  d_funcs[n->sub].id == F_JSTACK)) ||
 	    n->op == N_UREGS) /* the registers come with the stack */
 		m |= D_NEED_USTACK;
 	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_VTIMESTAMP)

@@ -282,6 +282,7 @@ static struct d_prog *prog_new(void)
 
 	p->strsize = D_STRSIZE;
 	p->ustackframes = 100;
+	p->jstackframes = 50;
 	p->stackindent = 14;
 	p->nspec = 1;
 	p->rand_state = now_seed();
@@ -1389,8 +1390,6 @@ static const struct {
 	{ "bufpolicy", "the buffers are rings read as they fill (switch)" },
 	{ "bufresize", "the buffers are never resized" },
 	{ "stackframes", "kernel stacks (stack()) are not recorded" },
-	{ "jstackframes", "jstack() is not supported" },
-	{ "jstackstrsize", "jstack() is not supported" },
 	{ "cpu", "every CPU is traced" },
 	{ "grabanon", "there is no anonymous tracing state to grab" },
 	{ "temporal", "each read of the buffers is printed in time order "

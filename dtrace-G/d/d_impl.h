@@ -215,6 +215,7 @@ enum {
 	F_PROGENYOF,
 	F_SPECULATION,
 	F_USTACK,
+	F_JSTACK,
 	F_UFUNC,
 	F_UMOD,
 	F_USYM,
@@ -468,8 +469,9 @@ struct d_prog {
 	uint64_t spec_unavail_told, spec_drops_told; /* reported */
 	uint64_t drops_told_at;
 	size_t strsize;
-	/* stack.c: ustackframes, stackindent, srcline */
+	/* stack.c: ustackframes, jstackframes, stackindent, srcline */
 	unsigned ustackframes;
+	unsigned jstackframes;
 	int stackindent;
 	bool srcline;
 	int exit_status;

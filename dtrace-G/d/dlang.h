@@ -215,7 +215,7 @@ int d_set_option(struct d_prog *prog, const char *name, const char *value,
 		 char *msg, size_t msglen);
 /*
  * Options DTrace's reference lists that cannot apply here (aggsize,
- * dynvarsize, jstackframes, cpu, grabanon, ...) are accepted; this
+ * dynvarsize, cpu, grabanon, ...) are accepted; this
  * prints one warning for each one set ("dtrace: option cpu has no
  * effect here: every CPU is traced"), after the options are applied.
  */

@@ -113,9 +113,6 @@ static const struct {
 } unsupp_funcs[] = {
 	{"stack", "kernel stacks are not recorded (ustack( ) is the user "
 		  "stack)"},
-	{"jstack", "it is ustack( ) with the frames a ustack helper "
-		   "(a JVM's, an interpreter's) annotates, and no helper "
-		   "is loaded here: ustack( ) gives the native frames"},
 	{"func", "it names a kernel address (ufunc( ) names a user one)"},
 	{"sym", "it names a kernel address (usym( ) names a user one)"},
 	{"mod", "it names a kernel address (umod( ) names a user one)"},

@@ -176,6 +176,7 @@ const struct d_func d_funcs[] = {
 	{ "speculation", F_SPECULATION, 0, 0, "", 'i', 4, 1 },
 	/* stack.c: their values print as stacks and names */
 	{ "ustack", F_USTACK, 0, 2, "ii", 's', 8, 0 },
+	{ "jstack", F_JSTACK, 0, 2, "ii", 's', 8, 0 },
 	{ "ufunc", F_UFUNC, 1, 1, "i", 's', 8, 0 },
 	{ "umod", F_UMOD, 1, 1, "i", 's', 8, 0 },
 	{ "usym", F_USYM, 1, 1, "i", 's', 8, 0 },
@@ -483,7 +484,7 @@ int d_check_func(struct parser *ps, struct node *n, bool strict)
 			       fn->name, i + 1, proto_name(want),
 			       d_kind_name(k));
 	}
-	if (fn->id == F_USTACK)
+	if (fn->id == F_USTACK || fn->id == F_JSTACK)
 		d_stack_check(ps, n);
 	if (fn->ret == 'v' && ps->void_ok != n)
 		d_perrt(ps, D_FUNC_VOID, n->line, n->col,
@@ -835,6 +836,7 @@ static struct dv eval_func(struct ectx *x, const struct node *n,
 	case F_SPECULATION:
 		return d_dv_int(d_spec_alloc(x->p), 4, true);
 	case F_USTACK:
+	case F_JSTACK:
 	case F_UFUNC:
 	case F_UMOD:
 	case F_USYM:

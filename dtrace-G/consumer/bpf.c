@@ -59,7 +59,7 @@
  * user space runs only the other clauses (bpf_agg.c says how).
  *
  * Generated programs.  A run whose clauses copy no user stack and read
- * no vtimestamp, and that uses no kernel provider (cg_fits(),
+ * no vtimestamp, uid or gid, and that uses no kernel provider (cg_fits(),
  * cg_try()), loads no generic program: at its
  * first event each event gets a program cgen.c generates from its
  * argument specs and its probe's plan, straight-line and a few hundred
@@ -690,7 +690,8 @@ static void fix_try(struct consumer *c, struct tevent *e)
 
 /*
  * Whether the run's clauses are all the generator takes: no ustack(),
- * no vtimestamp.  DTRACE_CGEN=0 says no.  The kernel providers are
+ * no vtimestamp, no uid or gid (the generic program takes them at the
+ * hit: UBPF_RF_CRED).  DTRACE_CGEN=0 says no.  The kernel providers are
  * known only once matched: cg_try() asks then.
  */
 static bool cg_fits(struct consumer *c)
@@ -701,7 +702,7 @@ static bool cg_fits(struct consumer *c)
 		return false;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		if (d_clause_needs(c->prog, ci) &
-		    (D_NEED_USTACK | D_NEED_VTIME))
+		    (D_NEED_USTACK | D_NEED_VTIME | D_NEED_CRED))
 			return false;
 	return true;
 }
@@ -1052,6 +1053,7 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	ev_mem(c, e, &spec);
 	if (e->needs & D_NEED_USTACK) /* ustack.c unwinds the copy */
 		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
+	spec.cred = (e->needs & D_NEED_CRED) != 0; /* uid, gid at the hit */
 	if (bpf_map_update_elem(b->evspec_fd, &key, &spec, BPF_ANY) < 0)
 		goto fail;
 	an.fd = ev_anchor_open(e);
@@ -1164,6 +1166,11 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 	if ((r.flags & UBPF_RF_VTIME) &&
 	    !rec_vtime(h->raw, r.len, &off, &f->vtimestamp))
 		return false;
+	if (r.flags & UBPF_RF_CRED) {
+		if (!rec_cred(h->raw, r.len, &off, &f->uid, &f->gid))
+			return false;
+		at->cred = true;
+	}
 	for (unsigned i = 0; i < D_MAXARGS; i++) {
 		const uint8_t *p;
 		uint16_t n;

@@ -265,6 +265,7 @@ struct hit {
 struct hit_at {
 	struct tfile *file;
 	uint64_t off; /* the site's file offset */
+	bool cred; /* decode() set the d_fire's uid and gid, as at the hit */
 };
 
 /*
@@ -903,6 +904,25 @@ static inline bool rec_vtime(const uint8_t *raw, size_t len, size_t *off,
 	if (*off + 8 > len)
 		return false;
 	memcpy(vt, raw + *off, 8);
+	*off += 8;
+	return true;
+}
+
+/*
+ * The uid and gid of a record flagged UBPF_RF_CRED (usdt_bpf.h: 4 bytes
+ * each at *off, after the vtimestamp if any), *off moved past them;
+ * false when the record ends first.
+ */
+static inline bool rec_cred(const uint8_t *raw, size_t len, size_t *off,
+			    uid_t *uid, gid_t *gid)
+{
+	uint32_t v[2];
+
+	if (*off + 8 > len)
+		return false;
+	memcpy(v, raw + *off, 8);
+	*uid = (uid_t)v[0];
+	*gid = (gid_t)v[1];
 	*off += 8;
 	return true;
 }

@@ -293,8 +293,10 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 		f.ppid = pr->ppid;
 	else if (!f.ppid && (f.ppid = parent_of(NULL, f.pid)) < 0)
 		f.ppid = 0;
-	f.uid = pr ? pr->uid : 0;
-	f.gid = pr ? pr->gid : 0;
+	if (!at.cred) { /* the backend took no ids at the hit */
+		f.uid = pr ? pr->uid : 0;
+		f.gid = pr ? pr->gid : 0;
+	}
 	if (c->kagg_rec) /* the kernel ran the others (bpf_agg.c) */
 		hit_run(c, &p->dp, p->uclauses, p->uepids, p->nuclauses, &f);
 	else

@@ -259,6 +259,10 @@ uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
 #define D_NEED_USTACK 0x40000u
 /* vtimestamp: the thread's on-CPU time, kept by the backend (vtime.c) */
 #define D_NEED_VTIME 0x80000u
+/* uid, gid (curpsinfo's pr_uid, pr_gid): the firing thread's real ids at
+ * the hit, where the backend takes them (bpf.c), else the process's as
+ * dtrace read them (records.c) */
+#define D_NEED_CRED 0x100000u
 uint32_t d_clause_needs(const struct d_prog *prog, unsigned clause);
 
 /*

@@ -24,7 +24,8 @@
  * same object and write the same ring buffer (kprov.bpf.h).
  * A clause that reads ustack() has the record carry the user registers
  * and a copy of the stack (ustack_copy()), which dtrace unwinds; one
- * that reads vtimestamp, the thread's on-CPU time (vtime.bpf.h).
+ * that reads vtimestamp, the thread's on-CPU time (vtime.bpf.h); one
+ * that reads uid or gid, the thread's real ids (cred_rec()).
  *
  * Registers.  For a uprobe the program's context is the thread's
  * struct pt_regs, whose x86-64 layout is the ptrace one (struct ureg
@@ -283,6 +284,24 @@ static __always_inline __u32 ustack_copy(struct scratch *s, __u32 off,
  * (vtime.bpf.h).  usdt_hit() and usdt_hit_vt() are its two programs,
  * so a run without vtimestamp loads the code it loaded before.
  */
+/*
+ * The firing thread's real uid and gid, as bpf_get_current_uid_gid()
+ * has them in the initial user namespace (DTrace's uid is the real one),
+ * at off; the record flagged UBPF_RF_CRED.  The offset after them.
+ */
+static __always_inline __u32 cred_rec(struct scratch *s, __u32 off,
+				      struct ubpf_rec *h)
+{
+	__u64 ug = bpf_get_current_uid_gid();
+
+	if (off > UBPF_SCRATCH / 2 - 8)
+		return off;
+	*(__u32 *)(s->b + off) = (__u32)ug;
+	*(__u32 *)(s->b + off + 4) = (__u32)(ug >> 32);
+	h->flags |= UBPF_RF_CRED;
+	return off + 8;
+}
+
 static __always_inline int usdt_fire(struct ureg *ctx, const int vt)
 {
 	__u32 ev, zero = 0;
@@ -334,6 +353,8 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt)
 	off = sizeof(*h) + 8 * nargs;
 	if (vt) /* the thread's on-CPU time (vtime.bpf.h) */
 		off = vtime_rec(s, off, h);
+	if (e->cred)
+		off = cred_rec(s, off, h);
 	for (i = 0; i < UBPF_MAXARGS; i++) {
 		__u16 *lp;
 		long n;

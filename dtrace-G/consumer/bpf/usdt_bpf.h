@@ -20,7 +20,10 @@
  * many bytes of the thread's stack from its rsp (../ustack.c unwinds it).
  * When a clause reads vtimestamp (vtime.bpf.h), every record has, flagged
  * UBPF_RF_VTIME, the thread's on-CPU time in 8 bytes right after the
- * arguments (before the strings).
+ * arguments (before the strings).  When one reads uid or gid (the
+ * event's cred), every record has, flagged UBPF_RF_CRED, the thread's
+ * real uid and gid at the hit, 4 bytes each, after those (before the
+ * strings).
  */
 #ifndef USDT_BPF_H
 #define USDT_BPF_H
@@ -39,6 +42,7 @@
 #define UBPF_MEMMAX 256	    /* bytes of one copyin() copied at hit time */
 #define UBPF_RF_USTACK 0x2 /* struct ubpf_rec's flags, beside kagg_bpf.h's */
 #define UBPF_RF_VTIME 0x4  /* 8 bytes after the arguments: vtimestamp */
+#define UBPF_RF_CRED 0x8   /* then 8 more: the uid and the gid */
 #define UBPF_VTIME_MAX 16384 /* live threads vtime.bpf.h keeps a clock for */
 
 /* argument kinds */
@@ -88,6 +92,7 @@ struct ubpf_ev {
 	__u16 memmask;
 	__u16 memlen[UBPF_MAXARGS]; /* at most UBPF_MEMMAX */
 	__u8 memarg;
+	__u8 cred; /* the uid and gid at the hit (UBPF_RF_CRED) */
 };
 
 /* A record's fixed part. */

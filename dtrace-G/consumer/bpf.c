@@ -59,7 +59,8 @@
  * user space runs only the other clauses (bpf_agg.c says how).
  *
  * Generated programs.  A run whose clauses copy no user stack and read
- * no vtimestamp, uid or gid, and that uses no kernel provider (cg_fits(),
+ * no vtimestamp, uid, gid or pr_psargs, and that uses no kernel provider
+ * (cg_fits(),
  * cg_try()), loads no generic program: at its
  * first event each event gets a program cgen.c generates from its
  * argument specs and its probe's plan, straight-line and a few hundred
@@ -438,7 +439,7 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 	struct consumer_bpf *b = c->bpf;
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "usdt");
 	struct bpf_map *m;
-	uint32_t self = (uint32_t)getpid(), btf, u;
+	uint32_t self = (uint32_t)getpid(), btf, u, pso[3];
 	/* vtimestamp: known once the clauses are, else not at open */
 	bool vt = c->prog && vtime_wanted(c);
 	struct bpf_program *hit, *hit_vt, *sw;
@@ -476,6 +477,17 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 		if (!err)
 			err = rodata_set(b->obj, m, "vtime_sumexec", &u,
 					 sizeof(u));
+		/* usdt.bpf.c's psargs_rec(): where the arguments are */
+		if (!err && c->prog && psargs_wanted(c) &&
+		    psargs_offs(pso) == 0) {
+			err = rodata_set(b->obj, m, "psargs_mm", &pso[0], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "psargs_as",
+						 &pso[1], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "psargs_ae",
+						 &pso[2], 4);
+		}
 	}
 	/* usdt_hit_vt instead of usdt_hit, and its switch program */
 	hit = bpf_object__find_program_by_name(b->obj, "usdt_hit");
@@ -690,8 +702,8 @@ static void fix_try(struct consumer *c, struct tevent *e)
 
 /*
  * Whether the run's clauses are all the generator takes: no ustack(),
- * no vtimestamp, no uid or gid (the generic program takes them at the
- * hit: UBPF_RF_CRED).  DTRACE_CGEN=0 says no.  The kernel providers are
+ * no vtimestamp, no uid or gid, no pr_psargs (the generic program takes
+ * them at the hit: UBPF_RF_CRED, UBPF_RF_PSARGS).  DTRACE_CGEN=0 says no.  The kernel providers are
  * known only once matched: cg_try() asks then.
  */
 static bool cg_fits(struct consumer *c)
@@ -702,7 +714,8 @@ static bool cg_fits(struct consumer *c)
 		return false;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		if (d_clause_needs(c->prog, ci) &
-		    (D_NEED_USTACK | D_NEED_VTIME | D_NEED_CRED))
+		    (D_NEED_USTACK | D_NEED_VTIME | D_NEED_CRED |
+		     D_NEED_PSARGS))
 			return false;
 	return true;
 }
@@ -1054,6 +1067,7 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	if (e->needs & D_NEED_USTACK) /* ustack.c unwinds the copy */
 		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
 	spec.cred = (e->needs & D_NEED_CRED) != 0; /* uid, gid at the hit */
+	spec.psargs = (e->needs & D_NEED_PSARGS) != 0; /* pr_psargs */
 	if (bpf_map_update_elem(b->evspec_fd, &key, &spec, BPF_ANY) < 0)
 		goto fail;
 	an.fd = ev_anchor_open(e);
@@ -1170,6 +1184,14 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 		if (!rec_cred(h->raw, r.len, &off, &f->uid, &f->gid))
 			return false;
 		at->cred = true;
+	}
+	if (r.flags & UBPF_RF_PSARGS) { /* else NULL: a run-time error */
+		const uint8_t *p;
+		uint16_t n;
+
+		if (!(p = rec_field(h->raw, r.len, &off, &n)))
+			return false;
+		f->psargs = psargs_text(p, n, c->psargs_buf);
 	}
 	for (unsigned i = 0; i < D_MAXARGS; i++) {
 		const uint8_t *p;
@@ -1477,7 +1499,7 @@ static void bpf_close(struct consumer *c)
 const struct consumer_backend_ops consumer_bpf_ops = {
 	.name = "BPF",
 	.key = "bpf",
-	.caps = BE_CAP_UPROBES | BE_CAP_KPROV | BE_CAP_VTIME,
+	.caps = BE_CAP_UPROBES | BE_CAP_KPROV | BE_CAP_VTIME | BE_CAP_PSARGS,
 	.open = bpf_open,
 	.enable = bpf_enable,
 	.poll_fds = bpf_poll_fds,

@@ -1056,6 +1056,8 @@ static int consumer_run(struct consumer *c)
 	kprov_match(c); /* syscall, profile, tick, proc */
 	if (vtime_check(c) < 0) /* a backend without it refuses */
 		goto out;
+	if (psargs_check(c) < 0) /* so does one without pr_psargs */
+		goto out;
 	if (o->statedir) {
 		char rd[PATH_MAX];
 

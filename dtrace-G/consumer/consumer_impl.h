@@ -304,6 +304,8 @@ enum {
 	BE_CAP_KPROV = 1u << 1,
 	/* a hit's per-thread CPU time, vtimestamp (vtime.c) */
 	BE_CAP_VTIME = 1u << 2,
+	/* a hit's copy of its process's arguments, pr_psargs (psargs.c) */
+	BE_CAP_PSARGS = 1u << 3,
 };
 
 /*
@@ -434,6 +436,7 @@ struct consumer {
 	pid_t last_tid;
 	uint64_t thread_exits;
 	uint64_t fire_t; /* the time of the hit being run (parent_of()) */
+	char psargs_buf[80]; /* the hit being run's pr_psargs (psargs.c) */
 	bool begun; /* BEGIN fired: hits may run */
 
 	/* the fork tree (lineage.c), when the backend reports one */
@@ -858,6 +861,23 @@ void ustack_proc_gone(struct consumer *c, pid_t pid);
  */
 bool vtime_wanted(const struct consumer *c);
 int vtime_check(struct consumer *c);
+/* d fires in dtrace itself (BEGIN, END, ERROR, tick-N), or may */
+bool desc_self(const struct dt_desc *d);
+
+/*
+ * psargs.c: curpsinfo->pr_psargs.  Whether a clause of a traced probe
+ * reads it; 0, or -1 said when this run cannot give it (before
+ * enabling); a record's copy (n bytes) as DTrace's text, into buf of 80
+ * bytes; dtrace's own.
+ */
+bool psargs_wanted(const struct consumer *c);
+int psargs_check(struct consumer *c);
+const char *psargs_text(const uint8_t *p, size_t n, char *buf);
+const char *psargs_self(void);
+#ifdef HAVE_BPF
+/* task_struct's mm, mm_struct's arg_start and arg_end + 1, from the BTF */
+int psargs_offs(uint32_t o[3]);
+#endif
 #ifdef HAVE_BPF
 /* offsetof(struct task_struct, se.sum_exec_runtime) from the BTF, or -1 */
 long vtime_sumexec_off(void);

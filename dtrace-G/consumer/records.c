@@ -415,6 +415,7 @@ void fire_self(struct consumer *c, struct d_fire *f, char *comm,
 	f->ppid = getppid();
 	f->uid = getuid();
 	f->gid = getgid();
+	f->psargs = psargs_self();
 	f->execname = comm;
 	f->timestamp = now_ns(CLOCK_MONOTONIC);
 	f->walltimestamp = now_ns(CLOCK_REALTIME);

@@ -181,6 +181,7 @@ enum {
 	B_UCALLER,
 	B_CALLER,
 	B_USTACKDEPTH,
+	B_PSARGS, /* curpsinfo->pr_psargs (func.c) */
 };
 
 /* The builtin variables (func.c): a name, its B_ id, and its type. */

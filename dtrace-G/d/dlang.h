@@ -263,6 +263,9 @@ uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
  * the hit, where the backend takes them (bpf.c), else the process's as
  * dtrace read them (records.c) */
 #define D_NEED_CRED 0x100000u
+/* curpsinfo->pr_psargs: the process's arguments at the hit, which the
+ * BPF backend copies (consumer/psargs.c) */
+#define D_NEED_PSARGS 0x200000u
 uint32_t d_clause_needs(const struct d_prog *prog, unsigned clause);
 
 /*
@@ -370,6 +373,10 @@ struct d_fire {
 	 * or NULL where the firing has none.
 	 */
 	const uint64_t *uregs;
+	/* curpsinfo->pr_psargs (D_NEED_PSARGS): the arguments joined by
+	 * blanks, at most 79 bytes, as the hit found them; NULL where the
+	 * firing has none (a run-time illegal operation) */
+	const char *psargs;
 };
 #define D_UREGS_N 17
 

@@ -295,6 +295,10 @@ static struct dv builtin(struct ectx *x, int id)
 	case B_EXECNAME:
 		/* the process names itself (prctl): tainted */
 		return d_dv_tstr(f->execname ? f->execname : "");
+	case B_PSARGS: /* the process writes its arguments: tainted */
+		if (!f->psargs)
+			d_fault(x, FLT_ILLOP, 0);
+		return d_dv_tstr(f->psargs);
 	case B_TIMESTAMP:
 		return d_dv_int((int64_t)f->timestamp, 8, false);
 	case B_VTIMESTAMP:

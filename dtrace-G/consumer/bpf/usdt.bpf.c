@@ -25,7 +25,8 @@
  * A clause that reads ustack() has the record carry the user registers
  * and a copy of the stack (ustack_copy()), which dtrace unwinds; one
  * that reads vtimestamp, the thread's on-CPU time (vtime.bpf.h); one
- * that reads uid or gid, the thread's real ids (cred_rec()).
+ * that reads uid or gid, the thread's real ids (cred_rec()); one that
+ * reads curpsinfo->pr_psargs, the process's argument area (psargs_rec()).
  *
  * Registers.  For a uprobe the program's context is the thread's
  * struct pt_regs, whose x86-64 layout is the ptrace one (struct ureg
@@ -302,6 +303,46 @@ static __always_inline __u32 cred_rec(struct scratch *s, __u32 off,
 	return off + 8;
 }
 
+/*
+ * Set by the loader (../bpf.c, from ../psargs.c): the offsets + 1 of
+ * task_struct's mm and mm_struct's arg_start and arg_end, from the
+ * kernel's BTF; 0 while a run reads no pr_psargs.
+ */
+const volatile __u32 psargs_mm = 0, psargs_as = 0, psargs_ae = 0;
+
+/*
+ * The first UBPF_PSARGS bytes of the current process's argument area
+ * (its argv strings, each ending in a NUL, as exec laid them out and
+ * as the process may have rewritten them since), at off with a 2-byte
+ * length before them; the record flagged UBPF_RF_PSARGS.  Nothing, and
+ * no flag, when the area cannot be read (a kernel thread, a fault).
+ */
+static __always_inline __u32 psargs_rec(struct scratch *s, __u32 off,
+					struct ubpf_rec *h)
+{
+	__u64 task = bpf_get_current_task(), mm = 0, as = 0, ae = 0;
+	__u32 n;
+	__u16 *lp;
+
+	if (!psargs_mm || !psargs_as || !psargs_ae)
+		return off;
+	if (bpf_probe_read_kernel(&mm, 8, (void *)(task + psargs_mm - 1)) ||
+	    !mm ||
+	    bpf_probe_read_kernel(&as, 8, (void *)(mm + psargs_as - 1)) ||
+	    bpf_probe_read_kernel(&ae, 8, (void *)(mm + psargs_ae - 1)) ||
+	    ae <= as)
+		return off;
+	n = ae - as > UBPF_PSARGS ? UBPF_PSARGS : (__u32)(ae - as);
+	off &= UBPF_SCRATCH / 2 - 1;
+	lp = (__u16 *)(s->b + off);
+	if (n < 1 || n > UBPF_PSARGS ||
+	    bpf_probe_read_user(s->b + off + 2, n, (const void *)as))
+		return off;
+	*lp = (__u16)n;
+	h->flags |= UBPF_RF_PSARGS;
+	return off + 2 + n;
+}
+
 static __always_inline int usdt_fire(struct ureg *ctx, const int vt)
 {
 	__u32 ev, zero = 0;
@@ -355,6 +396,8 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt)
 		off = vtime_rec(s, off, h);
 	if (e->cred)
 		off = cred_rec(s, off, h);
+	if (e->psargs)
+		off = psargs_rec(s, off, h);
 	for (i = 0; i < UBPF_MAXARGS; i++) {
 		__u16 *lp;
 		long n;

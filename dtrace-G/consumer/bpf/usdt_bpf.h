@@ -23,7 +23,10 @@
  * arguments (before the strings).  When one reads uid or gid (the
  * event's cred), every record has, flagged UBPF_RF_CRED, the thread's
  * real uid and gid at the hit, 4 bytes each, after those (before the
- * strings).
+ * strings).  When one reads curpsinfo->pr_psargs (the event's psargs),
+ * a record whose process's argument area could be read has, flagged
+ * UBPF_RF_PSARGS, a 2-byte length and at most UBPF_PSARGS bytes of it
+ * after those (../psargs.c makes them DTrace's pr_psargs).
  */
 #ifndef USDT_BPF_H
 #define USDT_BPF_H
@@ -43,6 +46,8 @@
 #define UBPF_RF_USTACK 0x2 /* struct ubpf_rec's flags, beside kagg_bpf.h's */
 #define UBPF_RF_VTIME 0x4  /* 8 bytes after the arguments: vtimestamp */
 #define UBPF_RF_CRED 0x8   /* then 8 more: the uid and the gid */
+#define UBPF_RF_PSARGS 0x10 /* then the argument area's first bytes */
+#define UBPF_PSARGS 80	    /* DTrace's PRARGSZ */
 #define UBPF_VTIME_MAX 16384 /* live threads vtime.bpf.h keeps a clock for */
 
 /* argument kinds */
@@ -93,6 +98,7 @@ struct ubpf_ev {
 	__u16 memlen[UBPF_MAXARGS]; /* at most UBPF_MEMMAX */
 	__u8 memarg;
 	__u8 cred; /* the uid and gid at the hit (UBPF_RF_CRED) */
+	__u8 psargs; /* the argument area at the hit (UBPF_RF_PSARGS) */
 };
 
 /* A record's fixed part. */

@@ -15,8 +15,9 @@
  * copied at hit time, and in c->ucap the user registers and stack when
  * the hit took them); what is the process's (ppid and the ancestors for
  * progenyof(), from the fork tree (lineage.c) where it knows the process,
- * as it was at the hit; uid, gid; the stack and name callbacks of
- * ustack.c)
+ * as it was at the hit; uid and gid where decode() took none at the hit,
+ * the process's as dtrace read them when it took it up; the stack and
+ * name callbacks of ustack.c)
  * and the clocks are added here, the same for every backend
  * (hit_run()).  A kernel provider's hit (syscall, profile, tick, proc:
  * hit.kprov) is decoded by kprov.c instead, which knows its probe

@@ -213,19 +213,24 @@ trun -q -n 'self int n; tr$target:::msg {
 expect_out "uid gid ppid progenyof cpu; string functions; if/else" \
 	"$(id -u) $(id -g) 1 1 1 0 1 TRPROG ell\nseven\n\n"
 
-# curpsinfo->pr_psargs: the process's arguments at the hit, which the
-# BPF backend copies; the uprobe backend copies none and refuses the
-# script before anything runs, rather than read /proc later
-trun -q -n 'tr$target:::msg /arg1 == 7/ { printf("[%s]\n", curpsinfo->pr_psargs); }' \
-	-c "./trprog msg"
-case ${DTRACE_BACKEND:-$HAVE_BPF} in
-bpf|yes) expect_out "pr_psargs at the hit" '[./trprog msg]\n\n' ;;
-*)
-	expect_eq "pr_psargs, ${DTRACE_BACKEND:-default} backend: status" 1 "$status"
-	expect_grep "pr_psargs, ${DTRACE_BACKEND:-default} backend: refused, naming it" \
-		"cannot use curpsinfo->pr_psargs with the .* backend" err.txt
-	;;
-esac
+# curpsinfo->pr_psargs and pr_euid: the process's arguments and the
+# thread's effective uid at the hit, which the BPF backend copies; the
+# uprobe backend copies neither and refuses the script before anything
+# runs, rather than read /proc later
+for what in 'printf("[%s]\n", curpsinfo->pr_psargs)' \
+	'printf("%d\n", curpsinfo->pr_euid == $euid)'; do
+	trun -q -n "tr\$target:::msg /arg1 == 7/ { $what; }" -c "./trprog msg"
+	case ${DTRACE_BACKEND:-$HAVE_BPF}:$what in
+	bpf:*pr_psargs* | yes:*pr_psargs*)
+		expect_out "pr_psargs at the hit" '[./trprog msg]\n\n' ;;
+	bpf:* | yes:*) expect_out "pr_euid at the hit" '1\n\n' ;;
+	*)
+		expect_eq "$what, ${DTRACE_BACKEND:-default} backend: status" 1 "$status"
+		expect_grep "$what, ${DTRACE_BACKEND:-default} backend: refused, naming it" \
+			"cannot use curpsinfo->pr_.* with the .* backend" err.txt
+		;;
+	esac
+done
 
 # bytes from the traced process are printed escaped (sdk/text.h's rules):
 # trprog's "hostile" names itself "ev" ESC "[31m" and fires tr:::msg with

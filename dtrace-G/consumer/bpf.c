@@ -59,7 +59,8 @@
  * user space runs only the other clauses (bpf_agg.c says how).
  *
  * Generated programs.  A run whose clauses copy no user stack and read
- * no vtimestamp, uid, gid or pr_psargs, and that uses no kernel provider
+ * no vtimestamp, uid, gid or curpsinfo's pr_psargs, pr_euid or pr_egid,
+ * and that uses no kernel provider
  * (cg_fits(),
  * cg_try()), loads no generic program: at its
  * first event each event gets a program cgen.c generates from its
@@ -477,7 +478,18 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 		if (!err)
 			err = rodata_set(b->obj, m, "vtime_sumexec", &u,
 					 sizeof(u));
-		/* usdt.bpf.c's psargs_rec(): where the arguments are */
+		/* usdt.bpf.c's psargs_rec(): where the arguments are;
+		 * ecred_rec(): where the effective ids are */
+		if (!err && c->prog && ecred_wanted(c) &&
+		    ecred_offs(pso) == 0) {
+			err = rodata_set(b->obj, m, "ecred_cred", &pso[0], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "ecred_euid",
+						 &pso[1], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "ecred_egid",
+						 &pso[2], 4);
+		}
 		if (!err && c->prog && psargs_wanted(c) &&
 		    psargs_offs(pso) == 0) {
 			err = rodata_set(b->obj, m, "psargs_mm", &pso[0], 4);
@@ -702,8 +714,9 @@ static void fix_try(struct consumer *c, struct tevent *e)
 
 /*
  * Whether the run's clauses are all the generator takes: no ustack(),
- * no vtimestamp, no uid or gid, no pr_psargs (the generic program takes
- * them at the hit: UBPF_RF_CRED, UBPF_RF_PSARGS).  DTRACE_CGEN=0 says no.  The kernel providers are
+ * no vtimestamp, no uid or gid, no pr_psargs, pr_euid or pr_egid (the
+ * generic program takes them at the hit: UBPF_RF_CRED, UBPF_RF_PSARGS,
+ * UBPF_RF_ECRED).  DTRACE_CGEN=0 says no.  The kernel providers are
  * known only once matched: cg_try() asks then.
  */
 static bool cg_fits(struct consumer *c)
@@ -715,7 +728,7 @@ static bool cg_fits(struct consumer *c)
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		if (d_clause_needs(c->prog, ci) &
 		    (D_NEED_USTACK | D_NEED_VTIME | D_NEED_CRED |
-		     D_NEED_PSARGS))
+		     D_NEED_PSARGS | D_NEED_ECRED))
 			return false;
 	return true;
 }
@@ -1068,6 +1081,7 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
 	spec.cred = (e->needs & D_NEED_CRED) != 0; /* uid, gid at the hit */
 	spec.psargs = (e->needs & D_NEED_PSARGS) != 0; /* pr_psargs */
+	spec.ecred = (e->needs & D_NEED_ECRED) != 0;   /* pr_euid, pr_egid */
 	if (bpf_map_update_elem(b->evspec_fd, &key, &spec, BPF_ANY) < 0)
 		goto fail;
 	an.fd = ev_anchor_open(e);
@@ -1185,6 +1199,9 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 			return false;
 		at->cred = true;
 	}
+	if ((r.flags & UBPF_RF_ECRED) &&
+	    !rec_ecred(h->raw, r.len, &off, f)) /* else: a run-time error */
+		return false;
 	if (r.flags & UBPF_RF_PSARGS) { /* else NULL: a run-time error */
 		const uint8_t *p;
 		uint16_t n;

@@ -1058,6 +1058,8 @@ static int consumer_run(struct consumer *c)
 		goto out;
 	if (psargs_check(c) < 0) /* so does one without pr_psargs */
 		goto out;
+	if (ecred_check(c) < 0) /* ... or pr_euid, pr_egid */
+		goto out;
 	if (o->statedir) {
 		char rd[PATH_MAX];
 

@@ -304,7 +304,8 @@ enum {
 	BE_CAP_KPROV = 1u << 1,
 	/* a hit's per-thread CPU time, vtimestamp (vtime.c) */
 	BE_CAP_VTIME = 1u << 2,
-	/* a hit's copy of its process's arguments, pr_psargs (psargs.c) */
+	/* a hit's copy of its process's arguments and effective ids,
+	 * pr_psargs, pr_euid, pr_egid (psargs.c) */
 	BE_CAP_PSARGS = 1u << 3,
 };
 
@@ -872,11 +873,16 @@ bool desc_self(const struct dt_desc *d);
  */
 bool psargs_wanted(const struct consumer *c);
 int psargs_check(struct consumer *c);
+/* ... and the same for curpsinfo->pr_euid and pr_egid */
+bool ecred_wanted(const struct consumer *c);
+int ecred_check(struct consumer *c);
 const char *psargs_text(const uint8_t *p, size_t n, char *buf);
 const char *psargs_self(void);
 #ifdef HAVE_BPF
 /* task_struct's mm, mm_struct's arg_start and arg_end + 1, from the BTF */
 int psargs_offs(uint32_t o[3]);
+/* task_struct's cred, struct cred's euid and egid + 1, from the BTF */
+int ecred_offs(uint32_t o[3]);
 #endif
 #ifdef HAVE_BPF
 /* offsetof(struct task_struct, se.sum_exec_runtime) from the BTF, or -1 */
@@ -943,6 +949,26 @@ static inline bool rec_cred(const uint8_t *raw, size_t len, size_t *off,
 	memcpy(v, raw + *off, 8);
 	*uid = (uid_t)v[0];
 	*gid = (gid_t)v[1];
+	*off += 8;
+	return true;
+}
+
+/*
+ * The effective uid and gid of a record flagged UBPF_RF_ECRED (4 bytes
+ * each at *off) into f, *off moved past them; false when the record
+ * ends first.
+ */
+static inline bool rec_ecred(const uint8_t *raw, size_t len, size_t *off,
+			     struct d_fire *f)
+{
+	uint32_t v[2];
+
+	if (*off + 8 > len)
+		return false;
+	memcpy(v, raw + *off, 8);
+	f->euid = (uid_t)v[0];
+	f->egid = (gid_t)v[1];
+	f->ecred = true;
 	*off += 8;
 	return true;
 }

@@ -538,6 +538,8 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	if ((r.flags & UBPF_RF_VTIME) &&
 	    !rec_vtime(h->raw, r.len, &off, &f.vtimestamp))
 		return;
+	if ((r.flags & UBPF_RF_ECRED) && !rec_ecred(h->raw, r.len, &off, &f))
+		return;
 	if (r.flags & UBPF_RF_PSARGS) { /* as a USDT record's (bpf.c) */
 		const uint8_t *pa;
 		uint16_t n;

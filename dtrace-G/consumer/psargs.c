@@ -2,7 +2,12 @@
 /*
  * psargs.c - D's curpsinfo->pr_psargs, for the consumer's side: the
  * firing process's arguments, joined by blanks, at most 79 bytes, as
- * DTrace's psinfo_t has them (pr_psargs, char[PRARGSZ] = 80).
+ * DTrace's psinfo_t has them (pr_psargs, char[PRARGSZ] = 80); and
+ * pr_euid and pr_egid, the firing thread's effective ids, which come the
+ * same way (the BPF record, UBPF_RF_ECRED: task_struct's cred, struct
+ * cred's euid and egid, at the offsets the BTF gives; ecred_offs()),
+ * are dtrace's own at BEGIN, END and tick-N, and are refused the same
+ * way elsewhere (ecred_check()).
  *
  * Where it comes from.  A probe in a traced process: the BPF backend's
  * program reads, at the hit, the first 80 bytes of the process's
@@ -39,16 +44,27 @@
 
 #define PRARGSZ 80
 
-bool psargs_wanted(const struct consumer *c)
+/* a clause reads what need says at a probe of a traced process */
+static bool wanted(const struct consumer *c, uint32_t need)
 {
 	for (unsigned ci = 0; c->prog && ci < c->nclauses; ci++) {
-		if (!(d_clause_needs(c->prog, ci) & D_NEED_PSARGS))
+		if (!(d_clause_needs(c->prog, ci) & need))
 			continue;
 		for (unsigned j = 0; j < c->ndescs[ci]; j++)
 			if (!desc_self(&c->descs[ci][j]))
 				return true;
 	}
 	return false;
+}
+
+bool psargs_wanted(const struct consumer *c)
+{
+	return wanted(c, D_NEED_PSARGS);
+}
+
+bool ecred_wanted(const struct consumer *c)
+{
+	return wanted(c, D_NEED_ECRED);
 }
 
 /*
@@ -91,9 +107,13 @@ const char *psargs_self(void)
 }
 
 #ifdef HAVE_BPF
-int psargs_offs(uint32_t o[3])
+/*
+ * Offsets + 1 from the kernel's BTF into o: task_struct's member tm,
+ * and struct st's members m1 and m2; off caches them (-2: not asked).
+ */
+static int offs(long off[3], const char *tm, const char *st, const char *m1,
+		const char *m2, uint32_t o[3])
 {
-	static long off[3] = {-2, -2, -2};
 	struct btf *btf;
 	__s32 id;
 
@@ -104,14 +124,11 @@ int psargs_offs(uint32_t o[3])
 			id = btf__find_by_name_kind(btf, "task_struct",
 						    BTF_KIND_STRUCT);
 			if (id > 0)
-				off[0] = kp_btf_member(btf, (__u32)id, "mm", 0);
-			id = btf__find_by_name_kind(btf, "mm_struct",
-						    BTF_KIND_STRUCT);
+				off[0] = kp_btf_member(btf, (__u32)id, tm, 0);
+			id = btf__find_by_name_kind(btf, st, BTF_KIND_STRUCT);
 			if (id > 0) {
-				off[1] = kp_btf_member(btf, (__u32)id,
-						       "arg_start", 0);
-				off[2] = kp_btf_member(btf, (__u32)id,
-						       "arg_end", 0);
+				off[1] = kp_btf_member(btf, (__u32)id, m1, 0);
+				off[2] = kp_btf_member(btf, (__u32)id, m2, 0);
 			}
 			btf__free(btf);
 		}
@@ -121,6 +138,20 @@ int psargs_offs(uint32_t o[3])
 	for (int i = 0; i < 3; i++)
 		o[i] = (uint32_t)off[i] + 1;
 	return 0;
+}
+
+int psargs_offs(uint32_t o[3])
+{
+	static long off[3] = {-2, -2, -2};
+
+	return offs(off, "mm", "mm_struct", "arg_start", "arg_end", o);
+}
+
+int ecred_offs(uint32_t o[3])
+{
+	static long off[3] = {-2, -2, -2};
+
+	return offs(off, "cred", "cred", "euid", "egid", o);
 }
 #endif
 
@@ -145,6 +176,30 @@ int psargs_check(struct consumer *c)
 	    "cannot use curpsinfo->pr_psargs with the %s backend: its records "
 	    "carry no copy of the process's arguments, and /proc read later "
 	    "would give another moment's; pr_psargs needs the BPF backend",
+	    c->be ? c->be->name : "chosen");
+	return -1;
+}
+
+int ecred_check(struct consumer *c)
+{
+	if (!ecred_wanted(c))
+		return 0;
+#ifdef HAVE_BPF
+	if (c->be && (c->be->caps & BE_CAP_PSARGS)) {
+		uint32_t o[3];
+
+		if (ecred_offs(o) == 0)
+			return 0;
+		say(c, "cannot use curpsinfo->pr_euid or pr_egid: the kernel's "
+		       "BTF (/sys/kernel/btf/vmlinux) does not say where "
+		       "task_struct keeps cred, or struct cred euid and egid");
+		return -1;
+	}
+#endif
+	say(c,
+	    "cannot use curpsinfo->pr_euid or pr_egid with the %s backend: "
+	    "its records carry no credentials, and /proc read later would "
+	    "give another moment's; they need the BPF backend",
 	    c->be ? c->be->name : "chosen");
 	return -1;
 }

@@ -417,6 +417,9 @@ void fire_self(struct consumer *c, struct d_fire *f, char *comm,
 	f->uid = getuid();
 	f->gid = getgid();
 	f->psargs = psargs_self();
+	f->ecred = true;
+	f->euid = geteuid();
+	f->egid = getegid();
 	f->execname = comm;
 	f->timestamp = now_ns(CLOCK_MONOTONIC);
 	f->walltimestamp = now_ns(CLOCK_REALTIME);

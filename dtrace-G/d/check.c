@@ -701,6 +701,9 @@ uint32_t d_needs_of(const struct node *n)
 		m |= D_NEED_CRED;
 	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_PSARGS)
 		m |= D_NEED_PSARGS;
+	if (n->op == N_BUILTIN && (d_builtins[n->sub].id == B_EUID ||
+				   d_builtins[n->sub].id == B_EGID))
+		m |= D_NEED_ECRED;
 	m |= d_needs_of(n->a) | d_needs_of(n->b) | d_needs_of(n->c);
 	for (i = 0; i < n->nargs; i++)
 		m |= d_needs_of(n->args[i]);

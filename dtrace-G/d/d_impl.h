@@ -182,6 +182,8 @@ enum {
 	B_CALLER,
 	B_USTACKDEPTH,
 	B_PSARGS, /* curpsinfo->pr_psargs (func.c) */
+	B_EUID,	  /* curpsinfo->pr_euid */
+	B_EGID,	  /* curpsinfo->pr_egid */
 };
 
 /* The builtin variables (func.c): a name, its B_ id, and its type. */

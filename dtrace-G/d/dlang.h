@@ -266,6 +266,9 @@ uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
 /* curpsinfo->pr_psargs: the process's arguments at the hit, which the
  * BPF backend copies (consumer/psargs.c) */
 #define D_NEED_PSARGS 0x200000u
+/* curpsinfo->pr_euid, pr_egid: the effective ids at the hit, which the
+ * BPF backend reads (consumer/psargs.c) */
+#define D_NEED_ECRED 0x400000u
 uint32_t d_clause_needs(const struct d_prog *prog, unsigned clause);
 
 /*
@@ -377,6 +380,11 @@ struct d_fire {
 	 * blanks, at most 79 bytes, as the hit found them; NULL where the
 	 * firing has none (a run-time illegal operation) */
 	const char *psargs;
+	/* curpsinfo->pr_euid, pr_egid (D_NEED_ECRED), when ecred is set
+	 * (else a run-time illegal operation) */
+	bool ecred;
+	uid_t euid;
+	gid_t egid;
 };
 #define D_UREGS_N 17
 

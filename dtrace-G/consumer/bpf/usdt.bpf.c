@@ -26,7 +26,8 @@
  * and a copy of the stack (ustack_copy()), which dtrace unwinds; one
  * that reads vtimestamp, the thread's on-CPU time (vtime.bpf.h); one
  * that reads uid or gid, the thread's real ids (cred_rec()); one that
- * reads curpsinfo->pr_psargs, the process's argument area (psargs_rec()).
+ * reads curpsinfo->pr_psargs, the process's argument area (psargs_rec());
+ * one that reads pr_euid or pr_egid, the effective ids (ecred_rec()).
  *
  * Registers.  For a uprobe the program's context is the thread's
  * struct pt_regs, whose x86-64 layout is the ptrace one (struct ureg
@@ -343,6 +344,40 @@ static __always_inline __u32 psargs_rec(struct scratch *s, __u32 off,
 	return off + 2 + n;
 }
 
+/*
+ * Set by the loader (../bpf.c, from ../psargs.c): the offsets + 1 of
+ * task_struct's cred (the effective credentials) and struct cred's
+ * euid and egid; 0 while a run reads neither.
+ */
+const volatile __u32 ecred_cred = 0, ecred_euid = 0, ecred_egid = 0;
+
+/*
+ * The firing thread's effective uid and gid (the kernel's kuid_t and
+ * kgid_t, the ids of the initial namespace, as bpf_get_current_uid_gid()
+ * gives the real ones), at off; the record flagged UBPF_RF_ECRED.
+ * Nothing, and no flag, when they cannot be read.
+ */
+static __always_inline __u32 ecred_rec(struct scratch *s, __u32 off,
+				       struct ubpf_rec *h)
+{
+	__u64 task = bpf_get_current_task(), cred = 0;
+	__u32 eu = 0, eg = 0;
+
+	if (!ecred_cred || !ecred_euid || !ecred_egid ||
+	    off > UBPF_SCRATCH / 2 - 8)
+		return off;
+	if (bpf_probe_read_kernel(&cred, 8,
+				  (void *)(task + ecred_cred - 1)) ||
+	    !cred ||
+	    bpf_probe_read_kernel(&eu, 4, (void *)(cred + ecred_euid - 1)) ||
+	    bpf_probe_read_kernel(&eg, 4, (void *)(cred + ecred_egid - 1)))
+		return off;
+	*(__u32 *)(s->b + off) = eu;
+	*(__u32 *)(s->b + off + 4) = eg;
+	h->flags |= UBPF_RF_ECRED;
+	return off + 8;
+}
+
 static __always_inline int usdt_fire(struct ureg *ctx, const int vt)
 {
 	__u32 ev, zero = 0;
@@ -396,6 +431,8 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt)
 		off = vtime_rec(s, off, h);
 	if (e->cred)
 		off = cred_rec(s, off, h);
+	if (e->ecred)
+		off = ecred_rec(s, off, h);
 	if (e->psargs)
 		off = psargs_rec(s, off, h);
 	for (i = 0; i < UBPF_MAXARGS; i++) {

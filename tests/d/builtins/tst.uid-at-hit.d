@@ -1,9 +1,9 @@
 /*
  * uid and gid are the firing thread's real ids at the hit (DTrace's
  * uid is the real one): triggers/tr-cred fires tr_cred(0) with dtrace's
- * ids (it runs as root), then sets its real, effective and saved ids to
- * 65534 and 65533 and fires tr_cred(1).  curpsinfo->pr_uid and pr_gid
- * are the same.  (They were read once, when dtrace took up the process:
+ * ids (it runs as root), then sets its real ids to 65534 and 65533 (the
+ * effective ones to others) and fires tr_cred(1).  curpsinfo->pr_uid
+ * and pr_gid are the same.  (They were read once, when dtrace took up the process:
  * 0 at both hits.)
  */
 #pragma D option quiet

@@ -5,9 +5,11 @@
  * are tested as they are at each hit and not as they were when dtrace
  * took up the process.
  *
- *	tr-cred [UID GID]	tr_cred(0); setresgid(GID, GID, GID);
- *				setresuid(UID, UID, UID); tr_cred(1)
- *				(UID 65534 and GID 65533 by default)
+ *	tr-cred [UID GID]	tr_cred(0); setresgid(GID, 65532, 0);
+ *				setresuid(UID, 65531, 0); tr_cred(1)
+ *				(UID 65534 and GID 65533 by default: the
+ *				real ids, the effective ones 65531 and
+ *				65532, root saved)
  *
  * Run as root (as dtrace -c runs it): exit status 1 when the ids cannot
  * be changed.  It writes nothing on standard output.
@@ -41,8 +43,8 @@ int main(int argc, char **argv)
 	gid_t gid = argc > 2 ? (gid_t)atoi(argv[2]) : 65533;
 
 	tr_cred(0);
-	if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
-	    setresuid(uid, uid, uid) < 0)
+	if (setgroups(0, NULL) < 0 || setresgid(gid, 65532, 0) < 0 ||
+	    setresuid(uid, 65531, 0) < 0)
 		return 1;
 	tr_cred(1);
 	return 0;

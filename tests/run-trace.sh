@@ -702,6 +702,46 @@ echo quit >&3
 exec 3>&-
 wait_until 100 dead "$m"
 
+# ppid at the hit: a -p target whose parent exits while it is traced is
+# the reaper's child at its next hit.  The BPF backend reads the parent
+# at the hit; the others keep the parent dtrace saw when it took the
+# process up (dtrace.1), so the case is the BPF backend's.
+case ${DTRACE_BACKEND:-$HAVE_BPF} in
+bpf | yes)
+	rm -f o.in o.out o.pid
+	mkfifo o.in
+	sh -c './trprog <o.in >>o.out 2>&1 & echo $! >o.pid; wait' \
+		3>&- 4>&- 5>&- 6>&- &
+	osh=$!
+	bg_pids="$bg_pids $osh"
+	exec 3>o.in
+	wait_until 100 answered o.out '^ready' || fail "trprog o did not start"
+	o=$(cat o.pid)
+	bg_pids="$bg_pids $o"
+	consumer op -q -p "$o" -n 'tr$target:::msg { printf("%d\n", ppid); }' \
+		-n "$READY"
+	opc=$dt_pid
+	ready op
+	echo msg >&3
+	wait_until 100 answered op.txt "^$osh\$" || fail "ppid, parent alive: $(cat op.txt op.err)"
+	kill -KILL "$osh"
+	wait "$osh" 2>/dev/null
+	forget_pid "$osh"
+	wait_until 100 sh -c "! grep -q '^PPid:[[:space:]]*$osh\$' /proc/$o/status" ||
+		fail "trprog o was not reparented"
+	reaper=$(awk '/^PPid:/ { print $2 }' /proc/"$o"/status)
+	echo msg >&3
+	wait_until 100 answered op.txt "^$reaper\$" || fail "ppid, parent gone: $(cat op.txt op.err)"
+	stop_pid "$opc" INT
+	printf 'ready\n%s\n%s\n\n' "$osh" "$reaper" >expected.txt
+	expect_file_eq "ppid at the hit: the reaper's once the parent exited" \
+		expected.txt op.txt
+	echo quit >&3
+	exec 3>&-
+	wait_until 100 dead "$o"
+	;;
+esac
+
 # Threads that exit take their self-> variables along (d_thread_exit):
 # 16 threads each set one and exit; the main thread sets one and lives
 # on, so one is left when exit() stops tracing.  -v says how many.

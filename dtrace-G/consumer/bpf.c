@@ -59,8 +59,8 @@
  * user space runs only the other clauses (bpf_agg.c says how).
  *
  * Generated programs.  A run whose clauses copy no user stack and read
- * no vtimestamp, uid, gid or curpsinfo's pr_psargs, pr_euid or pr_egid,
- * and that uses no kernel provider
+ * no vtimestamp, uid, gid, ppid or curpsinfo's pr_psargs, pr_euid or
+ * pr_egid, and that uses no kernel provider
  * (cg_fits(),
  * cg_try()), loads no generic program: at its
  * first event each event gets a program cgen.c generates from its
@@ -478,8 +478,15 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 		if (!err)
 			err = rodata_set(b->obj, m, "vtime_sumexec", &u,
 					 sizeof(u));
-		/* usdt.bpf.c's psargs_rec(): where the arguments are;
-		 * ecred_rec(): where the effective ids are */
+		/* usdt.bpf.c's ppid_rec(): where the parent is */
+		if (!err && c->prog && ppid_wanted(c) && ppid_offs(pso) == 0) {
+			err = rodata_set(b->obj, m, "ppid_rp", &pso[0], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "ppid_tgid",
+						 &pso[1], 4);
+		}
+		/* psargs_rec(): where the arguments are; ecred_rec():
+		 * where the effective ids are */
 		if (!err && c->prog && ecred_wanted(c) &&
 		    ecred_offs(pso) == 0) {
 			err = rodata_set(b->obj, m, "ecred_cred", &pso[0], 4);
@@ -714,9 +721,9 @@ static void fix_try(struct consumer *c, struct tevent *e)
 
 /*
  * Whether the run's clauses are all the generator takes: no ustack(),
- * no vtimestamp, no uid or gid, no pr_psargs, pr_euid or pr_egid (the
- * generic program takes them at the hit: UBPF_RF_CRED, UBPF_RF_PSARGS,
- * UBPF_RF_ECRED).  DTRACE_CGEN=0 says no.  The kernel providers are
+ * no vtimestamp, no uid, gid or ppid, no pr_psargs, pr_euid or pr_egid
+ * (the generic program takes them at the hit: UBPF_RF_CRED,
+ * UBPF_RF_PPID, UBPF_RF_PSARGS, UBPF_RF_ECRED).  DTRACE_CGEN=0 says no.  The kernel providers are
  * known only once matched: cg_try() asks then.
  */
 static bool cg_fits(struct consumer *c)
@@ -728,7 +735,7 @@ static bool cg_fits(struct consumer *c)
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		if (d_clause_needs(c->prog, ci) &
 		    (D_NEED_USTACK | D_NEED_VTIME | D_NEED_CRED |
-		     D_NEED_PSARGS | D_NEED_ECRED))
+		     D_NEED_PSARGS | D_NEED_ECRED | D_NEED_PPID))
 			return false;
 	return true;
 }
@@ -1082,6 +1089,7 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	spec.cred = (e->needs & D_NEED_CRED) != 0; /* uid, gid at the hit */
 	spec.psargs = (e->needs & D_NEED_PSARGS) != 0; /* pr_psargs */
 	spec.ecred = (e->needs & D_NEED_ECRED) != 0;   /* pr_euid, pr_egid */
+	spec.ppid = (e->needs & D_NEED_PPID) != 0;     /* ppid, progenyof() */
 	if (bpf_map_update_elem(b->evspec_fd, &key, &spec, BPF_ANY) < 0)
 		goto fail;
 	an.fd = ev_anchor_open(e);
@@ -1198,6 +1206,15 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 		if (!rec_cred(h->raw, r.len, &off, &f->uid, &f->gid))
 			return false;
 		at->cred = true;
+	}
+	if (r.flags & UBPF_RF_PPID) { /* else records.c finds it */
+		uid_t pp;
+		gid_t pad;
+
+		if (!rec_cred(h->raw, r.len, &off, &pp, &pad))
+			return false;
+		f->ppid = (pid_t)pp;
+		at->ppid = true;
 	}
 	if ((r.flags & UBPF_RF_ECRED) &&
 	    !rec_ecred(h->raw, r.len, &off, f)) /* else: a run-time error */

@@ -266,6 +266,7 @@ struct hit_at {
 	struct tfile *file;
 	uint64_t off; /* the site's file offset */
 	bool cred; /* decode() set the d_fire's uid and gid, as at the hit */
+	bool ppid; /* ... and its ppid */
 };
 
 /*
@@ -876,6 +877,8 @@ int psargs_check(struct consumer *c);
 /* ... and the same for curpsinfo->pr_euid and pr_egid */
 bool ecred_wanted(const struct consumer *c);
 int ecred_check(struct consumer *c);
+/* a clause of a traced probe reads ppid or calls progenyof() */
+bool ppid_wanted(const struct consumer *c);
 const char *psargs_text(const uint8_t *p, size_t n, char *buf);
 const char *psargs_self(void);
 #ifdef HAVE_BPF
@@ -883,6 +886,8 @@ const char *psargs_self(void);
 int psargs_offs(uint32_t o[3]);
 /* task_struct's cred, struct cred's euid and egid + 1, from the BTF */
 int ecred_offs(uint32_t o[3]);
+/* task_struct's real_parent and tgid + 1, from the BTF */
+int ppid_offs(uint32_t o[2]);
 #endif
 #ifdef HAVE_BPF
 /* offsetof(struct task_struct, se.sum_exec_runtime) from the BTF, or -1 */

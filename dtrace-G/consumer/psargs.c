@@ -7,7 +7,9 @@
  * same way (the BPF record, UBPF_RF_ECRED: task_struct's cred, struct
  * cred's euid and egid, at the offsets the BTF gives; ecred_offs()),
  * are dtrace's own at BEGIN, END and tick-N, and are refused the same
- * way elsewhere (ecred_check()).
+ * way elsewhere (ecred_check()).  ppid gets the same help where a
+ * clause reads it (ppid_offs(): real_parent's tgid at the hit,
+ * UBPF_RF_PPID), with no refusal: records.c finds it otherwise.
  *
  * Where it comes from.  A probe in a traced process: the BPF backend's
  * program reads, at the hit, the first 80 bytes of the process's
@@ -65,6 +67,11 @@ bool psargs_wanted(const struct consumer *c)
 bool ecred_wanted(const struct consumer *c)
 {
 	return wanted(c, D_NEED_ECRED);
+}
+
+bool ppid_wanted(const struct consumer *c)
+{
+	return wanted(c, D_NEED_PPID);
 }
 
 /*
@@ -152,6 +159,19 @@ int ecred_offs(uint32_t o[3])
 	static long off[3] = {-2, -2, -2};
 
 	return offs(off, "cred", "cred", "euid", "egid", o);
+}
+
+int ppid_offs(uint32_t o[2])
+{
+	static long off[3] = {-2, -2, -2};
+	uint32_t t[3];
+
+	/* the parent's tgid: task_struct's own member, twice */
+	if (offs(off, "real_parent", "task_struct", "tgid", "tgid", t) < 0)
+		return -1;
+	o[0] = t[0];
+	o[1] = t[1];
+	return 0;
 }
 #endif
 

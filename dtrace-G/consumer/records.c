@@ -288,12 +288,14 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 	if (!p || !p->nclauses)
 		return true; /* no clause wants this process's probe */
 	pr = proc_find(c, p->pid);
-	/* a child the tree knows: its parent then, not a snapshot */
-	f.ppid = lin_ppid_at(c, f.pid, f.timestamp);
-	if (!f.ppid && pr)
-		f.ppid = pr->ppid;
-	else if (!f.ppid && (f.ppid = parent_of(NULL, f.pid)) < 0)
-		f.ppid = 0;
+	if (!at.ppid) { /* not read at the hit (bpf.c's UBPF_RF_PPID) */
+		/* a child the tree knows: its parent then, not a snapshot */
+		f.ppid = lin_ppid_at(c, f.pid, f.timestamp);
+		if (!f.ppid && pr)
+			f.ppid = pr->ppid;
+		else if (!f.ppid && (f.ppid = parent_of(NULL, f.pid)) < 0)
+			f.ppid = 0;
+	}
 	if (!at.cred) { /* the backend took no ids at the hit */
 		f.uid = pr ? pr->uid : 0;
 		f.gid = pr ? pr->gid : 0;

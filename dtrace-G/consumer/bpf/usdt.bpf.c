@@ -27,7 +27,8 @@
  * that reads vtimestamp, the thread's on-CPU time (vtime.bpf.h); one
  * that reads uid or gid, the thread's real ids (cred_rec()); one that
  * reads curpsinfo->pr_psargs, the process's argument area (psargs_rec());
- * one that reads pr_euid or pr_egid, the effective ids (ecred_rec()).
+ * one that reads pr_euid or pr_egid, the effective ids (ecred_rec());
+ * one that reads ppid, the parent's pid (ppid_rec()).
  *
  * Registers.  For a uprobe the program's context is the thread's
  * struct pt_regs, whose x86-64 layout is the ptrace one (struct ureg
@@ -346,6 +347,36 @@ static __always_inline __u32 psargs_rec(struct scratch *s, __u32 off,
 
 /*
  * Set by the loader (../bpf.c, from ../psargs.c): the offsets + 1 of
+ * task_struct's real_parent and tgid; 0 while a run reads no ppid.
+ */
+const volatile __u32 ppid_rp = 0, ppid_tgid = 0;
+
+/*
+ * The firing thread's parent process's pid (real_parent's tgid: the
+ * reaper's once the parent has exited), at off with 4 zero bytes; the
+ * record flagged UBPF_RF_PPID.  Nothing, and no flag, when it cannot be
+ * read.
+ */
+static __always_inline __u32 ppid_rec(struct scratch *s, __u32 off,
+				      struct ubpf_rec *h)
+{
+	__u64 task = bpf_get_current_task(), parent = 0;
+	__u32 tgid = 0;
+
+	if (!ppid_rp || !ppid_tgid || off > UBPF_SCRATCH / 2 - 8)
+		return off;
+	if (bpf_probe_read_kernel(&parent, 8, (void *)(task + ppid_rp - 1)) ||
+	    !parent ||
+	    bpf_probe_read_kernel(&tgid, 4, (void *)(parent + ppid_tgid - 1)))
+		return off;
+	*(__u32 *)(s->b + off) = tgid;
+	*(__u32 *)(s->b + off + 4) = 0;
+	h->flags |= UBPF_RF_PPID;
+	return off + 8;
+}
+
+/*
+ * Set by the loader (../bpf.c, from ../psargs.c): the offsets + 1 of
  * task_struct's cred (the effective credentials) and struct cred's
  * euid and egid; 0 while a run reads neither.
  */
@@ -431,6 +462,8 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt)
 		off = vtime_rec(s, off, h);
 	if (e->cred)
 		off = cred_rec(s, off, h);
+	if (e->ppid)
+		off = ppid_rec(s, off, h);
 	if (e->ecred)
 		off = ecred_rec(s, off, h);
 	if (e->psargs)

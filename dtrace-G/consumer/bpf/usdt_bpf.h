@@ -23,7 +23,10 @@
  * arguments (before the strings).  When one reads uid or gid (the
  * event's cred), every record has, flagged UBPF_RF_CRED, the thread's
  * real uid and gid at the hit, 4 bytes each, after those (before the
- * strings).  When one reads curpsinfo->pr_euid or pr_egid (the event's
+ * strings).  When one reads ppid or calls progenyof() (the event's
+ * ppid), every record whose thread's parent could be read has, flagged
+ * UBPF_RF_PPID, the parent process's pid and 4 zero bytes after those.
+ * When one reads curpsinfo->pr_euid or pr_egid (the event's
  * ecred), every record whose thread's credentials could be read has,
  * flagged UBPF_RF_ECRED, its effective uid and gid, 4 bytes each, after
  * those.  When one reads curpsinfo->pr_psargs (the event's psargs),
@@ -51,6 +54,7 @@
 #define UBPF_RF_CRED 0x8   /* then 8 more: the uid and the gid */
 #define UBPF_RF_PSARGS 0x10 /* then the argument area's first bytes */
 #define UBPF_RF_ECRED 0x20  /* before those: the euid and the egid */
+#define UBPF_RF_PPID 0x40   /* before those: the parent's pid */
 #define UBPF_PSARGS 80	    /* DTrace's PRARGSZ */
 #define UBPF_VTIME_MAX 16384 /* live threads vtime.bpf.h keeps a clock for */
 
@@ -104,6 +108,7 @@ struct ubpf_ev {
 	__u8 cred; /* the uid and gid at the hit (UBPF_RF_CRED) */
 	__u8 psargs; /* the argument area at the hit (UBPF_RF_PSARGS) */
 	__u8 ecred;  /* the euid and egid at the hit (UBPF_RF_ECRED) */
+	__u8 ppid;   /* the parent's pid at the hit (UBPF_RF_PPID) */
 };
 
 /* A record's fixed part. */

@@ -213,17 +213,18 @@ trun -q -n 'self int n; tr$target:::msg {
 expect_out "uid gid ppid progenyof cpu; string functions; if/else" \
 	"$(id -u) $(id -g) 1 1 1 0 1 TRPROG ell\nseven\n\n"
 
-# curpsinfo->pr_psargs and pr_euid: the process's arguments and the
-# thread's effective uid at the hit, which the BPF backend copies; the
-# uprobe backend copies neither and refuses the script before anything
-# runs, rather than read /proc later
+# curpsinfo->pr_psargs, pr_euid and pr_sid: the process's arguments, the
+# thread's effective uid and the session at the hit, which the BPF
+# backend copies; the uprobe backend copies none of them and refuses
+# the script before anything runs, rather than read /proc later
 for what in 'printf("[%s]\n", curpsinfo->pr_psargs)' \
-	'printf("%d\n", curpsinfo->pr_euid == $euid)'; do
+	'printf("%d\n", curpsinfo->pr_euid == $euid)' \
+	'printf("%d\n", curpsinfo->pr_sid == $sid)'; do
 	trun -q -n "tr\$target:::msg /arg1 == 7/ { $what; }" -c "./trprog msg"
 	case ${DTRACE_BACKEND:-$HAVE_BPF}:$what in
 	bpf:*pr_psargs* | yes:*pr_psargs*)
 		expect_out "pr_psargs at the hit" '[./trprog msg]\n\n' ;;
-	bpf:* | yes:*) expect_out "pr_euid at the hit" '1\n\n' ;;
+	bpf:* | yes:*) expect_out "$what at the hit" '1\n\n' ;;
 	*)
 		expect_eq "$what, ${DTRACE_BACKEND:-default} backend: status" 1 "$status"
 		expect_grep "$what, ${DTRACE_BACKEND:-default} backend: refused, naming it" \

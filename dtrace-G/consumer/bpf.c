@@ -59,8 +59,8 @@
  * user space runs only the other clauses (bpf_agg.c says how).
  *
  * Generated programs.  A run whose clauses copy no user stack and read
- * no vtimestamp, uid, gid, ppid or curpsinfo's pr_psargs, pr_euid or
- * pr_egid, and that uses no kernel provider
+ * no vtimestamp, uid, gid, ppid or curpsinfo's pr_psargs, pr_euid,
+ * pr_egid, pr_pgid or pr_sid, and that uses no kernel provider
  * (cg_fits(),
  * cg_try()), loads no generic program: at its
  * first event each event gets a program cgen.c generates from its
@@ -440,7 +440,7 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 	struct consumer_bpf *b = c->bpf;
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "usdt");
 	struct bpf_map *m;
-	uint32_t self = (uint32_t)getpid(), btf, u, pso[3];
+	uint32_t self = (uint32_t)getpid(), btf, u, pso[3], sso[4];
 	/* vtimestamp: known once the clauses are, else not at open */
 	bool vt = c->prog && vtime_wanted(c);
 	struct bpf_program *hit, *hit_vt, *sw;
@@ -478,7 +478,20 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 		if (!err)
 			err = rodata_set(b->obj, m, "vtime_sumexec", &u,
 					 sizeof(u));
-		/* usdt.bpf.c's ppid_rec(): where the parent is */
+		/* usdt.bpf.c's sess_rec(): where the session is */
+		if (!err && c->prog && sess_wanted(c) && sess_offs(sso) == 0) {
+			err = rodata_set(b->obj, m, "sess_sig", &sso[0], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "sess_pids",
+						 &sso[1], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "sess_nums",
+						 &sso[2], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "sess_nr", &sso[3],
+						 4);
+		}
+		/* ppid_rec(): where the parent is */
 		if (!err && c->prog && ppid_wanted(c) && ppid_offs(pso) == 0) {
 			err = rodata_set(b->obj, m, "ppid_rp", &pso[0], 4);
 			if (!err)
@@ -721,9 +734,10 @@ static void fix_try(struct consumer *c, struct tevent *e)
 
 /*
  * Whether the run's clauses are all the generator takes: no ustack(),
- * no vtimestamp, no uid, gid or ppid, no pr_psargs, pr_euid or pr_egid
- * (the generic program takes them at the hit: UBPF_RF_CRED,
- * UBPF_RF_PPID, UBPF_RF_PSARGS, UBPF_RF_ECRED).  DTRACE_CGEN=0 says no.  The kernel providers are
+ * no vtimestamp, no uid, gid or ppid, no curpsinfo->pr_psargs, pr_euid,
+ * pr_egid, pr_pgid or pr_sid (the generic program takes them at the
+ * hit: UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_PSARGS, UBPF_RF_ECRED,
+ * UBPF_RF_SESS).  DTRACE_CGEN=0 says no.  The kernel providers are
  * known only once matched: cg_try() asks then.
  */
 static bool cg_fits(struct consumer *c)
@@ -735,7 +749,8 @@ static bool cg_fits(struct consumer *c)
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		if (d_clause_needs(c->prog, ci) &
 		    (D_NEED_USTACK | D_NEED_VTIME | D_NEED_CRED |
-		     D_NEED_PSARGS | D_NEED_ECRED | D_NEED_PPID))
+		     D_NEED_PSARGS | D_NEED_ECRED | D_NEED_PPID |
+		     D_NEED_SESS))
 			return false;
 	return true;
 }
@@ -1090,6 +1105,7 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	spec.psargs = (e->needs & D_NEED_PSARGS) != 0; /* pr_psargs */
 	spec.ecred = (e->needs & D_NEED_ECRED) != 0;   /* pr_euid, pr_egid */
 	spec.ppid = (e->needs & D_NEED_PPID) != 0;     /* ppid, progenyof() */
+	spec.sess = (e->needs & D_NEED_SESS) != 0;     /* pr_pgid, pr_sid */
 	if (bpf_map_update_elem(b->evspec_fd, &key, &spec, BPF_ANY) < 0)
 		goto fail;
 	an.fd = ev_anchor_open(e);
@@ -1219,6 +1235,8 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 	if ((r.flags & UBPF_RF_ECRED) &&
 	    !rec_ecred(h->raw, r.len, &off, f)) /* else: a run-time error */
 		return false;
+	if ((r.flags & UBPF_RF_SESS) && !rec_sess(h->raw, r.len, &off, f))
+		return false; /* (without: a run-time error) */
 	if (r.flags & UBPF_RF_PSARGS) { /* else NULL: a run-time error */
 		const uint8_t *p;
 		uint16_t n;

@@ -1060,6 +1060,8 @@ static int consumer_run(struct consumer *c)
 		goto out;
 	if (ecred_check(c) < 0) /* ... or pr_euid, pr_egid */
 		goto out;
+	if (sess_check(c) < 0) /* ... or pr_pgid, pr_sid */
+		goto out;
 	if (o->statedir) {
 		char rd[PATH_MAX];
 

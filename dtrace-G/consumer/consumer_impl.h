@@ -879,6 +879,9 @@ bool ecred_wanted(const struct consumer *c);
 int ecred_check(struct consumer *c);
 /* a clause of a traced probe reads ppid or calls progenyof() */
 bool ppid_wanted(const struct consumer *c);
+/* ... and the same as pr_euid's for curpsinfo->pr_pgid and pr_sid */
+bool sess_wanted(const struct consumer *c);
+int sess_check(struct consumer *c);
 const char *psargs_text(const uint8_t *p, size_t n, char *buf);
 const char *psargs_self(void);
 #ifdef HAVE_BPF
@@ -888,6 +891,9 @@ int psargs_offs(uint32_t o[3]);
 int ecred_offs(uint32_t o[3]);
 /* task_struct's real_parent and tgid + 1, from the BTF */
 int ppid_offs(uint32_t o[2]);
+/* task_struct's signal, signal_struct's pids, struct pid's numbers and
+ * struct upid's nr + 1, from the BTF */
+int sess_offs(uint32_t o[4]);
 #endif
 #ifdef HAVE_BPF
 /* offsetof(struct task_struct, se.sum_exec_runtime) from the BTF, or -1 */
@@ -974,6 +980,26 @@ static inline bool rec_ecred(const uint8_t *raw, size_t len, size_t *off,
 	f->euid = (uid_t)v[0];
 	f->egid = (gid_t)v[1];
 	f->ecred = true;
+	*off += 8;
+	return true;
+}
+
+/*
+ * The process group and session of a record flagged UBPF_RF_SESS (4
+ * bytes each at *off) into f, *off moved past them; false when the
+ * record ends first.
+ */
+static inline bool rec_sess(const uint8_t *raw, size_t len, size_t *off,
+			    struct d_fire *f)
+{
+	uint32_t v[2];
+
+	if (*off + 8 > len)
+		return false;
+	memcpy(v, raw + *off, 8);
+	f->pgid = (pid_t)v[0];
+	f->sid = (pid_t)v[1];
+	f->sess = true;
 	*off += 8;
 	return true;
 }

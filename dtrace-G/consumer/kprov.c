@@ -540,6 +540,8 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 		return;
 	if ((r.flags & UBPF_RF_ECRED) && !rec_ecred(h->raw, r.len, &off, &f))
 		return;
+	if ((r.flags & UBPF_RF_SESS) && !rec_sess(h->raw, r.len, &off, &f))
+		return;
 	if (r.flags & UBPF_RF_PSARGS) { /* as a USDT record's (bpf.c) */
 		const uint8_t *pa;
 		uint16_t n;

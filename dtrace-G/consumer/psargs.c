@@ -7,7 +7,9 @@
  * same way (the BPF record, UBPF_RF_ECRED: task_struct's cred, struct
  * cred's euid and egid, at the offsets the BTF gives; ecred_offs()),
  * are dtrace's own at BEGIN, END and tick-N, and are refused the same
- * way elsewhere (ecred_check()).  ppid gets the same help where a
+ * way elsewhere (ecred_check()); so do pr_pgid and pr_sid, the process
+ * group's and session's ids (signal_struct's pids; sess_offs(),
+ * sess_check()).  ppid gets the same help where a
  * clause reads it (ppid_offs(): real_parent's tgid at the hit,
  * UBPF_RF_PPID), with no refusal: records.c finds it otherwise.
  *
@@ -72,6 +74,11 @@ bool ecred_wanted(const struct consumer *c)
 bool ppid_wanted(const struct consumer *c)
 {
 	return wanted(c, D_NEED_PPID);
+}
+
+bool sess_wanted(const struct consumer *c)
+{
+	return wanted(c, D_NEED_SESS);
 }
 
 /*
@@ -173,6 +180,38 @@ int ppid_offs(uint32_t o[2])
 	o[1] = t[1];
 	return 0;
 }
+
+int sess_offs(uint32_t o[4])
+{
+	static long off[4] = {-2, -2, -2, -2};
+	static const char *const st[4] = {"task_struct", "signal_struct", "pid",
+					  "upid"};
+	static const char *const mb[4] = {"signal", "pids", "numbers", "nr"};
+	struct btf *btf;
+
+	if (off[0] == -2) {
+		for (int i = 0; i < 4; i++)
+			off[i] = -1;
+		btf = btf__load_vmlinux_btf();
+		if (btf && !libbpf_get_error(btf)) {
+			for (int i = 0; i < 4; i++) {
+				__s32 id = btf__find_by_name_kind(
+					btf, st[i], BTF_KIND_STRUCT);
+
+				if (id > 0)
+					off[i] = kp_btf_member(btf, (__u32)id,
+							       mb[i], 0);
+			}
+			btf__free(btf);
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		if (off[i] < 0)
+			return -1;
+		o[i] = (uint32_t)off[i] + 1;
+	}
+	return 0;
+}
 #endif
 
 int psargs_check(struct consumer *c)
@@ -198,6 +237,47 @@ int psargs_check(struct consumer *c)
 	    "would give another moment's; pr_psargs needs the BPF backend",
 	    c->be ? c->be->name : "chosen");
 	return -1;
+}
+
+/* Refuse need where this run cannot take it at the hit: 0, or -1 said. */
+static int need_check(struct consumer *c, bool want, int (*offs_of)(uint32_t *),
+		      const char *what, const char *btfwhat)
+{
+	if (!want)
+		return 0;
+#ifdef HAVE_BPF
+	if (c->be && (c->be->caps & BE_CAP_PSARGS)) {
+		uint32_t o[4];
+
+		if (offs_of(o) == 0)
+			return 0;
+		say(c,
+		    "cannot use %s: the kernel's BTF "
+		    "(/sys/kernel/btf/vmlinux) does not say where %s",
+		    what, btfwhat);
+		return -1;
+	}
+#endif
+	say(c,
+	    "cannot use %s with the %s backend: its records carry no copy of "
+	    "them, and /proc read later would give another moment's; they "
+	    "need the BPF backend",
+	    what, c->be ? c->be->name : "chosen");
+	return -1;
+}
+
+int sess_check(struct consumer *c)
+{
+#ifdef HAVE_BPF
+	int (*offs_of)(uint32_t *) = sess_offs;
+#else
+	int (*offs_of)(uint32_t *) = NULL;
+#endif
+
+	return need_check(c, sess_wanted(c), offs_of,
+			  "curpsinfo->pr_pgid or pr_sid",
+			  "task_struct keeps signal, signal_struct pids, "
+			  "struct pid numbers or struct upid nr");
 }
 
 int ecred_check(struct consumer *c)

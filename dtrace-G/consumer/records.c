@@ -422,6 +422,9 @@ void fire_self(struct consumer *c, struct d_fire *f, char *comm,
 	f->ecred = true;
 	f->euid = geteuid();
 	f->egid = getegid();
+	f->sess = true;
+	f->pgid = getpgrp();
+	f->sid = getsid(0);
 	f->execname = comm;
 	f->timestamp = now_ns(CLOCK_MONOTONIC);
 	f->walltimestamp = now_ns(CLOCK_REALTIME);

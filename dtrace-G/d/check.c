@@ -704,6 +704,9 @@ uint32_t d_needs_of(const struct node *n)
 	if (n->op == N_BUILTIN && (d_builtins[n->sub].id == B_EUID ||
 				   d_builtins[n->sub].id == B_EGID))
 		m |= D_NEED_ECRED;
+	if (n->op == N_BUILTIN && (d_builtins[n->sub].id == B_PGID ||
+				   d_builtins[n->sub].id == B_SID))
+		m |= D_NEED_SESS;
 	m |= d_needs_of(n->a) | d_needs_of(n->b) | d_needs_of(n->c);
 	for (i = 0; i < n->nargs; i++)
 		m |= d_needs_of(n->args[i]);

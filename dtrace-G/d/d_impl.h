@@ -184,6 +184,8 @@ enum {
 	B_PSARGS, /* curpsinfo->pr_psargs (func.c) */
 	B_EUID,	  /* curpsinfo->pr_euid */
 	B_EGID,	  /* curpsinfo->pr_egid */
+	B_PGID,	  /* curpsinfo->pr_pgid */
+	B_SID,	  /* curpsinfo->pr_sid */
 };
 
 /* The builtin variables (func.c): a name, its B_ id, and its type. */

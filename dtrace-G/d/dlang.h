@@ -269,6 +269,9 @@ uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
 /* curpsinfo->pr_euid, pr_egid: the effective ids at the hit, which the
  * BPF backend reads (consumer/psargs.c) */
 #define D_NEED_ECRED 0x400000u
+/* curpsinfo->pr_pgid, pr_sid: the process group and session at the hit
+ * (consumer/psargs.c) */
+#define D_NEED_SESS 0x800000u
 uint32_t d_clause_needs(const struct d_prog *prog, unsigned clause);
 
 /*
@@ -385,6 +388,9 @@ struct d_fire {
 	bool ecred;
 	uid_t euid;
 	gid_t egid;
+	/* curpsinfo->pr_pgid, pr_sid (D_NEED_SESS), when sess is set */
+	bool sess;
+	pid_t pgid, sid;
 };
 #define D_UREGS_N 17
 

@@ -81,6 +81,8 @@ const struct d_builtin d_builtins[] = {
 	{ "curpsinfo->pr_psargs", B_PSARGS, 1, 8, 0 },
 	{ "curpsinfo->pr_euid", B_EUID, 0, 4, 0 },
 	{ "curpsinfo->pr_egid", B_EGID, 0, 4, 0 },
+	{ "curpsinfo->pr_pgid", B_PGID, 0, 4, 1 },
+	{ "curpsinfo->pr_sid", B_SID, 0, 4, 1 },
 };
 
 /*
@@ -89,11 +91,11 @@ const struct d_builtin d_builtins[] = {
  * (pr_fname, a char[16] in DTrace, reads as execname, the same name cut
  * to 15 bytes); pr_psargs (DTrace's char[80], the arguments joined by
  * blanks) is the process's argument area, pr_euid and pr_egid the
- * thread's effective ids, as the BPF backend's record copies them at the
- * hit (the consumer's psargs.c).  The others are refused: pr_argc,
- * pr_argv and pr_envp are read from the process's memory in DTrace,
- * pr_pgid and pr_sid from its session, none of which a hit records
- * here; the rest
+ * thread's effective ids, pr_pgid and pr_sid its process group and
+ * session, as the BPF backend's record copies them at the hit (the
+ * consumer's psargs.c).  The others are refused: pr_argc, pr_argv and
+ * pr_envp are read from the process's memory in DTrace, which a hit
+ * does not record here; the rest
  * are Solaris's (zones, projects, tasks, pools, contracts) or
  * accounting a hit does not take.
  */
@@ -108,10 +110,12 @@ static const struct {
 	{ "pr_psargs", "curpsinfo->pr_psargs" },
 	{ "pr_euid", "curpsinfo->pr_euid" },
 	{ "pr_egid", "curpsinfo->pr_egid" },
+	{ "pr_pgid", "curpsinfo->pr_pgid" },
+	{ "pr_sid", "curpsinfo->pr_sid" },
 };
 
 static const char *const psinfo_unsupp[] = {
-	"pr_flag",  "pr_nlwp",	 "pr_pgid",    "pr_sid",
+	"pr_flag",  "pr_nlwp",
 	"pr_addr",	 "pr_size",    "pr_rssize",  "pr_ttydev",
 	"pr_pctcpu", "pr_pctmem", "pr_start",  "pr_time",    "pr_ctime",
 	"pr_wstat", "pr_argc",    "pr_argv",    "pr_envp",
@@ -144,9 +148,9 @@ struct node *d_psinfo_member(struct parser *ps, const struct tok *t)
 				d_perrt(ps, D_IDENT_UNSUPP, f.line, f.col,
 					"curpsinfo->%s is not supported: a "
 					"hit records the process's pr_pid, "
-					"pr_ppid, pr_uid, pr_gid, pr_euid, "
-					"pr_egid, pr_fname and pr_psargs "
-					"only",
+					"pr_ppid, pr_pgid, pr_sid, pr_uid, "
+					"pr_gid, pr_euid, pr_egid, pr_fname "
+					"and pr_psargs only",
 					f.s);
 		d_perrt(ps, D_TYPE_MEMBER, f.line, f.col,
 			"%s is not a member of psinfo_t", f.s);

@@ -302,6 +302,12 @@ static struct dv builtin(struct ectx *x, int id)
 		return d_dv_int(d_builtins[id].id == B_EUID ? (int64_t)f->euid
 							    : (int64_t)f->egid,
 				4, false);
+	case B_PGID:
+	case B_SID:
+		if (!f->sess)
+			d_fault(x, FLT_ILLOP, 0);
+		return d_dv_int(d_builtins[id].id == B_PGID ? f->pgid : f->sid,
+				4, true);
 	case B_PSARGS: /* the process writes its arguments: tainted */
 		if (!f->psargs)
 			d_fault(x, FLT_ILLOP, 0);

@@ -28,7 +28,8 @@
  * that reads uid or gid, the thread's real ids (cred_rec()); one that
  * reads curpsinfo->pr_psargs, the process's argument area (psargs_rec());
  * one that reads pr_euid or pr_egid, the effective ids (ecred_rec());
- * one that reads ppid, the parent's pid (ppid_rec()).
+ * one that reads ppid, the parent's pid (ppid_rec()); one that reads
+ * pr_pgid or pr_sid, the process group and session (sess_rec()).
  *
  * Registers.  For a uprobe the program's context is the thread's
  * struct pt_regs, whose x86-64 layout is the ptrace one (struct ureg
@@ -377,6 +378,57 @@ static __always_inline __u32 ppid_rec(struct scratch *s, __u32 off,
 
 /*
  * Set by the loader (../bpf.c, from ../psargs.c): the offsets + 1 of
+ * task_struct's signal, signal_struct's pids, struct pid's numbers and
+ * struct upid's nr; 0 while a run reads neither pr_pgid nor pr_sid.
+ */
+const volatile __u32 sess_sig = 0, sess_pids = 0, sess_nums = 0,
+		     sess_nr = 0;
+
+/* the kernel's enum pid_type (4.19 on): the slots of signal->pids */
+#define SESS_PGID 2
+#define SESS_SID 3
+
+/* The global id (level 0) of the struct pid at signal->pids[type]. */
+static __always_inline int sess_id(__u64 sig, int type, __u32 *id)
+{
+	__u64 pid = 0;
+
+	if (bpf_probe_read_kernel(&pid, 8,
+				  (void *)(sig + sess_pids - 1 + 8 * type)) ||
+	    !pid)
+		return -1;
+	return bpf_probe_read_kernel(id, 4,
+				     (void *)(pid + sess_nums - 1 + sess_nr -
+					      1))
+		       ? -1
+		       : 0;
+}
+
+/*
+ * The process group's and session's ids of the firing process, 4 bytes
+ * each, at off; the record flagged UBPF_RF_SESS.  Nothing, and no flag,
+ * when they cannot be read.
+ */
+static __always_inline __u32 sess_rec(struct scratch *s, __u32 off,
+				      struct ubpf_rec *h)
+{
+	__u64 task = bpf_get_current_task(), sig = 0;
+	__u32 pg = 0, sd = 0;
+
+	if (!sess_sig || !sess_pids || !sess_nums || !sess_nr ||
+	    off > UBPF_SCRATCH / 2 - 8)
+		return off;
+	if (bpf_probe_read_kernel(&sig, 8, (void *)(task + sess_sig - 1)) ||
+	    !sig || sess_id(sig, SESS_PGID, &pg) || sess_id(sig, SESS_SID, &sd))
+		return off;
+	*(__u32 *)(s->b + off) = pg;
+	*(__u32 *)(s->b + off + 4) = sd;
+	h->flags |= UBPF_RF_SESS;
+	return off + 8;
+}
+
+/*
+ * Set by the loader (../bpf.c, from ../psargs.c): the offsets + 1 of
  * task_struct's cred (the effective credentials) and struct cred's
  * euid and egid; 0 while a run reads neither.
  */
@@ -466,6 +518,8 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt)
 		off = ppid_rec(s, off, h);
 	if (e->ecred)
 		off = ecred_rec(s, off, h);
+	if (e->sess)
+		off = sess_rec(s, off, h);
 	if (e->psargs)
 		off = psargs_rec(s, off, h);
 	for (i = 0; i < UBPF_MAXARGS; i++) {

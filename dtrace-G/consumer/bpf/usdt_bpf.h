@@ -26,6 +26,9 @@
  * strings).  When one reads ppid or calls progenyof() (the event's
  * ppid), every record whose thread's parent could be read has, flagged
  * UBPF_RF_PPID, the parent process's pid and 4 zero bytes after those.
+ * When one reads curpsinfo->pr_pgid or pr_sid (the event's sess), every
+ * record whose process's session could be read has, flagged
+ * UBPF_RF_SESS, its process group's and session's ids after those.
  * When one reads curpsinfo->pr_euid or pr_egid (the event's
  * ecred), every record whose thread's credentials could be read has,
  * flagged UBPF_RF_ECRED, its effective uid and gid, 4 bytes each, after
@@ -55,6 +58,7 @@
 #define UBPF_RF_PSARGS 0x10 /* then the argument area's first bytes */
 #define UBPF_RF_ECRED 0x20  /* before those: the euid and the egid */
 #define UBPF_RF_PPID 0x40   /* before those: the parent's pid */
+#define UBPF_RF_SESS 0x80   /* then the process group's and session's */
 #define UBPF_PSARGS 80	    /* DTrace's PRARGSZ */
 #define UBPF_VTIME_MAX 16384 /* live threads vtime.bpf.h keeps a clock for */
 
@@ -109,6 +113,7 @@ struct ubpf_ev {
 	__u8 psargs; /* the argument area at the hit (UBPF_RF_PSARGS) */
 	__u8 ecred;  /* the euid and egid at the hit (UBPF_RF_ECRED) */
 	__u8 ppid;   /* the parent's pid at the hit (UBPF_RF_PPID) */
+	__u8 sess;   /* the pgid and sid at the hit (UBPF_RF_SESS) */
 };
 
 /* A record's fixed part. */

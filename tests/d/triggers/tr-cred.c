@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tr-cred.c - a trigger for tests/d/ (a tst.NAME.d.trigger names it): a
- * process that changes its credentials between two hits, so uid and gid
- * are tested as they are at each hit and not as they were when dtrace
- * took up the process.
+ * process that changes its credentials and its session between two
+ * hits, so uid, gid and the like are tested as they are at each hit and
+ * not as they were when dtrace took up the process.
  *
- *	tr-cred [UID GID]	tr_cred(0); setresgid(GID, 65532, 0);
- *				setresuid(UID, 65531, 0); tr_cred(1)
+ *	tr-cred [UID GID]	tr_cred(0); setsid(); setresgid(GID,
+ *				65532, 0); setresuid(UID, 65531, 0);
+ *				tr_cred(1)
  *				(UID 65534 and GID 65533 by default: the
  *				real ids, the effective ones 65531 and
  *				65532, root saved)
@@ -43,7 +44,8 @@ int main(int argc, char **argv)
 	gid_t gid = argc > 2 ? (gid_t)atoi(argv[2]) : 65533;
 
 	tr_cred(0);
-	if (setgroups(0, NULL) < 0 || setresgid(gid, 65532, 0) < 0 ||
+	if (setsid() < 0 || setgroups(0, NULL) < 0 ||
+	    setresgid(gid, 65532, 0) < 0 ||
 	    setresuid(uid, 65531, 0) < 0)
 		return 1;
 	tr_cred(1);

@@ -27,7 +27,10 @@
 # first word names a program of tests/d/triggers/ (built from
 # tests/d/triggers/*.c by make check), so the program's probes are a
 # real process's (the pid provider; root, uprobes); without root or
-# tracefs those tests are skipped, the others still run.  Each program
+# tracefs those tests are skipped, the others still run.  NAME.d.backend
+# holding "bpf" marks a program whose probes need what only the BPF
+# backend takes at the hit (uid, pr_psargs, ...): skipped where dtrace
+# has no BPF backend or DTRACE_BACKEND names another.  Each program
 # runs as `dtrace -s NAME.d` from its own folder, so messages name the
 # script as the user would see it.
 #
@@ -82,6 +85,15 @@ while IFS= read -r d; do
 	if [ -z "$pin" ] && [ -f "$d.out" ] && grep -q '^CPU ' "$d.out"; then
 		echo "ok $n - $rel # SKIP prints CPU 0's default lines; no taskset -c 0"
 		continue
+	fi
+	if [ -f "$d.backend" ] && [ "$(cat "$d.backend")" = bpf ]; then
+		case ${DTRACE_BACKEND:-${HAVE_BPF:-no}} in
+		bpf | yes) ;;
+		*)
+			echo "ok $n - $rel # SKIP needs the BPF backend"
+			continue
+			;;
+		esac
 	fi
 	set --
 	if [ -f "$d.trigger" ]; then

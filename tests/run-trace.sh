@@ -214,6 +214,26 @@ trun -q -n 'self int n; tr$target:::msg {
 expect_out "uid gid ppid progenyof cpu; string functions; if/else" \
 	"$(id -u) $(id -g) 1 1 1 0 1 TRPROG ell\nseven\n\n"
 
+# curpsinfo->pr_psargs, pr_euid and pr_sid: the process's arguments, the
+# thread's effective uid and the session at the hit, which the BPF
+# backend copies; the uprobe backend copies none of them and refuses
+# the script before anything runs, rather than read /proc later
+for what in 'printf("[%s]\n", curpsinfo->pr_psargs)' \
+	'printf("%d\n", curpsinfo->pr_euid == $euid)' \
+	'printf("%d\n", curpsinfo->pr_sid == $sid)'; do
+	trun -q -n "tr\$target:::msg /arg1 == 7/ { $what; }" -c "./trprog msg"
+	case ${DTRACE_BACKEND:-$HAVE_BPF}:$what in
+	bpf:*pr_psargs* | yes:*pr_psargs*)
+		expect_out "pr_psargs at the hit" '[./trprog msg]\n\n' ;;
+	bpf:* | yes:*) expect_out "$what at the hit" '1\n\n' ;;
+	*)
+		expect_eq "$what, ${DTRACE_BACKEND:-default} backend: status" 1 "$status"
+		expect_grep "$what, ${DTRACE_BACKEND:-default} backend: refused, naming it" \
+			"cannot use curpsinfo->pr_.* with the .* backend" err.txt
+		;;
+	esac
+done
+
 # bytes from the traced process are printed escaped (sdk/text.h's rules):
 # trprog's "hostile" names itself "ev" ESC "[31m" and fires tr:::msg with
 # ESC, BEL, CR, LF, DEL, a lone 0x9b (C1 CSI), 0xff and a backslash.
@@ -698,6 +718,46 @@ expect_eq "count() + drops = hits fired" 80000 "$((counted + dropped))"
 echo quit >&3
 exec 3>&-
 wait_until 100 dead "$m"
+
+# ppid at the hit: a -p target whose parent exits while it is traced is
+# the reaper's child at its next hit.  The BPF backend reads the parent
+# at the hit; the others keep the parent dtrace saw when it took the
+# process up (dtrace.1), so the case is the BPF backend's.
+case ${DTRACE_BACKEND:-$HAVE_BPF} in
+bpf | yes)
+	rm -f o.in o.out o.pid
+	mkfifo o.in
+	sh -c './trprog <o.in >>o.out 2>&1 & echo $! >o.pid; wait' \
+		3>&- 4>&- 5>&- 6>&- &
+	osh=$!
+	bg_pids="$bg_pids $osh"
+	exec 3>o.in
+	wait_until 100 answered o.out '^ready' || fail "trprog o did not start"
+	o=$(cat o.pid)
+	bg_pids="$bg_pids $o"
+	consumer op -q -p "$o" -n 'tr$target:::msg { printf("%d\n", ppid); }' \
+		-n "$READY"
+	opc=$dt_pid
+	ready op
+	echo msg >&3
+	wait_until 100 answered op.txt "^$osh\$" || fail "ppid, parent alive: $(cat op.txt op.err)"
+	kill -KILL "$osh"
+	wait "$osh" 2>/dev/null
+	forget_pid "$osh"
+	wait_until 100 sh -c "! grep -q '^PPid:[[:space:]]*$osh\$' /proc/$o/status" ||
+		fail "trprog o was not reparented"
+	reaper=$(awk '/^PPid:/ { print $2 }' /proc/"$o"/status)
+	echo msg >&3
+	wait_until 100 answered op.txt "^$reaper\$" || fail "ppid, parent gone: $(cat op.txt op.err)"
+	stop_pid "$opc" INT
+	printf 'ready\n%s\n%s\n\n' "$osh" "$reaper" >expected.txt
+	expect_file_eq "ppid at the hit: the reaper's once the parent exited" \
+		expected.txt op.txt
+	echo quit >&3
+	exec 3>&-
+	wait_until 100 dead "$o"
+	;;
+esac
 
 # Threads that exit take their self-> variables along (d_thread_exit):
 # 16 threads each set one and exit; the main thread sets one and lives

@@ -58,12 +58,13 @@
  * enables; their hits write no record, or a record flagged so that
  * user space runs only the other clauses (bpf_agg.c says how).
  *
- * Generated programs.  A run whose clauses read no vtimestamp, and
- * whose kernel probes each have their provider's prologue and copy no
- * user stack (cg_fits(), cg_try(), kprov_cg_fits()), loads no generic
- * program: at its first event (or, without one, when the kernel
- * probes are armed: bpf_cg_on(), cgen_kprov.c, which makes theirs)
- * each event gets a program cgen.c generates from its
+ * Generated programs.  A run whose clauses read no vtimestamp, uid,
+ * gid, ppid or curpsinfo's pr_psargs, pr_euid, pr_egid, pr_pgid or
+ * pr_sid, and whose kernel probes each have their provider's prologue
+ * and copy no user stack (cg_fits(), cg_try(), kprov_cg_fits()), loads
+ * no generic program: at its first event (or, without one, when the
+ * kernel probes are armed: bpf_cg_on(), cgen_kprov.c, which makes
+ * theirs) each event gets a program cgen.c generates from its
  * argument specs and its probe's plan, straight-line and a few hundred
  * instructions, sharing one ring buffer, the drops map and the
  * aggregation maps bpf_agg.c makes (bpf_kagg_cgen()); programs with the
@@ -442,7 +443,7 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 	struct consumer_bpf *b = c->bpf;
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "usdt");
 	struct bpf_map *m;
-	uint32_t self = (uint32_t)getpid(), btf, u;
+	uint32_t self = (uint32_t)getpid(), btf, u, pso[3], sso[4];
 	/* vtimestamp: known once the clauses are, else not at open */
 	bool vt = c->prog && vtime_wanted(c);
 	struct bpf_program *hit, *hit_vt, *sw;
@@ -480,6 +481,48 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 		if (!err)
 			err = rodata_set(b->obj, m, "vtime_sumexec", &u,
 					 sizeof(u));
+		/* usdt.bpf.c's sess_rec(): where the session is */
+		if (!err && c->prog && sess_wanted(c) && sess_offs(sso) == 0) {
+			err = rodata_set(b->obj, m, "sess_sig", &sso[0], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "sess_pids",
+						 &sso[1], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "sess_nums",
+						 &sso[2], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "sess_nr", &sso[3],
+						 4);
+		}
+		/* ppid_rec(): where the parent is */
+		if (!err && c->prog && ppid_wanted(c) && ppid_offs(pso) == 0) {
+			err = rodata_set(b->obj, m, "ppid_rp", &pso[0], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "ppid_tgid",
+						 &pso[1], 4);
+		}
+		/* psargs_rec(): where the arguments are; ecred_rec():
+		 * where the effective ids are */
+		if (!err && c->prog && ecred_wanted(c) &&
+		    ecred_offs(pso) == 0) {
+			err = rodata_set(b->obj, m, "ecred_cred", &pso[0], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "ecred_euid",
+						 &pso[1], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "ecred_egid",
+						 &pso[2], 4);
+		}
+		if (!err && c->prog && psargs_wanted(c) &&
+		    psargs_offs(pso) == 0) {
+			err = rodata_set(b->obj, m, "psargs_mm", &pso[0], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "psargs_as",
+						 &pso[1], 4);
+			if (!err)
+				err = rodata_set(b->obj, m, "psargs_ae",
+						 &pso[2], 4);
+		}
 	}
 	/* usdt_hit_vt instead of usdt_hit, and its switch program */
 	hit = bpf_object__find_program_by_name(b->obj, "usdt_hit");
@@ -694,8 +737,11 @@ static void fix_try(struct consumer *c, struct tevent *e)
 
 /*
  * Whether the run's clauses are all the generator takes: no
- * vtimestamp.  DTRACE_CGEN=0 says no.  The kernel providers are known
- * only once matched: cg_try() asks then.
+ * vtimestamp, no uid, gid or ppid, no curpsinfo->pr_psargs, pr_euid,
+ * pr_egid, pr_pgid or pr_sid (the generic program takes them at the
+ * hit: UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_PSARGS, UBPF_RF_ECRED,
+ * UBPF_RF_SESS).  DTRACE_CGEN=0 says no.  The kernel providers are
+ * known only once matched: cg_try() asks then.
  */
 static bool cg_fits(struct consumer *c)
 {
@@ -704,7 +750,9 @@ static bool cg_fits(struct consumer *c)
 	if (env && !strcmp(env, "0"))
 		return false;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
-		if (d_clause_needs(c->prog, ci) & D_NEED_VTIME)
+		if (d_clause_needs(c->prog, ci) &
+		    (D_NEED_VTIME | D_NEED_CRED | D_NEED_PSARGS |
+		     D_NEED_ECRED | D_NEED_PPID | D_NEED_SESS))
 			return false;
 	return true;
 }
@@ -1123,6 +1171,11 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	ev_mem(c, e, &spec);
 	if (e->needs & D_NEED_USTACK) /* ustack.c unwinds the copy */
 		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
+	spec.cred = (e->needs & D_NEED_CRED) != 0; /* uid, gid at the hit */
+	spec.psargs = (e->needs & D_NEED_PSARGS) != 0; /* pr_psargs */
+	spec.ecred = (e->needs & D_NEED_ECRED) != 0;   /* pr_euid, pr_egid */
+	spec.ppid = (e->needs & D_NEED_PPID) != 0;     /* ppid, progenyof() */
+	spec.sess = (e->needs & D_NEED_SESS) != 0;     /* pr_pgid, pr_sid */
 	if (bpf_map_update_elem(b->evspec_fd, &key, &spec, BPF_ANY) < 0)
 		goto fail;
 	an.fd = ev_anchor_open(e);
@@ -1235,6 +1288,33 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 	if ((r.flags & UBPF_RF_VTIME) &&
 	    !rec_vtime(h->raw, r.len, &off, &f->vtimestamp))
 		return false;
+	if (r.flags & UBPF_RF_CRED) {
+		if (!rec_cred(h->raw, r.len, &off, &f->uid, &f->gid))
+			return false;
+		at->cred = true;
+	}
+	if (r.flags & UBPF_RF_PPID) { /* else records.c finds it */
+		uid_t pp;
+		gid_t pad;
+
+		if (!rec_cred(h->raw, r.len, &off, &pp, &pad))
+			return false;
+		f->ppid = (pid_t)pp;
+		at->ppid = true;
+	}
+	if ((r.flags & UBPF_RF_ECRED) &&
+	    !rec_ecred(h->raw, r.len, &off, f)) /* else: a run-time error */
+		return false;
+	if ((r.flags & UBPF_RF_SESS) && !rec_sess(h->raw, r.len, &off, f))
+		return false; /* (without: a run-time error) */
+	if (r.flags & UBPF_RF_PSARGS) { /* else NULL: a run-time error */
+		const uint8_t *p;
+		uint16_t n;
+
+		if (!(p = rec_field(h->raw, r.len, &off, &n)))
+			return false;
+		f->psargs = psargs_text(p, n, c->psargs_buf);
+	}
 	for (unsigned i = 0; i < D_MAXARGS; i++) {
 		const uint8_t *p;
 		uint16_t n;
@@ -1562,7 +1642,7 @@ static void bpf_close(struct consumer *c)
 const struct consumer_backend_ops consumer_bpf_ops = {
 	.name = "BPF",
 	.key = "bpf",
-	.caps = BE_CAP_UPROBES | BE_CAP_KPROV | BE_CAP_VTIME,
+	.caps = BE_CAP_UPROBES | BE_CAP_KPROV | BE_CAP_VTIME | BE_CAP_PSARGS,
 	.open = bpf_open,
 	.enable = bpf_enable,
 	.poll_fds = bpf_poll_fds,

@@ -1048,6 +1048,12 @@ static int consumer_run(struct consumer *c)
 	kprov_match(c); /* syscall, profile, tick, proc */
 	if (vtime_check(c) < 0) /* a backend without it refuses */
 		goto out;
+	if (psargs_check(c) < 0) /* so does one without pr_psargs */
+		goto out;
+	if (ecred_check(c) < 0) /* ... or pr_euid, pr_egid */
+		goto out;
+	if (sess_check(c) < 0) /* ... or pr_pgid, pr_sid */
+		goto out;
 	if (o->statedir) {
 		char rd[PATH_MAX];
 

@@ -267,6 +267,8 @@ struct hit {
 struct hit_at {
 	struct tfile *file;
 	uint64_t off; /* the site's file offset */
+	bool cred; /* decode() set the d_fire's uid and gid, as at the hit */
+	bool ppid; /* ... and its ppid */
 };
 
 /*
@@ -305,6 +307,9 @@ enum {
 	BE_CAP_KPROV = 1u << 1,
 	/* a hit's per-thread CPU time, vtimestamp (vtime.c) */
 	BE_CAP_VTIME = 1u << 2,
+	/* a hit's copy of its process's arguments and effective ids,
+	 * pr_psargs, pr_euid, pr_egid (psargs.c) */
+	BE_CAP_PSARGS = 1u << 3,
 };
 
 /*
@@ -435,6 +440,7 @@ struct consumer {
 	pid_t last_tid;
 	uint64_t thread_exits;
 	uint64_t fire_t; /* the time of the hit being run (parent_of()) */
+	char psargs_buf[80]; /* the hit being run's pr_psargs (psargs.c) */
 	bool begun; /* BEGIN fired: hits may run */
 
 	/* the fork tree (lineage.c), when the backend reports one */
@@ -929,6 +935,38 @@ void ustack_proc_gone(struct consumer *c, pid_t pid);
  */
 bool vtime_wanted(const struct consumer *c);
 int vtime_check(struct consumer *c);
+/* d fires in dtrace itself (BEGIN, END, ERROR, tick-N), or may */
+bool desc_self(const struct dt_desc *d);
+
+/*
+ * psargs.c: curpsinfo->pr_psargs.  Whether a clause of a traced probe
+ * reads it; 0, or -1 said when this run cannot give it (before
+ * enabling); a record's copy (n bytes) as DTrace's text, into buf of 80
+ * bytes; dtrace's own.
+ */
+bool psargs_wanted(const struct consumer *c);
+int psargs_check(struct consumer *c);
+/* ... and the same for curpsinfo->pr_euid and pr_egid */
+bool ecred_wanted(const struct consumer *c);
+int ecred_check(struct consumer *c);
+/* a clause of a traced probe reads ppid or calls progenyof() */
+bool ppid_wanted(const struct consumer *c);
+/* ... and the same as pr_euid's for curpsinfo->pr_pgid and pr_sid */
+bool sess_wanted(const struct consumer *c);
+int sess_check(struct consumer *c);
+const char *psargs_text(const uint8_t *p, size_t n, char *buf);
+const char *psargs_self(void);
+#ifdef HAVE_BPF
+/* task_struct's mm, mm_struct's arg_start and arg_end + 1, from the BTF */
+int psargs_offs(uint32_t o[3]);
+/* task_struct's cred, struct cred's euid and egid + 1, from the BTF */
+int ecred_offs(uint32_t o[3]);
+/* task_struct's real_parent and tgid + 1, from the BTF */
+int ppid_offs(uint32_t o[2]);
+/* task_struct's signal, signal_struct's pids, struct pid's numbers and
+ * struct upid's nr + 1, from the BTF */
+int sess_offs(uint32_t o[4]);
+#endif
 #ifdef HAVE_BPF
 /* offsetof(struct task_struct, se.sum_exec_runtime) from the BTF, or -1 */
 long vtime_sumexec_off(void);
@@ -975,6 +1013,65 @@ static inline bool rec_vtime(const uint8_t *raw, size_t len, size_t *off,
 	if (*off + 8 > len)
 		return false;
 	memcpy(vt, raw + *off, 8);
+	*off += 8;
+	return true;
+}
+
+/*
+ * The uid and gid of a record flagged UBPF_RF_CRED (usdt_bpf.h: 4 bytes
+ * each at *off, after the vtimestamp if any), *off moved past them;
+ * false when the record ends first.
+ */
+static inline bool rec_cred(const uint8_t *raw, size_t len, size_t *off,
+			    uid_t *uid, gid_t *gid)
+{
+	uint32_t v[2];
+
+	if (*off + 8 > len)
+		return false;
+	memcpy(v, raw + *off, 8);
+	*uid = (uid_t)v[0];
+	*gid = (gid_t)v[1];
+	*off += 8;
+	return true;
+}
+
+/*
+ * The effective uid and gid of a record flagged UBPF_RF_ECRED (4 bytes
+ * each at *off) into f, *off moved past them; false when the record
+ * ends first.
+ */
+static inline bool rec_ecred(const uint8_t *raw, size_t len, size_t *off,
+			     struct d_fire *f)
+{
+	uint32_t v[2];
+
+	if (*off + 8 > len)
+		return false;
+	memcpy(v, raw + *off, 8);
+	f->euid = (uid_t)v[0];
+	f->egid = (gid_t)v[1];
+	f->ecred = true;
+	*off += 8;
+	return true;
+}
+
+/*
+ * The process group and session of a record flagged UBPF_RF_SESS (4
+ * bytes each at *off) into f, *off moved past them; false when the
+ * record ends first.
+ */
+static inline bool rec_sess(const uint8_t *raw, size_t len, size_t *off,
+			    struct d_fire *f)
+{
+	uint32_t v[2];
+
+	if (*off + 8 > len)
+		return false;
+	memcpy(v, raw + *off, 8);
+	f->pgid = (pid_t)v[0];
+	f->sid = (pid_t)v[1];
+	f->sess = true;
 	*off += 8;
 	return true;
 }

@@ -612,6 +612,18 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	if ((r.flags & UBPF_RF_VTIME) &&
 	    !rec_vtime(h->raw, r.len, &off, &f.vtimestamp))
 		return;
+	if ((r.flags & UBPF_RF_ECRED) && !rec_ecred(h->raw, r.len, &off, &f))
+		return;
+	if ((r.flags & UBPF_RF_SESS) && !rec_sess(h->raw, r.len, &off, &f))
+		return;
+	if (r.flags & UBPF_RF_PSARGS) { /* as a USDT record's (bpf.c) */
+		const uint8_t *pa;
+		uint16_t n;
+
+		if (!(pa = rec_field(h->raw, r.len, &off, &n)))
+			return;
+		f.psargs = psargs_text(pa, n, c->psargs_buf);
+	}
 	memcpy(&x, h->raw + sizeof(r), sizeof(x));
 	f.cpu = (int)r.cpu;
 	f.pid = (pid_t)r.pid;

@@ -92,8 +92,8 @@ static void proc_each(char *const *names, size_t nnames, kp_each_fn fn,
  * The byte offset of member name of the struct or union type id, looked
  * for in its anonymous members too; -1 when it has none.
  */
-static long btf_member(const struct btf *btf, __u32 id, const char *name,
-		       int depth)
+long kp_btf_member(const struct btf *btf, __u32 id, const char *name,
+		   int depth)
 {
 	const struct btf_type *t = btf__type_by_id(btf, id);
 	const struct btf_member *m;
@@ -110,8 +110,8 @@ static long btf_member(const struct btf *btf, __u32 id, const char *name,
 				return (long)(btf_member_bit_offset(t, i) / 8);
 			continue;
 		}
-		in = btf_member(btf, (__u32)btf__resolve_type(btf, m->type),
-				name, depth + 1);
+		in = kp_btf_member(btf, (__u32)btf__resolve_type(btf, m->type),
+				   name, depth + 1);
 		if (in >= 0)
 			return (long)(btf_member_bit_offset(t, i) / 8) + in;
 	}
@@ -129,11 +129,11 @@ static void kconf_btf(struct ubpf_kconf *k)
 		return;
 	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
 	if (id > 0) {
-		if ((o = btf_member(btf, (__u32)id, "exit_code", 0)) >= 0)
+		if ((o = kp_btf_member(btf, (__u32)id, "exit_code", 0)) >= 0)
 			k->task_exit_code = (__u32)o + 1;
-		if ((o = btf_member(btf, (__u32)id, "real_parent", 0)) >= 0)
+		if ((o = kp_btf_member(btf, (__u32)id, "real_parent", 0)) >= 0)
 			k->task_real_parent = (__u32)o + 1;
-		if ((o = btf_member(btf, (__u32)id, "tgid", 0)) >= 0)
+		if ((o = kp_btf_member(btf, (__u32)id, "tgid", 0)) >= 0)
 			k->task_tgid = (__u32)o + 1;
 	}
 	btf__free(btf);

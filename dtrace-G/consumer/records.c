@@ -15,8 +15,9 @@
  * copied at hit time, and in c->ucap the user registers and stack when
  * the hit took them); what is the process's (ppid and the ancestors for
  * progenyof(), from the fork tree (lineage.c) where it knows the process,
- * as it was at the hit; uid, gid; the stack and name callbacks of
- * ustack.c)
+ * as it was at the hit; uid and gid where decode() took none at the hit,
+ * the process's as dtrace read them when it took it up; the stack and
+ * name callbacks of ustack.c)
  * and the clocks are added here, the same for every backend
  * (hit_run()).  A kernel provider's hit (syscall, profile, tick, proc:
  * hit.kprov) is decoded by kprov.c instead, which knows its probe
@@ -287,14 +288,18 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 	if (!p || !p->nclauses)
 		return true; /* no clause wants this process's probe */
 	pr = proc_find(c, p->pid);
-	/* a child the tree knows: its parent then, not a snapshot */
-	f.ppid = lin_ppid_at(c, f.pid, f.timestamp);
-	if (!f.ppid && pr)
-		f.ppid = pr->ppid;
-	else if (!f.ppid && (f.ppid = parent_of(NULL, f.pid)) < 0)
-		f.ppid = 0;
-	f.uid = pr ? pr->uid : 0;
-	f.gid = pr ? pr->gid : 0;
+	if (!at.ppid) { /* not read at the hit (bpf.c's UBPF_RF_PPID) */
+		/* a child the tree knows: its parent then, not a snapshot */
+		f.ppid = lin_ppid_at(c, f.pid, f.timestamp);
+		if (!f.ppid && pr)
+			f.ppid = pr->ppid;
+		else if (!f.ppid && (f.ppid = parent_of(NULL, f.pid)) < 0)
+			f.ppid = 0;
+	}
+	if (!at.cred) { /* the backend took no ids at the hit */
+		f.uid = pr ? pr->uid : 0;
+		f.gid = pr ? pr->gid : 0;
+	}
 	if (c->kagg_rec) /* the kernel ran the others (bpf_agg.c) */
 		hit_run(c, &p->dp, p->uclauses, p->uepids, p->nuclauses, &f);
 	else
@@ -413,6 +418,13 @@ void fire_self(struct consumer *c, struct d_fire *f, char *comm,
 	f->ppid = getppid();
 	f->uid = getuid();
 	f->gid = getgid();
+	f->psargs = psargs_self();
+	f->ecred = true;
+	f->euid = geteuid();
+	f->egid = getegid();
+	f->sess = true;
+	f->pgid = getpgrp();
+	f->sid = getsid(0);
 	f->execname = comm;
 	f->timestamp = now_ns(CLOCK_MONOTONIC);
 	f->walltimestamp = now_ns(CLOCK_REALTIME);

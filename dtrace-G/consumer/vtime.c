@@ -36,8 +36,7 @@
 #include <bpf/libbpf.h>
 #endif
 
-/* d fires in dtrace itself (BEGIN, END, ERROR, tick-N), or may */
-static bool desc_self(const struct dt_desc *d)
+bool desc_self(const struct dt_desc *d)
 {
 	bool dtrace = !*d->prov || !strcmp(d->prov, "dtrace");
 	bool profile = !*d->prov || !strcmp(d->prov, "profile");

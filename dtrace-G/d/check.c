@@ -690,11 +690,23 @@ uint32_t d_needs_of(const struct node *n)
 		m |= D_NEED_PPID;
 	if ((n->op == N_BUILTIN && (d_builtins[n->sub].id == B_UCALLER ||
 				    d_builtins[n->sub].id == B_USTACKDEPTH)) ||
-	    (n->op == N_FUNC && d_funcs[n->sub].id == F_USTACK) ||
+	    (n->op == N_FUNC && (d_funcs[n->sub].id == F_USTACK ||
+				  d_funcs[n->sub].id == F_JSTACK)) ||
 	    n->op == N_UREGS) /* the registers come with the stack */
 		m |= D_NEED_USTACK;
 	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_VTIMESTAMP)
 		m |= D_NEED_VTIME;
+	if (n->op == N_BUILTIN && (d_builtins[n->sub].id == B_UID ||
+				   d_builtins[n->sub].id == B_GID))
+		m |= D_NEED_CRED;
+	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_PSARGS)
+		m |= D_NEED_PSARGS;
+	if (n->op == N_BUILTIN && (d_builtins[n->sub].id == B_EUID ||
+				   d_builtins[n->sub].id == B_EGID))
+		m |= D_NEED_ECRED;
+	if (n->op == N_BUILTIN && (d_builtins[n->sub].id == B_PGID ||
+				   d_builtins[n->sub].id == B_SID))
+		m |= D_NEED_SESS;
 	m |= d_needs_of(n->a) | d_needs_of(n->b) | d_needs_of(n->c);
 	for (i = 0; i < n->nargs; i++)
 		m |= d_needs_of(n->args[i]);

@@ -12,7 +12,12 @@
  * d_compile() appends its clauses to the program, so several options
  * make one program with clauses in command-line order.  Probe
  * descriptions are taken as text (dt_lex.l's RGX_PSPEC characters) with
- * $macros substituted; the consumer matches them.  Statement actions are
+ * $macros substituted; the consumer matches them.  A description that
+ * names one of DTrace's probes this tracer does not have (the sched
+ * provider, proc's probes beyond create, exec-success and exit) is
+ * refused here with the reason (unsupp_desc()), -Z or not: where DTrace
+ * would trace it, nothing here could, and the compiler would otherwise
+ * stop first at the probe's typed args[].  Statement actions are
  * numbered as DTrace numbers them, so a run-time error names the same
  * "action #N".
  *
@@ -282,6 +287,7 @@ static struct d_prog *prog_new(void)
 
 	p->strsize = D_STRSIZE;
 	p->ustackframes = 100;
+	p->jstackframes = 50;
 	p->stackindent = 14;
 	p->nspec = 1;
 	p->rand_state = now_seed();
@@ -970,6 +976,94 @@ static char *subst_desc(struct parser *ps, const char *s, size_t n, int line,
 	return d_pool_strndup(ps, sb->b ? sb->b : "", sb->len);
 }
 
+/*
+ * DTrace's probes, by provider and name, that this tracer does not have,
+ * and why (name NULL: every probe of the provider).  A description whose
+ * provider field is one of these names, literally, and whose name field
+ * is one of its names, literally (or anything, for a NULL one), is
+ * refused: DTrace would trace it.  A pattern (proc:::, proc:::signal-*)
+ * matches the probes that exist here, as any description does.
+ */
+static const struct {
+	const char *prov, *name, *why;
+} unsupp_probes[] = {
+	{ "sched", NULL,
+	  "the sched provider is the Solaris dispatcher's (enqueue, "
+	  "dequeue, on-cpu, off-cpu, sleep, wakeup, ...), with its "
+	  "lwpsinfo_t, psinfo_t and cpuinfo_t as arguments; this tracer has "
+	  "no sched provider" },
+#define PROC_HAS "the proc provider here has create, exec-success and exit"
+	{ "proc", "signal-send",
+	  "its arguments are the receiving thread's lwpsinfo_t and "
+	  "process's psinfo_t and the signal, which no hit takes here; "
+	  PROC_HAS },
+	{ "proc", "signal-handle",
+	  "it fires as a thread takes a signal, with its siginfo_t and "
+	  "handler, which no hit takes here; " PROC_HAS },
+	{ "proc", "signal-discard",
+	  "its arguments are the discarding thread's lwpsinfo_t and "
+	  "process's psinfo_t, which no hit takes here; " PROC_HAS },
+	{ "proc", "signal-clear",
+	  "it fires as a thread's sigwait() clears a pending signal, which "
+	  "no hit sees here; " PROC_HAS },
+	{ "proc", "exec",
+	  "it fires before an exec with the path, which no hit takes here; "
+	  PROC_HAS },
+	{ "proc", "exec-failure",
+	  "it fires after a failed exec with the error, which no hit takes "
+	  "here; " PROC_HAS },
+	{ "proc", "fault",
+	  "it fires on a machine fault with its siginfo_t, which no hit "
+	  "takes here; " PROC_HAS },
+	{ "proc", "lwp-create", "threads are not traced by it here; " PROC_HAS },
+	{ "proc", "lwp-start", "threads are not traced by it here; " PROC_HAS },
+	{ "proc", "lwp-exit", "threads are not traced by it here; " PROC_HAS },
+	{ "proc", "start",
+	  "it fires in a new process before its first instruction, which no "
+	  "hit sees here; " PROC_HAS },
+#undef PROC_HAS
+};
+
+/*
+ * Refuse a description of one of unsupp_probes[].  spec says the field
+ * the text's last field is (1 provider ... 4 name, 0 as 4), the ones
+ * before it standing to its left, as DTrace reads -P, -m, -f and -n.
+ */
+static void unsupp_desc(struct parser *ps, const char *d, int spec, int line,
+			int col)
+{
+	const char *f[4] = { "", "", "", "" }, *q;
+	size_t len[4] = { 0, 0, 0, 0 };
+	int nf = 1, last = spec >= 1 && spec <= 4 ? spec - 1 : 3, k;
+
+	for (q = d; *q; q++)
+		if (*q == ':')
+			nf++;
+	if (nf > last + 1)
+		return; /* too many fields: the consumer says so */
+	k = last - nf + 1;
+	f[k] = d;
+	for (q = d;; q++)
+		if (*q == ':' || !*q) {
+			len[k] = (size_t)(q - f[k]);
+			if (!*q)
+				break;
+			f[++k] = q + 1;
+		}
+	for (size_t i = 0; i < sizeof(unsupp_probes) / sizeof(unsupp_probes[0]);
+	     i++) {
+		const char *pv = unsupp_probes[i].prov, *nm = unsupp_probes[i].name;
+
+		if (len[0] != strlen(pv) || strncmp(f[0], pv, len[0]) != 0)
+			continue;
+		if (nm && (len[3] != strlen(nm) || strncmp(f[3], nm, len[3])))
+			continue;
+		d_perrt(ps, D_IDENT_UNSUPP, line, col,
+			"probe description %s is not supported: %s", d,
+			unsupp_probes[i].why);
+	}
+}
+
 static void parse_pragma(struct parser *ps)
 {
 	struct lexpos *l = &ps->pos;
@@ -1081,6 +1175,7 @@ static void parse_clause(struct parser *ps, struct clause *c)
 		}
 		descs = d_pool_grow(ps, descs, nd, sizeof(*descs));
 		descs[nd++] = subst_desc(ps, s, (size_t)(l->p - s), line, col);
+		unsupp_desc(ps, descs[nd - 1], c->spec, line, col);
 		d_lx_skip(ps);
 		if (*l->p != ',')
 			break;
@@ -1154,6 +1249,7 @@ static void compile_unit(struct parser *ps, const char *src)
 		c.spec = o->spec;
 		c.descs = d_ar_alloc(&p->pool, sizeof(*c.descs));
 		c.descs[0] = subst_desc(ps, s, (size_t)(e - s), 1, 1);
+		unsupp_desc(ps, c.descs[0], c.spec, 1, 1);
 		c.ndescs = 1;
 		add_clause(ps, &c);
 	} else {
@@ -1389,8 +1485,6 @@ static const struct {
 	{ "bufpolicy", "the buffers are rings read as they fill (switch)" },
 	{ "bufresize", "the buffers are never resized" },
 	{ "stackframes", "kernel stacks (stack()) are not recorded" },
-	{ "jstackframes", "jstack() is not supported" },
-	{ "jstackstrsize", "jstack() is not supported" },
 	{ "cpu", "every CPU is traced" },
 	{ "grabanon", "there is no anonymous tracing state to grab" },
 	{ "temporal", "each read of the buffers is printed in time order "

@@ -181,6 +181,11 @@ enum {
 	B_UCALLER,
 	B_CALLER,
 	B_USTACKDEPTH,
+	B_PSARGS, /* curpsinfo->pr_psargs (func.c) */
+	B_EUID,	  /* curpsinfo->pr_euid */
+	B_EGID,	  /* curpsinfo->pr_egid */
+	B_PGID,	  /* curpsinfo->pr_pgid */
+	B_SID,	  /* curpsinfo->pr_sid */
 };
 
 /* The builtin variables (func.c): a name, its B_ id, and its type. */
@@ -215,6 +220,7 @@ enum {
 	F_PROGENYOF,
 	F_SPECULATION,
 	F_USTACK,
+	F_JSTACK,
 	F_UFUNC,
 	F_UMOD,
 	F_USYM,
@@ -468,8 +474,9 @@ struct d_prog {
 	uint64_t spec_unavail_told, spec_drops_told; /* reported */
 	uint64_t drops_told_at;
 	size_t strsize;
-	/* stack.c: ustackframes, stackindent, srcline */
+	/* stack.c: ustackframes, jstackframes, stackindent, srcline */
 	unsigned ustackframes;
+	unsigned jstackframes;
 	int stackindent;
 	bool srcline;
 	int exit_status;

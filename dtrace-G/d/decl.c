@@ -322,12 +322,19 @@ bool d_scoped_name(struct parser *ps, char **obj, char **name)
 }
 
 /* An enumerator of the traced programs (of obj's, when not NULL): its
- * value, or false when none declares it. */
+ * value, or false when none declares it.  Unscoped, boolean_t's
+ * B_FALSE and B_TRUE (d_cast_type()) come first, as DTrace finds the
+ * kernel's enumerators before a program's. */
 bool d_enumerator(struct parser *ps, const char *obj, const char *name,
 		  const struct tok *at, int64_t *v)
 {
 	const struct d_ctype *t;
 
+	if (!obj && (strcmp(name, "B_FALSE") == 0 ||
+		     strcmp(name, "B_TRUE") == 0)) {
+		*v = name[2] == 'T';
+		return true;
+	}
 	if (!ps->o || !ps->o->ctype)
 		return false;
 	t = ctype_lookup(ps, obj, D_CT_ENUMERATOR, name, at, NULL);
@@ -674,7 +681,13 @@ static const struct d_ctype *typedef_at(struct parser *ps, bool move)
 	return t;
 }
 
-/* A type name for a cast: size and signedness, or false. */
+/*
+ * A type name for a cast: size and signedness, or false.  boolean_t is
+ * DTrace's from the Solaris kernel's <sys/types.h>, typedef enum {
+ * B_FALSE, B_TRUE } boolean_t: an enum, so a signed int (its
+ * enumerators are d_enumerator()'s); DTrace finds it in the kernel's
+ * types before a traced program's, and so does this table.
+ */
 bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg)
 {
 	static const struct {
@@ -690,6 +703,7 @@ bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg)
 		{ "gid_t", 4, 0 },     { "off_t", 8, 1 },    { "_Bool", 1, 0 },
 		{ "bool", 1, 0 },      { "uint_t", 4, 0 },   { "ulong_t", 8, 0 },
 		{ "signed", 4, 1 },    { "unsigned", 4, 0 },
+		{ "boolean_t", 4, 1 },
 	};
 	unsigned i;
 

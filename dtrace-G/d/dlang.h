@@ -215,7 +215,7 @@ int d_set_option(struct d_prog *prog, const char *name, const char *value,
 		 char *msg, size_t msglen);
 /*
  * Options DTrace's reference lists that cannot apply here (aggsize,
- * dynvarsize, jstackframes, cpu, grabanon, ...) are accepted; this
+ * dynvarsize, cpu, grabanon, ...) are accepted; this
  * prints one warning for each one set ("dtrace: option cpu has no
  * effect here: every CPU is traced"), after the options are applied.
  */
@@ -259,6 +259,19 @@ uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
 #define D_NEED_USTACK 0x40000u
 /* vtimestamp: the thread's on-CPU time, kept by the backend (vtime.c) */
 #define D_NEED_VTIME 0x80000u
+/* uid, gid (curpsinfo's pr_uid, pr_gid): the firing thread's real ids at
+ * the hit, where the backend takes them (bpf.c), else the process's as
+ * dtrace read them (records.c) */
+#define D_NEED_CRED 0x100000u
+/* curpsinfo->pr_psargs: the process's arguments at the hit, which the
+ * BPF backend copies (consumer/psargs.c) */
+#define D_NEED_PSARGS 0x200000u
+/* curpsinfo->pr_euid, pr_egid: the effective ids at the hit, which the
+ * BPF backend reads (consumer/psargs.c) */
+#define D_NEED_ECRED 0x400000u
+/* curpsinfo->pr_pgid, pr_sid: the process group and session at the hit
+ * (consumer/psargs.c) */
+#define D_NEED_SESS 0x800000u
 uint32_t d_clause_needs(const struct d_prog *prog, unsigned clause);
 
 /*
@@ -366,6 +379,18 @@ struct d_fire {
 	 * or NULL where the firing has none.
 	 */
 	const uint64_t *uregs;
+	/* curpsinfo->pr_psargs (D_NEED_PSARGS): the arguments joined by
+	 * blanks, at most 79 bytes, as the hit found them; NULL where the
+	 * firing has none (a run-time illegal operation) */
+	const char *psargs;
+	/* curpsinfo->pr_euid, pr_egid (D_NEED_ECRED), when ecred is set
+	 * (else a run-time illegal operation) */
+	bool ecred;
+	uid_t euid;
+	gid_t egid;
+	/* curpsinfo->pr_pgid, pr_sid (D_NEED_SESS), when sess is set */
+	bool sess;
+	pid_t pgid, sid;
 };
 #define D_UREGS_N 17
 

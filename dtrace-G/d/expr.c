@@ -113,9 +113,6 @@ static const struct {
 } unsupp_funcs[] = {
 	{"stack", "kernel stacks are not recorded (ustack( ) is the user "
 		  "stack)"},
-	{"jstack", "it is ustack( ) with the frames a ustack helper "
-		   "(a JVM's, an interpreter's) annotates, and no helper "
-		   "is loaded here: ustack( ) gives the native frames"},
 	{"func", "it names a kernel address (ufunc( ) names a user one)"},
 	{"sym", "it names a kernel address (usym( ) names a user one)"},
 	{"mod", "it names a kernel address (umod( ) names a user one)"},
@@ -148,9 +145,9 @@ bool d_is_action_name(const char *s)
 
 /*
  * (name) operand, name no type nor variable: a cast to a type this D
- * does not know (boolean_t, a Solaris kernel type the DTraceToolkit's
- * Java scripts cast to), which C's grammar reads as a syntax error at
- * the operand.  Said so, at that operand as DTrace has it, rather than
+ * does not know (a Solaris kernel type such as kthread_t, a traced
+ * program's without debug information), which C's grammar reads as a
+ * syntax error at the operand.  Said so, at that operand as DTrace has it, rather than
  * a bare "syntax error near" the operand.  ps->tk is the token after
  * the '('; the caller restores the position when this returns.
  */
@@ -181,7 +178,7 @@ static void unknown_cast(struct parser *ps)
 		"syntax error near \"%.*s\": %s is not a type name, so "
 		"(%s) is no cast (D's types, the script's typedefs and the "
 		"traced program's are known; Solaris kernel types such as "
-		"boolean_t are not)",
+		"kthread_t are not)",
 		(int)(op.end - op.start), op.start, name.s, name.s);
 }
 

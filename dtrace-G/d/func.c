@@ -77,17 +77,27 @@ const struct d_builtin d_builtins[] = {
 	/* the kernel's caller: a user probe has none here (run.c) */
 	{ "caller", B_CALLER, 0, 8, 0 },
 	{ "ustackdepth", B_USTACKDEPTH, 0, 4, 0 },
+	/* no identifier: curpsinfo->pr_psargs stands for it */
+	{ "curpsinfo->pr_psargs", B_PSARGS, 1, 8, 0 },
+	{ "curpsinfo->pr_euid", B_EUID, 0, 4, 0 },
+	{ "curpsinfo->pr_egid", B_EGID, 0, 4, 0 },
+	{ "curpsinfo->pr_pgid", B_PGID, 0, 4, 1 },
+	{ "curpsinfo->pr_sid", B_SID, 0, 4, 1 },
 };
 
 /*
  * curpsinfo->FIELD: DTrace's psinfo_t of the firing process, for the
  * fields a hit records: each is the builtin variable with the same value
  * (pr_fname, a char[16] in DTrace, reads as execname, the same name cut
- * to 15 bytes).  The others are refused: pr_psargs, pr_argc, pr_argv
- * and pr_envp are read from the process's memory in DTrace at the hit,
- * pr_euid, pr_egid, pr_pgid, pr_sid from its credentials and session,
- * none of which a hit records here; the rest are Solaris's (zones,
- * projects, tasks, pools, contracts) or accounting a hit does not take.
+ * to 15 bytes); pr_psargs (DTrace's char[80], the arguments joined by
+ * blanks) is the process's argument area, pr_euid and pr_egid the
+ * thread's effective ids, pr_pgid and pr_sid its process group and
+ * session, as the BPF backend's record copies them at the hit (the
+ * consumer's psargs.c).  The others are refused: pr_argc, pr_argv and
+ * pr_envp are read from the process's memory in DTrace, which a hit
+ * does not record here; the rest
+ * are Solaris's (zones, projects, tasks, pools, contracts) or
+ * accounting a hit does not take.
  */
 static const struct {
 	const char *field, *builtin;
@@ -97,13 +107,18 @@ static const struct {
 	{ "pr_uid", "uid" },
 	{ "pr_gid", "gid" },
 	{ "pr_fname", "execname" },
+	{ "pr_psargs", "curpsinfo->pr_psargs" },
+	{ "pr_euid", "curpsinfo->pr_euid" },
+	{ "pr_egid", "curpsinfo->pr_egid" },
+	{ "pr_pgid", "curpsinfo->pr_pgid" },
+	{ "pr_sid", "curpsinfo->pr_sid" },
 };
 
 static const char *const psinfo_unsupp[] = {
-	"pr_flag",  "pr_nlwp",	 "pr_pgid",    "pr_sid",     "pr_euid",
-	"pr_egid",  "pr_addr",	 "pr_size",    "pr_rssize",  "pr_ttydev",
+	"pr_flag",  "pr_nlwp",
+	"pr_addr",	 "pr_size",    "pr_rssize",  "pr_ttydev",
 	"pr_pctcpu", "pr_pctmem", "pr_start",  "pr_time",    "pr_ctime",
-	"pr_psargs", "pr_wstat", "pr_argc",    "pr_argv",    "pr_envp",
+	"pr_wstat", "pr_argc",    "pr_argv",    "pr_envp",
 	"pr_dmodel", "pr_taskid", "pr_projid", "pr_nzomb",   "pr_poolid",
 	"pr_zoneid", "pr_contract", "pr_lwp",
 };
@@ -133,8 +148,9 @@ struct node *d_psinfo_member(struct parser *ps, const struct tok *t)
 				d_perrt(ps, D_IDENT_UNSUPP, f.line, f.col,
 					"curpsinfo->%s is not supported: a "
 					"hit records the process's pr_pid, "
-					"pr_ppid, pr_uid, pr_gid and "
-					"pr_fname only",
+					"pr_ppid, pr_pgid, pr_sid, pr_uid, "
+					"pr_gid, pr_euid, pr_egid, pr_fname "
+					"and pr_psargs only",
 					f.s);
 		d_perrt(ps, D_TYPE_MEMBER, f.line, f.col,
 			"%s is not a member of psinfo_t", f.s);
@@ -176,6 +192,7 @@ const struct d_func d_funcs[] = {
 	{ "speculation", F_SPECULATION, 0, 0, "", 'i', 4, 1 },
 	/* stack.c: their values print as stacks and names */
 	{ "ustack", F_USTACK, 0, 2, "ii", 's', 8, 0 },
+	{ "jstack", F_JSTACK, 0, 2, "ii", 's', 8, 0 },
 	{ "ufunc", F_UFUNC, 1, 1, "i", 's', 8, 0 },
 	{ "umod", F_UMOD, 1, 1, "i", 's', 8, 0 },
 	{ "usym", F_USYM, 1, 1, "i", 's', 8, 0 },
@@ -483,7 +500,7 @@ int d_check_func(struct parser *ps, struct node *n, bool strict)
 			       fn->name, i + 1, proto_name(want),
 			       d_kind_name(k));
 	}
-	if (fn->id == F_USTACK)
+	if (fn->id == F_USTACK || fn->id == F_JSTACK)
 		d_stack_check(ps, n);
 	if (fn->ret == 'v' && ps->void_ok != n)
 		d_perrt(ps, D_FUNC_VOID, n->line, n->col,
@@ -835,6 +852,7 @@ static struct dv eval_func(struct ectx *x, const struct node *n,
 	case F_SPECULATION:
 		return d_dv_int(d_spec_alloc(x->p), 4, true);
 	case F_USTACK:
+	case F_JSTACK:
 	case F_UFUNC:
 	case F_UMOD:
 	case F_USYM:

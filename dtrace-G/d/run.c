@@ -295,6 +295,23 @@ static struct dv builtin(struct ectx *x, int id)
 	case B_EXECNAME:
 		/* the process names itself (prctl): tainted */
 		return d_dv_tstr(f->execname ? f->execname : "");
+	case B_EUID:
+	case B_EGID:
+		if (!f->ecred)
+			d_fault(x, FLT_ILLOP, 0);
+		return d_dv_int(d_builtins[id].id == B_EUID ? (int64_t)f->euid
+							    : (int64_t)f->egid,
+				4, false);
+	case B_PGID:
+	case B_SID:
+		if (!f->sess)
+			d_fault(x, FLT_ILLOP, 0);
+		return d_dv_int(d_builtins[id].id == B_PGID ? f->pgid : f->sid,
+				4, true);
+	case B_PSARGS: /* the process writes its arguments: tainted */
+		if (!f->psargs)
+			d_fault(x, FLT_ILLOP, 0);
+		return d_dv_tstr(f->psargs);
 	case B_TIMESTAMP:
 		return d_dv_int((int64_t)f->timestamp, 8, false);
 	case B_VTIMESTAMP:

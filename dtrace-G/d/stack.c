@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * stack.c - user stacks and the names of user addresses in the D
- * language (dtrace-G/d/): ustack([nframes [, strsize]]), ucaller,
+ * language (dtrace-G/d/): ustack([nframes [, strsize]]), jstack(), ucaller,
  * ustackdepth (the frames the consumer unwinds, at most 1024), ufunc(pc), umod(pc), usym(pc), uaddr(pc), printf's %A, %a and %k,
  * their options, and how they print; uregs[], the registers the
  * consumer takes with a firing's stack.
@@ -44,8 +44,16 @@
  * A name prints as "  %-50s", also when quiet.  In JSON output a stack
  * is an array of frames.
  *
+ * jstack() is DTrace's ustack() with the frames a process's ustack
+ * helper (a JVM's, an interpreter's) annotates.  No helper runs here:
+ * none is registered (a DOF's helper sections are not loaded, and no
+ * runtime builds one for Linux), so it is what DTrace's is for a
+ * process without one, ustack()'s frames, its default count
+ * jstackframes'; the strsize of both, a helper's room, is unused.
+ *
  * Options: ustackframes (frames of ustack() without an argument, 100),
- * maxframes (the most frames any ustack() gives),
+ * jstackframes (jstack()'s, 50), jstackstrsize (accepted),
+ * maxframes (the most frames any ustack() or jstack() gives),
  * stackindent, srcline, and for the consumer mangled (names as the
  * symbol tables have them, not demangled) and ustacksize (bytes of
  * stack each hit copies, 1k to 16k, 8k by default).
@@ -110,11 +118,20 @@ int d_stack_option(struct d_prog *p, const char *name, const char *value,
 			return bad_value(name, value, " (1 to 1000)", msg,
 					 msglen);
 		p->maxframes = (unsigned)v;
-	} else if (!strcmp(name, "ustackframes")) {
+	} else if (!strcmp(name, "ustackframes") ||
+		   !strcmp(name, "jstackframes")) {
 		if (uint_value(value, D_USTACKFRAMES_MAX, &v) < 0 || !v)
 			return bad_value(name, value, " (1 to 1000)", msg,
 					 msglen);
-		p->ustackframes = (unsigned)v;
+		if (name[0] == 'u')
+			p->ustackframes = (unsigned)v;
+		else
+			p->jstackframes = (unsigned)v;
+	} else if (!strcmp(name, "jstackstrsize")) {
+		/* the room for a helper's strings: none is run here */
+		if (uint_value(value, 65536, &v) < 0)
+			return bad_value(name, value, " (0 to 65536)", msg,
+					 msglen);
 	} else if (!strcmp(name, "stackindent")) {
 		if (uint_value(value, 1000, &v) < 0)
 			return bad_value(name, value, "", msg, msglen);
@@ -141,7 +158,8 @@ int d_stack_option(struct d_prog *p, const char *name, const char *value,
 
 bool d_stack_func(int id)
 {
-	return id == F_USTACK || id == F_UFUNC || id == F_UMOD ||
+	return id == F_USTACK || id == F_JSTACK || id == F_UFUNC ||
+	       id == F_UMOD ||
 	       id == F_USYM || id == F_UADDR;
 }
 
@@ -157,9 +175,10 @@ void d_stack_check(struct parser *ps, const struct node *n)
 		if (a->op != N_INT || a->ival < (i ? 0 : 1) ||
 		    a->ival > (i ? 65536 : D_USTACKFRAMES_MAX))
 			d_perrt(ps, D_USTACK_FRAMES, a->line, a->col,
-			       "ustack( ) argument #%u must be a %s integer "
+			       "%s( ) argument #%u must be a %s integer "
 			       "constant%s",
-			       i + 1, i ? "non-negative" : "positive",
+			       d_funcs[n->sub].name, i + 1,
+			       i ? "non-negative" : "positive",
 			       i ? "" : " (at most 1000)");
 	}
 }
@@ -225,7 +244,10 @@ static struct dv eval_ustack(struct ectx *x, const struct node *n,
 			     const struct dv *a)
 {
 	const struct d_fire *f = x->f;
-	unsigned max = n->nargs ? (unsigned)a[0].i : x->p->ustackframes, cnt;
+	unsigned max = n->nargs		       ? (unsigned)a[0].i
+		       : d_funcs[n->sub].id == F_JSTACK ? x->p->jstackframes
+						       : x->p->ustackframes,
+		 cnt;
 	size_t cut;
 	uint64_t *pcs;
 	struct sbuf sb = {0};
@@ -260,7 +282,7 @@ struct dv d_stack_eval(struct ectx *x, const struct node *n,
 	uint64_t pc;
 	bool found;
 
-	if (id == F_USTACK)
+	if (id == F_USTACK || id == F_JSTACK)
 		return eval_ustack(x, n, a);
 	pc = (uint64_t)a[0].i;
 	found = lookup(x, pc, 0, &s);

@@ -141,6 +141,8 @@ static __always_inline int kprov_task_uregs(__u64 *R)
 /*
  * One hit of kernel probe ev: its plan, then (unless the plan was all)
  * its record: struct ubpf_rec, struct ubpf_kctx, nargs arguments, the
+ * vtimestamp, the effective ids, the process group and session and the
+ * argument area where the run reads them, the
  * strings of strmask, and where ustk (KiB) is set and R (the user
  * registers) is not NULL, the user stack.
  */
@@ -190,6 +192,12 @@ static __always_inline void kprov_emit(__u32 ev, __u64 pt, const __u64 *args,
 	off = sizeof(*h) + sizeof(*x) + 8 * nargs;
 	if (vtime_on) /* the thread's on-CPU time (vtime.bpf.h) */
 		off = vtime_rec(s, off, h);
+	if (ecred_cred) /* one reads pr_euid or pr_egid (usdt.bpf.c) */
+		off = ecred_rec(s, off, h);
+	if (sess_sig) /* one reads pr_pgid or pr_sid */
+		off = sess_rec(s, off, h);
+	if (psargs_mm) /* a clause reads pr_psargs (usdt.bpf.c) */
+		off = psargs_rec(s, off, h);
 	for (i = 0; i < KP_NARGS; i++) {
 		__u16 *lp;
 		long n;

@@ -24,7 +24,12 @@
  * same object and write the same ring buffer (kprov.bpf.h).
  * A clause that reads ustack() has the record carry the user registers
  * and a copy of the stack (ustack_copy()), which dtrace unwinds; one
- * that reads vtimestamp, the thread's on-CPU time (vtime.bpf.h).
+ * that reads vtimestamp, the thread's on-CPU time (vtime.bpf.h); one
+ * that reads uid or gid, the thread's real ids (cred_rec()); one that
+ * reads curpsinfo->pr_psargs, the process's argument area (psargs_rec());
+ * one that reads pr_euid or pr_egid, the effective ids (ecred_rec());
+ * one that reads ppid, the parent's pid (ppid_rec()); one that reads
+ * pr_pgid or pr_sid, the process group and session (sess_rec()).
  *
  * Registers.  For a uprobe the program's context is the thread's
  * struct pt_regs, whose x86-64 layout is the ptrace one (struct ureg
@@ -303,6 +308,179 @@ static __always_inline __u32 ustack_copy(struct scratch *s, __u32 off,
  * (vtime.bpf.h).  usdt_hit() and usdt_hit_vt() are its two programs,
  * so a run without vtimestamp loads the code it loaded before.
  */
+/*
+ * The firing thread's real uid and gid, as bpf_get_current_uid_gid()
+ * has them in the initial user namespace (DTrace's uid is the real one),
+ * at off; the record flagged UBPF_RF_CRED.  The offset after them.
+ */
+static __always_inline __u32 cred_rec(struct scratch *s, __u32 off,
+				      struct ubpf_rec *h)
+{
+	__u64 ug = bpf_get_current_uid_gid();
+
+	if (off > UBPF_SCRATCH / 2 - 8)
+		return off;
+	*(__u32 *)(s->b + off) = (__u32)ug;
+	*(__u32 *)(s->b + off + 4) = (__u32)(ug >> 32);
+	h->flags |= UBPF_RF_CRED;
+	return off + 8;
+}
+
+/*
+ * Set by the loader (../bpf.c, from ../psargs.c): the offsets + 1 of
+ * task_struct's mm and mm_struct's arg_start and arg_end, from the
+ * kernel's BTF; 0 while a run reads no pr_psargs.
+ */
+const volatile __u32 psargs_mm = 0, psargs_as = 0, psargs_ae = 0;
+
+/*
+ * The first UBPF_PSARGS bytes of the current process's argument area
+ * (its argv strings, each ending in a NUL, as exec laid them out and
+ * as the process may have rewritten them since), at off with a 2-byte
+ * length before them; the record flagged UBPF_RF_PSARGS.  Nothing, and
+ * no flag, when the area cannot be read (a kernel thread, a fault).
+ */
+static __always_inline __u32 psargs_rec(struct scratch *s, __u32 off,
+					struct ubpf_rec *h)
+{
+	__u64 task = bpf_get_current_task(), mm = 0, as = 0, ae = 0;
+	__u32 n;
+	__u16 *lp;
+
+	if (!psargs_mm || !psargs_as || !psargs_ae)
+		return off;
+	if (bpf_probe_read_kernel(&mm, 8, (void *)(task + psargs_mm - 1)) ||
+	    !mm ||
+	    bpf_probe_read_kernel(&as, 8, (void *)(mm + psargs_as - 1)) ||
+	    bpf_probe_read_kernel(&ae, 8, (void *)(mm + psargs_ae - 1)) ||
+	    ae <= as)
+		return off;
+	n = ae - as > UBPF_PSARGS ? UBPF_PSARGS : (__u32)(ae - as);
+	off &= UBPF_SCRATCH / 2 - 1;
+	lp = (__u16 *)(s->b + off);
+	if (n < 1 || n > UBPF_PSARGS ||
+	    bpf_probe_read_user(s->b + off + 2, n, (const void *)as))
+		return off;
+	*lp = (__u16)n;
+	h->flags |= UBPF_RF_PSARGS;
+	return off + 2 + n;
+}
+
+/*
+ * Set by the loader (../bpf.c, from ../psargs.c): the offsets + 1 of
+ * task_struct's real_parent and tgid; 0 while a run reads no ppid.
+ */
+const volatile __u32 ppid_rp = 0, ppid_tgid = 0;
+
+/*
+ * The firing thread's parent process's pid (real_parent's tgid: the
+ * reaper's once the parent has exited), at off with 4 zero bytes; the
+ * record flagged UBPF_RF_PPID.  Nothing, and no flag, when it cannot be
+ * read.
+ */
+static __always_inline __u32 ppid_rec(struct scratch *s, __u32 off,
+				      struct ubpf_rec *h)
+{
+	__u64 task = bpf_get_current_task(), parent = 0;
+	__u32 tgid = 0;
+
+	if (!ppid_rp || !ppid_tgid || off > UBPF_SCRATCH / 2 - 8)
+		return off;
+	if (bpf_probe_read_kernel(&parent, 8, (void *)(task + ppid_rp - 1)) ||
+	    !parent ||
+	    bpf_probe_read_kernel(&tgid, 4, (void *)(parent + ppid_tgid - 1)))
+		return off;
+	*(__u32 *)(s->b + off) = tgid;
+	*(__u32 *)(s->b + off + 4) = 0;
+	h->flags |= UBPF_RF_PPID;
+	return off + 8;
+}
+
+/*
+ * Set by the loader (../bpf.c, from ../psargs.c): the offsets + 1 of
+ * task_struct's signal, signal_struct's pids, struct pid's numbers and
+ * struct upid's nr; 0 while a run reads neither pr_pgid nor pr_sid.
+ */
+const volatile __u32 sess_sig = 0, sess_pids = 0, sess_nums = 0,
+		     sess_nr = 0;
+
+/* the kernel's enum pid_type (4.19 on): the slots of signal->pids */
+#define SESS_PGID 2
+#define SESS_SID 3
+
+/* The global id (level 0) of the struct pid at signal->pids[type]. */
+static __always_inline int sess_id(__u64 sig, int type, __u32 *id)
+{
+	__u64 pid = 0;
+
+	if (bpf_probe_read_kernel(&pid, 8,
+				  (void *)(sig + sess_pids - 1 + 8 * type)) ||
+	    !pid)
+		return -1;
+	return bpf_probe_read_kernel(id, 4,
+				     (void *)(pid + sess_nums - 1 + sess_nr -
+					      1))
+		       ? -1
+		       : 0;
+}
+
+/*
+ * The process group's and session's ids of the firing process, 4 bytes
+ * each, at off; the record flagged UBPF_RF_SESS.  Nothing, and no flag,
+ * when they cannot be read.
+ */
+static __always_inline __u32 sess_rec(struct scratch *s, __u32 off,
+				      struct ubpf_rec *h)
+{
+	__u64 task = bpf_get_current_task(), sig = 0;
+	__u32 pg = 0, sd = 0;
+
+	if (!sess_sig || !sess_pids || !sess_nums || !sess_nr ||
+	    off > UBPF_SCRATCH / 2 - 8)
+		return off;
+	if (bpf_probe_read_kernel(&sig, 8, (void *)(task + sess_sig - 1)) ||
+	    !sig || sess_id(sig, SESS_PGID, &pg) || sess_id(sig, SESS_SID, &sd))
+		return off;
+	*(__u32 *)(s->b + off) = pg;
+	*(__u32 *)(s->b + off + 4) = sd;
+	h->flags |= UBPF_RF_SESS;
+	return off + 8;
+}
+
+/*
+ * Set by the loader (../bpf.c, from ../psargs.c): the offsets + 1 of
+ * task_struct's cred (the effective credentials) and struct cred's
+ * euid and egid; 0 while a run reads neither.
+ */
+const volatile __u32 ecred_cred = 0, ecred_euid = 0, ecred_egid = 0;
+
+/*
+ * The firing thread's effective uid and gid (the kernel's kuid_t and
+ * kgid_t, the ids of the initial namespace, as bpf_get_current_uid_gid()
+ * gives the real ones), at off; the record flagged UBPF_RF_ECRED.
+ * Nothing, and no flag, when they cannot be read.
+ */
+static __always_inline __u32 ecred_rec(struct scratch *s, __u32 off,
+				       struct ubpf_rec *h)
+{
+	__u64 task = bpf_get_current_task(), cred = 0;
+	__u32 eu = 0, eg = 0;
+
+	if (!ecred_cred || !ecred_euid || !ecred_egid ||
+	    off > UBPF_SCRATCH / 2 - 8)
+		return off;
+	if (bpf_probe_read_kernel(&cred, 8,
+				  (void *)(task + ecred_cred - 1)) ||
+	    !cred ||
+	    bpf_probe_read_kernel(&eu, 4, (void *)(cred + ecred_euid - 1)) ||
+	    bpf_probe_read_kernel(&eg, 4, (void *)(cred + ecred_egid - 1)))
+		return off;
+	*(__u32 *)(s->b + off) = eu;
+	*(__u32 *)(s->b + off + 4) = eg;
+	h->flags |= UBPF_RF_ECRED;
+	return off + 8;
+}
+
 static __always_inline int usdt_fire(struct ureg *ctx, const int vt)
 {
 	__u32 ev, zero = 0;
@@ -354,6 +532,16 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt)
 	off = sizeof(*h) + 8 * nargs;
 	if (vt) /* the thread's on-CPU time (vtime.bpf.h) */
 		off = vtime_rec(s, off, h);
+	if (e->cred)
+		off = cred_rec(s, off, h);
+	if (e->ppid)
+		off = ppid_rec(s, off, h);
+	if (e->ecred)
+		off = ecred_rec(s, off, h);
+	if (e->sess)
+		off = sess_rec(s, off, h);
+	if (e->psargs)
+		off = psargs_rec(s, off, h);
 	for (i = 0; i < UBPF_MAXARGS; i++) {
 		__u16 *lp;
 		long n;

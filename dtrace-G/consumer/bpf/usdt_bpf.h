@@ -20,7 +20,22 @@
  * many bytes of the thread's stack from its rsp (../ustack.c unwinds it).
  * When a clause reads vtimestamp (vtime.bpf.h), every record has, flagged
  * UBPF_RF_VTIME, the thread's on-CPU time in 8 bytes right after the
- * arguments (before the strings).
+ * arguments (before the strings).  When one reads uid or gid (the
+ * event's cred), every record has, flagged UBPF_RF_CRED, the thread's
+ * real uid and gid at the hit, 4 bytes each, after those (before the
+ * strings).  When one reads ppid or calls progenyof() (the event's
+ * ppid), every record whose thread's parent could be read has, flagged
+ * UBPF_RF_PPID, the parent process's pid and 4 zero bytes after those.
+ * When one reads curpsinfo->pr_pgid or pr_sid (the event's sess), every
+ * record whose process's session could be read has, flagged
+ * UBPF_RF_SESS, its process group's and session's ids after those.
+ * When one reads curpsinfo->pr_euid or pr_egid (the event's
+ * ecred), every record whose thread's credentials could be read has,
+ * flagged UBPF_RF_ECRED, its effective uid and gid, 4 bytes each, after
+ * those.  When one reads curpsinfo->pr_psargs (the event's psargs),
+ * a record whose process's argument area could be read has, flagged
+ * UBPF_RF_PSARGS, a 2-byte length and at most UBPF_PSARGS bytes of it
+ * after those (../psargs.c makes them DTrace's pr_psargs).
  */
 #ifndef USDT_BPF_H
 #define USDT_BPF_H
@@ -39,6 +54,12 @@
 #define UBPF_MEMMAX 256	    /* bytes of one copyin() copied at hit time */
 #define UBPF_RF_USTACK 0x2 /* struct ubpf_rec's flags, beside kagg_bpf.h's */
 #define UBPF_RF_VTIME 0x4  /* 8 bytes after the arguments: vtimestamp */
+#define UBPF_RF_CRED 0x8   /* then 8 more: the uid and the gid */
+#define UBPF_RF_PSARGS 0x10 /* then the argument area's first bytes */
+#define UBPF_RF_ECRED 0x20  /* before those: the euid and the egid */
+#define UBPF_RF_PPID 0x40   /* before those: the parent's pid */
+#define UBPF_RF_SESS 0x80   /* then the process group's and session's */
+#define UBPF_PSARGS 80	    /* DTrace's PRARGSZ */
 #define UBPF_VTIME_MAX 16384 /* live threads vtime.bpf.h keeps a clock for */
 
 /* argument kinds */
@@ -88,6 +109,11 @@ struct ubpf_ev {
 	__u16 memmask;
 	__u16 memlen[UBPF_MAXARGS]; /* at most UBPF_MEMMAX */
 	__u8 memarg;
+	__u8 cred; /* the uid and gid at the hit (UBPF_RF_CRED) */
+	__u8 psargs; /* the argument area at the hit (UBPF_RF_PSARGS) */
+	__u8 ecred;  /* the euid and egid at the hit (UBPF_RF_ECRED) */
+	__u8 ppid;   /* the parent's pid at the hit (UBPF_RF_PPID) */
+	__u8 sess;   /* the pgid and sid at the hit (UBPF_RF_SESS) */
 };
 
 /* A record's fixed part. */

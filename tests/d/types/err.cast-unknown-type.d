@@ -1,6 +1,6 @@
 /* a cast to a type D does not know names it (was a bare "syntax error
- * near arg0"): boolean_t, as the DTraceToolkit's j_calldist.d casts */
+ * near arg0"): kthread_t, a Solaris kernel type */
 BEGIN
 {
-	self->full = (boolean_t)arg0;
+	self->t = (kthread_t)arg0;
 }

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+/*
+ * psargs.c - D's curpsinfo->pr_psargs, for the consumer's side: the
+ * firing process's arguments, joined by blanks, at most 79 bytes, as
+ * DTrace's psinfo_t has them (pr_psargs, char[PRARGSZ] = 80); and
+ * pr_euid and pr_egid, the firing thread's effective ids, which come the
+ * same way (the BPF record, UBPF_RF_ECRED: task_struct's cred, struct
+ * cred's euid and egid, at the offsets the BTF gives; ecred_offs()),
+ * are dtrace's own at BEGIN, END and tick-N, and are refused the same
+ * way elsewhere (ecred_check()); so do pr_pgid and pr_sid, the process
+ * group's and session's ids (signal_struct's pids; sess_offs(),
+ * sess_check()).  ppid gets the same help where a
+ * clause reads it (ppid_offs(): real_parent's tgid at the hit,
+ * UBPF_RF_PPID), with no refusal: records.c finds it otherwise.
+ *
+ * Where it comes from.  A probe in a traced process: the BPF backend's
+ * program reads, at the hit, the first 80 bytes of the process's
+ * argument area (task_struct's mm, mm_struct's arg_start to arg_end:
+ * the argv strings exec laid out, each ending in a NUL), at offsets the
+ * kernel's BTF gives (psargs_offs()), into the record (bpf/usdt.bpf.c's
+ * psargs_rec()); psargs_text() turns them into DTrace's text.  That is
+ * the area ps(1) shows: a process that rewrites its argv (a
+ * setproctitle()) shows what it wrote, where Solaris keeps a copy made
+ * at exec.  BEGIN, END and tick-N fire in dtrace itself: its own
+ * arguments (psargs_self()).
+ *
+ * The other backends cannot give it.  Uprobe events' perf samples and
+ * the fasttrap module's records carry no process memory but the
+ * arguments', and reading /proc/PID/cmdline when the record is read
+ * would give what the process holds then, or nothing once it has
+ * exited: a script whose traced probes read pr_psargs is refused before
+ * anything is enabled (psargs_check()), naming the backend, rather than
+ * given the arguments of another moment.  The kernel providers' records
+ * (syscall, profile, proc: bpf/kprov.bpf.h) copy it as the USDT
+ * records do, so proc:::exec-success gives the new image's.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "consumer_impl.h"
+#include "kprov.h" /* kp_btf_member() */
+#ifdef HAVE_BPF
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#endif
+
+#define PRARGSZ 80
+
+/* a clause reads what need says at a probe of a traced process */
+static bool wanted(const struct consumer *c, uint32_t need)
+{
+	for (unsigned ci = 0; c->prog && ci < c->nclauses; ci++) {
+		if (!(d_clause_needs(c->prog, ci) & need))
+			continue;
+		for (unsigned j = 0; j < c->ndescs[ci]; j++)
+			if (!desc_self(&c->descs[ci][j]))
+				return true;
+	}
+	return false;
+}
+
+bool psargs_wanted(const struct consumer *c)
+{
+	return wanted(c, D_NEED_PSARGS);
+}
+
+bool ecred_wanted(const struct consumer *c)
+{
+	return wanted(c, D_NEED_ECRED);
+}
+
+bool ppid_wanted(const struct consumer *c)
+{
+	return wanted(c, D_NEED_PPID);
+}
+
+bool sess_wanted(const struct consumer *c)
+{
+	return wanted(c, D_NEED_SESS);
+}
+
+/*
+ * The n bytes a record copied of an argument area as DTrace's text,
+ * into buf (PRARGSZ bytes): the NUL that ends the last argument
+ * dropped, the others blanks (exec joins the arguments with one blank
+ * there), cut to PRARGSZ - 1 bytes.
+ */
+const char *psargs_text(const uint8_t *p, size_t n, char *buf)
+{
+	if (n > PRARGSZ)
+		n = PRARGSZ;
+	if (n && p[n - 1] == '\0')
+		n--;
+	if (n > PRARGSZ - 1)
+		n = PRARGSZ - 1;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = p[i] ? (char)p[i] : ' ';
+	buf[n] = '\0';
+	return buf;
+}
+
+/* dtrace's own, for its BEGIN, END and tick-N: its argv is unchanged */
+const char *psargs_self(void)
+{
+	static char buf[PRARGSZ];
+	static bool done;
+	uint8_t raw[PRARGSZ];
+	size_t n = 0;
+	FILE *fp;
+
+	if (done)
+		return buf;
+	done = true;
+	if ((fp = fopen("/proc/self/cmdline", "re"))) {
+		n = fread(raw, 1, sizeof(raw), fp);
+		fclose(fp);
+	}
+	return psargs_text(raw, n, buf);
+}
+
+#ifdef HAVE_BPF
+/*
+ * Offsets + 1 from the kernel's BTF into o: task_struct's member tm,
+ * and struct st's members m1 and m2; off caches them (-2: not asked).
+ */
+static int offs(long off[3], const char *tm, const char *st, const char *m1,
+		const char *m2, uint32_t o[3])
+{
+	struct btf *btf;
+	__s32 id;
+
+	if (off[0] == -2) {
+		off[0] = off[1] = off[2] = -1;
+		btf = btf__load_vmlinux_btf();
+		if (btf && !libbpf_get_error(btf)) {
+			id = btf__find_by_name_kind(btf, "task_struct",
+						    BTF_KIND_STRUCT);
+			if (id > 0)
+				off[0] = kp_btf_member(btf, (__u32)id, tm, 0);
+			id = btf__find_by_name_kind(btf, st, BTF_KIND_STRUCT);
+			if (id > 0) {
+				off[1] = kp_btf_member(btf, (__u32)id, m1, 0);
+				off[2] = kp_btf_member(btf, (__u32)id, m2, 0);
+			}
+			btf__free(btf);
+		}
+	}
+	if (off[0] < 0 || off[1] < 0 || off[2] < 0)
+		return -1;
+	for (int i = 0; i < 3; i++)
+		o[i] = (uint32_t)off[i] + 1;
+	return 0;
+}
+
+int psargs_offs(uint32_t o[3])
+{
+	static long off[3] = {-2, -2, -2};
+
+	return offs(off, "mm", "mm_struct", "arg_start", "arg_end", o);
+}
+
+int ecred_offs(uint32_t o[3])
+{
+	static long off[3] = {-2, -2, -2};
+
+	return offs(off, "cred", "cred", "euid", "egid", o);
+}
+
+int ppid_offs(uint32_t o[2])
+{
+	static long off[3] = {-2, -2, -2};
+	uint32_t t[3];
+
+	/* the parent's tgid: task_struct's own member, twice */
+	if (offs(off, "real_parent", "task_struct", "tgid", "tgid", t) < 0)
+		return -1;
+	o[0] = t[0];
+	o[1] = t[1];
+	return 0;
+}
+
+int sess_offs(uint32_t o[4])
+{
+	static long off[4] = {-2, -2, -2, -2};
+	static const char *const st[4] = {"task_struct", "signal_struct", "pid",
+					  "upid"};
+	static const char *const mb[4] = {"signal", "pids", "numbers", "nr"};
+	struct btf *btf;
+
+	if (off[0] == -2) {
+		for (int i = 0; i < 4; i++)
+			off[i] = -1;
+		btf = btf__load_vmlinux_btf();
+		if (btf && !libbpf_get_error(btf)) {
+			for (int i = 0; i < 4; i++) {
+				__s32 id = btf__find_by_name_kind(
+					btf, st[i], BTF_KIND_STRUCT);
+
+				if (id > 0)
+					off[i] = kp_btf_member(btf, (__u32)id,
+							       mb[i], 0);
+			}
+			btf__free(btf);
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		if (off[i] < 0)
+			return -1;
+		o[i] = (uint32_t)off[i] + 1;
+	}
+	return 0;
+}
+#endif
+
+int psargs_check(struct consumer *c)
+{
+	if (!psargs_wanted(c))
+		return 0;
+#ifdef HAVE_BPF
+	if (c->be && (c->be->caps & BE_CAP_PSARGS)) {
+		uint32_t o[3];
+
+		if (psargs_offs(o) == 0)
+			return 0;
+		say(c, "cannot use curpsinfo->pr_psargs: the kernel's BTF "
+		       "(/sys/kernel/btf/vmlinux) does not say where "
+		       "task_struct keeps mm, or mm_struct arg_start and "
+		       "arg_end");
+		return -1;
+	}
+#endif
+	say(c,
+	    "cannot use curpsinfo->pr_psargs with the %s backend: its records "
+	    "carry no copy of the process's arguments, and /proc read later "
+	    "would give another moment's; pr_psargs needs the BPF backend",
+	    c->be ? c->be->name : "chosen");
+	return -1;
+}
+
+/* Refuse need where this run cannot take it at the hit: 0, or -1 said. */
+static int need_check(struct consumer *c, bool want, int (*offs_of)(uint32_t *),
+		      const char *what, const char *btfwhat)
+{
+	if (!want)
+		return 0;
+#ifdef HAVE_BPF
+	if (c->be && (c->be->caps & BE_CAP_PSARGS)) {
+		uint32_t o[4];
+
+		if (offs_of(o) == 0)
+			return 0;
+		say(c,
+		    "cannot use %s: the kernel's BTF "
+		    "(/sys/kernel/btf/vmlinux) does not say where %s",
+		    what, btfwhat);
+		return -1;
+	}
+#endif
+	say(c,
+	    "cannot use %s with the %s backend: its records carry no copy of "
+	    "them, and /proc read later would give another moment's; they "
+	    "need the BPF backend",
+	    what, c->be ? c->be->name : "chosen");
+	return -1;
+}
+
+int sess_check(struct consumer *c)
+{
+#ifdef HAVE_BPF
+	int (*offs_of)(uint32_t *) = sess_offs;
+#else
+	int (*offs_of)(uint32_t *) = NULL;
+#endif
+
+	return need_check(c, sess_wanted(c), offs_of,
+			  "curpsinfo->pr_pgid or pr_sid",
+			  "task_struct keeps signal, signal_struct pids, "
+			  "struct pid numbers or struct upid nr");
+}
+
+int ecred_check(struct consumer *c)
+{
+	if (!ecred_wanted(c))
+		return 0;
+#ifdef HAVE_BPF
+	if (c->be && (c->be->caps & BE_CAP_PSARGS)) {
+		uint32_t o[3];
+
+		if (ecred_offs(o) == 0)
+			return 0;
+		say(c, "cannot use curpsinfo->pr_euid or pr_egid: the kernel's "
+		       "BTF (/sys/kernel/btf/vmlinux) does not say where "
+		       "task_struct keeps cred, or struct cred euid and egid");
+		return -1;
+	}
+#endif
+	say(c,
+	    "cannot use curpsinfo->pr_euid or pr_egid with the %s backend: "
+	    "its records carry no credentials, and /proc read later would "
+	    "give another moment's; they need the BPF backend",
+	    c->be ? c->be->name : "chosen");
+	return -1;
+}

@@ -1,0 +1,3 @@
+/* jstackframes, as ustackframes: 1 to 1000 frames */
+#pragma D option jstackframes=0
+BEGIN { exit(0); }

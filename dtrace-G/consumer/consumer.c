@@ -334,6 +334,7 @@ pid_t dt_command_hold(const char *cmd)
  */
 static void teardown(struct consumer *c)
 {
+	dlhold_end(c); /* the -p processes let go before the sites */
 	c->be->stop(c);
 	kprov_stop(c);
 	read_buffers(c);
@@ -767,6 +768,7 @@ static void proc_exited(struct consumer *c, struct tproc *pr)
 	siginfo_t si = {0};
 
 	pr->exited = true;
+	dlhold_gone(c, pr); /* its threads' last stops read */
 	if (pr->created) /* our child: reap it */
 		(void)waitid(P_PID, (id_t)pr->pid, &si, WEXITED | WNOHANG);
 	if (pr->target && !d_opt_quiet(c->prog))
@@ -829,10 +831,15 @@ static void loop(struct consumer *c, int sfd, int ifd)
 		(void)poll(pfd, n, (int)c->switchrate_ms);
 		if (pfd[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
+			bool chld = false;
 
 			while (read(sfd, &si, sizeof(si)) == sizeof(si))
 				if (si.ssi_signo != SIGCHLD)
 					c->done = true;
+				else
+					chld = true;
+			if (chld) /* a held -p process's thread stopped */
+				dlhold_poll(c);
 		}
 		read_buffers(c);
 		now = now_ns(CLOCK_MONOTONIC);
@@ -845,6 +852,7 @@ static void loop(struct consumer *c, int sfd, int ifd)
 			threads_reap(c);
 			last_refresh = now;
 		} else if (now - last_refresh > 100000000u) {
+			dlhold_poll(c);
 			refresh_all(c, reg_poll);
 			threads_reap(c);
 			last_refresh = now;
@@ -1130,6 +1138,15 @@ static int consumer_run(struct consumer *c)
 				     NULL);
 			c->procs[i]->held = false;
 		}
+	/*
+	 * the -p processes held at their dlopen()s from here on (dlhold.c);
+	 * the -c commands are not: their first tracer was PTRACE_TRACEME's
+	 */
+	if (c->be->caps & BE_CAP_HOLD)
+		for (size_t i = 0; i < c->nprocs; i++)
+			if (c->procs[i]->target && !c->procs[i]->created &&
+			    !c->procs[i]->exited)
+				(void)dlhold_start(c, c->procs[i]);
 	c->begun = true; /* hits read before wait until now */
 	fire_dtrace(c, &c->begin, c->begin_clauses, c->nbegin);
 	kprov_start(c); /* tick-N counts from BEGIN */

@@ -303,6 +303,8 @@ enum {
 	BE_CAP_KPROV = 1u << 1,
 	/* a hit's per-thread CPU time, vtimestamp (vtime.c) */
 	BE_CAP_VTIME = 1u << 2,
+	/* a -p process can be held at its dlopen()s (dlhold.c, BPF) */
+	BE_CAP_HOLD = 1u << 3,
 };
 
 /*
@@ -744,6 +746,45 @@ struct frozen {
 size_t proc_freeze(pid_t pid, struct frozen **fz, size_t n);
 /* every thread of fz let go (and fz freed) */
 void proc_thaw(struct frozen *fz, size_t n);
+
+/*
+ * dlhold.c: a -p process held at each dlopen() until the new library is
+ * armed (HAVE_BPF); proc_freeze() holds such a process through it
+ */
+#ifdef HAVE_BPF
+bool dlhold_start(struct consumer *c, struct tproc *pr);
+void dlhold_poll(struct consumer *c);
+void dlhold_gone(struct consumer *c, struct tproc *pr);
+void dlhold_end(struct consumer *c);
+bool dlhold_owns(pid_t pid);
+int dlhold_stop_all(pid_t pid);
+void dlhold_resume_all(pid_t pid);
+#else
+static inline bool dlhold_start(struct consumer *c, struct tproc *pr)
+{
+	(void)c;
+	(void)pr;
+	return false;
+}
+static inline void dlhold_poll(struct consumer *c) { (void)c; }
+static inline void dlhold_gone(struct consumer *c, struct tproc *pr)
+{
+	(void)c;
+	(void)pr;
+}
+static inline void dlhold_end(struct consumer *c) { (void)c; }
+static inline bool dlhold_owns(pid_t pid)
+{
+	(void)pid;
+	return false;
+}
+static inline int dlhold_stop_all(pid_t pid)
+{
+	(void)pid;
+	return -1;
+}
+static inline void dlhold_resume_all(pid_t pid) { (void)pid; }
+#endif
 
 /* rtld.c: a -c command run to where its libraries are mapped */
 uint64_t proc_auxv(pid_t pid, uint64_t type);

@@ -1,14 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# run-trace-dlopen-p.sh: a library a -p process dlopen()s while traced
-# is armed before any of its code runs (consumer/dlhold.c).
+# run-trace-dlopen-p.sh: a library a -p process (or a -c command)
+# dlopen()s while traced is armed before any of its code runs
+# (consumer/dlhold.c).
 #
 # tests/data/trace/dlholdprog.c, once traced, dlopen()s a library whose
 # constructor fires dlh:::ctor 5 times and whose dlh_call(7), called as
 # soon as dlopen() returns, fires dlh:::call 7 times: the counts are
 # exact, for the library built with dtrace -h/-G (DOF) and with
-# <sys/sdt.h> alone (notes).  Before, the maps were read every 100 ms and
+# <sys/sdt.h> alone (notes), under -p and under -c (the command loads it
+# as soon as main runs).  Before, the maps were read every 100 ms and
 # every one of these hits was missed.  Then the safety of the hold:
 #  - dtrace stopped (SIGSTOP), the process dlopen()s and stops at ld.so's
 #    RT_CONSISTENT (a tracing stop), dtrace is killed with SIGKILL: the
@@ -89,6 +91,21 @@ for lib in libdlhg.so libdlhs.so; do
 		fail "$lib: dtrace said something:"
 		sed 's/^/    | /' err.txt >&2
 	fi
+done
+
+# a -c command, handed over from its start-up tracer: it dlopen()s as
+# soon as main runs
+for lib in libdlhg.so libdlhs.so; do
+	[ "$lib" = libdlhs.so ] && [ -z "$sdt" ] && continue
+	echo "$PWD/$lib" >path.txt
+	rm -f out.txt # -o appends
+	timeout -s KILL 120 "$DTRACE" -q -Z -o out.txt -c ./dlholdprog \
+		-n 'dlh$target:::ctor, dlh$target:::call { @[probename] = count(); }' \
+		-n 'END { printa("%s %@d\n", @); }' <path.txt 2>err.txt
+	expect_eq "-c $lib: dtrace's status" 0 "$?"
+	printf 'ctor 5\ncall 7\n\n' >expected-c.txt
+	expect_file_eq "-c $lib: every hit, the constructor's too" \
+		expected-c.txt out.txt
 done
 
 # ---------------------------------------------------------------------

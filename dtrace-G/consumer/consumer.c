@@ -35,7 +35,10 @@
  * -c runs the command under ptrace until the dynamic linker has mapped
  * the libraries it was linked with and before their constructors run
  * (rtld.c; a static program: its entry point), its probes are enabled,
- * and it is let go.
+ * and it is let go.  On the bpf backend the commands and the -p
+ * processes then stay dtrace's tracees, held at each dlopen() until the
+ * library is armed (dlhold.c; the loop passes their stops on at each
+ * SIGCHLD).
  */
 #include "config.h"
 
@@ -1131,22 +1134,23 @@ static int consumer_run(struct consumer *c)
 			}
 		}
 	}
-	/* let the commands go */
-	for (size_t i = 0; i < c->nprocs; i++)
-		if (c->procs[i]->held) {
-			(void)ptrace(PTRACE_DETACH, c->procs[i]->pid, NULL,
-				     NULL);
-			c->procs[i]->held = false;
-		}
 	/*
-	 * the -p processes held at their dlopen()s from here on (dlhold.c);
-	 * the -c commands are not: their first tracer was PTRACE_TRACEME's
+	 * let the commands go; they and the -p processes are held at their
+	 * dlopen()s from here on (dlhold.c)
 	 */
-	if (c->be->caps & BE_CAP_HOLD)
-		for (size_t i = 0; i < c->nprocs; i++)
-			if (c->procs[i]->target && !c->procs[i]->created &&
-			    !c->procs[i]->exited)
-				(void)dlhold_start(c, c->procs[i]);
+	for (size_t i = 0; i < c->nprocs; i++) {
+		struct tproc *pr = c->procs[i];
+
+		if (pr->held) {
+			if (!(c->be->caps & BE_CAP_HOLD) ||
+			    !dlhold_handover(c, pr))
+				(void)ptrace(PTRACE_DETACH, pr->pid, NULL,
+					     NULL);
+			pr->held = false;
+		} else if ((c->be->caps & BE_CAP_HOLD) && pr->target &&
+			   !pr->created && !pr->exited)
+			(void)dlhold_start(c, pr);
+	}
 	c->begun = true; /* hits read before wait until now */
 	fire_dtrace(c, &c->begin, c->begin_clauses, c->nbegin);
 	kprov_start(c); /* tick-N counts from BEGIN */

@@ -748,11 +748,13 @@ size_t proc_freeze(pid_t pid, struct frozen **fz, size_t n);
 void proc_thaw(struct frozen *fz, size_t n);
 
 /*
- * dlhold.c: a -p process held at each dlopen() until the new library is
- * armed (HAVE_BPF); proc_freeze() holds such a process through it
+ * dlhold.c: a -p process or -c command held at each dlopen() until the
+ * new library is armed (HAVE_BPF); proc_freeze() holds such a process through it
  */
 #ifdef HAVE_BPF
 bool dlhold_start(struct consumer *c, struct tproc *pr);
+/* a -c command rtld.c holds let go into dlhold (false: let go, not held) */
+bool dlhold_handover(struct consumer *c, struct tproc *pr);
 void dlhold_poll(struct consumer *c);
 void dlhold_gone(struct consumer *c, struct tproc *pr);
 void dlhold_end(struct consumer *c);
@@ -761,6 +763,12 @@ int dlhold_stop_all(pid_t pid);
 void dlhold_resume_all(pid_t pid);
 #else
 static inline bool dlhold_start(struct consumer *c, struct tproc *pr)
+{
+	(void)c;
+	(void)pr;
+	return false;
+}
+static inline bool dlhold_handover(struct consumer *c, struct tproc *pr)
 {
 	(void)c;
 	(void)pr;

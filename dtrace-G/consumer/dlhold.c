@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * dlhold.c - a -p process held at each dlopen() until the library it
- * maps is armed, before any of the library's code (its constructors
- * included) runs (doc/DESIGN.md §8, "When -p arms a dlopen()").
+ * dlhold.c - a -p process, or a -c command once started, held at each
+ * dlopen() until the library it maps is armed, before any of the library's code
+ * (its constructors included) runs (doc/DESIGN.md §8, "When -p arms a
+ * dlopen()").
  *
  * Why.  The maps are read every 100 ms: a library dlopen()ed meanwhile
  * runs its constructors and its first calls unarmed (a PostgreSQL
@@ -45,6 +46,10 @@
  * detached with the signal it stopped for.  A process that cannot be
  * seized (a debugger has it) or a kernel that refuses the program keeps
  * the 100 ms arming, said once.
+ *
+ * A -c command is held by rtld.c until its probes are armed, under the
+ * tracer PTRACE_TRACEME made, which cannot interrupt or listen: it is
+ * handed over to a seize (dlhold_handover()) when it is let go.
  *
  * Only the bpf backend asks for it (BE_CAP_HOLD): the uprobe backend is
  * the one that loads no BPF program (DTRACE_BACKEND=uprobe, or where
@@ -89,7 +94,7 @@ struct dh_thread {
 	int state;
 	int sig;     /* TH_STOP: the signal to resume it with */
 	bool listen; /* TH_STOP: a group-stop, resumed with PTRACE_LISTEN */
-	bool hold;   /* TH_STOP in dlopen(): resumed once its library is armed */
+	bool hold; /* TH_STOP in dlopen(): resumed once its library is armed */
 };
 
 struct dh_proc {
@@ -210,7 +215,6 @@ static int dh_offsets(struct dh_offs *o)
 #define JNE_IMM(d, i, o) INSN(BPF_JMP | BPF_JNE | BPF_K, d, 0, o, i)
 #define JEQ_IMM(d, i, o) INSN(BPF_JMP | BPF_JEQ | BPF_K, d, 0, o, i)
 #define JGT_IMM(d, i, o) INSN(BPF_JMP | BPF_JGT | BPF_K, d, 0, o, i)
-#define JA(o) INSN(BPF_JMP | BPF_JA, 0, 0, o, 0)
 #define CALL(f) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
 #define EXIT() INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 
@@ -401,6 +405,18 @@ static char *ldso_path(pid_t pid)
 	}
 	free(maps);
 	return path;
+}
+
+/* pid's ld.so has the debugger interface (a static program has none) */
+static bool ldso_has_debug(pid_t pid)
+{
+	char *ldso = ldso_path(pid);
+	uint64_t off;
+	long delta;
+	bool ok = ldso && ldso_debug(ldso, &off, &delta) == 0;
+
+	free(ldso);
+	return ok;
 }
 
 static int uprobe_pmu_type(void)
@@ -692,7 +708,7 @@ static void dh_release(struct dh_proc *dp)
 	free(dp);
 }
 
-static int dh_open_prog(struct consumer *c, const char *ldso, long delta)
+static int dh_open_prog(struct consumer *c, long delta)
 {
 	struct dh_offs o;
 	char why[512] = "";
@@ -710,11 +726,10 @@ static int dh_open_prog(struct consumer *c, const char *ldso, long delta)
 			 strerror(errno));
 	else
 		dh.prog_fd = dh_prog(dh.map_fd, delta, &o, why, sizeof(why));
-	(void)ldso;
 	if (dh.prog_fd < 0) {
 		dh.failed = true;
 		say(c,
-		    "a library dlopen()ed by a -p process is armed when "
+		    "a library a traced process dlopen()s is armed when "
 		    "its maps are next read (its first hits can be "
 		    "missed): %s",
 		    why);
@@ -738,7 +753,7 @@ bool dlhold_start(struct consumer *c, struct tproc *pr)
 	if (!ldso) /* static, or exited */
 		return false;
 	if (ldso_debug(ldso, &off, &delta) < 0 || type < 0 ||
-	    dh_open_prog(c, ldso, delta) < 0) {
+	    dh_open_prog(c, delta) < 0) {
 		free(ldso);
 		return false;
 	}
@@ -778,6 +793,28 @@ bool dlhold_start(struct consumer *c, struct tproc *pr)
 	dh.p[dh.np++] = dp;
 	dlhold_poll(c); /* stops that came while seizing */
 	return true;
+}
+
+/*
+ * A -c command let go (it was held by rtld.c under PTRACE_TRACEME's
+ * tracer, which can neither interrupt nor listen) into a seize: detached
+ * into a group-stop (SIGSTOP: none of its code has run, so no handler
+ * sees it, and its parent is dtrace), seized there, then continued with
+ * SIGCONT.  False: it runs, let go as before, armed by the maps.
+ */
+bool dlhold_handover(struct consumer *c, struct tproc *pr)
+{
+	bool ok = false;
+	int st;
+
+	if (!ldso_has_debug(pr->pid) ||
+	    ptrace(PTRACE_DETACH, pr->pid, NULL, (void *)(long)SIGSTOP) < 0)
+		return false; /* the caller detaches it */
+	if (waitpid(pr->pid, &st, WUNTRACED) != pr->pid || !WIFSTOPPED(st))
+		return false; /* gone: the loop sees its pidfd */
+	ok = dlhold_start(c, pr);
+	(void)kill(pr->pid, SIGCONT);
+	return ok;
 }
 
 /*

@@ -18,6 +18,7 @@
 #    breakpoint, no signal that does anything);
 #  - a process that handles SIGURG is not held (dtrace says its first
 #    hits can be missed) and never gets a SIGURG it did not ask for;
+#  - a thread created while traced (its own uprobe event) is held too;
 #  - its signals pass through dtrace, its tracer: SIGSTOP and SIGCONT
 #    (it stops, goes on, and loads as before), a SIGURG sent to it (its
 #    handler runs).
@@ -92,6 +93,20 @@ for lib in libdlhg.so libdlhs.so; do
 		sed 's/^/    | /' err.txt >&2
 	fi
 done
+
+# a thread the process creates while traced loads it
+DLH_LATE=1
+export DLH_LATE
+start_prog
+start_dtrace
+echo start >&3
+echo "$PWD/libdlhg.so" >&3
+exec 3>&-
+wait "$prog"
+expect_eq "a thread created while traced: the program's status" 0 "$?"
+wait "$dt"
+expect_file_eq "a thread created while traced: every hit" expected.txt out.txt
+unset DLH_LATE
 
 # a -c command, handed over from its start-up tracer: it dlopen()s as
 # soon as main runs

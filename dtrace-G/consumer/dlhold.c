@@ -17,9 +17,10 @@
  * int3 written into ld.so, or a hardware breakpoint set through ptrace
  * (the kernel keeps DR0-DR7 when the tracer dies: tested on 6.18), kills
  * the process with SIGTRAP at its next dlopen() once nobody traces it.
- * So the breakpoint is a uprobe the kernel owns for us: a perf event of
- * the uprobe PMU (no tracefs event), scoped to the process, whose
- * breakpoint the kernel takes out when the event's fd closes, dtrace's
+ * So the breakpoint is a uprobe the kernel owns for us: perf events of
+ * the uprobe PMU (no tracefs event), one per thread of the process (the
+ * kernel's filter is by mm, but a thread's event ends with the thread),
+ * whose breakpoint the kernel takes out when their fds close, dtrace's
  * death included.  Its BPF program (made here, a few instructions)
  * reads r_state and, at RT_CONSISTENT, stops the thread by sending it
  * SIGURG (bpf_send_signal_thread()): the process is ptrace-seized by
@@ -87,7 +88,11 @@
 /* a thread's entry in the program's map */
 enum { DH_SEIZED = 1, DH_SENT = 2, DH_MISSED = 3 };
 
-enum { TH_RUN, TH_STOP, TH_LISTEN, TH_NEW };
+/*
+ * TH_NEW: a clone not yet at its first stop; TH_ZOMBIE: a leader that
+ * exited before its threads, waited for until its exit is reported
+ */
+enum { TH_RUN, TH_STOP, TH_LISTEN, TH_NEW, TH_ZOMBIE };
 
 struct dh_thread {
 	pid_t tid;
@@ -95,11 +100,14 @@ struct dh_thread {
 	int sig;     /* TH_STOP: the signal to resume it with */
 	bool listen; /* TH_STOP: a group-stop, resumed with PTRACE_LISTEN */
 	bool hold; /* TH_STOP in dlopen(): resumed once its library is armed */
+	int pfd;   /* its uprobe PMU event on _dl_debug_state, or -1 */
 };
 
 struct dh_proc {
 	struct tproc *pr;
-	int pfd; /* the uprobe PMU's event on _dl_debug_state */
+	char *ldso; /* its ld.so, and _dl_debug_state's file offset there */
+	uint64_t off;
+	bool events; /* each thread gets its event (th_add()) */
 	struct dh_thread *th;
 	size_t nth;
 	unsigned depth; /* dlhold_stop_all() calls not yet resumed */
@@ -446,14 +454,51 @@ static __u32 map_get(pid_t tid)
 	return v;
 }
 
+/*
+ * The uprobe on _dl_debug_state as a perf event of thread tid, running
+ * the program: fd, or -1 with errno.  One per thread: the kernel's
+ * filter is by mm, so any one would stop every thread, but a per-thread
+ * event ends with its thread (the leader may exit first); each hit runs
+ * the program once per event, which sends once (the entry says sent).
+ */
+static int th_event(const struct dh_proc *dp, pid_t tid)
+{
+	struct perf_event_attr a = {0};
+	int fd, type = uprobe_pmu_type(), err;
+
+	if (type < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	a.size = sizeof(a);
+	a.type = (__u32)type;
+	a.config1 = (__u64)(uintptr_t)dp->ldso;
+	a.config2 = dp->off;
+	fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, dh.prog_fd) < 0 ||
+	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
 static struct dh_thread *th_add(struct dh_proc *dp, pid_t tid, int state)
 {
 	for (size_t i = 0; i < dp->nth; i++)
 		if (dp->th[i].tid == tid)
 			return &dp->th[i];
 	dp->th = xpush_room(dp->th, dp->nth, sizeof(*dp->th));
-	dp->th[dp->nth] = (struct dh_thread){.tid = tid, .state = state};
+	dp->th[dp->nth] =
+		(struct dh_thread){.tid = tid, .state = state, .pfd = -1};
 	map_set(tid, DH_SEIZED);
+	if (dp->events) /* a clone, stopped before its first instruction */
+		dp->th[dp->nth].pfd = th_event(dp, tid);
 	return &dp->th[dp->nth++];
 }
 
@@ -475,6 +520,8 @@ static void th_del(struct dh_proc *dp, size_t i)
 	__u32 k = (__u32)dp->th[i].tid;
 
 	th_missed(dp, dp->th[i].tid);
+	if (dp->th[i].pfd >= 0)
+		close(dp->th[i].pfd);
 	(void)bpf_map_delete_elem(dh.map_fd, &k);
 	dp->th[i] = dp->th[--dp->nth];
 }
@@ -550,39 +597,52 @@ static void dh_status(struct dh_proc *dp, size_t i, int st)
 		th_resume(t);
 }
 
-/* a thread that can no longer report: gone, or a zombie leader */
-static bool th_dead(pid_t pid, pid_t tid)
+/* a thread's state letter from its stat ('Z': a zombie leader); 0: gone */
+static char th_state(pid_t pid, pid_t tid)
 {
-	char p[96], *s, *rp;
-	bool dead;
+	char p[96], *s, *rp, c = 0;
 
 	snprintf(p, sizeof(p), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
 	s = read_file(p, NULL);
 	rp = s ? strrchr(s, ')') : NULL;
-	dead = !rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X';
+	if (rp && rp[1] == ' ')
+		c = rp[2];
 	free(s);
-	return dead;
+	return c;
 }
 
-/* Wait until thread i has stopped (or is gone). */
+/* a thread that runs nothing until we say so */
+static bool th_still(const struct dh_thread *t)
+{
+	return t->state == TH_STOP || t->state == TH_LISTEN ||
+	       t->state == TH_ZOMBIE;
+}
+
+/* Wait until thread tid has stopped (or is gone). */
 static void th_wait_stop(struct dh_proc *dp, pid_t tid)
 {
 	for (;;) {
 		size_t i;
 		int st;
 		pid_t w;
+		char c;
 
 		for (i = 0; i < dp->nth && dp->th[i].tid != tid; i++)
 			;
-		if (i == dp->nth || dp->th[i].state == TH_STOP ||
-		    dp->th[i].state == TH_LISTEN)
+		if (i == dp->nth || th_still(&dp->th[i]))
 			return;
 		w = waitpid(tid, &st, __WALL | WNOHANG);
 		if (w == tid) {
 			dh_status(dp, i, st);
 			continue;
 		}
-		if (w < 0 || th_dead(dp->pr->pid, tid)) {
+		c = w < 0 ? 0 : th_state(dp->pr->pid, tid);
+		if (c == 'Z') {
+			dp->th[i].state =
+				TH_ZOMBIE; /* dlhold_poll() reaps it */
+			return;
+		}
+		if (!c || c == 'X') {
 			th_del(dp, i);
 			return;
 		}
@@ -599,9 +659,19 @@ static void dh_stop(struct dh_proc *dp)
 		if (dp->th[i].state == TH_RUN)
 			(void)ptrace(PTRACE_INTERRUPT, dp->th[i].tid, NULL,
 				     NULL);
-	/* clones reported meanwhile join the list, and are waited too */
-	for (size_t i = 0; i < dp->nth; i++)
-		th_wait_stop(dp, dp->th[i].tid);
+	/*
+	 * clones reported meanwhile join the list, and are waited too; a
+	 * thread gone moves the last one to its place: until a round finds
+	 * every thread still
+	 */
+	for (bool again = true; again;) {
+		again = false;
+		for (size_t i = 0; i < dp->nth; i++)
+			if (!th_still(&dp->th[i])) {
+				th_wait_stop(dp, dp->th[i].tid);
+				again = true;
+			}
+	}
 }
 
 static void dh_resume(struct dh_proc *dp)
@@ -674,7 +744,9 @@ static int dh_seize(struct dh_proc *dp)
 			if (seen)
 				continue;
 			if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)opts) < 0) {
-				if (errno == EPERM && !dp->nth) {
+				/* a zombie leader cannot be seized either */
+				if (errno == EPERM &&
+				    th_state(dp->pr->pid, tid) != 'Z') {
 					closedir(d);
 					return -1; /* someone traces it */
 				}
@@ -690,9 +762,12 @@ static int dh_seize(struct dh_proc *dp)
 
 static void dh_release(struct dh_proc *dp)
 {
-	if (dp->pfd >= 0)
-		close(dp->pfd); /* no stop of ours after this */
-	dp->pfd = -1;
+	dp->events = false;
+	for (size_t i = 0; i < dp->nth; i++)
+		if (dp->th[i].pfd >= 0) { /* no stop of ours after this */
+			close(dp->th[i].pfd);
+			dp->th[i].pfd = -1;
+		}
 	dh_stop(dp);
 	for (size_t i = 0; i < dp->nth; i++) {
 		struct dh_thread *t = &dp->th[i];
@@ -705,6 +780,7 @@ static void dh_release(struct dh_proc *dp)
 		(void)bpf_map_delete_elem(dh.map_fd, &k);
 	}
 	free(dp->th);
+	free(dp->ldso);
 	free(dp);
 }
 
@@ -743,23 +819,23 @@ static int dh_open_prog(struct consumer *c, long delta)
  */
 bool dlhold_start(struct consumer *c, struct tproc *pr)
 {
-	struct perf_event_attr a = {0};
 	struct dh_proc *dp;
 	char *ldso = ldso_path(pr->pid);
 	uint64_t off = 0;
 	long delta = 0;
-	int type = uprobe_pmu_type();
+	size_t nev = 0;
+	int err = 0;
 
 	if (!ldso) /* static, or exited */
 		return false;
-	if (ldso_debug(ldso, &off, &delta) < 0 || type < 0 ||
-	    dh_open_prog(c, delta) < 0) {
+	if (ldso_debug(ldso, &off, &delta) < 0 || dh_open_prog(c, delta) < 0) {
 		free(ldso);
 		return false;
 	}
 	dp = xcalloc(1, sizeof(*dp));
 	dp->pr = pr;
-	dp->pfd = -1;
+	dp->ldso = ldso;
+	dp->off = off;
 	if (dh_seize(dp) < 0) {
 		say(c,
 		    "pid %d cannot be held at its dlopen()s (it is traced "
@@ -767,25 +843,23 @@ bool dlhold_start(struct consumer *c, struct tproc *pr)
 		    "are next read",
 		    (int)pr->pid);
 		dh_release(dp);
-		free(ldso);
 		return false;
 	}
 	/* the breakpoint last: a stop only where every thread is ours */
-	a.size = sizeof(a);
-	a.type = (__u32)type;
-	a.config1 = (__u64)(uintptr_t)ldso;
-	a.config2 = off;
-	dp->pfd = (int)syscall(SYS_perf_event_open, &a, pr->pid, -1, -1,
-			       PERF_FLAG_FD_CLOEXEC);
-	free(ldso);
-	if (dp->pfd < 0 ||
-	    ioctl(dp->pfd, PERF_EVENT_IOC_SET_BPF, dh.prog_fd) < 0 ||
-	    ioctl(dp->pfd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+	dp->events = true;
+	for (size_t i = 0; i < dp->nth; i++) {
+		dp->th[i].pfd = th_event(dp, dp->th[i].tid);
+		if (dp->th[i].pfd >= 0)
+			nev++;
+		else if (!err)
+			err = errno;
+	}
+	if (!nev) {
 		say(c,
 		    "pid %d cannot be held at its dlopen()s (uprobe on "
 		    "_dl_debug_state: %s): a library it loads is armed "
 		    "when its maps are next read",
-		    (int)pr->pid, strerror(errno));
+		    (int)pr->pid, strerror(err ? err : ESRCH));
 		dh_release(dp);
 		return false;
 	}
@@ -859,11 +933,10 @@ void dlhold_gone(struct consumer *c, struct tproc *pr)
 	for (size_t i = 0; i < dh.np; i++)
 		if (dh.p[i] == dp)
 			dh.p[i] = dh.p[--dh.np];
-	if (dp->pfd >= 0)
-		close(dp->pfd);
 	while (dp->nth)
 		th_del(dp, 0);
 	free(dp->th);
+	free(dp->ldso);
 	free(dp);
 }
 

@@ -22,7 +22,8 @@
  * kernel's filter is by mm, but a thread's event ends with the thread),
  * whose breakpoint the kernel takes out when their fds close, dtrace's
  * death included.  Its BPF program (made here, a few instructions)
- * reads r_state and, at RT_CONSISTENT, stops the thread by sending it
+ * reads r_state and, at an RT_CONSISTENT that follows an RT_ADD (not a
+ * dlclose()'s), stops the thread by sending it
  * SIGURG (bpf_send_signal_thread()): the process is ptrace-seized by
  * dtrace for the whole run, so the signal puts the thread in a
  * signal-delivery-stop before it returns into dlopen().  If dtrace dies
@@ -85,8 +86,14 @@
 
 #include "consumer_impl.h"
 
-/* a thread's entry in the program's map */
+/*
+ * A thread's entry in the program's map, keyed by its tid; the key with
+ * DH_LAST added holds the r_state of its last hit (the program stops a
+ * thread only at an RT_CONSISTENT after an RT_ADD, a dlopen() that
+ * mapped something, not after a dlclose()'s RT_DELETE)
+ */
 enum { DH_SEIZED = 1, DH_SENT = 2, DH_MISSED = 3 };
+#define DH_LAST 0x80000000u
 
 /*
  * TH_NEW: a clone not yet at its first stop; TH_ZOMBIE: a leader that
@@ -233,8 +240,8 @@ static int dh_offsets(struct dh_offs *o)
 static int dh_prog(int map_fd, long delta, const struct dh_offs *o, char *why,
 		   size_t whylen)
 {
-	struct bpf_insn v[64];
-	size_t n = 0, j_out[8], nj = 0, j_miss[8], nm = 0;
+	struct bpf_insn v[96];
+	size_t n = 0, j_out[12], nj = 0, j_miss[8], nm = 0;
 	char log[4096] = "";
 	LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log,
 		    .log_size = sizeof(log), .log_level = 0);
@@ -252,9 +259,35 @@ static int dh_prog(int map_fd, long delta, const struct dh_offs *o, char *why,
 	v[n++] = CALL(BPF_FUNC_probe_read_user);
 	j_out[nj++] = n;
 	v[n++] = JNE_IMM(BPF_REG_0, 0, 0);
-	v[n++] = LDX(BPF_W, BPF_REG_1, BPF_REG_10, -8);
+	v[n++] = LDX(BPF_W, BPF_REG_7, BPF_REG_10, -8);
+	/* the thread's last state (r8, -1 if none) replaced by this one */
+	v[n++] = CALL(BPF_FUNC_get_current_pid_tgid);
+	v[n++] =
+		INSN(BPF_ALU | BPF_OR | BPF_K, BPF_REG_0, 0, 0, (__s32)DH_LAST);
+	v[n++] = STX(BPF_W, BPF_REG_10, BPF_REG_0, -20);
+	v[n++] = INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD,
+		      0, map_fd);
+	v[n++] = INSN(0, 0, 0, 0, 0);
+	v[n++] = MOV_REG(BPF_REG_2, BPF_REG_10);
+	v[n++] = ADD_IMM(BPF_REG_2, -20);
+	v[n++] = CALL(BPF_FUNC_map_lookup_elem);
+	v[n++] = MOV_IMM(BPF_REG_8, -1);
+	v[n++] = JEQ_IMM(BPF_REG_0, 0, 1);
+	v[n++] = LDX(BPF_W, BPF_REG_8, BPF_REG_0, 0);
+	v[n++] = STX(BPF_W, BPF_REG_10, BPF_REG_7, -24);
+	v[n++] = INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD,
+		      0, map_fd);
+	v[n++] = INSN(0, 0, 0, 0, 0);
+	v[n++] = MOV_REG(BPF_REG_2, BPF_REG_10);
+	v[n++] = ADD_IMM(BPF_REG_2, -20);
+	v[n++] = MOV_REG(BPF_REG_3, BPF_REG_10);
+	v[n++] = ADD_IMM(BPF_REG_3, -24);
+	v[n++] = MOV_IMM(BPF_REG_4, BPF_ANY);
+	v[n++] = CALL(BPF_FUNC_map_update_elem);
 	j_out[nj++] = n;
-	v[n++] = JNE_IMM(BPF_REG_1, RT_CONSISTENT, 0);
+	v[n++] = JNE_IMM(BPF_REG_7, RT_CONSISTENT, 0);
+	j_out[nj++] = n;
+	v[n++] = JNE_IMM(BPF_REG_8, RT_ADD, 0);
 	/* the thread's entry: only a thread dtrace seized is stopped */
 	v[n++] = CALL(BPF_FUNC_get_current_pid_tgid);
 	v[n++] = STX(BPF_W, BPF_REG_10, BPF_REG_0, -16);
@@ -523,6 +556,8 @@ static void th_del(struct dh_proc *dp, size_t i)
 	if (dp->th[i].pfd >= 0)
 		close(dp->th[i].pfd);
 	(void)bpf_map_delete_elem(dh.map_fd, &k);
+	k |= DH_LAST;
+	(void)bpf_map_delete_elem(dh.map_fd, &k);
 	dp->th[i] = dp->th[--dp->nth];
 }
 
@@ -777,6 +812,8 @@ static void dh_release(struct dh_proc *dp)
 		 * held in dlopen() goes on, its SIGURG swallowed */
 		(void)ptrace(PTRACE_DETACH, t->tid, NULL,
 			     (void *)(long)(t->listen ? 0 : t->sig));
+		(void)bpf_map_delete_elem(dh.map_fd, &k);
+		k |= DH_LAST;
 		(void)bpf_map_delete_elem(dh.map_fd, &k);
 	}
 	free(dp->th);

@@ -796,6 +796,9 @@ static inline void dlhold_resume_all(pid_t pid) { (void)pid; }
 
 /* rtld.c: a -c command run to where its libraries are mapped */
 uint64_t proc_auxv(pid_t pid, uint64_t type);
+/* ld.so's _dl_debug_state and _r_debug (x86-64): 0, or -errno */
+int rtld_ldso_symbols(const char *path, uint64_t *brk, uint64_t *rdebug,
+		      uint64_t *lo, uint64_t *brk_off);
 /* pid (ptrace-stopped after exec) run until ld.so has mapped everything
  * and stopped there: 0; -ENOENT/-ENOTSUP: no debugger interface to use
  * (nothing done); -EIO: failed halfway; *exited if it ended meanwhile */

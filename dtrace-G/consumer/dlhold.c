@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * dlhold.c - a -p process, or a -c command once started, held at each
- * dlopen() until the library it maps is armed, before any of the library's code
- * (its constructors included) runs (doc/DESIGN.md §8, "When -p arms a
- * dlopen()").
+ * dlopen() until the library it maps is armed, before any of the
+ * library's code (its constructors included) runs (doc/DESIGN.md §8,
+ * "When -p arms a dlopen()").
  *
  * Why.  The maps are read every 100 ms: a library dlopen()ed meanwhile
  * runs its constructors and its first calls unarmed (a PostgreSQL
@@ -65,9 +65,6 @@
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <link.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
@@ -364,64 +361,16 @@ static int dh_prog(int map_fd, long delta, const struct dh_offs *o, char *why,
 
 /*
  * File offset of ld.so's _dl_debug_state, and the distance from it to
- * _r_debug.r_state, both from ld.so's dynsym.
+ * _r_debug.r_state (rtld.c reads ld.so's dynsym).
  */
 static int ldso_debug(const char *path, uint64_t *off, long *delta)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -1;
-	uint64_t brk = 0, rdebug = 0;
-	Elf *e;
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	size_t nph;
+	uint64_t brk, rdebug, lo;
 
-	if (fd < 0)
+	if (rtld_ldso_symbols(path, &brk, &rdebug, &lo, off) < 0)
 		return -1;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || gelf_getclass(e) != ELFCLASS64 || !gelf_getehdr(e, &eh) ||
-	    eh.e_machine != EM_X86_64 || elf_getphdrnum(e, &nph) != 0)
-		goto out;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM ||
-		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *n;
-
-			if (!gelf_getsym(d, (int)i, &s) ||
-			    s.st_shndx == SHN_UNDEF)
-				continue;
-			n = elf_strptr(e, sh.sh_link, s.st_name);
-			if (n && !strcmp(n, "_dl_debug_state"))
-				brk = s.st_value;
-			else if (n && !strcmp(n, "_r_debug"))
-				rdebug = s.st_value;
-		}
-	}
-	if (!brk || !rdebug)
-		goto out;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    (ph.p_flags & PF_X) && brk >= ph.p_vaddr &&
-		    brk < ph.p_vaddr + ph.p_filesz) {
-			*off = brk - ph.p_vaddr + ph.p_offset;
-			*delta = (long)(rdebug - brk) +
-				 (long)offsetof(struct r_debug, r_state);
-			err = 0;
-		}
-	}
-out:
-	if (e)
-		elf_end(e);
-	close(fd);
-	return err;
+	*delta = (long)(rdebug - brk) + (long)offsetof(struct r_debug, r_state);
+	return 0;
 }
 
 /* ld.so as pid maps it: the file at AT_BASE */

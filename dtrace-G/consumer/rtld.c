@@ -89,11 +89,12 @@ static char *mapped_at(pid_t pid, uint64_t start)
 }
 
 /*
- * Link-time values of ld.so's _dl_debug_state and _r_debug, and the
- * lowest PT_LOAD address (the load bias is AT_BASE less it).
+ * Link-time values of ld.so's _dl_debug_state and _r_debug, the lowest
+ * PT_LOAD address (the load bias is AT_BASE less it) and, with brk_off,
+ * _dl_debug_state's file offset (where dlhold.c puts its uprobe).
  */
-static int ldso_symbols(const char *path, uint64_t *brk, uint64_t *rdebug,
-			uint64_t *lo)
+int rtld_ldso_symbols(const char *path, uint64_t *brk, uint64_t *rdebug,
+		      uint64_t *lo, uint64_t *brk_off)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOENT;
 	Elf *e;
@@ -144,6 +145,17 @@ static int ldso_symbols(const char *path, uint64_t *brk, uint64_t *rdebug,
 	}
 	if (*brk && *rdebug && *lo != UINT64_MAX)
 		err = 0;
+	for (size_t i = 0; !err && brk_off && i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    *brk >= ph.p_vaddr && *brk < ph.p_vaddr + ph.p_filesz) {
+			*brk_off = *brk - ph.p_vaddr + ph.p_offset;
+			break;
+		}
+		if (i + 1 == nph)
+			err = -ENOENT;
+	}
 out:
 	if (e)
 		elf_end(e);
@@ -184,7 +196,7 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 	path = mapped_at(pid, base);
 	if (!path)
 		return -ENOENT;
-	st = ldso_symbols(path, &brk, &rdebug, &lo);
+	st = rtld_ldso_symbols(path, &brk, &rdebug, &lo, NULL);
 	free(path);
 	if (st)
 		return st;
@@ -197,7 +209,7 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 	memcpy(body, &orig, sizeof(body));
 	skip = memcmp(body, "\xf3\x0f\x1e\xfa", 4) == 0 ? 4 : 0;
 	if (body[skip] != 0xc3)
-		return -ENOTSUP;	/* not an empty function */
+		return -ENOTSUP; /* not an empty function */
 	bp = (orig & ~0xffL) | 0xcc;
 	if (ptrace(PTRACE_POKETEXT, pid, (void *)at, (void *)bp) < 0)
 		return -errno;
@@ -216,7 +228,7 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 		if (sig != SIGTRAP ||
 		    ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0 ||
 		    regs.rip != at + 1)
-			continue;		/* not ours: deliver it */
+			continue; /* not ours: deliver it */
 		sig = 0;
 		errno = 0;
 		state = ptrace(PTRACE_PEEKDATA, pid, (void *)st_at, NULL);

@@ -423,9 +423,15 @@ deep_run() {
 			"/proc/$dpid/stat" ||
 			fail "dtrace did not stop"
 		echo go >&3
+		# it exits while dtrace is stopped; dtrace is its tracer
+		# (consumer/dlhold.c), so its parent sees the exit only once
+		# dtrace runs again: a zombie until then
+		wait_until 600 awk '{ sub(/.*\) /, ""); exit $1 != "Z" }' \
+			"/proc/$target/stat" ||
+			fail "the target did not exit while dtrace was stopped"
+		kill -CONT "$dpid"
 		wait "$target"
 		forget_pid "$target"
-		kill -CONT "$dpid"
 		wait "$dpid"
 		status=$?
 		forget_pid "$dpid"

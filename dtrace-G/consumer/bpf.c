@@ -1642,7 +1642,8 @@ static void bpf_close(struct consumer *c)
 const struct consumer_backend_ops consumer_bpf_ops = {
 	.name = "BPF",
 	.key = "bpf",
-	.caps = BE_CAP_UPROBES | BE_CAP_KPROV | BE_CAP_VTIME | BE_CAP_PSARGS,
+	.caps = BE_CAP_UPROBES | BE_CAP_KPROV | BE_CAP_VTIME | BE_CAP_PSARGS |
+		BE_CAP_HOLD,
 	.open = bpf_open,
 	.enable = bpf_enable,
 	.poll_fds = bpf_poll_fds,

@@ -35,7 +35,10 @@
  * -c runs the command under ptrace until the dynamic linker has mapped
  * the libraries it was linked with and before their constructors run
  * (rtld.c; a static program: its entry point), its probes are enabled,
- * and it is let go.
+ * and it is let go.  On the bpf backend the commands and the -p
+ * processes then stay dtrace's tracees, held at each dlopen() until the
+ * library is armed (dlhold.c; the loop passes their stops on at each
+ * SIGCHLD).
  */
 #include "config.h"
 
@@ -326,6 +329,7 @@ pid_t dt_command_hold(const char *cmd)
  */
 static void teardown(struct consumer *c)
 {
+	dlhold_end(c); /* the -p processes let go before the sites */
 	c->be->stop(c);
 	kprov_stop(c);
 	read_buffers(c);
@@ -759,6 +763,7 @@ static void proc_exited(struct consumer *c, struct tproc *pr)
 	siginfo_t si = {0};
 
 	pr->exited = true;
+	dlhold_gone(c, pr); /* its threads' last stops read */
 	if (pr->created) /* our child: reap it */
 		(void)waitid(P_PID, (id_t)pr->pid, &si, WEXITED | WNOHANG);
 	if (pr->target && !d_opt_quiet(c->prog))
@@ -821,10 +826,15 @@ static void loop(struct consumer *c, int sfd, int ifd)
 		(void)poll(pfd, n, (int)c->switchrate_ms);
 		if (pfd[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
+			bool chld = false;
 
 			while (read(sfd, &si, sizeof(si)) == sizeof(si))
 				if (si.ssi_signo != SIGCHLD)
 					c->done = true;
+				else
+					chld = true;
+			if (chld) /* a held -p process's thread stopped */
+				dlhold_poll(c);
 		}
 		read_buffers(c);
 		now = now_ns(CLOCK_MONOTONIC);
@@ -837,6 +847,7 @@ static void loop(struct consumer *c, int sfd, int ifd)
 			threads_reap(c);
 			last_refresh = now;
 		} else if (now - last_refresh > 100000000u) {
+			dlhold_poll(c);
 			refresh_all(c, reg_poll);
 			threads_reap(c);
 			last_refresh = now;
@@ -1121,13 +1132,23 @@ static int consumer_run(struct consumer *c)
 			}
 		}
 	}
-	/* let the commands go */
-	for (size_t i = 0; i < c->nprocs; i++)
-		if (c->procs[i]->held) {
-			(void)ptrace(PTRACE_DETACH, c->procs[i]->pid, NULL,
-				     NULL);
-			c->procs[i]->held = false;
-		}
+	/*
+	 * let the commands go; they and the -p processes are held at their
+	 * dlopen()s from here on (dlhold.c)
+	 */
+	for (size_t i = 0; i < c->nprocs; i++) {
+		struct tproc *pr = c->procs[i];
+
+		if (pr->held) {
+			if (!(c->be->caps & BE_CAP_HOLD) ||
+			    !dlhold_handover(c, pr))
+				(void)ptrace(PTRACE_DETACH, pr->pid, NULL,
+					     NULL);
+			pr->held = false;
+		} else if ((c->be->caps & BE_CAP_HOLD) && pr->target &&
+			   !pr->created && !pr->exited)
+			(void)dlhold_start(c, pr);
+	}
 	c->begun = true; /* hits read before wait until now */
 	fire_dtrace(c, &c->begin, c->begin_clauses, c->nbegin);
 	kprov_start(c); /* tick-N counts from BEGIN */

@@ -310,6 +310,8 @@ enum {
 	/* a hit's copy of its process's arguments and effective ids,
 	 * pr_psargs, pr_euid, pr_egid (psargs.c) */
 	BE_CAP_PSARGS = 1u << 3,
+	/* a -p process can be held at its dlopen()s (dlhold.c, BPF) */
+	BE_CAP_HOLD = 1u << 4,
 };
 
 /*
@@ -812,7 +814,60 @@ size_t proc_freeze(pid_t pid, struct frozen **fz, size_t n);
 /* every thread of fz let go (and fz freed) */
 void proc_thaw(struct frozen *fz, size_t n);
 
+/*
+ * dlhold.c: a -p process or -c command held at each dlopen() until the
+ * new library is armed (HAVE_BPF); proc_freeze() holds such a process through it
+ */
+#ifdef HAVE_BPF
+bool dlhold_start(struct consumer *c, struct tproc *pr);
+/* a -c command rtld.c holds let go into dlhold (false: let go, not held) */
+bool dlhold_handover(struct consumer *c, struct tproc *pr);
+void dlhold_poll(struct consumer *c);
+void dlhold_gone(struct consumer *c, struct tproc *pr);
+void dlhold_end(struct consumer *c);
+bool dlhold_owns(pid_t pid);
+int dlhold_stop_all(pid_t pid);
+void dlhold_resume_all(pid_t pid);
+#else
+static inline bool dlhold_start(struct consumer *c, struct tproc *pr)
+{
+	(void)c;
+	(void)pr;
+	return false;
+}
+static inline bool dlhold_handover(struct consumer *c, struct tproc *pr)
+{
+	(void)c;
+	(void)pr;
+	return false;
+}
+static inline void dlhold_poll(struct consumer *c) { (void)c; }
+static inline void dlhold_gone(struct consumer *c, struct tproc *pr)
+{
+	(void)c;
+	(void)pr;
+}
+static inline void dlhold_end(struct consumer *c) { (void)c; }
+static inline bool dlhold_owns(pid_t pid)
+{
+	(void)pid;
+	return false;
+}
+static inline int dlhold_stop_all(pid_t pid)
+{
+	(void)pid;
+	return -1;
+}
+static inline void dlhold_resume_all(pid_t pid) { (void)pid; }
+#endif
+
 /* rtld.c: a -c command run to where its libraries are mapped */
+/* ld.so's _dl_debug_state and _r_debug (dtrace's machine): 0, or -errno */
+int rtld_ldso_symbols(const char *path, uint64_t *brk, uint64_t *rdebug,
+		      uint64_t *lo, uint64_t *brk_off);
+/* the file mapped at start in pid, by a path that reads that mapping's own
+ * file (procfs.h), or NULL (malloc'd) */
+char *rtld_mapped_at(pid_t pid, uint64_t start);
 /* pid (ptrace-stopped after exec) run until ld.so has mapped everything
  * and stopped there: 0; -ENOENT/-ENOTSUP: no debugger interface to use
  * (nothing done); -EIO: failed halfway; *exited if it ended meanwhile */

@@ -17,7 +17,9 @@
  * created meanwhile too (the task list is read again until a round
  * finds none new), then let go where it was; a signal that arrived
  * meanwhile is delivered on release.  A process that cannot be seized
- * (a debugger has it) is armed running.
+ * (a debugger has it) is armed running.  A -p process dlhold.c holds at
+ * its dlopen()s is dtrace's tracee already: its threads are stopped and
+ * resumed there (one entry, FROZEN_HELD, stands for them).
  */
 #include "config.h"
 
@@ -30,9 +32,20 @@
 #include "consumer_impl.h"
 #include "procfs.h"
 
+/* an entry whose threads dlhold.c stopped */
+#define FROZEN_HELD (-1)
+
 size_t proc_freeze(pid_t pid, struct frozen **fz, size_t n)
 {
 	bool more = true;
+
+	if (dlhold_owns(pid)) {
+		if (dlhold_stop_all(pid) == 0) {
+			*fz = xpush_room(*fz, n, sizeof(**fz));
+			(*fz)[n++] = (struct frozen){pid, FROZEN_HELD};
+		}
+		return n;
+	}
 
 	for (int round = 0; more && round < 100; round++) {
 		char p[64];
@@ -72,7 +85,10 @@ size_t proc_freeze(pid_t pid, struct frozen **fz, size_t n)
 void proc_thaw(struct frozen *fz, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		(void)ptrace(PTRACE_DETACH, fz[i].tid, NULL,
-			     (void *)(long)fz[i].sig);
+		if (fz[i].sig == FROZEN_HELD)
+			dlhold_resume_all(fz[i].tid);
+		else
+			(void)ptrace(PTRACE_DETACH, fz[i].tid, NULL,
+				     (void *)(long)fz[i].sig);
 	free(fz);
 }

@@ -58,7 +58,7 @@
  * A path that reads the file mapped at `start` in pid (procfs.h: the
  * mapping's own file, even if replaced since), or NULL.
  */
-static char *mapped_at(pid_t pid, uint64_t start)
+char *rtld_mapped_at(pid_t pid, uint64_t start)
 {
 	struct proc_maps mm;
 	const struct proc_map *m;
@@ -76,11 +76,12 @@ static char *mapped_at(pid_t pid, uint64_t start)
 }
 
 /*
- * Link-time values of ld.so's _dl_debug_state and _r_debug, and the
- * lowest PT_LOAD address (the load bias is AT_BASE less it).
+ * Link-time values of ld.so's _dl_debug_state and _r_debug, the lowest
+ * PT_LOAD address (the load bias is AT_BASE less it) and, with brk_off,
+ * _dl_debug_state's file offset (where dlhold.c puts its uprobe).
  */
-static int ldso_symbols(const char *path, uint64_t *brk, uint64_t *rdebug,
-			uint64_t *lo)
+int rtld_ldso_symbols(const char *path, uint64_t *brk, uint64_t *rdebug,
+		      uint64_t *lo, uint64_t *brk_off)
 {
 	struct objfile of;
 	struct elf_syms it;
@@ -112,8 +113,23 @@ static int ldso_symbols(const char *path, uint64_t *brk, uint64_t *rdebug,
 		else if (!strcmp(n, "_r_debug"))
 			*rdebug = s.st_value;
 	}
+	if (*brk && *rdebug && *lo != UINT64_MAX)
+		err = 0;
+	else
+		err = -ENOENT;
+	for (size_t i = 0; !err && brk_off && i < of.nph; i++) {
+		const GElf_Phdr *ph = &of.ph[i];
+
+		if (ph->p_type == PT_LOAD && *brk >= ph->p_vaddr &&
+		    *brk < ph->p_vaddr + ph->p_filesz) {
+			*brk_off = *brk - ph->p_vaddr + ph->p_offset;
+			break;
+		}
+		if (i + 1 == of.nph)
+			err = -ENOENT;
+	}
 	objf_close(&of);
-	return *brk && *rdebug && *lo != UINT64_MAX ? 0 : -ENOENT;
+	return err;
 }
 
 int rtld_run_to_consistent(pid_t pid, bool *exited)
@@ -128,10 +144,10 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 	*exited = false;
 	if (proc_auxv(pid, AT_BASE, &base) < 0 || !base)
 		return -ENOENT;
-	path = mapped_at(pid, base);
+	path = rtld_mapped_at(pid, base);
 	if (!path)
 		return -ENOENT;
-	st = ldso_symbols(path, &brk, &rdebug, &lo);
+	st = rtld_ldso_symbols(path, &brk, &rdebug, &lo, NULL);
 	free(path);
 	if (st)
 		return st;

@@ -1,0 +1,933 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dlhold.c - a -p process, or a -c command once started, held at each
+ * dlopen() until the library it maps is armed, before any of the
+ * library's code (its constructors included) runs (doc/DESIGN.md §8,
+ * "When -p arms a dlopen()").
+ *
+ * Why.  The maps are read every 100 ms: a library dlopen()ed meanwhile
+ * runs its constructors and its first calls unarmed (a PostgreSQL
+ * extension loaded by a traced backend).  ld.so calls the empty
+ * function _dl_debug_state() with _r_debug.r_state = RT_CONSISTENT once
+ * dlopen() has mapped the library and its dependencies, before it
+ * relocates them or runs their constructors (dl_open_worker_begin):
+ * the point where -c arms too (rtld.c).
+ *
+ * What stops the thread there must not outlive a SIGKILLed dtrace.  An
+ * int3 written into ld.so, or a hardware breakpoint set through ptrace
+ * (the kernel keeps DR0-DR7 when the tracer dies: tested on 6.18), kills
+ * the process with SIGTRAP at its next dlopen() once nobody traces it.
+ * So the breakpoint is a uprobe the kernel owns for us: perf events of
+ * the uprobe PMU (no tracefs event), one per thread of the process (the
+ * kernel's filter is by mm, but a thread's event ends with the thread),
+ * whose breakpoint the kernel takes out when their fds close, dtrace's
+ * death included.  Its BPF program (made here, a few instructions)
+ * reads r_state and, at an RT_CONSISTENT that follows an RT_ADD (not a
+ * dlclose()'s), stops the thread by sending it
+ * SIGURG (bpf_send_signal_thread()): the process is ptrace-seized by
+ * dtrace for the whole run, so the signal puts the thread in a
+ * signal-delivery-stop before it returns into dlopen().  If dtrace dies
+ * there, the kernel detaches it (exit_ptrace()) and the signal is
+ * delivered; the program sends it only while the thread's SIGURG is at
+ * its default action (ignore) or ignored, and not blocked (read from the
+ * thread's task_struct, the offsets from the kernel's BTF), so that
+ * delivery does nothing.  Otherwise, or for a thread dtrace has not
+ * seized, it marks the thread and sends nothing: that dlopen() is armed
+ * at the next read of the maps, as before, and dtrace says so once.
+ *
+ * The tracer.  Every thread is seized (PTRACE_SEIZE, with clones
+ * followed), and its stops are dtrace's to pass on: the loop calls
+ * dlhold_poll() on each SIGCHLD.  A signal-delivery-stop is resumed with
+ * its signal, except ours (SIGURG, SI_KERNEL, the thread marked sent by
+ * the program), which is swallowed after the new library is armed; a
+ * group-stop is kept with PTRACE_LISTEN; a new thread is resumed from
+ * its first stop.  To arm, every other thread is interrupted too, as
+ * freeze.c holds a process (proc_freeze() calls dlhold_stop_all() for
+ * a process held here: a second tracer cannot seize it).  At the end
+ * the perf events close first, then every thread is stopped and
+ * detached with the signal it stopped for.  A process that cannot be
+ * seized (a debugger has it) or a kernel that refuses the program keeps
+ * the 100 ms arming, said once.
+ *
+ * A -c command is held by rtld.c until its probes are armed, under the
+ * tracer PTRACE_TRACEME made, which cannot interrupt or listen: it is
+ * handed over to a seize (dlhold_handover()) when it is let go.
+ *
+ * Only the bpf backend asks for it (BE_CAP_HOLD): the uprobe backend is
+ * the one that loads no BPF program (DTRACE_BACKEND=uprobe, or where
+ * none loads), the module's arms without uprobes, and -x
+ * activation=user drives its threads with ptrace itself.
+ */
+#include "config.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <link.h>
+#include <linux/bpf.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "consumer_impl.h"
+#include "procfs.h"
+
+/*
+ * A thread's entry in the program's map, keyed by its tid; the key with
+ * DH_LAST added holds the r_state of its last hit (the program stops a
+ * thread only at an RT_CONSISTENT after an RT_ADD, a dlopen() that
+ * mapped something, not after a dlclose()'s RT_DELETE)
+ */
+enum { DH_SEIZED = 1, DH_SENT = 2, DH_MISSED = 3 };
+#define DH_LAST 0x80000000u
+
+/*
+ * TH_NEW: a clone not yet at its first stop; TH_ZOMBIE: a leader that
+ * exited before its threads, waited for until its exit is reported
+ */
+enum { TH_RUN, TH_STOP, TH_LISTEN, TH_NEW, TH_ZOMBIE };
+
+struct dh_thread {
+	pid_t tid;
+	int state;
+	int sig;     /* TH_STOP: the signal to resume it with */
+	bool listen; /* TH_STOP: a group-stop, resumed with PTRACE_LISTEN */
+	bool hold; /* TH_STOP in dlopen(): resumed once its library is armed */
+	int pfd;   /* its uprobe PMU event on _dl_debug_state, or -1 */
+};
+
+struct dh_proc {
+	struct tproc *pr;
+	char *ldso; /* its ld.so, and _dl_debug_state's file offset there */
+	uint64_t off;
+	bool events; /* each thread gets its event (th_add()) */
+	struct dh_thread *th;
+	size_t nth;
+	unsigned depth; /* dlhold_stop_all() calls not yet resumed */
+	bool arm;	/* a thread holds in dlopen(): arm at the next poll */
+	bool missed_said;
+};
+
+/* one tracer per dtrace: freeze.c asks by pid, without the consumer */
+static struct {
+	struct consumer *c;
+	int prog_fd, map_fd;
+	struct dh_proc **p;
+	size_t np;
+	bool failed; /* the program could not be made: said once */
+	bool arming; /* in dh_arm(): proc_refresh() is not entered again */
+} dh = {.prog_fd = -1, .map_fd = -1};
+
+static struct dh_proc *dh_find(pid_t pid)
+{
+	for (size_t i = 0; i < dh.np; i++)
+		if (dh.p[i]->pr->pid == pid)
+			return dh.p[i];
+	return NULL;
+}
+
+bool dlhold_owns(pid_t pid)
+{
+	return dh_find(pid) != NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The program */
+
+/*
+ * Byte offset of member `name` in struct `sname` of the kernel's BTF,
+ * looking into anonymous members (task_struct's randomized part).
+ */
+static long btf_member_off(const struct btf *btf, __u32 id, const char *name)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+
+	if (!t || (!btf_is_struct(t) && !btf_is_union(t)))
+		return -1;
+	m = btf_members(t);
+	for (unsigned i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(btf, m->name_off);
+		long sub;
+
+		if (n && *n) {
+			if (!strcmp(n, name))
+				return btf_member_bit_offset(t, i) / 8;
+			continue;
+		}
+		sub = btf_member_off(btf, btf__resolve_type(btf, m->type),
+				     name);
+		if (sub >= 0)
+			return btf_member_bit_offset(t, i) / 8 + sub;
+	}
+	return -1;
+}
+
+static long btf_off(const struct btf *btf, const char *sname, const char *name)
+{
+	__s32 id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+
+	return id < 0 ? -1 : btf_member_off(btf, (__u32)id, name);
+}
+
+/* Where the program reads whether SIGURG would do anything if delivered. */
+struct dh_offs {
+	long sighand, blocked, handler; /* handler: in the sighand_struct */
+};
+
+static int dh_offsets(struct dh_offs *o)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	long action, sa, h;
+	__s32 ksa;
+
+	if (!btf)
+		return -1;
+	o->sighand = btf_off(btf, "task_struct", "sighand");
+	o->blocked = btf_off(btf, "task_struct", "blocked");
+	action = btf_off(btf, "sighand_struct", "action");
+	sa = btf_off(btf, "k_sigaction", "sa");
+	h = btf_off(btf, "sigaction", "sa_handler");
+	ksa = btf__find_by_name_kind(btf, "k_sigaction", BTF_KIND_STRUCT);
+	o->handler = -1;
+	if (action >= 0 && sa >= 0 && h >= 0 && ksa >= 0) {
+		long sz = btf__resolve_size(btf, (__u32)ksa);
+
+		if (sz > 0)
+			o->handler = action + (SIGURG - 1) * sz + sa + h;
+	}
+	btf__free(btf);
+	return o->sighand < 0 || o->blocked < 0 || o->handler < 0 ? -1 : 0;
+}
+
+#define INSN(c, d, s, o, i)                                                    \
+	((struct bpf_insn){.code = (c),                                        \
+			   .dst_reg = (d),                                     \
+			   .src_reg = (s),                                     \
+			   .off = (o),                                         \
+			   .imm = (i)})
+#define MOV_REG(d, s) INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
+#define MOV_IMM(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define ADD_IMM(d, i) INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
+#define AND_IMM(d, i) INSN(BPF_ALU64 | BPF_AND | BPF_K, d, 0, 0, i)
+#define LDX(sz, d, s, o) INSN(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
+#define STX(sz, d, s, o) INSN(BPF_STX | BPF_MEM | (sz), d, s, o, 0)
+#define ST_IMM(sz, d, o, i) INSN(BPF_ST | BPF_MEM | (sz), d, 0, o, i)
+#define JNE_IMM(d, i, o) INSN(BPF_JMP | BPF_JNE | BPF_K, d, 0, o, i)
+#define JEQ_IMM(d, i, o) INSN(BPF_JMP | BPF_JEQ | BPF_K, d, 0, o, i)
+#define JGT_IMM(d, i, o) INSN(BPF_JMP | BPF_JGT | BPF_K, d, 0, o, i)
+#define CALL(f) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
+#define EXIT() INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+
+/*
+ * The program at _dl_debug_state: r_state is at a fixed distance from
+ * the function (both in ld.so), `delta` from the hit's ip.
+ */
+static int dh_prog(int map_fd, long delta, const struct dh_offs *o, char *why,
+		   size_t whylen)
+{
+	struct bpf_insn v[96];
+	size_t n = 0, j_out[12], nj = 0, j_miss[8], nm = 0;
+	char log[4096] = "";
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log,
+		    .log_size = sizeof(log), .log_level = 0);
+	int fd;
+
+	v[n++] = MOV_REG(BPF_REG_6, BPF_REG_1);
+	/* the kernel's pt_regs, laid out as ptrace's user_regs_struct */
+	v[n++] = LDX(BPF_DW, BPF_REG_3, BPF_REG_6,
+		     offsetof(struct user_regs_struct, rip));
+	v[n++] = ADD_IMM(BPF_REG_3, (__s32)delta);
+	v[n++] = MOV_REG(BPF_REG_1, BPF_REG_10);
+	v[n++] = ADD_IMM(BPF_REG_1, -8);
+	v[n++] = ST_IMM(BPF_DW, BPF_REG_10, -8, 0);
+	v[n++] = MOV_IMM(BPF_REG_2, 4);
+	v[n++] = CALL(BPF_FUNC_probe_read_user);
+	j_out[nj++] = n;
+	v[n++] = JNE_IMM(BPF_REG_0, 0, 0);
+	v[n++] = LDX(BPF_W, BPF_REG_7, BPF_REG_10, -8);
+	/* the thread's last state (r8, -1 if none) replaced by this one */
+	v[n++] = CALL(BPF_FUNC_get_current_pid_tgid);
+	v[n++] =
+		INSN(BPF_ALU | BPF_OR | BPF_K, BPF_REG_0, 0, 0, (__s32)DH_LAST);
+	v[n++] = STX(BPF_W, BPF_REG_10, BPF_REG_0, -20);
+	v[n++] = INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD,
+		      0, map_fd);
+	v[n++] = INSN(0, 0, 0, 0, 0);
+	v[n++] = MOV_REG(BPF_REG_2, BPF_REG_10);
+	v[n++] = ADD_IMM(BPF_REG_2, -20);
+	v[n++] = CALL(BPF_FUNC_map_lookup_elem);
+	v[n++] = MOV_IMM(BPF_REG_8, -1);
+	v[n++] = JEQ_IMM(BPF_REG_0, 0, 1);
+	v[n++] = LDX(BPF_W, BPF_REG_8, BPF_REG_0, 0);
+	v[n++] = STX(BPF_W, BPF_REG_10, BPF_REG_7, -24);
+	v[n++] = INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD,
+		      0, map_fd);
+	v[n++] = INSN(0, 0, 0, 0, 0);
+	v[n++] = MOV_REG(BPF_REG_2, BPF_REG_10);
+	v[n++] = ADD_IMM(BPF_REG_2, -20);
+	v[n++] = MOV_REG(BPF_REG_3, BPF_REG_10);
+	v[n++] = ADD_IMM(BPF_REG_3, -24);
+	v[n++] = MOV_IMM(BPF_REG_4, BPF_ANY);
+	v[n++] = CALL(BPF_FUNC_map_update_elem);
+	j_out[nj++] = n;
+	v[n++] = JNE_IMM(BPF_REG_7, RT_CONSISTENT, 0);
+	j_out[nj++] = n;
+	v[n++] = JNE_IMM(BPF_REG_8, RT_ADD, 0);
+	/* the thread's entry: only a thread dtrace seized is stopped */
+	v[n++] = CALL(BPF_FUNC_get_current_pid_tgid);
+	v[n++] = STX(BPF_W, BPF_REG_10, BPF_REG_0, -16);
+	v[n++] = INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD,
+		      0, map_fd);
+	v[n++] = INSN(0, 0, 0, 0, 0);
+	v[n++] = MOV_REG(BPF_REG_2, BPF_REG_10);
+	v[n++] = ADD_IMM(BPF_REG_2, -16);
+	v[n++] = CALL(BPF_FUNC_map_lookup_elem);
+	j_out[nj++] = n;
+	v[n++] = JEQ_IMM(BPF_REG_0, 0, 0);
+	v[n++] = MOV_REG(BPF_REG_8, BPF_REG_0);
+	v[n++] = LDX(BPF_W, BPF_REG_1, BPF_REG_8, 0);
+	j_out[nj++] = n;
+	v[n++] = JNE_IMM(BPF_REG_1, DH_SEIZED, 0);
+	/* SIGURG delivered without dtrace must do nothing */
+	v[n++] = CALL(BPF_FUNC_get_current_task);
+	v[n++] = MOV_REG(BPF_REG_9, BPF_REG_0);
+	v[n++] = MOV_REG(BPF_REG_1, BPF_REG_10);
+	v[n++] = ADD_IMM(BPF_REG_1, -24);
+	v[n++] = MOV_IMM(BPF_REG_2, 8);
+	v[n++] = MOV_REG(BPF_REG_3, BPF_REG_9);
+	v[n++] = ADD_IMM(BPF_REG_3, (__s32)o->sighand);
+	v[n++] = CALL(BPF_FUNC_probe_read_kernel);
+	j_miss[nm++] = n;
+	v[n++] = JNE_IMM(BPF_REG_0, 0, 0);
+	v[n++] = LDX(BPF_DW, BPF_REG_3, BPF_REG_10, -24);
+	v[n++] = ADD_IMM(BPF_REG_3, (__s32)o->handler);
+	v[n++] = MOV_REG(BPF_REG_1, BPF_REG_10);
+	v[n++] = ADD_IMM(BPF_REG_1, -24);
+	v[n++] = MOV_IMM(BPF_REG_2, 8);
+	v[n++] = CALL(BPF_FUNC_probe_read_kernel);
+	j_miss[nm++] = n;
+	v[n++] = JNE_IMM(BPF_REG_0, 0, 0);
+	v[n++] = LDX(BPF_DW, BPF_REG_1, BPF_REG_10, -24);
+	j_miss[nm++] = n;
+	v[n++] = JGT_IMM(BPF_REG_1, 1, 0); /* neither SIG_DFL nor SIG_IGN */
+	v[n++] = MOV_REG(BPF_REG_1, BPF_REG_10);
+	v[n++] = ADD_IMM(BPF_REG_1, -24);
+	v[n++] = MOV_IMM(BPF_REG_2, 8);
+	v[n++] = MOV_REG(BPF_REG_3, BPF_REG_9);
+	v[n++] = ADD_IMM(BPF_REG_3, (__s32)o->blocked);
+	v[n++] = CALL(BPF_FUNC_probe_read_kernel);
+	j_miss[nm++] = n;
+	v[n++] = JNE_IMM(BPF_REG_0, 0, 0);
+	v[n++] = LDX(BPF_DW, BPF_REG_1, BPF_REG_10, -24);
+	v[n++] = AND_IMM(BPF_REG_1, 1 << (SIGURG - 1));
+	j_miss[nm++] = n;
+	v[n++] = JNE_IMM(BPF_REG_1, 0, 0);
+	v[n++] = ST_IMM(BPF_W, BPF_REG_8, 0, DH_SENT);
+	v[n++] = MOV_IMM(BPF_REG_1, SIGURG);
+	v[n++] = CALL(BPF_FUNC_send_signal_thread);
+	j_out[nj++] = n;
+	v[n++] = JEQ_IMM(BPF_REG_0, 0, 0);
+	/* miss: */
+	for (size_t i = 0; i < nm; i++)
+		v[j_miss[i]].off = (__s16)(n - j_miss[i] - 1);
+	v[n++] = ST_IMM(BPF_W, BPF_REG_8, 0, DH_MISSED);
+	/* out: */
+	for (size_t i = 0; i < nj; i++)
+		v[j_out[i]].off = (__s16)(n - j_out[i] - 1);
+	v[n++] = MOV_IMM(BPF_REG_0, 0);
+	v[n++] = EXIT();
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "dtrace_dlhold", "GPL", v, n,
+			   &po);
+	if (fd < 0)
+		snprintf(why, whylen, "its program was refused: %s%s%s",
+			 strerror(errno), *log ? ": " : "", log);
+	return fd < 0 ? -1 : fd;
+}
+
+/* ------------------------------------------------------------------ */
+/* ld.so's _dl_debug_state */
+
+/*
+ * File offset of ld.so's _dl_debug_state, and the distance from it to
+ * _r_debug.r_state (rtld.c reads ld.so's dynsym).
+ */
+static int ldso_debug(const char *path, uint64_t *off, long *delta)
+{
+	uint64_t brk, rdebug, lo;
+
+	if (rtld_ldso_symbols(path, &brk, &rdebug, &lo, off) < 0)
+		return -1;
+	*delta = (long)(rdebug - brk) + (long)offsetof(struct r_debug, r_state);
+	return 0;
+}
+
+/* ld.so as pid maps it: the file at AT_BASE (rtld.c) */
+static char *ldso_path(pid_t pid)
+{
+	uint64_t base = 0;
+
+	if (proc_auxv(pid, AT_BASE, &base) < 0 || !base)
+		return NULL;
+	return rtld_mapped_at(pid, base);
+}
+
+/* pid's ld.so has the debugger interface (a static program has none) */
+static bool ldso_has_debug(pid_t pid)
+{
+	char *ldso = ldso_path(pid);
+	uint64_t off;
+	long delta;
+	bool ok = ldso && ldso_debug(ldso, &off, &delta) == 0;
+
+	free(ldso);
+	return ok;
+}
+
+static int uprobe_pmu_type(void)
+{
+	char *s = read_file("/sys/bus/event_source/devices/uprobe/type", NULL);
+	int t = s ? atoi(s) : -1;
+
+	free(s);
+	return t > 0 ? t : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The tracer */
+
+static void map_set(pid_t tid, __u32 v)
+{
+	__u32 k = (__u32)tid;
+
+	(void)bpf_map_update_elem(dh.map_fd, &k, &v, BPF_ANY);
+}
+
+static __u32 map_get(pid_t tid)
+{
+	__u32 k = (__u32)tid, v = 0;
+
+	(void)bpf_map_lookup_elem(dh.map_fd, &k, &v);
+	return v;
+}
+
+/*
+ * The uprobe on _dl_debug_state as a perf event of thread tid, running
+ * the program: fd, or -1 with errno.  One per thread: the kernel's
+ * filter is by mm, so any one would stop every thread, but a per-thread
+ * event ends with its thread (the leader may exit first); each hit runs
+ * the program once per event, which sends once (the entry says sent).
+ */
+static int th_event(const struct dh_proc *dp, pid_t tid)
+{
+	struct perf_event_attr a = {0};
+	int fd, type = uprobe_pmu_type(), err;
+
+	if (type < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	a.size = sizeof(a);
+	a.type = (__u32)type;
+	a.config1 = (__u64)(uintptr_t)dp->ldso;
+	a.config2 = dp->off;
+	fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, dh.prog_fd) < 0 ||
+	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+static struct dh_thread *th_add(struct dh_proc *dp, pid_t tid, int state)
+{
+	for (size_t i = 0; i < dp->nth; i++)
+		if (dp->th[i].tid == tid)
+			return &dp->th[i];
+	dp->th = xpush_room(dp->th, dp->nth, sizeof(*dp->th));
+	dp->th[dp->nth] =
+		(struct dh_thread){.tid = tid, .state = state, .pfd = -1};
+	map_set(tid, DH_SEIZED);
+	if (dp->events) /* a clone, stopped before its first instruction */
+		dp->th[dp->nth].pfd = th_event(dp, tid);
+	return &dp->th[dp->nth++];
+}
+
+/* a dlopen() the program could not hold (DH_MISSED): said once */
+static void th_missed(struct dh_proc *dp, pid_t tid)
+{
+	if (dp->missed_said || map_get(tid) != DH_MISSED)
+		return;
+	dp->missed_said = true;
+	/* hits lost: said under -q too */
+	say(dh.c,
+	    "pid %d: a dlopen() could not be held (its thread handles or "
+	    "blocks SIGURG): its library's first hits can be missed",
+	    (int)dp->pr->pid);
+}
+
+static void th_del(struct dh_proc *dp, size_t i)
+{
+	__u32 k = (__u32)dp->th[i].tid;
+
+	th_missed(dp, dp->th[i].tid);
+	if (dp->th[i].pfd >= 0)
+		close(dp->th[i].pfd);
+	(void)bpf_map_delete_elem(dh.map_fd, &k);
+	k |= DH_LAST;
+	(void)bpf_map_delete_elem(dh.map_fd, &k);
+	dp->th[i] = dp->th[--dp->nth];
+}
+
+static void th_resume(struct dh_thread *t)
+{
+	if (t->state != TH_STOP || t->hold)
+		return;
+	if (t->listen)
+		(void)ptrace(PTRACE_LISTEN, t->tid, NULL, NULL);
+	else
+		(void)ptrace(PTRACE_CONT, t->tid, NULL, (void *)(long)t->sig);
+	t->state = t->listen ? TH_LISTEN : TH_RUN;
+	t->sig = 0;
+	t->listen = false;
+}
+
+static void dh_arm(struct dh_proc *dp);
+
+/*
+ * What a wait said of thread i: it is stopped (TH_STOP, with what to
+ * resume it with), or gone.  Resumed at once unless the process is
+ * held (depth) or the stop is ours, which arms first.
+ */
+static void dh_status(struct dh_proc *dp, size_t i, int st)
+{
+	struct dh_thread *t = &dp->th[i];
+	int sig, ev;
+	bool ours = false;
+
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		th_del(dp, i);
+		return;
+	}
+	if (!WIFSTOPPED(st))
+		return;
+	sig = WSTOPSIG(st);
+	ev = st >> 16;
+	t->state = TH_STOP;
+	t->sig = 0;
+	t->listen = false;
+	if (ev == PTRACE_EVENT_CLONE) {
+		unsigned long nt = 0;
+
+		if (ptrace(PTRACE_GETEVENTMSG, t->tid, NULL, &nt) == 0 && nt)
+			(void)th_add(dp, (pid_t)nt, TH_NEW);
+		t = &dp->th[i]; /* th_add may move it */
+	} else if (ev == PTRACE_EVENT_STOP) {
+		/* a group-stop stays one; else our interrupt, a first stop */
+		t->listen = sig == SIGSTOP || sig == SIGTSTP ||
+			    sig == SIGTTIN || sig == SIGTTOU;
+	} else if (ev == 0) {
+		siginfo_t si;
+
+		ours = sig == SIGURG && map_get(t->tid) == DH_SENT &&
+		       ptrace(PTRACE_GETSIGINFO, t->tid, NULL, &si) == 0 &&
+		       si.si_code == SI_KERNEL;
+		if (ours)
+			map_set(t->tid, DH_SEIZED);
+		else
+			t->sig = sig;
+	}
+	/*
+	 * A stop of ours seen while the process is held is an arming
+	 * (proc_refresh()) under way, which must not be entered again: the
+	 * thread stays stopped until the next poll arms (dlhold_poll()).
+	 */
+	t->hold = ours;
+	dp->arm |= ours;
+	if (ours && !dp->depth && !dh.arming)
+		dh_arm(dp);
+	else if (!dp->depth)
+		th_resume(t);
+}
+
+/* a thread's state letter from its stat ('Z': a zombie leader); 0: gone */
+static char th_state(pid_t pid, pid_t tid)
+{
+	char *s, *rp, c = 0;
+	char name[48];
+
+	snprintf(name, sizeof(name), "task/%d/stat", (int)tid);
+	s = proc_read_text(pid, name, NULL);
+	rp = s ? strrchr(s, ')') : NULL;
+	if (rp && rp[1] == ' ')
+		c = rp[2];
+	free(s);
+	return c;
+}
+
+/* a thread that runs nothing until we say so */
+static bool th_still(const struct dh_thread *t)
+{
+	return t->state == TH_STOP || t->state == TH_LISTEN ||
+	       t->state == TH_ZOMBIE;
+}
+
+/* Wait until thread tid has stopped (or is gone). */
+static void th_wait_stop(struct dh_proc *dp, pid_t tid)
+{
+	for (;;) {
+		size_t i;
+		int st;
+		pid_t w;
+		char c;
+
+		for (i = 0; i < dp->nth && dp->th[i].tid != tid; i++)
+			;
+		if (i == dp->nth || th_still(&dp->th[i]))
+			return;
+		w = waitpid(tid, &st, __WALL | WNOHANG);
+		if (w == tid) {
+			dh_status(dp, i, st);
+			continue;
+		}
+		c = w < 0 ? 0 : th_state(dp->pr->pid, tid);
+		if (c == 'Z') {
+			dp->th[i].state =
+				TH_ZOMBIE; /* dlhold_poll() reaps it */
+			return;
+		}
+		if (!c || c == 'X') {
+			th_del(dp, i);
+			return;
+		}
+		nanosleep(&(struct timespec){0, 20000}, NULL);
+	}
+}
+
+/* Every thread of dp stopped where it is (nested calls count). */
+static void dh_stop(struct dh_proc *dp)
+{
+	if (dp->depth++)
+		return;
+	for (size_t i = 0; i < dp->nth; i++)
+		if (dp->th[i].state == TH_RUN)
+			(void)ptrace(PTRACE_INTERRUPT, dp->th[i].tid, NULL,
+				     NULL);
+	/*
+	 * clones reported meanwhile join the list, and are waited too; a
+	 * thread gone moves the last one to its place: until a round finds
+	 * every thread still
+	 */
+	for (bool again = true; again;) {
+		again = false;
+		for (size_t i = 0; i < dp->nth; i++)
+			if (!th_still(&dp->th[i])) {
+				th_wait_stop(dp, dp->th[i].tid);
+				again = true;
+			}
+	}
+}
+
+static void dh_resume(struct dh_proc *dp)
+{
+	if (!dp->depth || --dp->depth)
+		return;
+	for (size_t i = 0; i < dp->nth; i++)
+		th_resume(&dp->th[i]);
+}
+
+int dlhold_stop_all(pid_t pid)
+{
+	struct dh_proc *dp = dh_find(pid);
+
+	if (!dp)
+		return -1;
+	dh_stop(dp);
+	return 0;
+}
+
+void dlhold_resume_all(pid_t pid)
+{
+	struct dh_proc *dp = dh_find(pid);
+
+	if (dp)
+		dh_resume(dp);
+}
+
+/* A thread stopped in dlopen(): the new library armed, then all go on. */
+static void dh_arm(struct dh_proc *dp)
+{
+	bool held = dp->pr->held;
+
+	dh_stop(dp);
+	dh.arming = true;
+	dp->pr->held = true; /* the arming holds nothing more of it */
+	(void)proc_refresh(dh.c, dp->pr, NULL);
+	dp->pr->held = held;
+	dh.arming = false;
+	dp->arm = false;
+	for (size_t i = 0; i < dp->nth; i++)
+		dp->th[i].hold = false;
+	dh_resume(dp);
+}
+
+/* Every thread of pid seized, its clones to come too. */
+static int dh_seize(struct dh_proc *dp)
+{
+	bool more = true;
+	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
+
+	for (int round = 0; more && round < 100; round++) {
+		char p[64];
+		DIR *d;
+		struct dirent *de;
+
+		more = false;
+		if (proc_path(p, sizeof(p), dp->pr->pid, "task") < 0)
+			return -1;
+		d = opendir(p);
+		if (!d)
+			return -1;
+		while ((de = readdir(d))) {
+			pid_t tid = (pid_t)atoi(de->d_name);
+			bool seen = false;
+
+			if (tid <= 0)
+				continue;
+			for (size_t i = 0; i < dp->nth; i++)
+				seen |= dp->th[i].tid == tid;
+			if (seen)
+				continue;
+			if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)opts) < 0) {
+				/* a zombie leader cannot be seized either */
+				if (errno == EPERM &&
+				    th_state(dp->pr->pid, tid) != 'Z') {
+					closedir(d);
+					return -1; /* someone traces it */
+				}
+				continue; /* it exited */
+			}
+			more = true;
+			(void)th_add(dp, tid, TH_RUN);
+		}
+		closedir(d);
+	}
+	return 0;
+}
+
+static void dh_release(struct dh_proc *dp)
+{
+	dp->events = false;
+	for (size_t i = 0; i < dp->nth; i++)
+		if (dp->th[i].pfd >= 0) { /* no stop of ours after this */
+			close(dp->th[i].pfd);
+			dp->th[i].pfd = -1;
+		}
+	dh_stop(dp);
+	for (size_t i = 0; i < dp->nth; i++) {
+		struct dh_thread *t = &dp->th[i];
+		__u32 k = (__u32)t->tid;
+
+		/* a group-stop is the kernel's again once detached; a thread
+		 * held in dlopen() goes on, its SIGURG swallowed */
+		(void)ptrace(PTRACE_DETACH, t->tid, NULL,
+			     (void *)(long)(t->listen ? 0 : t->sig));
+		(void)bpf_map_delete_elem(dh.map_fd, &k);
+		k |= DH_LAST;
+		(void)bpf_map_delete_elem(dh.map_fd, &k);
+	}
+	free(dp->th);
+	free(dp->ldso);
+	free(dp);
+}
+
+static int dh_open_prog(struct consumer *c, long delta)
+{
+	struct dh_offs o;
+	char why[512] = "";
+
+	if (dh.prog_fd >= 0 || dh.failed)
+		return dh.prog_fd;
+	dh.c = c;
+	if (dh_offsets(&o) < 0)
+		snprintf(why, sizeof(why),
+			 "the kernel's BTF does not describe task_struct's "
+			 "signals");
+	else if ((dh.map_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "dtrace_dlhold",
+					     4, 4, 65536, NULL)) < 0)
+		snprintf(why, sizeof(why), "its map was refused: %s",
+			 strerror(errno));
+	else
+		dh.prog_fd = dh_prog(dh.map_fd, delta, &o, why, sizeof(why));
+	if (dh.prog_fd < 0) {
+		dh.failed = true;
+		say(c,
+		    "a library a traced process dlopen()s is armed when "
+		    "its maps are next read (its first hits can be "
+		    "missed): %s",
+		    why);
+	}
+	return dh.prog_fd;
+}
+
+/*
+ * pr (a -p process) held at each dlopen() from now on: true, or false
+ * with the reason said (the 100 ms arming stays).
+ */
+bool dlhold_start(struct consumer *c, struct tproc *pr)
+{
+	struct dh_proc *dp;
+	char *ldso = ldso_path(pr->pid);
+	uint64_t off = 0;
+	long delta = 0;
+	size_t nev = 0;
+	int err = 0;
+
+	if (!ldso) /* static, or exited */
+		return false;
+	if (ldso_debug(ldso, &off, &delta) < 0 || dh_open_prog(c, delta) < 0) {
+		free(ldso);
+		return false;
+	}
+	dp = xcalloc(1, sizeof(*dp));
+	dp->pr = pr;
+	dp->ldso = ldso;
+	dp->off = off;
+	if (dh_seize(dp) < 0) {
+		say(c,
+		    "pid %d cannot be held at its dlopen()s (it is traced "
+		    "already): a library it loads is armed when its maps "
+		    "are next read",
+		    (int)pr->pid);
+		dh_release(dp);
+		return false;
+	}
+	/* the breakpoint last: a stop only where every thread is ours */
+	dp->events = true;
+	for (size_t i = 0; i < dp->nth; i++) {
+		dp->th[i].pfd = th_event(dp, dp->th[i].tid);
+		if (dp->th[i].pfd >= 0)
+			nev++;
+		else if (!err)
+			err = errno;
+	}
+	if (!nev) {
+		say(c,
+		    "pid %d cannot be held at its dlopen()s (uprobe on "
+		    "_dl_debug_state: %s): a library it loads is armed "
+		    "when its maps are next read",
+		    (int)pr->pid, strerror(err ? err : ESRCH));
+		dh_release(dp);
+		return false;
+	}
+	dh.p = xpush_room(dh.p, dh.np, sizeof(*dh.p));
+	dh.p[dh.np++] = dp;
+	dlhold_poll(c); /* stops that came while seizing */
+	return true;
+}
+
+/*
+ * A -c command let go (it was held by rtld.c under PTRACE_TRACEME's
+ * tracer, which can neither interrupt nor listen) into a seize: detached
+ * into a group-stop (SIGSTOP: none of its code has run, so no handler
+ * sees it, and its parent is dtrace), seized there, then continued with
+ * SIGCONT.  False: it runs, let go as before, armed by the maps.
+ */
+bool dlhold_handover(struct consumer *c, struct tproc *pr)
+{
+	bool ok = false;
+	int st;
+
+	if (!ldso_has_debug(pr->pid) ||
+	    ptrace(PTRACE_DETACH, pr->pid, NULL, (void *)(long)SIGSTOP) < 0)
+		return false; /* the caller detaches it */
+	if (waitpid(pr->pid, &st, WUNTRACED) != pr->pid || !WIFSTOPPED(st))
+		return false; /* gone: the loop sees its pidfd */
+	ok = dlhold_start(c, pr);
+	(void)kill(pr->pid, SIGCONT);
+	return ok;
+}
+
+/*
+ * Each stop of a held thread passed on; called on every SIGCHLD and
+ * every refresh (which also sees a dlopen() that was not held).
+ */
+void dlhold_poll(struct consumer *c)
+{
+	(void)c;
+	for (size_t p = 0; p < dh.np; p++) {
+		struct dh_proc *dp = dh.p[p];
+
+		for (size_t i = 0; i < dp->nth;) {
+			pid_t tid = dp->th[i].tid;
+			size_t before = dp->nth;
+			int st;
+
+			if (waitpid(tid, &st, __WALL | WNOHANG) != tid) {
+				i++;
+				continue;
+			}
+			dh_status(dp, i, st);
+			/* gone: i holds another thread now */
+			if (dp->nth >= before && dp->th[i].tid == tid)
+				i++;
+		}
+		for (size_t i = 0; i < dp->nth; i++)
+			th_missed(dp, dp->th[i].tid);
+		if (dp->arm && !dp->depth && !dh.arming)
+			dh_arm(dp);
+	}
+}
+
+/* pr exited: what is left of it forgotten */
+void dlhold_gone(struct consumer *c, struct tproc *pr)
+{
+	struct dh_proc *dp = dh_find(pr->pid);
+
+	if (!dp)
+		return;
+	dlhold_poll(c);
+	for (size_t i = 0; i < dh.np; i++)
+		if (dh.p[i] == dp)
+			dh.p[i] = dh.p[--dh.np];
+	while (dp->nth)
+		th_del(dp, 0);
+	free(dp->th);
+	free(dp->ldso);
+	free(dp);
+}
+
+/* Every held process let go, where it was. */
+void dlhold_end(struct consumer *c)
+{
+	(void)c;
+	dlhold_poll(c);
+	for (size_t i = 0; i < dh.np; i++)
+		dh_release(dh.p[i]);
+	free(dh.p);
+	dh.p = NULL;
+	dh.np = 0;
+	if (dh.prog_fd >= 0)
+		close(dh.prog_fd);
+	if (dh.map_fd >= 0)
+		close(dh.map_fd);
+	dh.prog_fd = dh.map_fd = -1;
+}

@@ -1,0 +1,193 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-trace-dlopen-p.sh: a library a -p process (or a -c command)
+# dlopen()s while traced is armed before any of its code runs
+# (consumer/dlhold.c).
+#
+# tests/data/trace/dlholdprog.c, once traced, dlopen()s a library whose
+# constructor fires dlh:::ctor 5 times and whose dlh_call(7), called as
+# soon as dlopen() returns, fires dlh:::call 7 times: the counts are
+# exact, for the library built with dtrace -h/-G (DOF) and with
+# <sys/sdt.h> alone (notes), under -p and under -c (the command loads it
+# as soon as main runs).  Before, the maps were read every 100 ms and
+# every one of these hits was missed.  Then the safety of the hold:
+#  - dtrace stopped (SIGSTOP), the process dlopen()s and stops at ld.so's
+#    RT_CONSISTENT (a tracing stop), dtrace is killed with SIGKILL: the
+#    process goes on and exits 0 (nothing of ours left in it: no
+#    breakpoint, no signal that does anything);
+#  - a process that handles SIGURG is not held (dtrace says its first
+#    hits can be missed) and never gets a SIGURG it did not ask for;
+#  - a thread created while traced (its own uprobe event) is held too;
+#  - its signals pass through dtrace, its tracer: SIGSTOP and SIGCONT
+#    (it stops, goes on, and loads as before), a SIGURG sent to it (its
+#    handler runs).
+# Needs root, BPF and uprobes (the bpf backend's requirements).
+
+. "$top_srcdir/tests/lib.sh"
+
+data=$top_srcdir/tests/data/trace
+
+[ "$(id -u)" -eq 0 ] || skip "not root: uprobes and BPF need root"
+[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the bpf backend"
+require_G
+
+sdt=
+for h in "$top_srcdir/sdk/include" /usr/include/x86_64-linux-gnu /usr/include; do
+	[ -f "$h/sys/sdt.h" ] && sdt=$h && break
+done
+
+"$DTRACE" -h -s "$data/dlhold.d" -o dlhold.h &&
+	$CC -O2 -fPIC -I. -c "$data/dlholdlib.c" -o dlholdlib.o &&
+	"$DTRACE" -G -s "$data/dlhold.d" dlholdlib.o -o dlholdlib-probes.o &&
+	$CC -shared -o libdlhg.so dlholdlib.o dlholdlib-probes.o &&
+	$CC -O2 -fPIC -DDLH_SDT -I"$sdt" -shared "$data/dlholdlib.c" \
+		-o libdlhs.so &&
+	$CC -O2 "$data/dlholdprog.c" -o dlholdprog -ldl -lpthread
+expect_eq "build" 0 "$?"
+[ "$failures" -eq 0 ] || finish
+
+bg_pids=
+trap 'for p in $bg_pids; do kill -KILL "$p" 2>/dev/null; done; cleanup' EXIT
+
+# start_prog: dlholdprog in the background, reading fifo; $prog its pid
+start_prog() {
+	rm -f fifo
+	mkfifo fifo
+	./dlholdprog <fifo >prog.out 2>&1 &
+	prog=$!
+	bg_pids="$bg_pids $prog"
+	exec 3>fifo
+}
+
+# start_dtrace: dtrace -p $prog in the background, counting the hits;
+# returns once BEGIN has run (every thread held from there on)
+start_dtrace() {
+	rm -f out.txt err.txt
+	"$DTRACE" -q -Z -o out.txt -p "$prog" \
+		-n 'BEGIN { printf("ready\n"); }' \
+		-n 'dlh$target:::ctor, dlh$target:::call { @[probename] = count(); }' \
+		-n 'END { printa("%s %@d\n", @); }' 2>err.txt &
+	dt=$!
+	bg_pids="$bg_pids $dt"
+	wait_until 300 grep -qs ready out.txt
+}
+
+for lib in libdlhg.so libdlhs.so; do
+	[ "$lib" = libdlhs.so ] && [ -z "$sdt" ] && {
+		echo "# no <sys/sdt.h>: the notes-only library is skipped"
+		continue
+	}
+	start_prog
+	start_dtrace
+	echo "$PWD/$lib" >&3
+	exec 3>&-
+	wait "$prog"
+	expect_eq "$lib: the program's status" 0 "$?"
+	wait "$dt"
+	expect_eq "$lib: dtrace's status" 0 "$?"
+	printf 'ready\nctor 5\ncall 7\n\n' >expected.txt
+	expect_file_eq "$lib: every hit, the constructor's too" expected.txt out.txt
+	if [ -s err.txt ] && grep -v "has exited" err.txt >/dev/null; then
+		fail "$lib: dtrace said something:"
+		sed 's/^/    | /' err.txt >&2
+	fi
+done
+
+# a thread the process creates while traced loads it
+DLH_LATE=1
+export DLH_LATE
+start_prog
+start_dtrace
+echo start >&3
+echo "$PWD/libdlhg.so" >&3
+exec 3>&-
+wait "$prog"
+expect_eq "a thread created while traced: the program's status" 0 "$?"
+wait "$dt"
+expect_file_eq "a thread created while traced: every hit" expected.txt out.txt
+unset DLH_LATE
+
+# a -c command, handed over from its start-up tracer: it dlopen()s as
+# soon as main runs
+for lib in libdlhg.so libdlhs.so; do
+	[ "$lib" = libdlhs.so ] && [ -z "$sdt" ] && continue
+	echo "$PWD/$lib" >path.txt
+	rm -f out.txt # -o appends
+	timeout -s KILL 120 "$DTRACE" -q -Z -o out.txt -c ./dlholdprog \
+		-n 'dlh$target:::ctor, dlh$target:::call { @[probename] = count(); }' \
+		-n 'END { printa("%s %@d\n", @); }' <path.txt 2>err.txt
+	expect_eq "-c $lib: dtrace's status" 0 "$?"
+	printf 'ctor 5\ncall 7\n\n' >expected-c.txt
+	expect_file_eq "-c $lib: every hit, the constructor's too" \
+		expected-c.txt out.txt
+done
+
+# ---------------------------------------------------------------------
+# dtrace killed while the thread is stopped at RT_CONSISTENT
+
+# held: a thread of $prog is in a tracing stop
+held() {
+	grep -q 'tracing stop' /proc/"$prog"/task/*/status 2>/dev/null
+}
+
+start_prog
+start_dtrace
+kill -STOP "$dt"
+echo "$PWD/libdlhs.so" >&3
+exec 3>&-
+wait_until 300 held
+expect_eq "SIGKILL: the thread stops in dlopen()" 0 "$?"
+kill -KILL "$dt"
+wait "$dt" 2>/dev/null
+wait "$prog"
+expect_eq "SIGKILL: the program goes on and exits 0" 0 "$?"
+
+# ---------------------------------------------------------------------
+# the process's signals pass through dtrace, its tracer: a job-control
+# stop and continue (then it loads as before), a SIGURG it handles
+
+# stopped: $prog is in a stop (the group-stop dtrace keeps)
+stopped() {
+	grep -Eq '^State:.*(T|t) \((stopped|tracing stop)\)' \
+		/proc/"$prog"/status 2>/dev/null
+}
+
+start_prog
+start_dtrace
+kill -STOP "$prog"
+wait_until 300 stopped
+expect_eq "SIGSTOP: the process stops" 0 "$?"
+kill -CONT "$prog"
+echo "$PWD/libdlhg.so" >&3
+exec 3>&-
+wait "$prog"
+expect_eq "SIGSTOP, SIGCONT: the program goes on and exits 0" 0 "$?"
+wait "$dt"
+expect_file_eq "SIGSTOP, SIGCONT: every hit after" expected.txt out.txt
+
+DLH_URG=1
+export DLH_URG
+start_prog
+start_dtrace
+kill -URG "$prog"
+wait "$prog"
+expect_eq "a SIGURG sent to the process reaches its handler" 3 "$?"
+exec 3>&-
+wait "$dt"
+
+# ---------------------------------------------------------------------
+# a thread that handles SIGURG is not held, and gets no SIGURG
+
+start_prog
+start_dtrace
+echo "$PWD/libdlhg.so" >&3
+exec 3>&-
+wait "$prog"
+expect_eq "SIGURG handled: the program exits 0" 0 "$?"
+wait "$dt"
+expect_grep "SIGURG handled: dtrace says the dlopen() was not held" \
+	"could not be held" err.txt
+unset DLH_URG
+
+finish

@@ -11,6 +11,11 @@
  * DOF reader takes ELF64 x86-64 objects of every type, the tracer's
  * note reader any ELF.
  *
+ * elf_func_at() is the one rule that names the function holding an
+ * address, for the -G linker (dtrace-G/link) that writes the names into
+ * DOF and for the tracer (dtrace-G/objects) that must find the same name
+ * in a stapsdt note's object; neither layer may call the other.
+ *
  * The symbol iterator bounds its walk by the table's own size and
  * entry size and skips what libelf cannot read, so a damaged table
  * ends the walk or loses entries, never reads outside the file.
@@ -152,6 +157,42 @@ bool elf_syms_next(struct elf_syms *it, GElf_Sym *sym, const char **name)
 		return true;
 	}
 	return false;
+}
+
+const char *elf_func_at(Elf *elf, Elf_Scn *symscn, size_t shndx,
+			uint64_t addr, GElf_Sym *sym)
+{
+	struct elf_syms it;
+	const char *best = NULL, *name;
+	GElf_Sym s;
+	int rank = -1;
+
+	for (elf_syms_begin(&it, elf, symscn); elf_syms_next(&it, &s, &name);) {
+		int rk;
+
+		if (s.st_shndx == SHN_UNDEF || (shndx && s.st_shndx != shndx) ||
+		    (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC) ||
+		    addr < s.st_value || addr - s.st_value >= s.st_size)
+			continue;
+		rk = GELF_ST_BIND(s.st_info) != STB_LOCAL ? 3
+		     : !strchr(name, '.')		  ? 2
+							  : 1;
+		if (rk > rank) {
+			rank = rk;
+			best = name;
+			*sym = s;
+		}
+	}
+	return best;
+}
+
+size_t elf_func_name_len(const char *name, size_t max)
+{
+	const char *dot = strchr(name, '.');
+	size_t n = dot && dot != name ? (size_t)(dot - name) : strlen(name);
+
+	return n < max ? n : max;
 }
 
 bool elf_vaddr_to_off(const GElf_Phdr *ph, size_t nph, uint64_t v,

@@ -15,7 +15,11 @@
  *    text file, a missing file (the open's errno); an address no
  *    segment holds has no offset;
  *  - a descriptor handed over (objf_open_fd()) is read the same, and
- *    closed when refused.
+ *    closed when refused;
+ *  - the function at an address is named by -G's rule (elf_func_at()):
+ *    of symbols covering the same bytes, a global one before a local
+ *    one, a local without '.' before a clone, whatever the table order;
+ *    and a clone's name is cut at its dot (elf_func_name_len()).
  */
 #include "config.h"
 
@@ -36,6 +40,71 @@ int t_objfile_marker(int x);
 __attribute__((noinline, used)) int t_objfile_marker(int x)
 {
 	return x * 7 + 3;
+}
+
+/*
+ * Two pieces of code, each named by several function symbols: a clone
+ * and a plain local (the clone first in the table), and a clone, a local
+ * and a global.  Never run: only their symbols are read.
+ */
+__asm__(".pushsection .text\n"
+	".type t_objfile_a.cold, %function\n"
+	"t_objfile_a.cold:\n"
+	".type t_objfile_a, %function\n"
+	"t_objfile_a:\n"
+	".skip 16\n"
+	".size t_objfile_a.cold, 16\n"
+	".size t_objfile_a, 16\n"
+	".type t_objfile_b.part.0, %function\n"
+	"t_objfile_b.part.0:\n"
+	".type t_objfile_b_local, %function\n"
+	"t_objfile_b_local:\n"
+	".globl t_objfile_b\n"
+	".type t_objfile_b, %function\n"
+	"t_objfile_b:\n"
+	".skip 16\n"
+	".size t_objfile_b.part.0, 16\n"
+	".size t_objfile_b_local, 16\n"
+	".size t_objfile_b, 16\n"
+	".popsection\n");
+
+static void test_func_at(void)
+{
+	struct objfile of;
+	struct elf_syms it;
+	const char *nm, *got;
+	GElf_Sym s, fs;
+	uint64_t a = 0, b = 0;
+	char msg[128] = "";
+
+	if (!ok(objf_open(&of, "/proc/self/exe", msg, sizeof(msg)) == 0,
+		"func_at: opens (%s)", msg))
+		return;
+	for (elf_syms_begin(&it, of.elf, objf_symbols(&of));
+	     elf_syms_next(&it, &s, &nm);) {
+		if (!strcmp(nm, "t_objfile_a.cold"))
+			a = s.st_value;
+		if (!strcmp(nm, "t_objfile_b.part.0"))
+			b = s.st_value;
+	}
+	ok(a && b, "func_at: the test's functions are in the table");
+	got = elf_func_at(of.elf, objf_symbols(&of), 0, a + 5, &fs);
+	is_str(got ? got : "(none)", "t_objfile_a",
+	       "func_at: a local without '.' before a clone");
+	ok(got && fs.st_value == a && fs.st_size == 16,
+	   "func_at: its symbol handed back");
+	got = elf_func_at(of.elf, objf_symbols(&of), 0, b, &fs);
+	is_str(got ? got : "(none)", "t_objfile_b",
+	       "func_at: a global before any local");
+	ok(!elf_func_at(of.elf, objf_symbols(&of), 0, b + 16, &fs) ||
+		   fs.st_value != b,
+	   "func_at: a symbol does not cover the byte past its end");
+	objf_close(&of);
+	is_int((int)elf_func_name_len("helper.constprop.0", 127), 6,
+	       "name: a clone is cut at its dot");
+	is_int((int)elf_func_name_len(".hidden", 127), 7,
+	       "name: a leading dot kept");
+	is_int((int)elf_func_name_len("abcdef", 3), 3, "name: at most max");
 }
 
 static void test_self(void)
@@ -136,5 +205,6 @@ int main(void)
 	test_self();
 	test_refused();
 	test_fd();
+	test_func_at();
 	return tap_done();
 }

@@ -16,6 +16,14 @@
  * DOF and for the tracer (dtrace-G/objects) that must find the same name
  * in a stapsdt note's object; neither layer may call the other.
  *
+ * elf_load_bias() is the one answer to where a mapped file was loaded,
+ * for the tracer's probes and pid functions and the in-process
+ * recorder alike.  A mapping of a segment's first page starts at that
+ * page, whatever the page size; one that starts in the middle of a
+ * segment's bytes (a segment split in two by mprotect(), as RELRO does,
+ * or whose head was unmapped) is placed by that segment too.  Segments
+ * with no file bytes are mapped anonymously and place no file mapping.
+ *
  * The symbol iterator bounds its walk by the table's own size and
  * entry size and skips what libelf cannot read, so a damaged table
  * ends the walk or loses entries, never reads outside the file.
@@ -210,13 +218,23 @@ bool elf_vaddr_to_off(const GElf_Phdr *ph, size_t nph, uint64_t v,
 int elf_load_bias(const GElf_Phdr *ph, size_t nph, uint64_t start,
 		  uint64_t pgoff, uint64_t *bias)
 {
-	for (size_t i = 0; i < nph; i++) {
-		if (ph[i].p_type != PT_LOAD ||
-		    (ph[i].p_offset & ~(uint64_t)4095) != pgoff)
-			continue;
-		/* the page holding p_offset is at start */
-		*bias = start + (ph[i].p_offset & 4095) - ph[i].p_vaddr;
-		return 0;
-	}
-	return -ENOENT;
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	const GElf_Phdr *seg = NULL;
+
+	/* the segment whose first page the mapping starts with */
+	for (size_t i = 0; i < nph && !seg; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_filesz &&
+		    ph[i].p_offset >= pgoff && ph[i].p_offset - pgoff < pg)
+			seg = &ph[i];
+	/* else the one whose file bytes the mapping starts in the middle of */
+	for (size_t i = 0; i < nph && !seg; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset < pgoff &&
+		    pgoff - ph[i].p_offset < ph[i].p_filesz)
+			seg = &ph[i];
+	if (!seg)
+		return -ENOENT;
+	/* file offset x is at start + (x - pgoff) and links at
+	 * p_vaddr + (x - p_offset) */
+	*bias = start - pgoff + seg->p_offset - seg->p_vaddr;
+	return 0;
 }

@@ -111,8 +111,9 @@ bool elf_vaddr_to_off(const GElf_Phdr *ph, size_t nph, uint64_t v,
 /*
  * The load bias of the file mapped at start from file offset pgoff (a
  * line of /proc/PID/maps): run-time address = link-time address + bias.
- * The PT_LOAD segment whose file offset lies in the page at pgoff was
- * mapped there.  0, or -ENOENT when no segment was.
+ * The mapping is of the PT_LOAD segment that starts in its first page,
+ * else of the one whose file bytes hold pgoff (a mapping that starts in
+ * the middle of a segment).  0, or -ENOENT when it is of no segment.
  */
 int elf_load_bias(const GElf_Phdr *ph, size_t nph, uint64_t start,
 		  uint64_t pgoff, uint64_t *bias);

@@ -19,7 +19,11 @@
  *  - the function at an address is named by -G's rule (elf_func_at()):
  *    of symbols covering the same bytes, a global one before a local
  *    one, a local without '.' before a clone, whatever the table order;
- *    and a clone's name is cut at its dot (elf_func_name_len()).
+ *    and a clone's name is cut at its dot (elf_func_name_len());
+ *  - the load bias of a mapping that starts in the middle of a segment
+ *    (a segment split by mprotect(), as RELRO does) is that segment's,
+ *    like that of the mapping of its first page; a segment with no file
+ *    bytes places no mapping.
  */
 #include "config.h"
 
@@ -105,6 +109,35 @@ static void test_func_at(void)
 	is_int((int)elf_func_name_len(".hidden", 127), 7,
 	       "name: a leading dot kept");
 	is_int((int)elf_func_name_len("abcdef", 3), 3, "name: at most max");
+}
+
+static void test_bias(void)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), bias = 0;
+	uint64_t start = 0x7f0000000000ULL, want;
+	/* text from offset 0, data from 4 pages on with a page-size slide
+	 * and 3 pages of file bytes, then bss alone */
+	GElf_Phdr ph[3] = {
+		{ .p_type = PT_LOAD, .p_offset = 0, .p_vaddr = 0,
+		  .p_filesz = 2 * pg },
+		{ .p_type = PT_LOAD, .p_offset = 4 * pg + 0x10,
+		  .p_vaddr = 5 * pg + 0x10, .p_filesz = 3 * pg },
+		{ .p_type = PT_LOAD, .p_offset = 7 * pg + 0x10,
+		  .p_vaddr = 9 * pg, .p_filesz = 0 },
+	};
+
+	want = start - 5 * pg;
+	ok(elf_load_bias(ph, 3, start, 4 * pg, &bias) == 0 && bias == want,
+	   "bias: the mapping of a segment's first page");
+	bias = 0;
+	ok(elf_load_bias(ph, 3, start + 2 * pg, 6 * pg, &bias) == 0 &&
+		   bias == want,
+	   "bias: a mapping from the middle of a segment, the same");
+	is_int(elf_load_bias(ph, 3, start, 8 * pg, &bias), -ENOENT,
+	       "bias: none past a segment's file bytes (bss alone)");
+	bias = 1;
+	ok(elf_load_bias(ph, 3, start, 0, &bias) == 0 && bias == start,
+	   "bias: the text at offset 0");
 }
 
 static void test_self(void)
@@ -206,5 +239,6 @@ int main(void)
 	test_refused();
 	test_fd();
 	test_func_at();
+	test_bias();
 	return tap_done();
 }

@@ -11,6 +11,19 @@
  * DOF reader takes ELF64 x86-64 objects of every type, the tracer's
  * note reader any ELF.
  *
+ * elf_func_at() is the one rule that names the function holding an
+ * address, for the -G linker (dtrace-G/link) that writes the names into
+ * DOF and for the tracer (dtrace-G/objects) that must find the same name
+ * in a stapsdt note's object; neither layer may call the other.
+ *
+ * elf_load_bias() is the one answer to where a mapped file was loaded,
+ * for the tracer's probes and pid functions and the in-process
+ * recorder alike.  A mapping of a segment's first page starts at that
+ * page, whatever the page size; one that starts in the middle of a
+ * segment's bytes (a segment split in two by mprotect(), as RELRO does,
+ * or whose head was unmapped) is placed by that segment too.  Segments
+ * with no file bytes are mapped anonymously and place no file mapping.
+ *
  * The symbol iterator bounds its walk by the table's own size and
  * entry size and skips what libelf cannot read, so a damaged table
  * ends the walk or loses entries, never reads outside the file.
@@ -154,6 +167,42 @@ bool elf_syms_next(struct elf_syms *it, GElf_Sym *sym, const char **name)
 	return false;
 }
 
+const char *elf_func_at(Elf *elf, Elf_Scn *symscn, size_t shndx,
+			uint64_t addr, GElf_Sym *sym)
+{
+	struct elf_syms it;
+	const char *best = NULL, *name;
+	GElf_Sym s;
+	int rank = -1;
+
+	for (elf_syms_begin(&it, elf, symscn); elf_syms_next(&it, &s, &name);) {
+		int rk;
+
+		if (s.st_shndx == SHN_UNDEF || (shndx && s.st_shndx != shndx) ||
+		    (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC) ||
+		    addr < s.st_value || addr - s.st_value >= s.st_size)
+			continue;
+		rk = GELF_ST_BIND(s.st_info) != STB_LOCAL ? 3
+		     : !strchr(name, '.')		  ? 2
+							  : 1;
+		if (rk > rank) {
+			rank = rk;
+			best = name;
+			*sym = s;
+		}
+	}
+	return best;
+}
+
+size_t elf_func_name_len(const char *name, size_t max)
+{
+	const char *dot = strchr(name, '.');
+	size_t n = dot && dot != name ? (size_t)(dot - name) : strlen(name);
+
+	return n < max ? n : max;
+}
+
 bool elf_vaddr_to_off(const GElf_Phdr *ph, size_t nph, uint64_t v,
 		      uint64_t *off)
 {
@@ -169,13 +218,23 @@ bool elf_vaddr_to_off(const GElf_Phdr *ph, size_t nph, uint64_t v,
 int elf_load_bias(const GElf_Phdr *ph, size_t nph, uint64_t start,
 		  uint64_t pgoff, uint64_t *bias)
 {
-	for (size_t i = 0; i < nph; i++) {
-		if (ph[i].p_type != PT_LOAD ||
-		    (ph[i].p_offset & ~(uint64_t)4095) != pgoff)
-			continue;
-		/* the page holding p_offset is at start */
-		*bias = start + (ph[i].p_offset & 4095) - ph[i].p_vaddr;
-		return 0;
-	}
-	return -ENOENT;
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	const GElf_Phdr *seg = NULL;
+
+	/* the segment whose first page the mapping starts with */
+	for (size_t i = 0; i < nph && !seg; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_filesz &&
+		    ph[i].p_offset >= pgoff && ph[i].p_offset - pgoff < pg)
+			seg = &ph[i];
+	/* else the one whose file bytes the mapping starts in the middle of */
+	for (size_t i = 0; i < nph && !seg; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset < pgoff &&
+		    pgoff - ph[i].p_offset < ph[i].p_filesz)
+			seg = &ph[i];
+	if (!seg)
+		return -ENOENT;
+	/* file offset x is at start + (x - pgoff) and links at
+	 * p_vaddr + (x - p_offset) */
+	*bias = start - pgoff + seg->p_offset - seg->p_vaddr;
+	return 0;
 }

@@ -83,6 +83,25 @@ void elf_syms_begin(struct elf_syms *it, Elf *elf, Elf_Scn *scn);
 bool elf_syms_next(struct elf_syms *it, GElf_Sym *sym, const char **name);
 
 /*
+ * The function that holds address addr of section shndx (0: of any
+ * defined section), named as `dtrace -G` names it and every reader of
+ * its output must: among the STT_FUNC and STT_GNU_IFUNC symbols that
+ * cover addr, a global or weak one before a local one, and a local
+ * without '.' before a compiler's clone (helper.constprop.0, main.cold);
+ * the first of the best rank in table order.  Its name, with the symbol
+ * in *sym, or NULL if none covers addr.
+ */
+const char *elf_func_at(Elf *elf, Elf_Scn *symscn, size_t shndx,
+			uint64_t addr, GElf_Sym *sym);
+
+/*
+ * How much of a function symbol's name names the function in a probe:
+ * what precedes its first '.' (GCC's clones keep the source name before
+ * the dot; a name that starts with '.' is kept whole), at most max bytes.
+ */
+size_t elf_func_name_len(const char *name, size_t max);
+
+/*
  * The file offset of link-time address v: in the PT_LOAD segment that
  * holds it in the file (not in its zero-filled tail).  false if none.
  */
@@ -92,8 +111,9 @@ bool elf_vaddr_to_off(const GElf_Phdr *ph, size_t nph, uint64_t v,
 /*
  * The load bias of the file mapped at start from file offset pgoff (a
  * line of /proc/PID/maps): run-time address = link-time address + bias.
- * The PT_LOAD segment whose file offset lies in the page at pgoff was
- * mapped there.  0, or -ENOENT when no segment was.
+ * The mapping is of the PT_LOAD segment that starts in its first page,
+ * else of the one whose file bytes hold pgoff (a mapping that starts in
+ * the middle of a segment).  0, or -ENOENT when it is of no segment.
  */
 int elf_load_bias(const GElf_Phdr *ph, size_t nph, uint64_t start,
 		  uint64_t pgoff, uint64_t *bias);

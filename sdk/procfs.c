@@ -6,6 +6,10 @@
  * (up to a page) on the first read, so a single call sees one consistent
  * snapshot.  A missing directory means the process does not exist.
  *
+ * A stat file is parsed in one place (proc_stat_parse()): its comm may
+ * hold ')' and blanks, so the fields after it are counted from the last
+ * ')', which every reader that split it itself had to get right.
+ *
  * The maps parser is hand-rolled rather than sscanf(): the helper reads a
  * process's maps on every registration, and sscanf() was a third of a
  * registration's time.  Every number is checked for overflow; a line of any
@@ -114,6 +118,51 @@ ssize_t proc_read_file(pid_t pid, const char *name, char *buf, size_t size)
 	if (n > 0)
 		buf[n] = '\0';
 	return n;
+}
+
+int proc_stat_parse(const char *text, struct proc_stat *ps, char *comm,
+		    size_t commlen)
+{
+	const char *lp = strchr(text, '('), *p = strrchr(text, ')');
+	unsigned long long st;
+	int field;
+
+	/* comm may hold ')' and blanks: it ends at the last ')' */
+	if (!lp || !p || p < lp || p[1] != ' ' || !p[2])
+		return -EINVAL;
+	if (comm && commlen) {
+		size_t len = (size_t)(p - lp - 1);
+
+		if (len >= commlen)
+			len = commlen - 1;
+		memcpy(comm, lp + 1, len);
+		comm[len] = '\0';
+	}
+	if (ps)
+		ps->state = p[2];
+	/*
+	 * After the last ')' comes the blank before field 3 (state); each
+	 * step moves to the blank before the next field, so 19 steps reach
+	 * starttime, field 22.
+	 */
+	p++;
+	for (field = 3; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &st) != 1)
+		return -EINVAL;
+	if (ps)
+		ps->start = st;
+	return 0;
+}
+
+int proc_stat_read(pid_t pid, const char *name, struct proc_stat *ps,
+		   char *comm, size_t commlen)
+{
+	/* field 22 is well inside: what is cut off is never read */
+	char buf[1024];
+	ssize_t n = proc_read_file(pid, name, buf, sizeof(buf));
+
+	return n < 0 ? (int)n : proc_stat_parse(buf, ps, comm, commlen);
 }
 
 static int hexnum(const char **p, uint64_t *v)

@@ -54,6 +54,28 @@ int proc_auxv(pid_t pid, uint64_t type, uint64_t *val);
  */
 ssize_t proc_read_file(pid_t pid, const char *name, char *buf, size_t size);
 
+/* What the tracer and the registry read of a process's or thread's stat. */
+struct proc_stat {
+	char state;	/* field 3: R, S, D, T, t, Z ... */
+	uint64_t start; /* field 22, starttime: clock ticks after boot */
+};
+
+/*
+ * Parse the text of a stat file, "pid (comm) S ppid ...": its state and
+ * starttime into *ps (unless NULL), its comm, which may hold ')' and
+ * blanks, into comm cut to commlen - 1 bytes (unless comm is NULL or
+ * commlen 0).  0, or -EINVAL when the text is not of that shape.
+ */
+int proc_stat_parse(const char *text, struct proc_stat *ps, char *comm,
+		    size_t commlen);
+
+/*
+ * The same of /proc/pid/name, name "stat" or "task/TID/stat": 0, or
+ * -ESRCH (no such process or thread), -EINVAL, -errno.
+ */
+int proc_stat_read(pid_t pid, const char *name, struct proc_stat *ps,
+		   char *comm, size_t commlen);
+
 struct proc_map {
 	uint64_t start, end; /* [start, end) */
 	uint64_t off;	     /* file offset of start */

@@ -126,40 +126,12 @@ int reg_unescape(char *s)
 
 int reg_proc_stat(pid_t pid, uint64_t *start, char *comm, size_t commlen)
 {
-	char buf[1024], *lp, *p;
-	unsigned long long st = 0;
-	ssize_t n;
-	int field;
+	struct proc_stat ps;
+	int err = proc_stat_read(pid, "stat", &ps, comm, commlen);
 
-	n = proc_read_file(pid, "stat", buf, sizeof(buf));
-	if (n < 0)
-		return (int)n;
-	/* "pid (comm) S ppid ...": comm may hold ')' and spaces. */
-	lp = strchr(buf, '(');
-	p = strrchr(buf, ')');
-	if (!lp || !p || p < lp)
-		return -EINVAL;
-	if (comm && commlen) {
-		size_t len = (size_t)(p - lp - 1);
-
-		if (len >= commlen)
-			len = commlen - 1;
-		memcpy(comm, lp + 1, len);
-		comm[len] = '\0';
-	}
-	/*
-	 * After the last ')' comes the blank before field 3 (state); each
-	 * step moves to the blank before the next field, so 19 steps reach
-	 * starttime, field 22.
-	 */
-	p++;
-	for (field = 3; field < 22 && p; field++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p + 1, "%llu", &st) != 1)
-		return -EINVAL;
-	if (start)
-		*start = st;
-	return 0;
+	if (!err && start)
+		*start = ps.start;
+	return err;
 }
 
 bool reg_proc_alive(pid_t pid, uint64_t start)

@@ -571,16 +571,11 @@ static void dh_status(struct dh_proc *dp, size_t i, int st)
 /* a thread's state letter from its stat ('Z': a zombie leader); 0: gone */
 static char th_state(pid_t pid, pid_t tid)
 {
-	char *s, *rp, c = 0;
+	struct proc_stat ps;
 	char name[48];
 
 	snprintf(name, sizeof(name), "task/%d/stat", (int)tid);
-	s = proc_read_text(pid, name, NULL);
-	rp = s ? strrchr(s, ')') : NULL;
-	if (rp && rp[1] == ' ')
-		c = rp[2];
-	free(s);
-	return c;
+	return proc_stat_read(pid, name, &ps, NULL, 0) == 0 ? ps.state : 0;
 }
 
 /* a thread that runs nothing until we say so */

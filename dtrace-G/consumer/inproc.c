@@ -105,6 +105,7 @@
 #ifdef HAVE_BPF
 #include "kplan.h"
 #endif
+#include "objfile.h"
 #include "procfs.h"
 #include "stapsdt.h"
 
@@ -389,18 +390,9 @@ static bool file_bias(const struct tfile *f, const struct proc_maps *mm,
 	for (size_t i = 0; i < mm->n; i++) {
 		const struct proc_map *m = &mm->m[i];
 
-		if (m->ino != (uint64_t)f->ino || m->dev != (uint64_t)f->dev)
-			continue;
-		for (size_t k = 0; k < f->nph; k++) {
-			const GElf_Phdr *ph = &f->ph[k];
-
-			if (ph->p_type == PT_LOAD &&
-			    (ph->p_offset & ~(uint64_t)4095) == m->off) {
-				*bias = m->start -
-					(ph->p_vaddr & ~(uint64_t)4095);
-				return true;
-			}
-		}
+		if (m->ino == (uint64_t)f->ino && m->dev == (uint64_t)f->dev &&
+		    elf_load_bias(f->ph, f->nph, m->start, m->off, bias) == 0)
+			return true;
 	}
 	return false;
 }

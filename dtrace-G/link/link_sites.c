@@ -68,6 +68,7 @@
 #include "elfsec.h"
 #include "grow.h"
 #include "link_impl.h"
+#include "objfile.h"
 #include "prov.h"
 #include "stapsdt.h"
 #include "site.h"
@@ -247,43 +248,22 @@ static uint64_t obj_hash(struct glink *g, struct gobj *o)
 }
 
 /*
- * The function holding offset `off` of section `shndx`: a named STT_FUNC
- * symbol covering it.  Global names win over local ones, and our own
- * aliases never name a function; an alias an earlier run added at the
- * function's address is reused.
+ * The function holding offset `off` of section `shndx`: the STT_FUNC
+ * symbol elf_func_at() ranks first (the tracer names a stapsdt note's
+ * function by the same rule), and our own aliases never name a function;
+ * an alias an earlier run added at the function's address is reused.
  */
 static int find_func(struct glink *g, unsigned oi, size_t shndx,
 		     uint64_t off, unsigned *out)
 {
 	struct gobj *o = &g->objs[oi];
 	Elf_Scn *symscn = elf_getscn(o->elf, o->symndx);
-	Elf_Data *d = elf_getdata(symscn, NULL);
-	size_t nsym = d ? d->d_size / sizeof(Elf64_Sym) : 0;
-	GElf_Shdr symsh;
-	GElf_Sym best = { 0 }, s;
-	const char *bestname = NULL, *alias = NULL;
+	struct elf_syms it;
+	GElf_Sym best, s;
+	const char *bestname, *alias = NULL, *name;
 	struct gfunc *nf, *f;
-	int rank = -1;
 
-	gelf_getshdr(symscn, &symsh);
-	for (size_t i = 1; i < nsym; i++) {
-		const char *name;
-		int r;
-
-		if (!gelf_getsym(d, (int)i, &s) || s.st_shndx != shndx ||
-		    (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
-		     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC) ||
-		    off < s.st_value || off >= s.st_value + s.st_size)
-			continue;
-		name = symname(o->elf, symsh.sh_link, &s);
-		r = GELF_ST_BIND(s.st_info) != STB_LOCAL ? 3 :
-		    !strchr(name, '.') ? 2 : 1;
-		if (r > rank) {
-			rank = r;
-			best = s;
-			bestname = name;
-		}
-	}
+	bestname = elf_func_at(o->elf, symscn, shndx, off, &best);
 	if (!bestname)
 		return -ENOENT;
 	for (unsigned i = o->func_first; i < g->nfunc; i++) {
@@ -294,16 +274,11 @@ static int find_func(struct glink *g, unsigned oi, size_t shndx,
 			return 0;
 		}
 	}
-	for (size_t i = 1; i < nsym && !alias; i++) {
-		const char *name;
-
-		if (!gelf_getsym(d, (int)i, &s) || s.st_shndx != shndx ||
-		    s.st_value != best.st_value)
-			continue;
-		name = symname(o->elf, symsh.sh_link, &s);
-		if (strncmp(name, ALIAS_PREFIX, strlen(ALIAS_PREFIX)) == 0)
+	for (elf_syms_begin(&it, o->elf, symscn);
+	     !alias && elf_syms_next(&it, &s, &name);)
+		if (s.st_shndx == shndx && s.st_value == best.st_value &&
+		    strncmp(name, ALIAS_PREFIX, strlen(ALIAS_PREFIX)) == 0)
 			alias = name;
-	}
 	if (grow_one(&g->funcs, &g->funccap, g->nfunc, sizeof(*g->funcs)))
 		return -ENOMEM;
 	nf = g->funcs;
@@ -318,15 +293,8 @@ static int find_func(struct glink *g, unsigned oi, size_t shndx,
 	 * clones (helper.constprop.0.isra.0, main.cold) keep the name before
 	 * the dot.  The DOF holds at most DTRACE_FUNCNAMELEN - 1 bytes.
 	 */
-	{
-		const char *dot = strchr(bestname, '.');
-		size_t n = dot && dot != bestname ? (size_t)(dot - bestname) :
-						    strlen(bestname);
-
-		if (n > DTRACE_FUNCNAMELEN - 1)
-			n = DTRACE_FUNCNAMELEN - 1;
-		f->name = strndup(bestname, n);
-	}
+	f->name = strndup(bestname,
+			  elf_func_name_len(bestname, DTRACE_FUNCNAMELEN - 1));
 	f->canon = -1;
 	{
 		GElf_Shdr sh;
@@ -822,27 +790,19 @@ static int scan_sites(struct glink *g, unsigned oi)
  */
 static int find_anchor(struct glink *g, struct gobj *o)
 {
-	Elf_Scn *symscn = elf_getscn(o->elf, o->symndx);
-	Elf_Data *d = symscn ? elf_getdata(symscn, NULL) : NULL;
-	size_t nsym = d ? d->d_size / sizeof(Elf64_Sym) : 0;
+	struct elf_syms it;
 	size_t plen = strlen(ALIAS_PREFIX);
-	GElf_Shdr symsh;
+	const char *name;
 	GElf_Sym sym;
 
-	if (symscn && gelf_getshdr(symscn, &symsh))
-		for (size_t i = 1; i < nsym; i++) {
-			const char *name;
-
-			if (!gelf_getsym(d, (int)i, &sym) ||
-			    sym.st_shndx != SHN_UNDEF)
-				continue;
-			name = symname(o->elf, symsh.sh_link, &sym);
-			if (strncmp(name, ALIAS_PREFIX, plen) == 0 &&
-			    strlen(name) == plen + 12 && !strchr(name, '.')) {
-				o->anchor = strdup(name);
-				o->anchor_exists = true;
-				return o->anchor ? 0 : -ENOMEM;
-			}
+	for (elf_syms_begin(&it, o->elf, elf_getscn(o->elf, o->symndx));
+	     elf_syms_next(&it, &sym, &name);)
+		if (sym.st_shndx == SHN_UNDEF &&
+		    strncmp(name, ALIAS_PREFIX, plen) == 0 &&
+		    strlen(name) == plen + 12 && !strchr(name, '.')) {
+			o->anchor = strdup(name);
+			o->anchor_exists = true;
+			return o->anchor ? 0 : -ENOMEM;
 		}
 	if (asprintf(&o->anchor, ALIAS_PREFIX "%012llx",
 		     (unsigned long long)(obj_hash(g, o) >> 16)) < 0) {

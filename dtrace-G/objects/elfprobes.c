@@ -449,48 +449,22 @@ out:
 /* stapsdt notes */
 
 /*
- * The function containing addr, named as -G names it; ranked like -G:
- * global before local, a local without '.' before a clone.  NULL if none.
+ * The function containing addr, named as -G names it (elf_func_at()).
+ * NULL if none.
  */
 static const char *func_at_size(struct rd *r, size_t shndx, uint64_t addr,
 				uint64_t *start, uint64_t *size)
 {
-	struct elf_syms it;
-	const char *best = NULL, *name;
+	const char *best;
 	GElf_Sym s;
-	int rank = -1;
 
-	for (elf_syms_begin(&it, r->elf, r->symtab);
-	     elf_syms_next(&it, &s, &name);) {
-		int rk;
-
-		if (s.st_shndx == SHN_UNDEF || (shndx && s.st_shndx != shndx) ||
-		    (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
-		     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC) ||
-		    addr < s.st_value || addr - s.st_value >= s.st_size)
-			continue;
-		rk = GELF_ST_BIND(s.st_info) != STB_LOCAL ? 3
-		     : !strchr(name, '.')		  ? 2
-							  : 1;
-		if (rk > rank) {
-			rank = rk;
-			best = name;
-			*start = s.st_value;
-			if (size)
-				*size = s.st_size;
-		}
-	}
+	best = elf_func_at(r->elf, r->symtab, shndx, addr, &s);
 	if (!best)
 		return NULL;
-	{
-		const char *dot = strchr(best, '.');
-		size_t len = dot && dot != best ? (size_t)(dot - best)
-						: strlen(best);
-
-		if (len > DTRACE_FUNCNAMELEN - 1)
-			len = DTRACE_FUNCNAMELEN - 1;
-		return keep(r, best, len);
-	}
+	*start = s.st_value;
+	if (size)
+		*size = s.st_size;
+	return keep(r, best, elf_func_name_len(best, DTRACE_FUNCNAMELEN - 1));
 }
 
 static const char *func_at(struct rd *r, size_t shndx, uint64_t addr,

@@ -519,25 +519,14 @@ static int each_point(const struct dt_pidpoint *pt, void *arg)
 	return x->each(x->o, pt, x->arg);
 }
 
-/* run-time - link-time address of the object mapped by m */
+/* run-time - link-time address of the object mapped by m (0: unknown) */
 static uint64_t map_bias(const struct dt_pidfile *pf, const struct proc_map *m)
 {
-	for (size_t i = 0; i < pf->nph; i++) {
-		const GElf_Phdr *ph = &pf->ph[i];
+	uint64_t bias;
 
-		if (ph->p_type == PT_LOAD && m->off >= ph->p_offset &&
-		    m->off - ph->p_offset < ph->p_filesz)
-			return m->start - m->off - ph->p_vaddr + ph->p_offset;
-	}
-	for (size_t i = 0; i < pf->nph; i++) {
-		const GElf_Phdr *ph = &pf->ph[i];
-
-		/* a segment that starts inside the mapping's first page */
-		if (ph->p_type == PT_LOAD && ph->p_offset >= m->off &&
-		    ph->p_offset - m->off < 4096)
-			return m->start - m->off - ph->p_vaddr + ph->p_offset;
-	}
-	return 0;
+	return elf_load_bias(pf->ph, pf->nph, m->start, m->off, &bias) == 0 ?
+		       bias :
+		       0;
 }
 
 int dt_pid_each(pid_t pid, const struct dt_desc *d,

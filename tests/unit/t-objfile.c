@@ -15,7 +15,15 @@
  *    text file, a missing file (the open's errno); an address no
  *    segment holds has no offset;
  *  - a descriptor handed over (objf_open_fd()) is read the same, and
- *    closed when refused.
+ *    closed when refused;
+ *  - the function at an address is named by -G's rule (elf_func_at()):
+ *    of symbols covering the same bytes, a global one before a local
+ *    one, a local without '.' before a clone, whatever the table order;
+ *    and a clone's name is cut at its dot (elf_func_name_len());
+ *  - the load bias of a mapping that starts in the middle of a segment
+ *    (a segment split by mprotect(), as RELRO does) is that segment's,
+ *    like that of the mapping of its first page; a segment with no file
+ *    bytes places no mapping.
  */
 #include "config.h"
 
@@ -36,6 +44,100 @@ int t_objfile_marker(int x);
 __attribute__((noinline, used)) int t_objfile_marker(int x)
 {
 	return x * 7 + 3;
+}
+
+/*
+ * Two pieces of code, each named by several function symbols: a clone
+ * and a plain local (the clone first in the table), and a clone, a local
+ * and a global.  Never run: only their symbols are read.
+ */
+__asm__(".pushsection .text\n"
+	".type t_objfile_a.cold, %function\n"
+	"t_objfile_a.cold:\n"
+	".type t_objfile_a, %function\n"
+	"t_objfile_a:\n"
+	".skip 16\n"
+	".size t_objfile_a.cold, 16\n"
+	".size t_objfile_a, 16\n"
+	".type t_objfile_b.part.0, %function\n"
+	"t_objfile_b.part.0:\n"
+	".type t_objfile_b_local, %function\n"
+	"t_objfile_b_local:\n"
+	".globl t_objfile_b\n"
+	".type t_objfile_b, %function\n"
+	"t_objfile_b:\n"
+	".skip 16\n"
+	".size t_objfile_b.part.0, 16\n"
+	".size t_objfile_b_local, 16\n"
+	".size t_objfile_b, 16\n"
+	".popsection\n");
+
+static void test_func_at(void)
+{
+	struct objfile of;
+	struct elf_syms it;
+	const char *nm, *got;
+	GElf_Sym s, fs;
+	uint64_t a = 0, b = 0;
+	char msg[128] = "";
+
+	if (!ok(objf_open(&of, "/proc/self/exe", msg, sizeof(msg)) == 0,
+		"func_at: opens (%s)", msg))
+		return;
+	for (elf_syms_begin(&it, of.elf, objf_symbols(&of));
+	     elf_syms_next(&it, &s, &nm);) {
+		if (!strcmp(nm, "t_objfile_a.cold"))
+			a = s.st_value;
+		if (!strcmp(nm, "t_objfile_b.part.0"))
+			b = s.st_value;
+	}
+	ok(a && b, "func_at: the test's functions are in the table");
+	got = elf_func_at(of.elf, objf_symbols(&of), 0, a + 5, &fs);
+	is_str(got ? got : "(none)", "t_objfile_a",
+	       "func_at: a local without '.' before a clone");
+	ok(got && fs.st_value == a && fs.st_size == 16,
+	   "func_at: its symbol handed back");
+	got = elf_func_at(of.elf, objf_symbols(&of), 0, b, &fs);
+	is_str(got ? got : "(none)", "t_objfile_b",
+	       "func_at: a global before any local");
+	ok(!elf_func_at(of.elf, objf_symbols(&of), 0, b + 16, &fs) ||
+		   fs.st_value != b,
+	   "func_at: a symbol does not cover the byte past its end");
+	objf_close(&of);
+	is_int((int)elf_func_name_len("helper.constprop.0", 127), 6,
+	       "name: a clone is cut at its dot");
+	is_int((int)elf_func_name_len(".hidden", 127), 7,
+	       "name: a leading dot kept");
+	is_int((int)elf_func_name_len("abcdef", 3), 3, "name: at most max");
+}
+
+static void test_bias(void)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), bias = 0;
+	uint64_t start = 0x7f0000000000ULL, want;
+	/* text from offset 0, data from 4 pages on with a page-size slide
+	 * and 3 pages of file bytes, then bss alone */
+	GElf_Phdr ph[3] = {
+		{ .p_type = PT_LOAD, .p_offset = 0, .p_vaddr = 0,
+		  .p_filesz = 2 * pg },
+		{ .p_type = PT_LOAD, .p_offset = 4 * pg + 0x10,
+		  .p_vaddr = 5 * pg + 0x10, .p_filesz = 3 * pg },
+		{ .p_type = PT_LOAD, .p_offset = 7 * pg + 0x10,
+		  .p_vaddr = 9 * pg, .p_filesz = 0 },
+	};
+
+	want = start - 5 * pg;
+	ok(elf_load_bias(ph, 3, start, 4 * pg, &bias) == 0 && bias == want,
+	   "bias: the mapping of a segment's first page");
+	bias = 0;
+	ok(elf_load_bias(ph, 3, start + 2 * pg, 6 * pg, &bias) == 0 &&
+		   bias == want,
+	   "bias: a mapping from the middle of a segment, the same");
+	is_int(elf_load_bias(ph, 3, start, 8 * pg, &bias), -ENOENT,
+	       "bias: none past a segment's file bytes (bss alone)");
+	bias = 1;
+	ok(elf_load_bias(ph, 3, start, 0, &bias) == 0 && bias == start,
+	   "bias: the text at offset 0");
 }
 
 static void test_self(void)
@@ -136,5 +238,7 @@ int main(void)
 	test_self();
 	test_refused();
 	test_fd();
+	test_func_at();
+	test_bias();
 	return tap_done();
 }

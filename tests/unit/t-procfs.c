@@ -5,6 +5,10 @@
  *
  *  - a small file: this process's stat starts with its pid, a buffer
  *    too small still gives a NUL-terminated prefix;
+ *  - a stat text: a comm holding ") " and "(" is taken whole up to the
+ *    last ')', cut to the buffer; the state and field 22 follow it; a
+ *    text without a comm or without 22 fields is refused; this thread's
+ *    own stat reads as running, with its comm;
  *  - parsing a text with every kind of line the kernel writes: a file
  *    mapping, an anonymous one, [heap] and [vdso], a path with blanks, a
  *    deleted file, and lines of other shapes (skipped), with the device
@@ -126,6 +130,36 @@ static void test_small(void)
 	       "small: no such process");
 }
 
+static void test_stat(void)
+{
+	static const char t[] =
+		"42 (a) S (b) c) R 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 "
+		"20 0 1 0 98765 1000 10 18446744073709551615";
+	struct proc_stat ps = { 0 };
+	char comm[32], small[4], name[48];
+
+	is_int(proc_stat_parse(t, &ps, comm, sizeof(comm)), 0,
+	       "stat: parsed");
+	is_str(comm, "a) S (b) c", "stat: comm up to the last ')'");
+	ok(ps.state == 'R', "stat: state after the comm");
+	ok(ps.start == 98765, "stat: field 22");
+	is_int(proc_stat_parse(t, NULL, small, sizeof(small)), 0,
+	       "stat: comm alone");
+	is_str(small, "a) ", "stat: comm cut to the buffer");
+	is_int(proc_stat_parse("42 a R 1 2 3", &ps, NULL, 0), -EINVAL,
+	       "stat: no comm refused");
+	is_int(proc_stat_parse("42 (a) R 1 2 3", &ps, NULL, 0), -EINVAL,
+	       "stat: fewer than 22 fields refused");
+	snprintf(name, sizeof(name), "task/%d/stat", (int)getpid());
+	ps.state = 0;
+	is_int(proc_stat_read(getpid(), name, &ps, comm, sizeof(comm)), 0,
+	       "stat: this thread's read");
+	ok(ps.state == 'R' && ps.start > 0, "stat: we run, since boot");
+	is_str(comm, "t-procfs", "stat: our comm");
+	is_int(proc_stat_read(0x7ffffff0, "stat", &ps, NULL, 0), -ESRCH,
+	       "stat: no such process");
+}
+
 static void test_paths(void)
 {
 	char b[64], tiny[12];
@@ -229,6 +263,7 @@ static void test_open_path(void)
 int main(void)
 {
 	test_small();
+	test_stat();
 	test_parse();
 	test_self();
 	test_paths();

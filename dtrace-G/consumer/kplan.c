@@ -29,10 +29,27 @@
  * after the probe's other clauses: a probe may run some clauses in the
  * kernel and the rest from its record.  What breaks that is a clause of
  * a traced probe that reads or resets an aggregation while tracing goes
- * on (printa(), clear(), trunc()) or stops the run (exit(), after which
- * user space runs no more hits where the kernel would go on counting):
- * a program with one runs nothing in the kernel.  BEGIN and END run in
- * dtrace; the merge comes before END.
+ * on (printa(), clear(), trunc()) or stops the run (exit()): a program
+ * with one runs nothing in the kernel.  BEGIN and END run in dtrace;
+ * the merge comes before END.
+ *
+ * Why exit(), tick-N's too, the usual end of a one-liner.  User space
+ * runs the hits in time order, a tick-N firing stamped with the time it
+ * was due (kprov_profile.c), and after the clause that calls exit() it
+ * runs nothing more (records.c): it counts exactly the hits before the
+ * exit.  The kernel's counts carry no time and are read only after
+ * tracing stops, which is a read and a detach after the exit ran (the
+ * switchrate's wait at most, then the uprobes' removal), so stopping
+ * the kernel when dtrace runs exit() would count the hits in between:
+ * no exact point can be told to the kernel after the fact.  Exactness
+ * would need it told before: for tick-N, a horizon (the next firing's
+ * due time) past which a hit aggregates nothing in the kernel and
+ * sends its record unflagged, as a hit before its plan arrived does
+ * (user space runs all its clauses), moved on each time a firing did
+ * not exit; and exit() in a traced probe's clause would need its
+ * predicate run in the kernel with the other CPUs' hits ordered
+ * against it as the ring orders records, which they are not.  Neither
+ * is done, so both are refused (tests/run-kagg.sh).
  *
  * Same bits.  The user-space evaluator (../d/run.c) computes as DTrace does:
  * 64 bits, the C type of a result deciding only signed or unsigned

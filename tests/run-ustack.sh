@@ -26,7 +26,10 @@
 # exits while dtrace waits.  Another recurses deeper than a 1k copy and
 # exits while dtrace is stopped: its stack ends with the marker
 # "[truncated: N bytes of stack copied]" ({"truncated": N} in JSON),
-# and the stacks that unwind to _start within the copy have none.
+# and the stacks that unwind to _start within the copy have none.  A
+# -p process that exec()s ls: ls's stacks are unwound after the session
+# made from the first program's modules drops them (dtrace aborted in
+# libdw, having unwound with a backend freed with them).
 #
 # Both backends where the BPF one is built (DTRACE_BACKEND=uprobe gives
 # the perf events' PERF_SAMPLE_REGS_USER/STACK_USER path), the BPF one
@@ -456,6 +459,71 @@ deep_run -x oformat=json -n 'BEGIN { printf("ready\n"); }
 expect_eq "copy ran out, JSON: exit status" 0 "$status"
 grep -Eq '^\{"aggregation":"","keys":\[\["deep`rec"(,"deep`rec\+0x[0-9a-f]+")+,\{"truncated":[0-9]+\}\]\],"value":1\}$' raw.txt ||
 	fail "copy ran out, JSON: frames then {\"truncated\": N}: $(cat raw.txt err.txt)"
+
+# A traced process that exec()s another program: its session (made
+# from the first program's maps) is reported the new program's modules,
+# and the first program's are freed.  libdwfl unwound with the libebl
+# backend of the first module it had, freed with it (libdw's state_alloc()
+# assertion aborted dtrace, as python3 -c pass did under pyenv, whose
+# python3 is a bash script); glibc's MALLOC_PERTURB_ without the tcache
+# fills what dtrace frees, so a read of it fails every time
+cat >execer.c <<'C'
+#include <unistd.h>
+__attribute__((noinline)) void tick(void)
+{
+	__asm__ volatile("");
+}
+int main(int argc, char **argv)
+{
+	char go[8];
+
+	/* one line at a time: traced, then read, then exec */
+	if (argc < 2 || read(0, go, 3) != 3)
+		return 2;
+	tick();
+	if (read(0, go, 3) != 3)
+		return 2;
+	execv(argv[1], argv + 1);
+	return 3;
+}
+C
+$CC -O0 -o execer execer.c || fail "cannot build execer"
+rm -f go.in raw.txt
+mkfifo go.in
+exec 3<>go.in
+./execer /bin/ls / <&3 >/dev/null &
+target=$!
+bg_pids="$bg_pids $target"
+GLIBC_TUNABLES=glibc.malloc.tcache_count=0 MALLOC_PERTURB_=165 \
+	timeout -s KILL 120 "$DTRACE" -q -p "$target" -o raw.txt -n '
+	BEGIN { printf("ready\n"); }
+	pid$target:execer:tick:entry { ustack(); printf("ticked\n"); }
+	pid$target:libc.so.6:malloc:entry { @[ustack(4)] = count(); }' \
+	2>err.txt &
+dpid=$!
+bg_pids="$bg_pids $dpid"
+if wait_until 600 grep -qs '^ready$' raw.txt; then
+	echo go >&3
+	wait_until 600 grep -qs '^ticked$' raw.txt ||
+		fail "exec: the first program's hit was not read"
+	echo go >&3
+	wait "$target"
+	forget_pid "$target"
+	wait "$dpid"
+	status=$?
+	forget_pid "$dpid"
+	expect_eq "exec: exit status" 0 "$status"
+	expect_grep "exec: the first program's stack" \
+		'^ *execer`tick$' raw.txt
+	# ls's calls of malloc, unwound into ls itself
+	awk '/^ *libc\.so\.6`(__libc_)?malloc$/ { m = 1; next }
+	     /^ *[0-9]+$/ { m = 0 } m && /^ *ls`/ { ok = 1 }
+	     END { exit !ok }' raw.txt ||
+		fail "exec: no stack from malloc into ls: $(cat raw.txt err.txt)"
+else
+	fail "dtrace -p did not start: $(cat err.txt)"
+fi
+exec 3>&-
 
 # errors: the frame count is a constant
 trun -n 'BEGIN { n = 2; ustack(n); }'

@@ -50,19 +50,23 @@
  * to US_MAXPROCS, the least recently used going first.
  *
  * Unwinding.  dwfl_attach_state() gives each session our thread
- * callbacks instead of ptrace: the thread is the hit's, its initial
+ * callbacks instead of ptrace, and a libebl backend of its own, opened
+ * from an ELF header of the machine the registers are (attach(): the
+ * first module's, which libdwfl would borrow, is freed with the module
+ * when an exec() changes the maps): the thread is the hit's, its initial
  * registers the captured ones, and memory reads come from the captured
  * copy, or, for addresses outside it, from the process itself while it
  * is still the same process (process_vm_readv; what lies above the copy
  * belongs to outer frames, which rarely change while the thread runs
  * inner ones).  Where it is not (gone, or a zombie), a walk that ends
  * right after a read of the stack's mapping above the copy is marked cut
- * (s->hit.cut; d/stack.c prints "[truncated: N bytes of stack copied]").  dwfl_getthread_frames() then steps frame by frame with
- * the modules' CFI (libdwfl falls back to frame pointers where a module
- * has none).  A hit is unwound once however many clauses or ustack()
- * calls read it, as deep as the deepest of them asks.  The first
- * address is where the probe fired, the others are return addresses
- * (usym.c looks up the call before each).
+ * (s->hit.cut; d/stack.c prints "[truncated: N bytes of stack copied]").
+ * dwfl_getthread_frames() then steps frame by frame with the modules'
+ * CFI (libdwfl falls back to frame pointers where a module has none).
+ * A hit is unwound once however many clauses or ustack() calls read it,
+ * as deep as the deepest of them asks.  The first address is where the
+ * probe fired, the others are return addresses (usym.c looks up the
+ * call before each).
  */
 #include "config.h"
 
@@ -335,8 +339,36 @@ static struct ustack_state *state(struct consumer *c)
 	s->cb.find_debuginfo = dt_dwfl_find_debuginfo;
 	s->cb.debuginfo_path = &s->debuginfo_path;
 	s->mangled = opt_flag(c, "mangled");
+	/* the machine of the captured registers: x86-64's DWARF numbering */
+	memcpy(s->ebl_ehdr.e_ident, ELFMAG, SELFMAG);
+	s->ebl_ehdr.e_ident[EI_CLASS] = ELFCLASS64;
+	s->ebl_ehdr.e_ident[EI_DATA] = ELFDATA2LSB;
+	s->ebl_ehdr.e_ident[EI_VERSION] = EV_CURRENT;
+	s->ebl_ehdr.e_type = ET_NONE;
+	s->ebl_ehdr.e_machine = EM_X86_64;
+	s->ebl_ehdr.e_version = EV_CURRENT;
+	s->ebl_ehdr.e_ehsize = sizeof(s->ebl_ehdr);
+	elf_version(EV_CURRENT);
+	s->ebl_elf = elf_memory((char *)&s->ebl_ehdr, sizeof(s->ebl_ehdr));
 	c->ust = s;
 	return s;
+}
+
+/*
+ * Give session up our thread callbacks.  The libebl backend the walk
+ * uses (how many registers a frame has, the return address's column,
+ * the frame-pointer fallback) is opened from s->ebl_elf and belongs to
+ * the session: left to pick one, dwfl_attach_state() borrows the first
+ * module's, which dwfl_report_end() frees with that module when the maps
+ * change under it (an exec(): the python3 of pyenv is a bash script),
+ * and the next walk read the freed backend (libdw's state_alloc()
+ * assertion, or registers counted from garbage).
+ */
+static void attach(struct ustack_state *s, struct us_proc *up)
+{
+	up->attached =
+		s->ebl_elf && dwfl_attach_state(up->dwfl, s->ebl_elf, up->pid,
+						&us_thread_cb, up);
 }
 
 static uint64_t start_of(pid_t pid)
@@ -394,9 +426,6 @@ static bool report(struct us_proc *up, const char *m)
 	fclose(f);
 	if (dwfl_report_end(up->dwfl, NULL, NULL) != 0)
 		err = -1;
-	if (!up->attached && err == 0)
-		up->attached = dwfl_attach_state(up->dwfl, NULL, up->pid,
-						 &us_thread_cb, up);
 	return err == 0;
 }
 
@@ -447,6 +476,7 @@ struct us_proc *us_proc_get(struct consumer *c, pid_t pid)
 		free(up);
 		return NULL;
 	}
+	attach(s, up);
 	(void)report(up, m);
 	up->maps = m;
 	PUSH(s->procs, s->nprocs, up);
@@ -488,6 +518,7 @@ bool us_proc_refresh(struct consumer *c, struct us_proc *up)
 			up->gone = true;
 			return false;
 		}
+		attach(state(c), up);
 	}
 	us_syms_free(up);
 	(void)report(up, m);

@@ -15,6 +15,7 @@
 #define USDT_DTRACE_USTACK_H
 
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -63,6 +64,13 @@ struct ustack_state {
 	uint64_t tick;
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
+	/*
+	 * An ELF header alone, of the machine whose registers ustack_cap
+	 * holds: each session's dwfl_attach_state() opens its own libebl
+	 * backend from it (ustack.c's attach()).
+	 */
+	Elf64_Ehdr ebl_ehdr;
+	Elf *ebl_elf;
 	bool mangled; /* -x mangled: names as the symbol tables have them */
 	size_t nsyms_all; /* usym.c's entries, all sessions together */
 	/* the hit the D program runs for (struct d_fire's ustack_ctx) */

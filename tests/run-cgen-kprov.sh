@@ -20,7 +20,8 @@
 #  - proc: create, exec-success and exit of a -c command's children,
 #    with the exit reasons (CLD_EXITED, CLD_KILLED);
 #  - where no prologue fits, the generic programs, still the same:
-#    syscall:::entry (every call: the raw tracepoint), ustack(); and
+#    syscall:::entry (every call: the raw tracepoint), ustack(),
+#    curpsinfo's effective ids and session; and
 #    where a kernel probe's program is refused.
 # -v names the generated programs (the generic ones go unmentioned).
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
@@ -153,6 +154,11 @@ same "syscall:::entry (the raw tracepoint): generic" generic "reads 5" \
 same "ustack(): generic" generic "reads 2" \
 	-n 'syscall::read:entry /pid == $target/ { @[ustack(1)] = count(); }' \
 	-n 'END { printa("%@d\n", @); }'
+# curpsinfo's effective ids at a kernel probe: its prologue's record
+# has no code for them (kprov_cg_fits())
+same "pr_euid at a kernel probe: generic" generic "getcpu 2" \
+	-n 'syscall::getcpu:entry /pid == $target/ {
+		printf("%d %d\n", curpsinfo->pr_euid, curpsinfo->pr_sid); }'
 
 # a kernel probe's program the generator refuses (a self-> variable the
 # kernel keeps, stored from an argument the record has not): loaded with

@@ -59,9 +59,9 @@
  * user space runs only the other clauses (bpf_agg.c says how).
  *
  * Generated programs.  A run whose clauses read no vtimestamp or
- * curpsinfo's pr_psargs, pr_euid, pr_egid, pr_pgid or pr_sid, and
- * whose kernel probes each have their provider's prologue and copy no
- * user stack (cg_fits(), cg_try(), kprov_cg_fits()), loads no generic
+ * curpsinfo->pr_psargs, and whose kernel probes each have their
+ * provider's prologue and copy no user stack, curpsinfo's effective ids
+ * or session (cg_fits(), cg_try(), kprov_cg_fits()), loads no generic
  * program: at its first event (or, without one, when the
  * kernel probes are armed: bpf_cg_on(), cgen_kprov.c, which makes
  * theirs) each event gets a program cgen.c generates from its
@@ -747,12 +747,14 @@ static void fix_try(struct consumer *c, struct tevent *e)
 
 /*
  * Whether the run's clauses are all the generator takes: no
- * vtimestamp, no curpsinfo->pr_psargs, pr_euid, pr_egid, pr_pgid or
- * pr_sid (the generic program takes them at the hit: UBPF_RF_PSARGS,
- * UBPF_RF_ECRED, UBPF_RF_SESS).  uid, gid and ppid it takes as the
- * generic program does (UBPF_RF_CRED, UBPF_RF_PPID; a kernel probe's
- * record has them in its struct ubpf_kctx).  DTRACE_CGEN=0 says no.
- * The kernel providers are known only once matched: cg_try() asks then.
+ * vtimestamp, no curpsinfo->pr_psargs (the generic program takes them
+ * at the hit: UBPF_RF_VTIME, UBPF_RF_PSARGS).  uid, gid, ppid and, at
+ * uprobes, curpsinfo's pr_euid, pr_egid, pr_pgid and pr_sid it takes as
+ * the generic program does (UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_ECRED,
+ * UBPF_RF_SESS; a kernel probe's record has the first three in its
+ * struct ubpf_kctx, and kprov_cg_fits() refuses the others there).
+ * DTRACE_CGEN=0 says no.  The kernel providers are known only once
+ * matched: cg_try() asks then.
  */
 static bool cg_fits(struct consumer *c)
 {
@@ -762,7 +764,7 @@ static bool cg_fits(struct consumer *c)
 		return false;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		if (d_clause_needs(c->prog, ci) &
-		    (D_NEED_VTIME | D_NEED_PSARGS | D_NEED_ECRED | D_NEED_SESS))
+		    (D_NEED_VTIME | D_NEED_PSARGS))
 			return false;
 	return true;
 }
@@ -849,12 +851,17 @@ static void cg_try(struct consumer *c)
 			       (uint32_t)rbsz, NULL);
 	m->drops = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8,
 				  1, NULL);
-	/* copyinstr(), ustack(), ppid (its 8 bytes only when read): such
-	 * records are built in cgbuf */
+	/* copyinstr(), ustack(), ppid, the effective ids, the session
+	 * (their 8 bytes only when read): such records are built in cgbuf */
 	m->ustk_room = cg_ustack(c);
 	if (ppid_wanted(c) && ppid_offs(m->ppid1) < 0) /* 0: none read */
 		m->ppid1[0] = m->ppid1[1] = 0;
-	inbuf = cg_strs(c) || m->ustk_room || ppid_wanted(c);
+	if (ecred_wanted(c) && ecred_offs(m->ecred1) < 0)
+		memset(m->ecred1, 0, sizeof(m->ecred1));
+	if (sess_wanted(c) && sess_offs(m->sess1) < 0)
+		memset(m->sess1, 0, sizeof(m->sess1));
+	inbuf = cg_strs(c) || m->ustk_room || ppid_wanted(c) ||
+		ecred_wanted(c) || sess_wanted(c);
 	m->buf = inbuf ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "cgbuf", 4,
 					UBPF_SCRATCH + (m->ustk_room
 								? UBPF_USTKROOM

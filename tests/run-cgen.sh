@@ -12,6 +12,9 @@
 #    records the generated program writes, and of copyinstr() strings
 #    (copied into the record at the hit), string predicates and self->
 #    variables in a clause that prints (user space's, from the records);
+#  - uid, gid, ppid, curpsinfo's pr_euid, pr_egid, pr_pgid and pr_sid
+#    read at the hit into the generated program's record, beside a
+#    string;
 #  - arguments on the stack (the 7th on), read from user memory;
 #  - copyin() copied at the hit into the generated program's record,
 #    and one that faults (user space reports it, as before);
@@ -122,6 +125,30 @@ tr$target:::tick /copyinstr(arg1) == "beta" || arg0 == 3/
 tr$target:::tick /arg0 & 1/ { @odd = count(); }
 EOF
 same "copyinstr(), string predicates, self->" generated "'tick 9'" -s s.d
+
+# uid and gid (always 8 bytes: a record of constant size) and ppid (8
+# bytes only when the parent could be read: the record built in cgbuf,
+# before the strings), as the generic program reads them at the hit
+same "uid and gid at the hit" generated "'tick 3'" \
+	-n 'tr$target:::tick { printf("%d %d %d\n", arg0, uid, gid); }'
+expect_eq "uid and gid: the caller's" "2 $(id -u) $(id -g)" \
+	"$(grep '^2 ' out1.txt)"
+same "ppid, uid and a string at the hit" generated "'tick 4'" \
+	-n 'tr$target:::tick { printf("%d %d %d %s\n", arg0, ppid == $pid,
+		uid, copyinstr(arg1)); }' \
+	-n 'tr$target:::tick /uid == 0/ { @[ppid == $pid, arg0 & 1] = count(); }'
+expect_eq "ppid: dtrace's, for its -c command" "3 1 $(id -u)" \
+	"$(grep '^3 ' out1.txt | cut -d' ' -f1-3)"
+# curpsinfo's effective ids and session (8 bytes each only when read;
+# the process group is timeout's, dtrace's parent: $ppid)
+same "pr_euid, pr_egid, pr_pgid and pr_sid at the hit" generated "'tick 2'" \
+	-n 'tr$target:::tick { printf("%d %d %d %d %d %s\n", arg0,
+		curpsinfo->pr_euid, curpsinfo->pr_egid,
+		curpsinfo->pr_pgid == $ppid, curpsinfo->pr_sid,
+		copyinstr(arg1)); }'
+expect_eq "effective ids and session: the caller's" \
+	"1 $(id -u) $(id -g) 1 $(ps -o sid= -p $$ | tr -d ' ')" \
+	"$(grep '^1 ' out1.txt | cut -d' ' -f1-5)"
 
 # arguments 7 to 12 are on the stack (memory at %rsp + offset): read
 # with bpf_probe_read_user(), for the record and for the plan, beside a

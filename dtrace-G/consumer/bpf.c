@@ -58,11 +58,11 @@
  * enables; their hits write no record, or a record flagged so that
  * user space runs only the other clauses (bpf_agg.c says how).
  *
- * Generated programs.  A run whose clauses read no vtimestamp, uid,
- * gid, ppid or curpsinfo's pr_psargs, pr_euid, pr_egid, pr_pgid or
- * pr_sid, and whose kernel probes each have their provider's prologue
- * and copy no user stack (cg_fits(), cg_try(), kprov_cg_fits()), loads
- * no generic program: at its first event (or, without one, when the
+ * Generated programs.  A run whose clauses read no vtimestamp or
+ * curpsinfo->pr_psargs, and whose kernel probes each have their
+ * provider's prologue and copy no user stack, curpsinfo's effective ids
+ * or session (cg_fits(), cg_try(), kprov_cg_fits()), loads no generic
+ * program: at its first event (or, without one, when the
  * kernel probes are armed: bpf_cg_on(), cgen_kprov.c, which makes
  * theirs) each event gets a program cgen.c generates from its
  * argument specs and its probe's plan, straight-line and a few hundred
@@ -322,6 +322,16 @@ static bool spec_arg(const struct tevent *e, const struct stapsdt_arg *a,
 		return true;
 	}
 	return false;
+}
+
+/* What a hit at e records of its thread and process beside the arguments. */
+static void ev_ctx(const struct tevent *e, struct ubpf_ev *s)
+{
+	s->cred = (e->needs & D_NEED_CRED) != 0;     /* uid, gid at the hit */
+	s->psargs = (e->needs & D_NEED_PSARGS) != 0; /* pr_psargs */
+	s->ecred = (e->needs & D_NEED_ECRED) != 0;   /* pr_euid, pr_egid */
+	s->ppid = (e->needs & D_NEED_PPID) != 0;     /* ppid, progenyof() */
+	s->sess = (e->needs & D_NEED_SESS) != 0;     /* pr_pgid, pr_sid */
 }
 
 /* What the program fetches at e's site: the arguments the clauses read. */
@@ -737,11 +747,14 @@ static void fix_try(struct consumer *c, struct tevent *e)
 
 /*
  * Whether the run's clauses are all the generator takes: no
- * vtimestamp, no uid, gid or ppid, no curpsinfo->pr_psargs, pr_euid,
- * pr_egid, pr_pgid or pr_sid (the generic program takes them at the
- * hit: UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_PSARGS, UBPF_RF_ECRED,
- * UBPF_RF_SESS).  DTRACE_CGEN=0 says no.  The kernel providers are
- * known only once matched: cg_try() asks then.
+ * vtimestamp, no curpsinfo->pr_psargs (the generic program takes them
+ * at the hit: UBPF_RF_VTIME, UBPF_RF_PSARGS).  uid, gid, ppid and, at
+ * uprobes, curpsinfo's pr_euid, pr_egid, pr_pgid and pr_sid it takes as
+ * the generic program does (UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_ECRED,
+ * UBPF_RF_SESS; a kernel probe's record has the first three in its
+ * struct ubpf_kctx, and kprov_cg_fits() refuses the others there).
+ * DTRACE_CGEN=0 says no.  The kernel providers are known only once
+ * matched: cg_try() asks then.
  */
 static bool cg_fits(struct consumer *c)
 {
@@ -751,8 +764,7 @@ static bool cg_fits(struct consumer *c)
 		return false;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		if (d_clause_needs(c->prog, ci) &
-		    (D_NEED_VTIME | D_NEED_CRED | D_NEED_PSARGS |
-		     D_NEED_ECRED | D_NEED_PPID | D_NEED_SESS))
+		    (D_NEED_VTIME | D_NEED_PSARGS))
 			return false;
 	return true;
 }
@@ -826,6 +838,7 @@ static void cg_try(struct consumer *c)
 	struct consumer_bpf *b = c->bpf;
 	struct cgen_maps *m = &b->cgm;
 	size_t rbsz = rb_bytes(c, c->rbsize);
+	bool inbuf;
 	int err;
 
 	b->cg_tried = true;
@@ -838,20 +851,27 @@ static void cg_try(struct consumer *c)
 			       (uint32_t)rbsz, NULL);
 	m->drops = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8,
 				  1, NULL);
-	/* copyinstr(), ustack(): such records are built in cgbuf */
+	/* copyinstr(), ustack(), ppid, the effective ids, the session
+	 * (their 8 bytes only when read): such records are built in cgbuf */
 	m->ustk_room = cg_ustack(c);
-	m->buf = cg_strs(c) || m->ustk_room
-			 ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "cgbuf", 4,
-					  UBPF_SCRATCH +
-						  (m->ustk_room ? UBPF_USTKROOM
+	if (ppid_wanted(c) && ppid_offs(m->ppid1) < 0) /* 0: none read */
+		m->ppid1[0] = m->ppid1[1] = 0;
+	if (ecred_wanted(c) && ecred_offs(m->ecred1) < 0)
+		memset(m->ecred1, 0, sizeof(m->ecred1));
+	if (sess_wanted(c) && sess_offs(m->sess1) < 0)
+		memset(m->sess1, 0, sizeof(m->sess1));
+	inbuf = cg_strs(c) || m->ustk_room || ppid_wanted(c) ||
+		ecred_wanted(c) || sess_wanted(c);
+	m->buf = inbuf ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "cgbuf", 4,
+					UBPF_SCRATCH + (m->ustk_room
+								? UBPF_USTKROOM
 								: 0),
-					  1, NULL)
-			 : -1;
+					1, NULL)
+		       : -1;
 	b->cg_on = true; /* cg_off() undoes what follows */
 	b->drops_fd = m->drops;
 	b->kagg = bpf_kagg_cgen(c, m, &err);
-	if (m->rb < 0 || m->drops < 0 || err ||
-	    (m->buf < 0 && (cg_strs(c) || m->ustk_room)) ||
+	if (m->rb < 0 || m->drops < 0 || err || (m->buf < 0 && inbuf) ||
 	    !(b->rb = ring_buffer__new(m->rb, rb_record, c, NULL))) {
 		cg_off(c);
 		return;
@@ -1022,6 +1042,7 @@ static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	ev_mem(c, e, &spec);
 	if (e->needs & D_NEED_USTACK) /* ustack.c unwinds the copy */
 		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
+	ev_ctx(e, &spec);
 	if (b->kagg && (p = probe_at_event(c, e))) {
 		bool any;
 
@@ -1171,11 +1192,7 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	ev_mem(c, e, &spec);
 	if (e->needs & D_NEED_USTACK) /* ustack.c unwinds the copy */
 		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
-	spec.cred = (e->needs & D_NEED_CRED) != 0; /* uid, gid at the hit */
-	spec.psargs = (e->needs & D_NEED_PSARGS) != 0; /* pr_psargs */
-	spec.ecred = (e->needs & D_NEED_ECRED) != 0;   /* pr_euid, pr_egid */
-	spec.ppid = (e->needs & D_NEED_PPID) != 0;     /* ppid, progenyof() */
-	spec.sess = (e->needs & D_NEED_SESS) != 0;     /* pr_pgid, pr_sid */
+	ev_ctx(e, &spec);
 	if (bpf_map_update_elem(b->evspec_fd, &key, &spec, BPF_ANY) < 0)
 		goto fail;
 	an.fd = ev_anchor_open(e);

@@ -87,7 +87,19 @@
  *     bpf_ringbuf_output(), as usdt.bpf.c does; so is a record with the
  *     copy of copyin(argN, size) at the hit (the spec's memmask: one
  *     argument, bpf.c's ev_mem()), a 2-byte length (0: a fault, which
- *     user space reads again) and bpf_probe_read_user()'s bytes.
+ *     user space reads again) and bpf_probe_read_user()'s bytes.  The
+ *     spec's cred puts the uid and gid after the arguments (u_cred(),
+ *     UBPF_RF_CRED: 8 bytes, the size stays constant) and its ppid the
+ *     parent's tgid through task_struct at the BTF's offsets (u_ppid(),
+ *     UBPF_RF_PPID), as usdt.bpf.c's cred_rec() and ppid_rec(); the
+ *     ppid's 8 bytes are there only when the parent could be read, so
+ *     such a record is built in cgbuf too; so are the spec's ecred
+ *     (u_ecred(): the effective ids through task_struct's cred,
+ *     UBPF_RF_ECRED) and sess (u_sess(): the process group's and
+ *     session's level-0 ids through signal->pids, UBPF_RF_SESS), as
+ *     ecred_rec() and sess_rec().  A kernel probe's record has uid, gid
+ *     and ppid in its kctx (below) and neither of the last two
+ *     (kprov_cg_fits() refuses them there).
  *  4. Epilogue: r0 = 0, exit.
  *
  * Kernel probes (syscall, profile-N, proc: cgen_kprov.c) take the same
@@ -111,7 +123,8 @@
  * instructions instead of the generic program's 180,000.
  *
  * What is refused (bpf.c falls back to the generic program for the
- * whole run): vtimestamp, a kernel probe its provider has no prologue
+ * whole run): vtimestamp, curpsinfo's pr_psargs (bpf.c's cg_fits()),
+ * and pr_euid, pr_egid, pr_pgid, pr_sid at a kernel probe, a kernel probe its provider has no prologue
  * for (a system call on the raw tracepoint) or whose clauses read the
  * stack (its user registers are not its context's).  Everything
  * else a clause does (printf(), trace(), string predicates other than
@@ -125,7 +138,8 @@
  * signed division, no sign-extending loads: those came in 6.6),
  * bpf_get_current_pid_tgid, bpf_get_attach_cookie (5.15),
  * bpf_probe_read_user, bpf_ktime_get_ns, bpf_get_smp_processor_id,
- * bpf_get_current_comm,
+ * bpf_get_current_comm, bpf_get_current_uid_gid, bpf_get_current_task,
+ * bpf_probe_read_kernel,
  * bpf_probe_read_user_str, map lookup, update and delete, and the ring
  * buffer's reserve, submit, output and query (5.8).
  */
@@ -1326,6 +1340,153 @@ static void kp_kctx(struct em *e, const struct cgen_kpro *k)
 	fix(e, j2);
 }
 
+/*
+ * A uprobe's record, as usdt.bpf.c's cred_rec(): the real uid and gid
+ * at off of the record (r9), which is flagged UBPF_RF_CRED.
+ */
+static void u_cred(struct em *e, int16_t off)
+{
+	call(e, BPF_FUNC_get_current_uid_gid);
+	stx(e, BPF_W, 9, off, 0);
+	alu_i(e, BPF_RSH, 0, 32);
+	stx(e, BPF_W, 9, (int16_t)(off + 4), 0);
+}
+
+/*
+ * ... as ppid_rec(): the parent process's pid and 4 zero bytes at r8
+ * (the record's offset, masked as the strings' are), read through
+ * task_struct at o (offsets + 1), r8 past them and the record flagged
+ * UBPF_RF_PPID; nothing, and no flag, when a read faults or there is no
+ * parent.  S_KEY8 is free here.
+ */
+static void u_ppid(struct em *e, const uint32_t o[2])
+{
+	size_t j1, j2, j3;
+
+	call(e, BPF_FUNC_get_current_task);
+	alu_r(e, BPF_MOV, 3, 0);
+	alu_i(e, BPF_ADD, 3, (int32_t)(o[0] - 1));
+	alu_r(e, BPF_MOV, 1, 10);
+	alu_i(e, BPF_ADD, 1, S_KEY8);
+	alu_i(e, BPF_MOV, 2, 8);
+	call(e, BPF_FUNC_probe_read_kernel);
+	j1 = jmp_i(e, BPF_JNE, 0, 0);
+	ldx(e, BPF_DW, 3, 10, S_KEY8);
+	j2 = jmp_i(e, BPF_JEQ, 3, 0);
+	alu_i(e, BPF_ADD, 3, (int32_t)(o[1] - 1));
+	alu_i(e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
+	alu_r(e, BPF_MOV, 1, 9);
+	alu_r(e, BPF_ADD, 1, 8);
+	alu_i(e, BPF_MOV, 2, 4);
+	call(e, BPF_FUNC_probe_read_kernel);
+	j3 = jmp_i(e, BPF_JNE, 0, 0);
+	alu_r(e, BPF_MOV, 1, 9);
+	alu_r(e, BPF_ADD, 1, 8);
+	st(e, BPF_W, 1, 4, 0);
+	alu_i(e, BPF_ADD, 8, 8);
+	ldx(e, BPF_H, 1, 9, 30);
+	alu_i(e, BPF_OR, 1, UBPF_RF_PPID);
+	stx(e, BPF_H, 9, 30, 1);
+	fix(e, j1);
+	fix(e, j2);
+	fix(e, j3);
+}
+
+/* r8 masked, r1 = the record (r9) + r8: where the next bytes go */
+static void u_at(struct em *e)
+{
+	alu_i(e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
+	alu_r(e, BPF_MOV, 1, 9);
+	alu_r(e, BPF_ADD, 1, 8);
+}
+
+/*
+ * r1 = where, r2 = size, r3 = r3 + off: bpf_probe_read_kernel(), and a
+ * jump (its index, in j[*nj]) taken when it faults.
+ */
+static void u_read(struct em *e, int32_t size, uint32_t off1, size_t *j,
+		   unsigned *nj)
+{
+	alu_i(e, BPF_ADD, 3, (int32_t)(off1 - 1));
+	alu_i(e, BPF_MOV, 2, size);
+	call(e, BPF_FUNC_probe_read_kernel);
+	j[(*nj)++] = jmp_i(e, BPF_JNE, 0, 0);
+}
+
+/* 8 bytes put at r8: r8 past them, the record (r9) flagged f */
+static void u_done(struct em *e, int32_t f)
+{
+	alu_i(e, BPF_ADD, 8, 8);
+	ldx(e, BPF_H, 1, 9, 30);
+	alu_i(e, BPF_OR, 1, f);
+	stx(e, BPF_H, 9, 30, 1);
+}
+
+/*
+ * ... as ecred_rec(): the effective uid and gid at r8, through
+ * task_struct's cred at o (offsets + 1: cred, euid, egid), flagged
+ * UBPF_RF_ECRED; nothing, and no flag, when a read faults.
+ */
+static void u_ecred(struct em *e, const uint32_t o[3])
+{
+	size_t j[4];
+	unsigned nj = 0;
+
+	call(e, BPF_FUNC_get_current_task);
+	alu_r(e, BPF_MOV, 3, 0);
+	alu_r(e, BPF_MOV, 1, 10);
+	alu_i(e, BPF_ADD, 1, S_KEY8);
+	u_read(e, 8, o[0], j, &nj);
+	ldx(e, BPF_DW, 3, 10, S_KEY8);
+	j[nj++] = jmp_i(e, BPF_JEQ, 3, 0);
+	u_at(e);
+	u_read(e, 4, o[1], j, &nj);
+	ldx(e, BPF_DW, 3, 10, S_KEY8);
+	u_at(e);
+	alu_i(e, BPF_ADD, 1, 4);
+	u_read(e, 4, o[2], j, &nj);
+	u_done(e, UBPF_RF_ECRED);
+	for (unsigned i = 0; i < nj; i++)
+		fix(e, j[i]);
+}
+
+/*
+ * ... as sess_rec(): the process group's and session's ids at r8, each
+ * the level-0 nr of signal->pids[type] (SESS_PGID 2, SESS_SID 3) at o
+ * (offsets + 1: signal, pids, numbers, nr), flagged UBPF_RF_SESS;
+ * nothing, and no flag, when a read faults or a pid is not there.  The
+ * struct pid pointer passes through the record's bytes at r8 + 8,
+ * which the id then overwrites or the record's end leaves out.
+ */
+static void u_sess(struct em *e, const uint32_t o[4])
+{
+	size_t j[8];
+	unsigned nj = 0;
+
+	call(e, BPF_FUNC_get_current_task);
+	alu_r(e, BPF_MOV, 3, 0);
+	alu_r(e, BPF_MOV, 1, 10);
+	alu_i(e, BPF_ADD, 1, S_KEY8);
+	u_read(e, 8, o[0], j, &nj);
+	ldx(e, BPF_DW, 3, 10, S_KEY8);
+	j[nj++] = jmp_i(e, BPF_JEQ, 3, 0);
+	for (int t = 2; t <= 3; t++) {
+		ldx(e, BPF_DW, 3, 10, S_KEY8);
+		u_at(e);
+		alu_i(e, BPF_ADD, 1, 8);
+		u_read(e, 8, o[1] + 8 * (uint32_t)t, j, &nj);
+		u_at(e);
+		ldx(e, BPF_DW, 3, 1, 8);
+		j[nj++] = jmp_i(e, BPF_JEQ, 3, 0);
+		alu_i(e, BPF_ADD, 1, 4 * (t - 2));
+		alu_i(e, BPF_ADD, 3, (int32_t)(o[2] - 1));
+		u_read(e, 4, o[3], j, &nj);
+	}
+	u_done(e, UBPF_RF_SESS);
+	for (unsigned i = 0; i < nj; i++)
+		fix(e, j[i]);
+}
+
 /* ------------------------------------------------------------------ */
 /* The program */
 
@@ -1337,12 +1498,22 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* the arguments follow the header (a kernel probe's: its kctx) */
 	unsigned hdr = (unsigned)sizeof(struct ubpf_rec) +
 		       (m->kp ? (unsigned)sizeof(struct ubpf_kctx) : 0);
-	unsigned len = hdr + 8 * nargs;
+	/* a uprobe's uid and gid (a kernel probe's are in its kctx) and
+	 * its parent's pid, when the clauses read them */
+	bool cred = !m->kp && s->cred;
+	bool ppid = !m->kp && s->ppid && m->ppid1[0] && m->ppid1[1];
+	/* ... and the effective ids, the session, when known */
+	bool ecred = !m->kp && s->ecred && m->ecred1[0] && m->ecred1[1] &&
+		     m->ecred1[2];
+	bool sess = !m->kp && s->sess && m->sess1[0] && m->sess1[1] &&
+		    m->sess1[2] && m->sess1[3];
+	unsigned len = hdr + 8 * nargs + (cred ? 8 : 0);
 	int fds[8] = {m->kaggs,	   m->kflat, m->kdrops,	 m->tls,
 		      m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa};
 	size_t jself, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
 	/* strings, a copyin() copy or the stack: built in cgbuf */
-	bool strs = s->strmask != 0 || s->memmask != 0 || s->ustk != 0;
+	bool strs = s->strmask != 0 || s->memmask != 0 || s->ustk != 0 ||
+		    ppid || ecred || sess; /* present only when read */
 	/* one timestamp a firing, the plan's and the record's */
 	bool ts = pl && plan_has(pl, UBPF_K_TIME, -1);
 
@@ -1449,6 +1620,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	st(&e, BPF_H, 9, 26, (int32_t)nargs);
 	st(&e, BPF_H, 9, 28, s->strmask);
 	ldx(&e, BPF_DW, 1, 10, S_FLAGS);
+	if (cred)
+		alu_i(&e, BPF_OR, 1, UBPF_RF_CRED);
 	stx(&e, BPF_H, 9, 30, 1);
 	for (int i = 0; i < 16; i += 8) {
 		if (s->comm) {
@@ -1464,6 +1637,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		ldx(&e, BPF_DW, 1, 10, (int16_t)S_ARG(i));
 		stx(&e, BPF_DW, 9, (int16_t)(hdr + 8 * i), 1);
 	}
+	if (cred)
+		u_cred(&e, (int16_t)(hdr + 8 * nargs));
 	/*
 	 * The strings, as usdt.bpf.c copies them: each a 2-byte length
 	 * (the NUL counted; 0 for a fault) and its bytes, at an offset
@@ -1472,6 +1647,12 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	 */
 	if (strs) {
 		alu_i(&e, BPF_MOV, 8, (int32_t)len);
+		if (ppid)
+			u_ppid(&e, m->ppid1);
+		if (ecred)
+			u_ecred(&e, m->ecred1);
+		if (sess)
+			u_sess(&e, m->sess1);
 		for (unsigned i = 0; i < nargs; i++) {
 			size_t j;
 

@@ -724,6 +724,9 @@ struct cgen_maps {
 	uint32_t self;		    /* dtrace's pid: its hits are skipped */
 	const struct cgen_kpro *kp; /* a kernel probe's program, or NULL */
 	bool ustk_room;		    /* cgbuf holds a user stack's copy */
+	uint32_t ppid1[2]; /* task_struct's real_parent, tgid + 1, or 0 */
+	uint32_t ecred1[3]; /* ... cred, cred's euid, egid (ecred_offs()) */
+	uint32_t sess1[4];  /* ... signal, pids, numbers, nr (sess_offs()) */
 };
 /*
  * A kernel probe's program (cgen_kprov.c): its provider's prologue,

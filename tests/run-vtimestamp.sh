@@ -72,9 +72,42 @@ BEGIN { printf("begin %d\n", vtimestamp); b = vtimestamp; }
 END { printf("end %d\n", vtimestamp >= b && b > 0); printa("yields %d %@d\n", @n); }
 D
 
-timeout -s KILL 120 "$DTRACE" -q -o out.txt -s vt.d -c ./vtprog \
-	>prog.txt 2>err.txt
-expect_eq "dtrace's status" 0 "$?"
+vt_run() {
+	timeout -s KILL 120 "$DTRACE" -q -o out.txt -s vt.d -c ./vtprog \
+		>prog.txt 2>err.txt
+	vt_status=$?
+}
+
+field() { # field LINE-PREFIX N: field N of out.txt's line starting so
+	awk -v p="$1" -v n="$2" 'index($0, p) == 1 { print $n; exit }' out.txt
+}
+
+# vt_over: some pair's vtimestamp delta is above timestamp's (+1 ms)
+vt_over() {
+	for l in 'mark 2 0 ' 'mark 6 1 '; do
+		v=$(field "$l" 5) t=$(field "$l" 7)
+		[ -n "$v" ] && [ -n "$t" ] && [ "$v" -gt $((t + 1000000)) ] &&
+			return 0
+	done
+	v=$(field 'getppid ' 3) t=$(field 'getppid ' 5)
+	[ -n "$v" ] && [ -n "$t" ] && [ "$v" -gt $((t + 1000000)) ]
+}
+
+# One rerun when a delta is above timestamp's.  The kernel of the VM CI
+# runs on runs no BPF program while its own agent (PID 1's threads) is
+# current, so a switch from one of those threads back to ours is never
+# seen, and the thread's next switch counts its time off the CPU (seen
+# with bpftrace alone: switches to PID 1's threads, none from them).  A
+# kernel that reports every switch gives no such pair; the rerun keeps
+# the check, which a fault of vtime.bpf.h's would fail twice.
+vt_run
+if vt_over; then
+	echo "# a vtimestamp delta above timestamp's: a switch the kernel" \
+		"did not report? Running again once." >&2
+	sed 's/^/    out1| /' out.txt >&2
+	vt_run
+fi
+expect_eq "dtrace's status" 0 "$vt_status"
 expect_eq "dtrace's stderr" "" "$(cat err.txt)"
 [ -f out.txt ] || : >out.txt
 sed 's/^/    out | /' out.txt >&2
@@ -106,10 +139,6 @@ asleep() {
 	else
 		fail "$1: vtimestamp delta '$2' (< 20 ms expected) over a timestamp delta '$3' (>= $4)"
 	fi
-}
-
-field() { # field LINE-PREFIX N: field N of out.txt's line starting so
-	awk -v p="$1" -v n="$2" 'index($0, p) == 1 { print $n; exit }' out.txt
 }
 
 band "USDT, main's spin" "$(field 'mark 2 0 ' 5)" \

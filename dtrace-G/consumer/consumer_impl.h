@@ -664,6 +664,10 @@ char *read_proc(pid_t pid, const char *name, size_t *lenp);
 /* fdclose.c: close n descriptors (< 0 skipped) from many threads at once:
  * each close of a uprobe perf event waits for grace periods */
 void close_many(const int *fds, size_t n);
+/* ... or, for the events of a process that exited, from a thread while
+ * the run goes on; close_wait() joins what is still closing */
+void close_later(const int *fds, size_t n);
+void close_wait(void);
 uint64_t now_ns(clockid_t clk);
 struct tproc *proc_find(struct consumer *c, pid_t pid);
 struct tproc *proc_add(struct consumer *c, pid_t pid, bool target);

@@ -484,13 +484,18 @@ static void th_missed(struct dh_proc *dp, pid_t tid)
 	    (int)dp->pr->pid);
 }
 
+/*
+ * Thread i is gone (or its process is): nothing can hit its event, so
+ * the close, which waits for the kernel's grace periods, is not waited
+ * for (close_later()).
+ */
 static void th_del(struct dh_proc *dp, size_t i)
 {
 	__u32 k = (__u32)dp->th[i].tid;
 
 	th_missed(dp, dp->th[i].tid);
 	if (dp->th[i].pfd >= 0)
-		close(dp->th[i].pfd);
+		close_later(&dp->th[i].pfd, 1);
 	(void)bpf_map_delete_elem(dh.map_fd, &k);
 	k |= DH_LAST;
 	(void)bpf_map_delete_elem(dh.map_fd, &k);
@@ -903,6 +908,16 @@ void dlhold_gone(struct consumer *c, struct tproc *pr)
 	for (size_t i = 0; i < dh.np; i++)
 		if (dh.p[i] == dp)
 			dh.p[i] = dh.p[--dh.np];
+	if (dp->nth) { /* the process's events closed by one thread */
+		int *fds = xcalloc(dp->nth, sizeof(*fds));
+
+		for (size_t i = 0; i < dp->nth; i++) {
+			fds[i] = dp->th[i].pfd;
+			dp->th[i].pfd = -1;
+		}
+		close_later(fds, dp->nth);
+		free(fds);
+	}
 	while (dp->nth)
 		th_del(dp, 0);
 	free(dp->th);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * fdclose.c - closing many uprobe perf events at once (close_many()).
+ * fdclose.c - closing many uprobe perf events at once (close_many()),
+ * and a gone process's in the background (close_later()).
  *
  * The close that destroys a uprobe perf event (or the BPF link on it, the
  * event's last reference) unregisters the uprobe when it was the site's
@@ -19,18 +20,34 @@
  * The threads only close descriptors; what the events counted is read
  * before (the callers' loops).  Few descriptors, or no thread to be had,
  * and they are closed here, one after the other, as before.
+ *
+ * close_later() is for the events of a process or thread that exited
+ * (uprobe.c's scope events, dlhold.c's breakpoint on ld.so): nothing can
+ * hit them any more and what they counted was read, so the loop does not
+ * wait for their grace periods.  A thread closes them while the run goes
+ * on: reading the other processes, or, when the last -c command has
+ * exited, the program's links detached (bpf.c; that wait is under
+ * another lock), END and the aggregations.  close_wait(), called by
+ * up_close() before the run's uprobe events are deleted (which needs
+ * every perf event on them gone), so before dtrace exits, joins them.
+ * At most LATER_MAX such threads at once: one more first joins the
+ * oldest.  Without a thread the close is done at once, as before.
  */
 #include "config.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "consumer_impl.h"
 
 #define CLOSE_THREADS 16 /* at most */
 #define CLOSE_PER_THREAD 4 /* at least, so a few events make no threads */
+#define LATER_MAX 8 /* close_later()'s threads at once */
 
 struct close_job {
 	const int *fds;
@@ -68,4 +85,66 @@ void close_many(const int *fds, size_t n)
 	close_worker(&j); /* this thread too; all of them if none started */
 	for (size_t i = 0; i < made; i++)
 		pthread_join(th[i], NULL);
+}
+
+struct later {
+	pthread_t th;
+	int *fds;
+	size_t n;
+};
+
+static struct later later_q[LATER_MAX];
+static size_t later_head, later_n; /* a ring: the oldest at later_head */
+
+static void *later_worker(void *arg)
+{
+	struct later *l = arg;
+
+	close_many(l->fds, l->n);
+	return NULL;
+}
+
+static void later_join_oldest(void)
+{
+	struct later *l = &later_q[later_head];
+
+	pthread_join(l->th, NULL);
+	free(l->fds);
+	l->fds = NULL;
+	later_head = (later_head + 1) % LATER_MAX;
+	later_n--;
+}
+
+void close_later(const int *fds, size_t n)
+{
+	struct later *l;
+	pthread_attr_t at;
+	bool made = false;
+
+	if (!n)
+		return;
+	if (later_n == LATER_MAX)
+		later_join_oldest();
+	l = &later_q[(later_head + later_n) % LATER_MAX];
+	l->fds = malloc(n * sizeof(*fds));
+	l->n = n;
+	if (l->fds && pthread_attr_init(&at) == 0) {
+		memcpy(l->fds, fds, n * sizeof(*fds));
+		(void)pthread_attr_setstacksize(&at, 64 * 1024);
+		made = pthread_create(&l->th, &at, later_worker, l) == 0;
+		pthread_attr_destroy(&at);
+	}
+	if (made) {
+		later_n++;
+		return;
+	}
+	free(l->fds);
+	l->fds = NULL;
+	close_many(fds, n);
+}
+
+void close_wait(void)
+{
+	while (later_n)
+		later_join_oldest();
 }

@@ -1090,8 +1090,9 @@ static void proc_disable(struct tproc *pr)
  * inherited them) say how many hits there were: a hit the kernel could
  * not store after the last PERF_RECORD_LOST is counted there too, so the
  * drops reported at the end are exact.  The buffers must have been read.
+ * later: pr exited, so nothing waits for the closes (close_later()).
  */
-static void proc_close(struct consumer *c, struct tproc *pr)
+static void proc_close(struct consumer *c, struct tproc *pr, bool later)
 {
 	int *fds = xcalloc(pr->nperf ? pr->nperf : 1, sizeof(*fds));
 
@@ -1104,7 +1105,10 @@ static void proc_close(struct consumer *c, struct tproc *pr)
 		if (read(pr->perf[i].fd, &n, sizeof(n)) == (ssize_t)sizeof(n))
 			c->up.fired += n;
 	}
-	close_many(fds, pr->nperf); /* each close waits: see fdclose.c */
+	if (later)
+		close_later(fds, pr->nperf);
+	else
+		close_many(fds, pr->nperf); /* each close waits: fdclose.c */
 	free(fds);
 	free(pr->perf);
 	pr->perf = NULL;
@@ -1288,7 +1292,7 @@ void up_drain(struct consumer *c)
 void up_proc_exit(struct consumer *c, struct tproc *pr)
 {
 	if (!pr->forked)
-		proc_close(c, pr);
+		proc_close(c, pr, true);
 }
 
 /* pr exec'd: its events went with the old image (remove_on_exec). */
@@ -1316,7 +1320,7 @@ void up_stop(struct consumer *c)
 void up_close_procs(struct consumer *c)
 {
 	for (size_t i = 0; i < c->nprocs; i++)
-		proc_close(c, c->procs[i]);
+		proc_close(c, c->procs[i], false);
 	for (size_t i = 0; i < c->up.nevs; i++)
 		wide_close(c, c->up.evs[i]);
 }
@@ -1350,6 +1354,7 @@ void up_close(struct consumer *c)
 		close(c->up.trk[i].fd);
 	}
 	c->up.ntrk = 0;
+	close_wait(); /* the exited processes' events, before the delete */
 	if (c->up.group[0] && !c->up.err[0])
 		reap_groups(c, c->up.group);
 }

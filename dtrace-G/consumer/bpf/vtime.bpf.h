@@ -30,6 +30,13 @@
  * programs included.  A full map (UBPF_VTIME_MAX live threads) leaves a
  * thread without an entry: its hits read sum_exec_runtime alone.
  *
+ * The clock needs every switch of a traced thread reported.  A kernel
+ * that runs no BPF program while some tasks are current misses the
+ * switches from them: the VM this project's CI runs on hides its own
+ * agent (PID 1's threads) so, and a traced thread switched back in from
+ * one of them keeps a stale since, so its next switch counts its time
+ * off the CPU (tests/run-vtimestamp.sh says so when it sees one).
+ *
  * The switch program and the map are loaded only when a clause reads
  * vtimestamp (vtime_on, a frozen .rodata constant: with it 0 the
  * verifier does not walk vtime_rec(), and usdt_hit() costs what it did).

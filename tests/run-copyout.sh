@@ -35,7 +35,7 @@ export DTRACE_STATEDIR DTRACE_BACKEND
 	$CC -o cpout cpout.o cpout-p.o || fail "building cpout"
 
 # "written-by-dtrace" cut to 8 bytes: no NUL written, so the old bytes
-# after them show ("written-" then "bytes" of "original-bytes").  A
+# after them show ("written-" then "-bytes" of "original-bytes").  A
 # kernel that refuses bpf_probe_write_user() (lockdown's integrity mode:
 # kernel_lockdown(7)) has the run refused, saying so, before the
 # process runs a probe: then the writes cannot be checked here.
@@ -51,7 +51,7 @@ if grep -q 'this kernel refuses bpf_probe_write_user()' err.txt; then
 else
 	expect_eq "-w: status" 0 "$status"
 	expect_eq "-w: the bytes written at the hit; ERROR's arguments" \
-		"after the probe: [written-bytes]
+		"after the probe: [written--bytes]
 ERROR 1 0x10" "$(sed '/^$/d' out.txt)"
 	expect_grep "-w: the fault's message" \
 		"cpout:main:fill): invalid address (0x10) in action #1$" err.txt

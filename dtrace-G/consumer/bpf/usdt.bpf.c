@@ -603,17 +603,22 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	 */
 	if (wr && e->wlen) {
 		__u32 a = e->warg, n = e->wlen;
+		char w[UBPF_WMAX];
 
+		/* from the stack: 6.1's verifier refused e->wbytes as the
+		 * source ("R2 min value is outside of the allowed memory
+		 * range") */
+		__builtin_memcpy(w, e->wbytes, sizeof(w));
 		barrier_var(a);
 		a &= 15;
 		barrier_var(n);
-		n &= 2 * UBPF_WMAX - 1;
-		if (n > UBPF_WMAX)
-			n = UBPF_WMAX;
-		if (n && a < UBPF_MAXARGS) {
+		/* 1 to UBPF_WMAX as the verifier sees it (6.1 took n == 0
+		 * for possible past an `if (n)`); wlen is in that range */
+		n = ((n - 1) & (UBPF_WMAX - 1)) + 1;
+		if (a < UBPF_MAXARGS) {
 			h->flags |= UBPF_RF_WROTE;
 			if (bpf_probe_write_user((void *)arg_of(R, &e->a[a]),
-						 e->wbytes, n) < 0)
+						 w, n) < 0)
 				h->flags |= UBPF_RF_WFAULT;
 		}
 	}

@@ -136,9 +136,9 @@ fi
 
 # alloca() and copyinto() make a buffer of the process's bytes, read
 # through the clause's pointer; a copyin() of an unmapped address is an
-# invalid address, ERROR's arg5 naming it.  copyout() and copyoutstr()
-# are refused (tests/d/funcs): run from the record they would write
-# after the probe has returned.
+# invalid address, ERROR's arg5 naming it.  copyout() is refused
+# (tests/d/funcs): run from the record it would write after the probe
+# has returned; copyoutstr() of a literal is tests/run-copyout.sh's.
 run_dtrace -q -c ./cpin -n 'cpin$target:::buf {
 	this->b = (char *)alloca(6); copyinto(arg0 + 8, 5, this->b);
 	printf("[%s]\n", stringof(this->b)); }

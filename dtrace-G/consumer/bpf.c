@@ -98,7 +98,9 @@
  * (bpf_be_object()), loads the program again with them.  Their records
  * are kprov.c's to decode.  A run whose traced probes read vtimestamp
  * loads usdt_hit_vt instead of usdt_hit and the sched_switch program
- * of bpf/vtime.bpf.h, attached before any event (vtime.c).
+ * of bpf/vtime.bpf.h, attached before any event (vtime.c); one whose
+ * program calls copyoutstr() (-w) loads usdt_hit_w, which writes at the
+ * hit (ev_copyout()), and never generated programs.
  */
 #include "config.h"
 
@@ -154,6 +156,7 @@ struct consumer_bpf {
 	bool ready;		 /* ring buffer and plans set up */
 	bool kprov;		 /* loaded with kernel providers' programs */
 	bool vtime;		 /* loaded for vtimestamp (vtime.c) */
+	bool wr;		 /* loaded for copyoutstr() (usdt_hit_w) */
 	struct bpf_link *vtlink; /* its sched_switch program's */
 	bool load_failed;
 	/* generated programs (cgen.c): decided at the first event */
@@ -448,6 +451,8 @@ static int rodata_set(struct bpf_object *obj, struct bpf_map *m,
  * Load the program with a ring buffer of rbsz bytes and keep it; on
  * failure, c->be_why says which step failed and why.
  */
+static bool copyout_wanted(const struct consumer *c);
+
 static int bpf_obj_load(struct consumer *c, size_t rbsz)
 {
 	struct consumer_bpf *b = c->bpf;
@@ -455,8 +460,8 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 	struct bpf_map *m;
 	uint32_t self = (uint32_t)getpid(), btf, u, pso[3], sso[4];
 	/* vtimestamp: known once the clauses are, else not at open */
-	bool vt = c->prog && vtime_wanted(c);
-	struct bpf_program *hit, *hit_vt, *sw;
+	bool vt = c->prog && vtime_wanted(c), wr = c->prog && copyout_wanted(c);
+	struct bpf_program *hit, *hit_vt, *hit_w, *sw;
 	int err;
 
 	b->obj = bpf_object__open_mem(usdt_bpf_obj, usdt_bpf_obj_len, &oo);
@@ -537,13 +542,20 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 	/* usdt_hit_vt instead of usdt_hit, and its switch program */
 	hit = bpf_object__find_program_by_name(b->obj, "usdt_hit");
 	hit_vt = bpf_object__find_program_by_name(b->obj, "usdt_hit_vt");
+	hit_w = bpf_object__find_program_by_name(b->obj, "usdt_hit_w");
 	sw = bpf_object__find_program_by_name(b->obj, "vtime_switch");
 	m = bpf_object__find_map_by_name(b->obj, "vtimes");
-	if (!err && (!hit || !hit_vt || !sw || !m))
+	if (!err && (!hit || !hit_vt || !hit_w || !sw || !m))
 		err = -ENOENT;
+	if (!err && vt && wr) {
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "copyoutstr( ) with vtimestamp is not supported");
+		goto fail;
+	}
 	if (!err) {
-		bpf_program__set_autoload(hit, !vt);
+		bpf_program__set_autoload(hit, !vt && !wr);
 		bpf_program__set_autoload(hit_vt, vt);
+		bpf_program__set_autoload(hit_w, wr);
 		bpf_program__set_autoload(sw, vt);
 		err = bpf_map__set_max_entries(m, vt ? UBPF_VTIME_MAX : 1);
 	}
@@ -565,8 +577,9 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 			 lb.verdict[0] ? "; the verifier: " : "", lb.verdict);
 		goto fail;
 	}
-	b->prog = vt ? hit_vt : hit;
+	b->prog = vt ? hit_vt : wr ? hit_w : hit;
 	b->vtime = vt;
+	b->wr = wr;
 	b->evspec_fd = bpf_object__find_map_fd_by_name(b->obj, "evspec");
 	b->drops_fd = bpf_object__find_map_fd_by_name(b->obj, "drops");
 	if (!b->prog || b->evspec_fd < 0 || b->drops_fd < 0) {
@@ -599,7 +612,8 @@ static int bpf_ready(struct consumer *c)
 	int err;
 
 	if (rbsz != b->rbsz || (!b->kprov && kprov_autoload(c, NULL)) ||
-	    b->fix.on || b->vtime != vtime_wanted(c)) {
+	    b->fix.on || b->vtime != vtime_wanted(c) ||
+	    b->wr != copyout_wanted(c)) {
 		bpf_object__close(b->obj);
 		b->obj = NULL;
 		err = bpf_obj_load(c, rbsz);
@@ -748,7 +762,8 @@ static void fix_try(struct consumer *c, struct tevent *e)
 /*
  * Whether the run's clauses are all the generator takes: no
  * vtimestamp, no curpsinfo->pr_psargs (the generic program takes them
- * at the hit: UBPF_RF_VTIME, UBPF_RF_PSARGS).  uid, gid, ppid and, at
+ * at the hit: UBPF_RF_VTIME, UBPF_RF_PSARGS), no copyoutstr() (written
+ * by the generic usdt_hit_w).  uid, gid, ppid and, at
  * uprobes, curpsinfo's pr_euid, pr_egid, pr_pgid and pr_sid it takes as
  * the generic program does (UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_ECRED,
  * UBPF_RF_SESS; a kernel probe's record has the first three in its
@@ -764,9 +779,83 @@ static bool cg_fits(struct consumer *c)
 		return false;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		if (d_clause_needs(c->prog, ci) &
-		    (D_NEED_VTIME | D_NEED_PSARGS))
+		    (D_NEED_VTIME | D_NEED_PSARGS | D_NEED_COPYOUT))
 			return false;
 	return true;
+}
+
+/*
+ * copyoutstr() (d_prog_copyout()): the program that writes is loaded
+ * (usdt_hit_w), and an event whose clauses call it (D_NEED_COPYOUT: an
+ * event's needs are those of every probe at its site, so the event of
+ * a probe without the clause is another one) writes at the argument's
+ * address at each hit.  A wide event (matching probes still to come)
+ * writes nothing: its hits' clause faults instead (f->copyout 0).
+ */
+static bool copyout_wanted(const struct consumer *c)
+{
+	struct d_copyout co;
+	const char *why;
+
+	return c->prog && !d_destructive_refused(c->prog) &&
+	       d_prog_copyout(c->prog, &co, &why) > 0 && bpf_write_user_ok();
+}
+
+/*
+ * Whether the kernel lets a uprobe's program write user memory: it
+ * needs CAP_SYS_ADMIN and a kernel not locked down (lockdown's
+ * integrity mode refuses bpf_probe_write_user(): kernel_lockdown(7)).
+ * Asked once; consumer.c refuses copyoutstr() without it.
+ */
+bool bpf_write_user_ok(void)
+{
+	/* bpf_probe_write_user(0, the 8 zero bytes at fp - 8, 1); return 0.
+	 * libbpf_probe_bpf_helper() takes the verifier's "cannot use
+	 * helper" for a yes: a program is loaded instead. */
+	static const struct bpf_insn v[] = {
+		{ .code = BPF_ST | BPF_MEM | BPF_DW,
+		  .dst_reg = BPF_REG_10,
+		  .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X,
+		  .dst_reg = BPF_REG_2,
+		  .src_reg = BPF_REG_10 },
+		{ .code = BPF_ALU64 | BPF_ADD | BPF_K,
+		  .dst_reg = BPF_REG_2,
+		  .imm = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K,
+		  .dst_reg = BPF_REG_3,
+		  .imm = 1 },
+		{ .code = BPF_JMP | BPF_CALL,
+		  .imm = BPF_FUNC_probe_write_user },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	static int ok = -1;
+
+	if (ok < 0) {
+		int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "wuser", "GPL", v,
+				       sizeof(v) / sizeof(v[0]), NULL);
+
+		ok = fd >= 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	return ok == 1;
+}
+
+static void ev_copyout(struct consumer *c, struct tevent *e, struct ubpf_ev *s)
+{
+	struct d_copyout co;
+	const char *why;
+
+	if (!(e->needs & D_NEED_COPYOUT) || e->wide ||
+	    d_prog_copyout(c->prog, &co, &why) <= 0 || co.len > UBPF_WMAX ||
+	    co.arg >= s->nargs || s->a[co.arg].kind == UBPF_A_NONE)
+		return;
+	s->warg = (uint8_t)co.arg;
+	s->wlen = (uint16_t)co.len;
+	memcpy(s->wbytes, co.bytes, co.len); /* at most strlen + 1 */
 }
 
 /* Whether a clause reads the user stack (cgbuf then has room for it). */
@@ -1193,6 +1282,7 @@ static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	if (e->needs & D_NEED_USTACK) /* ustack.c unwinds the copy */
 		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
 	ev_ctx(e, &spec);
+	ev_copyout(c, e, &spec);
 	if (bpf_map_update_elem(b->evspec_fd, &key, &spec, BPF_ANY) < 0)
 		goto fail;
 	an.fd = ev_anchor_open(e);
@@ -1305,6 +1395,9 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 	if ((r.flags & UBPF_RF_VTIME) &&
 	    !rec_vtime(h->raw, r.len, &off, &f->vtimestamp))
 		return false;
+	/* copyoutstr(): written at the hit, or not (f->copyout 0) */
+	if (r.flags & UBPF_RF_WROTE)
+		f->copyout = r.flags & UBPF_RF_WFAULT ? -1 : 1;
 	if (r.flags & UBPF_RF_CRED) {
 		if (!rec_cred(h->raw, r.len, &off, &f->uid, &f->gid))
 			return false;

@@ -871,6 +871,41 @@ static void loop(struct consumer *c, int sfd, int ifd)
 	}
 }
 
+/*
+ * copyoutstr() (-w): written at the hit by the BPF backend's generic
+ * program (bpf.c's ev_copyout()), in the forms d_prog_copyout() says are
+ * exact; another backend, or another form, is refused before tracing.
+ */
+static int copyout_check(struct consumer *c)
+{
+	struct d_copyout co;
+	const char *why = NULL;
+	int r = d_prog_copyout(c->prog, &co, &why);
+
+	if (r < 0) {
+		say(c, "could not enable tracing: %s", why);
+		return -1;
+	}
+	if (r <= 0)
+		return 0;
+#ifdef HAVE_BPF
+	if (c->be == &consumer_bpf_ops && !bpf_write_user_ok()) {
+		say(c, "could not enable tracing: copyoutstr( ) is written at "
+		       "the hit by a BPF program, and this kernel refuses "
+		       "bpf_probe_write_user() (locked down, or no "
+		       "CAP_SYS_ADMIN: kernel_lockdown(7))");
+		return -1;
+	}
+	if (c->be == &consumer_bpf_ops)
+		return 0;
+#endif
+	say(c,
+	    "could not enable tracing: copyoutstr( ) is written at the "
+	    "hit by the BPF backend only, not the %s one",
+	    c->be->name);
+	return -1;
+}
+
 /* The backends, in the order a run tries them. */
 static const struct consumer_backend_ops *const order[] = {
 	&consumer_fasttrap_ops,
@@ -1053,6 +1088,8 @@ static int consumer_run(struct consumer *c)
 		       "allowed");
 		goto out;
 	}
+	if (copyout_check(c) < 0)
+		goto out;
 	if (o->quiet)
 		d_set_quiet(c->prog, true);
 	match_dtrace_probes(c);

@@ -695,6 +695,9 @@ void up_close_procs(struct consumer *c);
 void up_close(struct consumer *c);
 
 #ifdef HAVE_BPF
+/* bpf.c: the kernel lets BPF programs write user memory (copyoutstr()) */
+bool bpf_write_user_ok(void);
+
 /* bpf_agg.c: aggregating in the kernel, for bpf.c */
 struct bpf_object;
 struct bpf_kagg;

@@ -510,17 +510,27 @@ int d_check_func(struct parser *ps, struct node *n, bool strict)
 		n->ptr = D_PTR_VOID;
 	/*
 	 * DTrace writes before the probe returns; here the clause runs in
-	 * dtrace after the hit, while the process goes on, so a write would
-	 * land at a moment the script did not choose: refused, not done
-	 * late.  (The exact way is bpf_probe_write_user() in a generated
-	 * program, consumer/cgen.c.)
+	 * dtrace after the hit, while the process goes on, so the write is
+	 * the BPF program's, at the hit (d_prog_copyout()): only a string
+	 * literal, known before the hit, to an argument's address, with a
+	 * constant size.  copyout() of a buffer the clause builds would need
+	 * the clause run in the kernel: refused.
 	 */
-	if (fn->id == F_COPYOUT || fn->id == F_COPYOUTSTR)
+	if (fn->id == F_COPYOUT)
 		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
-			"%s( ) is not supported: the clause runs in dtrace "
-			"after the hit, so the write could not happen before "
-			"the probe returns, as DTrace's does",
-			fn->name);
+			"copyout( ) is not supported: the clause runs in dtrace "
+			"after the hit, so only copyoutstr( ) of a string "
+			"literal, which the BPF program writes at the hit, is");
+	if (fn->id == F_COPYOUTSTR) {
+		if (n->args[0]->op != N_STR || n->args[1]->op != N_ARGN ||
+		    n->args[2]->op != N_INT || n->args[2]->ival <= 0)
+			d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+				"copyoutstr( ) is supported only as "
+				"copyoutstr(\"string\", argN, size > 0): the BPF "
+				"program writes at the hit, before the clause "
+				"runs in dtrace");
+		ps->prog->uses_destructive = true;
+	}
 	return fn->ret == 's' ? T_STR : T_INT;
 }
 
@@ -822,6 +832,12 @@ static struct dv eval_func(struct ectx *x, const struct node *n,
 		return d_dv_int(0, 4, true);
 	case F_COPYINTO:
 		d_copyinto(x, a);
+		return d_dv_int(0, 4, true);
+	case F_COPYOUTSTR: /* written at the hit (d_prog_copyout()) */
+		if (x->f->copyout < 0)
+			d_fault(x, FLT_BADADDR, (uint64_t)a[1].i);
+		if (x->f->copyout == 0)
+			d_fault(x, FLT_ILLOP, 0);
 		return d_dv_int(0, 4, true);
 	case F_TOUPPER:
 	case F_TOLOWER: {

@@ -77,7 +77,13 @@
  * (*p = v, p[i] = v, op=, ++, --: d_store()) writes under that rule
  * too, into a copy or an alloca() alike, as DTrace's copyin() result is
  * scratch the clause may write; the process's own memory is never
- * written (copyout() is refused: dtrace.1).
+ * written here (copyout() is refused: dtrace.1).
+ *
+ * copyoutstr("literal", argN, size) under -w is written by the BPF
+ * program at the hit (d_prog_copyout() says when that is exact: the
+ * clause's first statement, no predicate, once, in a program that reads
+ * no process memory); the clause, run later, faults where the write did
+ * (struct d_fire's copyout).
  */
 #include "config.h"
 
@@ -597,4 +603,95 @@ uint16_t d_clause_memargs(const struct d_prog *p, unsigned clause,
 		return 0;
 	c = &p->clauses[clause];
 	return node_mem(c->pred, size) | stmts_mem(c->stmts, c->nstmts, size);
+}
+
+/* ------------------------------------------------------------------ */
+/* What the kernel writes at hit time (d_prog_copyout) */
+
+/* copyoutstr() calls in n (out: the last), and reads of the process. */
+static void node_out(const struct node *n, unsigned *nout,
+		     const struct node **out, bool *reads)
+{
+	if (!n)
+		return;
+	if (n->op == N_FUNC) {
+		int id = d_funcs[n->sub].id;
+
+		if (id == F_COPYOUTSTR) {
+			++*nout;
+			*out = n;
+		}
+		if (id == F_COPYIN || id == F_COPYINSTR || id == F_COPYINTO)
+			*reads = true;
+	}
+	node_out(n->a, nout, out, reads);
+	node_out(n->b, nout, out, reads);
+	node_out(n->c, nout, out, reads);
+	for (unsigned i = 0; i < n->nargs; i++)
+		node_out(n->args[i], nout, out, reads);
+}
+
+static void stmts_out(const struct stmt *v, unsigned n, unsigned *nout,
+		      const struct node **out, bool *reads)
+{
+	for (unsigned j = 0; j < n; j++) {
+		const struct stmt *st = &v[j];
+		unsigned k;
+
+		node_out(st->e, nout, out, reads);
+		for (k = 0; k < st->nargs; k++)
+			node_out(st->args[k], nout, out, reads);
+		for (k = 0; k < st->nkeys; k++)
+			node_out(st->keys[k], nout, out, reads);
+		stmts_out(st->body, st->nbody, nout, out, reads);
+		stmts_out(st->els, st->nels, nout, out, reads);
+	}
+}
+
+int d_prog_copyout(const struct d_prog *p, struct d_copyout *co,
+		   const char **why)
+{
+	const struct node *out = NULL;
+	unsigned nout = 0, at = 0;
+	bool reads = false;
+
+	memset(co, 0, sizeof(*co));
+	for (unsigned ci = 0; p && ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+		unsigned before = nout;
+
+		node_out(c->pred, &nout, &out, &reads);
+		stmts_out(c->stmts, c->nstmts, &nout, &out, &reads);
+		if (nout != before)
+			at = ci;
+	}
+	if (!nout)
+		return 0;
+	*why = NULL;
+	if (nout > 1)
+		*why = "more than one copyoutstr( ) in the program";
+	else if (reads)
+		*why = "copyoutstr( ) in a program that reads the process's "
+		       "memory (copyin( ), copyinstr( ), copyinto( )): those "
+		       "reads are made at the hit or later, so they would not "
+		       "see the write in the order the clauses say";
+	else if (p->clauses[at].pred ||
+		 p->clauses[at].stmts[0].kind != S_EXPR ||
+		 p->clauses[at].stmts[0].e != out)
+		*why = "copyoutstr( ) that is not its clause's first statement, "
+		       "in a clause without a predicate: the BPF program "
+		       "writes at every hit of the clause's probes, before "
+		       "anything else of the clause runs";
+	else if (strlen(out->args[0]->sval) + 1 > D_COPYOUT_MAX)
+		*why = "copyoutstr( ) of a string longer than the BPF "
+		       "program's 63 bytes";
+	if (*why)
+		return -1;
+	co->clause = at;
+	co->arg = (unsigned)out->args[1]->sub;
+	co->bytes = out->args[0]->sval;
+	co->len = strlen(co->bytes) + 1; /* DTrace writes the NUL too */
+	if ((uint64_t)out->args[2]->ival < co->len)
+		co->len = (size_t)out->args[2]->ival; /* at most size bytes */
+	return 1;
 }

@@ -308,7 +308,14 @@ mkdir -p "$work/progs"
 			-o fsrv2-probes.o &&
 		$CC -o fsrv2 fsrv2.o fsrv2-probes.o -lpthread &&
 		$CC -O2 -fomit-frame-pointer -o kstk \
-			"$top_srcdir/tests/data/kstack/kstk.c" ||
+			"$top_srcdir/tests/data/kstack/kstk.c" &&
+		"$DTRACE" -h -s "$top_srcdir/tests/data/copyout/cpout.d" \
+			-o cpout.h &&
+		$CC -O2 -I. -c "$top_srcdir/tests/data/copyout/cpout.c" \
+			-o cpout.o &&
+		"$DTRACE" -G -s "$top_srcdir/tests/data/copyout/cpout.d" \
+			cpout.o -o cpout-probes.o &&
+		$CC -o cpout cpout.o cpout-probes.o ||
 		exit 1
 ) >"$work/progs.log" 2>&1 || {
 	sed 's/^/    | /' "$work/progs.log"
@@ -352,7 +359,8 @@ cp "$DTRACE" "$rd/kt/dtrace" &&
 		"$work/progs/trprog" "$work/progs/libtrl.so" \
 		"$work/progs/trplug.so" "$work/progs/legacy" \
 		"$work/progs/ftcheck" "$work/progs/fsrv" "$work/progs/kstk" \
-		"$work/progs/fsrv2" "$rd/kt/" || die "copying the test programs"
+		"$work/progs/fsrv2" "$work/progs/cpout" "$rd/kt/" ||
+	die "copying the test programs"
 # every library ldd names (by its path on this machine) and the loader
 for f in "$rd/kt/dtrace" "$rd/kt/ctl" "$rd/kt/plug.so" "$rd/kt/trprog" \
 	"$rd/kt/trplug.so" "$rd/kt/legacy" "$rd/kt/ftcheck" "$rd/kt/fsrv" \

@@ -18,7 +18,8 @@
 #    stack copy load and give results, at a USDT probe and at profile-N
 #    (tests/data/kstack/kstk.c's main -> outer -> inner, unwound by its
 #    CFI); so does copyin()'s copy at the hit (the program's memmask
-#    loop);
+#    loop), and copyoutstr()'s write at the hit (usdt_hit_w), its fault
+#    an ERROR;
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp.
@@ -148,6 +149,20 @@ DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bc.txt \
 expect_eq "copyin() at a USDT probe: copied at the hit" \
 	"copyin [hello] 6c6c6568" "$(grep copyin bc.txt)"
 [ -s bc.err ] && diag "$(tail -n 40 bc.err)"
+# copyoutstr() under -w, written at the hit by usdt_hit_w (a kernel
+# not locked down): cpout prints its buffer right after the probe, then
+# fires it with 0x10, where the write faults
+rm -f bo.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -w -q -o bo.txt \
+	-n 'cpout$target:::fill { copyoutstr("written-by-dtrace", arg0, 8); }
+	    ERROR { printf("ERROR %d 0x%x\n", arg4, arg5); }
+	    cpout$target:::done { exit(0); }' \
+	-c /kt/cpout >bo.prog 2>bo.err </dev/null
+expect_eq "copyoutstr() at a USDT probe: written before it returned" \
+	"after the probe: [written--bytes]" "$(cat bo.prog)"
+expect_eq "copyoutstr() to an unmapped address: ERROR's arguments" \
+	"ERROR 1 0x10" "$(grep ERROR bo.txt)"
+[ -s bo.err ] && diag "$(tail -n 40 bo.err)"
 rm -f bv.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bv.txt \
 	-n 'tr$target:::tick /!self->v/ { self->v = vtimestamp;

@@ -35,7 +35,10 @@
  * those.  When one reads curpsinfo->pr_psargs (the event's psargs),
  * a record whose process's argument area could be read has, flagged
  * UBPF_RF_PSARGS, a 2-byte length and at most UBPF_PSARGS bytes of it
- * after those (../psargs.c makes them DTrace's pr_psargs).
+ * after those (../psargs.c makes them DTrace's pr_psargs).  When a
+ * clause calls copyoutstr() (-w: the event's wlen), usdt_hit_w writes
+ * the string at the hit, after the record's copies, and flags the record
+ * UBPF_RF_WROTE, with UBPF_RF_WFAULT when the write faulted.
  */
 #ifndef USDT_BPF_H
 #define USDT_BPF_H
@@ -59,6 +62,9 @@
 #define UBPF_RF_ECRED 0x20  /* before those: the euid and the egid */
 #define UBPF_RF_PPID 0x40   /* before those: the parent's pid */
 #define UBPF_RF_SESS 0x80   /* then the process group's and session's */
+#define UBPF_RF_WROTE 0x100 /* copyoutstr(): the event's write was made */
+#define UBPF_RF_WFAULT 0x200 /* ... and faulted */
+#define UBPF_WMAX 64	     /* bytes one copyoutstr() writes (D_COPYOUT_MAX) */
 #define UBPF_PSARGS 80	    /* DTrace's PRARGSZ */
 #define UBPF_VTIME_MAX 16384 /* live threads vtime.bpf.h keeps a clock for */
 
@@ -114,6 +120,12 @@ struct ubpf_ev {
 	__u8 ecred;  /* the euid and egid at the hit (UBPF_RF_ECRED) */
 	__u8 ppid;   /* the parent's pid at the hit (UBPF_RF_PPID) */
 	__u8 sess;   /* the pgid and sid at the hit (UBPF_RF_SESS) */
+	/* copyoutstr() (usdt_hit_w only): write wlen bytes of wbytes at
+	 * the address in argument warg when wlen is not 0 */
+	__u8 warg;
+	__u8 wpad;
+	__u16 wlen;
+	char wbytes[UBPF_WMAX];
 };
 
 /* A record's fixed part. */

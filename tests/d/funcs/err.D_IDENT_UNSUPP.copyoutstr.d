@@ -1,2 +1,4 @@
-/* copyoutstr(): refused as copyout() is (see err.D_IDENT_UNSUPP.copyout.d) */
+/* copyoutstr(): only copyoutstr("string", argN, size) is written at the
+ * hit (tests/run-copyout.sh); to a constant address it is refused, as
+ * copyout() is (see err.D_IDENT_UNSUPP.copyout.d) */
 BEGIN { copyoutstr("x", 0, 2); exit(0); }

@@ -56,7 +56,7 @@ say() { echo "fuzz: $*"; }
 lib_sources="sdk/prov_lex.c sdk/prov_parse.c sdk/prov_parse_type.c
 	sdk/prov_names.c sdk/prov_types.c sdk/prov_input.c sdk/prov_header.c
 	sdk/outfile.c sdk/dof_build.c sdk/dof_check.c sdk/elfw.c sdk/elfsec.c
-	sdk/site.c sdk/a64site.c sdk/x86site.c sdk/stapsdt.c
+	sdk/site.c sdk/a64site.c sdk/x86site.c sdk/stapsdt.c sdk/objfile.c
 	dtrace-G/link/link.c dtrace-G/link/link_sites.c dtrace-G/link/link_out.c"
 
 build() {

@@ -1393,7 +1393,7 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 		memcpy(&f->arg[i], h->raw + sizeof(r) + 8 * i, 8);
 	off = sizeof(r) + 8u * r.nargs;
 	if ((r.flags & UBPF_RF_VTIME) &&
-	    !rec_vtime(h->raw, r.len, &off, &f->vtimestamp))
+	    !vtime_rec(c, h->raw, r.len, &off, f->tid, &f->vtimestamp))
 		return false;
 	/* copyoutstr(): written at the hit, or not (f->copyout 0) */
 	if (r.flags & UBPF_RF_WROTE)

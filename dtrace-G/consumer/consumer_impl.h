@@ -391,6 +391,7 @@ struct consumer {
 	struct tprobe **probes;
 	size_t nprobes;
 	unsigned next_id, next_epid;
+	bool vtime_lost_said; /* vtime_rec() */
 	struct dt_desc **descs; /* per clause */
 	unsigned *ndescs;
 	unsigned nclauses;
@@ -1000,6 +1001,14 @@ void ustack_proc_gone(struct consumer *c, pid_t pid);
  */
 bool vtime_wanted(const struct consumer *c);
 int vtime_check(struct consumer *c);
+/*
+ * The vtimestamp of a record flagged UBPF_RF_VTIME (usdt_bpf.h: 8 bytes
+ * at *off, after the arguments) of thread tid into *vt, *off moved past
+ * it; D_VTIME_UNKNOWN where the record says it was lost (said once);
+ * false when the record ends first.
+ */
+bool vtime_rec(struct consumer *c, const uint8_t *raw, size_t len,
+	       size_t *off, pid_t tid, uint64_t *vt);
 /* d fires in dtrace itself (BEGIN, END, ERROR, tick-N), or may */
 bool desc_self(const struct dt_desc *d);
 
@@ -1067,20 +1076,6 @@ static inline const uint8_t *rec_field(const uint8_t *raw, size_t len,
 	return p;
 }
 
-/*
- * The vtimestamp of a record flagged UBPF_RF_VTIME (usdt_bpf.h: 8 bytes
- * at *off, after the arguments) into *vt, *off moved past it; false when
- * the record ends first.
- */
-static inline bool rec_vtime(const uint8_t *raw, size_t len, size_t *off,
-			     uint64_t *vt)
-{
-	if (*off + 8 > len)
-		return false;
-	memcpy(vt, raw + *off, 8);
-	*off += 8;
-	return true;
-}
 
 /*
  * The uid and gid of a record flagged UBPF_RF_CRED (usdt_bpf.h: 4 bytes

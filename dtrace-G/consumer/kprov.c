@@ -610,7 +610,7 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	if (r.nargs > D_MAXARGS || off > r.len)
 		return;
 	if ((r.flags & UBPF_RF_VTIME) &&
-	    !rec_vtime(h->raw, r.len, &off, &f.vtimestamp))
+	    !vtime_rec(c, h->raw, r.len, &off, (pid_t)r.tid, &f.vtimestamp))
 		return;
 	if ((r.flags & UBPF_RF_ECRED) && !rec_ecred(h->raw, r.len, &off, &f))
 		return;

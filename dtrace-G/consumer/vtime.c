@@ -6,7 +6,13 @@
  * Where it comes from.  A probe in a traced thread: the BPF backend's
  * programs keep the thread's on-CPU time from sched_switch and put it in
  * the record (bpf/vtime.bpf.h says how, and what its one error is); the
- * decoders (bpf.c, kprov.c) take it with rec_vtime().  BEGIN, END and
+ * decoders (bpf.c, kprov.c) take it with vtime_rec().  Those programs
+ * check that the kernel reported every switch of the thread; where it
+ * did not, the thread's clock is lost and its records say so: the firing
+ * gets D_VTIME_UNKNOWN, which a clause faults on reading (DTrace's
+ * illegal operation, ERROR fires), and the first such record of the run
+ * says why on stderr.  A value that is not the thread's time is never
+ * given.  BEGIN, END and
  * tick-N fire in dtrace itself: their vtimestamp is dtrace's own thread
  * CPU clock (CLOCK_THREAD_CPUTIME_ID, records.c's fire_self()).
  *
@@ -34,6 +40,8 @@
 #ifdef HAVE_BPF
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+
+#include "bpf/usdt_bpf.h"
 #endif
 
 bool desc_self(const struct dt_desc *d)
@@ -122,4 +130,27 @@ int vtime_check(struct consumer *c)
 	    "no per-thread CPU time; vtimestamp needs the BPF backend",
 	    c->be ? c->be->name : "chosen");
 	return -1;
+}
+
+bool vtime_rec(struct consumer *c, const uint8_t *raw, size_t len,
+	       size_t *off, pid_t tid, uint64_t *vt)
+{
+	if (*off + 8 > len)
+		return false;
+	memcpy(vt, raw + *off, 8);
+	*off += 8;
+#ifdef HAVE_BPF
+	if (*vt != UBPF_VTIME_LOST)
+		return true;
+	*vt = D_VTIME_UNKNOWN;
+	if (!c->vtime_lost_said) {
+		c->vtime_lost_said = true;
+		say(c,
+		    "vtimestamp of thread %d is unknown from here on: the "
+		    "kernel did not report one of its switches onto or off "
+		    "a CPU; clauses that read it fault (illegal operation)",
+		    (int)tid);
+	}
+#endif
+	return true;
 }

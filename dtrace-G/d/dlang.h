@@ -259,6 +259,9 @@ uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
 #define D_NEED_USTACK 0x40000u
 /* vtimestamp: the thread's on-CPU time, kept by the backend (vtime.c) */
 #define D_NEED_VTIME 0x80000u
+/* a firing's vtimestamp that the backend could not keep (a switch of the
+ * thread went unreported): a clause that reads it faults (ILLOP) */
+#define D_VTIME_UNKNOWN UINT64_MAX
 /* uid, gid (curpsinfo's pr_uid, pr_gid): the firing thread's real ids at
  * the hit, where the backend takes them (bpf.c), else the process's as
  * dtrace read them (records.c) */
@@ -342,7 +345,7 @@ struct d_fire {
 	const char *execname;
 	uint64_t timestamp;	/* ns, CLOCK_MONOTONIC */
 	uint64_t walltimestamp; /* ns since the epoch */
-	uint64_t vtimestamp;
+	uint64_t vtimestamp; /* D_VTIME_UNKNOWN: reading it faults */
 	uint64_t arg[D_MAXARGS];
 	int errnum; /* errno: a failed system call's error, at its return */
 	/*

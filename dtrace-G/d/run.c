@@ -315,6 +315,8 @@ static struct dv builtin(struct ectx *x, int id)
 	case B_TIMESTAMP:
 		return d_dv_int((int64_t)f->timestamp, 8, false);
 	case B_VTIMESTAMP:
+		if (f->vtimestamp == D_VTIME_UNKNOWN)
+			d_fault(x, FLT_ILLOP, 0);
 		return d_dv_int((int64_t)f->vtimestamp, 8, false);
 	case B_WALLTIMESTAMP:
 		return d_dv_int((int64_t)f->walltimestamp, 8, false);

@@ -20,7 +20,7 @@
  * many bytes of the thread's stack from its rsp (../ustack.c unwinds it).
  * When a clause reads vtimestamp (vtime.bpf.h), every record has, flagged
  * UBPF_RF_VTIME, the thread's on-CPU time in 8 bytes right after the
- * arguments (before the strings).  When one reads uid or gid (the
+ * arguments (before the strings), UBPF_VTIME_LOST where it is unknown.  When one reads uid or gid (the
  * event's cred), every record has, flagged UBPF_RF_CRED, the thread's
  * real uid and gid at the hit, 4 bytes each, after those (before the
  * strings).  When one reads ppid or calls progenyof() (the event's
@@ -57,6 +57,7 @@
 #define UBPF_MEMMAX 256	    /* bytes of one copyin() copied at hit time */
 #define UBPF_RF_USTACK 0x2 /* struct ubpf_rec's flags, beside kagg_bpf.h's */
 #define UBPF_RF_VTIME 0x4  /* 8 bytes after the arguments: vtimestamp */
+#define UBPF_VTIME_LOST (~0ULL) /* that vtimestamp: unknown (vtime.bpf.h) */
 #define UBPF_RF_CRED 0x8   /* then 8 more: the uid and the gid */
 #define UBPF_RF_PSARGS 0x10 /* then the argument area's first bytes */
 #define UBPF_RF_ECRED 0x20  /* before those: the euid and the egid */

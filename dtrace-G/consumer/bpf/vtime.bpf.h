@@ -30,12 +30,19 @@
  * programs included.  A full map (UBPF_VTIME_MAX live threads) leaves a
  * thread without an entry: its hits read sum_exec_runtime alone.
  *
- * The clock needs every switch of a traced thread reported.  A kernel
- * that runs no BPF program while some tasks are current misses the
- * switches from them: the VM this project's CI runs on hides its own
- * agent (PID 1's threads) so, and a traced thread switched back in from
- * one of them keeps a stale since, so its next switch counts its time
- * off the CPU (tests/run-vtimestamp.sh says so when it sees one).
+ * The clock needs every switch of a traced thread reported, so it
+ * checks that it got them.  A kernel that runs no BPF program while some
+ * tasks are current misses the switches from them: the VM this project's
+ * CI runs on hides its own agent (PID 1's threads) so, and a traced
+ * thread switched back in from one of them would keep a stale since and
+ * count its time off the CPU.  Each entry says whether its thread is on
+ * a CPU (on): a switch out finds it set, a switch in finds it clear, and
+ * the thread's own hits find it set.  Any other finding means a switch
+ * went unreported and the time since it is unknown: the entry is marked
+ * lost for good, and every later hit of the thread records
+ * UBPF_VTIME_LOST instead of a value (its clauses that read vtimestamp
+ * fault; vtime.c says why).  No seed again: values either side of a
+ * reseed would differ by the unaccounted slice, and D subtracts them.
  *
  * The switch program and the map are loaded only when a clause reads
  * vtimestamp (vtime_on, a frozen .rodata constant: with it 0 the
@@ -57,6 +64,8 @@ const volatile __u32 vtime_sumexec = 0; /* offsetof(task, se.sum_exec_runtime) +
 struct vtime_ent {
 	__u64 since; /* came onto a CPU, ns */
 	__u64 acc;   /* ran before that, ns */
+	__u32 on;    /* on a CPU now, as the switches reported */
+	__u32 lost;  /* a switch went unreported: unknown from here */
 };
 
 struct {
@@ -75,14 +84,22 @@ int vtime_switch(struct bpf_raw_tracepoint_args *ctx)
 
 	v = bpf_map_lookup_elem(&vtimes, &prev);
 	if (v) {
-		if (!ctx->args[0] && (ctx->args[3] & VT_TASK_DEAD))
+		if (!ctx->args[0] && (ctx->args[3] & VT_TASK_DEAD)) {
 			bpf_map_delete_elem(&vtimes, &prev);
-		else
+		} else {
+			if (!v->on) /* its switch in was not reported */
+				v->lost = 1;
 			v->acc += now - v->since;
+			v->on = 0;
+		}
 	}
 	v = bpf_map_lookup_elem(&vtimes, &next);
-	if (v)
+	if (v) {
+		if (v->on) /* its last switch out was not reported */
+			v->lost = 1;
 		v->since = now;
+		v->on = 1;
+	}
 	return 0;
 }
 
@@ -118,6 +135,8 @@ static __always_inline __u64 vtime_seed(__u64 task)
 		e1 = vtime_sumexec_read(task);
 		n.since = bpf_ktime_get_ns();
 		n.acc = e1;
+		n.on = 1;
+		n.lost = 0;
 		if (bpf_map_update_elem(&vtimes, &task, &n, BPF_NOEXIST))
 			return e1; /* map full, or made meanwhile */
 		e2 = vtime_sumexec_read(task);
@@ -143,6 +162,11 @@ static __always_inline __u64 vtime_now(void)
 	struct vtime_ent *v = bpf_map_lookup_elem(&vtimes, &task);
 
 	if (v) {
+		/* the thread runs this: a switch in went unreported */
+		if (!*(volatile __u32 *)&v->on)
+			v->lost = 1;
+		if (*(volatile __u32 *)&v->lost)
+			return UBPF_VTIME_LOST;
 #pragma unroll
 		for (int i = 0; i < 4; i++) {
 			s1 = *(volatile __u64 *)&v->since;

@@ -519,16 +519,6 @@ static int each_point(const struct dt_pidpoint *pt, void *arg)
 	return x->each(x->o, pt, x->arg);
 }
 
-/* run-time - link-time address of the object mapped by m (0: unknown) */
-static uint64_t map_bias(const struct dt_pidfile *pf, const struct proc_map *m)
-{
-	uint64_t bias;
-
-	return elf_load_bias(pf->ph, pf->nph, m->start, m->off, &bias) == 0 ?
-		       bias :
-		       0;
-}
-
 int dt_pid_each(pid_t pid, const struct dt_desc *d,
 		int (*each)(const struct dt_pidobj *o,
 			    const struct dt_pidpoint *pt, void *arg),
@@ -571,8 +561,15 @@ int dt_pid_each(pid_t pid, const struct dt_desc *d,
 			free(path);
 			continue; /* not ELF, or gone: no functions */
 		}
+		/* run-time less link-time address: none when no loadable
+		 * segment is where m maps the file (its rows would name
+		 * addresses the process does not have) */
+		if (elf_load_bias(pf.ph, pf.nph, m->start, m->off, &o.bias)) {
+			dt_pidfile_free(&pf);
+			free(path);
+			continue;
+		}
 		o.pf = &pf;
-		o.bias = map_bias(&pf, m);
 		for (size_t i = 0; i < pf.nfn && !err; i++)
 			if (dt_pidfunc_match(&pf.fn[i], d->func))
 				err = dt_pid_points(&pf, &pf.fn[i], d->name,

@@ -22,6 +22,10 @@
 #  - its signals pass through dtrace, its tracer: SIGSTOP and SIGCONT
 #    (it stops, goes on, and loads as before), a SIGURG sent to it (its
 #    handler runs).
+# The counts are checked under both backends that hold (the bpf one, and
+# the uprobe events one, whose processes dlhold.c holds with its own
+# program all the same).  Last, the backend that cannot hold
+# (-x activation=user) says that a dlopen()ed library was armed late.
 # Needs root, BPF and uprobes (the bpf backend's requirements).
 
 . "$top_srcdir/tests/lib.sh"
@@ -73,26 +77,47 @@ start_dtrace() {
 	wait_until 300 grep -qs ready out.txt
 }
 
-for lib in libdlhg.so libdlhs.so; do
-	[ "$lib" = libdlhs.so ] && [ -z "$sdt" ] && {
-		echo "# no <sys/sdt.h>: the notes-only library is skipped"
-		continue
-	}
-	start_prog
-	start_dtrace
-	echo "$PWD/$lib" >&3
-	exec 3>&-
-	wait "$prog"
-	expect_eq "$lib: the program's status" 0 "$?"
-	wait "$dt"
-	expect_eq "$lib: dtrace's status" 0 "$?"
-	printf 'ready\nctor 5\ncall 7\n\n' >expected.txt
-	expect_file_eq "$lib: every hit, the constructor's too" expected.txt out.txt
-	if [ -s err.txt ] && grep -v "has exited" err.txt >/dev/null; then
-		fail "$lib: dtrace said something:"
-		sed 's/^/    | /' err.txt >&2
-	fi
+[ -z "$sdt" ] &&
+	echo "# no <sys/sdt.h>: the notes-only library is skipped"
+printf 'ready\nctor 5\ncall 7\n\n' >expected.txt
+printf 'ctor 5\ncall 7\n\n' >expected-c.txt
+for be in bpf uprobe; do
+	DTRACE_BACKEND=$be
+	export DTRACE_BACKEND
+	for lib in libdlhg.so libdlhs.so; do
+		[ "$lib" = libdlhs.so ] && [ -z "$sdt" ] && continue
+		start_prog
+		start_dtrace
+		echo "$PWD/$lib" >&3
+		exec 3>&-
+		wait "$prog"
+		expect_eq "$be, $lib: the program's status" 0 "$?"
+		wait "$dt"
+		expect_eq "$be, $lib: dtrace's status" 0 "$?"
+		expect_file_eq "$be, $lib: every hit, the constructor's too" \
+			expected.txt out.txt
+		if [ -s err.txt ] && grep -v "has exited" err.txt >/dev/null
+		then
+			fail "$be, $lib: dtrace said something:"
+			sed 's/^/    | /' err.txt >&2
+		fi
+	done
+
+	# a -c command, handed over from its start-up tracer: it
+	# dlopen()s as soon as main runs
+	for lib in libdlhg.so libdlhs.so; do
+		[ "$lib" = libdlhs.so ] && [ -z "$sdt" ] && continue
+		echo "$PWD/$lib" >path.txt
+		rm -f out.txt # -o appends
+		timeout -s KILL 120 "$DTRACE" -q -Z -o out.txt -c ./dlholdprog \
+			-n 'dlh$target:::ctor, dlh$target:::call { @[probename] = count(); }' \
+			-n 'END { printa("%s %@d\n", @); }' <path.txt 2>err.txt
+		expect_eq "$be, -c $lib: dtrace's status" 0 "$?"
+		expect_file_eq "$be, -c $lib: every hit, the constructor's too" \
+			expected-c.txt out.txt
+	done
 done
+unset DTRACE_BACKEND
 
 # a thread the process creates while traced loads it
 DLH_LATE=1
@@ -108,20 +133,6 @@ wait "$dt"
 expect_file_eq "a thread created while traced: every hit" expected.txt out.txt
 unset DLH_LATE
 
-# a -c command, handed over from its start-up tracer: it dlopen()s as
-# soon as main runs
-for lib in libdlhg.so libdlhs.so; do
-	[ "$lib" = libdlhs.so ] && [ -z "$sdt" ] && continue
-	echo "$PWD/$lib" >path.txt
-	rm -f out.txt # -o appends
-	timeout -s KILL 120 "$DTRACE" -q -Z -o out.txt -c ./dlholdprog \
-		-n 'dlh$target:::ctor, dlh$target:::call { @[probename] = count(); }' \
-		-n 'END { printa("%s %@d\n", @); }' <path.txt 2>err.txt
-	expect_eq "-c $lib: dtrace's status" 0 "$?"
-	printf 'ctor 5\ncall 7\n\n' >expected-c.txt
-	expect_file_eq "-c $lib: every hit, the constructor's too" \
-		expected-c.txt out.txt
-done
 
 # ---------------------------------------------------------------------
 # dtrace killed while the thread is stopped at RT_CONSISTENT
@@ -189,5 +200,35 @@ wait "$dt"
 expect_grep "SIGURG handled: dtrace says the dlopen() was not held" \
 	"could not be held" err.txt
 unset DLH_URG
+
+# ---------------------------------------------------------------------
+# -x activation=user cannot hold a process at its dlopen()s (inproc.c
+# drives the process with ptrace itself): dtrace says that the library
+# was armed late, that its first hits are missed.  The process lives on
+# after its call (DLH_WAIT) until it is said, or 30 s.
+
+if [ "$(uname -m)" = x86_64 ]; then
+	DLH_WAIT=1
+	export DLH_WAIT
+	start_prog
+	rm -f out.txt err.txt
+	"$DTRACE" -q -Z -x activation=user -o out.txt -p "$prog" 3>&- \
+		-n 'BEGIN { printf("ready\n"); }' \
+		-n 'dlh$target:::call { @ = count(); }' 2>err.txt &
+	dt=$!
+	bg_pids="$bg_pids $dt"
+	wait_until 300 grep -qs ready out.txt
+	echo "$PWD/libdlhg.so" >&3
+	wait_until 300 grep -qs "armed only at the next read" err.txt
+	exec 3>&-
+	wait "$prog"
+	expect_eq "activation=user: the program exits 0" 0 "$?"
+	wait "$dt"
+	expect_eq "activation=user: dtrace's status" 0 "$?"
+	expect_grep "activation=user: dtrace says the library was armed late" \
+		"pid $prog: [^ ]*/libdlhg.so, dlopen()ed while traced, was armed only at the next read of its maps: hits before that, its constructors' included, were not counted (the in-process backend cannot hold" \
+		err.txt
+	unset DLH_WAIT
+fi
 
 finish

@@ -524,11 +524,13 @@ expect_eq "SIGTERM: aggregation printed" "ready7" "$(tr -d ' \n' <c3.txt)"
 consumer c4 -q -p "$a" -n 'tr$target:::tick { @n = count(); }' -n "$READY"
 c4=$dt_pid
 ready c4
-# the backend it runs on: a BPF program (its fds in /proc) only on bpf
+# the backend it runs on: BPF programs for the hits (their fds in /proc)
+# only on bpf; elsewhere at most one, the one that holds the process at
+# its dlopen()s (consumer/dlhold.c), loaded by the uprobe backend too
 nprog=$(grep -l '^prog_tag' /proc/"$c4"/fdinfo/* 2>/dev/null | wc -l)
 case ${DTRACE_BACKEND:-$HAVE_BPF} in
 bpf|yes) [ "$nprog" -gt 0 ] || fail "no BPF program loaded by dtrace (backend ${DTRACE_BACKEND:-default})" ;;
-*) expect_eq "backend ${DTRACE_BACKEND:-default}: no BPF program" 0 "$nprog" ;;
+*) [ "$nprog" -le 1 ] || fail "backend ${DTRACE_BACKEND:-default}: $nprog BPF programs, more than the hold's" ;;
 esac
 kill -KILL "$c4"
 wait "$c4" 2>/dev/null

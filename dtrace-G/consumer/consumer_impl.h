@@ -233,6 +233,7 @@ struct tproc {
 	bool created; /* -c: killed when we exit early */
 	bool held;    /* -c: still stopped at its entry point by us */
 	bool exited;
+	bool late_said; /* a dlopen()ed file armed by a read of the maps */
 	uint64_t start;
 	pid_t ppid;
 	uid_t uid;

@@ -53,10 +53,13 @@
  * tracer PTRACE_TRACEME made, which cannot interrupt or listen: it is
  * handed over to a seize (dlhold_handover()) when it is let go.
  *
- * Only the bpf backend asks for it (BE_CAP_HOLD): the uprobe backend is
- * the one that loads no BPF program (DTRACE_BACKEND=uprobe, or where
- * none loads), the module's arms without uprobes, and -x
- * activation=user drives its threads with ptrace itself.
+ * The backends that ask for it (BE_CAP_HOLD): bpf, and uprobe events,
+ * whose hits are read without BPF but whose processes are held by this
+ * program all the same (where it cannot be made, the 100 ms arming, said
+ * above).  Not fasttrap (its arming under a hold is untested) nor -x
+ * activation=user, which drives its threads with ptrace itself: there
+ * sites.c says, at the read of the maps that arms a dlopen()ed library,
+ * that its first hits were missed.
  */
 #include "config.h"
 

@@ -14,10 +14,12 @@
  * dtrace-helperd, including those of libraries it dlopen()s while
  * traced (the maps are read again every 100 ms, and at once when the
  * registry changes; an exiting process's empty maps are not read as its
- * files unmapped).  A file is also read here for what the backends
- * need at a site: the stapsdt note (argument locations, semaphore) and
- * the symbols RIP-relative arguments name.  Both reads share one open
- * of the file (sdk/objfile.h, file_get()).
+ * files unmapped; a -p or -c target is read at once at each dlopen()
+ * where dlhold.c holds it, and where it cannot, a library armed only
+ * at the next read is said, late_say()).  A file is also read here for
+ * what the backends need at a site: the stapsdt note (argument
+ * locations, semaphore) and the symbols RIP-relative arguments name.
+ * Both reads share one open of the file (sdk/objfile.h, file_get()).
  *
  * A probe of a process is named as DTrace names it: the provider with
  * the pid appended, the module the helper registered (else the file's
@@ -561,6 +563,56 @@ static void proc_enable(struct consumer *c, struct tproc *pr)
 }
 
 /*
+ * pr's files from index nf0 on were first seen at this read of its maps,
+ * after BEGIN: a -p process (or a -c command) dlopen()ed them while
+ * traced.  With a backend that cannot hold it at its dlopen()s
+ * (dlhold.c: BE_CAP_HOLD), their code ran unarmed until now, so their
+ * first hits, their constructors' included, are lost: said once for
+ * the process, under -q too, naming the first such file a clause
+ * matches.  A backend that holds says itself when it cannot; the
+ * uprobe one holds only where dtrace is built with libbpf.
+ */
+static void late_say(struct consumer *c, struct tproc *pr, size_t nf0)
+{
+	char why[160];
+
+	if (!pr->target || !c->begun || pr->late_said ||
+	    (c->be->caps & BE_CAP_HOLD))
+		return;
+	for (size_t i = 0; i < c->nprobes; i++) {
+		const struct tprobe *p = c->probes[i];
+		bool late = false;
+
+		if (p->pid != pr->pid || !p->nclauses)
+			continue;
+		for (size_t k = nf0; k < pr->nfiles && !late; k++)
+			late = pr->files[k] == p->file;
+		if (!late)
+			continue;
+		pr->late_said = true;
+		/*
+		 * a backend on uprobe events holds where dtrace has libbpf
+		 * (uprobe.c's caps): the others never
+		 */
+		if (c->be->caps & BE_CAP_UPROBES)
+			snprintf(why, sizeof(why),
+				 "this dtrace is built without libbpf, which "
+				 "the hold needs");
+		else
+			snprintf(why, sizeof(why),
+				 "the %s backend cannot hold a process at its "
+				 "dlopen()s",
+				 c->be->name);
+		say(c,
+		    "pid %d: %s, dlopen()ed while traced, was armed only "
+		    "at the next read of its maps: hits before that, its "
+		    "constructors' included, were not counted (%s)",
+		    (int)pr->pid, p->file->path, why);
+		return;
+	}
+}
+
+/*
  * Read pr's mappings; for each file not seen in it before, make its
  * probes and enable those that match.  Returns true if the maps changed.
  */
@@ -569,6 +621,7 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 {
 	struct proc_maps mm = {0};
 	const struct proc_map *m;
+	size_t nf0 = pr->nfiles;
 	char *maps;
 
 	if (pr->exited)
@@ -614,5 +667,6 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	}
 	proc_maps_free(&mm);
 	proc_enable(c, pr);
+	late_say(c, pr, nf0);
 	return true;
 }

@@ -45,6 +45,16 @@
  * perf events die with it, so nothing stays armed); every run deletes
  * the groups of consumers that are no longer alive before it starts.
  *
+ * A library a -p process (or a -c command) dlopen()s is armed before
+ * its code runs as under the bpf backend: dlhold.c holds the thread at
+ * ld.so's _dl_debug_state() with a uprobe and a program of its own, a
+ * few BPF instructions that signal the thread.  No hit is read through
+ * BPF: the program is the one stop that nothing outlives a SIGKILLed
+ * dtrace by (doc/DESIGN.md §8 says why a perf event's own SIGTRAP,
+ * attr.sigtrap, does not do), so where the kernel refuses it, or dtrace
+ * was built without libbpf, the library is armed when the maps are next
+ * read, and dtrace says so.
+ *
  * The bpf backend (bpf.c) arms sites with these same functions: with
  * c->up.scope_only the per-thread perf events only scope the breakpoints
  * (one per thread on any CPU, no ring buffer), and c->up.event_new is
@@ -1362,7 +1372,11 @@ void up_close(struct consumer *c)
 const struct consumer_backend_ops consumer_uprobe_ops = {
 	.name = "uprobe events",
 	.key = "uprobe",
+#ifdef HAVE_BPF
+	.caps = BE_CAP_UPROBES | BE_CAP_HOLD, /* dlhold.c's own program */
+#else
 	.caps = BE_CAP_UPROBES,
+#endif
 	.open = up_open,
 	.enable = up_enable,
 	.poll_fds = up_poll_fds,

@@ -7,7 +7,9 @@
  * multi-threaded when it loads).  With DLH_LATE set the main thread
  * first reads a line itself and only then starts the second thread (one
  * created while traced).  With DLH_URG set SIGURG is handled by exiting
- * 3: a SIGURG it did not ask for ends it.
+ * 3: a SIGURG it did not ask for ends it.  With DLH_WAIT set the second
+ * thread, after its call, reads standard input to its end before it
+ * ends the process (it lives on until dtrace has read its maps).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -34,6 +36,9 @@ static void *loader(void *arg)
 		exit(2);
 	}
 	call(7);
+	if (getenv("DLH_WAIT"))
+		while (fgets(path, sizeof(path), stdin))
+			;
 	exit(0);
 }
 

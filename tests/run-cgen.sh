@@ -36,7 +36,8 @@
 #    errors; beside self-> in the kernel, its fault is the hit's: its
 #    clause ends in the kernel, dtrace reports the fault and fires
 #    ERROR in its place, at the string's address or at the page its
-#    string runs into;
+#    string runs into; on the right of && and || only when the left
+#    does not decide;
 #  - aggregations keyed by copyinstr(argN), beside integer keys and the
 #    probe's name, a hostile string among them; one that faults;
 #  - BEGIN and END alone load no program at all.
@@ -478,6 +479,31 @@ expect_eq "faults at the hit beside self->: 2 in the body" 2 \
 expect_eq "faults at the hit beside self->: ERROR's arguments" \
 	"ERROR 17 3 -1 1 0xfffffffffffff448" \
 	"$(grep '^ERROR 17 ' out1.txt | tail -n 1)"
+
+# the right side of && and || is compared only when the left does not
+# decide, as run.c evaluates it: the kernel skips it (UBPF_K_SC), so it
+# faults only where the interpreter's would
+cat >t.d <<'EOF'
+tr$target:::tick { self->n = self->n + 1; }
+tr$target:::tick /arg0 > 1 && copyinstr(arg2) == "x"/ { @never = count(); }
+tr$target:::tick /arg0 == 0 || copyinstr(arg2) != "x"/ { @or[self->n] = count(); }
+tr$target:::tick {
+	@v[self->n, arg0 < 3 && copyinstr(arg1) == "beta",
+	    arg0 > 2 || copyinstr(arg1) == "gamma"] = count();
+}
+tr$target:::tick /copyinstr(arg1) == "alpha" && self->n/ { @a = count(); }
+tr$target:::tick { printf("%d\n", arg0); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF
+same "&& and || beside self->, their right sides faulting" generated \
+	"'tick 6'" -s t.d
+kvars "&& and || beside self->, their right sides faulting" 5 1
+for g in 0 1; do
+	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+done
+expect_file_eq "&& and || beside self->: the same errors" flt0.txt flt1.txt
+expect_eq "&& and || beside self->: 9 errors" 9 \
+	"$(wc -l <flt1.txt | tr -d ' ')"
 
 # a string that runs into an unmapped page faults there, at the page's
 # address, as the interpreter's read a page at a time does; 255 bytes

@@ -78,9 +78,11 @@
  *     uses; both walk the bytes with str_chunks().  Faults at the
  *     hit: a plan whose SEQ carry fault sites (kplan.c's, for
  *     programs whose kernel keeps self-> variables, which no hit can
- *     take to user space) reads each string as far as run.c would
- *     (pl->fstr bytes) and, when one cannot be read, a byte at its
- *     address to tell where (there, or the page after it); each SEQ
+ *     take to user space; SC skips the right side of an && or || that
+ *     may fault when the left decides, as run.c does) reads each
+ *     string as far as run.c would (pl->fstr bytes) and, when one
+ *     cannot be read, a byte at its address to tell where (there, or
+ *     the page after it); each SEQ
  *     on such a string sets its site's bits in the upper half of
  *     S_FLAGS and ends its clause, what it did so far kept, and the
  *     record (written then even when no clause needs it) carries the
@@ -1199,6 +1201,18 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				alu_i(e, BPF_XOR, 1, 1);
 			}
 			push(e, &sp, o);
+			continue;
+		case UBPF_K_SC: /* a decides: n is the result */
+			pop(e, &sp, 1);
+			if (sp >= UBPF_KSTACK || o->jump <= pc ||
+			    o->jump > pl->nops) {
+				e->bad = true;
+				continue;
+			}
+			st(e, BPF_DW, 10, (int16_t)S_STK(sp), o->n);
+			pj[np] = jmp_i(e, o->n ? BPF_JNE : BPF_JEQ, 1, 0);
+			pd[np] = o->jump;
+			pdep[np++] = sp + 1;
 			continue;
 		case UBPF_K_SEL: {
 			size_t j;

@@ -97,8 +97,9 @@
  * are the hit's (fmode, fsite_assign()): each comparison is a fault
  * site the kernel flags in the record, and d_kplan_fault() tells the
  * consumer the clause, action and address to report, as run.c would
- * have; a comparison the interpreter may skip (the right of && or ||,
- * a branch of ?:) is not taken, since the kernel computes both sides.
+ * have.  Since a comparison may now fault, one on the right of && or
+ * || is skipped as run.c skips it (UBPF_K_SC); one in a branch of ?:
+ * is not taken (the kernel computes both branches).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -381,11 +382,6 @@ static bool ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 	case N_LXOR:
 		if (!ty(k, n->a, &az, &ag) || !ty(k, n->b, &bz, &bg))
 			return false;
-		/* the kernel computes both sides; run.c may skip b, and
-		 * a comparison that faults at the hit must not run where
-		 * run.c's would not (^^ runs both in either) */
-		if (k && k->fmode && n->op != N_LXOR && has_str_cmp(k, n->b))
-			return false;
 		*sz = 4;
 		*sg = 1;
 		return true;
@@ -393,6 +389,8 @@ static bool ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 		if (!ty(k, n->a, &az, &ag) || !ty(k, n->b, &bz, &bg) ||
 		    !ty(k, n->c, &cz, &cg) || bz != cz || bg != cg)
 			return false;
+		/* the kernel computes both branches; a comparison that
+		 * faults at the hit must not run where run.c's would not */
 		if (k && k->fmode &&
 		    (has_str_cmp(k, n->b) || has_str_cmp(k, n->c)))
 			return false;
@@ -1392,6 +1390,20 @@ static void emit(struct em *m, const struct node *n)
 	case N_LOR:
 	case N_LXOR:
 		emit(m, n->a);
+		if (n->op != N_LXOR && m->k->fmode && has_str_cmp(m->k, n->b)) {
+			/* b may fault: run.c evaluates it only when a does
+			 * not decide, and so does the kernel */
+			unsigned sc = m->n;
+
+			o = put(m, UBPF_K_SC, 1, 0);
+			o->n = n->op == N_LOR;
+			emit(m, n->b);
+			o = put(m, UBPF_K_NE, 1, 1);
+			o->flags = UBPF_KF_IMM;
+			if (!m->full)
+				m->pl->ops[sc].jump = (uint16_t)m->n;
+			return;
+		}
 		emit(m, n->b);
 		put(m, n->op == N_LAND	 ? UBPF_K_LAND
 		       : n->op == N_LOR ? UBPF_K_LOR
@@ -1423,8 +1435,13 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 	unsigned i, j;
 
 	if (c->pred) {
+		bool sc = false; /* an SC lands past the comparison */
+
 		emit(&m, c->pred);
-		if (!m.full && m.n > pl->nops &&
+		for (i = pl->nops; !m.full && i < m.n; i++)
+			sc |= pl->ops[i].op == UBPF_K_SC &&
+			      pl->ops[i].jump == m.n;
+		if (!m.full && m.n > pl->nops && !sc &&
 		    pl->ops[m.n - 1].op >= UBPF_K_EQ &&
 		    pl->ops[m.n - 1].op <= UBPF_K_GEU) {
 			/* the comparison and the test in one instruction */

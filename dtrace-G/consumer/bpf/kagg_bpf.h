@@ -114,6 +114,9 @@ enum {
 	UBPF_K_SDATA, /* 8 bytes of that string, NUL-padded, in imm */
 	UBPF_K_SKEY,  /* key n is copyinstr(argument slot), for an AGG
 		       * with UBPF_KF_SKEY (kaggs_s) */
+	UBPF_K_SC,    /* && (n 0), || (n 1) whose right side may fault:
+		       * pop a; if its truth is n, push n and go to jump,
+		       * past the right side and its truth (a NE 0) */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

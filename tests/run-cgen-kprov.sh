@@ -13,7 +13,9 @@
 #  - syscall return: arg0, arg1 and errno of a failing call, in records
 #    and as aggregation keys in the kernel;
 #  - self-> variables kept in the kernel across entry and return, and
-#    between a pid probe's program and a system call's in one run;
+#    between a pid probe's program and a system call's in one run; a
+#    string compared beside them faulting at the hit, reported, ERROR
+#    fired;
 #  - the firing's context in the record: uid, gid, ppid, execname;
 #  - profile-N: the first sample of a busy target (user PC in its text,
 #    kernel PC 0), and max(arg0) of its user-mode samples in the kernel;
@@ -104,6 +106,34 @@ same "self-> across entry and return, in the kernel" generated "reads 20" \
 	-n 'syscall::read:entry /pid == $target/ { self->len = arg2; self->n++; }' \
 	-n 'syscall::read:return /self->len/ {
 		@[self->len, arg0] = sum(self->n); self->len = 0; }'
+
+# a string compared in the kernel beside self-> there faults at the
+# hit (read's arg0 is a descriptor, no address): the clause ends, what
+# it did before kept, and dtrace reports the fault and fires ERROR as
+# the interpreter does
+for g in 1 0; do
+	rm -f out$g.txt
+	DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o out$g.txt \
+		-c "./kpprog reads 5" \
+		-n 'syscall::read:entry /pid == $target/ { self->n++; }' \
+		-n 'syscall::read:entry /pid == $target/ {
+			@k[self->n, copyinstr(arg0) == "x"] = count(); @after = count(); }' \
+		-n 'syscall::read:return /self->n/ { @r[self->n] = count(); }' \
+		-n 'dtrace:::ERROR { @e[arg2, arg4, arg5] = count(); }' \
+		>/dev/null 2>err$g.txt
+	expect_eq "a fault at the hit (DTRACE_CGEN=$g): status" 0 "$?"
+	[ -f out$g.txt ] || : >out$g.txt
+	grep 'invalid address' err$g.txt >flt$g.txt
+done
+expect_file_eq "a fault at the hit: the same output" out0.txt out1.txt
+expect_file_eq "a fault at the hit: the same errors" flt0.txt flt1.txt
+expect_eq "a fault at the hit: 5 errors in action #2" 5 \
+	"$(grep -c ': invalid address (0x[0-9a-f]*) in action #2$' flt1.txt)"
+expect_eq "a fault at the hit: in the kernel" \
+	"dtrace: 3 clauses aggregated in the kernel" \
+	"$(grep 'aggregated in the kernel' err1.txt)"
+expect_eq "a fault at the hit: ERROR's arguments" 1 \
+	"$(grep -Ec '^ +2 +1 +[0-9]+ +5$' out1.txt)"
 
 same "uid, gid, ppid and execname in the record" generated "getcpu 3" \
 	-n 'syscall::getcpu:entry /pid == $target/ {

@@ -33,7 +33,11 @@
 #    kernel, compared a word at a time (tails, bytes above 0x7f,
 #    prefixes, a literal too long stays in user space); one whose
 #    string faults sends the hit to user space, which reports the same
-#    errors; none beside self-> in the kernel;
+#    errors; beside self-> in the kernel, its fault is the hit's: its
+#    clause ends in the kernel, dtrace reports the fault and fires
+#    ERROR in its place, at the string's address or at the page its
+#    string runs into; on the right of && and || only when the left
+#    does not decide;
 #  - aggregations keyed by copyinstr(argN), beside integer keys and the
 #    probe's name, a hostile string among them; one that faults;
 #  - BEGIN and END alone load no program at all.
@@ -432,16 +436,97 @@ expect_file_eq "a string key that faults: the same errors" flt0.txt flt1.txt
 expect_eq "a string key that faults: 3 errors" 3 \
 	"$(wc -l <flt1.txt | tr -d ' ')"
 
-# with self-> variables in the kernel no string is compared there (a
-# fault would send their clause to user space): the string predicate's
-# clause is user space's
+# with self-> variables in the kernel a string is compared there too,
+# its fault the hit's (the record's fault bits): the string
+# predicate's clause is the kernel's
 cat >t.d <<'EOF'
 tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); }
 tr$target:::tick { self->n = self->n + 1; }
 tr$target:::tick /self->n > 3/ { @c = count(); }
 EOF
 same "self-> and a string predicate" generated "'tick 9'" -s t.d
-kvars "self-> and a string predicate" 2 1
+kvars "self-> and a string predicate" 3 1
+
+# ... and one that faults ends its clause in the kernel, what it did
+# before kept (@s's entries), and dtrace reports the fault and fires
+# ERROR with DTrace's arguments in its place among the clauses user
+# space runs, as the interpreter does (arg2 is no address; arg0 > 1
+# faults in the body, at @k's first key)
+cat >t.d <<'EOF'
+tr$target:::tick { self->n = self->n + 1; }
+tr$target:::tick { printf("a %d\n", arg0); }
+tr$target:::tick /copyinstr(arg2) == "x"/ { @never = count(); }
+tr$target:::tick { printf("b %d\n", arg0); }
+tr$target:::tick /arg0 > 1/ {
+	@s[self->n] = sum(copyinstr(arg1) == "beta");
+	@k[copyinstr(arg2) != "y", self->n] = count();
+	@after = count();
+}
+tr$target:::tick { @all[self->n] = count(); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF
+same "faults at the hit beside self->" generated "'tick 4'" -s t.d
+kvars "faults at the hit beside self->" 4 1
+for g in 0 1; do
+	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+done
+expect_file_eq "faults at the hit beside self->: the same errors" \
+	flt0.txt flt1.txt
+expect_eq "faults at the hit beside self->: 6 errors" 6 \
+	"$(wc -l <flt1.txt | tr -d ' ')"
+expect_eq "faults at the hit beside self->: 2 in the body" 2 \
+	"$(grep -Ec 'invalid address \(0xfffffffffffff(830|448)\) in action #3$' flt1.txt)"
+expect_eq "faults at the hit beside self->: ERROR's arguments" \
+	"ERROR 17 3 -1 1 0xfffffffffffff448" \
+	"$(grep '^ERROR 17 ' out1.txt | tail -n 1)"
+
+# the right side of && and || is compared only when the left does not
+# decide, as run.c evaluates it: the kernel skips it (UBPF_K_SC), so it
+# faults only where the interpreter's would
+cat >t.d <<'EOF'
+tr$target:::tick { self->n = self->n + 1; }
+tr$target:::tick /arg0 > 1 && copyinstr(arg2) == "x"/ { @never = count(); }
+tr$target:::tick /arg0 == 0 || copyinstr(arg2) != "x"/ { @or[self->n] = count(); }
+tr$target:::tick {
+	@v[self->n, arg0 < 3 && copyinstr(arg1) == "beta",
+	    arg0 > 2 || copyinstr(arg1) == "gamma"] = count();
+}
+tr$target:::tick /copyinstr(arg1) == "alpha" && self->n/ { @a = count(); }
+tr$target:::tick { printf("%d\n", arg0); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF
+same "&& and || beside self->, their right sides faulting" generated \
+	"'tick 6'" -s t.d
+kvars "&& and || beside self->, their right sides faulting" 5 1
+for g in 0 1; do
+	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+done
+expect_file_eq "&& and || beside self->: the same errors" flt0.txt flt1.txt
+expect_eq "&& and || beside self->: 9 errors" 9 \
+	"$(wc -l <flt1.txt | tr -d ' ')"
+
+# a string that runs into an unmapped page faults there, at the page's
+# address, as the interpreter's read a page at a time does; 255 bytes
+# up to it are copyinstr()'s whole string, no fault (the process lives
+# on while user space reads the strings with DTRACE_CGEN=0)
+cat >t.d <<'EOF'
+tr$target:::tick { self->n = self->n + 1; }
+tr$target:::tick /copyinstr(arg1) == "xy"/ { @never = count(); }
+tr$target:::tick { @z[self->n, copyinstr(arg2) == "zzz"] = count(); }
+dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg1, arg2, arg4, arg5 & 0xfff); }
+EOF
+same "a string that faults past its first page" generated \
+	"'edge 3' 'sleep 1500'" -s t.d
+kvars "a string that faults past its first page" 3 1
+for g in 0 1; do
+	grep 'invalid address' err$g.txt |
+		sed 's/tr[0-9]*:/tr:/; s/(0x[0-9a-f]*\([0-9a-f]\{3\}\))/(0x...\1)/' \
+			>flt$g.txt
+done
+expect_file_eq "a string that faults past its first page: the same errors" \
+	flt0.txt flt1.txt
+expect_eq "a string that faults past its first page: at the page" 3 \
+	"$(grep -c '(0x...000) in predicate$' flt1.txt)"
 
 # threads that exited take their self-> variables out of the kernel's
 # maps: 8 threads set one and an array's element and exit, the main

@@ -1457,6 +1457,10 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 	}
 	if (r.flags & UBPF_RF_USTACK) /* registers, length, the stack */
 		rec_ustack(h->raw, r.len, off, &c->ucap);
+	/* the plan's faults at the hit: the last 8 bytes (cgen.c) */
+	c->kfault = 0;
+	if ((r.flags & UBPF_RF_KFAULT) && r.len >= off + 8)
+		memcpy(&c->kfault, h->raw + r.len - 8, 8);
 	return true;
 }
 

@@ -949,6 +949,23 @@ static const struct d_probe *probe_of(void *ctx, unsigned id)
 	return kprov_probe_of(c, id); /* a kernel provider's */
 }
 
+bool bpf_kagg_fault(struct consumer *c, unsigned clause, const struct d_fire *f,
+		    int *action, uint64_t *addr)
+{
+	struct bpf_kagg *k = bpf_kagg_of(c);
+	unsigned arg;
+	bool next;
+
+	if (!k || !k->kp ||
+	    !d_kplan_fault(k->kp, clause, c->kfault, action, &arg, &next) ||
+	    arg >= D_MAXARGS)
+		return false;
+	/* d_read_user_str() reads a page at a time: past the string's
+	 * first page, the next one is where it faults */
+	*addr = next ? (f->arg[arg] | 4095) + 1 : f->arg[arg];
+	return true;
+}
+
 void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 {
 	struct ubpf_kkey key, next;

@@ -28,8 +28,8 @@
  *     program's); dtrace's own hits (self_pid) end here.  Then every
  *     argument the record or the plan reads is fetched once, per its
  *     spec, into a stack slot: a register is one load from pt_regs at a
- *     constant offset (bpf/uregs.h, the machine's), memory at register + offset one
- *     bpf_probe_read_user() of its size (1, 2, 4, else 8 bytes), a
+ *     constant offset (bpf/uregs.h, the machine's), memory at register +
+ *     offset one bpf_probe_read_user() of its size (1, 2, 4, else 8 bytes), a
  *     constant an immediate; each narrowed to its size and sign as
  *     usdt.bpf.c's sized() does (%ah-style: bits 8-15, unnarrowed).
  *  2. The plan, when the event has one: only for a process bpf_agg.c
@@ -69,12 +69,27 @@
  *     fault ends the plan there: the record goes unflagged and user
  *     space runs every clause), and SEQ compares its length with the
  *     literal's and its bytes a word at a time (8, then 4, 2, 1 bytes
- *     for the tail), the literal's words as immediates; SKEY copies it
+ *     for the tail), the literal's words as immediates (where the kernel
+ *     keeps self-> variables, each SEQ is a fault site instead: below);
+ *     SKEY copies it
  *     the same way, NUL-padded (its part of cgbuf zeroed before the
  *     copy), into a key of kaggs_s built in cgbuf (a key longer than
  *     its 64 bytes ends the plan as a fault does), which AGG then
- *     uses; both walk the bytes with str_chunks().  When
- *     no clause of the probe needs the record, the hit ends here.
+ *     uses; both walk the bytes with str_chunks().  Faults at the
+ *     hit: a plan whose SEQ carry fault sites (kplan.c's, for
+ *     programs whose kernel keeps self-> variables, which no hit can
+ *     take to user space; SC skips the right side of an && or || that
+ *     may fault when the left decides, as run.c does) reads each
+ *     string as far as run.c would (pl->fstr bytes) and, when one
+ *     cannot be read, a byte at its address to tell where (there, or
+ *     the page after it); each SEQ
+ *     on such a string sets its site's bits in the upper half of
+ *     S_FLAGS and ends its clause, what it did so far kept, and the
+ *     record (written then even when no clause needs it) carries the
+ *     bits, flagged UBPF_RF_KFAULT, in its last 8 bytes: dtrace
+ *     reports the fault and fires ERROR in the clause's place
+ *     (records.c's hit_run_kagg()).  When no clause of the probe
+ *     needs the record (and none faulted), the hit ends here.
  *  3. The record (usdt_bpf.h's struct ubpf_rec and its arguments,
  *     flagged UBPF_RF_KAGG after a plan ran): bpf_ringbuf_reserve() of
  *     its constant size, filled in, bpf_ringbuf_submit() with a wakeup
@@ -124,9 +139,10 @@
  *
  * What is refused (bpf.c falls back to the generic program for the
  * whole run): vtimestamp, curpsinfo's pr_psargs (bpf.c's cg_fits()),
- * and pr_euid, pr_egid, pr_pgid, pr_sid at a kernel probe, a kernel probe its provider has no prologue
- * for (a system call on the raw tracepoint) or whose clauses read the
- * stack (its user registers are not its context's).  Everything
+ * and pr_euid, pr_egid, pr_pgid, pr_sid at a kernel probe, a kernel
+ * probe its provider has no prologue for (a system call on the raw
+ * tracepoint) or whose clauses read the stack (its user registers are not
+ * its context's).  Everything
  * else a clause does (printf(), trace(), string predicates other than
  * an argument's string against a literal, self-> variables a clause
  * that prints reads, and the like) user space runs from the record, as
@@ -192,6 +208,9 @@ struct em {
 	unsigned nsarg;
 	size_t fj[UBPF_KSTRARGS * 2 + 1];
 	unsigned nfj;
+	/* SEQ with a fault site (fsites()): its jump to its clause's
+	 * end, taken when its string could not be read; plan() fixes it */
+	size_t sfj;
 };
 
 static void put(struct em *e, uint8_t code, uint8_t dst, uint8_t src,
@@ -790,12 +809,44 @@ static void tlsa_key(struct em *e, unsigned *sp, const struct ubpf_kop *o)
  * string that cannot be read (a fault) ends the plan before it did
  * anything: the hit's record goes unflagged, so user space runs every
  * clause, reading the string as it would have (d_arg_str()), with the
- * same result as the generic program.  kplan.c gives a plan that keeps
- * self-> variables no SEQ, so no such hit needs them.
+ * same result as the generic program.  A plan that keeps self->
+ * variables cannot send a hit there: its SEQ are fault sites
+ * (fsites()), and a string that cannot be read is the hit's fault,
+ * which seq() records in place.
  */
+/*
+ * Does the plan's SEQ fault at the hit (kplan.c's fault sites: every
+ * SEQ has one, or none does)?  A plan with sites reads pl->fstr bytes
+ * of each string, as many as run.c's d_read_user_str(), so a string
+ * faults here exactly where it would there; it has no SKEY (a key too
+ * long is not a fault, and goes to user space).  e->bad when mixed.
+ */
+static bool fsites(struct em *e, const struct ubpf_kplan *pl)
+{
+	bool any = false, none = false;
+
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		const struct ubpf_kop *o = &pl->ops[pc];
+
+		if (o->op == UBPF_K_SEQ && o->agg)
+			any = true;
+		else if (o->op == UBPF_K_SEQ || o->op == UBPF_K_SKEY)
+			none = true;
+		if (o->op == UBPF_K_SEQ &&
+		    (o->agg > UBPF_KFSITES ||
+		     (o->agg && (o->jump <= pc || o->jump > pl->nops))))
+			e->bad = true;
+	}
+	if (any && (none || !pl->fstr || pl->fstr > UBPF_STRMAX))
+		e->bad = true;
+	return any;
+}
+
 static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		     unsigned nargs)
 {
+	bool fs = fsites(e, pl);
+
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
 		const struct ubpf_kop *o = &pl->ops[pc];
 		unsigned j, a;
@@ -809,7 +860,8 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			e->skarg[j] |= o->op == UBPF_K_SKEY;
 			continue;
 		}
-		if (j >= UBPF_KSTRARGS || a >= nargs || buf < 0 || pl->tls) {
+		if (j >= UBPF_KSTRARGS || a >= nargs || buf < 0 ||
+		    (pl->tls && !fs)) {
 			e->bad = true;
 			return;
 		}
@@ -831,10 +883,30 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		for (int i = 0; e->skarg[j] && i < UBPF_KSKEY; i += 8)
 			st(e, BPF_DW, 1, (int16_t)(SEQ_AT(j) + i), 0);
 		alu_i(e, BPF_ADD, 1, SEQ_AT(j));
-		alu_i(e, BPF_MOV, 2, UBPF_STRMAX);
+		alu_i(e, BPF_MOV, 2, fs ? pl->fstr : UBPF_STRMAX);
 		ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
 		call(e, BPF_FUNC_probe_read_user_str);
-		e->fj[e->nfj++] = jmp_i(e, BPF_JSLT, 0, 0);
+		if (fs) {
+			/* a fault, for SEQ: -1 at the string's address, -2
+			 * at the next page (its first byte reads: the
+			 * string runs into an unreadable page, which
+			 * d_read_user_str() reads a page at a time) */
+			size_t jok = jmp_i(e, BPF_JSGE, 0, 0), j1;
+
+			ldx(e, BPF_DW, 1, 10, S_SBUF);
+			alu_i(e, BPF_ADD, 1, SEQ_AT(j));
+			alu_i(e, BPF_MOV, 2, 1);
+			ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
+			call(e, BPF_FUNC_probe_read_user);
+			alu_i(e, BPF_MOV, 1, -1);
+			j1 = jmp_i(e, BPF_JNE, 0, 0);
+			alu_i(e, BPF_MOV, 1, -2);
+			fix(e, j1);
+			alu_r(e, BPF_MOV, 0, 1);
+			fix(e, jok);
+		} else {
+			e->fj[e->nfj++] = jmp_i(e, BPF_JSLT, 0, 0);
+		}
 		stx(e, BPF_DW, 10, (int16_t)S_SLEN(j), 0); /* for SEQ */
 		/* a key longer than kaggs_s keeps: the hit is user space's */
 		if (e->skarg[j] && e->nfj < UBPF_KSTRARGS * 2 + 1)
@@ -934,7 +1006,10 @@ static void seq_chunk(struct em *e, void *ctx, unsigned off, unsigned sz)
 
 /*
  * r1 = SEQ pl->ops[pc]'s result: its argument's string (read by
- * seq_read()) the literal of the SDATA instructions that follow.  The
+ * seq_read()) the literal of the SDATA instructions that follow.  A
+ * fault site whose string could not be read sets its bits (1 at the
+ * string's address, 2 at the next page) at 32 + 2 * site in S_FLAGS
+ * and jumps to its clause's end (e->sfj, which plan() points there).  The
  * copy's length (NUL included, kept by seq_read()) is the literal's
  * plus one, and its bytes before the NUL are the literal's, compared a
  * word at a time (str_chunks()); *pc is left on the last SDATA.
@@ -951,6 +1026,19 @@ static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc)
 	    *pc + 1 + (len + 8) / 8 > pl->nops) {
 		e->bad = true;
 		return;
+	}
+	if (o->agg) { /* a fault site: one unread ends the clause */
+		size_t jok;
+
+		ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
+		jok = jmp_i(e, BPF_JSGE, 3, 0);
+		alu_i(e, BPF_NEG, 3, 0); /* 1 or 2: usdt_bpf.h's bits */
+		alu_i(e, BPF_LSH, 3, 32 + 2 * (o->agg - 1));
+		ldx(e, BPF_DW, 1, 10, S_FLAGS);
+		alu_r(e, BPF_OR, 1, 3);
+		stx(e, BPF_DW, 10, S_FLAGS, 1);
+		e->sfj = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, jok);
 	}
 	/* a jump for the length, one per chunk at most */
 	l.jf = xcalloc(len / 8 + 5, sizeof(*l.jf));
@@ -990,7 +1078,11 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	unsigned *pd = xcalloc((size_t)pl->nops + 1, sizeof(*pd));
 	unsigned *pdep = xcalloc((size_t)pl->nops + 1, sizeof(*pdep));
 	unsigned *dp = xcalloc((size_t)pl->nops + 1, sizeof(*dp));
-	unsigned sp = 0, np = 0;
+	/* SEQ's fault jumps: they leave nothing on the stack that the
+	 * clause's end reads */
+	size_t *fjx = xcalloc((size_t)pl->nops + 1, sizeof(*fjx));
+	unsigned *fjt = xcalloc((size_t)pl->nops + 1, sizeof(*fjt));
+	unsigned sp = 0, np = 0, nf = 0;
 
 	/* the kaggs key and a zero value: the verifier reads them whole
 	 * (kflat's slots need neither) */
@@ -1041,7 +1133,12 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_SEQ: {
 			unsigned first = pc;
 
+			e->sfj = SIZE_MAX;
 			seq(e, pl, &pc);
+			if (e->sfj != SIZE_MAX) {
+				fjx[nf] = e->sfj;
+				fjt[nf++] = o->jump;
+			}
 			push(e, &sp, o);
 			/* the SDATA skipped: where a jump may land */
 			for (unsigned i = first + 1; i <= pc; i++) {
@@ -1104,6 +1201,18 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				alu_i(e, BPF_XOR, 1, 1);
 			}
 			push(e, &sp, o);
+			continue;
+		case UBPF_K_SC: /* a decides: n is the result */
+			pop(e, &sp, 1);
+			if (sp >= UBPF_KSTACK || o->jump <= pc ||
+			    o->jump > pl->nops) {
+				e->bad = true;
+				continue;
+			}
+			st(e, BPF_DW, 10, (int16_t)S_STK(sp), o->n);
+			pj[np] = jmp_i(e, o->n ? BPF_JNE : BPF_JEQ, 1, 0);
+			pd[np] = o->jump;
+			pdep[np++] = sp + 1;
 			continue;
 		case UBPF_K_SEL: {
 			size_t j;
@@ -1174,6 +1283,14 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		else
 			e->v[j].off = (int16_t)(at[to] - j - 1);
 	}
+	for (unsigned i = 0; i < nf && !e->bad; i++) {
+		if (fjt[i] > pl->nops || at[fjt[i]] - fjx[i] - 1 > INT16_MAX)
+			e->bad = true;
+		else
+			e->v[fjx[i]].off = (int16_t)(at[fjt[i]] - fjx[i] - 1);
+	}
+	free(fjx);
+	free(fjt);
 	free(at);
 	free(pj);
 	free(pd);
@@ -1280,7 +1397,8 @@ static void kp_prologue(struct em *e, const struct cgen_kpro *k)
  * A kernel probe's plan, kprov.bpf.h's kprov_kagg(): every process's,
  * so it runs on every hit (no cgarm1/cgarmed).  true when it is all
  * the probe's clauses and cannot fault: the program has no record.  A
- * string it cannot read (seq_read()) goes to the unflagged record.
+ * string it cannot read (seq_read()) goes to the unflagged record, or
+ * with fault sites is the hit's fault: a record then, for it alone.
  */
 static bool kp_plan(struct em *e, const struct cgen_maps *m,
 		    const struct ubpf_kplan *pl, unsigned nargs)
@@ -1288,14 +1406,28 @@ static bool kp_plan(struct em *e, const struct cgen_maps *m,
 	int fds[8] = {m->kaggs,	   m->kflat, m->kdrops,	 m->tls,
 		      m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa};
 
+	bool fs = fsites(e, pl);
+
 	plan(e, pl, nargs, fds);
-	if (!pl->record && !e->nfj)
+	if (!pl->record && !e->nfj && !fs)
 		return true;
-	if (!pl->record) {
+	if (!pl->record) { /* a record only for a fault */
+		size_t jf = 0;
+
+		if (fs) {
+			ldx(e, BPF_DW, 1, 10, S_FLAGS);
+			alu_i(e, BPF_RSH, 1, 32);
+			jf = jmp_i(e, BPF_JNE, 1, 0);
+		}
 		alu_i(e, BPF_MOV, 0, 0);
 		put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
-	} else {
-		st(e, BPF_DW, 10, S_FLAGS, UBPF_RF_KAGG);
+		if (fs)
+			fix(e, jf);
+	}
+	if (pl->record || fs) {
+		ldx(e, BPF_DW, 1, 10, S_FLAGS);
+		alu_i(e, BPF_OR, 1, UBPF_RF_KAGG);
+		stx(e, BPF_DW, 10, S_FLAGS, 1);
 	}
 	for (unsigned i = 0; i < e->nfj; i++) /* past it, flags still 0 */
 		fix(e, e->fj[i]);
@@ -1507,7 +1639,6 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		     m->ecred1[2];
 	bool sess = !m->kp && s->sess && m->sess1[0] && m->sess1[1] &&
 		    m->sess1[2] && m->sess1[3];
-	unsigned len = hdr + 8 * nargs + (cred ? 8 : 0);
 	int fds[8] = {m->kaggs,	   m->kflat, m->kdrops,	 m->tls,
 		      m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa};
 	size_t jself, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
@@ -1516,10 +1647,16 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		    ppid || ecred || sess; /* present only when read */
 	/* one timestamp a firing, the plan's and the record's */
 	bool ts = pl && plan_has(pl, UBPF_K_TIME, -1);
+	/* faults at the hit: the record's last 8 bytes, its sites' bits
+	 * (kept in S_FLAGS's upper half while the plan runs) */
+	bool fs = pl && (m->kp || (m->armed >= 0 && m->arm1 >= 0)) &&
+		  fsites(&e, pl);
+	unsigned len = hdr + 8 * nargs + (cred ? 8 : 0) + (fs && !strs ? 8 : 0);
 
 	*out = NULL;
 	*n = 0;
-	if ((s->ustk && (!m->ustk_room || m->kp)) || (strs && m->buf < 0))
+	if ((s->ustk && (!m->ustk_room || m->kp || fs)) ||
+	    (strs && m->buf < 0) || e.bad)
 		return false;
 	/* 1. prologue */
 	alu_r(&e, BPF_MOV, 6, 1);
@@ -1572,10 +1709,17 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		jarm = jmp_i(&e, BPF_JEQ, 0, 0);
 		fix(&e, j2);
 		plan(&e, pl, nargs, fds);
-		if (!pl->record) {
+		if (!pl->record && !fs) {
 			jdone = jmp_i(&e, BPF_JA, 0, 0);
 		} else {
-			st(&e, BPF_DW, 10, S_FLAGS, UBPF_RF_KAGG);
+			if (!pl->record) { /* a record only for a fault */
+				ldx(&e, BPF_DW, 1, 10, S_FLAGS);
+				alu_i(&e, BPF_RSH, 1, 32);
+				jdone = jmp_i(&e, BPF_JEQ, 1, 0);
+			}
+			ldx(&e, BPF_DW, 1, 10, S_FLAGS);
+			alu_i(&e, BPF_OR, 1, UBPF_RF_KAGG);
+			stx(&e, BPF_DW, 10, S_FLAGS, 1);
 		}
 		fix(&e, jarm);
 		for (unsigned i = 0; i < e.nfj; i++) /* seq_read()'s faults */
@@ -1622,6 +1766,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	ldx(&e, BPF_DW, 1, 10, S_FLAGS);
 	if (cred)
 		alu_i(&e, BPF_OR, 1, UBPF_RF_CRED);
+	if (fs)
+		alu_i(&e, BPF_OR, 1, UBPF_RF_KFAULT);
 	stx(&e, BPF_H, 9, 30, 1);
 	for (int i = 0; i < 16; i += 8) {
 		if (s->comm) {
@@ -1639,6 +1785,11 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	}
 	if (cred)
 		u_cred(&e, (int16_t)(hdr + 8 * nargs));
+	if (fs && !strs) { /* the fault bits, last */
+		ldx(&e, BPF_DW, 1, 10, S_FLAGS);
+		alu_i(&e, BPF_RSH, 1, 32);
+		stx(&e, BPF_DW, 9, (int16_t)(len - 8), 1);
+	}
 	/*
 	 * The strings, as usdt.bpf.c copies them: each a 2-byte length
 	 * (the NUL counted; 0 for a fault) and its bytes, at an offset
@@ -1710,6 +1861,14 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			alu_r(&e, BPF_ADD, 8, 1);
 		}
 		alu_i(&e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
+		if (fs) { /* the fault bits, last (no stack: above) */
+			ldx(&e, BPF_DW, 1, 10, S_FLAGS);
+			alu_i(&e, BPF_RSH, 1, 32);
+			alu_r(&e, BPF_MOV, 2, 9);
+			alu_r(&e, BPF_ADD, 2, 8);
+			stx(&e, BPF_DW, 2, 0, 1);
+			alu_i(&e, BPF_ADD, 8, 8);
+		}
 		stx(&e, BPF_H, 9, 24, 8);
 		if (s->ustk) /* r6 (the context) is the stack's after it */
 			ustack_copy(&e, s->ustk);

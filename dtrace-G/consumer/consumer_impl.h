@@ -416,6 +416,8 @@ struct consumer {
 	unsigned *src_first; /* per source: its first clause; then the end */
 	uint64_t received; /* records read from the backend */
 	bool kagg_rec; /* decode(): the kernel ran some of the hit's clauses */
+	/* ... and these of its fault sites faulted (UBPF_RF_KFAULT) */
+	uint64_t kfault;
 	struct ustack_cap ucap; /* decode(): the hit's user stack, if taken */
 	struct ustack_state *ust; /* ustack.c */
 	uint64_t wall_offset;
@@ -925,6 +927,15 @@ void threads_reap(struct consumer *c);
 void hit_run(struct consumer *c, const struct d_probe *dp,
 	     const unsigned *cl, const unsigned *ep, unsigned n,
 	     struct d_fire *f);
+/*
+ * ... a hit some of whose clauses cl the kernel ran (c->kagg_rec): the
+ * others, ucl (a subsequence of cl, in order), run here, and a fault
+ * the kernel's had (c->kfault) is reported in its place among them.
+ */
+void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
+		  const unsigned *cl, const unsigned *ep, unsigned n,
+		  const unsigned *ucl, const unsigned *uep, unsigned nu,
+		  struct d_fire *f);
 /* records.c: a firing in dtrace itself (BEGIN, END, tick-N) */
 void fire_self(struct consumer *c, struct d_fire *f, char *comm,
 	       size_t commlen);
@@ -978,6 +989,13 @@ void bpf_kagg_kprobe(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 		     const struct d_probe *dp, const unsigned *cl,
 		     const unsigned *ep, unsigned n, unsigned **ucl,
 		     unsigned **uep, unsigned *nu);
+/*
+ * bpf_agg.c: clause faulted in the kernel at f's hit (c->kfault): where
+ * (DTrace's action number) and the invalid address, as run.c's
+ * d_read_user_str() would have faulted on the same string
+ */
+bool bpf_kagg_fault(struct consumer *c, unsigned clause, const struct d_fire *f,
+		    int *action, uint64_t *addr);
 #endif
 
 /* ustack.c: user stacks and names (ustack(), ufunc(), %A, ...) */

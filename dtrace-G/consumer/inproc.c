@@ -811,7 +811,7 @@ static bool exec_check(struct consumer *c, struct ip_proc *ipp)
 #ifdef HAVE_BPF
 _Static_assert(USDT_AFLAT >= UBPF_KFLAT, "a plan's flat slots fit");
 _Static_assert(USDT_AKEYS == UBPF_KMAXKEYS, "a plan's keys fit");
-_Static_assert(USDT_A_ARG > UBPF_K_SKEY, "USDT_A_ARG is no UBPF_K_*");
+_Static_assert(USDT_A_ARG > UBPF_K_SC, "USDT_A_ARG is no UBPF_K_*");
 
 /*
  * Probe p's plan into pl: every clause kplan.c takes, in order; the

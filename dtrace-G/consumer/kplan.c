@@ -17,8 +17,9 @@
  *
  * where pred, the keys and e are integer constants, arg0..arg11, pid,
  * tid, id, casts, the unary and binary operators but assignment, / and
- * % by a constant (or a negated one) other than 0, && || ^^ and ?: with both branches of
- * one type; a key may also be probeprov, probemod, probefunc or
+ * % by a constant (or a negated one) other than 0, && || ^^ and ?: with
+ * both branches of one type; a key may also be probeprov, probemod,
+ * probefunc or
  * probename, which the kernel keeps as the probe's ID and the merge
  * turns back into the name.  Anything else (a variable, a string, a
  * function, printf(), a quantize() increment, more than UBPF_KMAXKEYS
@@ -56,8 +57,9 @@
  * comparison, division and >>, and narrowing only at casts (and keys);
  * the types follow from the tree alone (the ?: rule above sees to it),
  * so the plan carries them: a cast narrows (UBPF_K_NORM), the
- * operations leave their 64 bits (sz 8), as binop() and reg() do.  Keys keep their type per aggregating statement (the
- * kernel's key names the statement, not the aggregation), so 1 (int)
+ * operations leave their 64 bits (sz 8), as binop() and reg() do.  Keys
+ * keep their type per aggregating statement (the kernel's key names the
+ * statement, not the aggregation), so 1 (int)
  * and 1 (long) stay two entries, as d_key_add() makes them.  A
  * statement without keys gets slots of the array kflat instead of hash
  * entries; a constant right operand rides in its operation (UBPF_KF_IMM),
@@ -91,7 +93,13 @@
  * copyinstr() cuts it), but not in a program whose kernel keeps self->
  * variables: a string that faults, or a key longer than kaggs_s keeps,
  * sends the whole hit to user space (cgen.c), where such a clause
- * cannot run.
+ * cannot run.  Such a program compares strings still, but its faults
+ * are the hit's (fmode, fsite_assign()): each comparison is a fault
+ * site the kernel flags in the record, and d_kplan_fault() tells the
+ * consumer the clause, action and address to report, as run.c would
+ * have.  Since a comparison may now fault, one on the right of && or
+ * || is skipped as run.c skips it (UBPF_K_SC); one in a branch of ?:
+ * is not taken (the kernel computes both branches).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -136,6 +144,14 @@ struct d_kplan {
 	int nbits;	    /* vbits given out */
 	uint32_t absent;    /* typing the variables of these bits unset */
 	bool nostr;	    /* no string comparison (see vars_decide()) */
+	bool fmode;	    /* a string's fault is the hit's (fsite_assign()) */
+	unsigned nfs;	    /* ... its sites: */
+	struct kfsite {
+		const struct node *n; /* the comparison */
+		unsigned clause;
+		int action; /* DTrace's action number there (0: predicate) */
+		uint8_t arg;
+	} fs[UBPF_KFSITES];
 	bool *tls;	    /* per clause: it touches a self-> variable */
 	bool *kv;	    /* per clause: ... any variable the kernel keeps */
 	const bool *user;   /* per clause: fires in user space too, or NULL */
@@ -206,6 +222,12 @@ static bool str_cmp(const struct d_kplan *k, const struct node *n,
 	    l->op != N_STR || !l->sval || strlen(l->sval) > UBPF_KSTRMAX ||
 	    strlen(l->sval) + 1 >= k->prog->strsize)
 		return false;
+	/* faults at the hit: the kernel reads strsize - 1 bytes, as
+	 * d_read_user_str() does, and tells a string of the literal's
+	 * length from a longer one cut there (fsite_assign()) */
+	if (k->fmode && (k->prog->strsize > UBPF_STRMAX + 1 ||
+			 strlen(l->sval) + 3 > k->prog->strsize))
+		return false;
 	if (arg)
 		*arg = f->args[0];
 	if (lit)
@@ -216,7 +238,7 @@ static bool str_cmp(const struct d_kplan *k, const struct node *n,
 /* copyinstr(argN) as a key (kaggs_s, generated programs): N, else -1 */
 static int arg_str(const struct d_kplan *k, const struct node *n)
 {
-	if (!k || !k->vars || k->nostr || n->op != N_FUNC ||
+	if (!k || !k->vars || k->nostr || k->fmode || n->op != N_FUNC ||
 	    d_funcs[n->sub].id != F_COPYINSTR || n->nargs != 1 ||
 	    n->args[0]->op != N_ARGN || n->args[0]->sub < 0 ||
 	    n->args[0]->sub >= D_MAXARGS)
@@ -366,6 +388,11 @@ static bool ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 	case N_TERN:
 		if (!ty(k, n->a, &az, &ag) || !ty(k, n->b, &bz, &bg) ||
 		    !ty(k, n->c, &cz, &cg) || bz != cz || bg != cg)
+			return false;
+		/* the kernel computes both branches; a comparison that
+		 * faults at the hit must not run where run.c's would not */
+		if (k && k->fmode &&
+		    (has_str_cmp(k, n->b) || has_str_cmp(k, n->c)))
 			return false;
 		*sz = bz;
 		*sg = bg;
@@ -844,6 +871,76 @@ static bool clause_strs(const struct d_kplan *k, const struct clause *c)
  * variables are its own and whose firings are not a traced probe's:
  * they keep theirs in user space, apart.
  */
+/* fsite_assign()'s walk of n, in DTrace's action number action */
+static bool fsite_walk(struct d_kplan *k, const struct node *n, unsigned clause,
+		       int action)
+{
+	const struct node *arg;
+
+	if (!n)
+		return true;
+	if (str_cmp(k, n, &arg, NULL)) {
+		if (k->nfs >= UBPF_KFSITES)
+			return false;
+		k->fs[k->nfs++] =
+			(struct kfsite){ n, clause, action, (uint8_t)arg->sub };
+		return true;
+	}
+	if (!fsite_walk(k, n->a, clause, action) ||
+	    !fsite_walk(k, n->b, clause, action) ||
+	    !fsite_walk(k, n->c, clause, action))
+		return false;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (!fsite_walk(k, n->args[i], clause, action))
+			return false;
+	return true;
+}
+
+/*
+ * fmode: each string comparison of a clause the kernel runs is a fault
+ * site, numbered here, with what run.c's report_fault() needs to say
+ * of it: the clause, the action (run.c's x->action where it is
+ * evaluated: 0 in the predicate, an assignment's own, an aggregation's
+ * plus the key's index, or plus the keys' count for its value) and
+ * the argument whose string it reads.  The kernel sets the site's bits
+ * in the record (cgen.c) when the string cannot be read and ends the
+ * clause there; d_kplan_fault() turns them back into the fault.  false
+ * when there are more than the record has bits for.
+ */
+static bool fsite_assign(struct d_kplan *k)
+{
+	const struct d_prog *p = k->prog;
+
+	k->nfs = 0;
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		if (!k->ok[ci])
+			continue;
+		if (!fsite_walk(k, c->pred, ci, 0))
+			return false;
+		for (unsigned i = 0; i < c->nstmts; i++) {
+			const struct kstmt *ks = &k->st[k->first[ci] + i];
+			const struct stmt *st = &c->stmts[i];
+
+			if (ks->assign) {
+				if (!fsite_walk(k, st->e, ci, st->action))
+					return false;
+				continue;
+			}
+			for (unsigned j = 0; j < st->nkeys; j++)
+				if (!fsite_walk(k, st->keys[j], ci,
+						st->action + (int)j))
+					return false;
+			if (st->nargs &&
+			    !fsite_walk(k, st->args[0], ci,
+					st->action + (int)st->nkeys))
+				return false;
+		}
+	}
+	return true;
+}
+
 static void vars_decide(struct d_kplan *k)
 {
 	struct d_prog *p = k->prog;
@@ -910,9 +1007,19 @@ static void vars_decide(struct d_kplan *k)
 	/*
 	 * A string the kernel cannot read (a fault) sends the hit to user
 	 * space whole, unflagged (cgen.c), where a clause keeping self->
-	 * variables cannot go: such a program compares no strings.
+	 * variables cannot go.  Such a program has its faults at the hit
+	 * instead (fmode: fsite_assign()), which keys of a string cannot
+	 * (one longer than kaggs_s keeps is no fault, and still goes to
+	 * user space): they stay there.  With more comparisons than the
+	 * record has fault bits for, it compares no strings.
 	 */
-	if (tls && strs && !k->nostr) {
+	if (tls && strs && !k->nostr && !k->fmode) {
+		k->fmode = true;
+		vars_decide(k);
+		return;
+	}
+	if (k->fmode && !k->nostr && !fsite_assign(k)) {
+		k->fmode = false;
 		k->nostr = true;
 		vars_decide(k);
 	}
@@ -1217,6 +1324,12 @@ static void emit(struct em *m, const struct node *n)
 				o->n = (uint8_t)arg->sub;
 				o->step = (uint16_t)len;
 				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
+				for (unsigned i = 0;
+				     m->k->fmode && i < m->k->nfs; i++)
+					if (m->k->fs[i].n == n)
+						o->agg = (uint16_t)(i + 1);
+				if (m->k->fmode && !o->agg)
+					m->full = true; /* not reached */
 				for (size_t i = 0; i <= len; i += 8) {
 					uint64_t w = 0;
 
@@ -1277,6 +1390,20 @@ static void emit(struct em *m, const struct node *n)
 	case N_LOR:
 	case N_LXOR:
 		emit(m, n->a);
+		if (n->op != N_LXOR && m->k->fmode && has_str_cmp(m->k, n->b)) {
+			/* b may fault: run.c evaluates it only when a does
+			 * not decide, and so does the kernel */
+			unsigned sc = m->n;
+
+			o = put(m, UBPF_K_SC, 1, 0);
+			o->n = n->op == N_LOR;
+			emit(m, n->b);
+			o = put(m, UBPF_K_NE, 1, 1);
+			o->flags = UBPF_KF_IMM;
+			if (!m->full)
+				m->pl->ops[sc].jump = (uint16_t)m->n;
+			return;
+		}
 		emit(m, n->b);
 		put(m, n->op == N_LAND	 ? UBPF_K_LAND
 		       : n->op == N_LOR ? UBPF_K_LOR
@@ -1308,8 +1435,13 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 	unsigned i, j;
 
 	if (c->pred) {
+		bool sc = false; /* an SC lands past the comparison */
+
 		emit(&m, c->pred);
-		if (!m.full && m.n > pl->nops &&
+		for (i = pl->nops; !m.full && i < m.n; i++)
+			sc |= pl->ops[i].op == UBPF_K_SC &&
+			      pl->ops[i].jump == m.n;
+		if (!m.full && m.n > pl->nops && !sc &&
 		    pl->ops[m.n - 1].op >= UBPF_K_EQ &&
 		    pl->ops[m.n - 1].op <= UBPF_K_GEU) {
 			/* the comparison and the test in one instruction */
@@ -1394,6 +1526,12 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 	}
 	if (pred)
 		pred->jump = (uint16_t)m.n;
+	/* a string that faults ends the clause here too */
+	for (i = pl->nops; i < m.n; i++)
+		if (pl->ops[i].op == UBPF_K_SEQ && pl->ops[i].agg) {
+			pl->ops[i].jump = (uint16_t)m.n;
+			pl->fstr = (uint16_t)(k->prog->strsize - 1);
+		}
 	pl->nops = (uint16_t)m.n;
 	if (m.tls)
 		pl->tls |= 1;
@@ -1402,6 +1540,22 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 
 /* ------------------------------------------------------------------ */
 /* Merging */
+
+bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
+		   int *action, unsigned *arg, bool *next)
+{
+	for (unsigned i = 0; i < k->nfs; i++) {
+		unsigned b = (unsigned)(mask >> (2 * i)) & 3;
+
+		if (k->fs[i].clause != clause || !b)
+			continue;
+		*action = k->fs[i].action;
+		*arg = k->fs[i].arg;
+		*next = (b & 2) != 0;
+		return true;
+	}
+	return false;
+}
 
 bool d_kplan_skey(const struct d_kplan *k, unsigned st)
 {

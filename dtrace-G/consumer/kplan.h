@@ -12,6 +12,7 @@
 #define USDT_DTRACE_KPLAN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "../d/dlang.h"
 #include "bpf/kagg_bpf.h"
@@ -79,6 +80,15 @@ typedef const struct d_probe *(*d_kplan_probe_fn)(void *ctx, unsigned id);
 void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		   const struct ubpf_kval *vals, unsigned ncpus,
 		   d_kplan_probe_fn probe_of, void *ctx, const char *str);
+
+/*
+ * A record's fault bits (cgen.c, usdt_bpf.h's UBPF_RF_KFAULT): whether
+ * clause, which the kernel ran, faulted at the hit, and if so where
+ * (DTrace's action number, 0 the predicate) and on the string of which
+ * argument: at its address, or with next at the page after it.
+ */
+bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
+		   int *action, unsigned *arg, bool *next);
 
 /*
  * Statement st has a key copyinstr(argN) (D_KPLAN_VARS): its entries

@@ -658,9 +658,14 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	}
 	if (r.flags & UBPF_RF_USTACK) /* as a USDT record's (bpf.c) */
 		rec_ustack(h->raw, r.len, off, &c->ucap);
+	/* the plan's faults at the hit: the last 8 bytes (cgen.c) */
+	c->kfault = 0;
+	if ((r.flags & UBPF_RF_KFAULT) && r.len >= off + 8)
+		memcpy(&c->kfault, h->raw + r.len - 8, 8);
 run:
 	if (r.flags & UBPF_RF_KAGG) /* the kernel ran the others */
-		hit_run(c, &p->dp, p->uclauses, p->uepids, p->nuclauses, &f);
+		hit_run_kagg(c, &p->dp, p->clauses, p->epids, p->nclauses,
+			     p->uclauses, p->uepids, p->nuclauses, &f);
 	else
 		hit_run(c, &p->dp, p->clauses, p->epids, p->nclauses, &f);
 }

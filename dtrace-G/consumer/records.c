@@ -22,7 +22,10 @@
  * (hit_run()).  A kernel provider's hit (syscall, profile, tick, proc:
  * hit.kprov) is decoded by kprov.c instead, which knows its probe
  * without a site, and run by hit_run() the same way; tick-N's come
- * from kprov_drain(), after the backend's.
+ * from kprov_drain(), after the backend's.  A hit some of whose clauses
+ * the kernel ran (kagg_rec) runs the others (hit_run_kagg()), and a
+ * fault one of the kernel's had at the hit (kfault) is reported, and
+ * ERROR fired, in that clause's place among them.
  *
  * Threads.  self-> variables are keyed by thread id, and a thread that
  * exits must take them along (d_thread_exit()), or a long run keeps the
@@ -275,6 +278,7 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 	bool defer;
 
 	c->kagg_rec = false;
+	c->kfault = 0;
 	c->ucap.have = false;
 	if (h->kprov) { /* a kernel provider's (kprov.c) */
 		kprov_hit(c, h);
@@ -301,15 +305,14 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 		f.gid = pr ? pr->gid : 0;
 	}
 	if (c->kagg_rec) /* the kernel ran the others (bpf_agg.c) */
-		hit_run(c, &p->dp, p->uclauses, p->uepids, p->nuclauses, &f);
+		hit_run_kagg(c, &p->dp, p->clauses, p->epids, p->nclauses,
+			     p->uclauses, p->uepids, p->nuclauses, &f);
 	else
 		hit_run(c, &p->dp, p->clauses, p->epids, p->nclauses, &f);
 	return true;
 }
 
-void hit_run(struct consumer *c, const struct d_probe *dp,
-	     const unsigned *cl, const unsigned *ep, unsigned n,
-	     struct d_fire *f)
+static void hit_prep(struct consumer *c, struct d_fire *f)
 {
 	f->walltimestamp = f->timestamp + c->wall_offset;
 	/* f->vtimestamp: the record's (vtime.c), where a clause reads it */
@@ -319,7 +322,55 @@ void hit_run(struct consumer *c, const struct d_probe *dp,
 	c->fire_t = f->timestamp; /* parent_of()'s time */
 	ustack_fire(c, f); /* the stack decode() found in c->ucap */
 	thread_seen(c, f->pid, f->tid);
+}
+
+void hit_run(struct consumer *c, const struct d_probe *dp, const unsigned *cl,
+	     const unsigned *ep, unsigned n, struct d_fire *f)
+{
+	hit_prep(c, f);
 	run_clauses(c, dp, cl, ep, n, f);
+}
+
+/*
+ * The clauses the kernel ran are skipped, but one that faulted there
+ * (cgen.c's fault sites) has its fault reported, and ERROR fired, in
+ * its place: after the clauses before it, before those after it, as
+ * d_run() would have had it fault here.
+ */
+void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
+		  const unsigned *cl, const unsigned *ep, unsigned n,
+		  const unsigned *ucl, const unsigned *uep, unsigned nu,
+		  struct d_fire *f)
+{
+	unsigned j = 0;
+
+	if (!c->kfault) {
+		hit_run(c, dp, ucl, uep, nu, f);
+		return;
+	}
+	hit_prep(c, f);
+	for (unsigned i = 0; i < n && !c->exit_called; i++) {
+		int action;
+		uint64_t addr;
+
+		if (j < nu && ucl[j] == cl[i]) {
+			run_clauses(c, dp, &ucl[j], uep ? &uep[j] : NULL, 1, f);
+			j++;
+			continue;
+		}
+#ifdef HAVE_BPF
+		if (!bpf_kagg_fault(c, cl[i], f, &action, &addr))
+			continue;
+		f->epid = ep ? ep[i] : cl[i] + 1;
+		f->probe = dp;
+		if (d_run_fault(c->prog, cl[i], f, action, addr, stderr) &
+		    D_RUN_FAULT)
+			fire_error(c, f);
+#else
+		(void)action;
+		(void)addr;
+#endif
+	}
 }
 
 /*

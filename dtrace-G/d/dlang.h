@@ -454,6 +454,16 @@ void d_error_leave(struct d_prog *prog);
 int d_run(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 	  FILE *out, FILE *err);
 
+/*
+ * Clause `clause`, which ran elsewhere (a generated BPF program, in the
+ * kernel) for this firing, faulted there on an invalid address addr in
+ * DTrace's action number action (0: the predicate): report it as d_run()
+ * reports its own faults, with the same result (D_RUN_ERROR |
+ * D_RUN_FAULT, or D_RUN_ERROR alone at dtrace:::ERROR).
+ */
+int d_run_fault(struct d_prog *prog, unsigned clause, const struct d_fire *f,
+		int action, uint64_t addr, FILE *err);
+
 int d_exit_status(const struct d_prog *prog);
 
 /*

@@ -7,9 +7,10 @@
  * Arithmetic is DTrace's: 64 bits wide, the result typed by C's usual
  * conversions but not narrowed to that type (reg()); casts, stores into
  * declared variables, keys and records narrow exactly as C does
- * (value.c's d_dv_int()); args[N] takes its type from the probe's declared argument
- * type at run time.  Strings of the traced process come from the copies
- * the kernel made at hit time (struct d_fire's str[]) or, failing that,
+ * (value.c's d_dv_int()); args[N] takes its type from the probe's
+ * declared argument type at run time.  Strings of the traced process
+ * come from the copies the kernel made at hit time (struct d_fire's str[])
+ * or, failing that,
  * through its copyin callback.
  *
  * Output.  A clause's output is built in a buffer and written only when
@@ -22,8 +23,9 @@
  * aggregations) produces no record and so no default line; a clause with
  * no statements at all does.  if/else runs one of its bodies; a firing
  * whose ifs skipped every recording statement leaves no record either,
- * as a false predicate (illumos runs each body as a predicated clause).  trace() prints by record size as
- * dt_consume_cpu()'s record switch does.
+ * as a false predicate (illumos runs each body as a predicated clause).
+ * trace() prints by record size as dt_consume_cpu()'s record switch
+ * does.
  *
  * Strings from the traced process (copyinstr(), string args[N],
  * execname: struct dv's tn) are printed made safe (sdk/text.h) by
@@ -43,7 +45,8 @@
  * longjmp to d_run() (d_fault()), which prints DTrace's "error on
  * enabled probe ID" line (dt_handle.c's dt_handle_err, dt_error.c's
  * fault strings); everything a clause allocates while it runs lives in a
- * per-run arena freed there.
+ * per-run arena freed there.  A clause a generated BPF program ran at
+ * the probe reports its fault through d_run_fault(), the same line.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -1488,6 +1491,23 @@ int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	d_ar_free(&x->scratch);
 	free(x);
 	return rv;
+}
+
+int d_run_fault(struct d_prog *p, unsigned clause, const struct d_fire *f,
+		int action, uint64_t addr, FILE *err)
+{
+	struct ectx x = { 0 };
+
+	if (!p || clause >= p->nclauses)
+		return 0;
+	x.p = p;
+	x.c = &p->clauses[clause];
+	x.f = f;
+	x.err = err;
+	x.action = action;
+	x.fault = FLT_BADADDR;
+	x.faddr = addr;
+	return report_fault(&x, err);
 }
 
 void d_thread_exit(struct d_prog *p, pid_t tid)

@@ -745,6 +745,54 @@ static void test_error_probe(void)
 	d_free(p);
 }
 
+/* d_run_fault(): a clause's fault at the probe (a generated BPF
+ * program's, consumer/cgen.c) reported as d_run() reports its own, and
+ * ERROR's arguments the same; at ERROR itself, no message. */
+static void test_run_fault(void)
+{
+	struct d_prog *p;
+	struct d_fire f = mkfire(&p_query), e;
+	char *out, *err = NULL;
+	size_t el = 0;
+	FILE *ef;
+	int rv;
+
+	p = compile("#pragma D option quiet\n"
+		    "a /copyinstr(arg1) == \"x\"/ { @n = count(); }\n"
+		    "ERROR { printf(\"%d %d %d %d %d %d\\n\", arg0, arg1, "
+		    "arg2, (int)arg3, arg4, arg5); }");
+	f.epid = 5;
+	ef = open_memstream(&err, &el);
+	rv = d_run_fault(p, 0, &f, 0, 0x1000, ef);
+	fclose(ef);
+	is_int(rv, D_RUN_ERROR | D_RUN_FAULT, "d_run_fault(): ERROR fires");
+	is_str(err,
+	       "dtrace: error on enabled probe ID 5 (ID 70143: "
+	       "myapp1234:app:run_query:query-start): invalid address "
+	       "(0x1000) in predicate\n",
+	       "d_run_fault(): DTrace's message, in the predicate");
+	free(err);
+	e = f;
+	d_error_enter(p, &e);
+	e.probe = &p_error;
+	e.epid = 3;
+	rv = run_one(p, 1, &e, &out, &err);
+	is_str(out, "0 5 0 -1 1 4096\n",
+	       "d_run_fault(): ERROR's arguments, as a fault of its own");
+	free(out);
+	free(err);
+	err = NULL;
+	el = 0;
+	ef = open_memstream(&err, &el);
+	rv = d_run_fault(p, 1, &e, 1, 0x10, ef);
+	fclose(ef);
+	is_int(rv, D_RUN_ERROR, "d_run_fault() at ERROR: no ERROR");
+	is_str(err, "", "d_run_fault() at ERROR: no message");
+	free(err);
+	d_error_leave(p);
+	d_free(p);
+}
+
 static void test_exit(void)
 {
 	struct d_prog *p;
@@ -1792,6 +1840,7 @@ int main(void)
 	test_builtins();
 	test_runtime_errors();
 	test_error_probe();
+	test_run_fault();
 	test_exit();
 	test_aggregations();
 	test_printa_clear_trunc();

@@ -103,15 +103,20 @@ enum {
 	UBPF_K_AGG,  /* update statement agg's entry (fn n); see below */
 	/* generated programs only (../cgen.c; kplan.c makes them only
 	 * when asked to, never for the generic program): */
-	UBPF_K_TIME, /* push the firing's timestamp */
-	UBPF_K_VLD,  /* push variable slot (n: UBPF_KV_SELF or _THIS) */
-	UBPF_K_VST,  /* pop into it; a self-> variable set to 0 is deleted */
-	UBPF_K_SEQ,  /* push copyinstr(argument n) == the string of the next
-		      * step SDATA instructions (step: its length); with
-		      * UBPF_KF_NEG, != */
+	UBPF_K_TIME,  /* push the firing's timestamp */
+	UBPF_K_VLD,   /* push variable slot (n: UBPF_KV_SELF or _THIS) */
+	UBPF_K_VST,   /* pop into it; a self-> variable set to 0 is deleted */
+	UBPF_K_SEQ,   /* push copyinstr(argument n) == the string of the next
+		       * step SDATA instructions (step: its length); with
+		       * UBPF_KF_NEG, !=; agg, when not 0, is its fault
+		       * site + 1: a string that cannot be read sets the
+		       * site's bits and goes to jump, its clause's end */
 	UBPF_K_SDATA, /* 8 bytes of that string, NUL-padded, in imm */
 	UBPF_K_SKEY,  /* key n is copyinstr(argument slot), for an AGG
 		       * with UBPF_KF_SKEY (kaggs_s) */
+	UBPF_K_SC,    /* && (n 0), || (n 1) whose right side may fault:
+		       * pop a; if its truth is n, push n and go to jump,
+		       * past the right side and its truth (a NE 0) */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key
@@ -169,6 +174,7 @@ struct ubpf_kop {
 #define UBPF_KSTRARGS 4	 /* SEQ, SKEY: arguments a plan reads */
 #define UBPF_KF_SKEY 0x8 /* AGG: kaggs_s, one key a string (SKEY) */
 #define UBPF_KSKEY 64	 /* bytes of such a key, NUL included */
+#define UBPF_KFSITES 16	 /* SEQ's fault sites (2 bits each, UBPF_RF_KFAULT) */
 
 /* kplans[{event, pid}] */
 struct ubpf_kplan_key {
@@ -227,7 +233,8 @@ struct ubpf_kplan {
 		      * kernel; UBPF_KTLS_UNFIT: a clause that keeps any
 		      * variable there was left out (too long), so no
 		      * plan can be exact */
-	__u8 pad[4];
+	__u16 fstr;  /* SEQ with fault sites: bytes of a string read */
+	__u8 pad[2];
 	struct ubpf_kdirect d;
 	struct ubpf_kop ops[UBPF_KOPS];
 };

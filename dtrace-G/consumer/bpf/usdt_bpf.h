@@ -20,9 +20,10 @@
  * many bytes of the thread's stack from its rsp (../ustack.c unwinds it).
  * When a clause reads vtimestamp (vtime.bpf.h), every record has, flagged
  * UBPF_RF_VTIME, the thread's on-CPU time in 8 bytes right after the
- * arguments (before the strings), UBPF_VTIME_LOST where it is unknown.  When one reads uid or gid (the
- * event's cred), every record has, flagged UBPF_RF_CRED, the thread's
- * real uid and gid at the hit, 4 bytes each, after those (before the
+ * arguments (before the strings), UBPF_VTIME_LOST where it is unknown.
+ * When one reads uid or gid (the event's cred), every record has,
+ * flagged UBPF_RF_CRED, the thread's real uid and gid at the hit, 4 bytes
+ * each, after those (before the
  * strings).  When one reads ppid or calls progenyof() (the event's
  * ppid), every record whose thread's parent could be read has, flagged
  * UBPF_RF_PPID, the parent process's pid and 4 zero bytes after those.
@@ -38,7 +39,11 @@
  * after those (../psargs.c makes them DTrace's pr_psargs).  When a
  * clause calls copyoutstr() (-w: the event's wlen), usdt_hit_w writes
  * the string at the hit, after the record's copies, and flags the record
- * UBPF_RF_WROTE, with UBPF_RF_WFAULT when the write faulted.
+ * UBPF_RF_WROTE, with UBPF_RF_WFAULT when the write faulted.  A
+ * generated program whose plan has fault sites (kagg_bpf.h's SEQ with
+ * agg set: ../cgen.c) flags every record UBPF_RF_KFAULT and ends it
+ * with 8 bytes, the sites' bits: site i's 1 << 2i when the string was
+ * unreadable at its address, 2 << 2i at the page after it.
  */
 #ifndef USDT_BPF_H
 #define USDT_BPF_H
@@ -65,6 +70,7 @@
 #define UBPF_RF_SESS 0x80   /* then the process group's and session's */
 #define UBPF_RF_WROTE 0x100 /* copyoutstr(): the event's write was made */
 #define UBPF_RF_WFAULT 0x200 /* ... and faulted */
+#define UBPF_RF_KFAULT 0x400 /* the last 8 bytes: the plan's fault bits */
 #define UBPF_WMAX 64	     /* bytes one copyoutstr() writes (D_COPYOUT_MAX) */
 #define UBPF_PSARGS 80	    /* DTrace's PRARGSZ */
 #define UBPF_VTIME_MAX 16384 /* live threads vtime.bpf.h keeps a clock for */

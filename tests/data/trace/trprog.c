@@ -7,6 +7,11 @@
  *
  *	tick N		tr:::tick(i, word, -1000 * i) for i in 0..N-1, the
  *			words "alpha" "beta" "gamma" "delta" in turn
+ *	edge N		tr:::tick(i, P - 2, P - 255) for i in 0..N-1, P the
+ *			end of a page the next page after which is not
+ *			mapped: "xy" running into it (a string that faults
+ *			past its first page) and 255 'z' up to it (one that
+ *			fills copyinstr()'s 255 bytes and does not fault)
  *	pair		tr:::pair(key, value) over a fixed series (for the
  *			aggregation tests)
  *	msg		tr:::msg("hello", 7), its first argument a D string
@@ -37,6 +42,7 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +111,20 @@ static void run(char *line)
 	if (!strcmp(line, "tick")) {
 		for (long i = 0; i < n; i++)
 			TR_TICK((int)i, (char *)words[i % 4], -1000 * i);
+	} else if (!strcmp(line, "edge")) {
+		long pg = sysconf(_SC_PAGESIZE);
+		char *m = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED || munmap(m + pg, (size_t)pg) < 0) {
+			printf("error edge\n");
+			return;
+		}
+		memset(m + pg - 255, 'z', 255);
+		memcpy(m + pg - 2, "xy", 2);
+		for (long i = 0; i < n; i++)
+			TR_TICK((int)i, m + pg - 2, (long)(m + pg - 255));
+		/* the page stays: user space may read the strings later */
 	} else if (!strcmp(line, "pair")) {
 		static const int v[] = {0, 1, 2, 3, 4, 5, 7, 8, 100, 1000,
 					-1, -5, 42, 64, 65, 3};

@@ -143,6 +143,14 @@ same "ppid, uid and a string at the hit" generated "'tick 4'" \
 	-n 'tr$target:::tick /uid == 0/ { @[ppid == $pid, arg0 & 1] = count(); }'
 expect_eq "ppid: dtrace's, for its -c command" "3 1 $(id -u)" \
 	"$(grep '^3 ' out1.txt | cut -d' ' -f1-3)"
+# the user stack after those fields: the generated program once
+# flagged the record from the stack slot and dropped their flags, so
+# the stack was read from the uid's bytes (garbage frames)
+same "uid, ppid and ustack() at the hit" generated "'tick 3'" \
+	-n 'tr$target:::tick { printf("%d %d %d\n", arg0, uid, ppid == $pid);
+		ustack(); }'
+expect_grep "uid, ppid and ustack(): the stack's first frame" \
+	'trprog`' out1.txt
 # curpsinfo's effective ids and session (8 bytes each only when read;
 # the process group is timeout's, dtrace's parent: $ppid)
 same "pr_euid, pr_egid, pr_pgid and pr_sid at the hit" generated "'tick 2'" \

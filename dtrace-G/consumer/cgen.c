@@ -1308,7 +1308,7 @@ static void plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
  * end of its page and a page at a time while fewer than kib KiB were
  * taken and the next page reads (the stack's top is where a read first
  * fails; a first read that fails copies nothing); the record's length
- * (r8, its u16 at 24) and UBPF_RF_USTACK in its flags.  r6, r7 are
+ * (r8, its u16 at 24) and UBPF_RF_USTACK added to its flags (u16 at 30).  r6, r7 are
  * taken: the context and pid_tgid are read no more.
  */
 static void ustack_copy(struct em *e, uint8_t kib)
@@ -1366,7 +1366,9 @@ static void ustack_copy(struct em *e, uint8_t kib)
 	alu_i(e, BPF_ADD, 8, data);
 	alu_r(e, BPF_ADD, 8, 7);
 	stx(e, BPF_H, 9, 24, 8);
-	ldx(e, BPF_DW, 1, 10, S_FLAGS);
+	/* the record's flags as they are, with those the fields after the
+	 * header added (cred, ppid, ...): not S_FLAGS, which lacks them */
+	ldx(e, BPF_H, 1, 9, 30);
 	alu_i(e, BPF_OR, 1, UBPF_RF_USTACK);
 	stx(e, BPF_H, 9, 30, 1);
 }

@@ -23,8 +23,10 @@
 #    their NOPs again and the arena is unmapped, the process running on;
 #  - SIGKILL of dtrace mid-run: the process and its fork child run on
 #    and exit 0, the sites calling a recorder that finds no consumer;
-#  - an exec of a -p process: the first image's hits, and the message
-#    that the new image is not traced (not built yet);
+#  - exec chains under -p and -c (every image armed before it fires,
+#    forking a child, its library, ticks): the kernel path's output, the
+#    rings' and the program's own counts; an image whose descriptor to
+#    ask through was closed: the first image's hits, and said;
 #  - a library dlclose()d and dlopen()ed again, three rounds: armed again
 #    each time, the same output as the kernel path;
 #  - registry-wide, with dtrace-helperd: a fork child that registers is
@@ -221,6 +223,8 @@ expect_eq "-p: ticks" "ticks 300" "$(grep ticks p.out)"
 if kill -0 $ap 2>/dev/null; then
 	expect_eq "-p: the arena unmapped after the run" 0 \
 		"$(grep -c usdt-arena /proc/$ap/maps)"
+	expect_eq "-p: the exec descriptor closed after the run" "" \
+		"$(ls /proc/$ap/fd | grep -x 1023)"
 	expect_eq "-p: every site a NOP again" \
 		"$(readelf -n act | grep -c Location:)" \
 		"$(site_bytes $ap | grep -c '0f 1f 40 00 90')"
@@ -293,22 +297,67 @@ expect_eq "SIGKILL: the process and its child ran to the end" \
 	"child 50000|parent 100000" \
 	"$(sed 's/ [0-9]* / /' k.out | sort | paste -sd'|')"
 
-# 4. an exec: the new image is not armed, and dtrace says so
+# 4. exec chains: each new image asks to be armed (drti.o's constructor,
+# through the arena the process keeps at descriptor 1023) and waits, so
+# its hits from the first on are counted; every image forks a child (a
+# record of act*, not of act$target), its library fires, ticks under
+# the semaphore: the kernel path's output, the program's own counts,
+# under -p and -c, aggregating in the arena and from the rings
+prog='act*:::hit { @n[pid == $target] = count(); @s = sum(arg1); }
+act*:::hit /arg0 == 42/ { printf("%d %d %d\n", pid == $target, arg0, arg1); }
+act$target:::tick { @t = count(); }
+actl$target:::fire { @l = count(); @ls = sum(arg0); }
+END { printa("hits %d %@d\n", @n); printa("sum %@d\n", @s);
+	printa("ticks %@d\n", @t); printa("lib %@d\n", @l);
+	printa("libsum %@d\n", @ls); }'
+for a in kernel user ring; do
+	act=$a kagg=1
+	[ $a = ring ] && act=user kagg=0
+	rm -f go
+	ACT_EXEC=3 ACT_WAIT=$tmp/go ./act 500 2 1 20 >e.out.$a 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	# a glob under -p matches what the process maps when dtrace starts
+	wait_until 100 grep -q libactl /proc/$ap/maps
+	DTRACE_KAGG=$kagg "$DTRACE" -w -q -x activation=$act -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); }" -n "$prog" >x.out.$a 2>x.err.$a ||
+		fail "exec chain -p, $a: $(cat x.err.$a)"
+	wait $ap
+	expect_eq "exec chain -p, $a: the process's exit status" 0 $?
+	forget_pid $ap
+	sort x.out.$a >x.sorted.$a
+	ACT_EXEC=2 DTRACE_KAGG=$kagg "$DTRACE" -q -x activation=$act \
+		-n "$prog" -c "./act 400 3 1 10" >xc.out.$a 2>xc.err.$a ||
+		fail "exec chain -c, $a: $(cat xc.err.$a)"
+	grep -v '^child\|^parent' xc.out.$a | sort >xc.sorted.$a
+done
+expect_eq "exec chain -p: four images ran" 4 "$(grep -c "^parent [0-9]* 1000$" e.out.user)"
+expect_eq "exec chain -p: every image's hits, and its children's" \
+	"hits 0 2000|hits 1 4000" "$(grep '^hits' x.out.user | sort | paste -sd'|')"
+expect_eq "exec chain -p: every image's ticks" "ticks 80" "$(grep '^ticks' x.out.user)"
+expect_file_eq "exec chain -p: the kernel path's output" x.sorted.kernel x.sorted.user
+expect_file_eq "exec chain -p: the rings' output" x.sorted.ring x.sorted.user
+expect_eq "exec chain -p: nothing said" "" "$(cat x.err.user x.err.ring)"
+expect_eq "exec chain -c: three images, threads and children" \
+	"hits 0 1200|hits 1 3600" "$(grep '^hits' xc.out.user | sort | paste -sd'|')"
+expect_file_eq "exec chain -c: the kernel path's output" xc.sorted.kernel xc.sorted.user
+expect_file_eq "exec chain -c: the rings' output" xc.sorted.ring xc.sorted.user
+expect_eq "exec chain -c: nothing said" "" "$(cat xc.err.user xc.err.ring)"
+# an image that cannot ask (the descriptor closed before the exec): said
 rm -f go
-ACT_EXEC=1 ACT_WAIT=$tmp/go ./act 1000 0 0 300 >e.out 2>&1 &
+ACT_EXEC=1 ACT_CLOSEFD=1 ACT_WAIT=$tmp/go ./act 1000 0 0 300 >e.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
 "$DTRACE" -w -q -x activation=user -p $ap -n "
 BEGIN { system(\"touch $tmp/go\"); }
 act\$target:::hit { @h = count(); }
 END { printa(\"hits %@d\n\", @h); }" >x.out 2>x.err ||
-	fail "exec: $(cat x.err)"
+	fail "exec, descriptor closed: $(cat x.err)"
 wait $ap
-expect_eq "exec: the process's exit status" 0 $?
 forget_pid $ap
-expect_eq "exec: both images ran" 2 "$(grep -c "^parent $ap 1000$" e.out)"
-expect_eq "exec: the first image's hits" "hits 1000" "$(cat x.out)"
-expect_grep "exec: said" "pid $ap exec'd: -x activation=user does not follow exec" x.err
+expect_eq "exec, descriptor closed: the first image's hits" "hits 1000" "$(cat x.out)"
+expect_grep "exec, descriptor closed: said" \
+	"pid $ap exec'd and closed .* does not trace that image" x.err
 
 # 5. a library dlclose()d and dlopen()ed again is armed again (its new
 # mapping has NOPs and a zero control block), and nothing is written

@@ -33,6 +33,18 @@
  * armed yet gets its control blocks back and its new arena unmapped,
  * so it is as it was (a child then goes on writing its parent's).
  *
+ * An exec (exec_check(), exec_answer(); arena.h has the protocol).
+ * The first arena made in a process stays open there at USDT_EXEC_FD,
+ * without close-on-exec; the new image's drti.o constructor finds it,
+ * claims a slot with its pid and token (AT_RANDOM) and waits; each read
+ * answers the slots: the traced process is reset to its new maps and
+ * refreshed, which arms the new image (a fresh ip_proc, an arena of its
+ * own) before any of its probes ran, then told to go on.  An image
+ * armed without asking (a -c command, before its constructors) gets its
+ * slot marked done (image_done()), so its constructors do not ask.  An
+ * exec whose image cannot ask (the descriptor closed), never asks, or
+ * gave up waiting is said; a fork child's exec is let go, said.
+ *
  * What it refuses (enable() says which probe and why, and the run
  * stops): sites that are not -G call sites (tail calls, header stubs,
  * <sys/sdt.h> NOPs, another tracer's breakpoint), arguments outside the
@@ -77,7 +89,8 @@
  * Ending (stop()).  Each armed process still alive is held again: the
  * control block goes to 0, a thread inside __usdt_rec is single-stepped
  * out of it, the sites and semaphores get their bytes back, and the
- * arena is unmapped by an injected munmap; the heartbeat goes to 0 so
+ * arena is unmapped by an injected munmap (and USDT_EXEC_FD closed,
+ * where it is ours); the heartbeat goes to 0 so
  * fork children, which keep their copy of the armed text, return at
  * once from then on.  After a SIGKILL of dtrace nothing is restored: the
  * heartbeat stops and every hit costs a call and a compare.
@@ -92,6 +105,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -167,7 +181,10 @@ struct ip_proc {
 	bool gone; /* exited: nothing to restore */
 	bool disarmed;
 	bool exec_said;
-	char *maps_seen; /* pr->maps when remap_check() last looked */
+	bool exec_pending; /* exec'd; its new image is to ask (USDT_EXEC_FD) */
+	bool exec_fd;	   /* we put the arena at USDT_EXEC_FD */
+	uint64_t ino;	   /* the arena's memfd */
+	char *maps_seen;   /* pr->maps when remap_check() last looked */
 	uint64_t corrupt;
 	size_t plan_used; /* bytes of the arena's plan area given out */
 	uint32_t *plans;  /* ... where each plan put there starts */
@@ -588,6 +605,88 @@ static struct ip_proc *ip_proc_of(struct consumer *c, struct tproc *pr)
 	return NULL;
 }
 
+/*
+ * What pid holds at USDT_EXEC_FD: nothing or an arena of an earlier run
+ * (ours to take), one of this run's arenas (an exec will ask), or a
+ * file of its own (left alone: its execs are not followed).
+ */
+enum { EXFD_FREE, EXFD_OURS, EXFD_OTHER };
+
+static int exec_fd_state(struct consumer *c, pid_t pid)
+{
+	struct inproc *ip = c->ip;
+	char p[64], l[256];
+	struct stat st;
+	ssize_t n;
+
+	(void)proc_path(p, sizeof(p), pid, "fd/%d", USDT_EXEC_FD);
+	if (stat(p, &st) < 0)
+		return errno == ENOENT ? EXFD_FREE : EXFD_OTHER;
+	for (size_t i = 0; i < ip->nprocs; i++)
+		if (ip->procs[i]->map && ip->procs[i]->ino &&
+		    ip->procs[i]->ino == (uint64_t)st.st_ino)
+			return EXFD_OURS;
+	n = readlink(p, l, sizeof(l) - 1);
+	if (n < 0)
+		return EXFD_OTHER;
+	l[n] = '\0';
+	return strncmp(l, "/memfd:usdt-arena", 17) ? EXFD_OTHER : EXFD_FREE;
+}
+
+/* The token of pid's current image: AT_RANDOM's 16 bytes (arena.h). */
+static int image_token(pid_t pid, uint64_t tok[2])
+{
+	uint64_t at = 0;
+
+	if (proc_auxv(pid, AT_RANDOM, &at) < 0 || !at)
+		return -1;
+	return mem_rw(pid, at, tok, 2 * sizeof(uint64_t), false);
+}
+
+/*
+ * pid's current image armed: its slot in the arena at USDT_EXEC_FD (its
+ * pid, AT_RANDOM's 16 bytes, done), so that its drti.o constructors,
+ * which may run after (a -c command is armed before them, a library
+ * dlopen()ed later runs its own), go on at once instead of asking.
+ */
+static void image_done(struct consumer *c, pid_t pid)
+{
+	struct inproc *ip = c->ip;
+	struct ip_proc *root = NULL;
+	struct usdt_exec *x, *e = NULL;
+	char p[64];
+	struct stat st;
+	uint64_t tok[2];
+
+	(void)proc_path(p, sizeof(p), pid, "fd/%d", USDT_EXEC_FD);
+	if (stat(p, &st) < 0)
+		return;
+	for (size_t i = 0; i < ip->nprocs && !root; i++)
+		if (ip->procs[i]->map &&
+		    ip->procs[i]->ino == (uint64_t)st.st_ino)
+			root = ip->procs[i];
+	if (!root || image_token(pid, tok) < 0)
+		return;
+	x = (struct usdt_exec *)(root->map + USDT_EXEC_OFF);
+	for (int i = 0; i < USDT_NEXEC && !e; i++)
+		if (__atomic_load_n(&x[i].pid, __ATOMIC_ACQUIRE) ==
+		    (uint32_t)pid)
+			e = &x[i];
+	for (int i = 0; i < USDT_NEXEC && !e; i++) {
+		uint32_t z = 0;
+
+		if (__atomic_compare_exchange_n(&x[i].pid, &z, (uint32_t)pid,
+						false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			e = &x[i];
+	}
+	if (!e)
+		return; /* its constructors ask, and are answered */
+	e->token[0] = tok[0];
+	e->token[1] = tok[1];
+	__atomic_store_n(&e->state, USDT_EX_DONE, __ATOMIC_RELEASE);
+}
+
 /* Make the arena in the held process (its first object's __usdt_sys). */
 static int arena_make(struct consumer *c, struct ip_proc *ipp,
 		      struct ip_hold *h, const struct ip_obj *o, char *why,
@@ -622,6 +721,11 @@ static int arena_make(struct consumer *c, struct ip_proc *ipp,
 	}
 	ipp->map = mmap(NULL, ipp->len, PROT_READ | PROT_WRITE, MAP_SHARED, mfd,
 			0);
+	{
+		struct stat st;
+
+		ipp->ino = fstat(mfd, &st) == 0 ? (uint64_t)st.st_ino : 0;
+	}
 	close(mfd);
 	if (ipp->map == MAP_FAILED) {
 		ipp->map = NULL;
@@ -631,6 +735,15 @@ static int arena_make(struct consumer *c, struct ip_proc *ipp,
 	}
 	addr = inject(h, o->sys, SYS_mmap, 0, (long)ipp->len,
 		      PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0, &ours);
+	/*
+	 * The first arena of a process (of an exec chain) stays open at
+	 * USDT_EXEC_FD, inherited across exec (arena.h): unless that
+	 * descriptor is the process's own, or one of ours already.
+	 */
+	if (addr >= 0 && exec_fd_state(c, ipp->pid) == EXFD_FREE &&
+	    inject(h, o->sys, SYS_dup3, fd, USDT_EXEC_FD, 0, 0, 0, 0, &ours) ==
+		    USDT_EXEC_FD)
+		ipp->exec_fd = true;
 	(void)inject(h, o->sys, SYS_close, fd, 0, 0, 0, 0, 0, &ours);
 	if (addr < 0 && addr > -4096) {
 		snprintf(why, wlen, "mmap in the process failed: %s%s",
@@ -648,6 +761,7 @@ static int arena_make(struct consumer *c, struct ip_proc *ipp,
 	a->seg_size = ip->seg_size;
 	a->nslots = ip->nslots;
 	a->hb_limit = ip->hz; /* one second */
+	a->execs = 1;
 	if (ip->kp) {
 		a->owner = (uint32_t)ipp->pid;
 		a->agg_off = ip->agg_off;
@@ -773,7 +887,11 @@ static int ip_open(struct consumer *c)
 
 /*
  * Has ipp's process exec'd (its maps, read every refresh, lost the
- * arena)?  Its new image is not armed: said once, true.
+ * arena)?  Its new image asks to be armed through the arena it inherits
+ * at USDT_EXEC_FD (exec_answer()), before any of its probes can fire:
+ * until then nothing of it is armed (exec_pending).  Without that
+ * descriptor (the process closed it, or had its own there) it cannot
+ * ask: said once.  True: the image ipp armed is gone.
  */
 static bool exec_check(struct consumer *c, struct ip_proc *ipp)
 {
@@ -782,7 +900,7 @@ static bool exec_check(struct consumer *c, struct ip_proc *ipp)
 	char *now;
 	bool execd;
 
-	if (ipp->exec_said)
+	if (ipp->exec_said || ipp->exec_pending)
 		return true;
 	if (!ipp->map || ipp->gone || !ipp->taddr || pr->exited || !pr->maps ||
 	    strstr(pr->maps, "usdt-arena"))
@@ -796,13 +914,137 @@ static bool exec_check(struct consumer *c, struct ip_proc *ipp)
 	free(now);
 	if (!execd)
 		return false;
-	if (!ipp->exec_said)
-		say(c,
-		    "pid %d exec'd: -x activation=user does not follow exec; "
-		    "its new image is not traced",
-		    (int)pr->pid);
+	if (exec_fd_state(c, pr->pid) == EXFD_OURS) {
+		ipp->exec_pending = true;
+		return true;
+	}
+	say(c,
+	    "pid %d exec'd and closed (or never had) the descriptor its new "
+	    "image asks to be armed through: -x activation=user does not "
+	    "trace that image",
+	    (int)pr->pid);
 	ipp->exec_said = true;
 	return true;
+}
+
+/* An exec'd image that never asked to be armed: said when it ends. */
+static void exec_unasked(struct consumer *c, struct ip_proc *ipp)
+{
+	if (!ipp->exec_pending || ipp->exec_said)
+		return;
+	ipp->exec_said = true;
+	say(c,
+	    "pid %d exec'd an image that did not ask to be armed (no object "
+	    "of it carries drti.o's recorder, or it had not run its "
+	    "constructors): -x activation=user did not trace it",
+	    (int)ipp->pid);
+}
+
+/* Is the arena ipp made still mapped at its address in the process? */
+static bool arena_mapped(const struct ip_proc *ipp)
+{
+	struct proc_maps mm = {0};
+	bool found = false;
+
+	if (proc_maps_read(ipp->pid, &mm) < 0)
+		return false;
+	for (size_t i = 0; i < mm.n && !found; i++)
+		found = mm.m[i].start == ipp->taddr;
+	proc_maps_free(&mm);
+	return found;
+}
+
+/*
+ * The slots of ipp's arena (arena.h, "Following an exec"): an image
+ * exec'd by a traced process waits in its first drti.o constructor
+ * until it is armed here.  Its pid's process is reset to its new maps
+ * (proc_exec_reset()) and refreshed, which arms it with an arena of
+ * its own, and it is told to go on.  An image of a process this run
+ * does not trace (a fork child's) is told to go on, said once.  A slot
+ * whose token is not its pid's image's, or whose pid's old arena is
+ * still mapped (no exec), is a lie (a fork child shares the arena), not
+ * acted on.
+ */
+static void exec_answer(struct consumer *c, struct ip_proc *root)
+{
+	struct inproc *ip = c->ip;
+	struct usdt_arena *a = (struct usdt_arena *)root->map;
+	struct usdt_exec *x =
+		(struct usdt_exec *)(root->map + USDT_EXEC_OFF);
+
+	if (!a || ip->stopped)
+		return;
+	for (int i = 0; i < USDT_NEXEC; i++) {
+		uint32_t st = __atomic_load_n(&x[i].state, __ATOMIC_ACQUIRE);
+		pid_t pid = (pid_t)__atomic_load_n(&x[i].pid, __ATOMIC_RELAXED);
+		uint32_t w = USDT_EX_WAIT;
+		struct tproc *pr;
+		struct ip_proc *old;
+		uint64_t tok[2];
+
+		if (pid <= 0)
+			continue;
+		if (st == USDT_EX_DONE || st == USDT_EX_FREE) {
+			/* its process gone: the slot free again */
+			if (kill(pid, 0) < 0 && errno == ESRCH) {
+				__atomic_store_n(&x[i].state, USDT_EX_FREE,
+						 __ATOMIC_RELEASE);
+				__atomic_store_n(&x[i].pid, 0,
+						 __ATOMIC_RELEASE);
+			}
+			continue;
+		}
+		pr = proc_find(c, pid);
+		old = pr && !pr->exited ? ip_proc_of(c, pr) : NULL;
+		if (st == USDT_EX_GAVEUP) {
+			if (old && !old->exec_said)
+				say(c,
+				    "pid %d exec'd while dtrace was not "
+				    "reading (its new image waited a second): "
+				    "-x activation=user did not trace that "
+				    "image",
+				    (int)pid);
+			if (old) {
+				old->exec_pending = false;
+				old->exec_said = true;
+			}
+			__atomic_store_n(&x[i].state, USDT_EX_DONE,
+					 __ATOMIC_RELEASE);
+			continue;
+		}
+		if (st != USDT_EX_WAIT)
+			continue;
+		if (pr && (image_token(pid, tok) < 0 ||
+			   tok[0] != x[i].token[0] || tok[1] != x[i].token[1] ||
+			   (old && old->taddr && arena_mapped(old)))) {
+			root->corrupt++; /* not its image, or no exec */
+			__atomic_store_n(&x[i].state, USDT_EX_DONE,
+					 __ATOMIC_RELEASE);
+			continue;
+		}
+		if (!__atomic_compare_exchange_n(&x[i].state, &w,
+						 USDT_EX_ARMING, false,
+						 __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			continue; /* it gave up meanwhile: next read */
+		if (pr && !pr->exited) {
+			if (old) { /* its image is gone: nothing to restore */
+				old->gone = true;
+				old->taddr = 0;
+				old->exec_pending = false;
+			}
+			proc_exec_reset(c, pr);
+			(void)proc_refresh(c, pr, NULL);
+		} else {
+			say(c,
+			    "pid %d, forked from a process traced in-process, "
+			    "exec'd: -x activation=user follows the execs of "
+			    "the processes it traces only; its new image is "
+			    "not traced",
+			    (int)pid);
+		}
+		__atomic_store_n(&x[i].state, USDT_EX_DONE, __ATOMIC_RELEASE);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -1119,6 +1361,7 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 			if (arena_make(c, ipp, &h, o, why, sizeof(why)) < 0)
 				goto refuse;
 			made = true;
+			image_done(c, pr->pid);
 		}
 #ifdef HAVE_BPF
 		/* the clauses the recorder can aggregate (arena.h) */
@@ -1290,6 +1533,13 @@ refuse:
 		for (size_t i = 0; i < nctl; i++)
 			(void)mem_rw(pr->pid, ctlw[i].at, &ctlw[i].old,
 				     sizeof(ctlw[i].old), true);
+		if (made && ipp->exec_fd) {
+			bool ours;
+
+			(void)inject(&h, ipp->objs[0].sys, SYS_close,
+				     USDT_EXEC_FD, 0, 0, 0, 0, 0, &ours);
+			ipp->exec_fd = false;
+		}
 		if (made && arena_unmap(ipp, &h, ipp->objs[0].sys)) {
 			munmap(ipp->map, ipp->len);
 			ipp->map = NULL;
@@ -1462,6 +1712,9 @@ static void ip_drain(struct consumer *c)
 					 t, __ATOMIC_RELEASE);
 		drain_proc(c, ipp, i);
 	}
+	/* ip->procs may grow here (an exec'd image armed) */
+	for (size_t i = 0; i < ip->nprocs; i++)
+		exec_answer(c, ip->procs[i]);
 }
 
 static size_t ip_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
@@ -1524,6 +1777,7 @@ static void ip_proc_exit(struct consumer *c, struct tproc *pr)
 
 	/* its children may still write the arena: it stays mapped here */
 	if (ipp) {
+		exec_unasked(c, ipp);
 		ipp->gone = true;
 		ipp->taddr = 0;
 	}
@@ -1609,6 +1863,13 @@ static void disarm(struct consumer *c, struct ip_proc *ipp)
 		}
 	}
 	free(live);
+	/* the descriptor an exec would inherit, where it is ours */
+	if (sys && exec_fd_state(c, ipp->pid) == EXFD_OURS) {
+		bool ours;
+
+		(void)inject(&h, sys, SYS_close, USDT_EXEC_FD, 0, 0, 0, 0, 0,
+			     &ours);
+	}
 	/* a site left armed must find the arena: unmapped only after */
 	if (!bad && !arena_unmap(ipp, &h, sys))
 		say(c,
@@ -1629,8 +1890,10 @@ static void ip_stop(struct consumer *c)
 
 	if (!ip || ip->stopped)
 		return;
-	for (size_t i = 0; i < ip->nprocs; i++)
+	for (size_t i = 0; i < ip->nprocs; i++) {
+		exec_unasked(c, ip->procs[i]);
 		disarm(c, ip->procs[i]);
+	}
 	ip->stopped = true;
 	/* fork children keep the armed text: their hits stop here (hb 0:
 	 * ended, not counted as drops) */

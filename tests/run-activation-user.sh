@@ -26,7 +26,8 @@
 #  - exec chains under -p and -c (every image armed before it fires,
 #    forking a child, its library, ticks): the kernel path's output, the
 #    rings' and the program's own counts; an image whose descriptor to
-#    ask through was closed: the first image's hits, and said;
+#    ask through was closed: the first image's hits, and said; a fork
+#    child's exec: let go, said;
 #  - a library dlclose()d and dlopen()ed again, three rounds: armed again
 #    each time, the same output as the kernel path;
 #  - registry-wide, with dtrace-helperd: a fork child that registers is
@@ -343,6 +344,21 @@ expect_eq "exec chain -c: three images, threads and children" \
 expect_file_eq "exec chain -c: the kernel path's output" xc.sorted.kernel xc.sorted.user
 expect_file_eq "exec chain -c: the rings' output" xc.sorted.ring xc.sorted.user
 expect_eq "exec chain -c: nothing said" "" "$(cat xc.err.user xc.err.ring)"
+# a fork child's exec (its image asks through the descriptor it
+# inherited): let go, said; the target's hits as on the kernel path
+for a in kernel user; do
+	ACT_CHILD_EXEC=1 "$DTRACE" -q -x activation=$a -n '
+	act$target:::hit { @h = count(); } END { printa("hits %@d\n", @h); }' \
+		-c './act 500 2 1' >ce.out.$a 2>ce.err.$a ||
+		fail "child exec, $a: $(cat ce.err.$a)"
+	grep hits ce.out.$a >ce.hits.$a
+done
+expect_eq "child exec: the target's hits" "hits 1000" "$(cat ce.hits.user)"
+expect_file_eq "child exec: the kernel path's output" ce.hits.kernel ce.hits.user
+expect_eq "child exec: the child's image ran" 2 \
+	"$(grep -c '^parent [0-9]* 500$\|^parent [0-9]* 1000$' ce.out.user)"
+expect_grep "child exec: said" \
+	"forked from a process traced in-process, exec'd: .* not traced" ce.err.user
 # an image that cannot ask (the descriptor closed before the exec): said
 rm -f go
 ACT_EXEC=1 ACT_CLOSEFD=1 ACT_WAIT=$tmp/go ./act 1000 0 0 300 >e.out 2>&1 &

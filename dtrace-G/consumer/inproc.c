@@ -204,6 +204,7 @@ struct inproc {
 	struct d_kplan *kp; /* NULL: every hit is a record */
 	bool *ran;	    /* per clause: put in some plan */
 	uint64_t agg_off;   /* a segment's aggregation area */
+	bool child_exec_said; /* a fork child's exec, said once */
 };
 
 static uint64_t rdtsc_now(void)
@@ -960,7 +961,8 @@ static bool arena_mapped(const struct ip_proc *ipp)
  * until it is armed here.  Its pid's process is reset to its new maps
  * (proc_exec_reset()) and refreshed, which arms it with an arena of
  * its own, and it is told to go on.  An image of a process this run
- * does not trace (a fork child's) is told to go on, said once.  A slot
+ * does not trace (a fork child's) is told to go on, said once a run.  A
+ * slot
  * whose token is not its pid's image's, or whose pid's old arena is
  * still mapped (no exec), is a lie (a fork child shares the arena), not
  * acted on.
@@ -997,7 +999,7 @@ static void exec_answer(struct consumer *c, struct ip_proc *root)
 		pr = proc_find(c, pid);
 		old = pr && !pr->exited ? ip_proc_of(c, pr) : NULL;
 		if (st == USDT_EX_GAVEUP) {
-			if (old && !old->exec_said)
+			if (!old || !old->exec_said)
 				say(c,
 				    "pid %d exec'd while dtrace was not "
 				    "reading (its new image waited a second): "
@@ -1035,12 +1037,13 @@ static void exec_answer(struct consumer *c, struct ip_proc *root)
 			}
 			proc_exec_reset(c, pr);
 			(void)proc_refresh(c, pr, NULL);
-		} else {
+		} else if (!ip->child_exec_said) {
+			ip->child_exec_said = true;
 			say(c,
 			    "pid %d, forked from a process traced in-process, "
 			    "exec'd: -x activation=user follows the execs of "
-			    "the processes it traces only; its new image is "
-			    "not traced",
+			    "the processes it traces only; its new image (and "
+			    "any other such child's) is not traced",
 			    (int)pid);
 		}
 		__atomic_store_n(&x[i].state, USDT_EX_DONE, __ATOMIC_RELEASE);

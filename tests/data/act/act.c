@@ -11,7 +11,8 @@
  * of, the process running on).  ACT_EXEC=K: then it execs itself, the
  * same arguments, K times in a chain (each new image fires at once);
  * ACT_CLOSEFD set: it closes descriptor 1023 first (the one an image
- * asks dtrace to arm it through).  ACT_SECCOMP set: it runs under a seccomp
+ * asks dtrace to arm it through).  ACT_CHILD_EXEC set: the fork child
+ * then execs itself as `act N 0 0`.  ACT_SECCOMP set: it runs under a seccomp
  * filter.  ACT_CHILD_SLEEP=MS: the fork child sleeps that long first.
  * ACT_SCRIBBLE set: once armed it fires one hit, then a fork child
  * writes the arena it shares with its parent (-x activation=user,
@@ -141,6 +142,13 @@ int main(int argc, char **argv)
 			fire((void *)1000000);
 			printf("child %d %ld\n", (int)getpid(), n);
 			fflush(stdout);
+			/* ACT_CHILD_EXEC set: then it execs act N 0 0 */
+			if (getenv("ACT_CHILD_EXEC")) {
+				char *av[] = {argv[0], argv[1], "0", "0", NULL};
+
+				unsetenv("ACT_CHILD_EXEC");
+				execv("/proc/self/exe", av);
+			}
 			_exit(0);
 		}
 		waitpid(c, NULL, 0);

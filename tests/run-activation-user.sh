@@ -32,10 +32,13 @@
 #    each time, the same output as the kernel path;
 #  - registry-wide, with dtrace-helperd: a fork child that registers is
 #    armed again over the calls it inherited, every hit counted once;
-#  - refusals, with the reason and no tracing: ustack(), execname,
-#    copyinstr() of an argument, a stripped program, a process under a
-#    seccomp filter (which could kill it for an injected call), a bad
-#    value.
+#  - both paths in one run: probes whose clauses need the kernel at the
+#    hit (execname, ustack()), a stripped program's probes beside its
+#    library's, a process under a seccomp filter (which could kill it
+#    for an injected call) go to the kernel path: the kernel path's
+#    output, which probe went where (-v);
+#  - refusals, with the reason and no tracing: a glob's probe the
+#    kernel path would arm binary-wide, a bad value.
 # Needs root, x86-64, and for the kernel path uprobe events.
 
 . "$top_srcdir/tests/lib.sh"
@@ -432,32 +435,80 @@ if [ -n "${HELPERD:-}" ] && [ -x "$HELPERD" ] && [ -c /dev/fuse ]; then
 	hd_pid=
 fi
 
-# 7. refusals: why, and no tracing
-for cl in 'ustack();' '@[execname] = count();' 'trace(copyinstr(arg1));'; do
-	"$DTRACE" -q -x activation=user -n "act\$target:::hit { $cl }" \
-		-c './act 1 0 0' >r.out 2>r.err
-	expect_eq "refused: $cl: status" 1 $?
-	expect_eq "refused: $cl: the reason" 1 \
-		"$(grep -c 'activation=user cannot trace pid [0-9]*, probe hit: .*kernel path' r.err)"
+# 7. both paths in one run: a probe whose clauses need the kernel at the
+# hit (execname, ustack()), a file without the recorder (stripped), a
+# process under seccomp go to the kernel path, each probe on one path:
+# the kernel path's output, and -v says which probe went there and why
+prog='act$target:::hit { @h[probefunc] = count(); @s = sum(arg1); }
+act$target:::hit /arg0 == 7/ { @e[execname] = count(); }
+actl$target:::fire { @l = count(); @st[ustack(1)] = count(); }
+act$target:::tick { @t = count(); @q = quantize(arg0); }
+END { printa("hits %s %@d\n", @h); printa("sum %@d\n", @s);
+	printa("e %s %@d\n", @e); printa("l %@d\n", @l); printa(@st);
+	printa("ticks %@d\n", @t); printa(@q); }'
+for a in kernel user; do
+	"$DTRACE" -v -q -x activation=$a -n "$prog" -c './act 1000 2 1 20' \
+		>mix.out.$a 2>mix.err.$a || fail "mixed, $a: $(cat mix.err.$a)"
+	grep -v '^child\|^parent' mix.out.$a >mix.$a
 done
+expect_file_eq "mixed: the kernel path's output" mix.kernel mix.user
+expect_eq "mixed: the counts" "hits fire 2000|e act 20|l 200|ticks 20" \
+	"$(grep '^hits\|^e \|^l \|^ticks' mix.user | paste -sd'|')"
+expect_grep "mixed: execname's probe on the kernel path" \
+	'probe act[0-9]*:[^:]*:fire:hit: the kernel path (execname' mix.err.user
+expect_grep "mixed: ustack()'s probe on the kernel path" \
+	'probe actl[0-9]*:[^:]*:actl_fire:fire: the kernel path (ustack' mix.err.user
+expect_eq "mixed: tick aggregated in the process" 1 \
+	"$(grep -c '^dtrace: 1 clause aggregated in the process$' mix.err.user)"
+# the same through an exec chain: each image's probes on the same paths
+# (the kernel path's exec record must not have it arm the in-process
+# ones too: breakpoints over the calls crashed the new image)
+for a in kernel user; do
+	ACT_EXEC=2 "$DTRACE" -q -x activation=$a -n "$prog" \
+		-c './act 1000 2 1 20' >mixx.out.$a 2>mixx.err.$a ||
+		fail "mixed exec chain, $a: $(cat mixx.err.$a)"
+	grep -v '^child\|^parent' mixx.out.$a >mixx.$a
+done
+expect_eq "mixed exec chain: the counts" \
+	"hits fire 6000|l 600|ticks 60" \
+	"$(grep '^hits\|^l \|^ticks' mixx.user | paste -sd'|')"
+expect_file_eq "mixed exec chain: the kernel path's output" mixx.kernel mixx.user
 cp act act-stripped && strip act-stripped
-"$DTRACE" -q -x activation=user -n 'act$target:::hit' \
-	-c './act-stripped 1 0 0' >r.out 2>r.err
-expect_eq "refused: stripped: status" 1 $?
-expect_grep "refused: stripped: the reason" 'no __usdt_rec in its symbol table' r.err
+prog='act$target:::hit { @h = count(); } actl$target:::fire { @l = count(); }
+END { printa("hits %@d\n", @h); printa("lib %@d\n", @l); }'
+for a in kernel user; do
+	"$DTRACE" -v -q -x activation=$a -n "$prog" \
+		-c './act-stripped 500 2 0' >st.out.$a 2>st.err.$a ||
+		fail "stripped, $a: $(cat st.err.$a)"
+	grep -v '^parent' st.out.$a >st.$a
+done
+expect_eq "stripped: the counts" "hits 1000|lib 100" "$(grep . st.user | paste -sd'|')"
+expect_file_eq "stripped: the kernel path's output" st.kernel st.user
+expect_grep "stripped: its probes on the kernel path" \
+	'probe act[0-9]*:[^:]*:fire:hit: the kernel path (.*no __usdt_rec in its symbol table' st.err.user
+expect_eq "stripped: the library's in the process" 0 \
+	"$(grep -c 'probe actl.*the kernel path' st.err.user)"
 rm -f go
 ACT_SECCOMP=1 ACT_WAIT=$tmp/go ./act 10 0 0 >s.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
 wait_until 100 grep -q '^Seccomp:.*2' /proc/$ap/status ||
 	fail "seccomp: the filter was not installed"
-"$DTRACE" -q -x activation=user -p $ap -n 'act$target:::hit' >r.out 2>r.err
-expect_eq "refused: seccomp: status" 1 $?
-expect_grep "refused: seccomp: the reason" "pid $ap, probe hit: it runs under seccomp" r.err
-touch go
+"$DTRACE" -w -q -x activation=user -p $ap -n "
+BEGIN { system(\"touch $tmp/go\"); }
+act\$target:::hit { @h = count(); } END { printa(\"hits %@d\n\", @h); }" \
+	>r.out 2>r.err || fail "seccomp: $(cat r.err)"
+expect_eq "seccomp: on the kernel path, every hit" "hits 10" "$(grep . r.out)"
+expect_eq "seccomp: nothing said" "" "$(cat r.err)"
 wait $ap
-expect_eq "refused: seccomp: the process's exit status" 0 $?
+expect_eq "seccomp: the process's exit status" 0 $?
 forget_pid $ap
+# refused: a glob's probe would be armed binary-wide on the kernel path
+"$DTRACE" -q -x activation=user -n 'act*:::hit { @[execname] = count(); }' \
+	-c './act 1 0 0' >r.out 2>r.err
+expect_eq "refused: a glob's kernel probe: status" 1 $?
+expect_grep "refused: a glob's kernel probe: the reason" \
+	'cannot trace pid [0-9]*, probe hit: execname .*armed binary-wide' r.err
 "$DTRACE" -q -x activation=sideways -n 'BEGIN { exit(0); }' >r.out 2>r.err
 expect_eq "refused: a bad value: status" 1 $?
 expect_grep "refused: a bad value: the reason" "'sideways' is not kernel or user" r.err

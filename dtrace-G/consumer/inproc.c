@@ -45,18 +45,21 @@
  * exec whose image cannot ask (the descriptor closed), never asks, or
  * gave up waiting is said; a fork child's exec is let go, said.
  *
- * What it refuses (enable() says which probe and why, and the run
- * stops): sites that are not -G call sites (tail calls, header stubs,
- * <sys/sdt.h> NOPs, another tracer's breakpoint), arguments outside the
- * six argument registers, a file without the recorder's symbols
- * (stripped, or an older drti.o), a process under a seccomp filter
- * (which could kill it for an injected call; one that installs a
- * filter later keeps its arena mapped at the end), the pid provider,
- * and clauses that
- * need the kernel at the hit: ustack(), execname, copyinstr()/copyin()
- * of an argument (copied at hit time on the kernel path), vtimestamp
- * (vtime.c refuses that for any backend but bpf) and the kernel
- * providers but tick-N (kprov.c).
+ * Both paths (ip_enable(), kernel_enable(), the mux_* ops).  A probe
+ * the recorder cannot take goes to the kernel backend opened beside
+ * this one (c->be_kernel), decided before any of its sites is written:
+ * clauses needing the kernel at the hit (ustack(), execname,
+ * copyinstr()/copyin() of an argument), a site that is not a -G call
+ * site (tail calls, header stubs, <sys/sdt.h> NOPs, another tracer's
+ * breakpoint), arguments outside the six argument registers, a file
+ * without the recorder's symbols; a process it cannot take at all (not
+ * held, a seccomp filter, its arena not made) goes there whole.  The
+ * kernel backend's records are read first and decoded by it (a hit says
+ * whose it is).  Refused, said, the run stopped: a glob's probe the
+ * kernel path would arm binary-wide (over calls armed in other
+ * processes), the pid provider, what fails once writing has begun;
+ * vtimestamp and the kernel providers but tick-N are refused earlier
+ * (vtime.c, kprov.c: this backend declares no such capability).
  *
  * Reading (drain()).  Every claimed segment of every arena, from its
  * tail to its head; each record becomes a hit with the segment's pid and
@@ -183,12 +186,19 @@ struct ip_proc {
 	bool exec_said;
 	bool exec_pending; /* exec'd; its new image is to ask (USDT_EXEC_FD) */
 	bool exec_fd;	   /* we put the arena at USDT_EXEC_FD */
+	bool kernel;	   /* the kernel path takes it whole (ip_enable()) */
 	uint64_t ino;	   /* the arena's memfd */
 	char *maps_seen;   /* pr->maps when remap_check() last looked */
 	uint64_t corrupt;
 	size_t plan_used; /* bytes of the arena's plan area given out */
 	uint32_t *plans;  /* ... where each plan put there starts */
 	size_t nplans;
+};
+
+/* A probe handed to the kernel path, and why (said under -v). */
+struct ip_kprobe {
+	struct tprobe *p;
+	char *why;
 };
 
 struct inproc {
@@ -201,10 +211,16 @@ struct inproc {
 	uint64_t seg_size;
 	bool stopped;
 	/* aggregating in the arena (HAVE_BPF: kplan.c decides what) */
-	struct d_kplan *kp; /* NULL: every hit is a record */
-	bool *ran;	    /* per clause: put in some plan */
-	uint64_t agg_off;   /* a segment's aggregation area */
+	struct d_kplan *kp;   /* NULL: every hit is a record */
+	bool *ran;	      /* per clause: put in some plan */
+	uint64_t agg_off;     /* a segment's aggregation area */
 	bool child_exec_said; /* a fork child's exec, said once */
+	bool kb_failed;	      /* the kernel backend beside would not open */
+	char kb_why[512];
+	/* kernel_enable() under way: pr, and the probes it hands over */
+	struct tproc *kpr;
+	const struct ip_kprobe *kpp;
+	size_t nkpp;
 };
 
 static uint64_t rdtsc_now(void)
@@ -903,12 +919,13 @@ static bool exec_check(struct consumer *c, struct ip_proc *ipp)
 
 	if (ipp->exec_said || ipp->exec_pending)
 		return true;
-	if (!ipp->map || ipp->gone || !ipp->taddr || pr->exited || !pr->maps ||
-	    strstr(pr->maps, "usdt-arena"))
+	if (!ipp->map || ipp->gone || !ipp->taddr || pr->exited ||
+	    (pr->maps && strstr(pr->maps, "usdt-arena")))
 		return false;
 	/*
-	 * pr->maps may be from before the arena was made: read them now.
-	 * An exiting process has none (not an exec).
+	 * pr->maps may be from before the arena was made, or none (the
+	 * kernel path's exec record reset them, proc_exec_reset()): read
+	 * them now.  An exiting process has none (not an exec).
 	 */
 	now = read_proc(pr->pid, "maps", NULL);
 	execd = now && *now && !strstr(now, "usdt-arena");
@@ -971,8 +988,7 @@ static void exec_answer(struct consumer *c, struct ip_proc *root)
 {
 	struct inproc *ip = c->ip;
 	struct usdt_arena *a = (struct usdt_arena *)root->map;
-	struct usdt_exec *x =
-		(struct usdt_exec *)(root->map + USDT_EXEC_OFF);
+	struct usdt_exec *x = (struct usdt_exec *)(root->map + USDT_EXEC_OFF);
 
 	if (!a || ip->stopped)
 		return;
@@ -1295,24 +1311,218 @@ static void ip_aggs(struct consumer *c)
 }
 #endif
 
+/*
+ * Site k of probe p (its offs, then its is-enabled enoffs) in the held
+ * process, checked and what to write there (nw) worked out, nothing
+ * written: 0, or -1 with why (the probe then goes to the kernel path).
+ */
+static int site_prepare(struct tproc *pr, struct tprobe *p,
+			const struct ip_obj *o, unsigned k, struct ip_site *s,
+			uint8_t nw[5], char *why, size_t wlen)
+{
+	bool en = k >= p->noffs;
+	uint64_t off = en ? p->enoffs[k - p->noffs] : p->offs[k];
+	uint8_t cur[6];
+	int64_t rel;
+
+	*s = (struct ip_site){.file = p->file, .off = off, .enabled = en,
+			      .len = 5};
+	s->addr = off_to_addr(p->file, o->bias, off);
+	if (!s->addr || mem_rw(pr->pid, s->addr, cur, sizeof(cur), false) < 0) {
+		snprintf(why, wlen, "its site at %#" PRIx64 " cannot be read",
+			 s->addr);
+		return -1;
+	}
+	/* what -G wrote there: the file's bytes */
+	if (file_bytes(p->file, off, s->orig) < 0) {
+		snprintf(why, wlen, "%s cannot be read at its site",
+			 p->file->path);
+		return -1;
+	}
+	if (en) {
+		if (memcmp(s->orig, nop_en, 5)) {
+			snprintf(why, wlen,
+				 "its is-enabled site at %#" PRIx64
+				 " is not -G's",
+				 s->addr);
+			return -1;
+		}
+		memcpy(nw, mov_1, 5);
+	} else {
+		if (memcmp(s->orig, nop_call, 5) &&
+		    memcmp(s->orig, nop_got, 6)) {
+			snprintf(why, wlen,
+				 "its site at %#" PRIx64
+				 " (%02x %02x %02x %02x %02x) is not a -G call "
+				 "site (a tail call, a header stub or an inline "
+				 "probe)",
+				 s->addr, s->orig[0], s->orig[1], s->orig[2],
+				 s->orig[3], s->orig[4]);
+			return -1;
+		}
+		if (!site_args_plan(file_note_at(p->file, off), s, why, wlen))
+			return -1;
+		rel = (int64_t)(o->rec - (s->addr + 5));
+		if (rel != (int32_t)rel) {
+			snprintf(why, wlen,
+				 "its recorder is out of a call's reach");
+			return -1;
+		}
+		nw[0] = 0xe8;
+		memcpy(nw + 1, &(int32_t){(int32_t)rel}, 4);
+	}
+	/*
+	 * The process runs the NOPs, or, a fork child of a process we
+	 * armed, the call already (which it keeps); anything else is
+	 * another tracer's.
+	 */
+	if (memcmp(cur, s->orig, 5) && memcmp(cur, nw, 5)) {
+		snprintf(why, wlen,
+			 "its site at %#" PRIx64 " holds %02x %02x %02x %02x "
+			 "%02x, not what -G wrote (another tracer's "
+			 "breakpoint?)",
+			 s->addr, cur[0], cur[1], cur[2], cur[3], cur[4]);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * pr's probes in kp (n of them) armed by the kernel backend opened
+ * beside this one (opened at the first such probe): it arms every
+ * probe of pr not enabled yet, so the others (a library unmapped, for
+ * one) are marked enabled meanwhile.  A probe a glob matches would be
+ * armed binary-wide there (uprobe.c, bpf.c), breakpoints over the
+ * calls armed in other processes running the file: refused.
+ */
+static void kernel_enable(struct consumer *c, struct tproc *pr,
+			  struct ip_kprobe *kp, size_t n)
+{
+	struct inproc *ip = c->ip;
+	struct tprobe **others = NULL;
+	size_t nothers = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (kp[i].p->wide) {
+			say(c,
+			    "-x activation=user cannot trace pid %d, probe "
+			    "%s: %s; and on the kernel path a glob's probe is "
+			    "armed binary-wide, over the sites armed in other "
+			    "processes",
+			    (int)pr->pid, kp[i].p->name, kp[i].why);
+			c->enable_failed = true;
+			return;
+		}
+	/*
+	 * A fork child runs the calls it inherited: a breakpoint over one
+	 * would have the kernel run the file's NOP out of line and resume
+	 * inside the call's operand
+	 */
+	{
+		struct proc_maps mm = {0};
+		const char *bad = NULL, *bwhy = NULL;
+
+		if (proc_maps_read(pr->pid, &mm) == 0)
+			for (size_t i = 0; i < n && !bad; i++) {
+				struct tprobe *p = kp[i].p;
+				uint64_t b;
+
+				if (!file_bias(p->file, &mm, &b))
+					continue;
+				for (unsigned k = 0; k < p->noffs && !bad;
+				     k++) {
+					uint8_t cur[1];
+					uint64_t a = off_to_addr(p->file, b,
+								 p->offs[k]);
+
+					if (a &&
+					    mem_rw(pr->pid, a, cur, 1, false) ==
+						    0 &&
+					    cur[0] == 0xe8) {
+						bad = p->name;
+						bwhy = kp[i].why;
+					}
+				}
+			}
+		proc_maps_free(&mm);
+		if (bad) {
+			say(c,
+			    "-x activation=user cannot trace pid %d, probe "
+			    "%s: %s; and its sites hold calls armed "
+			    "in-process (inherited from its parent), which "
+			    "the kernel path's breakpoints would break",
+			    (int)pr->pid, bad, bwhy);
+			c->enable_failed = true;
+			return;
+		}
+	}
+	if (!c->be_kernel && !ip->kb_failed && backend_open_kernel(c) < 0) {
+		ip->kb_failed = true;
+		snprintf(ip->kb_why, sizeof(ip->kb_why), "%s", c->be_why);
+	}
+	if (!c->be_kernel) {
+		say(c,
+		    "-x activation=user cannot trace pid %d, probe %s: %s; "
+		    "and the kernel path cannot be used: %s",
+		    (int)pr->pid, kp[0].p->name, kp[0].why, ip->kb_why);
+		c->enable_failed = true;
+		return;
+	}
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct tprobe *p = c->probes[i];
+		bool mine = false;
+
+		if (p->pid != pr->pid || p->enabled || !p->nclauses)
+			continue;
+		for (size_t k = 0; k < n && !mine; k++)
+			mine = kp[k].p == p;
+		if (!mine) {
+			p->enabled = true;
+			PUSH(others, nothers, p);
+		}
+	}
+	ip->kpr = pr;
+	ip->kpp = kp;
+	ip->nkpp = n;
+	c->be_kernel->enable(c, pr);
+	ip->kpr = NULL;
+	for (size_t i = 0; i < nothers; i++)
+		others[i]->enabled = false;
+	free(others);
+	if (c->o->verbose)
+		for (size_t i = 0; i < n; i++)
+			say(c, "pid %d, probe %s:%s:%s:%s: the kernel path (%s)",
+			    (int)pr->pid, kp[i].p->prov, kp[i].p->mod,
+			    kp[i].p->func, kp[i].p->name, kp[i].why);
+}
+
+/*
+ * Arm pr's probes: each probe on one path, whole.  One the recorder
+ * cannot take (probe_refusal(), a site site_prepare() refuses, a file
+ * without the recorder) goes to the kernel path, decided before any of
+ * its sites is written; a process it cannot take at all (held, maps,
+ * seccomp, its arena) goes there whole, and stays (ipp->kernel), its
+ * execs too.  What fails once writing has begun is refused, said.
+ */
 static void ip_enable(struct consumer *c, struct tproc *pr)
 {
-
 	struct inproc *ip = c->ip;
 	struct ip_proc *ipp = ip_proc_of(c, pr);
 	struct proc_maps mm = {0};
 	struct ip_hold h;
 	char why[PATH_MAX + 256] = "";
 	const char *pname = "";
-	bool fresh = !ipp, ok = false, made = false;
+	bool fresh = !ipp, ok = false, made = false, whole = false;
 	struct ip_ctlw *ctlw = NULL; /* written here: undone on refusal */
 	size_t nctl = 0;
+	struct ip_kprobe *kp = NULL; /* for the kernel path */
+	size_t nkp = 0;
+	struct ip_site *ps = NULL; /* a probe's sites, prepared */
+	uint8_t(*pnw)[5] = NULL;
+	size_t nps = 0;
 #ifdef HAVE_BPF
-	struct ubpf_kplan *kpl = ip->kp ? xcalloc(1, sizeof(*kpl)) : NULL;
-	struct usdt_aplan *ap =
-		ip->kp ? xcalloc(1,
-				 sizeof(*ap) + USDT_AOPS * sizeof(ap->ops[0]))
-		       : NULL;
+	struct ubpf_kplan *kpl = NULL;
+	struct usdt_aplan *ap = NULL;
 	bool planned = false;
 #endif
 
@@ -1326,43 +1536,77 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 		ipp->pr = pr;
 		PUSH(ip->procs, ip->nprocs, ipp);
 	}
+	if (ipp->kernel) {
+		whole = true;
+		goto kernel;
+	}
 	if (!hold(pr, &h)) {
 		snprintf(why, sizeof(why), "it cannot be held still (ptrace)");
-		goto refuse_nohold;
+		whole = true;
+		goto kernel;
 	}
+#ifdef HAVE_BPF
+	if (ip->kp) {
+		kpl = xcalloc(1, sizeof(*kpl));
+		ap = xcalloc(1, sizeof(*ap) + USDT_AOPS * sizeof(ap->ops[0]));
+	}
+#endif
 	/* where things are now, held: a refresh's maps may be older */
 	if (proc_maps_read(pr->pid, &mm) < 0) {
 		snprintf(why, sizeof(why), "its maps cannot be read");
 		goto refuse;
 	}
-	for (size_t i = 0; i < c->nprobes; i++) {
+	for (size_t i = 0; i < c->nprobes && !whole; i++) {
 		struct tprobe *p = c->probes[i];
 		struct ip_obj *o;
+		unsigned nsite;
+		bool bad = false;
 
 		if (p->pid != pr->pid || p->enabled || !p->nclauses)
 			continue;
 		pname = p->name;
-		if (probe_refusal(c, p, why, sizeof(why)))
-			goto refuse;
+		if (p->pidkind) {
+			snprintf(why, sizeof(why),
+				 "the pid provider needs the kernel path");
+			goto refuse; /* set up for this backend's caps */
+		}
 		{
 			uint64_t b;
 
 			if (!file_bias(p->file, &mm, &b))
 				continue; /* dlclose()d: armed when back */
 		}
-		o = proc_obj(ipp, p->file, &mm, why, sizeof(why));
-		if (!o)
-			goto refuse;
+		if (probe_refusal(c, p, why, sizeof(why)) ||
+		    !(o = proc_obj(ipp, p->file, &mm, why, sizeof(why)))) {
+			PUSH(kp, nkp, ((struct ip_kprobe){p, xstrdup(why)}));
+			continue;
+		}
+		/* every site checked before any is written */
+		nsite = p->noffs + p->nenoffs;
+		ps = xrealloc(ps, nsite ? nsite : 1, sizeof(*ps));
+		pnw = xrealloc(pnw, nsite ? nsite : 1, sizeof(*pnw));
+		nps = 0;
+		for (unsigned k = 0; k < nsite && !bad; k++)
+			bad = site_prepare(pr, p, o, k, &ps[nps], pnw[nps], why,
+					   sizeof(why)) < 0;
+		if (bad) {
+			PUSH(kp, nkp, ((struct ip_kprobe){p, xstrdup(why)}));
+			continue;
+		}
+		nps = nsite;
 		if (!ipp->map) {
 			if (seccomp_filtered(pr->pid)) {
 				snprintf(why, sizeof(why),
 					 "it runs under seccomp, which could "
 					 "kill it for the system calls dtrace "
 					 "would make it run");
-				goto refuse;
+				whole = true;
+				break;
 			}
-			if (arena_make(c, ipp, &h, o, why, sizeof(why)) < 0)
-				goto refuse;
+			if (arena_make(c, ipp, &h, o, why, sizeof(why)) < 0) {
+				whole = true;
+				break;
+			}
 			made = true;
 			image_done(c, pr->pid);
 		}
@@ -1395,89 +1639,14 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 				PUSH(ctlw, nctl,
 				     ((struct ip_ctlw){o->ctl, old}));
 		}
-		for (unsigned k = 0; k < p->noffs + p->nenoffs; k++) {
-			bool en = k >= p->noffs;
-			uint64_t off =
-				en ? p->enoffs[k - p->noffs] : p->offs[k];
-			struct ip_site s = {.file = p->file,
-					    .off = off,
-					    .enabled = en,
-					    .len = 5};
-			uint8_t cur[6], nw[5];
-			int64_t rel;
+		for (size_t k = 0; k < nps; k++) {
+			struct ip_site *st = &ps[k];
 			int err;
 
-			s.addr = off_to_addr(p->file, o->bias, off);
-			if (!s.addr || mem_rw(pr->pid, s.addr, cur, sizeof(cur),
-					      false) < 0) {
-				snprintf(why, sizeof(why),
-					 "its site at %#" PRIx64
-					 " cannot be read",
-					 s.addr);
-				goto refuse;
-			}
-			/* what -G wrote there: the file's bytes */
-			if (file_bytes(p->file, off, s.orig) < 0) {
-				snprintf(why, sizeof(why),
-					 "%s cannot be read at its site",
-					 p->file->path);
-				goto refuse;
-			}
-			if (en) {
-				if (memcmp(s.orig, nop_en, 5)) {
-					snprintf(why, sizeof(why),
-						 "its is-enabled site at "
-						 "%#" PRIx64 " is not -G's",
-						 s.addr);
-					goto refuse;
-				}
-				memcpy(nw, mov_1, 5);
-			} else {
-				if (memcmp(s.orig, nop_call, 5) &&
-				    memcmp(s.orig, nop_got, 6)) {
-					snprintf(why, sizeof(why),
-						 "its site at %#" PRIx64
-						 " (%02x %02x %02x %02x %02x) "
-						 "is not a -G call site (a "
-						 "tail call, a header stub or "
-						 "an inline probe)",
-						 s.addr, s.orig[0], s.orig[1],
-						 s.orig[2], s.orig[3],
-						 s.orig[4]);
-					goto refuse;
-				}
-				if (!site_args_plan(file_note_at(p->file, off),
-						    &s, why, sizeof(why)))
-					goto refuse;
-				rel = (int64_t)(o->rec - (s.addr + 5));
-				if (rel != (int32_t)rel) {
-					snprintf(why, sizeof(why),
-						 "its recorder is out of a "
-						 "call's reach");
-					goto refuse;
-				}
-				nw[0] = 0xe8;
-				memcpy(nw + 1, &(int32_t){(int32_t)rel}, 4);
-			}
-			/*
-			 * The process runs the NOPs, or, a fork child of a
-			 * process we armed, the call already (which it
-			 * keeps); anything else is another tracer's.
-			 */
-			if (memcmp(cur, s.orig, 5) && memcmp(cur, nw, 5)) {
-				snprintf(why, sizeof(why),
-					 "its site at %#" PRIx64
-					 " holds %02x %02x %02x %02x %02x, "
-					 "not what -G wrote (another "
-					 "tracer's breakpoint?)",
-					 s.addr, cur[0], cur[1], cur[2], cur[3],
-					 cur[4]);
-				goto refuse;
-			}
 			/* no thread may be inside the 5 bytes */
 			for (size_t t = 0; t < hold_count(&h); t++)
-				if ((err = step_out(&h, t, s.addr + 1,
-						    s.addr + 5)) < 0) {
+				if ((err = step_out(&h, t, st->addr + 1,
+						    st->addr + 5)) < 0) {
 					snprintf(
 						why, sizeof(why),
 						"a thread could not be stepped "
@@ -1485,24 +1654,25 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 						strerror(-err));
 					goto refuse;
 				}
-			if ((err = mem_rw(pr->pid, s.addr, nw, 5, true)) < 0) {
+			if ((err = mem_rw(pr->pid, st->addr, pnw[k], 5,
+					  true)) < 0) {
 				snprintf(why, sizeof(why),
 					 "its site at %#" PRIx64
 					 " cannot be written: %s",
-					 s.addr, strerror(-err));
+					 st->addr, strerror(-err));
 				goto refuse;
 			}
-			memcpy(s.armed, nw, 5);
+			memcpy(st->armed, pnw[k], 5);
 			/* a site of a file mapped there before: this one now */
 			for (size_t q = 0; q < ipp->nsites; q++)
-				if (ipp->sites[q].addr == s.addr)
+				if (ipp->sites[q].addr == st->addr)
 					ipp->sites[q] =
 						ipp->sites[--ipp->nsites];
-			PUSH(ipp->sites, ipp->nsites, s);
+			PUSH(ipp->sites, ipp->nsites, *st);
 #ifdef HAVE_BPF
-			if (kpl && !en) /* its plan, or none left there */
-				plan_put(ip, ipp, s.addr,
-					 planned && plan_site(kpl, &s, ap)
+			if (kpl && !st->enabled) /* its plan, or none there */
+				plan_put(ip, ipp, st->addr,
+					 planned && plan_site(kpl, st, ap)
 						 ? ap
 						 : NULL);
 #endif
@@ -1551,7 +1721,42 @@ refuse:
 		}
 	}
 	release(&h);
-refuse_nohold:
+kernel:
+	/*
+	 * A process none of whose probes the recorder takes goes to the
+	 * kernel path whole (nothing of this backend armed in it): its
+	 * probes not yet handed over, each once.
+	 */
+	if (whole && !ipp->nsites && !ipp->map) {
+		ipp->kernel = true;
+		for (size_t i = 0; i < c->nprobes; i++) {
+			struct tprobe *p = c->probes[i];
+			bool had = false;
+
+			if (p->pid != pr->pid || p->enabled || !p->nclauses ||
+			    p->pidkind)
+				continue;
+			for (size_t k = 0; k < nkp && !had; k++)
+				had = kp[k].p == p;
+			if (!had)
+				PUSH(kp, nkp,
+				     ((struct ip_kprobe){
+					     p, xstrdup(why[0] ? why
+							       : "the process "
+								 "goes there "
+								 "whole")}));
+		}
+		ok = true;
+	} else if (whole) {
+		ok = false; /* half armed already: refused, said */
+	}
+	if (ok && nkp)
+		kernel_enable(c, pr, kp, nkp);
+	for (size_t i = 0; i < nkp; i++)
+		free(kp[i].why);
+	free(kp);
+	free(ps);
+	free(pnw);
 	free(ctlw);
 #ifdef HAVE_BPF
 	free(kpl);
@@ -1606,13 +1811,16 @@ static void drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 				known = ipp->known[k] == pid;
 			if (!known) {
 				pid_t pp = (pid_t)s->ppid;
-
-				lin_fork(
-					c, pp > 0 ? pp : ipp->pid, pid, tid,
+				uint64_t t0 =
 					tsc_to_ns(ip,
 						  slots[tail & (ip->nslots - 1)]
 							  .tsc) -
-						1);
+					1;
+
+				/* the kernel path's tracker told it first */
+				if (!c->be_kernel || !lin_forked(c, pid, t0))
+					lin_fork(c, pp > 0 ? pp : ipp->pid, pid,
+						 tid, t0);
 				PUSH(ipp->known, ipp->nknown, pid);
 			}
 		}
@@ -1636,6 +1844,7 @@ static void drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 			hh.cpu = (uint32_t)(r->pc >> 48) & 0xfff;
 			hh.rawlen = sizeof(raw);
 			hh.rawoff = arena_put(c, raw, sizeof(raw));
+			hh.inproc = true;
 			hit_push(c, &hh);
 			c->received++;
 		}
@@ -1810,7 +2019,8 @@ static void disarm(struct consumer *c, struct ip_proc *ipp)
 	bool bad = false, *live;
 	uint64_t sys = 0;
 
-	if (ipp->disarmed || ipp->gone || !ipp->pr || ipp->pr->exited)
+	if (ipp->disarmed || ipp->gone || !ipp->pr || ipp->pr->exited ||
+	    !ipp->map) /* nothing armed here (the kernel path's, whole) */
 		return;
 	ipp->disarmed = true;
 	if (!hold(ipp->pr, &h)) {
@@ -2030,17 +2240,116 @@ static void ip_close(struct consumer *c)
 
 #endif
 
+/*
+ * The kernel backend opened beside this one (kernel_enable()): its
+ * records and its end go with ours; a hit says whose it is (inproc).
+ */
+static size_t mux_poll_fds(struct consumer *c, struct pollfd *pfd,
+			   size_t max)
+{
+	return c->be_kernel ? c->be_kernel->poll_fds(c, pfd, max)
+			    : ip_poll_fds(c, pfd, max);
+}
+
+/*
+ * The kernel backend's records first: an exec record there resets the
+ * process (lineage.c, proc_exec_reset()), and must be in before the new
+ * image's ask is answered (exec_answer()) and it is armed, or the kernel
+ * backend's enable, reading it then, arms every probe the reset left off
+ * (the calls armed in-process too: breakpoints over them).
+ */
+static void mux_drain(struct consumer *c)
+{
+	if (c->be_kernel)
+		c->be_kernel->drain(c);
+	ip_drain(c);
+}
+
+static bool mux_decode(struct consumer *c, const struct hit *h,
+		       struct d_fire *f, char *comm, size_t commlen,
+		       struct hit_at *at)
+{
+	if (h->inproc || !c->be_kernel)
+		return ip_decode(c, h, f, comm, commlen, at);
+	return c->be_kernel->decode(c, h, f, comm, commlen, at);
+}
+
+static void mux_proc_exit(struct consumer *c, struct tproc *pr)
+{
+	ip_proc_exit(c, pr);
+	if (c->be_kernel)
+		c->be_kernel->proc_exit(c, pr);
+}
+
+/*
+ * pr exec'd, as the kernel backend's records say (proc_exec_reset():
+ * every probe of pr off).  Read inside kernel_enable() (the kernel
+ * backend's enable reads its records first), it would have that enable
+ * arm every probe of pr, those armed in-process too: those stay on, so
+ * it arms only the probes handed to it.
+ */
+static void mux_proc_exec(struct consumer *c, struct tproc *pr)
+{
+#if defined(__x86_64__)
+	struct inproc *ip = c->ip;
+
+	if (ip && ip->kpr == pr)
+		for (size_t i = 0; i < c->nprobes; i++) {
+			struct tprobe *p = c->probes[i];
+			bool mine = false;
+
+			if (p->pid != pr->pid)
+				continue;
+			for (size_t k = 0; k < ip->nkpp && !mine; k++)
+				mine = ip->kpp[k].p == p;
+			p->enabled = !mine;
+		}
+#endif
+	if (c->be_kernel && c->be_kernel->proc_exec)
+		c->be_kernel->proc_exec(c, pr);
+}
+
+static void mux_stop(struct consumer *c)
+{
+	ip_stop(c);
+	if (c->be_kernel)
+		c->be_kernel->stop(c);
+}
+
+static void mux_aggs(struct consumer *c)
+{
+	ip_aggs(c);
+	if (c->be_kernel && c->be_kernel->aggs)
+		c->be_kernel->aggs(c);
+}
+
+static void mux_stats(struct consumer *c)
+{
+	ip_stats(c);
+	if (c->be_kernel)
+		c->be_kernel->stats(c);
+}
+
+static void mux_close(struct consumer *c)
+{
+	ip_close(c);
+	if (c->be_kernel)
+		c->be_kernel->close(c);
+	c->be_kernel = NULL;
+}
+
 const struct consumer_backend_ops consumer_inproc_ops = {
 	.name = "in-process",
 	.key = "inproc",
 	.open = ip_open,
 	.enable = ip_enable,
-	.poll_fds = ip_poll_fds,
-	.drain = ip_drain,
-	.decode = ip_decode,
-	.proc_exit = ip_proc_exit,
-	.stop = ip_stop,
-	.aggs = ip_aggs,
-	.stats = ip_stats,
-	.close = ip_close,
+	.poll_fds = mux_poll_fds,
+	.drain = mux_drain,
+	.decode = mux_decode,
+	.proc_exit = mux_proc_exit,
+	.proc_exec = mux_proc_exec,
+	.stop = mux_stop,
+	.aggs = mux_aggs,
+	.stats = mux_stats,
+	.close = mux_close,
 };

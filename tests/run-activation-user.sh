@@ -36,7 +36,7 @@
 #    hit (execname, ustack()), a stripped program's probes beside its
 #    library's, a process under a seccomp filter (which could kill it
 #    for an injected call) go to the kernel path: the kernel path's
-#    output, which probe went where (-v);
+#    output, which probe went where (-v); an exec chain mixing both;
 #  - refusals, with the reason and no tracing: a glob's probe the
 #    kernel path would arm binary-wide, a bad value.
 # Needs root, x86-64, and for the kernel path uprobe events.

@@ -64,6 +64,40 @@ struct usdt_arena {
 	uint64_t agg_off;  /* a segment's aggregation area, from its start */
 	uint64_t site_off; /* the site hash, from the arena's start */
 	uint64_t plan_off; /* the plan area, from the arena's start */
+	/* following an exec (below): 1 while the consumer answers */
+	uint64_t execs;
+};
+
+/*
+ * Following an exec.  The first arena the consumer makes in a process
+ * stays open there at descriptor USDT_EXEC_FD, without close-on-exec,
+ * so the image an exec loads inherits it (and so does a fork child).
+ * drti.o's constructor in that image (rec.c, priority 101: before the
+ * object's other constructors) finds it there, claims a slot in the
+ * header page (its pid, and AT_RANDOM's 16 bytes as the image's token),
+ * sets USDT_EX_WAIT and waits while the consumer beats; the consumer
+ * takes it (USDT_EX_ARMING), arms the new image, and answers
+ * USDT_EX_DONE.  A waiter that finds the consumer gone gives up
+ * (USDT_EX_GAVEUP, by compare-and-swap from USDT_EX_WAIT only), so an
+ * image is never armed after it ran on: the consumer says so instead.
+ * Later copies of drti.o in the same image find the slot done under
+ * their token and go on.
+ */
+#define USDT_EXEC_FD 1023
+#define USDT_EXEC_OFF 2048u /* the slots, in the header page */
+#define USDT_NEXEC 64
+enum {
+	USDT_EX_FREE,
+	USDT_EX_WAIT,
+	USDT_EX_ARMING,
+	USDT_EX_DONE,
+	USDT_EX_GAVEUP,
+};
+
+struct usdt_exec {
+	uint32_t pid;
+	uint32_t state;
+	uint64_t token[2];
 };
 
 struct usdt_seg {

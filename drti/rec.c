@@ -62,6 +62,15 @@
  * writes through the parent's slot while the parent is suspended (no
  * corruption; its hits are the parent's).
  *
+ * Execs.  An exec drops the armed text and the arena's mapping; the
+ * new image starts with NOPs.  dtrace leaves the first arena it made in
+ * the process open at USDT_EXEC_FD, which the exec keeps, and
+ * rec_exec_wait(), a constructor of priority 101 (the first of this
+ * object's), asks through it to be armed and waits while dtrace beats
+ * (arena.h, "Following an exec"): a process that has no such descriptor
+ * pays one fcntl() at start, one whose control block is armed already
+ * (dtrace armed it before its constructors) nothing.
+ *
  * __usdt_sys is `syscall; int3`, never called: dtrace points a held
  * thread's rip at it to run one system call in the process (memfd_create,
  * mmap, munmap, close) and gets control back at the int3.
@@ -73,9 +82,16 @@
  */
 #if defined(__x86_64__)
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "../dtrace-G/consumer/bpf/kagg_bpf.h" /* UBPF_K_*, UBPF_F_* */
@@ -587,6 +603,107 @@ static void rec_atfork_child(void)
 __attribute__((constructor)) static void rec_init(void)
 {
 	(void)pthread_atfork(0, 0, rec_atfork_child);
+}
+
+_Static_assert(USDT_EXEC_OFF >= sizeof(struct usdt_arena) &&
+		       USDT_EXEC_OFF + USDT_NEXEC * sizeof(struct usdt_exec) <=
+			       USDT_ARENA_HDR,
+	       "the exec slots fit the header page");
+
+/* the consumer beats (its heartbeat is no older than its limit) */
+static int rec_consumer_beats(const struct usdt_arena *h)
+{
+	uint64_t hb = __atomic_load_n(&h->hb, __ATOMIC_ACQUIRE);
+
+	return hb &&
+	       (int64_t)(__builtin_ia32_rdtsc() - hb) <=
+		       (int64_t)__atomic_load_n(&h->hb_limit, __ATOMIC_RELAXED);
+}
+
+/*
+ * This image was exec'd by a process a consumer traces in-process
+ * (arena.h, "Following an exec"): ask to be armed, and wait until it is
+ * or the consumer is gone.  Priority 101, so the first of this object's
+ * constructors; the objects an image loads at start are all mapped
+ * before any constructor runs, so the consumer arms them all at once.
+ * A process that is no such image pays one fcntl() here.
+ */
+__attribute__((constructor(101))) static void rec_exec_wait(void)
+{
+	int saved = errno;
+	const uint64_t *tok;
+	struct usdt_arena *h;
+	struct usdt_exec *x, *mine = 0;
+	uint32_t pid;
+	uint64_t magic;
+	struct stat st;
+	void *m;
+
+	if (__atomic_load_n(&__usdt_ctl.arena, __ATOMIC_RELAXED) ||
+	    fcntl(USDT_EXEC_FD, F_GETFD) < 0) /* armed, or not traced */
+		goto out;
+	/* the process's own file there: never mapped past its end */
+	if (fstat(USDT_EXEC_FD, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)USDT_ARENA_HDR ||
+	    pread(USDT_EXEC_FD, &magic, sizeof(magic), 0) != sizeof(magic) ||
+	    magic != USDT_ARENA_MAGIC)
+		goto out;
+	m = mmap(0, USDT_ARENA_HDR, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 USDT_EXEC_FD, 0);
+	if (m == MAP_FAILED)
+		goto out;
+	h = m;
+	tok = (const uint64_t *)getauxval(AT_RANDOM);
+	if (h->magic != USDT_ARENA_MAGIC || h->execs != 1 || !tok ||
+	    !rec_consumer_beats(h))
+		goto unmap;
+	x = (struct usdt_exec *)((char *)m + USDT_EXEC_OFF);
+	pid = (uint32_t)getpid();
+	for (int i = 0; i < USDT_NEXEC && !mine; i++)
+		if (__atomic_load_n(&x[i].pid, __ATOMIC_ACQUIRE) == pid)
+			mine = &x[i];
+	if (mine && mine->token[0] == tok[0] && mine->token[1] == tok[1] &&
+	    __atomic_load_n(&mine->state, __ATOMIC_ACQUIRE) != USDT_EX_FREE)
+		goto wait; /* this image asked already (another drti.o) */
+	for (int i = 0; i < USDT_NEXEC && !mine; i++) {
+		uint32_t z = 0;
+
+		if (__atomic_compare_exchange_n(&x[i].pid, &z, pid, 0,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			mine = &x[i];
+	}
+	if (!mine)
+		goto unmap; /* no slot: the consumer says the exec is lost */
+	mine->token[0] = tok[0];
+	mine->token[1] = tok[1];
+	__atomic_store_n(&mine->state, USDT_EX_WAIT, __ATOMIC_RELEASE);
+wait:
+	for (;;) {
+		uint32_t now = __atomic_load_n(&mine->state, __ATOMIC_ACQUIRE);
+		struct timespec ts = {0, 1000000};
+
+		if (now == USDT_EX_DONE || now == USDT_EX_GAVEUP)
+			break;
+		if (!rec_consumer_beats(h)) {
+			uint32_t w = USDT_EX_WAIT;
+
+			/*
+			 * Gone (or stuck): go on.  From WAIT say so, so an
+			 * image that ran on is never armed late; ARMING was
+			 * done with this thread held, before it runs again.
+			 */
+			(void)__atomic_compare_exchange_n(
+				&mine->state, &w, USDT_EX_GAVEUP, 0,
+				__ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+			break;
+		}
+		nanosleep(&ts, 0);
+	}
+unmap:
+	munmap(m, USDT_ARENA_HDR);
+out:
+	errno = saved;
 }
 
 #else

@@ -23,16 +23,22 @@
 #    their NOPs again and the arena is unmapped, the process running on;
 #  - SIGKILL of dtrace mid-run: the process and its fork child run on
 #    and exit 0, the sites calling a recorder that finds no consumer;
-#  - an exec of a -p process: the first image's hits, and the message
-#    that the new image is not traced (not built yet);
+#  - exec chains under -p and -c (every image armed before it fires,
+#    forking a child, its library, ticks): the kernel path's output, the
+#    rings' and the program's own counts; an image whose descriptor to
+#    ask through was closed: the first image's hits, and said; a fork
+#    child's exec: let go, said;
 #  - a library dlclose()d and dlopen()ed again, three rounds: armed again
 #    each time, the same output as the kernel path;
 #  - registry-wide, with dtrace-helperd: a fork child that registers is
 #    armed again over the calls it inherited, every hit counted once;
-#  - refusals, with the reason and no tracing: ustack(), execname,
-#    copyinstr() of an argument, a stripped program, a process under a
-#    seccomp filter (which could kill it for an injected call), a bad
-#    value.
+#  - both paths in one run: probes whose clauses need the kernel at the
+#    hit (execname, ustack()), a stripped program's probes beside its
+#    library's, a process under a seccomp filter (which could kill it
+#    for an injected call) go to the kernel path: the kernel path's
+#    output, which probe went where (-v); an exec chain mixing both;
+#  - refusals, with the reason and no tracing: a glob's probe the
+#    kernel path would arm binary-wide, a bad value.
 # Needs root, x86-64, and for the kernel path uprobe events.
 
 . "$top_srcdir/tests/lib.sh"
@@ -221,6 +227,8 @@ expect_eq "-p: ticks" "ticks 300" "$(grep ticks p.out)"
 if kill -0 $ap 2>/dev/null; then
 	expect_eq "-p: the arena unmapped after the run" 0 \
 		"$(grep -c usdt-arena /proc/$ap/maps)"
+	expect_eq "-p: the exec descriptor closed after the run" "" \
+		"$(ls /proc/$ap/fd | grep -x 1023)"
 	expect_eq "-p: every site a NOP again" \
 		"$(readelf -n act | grep -c Location:)" \
 		"$(site_bytes $ap | grep -c '0f 1f 40 00 90')"
@@ -293,22 +301,82 @@ expect_eq "SIGKILL: the process and its child ran to the end" \
 	"child 50000|parent 100000" \
 	"$(sed 's/ [0-9]* / /' k.out | sort | paste -sd'|')"
 
-# 4. an exec: the new image is not armed, and dtrace says so
+# 4. exec chains: each new image asks to be armed (drti.o's constructor,
+# through the arena the process keeps at descriptor 1023) and waits, so
+# its hits from the first on are counted; every image forks a child (a
+# record of act*, not of act$target), its library fires, ticks under
+# the semaphore: the kernel path's output, the program's own counts,
+# under -p and -c, aggregating in the arena and from the rings
+prog='act*:::hit { @n[pid == $target] = count(); @s = sum(arg1); }
+act*:::hit /arg0 == 42/ { printf("%d %d %d\n", pid == $target, arg0, arg1); }
+act$target:::tick { @t = count(); }
+actl$target:::fire { @l = count(); @ls = sum(arg0); }
+END { printa("hits %d %@d\n", @n); printa("sum %@d\n", @s);
+	printa("ticks %@d\n", @t); printa("lib %@d\n", @l);
+	printa("libsum %@d\n", @ls); }'
+for a in kernel user ring; do
+	act=$a kagg=1
+	[ $a = ring ] && act=user kagg=0
+	rm -f go
+	ACT_EXEC=3 ACT_WAIT=$tmp/go ./act 500 2 1 20 >e.out.$a 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	# a glob under -p matches what the process maps when dtrace starts
+	wait_until 100 grep -q libactl /proc/$ap/maps
+	DTRACE_KAGG=$kagg "$DTRACE" -w -q -x activation=$act -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); }" -n "$prog" >x.out.$a 2>x.err.$a ||
+		fail "exec chain -p, $a: $(cat x.err.$a)"
+	wait $ap
+	expect_eq "exec chain -p, $a: the process's exit status" 0 $?
+	forget_pid $ap
+	sort x.out.$a >x.sorted.$a
+	ACT_EXEC=2 DTRACE_KAGG=$kagg "$DTRACE" -q -x activation=$act \
+		-n "$prog" -c "./act 400 3 1 10" >xc.out.$a 2>xc.err.$a ||
+		fail "exec chain -c, $a: $(cat xc.err.$a)"
+	grep -v '^child\|^parent' xc.out.$a | sort >xc.sorted.$a
+done
+expect_eq "exec chain -p: four images ran" 4 "$(grep -c "^parent [0-9]* 1000$" e.out.user)"
+expect_eq "exec chain -p: every image's hits, and its children's" \
+	"hits 0 2000|hits 1 4000" "$(grep '^hits' x.out.user | sort | paste -sd'|')"
+expect_eq "exec chain -p: every image's ticks" "ticks 80" "$(grep '^ticks' x.out.user)"
+expect_file_eq "exec chain -p: the kernel path's output" x.sorted.kernel x.sorted.user
+expect_file_eq "exec chain -p: the rings' output" x.sorted.ring x.sorted.user
+expect_eq "exec chain -p: nothing said" "" "$(cat x.err.user x.err.ring)"
+expect_eq "exec chain -c: three images, threads and children" \
+	"hits 0 1200|hits 1 3600" "$(grep '^hits' xc.out.user | sort | paste -sd'|')"
+expect_file_eq "exec chain -c: the kernel path's output" xc.sorted.kernel xc.sorted.user
+expect_file_eq "exec chain -c: the rings' output" xc.sorted.ring xc.sorted.user
+expect_eq "exec chain -c: nothing said" "" "$(cat xc.err.user xc.err.ring)"
+# a fork child's exec (its image asks through the descriptor it
+# inherited): let go, said; the target's hits as on the kernel path
+for a in kernel user; do
+	ACT_CHILD_EXEC=1 "$DTRACE" -q -x activation=$a -n '
+	act$target:::hit { @h = count(); } END { printa("hits %@d\n", @h); }' \
+		-c './act 500 2 1' >ce.out.$a 2>ce.err.$a ||
+		fail "child exec, $a: $(cat ce.err.$a)"
+	grep hits ce.out.$a >ce.hits.$a
+done
+expect_eq "child exec: the target's hits" "hits 1000" "$(cat ce.hits.user)"
+expect_file_eq "child exec: the kernel path's output" ce.hits.kernel ce.hits.user
+expect_eq "child exec: the child's image ran" 2 \
+	"$(grep -c '^parent [0-9]* 500$\|^parent [0-9]* 1000$' ce.out.user)"
+expect_grep "child exec: said" \
+	"forked from a process traced in-process, exec'd: .* not traced" ce.err.user
+# an image that cannot ask (the descriptor closed before the exec): said
 rm -f go
-ACT_EXEC=1 ACT_WAIT=$tmp/go ./act 1000 0 0 300 >e.out 2>&1 &
+ACT_EXEC=1 ACT_CLOSEFD=1 ACT_WAIT=$tmp/go ./act 1000 0 0 300 >e.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
 "$DTRACE" -w -q -x activation=user -p $ap -n "
 BEGIN { system(\"touch $tmp/go\"); }
 act\$target:::hit { @h = count(); }
 END { printa(\"hits %@d\n\", @h); }" >x.out 2>x.err ||
-	fail "exec: $(cat x.err)"
+	fail "exec, descriptor closed: $(cat x.err)"
 wait $ap
-expect_eq "exec: the process's exit status" 0 $?
 forget_pid $ap
-expect_eq "exec: both images ran" 2 "$(grep -c "^parent $ap 1000$" e.out)"
-expect_eq "exec: the first image's hits" "hits 1000" "$(cat x.out)"
-expect_grep "exec: said" "pid $ap exec'd: -x activation=user does not follow exec" x.err
+expect_eq "exec, descriptor closed: the first image's hits" "hits 1000" "$(cat x.out)"
+expect_grep "exec, descriptor closed: said" \
+	"pid $ap exec'd and closed .* does not trace that image" x.err
 
 # 5. a library dlclose()d and dlopen()ed again is armed again (its new
 # mapping has NOPs and a zero control block), and nothing is written
@@ -372,32 +440,80 @@ if [ -n "${HELPERD:-}" ] && [ -x "$HELPERD" ] && [ -c /dev/fuse ]; then
 	hd_pid=
 fi
 
-# 7. refusals: why, and no tracing
-for cl in 'ustack();' '@[execname] = count();' 'trace(copyinstr(arg1));'; do
-	"$DTRACE" -q -x activation=user -n "act\$target:::hit { $cl }" \
-		-c './act 1 0 0' >r.out 2>r.err
-	expect_eq "refused: $cl: status" 1 $?
-	expect_eq "refused: $cl: the reason" 1 \
-		"$(grep -c 'activation=user cannot trace pid [0-9]*, probe hit: .*kernel path' r.err)"
+# 7. both paths in one run: a probe whose clauses need the kernel at the
+# hit (execname, ustack()), a file without the recorder (stripped), a
+# process under seccomp go to the kernel path, each probe on one path:
+# the kernel path's output, and -v says which probe went there and why
+prog='act$target:::hit { @h[probefunc] = count(); @s = sum(arg1); }
+act$target:::hit /arg0 == 7/ { @e[execname] = count(); }
+actl$target:::fire { @l = count(); @st[ustack(1)] = count(); }
+act$target:::tick { @t = count(); @q = quantize(arg0); }
+END { printa("hits %s %@d\n", @h); printa("sum %@d\n", @s);
+	printa("e %s %@d\n", @e); printa("l %@d\n", @l); printa(@st);
+	printa("ticks %@d\n", @t); printa(@q); }'
+for a in kernel user; do
+	"$DTRACE" -v -q -x activation=$a -n "$prog" -c './act 1000 2 1 20' \
+		>mix.out.$a 2>mix.err.$a || fail "mixed, $a: $(cat mix.err.$a)"
+	grep -v '^child\|^parent' mix.out.$a >mix.$a
 done
+expect_file_eq "mixed: the kernel path's output" mix.kernel mix.user
+expect_eq "mixed: the counts" "hits fire 2000|e act 20|l 200|ticks 20" \
+	"$(grep '^hits\|^e \|^l \|^ticks' mix.user | paste -sd'|')"
+expect_grep "mixed: execname's probe on the kernel path" \
+	'probe act[0-9]*:[^:]*:fire:hit: the kernel path (execname' mix.err.user
+expect_grep "mixed: ustack()'s probe on the kernel path" \
+	'probe actl[0-9]*:[^:]*:actl_fire:fire: the kernel path (ustack' mix.err.user
+expect_eq "mixed: tick aggregated in the process" 1 \
+	"$(grep -c '^dtrace: 1 clause aggregated in the process$' mix.err.user)"
+# the same through an exec chain: each image's probes on the same paths
+# (the kernel path's exec record must not have it arm the in-process
+# ones too: breakpoints over the calls crashed the new image)
+for a in kernel user; do
+	ACT_EXEC=2 "$DTRACE" -q -x activation=$a -n "$prog" \
+		-c './act 1000 2 1 20' >mixx.out.$a 2>mixx.err.$a ||
+		fail "mixed exec chain, $a: $(cat mixx.err.$a)"
+	grep -v '^child\|^parent' mixx.out.$a >mixx.$a
+done
+expect_eq "mixed exec chain: the counts" \
+	"hits fire 6000|l 600|ticks 60" \
+	"$(grep '^hits\|^l \|^ticks' mixx.user | paste -sd'|')"
+expect_file_eq "mixed exec chain: the kernel path's output" mixx.kernel mixx.user
 cp act act-stripped && strip act-stripped
-"$DTRACE" -q -x activation=user -n 'act$target:::hit' \
-	-c './act-stripped 1 0 0' >r.out 2>r.err
-expect_eq "refused: stripped: status" 1 $?
-expect_grep "refused: stripped: the reason" 'no __usdt_rec in its symbol table' r.err
+prog='act$target:::hit { @h = count(); } actl$target:::fire { @l = count(); }
+END { printa("hits %@d\n", @h); printa("lib %@d\n", @l); }'
+for a in kernel user; do
+	"$DTRACE" -v -q -x activation=$a -n "$prog" \
+		-c './act-stripped 500 2 0' >st.out.$a 2>st.err.$a ||
+		fail "stripped, $a: $(cat st.err.$a)"
+	grep -v '^parent' st.out.$a >st.$a
+done
+expect_eq "stripped: the counts" "hits 1000|lib 100" "$(grep . st.user | paste -sd'|')"
+expect_file_eq "stripped: the kernel path's output" st.kernel st.user
+expect_grep "stripped: its probes on the kernel path" \
+	'probe act[0-9]*:[^:]*:fire:hit: the kernel path (.*no __usdt_rec in its symbol table' st.err.user
+expect_eq "stripped: the library's in the process" 0 \
+	"$(grep -c 'probe actl.*the kernel path' st.err.user)"
 rm -f go
 ACT_SECCOMP=1 ACT_WAIT=$tmp/go ./act 10 0 0 >s.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
 wait_until 100 grep -q '^Seccomp:.*2' /proc/$ap/status ||
 	fail "seccomp: the filter was not installed"
-"$DTRACE" -q -x activation=user -p $ap -n 'act$target:::hit' >r.out 2>r.err
-expect_eq "refused: seccomp: status" 1 $?
-expect_grep "refused: seccomp: the reason" "pid $ap, probe hit: it runs under seccomp" r.err
-touch go
+"$DTRACE" -w -q -x activation=user -p $ap -n "
+BEGIN { system(\"touch $tmp/go\"); }
+act\$target:::hit { @h = count(); } END { printa(\"hits %@d\n\", @h); }" \
+	>r.out 2>r.err || fail "seccomp: $(cat r.err)"
+expect_eq "seccomp: on the kernel path, every hit" "hits 10" "$(grep . r.out)"
+expect_eq "seccomp: nothing said" "" "$(cat r.err)"
 wait $ap
-expect_eq "refused: seccomp: the process's exit status" 0 $?
+expect_eq "seccomp: the process's exit status" 0 $?
 forget_pid $ap
+# refused: a glob's probe would be armed binary-wide on the kernel path
+"$DTRACE" -q -x activation=user -n 'act*:::hit { @[execname] = count(); }' \
+	-c './act 1 0 0' >r.out 2>r.err
+expect_eq "refused: a glob's kernel probe: status" 1 $?
+expect_grep "refused: a glob's kernel probe: the reason" \
+	'cannot trace pid [0-9]*, probe hit: execname .*armed binary-wide' r.err
 "$DTRACE" -q -x activation=sideways -n 'BEGIN { exit(0); }' >r.out 2>r.err
 expect_eq "refused: a bad value: status" 1 $?
 expect_grep "refused: a bad value: the reason" "'sideways' is not kernel or user" r.err

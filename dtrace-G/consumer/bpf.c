@@ -1649,7 +1649,8 @@ static void bpf_proc_exit(struct consumer *c, struct tproc *pr)
 /* records.c, each refresh: the kernel's self-> of threads that exited */
 void bpf_tls_reap(struct consumer *c)
 {
-	if (c->be == &consumer_bpf_ops && c->bpf)
+	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
+	    c->bpf)
 		bpf_kagg_tls_reap(c->bpf->kagg);
 }
 

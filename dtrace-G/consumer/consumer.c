@@ -1017,6 +1017,37 @@ int backend_next(struct consumer *c, unsigned caps)
 	return err;
 }
 
+/*
+ * The first backend of the default order that opens (DTRACE_BACKEND's
+ * where it names one), while c->be, the in-process backend, stays the
+ * run's: inproc.c hands it what its recorder cannot take.
+ */
+int backend_open_kernel(struct consumer *c)
+{
+	const struct consumer_backend_ops *self = c->be;
+	char why[sizeof(c->be_why)] = "";
+	int err = -ENODEV;
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (c->be_want && strcmp(order[i]->key, c->be_want))
+			continue;
+		c->be = order[i];
+		c->be_why[0] = '\0';
+		err = c->be->open(c);
+		if (err == 0) {
+			c->be_kernel = c->be;
+			c->be = self;
+			return 0;
+		}
+		if (c->be_why[0] && !why[0])
+			snprintf(why, sizeof(why), "%s", c->be_why);
+	}
+	c->be = self;
+	snprintf(c->be_why, sizeof(c->be_why), "%s",
+		 why[0] ? why : strerror(-err));
+	return -1;
+}
+
 static int consumer_run(struct consumer *c)
 {
 	const struct dt_trace_opts *o = c->o;

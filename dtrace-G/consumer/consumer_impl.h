@@ -262,6 +262,7 @@ struct hit {
 	uint32_t xlen; /* uprobe.c: the sample's bytes after raw (ustack) */
 	bool deferred; /* kept for one more read: its process was unknown */
 	bool kprov;    /* a kernel provider's (kprov.c decodes it) */
+	bool inproc;   /* inproc.c's, beside a kernel backend's (be_kernel) */
 };
 
 /* Where a hit fired, as decode() says it. */
@@ -519,6 +520,11 @@ struct consumer {
 	char be_why[512];
 	/* DTRACE_BACKEND, the backend asked for by name; NULL: none */
 	const char *be_want;
+	/*
+	 * -x activation=user: the kernel backend opened beside the
+	 * in-process one (c->be) for what it cannot take; NULL: none
+	 */
+	const struct consumer_backend_ops *be_kernel;
 };
 
 /*
@@ -681,6 +687,11 @@ struct tproc *proc_add(struct consumer *c, pid_t pid, bool target);
  * is used; 0, or the last one's -errno (it is c->be still).
  */
 int backend_next(struct consumer *c, unsigned caps);
+/*
+ * -x activation=user: a kernel backend opened beside c->be (the
+ * in-process one), into c->be_kernel: 0, or -1 with c->be_why
+ */
+int backend_open_kernel(struct consumer *c);
 
 /* ctypes.c: the traced programs' C types (DWARF), for the D compiler */
 struct dt_ctypes;

@@ -33,18 +33,33 @@
  * armed yet gets its control blocks back and its new arena unmapped,
  * so it is as it was (a child then goes on writing its parent's).
  *
- * What it refuses (enable() says which probe and why, and the run
- * stops): sites that are not -G call sites (tail calls, header stubs,
- * <sys/sdt.h> NOPs, another tracer's breakpoint), arguments outside the
- * six argument registers, a file without the recorder's symbols
- * (stripped, or an older drti.o), a process under a seccomp filter
- * (which could kill it for an injected call; one that installs a
- * filter later keeps its arena mapped at the end), the pid provider,
- * and clauses that
- * need the kernel at the hit: ustack(), execname, copyinstr()/copyin()
- * of an argument (copied at hit time on the kernel path), vtimestamp
- * (vtime.c refuses that for any backend but bpf) and the kernel
- * providers but tick-N (kprov.c).
+ * An exec (exec_check(), exec_answer(); arena.h has the protocol).
+ * The first arena made in a process stays open there at USDT_EXEC_FD,
+ * without close-on-exec; the new image's drti.o constructor finds it,
+ * claims a slot with its pid and token (AT_RANDOM) and waits; each read
+ * answers the slots: the traced process is reset to its new maps and
+ * refreshed, which arms the new image (a fresh ip_proc, an arena of its
+ * own) before any of its probes ran, then told to go on.  An image
+ * armed without asking (a -c command, before its constructors) gets its
+ * slot marked done (image_done()), so its constructors do not ask.  An
+ * exec whose image cannot ask (the descriptor closed), never asks, or
+ * gave up waiting is said; a fork child's exec is let go, said.
+ *
+ * Both paths (ip_enable(), kernel_enable(), the mux_* ops).  A probe
+ * the recorder cannot take goes to the kernel backend opened beside
+ * this one (c->be_kernel), decided before any of its sites is written:
+ * clauses needing the kernel at the hit (ustack(), execname,
+ * copyinstr()/copyin() of an argument), a site that is not a -G call
+ * site (tail calls, header stubs, <sys/sdt.h> NOPs, another tracer's
+ * breakpoint), arguments outside the six argument registers, a file
+ * without the recorder's symbols; a process it cannot take at all (not
+ * held, a seccomp filter, its arena not made) goes there whole.  The
+ * kernel backend's records are read first and decoded by it (a hit says
+ * whose it is).  Refused, said, the run stopped: a glob's probe the
+ * kernel path would arm binary-wide (over calls armed in other
+ * processes), the pid provider, what fails once writing has begun;
+ * vtimestamp and the kernel providers but tick-N are refused earlier
+ * (vtime.c, kprov.c: this backend declares no such capability).
  *
  * Reading (drain()).  Every claimed segment of every arena, from its
  * tail to its head; each record becomes a hit with the segment's pid and
@@ -77,7 +92,8 @@
  * Ending (stop()).  Each armed process still alive is held again: the
  * control block goes to 0, a thread inside __usdt_rec is single-stepped
  * out of it, the sites and semaphores get their bytes back, and the
- * arena is unmapped by an injected munmap; the heartbeat goes to 0 so
+ * arena is unmapped by an injected munmap (and USDT_EXEC_FD closed,
+ * where it is ours); the heartbeat goes to 0 so
  * fork children, which keep their copy of the armed text, return at
  * once from then on.  After a SIGKILL of dtrace nothing is restored: the
  * heartbeat stops and every hit costs a call and a compare.
@@ -92,6 +108,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -167,11 +184,21 @@ struct ip_proc {
 	bool gone; /* exited: nothing to restore */
 	bool disarmed;
 	bool exec_said;
-	char *maps_seen; /* pr->maps when remap_check() last looked */
+	bool exec_pending; /* exec'd; its new image is to ask (USDT_EXEC_FD) */
+	bool exec_fd;	   /* we put the arena at USDT_EXEC_FD */
+	bool kernel;	   /* the kernel path takes it whole (ip_enable()) */
+	uint64_t ino;	   /* the arena's memfd */
+	char *maps_seen;   /* pr->maps when remap_check() last looked */
 	uint64_t corrupt;
 	size_t plan_used; /* bytes of the arena's plan area given out */
 	uint32_t *plans;  /* ... where each plan put there starts */
 	size_t nplans;
+};
+
+/* A probe handed to the kernel path, and why (said under -v). */
+struct ip_kprobe {
+	struct tprobe *p;
+	char *why;
 };
 
 struct inproc {
@@ -184,9 +211,16 @@ struct inproc {
 	uint64_t seg_size;
 	bool stopped;
 	/* aggregating in the arena (HAVE_BPF: kplan.c decides what) */
-	struct d_kplan *kp; /* NULL: every hit is a record */
-	bool *ran;	    /* per clause: put in some plan */
-	uint64_t agg_off;   /* a segment's aggregation area */
+	struct d_kplan *kp;   /* NULL: every hit is a record */
+	bool *ran;	      /* per clause: put in some plan */
+	uint64_t agg_off;     /* a segment's aggregation area */
+	bool child_exec_said; /* a fork child's exec, said once */
+	bool kb_failed;	      /* the kernel backend beside would not open */
+	char kb_why[512];
+	/* kernel_enable() under way: pr, and the probes it hands over */
+	struct tproc *kpr;
+	const struct ip_kprobe *kpp;
+	size_t nkpp;
 };
 
 static uint64_t rdtsc_now(void)
@@ -588,6 +622,88 @@ static struct ip_proc *ip_proc_of(struct consumer *c, struct tproc *pr)
 	return NULL;
 }
 
+/*
+ * What pid holds at USDT_EXEC_FD: nothing or an arena of an earlier run
+ * (ours to take), one of this run's arenas (an exec will ask), or a
+ * file of its own (left alone: its execs are not followed).
+ */
+enum { EXFD_FREE, EXFD_OURS, EXFD_OTHER };
+
+static int exec_fd_state(struct consumer *c, pid_t pid)
+{
+	struct inproc *ip = c->ip;
+	char p[64], l[256];
+	struct stat st;
+	ssize_t n;
+
+	(void)proc_path(p, sizeof(p), pid, "fd/%d", USDT_EXEC_FD);
+	if (stat(p, &st) < 0)
+		return errno == ENOENT ? EXFD_FREE : EXFD_OTHER;
+	for (size_t i = 0; i < ip->nprocs; i++)
+		if (ip->procs[i]->map && ip->procs[i]->ino &&
+		    ip->procs[i]->ino == (uint64_t)st.st_ino)
+			return EXFD_OURS;
+	n = readlink(p, l, sizeof(l) - 1);
+	if (n < 0)
+		return EXFD_OTHER;
+	l[n] = '\0';
+	return strncmp(l, "/memfd:usdt-arena", 17) ? EXFD_OTHER : EXFD_FREE;
+}
+
+/* The token of pid's current image: AT_RANDOM's 16 bytes (arena.h). */
+static int image_token(pid_t pid, uint64_t tok[2])
+{
+	uint64_t at = 0;
+
+	if (proc_auxv(pid, AT_RANDOM, &at) < 0 || !at)
+		return -1;
+	return mem_rw(pid, at, tok, 2 * sizeof(uint64_t), false);
+}
+
+/*
+ * pid's current image armed: its slot in the arena at USDT_EXEC_FD (its
+ * pid, AT_RANDOM's 16 bytes, done), so that its drti.o constructors,
+ * which may run after (a -c command is armed before them, a library
+ * dlopen()ed later runs its own), go on at once instead of asking.
+ */
+static void image_done(struct consumer *c, pid_t pid)
+{
+	struct inproc *ip = c->ip;
+	struct ip_proc *root = NULL;
+	struct usdt_exec *x, *e = NULL;
+	char p[64];
+	struct stat st;
+	uint64_t tok[2];
+
+	(void)proc_path(p, sizeof(p), pid, "fd/%d", USDT_EXEC_FD);
+	if (stat(p, &st) < 0)
+		return;
+	for (size_t i = 0; i < ip->nprocs && !root; i++)
+		if (ip->procs[i]->map &&
+		    ip->procs[i]->ino == (uint64_t)st.st_ino)
+			root = ip->procs[i];
+	if (!root || image_token(pid, tok) < 0)
+		return;
+	x = (struct usdt_exec *)(root->map + USDT_EXEC_OFF);
+	for (int i = 0; i < USDT_NEXEC && !e; i++)
+		if (__atomic_load_n(&x[i].pid, __ATOMIC_ACQUIRE) ==
+		    (uint32_t)pid)
+			e = &x[i];
+	for (int i = 0; i < USDT_NEXEC && !e; i++) {
+		uint32_t z = 0;
+
+		if (__atomic_compare_exchange_n(&x[i].pid, &z, (uint32_t)pid,
+						false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			e = &x[i];
+	}
+	if (!e)
+		return; /* its constructors ask, and are answered */
+	e->token[0] = tok[0];
+	e->token[1] = tok[1];
+	__atomic_store_n(&e->state, USDT_EX_DONE, __ATOMIC_RELEASE);
+}
+
 /* Make the arena in the held process (its first object's __usdt_sys). */
 static int arena_make(struct consumer *c, struct ip_proc *ipp,
 		      struct ip_hold *h, const struct ip_obj *o, char *why,
@@ -622,6 +738,11 @@ static int arena_make(struct consumer *c, struct ip_proc *ipp,
 	}
 	ipp->map = mmap(NULL, ipp->len, PROT_READ | PROT_WRITE, MAP_SHARED, mfd,
 			0);
+	{
+		struct stat st;
+
+		ipp->ino = fstat(mfd, &st) == 0 ? (uint64_t)st.st_ino : 0;
+	}
 	close(mfd);
 	if (ipp->map == MAP_FAILED) {
 		ipp->map = NULL;
@@ -631,6 +752,15 @@ static int arena_make(struct consumer *c, struct ip_proc *ipp,
 	}
 	addr = inject(h, o->sys, SYS_mmap, 0, (long)ipp->len,
 		      PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0, &ours);
+	/*
+	 * The first arena of a process (of an exec chain) stays open at
+	 * USDT_EXEC_FD, inherited across exec (arena.h): unless that
+	 * descriptor is the process's own, or one of ours already.
+	 */
+	if (addr >= 0 && exec_fd_state(c, ipp->pid) == EXFD_FREE &&
+	    inject(h, o->sys, SYS_dup3, fd, USDT_EXEC_FD, 0, 0, 0, 0, &ours) ==
+		    USDT_EXEC_FD)
+		ipp->exec_fd = true;
 	(void)inject(h, o->sys, SYS_close, fd, 0, 0, 0, 0, 0, &ours);
 	if (addr < 0 && addr > -4096) {
 		snprintf(why, wlen, "mmap in the process failed: %s%s",
@@ -648,6 +778,7 @@ static int arena_make(struct consumer *c, struct ip_proc *ipp,
 	a->seg_size = ip->seg_size;
 	a->nslots = ip->nslots;
 	a->hb_limit = ip->hz; /* one second */
+	a->execs = 1;
 	if (ip->kp) {
 		a->owner = (uint32_t)ipp->pid;
 		a->agg_off = ip->agg_off;
@@ -773,7 +904,11 @@ static int ip_open(struct consumer *c)
 
 /*
  * Has ipp's process exec'd (its maps, read every refresh, lost the
- * arena)?  Its new image is not armed: said once, true.
+ * arena)?  Its new image asks to be armed through the arena it inherits
+ * at USDT_EXEC_FD (exec_answer()), before any of its probes can fire:
+ * until then nothing of it is armed (exec_pending).  Without that
+ * descriptor (the process closed it, or had its own there) it cannot
+ * ask: said once.  True: the image ipp armed is gone.
  */
 static bool exec_check(struct consumer *c, struct ip_proc *ipp)
 {
@@ -782,27 +917,153 @@ static bool exec_check(struct consumer *c, struct ip_proc *ipp)
 	char *now;
 	bool execd;
 
-	if (ipp->exec_said)
+	if (ipp->exec_said || ipp->exec_pending)
 		return true;
-	if (!ipp->map || ipp->gone || !ipp->taddr || pr->exited || !pr->maps ||
-	    strstr(pr->maps, "usdt-arena"))
+	if (!ipp->map || ipp->gone || !ipp->taddr || pr->exited ||
+	    (pr->maps && strstr(pr->maps, "usdt-arena")))
 		return false;
 	/*
-	 * pr->maps may be from before the arena was made: read them now.
-	 * An exiting process has none (not an exec).
+	 * pr->maps may be from before the arena was made, or none (the
+	 * kernel path's exec record reset them, proc_exec_reset()): read
+	 * them now.  An exiting process has none (not an exec).
 	 */
 	now = read_proc(pr->pid, "maps", NULL);
 	execd = now && *now && !strstr(now, "usdt-arena");
 	free(now);
 	if (!execd)
 		return false;
-	if (!ipp->exec_said)
-		say(c,
-		    "pid %d exec'd: -x activation=user does not follow exec; "
-		    "its new image is not traced",
-		    (int)pr->pid);
+	if (exec_fd_state(c, pr->pid) == EXFD_OURS) {
+		ipp->exec_pending = true;
+		return true;
+	}
+	say(c,
+	    "pid %d exec'd and closed (or never had) the descriptor its new "
+	    "image asks to be armed through: -x activation=user does not "
+	    "trace that image",
+	    (int)pr->pid);
 	ipp->exec_said = true;
 	return true;
+}
+
+/* An exec'd image that never asked to be armed: said when it ends. */
+static void exec_unasked(struct consumer *c, struct ip_proc *ipp)
+{
+	if (!ipp->exec_pending || ipp->exec_said)
+		return;
+	ipp->exec_said = true;
+	say(c,
+	    "pid %d exec'd an image that did not ask to be armed (no object "
+	    "of it carries drti.o's recorder, or it had not run its "
+	    "constructors): -x activation=user did not trace it",
+	    (int)ipp->pid);
+}
+
+/* Is the arena ipp made still mapped at its address in the process? */
+static bool arena_mapped(const struct ip_proc *ipp)
+{
+	struct proc_maps mm = {0};
+	bool found = false;
+
+	if (proc_maps_read(ipp->pid, &mm) < 0)
+		return false;
+	for (size_t i = 0; i < mm.n && !found; i++)
+		found = mm.m[i].start == ipp->taddr;
+	proc_maps_free(&mm);
+	return found;
+}
+
+/*
+ * The slots of ipp's arena (arena.h, "Following an exec"): an image
+ * exec'd by a traced process waits in its first drti.o constructor
+ * until it is armed here.  Its pid's process is reset to its new maps
+ * (proc_exec_reset()) and refreshed, which arms it with an arena of
+ * its own, and it is told to go on.  An image of a process this run
+ * does not trace (a fork child's) is told to go on, said once a run.  A
+ * slot
+ * whose token is not its pid's image's, or whose pid's old arena is
+ * still mapped (no exec), is a lie (a fork child shares the arena), not
+ * acted on.
+ */
+static void exec_answer(struct consumer *c, struct ip_proc *root)
+{
+	struct inproc *ip = c->ip;
+	struct usdt_arena *a = (struct usdt_arena *)root->map;
+	struct usdt_exec *x = (struct usdt_exec *)(root->map + USDT_EXEC_OFF);
+
+	if (!a || ip->stopped)
+		return;
+	for (int i = 0; i < USDT_NEXEC; i++) {
+		uint32_t st = __atomic_load_n(&x[i].state, __ATOMIC_ACQUIRE);
+		pid_t pid = (pid_t)__atomic_load_n(&x[i].pid, __ATOMIC_RELAXED);
+		uint32_t w = USDT_EX_WAIT;
+		struct tproc *pr;
+		struct ip_proc *old;
+		uint64_t tok[2];
+
+		if (pid <= 0)
+			continue;
+		if (st == USDT_EX_DONE || st == USDT_EX_FREE) {
+			/* its process gone: the slot free again */
+			if (kill(pid, 0) < 0 && errno == ESRCH) {
+				__atomic_store_n(&x[i].state, USDT_EX_FREE,
+						 __ATOMIC_RELEASE);
+				__atomic_store_n(&x[i].pid, 0,
+						 __ATOMIC_RELEASE);
+			}
+			continue;
+		}
+		pr = proc_find(c, pid);
+		old = pr && !pr->exited ? ip_proc_of(c, pr) : NULL;
+		if (st == USDT_EX_GAVEUP) {
+			if (!old || !old->exec_said)
+				say(c,
+				    "pid %d exec'd while dtrace was not "
+				    "reading (its new image waited a second): "
+				    "-x activation=user did not trace that "
+				    "image",
+				    (int)pid);
+			if (old) {
+				old->exec_pending = false;
+				old->exec_said = true;
+			}
+			__atomic_store_n(&x[i].state, USDT_EX_DONE,
+					 __ATOMIC_RELEASE);
+			continue;
+		}
+		if (st != USDT_EX_WAIT)
+			continue;
+		if (pr && (image_token(pid, tok) < 0 ||
+			   tok[0] != x[i].token[0] || tok[1] != x[i].token[1] ||
+			   (old && old->taddr && arena_mapped(old)))) {
+			root->corrupt++; /* not its image, or no exec */
+			__atomic_store_n(&x[i].state, USDT_EX_DONE,
+					 __ATOMIC_RELEASE);
+			continue;
+		}
+		if (!__atomic_compare_exchange_n(&x[i].state, &w,
+						 USDT_EX_ARMING, false,
+						 __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			continue; /* it gave up meanwhile: next read */
+		if (pr && !pr->exited) {
+			if (old) { /* its image is gone: nothing to restore */
+				old->gone = true;
+				old->taddr = 0;
+				old->exec_pending = false;
+			}
+			proc_exec_reset(c, pr);
+			(void)proc_refresh(c, pr, NULL);
+		} else if (!ip->child_exec_said) {
+			ip->child_exec_said = true;
+			say(c,
+			    "pid %d, forked from a process traced in-process, "
+			    "exec'd: -x activation=user follows the execs of "
+			    "the processes it traces only; its new image (and "
+			    "any other such child's) is not traced",
+			    (int)pid);
+		}
+		__atomic_store_n(&x[i].state, USDT_EX_DONE, __ATOMIC_RELEASE);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -1050,24 +1311,218 @@ static void ip_aggs(struct consumer *c)
 }
 #endif
 
+/*
+ * Site k of probe p (its offs, then its is-enabled enoffs) in the held
+ * process, checked and what to write there (nw) worked out, nothing
+ * written: 0, or -1 with why (the probe then goes to the kernel path).
+ */
+static int site_prepare(struct tproc *pr, struct tprobe *p,
+			const struct ip_obj *o, unsigned k, struct ip_site *s,
+			uint8_t nw[5], char *why, size_t wlen)
+{
+	bool en = k >= p->noffs;
+	uint64_t off = en ? p->enoffs[k - p->noffs] : p->offs[k];
+	uint8_t cur[6];
+	int64_t rel;
+
+	*s = (struct ip_site){.file = p->file, .off = off, .enabled = en,
+			      .len = 5};
+	s->addr = off_to_addr(p->file, o->bias, off);
+	if (!s->addr || mem_rw(pr->pid, s->addr, cur, sizeof(cur), false) < 0) {
+		snprintf(why, wlen, "its site at %#" PRIx64 " cannot be read",
+			 s->addr);
+		return -1;
+	}
+	/* what -G wrote there: the file's bytes */
+	if (file_bytes(p->file, off, s->orig) < 0) {
+		snprintf(why, wlen, "%s cannot be read at its site",
+			 p->file->path);
+		return -1;
+	}
+	if (en) {
+		if (memcmp(s->orig, nop_en, 5)) {
+			snprintf(why, wlen,
+				 "its is-enabled site at %#" PRIx64
+				 " is not -G's",
+				 s->addr);
+			return -1;
+		}
+		memcpy(nw, mov_1, 5);
+	} else {
+		if (memcmp(s->orig, nop_call, 5) &&
+		    memcmp(s->orig, nop_got, 6)) {
+			snprintf(why, wlen,
+				 "its site at %#" PRIx64
+				 " (%02x %02x %02x %02x %02x) is not a -G call "
+				 "site (a tail call, a header stub or an inline "
+				 "probe)",
+				 s->addr, s->orig[0], s->orig[1], s->orig[2],
+				 s->orig[3], s->orig[4]);
+			return -1;
+		}
+		if (!site_args_plan(file_note_at(p->file, off), s, why, wlen))
+			return -1;
+		rel = (int64_t)(o->rec - (s->addr + 5));
+		if (rel != (int32_t)rel) {
+			snprintf(why, wlen,
+				 "its recorder is out of a call's reach");
+			return -1;
+		}
+		nw[0] = 0xe8;
+		memcpy(nw + 1, &(int32_t){(int32_t)rel}, 4);
+	}
+	/*
+	 * The process runs the NOPs, or, a fork child of a process we
+	 * armed, the call already (which it keeps); anything else is
+	 * another tracer's.
+	 */
+	if (memcmp(cur, s->orig, 5) && memcmp(cur, nw, 5)) {
+		snprintf(why, wlen,
+			 "its site at %#" PRIx64 " holds %02x %02x %02x %02x "
+			 "%02x, not what -G wrote (another tracer's "
+			 "breakpoint?)",
+			 s->addr, cur[0], cur[1], cur[2], cur[3], cur[4]);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * pr's probes in kp (n of them) armed by the kernel backend opened
+ * beside this one (opened at the first such probe): it arms every
+ * probe of pr not enabled yet, so the others (a library unmapped, for
+ * one) are marked enabled meanwhile.  A probe a glob matches would be
+ * armed binary-wide there (uprobe.c, bpf.c), breakpoints over the
+ * calls armed in other processes running the file: refused.
+ */
+static void kernel_enable(struct consumer *c, struct tproc *pr,
+			  struct ip_kprobe *kp, size_t n)
+{
+	struct inproc *ip = c->ip;
+	struct tprobe **others = NULL;
+	size_t nothers = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (kp[i].p->wide) {
+			say(c,
+			    "-x activation=user cannot trace pid %d, probe "
+			    "%s: %s; and on the kernel path a glob's probe is "
+			    "armed binary-wide, over the sites armed in other "
+			    "processes",
+			    (int)pr->pid, kp[i].p->name, kp[i].why);
+			c->enable_failed = true;
+			return;
+		}
+	/*
+	 * A fork child runs the calls it inherited: a breakpoint over one
+	 * would have the kernel run the file's NOP out of line and resume
+	 * inside the call's operand
+	 */
+	{
+		struct proc_maps mm = {0};
+		const char *bad = NULL, *bwhy = NULL;
+
+		if (proc_maps_read(pr->pid, &mm) == 0)
+			for (size_t i = 0; i < n && !bad; i++) {
+				struct tprobe *p = kp[i].p;
+				uint64_t b;
+
+				if (!file_bias(p->file, &mm, &b))
+					continue;
+				for (unsigned k = 0; k < p->noffs && !bad;
+				     k++) {
+					uint8_t cur[1];
+					uint64_t a = off_to_addr(p->file, b,
+								 p->offs[k]);
+
+					if (a &&
+					    mem_rw(pr->pid, a, cur, 1, false) ==
+						    0 &&
+					    cur[0] == 0xe8) {
+						bad = p->name;
+						bwhy = kp[i].why;
+					}
+				}
+			}
+		proc_maps_free(&mm);
+		if (bad) {
+			say(c,
+			    "-x activation=user cannot trace pid %d, probe "
+			    "%s: %s; and its sites hold calls armed "
+			    "in-process (inherited from its parent), which "
+			    "the kernel path's breakpoints would break",
+			    (int)pr->pid, bad, bwhy);
+			c->enable_failed = true;
+			return;
+		}
+	}
+	if (!c->be_kernel && !ip->kb_failed && backend_open_kernel(c) < 0) {
+		ip->kb_failed = true;
+		snprintf(ip->kb_why, sizeof(ip->kb_why), "%s", c->be_why);
+	}
+	if (!c->be_kernel) {
+		say(c,
+		    "-x activation=user cannot trace pid %d, probe %s: %s; "
+		    "and the kernel path cannot be used: %s",
+		    (int)pr->pid, kp[0].p->name, kp[0].why, ip->kb_why);
+		c->enable_failed = true;
+		return;
+	}
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct tprobe *p = c->probes[i];
+		bool mine = false;
+
+		if (p->pid != pr->pid || p->enabled || !p->nclauses)
+			continue;
+		for (size_t k = 0; k < n && !mine; k++)
+			mine = kp[k].p == p;
+		if (!mine) {
+			p->enabled = true;
+			PUSH(others, nothers, p);
+		}
+	}
+	ip->kpr = pr;
+	ip->kpp = kp;
+	ip->nkpp = n;
+	c->be_kernel->enable(c, pr);
+	ip->kpr = NULL;
+	for (size_t i = 0; i < nothers; i++)
+		others[i]->enabled = false;
+	free(others);
+	if (c->o->verbose)
+		for (size_t i = 0; i < n; i++)
+			say(c, "pid %d, probe %s:%s:%s:%s: the kernel path (%s)",
+			    (int)pr->pid, kp[i].p->prov, kp[i].p->mod,
+			    kp[i].p->func, kp[i].p->name, kp[i].why);
+}
+
+/*
+ * Arm pr's probes: each probe on one path, whole.  One the recorder
+ * cannot take (probe_refusal(), a site site_prepare() refuses, a file
+ * without the recorder) goes to the kernel path, decided before any of
+ * its sites is written; a process it cannot take at all (held, maps,
+ * seccomp, its arena) goes there whole, and stays (ipp->kernel), its
+ * execs too.  What fails once writing has begun is refused, said.
+ */
 static void ip_enable(struct consumer *c, struct tproc *pr)
 {
-
 	struct inproc *ip = c->ip;
 	struct ip_proc *ipp = ip_proc_of(c, pr);
 	struct proc_maps mm = {0};
 	struct ip_hold h;
 	char why[PATH_MAX + 256] = "";
 	const char *pname = "";
-	bool fresh = !ipp, ok = false, made = false;
+	bool fresh = !ipp, ok = false, made = false, whole = false;
 	struct ip_ctlw *ctlw = NULL; /* written here: undone on refusal */
 	size_t nctl = 0;
+	struct ip_kprobe *kp = NULL; /* for the kernel path */
+	size_t nkp = 0;
+	struct ip_site *ps = NULL; /* a probe's sites, prepared */
+	uint8_t(*pnw)[5] = NULL;
+	size_t nps = 0;
 #ifdef HAVE_BPF
-	struct ubpf_kplan *kpl = ip->kp ? xcalloc(1, sizeof(*kpl)) : NULL;
-	struct usdt_aplan *ap =
-		ip->kp ? xcalloc(1,
-				 sizeof(*ap) + USDT_AOPS * sizeof(ap->ops[0]))
-		       : NULL;
+	struct ubpf_kplan *kpl = NULL;
+	struct usdt_aplan *ap = NULL;
 	bool planned = false;
 #endif
 
@@ -1081,44 +1536,79 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 		ipp->pr = pr;
 		PUSH(ip->procs, ip->nprocs, ipp);
 	}
+	if (ipp->kernel) {
+		whole = true;
+		goto kernel;
+	}
 	if (!hold(pr, &h)) {
 		snprintf(why, sizeof(why), "it cannot be held still (ptrace)");
-		goto refuse_nohold;
+		whole = true;
+		goto kernel;
 	}
+#ifdef HAVE_BPF
+	if (ip->kp) {
+		kpl = xcalloc(1, sizeof(*kpl));
+		ap = xcalloc(1, sizeof(*ap) + USDT_AOPS * sizeof(ap->ops[0]));
+	}
+#endif
 	/* where things are now, held: a refresh's maps may be older */
 	if (proc_maps_read(pr->pid, &mm) < 0) {
 		snprintf(why, sizeof(why), "its maps cannot be read");
 		goto refuse;
 	}
-	for (size_t i = 0; i < c->nprobes; i++) {
+	for (size_t i = 0; i < c->nprobes && !whole; i++) {
 		struct tprobe *p = c->probes[i];
 		struct ip_obj *o;
+		unsigned nsite;
+		bool bad = false;
 
 		if (p->pid != pr->pid || p->enabled || !p->nclauses)
 			continue;
 		pname = p->name;
-		if (probe_refusal(c, p, why, sizeof(why)))
-			goto refuse;
+		if (p->pidkind) {
+			snprintf(why, sizeof(why),
+				 "the pid provider needs the kernel path");
+			goto refuse; /* set up for this backend's caps */
+		}
 		{
 			uint64_t b;
 
 			if (!file_bias(p->file, &mm, &b))
 				continue; /* dlclose()d: armed when back */
 		}
-		o = proc_obj(ipp, p->file, &mm, why, sizeof(why));
-		if (!o)
-			goto refuse;
+		if (probe_refusal(c, p, why, sizeof(why)) ||
+		    !(o = proc_obj(ipp, p->file, &mm, why, sizeof(why)))) {
+			PUSH(kp, nkp, ((struct ip_kprobe){p, xstrdup(why)}));
+			continue;
+		}
+		/* every site checked before any is written */
+		nsite = p->noffs + p->nenoffs;
+		ps = xrealloc(ps, nsite ? nsite : 1, sizeof(*ps));
+		pnw = xrealloc(pnw, nsite ? nsite : 1, sizeof(*pnw));
+		nps = 0;
+		for (unsigned k = 0; k < nsite && !bad; k++)
+			bad = site_prepare(pr, p, o, k, &ps[nps], pnw[nps], why,
+					   sizeof(why)) < 0;
+		if (bad) {
+			PUSH(kp, nkp, ((struct ip_kprobe){p, xstrdup(why)}));
+			continue;
+		}
+		nps = nsite;
 		if (!ipp->map) {
 			if (seccomp_filtered(pr->pid)) {
 				snprintf(why, sizeof(why),
 					 "it runs under seccomp, which could "
 					 "kill it for the system calls dtrace "
 					 "would make it run");
-				goto refuse;
+				whole = true;
+				break;
 			}
-			if (arena_make(c, ipp, &h, o, why, sizeof(why)) < 0)
-				goto refuse;
+			if (arena_make(c, ipp, &h, o, why, sizeof(why)) < 0) {
+				whole = true;
+				break;
+			}
 			made = true;
+			image_done(c, pr->pid);
 		}
 #ifdef HAVE_BPF
 		/* the clauses the recorder can aggregate (arena.h) */
@@ -1149,89 +1639,14 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 				PUSH(ctlw, nctl,
 				     ((struct ip_ctlw){o->ctl, old}));
 		}
-		for (unsigned k = 0; k < p->noffs + p->nenoffs; k++) {
-			bool en = k >= p->noffs;
-			uint64_t off =
-				en ? p->enoffs[k - p->noffs] : p->offs[k];
-			struct ip_site s = {.file = p->file,
-					    .off = off,
-					    .enabled = en,
-					    .len = 5};
-			uint8_t cur[6], nw[5];
-			int64_t rel;
+		for (size_t k = 0; k < nps; k++) {
+			struct ip_site *st = &ps[k];
 			int err;
 
-			s.addr = off_to_addr(p->file, o->bias, off);
-			if (!s.addr || mem_rw(pr->pid, s.addr, cur, sizeof(cur),
-					      false) < 0) {
-				snprintf(why, sizeof(why),
-					 "its site at %#" PRIx64
-					 " cannot be read",
-					 s.addr);
-				goto refuse;
-			}
-			/* what -G wrote there: the file's bytes */
-			if (file_bytes(p->file, off, s.orig) < 0) {
-				snprintf(why, sizeof(why),
-					 "%s cannot be read at its site",
-					 p->file->path);
-				goto refuse;
-			}
-			if (en) {
-				if (memcmp(s.orig, nop_en, 5)) {
-					snprintf(why, sizeof(why),
-						 "its is-enabled site at "
-						 "%#" PRIx64 " is not -G's",
-						 s.addr);
-					goto refuse;
-				}
-				memcpy(nw, mov_1, 5);
-			} else {
-				if (memcmp(s.orig, nop_call, 5) &&
-				    memcmp(s.orig, nop_got, 6)) {
-					snprintf(why, sizeof(why),
-						 "its site at %#" PRIx64
-						 " (%02x %02x %02x %02x %02x) "
-						 "is not a -G call site (a "
-						 "tail call, a header stub or "
-						 "an inline probe)",
-						 s.addr, s.orig[0], s.orig[1],
-						 s.orig[2], s.orig[3],
-						 s.orig[4]);
-					goto refuse;
-				}
-				if (!site_args_plan(file_note_at(p->file, off),
-						    &s, why, sizeof(why)))
-					goto refuse;
-				rel = (int64_t)(o->rec - (s.addr + 5));
-				if (rel != (int32_t)rel) {
-					snprintf(why, sizeof(why),
-						 "its recorder is out of a "
-						 "call's reach");
-					goto refuse;
-				}
-				nw[0] = 0xe8;
-				memcpy(nw + 1, &(int32_t){(int32_t)rel}, 4);
-			}
-			/*
-			 * The process runs the NOPs, or, a fork child of a
-			 * process we armed, the call already (which it
-			 * keeps); anything else is another tracer's.
-			 */
-			if (memcmp(cur, s.orig, 5) && memcmp(cur, nw, 5)) {
-				snprintf(why, sizeof(why),
-					 "its site at %#" PRIx64
-					 " holds %02x %02x %02x %02x %02x, "
-					 "not what -G wrote (another "
-					 "tracer's breakpoint?)",
-					 s.addr, cur[0], cur[1], cur[2], cur[3],
-					 cur[4]);
-				goto refuse;
-			}
 			/* no thread may be inside the 5 bytes */
 			for (size_t t = 0; t < hold_count(&h); t++)
-				if ((err = step_out(&h, t, s.addr + 1,
-						    s.addr + 5)) < 0) {
+				if ((err = step_out(&h, t, st->addr + 1,
+						    st->addr + 5)) < 0) {
 					snprintf(
 						why, sizeof(why),
 						"a thread could not be stepped "
@@ -1239,24 +1654,25 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 						strerror(-err));
 					goto refuse;
 				}
-			if ((err = mem_rw(pr->pid, s.addr, nw, 5, true)) < 0) {
+			if ((err = mem_rw(pr->pid, st->addr, pnw[k], 5,
+					  true)) < 0) {
 				snprintf(why, sizeof(why),
 					 "its site at %#" PRIx64
 					 " cannot be written: %s",
-					 s.addr, strerror(-err));
+					 st->addr, strerror(-err));
 				goto refuse;
 			}
-			memcpy(s.armed, nw, 5);
+			memcpy(st->armed, pnw[k], 5);
 			/* a site of a file mapped there before: this one now */
 			for (size_t q = 0; q < ipp->nsites; q++)
-				if (ipp->sites[q].addr == s.addr)
+				if (ipp->sites[q].addr == st->addr)
 					ipp->sites[q] =
 						ipp->sites[--ipp->nsites];
-			PUSH(ipp->sites, ipp->nsites, s);
+			PUSH(ipp->sites, ipp->nsites, *st);
 #ifdef HAVE_BPF
-			if (kpl && !en) /* its plan, or none left there */
-				plan_put(ip, ipp, s.addr,
-					 planned && plan_site(kpl, &s, ap)
+			if (kpl && !st->enabled) /* its plan, or none there */
+				plan_put(ip, ipp, st->addr,
+					 planned && plan_site(kpl, st, ap)
 						 ? ap
 						 : NULL);
 #endif
@@ -1290,6 +1706,13 @@ refuse:
 		for (size_t i = 0; i < nctl; i++)
 			(void)mem_rw(pr->pid, ctlw[i].at, &ctlw[i].old,
 				     sizeof(ctlw[i].old), true);
+		if (made && ipp->exec_fd) {
+			bool ours;
+
+			(void)inject(&h, ipp->objs[0].sys, SYS_close,
+				     USDT_EXEC_FD, 0, 0, 0, 0, 0, &ours);
+			ipp->exec_fd = false;
+		}
 		if (made && arena_unmap(ipp, &h, ipp->objs[0].sys)) {
 			munmap(ipp->map, ipp->len);
 			ipp->map = NULL;
@@ -1298,7 +1721,42 @@ refuse:
 		}
 	}
 	release(&h);
-refuse_nohold:
+kernel:
+	/*
+	 * A process none of whose probes the recorder takes goes to the
+	 * kernel path whole (nothing of this backend armed in it): its
+	 * probes not yet handed over, each once.
+	 */
+	if (whole && !ipp->nsites && !ipp->map) {
+		ipp->kernel = true;
+		for (size_t i = 0; i < c->nprobes; i++) {
+			struct tprobe *p = c->probes[i];
+			bool had = false;
+
+			if (p->pid != pr->pid || p->enabled || !p->nclauses ||
+			    p->pidkind)
+				continue;
+			for (size_t k = 0; k < nkp && !had; k++)
+				had = kp[k].p == p;
+			if (!had)
+				PUSH(kp, nkp,
+				     ((struct ip_kprobe){
+					     p, xstrdup(why[0] ? why
+							       : "the process "
+								 "goes there "
+								 "whole")}));
+		}
+		ok = true;
+	} else if (whole) {
+		ok = false; /* half armed already: refused, said */
+	}
+	if (ok && nkp)
+		kernel_enable(c, pr, kp, nkp);
+	for (size_t i = 0; i < nkp; i++)
+		free(kp[i].why);
+	free(kp);
+	free(ps);
+	free(pnw);
 	free(ctlw);
 #ifdef HAVE_BPF
 	free(kpl);
@@ -1353,13 +1811,16 @@ static void drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 				known = ipp->known[k] == pid;
 			if (!known) {
 				pid_t pp = (pid_t)s->ppid;
-
-				lin_fork(
-					c, pp > 0 ? pp : ipp->pid, pid, tid,
+				uint64_t t0 =
 					tsc_to_ns(ip,
 						  slots[tail & (ip->nslots - 1)]
 							  .tsc) -
-						1);
+					1;
+
+				/* the kernel path's tracker told it first */
+				if (!c->be_kernel || !lin_forked(c, pid, t0))
+					lin_fork(c, pp > 0 ? pp : ipp->pid, pid,
+						 tid, t0);
 				PUSH(ipp->known, ipp->nknown, pid);
 			}
 		}
@@ -1383,6 +1844,7 @@ static void drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 			hh.cpu = (uint32_t)(r->pc >> 48) & 0xfff;
 			hh.rawlen = sizeof(raw);
 			hh.rawoff = arena_put(c, raw, sizeof(raw));
+			hh.inproc = true;
 			hit_push(c, &hh);
 			c->received++;
 		}
@@ -1462,6 +1924,9 @@ static void ip_drain(struct consumer *c)
 					 t, __ATOMIC_RELEASE);
 		drain_proc(c, ipp, i);
 	}
+	/* ip->procs may grow here (an exec'd image armed) */
+	for (size_t i = 0; i < ip->nprocs; i++)
+		exec_answer(c, ip->procs[i]);
 }
 
 static size_t ip_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
@@ -1524,6 +1989,7 @@ static void ip_proc_exit(struct consumer *c, struct tproc *pr)
 
 	/* its children may still write the arena: it stays mapped here */
 	if (ipp) {
+		exec_unasked(c, ipp);
 		ipp->gone = true;
 		ipp->taddr = 0;
 	}
@@ -1553,7 +2019,8 @@ static void disarm(struct consumer *c, struct ip_proc *ipp)
 	bool bad = false, *live;
 	uint64_t sys = 0;
 
-	if (ipp->disarmed || ipp->gone || !ipp->pr || ipp->pr->exited)
+	if (ipp->disarmed || ipp->gone || !ipp->pr || ipp->pr->exited ||
+	    !ipp->map) /* nothing armed here (the kernel path's, whole) */
 		return;
 	ipp->disarmed = true;
 	if (!hold(ipp->pr, &h)) {
@@ -1609,6 +2076,13 @@ static void disarm(struct consumer *c, struct ip_proc *ipp)
 		}
 	}
 	free(live);
+	/* the descriptor an exec would inherit, where it is ours */
+	if (sys && exec_fd_state(c, ipp->pid) == EXFD_OURS) {
+		bool ours;
+
+		(void)inject(&h, sys, SYS_close, USDT_EXEC_FD, 0, 0, 0, 0, 0,
+			     &ours);
+	}
 	/* a site left armed must find the arena: unmapped only after */
 	if (!bad && !arena_unmap(ipp, &h, sys))
 		say(c,
@@ -1629,8 +2103,10 @@ static void ip_stop(struct consumer *c)
 
 	if (!ip || ip->stopped)
 		return;
-	for (size_t i = 0; i < ip->nprocs; i++)
+	for (size_t i = 0; i < ip->nprocs; i++) {
+		exec_unasked(c, ip->procs[i]);
 		disarm(c, ip->procs[i]);
+	}
 	ip->stopped = true;
 	/* fork children keep the armed text: their hits stop here (hb 0:
 	 * ended, not counted as drops) */
@@ -1764,17 +2240,116 @@ static void ip_close(struct consumer *c)
 
 #endif
 
+/*
+ * The kernel backend opened beside this one (kernel_enable()): its
+ * records and its end go with ours; a hit says whose it is (inproc).
+ */
+static size_t mux_poll_fds(struct consumer *c, struct pollfd *pfd,
+			   size_t max)
+{
+	return c->be_kernel ? c->be_kernel->poll_fds(c, pfd, max)
+			    : ip_poll_fds(c, pfd, max);
+}
+
+/*
+ * The kernel backend's records first: an exec record there resets the
+ * process (lineage.c, proc_exec_reset()), and must be in before the new
+ * image's ask is answered (exec_answer()) and it is armed, or the kernel
+ * backend's enable, reading it then, arms every probe the reset left off
+ * (the calls armed in-process too: breakpoints over them).
+ */
+static void mux_drain(struct consumer *c)
+{
+	if (c->be_kernel)
+		c->be_kernel->drain(c);
+	ip_drain(c);
+}
+
+static bool mux_decode(struct consumer *c, const struct hit *h,
+		       struct d_fire *f, char *comm, size_t commlen,
+		       struct hit_at *at)
+{
+	if (h->inproc || !c->be_kernel)
+		return ip_decode(c, h, f, comm, commlen, at);
+	return c->be_kernel->decode(c, h, f, comm, commlen, at);
+}
+
+static void mux_proc_exit(struct consumer *c, struct tproc *pr)
+{
+	ip_proc_exit(c, pr);
+	if (c->be_kernel)
+		c->be_kernel->proc_exit(c, pr);
+}
+
+/*
+ * pr exec'd, as the kernel backend's records say (proc_exec_reset():
+ * every probe of pr off).  Read inside kernel_enable() (the kernel
+ * backend's enable reads its records first), it would have that enable
+ * arm every probe of pr, those armed in-process too: those stay on, so
+ * it arms only the probes handed to it.
+ */
+static void mux_proc_exec(struct consumer *c, struct tproc *pr)
+{
+#if defined(__x86_64__)
+	struct inproc *ip = c->ip;
+
+	if (ip && ip->kpr == pr)
+		for (size_t i = 0; i < c->nprobes; i++) {
+			struct tprobe *p = c->probes[i];
+			bool mine = false;
+
+			if (p->pid != pr->pid)
+				continue;
+			for (size_t k = 0; k < ip->nkpp && !mine; k++)
+				mine = ip->kpp[k].p == p;
+			p->enabled = !mine;
+		}
+#endif
+	if (c->be_kernel && c->be_kernel->proc_exec)
+		c->be_kernel->proc_exec(c, pr);
+}
+
+static void mux_stop(struct consumer *c)
+{
+	ip_stop(c);
+	if (c->be_kernel)
+		c->be_kernel->stop(c);
+}
+
+static void mux_aggs(struct consumer *c)
+{
+	ip_aggs(c);
+	if (c->be_kernel && c->be_kernel->aggs)
+		c->be_kernel->aggs(c);
+}
+
+static void mux_stats(struct consumer *c)
+{
+	ip_stats(c);
+	if (c->be_kernel)
+		c->be_kernel->stats(c);
+}
+
+static void mux_close(struct consumer *c)
+{
+	ip_close(c);
+	if (c->be_kernel)
+		c->be_kernel->close(c);
+	c->be_kernel = NULL;
+}
+
 const struct consumer_backend_ops consumer_inproc_ops = {
 	.name = "in-process",
 	.key = "inproc",
 	.open = ip_open,
 	.enable = ip_enable,
-	.poll_fds = ip_poll_fds,
-	.drain = ip_drain,
-	.decode = ip_decode,
-	.proc_exit = ip_proc_exit,
-	.stop = ip_stop,
-	.aggs = ip_aggs,
-	.stats = ip_stats,
-	.close = ip_close,
+	.poll_fds = mux_poll_fds,
+	.drain = mux_drain,
+	.decode = mux_decode,
+	.proc_exit = mux_proc_exit,
+	.proc_exec = mux_proc_exec,
+	.stop = mux_stop,
+	.aggs = mux_aggs,
+	.stats = mux_stats,
+	.close = mux_close,
 };

@@ -8,8 +8,11 @@
  * the program's own.  With a fourth argument it then fires act:::tick,
  * under its is-enabled guard, once per millisecond for that many
  * milliseconds (a run that dtrace can end or be killed in the middle
- * of, the process running on).  ACT_EXEC set: then it execs itself
- * once, the same arguments.  ACT_SECCOMP set: it runs under a seccomp
+ * of, the process running on).  ACT_EXEC=K: then it execs itself, the
+ * same arguments, K times in a chain (each new image fires at once);
+ * ACT_CLOSEFD set: it closes descriptor 1023 first (the one an image
+ * asks dtrace to arm it through).  ACT_CHILD_EXEC set: the fork child
+ * then execs itself as `act N 0 0`.  ACT_SECCOMP set: it runs under a seccomp
  * filter.  ACT_CHILD_SLEEP=MS: the fork child sleeps that long first.
  * ACT_SCRIBBLE set: once armed it fires one hit, then a fork child
  * writes the arena it shares with its parent (-x activation=user,
@@ -139,6 +142,13 @@ int main(int argc, char **argv)
 			fire((void *)1000000);
 			printf("child %d %ld\n", (int)getpid(), n);
 			fflush(stdout);
+			/* ACT_CHILD_EXEC set: then it execs act N 0 0 */
+			if (getenv("ACT_CHILD_EXEC")) {
+				char *av[] = {argv[0], argv[1], "0", "0", NULL};
+
+				unsetenv("ACT_CHILD_EXEC");
+				execv("/proc/self/exe", av);
+			}
 			_exit(0);
 		}
 		waitpid(c, NULL, 0);
@@ -152,10 +162,15 @@ int main(int argc, char **argv)
 	}
 	printf("parent %d %ld\n", (int)getpid(), n * (t ? t : 1));
 	fflush(stdout);
-	/* ACT_EXEC set: once more, in a new image of the same process */
-	if (getenv("ACT_EXEC")) {
-		unsetenv("ACT_EXEC");
+	/* ACT_EXEC=K: K times more, each a new image of the same process */
+	if (getenv("ACT_EXEC") && atoi(getenv("ACT_EXEC")) > 0) {
+		char k[16];
+
+		snprintf(k, sizeof(k), "%d", atoi(getenv("ACT_EXEC")) - 1);
+		setenv("ACT_EXEC", k, 1);
 		unsetenv("ACT_WAIT");
+		if (getenv("ACT_CLOSEFD")) /* as a daemon closes them all */
+			close(1023);
 		execv("/proc/self/exe", argv);
 		return 1;
 	}

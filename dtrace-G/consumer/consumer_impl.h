@@ -239,6 +239,7 @@ struct tproc {
 	uid_t uid;
 	gid_t gid;
 	char *maps;   /* the last /proc/PID/maps read, to see changes */
+	bool reimaged; /* exec'd: proc_exec_reset() since the last read */
 	struct tfile **files;
 	size_t nfiles;
 	/* uprobe backend */

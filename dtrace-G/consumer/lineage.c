@@ -270,6 +270,7 @@ void proc_exec_reset(struct consumer *c, struct tproc *pr)
 	pr->nfiles = 0;
 	free(pr->maps);
 	pr->maps = NULL;
+	pr->reimaged = true; /* its next maps are a new image's */
 	if (c->be->proc_exec)
 		c->be->proc_exec(c, pr);
 }

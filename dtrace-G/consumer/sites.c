@@ -576,7 +576,9 @@ static void late_say(struct consumer *c, struct tproc *pr, size_t nf0)
 {
 	char why[160];
 
-	if (!pr->target || !c->begun || pr->late_said ||
+	/* the first read of a new image (proc_exec_reset()) finds no
+	 * dlopen(): how an exec is followed is the backend's to say */
+	if (!pr->target || !c->begun || pr->late_said || pr->reimaged ||
 	    (c->be->caps & BE_CAP_HOLD))
 		return;
 	for (size_t i = 0; i < c->nprobes; i++) {
@@ -668,5 +670,6 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	proc_maps_free(&mm);
 	proc_enable(c, pr);
 	late_say(c, pr, nf0);
+	pr->reimaged = false;
 	return true;
 }

@@ -30,9 +30,9 @@
 #  - registry-wide, with dtrace-helperd: a fork child that registers is
 #    armed again over the calls it inherited, every hit counted once;
 #  - refusals, with the reason and no tracing: ustack(), execname,
-#    copyinstr() of an argument, a stripped program, a process under a
-#    seccomp filter (which could kill it for an injected call), a bad
-#    value.
+#    copyinstr() of an argument, uid, a stripped program, a process
+#    under a seccomp filter (which could kill it for an injected call),
+#    a bad value.
 # Needs root, x86-64, and for the kernel path uprobe events.
 
 . "$top_srcdir/tests/lib.sh"
@@ -375,6 +375,11 @@ for cl in 'ustack();' '@[execname] = count();' 'trace(copyinstr(arg1));'; do
 	expect_eq "refused: $cl: the reason" 1 \
 		"$(grep -c 'activation=user cannot trace pid [0-9]*, probe hit: .*kernel path' r.err)"
 done
+# uid and gid: the recorder takes no ids at the hit (cred_check())
+"$DTRACE" -q -x activation=user -n 'act$target:::hit { trace(uid); }' \
+	-c './act 1 0 0' >r.out 2>r.err
+expect_eq "refused: uid: status" 1 $?
+expect_grep "refused: uid: the reason" "cannot use uid or gid .* with the in-process backend" r.err
 cp act act-stripped && strip act-stripped
 "$DTRACE" -q -x activation=user -n 'act$target:::hit' \
 	-c './act-stripped 1 0 0' >r.out 2>r.err

@@ -1401,7 +1401,7 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 	if (r.flags & UBPF_RF_CRED) {
 		if (!rec_cred(h->raw, r.len, &off, &f->uid, &f->gid))
 			return false;
-		at->cred = true;
+		f->cred = true;
 	}
 	if (r.flags & UBPF_RF_PPID) { /* else records.c finds it */
 		uid_t pp;
@@ -1753,7 +1753,7 @@ const struct consumer_backend_ops consumer_bpf_ops = {
 	.name = "BPF",
 	.key = "bpf",
 	.caps = BE_CAP_UPROBES | BE_CAP_KPROV | BE_CAP_VTIME | BE_CAP_PSARGS |
-		BE_CAP_HOLD,
+		BE_CAP_HOLD | BE_CAP_CRED,
 	.open = bpf_open,
 	.enable = bpf_enable,
 	.poll_fds = bpf_poll_fds,

@@ -136,10 +136,6 @@ static void proc_status(struct tproc *pr)
 		return;
 	if ((s = strstr(st, "\nPPid:")))
 		pr->ppid = (pid_t)atoi(s + 6);
-	if ((s = strstr(st, "\nUid:")))
-		pr->uid = (uid_t)strtoul(s + 5, NULL, 10);
-	if ((s = strstr(st, "\nGid:")))
-		pr->gid = (gid_t)strtoul(s + 5, NULL, 10);
 }
 
 struct tproc *proc_add(struct consumer *c, pid_t pid, bool target)
@@ -1099,6 +1095,8 @@ static int consumer_run(struct consumer *c)
 	if (psargs_check(c) < 0) /* so does one without pr_psargs */
 		goto out;
 	if (ecred_check(c) < 0) /* ... or pr_euid, pr_egid */
+		goto out;
+	if (cred_check(c) < 0) /* ... or uid, gid */
 		goto out;
 	if (sess_check(c) < 0) /* ... or pr_pgid, pr_sid */
 		goto out;

@@ -43,7 +43,8 @@
  * and clauses that
  * need the kernel at the hit: ustack(), execname, copyinstr()/copyin()
  * of an argument (copied at hit time on the kernel path), vtimestamp
- * (vtime.c refuses that for any backend but bpf) and the kernel
+ * and uid/gid (vtime.c and psargs.c refuse those for any backend but
+ * bpf) and the kernel
  * providers but tick-N (kprov.c).
  *
  * Reading (drain()).  Every claimed segment of every arena, from its

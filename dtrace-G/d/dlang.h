@@ -263,8 +263,8 @@ uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
  * thread went unreported): a clause that reads it faults (ILLOP) */
 #define D_VTIME_UNKNOWN UINT64_MAX
 /* uid, gid (curpsinfo's pr_uid, pr_gid): the firing thread's real ids at
- * the hit, where the backend takes them (bpf.c), else the process's as
- * dtrace read them (records.c) */
+ * the hit, which the BPF backend takes (bpf.c); the others refuse them
+ * (consumer/psargs.c's cred_check()) */
 #define D_NEED_CRED 0x100000u
 /* curpsinfo->pr_psargs: the process's arguments at the hit, which the
  * BPF backend copies (consumer/psargs.c) */
@@ -340,6 +340,9 @@ struct d_fire {
 	unsigned epid; /* enabled probe ID: one per (clause, probe) */
 	int cpu;
 	pid_t pid, tid, ppid;
+	/* uid, gid (D_NEED_CRED), as at the hit, when cred is set (else a
+	 * run-time illegal operation) */
+	bool cred;
 	uid_t uid;
 	gid_t gid;
 	const char *execname;

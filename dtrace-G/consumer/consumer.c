@@ -886,8 +886,9 @@ static int copyout_check(struct consumer *c)
 		return 0;
 #ifdef HAVE_BPF
 	if (c->be == &consumer_bpf_ops && !bpf_write_user_ok()) {
-		say(c, "could not enable tracing: copyoutstr( ) is written at "
-		       "the hit by a BPF program, and this kernel refuses "
+		say(c, "could not enable tracing: copyout( ) and "
+		       "copyoutstr( ) are written at the hit by a BPF "
+		       "program, and this kernel refuses "
 		       "bpf_probe_write_user() (locked down, or no "
 		       "CAP_SYS_ADMIN: kernel_lockdown(7))");
 		return -1;
@@ -896,8 +897,8 @@ static int copyout_check(struct consumer *c)
 		return 0;
 #endif
 	say(c,
-	    "could not enable tracing: copyoutstr( ) is written at the "
-	    "hit by the BPF backend only, not the %s one",
+	    "could not enable tracing: copyout( ) and copyoutstr( ) are "
+	    "written at the hit by the BPF backend only, not the %s one",
 	    c->be->name);
 	return -1;
 }

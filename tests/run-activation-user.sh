@@ -38,7 +38,8 @@
 #    for an injected call) go to the kernel path: the kernel path's
 #    output, which probe went where (-v); an exec chain mixing both;
 #  - refusals, with the reason and no tracing: a glob's probe the
-#    kernel path would arm binary-wide, a bad value.
+#    kernel path would arm binary-wide, uid (no ids taken at the hit),
+#    a bad value.
 # Needs root, x86-64, and for the kernel path uprobe events.
 
 . "$top_srcdir/tests/lib.sh"
@@ -478,6 +479,11 @@ expect_eq "mixed exec chain: the counts" \
 	"hits fire 6000|l 600|ticks 60" \
 	"$(grep '^hits\|^l \|^ticks' mixx.user | paste -sd'|')"
 expect_file_eq "mixed exec chain: the kernel path's output" mixx.kernel mixx.user
+# uid and gid: the recorder takes no ids at the hit (cred_check())
+"$DTRACE" -q -x activation=user -n 'act$target:::hit { trace(uid); }' \
+	-c './act 1 0 0' >r.out 2>r.err
+expect_eq "refused: uid: status" 1 $?
+expect_grep "refused: uid: the reason" "cannot use uid or gid .* with the in-process backend" r.err
 cp act act-stripped && strip act-stripped
 prog='act$target:::hit { @h = count(); } actl$target:::fire { @l = count(); }
 END { printa("hits %@d\n", @h); printa("lib %@d\n", @l); }'

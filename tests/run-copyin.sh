@@ -136,9 +136,10 @@ fi
 
 # alloca() and copyinto() make a buffer of the process's bytes, read
 # through the clause's pointer; a copyin() of an unmapped address is an
-# invalid address, ERROR's arg5 naming it.  copyout() is refused
-# (tests/d/funcs): run from the record it would write after the probe
-# has returned; copyoutstr() of a literal is tests/run-copyout.sh's.
+# invalid address, ERROR's arg5 naming it.  copyout() of such a buffer
+# is refused (tests/d/funcs): run from the record it would write after
+# the probe has returned; copyoutstr() of a literal and copyout() of
+# bytes read at an argument are tests/run-copyout.sh's.
 run_dtrace -q -c ./cpin -n 'cpin$target:::buf {
 	this->b = (char *)alloca(6); copyinto(arg0 + 8, 5, this->b);
 	printf("[%s]\n", stringof(this->b)); }

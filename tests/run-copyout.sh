@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# run-copyout.sh: copyoutstr() under -w, written by the BPF program at
-# the hit (bpf_probe_write_user()), against a real process
-# (tests/data/copyout/cpout.c), which prints its buffer right after the
-# probe returns:
+# run-copyout.sh: copyoutstr() and copyout() under -w, written by the
+# BPF program at the hit (bpf_probe_write_user()), against a real
+# process (tests/data/copyout/cpout.c), which prints its buffer right
+# after the probe returns:
 #  - the string written, cut to the size given, is what the process
-#    prints: the write happened before the probe returned;
+#    prints: the write happened before the probe returned; so are the
+#    bytes of copyinstr(argA) and copyin(argA, n), read at the hit;
 #  - a write to an address nothing maps is a fault: ERROR's arguments
 #    (DTRACEFLT_BADADDR, the address) and DTrace's message;
 #  - without -w: "Destructive actions not allowed";
@@ -48,6 +49,14 @@ if grep -q 'this kernel refuses bpf_probe_write_user()' err.txt; then
 	expect_eq "-w, locked down: nothing written, nothing traced" "" \
 		"$(grep -v '^after the probe: \[original-bytes\]$' out.txt)"
 	echo "# this kernel refuses bpf_probe_write_user(): writes not checked"
+	# the forms that write what the program reads at the hit pass
+	# every rule of the program's, up to the kernel's refusal
+	for d in 'copyoutstr(copyinstr(arg1), arg0, 9)' \
+		'copyout(copyin(arg1, 4), arg0, 4)'; do
+		run_dtrace -w -q -c './cpout copy' -n "cpout\$target:::copy { $d; }"
+		expect_grep "-w, locked down: $d: the kernel's refusal" \
+			'this kernel refuses bpf_probe_write_user()' err.txt
+	done
 else
 	expect_eq "-w: status" 0 "$status"
 	expect_eq "-w: the bytes written at the hit; ERROR's arguments" \
@@ -62,6 +71,22 @@ ERROR 1 0x10" "$(sed '/^$/d' out.txt)"
 		-n 'cpout$target:::done { exit(0); }'
 	expect_eq "-w: the string and its NUL" "after the probe: [new]" \
 		"$(head -1 out.txt)"
+
+	# bytes read at the hit at another argument's address, then
+	# written: a string cut to the size (no NUL), a whole string, n
+	# bytes; a source nothing maps: nothing written, the clause's
+	# copyin faults there
+	for c in 'copyoutstr(copyinstr(arg1), arg0, 9)|from-the-bytes' \
+		'copyoutstr(copyinstr(arg1), arg0, 32)|from-the-source' \
+		'copyout(copyin(arg1, 4), arg0, 4)|frominal-bytes'; do
+		run_dtrace -w -q -c './cpout copy' -n "cpout\$target:::copy {
+			${c%|*}; } ERROR { printf(\"ERROR %d 0x%x\\n\", arg4, arg5); }"
+		expect_eq "-w: ${c%|*}: status" 0 "$status"
+		expect_eq "-w: ${c%|*}: written before the probe returned" \
+			"after the copy: [${c#*|}]
+after a copy from 0x10: [original-bytes]
+ERROR 1 0x10" "$(sed '/^$/d' out.txt)"
+	done
 fi
 
 run_dtrace -q -c ./cpout -n 'cpout$target:::fill {
@@ -81,9 +106,27 @@ for d in 'cpout$target:::fill /arg1 > 0/ { copyoutstr("x", arg0, 2); }' \
 	expect_grep "refused: $d: why" "copyoutstr( ) .*" err.txt
 	expect_eq "refused: $d: nothing traced" "" "$(cat out.txt)"
 done
+for d in 'cpout$target:::copy { copyoutstr(copyinstr(arg1), arg0, 64); }' \
+	'cpout$target:::copy { copyout(copyin(arg1, 4), arg0, 8); }' \
+	'cpout$target:::copy { copyout(copyin(arg1, 65), arg0, 4); }'; do
+	run_dtrace -w -q -c './cpout copy' -n "$d"
+	expect_eq "refused: $d: status" 1 "$status"
+	expect_grep "refused: $d: why" "over .* the BPF program reads at the hit" err.txt
+	expect_eq "refused: $d: nothing traced" "" "$(cat out.txt)"
+done
+run_dtrace -w -q -c './cpout copy' -n 'cpout$target:::copy {
+	copyoutstr(copyinstr(arg1), arg0, 9); trace(copyinstr(arg1)); }'
+expect_grep "refused: a read besides the write's source" \
+	"copyoutstr( ) in a program that reads the process's memory .* but for the write's own source" err.txt
+# bytes the BPF program cannot have at the hit: what the clause builds
 run_dtrace -w -q -c ./cpout -n 'cpout$target:::fill {
-	copyoutstr(copyinstr(arg0), arg0, 2); }'
-expect_grep "not a literal: refused" \
-	'copyoutstr( ) is supported only as copyoutstr("string", argN, size > 0)' err.txt
+	copyoutstr(strjoin("a", copyinstr(arg0)), arg0, 2); }'
+expect_grep "built: refused" \
+	'copyoutstr( ) is supported only as copyoutstr("string", argN, size > 0) or copyoutstr(copyinstr(argA), argN, size > 0)' err.txt
+run_dtrace -w -q -c ./cpout -n 'cpout$target:::fill {
+	this->b = (char *)alloca(2); this->b[0] = 65; this->b[1] = 0;
+	copyout(this->b, arg0, 2); }'
+expect_grep "alloca(): refused" \
+	'copyout( ) is supported only as copyout(copyin(argA, n), argN, size > 0)' err.txt
 
 finish

@@ -28,7 +28,9 @@
 #  - two consumers at once, each seeing every hit once;
 #  - a process a description pins and one a glob matches, at one site;
 #  - self-> counters (kept in the kernel on the BPF backend): exact per
-#    process, registry-wide and under -c, no hit before a plan is armed.
+#    process, registry-wide and under -c, no hit before a plan is armed;
+#  - uid and gid of children that change their real ids between hits:
+#    each hit's own (BPF), or the script refused (other backends).
 # Needs root, uprobe events, /dev/fuse and dtrace-helperd.
 
 . "$top_srcdir/tests/lib.sh"
@@ -302,6 +304,39 @@ while [ $r -lt $rounds ]; do
 	sort s9/pids >want.txt
 	check "-c, srv*, round $r" i want.txt
 done
+
+# uid and gid of children known only through the fork tree (no
+# registry) that change their real ids between their hits: each hit has
+# the ids its thread had then (BPF: read at the hit), never the parent's
+# or 0; a backend that cannot read them at the hit refuses the script
+# before the command runs (consumer/psargs.c's cred_check())
+rm -rf s13 && mkdir s13 && touch s13/go
+DTRACE_STATEDIR=$tmp/none DTRACE_DOF_INIT_DISABLE=1 "$DTRACE" -q \
+	-c "./fsrv $tmp/s13 2 2 0 3 0 0 1" -n 'srv*:::req {
+	@[pid, uid, gid, curpsinfo->pr_uid] = count(); }
+	END { printa("%d %d %d %d %@d\n", @); }' >l.txt 2>l.err
+l_status=$?
+case ${DTRACE_BACKEND:-${HAVE_BPF:-no}} in
+bpf | yes)
+	[ -e s13/done ] || fail "uid of forked children: fsrv did not finish: $(cat l.err)"
+	first=$(tail -n 1 s13/pids | cut -d' ' -f1)
+	awk -v first="$first" '$1 == first { print $1, 0, 0, 0, $2; next }
+		{ print $1, 0, 0, 0, $2 / 2; print $1, 65534, 65533, 65534, $2 / 2 }' \
+		s13/pids | sort >want.txt
+	expect_eq "uid of forked children: processes" 7 "$(wc -l <s13/pids)"
+	grep -E '^[0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+$' l.txt | sort >got.txt
+	expect_file_eq "uid and gid of forked children, as at each hit" \
+		want.txt got.txt
+	;;
+*)
+	expect_eq "uid of forked children, ${DTRACE_BACKEND:-default} backend: status" \
+		1 "$l_status"
+	expect_grep "uid of forked children: refused, naming the backend" \
+		"cannot use uid or gid .* with the .* backend" l.err
+	expect_eq "uid of forked children: refused before the command ran" \
+		"" "$(cat s13/pids 2>/dev/null)"
+	;;
+esac
 
 # self-> in a forking server, registry-wide and under -c: where the
 # generated program keeps self-> in the kernel, no hit of a process runs

@@ -99,8 +99,8 @@
  * are kprov.c's to decode.  A run whose traced probes read vtimestamp
  * loads usdt_hit_vt instead of usdt_hit and the sched_switch program
  * of bpf/vtime.bpf.h, attached before any event (vtime.c); one whose
- * program calls copyoutstr() (-w) loads usdt_hit_w, which writes at the
- * hit (ev_copyout()), and never generated programs.
+ * program calls copyout() or copyoutstr() (-w) loads usdt_hit_w, which
+ * writes at the hit (ev_copyout()), and never generated programs.
  */
 #include "config.h"
 
@@ -762,8 +762,8 @@ static void fix_try(struct consumer *c, struct tevent *e)
 /*
  * Whether the run's clauses are all the generator takes: no
  * vtimestamp, no curpsinfo->pr_psargs (the generic program takes them
- * at the hit: UBPF_RF_VTIME, UBPF_RF_PSARGS), no copyoutstr() (written
- * by the generic usdt_hit_w).  uid, gid, ppid and, at
+ * at the hit: UBPF_RF_VTIME, UBPF_RF_PSARGS), no copyout() or
+ * copyoutstr() (written by the generic usdt_hit_w).  uid, gid, ppid and, at
  * uprobes, curpsinfo's pr_euid, pr_egid, pr_pgid and pr_sid it takes as
  * the generic program does (UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_ECRED,
  * UBPF_RF_SESS; a kernel probe's record has the first three in its
@@ -785,11 +785,11 @@ static bool cg_fits(struct consumer *c)
 }
 
 /*
- * copyoutstr() (d_prog_copyout()): the program that writes is loaded
- * (usdt_hit_w), and an event whose clauses call it (D_NEED_COPYOUT: an
- * event's needs are those of every probe at its site, so the event of
- * a probe without the clause is another one) writes at the argument's
- * address at each hit.  A wide event (matching probes still to come)
+ * copyout(), copyoutstr() (d_prog_copyout()): the program that writes
+ * is loaded (usdt_hit_w), and an event whose clauses call it
+ * (D_NEED_COPYOUT: an event's needs are those of every probe at its
+ * site, so the event of a probe without the clause is another one)
+ * writes at the argument's address at each hit.  A wide event (matching probes still to come)
  * writes nothing: its hits' clause faults instead (f->copyout 0).
  */
 static bool copyout_wanted(const struct consumer *c)
@@ -853,9 +853,19 @@ static void ev_copyout(struct consumer *c, struct tevent *e, struct ubpf_ev *s)
 	    d_prog_copyout(c->prog, &co, &why) <= 0 || co.len > UBPF_WMAX ||
 	    co.arg >= s->nargs || s->a[co.arg].kind == UBPF_A_NONE)
 		return;
+	if (co.src && (co.src - 1 >= s->nargs ||
+		       s->a[co.src - 1].kind == UBPF_A_NONE || !co.rlen ||
+		       co.rlen > UBPF_WMAX))
+		return;
 	s->warg = (uint8_t)co.arg;
 	s->wlen = (uint16_t)co.len;
-	memcpy(s->wbytes, co.bytes, co.len); /* at most strlen + 1 */
+	if (co.src) { /* read at the hit, just before */
+		s->wsrc = (uint8_t)co.src;
+		s->wstr = co.str;
+		s->wrlen = (uint16_t)co.rlen;
+	} else {
+		memcpy(s->wbytes, co.bytes, co.len); /* at most strlen + 1 */
+	}
 }
 
 /* Whether a clause reads the user stack (cgbuf then has room for it). */
@@ -1401,7 +1411,7 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 	if (r.flags & UBPF_RF_CRED) {
 		if (!rec_cred(h->raw, r.len, &off, &f->uid, &f->gid))
 			return false;
-		at->cred = true;
+		f->cred = true;
 	}
 	if (r.flags & UBPF_RF_PPID) { /* else records.c finds it */
 		uid_t pp;
@@ -1758,7 +1768,7 @@ const struct consumer_backend_ops consumer_bpf_ops = {
 	.name = "BPF",
 	.key = "bpf",
 	.caps = BE_CAP_UPROBES | BE_CAP_KPROV | BE_CAP_VTIME | BE_CAP_PSARGS |
-		BE_CAP_HOLD,
+		BE_CAP_HOLD | BE_CAP_CRED,
 	.open = bpf_open,
 	.enable = bpf_enable,
 	.poll_fds = bpf_poll_fds,

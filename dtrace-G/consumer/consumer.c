@@ -136,10 +136,6 @@ static void proc_status(struct tproc *pr)
 		return;
 	if ((s = strstr(st, "\nPPid:")))
 		pr->ppid = (pid_t)atoi(s + 6);
-	if ((s = strstr(st, "\nUid:")))
-		pr->uid = (uid_t)strtoul(s + 5, NULL, 10);
-	if ((s = strstr(st, "\nGid:")))
-		pr->gid = (gid_t)strtoul(s + 5, NULL, 10);
 }
 
 struct tproc *proc_add(struct consumer *c, pid_t pid, bool target)
@@ -890,8 +886,9 @@ static int copyout_check(struct consumer *c)
 		return 0;
 #ifdef HAVE_BPF
 	if (c->be == &consumer_bpf_ops && !bpf_write_user_ok()) {
-		say(c, "could not enable tracing: copyoutstr( ) is written at "
-		       "the hit by a BPF program, and this kernel refuses "
+		say(c, "could not enable tracing: copyout( ) and "
+		       "copyoutstr( ) are written at the hit by a BPF "
+		       "program, and this kernel refuses "
 		       "bpf_probe_write_user() (locked down, or no "
 		       "CAP_SYS_ADMIN: kernel_lockdown(7))");
 		return -1;
@@ -900,8 +897,8 @@ static int copyout_check(struct consumer *c)
 		return 0;
 #endif
 	say(c,
-	    "could not enable tracing: copyoutstr( ) is written at the "
-	    "hit by the BPF backend only, not the %s one",
+	    "could not enable tracing: copyout( ) and copyoutstr( ) are "
+	    "written at the hit by the BPF backend only, not the %s one",
 	    c->be->name);
 	return -1;
 }
@@ -1130,6 +1127,8 @@ static int consumer_run(struct consumer *c)
 	if (psargs_check(c) < 0) /* so does one without pr_psargs */
 		goto out;
 	if (ecred_check(c) < 0) /* ... or pr_euid, pr_egid */
+		goto out;
+	if (cred_check(c) < 0) /* ... or uid, gid */
 		goto out;
 	if (sess_check(c) < 0) /* ... or pr_pgid, pr_sid */
 		goto out;

@@ -236,8 +236,6 @@ struct tproc {
 	bool late_said; /* a dlopen()ed file armed by a read of the maps */
 	uint64_t start;
 	pid_t ppid;
-	uid_t uid;
-	gid_t gid;
 	char *maps;   /* the last /proc/PID/maps read, to see changes */
 	bool reimaged; /* exec'd: proc_exec_reset() since the last read */
 	struct tfile **files;
@@ -270,8 +268,7 @@ struct hit {
 struct hit_at {
 	struct tfile *file;
 	uint64_t off; /* the site's file offset */
-	bool cred; /* decode() set the d_fire's uid and gid, as at the hit */
-	bool ppid; /* ... and its ppid */
+	bool ppid;    /* decode() set the d_fire's ppid, as at the hit */
 };
 
 /*
@@ -315,6 +312,9 @@ enum {
 	BE_CAP_PSARGS = 1u << 3,
 	/* a -p process can be held at its dlopen()s (dlhold.c, BPF) */
 	BE_CAP_HOLD = 1u << 4,
+	/* a hit's real uid and gid, read at the hit (psargs.c's
+	 * cred_check()) */
+	BE_CAP_CRED = 1u << 5,
 };
 
 /*
@@ -1054,6 +1054,9 @@ int psargs_check(struct consumer *c);
 /* ... and the same for curpsinfo->pr_euid and pr_egid */
 bool ecred_wanted(const struct consumer *c);
 int ecred_check(struct consumer *c);
+/* ... and for uid and gid (curpsinfo->pr_uid, pr_gid) */
+bool cred_wanted(const struct consumer *c);
+int cred_check(struct consumer *c);
 /* a clause of a traced probe reads ppid or calls progenyof() */
 bool ppid_wanted(const struct consumer *c);
 /* ... and the same as pr_euid's for curpsinfo->pr_pgid and pr_sid */

@@ -58,8 +58,9 @@
  * whose it is).  Refused, said, the run stopped: a glob's probe the
  * kernel path would arm binary-wide (over calls armed in other
  * processes), the pid provider, what fails once writing has begun;
- * vtimestamp and the kernel providers but tick-N are refused earlier
- * (vtime.c, kprov.c: this backend declares no such capability).
+ * vtimestamp, uid/gid and the kernel providers but tick-N are refused
+ * earlier (vtime.c, psargs.c, kprov.c: this backend declares no such
+ * capability).
  *
  * Reading (drain()).  Every claimed segment of every arena, from its
  * tail to its head; each record becomes a hit with the segment's pid and

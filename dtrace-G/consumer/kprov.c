@@ -628,6 +628,7 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	f.cpu = (int)r.cpu;
 	f.pid = (pid_t)r.pid;
 	f.tid = (pid_t)r.tid;
+	f.cred = true;
 	f.uid = x.uid;
 	f.gid = x.gid;
 	f.ppid = (pid_t)x.ppid;

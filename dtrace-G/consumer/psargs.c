@@ -12,6 +12,10 @@
  * sess_check()).  ppid gets the same help where a
  * clause reads it (ppid_offs(): real_parent's tgid at the hit,
  * UBPF_RF_PPID), with no refusal: records.c finds it otherwise.
+ * uid and gid (curpsinfo's pr_uid and pr_gid), the firing thread's
+ * real ids, need no offsets (bpf_get_current_uid_gid(), UBPF_RF_CRED),
+ * and are refused the same way by a backend that cannot take them at
+ * the hit (cred_check()).
  *
  * Where it comes from.  A probe in a traced process: the BPF backend's
  * program reads, at the hit, the first 80 bytes of the process's
@@ -79,6 +83,11 @@ bool ppid_wanted(const struct consumer *c)
 bool sess_wanted(const struct consumer *c)
 {
 	return wanted(c, D_NEED_SESS);
+}
+
+bool cred_wanted(const struct consumer *c)
+{
+	return wanted(c, D_NEED_CRED);
 }
 
 /*
@@ -300,6 +309,30 @@ int ecred_check(struct consumer *c)
 	    "cannot use curpsinfo->pr_euid or pr_egid with the %s backend: "
 	    "its records carry no credentials, and /proc read later would "
 	    "give another moment's; they need the BPF backend",
+	    c->be ? c->be->name : "chosen");
+	return -1;
+}
+
+/*
+ * uid and gid at a traced probe: only a backend that reads them at the
+ * hit (BE_CAP_CRED) gives them.  No other value is exact: a process may
+ * change its real ids at any time (a daemon dropping root, a forked
+ * child that calls setuid() before it fires, which it may do before
+ * dtrace even reads its fork record), each thread has its own (the
+ * raw system calls change only the caller's), and a /proc snapshot
+ * says what they were when it was read, not at the hit.  Telling when
+ * they cannot change (no CAP_SETUID, no user namespace, no set-id exec)
+ * would take every thread's capabilities and every exec as timed facts.
+ */
+int cred_check(struct consumer *c)
+{
+	if (!cred_wanted(c) || (c->be && (c->be->caps & BE_CAP_CRED)))
+		return 0;
+	say(c,
+	    "cannot use uid or gid (curpsinfo->pr_uid, pr_gid) with the %s "
+	    "backend: its records carry no credentials, and a process may "
+	    "change its ids between /proc's answer and a hit (a forked "
+	    "child's setuid()); they need the BPF backend",
 	    c->be ? c->be->name : "chosen");
 	return -1;
 }

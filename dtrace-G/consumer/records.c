@@ -15,9 +15,10 @@
  * copied at hit time, and in c->ucap the user registers and stack when
  * the hit took them); what is the process's (ppid and the ancestors for
  * progenyof(), from the fork tree (lineage.c) where it knows the process,
- * as it was at the hit; uid and gid where decode() took none at the hit,
- * the process's as dtrace read them when it took it up; the stack and
- * name callbacks of ustack.c)
+ * as it was at the hit; the stack and name callbacks of ustack.c; uid
+ * and gid only decode() gives, taken at the hit, and a backend that
+ * takes none has refused a script that reads them: psargs.c's
+ * cred_check())
  * and the clocks are added here, the same for every backend
  * (hit_run()).  A kernel provider's hit (syscall, profile, tick, proc:
  * hit.kprov) is decoded by kprov.c instead, which knows its probe
@@ -300,10 +301,8 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 		else if (!f.ppid && (f.ppid = parent_of(NULL, f.pid)) < 0)
 			f.ppid = 0;
 	}
-	if (!at.cred) { /* the backend took no ids at the hit */
-		f.uid = pr ? pr->uid : 0;
-		f.gid = pr ? pr->gid : 0;
-	}
+	/* uid and gid: decode()'s, taken at the hit (f.cred), or none; a
+	 * backend that takes none refused them (cred_check()) */
 	if (c->kagg_rec) /* the kernel ran the others (bpf_agg.c) */
 		hit_run_kagg(c, &p->dp, p->clauses, p->epids, p->nclauses,
 			     p->uclauses, p->uepids, p->nuclauses, &f);
@@ -467,6 +466,7 @@ void fire_self(struct consumer *c, struct d_fire *f, char *comm,
 	f->pid = getpid();
 	f->tid = (pid_t)syscall(SYS_gettid);
 	f->ppid = getppid();
+	f->cred = true;
 	f->uid = getuid();
 	f->gid = getgid();
 	f->psargs = psargs_self();

@@ -707,7 +707,8 @@ uint32_t d_needs_of(const struct node *n)
 	if (n->op == N_BUILTIN && (d_builtins[n->sub].id == B_PGID ||
 				   d_builtins[n->sub].id == B_SID))
 		m |= D_NEED_SESS;
-	if (n->op == N_FUNC && d_funcs[n->sub].id == F_COPYOUTSTR)
+	if (n->op == N_FUNC && (d_funcs[n->sub].id == F_COPYOUTSTR ||
+				d_funcs[n->sub].id == F_COPYOUT))
 		m |= D_NEED_COPYOUT;
 	m |= d_needs_of(n->a) | d_needs_of(n->b) | d_needs_of(n->c);
 	for (i = 0; i < n->nargs; i++)

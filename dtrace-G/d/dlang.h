@@ -263,8 +263,8 @@ uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
  * thread went unreported): a clause that reads it faults (ILLOP) */
 #define D_VTIME_UNKNOWN UINT64_MAX
 /* uid, gid (curpsinfo's pr_uid, pr_gid): the firing thread's real ids at
- * the hit, where the backend takes them (bpf.c), else the process's as
- * dtrace read them (records.c) */
+ * the hit, which the BPF backend takes (bpf.c); the others refuse them
+ * (consumer/psargs.c's cred_check()) */
 #define D_NEED_CRED 0x100000u
 /* curpsinfo->pr_psargs: the process's arguments at the hit, which the
  * BPF backend copies (consumer/psargs.c) */
@@ -275,7 +275,8 @@ uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
 /* curpsinfo->pr_pgid, pr_sid: the process group and session at the hit
  * (consumer/psargs.c) */
 #define D_NEED_SESS 0x800000u
-/* copyoutstr(): the BPF program writes at the hit (d_prog_copyout()) */
+/* copyout(), copyoutstr(): the BPF program writes at the hit
+ * (d_prog_copyout()) */
 #define D_NEED_COPYOUT 0x1000000u
 uint32_t d_clause_needs(const struct d_prog *prog, unsigned clause);
 
@@ -290,19 +291,28 @@ uint16_t d_clause_memargs(const struct d_prog *prog, unsigned clause,
 			  uint32_t size[D_MAXARGS]);
 
 /*
- * copyoutstr("string", argN, size) (-w): DTrace writes before the probe
- * returns, so the BPF program writes at the hit, and the clause, run
- * later in dtrace, faults where the write did (struct d_fire's copyout).
- * The write is exact only as the clause's first statement, without a
- * predicate, once in the program, in a program that reads none of the
- * process's memory: 0 when the program has none, 1 with co filled, -1
- * with why saying which rule it breaks.
+ * copyoutstr("string", argN, size), copyoutstr(copyinstr(argA), argN,
+ * size) and copyout(copyin(argA, n), argN, size) (-w): DTrace writes
+ * before the probe returns, so the BPF program writes at the hit (the
+ * bytes of the literal, or those it reads at argument A's address just
+ * before), and the clause, run later in dtrace, faults where the write
+ * did (struct d_fire's copyout).  The write is exact only as the
+ * clause's first statement, without a predicate, once in the program,
+ * in a program that reads none of the process's memory but the
+ * write's own source: 0 when the program has none, 1 with co filled,
+ * -1 with why saying which rule it breaks.
  */
 #define D_COPYOUT_MAX 64 /* bytes written, the NUL included */
 struct d_copyout {
 	unsigned clause, arg;
-	const char *bytes;
-	size_t len; /* bytes to write, at most D_COPYOUT_MAX */
+	const char *bytes; /* the literal's (src 0) */
+	size_t len;	   /* bytes to write, at most D_COPYOUT_MAX */
+	/* 0: bytes; else 1 + the argument whose memory is read at the hit
+	 * and written: a string (str: up to rlen bytes, its NUL included,
+	 * then at most len of them), or rlen bytes (copyin()) */
+	unsigned src;
+	bool str;
+	size_t rlen;
 };
 int d_prog_copyout(const struct d_prog *prog, struct d_copyout *co,
 		   const char **why);
@@ -340,6 +350,9 @@ struct d_fire {
 	unsigned epid; /* enabled probe ID: one per (clause, probe) */
 	int cpu;
 	pid_t pid, tid, ppid;
+	/* uid, gid (D_NEED_CRED), as at the hit, when cred is set (else a
+	 * run-time illegal operation) */
+	bool cred;
 	uid_t uid;
 	gid_t gid;
 	const char *execname;
@@ -414,8 +427,9 @@ struct d_fire {
 	/* curpsinfo->pr_pgid, pr_sid (D_NEED_SESS), when sess is set */
 	bool sess;
 	pid_t pgid, sid;
-	/* copyoutstr() (D_NEED_COPYOUT): 1 the BPF program wrote at the
-	 * hit, -1 the write faulted, 0 no write was made (a fault too) */
+	/* copyout(), copyoutstr() (D_NEED_COPYOUT): 1 the BPF program
+	 * wrote at the hit, -1 the write faulted, 0 no write was made (a
+	 * fault too) */
 	int copyout;
 };
 #define D_UREGS_N 17

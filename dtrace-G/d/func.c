@@ -511,23 +511,41 @@ int d_check_func(struct parser *ps, struct node *n, bool strict)
 	/*
 	 * DTrace writes before the probe returns; here the clause runs in
 	 * dtrace after the hit, while the process goes on, so the write is
-	 * the BPF program's, at the hit (d_prog_copyout()): only a string
-	 * literal, known before the hit, to an argument's address, with a
-	 * constant size.  copyout() of a buffer the clause builds would need
-	 * the clause run in the kernel: refused.
+	 * the BPF program's, at the hit (d_prog_copyout()): of bytes it
+	 * has there, a string literal or what it reads at an argument's
+	 * address (copyinstr(argA), copyin(argA, n)), to an argument's
+	 * address, with a constant size.  A buffer the clause builds
+	 * otherwise (alloca() and bcopy(), string functions) would need the
+	 * clause run in the kernel: refused.
 	 */
-	if (fn->id == F_COPYOUT)
-		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
-			"copyout( ) is not supported: the clause runs in dtrace "
-			"after the hit, so only copyoutstr( ) of a string "
-			"literal, which the BPF program writes at the hit, is");
+	if (fn->id == F_COPYOUT) {
+		const struct node *b = n->args[0];
+
+		if (b->op != N_FUNC || d_funcs[b->sub].id != F_COPYIN ||
+		    b->args[0]->op != N_ARGN || b->args[1]->op != N_INT ||
+		    n->args[1]->op != N_ARGN || n->args[2]->op != N_INT ||
+		    n->args[2]->ival <= 0)
+			d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+				"copyout( ) is supported only as "
+				"copyout(copyin(argA, n), argN, size > 0): the "
+				"BPF program writes at the hit, before the clause "
+				"runs in dtrace, so only bytes it can read there");
+		ps->prog->uses_destructive = true;
+	}
 	if (fn->id == F_COPYOUTSTR) {
-		if (n->args[0]->op != N_STR || n->args[1]->op != N_ARGN ||
+		const struct node *b = n->args[0];
+		bool lit = b->op == N_STR;
+		bool in = b->op == N_FUNC &&
+			  d_funcs[b->sub].id == F_COPYINSTR &&
+			  b->nargs == 1 && b->args[0]->op == N_ARGN;
+
+		if ((!lit && !in) || n->args[1]->op != N_ARGN ||
 		    n->args[2]->op != N_INT || n->args[2]->ival <= 0)
 			d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
 				"copyoutstr( ) is supported only as "
-				"copyoutstr(\"string\", argN, size > 0): the BPF "
-				"program writes at the hit, before the clause "
+				"copyoutstr(\"string\", argN, size > 0) or "
+				"copyoutstr(copyinstr(argA), argN, size > 0): the "
+				"BPF program writes at the hit, before the clause "
 				"runs in dtrace");
 		ps->prog->uses_destructive = true;
 	}
@@ -833,7 +851,8 @@ static struct dv eval_func(struct ectx *x, const struct node *n,
 	case F_COPYINTO:
 		d_copyinto(x, a);
 		return d_dv_int(0, 4, true);
-	case F_COPYOUTSTR: /* written at the hit (d_prog_copyout()) */
+	case F_COPYOUT: /* written at the hit (d_prog_copyout()) */
+	case F_COPYOUTSTR:
 		if (x->f->copyout < 0)
 			d_fault(x, FLT_BADADDR, (uint64_t)a[1].i);
 		if (x->f->copyout == 0)

@@ -77,13 +77,16 @@
  * (*p = v, p[i] = v, op=, ++, --: d_store()) writes under that rule
  * too, into a copy or an alloca() alike, as DTrace's copyin() result is
  * scratch the clause may write; the process's own memory is never
- * written here (copyout() is refused: dtrace.1).
+ * written here.
  *
- * copyoutstr("literal", argN, size) under -w is written by the BPF
- * program at the hit (d_prog_copyout() says when that is exact: the
- * clause's first statement, no predicate, once, in a program that reads
- * no process memory); the clause, run later, faults where the write did
- * (struct d_fire's copyout).
+ * copyoutstr("literal", argN, size), copyoutstr(copyinstr(argA), argN,
+ * size) and copyout(copyin(argA, n), argN, size) under -w are written
+ * by the BPF program at the hit, the last two from what it reads at
+ * argument A's address just before (d_prog_copyout() says when that is
+ * exact: the clause's first statement, no predicate, once, in a program
+ * that reads no process memory but that source); the clause, run
+ * later, faults where the write did (struct d_fire's copyout).  A
+ * buffer built otherwise (alloca() and bcopy()) is refused: dtrace.1.
  */
 #include "config.h"
 
@@ -608,7 +611,12 @@ uint16_t d_clause_memargs(const struct d_prog *p, unsigned clause,
 /* ------------------------------------------------------------------ */
 /* What the kernel writes at hit time (d_prog_copyout) */
 
-/* copyoutstr() calls in n (out: the last), and reads of the process. */
+/*
+ * copyout() and copyoutstr() calls in n (out: the last), and reads of
+ * the process other than a write's source (copyinstr(argA),
+ * copyin(argA, n): the BPF program reads it just before it writes, as
+ * the clause orders them).
+ */
 static void node_out(const struct node *n, unsigned *nout,
 		     const struct node **out, bool *reads)
 {
@@ -617,9 +625,17 @@ static void node_out(const struct node *n, unsigned *nout,
 	if (n->op == N_FUNC) {
 		int id = d_funcs[n->sub].id;
 
-		if (id == F_COPYOUTSTR) {
+		if (id == F_COPYOUTSTR || id == F_COPYOUT) {
+			const struct node *b = n->args[0];
+
 			++*nout;
 			*out = n;
+			if (b->op == N_FUNC) /* its argN, n: no reads */
+				b = NULL;
+			node_out(b, nout, out, reads);
+			node_out(n->args[1], nout, out, reads);
+			node_out(n->args[2], nout, out, reads);
+			return;
 		}
 		if (id == F_COPYIN || id == F_COPYINSTR || id == F_COPYINTO)
 			*reads = true;
@@ -651,9 +667,10 @@ static void stmts_out(const struct stmt *v, unsigned n, unsigned *nout,
 int d_prog_copyout(const struct d_prog *p, struct d_copyout *co,
 		   const char **why)
 {
-	const struct node *out = NULL;
+	const struct node *out = NULL, *src;
 	unsigned nout = 0, at = 0;
 	bool reads = false;
+	uint64_t size;
 
 	memset(co, 0, sizeof(*co));
 	for (unsigned ci = 0; p && ci < p->nclauses; ci++) {
@@ -668,30 +685,56 @@ int d_prog_copyout(const struct d_prog *p, struct d_copyout *co,
 	if (!nout)
 		return 0;
 	*why = NULL;
+	src = out->args[0];
+	size = (uint64_t)out->args[2]->ival;
 	if (nout > 1)
-		*why = "more than one copyoutstr( ) in the program";
+		*why = "more than one copyout( ) or copyoutstr( ) in the "
+		       "program";
 	else if (reads)
-		*why = "copyoutstr( ) in a program that reads the process's "
-		       "memory (copyin( ), copyinstr( ), copyinto( )): those "
+		*why = "copyout( ) or copyoutstr( ) in a program that reads "
+		       "the process's memory (copyin( ), copyinstr( ), "
+		       "copyinto( )) but for the write's own source: those "
 		       "reads are made at the hit or later, so they would not "
 		       "see the write in the order the clauses say";
 	else if (p->clauses[at].pred ||
 		 p->clauses[at].stmts[0].kind != S_EXPR ||
 		 p->clauses[at].stmts[0].e != out)
-		*why = "copyoutstr( ) that is not its clause's first statement, "
-		       "in a clause without a predicate: the BPF program "
-		       "writes at every hit of the clause's probes, before "
-		       "anything else of the clause runs";
-	else if (strlen(out->args[0]->sval) + 1 > D_COPYOUT_MAX)
+		*why = "copyout( ) or copyoutstr( ) that is not its clause's "
+		       "first statement, in a clause without a predicate: the "
+		       "BPF program writes at every hit of the clause's "
+		       "probes, before anything else of the clause runs";
+	else if (src->op == N_STR &&
+		 strlen(src->sval) + 1 > D_COPYOUT_MAX)
 		*why = "copyoutstr( ) of a string longer than the BPF "
 		       "program's 63 bytes";
+	else if (src->op == N_FUNC && d_funcs[src->sub].id == F_COPYINSTR &&
+		 size > D_COPYOUT_MAX - 1)
+		*why = "copyoutstr(copyinstr(argA), argN, size) with a size "
+		       "over the 63 bytes the BPF program reads at the hit";
+	else if (src->op == N_FUNC && d_funcs[src->sub].id == F_COPYIN &&
+		 ((uint64_t)src->args[1]->ival > D_COPYOUT_MAX ||
+		  src->args[1]->ival <= 0 ||
+		  size > (uint64_t)src->args[1]->ival))
+		*why = "copyout(copyin(argA, n), argN, size) with n over the "
+		       "64 bytes the BPF program reads at the hit, or a size "
+		       "over n (bytes the copy does not hold)";
 	if (*why)
 		return -1;
 	co->clause = at;
 	co->arg = (unsigned)out->args[1]->sub;
-	co->bytes = out->args[0]->sval;
-	co->len = strlen(co->bytes) + 1; /* DTrace writes the NUL too */
-	if ((uint64_t)out->args[2]->ival < co->len)
-		co->len = (size_t)out->args[2]->ival; /* at most size bytes */
+	co->len = (size_t)size; /* at most size bytes */
+	if (src->op == N_STR) {
+		co->bytes = src->sval;
+		if (strlen(co->bytes) + 1 < co->len) /* the NUL too */
+			co->len = strlen(co->bytes) + 1;
+		return 1;
+	}
+	co->src = 1 + (unsigned)src->args[0]->sub;
+	co->str = d_funcs[src->sub].id == F_COPYINSTR;
+	/* copyinstr(): what the clause's own copy holds, strsize's NUL
+	 * included, at most the 64 the program reads */
+	co->rlen = co->str ? p->strsize : (size_t)src->args[1]->ival;
+	if (co->rlen > D_COPYOUT_MAX)
+		co->rlen = D_COPYOUT_MAX;
 	return 1;
 }

@@ -294,6 +294,8 @@ static struct dv builtin(struct ectx *x, int id)
 	case B_TID:
 		return d_dv_int(f->tid, 4, true);
 	case B_UID:
+		if (!f->cred) /* the backend took no ids at the hit */
+			d_fault(x, FLT_ILLOP, 0);
 		return d_dv_int((int64_t)f->uid, 4, false);
 	case B_EXECNAME:
 		/* the process names itself (prctl): tainted */
@@ -336,6 +338,8 @@ static struct dv builtin(struct ectx *x, int id)
 	case B_ID:
 		return d_dv_int(pr ? pr->id : 0, 4, false);
 	case B_GID:
+		if (!f->cred)
+			d_fault(x, FLT_ILLOP, 0);
 		return d_dv_int((int64_t)f->gid, 4, false);
 	case B_ERRNO:
 		return d_dv_int(f->errnum, 4, true);

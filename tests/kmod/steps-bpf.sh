@@ -18,7 +18,8 @@
 #    stack copy load and give results, at a USDT probe and at profile-N
 #    (tests/data/kstack/kstk.c's main -> outer -> inner, unwound by its
 #    CFI); so does copyin()'s copy at the hit (the program's memmask
-#    loop), and copyoutstr()'s write at the hit (usdt_hit_w), its fault
+#    loop), and copyoutstr()'s and copyout()'s writes at the hit
+#    (usdt_hit_w: a literal, bytes read at another argument), its fault
 #    an ERROR;
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
@@ -163,6 +164,25 @@ expect_eq "copyoutstr() at a USDT probe: written before it returned" \
 expect_eq "copyoutstr() to an unmapped address: ERROR's arguments" \
 	"ERROR 1 0x10" "$(grep ERROR bo.txt)"
 [ -s bo.err ] && diag "$(tail -n 40 bo.err)"
+# copyoutstr(copyinstr(argA), ...) and copyout(copyin(argA, n), ...):
+# the bytes read at the hit at another argument's address, then
+# written; from 0x10 the read faults, nothing is written and the
+# clause's copyin faults there
+for c in 'copyoutstr(copyinstr(arg1), arg0, 9)|from-the-bytes' \
+	'copyoutstr(copyinstr(arg1), arg0, 32)|from-the-source' \
+	'copyout(copyin(arg1, 4), arg0, 4)|frominal-bytes'; do
+	rm -f bo.txt
+	DTRACE_BACKEND=bpf timeout 120 dtrace -w -q -o bo.txt \
+		-n "cpout\$target:::copy { ${c%|*}; }
+		    ERROR { printf(\"ERROR %d 0x%x\\n\", arg4, arg5); }" \
+		-c '/kt/cpout copy' >bo.prog 2>bo.err </dev/null
+	expect_eq "${c%|*} at a USDT probe: written before it returned" \
+		"after the copy: [${c#*|}]
+after a copy from 0x10: [original-bytes]" "$(cat bo.prog)"
+	expect_eq "${c%|*} from an unmapped address: ERROR's arguments" \
+		"ERROR 1 0x10" "$(grep ERROR bo.txt)"
+	[ -s bo.err ] && diag "$(tail -n 40 bo.err)"
+done
 rm -f bv.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bv.txt \
 	-n 'tr$target:::tick /!self->v/ { self->v = vtimestamp;

@@ -194,6 +194,14 @@ ft_run vt.txt -q -n 'tr$target:::tick { trace(vtimestamp); }' \
 expect_eq "vtimestamp through the module: refused" 1 "$ft_status"
 check "vtimestamp refused: the fasttrap backend named" \
 	grep -q "vtimestamp with the fasttrap module backend" vt.txt.err
+# nor the ids: uid and gid are refused (consumer/psargs.c's cred_check()),
+# not given as a /proc snapshot a setuid() could have made stale
+ft_run ui.txt -q -n 'tr$target:::tick { trace(uid); }' \
+	-c "/kt/trprog 'tick 1'"
+expect_eq "uid through the module: refused" 1 "$ft_status"
+check "uid refused: the fasttrap backend named" \
+	grep -q "uid or gid (curpsinfo->pr_uid, pr_gid) with the fasttrap module backend" \
+	ui.txt.err
 
 # threads that exit take their self-> variables along, through the
 # module too: 8 threads set one and exit, the main thread keeps its own

@@ -90,6 +90,7 @@ static struct d_fire mkfire(const struct d_probe *pr)
 	f.pid = 1234;
 	f.tid = 1235;
 	f.ppid = 1;
+	f.cred = true;
 	f.uid = 1000;
 	f.execname = "app";
 	f.timestamp = 5000;
@@ -660,6 +661,26 @@ static void test_runtime_errors(void)
 	       "action #1\n",
 	       "args[N] beyond the declared arguments");
 	is_int(rv, D_RUN_ERROR | D_RUN_FAULT, "... is a run-time error");
+	free(out);
+	free(err);
+	d_free(p);
+
+	/* a firing whose backend took no ids at the hit: gid, then uid in
+	 * the next clause, fault (consumer/psargs.c's cred_check() refuses
+	 * such runs; never 0) */
+	p = compile("a { trace(gid); } a { trace(uid); }");
+	f = mkfire(&p_query);
+	f.cred = false;
+	rv = fire_all(p, &f, &out, &err);
+	is_str(err,
+	       "dtrace: error on enabled probe ID 1 (ID 70143: "
+	       "myapp1234:app:run_query:query-start): illegal operation in "
+	       "action #1\n"
+	       "dtrace: error on enabled probe ID 1 (ID 70143: "
+	       "myapp1234:app:run_query:query-start): illegal operation in "
+	       "action #1\n",
+	       "uid and gid without the hit's ids: illegal operation");
+	is_int(rv, D_RUN_ERROR | D_RUN_FAULT, "... a fault that fires ERROR");
 	free(out);
 	free(err);
 	d_free(p);

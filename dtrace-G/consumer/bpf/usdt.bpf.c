@@ -30,8 +30,10 @@
  * one that reads pr_euid or pr_egid, the effective ids (ecred_rec());
  * one that reads ppid, the parent's pid (ppid_rec()); one that reads
  * pr_pgid or pr_sid, the process group and session (sess_rec()).
- * A run whose program calls copyoutstr() (-w) loads usdt_hit_w, which
- * writes the string at the hit (bpf_probe_write_user()) and flags the
+ * A run whose program calls copyout() or copyoutstr() (-w) loads
+ * usdt_hit_w, which writes the bytes at the hit (bpf_probe_write_user():
+ * a literal's, or those it reads just before at an argument's address)
+ * and flags the
  * record so that the clause, run later in dtrace, faults where the
  * write did; no other run's program holds that helper.
  *
@@ -596,13 +598,15 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 		h->flags |= UBPF_RF_USTACK;
 	}
 	/*
-	 * copyoutstr() (-w): DTrace writes before the probe returns, so
-	 * here, after the copies above (a program that writes reads none
-	 * of the process's memory: d_prog_copyout()).  The kernel warns
-	 * once that a program writes user memory.
+	 * copyout(), copyoutstr() (-w): DTrace writes before the probe
+	 * returns, so here, after the copies above (a program that writes
+	 * reads none of the process's memory but the write's source:
+	 * d_prog_copyout()).  The kernel warns once that a program writes
+	 * user memory.
 	 */
 	if (wr && e->wlen) {
-		__u32 a = e->warg, n = e->wlen;
+		__u32 a = e->warg, n = e->wlen, sa = e->wsrc, rn = e->wrlen;
+		long got = UBPF_WMAX;
 		char w[UBPF_WMAX];
 
 		/* from the stack: 6.1's verifier refused e->wbytes as the
@@ -615,7 +619,29 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 		/* 1 to UBPF_WMAX as the verifier sees it (6.1 took n == 0
 		 * for possible past an `if (n)`); wlen is in that range */
 		n = ((n - 1) & (UBPF_WMAX - 1)) + 1;
-		if (a < UBPF_MAXARGS) {
+		/* copyin(argA, rn), copyinstr(argA): read just before the
+		 * write, as the clause orders them; a read that faults
+		 * writes nothing */
+		barrier_var(sa);
+		sa &= 15;
+		barrier_var(rn);
+		rn = ((rn - 1) & (UBPF_WMAX - 1)) + 1;
+		if (sa && sa <= UBPF_MAXARGS) {
+			const void *from =
+				(const void *)arg_of(R, &e->a[sa - 1]);
+
+			if (e->wstr) {
+				got = bpf_probe_read_user_str(w, rn, from);
+				if (got > 0 && (__u32)got < n)
+					n = (__u32)got; /* its NUL the last */
+			} else {
+				got = bpf_probe_read_user(w, rn, from);
+				got = got < 0 ? got : 1;
+			}
+			barrier_var(n);
+			n = ((n - 1) & (UBPF_WMAX - 1)) + 1;
+		}
+		if (got > 0 && a < UBPF_MAXARGS) {
 			h->flags |= UBPF_RF_WROTE;
 			if (bpf_probe_write_user((void *)arg_of(R, &e->a[a]),
 						 w, n) < 0)

@@ -37,9 +37,11 @@
  * a record whose process's argument area could be read has, flagged
  * UBPF_RF_PSARGS, a 2-byte length and at most UBPF_PSARGS bytes of it
  * after those (../psargs.c makes them DTrace's pr_psargs).  When a
- * clause calls copyoutstr() (-w: the event's wlen), usdt_hit_w writes
- * the string at the hit, after the record's copies, and flags the record
- * UBPF_RF_WROTE, with UBPF_RF_WFAULT when the write faulted.  A
+ * clause calls copyout() or copyoutstr() (-w: the event's wlen),
+ * usdt_hit_w writes the bytes at the hit, after the record's copies, and
+ * flags the record UBPF_RF_WROTE, with UBPF_RF_WFAULT when the write
+ * faulted; bytes it reads first (wsrc) that fault are not written, and
+ * the record has neither flag.  A
  * generated program whose plan has fault sites (kagg_bpf.h's SEQ with
  * agg set: ../cgen.c) flags every record UBPF_RF_KFAULT and ends it
  * with 8 bytes, the sites' bits: site i's 1 << 2i when the string was
@@ -68,10 +70,10 @@
 #define UBPF_RF_ECRED 0x20  /* before those: the euid and the egid */
 #define UBPF_RF_PPID 0x40   /* before those: the parent's pid */
 #define UBPF_RF_SESS 0x80   /* then the process group's and session's */
-#define UBPF_RF_WROTE 0x100 /* copyoutstr(): the event's write was made */
+#define UBPF_RF_WROTE 0x100 /* copyout(): the event's write was made */
 #define UBPF_RF_WFAULT 0x200 /* ... and faulted */
 #define UBPF_RF_KFAULT 0x400 /* the last 8 bytes: the plan's fault bits */
-#define UBPF_WMAX 64	     /* bytes one copyoutstr() writes (D_COPYOUT_MAX) */
+#define UBPF_WMAX 64	     /* bytes one copyout() writes (D_COPYOUT_MAX) */
 #define UBPF_PSARGS 80	    /* DTrace's PRARGSZ */
 #define UBPF_VTIME_MAX 16384 /* live threads vtime.bpf.h keeps a clock for */
 
@@ -127,12 +129,18 @@ struct ubpf_ev {
 	__u8 ecred;  /* the euid and egid at the hit (UBPF_RF_ECRED) */
 	__u8 ppid;   /* the parent's pid at the hit (UBPF_RF_PPID) */
 	__u8 sess;   /* the pgid and sid at the hit (UBPF_RF_SESS) */
-	/* copyoutstr() (usdt_hit_w only): write wlen bytes of wbytes at
-	 * the address in argument warg when wlen is not 0 */
+	/* copyout(), copyoutstr() (usdt_hit_w only): write wlen bytes of
+	 * wbytes at the address in argument warg when wlen is not 0; with
+	 * wsrc, the bytes read first at the address in argument wsrc - 1:
+	 * wrlen of them, or with wstr a string of at most wrlen bytes, its
+	 * NUL included, of which at most wlen are written */
 	__u8 warg;
-	__u8 wpad;
+	__u8 wsrc;
 	__u16 wlen;
 	char wbytes[UBPF_WMAX];
+	__u16 wrlen;
+	__u8 wstr;
+	__u8 wpad;
 };
 
 /* A record's fixed part. */

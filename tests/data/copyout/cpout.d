@@ -2,5 +2,6 @@
 /* tests/run-copyout.sh: a probe passing a buffer dtrace -w writes into */
 provider cpout {
 	probe fill(char *, int);
+	probe copy(char *, char *);
 	probe done();
 };

@@ -3,7 +3,7 @@
  * fsrv.c - a forking server for tests/run-trace-fork.sh, deterministic
  * so that the test can expect exact counts.
  *
- *	fsrv DIR NCHILD DEPTH NTHREADS K EXEC PREFORK
+ *	fsrv DIR NCHILD DEPTH NTHREADS K EXEC PREFORK [SETID]
  *
  * Every process forks NCHILD children if it is less than DEPTH forks
  * from the first, fires srv:::req K times from its main thread (the
@@ -18,9 +18,15 @@
  * file: `fsrv DIR HITS` does what fsrv2 does).  With PREFORK 1 the
  * first process forks its children before DIR/go exists; every process
  * waits for DIR/go before it fires, so children forked before tracing
- * starts fire only once it has.  The first process writes DIR/done when
- * all are done.
+ * starts fire only once it has.  With SETID 1 every process but the
+ * first, after its K hits, sets its real uid and gid to 65534 and 65533
+ * (the effective and saved ones stay root's, so it can still write DIR)
+ * and fires K more, counted in its line.  The first process writes
+ * DIR/done when all are done.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* setresuid(), setresgid() */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -35,7 +41,7 @@
 #include "srv.h"
 
 static const char *dir;
-static int nchild, depth_max, nthreads, k, do_exec, prefork;
+static int nchild, depth_max, nthreads, k, do_exec, prefork, setid;
 static int child_no; /* this process is its parent's child_no'th child */
 
 static void nap(void)
@@ -165,6 +171,12 @@ static void body(int depth)
 		for (nk = 0; nk < nchild; nk++)
 			kids[nk] = spawn(depth + 1, nk);
 	fire();
+	if (setid && depth > 0) { /* uid and gid as at each hit */
+		if (setresgid(65533, 0, 0) < 0 || setresuid(65534, 0, 0) < 0)
+			_exit(9);
+		fire();
+		hits += k;
+	}
 	for (int i = 0; i < nt; i++)
 		if (pthread_create(&th[i], NULL, thread_main, NULL))
 			_exit(6);
@@ -201,7 +213,7 @@ int main(int argc, char **argv)
 
 	if (argc == 3) /* exec'd by one of ours (EXEC 3) */
 		return execd_main(argc, argv);
-	if (argc != 8)
+	if (argc != 8 && argc != 9)
 		return 2;
 	dir = argv[1];
 	nchild = atoi(argv[2]);
@@ -210,6 +222,7 @@ int main(int argc, char **argv)
 	k = atoi(argv[5]);
 	do_exec = atoi(argv[6]);
 	prefork = atoi(argv[7]);
+	setid = argc == 9 && atoi(argv[8]);
 	if (nchild > 16 || nthreads > 16 || nchild < 0 || nthreads < 0)
 		return 2;
 	if (prefork) {

@@ -1,0 +1,5 @@
+/* copyoutstr() of a string the clause computes: the BPF program writes
+ * at the hit only bytes it has there (a literal, or what it reads at an
+ * argument's address), so strjoin()'s result is refused, even under -w
+ * (tests/run-copyout.sh writes the others) */
+BEGIN { copyoutstr(strjoin("a", "b"), arg0, 3); exit(0); }

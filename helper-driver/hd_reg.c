@@ -29,8 +29,10 @@
  * Identity and pruning.  The FUSE and CUSE request carries the calling
  * THREAD's id; registrations belong to its thread group.  A process is
  * (pid, start time), and a pidfd per process wakes the loop when it
- * exits (SIGKILL included).  pidfds are descriptors, and every process of
- * every user would otherwise hold one: their number is capped in all and
+ * exits (SIGKILL included); the periodic check polls them all, so an
+ * exit whose wake-up never came is still seen (hd_reg_check()).  pidfds
+ * are descriptors, and every process of every user would otherwise hold
+ * one: their number is capped in all and
  * per user (hd->pidfd_max, hd->pidfd_uid_max; helperd.c leaves a reserve
  * for everything else the daemon opens), and a process beyond a cap is
  * watched by the periodic check alone, so a user with a thousand
@@ -38,9 +40,10 @@
  * descriptors nor slow anybody else's registration.  exec and unmapping
  * without a REMOVE leave the process alive, so a periodic check re-reads
  * the first bytes of each recorded blob where it was (a few a period,
- * in turns: hd_reg_check()): a blob that is gone or different (exec replaced the
- * image, dlclose unmapped the library) drops that registration.  A re-registration of a blob at the same address
- * replaces the old record instead of adding a second one.
+ * in turns: hd_reg_check()): a blob that is gone or different (exec replaced
+ * the image, dlclose unmapped the library) drops that registration.  A
+ * re-registration of a blob at the same address replaces the old record instead
+ * of adding a second one.
  *
  * Known processes.  A process whose last registration goes (the usual
  * dlclose) stays known, idle, while the connector follows exec
@@ -1140,9 +1143,38 @@ static unsigned check_blobs(struct helperd *hd, size_t pi, unsigned budget)
 }
 
 /*
- * The periodic check.  Liveness costs nothing where a pidfd watches the
- * process (its exit wakes the loop), so only the others are asked
- * /proc.  Blobs are re-read a few at a time (the processes in turns),
+ * The pidfds of hd->procs, polled at once (one system call a period):
+ * check_pfd[i].revents, for i below the count returned, says whether
+ * procs[i] exited.  0 (nothing known) without memory for the array or
+ * if poll() fails: the next period asks again.
+ */
+static size_t poll_pidfds(struct helperd *hd)
+{
+	size_t i;
+
+	if (!hd->nprocs || grow_one(&hd->check_pfd, &hd->check_pfd_cap,
+				    hd->nprocs - 1, sizeof(*hd->check_pfd)) < 0)
+		return 0;
+	for (i = 0; i < hd->nprocs; i++) {
+		hd->check_pfd[i].fd = hd->procs[i]->pidfd; /* < 0: skipped */
+		hd->check_pfd[i].events = POLLIN;
+		hd->check_pfd[i].revents = 0;
+	}
+	return poll(hd->check_pfd, hd->nprocs, 0) < 0 ? 0 : hd->nprocs;
+}
+
+/*
+ * The periodic check.  Liveness is one poll of every pidfd for the
+ * processes a pidfd watches, /proc for the others.  A pidfd's exit wakes
+ * the loop (HD_EV_PIDFD), and that event is dispatched before the next
+ * period's: epoll returns ready descriptors in the order they became
+ * ready, the period's timer behind them.  So a process whose pidfd is
+ * ready here is only marked (its event is on its way); one still known
+ * and marked a period later exited without its event ever coming, and
+ * is pruned here, logged as such, so that no record, and no
+ * file, outlives its process whatever happened to the event.
+ *
+ * Blobs are re-read a few at a time (the processes in turns),
  * each a hand-off to a worker the loop waits for: a thousand registered
  * processes must not hold the loop for tens of milliseconds every
  * period (measured: 64 reads, 23 ms of waiting on a loaded 2-vCPU VM).
@@ -1154,20 +1186,37 @@ void hd_reg_check(struct helperd *hd)
 {
 	unsigned budget = hd->follows_fork ? HD_CHECK_READS_CN :
 					     HD_CHECK_READS;
-	size_t pi = hd->nprocs, seen;
+	size_t pi, seen, npolled;
 
 	if (hd->n_unlink)
 		retry_unlinks(hd);
 
-	/* Backwards: dropping a process moves the last one into its slot. */
+	npolled = poll_pidfds(hd);
+	pi = hd->nprocs;
+	/*
+	 * Backwards: dropping a process moves the last one into its slot,
+	 * which was looked at already, so check_pfd[pi] stays procs[pi]'s.
+	 */
 	while (pi-- > 0) {
 		struct hd_proc *p = hd->procs[pi];
+		bool exited = p->pidfd >= 0 && pi < npolled &&
+			      hd->check_pfd[pi].revents;
 
 		if (p->idle) {
-			if (pidfd_exited(p->pidfd))
+			if (exited)
 				forget_proc_at(hd, pi);
 			continue;
 		}
+		if (exited && p->exit_polled) {
+			hd_log(HD_WARN,
+			       "pid %d (%s): exited a period ago and "
+			       "its pidfd never woke the loop; pruned by the "
+			       "periodic check",
+			       (int)p->rp.pid, p->rp.comm);
+			hd_reg_prune_pid(hd, p->rp.pid, "exited");
+			continue;
+		}
+		p->exit_polled = exited;
 		if (p->pidfd < 0 && !reg_proc_alive(p->rp.pid, p->rp.start)) {
 			hd_reg_prune_pid(hd, p->rp.pid, "exited");
 			continue;
@@ -1277,6 +1326,9 @@ void hd_reg_free(struct helperd *hd)
 	hd->procs = NULL;
 	hd->nprocs = hd->procs_cap = 0;
 	free(hd->unlink_pending);
+	free(hd->check_pfd);
+	hd->check_pfd = NULL;
+	hd->check_pfd_cap = 0;
 	free(hd->debts);
 	hd->debts = NULL;
 	hd->ndebts = 0;

@@ -83,6 +83,7 @@ struct hd_proc {
 	bool on_disk;	    /* its file exists */
 	bool maybe_exited;  /* the connector saw its first thread exit */
 	bool idle;	    /* no registration left, kept known (hd_reg.c) */
+	bool exit_polled;   /* the periodic check found its pidfd ready */
 };
 
 /* ---- hd_queue.c: one registration between its answer and its record -- */
@@ -183,6 +184,8 @@ struct helperd {
 	size_t check_next;	/* the periodic check's next process */
 	pid_t *unlink_pending; /* files of gone processes left to remove */
 	size_t n_unlink;
+	struct pollfd *check_pfd; /* the periodic check's poll of the pidfds */
+	size_t check_pfd_cap;
 
 	/* The queue (hd_queue.c). */
 	unsigned settle_ms;	/* a registration is validated this late */

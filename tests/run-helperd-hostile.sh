@@ -18,7 +18,8 @@
 #    attacker, the daemon keeps answering, and for an ADDDOF that reached
 #    the daemon its log names the attacker's pid and the reason;
 #  - a blob rewritten by a second thread during the ioctl; 50 processes
-#    that exit while their ADDDOF is in flight; the per-process quotas
+#    that exit while their ADDDOF is in flight (no file left, each exit
+#    heard through its pidfd, not the periodic check); the per-process quotas
 #    (1,024 registrations, 16 MiB of DOF); 1,000 refusals in a tight
 #    loop, which the log rate-limits ("N more refusal(s) not logged");
 #    200 refusals of new processes, which must not cost the daemon a
@@ -342,6 +343,12 @@ alive || fail "the daemon no longer answers after the race"
 
 attack exit-race
 expect_eq "exit-race: registry files left" 0 "$(field leftover "$line")"
+# each exit reached the daemon through its pidfd: the periodic check's
+# poll of every pidfd (which drops a process whose wake-up never came,
+# and says so) had nothing to do
+grep -q "its pidfd never woke the loop" "$log" &&
+	fail "exit-race: exits the daemon heard only from its periodic check: $(grep "its pidfd never woke the loop" "$log")" ||
+	pass
 alive || fail "the daemon no longer answers after the exit race"
 
 # ---------------------------------------------------------------------

@@ -977,9 +977,11 @@ int dtrace_link_scan_mem(const struct dt_link_opts *cmd,
 		err = gl_check_comdat_copies(&g);
 	if (!err && nsite)
 		*nsite = g.nsite;
+	/* what dtrace_link() frees of each object, but o.buf (the caller's) */
 	if (o.elf)
 		elf_end(o.elf);
 	free(o.anchor);
+	free(o.old_stubs);
 	gl_free_sites(&g);
 	return err;
 }

@@ -39,10 +39,16 @@
 #  - the consumer's aarch64 register table (dtrace-G/consumer/bpf/
 #    uregs.h) puts x0-x30, sp and pc where the sysroot's struct
 #    user_pt_regs has them;
+#  - usdt.bpf.c compiles for arm64 (clang -target bpf
+#    -D__TARGET_ARCH_arm64, -Werror: the BPF stack fits), without the
+#    kernel providers' programs;
 #  - with A64_DTRACE (dtrace built for aarch64 by tests/arm64/
 #    cross-build.sh, its libraries in A64_LIBPATH), that dtrace under
 #    qemu-aarch64 writes the x86-64 build's header and -G bytes, lists
-#    stub callers, and refuses to trace.
+#    stub callers, runs BEGIN and tick-N clauses, and refuses, with the
+#    reason, what it cannot trace on aarch64 yet: ustack(), the syscall,
+#    profile and pid providers.  (Tracing USDT probes needs an arm64
+#    kernel: tests/arm64/guest.sh, make check-arm64-guest.)
 #
 # Skips (77) with the reason when the cross compiler, its binutils,
 # qemu-aarch64 or the aarch64 libc (libc6-dev-arm64-cross) is missing.
@@ -589,6 +595,27 @@ if build_ok "uregs.c" $a64cc $cflags -I"$top_srcdir/dtrace-G/consumer/bpf" \
 fi
 
 # ---------------------------------------------------------------------
+# the consumer's BPF program compiled for arm64 (as make does on an
+# aarch64 host): it compiles (the stack within the verifier's 512
+# bytes: the registers' copy in a per-CPU array), and holds no kernel
+# provider's program (kprov.bpf.h reads x86-64's registers)
+
+if command -v "${BPF_CLANG:-clang}" >/dev/null 2>&1 &&
+	[ -f /usr/include/bpf/bpf_helpers.h ]; then
+	build_ok "usdt.bpf.c for arm64" "${BPF_CLANG:-clang}" -target bpf -O2 \
+		-g -Wall -Werror -D__TARGET_ARCH_arm64 \
+		-idirafter "$A64_SYSROOT/include" \
+		-c "$top_srcdir/dtrace-G/consumer/bpf/usdt.bpf.c" -o a64bpf.o &&
+		"$objdump" -h a64bpf.o | awk '$2 ~ /^(uprobe|raw_tp|tp|perf_event)/ { print $2 }' |
+		sort >got.txt &&
+		printf '%s\n' raw_tp/sched_switch uprobe >expect.txt &&
+		expect_file_eq "usdt.bpf.c for arm64: its programs' sections" \
+			expect.txt got.txt
+else
+	echo "# no clang or libbpf headers: usdt.bpf.c not compiled for arm64"
+fi
+
+# ---------------------------------------------------------------------
 # dtrace itself built for aarch64 (tests/arm64/cross-build.sh), run under
 # qemu-aarch64: -h writes the x86-64 build's header, -G rewrites the same
 # object into the same bytes and writes the same output, -l lists the
@@ -633,10 +660,23 @@ else
 	printf '%s\n' "main start" "tailer tail" "twice lib" >expect.txt
 	expect_file_eq "aarch64 dtrace -l --object: the stub callers" \
 		expect.txt got.txt
-	a64dt -n 'BEGIN { exit(0); }'
-	expect_eq "aarch64 dtrace -n: refused" \
-		"1 dtrace: tracing runs on x86-64 only so far; this dtrace was built for aarch64, where -h, -G and -l work" \
-		"$a64status $(cat a64.err)"
+	# what needs no kernel probe runs under qemu-user (the uprobe
+	# backend: qemu-user has no bpf())
+	DTRACE_BACKEND=uprobe a64dt -q -n 'BEGIN { printf("%d\n", 6 * 7); }
+		tick-1ms /++i == 3/ { printf("tick %d\n", i); exit(0); }'
+	expect_eq "aarch64 dtrace -n: BEGIN and tick-1ms" \
+		"0 42 tick 3 " \
+		"$a64status $(grep -v '^$' a64.out | tr '\n' ' ')$(cat a64.err)"
+	for r in \
+		"gp*:::many { ustack(); }|ustack(), jstack(), ucaller, ustackdepth and uregs[] are not available on aarch64: dtrace takes x86-64's user registers and stacks only so far" \
+		"syscall::getpid:entry { @ = count(); }|cannot enable syscall:vmlinux:getpid:entry: the syscall provider is x86-64's only so far; on aarch64 USDT probes, BEGIN, END, ERROR and tick-N trace" \
+		"profile-99 { @ = count(); }|cannot enable profile:::profile-99: the profile provider is x86-64's only so far; on aarch64 USDT probes, BEGIN, END, ERROR and tick-N trace" \
+		"pid1::main:entry { }|invalid probe specifier pid1::main:entry: the pid provider is not available on aarch64 (x86-64 only so far)"
+	do
+		DTRACE_BACKEND=uprobe a64dt -q -n "${r%%|*}"
+		expect_eq "aarch64 dtrace -n '${r%%|*}': refused" \
+			"1 dtrace: ${r#*|}" "$a64status $(cat a64.err)"
+	done
 fi
 
 finish

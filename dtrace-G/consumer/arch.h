@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "stapsdt.h"
+
 /* the ELF machine of dtrace's own programs (ld.so must be one) */
 #if defined(__aarch64__)
 #define ARCH_EM EM_AARCH64
@@ -45,5 +47,23 @@ int arch_set_pc(pid_t pid, uint64_t pc);
  * the stack; aarch64: x30).  0 or -1 (errno).
  */
 int arch_return(pid_t pid);
+
+/*
+ * The next argument spec of a stapsdt note of this machine: dtrace
+ * traces processes of its own machine, whose notes are in its syntax
+ * (x86-64's AT&T operands, or aarch64's "-4@x1", "8@[sp, 16]"), the
+ * registers numbered as bpf/uregs.h numbers them.  As
+ * stapsdt_arg_next().
+ */
+static inline int arch_arg_next(const char *args, size_t *cursor,
+				struct stapsdt_arg *arg,
+				struct stapsdt_err *err)
+{
+#if defined(__aarch64__)
+	return stapsdt_a64_arg_next(args, cursor, arg, err);
+#else
+	return stapsdt_arg_next(args, cursor, arg, err);
+#endif
+}
 
 #endif /* USDT_CONSUMER_ARCH_H */

@@ -118,6 +118,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "bpf/kagg_bpf.h"
 #include "bpf/kprov_bpf.h"
 #include "bpf/usdt_bpf.h"
@@ -292,25 +293,25 @@ static bool spec_arg(const struct tevent *e, const struct stapsdt_arg *a,
 	u->sgn = a->is_signed;
 	switch (a->kind) {
 	case STAPSDT_ARG_REG:
-		if (a->reg < 0 || a->reg > STAPSDT_REG_RIP)
+		if (a->reg < 0 || a->reg > UBPF_R_IP)
 			return false;
 		u->kind = a->reg_hi8 ? UBPF_A_REGHI : UBPF_A_REG;
 		u->reg = (uint8_t)a->reg;
 		return true;
 	case STAPSDT_ARG_MEM:
 		if (a->index != STAPSDT_REG_NONE || a->reg < 0 ||
-		    a->reg > STAPSDT_REG_RIP)
+		    a->reg > UBPF_R_IP)
 			return false;
 		if (a->sym) {
 			uint64_t sym, site;
 
-			if (a->reg != STAPSDT_REG_RIP ||
+			if (a->reg != UBPF_R_IP ||
 			    !sym_lookup(e->file, a->sym, a->sym_len, &sym) ||
 			    !off_to_vaddr(e->file, SITE_OFF(e->off), &site))
 				return false;
 			u->off = (int64_t)(sym + (uint64_t)a->off - site);
 		} else {
-			if (a->reg == STAPSDT_REG_RIP)
+			if (a->reg == UBPF_R_IP)
 				return false;
 			u->off = a->off;
 		}
@@ -340,8 +341,15 @@ static void ev_ctx(const struct tevent *e, struct ubpf_ev *s)
 /* What the program fetches at e's site: the arguments the clauses read. */
 static void ev_spec(const struct tevent *e, struct ubpf_ev *s)
 {
+	/* at a call (a -G site without a note): the calling convention's
+	 * argument registers, then the stack the call leaves */
+#if defined(__aarch64__)
+	static const uint8_t sysv[] = {0, 1, 2, 3, 4, 5, 6, 7}; /* x0-x7 */
+#else
 	static const uint8_t sysv[] = {UBPF_R_DI, UBPF_R_SI, UBPF_R_DX,
 				       UBPF_R_CX, UBPF_R_R8, UBPF_R_R9};
+#endif
+	const unsigned nsysv = sizeof(sysv) / sizeof(sysv[0]);
 	const char *args = site_args(file_note_at(e->file, SITE_OFF(e->off)),
 				     e->off);
 	unsigned top = 0;
@@ -353,21 +361,20 @@ static void ev_spec(const struct tevent *e, struct ubpf_ev *s)
 		size_t cur = 0;
 
 		for (unsigned i = 0; i < UBPF_MAXARGS &&
-				     stapsdt_arg_next(args, &cur, &a, &serr) ==
-					     1;
+				     arch_arg_next(args, &cur, &a, &serr) == 1;
 		     i++)
 			if (!spec_arg(e, &a, &s->a[i]))
 				s->a[i].kind = UBPF_A_NONE;
 	} else {
 		for (unsigned i = 0; i < e->nargs && i < UBPF_MAXARGS; i++) {
 			s->a[i].size = 8;
-			if (i < 6) {
+			if (i < nsysv) {
 				s->a[i].kind = UBPF_A_REG;
 				s->a[i].reg = sysv[i];
 			} else {
 				s->a[i].kind = UBPF_A_MEM;
 				s->a[i].reg = UBPF_R_SP;
-				s->a[i].off = (int64_t)(i - 6) * 8;
+				s->a[i].off = (int64_t)(i - nsysv) * 8;
 			}
 		}
 	}
@@ -458,7 +465,7 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 	struct consumer_bpf *b = c->bpf;
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "usdt");
 	struct bpf_map *m;
-	uint32_t self = (uint32_t)getpid(), btf, u, pso[3], sso[4];
+	uint32_t self = (uint32_t)getpid(), u, pso[3], sso[4];
 	/* vtimestamp: known once the clauses are, else not at open */
 	bool vt = c->prog && vtime_wanted(c), wr = c->prog && copyout_wanted(c);
 	struct bpf_program *hit, *hit_vt, *hit_w, *sw;
@@ -480,11 +487,12 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 		if (err || l < 7 || strcmp(nm + l - 7, ".rodata"))
 			continue;
 		err = rodata_set(b->obj, m, "self_pid", &self, sizeof(self));
+#if !defined(__aarch64__) /* an arm64 object has no kprov.bpf.h */
 		/* kprov.bpf.h: bpf_task_pt_regs() needs the kernel's BTF */
-		btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+		u = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 		if (!err)
-			err = rodata_set(b->obj, m, "kprov_btf", &btf,
-					 sizeof(btf));
+			err = rodata_set(b->obj, m, "kprov_btf", &u, sizeof(u));
+#endif
 		if (!err && b->fix.on)
 			err = rodata_set(b->obj, m, "kfix", &b->fix,
 					 sizeof(b->fix));

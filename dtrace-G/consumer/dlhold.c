@@ -84,6 +84,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf/uregs.h"
 #include "consumer_impl.h"
 #include "procfs.h"
 
@@ -241,6 +242,7 @@ static int dh_offsets(struct dh_offs *o)
 static int dh_prog(int map_fd, long delta, const struct dh_offs *o, char *why,
 		   size_t whylen)
 {
+	static const int16_t uregoff[UREG_N] = UREG_OFFSETS;
 	struct bpf_insn v[96];
 	size_t n = 0, j_out[12], nj = 0, j_miss[8], nm = 0;
 	char log[4096] = "";
@@ -249,9 +251,8 @@ static int dh_prog(int map_fd, long delta, const struct dh_offs *o, char *why,
 	int fd;
 
 	v[n++] = MOV_REG(BPF_REG_6, BPF_REG_1);
-	/* the kernel's pt_regs, laid out as ptrace's user_regs_struct */
-	v[n++] = LDX(BPF_DW, BPF_REG_3, BPF_REG_6,
-		     offsetof(struct user_regs_struct, rip));
+	/* the instruction pointer in the kernel's pt_regs (bpf/uregs.h) */
+	v[n++] = LDX(BPF_DW, BPF_REG_3, BPF_REG_6, uregoff[UREG_IP]);
 	v[n++] = ADD_IMM(BPF_REG_3, (__s32)delta);
 	v[n++] = MOV_REG(BPF_REG_1, BPF_REG_10);
 	v[n++] = ADD_IMM(BPF_REG_1, -8);

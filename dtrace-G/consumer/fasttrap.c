@@ -78,6 +78,14 @@ static int ft_open(struct consumer *c)
 	c->ft.fd = -1;
 	if (e && !strcmp(e, "0"))
 		return -ENODEV;
+#if defined(__aarch64__)
+	/* the module's argument registers are x86-64's (STAPSDT_REG_*);
+	 * said only when asked for, as a missing module is no news */
+	if (c->be_want)
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "the fasttrap module is x86-64's only");
+	return -ENODEV;
+#endif
 	c->ft.fd = open(FASTTRAP_DEVNAME, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (c->ft.fd < 0) {
 		int err = -errno;

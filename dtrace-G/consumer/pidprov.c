@@ -210,6 +210,15 @@ static int pid_prepare(struct consumer *c)
 
 			if (!pid)
 				continue;
+#if defined(__aarch64__)
+			/* its sites and argument registers are x86-64's */
+			say(c,
+			    "invalid probe specifier %s: the pid provider "
+			    "is not available on aarch64 (x86-64 only so "
+			    "far)",
+			    d->text);
+			return -1;
+#endif
 			if (!pp)
 				pp = xcalloc(1, sizeof(*pp));
 			PUSH(pp->d, pp->nd, pd);

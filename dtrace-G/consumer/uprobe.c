@@ -83,6 +83,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "bpf/uregs.h"
 #include "consumer_impl.h"
 #include "procfs.h"
@@ -331,13 +332,23 @@ static int event_format(struct consumer *c, struct tevent *e)
 	return 0;
 }
 
+/*
+ * Argument i at a call (a -G site without a note): the calling
+ * convention's argument registers, then the stack the call leaves.
+ */
 static int sysv_loc(unsigned i, char *loc, size_t len)
 {
+#if defined(__aarch64__)
+	static const char *const regs[] = {"x0", "x1", "x2", "x3",
+					   "x4", "x5", "x6", "x7"};
+#else
 	static const char *const regs[] = {"di", "si", "dx", "cx", "r8", "r9"};
+#endif
+	const unsigned n = sizeof(regs) / sizeof(regs[0]);
 
-	if (i < 6)
+	if (i < n)
 		return snprintf(loc, len, "%%%s", regs[i]);
-	return snprintf(loc, len, "+%u(%%sp)", (i - 6) * 8);
+	return snprintf(loc, len, "+%u(%%sp)", (i - n) * 8);
 }
 
 /*
@@ -393,7 +404,7 @@ static struct tevent *event_get(struct consumer *c, struct tfile *f,
 		unsigned i = 0;
 
 		while (i < D_MAXARGS &&
-		       stapsdt_arg_next(args, &cur, &a, &serr) == 1) {
+		       arch_arg_next(args, &cur, &a, &serr) == 1) {
 			char type[32];
 
 			if (spec_fetch(f, &a, loc[i], sizeof(loc[i]), type,

@@ -140,8 +140,8 @@ size_t ustack_bufsize(struct consumer *c, size_t dflt)
 
 /*
  * perf's x86 registers, in the order a sample lists them (by bit).  On
- * other machines dtrace does not trace (consumer.c's dt_trace refuses),
- * so nothing here runs; the mask only has to compile.
+ * aarch64 consumer.c refuses ustack() (machine_check()), so nothing
+ * here runs; the mask only has to compile.
  */
 #if !defined(__x86_64__)
 #define US_PERF_REGS 0ULL

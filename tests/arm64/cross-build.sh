@@ -5,7 +5,7 @@
 # source tree, for `make check-arm64` to run under qemu-aarch64.
 #
 #  1. The arm64 libraries dtrace links with (libelf, libdw, their
-#     compression libraries) are fetched with `apt-get download` and
+#     compression libraries, libbpf) are fetched with `apt-get download` and
 #     unpacked into DIR/root: nothing is installed, the build machine's
 #     own packages stay as they are.  (Installing the :arm64 -dev
 #     packages with multiarch would replace binutils, gcc and clang on
@@ -14,8 +14,10 @@
 #     architecture: `dpkg --add-architecture arm64 && apt-get update`,
 #     once.
 #  2. The tree's files (tracked and new, not ignored) are copied to
-#     DIR/src, configured --host=aarch64-linux-gnu without the BPF
-#     backend, libopcodes and FUSE (dtrace-helperd), and built.
+#     DIR/src, configured --host=aarch64-linux-gnu without libopcodes
+#     and FUSE (dtrace-helperd), and built: the BPF backend's program
+#     compiled for arm64's registers (clang -target bpf
+#     -D__TARGET_ARCH_arm64, which configure picks for the host).
 #
 # It prints what make check-arm64 takes:
 #   A64_DTRACE=DIR/src/dtrace-G/dtrace A64_LIBPATH=...
@@ -29,7 +31,8 @@ cd "$dir/debs"
 apt-get download libelf1:arm64 libelf-dev:arm64 libdw1:arm64 \
 	libdw-dev:arm64 zlib1g:arm64 zlib1g-dev:arm64 liblzma5:arm64 \
 	liblzma-dev:arm64 libzstd1:arm64 libzstd-dev:arm64 \
-	libbz2-1.0:arm64 libbz2-dev:arm64 >/dev/null
+	libbz2-1.0:arm64 libbz2-dev:arm64 libbpf1:arm64 libbpf-dev:arm64 \
+	>/dev/null
 for f in *.deb; do
 	dpkg-deb -x "$f" "$sr"
 done
@@ -42,7 +45,7 @@ ldflags=
 for l in $libs; do
 	ldflags="$ldflags -L$l -Wl,-rpath-link,$l"
 done
-./configure --host=aarch64-linux-gnu --disable-bpf --without-opcodes \
+./configure --host=aarch64-linux-gnu --enable-bpf --without-opcodes \
 	--without-fuse --without-drti-aarch64 \
 	PKG_CONFIG_LIBDIR="$sr/usr/lib/aarch64-linux-gnu/pkgconfig:$sr/usr/share/pkgconfig" \
 	PKG_CONFIG_SYSROOT_DIR="$sr" \

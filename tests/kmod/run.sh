@@ -102,34 +102,9 @@ if [ -z "${KMOD_CACHE:-}" ]; then
 fi
 mkdir -p "$KMOD_CACHE" || die "cannot create the cache $KMOD_CACHE"
 
-# apt_install PKG...: as root, install with apt-get (updating the package
-# lists once if the first try fails); 0 if installed
-apt_updated=no
-apt_install() {
-	[ "$root" = yes ] && command -v apt-get >/dev/null 2>&1 || return 1
-	say "installing $*"
-	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-get install -y -q --no-install-recommends "$@" \
-		</dev/null >"$work.apt.log" 2>&1; then
-		[ "$apt_updated" = yes ] && return 1
-		apt_updated=yes
-		apt-get update -q </dev/null >>"$work.apt.log" 2>&1
-		apt-get install -y -q --no-install-recommends "$@" \
-			</dev/null >>"$work.apt.log" 2>&1 || return 1
-	fi
-	return 0
-}
 
-# apt_fetch PKG[=VER] DIR: `apt-get download` into DIR; 0 if a .deb came
-apt_fetch() {
-	command -v apt-get >/dev/null 2>&1 || return 1
-	(cd "$2" && apt-get download "$1" </dev/null) >>"$work.apt.log" 2>&1 &&
-		return 0
-	[ "$root" = yes ] && [ "$apt_updated" = no ] || return 1
-	apt_updated=yes
-	apt-get update -q </dev/null >>"$work.apt.log" 2>&1
-	(cd "$2" && apt-get download "$1" </dev/null) >>"$work.apt.log" 2>&1
-}
+# apt_install, apt_fetch, is_static, guest_verdict
+. "$kt_src/guest-lib.sh"
 
 rm -rf "$work" "$work.apt.log"
 mkdir -p "$work" || die "cannot create $work"
@@ -164,9 +139,6 @@ command -v "$CC" >/dev/null 2>&1 || skip "no C compiler ($CC)"
 
 # A static busybox: the system's if static, else unpacked from the
 # busybox-static package into the cache.
-is_static() {
-	[ -x "$1" ] && ! ldd "$1" >/dev/null 2>&1
-}
 busybox=
 for b in "$(command -v busybox 2>/dev/null)" /bin/busybox \
 	"$KMOD_CACHE/busybox"; do
@@ -408,39 +380,9 @@ timeout -k 10 "$guest_timeout" qemu-system-x86_64 -accel "$accel" \
 qemu_rc=$?
 t_boot=$(elapsed "$t0")
 
-# The verdict, from the serial log alone
-tr -d '\r' <"$serial" >"$work/console.txt" 2>/dev/null
-sed -n 's/^KMOD-TEST //p' "$work/console.txt"
-n_ok=$(grep -c '^KMOD-TEST ok ' "$work/console.txt")
-n_skip=$(grep -c '^KMOD-TEST ok .* # SKIP ' "$work/console.txt")
-n_fail=$(grep -c '^KMOD-TEST not ok ' "$work/console.txt")
-reasons=
-[ $qemu_rc -eq 124 ] || [ $qemu_rc -eq 137 ] &&
-	reasons="$reasons; the guest ran out of time ($guest_timeout s)"
-[ $qemu_rc -ne 0 ] && [ $qemu_rc -ne 124 ] && [ $qemu_rc -ne 137 ] &&
-	reasons="$reasons; qemu exited with $qemu_rc"
-grep -q '^KMOD-VERDICT pass$' "$work/console.txt" ||
-	reasons="$reasons; no 'KMOD-VERDICT pass' in the serial log"
-[ "$n_fail" -eq 0 ] || reasons="$reasons; $n_fail checks failed"
-grep -v '^KMOD-TEST ' "$work/console.txt" |
-	grep -E 'Oops|BUG:|WARNING:|Call Trace|general protection|Kernel panic' \
-		>"$work/bad.txt" &&
-	reasons="$reasons; the kernel log shows a bug"
-
-say "$((n_ok - n_skip)) ok, $n_fail not ok, $n_skip skipped"
-say "times: tools and kernel ${t_tools}s, modules ${t_modules}s," \
+guest_verdict "tools and kernel ${t_tools}s, modules ${t_modules}s," \
 	"programs ${t_progs}s, initramfs ${t_initrd}s, guest ${t_boot}s," \
 	"total $(elapsed "$t_start")s"
-if [ -n "$reasons" ]; then
-	if [ -s "$work/bad.txt" ]; then
-		echo "--- kernel log lines that show a bug:"
-		head -n 40 "$work/bad.txt"
-	fi
-	echo "--- last lines of the serial log ($serial):"
-	grep -v '^KMOD-DMESG ' "$work/console.txt" | tail -n 30
-	[ -s "$work/qemu.log" ] && sed 's/^/qemu: /' "$work/qemu.log" | tail -n 10
-	die "${reasons#; }"
-fi
 [ -n "$helper" ] || say "note: $helper_why; only the harness self-test ran"
 say "PASS"
 exit 0

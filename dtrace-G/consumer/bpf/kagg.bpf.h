@@ -488,7 +488,6 @@ static __always_inline int kagg_hit(__u32 ev, __u64 pt,
 	struct kctx kc;
 	struct kvm *vm;
 	__u32 zero = 0, i, nargs;
-	__u64 Rv[UBPF_R_IP + 1];
 
 	if (!pl)
 		return -1;
@@ -498,6 +497,9 @@ static __always_inline int kagg_hit(__u32 ev, __u64 pt,
 	}
 	vm = bpf_map_lookup_elem(&kvm_buf, &zero);
 	if (!vm)
+		return -1;
+	UREGS(Rv);
+	if (!Rv)
 		return -1;
 	regs_load(Rv, R);
 	nargs = e->nargs;

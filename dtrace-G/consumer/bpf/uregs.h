@@ -20,8 +20,9 @@
  *
  * UREG_* without a machine are the host's: the machine dtrace runs on
  * and the BPF programs it loads (clang -target bpf says which through
- * __TARGET_ARCH_arm64, as libbpf's headers expect).  The consumer is
- * built and run on x86-64 only so far; the aarch64 table waits for it.
+ * __TARGET_ARCH_arm64, as libbpf's headers expect; configure passes it
+ * on an aarch64 host).  usdt_bpf.h's UBPF_R_SP, UBPF_R_IP and UBPF_NREG
+ * are these.
  */
 #ifndef USDT_UREGS_H
 #define USDT_UREGS_H

@@ -38,8 +38,14 @@
  * write did; no other run's program holds that helper.
  *
  * Registers.  For a uprobe the program's context is the thread's
- * struct pt_regs, whose x86-64 layout is the ptrace one (struct ureg
- * below); the instruction pointer is the probed instruction.
+ * struct pt_regs (struct ureg below), and the instruction pointer is the
+ * probed instruction.  The object is compiled for the machine dtrace
+ * runs on (make passes -D__TARGET_ARCH_arm64 on aarch64): x86-64's
+ * pt_regs is the ptrace layout; arm64's starts with struct
+ * user_pt_regs, x0-x30, sp, pc, the order uregs.h numbers them in.
+ * The kernel providers' programs (kprov.bpf.h) read x86-64's system
+ * call and interrupt registers and are left out of an arm64 object: on
+ * aarch64 dtrace refuses those providers (../kprov.c).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -47,20 +53,24 @@
 #include "uregs.h"
 #include "usdt_bpf.h"
 
-#if defined(__TARGET_ARCH_arm64)
-#error "usdt.bpf.c reads x86-64's struct pt_regs; arm64's is in uregs.h, not used here yet"
-#endif
 
 char LICENSE[] SEC("license") = "GPL";
 
 /* dtrace's own pid, set by the loader: its hits are not traced */
 const volatile __u32 self_pid = 0;
 
+#if !defined(__TARGET_ARCH_arm64)
 /* x86-64 struct pt_regs (its offsets: uregs.h, checked below) */
 struct ureg {
 	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si,
 		di, orig_ax, ip, cs, flags, sp, ss;
 };
+#else
+/* arm64 struct pt_regs, its first part (struct user_pt_regs) */
+struct ureg {
+	__u64 regs[31], sp, pc, pstate;
+};
+#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -93,11 +103,29 @@ struct {
 } buf SEC(".maps");
 
 /*
+ * One 8-byte load at a constant offset from r, written in assembly: in
+ * C, clang merges a switch's loads into one through a computed pointer,
+ * or hoists the addresses out of a loop, and the verifier refuses a
+ * context access through a modified pointer.
+ */
+#define UCTX_S_(x) #x
+#define UCTX_S(x) UCTX_S_(x) /* the offset's value, not its name */
+#define UCTX(r, off)                                                    \
+	({                                                              \
+		__u64 v_;                                               \
+		asm volatile("%0 = *(u64 *)(%1 + " UCTX_S(off) ")"             \
+			     : "=r"(v_)                                 \
+			     : "r"(r));                                 \
+		v_;                                                     \
+	})
+
+/*
  * The registers a spec may name, copied out of the context once with
  * constant offsets (the verifier refuses a context load whose offset
  * the compiler computed), indexed by UBPF_R_*: for a hit that writes a
  * record or runs a plan's instructions.
  */
+#if !defined(__TARGET_ARCH_arm64)
 static __always_inline void regs_load(__u64 *R, const struct ureg *r)
 {
 	R[UBPF_R_AX] = r->ax;
@@ -118,6 +146,53 @@ static __always_inline void regs_load(__u64 *R, const struct ureg *r)
 	R[UBPF_R_R15] = r->r15;
 	R[UBPF_R_IP] = r->ip;
 }
+#else
+/* x0-x30, sp, pc: register n at 8 * n (uregs.h) */
+#define UREG_A64_EACH(X)                                                    \
+	X(0, 0) X(1, 8) X(2, 16) X(3, 24) X(4, 32) X(5, 40) X(6, 48)       \
+	X(7, 56) X(8, 64) X(9, 72) X(10, 80) X(11, 88) X(12, 96)           \
+	X(13, 104) X(14, 112) X(15, 120) X(16, 128) X(17, 136) X(18, 144)  \
+	X(19, 152) X(20, 160) X(21, 168) X(22, 176) X(23, 184) X(24, 192)  \
+	X(25, 200) X(26, 208) X(27, 216) X(28, 224) X(29, 232) X(30, 240)  \
+	X(31, 248) X(32, 256)
+
+static __always_inline void regs_load(__u64 *R, const struct ureg *r)
+{
+#define UREG_LOAD(n, off) R[n] = UCTX(r, off);
+	UREG_A64_EACH(UREG_LOAD)
+#undef UREG_LOAD
+}
+#endif
+
+/*
+ * Room for a hit's copy of the registers (UREGS(R) declares R): on the
+ * stack for x86-64's 17; arm64's 33 (264 bytes) with the rest of a
+ * hit's frame would pass the verifier's 512 bytes of stack, so there
+ * they are in a per-CPU array, which R is NULL without.
+ */
+#if defined(__TARGET_ARCH_arm64)
+struct uregs_room {
+	__u64 r[UBPF_NREG];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct uregs_room);
+} uregs_buf SEC(".maps");
+
+static __always_inline __u64 *uregs_room(void)
+{
+	__u32 zero = 0;
+	struct uregs_room *u = bpf_map_lookup_elem(&uregs_buf, &zero);
+
+	return u ? u->r : 0;
+}
+#define UREGS(R) __u64 *R = uregs_room()
+#else
+#define UREGS(R) __u64 R##_room[UBPF_NREG], *R = R##_room
+#endif
 
 static __always_inline __u64 reg_of(const __u64 *R, __u8 n)
 {
@@ -127,22 +202,9 @@ static __always_inline __u64 reg_of(const __u64 *R, __u8 n)
 /*
  * Register n of the context, read where a spec names it, for a plan
  * run straight-line (kagg_direct()): it reads only the registers its
- * arguments need.  Each case is one load at a constant offset, written
- * in assembly: in C, clang merges the cases' loads into one through a
- * computed pointer, or hoists the addresses out of a loop, and the
- * verifier refuses a context access through a modified pointer.
+ * arguments need.  Each case is one load at a constant offset (UCTX).
  */
-#define UCTX_S_(x) #x
-#define UCTX_S(x) UCTX_S_(x) /* the offset's value, not its name */
-#define UCTX(r, off)                                                    \
-	({                                                              \
-		__u64 v_;                                               \
-		asm volatile("%0 = *(u64 *)(%1 + " UCTX_S(off) ")"             \
-			     : "=r"(v_)                                 \
-			     : "r"(r));                                 \
-		v_;                                                     \
-	})
-
+#if !defined(__TARGET_ARCH_arm64)
 static __always_inline __u64 reg_ctx(const struct ureg *r, __u8 n)
 {
 	switch (n) {
@@ -186,6 +248,23 @@ _Static_assert(__builtin_offsetof(struct ureg, ax) == UREG_X86_64_AX &&
 		       __builtin_offsetof(struct ureg, r15) == UREG_X86_64_R15 &&
 		       __builtin_offsetof(struct ureg, ip) == UREG_X86_64_IP_OFF,
 	       "struct ureg is x86-64's struct pt_regs (bpf/uregs.h)");
+#else
+static __always_inline __u64 reg_ctx(const struct ureg *r, __u8 n)
+{
+	switch (n) {
+#define UREG_CASE(n, off)                                                \
+	case n:                                                          \
+		return UCTX(r, off);
+		UREG_A64_EACH(UREG_CASE)
+#undef UREG_CASE
+	}
+	return 0;
+}
+
+_Static_assert(__builtin_offsetof(struct ureg, sp) == 8 * UREG_A64_SP &&
+		       __builtin_offsetof(struct ureg, pc) == 8 * UREG_A64_IP,
+	       "struct ureg is arm64's struct user_pt_regs (bpf/uregs.h)");
+#endif
 
 /* Truncate to the argument's size, extending its sign. */
 static __always_inline __u64 sized(__u64 v, __u8 size, __u8 sgn)
@@ -497,7 +576,6 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	struct ubpf_rec *h;
 	__u64 *args;
 	__u32 off, nargs, i;
-	__u64 R[UBPF_R_IP + 1];
 	int k;
 
 	if (kfix_hit(ctx))
@@ -512,6 +590,9 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 		return 0; /* every clause ran in the kernel */
 	s = bpf_map_lookup_elem(&buf, &zero);
 	if (!s)
+		return 0;
+	UREGS(R);
+	if (!R)
 		return 0;
 	regs_load(R, ctx);
 	h = (struct ubpf_rec *)s->b;
@@ -684,4 +765,6 @@ int usdt_hit_w(struct ureg *ctx)
 	return usdt_fire(ctx, 0, 1);
 }
 
+#if !defined(__TARGET_ARCH_arm64)
 #include "kprov.bpf.h"
+#endif

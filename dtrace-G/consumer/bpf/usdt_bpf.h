@@ -15,9 +15,9 @@
  * clause of the hit's probe aggregates in the kernel (struct ubpf_kplan,
  * kagg_bpf.h).  When the event's ustk is set (a clause reads ustack()),
  * the record goes on, flagged UBPF_RF_USTACK, at the next multiple of 8:
- * the user registers (UBPF_R_AX .. UBPF_R_IP, 8 bytes each: the x86-64
- * DWARF register order), a 4-byte length and 4 zero bytes, then that
- * many bytes of the thread's stack from its rsp (../ustack.c unwinds it).
+ * the user registers (UBPF_NREG of them, 8 bytes each, as uregs.h numbers
+ * them), a 4-byte length and 4 zero bytes, then that many bytes of the
+ * thread's stack from its stack pointer (../ustack.c unwinds it).
  * When a clause reads vtimestamp (vtime.bpf.h), every record has, flagged
  * UBPF_RF_VTIME, the thread's on-CPU time in 8 bytes right after the
  * arguments (before the strings), UBPF_VTIME_LOST where it is unknown.
@@ -52,6 +52,8 @@
 
 #include <linux/types.h>
 
+#include "uregs.h"
+
 #define UBPF_MAXARGS 12	    /* D_MAXARGS */
 #define UBPF_MAXEV 4096	    /* uprobe events of one run */
 #define UBPF_STRMAX 256	    /* bytes of one string copied, NUL included */
@@ -60,7 +62,7 @@
 #define UBPF_USTKMAX 16384  /* bytes of user stack a record may ask for */
 /* the scratch's room for the user stack: registers, length, the copy
  * (at most one page more than asked: it goes on by whole pages) */
-#define UBPF_USTKROOM (8 * 17 + 8 + UBPF_USTKMAX + 4096 + 8)
+#define UBPF_USTKROOM (8 * UBPF_NREG + 8 + UBPF_USTKMAX + 4096 + 8)
 #define UBPF_MEMMAX 256	    /* bytes of one copyin() copied at hit time */
 #define UBPF_RF_USTACK 0x2 /* struct ubpf_rec's flags, beside kagg_bpf.h's */
 #define UBPF_RF_VTIME 0x4  /* 8 bytes after the arguments: vtimestamp */
@@ -84,7 +86,16 @@
 #define UBPF_A_MEM 3   /* memory at register + off */
 #define UBPF_A_CONST 4 /* off itself */
 
-/* registers, as stapsdt.h numbers them (STAPSDT_REG_RAX .. RIP) */
+/*
+ * Registers, as the machine's stapsdt parser numbers them (stapsdt.h),
+ * then the instruction pointer: uregs.h's UREG_*, the machine's that
+ * dtrace runs on, which is the one its BPF programs are compiled for.
+ */
+#define UBPF_NREG UREG_N
+#define UBPF_R_SP UREG_SP
+#define UBPF_R_IP UREG_IP
+#if !defined(__aarch64__) && !defined(__TARGET_ARCH_arm64)
+/* x86-64's by name (STAPSDT_REG_RAX .. R15) */
 #define UBPF_R_AX 0
 #define UBPF_R_DX 1
 #define UBPF_R_CX 2
@@ -92,7 +103,6 @@
 #define UBPF_R_SI 4
 #define UBPF_R_DI 5
 #define UBPF_R_BP 6
-#define UBPF_R_SP 7
 #define UBPF_R_R8 8
 #define UBPF_R_R9 9
 #define UBPF_R_R10 10
@@ -101,7 +111,7 @@
 #define UBPF_R_R13 13
 #define UBPF_R_R14 14
 #define UBPF_R_R15 15
-#define UBPF_R_IP 16
+#endif
 
 struct ubpf_arg {
 	__u8 kind;

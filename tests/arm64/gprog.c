@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gprog.c - the probed program of the aarch64 guest (tests/arm64/
+ * guest.sh, steps-guest.sh): gprog N [SECONDS] fires, N times, after
+ * SECONDS of sleep, gp:::many with ten arguments (eight go in x0-x7,
+ * the last two on the stack, -4@[sp] and 1@[sp, 8]), gp:::name with a
+ * string, both through dtrace -h's header (sites rewritten by -G), and
+ * gp:::sdt through <sys/sdt.h> (one nop, its arguments where the
+ * compiler keeps them).  The values depend on the iteration, so that a
+ * hit read with another's registers shows.
+ */
+#include <stdlib.h>
+#include <sys/sdt.h>
+#include <unistd.h>
+
+#include "gp.h"
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 3;
+
+	if (argc > 2)
+		sleep((unsigned)atoi(argv[2]));
+	for (long i = 0; i < n; i++) {
+		GP_MANY(i, i + 1, -2 - i, i * 1000, 5, 6, 7, 8, -9 - (int)i,
+			'c');
+		GP_NAME((int)i, argv[0]);
+		DTRACE_PROBE3(gp, sdt, i * 3, -(int)i - 1, argv[0]);
+	}
+	return 0;
+}

@@ -18,7 +18,10 @@
 #  - a one-clause count under -c: bprov$target:::hit { @ = count(); }
 #    on bench/loop.c firing 1,000 hits, against bpftrace's usdt probe
 #    of the same binary; ours with the generated program (the default)
-#    and with the generic one (DTRACE_CGEN=0), both against bpftrace;
+#    and with the generic one (DTRACE_CGEN=0), both against bpftrace,
+#    and with the generated program but dlhold.c's uprobe on ld.so as
+#    per-thread perf events (DTRACE_UPROBE_MULTI=0, as on kernels
+#    without the uprobe_multi link) instead of one uprobe_multi link;
 #  - the verifier's instructions (verified_insns) summed over the
 #    programs each tool loads for that count, and how many programs:
 #    read with bench/bpfstats --list while a long run (1e9 hits, killed
@@ -117,6 +120,8 @@ while [ "$r" -lt "$ROUNDS" ]; do
 		-c "./ours 1000"
 	DTRACE_BACKEND=bpf DTRACE_CGEN=0 timed d_count0 "$DTRACE" -q \
 		-n "$dcount" -c "./ours 1000"
+	DTRACE_BACKEND=bpf DTRACE_UPROBE_MULTI=0 timed d_countpe "$DTRACE" \
+		-q -n "$dcount" -c "./ours 1000"
 	timed b_count bpftrace -q -e "$bcount" -c "./ours 1000"
 	if [ -n "$OURS2" ]; then
 		timed d_begin2 "$OURS2" -q -n 'BEGIN { exit(0); }'
@@ -127,7 +132,7 @@ while [ "$r" -lt "$ROUNDS" ]; do
 done
 printf '%-52s %12s %12s %8s\n' "figure (start to exit, mean of $ROUNDS)" \
 	"dtrace" "bpftrace" "ratio"
-for f in begin count count0 ${OURS2:+begin2 count2}; do
+for f in begin count count0 countpe ${OURS2:+begin2 count2}; do
 	set -- $(mean "d_$f")
 	dw=$1 dc=$2
 	case $f in
@@ -139,6 +144,7 @@ for f in begin count count0 ${OURS2:+begin2 count2}; do
 	begin) what="BEGIN { exit } (nothing traced)" ;;
 	count) what="-c one-clause count(), 1,000 hits" ;;
 	count0) what="-c one-clause count(), DTRACE_CGEN=0" ;;
+	countpe) what="-c one-clause count(), DTRACE_UPROBE_MULTI=0" ;;
 	begin2) what="BEGIN { exit }, OURS2" ;;
 	count2) what="-c one-clause count(), OURS2" ;;
 	esac

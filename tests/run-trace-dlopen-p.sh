@@ -22,6 +22,12 @@
 #  - its signals pass through dtrace, its tracer: SIGSTOP and SIGCONT
 #    (it stops, goes on, and loads as before), a SIGURG sent to it (its
 #    handler runs).
+# The breakpoint is one uprobe_multi BPF link per process where the
+# kernel has that link (its BTF names BPF_TRACE_UPROBE_MULTI): dtrace
+# holds one while a -p process is held, and none under
+# DTRACE_UPROBE_MULTI=0, which takes the per-thread perf events of
+# kernels without it; the thread created while traced and the -c command
+# are then held that way too.
 # Needs root, BPF and uprobes (the bpf backend's requirements).
 
 . "$top_srcdir/tests/lib.sh"
@@ -94,32 +100,59 @@ for lib in libdlhg.so libdlhs.so; do
 	fi
 done
 
-# a thread the process creates while traced loads it
+# multi_links: how many uprobe_multi links dtrace ($dt) holds
+multi_links() {
+	cat /proc/"$dt"/fdinfo/* 2>/dev/null |
+		grep -c '^link_type:[[:space:]]*uprobe_multi$'
+}
+has_multi=no
+grep -aqs BPF_TRACE_UPROBE_MULTI /sys/kernel/btf/vmlinux && has_multi=yes
+
+# a thread the process creates while traced loads it; with the
+# uprobe_multi link (the process's one, checked held), and with the
+# per-thread perf events (none held)
 DLH_LATE=1
 export DLH_LATE
-start_prog
-start_dtrace
-echo start >&3
-echo "$PWD/libdlhg.so" >&3
-exec 3>&-
-wait "$prog"
-expect_eq "a thread created while traced: the program's status" 0 "$?"
-wait "$dt"
-expect_file_eq "a thread created while traced: every hit" expected.txt out.txt
-unset DLH_LATE
+for multi in 1 0; do
+	[ "$multi" = 1 ] && [ "$has_multi" = no ] && continue
+	export DTRACE_UPROBE_MULTI=$multi
+	start_prog
+	start_dtrace
+	if [ "$multi" = 1 ]; then
+		expect_eq "the process held by one uprobe_multi link" 1 \
+			"$(multi_links)"
+	else
+		expect_eq "DTRACE_UPROBE_MULTI=0: no uprobe_multi link" 0 \
+			"$(multi_links)"
+	fi
+	echo start >&3
+	echo "$PWD/libdlhg.so" >&3
+	exec 3>&-
+	wait "$prog"
+	expect_eq "a thread created while traced ($multi): the program's status" \
+		0 "$?"
+	wait "$dt"
+	expect_file_eq "a thread created while traced ($multi): every hit" \
+		expected.txt out.txt
+done
+unset DLH_LATE DTRACE_UPROBE_MULTI
 
 # a -c command, handed over from its start-up tracer: it dlopen()s as
-# soon as main runs
-for lib in libdlhg.so libdlhs.so; do
+# soon as main runs (the last also with the per-thread perf events)
+for lib in libdlhg.so libdlhs.so libdlhg.so:0; do
+	multi=${lib#*:}
+	lib=${lib%:*}
+	[ "$multi" = "$lib" ] && multi=1
 	[ "$lib" = libdlhs.so ] && [ -z "$sdt" ] && continue
 	echo "$PWD/$lib" >path.txt
 	rm -f out.txt # -o appends
-	timeout -s KILL 120 "$DTRACE" -q -Z -o out.txt -c ./dlholdprog \
+	DTRACE_UPROBE_MULTI=$multi timeout -s KILL 120 "$DTRACE" -q -Z \
+		-o out.txt -c ./dlholdprog \
 		-n 'dlh$target:::ctor, dlh$target:::call { @[probename] = count(); }' \
 		-n 'END { printa("%s %@d\n", @); }' <path.txt 2>err.txt
-	expect_eq "-c $lib: dtrace's status" 0 "$?"
+	expect_eq "-c $lib ($multi): dtrace's status" 0 "$?"
 	printf 'ctor 5\ncall 7\n\n' >expected-c.txt
-	expect_file_eq "-c $lib: every hit, the constructor's too" \
+	expect_file_eq "-c $lib ($multi): every hit, the constructor's too" \
 		expected-c.txt out.txt
 done
 

@@ -22,12 +22,16 @@
 #  - its signals pass through dtrace, its tracer: SIGSTOP and SIGCONT
 #    (it stops, goes on, and loads as before), a SIGURG sent to it (its
 #    handler runs).
-# The breakpoint is one uprobe_multi BPF link per process where the
-# kernel has that link (its BTF names BPF_TRACE_UPROBE_MULTI): dtrace
+# The breakpoint is one uprobe_multi BPF link per process from Linux
+# 6.12 on (where its pid filters by thread group): dtrace
 # holds one while a -p process is held, and none under
 # DTRACE_UPROBE_MULTI=0, which takes the per-thread perf events of
 # kernels without it; the thread created while traced and the -c command
-# are then held that way too.
+# are then held that way too.  A process whose leader exits before its
+# threads (the link's filter reads the leader's mm) changes to the
+# per-thread events: no link left.  (Its hits are not compared: the
+# library is armed from the process's maps, read through the leader,
+# whose maps are empty once it is a zombie; before this change too.)
 # Needs root, BPF and uprobes (the bpf backend's requirements).
 
 . "$top_srcdir/tests/lib.sh"
@@ -105,8 +109,12 @@ multi_links() {
 	cat /proc/"$dt"/fdinfo/* 2>/dev/null |
 		grep -c '^link_type:[[:space:]]*uprobe_multi$'
 }
+no_links() { [ "$(multi_links)" = 0 ]; }
 has_multi=no
-grep -aqs BPF_TRACE_UPROBE_MULTI /sys/kernel/btf/vmlinux && has_multi=yes
+case $(uname -r) in
+[0-5].* | 6.[0-9] | 6.[0-9][.-]* | 6.1[01] | 6.1[01][.-]*) ;;
+*) has_multi=yes ;;
+esac
 
 # a thread the process creates while traced loads it; with the
 # uprobe_multi link (the process's one, checked held), and with the
@@ -136,6 +144,26 @@ for multi in 1 0; do
 		expected.txt out.txt
 done
 unset DLH_LATE DTRACE_UPROBE_MULTI
+
+# the leader gone (pthread_exit()) once the loading thread is started
+if [ "$has_multi" = yes ]; then
+	DLH_LATE=1 DLH_LEADER_EXIT=1
+	export DLH_LATE DLH_LEADER_EXIT
+	start_prog
+	start_dtrace
+	expect_eq "leader to exit: held by the link first" 1 "$(multi_links)"
+	echo start >&3
+	wait_until 300 no_links
+	expect_eq "leader exited: the link replaced by per-thread events" 0 \
+		"$(multi_links)"
+	echo "$PWD/libdlhg.so" >&3
+	exec 3>&-
+	wait "$prog"
+	expect_eq "leader exited: the program's status" 0 "$?"
+	wait "$dt"
+	expect_eq "leader exited: dtrace's status" 0 "$?"
+	unset DLH_LATE DLH_LEADER_EXIT
+fi
 
 # a -c command, handed over from its start-up tracer: it dlopen()s as
 # soon as main runs (the last also with the per-thread perf events)

@@ -19,11 +19,12 @@
  * the process with SIGTRAP at its next dlopen() once nobody traces it.
  * So the breakpoint is a uprobe the kernel owns for us, taken out when
  * its descriptor closes, dtrace's death included: one uprobe_multi BPF
- * link per process (Linux 6.6 on), whose pid filters by thread group,
- * so that it covers the threads to come; where the kernel refuses that
- * link (6.1), or DTRACE_UPROBE_MULTI=0 says not to try it, perf events
- * of the uprobe PMU (no tracefs event), one per thread (the kernel's
- * filter is by mm, but a thread's event ends with the thread).  The
+ * link per process, whose pid filters by thread group (Linux 6.12 on:
+ * multi_wanted()), so that it covers the threads to come; on older
+ * kernels, where the kernel refuses the link, for a process whose
+ * leader has exited (dh_unlink()), or under DTRACE_UPROBE_MULTI=0,
+ * perf events of the uprobe PMU (no tracefs event), one per thread (the
+ * kernel's filter is by mm, but a thread's event ends with the thread).  The
  * link is the cheaper: one uprobe registration, not one a thread, and
  * none of it under the kernel's event_mutex, which a perf event's
  * close holds through its grace periods while the run's own uprobe
@@ -84,6 +85,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -461,12 +463,24 @@ static int dh_link(const struct dh_proc *dp)
 	return (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
 }
 
-/* DTRACE_UPROBE_MULTI=0: the perf events only */
+/*
+ * DTRACE_UPROBE_MULTI=0: the perf events only.  So too before Linux
+ * 6.12: the link's pid filter ran the program for the leader thread
+ * alone in 6.6 (another thread's dlopen() would go by unheld, and
+ * unsaid), by mm from 46ba0e49b642 ("bpf: fix multi-uprobe PID
+ * filtering logic", 6.10), by thread group after (6.12 has both).
+ */
 static bool multi_wanted(void)
 {
 	const char *e = getenv("DTRACE_UPROBE_MULTI");
+	struct utsname u;
+	int maj = 0, min = 0;
 
-	return !e || strcmp(e, "0") != 0;
+	if (e && strcmp(e, "0") == 0)
+		return false;
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &maj, &min) != 2)
+		return false;
+	return maj > 6 || (maj == 6 && min >= 12);
 }
 
 /* the perf events' program, made when a process first needs it */
@@ -920,7 +934,12 @@ bool dlhold_start(struct consumer *c, struct tproc *pr)
 	}
 	/* the breakpoint last: a stop only where every thread is ours */
 	dp->events = true;
-	if (!dh.multi_no) {
+	/*
+	 * The link's filter reads the leader's mm: a leader that exited
+	 * before its threads has none, and the breakpoint would be put in
+	 * no process (those get the per-thread events)
+	 */
+	if (!dh.multi_no && th_state(pr->pid, pr->pid) != 'Z') {
 		dp->lfd = dh_link(dp);
 		/* the kernel does not know the link: never again this run */
 		if (dp->lfd < 0 && (errno == EINVAL || errno == EOPNOTSUPP ||
@@ -984,6 +1003,26 @@ bool dlhold_handover(struct consumer *c, struct tproc *pr)
  * Each stop of a held thread passed on; called on every SIGCHLD and
  * every refresh (which also sees a dlopen() that was not held).
  */
+/*
+ * dp's leader exited before its threads: the link's filter, which reads
+ * the leader's mm, no longer matches the process, and another consumer
+ * of the same uprobe unregistering would take the breakpoint out of it.
+ * Its threads get their perf events (which put the breakpoint back),
+ * then the link goes.  Checked at each poll: the refresh of the maps
+ * polls every 100 ms.
+ */
+static void dh_unlink(struct dh_proc *dp)
+{
+	if (dp->lfd < 0 || th_state(dp->pr->pid, dp->pr->pid) != 'Z' ||
+	    dh_plain_prog() < 0)
+		return;
+	for (size_t i = 0; i < dp->nth; i++)
+		if (dp->th[i].pfd < 0 && dp->th[i].tid != dp->pr->pid)
+			dp->th[i].pfd = th_event(dp, dp->th[i].tid);
+	close_later(&dp->lfd, 1);
+	dp->lfd = -1;
+}
+
 void dlhold_poll(struct consumer *c)
 {
 	(void)c;
@@ -1006,6 +1045,7 @@ void dlhold_poll(struct consumer *c)
 		}
 		for (size_t i = 0; i < dp->nth; i++)
 			th_missed(dp, dp->th[i].tid);
+		dh_unlink(dp);
 		if (dp->arm && !dp->depth && !dh.arming)
 			dh_arm(dp);
 	}

@@ -7,7 +7,9 @@
  * multi-threaded when it loads).  With DLH_LATE set the main thread
  * first reads a line itself and only then starts the second thread (one
  * created while traced).  With DLH_URG set SIGURG is handled by exiting
- * 3: a SIGURG it did not ask for ends it.
+ * 3: a SIGURG it did not ask for ends it.  With DLH_LEADER_EXIT set the
+ * main thread leaves with pthread_exit() once the second one is started
+ * (a process whose leader is a zombie while it loads).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -57,6 +59,8 @@ int main(void)
 	}
 	if (pthread_create(&t, NULL, loader, NULL) != 0)
 		return 2;
+	if (getenv("DLH_LEADER_EXIT"))
+		pthread_exit(NULL);
 	pthread_join(t, NULL);
 	return 2;
 }

@@ -1013,8 +1013,17 @@ bool dlhold_handover(struct consumer *c, struct tproc *pr)
  */
 static void dh_unlink(struct dh_proc *dp)
 {
-	if (dp->lfd < 0 || th_state(dp->pr->pid, dp->pr->pid) != 'Z' ||
-	    dh_plain_prog() < 0)
+	bool live = false;
+
+	if (dp->lfd < 0 || th_state(dp->pr->pid, dp->pr->pid) != 'Z')
+		return;
+	/* none left running: the process is exiting, the link can stay */
+	for (size_t i = 0; i < dp->nth && !live; i++) {
+		char st = th_state(dp->pr->pid, dp->th[i].tid);
+
+		live = st && st != 'Z' && st != 'X';
+	}
+	if (!live || dh_plain_prog() < 0)
 		return;
 	for (size_t i = 0; i < dp->nth; i++)
 		if (dp->th[i].pfd < 0 && dp->th[i].tid != dp->pr->pid)

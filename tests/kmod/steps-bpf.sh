@@ -23,10 +23,9 @@
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp;
-#  - a -c command held at its dlopen() (dlhold.c) on a kernel without
-#    the uprobe_multi link (6.1 refuses it; the per-thread perf events
-#    hold it): the plugin's hits right after dlopen() returns are all
-#    counted, and nothing is said.
+#  - a -c command held at its dlopen() (dlhold.c) by the per-thread
+#    perf events (no uprobe_multi link before 6.12): the plugin's hits
+#    right after dlopen() returns are all counted, and nothing is said.
 # Both scripts run on the programs tests/kmod/run.sh built
 # (TRACE_PROGS=/kt), from /kt/src/tests, with busybox's tools.
 

@@ -18,7 +18,16 @@
 #  - a one-clause count under -c: bprov$target:::hit { @ = count(); }
 #    on bench/loop.c firing 1,000 hits, against bpftrace's usdt probe
 #    of the same binary; ours with the generated program (the default)
-#    and with the generic one (DTRACE_CGEN=0), both against bpftrace;
+#    and with the generic one (DTRACE_CGEN=0), both against bpftrace,
+#    and with the generated program but dlhold.c's uprobe on ld.so as
+#    per-thread perf events (DTRACE_UPROBE_MULTI=0, as on kernels
+#    without the uprobe_multi link) instead of one uprobe_multi link;
+#  - thread churn: the same count under -c on bench/threads.c, 60
+#    threads created and joined one after another, 10 hits each (600),
+#    ours (the uprobe_multi link holding it at dlopen()) and with
+#    DTRACE_UPROBE_MULTI=0 (a perf event per thread), against bpftrace;
+#    $CHURN_ROUNDS runs each (default 3: the per-thread events cost
+#    seconds a run);
 #  - the verifier's instructions (verified_insns) summed over the
 #    programs each tool loads for that count, and how many programs:
 #    read with bench/bpfstats --list while a long run (1e9 hits, killed
@@ -38,6 +47,7 @@ set -u
 : "${STARTUP_MD:=}"
 : "${ROUNDS:=10}"
 : "${OURS2:=}"
+: "${CHURN_ROUNDS:=3}"
 export LC_ALL=C
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/usdt-startbench.XXXXXX") || exit 1
@@ -62,6 +72,9 @@ cd "$tmp" || exit 1
 	$CC -O2 -I. -DSTYLE_OURS -c "$here/loop.c" -o ours.o &&
 	"$DTRACE" -G -s "$here/bprov.d" -o ours-p.o ours.o &&
 	$CC ours.o ours-p.o -o ours &&
+	$CC -O2 -I. -c "$here/threads.c" -o threads.o &&
+	"$DTRACE" -G -s "$here/bprov.d" -o threads-p.o threads.o &&
+	$CC threads.o threads-p.o -o threads -lpthread &&
 	$CC -O2 "$here/bpfstats.c" -o bpfstats || exit 1
 DTRACE_STATEDIR=$tmp/nostate
 export DTRACE_STATEDIR
@@ -117,6 +130,8 @@ while [ "$r" -lt "$ROUNDS" ]; do
 		-c "./ours 1000"
 	DTRACE_BACKEND=bpf DTRACE_CGEN=0 timed d_count0 "$DTRACE" -q \
 		-n "$dcount" -c "./ours 1000"
+	DTRACE_BACKEND=bpf DTRACE_UPROBE_MULTI=0 timed d_countpe "$DTRACE" \
+		-q -n "$dcount" -c "./ours 1000"
 	timed b_count bpftrace -q -e "$bcount" -c "./ours 1000"
 	if [ -n "$OURS2" ]; then
 		timed d_begin2 "$OURS2" -q -n 'BEGIN { exit(0); }'
@@ -127,7 +142,7 @@ while [ "$r" -lt "$ROUNDS" ]; do
 done
 printf '%-52s %12s %12s %8s\n' "figure (start to exit, mean of $ROUNDS)" \
 	"dtrace" "bpftrace" "ratio"
-for f in begin count count0 ${OURS2:+begin2 count2}; do
+for f in begin count count0 countpe ${OURS2:+begin2 count2}; do
 	set -- $(mean "d_$f")
 	dw=$1 dc=$2
 	case $f in
@@ -139,11 +154,35 @@ for f in begin count count0 ${OURS2:+begin2 count2}; do
 	begin) what="BEGIN { exit } (nothing traced)" ;;
 	count) what="-c one-clause count(), 1,000 hits" ;;
 	count0) what="-c one-clause count(), DTRACE_CGEN=0" ;;
+	countpe) what="-c one-clause count(), DTRACE_UPROBE_MULTI=0" ;;
 	begin2) what="BEGIN { exit }, OURS2" ;;
 	count2) what="-c one-clause count(), OURS2" ;;
 	esac
 	row "$what: wall ms" "$dw" "$bw"
 	row "$what: CPU ms" "$dc" "$bc"
+done
+
+dchurn='bprov$target:::hit { @ = count(); }'
+bchurn='usdt:./threads:bprov:hit { @ = count(); }'
+r=0
+while [ "$r" -lt "$CHURN_ROUNDS" ]; do
+	DTRACE_BACKEND=bpf timed d_churn "$DTRACE" -q -n "$dchurn" \
+		-c "./threads 60"
+	DTRACE_BACKEND=bpf DTRACE_UPROBE_MULTI=0 timed d_churnpe "$DTRACE" \
+		-q -n "$dchurn" -c "./threads 60"
+	timed b_churn bpftrace -q -e "$bchurn" -c "./threads 60"
+	r=$((r + 1))
+done
+for f in churn churnpe; do
+	set -- $(mean "d_$f")
+	dw=$1 dc=$2
+	set -- $(mean b_churn)
+	case $f in
+	churn) what="-c 60 threads in turn, 600 hits" ;;
+	churnpe) what="-c 60 threads, DTRACE_UPROBE_MULTI=0" ;;
+	esac
+	row "$what: wall ms (mean of $CHURN_ROUNDS)" "$dw" "$1"
+	row "$what: CPU ms (mean of $CHURN_ROUNDS)" "$dc" "$2"
 done
 
 # verified NAMES FIRST CMD...: "instructions programs" of the programs

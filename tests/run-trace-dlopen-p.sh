@@ -26,6 +26,16 @@
 # the uprobe events one, whose processes dlhold.c holds with its own
 # program all the same).  Last, the backend that cannot hold
 # (-x activation=user) says that a dlopen()ed library was armed late.
+# The breakpoint is one uprobe_multi BPF link per process from Linux
+# 6.12 on (where its pid filters by thread group): dtrace
+# holds one while a -p process is held, and none under
+# DTRACE_UPROBE_MULTI=0, which takes the per-thread perf events of
+# kernels without it; the thread created while traced and the -c command
+# are then held that way too.  A process whose leader exits before its
+# threads (the link's filter reads the leader's mm) changes to the
+# per-thread events: no link left.  (Its hits are not compared: the
+# library is armed from the process's maps, read through the leader,
+# whose maps are empty once it is a zombie; before this change too.)
 # Needs root, BPF and uprobes (the bpf backend's requirements).
 
 . "$top_srcdir/tests/lib.sh"
@@ -119,20 +129,85 @@ for be in bpf uprobe; do
 done
 unset DTRACE_BACKEND
 
-# a thread the process creates while traced loads it
+# multi_links: how many uprobe_multi links dtrace ($dt) holds
+multi_links() {
+	cat /proc/"$dt"/fdinfo/* 2>/dev/null |
+		grep -c '^link_type:[[:space:]]*uprobe_multi$'
+}
+no_links() { [ "$(multi_links)" = 0 ]; }
+has_multi=no
+case $(uname -r) in
+[0-5].* | 6.[0-9] | 6.[0-9][.-]* | 6.1[01] | 6.1[01][.-]*) ;;
+*) has_multi=yes ;;
+esac
+
+# a thread the process creates while traced loads it; with the
+# uprobe_multi link (the process's one, checked held), and with the
+# per-thread perf events (none held)
 DLH_LATE=1
 export DLH_LATE
-start_prog
-start_dtrace
-echo start >&3
-echo "$PWD/libdlhg.so" >&3
-exec 3>&-
-wait "$prog"
-expect_eq "a thread created while traced: the program's status" 0 "$?"
-wait "$dt"
-expect_file_eq "a thread created while traced: every hit" expected.txt out.txt
-unset DLH_LATE
+for multi in 1 0; do
+	[ "$multi" = 1 ] && [ "$has_multi" = no ] && continue
+	export DTRACE_UPROBE_MULTI=$multi
+	start_prog
+	start_dtrace
+	if [ "$multi" = 1 ]; then
+		expect_eq "the process held by one uprobe_multi link" 1 \
+			"$(multi_links)"
+	else
+		expect_eq "DTRACE_UPROBE_MULTI=0: no uprobe_multi link" 0 \
+			"$(multi_links)"
+	fi
+	echo start >&3
+	echo "$PWD/libdlhg.so" >&3
+	exec 3>&-
+	wait "$prog"
+	expect_eq "a thread created while traced ($multi): the program's status" \
+		0 "$?"
+	wait "$dt"
+	expect_file_eq "a thread created while traced ($multi): every hit" \
+		expected.txt out.txt
+done
+unset DLH_LATE DTRACE_UPROBE_MULTI
 
+# the leader gone (pthread_exit()) once the loading thread is started
+if [ "$has_multi" = yes ]; then
+	DLH_LATE=1 DLH_LEADER_EXIT=1
+	export DLH_LATE DLH_LEADER_EXIT
+	start_prog
+	start_dtrace
+	expect_eq "leader to exit: held by the link first" 1 "$(multi_links)"
+	echo start >&3
+	wait_until 300 no_links
+	expect_eq "leader exited: the link replaced by per-thread events" 0 \
+		"$(multi_links)"
+	echo "$PWD/libdlhg.so" >&3
+	exec 3>&-
+	wait "$prog"
+	expect_eq "leader exited: the program's status" 0 "$?"
+	wait "$dt"
+	expect_eq "leader exited: dtrace's status" 0 "$?"
+	unset DLH_LATE DLH_LEADER_EXIT
+fi
+
+# a -c command, handed over from its start-up tracer: it dlopen()s as
+# soon as main runs (the last also with the per-thread perf events)
+for lib in libdlhg.so libdlhs.so libdlhg.so:0; do
+	multi=${lib#*:}
+	lib=${lib%:*}
+	[ "$multi" = "$lib" ] && multi=1
+	[ "$lib" = libdlhs.so ] && [ -z "$sdt" ] && continue
+	echo "$PWD/$lib" >path.txt
+	rm -f out.txt # -o appends
+	DTRACE_UPROBE_MULTI=$multi timeout -s KILL 120 "$DTRACE" -q -Z \
+		-o out.txt -c ./dlholdprog \
+		-n 'dlh$target:::ctor, dlh$target:::call { @[probename] = count(); }' \
+		-n 'END { printa("%s %@d\n", @); }' <path.txt 2>err.txt
+	expect_eq "-c $lib ($multi): dtrace's status" 0 "$?"
+	printf 'ctor 5\ncall 7\n\n' >expected-c.txt
+	expect_file_eq "-c $lib ($multi): every hit, the constructor's too" \
+		expected-c.txt out.txt
+done
 
 # ---------------------------------------------------------------------
 # dtrace killed while the thread is stopped at RT_CONSISTENT

@@ -17,11 +17,19 @@
  * int3 written into ld.so, or a hardware breakpoint set through ptrace
  * (the kernel keeps DR0-DR7 when the tracer dies: tested on 6.18), kills
  * the process with SIGTRAP at its next dlopen() once nobody traces it.
- * So the breakpoint is a uprobe the kernel owns for us: perf events of
- * the uprobe PMU (no tracefs event), one per thread of the process (the
- * kernel's filter is by mm, but a thread's event ends with the thread),
- * whose breakpoint the kernel takes out when their fds close, dtrace's
- * death included.  Its BPF program (made here, a few instructions)
+ * So the breakpoint is a uprobe the kernel owns for us, taken out when
+ * its descriptor closes, dtrace's death included: one uprobe_multi BPF
+ * link per process, whose pid filters by thread group (Linux 6.12 on:
+ * multi_wanted()), so that it covers the threads to come; on older
+ * kernels, where the kernel refuses the link, for a process whose
+ * leader has exited (dh_unlink()), or under DTRACE_UPROBE_MULTI=0,
+ * perf events of the uprobe PMU (no tracefs event), one per thread (the
+ * kernel's filter is by mm, but a thread's event ends with the thread).  The
+ * link is the cheaper: one uprobe registration, not one a thread, and
+ * none of it under the kernel's event_mutex, which a perf event's
+ * close holds through its grace periods while the run's own uprobe
+ * events wait to be unregistered (bench/RESULTS.md, "Start-up").  Its
+ * BPF program (made here, a few instructions)
  * reads r_state and, at an RT_CONSISTENT that follows an RT_ADD (not a
  * dlclose()'s), stops the thread by sending it
  * SIGURG (bpf_send_signal_thread()): the process is ptrace-seized by
@@ -44,8 +52,8 @@
  * its first stop.  To arm, every other thread is interrupted too, as
  * freeze.c holds a process (proc_freeze() calls dlhold_stop_all() for
  * a process held here: a second tracer cannot seize it).  At the end
- * the perf events close first, then every thread is stopped and
- * detached with the signal it stopped for.  A process that cannot be
+ * the link or the perf events close first, then every thread is stopped
+ * and detached with the signal it stopped for.  A process that cannot be
  * seized (a debugger has it) or a kernel that refuses the program keeps
  * the 100 ms arming, said once.
  *
@@ -80,6 +88,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,6 +106,10 @@
 enum { DH_SEIZED = 1, DH_SENT = 2, DH_MISSED = 3 };
 #define DH_LAST 0x80000000u
 
+/* enum bpf_attach_type's BPF_TRACE_UPROBE_MULTI (Linux 6.6 on) */
+#define DH_TRACE_UPROBE_MULTI 48
+#define ENOTSUP_KERNEL 524 /* the kernel's ENOTSUPP */
+
 /*
  * TH_NEW: a clone not yet at its first stop; TH_ZOMBIE: a leader that
  * exited before its threads, waited for until its exit is reported
@@ -109,7 +122,8 @@ struct dh_thread {
 	int sig;     /* TH_STOP: the signal to resume it with */
 	bool listen; /* TH_STOP: a group-stop, resumed with PTRACE_LISTEN */
 	bool hold; /* TH_STOP in dlopen(): resumed once its library is armed */
-	int pfd;   /* its uprobe PMU event on _dl_debug_state, or -1 */
+	int pfd;   /* its uprobe PMU event on _dl_debug_state, or -1 (none,
+		    * or the process has the link) */
 };
 
 struct dh_proc {
@@ -117,6 +131,7 @@ struct dh_proc {
 	char *ldso; /* its ld.so, and _dl_debug_state's file offset there */
 	uint64_t off;
 	bool events; /* each thread gets its event (th_add()) */
+	int lfd;     /* the process's uprobe_multi link, or -1 */
 	struct dh_thread *th;
 	size_t nth;
 	unsigned depth; /* dlhold_stop_all() calls not yet resumed */
@@ -124,15 +139,29 @@ struct dh_proc {
 	bool missed_said;
 };
 
+/* Where the program reads whether SIGURG would do anything if delivered. */
+struct dh_offs {
+	long sighand, blocked, handler; /* handler: in the sighand_struct */
+};
+
 /* one tracer per dtrace: freeze.c asks by pid, without the consumer */
 static struct {
 	struct consumer *c;
 	int prog_fd, map_fd;
+	/*
+	 * the program as a uprobe_multi link takes it, -1 once the kernel
+	 * refused either; the perf events' (prog_fd) is made when first
+	 * needed, from the same offsets and distance
+	 */
+	int mprog_fd;
+	bool multi_no;
+	struct dh_offs o;
+	long delta;
 	struct dh_proc **p;
 	size_t np;
 	bool failed; /* the program could not be made: said once */
 	bool arming; /* in dh_arm(): proc_refresh() is not entered again */
-} dh = {.prog_fd = -1, .map_fd = -1};
+} dh = {.prog_fd = -1, .map_fd = -1, .mprog_fd = -1};
 
 static struct dh_proc *dh_find(pid_t pid)
 {
@@ -186,11 +215,6 @@ static long btf_off(const struct btf *btf, const char *sname, const char *name)
 	return id < 0 ? -1 : btf_member_off(btf, (__u32)id, name);
 }
 
-/* Where the program reads whether SIGURG would do anything if delivered. */
-struct dh_offs {
-	long sighand, blocked, handler; /* handler: in the sighand_struct */
-};
-
 static int dh_offsets(struct dh_offs *o)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
@@ -239,8 +263,8 @@ static int dh_offsets(struct dh_offs *o)
  * The program at _dl_debug_state: r_state is at a fixed distance from
  * the function (both in ld.so), `delta` from the hit's ip.
  */
-static int dh_prog(int map_fd, long delta, const struct dh_offs *o, char *why,
-		   size_t whylen)
+static int dh_prog(int map_fd, long delta, const struct dh_offs *o, bool multi,
+		   char *why, size_t whylen)
 {
 	static const int16_t uregoff[UREG_N] = UREG_OFFSETS;
 	struct bpf_insn v[96];
@@ -248,6 +272,10 @@ static int dh_prog(int map_fd, long delta, const struct dh_offs *o, char *why,
 	char log[4096] = "";
 	LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log,
 		    .log_size = sizeof(log), .log_level = 0);
+
+	if (multi)
+		po.expected_attach_type =
+			(enum bpf_attach_type)DH_TRACE_UPROBE_MULTI;
 	int fd;
 
 	v[n++] = MOV_REG(BPF_REG_6, BPF_REG_1);
@@ -355,7 +383,7 @@ static int dh_prog(int map_fd, long delta, const struct dh_offs *o, char *why,
 	v[n++] = EXIT();
 	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "dtrace_dlhold", "GPL", v, n,
 			   &po);
-	if (fd < 0)
+	if (fd < 0 && why)
 		snprintf(why, whylen, "its program was refused: %s%s%s",
 			 strerror(errno), *log ? ": " : "", log);
 	return fd < 0 ? -1 : fd;
@@ -407,6 +435,76 @@ static int uprobe_pmu_type(void)
 
 	free(s);
 	return t > 0 ? t : -1;
+}
+
+/*
+ * The uprobe_multi link (BPF_LINK_CREATE), written out here: Debian
+ * 12's linux/bpf.h and libbpf 1.1 predate it.  The layout is the
+ * kernel's union bpf_attr link_create, which does not change.
+ */
+struct dh_link_attr {
+	__u32 prog_fd, target_fd, attach_type, flags;
+	__aligned_u64 path, offsets, ref_ctr_offsets, cookies;
+	__u32 cnt, mflags, pid;
+};
+
+/*
+ * dp's breakpoint as one uprobe_multi link for its thread group: fd, or
+ * -1 with errno (the caller falls back to the perf events)
+ */
+static int dh_link(const struct dh_proc *dp)
+{
+	struct dh_link_attr a;
+	__u64 off = dp->off;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_fd = (__u32)dh.mprog_fd;
+	a.attach_type = DH_TRACE_UPROBE_MULTI;
+	a.path = (__u64)(uintptr_t)dp->ldso;
+	a.offsets = (__u64)(uintptr_t)&off;
+	a.cnt = 1;
+	a.pid = (__u32)dp->pr->pid;
+	return (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+}
+
+/*
+ * DTRACE_UPROBE_MULTI=0: the perf events only.  So too before Linux
+ * 6.12: the link's pid filter ran the program for the leader thread
+ * alone in 6.6 (another thread's dlopen() would go by unheld, and
+ * unsaid), by mm from 46ba0e49b642 ("bpf: fix multi-uprobe PID
+ * filtering logic", 6.10), by thread group after (6.12 has both).
+ */
+static bool multi_wanted(void)
+{
+	const char *e = getenv("DTRACE_UPROBE_MULTI");
+	struct utsname u;
+	int maj = 0, min = 0;
+
+	if (e && strcmp(e, "0") == 0)
+		return false;
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &maj, &min) != 2)
+		return false;
+	return maj > 6 || (maj == 6 && min >= 12);
+}
+
+/* the perf events' program, made when a process first needs it */
+static int dh_plain_prog(void)
+{
+	char why[512] = "";
+
+	if (dh.prog_fd < 0 && !dh.failed) {
+		dh.prog_fd = dh_prog(dh.map_fd, dh.delta, &dh.o, false, why,
+				     sizeof(why));
+		if (dh.prog_fd < 0) {
+			dh.failed = true;
+			say(dh.c,
+			    "a library a traced process dlopen()s is armed "
+			    "when its maps are next read (its first hits can "
+			    "be missed): %s",
+			    why);
+		}
+	}
+	return dh.prog_fd;
 }
 
 /* ------------------------------------------------------------------ */
@@ -470,7 +568,8 @@ static struct dh_thread *th_add(struct dh_proc *dp, pid_t tid, int state)
 	dp->th[dp->nth] =
 		(struct dh_thread){.tid = tid, .state = state, .pfd = -1};
 	map_set(tid, DH_SEIZED);
-	if (dp->events) /* a clone, stopped before its first instruction */
+	/* a clone, stopped before its first instruction; a link has it */
+	if (dp->events && dp->lfd < 0)
 		dp->th[dp->nth].pfd = th_event(dp, tid);
 	return &dp->th[dp->nth++];
 }
@@ -740,6 +839,10 @@ static int dh_seize(struct dh_proc *dp)
 static void dh_release(struct dh_proc *dp)
 {
 	dp->events = false;
+	if (dp->lfd >= 0) { /* no stop of ours after this */
+		close(dp->lfd);
+		dp->lfd = -1;
+	}
 	for (size_t i = 0; i < dp->nth; i++)
 		if (dp->th[i].pfd >= 0) { /* no stop of ours after this */
 			close(dp->th[i].pfd);
@@ -763,15 +866,19 @@ static void dh_release(struct dh_proc *dp)
 	free(dp);
 }
 
+/*
+ * The map and a program, the link's where the kernel takes it: 0, or
+ * -1 with the reason said once
+ */
 static int dh_open_prog(struct consumer *c, long delta)
 {
-	struct dh_offs o;
 	char why[512] = "";
 
-	if (dh.prog_fd >= 0 || dh.failed)
-		return dh.prog_fd;
+	if (dh.map_fd >= 0 || dh.failed)
+		return dh.failed ? -1 : 0;
 	dh.c = c;
-	if (dh_offsets(&o) < 0)
+	dh.delta = delta;
+	if (dh_offsets(&dh.o) < 0)
 		snprintf(why, sizeof(why),
 			 "the kernel's BTF does not describe task_struct's "
 			 "signals");
@@ -779,17 +886,21 @@ static int dh_open_prog(struct consumer *c, long delta)
 					     4, 4, 65536, NULL)) < 0)
 		snprintf(why, sizeof(why), "its map was refused: %s",
 			 strerror(errno));
-	else
-		dh.prog_fd = dh_prog(dh.map_fd, delta, &o, why, sizeof(why));
-	if (dh.prog_fd < 0) {
+	if (dh.map_fd < 0) {
 		dh.failed = true;
 		say(c,
 		    "a library a traced process dlopen()s is armed when "
 		    "its maps are next read (its first hits can be "
 		    "missed): %s",
 		    why);
+		return -1;
 	}
-	return dh.prog_fd;
+	/* a kernel without uprobe_multi refuses the attach type */
+	dh.multi_no = !multi_wanted();
+	if (!dh.multi_no)
+		dh.mprog_fd = dh_prog(dh.map_fd, delta, &dh.o, true, NULL, 0);
+	dh.multi_no |= dh.mprog_fd < 0;
+	return dh.multi_no ? (dh_plain_prog() < 0 ? -1 : 0) : 0;
 }
 
 /*
@@ -815,6 +926,7 @@ bool dlhold_start(struct consumer *c, struct tproc *pr)
 	dp->pr = pr;
 	dp->ldso = ldso;
 	dp->off = off;
+	dp->lfd = -1;
 	if (dh_seize(dp) < 0) {
 		say(c,
 		    "pid %d cannot be held at its dlopen()s (it is traced "
@@ -826,7 +938,28 @@ bool dlhold_start(struct consumer *c, struct tproc *pr)
 	}
 	/* the breakpoint last: a stop only where every thread is ours */
 	dp->events = true;
-	for (size_t i = 0; i < dp->nth; i++) {
+	/*
+	 * The link's filter reads the leader's mm: a leader that exited
+	 * before its threads has none, and the breakpoint would be put in
+	 * no process (those get the per-thread events)
+	 */
+	if (!dh.multi_no && th_state(pr->pid, pr->pid) != 'Z') {
+		dp->lfd = dh_link(dp);
+		/* the kernel does not know the link: never again this run */
+		if (dp->lfd < 0 && (errno == EINVAL || errno == EOPNOTSUPP ||
+				    errno == ENOTSUP_KERNEL)) {
+			dh.multi_no = true;
+			close(dh.mprog_fd);
+			dh.mprog_fd = -1;
+		}
+	}
+	if (dp->lfd >= 0)
+		nev = 1;
+	else if (dh_plain_prog() < 0) {
+		dh_release(dp);
+		return false;
+	}
+	for (size_t i = 0; dp->lfd < 0 && i < dp->nth; i++) {
 		dp->th[i].pfd = th_event(dp, dp->th[i].tid);
 		if (dp->th[i].pfd >= 0)
 			nev++;
@@ -874,6 +1007,35 @@ bool dlhold_handover(struct consumer *c, struct tproc *pr)
  * Each stop of a held thread passed on; called on every SIGCHLD and
  * every refresh (which also sees a dlopen() that was not held).
  */
+/*
+ * dp's leader exited before its threads: the link's filter, which reads
+ * the leader's mm, no longer matches the process, and another consumer
+ * of the same uprobe unregistering would take the breakpoint out of it.
+ * Its threads get their perf events (which put the breakpoint back),
+ * then the link goes.  Checked at each poll: the refresh of the maps
+ * polls every 100 ms.
+ */
+static void dh_unlink(struct dh_proc *dp)
+{
+	bool live = false;
+
+	if (dp->lfd < 0 || th_state(dp->pr->pid, dp->pr->pid) != 'Z')
+		return;
+	/* none left running: the process is exiting, the link can stay */
+	for (size_t i = 0; i < dp->nth && !live; i++) {
+		char st = th_state(dp->pr->pid, dp->th[i].tid);
+
+		live = st && st != 'Z' && st != 'X';
+	}
+	if (!live || dh_plain_prog() < 0)
+		return;
+	for (size_t i = 0; i < dp->nth; i++)
+		if (dp->th[i].pfd < 0 && dp->th[i].tid != dp->pr->pid)
+			dp->th[i].pfd = th_event(dp, dp->th[i].tid);
+	close_later(&dp->lfd, 1);
+	dp->lfd = -1;
+}
+
 void dlhold_poll(struct consumer *c)
 {
 	(void)c;
@@ -896,6 +1058,7 @@ void dlhold_poll(struct consumer *c)
 		}
 		for (size_t i = 0; i < dp->nth; i++)
 			th_missed(dp, dp->th[i].tid);
+		dh_unlink(dp);
 		if (dp->arm && !dp->depth && !dh.arming)
 			dh_arm(dp);
 	}
@@ -912,6 +1075,9 @@ void dlhold_gone(struct consumer *c, struct tproc *pr)
 	for (size_t i = 0; i < dh.np; i++)
 		if (dh.p[i] == dp)
 			dh.p[i] = dh.p[--dh.np];
+	if (dp->lfd >= 0)
+		close_later(&dp->lfd, 1);
+	dp->lfd = -1;
 	if (dp->nth) { /* the process's events closed by one thread */
 		int *fds = xcalloc(dp->nth, sizeof(*fds));
 
@@ -941,7 +1107,9 @@ void dlhold_end(struct consumer *c)
 	dh.np = 0;
 	if (dh.prog_fd >= 0)
 		close(dh.prog_fd);
+	if (dh.mprog_fd >= 0)
+		close(dh.mprog_fd);
 	if (dh.map_fd >= 0)
 		close(dh.map_fd);
-	dh.prog_fd = dh.map_fd = -1;
+	dh.prog_fd = dh.map_fd = dh.mprog_fd = -1;
 }

@@ -15,7 +15,8 @@
  * close does outside it does overlap: closed from CLOSE_THREADS threads,
  * the 269 probes stop in 26-29 s (16 threads do as well as 128).  What
  * would remove the wait is one unregistration for all the sites, the
- * uprobe_multi BPF link (Linux 6.6 on; not used yet).
+ * uprobe_multi BPF link (Linux 6.6 on; dlhold.c's breakpoint on ld.so
+ * is one, the sites are not yet).
  *
  * The threads only close descriptors; what the events counted is read
  * before (the callers' loops).  Few descriptors, or no thread to be had,

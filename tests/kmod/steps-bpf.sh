@@ -23,7 +23,10 @@
 #    an ERROR;
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
-#    of timestamp's delta to its vtimestamp.
+#    of timestamp's delta to its vtimestamp;
+#  - a -c command held at its dlopen() (dlhold.c) by the per-thread
+#    perf events (no uprobe_multi link before 6.12): the plugin's hits
+#    right after dlopen() returns are all counted, and nothing is said.
 # Both scripts run on the programs tests/kmod/run.sh built
 # (TRACE_PROGS=/kt), from /kt/src/tests, with busybox's tools.
 
@@ -195,6 +198,16 @@ expect_eq "vtimestamp across a 500 ms sleep: under half of timestamp's" ok \
 	"$(awk '/^vt / { print ($2 * 2 < $4 && $4 >= 500000000) ? "ok" : $0 }' \
 	bv.txt)"
 [ -s bv.err ] && diag "$(tail -n 40 bv.err)"
+
+rm -f bh.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -q -Z -o bh.txt \
+	-n 'trplug$target:::hello { @ = count(); }' \
+	-n 'END { printa("hello %@d\n", @); }' \
+	-c "/kt/trprog 'open /kt/trplug.so' 'plug 3'" >bh.prog 2>bh.err </dev/null
+expect_eq "-c held at its dlopen(): every hit right after it" "hello 3" \
+	"$(grep hello bh.txt)"
+expect_eq "-c held at its dlopen(): nothing said" "" \
+	"$(grep -v 'has exited' bh.err)"
 
 expect_eq "no uprobe events left by the BPF runs" "" \
 	"$(grep dtrace_ /sys/kernel/tracing/uprobe_events 2>&1)"

@@ -9,7 +9,10 @@
  * created while traced).  With DLH_URG set SIGURG is handled by exiting
  * 3: a SIGURG it did not ask for ends it.  With DLH_WAIT set the second
  * thread, after its call, reads standard input to its end before it
- * ends the process (it lives on until dtrace has read its maps).
+ * ends the process (it lives on until dtrace has read its maps).  With
+ * DLH_LEADER_EXIT set the main thread leaves with pthread_exit() once
+ * the second one is started (a process whose leader is a zombie while
+ * it loads).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -62,6 +65,8 @@ int main(void)
 	}
 	if (pthread_create(&t, NULL, loader, NULL) != 0)
 		return 2;
+	if (getenv("DLH_LEADER_EXIT"))
+		pthread_exit(NULL);
 	pthread_join(t, NULL);
 	return 2;
 }

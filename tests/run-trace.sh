@@ -736,6 +736,8 @@ bpf | yes)
 	bg_pids="$bg_pids $osh"
 	exec 3>o.in
 	wait_until 100 answered o.out '^ready' || fail "trprog o did not start"
+	# the shell writes the pid after its fork: the child may be first
+	wait_until 100 test -s o.pid || fail "no pid of trprog o"
 	o=$(cat o.pid)
 	bg_pids="$bg_pids $o"
 	consumer op -q -p "$o" -n 'tr$target:::msg { printf("%d\n", ppid); }' \

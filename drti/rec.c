@@ -86,6 +86,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -94,6 +95,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "usdt/helper_abi.h" /* DRTI_ENV_DISABLE */
 #include "../dtrace-G/consumer/bpf/kagg_bpf.h" /* UBPF_K_*, UBPF_F_* */
 
 /*
@@ -626,7 +628,9 @@ static int rec_consumer_beats(const struct usdt_arena *h)
  * or the consumer is gone.  Priority 101, so the first of this object's
  * constructors; the objects an image loads at start are all mapped
  * before any constructor runs, so the consumer arms them all at once.
- * A process that is no such image pays one fcntl() here.
+ * A process that is no such image pays one fcntl() here; one run with
+ * DTRACE_DOF_INIT_DISABLE set (drti.o's "touch nothing") pays none and
+ * is not followed (dtrace says that the image never asked).
  */
 __attribute__((constructor(101))) static void rec_exec_wait(void)
 {
@@ -640,6 +644,7 @@ __attribute__((constructor(101))) static void rec_exec_wait(void)
 	void *m;
 
 	if (__atomic_load_n(&__usdt_ctl.arena, __ATOMIC_RELAXED) ||
+	    getenv(DRTI_ENV_DISABLE) ||
 	    fcntl(USDT_EXEC_FD, F_GETFD) < 0) /* armed, or not traced */
 		goto out;
 	/* the process's own file there: never mapped past its end */

@@ -40,6 +40,11 @@
 #    does not decide;
 #  - aggregations keyed by copyinstr(argN), beside integer keys and the
 #    probe's name, a hostile string among them; one that faults;
+#  - this-> strings set to copyinstr(argN) and compared or used as keys
+#    later in the clause or in a later clause on the same probes, one
+#    that faults (the same errors); one that may be read unset, is set
+#    in a clause with a predicate, or to two arguments' strings keeps
+#    its clauses in user space;
 #  - BEGIN and END alone load no program at all.
 # -v names the generated programs or that none was loaded (the generic
 # program, as before, goes unmentioned).
@@ -443,6 +448,45 @@ done
 expect_file_eq "a string key that faults: the same errors" flt0.txt flt1.txt
 expect_eq "a string key that faults: 3 errors" 3 \
 	"$(wc -l <flt1.txt | tr -d ' ')"
+
+# a this-> string that is copyinstr(argN) wherever it is read (stored
+# earlier in its clause, or in a clause without a predicate before it
+# on the same probes), compared and used as a key in the kernel; a
+# store whose string faults sends the hit to user space, as the
+# comparison's does, even with no read of it
+cat >t.d <<'EOF'
+tr$target:::tick { this->s = copyinstr(arg1); @[this->s] = count(); }
+tr$target:::tick /this->s != "gamma" && arg0 > 1/ { @ng[arg0 % 2] = count(); }
+tr$target:::tick { @b[this->s == "beta", this->s] = sum(arg0); }
+tr$target:::msg { this->m = copyinstr(arg0); @h[this->m, arg1] = count(); }
+EOF
+same "this-> strings" generated "'tick 12' msg hostile" -s t.d
+kvars "this-> strings" 4 0
+cat >t.d <<'EOF'
+tr$target:::tick { this->t = copyinstr(arg2); @all = count(); }
+tr$target:::tick { @n = count(); }
+EOF
+same "a this-> string that faults" generated "'tick 6'" -s t.d
+kvars "a this-> string that faults" 2 0
+for g in 0 1; do
+	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+done
+expect_file_eq "a this-> string that faults: the same errors" flt0.txt flt1.txt
+expect_eq "a this-> string that faults: 6 errors" 6 \
+	"$(wc -l <flt1.txt | tr -d ' ')"
+# ... not where it may be read unset ("" then) or set otherwise: a read
+# before the store, a clause with a predicate setting it, a second
+# argument's string
+cat >t.d <<'EOF'
+tr$target:::tick /this->s == ""/ { @unset = count(); }
+tr$target:::tick { this->s = copyinstr(arg1); @[this->s] = count(); }
+tr$target:::tick /arg0 > 2/ { this->p = copyinstr(arg1); }
+tr$target:::tick /this->p == "beta"/ { @p = count(); }
+tr$target:::tick { this->a = copyinstr(arg1); this->a = copyinstr(arg2); @a[this->a] = count(); }
+tr$target:::tick { @n = count(); }
+EOF
+same "this-> strings not the argument's" generated "'tick 6'" -s t.d
+kvars "this-> strings not the argument's" 1 0
 
 # with self-> variables in the kernel a string is compared there too,
 # its fault the hit's (the record's fault bits): the string

@@ -90,7 +90,9 @@
  * compare copyinstr(argN) with a string literal (str_cmp()) and
  * key an aggregation by one copyinstr(argN) (arg_str(): UBPF_K_SKEY,
  * the entries in kaggs_s, merged with the string cut to strsize - 1 as
- * copyinstr() cuts it), but not in a program whose kernel keeps self->
+ * copyinstr() cuts it), also through a this-> string that is
+ * copyinstr(argN) wherever it is read (KV_SARG, sarg_var()), but not
+ * in a program whose kernel keeps self->
  * variables: a string that faults, or a key longer than kaggs_s keeps,
  * sends the whole hit to user space (cgen.c), where such a clause
  * cannot run.  Such a program compares strings still, but its faults
@@ -141,6 +143,7 @@ struct d_kplan {
 	uint8_t *vsz, *vsg; /* the type every store gives it */
 	int *vbit;	    /* T differs from its zero's type: its bit */
 	int *vslot;	    /* this->: its slot, < UBPF_KTHIS */
+	int *varg;	    /* KV_SARG: the N of its copyinstr(argN) */
 	int nbits;	    /* vbits given out */
 	uint32_t absent;    /* typing the variables of these bits unset */
 	bool nostr;	    /* no string comparison (see vars_decide()) */
@@ -157,8 +160,12 @@ struct d_kplan {
 	const bool *user;   /* per clause: fires in user space too, or NULL */
 };
 
-/* A variable the kernel may keep (KV_CAND), its type known (KV_KERN). */
-enum { KV_NO, KV_CAND, KV_KERN };
+/*
+ * A variable the kernel may keep (KV_CAND), its type known (KV_KERN);
+ * a this-> string that is copyinstr(argN) wherever it is read (KV_SARG,
+ * sarg_var()).
+ */
+enum { KV_NO, KV_CAND, KV_KERN, KV_SARG };
 
 /* ------------------------------------------------------------------ */
 /* Which clauses */
@@ -199,27 +206,30 @@ static bool var_ty(const struct d_kplan *k, unsigned v, uint8_t *sz,
 	return true;
 }
 
+static int sarg_of(const struct d_kplan *k, const struct node *n);
+
 /*
- * copyinstr(argN) == "string" (or !=, either way round), which generated
- * programs compare at the probe (UBPF_K_SEQ): the argument's string and
+ * copyinstr(argN) == "string" (or !=, either way round; copyinstr(argN)
+ * or a this-> variable that is it, sarg_of()), which generated
+ * programs compare at the probe (UBPF_K_SEQ): the argument's N and
  * the literal into *arg, *lit.  The string copied at the hit is what
  * user space would read (d_arg_str()), cut to strsize - 1 bytes, which
  * changes no comparison with a literal shorter than that.
  */
-static bool str_cmp(const struct d_kplan *k, const struct node *n,
-		    const struct node **arg, const struct node **lit)
+static bool str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
+		    const struct node **lit)
 {
 	const struct node *f, *l;
+	int a;
 
 	if (!k || !k->vars || k->nostr || n->op != N_BIN ||
 	    (n->sub != OP_EQ && n->sub != OP_NE))
 		return false;
-	f = n->a->op == N_FUNC ? n->a : n->b;
+	f = sarg_of(k, n->a) >= 0 ? n->a : n->b;
 	l = f == n->a ? n->b : n->a;
-	if (f->op != N_FUNC || d_funcs[f->sub].id != F_COPYINSTR ||
-	    f->nargs != 1 || f->args[0]->op != N_ARGN ||
-	    f->args[0]->sub < 0 || f->args[0]->sub >= D_MAXARGS ||
-	    l->op != N_STR || !l->sval || strlen(l->sval) > UBPF_KSTRMAX ||
+	a = sarg_of(k, f);
+	if (a < 0 || l->op != N_STR || !l->sval ||
+	    strlen(l->sval) > UBPF_KSTRMAX ||
 	    strlen(l->sval) + 1 >= k->prog->strsize)
 		return false;
 	/* faults at the hit: the kernel reads strsize - 1 bytes, as
@@ -229,21 +239,36 @@ static bool str_cmp(const struct d_kplan *k, const struct node *n,
 			 strlen(l->sval) + 3 > k->prog->strsize))
 		return false;
 	if (arg)
-		*arg = f->args[0];
+		*arg = a;
 	if (lit)
 		*lit = l;
 	return true;
 }
 
-/* copyinstr(argN) as a key (kaggs_s, generated programs): N, else -1 */
-static int arg_str(const struct d_kplan *k, const struct node *n)
+/* copyinstr(argN): N, else -1 */
+static int copyinstr_arg(const struct node *n)
 {
-	if (!k || !k->vars || k->nostr || k->fmode || n->op != N_FUNC ||
-	    d_funcs[n->sub].id != F_COPYINSTR || n->nargs != 1 ||
-	    n->args[0]->op != N_ARGN || n->args[0]->sub < 0 ||
+	if (n->op != N_FUNC || d_funcs[n->sub].id != F_COPYINSTR ||
+	    n->nargs != 1 || n->args[0]->op != N_ARGN || n->args[0]->sub < 0 ||
 	    n->args[0]->sub >= D_MAXARGS)
 		return -1;
 	return n->args[0]->sub;
+}
+
+/* copyinstr(argN), or a read of a KV_SARG variable that is it: N, else -1 */
+static int sarg_of(const struct d_kplan *k, const struct node *n)
+{
+	if (n->op == N_VAR && k->vst[n->sub] == KV_SARG)
+		return k->varg[n->sub];
+	return copyinstr_arg(n);
+}
+
+/* copyinstr(argN) as a key (kaggs_s, generated programs): N, else -1 */
+static int arg_str(const struct d_kplan *k, const struct node *n)
+{
+	if (!k || !k->vars || k->nostr || k->fmode)
+		return -1;
+	return sarg_of(k, n);
 }
 
 /* Does n compare a string (str_cmp())? */
@@ -479,6 +504,8 @@ static bool stmt_ok(const struct d_kplan *k, const struct stmt *st,
 
 		ks->assign = true;
 		ks->agg = ~0u;
+		if (k->vst[v] == KV_SARG) /* sarg_var() saw it */
+			return true;
 		return var_ty(k, (unsigned)v, &sz, &sg) &&
 		       ty(k, st->e->a, &sz, &sg) && /* self->a[k]'s keys */
 		       ty(k, stored(st, &bin, &one), &sz, &sg);
@@ -862,6 +889,144 @@ static bool clause_strs(const struct d_kplan *k, const struct clause *c)
 	return false;
 }
 
+/* this->v = copyinstr(argN), a statement of its own: N, else -1 */
+static int sarg_store(const struct stmt *st, unsigned v)
+{
+	const struct node *e = st->e;
+
+	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
+	    e->a->op != N_VAR || e->a->sub != (int)v)
+		return -1;
+	return copyinstr_arg(e->b);
+}
+
+/* Does n store into variable v? */
+static bool stores_into(const struct node *n, unsigned v)
+{
+	if (!n)
+		return false;
+	if ((n->op == N_ASSIGN || n->op == N_INCDEC) && n->a &&
+	    (n->a->op == N_VAR || n->a->op == N_ASSOC) && n->a->sub == (int)v)
+		return true;
+	if (stores_into(n->a, v) || stores_into(n->b, v) ||
+	    stores_into(n->c, v))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (stores_into(n->args[i], v))
+			return true;
+	return false;
+}
+
+/* Does statement st (and what it holds) touch variable v, or store it? */
+static void stmt_touch(const struct d_kplan *k, const struct stmt *st,
+		       unsigned v, bool *mark, bool *store)
+{
+	memset(mark, 0, k->prog->nvars * sizeof(*mark));
+	stmts_vars(st, 1, mark);
+	*store = stores_into(st->e, v);
+	for (unsigned j = 0; j < st->nargs; j++)
+		*store |= stores_into(st->args[j], v);
+	for (unsigned j = 0; j < st->nkeys; j++)
+		*store |= stores_into(st->keys[j], v);
+	for (unsigned j = 0; j < st->nbody; j++)
+		*store |= stores_into(st->body[j].e, v);
+	if (st->nbody || st->nels)
+		*store |= mark[v]; /* a branch's: taken or not */
+}
+
+/* Does clause cj store v = copyinstr(argN) at its top level on every
+ * firing of every probe clause ci fires on, before ci runs? */
+static bool sarg_before(const struct d_kplan *k, unsigned ci, unsigned v,
+			int arg)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+
+	for (unsigned cj = 0; cj < ci; cj++) {
+		const struct clause *d = &k->prog->clauses[cj];
+		unsigned j;
+
+		if (d->pred || d->spec != c->spec || d->ndescs != c->ndescs)
+			continue;
+		for (j = 0; j < c->ndescs; j++)
+			if (strcmp(c->descs[j], d->descs[j]))
+				break;
+		if (j < c->ndescs)
+			continue;
+		for (j = 0; j < d->nstmts; j++)
+			if (sarg_store(&d->stmts[j], v) == arg)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * A this-> string whose every store is this->v = copyinstr(argN), one
+ * N, as a statement of its own, and every read of which comes after
+ * one of them in the same firing -- later in its clause, or anywhere in
+ * a clause after one without a predicate on the same probe
+ * descriptions (sarg_before()) -- is the string of argument N, which
+ * the generated program copies once per firing (cgen.c's seq_read()):
+ * the read of a string that cannot be read sends the hit to user
+ * space whole, and so does the store's own copy (clause_emit()), so
+ * the fault is reported as run.c reports it.  Never set in a firing it
+ * would read as "", which is not argument N's string: that is why the
+ * reads must follow a store.  A clause that reads such a variable
+ * compares it (str_cmp()) or keys an aggregation by it (arg_str());
+ * anything else refuses the clause, and vars_decide() the variable
+ * with it.  N, else -1.
+ */
+static int sarg_var(const struct d_kplan *k, unsigned v, bool *mark)
+{
+	const struct d_prog *p = k->prog;
+	int arg = -1;
+	bool store;
+
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		if (stores_into(c->pred, v))
+			return -1;
+		for (unsigned i = 0; i < c->nstmts; i++) {
+			int a = sarg_store(&c->stmts[i], v);
+
+			stmt_touch(k, &c->stmts[i], v, mark, &store);
+			if (a < 0 && store)
+				return -1;
+			if (a >= 0 && arg >= 0 && a != arg)
+				return -1;
+			if (a >= 0)
+				arg = a;
+		}
+	}
+	if (arg < 0)
+		return -1;
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+		bool set;
+
+		clause_vars(k, c, mark);
+		if (!mark[v])
+			continue;
+		if (dtrace_only(c))
+			return -1;
+		set = sarg_before(k, ci, v, arg);
+		memset(mark, 0, p->nvars * sizeof(*mark));
+		vars_of(c->pred, mark);
+		if (mark[v] && !set)
+			return -1;
+		for (unsigned i = 0; i < c->nstmts && !set; i++) {
+			if (sarg_store(&c->stmts[i], v) >= 0) {
+				set = true;
+				continue;
+			}
+			stmt_touch(k, &c->stmts[i], v, mark, &store);
+			if (mark[v])
+				return -1;
+		}
+	}
+	return arg;
+}
+
 /*
  * Which variables the kernel keeps: self-> and this-> integers that no
  * clause it cannot run touches (user space would keep a second copy),
@@ -875,7 +1040,7 @@ static bool clause_strs(const struct d_kplan *k, const struct clause *c)
 static bool fsite_walk(struct d_kplan *k, const struct node *n, unsigned clause,
 		       int action)
 {
-	const struct node *arg;
+	int arg;
 
 	if (!n)
 		return true;
@@ -883,7 +1048,7 @@ static bool fsite_walk(struct d_kplan *k, const struct node *n, unsigned clause,
 		if (k->nfs >= UBPF_KFSITES)
 			return false;
 		k->fs[k->nfs++] =
-			(struct kfsite){ n, clause, action, (uint8_t)arg->sub };
+			(struct kfsite){ n, clause, action, (uint8_t)arg };
 		return true;
 	}
 	if (!fsite_walk(k, n->a, clause, action) ||
@@ -966,6 +1131,20 @@ static void vars_decide(struct d_kplan *k)
 				k->vslot[v] = (int)nthis++;
 		}
 	}
+	/* this-> strings that are an argument's (not where a string's
+	 * fault is the hit's: the store would be the site) */
+	for (unsigned v = 0; v < p->nvars; v++) {
+		const struct var *var = &p->vars[v];
+
+		if (var->scope != SC_THIS || var->kind != T_STR || var->ptr ||
+		    var->psou || nthis >= UBPF_KTHIS || k->nostr || k->fmode)
+			continue;
+		k->varg[v] = sarg_var(k, v, mark);
+		if (k->varg[v] >= 0) {
+			k->vst[v] = KV_SARG;
+			k->vslot[v] = (int)nthis++;
+		}
+	}
 	while (vars_type_pass(k, false) || vars_type_pass(k, true))
 		;
 	for (unsigned v = 0; v < p->nvars; v++)
@@ -984,7 +1163,8 @@ static void vars_decide(struct d_kplan *k)
 				continue;
 			clause_vars(k, &p->clauses[ci], mark);
 			for (unsigned v = 0; v < p->nvars; v++)
-				if (mark[v] && k->vst[v] == KV_KERN) {
+				if (mark[v] && (k->vst[v] == KV_KERN ||
+						k->vst[v] == KV_SARG)) {
 					k->vst[v] = KV_NO;
 					changed = true;
 				}
@@ -998,7 +1178,8 @@ static void vars_decide(struct d_kplan *k)
 			k->tls[ci] |= mark[v] &&
 				      (p->vars[v].scope == SC_SELF ||
 				       p->vars[v].scope == SC_SELFASSOC);
-			k->kv[ci] |= mark[v] && k->vst[v] == KV_KERN;
+			k->kv[ci] |= mark[v] && (k->vst[v] == KV_KERN ||
+						 k->vst[v] == KV_SARG);
 		}
 		tls |= k->tls[ci];
 		strs |= clause_strs(k, &p->clauses[ci]);
@@ -1042,6 +1223,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags,
 	k->vsg = xcalloc(nv, sizeof(*k->vsg));
 	k->vbit = xcalloc(nv, sizeof(*k->vbit));
 	k->vslot = xcalloc(nv, sizeof(*k->vslot));
+	k->varg = xcalloc(nv, sizeof(*k->varg));
 	for (ci = 0; ci < p->nclauses; ci++)
 		if (!dtrace_only(&p->clauses[ci]) &&
 		    stmts_stop(p->clauses[ci].stmts, p->clauses[ci].nstmts))
@@ -1086,6 +1268,7 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->vsg);
 	free(k->vbit);
 	free(k->vslot);
+	free(k->varg);
 	free(k);
 }
 
@@ -1315,13 +1498,14 @@ static void emit(struct em *m, const struct node *n)
 			return;
 		}
 		{
-			const struct node *arg, *lit;
+			const struct node *lit;
+			int arg;
 
 			if (str_cmp(m->k, n, &arg, &lit)) {
 				size_t len = strlen(lit->sval);
 
 				o = put(m, UBPF_K_SEQ, 0, 1);
-				o->n = (uint8_t)arg->sub;
+				o->n = (uint8_t)arg;
 				o->step = (uint16_t)len;
 				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
 				for (unsigned i = 0;
@@ -1459,6 +1643,20 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 		const struct agg *a;
 		struct ubpf_kop *o;
 
+		if (ks->assign && k->vst[st->e->a->sub] == KV_SARG) {
+			/* nothing to keep but the copy, whose fault sends
+			 * the hit to user space: copyinstr(argN) == "" */
+			char nul[1] = "";
+			struct node empty = { .op = N_STR, .sval = nul };
+			struct node eq = { .op = N_BIN, .sub = OP_EQ };
+
+			eq.a = st->e->b;
+			eq.b = &empty;
+			emit(&m, &eq);
+			o = put(&m, UBPF_K_VST, 1, 0);
+			var_op(&m, o, (unsigned)st->e->a->sub);
+			continue;
+		}
 		if (ks->assign) { /* the value, as d_var_conv() makes it */
 			const struct var *v = &k->prog->vars[st->e->a->sub];
 			uint8_t bz = 8, bg = 1;

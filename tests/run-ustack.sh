@@ -29,7 +29,9 @@
 # and the stacks that unwind to _start within the copy have none.  A
 # -p process that exec()s ls: ls's stacks are unwound after the session
 # made from the first program's modules drops them (dtrace aborted in
-# libdw, having unwound with a backend freed with them).
+# libdw, having unwound with a backend freed with them).  A hit read
+# after its process exec()'d: named with the first program's modules,
+# not the new one's, which setarch -R loads at the same address.
 #
 # Both backends where the BPF one is built (DTRACE_BACKEND=uprobe gives
 # the perf events' PERF_SAMPLE_REGS_USER/STACK_USER path), the BPF one
@@ -460,9 +462,10 @@ expect_eq "copy ran out, JSON: exit status" 0 "$status"
 grep -Eq '^\{"aggregation":"","keys":\[\["deep`rec"(,"deep`rec\+0x[0-9a-f]+")+,\{"truncated":[0-9]+\}\]\],"value":1\}$' raw.txt ||
 	fail "copy ran out, JSON: frames then {\"truncated\": N}: $(cat raw.txt err.txt)"
 
-# A traced process that exec()s another program: its session (made
-# from the first program's maps) is reported the new program's modules,
-# and the first program's are freed.  libdwfl unwound with the libebl
+# A traced process that exec()s another program: its new image gets a
+# session of its own once dtrace has read the exec record; until then
+# the first session (made from the first program's maps) is reported
+# the new program's modules, and the first program's are freed.  libdwfl unwound with the libebl
 # backend of the first module it had, freed with it (libdw's state_alloc()
 # assertion aborted dtrace, as python3 -c pass did under pyenv, whose
 # python3 is a bash script); glibc's MALLOC_PERTURB_ without the tcache
@@ -524,6 +527,75 @@ else
 	fail "dtrace -p did not start: $(cat err.txt)"
 fi
 exec 3>&-
+
+# A hit recorded before its process exec()s, read after: it is unwound
+# and named with the modules of the image that fired it, not those of
+# the new image /proc/PID/maps lists by then.  dtrace is stopped while
+# execnow fires and execs sleep; without address randomisation (setarch
+# -R) both programs load at the same address, so the new image's
+# modules would name execnow's frames as sleep's.
+cat >execnow.c <<'C'
+#include <unistd.h>
+__attribute__((noinline)) void tick(void)
+{
+	__asm__ volatile("");
+}
+int main(int argc, char **argv)
+{
+	char go[8];
+
+	if (argc < 2 || read(0, go, 3) != 3)
+		return 2;
+	tick();
+	execv(argv[1], argv + 1);
+	return 3;
+}
+C
+$CC -O0 -o execnow execnow.c || fail "cannot build execnow"
+if setarch -R true 2>/dev/null; then
+	rm -f go.in raw.txt
+	mkfifo go.in
+	exec 3<>go.in
+	setarch -R ./execnow /bin/sleep 1 <&3 &
+	target=$!
+	bg_pids="$bg_pids $target"
+	# setarch has exec()d execnow
+	wait_until 600 sh -c "readlink /proc/$target/exe | grep -q execnow" ||
+		fail "setarch did not run execnow"
+	"$DTRACE" -q -p "$target" -o raw.txt -n '
+	BEGIN { printf("ready\n"); }
+	pid$target:execnow:tick:entry { ustack(); printf("%s\n", ufunc(ucaller)); }' \
+		2>err.txt &
+	dpid=$!
+	bg_pids="$bg_pids $dpid"
+	if wait_until 600 grep -qs '^ready$' raw.txt; then
+		kill -STOP "$dpid"
+		wait_until 100 awk '{ sub(/.*\) /, ""); exit $1 != "T" }' \
+			"/proc/$dpid/stat" ||
+			fail "dtrace did not stop"
+		echo go >&3
+		# sleep runs (or waits for its tracer) before dtrace reads
+		wait_until 600 sh -c \
+			"readlink /proc/$target/exe | grep -q sleep" ||
+			fail "execnow did not exec sleep"
+		kill -CONT "$dpid"
+		wait "$target"
+		forget_pid "$target"
+		wait "$dpid"
+		status=$?
+		forget_pid "$dpid"
+		expect_eq "exec after the hit: exit status" 0 "$status"
+		awk '/^ *execnow`tick$/ { t = 1; next }
+		     t == 1 && /^ *execnow`main\+0x[0-9a-f]+$/ { t = 2; next }
+		     /^execnow`main$/ { f = 1 }
+		     /sleep`/ { bad = 1 }
+		     END { exit !(t == 2 && f && !bad) }' raw.txt ||
+			fail "exec after the hit: execnow's frames: $(cat raw.txt err.txt)"
+	else
+		fail "dtrace -p did not start: $(cat err.txt)"
+	fi
+	exec 3>&-
+fi
 
 # errors: the frame count is a constant
 trun -n 'BEGIN { n = 2; ustack(n); }'

@@ -237,6 +237,7 @@ struct tproc {
 	uint64_t start;
 	pid_t ppid;
 	char *maps;   /* the last /proc/PID/maps read, to see changes */
+	uint64_t maps_t; /* when (CLOCK_MONOTONIC ns, after the read) */
 	bool reimaged; /* exec'd: proc_exec_reset() since the last read */
 	struct tfile **files;
 	size_t nfiles;
@@ -903,6 +904,10 @@ int rtld_run_to_consistent(pid_t pid, bool *exited);
 void lin_fork(struct consumer *c, pid_t ppid, pid_t pid, pid_t tid,
 	      uint64_t t);
 void lin_exec(struct consumer *c, pid_t pid, uint64_t t);
+/* the image of pid at t: its exec() time (0: the first known), and
+ * the next exec()'s (UINT64_MAX: none known) */
+void lin_image(struct consumer *c, pid_t pid, uint64_t t, uint64_t *since,
+	       uint64_t *until);
 /* pr exec'd: its new image's probes are found and armed anew */
 void proc_exec_reset(struct consumer *c, struct tproc *pr);
 void lin_exit(struct consumer *c, pid_t pid, pid_t tid, uint64_t t);
@@ -1025,6 +1030,8 @@ bool ustack_perf_decode(const uint8_t *p, size_t len, struct ustack_cap *cap);
 void ustack_fire(struct consumer *c, struct d_fire *f);
 /* pid ended and its records were read: forget its modules */
 void ustack_proc_gone(struct consumer *c, pid_t pid);
+/* pid exec()s at t: keep the maps text of the image it leaves */
+void ustack_proc_exec(struct consumer *c, pid_t pid, uint64_t t);
 
 /*
  * vtime.c: vtimestamp.  Whether a clause of a traced probe reads it; 0,

@@ -244,6 +244,8 @@ void lin_exec(struct consumer *c, pid_t pid, uint64_t t)
 		if (n->execs[i] == t)
 			return;
 	PUSH(n->execs, n->nexecs, t);
+	/* before proc_exec_reset() drops the maps of the image it leaves */
+	ustack_proc_exec(c, pid, t);
 	if (!c->lin.exec_drops)
 		return;
 	/* its own armed sites went with the old image */
@@ -273,6 +275,27 @@ void proc_exec_reset(struct consumer *c, struct tproc *pr)
 	pr->reimaged = true; /* its next maps are a new image's */
 	if (c->be->proc_exec)
 		c->be->proc_exec(c, pr);
+}
+
+/*
+ * The image pid ran at t, for ustack.c: the time of the exec() that
+ * loaded it (0: none known since its life began) and of the next one
+ * (T_NEVER: none known).  A hit's modules are those of its image, not
+ * of the one the process runs when its record is read.
+ */
+void lin_image(struct consumer *c, pid_t pid, uint64_t t, uint64_t *since,
+	       uint64_t *until)
+{
+	const struct lnode *n = node_at(c, pid, t);
+
+	*since = 0;
+	*until = T_NEVER;
+	for (size_t i = 0; n && i < n->nexecs; i++) {
+		if (n->execs[i] <= t && n->execs[i] > *since)
+			*since = n->execs[i];
+		if (n->execs[i] > t && n->execs[i] < *until)
+			*until = n->execs[i];
+	}
 }
 
 void lin_exit(struct consumer *c, pid_t pid, pid_t tid, uint64_t t)

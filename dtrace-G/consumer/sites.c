@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "consumer_impl.h"
@@ -640,10 +641,14 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	}
 	if (pr->maps && !strcmp(pr->maps, maps)) {
 		free(maps);
+		pr->maps_t = now_ns(CLOCK_MONOTONIC);
 		return false;
 	}
 	free(pr->maps);
 	pr->maps = maps;
+	/* after the read: a hit's image is the one of an exec() before it
+	 * (ustack.c) */
+	pr->maps_t = now_ns(CLOCK_MONOTONIC);
 	if (proc_maps_parse(maps, &mm) < 0) {
 		free(pr->maps); /* read them again next time */
 		pr->maps = NULL;

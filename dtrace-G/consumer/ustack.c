@@ -39,6 +39,17 @@
  * the text sites.c read last (struct tproc's maps, kept until the
  * process's records are read); a forked child known only through the
  * fork tree, its parent's (it maps what its parent did at the fork).
+ * A session is of one image of its process: a hit recorded before an
+ * exec() and read after must be named with the modules of the image
+ * that fired it, not those /proc/PID/maps lists by then.  So each text
+ * carries when it was read (CLOCK_MONOTONIC, the hits' clock), and a
+ * hit at t takes the session whose text was read between the exec()
+ * before t and the next one (lin_image(): lineage.c's COMM exec
+ * records); ustack_proc_exec() keeps sites.c's last text of the image
+ * a process leaves.  A left image's session is frozen: no live maps or
+ * memory (both the new image's).  An image left before any text of it
+ * was read is refused (said once), never named from another.  Unseen
+ * still: an exec() whose record was not in the read before the hit's.
  * The module files libdwfl maps may be another user's, who can cut them
  * under it (SIGBUS): the session's find_elf and find_debuginfo are
  * elfsafe.c's, which hand it descriptors nobody else can change.
@@ -294,7 +305,7 @@ static bool us_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	}
 	/* beyond the copy: the live process, if it is still the same one */
 	if (up->mem_ok < 0)
-		up->mem_ok = !up->gone && up->start &&
+		up->mem_ok = !up->frozen && !up->gone && up->start &&
 			     reg_proc_alive(up->pid, up->start);
 	if (up->mem_ok) {
 		ssize_t got = process_vm_readv(up->pid, &l, 1, &r, 1, 0);
@@ -387,10 +398,14 @@ static struct us_proc *proc_lookup(struct ustack_state *s, pid_t pid)
 }
 
 /*
- * The maps text of pid: its own while it lives (a zombie's is empty),
- * else what sites.c read last, else its parent's (see the top).
+ * The maps text of pid's image that an exec() at since loaded, into
+ * *maps_t when it was read: its own while it lives (a zombie's is
+ * empty), else what sites.c read last if read since, else its parent's
+ * (see the top) while it has not exec()d since the fork.  Only for the
+ * image it runs now: ustack_proc_exec() kept the text of those it left.
  */
-static char *maps_of(struct consumer *c, pid_t pid, unsigned depth)
+static char *maps_of(struct consumer *c, pid_t pid, uint64_t since,
+		     uint64_t *maps_t, unsigned depth)
 {
 	struct us_proc *pp;
 	struct tproc *pr;
@@ -398,19 +413,23 @@ static char *maps_of(struct consumer *c, pid_t pid, unsigned depth)
 	pid_t ppid;
 
 	m = read_proc(pid, "maps", NULL);
+	*maps_t = now_ns(CLOCK_MONOTONIC);
 	if (m && *m)
 		return m;
 	free(m);
 	pr = proc_find(c, pid);
-	if (pr && pr->maps)
+	if (pr && pr->maps && pr->maps_t >= since) {
+		*maps_t = pr->maps_t;
 		return xstrdup(pr->maps);
+	}
 	ppid = lin_parent(c, pid);
-	if (ppid <= 0 || depth >= 16)
+	if (ppid <= 0 || depth >= 16 || since)
 		return NULL;
 	pp = proc_lookup(state(c), ppid);
-	if (pp && pp->maps)
-		return xstrdup(pp->maps);
-	return maps_of(c, ppid, depth + 1);
+	m = pp && pp->maps ? xstrdup(pp->maps)
+			   : maps_of(c, ppid, 0, maps_t, depth + 1);
+	*maps_t = 0; /* the fork's: valid until the child's first exec() */
+	return m;
 }
 
 /* Report the modules of maps text m (libdwfl keeps the unchanged). */
@@ -452,35 +471,88 @@ static void procs_trim(struct ustack_state *s)
 	s->procs[old] = s->procs[--s->nprocs];
 }
 
-struct us_proc *us_proc_get(struct consumer *c, pid_t pid)
+/* A session of pid from maps text m (taken) of the image since. */
+static struct us_proc *proc_new(struct ustack_state *s, pid_t pid, char *m,
+				uint64_t since, uint64_t maps_t)
 {
-	struct ustack_state *s = state(c);
-	struct us_proc *up = proc_lookup(s, pid);
-	char *m;
+	struct us_proc *up;
 
-	if (up) {
-		up->used = ++s->tick;
-		return up;
-	}
-	if (pid <= 0 || !(m = maps_of(c, pid, 0)))
-		return NULL;
 	procs_trim(s);
 	up = xcalloc(1, sizeof(*up));
 	up->pid = pid;
 	up->nsyms_all = &s->nsyms_all;
 	up->start = start_of(pid);
 	up->used = ++s->tick;
-	up->dwfl = dwfl_begin(&s->cb);
-	if (!up->dwfl) {
-		free(m);
-		free(up);
-		return NULL;
-	}
-	attach(s, up);
-	(void)report(up, m);
+	up->since = since;
+	up->maps_t = maps_t;
 	up->maps = m;
 	PUSH(s->procs, s->nprocs, up);
 	return up;
+}
+
+/*
+ * The session of the image pid ran at t: its text read between the
+ * exec() that loaded the image and the next one.  The modules are
+ * reported when a hit first asks (ustack_proc_exec() keeps only text).
+ * An image left before the text of it was read has none: refused.
+ */
+struct us_proc *us_proc_get(struct consumer *c, pid_t pid, uint64_t t)
+{
+	struct ustack_state *s = state(c);
+	struct us_proc *up = NULL;
+	uint64_t since, until, maps_t;
+	char *m;
+
+	if (pid <= 0)
+		return NULL;
+	lin_image(c, pid, t, &since, &until);
+	for (size_t i = 0; i < s->nprocs && !up; i++)
+		if (s->procs[i]->pid == pid && s->procs[i]->maps_t >= since &&
+		    s->procs[i]->maps_t < until)
+			up = s->procs[i];
+	if (!up && until != UINT64_MAX) {
+		if (!s->exec_said)
+			say(c,
+			    "pid %d exec()d after a hit and before its maps "
+			    "were read: that image's stacks and names are "
+			    "not known, not given",
+			    (int)pid);
+		s->exec_said = true;
+		return NULL;
+	}
+	if (!up) {
+		if (!(m = maps_of(c, pid, since, &maps_t, 0)))
+			return NULL;
+		up = proc_new(s, pid, m, since, maps_t);
+	}
+	up->used = ++s->tick;
+	up->frozen = until != UINT64_MAX;
+	if (!up->dwfl) {
+		up->dwfl = dwfl_begin(&s->cb);
+		if (!up->dwfl)
+			return NULL;
+		attach(s, up);
+		(void)report(up, up->maps);
+	}
+	return up;
+}
+
+void ustack_proc_exec(struct consumer *c, pid_t pid, uint64_t t)
+{
+	struct tproc *pr = proc_find(c, pid);
+	struct ustack_state *s = state(c);
+	uint64_t since, until;
+
+	if (!pr || !pr->maps || pr->maps_t >= t)
+		return;
+	lin_image(c, pid, t - 1, &since, &until);
+	if (pr->maps_t < since)
+		return; /* read before the image it leaves was loaded */
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->pid == pid && s->procs[i]->maps_t >= since &&
+		    s->procs[i]->maps_t < until)
+			return; /* a session of that image has its text */
+	(void)proc_new(s, pid, xstrdup(pr->maps), since, pr->maps_t);
 }
 
 /*
@@ -494,13 +566,19 @@ bool us_proc_refresh(struct consumer *c, struct us_proc *up)
 	struct tproc *pr = proc_find(c, up->pid);
 	char *m = NULL;
 
-	if (up->gone)
-		return false;
-	if (pr && pr->maps && (!up->maps || strcmp(pr->maps, up->maps)))
+	uint64_t maps_t = 0;
+
+	if (up->gone || up->frozen || !up->dwfl)
+		return false; /* the live maps are another image's */
+	if (pr && pr->maps && pr->maps_t >= up->since &&
+	    (!up->maps || strcmp(pr->maps, up->maps))) {
 		m = xstrdup(pr->maps);
+		maps_t = pr->maps_t;
+	}
 	if (!m && now - up->refreshed >= US_REFRESH_NS) {
 		up->refreshed = now;
 		m = read_proc(up->pid, "maps", NULL);
+		maps_t = now_ns(CLOCK_MONOTONIC);
 	}
 	if (!m || !*m || (up->maps && !strcmp(m, up->maps))) {
 		free(m);
@@ -524,6 +602,7 @@ bool us_proc_refresh(struct consumer *c, struct us_proc *up)
 	(void)report(up, m);
 	free(up->maps);
 	up->maps = m;
+	up->maps_t = maps_t;
 	return true;
 }
 
@@ -533,11 +612,11 @@ void ustack_proc_gone(struct consumer *c, pid_t pid)
 
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nprocs; i++)
+	/* every image's session */
+	for (size_t i = s->nprocs; i-- > 0;)
 		if (s->procs[i]->pid == pid) {
 			proc_free(s->procs[i]);
 			s->procs[i] = s->procs[--s->nprocs];
-			return;
 		}
 }
 
@@ -573,7 +652,7 @@ static int frame_cb(Dwfl_Frame *st, void *arg)
 static unsigned unwind(struct ustack_state *s, unsigned max)
 {
 	struct consumer *c = s->hit.c;
-	struct us_proc *up = us_proc_get(c, s->hit.pid);
+	struct us_proc *up = us_proc_get(c, s->hit.pid, s->hit.t);
 	struct walk w = {s->hit.pcs, 0, max};
 
 	s->hit.cut = false;
@@ -654,7 +733,7 @@ static bool cb_usym(void *ctx, pid_t pid, uint64_t pc, unsigned flags,
 	memset(out, 0, sizeof(*out));
 	if (flags & D_USYM_KERNEL)
 		return us_ksym_lookup(s, pc, out);
-	up = us_proc_get(s->hit.c, pid);
+	up = us_proc_get(s->hit.c, pid, s->hit.t);
 	return up && us_sym_lookup(s->hit.c, up, pc, flags, out);
 }
 
@@ -667,6 +746,7 @@ void ustack_fire(struct consumer *c, struct d_fire *f)
 	s->hit.c = c;
 	s->hit.pid = f->pid;
 	s->hit.tid = f->tid;
+	s->hit.t = f->timestamp;
 	s->hit.cap = c->ucap;
 	s->hit.unwound = false;
 	s->hit.npcs = s->hit.asked = 0;

@@ -39,6 +39,17 @@ struct us_proc {
 	Dwfl *dwfl;
 	bool attached; /* dwfl_attach_state() done */
 	char *maps;    /* the text the modules were reported from */
+	/*
+	 * The image the text is of: the exec() that loaded it (0: none
+	 * known) and when the text was read (CLOCK_MONOTONIC ns, after
+	 * the read; 0: at the fork, its parent's).  A hit at t uses the
+	 * session whose text was read between the exec() before t and
+	 * the one after (lin_image()).
+	 */
+	uint64_t since, maps_t;
+	/* the hit named is of an image the process has left since: its
+	 * live maps and memory are the new image's */
+	bool frozen;
 	uint64_t used; /* when last used (ustack_state.tick) */
 	uint64_t refreshed; /* when /proc/PID/maps was last read (ns) */
 	/* the hit being unwound (ustack.c's callbacks) */
@@ -77,6 +88,7 @@ struct ustack_state {
 	struct {
 		struct consumer *c;
 		pid_t pid, tid;
+		uint64_t t; /* its time (CLOCK_MONOTONIC ns) */
 		struct ustack_cap cap;
 		bool unwound;
 		unsigned asked; /* the most frames unwound for */
@@ -89,10 +101,11 @@ struct ustack_state {
 	struct us_ksym *ksyms;
 	size_t nksyms;
 	bool ksyms_read;
+	bool exec_said; /* a hit's image was left, its modules not known */
 };
 
 /* ustack.c */
-struct us_proc *us_proc_get(struct consumer *c, pid_t pid);
+struct us_proc *us_proc_get(struct consumer *c, pid_t pid, uint64_t t);
 bool us_proc_refresh(struct consumer *c, struct us_proc *up);
 
 /* usym.c */

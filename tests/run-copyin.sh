@@ -17,7 +17,9 @@
 #    (the uprobe backend reads later, so that case is the BPF one's);
 #  - ustackdepth against ustack()'s frames, -x maxframes;
 #  - alloca() and copyinto(): the process's bytes in the clause's
-#    scratch; ERROR's arguments for an unmapped address;
+#    scratch; ERROR's arguments for an unmapped address; what an ERROR
+#    clause reads of the faulting firing (uid, ppid, execname,
+#    pr_psargs, vtimestamp, pr_sid) on a USDT and a kernel probe;
 #  - errors: * of a non-pointer and of void * (compile time, line and
 #    column), a pointer outside the copy, a traced address cast to a
 #    pointer (run time "invalid address"), more than the scratch space.
@@ -152,6 +154,50 @@ expect_eq "alloca, copyinto: the bytes copied; ERROR's arguments" \
 ERROR 1 0x8" "$(sed '/^$/d' out.txt)"
 expect_grep "copyin of an unmapped address" \
 	"cpin:main:buf): invalid address (0x8) in action #1$" err.txt
+
+# ERROR fires in the faulting firing's context: what its clause reads
+# of that firing (ids, ppid, execname, vtimestamp, the arguments and
+# session of the process) is in the faulting probe's record though no
+# clause of that probe reads it.  The BPF backend copies them at the
+# hit, of a USDT probe and of a kernel probe alike; the uprobe backend
+# cannot take uid at the hit and refuses the script.
+eclause='ERROR { printf("ERROR %d %d %d %s [%s] %d %d\n", uid == $uid, arg4,
+	ppid == $pid, execname, curpsinfo->pr_psargs, vtimestamp > 0,
+	curpsinfo->pr_sid == $sid); exit(0); }
+	cpin$target:::done { exit(0); }'
+for be in $backends; do
+	if [ "$be" = default ]; then
+		unset DTRACE_BACKEND
+	else
+		DTRACE_BACKEND=$be
+		export DTRACE_BACKEND
+	fi
+	for cg in 1 0; do
+		DTRACE_CGEN=$cg
+		export DTRACE_CGEN
+		run_dtrace -q -c ./cpin -n 'cpin$target:::buf {
+			trace(*(char *)copyin(8, 2)); }' -n "$eclause"
+		case $be:${HAVE_BPF:-no} in
+		bpf:* | default:yes)
+			expect_eq "$be, cgen $cg: ERROR reads the faulting hit's" \
+				"ERROR 1 1 1 cpin [./cpin] 1 1" \
+				"$(sed '/^$/d' out.txt)"
+			;;
+		*)
+			expect_eq "$be: what ERROR reads refused: status" 1 "$status"
+			expect_grep "$be: what ERROR reads refused, naming the backend" \
+				"cannot use .* with the uprobe" err.txt
+			;;
+		esac
+	done
+done
+unset DTRACE_CGEN
+if [ "${HAVE_BPF:-no}" = yes ]; then
+	DTRACE_BACKEND=bpf run_dtrace -q -c ./cpin -n 'syscall:::entry /pid == $target/ {
+		trace(*(char *)copyin(8, 2)); }' -n "$eclause"
+	expect_eq "a kernel probe: ERROR reads the faulting hit's" \
+		"ERROR 1 1 1 cpin [./cpin] 1 1" "$(sed '/^$/d' out.txt)"
+fi
 
 # ustackdepth is the number of frames ustack() prints (main and the C
 # library's start-up, as the process has them); -x maxframes caps every

@@ -551,7 +551,7 @@ static int parse_descs(struct consumer *c)
 }
 
 /* BEGIN, END and ERROR (IDs 1, 2, 3): clauses whose descriptions match
- * them. */
+ * them; what the ERROR clauses read of a firing (c->eneeds). */
 static void match_dtrace_probes(struct consumer *c)
 {
 	static const char *const names[] = {"BEGIN", "END", "ERROR"};
@@ -579,6 +579,9 @@ static void match_dtrace_probes(struct consumer *c)
 				PUSH(*cl[k], *ncl[k], ci);
 		}
 	}
+	for (unsigned i = 0; i < c->nerror; i++)
+		c->eneeds |= d_clause_needs(c->prog, c->error_clauses[i]);
+	c->eneeds &= ~(uint32_t)(D_NEED_ARGS | D_NEED_COPYOUT);
 }
 
 /* Registered processes with a probe some description can match. */
@@ -1151,6 +1154,8 @@ static int consumer_run(struct consumer *c)
 		ret = 0;
 		goto out;
 	}
+	/* before any probe is matched: each record carries c->eneeds */
+	match_dtrace_probes(c);
 	/* once the clauses are known: a run that traces nothing loads nothing */
 	if (backend_choose(c) < 0)
 		goto out;
@@ -1165,7 +1170,6 @@ static int consumer_run(struct consumer *c)
 		goto out;
 	if (o->quiet)
 		d_set_quiet(c->prog, true);
-	match_dtrace_probes(c);
 	kprov_match(c); /* syscall, profile, tick, proc */
 	if (machine_check(c) < 0) /* what aarch64 cannot trace yet */
 		goto out;

@@ -416,6 +416,14 @@ struct consumer {
 	/* dtrace:::ERROR: fired by run_clauses() on a fault (records.c) */
 	struct d_probe error;
 	unsigned *error_clauses, nerror;
+	/*
+	 * What the ERROR clauses read of the firing that faulted (uid,
+	 * ppid, execname, vtimestamp, the stack...; not the arguments,
+	 * which are the fault's): every traced probe's record carries it,
+	 * as it carries what its own clauses read, since any of them may
+	 * fault (match_dtrace_probes())
+	 */
+	uint32_t eneeds;
 	unsigned *src_first; /* per source: its first clause; then the end */
 	uint64_t received; /* records read from the backend */
 	bool kagg_rec; /* decode(): the kernel ran some of the hit's clauses */

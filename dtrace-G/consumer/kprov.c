@@ -220,7 +220,8 @@ static void match_one(const struct kp_name *n, void *arg)
 				      sizeof(*p->epids));
 		p->epids[p->nclauses - 1] = ++c->next_epid;
 		p->strmask |= d_clause_strargs(c->prog, ci);
-		p->needs |= d_clause_needs(c->prog, ci);
+		/* ERROR's too: its clauses read the faulting firing's */
+		p->needs |= d_clause_needs(c->prog, ci) | c->eneeds;
 	}
 }
 

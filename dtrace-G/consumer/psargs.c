@@ -32,11 +32,13 @@
  * the fasttrap module's records carry no process memory but the
  * arguments', and reading /proc/PID/cmdline when the record is read
  * would give what the process holds then, or nothing once it has
- * exited: a script whose traced probes read pr_psargs is refused before
- * anything is enabled (psargs_check()), naming the backend, rather than
- * given the arguments of another moment.  The kernel providers' records
- * (syscall, profile, proc: bpf/kprov.bpf.h) copy it as the USDT
- * records do, so proc:::exec-success gives the new image's.
+ * exited: a script whose traced probes read pr_psargs (or whose ERROR
+ * clauses do, beside a traced probe: ERROR reads the faulting firing's)
+ * is refused before anything is enabled (psargs_check()), naming the
+ * backend, rather than given the arguments of another moment.  The
+ * kernel providers' records (syscall, profile, proc: bpf/kprov.bpf.h)
+ * copy it as the USDT records do, so proc:::exec-success gives the new
+ * image's.
  */
 #include "config.h"
 
@@ -52,11 +54,14 @@
 
 #define PRARGSZ 80
 
-/* a clause reads what need says at a probe of a traced process */
+/*
+ * A clause reads what need says at a probe of a traced process, or an
+ * ERROR clause does and such a probe's clause may fault (c->eneeds)
+ */
 static bool wanted(const struct consumer *c, uint32_t need)
 {
 	for (unsigned ci = 0; c->prog && ci < c->nclauses; ci++) {
-		if (!(d_clause_needs(c->prog, ci) & need))
+		if (!((d_clause_needs(c->prog, ci) | c->eneeds) & need))
 			continue;
 		for (unsigned j = 0; j < c->ndescs[ci]; j++)
 			if (!desc_self(&c->descs[ci][j]))

@@ -370,6 +370,8 @@ static bool desc_may_match_site(const struct dt_desc *d,
 
 /*
  * Match a probe against every clause; count the descriptions' matches.
+ * A matched probe's needs add what the ERROR clauses read (c->eneeds):
+ * a fault in any of its clauses fires ERROR in its firing's context.
  * What its events fetch (fstrmask, fneeds) covers also the clauses that
  * the same probe in a forked child could match.  An enabled probe whose
  * site some binary-wide description can match, in this process or any
@@ -404,11 +406,11 @@ static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 					      sizeof(*p->epids));
 			p->epids[p->nclauses - 1] = ++c->next_epid;
 			p->strmask |= d_clause_strargs(c->prog, ci);
-			p->needs |= d_clause_needs(c->prog, ci);
+			p->needs |= d_clause_needs(c->prog, ci) | c->eneeds;
 		}
 		if (hit || child) {
 			p->fstrmask |= d_clause_strargs(c->prog, ci);
-			p->fneeds |= d_clause_needs(c->prog, ci);
+			p->fneeds |= d_clause_needs(c->prog, ci) | c->eneeds;
 		}
 	}
 	/* a pinned provider's probe (pid) is its process's alone, whatever
@@ -431,7 +433,8 @@ static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 		for (unsigned j = 0; j < c->ndescs[ci]; j++)
 			if (desc_may_match_site(&c->descs[ci][j], p)) {
 				p->fstrmask |= d_clause_strargs(c->prog, ci);
-				p->fneeds |= d_clause_needs(c->prog, ci);
+				p->fneeds |=
+					d_clause_needs(c->prog, ci) | c->eneeds;
 				break;
 			}
 }

@@ -25,10 +25,12 @@
  * What is wanted is known once the clauses are compiled and their
  * descriptions parsed: a clause reads vtimestamp (D_NEED_VTIME) and one
  * of its descriptions can match a probe that fires in a traced thread
- * (any but BEGIN, END, ERROR and tick-N).  bpf.c then loads usdt_hit_vt
- * instead of usdt_hit, the switch program and a map of UBPF_VTIME_MAX
- * threads, with the offset of task_struct's se.sum_exec_runtime (from
- * the kernel's BTF) to seed a thread's clock at its first hit.
+ * (any but BEGIN, END, ERROR and tick-N), or an ERROR clause reads it
+ * and such a probe's clause may fault (ERROR fires in its context).
+ * bpf.c then loads usdt_hit_vt instead of usdt_hit, the switch program
+ * and a map of UBPF_VTIME_MAX threads, with the offset of task_struct's
+ * se.sum_exec_runtime (from the kernel's BTF) to seed a thread's clock
+ * at its first hit.
  */
 #include "config.h"
 
@@ -58,7 +60,8 @@ bool desc_self(const struct dt_desc *d)
 bool vtime_wanted(const struct consumer *c)
 {
 	for (unsigned ci = 0; c->prog && ci < c->nclauses; ci++) {
-		if (!(d_clause_needs(c->prog, ci) & D_NEED_VTIME))
+		/* an ERROR clause reads the faulting firing's (c->eneeds) */
+		if (!((d_clause_needs(c->prog, ci) | c->eneeds) & D_NEED_VTIME))
 			continue;
 		for (unsigned j = 0; j < c->ndescs[ci]; j++)
 			if (!desc_self(&c->descs[ci][j]))

@@ -7,8 +7,13 @@
  * string, both through dtrace -h's header (sites rewritten by -G), and
  * gp:::sdt through <sys/sdt.h> (one nop, its arguments where the
  * compiler keeps them).  The values depend on the iteration, so that a
- * hit read with another's registers shows.
+ * hit read with another's registers shows.  Each time it also calls,
+ * for the syscall provider, getpid(), write() of 3 + i bytes of argv[0]
+ * to /dev/null on fd 100, lseek(100, 4096 + i, SEEK_CUR) (an
+ * __NR3264_ call: 0 on /dev/null) and lseek(101, 7, SEEK_SET) (fd 101
+ * is not open: EBADF).
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/sdt.h>
 #include <unistd.h>
@@ -18,6 +23,10 @@
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3;
+	int fd = open("/dev/null", O_WRONLY);
+
+	if (fd < 0 || dup2(fd, 100) != 100)
+		return 1;
 
 	if (argc > 2)
 		sleep((unsigned)atoi(argv[2]));
@@ -26,6 +35,11 @@ int main(int argc, char **argv)
 			'c');
 		GP_NAME((int)i, argv[0]);
 		DTRACE_PROBE3(gp, sdt, i * 3, -(int)i - 1, argv[0]);
+		(void)getpid();
+		if (write(100, argv[0], 3 + (size_t)i) != 3 + i ||
+		    lseek(100, 4096 + i, SEEK_CUR) < 0 ||
+		    lseek(101, 7, SEEK_SET) != -1)
+			return 1;
 	}
 	return 0;
 }

@@ -18,8 +18,14 @@
 #    backends;
 #  - a count() of 200 hits, and one under a predicate on the stack
 #    argument (the BPF backend aggregates them in the kernel);
+#  - the syscall provider (x0-x5 and syscallno of arm64's pt_regs, the
+#    table with lseek, an __NR3264_ call): gprog's getpid(), write()
+#    and lseek() calls, each argument, return value and errno, and a
+#    count() of getpid()s whose return is the caller's pid; on the
+#    calls' own tracepoints with generated programs and with
+#    DTRACE_CGEN=0, and on the raw tracepoints (DTRACE_SYSCALL_RAW=1);
 #  - what aarch64 cannot trace yet is refused with the reason (exit 1):
-#    ustack(), the syscall provider, the pid provider.
+#    ustack(), the profile provider, the pid provider.
 
 gp_args='gp$target:::many {
 	printf("%d %d %d %d %d %d %d %d %d %d\n", arg0, arg1, arg2, arg3, arg4,
@@ -74,16 +80,57 @@ for be in bpf uprobe; do
 		/tmp/gs-expect.txt /tmp/gs-$be.out
 done
 
+# the syscall provider: gprog's own calls (tests/arm64/gprog.c)
+sys_d='syscall::getpid:entry /execname == "gprog"/ { @g = count(); }
+syscall::getpid:return /execname == "gprog" && arg0 == pid/ { @r = count(); }
+syscall::write:entry /execname == "gprog"/ {
+	printf("write %d %d %s\n", arg0, arg2, copyinstr(arg1));
+}
+syscall::write:return /execname == "gprog"/ {
+	printf("wret %d %d\n", arg0, errno);
+}
+syscall::lseek:entry /execname == "gprog"/ {
+	printf("lseek %d %d %d\n", arg0, arg1, arg2);
+}
+syscall::lseek:return /execname == "gprog"/ {
+	printf("lret %d %d\n", arg0, errno);
+}
+END { printa("getpid %@d ", @g); printa("%@d\n", @r); }'
+: >/tmp/sys-expect.txt
+for i in 0 1 2; do
+	cat >>/tmp/sys-expect.txt <<EOF
+write 100 $((3 + i)) /kt/gprog
+wret $((3 + i)) 0
+lseek 100 $((4096 + i)) 1
+lret 0 0
+lseek 101 7 0
+lret -9 9
+EOF
+done
+echo "getpid 3 3" >>/tmp/sys-expect.txt
+for v in tp tp-nocgen raw; do
+	cg=1 raw=0
+	[ "$v" = tp-nocgen ] && cg=0
+	[ "$v" = raw ] && raw=1
+	DTRACE_CGEN=$cg DTRACE_SYSCALL_RAW=$raw DTRACE_BACKEND=bpf dtrace -q \
+		-n "$sys_d" -c '/kt/gprog 3' >/tmp/sys-$v.txt 2>/tmp/sys-$v.err
+	expect_eq "syscall provider ($v): dtrace -n -c exits 0" 0 "$?" ||
+		diag "$(cat /tmp/sys-$v.err)"
+	grep -v '^$' /tmp/sys-$v.txt >/tmp/sys-$v.out
+	expect_file "syscall provider ($v): arguments, returns, errno, count" \
+		/tmp/sys-expect.txt /tmp/sys-$v.out
+done
+
 # refused, with the reason
 dtrace -q -n 'gp$target:::many { ustack(); }' -c '/kt/gprog 1' \
 	>/tmp/rf.txt 2>/tmp/rf.err
 expect_eq "ustack() refused on aarch64" \
 	"1 dtrace: ustack(), jstack(), ucaller, ustackdepth and uregs[] are not available on aarch64: dtrace takes x86-64's user registers and stacks only so far" \
 	"$? $(cat /tmp/rf.err)"
-dtrace -q -n 'syscall::getpid:entry { @ = count(); }' -c '/kt/gprog 1' \
+dtrace -q -n 'profile-97 { @ = count(); }' -c '/kt/gprog 1' \
 	>/tmp/rf.txt 2>/tmp/rf.err
-expect_eq "the syscall provider refused on aarch64" \
-	"1 dtrace: cannot enable syscall:vmlinux:getpid:entry: the syscall provider is x86-64's only so far; on aarch64 USDT probes, BEGIN, END, ERROR and tick-N trace" \
+expect_eq "the profile provider refused on aarch64" \
+	"1 dtrace: cannot enable profile:::profile-97: the profile provider is x86-64's only so far; on aarch64 USDT probes, the syscall provider, BEGIN, END, ERROR and tick-N trace" \
 	"$? $(cat /tmp/rf.err)"
 dtrace -q -n 'pid$target::main:entry { @ = count(); }' -c '/kt/gprog 1' \
 	>/tmp/rf.txt 2>/tmp/rf.err

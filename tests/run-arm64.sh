@@ -41,14 +41,14 @@
 #    user_pt_regs has them;
 #  - usdt.bpf.c compiles for arm64 (clang -target bpf
 #    -D__TARGET_ARCH_arm64, -Werror: the BPF stack fits), with the
-#    syscall and proc providers' programs and without profile's;
+#    kernel providers' programs;
 #  - with A64_DTRACE (dtrace built for aarch64 by tests/arm64/
 #    cross-build.sh, its libraries in A64_LIBPATH), that dtrace under
 #    qemu-aarch64 writes the x86-64 build's header and -G bytes, lists
 #    stub callers, lists arm64's system calls (the __NR3264_ ones such
 #    as lseek too, not the table's bounds), runs BEGIN and tick-N
 #    clauses, and refuses, with the reason, what it cannot trace on
-#    aarch64 yet: ustack(), the proc, profile and pid providers.  (Tracing USDT probes needs an arm64
+#    aarch64 yet: ustack(), the proc and pid providers.  (Tracing USDT probes needs an arm64
 #    kernel: tests/arm64/guest.sh, make check-arm64-guest.)
 #
 # Skips (77) with the reason when the cross compiler, its binutils,
@@ -598,9 +598,8 @@ fi
 # ---------------------------------------------------------------------
 # the consumer's BPF program compiled for arm64 (as make does on an
 # aarch64 host): it compiles (the stack within the verifier's 512
-# bytes: the registers' copy in a per-CPU array), and holds the syscall
-# and proc providers' programs but not profile's (kprov.bpf.h reads
-# x86-64's interrupt registers there)
+# bytes: the registers' copy in a per-CPU array), with the kernel
+# providers' programs
 
 if command -v "${BPF_CLANG:-clang}" >/dev/null 2>&1 &&
 	[ -f /usr/include/bpf/bpf_helpers.h ]; then
@@ -610,7 +609,7 @@ if command -v "${BPF_CLANG:-clang}" >/dev/null 2>&1 &&
 		-c "$top_srcdir/dtrace-G/consumer/bpf/usdt.bpf.c" -o a64bpf.o &&
 		"$objdump" -h a64bpf.o | awk '$2 ~ /^(uprobe|raw_tp|tp|perf_event)/ { print $2 }' |
 		sort >got.txt &&
-		printf '%s\n' raw_tp raw_tp/sched_switch tp uprobe \
+		printf '%s\n' perf_event raw_tp raw_tp/sched_switch tp uprobe \
 			>expect.txt &&
 		expect_file_eq "usdt.bpf.c for arm64: its programs' sections" \
 			expect.txt got.txt
@@ -678,8 +677,7 @@ else
 		"$a64status $(awk '$5 == "entry" && $4 ~ /^(fcntl|lseek|mmap|syscalls|arch_specific_syscall)$/ { print $4 }' a64.out | sort | tr '\n' ' ')$(cat a64.err)"
 	for r in \
 		"gp*:::many { ustack(); }|ustack(), jstack(), ucaller, ustackdepth and uregs[] are not available on aarch64: dtrace takes x86-64's user registers and stacks only so far" \
-		"proc:::exec-success { @ = count(); }|cannot enable proc:vmlinux::exec-success: the proc provider is x86-64's only so far; on aarch64 USDT probes, the syscall provider, BEGIN, END, ERROR and tick-N trace" \
-		"profile-99 { @ = count(); }|cannot enable profile:::profile-99: the profile provider is x86-64's only so far; on aarch64 USDT probes, the syscall provider, BEGIN, END, ERROR and tick-N trace" \
+		"proc:::exec-success { @ = count(); }|cannot enable proc:vmlinux::exec-success: the proc provider is x86-64's only so far; on aarch64 USDT probes, the syscall and profile providers, BEGIN, END, ERROR and tick-N trace" \
 		"pid1::main:entry { }|invalid probe specifier pid1::main:entry: the pid provider is not available on aarch64 (x86-64 only so far)"
 	do
 		DTRACE_BACKEND=uprobe a64dt -q -n "${r%%|*}"

@@ -33,10 +33,10 @@
  * arm64 passes them in x0-x5 (struct ureg's regs[0..5]) and keeps the
  * number in pt_regs' syscallno, past struct user_pt_regs (KP_A64_*
  * below); its raw tracepoints run for a compat (AArch32) task's calls
- * too, which pstate's PSR_MODE32_BIT tells.  The profile provider's
- * program reads x86-64's interrupt registers and is left out of an
- * arm64 object, and there no user stack is taken (kprov_task_uregs()):
- * on aarch64 dtrace refuses those (../consumer.c, machine_check()).
+ * too, which pstate's PSR_MODE32_BIT tells.  A profile tick's mode is
+ * x86-64's cs & 3, arm64's pstate (EL0 where its M[3:0] is 0).  On
+ * arm64 no user stack is taken (kprov_task_uregs()): dtrace refuses
+ * ustack() there (../consumer.c, machine_check()).
  *
  * User stacks.  A probe whose clauses read the stack (ksys's ustk, or
  * the cookie's bits above UBPF_KCOOKIE_USTK_SHIFT) has its record carry
@@ -87,7 +87,7 @@ const volatile __u32 kprov_btf = 0;
  * KP_A64_PSTATE: orig_x0, then the call's number, an s32 (little-endian:
  * the low half of its word).
  */
-#define KP_A64_PSTATE 264
+#define KP_A64_PSTATE UREG_A64_PSTATE_OFF
 #define KP_A64_SYSCALLNO 280
 #define KP_A64_MODE32 0x10 /* PSR_MODE32_BIT: an AArch32 (compat) task */
 struct kp_a64_tail {
@@ -451,7 +451,29 @@ int kprov_sys_exit_tp(struct ksys_exit_tp *ctx)
 /* ------------------------------------------------------------------ */
 /* profile */
 
-#if !defined(__TARGET_ARCH_arm64)
+#if defined(__TARGET_ARCH_arm64)
+/* struct bpf_perf_event_data on arm64: struct user_pt_regs first */
+struct kperf_ctx {
+	struct ureg regs;
+	__u64 sample_period;
+	__u64 addr;
+};
+
+SEC("perf_event")
+int kprov_profile(struct kperf_ctx *ctx)
+{
+	__u64 ck = bpf_get_attach_cookie(ctx);
+	__u64 a[KP_NARGS] = {}, pc = ctx->regs.pc;
+
+	/* arg0 the kernel's PC, arg1 the user's (EL0): the other is 0 */
+	if (ctx->regs.pstate & UREG_A64_MODE_MASK)
+		a[0] = pc;
+	else
+		a[1] = pc;
+	kprov_emit((__u32)ck, bpf_get_current_pid_tgid(), a, 2, 0, 1, 0, 0);
+	return 0;
+}
+#else
 /* struct bpf_perf_event_data on x86-64 */
 struct kperf_ctx {
 	struct ureg regs;

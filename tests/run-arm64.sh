@@ -40,14 +40,15 @@
 #    uregs.h) puts x0-x30, sp and pc where the sysroot's struct
 #    user_pt_regs has them;
 #  - usdt.bpf.c compiles for arm64 (clang -target bpf
-#    -D__TARGET_ARCH_arm64, -Werror: the BPF stack fits), without the
+#    -D__TARGET_ARCH_arm64, -Werror: the BPF stack fits), with the
 #    kernel providers' programs;
 #  - with A64_DTRACE (dtrace built for aarch64 by tests/arm64/
 #    cross-build.sh, its libraries in A64_LIBPATH), that dtrace under
 #    qemu-aarch64 writes the x86-64 build's header and -G bytes, lists
-#    stub callers, runs BEGIN and tick-N clauses, and refuses, with the
-#    reason, what it cannot trace on aarch64 yet: ustack(), the syscall,
-#    profile and pid providers.  (Tracing USDT probes needs an arm64
+#    stub callers, lists arm64's system calls (the __NR3264_ ones such
+#    as lseek too, not the table's bounds), runs BEGIN and tick-N
+#    clauses, and refuses, with the reason, what it cannot trace on
+#    aarch64 yet: ustack(), the proc and pid providers.  (Tracing USDT probes needs an arm64
 #    kernel: tests/arm64/guest.sh, make check-arm64-guest.)
 #
 # Skips (77) with the reason when the cross compiler, its binutils,
@@ -597,8 +598,8 @@ fi
 # ---------------------------------------------------------------------
 # the consumer's BPF program compiled for arm64 (as make does on an
 # aarch64 host): it compiles (the stack within the verifier's 512
-# bytes: the registers' copy in a per-CPU array), and holds no kernel
-# provider's program (kprov.bpf.h reads x86-64's registers)
+# bytes: the registers' copy in a per-CPU array), with the kernel
+# providers' programs
 
 if command -v "${BPF_CLANG:-clang}" >/dev/null 2>&1 &&
 	[ -f /usr/include/bpf/bpf_helpers.h ]; then
@@ -608,7 +609,8 @@ if command -v "${BPF_CLANG:-clang}" >/dev/null 2>&1 &&
 		-c "$top_srcdir/dtrace-G/consumer/bpf/usdt.bpf.c" -o a64bpf.o &&
 		"$objdump" -h a64bpf.o | awk '$2 ~ /^(uprobe|raw_tp|tp|perf_event)/ { print $2 }' |
 		sort >got.txt &&
-		printf '%s\n' raw_tp/sched_switch uprobe >expect.txt &&
+		printf '%s\n' perf_event raw_tp raw_tp/sched_switch tp uprobe \
+			>expect.txt &&
 		expect_file_eq "usdt.bpf.c for arm64: its programs' sections" \
 			expect.txt got.txt
 else
@@ -667,10 +669,15 @@ else
 	expect_eq "aarch64 dtrace -n: BEGIN and tick-1ms" \
 		"0 42 tick 3 " \
 		"$a64status $(grep -v '^$' a64.out | tr '\n' ' ')$(cat a64.err)"
+	# arm64's system call table: the __NR3264_ calls are there, the
+	# bounds __NR_syscalls and __NR_arch_specific_syscall are not
+	a64dt -l -P syscall
+	expect_eq "aarch64 dtrace -l -P syscall: fcntl, lseek, mmap; no bounds" \
+		"0 fcntl lseek mmap " \
+		"$a64status $(awk '$5 == "entry" && $4 ~ /^(fcntl|lseek|mmap|syscalls|arch_specific_syscall)$/ { print $4 }' a64.out | sort | tr '\n' ' ')$(cat a64.err)"
 	for r in \
 		"gp*:::many { ustack(); }|ustack(), jstack(), ucaller, ustackdepth and uregs[] are not available on aarch64: dtrace takes x86-64's user registers and stacks only so far" \
-		"syscall::getpid:entry { @ = count(); }|cannot enable syscall:vmlinux:getpid:entry: the syscall provider is x86-64's only so far; on aarch64 USDT probes, BEGIN, END, ERROR and tick-N trace" \
-		"profile-99 { @ = count(); }|cannot enable profile:::profile-99: the profile provider is x86-64's only so far; on aarch64 USDT probes, BEGIN, END, ERROR and tick-N trace" \
+		"proc:::exec-success { @ = count(); }|cannot enable proc:vmlinux::exec-success: the proc provider is x86-64's only so far; on aarch64 USDT probes, the syscall and profile providers, BEGIN, END, ERROR and tick-N trace" \
 		"pid1::main:entry { }|invalid probe specifier pid1::main:entry: the pid provider is not available on aarch64 (x86-64 only so far)"
 	do
 		DTRACE_BACKEND=uprobe a64dt -q -n "${r%%|*}"

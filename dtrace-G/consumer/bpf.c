@@ -487,12 +487,10 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 		if (err || l < 7 || strcmp(nm + l - 7, ".rodata"))
 			continue;
 		err = rodata_set(b->obj, m, "self_pid", &self, sizeof(self));
-#if !defined(__aarch64__) /* an arm64 object has no kprov.bpf.h */
 		/* kprov.bpf.h: bpf_task_pt_regs() needs the kernel's BTF */
 		u = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 		if (!err)
 			err = rodata_set(b->obj, m, "kprov_btf", &u, sizeof(u));
-#endif
 		if (!err && b->fix.on)
 			err = rodata_set(b->obj, m, "kfix", &b->fix,
 					 sizeof(b->fix));

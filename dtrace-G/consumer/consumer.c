@@ -1057,10 +1057,11 @@ int backend_open_kernel(struct consumer *c)
  * read arm64's registers: bpf/uregs.h), but ustack() and what comes
  * with its copy of the stack (D_NEED_USTACK: uregs[] too) take
  * x86-64's registers and unwind x86-64's stack only (ustack.c), and
- * the kernel providers' programs read x86-64's system call and
- * interrupt registers (bpf/kprov.bpf.h, cgen_kprov.c; an arm64 object
- * leaves them out, proc's with them): refused, not guessed.  tick-N
- * fires in dtrace and runs anywhere.  (The pid provider refuses
+ * the proc provider has not been checked on an arm64 kernel: refused,
+ * not guessed.  The syscall provider reads arm64's x0-x5 and syscallno,
+ * profile-N its pc and pstate (bpf/kprov.bpf.h, kprov_profile.c;
+ * tests/arm64/steps-guest.sh checks them), and tick-N fires in dtrace
+ * and runs anywhere.  (The pid provider refuses
  * itself: pidprov.c.)  0, or -1 having said why.
  */
 static int machine_check(struct consumer *c)
@@ -1077,11 +1078,13 @@ static int machine_check(struct consumer *c)
 	for (size_t i = 0; c->kp && i < c->kp->n; i++) {
 		const struct kprobe *p = c->kp->probes[i];
 
-		if (kp_has_prog(p)) {
+		if (kp_has_prog(p) && p->n.prov != &prov_syscall &&
+		    p->n.prov != &prov_profile) {
 			say(c,
 			    "cannot enable %s:%s:%s:%s: the %s provider is "
 			    "x86-64's only so far; on aarch64 USDT probes, "
-			    "BEGIN, END, ERROR and tick-N trace",
+			    "the syscall and profile providers, BEGIN, END, "
+			    "ERROR and tick-N trace",
 			    p->n.d.prov, p->n.d.mod, p->n.d.func, p->n.d.name,
 			    p->n.d.prov);
 			return -1;

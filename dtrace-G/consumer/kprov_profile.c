@@ -46,6 +46,7 @@
 #endif
 
 #include "bpf/kprov_bpf.h"
+#include "bpf/uregs.h"
 #include "kprov.h"
 
 #define KP_MIN_PERIOD 200000u /* ns: 5000 Hz, DTrace's limit */
@@ -250,10 +251,22 @@ static int profile_arm(struct consumer *c, struct kprov *kp,
 /*
  * The prologue of profile-N's generated program (cgen_kprov.c): what
  * kprov_profile() reads from the perf event's registers (struct
- * bpf_perf_event_data: pt_regs first, ip at 128, cs at 136), arg0 the
- * kernel's PC or arg1 the user's, the other 0.  dtrace's own ticks
- * fire, as there.
+ * bpf_perf_event_data: pt_regs first, ip at 128, cs at 136, the kernel
+ * where cs & 3 is 0; arm64: user_pt_regs, pc and pstate, the kernel
+ * where pstate's M[3:0] is not 0), arg0 the kernel's PC or arg1 the
+ * user's, the other 0.  dtrace's own ticks fire, as there.
  */
+#if defined(__aarch64__)
+#define PROF_MODE_OFF UREG_A64_PSTATE_OFF
+#define PROF_PC_OFF (8 * UREG_A64_IP)
+#define PROF_MODE_MASK UREG_A64_MODE_MASK
+#define PROF_KERNEL_JMP BPF_JNE
+#else
+#define PROF_MODE_OFF 136
+#define PROF_PC_OFF 128
+#define PROF_MODE_MASK 3
+#define PROF_KERNEL_JMP BPF_JEQ
+#endif
 static bool prof_cg_pro(const struct consumer *c, const struct kprobe *p,
 			const struct ubpf_kconf *kc, struct cgk *k)
 {
@@ -267,11 +280,11 @@ static bool prof_cg_pro(const struct consumer *c, const struct kprobe *p,
 		return true;
 	k->type = BPF_PROG_TYPE_PERF_EVENT;
 	k->nargs = 2;
-	cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 1, 6, 136, 0);
-	cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 2, 6, 128, 0);
+	cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 1, 6, PROF_MODE_OFF, 0);
+	cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 2, 6, PROF_PC_OFF, 0);
 	cgk_put(k, BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0);
-	cgk_put(k, BPF_ALU64 | BPF_AND | BPF_K, 1, 0, 0, 3);
-	j = cgk_jmp(k, BPF_JMP | BPF_JEQ | BPF_K, 1, 0);
+	cgk_put(k, BPF_ALU64 | BPF_AND | BPF_K, 1, 0, 0, PROF_MODE_MASK);
+	j = cgk_jmp(k, BPF_JMP | PROF_KERNEL_JMP | BPF_K, 1, 0);
 	cgk_put(k, BPF_STX | BPF_MEM | BPF_DW, 10, 3, cgk_arg(0), 0);
 	cgk_put(k, BPF_STX | BPF_MEM | BPF_DW, 10, 2, cgk_arg(1), 0);
 	jend = cgk_jmp(k, BPF_JMP | BPF_JA, 0, 0);

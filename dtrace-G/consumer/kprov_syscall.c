@@ -2,15 +2,15 @@
 /*
  * kprov_syscall.c - the syscall provider (kprov.c has the common part):
  * syscall:vmlinux:NAME:entry and syscall:vmlinux:NAME:return for every
- * x86-64 system call, named as Linux names them (openat, not open) and
- * listed in the order of their numbers, as Oracle's Linux DTrace lists
- * them.
+ * system call of the machine (x86-64 or aarch64), named as Linux names
+ * them (openat, not open) and listed in the order of their numbers, as
+ * Oracle's Linux DTrace lists them.
  *
  * The names.  The table is kprov_syscalls.h, which make generates from
- * the kernel headers' <asm/unistd_64.h> as the compiler finds it (one
- * KPROV_SYSCALL(nr, "name") line per __NR_name): the one place that
- * says which number is which call.  A system call younger than those
- * headers has no probe.
+ * the kernel headers' <asm/unistd.h> as the compiler finds it (one
+ * KPROV_SYSCALL(nr, "name") line per __NR_name; arm64's __NR_lseek is
+ * __NR3264_lseek's number): the one place that says which number is
+ * which call.  A system call younger than those headers has no probe.
  *
  * Arming.  The map ksys, indexed by the call's number, says which probe
  * its entry and its return are (0: not traced), which arguments the
@@ -39,11 +39,12 @@
  * for the benchmark's comparison.
  *
  * What fires.  entry: arg0..arg5 the call's arguments (rdi, rsi, rdx,
- * r10, r8, r9); return: arg0 and arg1 the return value, and errno the
- * error of a failed call (the kernel returns -errno, -4095..-1) or 0,
- * as DTrace's.  A 32-bit process's calls (another numbering) and
- * dtrace's own are not traced (kprov.c says why).  exit and exit_group
- * have no return; a successful execve's return fires in the new image.
+ * r10, r8, r9; arm64: x0-x5); return: arg0 and arg1 the return value,
+ * and errno the error of a failed call (the kernel returns -errno,
+ * -4095..-1) or 0, as DTrace's.  A 32-bit process's calls (another
+ * numbering) and dtrace's own are not traced (kprov.c says why).  exit
+ * and exit_group have no return; a successful execve's return fires in
+ * the new image.
  */
 #include "config.h"
 

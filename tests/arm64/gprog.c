@@ -7,17 +7,58 @@
  * string, both through dtrace -h's header (sites rewritten by -G), and
  * gp:::sdt through <sys/sdt.h> (one nop, its arguments where the
  * compiler keeps them).  The values depend on the iteration, so that a
- * hit read with another's registers shows.
+ * hit read with another's registers shows.  Each time it also calls,
+ * for the syscall provider, getpid(), write() of 3 + i bytes of argv[0]
+ * to /dev/null on fd 100, lseek(100, 4096 + i, SEEK_CUR) (an
+ * __NR3264_ call: 0 on /dev/null) and lseek(101, 7, SEEK_SET) (fd 101
+ * is not open: EBADF).
+ *
+ * gprog spin N FILE, for profile-N: writes to FILE where spin() is (its
+ * own section, gspin: "LO HI"), calls getppid(), runs spin()'s loop of
+ * N steps, all in user mode, and calls getppid() again.
  */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/sdt.h>
 #include <unistd.h>
 
 #include "gp.h"
 
+extern const char __start_gspin[], __stop_gspin[];
+
+__attribute__((noinline, section("gspin"))) static void spin(long n)
+{
+	for (volatile long k = 0; k < n; k++)
+		;
+}
+
+static int spin_run(long n, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f ||
+	    fprintf(f, "%lu %lu\n", (unsigned long)__start_gspin,
+		    (unsigned long)__stop_gspin) < 0 ||
+	    fclose(f))
+		return 1;
+	(void)getppid();
+	spin(n);
+	(void)getppid();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3;
+	int fd;
+
+	if (argc > 3 && !strcmp(argv[1], "spin"))
+		return spin_run(atol(argv[2]), argv[3]);
+	fd = open("/dev/null", O_WRONLY);
+	if (fd < 0 || dup2(fd, 100) != 100)
+		return 1;
 
 	if (argc > 2)
 		sleep((unsigned)atoi(argv[2]));
@@ -26,6 +67,11 @@ int main(int argc, char **argv)
 			'c');
 		GP_NAME((int)i, argv[0]);
 		DTRACE_PROBE3(gp, sdt, i * 3, -(int)i - 1, argv[0]);
+		(void)getpid();
+		if (write(100, argv[0], 3 + (size_t)i) != 3 + i ||
+		    lseek(100, 4096 + i, SEEK_CUR) < 0 ||
+		    lseek(101, 7, SEEK_SET) != -1)
+			return 1;
 	}
 	return 0;
 }

@@ -18,8 +18,19 @@
 #    backends;
 #  - a count() of 200 hits, and one under a predicate on the stack
 #    argument (the BPF backend aggregates them in the kernel);
+#  - the syscall provider (x0-x5 and syscallno of arm64's pt_regs, the
+#    table with lseek, an __NR3264_ call): gprog's getpid(), write()
+#    and lseek() calls, each argument, return value and errno, and a
+#    count() of getpid()s whose return is the caller's pid; on the
+#    calls' own tracepoints with generated programs and with
+#    DTRACE_CGEN=0, and on the raw tracepoints (DTRACE_SYSCALL_RAW=1);
+#  - profile-997 while gprog spins in user mode (between two getppid()
+#    calls): each of its ticks has arg0 0 and arg1 inside spin(), where
+#    gprog says spin() is, or arg1 0 and arg0 a kernel address (arm64's
+#    pc and pstate), and some are user ticks; with generated programs
+#    and with DTRACE_CGEN=0;
 #  - what aarch64 cannot trace yet is refused with the reason (exit 1):
-#    ustack(), the syscall provider, the pid provider.
+#    ustack(), the proc provider, the pid provider.
 
 gp_args='gp$target:::many {
 	printf("%d %d %d %d %d %d %d %d %d %d\n", arg0, arg1, arg2, arg3, arg4,
@@ -74,16 +85,85 @@ for be in bpf uprobe; do
 		/tmp/gs-expect.txt /tmp/gs-$be.out
 done
 
+# the syscall provider: gprog's own calls (tests/arm64/gprog.c)
+sys_d='syscall::getpid:entry /execname == "gprog"/ { @g = count(); }
+syscall::getpid:return /execname == "gprog" && arg0 == pid/ { @r = count(); }
+syscall::write:entry /execname == "gprog"/ {
+	printf("write %d %d %s\n", arg0, arg2, copyinstr(arg1));
+}
+syscall::write:return /execname == "gprog"/ {
+	printf("wret %d %d\n", arg0, errno);
+}
+syscall::lseek:entry /execname == "gprog"/ {
+	printf("lseek %d %d %d\n", arg0, arg1, arg2);
+}
+syscall::lseek:return /execname == "gprog"/ {
+	printf("lret %d %d\n", arg0, errno);
+}
+END { printa("getpid %@d ", @g); printa("%@d\n", @r); }'
+: >/tmp/sys-expect.txt
+for i in 0 1 2; do
+	cat >>/tmp/sys-expect.txt <<EOF
+write 100 $((3 + i)) /kt/gprog
+wret $((3 + i)) 0
+lseek 100 $((4096 + i)) 1
+lret 0 0
+lseek 101 7 0
+lret -9 9
+EOF
+done
+echo "getpid 3 3" >>/tmp/sys-expect.txt
+for v in tp tp-nocgen raw; do
+	cg=1 raw=0
+	[ "$v" = tp-nocgen ] && cg=0
+	[ "$v" = raw ] && raw=1
+	DTRACE_CGEN=$cg DTRACE_SYSCALL_RAW=$raw DTRACE_BACKEND=bpf dtrace -q \
+		-n "$sys_d" -c '/kt/gprog 3' >/tmp/sys-$v.txt 2>/tmp/sys-$v.err
+	expect_eq "syscall provider ($v): dtrace -n -c exits 0" 0 "$?" ||
+		diag "$(cat /tmp/sys-$v.err)"
+	grep -v '^$' /tmp/sys-$v.txt >/tmp/sys-$v.out
+	expect_file "syscall provider ($v): arguments, returns, errno, count" \
+		/tmp/sys-expect.txt /tmp/sys-$v.out
+done
+
+# profile-997: the ticks of gprog's spin() (tests/arm64/gprog.c)
+for cg in 1 0; do
+	DTRACE_CGEN=$cg DTRACE_BACKEND=bpf dtrace -q -n 'int spinning;
+	syscall::getppid:entry /pid == $target/ { spinning = !spinning; }
+	profile-997 /spinning && pid == $target/ { printf("%x %d\n", arg0, arg1); }' \
+		-c '/kt/gprog spin 30000000 /tmp/spin-range.txt' \
+		>/tmp/prof-$cg.txt 2>/tmp/prof-$cg.err
+	expect_eq "profile-997 (cgen $cg): dtrace -n -c exits 0" 0 "$?" ||
+		diag "$(cat /tmp/prof-$cg.err)"
+	read -r lo hi </tmp/spin-range.txt
+	nu=0 nk=0 nbad=0
+	while read -r k u; do
+		if [ "$k" = 0 ] && [ "$u" -ge "$lo" ] && [ "$u" -lt "$hi" ]; then
+			nu=$((nu + 1))
+		elif [ "$u" = 0 ] && [ "${k#ffff}" != "$k" ]; then
+			nk=$((nk + 1))
+		else
+			nbad=$((nbad + 1))
+			diag "a tick outside spin() [$lo, $hi) and the kernel: $k $u"
+		fi
+	done <<EOF
+$(grep -v '^$' /tmp/prof-$cg.txt)
+EOF
+	diag "profile-997 (cgen $cg): $nu user ticks, $nk kernel ones"
+	expect_eq "profile-997 (cgen $cg): user ticks in spin(), kernel ones in the kernel" \
+		"some 0" "$([ "$nu" -gt 0 ] && echo some || echo none) $nbad"
+done
+
 # refused, with the reason
 dtrace -q -n 'gp$target:::many { ustack(); }' -c '/kt/gprog 1' \
 	>/tmp/rf.txt 2>/tmp/rf.err
 expect_eq "ustack() refused on aarch64" \
 	"1 dtrace: ustack(), jstack(), ucaller, ustackdepth and uregs[] are not available on aarch64: dtrace takes x86-64's user registers and stacks only so far" \
 	"$? $(cat /tmp/rf.err)"
-dtrace -q -n 'syscall::getpid:entry { @ = count(); }' -c '/kt/gprog 1' \
+dtrace -q -n 'proc:::exec-success { @ = count(); }' -c '/kt/gprog 1' \
 	>/tmp/rf.txt 2>/tmp/rf.err
-expect_eq "the syscall provider refused on aarch64" \
-	"1 dtrace: cannot enable syscall:vmlinux:getpid:entry: the syscall provider is x86-64's only so far; on aarch64 USDT probes, BEGIN, END, ERROR and tick-N trace" \
+expect_eq "the proc provider refused on aarch64" \
+	"1 dtrace: cannot enable proc:vmlinux::exec-success: the proc provider is x86-64's only so far; on aarch64 USDT probes, the syscall and profile providers, BEGIN, END, ERROR and tick-N trace" \
 	"$? $(cat /tmp/rf.err)"
 dtrace -q -n 'pid$target::main:entry { @ = count(); }' -c '/kt/gprog 1' \
 	>/tmp/rf.txt 2>/tmp/rf.err

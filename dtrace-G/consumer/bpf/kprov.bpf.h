@@ -30,6 +30,13 @@
  * long ret); the registers are kernel memory, read with
  * bpf_probe_read_kernel().  x86-64 passes a system call's arguments in
  * rdi, rsi, rdx, r10, r8, r9; on the way out the number is in orig_ax.
+ * arm64 passes them in x0-x5 (struct ureg's regs[0..5]) and keeps the
+ * number in pt_regs' syscallno, past struct user_pt_regs (KP_A64_*
+ * below); its raw tracepoints run for a compat (AArch32) task's calls
+ * too, which pstate's PSR_MODE32_BIT tells.  A profile tick's mode is
+ * x86-64's cs & 3, arm64's pstate (EL0 where its M[3:0] is 0).  On
+ * arm64 no user stack is taken (kprov_task_uregs()): dtrace refuses
+ * ustack() there (../consumer.c, machine_check()).
  *
  * User stacks.  A probe whose clauses read the stack (ksys's ustk, or
  * the cookie's bits above UBPF_KCOOKIE_USTK_SHIFT) has its record carry
@@ -38,11 +45,12 @@
  * sys_exit's pt_regs; a profile tick's own when it interrupted user
  * mode (cs & 3); else those the kernel saved on entry at the top of the
  * thread's kernel stack (bpf_task_pt_regs(), 5.15, which needs the
- * kernel's BTF: none without it, kprov_btf): a per-call tracepoint's, a tick in the kernel,
- * the proc probes' (exec-success: the new image's entry; exit: the
- * exit_group() call, whose memory is gone by then, so the copy is
- * empty and only the registers' frame remains).  A kernel thread's
- * saved registers are not user mode's: its record has no stack.
+ * kernel's BTF: none without it, kprov_btf): a per-call tracepoint's,
+ * a tick in the kernel, the proc probes' (exec-success: the new
+ * image's entry; exit: the exit_group() call, whose memory is gone by
+ * then, so the copy is empty and only the registers' frame remains).
+ * A kernel thread's saved registers are not user mode's: its record
+ * has no stack.
  */
 #ifndef KPROV_BPF_BPF_H
 #define KPROV_BPF_BPF_H
@@ -73,6 +81,23 @@ const volatile __u32 kprov_btf = 0;
 
 #define KP_NARGS 6		/* arguments a kernel probe records, at most */
 #define KP_USER32_CS 0x23	/* x86-64 __USER32_CS: a compat task */
+/*
+ * arm64's struct pt_regs (arch/arm64/include/asm/ptrace.h, the same
+ * from 5.x to 6.18) from pstate, the end of struct user_pt_regs, at
+ * KP_A64_PSTATE: orig_x0, then the call's number, an s32 (little-endian:
+ * the low half of its word).
+ */
+#define KP_A64_PSTATE UREG_A64_PSTATE_OFF
+#define KP_A64_SYSCALLNO 280
+#define KP_A64_MODE32 0x10 /* PSR_MODE32_BIT: an AArch32 (compat) task */
+struct kp_a64_tail {
+	__u64 pstate, orig_x0;
+	__s32 syscallno;
+	__u32 unused2;
+};
+_Static_assert(__builtin_offsetof(struct kp_a64_tail, syscallno) ==
+		       KP_A64_SYSCALLNO - KP_A64_PSTATE,
+	       "arm64 pt_regs: syscallno 16 bytes after pstate");
 
 /* The current thread's parent process, when kconf knows where it is. */
 static __always_inline __u32 kprov_ppid(void)
@@ -123,6 +148,13 @@ static __always_inline int kprov_kagg(__u32 ev, __u64 pt, const __u64 *args)
  * R: the registers of the current thread's user mode, saved when it
  * entered the kernel; false for a kernel thread (no user mode).
  */
+#if defined(__TARGET_ARCH_arm64)
+static __always_inline int kprov_task_uregs(__u64 *R)
+{
+	(void)R; /* ustack() is refused on aarch64 (../consumer.c) */
+	return 0;
+}
+#else
 static __always_inline int kprov_task_uregs(__u64 *R)
 {
 	struct ureg r;
@@ -137,6 +169,7 @@ static __always_inline int kprov_task_uregs(__u64 *R)
 	regs_load(R, &r);
 	return 1;
 }
+#endif
 
 /*
  * One hit of kernel probe ev: its plan, then (unless the plan was all)
@@ -249,6 +282,46 @@ static __always_inline const struct ubpf_ksys *kprov_sys(long nr, __u64 pt)
 	return s;
 }
 
+#if defined(__TARGET_ARCH_arm64)
+SEC("raw_tp")
+int kprov_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	const struct ubpf_ksys *s = kprov_sys((long)ctx->args[1], pt);
+	const void *regs = (const void *)ctx->args[0];
+	__u64 a[KP_NARGS], pstate;
+
+	if (!s || !s->ev[0])
+		return 0;
+	if (bpf_probe_read_kernel(&pstate, sizeof(pstate),
+				  regs + KP_A64_PSTATE) < 0 ||
+	    (pstate & KP_A64_MODE32) ||
+	    bpf_probe_read_kernel(a, sizeof(a), regs) < 0)
+		return 0;
+	kprov_emit(s->ev[0], pt, a, KP_NARGS, s->strmask, s->comm[0], 0, 0);
+	return 0;
+}
+
+SEC("raw_tp")
+int kprov_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	struct kp_a64_tail t;
+	const struct ubpf_ksys *s;
+	const void *regs = (const void *)ctx->args[0];
+	__u64 a[KP_NARGS] = {};
+
+	if (bpf_probe_read_kernel(&t, sizeof(t), regs + KP_A64_PSTATE) < 0 ||
+	    (t.pstate & KP_A64_MODE32))
+		return 0;
+	s = kprov_sys(t.syscallno, pt);
+	if (!s || !s->ev[1])
+		return 0;
+	a[0] = a[1] = ctx->args[1]; /* the return value, twice (DTrace) */
+	kprov_emit(s->ev[1], pt, a, 2, 0, s->comm[1], 0, 0);
+	return 0;
+}
+#else
 SEC("raw_tp")
 int kprov_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -309,6 +382,7 @@ int kprov_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	kprov_emit(s->ev[1], pt, a, 2, 0, s->comm[1], ur ? R : 0, s->ustk[1]);
 	return 0;
 }
+#endif
 
 /*
  * The same on the per-system-call tracepoints syscalls:sys_enter_NAME
@@ -377,6 +451,29 @@ int kprov_sys_exit_tp(struct ksys_exit_tp *ctx)
 /* ------------------------------------------------------------------ */
 /* profile */
 
+#if defined(__TARGET_ARCH_arm64)
+/* struct bpf_perf_event_data on arm64: struct user_pt_regs first */
+struct kperf_ctx {
+	struct ureg regs;
+	__u64 sample_period;
+	__u64 addr;
+};
+
+SEC("perf_event")
+int kprov_profile(struct kperf_ctx *ctx)
+{
+	__u64 ck = bpf_get_attach_cookie(ctx);
+	__u64 a[KP_NARGS] = {}, pc = ctx->regs.pc;
+
+	/* arg0 the kernel's PC, arg1 the user's (EL0): the other is 0 */
+	if (ctx->regs.pstate & UREG_A64_MODE_MASK)
+		a[0] = pc;
+	else
+		a[1] = pc;
+	kprov_emit((__u32)ck, bpf_get_current_pid_tgid(), a, 2, 0, 1, 0, 0);
+	return 0;
+}
+#else
 /* struct bpf_perf_event_data on x86-64 */
 struct kperf_ctx {
 	struct ureg regs;
@@ -411,6 +508,7 @@ int kprov_profile(struct kperf_ctx *ctx)
 		   ur ? R : 0, ustk);
 	return 0;
 }
+#endif
 
 /* ------------------------------------------------------------------ */
 /* proc */

@@ -63,10 +63,16 @@
 	{ "ax", "dx", "cx", "bx", "si", "di", "bp", "sp", "r8", "r9",     \
 	  "r10", "r11", "r12", "r13", "r14", "r15", "ip" }
 
-/* aarch64: x0-x30 at 8 * n, then sp and pc */
+/*
+ * aarch64: x0-x30 at 8 * n, then sp and pc; pstate after them (the
+ * mode: EL0, user mode, where its M[3:0] is 0; PSR_MODE32_BIT 0x10 an
+ * AArch32 task)
+ */
 #define UREG_A64_N 33
 #define UREG_A64_SP 31
 #define UREG_A64_IP 32
+#define UREG_A64_PSTATE_OFF 264
+#define UREG_A64_MODE_MASK 0xf
 #define UREG_A64_OFFSETS                                                  \
 	{ 0,   8,   16,  24,  32,  40,  48,  56,  64,  72,  80,  88,  96,  \
 	  104, 112, 120, 128, 136, 144, 152, 160, 168, 176, 184, 192, 200, \

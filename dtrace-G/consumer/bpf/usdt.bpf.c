@@ -43,9 +43,9 @@
  * runs on (make passes -D__TARGET_ARCH_arm64 on aarch64): x86-64's
  * pt_regs is the ptrace layout; arm64's starts with struct
  * user_pt_regs, x0-x30, sp, pc, the order uregs.h numbers them in.
- * The kernel providers' programs (kprov.bpf.h) read x86-64's system
- * call and interrupt registers and are left out of an arm64 object: on
- * aarch64 dtrace refuses those providers (../kprov.c).
+ * The kernel providers' programs (kprov.bpf.h) read each machine's
+ * system call and interrupted registers; on aarch64 dtrace still
+ * refuses proc (../consumer.c, machine_check()).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -765,6 +765,4 @@ int usdt_hit_w(struct ureg *ctx)
 	return usdt_fire(ctx, 0, 1);
 }
 
-#if !defined(__TARGET_ARCH_arm64)
 #include "kprov.bpf.h"
-#endif

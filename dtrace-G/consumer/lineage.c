@@ -52,7 +52,9 @@
  * has it), then dropped.
  *
  * lin_ppid_at(pid, t): pid's parent at t for ppid and progenyof(): the
- * FORK record's parent while that one lives.
+ * FORK record's parent while that one lives, -1 once it has exited (the
+ * child was reparented then, to a reaper the tree does not know), 0
+ * where the tree has no FORK record of pid.
  *
  * Nodes are kept for the run (a few dozen bytes per fork); a process
  * whose events forked children keeps its events open after it exits
@@ -451,7 +453,7 @@ pid_t lin_ppid_at(struct consumer *c, pid_t pid, uint64_t t)
 	if (!n || !n->ppid)
 		return 0;
 	p = node_at(c, n->ppid, n->born);
-	return p && p->dead != T_NEVER && p->dead < t ? 0 : n->ppid;
+	return p && p->dead != T_NEVER && p->dead < t ? -1 : n->ppid;
 }
 
 /*

@@ -101,6 +101,25 @@ pid_t parent_of(void *ctx, pid_t pid)
 	return s ? (pid_t)atoi(s + 6) : -1;
 }
 
+/*
+ * The parent of a process dtrace took up (pr->ppid, read then) at one of
+ * its hits, where the fork tree has no FORK record of it: exact while
+ * that parent has not exited, which holds when it is dtrace (a -c
+ * command) or is still pr's parent now (a reparent is for good: a later
+ * hit cannot have had the old parent back).  Else -1: unknown.
+ */
+static pid_t ppid_kept(const struct tproc *pr)
+{
+	pid_t now;
+
+	if (pr->ppid <= 0)
+		return -1;
+	if (pr->ppid == getpid())
+		return pr->ppid;
+	now = parent_of(NULL, pr->pid);
+	return now == pr->ppid ? pr->ppid : -1;
+}
+
 void hit_push(struct consumer *c, const struct hit *h)
 {
 	if (c->nhits == c->caphits) {
@@ -294,12 +313,13 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 		return true; /* no clause wants this process's probe */
 	pr = proc_find(c, p->pid);
 	if (!at.ppid) { /* not read at the hit (bpf.c's UBPF_RF_PPID) */
-		/* a child the tree knows: its parent then, not a snapshot */
+		/* a child the tree knows: its parent then, not a snapshot;
+		 * -1 (unknown: ppid faults) once that parent had exited */
 		f.ppid = lin_ppid_at(c, f.pid, f.timestamp);
 		if (!f.ppid && pr)
-			f.ppid = pr->ppid;
-		else if (!f.ppid && (f.ppid = parent_of(NULL, f.pid)) < 0)
-			f.ppid = 0;
+			f.ppid = ppid_kept(pr);
+		else if (!f.ppid && (f.ppid = parent_of(NULL, f.pid)) <= 0)
+			f.ppid = -1;
 	}
 	/* uid and gid: decode()'s, taken at the hit (f.cred), or none; a
 	 * backend that takes none refused them (cred_check()) */

@@ -349,6 +349,8 @@ struct d_fire {
 	const struct d_probe *probe;
 	unsigned epid; /* enabled probe ID: one per (clause, probe) */
 	int cpu;
+	/* ppid -1: the parent at the hit is not known (it exited before and
+	 * the backend did not read it at the hit): reading it faults */
 	pid_t pid, tid, ppid;
 	/* uid, gid (D_NEED_CRED), as at the hit, when cred is set (else a
 	 * run-time illegal operation) */

@@ -883,6 +883,8 @@ static struct dv eval_func(struct ectx *x, const struct node *n,
 	case F_HTONLL:
 		return d_dv_int((int64_t)htobe64((uint64_t)a[0].i), 8, false);
 	case F_PROGENYOF:
+		if (x->f->ppid < 0) /* the parent at the hit is unknown */
+			d_fault(x, FLT_ILLOP, 0);
 		return d_dv_int(progenyof(x->f, (pid_t)a[0].i), 4, true);
 	case F_SPECULATION:
 		return d_dv_int(d_spec_alloc(x->p), 4, true);

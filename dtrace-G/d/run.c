@@ -290,6 +290,8 @@ static struct dv builtin(struct ectx *x, int id)
 	case B_PID:
 		return d_dv_int(f->pid, 4, true);
 	case B_PPID:
+		if (f->ppid < 0) /* unknown: never the reaper's guess */
+			d_fault(x, FLT_ILLOP, 0);
 		return d_dv_int(f->ppid, 4, true);
 	case B_TID:
 		return d_dv_int(f->tid, 4, true);

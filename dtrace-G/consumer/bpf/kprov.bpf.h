@@ -451,14 +451,15 @@ int kprov_sys_exit_tp(struct ksys_exit_tp *ctx)
 /* ------------------------------------------------------------------ */
 /* profile */
 
-#if defined(__TARGET_ARCH_arm64)
-/* struct bpf_perf_event_data on arm64: struct user_pt_regs first */
+/* struct bpf_perf_event_data: the machine's user registers first
+ * (struct ureg, uregs.h: pt_regs on x86-64, user_pt_regs on arm64) */
 struct kperf_ctx {
 	struct ureg regs;
 	__u64 sample_period;
 	__u64 addr;
 };
 
+#if defined(__TARGET_ARCH_arm64)
 SEC("perf_event")
 int kprov_profile(struct kperf_ctx *ctx)
 {
@@ -474,13 +475,6 @@ int kprov_profile(struct kperf_ctx *ctx)
 	return 0;
 }
 #else
-/* struct bpf_perf_event_data on x86-64 */
-struct kperf_ctx {
-	struct ureg regs;
-	__u64 sample_period;
-	__u64 addr;
-};
-
 SEC("perf_event")
 int kprov_profile(struct kperf_ctx *ctx)
 {

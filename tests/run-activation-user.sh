@@ -63,6 +63,13 @@ au_cleanup() {
 	[ -z "$hd_pid" ] || stop_pid "$hd_pid" TERM
 	cleanup
 }
+# au_wait PID: wait for a process started with ACT_WAIT=$tmp/go; go is
+# made first, so a dtrace that failed before its BEGIN (which makes it)
+# fails the test instead of leaving the process waiting, and it hanging
+au_wait() {
+	touch "$tmp/go"
+	wait "$1"
+}
 trap au_cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
@@ -236,7 +243,7 @@ if kill -0 $ap 2>/dev/null; then
 else
 	fail "-p: the process ended before it was checked"
 fi
-wait $ap
+au_wait $ap
 expect_eq "-p: the process's exit status" 0 $?
 forget_pid $ap
 expect_eq "-p: the process's own count" "parent $ap 80000" "$(cat act.out)"
@@ -275,7 +282,7 @@ if kill -0 $ap 2>/dev/null; then
 else
 	fail "-p, aggregating: the process ended before it was checked"
 fi
-wait $ap
+au_wait $ap
 expect_eq "-p, aggregating: the process's exit status" 0 $?
 forget_pid $ap
 
@@ -295,7 +302,7 @@ sleep 0.3
 kill -KILL $dp
 wait $dp 2>/dev/null
 forget_pid $dp
-wait $ap
+au_wait $ap
 expect_eq "SIGKILL: the process's exit status" 0 $?
 forget_pid $ap
 expect_eq "SIGKILL: the process and its child ran to the end" \
@@ -327,7 +334,7 @@ for a in kernel user ring; do
 	DTRACE_KAGG=$kagg "$DTRACE" -w -q -x activation=$act -p $ap -n "
 	BEGIN { system(\"touch $tmp/go\"); }" -n "$prog" >x.out.$a 2>x.err.$a ||
 		fail "exec chain -p, $a: $(cat x.err.$a)"
-	wait $ap
+	au_wait $ap
 	expect_eq "exec chain -p, $a: the process's exit status" 0 $?
 	forget_pid $ap
 	sort x.out.$a >x.sorted.$a
@@ -373,7 +380,7 @@ BEGIN { system(\"touch $tmp/go\"); }
 act\$target:::hit { @h = count(); }
 END { printa(\"hits %@d\n\", @h); }" >x.out 2>x.err ||
 	fail "exec, descriptor closed: $(cat x.err)"
-wait $ap
+au_wait $ap
 forget_pid $ap
 expect_eq "exec, descriptor closed: the first image's hits" "hits 1000" "$(cat x.out)"
 expect_grep "exec, descriptor closed: said" \
@@ -393,7 +400,7 @@ for a in user kernel; do
 	act\$target:::tick /++n == 300/ { exit(0); }
 	END { printa(\"%d %@d\n\", @); }" >dl.dt.$a 2>dl.err.$a ||
 		fail "dlopen again, $a: $(cat dl.err.$a)"
-	wait $ap
+	au_wait $ap
 	expect_eq "dlopen again, $a: the process's exit status" 0 $?
 	forget_pid $ap
 done
@@ -429,7 +436,7 @@ if [ -n "${HELPERD:-}" ] && [ -x "$HELPERD" ] && [ -c /dev/fuse ]; then
 		act*:::tick /pid == $ap && ++n == 500/ { exit(0); }
 		END { printa(\"%d %@d\n\", @); }" >g.dt 2>g.err
 		expect_eq "registry: status" 0 $?
-		wait $ap
+		au_wait $ap
 		forget_pid $ap
 		expect_eq "registry: the parent's and the child's hits, once" \
 			"0 1000|1 1000" "$(grep . g.dt | sort | paste -sd'|')"
@@ -511,7 +518,7 @@ act\$target:::hit { @h = count(); } END { printa(\"hits %@d\n\", @h); }" \
 	>r.out 2>r.err || fail "seccomp: $(cat r.err)"
 expect_eq "seccomp: on the kernel path, every hit" "hits 10" "$(grep . r.out)"
 expect_eq "seccomp: nothing said" "" "$(cat r.err)"
-wait $ap
+au_wait $ap
 expect_eq "seccomp: the process's exit status" 0 $?
 forget_pid $ap
 # refused: a glob's probe would be armed binary-wide on the kernel path

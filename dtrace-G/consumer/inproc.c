@@ -1588,7 +1588,7 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 		pnw = xrealloc(pnw, nsite ? nsite : 1, sizeof(*pnw));
 		nps = 0;
 		for (unsigned k = 0; k < nsite && !bad; k++)
-			bad = site_prepare(pr, p, o, k, &ps[nps], pnw[nps], why,
+			bad = site_prepare(pr, p, o, k, &ps[k], pnw[k], why,
 					   sizeof(why)) < 0;
 		if (bad) {
 			PUSH(kp, nkp, ((struct ip_kprobe){p, xstrdup(why)}));

@@ -904,6 +904,27 @@ static int ip_open(struct consumer *c)
 }
 
 /*
+ * The process maps no region at ipp's arena address with its length
+ * (and can be read): the arena it had is gone, though something else
+ * named usdt-arena (a new image's view of the exec header) may be there.
+ */
+static bool now_mapped_elsewhere(const struct ip_proc *ipp)
+{
+	struct proc_maps mm = {0};
+	bool found = false;
+
+	if (proc_maps_read(ipp->pid, &mm) < 0 || !mm.n) {
+		proc_maps_free(&mm);
+		return false; /* exiting, or gone: no exec */
+	}
+	for (size_t i = 0; i < mm.n && !found; i++)
+		found = mm.m[i].start == ipp->taddr &&
+			mm.m[i].end - mm.m[i].start == ipp->len;
+	proc_maps_free(&mm);
+	return !found;
+}
+
+/*
  * Has ipp's process exec'd (its maps, read every refresh, lost the
  * arena)?  Its new image asks to be armed through the arena it inherits
  * at USDT_EXEC_FD (exec_answer()), before any of its probes can fire:
@@ -914,24 +935,28 @@ static int ip_open(struct consumer *c)
 static bool exec_check(struct consumer *c, struct ip_proc *ipp)
 {
 	const struct tproc *pr = ipp->pr;
-
-	char *now;
-	bool execd;
+	char range[48];
 
 	if (ipp->exec_said || ipp->exec_pending)
 		return true;
-	if (!ipp->map || ipp->gone || !ipp->taddr || pr->exited ||
-	    (pr->maps && strstr(pr->maps, "usdt-arena")))
+	if (!ipp->map || ipp->gone || !ipp->taddr || pr->exited)
 		return false;
 	/*
-	 * pr->maps may be from before the arena was made, or none (the
-	 * kernel path's exec record reset them, proc_exec_reset()): read
-	 * them now.  An exiting process has none (not an exec).
+	 * The arena still where ipp made it, whole, in the maps last read:
+	 * no exec.  Not any "usdt-arena" line: a new image waiting to be
+	 * armed maps the header of the arena at USDT_EXEC_FD (drti/rec.c)
+	 * too, and taken for no exec, a refresh would arm the new image as
+	 * the old one (its sites in ipp, where the old image's hits still
+	 * in the arena would find none).  Else the maps are read now
+	 * (pr->maps may be from before the arena was made, or none: the
+	 * kernel path's exec record reset them, proc_exec_reset()); an
+	 * exiting process has none (not an exec).
 	 */
-	now = read_proc(pr->pid, "maps", NULL);
-	execd = now && *now && !strstr(now, "usdt-arena");
-	free(now);
-	if (!execd)
+	snprintf(range, sizeof(range), "%" PRIx64 "-%" PRIx64 " ", ipp->taddr,
+		 ipp->taddr + ipp->len);
+	if (pr->maps && strstr(pr->maps, range))
+		return false;
+	if (!now_mapped_elsewhere(ipp))
 		return false;
 	if (exec_fd_state(c, pr->pid) == EXFD_OURS) {
 		ipp->exec_pending = true;

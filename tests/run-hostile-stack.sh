@@ -75,6 +75,9 @@ setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
 	./rec <&3 &
 target=$!
 bg_pids="$bg_pids $target"
+# setpriv execs rec: until then the pid is setpriv's, which has no rec()
+wait_until 100 sh -c "readlink /proc/$target/exe | grep -q '/rec\$'" ||
+	fail "rec did not start"
 /usr/bin/time -f 'maxrss %M' -o rss.txt timeout -s KILL 120 "$DTRACE" -q \
 	-p "$target" -o out.txt -n 'BEGIN { printf("ready\n"); }
 	pid$target::rec:entry /arg0 == 0/ { ustack(); }' 2>err.txt &

@@ -236,6 +236,7 @@ struct tproc {
 	bool late_said; /* a dlopen()ed file armed by a read of the maps */
 	uint64_t start;
 	pid_t ppid;
+	uint64_t ppid_seen; /* CLOCK_MONOTONIC ns: ppid still the parent */
 	char *maps;   /* the last /proc/PID/maps read, to see changes */
 	uint64_t maps_t; /* when (CLOCK_MONOTONIC ns, after the read) */
 	bool reimaged; /* exec'd: proc_exec_reset() since the last read */

@@ -102,22 +102,26 @@ pid_t parent_of(void *ctx, pid_t pid)
 }
 
 /*
- * The parent of a process dtrace took up (pr->ppid, read then) at one of
- * its hits, where the fork tree has no FORK record of it: exact while
+ * The parent of a process dtrace took up (pr->ppid, read then) at its
+ * hit at t, where the fork tree has no FORK record of it: exact while
  * that parent has not exited, which holds when it is dtrace (a -c
- * command) or is still pr's parent now (a reparent is for good: a later
- * hit cannot have had the old parent back).  Else -1: unknown.
+ * command) or is still pr's parent after t (a reparent is for good: the
+ * old parent cannot come back).  /proc is read at most once per batch
+ * of hits: pr->ppid_seen is when it last said so.  Else -1: unknown.
  */
-static pid_t ppid_kept(const struct tproc *pr)
+static pid_t ppid_kept(struct tproc *pr, uint64_t t)
 {
-	pid_t now;
+	uint64_t now;
 
 	if (pr->ppid <= 0)
 		return -1;
-	if (pr->ppid == getpid())
+	if (pr->ppid == getpid() || t <= pr->ppid_seen)
 		return pr->ppid;
-	now = parent_of(NULL, pr->pid);
-	return now == pr->ppid ? pr->ppid : -1;
+	now = now_ns(CLOCK_MONOTONIC);
+	if (parent_of(NULL, pr->pid) != pr->ppid)
+		return -1;
+	pr->ppid_seen = now; /* the parent then, so at any hit before */
+	return t <= now ? pr->ppid : -1;
 }
 
 void hit_push(struct consumer *c, const struct hit *h)
@@ -317,7 +321,9 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 		 * -1 (unknown: ppid faults) once that parent had exited */
 		f.ppid = lin_ppid_at(c, f.pid, f.timestamp);
 		if (!f.ppid && pr)
-			f.ppid = ppid_kept(pr);
+			f.ppid = p->needs & D_NEED_PPID
+					 ? ppid_kept(pr, f.timestamp)
+					 : pr->ppid; /* read by no clause */
 		else if (!f.ppid && (f.ppid = parent_of(NULL, f.pid)) <= 0)
 			f.ppid = -1;
 	}

@@ -102,8 +102,15 @@ if wait_until 600 grep -qs '^ready$' out.txt; then
 	# one the copy ran out under, the process gone, ends with the
 	# marker "[truncated: N bytes of stack copied]"; a loaded machine
 	# may drop hits, which dtrace reports)
-	awk '/rec`rec$/ { n++ } END { exit !(n >= 1) }' out.txt ||
-		fail "no stack of the deepest call: $(head -5 out.txt)"
+	# (the three deepest calls' records can all be among the drops
+	# under load: allowed only where dtrace said it dropped some)
+	if ! awk '/rec`rec$/ { n++ } END { exit !(n >= 1) }' out.txt; then
+		if grep -q ' drops ' err.txt; then
+			echo "# no stack of the deepest call: dropped, as dtrace said" >&2
+		else
+			fail "no stack of the deepest call, and no drops said: $(head -5 out.txt)"
+		fi
+	fi
 	awk 'NF == 0 { if (k > 100) bad = 1; k = 0; next }
 	     $1 !~ /^rec`rec/ && $1 != "ready" &&
 	     $0 !~ /^ +\[truncated: [0-9]+ bytes of stack copied\]$/ { bad = 1 }

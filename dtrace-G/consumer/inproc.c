@@ -904,24 +904,27 @@ static int ip_open(struct consumer *c)
 }
 
 /*
- * The process maps no region at ipp's arena address with its length
- * (and can be read): the arena it had is gone, though something else
- * named usdt-arena (a new image's view of the exec header) may be there.
+ * Where the arena ipp made is in its process: still there, whole, at
+ * its address (AR_THERE); gone (AR_GONE: an exec, though something else
+ * named usdt-arena, a new image's view of the exec header, may be
+ * mapped); or the maps are not there to say (AR_UNREAD: exiting, gone).
  */
-static bool now_mapped_elsewhere(const struct ip_proc *ipp)
+enum { AR_THERE, AR_GONE, AR_UNREAD };
+
+static int arena_state(const struct ip_proc *ipp)
 {
 	struct proc_maps mm = {0};
 	bool found = false;
 
 	if (proc_maps_read(ipp->pid, &mm) < 0 || !mm.n) {
 		proc_maps_free(&mm);
-		return false; /* exiting, or gone: no exec */
+		return AR_UNREAD;
 	}
 	for (size_t i = 0; i < mm.n && !found; i++)
 		found = mm.m[i].start == ipp->taddr &&
 			mm.m[i].end - mm.m[i].start == ipp->len;
 	proc_maps_free(&mm);
-	return !found;
+	return found ? AR_THERE : AR_GONE;
 }
 
 /*
@@ -956,7 +959,7 @@ static bool exec_check(struct consumer *c, struct ip_proc *ipp)
 		 ipp->taddr + ipp->len);
 	if (pr->maps && strstr(pr->maps, range))
 		return false;
-	if (!now_mapped_elsewhere(ipp))
+	if (arena_state(ipp) != AR_GONE)
 		return false;
 	if (exec_fd_state(c, pr->pid) == EXFD_OURS) {
 		ipp->exec_pending = true;
@@ -982,20 +985,6 @@ static void exec_unasked(struct consumer *c, struct ip_proc *ipp)
 	    "of it carries drti.o's recorder, or it had not run its "
 	    "constructors): -x activation=user did not trace it",
 	    (int)ipp->pid);
-}
-
-/* Is the arena ipp made still mapped at its address in the process? */
-static bool arena_mapped(const struct ip_proc *ipp)
-{
-	struct proc_maps mm = {0};
-	bool found = false;
-
-	if (proc_maps_read(ipp->pid, &mm) < 0)
-		return false;
-	for (size_t i = 0; i < mm.n && !found; i++)
-		found = mm.m[i].start == ipp->taddr;
-	proc_maps_free(&mm);
-	return found;
 }
 
 /*
@@ -1060,7 +1049,7 @@ static void exec_answer(struct consumer *c, struct ip_proc *root)
 			continue;
 		if (pr && (image_token(pid, tok) < 0 ||
 			   tok[0] != x[i].token[0] || tok[1] != x[i].token[1] ||
-			   (old && old->taddr && arena_mapped(old)))) {
+			   (old && old->taddr && arena_state(old) == AR_THERE))) {
 			root->corrupt++; /* not its image, or no exec */
 			__atomic_store_n(&x[i].state, USDT_EX_DONE,
 					 __ATOMIC_RELEASE);

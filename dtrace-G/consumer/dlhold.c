@@ -487,6 +487,16 @@ static bool multi_wanted(void)
 	return maj > 6 || (maj == 6 && min >= 12);
 }
 
+/* No hold this run, said once with why. */
+static void dh_fail(struct consumer *c, const char *why)
+{
+	dh.failed = true;
+	say(c,
+	    "a library a traced process dlopen()s is armed when its maps "
+	    "are next read (its first hits can be missed): %s",
+	    why);
+}
+
 /* the perf events' program, made when a process first needs it */
 static int dh_plain_prog(void)
 {
@@ -495,14 +505,8 @@ static int dh_plain_prog(void)
 	if (dh.prog_fd < 0 && !dh.failed) {
 		dh.prog_fd = dh_prog(dh.map_fd, dh.delta, &dh.o, false, why,
 				     sizeof(why));
-		if (dh.prog_fd < 0) {
-			dh.failed = true;
-			say(dh.c,
-			    "a library a traced process dlopen()s is armed "
-			    "when its maps are next read (its first hits can "
-			    "be missed): %s",
-			    why);
-		}
+		if (dh.prog_fd < 0)
+			dh_fail(dh.c, why);
 	}
 	return dh.prog_fd;
 }
@@ -887,12 +891,7 @@ static int dh_open_prog(struct consumer *c, long delta)
 		snprintf(why, sizeof(why), "its map was refused: %s",
 			 strerror(errno));
 	if (dh.map_fd < 0) {
-		dh.failed = true;
-		say(c,
-		    "a library a traced process dlopen()s is armed when "
-		    "its maps are next read (its first hits can be "
-		    "missed): %s",
-		    why);
+		dh_fail(c, why);
 		return -1;
 	}
 	/* a kernel without uprobe_multi refuses the attach type */

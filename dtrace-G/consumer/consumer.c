@@ -1056,13 +1056,15 @@ int backend_open_kernel(struct consumer *c)
  * anything is armed.  On aarch64 the USDT sites trace (both backends
  * read arm64's registers: bpf/uregs.h), but ustack() and what comes
  * with its copy of the stack (D_NEED_USTACK: uregs[] too) take
- * x86-64's registers and unwind x86-64's stack only (ustack.c), and
- * the proc provider has not been checked on an arm64 kernel: refused,
- * not guessed.  The syscall provider reads arm64's x0-x5 and syscallno,
- * profile-N its pc and pstate (bpf/kprov.bpf.h, kprov_profile.c;
- * tests/arm64/steps-guest.sh checks them), and tick-N fires in dtrace
- * and runs anywhere.  (The pid provider refuses
- * itself: pidprov.c.)  0, or -1 having said why.
+ * x86-64's registers and unwind x86-64's stack only (ustack.c):
+ * refused, not guessed.  The kernel providers' programs read arm64's
+ * registers where they read any (bpf/kprov.bpf.h): the syscall
+ * provider x0-x5 and syscallno, profile-N pc and pstate; the proc
+ * provider's read only the tracepoints' records, at the offsets their
+ * format files give, and the task_struct at the BTF's
+ * (kprov_proc.c); tests/arm64/steps-guest.sh checks each on Debian's
+ * arm64 kernel.  tick-N fires in dtrace and runs anywhere.  (The pid
+ * provider refuses itself: pidprov.c.)  0, or -1 having said why.
  */
 static int machine_check(struct consumer *c)
 {
@@ -1075,21 +1077,6 @@ static int machine_check(struct consumer *c)
 			       "so far");
 			return -1;
 		}
-	for (size_t i = 0; c->kp && i < c->kp->n; i++) {
-		const struct kprobe *p = c->kp->probes[i];
-
-		if (kp_has_prog(p) && p->n.prov != &prov_syscall &&
-		    p->n.prov != &prov_profile) {
-			say(c,
-			    "cannot enable %s:%s:%s:%s: the %s provider is "
-			    "x86-64's only so far; on aarch64 USDT probes, "
-			    "the syscall and profile providers, BEGIN, END, "
-			    "ERROR and tick-N trace",
-			    p->n.d.prov, p->n.d.mod, p->n.d.func, p->n.d.name,
-			    p->n.d.prov);
-			return -1;
-		}
-	}
 #else
 	(void)c;
 #endif

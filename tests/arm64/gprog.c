@@ -16,12 +16,20 @@
  * gprog spin N FILE, for profile-N: writes to FILE where spin() is (its
  * own section, gspin: "LO HI"), calls getppid(), runs spin()'s loop of
  * N steps, all in user mode, and calls getppid() again.
+ *
+ * gprog proc FILE, for the proc provider: forks a child that execs
+ * /bin/busybox sh -c 'exit 7' and waits for it, then forks one that
+ * kills itself with SIGKILL and waits for it, and writes to FILE what
+ * it saw: "PID PPID PID1 STATUS1 PID2 SIGNAL2" (its own pid and
+ * parent's, each child's and how it ended).
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/sdt.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gp.h"
@@ -49,11 +57,45 @@ static int spin_run(long n, const char *path)
 	return 0;
 }
 
+static int proc_run(const char *path)
+{
+	pid_t k1, k2;
+	int s1, s2;
+	FILE *f;
+
+	k1 = fork();
+	if (k1 == 0) {
+		execl("/bin/busybox", "busybox", "sh", "-c", "exit 7",
+		      (char *)NULL);
+		_exit(127);
+	}
+	if (k1 < 0 || waitpid(k1, &s1, 0) != k1)
+		return 1;
+	k2 = fork();
+	if (k2 == 0) {
+		raise(SIGKILL);
+		_exit(127);
+	}
+	if (k2 < 0 || waitpid(k2, &s2, 0) != k2)
+		return 1;
+	f = fopen(path, "w");
+	if (!f ||
+	    fprintf(f, "%d %d %d %d %d %d\n", (int)getpid(), (int)getppid(),
+		    (int)k1,
+		    WIFEXITED(s1) ? WEXITSTATUS(s1) : -1, (int)k2,
+		    WIFSIGNALED(s2) ? WTERMSIG(s2) : -1) < 0 ||
+	    fclose(f))
+		return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3;
 	int fd;
 
+	if (argc > 2 && !strcmp(argv[1], "proc"))
+		return proc_run(argv[2]);
 	if (argc > 3 && !strcmp(argv[1], "spin"))
 		return spin_run(atol(argv[2]), argv[3]);
 	fd = open("/dev/null", O_WRONLY);

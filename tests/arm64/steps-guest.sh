@@ -29,8 +29,15 @@
 #    gprog says spin() is, or arg1 0 and arg0 a kernel address (arm64's
 #    pc and pstate), and some are user ticks; with generated programs
 #    and with DTRACE_CGEN=0;
+#  - the proc provider: gprog proc forks a child that execs busybox
+#    (exit 7) and one that SIGKILLs itself; every create (in gprog,
+#    arg0 the child's pid), exec-success (the child's pid, ppid and new
+#    execname) and exit (arg0 CLD_EXITED 1 or CLD_KILLED 2, the pid and
+#    ppid) exactly, the pids as gprog's fork() and waitpid() gave them,
+#    and gprog's own exit last; with generated programs and with
+#    DTRACE_CGEN=0;
 #  - what aarch64 cannot trace yet is refused with the reason (exit 1):
-#    ustack(), the proc provider, the pid provider.
+#    ustack(), the pid provider.
 
 gp_args='gp$target:::many {
 	printf("%d %d %d %d %d %d %d %d %d %d\n", arg0, arg1, arg2, arg3, arg4,
@@ -154,16 +161,45 @@ EOF
 		"some 0" "$([ "$nu" -gt 0 ] && echo some || echo none) $nbad"
 done
 
+# the proc provider: gprog proc's two children (tests/arm64/gprog.c), the
+# tracepoints' records and the task_struct's exit code on arm64
+proc_d='proc:::create /pid == $target/ {
+	printf("create %d %d %s\n", pid, arg0, execname);
+}
+proc:::exec-success /ppid == $target/ {
+	printf("exec %d %d %s\n", pid, ppid, execname);
+}
+proc:::exit /pid == $target || ppid == $target/ {
+	printf("exit %d %d %d %s\n", pid, ppid, arg0, execname);
+}'
+for cg in 1 0; do
+	rm -f /tmp/proc-kids.txt
+	DTRACE_CGEN=$cg DTRACE_BACKEND=bpf dtrace -q -n "$proc_d" \
+		-c '/kt/gprog proc /tmp/proc-kids.txt' \
+		>/tmp/proc-$cg.txt 2>/tmp/proc-$cg.err
+	expect_eq "proc provider (cgen $cg): dtrace -n -c exits 0" 0 "$?" ||
+		diag "$(cat /tmp/proc-$cg.err)"
+	read -r t tp k1 st1 k2 sig2 </tmp/proc-kids.txt
+	expect_eq "proc provider (cgen $cg): busybox exited 7, the other by SIGKILL" \
+		"7 9" "$st1 $sig2"
+	grep -v '^$' /tmp/proc-$cg.txt >/tmp/proc-$cg.out
+	cat >/tmp/proc-expect.txt <<EOF
+create $t $k1 gprog
+exec $k1 $t busybox
+exit $k1 $t 1 busybox
+create $t $k2 gprog
+exit $k2 $t 2 gprog
+exit $t $tp 1 gprog
+EOF
+	expect_file "proc provider (cgen $cg): create, exec-success, exit of each child and gprog's exit, exactly" \
+		/tmp/proc-expect.txt /tmp/proc-$cg.out
+done
+
 # refused, with the reason
 dtrace -q -n 'gp$target:::many { ustack(); }' -c '/kt/gprog 1' \
 	>/tmp/rf.txt 2>/tmp/rf.err
 expect_eq "ustack() refused on aarch64" \
 	"1 dtrace: ustack(), jstack(), ucaller, ustackdepth and uregs[] are not available on aarch64: dtrace takes x86-64's user registers and stacks only so far" \
-	"$? $(cat /tmp/rf.err)"
-dtrace -q -n 'proc:::exec-success { @ = count(); }' -c '/kt/gprog 1' \
-	>/tmp/rf.txt 2>/tmp/rf.err
-expect_eq "the proc provider refused on aarch64" \
-	"1 dtrace: cannot enable proc:vmlinux::exec-success: the proc provider is x86-64's only so far; on aarch64 USDT probes, the syscall and profile providers, BEGIN, END, ERROR and tick-N trace" \
 	"$? $(cat /tmp/rf.err)"
 dtrace -q -n 'pid$target::main:entry { @ = count(); }' -c '/kt/gprog 1' \
 	>/tmp/rf.txt 2>/tmp/rf.err

@@ -14,8 +14,11 @@
  * is not open: EBADF).
  *
  * gprog spin N FILE, for profile-N: writes to FILE where spin() is (its
- * own section, gspin: "LO HI"), calls getppid(), runs spin()'s loop of
- * N steps, all in user mode, and calls getppid() again.
+ * own section, gspin: "LO HI"); spin() makes the getppid system call
+ * (its own svc: every user-mode instruction between the two calls is
+ * spin()'s, none is libc's wrapper's or the caller's, where a tick
+ * right after the call returns would land), runs its loop of N steps,
+ * all in user mode, and makes the getppid call again.
  *
  * gprog proc FILE, for the proc provider: forks a child that execs
  * /bin/busybox sh -c 'exit 7' and waits for it, then forks one that
@@ -29,6 +32,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/sdt.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,10 +40,21 @@
 
 extern const char __start_gspin[], __stop_gspin[];
 
+/* getppid, with the svc in spin()'s own section */
+#define SPIN_GETPPID()                                                         \
+	do {                                                                   \
+		register long x8 __asm__("x8") = __NR_getppid;                 \
+		register long x0 __asm__("x0");                                \
+		__asm__ volatile("svc #0" : "=r"(x0) : "r"(x8) : "memory");    \
+		(void)x0;                                                      \
+	} while (0)
+
 __attribute__((noinline, section("gspin"))) static void spin(long n)
 {
+	SPIN_GETPPID();
 	for (volatile long k = 0; k < n; k++)
 		;
+	SPIN_GETPPID();
 }
 
 static int spin_run(long n, const char *path)
@@ -51,9 +66,7 @@ static int spin_run(long n, const char *path)
 		    (unsigned long)__stop_gspin) < 0 ||
 	    fclose(f))
 		return 1;
-	(void)getppid();
 	spin(n);
-	(void)getppid();
 	return 0;
 }
 
@@ -81,8 +94,7 @@ static int proc_run(const char *path)
 	f = fopen(path, "w");
 	if (!f ||
 	    fprintf(f, "%d %d %d %d %d %d\n", (int)getpid(), (int)getppid(),
-		    (int)k1,
-		    WIFEXITED(s1) ? WEXITSTATUS(s1) : -1, (int)k2,
+		    (int)k1, WIFEXITED(s1) ? WEXITSTATUS(s1) : -1, (int)k2,
 		    WIFSIGNALED(s2) ? WTERMSIG(s2) : -1) < 0 ||
 	    fclose(f))
 		return 1;

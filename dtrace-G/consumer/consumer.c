@@ -1054,29 +1054,36 @@ int backend_open_kernel(struct consumer *c)
 /*
  * What this machine's dtrace cannot trace exactly, refused before
  * anything is armed.  On aarch64 the USDT sites trace (both backends
- * read arm64's registers: bpf/uregs.h), but ustack() and what comes
- * with its copy of the stack (D_NEED_USTACK: uregs[] too) take
- * x86-64's registers and unwind x86-64's stack only (ustack.c):
- * refused, not guessed.  The kernel providers' programs read arm64's
- * registers where they read any (bpf/kprov.bpf.h): the syscall
- * provider x0-x5 and syscallno, profile-N pc and pstate; the proc
- * provider's read only the tracepoints' records, at the offsets their
- * format files give, and the task_struct at the BTF's
- * (kprov_proc.c); tests/arm64/steps-guest.sh checks each on Debian's
- * arm64 kernel.  tick-N fires in dtrace and runs anywhere.  (The pid
- * provider refuses itself: pidprov.c.)  0, or -1 having said why.
+ * read arm64's registers: bpf/uregs.h) with their user stacks
+ * (ustack.c unwinds arm64's registers and stack copy), and the kernel
+ * providers' programs read arm64's registers where they read any
+ * (bpf/kprov.bpf.h): the syscall provider x0-x5 and syscallno,
+ * profile-N pc and pstate; the proc provider's read only the
+ * tracepoints' records, at the offsets their format files give, and the
+ * task_struct at the BTF's (kprov_proc.c); tests/arm64/steps-guest.sh
+ * checks each on Debian's arm64 kernel.  What those programs do not
+ * take on arm64 is the user registers and stack of a kernel probe's
+ * firing (kprov_task_uregs()): a kernel probe whose clauses read the
+ * stack (D_NEED_USTACK: uregs[] too) is refused, not given an empty
+ * one.  tick-N fires in dtrace and runs anywhere.  (The pid provider
+ * refuses itself: pidprov.c.)  0, or -1 having said why.
  */
 static int machine_check(struct consumer *c)
 {
 #if defined(__aarch64__)
-	for (unsigned ci = 0; ci < c->nclauses; ci++)
-		if (d_clause_needs(c->prog, ci) & D_NEED_USTACK) {
-			say(c, "ustack(), jstack(), ucaller, ustackdepth and "
-			       "uregs[] are not available on aarch64: dtrace "
-			       "takes x86-64's user registers and stacks only "
-			       "so far");
+	for (size_t i = 0; c->kp && i < c->kp->n; i++) {
+		const struct kprobe *p = c->kp->probes[i];
+
+		if (kp_has_prog(p) && (p->needs & D_NEED_USTACK)) {
+			say(c,
+			    "cannot enable %s:%s:%s:%s: ustack(), jstack(), "
+			    "ucaller, ustackdepth and uregs[] are not "
+			    "available in a kernel probe's clauses on aarch64 "
+			    "(USDT probes' only so far)",
+			    p->n.d.prov, p->n.d.mod, p->n.d.func, p->n.d.name);
 			return -1;
 		}
+	}
 #else
 	(void)c;
 #endif

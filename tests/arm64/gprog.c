@@ -25,6 +25,13 @@
  * kills itself with SIGKILL and waits for it, and writes to FILE what
  * it saw: "PID PPID PID1 STATUS1 PID2 SIGNAL2" (its own pid and
  * parent's, each child's and how it ended).
+ *
+ * gprog stack FILE, for ustack() and uregs[]: main calls stk_a(), which
+ * calls stk_b(), which fires gp:::deep(41, 42, 43) (-G site: x0-x2), and
+ * writes to FILE what the machine says, apart from dtrace: stk_b's
+ * return address (into stk_a) and frame pointer, stk_a's return address
+ * (into main), and where stk_a, stk_b and main are:
+ * "RA_B FP_B RA_A STK_A STK_B MAIN".
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -101,11 +108,38 @@ static int proc_run(const char *path)
 	return 0;
 }
 
+static FILE *stk_f;
+
+__attribute__((noipa)) static long stk_b(long n)
+{
+	GP_DEEP(n, n + 1, n + 2);
+	fprintf(stk_f, "%lu %lu ", (unsigned long)__builtin_return_address(0),
+		(unsigned long)__builtin_frame_address(0));
+	return n;
+}
+
+__attribute__((noipa)) static long stk_a(long n)
+{
+	long r = stk_b(n);
+
+	fprintf(stk_f, "%lu ", (unsigned long)__builtin_return_address(0));
+	return r + 1;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3;
 	int fd;
 
+	if (argc > 2 && !strcmp(argv[1], "stack")) {
+		/* main's own call, not a tail call: its frame stays */
+		stk_f = fopen(argv[2], "w");
+		if (!stk_f || stk_a(41) != 42 ||
+		    fprintf(stk_f, "%lu %lu %lu\n", (unsigned long)stk_a,
+			    (unsigned long)stk_b, (unsigned long)main) < 0)
+			return 1;
+		return fclose(stk_f) != 0;
+	}
 	if (argc > 2 && !strcmp(argv[1], "proc"))
 		return proc_run(argv[2]);
 	if (argc > 3 && !strcmp(argv[1], "spin"))

@@ -36,8 +36,16 @@
 #    ppid) exactly, the pids as gprog's fork() and waitpid() gave them,
 #    and gprog's own exit last; with generated programs and with
 #    DTRACE_CGEN=0;
+#  - ustack(), ucaller, ustackdepth and uregs[] at gprog stack's
+#    gp:::deep, fired in stk_b() called by stk_a() called by main(), on
+#    each backend: uregs[R_X0]-[R_X2] the site's arguments, R_FP and
+#    R_X30 (lr) what stk_b() says of its frame pointer and return
+#    address, R_SP 16-aligned below R_FP; ustack()'s frames stk_b at
+#    R_PC, stk_a and main at the return addresses gprog took, then
+#    libc's, then _start's; ucaller the first of those, ustackdepth the
+#    frames ustack() printed;
 #  - what aarch64 cannot trace yet is refused with the reason (exit 1):
-#    ustack(), the pid provider.
+#    ustack() in a kernel probe's clause, the pid provider.
 
 gp_args='gp$target:::many {
 	printf("%d %d %d %d %d %d %d %d %d %d\n", arg0, arg1, arg2, arg3, arg4,
@@ -195,11 +203,56 @@ EOF
 		/tmp/proc-expect.txt /tmp/proc-$cg.out
 done
 
+# ustack(), ucaller, ustackdepth and uregs[]: gprog stack's main ->
+# stk_a -> stk_b -> gp:::deep (tests/arm64/gprog.c), against what gprog
+# itself wrote of its return addresses, frame pointer and functions
+stk_d='gp$target:::deep {
+	printf("regs %d %d %d %d %d %d %d\n", uregs[R_X0], uregs[R_X1],
+	    uregs[R_X2], uregs[R_FP], uregs[R_X30], uregs[R_SP], uregs[R_PC]);
+	printf("ucaller %d %d\n", ucaller, ustackdepth);
+	ustack();
+}'
+for be in bpf bpf-nocgen uprobe; do
+	cg=1
+	[ "$be" = bpf-nocgen ] && cg=0
+	rm -f /tmp/stk-gprog.txt
+	DTRACE_CGEN=$cg DTRACE_BACKEND=${be%-nocgen} dtrace -q -n "$stk_d" \
+		-c '/kt/gprog stack /tmp/stk-gprog.txt' \
+		>/tmp/stk-$be.txt 2>/tmp/stk-$be.err
+	expect_eq "ustack ($be): dtrace -n -c exits 0, nothing on stderr" \
+		"0 " "$? $(cat /tmp/stk-$be.err)"
+	read -r ra_b fp_b ra_a f_a f_b f_main </tmp/stk-gprog.txt
+	# shellcheck disable=SC2046
+	set -- $(grep '^regs ' /tmp/stk-$be.txt) 0 0 0 0 0 0 0 0
+	w=$1 x0=$2 x1=$3 x2=$4 fp=$5 lr=$6 sp=$7 pc=$8
+	expect_eq "ustack ($be): uregs[] x0-x2 (the site's arguments), R_FP, R_X30 (lr: stk_b's return address), R_SP 16-aligned, at most R_FP" \
+		"regs 41 42 43 $fp_b $ra_b 0 1" \
+		"$w $x0 $x1 $x2 $fp $lr $((sp % 16)) $((sp <= fp))"
+	# the stack as ustack() prints it: the site in stk_b (R_PC), the
+	# return addresses gprog took, libc's frames, _start's
+	grep '^  *[^ ]' /tmp/stk-$be.txt | sed 's/^ *//' >/tmp/stk-$be.frames
+	n=$(grep -c . /tmp/stk-$be.frames)
+	printf 'gprog`stk_b+0x%x\ngprog`stk_a+0x%x\ngprog`main+0x%x\n' \
+		$((pc - f_b)) $((ra_b - f_a)) $((ra_a - f_main)) >/tmp/stk-expect.txt
+	head -n 3 /tmp/stk-$be.frames >/tmp/stk-$be.top
+	expect_file "ustack ($be): stk_b at R_PC, stk_a and main at gprog's return addresses" \
+		/tmp/stk-expect.txt /tmp/stk-$be.top
+	# libc's frames (as many as its build has), then _start's, last
+	expect_eq "ustack ($be): libc's frames, then _start's, last" \
+		"libc gprog\`_start " \
+		"$(sed -n '4,$p' /tmp/stk-$be.frames |
+			sed 's/^libc\.so\.6`.*/libc/; s/^\(gprog`_start\)+0x[0-9a-f]*$/\1/' |
+			uniq | tr '\n' ' ')"
+	expect_eq "ustack ($be): ucaller stk_b's return address, ustackdepth the frames printed" \
+		"ucaller $ra_b $n" "$(grep '^ucaller ' /tmp/stk-$be.txt)"
+	diag "ustack ($be): $(tr '\n' ' ' </tmp/stk-$be.frames)"
+done
+
 # refused, with the reason
-dtrace -q -n 'gp$target:::many { ustack(); }' -c '/kt/gprog 1' \
-	>/tmp/rf.txt 2>/tmp/rf.err
-expect_eq "ustack() refused on aarch64" \
-	"1 dtrace: ustack(), jstack(), ucaller, ustackdepth and uregs[] are not available on aarch64: dtrace takes x86-64's user registers and stacks only so far" \
+dtrace -q -n 'syscall::getpid:entry /pid == $target/ { ustack(); }' \
+	-c '/kt/gprog 1' >/tmp/rf.txt 2>/tmp/rf.err
+expect_eq "ustack() in a kernel probe's clause refused on aarch64" \
+	"1 dtrace: cannot enable syscall:vmlinux:getpid:entry: ustack(), jstack(), ucaller, ustackdepth and uregs[] are not available in a kernel probe's clauses on aarch64 (USDT probes' only so far)" \
 	"$? $(cat /tmp/rf.err)"
 dtrace -q -n 'pid$target::main:entry { @ = count(); }' -c '/kt/gprog 1' \
 	>/tmp/rf.txt 2>/tmp/rf.err

@@ -35,8 +35,8 @@
  * below); its raw tracepoints run for a compat (AArch32) task's calls
  * too, which pstate's PSR_MODE32_BIT tells.  A profile tick's mode is
  * x86-64's cs & 3, arm64's pstate (EL0 where its M[3:0] is 0).  On
- * arm64 no user stack is taken (kprov_task_uregs()): dtrace refuses
- * ustack() there (../consumer.c, machine_check()).
+ * arm64 no user stack is taken (kprov_task_uregs()): dtrace refuses a
+ * kernel probe's ustack() there (../consumer.c, machine_check()).
  *
  * User stacks.  A probe whose clauses read the stack (ksys's ustk, or
  * the cookie's bits above UBPF_KCOOKIE_USTK_SHIFT) has its record carry
@@ -151,7 +151,7 @@ static __always_inline int kprov_kagg(__u32 ev, __u64 pt, const __u64 *args)
 #if defined(__TARGET_ARCH_arm64)
 static __always_inline int kprov_task_uregs(__u64 *R)
 {
-	(void)R; /* ustack() is refused on aarch64 (../consumer.c) */
+	(void)R; /* refused on aarch64 (../consumer.c, machine_check()) */
 	return 0;
 }
 #else

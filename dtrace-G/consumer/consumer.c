@@ -19,9 +19,8 @@
  * the loop runs until exit(), the end of all targets, SIGINT, SIGTERM or
  * SIGHUP.  Then the backend stops and is drained a last time, what it
  * aggregated in the kernel is folded in (bpf backend), END fires, the
- * aggregations are printed.  What the machine dtrace runs on cannot
- * trace exactly is refused before anything is armed (machine_check():
- * aarch64's limits).
+ * aggregations are printed.  What aarch64 cannot trace yet refuses
+ * itself where it is made (pidprov.c, inproc.c, fasttrap.c).
  *
  * The loop waits (poll) on a signalfd, an inotify watch on the
  * registry, a pidfd per process and the backend's own descriptors, for
@@ -1051,45 +1050,6 @@ int backend_open_kernel(struct consumer *c)
 	return -1;
 }
 
-/*
- * What this machine's dtrace cannot trace exactly, refused before
- * anything is armed.  On aarch64 the USDT sites trace (both backends
- * read arm64's registers: bpf/uregs.h) with their user stacks
- * (ustack.c unwinds arm64's registers and stack copy), and the kernel
- * providers' programs read arm64's registers where they read any
- * (bpf/kprov.bpf.h): the syscall provider x0-x5 and syscallno,
- * profile-N pc and pstate; the proc provider's read only the
- * tracepoints' records, at the offsets their format files give, and the
- * task_struct at the BTF's (kprov_proc.c); tests/arm64/steps-guest.sh
- * checks each on Debian's arm64 kernel.  What those programs do not
- * take on arm64 is the user registers and stack of a kernel probe's
- * firing (kprov_task_uregs()): a kernel probe whose clauses read the
- * stack (D_NEED_USTACK: uregs[] too) is refused, not given an empty
- * one.  tick-N fires in dtrace and runs anywhere.  (The pid provider
- * refuses itself: pidprov.c.)  0, or -1 having said why.
- */
-static int machine_check(struct consumer *c)
-{
-#if defined(__aarch64__)
-	for (size_t i = 0; c->kp && i < c->kp->n; i++) {
-		const struct kprobe *p = c->kp->probes[i];
-
-		if (kp_has_prog(p) && (p->needs & D_NEED_USTACK)) {
-			say(c,
-			    "cannot enable %s:%s:%s:%s: ustack(), jstack(), "
-			    "ucaller, ustackdepth and uregs[] are not "
-			    "available in a kernel probe's clauses on aarch64 "
-			    "(USDT probes' only so far)",
-			    p->n.d.prov, p->n.d.mod, p->n.d.func, p->n.d.name);
-			return -1;
-		}
-	}
-#else
-	(void)c;
-#endif
-	return 0;
-}
-
 static int consumer_run(struct consumer *c)
 {
 	const struct dt_trace_opts *o = c->o;
@@ -1168,8 +1128,6 @@ static int consumer_run(struct consumer *c)
 	if (o->quiet)
 		d_set_quiet(c->prog, true);
 	kprov_match(c); /* syscall, profile, tick, proc */
-	if (machine_check(c) < 0) /* what aarch64 cannot trace yet */
-		goto out;
 	if (vtime_check(c) < 0) /* a backend without it refuses */
 		goto out;
 	if (psargs_check(c) < 0) /* so does one without pr_psargs */

@@ -14,7 +14,8 @@
  * is not open: EBADF).
  *
  * gprog spin N FILE, for profile-N: writes to FILE where spin() is (its
- * own section, gspin: "LO HI"); spin() makes the getppid system call
+ * own section, gspin) and its return address (into main), as spin()
+ * read it: "LO HI RA"; spin() makes the getppid system call
  * (its own svc: every user-mode instruction between the two calls is
  * spin()'s, none is libc's wrapper's or the caller's, where a tick
  * right after the call returns would land), runs its loop of N steps,
@@ -56,8 +57,11 @@ extern const char __start_gspin[], __stop_gspin[];
 		(void)x0;                                                      \
 	} while (0)
 
+static unsigned long spin_ra;
+
 __attribute__((noinline, section("gspin"))) static void spin(long n)
 {
+	spin_ra = (unsigned long)__builtin_return_address(0);
 	SPIN_GETPPID();
 	for (volatile long k = 0; k < n; k++)
 		;
@@ -68,13 +72,12 @@ static int spin_run(long n, const char *path)
 {
 	FILE *f = fopen(path, "w");
 
-	if (!f ||
-	    fprintf(f, "%lu %lu\n", (unsigned long)__start_gspin,
-		    (unsigned long)__stop_gspin) < 0 ||
-	    fclose(f))
+	if (!f)
 		return 1;
 	spin(n);
-	return 0;
+	return fprintf(f, "%lu %lu %lu\n", (unsigned long)__start_gspin,
+		       (unsigned long)__stop_gspin, spin_ra) < 0 ||
+	       fclose(f);
 }
 
 static int proc_run(const char *path)

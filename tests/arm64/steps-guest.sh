@@ -44,8 +44,16 @@
 #    R_PC, stk_a and main at the return addresses gprog took, then
 #    libc's, then _start's; ucaller the first of those, ustackdepth the
 #    frames ustack() printed;
+#  - a kernel probe's user stack: gprog spin's two getppid calls (its
+#    own svc in spin()) on the call's tracepoint (the registers the
+#    kernel saved, bpf_task_pt_regs()) and the raw one (the call's
+#    pt_regs): uregs[R_PC] in spin(), ucaller spin()'s return address
+#    as spin() read it, the frames spin at R_PC, main, libc's, _start's,
+#    ustackdepth the frames printed; profile-997's ticks while spin()
+#    loops: each one's uregs[R_PC] in spin() and ucaller its return
+#    address, some user ticks;
 #  - what aarch64 cannot trace yet is refused with the reason (exit 1):
-#    ustack() in a kernel probe's clause, the pid provider.
+#    the pid provider.
 
 gp_args='gp$target:::many {
 	printf("%d %d %d %d %d %d %d %d %d %d\n", arg0, arg1, arg2, arg3, arg4,
@@ -150,7 +158,7 @@ for cg in 1 0; do
 		>/tmp/prof-$cg.txt 2>/tmp/prof-$cg.err
 	expect_eq "profile-997 (cgen $cg): dtrace -n -c exits 0" 0 "$?" ||
 		diag "$(cat /tmp/prof-$cg.err)"
-	read -r lo hi </tmp/spin-range.txt
+	read -r lo hi _ </tmp/spin-range.txt
 	nu=0 nk=0 nbad=0
 	while read -r k u; do
 		if [ "$k" = 0 ] && [ "$u" -ge "$lo" ] && [ "$u" -lt "$hi" ]; then
@@ -248,12 +256,70 @@ for be in bpf bpf-nocgen uprobe; do
 	diag "ustack ($be): $(tr '\n' ' ' </tmp/stk-$be.frames)"
 done
 
+# a kernel probe's user stack: gprog spin's two getppid calls (spin()'s
+# own svc) on the call's tracepoint (the registers saved at the kernel's
+# entry, bpf_task_pt_regs()) and on the raw one (the call's pt_regs),
+# then profile-997's ticks in spin() (the tick's registers in user mode,
+# the saved ones in the kernel); spin() says where it is and its return
+# address (tests/arm64/gprog.c)
+for raw in 0 1; do
+	DTRACE_SYSCALL_RAW=$raw DTRACE_BACKEND=bpf dtrace -q -n '
+	syscall::getppid:entry /pid == $target/ {
+		printf("at %d %d %d\n", uregs[R_PC], ucaller, ustackdepth);
+		ustack();
+	}' -c '/kt/gprog spin 1000 /tmp/kst-range.txt' \
+		>/tmp/kst-$raw.txt 2>/tmp/kst-$raw.err
+	expect_eq "kernel probe's ustack (raw $raw): dtrace -n -c exits 0, nothing on stderr" \
+		"0 " "$? $(cat /tmp/kst-$raw.err)"
+	read -r lo hi ra </tmp/kst-range.txt
+	: >/tmp/kst-expect.txt
+	ok_at=0
+	while read -r w pc uc d; do
+		[ "$pc" -ge "$lo" ] && [ "$pc" -lt "$hi" ] && [ "$uc" = "$ra" ] &&
+			ok_at=$((ok_at + 1))
+		printf 'gprog`spin+0x%x\ngprog`main\nlibc\ngprog`_start\n' \
+			$((pc - lo)) >>/tmp/kst-expect.txt
+	done <<EOF
+$(grep '^at ' /tmp/kst-$raw.txt)
+EOF
+	expect_eq "kernel probe's ustack (raw $raw): two hits, uregs[R_PC] in spin(), ucaller its return address" \
+		"2 2" "$(grep -c '^at ' /tmp/kst-$raw.txt) $ok_at"
+	# each hit's frames: spin at R_PC, main, libc's, _start's
+	grep '^  *[^ ]' /tmp/kst-$raw.txt | sed 's/^ *//' |
+		sed 's/^\(gprog`main\)+0x[0-9a-f]*$/\1/
+			s/^\(gprog`_start\)+0x[0-9a-f]*$/\1/
+			s/^libc\.so\.6`.*/libc/' | uniq >/tmp/kst-$raw.out
+	expect_file "kernel probe's ustack (raw $raw): spin at R_PC, main, libc, _start" \
+		/tmp/kst-expect.txt /tmp/kst-$raw.out
+	expect_eq "kernel probe's ustack (raw $raw): ustackdepth the frames printed" \
+		"$(grep -c '^  *[^ ]' /tmp/kst-$raw.txt)" \
+		"$(grep '^at ' /tmp/kst-$raw.txt | awk '{ n += $4 } END { print n }')"
+done
+DTRACE_BACKEND=bpf dtrace -q -n 'int spinning;
+syscall::getppid:entry /pid == $target/ { spinning = !spinning; }
+profile-997 /spinning && pid == $target/ {
+	printf("%d %d %d\n", arg1 != 0, uregs[R_PC], ucaller);
+}' -c '/kt/gprog spin 10000000 /tmp/kst-spin.txt' \
+	>/tmp/kst-prof.txt 2>/tmp/kst-prof.err
+expect_eq "profile-997 with the stack: dtrace -n -c exits 0, nothing on stderr" \
+	"0 " "$? $(cat /tmp/kst-prof.err)"
+read -r lo hi ra </tmp/kst-spin.txt
+nu=0 nk=0 nbad=0
+while read -r u pc uc; do
+	if [ "$pc" -ge "$lo" ] && [ "$pc" -lt "$hi" ] && [ "$uc" = "$ra" ]; then
+		if [ "$u" = 1 ]; then nu=$((nu + 1)); else nk=$((nk + 1)); fi
+	else
+		nbad=$((nbad + 1))
+		diag "a tick whose user registers are not spin()'s: $u $pc $uc"
+	fi
+done <<EOF
+$(grep -v '^$' /tmp/kst-prof.txt)
+EOF
+diag "profile-997 with the stack: $nu user ticks, $nk kernel ones"
+expect_eq "profile-997 with the stack: every tick's uregs[R_PC] in spin(), ucaller its return address" \
+	"some 0" "$([ "$nu" -gt 0 ] && echo some || echo none) $nbad"
+
 # refused, with the reason
-dtrace -q -n 'syscall::getpid:entry /pid == $target/ { ustack(); }' \
-	-c '/kt/gprog 1' >/tmp/rf.txt 2>/tmp/rf.err
-expect_eq "ustack() in a kernel probe's clause refused on aarch64" \
-	"1 dtrace: cannot enable syscall:vmlinux:getpid:entry: ustack(), jstack(), ucaller, ustackdepth and uregs[] are not available in a kernel probe's clauses on aarch64 (USDT probes' only so far)" \
-	"$? $(cat /tmp/rf.err)"
 dtrace -q -n 'pid$target::main:entry { @ = count(); }' -c '/kt/gprog 1' \
 	>/tmp/rf.txt 2>/tmp/rf.err
 expect_eq "the pid provider refused on aarch64" \

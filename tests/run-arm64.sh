@@ -47,8 +47,10 @@
 #    qemu-aarch64 writes the x86-64 build's header and -G bytes, lists
 #    stub callers, lists arm64's system calls (the __NR3264_ ones such
 #    as lseek too, not the table's bounds), runs BEGIN and tick-N
-#    clauses, and refuses, with the reason, what it cannot trace on
-#    aarch64 yet: ustack(), the proc and pid providers.  (Tracing USDT probes needs an arm64
+#    clauses, knows uregs[]'s aarch64 names (R_X0-R_X30, R_SP, R_PC,
+#    R_PSTATE, R_FP: Linux DTrace's numbers) and no x86-64 one, and
+#    refuses, with the reason, what it cannot trace on aarch64 yet: the
+#    pid provider.  (Tracing USDT probes needs an arm64
 #    kernel: tests/arm64/guest.sh, make check-arm64-guest.)
 #
 # Skips (77) with the reason when the cross compiler, its binutils,
@@ -675,9 +677,16 @@ else
 	expect_eq "aarch64 dtrace -l -P syscall: fcntl, lseek, mmap; no bounds" \
 		"0 fcntl lseek mmap " \
 		"$a64status $(awk '$5 == "entry" && $4 ~ /^(fcntl|lseek|mmap|syscalls|arch_specific_syscall)$/ { print $4 }' a64.out | sort | tr '\n' ' ')$(cat a64.err)"
+	# uregs[]'s names are aarch64's (Linux DTrace's numbers)
+	DTRACE_BACKEND=uprobe a64dt -q -n 'BEGIN { printf("%d %d %d %d %d %d\n",
+		R_X0, R_X29, R_X30, R_SP, R_PC, R_FP); exit(0); }'
+	expect_eq "aarch64 dtrace: R_X0, R_X29, R_X30, R_SP, R_PC, R_FP" \
+		"0 0 29 30 32 33 29 " \
+		"$a64status $(grep -v '^$' a64.out | tr '\n' ' ')$(cat a64.err)"
 	for r in \
-		"gp*:::many { ustack(); }|ustack(), jstack(), ucaller, ustackdepth and uregs[] are not available on aarch64: dtrace takes x86-64's user registers and stacks only so far" \
-		"proc:::exec-success { @ = count(); }|cannot enable proc:vmlinux::exec-success: the proc provider is x86-64's only so far; on aarch64 USDT probes, the syscall and profile providers, BEGIN, END, ERROR and tick-N trace" \
+		"BEGIN { trace(uregs[R_RIP]); }|invalid probe specifier BEGIN { trace(uregs[R_RIP]); }: line 1, column 21: failed to resolve R_RIP: Unknown variable name" \
+		"BEGIN { trace(uregs[R_PSTATE]); }|invalid probe specifier BEGIN { trace(uregs[R_PSTATE]); }: line 1, column 21: uregs[34] is not supported: a hit records the general registers, R_SP and R_PC, not R_PSTATE" \
+		"BEGIN { trace(uregs[31]); }|invalid probe specifier BEGIN { trace(uregs[31]); }: line 1, column 21: uregs[31]: no such register (R_X0 0 to R_PSTATE 34)" \
 		"pid1::main:entry { }|invalid probe specifier pid1::main:entry: the pid provider is not available on aarch64 (x86-64 only so far)"
 	do
 		DTRACE_BACKEND=uprobe a64dt -q -n "${r%%|*}"

@@ -19,9 +19,8 @@
  * the loop runs until exit(), the end of all targets, SIGINT, SIGTERM or
  * SIGHUP.  Then the backend stops and is drained a last time, what it
  * aggregated in the kernel is folded in (bpf backend), END fires, the
- * aggregations are printed.  What the machine dtrace runs on cannot
- * trace exactly is refused before anything is armed (machine_check():
- * aarch64's limits).
+ * aggregations are printed.  What aarch64 cannot trace yet refuses
+ * itself where it is made (pidprov.c, inproc.c, fasttrap.c).
  *
  * The loop waits (poll) on a signalfd, an inotify watch on the
  * registry, a pidfd per process and the backend's own descriptors, for
@@ -1051,51 +1050,6 @@ int backend_open_kernel(struct consumer *c)
 	return -1;
 }
 
-/*
- * What this machine's dtrace cannot trace exactly, refused before
- * anything is armed.  On aarch64 the USDT sites trace (both backends
- * read arm64's registers: bpf/uregs.h), but ustack() and what comes
- * with its copy of the stack (D_NEED_USTACK: uregs[] too) take
- * x86-64's registers and unwind x86-64's stack only (ustack.c), and
- * the proc provider has not been checked on an arm64 kernel: refused,
- * not guessed.  The syscall provider reads arm64's x0-x5 and syscallno,
- * profile-N its pc and pstate (bpf/kprov.bpf.h, kprov_profile.c;
- * tests/arm64/steps-guest.sh checks them), and tick-N fires in dtrace
- * and runs anywhere.  (The pid provider refuses
- * itself: pidprov.c.)  0, or -1 having said why.
- */
-static int machine_check(struct consumer *c)
-{
-#if defined(__aarch64__)
-	for (unsigned ci = 0; ci < c->nclauses; ci++)
-		if (d_clause_needs(c->prog, ci) & D_NEED_USTACK) {
-			say(c, "ustack(), jstack(), ucaller, ustackdepth and "
-			       "uregs[] are not available on aarch64: dtrace "
-			       "takes x86-64's user registers and stacks only "
-			       "so far");
-			return -1;
-		}
-	for (size_t i = 0; c->kp && i < c->kp->n; i++) {
-		const struct kprobe *p = c->kp->probes[i];
-
-		if (kp_has_prog(p) && p->n.prov != &prov_syscall &&
-		    p->n.prov != &prov_profile) {
-			say(c,
-			    "cannot enable %s:%s:%s:%s: the %s provider is "
-			    "x86-64's only so far; on aarch64 USDT probes, "
-			    "the syscall and profile providers, BEGIN, END, "
-			    "ERROR and tick-N trace",
-			    p->n.d.prov, p->n.d.mod, p->n.d.func, p->n.d.name,
-			    p->n.d.prov);
-			return -1;
-		}
-	}
-#else
-	(void)c;
-#endif
-	return 0;
-}
-
 static int consumer_run(struct consumer *c)
 {
 	const struct dt_trace_opts *o = c->o;
@@ -1174,8 +1128,6 @@ static int consumer_run(struct consumer *c)
 	if (o->quiet)
 		d_set_quiet(c->prog, true);
 	kprov_match(c); /* syscall, profile, tick, proc */
-	if (machine_check(c) < 0) /* what aarch64 cannot trace yet */
-		goto out;
 	if (vtime_check(c) < 0) /* a backend without it refuses */
 		goto out;
 	if (psargs_check(c) < 0) /* so does one without pr_psargs */

@@ -70,6 +70,7 @@
 
 #include "../d/dlang.h"
 #include "../objects/probes.h"
+#include "bpf/uregs.h"
 #include "consumer.h"
 #include "registry.h"
 #include "xalloc.h"
@@ -275,11 +276,15 @@ struct hit_at {
 
 /*
  * A hit's user registers and stack (ustack.c), as decode() finds them:
- * the x86-64 DWARF registers 0..16 (rax, rdx, rcx, rbx, rsi, rdi, rbp,
- * rsp, r8..r15, then rip as the return-address column) and a copy of
- * the stack from rsp up.
+ * the machine's registers as bpf/uregs.h numbers them, which is the
+ * DWARF order (x86-64: rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8..r15,
+ * then rip, 16, the return-address column; aarch64: x0-x30, sp 31, then
+ * pc 32, which DWARF does not number), and a copy of the stack from the
+ * stack pointer (USTACK_SP) up; USTACK_PC is where the probe fired.
  */
-#define USTACK_NREGS 17
+#define USTACK_NREGS UREG_N
+#define USTACK_SP UREG_SP
+#define USTACK_PC UREG_IP
 struct ustack_cap {
 	bool have;
 	uint64_t regs[USTACK_NREGS];
@@ -1188,9 +1193,10 @@ static inline bool rec_sess(const uint8_t *raw, size_t len, size_t *off,
 
 /*
  * The user registers and stack of a record flagged UBPF_RF_USTACK
- * (usdt_bpf.h: at the next multiple of 8 after off, 17 registers, a
- * 4-byte length and 4 zero bytes, the stack's bytes) into *cap, which
- * points into raw.  bpf.c's and kprov.c's decoders take them with it.
+ * (usdt_bpf.h: at the next multiple of 8 after off, USTACK_NREGS
+ * registers (its UBPF_NREG), a 4-byte length and 4 zero bytes, the
+ * stack's bytes) into *cap, which points into raw.  bpf.c's and
+ * kprov.c's decoders take them with it.
  */
 static inline void rec_ustack(const uint8_t *raw, size_t len, size_t off,
 			      struct ustack_cap *cap)

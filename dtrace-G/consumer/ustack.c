@@ -11,23 +11,27 @@
  * with -O2, which omits them, so the return addresses are found only
  * through the call frame information (.eh_frame) of each module.  So a
  * hit whose clauses read the stack (D_NEED_USTACK) carries the thread's
- * user registers and a copy of its stack from rsp up, -x ustacksize
- * bytes (8 KiB unless set, at most 16 KiB: deeper frames are read from
+ * user registers and a copy of its stack from its stack pointer (rsp,
+ * arm64's sp) up, -x ustacksize bytes (8 KiB unless set, at most
+ * 16 KiB: deeper frames are read from
  * the live process while it lives, below; such records are large, so
  * -x bufsize defaults to 4 times its usual size, ustack_bufsize()):
  *  - bpf backend: bpf/usdt.bpf.c appends them to the record (flag
  *    UBPF_RF_USTACK; usdt_bpf.h has the layout), reading the stack a
- *    page at a time from rsp, so a copy stops where the stack ends, and
- *    so does a generated program (cgen.c's ustack_copy());
+ *    page at a time from the stack pointer, so a copy stops where the
+ *    stack ends, and so does a generated program (cgen.c's
+ *    ustack_copy());
  *    the kernel providers' programs (bpf/kprov.bpf.h) append the same
- *    from the thread's user-mode registers;
+ *    from the thread's user-mode registers (x86-64 only: consumer.c
+ *    refuses a kernel probe's stack on aarch64);
  *  - uprobe backend: the perf events sample PERF_SAMPLE_REGS_USER and
  *    PERF_SAMPLE_STACK_USER (ustack_perf_attr()), which follow the raw
  *    data in each sample (ustack_perf_decode());
  *  - fasttrap backend: the module takes no stacks; fasttrap.c refuses
  *    such a program, naming the backend.
- * decode() leaves what it found in c->ucap (registers in DWARF
- * numbering, the copy's bytes in the record), and ustack_fire() hands
+ * decode() leaves what it found in c->ucap (registers in the DWARF
+ * order of the machine dtrace runs on, consumer_impl.h's USTACK_*;
+ * the copy's bytes in the record), and ustack_fire() hands
  * the D program the callbacks of struct d_fire for that hit, and the
  * registers themselves for uregs[].
  *
@@ -150,13 +154,22 @@ size_t ustack_bufsize(struct consumer *c, size_t dflt)
 /* The uprobe backend's samples */
 
 /*
- * perf's x86 registers, in the order a sample lists them (by bit).  On
- * aarch64 consumer.c refuses ustack() (machine_check()), so nothing
- * here runs; the mask only has to compile.
+ * perf's user registers, in the order a sample lists them (by bit).
+ * arm64's are x0-x28, x29, lr, sp, pc, bits 0 to 32: our order already
+ * (US_PERF_ORDER); x86-64's are perf's own order, which US_PERF_ORDER
+ * maps the DWARF numbers to.
  */
-#if !defined(__x86_64__)
-#define US_PERF_REGS 0ULL
+#if defined(__aarch64__)
+#define US_PERF_REGS ((1ULL << (PERF_REG_ARM64_PC + 1)) - 1)
+#define US_PERF_ORDER                                                       \
+	{ 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, \
+	  17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32 }
+_Static_assert(PERF_REG_ARM64_SP == USTACK_SP &&
+		       PERF_REG_ARM64_PC == USTACK_PC,
+	       "arm64's perf registers are uregs.h's order");
 #else
+#define US_PERF_ORDER                                                       \
+	{ 0, 3, 2, 1, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 8 }
 #define US_PERF_REGS                                                        \
 	((1ULL << PERF_REG_X86_AX) | (1ULL << PERF_REG_X86_BX) |             \
 	 (1ULL << PERF_REG_X86_CX) | (1ULL << PERF_REG_X86_DX) |             \
@@ -187,10 +200,8 @@ void ustack_perf_attr(struct consumer *c, uint32_t needs,
  */
 bool ustack_perf_decode(const uint8_t *p, size_t len, struct ustack_cap *cap)
 {
-	/* DWARF register n is perf's sample slot order[n] */
-	static const uint8_t order[USTACK_NREGS] = {
-		0, 3, 2, 1, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 8,
-	};
+	/* register n (DWARF's) is perf's sample slot order[n] */
+	static const uint8_t order[USTACK_NREGS] = US_PERF_ORDER;
 	uint64_t abi, size, dyn = 0, v[USTACK_NREGS];
 	size_t off = 8;
 
@@ -244,6 +255,13 @@ static bool us_get_thread(Dwfl *dwfl, pid_t tid, void *arg,
 	return tid == up->tid;
 }
 
+/*
+ * x86-64's rip is DWARF register 16, the return-address column, which
+ * libdwfl takes the first frame's pc from.  arm64's return-address
+ * column is x30 (the link register, which at a probe holds the caller's
+ * return address or anything at all): its pc, which DWARF does not
+ * number, is given apart, as libebl's aarch64 backend gives it.
+ */
 static bool us_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct us_proc *up = arg;
@@ -251,7 +269,12 @@ static bool us_set_initial_registers(Dwfl_Thread *thread, void *arg)
 
 	for (unsigned i = 0; i < USTACK_NREGS; i++)
 		regs[i] = up->cap->regs[i];
+#if defined(__aarch64__)
+	dwfl_thread_state_register_pc(thread, regs[USTACK_PC]);
+	return dwfl_thread_state_registers(thread, 0, USTACK_SP + 1, regs);
+#else
 	return dwfl_thread_state_registers(thread, 0, USTACK_NREGS, regs);
+#endif
 }
 
 /*
@@ -293,7 +316,7 @@ static bool us_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 {
 	struct us_proc *up = arg;
 	const struct ustack_cap *cap = up->cap;
-	uint64_t sp = cap->regs[7], v;
+	uint64_t sp = cap->regs[USTACK_SP], v;
 	struct iovec l = {&v, sizeof(v)}, r = {(void *)(uintptr_t)addr, 8};
 
 	(void)dwfl;
@@ -350,13 +373,17 @@ static struct ustack_state *state(struct consumer *c)
 	s->cb.find_debuginfo = dt_dwfl_find_debuginfo;
 	s->cb.debuginfo_path = &s->debuginfo_path;
 	s->mangled = opt_flag(c, "mangled");
-	/* the machine of the captured registers: x86-64's DWARF numbering */
+	/* the machine of the captured registers: its DWARF numbering */
 	memcpy(s->ebl_ehdr.e_ident, ELFMAG, SELFMAG);
 	s->ebl_ehdr.e_ident[EI_CLASS] = ELFCLASS64;
 	s->ebl_ehdr.e_ident[EI_DATA] = ELFDATA2LSB;
 	s->ebl_ehdr.e_ident[EI_VERSION] = EV_CURRENT;
 	s->ebl_ehdr.e_type = ET_NONE;
+#if defined(__aarch64__)
+	s->ebl_ehdr.e_machine = EM_AARCH64;
+#else
 	s->ebl_ehdr.e_machine = EM_X86_64;
+#endif
 	s->ebl_ehdr.e_version = EV_CURRENT;
 	s->ebl_ehdr.e_ehsize = sizeof(s->ebl_ehdr);
 	elf_version(EV_CURRENT);
@@ -647,7 +674,8 @@ static int frame_cb(Dwfl_Frame *st, void *arg)
  * walk whose return address it cannot read as it ends the outermost
  * frame's (its return address undefined: no read at all), so the read
  * says which it was; the return address is the last register a frame
- * reads (DWARF 16), and a frame whose read succeeded clears the flag.
+ * reads (x86-64's DWARF 16), and a frame whose read succeeded clears the
+ * flag.
  */
 static unsigned unwind(struct ustack_state *s, unsigned max)
 {
@@ -675,7 +703,7 @@ static unsigned unwind(struct ustack_state *s, unsigned max)
 			     w.n < max;
 		if (!w.n) {
 			/* not even the probe's address: no module maps it */
-			w.pcs[w.n++] = s->hit.cap.regs[16];
+			w.pcs[w.n++] = s->hit.cap.regs[USTACK_PC];
 		}
 		/* a walk that ended outside every module: a dlopen()? */
 		last = w.pcs[w.n - 1] - (w.n > 1);

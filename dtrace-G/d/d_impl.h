@@ -678,6 +678,8 @@ enum {
 	D_R_TRAPNO,
 	D_R_NREGS
 };
+/* on aarch64, Linux DTrace's: R_X0-R_X30 0 to 30, then these (31 none) */
+enum { D_R_A64_SP = 32, D_R_A64_PC, D_R_A64_PSTATE };
 
 /* DTrace's fault codes (DTRACEFLT_*: ERROR's arg4, names in scripts) */
 #define D_DTRACEFLT_UNKNOWN 0

@@ -413,8 +413,9 @@ struct d_fire {
 	/*
 	 * uregs[]: the firing thread's user registers when the probe fired,
 	 * taken with its stack (D_NEED_USTACK), D_UREGS_N of them in the
-	 * x86-64 DWARF order (rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip),
-	 * or NULL where the firing has none.
+	 * DWARF order of the machine dtrace runs on (x86-64: rax rdx rcx
+	 * rbx rsi rdi rbp rsp r8-r15 rip; aarch64: x0-x30 sp pc), or NULL
+	 * where the firing has none.
 	 */
 	const uint64_t *uregs;
 	/* curpsinfo->pr_psargs (D_NEED_PSARGS): the arguments joined by
@@ -434,7 +435,11 @@ struct d_fire {
 	 * fault too) */
 	int copyout;
 };
+#if defined(__aarch64__)
+#define D_UREGS_N 33
+#else
 #define D_UREGS_N 17
+#endif
 
 /* d_run() results, or-ed. */
 #define D_RUN_EXIT 0x1	/* exit() was called; d_exit_status() says the value */

@@ -400,6 +400,20 @@ const struct d_const d_consts[] = {
 	{ "DTRACEFLT_TUPOFLOW", D_DTRACEFLT_TUPOFLOW },
 	{ "DTRACEFLT_BADSTACK", D_DTRACEFLT_BADSTACK },
 	{ "DTRACEFLT_LIBRARY", D_DTRACEFLT_LIBRARY },
+#if defined(__aarch64__)
+	/* uregs[]'s indexes (stack.c): Linux DTrace's for aarch64 */
+#define A64R(n) { "R_X" #n, n }
+	A64R(0),  A64R(1),  A64R(2),  A64R(3),	A64R(4),  A64R(5),  A64R(6),
+	A64R(7),  A64R(8),  A64R(9),  A64R(10), A64R(11), A64R(12), A64R(13),
+	A64R(14), A64R(15), A64R(16), A64R(17), A64R(18), A64R(19), A64R(20),
+	A64R(21), A64R(22), A64R(23), A64R(24), A64R(25), A64R(26), A64R(27),
+	A64R(28), A64R(29), A64R(30),
+#undef A64R
+	{ "R_SP", D_R_A64_SP },
+	{ "R_PC", D_R_A64_PC },
+	{ "R_PSTATE", D_R_A64_PSTATE },
+	{ "R_FP", 29 },
+#else
 	/* uregs[]'s indexes (stack.c): Linux DTrace's for x86-64, the
 	 * slots of the kernel's struct pt_regs, and the i386 and generic
 	 * names that stand for them */
@@ -445,6 +459,7 @@ const struct d_const d_consts[] = {
 	{ "R_PS", D_R_RFL },
 	{ "R_R0", D_R_RAX },
 	{ "R_R1", D_R_RBX },
+#endif
 };
 #undef C
 const unsigned d_nconsts = sizeof(d_consts) / sizeof(d_consts[0]);

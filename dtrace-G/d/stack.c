@@ -308,13 +308,32 @@ struct dv d_stack_ucaller(struct ectx *x)
 /*
  * uregs[R_*]: the firing thread's user registers when the probe fired,
  * which the consumer takes with its stack (struct d_fire's uregs), by
- * Linux DTrace's x86-64 numbers (struct pt_regs' slots).  What a hit
- * takes is the general registers and rip; the others (flags, segments,
- * orig_ax, trap number) are not recorded, so a constant index of one is
- * a compile error, and a computed one a run-time illegal operation, as
- * an index past the last register is; a firing without registers
- * (BEGIN, END, ERROR: no traced thread) is one too.
+ * Linux DTrace's x86-64 numbers (struct pt_regs' slots), or on aarch64
+ * its aarch64 ones (x0-x30 0 to 30, sp 32, pc 33, pstate 34).  What a
+ * hit takes is the general registers, the stack pointer and the pc; the
+ * others (flags, segments, orig_ax, trap number; pstate) are not
+ * recorded, so a constant index of one is a compile error, and a
+ * computed one a run-time illegal operation, as an index past the last
+ * register is; a firing without registers (BEGIN, END, ERROR: no traced
+ * thread) is one too.
  */
+#if defined(__aarch64__)
+#define UREGS_RANGE "R_X0 0 to R_PSTATE", D_R_A64_PSTATE
+#define UREGS_KEPT "the general registers, R_SP and R_PC, not R_PSTATE"
+static int ureg_dwarf(int64_t r)
+{
+	/* d_fire's order: x0-x30, sp 31, pc 32 */
+	if (r >= 0 && r <= 30)
+		return (int)r;
+	if (r == D_R_A64_SP || r == D_R_A64_PC)
+		return (int)r - 1;
+	return r == D_R_A64_PSTATE ? -1 : -2;
+}
+#else
+#define UREGS_RANGE "R_R15 0 to R_TRAPNO", D_R_TRAPNO
+#define UREGS_KEPT                                                         \
+	"the general registers, R_PC and R_SP, not the flags, segment "    \
+	"registers, R_ERR or R_TRAPNO"
 static int ureg_dwarf(int64_t r)
 {
 	static const int8_t dw[D_R_NREGS] = {
@@ -331,6 +350,7 @@ static int ureg_dwarf(int64_t r)
 
 	return r >= 0 && r < D_R_NREGS ? dw[r] : -2;
 }
+#endif
 
 void d_uregs_check(struct parser *ps, const struct node *n)
 {
@@ -341,15 +361,12 @@ void d_uregs_check(struct parser *ps, const struct node *n)
 	dw = ureg_dwarf(n->a->ival);
 	if (dw == -2)
 		d_perrt(ps, D_UREGS_IDX, n->a->line, n->a->col,
-			"uregs[%lld]: no such register (R_R15 0 to R_TRAPNO "
-			"%d)",
-			(long long)n->a->ival, D_R_TRAPNO);
+			"uregs[%lld]: no such register (%s %d)",
+			(long long)n->a->ival, UREGS_RANGE);
 	if (dw < 0)
 		d_perrt(ps, D_IDENT_UNSUPP, n->a->line, n->a->col,
-			"uregs[%lld] is not supported: a hit records the "
-			"general registers, R_PC and R_SP, not the flags, "
-			"segment registers, R_ERR or R_TRAPNO",
-			(long long)n->a->ival);
+			"uregs[%lld] is not supported: a hit records %s",
+			(long long)n->a->ival, UREGS_KEPT);
 }
 
 struct dv d_uregs(struct ectx *x, const struct node *n)

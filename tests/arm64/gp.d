@@ -4,4 +4,5 @@ provider gp {
 	probe many(long, long, long, long, long, long, long, long, int, char);
 	probe name(int, char *);
 	probe sdt(long, int, char *);
+	probe deep(long, long, long);
 };

@@ -34,23 +34,26 @@
  * number in pt_regs' syscallno, past struct user_pt_regs (KP_A64_*
  * below); its raw tracepoints run for a compat (AArch32) task's calls
  * too, which pstate's PSR_MODE32_BIT tells.  A profile tick's mode is
- * x86-64's cs & 3, arm64's pstate (EL0 where its M[3:0] is 0).  On
- * arm64 no user stack is taken (kprov_task_uregs()): dtrace refuses
- * ustack() there (../consumer.c, machine_check()).
+ * x86-64's cs & 3, arm64's pstate (EL0 where its M[3:0] is 0; an
+ * AArch32 task's have PSR_MODE32_BIT: no stack is taken for them).
  *
  * User stacks.  A probe whose clauses read the stack (ksys's ustk, or
  * the cookie's bits above UBPF_KCOOKIE_USTK_SHIFT) has its record carry
  * the user registers and stack as usdt_hit() does (ustack_copy()).  The
  * registers are those of the thread's user mode: sys_enter's and
  * sys_exit's pt_regs; a profile tick's own when it interrupted user
- * mode (cs & 3); else those the kernel saved on entry at the top of the
- * thread's kernel stack (bpf_task_pt_regs(), 5.15, which needs the
- * kernel's BTF: none without it, kprov_btf): a per-call tracepoint's,
+ * mode (by cs or pstate); else those the kernel saved on entry at the
+ * top of the thread's kernel stack (bpf_task_pt_regs(), 5.15, which
+ * needs the kernel's BTF: none without it, kprov_btf): a per-call
+ * tracepoint's,
  * a tick in the kernel, the proc probes' (exec-success: the new
  * image's entry; exit: the exit_group() call, whose memory is gone by
  * then, so the copy is empty and only the registers' frame remains).
  * A kernel thread's saved registers are not user mode's: its record
- * has no stack.
+ * has no stack.  arm64's 33 registers are in the per-CPU uregs_buf
+ * (UREGS(), as a USDT hit's: on the BPF stack they would pass the
+ * verifier's 512 bytes), read from struct user_pt_regs as they lie,
+ * which is the order uregs.h numbers them in.
  */
 #ifndef KPROV_BPF_BPF_H
 #define KPROV_BPF_BPF_H
@@ -151,8 +154,19 @@ static __always_inline int kprov_kagg(__u32 ev, __u64 pt, const __u64 *args)
 #if defined(__TARGET_ARCH_arm64)
 static __always_inline int kprov_task_uregs(__u64 *R)
 {
-	(void)R; /* ustack() is refused on aarch64 (../consumer.c) */
-	return 0;
+	__u64 p, pstate = 0;
+
+	if (!kprov_btf || !R)
+		return 0;
+	p = (__u64)bpf_task_pt_regs(bpf_get_current_task_btf());
+	/* struct user_pt_regs is our order (uregs.h): read as it is */
+	if (!p ||
+	    bpf_probe_read_kernel(&pstate, sizeof(pstate),
+				  (const void *)(p + KP_A64_PSTATE)) < 0 ||
+	    (pstate & (UREG_A64_MODE_MASK | KP_A64_MODE32)) ||
+	    bpf_probe_read_kernel(R, 8 * UBPF_NREG, (const void *)p) < 0)
+		return 0;
+	return 1;
 }
 #else
 static __always_inline int kprov_task_uregs(__u64 *R)
@@ -290,6 +304,7 @@ int kprov_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	const struct ubpf_ksys *s = kprov_sys((long)ctx->args[1], pt);
 	const void *regs = (const void *)ctx->args[0];
 	__u64 a[KP_NARGS], pstate;
+	int ur;
 
 	if (!s || !s->ev[0])
 		return 0;
@@ -298,6 +313,14 @@ int kprov_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	    (pstate & KP_A64_MODE32) ||
 	    bpf_probe_read_kernel(a, sizeof(a), regs) < 0)
 		return 0;
+	if (s->ustk[0]) { /* the call's pt_regs: user mode's, our order */
+		UREGS(R);
+
+		ur = R && bpf_probe_read_kernel(R, 8 * UBPF_NREG, regs) == 0;
+		kprov_emit(s->ev[0], pt, a, KP_NARGS, s->strmask, s->comm[0],
+			   ur ? R : 0, s->ustk[0]);
+		return 0;
+	}
 	kprov_emit(s->ev[0], pt, a, KP_NARGS, s->strmask, s->comm[0], 0, 0);
 	return 0;
 }
@@ -318,6 +341,14 @@ int kprov_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (!s || !s->ev[1])
 		return 0;
 	a[0] = a[1] = ctx->args[1]; /* the return value, twice (DTrace) */
+	if (s->ustk[1]) {
+		UREGS(R);
+		int ur = R && bpf_probe_read_kernel(R, 8 * UBPF_NREG, regs) == 0;
+
+		kprov_emit(s->ev[1], pt, a, 2, 0, s->comm[1], ur ? R : 0,
+			   s->ustk[1]);
+		return 0;
+	}
 	kprov_emit(s->ev[1], pt, a, 2, 0, s->comm[1], 0, 0);
 	return 0;
 }
@@ -411,7 +442,8 @@ int kprov_sys_enter_tp(struct ksys_enter_tp *ctx)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
 	const struct ubpf_ksys *s = kprov_sys(ctx->nr, pt);
-	__u64 a[KP_NARGS] = {0}, R[UBPF_R_IP + 1];
+	__u64 a[KP_NARGS] = {0};
+	UREGS(R);
 	__u32 i;
 	int ur;
 
@@ -437,7 +469,8 @@ int kprov_sys_exit_tp(struct ksys_exit_tp *ctx)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
 	const struct ubpf_ksys *s = kprov_sys(ctx->nr, pt);
-	__u64 a[KP_NARGS] = {0}, R[UBPF_R_IP + 1];
+	__u64 a[KP_NARGS] = {0};
+	UREGS(R);
 	int ur;
 
 	if (!s || !s->ev[1])
@@ -464,13 +497,30 @@ SEC("perf_event")
 int kprov_profile(struct kperf_ctx *ctx)
 {
 	__u64 ck = bpf_get_attach_cookie(ctx);
-	__u64 a[KP_NARGS] = {}, pc = ctx->regs.pc;
+	__u64 a[KP_NARGS] = {}, pc = ctx->regs.pc, ps = ctx->regs.pstate;
+	__u8 ustk = (__u8)(ck >> UBPF_KCOOKIE_USTK_SHIFT);
+	int ur = 0;
 
 	/* arg0 the kernel's PC, arg1 the user's (EL0): the other is 0 */
-	if (ctx->regs.pstate & UREG_A64_MODE_MASK)
+	if (ps & UREG_A64_MODE_MASK)
 		a[0] = pc;
 	else
 		a[1] = pc;
+	if (ustk) { /* the interrupted user mode's, or the saved one */
+		UREGS(R);
+
+		if (!(ps & UREG_A64_MODE_MASK)) {
+			if (R && !(ps & KP_A64_MODE32)) {
+				regs_load(R, &ctx->regs);
+				ur = 1;
+			}
+		} else {
+			ur = kprov_task_uregs(R);
+		}
+		kprov_emit((__u32)ck, bpf_get_current_pid_tgid(), a, 2, 0, 1,
+			   ur ? R : 0, ustk);
+		return 0;
+	}
 	kprov_emit((__u32)ck, bpf_get_current_pid_tgid(), a, 2, 0, 1, 0, 0);
 	return 0;
 }
@@ -530,7 +580,8 @@ SEC("tp")
 int kprov_exec(void *ctx)
 {
 	__u64 ck = bpf_get_attach_cookie(ctx);
-	__u64 a[KP_NARGS] = {0}, R[UBPF_R_IP + 1];
+	__u64 a[KP_NARGS] = {0};
+	UREGS(R);
 
 	kprov_emit((__u32)ck, bpf_get_current_pid_tgid(), a, 0, 0, 1,
 		   kprov_ck_uregs(ck, R), (__u8)(ck >> UBPF_KCOOKIE_USTK_SHIFT));
@@ -543,7 +594,8 @@ int kprov_exit(void *ctx)
 	__u32 zero = 0;
 	const struct ubpf_kconf *k = bpf_map_lookup_elem(&kconf, &zero);
 	__u64 pt = bpf_get_current_pid_tgid(), task = bpf_get_current_task();
-	__u64 a[KP_NARGS] = {0}, R[UBPF_R_IP + 1];
+	__u64 a[KP_NARGS] = {0};
+	UREGS(R);
 	__u64 ck = bpf_get_attach_cookie(ctx);
 	int code = 0;
 
@@ -572,7 +624,8 @@ int kprov_create(void *ctx)
 {
 	__u32 zero = 0;
 	const struct ubpf_kconf *k = bpf_map_lookup_elem(&kconf, &zero);
-	__u64 a[KP_NARGS] = {0}, R[UBPF_R_IP + 1];
+	__u64 a[KP_NARGS] = {0};
+	UREGS(R);
 	__u64 ck = bpf_get_attach_cookie(ctx);
 
 	if (!k || !k->newtask_pid || !k->newtask_flags ||

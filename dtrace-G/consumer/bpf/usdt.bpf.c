@@ -44,8 +44,7 @@
  * pt_regs is the ptrace layout; arm64's starts with struct
  * user_pt_regs, x0-x30, sp, pc, the order uregs.h numbers them in.
  * The kernel providers' programs (kprov.bpf.h) read each machine's
- * system call and interrupted registers; on aarch64 dtrace still
- * refuses proc (../consumer.c, machine_check()).
+ * system call and interrupted registers.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

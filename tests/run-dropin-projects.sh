@@ -13,9 +13,10 @@
 #  - meson (meson): `-DSTAP_SDT_V2 -h` on a .dtrace file with CC in the
 #    environment, `-G` with no objects, a shared library linked with
 #    meson's default b_lundef (--no-undefined) (glib, libvirt, QEMU);
-#  - CMake (cmake): `-h` on a preprocessed .h.d, never `-G`, C++ with
-#    <sys/sdt.h> included first, a shared library linked with -z defs
-#    (HotSpot);
+#  - CMake (cmake): `-h` on .h.d files cpp wrote with its line markers
+#    and the provider's pragmas, never `-G`, C++ with HotSpot's flags
+#    including <sys/sdt.h> and two providers' headers, nine-argument
+#    stubs, a shared library linked with -z defs (HotSpot);
 #  - plain make: PostgreSQL (postgres: `-C -h`, its sed script, `-C -G`
 #    over the objects, an extension built from the installed header and
 #    dlopen()ed, and one that fires no probe, as postgresql-rum) and
@@ -273,14 +274,42 @@ else
 		else
 			pass
 		fi
-		listed "cmake" cm/libjv.so jv "req gc-begin"
-		noted "cmake" cm/libjv.so jv "req gc__begin"
+		# HotSpot's .h.d: cpp's line markers and the pragmas went
+		# to dtrace -h as they are
+		expect_grep "cmake: the .h.d has cpp's line markers" \
+			'^# [0-9][0-9]* ".*jv\.d"' cm/jv.h.d
+		expect_grep "cmake: the .h.d has the pragmas" \
+			'^#pragma D attributes Evolving/Evolving/Common provider jv args$' \
+			cm/jv.h.d
+		listed "cmake" cm/libjv.so jv \
+			"req gc-begin method-compile-end thread-sleep-begin"
+		noted "cmake" cm/libjv.so jv \
+			"req gc__begin method__compile__end thread__sleep__begin"
+		listed "cmake" cm/libjv.so jv_jni \
+			"GetByteField-return GetCharField-return GetCreatedJavaVMs-entry"
 		bfires "cmake" "$PWD/cm/libjv.so" jv:req "cm/launcher 2" \
 			"/lib 100" "/lib 101"
-		# gc-begin fires only under its _ENABLED() guard
+		# gc-begin fires only under its _ENABLED() guard; a stub's
+		# arguments 6 to 8 are on the stack; a jbyte is signed, a
+		# jchar not
 		dfires "cmake" 'jv$target:::req { printf("%s %d\n", copyinstr(arg0), arg1); }
-			jv$target:::gc-begin { printf("gc %d\n", arg0); }' \
-			"cm/launcher 2" "/lib 100" "gc 0" "/lib 101" "gc 1"
+			jv$target:::gc-begin { printf("gc %d\n", arg0); }
+			jv$target:::method-compile-end {
+				printf("compiled %s %s.%s%s %d\n", copyinstr(arg0, arg1),
+				    copyinstr(arg2, arg3), copyinstr(arg4, arg5),
+				    copyinstr(arg6, arg7), arg8); }
+			jv$target:::thread-sleep-begin { printf("sleep %d\n", arg0); }
+			jv_jni$target:::GetCreatedJavaVMs-entry {
+				printf("vms %d %d\n", arg0 != 0, arg1); }
+			jv_jni$target:::GetByteField-return,
+			jv_jni$target:::GetCharField-return {
+				printf("%s %d\n", probename, arg0); }' \
+			"cm/launcher 2" "/lib 100" "gc 0" "/lib 101" "gc 1" \
+			"compiled C2 java/lang/Object.hashCode()I 1" \
+			"compiled C2 java/lang/Object.hashCode()I 2" \
+			"sleep -5000000000" "sleep -5000000001" "vms 1 1" "vms 1 1" \
+			"GetByteField-return -3" "GetByteField-return -4" \
+			"GetCharField-return 60000" "GetCharField-return 60001"
 	fi
 fi
 

@@ -31,7 +31,8 @@
 #    objects, errors to /dev/zero);
 #  - CMake, C++, LTTng tracepoints that are also stapsdt probes through
 #    systemtap's internal _SDT_PROBE(): Mir (mir: CHECK_INCLUDE_FILE
-#    defines LTTNG_UST_HAVE_SDT_INTEGRATION) and Ceph (ceph: lttng-gen-tp
+#    defines LTTNG_UST_HAVE_SDT_INTEGRATION; C++20, -pedantic -Werror,
+#    and Debian's link-time optimisation) and Ceph (ceph: lttng-gen-tp
 #    providers, ten arguments of mixed sizes).
 # Everything links with -z defs (or b_lundef).  Each binary's and
 # library's probes must be listed by `dtrace -l --object` and by readelf,
@@ -457,8 +458,9 @@ fi
 # systemtap's internal _SDT_PROBE(provider, name, n, (args)), which
 # LTTng-UST 2.13's <lttng/tracepoint.h> calls (tests/data/.../lttng is
 # a miniature of that header).  Mir: CMake's CHECK_INCLUDE_FILE finds
-# <sys/sdt.h> and defines LTTNG_UST_HAVE_SDT_INTEGRATION, C++ server
-# library; Ceph: lttng-gen-tp providers with TRACEPOINT_DEFINE in the
+# <sys/sdt.h> and defines LTTNG_UST_HAVE_SDT_INTEGRATION, C++20 server
+# library built with -pedantic -Werror and, as Debian builds it, -flto;
+# Ceph: lttng-gen-tp providers with TRACEPOINT_DEFINE in the
 # OSD and librados, ten arguments of mixed sizes.
 
 SDT_CXXFLAGS="$WFLAGS -I$top_srcdir/sdk/include"
@@ -467,13 +469,20 @@ if ! command -v cmake >/dev/null 2>&1; then
 elif ! command -v "${CXX%% *}" >/dev/null 2>&1; then
 	echo "# no C++ compiler ($CXX): the Mir and Ceph projects are not built"
 else
+	# as debian/rules builds it: dpkg-buildflags' flags (CPPFLAGS folded
+	# into the others, as debhelper does for CMake), and LTO
+	mir_flags="-g -O2 -fstack-protector-strong -Wformat -Werror=format-security -Wdate-time -D_FORTIFY_SOURCE=2 -I$top_srcdir/sdk/include"
 	cp -R "$data/mir" mir-src && chmod -R u+w mir-src || exit 99
 	if build "mir: configure" mir-cmake.log env CC="$CC" CXX="$CXX" \
-		CFLAGS="$SDT_CXXFLAGS" CXXFLAGS="$SDT_CXXFLAGS" cmake -S mir-src \
-		-B mir -DLTTNG_INCLUDE="$data/lttng" &&
+		CFLAGS="$mir_flags" CXXFLAGS="$mir_flags" \
+		LDFLAGS="-Wl,-z,relro -Wl,-z,now" cmake -S mir-src -B mir \
+		-DLTTNG_INCLUDE="$data/lttng" -DMIR_LINK_TIME_OPTIMIZATION=ON &&
 	   build "mir: make" mir-make.log make -C mir VERBOSE=1; then
 		expect_grep "mir: CMake found <sys/sdt.h>" \
 			"^HAVE_SYS_SDT_H:INTERNAL=1$" mir/CMakeCache.txt
+		expect_grep "mir: C++20, -pedantic, -Werror and LTO" \
+			"-pedantic .*-Werror -flto.* -std=c++20 .*compositor_report\.cpp" \
+			mir-make.log
 		mir_probes="added_display began_frame buffers_in_frame finished_frame"
 		noted "mir" mir/libmirserver.so mir_server_compositor "$mir_probes"
 		listed "mir" mir/libmirserver.so mir_server_compositor "$mir_probes"

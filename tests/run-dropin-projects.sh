@@ -13,6 +13,9 @@
 #  - meson (meson): `-DSTAP_SDT_V2 -h` on a .dtrace file with CC in the
 #    environment, `-G` with no objects, a shared library linked with
 #    meson's default b_lundef (--no-undefined) (glib, libvirt, QEMU);
+#    libvirt (libvirt, meson): `# file:` comment lines in the provider,
+#    -G's output in a versioned library and a daemon, a dlopen()ed
+#    driver module, every argument cast to void *;
 #  - CMake (cmake): `-h` on .h.d files cpp wrote with its line markers
 #    and the provider's pragmas, never `-G`, C++ with HotSpot's flags
 #    including <sys/sdt.h> and two providers' headers, nine-argument
@@ -138,14 +141,20 @@ bfires() {
 	expect_file_eq "$bf_what: bpftrace $bf_probe hits" want.txt got.txt
 }
 
-# dfires WHAT D-PROGRAM CMD EXPECTED...: our `dtrace -q -n D-PROGRAM -c
-# CMD` prints EXPECTED, a line each, in any order
+# dfires [-Z] WHAT D-PROGRAM CMD EXPECTED...: our `dtrace -q -n
+# D-PROGRAM -c CMD` prints EXPECTED, a line each, in any order (-Z: a
+# description may match no probe yet, one of a library CMD dlopen()s)
 dfires() {
+	d_z=
+	if [ "$1" = -Z ]; then
+		d_z=-Z
+		shift
+	fi
 	d_what=$1 d_prog=$2 d_cmd=$3
 	shift 3
 	[ $tracing = yes ] || return 0
 	printf '%s\n' "$@" | sort >want.txt
-	timeout 120 dtrace -q -n "$d_prog" -c "$d_cmd" >dt.out 2>dt.err
+	timeout 120 dtrace $d_z -q -n "$d_prog" -c "$d_cmd" >dt.out 2>dt.err
 	grep -v '^$' dt.out | sort >got.txt
 	cmp -s want.txt got.txt || sed 's/^/    | /' dt.err >&2
 	expect_file_eq "$d_what: dtrace -n hits" want.txt got.txt
@@ -394,6 +403,61 @@ if build "sssd: make" ss.log make -C ss; then
 		"sysdb_transaction sssd_transaction_start 1" \
 		"sysdb_transaction sssd_transaction_commit_before 101" \
 		"main dp_req_done req 1"
+fi
+
+# ---------------------------------------------------------------------
+# libvirt (meson): `env CC=... dtrace -o H -h -s` and `-o O -G -s` with no
+# objects on a provider whose probes are grouped under `# file:`-style
+# comment lines; -G's output in libvirt.so (a static library linked
+# whole, a version script, --no-undefined) and in the daemon, which
+# fires nothing itself and carries no probe; the QEMU driver, a module
+# the daemon dlopen()s, fires its own; every argument reaches the probe
+# cast to void * by virprobe.h's PROBE()
+
+if ! command -v meson >/dev/null 2>&1 || ! command -v ninja >/dev/null 2>&1; then
+	echo "# no meson or no ninja: the libvirt project is not built"
+else
+	cp -R "$data/libvirt" lv-src && chmod -R u+w lv-src || exit 99
+	if build "libvirt: setup" lv-setup.log env CC="$CC" CFLAGS="$WFLAGS" \
+		meson setup lv lv-src &&
+	   build "libvirt: ninja" lv-ninja.log ninja -v -C lv; then
+		expect_grep "libvirt: -h with CC in the environment" \
+			"env CC=[^ ]* [^ ]*dtrace -o libvirt_probes.h -h -s [^ ]*libvirt_probes\.d$" \
+			lv-ninja.log
+		expect_grep "libvirt: -G with no objects" \
+			"env CC=[^ ]* [^ ]*dtrace -o libvirt_probes.o -G -s [^ ]*libvirt_probes\.d$" \
+			lv-ninja.log
+		# rpc_socket_dispose is called nowhere, so carried nowhere
+		listed "libvirt" lv/libvirt.so libvirt \
+			"event_glib_add_handle rpc_socket_new"
+		noted "libvirt" lv/libvirt.so libvirt \
+			"event_glib_add_handle rpc_socket_new"
+		listed "libvirt" lv/libvirt_driver_qemu.so libvirt \
+			qemu_monitor_send_msg
+		noted "libvirt" lv/libvirt_driver_qemu.so libvirt \
+			qemu_monitor_send_msg
+		expect_eq "libvirt: libvirtd: readelf -n finds no probe" 0 \
+			"$(readelf -n lv/libvirtd | grep -c 'Provider: libvirt')"
+		# the module's probe exists only once it is loaded: -Z
+		dfires -Z "libvirt" 'libvirt$target:::rpc_socket_new {
+			printf("%s %s %d %d %d %s %s\n", probefunc, probename,
+			    arg1, arg2, arg3 == pid, copyinstr(arg4),
+			    copyinstr(arg5)); }
+			libvirt$target:::event_glib_add_handle {
+			printf("%s %s %d %d %d\n", probefunc, probename, arg0,
+			    arg1, arg2); }
+			libvirt$target:::qemu_monitor_send_msg {
+			printf("%s %s %s %d\n", probefunc, probename,
+			    copyinstr(arg1), arg2); }' "lv/libvirtd 2" \
+			"virNetSocketNew rpc_socket_new 3 -1 1 127.0.0.1;25 127.0.0.1;4000" \
+			"virEventGLibAddHandle event_glib_add_handle 1003 3 1" \
+			"virNetSocketNew rpc_socket_new 10 -1 0 127.0.0.1;32 127.0.0.1;4000" \
+			"virEventGLibAddHandle event_glib_add_handle 1010 10 1" \
+			'qemuMonitorSend qemu_monitor_send_msg {"execute":"qmp_capabilities"} 10' \
+			"virNetSocketNew rpc_socket_new 11 -1 0 127.0.0.1;33 127.0.0.1;4000" \
+			"virEventGLibAddHandle event_glib_add_handle 1011 11 1" \
+			'qemuMonitorSend qemu_monitor_send_msg {"execute":"query-status"} 11'
+	fi
 fi
 
 # ---------------------------------------------------------------------

@@ -36,7 +36,7 @@
 #    systemtap's internal _SDT_PROBE(): Mir (mir: CHECK_INCLUDE_FILE
 #    defines LTTNG_UST_HAVE_SDT_INTEGRATION; C++20, -pedantic -Werror,
 #    and Debian's link-time optimisation) and Ceph (ceph: lttng-gen-tp
-#    providers, ten arguments of mixed sizes).
+#    providers, Ceph's own events, eight arguments of mixed sizes).
 # Everything links with -z defs (or b_lundef).  Each binary's and
 # library's probes must be listed by `dtrace -l --object` and by readelf,
 # and (as root, with bpftrace) fire with exact arguments under bpftrace
@@ -525,7 +525,8 @@ fi
 # <sys/sdt.h> and defines LTTNG_UST_HAVE_SDT_INTEGRATION, C++20 server
 # library built with -pedantic -Werror and, as Debian builds it, -flto;
 # Ceph: lttng-gen-tp providers with TRACEPOINT_DEFINE in the
-# OSD and librados, ten arguments of mixed sizes.
+# OSD and librados, events with the arguments Ceph's osd.tp and
+# librados.tp give them (eight in the OSD's read, of mixed sizes).
 
 SDT_CXXFLAGS="$WFLAGS -I$top_srcdir/sdk/include"
 if ! command -v cmake >/dev/null 2>&1; then
@@ -575,19 +576,32 @@ else
 			"rados_write_enter rados_write_exit"
 		listed "ceph" ceph/librados.so librados \
 			"rados_write_enter rados_write_exit"
-		noted "ceph" ceph/ceph-osd osd do_osd_op_pre_extent
-		listed "ceph" ceph/ceph-osd osd do_osd_op_pre_extent
-		bfires "ceph" "$PWD/ceph/librados.so" librados:rados_write_enter \
-			"ceph/ceph-osd 2" "rbd_data.0 100" "rbd_data.1 101"
-		dfires "ceph" 'osd$target:::do_osd_op_pre_extent {
-			printf("%s %s %d %s %x %d %d %d %d %d %d\n", probefunc,
-			    copyinstr(arg0), arg1, copyinstr(arg2), arg3, arg4,
-			    arg5, arg6, arg7, arg8, arg9); }
+		noted "ceph" ceph/ceph-osd osd "prepare_tx_enter do_osd_op_pre_read"
+		listed "ceph" ceph/ceph-osd osd "prepare_tx_enter do_osd_op_pre_read"
+		bfires "ceph" "$PWD/ceph/ceph-osd" osd:do_osd_op_pre_read \
+			"ceph/ceph-osd 2" "rbd_data.0 7" "rbd_data.1 8"
+		# a uint8_t, an int64_t of -1, an int32_t below 0, a uint32_t
+		# above INT32_MAX, a size_t: each at its width and sign
+		dfires "ceph" 'osd$target:::prepare_tx_enter {
+			printf("%s %s %d %d %d %d\n", probefunc, probename, arg0,
+			    arg1, arg2, arg3); }
+			osd$target:::do_osd_op_pre_read {
+			printf("%s %s %s %d %x %d %d %d %d %d\n", probefunc,
+			    probename, copyinstr(arg0), arg1, arg2, arg3, arg4,
+			    arg5, arg6, arg7); }
+			librados$target:::rados_write_enter {
+			printf("%s %s %d %s %s %d %d\n", probefunc, probename,
+			    arg0 != 0, copyinstr(arg1), copyinstr(arg2), arg3,
+			    arg4); }
 			librados$target:::rados_write_exit {
 			printf("%s %d\n", probename, arg0); }' "ceph/ceph-osd 2" \
-			"_ZL10do_osd_opsPKci rbd_data.0 7 write 20 0 512 9000 3 -3 65000" \
+			"_ZL10do_osd_opsPKci prepare_tx_enter 8 -1 4000000000 -2" \
+			"_ZL10do_osd_opsPKci do_osd_op_pre_read rbd_data.0 7 200000000 4000000000 0 512 9000 3" \
+			"rados_write rados_write_enter 1 rbd_data.0 rbd_data.0 100 0" \
 			"rados_write_exit 1000" \
-			"_ZL10do_osd_opsPKci rbd_data.1 8 write 21 4096 513 9001 4 -4 65001" \
+			"_ZL10do_osd_opsPKci prepare_tx_enter 8 -1 4000000001 -3" \
+			"_ZL10do_osd_opsPKci do_osd_op_pre_read rbd_data.1 8 200000000 4000000001 4096 513 9001 4" \
+			"rados_write rados_write_enter 1 rbd_data.1 rbd_data.1 101 4096" \
 			"rados_write_exit 1010"
 	fi
 fi

@@ -13,7 +13,8 @@ int virEventGLibAddHandle(int fd)
 {
 	int watch = fd + 1000;
 
-	PROBE(EVENT_GLIB_ADD_HANDLE, "watch=%d fd=%d events=%d cb=%p opaque=%p ff=%p",
-	      watch, fd, 1, vir_cb, NULL, NULL);
+	PROBE(EVENT_GLIB_ADD_HANDLE,
+	      "watch=%d fd=%d events=%d cb=%p opaque=%p ff=%p", watch, fd, 1,
+	      vir_cb, NULL, NULL);
 	return watch;
 }

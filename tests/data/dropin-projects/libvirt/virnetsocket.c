@@ -8,7 +8,7 @@
 
 struct vir_socket {
 	int fd;
-	char localAddr[32];	/* an array: libvirt's reason for the casts */
+	char localAddr[32]; /* an array: libvirt's reason for the casts */
 };
 
 static struct vir_socket sockets[4];
@@ -19,9 +19,11 @@ void *virNetSocketNew(int fd, pid_t pid)
 	static const char remoteAddr[] = "127.0.0.1;4000";
 
 	sock->fd = fd;
-	snprintf(sock->localAddr, sizeof(sock->localAddr), "127.0.0.1;%d", 22 + fd);
-	PROBE(RPC_SOCKET_NEW, "sock=%p fd=%d errfd=%d pid=%d localAddr=%s remoteAddr=%s",
-	      sock, fd, -1, pid, sock->localAddr, remoteAddr);
+	snprintf(sock->localAddr, sizeof(sock->localAddr), "127.0.0.1;%d",
+		 22 + fd);
+	PROBE(RPC_SOCKET_NEW,
+	      "sock=%p fd=%d errfd=%d pid=%d localAddr=%s remoteAddr=%s", sock,
+	      fd, -1, pid, sock->localAddr, remoteAddr);
 	virEventGLibAddHandle(fd);
 	return sock;
 }

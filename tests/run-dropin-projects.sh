@@ -13,9 +13,13 @@
 #  - meson (meson): `-DSTAP_SDT_V2 -h` on a .dtrace file with CC in the
 #    environment, `-G` with no objects, a shared library linked with
 #    meson's default b_lundef (--no-undefined) (glib, libvirt, QEMU);
-#  - CMake (cmake): `-h` on a preprocessed .h.d, never `-G`, C++ with
-#    <sys/sdt.h> included first, a shared library linked with -z defs
-#    (HotSpot);
+#    libvirt (libvirt, meson): `# file:` comment lines in the provider,
+#    -G's output in a versioned library and a daemon, a dlopen()ed
+#    driver module, every argument cast to void *;
+#  - CMake (cmake): `-h` on .h.d files cpp wrote with its line markers
+#    and the provider's pragmas, never `-G`, C++ with HotSpot's flags
+#    including <sys/sdt.h> and two providers' headers, nine-argument
+#    stubs, a shared library linked with -z defs (HotSpot);
 #  - plain make: PostgreSQL (postgres: `-C -h`, its sed script, `-C -G`
 #    over the objects, an extension built from the installed header and
 #    dlopen()ed, and one that fires no probe, as postgresql-rum) and
@@ -30,8 +34,9 @@
 #    objects, errors to /dev/zero);
 #  - CMake, C++, LTTng tracepoints that are also stapsdt probes through
 #    systemtap's internal _SDT_PROBE(): Mir (mir: CHECK_INCLUDE_FILE
-#    defines LTTNG_UST_HAVE_SDT_INTEGRATION) and Ceph (ceph: lttng-gen-tp
-#    providers, ten arguments of mixed sizes).
+#    defines LTTNG_UST_HAVE_SDT_INTEGRATION; C++20, -pedantic -Werror,
+#    and Debian's link-time optimisation) and Ceph (ceph: lttng-gen-tp
+#    providers, Ceph's own events, eight arguments of mixed sizes).
 # Everything links with -z defs (or b_lundef).  Each binary's and
 # library's probes must be listed by `dtrace -l --object` and by readelf,
 # and (as root, with bpftrace) fire with exact arguments under bpftrace
@@ -136,14 +141,20 @@ bfires() {
 	expect_file_eq "$bf_what: bpftrace $bf_probe hits" want.txt got.txt
 }
 
-# dfires WHAT D-PROGRAM CMD EXPECTED...: our `dtrace -q -n D-PROGRAM -c
-# CMD` prints EXPECTED, a line each, in any order
+# dfires [-Z] WHAT D-PROGRAM CMD EXPECTED...: our `dtrace -q -n
+# D-PROGRAM -c CMD` prints EXPECTED, a line each, in any order (-Z: a
+# description may match no probe yet, one of a library CMD dlopen()s)
 dfires() {
+	d_z=
+	if [ "$1" = -Z ]; then
+		d_z=-Z
+		shift
+	fi
 	d_what=$1 d_prog=$2 d_cmd=$3
 	shift 3
 	[ $tracing = yes ] || return 0
 	printf '%s\n' "$@" | sort >want.txt
-	timeout 120 dtrace -q -n "$d_prog" -c "$d_cmd" >dt.out 2>dt.err
+	timeout 120 dtrace $d_z -q -n "$d_prog" -c "$d_cmd" >dt.out 2>dt.err
 	grep -v '^$' dt.out | sort >got.txt
 	cmp -s want.txt got.txt || sed 's/^/    | /' dt.err >&2
 	expect_file_eq "$d_what: dtrace -n hits" want.txt got.txt
@@ -273,14 +284,42 @@ else
 		else
 			pass
 		fi
-		listed "cmake" cm/libjv.so jv "req gc-begin"
-		noted "cmake" cm/libjv.so jv "req gc__begin"
+		# HotSpot's .h.d: cpp's line markers and the pragmas went
+		# to dtrace -h as they are
+		expect_grep "cmake: the .h.d has cpp's line markers" \
+			'^# [0-9][0-9]* ".*jv\.d"' cm/jv.h.d
+		expect_grep "cmake: the .h.d has the pragmas" \
+			'^#pragma D attributes Evolving/Evolving/Common provider jv args$' \
+			cm/jv.h.d
+		listed "cmake" cm/libjv.so jv \
+			"req gc-begin method-compile-end thread-sleep-begin"
+		noted "cmake" cm/libjv.so jv \
+			"req gc__begin method__compile__end thread__sleep__begin"
+		listed "cmake" cm/libjv.so jv_jni \
+			"GetByteField-return GetCharField-return GetCreatedJavaVMs-entry"
 		bfires "cmake" "$PWD/cm/libjv.so" jv:req "cm/launcher 2" \
 			"/lib 100" "/lib 101"
-		# gc-begin fires only under its _ENABLED() guard
+		# gc-begin fires only under its _ENABLED() guard; a stub's
+		# arguments 6 to 8 are on the stack; a jbyte is signed, a
+		# jchar not
 		dfires "cmake" 'jv$target:::req { printf("%s %d\n", copyinstr(arg0), arg1); }
-			jv$target:::gc-begin { printf("gc %d\n", arg0); }' \
-			"cm/launcher 2" "/lib 100" "gc 0" "/lib 101" "gc 1"
+			jv$target:::gc-begin { printf("gc %d\n", arg0); }
+			jv$target:::method-compile-end {
+				printf("compiled %s %s.%s%s %d\n", copyinstr(arg0, arg1),
+				    copyinstr(arg2, arg3), copyinstr(arg4, arg5),
+				    copyinstr(arg6, arg7), arg8); }
+			jv$target:::thread-sleep-begin { printf("sleep %d\n", arg0); }
+			jv_jni$target:::GetCreatedJavaVMs-entry {
+				printf("vms %d %d\n", arg0 != 0, arg1); }
+			jv_jni$target:::GetByteField-return,
+			jv_jni$target:::GetCharField-return {
+				printf("%s %d\n", probename, arg0); }' \
+			"cm/launcher 2" "/lib 100" "gc 0" "/lib 101" "gc 1" \
+			"compiled C2 java/lang/Object.hashCode()I 1" \
+			"compiled C2 java/lang/Object.hashCode()I 2" \
+			"sleep -5000000000" "sleep -5000000001" "vms 1 1" "vms 1 1" \
+			"GetByteField-return -3" "GetByteField-return -4" \
+			"GetCharField-return 60000" "GetCharField-return 60001"
 	fi
 fi
 
@@ -367,6 +406,61 @@ if build "sssd: make" ss.log make -C ss; then
 fi
 
 # ---------------------------------------------------------------------
+# libvirt (meson): `env CC=... dtrace -o H -h -s` and `-o O -G -s` with no
+# objects on a provider whose probes are grouped under `# file:`-style
+# comment lines; -G's output in libvirt.so (a static library linked
+# whole, a version script, --no-undefined) and in the daemon, which
+# fires nothing itself and carries no probe; the QEMU driver, a module
+# the daemon dlopen()s, fires its own; every argument reaches the probe
+# cast to void * by virprobe.h's PROBE()
+
+if ! command -v meson >/dev/null 2>&1 || ! command -v ninja >/dev/null 2>&1; then
+	echo "# no meson or no ninja: the libvirt project is not built"
+else
+	cp -R "$data/libvirt" lv-src && chmod -R u+w lv-src || exit 99
+	if build "libvirt: setup" lv-setup.log env CC="$CC" CFLAGS="$WFLAGS" \
+		meson setup lv lv-src &&
+	   build "libvirt: ninja" lv-ninja.log ninja -v -C lv; then
+		expect_grep "libvirt: -h with CC in the environment" \
+			"env CC=[^ ]* [^ ]*dtrace -o libvirt_probes.h -h -s [^ ]*libvirt_probes\.d$" \
+			lv-ninja.log
+		expect_grep "libvirt: -G with no objects" \
+			"env CC=[^ ]* [^ ]*dtrace -o libvirt_probes.o -G -s [^ ]*libvirt_probes\.d$" \
+			lv-ninja.log
+		# rpc_socket_dispose is called nowhere, so carried nowhere
+		listed "libvirt" lv/libvirt.so libvirt \
+			"event_glib_add_handle rpc_socket_new"
+		noted "libvirt" lv/libvirt.so libvirt \
+			"event_glib_add_handle rpc_socket_new"
+		listed "libvirt" lv/libvirt_driver_qemu.so libvirt \
+			qemu_monitor_send_msg
+		noted "libvirt" lv/libvirt_driver_qemu.so libvirt \
+			qemu_monitor_send_msg
+		expect_eq "libvirt: libvirtd: readelf -n finds no probe" 0 \
+			"$(readelf -n lv/libvirtd | grep -c 'Provider: libvirt')"
+		# the module's probe exists only once it is loaded: -Z
+		dfires -Z "libvirt" 'libvirt$target:::rpc_socket_new {
+			printf("%s %s %d %d %d %s %s\n", probefunc, probename,
+			    arg1, arg2, arg3 == pid, copyinstr(arg4),
+			    copyinstr(arg5)); }
+			libvirt$target:::event_glib_add_handle {
+			printf("%s %s %d %d %d\n", probefunc, probename, arg0,
+			    arg1, arg2); }
+			libvirt$target:::qemu_monitor_send_msg {
+			printf("%s %s %s %d\n", probefunc, probename,
+			    copyinstr(arg1), arg2); }' "lv/libvirtd 2" \
+			"virNetSocketNew rpc_socket_new 3 -1 1 127.0.0.1;25 127.0.0.1;4000" \
+			"virEventGLibAddHandle event_glib_add_handle 1003 3 1" \
+			"virNetSocketNew rpc_socket_new 10 -1 0 127.0.0.1;32 127.0.0.1;4000" \
+			"virEventGLibAddHandle event_glib_add_handle 1010 10 1" \
+			'qemuMonitorSend qemu_monitor_send_msg {"execute":"qmp_capabilities"} 10' \
+			"virNetSocketNew rpc_socket_new 11 -1 0 127.0.0.1;33 127.0.0.1;4000" \
+			"virEventGLibAddHandle event_glib_add_handle 1011 11 1" \
+			'qemuMonitorSend qemu_monitor_send_msg {"execute":"query-status"} 11'
+	fi
+fi
+
+# ---------------------------------------------------------------------
 # gcc's libgcc: the unwinder's libgcc:::unwind, from <sys/sdt.h> alone,
 # compiled only where the header says its notes are version 3
 # (_SDT_NOTE_TYPE)
@@ -428,9 +522,11 @@ fi
 # systemtap's internal _SDT_PROBE(provider, name, n, (args)), which
 # LTTng-UST 2.13's <lttng/tracepoint.h> calls (tests/data/.../lttng is
 # a miniature of that header).  Mir: CMake's CHECK_INCLUDE_FILE finds
-# <sys/sdt.h> and defines LTTNG_UST_HAVE_SDT_INTEGRATION, C++ server
-# library; Ceph: lttng-gen-tp providers with TRACEPOINT_DEFINE in the
-# OSD and librados, ten arguments of mixed sizes.
+# <sys/sdt.h> and defines LTTNG_UST_HAVE_SDT_INTEGRATION, C++20 server
+# library built with -pedantic -Werror and, as Debian builds it, -flto;
+# Ceph: lttng-gen-tp providers with TRACEPOINT_DEFINE in the
+# OSD and librados, events with the arguments Ceph's osd.tp and
+# librados.tp give them (eight in the OSD's read, of mixed sizes).
 
 SDT_CXXFLAGS="$WFLAGS -I$top_srcdir/sdk/include"
 if ! command -v cmake >/dev/null 2>&1; then
@@ -438,13 +534,20 @@ if ! command -v cmake >/dev/null 2>&1; then
 elif ! command -v "${CXX%% *}" >/dev/null 2>&1; then
 	echo "# no C++ compiler ($CXX): the Mir and Ceph projects are not built"
 else
+	# as debian/rules builds it: dpkg-buildflags' flags (CPPFLAGS folded
+	# into the others, as debhelper does for CMake), and LTO
+	mir_flags="-g -O2 -fstack-protector-strong -Wformat -Werror=format-security -Wdate-time -D_FORTIFY_SOURCE=2 -I$top_srcdir/sdk/include"
 	cp -R "$data/mir" mir-src && chmod -R u+w mir-src || exit 99
 	if build "mir: configure" mir-cmake.log env CC="$CC" CXX="$CXX" \
-		CFLAGS="$SDT_CXXFLAGS" CXXFLAGS="$SDT_CXXFLAGS" cmake -S mir-src \
-		-B mir -DLTTNG_INCLUDE="$data/lttng" &&
+		CFLAGS="$mir_flags" CXXFLAGS="$mir_flags" \
+		LDFLAGS="-Wl,-z,relro -Wl,-z,now" cmake -S mir-src -B mir \
+		-DLTTNG_INCLUDE="$data/lttng" -DMIR_LINK_TIME_OPTIMIZATION=ON &&
 	   build "mir: make" mir-make.log make -C mir VERBOSE=1; then
 		expect_grep "mir: CMake found <sys/sdt.h>" \
 			"^HAVE_SYS_SDT_H:INTERNAL=1$" mir/CMakeCache.txt
+		expect_grep "mir: C++20, -pedantic, -Werror and LTO" \
+			"-pedantic .*-Werror -flto.* -std=c++20 .*compositor_report\.cpp" \
+			mir-make.log
 		mir_probes="added_display began_frame buffers_in_frame finished_frame"
 		noted "mir" mir/libmirserver.so mir_server_compositor "$mir_probes"
 		listed "mir" mir/libmirserver.so mir_server_compositor "$mir_probes"
@@ -473,19 +576,32 @@ else
 			"rados_write_enter rados_write_exit"
 		listed "ceph" ceph/librados.so librados \
 			"rados_write_enter rados_write_exit"
-		noted "ceph" ceph/ceph-osd osd do_osd_op_pre_extent
-		listed "ceph" ceph/ceph-osd osd do_osd_op_pre_extent
-		bfires "ceph" "$PWD/ceph/librados.so" librados:rados_write_enter \
-			"ceph/ceph-osd 2" "rbd_data.0 100" "rbd_data.1 101"
-		dfires "ceph" 'osd$target:::do_osd_op_pre_extent {
-			printf("%s %s %d %s %x %d %d %d %d %d %d\n", probefunc,
-			    copyinstr(arg0), arg1, copyinstr(arg2), arg3, arg4,
-			    arg5, arg6, arg7, arg8, arg9); }
+		noted "ceph" ceph/ceph-osd osd "prepare_tx_enter do_osd_op_pre_read"
+		listed "ceph" ceph/ceph-osd osd "prepare_tx_enter do_osd_op_pre_read"
+		bfires "ceph" "$PWD/ceph/ceph-osd" osd:do_osd_op_pre_read \
+			"ceph/ceph-osd 2" "rbd_data.0 7" "rbd_data.1 8"
+		# a uint8_t, an int64_t of -1, an int32_t below 0, a uint32_t
+		# above INT32_MAX, a size_t: each at its width and sign
+		dfires "ceph" 'osd$target:::prepare_tx_enter {
+			printf("%s %s %d %d %d %d\n", probefunc, probename, arg0,
+			    arg1, arg2, arg3); }
+			osd$target:::do_osd_op_pre_read {
+			printf("%s %s %s %d %x %d %d %d %d %d\n", probefunc,
+			    probename, copyinstr(arg0), arg1, arg2, arg3, arg4,
+			    arg5, arg6, arg7); }
+			librados$target:::rados_write_enter {
+			printf("%s %s %d %s %s %d %d\n", probefunc, probename,
+			    arg0 != 0, copyinstr(arg1), copyinstr(arg2), arg3,
+			    arg4); }
 			librados$target:::rados_write_exit {
 			printf("%s %d\n", probename, arg0); }' "ceph/ceph-osd 2" \
-			"_ZL10do_osd_opsPKci rbd_data.0 7 write 20 0 512 9000 3 -3 65000" \
+			"_ZL10do_osd_opsPKci prepare_tx_enter 8 -1 4000000000 -2" \
+			"_ZL10do_osd_opsPKci do_osd_op_pre_read rbd_data.0 7 200000000 4000000000 0 512 9000 3" \
+			"rados_write rados_write_enter 1 rbd_data.0 rbd_data.0 100 0" \
 			"rados_write_exit 1000" \
-			"_ZL10do_osd_opsPKci rbd_data.1 8 write 21 4096 513 9001 4 -4 65001" \
+			"_ZL10do_osd_opsPKci prepare_tx_enter 8 -1 4000000001 -3" \
+			"_ZL10do_osd_opsPKci do_osd_op_pre_read rbd_data.1 8 200000000 4000000001 4096 513 9001 4" \
+			"rados_write rados_write_enter 1 rbd_data.1 rbd_data.1 101 4096" \
 			"rados_write_exit 1010"
 	fi
 fi

@@ -1,5 +1,5 @@
-// librados (a miniature written for these tests): its tracepoints, as
-// Ceph's src/librados/librados_c.cc fires them.
+// librados (a miniature written for these tests): its write's
+// tracepoints, fired as Ceph's src/librados/librados_c.cc fires them.
 #include "librados.h"
 
 #ifdef WITH_LTTNG
@@ -12,10 +12,11 @@
 #define tracepoint(...)
 #endif
 
-int rados_write(const char *oid, const char *buf, int len)
+extern "C" int rados_write(rados_ioctx_t io, const char *o, const char *buf,
+			   size_t len, uint64_t off)
 {
-	tracepoint(librados, rados_write_enter, oid, len);
-	int retval = buf ? len * 10 : -22;
+	tracepoint(librados, rados_write_enter, io, o, buf, len, off);
+	int retval = io && buf ? (int)(len * 10) : -22;
 	tracepoint(librados, rados_write_exit, retval);
 	return retval;
 }

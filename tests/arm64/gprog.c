@@ -2,7 +2,8 @@
 /*
  * gprog.c - the probed program of the aarch64 guest (tests/arm64/
  * guest.sh, steps-guest.sh): gprog N [SECONDS] fires, N times, after
- * SECONDS of sleep, gp:::many with ten arguments (eight go in x0-x7,
+ * SECONDS of sleep (with "-" for SECONDS: once a byte is read from its
+ * standard input, steps-helperd-guest.sh's cue), gp:::many with ten arguments (eight go in x0-x7,
  * the last two on the stack, -4@[sp] and 1@[sp, 8]), gp:::name with a
  * string, both through dtrace -h's header (sites rewritten by -G), and
  * gp:::sdt through <sys/sdt.h> (one nop, its arguments where the
@@ -60,8 +61,14 @@ int main(int argc, char **argv)
 	if (fd < 0 || dup2(fd, 100) != 100)
 		return 1;
 
-	if (argc > 2)
+	if (argc > 2 && !strcmp(argv[2], "-")) {
+		char cue;
+
+		if (read(0, &cue, 1) != 1)
+			return 1;
+	} else if (argc > 2) {
 		sleep((unsigned)atoi(argv[2]));
+	}
 	for (long i = 0; i < n; i++) {
 		GP_MANY(i, i + 1, -2 - i, i * 1000, 5, 6, 7, 8, -9 - (int)i,
 			'c');

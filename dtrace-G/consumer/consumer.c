@@ -1060,9 +1060,9 @@ int backend_open_kernel(struct consumer *c)
  * the proc provider has not been checked on an arm64 kernel: refused,
  * not guessed.  The syscall provider reads arm64's x0-x5 and syscallno,
  * profile-N its pc and pstate (bpf/kprov.bpf.h, kprov_profile.c;
- * tests/arm64/steps-guest.sh checks them), and tick-N fires in dtrace
- * and runs anywhere.  (The pid provider refuses
- * itself: pidprov.c.)  0, or -1 having said why.
+ * tests/arm64/steps-guest.sh checks them), tick-N fires in dtrace and
+ * runs anywhere, and the pid provider takes arm64's sites and argument
+ * registers (pidprov.c, objects/pidfuncs.c).  0, or -1 having said why.
  */
 static int machine_check(struct consumer *c)
 {

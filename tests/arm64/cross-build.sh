@@ -6,9 +6,9 @@
 # qemu-aarch64 and `make check-arm64-guest` in its guest.
 #
 #  1. The arm64 libraries dtrace and dtrace-helperd link with (libelf,
-#     libdw, their compression libraries, libbpf, libfuse3) are fetched with `apt-get download` and
-#     unpacked into DIR/root: nothing is installed, the build machine's
-#     own packages stay as they are.  (Installing the :arm64 -dev
+#     libdw, their compression libraries, libbpf, libfuse3) are fetched
+#     with `apt-get download` and unpacked into DIR/root: nothing is
+#     installed, the build machine's own packages stay as they are.  (Installing the :arm64 -dev
 #     packages with multiarch would replace binutils, gcc and clang on
 #     bookworm: binutils-dev:arm64 conflicts with them, and the rest
 #     upgrades the machine's libssl and friends.)  apt must know the

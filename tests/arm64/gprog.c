@@ -3,16 +3,20 @@
  * gprog.c - the probed program of the aarch64 guest (tests/arm64/
  * guest.sh, steps-guest.sh): gprog N [SECONDS] fires, N times, after
  * SECONDS of sleep (with "-" for SECONDS: once a byte is read from its
- * standard input, steps-helperd-guest.sh's cue), gp:::many with ten arguments (eight go in x0-x7,
- * the last two on the stack, -4@[sp] and 1@[sp, 8]), gp:::name with a
- * string, both through dtrace -h's header (sites rewritten by -G), and
- * gp:::sdt through <sys/sdt.h> (one nop, its arguments where the
- * compiler keeps them).  The values depend on the iteration, so that a
- * hit read with another's registers shows.  Each time it also calls,
- * for the syscall provider, getpid(), write() of 3 + i bytes of argv[0]
- * to /dev/null on fd 100, lseek(100, 4096 + i, SEEK_CUR) (an
- * __NR3264_ call: 0 on /dev/null) and lseek(101, 7, SEEK_SET) (fd 101
- * is not open: EBADF).
+ * standard input, steps-helperd-guest.sh's cue), gp:::many with ten
+ * arguments (eight go in x0-x7, the last two on the stack, -4@[sp] and
+ * 1@[sp, 8]), gp:::name with a string, both through dtrace -h's header
+ * (sites rewritten by -G), and gp:::sdt through <sys/sdt.h> (one nop,
+ * its arguments where the compiler keeps them).  The values depend on
+ * the iteration, so that a hit read with another's registers shows.
+ * Each time it also calls, for the syscall provider, getpid(), write()
+ * of 3 + i bytes of argv[0] to /dev/null on fd 100, lseek(100, 4096 +
+ * i, SEEK_CUR) (an __NR3264_ call: 0 on /dev/null) and lseek(101, 7,
+ * SEEK_SET) (fd 101 is not open: EBADF).  And, for the pid provider
+ * (steps-pid-guest.sh), it calls sum10(i, i + 1, -2 - i, 3, 4, 5, 6,
+ * 7, -8 - i, 9000 + i): eight arguments in x0-x7, two on the stack,
+ * 9016 + i returned, no branch, so each of its instructions runs once a
+ * call.
  *
  * gprog spin N FILE, for profile-N: writes to FILE where spin() is (its
  * own section, gspin: "LO HI"), calls getppid(), runs spin()'s loop of
@@ -28,6 +32,14 @@
 #include "gp.h"
 
 extern const char __start_gspin[], __stop_gspin[];
+
+/* noipa: called as it is written, with every argument where AAPCS64
+ * puts it */
+__attribute__((noipa)) long sum10(long a0, long a1, long a2, long a3, long a4,
+				  long a5, long a6, long a7, long a8, long a9)
+{
+	return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9;
+}
 
 __attribute__((noinline, section("gspin"))) static void spin(long n)
 {
@@ -70,6 +82,9 @@ int main(int argc, char **argv)
 		sleep((unsigned)atoi(argv[2]));
 	}
 	for (long i = 0; i < n; i++) {
+		if (sum10(i, i + 1, -2 - i, 3, 4, 5, 6, 7, -8 - i, 9000 + i) !=
+		    9016 + i)
+			return 1;
 		GP_MANY(i, i + 1, -2 - i, i * 1000, 5, 6, 7, 8, -9 - (int)i,
 			'c');
 		GP_NAME((int)i, argv[0]);

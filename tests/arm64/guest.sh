@@ -24,13 +24,15 @@
 #  4. The probed program, tests/arm64/gprog.c: this build's dtrace -h,
 #     the cross compiler, this build's dtrace -G with drti.c compiled
 #     for aarch64 (gprog); and linked without -G (gstub: its probes
-#     reach the header's stubs).
+#     reach the header's stubs).  The size of gprog's sum10() (nm -S),
+#     for the pid provider's steps, in sum10.size.
 #  5. An initramfs: busybox, /init, /kmod/steps-guest.sh
-#     (tests/arm64/steps-guest.sh says what it checks) and
+#     (tests/arm64/steps-guest.sh says what it checks),
 #     /kmod/steps-helperd.sh (tests/arm64/steps-helperd-guest.sh, run
-#     after it), dtrace, dtrace-helperd, fuse.ko, gprog and every shared
-#     library they name (readelf's NEEDED, found in
-#     A64_LIBPATH and the cross C library), and the dynamic loader.
+#     after it) and /kmod/steps-pid.sh (tests/arm64/steps-pid-guest.sh,
+#     last), dtrace, dtrace-helperd, fuse.ko, gprog, sum10.size and every
+#     shared library they name (readelf's NEEDED, found in A64_LIBPATH
+#     and the cross C library), and the dynamic loader.
 #  6. Boot: qemu-system-aarch64 -M virt, one CPU, serial console to a
 #     file, under `timeout`; the verdict is in the serial log alone.
 #     About 15 s on an idle 2-CPU host.
@@ -98,8 +100,8 @@ if ! command -v qemu-system-aarch64 >/dev/null 2>&1; then
 	apt_install qemu-system-arm ||
 		skip "no qemu-system-aarch64 (Debian: qemu-system-arm)"
 fi
-for t in qemu-system-aarch64 "$a64cc" "${A64_CROSS}readelf" cpio gzip \
-	dpkg-deb; do
+for t in qemu-system-aarch64 "$a64cc" "${A64_CROSS}readelf" "${A64_CROSS}nm" \
+	cpio gzip dpkg-deb; do
 	command -v "$t" >/dev/null 2>&1 || skip "no $t"
 done
 [ -e "$A64_SYSROOT/lib/ld-linux-aarch64.so.1" ] ||
@@ -177,7 +179,10 @@ mkdir -p "$work/progs"
 		$a64cc -o gstub gprog.o &&
 		DTRACE_DRTI=$PWD/drti-aarch64.o "$DTRACE" -G \
 			-s "$a64_src/gp.d" -o gp-probes.o gprog.o &&
-		$a64cc -o gprog gprog.o gp-probes.o
+		$a64cc -o gprog gprog.o gp-probes.o &&
+		"${A64_CROSS}nm" -S gprog |
+		awk '$4 == "sum10" { print $2 }' >sum10.size &&
+		[ -s sum10.size ]
 ) >"$work/progs.log" 2>&1 || {
 	sed 's/^/    | /' "$work/progs.log"
 	die "building tests/arm64/gprog.c with $DTRACE"
@@ -195,6 +200,8 @@ cp "$busybox" "$rd/bin/busybox" &&
 	chmod 755 "$rd/init" "$rd/bin/busybox" &&
 	cp "$a64_src/steps-guest.sh" "$rd/kmod/" &&
 	cp "$a64_src/steps-helperd-guest.sh" "$rd/kmod/steps-helperd.sh" &&
+	cp "$a64_src/steps-pid-guest.sh" "$rd/kmod/steps-pid.sh" &&
+	cp "$work/progs/sum10.size" "$rd/kt/" &&
 	: >"$rd/kmod/env" &&
 	cp "$A64_DTRACE" "$work/progs/gprog" "$work/progs/gstub" "$rd/kt/" ||
 	die "populating $rd"

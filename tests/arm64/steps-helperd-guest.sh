@@ -41,6 +41,11 @@ hd_gone() {
 	[ ! -e "$hd_reg/$1" ]
 }
 
+# the daemon is up: its socket bound and then its device file written
+hd_up() {
+	[ -S /run/dtrace/helper.sock ] && [ -e /run/dtrace/device ]
+}
+
 if [ ! -x /kt/dtrace-helperd ]; then
 	skip_test "dtrace-helperd on arm64" "no A64_HELPERD given"
 elif check "insmod fuse.ko (the helper's device is served through FUSE)" \
@@ -54,9 +59,8 @@ elif check "insmod fuse.ko (the helper's device is served through FUSE)" \
 	ga=$!
 	dtrace-helperd -f -v >/tmp/helperd.log 2>&1 7<&- 8<&- &
 	hd_pid=$!
-	wait_until 300 test -S /run/dtrace/helper.sock
-	check "dtrace-helperd serves its socket and device" \
-		test -S /run/dtrace/helper.sock -a -e /run/dtrace/device ||
+	wait_until 300 hd_up
+	check "dtrace-helperd serves its socket and device" hd_up ||
 		diag "$(cat /tmp/helperd.log)"
 	wait_until 300 hd_has_reg "$ga"
 	expect_eq "gprog started before the daemon: found by its scan" \

@@ -71,8 +71,9 @@
  * 100 ms a site on the 2-CPU VM, so 2,000 sites take minutes to stop):
  * past PID_SLOWSITES sites dtrace says so when it arms them.  A site
  * whose instruction the kernel cannot probe (a lock-prefixed first
- * instruction, pthread_spin_lock's) is left out with a warning, not an
- * error, so a glob over a library still traces the rest.  The fasttrap
+ * instruction, pthread_spin_lock's; on arm64 an exclusive load or store,
+ * ldxr/stxr) is left out with a warning, not an error, so a glob over a
+ * library still traces the rest.  The fasttrap
  * module arms no pid probes: a run that has some uses the BPF or uprobe
  * backend instead, and says so (its table's needs: BE_CAP_UPROBES).
  *
@@ -98,8 +99,18 @@
 #define PID_MAXSITES 4000
 /* past this many sites, dtrace warns that stopping will take a while */
 #define PID_SLOWSITES 200
-/* the kernel's ENOTSUPP: uprobes cannot probe the instruction there */
-#define KERNEL_ENOTSUPP 524
+/*
+ * How the kernel refuses a uprobe on an instruction it cannot probe
+ * (arch_uprobe_analyze_insn()): x86-64's says ENOTSUPP (524, the
+ * kernel's own errno); arm64's says EINVAL for the instructions its
+ * decoder rejects, and otherwise only for an address that is not
+ * 4-aligned, which a pid site never is (pidfuncs.c).
+ */
+#if defined(__aarch64__)
+#define KERNEL_INSN_REFUSED (-EINVAL)
+#else
+#define KERNEL_INSN_REFUSED (-524)
+#endif
 
 /* A description naming a process. */
 struct piddesc {
@@ -162,7 +173,7 @@ static bool pid_site_refused(struct consumer *c, const struct tfile *f,
 {
 	struct pidprov *pp = c->pid;
 
-	if (!pp || SITE_KIND(key) == SITE_USDT || err != -KERNEL_ENOTSUPP)
+	if (!pp || SITE_KIND(key) == SITE_USDT || err != KERNEL_INSN_REFUSED)
 		return false;
 	for (size_t i = 0; i < pp->nrefused; i++)
 		if (pp->refused[i].f == f && pp->refused[i].key == key)

@@ -16,7 +16,8 @@
  * (steps-pid-guest.sh), it calls sum10(i, i + 1, -2 - i, 3, 4, 5, 6,
  * 7, -8 - i, 9000 + i): eight arguments in x0-x7, two on the stack,
  * 9016 + i returned, no branch, so each of its instructions runs once a
- * call.
+ * call; and excl(&i), which returns i read with an exclusive load at
+ * offset 4, an instruction arm64's uprobes refuse to probe.
  *
  * gprog spin N FILE, for profile-N: writes to FILE where spin() is (its
  * own section, gspin: "LO HI"), calls getppid(), runs spin()'s loop of
@@ -40,6 +41,18 @@ __attribute__((noipa)) long sum10(long a0, long a1, long a2, long a3, long a4,
 {
 	return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9;
 }
+
+/* in assembly, so that each instruction is where the comment says */
+long excl(const long *p);
+__asm__(".text\n"
+	".globl excl\n"
+	".type excl, %function\n"
+	"excl:\n"
+	"\tnop\n"	    /* 0 */
+	"\tldxr x0, [x0]\n" /* 4: refused by the kernel */
+	"\tclrex\n"	    /* 8 */
+	"\tret\n"	    /* c */
+	".size excl, . - excl\n");
 
 __attribute__((noinline, section("gspin"))) static void spin(long n)
 {
@@ -83,7 +96,8 @@ int main(int argc, char **argv)
 	}
 	for (long i = 0; i < n; i++) {
 		if (sum10(i, i + 1, -2 - i, 3, 4, 5, 6, 7, -8 - i, 9000 + i) !=
-		    9016 + i)
+			    9016 + i ||
+		    excl(&i) != i)
 			return 1;
 		GP_MANY(i, i + 1, -2 - i, i * 1000, 5, 6, 7, 8, -9 - (int)i,
 			'c');

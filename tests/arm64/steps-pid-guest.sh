@@ -23,7 +23,11 @@
 #    up to sum10's size, and tracing counts each of them 3 times in 3
 #    calls, on both backends;
 #  - an offset inside an instruction (2) and one past the function are
-#    refused with the reason, exit 1.
+#    refused with the reason, exit 1;
+#  - pid$target:a.out:excl: (gprog.c's excl(), in assembly: nop, ldxr,
+#    clrex, ret): the ldxr at 4, which arm64's uprobes refuse (EINVAL),
+#    is left out with a warning naming it, and entry, return and the
+#    other offsets are each counted 3 times, on both backends.
 
 pid_args='pid$target:a.out:sum10:entry {
 	printf("e %d %d %d %d %d %d %d %d %d %d\n", arg0, arg1, arg2, arg3,
@@ -111,3 +115,21 @@ dtrace -q -n "pid\$target:a.out:sum10:$past { }" -c '/kt/gprog 1' \
 expect_eq "pid provider: offset $past refused, past the function" \
 	"1 dtrace: invalid probe specifier pid\$target:a.out:sum10:$past: offset 0x$past is outside function sum10 (0x$past bytes) in /kt/gprog" \
 	"$? $(sed 's/pid[0-9]*:/pid$target:/' /tmp/pidr.err)"
+
+# an instruction the kernel will not probe (excl's ldxr at 4) is left
+# out with a warning, the rest of the function traced
+printf '%s\n' '0 3' '8 3' 'c 3' 'entry 3' 'return 3' >/tmp/pidx-expect.txt
+for be in bpf uprobe; do
+	DTRACE_BACKEND=$be dtrace -q -n 'pid$target:a.out:excl: {
+		@[probename] = count(); }
+	END { printa("%s %@d\n", @); }' -c '/kt/gprog 3' \
+		>/tmp/pidx-$be.txt 2>/tmp/pidx-$be.err
+	expect_eq "pid provider ($be): excl's offsets, dtrace exits 0" 0 "$?" ||
+		diag "$(cat /tmp/pidx-$be.err)"
+	grep -v '^$' /tmp/pidx-$be.txt | sort >/tmp/pidx-$be.out
+	expect_file "pid provider ($be): every offset of excl but the ldxr" \
+		/tmp/pidx-expect.txt /tmp/pidx-$be.out
+	expect_eq "pid provider ($be): the ldxr left out with a warning" \
+		"dtrace: warning: pid\$target:gprog:excl:4 is not traced: the kernel's uprobes cannot probe the instruction at /kt/gprog offset 0xOFF" \
+		"$(sed 's/pid[0-9]*:/pid$target:/; s/offset 0x[0-9a-f]*$/offset 0xOFF/' /tmp/pidx-$be.err)"
+done

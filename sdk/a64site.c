@@ -29,9 +29,13 @@
  * need no disassembler: the relocation type fixes what the word is, the
  * word's opcode bits are checked against it, and the site must be
  * 4-aligned within its function.  (binutils' libopcodes here is built
- * for x86 only, so it could not decode these anyway.)  A rewritten site
- * is marked in its neutralised relocation (R_AARCH64_NONE), as on
- * x86-64: r_offset is the site, r_addend its kind (A64_SITE_MARK).
+ * for x86 only, so it could not decode these anyway.)  The check also
+ * marks every word of the function as an instruction start in the
+ * site_insns bit set, as x86site.c marks what it decodes, for the pid
+ * provider's instruction offsets (dtrace-G/objects/pidfuncs.c).  A
+ * rewritten site is marked in its neutralised relocation
+ * (R_AARCH64_NONE), as on x86-64: r_offset is the site, r_addend its
+ * kind (A64_SITE_MARK).
  */
 #include "config.h"
 
@@ -39,6 +43,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "a64site.h"
@@ -155,6 +160,16 @@ static int a64_insns_check(struct site_insns *m, uint64_t at, unsigned len,
 			   bool one_insn, char *msg, size_t msglen)
 {
 	(void)one_insn;	/* a 4-byte site is one instruction */
+	/* every whole 4-byte word starts one, for readers of m->starts
+	 * (the pid provider's instruction offsets) */
+	if (!m->starts) {
+		m->starts = calloc(m->fsize / 8 + 1, 1);
+		if (!m->starts)
+			return site_err(msg, msglen, "out of memory");
+		for (uint64_t i = 0; i + 4 <= m->fsize; i += 4)
+			m->starts[i / 8] |= (uint8_t)(1u << (i % 8));
+		m->pc = m->fstart + (m->fsize & ~(uint64_t)3);
+	}
 	if (at < m->fstart || at > m->fstart + m->fsize ||
 	    len > m->fstart + m->fsize - at)
 		return site_err(msg, msglen,

@@ -48,10 +48,9 @@
 #    stub callers, lists arm64's system calls (the __NR3264_ ones such
 #    as lseek too, not the table's bounds), runs BEGIN and tick-N
 #    clauses, knows uregs[]'s aarch64 names (R_X0-R_X30, R_SP, R_PC,
-#    R_PSTATE, R_FP: Linux DTrace's numbers) and no x86-64 one, and
-#    refuses, with the reason, what it cannot trace on aarch64 yet: the
-#    pid provider.  (Tracing USDT probes needs an arm64
-#    kernel: tests/arm64/guest.sh, make check-arm64-guest.)
+#    R_PSTATE, R_FP: Linux DTrace's numbers) and no x86-64 one.
+#    (Tracing USDT probes, the pid provider and the helper need an
+#    arm64 kernel: tests/arm64/guest.sh, make check-arm64-guest.)
 #
 # Skips (77) with the reason when the cross compiler, its binutils,
 # qemu-aarch64 or the aarch64 libc (libc6-dev-arm64-cross) is missing.
@@ -686,8 +685,7 @@ else
 	for r in \
 		"BEGIN { trace(uregs[R_RIP]); }|invalid probe specifier BEGIN { trace(uregs[R_RIP]); }: line 1, column 21: failed to resolve R_RIP: Unknown variable name" \
 		"BEGIN { trace(uregs[R_PSTATE]); }|invalid probe specifier BEGIN { trace(uregs[R_PSTATE]); }: line 1, column 21: uregs[34] is not supported: a hit records the general registers, R_SP and R_PC, not R_PSTATE" \
-		"BEGIN { trace(uregs[31]); }|invalid probe specifier BEGIN { trace(uregs[31]); }: line 1, column 21: uregs[31]: no such register (R_X0 0 to R_PSTATE 34)" \
-		"pid1::main:entry { }|invalid probe specifier pid1::main:entry: the pid provider is not available on aarch64 (x86-64 only so far)"
+		"BEGIN { trace(uregs[31]); }|invalid probe specifier BEGIN { trace(uregs[31]); }: line 1, column 21: uregs[31]: no such register (R_X0 0 to R_PSTATE 34)"
 	do
 		DTRACE_BACKEND=uprobe a64dt -q -n "${r%%|*}"
 		expect_eq "aarch64 dtrace -n '${r%%|*}': refused" \

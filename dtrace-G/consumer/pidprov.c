@@ -31,15 +31,21 @@
  * turn into tracefs fetch arguments or the BPF program's evspec:
  *
  *	entry	arg0..arg5 %rdi %rsi %rdx %rcx %r8 %r9 (SysV x86-64),
- *		arg6..arg11 the stack slots above the return address
- *	offset	arg0..arg5 the same registers, as they are there
- *	return	a uretprobe ("r:" event): arg1 %rax, the return value;
- *		arg0, in DTrace the offset of the returning instruction, is
- *		0: a uretprobe fires in the caller, after the return, and
- *		cannot say which ret it was (as Oracle's Linux DTrace)
+ *		arg6..arg11 the stack slots above the return address;
+ *		on aarch64 arg0..arg7 x0-x7 (AAPCS64), arg8..arg11 the
+ *		stack slots at sp (the return address is in x30)
+ *	offset	arg0..arg5 (aarch64: arg0..arg7) the same registers, as
+ *		they are there
+ *	return	a uretprobe ("r:" event): arg1 %rax (aarch64: x0), the
+ *		return value; arg0, in DTrace the offset of the returning
+ *		instruction, is 0: a uretprobe fires in the caller, after
+ *		the return, and cannot say which ret it was (as Oracle's
+ *		Linux DTrace)
  *
- * args[N] are arg N, typed int64_t.  Kernel-side aggregation (bpf_agg.c)
- * works unchanged: a plan reads the same evspec.
+ * The specs are in the syntax of this machine's notes (consumer/arch.h's
+ * arch_arg_next() reads them).  args[N] are arg N, typed int64_t.
+ * Kernel-side aggregation (bpf_agg.c) works unchanged: a plan reads the
+ * same evspec.
  *
  * dtrace -l.  pid_list(), the table's list: the probe points each
  * description naming a process selects there, each once, as rows with
@@ -65,8 +71,9 @@
  * 100 ms a site on the 2-CPU VM, so 2,000 sites take minutes to stop):
  * past PID_SLOWSITES sites dtrace says so when it arms them.  A site
  * whose instruction the kernel cannot probe (a lock-prefixed first
- * instruction, pthread_spin_lock's) is left out with a warning, not an
- * error, so a glob over a library still traces the rest.  The fasttrap
+ * instruction, pthread_spin_lock's; on arm64 an exclusive load or store,
+ * ldxr/stxr) is left out with a warning, not an error, so a glob over a
+ * library still traces the rest.  The fasttrap
  * module arms no pid probes: a run that has some uses the BPF or uprobe
  * backend instead, and says so (its table's needs: BE_CAP_UPROBES).
  *
@@ -92,8 +99,18 @@
 #define PID_MAXSITES 4000
 /* past this many sites, dtrace warns that stopping will take a while */
 #define PID_SLOWSITES 200
-/* the kernel's ENOTSUPP: uprobes cannot probe the instruction there */
-#define KERNEL_ENOTSUPP 524
+/*
+ * How the kernel refuses a uprobe on an instruction it cannot probe
+ * (arch_uprobe_analyze_insn()): x86-64's says ENOTSUPP (524, the
+ * kernel's own errno); arm64's says EINVAL for the instructions its
+ * decoder rejects, and otherwise only for an address that is not
+ * 4-aligned, which a pid site never is (pidfuncs.c).
+ */
+#if defined(__aarch64__)
+#define KERNEL_INSN_REFUSED (-EINVAL)
+#else
+#define KERNEL_INSN_REFUSED (-524)
+#endif
 
 /* A description naming a process. */
 struct piddesc {
@@ -129,6 +146,15 @@ static const char *pid_site_args(const struct tnote *note, uint64_t key)
 {
 	(void)note;
 	switch (SITE_KIND(key)) {
+#if defined(__aarch64__)
+	case SITE_PID_ENTRY:
+		return "8@x0 8@x1 8@x2 8@x3 8@x4 8@x5 8@x6 8@x7 "
+		       "8@[sp] 8@[sp, 8] 8@[sp, 16] 8@[sp, 24]";
+	case SITE_PID_OFFSET:
+		return "8@x0 8@x1 8@x2 8@x3 8@x4 8@x5 8@x6 8@x7";
+	case SITE_PID_RETURN:
+		return "8@#0 8@x0";
+#else
 	case SITE_PID_ENTRY:
 		return "8@%rdi 8@%rsi 8@%rdx 8@%rcx 8@%r8 8@%r9 "
 		       "8@8(%rsp) 8@16(%rsp) 8@24(%rsp) 8@32(%rsp) "
@@ -137,6 +163,7 @@ static const char *pid_site_args(const struct tnote *note, uint64_t key)
 		return "8@%rdi 8@%rsi 8@%rdx 8@%rcx 8@%r8 8@%r9";
 	case SITE_PID_RETURN:
 		return "8@$0 8@%rax";
+#endif
 	}
 	return NULL;
 }
@@ -146,7 +173,7 @@ static bool pid_site_refused(struct consumer *c, const struct tfile *f,
 {
 	struct pidprov *pp = c->pid;
 
-	if (!pp || SITE_KIND(key) == SITE_USDT || err != -KERNEL_ENOTSUPP)
+	if (!pp || SITE_KIND(key) == SITE_USDT || err != KERNEL_INSN_REFUSED)
 		return false;
 	for (size_t i = 0; i < pp->nrefused; i++)
 		if (pp->refused[i].f == f && pp->refused[i].key == key)
@@ -210,15 +237,6 @@ static int pid_prepare(struct consumer *c)
 
 			if (!pid)
 				continue;
-#if defined(__aarch64__)
-			/* its sites and argument registers are x86-64's */
-			say(c,
-			    "invalid probe specifier %s: the pid provider "
-			    "is not available on aarch64 (x86-64 only so "
-			    "far)",
-			    d->text);
-			return -1;
-#endif
 			if (!pp)
 				pp = xcalloc(1, sizeof(*pp));
 			PUSH(pp->d, pp->nd, pd);

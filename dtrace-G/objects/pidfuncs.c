@@ -32,21 +32,25 @@
  * bytes are read with pread(2) for the same reason, from the descriptor
  * its symbols were read through (sdk/objfile.h; struct dt_pidfile keeps
  * one), so the file is opened once and the bytes are that file's even if
- * another takes its name meanwhile.  Files that are not
- * x86-64 ELF have no functions here.  A process's files are those it
- * maps executable, each once (sdk/procfs.h's proc_maps_next_file()),
- * read through the mapping (proc_map_open_path()): a file replaced
- * since it was mapped is read as it was mapped, or not at all, never as
- * the file that now has its name.
+ * another takes its name meanwhile.  Files that are not ELF of the
+ * machine dtrace runs on (ARCH_EM: x86-64 or aarch64) have no functions
+ * here: a process of another machine's code (qemu-user's) is no place
+ * for a uprobe that decodes this machine's instructions.  A process's
+ * files are those it maps executable, each once (sdk/procfs.h's
+ * proc_maps_next_file()), read through the mapping
+ * (proc_map_open_path()): a file replaced since it was mapped is read as
+ * it was mapped, or not at all, never as the file that now has its name.
  *
  * Offsets.  An offset probe must sit on an instruction boundary: a
  * uprobe in the middle of an instruction would make the kernel decode
  * the bytes there as another instruction and run that.  Boundaries are
- * found with binutils' disassembler (sdk/x86site.c, as -G checks its
- * sites), decoding the function linearly from its start; a glob in the
+ * the machine's site module's (sdk/site.h's insns_check, as -G checks
+ * its sites): on x86-64 binutils' disassembler decodes the function
+ * linearly from its start (sdk/x86site.c), on aarch64 every whole
+ * 4-byte word of the function is one (sdk/a64site.c); a glob in the
  * name (pid$target:a.out:main:) takes every instruction whose offset's
- * hex name it matches, as DTrace does.  Without libopcodes, offsets are
- * refused rather than guessed.
+ * hex name it matches, as DTrace does.  Without libopcodes, x86-64's
+ * offsets are refused rather than guessed.
  */
 #include "config.h"
 
@@ -66,7 +70,8 @@
 #include "objfile.h"
 #include "pidfuncs.h"
 #include "procfs.h"
-#include "x86site.h"
+#include "../consumer/arch.h"
+#include "site.h"
 
 static int fail(char *msg, size_t msglen, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -230,9 +235,9 @@ int dt_pidfile_read_of(struct dt_pidfile *pf, const struct objfile *of,
 	memset(pf, 0, sizeof(*pf));
 	pf->fd = -1;
 	if (of->ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    of->ehdr.e_machine != EM_X86_64)
-		return fail(msg, msglen, -ENOEXEC,
-			    "%s is not an x86-64 ELF file", of->path);
+	    of->ehdr.e_machine != ARCH_EM)
+		return fail(msg, msglen, -ENOEXEC, "%s is not an %s ELF file",
+			    of->path, site_arch_of(ARCH_EM)->name);
 	pf->path = strdup(of->path);
 	pf->ph = calloc(of->nph ? of->nph : 1, sizeof(*pf->ph));
 	if (!pf->path || !pf->ph) {
@@ -281,8 +286,8 @@ int dt_pidfile_read(struct dt_pidfile *pf, const char *path, char *msg,
 	if (err == -ENOMEM)
 		return err;
 	if (err == -EINVAL) /* not a regular file, not ELF */
-		return fail(msg, msglen, -ENOEXEC,
-			    "%s is not an x86-64 ELF file", path);
+		return fail(msg, msglen, -ENOEXEC, "%s is not an %s ELF file",
+			    path, site_arch_of(ARCH_EM)->name);
 	if (err < 0)
 		return fail(msg, msglen, err, "cannot open %s: %s", path, why);
 	err = dt_pidfile_read_of(pf, &of, msg, msglen);
@@ -395,7 +400,8 @@ static int check_offset(const struct dt_pidfile *pf,
 	if (err)
 		return err;
 	site_insns_init(&m, code, fn->size, 0, fn->size);
-	err = x86_insns_check(&m, off, 0, false, why, sizeof(why));
+	err = site_arch_of(ARCH_EM)->insns_check(&m, off, 0, false, why,
+						 sizeof(why));
 	if (err == -ENOTSUP) {
 		err = fail(msg, msglen, -EINVAL,
 			   "offset 0x%" PRIx64 " of %s: instruction offsets "
@@ -437,7 +443,8 @@ static int glob_offsets(const struct dt_pidfile *pf,
 		return err;
 	site_insns_init(&m, code, fn->size, 0, fn->size);
 	/* decode it all; what cannot be decoded ends the function early */
-	err = x86_insns_check(&m, fn->size, 0, false, why, sizeof(why));
+	err = site_arch_of(ARCH_EM)->insns_check(&m, fn->size, 0, false, why,
+						 sizeof(why));
 	if (err == -ENOTSUP) {
 		err = fail(msg, msglen, -EINVAL,
 			   "%s: instruction offsets need binutils' "

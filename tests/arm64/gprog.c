@@ -2,16 +2,22 @@
 /*
  * gprog.c - the probed program of the aarch64 guest (tests/arm64/
  * guest.sh, steps-guest.sh): gprog N [SECONDS] fires, N times, after
- * SECONDS of sleep, gp:::many with ten arguments (eight go in x0-x7,
- * the last two on the stack, -4@[sp] and 1@[sp, 8]), gp:::name with a
- * string, both through dtrace -h's header (sites rewritten by -G), and
- * gp:::sdt through <sys/sdt.h> (one nop, its arguments where the
- * compiler keeps them).  The values depend on the iteration, so that a
- * hit read with another's registers shows.  Each time it also calls,
- * for the syscall provider, getpid(), write() of 3 + i bytes of argv[0]
- * to /dev/null on fd 100, lseek(100, 4096 + i, SEEK_CUR) (an
- * __NR3264_ call: 0 on /dev/null) and lseek(101, 7, SEEK_SET) (fd 101
- * is not open: EBADF).
+ * SECONDS of sleep (with "-" for SECONDS: once a byte is read from its
+ * standard input, steps-helperd-guest.sh's cue), gp:::many with ten
+ * arguments (eight go in x0-x7, the last two on the stack, -4@[sp] and
+ * 1@[sp, 8]), gp:::name with a string, both through dtrace -h's header
+ * (sites rewritten by -G), and gp:::sdt through <sys/sdt.h> (one nop,
+ * its arguments where the compiler keeps them).  The values depend on
+ * the iteration, so that a hit read with another's registers shows.
+ * Each time it also calls, for the syscall provider, getpid(), write()
+ * of 3 + i bytes of argv[0] to /dev/null on fd 100, lseek(100, 4096 +
+ * i, SEEK_CUR) (an __NR3264_ call: 0 on /dev/null) and lseek(101, 7,
+ * SEEK_SET) (fd 101 is not open: EBADF).  And, for the pid provider
+ * (steps-pid-guest.sh), it calls sum10(i, i + 1, -2 - i, 3, 4, 5, 6,
+ * 7, -8 - i, 9000 + i): eight arguments in x0-x7, two on the stack,
+ * 9016 + i returned, no branch, so each of its instructions runs once a
+ * call; and excl(&i), which returns i read with an exclusive load at
+ * offset 4, an instruction arm64's uprobes refuse to probe.
  *
  * gprog spin N FILE, for profile-N: writes to FILE where spin() is (its
  * own section, gspin) and its return address (into main), as spin()
@@ -58,6 +64,26 @@ extern const char __start_gspin[], __stop_gspin[];
 	} while (0)
 
 static unsigned long spin_ra;
+
+/* noipa: called as it is written, with every argument where AAPCS64
+ * puts it */
+__attribute__((noipa)) long sum10(long a0, long a1, long a2, long a3, long a4,
+				  long a5, long a6, long a7, long a8, long a9)
+{
+	return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9;
+}
+
+/* in assembly, so that each instruction is where the comment says */
+long excl(const long *p);
+__asm__(".text\n"
+	".globl excl\n"
+	".type excl, %function\n"
+	"excl:\n"
+	"\tnop\n"	    /* 0 */
+	"\tldxr x0, [x0]\n" /* 4: refused by the kernel */
+	"\tclrex\n"	    /* 8 */
+	"\tret\n"	    /* c */
+	".size excl, . - excl\n");
 
 __attribute__((noinline, section("gspin"))) static void spin(long n)
 {
@@ -151,9 +177,19 @@ int main(int argc, char **argv)
 	if (fd < 0 || dup2(fd, 100) != 100)
 		return 1;
 
-	if (argc > 2)
+	if (argc > 2 && !strcmp(argv[2], "-")) {
+		char cue;
+
+		if (read(0, &cue, 1) != 1)
+			return 1;
+	} else if (argc > 2) {
 		sleep((unsigned)atoi(argv[2]));
+	}
 	for (long i = 0; i < n; i++) {
+		if (sum10(i, i + 1, -2 - i, 3, 4, 5, 6, 7, -8 - i, 9000 + i) !=
+			    9016 + i ||
+		    excl(&i) != i)
+			return 1;
 		GP_MANY(i, i + 1, -2 - i, i * 1000, 5, 6, 7, 8, -9 - (int)i,
 			'c');
 		GP_NAME((int)i, argv[0]);

@@ -13,25 +13,32 @@
 #     --add-architecture arm64 && apt-get update`, once).
 #  2. The kernel: linux-image-VER-unsigned:arm64, VER what Debian's
 #     linux-image-arm64 names, fetched with `apt-get download` (nothing
-#     installed) and only its boot/vmlinuz-VER kept, in the cache
-#     ($KMOD_CACHE/arm64, as check-kmod's); busybox-static:arm64 too.
-#  3. dtrace for aarch64: A64_DTRACE (and A64_LIBPATH) when given, else
-#     built by tests/arm64/cross-build.sh in the work directory (about
-#     90 s here), with its BPF backend.
+#     installed) and only its boot/vmlinuz-VER and fuse.ko kept (FUSE is
+#     a module there; dtrace-helperd serves its device through it), in
+#     the cache ($KMOD_CACHE/arm64, as check-kmod's);
+#     busybox-static:arm64 too.
+#  3. dtrace and dtrace-helperd for aarch64: A64_DTRACE (and A64_LIBPATH,
+#     A64_HELPERD) when given, else built by tests/arm64/cross-build.sh
+#     in the work directory (about 90 s here), with its BPF backend.
+#     Without A64_HELPERD the helper's steps are skipped.
 #  4. The probed program, tests/arm64/gprog.c: this build's dtrace -h,
 #     the cross compiler, this build's dtrace -G with drti.c compiled
 #     for aarch64 (gprog); and linked without -G (gstub: its probes
-#     reach the header's stubs).
+#     reach the header's stubs).  The size of gprog's sum10() (nm -S),
+#     for the pid provider's steps, in sum10.size.
 #  5. An initramfs: busybox, /init, /kmod/steps-guest.sh
-#     (tests/arm64/steps-guest.sh says what it checks), dtrace, gprog
-#     and every shared library they name (readelf's NEEDED, found in
-#     A64_LIBPATH and the cross C library), and the dynamic loader.
+#     (tests/arm64/steps-guest.sh says what it checks),
+#     /kmod/steps-helperd.sh (tests/arm64/steps-helperd-guest.sh, run
+#     after it) and /kmod/steps-pid.sh (tests/arm64/steps-pid-guest.sh,
+#     last), dtrace, dtrace-helperd, fuse.ko, gprog, sum10.size and every
+#     shared library they name (readelf's NEEDED, found in A64_LIBPATH
+#     and the cross C library), and the dynamic loader.
 #  6. Boot: qemu-system-aarch64 -M virt, one CPU, serial console to a
 #     file, under `timeout`; the verdict is in the serial log alone.
 #     About 15 s on an idle 2-CPU host.
 #
 # Environment: top_srcdir, top_builddir, DTRACE (this build's, for -h
-# and -G); optional A64_DTRACE, A64_LIBPATH, A64_CROSS (default
+# and -G); optional A64_DTRACE, A64_LIBPATH, A64_HELPERD, A64_CROSS (default
 # aarch64-linux-gnu-), A64_SYSROOT (default /usr/aarch64-linux-gnu),
 # KMOD_CACHE, A64_GUEST_WORK (default $top_builddir/tests/arm64/work,
 # kept: serial.log is the guest's console), A64_GUEST_TIMEOUT (seconds
@@ -93,8 +100,8 @@ if ! command -v qemu-system-aarch64 >/dev/null 2>&1; then
 	apt_install qemu-system-arm ||
 		skip "no qemu-system-aarch64 (Debian: qemu-system-arm)"
 fi
-for t in qemu-system-aarch64 "$a64cc" "${A64_CROSS}readelf" cpio gzip \
-	dpkg-deb; do
+for t in qemu-system-aarch64 "$a64cc" "${A64_CROSS}readelf" "${A64_CROSS}nm" \
+	cpio gzip dpkg-deb; do
 	command -v "$t" >/dev/null 2>&1 || skip "no $t"
 done
 [ -e "$A64_SYSROOT/lib/ld-linux-aarch64.so.1" ] ||
@@ -109,14 +116,17 @@ kver=$(apt-cache show linux-image-arm64:arm64 2>/dev/null |
 [ -n "$kver" ] ||
 	skip "apt knows no linux-image-arm64:arm64 (dpkg --add-architecture arm64 && apt-get update)"
 vmlinuz=$cache/$kver/vmlinuz
-if [ ! -s "$vmlinuz" ]; then
+fuseko=$cache/$kver/fuse.ko
+if [ ! -s "$vmlinuz" ] || [ ! -s "$fuseko" ]; then
 	mkdir -p "$work/deb" "$(dirname "$vmlinuz")"
 	apt_fetch "linux-image-$kver-unsigned:arm64" "$work/deb" ||
 		skip "cannot download linux-image-$kver-unsigned:arm64 (no network?)"
+	fko=./lib/modules/$kver/kernel/fs/fuse/fuse.ko
 	dpkg-deb --fsys-tarfile "$work"/deb/linux-image-*.deb |
-		tar -x -C "$work/deb" "./boot/vmlinuz-$kver" ||
-		die "no boot/vmlinuz-$kver in the package"
-	mv "$work/deb/boot/vmlinuz-$kver" "$vmlinuz.tmp" &&
+		tar -x -C "$work/deb" "./boot/vmlinuz-$kver" "$fko" ||
+		die "no boot/vmlinuz-$kver or $fko in the package"
+	mv "$work/deb/$fko" "$fuseko.tmp" && mv "$fuseko.tmp" "$fuseko" &&
+		mv "$work/deb/boot/vmlinuz-$kver" "$vmlinuz.tmp" &&
 		mv "$vmlinuz.tmp" "$vmlinuz" || die "cannot write $vmlinuz"
 	rm -rf "$work/deb"
 fi
@@ -134,7 +144,7 @@ say "kernel $kver"
 t_tools=$(elapsed "$t0")
 
 # ---------------------------------------------------------------------
-# 3. dtrace for aarch64
+# 3. dtrace and dtrace-helperd for aarch64
 
 t0=$(date +%s)
 if [ -z "${A64_DTRACE:-}" ]; then
@@ -149,6 +159,9 @@ if [ -z "${A64_DTRACE:-}" ]; then
 	eval "$out"
 fi
 [ -x "$A64_DTRACE" ] || die "A64_DTRACE=$A64_DTRACE is not an executable"
+: "${A64_HELPERD:=}"
+[ -z "$A64_HELPERD" ] || [ -x "$A64_HELPERD" ] ||
+	die "A64_HELPERD=$A64_HELPERD is not an executable"
 t_cross=$(elapsed "$t0")
 
 # ---------------------------------------------------------------------
@@ -166,7 +179,10 @@ mkdir -p "$work/progs"
 		$a64cc -o gstub gprog.o &&
 		DTRACE_DRTI=$PWD/drti-aarch64.o "$DTRACE" -G \
 			-s "$a64_src/gp.d" -o gp-probes.o gprog.o &&
-		$a64cc -o gprog gprog.o gp-probes.o
+		$a64cc -o gprog gprog.o gp-probes.o &&
+		"${A64_CROSS}nm" -S gprog |
+		awk '$4 == "sum10" { print $2 }' >sum10.size &&
+		[ -s sum10.size ]
 ) >"$work/progs.log" 2>&1 || {
 	sed 's/^/    | /' "$work/progs.log"
 	die "building tests/arm64/gprog.c with $DTRACE"
@@ -183,12 +199,19 @@ cp "$busybox" "$rd/bin/busybox" &&
 	cp "$kt_src/init" "$rd/init" &&
 	chmod 755 "$rd/init" "$rd/bin/busybox" &&
 	cp "$a64_src/steps-guest.sh" "$rd/kmod/" &&
+	cp "$a64_src/steps-helperd-guest.sh" "$rd/kmod/steps-helperd.sh" &&
+	cp "$a64_src/steps-pid-guest.sh" "$rd/kmod/steps-pid.sh" &&
+	cp "$work/progs/sum10.size" "$rd/kt/" &&
 	: >"$rd/kmod/env" &&
 	cp "$A64_DTRACE" "$work/progs/gprog" "$work/progs/gstub" "$rd/kt/" ||
 	die "populating $rd"
+todo="$rd/kt/dtrace $rd/kt/gprog $rd/kt/gstub"
+if [ -n "$A64_HELPERD" ]; then
+	cp "$A64_HELPERD" "$fuseko" "$rd/kt/" || die "populating $rd"
+	todo="$todo $rd/kt/dtrace-helperd"
+fi
 # every library named, from the arm64 packages or the cross C library
 libdirs="$(echo "${A64_LIBPATH:-}" | tr : ' ') $A64_SYSROOT/lib"
-todo="$rd/kt/dtrace $rd/kt/gprog $rd/kt/gstub"
 while [ -n "$todo" ]; do
 	# shellcheck disable=SC2086
 	set -- $todo

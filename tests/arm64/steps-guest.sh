@@ -52,8 +52,8 @@
 #    ustackdepth the frames printed; profile-997's ticks while spin()
 #    loops: each one's uregs[R_PC] in spin() and ucaller its return
 #    address, some user ticks;
-#  - what aarch64 cannot trace yet is refused with the reason (exit 1):
-#    the pid provider.
+#  - (the pid provider: steps-pid-guest.sh; the helper:
+#    steps-helperd-guest.sh.)
 
 gp_args='gp$target:::many {
 	printf("%d %d %d %d %d %d %d %d %d %d\n", arg0, arg1, arg2, arg3, arg4,
@@ -318,10 +318,3 @@ EOF
 diag "profile-997 with the stack: $nu user ticks, $nk kernel ones"
 expect_eq "profile-997 with the stack: every tick's uregs[R_PC] in spin(), ucaller its return address" \
 	"some 0" "$([ "$nu" -gt 0 ] && echo some || echo none) $nbad"
-
-# refused, with the reason
-dtrace -q -n 'pid$target::main:entry { @ = count(); }' -c '/kt/gprog 1' \
-	>/tmp/rf.txt 2>/tmp/rf.err
-expect_eq "the pid provider refused on aarch64" \
-	"1 dtrace: invalid probe specifier pid\$target::main:entry: the pid provider is not available on aarch64 (x86-64 only so far)" \
-	"$? $(sed 's/pid[0-9]*::/pid$target::/' /tmp/rf.err)"

@@ -80,8 +80,9 @@ elif check "insmod fuse.ko (the helper's device is served through FUSE)" \
 		diag "$(cat /tmp/hl.err)"
 	printf '%s\n' "PROVIDER MODULE FUNCTION NAME" \
 		"gp$ga gprog main many" "gp$ga gprog main name" \
-		"gp$ga gprog main sdt" "gp$gb gprog main many" \
-		"gp$gb gprog main name" "gp$gb gprog main sdt" |
+		"gp$ga gprog main sdt" "gp$ga gprog stk_b deep" \
+		"gp$gb gprog main many" "gp$gb gprog main name" \
+		"gp$gb gprog main sdt" "gp$gb gprog stk_b deep" |
 		sort >/tmp/hl-expect.txt
 	awk '{ $1 = ""; sub(/^ /, ""); print }' /tmp/hl.txt | sort \
 		>/tmp/hl.out

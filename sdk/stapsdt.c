@@ -56,6 +56,7 @@
 #include <string.h>
 
 #include "stapsdt.h"
+#include "text.h"
 
 #define NOTE_HDR_SIZE 12
 #define QUOTE_MAX 32 /* bytes of input quoted in a message */
@@ -359,17 +360,6 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool sym_start(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
@@ -390,11 +380,11 @@ static bool scan_u64(struct scan *sc, uint64_t *v)
 	if (p == sc->end || !is_digit(*p))
 		return false;
 	if (sc->end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
-	    hexval(p[2]) >= 0) {
-		for (p += 2; p < sc->end && hexval(*p) >= 0; p++) {
+	    txt_hexval(p[2]) >= 0) {
+		for (p += 2; p < sc->end && txt_hexval(*p) >= 0; p++) {
 			if (x >> 60)
 				return false;
-			x = x << 4 | (uint64_t)hexval(*p);
+			x = x << 4 | (uint64_t)txt_hexval(*p);
 		}
 	} else {
 		for (; p < sc->end && is_digit(*p); p++) {

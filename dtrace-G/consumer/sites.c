@@ -399,15 +399,8 @@ static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 				child = true;
 			}
 		}
-		if (hit) {
-			PUSH(p->clauses, p->nclauses, ci);
-			/* in step with p->clauses, room implied by the count */
-			p->epids = xpush_room(p->epids, p->nclauses - 1,
-					      sizeof(*p->epids));
-			p->epids[p->nclauses - 1] = ++c->next_epid;
-			p->strmask |= d_clause_strargs(c->prog, ci);
-			p->needs |= d_clause_needs(c->prog, ci) | c->eneeds;
-		}
+		if (hit)
+			PROBE_CLAUSE_ADD(c, p, ci);
 		if (hit || child) {
 			p->fstrmask |= d_clause_strargs(c->prog, ci);
 			p->fneeds |= d_clause_needs(c->prog, ci) | c->eneeds;

@@ -832,6 +832,9 @@ void probe_match(struct consumer *c, struct tprobe *p);
 /* pid's probe of these names, or NULL */
 struct tprobe *probe_find(struct consumer *c, pid_t pid, const char *prov,
 			  const char *mod, const char *func, const char *name);
+/* the probe whose records carry id, a process's or a kernel provider's;
+   ctx is the consumer (kplan.h's d_kplan_probe_fn) */
+const struct d_probe *probe_by_id(void *ctx, unsigned id);
 /* a name from a file or a process as a probe carries it: escaped */
 char *probe_name_dup(const char *s);
 /*

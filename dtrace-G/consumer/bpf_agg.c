@@ -918,7 +918,7 @@ static size_t tls_reap(int fd, size_t ksz)
 			last_gone = access(path, F_OK) < 0 && errno == ENOENT;
 		}
 		if (last_gone) {
-			gone = xrealloc(gone, ngone + 1, ksz);
+			gone = xpush_room(gone, ngone, ksz);
 			memcpy(gone + ngone++ * ksz, key, ksz);
 		} else {
 			live++;

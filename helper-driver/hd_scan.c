@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "elfsec.h"
+#include "grow.h"
 #include "helperd.h"
 #include "objfile.h"
 
@@ -104,15 +105,8 @@ static const struct obj *lookup(struct objcache *c, pid_t pid,
 	for (i = 0; i < c->n; i++)
 		if (c->v[i].dev == m->dev && c->v[i].ino == m->ino)
 			return &c->v[i];
-	if (c->n == c->cap) {
-		size_t ncap = c->cap ? 2 * c->cap : 64;
-		struct obj *nv = realloc(c->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		c->v = nv;
-		c->cap = ncap;
-	}
+	if (grow_one(&c->v, &c->cap, c->n, sizeof(*c->v)) < 0)
+		return NULL;
 	(void)proc_map_files_path(path, sizeof(path), pid, m);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && m->path[0] == '/' &&

@@ -67,11 +67,14 @@ static int slurp(int fd, char **buf, size_t *len)
 	return 0;
 }
 
-int prov_read_file(const char *path, char **buf, size_t *len,
-		   struct prov_diag *diag)
+/*
+ * The script at path opened to be read: its descriptor, or -errno with
+ * the reason in diag (a directory opens, but is no script).
+ */
+static int script_open(const char *path, struct prov_diag *diag)
 {
 	struct stat st;
-	int fd, err;
+	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -80,6 +83,17 @@ int prov_read_file(const char *path, char **buf, size_t *len,
 		close(fd);
 		return diag_errno(diag, path, EISDIR, "cannot read");
 	}
+	return fd;
+}
+
+int prov_read_file(const char *path, char **buf, size_t *len,
+		   struct prov_diag *diag)
+{
+	int fd, err;
+
+	fd = script_open(path, diag);
+	if (fd < 0)
+		return fd;
 	err = slurp(fd, buf, len);
 	close(fd);
 	if (err)
@@ -176,18 +190,13 @@ int prov_run_cpp(const char *path, const struct prov_opts *opts, char **buf,
 	int pfd[2] = {-1, -1}, status, err, fd, in = -1;
 	char *quotedir = NULL;
 	pid_t pid;
-	struct stat st;
 
 	memset(diag, 0, sizeof(*diag));
 	*buf = NULL;
 	/* fail early, with the plain message, if the file is unreadable */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = script_open(path, diag);
 	if (fd < 0)
-		return diag_errno(diag, path, errno, "cannot open");
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		return diag_errno(diag, path, EISDIR, "cannot read");
-	}
+		return fd;
 	close(fd);
 	in = cleaned_copy(path, diag, &err);
 	if (err)

@@ -27,6 +27,14 @@
 
 #include "prov.h"
 
+/* A name that does not fit buf: buf left empty, -ENAMETOOLONG. */
+static int too_long(char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	return -ENAMETOOLONG;
+}
+
 int prov_pubname(const char *probe, char *buf, size_t len)
 {
 	size_t o = 0;
@@ -39,17 +47,13 @@ int prov_pubname(const char *probe, char *buf, size_t len)
 			p++;
 		}
 		if (o + 1 >= len)
-			goto too_long;
+			return too_long(buf, len);
 		buf[o++] = c;
 	}
 	if (o >= len)
-		goto too_long;
+		return too_long(buf, len);
 	buf[o] = '\0';
 	return (int)o;
-too_long:
-	if (len)
-		buf[0] = '\0';
-	return -ENAMETOOLONG;
 }
 
 /* Append an upper-cased, macro-safe copy of s; "__", '-' and '.' give '_'. */
@@ -74,16 +78,12 @@ int prov_macro(const char *provider, const char *probe, char *buf, size_t len)
 	size_t o = 0;
 
 	if (macro_part(provider, buf, len, &o) < 0 || o + 1 >= len)
-		goto too_long;
+		return too_long(buf, len);
 	buf[o++] = '_';
 	if (macro_part(probe, buf, len, &o) < 0 || o >= len)
-		goto too_long;
+		return too_long(buf, len);
 	buf[o] = '\0';
 	return (int)o;
-too_long:
-	if (len)
-		buf[0] = '\0';
-	return -ENAMETOOLONG;
 }
 
 static int mangle(const char *prefix, const char *provider, const char *probe,
@@ -92,11 +92,8 @@ static int mangle(const char *prefix, const char *provider, const char *probe,
 	int n = snprintf(buf, len, "%s%s" PROV_SEP "%s", prefix, provider,
 			 probe);
 
-	if (n < 0 || (size_t)n >= len) {
-		if (len)
-			buf[0] = '\0';
-		return -ENAMETOOLONG;
-	}
+	if (n < 0 || (size_t)n >= len)
+		return too_long(buf, len);
 	return n;
 }
 

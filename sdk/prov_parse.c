@@ -424,23 +424,34 @@ static int map_xargs(struct parser *ps, struct prov_probe *pr,
 	return 0;
 }
 
+/* The name after the keyword kw ("probe", "provider"), in *name. */
+static int next_name(struct parser *ps, const char *kw, struct tok *name)
+{
+	char b[64];
+	int err = prov_next(ps);
+
+	if (err)
+		return err;
+	if (ps->tok.kind != T_IDENT)
+		return prov_err(ps, &ps->tok, NULL,
+				"expected a %s name after '%s', found %s", kw,
+				kw, prov_tokdesc(&ps->tok, b, sizeof(b)));
+	*name = ps->tok;
+	return 0;
+}
+
 static int parse_probe(struct parser *ps, struct prov_provider *pv)
 {
 	struct prov_probe pr = {0};
 	const struct prov_probe *dup;
 	struct tok nametok, xat;
 	const struct tok *la;
-	char pub[PROV_PROBE_NAME_MAX + 16], b[64];
+	char pub[PROV_PROBE_NAME_MAX + 16];
 	int err;
 
-	err = prov_next(ps);
+	err = next_name(ps, "probe", &nametok);
 	if (err)
 		return err;
-	if (ps->tok.kind != T_IDENT)
-		return prov_err(ps, &ps->tok, NULL,
-				"expected a probe name after 'probe', found %s",
-				prov_tokdesc(&ps->tok, b, sizeof(b)));
-	nametok = ps->tok;
 	pr.name = prov_strndup(nametok.s, nametok.len);
 	pr.file = strdup(nametok.file ? nametok.file : "");
 	if (!pr.name || !pr.file) {
@@ -545,14 +556,9 @@ static int parse_provider(struct parser *ps)
 	char b[64];
 	int err;
 
-	err = prov_next(ps);
+	err = next_name(ps, "provider", &nametok);
 	if (err)
 		return err;
-	if (ps->tok.kind != T_IDENT)
-		return prov_err(ps, &ps->tok, NULL,
-				"expected a provider name after 'provider', found %s",
-				prov_tokdesc(&ps->tok, b, sizeof(b)));
-	nametok = ps->tok;
 	if (isdigit((unsigned char)nametok.s[nametok.len - 1]))
 		return prov_err(ps, &nametok,
 				"consumers name a process's provider by appending its pid (myapp1234), so a trailing digit would be ambiguous",

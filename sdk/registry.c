@@ -33,6 +33,7 @@
 #include "grow.h"
 #include "procfs.h"
 #include "registry.h"
+#include "text.h"
 #include "usdt/helper_abi.h"
 
 /* A registry file never needs more than this many bytes per DOF. */
@@ -89,17 +90,6 @@ void reg_escape(const char *s, char *buf, size_t buflen)
 	buf[o] = '\0';
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int reg_unescape(char *s)
 {
 	char *o = s;
@@ -110,7 +100,8 @@ int reg_unescape(char *s)
 	}
 	while (*s) {
 		if (*s == '%') {
-			int hi = hexval(s[1]), lo = hi < 0 ? -1 : hexval(s[2]);
+			int hi = txt_hexval(s[1]);
+			int lo = hi < 0 ? -1 : txt_hexval(s[2]);
 
 			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
 				return -1;

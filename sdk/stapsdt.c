@@ -56,6 +56,7 @@
 #include <string.h>
 
 #include "stapsdt.h"
+#include "text.h"
 
 #define NOTE_HDR_SIZE 12
 #define QUOTE_MAX 32 /* bytes of input quoted in a message */
@@ -359,17 +360,6 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool sym_start(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
@@ -390,11 +380,11 @@ static bool scan_u64(struct scan *sc, uint64_t *v)
 	if (p == sc->end || !is_digit(*p))
 		return false;
 	if (sc->end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
-	    hexval(p[2]) >= 0) {
-		for (p += 2; p < sc->end && hexval(*p) >= 0; p++) {
+	    txt_hexval(p[2]) >= 0) {
+		for (p += 2; p < sc->end && txt_hexval(*p) >= 0; p++) {
 			if (x >> 60)
 				return false;
-			x = x << 4 | (uint64_t)hexval(*p);
+			x = x << 4 | (uint64_t)txt_hexval(*p);
 		}
 	} else {
 		for (; p < sc->end && is_digit(*p); p++) {
@@ -632,11 +622,20 @@ static bool blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-int stapsdt_arg_next(const char *args, size_t *cursor, struct stapsdt_arg *arg,
-		     struct stapsdt_err *err)
+typedef int spec_parse_fn(const char *spec, size_t len, struct stapsdt_arg *arg,
+			  struct stapsdt_err *err);
+
+/*
+ * The next spec of args from *cursor, parsed by parse: 1, 0 at the end,
+ * or parse's -EINVAL with err's offset in args.  Specs are split at
+ * blanks, but with brackets (aarch64's) not at those inside brackets.
+ */
+static int spec_next(const char *args, size_t *cursor, struct stapsdt_arg *arg,
+		     struct stapsdt_err *err, bool brackets,
+		     spec_parse_fn *parse)
 {
 	size_t i = *cursor, start;
-	int ret;
+	int depth = 0, ret;
 
 	err_clear(err);
 	while (args[i] != '\0' && blank(args[i]))
@@ -646,13 +645,24 @@ int stapsdt_arg_next(const char *args, size_t *cursor, struct stapsdt_arg *arg,
 		return 0;
 	}
 	start = i;
-	while (args[i] != '\0' && !blank(args[i]))
+	while (args[i] != '\0' && (depth > 0 || !blank(args[i]))) {
+		if (brackets && args[i] == '[')
+			depth++;
+		else if (brackets && args[i] == ']' && depth > 0)
+			depth--;
 		i++;
+	}
 	*cursor = i;
-	ret = stapsdt_arg_parse(args + start, i - start, arg, err);
+	ret = parse(args + start, i - start, arg, err);
 	if (ret && err)
 		err->off += start;
 	return ret ? ret : 1;
+}
+
+int stapsdt_arg_next(const char *args, size_t *cursor, struct stapsdt_arg *arg,
+		     struct stapsdt_err *err)
+{
+	return spec_next(args, cursor, arg, err, false, stapsdt_arg_parse);
 }
 
 /* ------------------------------------------------------------------ */
@@ -744,33 +754,11 @@ int stapsdt_a64_arg_parse(const char *spec, size_t len, struct stapsdt_arg *a,
 	return 0;
 }
 
+/* "[sp, 8]": the blank after the comma belongs to the spec */
 int stapsdt_a64_arg_next(const char *args, size_t *cursor,
 			 struct stapsdt_arg *arg, struct stapsdt_err *err)
 {
-	size_t i = *cursor, start;
-	int depth = 0, ret;
-
-	err_clear(err);
-	while (args[i] != '\0' && blank(args[i]))
-		i++;
-	if (args[i] == '\0') {
-		*cursor = i;
-		return 0;
-	}
-	start = i;
-	/* "[sp, 8]": the blank after the comma belongs to the spec */
-	while (args[i] != '\0' && (depth > 0 || !blank(args[i]))) {
-		if (args[i] == '[')
-			depth++;
-		else if (args[i] == ']' && depth > 0)
-			depth--;
-		i++;
-	}
-	*cursor = i;
-	ret = stapsdt_a64_arg_parse(args + start, i - start, arg, err);
-	if (ret && err)
-		err->off += start;
-	return ret ? ret : 1;
+	return spec_next(args, cursor, arg, err, true, stapsdt_a64_arg_parse);
 }
 
 /* sym+off, off alone, or sym; "" when there is nothing to print */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * text.h - text that came from somebody else, made safe to print.
+ * text.h - text that came from somebody else, made safe to print (and
+ * its hex digits read, the same in every locale: txt_hexval()).
  *
  * Module names, file paths, ELF symbol names, DWARF file names and
  * process names reach dtrace's output from files and processes that any
@@ -31,5 +32,20 @@ char *txt_safe(const char *s, char *buf, size_t buflen);
 /* The same, into a static buffer of one of 4 slots used in turn (a
  * printf line takes up to 4 at once); long strings are cut at 4 KiB. */
 const char *txt_safe4(const char *s);
+
+/*
+ * The value of the hex digit c, or -1: ASCII's digits alone, whatever
+ * the locale (the registry's escapes, a stapsdt note's constants).
+ */
+static inline int txt_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
 
 #endif

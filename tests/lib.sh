@@ -104,6 +104,25 @@ require_G() {
 	esac
 }
 
+# tracefs_at TEST PATH: tfs, the tracefs directory (/sys/kernel/tracing,
+# or debugfs's tracing/ on older systems) where `[ TEST DIR/PATH ]`
+# holds (-w uprobe_events, -d events/syscalls), status 0; else tfs
+# empty, status 1
+tracefs_at() {
+	tfs=
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ "$1" "$d/$2" ] && tfs=$d && return 0
+	done
+	return 1
+}
+
+# require_uprobe_events: skip unless tracefs has a uprobe_events this
+# test may write (it runs as root); tfs names the directory
+require_uprobe_events() {
+	tracefs_at -w uprobe_events ||
+		skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+}
+
 # Background processes: tests that start them add their pids to bg_pids
 # and kill what is left there in their EXIT trap.
 bg_pids=

@@ -20,11 +20,7 @@ data=$top_srcdir/tests/data/trace
 
 [ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events needs root"
 [ -n "${TRACE_PROGS:-}" ] || require_G
-tfs=
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -w "$d/uprobe_events" ] && tfs=$d && break
-done
-[ -n "$tfs" ] || skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+require_uprobe_events
 
 DTRACE_STATEDIR=$tmp/nostate
 export DTRACE_STATEDIR

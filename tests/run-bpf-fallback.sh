@@ -18,11 +18,7 @@
 [ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
 command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"
 require_G
-tfs=
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -w "$d/uprobe_events" ] && tfs=$d && break
-done
-[ -n "$tfs" ] || skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+require_uprobe_events
 case $(cat /proc/sys/kernel/unprivileged_bpf_disabled 2>/dev/null) in
 1 | 2) ;;
 *) skip "kernel.unprivileged_bpf_disabled is not set: bpf() is not refused without CAP_BPF" ;;

@@ -55,11 +55,7 @@
 [ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and BPF need root"
 [ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
 [ -n "${TRACE_PROGS:-}" ] || require_G
-tfs=
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -w "$d/uprobe_events" ] && tfs=$d && break
-done
-[ -n "$tfs" ] || skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+require_uprobe_events
 
 DTRACE_STATEDIR=$tmp/nostate
 DTRACE_BACKEND=bpf

@@ -22,9 +22,7 @@ data=$top_srcdir/tests/data/copyout
 [ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and perf_event_open need root"
 [ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
 require_G
-[ -w /sys/kernel/tracing/uprobe_events ] ||
-	[ -w /sys/kernel/debug/tracing/uprobe_events ] ||
-	skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+require_uprobe_events
 
 DTRACE_STATEDIR=$tmp/nostate
 DTRACE_BACKEND=bpf

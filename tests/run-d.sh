@@ -52,11 +52,7 @@ if command -v taskset >/dev/null 2>&1 && taskset -c 0 true 2>/dev/null; then
 fi
 # tracing a trigger: root and uprobe events
 can_trace=
-if [ "$(id -u)" -eq 0 ]; then
-	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-		[ -w "$d/uprobe_events" ] && can_trace=yes && break
-	done
-fi
+[ "$(id -u)" -eq 0 ] && tracefs_at -w uprobe_events && can_trace=yes
 # no helper: a trigger's pid probes need no registry
 DTRACE_STATEDIR=$tmp/nostate
 export DTRACE_STATEDIR

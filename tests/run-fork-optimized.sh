@@ -37,9 +37,7 @@ data=$top_srcdir/tests/data/forkopt
 
 [ "$(id -u)" -eq 0 ] || skip "not root: uprobes need root"
 require_G
-[ -w /sys/kernel/tracing/uprobe_events ] ||
-	[ -w /sys/kernel/debug/tracing/uprobe_events ] ||
-	skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+require_uprobe_events
 
 "$DTRACE" -h -s "$data/fo.d" -o fo.h || {
 	fail "dtrace -h"

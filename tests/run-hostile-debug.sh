@@ -28,9 +28,7 @@ command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"
 command -v strace >/dev/null 2>&1 || skip "no strace"
 id nobody >/dev/null 2>&1 || skip "no user nobody"
 require_G objcopy readelf strip
-[ -w /sys/kernel/tracing/uprobe_events ] ||
-	[ -w /sys/kernel/debug/tracing/uprobe_events ] ||
-	skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+require_uprobe_events
 
 DTRACE_STATEDIR=$tmp/nostate
 export DTRACE_STATEDIR

@@ -24,9 +24,7 @@
 command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"
 id nobody >/dev/null 2>&1 || skip "no user nobody"
 require_G objcopy
-[ -w /sys/kernel/tracing/uprobe_events ] ||
-	[ -w /sys/kernel/debug/tracing/uprobe_events ] ||
-	skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+require_uprobe_events
 
 DTRACE_STATEDIR=$tmp/nostate
 export DTRACE_STATEDIR

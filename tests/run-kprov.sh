@@ -28,11 +28,7 @@
 
 [ "$(id -u)" -eq 0 ] || skip "not root: BPF needs root"
 [ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
-tfs=
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -d "$d/events/raw_syscalls" ] && tfs=$d && break
-done
-[ -n "$tfs" ] || skip "no tracefs with raw_syscalls events"
+tracefs_at -d events/raw_syscalls || skip "no tracefs with raw_syscalls events"
 
 DTRACE_STATEDIR=$tmp/nostate
 DTRACE_BACKEND=bpf

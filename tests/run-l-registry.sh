@@ -21,7 +21,8 @@
 #  - a registry file of a process that exited, or whose pid now belongs
 #    to another process (start time differs), is ignored silently; a
 #    damaged file is reported and skipped, the others still listed;
-#    a missing registry is an empty one;
+#    a missing registry is an empty one, one that cannot be read (not
+#    a directory) is said once, the rest listed;
 #  - a registry that grows does not grow dtrace -l or dtrace -n
 #    (issue 17, amplification): 4 and then 16 processes of 2,000 probes,
 #    every row listed with its ID, the peak RSS (GNU time) the same
@@ -392,6 +393,17 @@ expect_eq "no registry: status" 0 "$?"
 kernel_rows_out out.txt
 expect_eq "no registry: the dtrace provider only" 4 "$(wc -l <out.txt)"
 expect_eq "no registry: quiet" "" "$(cat err.txt)"
+
+# a registry that cannot be read is said once; what else there is stands
+mkdir unreadable
+: >unreadable/registry
+DTRACE_STATEDIR=$tmp/unreadable "$DTRACE" -l >out.txt 2>err.txt
+expect_eq "unreadable registry: status" 0 "$?"
+kernel_rows_out out.txt
+expect_eq "unreadable registry: the dtrace provider only" 4 "$(wc -l <out.txt)"
+expect_eq "unreadable registry: one warning, naming it" \
+	"dtrace: warning: cannot read the registry in $tmp/unreadable: Not a directory" \
+	"$(cat err.txt)"
 
 for n in 1 2 3 5; do
 	release $n

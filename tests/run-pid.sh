@@ -37,11 +37,7 @@ case $(uname -m) in
 x86_64) ;;
 *) skip "the pid provider reads x86-64 registers; this is $(uname -m)" ;;
 esac
-tfs=
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -w "$d/uprobe_events" ] && tfs=$d && break
-done
-[ -n "$tfs" ] || skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+require_uprobe_events
 
 pid_cleanup() {
 	for p in $bg_pids; do

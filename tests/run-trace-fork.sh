@@ -39,9 +39,7 @@ data=$top_srcdir/tests/data/fork
 
 [ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and perf_event_open need root"
 require_G
-[ -w /sys/kernel/tracing/uprobe_events ] ||
-	[ -w /sys/kernel/debug/tracing/uprobe_events ] ||
-	skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+require_uprobe_events
 : "${HELPERD:?HELPERD must name dtrace-helperd}"
 [ -x "$HELPERD" ] || skip "dtrace-helperd not built (no libfuse3)"
 [ -c /dev/fuse ] || skip "no /dev/fuse for dtrace-helperd"

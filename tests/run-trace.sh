@@ -52,15 +52,10 @@ data=$top_srcdir/tests/data/trace
 
 [ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and perf_event_open need root"
 [ -n "${TRACE_PROGS:-}" ] || require_G
-tfs=
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -w "$d/uprobe_events" ] && tfs=$d && break
-done
-if [ -z "$tfs" ]; then
+# not mounted: mounted where the kernel documents it, as dtrace does
+tracefs_at -w uprobe_events ||
 	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-	[ -w /sys/kernel/tracing/uprobe_events ] && tfs=/sys/kernel/tracing
-fi
-[ -n "$tfs" ] || skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+require_uprobe_events
 
 tr_cleanup() {
 	for p in $bg_pids; do

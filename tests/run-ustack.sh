@@ -45,9 +45,7 @@ data=$top_srcdir/tests/data/ustack
 
 [ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and perf_event_open need root"
 require_G nm readelf objdump objcopy strip
-[ -w /sys/kernel/tracing/uprobe_events ] ||
-	[ -w /sys/kernel/debug/tracing/uprobe_events ] ||
-	skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+require_uprobe_events
 gcc=$(gcc_driver "$CC" c) || skip "no gcc"
 gxx=$(gcc_driver "$CXX" c++) || skip "no g++"
 

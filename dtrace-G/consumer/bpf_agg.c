@@ -918,7 +918,7 @@ static size_t tls_reap(int fd, size_t ksz)
 			last_gone = access(path, F_OK) < 0 && errno == ENOENT;
 		}
 		if (last_gone) {
-			gone = xrealloc(gone, ngone + 1, ksz);
+			gone = xpush_room(gone, ngone, ksz);
 			memcpy(gone + ngone++ * ksz, key, ksz);
 		} else {
 			live++;
@@ -937,16 +937,6 @@ void bpf_kagg_tls_reap(struct bpf_kagg *k)
 	k->tls_live = tls_reap(k->tls_fd, sizeof(struct ubpf_kvkey));
 	if (k->tlsa_fd >= 0)
 		k->tls_live += tls_reap(k->tlsa_fd, sizeof(struct ubpf_kvakey));
-}
-
-static const struct d_probe *probe_of(void *ctx, unsigned id)
-{
-	struct consumer *c = ctx;
-
-	for (size_t i = 0; i < c->nprobes; i++)
-		if (c->probes[i]->dp.id == id)
-			return &c->probes[i]->dp;
-	return kprov_probe_of(c, id); /* a kernel provider's */
 }
 
 bool bpf_kagg_fault(struct consumer *c, unsigned clause, const struct d_fire *f,
@@ -983,7 +973,7 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 		prev = &key;
 		if (bpf_map_lookup_elem(k->aggs_fd, &key, v) == 0)
 			d_kplan_merge(k->kp, &key, v, (unsigned)k->ncpus,
-				      probe_of, c, NULL);
+				      probe_by_id, c, NULL);
 	}
 	/* the statements with a string key: kaggs_s */
 	if (k->saggs_fd >= 0) {
@@ -998,8 +988,8 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 			str[UBPF_KSKEY] = '\0';
 			if (bpf_map_lookup_elem(k->saggs_fd, &sk, v) == 0)
 				d_kplan_merge(k->kp, &sk.k, v,
-					      (unsigned)k->ncpus, probe_of, c,
-					      str);
+					      (unsigned)k->ncpus, probe_by_id,
+					      c, str);
 		}
 	}
 	/* the statements without keys: their slots of kflat */
@@ -1022,7 +1012,7 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 			key.agg = (uint16_t)st;
 			key.bucket = (uint16_t)i;
 			d_kplan_merge(k->kp, &key, v, (unsigned)k->ncpus,
-				      probe_of, c, NULL);
+				      probe_by_id, c, NULL);
 		}
 	}
 	free(v);

@@ -52,7 +52,7 @@
 void cgk_put(struct cgk *k, uint8_t code, uint8_t dst, uint8_t src,
 	     int16_t off, int32_t imm)
 {
-	k->v = xrealloc(k->v, k->n + 1, sizeof(*k->v));
+	k->v = xpush_room(k->v, k->n, sizeof(*k->v));
 	k->v[k->n++] = (struct bpf_insn){.code = code,
 					 .dst_reg = dst,
 					 .src_reg = src,

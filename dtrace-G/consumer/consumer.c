@@ -917,6 +917,15 @@ static const struct consumer_backend_ops *const order[] = {
 	&consumer_uprobe_ops,
 };
 
+/* Make be the run's backend and open it: 0, or -errno with c->be_why. */
+static int backend_try(struct consumer *c,
+		       const struct consumer_backend_ops *be)
+{
+	c->be = be;
+	c->be_why[0] = '\0';
+	return c->be->open(c);
+}
+
 /*
  * The backend, chosen once for the run: the kernel module when it is
  * loaded, else BPF programs on uprobe events when they load (root, a
@@ -949,9 +958,7 @@ static int backend_choose(struct consumer *c)
 			       "kernel or user", act);
 			return -1;
 		}
-		c->be = &consumer_inproc_ops;
-		c->be_why[0] = '\0';
-		if ((err = c->be->open(c)) == 0)
+		if ((err = backend_try(c, &consumer_inproc_ops)) == 0)
 			return 0;
 		say(c, "-x activation=user cannot be used: %s",
 		    c->be_why[0] ? c->be_why : strerror(-err));
@@ -963,9 +970,7 @@ static int backend_choose(struct consumer *c)
 
 			if (strcmp(order[i]->key, want))
 				continue;
-			c->be = order[i];
-			c->be_why[0] = '\0';
-			err = c->be->open(c);
+			err = backend_try(c, order[i]);
 			if (err == 0)
 				return 0;
 			say(c,
@@ -983,9 +988,7 @@ static int backend_choose(struct consumer *c)
 	}
 	/* a backend that says why it cannot be used is named, once */
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		c->be = order[i];
-		c->be_why[0] = '\0';
-		if (c->be->open(c) == 0) {
+		if (backend_try(c, order[i]) == 0) {
 			if (why_be)
 				say(c,
 				    "the %s backend cannot be used: %s; using "
@@ -1010,9 +1013,7 @@ int backend_next(struct consumer *c, unsigned caps)
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (order[i] == old || (order[i]->caps & caps) != caps)
 			continue;
-		c->be = order[i];
-		c->be_why[0] = '\0';
-		err = c->be->open(c);
+		err = backend_try(c, order[i]);
 		if (err == 0)
 			return 0;
 	}
@@ -1033,9 +1034,7 @@ int backend_open_kernel(struct consumer *c)
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (c->be_want && strcmp(order[i]->key, c->be_want))
 			continue;
-		c->be = order[i];
-		c->be_why[0] = '\0';
-		err = c->be->open(c);
+		err = backend_try(c, order[i]);
 		if (err == 0) {
 			c->be_kernel = c->be;
 			c->be = self;

@@ -837,8 +837,28 @@ void probe_match(struct consumer *c, struct tprobe *p);
 /* pid's probe of these names, or NULL */
 struct tprobe *probe_find(struct consumer *c, pid_t pid, const char *prov,
 			  const char *mod, const char *func, const char *name);
+/* the probe whose records carry id, a process's or a kernel provider's;
+   ctx is the consumer (kplan.h's d_kplan_probe_fn) */
+const struct d_probe *probe_by_id(void *ctx, unsigned id);
 /* a name from a file or a process as a probe carries it: escaped */
 char *probe_name_dup(const char *s);
+/*
+ * Clause ci enables probe p (a struct tprobe, or kprov.h's struct
+ * kprobe: the same members): appended to its clauses, in program order,
+ * with the epid its records carry, and what the clause reads (ERROR's
+ * clauses too, c->eneeds: they read the faulting firing's) added to
+ * what the probe's sites fetch.
+ */
+#define PROBE_CLAUSE_ADD(c, p, ci)                                             \
+	do {                                                                   \
+		PUSH((p)->clauses, (p)->nclauses, (ci));                       \
+		/* in step with clauses, its room implied by the count */      \
+		(p)->epids = xpush_room((p)->epids, (p)->nclauses - 1,         \
+					sizeof(*(p)->epids));                  \
+		(p)->epids[(p)->nclauses - 1] = ++(c)->next_epid;              \
+		(p)->strmask |= d_clause_strargs((c)->prog, (ci));             \
+		(p)->needs |= d_clause_needs((c)->prog, (ci)) | (c)->eneeds;   \
+	} while (0)
 /* usdtprov.c: 1 if pid maps a file with a USDT probe some description
    matches, 0 if not, -1 if its maps are those of hash *mh (set to the
    maps' hash) */

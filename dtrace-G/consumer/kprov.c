@@ -214,14 +214,7 @@ static void match_one(const struct kp_name *n, void *arg)
 			p->dp.argtypes = n->d.argtypes;
 			PUSH(kp->probes, kp->n, p);
 		}
-		PUSH(p->clauses, p->nclauses, ci);
-		/* in step with p->clauses, its room implied by the count */
-		p->epids = xpush_room(p->epids, p->nclauses - 1,
-				      sizeof(*p->epids));
-		p->epids[p->nclauses - 1] = ++c->next_epid;
-		p->strmask |= d_clause_strargs(c->prog, ci);
-		/* ERROR's too: its clauses read the faulting firing's */
-		p->needs |= d_clause_needs(c->prog, ci) | c->eneeds;
+		PROBE_CLAUSE_ADD(c, p, ci);
 	}
 }
 

@@ -421,7 +421,7 @@ struct tprobe *lin_hit_probe(struct consumer *c, pid_t pid, uint64_t t,
  * The pids of the processes the tree holds alive that are not traced
  * processes (c->procs): descendants known only through their FORK
  * records (only traced processes and what they forked carry the
- * tracker), for wide_open() (uprobe.c) to hold still.  A process whose
+ * tracker), for up_wide_open() (uprobe.c) to hold still.  A process whose
  * EXIT records are not read yet is listed too: the caller drains the
  * buffers first.  *out is the caller's to free.
  */

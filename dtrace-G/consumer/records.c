@@ -126,10 +126,8 @@ static pid_t ppid_kept(struct tproc *pr, uint64_t t)
 
 void hit_push(struct consumer *c, const struct hit *h)
 {
-	if (c->nhits == c->caphits) {
-		c->caphits = c->caphits ? 2 * c->caphits : 1024;
-		c->hits = xrealloc(c->hits, c->caphits, sizeof(*c->hits));
-	}
+	if (c->nhits == c->caphits) /* the test inline: once per hit */
+		xgrow(&c->hits, &c->caphits, c->nhits, sizeof(*c->hits));
 	c->hits[c->nhits++] = *h;
 }
 

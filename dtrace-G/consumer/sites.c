@@ -303,6 +303,21 @@ struct tprobe *probe_find(struct consumer *c, pid_t pid, const char *prov,
 }
 
 /*
+ * The probe whose records carry id, a traced process's or a kernel
+ * provider's, or NULL; ctx is the consumer (kplan.h's d_kplan_probe_fn,
+ * for what was aggregated outside the D program).
+ */
+const struct d_probe *probe_by_id(void *ctx, unsigned id)
+{
+	struct consumer *c = ctx;
+
+	for (size_t i = 0; i < c->nprobes; i++)
+		if (c->probes[i]->dp.id == id)
+			return &c->probes[i]->dp;
+	return kprov_probe_of(c, id);
+}
+
+/*
  * Could the provider field pat match base followed by some pid?  Exact
  * for a plain name ("srv", "srv1234"); a pattern is judged by its
  * literal head ("srv1*" may, "foo*" may not), and what follows that is
@@ -399,15 +414,8 @@ static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 				child = true;
 			}
 		}
-		if (hit) {
-			PUSH(p->clauses, p->nclauses, ci);
-			/* in step with p->clauses, room implied by the count */
-			p->epids = xpush_room(p->epids, p->nclauses - 1,
-					      sizeof(*p->epids));
-			p->epids[p->nclauses - 1] = ++c->next_epid;
-			p->strmask |= d_clause_strargs(c->prog, ci);
-			p->needs |= d_clause_needs(c->prog, ci) | c->eneeds;
-		}
+		if (hit)
+			PROBE_CLAUSE_ADD(c, p, ci);
 		if (hit || child) {
 			p->fstrmask |= d_clause_strargs(c->prog, ci);
 			p->fneeds |= d_clause_needs(c->prog, ci) | c->eneeds;

@@ -221,6 +221,22 @@ static int walk_proc(struct reg_proc *rp, void *arg)
 	return 0;
 }
 
+/*
+ * How a walk over the registry ended: what stopped it, if it was ours;
+ * a registry that could not be read is warned about, and the probes
+ * read so far stand.
+ */
+static int walk_end(const struct walk *w, int err)
+{
+	if (w->err)
+		return w->err;
+	if (err)
+		warnf(w->o->warn, w->o->warn_arg,
+		      "cannot read the registry in %s: %s", w->o->statedir,
+		      strerror(-err));
+	return 0;
+}
+
 static int add_registry(struct dt_probes *pl, const struct dt_collect_opts *o)
 {
 	struct walk w = { pl, o, 0, 0 };
@@ -245,13 +261,7 @@ static int add_registry(struct dt_probes *pl, const struct dt_collect_opts *o)
 				    o->nreg_pids, true, reg_warn, (void *)o,
 				    walk_proc, &w);
 	}
-	if (w.err)
-		return w.err;
-	if (err)
-		warnf(o->warn, o->warn_arg,
-		      "cannot read the registry in %s: %s", o->statedir,
-		      strerror(-err));
-	return 0;
+	return walk_end(&w, err);
 }
 
 static bool want_none(const struct dt_probe *p, void *arg)
@@ -283,13 +293,7 @@ int dt_probes_count_rest(struct dt_probes *pl,
 	co.sink = sink_none;
 	err = reg_each_range(o->statedir, pl->reg_read_upto + 1, INT32_MAX,
 			     true, reg_warn, (void *)&co, walk_proc, &w);
-	if (w.err)
-		return w.err;
-	if (err)
-		warnf(o->warn, o->warn_arg,
-		      "cannot read the registry in %s: %s", o->statedir,
-		      strerror(-err));
-	return 0;
+	return walk_end(&w, err);
 }
 
 /* ------------------------------------------------------------------ */

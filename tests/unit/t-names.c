@@ -39,6 +39,7 @@ int main(void)
 	is_str(b, "P_X_Y_Z", "- and . become _");
 	is_int(prov_macro("myapp", "tick", b, 10), -ENAMETOOLONG,
 	       "macro: too small a buffer");
+	is_str(b, "", "macro: buffer emptied on overflow");
 
 	prov_func_sym("myapp", "query__start", b, sizeof(b));
 	is_str(b, "__dtrace_myapp___query__start", "call target");
@@ -48,6 +49,7 @@ int main(void)
 	is_str(b, "__usdt_sema_myapp___query__start", "semaphore");
 	is_int(prov_sema_sym("myapp", "query__start", b, 20), -ENAMETOOLONG,
 	       "semaphore: too small a buffer");
+	is_str(b, "", "semaphore: buffer emptied on overflow");
 	ok(strncmp("__dtrace_myapp___x", PROV_FUNC_PREFIX,
 		   strlen(PROV_FUNC_PREFIX)) == 0, "prefix constant");
 

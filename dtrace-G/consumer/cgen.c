@@ -35,7 +35,11 @@
  *  2. The plan, when the event has one (cgen_plan.c: only for a
  *     process bpf_agg.c armed, checked here; the plan's instructions
  *     as code, its strings and faults at the hit).  When no clause of
- *     the probe needs the record (and none faulted), the hit ends here.
+ *     the probe needs the record (and none faulted), the hit ends here;
+ *     so does it when the plan's record gates (pl->record
+ *     UBPF_KREC_GATE: every clause that needs the record has a
+ *     predicate the plan tests, kplan.c's d_kplan_gated()) all failed,
+ *     no REC having set bit 16 of S_FLAGS.
  *  3. The record (usdt_bpf.h's struct ubpf_rec and its arguments,
  *     flagged UBPF_RF_KAGG after a plan ran): bpf_ringbuf_reserve() of
  *     its constant size, filled in, bpf_ringbuf_submit() with a wakeup
@@ -288,17 +292,17 @@ static bool kp_plan(struct em *e, const struct cgen_maps *m,
 	cgen_plan(e, pl, nargs, fds);
 	if (!pl->record && !e->nfj && !fs)
 		return true;
-	if (!pl->record) { /* a record only for a fault */
+	if (pl->record != 1) { /* a record only for a fault or a REC */
 		size_t jf = 0;
 
-		if (fs) {
+		if (fs || pl->record) {
 			ldx(e, BPF_DW, 1, 10, S_FLAGS);
-			alu_i(e, BPF_RSH, 1, 32);
+			alu_i(e, BPF_RSH, 1, pl->record ? 16 : 32);
 			jf = jmp_i(e, BPF_JNE, 1, 0);
 		}
 		alu_i(e, BPF_MOV, 0, 0);
 		put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
-		if (fs)
+		if (fs || pl->record)
 			fix(e, jf);
 	}
 	if (pl->record || fs) {
@@ -589,9 +593,9 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		if (!pl->record && !fs) {
 			jdone = jmp_i(&e, BPF_JA, 0, 0);
 		} else {
-			if (!pl->record) { /* a record only for a fault */
+			if (pl->record != 1) { /* a fault's, a REC's */
 				ldx(&e, BPF_DW, 1, 10, S_FLAGS);
-				alu_i(&e, BPF_RSH, 1, 32);
+				alu_i(&e, BPF_RSH, 1, pl->record ? 16 : 32);
 				jdone = jmp_i(&e, BPF_JEQ, 1, 0);
 			}
 			ldx(&e, BPF_DW, 1, 10, S_FLAGS);

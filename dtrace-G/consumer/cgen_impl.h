@@ -28,6 +28,9 @@
 #define S_ZERO (S_KKEY - 16) /* a zero struct ubpf_kval */
 #define S_COMM (S_ZERO - 16) /* the thread's name */
 #define S_FLAGS (S_COMM - 8) /* the record's flags */
+/* S_FLAGS: the record's u16 flags; bit 16 a REC ran (the hit needs its
+ * record); bits 32-63 the fault sites' (cgen_plan.c) */
+#define S_FLAGS_REC 0x10000
 #define S_TS (S_FLAGS - 8)   /* the firing's timestamp, if the plan reads it */
 #define S_VKEY (S_TS - 8)    /* cgtls's key {tid, variable} */
 #define S_VVAL (S_VKEY - 8)  /* a value stored there */

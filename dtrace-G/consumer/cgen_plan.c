@@ -61,7 +61,11 @@
  *     bits, flagged UBPF_RF_KFAULT, in its last 8 bytes: dtrace
  *     reports the fault and fires ERROR in the clause's place
  *     (records.c's hit_run_kagg()).  When no clause of the probe
- *     needs the record (and none faulted), the hit ends here.
+ *     needs the record (and none faulted), the hit ends here.  REC,
+ *     after a record gate's predicate (kplan_emit.c's d_kplan_gate()),
+ *     sets S_FLAGS_REC: cgen.c then writes the record; an ARG the site
+ *     lacks in such a predicate (UBPF_KF_GATE) sets it too, rather
+ *     than refusing the plan, and the predicate reads 0 there.
  */
 #include "config.h"
 
@@ -772,6 +776,14 @@ bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
 	return false;
 }
 
+/* REC: the hit needs its record (S_FLAGS_REC in S_FLAGS, r1 taken) */
+static void rec(struct em *e)
+{
+	ldx(e, BPF_DW, 1, 10, S_FLAGS);
+	alu_i(e, BPF_OR, 1, S_FLAGS_REC);
+	stx(e, BPF_DW, 10, S_FLAGS, 1);
+}
+
 /*
  * The plan's instructions (kagg.bpf.h's kstep(), one at a time), nargs
  * arguments fetched; fds: kaggs, kflat, kdrops, cgtls, cgtlsdrops, cgbuf,
@@ -824,12 +836,22 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_ARG:
+			if (o->n >= nargs && (o->flags & UBPF_KF_GATE)) {
+				/* a gate cannot tell: the record decides */
+				rec(e);
+				alu_i(e, BPF_MOV, 1, 0);
+				push(e, &sp, o);
+				continue;
+			}
 			if (o->n >= nargs) {
 				e->bad = true;
 				continue;
 			}
 			ldx(e, BPF_DW, 1, 10, (int16_t)S_ARG(o->n));
 			push(e, &sp, o);
+			continue;
+		case UBPF_K_REC:
+			rec(e);
 			continue;
 		case UBPF_K_TIME:
 			ldx(e, BPF_DW, 1, 10, S_TS);

@@ -103,6 +103,18 @@
  * have.  Since a comparison may now fault, one on the right of && or
  * || is skipped as run.c skips it (UBPF_K_SC); one in a branch of ?:
  * is not taken (the kernel computes both branches).
+ *
+ * Record gates (D_KPLAN_VARS).  A clause that stays in user space
+ * still needs its record, but only for the hits where it may run: when
+ * its predicate is integers the hit alone decides (gate_ok(): no
+ * variable, string or timestamp, nothing that can fault), the
+ * generated program tests it (d_kplan_gate(), kplan_emit.c) and writes
+ * the record only when some clause's test held (bpf_agg.c's
+ * plan_of(), when every such clause of the probe is gated).  User
+ * space runs the same clauses from the same records, so nothing it
+ * prints changes.  A gate changes nothing a clause sees, so exit(),
+ * printa() and the like, which keep every clause out of the kernel,
+ * leave gates in.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -1174,6 +1186,9 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags,
 	k->vbit = xcalloc(nv, sizeof(*k->vbit));
 	k->vslot = xcalloc(nv, sizeof(*k->vslot));
 	k->varg = xcalloc(nv, sizeof(*k->varg));
+	/* a predicate that gates the record changes nothing a clause
+	 * sees, so exit() and printa() do not rule gates out */
+	k->gates = (flags & D_KPLAN_VARS) != 0;
 	for (ci = 0; ci < p->nclauses; ci++)
 		if (!dtrace_only(&p->clauses[ci]) &&
 		    stmts_stop(p->clauses[ci].stmts, p->clauses[ci].nstmts))
@@ -1202,6 +1217,43 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags,
 		}
 	}
 	return k;
+}
+
+/*
+ * Record gates.  An integer predicate reads nothing a clause can
+ * change: no variable (which an earlier clause of the probe may have
+ * set in user space), no string (whose copy in the record is a second
+ * read of memory another thread may be writing), only the firing's
+ * arguments, pid, tid, id and constants; and nothing it computes can
+ * fault (kp_ty() takes / and % by a constant other than 0 only).
+ */
+static bool gate_ok(const struct node *n)
+{
+	if (!n)
+		return true;
+	if (n->op == N_VAR || n->op == N_ASSOC || n->op == N_ASSIGN ||
+	    n->op == N_INCDEC || n->op == N_FUNC || n->op == N_STR ||
+	    (n->op == N_BUILTIN && d_builtins[n->sub].id == B_TIMESTAMP))
+		return false;
+	if (!gate_ok(n->a) || !gate_ok(n->b) || !gate_ok(n->c))
+		return false;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (!gate_ok(n->args[i]))
+			return false;
+	return true;
+}
+
+bool d_kplan_gated(const struct d_kplan *k, unsigned clause)
+{
+	const struct clause *c;
+	uint8_t sz, sg;
+
+	if (!k->gates || clause >= k->prog->nclauses ||
+	    d_kplan_clause(k, clause))
+		return false;
+	c = &k->prog->clauses[clause];
+	return c->pred && !dtrace_only(c) && gate_ok(c->pred) &&
+	       kp_ty(k, c->pred, &sz, &sg);
 }
 
 void d_kplan_free(struct d_kplan *k)

@@ -34,6 +34,7 @@ struct em {
 	const struct d_probe *probe;
 	const struct d_kplan *k;
 	bool tls; /* a self-> variable read or written */
+	bool gate; /* a record gate's predicate (d_kplan_gate()) */
 };
 
 static struct ubpf_kop *put(struct em *m, int op, int pops, int pushes)
@@ -131,6 +132,8 @@ static void emit(struct em *m, const struct node *n)
 	case N_ARGN:
 		o = put(m, UBPF_K_ARG, 0, 1);
 		o->n = (uint8_t)n->sub;
+		if (m->gate)
+			o->flags |= UBPF_KF_GATE;
 		return;
 	case N_VAR: /* its 64 bits, as stored */
 		o = put(m, UBPF_K_VLD, 0, 1);
@@ -318,7 +321,7 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 			const struct d_probe *probe, struct ubpf_kplan *pl)
 {
 	const struct clause *c = &k->prog->clauses[clause];
-	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false};
+	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false, false};
 	struct ubpf_kop *pred = NULL;
 	unsigned i, j;
 
@@ -437,5 +440,36 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 	pl->nops = (uint16_t)m.n;
 	if (m.tls)
 		pl->tls |= 1;
+	return true;
+}
+
+/*
+ * The predicate of a clause user space runs, then REC: the test and
+ * the jump past REC fused where the predicate is a comparison, as
+ * kp_clause_emit() fuses them.
+ */
+bool d_kplan_gate(const struct d_kplan *k, unsigned clause,
+		  const struct d_probe *probe, struct ubpf_kplan *pl)
+{
+	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false, true};
+	struct ubpf_kop *pred;
+
+	if (!d_kplan_gated(k, clause))
+		return false;
+	emit(&m, k->prog->clauses[clause].pred);
+	if (!m.full && m.n > pl->nops && pl->ops[m.n - 1].op >= UBPF_K_EQ &&
+	    pl->ops[m.n - 1].op <= UBPF_K_GEU) {
+		pred = &pl->ops[m.n - 1];
+		pred->n = pred->op;
+		pred->op = UBPF_K_PRED;
+		m.depth--;
+	} else {
+		pred = put(&m, UBPF_K_PRED, 1, 0);
+	}
+	put(&m, UBPF_K_REC, 0, 0);
+	if (m.full || m.max > UBPF_KSTACK || m.tls)
+		return false;
+	pred->jump = (uint16_t)m.n;
+	pl->nops = (uint16_t)m.n;
 	return true;
 }

@@ -56,6 +56,7 @@ struct d_kplan {
 	bool *tls;	    /* per clause: it touches a self-> variable */
 	bool *kv;	    /* per clause: ... any variable the kernel keeps */
 	const bool *user;   /* per clause: fires in user space too, or NULL */
+	bool gates;	    /* D_KPLAN_VARS: d_kplan_gated() may say yes */
 };
 
 /*

@@ -10,7 +10,10 @@
  * then each statement's keys and its AGG, or its value and VST.  The
  * depth of the stack at each instruction is tracked (UBPF_KSTACK), and
  * a clause whose instructions do not fit UBPF_KOPS is left to user
- * space for that probe (false, the plan unchanged).
+ * space for that probe (false, the plan unchanged).  A record gate
+ * (d_kplan_gate()) is the predicate alone of a clause left to user
+ * space, its PRED jumping past a REC, its arguments flagged
+ * UBPF_KF_GATE.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1

@@ -9,7 +9,9 @@
 #    probe's name, predicates signed and unsigned, && || ?: / % << and
 #    casts, a clause left to user space (printf) on the same probe;
 #  - printf() and trace() of integer arguments and execname, whose
-#    records the generated program writes, and of copyinstr() strings
+#    records the generated program writes (only for the hits where a
+#    clause may run, when every such clause's predicate is integers
+#    only: record gates, -v's records read), and of copyinstr() strings
 #    (copied into the record at the hit), string predicates and self->
 #    variables in a clause that prints (user space's, from the records);
 #  - uid, gid, ppid, curpsinfo's pr_euid, pr_egid, pr_pgid and pr_sid
@@ -119,6 +121,35 @@ expect_eq "every aggregating function: clauses in the kernel" \
 
 same "printf, trace and execname from the record" generated "'tick 5'" \
 	-n 'tr$target:::tick /arg0 != 2/ { printf("%d %s\n", arg2, execname); trace(arg0); }'
+
+# record gates: where every clause user space runs has an integer
+# predicate, the program tests them and writes a record only for the
+# hits where one held (-v counts the records read); anything else --
+# a predicate reading a self-> variable an earlier clause sets in user
+# space, an argument the site does not have -- a record every hit
+rec_read() {
+	expect_eq "$1: records read" " $2 record$([ "$2" = 1 ] || echo s) read" \
+		"$(grep '^dtrace: BPF: .*, [0-9]* records* read$' err1.txt |
+			sed 's/.*,//')"
+}
+same "record gates: printf, trace, ustack() behind integer predicates" \
+	generated "'tick 40'" \
+	-n 'tr$target:::tick /arg0 == 5 || arg2 < -36000/ { printf("%d %s\n", arg0, copyinstr(arg1)); }' \
+	-n 'tr$target:::tick /(arg0 & 7) == 3/ { trace(arg2); }' \
+	-n 'tr$target:::tick /(unsigned)arg2 == 4294966296/ { ustack(); }' \
+	-n 'tr$target:::tick { @ = count(); }'
+rec_read "record gates: printf, trace, ustack()" 10
+expect_grep "record gates: ustack() at arg0 1" 'trprog`' out1.txt
+same "record gates: exit()" generated "'tick 12'" \
+	-n 'tr$target:::tick /arg0 == 6/ { printf("%d\n", arg0); exit(0); }'
+rec_read "record gates: exit()" 1
+same "record gates: a self-> variable set in user space" generated "'tick 12'" \
+	-n 'tr$target:::tick /arg0 > 2/ { self->n++; printf("%d\n", self->n); }' \
+	-n 'tr$target:::tick /self->n == 2/ { printf("two\n"); }'
+rec_read "record gates: a self-> variable set in user space" 12
+same "record gates: an argument the site lacks" generated "'tick 12'" \
+	-n 'tr$target:::tick /arg5 == 0 && arg0 == 1/ { printf("%d\n", arg0); }'
+rec_read "record gates: an argument the site lacks" 12
 
 cat >s.d <<'EOF'
 tr$target:::tick { @[copyinstr(arg1)] = sum(arg0); }

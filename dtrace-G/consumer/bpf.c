@@ -1248,11 +1248,14 @@ static void cg_say(struct consumer *c)
 			    0)
 				ver += info.verified_insns;
 		}
+		/* the records: hits whose clauses could not run sent
+		 * none (record gates, cgen.c) */
 		say(c,
 		    "BPF: %zu generated program%s, %zu instruction%s, "
-		    "%" PRIu64 " verified",
+		    "%" PRIu64 " verified, %" PRIu64 " record%s read",
 		    b->ncg, b->ncg == 1 ? "" : "s", insns,
-		    insns == 1 ? "" : "s", ver);
+		    insns == 1 ? "" : "s", ver, c->received,
+		    c->received == 1 ? "" : "s");
 		return;
 	}
 	/* the generic program, as -v always had it, says nothing new */

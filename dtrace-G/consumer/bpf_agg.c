@@ -45,7 +45,10 @@
  * elements) made here, whose entries of threads that exited are
  * deleted each refresh (bpf_kagg_tls_reap()); a
  * probe whose clause keeping them does not fit its plan marks it
- * UBPF_KTLS_UNFIT, and bpf.c refuses the event.
+ * UBPF_KTLS_UNFIT, and bpf.c refuses the event.  Their plans may also
+ * gate the record (plan_of()): where every clause left to user space
+ * has an integer predicate kplan.c can test at the hit, the plan ends
+ * with those tests and the record is written only when one held.
  *
  * DTRACE_KAGG=0 turns it off: every hit is recorded and aggregated in
  * user space, which prints the same (tests/run-kagg.sh compares both).
@@ -339,20 +342,26 @@ static void kagg_direct(struct ubpf_kplan *pl)
 
 /*
  * The plan of probe dp's clauses cl (epids ep) into pl; with ucl, the
- * clauses left for user space into *ucl, *uep, *nu.  false when no
- * clause runs in the kernel.
+ * clauses left for user space into *ucl, *uep, *nu.  With gates (a
+ * uprobe's generated program), when every clause left for user space
+ * has a predicate the program can test (d_kplan_gated()), their tests
+ * follow the kernel's clauses and the record is written only when one
+ * held (UBPF_KREC_GATE).  false when no clause runs in the kernel and
+ * none is gated.
  */
 static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 		    const unsigned *cl, const unsigned *ep, unsigned n,
 		    struct ubpf_kplan *pl, unsigned **ucl, unsigned **uep,
-		    unsigned *nu)
+		    unsigned *nu, bool gates)
 {
-	bool any = false;
-	unsigned last = 0;
+	bool any = false, gated = false;
+	bool *in = xcalloc(n ? n : 1, sizeof(*in)); /* in the kernel */
+	unsigned last = 0, nk = 0;
 
 	memset(pl, 0, sizeof(*pl));
 	for (unsigned i = 0; i < n; i++) {
 		if (d_kplan_emit(k->kp, cl[i], dp, pl)) {
+			in[i] = true;
 			any = true;
 			last = cl[i];
 			k->ran[cl[i]] = true;
@@ -363,6 +372,8 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 		if (d_kplan_kvars(k->kp, cl[i]))
 			pl->tls |= UBPF_KTLS_UNFIT;
 		pl->record = 1;
+		if (!d_kplan_gated(k->kp, cl[i]))
+			gates = false;
 		if (ucl) {
 			*ucl = xpush_room(*ucl, *nu, sizeof(**ucl));
 			*uep = xpush_room(*uep, *nu, sizeof(**uep));
@@ -370,11 +381,25 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 			(*uep)[(*nu)++] = ep[i];
 		}
 	}
-	if (any)
+	/* the gates, where every clause left has one and they all fit */
+	nk = pl->nops;
+	gated = gates && pl->record;
+	for (unsigned i = 0; i < n && gated; i++)
+		if (!in[i])
+			gated = d_kplan_gate(k->kp, cl[i], dp, pl);
+	free(in);
+	if (gated) {
+		pl->record = UBPF_KREC_GATE;
+	} else {
+		/* and what a gate that did not fit wrote past them */
+		memset(&pl->ops[nk], 0, (UBPF_KOPS - nk) * sizeof(pl->ops[0]));
+		pl->nops = (uint16_t)nk;
+	}
+	if (any && !gated)
 		kagg_direct(pl);
 	if (pl->d.on)
 		k->direct[last] = true;
-	return any;
+	return any || gated;
 }
 
 /*
@@ -390,13 +415,13 @@ static bool probe_plan(struct consumer *c, struct bpf_kagg *k,
 	(void)c;
 	if (p->kplanned)
 		return plan_of(k, &p->dp, p->clauses, p->epids, p->nclauses,
-			       pl, NULL, NULL, NULL);
+			       pl, NULL, NULL, NULL, k->cgen);
 	free(p->uclauses);
 	free(p->uepids);
 	p->uclauses = p->uepids = NULL;
 	p->nuclauses = 0;
 	any = plan_of(k, &p->dp, p->clauses, p->epids, p->nclauses, pl,
-		      &p->uclauses, &p->uepids, &p->nuclauses);
+		      &p->uclauses, &p->uepids, &p->nuclauses, k->cgen);
 	p->kplanned = true;
 	return any;
 }
@@ -446,7 +471,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->kp = d_kplan_new(c->prog, D_KPLAN_VARS, user);
 	free(user);
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {
-		any |= d_kplan_clause(k->kp, ci);
+		any |= d_kplan_clause(k->kp, ci) || d_kplan_gated(k->kp, ci);
 		tls |= d_kplan_tls(k->kp, ci);
 	}
 	k->plans_fd = k->aggs_fd = k->flat_fd = k->drops_fd = -1;
@@ -558,7 +583,7 @@ void bpf_kagg_kprobe(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 	if (!k)
 		return;
 	pl = xcalloc(1, sizeof(*pl));
-	if (plan_of(k, dp, cl, ep, n, pl, ucl, uep, nu) &&
+	if (plan_of(k, dp, cl, ep, n, pl, ucl, uep, nu, false) &&
 	    bpf_map_update_elem(k->plans_fd, &key, pl, BPF_ANY) < 0)
 		say(c, "cannot aggregate %s:%s:%s:%s in the kernel: %s",
 		    dp->prov, dp->mod, dp->func, dp->name, strerror(errno));
@@ -577,7 +602,7 @@ bool bpf_kagg_kplan(struct consumer *c, struct bpf_kagg *k,
 {
 	(void)c;
 	memset(pl, 0, sizeof(*pl));
-	return k && plan_of(k, dp, cl, ep, n, pl, ucl, uep, nu);
+	return k && plan_of(k, dp, cl, ep, n, pl, ucl, uep, nu, false);
 }
 
 /*
@@ -646,7 +671,7 @@ bool bpf_kfix_candidate(struct consumer *c, const struct tprobe *p,
 	t.ran = xcalloc(c->nclauses, sizeof(*t.ran));
 	t.direct = xcalloc(c->nclauses, sizeof(*t.direct));
 	if (!plan_of(&t, &p->dp, p->clauses, p->epids, p->nclauses, pl, NULL,
-		     NULL, NULL) ||
+		     NULL, NULL, false) ||
 	    !pl->d.on || pl->record || pl->d.agg >= pl->nops)
 		goto out;
 	memset(f, 0, sizeof(*f));

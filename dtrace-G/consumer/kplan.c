@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * kplan.c - which clauses of a D program a BPF program can run in the
- * traced thread, the instructions it runs for one probe, and folding
- * what it aggregated back into the program's aggregations (kplan.h).
+ * traced thread, and folding what it aggregated back into the
+ * program's aggregations (kplan.h); the instructions it runs for one
+ * probe are kplan_emit.c's (kplan_impl.h is what the two share).
  *
  * It is code generation, so it lives with the consumer, not with the D
  * language (dtrace-G/d/ knows nothing of the kernel: tests/run-layers.sh
@@ -68,7 +69,7 @@
  * Variables (D_KPLAN_VARS, for the generated programs of
  * ../consumer/cgen.c only).  A clause may also read self-> and this->
  * integer variables and timestamp, and store them (`v = e`, `v op= e`,
- * `v++` and `v--` statements: stored()),
+ * `v++` and `v--` statements: kp_stored()),
  * when the kernel keeps those variables: vars_decide() takes a variable
  * only if every traced clause that touches it runs in the kernel (else
  * user space and the kernel would each have a copy), taking clauses and
@@ -87,7 +88,7 @@
  * narrowed to its type, the types part of the kernel's key, as
  * d_key_add() keeps them) whose stores give the zero's type (an element
  * set and another unset would need two bits), and
- * compare copyinstr(argN) with a string literal (str_cmp()) and
+ * compare copyinstr(argN) with a string literal (kp_str_cmp()) and
  * key an aggregation by one copyinstr(argN) (arg_str(): UBPF_K_SKEY,
  * the entries in kaggs_s, merged with the string cut to strsize - 1 as
  * copyinstr() cuts it), also through a this-> string that is
@@ -102,6 +103,18 @@
  * have.  Since a comparison may now fault, one on the right of && or
  * || is skipped as run.c skips it (UBPF_K_SC); one in a branch of ?:
  * is not taken (the kernel computes both branches).
+ *
+ * Record gates (D_KPLAN_VARS).  A clause that stays in user space
+ * still needs its record, but only for the hits where it may run: when
+ * its predicate is integers the hit alone decides (gate_ok(): no
+ * variable, string or timestamp, nothing that can fault), the
+ * generated program tests it (d_kplan_gate(), kplan_emit.c) and writes
+ * the record only when some clause's test held (bpf_agg.c's
+ * plan_of(), when every such clause of the probe is gated).  User
+ * space runs the same clauses from the same records, so nothing it
+ * prints changes.  A gate changes nothing a clause sees, so exit(),
+ * printa() and the like, which keep every clause out of the kernel,
+ * leave gates in.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -115,63 +128,14 @@
 
 #include "../d/d_impl.h"
 #include "kplan.h"
+#include "kplan_impl.h"
 
-/* An aggregating statement the kernel runs: kaggs' key names it. */
-struct kstmt {
-	const struct stmt *st;
-	bool assign; /* self->v = e or this->v = e, not an aggregation */
-	unsigned agg;
-	uint8_t ksz[UBPF_KMAXKEYS], ksg[UBPF_KMAXKEYS];
-	int kid[UBPF_KMAXKEYS]; /* B_PROBE* for a key naming the probe, or -1 */
-	int skey;		/* the key that is copyinstr(argN), or -1 */
-	uint8_t sarg;		/* ... its N */
-	int slot;		/* without keys: its first slot in kflat, or -1 */
-	unsigned nslots;
-};
-
-struct d_kplan {
-	struct d_prog *prog;
-	bool *ok; /* per clause */
-	unsigned *first; /* per clause: its first struct kstmt */
-	struct kstmt *st;
-	unsigned nst;
-	size_t stcap;
-	unsigned nflat; /* kflat slots given out */
-	/* D_KPLAN_VARS: self->, this-> and timestamp (generated programs) */
-	bool vars;
-	uint8_t *vst;	    /* per variable: KV_* */
-	uint8_t *vsz, *vsg; /* the type every store gives it */
-	int *vbit;	    /* T differs from its zero's type: its bit */
-	int *vslot;	    /* this->: its slot, < UBPF_KTHIS */
-	int *varg;	    /* KV_SARG: the N of its copyinstr(argN) */
-	int nbits;	    /* vbits given out */
-	uint32_t absent;    /* typing the variables of these bits unset */
-	bool nostr;	    /* no string comparison (see vars_decide()) */
-	bool fmode;	    /* a string's fault is the hit's (fsite_assign()) */
-	unsigned nfs;	    /* ... its sites: */
-	struct kfsite {
-		const struct node *n; /* the comparison */
-		unsigned clause;
-		int action; /* DTrace's action number there (0: predicate) */
-		uint8_t arg;
-	} fs[UBPF_KFSITES];
-	bool *tls;	    /* per clause: it touches a self-> variable */
-	bool *kv;	    /* per clause: ... any variable the kernel keeps */
-	const bool *user;   /* per clause: fires in user space too, or NULL */
-};
-
-/*
- * A variable the kernel may keep (KV_CAND), its type known (KV_KERN);
- * a this-> string that is copyinstr(argN) wherever it is read (KV_SARG,
- * sarg_var()).
- */
-enum { KV_NO, KV_CAND, KV_KERN, KV_SARG };
 
 /* ------------------------------------------------------------------ */
 /* Which clauses */
 
 /* An integer constant, maybe negated: its value. */
-static bool const_of(const struct node *n, int64_t *v)
+bool kp_const_of(const struct node *n, int64_t *v)
 {
 	if (n->op == N_UN && n->sub == '-' && n->a->op == N_INT) {
 		*v = (int64_t)(0 - (uint64_t)n->a->ival);
@@ -216,8 +180,8 @@ static int sarg_of(const struct d_kplan *k, const struct node *n);
  * user space would read (d_arg_str()), cut to strsize - 1 bytes, which
  * changes no comparison with a literal shorter than that.
  */
-static bool str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
-		    const struct node **lit)
+bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
+		const struct node **lit)
 {
 	const struct node *f, *l;
 	int a;
@@ -271,25 +235,25 @@ static int arg_str(const struct d_kplan *k, const struct node *n)
 	return sarg_of(k, n);
 }
 
-/* Does n compare a string (str_cmp())? */
-static bool has_str_cmp(const struct d_kplan *k, const struct node *n)
+/* Does n compare a string (kp_str_cmp())? */
+bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n)
 {
 	if (!n)
 		return false;
-	if (str_cmp(k, n, NULL, NULL))
+	if (kp_str_cmp(k, n, NULL, NULL))
 		return true;
-	if (has_str_cmp(k, n->a) || has_str_cmp(k, n->b) ||
-	    has_str_cmp(k, n->c))
+	if (kp_has_str_cmp(k, n->a) || kp_has_str_cmp(k, n->b) ||
+	    kp_has_str_cmp(k, n->c))
 		return true;
 	for (unsigned i = 0; i < n->nargs; i++)
-		if (has_str_cmp(k, n->args[i]))
+		if (kp_has_str_cmp(k, n->args[i]))
 			return true;
 	return false;
 }
 
 /* The type of an integer expression the kernel can compute; false if none. */
-static bool ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
-	       uint8_t *sg)
+bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
+	   uint8_t *sg)
 {
 	uint8_t az, ag, bz, bg, cz, cg;
 
@@ -308,7 +272,7 @@ static bool ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 		if (!n->nargs || n->nargs > UBPF_KMAXKEYS)
 			return false;
 		for (unsigned i = 0; i < n->nargs; i++)
-			if (!ty(k, n->args[i], &az, &ag))
+			if (!kp_ty(k, n->args[i], &az, &ag))
 				return false;
 		return var_ty(k, (unsigned)n->sub, sz, sg);
 	case N_BUILTIN:
@@ -329,7 +293,7 @@ static bool ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 		}
 		return false;
 	case N_UN:
-		if (!ty(k, n->a, &az, &ag))
+		if (!kp_ty(k, n->a, &az, &ag))
 			return false;
 		if (n->sub == '!') {
 			*sz = 4;
@@ -342,18 +306,18 @@ static bool ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 		*sg = az < 4 ? 1 : ag;
 		return true;
 	case N_CAST:
-		if (!ty(k, n->a, &az, &ag))
+		if (!kp_ty(k, n->a, &az, &ag))
 			return false;
 		*sz = n->sz;
 		*sg = n->sg;
 		return true;
 	case N_BIN:
-		if (str_cmp(k, n, NULL, NULL)) {
+		if (kp_str_cmp(k, n, NULL, NULL)) {
 			*sz = 4;
 			*sg = 1;
 			return true;
 		}
-		if (n->ptr || !ty(k, n->a, &az, &ag) || !ty(k, n->b, &bz, &bg))
+		if (n->ptr || !kp_ty(k, n->a, &az, &ag) || !kp_ty(k, n->b, &bz, &bg))
 			return false; /* pointer arithmetic scales: mem.c */
 		switch (n->sub) {
 		case OP_SHL:
@@ -399,25 +363,25 @@ static bool ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 		if (n->sub == '/' || n->sub == '%') {
 			int64_t v;
 
-			return const_of(n->b, &v) && d_dv_int(v, *sz, *sg).i != 0;
+			return kp_const_of(n->b, &v) && d_dv_int(v, *sz, *sg).i != 0;
 		}
 		return true;
 	case N_LAND:
 	case N_LOR:
 	case N_LXOR:
-		if (!ty(k, n->a, &az, &ag) || !ty(k, n->b, &bz, &bg))
+		if (!kp_ty(k, n->a, &az, &ag) || !kp_ty(k, n->b, &bz, &bg))
 			return false;
 		*sz = 4;
 		*sg = 1;
 		return true;
 	case N_TERN:
-		if (!ty(k, n->a, &az, &ag) || !ty(k, n->b, &bz, &bg) ||
-		    !ty(k, n->c, &cz, &cg) || bz != cz || bg != cg)
+		if (!kp_ty(k, n->a, &az, &ag) || !kp_ty(k, n->b, &bz, &bg) ||
+		    !kp_ty(k, n->c, &cz, &cg) || bz != cz || bg != cg)
 			return false;
 		/* the kernel computes both branches; a comparison that
 		 * faults at the hit must not run where run.c's would not */
 		if (k && k->fmode &&
-		    (has_str_cmp(k, n->b) || has_str_cmp(k, n->c)))
+		    (kp_has_str_cmp(k, n->b) || kp_has_str_cmp(k, n->c)))
 			return false;
 		*sz = bz;
 		*sg = bg;
@@ -460,8 +424,8 @@ static int assigned_var(const struct stmt *st)
  * postfix: a statement's value is not used), as run.c computes them
  * (var_get(), binop() with the int 1, var_set()), built in *bin, *one.
  */
-static const struct node *stored(const struct stmt *st, struct node *bin,
-				 struct node *one)
+const struct node *kp_stored(const struct stmt *st, struct node *bin,
+			     struct node *one)
 {
 	const struct node *e = st->e;
 
@@ -507,8 +471,8 @@ static bool stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		if (k->vst[v] == KV_SARG) /* sarg_var() saw it */
 			return true;
 		return var_ty(k, (unsigned)v, &sz, &sg) &&
-		       ty(k, st->e->a, &sz, &sg) && /* self->a[k]'s keys */
-		       ty(k, stored(st, &bin, &one), &sz, &sg);
+		       kp_ty(k, st->e->a, &sz, &sg) && /* self->a[k]'s keys */
+		       kp_ty(k, kp_stored(st, &bin, &one), &sz, &sg);
 	}
 	if (st->kind != S_AGG || st->nkeys > UBPF_KMAXKEYS)
 		return false;
@@ -534,7 +498,7 @@ static bool stmt_ok(const struct d_kplan *k, const struct stmt *st,
 	default:
 		return false;
 	}
-	if (st->nargs && !ty(k, st->args[0], &sz, &sg))
+	if (st->nargs && !kp_ty(k, st->args[0], &sz, &sg))
 		return false;
 	ks->agg = st->agg;
 	ks->nslots = a->fn == AG_QUANTIZE     ? QZ_NBUCKETS
@@ -553,7 +517,7 @@ static bool stmt_ok(const struct d_kplan *k, const struct stmt *st,
 			continue;
 		}
 		if (ks->kid[i] < 0 &&
-		    !ty(k, st->keys[i], &ks->ksz[i], &ks->ksg[i]))
+		    !kp_ty(k, st->keys[i], &ks->ksz[i], &ks->ksg[i]))
 			return false;
 	}
 	return true;
@@ -674,11 +638,11 @@ static bool ty_all(struct d_kplan *k, const struct node *n, uint8_t *sz,
 	if (__builtin_popcount(set) > 4)
 		return false;
 	k->absent = 0;
-	if (!ty(k, n, sz, sg))
+	if (!kp_ty(k, n, sz, sg))
 		return false;
 	while ((s = next_subset(s, set)) != 0 && ok) {
 		k->absent = s;
-		ok = ty(k, n, &z, &g) && z == *sz && g == *sg;
+		ok = kp_ty(k, n, &z, &g) && z == *sz && g == *sg;
 	}
 	k->absent = 0;
 	return ok;
@@ -711,7 +675,7 @@ static bool stores_type(struct d_kplan *k, unsigned v, uint8_t *tz, uint8_t *tg)
 				continue;
 			/* a self-> variable set to 0 is deleted: it reads as
 			 * unset, its zero's type */
-			b = stored(&c->stmts[i], &bin, &one);
+			b = kp_stored(&c->stmts[i], &bin, &one);
 			if ((var->scope == SC_SELF ||
 			     var->scope == SC_SELFASSOC) &&
 			    b->op == N_INT &&
@@ -787,8 +751,6 @@ static bool vars_type_pass(struct d_kplan *k, bool suppose)
 	return false;
 }
 
-static bool clause_emit(const struct d_kplan *k, unsigned clause,
-			const struct d_probe *probe, struct ubpf_kplan *pl);
 
 /*
  * Whether clause ci's plan is the same whichever of its variables are
@@ -820,11 +782,11 @@ static bool clause_typed(struct d_kplan *k, unsigned ci)
 	a = xcalloc(1, sizeof(*a));
 	b = xcalloc(1, sizeof(*b));
 	k->absent = 0;
-	ok = clause_emit(k, ci, &none, a);
+	ok = kp_clause_emit(k, ci, &none, a);
 	while (ok && (s = next_subset(s, set)) != 0) {
 		k->absent = s;
 		memset(b, 0, sizeof(*b));
-		ok = clause_emit(k, ci, &none, b) && a->nops == b->nops &&
+		ok = kp_clause_emit(k, ci, &none, b) && a->nops == b->nops &&
 		     !memcmp(a->ops, b->ops, a->nops * sizeof(a->ops[0]));
 		/* and the keys' types, which the merge gives them */
 		for (unsigned i = 0; ok && i < c->nstmts; i++) {
@@ -835,7 +797,7 @@ static bool clause_typed(struct d_kplan *k, unsigned ci)
 				uint8_t z, g;
 
 				ok = ks->kid[j] >= 0 || (int)j == ks->skey ||
-				     (ty(k, st->keys[j], &z, &g) &&
+				     (kp_ty(k, st->keys[j], &z, &g) &&
 				      z == ks->ksz[j] && g == ks->ksg[j]);
 			}
 		}
@@ -852,7 +814,7 @@ static bool clause_ok(struct d_kplan *k, unsigned ci)
 	const struct clause *c = &k->prog->clauses[ci];
 	uint8_t sz, sg;
 	bool ok = c->nstmts > 0 && k->nst + c->nstmts <= UINT16_MAX &&
-		  (!c->pred || ty(k, c->pred, &sz, &sg));
+		  (!c->pred || kp_ty(k, c->pred, &sz, &sg));
 
 	k->first[ci] = k->nst;
 	xgrow(&k->st, &k->stcap, (size_t)k->nst + c->nstmts, sizeof(*k->st));
@@ -860,7 +822,7 @@ static bool clause_ok(struct d_kplan *k, unsigned ci)
 		ok = stmt_ok(k, &c->stmts[i], &k->st[k->nst + i]);
 	if (!ok)
 		return false;
-	k->ok[ci] = true; /* for clause_emit() */
+	k->ok[ci] = true; /* for kp_clause_emit() */
 	if (k->vars && !clause_typed(k, ci)) {
 		k->ok[ci] = false;
 		return false;
@@ -868,21 +830,21 @@ static bool clause_ok(struct d_kplan *k, unsigned ci)
 	return true;
 }
 
-/* Does clause c compare a string (str_cmp())? */
+/* Does clause c compare a string (kp_str_cmp())? */
 static bool clause_strs(const struct d_kplan *k, const struct clause *c)
 {
-	if (has_str_cmp(k, c->pred))
+	if (kp_has_str_cmp(k, c->pred))
 		return true;
 	for (unsigned i = 0; i < c->nstmts; i++) {
 		const struct stmt *st = &c->stmts[i];
 
-		if (has_str_cmp(k, st->e))
+		if (kp_has_str_cmp(k, st->e))
 			return true;
 		for (unsigned j = 0; j < st->nargs; j++)
-			if (has_str_cmp(k, st->args[j]))
+			if (kp_has_str_cmp(k, st->args[j]))
 				return true;
 		for (unsigned j = 0; j < st->nkeys; j++)
-			if (has_str_cmp(k, st->keys[j]) ||
+			if (kp_has_str_cmp(k, st->keys[j]) ||
 			    arg_str(k, st->keys[j]) >= 0)
 				return true;
 	}
@@ -967,11 +929,11 @@ static bool sarg_before(const struct d_kplan *k, unsigned ci, unsigned v,
  * descriptions (sarg_before()) -- is the string of argument N, which
  * the generated program copies once per firing (cgen.c's seq_read()):
  * the read of a string that cannot be read sends the hit to user
- * space whole, and so does the store's own copy (clause_emit()), so
+ * space whole, and so does the store's own copy (kp_clause_emit()), so
  * the fault is reported as run.c reports it.  Never set in a firing it
  * would read as "", which is not argument N's string: that is why the
  * reads must follow a store.  A clause that reads such a variable
- * compares it (str_cmp()) or keys an aggregation by it (arg_str());
+ * compares it (kp_str_cmp()) or keys an aggregation by it (arg_str());
  * anything else refuses the clause, and vars_decide() the variable
  * with it.  N, else -1.
  */
@@ -1044,7 +1006,7 @@ static bool fsite_walk(struct d_kplan *k, const struct node *n, unsigned clause,
 
 	if (!n)
 		return true;
-	if (str_cmp(k, n, &arg, NULL)) {
+	if (kp_str_cmp(k, n, &arg, NULL)) {
 		if (k->nfs >= UBPF_KFSITES)
 			return false;
 		k->fs[k->nfs++] =
@@ -1224,6 +1186,9 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags,
 	k->vbit = xcalloc(nv, sizeof(*k->vbit));
 	k->vslot = xcalloc(nv, sizeof(*k->vslot));
 	k->varg = xcalloc(nv, sizeof(*k->varg));
+	/* a predicate that gates the record changes nothing a clause
+	 * sees, so exit() and printa() do not rule gates out */
+	k->gates = (flags & D_KPLAN_VARS) != 0;
 	for (ci = 0; ci < p->nclauses; ci++)
 		if (!dtrace_only(&p->clauses[ci]) &&
 		    stmts_stop(p->clauses[ci].stmts, p->clauses[ci].nstmts))
@@ -1252,6 +1217,43 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags,
 		}
 	}
 	return k;
+}
+
+/*
+ * Record gates.  An integer predicate reads nothing a clause can
+ * change: no variable (which an earlier clause of the probe may have
+ * set in user space), no string (whose copy in the record is a second
+ * read of memory another thread may be writing), only the firing's
+ * arguments, pid, tid, id and constants; and nothing it computes can
+ * fault (kp_ty() takes / and % by a constant other than 0 only).
+ */
+static bool gate_ok(const struct node *n)
+{
+	if (!n)
+		return true;
+	if (n->op == N_VAR || n->op == N_ASSOC || n->op == N_ASSIGN ||
+	    n->op == N_INCDEC || n->op == N_FUNC || n->op == N_STR ||
+	    (n->op == N_BUILTIN && d_builtins[n->sub].id == B_TIMESTAMP))
+		return false;
+	if (!gate_ok(n->a) || !gate_ok(n->b) || !gate_ok(n->c))
+		return false;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (!gate_ok(n->args[i]))
+			return false;
+	return true;
+}
+
+bool d_kplan_gated(const struct d_kplan *k, unsigned clause)
+{
+	const struct clause *c;
+	uint8_t sz, sg;
+
+	if (!k->gates || clause >= k->prog->nclauses ||
+	    d_kplan_clause(k, clause))
+		return false;
+	c = &k->prog->clauses[clause];
+	return c->pred && !dtrace_only(c) && gate_ok(c->pred) &&
+	       kp_ty(k, c->pred, &sz, &sg);
 }
 
 void d_kplan_free(struct d_kplan *k)
@@ -1316,423 +1318,6 @@ bool d_kplan_flat(const struct d_kplan *k, unsigned st, unsigned *slot,
 		return false;
 	*slot = (unsigned)k->st[st].slot;
 	*nslots = k->st[st].nslots;
-	return true;
-}
-
-/* ------------------------------------------------------------------ */
-/* Instructions */
-
-struct em {
-	struct ubpf_kplan *pl;
-	unsigned n;	   /* instructions */
-	unsigned depth, max; /* stack */
-	bool full;
-	const struct d_probe *probe;
-	const struct d_kplan *k;
-	bool tls; /* a self-> variable read or written */
-};
-
-static struct ubpf_kop *put(struct em *m, int op, int pops, int pushes)
-{
-	static struct ubpf_kop sink;
-	struct ubpf_kop *o;
-
-	if (m->n >= UBPF_KOPS) {
-		m->full = true;
-		return memset(&sink, 0, sizeof(sink));
-	}
-	o = &m->pl->ops[m->n++];
-	memset(o, 0, sizeof(*o));
-	o->op = (uint8_t)op;
-	m->depth = m->depth - (unsigned)pops + (unsigned)pushes;
-	if (m->depth > m->max)
-		m->max = m->depth;
-	return o;
-}
-
-/*
- * Convert the top, of type (fz, fg), to (sz, sg); nothing to do when it
- * is 8 bytes (the value is its 64 bits) or the type does not change.
- */
-static void norm(struct em *m, uint8_t fz, uint8_t fg, uint8_t sz, uint8_t sg)
-{
-	struct ubpf_kop *o;
-
-	if (sz == 8 || (sz == fz && sg == fg))
-		return;
-	o = put(m, UBPF_K_NORM, 1, 1);
-	o->sz = sz;
-	o->sg = sg;
-}
-
-/* VLD or VST o of variable v */
-static void var_op(struct em *m, struct ubpf_kop *o, unsigned v)
-{
-	if (m->k->prog->vars[v].scope == SC_SELFASSOC) {
-		o->n = UBPF_KV_SELFA;
-		o->slot = (uint16_t)v;
-		m->tls = true;
-	} else if (m->k->prog->vars[v].scope == SC_SELF) {
-		o->n = UBPF_KV_SELF;
-		o->slot = (uint16_t)v;
-		m->tls = true;
-	} else {
-		o->n = UBPF_KV_THIS;
-		o->slot = (uint16_t)m->k->vslot[v];
-	}
-}
-
-static void emit(struct em *m, const struct node *n);
-
-/*
- * The keys of self->a[k...] n, each narrowed to its type (d_key_add()
- * keeps a key as its type's size), pushed in order; the types into o's
- * imm, step keys (kagg_bpf.h's UBPF_KV_SELFA).
- */
-static void assoc_keys(struct em *m, const struct node *n, struct ubpf_kop *o)
-{
-	int64_t types = 0;
-
-	for (unsigned i = 0; i < n->nargs && i < UBPF_KMAXKEYS; i++) {
-		uint8_t kz = 8, kg = 1;
-
-		(void)ty(m->k, n->args[i], &kz, &kg);
-		emit(m, n->args[i]);
-		norm(m, 8, 1, kz, kg);
-		types |= (int64_t)((kz == 1   ? 0
-				    : kz == 2 ? 1
-				    : kz == 4 ? 2
-					      : 3) |
-				   (kg ? 4 : 0))
-			 << (3 * i);
-	}
-	o->step = (uint16_t)n->nargs;
-	o->imm = types;
-}
-
-static void emit(struct em *m, const struct node *n)
-{
-	uint8_t sz = 8, sg = 1, az, ag, bz, bg;
-	struct ubpf_kop *o;
-	int op;
-
-	(void)ty(m->k, n, &sz, &sg);
-	switch (n->op) {
-	case N_INT:
-		o = put(m, UBPF_K_CONST, 0, 1);
-		o->imm = n->ival;
-		o->sz = sz;
-		o->sg = sg;
-		return;
-	case N_ARGN:
-		o = put(m, UBPF_K_ARG, 0, 1);
-		o->n = (uint8_t)n->sub;
-		return;
-	case N_VAR: /* its 64 bits, as stored */
-		o = put(m, UBPF_K_VLD, 0, 1);
-		var_op(m, o, (unsigned)n->sub);
-		return;
-	case N_ASSOC: { /* self->a[k...]: the keys, then the element */
-		struct ubpf_kop kt = {0};
-
-		assoc_keys(m, n, &kt);
-		o = put(m, UBPF_K_VLD, (int)n->nargs, 1);
-		var_op(m, o, (unsigned)n->sub);
-		o->step = kt.step;
-		o->imm = kt.imm;
-		return;
-	}
-	case N_BUILTIN:
-		if (d_builtins[n->sub].id == B_TIMESTAMP) {
-			put(m, UBPF_K_TIME, 0, 1);
-			return;
-		}
-		if (d_builtins[n->sub].id == B_ID) {
-			o = put(m, UBPF_K_CONST, 0, 1);
-			o->imm = m->probe->id;
-		} else {
-			o = put(m, d_builtins[n->sub].id == B_PID ? UBPF_K_PID
-								  : UBPF_K_TID,
-				0, 1);
-		}
-		o->sz = sz;
-		o->sg = sg;
-		return;
-	case N_UN:
-		emit(m, n->a);
-		if (n->sub == '+')
-			return;
-		o = put(m, n->sub == '!' ? UBPF_K_LNOT
-			   : n->sub == '~' ? UBPF_K_BNOT
-					   : UBPF_K_NEG,
-			1, 1);
-		o->sz = n->sub == '!' ? sz : 8; /* - and ~: 64 bits, reg() */
-		o->sg = sg;
-		return;
-	case N_CAST:
-		(void)ty(m->k, n->a, &az, &ag);
-		emit(m, n->a);
-		norm(m, az, ag, sz, sg);
-		return;
-	case N_BIN:
-		if (n->sub == OP_SHL || n->sub == OP_SHR) {
-			emit(m, n->a);
-			{
-				int64_t bc = 0;
-				bool bimm = const_of(n->b, &bc);
-
-				/* the count: & 63, unconverted */
-				if (!bimm)
-					emit(m, n->b);
-				o = put(m, n->sub == OP_SHL ? UBPF_K_SHL
-					   : sg		   ? UBPF_K_SAR
-							   : UBPF_K_SHR,
-					bimm ? 1 : 2, 1);
-				if (bimm) {
-					o->flags = UBPF_KF_IMM;
-					o->imm = bc;
-				}
-			}
-			o->sz = 8; /* 64 bits, as run.c's reg() */
-			o->sg = sg;
-			return;
-		}
-		{
-			const struct node *lit;
-			int arg;
-
-			if (str_cmp(m->k, n, &arg, &lit)) {
-				size_t len = strlen(lit->sval);
-
-				o = put(m, UBPF_K_SEQ, 0, 1);
-				o->n = (uint8_t)arg;
-				o->step = (uint16_t)len;
-				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
-				for (unsigned i = 0;
-				     m->k->fmode && i < m->k->nfs; i++)
-					if (m->k->fs[i].n == n)
-						o->agg = (uint16_t)(i + 1);
-				if (m->k->fmode && !o->agg)
-					m->full = true; /* not reached */
-				for (size_t i = 0; i <= len; i += 8) {
-					uint64_t w = 0;
-
-					for (size_t j = 0; j < 8 && i + j < len;
-					     j++)
-						w |= (uint64_t)(uint8_t)lit
-							     ->sval[i + j]
-						     << (8 * j);
-					o = put(m, UBPF_K_SDATA, 0, 0);
-					o->imm = (int64_t)w;
-				}
-				return;
-			}
-		}
-		(void)ty(m->k, n->a, &az, &ag);
-		(void)ty(m->k, n->b, &bz, &bg);
-		{
-			int64_t bc = 0;
-			bool bimm = const_of(n->b, &bc);
-			/* the operands' common type (the comparisons' too) */
-			unsigned sa = az < 4 ? 4 : az, sb = bz < 4 ? 4 : bz;
-			bool ga = az < 4 ? true : ag, gb = bz < 4 ? true : bg;
-			uint8_t cz = (uint8_t)(sa > sb ? sa : sb);
-			uint8_t cg = sa != sb ? (sa > sb ? ga : gb) : ga && gb;
-
-			(void)cz; /* the operands keep their 64 bits */
-			emit(m, n->a);
-			if (!bimm)
-				emit(m, n->b);
-			switch (n->sub) {
-			case '+': op = UBPF_K_ADD; break;
-			case '-': op = UBPF_K_SUB; break;
-			case '*': op = UBPF_K_MUL; break;
-			case '/': op = cg ? UBPF_K_DIVS : UBPF_K_DIVU; break;
-			case '%': op = cg ? UBPF_K_MODS : UBPF_K_MODU; break;
-			case '&': op = UBPF_K_AND; break;
-			case '|': op = UBPF_K_OR; break;
-			case '^': op = UBPF_K_XOR; break;
-			case OP_EQ: op = UBPF_K_EQ; break;
-			case OP_NE: op = UBPF_K_NE; break;
-			case '<': op = cg ? UBPF_K_LTS : UBPF_K_LTU; break;
-			case '>': op = cg ? UBPF_K_GTS : UBPF_K_GTU; break;
-			case OP_LE: op = cg ? UBPF_K_LES : UBPF_K_LEU; break;
-			default: op = cg ? UBPF_K_GES : UBPF_K_GEU; break;
-			}
-			o = put(m, op, bimm ? 1 : 2, 1);
-			if (bimm) { /* a constant b */
-				o->flags = UBPF_KF_IMM;
-				o->imm = bc;
-			}
-			if (op <= UBPF_K_XOR) {
-				o->sz = 8; /* not narrowed: run.c's reg() */
-				o->sg = sg;
-			}
-		}
-		return;
-	case N_LAND:
-	case N_LOR:
-	case N_LXOR:
-		emit(m, n->a);
-		if (n->op != N_LXOR && m->k->fmode && has_str_cmp(m->k, n->b)) {
-			/* b may fault: run.c evaluates it only when a does
-			 * not decide, and so does the kernel */
-			unsigned sc = m->n;
-
-			o = put(m, UBPF_K_SC, 1, 0);
-			o->n = n->op == N_LOR;
-			emit(m, n->b);
-			o = put(m, UBPF_K_NE, 1, 1);
-			o->flags = UBPF_KF_IMM;
-			if (!m->full)
-				m->pl->ops[sc].jump = (uint16_t)m->n;
-			return;
-		}
-		emit(m, n->b);
-		put(m, n->op == N_LAND	 ? UBPF_K_LAND
-		       : n->op == N_LOR ? UBPF_K_LOR
-					: UBPF_K_LXOR,
-		    2, 1);
-		return;
-	case N_TERN:
-		emit(m, n->a);
-		emit(m, n->b);
-		emit(m, n->c);
-		put(m, UBPF_K_SEL, 3, 1);
-		return;
-	}
-	m->full = true; /* ty() refused it: not reached */
-}
-
-bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
-		  const struct d_probe *probe, struct ubpf_kplan *pl)
-{
-	return d_kplan_clause(k, clause) && clause_emit(k, clause, probe, pl);
-}
-
-static bool clause_emit(const struct d_kplan *k, unsigned clause,
-			const struct d_probe *probe, struct ubpf_kplan *pl)
-{
-	const struct clause *c = &k->prog->clauses[clause];
-	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false};
-	struct ubpf_kop *pred = NULL;
-	unsigned i, j;
-
-	if (c->pred) {
-		bool sc = false; /* an SC lands past the comparison */
-
-		emit(&m, c->pred);
-		for (i = pl->nops; !m.full && i < m.n; i++)
-			sc |= pl->ops[i].op == UBPF_K_SC &&
-			      pl->ops[i].jump == m.n;
-		if (!m.full && m.n > pl->nops && !sc &&
-		    pl->ops[m.n - 1].op >= UBPF_K_EQ &&
-		    pl->ops[m.n - 1].op <= UBPF_K_GEU) {
-			/* the comparison and the test in one instruction */
-			pred = &pl->ops[m.n - 1];
-			pred->n = pred->op;
-			pred->op = UBPF_K_PRED;
-			m.depth--;
-		} else {
-			pred = put(&m, UBPF_K_PRED, 1, 0);
-		}
-	}
-	for (i = 0; i < c->nstmts; i++) {
-		const struct kstmt *ks = &k->st[k->first[clause] + i];
-		const struct stmt *st = ks->st;
-		const struct agg *a;
-		struct ubpf_kop *o;
-
-		if (ks->assign && k->vst[st->e->a->sub] == KV_SARG) {
-			/* nothing to keep but the copy, whose fault sends
-			 * the hit to user space: copyinstr(argN) == "" */
-			char nul[1] = "";
-			struct node empty = { .op = N_STR, .sval = nul };
-			struct node eq = { .op = N_BIN, .sub = OP_EQ };
-
-			eq.a = st->e->b;
-			eq.b = &empty;
-			emit(&m, &eq);
-			o = put(&m, UBPF_K_VST, 1, 0);
-			var_op(&m, o, (unsigned)st->e->a->sub);
-			continue;
-		}
-		if (ks->assign) { /* the value, as d_var_conv() makes it */
-			const struct var *v = &k->prog->vars[st->e->a->sub];
-			uint8_t bz = 8, bg = 1;
-			struct node bin, one;
-			const struct node *b = stored(st, &bin, &one);
-			struct ubpf_kop kt = {0};
-
-			if (st->e->a->op == N_ASSOC) /* the keys, below */
-				assoc_keys(&m, st->e->a, &kt);
-			(void)ty(k, b, &bz, &bg);
-			emit(&m, b);
-			if (v->declared)
-				norm(&m, bz, bg, v->sz, v->sg);
-			o = put(&m, UBPF_K_VST, 1 + kt.step, 0);
-			var_op(&m, o, (unsigned)st->e->a->sub);
-			o->step = kt.step;
-			o->imm = kt.imm;
-			continue;
-		}
-		a = &k->prog->aggs[st->agg];
-		for (j = 0; j < st->nkeys; j++) {
-			if ((int)j == ks->skey) { /* the program copies it */
-				o = put(&m, UBPF_K_SKEY, 0, 0);
-				o->n = (uint8_t)j;
-				o->slot = ks->sarg;
-				continue;
-			}
-			if (ks->kid[j] >= 0) {
-				o = put(&m, UBPF_K_CONST, 0, 1);
-				o->imm = probe->id;
-			} else {
-				emit(&m, st->keys[j]);
-			}
-			o = put(&m, UBPF_K_KEY, 1, 0);
-			o->n = (uint8_t)j;
-		}
-		if (st->nargs)
-			emit(&m, st->args[0]);
-		o = put(&m, UBPF_K_AGG, st->nargs ? 1 : 0, 0);
-		o->agg = (uint16_t)(k->first[clause] + i);
-		if (ks->slot >= 0) {
-			o->flags = UBPF_KF_FLAT;
-			o->slot = (uint16_t)ks->slot;
-		}
-		if (ks->skey >= 0)
-			o->flags |= UBPF_KF_SKEY;
-		switch (a->fn) {
-		case AG_COUNT: o->n = UBPF_F_COUNT; break;
-		case AG_SUM: o->n = UBPF_F_SUM; break;
-		case AG_AVG: o->n = UBPF_F_AVG; break;
-		case AG_MIN: o->n = UBPF_F_MIN; break;
-		case AG_MAX: o->n = UBPF_F_MAX; break;
-		case AG_QUANTIZE: o->n = UBPF_F_QUANTIZE; break;
-		default:
-			o->n = UBPF_F_LQUANTIZE;
-			o->imm = a->lq_base;
-			o->step = a->lq_step;
-			o->levels = a->lq_levels;
-			break;
-		}
-	}
-	if (m.full || m.max > UBPF_KSTACK) {
-		/* what was written past pl->nops is not part of the plan */
-		return false;
-	}
-	if (pred)
-		pred->jump = (uint16_t)m.n;
-	/* a string that faults ends the clause here too */
-	for (i = pl->nops; i < m.n; i++)
-		if (pl->ops[i].op == UBPF_K_SEQ && pl->ops[i].agg) {
-			pl->ops[i].jump = (uint16_t)m.n;
-			pl->fstr = (uint16_t)(k->prog->strsize - 1);
-		}
-	pl->nops = (uint16_t)m.n;
-	if (m.tls)
-		pl->tls |= 1;
 	return true;
 }
 

@@ -59,6 +59,21 @@ bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
 		  const struct d_probe *probe, struct ubpf_kplan *pl);
 
 /*
+ * Record gates (D_KPLAN_VARS): d_kplan_gated() says whether clause,
+ * which runs in user space, has a predicate the generated program can
+ * test at the hit (integers, no variables: kplan.c's gate_ok()); then
+ * d_kplan_gate() appends to pl that predicate and UBPF_K_REC, which
+ * marks the hit as needing its record when the predicate held.  A
+ * probe whose every user-space clause is gated writes a record only
+ * for the hits where one of them may run (pl->record UBPF_KREC_GATE).
+ * false (pl unchanged) when the clause cannot be gated or its test
+ * does not fit.
+ */
+bool d_kplan_gated(const struct d_kplan *k, unsigned clause);
+bool d_kplan_gate(const struct d_kplan *k, unsigned clause,
+		  const struct d_probe *probe, struct ubpf_kplan *pl);
+
+/*
  * The aggregating statements the kernel runs (kaggs' key.agg); whether
  * statement st keeps its values in kflat instead, from slot on, one per
  * bucket (one for count() and the like).

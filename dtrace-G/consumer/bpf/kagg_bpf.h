@@ -117,6 +117,9 @@ enum {
 	UBPF_K_SC,    /* && (n 0), || (n 1) whose right side may fault:
 		       * pop a; if its truth is n, push n and go to jump,
 		       * past the right side and its truth (a NE 0) */
+	UBPF_K_REC,   /* the hit needs its record: a clause user space
+		       * runs may run (its predicate, before it, held:
+		       * kplan_emit.c's d_kplan_gate()) */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key
@@ -173,6 +176,9 @@ struct ubpf_kop {
 #define UBPF_KSTRMAX 63	 /* SEQ: the longest string compared */
 #define UBPF_KSTRARGS 4	 /* SEQ, SKEY: arguments a plan reads */
 #define UBPF_KF_SKEY 0x8 /* AGG: kaggs_s, one key a string (SKEY) */
+#define UBPF_KF_GATE 0x10 /* ARG of a REC's predicate: an argument the
+			  * site lacks writes the record (user space
+			  * decides) instead of refusing the plan */
 #define UBPF_KSKEY 64	 /* bytes of such a key, NUL included */
 #define UBPF_KFSITES 16	 /* SEQ's fault sites (2 bits each, UBPF_RF_KFAULT) */
 
@@ -226,9 +232,12 @@ struct ubpf_kdirect {
 	struct ubpf_kdval av; /* the aggregated value */
 };
 
+#define UBPF_KREC_GATE 2
+
 struct ubpf_kplan {
 	__u16 nops;
-	__u8 record; /* some clause of the probe needs the record too */
+	__u8 record; /* some clause of the probe needs the record too;
+		      * UBPF_KREC_GATE: only when a REC ran */
 	__u8 tls;    /* 1: it reads or writes self-> variables in the
 		      * kernel; UBPF_KTLS_UNFIT: a clause that keeps any
 		      * variable there was left out (too long), so no

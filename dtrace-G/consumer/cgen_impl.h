@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cgen_impl.h - what cgen.c (a generated program's prologue, record
+ * and epilogue) and cgen_plan.c (its plan as code) share: the program's
+ * stack frame, the emitter (struct em: the instructions so far, and
+ * the jumps still to be fixed) and its one-instruction helpers.  Each
+ * helper appends one BPF instruction (two for a 64-bit immediate); a
+ * forward jump is emitted with offset 0 and set by fix() once its
+ * target is the next instruction.  Not for anything else.
+ */
+#ifndef USDT_DTRACE_CGEN_IMPL_H
+#define USDT_DTRACE_CGEN_IMPL_H
+
+#include <linux/bpf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/kagg_bpf.h"
+#include "bpf/usdt_bpf.h"
+#include "consumer_impl.h"
+
+/* the stack frame (offsets from r10) */
+#define S_KEY8 (-8)		      /* {ev, pid}, a u32 index */
+#define S_ARG(i) (-16 - 8 * (int)(i)) /* UBPF_MAXARGS arguments */
+#define S_STK(i) (-16 - 8 * UBPF_MAXARGS - 8 * (int)(i))       /* the plan's */
+#define S_KKEY (-16 - 8 * UBPF_MAXARGS - 8 * UBPF_KSTACK - 40) /* kaggs */
+#define S_ZERO (S_KKEY - 16) /* a zero struct ubpf_kval */
+#define S_COMM (S_ZERO - 16) /* the thread's name */
+#define S_FLAGS (S_COMM - 8) /* the record's flags */
+/* S_FLAGS: the record's u16 flags; bit 16 a REC ran (the hit needs its
+ * record); bits 32-63 the fault sites' (cgen_plan.c) */
+#define S_FLAGS_REC 0x10000
+#define S_TS (S_FLAGS - 8)   /* the firing's timestamp, if the plan reads it */
+#define S_VKEY (S_TS - 8)    /* cgtls's key {tid, variable} */
+#define S_VVAL (S_VKEY - 8)  /* a value stored there */
+#define S_THIS(i) (S_VVAL - 8 - 8 * (int)(i)) /* UBPF_KTHIS this-> */
+#define S_SBUF S_THIS(UBPF_KTHIS) /* cgbuf, where SEQ's strings are */
+#define S_SLEN(j) (S_SBUF - 8 - 8 * (int)(j)) /* their copies' lengths */
+/* cgtlsa's key {tid, var, keys} */
+#define S_AKEY (S_SLEN(UBPF_KSTRARGS - 1) - (int)sizeof(struct ubpf_kvakey))
+/* SEQ's string of its j-th argument: in cgbuf, past what a record uses */
+#define SEQ_AT(j) (UBPF_SCRATCH - UBPF_STRMAX * ((int)(j) + 1))
+/* a kaggs_s key, built below them (a map key may be in a map value) */
+#define SKEY_AT (SEQ_AT(UBPF_KSTRARGS) - (int)sizeof(struct ubpf_kskey))
+
+struct em {
+	struct bpf_insn *v;
+	size_t n, cap;
+	bool bad;
+	/* SEQ: the arguments whose strings the plan compares, and the
+	 * jumps taken when one cannot be read (to the unflagged record) */
+	uint8_t sarg[UBPF_KSTRARGS];
+	bool skarg[UBPF_KSTRARGS]; /* ... SKEY's: at most UBPF_KSKEY bytes */
+	unsigned nsarg;
+	size_t fj[UBPF_KSTRARGS * 2 + 1];
+	unsigned nfj;
+	/* SEQ with a fault site (fsites()): its jump to its clause's
+	 * end, taken when its string could not be read; plan() fixes it */
+	size_t sfj;
+};
+
+static inline void put(struct em *e, uint8_t code, uint8_t dst,
+		       uint8_t src, int16_t off, int32_t imm)
+{
+	if (e->n == e->cap) {
+		e->cap = e->cap ? 2 * e->cap : 256;
+		e->v = xrealloc(e->v, e->cap, sizeof(*e->v));
+	}
+	e->v[e->n++] = (struct bpf_insn){.code = code,
+					 .dst_reg = dst,
+					 .src_reg = src,
+					 .off = off,
+					 .imm = imm};
+}
+
+static inline void alu_i(struct em *e, uint8_t op, uint8_t dst,
+			 int32_t imm)
+{
+	put(e, BPF_ALU64 | op | BPF_K, dst, 0, 0, imm);
+}
+
+static inline void alu_r(struct em *e, uint8_t op, uint8_t dst,
+			 uint8_t src)
+{
+	put(e, BPF_ALU64 | op | BPF_X, dst, src, 0, 0);
+}
+
+static inline void ld64(struct em *e, uint8_t dst, uint64_t v)
+{
+	if ((int64_t)v == (int32_t)v) {
+		alu_i(e, BPF_MOV, dst, (int32_t)v);
+		return;
+	}
+	put(e, BPF_LD | BPF_DW | BPF_IMM, dst, 0, 0, (int32_t)(uint32_t)v);
+	put(e, 0, 0, 0, 0, (int32_t)(uint32_t)(v >> 32));
+}
+
+static inline void ldmap(struct em *e, uint8_t dst, int fd)
+{
+	put(e, BPF_LD | BPF_DW | BPF_IMM, dst, BPF_PSEUDO_MAP_FD, 0, fd);
+	put(e, 0, 0, 0, 0, 0);
+}
+
+static inline void ldx(struct em *e, uint8_t sz, uint8_t dst, uint8_t src,
+		       int16_t off)
+{
+	put(e, BPF_LDX | BPF_MEM | sz, dst, src, off, 0);
+}
+
+static inline void stx(struct em *e, uint8_t sz, uint8_t dst, int16_t off,
+		       uint8_t src)
+{
+	put(e, BPF_STX | BPF_MEM | sz, dst, src, off, 0);
+}
+
+static inline void st(struct em *e, uint8_t sz, uint8_t dst, int16_t off,
+		      int32_t imm)
+{
+	put(e, BPF_ST | BPF_MEM | sz, dst, 0, off, imm);
+}
+
+static inline void call(struct em *e, int32_t fn)
+{
+	put(e, BPF_JMP | BPF_CALL, 0, 0, 0, fn);
+}
+
+/* a jump whose offset is set later (fix()); its index */
+static inline size_t jmp_i(struct em *e, uint8_t op, uint8_t dst,
+			   int32_t imm)
+{
+	put(e, BPF_JMP | op | BPF_K, dst, 0, 0, imm);
+	return e->n - 1;
+}
+
+static inline size_t jmp_r(struct em *e, uint8_t op, uint8_t dst,
+			   uint8_t src)
+{
+	put(e, BPF_JMP | op | BPF_X, dst, src, 0, 0);
+	return e->n - 1;
+}
+
+/* jump at index j lands on the next instruction to be emitted */
+static inline void fix(struct em *e, size_t j)
+{
+	if (e->n - j - 1 > INT16_MAX)
+		e->bad = true;
+	e->v[j].off = (int16_t)(e->n - j - 1);
+}
+
+/* usdt.bpf.c's sized(): r to size bytes, sign- or zero-extended */
+static inline void sized(struct em *e, uint8_t r, uint8_t size,
+			 uint8_t sgn)
+{
+	int32_t sh;
+
+	if (size != 1 && size != 2 && size != 4)
+		return;
+	sh = 64 - 8 * size;
+	alu_i(e, BPF_LSH, r, sh);
+	alu_i(e, sgn ? BPF_ARSH : BPF_RSH, r, sh);
+}
+
+/* r = 1 if r's value is not 0, else 0 */
+static inline void truth(struct em *e, uint8_t r)
+{
+	size_t j = jmp_i(e, BPF_JEQ, r, 0);
+
+	alu_i(e, BPF_MOV, r, 1);
+	fix(e, j);
+}
+
+/* cgen_plan.c: whether the plan has fault sites (SEQ's, kplan.c's) */
+bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl);
+/* ... whether it has instruction op (of variable kind n; -1: any) */
+bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n);
+/* ... its code, nargs arguments fetched; fds: kaggs, kflat, kdrops,
+ * cgtls, cgtlsdrops, cgbuf, kaggs_s, cgtlsa */
+void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
+	       const int *fds);
+
+#endif /* USDT_DTRACE_CGEN_IMPL_H */

@@ -1,0 +1,1029 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cgen_plan.c - stage 2 of a generated program (cgen.c): the plan
+ * kplan.c made for the event's probe, as code.
+ *
+ *  2. The plan, when the event has one: only for a process bpf_agg.c
+ *     armed (cgen.c's cgen_emit() checks) -- the event's first such
+ *     process in the array cgarm1 (indexed by event: a lookup the
+ *     verifier inlines), any other by
+ *     the key {event, pid} in the hash map cgarmed, each put there
+ *     when that process's plan at this event is byte for byte the one
+ *     compiled in (cgen_emit()'s pl), so any other process (a child
+ *     not traced, one whose probe differs, a hit before its plans went
+ *     in) writes an unflagged record and user space runs every clause
+ *     for it, exactly as the generic program does.  Then each plan
+ *     instruction becomes code.  Register allocation is the simplest
+ *     that is exact: the stack machine's stack lives in fixed stack
+ *     slots (its depth at each instruction is known here), operands
+ *     are loaded into r1-r5 for the operation and the result is stored
+ *     back, narrowed by the instruction's size and sign; r9 keeps an
+ *     aggregated value across helper calls.  PRED is a forward jump to
+ *     the end of its clause.  KEY stores into the kaggs key on the
+ *     stack; AGG computes quantize()'s bucket (a branchy fls) or
+ *     lquantize()'s, finds the slot (kflat, by index) or the entry
+ *     (kaggs: lookup, insert if absent, lookup; a full map counts in
+ *     kdrops) and updates it as kagg.bpf.h's kval_update() does.
+ *     Signed / and % are BPF's unsigned division on magnitudes with the
+ *     sign put back, C's truncation, as kagg.bpf.h's ksdiv().  Plans
+ *     made with D_KPLAN_VARS (kplan.c says which clauses) also
+ *     have TIME (the firing's timestamp, read once in the prologue into
+ *     S_TS, which the record then carries too), and VLD/VST of self->
+ *     variables (the hash map cgtls under {tid, variable}: a lookup
+ *     that finds none reads 0, a store of 0 deletes, a store the map
+ *     has no room for counts in cgtlsdrops; an array's element, its
+ *     keys popped, in the hash cgtlsa under {tid, variable and key
+ *     types, keys}: tlsa_key()) and of this-> variables
+ *     (stack slots zeroed where the plan starts: the kernel's clauses
+ *     of a probe are one run of this program), and SEQ, a string
+ *     argument compared with a literal: seq_read() copies each such
+ *     argument's string into cgbuf before the first clause runs (a
+ *     fault ends the plan there: the record goes unflagged and user
+ *     space runs every clause), and SEQ compares its length with the
+ *     literal's and its bytes a word at a time (8, then 4, 2, 1 bytes
+ *     for the tail), the literal's words as immediates (where the kernel
+ *     keeps self-> variables, each SEQ is a fault site instead: below);
+ *     SKEY copies it
+ *     the same way, NUL-padded (its part of cgbuf zeroed before the
+ *     copy), into a key of kaggs_s built in cgbuf (a key longer than
+ *     its 64 bytes ends the plan as a fault does), which AGG then
+ *     uses; both walk the bytes with str_chunks().  Faults at the
+ *     hit: a plan whose SEQ carry fault sites (kplan.c's, for
+ *     programs whose kernel keeps self-> variables, which no hit can
+ *     take to user space; SC skips the right side of an && or || that
+ *     may fault when the left decides, as run.c does) reads each
+ *     string as far as run.c would (pl->fstr bytes) and, when one
+ *     cannot be read, a byte at its address to tell where (there, or
+ *     the page after it); each SEQ
+ *     on such a string sets its site's bits in the upper half of
+ *     S_FLAGS and ends its clause, what it did so far kept, and the
+ *     record (written then even when no clause needs it) carries the
+ *     bits, flagged UBPF_RF_KFAULT, in its last 8 bytes: dtrace
+ *     reports the fault and fires ERROR in the clause's place
+ *     (records.c's hit_run_kagg()).  When no clause of the probe
+ *     needs the record (and none faulted), the hit ends here.  REC,
+ *     after a record gate's predicate (kplan_emit.c's d_kplan_gate()),
+ *     sets S_FLAGS_REC: cgen.c then writes the record; an ARG the site
+ *     lacks in such a predicate (UBPF_KF_GATE) sets it too, rather
+ *     than refusing the plan, and the predicate reads 0 there.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/bpf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/kagg_bpf.h"
+#include "bpf/usdt_bpf.h"
+#include "cgen_impl.h"
+#include "consumer_impl.h"
+
+/* r3 = fls(r2) for r2 != 0 (kagg.bpf.h's kfls()); r2 clobbered */
+static void fls(struct em *e)
+{
+	static const int sh[] = {32, 16, 8, 4, 2};
+
+	alu_i(e, BPF_MOV, 3, 1);
+	for (size_t i = 0; i < sizeof(sh) / sizeof(sh[0]); i++) {
+		size_t j;
+
+		alu_r(e, BPF_MOV, 4, 2);
+		alu_i(e, BPF_RSH, 4, sh[i]);
+		j = jmp_i(e, BPF_JEQ, 4, 0);
+		alu_i(e, BPF_ADD, 3, sh[i]);
+		alu_r(e, BPF_MOV, 2, 4);
+		fix(e, j);
+	}
+	alu_i(e, BPF_RSH, 2, 1);
+	{
+		size_t j = jmp_i(e, BPF_JEQ, 2, 0);
+
+		alu_i(e, BPF_ADD, 3, 1);
+		fix(e, j);
+	}
+}
+
+/* r1 = the bucket of the value in r9 for AGG o (kbucket()) */
+static void bucket(struct em *e, const struct ubpf_kop *o)
+{
+	size_t j1, j2, j3, j4;
+
+	if (o->n == UBPF_F_QUANTIZE) {
+		alu_i(e, BPF_MOV, 1, 63);
+		j1 = jmp_i(e, BPF_JEQ, 9, 0); /* 0: 63 */
+		alu_r(e, BPF_MOV, 2, 9);
+		j2 = jmp_i(e, BPF_JSGT, 9, 0);
+		alu_i(e, BPF_NEG, 2, 0); /* v < 0: 63 - fls(-v), at least 0 */
+		fls(e);
+		alu_r(e, BPF_SUB, 1, 3);
+		j3 = jmp_i(e, BPF_JSGE, 1, 0);
+		alu_i(e, BPF_MOV, 1, 0);
+		fix(e, j3);
+		j4 = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, j2); /* v > 0: 63 + fls(v) */
+		fls(e);
+		alu_r(e, BPF_ADD, 1, 3);
+		fix(e, j4);
+		fix(e, j1);
+	} else if (o->n == UBPF_F_LQUANTIZE) {
+		int64_t base = o->imm;
+		uint64_t top = (uint64_t)base +
+			       (uint64_t)o->levels * (uint64_t)(int64_t)o->step;
+
+		alu_i(e, BPF_MOV, 1, 0);
+		ld64(e, 2, (uint64_t)base);
+		j1 = jmp_r(e, BPF_JSLT, 9, 2);
+		ld64(e, 3, top);
+		alu_i(e, BPF_MOV, 1, (int32_t)o->levels + 1);
+		j2 = jmp_r(e, BPF_JSGE, 9, 3);
+		alu_r(e, BPF_MOV, 1, 9);
+		alu_r(e, BPF_SUB, 1, 2);
+		alu_i(e, BPF_DIV, 1, o->step); /* unsigned, as (__u64) */
+		alu_i(e, BPF_ADD, 1, 1);
+		fix(e, j2);
+		fix(e, j1);
+		/* kbucket()'s __u16 */
+		alu_i(e, BPF_AND, 1, 0xffff);
+	} else {
+		alu_i(e, BPF_MOV, 1, 0);
+	}
+}
+
+/* kval_update() of the struct ubpf_kval at r0 with the value in r9 */
+static void kval_update(struct em *e, uint8_t fn)
+{
+	size_t j1, j2;
+
+	switch (fn) {
+	case UBPF_F_COUNT:
+	case UBPF_F_QUANTIZE:
+	case UBPF_F_LQUANTIZE:
+		ldx(e, BPF_DW, 1, 0, 0);
+		alu_i(e, BPF_ADD, 1, 1);
+		stx(e, BPF_DW, 0, 0, 1);
+		break;
+	case UBPF_F_SUM:
+		ldx(e, BPF_DW, 1, 0, 0);
+		alu_r(e, BPF_ADD, 1, 9);
+		stx(e, BPF_DW, 0, 0, 1);
+		st(e, BPF_DW, 0, 8, 1);
+		break;
+	case UBPF_F_AVG:
+		ldx(e, BPF_DW, 1, 0, 0);
+		alu_i(e, BPF_ADD, 1, 1);
+		stx(e, BPF_DW, 0, 0, 1);
+		ldx(e, BPF_DW, 1, 0, 8);
+		alu_r(e, BPF_ADD, 1, 9);
+		stx(e, BPF_DW, 0, 8, 1);
+		break;
+	case UBPF_F_MIN:
+	case UBPF_F_MAX:
+		/* if (!b || v < a) a = v (max: v > a); b = 1 */
+		ldx(e, BPF_DW, 1, 0, 8);
+		j1 = jmp_i(e, BPF_JEQ, 1, 0);
+		ldx(e, BPF_DW, 1, 0, 0);
+		j2 = jmp_r(e, fn == UBPF_F_MIN ? BPF_JSGE : BPF_JSLE, 9, 1);
+		fix(e, j1);
+		stx(e, BPF_DW, 0, 0, 9);
+		fix(e, j2);
+		st(e, BPF_DW, 0, 8, 1);
+		break;
+	default:
+		e->bad = true;
+	}
+}
+
+/* r2 = the key of an aggregation's entry: on the stack, or cgbuf's */
+static void key_ptr(struct em *e, bool skeyed)
+{
+	if (skeyed) {
+		ldx(e, BPF_DW, 2, 10, S_SBUF);
+		alu_i(e, BPF_ADD, 2, SKEY_AT);
+	} else {
+		alu_r(e, BPF_MOV, 2, 10);
+		alu_i(e, BPF_ADD, 2, S_KKEY);
+	}
+}
+
+/* AGG o, the value (if any) in r9 */
+static void agg(struct em *e, const struct ubpf_kop *o, const int *fds)
+{
+	size_t j1, j2, j3;
+	bool skeyed = (o->flags & UBPF_KF_SKEY) != 0;
+	int map = skeyed ? fds[6] : fds[0];
+
+	if (o->n > UBPF_F_LQUANTIZE ||
+	    (o->n == UBPF_F_LQUANTIZE && o->step == 0)) {
+		e->bad = true;
+		return;
+	}
+	bucket(e, o);
+	if (o->flags & UBPF_KF_FLAT) {
+		if (fds[1] < 0) {
+			e->bad = true;
+			return;
+		}
+		alu_i(e, BPF_ADD, 1, o->slot);
+		stx(e, BPF_W, 10, S_KEY8, 1);
+		ldmap(e, 1, fds[1]);
+		alu_r(e, BPF_MOV, 2, 10);
+		alu_i(e, BPF_ADD, 2, S_KEY8);
+		call(e, BPF_FUNC_map_lookup_elem);
+		j1 = jmp_i(e, BPF_JEQ, 0, 0);
+		kval_update(e, o->n);
+		fix(e, j1);
+		return;
+	}
+	if (fds[0] < 0 || fds[2] < 0 || (skeyed && fds[6] < 0)) {
+		e->bad = true;
+		return;
+	}
+	stx(e, BPF_H, 10, S_KKEY + 2, 1);
+	st(e, BPF_H, 10, S_KKEY, o->agg);
+	if (skeyed) { /* the key with its string: in cgbuf (skey()) */
+		ldx(e, BPF_DW, 2, 10, S_SBUF);
+		for (int i = 0; i < (int)sizeof(struct ubpf_kkey); i += 8) {
+			ldx(e, BPF_DW, 3, 10, (int16_t)(S_KKEY + i));
+			stx(e, BPF_DW, 2, (int16_t)(SKEY_AT + i), 3);
+		}
+	}
+	ldmap(e, 1, map);
+	key_ptr(e, skeyed);
+	call(e, BPF_FUNC_map_lookup_elem);
+	j1 = jmp_i(e, BPF_JNE, 0, 0);
+	ldmap(e, 1, map);
+	key_ptr(e, skeyed);
+	alu_r(e, BPF_MOV, 3, 10);
+	alu_i(e, BPF_ADD, 3, S_ZERO);
+	alu_i(e, BPF_MOV, 4, BPF_NOEXIST);
+	call(e, BPF_FUNC_map_update_elem);
+	ldmap(e, 1, map);
+	key_ptr(e, skeyed);
+	call(e, BPF_FUNC_map_lookup_elem);
+	j2 = jmp_i(e, BPF_JNE, 0, 0);
+	/* no room: kdrops, per CPU */
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, fds[2]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	j3 = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_DW, 1, 0, 0);
+	alu_i(e, BPF_ADD, 1, 1);
+	stx(e, BPF_DW, 0, 0, 1);
+	fix(e, j3);
+	{
+		size_t j4 = jmp_i(e, BPF_JA, 0, 0);
+
+		fix(e, j1);
+		fix(e, j2);
+		kval_update(e, o->n);
+		fix(e, j4);
+	}
+	/* as kstep(): the key's values start at 0 for the next one */
+	for (unsigned i = 0; i < UBPF_KMAXKEYS; i++)
+		st(e, BPF_DW, 10, (int16_t)(S_KKEY + 8 + 8 * (int)i), 0);
+}
+
+/* r1 = r1 OP r2 for the binary operations (kalu()) */
+static void binop(struct em *e, uint8_t op)
+{
+	static const uint8_t jop[] = {
+		[UBPF_K_EQ] = BPF_JEQ,	 [UBPF_K_NE] = BPF_JNE,
+		[UBPF_K_LTS] = BPF_JSLT, [UBPF_K_LTU] = BPF_JLT,
+		[UBPF_K_GTS] = BPF_JSGT, [UBPF_K_GTU] = BPF_JGT,
+		[UBPF_K_LES] = BPF_JSLE, [UBPF_K_LEU] = BPF_JLE,
+		[UBPF_K_GES] = BPF_JSGE, [UBPF_K_GEU] = BPF_JGE,
+	};
+	size_t j, j2;
+
+	switch (op) {
+	case UBPF_K_ADD:
+		alu_r(e, BPF_ADD, 1, 2);
+		return;
+	case UBPF_K_SUB:
+		alu_r(e, BPF_SUB, 1, 2);
+		return;
+	case UBPF_K_MUL:
+		alu_r(e, BPF_MUL, 1, 2);
+		return;
+	case UBPF_K_AND:
+		alu_r(e, BPF_AND, 1, 2);
+		return;
+	case UBPF_K_OR:
+		alu_r(e, BPF_OR, 1, 2);
+		return;
+	case UBPF_K_XOR:
+		alu_r(e, BPF_XOR, 1, 2);
+		return;
+	case UBPF_K_SHL:
+	case UBPF_K_SHR:
+	case UBPF_K_SAR:
+		alu_i(e, BPF_AND, 2, 63);
+		alu_r(e,
+		      op == UBPF_K_SHL	 ? BPF_LSH
+		      : op == UBPF_K_SHR ? BPF_RSH
+					 : BPF_ARSH,
+		      1, 2);
+		return;
+	case UBPF_K_DIVU:
+	case UBPF_K_MODU: /* b ? a OP b : 0 */
+		j = jmp_i(e, BPF_JNE, 2, 0);
+		alu_i(e, BPF_MOV, 1, 0);
+		j2 = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, j);
+		alu_r(e, op == UBPF_K_DIVU ? BPF_DIV : BPF_MOD, 1, 2);
+		fix(e, j2);
+		return;
+	case UBPF_K_DIVS:
+	case UBPF_K_MODS:
+		/* ksdiv(): magnitudes divided, the quotient's sign put back */
+		alu_r(e, BPF_MOV, 3, 1);
+		alu_r(e, BPF_MOV, 4, 2);
+		j = jmp_i(e, BPF_JSGE, 1, 0);
+		alu_i(e, BPF_NEG, 1, 0);
+		fix(e, j);
+		j = jmp_i(e, BPF_JSGE, 2, 0);
+		alu_i(e, BPF_NEG, 2, 0);
+		fix(e, j);
+		j = jmp_i(e, BPF_JNE, 2, 0);
+		alu_i(e, BPF_MOV, 1, 0);
+		j2 = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, j);
+		alu_r(e, BPF_DIV, 1, 2);
+		fix(e, j2);
+		alu_r(e, BPF_MOV, 5, 3);
+		alu_r(e, BPF_XOR, 5, 4);
+		j = jmp_i(e, BPF_JSGE, 5, 0);
+		alu_i(e, BPF_NEG, 1, 0);
+		fix(e, j);
+		if (op == UBPF_K_MODS) { /* a - q * b */
+			alu_r(e, BPF_MUL, 1, 4);
+			alu_r(e, BPF_SUB, 3, 1);
+			alu_r(e, BPF_MOV, 1, 3);
+		}
+		return;
+	case UBPF_K_LAND:
+	case UBPF_K_LOR:
+	case UBPF_K_LXOR:
+		truth(e, 1);
+		truth(e, 2);
+		alu_r(e,
+		      op == UBPF_K_LAND	 ? BPF_AND
+		      : op == UBPF_K_LOR ? BPF_OR
+					 : BPF_XOR,
+		      1, 2);
+		return;
+	}
+	if (op >= UBPF_K_EQ && op <= UBPF_K_GEU) {
+		alu_i(e, BPF_MOV, 3, 1);
+		j = jmp_r(e, jop[op], 1, 2);
+		alu_i(e, BPF_MOV, 3, 0);
+		fix(e, j);
+		alu_r(e, BPF_MOV, 1, 3);
+		return;
+	}
+	e->bad = true;
+}
+
+/*
+ * r1 = self-> variable v of the firing thread, 0 when it has none; an
+ * array's element (map cgtlsa, fd >= 0) by the key at S_AKEY
+ */
+static void tls_load(struct em *e, const int *fds, uint16_t v, int fd)
+{
+	int16_t key = fd >= 0 ? S_AKEY : S_VKEY;
+	size_t j;
+
+	if (fd < 0)
+		fd = fds[3];
+	if (fd < 0) {
+		e->bad = true;
+		return;
+	}
+	if (key == S_VKEY) {
+		stx(e, BPF_W, 10, S_VKEY, 7); /* the tid: pid_tgid's low half */
+		st(e, BPF_W, 10, S_VKEY + 4, v);
+	}
+	ldmap(e, 1, fd);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, key);
+	call(e, BPF_FUNC_map_lookup_elem);
+	alu_i(e, BPF_MOV, 1, 0);
+	j = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_DW, 1, 0, 0);
+	fix(e, j);
+}
+
+/*
+ * self-> variable v of the firing thread = r1: 0 deletes it, as
+ * user space's var_set() does; a value the map has no room for is
+ * counted in cgtlsdrops, per CPU (DTrace's dynamic variable drops).  An
+ * array's element (map cgtlsa, fd >= 0) by the key at S_AKEY.
+ */
+static void tls_store(struct em *e, const int *fds, uint16_t v, int fd)
+{
+	int16_t key = fd >= 0 ? S_AKEY : S_VKEY;
+	size_t j1, j2, j3;
+
+	if (fd < 0)
+		fd = fds[3];
+	if (fd < 0 || fds[4] < 0) {
+		e->bad = true;
+		return;
+	}
+	stx(e, BPF_DW, 10, S_VVAL, 1);
+	if (key == S_VKEY) {
+		stx(e, BPF_W, 10, S_VKEY, 7);
+		st(e, BPF_W, 10, S_VKEY + 4, v);
+	}
+	j1 = jmp_i(e, BPF_JNE, 1, 0);
+	ldmap(e, 1, fd);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, key);
+	call(e, BPF_FUNC_map_delete_elem);
+	j2 = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, j1);
+	ldmap(e, 1, fd);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, key);
+	alu_r(e, BPF_MOV, 3, 10);
+	alu_i(e, BPF_ADD, 3, S_VVAL);
+	alu_i(e, BPF_MOV, 4, BPF_ANY);
+	call(e, BPF_FUNC_map_update_elem);
+	j3 = jmp_i(e, BPF_JSGE, 0, 0);
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, fds[4]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	{
+		size_t j4 = jmp_i(e, BPF_JEQ, 0, 0);
+
+		ldx(e, BPF_DW, 1, 0, 0);
+		alu_i(e, BPF_ADD, 1, 1);
+		stx(e, BPF_DW, 0, 0, 1);
+		fix(e, j4);
+	}
+	fix(e, j3);
+	fix(e, j2);
+}
+
+static void pop(struct em *e, unsigned *sp, uint8_t r)
+{
+	if (!*sp) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, r, 10, (int16_t)S_STK(--*sp));
+}
+
+static void push(struct em *e, unsigned *sp, const struct ubpf_kop *o)
+{
+	if (*sp >= UBPF_KSTACK) {
+		e->bad = true;
+		return;
+	}
+	sized(e, 1, o->sz, o->sg);
+	stx(e, BPF_DW, 10, (int16_t)S_STK((*sp)++), 1);
+}
+
+/*
+ * cgtlsa's key of the element VLD/VST o names, at S_AKEY: the thread,
+ * the variable with its keys' count and types, the keys popped (the
+ * last on top), those it does not have 0 (r1 clobbered).
+ */
+static void tlsa_key(struct em *e, unsigned *sp, const struct ubpf_kop *o)
+{
+	if (!o->step || o->step > UBPF_KMAXKEYS || (uint64_t)o->imm > 0xfff) {
+		e->bad = true;
+		return;
+	}
+	for (int i = UBPF_KMAXKEYS - 1; i >= 0; i--) {
+		if (i >= (int)o->step) {
+			st(e, BPF_DW, 10, (int16_t)(S_AKEY + 8 + 8 * i), 0);
+			continue;
+		}
+		pop(e, sp, 1);
+		stx(e, BPF_DW, 10, (int16_t)(S_AKEY + 8 + 8 * i), 1);
+	}
+	stx(e, BPF_W, 10, S_AKEY, 7);
+	st(e, BPF_W, 10, S_AKEY + 4,
+	   (int32_t)(o->slot | (uint32_t)o->step << 16 |
+		     (uint32_t)o->imm << 19));
+}
+
+/*
+ * The strings the plan's SEQ instructions compare, copied before any
+ * of its clauses runs, each into its place in cgbuf (buf: its map).  A
+ * string that cannot be read (a fault) ends the plan before it did
+ * anything: the hit's record goes unflagged, so user space runs every
+ * clause, reading the string as it would have (d_arg_str()), with the
+ * same result as the generic program.  A plan that keeps self->
+ * variables cannot send a hit there: its SEQ are fault sites
+ * (cgen_fsites()), and a string that cannot be read is the hit's fault,
+ * which seq() records in place.
+ */
+/*
+ * Does the plan's SEQ fault at the hit (kplan.c's fault sites: every
+ * SEQ has one, or none does)?  A plan with sites reads pl->fstr bytes
+ * of each string, as many as run.c's d_read_user_str(), so a string
+ * faults here exactly where it would there; it has no SKEY (a key too
+ * long is not a fault, and goes to user space).  e->bad when mixed.
+ */
+bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
+{
+	bool any = false, none = false;
+
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		const struct ubpf_kop *o = &pl->ops[pc];
+
+		if (o->op == UBPF_K_SEQ && o->agg)
+			any = true;
+		else if (o->op == UBPF_K_SEQ || o->op == UBPF_K_SKEY)
+			none = true;
+		if (o->op == UBPF_K_SEQ &&
+		    (o->agg > UBPF_KFSITES ||
+		     (o->agg && (o->jump <= pc || o->jump > pl->nops))))
+			e->bad = true;
+	}
+	if (any && (none || !pl->fstr || pl->fstr > UBPF_STRMAX))
+		e->bad = true;
+	return any;
+}
+
+static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
+		     unsigned nargs)
+{
+	bool fs = cgen_fsites(e, pl);
+
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		const struct ubpf_kop *o = &pl->ops[pc];
+		unsigned j, a;
+
+		if (o->op != UBPF_K_SEQ && o->op != UBPF_K_SKEY)
+			continue;
+		a = o->op == UBPF_K_SEQ ? o->n : o->slot;
+		for (j = 0; j < e->nsarg && e->sarg[j] != a; j++)
+			;
+		if (j < e->nsarg) {
+			e->skarg[j] |= o->op == UBPF_K_SKEY;
+			continue;
+		}
+		if (j >= UBPF_KSTRARGS || a >= nargs || buf < 0 ||
+		    (pl->tls && !fs)) {
+			e->bad = true;
+			return;
+		}
+		e->skarg[j] = o->op == UBPF_K_SKEY;
+		e->sarg[e->nsarg++] = (uint8_t)a;
+	}
+	if (!e->nsarg)
+		return;
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, buf);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	e->fj[e->nfj++] = jmp_i(e, BPF_JEQ, 0, 0);
+	stx(e, BPF_DW, 10, S_SBUF, 0);
+	for (unsigned j = 0; j < e->nsarg; j++) {
+		ldx(e, BPF_DW, 1, 10, S_SBUF);
+		/* SKEY's: the key's bytes past the NUL read as 0 */
+		for (int i = 0; e->skarg[j] && i < UBPF_KSKEY; i += 8)
+			st(e, BPF_DW, 1, (int16_t)(SEQ_AT(j) + i), 0);
+		alu_i(e, BPF_ADD, 1, SEQ_AT(j));
+		alu_i(e, BPF_MOV, 2, fs ? pl->fstr : UBPF_STRMAX);
+		ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
+		call(e, BPF_FUNC_probe_read_user_str);
+		if (fs) {
+			/* a fault, for SEQ: -1 at the string's address, -2
+			 * at the next page (its first byte reads: the
+			 * string runs into an unreadable page, which
+			 * d_read_user_str() reads a page at a time) */
+			size_t jok = jmp_i(e, BPF_JSGE, 0, 0), j1;
+
+			ldx(e, BPF_DW, 1, 10, S_SBUF);
+			alu_i(e, BPF_ADD, 1, SEQ_AT(j));
+			alu_i(e, BPF_MOV, 2, 1);
+			ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
+			call(e, BPF_FUNC_probe_read_user);
+			alu_i(e, BPF_MOV, 1, -1);
+			j1 = jmp_i(e, BPF_JNE, 0, 0);
+			alu_i(e, BPF_MOV, 1, -2);
+			fix(e, j1);
+			alu_r(e, BPF_MOV, 0, 1);
+			fix(e, jok);
+		} else {
+			e->fj[e->nfj++] = jmp_i(e, BPF_JSLT, 0, 0);
+		}
+		stx(e, BPF_DW, 10, (int16_t)S_SLEN(j), 0); /* for SEQ */
+		/* a key longer than kaggs_s keeps: the hit is user space's */
+		if (e->skarg[j] && e->nfj < UBPF_KSTRARGS * 2 + 1)
+			e->fj[e->nfj++] = jmp_i(e, BPF_JGT, 0, UBPF_KSKEY);
+	}
+}
+
+/*
+ * The first n bytes of the string seq_read() copied for its j-th
+ * argument, in loads of 8 bytes, then 4, 2 and 1 for the tail, each
+ * naturally aligned (SEQ_AT() is): each into r3 and handed to fn with
+ * its offset and size; r2 is cgbuf throughout.  The one emitter of the
+ * strings' bounded bytes: SEQ compares them with its literal, SKEY
+ * copies them into its key.
+ */
+static void str_chunks(struct em *e, unsigned j, unsigned n,
+		       void (*fn)(struct em *, void *, unsigned, unsigned),
+		       void *ctx)
+{
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned off = 0, sz; off < n && !e->bad; off += sz) {
+		sz = n - off >= 8 ? 8 : n - off >= 4 ? 4 : n - off >= 2 ? 2 : 1;
+		ldx(e,
+		    sz == 8   ? BPF_DW
+		    : sz == 4 ? BPF_W
+		    : sz == 2 ? BPF_H
+			      : BPF_B,
+		    3, 2, (int16_t)(SEQ_AT(j) + (int)off));
+		fn(e, ctx, off, sz);
+	}
+}
+
+/* str_chunks() for SKEY: the chunk into the kaggs_s key at cgbuf */
+static void skey_chunk(struct em *e, void *ctx, unsigned off, unsigned sz)
+{
+	(void)ctx;
+	stx(e,
+	    sz == 8   ? BPF_DW
+	    : sz == 4 ? BPF_W
+	    : sz == 2 ? BPF_H
+		      : BPF_B,
+	    2, (int16_t)(SKEY_AT + (int)sizeof(struct ubpf_kkey) + (int)off),
+	    3);
+}
+
+/*
+ * SKEY o: the string of its argument (seq_read()'s) into the kaggs_s
+ * key's bytes, NUL-padded (a hash key is all its bytes): seq_read()
+ * zeroed the key's length of the buffer before the copy, so the bytes
+ * past the NUL are 0 and the key is its UBPF_KSKEY bytes copied.
+ */
+static void skey(struct em *e, const struct ubpf_kop *o)
+{
+	unsigned j;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != o->slot; j++)
+		;
+	if (j >= e->nsarg || !e->skarg[j]) {
+		e->bad = true;
+		return;
+	}
+	str_chunks(e, j, UBPF_KSKEY, skey_chunk, NULL);
+}
+
+/* SEQ's literal, for str_chunks(): its SDATA instructions and the
+ * jumps taken on a difference */
+struct seq_lit {
+	const struct ubpf_kop *d; /* the first SDATA */
+	size_t *jf;
+	size_t njf;
+};
+
+/* str_chunks() for SEQ: r3 against the literal's bytes there */
+static void seq_chunk(struct em *e, void *ctx, unsigned off, unsigned sz)
+{
+	struct seq_lit *l = ctx;
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < sz; i++) {
+		const struct ubpf_kop *d = &l->d[(off + i) / 8];
+
+		if (d->op != UBPF_K_SDATA) {
+			e->bad = true;
+			return;
+		}
+		v |= (uint64_t)(uint8_t)((uint64_t)d->imm >>
+					 (8 * ((off + i) % 8)))
+		     << (8 * i);
+	}
+	if (v <= INT32_MAX) {
+		l->jf[l->njf++] = jmp_i(e, BPF_JNE, 3, (int32_t)v);
+	} else {
+		ld64(e, 4, v);
+		l->jf[l->njf++] = jmp_r(e, BPF_JNE, 3, 4);
+	}
+}
+
+/*
+ * r1 = SEQ pl->ops[pc]'s result: its argument's string (read by
+ * seq_read()) the literal of the SDATA instructions that follow.  A
+ * fault site whose string could not be read sets its bits (1 at the
+ * string's address, 2 at the next page) at 32 + 2 * site in S_FLAGS
+ * and jumps to its clause's end (e->sfj, which cgen_plan() points there).  The
+ * copy's length (NUL included, kept by seq_read()) is the literal's
+ * plus one, and its bytes before the NUL are the literal's, compared a
+ * word at a time (str_chunks()); *pc is left on the last SDATA.
+ */
+static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc)
+{
+	const struct ubpf_kop *o = &pl->ops[*pc];
+	struct seq_lit l = {.d = &pl->ops[*pc + 1]};
+	unsigned j, len = o->step;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
+		;
+	if (j >= e->nsarg || len > UBPF_KSTRMAX ||
+	    *pc + 1 + (len + 8) / 8 > pl->nops) {
+		e->bad = true;
+		return;
+	}
+	if (o->agg) { /* a fault site: one unread ends the clause */
+		size_t jok;
+
+		ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
+		jok = jmp_i(e, BPF_JSGE, 3, 0);
+		alu_i(e, BPF_NEG, 3, 0); /* 1 or 2: usdt_bpf.h's bits */
+		alu_i(e, BPF_LSH, 3, 32 + 2 * (o->agg - 1));
+		ldx(e, BPF_DW, 1, 10, S_FLAGS);
+		alu_r(e, BPF_OR, 1, 3);
+		stx(e, BPF_DW, 10, S_FLAGS, 1);
+		e->sfj = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, jok);
+	}
+	/* a jump for the length, one per chunk at most */
+	l.jf = xcalloc(len / 8 + 5, sizeof(*l.jf));
+	alu_i(e, BPF_MOV, 1, 0);
+	ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
+	l.jf[l.njf++] = jmp_i(e, BPF_JNE, 3, (int32_t)len + 1);
+	str_chunks(e, j, len, seq_chunk, &l);
+	alu_i(e, BPF_MOV, 1, 1);
+	for (size_t i = 0; i < l.njf; i++)
+		fix(e, l.jf[i]);
+	free(l.jf);
+	if (o->flags & UBPF_KF_NEG)
+		alu_i(e, BPF_XOR, 1, 1);
+	*pc += (len + 8) / 8;
+}
+
+/* Does the plan have instruction op (of variable kind n, for VLD/VST)? */
+bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
+{
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
+		if (pl->ops[pc].op == op && (n < 0 || pl->ops[pc].n == n))
+			return true;
+	return false;
+}
+
+/* REC: the hit needs its record (S_FLAGS_REC in S_FLAGS, r1 taken) */
+static void rec(struct em *e)
+{
+	ldx(e, BPF_DW, 1, 10, S_FLAGS);
+	alu_i(e, BPF_OR, 1, S_FLAGS_REC);
+	stx(e, BPF_DW, 10, S_FLAGS, 1);
+}
+
+/*
+ * The plan's instructions (kagg.bpf.h's kstep(), one at a time), nargs
+ * arguments fetched; fds: kaggs, kflat, kdrops, cgtls, cgtlsdrops, cgbuf,
+ * kaggs_s, cgtlsa.  Its end is where every PRED's clause ends, at most.  The
+ * firing's timestamp is in S_TS when the plan reads it.
+ */
+void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
+	       const int *fds)
+{
+	size_t *at = xcalloc((size_t)pl->nops + 1, sizeof(*at));
+	size_t *pj = xcalloc((size_t)pl->nops + 1, sizeof(*pj));
+	unsigned *pd = xcalloc((size_t)pl->nops + 1, sizeof(*pd));
+	unsigned *pdep = xcalloc((size_t)pl->nops + 1, sizeof(*pdep));
+	unsigned *dp = xcalloc((size_t)pl->nops + 1, sizeof(*dp));
+	/* SEQ's fault jumps: they leave nothing on the stack that the
+	 * clause's end reads */
+	size_t *fjx = xcalloc((size_t)pl->nops + 1, sizeof(*fjx));
+	unsigned *fjt = xcalloc((size_t)pl->nops + 1, sizeof(*fjt));
+	unsigned sp = 0, np = 0, nf = 0;
+
+	/* the kaggs key and a zero value: the verifier reads them whole
+	 * (kflat's slots need neither) */
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		if (pl->ops[pc].op != UBPF_K_AGG ||
+		    (pl->ops[pc].flags & UBPF_KF_FLAT))
+			continue;
+		for (int i = 0; i < 40; i += 8)
+			st(e, BPF_DW, 10, (int16_t)(S_KKEY + i), 0);
+		st(e, BPF_DW, 10, S_ZERO, 0);
+		st(e, BPF_DW, 10, S_ZERO + 8, 0);
+		break;
+	}
+	seq_read(e, pl, fds[5], nargs);
+	/* this-> variables start at 0 in each firing */
+	if (cgen_plan_has(pl, UBPF_K_VLD, UBPF_KV_THIS) ||
+	    cgen_plan_has(pl, UBPF_K_VST, UBPF_KV_THIS))
+		for (unsigned i = 0; i < UBPF_KTHIS; i++)
+			st(e, BPF_DW, 10, (int16_t)S_THIS(i), 0);
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS && !e->bad;
+	     pc++) {
+		const struct ubpf_kop *o = &pl->ops[pc];
+		uint8_t op = o->op, eop;
+
+		at[pc] = e->n;
+		dp[pc] = sp;
+		eop = op == UBPF_K_PRED && o->n ? o->n : op;
+		switch (eop) {
+		case UBPF_K_CONST:
+			ld64(e, 1, (uint64_t)o->imm);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_ARG:
+			if (o->n >= nargs && (o->flags & UBPF_KF_GATE)) {
+				/* a gate cannot tell: the record decides */
+				rec(e);
+				alu_i(e, BPF_MOV, 1, 0);
+				push(e, &sp, o);
+				continue;
+			}
+			if (o->n >= nargs) {
+				e->bad = true;
+				continue;
+			}
+			ldx(e, BPF_DW, 1, 10, (int16_t)S_ARG(o->n));
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_REC:
+			rec(e);
+			continue;
+		case UBPF_K_TIME:
+			ldx(e, BPF_DW, 1, 10, S_TS);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_SKEY:
+			skey(e, o);
+			continue;
+		case UBPF_K_SEQ: {
+			unsigned first = pc;
+
+			e->sfj = SIZE_MAX;
+			seq(e, pl, &pc);
+			if (e->sfj != SIZE_MAX) {
+				fjx[nf] = e->sfj;
+				fjt[nf++] = o->jump;
+			}
+			push(e, &sp, o);
+			/* the SDATA skipped: where a jump may land */
+			for (unsigned i = first + 1; i <= pc; i++) {
+				at[i] = e->n;
+				dp[i] = sp;
+			}
+			continue;
+		}
+		case UBPF_K_VLD:
+			if (o->n == UBPF_KV_SELF) {
+				tls_load(e, fds, o->slot, -1);
+			} else if (o->n == UBPF_KV_SELFA && fds[7] >= 0) {
+				tlsa_key(e, &sp, o);
+				tls_load(e, fds, o->slot, fds[7]);
+			} else if (o->n == UBPF_KV_THIS &&
+				   o->slot < UBPF_KTHIS) {
+				ldx(e, BPF_DW, 1, 10, (int16_t)S_THIS(o->slot));
+			} else {
+				e->bad = true;
+				continue;
+			}
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_VST:
+			pop(e, &sp, 1);
+			if (o->n == UBPF_KV_SELF) {
+				tls_store(e, fds, o->slot, -1);
+			} else if (o->n == UBPF_KV_SELFA && fds[7] >= 0) {
+				/* the value, kept while the keys are popped */
+				stx(e, BPF_DW, 10, S_VVAL, 1);
+				tlsa_key(e, &sp, o);
+				ldx(e, BPF_DW, 1, 10, S_VVAL);
+				tls_store(e, fds, o->slot, fds[7]);
+			} else if (o->n == UBPF_KV_THIS &&
+				   o->slot < UBPF_KTHIS) {
+				stx(e, BPF_DW, 10, (int16_t)S_THIS(o->slot), 1);
+			} else {
+				e->bad = true;
+			}
+			continue;
+		case UBPF_K_PID:
+		case UBPF_K_TID:
+			alu_r(e, BPF_MOV, 1, 7);
+			if (eop == UBPF_K_PID)
+				alu_i(e, BPF_RSH, 1, 32);
+			sized(e, 1, 4, 1); /* (__s32) */
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_NORM:
+		case UBPF_K_NEG:
+		case UBPF_K_BNOT:
+		case UBPF_K_LNOT:
+			pop(e, &sp, 1);
+			if (eop == UBPF_K_NEG) {
+				alu_i(e, BPF_NEG, 1, 0);
+			} else if (eop == UBPF_K_BNOT) {
+				alu_i(e, BPF_XOR, 1, -1);
+			} else if (eop == UBPF_K_LNOT) {
+				truth(e, 1);
+				alu_i(e, BPF_XOR, 1, 1);
+			}
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_SC: /* a decides: n is the result */
+			pop(e, &sp, 1);
+			if (sp >= UBPF_KSTACK || o->jump <= pc ||
+			    o->jump > pl->nops) {
+				e->bad = true;
+				continue;
+			}
+			st(e, BPF_DW, 10, (int16_t)S_STK(sp), o->n);
+			pj[np] = jmp_i(e, o->n ? BPF_JNE : BPF_JEQ, 1, 0);
+			pd[np] = o->jump;
+			pdep[np++] = sp + 1;
+			continue;
+		case UBPF_K_SEL: {
+			size_t j;
+
+			pop(e, &sp, 3);
+			pop(e, &sp, 2);
+			pop(e, &sp, 4);
+			alu_r(e, BPF_MOV, 1, 2);
+			j = jmp_i(e, BPF_JNE, 4, 0);
+			alu_r(e, BPF_MOV, 1, 3);
+			fix(e, j);
+			push(e, &sp, o);
+			continue;
+		}
+		case UBPF_K_PRED: /* its own truth */
+			pop(e, &sp, 1);
+			break;
+		case UBPF_K_KEY:
+			pop(e, &sp, 1);
+			stx(e, BPF_DW, 10,
+			    (int16_t)(S_KKEY + 8 +
+				      8 * (o->n & (UBPF_KMAXKEYS - 1))),
+			    1);
+			continue;
+		case UBPF_K_AGG:
+			if (o->n != UBPF_F_COUNT) {
+				pop(e, &sp, 9);
+			} else {
+				alu_i(e, BPF_MOV, 9, 0);
+			}
+			agg(e, o, fds);
+			continue;
+		default:
+			if (eop < UBPF_K_ADD || eop > UBPF_K_LXOR) {
+				e->bad = true; /* an instruction not known */
+				continue;
+			}
+			if (o->flags & UBPF_KF_IMM) {
+				ld64(e, 2, (uint64_t)o->imm);
+			} else {
+				pop(e, &sp, 2);
+			}
+			pop(e, &sp, 1);
+			binop(e, eop);
+			if (op == UBPF_K_PRED)
+				break;
+			push(e, &sp, o);
+			continue;
+		}
+		/* PRED: r1 is the test; 0 goes to the clause's end */
+		if (o->jump <= pc || o->jump > pl->nops) {
+			e->bad = true;
+			continue;
+		}
+		pj[np] = jmp_i(e, BPF_JEQ, 1, 0);
+		pd[np] = o->jump;
+		pdep[np++] = sp; /* the depth the jump lands with */
+	}
+	at[pl->nops] = e->n;
+	dp[pl->nops] = sp;
+	for (unsigned i = 0; i < np && !e->bad; i++) {
+		unsigned to = pd[i];
+		size_t j = pj[i];
+
+		/* the stack slots there must be the ones it left with */
+		if (dp[to] != pdep[i] || at[to] - j - 1 > INT16_MAX)
+			e->bad = true;
+		else
+			e->v[j].off = (int16_t)(at[to] - j - 1);
+	}
+	for (unsigned i = 0; i < nf && !e->bad; i++) {
+		if (fjt[i] > pl->nops || at[fjt[i]] - fjx[i] - 1 > INT16_MAX)
+			e->bad = true;
+		else
+			e->v[fjx[i]].off = (int16_t)(at[fjt[i]] - fjx[i] - 1);
+	}
+	free(fjx);
+	free(fjt);
+	free(at);
+	free(pj);
+	free(pd);
+	free(pdep);
+	free(dp);
+}

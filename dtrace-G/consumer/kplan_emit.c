@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kplan_emit.c - the instructions of the clauses kplan.c lets the
+ * kernel run, for one probe (d_kplan_emit(), in the encoding of
+ * bpf/kagg_bpf.h: a stack machine's instructions, each result narrowed
+ * as ../d/run.c narrows it).  kplan.c decided which clauses qualify,
+ * the types of their variables and their fault sites; this file only
+ * walks a qualifying clause's tree: the predicate, a forward PRED jump
+ * to the clause's end (SC for an && or || whose right side may fault),
+ * then each statement's keys and its AGG, or its value and VST.  The
+ * depth of the stack at each instruction is tracked (UBPF_KSTACK), and
+ * a clause whose instructions do not fit UBPF_KOPS is left to user
+ * space for that probe (false, the plan unchanged).  A record gate
+ * (d_kplan_gate()) is the predicate alone of a clause left to user
+ * space, its PRED jumping past a REC, its arguments flagged
+ * UBPF_KF_GATE.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../d/d_impl.h"
+#include "kplan.h"
+#include "kplan_impl.h"
+
+struct em {
+	struct ubpf_kplan *pl;
+	unsigned n;	   /* instructions */
+	unsigned depth, max; /* stack */
+	bool full;
+	const struct d_probe *probe;
+	const struct d_kplan *k;
+	bool tls; /* a self-> variable read or written */
+	bool gate; /* a record gate's predicate (d_kplan_gate()) */
+};
+
+static struct ubpf_kop *put(struct em *m, int op, int pops, int pushes)
+{
+	static struct ubpf_kop sink;
+	struct ubpf_kop *o;
+
+	if (m->n >= UBPF_KOPS) {
+		m->full = true;
+		return memset(&sink, 0, sizeof(sink));
+	}
+	o = &m->pl->ops[m->n++];
+	memset(o, 0, sizeof(*o));
+	o->op = (uint8_t)op;
+	m->depth = m->depth - (unsigned)pops + (unsigned)pushes;
+	if (m->depth > m->max)
+		m->max = m->depth;
+	return o;
+}
+
+/*
+ * Convert the top, of type (fz, fg), to (sz, sg); nothing to do when it
+ * is 8 bytes (the value is its 64 bits) or the type does not change.
+ */
+static void norm(struct em *m, uint8_t fz, uint8_t fg, uint8_t sz, uint8_t sg)
+{
+	struct ubpf_kop *o;
+
+	if (sz == 8 || (sz == fz && sg == fg))
+		return;
+	o = put(m, UBPF_K_NORM, 1, 1);
+	o->sz = sz;
+	o->sg = sg;
+}
+
+/* VLD or VST o of variable v */
+static void var_op(struct em *m, struct ubpf_kop *o, unsigned v)
+{
+	if (m->k->prog->vars[v].scope == SC_SELFASSOC) {
+		o->n = UBPF_KV_SELFA;
+		o->slot = (uint16_t)v;
+		m->tls = true;
+	} else if (m->k->prog->vars[v].scope == SC_SELF) {
+		o->n = UBPF_KV_SELF;
+		o->slot = (uint16_t)v;
+		m->tls = true;
+	} else {
+		o->n = UBPF_KV_THIS;
+		o->slot = (uint16_t)m->k->vslot[v];
+	}
+}
+
+static void emit(struct em *m, const struct node *n);
+
+/*
+ * The keys of self->a[k...] n, each narrowed to its type (d_key_add()
+ * keeps a key as its type's size), pushed in order; the types into o's
+ * imm, step keys (kagg_bpf.h's UBPF_KV_SELFA).
+ */
+static void assoc_keys(struct em *m, const struct node *n, struct ubpf_kop *o)
+{
+	int64_t types = 0;
+
+	for (unsigned i = 0; i < n->nargs && i < UBPF_KMAXKEYS; i++) {
+		uint8_t kz = 8, kg = 1;
+
+		(void)kp_ty(m->k, n->args[i], &kz, &kg);
+		emit(m, n->args[i]);
+		norm(m, 8, 1, kz, kg);
+		types |= (int64_t)((kz == 1   ? 0
+				    : kz == 2 ? 1
+				    : kz == 4 ? 2
+					      : 3) |
+				   (kg ? 4 : 0))
+			 << (3 * i);
+	}
+	o->step = (uint16_t)n->nargs;
+	o->imm = types;
+}
+
+static void emit(struct em *m, const struct node *n)
+{
+	uint8_t sz = 8, sg = 1, az, ag, bz, bg;
+	struct ubpf_kop *o;
+	int op;
+
+	(void)kp_ty(m->k, n, &sz, &sg);
+	switch (n->op) {
+	case N_INT:
+		o = put(m, UBPF_K_CONST, 0, 1);
+		o->imm = n->ival;
+		o->sz = sz;
+		o->sg = sg;
+		return;
+	case N_ARGN:
+		o = put(m, UBPF_K_ARG, 0, 1);
+		o->n = (uint8_t)n->sub;
+		if (m->gate)
+			o->flags |= UBPF_KF_GATE;
+		return;
+	case N_VAR: /* its 64 bits, as stored */
+		o = put(m, UBPF_K_VLD, 0, 1);
+		var_op(m, o, (unsigned)n->sub);
+		return;
+	case N_ASSOC: { /* self->a[k...]: the keys, then the element */
+		struct ubpf_kop kt = {0};
+
+		assoc_keys(m, n, &kt);
+		o = put(m, UBPF_K_VLD, (int)n->nargs, 1);
+		var_op(m, o, (unsigned)n->sub);
+		o->step = kt.step;
+		o->imm = kt.imm;
+		return;
+	}
+	case N_BUILTIN:
+		if (d_builtins[n->sub].id == B_TIMESTAMP) {
+			put(m, UBPF_K_TIME, 0, 1);
+			return;
+		}
+		if (d_builtins[n->sub].id == B_ID) {
+			o = put(m, UBPF_K_CONST, 0, 1);
+			o->imm = m->probe->id;
+		} else {
+			o = put(m, d_builtins[n->sub].id == B_PID ? UBPF_K_PID
+								  : UBPF_K_TID,
+				0, 1);
+		}
+		o->sz = sz;
+		o->sg = sg;
+		return;
+	case N_UN:
+		emit(m, n->a);
+		if (n->sub == '+')
+			return;
+		o = put(m, n->sub == '!' ? UBPF_K_LNOT
+			   : n->sub == '~' ? UBPF_K_BNOT
+					   : UBPF_K_NEG,
+			1, 1);
+		o->sz = n->sub == '!' ? sz : 8; /* - and ~: 64 bits, reg() */
+		o->sg = sg;
+		return;
+	case N_CAST:
+		(void)kp_ty(m->k, n->a, &az, &ag);
+		emit(m, n->a);
+		norm(m, az, ag, sz, sg);
+		return;
+	case N_BIN:
+		if (n->sub == OP_SHL || n->sub == OP_SHR) {
+			emit(m, n->a);
+			{
+				int64_t bc = 0;
+				bool bimm = kp_const_of(n->b, &bc);
+
+				/* the count: & 63, unconverted */
+				if (!bimm)
+					emit(m, n->b);
+				o = put(m, n->sub == OP_SHL ? UBPF_K_SHL
+					   : sg		   ? UBPF_K_SAR
+							   : UBPF_K_SHR,
+					bimm ? 1 : 2, 1);
+				if (bimm) {
+					o->flags = UBPF_KF_IMM;
+					o->imm = bc;
+				}
+			}
+			o->sz = 8; /* 64 bits, as run.c's reg() */
+			o->sg = sg;
+			return;
+		}
+		{
+			const struct node *lit;
+			int arg;
+
+			if (kp_str_cmp(m->k, n, &arg, &lit)) {
+				size_t len = strlen(lit->sval);
+
+				o = put(m, UBPF_K_SEQ, 0, 1);
+				o->n = (uint8_t)arg;
+				o->step = (uint16_t)len;
+				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
+				for (unsigned i = 0;
+				     m->k->fmode && i < m->k->nfs; i++)
+					if (m->k->fs[i].n == n)
+						o->agg = (uint16_t)(i + 1);
+				if (m->k->fmode && !o->agg)
+					m->full = true; /* not reached */
+				for (size_t i = 0; i <= len; i += 8) {
+					uint64_t w = 0;
+
+					for (size_t j = 0; j < 8 && i + j < len;
+					     j++)
+						w |= (uint64_t)(uint8_t)lit
+							     ->sval[i + j]
+						     << (8 * j);
+					o = put(m, UBPF_K_SDATA, 0, 0);
+					o->imm = (int64_t)w;
+				}
+				return;
+			}
+		}
+		(void)kp_ty(m->k, n->a, &az, &ag);
+		(void)kp_ty(m->k, n->b, &bz, &bg);
+		{
+			int64_t bc = 0;
+			bool bimm = kp_const_of(n->b, &bc);
+			/* the operands' common type (the comparisons' too) */
+			unsigned sa = az < 4 ? 4 : az, sb = bz < 4 ? 4 : bz;
+			bool ga = az < 4 ? true : ag, gb = bz < 4 ? true : bg;
+			uint8_t cz = (uint8_t)(sa > sb ? sa : sb);
+			uint8_t cg = sa != sb ? (sa > sb ? ga : gb) : ga && gb;
+
+			(void)cz; /* the operands keep their 64 bits */
+			emit(m, n->a);
+			if (!bimm)
+				emit(m, n->b);
+			switch (n->sub) {
+			case '+': op = UBPF_K_ADD; break;
+			case '-': op = UBPF_K_SUB; break;
+			case '*': op = UBPF_K_MUL; break;
+			case '/': op = cg ? UBPF_K_DIVS : UBPF_K_DIVU; break;
+			case '%': op = cg ? UBPF_K_MODS : UBPF_K_MODU; break;
+			case '&': op = UBPF_K_AND; break;
+			case '|': op = UBPF_K_OR; break;
+			case '^': op = UBPF_K_XOR; break;
+			case OP_EQ: op = UBPF_K_EQ; break;
+			case OP_NE: op = UBPF_K_NE; break;
+			case '<': op = cg ? UBPF_K_LTS : UBPF_K_LTU; break;
+			case '>': op = cg ? UBPF_K_GTS : UBPF_K_GTU; break;
+			case OP_LE: op = cg ? UBPF_K_LES : UBPF_K_LEU; break;
+			default: op = cg ? UBPF_K_GES : UBPF_K_GEU; break;
+			}
+			o = put(m, op, bimm ? 1 : 2, 1);
+			if (bimm) { /* a constant b */
+				o->flags = UBPF_KF_IMM;
+				o->imm = bc;
+			}
+			if (op <= UBPF_K_XOR) {
+				o->sz = 8; /* not narrowed: run.c's reg() */
+				o->sg = sg;
+			}
+		}
+		return;
+	case N_LAND:
+	case N_LOR:
+	case N_LXOR:
+		emit(m, n->a);
+		if (n->op != N_LXOR && m->k->fmode && kp_has_str_cmp(m->k, n->b)) {
+			/* b may fault: run.c evaluates it only when a does
+			 * not decide, and so does the kernel */
+			unsigned sc = m->n;
+
+			o = put(m, UBPF_K_SC, 1, 0);
+			o->n = n->op == N_LOR;
+			emit(m, n->b);
+			o = put(m, UBPF_K_NE, 1, 1);
+			o->flags = UBPF_KF_IMM;
+			if (!m->full)
+				m->pl->ops[sc].jump = (uint16_t)m->n;
+			return;
+		}
+		emit(m, n->b);
+		put(m, n->op == N_LAND	 ? UBPF_K_LAND
+		       : n->op == N_LOR ? UBPF_K_LOR
+					: UBPF_K_LXOR,
+		    2, 1);
+		return;
+	case N_TERN:
+		emit(m, n->a);
+		emit(m, n->b);
+		emit(m, n->c);
+		put(m, UBPF_K_SEL, 3, 1);
+		return;
+	}
+	m->full = true; /* kp_ty() refused it: not reached */
+}
+
+bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
+		  const struct d_probe *probe, struct ubpf_kplan *pl)
+{
+	return d_kplan_clause(k, clause) && kp_clause_emit(k, clause, probe, pl);
+}
+
+bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
+			const struct d_probe *probe, struct ubpf_kplan *pl)
+{
+	const struct clause *c = &k->prog->clauses[clause];
+	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false, false};
+	struct ubpf_kop *pred = NULL;
+	unsigned i, j;
+
+	if (c->pred) {
+		bool sc = false; /* an SC lands past the comparison */
+
+		emit(&m, c->pred);
+		for (i = pl->nops; !m.full && i < m.n; i++)
+			sc |= pl->ops[i].op == UBPF_K_SC &&
+			      pl->ops[i].jump == m.n;
+		if (!m.full && m.n > pl->nops && !sc &&
+		    pl->ops[m.n - 1].op >= UBPF_K_EQ &&
+		    pl->ops[m.n - 1].op <= UBPF_K_GEU) {
+			/* the comparison and the test in one instruction */
+			pred = &pl->ops[m.n - 1];
+			pred->n = pred->op;
+			pred->op = UBPF_K_PRED;
+			m.depth--;
+		} else {
+			pred = put(&m, UBPF_K_PRED, 1, 0);
+		}
+	}
+	for (i = 0; i < c->nstmts; i++) {
+		const struct kstmt *ks = &k->st[k->first[clause] + i];
+		const struct stmt *st = ks->st;
+		const struct agg *a;
+		struct ubpf_kop *o;
+
+		if (ks->assign && k->vst[st->e->a->sub] == KV_SARG) {
+			/* nothing to keep but the copy, whose fault sends
+			 * the hit to user space: copyinstr(argN) == "" */
+			char nul[1] = "";
+			struct node empty = { .op = N_STR, .sval = nul };
+			struct node eq = { .op = N_BIN, .sub = OP_EQ };
+
+			eq.a = st->e->b;
+			eq.b = &empty;
+			emit(&m, &eq);
+			o = put(&m, UBPF_K_VST, 1, 0);
+			var_op(&m, o, (unsigned)st->e->a->sub);
+			continue;
+		}
+		if (ks->assign) { /* the value, as d_var_conv() makes it */
+			const struct var *v = &k->prog->vars[st->e->a->sub];
+			uint8_t bz = 8, bg = 1;
+			struct node bin, one;
+			const struct node *b = kp_stored(st, &bin, &one);
+			struct ubpf_kop kt = {0};
+
+			if (st->e->a->op == N_ASSOC) /* the keys, below */
+				assoc_keys(&m, st->e->a, &kt);
+			(void)kp_ty(k, b, &bz, &bg);
+			emit(&m, b);
+			if (v->declared)
+				norm(&m, bz, bg, v->sz, v->sg);
+			o = put(&m, UBPF_K_VST, 1 + kt.step, 0);
+			var_op(&m, o, (unsigned)st->e->a->sub);
+			o->step = kt.step;
+			o->imm = kt.imm;
+			continue;
+		}
+		a = &k->prog->aggs[st->agg];
+		for (j = 0; j < st->nkeys; j++) {
+			if ((int)j == ks->skey) { /* the program copies it */
+				o = put(&m, UBPF_K_SKEY, 0, 0);
+				o->n = (uint8_t)j;
+				o->slot = ks->sarg;
+				continue;
+			}
+			if (ks->kid[j] >= 0) {
+				o = put(&m, UBPF_K_CONST, 0, 1);
+				o->imm = probe->id;
+			} else {
+				emit(&m, st->keys[j]);
+			}
+			o = put(&m, UBPF_K_KEY, 1, 0);
+			o->n = (uint8_t)j;
+		}
+		if (st->nargs)
+			emit(&m, st->args[0]);
+		o = put(&m, UBPF_K_AGG, st->nargs ? 1 : 0, 0);
+		o->agg = (uint16_t)(k->first[clause] + i);
+		if (ks->slot >= 0) {
+			o->flags = UBPF_KF_FLAT;
+			o->slot = (uint16_t)ks->slot;
+		}
+		if (ks->skey >= 0)
+			o->flags |= UBPF_KF_SKEY;
+		switch (a->fn) {
+		case AG_COUNT: o->n = UBPF_F_COUNT; break;
+		case AG_SUM: o->n = UBPF_F_SUM; break;
+		case AG_AVG: o->n = UBPF_F_AVG; break;
+		case AG_MIN: o->n = UBPF_F_MIN; break;
+		case AG_MAX: o->n = UBPF_F_MAX; break;
+		case AG_QUANTIZE: o->n = UBPF_F_QUANTIZE; break;
+		default:
+			o->n = UBPF_F_LQUANTIZE;
+			o->imm = a->lq_base;
+			o->step = a->lq_step;
+			o->levels = a->lq_levels;
+			break;
+		}
+	}
+	if (m.full || m.max > UBPF_KSTACK) {
+		/* what was written past pl->nops is not part of the plan */
+		return false;
+	}
+	if (pred)
+		pred->jump = (uint16_t)m.n;
+	/* a string that faults ends the clause here too */
+	for (i = pl->nops; i < m.n; i++)
+		if (pl->ops[i].op == UBPF_K_SEQ && pl->ops[i].agg) {
+			pl->ops[i].jump = (uint16_t)m.n;
+			pl->fstr = (uint16_t)(k->prog->strsize - 1);
+		}
+	pl->nops = (uint16_t)m.n;
+	if (m.tls)
+		pl->tls |= 1;
+	return true;
+}
+
+/*
+ * The predicate of a clause user space runs, then REC: the test and
+ * the jump past REC fused where the predicate is a comparison, as
+ * kp_clause_emit() fuses them.
+ */
+bool d_kplan_gate(const struct d_kplan *k, unsigned clause,
+		  const struct d_probe *probe, struct ubpf_kplan *pl)
+{
+	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false, true};
+	struct ubpf_kop *pred;
+
+	if (!d_kplan_gated(k, clause))
+		return false;
+	emit(&m, k->prog->clauses[clause].pred);
+	if (!m.full && m.n > pl->nops && pl->ops[m.n - 1].op >= UBPF_K_EQ &&
+	    pl->ops[m.n - 1].op <= UBPF_K_GEU) {
+		pred = &pl->ops[m.n - 1];
+		pred->n = pred->op;
+		pred->op = UBPF_K_PRED;
+		m.depth--;
+	} else {
+		pred = put(&m, UBPF_K_PRED, 1, 0);
+	}
+	put(&m, UBPF_K_REC, 0, 0);
+	if (m.full || m.max > UBPF_KSTACK || m.tls)
+		return false;
+	pred->jump = (uint16_t)m.n;
+	pl->nops = (uint16_t)m.n;
+	return true;
+}

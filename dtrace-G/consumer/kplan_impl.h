@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kplan_impl.h - what kplan.c (which clauses the kernel runs, their
+ * variables, merging) and kplan_emit.c (their instructions) share: the
+ * plan's state, and the tree walks both make.  Not for anything else:
+ * kplan.h is the interface.
+ */
+#ifndef USDT_DTRACE_KPLAN_IMPL_H
+#define USDT_DTRACE_KPLAN_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../d/d_impl.h"
+#include "kplan.h"
+
+/* An aggregating statement the kernel runs: kaggs' key names it. */
+struct kstmt {
+	const struct stmt *st;
+	bool assign; /* self->v = e or this->v = e, not an aggregation */
+	unsigned agg;
+	uint8_t ksz[UBPF_KMAXKEYS], ksg[UBPF_KMAXKEYS];
+	int kid[UBPF_KMAXKEYS]; /* B_PROBE* for a key naming the probe, or -1 */
+	int skey;		/* the key that is copyinstr(argN), or -1 */
+	uint8_t sarg;		/* ... its N */
+	int slot;		/* without keys: its first slot in kflat, or -1 */
+	unsigned nslots;
+};
+
+struct d_kplan {
+	struct d_prog *prog;
+	bool *ok; /* per clause */
+	unsigned *first; /* per clause: its first struct kstmt */
+	struct kstmt *st;
+	unsigned nst;
+	size_t stcap;
+	unsigned nflat; /* kflat slots given out */
+	/* D_KPLAN_VARS: self->, this-> and timestamp (generated programs) */
+	bool vars;
+	uint8_t *vst;	    /* per variable: KV_* */
+	uint8_t *vsz, *vsg; /* the type every store gives it */
+	int *vbit;	    /* T differs from its zero's type: its bit */
+	int *vslot;	    /* this->: its slot, < UBPF_KTHIS */
+	int *varg;	    /* KV_SARG: the N of its copyinstr(argN) */
+	int nbits;	    /* vbits given out */
+	uint32_t absent;    /* typing the variables of these bits unset */
+	bool nostr;	    /* no string comparison (see vars_decide()) */
+	bool fmode;	    /* a string's fault is the hit's (fsite_assign()) */
+	unsigned nfs;	    /* ... its sites: */
+	struct kfsite {
+		const struct node *n; /* the comparison */
+		unsigned clause;
+		int action; /* DTrace's action number there (0: predicate) */
+		uint8_t arg;
+	} fs[UBPF_KFSITES];
+	bool *tls;	    /* per clause: it touches a self-> variable */
+	bool *kv;	    /* per clause: ... any variable the kernel keeps */
+	const bool *user;   /* per clause: fires in user space too, or NULL */
+	bool gates;	    /* D_KPLAN_VARS: d_kplan_gated() may say yes */
+};
+
+/*
+ * A variable the kernel may keep (KV_CAND), its type known (KV_KERN);
+ * a this-> string that is copyinstr(argN) wherever it is read (KV_SARG,
+ * sarg_var()).
+ */
+enum { KV_NO, KV_CAND, KV_KERN, KV_SARG };
+/* kplan.c: an integer constant, maybe negated: its value */
+bool kp_const_of(const struct node *n, int64_t *v);
+/* ... copyinstr(argN) == or != a string literal: N and the literal */
+bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
+		const struct node **lit);
+bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n);
+/* ... n's type in the kernel, false if the kernel cannot compute it */
+bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
+	   uint8_t *sg);
+/* ... the value statement st stores (v = e, v op= e, v++, v--) */
+const struct node *kp_stored(const struct stmt *st, struct node *bin,
+			     struct node *one);
+
+/* kplan_emit.c: clause's instructions for a firing of probe, into pl */
+bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
+		    const struct d_probe *probe, struct ubpf_kplan *pl);
+
+#endif /* USDT_DTRACE_KPLAN_IMPL_H */

@@ -134,6 +134,14 @@ struct site_arch {
 	unsigned call_push;
 };
 
+/* the ELF machine this code is built for: what a process it traces runs
+ * (a pid probe point's file, ld.so) must be too */
+#if defined(__aarch64__)
+#define SITE_HOST_EM EM_AARCH64
+#else
+#define SITE_HOST_EM EM_X86_64
+#endif
+
 /* The machine's entry, or NULL: -G rewrites x86-64 and aarch64. */
 const struct site_arch *site_arch_of(unsigned machine);
 

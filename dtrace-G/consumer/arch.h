@@ -15,14 +15,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "site.h"
 #include "stapsdt.h"
 
 /* the ELF machine of dtrace's own programs (ld.so must be one) */
-#if defined(__aarch64__)
-#define ARCH_EM EM_AARCH64
-#else
-#define ARCH_EM EM_X86_64
-#endif
+#define ARCH_EM SITE_HOST_EM
 
 /*
  * Whether the n bytes at body start a function that only returns (a

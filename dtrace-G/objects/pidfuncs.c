@@ -33,7 +33,7 @@
  * its symbols were read through (sdk/objfile.h; struct dt_pidfile keeps
  * one), so the file is opened once and the bytes are that file's even if
  * another takes its name meanwhile.  Files that are not ELF of the
- * machine dtrace runs on (ARCH_EM: x86-64 or aarch64) have no functions
+ * machine dtrace runs on (SITE_HOST_EM: x86-64 or aarch64) have no functions
  * here: a process of another machine's code (qemu-user's) is no place
  * for a uprobe that decodes this machine's instructions.  A process's
  * files are those it maps executable, each once (sdk/procfs.h's
@@ -70,7 +70,6 @@
 #include "objfile.h"
 #include "pidfuncs.h"
 #include "procfs.h"
-#include "../consumer/arch.h"
 #include "site.h"
 
 static int fail(char *msg, size_t msglen, int err, const char *fmt, ...)
@@ -235,9 +234,9 @@ int dt_pidfile_read_of(struct dt_pidfile *pf, const struct objfile *of,
 	memset(pf, 0, sizeof(*pf));
 	pf->fd = -1;
 	if (of->ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    of->ehdr.e_machine != ARCH_EM)
+	    of->ehdr.e_machine != SITE_HOST_EM)
 		return fail(msg, msglen, -ENOEXEC, "%s is not an %s ELF file",
-			    of->path, site_arch_of(ARCH_EM)->name);
+			    of->path, site_arch_of(SITE_HOST_EM)->name);
 	pf->path = strdup(of->path);
 	pf->ph = calloc(of->nph ? of->nph : 1, sizeof(*pf->ph));
 	if (!pf->path || !pf->ph) {
@@ -287,7 +286,7 @@ int dt_pidfile_read(struct dt_pidfile *pf, const char *path, char *msg,
 		return err;
 	if (err == -EINVAL) /* not a regular file, not ELF */
 		return fail(msg, msglen, -ENOEXEC, "%s is not an %s ELF file",
-			    path, site_arch_of(ARCH_EM)->name);
+			    path, site_arch_of(SITE_HOST_EM)->name);
 	if (err < 0)
 		return fail(msg, msglen, err, "cannot open %s: %s", path, why);
 	err = dt_pidfile_read_of(pf, &of, msg, msglen);
@@ -400,7 +399,7 @@ static int check_offset(const struct dt_pidfile *pf,
 	if (err)
 		return err;
 	site_insns_init(&m, code, fn->size, 0, fn->size);
-	err = site_arch_of(ARCH_EM)->insns_check(&m, off, 0, false, why,
+	err = site_arch_of(SITE_HOST_EM)->insns_check(&m, off, 0, false, why,
 						 sizeof(why));
 	if (err == -ENOTSUP) {
 		err = fail(msg, msglen, -EINVAL,
@@ -443,7 +442,7 @@ static int glob_offsets(const struct dt_pidfile *pf,
 		return err;
 	site_insns_init(&m, code, fn->size, 0, fn->size);
 	/* decode it all; what cannot be decoded ends the function early */
-	err = site_arch_of(ARCH_EM)->insns_check(&m, fn->size, 0, false, why,
+	err = site_arch_of(SITE_HOST_EM)->insns_check(&m, fn->size, 0, false, why,
 						 sizeof(why));
 	if (err == -ENOTSUP) {
 		err = fail(msg, msglen, -EINVAL,

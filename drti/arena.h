@@ -66,6 +66,8 @@ struct usdt_arena {
 	uint64_t plan_off; /* the plan area, from the arena's start */
 	/* following an exec (below): 1 while the consumer answers */
 	uint64_t execs;
+	/* 1: the consumer answers a dlopen()ed object's ask too (below) */
+	uint64_t dlopens;
 };
 
 /*
@@ -82,6 +84,17 @@ struct usdt_arena {
  * image is never armed after it ran on: the consumer says so instead.
  * Later copies of drti.o in the same image find the slot done under
  * their token and go on.
+ *
+ * Following a dlopen() (dlopens 1).  The slot stays the image's.  A
+ * copy of drti.o whose control block is not armed finds it done under
+ * its token: it was mapped after the image was armed (a dlopen(); or it
+ * has no probe the run enabled).  ld.so maps a dlopen()'s objects and
+ * their dependencies before it runs any of their constructors, so the
+ * first such copy asks (USDT_EX_DONE to USDT_EX_DLOPEN, by compare-and-
+ * swap), the consumer reads the maps and arms what is new with the
+ * thread held (USDT_EX_ARMING), and answers USDT_EX_DONE; one that finds
+ * the consumer gone gives up (USDT_EX_DLGAVEUP, from USDT_EX_DLOPEN
+ * only), which the consumer says and sets done again.
  */
 #define USDT_EXEC_FD 1023
 #define USDT_EXEC_OFF 2048u /* the slots, in the header page */
@@ -92,6 +105,8 @@ enum {
 	USDT_EX_ARMING,
 	USDT_EX_DONE,
 	USDT_EX_GAVEUP,
+	USDT_EX_DLOPEN,
+	USDT_EX_DLGAVEUP,
 };
 
 struct usdt_exec {

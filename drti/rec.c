@@ -71,6 +71,16 @@
  * pays one fcntl() at start, one whose control block is armed already
  * (dtrace armed it before its constructors) nothing.
  *
+ * dlopen()s.  The same constructor in an object mapped after its image
+ * was armed (a dlopen(): ld.so maps the library and its dependencies
+ * before it runs any of their constructors) finds its image's slot done
+ * and its own control block not armed: it asks again, and waits while
+ * dtrace reads the maps and arms what is new (arena.h, "Following a
+ * dlopen()"), so the library's own constructors and first calls are
+ * counted.  __usdt_dlask, a symbol dtrace finds, says that it asks.  An
+ * object none of whose probes the run enabled asks too, once, at its
+ * start: a switchrate's wait.
+ *
  * __usdt_sys is `syscall; int3`, never called: dtrace points a held
  * thread's rip at it to run one system call in the process (memfd_create,
  * mmap, munmap, close) and gets control back at the int3.
@@ -112,6 +122,9 @@ static KEPT struct usdt_ctl __usdt_ctl;
 
 /* read by dtrace, as memfd_create's name */
 static KEPT const char __usdt_name[] = "usdt-arena";
+
+/* found by dtrace: this drti.o asks to be armed at its dlopen() */
+static KEPT const char __usdt_dlask[] = "dlopen";
 
 static __thread struct {
 	struct usdt_seg *seg;
@@ -638,7 +651,7 @@ __attribute__((constructor(101))) static void rec_exec_wait(void)
 	const uint64_t *tok;
 	struct usdt_arena *h;
 	struct usdt_exec *x, *mine = 0;
-	uint32_t pid;
+	uint32_t pid, asked = USDT_EX_WAIT; /* what this waiter set */
 	uint64_t magic;
 	struct stat st;
 	void *m;
@@ -668,8 +681,23 @@ __attribute__((constructor(101))) static void rec_exec_wait(void)
 		if (__atomic_load_n(&x[i].pid, __ATOMIC_ACQUIRE) == pid)
 			mine = &x[i];
 	if (mine && mine->token[0] == tok[0] && mine->token[1] == tok[1] &&
-	    __atomic_load_n(&mine->state, __ATOMIC_ACQUIRE) != USDT_EX_FREE)
-		goto wait; /* this image asked already (another drti.o) */
+	    __atomic_load_n(&mine->state, __ATOMIC_ACQUIRE) != USDT_EX_FREE) {
+		uint32_t done = USDT_EX_DONE;
+
+		/*
+		 * This image is armed, this object is not: mapped since, by
+		 * a dlopen() (or none of its probes is on): ask, and wait
+		 * as for an exec.  Otherwise it asked already (another
+		 * drti.o of the image).
+		 */
+		if (__atomic_load_n(&h->dlopens, __ATOMIC_RELAXED) == 1 &&
+		    __atomic_compare_exchange_n(&mine->state, &done,
+						USDT_EX_DLOPEN, 0,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			asked = USDT_EX_DLOPEN;
+		goto wait;
+	}
 	for (int i = 0; i < USDT_NEXEC && !mine; i++) {
 		uint32_t z = 0;
 
@@ -688,19 +716,23 @@ wait:
 		uint32_t now = __atomic_load_n(&mine->state, __ATOMIC_ACQUIRE);
 		struct timespec ts = {0, 1000000};
 
-		if (now == USDT_EX_DONE || now == USDT_EX_GAVEUP)
+		if (now == USDT_EX_DONE || now == USDT_EX_GAVEUP ||
+		    now == USDT_EX_DLGAVEUP)
 			break;
 		if (!rec_consumer_beats(h)) {
-			uint32_t w = USDT_EX_WAIT;
+			uint32_t w = asked;
 
 			/*
-			 * Gone (or stuck): go on.  From WAIT say so, so an
-			 * image that ran on is never armed late; ARMING was
-			 * done with this thread held, before it runs again.
+			 * Gone (or stuck): go on.  From what we asked say
+			 * so, so an image that ran on is never armed late (a
+			 * dlopen()ed object is said); ARMING was done with
+			 * this thread held, before it runs again.
 			 */
 			(void)__atomic_compare_exchange_n(
-				&mine->state, &w, USDT_EX_GAVEUP, 0,
-				__ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+				&mine->state, &w,
+				asked == USDT_EX_DLOPEN ? USDT_EX_DLGAVEUP
+							: USDT_EX_GAVEUP,
+				0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 			break;
 		}
 		nanosleep(&ts, 0);

@@ -29,7 +29,9 @@
 #    ask through was closed: the first image's hits, and said; a fork
 #    child's exec: let go, said;
 #  - a library dlclose()d and dlopen()ed again, three rounds: armed again
-#    each time, the same output as the kernel path;
+#    each time, the same output as the kernel path; armed before any of
+#    its code runs (its drti.o asks): its constructor's hits and those of
+#    calls made as soon as dlopen() returns, as the kernel path counts;
 #  - registry-wide, with dtrace-helperd: a fork child that registers is
 #    armed again over the calls it inherited, every hit counted once;
 #  - both paths in one run: probes whose clauses need the kernel at the
@@ -78,6 +80,9 @@ trap 'exit 1' INT TERM HUP
 	$CC -O2 -fPIC -I. -c "$data/actl.c" -o actl.o &&
 	"$DTRACE" -G -s "$data/actl.d" actl.o -o actl-probes.o &&
 	$CC -shared -o libactl.so actl.o actl-probes.o &&
+	$CC -O2 -fPIC -DACTL_CTOR -I. -c "$data/actl.c" -o actlc.o &&
+	"$DTRACE" -G -s "$data/actl.d" actlc.o -o actlc-probes.o &&
+	$CC -shared -o libactlc.so actlc.o actlc-probes.o &&
 	$CC -O2 -I. -I"$top_srcdir/drti" -c "$data/act.c" -o act.o &&
 	"$DTRACE" -G -s "$data/act.d" act.o -o act-probes.o &&
 	$CC -o act act.o act-probes.o -L. -lactl -Wl,-rpath,"$PWD" \
@@ -407,12 +412,35 @@ done
 expect_eq "dlopen again: every round's hits" "0 1000|1 1000|2 1000" \
 	"$(grep . dl.dt.user | paste -sd'|')"
 expect_file_eq "dlopen again: the kernel path's output" dl.dt.kernel dl.dt.user
-# the first dlopen() was armed at a read of the maps (the program waits
-# for it): said once, the same library mapped again is not new
-expect_eq "dlopen again: said once that the first was armed late" 1 \
-	"$(grep -c 'libactl.so, dlopen()ed while traced, was armed only at the next read of its maps' dl.err.user)"
-expect_eq "dlopen again: nothing else said" "" \
-	"$(grep -v 'was armed only at the next read of its maps' dl.err.user)"
+# each dlopen() asked to be armed (its drti.o, in its first constructor):
+# nothing said
+expect_eq "dlopen again: nothing said" "" "$(cat dl.err.user)"
+
+# 5b. a library armed before any of its code runs (drti.o's constructor
+# asks through the arena, as an exec's image does): its constructor's
+# hits and the calls made as soon as dlopen() returns, every round, as
+# the kernel path (which holds the process at each dlopen()) counts them
+for a in user kernel; do
+	rm -f go
+	ACT_NOW=1 ACT_WAIT=$tmp/go ./actdl "$tmp/libactlc.so" >dn.out.$a 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	"$DTRACE" -Z -w -q -x activation=$a -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); }
+	actl*:::fire /arg0 < 0/ { @c[arg0] = count(); }
+	actl*:::fire /arg0 >= 0/ { @[arg0 / 10000] = count(); }
+	act\$target:::tick /++n == 300/ { exit(0); }
+	END { printa(\"ctor %d %@d\n\", @c); printa(\"%d %@d\n\", @); }" \
+		>dn.dt.$a 2>dn.err.$a || fail "dlopen now, $a: $(cat dn.err.$a)"
+	au_wait $ap
+	expect_eq "dlopen now, $a: the process's exit status" 0 $?
+	forget_pid $ap
+done
+expect_eq "dlopen now: the constructors' and the first calls' hits" \
+	"ctor -5 3|ctor -4 3|ctor -3 3|ctor -2 3|ctor -1 3|0 1000|1 1000|2 1000" \
+	"$(grep . dn.dt.user | paste -sd'|')"
+expect_file_eq "dlopen now: the kernel path's output" dn.dt.kernel dn.dt.user
+expect_eq "dlopen now: nothing said" "" "$(cat dn.err.user)"
 
 # 6. registry-wide, with dtrace-helperd: a fork child registers (drti.o's
 # fork handler) and is armed in turn over the calls it inherited, with an

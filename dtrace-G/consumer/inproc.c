@@ -29,10 +29,17 @@
  * out first.  The process is then let go; the stop and restart
  * serialise every CPU's view of the new bytes.
  *
- * A library dlclose()d and dlopen()ed again is armed anew
- * (remap_check(): its control block reads 0, or it moved); arming
- * reads the maps with the process held, and disarming writes only where
- * the file is still mapped as armed, a site only over our call.
+ * A library dlopen()ed while traced is armed before it runs: its
+ * drti.o's first constructor asks through the arena at USDT_EXEC_FD, as
+ * an exec's image does (below; arena.h, "Following a dlopen()"), and
+ * ip_exec_answer() reads the maps and arms it; one that could not ask
+ * (no arena in the process before it, a drti.o without the ask: no
+ * __usdt_dlask) is armed at the next read and said (sites.c asks
+ * ip_dl_asks()).  A library dlclose()d and dlopen()ed again is armed
+ * anew (ip_remap_check(): its control block reads 0, or it moved);
+ * arming reads the maps with the process held, and disarming writes
+ * only where the file is still mapped as armed, a site only over our
+ * call.
  *
  * A fork child that registers (so a refresh finds it) runs the calls
  * it inherited and writes its parent's arena; arming it gives it an
@@ -556,7 +563,19 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 				break;
 			}
 			made = true;
-			ip_image_done(c, pr->pid);
+			ipp->dl_asks = ip_image_done(c, pr->pid);
+			/* mapped before the descriptor was there: late */
+			for (size_t m = 0; m < mm.n; m++) {
+				uint64_t *di;
+
+				if (!mm.m[m].ino)
+					continue;
+				di = xrealloc(ipp->dl_pre, ipp->ndl_pre + 1,
+					      2 * sizeof(*di));
+				ipp->dl_pre = di;
+				di[2 * ipp->ndl_pre] = mm.m[m].dev;
+				di[2 * ipp->ndl_pre++ + 1] = mm.m[m].ino;
+			}
 		}
 #ifdef HAVE_BPF
 		/* the clauses the recorder can aggregate (arena.h) */
@@ -811,7 +830,7 @@ static void drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
  * (one pread: maps can read the same before and after), and at where
  * the objects are when a refresh read other maps.
  */
-static void remap_check(struct consumer *c, struct ip_proc *ipp)
+void ip_remap_check(struct consumer *c, struct ip_proc *ipp)
 {
 	struct tproc *pr = ipp->pr;
 	struct proc_maps mm = {0};
@@ -868,7 +887,7 @@ static void ip_drain(struct consumer *c)
 		if (!ipp->map)
 			continue;
 		if (!ip_exec_check(c, ipp) && !ip->stopped)
-			remap_check(c, ipp);
+			ip_remap_check(c, ipp);
 		if (!ip->stopped) /* the heartbeat: still here */
 			__atomic_store_n(&((struct usdt_arena *)ipp->map)->hb,
 					 t, __ATOMIC_RELEASE);
@@ -877,6 +896,27 @@ static void ip_drain(struct consumer *c)
 	/* ip->procs may grow here (an exec'd image armed) */
 	for (size_t i = 0; i < ip->nprocs; i++)
 		ip_exec_answer(c, ip->procs[i]);
+}
+
+/*
+ * f, dlopen()ed by pr while traced, asked to be armed before it ran
+ * (its drti.o, arena.h "Following a dlopen()"), through pr's descriptor
+ * at USDT_EXEC_FD, which is still ours: so no hit of it was lost.  Not
+ * a file mapped before that descriptor was there (the arena was made
+ * at this read of the maps, or the one before saw none of it).
+ */
+static bool ip_dl_asks(struct consumer *c, struct tproc *pr,
+		       const struct tfile *f)
+{
+	struct ip_proc *ipp = ip_proc_of(c, pr);
+
+	if (!f->dl_asks || !ipp || !ipp->dl_asks || !ipp->map || ipp->gone)
+		return false;
+	for (size_t i = 0; i < ipp->ndl_pre; i++)
+		if (ipp->dl_pre[2 * i] == (uint64_t)f->dev &&
+		    ipp->dl_pre[2 * i + 1] == (uint64_t)f->ino)
+			return false;
+	return ip_exec_fd_state(c, pr->pid) == EXFD_OURS;
 }
 
 static size_t ip_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
@@ -1145,6 +1185,13 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 	(void)pr;
 }
 
+static bool ip_dl_asks(struct consumer *c, struct tproc *pr,
+		       const struct tfile *f)
+{
+	(void)c, (void)pr, (void)f;
+	return false;
+}
+
 static size_t ip_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
 {
 	(void)c;
@@ -1301,6 +1348,7 @@ const struct consumer_backend_ops consumer_inproc_ops = {
 	.decode = mux_decode,
 	.proc_exit = mux_proc_exit,
 	.proc_exec = mux_proc_exec,
+	.dl_asks = ip_dl_asks,
 	.stop = mux_stop,
 	.aggs = mux_aggs,
 	.stats = mux_stats,

@@ -80,6 +80,11 @@ struct ip_proc {
 	bool exec_pending; /* exec'd; its new image is to ask (USDT_EXEC_FD) */
 	bool exec_fd;	   /* we put the arena at USDT_EXEC_FD */
 	bool kernel;	   /* the kernel path takes it whole (ip_enable()) */
+	bool dl_asks;	   /* its drti.o asks at a dlopen() */
+	bool dl_said;	   /* a dlopen() that gave up waiting: said */
+	uint64_t *dl_pre;  /* dev, ino of each file mapped when the arena
+			      was made: those never asked (ip_dl_asks()) */
+	size_t ndl_pre;
 	uint64_t ino;	   /* the arena's memfd */
 	char *maps_seen;   /* pr->maps when remap_check() last looked */
 	uint64_t corrupt;
@@ -162,7 +167,7 @@ bool ip_arena_unmap(struct ip_proc *ipp, struct ip_hold *h, uint64_t sys);
 
 /* inproc_exec.c */
 int ip_exec_fd_state(struct consumer *c, pid_t pid);
-void ip_image_done(struct consumer *c, pid_t pid);
+bool ip_image_done(struct consumer *c, pid_t pid);
 bool ip_exec_check(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_unasked(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_answer(struct consumer *c, struct ip_proc *root);
@@ -176,6 +181,9 @@ void ip_plan_put(const struct inproc *ip, struct ip_proc *ipp, uint64_t addr,
 		 const struct usdt_aplan *a);
 #endif
 void ip_aggs(struct consumer *c);
+
+/* inproc.c */
+void ip_remap_check(struct consumer *c, struct ip_proc *ipp);
 
 #endif /* __x86_64__ */
 

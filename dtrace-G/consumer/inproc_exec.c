@@ -4,6 +4,8 @@
  * mechanism, drti/arena.h the protocol, doc/DESIGN.md §14 "Execs"):
  * the arena left open at USDT_EXEC_FD, each image's token, the slots
  * a new image claims to ask to be armed, and their answers at each read.
+ * A library dlopen()ed later asks through its image's slot the same way
+ * (dl_answer()).
  */
 #include "config.h"
 
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "../../drti/arena.h"
+#include "usdt/helper_abi.h" /* DRTI_ENV_DISABLE */
 #include "consumer_impl.h"
 #ifdef HAVE_BPF
 #include "kplan.h"
@@ -67,13 +70,30 @@ static int image_token(pid_t pid, uint64_t tok[2])
 	return ip_mem_rw(pid, at, tok, 2 * sizeof(uint64_t), false);
 }
 
+/* pid's environment tells its drti.o to touch nothing (it never asks) */
+static bool drti_disabled(pid_t pid)
+{
+	size_t n = 0, k = strlen(DRTI_ENV_DISABLE);
+	char *env = read_proc(pid, "environ", &n);
+	bool off = !env; /* unreadable: it may */
+
+	for (size_t i = 0; env && i < n; i += strlen(env + i) + 1)
+		off |= !strncmp(env + i, DRTI_ENV_DISABLE, k) &&
+		       env[i + k] == '=';
+	free(env);
+	return off;
+}
+
 /*
  * pid's current image armed: its slot in the arena at USDT_EXEC_FD (its
  * pid, AT_RANDOM's 16 bytes, done), so that its drti.o constructors,
- * which may run after (a -c command is armed before them, a library
- * dlopen()ed later runs its own), go on at once instead of asking.
+ * which may run after (a -c command is armed before them), go on at
+ * once instead of asking; a library dlopen()ed later finds it done, and
+ * asks as a dlopen() (ip_exec_answer()).  True when the slot is marked
+ * and the image's drti.o can ask (it was not told to touch nothing:
+ * DRTI_ENV_DISABLE in its environment).
  */
-void ip_image_done(struct consumer *c, pid_t pid)
+bool ip_image_done(struct consumer *c, pid_t pid)
 {
 	struct inproc *ip = c->ip;
 	struct ip_proc *root = NULL;
@@ -84,13 +104,13 @@ void ip_image_done(struct consumer *c, pid_t pid)
 
 	(void)proc_path(p, sizeof(p), pid, "fd/%d", USDT_EXEC_FD);
 	if (stat(p, &st) < 0)
-		return;
+		return false;
 	for (size_t i = 0; i < ip->nprocs && !root; i++)
 		if (ip->procs[i]->map &&
 		    ip->procs[i]->ino == (uint64_t)st.st_ino)
 			root = ip->procs[i];
 	if (!root || image_token(pid, tok) < 0)
-		return;
+		return false;
 	x = (struct usdt_exec *)(root->map + USDT_EXEC_OFF);
 	for (int i = 0; i < USDT_NEXEC && !e; i++)
 		if (__atomic_load_n(&x[i].pid, __ATOMIC_ACQUIRE) ==
@@ -105,10 +125,11 @@ void ip_image_done(struct consumer *c, pid_t pid)
 			e = &x[i];
 	}
 	if (!e)
-		return; /* its constructors ask, and are answered */
+		return false; /* its constructors ask, and are answered */
 	e->token[0] = tok[0];
 	e->token[1] = tok[1];
 	__atomic_store_n(&e->state, USDT_EX_DONE, __ATOMIC_RELEASE);
+	return !drti_disabled(pid);
 }
 
 /*
@@ -196,6 +217,46 @@ void ip_exec_unasked(struct consumer *c, struct ip_proc *ipp)
 }
 
 /*
+ * A dlopen()ed object of pid asks (arena.h, "Following a dlopen()"),
+ * its thread waiting in its first drti.o constructor: pid's maps are
+ * read and what is new armed, or armed anew (a library dlclose()d and
+ * dlopen()ed again: ip_remap_check()), with the process held, then it is
+ * told to go on.  A pid this run does not trace in-process (a fork
+ * child: it shares the arena) is told to go on.  One that gave up
+ * waiting (dtrace was not reading for a second) is said, once.
+ */
+static void dl_answer(struct consumer *c, struct usdt_exec *x, pid_t pid,
+		      uint32_t st)
+{
+	struct tproc *pr = proc_find(c, pid);
+	struct ip_proc *ipp = pr && !pr->exited ? ip_proc_of(c, pr) : NULL;
+	uint32_t w = USDT_EX_DLOPEN;
+
+	if (st == USDT_EX_DLGAVEUP) {
+		if (ipp && !ipp->dl_said) {
+			ipp->dl_said = true;
+			say(c,
+			    "pid %d dlopen()ed a library while dtrace was not "
+			    "reading (it waited a second): its hits before "
+			    "the next read of the maps, its constructors' "
+			    "included, were not counted",
+			    (int)pid);
+		}
+		__atomic_store_n(&x->state, USDT_EX_DONE, __ATOMIC_RELEASE);
+		return;
+	}
+	if (!__atomic_compare_exchange_n(&x->state, &w, USDT_EX_ARMING, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return; /* it gave up meanwhile: next read */
+	if (ipp && ipp->map && ipp->taddr) {
+		(void)proc_refresh(c, pr, NULL);
+		if (!c->ip->stopped && ipp->map && !ipp->gone)
+			ip_remap_check(c, ipp);
+	}
+	__atomic_store_n(&x->state, USDT_EX_DONE, __ATOMIC_RELEASE);
+}
+
+/*
  * The slots of ipp's arena (arena.h, "Following an exec"): an image
  * exec'd by a traced process waits in its first drti.o constructor
  * until it is armed here.  Its pid's process is reset to its new maps
@@ -225,6 +286,10 @@ void ip_exec_answer(struct consumer *c, struct ip_proc *root)
 
 		if (pid <= 0)
 			continue;
+		if (st == USDT_EX_DLOPEN || st == USDT_EX_DLGAVEUP) {
+			dl_answer(c, &x[i], pid, st);
+			continue;
+		}
 		if (st == USDT_EX_DONE || st == USDT_EX_FREE) {
 			/* its process gone: the slot free again */
 			if (kill(pid, 0) < 0 && errno == ESRCH) {

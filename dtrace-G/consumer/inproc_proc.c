@@ -473,6 +473,7 @@ int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 	a->nslots = ip->nslots;
 	a->hb_limit = ip->hz; /* one second */
 	a->execs = 1;
+	a->dlopens = 1;
 	if (ip->kp) {
 		a->owner = (uint32_t)ipp->pid;
 		a->agg_off = ip->agg_off;

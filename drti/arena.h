@@ -16,6 +16,16 @@
  * and tail (written by the consumer, release) count records since the
  * claim; head - tail is what waits.
  *
+ * Segments given back.  Once every fresh segment is claimed, the
+ * consumer looks at each claimed one's thread: one that has exited
+ * (no /proc/PID/task/TID) and whose records are all read it gives back
+ * (ready 0, then given 1, release).  A thread that finds no fresh
+ * segment takes such a one (given 1 to 0 by compare-and-swap), writes
+ * its pid, tid and ppid and sets ready again; head and tail go on from
+ * where they were (equal).  One whose thread ran plans keeps that
+ * thread's aggregation slots, which the consumer merges at the end as
+ * its pid's: only a thread of the same process takes it.
+ *
  * Aggregating in the arena (version 2).  When some clauses of the run
  * only aggregate integers (what consumer/kplan.c lets the kernel path
  * run in BPF), the consumer compiles each armed site's plan -- those
@@ -122,7 +132,9 @@ struct usdt_seg {
 	uint64_t drops;		 /* records lost: the ring was full */
 	uint32_t own;		 /* pid is the arena's owner: runs plans */
 	uint32_t aused;		 /* entries of its hash taken */
-	uint64_t pad0[3];
+	uint32_t given;		 /* 1: given back by the consumer (below) */
+	uint32_t pad2;
+	uint64_t pad0[2];
 	uint64_t tail; /* records read (the consumer's), own line */
 	uint64_t pad1[7];
 };

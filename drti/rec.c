@@ -27,7 +27,9 @@
  * and the only system calls the recorder makes: getpid, gettid and
  * getppid, once per thread and arena, none of which blocks); writes one
  * 64-byte record into the ring and publishes it with a release store of
- * head.  A full ring or no free segment counts a drop, and so does a
+ * head.  With no fresh segment left, a claim takes one dtrace gave back
+ * (its thread exited: rec_reclaim(), arena.h "Segments given back").
+ * A full ring or no free segment counts a drop, and so does a
  * hit in a signal handler that interrupted this thread's own (a busy
  * flag in the slot: the two would write one record).  No lock, no
  * allocation of its own (a shared library's TLS slot may be allocated
@@ -439,6 +441,35 @@ REC_INLINE int rec_plan(struct usdt_seg *s, uint8_t *ag,
 	return pl->record ? 1 : 0;
 }
 
+/*
+ * The first segment dtrace gave back (its thread exited, its records
+ * read: arena.h) that this process may take, taken (given 1 to 0, by
+ * compare-and-swap); nseg when there is none.  One that ran plans for
+ * another process keeps that process's aggregation slots: only a
+ * thread of the same process takes it.
+ */
+REC_INLINE uint32_t rec_reclaim(uint64_t ar, uint64_t alen, uint32_t nseg,
+				uint64_t ssz, uint32_t pid)
+{
+	for (uint32_t i = 0; i < nseg; i++) {
+		uint64_t off = USDT_ARENA_HDR + (uint64_t)i * ssz;
+		struct usdt_seg *s;
+		uint32_t one = 1;
+
+		if (off > alen || USDT_SEG_HDR > alen - off)
+			break;
+		s = (struct usdt_seg *)(uintptr_t)(ar + off);
+		if (__atomic_load_n(&s->given, __ATOMIC_ACQUIRE) == 1 &&
+		    (!__atomic_load_n(&s->own, __ATOMIC_RELAXED) ||
+		     __atomic_load_n(&s->pid, __ATOMIC_RELAXED) == pid) &&
+		    __atomic_compare_exchange_n(&s->given, &one, 0, 0,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return i;
+	}
+	return nseg;
+}
+
 REC_INLINE long rec_syscall0(long nr)
 {
 	long ret;
@@ -511,18 +542,24 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 	rec_slot.busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__builtin_expect(!valid, 0)) {
-		uint32_t i =
-			__atomic_fetch_add(&h->next_seg, 1, __ATOMIC_RELAXED);
+		uint32_t nseg = __atomic_load_n(&h->nseg, __ATOMIC_RELAXED);
+		uint32_t i = __atomic_load_n(&h->next_seg, __ATOMIC_RELAXED);
+		uint64_t ssz = __atomic_load_n(&h->seg_size, __ATOMIC_RELAXED);
+		uint32_t pid = (uint32_t)rec_syscall0(SYS_getpid);
 
-		soff = USDT_ARENA_HDR +
-		       (uint64_t)i *
-			       __atomic_load_n(&h->seg_size, __ATOMIC_RELAXED);
-		if (i >= h->nseg || !REC_IN(soff, USDT_SEG_HDR)) {
+		/* a fresh segment; none left: one given back (arena.h) */
+		if (i < nseg)
+			i = __atomic_fetch_add(&h->next_seg, 1,
+					       __ATOMIC_RELAXED);
+		if (i >= nseg)
+			i = rec_reclaim(ar, alen, nseg, ssz, pid);
+		soff = USDT_ARENA_HDR + (uint64_t)i * ssz;
+		if (i >= nseg || !REC_IN(soff, USDT_SEG_HDR)) {
 			__atomic_fetch_add(&h->noseg, 1, __ATOMIC_RELAXED);
 			goto out;
 		}
 		s = (struct usdt_seg *)(uintptr_t)(ar + soff);
-		s->pid = (uint32_t)rec_syscall0(SYS_getpid);
+		s->pid = pid;
 		s->tid = (uint32_t)rec_syscall0(SYS_gettid);
 		s->ppid = (uint32_t)rec_syscall0(SYS_getppid);
 		s->own = h->aplans && s->pid == h->owner;

@@ -21,6 +21,8 @@
 #  - -p of a running process: exact counts, the semaphore counted up
 #    (ticks fire only when it is), and when dtrace ends the sites hold
 #    their NOPs again and the arena is unmapped, the process running on;
+#    600 threads that come and go, more than the arena's segments: those
+#    of exited threads given back, every hit counted;
 #  - SIGKILL of dtrace mid-run: the process and its fork child run on
 #    and exit 0, the sites calling a recorder that finds no consumer;
 #  - exec chains under -p and -c (every image armed before it fires,
@@ -290,6 +292,34 @@ fi
 au_wait $ap
 expect_eq "-p, aggregating: the process's exit status" 0 $?
 forget_pid $ap
+
+# 2c. threads that come and go: 10 waves of 60, 600 threads for the
+# arena's 256 segments; those of exited threads are given back and
+# claimed again (drti/arena.h), so every hit is counted, aggregated in
+# the process (the given-back segments' slots merged too) and as
+# records (before, every thread past the 256th counted drops)
+for k in 1 0; do
+	rm -f go
+	ACT_WAVES=10 ACT_WAIT=$tmp/go ./act 200 60 0 >tw.out.$k 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	DTRACE_KAGG=$k "$DTRACE" -v -w -q -x activation=user -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); }
+	act\$target:::hit { @ = count(); }
+	END { printa(\"hits %@d\n\", @); }" >tw.dt.$k 2>tw.err.$k ||
+		fail "threads come and go, DTRACE_KAGG=$k: $(cat tw.err.$k)"
+	au_wait $ap
+	expect_eq "threads come and go, DTRACE_KAGG=$k: exit status" 0 $?
+	forget_pid $ap
+	expect_eq "threads come and go, DTRACE_KAGG=$k: the program's count" \
+		"parent $ap 120000" "$(cat tw.out.$k)"
+	expect_eq "threads come and go, DTRACE_KAGG=$k: every hit" \
+		"hits 120000" "$(grep . tw.dt.$k)"
+	expect_grep "threads come and go, DTRACE_KAGG=$k: segments given back" \
+		"ring segments of exited threads given back" tw.err.$k
+	expect_eq "threads come and go, DTRACE_KAGG=$k: no drop" "" \
+		"$(grep drops tw.err.$k)"
+done
 
 # 3. SIGKILL of dtrace mid-run: the process and its child run on
 rm -f go

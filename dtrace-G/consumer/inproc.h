@@ -85,6 +85,7 @@ struct ip_proc {
 	uint64_t *dl_pre;  /* dev, ino of each file mapped when the arena
 			      was made: those never asked (ip_dl_asks()) */
 	size_t ndl_pre;
+	uint64_t given; /* segments of exited threads given back */
 	uint64_t ino;	   /* the arena's memfd */
 	char *maps_seen;   /* pr->maps when remap_check() last looked */
 	uint64_t corrupt;

@@ -204,8 +204,10 @@ static void merge_proc(struct consumer *c, struct ip_proc *ipp)
 			ipp->map + USDT_ARENA_HDR + (size_t)i * ip->seg_size;
 		struct usdt_seg *s = (struct usdt_seg *)sp;
 
-		if (__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) && s->own &&
-		    (pid_t)s->pid == ipp->pid)
+		/* given back (its thread exited), its slots are still its */
+		if ((__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) ||
+		     __atomic_load_n(&s->given, __ATOMIC_ACQUIRE)) &&
+		    s->own && (pid_t)s->pid == ipp->pid)
 			PUSH(own, nown, sp + ip->agg_off);
 	}
 	for (size_t i = 0; i < nown; i++) {

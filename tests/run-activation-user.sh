@@ -34,6 +34,8 @@
 #    each time, the same output as the kernel path; armed before any of
 #    its code runs (its drti.o asks): its constructor's hits and those of
 #    calls made as soon as dlopen() returns, as the kernel path counts;
+#    an ask while dtrace is stopped gives up after a second, said, and
+#    the process runs on after a SIGKILL of dtrace;
 #  - registry-wide, with dtrace-helperd: a fork child that registers is
 #    armed again over the calls it inherited, every hit counted once;
 #  - both paths in one run: probes whose clauses need the kernel at the
@@ -471,6 +473,41 @@ expect_eq "dlopen now: the constructors' and the first calls' hits" \
 	"$(grep . dn.dt.user | paste -sd'|')"
 expect_file_eq "dlopen now: the kernel path's output" dn.dt.kernel dn.dt.user
 expect_eq "dlopen now: nothing said" "" "$(cat dn.err.user)"
+
+# 5c. dtrace stopped while a library asks: the ask gives up after a
+# second and the process goes on; dtrace, let go, says that library's
+# first hits were not counted; then SIGKILL of dtrace: the process runs
+# on over the armed calls and exits 0
+rm -f go hold ds.dt
+ACT_NOW=1 ACT_WAIT=$tmp/go ACT_HOLD=$tmp/hold ./actdl "$tmp/libactlc.so" \
+	>ds.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+"$DTRACE" -Z -q -x activation=user -p $ap -o ds.dt -n '
+BEGIN { printf("ready\n"); }
+actl*:::fire { @ = count(); }
+act$target:::tick { @t = count(); }' 2>ds.err &
+dp=$!
+bg_pids="$bg_pids $dp"
+wait_until 100 grep -qs ready ds.dt || fail "dlopen, dtrace stopped: no BEGIN"
+kill -STOP $dp
+touch go
+sleep 3 # the ask gives up after a second without a beat
+kill -CONT $dp
+wait_until 100 grep -qs "dlopen()ed a library while dtrace was not reading" \
+	ds.err
+expect_grep "dlopen, dtrace stopped: said" \
+	"pid $ap dlopen()ed a library while dtrace was not reading (it waited a second): its hits before the next read of the maps, its constructors' included, were not counted" \
+	ds.err
+kill -KILL $dp
+wait $dp 2>/dev/null
+forget_pid $dp
+touch hold
+au_wait $ap
+expect_eq "dlopen, dtrace stopped then killed: the process's exit status" 0 $?
+forget_pid $ap
+expect_eq "dlopen, dtrace stopped then killed: the process ran on" \
+	"rounds 3" "$(cat ds.out)"
 
 # 6. registry-wide, with dtrace-helperd: a fork child registers (drti.o's
 # fork handler) and is armed in turn over the calls it inherited, with an

@@ -229,10 +229,14 @@ static void dl_answer(struct consumer *c, struct usdt_exec *x, pid_t pid,
 		      uint32_t st)
 {
 	struct tproc *pr = proc_find(c, pid);
-	struct ip_proc *ipp = pr && !pr->exited ? ip_proc_of(c, pr) : NULL;
+	struct ip_proc *ipp = pr ? ip_proc_of(c, pr) : NULL;
 	uint32_t w = USDT_EX_DLOPEN;
 
 	if (st == USDT_EX_DLGAVEUP) {
+		/* a process that exited since, too: its last image's */
+		for (size_t i = c->ip->nprocs; pr && !ipp && i-- > 0;)
+			if (c->ip->procs[i]->pr == pr)
+				ipp = c->ip->procs[i];
 		if (ipp && !ipp->dl_said) {
 			ipp->dl_said = true;
 			say(c,
@@ -248,7 +252,7 @@ static void dl_answer(struct consumer *c, struct usdt_exec *x, pid_t pid,
 	if (!__atomic_compare_exchange_n(&x->state, &w, USDT_EX_ARMING, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return; /* it gave up meanwhile: next read */
-	if (ipp && ipp->map && ipp->taddr) {
+	if (ipp && !pr->exited && ipp->map && ipp->taddr) {
 		(void)proc_refresh(c, pr, NULL);
 		if (!c->ip->stopped && ipp->map && !ipp->gone)
 			ip_remap_check(c, ipp);

@@ -7,7 +7,8 @@
  * once per millisecond for 600 ms.  Between rounds the library is
  * unmapped and mapped again, mostly at the same address.  With ACT_NOW
  * set, it fires as soon as dlopen() returns (hits only a library armed
- * before it runs counts).
+ * before it runs counts).  ACT_HOLD=FILE: it waits for FILE before the
+ * ticks.
  *
  *	actdl LIB		(ACT_WAIT=FILE: waits for FILE first)
  */
@@ -41,6 +42,9 @@ int main(int argc, char **argv)
 		dlclose(h);
 		usleep(50000);
 	}
+	if (getenv("ACT_HOLD"))
+		while (access(getenv("ACT_HOLD"), F_OK) != 0)
+			usleep(1000);
 	for (int i = 0; i < 600; i++) {
 		ACT_TICK(i);
 		usleep(1000);

@@ -728,10 +728,9 @@ __attribute__((constructor(101))) static void rec_exec_wait(void)
 		 * drti.o of the image).
 		 */
 		if (__atomic_load_n(&h->dlopens, __ATOMIC_RELAXED) == 1 &&
-		    __atomic_compare_exchange_n(&mine->state, &done,
-						USDT_EX_DLOPEN, 0,
-						__ATOMIC_ACQ_REL,
-						__ATOMIC_RELAXED))
+		    __atomic_compare_exchange_n(
+			    &mine->state, &done, USDT_EX_DLOPEN, 0,
+			    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			asked = USDT_EX_DLOPEN;
 		goto wait;
 	}

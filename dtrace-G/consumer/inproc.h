@@ -85,9 +85,9 @@ struct ip_proc {
 	uint64_t *dl_pre;  /* dev, ino of each file mapped when the arena
 			      was made: those never asked (ip_dl_asks()) */
 	size_t ndl_pre;
-	uint64_t given; /* segments of exited threads given back */
-	uint64_t ino;	   /* the arena's memfd */
-	char *maps_seen;   /* pr->maps when remap_check() last looked */
+	uint64_t given;	 /* segments of exited threads given back */
+	uint64_t ino;	 /* the arena's memfd */
+	char *maps_seen; /* pr->maps when remap_check() last looked */
 	uint64_t corrupt;
 	size_t plan_used; /* bytes of the arena's plan area given out */
 	uint32_t *plans;  /* ... where each plan put there starts */

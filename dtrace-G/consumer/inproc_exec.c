@@ -142,7 +142,7 @@ enum { AR_THERE, AR_GONE, AR_UNREAD };
 
 static int arena_state(const struct ip_proc *ipp)
 {
-	struct proc_maps mm = {0};
+	struct proc_maps mm = { 0 };
 	bool found = false;
 
 	if (proc_maps_read(ipp->pid, &mm) < 0 || !mm.n) {
@@ -324,18 +324,18 @@ void ip_exec_answer(struct consumer *c, struct ip_proc *root)
 		}
 		if (st != USDT_EX_WAIT)
 			continue;
-		if (pr && (image_token(pid, tok) < 0 ||
-			   tok[0] != x[i].token[0] || tok[1] != x[i].token[1] ||
-			   (old && old->taddr && arena_state(old) == AR_THERE))) {
+		if (pr &&
+		    (image_token(pid, tok) < 0 || tok[0] != x[i].token[0] ||
+		     tok[1] != x[i].token[1] ||
+		     (old && old->taddr && arena_state(old) == AR_THERE))) {
 			root->corrupt++; /* not its image, or no exec */
 			__atomic_store_n(&x[i].state, USDT_EX_DONE,
 					 __ATOMIC_RELEASE);
 			continue;
 		}
-		if (!__atomic_compare_exchange_n(&x[i].state, &w,
-						 USDT_EX_ARMING, false,
-						 __ATOMIC_ACQ_REL,
-						 __ATOMIC_ACQUIRE))
+		if (!__atomic_compare_exchange_n(
+			    &x[i].state, &w, USDT_EX_ARMING, false,
+			    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			continue; /* it gave up meanwhile: next read */
 		if (pr && !pr->exited) {
 			if (old) { /* its image is gone: nothing to restore */

@@ -217,7 +217,7 @@ static void merge_proc(struct consumer *c, struct ip_proc *ipp)
 							   sizeof(int64_t));
 
 		for (unsigned j = 0; j < USDT_AHASH; j++) {
-			struct ubpf_kkey key = {0};
+			struct ubpf_kkey key = { 0 };
 			struct ubpf_kval val;
 
 			if (!__atomic_load_n(&tab[j].used, __ATOMIC_ACQUIRE))
@@ -238,7 +238,7 @@ static void merge_proc(struct consumer *c, struct ip_proc *ipp)
 		if (!d_kplan_flat(ip->kp, st, &slot, &n))
 			continue;
 		for (unsigned i = 0; i < n && slot + i < USDT_AFLAT; i++) {
-			struct ubpf_kkey key = {0};
+			struct ubpf_kkey key = { 0 };
 			bool hit = false;
 
 			for (size_t t = 0; t < nown; t++) {

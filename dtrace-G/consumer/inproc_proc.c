@@ -248,7 +248,7 @@ void ip_forget_file(struct ip_proc *ipp, const struct tfile *f)
 struct ip_obj *ip_proc_obj(struct ip_proc *ipp, struct tfile *f,
 			   const struct proc_maps *mm, char *why, size_t wlen)
 {
-	struct ip_obj o = {.file = f}, *had = NULL;
+	struct ip_obj o = { .file = f }, *had = NULL;
 	uint64_t size = 0, bias;
 
 	if (!ip_file_bias(f, mm, &bias)) {

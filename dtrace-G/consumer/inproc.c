@@ -946,27 +946,6 @@ static void ip_drain(struct consumer *c)
 		ip_exec_answer(c, ip->procs[i]);
 }
 
-/*
- * f, dlopen()ed by pr while traced, asked to be armed before it ran
- * (its drti.o, arena.h "Following a dlopen()"), through pr's descriptor
- * at USDT_EXEC_FD, which is still ours: so no hit of it was lost.  Not
- * a file mapped before that descriptor was there (the arena was made
- * at this read of the maps, or the one before saw none of it).
- */
-static bool ip_dl_asks(struct consumer *c, struct tproc *pr,
-		       const struct tfile *f)
-{
-	struct ip_proc *ipp = ip_proc_of(c, pr);
-
-	if (!f->dl_asks || !ipp || !ipp->dl_asks || !ipp->map || ipp->gone)
-		return false;
-	for (size_t i = 0; i < ipp->ndl_pre; i++)
-		if (ipp->dl_pre[2 * i] == (uint64_t)f->dev &&
-		    ipp->dl_pre[2 * i + 1] == (uint64_t)f->ino)
-			return false;
-	return ip_exec_fd_state(c, pr->pid) == EXFD_OURS;
-}
-
 static size_t ip_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
 {
 	(void)c;

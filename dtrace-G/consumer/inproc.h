@@ -172,6 +172,7 @@ bool ip_image_done(struct consumer *c, pid_t pid);
 bool ip_exec_check(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_unasked(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_answer(struct consumer *c, struct ip_proc *root);
+bool ip_dl_asks(struct consumer *c, struct tproc *pr, const struct tfile *f);
 
 /* inproc_plan.c */
 #ifdef HAVE_BPF

@@ -5,7 +5,7 @@
  * the arena left open at USDT_EXEC_FD, each image's token, the slots
  * a new image claims to ask to be armed, and their answers at each read.
  * A library dlopen()ed later asks through its image's slot the same way
- * (dl_answer()).
+ * (dl_answer()); ip_dl_asks() tells sites.c whether a new file asked.
  */
 #include "config.h"
 
@@ -258,6 +258,26 @@ static void dl_answer(struct consumer *c, struct usdt_exec *x, pid_t pid,
 			ip_remap_check(c, ipp);
 	}
 	__atomic_store_n(&x->state, USDT_EX_DONE, __ATOMIC_RELEASE);
+}
+
+/*
+ * f, dlopen()ed by pr while traced, asked to be armed before it ran
+ * (its drti.o, arena.h "Following a dlopen()"), through pr's descriptor
+ * at USDT_EXEC_FD, which is still ours: so no hit of it was lost.  Not
+ * a file mapped before that descriptor was there (the arena was made
+ * at this read of the maps, or the one before saw none of it).
+ */
+bool ip_dl_asks(struct consumer *c, struct tproc *pr, const struct tfile *f)
+{
+	struct ip_proc *ipp = ip_proc_of(c, pr);
+
+	if (!f->dl_asks || !ipp || !ipp->dl_asks || !ipp->map || ipp->gone)
+		return false;
+	for (size_t i = 0; i < ipp->ndl_pre; i++)
+		if (ipp->dl_pre[2 * i] == (uint64_t)f->dev &&
+		    ipp->dl_pre[2 * i + 1] == (uint64_t)f->ino)
+			return false;
+	return ip_exec_fd_state(c, pr->pid) == EXFD_OURS;
 }
 
 /*

@@ -16,6 +16,16 @@
  * and tail (written by the consumer, release) count records since the
  * claim; head - tail is what waits.
  *
+ * Segments given back.  Once every fresh segment is claimed, the
+ * consumer looks at each claimed one's thread: one that has exited
+ * (no /proc/PID/task/TID) and whose records are all read it gives back
+ * (ready 0, then given 1, release).  A thread that finds no fresh
+ * segment takes such a one (given 1 to 0 by compare-and-swap), writes
+ * its pid, tid and ppid and sets ready again; head and tail go on from
+ * where they were (equal).  One whose thread ran plans keeps that
+ * thread's aggregation slots, which the consumer merges at the end as
+ * its pid's: only a thread of the same process takes it.
+ *
  * Aggregating in the arena (version 2).  When some clauses of the run
  * only aggregate integers (what consumer/kplan.c lets the kernel path
  * run in BPF), the consumer compiles each armed site's plan -- those
@@ -66,6 +76,8 @@ struct usdt_arena {
 	uint64_t plan_off; /* the plan area, from the arena's start */
 	/* following an exec (below): 1 while the consumer answers */
 	uint64_t execs;
+	/* 1: the consumer answers a dlopen()ed object's ask too (below) */
+	uint64_t dlopens;
 };
 
 /*
@@ -82,6 +94,17 @@ struct usdt_arena {
  * image is never armed after it ran on: the consumer says so instead.
  * Later copies of drti.o in the same image find the slot done under
  * their token and go on.
+ *
+ * Following a dlopen() (dlopens 1).  The slot stays the image's.  A
+ * copy of drti.o whose control block is not armed finds it done under
+ * its token: it was mapped after the image was armed (a dlopen(); or it
+ * has no probe the run enabled).  ld.so maps a dlopen()'s objects and
+ * their dependencies before it runs any of their constructors, so the
+ * first such copy asks (USDT_EX_DONE to USDT_EX_DLOPEN, by compare-and-
+ * swap), the consumer reads the maps and arms what is new with the
+ * thread held (USDT_EX_ARMING), and answers USDT_EX_DONE; one that finds
+ * the consumer gone gives up (USDT_EX_DLGAVEUP, from USDT_EX_DLOPEN
+ * only), which the consumer says and sets done again.
  */
 #define USDT_EXEC_FD 1023
 #define USDT_EXEC_OFF 2048u /* the slots, in the header page */
@@ -92,6 +115,8 @@ enum {
 	USDT_EX_ARMING,
 	USDT_EX_DONE,
 	USDT_EX_GAVEUP,
+	USDT_EX_DLOPEN,
+	USDT_EX_DLGAVEUP,
 };
 
 struct usdt_exec {
@@ -107,7 +132,9 @@ struct usdt_seg {
 	uint64_t drops;		 /* records lost: the ring was full */
 	uint32_t own;		 /* pid is the arena's owner: runs plans */
 	uint32_t aused;		 /* entries of its hash taken */
-	uint64_t pad0[3];
+	uint32_t given;		 /* 1: given back by the consumer (below) */
+	uint32_t pad2;
+	uint64_t pad0[2];
 	uint64_t tail; /* records read (the consumer's), own line */
 	uint64_t pad1[7];
 };

@@ -27,7 +27,9 @@
  * and the only system calls the recorder makes: getpid, gettid and
  * getppid, once per thread and arena, none of which blocks); writes one
  * 64-byte record into the ring and publishes it with a release store of
- * head.  A full ring or no free segment counts a drop, and so does a
+ * head.  With no fresh segment left, a claim takes one dtrace gave back
+ * (its thread exited: rec_reclaim(), arena.h "Segments given back").
+ * A full ring or no free segment counts a drop, and so does a
  * hit in a signal handler that interrupted this thread's own (a busy
  * flag in the slot: the two would write one record).  No lock, no
  * allocation of its own (a shared library's TLS slot may be allocated
@@ -71,6 +73,16 @@
  * pays one fcntl() at start, one whose control block is armed already
  * (dtrace armed it before its constructors) nothing.
  *
+ * dlopen()s.  The same constructor in an object mapped after its image
+ * was armed (a dlopen(): ld.so maps the library and its dependencies
+ * before it runs any of their constructors) finds its image's slot done
+ * and its own control block not armed: it asks again, and waits while
+ * dtrace reads the maps and arms what is new (arena.h, "Following a
+ * dlopen()"), so the library's own constructors and first calls are
+ * counted.  __usdt_dlask, a symbol dtrace finds, says that it asks.  An
+ * object none of whose probes the run enabled asks too, once, at its
+ * start: a switchrate's wait.
+ *
  * __usdt_sys is `syscall; int3`, never called: dtrace points a held
  * thread's rip at it to run one system call in the process (memfd_create,
  * mmap, munmap, close) and gets control back at the int3.
@@ -112,6 +124,9 @@ static KEPT struct usdt_ctl __usdt_ctl;
 
 /* read by dtrace, as memfd_create's name */
 static KEPT const char __usdt_name[] = "usdt-arena";
+
+/* found by dtrace: this drti.o asks to be armed at its dlopen() */
+static KEPT const char __usdt_dlask[] = "dlopen";
 
 static __thread struct {
 	struct usdt_seg *seg;
@@ -426,6 +441,35 @@ REC_INLINE int rec_plan(struct usdt_seg *s, uint8_t *ag,
 	return pl->record ? 1 : 0;
 }
 
+/*
+ * The first segment dtrace gave back (its thread exited, its records
+ * read: arena.h) that this process may take, taken (given 1 to 0, by
+ * compare-and-swap); nseg when there is none.  One that ran plans for
+ * another process keeps that process's aggregation slots: only a
+ * thread of the same process takes it.
+ */
+REC_INLINE uint32_t rec_reclaim(uint64_t ar, uint64_t alen, uint32_t nseg,
+				uint64_t ssz, uint32_t pid)
+{
+	for (uint32_t i = 0; i < nseg; i++) {
+		uint64_t off = USDT_ARENA_HDR + (uint64_t)i * ssz;
+		struct usdt_seg *s;
+		uint32_t one = 1;
+
+		if (off > alen || USDT_SEG_HDR > alen - off)
+			break;
+		s = (struct usdt_seg *)(uintptr_t)(ar + off);
+		if (__atomic_load_n(&s->given, __ATOMIC_ACQUIRE) == 1 &&
+		    (!__atomic_load_n(&s->own, __ATOMIC_RELAXED) ||
+		     __atomic_load_n(&s->pid, __ATOMIC_RELAXED) == pid) &&
+		    __atomic_compare_exchange_n(&s->given, &one, 0, 0,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return i;
+	}
+	return nseg;
+}
+
 REC_INLINE long rec_syscall0(long nr)
 {
 	long ret;
@@ -498,18 +542,24 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 	rec_slot.busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__builtin_expect(!valid, 0)) {
-		uint32_t i =
-			__atomic_fetch_add(&h->next_seg, 1, __ATOMIC_RELAXED);
+		uint32_t nseg = __atomic_load_n(&h->nseg, __ATOMIC_RELAXED);
+		uint32_t i = __atomic_load_n(&h->next_seg, __ATOMIC_RELAXED);
+		uint64_t ssz = __atomic_load_n(&h->seg_size, __ATOMIC_RELAXED);
+		uint32_t pid = (uint32_t)rec_syscall0(SYS_getpid);
 
-		soff = USDT_ARENA_HDR +
-		       (uint64_t)i *
-			       __atomic_load_n(&h->seg_size, __ATOMIC_RELAXED);
-		if (i >= h->nseg || !REC_IN(soff, USDT_SEG_HDR)) {
+		/* a fresh segment; none left: one given back (arena.h) */
+		if (i < nseg)
+			i = __atomic_fetch_add(&h->next_seg, 1,
+					       __ATOMIC_RELAXED);
+		if (i >= nseg)
+			i = rec_reclaim(ar, alen, nseg, ssz, pid);
+		soff = USDT_ARENA_HDR + (uint64_t)i * ssz;
+		if (i >= nseg || !REC_IN(soff, USDT_SEG_HDR)) {
 			__atomic_fetch_add(&h->noseg, 1, __ATOMIC_RELAXED);
 			goto out;
 		}
 		s = (struct usdt_seg *)(uintptr_t)(ar + soff);
-		s->pid = (uint32_t)rec_syscall0(SYS_getpid);
+		s->pid = pid;
 		s->tid = (uint32_t)rec_syscall0(SYS_gettid);
 		s->ppid = (uint32_t)rec_syscall0(SYS_getppid);
 		s->own = h->aplans && s->pid == h->owner;
@@ -638,7 +688,7 @@ __attribute__((constructor(101))) static void rec_exec_wait(void)
 	const uint64_t *tok;
 	struct usdt_arena *h;
 	struct usdt_exec *x, *mine = 0;
-	uint32_t pid;
+	uint32_t pid, asked = USDT_EX_WAIT; /* what this waiter set */
 	uint64_t magic;
 	struct stat st;
 	void *m;
@@ -668,8 +718,22 @@ __attribute__((constructor(101))) static void rec_exec_wait(void)
 		if (__atomic_load_n(&x[i].pid, __ATOMIC_ACQUIRE) == pid)
 			mine = &x[i];
 	if (mine && mine->token[0] == tok[0] && mine->token[1] == tok[1] &&
-	    __atomic_load_n(&mine->state, __ATOMIC_ACQUIRE) != USDT_EX_FREE)
-		goto wait; /* this image asked already (another drti.o) */
+	    __atomic_load_n(&mine->state, __ATOMIC_ACQUIRE) != USDT_EX_FREE) {
+		uint32_t done = USDT_EX_DONE;
+
+		/*
+		 * This image is armed, this object is not: mapped since, by
+		 * a dlopen() (or none of its probes is on): ask, and wait
+		 * as for an exec.  Otherwise it asked already (another
+		 * drti.o of the image).
+		 */
+		if (__atomic_load_n(&h->dlopens, __ATOMIC_RELAXED) == 1 &&
+		    __atomic_compare_exchange_n(
+			    &mine->state, &done, USDT_EX_DLOPEN, 0,
+			    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			asked = USDT_EX_DLOPEN;
+		goto wait;
+	}
 	for (int i = 0; i < USDT_NEXEC && !mine; i++) {
 		uint32_t z = 0;
 
@@ -688,19 +752,23 @@ wait:
 		uint32_t now = __atomic_load_n(&mine->state, __ATOMIC_ACQUIRE);
 		struct timespec ts = {0, 1000000};
 
-		if (now == USDT_EX_DONE || now == USDT_EX_GAVEUP)
+		if (now == USDT_EX_DONE || now == USDT_EX_GAVEUP ||
+		    now == USDT_EX_DLGAVEUP)
 			break;
 		if (!rec_consumer_beats(h)) {
-			uint32_t w = USDT_EX_WAIT;
+			uint32_t w = asked;
 
 			/*
-			 * Gone (or stuck): go on.  From WAIT say so, so an
-			 * image that ran on is never armed late; ARMING was
-			 * done with this thread held, before it runs again.
+			 * Gone (or stuck): go on.  From what we asked say
+			 * so, so an image that ran on is never armed late (a
+			 * dlopen()ed object is said); ARMING was done with
+			 * this thread held, before it runs again.
 			 */
 			(void)__atomic_compare_exchange_n(
-				&mine->state, &w, USDT_EX_GAVEUP, 0,
-				__ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+				&mine->state, &w,
+				asked == USDT_EX_DLOPEN ? USDT_EX_DLGAVEUP
+							: USDT_EX_GAVEUP,
+				0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 			break;
 		}
 		nanosleep(&ts, 0);

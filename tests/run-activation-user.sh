@@ -21,6 +21,8 @@
 #  - -p of a running process: exact counts, the semaphore counted up
 #    (ticks fire only when it is), and when dtrace ends the sites hold
 #    their NOPs again and the arena is unmapped, the process running on;
+#    600 threads that come and go, more than the arena's segments: those
+#    of exited threads given back, every hit counted;
 #  - SIGKILL of dtrace mid-run: the process and its fork child run on
 #    and exit 0, the sites calling a recorder that finds no consumer;
 #  - exec chains under -p and -c (every image armed before it fires,
@@ -29,7 +31,11 @@
 #    ask through was closed: the first image's hits, and said; a fork
 #    child's exec: let go, said;
 #  - a library dlclose()d and dlopen()ed again, three rounds: armed again
-#    each time, the same output as the kernel path;
+#    each time, the same output as the kernel path; armed before any of
+#    its code runs (its drti.o asks): its constructor's hits and those of
+#    calls made as soon as dlopen() returns, as the kernel path counts;
+#    an ask while dtrace is stopped gives up after a second, said, and
+#    the process runs on after a SIGKILL of dtrace;
 #  - registry-wide, with dtrace-helperd: a fork child that registers is
 #    armed again over the calls it inherited, every hit counted once;
 #  - both paths in one run: probes whose clauses need the kernel at the
@@ -78,6 +84,9 @@ trap 'exit 1' INT TERM HUP
 	$CC -O2 -fPIC -I. -c "$data/actl.c" -o actl.o &&
 	"$DTRACE" -G -s "$data/actl.d" actl.o -o actl-probes.o &&
 	$CC -shared -o libactl.so actl.o actl-probes.o &&
+	$CC -O2 -fPIC -DACTL_CTOR -I. -c "$data/actl.c" -o actlc.o &&
+	"$DTRACE" -G -s "$data/actl.d" actlc.o -o actlc-probes.o &&
+	$CC -shared -o libactlc.so actlc.o actlc-probes.o &&
 	$CC -O2 -I. -I"$top_srcdir/drti" -c "$data/act.c" -o act.o &&
 	"$DTRACE" -G -s "$data/act.d" act.o -o act-probes.o &&
 	$CC -o act act.o act-probes.o -L. -lactl -Wl,-rpath,"$PWD" \
@@ -286,6 +295,34 @@ au_wait $ap
 expect_eq "-p, aggregating: the process's exit status" 0 $?
 forget_pid $ap
 
+# 2c. threads that come and go: 10 waves of 60, 600 threads for the
+# arena's 256 segments; those of exited threads are given back and
+# claimed again (drti/arena.h), so every hit is counted, aggregated in
+# the process (the given-back segments' slots merged too) and as
+# records (before, every thread past the 256th counted drops)
+for k in 1 0; do
+	rm -f go
+	ACT_WAVES=10 ACT_WAIT=$tmp/go ./act 200 60 0 >tw.out.$k 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	DTRACE_KAGG=$k "$DTRACE" -v -w -q -x activation=user -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); }
+	act\$target:::hit { @ = count(); }
+	END { printa(\"hits %@d\n\", @); }" >tw.dt.$k 2>tw.err.$k ||
+		fail "threads come and go, DTRACE_KAGG=$k: $(cat tw.err.$k)"
+	au_wait $ap
+	expect_eq "threads come and go, DTRACE_KAGG=$k: exit status" 0 $?
+	forget_pid $ap
+	expect_eq "threads come and go, DTRACE_KAGG=$k: the program's count" \
+		"parent $ap 120000" "$(cat tw.out.$k)"
+	expect_eq "threads come and go, DTRACE_KAGG=$k: every hit" \
+		"hits 120000" "$(grep . tw.dt.$k)"
+	expect_grep "threads come and go, DTRACE_KAGG=$k: segments given back" \
+		"ring segments of exited threads given back" tw.err.$k
+	expect_eq "threads come and go, DTRACE_KAGG=$k: no drop" "" \
+		"$(grep drops tw.err.$k)"
+done
+
 # 3. SIGKILL of dtrace mid-run: the process and its child run on
 rm -f go
 ACT_WAIT=$tmp/go ./act 50000 2 1 1500 >k.out 2>&1 &
@@ -407,12 +444,78 @@ done
 expect_eq "dlopen again: every round's hits" "0 1000|1 1000|2 1000" \
 	"$(grep . dl.dt.user | paste -sd'|')"
 expect_file_eq "dlopen again: the kernel path's output" dl.dt.kernel dl.dt.user
-# the first dlopen() was armed at a read of the maps (the program waits
-# for it): said once, the same library mapped again is not new
-expect_eq "dlopen again: said once that the first was armed late" 1 \
-	"$(grep -c 'libactl.so, dlopen()ed while traced, was armed only at the next read of its maps' dl.err.user)"
-expect_eq "dlopen again: nothing else said" "" \
-	"$(grep -v 'was armed only at the next read of its maps' dl.err.user)"
+# each dlopen() asked to be armed (its drti.o, in its first constructor):
+# nothing said
+expect_eq "dlopen again: nothing said" "" "$(cat dl.err.user)"
+
+# 5b. a library armed before any of its code runs (drti.o's constructor
+# asks through the arena, as an exec's image does): its constructor's
+# hits and the calls made as soon as dlopen() returns, every round, as
+# the kernel path (which holds the process at each dlopen() where dtrace
+# has BPF: dlhold.c) counts them
+dn_paths=user
+[ "${HAVE_BPF:-no}" = yes ] && dn_paths="user kernel"
+for a in $dn_paths; do
+	rm -f go
+	ACT_NOW=1 ACT_WAIT=$tmp/go ./actdl "$tmp/libactlc.so" >dn.out.$a 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	"$DTRACE" -Z -w -q -x activation=$a -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); }
+	actl*:::fire /arg0 < 0/ { @c[arg0] = count(); }
+	actl*:::fire /arg0 >= 0/ { @[arg0 / 10000] = count(); }
+	act\$target:::tick /++n == 300/ { exit(0); }
+	END { printa(\"ctor %d %@d\n\", @c); printa(\"%d %@d\n\", @); }" \
+		>dn.dt.$a 2>dn.err.$a || fail "dlopen now, $a: $(cat dn.err.$a)"
+	au_wait $ap
+	expect_eq "dlopen now, $a: the process's exit status" 0 $?
+	forget_pid $ap
+done
+expect_eq "dlopen now: the constructors' and the first calls' hits" \
+	"ctor -5 3|ctor -4 3|ctor -3 3|ctor -2 3|ctor -1 3|0 1000|1 1000|2 1000" \
+	"$(grep . dn.dt.user | paste -sd'|')"
+# (unless the kernel path said it could not hold the process this time)
+if [ "${HAVE_BPF:-no}" = yes ] &&
+	! grep -q "first hits can be missed" dn.err.kernel; then
+	cat dn.err.kernel # in the log, should they differ
+	expect_file_eq "dlopen now: the kernel path's output" dn.dt.kernel dn.dt.user
+fi
+expect_eq "dlopen now: nothing said" "" "$(cat dn.err.user)"
+
+# 5c. dtrace stopped while a library asks: the ask gives up after a
+# second and the process goes on; dtrace, let go, says that library's
+# first hits were not counted; then SIGKILL of dtrace: the process runs
+# on over the armed calls and exits 0
+rm -f go hold ds.dt
+ACT_NOW=1 ACT_WAIT=$tmp/go ACT_HOLD=$tmp/hold ./actdl "$tmp/libactlc.so" \
+	>ds.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+"$DTRACE" -Z -q -x activation=user -p $ap -o ds.dt -n '
+BEGIN { printf("ready\n"); }
+actl*:::fire { @ = count(); }
+act$target:::tick { @t = count(); }' 2>ds.err &
+dp=$!
+bg_pids="$bg_pids $dp"
+wait_until 100 grep -qs ready ds.dt || fail "dlopen, dtrace stopped: no BEGIN"
+kill -STOP $dp
+touch go
+sleep 3 # the ask gives up after a second without a beat
+kill -CONT $dp
+wait_until 100 grep -qs "dlopen()ed a library while dtrace was not reading" \
+	ds.err
+expect_grep "dlopen, dtrace stopped: said" \
+	"pid $ap dlopen()ed a library while dtrace was not reading (it waited a second): its hits before the next read of the maps, its constructors' included, were not counted" \
+	ds.err
+kill -KILL $dp
+wait $dp 2>/dev/null
+forget_pid $dp
+touch hold
+au_wait $ap
+expect_eq "dlopen, dtrace stopped then killed: the process's exit status" 0 $?
+forget_pid $ap
+expect_eq "dlopen, dtrace stopped then killed: the process ran on" \
+	"rounds 3" "$(cat ds.out)"
 
 # 6. registry-wide, with dtrace-helperd: a fork child registers (drti.o's
 # fork handler) and is armed in turn over the calls it inherited, with an

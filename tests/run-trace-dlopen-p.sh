@@ -24,8 +24,9 @@
 #    handler runs).
 # The counts are checked under both backends that hold (the bpf one, and
 # the uprobe events one, whose processes dlhold.c holds with its own
-# program all the same).  Last, the backend that cannot hold
-# (-x activation=user) says that a dlopen()ed library was armed late.
+# program all the same).  Last, -x activation=user, which does not hold,
+# says that a dlopen()ed library was armed late in a process it had not
+# armed before (no arena for the library's drti.o to ask through).
 # The breakpoint is one uprobe_multi BPF link per process from Linux
 # 6.12 on (where its pid filters by thread group): dtrace
 # holds one while a -p process is held, and none under
@@ -277,10 +278,13 @@ expect_grep "SIGURG handled: dtrace says the dlopen() was not held" \
 unset DLH_URG
 
 # ---------------------------------------------------------------------
-# -x activation=user cannot hold a process at its dlopen()s (inproc.c
-# drives the process with ptrace itself): dtrace says that the library
-# was armed late, that its first hits are missed.  The process lives on
-# after its call (DLH_WAIT) until it is said, or 30 s.
+# -x activation=user does not hold a process at its dlopen()s (inproc.c
+# drives the process with ptrace itself); a library's drti.o asks to be
+# armed through the arena of a process armed in-process already
+# (tests/run-activation-user.sh), but this program has no probe of its
+# own, so no arena: dtrace says that the library was armed late, that
+# its first hits are missed.  The process lives on after its call
+# (DLH_WAIT) until it is said, or 30 s.
 
 if [ "$(uname -m)" = x86_64 ]; then
 	DLH_WAIT=1
@@ -301,7 +305,7 @@ if [ "$(uname -m)" = x86_64 ]; then
 	wait "$dt"
 	expect_eq "activation=user: dtrace's status" 0 "$?"
 	expect_grep "activation=user: dtrace says the library was armed late" \
-		"pid $prog: [^ ]*/libdlhg.so, dlopen()ed while traced, was armed only at the next read of its maps: hits before that, its constructors' included, were not counted (the in-process backend cannot hold" \
+		"pid $prog: [^ ]*/libdlhg.so, dlopen()ed while traced, was armed only at the next read of its maps: hits before that, its constructors' included, were not counted (only a library whose drti.o asks, in a process armed in-process already, is armed before it runs)" \
 		err.txt
 	unset DLH_WAIT
 fi

@@ -127,6 +127,7 @@ struct tfile {
 	char **symnames;
 	size_t nsyms;
 	bool failed; /* not an ELF file, no probes: never read again */
+	bool dl_asks; /* its drti.o asks to be armed at its dlopen() (rec.c) */
 	int fd;	     /* fasttrap: open for FASTTRAPIOC_ENABLE, else -1 */
 	struct dt_pidfile *pidf; /* its functions, once a pid probe asks */
 	/* open from file_get() until file_release(): read once for all */
@@ -357,6 +358,13 @@ struct consumer_backend_ops {
 	void (*proc_exit)(struct consumer *c, struct tproc *pr);
 	/* pr exec'd and its armed sites went with its old image (NULL: no) */
 	void (*proc_exec)(struct consumer *c, struct tproc *pr);
+	/*
+	 * optional: true when f, dlopen()ed by pr while traced, was armed
+	 * before any of its code ran (its drti.o asks first and waits:
+	 * inproc.c), so that no hit of it was lost (sites.c's late_say())
+	 */
+	bool (*dl_asks)(struct consumer *c, struct tproc *pr,
+			const struct tfile *f);
 	/* tracing stops: no record is written after this */
 	void (*stop)(struct consumer *c);
 	/*

@@ -65,9 +65,10 @@
  * whose hits are read without BPF but whose processes are held by this
  * program all the same (where it cannot be made, the 100 ms arming, said
  * above).  Not fasttrap (its arming under a hold is untested) nor -x
- * activation=user, which drives its threads with ptrace itself: there
- * sites.c says, at the read of the maps that arms a dlopen()ed library,
- * that its first hits were missed.
+ * activation=user, which drives its threads with ptrace itself and has
+ * a library's drti.o ask to be armed instead (inproc_exec.c); where
+ * neither, sites.c says, at the read of the maps that arms a dlopen()ed
+ * library, that its first hits were missed.
  */
 #include "config.h"
 

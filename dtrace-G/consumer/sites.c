@@ -15,8 +15,9 @@
  * traced (the maps are read again every 100 ms, and at once when the
  * registry changes; an exiting process's empty maps are not read as its
  * files unmapped; a -p or -c target is read at once at each dlopen()
- * where dlhold.c holds it, and where it cannot, a library armed only
- * at the next read is said, late_say()).  A file is also read here for
+ * where dlhold.c holds it, or where the library's drti.o asks, under -x
+ * activation=user, and where neither, a library armed only at the next
+ * read is said, late_say()).  A file is also read here for
  * what the backends need at a site: the stapsdt note (argument
  * locations, semaphore) and the symbols RIP-relative arguments name.
  * Both reads share one open of the file (sdk/objfile.h, file_get()).
@@ -147,6 +148,7 @@ static void file_read_elf(struct tfile *f, struct objfile *of)
 					 sizeof(*f->symnames));
 		f->syms[f->nsyms] = s;
 		f->symnames[f->nsyms++] = xstrdup(nm);
+		f->dl_asks |= !strcmp(nm, "__usdt_dlask");
 	}
 }
 
@@ -581,8 +583,10 @@ static void proc_enable(struct consumer *c, struct tproc *pr)
  * (dlhold.c: BE_CAP_HOLD), their code ran unarmed until now, so their
  * first hits, their constructors' included, are lost: said once for
  * the process, under -q too, naming the first such file a clause
- * matches.  A backend that holds says itself when it cannot; the
- * uprobe one holds only where dtrace is built with libbpf.
+ * matches, unless the backend says the file asked to be armed before
+ * it ran (dl_asks: -x activation=user).  A backend that holds says
+ * itself when it cannot; the uprobe one holds only where dtrace is
+ * built with libbpf.
  */
 static void late_say(struct consumer *c, struct tproc *pr, size_t nf0)
 {
@@ -600,7 +604,9 @@ static void late_say(struct consumer *c, struct tproc *pr, size_t nf0)
 		if (p->pid != pr->pid || !p->nclauses)
 			continue;
 		for (size_t k = nf0; k < pr->nfiles && !late; k++)
-			late = pr->files[k] == p->file;
+			late = pr->files[k] == p->file &&
+			       !(c->be->dl_asks &&
+				 c->be->dl_asks(c, pr, p->file));
 		if (!late)
 			continue;
 		pr->late_said = true;
@@ -612,6 +618,11 @@ static void late_say(struct consumer *c, struct tproc *pr, size_t nf0)
 			snprintf(why, sizeof(why),
 				 "this dtrace is built without libbpf, which "
 				 "the hold needs");
+		else if (c->be->dl_asks)
+			snprintf(why, sizeof(why),
+				 "only a library whose drti.o asks, in a "
+				 "process armed in-process already, is armed "
+				 "before it runs");
 		else
 			snprintf(why, sizeof(why),
 				 "the %s backend cannot hold a process at its "

@@ -18,6 +18,10 @@
  * writes the arena it shares with its parent (-x activation=user,
  * drti/arena.h), pointing the header's offsets far outside it, and
  * exits; the parent fires on (its recorder must not follow them).
+ * ACT_WAVES=W: the T threads are started, fire and exit W times over
+ * (more threads than the arena has segments); before each wave it
+ * waits, up to 5 s, until the arena has T segments to claim, fresh or
+ * given back (drti/arena.h: dtrace gives back those of exited threads).
  *
  *	act N T FORK [MS]
  */
@@ -62,19 +66,52 @@ static void fire_threads(unsigned t, long base)
 		pthread_join(th[i], NULL);
 }
 
-/* A fork child writes the shared arena's header (ACT_SCRIBBLE). */
-static void scribble(void)
+/* where this process maps its arena, or 0 */
+static unsigned long arena_at(void)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[512];
 	unsigned long lo = 0;
-	pid_t c;
 
 	while (f && !lo && fgets(line, sizeof(line), f))
 		if (strstr(line, "usdt-arena"))
 			lo = strtoul(line, NULL, 16);
 	if (f)
 		fclose(f);
+	return lo;
+}
+
+/* Up to 5 s until the arena has t segments this process can claim. */
+static void await_segments(unsigned t)
+{
+	const struct usdt_arena *a = (const struct usdt_arena *)arena_at();
+
+	for (int w = 0; a && w < 5000; w++) {
+		unsigned have = 0;
+
+		if (a->next_seg < a->nseg)
+			have = a->nseg - a->next_seg;
+		for (uint32_t i = 0; i < a->nseg && have < t; i++) {
+			const struct usdt_seg *s =
+				(const struct usdt_seg *)((const char *)a +
+							  USDT_ARENA_HDR +
+							  i * a->seg_size);
+
+			have += __atomic_load_n(&s->given, __ATOMIC_ACQUIRE) &&
+				(!s->own || s->pid == (uint32_t)getpid());
+		}
+		if (have >= t)
+			return;
+		usleep(1000);
+	}
+}
+
+/* A fork child writes the shared arena's header (ACT_SCRIBBLE). */
+static void scribble(void)
+{
+	unsigned long lo = arena_at();
+	pid_t c;
+
 	if (!lo) {
 		fprintf(stderr, "act: no arena to scribble on\n");
 		exit(4);
@@ -126,10 +163,19 @@ int main(int argc, char **argv)
 		ACT_HIT(0, 0); /* this thread's segment, before the child */
 		scribble();
 	}
-	if (t)
+	if (getenv("ACT_WAVES")) {
+		int w = atoi(getenv("ACT_WAVES"));
+
+		for (int i = 0; i < w; i++) {
+			await_segments(t);
+			fire_threads(t, 0);
+		}
+		t *= (unsigned)w; /* what it fired, below */
+	} else if (t) {
 		fire_threads(t, 0);
-	else
+	} else {
 		fire((void *)0);
+	}
 	if (fk) {
 		pid_t c = fork();
 

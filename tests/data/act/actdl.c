@@ -5,7 +5,10 @@
  * finds at its next refresh), firing actl:::fire 1000 times with
  * arg0 = round * 10000 + i, and dlclose()ing it; then fires act:::tick
  * once per millisecond for 600 ms.  Between rounds the library is
- * unmapped and mapped again, mostly at the same address.
+ * unmapped and mapped again, mostly at the same address.  With ACT_NOW
+ * set, it fires as soon as dlopen() returns (hits only a library armed
+ * before it runs counts).  ACT_HOLD=FILE: it waits for FILE before the
+ * ticks.
  *
  *	actdl LIB		(ACT_WAIT=FILE: waits for FILE first)
  */
@@ -32,12 +35,16 @@ int main(int argc, char **argv)
 		f = (long (*)(long))dlsym(h, "actl_fire");
 		if (!f)
 			return 4;
-		usleep(300000);
+		if (!getenv("ACT_NOW"))
+			usleep(300000);
 		for (long i = 0; i < 1000; i++)
 			(void)f(k * 10000 + i);
 		dlclose(h);
 		usleep(50000);
 	}
+	if (getenv("ACT_HOLD"))
+		while (access(getenv("ACT_HOLD"), F_OK) != 0)
+			usleep(1000);
 	for (int i = 0; i < 600; i++) {
 		ACT_TICK(i);
 		usleep(1000);

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * inproc.h - what the files of the -x activation=user backend share
+ * (inproc.c, inproc_proc.c, inproc_exec.c, inproc_plan.c): the state
+ * of a run and of each armed process, and the calls between them.
+ * inproc.c's comment is the mechanism; doc/DESIGN.md §14 the design.
+ */
+#ifndef DTRACE_CONSUMER_INPROC_H
+#define DTRACE_CONSUMER_INPROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../../drti/arena.h"
+#include "consumer_impl.h"
+#ifdef HAVE_BPF
+#include "kplan.h"
+#endif
+
+#if defined(__x86_64__)
+
+#define IP_NSEG 256
+#define IP_STEPS 100000 /* single steps to leave a site or the recorder */
+
+/* A site armed in one process. */
+struct ip_site {
+	uint64_t addr; /* in the process */
+	struct tfile *file;
+	uint64_t off; /* file offset (the probe's site key) */
+	uint8_t orig[6];
+	uint8_t armed[5]; /* what we wrote: restored only over these */
+	uint8_t len;	  /* bytes rewritten: 5 */
+	bool enabled;	  /* a legacy is-enabled site */
+	uint8_t nargs;
+	int8_t reg[D_MAXARGS]; /* the recorded register of argument i */
+	uint8_t size[D_MAXARGS];
+	bool sgn[D_MAXARGS];
+};
+
+/* A control block enable() wrote, and what it held before. */
+struct ip_ctlw {
+	uint64_t at, old;
+};
+
+/* A semaphore counted up. */
+struct ip_sema {
+	uint64_t addr;
+	struct tfile *file;
+};
+
+/* The recorder of one file as the process maps it. */
+struct ip_obj {
+	struct tfile *file;
+	uint64_t bias;
+	uint64_t rec, rec_end, sys, ctl, name;
+	uint64_t ctl_size; /* 16: it has usdt_ctl.len (arena.h) */
+};
+
+/* A process armed: its arena and what was rewritten. */
+struct ip_proc {
+	pid_t pid;
+	struct tproc *pr;
+	uint8_t *map; /* dtrace's mapping of the arena */
+	size_t len;
+	uint64_t taddr; /* the process's */
+	struct ip_obj *objs;
+	size_t nobjs;
+	struct ip_site *sites; /* sorted by addr once armed */
+	size_t nsites;
+	struct ip_sema *semas;
+	size_t nsemas;
+	uint64_t *tails; /* per segment: records read */
+	pid_t *known;	 /* pids told to the tree (children) */
+	size_t nknown;
+	bool gone; /* exited: nothing to restore */
+	bool disarmed;
+	bool exec_said;
+	bool exec_pending; /* exec'd; its new image is to ask (USDT_EXEC_FD) */
+	bool exec_fd;	   /* we put the arena at USDT_EXEC_FD */
+	bool kernel;	   /* the kernel path takes it whole (ip_enable()) */
+	bool dl_asks;	   /* its drti.o asks at a dlopen() */
+	bool dl_said;	   /* a dlopen() that gave up waiting: said */
+	uint64_t *dl_pre;  /* dev, ino of each file mapped when the arena
+			      was made: those never asked (ip_dl_asks()) */
+	size_t ndl_pre;
+	uint64_t given;	 /* segments of exited threads given back */
+	uint64_t ino;	 /* the arena's memfd */
+	char *maps_seen; /* pr->maps when remap_check() last looked */
+	uint64_t corrupt;
+	size_t plan_used; /* bytes of the arena's plan area given out */
+	uint32_t *plans;  /* ... where each plan put there starts */
+	size_t nplans;
+};
+
+/* A probe handed to the kernel path, and why (said under -v). */
+struct ip_kprobe {
+	struct tprobe *p;
+	char *why;
+};
+
+struct inproc {
+	struct ip_proc **procs;
+	size_t nprocs;
+	uint64_t tsc0, ns0; /* the first (TSC, clock) sample */
+	uint64_t tsc1, ns1; /* the latest */
+	uint64_t hz;	    /* TSC ticks per second */
+	uint32_t nslots;
+	uint64_t seg_size;
+	bool stopped;
+	/* aggregating in the arena (HAVE_BPF: kplan.c decides what) */
+	struct d_kplan *kp;   /* NULL: every hit is a record */
+	bool *ran;	      /* per clause: put in some plan */
+	uint64_t agg_off;     /* a segment's aggregation area */
+	bool child_exec_said; /* a fork child's exec, said once */
+	bool kb_failed;	      /* the kernel backend beside would not open */
+	char kb_why[512];
+	/* kernel_enable() under way: pr, and the probes it hands over */
+	struct tproc *kpr;
+	const struct ip_kprobe *kpp;
+	size_t nkpp;
+};
+
+static inline uint64_t rdtsc_now(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+
+/*
+ * What pid holds at USDT_EXEC_FD: nothing or an arena of an earlier run
+ * (ours to take), one of this run's arenas (an exec will ask), or a
+ * file of its own (left alone: its execs are not followed).
+ */
+enum { EXFD_FREE, EXFD_OURS, EXFD_OTHER };
+
+/* The threads held: the frozen ones, or a -c command's only thread. */
+struct ip_hold {
+	struct frozen *fz;
+	size_t n;
+	pid_t one; /* pr->held: the command, stopped by us already */
+};
+
+/* inproc_proc.c */
+int ip_mem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, bool write);
+bool ip_hold_all(struct tproc *pr, struct ip_hold *h);
+void ip_release(struct ip_hold *h);
+size_t ip_hold_count(const struct ip_hold *h);
+int ip_step_out(struct ip_hold *h, size_t i, uint64_t lo, uint64_t hi);
+long ip_inject(struct ip_hold *h, uint64_t sys, long nr, long a0, long a1,
+	       long a2, long a3, long a4, long a5, bool *ours);
+bool ip_seccomp_filtered(pid_t pid);
+bool ip_file_bias(const struct tfile *f, const struct proc_maps *mm,
+		  uint64_t *bias);
+uint64_t ip_off_to_addr(const struct tfile *f, uint64_t bias, uint64_t off);
+void ip_forget_file(struct ip_proc *ipp, const struct tfile *f);
+struct ip_obj *ip_proc_obj(struct ip_proc *ipp, struct tfile *f,
+			   const struct proc_maps *mm, char *why, size_t wlen);
+int ip_file_bytes(const struct tfile *f, uint64_t off, uint8_t b[6]);
+bool ip_site_args_plan(const struct tnote *n, struct ip_site *s, char *why,
+		       size_t wlen);
+int ip_site_cmp(const void *a, const void *b);
+const struct ip_site *ip_site_find(const struct ip_proc *ipp, uint64_t addr);
+struct ip_proc *ip_proc_of(struct consumer *c, struct tproc *pr);
+int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
+		  const struct ip_obj *o, char *why, size_t wlen);
+bool ip_arena_unmap(struct ip_proc *ipp, struct ip_hold *h, uint64_t sys);
+
+/* inproc_exec.c */
+int ip_exec_fd_state(struct consumer *c, pid_t pid);
+bool ip_image_done(struct consumer *c, pid_t pid);
+bool ip_exec_check(struct consumer *c, struct ip_proc *ipp);
+void ip_exec_unasked(struct consumer *c, struct ip_proc *ipp);
+void ip_exec_answer(struct consumer *c, struct ip_proc *root);
+bool ip_dl_asks(struct consumer *c, struct tproc *pr, const struct tfile *f);
+
+/* inproc_plan.c */
+#ifdef HAVE_BPF
+bool ip_probe_plan(struct inproc *ip, struct tprobe *p, struct ubpf_kplan *pl);
+bool ip_plan_site(const struct ubpf_kplan *pl, const struct ip_site *s,
+		  struct usdt_aplan *a);
+void ip_plan_put(const struct inproc *ip, struct ip_proc *ipp, uint64_t addr,
+		 const struct usdt_aplan *a);
+#endif
+void ip_aggs(struct consumer *c);
+
+/* inproc.c */
+void ip_remap_check(struct consumer *c, struct ip_proc *ipp);
+
+#endif /* __x86_64__ */
+
+#endif /* DTRACE_CONSUMER_INPROC_H */

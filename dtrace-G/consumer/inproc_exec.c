@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: MIT
+/*
+ * inproc_exec.c - -x activation=user across an exec (inproc.c has the
+ * mechanism, drti/arena.h the protocol, doc/DESIGN.md §14 "Execs"):
+ * the arena left open at USDT_EXEC_FD, each image's token, the slots
+ * a new image claims to ask to be armed, and their answers at each read.
+ * A library dlopen()ed later asks through its image's slot the same way
+ * (dl_answer()); ip_dl_asks() tells sites.c whether a new file asked.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../drti/arena.h"
+#include "usdt/helper_abi.h" /* DRTI_ENV_DISABLE */
+#include "consumer_impl.h"
+#ifdef HAVE_BPF
+#include "kplan.h"
+#endif
+#include "objfile.h"
+#include "procfs.h"
+#include "stapsdt.h"
+#include "inproc.h"
+
+#if defined(__x86_64__)
+
+int ip_exec_fd_state(struct consumer *c, pid_t pid)
+{
+	struct inproc *ip = c->ip;
+	char p[64], l[256];
+	struct stat st;
+	ssize_t n;
+
+	(void)proc_path(p, sizeof(p), pid, "fd/%d", USDT_EXEC_FD);
+	if (stat(p, &st) < 0)
+		return errno == ENOENT ? EXFD_FREE : EXFD_OTHER;
+	for (size_t i = 0; i < ip->nprocs; i++)
+		if (ip->procs[i]->map && ip->procs[i]->ino &&
+		    ip->procs[i]->ino == (uint64_t)st.st_ino)
+			return EXFD_OURS;
+	n = readlink(p, l, sizeof(l) - 1);
+	if (n < 0)
+		return EXFD_OTHER;
+	l[n] = '\0';
+	return strncmp(l, "/memfd:usdt-arena", 17) ? EXFD_OTHER : EXFD_FREE;
+}
+
+/* The token of pid's current image: AT_RANDOM's 16 bytes (arena.h). */
+static int image_token(pid_t pid, uint64_t tok[2])
+{
+	uint64_t at = 0;
+
+	if (proc_auxv(pid, AT_RANDOM, &at) < 0 || !at)
+		return -1;
+	return ip_mem_rw(pid, at, tok, 2 * sizeof(uint64_t), false);
+}
+
+/* pid's environment tells its drti.o to touch nothing (it never asks) */
+static bool drti_disabled(pid_t pid)
+{
+	size_t n = 0, k = strlen(DRTI_ENV_DISABLE);
+	char *env = read_proc(pid, "environ", &n);
+	bool off = !env; /* unreadable: it may */
+
+	for (size_t i = 0; env && i < n; i += strlen(env + i) + 1)
+		off |= !strncmp(env + i, DRTI_ENV_DISABLE, k) &&
+		       env[i + k] == '=';
+	free(env);
+	return off;
+}
+
+/*
+ * pid's current image armed: its slot in the arena at USDT_EXEC_FD (its
+ * pid, AT_RANDOM's 16 bytes, done), so that its drti.o constructors,
+ * which may run after (a -c command is armed before them), go on at
+ * once instead of asking; a library dlopen()ed later finds it done, and
+ * asks as a dlopen() (ip_exec_answer()).  True when the slot is marked
+ * and the image's drti.o can ask (it was not told to touch nothing:
+ * DRTI_ENV_DISABLE in its environment).
+ */
+bool ip_image_done(struct consumer *c, pid_t pid)
+{
+	struct inproc *ip = c->ip;
+	struct ip_proc *root = NULL;
+	struct usdt_exec *x, *e = NULL;
+	char p[64];
+	struct stat st;
+	uint64_t tok[2];
+
+	(void)proc_path(p, sizeof(p), pid, "fd/%d", USDT_EXEC_FD);
+	if (stat(p, &st) < 0)
+		return false;
+	for (size_t i = 0; i < ip->nprocs && !root; i++)
+		if (ip->procs[i]->map &&
+		    ip->procs[i]->ino == (uint64_t)st.st_ino)
+			root = ip->procs[i];
+	if (!root || image_token(pid, tok) < 0)
+		return false;
+	x = (struct usdt_exec *)(root->map + USDT_EXEC_OFF);
+	for (int i = 0; i < USDT_NEXEC && !e; i++)
+		if (__atomic_load_n(&x[i].pid, __ATOMIC_ACQUIRE) ==
+		    (uint32_t)pid)
+			e = &x[i];
+	for (int i = 0; i < USDT_NEXEC && !e; i++) {
+		uint32_t z = 0;
+
+		if (__atomic_compare_exchange_n(&x[i].pid, &z, (uint32_t)pid,
+						false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			e = &x[i];
+	}
+	if (!e)
+		return false; /* its constructors ask, and are answered */
+	e->token[0] = tok[0];
+	e->token[1] = tok[1];
+	__atomic_store_n(&e->state, USDT_EX_DONE, __ATOMIC_RELEASE);
+	return !drti_disabled(pid);
+}
+
+/*
+ * Where the arena ipp made is in its process: still there, whole, at
+ * its address (AR_THERE); gone (AR_GONE: an exec, though something else
+ * named usdt-arena, a new image's view of the exec header, may be
+ * mapped); or the maps are not there to say (AR_UNREAD: exiting, gone).
+ */
+enum { AR_THERE, AR_GONE, AR_UNREAD };
+
+static int arena_state(const struct ip_proc *ipp)
+{
+	struct proc_maps mm = { 0 };
+	bool found = false;
+
+	if (proc_maps_read(ipp->pid, &mm) < 0 || !mm.n) {
+		proc_maps_free(&mm);
+		return AR_UNREAD;
+	}
+	for (size_t i = 0; i < mm.n && !found; i++)
+		found = mm.m[i].start == ipp->taddr &&
+			mm.m[i].end - mm.m[i].start == ipp->len;
+	proc_maps_free(&mm);
+	return found ? AR_THERE : AR_GONE;
+}
+
+/*
+ * Has ipp's process exec'd (its maps, read every refresh, lost the
+ * arena)?  Its new image asks to be armed through the arena it inherits
+ * at USDT_EXEC_FD (ip_exec_answer()), before any of its probes can fire:
+ * until then nothing of it is armed (exec_pending).  Without that
+ * descriptor (the process closed it, or had its own there) it cannot
+ * ask: said once.  True: the image ipp armed is gone.
+ */
+bool ip_exec_check(struct consumer *c, struct ip_proc *ipp)
+{
+	const struct tproc *pr = ipp->pr;
+	char range[48];
+
+	if (ipp->exec_said || ipp->exec_pending)
+		return true;
+	if (!ipp->map || ipp->gone || !ipp->taddr || pr->exited)
+		return false;
+	/*
+	 * The arena still where ipp made it, whole, in the maps last read:
+	 * no exec.  Not any "usdt-arena" line: a new image waiting to be
+	 * armed maps the header of the arena at USDT_EXEC_FD (drti/rec.c)
+	 * too, and taken for no exec, a refresh would arm the new image as
+	 * the old one (its sites in ipp, where the old image's hits still
+	 * in the arena would find none).  Else the maps are read now
+	 * (pr->maps may be from before the arena was made, or none: the
+	 * kernel path's exec record reset them, proc_exec_reset()); an
+	 * exiting process has none (not an exec).
+	 */
+	snprintf(range, sizeof(range), "%" PRIx64 "-%" PRIx64 " ", ipp->taddr,
+		 ipp->taddr + ipp->len);
+	if (pr->maps && strstr(pr->maps, range))
+		return false;
+	if (arena_state(ipp) != AR_GONE)
+		return false;
+	if (ip_exec_fd_state(c, pr->pid) == EXFD_OURS) {
+		ipp->exec_pending = true;
+		return true;
+	}
+	say(c,
+	    "pid %d exec'd and closed (or never had) the descriptor its new "
+	    "image asks to be armed through: -x activation=user does not "
+	    "trace that image",
+	    (int)pr->pid);
+	ipp->exec_said = true;
+	return true;
+}
+
+/* An exec'd image that never asked to be armed: said when it ends. */
+void ip_exec_unasked(struct consumer *c, struct ip_proc *ipp)
+{
+	if (!ipp->exec_pending || ipp->exec_said)
+		return;
+	ipp->exec_said = true;
+	say(c,
+	    "pid %d exec'd an image that did not ask to be armed (no object "
+	    "of it carries drti.o's recorder, or it had not run its "
+	    "constructors): -x activation=user did not trace it",
+	    (int)ipp->pid);
+}
+
+/*
+ * A dlopen()ed object of pid asks (arena.h, "Following a dlopen()"),
+ * its thread waiting in its first drti.o constructor: pid's maps are
+ * read and what is new armed, or armed anew (a library dlclose()d and
+ * dlopen()ed again: ip_remap_check()), with the process held, then it is
+ * told to go on.  A pid this run does not trace in-process (a fork
+ * child: it shares the arena) is told to go on.  One that gave up
+ * waiting (dtrace was not reading for a second) is said, once.
+ */
+static void dl_answer(struct consumer *c, struct usdt_exec *x, pid_t pid,
+		      uint32_t st)
+{
+	struct tproc *pr = proc_find(c, pid);
+	struct ip_proc *ipp = pr ? ip_proc_of(c, pr) : NULL;
+	uint32_t w = USDT_EX_DLOPEN;
+
+	if (st == USDT_EX_DLGAVEUP) {
+		/* a process that exited since, too: its last image's */
+		for (size_t i = c->ip->nprocs; pr && !ipp && i-- > 0;)
+			if (c->ip->procs[i]->pr == pr)
+				ipp = c->ip->procs[i];
+		if (ipp && !ipp->dl_said) {
+			ipp->dl_said = true;
+			say(c,
+			    "pid %d dlopen()ed a library while dtrace was not "
+			    "reading (it waited a second): its hits before "
+			    "the next read of the maps, its constructors' "
+			    "included, were not counted",
+			    (int)pid);
+		}
+		__atomic_store_n(&x->state, USDT_EX_DONE, __ATOMIC_RELEASE);
+		return;
+	}
+	if (!__atomic_compare_exchange_n(&x->state, &w, USDT_EX_ARMING, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return; /* it gave up meanwhile: next read */
+	if (ipp && !pr->exited && ipp->map && ipp->taddr) {
+		(void)proc_refresh(c, pr, NULL);
+		if (!c->ip->stopped && ipp->map && !ipp->gone)
+			ip_remap_check(c, ipp);
+	}
+	__atomic_store_n(&x->state, USDT_EX_DONE, __ATOMIC_RELEASE);
+}
+
+/*
+ * f, dlopen()ed by pr while traced, asked to be armed before it ran
+ * (its drti.o, arena.h "Following a dlopen()"), through pr's descriptor
+ * at USDT_EXEC_FD, which is still ours: so no hit of it was lost.  Not
+ * a file mapped before that descriptor was there (the arena was made
+ * at this read of the maps, or the one before saw none of it).
+ */
+bool ip_dl_asks(struct consumer *c, struct tproc *pr, const struct tfile *f)
+{
+	struct ip_proc *ipp = ip_proc_of(c, pr);
+
+	if (!f->dl_asks || !ipp || !ipp->dl_asks || !ipp->map || ipp->gone)
+		return false;
+	for (size_t i = 0; i < ipp->ndl_pre; i++)
+		if (ipp->dl_pre[2 * i] == (uint64_t)f->dev &&
+		    ipp->dl_pre[2 * i + 1] == (uint64_t)f->ino)
+			return false;
+	return ip_exec_fd_state(c, pr->pid) == EXFD_OURS;
+}
+
+/*
+ * The slots of ipp's arena (arena.h, "Following an exec"): an image
+ * exec'd by a traced process waits in its first drti.o constructor
+ * until it is armed here.  Its pid's process is reset to its new maps
+ * (proc_exec_reset()) and refreshed, which arms it with an arena of
+ * its own, and it is told to go on.  An image of a process this run
+ * does not trace (a fork child's) is told to go on, said once a run.  A
+ * slot
+ * whose token is not its pid's image's, or whose pid's old arena is
+ * still mapped (no exec), is a lie (a fork child shares the arena), not
+ * acted on.
+ */
+void ip_exec_answer(struct consumer *c, struct ip_proc *root)
+{
+	struct inproc *ip = c->ip;
+	struct usdt_arena *a = (struct usdt_arena *)root->map;
+	struct usdt_exec *x = (struct usdt_exec *)(root->map + USDT_EXEC_OFF);
+
+	if (!a || ip->stopped)
+		return;
+	for (int i = 0; i < USDT_NEXEC; i++) {
+		uint32_t st = __atomic_load_n(&x[i].state, __ATOMIC_ACQUIRE);
+		pid_t pid = (pid_t)__atomic_load_n(&x[i].pid, __ATOMIC_RELAXED);
+		uint32_t w = USDT_EX_WAIT;
+		struct tproc *pr;
+		struct ip_proc *old;
+		uint64_t tok[2];
+
+		if (pid <= 0)
+			continue;
+		if (st == USDT_EX_DLOPEN || st == USDT_EX_DLGAVEUP) {
+			dl_answer(c, &x[i], pid, st);
+			continue;
+		}
+		if (st == USDT_EX_DONE || st == USDT_EX_FREE) {
+			/* its process gone: the slot free again */
+			if (kill(pid, 0) < 0 && errno == ESRCH) {
+				__atomic_store_n(&x[i].state, USDT_EX_FREE,
+						 __ATOMIC_RELEASE);
+				__atomic_store_n(&x[i].pid, 0,
+						 __ATOMIC_RELEASE);
+			}
+			continue;
+		}
+		pr = proc_find(c, pid);
+		old = pr && !pr->exited ? ip_proc_of(c, pr) : NULL;
+		if (st == USDT_EX_GAVEUP) {
+			if (!old || !old->exec_said)
+				say(c,
+				    "pid %d exec'd while dtrace was not "
+				    "reading (its new image waited a second): "
+				    "-x activation=user did not trace that "
+				    "image",
+				    (int)pid);
+			if (old) {
+				old->exec_pending = false;
+				old->exec_said = true;
+			}
+			__atomic_store_n(&x[i].state, USDT_EX_DONE,
+					 __ATOMIC_RELEASE);
+			continue;
+		}
+		if (st != USDT_EX_WAIT)
+			continue;
+		if (pr &&
+		    (image_token(pid, tok) < 0 || tok[0] != x[i].token[0] ||
+		     tok[1] != x[i].token[1] ||
+		     (old && old->taddr && arena_state(old) == AR_THERE))) {
+			root->corrupt++; /* not its image, or no exec */
+			__atomic_store_n(&x[i].state, USDT_EX_DONE,
+					 __ATOMIC_RELEASE);
+			continue;
+		}
+		if (!__atomic_compare_exchange_n(
+			    &x[i].state, &w, USDT_EX_ARMING, false,
+			    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			continue; /* it gave up meanwhile: next read */
+		if (pr && !pr->exited) {
+			if (old) { /* its image is gone: nothing to restore */
+				old->gone = true;
+				old->taddr = 0;
+				old->exec_pending = false;
+			}
+			proc_exec_reset(c, pr);
+			(void)proc_refresh(c, pr, NULL);
+		} else if (!ip->child_exec_said) {
+			ip->child_exec_said = true;
+			say(c,
+			    "pid %d, forked from a process traced in-process, "
+			    "exec'd: -x activation=user follows the execs of "
+			    "the processes it traces only; its new image (and "
+			    "any other such child's) is not traced",
+			    (int)pid);
+		}
+		__atomic_store_n(&x[i].state, USDT_EX_DONE, __ATOMIC_RELEASE);
+	}
+}
+
+#else
+/* ISO C wants a translation unit to declare something */
+typedef int inproc_exec_unused;
+#endif /* __x86_64__ */

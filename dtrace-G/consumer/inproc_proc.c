@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: MIT
+/*
+ * inproc_proc.c - what -x activation=user does in a held process
+ * (inproc.c has the mechanism; doc/DESIGN.md §14): read and write its
+ * memory, hold its threads and step one out of a range, run one system
+ * call in it through drti.o's __usdt_sys (ip_inject()), find the
+ * recorder's symbols of each file where the process maps it, check a
+ * site's bytes and its note's arguments, and make or unmap the arena.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../drti/arena.h"
+#include "consumer_impl.h"
+#ifdef HAVE_BPF
+#include "kplan.h"
+#endif
+#include "objfile.h"
+#include "procfs.h"
+#include "stapsdt.h"
+#include "inproc.h"
+
+#if defined(__x86_64__)
+
+/* ------------------------------------------------------------------ */
+/* The process's memory and threads */
+
+int ip_mem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, bool write)
+{
+	char p[64];
+	int fd;
+	ssize_t n;
+
+	(void)proc_path(p, sizeof(p), pid, "mem");
+	fd = open(p, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write ? pwrite(fd, buf, len, (off_t)addr)
+		  : pread(fd, buf, len, (off_t)addr);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+bool ip_hold_all(struct tproc *pr, struct ip_hold *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (pr->held) {
+		h->one = pr->pid;
+		return true;
+	}
+	h->n = proc_freeze(pr->pid, &h->fz, 0);
+	return h->n > 0;
+}
+
+void ip_release(struct ip_hold *h)
+{
+	if (!h->one)
+		proc_thaw(h->fz, h->n);
+	else
+		free(h->fz);
+}
+
+size_t ip_hold_count(const struct ip_hold *h)
+{
+	return h->one ? 1 : h->n;
+}
+
+static pid_t hold_tid(const struct ip_hold *h, size_t i)
+{
+	return h->one ? h->one : h->fz[i].tid;
+}
+
+/* A signal that stopped a thread while we ran it: delivered on release. */
+static void hold_sig(struct ip_hold *h, size_t i, int sig)
+{
+	if (!h->one && !h->fz[i].sig)
+		h->fz[i].sig = sig;
+}
+
+/* Run thread i one instruction at a time while rip is in [lo, hi). */
+int ip_step_out(struct ip_hold *h, size_t i, uint64_t lo, uint64_t hi)
+{
+	pid_t tid = hold_tid(h, i);
+
+	for (int k = 0; k < IP_STEPS; k++) {
+		struct user_regs_struct r;
+		int st;
+
+		if (ptrace(PTRACE_GETREGS, tid, NULL, &r) < 0)
+			return -errno;
+		if (r.rip < lo || r.rip >= hi)
+			return 0;
+		if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL) < 0)
+			return -errno;
+		if (waitpid(tid, &st, __WALL) != tid || !WIFSTOPPED(st))
+			return -ESRCH;
+		if (WSTOPSIG(st) != SIGTRAP)
+			hold_sig(h, i, WSTOPSIG(st));
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * Thread 0 of h runs one system call at sys (`syscall; int3`) and is put
+ * back as it was; its result, or -errno for our own failure (*ours).
+ */
+long ip_inject(struct ip_hold *h, uint64_t sys, long nr, long a0, long a1,
+	       long a2, long a3, long a4, long a5, bool *ours)
+{
+	pid_t tid = hold_tid(h, 0);
+	struct user_regs_struct save, r;
+	long ret;
+
+	*ours = true;
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &save) < 0)
+		return -errno;
+	r = save;
+	r.rip = sys;
+	r.orig_rax = (unsigned long long)-1; /* no syscall restart */
+	r.rax = (unsigned long long)nr;
+	r.rdi = (unsigned long long)a0;
+	r.rsi = (unsigned long long)a1;
+	r.rdx = (unsigned long long)a2;
+	r.r10 = (unsigned long long)a3;
+	r.r8 = (unsigned long long)a4;
+	r.r9 = (unsigned long long)a5;
+	if (ptrace(PTRACE_SETREGS, tid, NULL, &r) < 0)
+		return -errno;
+	for (;;) {
+		int st;
+
+		if (ptrace(PTRACE_CONT, tid, NULL, NULL) < 0)
+			return -errno;
+		if (waitpid(tid, &st, __WALL) != tid || !WIFSTOPPED(st))
+			return -ESRCH;
+		if (ptrace(PTRACE_GETREGS, tid, NULL, &r) < 0)
+			return -errno;
+		if (WSTOPSIG(st) == SIGTRAP && r.rip == sys + 3)
+			break;
+		if (WSTOPSIG(st) != SIGTRAP)
+			hold_sig(h, 0, WSTOPSIG(st));
+		if (r.rip < sys || r.rip > sys + 3) {
+			(void)ptrace(PTRACE_SETREGS, tid, NULL, &save);
+			return -EFAULT;
+		}
+	}
+	ret = (long)r.rax;
+	if (ptrace(PTRACE_SETREGS, tid, NULL, &save) < 0)
+		return -errno;
+	*ours = false;
+	return ret;
+}
+
+/*
+ * Does a seccomp filter watch pid's system calls?  One could kill it
+ * for a call we inject (memfd_create, mmap, munmap), so none is.
+ */
+bool ip_seccomp_filtered(pid_t pid)
+{
+	char st[4096], *s;
+
+	if (proc_read_file(pid, "status", st, sizeof(st)) < 0)
+		return true; /* cannot tell: as if it did */
+	s = strstr(st, "\nSeccomp:");
+	return s && atoi(s + 9) != 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Files: the recorder's symbols, where the process maps them */
+
+static bool file_sym(const struct tfile *f, const char *name, uint64_t *v,
+		     uint64_t *size)
+{
+	for (size_t i = 0; i < f->nsyms; i++)
+		if (!strcmp(f->symnames[i], name) &&
+		    f->syms[i].st_shndx != SHN_UNDEF) {
+			*v = f->syms[i].st_value;
+			if (size)
+				*size = f->syms[i].st_size;
+			return true;
+		}
+	return false;
+}
+
+/* f's load bias in the process whose maps are mm, or false. */
+bool ip_file_bias(const struct tfile *f, const struct proc_maps *mm,
+		  uint64_t *bias)
+{
+	for (size_t i = 0; i < mm->n; i++) {
+		const struct proc_map *m = &mm->m[i];
+
+		if (m->ino == (uint64_t)f->ino && m->dev == (uint64_t)f->dev &&
+		    elf_load_bias(f->ph, f->nph, m->start, m->off, bias) == 0)
+			return true;
+	}
+	return false;
+}
+
+uint64_t ip_off_to_addr(const struct tfile *f, uint64_t bias, uint64_t off)
+{
+	for (size_t k = 0; k < f->nph; k++) {
+		const GElf_Phdr *ph = &f->ph[k];
+
+		if (ph->p_type == PT_LOAD && off >= ph->p_offset &&
+		    off - ph->p_offset < ph->p_filesz)
+			return bias + ph->p_vaddr + (off - ph->p_offset);
+	}
+	return 0;
+}
+
+/*
+ * f's sites and semaphores are no longer where they were (unmapped):
+ * nothing of them is restored, or found by a record.
+ */
+void ip_forget_file(struct ip_proc *ipp, const struct tfile *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ipp->nsites; i++)
+		if (ipp->sites[i].file != f)
+			ipp->sites[n++] = ipp->sites[i];
+	ipp->nsites = n;
+	n = 0;
+	for (size_t i = 0; i < ipp->nsemas; i++)
+		if (ipp->semas[i].file != f)
+			ipp->semas[n++] = ipp->semas[i];
+	ipp->nsemas = n;
+}
+
+struct ip_obj *ip_proc_obj(struct ip_proc *ipp, struct tfile *f,
+			   const struct proc_maps *mm, char *why, size_t wlen)
+{
+	struct ip_obj o = { .file = f }, *had = NULL;
+	uint64_t size = 0, bias;
+
+	if (!ip_file_bias(f, mm, &bias)) {
+		snprintf(why, wlen, "%s: not mapped as its program headers say",
+			 f->path);
+		return NULL;
+	}
+	for (size_t i = 0; i < ipp->nobjs; i++)
+		if (ipp->objs[i].file == f)
+			had = &ipp->objs[i];
+	if (had && had->bias == bias)
+		return had;
+	if (had) /* unmapped (dlclose) and mapped again elsewhere */
+		ip_forget_file(ipp, f);
+	if (!file_sym(f, "__usdt_rec", &o.rec, &size) || !size ||
+	    !file_sym(f, "__usdt_sys", &o.sys, NULL) ||
+	    !file_sym(f, "__usdt_ctl", &o.ctl, &o.ctl_size) ||
+	    !file_sym(f, "__usdt_name", &o.name, NULL)) {
+		snprintf(why, wlen,
+			 "%s has no in-process recorder (no __usdt_rec in its "
+			 "symbol table: stripped, or linked with an older "
+			 "drti.o)",
+			 f->path);
+		return NULL;
+	}
+	if (file_sym(f, "__usdt_rec.cold", &o.rec_end, NULL)) {
+		snprintf(why, wlen, "%s: its recorder is in two pieces",
+			 f->path);
+		return NULL;
+	}
+	o.bias = bias;
+	o.rec += o.bias;
+	o.rec_end = o.rec + size;
+	o.sys += o.bias;
+	o.ctl += o.bias;
+	o.name += o.bias;
+	if (had) {
+		*had = o;
+		return had;
+	}
+	PUSH(ipp->objs, ipp->nobjs, o);
+	return &ipp->objs[ipp->nobjs - 1];
+}
+
+/* ------------------------------------------------------------------ */
+/* Sites */
+
+/* The 6 bytes of f at file offset off, as -G left them. */
+int ip_file_bytes(const struct tfile *f, uint64_t off, uint8_t b[6])
+{
+	/* upath: the file the process maps, even deleted or replaced */
+	int fd = open(f->upath ? f->upath : f->path,
+		      O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, b, 6, (off_t)off);
+	close(fd);
+	return n == 6 ? 0 : -EIO;
+}
+
+/* The register a -G site's argument i is in: SysV order. */
+static int arg_reg_index(int reg)
+{
+	static const int order[USDT_REC_ARGS] = {
+		STAPSDT_REG_RDI, STAPSDT_REG_RSI, STAPSDT_REG_RDX,
+		STAPSDT_REG_RCX, STAPSDT_REG_R8,  STAPSDT_REG_R9,
+	};
+
+	for (int i = 0; i < USDT_REC_ARGS; i++)
+		if (order[i] == reg)
+			return i;
+	return -1;
+}
+
+/* The note's argument specs as recorded registers; false: refused. */
+bool ip_site_args_plan(const struct tnote *n, struct ip_site *s, char *why,
+		       size_t wlen)
+{
+	struct stapsdt_arg a;
+	struct stapsdt_err e;
+	size_t cur = 0;
+	int r;
+
+	s->nargs = 0;
+	if (!n || !n->args)
+		return true;
+	while ((r = stapsdt_arg_next(n->args, &cur, &a, &e)) == 1) {
+		int idx = a.kind == STAPSDT_ARG_REG && !a.reg_hi8 && !a.is_float
+				  ? arg_reg_index(a.reg)
+				  : -1;
+
+		if (idx < 0 || s->nargs >= D_MAXARGS) {
+			snprintf(why, wlen,
+				 "argument %u (%.*s) is not in an argument "
+				 "register",
+				 s->nargs, (int)a.len, a.text);
+			return false;
+		}
+		s->reg[s->nargs] = (int8_t)idx;
+		s->size[s->nargs] = (uint8_t)(a.size ? a.size : 8);
+		s->sgn[s->nargs] = a.is_signed;
+		s->nargs++;
+	}
+	if (r < 0) {
+		snprintf(why, wlen, "its note's arguments do not parse");
+		return false;
+	}
+	return true;
+}
+
+int ip_site_cmp(const void *a, const void *b)
+{
+	const struct ip_site *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+const struct ip_site *ip_site_find(const struct ip_proc *ipp, uint64_t addr)
+{
+	size_t lo = 0, hi = ipp->nsites;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ipp->sites[mid].addr == addr)
+			return ipp->sites[mid].enabled ? NULL
+						       : &ipp->sites[mid];
+		if (ipp->sites[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The arena */
+
+struct ip_proc *ip_proc_of(struct consumer *c, struct tproc *pr)
+{
+	struct inproc *ip = c->ip;
+
+	for (size_t i = 0; i < ip->nprocs; i++)
+		if (ip->procs[i]->pr == pr && !ip->procs[i]->gone)
+			return ip->procs[i];
+	return NULL;
+}
+
+/* Make the arena in the held process (its first object's __usdt_sys). */
+int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
+		  const struct ip_obj *o, char *why, size_t wlen)
+{
+	struct inproc *ip = c->ip;
+	struct usdt_arena *a;
+	char p[64];
+	long fd, addr;
+	int mfd;
+	bool ours;
+
+	ipp->len = USDT_ARENA_HDR + (size_t)IP_NSEG * ip->seg_size;
+	if (ip->kp) /* the site hash and the plans, after the segments */
+		ipp->len +=
+			USDT_ASITES * sizeof(struct usdt_asite) + USDT_APLANS;
+	fd = ip_inject(h, o->sys, SYS_memfd_create, (long)o->name, MFD_CLOEXEC,
+		       0, 0, 0, 0, &ours);
+	if (fd < 0) {
+		snprintf(why, wlen, "memfd_create in the process failed: %s%s",
+			 strerror((int)-fd), ours ? " (ptrace)" : "");
+		return -1;
+	}
+	(void)proc_path(p, sizeof(p), ipp->pid, "fd/%ld", fd);
+	mfd = open(p, O_RDWR | O_CLOEXEC);
+	if (mfd < 0 || ftruncate(mfd, (off_t)ipp->len) < 0) {
+		snprintf(why, wlen, "%s: %s", p, strerror(errno));
+		if (mfd >= 0)
+			close(mfd);
+		(void)ip_inject(h, o->sys, SYS_close, fd, 0, 0, 0, 0, 0, &ours);
+		return -1;
+	}
+	ipp->map = mmap(NULL, ipp->len, PROT_READ | PROT_WRITE, MAP_SHARED, mfd,
+			0);
+	{
+		struct stat st;
+
+		ipp->ino = fstat(mfd, &st) == 0 ? (uint64_t)st.st_ino : 0;
+	}
+	close(mfd);
+	if (ipp->map == MAP_FAILED) {
+		ipp->map = NULL;
+		snprintf(why, wlen, "mmap of the arena: %s", strerror(errno));
+		(void)ip_inject(h, o->sys, SYS_close, fd, 0, 0, 0, 0, 0, &ours);
+		return -1;
+	}
+	addr = ip_inject(h, o->sys, SYS_mmap, 0, (long)ipp->len,
+			 PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0, &ours);
+	/*
+	 * The first arena of a process (of an exec chain) stays open at
+	 * USDT_EXEC_FD, inherited across exec (arena.h): unless that
+	 * descriptor is the process's own, or one of ours already.
+	 */
+	if (addr >= 0 && ip_exec_fd_state(c, ipp->pid) == EXFD_FREE &&
+	    ip_inject(h, o->sys, SYS_dup3, fd, USDT_EXEC_FD, 0, 0, 0, 0,
+		      &ours) == USDT_EXEC_FD)
+		ipp->exec_fd = true;
+	(void)ip_inject(h, o->sys, SYS_close, fd, 0, 0, 0, 0, 0, &ours);
+	if (addr < 0 && addr > -4096) {
+		snprintf(why, wlen, "mmap in the process failed: %s%s",
+			 strerror((int)-addr), ours ? " (ptrace)" : "");
+		munmap(ipp->map, ipp->len);
+		ipp->map = NULL;
+		return -1;
+	}
+	ipp->taddr = (uint64_t)addr;
+	a = (struct usdt_arena *)ipp->map;
+	a->magic = USDT_ARENA_MAGIC;
+	a->version = USDT_ARENA_VERSION;
+	a->nseg = IP_NSEG;
+	a->gen = ip->tsc0 ^ ((uint64_t)ipp->pid << 32) ^ rdtsc_now();
+	a->seg_size = ip->seg_size;
+	a->nslots = ip->nslots;
+	a->hb_limit = ip->hz; /* one second */
+	a->execs = 1;
+	a->dlopens = 1;
+	if (ip->kp) {
+		a->owner = (uint32_t)ipp->pid;
+		a->agg_off = ip->agg_off;
+		a->site_off = USDT_ARENA_HDR + (uint64_t)IP_NSEG * ip->seg_size;
+		a->plan_off =
+			a->site_off + USDT_ASITES * sizeof(struct usdt_asite);
+		a->aplans = 1;
+	}
+	__atomic_store_n(&a->hb, rdtsc_now(), __ATOMIC_RELEASE);
+	ipp->tails = xcalloc(IP_NSEG, sizeof(*ipp->tails));
+	return 0;
+}
+
+/* The arena unmapped in the held process; false when it could not be. */
+/* ... through the `syscall; int3` at sys (0: none left mapped) */
+bool ip_arena_unmap(struct ip_proc *ipp, struct ip_hold *h, uint64_t sys)
+{
+	bool ours;
+	long r;
+
+	if (!ipp->taddr)
+		return true;
+	if (!sys || ip_seccomp_filtered(ipp->pid))
+		return false; /* it sandboxed itself since: leave it mapped */
+	r = ip_inject(h, sys, SYS_munmap, (long)ipp->taddr, (long)ipp->len, 0,
+		      0, 0, 0, &ours);
+	ipp->taddr = 0;
+	return r == 0;
+}
+
+#else
+/* ISO C wants a translation unit to declare something */
+typedef int inproc_proc_unused;
+#endif /* __x86_64__ */

@@ -172,16 +172,6 @@ void ip_plan_put(const struct inproc *ip, struct ip_proc *ipp, uint64_t addr,
 	}
 }
 
-static const struct d_probe *probe_of(void *ctx, unsigned id)
-{
-	struct consumer *c = ctx;
-
-	for (size_t i = 0; i < c->nprobes; i++)
-		if (c->probes[i]->dp.id == id)
-			return &c->probes[i]->dp;
-	return kprov_probe_of(c, id); /* a kernel provider's */
-}
-
 /*
  * What the threads of ipp's owner aggregated, into the program's
  * aggregations (kplan.c merges them as it merges the kernel's, a
@@ -227,7 +217,7 @@ static void merge_proc(struct consumer *c, struct ip_proc *ipp)
 			memcpy(key.k, tab[j].k, sizeof(key.k));
 			val.a = tab[j].a;
 			val.b = tab[j].b;
-			d_kplan_merge(ip->kp, &key, &val, 1, probe_of, c, NULL);
+			d_kplan_merge(ip->kp, &key, &val, 1, probe_by_id, c, NULL);
 		}
 	}
 	/* the statements without keys: a slot, every thread's value */
@@ -252,7 +242,7 @@ static void merge_proc(struct consumer *c, struct ip_proc *ipp)
 				continue;
 			key.agg = (uint16_t)st;
 			key.bucket = (uint16_t)i;
-			d_kplan_merge(ip->kp, &key, v, (unsigned)nown, probe_of,
+			d_kplan_merge(ip->kp, &key, v, (unsigned)nown, probe_by_id,
 				      c, NULL);
 		}
 	}

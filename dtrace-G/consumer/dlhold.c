@@ -265,7 +265,7 @@ static int dh_offsets(struct dh_offs *o)
  * the function (both in ld.so), `delta` from the hit's ip.
  */
 static int dh_prog(int map_fd, long delta, const struct dh_offs *o, bool multi,
-		   char *why, size_t whylen)
+		   char *msg, size_t msglen)
 {
 	static const int16_t uregoff[UREG_N] = UREG_OFFSETS;
 	struct bpf_insn v[96];
@@ -384,8 +384,8 @@ static int dh_prog(int map_fd, long delta, const struct dh_offs *o, bool multi,
 	v[n++] = EXIT();
 	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "dtrace_dlhold", "GPL", v, n,
 			   &po);
-	if (fd < 0 && why)
-		snprintf(why, whylen, "its program was refused: %s%s%s",
+	if (fd < 0 && msg)
+		snprintf(msg, msglen, "its program was refused: %s%s%s",
 			 strerror(errno), *log ? ": " : "", log);
 	return fd < 0 ? -1 : fd;
 }

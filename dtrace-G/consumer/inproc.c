@@ -170,28 +170,28 @@ static uint64_t tsc_to_ns(const struct inproc *ip, uint64_t t)
 /* ------------------------------------------------------------------ */
 /* The backend */
 
-static bool probe_refusal(struct consumer *c, const struct tprobe *p, char *why,
-			  size_t wlen)
+static bool probe_refusal(struct consumer *c, const struct tprobe *p, char *msg,
+			  size_t msglen)
 {
 	if (p->pidkind) {
-		snprintf(why, wlen, "the pid provider needs the kernel path");
+		snprintf(msg, msglen, "the pid provider needs the kernel path");
 		return true;
 	}
 	if (p->fneeds & D_NEED_USTACK) {
-		snprintf(why, wlen, "ustack() needs the kernel path");
+		snprintf(msg, msglen, "ustack() needs the kernel path");
 		return true;
 	}
 	if (p->fneeds & D_NEED_VTIME) {
-		snprintf(why, wlen, "vtimestamp needs the kernel path");
+		snprintf(msg, msglen, "vtimestamp needs the kernel path");
 		return true;
 	}
 	if (p->fneeds & D_NEED_EXECNAME) {
-		snprintf(why, wlen,
+		snprintf(msg, msglen,
 			 "execname is read at the hit on the kernel path only");
 		return true;
 	}
 	if (p->fstrmask) {
-		snprintf(why, wlen,
+		snprintf(msg, msglen,
 			 "copyinstr() of an argument is copied at the hit on "
 			 "the kernel path only");
 		return true;
@@ -200,7 +200,7 @@ static bool probe_refusal(struct consumer *c, const struct tprobe *p, char *why,
 		uint32_t sz[D_MAXARGS];
 
 		if (d_clause_memargs(c->prog, p->clauses[i], sz)) {
-			snprintf(why, wlen,
+			snprintf(msg, msglen,
 				 "copyin() of an argument is copied at the "
 				 "hit on the kernel path only");
 			return true;
@@ -272,7 +272,7 @@ static const uint8_t mov_1[5] = { 0xb8, 0x01, 0x00, 0x00, 0x00 };
  */
 static int site_prepare(struct tproc *pr, struct tprobe *p,
 			const struct ip_obj *o, unsigned k, struct ip_site *s,
-			uint8_t nw[5], char *why, size_t wlen)
+			uint8_t nw[5], char *msg, size_t msglen)
 {
 	bool en = k >= p->noffs;
 	uint64_t off = en ? p->enoffs[k - p->noffs] : p->offs[k];
@@ -284,19 +284,19 @@ static int site_prepare(struct tproc *pr, struct tprobe *p,
 	s->addr = ip_off_to_addr(p->file, o->bias, off);
 	if (!s->addr ||
 	    ip_mem_rw(pr->pid, s->addr, cur, sizeof(cur), false) < 0) {
-		snprintf(why, wlen, "its site at %#" PRIx64 " cannot be read",
+		snprintf(msg, msglen, "its site at %#" PRIx64 " cannot be read",
 			 s->addr);
 		return -1;
 	}
 	/* what -G wrote there: the file's bytes */
 	if (ip_file_bytes(p->file, off, s->orig) < 0) {
-		snprintf(why, wlen, "%s cannot be read at its site",
+		snprintf(msg, msglen, "%s cannot be read at its site",
 			 p->file->path);
 		return -1;
 	}
 	if (en) {
 		if (memcmp(s->orig, nop_en, 5)) {
-			snprintf(why, wlen,
+			snprintf(msg, msglen,
 				 "its is-enabled site at %#" PRIx64
 				 " is not -G's",
 				 s->addr);
@@ -306,7 +306,7 @@ static int site_prepare(struct tproc *pr, struct tprobe *p,
 	} else {
 		if (memcmp(s->orig, nop_call, 5) &&
 		    memcmp(s->orig, nop_got, 6)) {
-			snprintf(why, wlen,
+			snprintf(msg, msglen,
 				 "its site at %#" PRIx64
 				 " (%02x %02x %02x %02x %02x) is not a -G call "
 				 "site (a tail call, a header stub or an inline "
@@ -315,12 +315,12 @@ static int site_prepare(struct tproc *pr, struct tprobe *p,
 				 s->orig[3], s->orig[4]);
 			return -1;
 		}
-		if (!ip_site_args_plan(file_note_at(p->file, off), s, why,
-				       wlen))
+		if (!ip_site_args_plan(file_note_at(p->file, off), s, msg,
+				       msglen))
 			return -1;
 		rel = (int64_t)(o->rec - (s->addr + 5));
 		if (rel != (int32_t)rel) {
-			snprintf(why, wlen,
+			snprintf(msg, msglen,
 				 "its recorder is out of a call's reach");
 			return -1;
 		}
@@ -333,7 +333,7 @@ static int site_prepare(struct tproc *pr, struct tprobe *p,
 	 * another tracer's.
 	 */
 	if (memcmp(cur, s->orig, 5) && memcmp(cur, nw, 5)) {
-		snprintf(why, wlen,
+		snprintf(msg, msglen,
 			 "its site at %#" PRIx64 " holds %02x %02x %02x %02x "
 			 "%02x, not what -G wrote (another tracer's "
 			 "breakpoint?)",

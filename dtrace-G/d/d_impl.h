@@ -14,7 +14,9 @@
  *	compile.c statements, clauses, options, d_compile() and the
  *		  program accessors
  *	expr.c	  the expression parser
- *	decl.c	  type names, variables and declarations
+ *	decl.c	  type names, variables, structs and unions, the traced
+ *		  programs' types
+ *	declare.c the declarations outside clauses
  *	func.c	  the builtin variables and functions: names, kinds, values
  *	check.c	  kinds (integer or string) and what a clause reads
  *	printf.c  printf()/printa() formats: parsed, checked, printed
@@ -832,8 +834,6 @@ struct node *d_parse_expr(struct parser *ps);
 unsigned d_var_lookup(struct d_prog *p, int scope, const char *name);
 int d_var_find(const struct d_prog *p, int scope, const char *name);
 const char *d_var_display(const struct var *v, char *buf, size_t len);
-bool d_starts_decl(struct parser *ps);
-void d_parse_decl(struct parser *ps);
 struct dv d_var_zero(const struct var *v);
 struct dv d_var_conv(const struct var *v, struct dv val);
 bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg);
@@ -844,10 +844,21 @@ size_t d_sou_size(struct parser *ps, uint16_t sou, int tag,
 const struct d_member *d_sou_member(struct parser *ps, uint16_t sou,
 				    const char *name, const struct tok *at);
 bool d_starts_type(struct parser *ps);
-struct node *d_inline_use(struct parser *ps, const struct tok *t);
+uint16_t d_sou_find(struct parser *ps, const char *name, bool isu,
+		    const struct tok *at);
+const struct d_sou *d_sou_complete(struct parser *ps, uint16_t sou, int tag,
+				   const struct tok *at);
+bool d_script_enum(struct parser *ps, const char *tag);
 bool d_scoped_name(struct parser *ps, char **obj, char **name);
 bool d_enumerator(struct parser *ps, const char *obj, const char *name,
 		  const struct tok *at, int64_t *v);
+
+/* ------------------------------------------------------------------ */
+/* declare.c */
+
+bool d_starts_decl(struct parser *ps);
+void d_parse_decl(struct parser *ps);
+struct node *d_inline_use(struct parser *ps, const struct tok *t);
 
 /* ------------------------------------------------------------------ */
 /* func.c */

@@ -20,7 +20,8 @@
  *	func.c	  the builtin variables and functions: names, kinds, values
  *	check.c	  kinds (integer or string) and what a clause reads
  *	printf.c  printf()/printa() formats: parsed, checked, printed
- *	run.c	  the evaluator and the statements, d_run()
+ *	run.c	  the evaluator
+ *	stmt.c	  the statements, d_run()
  *	agg.c	  the aggregation store: update, sort, print, clear, trunc
  *	spec.c	  speculations: buffers, commit, discard, drop counts
  *	stack.c	  ustack(), ufunc() and the like: values, options, printing
@@ -28,7 +29,7 @@
  *
  * Errors: a compile error longjmps out of the parser (struct parser's
  * jb, set in compile.c), a run-time fault out of the evaluator (struct
- * ectx's jb, set in run.c).  Out of memory ends dtrace (sdk/xalloc.h:
+ * ectx's jb, set in stmt.c).  Out of memory ends dtrace (sdk/xalloc.h:
  * "dtrace: out of memory", exit 1), as in the consumer.
  */
 #ifndef USDT_DTRACE_D_IMPL_H
@@ -462,7 +463,7 @@ struct d_prog {
 	bool destructive;      /* -w, #pragma D option destructive */
 	bool uses_destructive; /* system(), stop() or raise() appear */
 	bool json; /* -x oformat=json: records and aggregations as JSON */
-	/* -F: flow indent (run.c) */
+	/* -F: flow indent (stmt.c) */
 	bool flowindent;
 	int flow_depth;
 	const struct d_probe *flow_last_probe;
@@ -500,7 +501,7 @@ struct d_prog {
 	pid_t last_tid;
 	int last_cpu;
 	int last_clause;
-	/* dtrace:::ERROR (run.c): the last fault (what d_error_enter()
+	/* dtrace:::ERROR (stmt.c): the last fault (what d_error_enter()
 	 * gives ERROR's arguments), faults counted, faults in an ERROR
 	 * clause counted and reported (d_report_drops()), and the faulting
 	 * firing's clause-local state while ERROR's clauses run */
@@ -645,7 +646,7 @@ struct parser {
 #define D_MAXDEPTH 512
 
 /* ------------------------------------------------------------------ */
-/* The evaluator's state for one d_run() (run.c) */
+/* The evaluator's state for one d_run() (run.c, stmt.c) */
 
 enum { FLT_BADADDR, FLT_ILLOP, FLT_DIVZERO, FLT_NOSCRATCH };
 
@@ -899,6 +900,7 @@ struct dv d_eval(struct ectx *x, const struct node *n);
 int d_compound_op(int op);
 const char *d_read_user_str(struct ectx *x, uint64_t addr, size_t max);
 const char *d_arg_str(struct ectx *x, unsigned n, size_t max);
+bool d_truth(const struct dv *v);
 
 /* ------------------------------------------------------------------ */
 /* agg.c */

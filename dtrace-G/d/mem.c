@@ -6,7 +6,7 @@
  *
  * copyin(addr, size) copies size bytes of the firing process at addr
  * into the firing's scratch space and gives a void * to the copy, as
- * DTrace's does.  The copy lives in the evaluator's per-run arena (run.c
+ * DTrace's does.  The copy lives in the evaluator's per-run arena (stmt.c
  * frees it when the clause ends) and is recorded in struct ectx's
  * cbufs; that list is what makes a pointer dereferenceable:
  *

@@ -280,7 +280,8 @@ struct var {
 	uint8_t sz, sg; /* a declared integer type */
 	uint8_t ptr, psg; /* first assigned a pointer (mem.c): its target */
 	uint16_t psou;	  /* ... a struct or union (D_PTR_SOU): which */
-	uint16_t sou;	  /* holds a struct or union (this->s = *p): which */
+	uint16_t sou;	  /* holds a struct or union (declared of its type,
+			   * or this->s = *p): which (mem.c) */
 	char *tname;
 	int line, col;
 	/* associative arrays: the key signature, from the declaration or
@@ -901,6 +902,8 @@ int d_compound_op(int op);
 const char *d_read_user_str(struct ectx *x, uint64_t addr, size_t max);
 const char *d_arg_str(struct ectx *x, unsigned n, size_t max);
 bool d_truth(const struct dv *v);
+struct dv *d_var_slot(struct ectx *x, const struct node *n, struct sbuf *k,
+		      bool create);
 
 /* ------------------------------------------------------------------ */
 /* agg.c */
@@ -992,7 +995,20 @@ struct dv d_mem_string(struct ectx *x, uint64_t p);
 struct dv d_alloca(struct ectx *x, const struct dv *a);
 void d_sou_assign_check(struct parser *ps, struct node *n, struct var *v);
 struct dv d_sou_get(struct ectx *x, const struct node *n, struct dv slot);
-struct dv d_sou_set(struct ectx *x, const struct node *n, uint64_t addr);
+void d_sou_put(struct ectx *x, const struct node *var, struct sbuf *k,
+	       uint64_t addr);
+/* Where a store writes (mem.c's lval_addr()) */
+struct d_lval {
+	const struct node *n; /* the lvalue: its type */
+	uint64_t addr;
+	const struct node *root; /* a struct variable it lies in, or NULL */
+	uint64_t base;		 /* ... the scratch copy of its bytes */
+	char *key;		 /* ... a dynamic one's key (scratch) */
+	size_t klen;
+};
+void d_lval(struct ectx *x, const struct node *n, struct d_lval *l);
+struct dv d_lval_load(struct ectx *x, const struct d_lval *l);
+struct dv d_lval_store(struct ectx *x, const struct d_lval *l, struct dv v);
 void d_bcopy(struct ectx *x, const struct dv *a);
 void d_copyinto(struct ectx *x, const struct dv *a);
 void d_tracemem(struct ectx *x, const struct stmt *st);

@@ -38,7 +38,10 @@
  * (mem.c): parse_sou() lays them out as the x86-64 SysV ABI does;
  * struct TAG; declares an incomplete one (decl.c's d_sou_find()), usable
  * once its members are declared; bitfield() places bit-fields.
- * Variables of these types are refused.  enum TAG { ... }; declares
+ * A variable of one (struct TAG x;, self struct TAG x;, this struct TAG
+ * x;, struct TAG a[string];) holds a struct by value (its struct var's
+ * sou; mem.c); a pointer to one, declared, and a struct key are
+ * refused.  enum TAG { ... }; declares
  * constants (parse_enum()) and a tag that stands wherever an integer
  * type does, as an int.  inline TYPE NAME = expr; names an expression
  * (parse_inline(), d_inline_use()).
@@ -67,6 +70,7 @@
 struct dtype {
 	int kind; /* T_INT, T_STR */
 	uint8_t sz, sg;
+	uint16_t sou; /* a struct or union itself: which (mem.c) */
 	char text[64]; /* as written, blanks collapsed */
 };
 
@@ -99,7 +103,10 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 {
 	const char *b = ps->tk.start, *e;
 	size_t n = 0;
+	struct tok at = ps->tk;
+	uint8_t ptr, psg;
 
+	t->sou = 0;
 	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "string") == 0) {
 		t->kind = T_STR;
 		t->sz = 8;
@@ -117,16 +124,22 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 		t->kind = T_INT;
 		t->sz = 8;
 		t->sg = 0;
-	} else if (ps->tk.t == TK_ID && (strcmp(ps->tk.s, "struct") == 0 ||
-					 strcmp(ps->tk.s, "union") == 0)) {
-		d_perrt(ps, D_IDENT_UNSUPP, ps->tk.line, ps->tk.col,
-			"variables of %s types are not supported: keep the "
-			"pointer copyin( ) gives, cast, in a variable "
-			"(this->p = (%s NAME *)copyin(arg0, size))",
-			ps->tk.s, ps->tk.s);
 	} else if (d_starts_type(ps)) {
 		t->kind = T_INT;
-		d_parse_type(ps, &t->sz, &t->sg, NULL, NULL, NULL);
+		d_parse_type(ps, &t->sz, &t->sg, &ptr, &psg, &t->sou);
+		if (ptr == D_PTR_SOU)
+			d_perrt(ps, D_IDENT_UNSUPP, at.line, at.col,
+				"declared pointers to a struct or union are "
+				"not supported: assign the cast pointer, "
+				"undeclared (this->p = (struct NAME *)"
+				"copyin(arg0, size))");
+		if (ptr)
+			t->sou = 0;
+		if (t->sou) { /* held by value: its bytes (mem.c) */
+			d_sou_size(ps, t->sou, D_DECL_INCOMPLETE, &at);
+			t->sz = 8;
+			t->sg = 0;
+		}
 	} else {
 		d_syntax_error(ps);
 	}
@@ -215,6 +228,7 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 	if (i >= 0 && p->vars[i].declared) {
 		v = &p->vars[i];
 		if (v->kind != t->kind || v->sz != t->sz || v->sg != t->sg ||
+		    v->sou != t->sou ||
 		    ((scope == SC_ASSOC || scope == SC_SELFASSOC) &&
 		     !same_keys(v, kk, nk)))
 			d_perrt(ps, D_DECL_IDRED, nt->line, nt->col,
@@ -231,6 +245,7 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 	v->kind = t->kind;
 	v->sz = t->sz;
 	v->sg = t->sg;
+	v->sou = t->sou;
 	v->tname = xstrdup(t->text);
 	v->line = nt->line;
 	v->col = nt->col;
@@ -697,11 +712,18 @@ void d_parse_decl(struct parser *ps)
 				       t.text, nt.s);
 			for (;;) {
 				struct dtype kt;
+				struct tok kat = ps->tk;
 
 				if (nk == D_MAXARGS)
 					d_perrt(ps, D_PROTO_LEN, ps->tk.line, ps->tk.col,
 					       "more than %d keys", D_MAXARGS);
 				parse_dtype(ps, &kt);
+				if (kt.sou)
+					d_perrt(ps, D_IDENT_UNSUPP, kat.line,
+						kat.col,
+						"a struct or union is not "
+						"supported as a key: key by "
+						"its members");
 				kk[nk++] = (uint8_t)kt.kind;
 				if (!d_is_op(ps, ','))
 					break;

@@ -473,6 +473,29 @@ static struct dv copy_out(struct ectx *x, struct dv v)
 }
 
 /*
+ * The slot of variable node n: a global's or a this->'s, or a dynamic
+ * one's (self->, an array element) under the key *k holds, built here
+ * the first time (so a store's keys are evaluated once), NULL if absent
+ * and not create.
+ */
+struct dv *d_var_slot(struct ectx *x, const struct node *n, struct sbuf *k,
+		      bool create)
+{
+	struct d_prog *p = x->p;
+	int sc = p->vars[n->sub].scope;
+	struct hent *e;
+
+	if (sc == SC_GLOBAL || sc == SC_THIS)
+		return sc == SC_GLOBAL ? &p->gval[n->sub] : &p->cval[n->sub];
+	if (!k->len)
+		dyn_key(x, n, k);
+	e = d_ht_find(&p->dyn, k->b, k->len);
+	if (!e && create)
+		e = d_ht_insert(&p->dyn, k->b, k->len);
+	return e ? &e->val : NULL;
+}
+
+/*
  * A variable's value.  A string variable cleared by 0 (an integer in its
  * slot, or a dynamic one absent) reads "", as DTrace's string functions
  * read a NULL string; *null (when asked) says it is NULL, for what reads
@@ -481,33 +504,22 @@ static struct dv copy_out(struct ectx *x, struct dv v)
 static struct dv var_get_null(struct ectx *x, const struct node *n,
 			      bool *null)
 {
-	struct d_prog *p = x->p;
-	int sc = p->vars[n->sub].scope;
-	bool isstr = p->vars[n->sub].kind == T_STR;
+	bool isstr = x->p->vars[n->sub].kind == T_STR;
 	struct sbuf k = { 0 };
-	struct hent *e;
-	struct dv v;
+	struct dv *slot = d_var_slot(x, n, &k, false);
+	struct dv v = slot ? *slot : zero_of(x, (unsigned)n->sub);
 
+	free(k.b);
 	if (null)
 		*null = false;
-	if (sc == SC_GLOBAL || sc == SC_THIS) {
-		v = sc == SC_GLOBAL ? p->gval[n->sub] : p->cval[n->sub];
-		if (n->sou) /* a struct it holds: its bytes, for '.' */
-			return d_sou_get(x, n, v);
-		if (v.k == K_INT && isstr) { /* cleared by 0 */
-			if (null)
-				*null = true;
-			return d_dv_str("");
-		}
-		return copy_out(x, v);
+	if (n->sou) /* a struct it holds: its bytes, for '.' (mem.c) */
+		return d_sou_get(x, n, v);
+	if ((!slot || v.k == K_INT) && isstr) { /* cleared by 0, absent */
+		if (null)
+			*null = true;
+		return d_dv_str("");
 	}
-	dyn_key(x, n, &k);
-	e = d_ht_find(&p->dyn, k.b, k.len);
-	free(k.b);
-	if (!e && isstr && null)
-		*null = true;
-	v = e ? copy_out(x, e->val) : zero_of(x, (unsigned)n->sub);
-	return v;
+	return copy_out(x, v);
 }
 
 static struct dv var_get(struct ectx *x, const struct node *n)
@@ -670,26 +682,22 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 	case N_ASSIGN:
 		if (n->a->op == N_DEREF && n->a->ival) /* s[i] = c */
 			return str_store(x, n);
-		if (n->a->op == N_DEREF) { /* *p = v: into scratch (mem.c) */
-			uint64_t at = d_deref_addr(x, n->a);
+		if (n->a->op == N_DEREF || n->a->op == N_MEMBER) {
+			/* *p = v, p->m = v, s.m = v: into scratch or a
+			 * struct variable (mem.c); the value first, as
+			 * DTrace computes it */
+			struct d_lval l;
 
 			b = d_eval(x, n->b);
+			d_lval(x, n->a, &l);
 			if (n->sub != '=')
 				b = binop(x, d_compound_op(n->sub),
-					  d_load(x, n->a, at), b);
-			return d_store(x, n->a, at, b);
+					  d_lval_load(x, &l), b);
+			return d_lval_store(x, &l, b);
 		}
 		b = d_eval(x, n->b);
-		if (n->b->sou) { /* this->s = *p: the bytes (mem.c) */
-			struct d_prog *p = x->p;
-			struct dv *slot = p->vars[n->a->sub].scope == SC_GLOBAL
-						  ? &p->gval[n->a->sub]
-						  : &p->cval[n->a->sub];
-			struct dv v = d_sou_set(x, n->b, (uint64_t)b.i);
-
-			if (slot->k == K_STR)
-				free((char *)slot->s);
-			*slot = v;
+		if (n->b->sou) { /* s = *p: the bytes (mem.c) */
+			d_sou_put(x, n->a, NULL, (uint64_t)b.i);
 			return d_dv_int(0, 4, true);
 		}
 		if (n->sub != '=') {
@@ -699,13 +707,14 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		var_set(x, n->a, b);
 		return b;
 	case N_INCDEC:
-		if (n->a->op == N_DEREF) { /* (*p)++: into scratch (mem.c) */
-			uint64_t at = d_deref_addr(x, n->a);
+		if (n->a->op == N_DEREF || n->a->op == N_MEMBER) {
+			struct d_lval l; /* (*p)++, s.m--: as op= (mem.c) */
 
-			a = d_load(x, n->a, at);
-			b = d_store(x, n->a, at,
-				    binop(x, n->sub == OP_INC ? '+' : '-', a,
-					  d_dv_int(1, 4, true)));
+			d_lval(x, n->a, &l);
+			a = d_lval_load(x, &l);
+			b = d_lval_store(x, &l,
+					 binop(x, n->sub == OP_INC ? '+' : '-',
+					       a, d_dv_int(1, 4, true)));
 			return n->ival ? a : b;
 		}
 		a = var_get(x, n->a);

@@ -301,6 +301,10 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 {
 	int k = check1(ps, n, strict);
 
+	if (n->sou && ps->sou_ok != n &&
+	    ps->prog->sous[n->sou - 1].isarray)
+		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+			"an array is not a value here: index it (a[i])");
 	if (n->sou && ps->sou_ok != n)
 		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
 			"a struct or union is not a value here: read its "
@@ -638,9 +642,11 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		check_shape(ps, n->a, strict);
 		if (v->sou)
 			d_perrt(ps, D_OP_SOU, n->line, n->col,
-				"operator %s cannot be applied to a struct or "
-				"union",
-				op_name(n->sub));
+				"operator %s cannot be applied to %s",
+				op_name(n->sub),
+				p->sous[v->sou - 1].isarray
+					? "an array: apply it to an element"
+					: "a struct or union");
 		d_need_int(ps, n, v->kind, op_name(n->sub), strict);
 		v->assigned = true;
 		if (v->kind == T_ANY)

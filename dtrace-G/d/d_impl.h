@@ -310,6 +310,8 @@ struct node {
 	 * address of its copy, usable only as the operand of '.' */
 	uint16_t psou, sou;
 	uint8_t bits, shift; /* N_MEMBER: a bit-field's (struct d_member) */
+	size_t nelem; /* N_DEREF: a fixed-size array variable's element,
+		       * its index below nelem (mem.c) */
 	char *sval;
 	struct node *a, *b, *c;
 	struct node **args;
@@ -554,6 +556,7 @@ struct d_member {
 struct d_sou {
 	char *name;
 	bool isunion, defined;
+	bool isarray; /* a fixed-size array variable's type (declare.c) */
 	size_t size, align;
 	struct d_member *m;
 	unsigned nm;
@@ -769,8 +772,8 @@ void __attribute__((noreturn)) d_syntax_error(struct parser *ps);
  * under -x errtags the message starts with it ("[D_DIV_ZERO] line 3,
  * column 9: ..."), so tests (tests/d/TOPIC/err.D_TAG.NAME.d) and
  * scripts check the error, not its wording.  DTrace's names where DTrace
- * has the error; ours (D_NEST_DEPTH, D_PRINTF_FMT, D_STR_ESC) where it
- * has none.  dtrace(1) lists them all (run-d.sh checks that it does).
+ * has the error; ours (D_NEST_DEPTH, D_PRINTF_FMT, D_STR_ESC,
+ * D_ARR_BOUNDS) where it has none.  dtrace(1) lists them all (run-d.sh checks that it does).
  * d_perr() is d_perrt() with D_UNKNOWN: every error of the compiler
  * should name its own.
  */
@@ -798,7 +801,8 @@ void __attribute__((noreturn)) d_syntax_error(struct parser *ps);
 	X(D_IDENT_UNSUPP) X(D_FUNC_VOID) X(D_DECL_INCOMPLETE)             \
 	X(D_OP_SOU) X(D_OP_PTR) X(D_TYPE_MEMBER) X(D_OFFSETOF_TYPE)       \
 	X(D_OFFSETOF_BITFIELD) X(D_DECL_BFTYPE) X(D_DECL_BFSIZE)           \
-	X(D_TYPE_ERR) X(D_TYPE_AMBIG) X(D_TYPE_SCOPE) X(D_UREGS_IDX)
+	X(D_TYPE_ERR) X(D_TYPE_AMBIG) X(D_TYPE_SCOPE) X(D_UREGS_IDX)      \
+	X(D_ARR_BOUNDS)
 #define D_ERRTAG_ENUM(t) t,
 enum { D_ERRTAGS(D_ERRTAG_ENUM) D_NERRTAGS };
 extern const char *const d_errtag_names[];

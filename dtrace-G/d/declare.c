@@ -26,8 +26,9 @@
  * Errors, each at the line and column of the offending name: a name
  * declared twice with different types, or as a scalar and an array;
  * a built-in variable, function or action name declared as a global;
- * this-> arrays and C's fixed-size arrays (int a[4]), which this D
- * does not have.  check.c reports what does not match a
+ * this-> associative arrays, which D does not have.  C's fixed-size
+ * arrays (int a[4]; self uint8_t b[16];) are variables holding their
+ * elements by value (fixed_array()).  check.c reports what does not match a
  * declaration at the use: a value of the other kind assigned, an
  * array indexed with another number or kind of keys, an array used as
  * a scalar or the reverse.  A declaration that repeats an earlier one
@@ -635,6 +636,80 @@ struct node *d_inline_use(struct parser *ps, const struct tok *t)
 	return NULL;
 }
 
+/*
+ * TYPE NAME[N] (the current token N, after the '['): a fixed-size
+ * array variable, held by value as a struct variable is (mem.c): its
+ * type becomes a struct of the script's that only it can name ("int[5]",
+ * one per element type and size), whose one member is the array
+ * (struct d_sou's isarray); expr.c's parse_postfix() makes NAME[i] that
+ * member's element, its index checked against N (struct node's
+ * nelem).  Its elements are integers or structs; an array of arrays or
+ * of strings is refused.
+ */
+static void fixed_array(struct parser *ps, struct dtype *t,
+			const struct tok *b, const char *vname)
+{
+	struct d_prog *p = ps->prog;
+	struct d_member m = { 0 };
+	struct d_sou *s;
+	char name[96];
+	uint16_t su;
+	int64_t n = ps->tk.t == TK_INT ? ps->tk.i : 0;
+	size_t esize;
+
+	if (n <= 0 || n > D_COPYIN_MAX)
+		d_perrt(ps, D_DECL_ARRSUB, b->line, b->col,
+			"an array needs a positive constant size of at most "
+			"%d",
+			D_COPYIN_MAX);
+	if (t->kind == T_STR)
+		d_perrt(ps, D_IDENT_UNSUPP, b->line, b->col,
+			"arrays of strings are not supported: declare an "
+			"associative array (string %s[int])",
+			vname);
+	d_lex(ps);
+	d_expect(ps, ']');
+	if (d_is_op(ps, '['))
+		d_perrt(ps, D_DECL_ARRSUB, ps->tk.line, ps->tk.col,
+			"arrays of arrays are not supported");
+	esize = t->sou ? p->sous[t->sou - 1].size : t->sz;
+	if ((uint64_t)n * esize > D_COPYIN_MAX)
+		d_perrt(ps, D_DECL_ARRSUB, b->line, b->col,
+			"%s[%lld] is larger than %d bytes", t->text,
+			(long long)n, D_COPYIN_MAX);
+	snprintf(name, sizeof(name), "%s[%lld]", t->text, (long long)n);
+	su = d_sou_find(ps, name, false, b);
+	s = &p->sous[su - 1];
+	if (!s->defined) {
+		m.name = s->name;
+		m.nelem = (size_t)n;
+		m.size = esize * (size_t)n;
+		if (t->sou) {
+			m.sou = t->sou;
+			m.align = p->sous[t->sou - 1].align;
+		} else {
+			m.sz = t->sz;
+			m.sg = t->sg;
+			m.align = t->sz;
+		}
+		s->m = d_pool_grow(ps, NULL, 0, sizeof(*s->m));
+		s->m[0] = m;
+		s->nm = 1;
+		s->align = m.align;
+		s->size = m.size;
+		s->defined = true;
+		s->isarray = true;
+	}
+	t->sou = su;
+	t->sz = 8;
+	t->sg = 0;
+	n = (int64_t)strlen(name);
+	if ((size_t)n >= sizeof(t->text))
+		n = sizeof(t->text) - 1;
+	memcpy(t->text, name, (size_t)n);
+	t->text[n] = '\0';
+}
+
 void d_parse_decl(struct parser *ps)
 {
 	int scope = SC_GLOBAL;
@@ -699,17 +774,18 @@ void d_parse_decl(struct parser *ps)
 		if (d_is_op(ps, '[')) {
 			struct tok b = ps->tk;
 
+			d_lex(ps);
+			if (ps->tk.t == TK_INT || d_is_op(ps, ']')) {
+				struct dtype at = t; /* int a[5] */
+
+				fixed_array(ps, &at, &b, nt.s);
+				declare(ps, scope, &nt, &at, kk, 0);
+				goto next;
+			}
 			if (scope == SC_THIS)
 				d_perrt(ps, D_DECL_LOCASSC, b.line, b.col,
 					"this-> variables cannot be "
 					"associative arrays");
-			d_lex(ps);
-			if (ps->tk.t == TK_INT || d_is_op(ps, ']'))
-				d_perrt(ps, D_DECL_ARRSUB, b.line, b.col,
-				       "fixed-size arrays are not supported: "
-				       "declare an associative array with "
-				       "its key types (%s %s[int])",
-				       t.text, nt.s);
 			for (;;) {
 				struct dtype kt;
 				struct tok kat = ps->tk;
@@ -736,6 +812,7 @@ void d_parse_decl(struct parser *ps)
 			: scope == SC_SELF ? SC_SELFASSOC
 					   : SC_ASSOC,
 			&nt, &t, kk, nk);
+next:
 		if (!d_is_op(ps, ','))
 			break;
 		d_lex(ps);

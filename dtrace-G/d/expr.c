@@ -392,6 +392,22 @@ static struct node *parse_postfix(struct parser *ps)
 			d_perrt(ps, D_NEST_DEPTH, ps->tk.line, ps->tk.col,
 				"expression nested too deeply (more than %d "
 				"levels)", D_MAXDEPTH);
+		if (d_is_op(ps, '[') && n->op == N_VAR &&
+		    ps->prog->vars[n->sub].sou &&
+		    ps->prog->sous[ps->prog->vars[n->sub].sou - 1].isarray) {
+			/* a[i] of a fixed-size array variable (declare.c):
+			 * the element of its struct's one member, i checked
+			 * against its size (mem.c) */
+			const struct d_sou *s =
+				&ps->prog->sous[ps->prog->vars[n->sub].sou - 1];
+
+			m->sub = '.';
+			m->a = n;
+			m->sval = s->m[0].name;
+			n = m;
+			m = d_mknode(ps, N_DEREF, &ps->tk);
+			m->nelem = s->m[0].nelem;
+		}
 		if (d_is_op(ps, '[')) { /* a[i]: *(a + i), as in C */
 			d_lex(ps);
 			m->op = N_DEREF;

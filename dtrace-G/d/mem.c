@@ -58,7 +58,13 @@
  * below, then the copy goes back into the slot (d_lval(),
  * d_lval_store()): a store past the struct's end faults and changes
  * nothing.  A bit-field is stored as C stores it, its unit's other
- * bits kept.
+ * bits kept.  A fixed-size array variable (int a[5];) is such a
+ * variable of a struct whose one member is the array (declare.c's
+ * fixed_array()); a[i] is that member's element, and its index is
+ * checked against the size (the N_DEREF's nelem): a constant one at
+ * compile time (D_ARR_BOUNDS), any other at each access
+ * (index_check(): "invalid address"), so an index past the end never
+ * reads or writes the bytes of a neighbouring copy in the arena.
  *
  * Safety.  A pointer is dereferenced only when the bytes it names lie
  * wholly inside one copy this run made; anything else (a traced
@@ -119,6 +125,18 @@ void d_mem_check(struct parser *ps, struct node *n)
 		       "operator %s cannot dereference a void *: cast it "
 		       "first, as *(int *)copyin(arg0, 4)",
 		       n->b ? "[ ]" : "*");
+	if (n->nelem) { /* a fixed-size array variable's: a constant index */
+		const struct node *i = n->b;
+		bool neg = i->op == N_UN && i->sub == '-' && i->a->op == N_INT;
+		int64_t v = neg ? -i->a->ival : i->ival;
+
+		if ((neg || i->op == N_INT) &&
+		    (v < 0 || (uint64_t)v >= n->nelem))
+			d_perrt(ps, D_ARR_BOUNDS, i->line, i->col,
+				"index %lld is out of range for %s[%zu]",
+				(long long)v,
+				ps->prog->vars[n->a->a->sub].name, n->nelem);
+	}
 	if (n->a->ptr == D_PTR_SOU && n->b) { /* scaled by its size */
 		struct tok at = { .line = n->line, .col = n->col };
 
@@ -241,6 +259,11 @@ void d_sou_assign_check(struct parser *ps, struct node *n, struct var *v)
 	char disp[160];
 
 	d_var_display(v, disp, sizeof(disp));
+	if ((v->sou && ps->prog->sous[v->sou - 1].isarray) ||
+	    (b->sou && ps->prog->sous[b->sou - 1].isarray))
+		d_perrt(ps, D_OP_WRITE, n->line, n->col,
+			"operator = cannot store an array: store its "
+			"elements (a[i] = v)");
 	if (!b->sou)
 		d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
 			"operator = cannot assign a%s %s to %s, which holds "
@@ -326,6 +349,16 @@ struct dv d_load(struct ectx *x, const struct node *n, uint64_t p)
 	return d_dv_int((int64_t)v, n->sz, n->sg);
 }
 
+/* a[i] of a fixed-size array variable: i below its size, else the
+ * "invalid address" fault at the element's address, as DTrace reports
+ * an access past an array's end; never a neighbouring copy's bytes. */
+static void index_check(struct ectx *x, const struct node *n, struct dv i,
+			uint64_t at)
+{
+	if (n->nelem && ((i.sg && i.i < 0) || (uint64_t)i.i >= n->nelem))
+		d_fault(x, FLT_BADADDR, at);
+}
+
 /* The address *p or p[i] names. */
 uint64_t d_deref_addr(struct ectx *x, const struct node *n)
 {
@@ -336,6 +369,7 @@ uint64_t d_deref_addr(struct ectx *x, const struct node *n)
 
 		p.i = (int64_t)((uint64_t)p.i +
 				(uint64_t)i.i * d_ptr_scale(x->p, n->a));
+		index_check(x, n, i, (uint64_t)p.i);
 	}
 	return (uint64_t)p.i;
 }
@@ -425,7 +459,9 @@ static uint64_t lval_addr(struct ectx *x, const struct node *n,
 		uint64_t at = lval_addr(x, n->a, l); /* s.a[i] */
 		struct dv i = d_eval(x, n->b);
 
-		return at + (uint64_t)i.i * d_ptr_scale(x->p, n->a);
+		at += (uint64_t)i.i * d_ptr_scale(x->p, n->a);
+		index_check(x, n, i, at);
+		return at;
 	}
 	if (n->op == N_DEREF)
 		return d_deref_addr(x, n);

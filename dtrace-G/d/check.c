@@ -217,12 +217,13 @@ scalar_indexed(struct parser *ps, const struct node *vn, const struct var *v)
 }
 
 /*
- * *p = v and p[i] = v (op=, ++ and -- too): a store into the bytes p
- * points to,
- * which at run time must lie in scratch this firing made, copyin()'s or
- * alloca()'s (mem.c's d_store()), as DTrace stores only to scratch.  The
- * pointee an integer, the value one; a struct, an array member and a
- * string's character are not stored to.
+ * *p = v, p[i] = v, p->m = v and s.m = v (op=, ++ and -- too): a store
+ * into the bytes p points to, which at run time must lie in scratch
+ * this firing made, copyin()'s or alloca()'s (mem.c's d_store()), as
+ * DTrace stores only to scratch, or into struct variable s (mem.c's
+ * d_lval()).  The target an integer (a bit-field too), the value one; a
+ * nested struct, an array member and another string's character are not
+ * stored to.
  */
 static int store_check(struct parser *ps, struct node *n, bool strict)
 {
@@ -230,10 +231,18 @@ static int store_check(struct parser *ps, struct node *n, bool strict)
 	const char *op = n->op == N_INCDEC ? op_name(n->sub)
 			 : n->sub == '='   ? "="
 					   : "op=";
+	const struct node *outer = ps->sou_ok;
 	int kb;
 
+	ps->sou_ok = l; /* an array or a struct: the errors below */
 	d_check(ps, l, strict);
-	if (l->ival)
+	ps->sou_ok = outer;
+	if (l->sou)
+		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+			"operator %s cannot store a nested struct or union "
+			"whole: store its members",
+			op);
+	if (l->op == N_DEREF && l->ival)
 		d_perrt(ps, D_OP_WRITE, n->line, n->col,
 			"operator %s cannot store into this string: a "
 			"character is written in a global, self-> or this-> "
@@ -292,6 +301,10 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 {
 	int k = check1(ps, n, strict);
 
+	if (n->sou && ps->sou_ok != n &&
+	    ps->prog->sous[n->sou - 1].isarray)
+		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
+			"an array is not a value here: index it (a[i])");
 	if (n->sou && ps->sou_ok != n)
 		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
 			"a struct or union is not a value here: read its "
@@ -326,7 +339,7 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		n->ptr = v->ptr; /* mem.c: a pointer kept in a variable */
 		n->psg = v->psg;
 		n->psou = v->psou;
-		n->sou = n->op == N_VAR ? v->sou : 0; /* a struct it holds */
+		n->sou = v->sou; /* a struct it holds (mem.c) */
 		/* a name nothing assigns (anywhere, or before this read in
 		 * program order), which would be refused as undefined: an
 		 * enumerator of the traced programs' if they have one
@@ -515,12 +528,15 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 			       d_kind_name(kb), d_kind_name(kc));
 		return n->kind = kb != T_ANY ? kb : kc;
 	case N_ASSIGN: {
-		struct var *v = &p->vars[n->a->sub];
+		struct var *v;
 		char disp[160];
 
-		/* *p = v, p[i] = v: a store into scratch (mem.c) */
-		if (n->a->op == N_DEREF && n->a->a->op != N_VAR)
+		/* *p = v, p[i] = v, p->m = v, s.m = v: a store into scratch
+		 * or a struct variable (mem.c) */
+		if ((n->a->op == N_DEREF && n->a->a->op != N_VAR) ||
+		    n->a->op == N_MEMBER)
 			return n->kind = store_check(ps, n, strict);
+		v = &p->vars[n->a->sub];
 		if (n->a->op == N_DEREF) { /* x[k] = of a scalar x */
 			const struct var *sv = &p->vars[n->a->a->sub];
 
@@ -559,13 +575,10 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 			kb = d_check(ps, n->b, strict);
 			ps->sou_ok = outer;
 		}
-		if (n->b->sou || (v->sou && n->a->op == N_VAR)) {
+		if (n->b->sou || v->sou) {
 			d_sou_assign_check(ps, n, v);
 			return n->kind = T_INT;
 		}
-		if (v->sou) /* an array of the name: check_shape() */
-			d_perrt(ps, D_IDENT_BADREF, n->line, n->col,
-				"%s holds a struct: it has no keys", v->name);
 		check_divisor(ps, n, n->sub, n->b);
 		if (n->sub == '=' && n->b->ptr && !v->assigned) {
 			v->ptr = n->b->ptr; /* mem.c */
@@ -617,7 +630,7 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 			d_check(ps, n->a, strict);
 			return n->kind = T_ANY;
 		}
-		if (n->a->op == N_DEREF) /* (*p)++, p[i]--: a store */
+		if (n->a->op == N_DEREF || n->a->op == N_MEMBER) /* a store */
 			return n->kind = store_check(ps, n, strict);
 		if (n->a->op != N_VAR && n->a->op != N_ASSOC)
 			d_perrt(ps, D_OP_WRITE, n->line, n->col,
@@ -629,9 +642,11 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		check_shape(ps, n->a, strict);
 		if (v->sou)
 			d_perrt(ps, D_OP_SOU, n->line, n->col,
-				"operator %s cannot be applied to a struct or "
-				"union",
-				op_name(n->sub));
+				"operator %s cannot be applied to %s",
+				op_name(n->sub),
+				p->sous[v->sou - 1].isarray
+					? "an array: apply it to an element"
+					: "a struct or union");
 		d_need_int(ps, n, v->kind, op_name(n->sub), strict);
 		v->assigned = true;
 		if (v->kind == T_ANY)

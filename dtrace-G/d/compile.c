@@ -89,7 +89,7 @@ bool d_known_option(const char *name)
 /*
  * A flag option's value, as libdtrace's run-time options take it: none
  * or a number sets it (even "0"), yes/enable(d)/true/on/set set it,
- * no/disable(d)/false/off/unset unset it (as does setopt()'s "": run.c
+ * no/disable(d)/false/off/unset unset it (as does setopt()'s "": stmt.c
  * passes it as "unset").  -1: not a value.
  */
 static int flag_value(const char *v);

@@ -14,11 +14,14 @@
  *	compile.c statements, clauses, options, d_compile() and the
  *		  program accessors
  *	expr.c	  the expression parser
- *	decl.c	  type names, variables and declarations
+ *	decl.c	  type names, variables, structs and unions, the traced
+ *		  programs' types
+ *	declare.c the declarations outside clauses
  *	func.c	  the builtin variables and functions: names, kinds, values
  *	check.c	  kinds (integer or string) and what a clause reads
  *	printf.c  printf()/printa() formats: parsed, checked, printed
- *	run.c	  the evaluator and the statements, d_run()
+ *	run.c	  the evaluator
+ *	stmt.c	  the statements, d_run()
  *	agg.c	  the aggregation store: update, sort, print, clear, trunc
  *	spec.c	  speculations: buffers, commit, discard, drop counts
  *	stack.c	  ustack(), ufunc() and the like: values, options, printing
@@ -26,7 +29,7 @@
  *
  * Errors: a compile error longjmps out of the parser (struct parser's
  * jb, set in compile.c), a run-time fault out of the evaluator (struct
- * ectx's jb, set in run.c).  Out of memory ends dtrace (sdk/xalloc.h:
+ * ectx's jb, set in stmt.c).  Out of memory ends dtrace (sdk/xalloc.h:
  * "dtrace: out of memory", exit 1), as in the consumer.
  */
 #ifndef USDT_DTRACE_D_IMPL_H
@@ -277,7 +280,8 @@ struct var {
 	uint8_t sz, sg; /* a declared integer type */
 	uint8_t ptr, psg; /* first assigned a pointer (mem.c): its target */
 	uint16_t psou;	  /* ... a struct or union (D_PTR_SOU): which */
-	uint16_t sou;	  /* holds a struct or union (this->s = *p): which */
+	uint16_t sou;	  /* holds a struct or union (declared of its type,
+			   * or this->s = *p): which (mem.c) */
 	char *tname;
 	int line, col;
 	/* associative arrays: the key signature, from the declaration or
@@ -306,6 +310,8 @@ struct node {
 	 * address of its copy, usable only as the operand of '.' */
 	uint16_t psou, sou;
 	uint8_t bits, shift; /* N_MEMBER: a bit-field's (struct d_member) */
+	size_t nelem; /* N_DEREF: a fixed-size array variable's element,
+		       * its index below nelem (mem.c) */
 	char *sval;
 	struct node *a, *b, *c;
 	struct node **args;
@@ -460,7 +466,7 @@ struct d_prog {
 	bool destructive;      /* -w, #pragma D option destructive */
 	bool uses_destructive; /* system(), stop() or raise() appear */
 	bool json; /* -x oformat=json: records and aggregations as JSON */
-	/* -F: flow indent (run.c) */
+	/* -F: flow indent (stmt.c) */
 	bool flowindent;
 	int flow_depth;
 	const struct d_probe *flow_last_probe;
@@ -498,7 +504,7 @@ struct d_prog {
 	pid_t last_tid;
 	int last_cpu;
 	int last_clause;
-	/* dtrace:::ERROR (run.c): the last fault (what d_error_enter()
+	/* dtrace:::ERROR (stmt.c): the last fault (what d_error_enter()
 	 * gives ERROR's arguments), faults counted, faults in an ERROR
 	 * clause counted and reported (d_report_drops()), and the faulting
 	 * firing's clause-local state while ERROR's clauses run */
@@ -550,6 +556,7 @@ struct d_member {
 struct d_sou {
 	char *name;
 	bool isunion, defined;
+	bool isarray; /* a fixed-size array variable's type (declare.c) */
 	size_t size, align;
 	struct d_member *m;
 	unsigned nm;
@@ -643,7 +650,7 @@ struct parser {
 #define D_MAXDEPTH 512
 
 /* ------------------------------------------------------------------ */
-/* The evaluator's state for one d_run() (run.c) */
+/* The evaluator's state for one d_run() (run.c, stmt.c) */
 
 enum { FLT_BADADDR, FLT_ILLOP, FLT_DIVZERO, FLT_NOSCRATCH };
 
@@ -767,8 +774,8 @@ void __attribute__((noreturn)) d_syntax_error(struct parser *ps);
  * under -x errtags the message starts with it ("[D_DIV_ZERO] line 3,
  * column 9: ..."), so tests (tests/d/TOPIC/err.D_TAG.NAME.d) and
  * scripts check the error, not its wording.  DTrace's names where DTrace
- * has the error; ours (D_NEST_DEPTH, D_PRINTF_FMT, D_STR_ESC) where it
- * has none.  dtrace(1) lists them all (run-d.sh checks that it does).
+ * has the error; ours (D_NEST_DEPTH, D_PRINTF_FMT, D_STR_ESC,
+ * D_ARR_BOUNDS) where it has none.  dtrace(1) lists them all (run-d.sh checks that it does).
  * d_perr() is d_perrt() with D_UNKNOWN: every error of the compiler
  * should name its own.
  */
@@ -796,7 +803,8 @@ void __attribute__((noreturn)) d_syntax_error(struct parser *ps);
 	X(D_IDENT_UNSUPP) X(D_FUNC_VOID) X(D_DECL_INCOMPLETE)             \
 	X(D_OP_SOU) X(D_OP_PTR) X(D_TYPE_MEMBER) X(D_OFFSETOF_TYPE)       \
 	X(D_OFFSETOF_BITFIELD) X(D_DECL_BFTYPE) X(D_DECL_BFSIZE)           \
-	X(D_TYPE_ERR) X(D_TYPE_AMBIG) X(D_TYPE_SCOPE) X(D_UREGS_IDX)
+	X(D_TYPE_ERR) X(D_TYPE_AMBIG) X(D_TYPE_SCOPE) X(D_UREGS_IDX)      \
+	X(D_ARR_BOUNDS)
 #define D_ERRTAG_ENUM(t) t,
 enum { D_ERRTAGS(D_ERRTAG_ENUM) D_NERRTAGS };
 extern const char *const d_errtag_names[];
@@ -834,8 +842,6 @@ struct node *d_parse_expr(struct parser *ps);
 unsigned d_var_lookup(struct d_prog *p, int scope, const char *name);
 int d_var_find(const struct d_prog *p, int scope, const char *name);
 const char *d_var_display(const struct var *v, char *buf, size_t len);
-bool d_starts_decl(struct parser *ps);
-void d_parse_decl(struct parser *ps);
 struct dv d_var_zero(const struct var *v);
 struct dv d_var_conv(const struct var *v, struct dv val);
 bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg);
@@ -846,10 +852,21 @@ size_t d_sou_size(struct parser *ps, uint16_t sou, int tag,
 const struct d_member *d_sou_member(struct parser *ps, uint16_t sou,
 				    const char *name, const struct tok *at);
 bool d_starts_type(struct parser *ps);
-struct node *d_inline_use(struct parser *ps, const struct tok *t);
+uint16_t d_sou_find(struct parser *ps, const char *name, bool isu,
+		    const struct tok *at);
+const struct d_sou *d_sou_complete(struct parser *ps, uint16_t sou, int tag,
+				   const struct tok *at);
+bool d_script_enum(struct parser *ps, const char *tag);
 bool d_scoped_name(struct parser *ps, char **obj, char **name);
 bool d_enumerator(struct parser *ps, const char *obj, const char *name,
 		  const struct tok *at, int64_t *v);
+
+/* ------------------------------------------------------------------ */
+/* declare.c */
+
+bool d_starts_decl(struct parser *ps);
+void d_parse_decl(struct parser *ps);
+struct node *d_inline_use(struct parser *ps, const struct tok *t);
 
 /* ------------------------------------------------------------------ */
 /* func.c */
@@ -890,6 +907,9 @@ struct dv d_eval(struct ectx *x, const struct node *n);
 int d_compound_op(int op);
 const char *d_read_user_str(struct ectx *x, uint64_t addr, size_t max);
 const char *d_arg_str(struct ectx *x, unsigned n, size_t max);
+bool d_truth(const struct dv *v);
+struct dv *d_var_slot(struct ectx *x, const struct node *n, struct sbuf *k,
+		      bool create);
 
 /* ------------------------------------------------------------------ */
 /* agg.c */
@@ -981,7 +1001,20 @@ struct dv d_mem_string(struct ectx *x, uint64_t p);
 struct dv d_alloca(struct ectx *x, const struct dv *a);
 void d_sou_assign_check(struct parser *ps, struct node *n, struct var *v);
 struct dv d_sou_get(struct ectx *x, const struct node *n, struct dv slot);
-struct dv d_sou_set(struct ectx *x, const struct node *n, uint64_t addr);
+void d_sou_put(struct ectx *x, const struct node *var, struct sbuf *k,
+	       uint64_t addr);
+/* Where a store writes (mem.c's lval_addr()) */
+struct d_lval {
+	const struct node *n; /* the lvalue: its type */
+	uint64_t addr;
+	const struct node *root; /* a struct variable it lies in, or NULL */
+	uint64_t base;		 /* ... the scratch copy of its bytes */
+	char *key;		 /* ... a dynamic one's key (scratch) */
+	size_t klen;
+};
+void d_lval(struct ectx *x, const struct node *n, struct d_lval *l);
+struct dv d_lval_load(struct ectx *x, const struct d_lval *l);
+struct dv d_lval_store(struct ectx *x, const struct d_lval *l, struct dv v);
 void d_bcopy(struct ectx *x, const struct dv *a);
 void d_copyinto(struct ectx *x, const struct dv *a);
 void d_tracemem(struct ectx *x, const struct stmt *st);

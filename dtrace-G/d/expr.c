@@ -392,6 +392,22 @@ static struct node *parse_postfix(struct parser *ps)
 			d_perrt(ps, D_NEST_DEPTH, ps->tk.line, ps->tk.col,
 				"expression nested too deeply (more than %d "
 				"levels)", D_MAXDEPTH);
+		if (d_is_op(ps, '[') && n->op == N_VAR &&
+		    ps->prog->vars[n->sub].sou &&
+		    ps->prog->sous[ps->prog->vars[n->sub].sou - 1].isarray) {
+			/* a[i] of a fixed-size array variable (declare.c):
+			 * the element of its struct's one member, i checked
+			 * against its size (mem.c) */
+			const struct d_sou *s =
+				&ps->prog->sous[ps->prog->vars[n->sub].sou - 1];
+
+			m->sub = '.';
+			m->a = n;
+			m->sval = s->m[0].name;
+			n = m;
+			m = d_mknode(ps, N_DEREF, &ps->tk);
+			m->nelem = s->m[0].nelem;
+		}
 		if (d_is_op(ps, '[')) { /* a[i]: *(a + i), as in C */
 			d_lex(ps);
 			m->op = N_DEREF;
@@ -475,14 +491,19 @@ static struct node *parse_sizeof(struct parser *ps, const struct tok *t)
 		else if (e->op == N_BUILTIN && !d_builtins[e->sub].str)
 			sz = d_builtins[e->sub].sz;
 		else if (e->op == N_VAR && ps->prog->vars[e->sub].declared &&
+			 ps->prog->vars[e->sub].sou) /* a struct's bytes */
+			size = d_sou_size(ps, ps->prog->vars[e->sub].sou,
+					  D_SIZEOF_TYPE, t);
+		else if (e->op == N_VAR && ps->prog->vars[e->sub].declared &&
 			 ps->prog->vars[e->sub].kind == T_INT)
 			sz = ps->prog->vars[e->sub].sz;
-		if (!sz)
+		if (!sz && !size)
 			d_perrt(ps, D_SIZEOF_TYPE, t->line, t->col,
 				"sizeof: the type of this operand is not "
 				"known to the compiler (a string, or a variable "
 				"without a declaration): give sizeof a type");
-		size = sz;
+		if (!size)
+			size = sz;
 	}
 	n = d_mknode(ps, N_INT, t);
 	n->ival = (int64_t)size;
@@ -715,16 +736,11 @@ struct node *d_parse_assign(struct parser *ps)
 
 	if (t.t != TK_OP || !is_assign_op(t.op))
 		return l;
-	/* *p = and p[i] = store into scratch (mem.c); x[k] = of a scalar
-	 * x (parse_primary) is refused by the checker, which knows what x
-	 * holds */
-	if (l->op == N_MEMBER)
-		d_perrt(ps, D_OP_WRITE, t.line, t.col,
-			"operator %s cannot store to a member: p->m = v is "
-			"not supported; store through a pointer to it "
-			"(*(int *)((char *)p + offsetof(struct s, m)) = v)",
-			t.op == '=' ? "=" : "op=");
-	if (l->op != N_VAR && l->op != N_ASSOC && l->op != N_DEREF)
+	/* *p =, p[i] =, p->m = and s.m = store into scratch or a struct
+	 * variable (mem.c); x[k] = of a scalar x (parse_primary) is refused
+	 * by the checker, which knows what x holds */
+	if (l->op != N_VAR && l->op != N_ASSOC && l->op != N_DEREF &&
+	    l->op != N_MEMBER)
 		d_perrt(ps, D_OP_WRITE, t.line, t.col,
 		       "operator %s can only be applied to a writable variable",
 		       t.op == '=' ? "=" : "op=");

@@ -6,7 +6,7 @@
  *
  * copyin(addr, size) copies size bytes of the firing process at addr
  * into the firing's scratch space and gives a void * to the copy, as
- * DTrace's does.  The copy lives in the evaluator's per-run arena (run.c
+ * DTrace's does.  The copy lives in the evaluator's per-run arena (stmt.c
  * frees it when the clause ends) and is recorded in struct ectx's
  * cbufs; that list is what makes a pointer dereferenceable:
  *
@@ -44,14 +44,27 @@
  * bit-field reads the integer unit holding it, shifted and masked, and
  * sign-extended if its type is signed (d_member()).
  *
- * A struct held by value: this->s = *p (or a global) copies the
- * struct's bytes out of the copy p points into, into the variable
- * (struct dv's show DV_SOU: the bytes in s), so it outlives the clause
- * and its scratch as C's struct assignment would; reading this->s.m
- * puts the bytes in a scratch copy of this run (not counted against
- * the copyin() budget: the variable's storage is not scratch in DTrace
- * either) and reads the member from it.  Only global and this->
- * variables hold structs; self-> and array elements are refused.
+ * A struct held by value: a variable declared of a struct or union
+ * type (struct foo x; self struct foo s; struct foo a[string];), or
+ * one first assigned a struct (this->s = *p).  s = *p copies the
+ * struct's bytes out of the copy p points into, into the variable's
+ * slot (struct dv's show DV_SOU: the bytes in s; d_sou_put()), so it
+ * outlives the clause and its scratch as C's struct assignment would;
+ * reading s.m puts the bytes in a scratch copy of this run
+ * (d_sou_get(): zeros while never assigned; not counted against the
+ * copyin() budget: the variable's storage is not scratch in DTrace
+ * either) and reads the member from it.  A store into one (s.m = v,
+ * s.a[i] += v, s.in.m++) writes that scratch copy under the rule
+ * below, then the copy goes back into the slot (d_lval(),
+ * d_lval_store()): a store past the struct's end faults and changes
+ * nothing.  A bit-field is stored as C stores it, its unit's other
+ * bits kept.  A fixed-size array variable (int a[5];) is such a
+ * variable of a struct whose one member is the array (declare.c's
+ * fixed_array()); a[i] is that member's element, and its index is
+ * checked against the size (the N_DEREF's nelem): a constant one at
+ * compile time (D_ARR_BOUNDS), any other at each access
+ * (index_check(): "invalid address"), so an index past the end never
+ * reads or writes the bytes of a neighbouring copy in the arena.
  *
  * Safety.  A pointer is dereferenced only when the bytes it names lie
  * wholly inside one copy this run made; anything else (a traced
@@ -74,10 +87,10 @@
  * as a copy is recorded, so its pointer reads (and is written by
  * bcopy() and copyinto()) under the same rule: every byte a script
  * touches lies in scratch this run made.  A store through a pointer
- * (*p = v, p[i] = v, op=, ++, --: d_store()) writes under that rule
- * too, into a copy or an alloca() alike, as DTrace's copyin() result is
- * scratch the clause may write; the process's own memory is never
- * written here.
+ * (*p = v, p[i] = v, p->m = v, op=, ++, --: d_store()) writes under
+ * that rule too, into a copy or an alloca() alike, as DTrace's copyin()
+ * result is scratch the clause may write; the process's own memory is
+ * never written here.
  *
  * copyoutstr("literal", argN, size), copyoutstr(copyinstr(argA), argN,
  * size) and copyout(copyin(argA, n), argN, size) under -w are written
@@ -112,6 +125,18 @@ void d_mem_check(struct parser *ps, struct node *n)
 		       "operator %s cannot dereference a void *: cast it "
 		       "first, as *(int *)copyin(arg0, 4)",
 		       n->b ? "[ ]" : "*");
+	if (n->nelem) { /* a fixed-size array variable's: a constant index */
+		const struct node *i = n->b;
+		bool neg = i->op == N_UN && i->sub == '-' && i->a->op == N_INT;
+		int64_t v = neg ? -i->a->ival : i->ival;
+
+		if ((neg || i->op == N_INT) &&
+		    (v < 0 || (uint64_t)v >= n->nelem))
+			d_perrt(ps, D_ARR_BOUNDS, i->line, i->col,
+				"index %lld is out of range for %s[%zu]",
+				(long long)v,
+				ps->prog->vars[n->a->a->sub].name, n->nelem);
+	}
 	if (n->a->ptr == D_PTR_SOU && n->b) { /* scaled by its size */
 		struct tok at = { .line = n->line, .col = n->col };
 
@@ -224,15 +249,21 @@ void d_tracemem_check(struct parser *ps, struct stmt *st, bool strict)
 		       "integer constant of at most %d", D_COPYIN_MAX);
 }
 
-/* this->s = *p: s a global or this-> variable that holds that struct
- * from now on; anything else assigned to it, or it to anything, is a
- * compile error (check.c calls this for either side being a struct). */
+/* s = *p: s a variable of any kind that holds that struct from now on
+ * (or declared of its type); anything else assigned to it, or it to
+ * anything, is a compile error (check.c calls this for either side
+ * being a struct). */
 void d_sou_assign_check(struct parser *ps, struct node *n, struct var *v)
 {
 	const struct node *b = n->b;
 	char disp[160];
 
 	d_var_display(v, disp, sizeof(disp));
+	if ((v->sou && ps->prog->sous[v->sou - 1].isarray) ||
+	    (b->sou && ps->prog->sous[b->sou - 1].isarray))
+		d_perrt(ps, D_OP_WRITE, n->line, n->col,
+			"operator = cannot store an array: store its "
+			"elements (a[i] = v)");
 	if (!b->sou)
 		d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
 			"operator = cannot assign a%s %s to %s, which holds "
@@ -243,12 +274,7 @@ void d_sou_assign_check(struct parser *ps, struct node *n, struct var *v)
 		d_perrt(ps, D_OP_SOU, n->line, n->col,
 			"operator %s cannot be applied to a struct or union",
 			"op=");
-	if (v->scope != SC_GLOBAL && v->scope != SC_THIS)
-		d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
-			"%s cannot hold a struct or union: only global and "
-			"this-> variables do here (keep the pointer)",
-			disp);
-	if (v->kind == T_STR || (v->kind == T_INT && !v->sou) || v->declared)
+	if (v->kind == T_STR || (v->kind == T_INT && !v->sou))
 		d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
 			"operator = cannot assign struct %s to %s, which "
 			"holds a%s %s",
@@ -323,6 +349,16 @@ struct dv d_load(struct ectx *x, const struct node *n, uint64_t p)
 	return d_dv_int((int64_t)v, n->sz, n->sg);
 }
 
+/* a[i] of a fixed-size array variable: i below its size, else the
+ * "invalid address" fault at the element's address, as DTrace reports
+ * an access past an array's end; never a neighbouring copy's bytes. */
+static void index_check(struct ectx *x, const struct node *n, struct dv i,
+			uint64_t at)
+{
+	if (n->nelem && ((i.sg && i.i < 0) || (uint64_t)i.i >= n->nelem))
+		d_fault(x, FLT_BADADDR, at);
+}
+
 /* The address *p or p[i] names. */
 uint64_t d_deref_addr(struct ectx *x, const struct node *n)
 {
@@ -333,6 +369,7 @@ uint64_t d_deref_addr(struct ectx *x, const struct node *n)
 
 		p.i = (int64_t)((uint64_t)p.i +
 				(uint64_t)i.i * d_ptr_scale(x->p, n->a));
+		index_check(x, n, i, (uint64_t)p.i);
 	}
 	return (uint64_t)p.i;
 }
@@ -363,28 +400,117 @@ struct dv d_store(struct ectx *x, const struct node *n, uint64_t p, struct dv v)
 	return r;
 }
 
-/* e.m, e->m: the member at e's address + its offset. */
-struct dv d_member(struct ectx *x, const struct node *n)
+/* Bit-field n's value in u, the bits at its shift: sign-extended if
+ * its type is signed. */
+static struct dv bits_value(const struct node *n, uint64_t u)
 {
-	struct dv p = d_eval(x, n->a);
-	uint64_t at = (uint64_t)p.i + (uint64_t)n->ival;
-
-	struct dv v;
-	uint64_t u;
-
-	if (n->sou || !n->sz) /* a nested struct, for '.'; an array */
-		return d_dv_int((int64_t)at, 8, false);
-	v = d_load(x, n, at);
-	if (!n->bits)
-		return v;
-	/* a bit-field: its bits of the unit, sign-extended if signed */
-	u = (uint64_t)v.i >> n->shift;
+	u >>= n->shift;
 	if (n->bits < 64) {
 		u &= (1ULL << n->bits) - 1;
 		if (n->sg && (u >> (n->bits - 1)) & 1)
 			u |= ~0ULL << n->bits;
 	}
 	return d_dv_int((int64_t)u, n->sz, n->sg);
+}
+
+/* e.m, e->m: the member at e's address + its offset. */
+struct dv d_member(struct ectx *x, const struct node *n)
+{
+	struct dv p = d_eval(x, n->a);
+	uint64_t at = (uint64_t)p.i + (uint64_t)n->ival;
+	struct dv v;
+
+	if (n->sou || !n->sz) /* a nested struct, for '.'; an array */
+		return d_dv_int((int64_t)at, 8, false);
+	v = d_load(x, n, at);
+	/* a bit-field: its bits of the unit holding it */
+	return n->bits ? bits_value(n, (uint64_t)v.i) : v;
+}
+
+/*
+ * The place a store writes (n: *p, p[i], e->m, e.m): its address and
+ * type, and when it lies in a struct variable (e.m, e.a[i] with e the
+ * variable or a '.' chain from it) that variable, whose bytes are a
+ * scratch copy here (d_sou_get()) and go back into its slot once the
+ * store is made (d_lval_store()).  A dynamic variable's keys are
+ * evaluated once, here: the slot is found again by the same key.
+ */
+static uint64_t lval_addr(struct ectx *x, const struct node *n,
+			  struct d_lval *l)
+{
+	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sou) {
+		struct sbuf k = { 0 };
+		struct dv *slot = d_var_slot(x, n, &k, false);
+		struct dv v = slot ? *slot : d_dv_int(0, 8, true);
+
+		l->root = n;
+		l->klen = k.len;
+		l->key = d_ar_alloc(&x->scratch, k.len ? k.len : 1);
+		if (k.len)
+			memcpy(l->key, k.b, k.len);
+		free(k.b);
+		l->base = (uint64_t)d_sou_get(x, n, v).i;
+		return l->base;
+	}
+	if (n->op == N_MEMBER && n->sub == '.')
+		return lval_addr(x, n->a, l) + (uint64_t)n->ival;
+	if (n->op == N_DEREF && n->b && n->a->op == N_MEMBER &&
+	    n->a->sub == '.' && !n->a->sz && !n->a->sou) {
+		uint64_t at = lval_addr(x, n->a, l); /* s.a[i] */
+		struct dv i = d_eval(x, n->b);
+
+		at += (uint64_t)i.i * d_ptr_scale(x->p, n->a);
+		index_check(x, n, i, at);
+		return at;
+	}
+	if (n->op == N_DEREF)
+		return d_deref_addr(x, n);
+	if (n->op == N_MEMBER) /* e->m */
+		return (uint64_t)d_eval(x, n->a).i + (uint64_t)n->ival;
+	return (uint64_t)d_eval(x, n).i; /* a struct's address, for '.' */
+}
+
+void d_lval(struct ectx *x, const struct node *n, struct d_lval *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->n = n;
+	l->addr = lval_addr(x, n, l);
+}
+
+/* The value at l, as its type (a bit-field's bits). */
+struct dv d_lval_load(struct ectx *x, const struct d_lval *l)
+{
+	struct dv v = d_load(x, l->n, l->addr);
+
+	return l->n->bits ? bits_value(l->n, (uint64_t)v.i) : v;
+}
+
+/*
+ * v into l: as the type's integer, or into a bit-field's bits of its
+ * unit (the others kept); then a struct variable's copy back into its
+ * slot.  The value as stored, which is the assignment's.
+ */
+struct dv d_lval_store(struct ectx *x, const struct d_lval *l, struct dv v)
+{
+	const struct node *n = l->n;
+	struct dv r;
+
+	if (n->bits) {
+		uint64_t u = (uint64_t)d_load(x, n, l->addr).i;
+		uint64_t m = n->bits < 64 ? (1ULL << n->bits) - 1 : ~0ULL;
+
+		u = (u & ~(m << n->shift)) | (((uint64_t)v.i & m) << n->shift);
+		d_store(x, n, l->addr, d_dv_int((int64_t)u, n->sz, n->sg));
+		r = bits_value(n, (uint64_t)v.i << n->shift);
+	} else {
+		r = d_store(x, n, l->addr, v);
+	}
+	if (l->root) {
+		struct sbuf k = { .b = l->key, .len = l->klen };
+
+		d_sou_put(x, l->root, &k, l->base);
+	}
+	return r;
 }
 
 /* stringof() of a pointer: the copy's bytes from p to a NUL, the end of
@@ -442,21 +568,34 @@ struct dv d_sou_get(struct ectx *x, const struct node *n, struct dv slot)
 	return d_dv_int((int64_t)(uintptr_t)buf, 8, false);
 }
 
-/* this->s = *p: the struct's bytes at addr (in a copy of this run), as
- * the value to store (malloc()ed: the slot owns it, as a string). */
-struct dv d_sou_set(struct ectx *x, const struct node *n, uint64_t addr)
+/*
+ * s = *p: the struct's bytes at addr (in a copy of this run) into
+ * struct variable var's slot (k: a dynamic one's key, as
+ * d_var_slot() takes it; NULL: built here), which owns them as it owns
+ * a string.
+ */
+void d_sou_put(struct ectx *x, const struct node *var, struct sbuf *k,
+	       uint64_t addr)
 {
-	size_t size = x->p->sous[n->sou - 1].size;
+	size_t size = x->p->sous[x->p->vars[var->sub].sou - 1].size;
+	struct sbuf own = { 0 };
+	struct dv *slot;
 	char *b;
-	struct dv v = d_dv_str("");
 
 	if (!find_buf(x, addr, size))
 		d_fault(x, FLT_BADADDR, addr);
+	slot = d_var_slot(x, var, k ? k : &own, true);
+	free(own.b);
+	if (slot->k == K_STR && slot->show == DV_SOU) { /* in place */
+		memmove((char *)slot->s, (const void *)(uintptr_t)addr, size);
+		return;
+	}
+	if (slot->k == K_STR)
+		free((char *)slot->s);
 	b = xmalloc(size ? size : 1);
 	memcpy(b, (const void *)(uintptr_t)addr, size);
-	v.s = b;
-	v.show = DV_SOU;
-	return v;
+	*slot = d_dv_str(b);
+	slot->show = DV_SOU;
 }
 
 /* alloca(size): size bytes of the clause's scratch, zeroed. */

@@ -10,7 +10,7 @@
  * speculation (no speculative buffer available)".  A clause that calls
  * speculate(ID) sends its record - the default line unless quiet, and
  * what its data-recording actions print - to that buffer instead of the
- * output, once the clause completes (run.c builds a record first and
+ * output, once the clause completes (stmt.c builds a record first and
  * hands it here).  A record that would take the buffer past specsize
  * bytes (-x specsize, 4m by default; counted in bytes of formatted
  * output, where DTrace counts its binary records) is dropped: a
@@ -35,7 +35,7 @@
  * summed since the last report: "dtrace: 2 failed speculations (no
  * speculative buffer available)", "dtrace: 1 speculative drop", and
  * faults in ERROR's own clauses, "dtrace: 1 error in ERROR probe
- * enabling" (run.c counts them) - at most
+ * enabling" (stmt.c counts them) - at most
  * once a second while tracing (as DTrace's status interval), and when
  * tracing stops (d_report_drops()).
  */
@@ -159,7 +159,7 @@ void d_report_drops(struct d_prog *p, FILE *err)
 	report(err, p->spec_unavail - p->spec_unavail_told,
 	       "failed speculation", " (no speculative buffer available)");
 	report(err, p->spec_drops - p->spec_drops_told, "speculative drop", "");
-	/* faults in ERROR's clauses (run.c), as DTrace's DBLERROR drops */
+	/* faults in ERROR's clauses (stmt.c), as DTrace's DBLERROR drops */
 	report(err, p->dblerrors - p->dblerrors_told, "error",
 	       " in ERROR probe enabling");
 	p->spec_unavail_told = p->spec_unavail;

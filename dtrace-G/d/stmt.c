@@ -1,0 +1,869 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stmt.c - the statements of the D language (dtrace-G/d/) and d_run(),
+ * which runs one clause for one firing: its predicate and statements in
+ * DTrace's order, each expression evaluated by run.c's d_eval().
+ *
+ * Output.  A clause's output is built in a buffer and written only when
+ * the clause completes, so a run-time error discards it, as DTrace's
+ * kernel discards the record of a faulting ECB.  Unless quiet, a
+ * committed record is "%3d %6d %32s " (CPU, probe ID, FUNCTION:NAME), the
+ * traced data, and "\n"; the "CPU ID FUNCTION:NAME" header goes before the
+ * first record (dtrace.c's chew()/chewrec()).  As in DTrace's kernel, a
+ * clause whose statements record nothing (only assignments and
+ * aggregations) produces no record and so no default line; a clause with
+ * no statements at all does.  if/else runs one of its bodies; a firing
+ * whose ifs skipped every recording statement leaves no record either,
+ * as a false predicate (illumos runs each body as a predicated clause).
+ * trace() prints by record size as dt_consume_cpu()'s record switch
+ * does.
+ *
+ * Strings from the traced process (copyinstr(), string args[N],
+ * execname: struct dv's tn) are printed made safe (sdk/text.h) by
+ * printf()'s %s, trace() and the aggregation printing; in JSON output the
+ * whole record is escaped as a JSON string instead.
+ *
+ * Where a record goes: to the output (the header before the first one),
+ * or under speculate() to a speculative buffer (spec.c) that commit()
+ * writes out after the committing record.  -F (flowindent) replaces the
+ * default line with DTrace's indented flow column (flow_line()), and
+ * -x oformat=json a whole record with one JSON object per line
+ * (json_record()).  system() (with -w) runs its command when the record
+ * is written, at the place in it where it was called; stop() and raise()
+ * signal the firing process or thread at once and record nothing.
+ *
+ * Run-time errors (invalid address, division by zero) unwind with
+ * longjmp to d_run() (d_fault()), which prints DTrace's "error on
+ * enabled probe ID" line (dt_handle.c's dt_handle_err, dt_error.c's
+ * fault strings); everything a clause allocates while it runs lives in a
+ * per-run arena freed there.  A clause a generated BPF program ran at
+ * the probe reports its fault through d_run_fault(), the same line.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "d_impl.h"
+
+/* A fault as DTrace numbers it (DTRACEFLT_*, ERROR's arg4). */
+static int fault_code(int flt)
+{
+	switch (flt) {
+	case FLT_BADADDR:
+		return D_DTRACEFLT_BADADDR;
+	case FLT_DIVZERO:
+		return D_DTRACEFLT_DIVZERO;
+	case FLT_NOSCRATCH:
+		return D_DTRACEFLT_NOSCRATCH;
+	default:
+		return D_DTRACEFLT_ILLOP;
+	}
+}
+
+static const char *fault_str(int flt)
+{
+	switch (flt) {
+	case FLT_BADADDR:
+		return "invalid address";
+	case FLT_DIVZERO:
+		return "divide-by-zero";
+	case FLT_NOSCRATCH:
+		return "out of scratch space";
+	default:
+		return "illegal operation";
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Statements */
+
+/*
+ * Whether integer expression n is the script's alone (literals and
+ * operators on them): printf's %c prints such a byte as it is, and any
+ * other (an argument, memory, a variable) made safe, as a string from a
+ * traced process is (issue 28, part 3).
+ */
+static bool script_int(const struct node *n)
+{
+	switch (n->op) {
+	case N_INT:
+		return true;
+	case N_UN:
+	case N_CAST:
+		return script_int(n->a);
+	case N_BIN:
+	case N_LAND:
+	case N_LOR:
+	case N_LXOR:
+		return script_int(n->a) && script_int(n->b);
+	case N_TERN:
+		return script_int(n->a) && script_int(n->b) &&
+		       script_int(n->c);
+	default:
+		return false;
+	}
+}
+
+/* printf() and system(): the text goes to sb; tainted strings are made
+ * safe (struct dv) when esc. */
+static void do_printf(struct ectx *x, const struct stmt *st, struct sbuf *sb,
+		      bool esc)
+{
+	const struct pfmt *pf = st->pf;
+	struct dv *vals = NULL;
+	unsigned s, j = 0, i;
+
+	if (st->nargs)
+		vals = d_ar_alloc(&x->scratch, st->nargs * sizeof(*vals));
+	for (i = 0; i < st->nargs; i++) {
+		x->action = st->action + (int)i;
+		vals[i] = d_eval(x, st->args[i]);
+		if (vals[i].k == K_INT)
+			vals[i].tn = !script_int(st->args[i]);
+		if (vals[i].k == K_STR && !vals[i].show &&
+		    strlen(vals[i].s) >= x->p->strsize)
+			vals[i].s = d_ar_strndup(&x->scratch, vals[i].s,
+						 x->p->strsize - 1);
+	}
+	for (s = 0; s < pf->nseg; s++) {
+		const struct pfseg *d = &pf->seg[s];
+		int width = d->width, prec = d->prec;
+
+		d_sb_add(sb, d->prefix, d->preflen);
+		if (!d->conv)
+			continue;
+		if (d->conv == '%') {
+			d_sb_puts(sb, "%");
+			continue;
+		}
+		if ((d->flags & PF_DYNW) && j < st->nargs)
+			width = (int)(int32_t)vals[j++].i;
+		if ((d->flags & PF_DYNP) && j < st->nargs)
+			prec = (int)(int32_t)vals[j++].i;
+		if (j >= st->nargs)
+			break;
+		if (d->conv == 'a' || d->conv == 'A') /* names (stack.c) */
+			vals[j] = d_stack_addr(x, vals[j], d->conv);
+		d_pf_one(sb, d, width, prec, &vals[j++], esc);
+	}
+}
+
+/* trace(): dt_consume_cpu()'s record formats by size. */
+static void do_trace(struct ectx *x, const struct dv *v)
+{
+	struct sbuf *sb = &x->out;
+	bool q = x->p->quiet;
+	long long i;
+	int w;
+
+	if (v->k == K_STR && v->show) { /* a stack or a name: stack.c */
+		d_stack_print(sb, x->p, v);
+		return;
+	}
+	if (v->k == K_STR) {
+		/* made safe in JSON output too, which then quotes it */
+		char *fr;
+		const char *s = d_out_str(v, true, &fr);
+
+		if (q)
+			d_sb_printf(sb, "%s", s);
+		else
+			d_sb_printf(sb, "  %-33s", s);
+		free(fr);
+		return;
+	}
+	i = d_out_int(v, &w);
+	if (q)
+		d_sb_printf(sb, "%lld", i);
+	else
+		d_sb_printf(sb, " %*lld", w, i);
+}
+
+/*
+ * setopt(name [, value]) while tracing: only the options libdtrace lets
+ * change at run time; a refusal is reported as DTrace reports it (on the
+ * error stream, the clause going on).
+ */
+static void do_setopt(struct ectx *x, const struct stmt *st)
+{
+	static const char *const runtime[] = {
+		"aggsortkey", "aggsortkeypos", "aggsortpos", "aggsortrev",
+		"quiet", "rawbytes", "switchrate", "aggrate", "strsize",
+		"aggpack", "agghist", "aggzoom", NULL,
+	};
+	const char *name = st->args[0]->sval;
+	/* one argument: libdtrace passes "1" */
+	const char *value = st->nargs > 1 ? st->args[1]->sval : "1";
+	const struct d_probe *pr = x->f->probe;
+	char msg[200];
+	unsigned i;
+	int rc = -1;
+
+	for (i = 0; runtime[i]; i++)
+		if (strcmp(runtime[i], name) == 0)
+			break;
+	if (runtime[i]) {
+		/* an empty value unsets (-x's empty value does not) */
+		bool flag = strcmp(name, "aggsortkey") == 0 ||
+			    strcmp(name, "aggsortrev") == 0 ||
+			    strcmp(name, "quiet") == 0 ||
+			    strcmp(name, "aggpack") == 0 ||
+			    strcmp(name, "agghist") == 0 ||
+			    strcmp(name, "aggzoom") == 0;
+
+		rc = d_set_option(x->p, name, flag && !*value ? "unset" : value,
+				  msg, sizeof(msg));
+		if (rc < 0)
+			snprintf(msg, sizeof(msg), "Invalid value for "
+						   "specified option");
+	} else if (!d_known_option(name)) {
+		snprintf(msg, sizeof(msg), "Invalid option name");
+	} else {
+		snprintf(msg, sizeof(msg),
+			 "Operation illegal when tracing is active");
+	}
+	if (rc == 0 || !x->err)
+		return;
+	fprintf(x->err,
+		"dtrace: error on enabled probe ID %u (ID %u: %s:%s:%s:%s): "
+		"couldn't set option \"%s\" to \"%s\": %s\n",
+		x->f->epid, pr ? pr->id : 0, pr && pr->prov ? pr->prov : "",
+		pr && pr->mod ? pr->mod : "", pr && pr->func ? pr->func : "",
+		pr && pr->name ? pr->name : "", name, value, msg);
+}
+
+/* system(): run cmd when the record is written up to here. */
+static void add_cmd(struct ectx *x, const char *cmd, size_t len)
+{
+	char **nc = d_ar_alloc(&x->scratch, (x->ncmds + 1) * sizeof(*nc));
+	size_t *na = d_ar_alloc(&x->scratch, (x->ncmds + 1) * sizeof(*na));
+
+	if (x->ncmds) {
+		memcpy(nc, x->cmds, x->ncmds * sizeof(*nc));
+		memcpy(na, x->cmdat, x->ncmds * sizeof(*na));
+	}
+	nc[x->ncmds] = d_ar_strndup(&x->scratch, cmd, len);
+	na[x->ncmds] = x->out.len;
+	x->cmds = nc;
+	x->cmdat = na;
+	x->ncmds++;
+}
+
+static void exec_stmt(struct ectx *x, const struct stmt *st)
+{
+	struct d_prog *p = x->p;
+	struct dv v;
+
+	x->action = st->action;
+	if (st->kind != S_EXPR && st->kind != S_AGG && st->kind != S_IF &&
+	    st->kind != S_STOP && st->kind != S_RAISE)
+		x->recorded = true;
+	switch (st->kind) {
+	case S_IF:
+		v = d_eval(x, st->e);
+		if (d_truth(&v))
+			for (unsigned i = 0; i < st->nbody; i++)
+				exec_stmt(x, &st->body[i]);
+		else
+			for (unsigned i = 0; i < st->nels; i++)
+				exec_stmt(x, &st->els[i]);
+		break;
+	case S_EXPR:
+		(void)d_eval(x, st->e);
+		break;
+	case S_TRACEMEM:
+		d_tracemem(x, st);
+		break;
+	case S_TRACE:
+		v = d_eval(x, st->e);
+		if (v.k == K_STR && !v.show && strlen(v.s) >= p->strsize)
+			v.s = d_ar_strndup(&x->scratch, v.s, p->strsize - 1);
+		do_trace(x, &v);
+		break;
+	case S_EXIT:
+		v = d_eval(x, st->e);
+		x->exited = true;
+		x->status = (int)(int32_t)v.i;
+		break;
+	case S_PRINTF:
+		/* made safe in JSON output too, which then quotes it */
+		do_printf(x, st, &x->out, true);
+		break;
+	case S_SYSTEM: {
+		struct sbuf cmd = { 0 };
+
+		do_printf(x, st, &cmd, false); /* a command, not output */
+		add_cmd(x, cmd.b ? cmd.b : "", cmd.len);
+		free(cmd.b);
+		break;
+	}
+	case S_STOP:
+		/* the firing process, never dtrace itself (BEGIN, END) */
+		if (x->f->pid > 0 && x->f->pid != getpid())
+			(void)kill(x->f->pid, SIGSTOP);
+		break;
+	case S_RAISE:
+		v = d_eval(x, st->e);
+		if (v.i <= 0 || v.i >= NSIG)
+			d_fault(x, FLT_ILLOP, 0);
+		if (x->f->pid > 0 && x->f->tid > 0)
+			(void)syscall(SYS_tgkill, x->f->pid, x->f->tid,
+				      (int)v.i);
+		break;
+	case S_PRINTA:
+		d_printa(p, st->aggv, st->naggv, st->pf,
+			 p->json && !st->pf ? &x->after : &x->out);
+		break;
+	case S_NORMALIZE:
+		x->action = st->action + 1;
+		v = d_eval(x, st->e);
+		if (v.i <= 0)
+			d_fault(x, FLT_ILLOP, 0);
+		p->aggs[st->agg].normal = (uint64_t)v.i;
+		break;
+	case S_DENORMALIZE:
+		p->aggs[st->agg].normal = 1;
+		break;
+	case S_SETOPT:
+		do_setopt(x, st);
+		break;
+	case S_SPECULATE:
+		v = d_eval(x, st->e);
+		x->speculating = true;
+		x->spec = d_spec_get(x, v.i);
+		break;
+	case S_COMMIT:
+	case S_DISCARD: {
+		struct dspec *sp;
+
+		v = d_eval(x, st->e);
+		sp = d_spec_get(x, v.i);
+		if (!sp)
+			break;
+		if (st->kind == S_DISCARD) {
+			d_spec_free(sp);
+			break;
+		}
+		for (unsigned i = 0; i < x->ncommits; i++)
+			if (x->commits[i] == sp)
+				sp = NULL;
+		if (!sp)
+			break;
+		{
+			struct dspec **nv = d_ar_alloc(
+				&x->scratch, (x->ncommits + 1) * sizeof(*nv));
+
+			if (x->ncommits)
+				memcpy(nv, x->commits,
+				       x->ncommits * sizeof(*nv));
+			nv[x->ncommits++] = sp;
+			x->commits = nv;
+		}
+		break;
+	}
+	case S_CLEAR:
+		d_agg_clear(&p->aggs[st->agg]);
+		break;
+	case S_TRUNC:
+		v = d_dv_int(0, 8, true);
+		if (st->e) {
+			x->action = st->action + 1;
+			v = d_eval(x, st->e);
+		}
+		d_agg_trunc(p, &p->aggs[st->agg], v.i);
+		break;
+	case S_AGG:
+		d_agg_update(x, &p->aggs[st->agg], st);
+		break;
+	}
+}
+
+/*
+ * Records to the output; the "CPU ID FUNCTION:NAME" header before the
+ * first one (also when it arrives by commit()).  A committed buffer may
+ * hold no record (every speculated clause dropped): no header then.
+ */
+static void emit(struct d_prog *p, FILE *out, const char *b, size_t len)
+{
+	if (!len)
+		return; /* quiet and silent, or nothing committed */
+	if (!p->heading) {
+		p->heading = true;
+		/* dtrace.c's chew(): the flow header even when quiet */
+		if (p->json)
+			;
+		else if (p->flowindent)
+			fprintf(out, "%3s %-41s\n", "CPU", "FUNCTION");
+		else if (!p->quiet)
+			fprintf(out, "%3s %6s %32s\n", "CPU", "ID",
+				"FUNCTION:NAME");
+	}
+	fwrite(b, 1, len, out);
+}
+
+/* A record with system() commands: each runs where it was called, after
+ * what comes before it is written out (its output goes to dtrace's). */
+static void emit_cmds(struct ectx *x, FILE *out, const char *b, size_t len,
+		      size_t lead)
+{
+	size_t done = 0;
+
+	for (unsigned i = 0; i < x->ncmds; i++) {
+		size_t at = lead + x->cmdat[i];
+
+		emit(x->p, out, b + done, at - done);
+		done = at;
+		fflush(out);
+		if (system(x->cmds[i]) == -1 && x->err)
+			fprintf(x->err, "dtrace: failed to run \"%s\": %s\n",
+				x->cmds[i], strerror(errno));
+	}
+	emit(x->p, out, b + done, len - done);
+}
+
+/*
+ * -F (flowindent), as dtrace(1) and libdtrace indent: a probe named
+ * "entry" or "...-entry" is an entry (" -> ", syscall " => "), one named
+ * "return" or "...-return" a return (" <- ", " <= "), anything else "| "
+ * with FUNCTION:NAME; entries indent what follows by two, returns
+ * unindent themselves.  Several clauses of one firing indent once: an
+ * entry whose last record was the same probe from another clause is not
+ * an entry, and a return is one only for the last clause that may match
+ * it (libdtrace looks at the next record in the buffer; we look at the
+ * descriptions of the clauses after this one).
+ */
+static int flow_kind(const char *n)
+{
+	size_t len = strlen(n);
+
+	if ((len == 5 || (len > 5 && n[len - 6] == '-')) &&
+	    strcmp(n + len - 5, "entry") == 0)
+		return 1;
+	if ((len == 6 || (len > 6 && n[len - 7] == '-')) &&
+	    strcmp(n + len - 6, "return") == 0)
+		return 2;
+	return 0;
+}
+
+/* A description (fields right-aligned at its spec) matches probe pr. */
+static bool desc_matches(const char *desc, int spec,
+			 const struct d_probe *pr)
+{
+	const char *f[4] = { pr->prov, pr->mod, pr->func, pr->name };
+	char buf[512], *parts[4], *q;
+	int n = 0, last = spec >= 1 && spec <= 3 ? spec - 1 : 3, first;
+
+	snprintf(buf, sizeof(buf), "%s", desc);
+	for (q = buf;; q++) {
+		char *colon = strchr(q, ':');
+
+		if (n == 4)
+			return false;
+		parts[n++] = q;
+		if (!colon)
+			break;
+		*colon = '\0';
+		q = colon;
+	}
+	first = last - (n - 1);
+	if (first < 0)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (*parts[i] && fnmatch(parts[i], f[first + i] ? f[first + i]
+								: "", 0) != 0)
+			return false;
+	return true;
+}
+
+static bool later_clause_matches(const struct d_prog *p, unsigned clause,
+				 const struct d_probe *pr)
+{
+	for (unsigned i = clause + 1; i < p->nclauses; i++)
+		for (unsigned j = 0; j < p->clauses[i].ndescs; j++)
+			if (p->clauses[i].records &&
+			    desc_matches(p->clauses[i].descs[j],
+					 p->clauses[i].spec, pr))
+				return true;
+	return false;
+}
+
+static void flow_line(struct ectx *x, struct sbuf *rec)
+{
+	struct d_prog *p = x->p;
+	const struct d_probe *pr = x->f->probe;
+	int clause = (int)(x->c - p->clauses);
+	const char *func = pr && pr->func ? pr->func : "";
+	const char *n = pr && pr->name ? pr->name : "";
+	bool sys = pr && pr->prov && strcmp(pr->prov, "syscall") == 0;
+	int flow = flow_kind(n);
+	const char *prefix;
+	char name[1024];
+
+	if (flow == 1 && p->flow_last_probe == pr &&
+	    p->flow_last_clause != clause)
+		flow = 0;
+	if (flow == 2 && pr && later_clause_matches(p, (unsigned)clause, pr))
+		flow = 0;
+	prefix = flow == 1 ? (sys ? " => " : " -> ")
+		 : flow == 2 ? (sys ? " <= " : " <- ")
+			     : "| ";
+	if (flow == 2 && p->flow_depth > 0)
+		p->flow_depth -= 2;
+	if (flow)
+		snprintf(name, sizeof(name), "%*s%s%s", p->flow_depth, "",
+			 prefix, func);
+	else
+		snprintf(name, sizeof(name), "%*s%s%s:%s", p->flow_depth, "",
+			 prefix, func, n);
+	d_sb_printf(rec, "%3d %-41s ", x->f->cpu, name);
+	if (flow == 1)
+		p->flow_depth += 2;
+	p->flow_last_probe = pr;
+	p->flow_last_clause = clause;
+}
+
+/*
+ * -x oformat=json: a record is one line, {"cpu":N,"id":ID,"provider":
+ * ...,"module":...,"function":...,"name":...,"output":"..."} with what
+ * the clause printed as a JSON string (d_json_str(): no control bytes,
+ * no ill-formed UTF-8).
+ */
+static void json_record(struct ectx *x, struct sbuf *rec)
+{
+	const struct d_probe *pr = x->f->probe;
+	const char *f[4] = { "", "", "", "" };
+	static const char *const names[4] = { "provider", "module",
+					       "function", "name" };
+
+	if (pr) {
+		f[0] = pr->prov ? pr->prov : "";
+		f[1] = pr->mod ? pr->mod : "";
+		f[2] = pr->func ? pr->func : "";
+		f[3] = pr->name ? pr->name : "";
+	}
+	d_sb_printf(rec, "{\"cpu\":%d,\"id\":%u", x->f->cpu,
+		    pr ? pr->id : 0);
+	for (unsigned i = 0; i < 4; i++) {
+		d_sb_printf(rec, ",\"%s\":", names[i]);
+		d_json_str(rec, f[i], strlen(f[i]));
+	}
+	d_sb_puts(rec, ",\"output\":");
+	d_json_str(rec, x->out.b ? x->out.b : "", x->out.len);
+	d_sb_puts(rec, "}\n");
+}
+
+/* The clause proper; a fault longjmps out to d_run(). */
+static void run_clause(struct ectx *x, FILE *out)
+{
+	struct d_prog *p = x->p;
+	const struct clause *c = x->c;
+	const struct d_probe *pr = x->f->probe;
+	unsigned i;
+
+	if (c->pred) {
+		struct dv v;
+
+		x->action = 0;
+		v = d_eval(x, c->pred);
+		if (!d_truth(&v))
+			return;
+	}
+	for (i = 0; i < c->nstmts; i++)
+		exec_stmt(x, &c->stmts[i]);
+	/* a record when a recording statement ran (an if may skip them
+	 * all, as a false predicate does), or the clause has none */
+	if (c->records && (x->recorded || !c->nstmts)) {
+		struct sbuf rec = { 0 };
+		size_t lead;
+
+		if (p->json) {
+			json_record(x, &rec);
+			/* commands run after the record */
+			for (i = 0; i < x->ncmds; i++)
+				x->cmdat[i] = 0;
+			lead = rec.len;
+		} else {
+			if (p->flowindent) {
+				flow_line(x, &rec);
+			} else if (!p->quiet) {
+				char name[512];
+
+				snprintf(name, sizeof(name), "%s:%s",
+					 pr && pr->func ? pr->func : "",
+					 pr && pr->name ? pr->name : "");
+				d_sb_printf(&rec, "%3d %6d %32s ", x->f->cpu,
+					    pr ? (int)pr->id : 0, name);
+			}
+			lead = rec.len;
+			if (x->out.len)
+				d_sb_add(&rec, x->out.b, x->out.len);
+			if (!p->quiet)
+				d_sb_puts(&rec, "\n");
+		}
+		/* JSON: printa()'s rows, records of their own */
+		if (x->after.len)
+			d_sb_add(&rec, x->after.b, x->after.len);
+		if (x->speculating)
+			d_spec_record(p, x->spec, rec.b ? rec.b : "", rec.len);
+		else
+			emit_cmds(x, out, rec.b ? rec.b : "", rec.len, lead);
+		free(rec.b);
+	}
+	/* what commit() committed follows the committing record */
+	for (i = 0; i < x->ncommits; i++) {
+		emit(p, out, x->commits[i]->buf.b, x->commits[i]->buf.len);
+		d_spec_free(x->commits[i]);
+	}
+	if (x->exited) {
+		p->exit_status = x->status;
+		x->rv |= D_RUN_EXIT;
+	}
+}
+
+static bool is_error_probe(const struct d_probe *pr)
+{
+	return pr && pr->prov && pr->name && strcmp(pr->prov, "dtrace") == 0 &&
+	       strcmp(pr->name, "ERROR") == 0;
+}
+
+/*
+ * A fault: DTrace's message on err, and what dtrace:::ERROR fires with
+ * kept for d_error_enter().  A fault in an ERROR clause fires nothing
+ * (no recursion) and prints no message: it is counted, and reported as
+ * DTrace reports it ("1 error in ERROR probe enabling").
+ */
+static int report_fault(const struct ectx *x, FILE *err)
+{
+	const struct d_probe *pr = x->f->probe;
+	struct d_prog *p = x->p;
+	char details[40] = "", where[32];
+
+	if (is_error_probe(pr)) {
+		p->dblerrors++;
+		return D_RUN_ERROR;
+	}
+	p->errors++;
+	p->flt_epid = x->f->epid;
+	p->flt_action = x->action;
+	p->flt_type = fault_code(x->fault);
+	p->flt_addr = x->fault == FLT_BADADDR ? x->faddr : 0;
+
+	if (x->fault == FLT_BADADDR)
+		snprintf(details, sizeof(details), " (0x%llx)",
+			 (unsigned long long)x->faddr);
+	if (x->action == 0)
+		snprintf(where, sizeof(where), "predicate");
+	else
+		snprintf(where, sizeof(where), "action #%d", x->action);
+	if (err)
+		fprintf(err,
+			"dtrace: error on enabled probe ID %u (ID %u: "
+			"%s:%s:%s:%s): %s%s in %s\n",
+			x->f->epid, pr ? pr->id : 0,
+			pr && pr->prov ? pr->prov : "",
+			pr && pr->mod ? pr->mod : "",
+			pr && pr->func ? pr->func : "",
+			pr && pr->name ? pr->name : "",
+			fault_str(x->fault), details, where);
+	return D_RUN_ERROR | D_RUN_FAULT;
+}
+
+/* The faulting firing's clause-local state, while ERROR's clauses run. */
+struct d_errsave {
+	struct dv *cval;
+	char *tok_str;
+	size_t tok_pos;
+	bool tok_tn;
+	const struct d_probe *last_probe;
+	uint64_t last_ts;
+	pid_t last_tid;
+	int last_cpu, last_clause;
+};
+
+void d_error_enter(struct d_prog *p, struct d_fire *f)
+{
+	struct d_errsave *sv;
+
+	if (!p || p->errsave)
+		return;
+	sv = xcalloc(1, sizeof(*sv));
+	sv->cval = p->cval;
+	sv->tok_str = p->tok_str;
+	sv->tok_pos = p->tok_pos;
+	sv->tok_tn = p->tok_tn;
+	sv->last_probe = p->last_probe;
+	sv->last_ts = p->last_ts;
+	sv->last_tid = p->last_tid;
+	sv->last_cpu = p->last_cpu;
+	sv->last_clause = p->last_clause;
+	p->errsave = sv;
+	/* integers: d_run() sets them up at ERROR's first clause */
+	p->cval = xcalloc(p->nval, sizeof(*p->cval));
+	p->tok_str = NULL;
+	p->tok_pos = 0;
+	p->last_probe = NULL;
+	/* DTrace's arguments: arg0 is its state (none here), arg3 the DIF
+	 * offset, which an evaluator of trees does not have: -1, "not
+	 * applicable" */
+	memset(f->arg, 0, sizeof(f->arg));
+	f->arg[1] = p->flt_epid;
+	f->arg[2] = (uint64_t)(int64_t)p->flt_action;
+	f->arg[3] = (uint64_t)-1;
+	f->arg[4] = (uint64_t)(int64_t)p->flt_type;
+	f->arg[5] = p->flt_addr;
+	for (unsigned i = 0; i < D_MAXARGS; i++) {
+		f->str[i] = NULL;
+		f->strlen[i] = 0;
+		f->mem[i] = NULL;
+		f->memlen[i] = 0;
+	}
+}
+
+void d_error_leave(struct d_prog *p)
+{
+	struct d_errsave *sv = p ? p->errsave : NULL;
+
+	if (!sv)
+		return;
+	for (unsigned i = 0; i < p->nval; i++)
+		if (p->cval[i].k == K_STR)
+			free((char *)p->cval[i].s);
+	free(p->cval);
+	free(p->tok_str);
+	p->cval = sv->cval;
+	p->tok_str = sv->tok_str;
+	p->tok_pos = sv->tok_pos;
+	p->tok_tn = sv->tok_tn;
+	p->last_probe = sv->last_probe;
+	p->last_ts = sv->last_ts;
+	p->last_tid = sv->last_tid;
+	p->last_cpu = sv->last_cpu;
+	p->last_clause = sv->last_clause;
+	p->errsave = NULL;
+	free(sv);
+}
+
+int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
+	  FILE *out, FILE *err)
+{
+	const struct d_probe *pr = f->probe;
+	struct ectx *x;
+	unsigned i;
+	int rv;
+
+	if (!p || clause >= p->nclauses)
+		return 0;
+	/*
+	 * this-> variables last for one firing, across its clauses: a new
+	 * firing is a different probe, time, thread or CPU, or a clause
+	 * that does not follow the last one run.
+	 */
+	if (pr != p->last_probe || f->timestamp != p->last_ts ||
+	    f->tid != p->last_tid || f->cpu != p->last_cpu ||
+	    (int)clause <= p->last_clause) {
+		for (i = 0; i < p->nval; i++) {
+			if (p->cval[i].k == K_STR)
+				free((char *)p->cval[i].s);
+			p->cval[i] = p->vars[i].kind == T_STR
+					     ? d_dv_str(xstrdup(""))
+					     : d_var_zero(&p->vars[i]);
+		}
+		free(p->tok_str);
+		p->tok_str = NULL;
+		p->tok_pos = 0;
+		p->last_probe = pr;
+		p->last_ts = f->timestamp;
+		p->last_tid = f->tid;
+		p->last_cpu = f->cpu;
+	}
+	p->last_clause = (int)clause;
+	x = xcalloc(1, sizeof(*x));
+	x->p = p;
+	x->c = &p->clauses[clause];
+	x->f = f;
+	x->err = err;
+	if (setjmp(x->jb) == 0) {
+		run_clause(x, out);
+	} else {
+		x->rv = report_fault(x, err);
+	}
+	d_spec_tick(p, f->timestamp, err);
+	rv = x->rv;
+	free(x->out.b);
+	free(x->after.b);
+	d_ar_free(&x->scratch);
+	free(x);
+	return rv;
+}
+
+int d_run_fault(struct d_prog *p, unsigned clause, const struct d_fire *f,
+		int action, uint64_t addr, FILE *err)
+{
+	struct ectx x = { 0 };
+
+	if (!p || clause >= p->nclauses)
+		return 0;
+	x.p = p;
+	x.c = &p->clauses[clause];
+	x.f = f;
+	x.err = err;
+	x.action = action;
+	x.fault = FLT_BADADDR;
+	x.faddr = addr;
+	return report_fault(&x, err);
+}
+
+void d_thread_exit(struct d_prog *p, pid_t tid)
+{
+	size_t i;
+
+	if (!p || !p->dyn.nb)
+		return;
+	for (i = 0; i < p->dyn.nb; i++) {
+		struct hent *e = p->dyn.b[i], *n;
+
+		for (; e; e = n) {
+			unsigned sc;
+			int32_t t;
+
+			n = e->next;
+			if (e->klen < sizeof(sc) + sizeof(t))
+				continue;
+			memcpy(&sc, e->key, sizeof(sc));
+			memcpy(&t, e->key + sizeof(sc), sizeof(t));
+			if ((sc == SC_SELF || sc == SC_SELFASSOC) &&
+			    t == (int32_t)tid)
+				d_ht_remove(&p->dyn, e);
+		}
+	}
+}
+
+size_t d_self_live(const struct d_prog *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; p && i < p->dyn.nb; i++)
+		for (const struct hent *e = p->dyn.b[i]; e; e = e->next) {
+			unsigned sc;
+
+			if (e->klen < sizeof(sc) + sizeof(int32_t))
+				continue;
+			memcpy(&sc, e->key, sizeof(sc));
+			n += sc == SC_SELF || sc == SC_SELFASSOC;
+		}
+	return n;
+}

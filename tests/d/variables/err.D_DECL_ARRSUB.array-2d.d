@@ -1,0 +1,2 @@
+/* arrays of arrays are not supported */
+int a[2][3];

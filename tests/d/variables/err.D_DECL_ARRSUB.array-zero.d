@@ -1,0 +1,2 @@
+/* an array needs a positive size */
+int a[0];

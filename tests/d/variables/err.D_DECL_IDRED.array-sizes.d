@@ -1,0 +1,3 @@
+/* one name, two sizes */
+int a[5];
+int a[6];

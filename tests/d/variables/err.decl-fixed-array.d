@@ -1,2 +1,0 @@
-/* C's fixed-size arrays are not part of this D. */
-int a[4];

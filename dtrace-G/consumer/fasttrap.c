@@ -79,11 +79,14 @@ static int ft_open(struct consumer *c)
 	if (e && !strcmp(e, "0"))
 		return -ENODEV;
 #if defined(__aarch64__)
-	/* the module's argument registers are x86-64's (STAPSDT_REG_*);
-	 * said only when asked for, as a missing module is no news */
+	/* helper-driver/kmod/Kbuild builds the module for x86-64 alone:
+	 * its handler emulates x86 instructions and its argument
+	 * registers are x86-64's (STAPSDT_REG_*); said only when asked
+	 * for, as a missing module is no news */
 	if (c->be_want)
 		snprintf(c->be_why, sizeof(c->be_why),
-			 "the fasttrap module is x86-64's only");
+			 "dtrace_fasttrap.ko is not built for arm64 (its "
+			 "probe handler emulates x86-64 instructions)");
 	return -ENODEV;
 #endif
 	c->ft.fd = open(FASTTRAP_DEVNAME, O_RDWR | O_CLOEXEC | O_NONBLOCK);

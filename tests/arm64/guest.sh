@@ -16,7 +16,15 @@
 #     installed) and only its boot/vmlinuz-VER and fuse.ko kept (FUSE is
 #     a module there; dtrace-helperd serves its device through it), in
 #     the cache ($KMOD_CACHE/arm64, as check-kmod's);
-#     busybox-static:arm64 too.
+#     busybox-static:arm64 too.  The kernel's headers for the helper
+#     module: linux-headers-VER:arm64, linux-headers-VER-common and this
+#     machine's linux-kbuild-6.x (the host tools the headers link to),
+#     fetched the same way and unpacked into the cache (about 85 MB),
+#     the headers' Makefile pointed at the unpacked common tree.
+#  2b. The helper module, dtrace_helper.ko, built against them
+#     (helper-driver/kmod's Makefile, ARCH=arm64, CROSS_COMPILE=
+#     A64_CROSS; objects in the work directory; a few seconds).
+#     dtrace_fasttrap.ko is x86-64's alone (its Kbuild).
 #  3. dtrace and dtrace-helperd for aarch64: A64_DTRACE (and A64_LIBPATH,
 #     A64_HELPERD) when given, else built by tests/arm64/cross-build.sh
 #     in the work directory (about 90 s here), with its BPF backend.
@@ -29,13 +37,15 @@
 #  5. An initramfs: busybox, /init, /kmod/steps-guest.sh
 #     (tests/arm64/steps-guest.sh says what it checks),
 #     /kmod/steps-helperd.sh (tests/arm64/steps-helperd-guest.sh, run
-#     after it) and /kmod/steps-pid.sh (tests/arm64/steps-pid-guest.sh,
-#     last), dtrace, dtrace-helperd, fuse.ko, gprog, sum10.size and every
+#     after it), /kmod/steps-kmod.sh (tests/arm64/steps-kmod-guest.sh,
+#     the helper module, after the daemon's) and /kmod/steps-pid.sh
+#     (tests/arm64/steps-pid-guest.sh, last), /kmod/env naming the
+#     module (KMOD_HELPER), dtrace, dtrace-helperd, fuse.ko, gprog,
+#     sum10.size and every
 #     shared library they name (readelf's NEEDED, found in A64_LIBPATH
 #     and the cross C library), and the dynamic loader.
 #  6. Boot: qemu-system-aarch64 -M virt, one CPU, serial console to a
 #     file, under `timeout`; the verdict is in the serial log alone.
-#     About 15 s on an idle 2-CPU host.
 #
 # Environment: top_srcdir, top_builddir, DTRACE (this build's, for -h
 # and -G); optional A64_DTRACE, A64_LIBPATH, A64_HELPERD, A64_CROSS (default
@@ -101,7 +111,7 @@ if ! command -v qemu-system-aarch64 >/dev/null 2>&1; then
 		skip "no qemu-system-aarch64 (Debian: qemu-system-arm)"
 fi
 for t in qemu-system-aarch64 "$a64cc" "${A64_CROSS}readelf" "${A64_CROSS}nm" \
-	cpio gzip dpkg-deb; do
+	cpio gzip dpkg-deb make; do
 	command -v "$t" >/dev/null 2>&1 || skip "no $t"
 done
 [ -e "$A64_SYSROOT/lib/ld-linux-aarch64.so.1" ] ||
@@ -141,7 +151,46 @@ if [ ! -s "$busybox" ]; then
 	rm -rf "$work/bb"
 fi
 say "kernel $kver"
+
+# The headers, unpacked under $cache/$kver/hdr as the packages lay them
+# out (usr/src/linux-headers-VER's scripts and tools are links to
+# ../../lib/linux-kbuild-6.x, which the kbuild package fills)
+hdr=$cache/$kver/hdr
+kdir=$hdr/usr/src/linux-headers-$kver
+if [ ! -f "$kdir/.usdt-ready" ]; then
+	kbuild=linux-kbuild-$(echo "$kver" | cut -d. -f1-2)
+	rm -rf "$hdr" "$work/hdeb"
+	mkdir -p "$work/hdeb" "$hdr"
+	for p in "linux-headers-$kver:arm64" "linux-headers-${kver%-arm64}-common" \
+		"$kbuild"; do
+		apt_fetch "$p" "$work/hdeb" ||
+			skip "cannot download $p (no network?)"
+	done
+	for d in "$work"/hdeb/*.deb; do
+		dpkg-deb -x "$d" "$hdr" || die "cannot unpack $d"
+	done
+	# its Makefile includes the common tree by its installed path
+	sed -i "s|/usr/src/linux-headers-|$hdr/usr/src/linux-headers-|" \
+		"$kdir/Makefile" && [ -f "$kdir/scripts/Makefile.build" ] ||
+		die "unexpected layout of the headers in $hdr"
+	: >"$kdir/.usdt-ready"
+	rm -rf "$work/hdeb"
+fi
 t_tools=$(elapsed "$t0")
+
+# ---------------------------------------------------------------------
+# 2b. The helper module
+
+t0=$(date +%s)
+make -C "$top_srcdir/helper-driver/kmod" KDIR="$kdir" BUILD="$work/kmod" \
+	ARCH=arm64 CROSS_COMPILE="$A64_CROSS" >"$work/kmod.log" 2>&1
+if [ ! -f "$work/kmod/dtrace_helper.ko" ]; then
+	sed 's/^/    | /' "$work/kmod.log" | tail -n 40
+	die "helper-driver/kmod does not build against $kdir"
+fi
+[ ! -e "$work/kmod/dtrace_fasttrap.ko" ] ||
+	die "helper-driver/kmod built dtrace_fasttrap.ko for arm64"
+t_modules=$(elapsed "$t0")
 
 # ---------------------------------------------------------------------
 # 3. dtrace and dtrace-helperd for aarch64
@@ -200,9 +249,11 @@ cp "$busybox" "$rd/bin/busybox" &&
 	chmod 755 "$rd/init" "$rd/bin/busybox" &&
 	cp "$a64_src/steps-guest.sh" "$rd/kmod/" &&
 	cp "$a64_src/steps-helperd-guest.sh" "$rd/kmod/steps-helperd.sh" &&
+	cp "$a64_src/steps-kmod-guest.sh" "$rd/kmod/steps-kmod.sh" &&
 	cp "$a64_src/steps-pid-guest.sh" "$rd/kmod/steps-pid.sh" &&
 	cp "$work/progs/sum10.size" "$rd/kt/" &&
-	: >"$rd/kmod/env" &&
+	cp "$work/kmod/dtrace_helper.ko" "$rd/kmod/" &&
+	echo "KMOD_HELPER=/kmod/dtrace_helper.ko" >"$rd/kmod/env" &&
 	cp "$A64_DTRACE" "$work/progs/gprog" "$work/progs/gstub" "$rd/kt/" ||
 	die "populating $rd"
 todo="$rd/kt/dtrace $rd/kt/gprog $rd/kt/gstub"
@@ -251,7 +302,8 @@ timeout -k 10 "$guest_timeout" qemu-system-aarch64 -M virt -cpu cortex-a57 \
 qemu_rc=$?
 t_boot=$(elapsed "$t0")
 
-guest_verdict "tools and kernel ${t_tools}s, cross build ${t_cross}s," \
+guest_verdict "tools and kernel ${t_tools}s, module ${t_modules}s," \
+	"cross build ${t_cross}s," \
 	"programs ${t_progs}s, initramfs ${t_initrd}s, guest ${t_boot}s," \
 	"total $(elapsed "$t_start")s"
 say "PASS"

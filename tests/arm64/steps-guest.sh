@@ -53,7 +53,7 @@
 #    loops: each one's uregs[R_PC] in spin() and ucaller its return
 #    address, some user ticks;
 #  - (the pid provider: steps-pid-guest.sh; the helper:
-#    steps-helperd-guest.sh.)
+#    steps-helperd-guest.sh; the helper module: steps-kmod-guest.sh.)
 
 gp_args='gp$target:::many {
 	printf("%d %d %d %d %d %d %d %d %d %d\n", arg0, arg1, arg2, arg3, arg4,

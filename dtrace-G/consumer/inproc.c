@@ -89,7 +89,8 @@
  * kernel path.  Every read also writes the heartbeat: the TSC now.
  * Once three quarters of the segments are claimed, a read also gives
  * back those whose thread has exited and whose records are all read
- * (seg_giveback(); arena.h, "Segments given back"), for new threads.
+ * (ip_seg_giveback(), inproc_proc.c; arena.h, "Segments given back"),
+ * for new threads.
  *
  * Aggregating in the process (built with BPF, whose kplan.c decides).
  * The clauses the kernel path would aggregate in BPF are compiled, per
@@ -877,50 +878,6 @@ void ip_remap_check(struct consumer *c, struct ip_proc *ipp)
 		ip_enable(c, pr);
 }
 
-/*
- * The segments of exited threads given back (arena.h, "Segments given
- * back"), once fewer than a quarter of the fresh ones are left: a
- * claimed one whose thread is gone from /proc/PID/task, its records all
- * read.  A thread that claimed a segment is its only writer until it
- * exits, so the pid and tid read here are its own; after a thread has
- * gone nothing writes its segment, so the head read after is its last.
- */
-static void seg_giveback(struct consumer *c, struct ip_proc *ipp)
-{
-	struct inproc *ip = c->ip;
-	struct usdt_arena *a = (struct usdt_arena *)ipp->map;
-	uint32_t nseg = __atomic_load_n(&a->next_seg, __ATOMIC_ACQUIRE);
-
-	if (nseg < IP_NSEG - IP_NSEG / 4 || c->read_more)
-		return;
-	if (nseg > IP_NSEG)
-		nseg = IP_NSEG;
-	for (uint32_t i = 0; i < nseg; i++) {
-		struct usdt_seg *s =
-			(struct usdt_seg *)(ipp->map + USDT_ARENA_HDR +
-					    (size_t)i * ip->seg_size);
-		pid_t pid, tid;
-		char p[64];
-		struct stat st;
-
-		if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) ||
-		    __atomic_load_n(&s->given, __ATOMIC_ACQUIRE))
-			continue;
-		pid = (pid_t)__atomic_load_n(&s->pid, __ATOMIC_RELAXED);
-		tid = (pid_t)__atomic_load_n(&s->tid, __ATOMIC_RELAXED);
-		if (pid <= 0 || tid <= 0 ||
-		    proc_path(p, sizeof(p), pid, "task/%d", (int)tid) < 0 ||
-		    stat(p, &st) == 0 || errno != ENOENT)
-			continue; /* alive, or not known to be gone */
-		if (__atomic_load_n(&s->head, __ATOMIC_ACQUIRE) !=
-		    ipp->tails[i])
-			continue; /* its last records: read at the next read */
-		__atomic_store_n(&s->ready, 0, __ATOMIC_RELEASE);
-		__atomic_store_n(&s->given, 1, __ATOMIC_RELEASE);
-		ipp->given++;
-	}
-}
-
 static void ip_drain(struct consumer *c)
 {
 	struct inproc *ip = c->ip;
@@ -939,7 +896,7 @@ static void ip_drain(struct consumer *c)
 					 t, __ATOMIC_RELEASE);
 		drain_proc(c, ipp, i);
 		if (!ip->stopped && !ipp->gone)
-			seg_giveback(c, ipp);
+			ip_seg_giveback(c, ipp);
 	}
 	/* ip->procs may grow here (an exec'd image armed) */
 	for (size_t i = 0; i < ip->nprocs; i++)

@@ -165,6 +165,7 @@ struct ip_proc *ip_proc_of(struct consumer *c, struct tproc *pr);
 int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 		  const struct ip_obj *o, char *why, size_t wlen);
 bool ip_arena_unmap(struct ip_proc *ipp, struct ip_hold *h, uint64_t sys);
+void ip_seg_giveback(struct consumer *c, struct ip_proc *ipp);
 
 /* inproc_exec.c */
 int ip_exec_fd_state(struct consumer *c, pid_t pid);

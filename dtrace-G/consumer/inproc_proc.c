@@ -5,7 +5,8 @@
  * memory, hold its threads and step one out of a range, run one system
  * call in it through drti.o's __usdt_sys (ip_inject()), find the
  * recorder's symbols of each file where the process maps it, check a
- * site's bytes and its note's arguments, and make or unmap the arena.
+ * site's bytes and its note's arguments, make or unmap the arena, and
+ * give back the ring segments of its exited threads (ip_seg_giveback()).
  */
 #include "config.h"
 
@@ -485,6 +486,50 @@ int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 	__atomic_store_n(&a->hb, rdtsc_now(), __ATOMIC_RELEASE);
 	ipp->tails = xcalloc(IP_NSEG, sizeof(*ipp->tails));
 	return 0;
+}
+
+/*
+ * The segments of exited threads given back (arena.h, "Segments given
+ * back"), once fewer than a quarter of the fresh ones are left: a
+ * claimed one whose thread is gone from /proc/PID/task, its records all
+ * read.  A thread that claimed a segment is its only writer until it
+ * exits, so the pid and tid read here are its own; after a thread has
+ * gone nothing writes its segment, so the head read after is its last.
+ */
+void ip_seg_giveback(struct consumer *c, struct ip_proc *ipp)
+{
+	struct inproc *ip = c->ip;
+	struct usdt_arena *a = (struct usdt_arena *)ipp->map;
+	uint32_t nseg = __atomic_load_n(&a->next_seg, __ATOMIC_ACQUIRE);
+
+	if (nseg < IP_NSEG - IP_NSEG / 4 || c->read_more)
+		return;
+	if (nseg > IP_NSEG)
+		nseg = IP_NSEG;
+	for (uint32_t i = 0; i < nseg; i++) {
+		struct usdt_seg *s =
+			(struct usdt_seg *)(ipp->map + USDT_ARENA_HDR +
+					    (size_t)i * ip->seg_size);
+		pid_t pid, tid;
+		char p[64];
+		struct stat st;
+
+		if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&s->given, __ATOMIC_ACQUIRE))
+			continue;
+		pid = (pid_t)__atomic_load_n(&s->pid, __ATOMIC_RELAXED);
+		tid = (pid_t)__atomic_load_n(&s->tid, __ATOMIC_RELAXED);
+		if (pid <= 0 || tid <= 0 ||
+		    proc_path(p, sizeof(p), pid, "task/%d", (int)tid) < 0 ||
+		    stat(p, &st) == 0 || errno != ENOENT)
+			continue; /* alive, or not known to be gone */
+		if (__atomic_load_n(&s->head, __ATOMIC_ACQUIRE) !=
+		    ipp->tails[i])
+			continue; /* its last records: read at the next read */
+		__atomic_store_n(&s->ready, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->given, 1, __ATOMIC_RELEASE);
+		ipp->given++;
+	}
 }
 
 /* The arena unmapped in the held process; false when it could not be. */

@@ -201,6 +201,16 @@ static bool file_sym(const struct tfile *f, const char *name, uint64_t *v,
 	return false;
 }
 
+/* f carries drti.o's recorder (its control block and system call) */
+bool ip_file_has_rec(const struct tfile *f)
+{
+	uint64_t v, size = 0;
+
+	return file_sym(f, "__usdt_rec", &v, &size) && size &&
+	       file_sym(f, "__usdt_ctl", &v, NULL) &&
+	       file_sym(f, "__usdt_sys", &v, NULL);
+}
+
 /* f's load bias in the process whose maps are mm, or false. */
 bool ip_file_bias(const struct tfile *f, const struct proc_maps *mm,
 		  uint64_t *bias)
@@ -294,6 +304,35 @@ struct ip_obj *ip_proc_obj(struct ip_proc *ipp, struct tfile *f,
 	return &ipp->objs[ipp->nobjs - 1];
 }
 
+/*
+ * o's control block pointed at ipp's arena: len first (the recorder
+ * bounds everything by it; one older than it has a control block of
+ * 8), then the address.  What it held before goes into ctlw, to be put
+ * back should the process be refused with nothing armed.
+ */
+int ip_ctl_arm(const struct ip_proc *ipp, const struct ip_obj *o,
+	       struct ip_ctlw **ctlw, size_t *nctl, char *why, size_t wlen)
+{
+	uint64_t v = ipp->taddr, old = 0, len = ipp->len;
+	int err;
+
+	if ((err = ip_mem_rw(ipp->pid, o->ctl, &old, sizeof(old), false)) < 0)
+		goto bad;
+	if (old == v)
+		return 0; /* len written with it */
+	if ((o->ctl_size >= 2 * sizeof(uint64_t) &&
+	     (err = ip_mem_rw(ipp->pid, o->ctl + sizeof(uint64_t), &len,
+			      sizeof(len), true)) < 0) ||
+	    (err = ip_mem_rw(ipp->pid, o->ctl, &v, sizeof(v), true)) < 0)
+		goto bad;
+	PUSH(*ctlw, *nctl, ((struct ip_ctlw){ o->ctl, old }));
+	return 0;
+bad:
+	snprintf(why, wlen, "cannot write its control block: %s",
+		 strerror(-err));
+	return -1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Sites */
 
@@ -360,6 +399,24 @@ bool ip_site_args_plan(const struct tnote *n, struct ip_site *s, char *why,
 		return false;
 	}
 	return true;
+}
+
+/* s's index in ipp->hist, + 1: the same site armed again, the same */
+uint32_t ip_hist_add(struct ip_proc *ipp, const struct ip_site *s)
+{
+	for (size_t i = ipp->nhist; i-- > 0;) {
+		const struct ip_site *h = &ipp->hist[i];
+
+		if (h->addr == s->addr && h->file == s->file &&
+		    h->off == s->off && h->enabled == s->enabled &&
+		    h->nargs == s->nargs &&
+		    !memcmp(h->reg, s->reg, sizeof(s->reg)) &&
+		    !memcmp(h->size, s->size, sizeof(s->size)) &&
+		    !memcmp(h->sgn, s->sgn, sizeof(s->sgn)))
+			return (uint32_t)i + 1;
+	}
+	PUSH(ipp->hist, ipp->nhist, *s);
+	return (uint32_t)ipp->nhist;
 }
 
 int ip_site_cmp(const void *a, const void *b)
@@ -485,6 +542,38 @@ int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 	}
 	__atomic_store_n(&a->hb, rdtsc_now(), __ATOMIC_RELEASE);
 	ipp->tails = xcalloc(IP_NSEG, sizeof(*ipp->tails));
+	return 0;
+}
+
+/*
+ * The first arena of ipp's process, made through o: refused (-1, why)
+ * for a process under seccomp, which could kill it for the system calls
+ * it would be made to run.  Its image marked armed (ip_image_done()),
+ * and the files mapped now noted: those never asked (ip_dl_asks()).
+ */
+int ip_arena_first(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
+		   const struct ip_obj *o, const struct proc_maps *mm,
+		   char *why, size_t wlen)
+{
+	if (ip_seccomp_filtered(ipp->pid)) {
+		snprintf(why, wlen,
+			 "it runs under seccomp, which could kill it for the "
+			 "system calls dtrace would make it run");
+		return -1;
+	}
+	if (ip_arena_make(c, ipp, h, o, why, wlen) < 0)
+		return -1;
+	ipp->dl_asks = ip_image_done(c, ipp->pid);
+	for (size_t m = 0; m < mm->n; m++) {
+		uint64_t *di;
+
+		if (!mm->m[m].ino)
+			continue;
+		di = xrealloc(ipp->dl_pre, ipp->ndl_pre + 1, 2 * sizeof(*di));
+		ipp->dl_pre = di;
+		di[2 * ipp->ndl_pre] = mm->m[m].dev;
+		di[2 * ipp->ndl_pre++ + 1] = mm->m[m].ino;
+	}
 	return 0;
 }
 

@@ -23,6 +23,7 @@
 
 #define IP_NSEG 256
 #define IP_STEPS 100000 /* single steps to leave a site or the recorder */
+#define IP_HBUCKETS 4096 /* ip_proc.hist's chains, a power of two */
 
 /* A site armed in one process. */
 struct ip_site {
@@ -78,6 +79,8 @@ struct ip_proc {
 	 */
 	struct ip_site *hist;
 	size_t nhist;
+	uint32_t *hbucket; /* IP_HBUCKETS chains through hist, by address */
+	uint32_t *hnext;   /* per hist entry: the next in its chain, + 1 */
 	struct ip_sema *semas;
 	size_t nsemas;
 	uint64_t *tails; /* per segment: records read */

@@ -404,8 +404,15 @@ bool ip_site_args_plan(const struct tnote *n, struct ip_site *s, char *why,
 /* s's index in ipp->hist, + 1: the same site armed again, the same */
 uint32_t ip_hist_add(struct ip_proc *ipp, const struct ip_site *s)
 {
-	for (size_t i = ipp->nhist; i-- > 0;) {
-		const struct ip_site *h = &ipp->hist[i];
+	uint32_t b =
+		(uint32_t)((s->addr * UINT64_C(0x9e3779b97f4a7c15)) >> 52) &
+		(IP_HBUCKETS - 1);
+	size_t n;
+
+	if (!ipp->hbucket)
+		ipp->hbucket = xcalloc(IP_HBUCKETS, sizeof(*ipp->hbucket));
+	for (uint32_t i = ipp->hbucket[b]; i; i = ipp->hnext[i - 1]) {
+		const struct ip_site *h = &ipp->hist[i - 1];
 
 		if (h->addr == s->addr && h->file == s->file &&
 		    h->off == s->off && h->enabled == s->enabled &&
@@ -413,9 +420,12 @@ uint32_t ip_hist_add(struct ip_proc *ipp, const struct ip_site *s)
 		    !memcmp(h->reg, s->reg, sizeof(s->reg)) &&
 		    !memcmp(h->size, s->size, sizeof(s->size)) &&
 		    !memcmp(h->sgn, s->sgn, sizeof(s->sgn)))
-			return (uint32_t)i + 1;
+			return i;
 	}
+	n = ipp->nhist;
 	PUSH(ipp->hist, ipp->nhist, *s);
+	PUSH(ipp->hnext, n, ipp->hbucket[b]);
+	ipp->hbucket[b] = (uint32_t)ipp->nhist;
 	return (uint32_t)ipp->nhist;
 }
 

@@ -97,14 +97,17 @@ struct usdt_arena {
  *
  * Following a dlopen() (dlopens 1).  The slot stays the image's.  A
  * copy of drti.o whose control block is not armed finds it done under
- * its token: it was mapped after the image was armed (a dlopen(); or it
- * has no probe the run enabled).  ld.so maps a dlopen()'s objects and
- * their dependencies before it runs any of their constructors, so the
- * first such copy asks (USDT_EX_DONE to USDT_EX_DLOPEN, by compare-and-
- * swap), the consumer reads the maps and arms what is new with the
- * thread held (USDT_EX_ARMING), and answers USDT_EX_DONE; one that finds
- * the consumer gone gives up (USDT_EX_DLGAVEUP, from USDT_EX_DLOPEN
- * only), which the consumer says and sets done again.
+ * its token: it was mapped after the image was armed (a dlopen(): the
+ * consumer points the control block of every copy mapped when it arms
+ * at the arena, enabled probes or not; and makes the arena in a -p or
+ * -c target that carries drti.o with nothing of it armed).  ld.so maps
+ * a dlopen()'s objects and their dependencies before it runs any of
+ * their constructors, so the first such copy asks (USDT_EX_DONE to
+ * USDT_EX_DLOPEN, by compare-and-swap), the consumer reads the maps and
+ * arms what is new with the thread held (USDT_EX_ARMING), and answers
+ * USDT_EX_DONE; one that finds the consumer gone gives up
+ * (USDT_EX_DLGAVEUP, from USDT_EX_DLOPEN only), which the consumer says
+ * and sets done again.
  */
 #define USDT_EXEC_FD 1023
 #define USDT_EXEC_OFF 2048u /* the slots, in the header page */

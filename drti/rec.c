@@ -79,9 +79,12 @@
  * and its own control block not armed: it asks again, and waits while
  * dtrace reads the maps and arms what is new (arena.h, "Following a
  * dlopen()"), so the library's own constructors and first calls are
- * counted.  __usdt_dlask, a symbol dtrace finds, says that it asks.  An
- * object none of whose probes the run enabled asks too, once, at its
- * start: a switchrate's wait.
+ * counted.  __usdt_dlask, a symbol dtrace finds, says that it asks.
+ * dtrace points the control block of every copy a process maps at the
+ * arena when it arms the process, enabled probes or not, so only a copy
+ * mapped since asks (one none of whose probes is enabled too: a
+ * switchrate's wait); and a -p or -c target that carries drti.o gets
+ * its arena with nothing of it armed, so that its dlopen()s can ask.
  *
  * __usdt_sys is `syscall; int3`, never called: dtrace points a held
  * thread's rip at it to run one system call in the process (memfd_create,
@@ -723,9 +726,9 @@ __attribute__((constructor(101))) static void rec_exec_wait(void)
 
 		/*
 		 * This image is armed, this object is not: mapped since, by
-		 * a dlopen() (or none of its probes is on): ask, and wait
-		 * as for an exec.  Otherwise it asked already (another
-		 * drti.o of the image).
+		 * a dlopen() (dtrace marks every object mapped when it
+		 * arms): ask, and wait as for an exec.  Otherwise it asked
+		 * already (another drti.o of the image).
 		 */
 		if (__atomic_load_n(&h->dlopens, __ATOMIC_RELAXED) == 1 &&
 		    __atomic_compare_exchange_n(

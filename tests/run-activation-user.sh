@@ -35,7 +35,9 @@
 #    its code runs (its drti.o asks): its constructor's hits and those of
 #    calls made as soon as dlopen() returns, as the kernel path counts;
 #    an ask while dtrace is stopped gives up after a second, said, and
-#    the process runs on after a SIGKILL of dtrace;
+#    the process runs on after a SIGKILL of dtrace; a -c command none of
+#    whose own probes is enabled (its arena made all the same); dlopen(),
+#    hits and dlclose() in a tight loop: every hit;
 #  - registry-wide, with dtrace-helperd: a fork child that registers is
 #    armed again over the calls it inherited, every hit counted once;
 #  - both paths in one run: probes whose clauses need the kernel at the
@@ -516,6 +518,58 @@ expect_eq "dlopen, dtrace stopped then killed: the process's exit status" 0 $?
 forget_pid $ap
 expect_eq "dlopen, dtrace stopped then killed: the process ran on" \
 	"rounds 3" "$(cat ds.out)"
+
+# 5d. -c, only the library's probes enabled: nothing of the program is
+# armed, yet it has an arena (it carries drti.o's recorder), so the
+# library asks at each dlopen() as in 5b (before: every hit lost,
+# nothing said); the program's own drti.o, marked at arming, does not
+# ask; the kernel path's output
+for a in $dn_paths; do
+	rm -f dc.dt.$a
+	ACT_NOW=1 "$DTRACE" -Z -q -x activation=$a -o dc.dt.$a \
+		-c "./actdl $tmp/libactlc.so" -n '
+	actl*:::fire /arg0 < 0/ { @c[arg0] = count(); }
+	actl*:::fire /arg0 >= 0/ { @[arg0 / 10000] = count(); }
+	END { printa("ctor %d %@d\n", @c); printa("%d %@d\n", @); }' \
+		>dc.out.$a 2>dc.err.$a || fail "dlopen, -c, $a: $(cat dc.err.$a)"
+	expect_eq "dlopen, -c, $a: the program ran" "rounds 3" "$(cat dc.out.$a)"
+done
+expect_eq "dlopen, -c, only the library's probes: every hit" \
+	"ctor -5 3|ctor -4 3|ctor -3 3|ctor -2 3|ctor -1 3|0 1000|1 1000|2 1000" \
+	"$(grep . dc.dt.user | paste -sd'|')"
+if [ "${HAVE_BPF:-no}" = yes ] &&
+	! grep -q "first hits can be missed" dc.err.kernel; then
+	cat dc.err.kernel
+	expect_file_eq "dlopen, -c: the kernel path's output" dc.dt.kernel \
+		dc.dt.user
+fi
+expect_eq "dlopen, -c: nothing said" "" "$(cat dc.err.user)"
+
+# 5e. dlopen(), 1005 hits (5 of them the constructor's), dlclose() in a
+# tight loop, 20 rounds, long before dtrace's next read of the maps, odd
+# rounds a copy of the library (another file, mostly mapped where the
+# first was): each asks and is armed before it runs, and its records are
+# read before its sites are forgotten, each naming its site from when it
+# was read (before, a record of one copy read after the other was armed
+# counted as the other's), as records (DTRACE_KAGG=0) and aggregated in
+# the process: every hit, each file's, nothing said
+cp libactlc.so libactlc2.so
+for k in 0 1; do
+	rm -f dt.dt.$k
+	DTRACE_KAGG=$k ACT_NOW=1 ACT_TIGHT=1 ACT_ROUNDS=20 \
+		ACT_LIB2=$tmp/libactlc2.so "$DTRACE" -Z -q -x activation=user \
+		-o dt.dt.$k -c "./actdl $tmp/libactlc.so" -n '
+	act$target:::tick { }
+	actl*:::fire { @[probemod] = count(); }
+	END { printa("%s %@d\n", @); }' \
+		>dt.out.$k 2>dt.err.$k || fail "dlopen, tight, $k: $(cat dt.err.$k)"
+	expect_eq "dlopen, tight loop ($k): the program ran" "rounds 20" \
+		"$(cat dt.out.$k)"
+	expect_eq "dlopen, tight loop ($k): every hit, each file's" \
+		"libactlc.so 10050|libactlc2.so 10050" \
+		"$(grep . dt.dt.$k | paste -sd'|')"
+	expect_eq "dlopen, tight loop ($k): nothing said" "" "$(cat dt.err.$k)"
+done
 
 # 6. registry-wide, with dtrace-helperd: a fork child registers (drti.o's
 # fork handler) and is armed in turn over the calls it inherited, with an

@@ -25,8 +25,8 @@
 # The counts are checked under both backends that hold (the bpf one, and
 # the uprobe events one, whose processes dlhold.c holds with its own
 # program all the same).  Last, -x activation=user, which does not hold,
-# says that a dlopen()ed library was armed late in a process it had not
-# armed before (no arena for the library's drti.o to ask through).
+# says that a dlopen()ed library was armed late in a process without
+# drti.o of its own (no arena for the library's drti.o to ask through).
 # The breakpoint is one uprobe_multi BPF link per process from Linux
 # 6.12 on (where its pid filters by thread group): dtrace
 # holds one while a -p process is held, and none under
@@ -280,8 +280,8 @@ unset DLH_URG
 # ---------------------------------------------------------------------
 # -x activation=user does not hold a process at its dlopen()s (inproc.c
 # drives the process with ptrace itself); a library's drti.o asks to be
-# armed through the arena of a process armed in-process already
-# (tests/run-activation-user.sh), but this program has no probe of its
+# armed through the arena of a process that carries drti.o's recorder
+# (tests/run-activation-user.sh), but this program has no drti.o of its
 # own, so no arena: dtrace says that the library was armed late, that
 # its first hits are missed.  The process lives on after its call
 # (DLH_WAIT) until it is said, or 30 s.
@@ -305,7 +305,7 @@ if [ "$(uname -m)" = x86_64 ]; then
 	wait "$dt"
 	expect_eq "activation=user: dtrace's status" 0 "$?"
 	expect_grep "activation=user: dtrace says the library was armed late" \
-		"pid $prog: [^ ]*/libdlhg.so, dlopen()ed while traced, was armed only at the next read of its maps: hits before that, its constructors' included, were not counted (only a library whose drti.o asks, in a process armed in-process already, is armed before it runs)" \
+		"pid $prog: [^ ]*/libdlhg.so, dlopen()ed while traced, was armed only at the next read of its maps: hits before that, its constructors' included, were not counted (only a library whose drti.o asks, in a process whose own files carry drti.o's recorder, is armed before it runs)" \
 		err.txt
 	unset DLH_WAIT
 fi

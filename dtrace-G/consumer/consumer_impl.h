@@ -365,6 +365,11 @@ struct consumer_backend_ops {
 	 */
 	bool (*dl_asks)(struct consumer *c, struct tproc *pr,
 			const struct tfile *f);
+	/*
+	 * optional: pr, a -p or -c target, has nothing to arm: the backend
+	 * may ready it still (inproc.c: the arena its dlopen()s ask through)
+	 */
+	void (*target)(struct consumer *c, struct tproc *pr);
 	/* tracing stops: no record is written after this */
 	void (*stop)(struct consumer *c);
 	/*

@@ -33,13 +33,19 @@
  * drti.o's first constructor asks through the arena at USDT_EXEC_FD, as
  * an exec's image does (below; arena.h, "Following a dlopen()"), and
  * ip_exec_answer() reads the maps and arms it; one that could not ask
- * (no arena in the process before it, a drti.o without the ask: no
- * __usdt_dlask) is armed at the next read and said (sites.c asks
- * ip_dl_asks()).  A library dlclose()d and dlopen()ed again is armed
- * anew (ip_remap_check(): its control block reads 0, or it moved);
- * arming reads the maps with the process held, and disarming writes
- * only where the file is still mapped as armed, a site only over our
- * call.
+ * (a process with no drti.o of its own, so no arena; a drti.o without
+ * the ask: no __usdt_dlask) is armed at the next read and said (sites.c
+ * asks ip_dl_asks()).  So that it can, a -p or -c target that carries
+ * drti.o gets its arena with nothing of it to arm (ip_target()), and
+ * arming points every drti.o's control block the process maps at the
+ * arena, enabled probes or not (ip_objs_ready()): only an object mapped
+ * since asks.  A library dlclose()d and dlopen()ed again is armed anew
+ * (ip_remap_check(): its control block reads 0, or it moved), its
+ * records read before its sites are forgotten; each record names its
+ * site as it was when read (ip_proc.hist), so one decoded later is the
+ * old file's still.  Arming reads the maps with the process held, and
+ * disarming writes only where the file is still mapped as armed, a
+ * site only over our call.
  *
  * A fork child that registers (so a refresh finds it) runs the calls
  * it inherited and writes its parent's arena; arming it gives it an
@@ -80,16 +86,17 @@
  * tail to its head; each record becomes a hit with the segment's pid and
  * tid, the CPU the recorder's rdtscp gave, and its TSC turned into
  * CLOCK_MONOTONIC nanoseconds on the line through two (TSC, clock)
- * samples: one when the backend opened, one at this read.  decode() finds
- * the site by the record's address (the arena's owner's map: a fork
- * child runs the same layout) and converts the registers as the site's
- * note says.  A segment of a pid other than the owner's is a fork child
- * (drti.o's fork handler makes it claim its own): lin_fork() tells the
- * tree, whose descriptions then decide whether its hits count, as on the
- * kernel path.  Every read also writes the heartbeat: the TSC now.
- * Once three quarters of the segments are claimed, a read also gives
- * back those whose thread has exited and whose records are all read
- * (seg_giveback(); arena.h, "Segments given back"), for new threads.
+ * samples: one when the backend opened, one at this read.  The site is
+ * found by the record's address when it is read (the arena's owner's
+ * map: a fork child runs the same layout), and decode() converts the
+ * registers as that site's note says.  A segment of a pid other than
+ * the owner's is a fork child (drti.o's fork handler makes it claim its
+ * own): lin_fork() tells the tree, whose descriptions then decide
+ * whether its hits count, as on the kernel path.  Every read also
+ * writes the heartbeat: the TSC now.  Once three quarters of the
+ * segments are claimed, a read also gives back those whose thread has
+ * exited and whose records are all read (ip_seg_giveback(),
+ * inproc_proc.c; arena.h, "Segments given back"), for new threads.
  *
  * Aggregating in the process (built with BPF, whose kplan.c decides).
  * The clauses the kernel path would aggregate in BPF are compiled, per
@@ -551,64 +558,20 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 		}
 		nps = nsite;
 		if (!ipp->map) {
-			if (ip_seccomp_filtered(pr->pid)) {
-				snprintf(why, sizeof(why),
-					 "it runs under seccomp, which could "
-					 "kill it for the system calls dtrace "
-					 "would make it run");
-				whole = true;
-				break;
-			}
-			if (ip_arena_make(c, ipp, &h, o, why, sizeof(why)) <
-			    0) {
+			if (ip_arena_first(c, ipp, &h, o, &mm, why,
+					   sizeof(why)) < 0) {
 				whole = true;
 				break;
 			}
 			made = true;
-			ipp->dl_asks = ip_image_done(c, pr->pid);
-			/* mapped before the descriptor was there: late */
-			for (size_t m = 0; m < mm.n; m++) {
-				uint64_t *di;
-
-				if (!mm.m[m].ino)
-					continue;
-				di = xrealloc(ipp->dl_pre, ipp->ndl_pre + 1,
-					      2 * sizeof(*di));
-				ipp->dl_pre = di;
-				di[2 * ipp->ndl_pre] = mm.m[m].dev;
-				di[2 * ipp->ndl_pre++ + 1] = mm.m[m].ino;
-			}
 		}
 #ifdef HAVE_BPF
 		/* the clauses the recorder can aggregate (arena.h) */
 		planned = kpl && ip_probe_plan(ip, p, kpl);
 #endif
 		/* this object's control block: the arena is on */
-		{
-			uint64_t v = ipp->taddr, old = 0;
-			int err;
-
-			uint64_t len = ipp->len;
-
-			/* len first: the recorder bounds everything by it (a
-			 * recorder older than it has a control block of 8) */
-			if ((err = ip_mem_rw(pr->pid, o->ctl, &old, sizeof(old),
-					     false)) < 0 ||
-			    (o->ctl_size >= 2 * sizeof(uint64_t) &&
-			     (err = ip_mem_rw(pr->pid,
-					      o->ctl + sizeof(uint64_t), &len,
-					      sizeof(len), true)) < 0) ||
-			    (err = ip_mem_rw(pr->pid, o->ctl, &v, sizeof(v),
-					     true)) < 0) {
-				snprintf(why, sizeof(why),
-					 "cannot write its control block: %s",
-					 strerror(-err));
-				goto refuse;
-			}
-			if (old != v)
-				PUSH(ctlw, nctl,
-				     ((struct ip_ctlw){o->ctl, old}));
-		}
+		if (ip_ctl_arm(ipp, o, &ctlw, &nctl, why, sizeof(why)) < 0)
+			goto refuse;
 		for (size_t k = 0; k < nps; k++) {
 			struct ip_site *st = &ps[k];
 			int err;
@@ -633,6 +596,7 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 				goto refuse;
 			}
 			memcpy(st->armed, pnw[k], 5);
+			st->hid = ip_hist_add(ipp, st);
 			/* a site of a file mapped there before: this one now */
 			for (size_t q = 0; q < ipp->nsites; q++)
 				if (ipp->sites[q].addr == st->addr)
@@ -665,6 +629,16 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 			}
 		}
 		p->enabled = true;
+	}
+	/* every drti.o's control block; a target's arena (ip_objs_ready) */
+	if (!whole) {
+		int r = ip_objs_ready(c, ipp, &h, &mm, &ctlw, &nctl, &made, why,
+				      sizeof(why));
+
+		if (r == -1)
+			whole = true;
+		else if (r < 0)
+			goto refuse;
 	}
 	ok = true;
 refuse:
@@ -743,6 +717,25 @@ kernel:
 	c->enable_failed = true;
 }
 
+/*
+ * pr, a -p or -c target, has no probe to arm: one that carries drti.o's
+ * recorder gets its arena all the same (ip_objs_ready()), once, so that
+ * a library it dlopen()s asks to be armed before it runs.
+ */
+static void ip_target(struct consumer *c, struct tproc *pr)
+{
+	struct ip_proc *ipp = ip_proc_of(c, pr);
+	bool rec = false;
+
+	if (c->ip->stopped || (ipp && (ipp->map || ipp->kernel ||
+				       ipp->exec_pending || ipp->exec_said)))
+		return;
+	for (size_t i = 0; i < pr->nfiles && !rec; i++)
+		rec = ip_file_has_rec(pr->files[i]);
+	if (rec)
+		ip_enable(c, pr);
+}
+
 /* Every record waiting in ipp's segments into the hits. */
 static void drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 {
@@ -799,15 +792,18 @@ static void drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 			const struct usdt_slot *r =
 				&slots[tail & (ip->nslots - 1)];
 			uint8_t raw[8 + sizeof(*r)];
-			uint32_t ix = (uint32_t)idx;
+			uint32_t ix = (uint32_t)idx, hid;
+			const struct ip_site *st;
 			struct hit hh = {0};
 
 			if (c->read_cap && c->alen >= c->read_cap) {
 				c->read_more = true;
 				break;
 			}
+			st = ip_site_find(ipp, r->pc & USDT_PC_ADDR);
+			hid = st ? st->hid : 0; /* 0: not a site armed */
 			memcpy(raw, &ix, 4);
-			memset(raw + 4, 0, 4);
+			memcpy(raw + 4, &hid, 4);
 			memcpy(raw + 8, r, sizeof(*r));
 			hh.time = tsc_to_ns(ip, r->tsc);
 			hh.pid = (uint32_t)pid;
@@ -836,9 +832,9 @@ void ip_remap_check(struct consumer *c, struct ip_proc *ipp)
 {
 	struct tproc *pr = ipp->pr;
 	struct proc_maps mm = {0};
-	bool again = false, moved;
+	bool again = false, moved, drained = false;
 
-	if (ipp->gone || pr->exited || !pr->maps)
+	if (ipp->gone || pr->exited || !pr->maps || c->read_more)
 		return;
 	moved = !ipp->maps_seen || strcmp(ipp->maps_seen, pr->maps);
 	if (moved) {
@@ -863,7 +859,23 @@ void ip_remap_check(struct consumer *c, struct ip_proc *ipp)
 			continue; /* as we armed it (or gone meanwhile) */
 		if (o->bias == gone)
 			continue;
-		/* unmapped, or mapped anew: nothing of it is ours now */
+		/*
+		 * unmapped, or mapped anew: nothing of it is ours now.  Its
+		 * hits were all written before (its code is gone): read
+		 * first, each record naming its site as it was; a read cut
+		 * short (-x bufsize) forgets at the next round.
+		 */
+		if (!drained) {
+			drained = true;
+			for (size_t k = 0; k < c->ip->nprocs; k++)
+				if (c->ip->procs[k] == ipp)
+					drain_proc(c, ipp, k);
+		}
+		if (c->read_more) {
+			free(ipp->maps_seen); /* looked at again then */
+			ipp->maps_seen = NULL;
+			break;
+		}
 		ip_forget_file(ipp, o->file);
 		o->bias = gone; /* ip_proc_obj() computes it anew */
 		for (size_t k = 0; k < c->nprobes; k++)
@@ -875,50 +887,6 @@ void ip_remap_check(struct consumer *c, struct ip_proc *ipp)
 	proc_maps_free(&mm);
 	if (again)
 		ip_enable(c, pr);
-}
-
-/*
- * The segments of exited threads given back (arena.h, "Segments given
- * back"), once fewer than a quarter of the fresh ones are left: a
- * claimed one whose thread is gone from /proc/PID/task, its records all
- * read.  A thread that claimed a segment is its only writer until it
- * exits, so the pid and tid read here are its own; after a thread has
- * gone nothing writes its segment, so the head read after is its last.
- */
-static void seg_giveback(struct consumer *c, struct ip_proc *ipp)
-{
-	struct inproc *ip = c->ip;
-	struct usdt_arena *a = (struct usdt_arena *)ipp->map;
-	uint32_t nseg = __atomic_load_n(&a->next_seg, __ATOMIC_ACQUIRE);
-
-	if (nseg < IP_NSEG - IP_NSEG / 4 || c->read_more)
-		return;
-	if (nseg > IP_NSEG)
-		nseg = IP_NSEG;
-	for (uint32_t i = 0; i < nseg; i++) {
-		struct usdt_seg *s =
-			(struct usdt_seg *)(ipp->map + USDT_ARENA_HDR +
-					    (size_t)i * ip->seg_size);
-		pid_t pid, tid;
-		char p[64];
-		struct stat st;
-
-		if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) ||
-		    __atomic_load_n(&s->given, __ATOMIC_ACQUIRE))
-			continue;
-		pid = (pid_t)__atomic_load_n(&s->pid, __ATOMIC_RELAXED);
-		tid = (pid_t)__atomic_load_n(&s->tid, __ATOMIC_RELAXED);
-		if (pid <= 0 || tid <= 0 ||
-		    proc_path(p, sizeof(p), pid, "task/%d", (int)tid) < 0 ||
-		    stat(p, &st) == 0 || errno != ENOENT)
-			continue; /* alive, or not known to be gone */
-		if (__atomic_load_n(&s->head, __ATOMIC_ACQUIRE) !=
-		    ipp->tails[i])
-			continue; /* its last records: read at the next read */
-		__atomic_store_n(&s->ready, 0, __ATOMIC_RELEASE);
-		__atomic_store_n(&s->given, 1, __ATOMIC_RELEASE);
-		ipp->given++;
-	}
 }
 
 static void ip_drain(struct consumer *c)
@@ -939,7 +907,7 @@ static void ip_drain(struct consumer *c)
 					 t, __ATOMIC_RELEASE);
 		drain_proc(c, ipp, i);
 		if (!ip->stopped && !ipp->gone)
-			seg_giveback(c, ipp);
+			ip_seg_giveback(c, ipp);
 	}
 	/* ip->procs may grow here (an exec'd image armed) */
 	for (size_t i = 0; i < ip->nprocs; i++)
@@ -961,20 +929,22 @@ static bool ip_decode(struct consumer *c, const struct hit *h, struct d_fire *f,
 	struct usdt_slot r;
 	const struct ip_site *s;
 	struct ip_proc *ipp;
-	uint32_t ix;
+	uint32_t ix, hid;
 
 	if (h->rawlen != 8 + sizeof(r))
 		return false;
 	memcpy(&ix, h->raw, 4);
+	memcpy(&hid, h->raw + 4, 4);
 	memcpy(&r, h->raw + 8, sizeof(r));
 	if (ix >= ip->nprocs)
 		return false;
 	ipp = ip->procs[ix];
-	s = ip_site_find(ipp, r.pc & USDT_PC_ADDR);
-	if (!s) {
+	/* the site as it was when read: its library may be gone since */
+	if (!hid || hid > ipp->nhist) {
 		ipp->corrupt++; /* not a site we armed */
 		return false;
 	}
+	s = &ipp->hist[hid - 1];
 	at->file = s->file;
 	at->off = s->off;
 	/* the owner's plan ran the probe's other clauses (records.c) */
@@ -1216,6 +1186,12 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 	(void)pr;
 }
 
+static void ip_target(struct consumer *c, struct tproc *pr)
+{
+	(void)c;
+	(void)pr;
+}
+
 static bool ip_dl_asks(struct consumer *c, struct tproc *pr,
 		       const struct tfile *f)
 {
@@ -1380,6 +1356,7 @@ const struct consumer_backend_ops consumer_inproc_ops = {
 	.proc_exit = mux_proc_exit,
 	.proc_exec = mux_proc_exec,
 	.dl_asks = ip_dl_asks,
+	.target = ip_target,
 	.stop = mux_stop,
 	.aggs = mux_aggs,
 	.stats = mux_stats,

@@ -23,6 +23,7 @@
 
 #define IP_NSEG 256
 #define IP_STEPS 100000 /* single steps to leave a site or the recorder */
+#define IP_HBUCKETS 4096 /* ip_proc.hist's chains, a power of two */
 
 /* A site armed in one process. */
 struct ip_site {
@@ -37,6 +38,7 @@ struct ip_site {
 	int8_t reg[D_MAXARGS]; /* the recorded register of argument i */
 	uint8_t size[D_MAXARGS];
 	bool sgn[D_MAXARGS];
+	uint32_t hid; /* in ip_proc.hist, + 1 */
 };
 
 /* A control block enable() wrote, and what it held before. */
@@ -69,6 +71,16 @@ struct ip_proc {
 	size_t nobjs;
 	struct ip_site *sites; /* sorted by addr once armed */
 	size_t nsites;
+	/*
+	 * every site ever armed here, never forgotten (one entry for each
+	 * address, file and offset): a record names its site by index from
+	 * when it is read, so that one written before its library was
+	 * dlclose()d still decodes once the site is forgotten (drain_proc())
+	 */
+	struct ip_site *hist;
+	size_t nhist;
+	uint32_t *hbucket; /* IP_HBUCKETS chains through hist, by address */
+	uint32_t *hnext;   /* per hist entry: the next in its chain, + 1 */
 	struct ip_sema *semas;
 	size_t nsemas;
 	uint64_t *tails; /* per segment: records read */
@@ -164,7 +176,15 @@ const struct ip_site *ip_site_find(const struct ip_proc *ipp, uint64_t addr);
 struct ip_proc *ip_proc_of(struct consumer *c, struct tproc *pr);
 int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 		  const struct ip_obj *o, char *why, size_t wlen);
+int ip_arena_first(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
+		   const struct ip_obj *o, const struct proc_maps *mm,
+		   char *why, size_t wlen);
+bool ip_file_has_rec(const struct tfile *f);
+int ip_ctl_arm(const struct ip_proc *ipp, const struct ip_obj *o,
+	       struct ip_ctlw **ctlw, size_t *nctl, char *why, size_t wlen);
+uint32_t ip_hist_add(struct ip_proc *ipp, const struct ip_site *s);
 bool ip_arena_unmap(struct ip_proc *ipp, struct ip_hold *h, uint64_t sys);
+void ip_seg_giveback(struct consumer *c, struct ip_proc *ipp);
 
 /* inproc_exec.c */
 int ip_exec_fd_state(struct consumer *c, pid_t pid);
@@ -173,6 +193,9 @@ bool ip_exec_check(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_unasked(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_answer(struct consumer *c, struct ip_proc *root);
 bool ip_dl_asks(struct consumer *c, struct tproc *pr, const struct tfile *f);
+int ip_objs_ready(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
+		  const struct proc_maps *mm, struct ip_ctlw **ctlw,
+		  size_t *nctl, bool *made, char *why, size_t wlen);
 
 /* inproc_plan.c */
 #ifdef HAVE_BPF

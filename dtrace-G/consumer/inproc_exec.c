@@ -6,6 +6,9 @@
  * a new image claims to ask to be armed, and their answers at each read.
  * A library dlopen()ed later asks through its image's slot the same way
  * (dl_answer()); ip_dl_asks() tells sites.c whether a new file asked.
+ * So that only such a library asks, and that it can, ip_objs_ready()
+ * points every drti.o's control block at the arena when a process is
+ * armed, and makes the arena of a -p or -c target with nothing armed.
  */
 #include "config.h"
 
@@ -256,6 +259,13 @@ static void dl_answer(struct consumer *c, struct usdt_exec *x, pid_t pid,
 		(void)proc_refresh(c, pr, NULL);
 		if (!c->ip->stopped && ipp->map && !ipp->gone)
 			ip_remap_check(c, ipp);
+		/* the rings not read to the end: what was dlclose()d is
+		 * forgotten, and what is new armed, at the next round */
+		if (c->read_more) {
+			__atomic_store_n(&x->state, USDT_EX_DLOPEN,
+					 __ATOMIC_RELEASE);
+			return;
+		}
 	}
 	__atomic_store_n(&x->state, USDT_EX_DONE, __ATOMIC_RELEASE);
 }
@@ -281,6 +291,48 @@ bool ip_dl_asks(struct consumer *c, struct tproc *pr, const struct tfile *f)
 }
 
 /*
+ * Every copy of drti.o ipp's process maps, whether any of its probes is
+ * armed or not, gets its control block pointed at the arena, so that
+ * its first constructor (a -c command's, an exec'd image's, which run
+ * after this) goes on at once instead of asking as a dlopen() would
+ * and waiting a switchrate; a library dlopen()ed later still finds its
+ * own at 0, and asks.  A -p or -c target that has no arena yet gets one
+ * here, through the first such copy, with nothing armed: the arena a
+ * library it dlopen()s asks through (arena.h, "Following a dlopen()");
+ * without it the library would be armed only at the next read of the
+ * maps, or never, were it dlclose()d first.  -1 (why): the arena could
+ * not be made (the process goes to the kernel path whole); -2: a
+ * control block could not be written.  made: an arena was made.
+ */
+int ip_objs_ready(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
+		  const struct proc_maps *mm, struct ip_ctlw **ctlw,
+		  size_t *nctl, bool *made, char *why, size_t wlen)
+{
+	struct tproc *pr = ipp->pr;
+
+	for (size_t i = 0; i < pr->nfiles; i++) {
+		struct tfile *f = pr->files[i];
+		char w[PATH_MAX + 256];
+		struct ip_obj *o;
+		uint64_t b;
+
+		if (!ip_file_has_rec(f) || !ip_file_bias(f, mm, &b) ||
+		    !(o = ip_proc_obj(ipp, f, mm, w, sizeof(w))))
+			continue;
+		if (!ipp->map) {
+			if (!pr->target)
+				return 0; /* nothing of it to arm */
+			if (ip_arena_first(c, ipp, h, o, mm, why, wlen) < 0)
+				return -1;
+			*made = true;
+		}
+		if (ip_ctl_arm(ipp, o, ctlw, nctl, why, wlen) < 0)
+			return -2;
+	}
+	return 0;
+}
+
+/*
  * The slots of ipp's arena (arena.h, "Following an exec"): an image
  * exec'd by a traced process waits in its first drti.o constructor
  * until it is armed here.  Its pid's process is reset to its new maps
@@ -298,7 +350,8 @@ void ip_exec_answer(struct consumer *c, struct ip_proc *root)
 	struct usdt_arena *a = (struct usdt_arena *)root->map;
 	struct usdt_exec *x = (struct usdt_exec *)(root->map + USDT_EXEC_OFF);
 
-	if (!a || ip->stopped)
+	/* a read cut short (-x bufsize): answered when it is done */
+	if (!a || ip->stopped || c->read_more)
 		return;
 	for (int i = 0; i < USDT_NEXEC; i++) {
 		uint32_t st = __atomic_load_n(&x[i].state, __ATOMIC_ACQUIRE);

@@ -5,7 +5,8 @@
  * memory, hold its threads and step one out of a range, run one system
  * call in it through drti.o's __usdt_sys (ip_inject()), find the
  * recorder's symbols of each file where the process maps it, check a
- * site's bytes and its note's arguments, and make or unmap the arena.
+ * site's bytes and its note's arguments, make or unmap the arena, and
+ * give back the ring segments of its exited threads (ip_seg_giveback()).
  */
 #include "config.h"
 
@@ -200,6 +201,16 @@ static bool file_sym(const struct tfile *f, const char *name, uint64_t *v,
 	return false;
 }
 
+/* f carries drti.o's recorder (its control block and system call) */
+bool ip_file_has_rec(const struct tfile *f)
+{
+	uint64_t v, size = 0;
+
+	return file_sym(f, "__usdt_rec", &v, &size) && size &&
+	       file_sym(f, "__usdt_ctl", &v, NULL) &&
+	       file_sym(f, "__usdt_sys", &v, NULL);
+}
+
 /* f's load bias in the process whose maps are mm, or false. */
 bool ip_file_bias(const struct tfile *f, const struct proc_maps *mm,
 		  uint64_t *bias)
@@ -293,6 +304,35 @@ struct ip_obj *ip_proc_obj(struct ip_proc *ipp, struct tfile *f,
 	return &ipp->objs[ipp->nobjs - 1];
 }
 
+/*
+ * o's control block pointed at ipp's arena: len first (the recorder
+ * bounds everything by it; one older than it has a control block of
+ * 8), then the address.  What it held before goes into ctlw, to be put
+ * back should the process be refused with nothing armed.
+ */
+int ip_ctl_arm(const struct ip_proc *ipp, const struct ip_obj *o,
+	       struct ip_ctlw **ctlw, size_t *nctl, char *why, size_t wlen)
+{
+	uint64_t v = ipp->taddr, old = 0, len = ipp->len;
+	int err;
+
+	if ((err = ip_mem_rw(ipp->pid, o->ctl, &old, sizeof(old), false)) < 0)
+		goto bad;
+	if (old == v)
+		return 0; /* len written with it */
+	if ((o->ctl_size >= 2 * sizeof(uint64_t) &&
+	     (err = ip_mem_rw(ipp->pid, o->ctl + sizeof(uint64_t), &len,
+			      sizeof(len), true)) < 0) ||
+	    (err = ip_mem_rw(ipp->pid, o->ctl, &v, sizeof(v), true)) < 0)
+		goto bad;
+	PUSH(*ctlw, *nctl, ((struct ip_ctlw){ o->ctl, old }));
+	return 0;
+bad:
+	snprintf(why, wlen, "cannot write its control block: %s",
+		 strerror(-err));
+	return -1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Sites */
 
@@ -359,6 +399,34 @@ bool ip_site_args_plan(const struct tnote *n, struct ip_site *s, char *why,
 		return false;
 	}
 	return true;
+}
+
+/* s's index in ipp->hist, + 1: the same site armed again, the same */
+uint32_t ip_hist_add(struct ip_proc *ipp, const struct ip_site *s)
+{
+	uint32_t b =
+		(uint32_t)((s->addr * UINT64_C(0x9e3779b97f4a7c15)) >> 52) &
+		(IP_HBUCKETS - 1);
+	size_t n;
+
+	if (!ipp->hbucket)
+		ipp->hbucket = xcalloc(IP_HBUCKETS, sizeof(*ipp->hbucket));
+	for (uint32_t i = ipp->hbucket[b]; i; i = ipp->hnext[i - 1]) {
+		const struct ip_site *h = &ipp->hist[i - 1];
+
+		if (h->addr == s->addr && h->file == s->file &&
+		    h->off == s->off && h->enabled == s->enabled &&
+		    h->nargs == s->nargs &&
+		    !memcmp(h->reg, s->reg, sizeof(s->reg)) &&
+		    !memcmp(h->size, s->size, sizeof(s->size)) &&
+		    !memcmp(h->sgn, s->sgn, sizeof(s->sgn)))
+			return i;
+	}
+	n = ipp->nhist;
+	PUSH(ipp->hist, ipp->nhist, *s);
+	PUSH(ipp->hnext, n, ipp->hbucket[b]);
+	ipp->hbucket[b] = (uint32_t)ipp->nhist;
+	return (uint32_t)ipp->nhist;
 }
 
 int ip_site_cmp(const void *a, const void *b)
@@ -485,6 +553,82 @@ int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 	__atomic_store_n(&a->hb, rdtsc_now(), __ATOMIC_RELEASE);
 	ipp->tails = xcalloc(IP_NSEG, sizeof(*ipp->tails));
 	return 0;
+}
+
+/*
+ * The first arena of ipp's process, made through o: refused (-1, why)
+ * for a process under seccomp, which could kill it for the system calls
+ * it would be made to run.  Its image marked armed (ip_image_done()),
+ * and the files mapped now noted: those never asked (ip_dl_asks()).
+ */
+int ip_arena_first(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
+		   const struct ip_obj *o, const struct proc_maps *mm,
+		   char *why, size_t wlen)
+{
+	if (ip_seccomp_filtered(ipp->pid)) {
+		snprintf(why, wlen,
+			 "it runs under seccomp, which could kill it for the "
+			 "system calls dtrace would make it run");
+		return -1;
+	}
+	if (ip_arena_make(c, ipp, h, o, why, wlen) < 0)
+		return -1;
+	ipp->dl_asks = ip_image_done(c, ipp->pid);
+	for (size_t m = 0; m < mm->n; m++) {
+		uint64_t *di;
+
+		if (!mm->m[m].ino)
+			continue;
+		di = xrealloc(ipp->dl_pre, ipp->ndl_pre + 1, 2 * sizeof(*di));
+		ipp->dl_pre = di;
+		di[2 * ipp->ndl_pre] = mm->m[m].dev;
+		di[2 * ipp->ndl_pre++ + 1] = mm->m[m].ino;
+	}
+	return 0;
+}
+
+/*
+ * The segments of exited threads given back (arena.h, "Segments given
+ * back"), once fewer than a quarter of the fresh ones are left: a
+ * claimed one whose thread is gone from /proc/PID/task, its records all
+ * read.  A thread that claimed a segment is its only writer until it
+ * exits, so the pid and tid read here are its own; after a thread has
+ * gone nothing writes its segment, so the head read after is its last.
+ */
+void ip_seg_giveback(struct consumer *c, struct ip_proc *ipp)
+{
+	struct inproc *ip = c->ip;
+	struct usdt_arena *a = (struct usdt_arena *)ipp->map;
+	uint32_t nseg = __atomic_load_n(&a->next_seg, __ATOMIC_ACQUIRE);
+
+	if (nseg < IP_NSEG - IP_NSEG / 4 || c->read_more)
+		return;
+	if (nseg > IP_NSEG)
+		nseg = IP_NSEG;
+	for (uint32_t i = 0; i < nseg; i++) {
+		struct usdt_seg *s =
+			(struct usdt_seg *)(ipp->map + USDT_ARENA_HDR +
+					    (size_t)i * ip->seg_size);
+		pid_t pid, tid;
+		char p[64];
+		struct stat st;
+
+		if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&s->given, __ATOMIC_ACQUIRE))
+			continue;
+		pid = (pid_t)__atomic_load_n(&s->pid, __ATOMIC_RELAXED);
+		tid = (pid_t)__atomic_load_n(&s->tid, __ATOMIC_RELAXED);
+		if (pid <= 0 || tid <= 0 ||
+		    proc_path(p, sizeof(p), pid, "task/%d", (int)tid) < 0 ||
+		    stat(p, &st) == 0 || errno != ENOENT)
+			continue; /* alive, or not known to be gone */
+		if (__atomic_load_n(&s->head, __ATOMIC_ACQUIRE) !=
+		    ipp->tails[i])
+			continue; /* its last records: read at the next read */
+		__atomic_store_n(&s->ready, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->given, 1, __ATOMIC_RELEASE);
+		ipp->given++;
+	}
 }
 
 /* The arena unmapped in the held process; false when it could not be. */

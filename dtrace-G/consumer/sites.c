@@ -572,8 +572,12 @@ static void proc_enable(struct consumer *c, struct tproc *pr)
 		any = p->pid == pr->pid && !p->enabled && p->nclauses;
 	}
 	/* a run that failed before it began stops: arm nothing more */
-	if (any && !(c->enable_failed && !c->begun))
+	if (c->enable_failed && !c->begun)
+		return;
+	if (any)
 		c->be->enable(c, pr);
+	else if (pr->target && c->be->target)
+		c->be->target(c, pr);
 }
 
 /*
@@ -621,8 +625,8 @@ static void late_say(struct consumer *c, struct tproc *pr, size_t nf0)
 		else if (c->be->dl_asks)
 			snprintf(why, sizeof(why),
 				 "only a library whose drti.o asks, in a "
-				 "process armed in-process already, is armed "
-				 "before it runs");
+				 "process whose own files carry drti.o's "
+				 "recorder, is armed before it runs");
 		else
 			snprintf(why, sizeof(why),
 				 "the %s backend cannot hold a process at its "

@@ -8,7 +8,10 @@
  * unmapped and mapped again, mostly at the same address.  With ACT_NOW
  * set, it fires as soon as dlopen() returns (hits only a library armed
  * before it runs counts).  ACT_HOLD=FILE: it waits for FILE before the
- * ticks.
+ * ticks.  ACT_ROUNDS=N: N rounds instead of 3; ACT_TIGHT set: no wait
+ * after dlclose() either (dlopen(), fire, dlclose() in a tight loop);
+ * ACT_LIB2=LIB2: odd rounds open LIB2 (a copy of LIB: another file,
+ * mostly mapped where LIB was).
  *
  *	actdl LIB		(ACT_WAIT=FILE: waits for FILE first)
  */
@@ -21,13 +24,18 @@
 
 int main(int argc, char **argv)
 {
+	long rounds = getenv("ACT_ROUNDS") ? atol(getenv("ACT_ROUNDS")) : 3;
+
 	if (argc != 2)
 		return 2;
 	if (getenv("ACT_WAIT"))
 		while (access(getenv("ACT_WAIT"), F_OK) != 0)
 			usleep(1000);
-	for (long k = 0; k < 3; k++) {
-		void *h = dlopen(argv[1], RTLD_NOW);
+	for (long k = 0; k < rounds; k++) {
+		const char *lib = k % 2 && getenv("ACT_LIB2")
+					  ? getenv("ACT_LIB2")
+					  : argv[1];
+		void *h = dlopen(lib, RTLD_NOW);
 		long (*f)(long);
 
 		if (!h)
@@ -40,7 +48,8 @@ int main(int argc, char **argv)
 		for (long i = 0; i < 1000; i++)
 			(void)f(k * 10000 + i);
 		dlclose(h);
-		usleep(50000);
+		if (!getenv("ACT_TIGHT"))
+			usleep(50000);
 	}
 	if (getenv("ACT_HOLD"))
 		while (access(getenv("ACT_HOLD"), F_OK) != 0)
@@ -49,6 +58,6 @@ int main(int argc, char **argv)
 		ACT_TICK(i);
 		usleep(1000);
 	}
-	printf("rounds 3\n");
+	printf("rounds %ld\n", rounds);
 	return 0;
 }

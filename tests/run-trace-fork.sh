@@ -29,6 +29,8 @@
 #  - a process a description pins and one a glob matches, at one site;
 #  - self-> counters (kept in the kernel on the BPF backend): exact per
 #    process, registry-wide and under -c, no hit before a plan is armed;
+#  - self-> set by children (fpair) before their registration reaches
+#    dtrace and read after: exact, as DTRACE_CGEN=0 has it;
 #  - uid and gid of children that change their real ids between hits:
 #    each hit's own (BPF), or the script refused (other backends).
 # Needs root, uprobe events, /dev/fuse and dtrace-helperd.
@@ -61,7 +63,11 @@ trap 'exit 1' INT TERM HUP
 	$CC -o fsrv fsrv.o fsrv-probes.o -lpthread &&
 	$CC -O2 -I. -DFSRV_EXECD -c "$data/fsrv.c" -o fsrv2.o &&
 	"$DTRACE" -G -s "$data/srv.d" fsrv2.o -o fsrv2-probes.o &&
-	$CC -o fsrv2 fsrv2.o fsrv2-probes.o -lpthread || {
+	$CC -o fsrv2 fsrv2.o fsrv2-probes.o -lpthread &&
+	"$DTRACE" -h -s "$data/pair.d" -o pair.h &&
+	$CC -O2 -I. -c "$data/fpair.c" -o fpair.o &&
+	"$DTRACE" -G -s "$data/pair.d" fpair.o -o fpair-probes.o &&
+	$CC -o fpair fpair.o fpair-probes.o || {
 	fail "building the test programs"
 	finish
 }
@@ -361,6 +367,57 @@ awk '{ print $1, $2 * ($2 + 1) / 2 }' s12/pids | sort >want.txt
 check "self->, -c, srv*" k want.txt
 expect_eq "self->, -c: no hit before its plan" "" \
 	"$(grep 'before the process' k.err)"
+
+# self-> in children that set it at their first entry, before their own
+# registration reaches dtrace, and read it at its return, once it has
+# (fpair): a child of a traced process fired through the events it
+# inherited, in user space with user space's self->, so its hits stay
+# there (were it armed on registering, its first return would read the
+# kernel's unset self->t, a count short, and dtrace would say that hits
+# ran in user space); counts and quantize() as DTRACE_CGEN=0's,
+# registry-wide and under -c, while the first process's hits, armed
+# before it fires, still write no record
+PAIR='pair*:::entry { self->t = arg0 + 1; }
+pair*:::return /self->t/ { @c[pid] = count(); @q = quantize(self->t);
+	self->t = 0; }
+END { printa("%d %@d\n", @c); printa(@q); }'
+for cg in 1 0; do
+	DTRACE_CGEN=$cg
+	export DTRACE_CGEN
+	rm -rf pr$cg && mkdir pr$cg
+	./fpair "$tmp/pr$cg" "$tmp/state" 3 20 >pr$cg.out 2>&1 &
+	srv_pid=$!
+	bg_pids="$bg_pids $srv_pid"
+	wait_until 300 registered "$srv_pid" || fail "fpair did not register"
+	consumer pr$cg -v -q -n "$PAIR" -n "$READY"
+	p=$dt_pid
+	ready pr$cg
+	touch pr$cg/go
+	finished pr$cg
+	stop pr$cg "$p"
+	rm -rf pc$cg && mkdir pc$cg && touch pc$cg/go
+	"$DTRACE" -q -c "./fpair $tmp/pc$cg $tmp/state 3 20" \
+		-n "$PAIR" >pc$cg.txt 2>pc$cg.err
+	for d in pr$cg pc$cg; do
+		expect_eq "fpair $d: the children's status" done \
+			"$(cat $d/done 2>/dev/null)"
+		sort $d/pids >want.txt
+		check "self-> set before a child's registration, $d" $d \
+			want.txt
+		grep -v '^[0-9]* [0-9]*$' $d.txt >$d.q
+	done
+done
+unset DTRACE_CGEN
+expect_eq "self-> before registration: no hit ran in user space" "" \
+	"$(cat pr1.err pc1.err | grep 'ran in user space')"
+expect_file_eq "self-> before registration: quantize() as DTRACE_CGEN=0's" \
+	pr0.q pr1.q
+expect_file_eq "self-> before registration, -c: quantize() as DTRACE_CGEN=0's" \
+	pc0.q pc1.q
+if grep -q 'generated program' pr1.err; then
+	expect_grep "self-> before registration: the first process in the kernel" \
+		' 120 records read' pr1.err
+fi
 
 # ---------------------------------------------------------------------
 # 5. Two consumers at once: each sees every hit once

@@ -45,7 +45,10 @@
  * elements) made here, whose entries of threads that exited are
  * deleted each refresh (bpf_kagg_tls_reap()); a
  * probe whose clause keeping them does not fit its plan marks it
- * UBPF_KTLS_UNFIT, and bpf.c refuses the event.  Their plans may also
+ * UBPF_KTLS_UNFIT, and bpf.c refuses the event.  A forked child is
+ * armed at no event whose plan keeps them (bpf_kagg_enable()): its first
+ * hits came as records, before its registration reached dtrace, so all
+ * of them do, and its variables are user space's.  Their plans may also
  * gate the record (plan_of()): where every clause left to user space
  * has an integer predicate kplan.c can test at the hit, the plan ends
  * with those tests and the record is written only when one held.
@@ -62,6 +65,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kplan.h"
@@ -855,13 +859,26 @@ bool bpf_kagg_keeps_tls(const struct bpf_kagg *k)
 	return k && k->tls_fd >= 0;
 }
 
-/* pr was enabled: a plan for each of its events whose probe has one. */
+/*
+ * pr was enabled: a plan for each of its events whose probe has one.
+ * But none that keeps self-> variables for a process forked from a
+ * traced one (the fork tree knows it, lineage.c): it fired through the
+ * events it inherited before its own registration reached dtrace, and
+ * user space ran those hits with its own copy of the variables, so its
+ * hits there are run in user space for its whole life, every clause
+ * with that copy (its threads are new: none of them has a variable in
+ * the kernel).  up_enable() drained the fork tracker first, and a
+ * child's FORK record was written before it ran, so the tree has it.
+ */
 void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 {
 	struct ubpf_kplan *pl;
+	bool forked;
 
 	if (!k)
 		return;
+	forked = k->cgen && k->tls_fd >= 0 &&
+		 lin_forked(c, pr->pid, now_ns(CLOCK_MONOTONIC));
 	bpf_kfix_off(k); /* bpf_enable() did so already, before arming */
 	pl = xcalloc(1, sizeof(*pl));
 	for (size_t i = 0; i < c->up.nevs; i++) {
@@ -873,6 +890,10 @@ void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 		if (!p || !p->enabled || !p->nclauses ||
 		    !probe_plan(c, k, p, pl))
 			continue;
+		if (k->cgen && forked && (pl->tls & 1)) {
+			cgen_disarm(k, (uint32_t)i, pr->pid);
+			continue;
+		}
 		if (k->cgen) {
 			cgen_arm(c, k, (uint32_t)i, pr->pid, pl);
 			continue;

@@ -30,7 +30,8 @@
 #  - self-> counters (kept in the kernel on the BPF backend): exact per
 #    process, registry-wide and under -c, no hit before a plan is armed;
 #  - self-> set by children (fpair) before their registration reaches
-#    dtrace and read after: exact, as DTRACE_CGEN=0 has it;
+#    dtrace and read after: exact, as DTRACE_CGEN=0 has it; children
+#    that fire only once armed keep it in the kernel;
 #  - uid and gid of children that change their real ids between hits:
 #    each hit's own (BPF), or the script refused (other backends).
 # Needs root, uprobe events, /dev/fuse and dtrace-helperd.
@@ -368,35 +369,48 @@ check "self->, -c, srv*" k want.txt
 expect_eq "self->, -c: no hit before its plan" "" \
 	"$(grep 'before the process' k.err)"
 
-# self-> in children that set it at their first entry, before their own
-# registration reaches dtrace, and read it at its return, once it has
-# (fpair): a child of a traced process fired through the events it
-# inherited, in user space with user space's self->, so its hits stay
-# there (were it armed on registering, its first return would read the
+# self-> in children (fpair) that set it at their first entry, before
+# their own registration reaches dtrace, then hold still until dtrace
+# holds them to arm them (hold ms: a dtrace that does not hold them lets
+# them wait that long), and read it at the return after: a child of a
+# traced process that fired through the events it inherited ran those
+# hits in user space with user space's self->, so its hits where self->
+# is kept stay there (were it armed, its first return would read the
 # kernel's unset self->t, a count short, and dtrace would say that hits
 # ran in user space); counts and quantize() as DTRACE_CGEN=0's,
-# registry-wide and under -c, while the first process's hits, armed
-# before it fires, still write no record
+# registry-wide and under -c.  A child that fires only once it is armed
+# (quiet), and the first process, run those clauses in the kernel: no
+# record.
+case ${DTRACE_BACKEND:-${HAVE_BPF:-no}} in
+bpf | yes) hold=5000 ;;
+*) hold=300 ;;
+esac
 PAIR='pair*:::entry { self->t = arg0 + 1; }
 pair*:::return /self->t/ { @c[pid] = count(); @q = quantize(self->t);
 	self->t = 0; }
 END { printa("%d %@d\n", @c); printa(@q); }'
-for cg in 1 0; do
-	DTRACE_CGEN=$cg
-	export DTRACE_CGEN
-	rm -rf pr$cg && mkdir pr$cg
-	./fpair "$tmp/pr$cg" "$tmp/state" 3 20 >pr$cg.out 2>&1 &
+# fpair_run NAME QUIET HOLD: registry-wide, dtrace -v's output in NAME.txt
+fpair_run() {
+	rm -rf "$1" && mkdir "$1"
+	./fpair "$tmp/$1" 3 20 "$2" "$3" >"$1.out" 2>&1 &
 	srv_pid=$!
 	bg_pids="$bg_pids $srv_pid"
 	wait_until 300 registered "$srv_pid" || fail "fpair did not register"
-	consumer pr$cg -v -q -n "$PAIR" -n "$READY"
-	p=$dt_pid
-	ready pr$cg
-	touch pr$cg/go
-	finished pr$cg
-	stop pr$cg "$p"
+	consumer "$1" -v -q -n "$PAIR" -n "$READY"
+	fp_dt=$dt_pid
+	ready "$1"
+	touch "$1/go"
+	finished "$1"
+	stop "$1" "$fp_dt"
+}
+for cg in 1 0; do
+	DTRACE_CGEN=$cg
+	export DTRACE_CGEN
+	h=$hold
+	[ "$cg" -eq 1 ] || h=300 # nothing holds them
+	fpair_run pr$cg 0 $h
 	rm -rf pc$cg && mkdir pc$cg && touch pc$cg/go
-	"$DTRACE" -q -c "./fpair $tmp/pc$cg $tmp/state 3 20" \
+	"$DTRACE" -q -c "./fpair $tmp/pc$cg 3 20 0 $h" \
 		-n "$PAIR" >pc$cg.txt 2>pc$cg.err
 	for d in pr$cg pc$cg; do
 		expect_eq "fpair $d: the children's status" done \
@@ -415,8 +429,13 @@ expect_file_eq "self-> before registration: quantize() as DTRACE_CGEN=0's" \
 expect_file_eq "self-> before registration, -c: quantize() as DTRACE_CGEN=0's" \
 	pc0.q pc1.q
 if grep -q 'generated program' pr1.err; then
-	expect_grep "self-> before registration: the first process in the kernel" \
+	expect_grep "self-> before registration: the children's hits as records" \
 		' 120 records read' pr1.err
+	fpair_run pq 1 $hold
+	sort pq/pids >want.txt
+	check "self-> in quiet children" pq want.txt
+	expect_grep "self-> in quiet children: in the kernel, no record" \
+		' 0 records read' pq.err
 fi
 
 # ---------------------------------------------------------------------

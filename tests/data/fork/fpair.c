@@ -1,35 +1,57 @@
 // SPDX-License-Identifier: MIT
 /*
  * fpair.c - a forking program for tests/run-trace-fork.sh whose
- * children fire pair:::entry and pair:::return around each call, the
- * first pair at once after fork, before their own registration (drti.o's
- * fork handler) can have reached a consumer, and its return only once
- * it has and the consumer has had time to act on it.
+ * children fire pair:::entry and pair:::return around each call, and
+ * hold still (hold()) until dtrace arms them, right after fork or
+ * between their first entry and its return.
  *
- *	fpair DIR STATEDIR NCHILD K
+ *	fpair DIR NCHILD K QUIET WAITMS
  *
- * Waits for DIR/go, forks NCHILD children; each fires entry(i) and
- * return(i) for i = 0 .. K - 1, and between its first entry and return
- * waits until dtrace-helperd's STATEDIR/registry/PID exists, then 300
- * ms more; so does the first process, without waiting.  Each appends
- * "PID K" to DIR/pids; the first writes DIR/done when all are done.
+ * Waits for DIR/go, forks NCHILD children and fires entry(i) and
+ * return(i) for i = 0 .. K - 1; so does each child, but with QUIET 0
+ * it holds between its first entry and return (it fired through the
+ * events it inherited before its registration, in drti.o's fork
+ * handler, reached dtrace), with QUIET 1 before its first entry (it
+ * fires only once dtrace has it).  Each appends "PID K" to DIR/pids;
+ * the first writes DIR/done when all are done ("failed" if a child
+ * did).
+ *
+ * hold() blocks in epoll_wait() on an empty set for WAITMS ms, which
+ * returns early, with EINTR, when dtrace seizes and interrupts the
+ * process to arm it (freeze.c: ptrace); it lets go with the process
+ * armed.  A dtrace that does not hold it (DTRACE_CGEN=0, the uprobe
+ * backend) leaves it the whole WAITMS.
  */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "pair.h"
 
+static int waitms;
+
 static void nap(long ms)
 {
 	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
 
 	nanosleep(&ts, NULL);
+}
+
+static void hold(void)
+{
+	struct epoll_event ev;
+	int fd = epoll_create1(0);
+
+	if (fd < 0)
+		_exit(6);
+	(void)epoll_wait(fd, &ev, 1, waitms);
+	close(fd);
 }
 
 static void record(const char *dir, const char *name, const char *line)
@@ -44,22 +66,17 @@ static void record(const char *dir, const char *name, const char *line)
 	close(fd);
 }
 
-static void pairs(const char *dir, const char *state, int k)
+/* hold: 0 never, 1 before the first entry, 2 before its return */
+static void pairs(const char *dir, int k, int when)
 {
-	char p[PATH_MAX], line[64];
+	char line[64];
 
-	if (state)
-		snprintf(p, sizeof(p), "%s/registry/%d", state, (int)getpid());
 	for (int i = 0; i < k; i++) {
+		if (i == 0 && when == 1)
+			hold();
 		PAIR_ENTRY(i);
-		if (i == 0 && state) {
-			for (int n = 0; access(p, F_OK) < 0; n++) {
-				if (n > 3000)
-					_exit(4); /* never registered */
-				nap(2);
-			}
-			nap(300);
-		}
+		if (i == 0 && when == 2)
+			hold();
 		PAIR_RETURN(i);
 	}
 	snprintf(line, sizeof(line), "%d %d\n", (int)getpid(), k);
@@ -70,13 +87,15 @@ int main(int argc, char **argv)
 {
 	char p[PATH_MAX];
 	pid_t kids[16];
-	int nchild, k, bad = 0;
+	int nchild, k, quiet, bad = 0;
 
-	if (argc != 5)
+	if (argc != 6)
 		return 2;
-	nchild = atoi(argv[3]);
-	k = atoi(argv[4]);
-	if (nchild < 1 || nchild > 16 || k < 1)
+	nchild = atoi(argv[2]);
+	k = atoi(argv[3]);
+	quiet = atoi(argv[4]);
+	waitms = atoi(argv[5]);
+	if (nchild < 1 || nchild > 16 || k < 1 || waitms < 0)
 		return 2;
 	snprintf(p, sizeof(p), "%s/go", argv[1]);
 	for (int n = 0; access(p, F_OK) < 0; n++) {
@@ -89,11 +108,11 @@ int main(int argc, char **argv)
 		if (kids[i] < 0)
 			return 5;
 		if (kids[i] == 0) {
-			pairs(argv[1], argv[2], k);
+			pairs(argv[1], k, quiet ? 1 : 2);
 			_exit(0);
 		}
 	}
-	pairs(argv[1], NULL, k);
+	pairs(argv[1], k, 0);
 	for (int i = 0; i < nchild; i++) {
 		int st;
 

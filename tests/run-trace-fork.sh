@@ -29,6 +29,9 @@
 #  - a process a description pins and one a glob matches, at one site;
 #  - self-> counters (kept in the kernel on the BPF backend): exact per
 #    process, registry-wide and under -c, no hit before a plan is armed;
+#  - self-> set by children (fpair) before their registration reaches
+#    dtrace and read after: exact, as DTRACE_CGEN=0 has it; children
+#    that fire only once armed keep it in the kernel;
 #  - uid and gid of children that change their real ids between hits:
 #    each hit's own (BPF), or the script refused (other backends).
 # Needs root, uprobe events, /dev/fuse and dtrace-helperd.
@@ -61,7 +64,11 @@ trap 'exit 1' INT TERM HUP
 	$CC -o fsrv fsrv.o fsrv-probes.o -lpthread &&
 	$CC -O2 -I. -DFSRV_EXECD -c "$data/fsrv.c" -o fsrv2.o &&
 	"$DTRACE" -G -s "$data/srv.d" fsrv2.o -o fsrv2-probes.o &&
-	$CC -o fsrv2 fsrv2.o fsrv2-probes.o -lpthread || {
+	$CC -o fsrv2 fsrv2.o fsrv2-probes.o -lpthread &&
+	"$DTRACE" -h -s "$data/pair.d" -o pair.h &&
+	$CC -O2 -I. -c "$data/fpair.c" -o fpair.o &&
+	"$DTRACE" -G -s "$data/pair.d" fpair.o -o fpair-probes.o &&
+	$CC -o fpair fpair.o fpair-probes.o || {
 	fail "building the test programs"
 	finish
 }
@@ -361,6 +368,75 @@ awk '{ print $1, $2 * ($2 + 1) / 2 }' s12/pids | sort >want.txt
 check "self->, -c, srv*" k want.txt
 expect_eq "self->, -c: no hit before its plan" "" \
 	"$(grep 'before the process' k.err)"
+
+# self-> in children (fpair) that set it at their first entry, before
+# their own registration reaches dtrace, then hold still until dtrace
+# holds them to arm them (hold ms: a dtrace that does not hold them lets
+# them wait that long), and read it at the return after: a child of a
+# traced process that fired through the events it inherited ran those
+# hits in user space with user space's self->, so its hits where self->
+# is kept stay there (were it armed, its first return would read the
+# kernel's unset self->t, a count short, and dtrace would say that hits
+# ran in user space); counts and quantize() as DTRACE_CGEN=0's,
+# registry-wide and under -c.  A child that fires only once it is armed
+# (quiet), and the first process, run those clauses in the kernel: no
+# record.
+case ${DTRACE_BACKEND:-${HAVE_BPF:-no}} in
+bpf | yes) hold=5000 ;;
+*) hold=300 ;;
+esac
+PAIR='pair*:::entry { self->t = arg0 + 1; }
+pair*:::return /self->t/ { @c[pid] = count(); @q = quantize(self->t);
+	self->t = 0; }
+END { printa("%d %@d\n", @c); printa(@q); }'
+# fpair_run NAME QUIET HOLD: registry-wide, dtrace -v's output in NAME.txt
+fpair_run() {
+	rm -rf "$1" && mkdir "$1"
+	./fpair "$tmp/$1" 3 20 "$2" "$3" >"$1.out" 2>&1 &
+	srv_pid=$!
+	bg_pids="$bg_pids $srv_pid"
+	wait_until 300 registered "$srv_pid" || fail "fpair did not register"
+	consumer "$1" -v -q -n "$PAIR" -n "$READY"
+	fp_dt=$dt_pid
+	ready "$1"
+	touch "$1/go"
+	finished "$1"
+	stop "$1" "$fp_dt"
+}
+for cg in 1 0; do
+	DTRACE_CGEN=$cg
+	export DTRACE_CGEN
+	h=$hold
+	[ "$cg" -eq 1 ] || h=300 # nothing holds them
+	fpair_run pr$cg 0 $h
+	rm -rf pc$cg && mkdir pc$cg && touch pc$cg/go
+	"$DTRACE" -q -c "./fpair $tmp/pc$cg 3 20 0 $h" \
+		-n "$PAIR" >pc$cg.txt 2>pc$cg.err
+	for d in pr$cg pc$cg; do
+		expect_eq "fpair $d: the children's status" done \
+			"$(cat $d/done 2>/dev/null)"
+		sort $d/pids >want.txt
+		check "self-> set before a child's registration, $d" $d \
+			want.txt
+		grep -v '^[0-9]* [0-9]*$' $d.txt >$d.q
+	done
+done
+unset DTRACE_CGEN
+expect_eq "self-> before registration: no hit ran in user space" "" \
+	"$(cat pr1.err pc1.err | grep 'ran in user space')"
+expect_file_eq "self-> before registration: quantize() as DTRACE_CGEN=0's" \
+	pr0.q pr1.q
+expect_file_eq "self-> before registration, -c: quantize() as DTRACE_CGEN=0's" \
+	pc0.q pc1.q
+if grep -q 'generated program' pr1.err; then
+	expect_grep "self-> before registration: the children's hits as records" \
+		' 120 records read' pr1.err
+	fpair_run pq 1 $hold
+	sort pq/pids >want.txt
+	check "self-> in quiet children" pq want.txt
+	expect_grep "self-> in quiet children: in the kernel, no record" \
+		' 0 records read' pq.err
+fi
 
 # ---------------------------------------------------------------------
 # 5. Two consumers at once: each sees every hit once

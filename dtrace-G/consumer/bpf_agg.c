@@ -45,7 +45,12 @@
  * elements) made here, whose entries of threads that exited are
  * deleted each refresh (bpf_kagg_tls_reap()); a
  * probe whose clause keeping them does not fit its plan marks it
- * UBPF_KTLS_UNFIT, and bpf.c refuses the event.  Their plans may also
+ * UBPF_KTLS_UNFIT, and bpf.c refuses the event.  A process whose hit
+ * at such an event came as a record before its first enable (a forked
+ * child firing through the events it inherited before its registration
+ * reached dtrace: the program notes its pid in cgtlsu) is armed there
+ * never (tls_user()), so all of them do, with user space's variables.
+ * Their plans may also
  * gate the record (plan_of()): where every clause left to user space
  * has an integer predicate kplan.c can test at the hit, the plan ends
  * with those tests and the record is written only when one held.
@@ -91,6 +96,7 @@ struct bpf_kagg {
 	int armed_fd, arm1_fd; /* arm1: by event, its first pid (first[]) */
 	int tls_fd, tlsdrops_fd; /* self-> variables the kernel keeps */
 	int tlsa_fd;		 /* ... elements of self-> arrays */
+	int tlsu_fd, tlsufull_fd; /* cgtlsu: tls_user() */
 	int saggs_fd;		 /* kaggs_s: a key with a string */
 	/* hits recorded unflagged at an event whose plan keeps self->
 	 * (bpf_kagg_tls_hit()), by {ev, pid}; armed: the process was
@@ -117,6 +123,7 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	k = xcalloc(1, sizeof(*k));
 	k->kp = d_kplan_new(c->prog, 0, NULL);
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
+	k->tlsu_fd = k->tlsufull_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
 	k->plans_fd = bpf_object__find_map_fd_by_name(obj, "kplans");
@@ -150,7 +157,8 @@ void bpf_kagg_free(struct bpf_kagg *k)
 	if (k->cgen) { /* the maps bpf_kagg_cgen() made */
 		int fds[] = {k->aggs_fd,  k->flat_fd,	  k->drops_fd,
 			     k->armed_fd, k->arm1_fd,	  k->tls_fd,
-			     k->tlsdrops_fd, k->saggs_fd, k->tlsa_fd};
+			     k->tlsdrops_fd, k->saggs_fd, k->tlsa_fd,
+			     k->tlsu_fd,  k->tlsufull_fd};
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -459,6 +467,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
 	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = -1;
+	m->tlsu = m->tlsufull = -1;
 	if (env && !strcmp(env, "0"))
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
@@ -477,6 +486,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->plans_fd = k->aggs_fd = k->flat_fd = k->drops_fd = -1;
 	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
+	k->tlsu_fd = k->tlsufull_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
 		bpf_kagg_free(k);
@@ -513,6 +523,11 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		k->tlsa_fd = map_new(BPF_MAP_TYPE_HASH, "cgtlsa",
 				     sizeof(struct ubpf_kvakey), 8, UBPF_KTLS,
 				     BPF_F_NO_PREALLOC);
+		/* pid -> its pid: a hit not armed there (tls_user()) */
+		k->tlsu_fd = map_new(BPF_MAP_TYPE_HASH, "cgtlsu", 4, 4,
+				     UBPF_MAXUSERS, BPF_F_NO_PREALLOC);
+		k->tlsufull_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgtlsufull", 4,
+					 4, 1, 0);
 	}
 	if (keyed) {
 		k->aggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs",
@@ -534,7 +549,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
 	    (flat && k->flat_fd < 0) || k->armed_fd < 0 || k->arm1_fd < 0 ||
 	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0 ||
-		     k->tlsa_fd < 0)) ||
+		     k->tlsa_fd < 0 || k->tlsu_fd < 0 ||
+		     k->tlsufull_fd < 0)) ||
 	    (skeyed && k->saggs_fd < 0)) {
 		*err = errno ? -errno : -EINVAL;
 		bpf_kagg_free(k);
@@ -551,6 +567,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tls = k->tls_fd;
 	m->tlsdrops = k->tlsdrops_fd;
 	m->tlsa = k->tlsa_fd;
+	m->tlsu = k->tlsu_fd;
+	m->tlsufull = k->tlsufull_fd;
 	m->kaggs_s = k->saggs_fd;
 	return k;
 }
@@ -855,13 +873,48 @@ bool bpf_kagg_keeps_tls(const struct bpf_kagg *k)
 	return k && k->tls_fd >= 0;
 }
 
-/* pr was enabled: a plan for each of its events whose probe has one. */
+/*
+ * Whether pid's hits where the kernel keeps self-> variables stay in
+ * user space, every clause run there with user space's copy, for the
+ * process's whole life: decided at its first enable, with it held
+ * still, and kept in cgtlsu.  A generated program that finds a process
+ * not armed at such an event puts its pid there (cgen.c), so an entry
+ * says that user space may have run one of its hits already (a forked
+ * child firing through the events it inherited before its registration
+ * reached dtrace): it stays unarmed there.  No entry: none did, and 0
+ * goes in, which says armed from now on (the program's BPF_NOEXIST
+ * leaves it).  When the map had no room for an entry (cgtlsufull, set
+ * by the program or here), an undecided process is kept in user space.
+ * bpf_kagg_tls_reap() takes the entries of processes gone.
+ */
+static bool tls_user(struct bpf_kagg *k, pid_t pid)
+{
+	uint32_t key = (uint32_t)pid, v = 0, zero = 0, one = 1;
+
+	if (bpf_map_lookup_elem(k->tlsu_fd, &key, &v) == 0)
+		return v != 0;
+	if (bpf_map_lookup_elem(k->tlsufull_fd, &zero, &v) < 0 || v)
+		return true;
+	if (bpf_map_update_elem(k->tlsu_fd, &key, &zero, BPF_NOEXIST) == 0)
+		return false;
+	(void)bpf_map_update_elem(k->tlsufull_fd, &zero, &one, BPF_ANY);
+	return true;
+}
+
+/*
+ * pr was enabled: a plan for each of its events whose probe has one,
+ * but none that keeps self-> variables where tls_user() says its hits
+ * there stay in user space (its threads then have no variable in the
+ * kernel).
+ */
 void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 {
 	struct ubpf_kplan *pl;
+	bool user;
 
 	if (!k)
 		return;
+	user = k->cgen && k->tlsu_fd >= 0 && tls_user(k, pr->pid);
 	bpf_kfix_off(k); /* bpf_enable() did so already, before arming */
 	pl = xcalloc(1, sizeof(*pl));
 	for (size_t i = 0; i < c->up.nevs; i++) {
@@ -873,6 +926,10 @@ void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 		if (!p || !p->enabled || !p->nclauses ||
 		    !probe_plan(c, k, p, pl))
 			continue;
+		if (k->cgen && user && (pl->tls & 1)) {
+			cgen_disarm(k, (uint32_t)i, pr->pid);
+			continue;
+		}
 		if (k->cgen) {
 			cgen_arm(c, k, (uint32_t)i, pr->pid, pl);
 			continue;
@@ -893,6 +950,11 @@ void bpf_kagg_proc_exit(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 		return;
 	if (k->fix_pid == pid)
 		bpf_kfix_off(k);
+	if (k->tlsu_fd >= 0) { /* its pid may come back as another */
+		uint32_t key = (uint32_t)pid;
+
+		(void)bpf_map_delete_elem(k->tlsu_fd, &key);
+	}
 	for (size_t i = 0; i < c->up.nevs; i++) {
 		struct ubpf_kplan_key key = {(uint32_t)i, (uint32_t)pid};
 
@@ -962,6 +1024,8 @@ void bpf_kagg_tls_reap(struct bpf_kagg *k)
 	k->tls_live = tls_reap(k->tls_fd, sizeof(struct ubpf_kvkey));
 	if (k->tlsa_fd >= 0)
 		k->tls_live += tls_reap(k->tlsa_fd, sizeof(struct ubpf_kvakey));
+	if (k->tlsu_fd >= 0) /* processes, not threads, but a pid is a tid */
+		(void)tls_reap(k->tlsu_fd, sizeof(uint32_t));
 }
 
 bool bpf_kagg_fault(struct consumer *c, unsigned clause, const struct d_fire *f,

@@ -39,7 +39,10 @@
  *     so does it when the plan's record gates (pl->record
  *     UBPF_KREC_GATE: every clause that needs the record has a
  *     predicate the plan tests, kplan.c's d_kplan_gated()) all failed,
- *     no REC having set bit 16 of S_FLAGS.
+ *     no REC having set bit 16 of S_FLAGS.  A process not armed at an
+ *     event whose plan keeps self-> variables puts its pid in cgtlsu
+ *     (its hit goes to user space, with user space's copy of them:
+ *     bpf_agg.c's tls_user() then never arms it where they are kept).
  *  3. The record (usdt_bpf.h's struct ubpf_rec and its arguments,
  *     flagged UBPF_RF_KAGG after a plan ran): bpf_ringbuf_reserve() of
  *     its constant size, filled in, bpf_ringbuf_submit() with a wakeup
@@ -602,7 +605,44 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			alu_i(&e, BPF_OR, 1, UBPF_RF_KAGG);
 			stx(&e, BPF_DW, 10, S_FLAGS, 1);
 		}
-		fix(&e, jarm);
+		if ((pl->tls & 1) && m->tlsu >= 0 && m->tlsufull >= 0) {
+			/* not armed where self-> is kept: the pid goes in
+			 * cgtlsu (an entry there stays), bpf_agg.c's
+			 * bpf_kagg_enable() keeps it unarmed there for good */
+			/* the armed path writes the record (not after a
+			 * jdone of JA: then it never falls through) */
+			bool falls = pl->record || fs;
+			size_t jover = falls ? jmp_i(&e, BPF_JA, 0, 0) : 0, j3;
+
+			fix(&e, jarm);
+			alu_r(&e, BPF_MOV, 1, 7);
+			alu_i(&e, BPF_RSH, 1, 32);
+			stx(&e, BPF_W, 10, S_KEY8, 1);
+			ldmap(&e, 1, m->tlsu);
+			alu_r(&e, BPF_MOV, 2, 10);
+			alu_i(&e, BPF_ADD, 2, S_KEY8);
+			alu_r(&e, BPF_MOV, 3, 2);
+			alu_i(&e, BPF_MOV, 4, BPF_NOEXIST);
+			call(&e, BPF_FUNC_map_update_elem);
+			/* no room: cgtlsufull says so, and no process is
+			 * armed there any more (an -EEXIST is no news) */
+			j1 = jmp_i(&e, BPF_JEQ, 0, 0);
+			j2 = jmp_i(&e, BPF_JEQ, 0, -EEXIST);
+			st(&e, BPF_W, 10, S_KEY8, 0);
+			ldmap(&e, 1, m->tlsufull);
+			alu_r(&e, BPF_MOV, 2, 10);
+			alu_i(&e, BPF_ADD, 2, S_KEY8);
+			call(&e, BPF_FUNC_map_lookup_elem);
+			j3 = jmp_i(&e, BPF_JEQ, 0, 0);
+			st(&e, BPF_W, 0, 0, 1);
+			fix(&e, j1);
+			fix(&e, j2);
+			fix(&e, j3);
+			if (falls)
+				fix(&e, jover);
+		} else {
+			fix(&e, jarm);
+		}
 		for (unsigned i = 0; i < e.nfj; i++) /* seq_read()'s faults */
 			fix(&e, e.fj[i]);
 	}

@@ -772,6 +772,7 @@ struct cgen_maps {
 	int tls, tlsdrops;	    /* self-> variables, or -1 */
 	int tlsa;		    /* self-> arrays' elements, or -1 */
 	int kaggs_s;		    /* aggregations with a string key, or -1 */
+	int tlsu, tlsufull;	    /* pids a self-> plan's hit missed, or -1 */
 	uint32_t self;		    /* dtrace's pid: its hits are skipped */
 	const struct cgen_kpro *kp; /* a kernel probe's program, or NULL */
 	bool ustk_room;		    /* cgbuf holds a user stack's copy */

@@ -651,6 +651,9 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		v->assigned = true;
 		if (v->kind == T_ANY)
 			v->kind = T_INT;
+		n->ptr = v->ptr; /* p++ steps by what p points to (run.c) */
+		n->psg = v->psg;
+		n->psou = v->psou;
 		return n->kind = T_INT;
 	}
 	}

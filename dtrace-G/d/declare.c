@@ -72,6 +72,7 @@ struct dtype {
 	int kind; /* T_INT, T_STR */
 	uint8_t sz, sg;
 	uint16_t sou; /* a struct or union itself: which (mem.c) */
+	uint8_t ptr, psg; /* a pointer's target, as struct var's (mem.c) */
 	char text[64]; /* as written, blanks collapsed */
 };
 
@@ -105,7 +106,7 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 	const char *b = ps->tk.start, *e;
 	size_t n = 0;
 	struct tok at = ps->tk;
-	uint8_t ptr, psg;
+	uint8_t ptr = 0, psg = 0;
 
 	t->sou = 0;
 	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "string") == 0) {
@@ -120,8 +121,12 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 		if (!d_is_op(ps, '*'))
 			d_perrt(ps, D_DECL_VOIDOBJ, v.line, v.col,
 			       "a variable cannot be of type void");
-		while (d_is_op(ps, '*'))
+		ptr = D_PTR_VOID;
+		while (d_is_op(ps, '*')) {
 			d_lex(ps);
+			if (d_is_op(ps, '*'))
+				ptr = 8; /* void **: a pointer's size */
+		}
 		t->kind = T_INT;
 		t->sz = 8;
 		t->sg = 0;
@@ -144,6 +149,10 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 	} else {
 		d_syntax_error(ps);
 	}
+	/* int *x: arithmetic on x scales by what it points to, as on a
+	 * variable first assigned a cast pointer (check.c) */
+	t->ptr = ptr;
+	t->psg = psg;
 	/* the text from the first token to the last, blanks collapsed */
 	e = ps->tk.start;
 	while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
@@ -229,7 +238,7 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 	if (i >= 0 && p->vars[i].declared) {
 		v = &p->vars[i];
 		if (v->kind != t->kind || v->sz != t->sz || v->sg != t->sg ||
-		    v->sou != t->sou ||
+		    v->sou != t->sou || v->ptr != t->ptr || v->psg != t->psg ||
 		    ((scope == SC_ASSOC || scope == SC_SELFASSOC) &&
 		     !same_keys(v, kk, nk)))
 			d_perrt(ps, D_DECL_IDRED, nt->line, nt->col,
@@ -247,6 +256,8 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 	v->sz = t->sz;
 	v->sg = t->sg;
 	v->sou = t->sou;
+	v->ptr = t->ptr;
+	v->psg = t->psg;
 	v->tname = xstrdup(t->text);
 	v->line = nt->line;
 	v->col = nt->col;
@@ -703,6 +714,8 @@ static void fixed_array(struct parser *ps, struct dtype *t,
 	t->sou = su;
 	t->sz = 8;
 	t->sg = 0;
+	t->ptr = 0; /* the array itself, held by value */
+	t->psg = 0;
 	n = (int64_t)strlen(name);
 	if ((size_t)n >= sizeof(t->text))
 		n = sizeof(t->text) - 1;

@@ -23,7 +23,8 @@
  * like pointers.  The unary * needs such a type and a pointee with a
  * size: `*arg0` and `*copyin(...)` are compile errors naming the line
  * and column.  A variable keeps the pointer type of its first
- * assignment (check.c).
+ * assignment (check.c), or of its declaration (int *x; declare.c);
+ * p++, p--, p += n and p -= n scale n as p + n does (run.c).
  *
  * Structs and unions (decl.c declares and lays them out).  A pointer to
  * one (ptr D_PTR_SOU, psou which) reads a member at its offset:

@@ -15,9 +15,12 @@
  *				its key signature
  *	self int depth[int];	a thread-local one (self->depth[k])
  *
- * several declarators may share a type (int a, b;).  The types are the
+ * several declarators may share a type (int a, b; int *p, *q; each
+ * declarator's '*'s its own as in C, so another count than the first's
+ * is refused).  The types are the
  * integer type names of casts (char ... uint64_t, unsigned long long,
- * pointers, which hold addresses as 64-bit unsigned integers) and
+ * pointers, which hold addresses as 64-bit unsigned integers: one
+ * declared so is a pointer, its arithmetic scaled as mem.c has it) and
  * string.  A declared integer variable keeps its size and sign: a value
  * stored into it is converted as C converts on assignment (decl.c's
  * d_var_conv()), and its zero has its type (d_var_zero()), so trace()
@@ -73,6 +76,7 @@ struct dtype {
 	uint8_t sz, sg;
 	uint16_t sou; /* a struct or union itself: which (mem.c) */
 	uint8_t ptr, psg; /* a pointer's target, as struct var's (mem.c) */
+	int stars;     /* the '*'s it ends with: the first declarator's */
 	char text[64]; /* as written, blanks collapsed */
 };
 
@@ -167,6 +171,12 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 		t->text[n++] = blank ? ' ' : *c;
 	}
 	t->text[n] = '\0';
+	t->stars = 0;
+	while (n && (t->text[n - 1] == '*' || t->text[n - 1] == ' ')) {
+		if (t->text[n - 1] == '*')
+			t->stars++;
+		n--;
+	}
 }
 
 /* A global may not take a name the parser resolves otherwise. */
@@ -776,11 +786,25 @@ void d_parse_decl(struct parser *ps)
 		d_lex(ps);
 	}
 	parse_dtype(ps, &t);
-	for (;;) {
-		struct tok nt = ps->tk;
+	for (bool first = true;; first = false) {
+		struct tok nt = ps->tk, st = ps->tk;
 		uint8_t kk[D_MAXARGS];
-		int nk = 0;
+		int nk = 0, stars = 0;
 
+		/* int *x, *y: each declarator's '*'s are its own, as C
+		 * has them; one type per declaration here, so another
+		 * count than the first declarator's is refused */
+		while (!first && d_is_op(ps, '*')) {
+			stars++;
+			d_lex(ps);
+		}
+		nt = ps->tk;
+		if (!first && stars != t.stars && nt.t == TK_ID)
+			d_perrt(ps, D_IDENT_UNSUPP, st.line, st.col,
+				"declarators of different pointer types in "
+				"one declaration are not supported: declare "
+				"%s on its own",
+				nt.s);
 		if (nt.t != TK_ID)
 			d_syntax_error(ps);
 		d_lex(ps);

@@ -667,10 +667,23 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 	case N_BIN:
 		a = d_eval(x, n->a);
 		b = d_eval(x, n->b);
-		if (n->ptr && n->ptr != D_PTR_VOID) /* C's pointer scaling */
-			b = d_dv_int((int64_t)((uint64_t)b.i *
-					       d_ptr_scale(x->p, n)),
-				     8, b.sg);
+		if (n->ptr && n->ptr != D_PTR_VOID) { /* C's pointer scaling */
+			if (n->a->ptr)
+				b = ptr_step(x, n, n->sub, b);
+			else /* n + p */
+				a = ptr_step(x, n, n->sub, a);
+		}
+		if (n->sub == '-' && n->a->ptr && n->b->ptr &&
+		    n->b->ptr != D_PTR_VOID) {
+			/* q - p: the difference divided by the size of
+			 * what p points to, unsigned as DTrace divides it
+			 * (dt_cg_arithmetic_op()), a signed 64-bit result */
+			struct dv d = binop(x, '-', a, b);
+
+			return d_dv_int((int64_t)((uint64_t)d.i /
+						  d_ptr_scale(x->p, n->b)),
+					8, true);
+		}
 		return binop(x, n->sub, a, b);
 	case N_LAND:
 		a = d_eval(x, n->a);

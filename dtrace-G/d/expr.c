@@ -605,6 +605,20 @@ static struct node *parse_unary1(struct parser *ps)
 			n = d_mknode(ps, N_DEREF, &t);
 			n->a = parse_unary(ps);
 			return n;
+		case '&': /* the address of: none of D's objects have one */
+			d_lex(ps);
+			n = parse_unary(ps);
+			if (n->op == N_VAR || n->op == N_ASSOC ||
+			    n->op == N_BUILTIN || n->op == N_ARGN ||
+			    n->op == N_ARGS)
+				d_perrt(ps, D_ADDROF_VAR, t.line, t.col,
+					"cannot take the address of a D "
+					"variable: its storage is DTrace's, not "
+					"the traced process's");
+			d_perrt(ps, D_IDENT_UNSUPP, t.line, t.col,
+				"the unary & operator is not supported (a "
+				"traced process's member is at (char *)p + "
+				"offsetof(struct NAME, member))");
 		case OP_INC:
 		case OP_DEC:
 			d_lex(ps);

@@ -76,7 +76,7 @@ struct dtype {
 	uint8_t sz, sg;
 	uint16_t sou; /* a struct or union itself: which (mem.c) */
 	uint8_t ptr, psg; /* a pointer's target, as struct var's (mem.c) */
-	int stars;     /* the '*'s it ends with: the first declarator's */
+	int stars;	  /* the '*'s it ends with: the first declarator's */
 	char text[64]; /* as written, blanks collapsed */
 };
 

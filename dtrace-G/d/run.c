@@ -600,9 +600,9 @@ static struct dv ptr_step(struct ectx *x, const struct node *lv, int op,
 			  struct dv b)
 {
 	if ((op == '+' || op == '-') && lv->ptr && lv->ptr != D_PTR_VOID)
-		return d_dv_int((int64_t)((uint64_t)b.i *
-					  d_ptr_scale(x->p, lv)),
-				8, b.sg);
+		return d_dv_int(
+			(int64_t)((uint64_t)b.i * d_ptr_scale(x->p, lv)), 8,
+			b.sg);
 	return b;
 }
 
@@ -718,8 +718,8 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 			if (n->sub != '=')
 				b = binop(x, d_compound_op(n->sub),
 					  d_lval_load(x, &l),
-					  ptr_step(x, n->a, d_compound_op(n->sub),
-						   b));
+					  ptr_step(x, n->a,
+						   d_compound_op(n->sub), b));
 			return d_lval_store(x, &l, b);
 		}
 		b = d_eval(x, n->b);

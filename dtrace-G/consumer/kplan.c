@@ -317,7 +317,8 @@ bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 			*sg = 1;
 			return true;
 		}
-		if (n->ptr || !kp_ty(k, n->a, &az, &ag) || !kp_ty(k, n->b, &bz, &bg))
+		if (n->ptr || (n->sub == '-' && n->a->ptr && n->b->ptr) ||
+		    !kp_ty(k, n->a, &az, &ag) || !kp_ty(k, n->b, &bz, &bg))
 			return false; /* pointer arithmetic scales: mem.c */
 		switch (n->sub) {
 		case OP_SHL:

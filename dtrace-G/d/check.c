@@ -473,16 +473,39 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		ka = d_check(ps, n->a, strict);
 		kb = d_check(ps, n->b, strict);
 		check_divisor(ps, n, n->sub, n->b);
-		if ((n->sub == '+' || n->sub == '-') && n->a->ptr &&
-		    !n->b->ptr) { /* pointer arithmetic (mem.c) */
+		if (((n->sub == '+' || n->sub == '-') && n->a->ptr &&
+		     !n->b->ptr) ||
+		    (n->sub == '+' && !n->a->ptr && n->b->ptr)) {
+			/* pointer arithmetic (mem.c), n + p as p + n */
+			const struct node *pn = n->a->ptr ? n->a : n->b;
 			struct tok at = { .line = n->line, .col = n->col };
 
-			if (n->a->ptr == D_PTR_SOU) /* scaled by its size */
-				d_sou_size(ps, n->a->psou, D_DECL_INCOMPLETE,
+			if (pn->ptr == D_PTR_SOU) /* scaled by its size */
+				d_sou_size(ps, pn->psou, D_DECL_INCOMPLETE,
 					   &at);
-			n->ptr = n->a->ptr;
-			n->psg = n->a->psg;
-			n->psou = n->a->psou;
+			n->ptr = pn->ptr;
+			n->psg = pn->psg;
+			n->psou = pn->psou;
+		}
+		if (n->a->ptr && n->b->ptr &&
+		    (n->sub == '+' || n->sub == '-')) {
+			/* q - p: the elements between them (run.c), of
+			 * pointers to one type (void * goes with any) */
+			struct tok at = { .line = n->line, .col = n->col };
+
+			if (n->sub == '+')
+				d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
+					"operator + cannot add two pointers");
+			if (n->a->ptr != D_PTR_VOID &&
+			    n->b->ptr != D_PTR_VOID &&
+			    (n->a->ptr != n->b->ptr ||
+			     n->a->psou != n->b->psou))
+				d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
+					"operator - requires pointers to one "
+					"type");
+			if (n->b->ptr == D_PTR_SOU)
+				d_sou_size(ps, n->b->psou, D_DECL_INCOMPLETE,
+					   &at);
 		}
 		switch (n->sub) {
 		case OP_EQ:
@@ -651,6 +674,9 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		v->assigned = true;
 		if (v->kind == T_ANY)
 			v->kind = T_INT;
+		n->ptr = v->ptr; /* p++ steps by what p points to (run.c) */
+		n->psg = v->psg;
+		n->psou = v->psou;
 		return n->kind = T_INT;
 	}
 	}

@@ -804,7 +804,7 @@ void __attribute__((noreturn)) d_syntax_error(struct parser *ps);
 	X(D_OP_SOU) X(D_OP_PTR) X(D_TYPE_MEMBER) X(D_OFFSETOF_TYPE)       \
 	X(D_OFFSETOF_BITFIELD) X(D_DECL_BFTYPE) X(D_DECL_BFSIZE)           \
 	X(D_TYPE_ERR) X(D_TYPE_AMBIG) X(D_TYPE_SCOPE) X(D_UREGS_IDX)      \
-	X(D_ARR_BOUNDS)
+	X(D_ARR_BOUNDS) X(D_ADDROF_VAR)
 #define D_ERRTAG_ENUM(t) t,
 enum { D_ERRTAGS(D_ERRTAG_ENUM) D_NERRTAGS };
 extern const char *const d_errtag_names[];

@@ -15,9 +15,12 @@
  *				its key signature
  *	self int depth[int];	a thread-local one (self->depth[k])
  *
- * several declarators may share a type (int a, b;).  The types are the
+ * several declarators may share a type (int a, b; int *p, *q; each
+ * declarator's '*'s its own as in C, so another count than the first's
+ * is refused).  The types are the
  * integer type names of casts (char ... uint64_t, unsigned long long,
- * pointers, which hold addresses as 64-bit unsigned integers) and
+ * pointers, which hold addresses as 64-bit unsigned integers: one
+ * declared so is a pointer, its arithmetic scaled as mem.c has it) and
  * string.  A declared integer variable keeps its size and sign: a value
  * stored into it is converted as C converts on assignment (decl.c's
  * d_var_conv()), and its zero has its type (d_var_zero()), so trace()
@@ -72,6 +75,8 @@ struct dtype {
 	int kind; /* T_INT, T_STR */
 	uint8_t sz, sg;
 	uint16_t sou; /* a struct or union itself: which (mem.c) */
+	uint8_t ptr, psg; /* a pointer's target, as struct var's (mem.c) */
+	int stars;	  /* the '*'s it ends with: the first declarator's */
 	char text[64]; /* as written, blanks collapsed */
 };
 
@@ -105,7 +110,7 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 	const char *b = ps->tk.start, *e;
 	size_t n = 0;
 	struct tok at = ps->tk;
-	uint8_t ptr, psg;
+	uint8_t ptr = 0, psg = 0;
 
 	t->sou = 0;
 	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "string") == 0) {
@@ -120,8 +125,12 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 		if (!d_is_op(ps, '*'))
 			d_perrt(ps, D_DECL_VOIDOBJ, v.line, v.col,
 			       "a variable cannot be of type void");
-		while (d_is_op(ps, '*'))
+		ptr = D_PTR_VOID;
+		while (d_is_op(ps, '*')) {
 			d_lex(ps);
+			if (d_is_op(ps, '*'))
+				ptr = 8; /* void **: a pointer's size */
+		}
 		t->kind = T_INT;
 		t->sz = 8;
 		t->sg = 0;
@@ -144,6 +153,10 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 	} else {
 		d_syntax_error(ps);
 	}
+	/* int *x: arithmetic on x scales by what it points to, as on a
+	 * variable first assigned a cast pointer (check.c) */
+	t->ptr = ptr;
+	t->psg = psg;
 	/* the text from the first token to the last, blanks collapsed */
 	e = ps->tk.start;
 	while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
@@ -158,6 +171,12 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 		t->text[n++] = blank ? ' ' : *c;
 	}
 	t->text[n] = '\0';
+	t->stars = 0;
+	while (n && (t->text[n - 1] == '*' || t->text[n - 1] == ' ')) {
+		if (t->text[n - 1] == '*')
+			t->stars++;
+		n--;
+	}
 }
 
 /* A global may not take a name the parser resolves otherwise. */
@@ -229,7 +248,7 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 	if (i >= 0 && p->vars[i].declared) {
 		v = &p->vars[i];
 		if (v->kind != t->kind || v->sz != t->sz || v->sg != t->sg ||
-		    v->sou != t->sou ||
+		    v->sou != t->sou || v->ptr != t->ptr || v->psg != t->psg ||
 		    ((scope == SC_ASSOC || scope == SC_SELFASSOC) &&
 		     !same_keys(v, kk, nk)))
 			d_perrt(ps, D_DECL_IDRED, nt->line, nt->col,
@@ -247,6 +266,8 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 	v->sz = t->sz;
 	v->sg = t->sg;
 	v->sou = t->sou;
+	v->ptr = t->ptr;
+	v->psg = t->psg;
 	v->tname = xstrdup(t->text);
 	v->line = nt->line;
 	v->col = nt->col;
@@ -703,6 +724,8 @@ static void fixed_array(struct parser *ps, struct dtype *t,
 	t->sou = su;
 	t->sz = 8;
 	t->sg = 0;
+	t->ptr = 0; /* the array itself, held by value */
+	t->psg = 0;
 	n = (int64_t)strlen(name);
 	if ((size_t)n >= sizeof(t->text))
 		n = sizeof(t->text) - 1;
@@ -763,11 +786,25 @@ void d_parse_decl(struct parser *ps)
 		d_lex(ps);
 	}
 	parse_dtype(ps, &t);
-	for (;;) {
-		struct tok nt = ps->tk;
+	for (bool first = true;; first = false) {
+		struct tok nt = ps->tk, st = ps->tk;
 		uint8_t kk[D_MAXARGS];
-		int nk = 0;
+		int nk = 0, stars = 0;
 
+		/* int *x, *y: each declarator's '*'s are its own, as C
+		 * has them; one type per declaration here, so another
+		 * count than the first declarator's is refused */
+		while (!first && d_is_op(ps, '*')) {
+			stars++;
+			d_lex(ps);
+		}
+		nt = ps->tk;
+		if (!first && stars != t.stars && nt.t == TK_ID)
+			d_perrt(ps, D_IDENT_UNSUPP, st.line, st.col,
+				"declarators of different pointer types in "
+				"one declaration are not supported: declare "
+				"%s on its own",
+				nt.s);
 		if (nt.t != TK_ID)
 			d_syntax_error(ps);
 		d_lex(ps);

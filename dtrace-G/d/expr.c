@@ -6,7 +6,8 @@
  *
  * Precedence is C's, lowest first: assignment (= and op=, right to
  * left), ?:, || ^^ &&, | ^ &, equality, relations, shifts, + -, * / %,
- * then the unary operators, casts and prefix ++/--, then postfix ++/--
+ * then the unary operators, casts (and (string) e and stringof e, which
+ * are stringof()'s call) and prefix ++/--, then postfix ++/--
  * and the primaries: literals, variables (global, self->, this->,
  * associative array elements), builtins (func.c's table), function
  * calls (func.c's table) and args[N].  Binary operators of one level
@@ -547,6 +548,25 @@ static struct node *parse_offsetof(struct parser *ps, const struct tok *t)
 	return n;
 }
 
+/*
+ * (string) e and stringof e: the Guide's Strings chapter has them equal
+ * in meaning, stringof binding as tightly as a cast, its parentheses
+ * optional; both are the stringof() of the function table (func.c).
+ */
+static struct node *stringof_of(struct parser *ps, const struct tok *t,
+				struct node *a)
+{
+	struct node *n = d_mknode(ps, N_FUNC, t);
+
+	for (unsigned i = 0; i < d_nfuncs; i++)
+		if (d_funcs[i].id == F_STRINGOF)
+			n->sub = (int)i;
+	n->args = d_pool_grow(ps, NULL, 0, sizeof(*n->args));
+	n->args[0] = a;
+	n->nargs = 1;
+	return n;
+}
+
 static struct node *parse_unary1(struct parser *ps)
 {
 	struct tok t = ps->tk;
@@ -559,6 +579,15 @@ static struct node *parse_unary1(struct parser *ps)
 	if (t.t == TK_ID && strcmp(t.s, "offsetof") == 0) {
 		d_lex(ps);
 		return parse_offsetof(ps, &t);
+	}
+	if (t.t == TK_ID && strcmp(t.s, "stringof") == 0) {
+		struct lexpos save = ps->pos;
+
+		d_lex(ps);
+		if (!d_is_op(ps, '(')) /* stringof e */
+			return stringof_of(ps, &t, parse_unary(ps));
+		ps->pos = save; /* stringof(e): the function's call */
+		ps->tk = t;
 	}
 	if (t.t == TK_OP) {
 		switch (t.op) {
@@ -576,6 +605,20 @@ static struct node *parse_unary1(struct parser *ps)
 			n = d_mknode(ps, N_DEREF, &t);
 			n->a = parse_unary(ps);
 			return n;
+		case '&': /* the address of: none of D's objects have one */
+			d_lex(ps);
+			n = parse_unary(ps);
+			if (n->op == N_VAR || n->op == N_ASSOC ||
+			    n->op == N_BUILTIN || n->op == N_ARGN ||
+			    n->op == N_ARGS)
+				d_perrt(ps, D_ADDROF_VAR, t.line, t.col,
+					"cannot take the address of a D "
+					"variable: its storage is DTrace's, not "
+					"the traced process's");
+			d_perrt(ps, D_IDENT_UNSUPP, t.line, t.col,
+				"the unary & operator is not supported (a "
+				"traced process's member is at (char *)p + "
+				"offsetof(struct NAME, member))");
 		case OP_INC:
 		case OP_DEC:
 			d_lex(ps);
@@ -588,6 +631,18 @@ static struct node *parse_unary1(struct parser *ps)
 			struct tok savet = ps->tk;
 
 			d_lex(ps);
+			if (ps->tk.t == TK_ID &&
+			    strcmp(ps->tk.s, "string") == 0) {
+				d_lex(ps);
+				if (d_is_op(ps, ')')) { /* (string) e */
+					d_lex(ps);
+					return stringof_of(ps, &t,
+							   parse_unary(ps));
+				}
+				ps->pos = save;
+				ps->tk = savet;
+				d_lex(ps);
+			}
 			if (d_starts_type(ps) ||
 			    (ps->tk.t == TK_ID &&
 			     strcmp(ps->tk.s, "void") == 0)) {

@@ -19,11 +19,14 @@
  * pointer is its expression's type, worked out at compile time: the
  * node's ptr says the size of what it points to (D_PTR_VOID for
  * copyin()'s void *), set by copyin(), by a cast to a pointer type
- * (decl.c's d_parse_type()), by pointer +/- integer and by ?: of two
- * like pointers.  The unary * needs such a type and a pointee with a
- * size: `*arg0` and `*copyin(...)` are compile errors naming the line
- * and column.  A variable keeps the pointer type of its first
- * assignment (check.c).
+ * (decl.c's d_parse_type()), by pointer +/- integer (integer + pointer
+ * too) and by ?: of two like pointers; q - p of two is the elements
+ * between, the bytes divided unsigned as DTrace does (check.c, run.c).
+ * The unary * needs such a type and a pointee with a size: `*arg0` and
+ * `*copyin(...)` are compile errors naming the line and column.  A
+ * variable keeps the pointer type of its first assignment (check.c), or
+ * of its declaration (int *x; declare.c); p++, p--, p += n and p -= n
+ * scale n as p + n does (run.c).
  *
  * Structs and unions (decl.c declares and lays them out).  A pointer to
  * one (ptr D_PTR_SOU, psou which) reads a member at its offset:

@@ -594,6 +594,18 @@ int d_compound_op(int op)
 	}
 }
 
+/* p op= b, p++, p--: C's pointer arithmetic, as p + b's (N_BIN below):
+ * b scaled by the size of what lv, a pointer, points to. */
+static struct dv ptr_step(struct ectx *x, const struct node *lv, int op,
+			  struct dv b)
+{
+	if ((op == '+' || op == '-') && lv->ptr && lv->ptr != D_PTR_VOID)
+		return d_dv_int(
+			(int64_t)((uint64_t)b.i * d_ptr_scale(x->p, lv)), 8,
+			b.sg);
+	return b;
+}
+
 struct dv d_eval(struct ectx *x, const struct node *n)
 {
 	struct dv a, b;
@@ -655,10 +667,23 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 	case N_BIN:
 		a = d_eval(x, n->a);
 		b = d_eval(x, n->b);
-		if (n->ptr && n->ptr != D_PTR_VOID) /* C's pointer scaling */
-			b = d_dv_int((int64_t)((uint64_t)b.i *
-					       d_ptr_scale(x->p, n)),
-				     8, b.sg);
+		if (n->ptr && n->ptr != D_PTR_VOID) { /* C's pointer scaling */
+			if (n->a->ptr)
+				b = ptr_step(x, n, n->sub, b);
+			else /* n + p */
+				a = ptr_step(x, n, n->sub, a);
+		}
+		if (n->sub == '-' && n->a->ptr && n->b->ptr &&
+		    n->b->ptr != D_PTR_VOID) {
+			/* q - p: the difference divided by the size of
+			 * what p points to, unsigned as DTrace divides it
+			 * (dt_cg_arithmetic_op()), a signed 64-bit result */
+			struct dv d = binop(x, '-', a, b);
+
+			return d_dv_int((int64_t)((uint64_t)d.i /
+						  d_ptr_scale(x->p, n->b)),
+					8, true);
+		}
 		return binop(x, n->sub, a, b);
 	case N_LAND:
 		a = d_eval(x, n->a);
@@ -692,7 +717,9 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 			d_lval(x, n->a, &l);
 			if (n->sub != '=')
 				b = binop(x, d_compound_op(n->sub),
-					  d_lval_load(x, &l), b);
+					  d_lval_load(x, &l),
+					  ptr_step(x, n->a,
+						   d_compound_op(n->sub), b));
 			return d_lval_store(x, &l, b);
 		}
 		b = d_eval(x, n->b);
@@ -702,7 +729,8 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		}
 		if (n->sub != '=') {
 			a = var_get(x, n->a);
-			b = binop(x, d_compound_op(n->sub), a, b);
+			b = binop(x, d_compound_op(n->sub), a,
+				  ptr_step(x, n, d_compound_op(n->sub), b));
 		}
 		var_set(x, n->a, b);
 		return b;
@@ -714,12 +742,14 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 			a = d_lval_load(x, &l);
 			b = d_lval_store(x, &l,
 					 binop(x, n->sub == OP_INC ? '+' : '-',
-					       a, d_dv_int(1, 4, true)));
+					       a,
+					       ptr_step(x, n->a, '+',
+							d_dv_int(1, 4, true))));
 			return n->ival ? a : b;
 		}
 		a = var_get(x, n->a);
 		b = binop(x, n->sub == OP_INC ? '+' : '-', a,
-			  d_dv_int(1, 4, true));
+			  ptr_step(x, n, '+', d_dv_int(1, 4, true)));
 		var_set(x, n->a, b);
 		return n->ival ? a : b;
 	}

@@ -414,6 +414,8 @@ rm -f go
 ACT_EXEC=1 ACT_CLOSEFD=1 ACT_WAIT=$tmp/go ./act 1000 0 0 300 >e.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
+# the shell's fork has exec'd act (libactl mapped), or act$ap is no probe
+wait_until 100 grep -q libactl /proc/$ap/maps
 "$DTRACE" -w -q -x activation=user -p $ap -n "
 BEGIN { system(\"touch $tmp/go\"); }
 act\$target:::hit { @h = count(); }

@@ -2,8 +2,9 @@
 /*
  * kplan.c - which clauses of a D program a BPF program can run in the
  * traced thread, and folding what it aggregated back into the
- * program's aggregations (kplan.h); the instructions it runs for one
- * probe are kplan_emit.c's (kplan_impl.h is what the two share).
+ * program's aggregations (kplan.h); which variables the kernel keeps
+ * are kplan_vars.c's, the instructions it runs for one probe
+ * kplan_emit.c's (kplan_impl.h is what the three share).
  *
  * It is code generation, so it lives with the consumer, not with the D
  * language (dtrace-G/d/ knows nothing of the kernel: tests/run-layers.sh
@@ -70,7 +71,7 @@
  * ../consumer/cgen.c only).  A clause may also read self-> and this->
  * integer variables and timestamp, and store them (`v = e`, `v op= e`,
  * `v++` and `v--` statements: kp_stored()),
- * when the kernel keeps those variables: vars_decide() takes a variable
+ * when the kernel keeps those variables: kp_vars_decide() takes a variable
  * only if every traced clause that touches it runs in the kernel (else
  * user space and the kernel would each have a copy), taking clauses and
  * variables away until nothing changes; BEGIN and END are dtrace's own
@@ -89,7 +90,7 @@
  * d_key_add() keeps them) whose stores give the zero's type (an element
  * set and another unset would need two bits), and
  * compare copyinstr(argN) with a string literal (kp_str_cmp()) and
- * key an aggregation by one copyinstr(argN) (arg_str(): UBPF_K_SKEY,
+ * key an aggregation by one copyinstr(argN) (kp_arg_str(): UBPF_K_SKEY,
  * the entries in kaggs_s, merged with the string cut to strsize - 1 as
  * copyinstr() cuts it), also through a this-> string that is
  * copyinstr(argN) wherever it is read (KV_SARG, sarg_var()), but not
@@ -210,7 +211,7 @@ bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
 }
 
 /* copyinstr(argN): N, else -1 */
-static int copyinstr_arg(const struct node *n)
+int kp_copyinstr_arg(const struct node *n)
 {
 	if (n->op != N_FUNC || d_funcs[n->sub].id != F_COPYINSTR ||
 	    n->nargs != 1 || n->args[0]->op != N_ARGN || n->args[0]->sub < 0 ||
@@ -224,11 +225,11 @@ static int sarg_of(const struct d_kplan *k, const struct node *n)
 {
 	if (n->op == N_VAR && k->vst[n->sub] == KV_SARG)
 		return k->varg[n->sub];
-	return copyinstr_arg(n);
+	return kp_copyinstr_arg(n);
 }
 
 /* copyinstr(argN) as a key (kaggs_s, generated programs): N, else -1 */
-static int arg_str(const struct d_kplan *k, const struct node *n)
+int kp_arg_str(const struct d_kplan *k, const struct node *n)
 {
 	if (!k || !k->vars || k->nostr || k->fmode)
 		return -1;
@@ -408,7 +409,7 @@ static int ident(const struct node *n)
 
 /* self->v = e or this->v = e, v OP= e, v++, ++v, v--, --v (v also an
  * element self->a[k...]): v's index, else -1 */
-static int assigned_var(const struct stmt *st)
+int kp_assigned_var(const struct stmt *st)
 {
 	const struct node *e = st->e;
 
@@ -420,7 +421,7 @@ static int assigned_var(const struct stmt *st)
 }
 
 /*
- * The value the store st (assigned_var()) gives its variable: e of
+ * The value the store st (kp_assigned_var()) gives its variable: e of
  * v = e; v OP e of v OP= e and v + 1, v - 1 of ++ and -- (pre- or
  * postfix: a statement's value is not used), as run.c computes them
  * (var_get(), binop() with the int 1, var_set()), built in *bin, *one.
@@ -453,13 +454,13 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
 }
 
 /* Can the kernel run st?  Its key types into ks. */
-static bool stmt_ok(const struct d_kplan *k, const struct stmt *st,
+bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		    struct kstmt *ks)
 {
 	const struct d_prog *p = k->prog;
 	const struct agg *a;
 	uint8_t sz, sg;
-	int v = k->vars ? assigned_var(st) : -1;
+	int v = k->vars ? kp_assigned_var(st) : -1;
 
 	memset(ks, 0, sizeof(*ks));
 	ks->st = st;
@@ -507,7 +508,7 @@ static bool stmt_ok(const struct d_kplan *k, const struct stmt *st,
 					     : 1;
 	ks->skey = -1;
 	for (unsigned i = 0; i < st->nkeys; i++) {
-		int sa = arg_str(k, st->keys[i]);
+		int sa = kp_arg_str(k, st->keys[i]);
 
 		ks->kid[i] = ident(st->keys[i]);
 		ks->ksz[i] = 8;
@@ -525,7 +526,7 @@ static bool stmt_ok(const struct d_kplan *k, const struct stmt *st,
 }
 
 /* Does the clause fire only for dtrace:::BEGIN and dtrace:::END? */
-static bool dtrace_only(const struct clause *c)
+bool kp_dtrace_only(const struct clause *c)
 {
 	if (c->spec != 0 && c->spec != 4)
 		return false;
@@ -568,606 +569,6 @@ static bool stmts_stop(const struct stmt *v, unsigned n)
 	return false;
 }
 
-/* ------------------------------------------------------------------ */
-/* Variables (D_KPLAN_VARS) */
-
-/* Every variable node under n into mark (reads and stores alike). */
-static void vars_of(const struct node *n, bool *mark)
-{
-	if (!n)
-		return;
-	if (n->op == N_VAR || n->op == N_ASSOC)
-		mark[n->sub] = true;
-	vars_of(n->a, mark);
-	vars_of(n->b, mark);
-	vars_of(n->c, mark);
-	for (unsigned i = 0; i < n->nargs; i++)
-		vars_of(n->args[i], mark);
-}
-
-static void stmts_vars(const struct stmt *v, unsigned n, bool *mark)
-{
-	for (unsigned i = 0; i < n; i++) {
-		vars_of(v[i].e, mark);
-		for (unsigned j = 0; j < v[i].nargs; j++)
-			vars_of(v[i].args[j], mark);
-		for (unsigned j = 0; j < v[i].nkeys; j++)
-			vars_of(v[i].keys[j], mark);
-		stmts_vars(v[i].body, v[i].nbody, mark);
-		stmts_vars(v[i].els, v[i].nels, mark);
-	}
-}
-
-/* The variables clause c touches, into mark (cleared first). */
-static void clause_vars(const struct d_kplan *k, const struct clause *c,
-			bool *mark)
-{
-	memset(mark, 0, k->prog->nvars * sizeof(*mark));
-	vars_of(c->pred, mark);
-	stmts_vars(c->stmts, c->nstmts, mark);
-}
-
-/* The bits (vbit) of the variables read under n whose type is open. */
-static uint32_t open_bits(const struct d_kplan *k, const struct node *n)
-{
-	uint32_t b = 0;
-
-	if (!n)
-		return 0;
-	if (n->op == N_VAR && k->vbit[n->sub] >= 0)
-		b |= 1u << k->vbit[n->sub];
-	b |= open_bits(k, n->a) | open_bits(k, n->b) | open_bits(k, n->c);
-	for (unsigned i = 0; i < n->nargs; i++)
-		b |= open_bits(k, n->args[i]);
-	return b;
-}
-
-/* The next subset of set after s (0 after the last). */
-static uint32_t next_subset(uint32_t s, uint32_t set)
-{
-	return (s - set) & set;
-}
-
-/* n's one type, whichever of its variables are set; false if none. */
-static bool ty_all(struct d_kplan *k, const struct node *n, uint8_t *sz,
-		   uint8_t *sg)
-{
-	uint32_t set = open_bits(k, n), s = 0;
-	uint8_t z, g;
-	bool ok = true;
-
-	if (__builtin_popcount(set) > 4)
-		return false;
-	k->absent = 0;
-	if (!kp_ty(k, n, sz, sg))
-		return false;
-	while ((s = next_subset(s, set)) != 0 && ok) {
-		k->absent = s;
-		ok = kp_ty(k, n, &z, &g) && z == *sz && g == *sg;
-	}
-	k->absent = 0;
-	return ok;
-}
-
-/*
- * The type T every store of variable v in the traced clauses gives it,
- * into *tz, *tg (none: its zero's); false when they disagree or read
- * what the kernel cannot give.
- */
-static bool stores_type(struct d_kplan *k, unsigned v, uint8_t *tz, uint8_t *tg)
-{
-	const struct d_prog *p = k->prog;
-	const struct var *var = &p->vars[v];
-	bool seen = false;
-	uint8_t z, g;
-
-	*tz = var->declared ? var->sz : 8;
-	*tg = var->declared ? var->sg : 1;
-	for (unsigned ci = 0; ci < p->nclauses; ci++) {
-		const struct clause *c = &p->clauses[ci];
-
-		if (dtrace_only(c))
-			continue;
-		for (unsigned i = 0; i < c->nstmts; i++) {
-			const struct node *b;
-			struct node bin, one;
-
-			if (assigned_var(&c->stmts[i]) != (int)v)
-				continue;
-			/* a self-> variable set to 0 is deleted: it reads as
-			 * unset, its zero's type */
-			b = kp_stored(&c->stmts[i], &bin, &one);
-			if ((var->scope == SC_SELF ||
-			     var->scope == SC_SELFASSOC) &&
-			    b->op == N_INT &&
-			    b->ival == 0)
-				continue;
-			if (!ty_all(k, b, &z, &g))
-				return false;
-			if (var->declared) { /* d_var_conv() */
-				z = var->sz;
-				g = var->sg;
-			}
-			if (seen && (z != *tz || g != *tg))
-				return false;
-			*tz = z;
-			*tg = g;
-			seen = true;
-		}
-	}
-	return true;
-}
-
-/* v is kept, of type T (tz, tg): its bit when T is not its zero's type */
-static void var_keep(struct d_kplan *k, unsigned v, uint8_t tz, uint8_t tg)
-{
-	const struct var *var = &k->prog->vars[v];
-
-	k->vst[v] = KV_KERN;
-	k->vsz[v] = tz;
-	k->vsg[v] = tg;
-	if (var->declared || (tz == 8 && tg == 1))
-		return;
-	/* an array's elements are each set or unset: one bit cannot say */
-	if (var->scope == SC_SELFASSOC)
-		k->vst[v] = KV_NO;
-	else if (k->nbits < 32)
-		k->vbit[v] = k->nbits++;
-	else
-		k->vst[v] = KV_NO;
-}
-
-/*
- * A pass over the variables whose T is not known: true when one became
- * known.  A store that reads the variable itself (self->n = self->n + 1)
- * is known only by supposing T is the zero's type and finding every
- * store gives it that (the last resort, when no pass finds more).
- */
-static bool vars_type_pass(struct d_kplan *k, bool suppose)
-{
-	const struct d_prog *p = k->prog;
-	uint8_t tz, tg;
-
-	for (unsigned v = 0; v < p->nvars; v++) {
-		const struct var *var = &p->vars[v];
-		uint8_t zz = var->declared ? var->sz : 8;
-		uint8_t zg = var->declared ? var->sg : 1;
-
-		if (k->vst[v] != KV_CAND)
-			continue;
-		if (!suppose) {
-			if (!stores_type(k, v, &tz, &tg))
-				continue;
-			var_keep(k, v, tz, tg);
-			return true;
-		}
-		k->vst[v] = KV_KERN;
-		k->vsz[v] = zz;
-		k->vsg[v] = zg;
-		k->vbit[v] = -1;
-		if (stores_type(k, v, &tz, &tg) && tz == zz && tg == zg)
-			return true;
-		k->vst[v] = KV_CAND;
-	}
-	return false;
-}
-
-
-/*
- * Whether clause ci's plan is the same whichever of its variables are
- * set: the types of a variable set and unset may differ (a store of
- * timestamp makes it unsigned, an unset one reads as a signed 0), and
- * the plan must not depend on which one user space would have seen.
- */
-static bool clause_typed(struct d_kplan *k, unsigned ci)
-{
-	const struct clause *c = &k->prog->clauses[ci];
-	static const struct d_probe none;
-	struct ubpf_kplan *a, *b;
-	uint32_t set = open_bits(k, c->pred), s = 0;
-	bool ok;
-
-	for (unsigned i = 0; i < c->nstmts; i++) {
-		const struct stmt *st = &c->stmts[i];
-
-		set |= open_bits(k, st->e);
-		for (unsigned j = 0; j < st->nargs; j++)
-			set |= open_bits(k, st->args[j]);
-		for (unsigned j = 0; j < st->nkeys; j++)
-			set |= open_bits(k, st->keys[j]);
-	}
-	if (!set)
-		return true;
-	if (__builtin_popcount(set) > 4)
-		return false;
-	a = xcalloc(1, sizeof(*a));
-	b = xcalloc(1, sizeof(*b));
-	k->absent = 0;
-	ok = kp_clause_emit(k, ci, &none, a);
-	while (ok && (s = next_subset(s, set)) != 0) {
-		k->absent = s;
-		memset(b, 0, sizeof(*b));
-		ok = kp_clause_emit(k, ci, &none, b) && a->nops == b->nops &&
-		     !memcmp(a->ops, b->ops, a->nops * sizeof(a->ops[0]));
-		/* and the keys' types, which the merge gives them */
-		for (unsigned i = 0; ok && i < c->nstmts; i++) {
-			const struct stmt *st = &c->stmts[i];
-			const struct kstmt *ks = &k->st[k->first[ci] + i];
-
-			for (unsigned j = 0; ok && j < st->nkeys; j++) {
-				uint8_t z, g;
-
-				ok = ks->kid[j] >= 0 || (int)j == ks->skey ||
-				     (kp_ty(k, st->keys[j], &z, &g) &&
-				      z == ks->ksz[j] && g == ks->ksg[j]);
-			}
-		}
-	}
-	k->absent = 0;
-	free(a);
-	free(b);
-	return ok;
-}
-
-/* Clause ci alone: can the kernel run it?  Its statements into k->st. */
-static bool clause_ok(struct d_kplan *k, unsigned ci)
-{
-	const struct clause *c = &k->prog->clauses[ci];
-	uint8_t sz, sg;
-	bool ok = c->nstmts > 0 && k->nst + c->nstmts <= UINT16_MAX &&
-		  (!c->pred || kp_ty(k, c->pred, &sz, &sg));
-
-	k->first[ci] = k->nst;
-	xgrow(&k->st, &k->stcap, (size_t)k->nst + c->nstmts, sizeof(*k->st));
-	for (unsigned i = 0; ok && i < c->nstmts; i++)
-		ok = stmt_ok(k, &c->stmts[i], &k->st[k->nst + i]);
-	if (!ok)
-		return false;
-	k->ok[ci] = true; /* for kp_clause_emit() */
-	if (k->vars && !clause_typed(k, ci)) {
-		k->ok[ci] = false;
-		return false;
-	}
-	return true;
-}
-
-/* Does clause c compare a string (kp_str_cmp())? */
-static bool clause_strs(const struct d_kplan *k, const struct clause *c)
-{
-	if (kp_has_str_cmp(k, c->pred))
-		return true;
-	for (unsigned i = 0; i < c->nstmts; i++) {
-		const struct stmt *st = &c->stmts[i];
-
-		if (kp_has_str_cmp(k, st->e))
-			return true;
-		for (unsigned j = 0; j < st->nargs; j++)
-			if (kp_has_str_cmp(k, st->args[j]))
-				return true;
-		for (unsigned j = 0; j < st->nkeys; j++)
-			if (kp_has_str_cmp(k, st->keys[j]) ||
-			    arg_str(k, st->keys[j]) >= 0)
-				return true;
-	}
-	return false;
-}
-
-/* this->v = copyinstr(argN), a statement of its own: N, else -1 */
-static int sarg_store(const struct stmt *st, unsigned v)
-{
-	const struct node *e = st->e;
-
-	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
-	    e->a->op != N_VAR || e->a->sub != (int)v)
-		return -1;
-	return copyinstr_arg(e->b);
-}
-
-/* Does n store into variable v? */
-static bool stores_into(const struct node *n, unsigned v)
-{
-	if (!n)
-		return false;
-	if ((n->op == N_ASSIGN || n->op == N_INCDEC) && n->a &&
-	    (n->a->op == N_VAR || n->a->op == N_ASSOC) && n->a->sub == (int)v)
-		return true;
-	if (stores_into(n->a, v) || stores_into(n->b, v) ||
-	    stores_into(n->c, v))
-		return true;
-	for (unsigned i = 0; i < n->nargs; i++)
-		if (stores_into(n->args[i], v))
-			return true;
-	return false;
-}
-
-/* Does statement st (and what it holds) touch variable v, or store it? */
-static void stmt_touch(const struct d_kplan *k, const struct stmt *st,
-		       unsigned v, bool *mark, bool *store)
-{
-	memset(mark, 0, k->prog->nvars * sizeof(*mark));
-	stmts_vars(st, 1, mark);
-	*store = stores_into(st->e, v);
-	for (unsigned j = 0; j < st->nargs; j++)
-		*store |= stores_into(st->args[j], v);
-	for (unsigned j = 0; j < st->nkeys; j++)
-		*store |= stores_into(st->keys[j], v);
-	for (unsigned j = 0; j < st->nbody; j++)
-		*store |= stores_into(st->body[j].e, v);
-	if (st->nbody || st->nels)
-		*store |= mark[v]; /* a branch's: taken or not */
-}
-
-/* Does clause cj store v = copyinstr(argN) at its top level on every
- * firing of every probe clause ci fires on, before ci runs? */
-static bool sarg_before(const struct d_kplan *k, unsigned ci, unsigned v,
-			int arg)
-{
-	const struct clause *c = &k->prog->clauses[ci];
-
-	for (unsigned cj = 0; cj < ci; cj++) {
-		const struct clause *d = &k->prog->clauses[cj];
-		unsigned j;
-
-		if (d->pred || d->spec != c->spec || d->ndescs != c->ndescs)
-			continue;
-		for (j = 0; j < c->ndescs; j++)
-			if (strcmp(c->descs[j], d->descs[j]))
-				break;
-		if (j < c->ndescs)
-			continue;
-		for (j = 0; j < d->nstmts; j++)
-			if (sarg_store(&d->stmts[j], v) == arg)
-				return true;
-	}
-	return false;
-}
-
-/*
- * A this-> string whose every store is this->v = copyinstr(argN), one
- * N, as a statement of its own, and every read of which comes after
- * one of them in the same firing -- later in its clause, or anywhere in
- * a clause after one without a predicate on the same probe
- * descriptions (sarg_before()) -- is the string of argument N, which
- * the generated program copies once per firing (cgen.c's seq_read()):
- * the read of a string that cannot be read sends the hit to user
- * space whole, and so does the store's own copy (kp_clause_emit()), so
- * the fault is reported as run.c reports it.  Never set in a firing it
- * would read as "", which is not argument N's string: that is why the
- * reads must follow a store.  A clause that reads such a variable
- * compares it (kp_str_cmp()) or keys an aggregation by it (arg_str());
- * anything else refuses the clause, and vars_decide() the variable
- * with it.  N, else -1.
- */
-static int sarg_var(const struct d_kplan *k, unsigned v, bool *mark)
-{
-	const struct d_prog *p = k->prog;
-	int arg = -1;
-	bool store;
-
-	for (unsigned ci = 0; ci < p->nclauses; ci++) {
-		const struct clause *c = &p->clauses[ci];
-
-		if (stores_into(c->pred, v))
-			return -1;
-		for (unsigned i = 0; i < c->nstmts; i++) {
-			int a = sarg_store(&c->stmts[i], v);
-
-			stmt_touch(k, &c->stmts[i], v, mark, &store);
-			if (a < 0 && store)
-				return -1;
-			if (a >= 0 && arg >= 0 && a != arg)
-				return -1;
-			if (a >= 0)
-				arg = a;
-		}
-	}
-	if (arg < 0)
-		return -1;
-	for (unsigned ci = 0; ci < p->nclauses; ci++) {
-		const struct clause *c = &p->clauses[ci];
-		bool set;
-
-		clause_vars(k, c, mark);
-		if (!mark[v])
-			continue;
-		if (dtrace_only(c))
-			return -1;
-		set = sarg_before(k, ci, v, arg);
-		memset(mark, 0, p->nvars * sizeof(*mark));
-		vars_of(c->pred, mark);
-		if (mark[v] && !set)
-			return -1;
-		for (unsigned i = 0; i < c->nstmts && !set; i++) {
-			if (sarg_store(&c->stmts[i], v) >= 0) {
-				set = true;
-				continue;
-			}
-			stmt_touch(k, &c->stmts[i], v, mark, &store);
-			if (mark[v])
-				return -1;
-		}
-	}
-	return arg;
-}
-
-/*
- * Which variables the kernel keeps: self-> and this-> integers that no
- * clause it cannot run touches (user space would keep a second copy),
- * each of one type T wherever it is stored.  Taking a variable away
- * can take clauses away, which can take more variables: until nothing
- * changes.  BEGIN and END run in dtrace's own thread, whose self->
- * variables are its own and whose firings are not a traced probe's:
- * they keep theirs in user space, apart.
- */
-/* fsite_assign()'s walk of n, in DTrace's action number action */
-static bool fsite_walk(struct d_kplan *k, const struct node *n, unsigned clause,
-		       int action)
-{
-	int arg;
-
-	if (!n)
-		return true;
-	if (kp_str_cmp(k, n, &arg, NULL)) {
-		if (k->nfs >= UBPF_KFSITES)
-			return false;
-		k->fs[k->nfs++] =
-			(struct kfsite){ n, clause, action, (uint8_t)arg };
-		return true;
-	}
-	if (!fsite_walk(k, n->a, clause, action) ||
-	    !fsite_walk(k, n->b, clause, action) ||
-	    !fsite_walk(k, n->c, clause, action))
-		return false;
-	for (unsigned i = 0; i < n->nargs; i++)
-		if (!fsite_walk(k, n->args[i], clause, action))
-			return false;
-	return true;
-}
-
-/*
- * fmode: each string comparison of a clause the kernel runs is a fault
- * site, numbered here, with what run.c's report_fault() needs to say
- * of it: the clause, the action (run.c's x->action where it is
- * evaluated: 0 in the predicate, an assignment's own, an aggregation's
- * plus the key's index, or plus the keys' count for its value) and
- * the argument whose string it reads.  The kernel sets the site's bits
- * in the record (cgen.c) when the string cannot be read and ends the
- * clause there; d_kplan_fault() turns them back into the fault.  false
- * when there are more than the record has bits for.
- */
-static bool fsite_assign(struct d_kplan *k)
-{
-	const struct d_prog *p = k->prog;
-
-	k->nfs = 0;
-	for (unsigned ci = 0; ci < p->nclauses; ci++) {
-		const struct clause *c = &p->clauses[ci];
-
-		if (!k->ok[ci])
-			continue;
-		if (!fsite_walk(k, c->pred, ci, 0))
-			return false;
-		for (unsigned i = 0; i < c->nstmts; i++) {
-			const struct kstmt *ks = &k->st[k->first[ci] + i];
-			const struct stmt *st = &c->stmts[i];
-
-			if (ks->assign) {
-				if (!fsite_walk(k, st->e, ci, st->action))
-					return false;
-				continue;
-			}
-			for (unsigned j = 0; j < st->nkeys; j++)
-				if (!fsite_walk(k, st->keys[j], ci,
-						st->action + (int)j))
-					return false;
-			if (st->nargs &&
-			    !fsite_walk(k, st->args[0], ci,
-					st->action + (int)st->nkeys))
-				return false;
-		}
-	}
-	return true;
-}
-
-static void vars_decide(struct d_kplan *k)
-{
-	struct d_prog *p = k->prog;
-	bool *mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
-	bool changed = true, tls = false, strs = false;
-	unsigned nthis = 0;
-
-	k->nbits = 0;
-	memset(k->tls, 0, p->nclauses * sizeof(*k->tls));
-	memset(k->kv, 0, p->nclauses * sizeof(*k->kv));
-	for (unsigned v = 0; v < p->nvars; v++) {
-		const struct var *var = &p->vars[v];
-
-		k->vst[v] = KV_NO;
-		k->vbit[v] = -1;
-		k->vslot[v] = -1;
-		if ((var->scope == SC_SELF || var->scope == SC_THIS ||
-		     var->scope == SC_SELFASSOC) &&
-		    var->kind != T_STR && !var->ptr && !var->psou &&
-		    (var->scope != SC_THIS || nthis < UBPF_KTHIS)) {
-			k->vst[v] = KV_CAND;
-			if (var->scope == SC_THIS)
-				k->vslot[v] = (int)nthis++;
-		}
-	}
-	/* this-> strings that are an argument's (not where a string's
-	 * fault is the hit's: the store would be the site) */
-	for (unsigned v = 0; v < p->nvars; v++) {
-		const struct var *var = &p->vars[v];
-
-		if (var->scope != SC_THIS || var->kind != T_STR || var->ptr ||
-		    var->psou || nthis >= UBPF_KTHIS || k->nostr || k->fmode)
-			continue;
-		k->varg[v] = sarg_var(k, v, mark);
-		if (k->varg[v] >= 0) {
-			k->vst[v] = KV_SARG;
-			k->vslot[v] = (int)nthis++;
-		}
-	}
-	while (vars_type_pass(k, false) || vars_type_pass(k, true))
-		;
-	for (unsigned v = 0; v < p->nvars; v++)
-		if (k->vst[v] == KV_CAND) /* its stores disagree */
-			k->vst[v] = KV_NO;
-	while (changed) {
-		changed = false;
-		k->nst = 0;
-		memset(k->ok, 0, p->nclauses * sizeof(*k->ok));
-		for (unsigned ci = 0; ci < p->nclauses; ci++) {
-			if ((!k->user || !k->user[ci]) && clause_ok(k, ci))
-				k->nst += p->clauses[ci].nstmts;
-		}
-		for (unsigned ci = 0; ci < p->nclauses; ci++) {
-			if (k->ok[ci] || dtrace_only(&p->clauses[ci]))
-				continue;
-			clause_vars(k, &p->clauses[ci], mark);
-			for (unsigned v = 0; v < p->nvars; v++)
-				if (mark[v] && (k->vst[v] == KV_KERN ||
-						k->vst[v] == KV_SARG)) {
-					k->vst[v] = KV_NO;
-					changed = true;
-				}
-		}
-	}
-	for (unsigned ci = 0; ci < p->nclauses; ci++) {
-		if (!k->ok[ci])
-			continue;
-		clause_vars(k, &p->clauses[ci], mark);
-		for (unsigned v = 0; v < p->nvars; v++) {
-			k->tls[ci] |= mark[v] &&
-				      (p->vars[v].scope == SC_SELF ||
-				       p->vars[v].scope == SC_SELFASSOC);
-			k->kv[ci] |= mark[v] && (k->vst[v] == KV_KERN ||
-						 k->vst[v] == KV_SARG);
-		}
-		tls |= k->tls[ci];
-		strs |= clause_strs(k, &p->clauses[ci]);
-	}
-	free(mark);
-	/*
-	 * A string the kernel cannot read (a fault) sends the hit to user
-	 * space whole, unflagged (cgen.c), where a clause keeping self->
-	 * variables cannot go.  Such a program has its faults at the hit
-	 * instead (fmode: fsite_assign()), which keys of a string cannot
-	 * (one longer than kaggs_s keeps is no fault, and still goes to
-	 * user space): they stay there.  With more comparisons than the
-	 * record has fault bits for, it compares no strings.
-	 */
-	if (tls && strs && !k->nostr && !k->fmode) {
-		k->fmode = true;
-		vars_decide(k);
-		return;
-	}
-	if (k->fmode && !k->nostr && !fsite_assign(k)) {
-		k->fmode = false;
-		k->nostr = true;
-		vars_decide(k);
-	}
-}
 
 struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags,
 			    const bool *user)
@@ -1180,7 +581,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags,
 	k->first = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
 	k->tls = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->tls));
 	k->kv = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
-	k->user = user; /* read by vars_decide() only, below */
+	k->user = user; /* read by kp_vars_decide() only, below */
 	k->vst = xcalloc(nv, sizeof(*k->vst));
 	k->vsz = xcalloc(nv, sizeof(*k->vsz));
 	k->vsg = xcalloc(nv, sizeof(*k->vsg));
@@ -1191,16 +592,16 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags,
 	 * sees, so exit() and printa() do not rule gates out */
 	k->gates = (flags & D_KPLAN_VARS) != 0;
 	for (ci = 0; ci < p->nclauses; ci++)
-		if (!dtrace_only(&p->clauses[ci]) &&
+		if (!kp_dtrace_only(&p->clauses[ci]) &&
 		    stmts_stop(p->clauses[ci].stmts, p->clauses[ci].nstmts))
 			return k;
 	k->vars = (flags & D_KPLAN_VARS) != 0;
 	if (k->vars) {
-		vars_decide(k);
+		kp_vars_decide(k);
 		k->user = NULL;
 	} else {
 		for (ci = 0; ci < p->nclauses; ci++)
-			if (clause_ok(k, ci))
+			if (kp_clause_ok(k, ci))
 				k->nst += p->clauses[ci].nstmts;
 	}
 	/* no keys: slots of kflat while they last */
@@ -1253,7 +654,7 @@ bool d_kplan_gated(const struct d_kplan *k, unsigned clause)
 	    d_kplan_clause(k, clause))
 		return false;
 	c = &k->prog->clauses[clause];
-	return c->pred && !dtrace_only(c) && gate_ok(c->pred) &&
+	return c->pred && !kp_dtrace_only(c) && gate_ok(c->pred) &&
 	       kp_ty(k, c->pred, &sz, &sg);
 }
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kplan_impl.h - what kplan.c (which clauses the kernel runs, their
- * variables, merging) and kplan_emit.c (their instructions) share: the
- * plan's state, and the tree walks both make.  Not for anything else:
- * kplan.h is the interface.
+ * kplan_impl.h - what kplan.c (which clauses the kernel runs,
+ * merging), kplan_vars.c (their variables) and kplan_emit.c (their
+ * instructions) share: the plan's state, and the tree walks they all
+ * make.  Not for anything else: kplan.h is the interface.
  */
 #ifndef USDT_DTRACE_KPLAN_IMPL_H
 #define USDT_DTRACE_KPLAN_IMPL_H
@@ -81,5 +81,21 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
 /* kplan_emit.c: clause's instructions for a firing of probe, into pl */
 bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		    const struct d_probe *probe, struct ubpf_kplan *pl);
+
+/* kplan.c: the N of copyinstr(argN), or -1 */
+int kp_copyinstr_arg(const struct node *n);
+/* ... the N of a key or operand that is copyinstr(argN), or -1 */
+int kp_arg_str(const struct d_kplan *k, const struct node *n);
+/* ... the variable statement st assigns, or -1 */
+int kp_assigned_var(const struct stmt *st);
+/* ... can the kernel run st?  Its key types into ks */
+bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
+		struct kstmt *ks);
+/* ... does the clause fire only for dtrace:::BEGIN and dtrace:::END? */
+bool kp_dtrace_only(const struct clause *c);
+/* kplan_vars.c: clause ci alone: can the kernel run it? */
+bool kp_clause_ok(struct d_kplan *k, unsigned ci);
+/* ... which variables the kernel keeps, and so which clauses */
+void kp_vars_decide(struct d_kplan *k);
 
 #endif /* USDT_DTRACE_KPLAN_IMPL_H */

@@ -939,16 +939,18 @@ void cg_try(struct consumer *c)
  * DTRACE_CGEN_LOG set prints the verifier's whole log of a refusal.
  */
 static int cg_load_as(struct consumer *c, enum bpf_prog_type type,
-		      struct bpf_insn *v, size_t n)
+		      int attach, struct bpf_insn *v, size_t n)
 {
 	struct consumer_bpf *b = c->bpf;
 	static char log[65536];
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log,
-		    .log_size = sizeof(log));
+		    .log_size = sizeof(log),
+		    .expected_attach_type = (enum bpf_attach_type)attach);
 	int fd;
 
 	for (size_t i = 0; i < b->ncg; i++)
 		if (b->cg[i].n == n && b->cg[i].type == (int)type &&
+		    b->cg[i].attach == attach &&
 		    !memcmp(b->cg[i].v, v, n * sizeof(*v))) {
 			free(v);
 			return b->cg[i].fd;
@@ -971,14 +973,24 @@ static int cg_load_as(struct consumer *c, enum bpf_prog_type type,
 		return err;
 	}
 	b->cg = xpush_room(b->cg, b->ncg, sizeof(*b->cg));
-	b->cg[b->ncg++] = (struct cg_prog){v, n, fd, (int)type};
+	b->cg[b->ncg++] = (struct cg_prog){v, n, fd, (int)type, attach};
 	return fd;
 }
 
 /* a uprobe event's program */
 int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
 {
-	return cg_load_as(c, BPF_PROG_TYPE_KPROBE, v, n);
+	return cg_load_as(c, BPF_PROG_TYPE_KPROBE, 0, v, n);
+}
+
+/*
+ * a site link's program (bpf_attach.c): the same instructions, loaded
+ * for a uprobe_multi link, which takes no program loaded for a perf
+ * event
+ */
+int cg_load_multi(struct consumer *c, struct bpf_insn *v, size_t n)
+{
+	return cg_load_as(c, BPF_PROG_TYPE_KPROBE, UMULTI_ATTACH, v, n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1002,7 +1014,7 @@ const struct cgen_maps *bpf_cg_maps(struct consumer *c)
 
 int bpf_cg_load(struct consumer *c, int type, struct bpf_insn *v, size_t n)
 {
-	return cg_load_as(c, (enum bpf_prog_type)type, v, n);
+	return cg_load_as(c, (enum bpf_prog_type)type, 0, v, n);
 }
 
 /* The kernel probes' programs are attached: no going back after. */
@@ -1037,6 +1049,9 @@ static void cg_say(struct consumer *c)
 		    b->ncg, b->ncg == 1 ? "" : "s", insns,
 		    insns == 1 ? "" : "s", ver, c->received,
 		    c->received == 1 ? "" : "s");
+		if (b->nlinks) /* bpf_attach.c */
+			say(c, "BPF: %zu site link%s, no uprobe event",
+			    b->nlinks, b->nlinks == 1 ? "" : "s");
 		return;
 	}
 	/* the generic program, as -v always had it, says nothing new */
@@ -1340,6 +1355,7 @@ static int bpf_open(struct consumer *c)
 	}
 	c->up.scope_only = true;
 	c->up.event_new = ev_new;
+	site_links_on(c);
 	return up_open(c);
 }
 
@@ -1376,9 +1392,21 @@ static void bpf_enable(struct consumer *c, struct tproc *pr)
 
 static void bpf_proc_exit(struct consumer *c, struct tproc *pr)
 {
+	/* nothing runs to hit them: closed by a thread */
+	(void)c->up.site_unlink(c, pr->pid, true);
 	up_proc_exit(c, pr);
 	if (c->bpf)
 		bpf_kagg_proc_exit(c, c->bpf->kagg, pr->pid);
+}
+
+/*
+ * pr exec'd: its site links were closed at its exec stop (dlhold.c),
+ * this is for one that came by another way
+ */
+static void bpf_proc_exec(struct consumer *c, struct tproc *pr)
+{
+	(void)c->up.site_unlink(c, pr->pid, false);
+	up_proc_exec(c, pr);
 }
 
 /* records.c, each refresh: the kernel's self-> of threads that exited */
@@ -1469,7 +1497,7 @@ const struct consumer_backend_ops consumer_bpf_ops = {
 	.drain = bpf_drain,
 	.decode = bpf_decode,
 	.proc_exit = bpf_proc_exit,
-	.proc_exec = up_proc_exec,
+	.proc_exec = bpf_proc_exec,
 	.stop = bpf_stop,
 	.aggs = bpf_aggs,
 	.stats = bpf_stats,

@@ -29,6 +29,30 @@
  * The program is the event's own generated one (cg_ev_new(), cgen.c),
  * or the generic usdt_hit with the event's entry in the map evspec
  * (bpf.c says which a run takes).
+ *
+ * Site links.  The anchor's close at the end is the uprobe's
+ * unregistration under the kernel's event_mutex, after the link's
+ * detach: 64-100 ms and 20-63 ms of a -c run's start to exit on 6.18
+ * (bench/RESULTS.md).  So a site uprobe.c finds fit (link_fits(): only
+ * the process's own pinned probes there, a process whose exec dtrace
+ * stops at) gets no uprobe event at all: uprobe_ev.c makes its event
+ * without tracefs (up_event_link()) and site_link() attaches the same
+ * generated program, loaded again as a uprobe_multi program (a program
+ * of that kind attaches to no perf event, and the other kind to no
+ * link), by one uprobe_multi link with the process's pid, the
+ * semaphore's offset as reference counter and the event's index as
+ * cookie.  The kernel then installs the breakpoint in that process
+ * alone and counts its semaphore up there.  Linux 6.12 on
+ * (dlhold_multi_wanted(): the pid filter is the thread group's), and
+ * not under DTRACE_SITE_LINKS=0 or the generic program.  The link is
+ * the process's only: a forked child's hits are not run (exact because
+ * no description counts them, link_fits()); it is closed at the
+ * process's exec stop (dlhold.c: a leader's exec would leave it arming
+ * the new image as well as the image's own arming), when the exec is
+ * read (bpf.c's proc_exec), by a thread when the process exits
+ * (site_unlink()), when its sites go over to uprobe events
+ * (up_site_relink(): a leader gone before its threads, a -c command
+ * dlhold.c could not take), and with the anchors at the end.
  */
 #include "config.h"
 
@@ -99,22 +123,23 @@ static int ev_anchor_open(const struct tevent *e)
 }
 
 /*
- * Event e, number idx, with a program generated for it: -ENOEXEC when
- * it is the run's first and the generator or the kernel refused it
- * (ev_new() then takes the generic program for the whole run).
+ * The program generated for event e, number idx, loaded for a perf
+ * event or (multi) a uprobe_multi link, its plan installed: its fd,
+ * -ENOEXEC when it is the run's first and the generator or the kernel
+ * refused it (ev_new() then takes the generic program for the whole
+ * run), or -EINVAL after saying why.
  */
-static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
+static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 {
 	struct consumer_bpf *b = c->bpf;
 	struct ubpf_ev spec;
 	struct ubpf_kplan *pl = NULL;
-	struct bpf_anchor an = {-1, NULL, -1};
 	struct tprobe *p;
 	struct bpf_insn *v;
 	/* no program attached yet, a kernel probe's included */
 	bool first = b->nanchors == 0 && !b->cg_kp;
 	size_t n;
-	int fd, err;
+	int fd;
 
 	if (idx >= UBPF_MAXEV) {
 		say(c, "more than %u probe sites in one run", UBPF_MAXEV);
@@ -167,7 +192,7 @@ static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
 			goto refused;
 		}
 	}
-	fd = cg_load(c, v, n);
+	fd = multi ? cg_load_multi(c, v, n) : cg_load(c, v, n);
 	if (fd < 0) {
 		free(pl);
 		goto refused;
@@ -175,6 +200,27 @@ static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
 	if (pl)
 		bpf_kagg_cgen_plan(b->kagg, (uint32_t)idx, pl);
 	free(pl);
+	return fd;
+refused:
+	if (first)
+		return -ENOEXEC;
+	say(c, "cannot trace uprobe event %s/%s: %s", c->up.group, e->name,
+	    c->be_why);
+	return -EINVAL;
+}
+
+/*
+ * Event e, number idx, with a program generated for it: -ENOEXEC when
+ * it is the run's first and the generator or the kernel refused it.
+ */
+static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
+{
+	struct consumer_bpf *b = c->bpf;
+	struct bpf_anchor an = {-1, NULL, -1};
+	int fd = cg_prog(c, e, idx, false), err;
+
+	if (fd < 0)
+		return fd;
 	an.fd = ev_anchor_open(e);
 	if (an.fd < 0)
 		goto fail;
@@ -199,12 +245,112 @@ fail:
 	if (an.fd >= 0)
 		close(an.fd);
 	return err;
-refused:
-	if (first)
+}
+
+/*
+ * Whether this run arms sites with links: DTRACE_SITE_LINKS=0 says no,
+ * and so does what keeps dlhold.c from its uprobe_multi link (a kernel
+ * before 6.12, whose link filters by the leader thread or by mm, or
+ * DTRACE_UPROBE_MULTI=0), and a kernel that refused one.
+ */
+static bool links_wanted(struct consumer *c)
+{
+	const char *k = getenv("DTRACE_SITE_LINKS");
+
+	return !c->bpf->links_no && !(k && !strcmp(k, "0")) &&
+	       dlhold_multi_wanted();
+}
+
+/*
+ * uprobe.c's site e, number idx, armed for e->lpid alone: its generated
+ * program loaded for a uprobe_multi link on the site, with the
+ * semaphore as reference counter and idx as cookie.  -ENOEXEC: the site
+ * takes a uprobe event (no links or no generated programs this run, or
+ * the kernel refused the link: uprobe events from then on, -v says).
+ */
+static int site_link(struct consumer *c, struct tevent *e, size_t idx)
+{
+	struct consumer_bpf *b = c->bpf;
+	const struct tnote *note = file_note_at(e->file, SITE_OFF(e->off));
+	uint64_t off = SITE_OFF(e->off), ref = note ? note->sema_off : 0;
+	uint64_t cookie = idx;
+	struct umulti_attr a;
+	int fd, lfd;
+
+	if (!b || !links_wanted(c))
 		return -ENOEXEC;
-	say(c, "cannot trace uprobe event %s/%s: %s", c->up.group, e->name,
-	    c->be_why);
-	return -EINVAL;
+	if (!b->ready && !b->cg_tried)
+		cg_try(c);
+	if (!b->cg_on)
+		return -ENOEXEC;
+	fd = cg_prog(c, e, idx, true);
+	if (fd < 0)
+		return fd;
+	memset(&a, 0, sizeof(a));
+	a.prog_fd = (uint32_t)fd;
+	a.attach_type = UMULTI_ATTACH;
+	a.path = (uint64_t)(uintptr_t)e->file->upath;
+	a.offsets = (uint64_t)(uintptr_t)&off;
+	a.ref_ctr_offsets = (uint64_t)(uintptr_t)&ref;
+	a.cookies = (uint64_t)(uintptr_t)&cookie;
+	a.cnt = 1;
+	a.pid = (uint32_t)e->lpid;
+	lfd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	if (lfd < 0) {
+		if (c->o->verbose)
+			say(c, "BPF: no site link (%s): uprobe events",
+			    strerror(errno));
+		b->links_no = true;
+		return -ENOEXEC;
+	}
+	anchor_keep(b, idx, (struct bpf_anchor){-1, NULL, lfd});
+	b->nlinks++;
+	return 0;
+}
+
+/*
+ * pid's site links closed: now, before it runs on (its exec stop, or
+ * its sites armed as uprobe events instead, up_site_relink()), or by a
+ * thread while the run goes on (it exited: close_later()).
+ */
+static size_t site_unlink(struct consumer *c, pid_t pid, bool later)
+{
+	struct consumer_bpf *b = c->bpf;
+	int *fds;
+	size_t n = 0;
+
+	if (!b)
+		return 0;
+	fds = xcalloc(c->up.nevs + 1, sizeof(*fds));
+	for (size_t i = 0; i < c->up.nevs; i++) {
+		if (c->up.evs[i]->lpid != pid)
+			continue;
+		c->up.evs[i]->lpid = -1;
+		if (i < b->nanchors && b->anchors[i].lfd >= 0) {
+			fds[n++] = b->anchors[i].lfd;
+			b->anchors[i].lfd = -1;
+		}
+	}
+	if (later)
+		close_later(fds, n);
+	else
+		close_many(fds, n);
+	free(fds);
+	return n;
+}
+
+/* pr's sites are uprobe events now: their plans installed, pr held */
+static void site_relinked(struct consumer *c, struct tproc *pr)
+{
+	if (c->bpf)
+		bpf_kagg_enable(c, c->bpf->kagg, pr);
+}
+
+void site_links_on(struct consumer *c)
+{
+	c->up.site_link = site_link;
+	c->up.site_unlink = site_unlink;
+	c->up.site_relinked = site_relinked;
 }
 
 /* uprobe.c made event e, number idx: attach the program to it. */

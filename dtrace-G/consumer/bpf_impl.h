@@ -31,7 +31,8 @@ struct cg_prog {
 	struct bpf_insn *v;
 	size_t n;
 	int fd;
-	int type; /* enum bpf_prog_type */
+	int type;   /* enum bpf_prog_type */
+	int attach; /* its expected_attach_type (a site link's) or 0 */
 };
 
 struct consumer_bpf {
@@ -61,6 +62,9 @@ struct consumer_bpf {
 	bool fix_tried;
 	struct ubpf_kfix fix;
 	struct ubpf_kplan *fixpl;
+	/* site links (bpf_attach.c): made, and refused by the kernel */
+	size_t nlinks;
+	bool links_no;
 };
 
 /* bpf.c */
@@ -72,9 +76,11 @@ void fix_try(struct consumer *c, struct tevent *e);
 void cg_try(struct consumer *c);
 void cg_off(struct consumer *c);
 int cg_load(struct consumer *c, struct bpf_insn *v, size_t n);
+int cg_load_multi(struct consumer *c, struct bpf_insn *v, size_t n);
 
 /* bpf_attach.c */
 int ev_new(struct consumer *c, struct tevent *e, size_t idx);
 void links_destroy(struct consumer_bpf *b);
+void site_links_on(struct consumer *c);
 
 #endif

@@ -21,7 +21,11 @@
 #    and with the generic one (DTRACE_CGEN=0), both against bpftrace,
 #    and with the generated program but dlhold.c's uprobe on ld.so as
 #    per-thread perf events (DTRACE_UPROBE_MULTI=0, as on kernels
-#    without the uprobe_multi link) instead of one uprobe_multi link;
+#    without the uprobe_multi link, so the site too takes the uprobe
+#    event below) instead of one uprobe_multi link,
+#    and with the site on a tracefs uprobe event and per-thread perf
+#    events instead of its own uprobe_multi link for the process
+#    (DTRACE_SITE_LINKS=0, bpf_attach.c);
 #  - thread churn: the same count under -c on bench/threads.c, 60
 #    threads created and joined one after another, 10 hits each (600),
 #    ours (the uprobe_multi link holding it at dlopen()) and with
@@ -132,6 +136,8 @@ while [ "$r" -lt "$ROUNDS" ]; do
 		-n "$dcount" -c "./ours 1000"
 	DTRACE_BACKEND=bpf DTRACE_UPROBE_MULTI=0 timed d_countpe "$DTRACE" \
 		-q -n "$dcount" -c "./ours 1000"
+	DTRACE_BACKEND=bpf DTRACE_SITE_LINKS=0 timed d_countsl "$DTRACE" \
+		-q -n "$dcount" -c "./ours 1000"
 	timed b_count bpftrace -q -e "$bcount" -c "./ours 1000"
 	if [ -n "$OURS2" ]; then
 		timed d_begin2 "$OURS2" -q -n 'BEGIN { exit(0); }'
@@ -142,7 +148,7 @@ while [ "$r" -lt "$ROUNDS" ]; do
 done
 printf '%-52s %12s %12s %8s\n' "figure (start to exit, mean of $ROUNDS)" \
 	"dtrace" "bpftrace" "ratio"
-for f in begin count count0 countpe ${OURS2:+begin2 count2}; do
+for f in begin count count0 countpe countsl ${OURS2:+begin2 count2}; do
 	set -- $(mean "d_$f")
 	dw=$1 dc=$2
 	case $f in
@@ -155,6 +161,7 @@ for f in begin count count0 countpe ${OURS2:+begin2 count2}; do
 	count) what="-c one-clause count(), 1,000 hits" ;;
 	count0) what="-c one-clause count(), DTRACE_CGEN=0" ;;
 	countpe) what="-c one-clause count(), DTRACE_UPROBE_MULTI=0" ;;
+	countsl) what="-c one-clause count(), DTRACE_SITE_LINKS=0" ;;
 	begin2) what="BEGIN { exit }, OURS2" ;;
 	count2) what="-c one-clause count(), OURS2" ;;
 	esac

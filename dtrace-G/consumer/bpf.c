@@ -6,27 +6,10 @@
  * event path (doc/DESIGN.md §8): a hit costs one program run and one
  * ring-buffer record, however many perf events the process has.
  *
- * Arming.  Everything uprobe.c does to arm a site is done here by
- * uprobe.c itself (up_open(), up_enable()): one tracefs uprobe event per
- * site, with the semaphore as its reference counter, and either
- * system-wide perf events (pid -1, per CPU) that arm it binary-wide, for
- * a site a glob such as srv* matches, or per-thread perf events with
- * inherit = 1, which make the kernel install the breakpoint in the
- * traced processes only.  Here those perf events scope the breakpoints
- * and nothing else (c->up.scope_only: one per thread on any
- * CPU, no perf ring buffer).  When uprobe.c creates an event it hands it
- * to ev_new(), which attaches the program to it.  The kernel keeps a
- * uprobe event's BPF programs in the event's trace_event_call
- * (prog_array), shared by every perf event of that event, and runs them
- * on each hit before it would make a perf sample, which it does not
- * when they return 0 (kernel/trace/trace_uprobe.c, __uprobe_perf_func);
- * attaching once per perf event would run the program once per perf
- * event.  So the program is attached once per uprobe event, as a
- * bpf_link whose bpf_cookie is the event's index, on an "anchor" perf
- * event opened for dtrace itself, which lives as long as the run (a
- * traced thread's events close when it exits).  The anchor puts dtrace's
- * own address space in the event's filter, which matters only if dtrace
- * runs the probed code (a libc probe): the program drops dtrace's hits.
+ * Arming.  uprobe.c arms each site with a uprobe event and perf events
+ * (up_enable()), and hands each new event to ev_new() (bpf_attach.c),
+ * which attaches the program to it, once per event, with the event's
+ * index as its bpf_cookie.
  *
  * The event's index also keys its entry in the map evspec: the site's
  * arguments as its stapsdt note gives them (register, memory at
@@ -122,55 +105,13 @@
 #include "bpf/kagg_bpf.h"
 #include "bpf/kprov_bpf.h"
 #include "bpf/usdt_bpf.h"
+#include "bpf_impl.h"
 #include "consumer_impl.h"
 #include "stapsdt.h"
 
 /* the program, compiled and embedded by make (usdt_bpf_obj.c) */
 extern const unsigned char usdt_bpf_obj[];
 extern const size_t usdt_bpf_obj_len;
-
-struct bpf_anchor {
-	int fd;
-	struct bpf_link *link;
-	int lfd; /* a generated program's link (no struct bpf_link) */
-};
-
-/* A generated program (cgen.c), kept for the events it fits. */
-struct cg_prog {
-	struct bpf_insn *v;
-	size_t n;
-	int fd;
-	int type; /* enum bpf_prog_type */
-};
-
-struct consumer_bpf {
-	struct bpf_object *obj;
-	struct bpf_program *prog;
-	int evspec_fd, drops_fd;
-	struct ring_buffer *rb;
-	struct bpf_anchor *anchors; /* by event index */
-	size_t nanchors, anchors_cap;
-	int ncpus;		 /* possible CPUs (per-CPU map values) */
-	uint64_t *drops_seen;	 /* per CPU */
-	struct bpf_kagg *kagg;	 /* aggregating in the kernel, or NULL */
-	size_t rbsz;		 /* the loaded ring buffer's bytes */
-	bool ready;		 /* ring buffer and plans set up */
-	bool kprov;		 /* loaded with kernel providers' programs */
-	bool vtime;		 /* loaded for vtimestamp (vtime.c) */
-	bool wr;		 /* loaded for copyoutstr() (usdt_hit_w) */
-	struct bpf_link *vtlink; /* its sched_switch program's */
-	bool load_failed;
-	/* generated programs (cgen.c): decided at the first event */
-	bool cg_tried, cg_on;
-	bool cg_kp; /* kernel probes' programs attached (cgen_kprov.c) */
-	struct cgen_maps cgm;
-	struct cg_prog *cg;
-	size_t ncg;
-	/* the run's one plan (bpf/kfix.bpf.h), tried at the first event */
-	bool fix_tried;
-	struct ubpf_kfix fix;
-	struct ubpf_kplan *fixpl;
-};
 
 /*
  * What libbpf warned of while the program was loaded (libbpf_quiet()):
@@ -329,7 +270,7 @@ static bool spec_arg(const struct tevent *e, const struct stapsdt_arg *a,
 }
 
 /* What a hit at e records of its thread and process beside the arguments. */
-static void ev_ctx(const struct tevent *e, struct ubpf_ev *s)
+void ev_ctx(const struct tevent *e, struct ubpf_ev *s)
 {
 	s->cred = (e->needs & D_NEED_CRED) != 0;     /* uid, gid at the hit */
 	s->psargs = (e->needs & D_NEED_PSARGS) != 0; /* pr_psargs */
@@ -339,7 +280,7 @@ static void ev_ctx(const struct tevent *e, struct ubpf_ev *s)
 }
 
 /* What the program fetches at e's site: the arguments the clauses read. */
-static void ev_spec(const struct tevent *e, struct ubpf_ev *s)
+void ev_spec(const struct tevent *e, struct ubpf_ev *s)
 {
 	/* at a call (a -G site without a note): the calling convention's
 	 * argument registers, then the stack the call leaves */
@@ -394,12 +335,6 @@ static void ev_spec(const struct tevent *e, struct ubpf_ev *s)
 
 /* ------------------------------------------------------------------ */
 /* Loading */
-
-static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu,
-				int group, unsigned long flags)
-{
-	return syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
-}
 
 static int rb_record(void *ctx, void *data, size_t len);
 
@@ -699,7 +634,7 @@ struct bpf_kagg *bpf_kagg_of(struct consumer *c)
  * arguments its own clauses read (needs), so others' copies of an
  * argument it does not record are never made.
  */
-static void ev_mem(struct consumer *c, struct tevent *e, struct ubpf_ev *s)
+void ev_mem(struct consumer *c, struct tevent *e, struct ubpf_ev *s)
 {
 	uint32_t size[D_MAXARGS], best[D_MAXARGS] = {0};
 	uint16_t m = 0;
@@ -735,7 +670,7 @@ static void ev_mem(struct consumer *c, struct tevent *e, struct ubpf_ev *s)
  * armed there has a plan the program can carry as constants
  * (bpf/kfix.bpf.h); bpf_ready() then loads it with them.
  */
-static void fix_try(struct consumer *c, struct tevent *e)
+void fix_try(struct consumer *c, struct tevent *e)
 {
 	struct consumer_bpf *b = c->bpf;
 	struct ubpf_ev spec;
@@ -850,7 +785,7 @@ bool bpf_write_user_ok(void)
 	return ok == 1;
 }
 
-static void ev_copyout(struct consumer *c, struct tevent *e, struct ubpf_ev *s)
+void ev_copyout(struct consumer *c, struct tevent *e, struct ubpf_ev *s)
 {
 	struct d_copyout co;
 	const char *why;
@@ -900,7 +835,7 @@ static bool cg_strs(struct consumer *c)
 }
 
 /* Back to nothing generated (the first program was refused; the end). */
-static void cg_off(struct consumer *c)
+void cg_off(struct consumer *c)
 {
 	struct consumer_bpf *b = c->bpf;
 
@@ -938,7 +873,7 @@ static void cg_off(struct consumer *c)
  * At the run's first event: generated programs if the run fits (and
  * then the maps they share), else the generic program, as before.
  */
-static void cg_try(struct consumer *c)
+void cg_try(struct consumer *c)
 {
 	struct consumer_bpf *b = c->bpf;
 	struct cgen_maps *m = &b->cgm;
@@ -1004,16 +939,18 @@ static void cg_try(struct consumer *c)
  * DTRACE_CGEN_LOG set prints the verifier's whole log of a refusal.
  */
 static int cg_load_as(struct consumer *c, enum bpf_prog_type type,
-		      struct bpf_insn *v, size_t n)
+		      int attach, struct bpf_insn *v, size_t n)
 {
 	struct consumer_bpf *b = c->bpf;
 	static char log[65536];
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log,
-		    .log_size = sizeof(log));
+		    .log_size = sizeof(log),
+		    .expected_attach_type = (enum bpf_attach_type)attach);
 	int fd;
 
 	for (size_t i = 0; i < b->ncg; i++)
 		if (b->cg[i].n == n && b->cg[i].type == (int)type &&
+		    b->cg[i].attach == attach &&
 		    !memcmp(b->cg[i].v, v, n * sizeof(*v))) {
 			free(v);
 			return b->cg[i].fd;
@@ -1036,14 +973,24 @@ static int cg_load_as(struct consumer *c, enum bpf_prog_type type,
 		return err;
 	}
 	b->cg = xpush_room(b->cg, b->ncg, sizeof(*b->cg));
-	b->cg[b->ncg++] = (struct cg_prog){v, n, fd, (int)type};
+	b->cg[b->ncg++] = (struct cg_prog){v, n, fd, (int)type, attach};
 	return fd;
 }
 
 /* a uprobe event's program */
-static int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
+int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
 {
-	return cg_load_as(c, BPF_PROG_TYPE_KPROBE, v, n);
+	return cg_load_as(c, BPF_PROG_TYPE_KPROBE, 0, v, n);
+}
+
+/*
+ * a site link's program (bpf_attach.c): the same instructions, loaded
+ * for a uprobe_multi link, which takes no program loaded for a perf
+ * event
+ */
+int cg_load_multi(struct consumer *c, struct bpf_insn *v, size_t n)
+{
+	return cg_load_as(c, BPF_PROG_TYPE_KPROBE, UMULTI_ATTACH, v, n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1067,167 +1014,13 @@ const struct cgen_maps *bpf_cg_maps(struct consumer *c)
 
 int bpf_cg_load(struct consumer *c, int type, struct bpf_insn *v, size_t n)
 {
-	return cg_load_as(c, (enum bpf_prog_type)type, v, n);
+	return cg_load_as(c, (enum bpf_prog_type)type, 0, v, n);
 }
 
 /* The kernel probes' programs are attached: no going back after. */
 void bpf_cg_armed(struct consumer *c)
 {
 	c->bpf->cg_kp = true;
-}
-
-/* The first enabled probe at e's site (the plan compiled in is its). */
-static struct tprobe *probe_at_event(struct consumer *c, struct tevent *e)
-{
-	for (size_t i = 0; i < c->nprobes; i++) {
-		struct tprobe *p = c->probes[i];
-
-		if (!p->enabled || p->file != e->file)
-			continue;
-		for (unsigned s = 0; s < p->noffs; s++)
-			if (p->offs[s] == e->off)
-				return p;
-	}
-	return NULL;
-}
-
-/* Keep event idx's anchor an until the run ends (slots between unused). */
-static void anchor_keep(struct consumer_bpf *b, size_t idx,
-			struct bpf_anchor an)
-{
-	xgrow(&b->anchors, &b->anchors_cap, idx, sizeof(*b->anchors));
-	for (size_t i = b->nanchors; i < idx; i++)
-		b->anchors[i] = (struct bpf_anchor){-1, NULL, -1};
-	b->anchors[idx] = an;
-	if (idx + 1 > b->nanchors)
-		b->nanchors = idx + 1;
-}
-
-/*
- * The anchor of event e (see the top of this file): a disabled perf event
- * of the uprobe event for dtrace itself, which the program is attached
- * to and which lives as long as the run.  Its descriptor, or -1.
- */
-static int ev_anchor_open(const struct tevent *e)
-{
-	struct perf_event_attr a = {0};
-
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.size = sizeof(a);
-	a.config = (uint64_t)e->tp;
-	a.sample_period = 1;
-	a.disabled = 1;
-	return (int)sys_perf_event_open(&a, getpid(), -1, -1,
-					PERF_FLAG_FD_CLOEXEC);
-}
-
-/*
- * Event e, number idx, with a program generated for it: -ENOEXEC when
- * it is the run's first and the generator or the kernel refused it
- * (ev_new() then takes the generic program for the whole run).
- */
-static int cg_ev_new(struct consumer *c, struct tevent *e, size_t idx)
-{
-	struct consumer_bpf *b = c->bpf;
-	struct ubpf_ev spec;
-	struct ubpf_kplan *pl = NULL;
-	struct bpf_anchor an = {-1, NULL, -1};
-	struct tprobe *p;
-	struct bpf_insn *v;
-	/* no program attached yet, a kernel probe's included */
-	bool first = b->nanchors == 0 && !b->cg_kp;
-	size_t n;
-	int fd, err;
-
-	if (idx >= UBPF_MAXEV) {
-		say(c, "more than %u probe sites in one run", UBPF_MAXEV);
-		return -E2BIG;
-	}
-	ev_spec(e, &spec);
-	ev_mem(c, e, &spec);
-	if (e->needs & D_NEED_USTACK) /* ustack.c unwinds the copy */
-		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
-	ev_ctx(e, &spec);
-	if (b->kagg && (p = probe_at_event(c, e))) {
-		bool any;
-
-		pl = xcalloc(1, sizeof(*pl));
-		any = bpf_kagg_plan(c, b->kagg, p, pl);
-		if (pl->tls & UBPF_KTLS_UNFIT) {
-			snprintf(c->be_why, sizeof(c->be_why),
-				 "the clauses of uprobe event %s that keep "
-				 "variables in the kernel do not fit one "
-				 "plan",
-				 e->name);
-			free(pl);
-			goto refused;
-		}
-		if (!any) {
-			free(pl);
-			pl = NULL;
-		}
-	}
-	/*
-	 * a plan the generator refuses: every hit recorded, unless it
-	 * keeps self-> variables, which user space does not have
-	 */
-	if (!cgen_emit(&b->cgm, &spec, pl, &v, &n)) {
-		if (pl && pl->tls) {
-			snprintf(c->be_why, sizeof(c->be_why),
-				 "no program generated for uprobe event %s, "
-				 "whose clauses keep self-> variables in the "
-				 "kernel",
-				 e->name);
-			free(pl);
-			goto refused;
-		}
-		free(pl);
-		pl = NULL;
-		if (!cgen_emit(&b->cgm, &spec, NULL, &v, &n)) {
-			snprintf(c->be_why, sizeof(c->be_why),
-				 "no program generated for uprobe event %s",
-				 e->name);
-			goto refused;
-		}
-	}
-	fd = cg_load(c, v, n);
-	if (fd < 0) {
-		free(pl);
-		goto refused;
-	}
-	if (pl)
-		bpf_kagg_cgen_plan(b->kagg, (uint32_t)idx, pl);
-	free(pl);
-	an.fd = ev_anchor_open(e);
-	if (an.fd < 0)
-		goto fail;
-	{
-		LIBBPF_OPTS(bpf_link_create_opts, lo,
-			    .perf_event.bpf_cookie = idx);
-
-		an.lfd = bpf_link_create(fd, an.fd, BPF_PERF_EVENT, &lo);
-	}
-	if (an.lfd < 0 || ioctl(an.fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
-		goto fail;
-	anchor_keep(b, idx, an);
-	return 0;
-fail:
-	err = errno ? -errno : -EINVAL;
-	if (!site_refused(c, e->file, e->off, err))
-		say(c, "cannot attach the BPF program to uprobe event %s/%s: "
-		       "%s",
-		    c->up.group, e->name, strerror(-err));
-	if (an.lfd >= 0)
-		close(an.lfd);
-	if (an.fd >= 0)
-		close(an.fd);
-	return err;
-refused:
-	if (first)
-		return -ENOEXEC;
-	say(c, "cannot trace uprobe event %s/%s: %s", c->up.group, e->name,
-	    c->be_why);
-	return -EINVAL;
 }
 
 /* -v: the programs generated, or none loaded at all */
@@ -1256,76 +1049,14 @@ static void cg_say(struct consumer *c)
 		    b->ncg, b->ncg == 1 ? "" : "s", insns,
 		    insns == 1 ? "" : "s", ver, c->received,
 		    c->received == 1 ? "" : "s");
+		if (b->nlinks) /* bpf_attach.c */
+			say(c, "BPF: %zu site link%s, no uprobe event",
+			    b->nlinks, b->nlinks == 1 ? "" : "s");
 		return;
 	}
 	/* the generic program, as -v always had it, says nothing new */
 	if (!b->obj || !b->prog)
 		say(c, "BPF: no program loaded");
-}
-
-/* uprobe.c made event e, number idx: attach the program to it. */
-static int ev_new(struct consumer *c, struct tevent *e, size_t idx)
-{
-	struct consumer_bpf *b = c->bpf;
-	struct ubpf_ev spec;
-	uint32_t key = (uint32_t)idx;
-	struct bpf_anchor an = {-1, NULL, -1};
-	int err;
-
-	if (!b->ready && !b->cg_tried)
-		cg_try(c);
-	if (b->cg_on) {
-		err = cg_ev_new(c, e, idx);
-		if (err != -ENOEXEC)
-			return err;
-		/* the first program refused: the generic one, saying why */
-		if (c->o->verbose)
-			say(c, "BPF: %s; the generic program instead",
-			    c->be_why);
-		c->be_why[0] = '\0';
-		cg_off(c);
-		kprov_cg_reset(c); /* theirs were closed with the rest */
-	}
-	if (!b->ready && !b->fix_tried)
-		fix_try(c, e);
-	if (!bpf_be_object(c))
-		return -EINVAL;
-	/* hits of the new event take the plans' path until checked */
-	bpf_kfix_off(b->kagg);
-	if (idx >= UBPF_MAXEV) {
-		say(c, "more than %u probe sites in one run", UBPF_MAXEV);
-		return -E2BIG;
-	}
-	ev_spec(e, &spec);
-	ev_mem(c, e, &spec);
-	if (e->needs & D_NEED_USTACK) /* ustack.c unwinds the copy */
-		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
-	ev_ctx(e, &spec);
-	ev_copyout(c, e, &spec);
-	if (bpf_map_update_elem(b->evspec_fd, &key, &spec, BPF_ANY) < 0)
-		goto fail;
-	an.fd = ev_anchor_open(e);
-	if (an.fd < 0)
-		goto fail;
-	{
-		LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = idx);
-
-		an.link = bpf_program__attach_perf_event_opts(b->prog, an.fd,
-							      &po);
-	}
-	if (!an.link)
-		goto fail;
-	anchor_keep(b, idx, an);
-	return 0;
-fail:
-	err = -errno;
-	if (!site_refused(c, e->file, e->off, err))
-		say(c, "cannot attach the BPF program to uprobe event %s/%s: "
-		       "%s",
-		    c->up.group, e->name, strerror(errno));
-	if (an.fd >= 0)
-		close(an.fd);
-	return err ? err : -EINVAL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1624,6 +1355,7 @@ static int bpf_open(struct consumer *c)
 	}
 	c->up.scope_only = true;
 	c->up.event_new = ev_new;
+	site_links_on(c);
 	return up_open(c);
 }
 
@@ -1660,9 +1392,21 @@ static void bpf_enable(struct consumer *c, struct tproc *pr)
 
 static void bpf_proc_exit(struct consumer *c, struct tproc *pr)
 {
+	/* nothing runs to hit them: closed by a thread */
+	(void)c->up.site_unlink(c, pr->pid, true);
 	up_proc_exit(c, pr);
 	if (c->bpf)
 		bpf_kagg_proc_exit(c, c->bpf->kagg, pr->pid);
+}
+
+/*
+ * pr exec'd: its site links were closed at its exec stop (dlhold.c),
+ * this is for one that came by another way
+ */
+static void bpf_proc_exec(struct consumer *c, struct tproc *pr)
+{
+	(void)c->up.site_unlink(c, pr->pid, false);
+	up_proc_exec(c, pr);
 }
 
 /* records.c, each refresh: the kernel's self-> of threads that exited */
@@ -1716,37 +1460,6 @@ static void bpf_drain(struct consumer *c)
  * grace periods).  The links are disconnected, so that libbpf, which
  * owns the event's descriptor in its perf link, closes nothing.
  */
-static void links_destroy(struct consumer_bpf *b)
-{
-	int *fds = xcalloc(2 * b->nanchors + 1, sizeof(*fds));
-	size_t n = 0;
-
-	for (size_t i = 0; i < b->nanchors; i++) {
-		struct bpf_link *l = b->anchors[i].link;
-		int fd = b->anchors[i].fd;
-
-		if (fd >= 0)
-			(void)ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		if (l) {
-			int lfd = bpf_link__fd(l);
-
-			bpf_link__disconnect(l);
-			bpf_link__destroy(l);
-			if (lfd >= 0 && lfd != fd)
-				fds[n++] = lfd;
-		} else if (b->anchors[i].lfd >= 0) {
-			fds[n++] = b->anchors[i].lfd;
-		}
-		b->anchors[i].lfd = -1;
-		if (fd >= 0)
-			fds[n++] = fd;
-		b->anchors[i].link = NULL;
-		b->anchors[i].fd = -1;
-	}
-	close_many(fds, n);
-	free(fds);
-}
-
 static void bpf_stop(struct consumer *c)
 {
 	up_stop(c);
@@ -1784,7 +1497,7 @@ const struct consumer_backend_ops consumer_bpf_ops = {
 	.drain = bpf_drain,
 	.decode = bpf_decode,
 	.proc_exit = bpf_proc_exit,
-	.proc_exec = up_proc_exec,
+	.proc_exec = bpf_proc_exec,
 	.stop = bpf_stop,
 	.aggs = bpf_aggs,
 	.stats = bpf_stats,

@@ -1213,9 +1213,12 @@ static int consumer_run(struct consumer *c)
 
 		if (pr->held) {
 			if (!(c->be->caps & BE_CAP_HOLD) ||
-			    !dlhold_handover(c, pr))
+			    !dlhold_handover(c, pr)) {
+				/* no exec stop closes its site links */
+				up_site_relink(c, pr);
 				(void)ptrace(PTRACE_DETACH, pr->pid, NULL,
 					     NULL);
+			}
 			pr->held = false;
 		} else if ((c->be->caps & BE_CAP_HOLD) && pr->target &&
 			   !pr->created && !pr->exited)

@@ -202,6 +202,12 @@ struct tevent {
 	int str_off[D_MAXARGS];
 	int comm_off;
 	unsigned nargs;
+	/*
+	 * armed for this process alone by a uprobe_multi link, no tracefs
+	 * event (bpf_attach.c's site links; tp 0); -1 once the link is
+	 * closed; 0: a uprobe event's
+	 */
+	pid_t lpid;
 	/* armed binary-wide: one perf event per CPU with pid -1 (fds) */
 	bool wide;
 	int *wfd;
@@ -522,6 +528,20 @@ struct consumer {
 		bool scope_only;
 		int (*event_new)(struct consumer *c, struct tevent *e,
 				 size_t idx);
+		/*
+		 * bpf backend: site e (its index in evs) armed for e->lpid
+		 * by a site link instead: 0, -ENOEXEC when the site takes
+		 * a uprobe event after all, or -errno (said); and the links
+		 * of a process closed, now (before it runs on) or later (it
+		 * exited): how many it had
+		 */
+		int (*site_link)(struct consumer *c, struct tevent *e,
+				 size_t idx);
+		size_t (*site_unlink)(struct consumer *c, pid_t pid,
+				      bool later);
+		/* pr's sites armed as uprobe events instead of by its
+		 * links (up_site_relink()), pr still held */
+		void (*site_relinked)(struct consumer *c, struct tproc *pr);
 	} up;
 	/* bpf backend (bpf.c) */
 	struct consumer_bpf *bpf;
@@ -706,6 +726,19 @@ void close_many(const int *fds, size_t n);
 /* ... or, for the events of a process that exited, from a thread while
  * the run goes on; close_wait() joins what is still closing */
 void close_later(const int *fds, size_t n);
+
+/*
+ * BPF_LINK_CREATE of a uprobe_multi link (Linux 6.6 on), written out:
+ * Debian 12's linux/bpf.h and libbpf 1.1 predate it.  The layout is the
+ * kernel's union bpf_attr link_create, which does not change
+ * (dlhold.c's breakpoint on ld.so, bpf_attach.c's site links).
+ */
+#define UMULTI_ATTACH 48 /* enum bpf_attach_type's BPF_TRACE_UPROBE_MULTI */
+struct umulti_attr {
+	uint32_t prog_fd, target_fd, attach_type, flags;
+	uint64_t path, offsets, ref_ctr_offsets, cookies;
+	uint32_t cnt, mflags, pid;
+};
 void close_wait(void);
 uint64_t now_ns(clockid_t clk);
 struct tproc *proc_find(struct consumer *c, pid_t pid);
@@ -733,6 +766,7 @@ int up_open(struct consumer *c);
 void up_enable(struct consumer *c, struct tproc *pr);
 void up_proc_exit(struct consumer *c, struct tproc *pr);
 void up_proc_exec(struct consumer *c, struct tproc *pr);
+void up_site_relink(struct consumer *c, struct tproc *pr);
 void up_drain(struct consumer *c);
 void up_stop(struct consumer *c);
 void up_close_procs(struct consumer *c);
@@ -901,6 +935,7 @@ void dlhold_poll(struct consumer *c);
 void dlhold_gone(struct consumer *c, struct tproc *pr);
 void dlhold_end(struct consumer *c);
 bool dlhold_owns(pid_t pid);
+bool dlhold_multi_wanted(void);
 int dlhold_stop_all(pid_t pid);
 void dlhold_resume_all(pid_t pid);
 #else
@@ -928,6 +963,7 @@ static inline bool dlhold_owns(pid_t pid)
 	(void)pid;
 	return false;
 }
+static inline bool dlhold_multi_wanted(void) { return false; }
 static inline int dlhold_stop_all(pid_t pid)
 {
 	(void)pid;
@@ -962,6 +998,7 @@ void lin_exit(struct consumer *c, pid_t pid, pid_t tid, uint64_t t);
 void lin_gone(struct consumer *c, pid_t pid, uint64_t t);
 void lin_own(struct consumer *c, pid_t pid, struct tfile *f, uint64_t off,
 	     uint64_t t);
+void lin_know(struct consumer *c, pid_t pid, uint64_t t);
 bool lin_carries(struct consumer *c, pid_t pid, const struct tfile *f,
 		 uint64_t off, uint64_t t);
 /* pid at t was forked from a process the tree knows (it has the tracker) */

@@ -53,9 +53,12 @@
  * freeze.c holds a process (proc_freeze() calls dlhold_stop_all() for
  * a process held here: a second tracer cannot seize it).  At the end
  * the link or the perf events close first, then every thread is stopped
- * and detached with the signal it stopped for.  A process that cannot be
- * seized (a debugger has it) or a kernel that refuses the program keeps
- * the 100 ms arming, said once.
+ * and detached with the signal it stopped for.  An exec stop closes the
+ * process's site links (bpf_attach.c) before the new image runs, and a
+ * leader gone before its threads has its sites armed as uprobe events
+ * instead (up_site_relink()), as it has its breakpoint on ld.so.  A
+ * process that cannot be seized (a debugger has it) or a kernel that
+ * refuses the program keeps the 100 ms arming, said once.
  *
  * A -c command is held by rtld.c until its probes are armed, under the
  * tracer PTRACE_TRACEME made, which cannot interrupt or listen: it is
@@ -107,8 +110,6 @@
 enum { DH_SEIZED = 1, DH_SENT = 2, DH_MISSED = 3 };
 #define DH_LAST 0x80000000u
 
-/* enum bpf_attach_type's BPF_TRACE_UPROBE_MULTI (Linux 6.6 on) */
-#define DH_TRACE_UPROBE_MULTI 48
 #define ENOTSUP_KERNEL 524 /* the kernel's ENOTSUPP */
 
 /*
@@ -276,7 +277,7 @@ static int dh_prog(int map_fd, long delta, const struct dh_offs *o, bool multi,
 
 	if (multi)
 		po.expected_attach_type =
-			(enum bpf_attach_type)DH_TRACE_UPROBE_MULTI;
+			(enum bpf_attach_type)UMULTI_ATTACH;
 	int fd;
 
 	v[n++] = MOV_REG(BPF_REG_6, BPF_REG_1);
@@ -439,32 +440,21 @@ static int uprobe_pmu_type(void)
 }
 
 /*
- * The uprobe_multi link (BPF_LINK_CREATE), written out here: Debian
- * 12's linux/bpf.h and libbpf 1.1 predate it.  The layout is the
- * kernel's union bpf_attr link_create, which does not change.
- */
-struct dh_link_attr {
-	__u32 prog_fd, target_fd, attach_type, flags;
-	__aligned_u64 path, offsets, ref_ctr_offsets, cookies;
-	__u32 cnt, mflags, pid;
-};
-
-/*
  * dp's breakpoint as one uprobe_multi link for its thread group: fd, or
  * -1 with errno (the caller falls back to the perf events)
  */
 static int dh_link(const struct dh_proc *dp)
 {
-	struct dh_link_attr a;
+	struct umulti_attr a;
 	__u64 off = dp->off;
 
 	memset(&a, 0, sizeof(a));
-	a.prog_fd = (__u32)dh.mprog_fd;
-	a.attach_type = DH_TRACE_UPROBE_MULTI;
-	a.path = (__u64)(uintptr_t)dp->ldso;
-	a.offsets = (__u64)(uintptr_t)&off;
+	a.prog_fd = (uint32_t)dh.mprog_fd;
+	a.attach_type = UMULTI_ATTACH;
+	a.path = (uint64_t)(uintptr_t)dp->ldso;
+	a.offsets = (uint64_t)(uintptr_t)&off;
 	a.cnt = 1;
-	a.pid = (__u32)dp->pr->pid;
+	a.pid = (uint32_t)dp->pr->pid;
 	return (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
 }
 
@@ -486,6 +476,13 @@ static bool multi_wanted(void)
 	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &maj, &min) != 2)
 		return false;
 	return maj > 6 || (maj == 6 && min >= 12);
+}
+
+/* whether a uprobe_multi link's pid filter is the thread group's
+ * (bpf_attach.c's site links have the same need) */
+bool dlhold_multi_wanted(void)
+{
+	return multi_wanted();
 }
 
 /* No hold this run, said once with why. */
@@ -653,6 +650,15 @@ static void dh_status(struct dh_proc *dp, size_t i, int st)
 		if (ptrace(PTRACE_GETEVENTMSG, t->tid, NULL, &nt) == 0 && nt)
 			(void)th_add(dp, (pid_t)nt, TH_NEW);
 		t = &dp->th[i]; /* th_add may move it */
+	} else if (ev == PTRACE_EVENT_EXEC) {
+		/*
+		 * the new image is mapped and has run nothing: the old
+		 * one's site links go now (a leader's would arm the new
+		 * image, which is armed anew; another thread's exec left
+		 * them nothing), bpf_attach.c
+		 */
+		if (dh.c->up.site_unlink)
+			(void)dh.c->up.site_unlink(dh.c, dp->pr->pid, false);
 	} else if (ev == PTRACE_EVENT_STOP) {
 		/* a group-stop stays one; else our interrupt, a first stop */
 		t->listen = sig == SIGSTOP || sig == SIGTSTP ||
@@ -999,6 +1005,10 @@ bool dlhold_handover(struct consumer *c, struct tproc *pr)
 	if (waitpid(pr->pid, &st, WUNTRACED) != pr->pid || !WIFSTOPPED(st))
 		return false; /* gone: the loop sees its pidfd */
 	ok = dlhold_start(c, pr);
+	/* not held: no exec stop would close its site links before a new
+	 * image ran, so its sites take uprobe events (it is stopped) */
+	if (!ok)
+		up_site_relink(c, pr);
 	(void)kill(pr->pid, SIGCONT);
 	return ok;
 }
@@ -1015,19 +1025,24 @@ bool dlhold_handover(struct consumer *c, struct tproc *pr)
  * then the link goes.  Checked at each poll: the refresh of the maps
  * polls every 100 ms.
  */
-static void dh_unlink(struct dh_proc *dp)
+static bool leader_gone_first(const struct dh_proc *dp)
 {
 	bool live = false;
 
-	if (dp->lfd < 0 || th_state(dp->pr->pid, dp->pr->pid) != 'Z')
-		return;
-	/* none left running: the process is exiting, the link can stay */
+	if (th_state(dp->pr->pid, dp->pr->pid) != 'Z')
+		return false;
+	/* none left running: the process is exiting, links can stay */
 	for (size_t i = 0; i < dp->nth && !live; i++) {
 		char st = th_state(dp->pr->pid, dp->th[i].tid);
 
 		live = st && st != 'Z' && st != 'X';
 	}
-	if (!live || dh_plain_prog() < 0)
+	return live;
+}
+
+static void dh_unlink(struct dh_proc *dp)
+{
+	if (dp->lfd < 0 || !leader_gone_first(dp) || dh_plain_prog() < 0)
 		return;
 	for (size_t i = 0; i < dp->nth; i++)
 		if (dp->th[i].pfd < 0 && dp->th[i].tid != dp->pr->pid)
@@ -1038,7 +1053,6 @@ static void dh_unlink(struct dh_proc *dp)
 
 void dlhold_poll(struct consumer *c)
 {
-	(void)c;
 	for (size_t p = 0; p < dh.np; p++) {
 		struct dh_proc *dp = dh.p[p];
 
@@ -1059,6 +1073,10 @@ void dlhold_poll(struct consumer *c)
 		for (size_t i = 0; i < dp->nth; i++)
 			th_missed(dp, dp->th[i].tid);
 		dh_unlink(dp);
+		/* its site links' filter too (bpf_attach.c): the sites
+		 * armed again as uprobe events, the process held */
+		if (leader_gone_first(dp))
+			up_site_relink(c, dp->pr);
 		if (dp->arm && !dp->depth && !dh.arming)
 			dh_arm(dp);
 	}

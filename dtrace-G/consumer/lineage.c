@@ -25,7 +25,9 @@
  * lin_exec() (PERF_RECORD_COMM with PERF_RECORD_MISC_COMM_EXEC),
  * lin_exit() (PERF_RECORD_EXIT of a thread), and, when it arms sites in
  * a process itself, lin_own() with a time taken while the process is
- * held still.  consumer.c adds lin_gone() when a traced process ends.
+ * held still, or lin_know() where it armed sites no child inherits (the
+ * bpf backend's site links), so that the process's exec is seen all the
+ * same.  consumer.c adds lin_gone() when a traced process ends.
  * Each fact has its kernel time, and none depends on the order in which
  * facts arrive: the buffers are per CPU and are read one after another,
  * so a record can be read one read later than a younger one from
@@ -327,6 +329,17 @@ void lin_own(struct consumer *c, pid_t pid, struct tfile *f, uint64_t off,
 		n = node_new(c, pid, t);
 	n->own = xpush_room(n->own, n->nown, sizeof(*n->own));
 	n->own[n->nown++] = (typeof(*n->own)){f, off, t, T_NEVER};
+}
+
+/*
+ * pid traced from t though it owns no site its children inherit (its
+ * sites are site links, bpf_attach.c): in the tree all the same, so
+ * that its exec is seen (lin_exec()) and its image armed anew.
+ */
+void lin_know(struct consumer *c, pid_t pid, uint64_t t)
+{
+	if (!node_at(c, pid, t))
+		(void)node_new(c, pid, t);
 }
 
 /* ------------------------------------------------------------------ */

@@ -62,8 +62,12 @@
  * c->up.scope_only the per-thread perf events only scope the breakpoints
  * (one per thread on any CPU, no ring buffer), and c->up.event_new is
  * handed each new event to attach its BPF program to; binary-wide events
- * then only arm.  The fork tracker (thread_open() with no event) writes
- * its per-CPU buffers either way.
+ * then only arm.  A site only the process's own pinned probes name may
+ * instead be armed by the bpf backend's site link for that process, no
+ * uprobe event nor perf events (link_fits(), c->up.site_link,
+ * bpf_attach.c), and armed as above again when the link cannot follow
+ * the process (up_site_relink()).  The fork tracker (thread_open() with
+ * no event) writes its per-CPU buffers either way.
  */
 #include "config.h"
 
@@ -793,6 +797,81 @@ static bool carries_all(struct consumer *c, struct tproc *pr, uint64_t now)
 }
 
 /*
+ * Whether pr's site (f, off) may be armed by a site link, for pr alone
+ * (bpf_attach.c): only where no other process's hit there could count
+ * under the per-thread events either.  Those are inherited by a child
+ * forked later, whose hits count only for a probe of its own
+ * (lineage.c); a link's pid filter loses them.  So every probe at the
+ * site is pr's own and pinned, not binary-wide (sites.c: no glob can
+ * match it, here or in another process), and pr is one whose exec
+ * dtrace stops at (dlhold.c), or a -c command rtld.c holds until BEGIN
+ * (handed to dlhold.c then, or its sites armed again as uprobe events
+ * when it cannot be, up_site_relink()).  A return probe keeps its
+ * event.
+ */
+static bool link_fits(struct consumer *c, struct tproc *pr, struct tfile *f,
+		      uint64_t off)
+{
+	if (!c->up.site_link || site_returns(off) ||
+	    !(dlhold_owns(pr->pid) || (pr->created && pr->held && !c->begun)))
+		return false;
+	for (size_t i = 0; i < c->nprobes; i++) {
+		const struct tprobe *q = c->probes[i];
+
+		if (q->file != f)
+			continue;
+		for (unsigned s = 0; s < q->noffs; s++)
+			if (q->offs[s] == off && (q->wide || q->pid != pr->pid))
+				return false;
+	}
+	return true;
+}
+
+/*
+ * pr's sites that site links arm (bpf_attach.c) armed as uprobe events
+ * instead, as up_enable() would have, then the links closed, pr held
+ * still in between so that no hit is taken twice or by neither: for a
+ * process whose leader exited before its threads (the link's filter
+ * reads the leader's mm, so another consumer of the site unregistering
+ * would take the breakpoint out of the others), and a -c command that
+ * dlhold.c could not take (no exec stop would close the links before
+ * a new image ran).
+ */
+void up_site_relink(struct consumer *c, struct tproc *pr)
+{
+	struct frozen *fz = NULL;
+	size_t nfz = 0, n = c->up.nevs;
+	bool any = false;
+	uint64_t now;
+
+	for (size_t i = 0; i < n && !any; i++)
+		any = c->up.evs[i]->lpid == pr->pid;
+	if (!any || !c->up.site_unlink)
+		return;
+	if (!pr->held)
+		nfz = proc_freeze(pr->pid, &fz, 0);
+	drain_buffers(c);
+	now = now_ns(CLOCK_MONOTONIC);
+	for (size_t i = 0; i < n; i++) {
+		struct tevent *l = c->up.evs[i], *e;
+
+		if (l->lpid != pr->pid)
+			continue;
+		e = up_event_get(c, l->file, l->off, l->strmask, l->needs,
+				 l->nargs, false);
+		if (e && proc_enable_event(c, pr, e) == 0)
+			lin_own(c, pr->pid, l->file, l->off, now);
+	}
+	(void)c->up.site_unlink(c, pr->pid, false);
+	if (c->up.site_relinked)
+		c->up.site_relinked(c, pr);
+	if (nfz)
+		proc_thaw(fz, nfz);
+	else
+		free(fz);
+}
+
+/*
  * An event per site, turned on in every thread of pr, pr held still;
  * but none for a site pr carries already, through events it inherited
  * from the process it was forked from (lineage.c), nor for a site armed
@@ -843,6 +922,16 @@ void up_enable(struct consumer *c, struct tproc *pr)
 			}
 			if (lin_carries(c, pr->pid, p->file, p->offs[s], now))
 				continue;
+			if (link_fits(c, pr, p->file, p->offs[s])) {
+				int err = up_event_link(c, pr->pid, p->file,
+							p->offs[s], p->fstrmask,
+							p->fneeds, nargs);
+
+				if (!err) /* its exec must be seen */
+					lin_know(c, pr->pid, now);
+				if (err != -ENOEXEC)
+					continue; /* or said why not */
+			}
 			e = up_event_get(c, p->file, p->offs[s], p->fstrmask,
 					 p->fneeds, nargs, false);
 			if (!e)

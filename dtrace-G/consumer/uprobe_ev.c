@@ -25,6 +25,9 @@
  * event's format file then gives the offsets of those fields in its
  * records, and its id the tracepoint a record names (c->up.by_tp).  The
  * kernel's reason for a refused definition is read from error_log.
+ * A site the bpf backend arms by a link for one process has an event
+ * with no tracefs side (up_event_link(): lpid set, no format, no id),
+ * which only names the site to the records.
  */
 #include "config.h"
 
@@ -322,7 +325,7 @@ struct tevent *up_event_get(struct consumer *c, struct tfile *f, uint64_t off,
 	for (size_t i = 0; i < c->up.nevs; i++) {
 		e = c->up.evs[i];
 		if (e->file == f && e->off == off && e->strmask == strmask &&
-		    e->needs == needs && e->wide == wide)
+		    e->needs == needs && e->wide == wide && !e->lpid)
 			return e;
 	}
 	if (c->up.err[0]) {
@@ -446,6 +449,51 @@ struct tevent *up_event_get(struct consumer *c, struct tfile *f, uint64_t off,
 		return NULL;
 	}
 	return e;
+}
+
+/*
+ * A site link's event: no tracefs event and no format, so it only says
+ * where the site is and what its program fetches (bpf_attach.c makes
+ * that from the note, as for any event); the arguments its note has, or
+ * nargs at a note-less site, as up_event_get() counts them.  Never
+ * shared: the link is one process's.
+ */
+int up_event_link(struct consumer *c, pid_t pid, struct tfile *f, uint64_t off,
+		  uint16_t strmask, uint32_t needs, unsigned nargs)
+{
+	const char *args = site_args(file_note_at(f, SITE_OFF(off)), off);
+	struct tevent *e;
+	int err;
+
+	if (c->up.err[0])
+		return -ENOEXEC; /* up_event_get() says it */
+	e = xcalloc(1, sizeof(*e));
+	e->file = f;
+	e->off = off;
+	e->strmask = strmask;
+	e->needs = needs;
+	e->lpid = pid;
+	e->nargs = nargs > D_MAXARGS ? D_MAXARGS : nargs;
+	if (args && args[0]) {
+		struct stapsdt_arg a;
+		struct stapsdt_err serr;
+		size_t cur = 0;
+
+		e->nargs = 0;
+		while (e->nargs < D_MAXARGS &&
+		       arch_arg_next(args, &cur, &a, &serr) == 1)
+			e->nargs++;
+	}
+	snprintf(e->name, sizeof(e->name), "l%u", c->up.nev++);
+	err = c->up.site_link(c, e, c->up.nevs);
+	if (err) {
+		if (err != -ENOEXEC && !site_refused(c, f, off, err))
+			c->enable_failed = true;
+		free(e);
+		return err;
+	}
+	PUSH(c->up.evs, c->up.nevs, e);
+	return 0;
 }
 
 /* The site's binary-wide event, if it has one. */

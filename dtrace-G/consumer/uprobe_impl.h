@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct consumer;
 struct tevent;
@@ -36,6 +37,16 @@ void up_reap_groups(struct consumer *c, const char *only);
 struct tevent *up_event_get(struct consumer *c, struct tfile *f, uint64_t off,
 			    uint16_t strmask, uint32_t needs, unsigned nargs,
 			    bool wide);
+
+/*
+ * The site at off in f armed for pid alone by the backend's site link
+ * (c->up.site_link, no tracefs event), fetching what strmask and needs
+ * ask: 0, -ENOEXEC when the site takes a uprobe event instead
+ * (up_event_get()), or -errno after saying why.
+ */
+int up_event_link(struct consumer *c, pid_t pid, struct tfile *f,
+		  uint64_t off, uint16_t strmask, uint32_t needs,
+		  unsigned nargs);
 
 /* The site's binary-wide event, if it has one. */
 struct tevent *up_event_wide(struct consumer *c, const struct tfile *f,

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpf_impl.h - what the bpf backend's two files share: bpf.c (loading,
+ * generated programs, argument specs, reading, the backend's ops) and
+ * bpf_attach.c (the program attached to each uprobe event uprobe.c
+ * makes, and detached at the end).  The backend's state is one struct
+ * consumer_bpf, c->bpf.
+ */
+#ifndef USDT_BPF_IMPL_H
+#define USDT_BPF_IMPL_H
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/kprov_bpf.h"
+#include "bpf/usdt_bpf.h"
+#include "consumer_impl.h"
+
+/* An event's attachment (bpf_attach.c): its anchor perf event and link. */
+struct bpf_anchor {
+	int fd;
+	struct bpf_link *link;
+	int lfd; /* a generated program's link (no struct bpf_link) */
+};
+
+/* A generated program (cgen.c), kept for the events it fits. */
+struct cg_prog {
+	struct bpf_insn *v;
+	size_t n;
+	int fd;
+	int type;   /* enum bpf_prog_type */
+	int attach; /* its expected_attach_type (a site link's) or 0 */
+};
+
+struct consumer_bpf {
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	int evspec_fd, drops_fd;
+	struct ring_buffer *rb;
+	struct bpf_anchor *anchors; /* by event index */
+	size_t nanchors, anchors_cap;
+	int ncpus;		 /* possible CPUs (per-CPU map values) */
+	uint64_t *drops_seen;	 /* per CPU */
+	struct bpf_kagg *kagg;	 /* aggregating in the kernel, or NULL */
+	size_t rbsz;		 /* the loaded ring buffer's bytes */
+	bool ready;		 /* ring buffer and plans set up */
+	bool kprov;		 /* loaded with kernel providers' programs */
+	bool vtime;		 /* loaded for vtimestamp (vtime.c) */
+	bool wr;		 /* loaded for copyoutstr() (usdt_hit_w) */
+	struct bpf_link *vtlink; /* its sched_switch program's */
+	bool load_failed;
+	/* generated programs (cgen.c): decided at the first event */
+	bool cg_tried, cg_on;
+	bool cg_kp; /* kernel probes' programs attached (cgen_kprov.c) */
+	struct cgen_maps cgm;
+	struct cg_prog *cg;
+	size_t ncg;
+	/* the run's one plan (bpf/kfix.bpf.h), tried at the first event */
+	bool fix_tried;
+	struct ubpf_kfix fix;
+	struct ubpf_kplan *fixpl;
+	/* site links (bpf_attach.c): made, and refused by the kernel */
+	size_t nlinks;
+	bool links_no;
+};
+
+/* bpf.c */
+void ev_ctx(const struct tevent *e, struct ubpf_ev *s);
+void ev_spec(const struct tevent *e, struct ubpf_ev *s);
+void ev_mem(struct consumer *c, struct tevent *e, struct ubpf_ev *s);
+void ev_copyout(struct consumer *c, struct tevent *e, struct ubpf_ev *s);
+void fix_try(struct consumer *c, struct tevent *e);
+void cg_try(struct consumer *c);
+void cg_off(struct consumer *c);
+int cg_load(struct consumer *c, struct bpf_insn *v, size_t n);
+int cg_load_multi(struct consumer *c, struct bpf_insn *v, size_t n);
+
+/* bpf_attach.c */
+int ev_new(struct consumer *c, struct tevent *e, size_t idx);
+void links_destroy(struct consumer_bpf *b);
+void site_links_on(struct consumer *c);
+
+#endif

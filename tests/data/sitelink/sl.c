@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sl.c - tests/run-trace-sitelink.sh's target: fires sl:::hit N times
+ * (argument: the mode's number) around the process changes a site link
+ * must follow (dtrace-G/consumer/bpf_attach.c):
+ *
+ *	sl fork N	N hits, a child forks and fires N, waited for, N more
+ *			(the parent's 2N, the child's N)
+ *	sl exec N	N hits, then the leader execs "sl plain N" (2N)
+ *	sl texec N	N hits, then another thread execs "sl plain N" (2N)
+ *	sl lexit N	N hits, the leader exits (pthread_exit) while a
+ *			thread sleeps 400 ms then fires N (2N)
+ *	sl plain N	once its probe is enabled (at most 10 s), N hits
+ *
+ * An exec'd image fires once dtrace has armed it (the semaphore the
+ * kernel counts up), not before: an image is armed at its start only
+ * where dtrace holds it there (dlhold.c), and these counts are about
+ * what the old image's arming leaves, not that.  lexit's pause only
+ * lets dtrace see the leader gone first (either order is exact).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sl.h"
+
+static long n;
+static char *self;
+
+static void fire(int mode)
+{
+	for (long i = 0; i < n; i++) {
+		if (SL_HIT_ENABLED())
+			SL_HIT(mode);
+		__asm__ __volatile__("" ::: "memory");
+	}
+}
+
+static void plain_exec(void)
+{
+	char arg[32];
+
+	snprintf(arg, sizeof(arg), "%ld", n);
+	execl(self, self, "plain", arg, (char *)NULL);
+	perror("execl");
+	_exit(1);
+}
+
+static void *texec(void *a)
+{
+	(void)a;
+	plain_exec();
+	return NULL;
+}
+
+static void *lexit(void *a)
+{
+	struct timespec ts = {0, 400 * 1000 * 1000};
+
+	(void)a;
+	nanosleep(&ts, NULL);
+	fire(4);
+	exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t;
+	pid_t p;
+	int st;
+
+	if (argc != 3)
+		return 2;
+	self = argv[0];
+	n = atol(argv[2]);
+	if (!strcmp(argv[1], "plain")) {
+		struct timespec ms = {0, 1000 * 1000};
+
+		for (int i = 0; i < 10000 && !SL_HIT_ENABLED(); i++)
+			nanosleep(&ms, NULL);
+		fire(0);
+		return 0;
+	}
+	if (!strcmp(argv[1], "fork")) {
+		fire(1);
+		p = fork();
+		if (p == 0) {
+			fire(1);
+			_exit(0);
+		}
+		if (p < 0 || waitpid(p, &st, 0) != p)
+			return 1;
+		fire(1);
+		return 0;
+	}
+	if (!strcmp(argv[1], "exec")) {
+		fire(2);
+		plain_exec();
+	}
+	if (!strcmp(argv[1], "texec")) {
+		fire(3);
+		if (pthread_create(&t, NULL, texec, NULL))
+			return 1;
+		pause();
+	}
+	if (!strcmp(argv[1], "lexit")) {
+		fire(4);
+		if (pthread_create(&t, NULL, lexit, NULL))
+			return 1;
+		pthread_exit(NULL);
+	}
+	return 2;
+}

@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-trace-sitelink.sh: a -c command's sites that only its own pinned
+# descriptions name are armed by one uprobe_multi link each for the
+# process, no tracefs uprobe event (dtrace-G/consumer/bpf_attach.c, site
+# links), and every count stays exact around what a link does not
+# follow by itself.  tests/data/sitelink/sl.c fires sl:::hit N times
+# (arg0: the mode) then:
+#  - forks a child that fires N (sl$target counts the parent's 2N only,
+#    the child's hits being no probe of the target's; sl* counts each
+#    process exactly, on uprobe events: a glob keeps the old path);
+#  - the leader execs an image that fires N (2N: the link, which would
+#    arm the new image too, is closed at the exec stop and the image
+#    armed anew);
+#  - another thread execs it (2N);
+#  - the leader exits first and a thread fires N (2N: its sites armed
+#    as uprobe events again once the leader is gone, as the link's
+#    filter then matches no process).
+# Each with -v saying how many site links were made, and again with
+# DTRACE_SITE_LINKS=0 (none, the same counts).  Needs root, BPF and
+# Linux 6.12 or later for the links (before, only the counts).
+
+. "$top_srcdir/tests/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and BPF need root"
+[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
+require_G
+require_uprobe_events
+
+DTRACE_STATEDIR=$tmp/nostate
+DTRACE_BACKEND=bpf
+export DTRACE_STATEDIR DTRACE_BACKEND
+
+data=$top_srcdir/tests/data/sitelink
+"$DTRACE" -h -s "$data/sl.d" -o sl.h &&
+	$CC -O2 -I. -c "$data/sl.c" -o sl.o &&
+	"$DTRACE" -G -s "$data/sl.d" sl.o -o sl-probes.o &&
+	$CC -o sl sl.o sl-probes.o -lpthread || {
+	fail "building sl"
+	finish
+}
+
+# links: the kernel's uprobe_multi pid filter is the thread group's
+# from 6.12 (dlhold.c's multi_wanted())
+links=0
+set -- $(uname -r | tr '.-' '  ')
+if [ "$1" -gt 6 ] || { [ "$1" -eq 6 ] && [ "$2" -ge 12 ]; }; then
+	links=1
+fi
+
+N=500
+# run WHAT LINKS SCRIPT MODE EXPECTED-LINKS: out.txt sorted, -v in err.txt
+run() {
+	what=$1 k=$2 script=$3 mode=$4 nl=$5
+	rm -f out.raw
+	DTRACE_SITE_LINKS=$k timeout -s KILL 60 "$DTRACE" -v -q -o out.raw \
+		-n "$script" -c "./sl $mode $N" >/dev/null 2>err.txt
+	expect_eq "$what (DTRACE_SITE_LINKS=$k): status" 0 "$?"
+	awk 'NF' out.raw 2>/dev/null | sort >out.txt
+	[ "$k" = 1 ] && [ "$links" = 1 ] || nl=0
+	case $nl in
+	0) want="" ;;
+	1) want="dtrace: BPF: 1 site link, no uprobe event" ;;
+	*) want="dtrace: BPF: $nl site links, no uprobe event" ;;
+	esac
+	expect_eq "$what (DTRACE_SITE_LINKS=$k): site links" "$want" \
+		"$(grep 'site link' err.txt)"
+	expect_eq "$what (DTRACE_SITE_LINKS=$k): no drops" "" \
+		"$(grep -i drop err.txt)"
+}
+
+# the target's own hits, by mode and whether the target fired them
+T='sl$target:::hit { @[pid == $target, arg0] = count(); }'
+for k in 1 0; do
+	run "fork, sl\$target" $k "$T" fork 1
+	expect_eq "fork, sl\$target ($k): the parent's 2N" \
+		"1 1 $((2 * N))" "$(awk '{print $1, $2, $3}' out.txt)"
+
+	# a glob: every process, each exactly, on uprobe events
+	run "fork, sl*" $k 'sl*:::hit { @[pid == $target] = count(); }' \
+		fork 0
+	expect_eq "fork, sl* ($k): parent 2N, child N" \
+		"0 $N|1 $((2 * N))" "$(awk '{print $1, $2}' out.txt |
+			paste -sd'|')"
+
+	run "leader exec" $k "$T" exec 2
+	expect_eq "leader exec ($k): N before, N after" \
+		"1 0 $N|1 2 $N" "$(awk '{print $1, $2, $3}' out.txt |
+			paste -sd'|')"
+
+	run "thread exec" $k "$T" texec 2
+	expect_eq "thread exec ($k): N before, N after" \
+		"1 0 $N|1 3 $N" "$(awk '{print $1, $2, $3}' out.txt |
+			paste -sd'|')"
+
+	run "leader exits first" $k "$T" lexit 1
+	expect_eq "leader exits first ($k): 2N" \
+		"1 4 $((2 * N))" "$(awk '{print $1, $2, $3}' out.txt)"
+done
+
+finish

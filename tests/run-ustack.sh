@@ -31,7 +31,11 @@
 # made from the first program's modules drops them (dtrace aborted in
 # libdw, having unwound with a backend freed with them).  A hit read
 # after its process exec()'d: named with the first program's modules,
-# not the new one's, which setarch -R loads at the same address.
+# not the new one's, which setarch -R loads at the same address.  A
+# library dlclose()d and another dlopen()ed at its address (dlswap.c):
+# each hit's frames named from the library it ran in under -c (held at
+# each dlopen()), and as addresses, never the other library's names,
+# where nothing holds the process (strace traces it).
 #
 # Both backends where the BPF one is built (DTRACE_BACKEND=uprobe gives
 # the perf events' PERF_SAMPLE_REGS_USER/STACK_USER path), the BPF one
@@ -589,6 +593,78 @@ if setarch -R true 2>/dev/null; then
 		     /sleep`/ { bad = 1 }
 		     END { exit !(t == 2 && f && !bad) }' raw.txt ||
 			fail "exec after the hit: execnow's frames: $(cat raw.txt err.txt)"
+	else
+		fail "dtrace -p did not start: $(cat err.txt)"
+	fi
+	exec 3>&-
+fi
+
+# A library dlclose()d and another dlopen()ed at the same address while
+# hits are being read (dlswap.c): each hit is named from the files mapped
+# at its time.  arg0 says which library's frames the stack holds (0:
+# dlswapa.so's alpha, 1: dlswapb.so's bravo).  dlswap_check FILE: no
+# frame of the other library's (nor the library named with the other's
+# functions); prints the hits of each, their named frames and the bare
+# addresses among the frames.
+for l in a b; do
+	$CC -O2 -fPIC -shared -o "dlswap$l.so" "$data/dlswap$l.c" ||
+		fail "building dlswap$l.so"
+done
+$CC -O2 -o dlswap "$data/dlswap.c" -ldl || fail "building dlswap"
+dlswap_check() {
+	awk '/^lib=/ { lib = substr($1, 5) + 0; n[lib]++; next }
+	     /dlswap[ab]\.so`|alpha|bravo/ {
+		if (lib == 0 && /^ *dlswapa\.so`alpha(_inner)?\+0x/) a++
+		else if (lib == 1 && /^ *dlswapb\.so`bravo(_inner)?\+0x/) b++
+		else bad++ }
+	     /^ *0x[0-9a-f]+$/ { hex++ }
+	     END { printf "%d %d %d %d %d %d\n", n[0], n[1], a, b, bad, hex }' "$1"
+}
+dlswap_d='pid$target::probe_here:entry { printf("lib=%d", arg0); ustack(4); }'
+if [ "${HAVE_BPF:-no}" = yes ]; then
+	# held at each dlopen() (dlhold.c): every frame named, exactly
+	for be in bpf uprobe; do
+		DTRACE_BACKEND=$be
+		export DTRACE_BACKEND
+		trun -q -c "./dlswap 6 0 20 $PWD" -n "$dlswap_d"
+		unset DTRACE_BACKEND
+		expect_eq "$be: dlclose() and dlopen() at one address: exit status" 0 "$status"
+		expect_eq "$be: each hit named from the library mapped at its time" \
+			"30 30 60 60 0 0" "$(dlswap_check raw.txt)"
+	done
+fi
+# Not held (strace has the process, so dtrace cannot seize it): a frame
+# whose file changed between two reads of the maps is given as its
+# address, never named from the other library, and that is said once.
+if command -v strace >/dev/null 2>&1; then
+	rm -f go.in raw.txt
+	mkfifo go.in
+	exec 3<>go.in
+	strace -f -o /dev/null ./dlswap 30 - 20 "$PWD" <&3 &
+	tracer=$!
+	bg_pids="$bg_pids $tracer"
+	wait_until 600 sh -c "pgrep -P $tracer -x dlswap >/dev/null" ||
+		fail "strace did not run dlswap"
+	target=$(pgrep -P "$tracer" -x dlswap)
+	"$DTRACE" -q -p "$target" -o raw.txt -n 'BEGIN { printf("ready\n"); }' \
+		-n "$dlswap_d" 2>err.txt &
+	dpid=$!
+	bg_pids="$bg_pids $dpid"
+	if wait_until 600 grep -qs '^ready$' raw.txt; then
+		echo go >&3
+		wait "$tracer"
+		forget_pid "$tracer"
+		wait "$dpid"
+		status=$?
+		forget_pid "$dpid"
+		expect_eq "not held: exit status" 0 "$status"
+		dlswap_check raw.txt | {
+			read -r n0 n1 a b bad hex
+			[ "$bad" -eq 0 ] && [ "$hex" -gt 0 ] &&
+				[ $((n0 + n1)) -gt 0 ]
+		} || fail "not held: frames: $(dlswap_check raw.txt): $(cat raw.txt)"
+		expect_eq "not held: withheld names said once" 1 \
+			"$(grep -c 'frames there are given as addresses' err.txt)"
 	else
 		fail "dtrace -p did not start: $(cat err.txt)"
 	fi

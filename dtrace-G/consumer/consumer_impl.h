@@ -1117,6 +1117,8 @@ void ustack_fire(struct consumer *c, struct d_fire *f);
 void ustack_proc_gone(struct consumer *c, pid_t pid);
 /* pid exec()s at t: keep the maps text of the image it leaves */
 void ustack_proc_exec(struct consumer *c, pid_t pid, uint64_t t);
+/* sites.c read pr's maps (pr->maps, pr->maps_t): keep the text's history */
+void ustack_maps_read(struct consumer *c, struct tproc *pr);
 
 /*
  * vtime.c: vtimestamp.  Whether a clause of a traced probe reads it; 0,

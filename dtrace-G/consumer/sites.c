@@ -668,6 +668,7 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	if (pr->maps && !strcmp(pr->maps, maps)) {
 		free(maps);
 		pr->maps_t = now_ns(CLOCK_MONOTONIC);
+		ustack_maps_read(c, pr);
 		return false;
 	}
 	free(pr->maps);
@@ -675,6 +676,7 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	/* after the read: a hit's image is the one of an exec() before it
 	 * (ustack.c) */
 	pr->maps_t = now_ns(CLOCK_MONOTONIC);
+	ustack_maps_read(c, pr); /* the text of the time of later hits */
 	if (proc_maps_parse(maps, &mm) < 0) {
 		free(pr->maps); /* read them again next time */
 		pr->maps = NULL;

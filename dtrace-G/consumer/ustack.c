@@ -43,23 +43,31 @@
  * the text sites.c read last (struct tproc's maps, kept until the
  * process's records are read); a forked child known only through the
  * fork tree, its parent's (it maps what its parent did at the fork).
- * A session is of one image of its process: a hit recorded before an
- * exec() and read after must be named with the modules of the image
- * that fired it, not those /proc/PID/maps lists by then.  So each text
- * carries when it was read (CLOCK_MONOTONIC, the hits' clock), and a
- * hit at t takes the session whose text was read between the exec()
- * before t and the next one (lin_image(): lineage.c's COMM exec
+ * A session is of one text of one image of its process: a hit recorded
+ * before an exec() and read after must be named with the modules of
+ * the image that fired it, not those /proc/PID/maps lists by then.  So
+ * each text carries when it was read (CLOCK_MONOTONIC, the hits' clock),
+ * and a hit at t takes the sessions whose text was read between the
+ * exec() before t and the next one (lin_image(): lineage.c's COMM exec
  * records); ustack_proc_exec() keeps sites.c's last text of the image
- * a process leaves.  A left image's session is frozen: no live maps or
+ * a process leaves.  Within an image, the files mapped change too (a
+ * library dlclose()d and another dlopen()ed at its address while hits
+ * wait to be read): each text whose files differ is kept
+ * (ustack_maps_read(), from sites.c's reads, and bracket()'s own), and
+ * an address of a hit is named from the texts read last before it and
+ * first after it where they agree there, or where dlhold.c dates the
+ * change (pick()); otherwise its frame is given as an address, said
+ * once per process (doc/DESIGN.md §13, "Mapping changes").  A left image's session is frozen: no live maps or
  * memory (both the new image's).  An image left before any text of it
  * was read is refused (said once), never named from another.  Unseen
  * still: an exec() whose record was not in the read before the hit's.
  * The module files libdwfl maps may be another user's, who can cut them
  * under it (SIGBUS): the session's find_elf and find_debuginfo are
  * elfsafe.c's, which hand it descriptors nobody else can change.
- * When an address falls in no module (a dlopen() since), the maps are
- * read again, at most every 10 ms, and the modules re-reported: libdwfl
- * keeps those that did not change.  ustack_proc_gone() drops the
+ * When no text was read since a hit, the maps are read again, at most
+ * every 10 ms; a text that changed only in anonymous mappings (the
+ * heap, thread stacks) replaces its session's, whose modules stand.
+ * ustack_proc_gone() drops the
  * session when consumer.c has read the last records of a traced process
  * that ended; the sessions of other processes (children) are kept up
  * to US_MAXPROCS, the least recently used going first.
@@ -78,10 +86,13 @@
  * (s->hit.cut; d/stack.c prints "[truncated: N bytes of stack copied]").
  * dwfl_getthread_frames() then steps frame by frame with the modules'
  * CFI (libdwfl falls back to frame pointers where a module has none).
- * A hit is unwound once however many clauses or ustack() calls read it,
- * as deep as the deepest of them asks.  The first address is where the
- * probe fired, the others are return addresses (usym.c looks up the
- * call before each).
+ * The walk uses the text that names the probe's address; past a frame
+ * whose file at the hit is not that text's (or is not known), the next
+ * return address would come from another file's CFI: the stack ends
+ * there.  A hit is unwound once however many clauses or ustack() calls
+ * read it, as deep as the deepest of them asks.  The first address is
+ * where the probe fired, the others are return addresses (usym.c looks
+ * up the call before each).
  */
 #include "config.h"
 
@@ -511,33 +522,187 @@ static struct us_proc *proc_new(struct ustack_state *s, pid_t pid, char *m,
 	up->start = start_of(pid);
 	up->used = ++s->tick;
 	up->since = since;
-	up->maps_t = maps_t;
+	up->maps_t = up->t0 = maps_t;
 	up->maps = m;
 	PUSH(s->procs, s->nprocs, up);
 	return up;
 }
 
+/* Does maps line l map a file (its name a path, not [heap] or none)? */
+static bool file_line(const char *l)
+{
+	const char *e = strchr(l, '\n'), *p = strchr(l, '/');
+
+	return p && (!e || p < e);
+}
+
+/* The next line of maps text *m that maps a file, its length in *n. */
+static const char *next_file_line(const char **m, size_t *n)
+{
+	while (*m && **m) {
+		const char *l = *m, *e = strchr(l, '\n');
+
+		*m = e ? e + 1 : NULL;
+		if (file_line(l)) {
+			*n = e ? (size_t)(e - l) : strlen(l);
+			return l;
+		}
+	}
+	return NULL;
+}
+
 /*
- * The session of the image pid ran at t: its text read between the
- * exec() that loaded the image and the next one.  The modules are
- * reported when a hit first asks (ustack_proc_exec() keeps only text).
- * An image left before the text of it was read has none: refused.
+ * Do maps texts m1 and m2 map the same files at the same places?  Only
+ * those are modules: a text that changed only in anonymous mappings
+ * (the heap, malloc's arenas, thread stacks) keeps its session.
  */
-struct us_proc *us_proc_get(struct consumer *c, pid_t pid, uint64_t t)
+static bool same_files(const char *m1, const char *m2)
+{
+	for (;;) {
+		size_t n1 = 0, n2 = 0;
+		const char *l1 = next_file_line(&m1, &n1);
+		const char *l2 = next_file_line(&m2, &n2);
+
+		if (!l1 || !l2)
+			return !l1 && !l2;
+		if (n1 != n2 || memcmp(l1, l2, n1))
+			return false;
+	}
+}
+
+/*
+ * The line of maps text m that maps address x, in *n its length
+ * without the range (NULL: none), and the address of its file's offset
+ * 0 in *base.
+ */
+static const char *map_at(const char *m, uint64_t x, size_t *n,
+			  uint64_t *base)
+{
+	for (const char *l = m; l && *l;) {
+		unsigned long long lo, hi, off;
+		const char *e = strchr(l, '\n');
+		int k = 0;
+
+		if (sscanf(l, "%llx-%llx %*s %llx %n", &lo, &hi, &off, &k) ==
+			    3 &&
+		    k > 0 && x >= lo && x < hi && file_line(l)) {
+			*n = (e ? (size_t)(e - l) : strlen(l)) - (size_t)k;
+			*base = lo - off;
+			return l + k;
+		}
+		l = e ? e + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* Do texts p and q map the same file (or none) at x? */
+static bool same_at(const struct us_proc *p, const struct us_proc *q,
+		    uint64_t x)
+{
+	uint64_t bp = 0, bq = 0;
+	size_t np = 0, nq = 0;
+	const char *lp = map_at(p->maps, x, &np, &bp);
+	const char *lq = map_at(q->maps, x, &nq, &bq);
+
+	if (!lp || !lq)
+		return !lp && !lq;
+	return np == nq && bp == bq && !memcmp(lp, lq, np);
+}
+
+/* The last text read of pid's image since (NULL: none). */
+static struct us_proc *latest(struct ustack_state *s, pid_t pid,
+			      uint64_t since, uint64_t until)
+{
+	struct us_proc *l = NULL;
+
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct us_proc *up = s->procs[i];
+
+		if (up->pid == pid && up->t0 >= since && up->t0 < until &&
+		    (!l || up->t0 > l->t0))
+			l = up;
+	}
+	return l;
+}
+
+/*
+ * Keep each text sites.c reads of a process, when a clause reads
+ * stacks: a hit read later is named from the texts of its time
+ * (us_proc_get()), not the one read last.
+ */
+void ustack_maps_read(struct consumer *c, struct tproc *pr)
+{
+	struct ustack_state *s;
+	uint64_t since, until;
+	struct us_proc *l;
+
+	/* ustack_bufsize() is 4 times when a clause reads stacks */
+	if (!pr->maps || !*pr->maps || !c->prog || ustack_bufsize(c, 1) == 1)
+		return;
+	s = state(c);
+	lin_image(c, pr->pid, pr->maps_t, &since, &until);
+	l = latest(s, pr->pid, since, until);
+	if (l && same_files(l->maps, pr->maps)) {
+		if (pr->maps_t > l->maps_t) {
+			free(l->maps); /* the newer stacks' mappings */
+			l->maps = xstrdup(pr->maps);
+			l->maps_t = pr->maps_t;
+		}
+		return;
+	}
+	l = proc_new(s, pr->pid, xstrdup(pr->maps), since, pr->maps_t);
+	l->held = pr->held && dlhold_owns(pr->pid);
+	l->dated = dlhold_owns(pr->pid);
+}
+
+/* The libdwfl session of up's text, made when a hit first asks. */
+static bool session_open(struct ustack_state *s, struct us_proc *up)
+{
+	if (!up->dwfl) {
+		up->dwfl = dwfl_begin(&s->cb);
+		if (!up->dwfl)
+			return false;
+		attach(s, up);
+		(void)report(up, up->maps);
+	}
+	return true;
+}
+
+/*
+ * The sessions of pid's image at t around t: *b the text read last at
+ * or before t, *a the first read after it (NULL: none).  While the
+ * process runs the image and no text was read after t, the live maps
+ * are read (at most every US_REFRESH_NS): a dlopen() or dlclose() since
+ * the last read.  An image left before any text of it was read has
+ * none: refused, said once.  A process held at each dlopen() needs no
+ * such read: a library mapped since its last text was read at the hold.
+ */
+static bool bracket(struct consumer *c, pid_t pid, uint64_t t,
+		    struct us_proc **b, struct us_proc **a, bool *frozen)
 {
 	struct ustack_state *s = state(c);
-	struct us_proc *up = NULL;
-	uint64_t since, until, maps_t;
+	uint64_t since, until, maps_t, now;
+	struct us_proc *l;
 	char *m;
 
-	if (pid <= 0)
-		return NULL;
+	*b = *a = NULL;
 	lin_image(c, pid, t, &since, &until);
-	for (size_t i = 0; i < s->nprocs && !up; i++)
-		if (s->procs[i]->pid == pid && s->procs[i]->maps_t >= since &&
-		    s->procs[i]->maps_t < until)
-			up = s->procs[i];
-	if (!up && until != UINT64_MAX) {
+	*frozen = until != UINT64_MAX;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct us_proc *up = s->procs[i];
+
+		if (up->pid != pid || up->t0 < since || up->t0 >= until)
+			continue;
+		if (up->t0 <= t) {
+			if (!*b || up->t0 > (*b)->t0)
+				*b = up;
+		} else if (!*a || up->t0 < (*a)->t0) {
+			*a = up;
+		}
+	}
+	if (*frozen) {
+		if (*a || *b)
+			return true;
 		if (!s->exec_said)
 			say(c,
 			    "pid %d exec()d after a hit and before its maps "
@@ -545,23 +710,111 @@ struct us_proc *us_proc_get(struct consumer *c, pid_t pid, uint64_t t)
 			    "not known, not given",
 			    (int)pid);
 		s->exec_said = true;
+		return false;
+	}
+	if (*a)
+		return true;
+	l = *b;
+	/* held at each dlopen(): a library mapped since l ran after a read */
+	if (l && l->dated && dlhold_owns(pid))
+		return true;
+	now = now_ns(CLOCK_MONOTONIC);
+	if (l && (l->gone || now - l->refreshed < US_REFRESH_NS))
+		return true;
+	if (l) {
+		uint64_t st = start_of(pid);
+
+		l->refreshed = now;
+		if (st && l->start && st != l->start) {
+			l->gone = true; /* the pid is another process's now */
+			return true;
+		}
+	}
+	m = maps_of(c, pid, since, &maps_t, 0);
+	if (!m)
+		return *b != NULL;
+	if (l && same_files(m, l->maps)) {
+		free(l->maps);
+		l->maps = m;
+		if (maps_t > l->maps_t)
+			l->maps_t = maps_t;
+		return true;
+	}
+	l = proc_new(s, pid, m, since, maps_t);
+	l->refreshed = now;
+	l->dated = dlhold_owns(pid);
+	if (maps_t > t)
+		*a = l;
+	else
+		*b = l;
+	return true;
+}
+
+/*
+ * Which text names x, of a hit between the reads of b and a: b's where
+ * both map the same file there (device, inode, name, load address) or
+ * neither does.  Where they differ, the change is dated only by
+ * dlhold.c: where a was read at a held dlopen(), the files new in it
+ * had not run, so x was b's; where both were read while every dlopen()
+ * of the process was held, a file gone in a was dlclose()d after the
+ * hit (its code ran there), and one new in a was mapped before it,
+ * without dlopen().  Otherwise which file was mapped at x at the hit is
+ * not known: NULL.
+ */
+static struct us_proc *pick(struct us_proc *b, struct us_proc *a, uint64_t x)
+{
+	uint64_t base = 0;
+	size_t n = 0;
+	bool la, lb;
+
+	if (!a || !b)
+		return b ? b : a;
+	if (same_at(b, a, x) || a->held)
+		return b;
+	la = map_at(a->maps, x, &n, &base) != NULL;
+	lb = map_at(b->maps, x, &n, &base) != NULL;
+	if (!a->dated || !b->dated || (la && lb))
+		return NULL;
+	return la ? a : b;
+}
+
+/* Tell once per process that a frame's name was withheld. */
+static void say_withheld(struct consumer *c, struct ustack_state *s,
+			 pid_t pid)
+{
+	for (size_t i = 0; i < s->nwithheld_said; i++)
+		if (s->withheld_said[i] == pid)
+			return;
+	PUSH(s->withheld_said, s->nwithheld_said, pid);
+	say(c,
+	    "pid %d mapped another file at an address between two reads of "
+	    "its maps, with no held dlopen() to date the change: frames "
+	    "there are given as addresses, not named",
+	    (int)pid);
+}
+
+/*
+ * The session that names address x (a return address already less 1)
+ * of pid's hit at t, its modules reported; NULL, said once, where which
+ * file was mapped at x at t is not known (pick()).
+ */
+struct us_proc *us_proc_get(struct consumer *c, pid_t pid, uint64_t t,
+			    uint64_t x)
+{
+	struct ustack_state *s = state(c);
+	struct us_proc *b, *a, *up;
+	bool frozen;
+
+	if (pid <= 0 || !bracket(c, pid, t, &b, &a, &frozen))
+		return NULL;
+	up = pick(b, a, x);
+	if (!up) {
+		say_withheld(c, s, pid);
 		return NULL;
 	}
-	if (!up) {
-		if (!(m = maps_of(c, pid, since, &maps_t, 0)))
-			return NULL;
-		up = proc_new(s, pid, m, since, maps_t);
-	}
 	up->used = ++s->tick;
-	up->frozen = until != UINT64_MAX;
-	if (!up->dwfl) {
-		up->dwfl = dwfl_begin(&s->cb);
-		if (!up->dwfl)
-			return NULL;
-		attach(s, up);
-		(void)report(up, up->maps);
-	}
-	return up;
+	up->frozen = frozen;
+	return session_open(s, up) ? up : NULL;
 }
 
 void ustack_proc_exec(struct consumer *c, pid_t pid, uint64_t t)
@@ -576,61 +829,11 @@ void ustack_proc_exec(struct consumer *c, pid_t pid, uint64_t t)
 	if (pr->maps_t < since)
 		return; /* read before the image it leaves was loaded */
 	for (size_t i = 0; i < s->nprocs; i++)
-		if (s->procs[i]->pid == pid && s->procs[i]->maps_t >= since &&
-		    s->procs[i]->maps_t < until)
+		if (s->procs[i]->pid == pid && s->procs[i]->t0 >= since &&
+		    s->procs[i]->t0 < until &&
+		    !strcmp(s->procs[i]->maps, pr->maps))
 			return; /* a session of that image has its text */
 	(void)proc_new(s, pid, xstrdup(pr->maps), since, pr->maps_t);
-}
-
-/*
- * An address fell in no module: read the maps again (at most every
- * US_REFRESH_NS) and report them if they changed; true if they did.  A
- * pid that now belongs to another process starts over.
- */
-bool us_proc_refresh(struct consumer *c, struct us_proc *up)
-{
-	uint64_t now = now_ns(CLOCK_MONOTONIC), st;
-	struct tproc *pr = proc_find(c, up->pid);
-	char *m = NULL;
-
-	uint64_t maps_t = 0;
-
-	if (up->gone || up->frozen || !up->dwfl)
-		return false; /* the live maps are another image's */
-	if (pr && pr->maps && pr->maps_t >= up->since &&
-	    (!up->maps || strcmp(pr->maps, up->maps))) {
-		m = xstrdup(pr->maps);
-		maps_t = pr->maps_t;
-	}
-	if (!m && now - up->refreshed >= US_REFRESH_NS) {
-		up->refreshed = now;
-		m = read_proc(up->pid, "maps", NULL);
-		maps_t = now_ns(CLOCK_MONOTONIC);
-	}
-	if (!m || !*m || (up->maps && !strcmp(m, up->maps))) {
-		free(m);
-		return false;
-	}
-	st = start_of(up->pid);
-	if (st && up->start && st != up->start) {
-		/* another process now: a session of its own */
-		dwfl_end(up->dwfl);
-		up->dwfl = dwfl_begin(&state(c)->cb);
-		up->attached = false;
-		up->start = st;
-		if (!up->dwfl) {
-			free(m);
-			up->gone = true;
-			return false;
-		}
-		attach(state(c), up);
-	}
-	us_syms_free(up);
-	(void)report(up, m);
-	free(up->maps);
-	up->maps = m;
-	up->maps_t = maps_t;
-	return true;
 }
 
 void ustack_proc_gone(struct consumer *c, pid_t pid)
@@ -680,18 +883,22 @@ static int frame_cb(Dwfl_Frame *st, void *arg)
 static unsigned unwind(struct ustack_state *s, unsigned max)
 {
 	struct consumer *c = s->hit.c;
-	struct us_proc *up = us_proc_get(c, s->hit.pid, s->hit.t);
+	uint64_t pc0 = s->hit.cap.regs[USTACK_PC];
+	struct us_proc *up, *b, *a;
 	struct walk w = {s->hit.pcs, 0, max};
+	bool frozen;
 
 	s->hit.cut = false;
-	if (!up)
-		return 0;
-	for (int round = 0; round < 2; round++) {
-		uint64_t last;
+	/* the text that names the probe's address unwinds the hit */
+	up = us_proc_get(c, s->hit.pid, s->hit.t, pc0);
+	if (!up || !bracket(c, s->hit.pid, s->hit.t, &b, &a, &frozen))
+		up = NULL;
+	for (int round = 0; up && round < 2; round++) {
+		struct us_proc *o = up == b ? a : b;
 		int r;
 
 		if (!up->attached)
-			return 0;
+			break;
 		up->cap = &s->hit.cap;
 		up->tid = s->hit.tid > 0 ? s->hit.tid : s->hit.pid;
 		up->mem_ok = -1;
@@ -701,15 +908,37 @@ static unsigned unwind(struct ustack_state *s, unsigned max)
 		up->cap = NULL;
 		s->hit.cut = r != DWARF_CB_ABORT && up->short_read && w.n &&
 			     w.n < max;
-		if (!w.n) {
-			/* not even the probe's address: no module maps it */
-			w.pcs[w.n++] = s->hit.cap.regs[USTACK_PC];
-		}
-		/* a walk that ended outside every module: a dlopen()? */
-		last = w.pcs[w.n - 1] - (w.n > 1);
-		if (w.n >= max || dwfl_addrmodule(up->dwfl, last) ||
-		    !us_proc_refresh(c, up))
+		/*
+		 * A walk that ended outside every module of its text, where
+		 * the other text around the hit maps the probe's address
+		 * alike: a dlopen() between the reads; walk with that one.
+		 */
+		if (!w.n || w.n >= max || !o ||
+		    dwfl_addrmodule(up->dwfl, w.pcs[w.n - 1] - (w.n > 1)) ||
+		    !same_at(up, o, pc0) || !session_open(state(c), o))
 			break;
+		up = o;
+	}
+	if (!w.n) {
+		/* not even the probe's address: no module maps it */
+		w.pcs[w.n++] = pc0;
+		return w.n;
+	}
+	/*
+	 * Each return address came from the CFI of the module the frame
+	 * inside it is in: past a frame whose file at the hit is not the
+	 * one the walk's text has there (or is not known), the walk read
+	 * another file's CFI, and the frames after it are not given.
+	 */
+	for (unsigned i = 0; i + 1 < w.n; i++) {
+		uint64_t x = w.pcs[i] - (i > 0);
+		struct us_proc *p = pick(b, a, x);
+
+		if (p == up || (p && same_at(p, up, x)))
+			continue;
+		w.n = i + 1;
+		s->hit.cut = false;
+		break;
 	}
 	return w.n;
 }
@@ -761,7 +990,8 @@ static bool cb_usym(void *ctx, pid_t pid, uint64_t pc, unsigned flags,
 	memset(out, 0, sizeof(*out));
 	if (flags & D_USYM_KERNEL)
 		return us_ksym_lookup(s, pc, out);
-	up = us_proc_get(s->hit.c, pid, s->hit.t);
+	up = us_proc_get(s->hit.c, pid, s->hit.t,
+			 (flags & D_USYM_RET) && pc ? pc - 1 : pc);
 	return up && us_sym_lookup(s->hit.c, up, pc, flags, out);
 }
 

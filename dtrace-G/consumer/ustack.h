@@ -4,9 +4,10 @@
  * (names of addresses) share, and nothing else includes.  The rest of
  * the consumer sees only the ustack_* functions of consumer_impl.h.
  *
- * A struct us_proc is one process life as the stacks see it: the
- * modules it maps (a libdwfl session reported from its /proc/PID/maps
- * text), the thread state libdwfl unwinds through our callbacks, and the
+ * A struct us_proc is one text of a process's maps as the stacks see
+ * it (each text whose files differ is one: ustack.c's design comment):
+ * the modules it maps (a libdwfl session reported from its
+ * /proc/PID/maps text), the thread state libdwfl unwinds through our callbacks, and the
  * names of the addresses already looked up.  It outlives the process
  * until its records are read (ustack_proc_gone()), so a hit of a process
  * that exited before dtrace read it still gets its names.
@@ -47,6 +48,16 @@ struct us_proc {
 	 * the one after (lin_image()).
 	 */
 	uint64_t since, maps_t;
+	/*
+	 * When the text was first read (maps_t: last read unchanged), and
+	 * whether that read was made at a dlopen() held before any code
+	 * of the libraries it maps ran (dlhold.c: tproc.held in sites.c's
+	 * read).  A text never changes: a new one is a new session.
+	 */
+	uint64_t t0;
+	bool held;
+	/* read while dlhold.c held every dlopen() of the process */
+	bool dated;
 	/* the hit named is of an image the process has left since: its
 	 * live maps and memory are the new image's */
 	bool frozen;
@@ -102,11 +113,14 @@ struct ustack_state {
 	size_t nksyms;
 	bool ksyms_read;
 	bool exec_said; /* a hit's image was left, its modules not known */
+	/* the processes told that a frame's name was withheld */
+	pid_t *withheld_said;
+	size_t nwithheld_said;
 };
 
 /* ustack.c */
-struct us_proc *us_proc_get(struct consumer *c, pid_t pid, uint64_t t);
-bool us_proc_refresh(struct consumer *c, struct us_proc *up);
+struct us_proc *us_proc_get(struct consumer *c, pid_t pid, uint64_t t,
+			    uint64_t pc);
 
 /* usym.c */
 bool us_sym_lookup(struct consumer *c, struct us_proc *up, uint64_t pc,

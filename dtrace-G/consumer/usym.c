@@ -200,9 +200,8 @@ bool us_sym_lookup(struct consumer *c, struct us_proc *up, uint64_t pc,
 			goto found;
 	}
 	at = (flags & D_USYM_RET) && pc ? pc - 1 : pc;
+	/* the session is of the text of the hit's time (us_proc_get()) */
 	m = dwfl_addrmodule(up->dwfl, at);
-	if (!m && us_proc_refresh(c, up)) /* a dlopen() since? */
-		m = dwfl_addrmodule(up->dwfl, at);
 	e = sym_put(s, up, pc, flags);
 	if (m)
 		sym_fill(s, up, m, pc, flags, e);

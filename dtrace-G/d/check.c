@@ -339,6 +339,7 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		n->ptr = v->ptr; /* mem.c: a pointer kept in a variable */
 		n->psg = v->psg;
 		n->psou = v->psou;
+		n->pc = v->pc;
 		n->sou = v->sou; /* a struct it holds (mem.c) */
 		/* a name nothing assigns (anywhere, or before this read in
 		 * program order), which would be refused as undefined: an
@@ -357,6 +358,7 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 				n->ptr = 0;
 				n->psg = 0;
 				n->psou = 0;
+				memset(&n->pc, 0, sizeof(n->pc));
 				n->sou = 0;
 				return n->kind = T_INT;
 			}
@@ -486,6 +488,7 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 			n->ptr = pn->ptr;
 			n->psg = pn->psg;
 			n->psou = pn->psou;
+			n->pc = pn->pc;
 		}
 		if (n->a->ptr && n->b->ptr &&
 		    (n->sub == '+' || n->sub == '-')) {
@@ -499,7 +502,8 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 			if (n->a->ptr != D_PTR_VOID &&
 			    n->b->ptr != D_PTR_VOID &&
 			    (n->a->ptr != n->b->ptr ||
-			     n->a->psou != n->b->psou))
+			     n->a->psou != n->b->psou ||
+			     !d_pchain_eq(&n->a->pc, &n->b->pc)))
 				d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
 					"operator - requires pointers to one "
 					"type");
@@ -539,10 +543,12 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		kb = d_check(ps, n->b, strict);
 		kc = d_check(ps, n->c, strict);
 		if (n->b->ptr && n->b->ptr == n->c->ptr &&
-		    n->b->psou == n->c->psou) {
+		    n->b->psou == n->c->psou &&
+		    d_pchain_eq(&n->b->pc, &n->c->pc)) {
 			n->ptr = n->b->ptr;
 			n->psg = n->b->psg;
 			n->psou = n->b->psou;
+			n->pc = n->b->pc;
 		}
 		if (strict && kb != T_ANY && kc != T_ANY && kb != kc)
 			d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
@@ -607,10 +613,12 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 			v->ptr = n->b->ptr; /* mem.c */
 			v->psg = n->b->psg;
 			v->psou = n->b->psou;
+			v->pc = n->b->pc;
 		}
 		n->ptr = v->ptr;
 		n->psg = v->psg;
 		n->psou = v->psou;
+		n->pc = v->pc;
 		if (n->sub != '=') {
 			d_need_int(ps, n, kb, "op=", strict);
 			d_need_int(ps, n, v->kind, "op=", strict);
@@ -677,6 +685,7 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		n->ptr = v->ptr; /* p++ steps by what p points to (run.c) */
 		n->psg = v->psg;
 		n->psou = v->psou;
+		n->pc = v->pc;
 		return n->kind = T_INT;
 	}
 	}

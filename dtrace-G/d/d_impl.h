@@ -270,6 +270,15 @@ enum { T_ANY, T_INT, T_STR };
 
 enum { SC_GLOBAL, SC_SELF, SC_THIS, SC_ASSOC, SC_SELFASSOC /* self->a[k] */ };
 
+/* A pointer to a pointer (mem.c): ptr says the target is 8 bytes, this
+ * says what the target points to, so *pp, a[i] of an array of pointers
+ * and (*pp)[i] keep C's scaling all the way down. */
+struct d_pchain {
+	uint8_t n;	   /* pointer levels below the target; 0: none */
+	uint8_t base, bsg; /* the innermost target, as ptr and psg */
+	uint16_t bsou;	   /* ... a struct or union (D_PTR_SOU): which */
+};
+
 struct var {
 	char *name;
 	int scope;
@@ -280,6 +289,8 @@ struct var {
 	uint8_t sz, sg; /* a declared integer type */
 	uint8_t ptr, psg; /* first assigned a pointer (mem.c): its target */
 	uint16_t psou;	  /* ... a struct or union (D_PTR_SOU): which */
+	/* ... a pointer (ptr 8): what its target points to (mem.c) */
+	struct d_pchain pc;
 	uint16_t sou;	  /* holds a struct or union (declared of its type,
 			   * or this->s = *p): which (mem.c) */
 	char *tname;
@@ -304,6 +315,8 @@ struct node {
 	/* a pointer (mem.c): what it points to, its size (D_PTR_VOID for
 	 * copyin()'s void *) and signedness; ptr 0: not a pointer */
 	uint8_t ptr, psg;
+	/* ptr 8: what that pointer points to (a pointer to a pointer) */
+	struct d_pchain pc;
 	/* structs and unions (decl.c, mem.c), each an index + 1 into
 	 * prog->sous: psou what a D_PTR_SOU pointer points to; sou: the
 	 * node is a struct or union itself (*p, p->nested), its value the
@@ -539,6 +552,8 @@ struct d_member {
 	uint16_t psou;	 /* ... a struct or union's (D_PTR_SOU) */
 	uint16_t sou;	 /* a nested struct or union (not a pointer) */
 	size_t nelem;	 /* an array's elements; 0: no array */
+	/* a pointer's: what its target points to, as struct node's */
+	struct d_pchain pc;
 	uint8_t bits, shift; /* a bit-field: its width, and where it starts
 			      * in the sz bytes at off; bits 0: none */
 	const char *unsupp; /* a program's member of a type D cannot read
@@ -846,7 +861,7 @@ struct dv d_var_zero(const struct var *v);
 struct dv d_var_conv(const struct var *v, struct dv val);
 bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg);
 void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
-		  uint8_t *psg, uint16_t *sou);
+		  uint8_t *psg, uint16_t *sou, struct d_pchain *pc);
 size_t d_sou_size(struct parser *ps, uint16_t sou, int tag,
 		  const struct tok *at);
 const struct d_member *d_sou_member(struct parser *ps, uint16_t sou,
@@ -988,6 +1003,8 @@ void d_stack_json(struct sbuf *sb, const struct dv *v);
 void d_mem_check(struct parser *ps, struct node *n);
 void d_member_check(struct parser *ps, struct node *n, bool strict);
 uint64_t d_ptr_scale(const struct d_prog *p, const struct node *n);
+void d_pchain_deref(struct node *n, const struct d_pchain *pc);
+bool d_pchain_eq(const struct d_pchain *a, const struct d_pchain *b);
 struct dv d_member(struct ectx *x, const struct node *n);
 void d_tracemem_check(struct parser *ps, struct stmt *st, bool strict);
 struct dv d_copyin(struct ectx *x, const struct node *n,

@@ -365,14 +365,15 @@ static bool int_size(uint64_t n)
 	return n == 1 || n == 2 || n == 4 || n == 8;
 }
 
-/* A pointer's target as a node's ptr, psg and psou; false if D cannot
- * read what it points to. */
-static bool ptr_target(struct parser *ps, const struct d_ctype *t,
-		       uint8_t *ptr, uint8_t *psg, uint16_t *psou,
+/* A pointer's target as a node's ptr, psg, psou and pc; false if D
+ * cannot read what it points to, through every pointer level. */
+static bool ptr_target(struct parser *ps, const struct d_ctype *t, uint8_t *ptr,
+		       uint8_t *psg, uint16_t *psou, struct d_pchain *pc,
 		       const struct tok *at)
 {
 	*psg = 0;
 	*psou = 0;
+	memset(pc, 0, sizeof(*pc));
 	switch (t ? t->kind : D_CT_OTHER) {
 	case D_CT_VOID:
 	case D_CT_FUNC: /* code: an address, never read */
@@ -385,9 +386,19 @@ static bool ptr_target(struct parser *ps, const struct d_ctype *t,
 		*ptr = (uint8_t)t->size;
 		*psg = t->sg;
 		return true;
-	case D_CT_PTR:
+	case D_CT_PTR: { /* what that pointer points to, to the end */
+		struct d_pchain in;
+
+		if (!ptr_target(ps, t->ref, &pc->base, &pc->bsg, &pc->bsou, &in,
+				at) ||
+		    in.n == UINT8_MAX)
+			return false;
+		if (in.n)
+			*pc = in;
+		pc->n = (uint8_t)(in.n + 1);
 		*ptr = 8;
 		return true;
+	}
 	case D_CT_STRUCT:
 	case D_CT_UNION:
 		*ptr = D_PTR_SOU;
@@ -484,7 +495,7 @@ static void import_members(struct parser *ps, struct d_sou *s,
 			break;
 		case D_CT_PTR:
 			if (!ptr_target(ps, t->ref, &m.ptr, &m.psg, &m.psou,
-					at)) {
+					&m.pc, at)) {
 				snprintf(why, sizeof(why),
 					 "a pointer to %s",
 					 t->ref ? ctype_what(t->ref)
@@ -691,10 +702,11 @@ bool d_cast_type(const char *name, uint8_t *sz, uint8_t *sg)
  * After '(' when the next token names a type (or is void): the cast's
  * type.  With ptr (casts), a pointer's target too: its size (D_PTR_VOID
  * for void *) and signedness, 0 when the type is no pointer; a pointer
- * to a pointer points to 8 unsigned bytes.
+ * to a pointer points to 8 unsigned bytes, and pc (when given) says
+ * what those point to, to the innermost type (mem.c).
  */
 void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
-		  uint8_t *psg, uint16_t *sou)
+		  uint8_t *psg, uint16_t *sou, struct d_pchain *pc)
 {
 	bool uns = false, sgn = false, any = false, isvoid = false;
 	uint16_t su = 0;
@@ -860,6 +872,18 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 		d_lex(ps);
 	}
 	stars += tstars;
+	if (pc) { /* int **: what the target, itself a pointer, points to */
+		memset(pc, 0, sizeof(*pc));
+		if (stars > 1) {
+			if (stars - 1 > UINT8_MAX)
+				d_perrt(ps, D_IDENT_UNSUPP, at.line, at.col,
+					"too many levels of pointers");
+			pc->n = (uint8_t)(stars - 1);
+			pc->base = isvoid ? D_PTR_VOID : su ? D_PTR_SOU : s;
+			pc->bsg = isvoid || su ? 0 : g;
+			pc->bsou = su;
+		}
+	}
 	if (su && stars > 1)
 		su = 0; /* a pointer to a pointer */
 	if (sou)

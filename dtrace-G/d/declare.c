@@ -76,6 +76,7 @@ struct dtype {
 	uint8_t sz, sg;
 	uint16_t sou; /* a struct or union itself: which (mem.c) */
 	uint8_t ptr, psg; /* a pointer's target, as struct var's (mem.c) */
+	struct d_pchain pc;
 	int stars;	  /* the '*'s it ends with: the first declarator's */
 	char text[64]; /* as written, blanks collapsed */
 };
@@ -113,6 +114,7 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 	uint8_t ptr = 0, psg = 0;
 
 	t->sou = 0;
+	memset(&t->pc, 0, sizeof(t->pc));
 	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "string") == 0) {
 		t->kind = T_STR;
 		t->sz = 8;
@@ -128,15 +130,18 @@ static void parse_dtype(struct parser *ps, struct dtype *t)
 		ptr = D_PTR_VOID;
 		while (d_is_op(ps, '*')) {
 			d_lex(ps);
-			if (d_is_op(ps, '*'))
+			if (d_is_op(ps, '*')) {
 				ptr = 8; /* void **: a pointer's size */
+				t->pc.n++;
+				t->pc.base = D_PTR_VOID;
+			}
 		}
 		t->kind = T_INT;
 		t->sz = 8;
 		t->sg = 0;
 	} else if (d_starts_type(ps)) {
 		t->kind = T_INT;
-		d_parse_type(ps, &t->sz, &t->sg, &ptr, &psg, &t->sou);
+		d_parse_type(ps, &t->sz, &t->sg, &ptr, &psg, &t->sou, &t->pc);
 		if (ptr == D_PTR_SOU)
 			d_perrt(ps, D_IDENT_UNSUPP, at.line, at.col,
 				"declared pointers to a struct or union are "
@@ -249,6 +254,7 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 		v = &p->vars[i];
 		if (v->kind != t->kind || v->sz != t->sz || v->sg != t->sg ||
 		    v->sou != t->sou || v->ptr != t->ptr || v->psg != t->psg ||
+		    !d_pchain_eq(&v->pc, &t->pc) ||
 		    ((scope == SC_ASSOC || scope == SC_SELFASSOC) &&
 		     !same_keys(v, kk, nk)))
 			d_perrt(ps, D_DECL_IDRED, nt->line, nt->col,
@@ -268,6 +274,7 @@ static void declare(struct parser *ps, int scope, const struct tok *nt,
 	v->sou = t->sou;
 	v->ptr = t->ptr;
 	v->psg = t->psg;
+	v->pc = t->pc;
 	v->tname = xstrdup(t->text);
 	v->line = nt->line;
 	v->col = nt->col;
@@ -530,6 +537,7 @@ static void parse_sou(struct parser *ps)
 	while (!d_is_op(ps, '}')) {
 		struct tok tt = ps->tk;
 		uint8_t sz, sg, ptr, psg;
+		struct d_pchain pc;
 		uint16_t su;
 
 		if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "void") == 0) {
@@ -544,7 +552,7 @@ static void parse_sou(struct parser *ps)
 		} else if (!d_starts_type(ps)) {
 			d_syntax_error(ps);
 		}
-		d_parse_type(ps, &sz, &sg, &ptr, &psg, &su);
+		d_parse_type(ps, &sz, &sg, &ptr, &psg, &su, &pc);
 		for (;;) {
 			struct d_member m = { 0 };
 			struct tok mt = ps->tk;
@@ -588,6 +596,7 @@ static void parse_sou(struct parser *ps)
 				m.sg = sg;
 				m.ptr = ptr;
 				m.psg = psg;
+				m.pc = pc;
 				m.psou = ptr == D_PTR_SOU ? su : 0;
 				m.size = m.align = sz;
 			}
@@ -712,6 +721,10 @@ static void fixed_array(struct parser *ps, struct dtype *t,
 			m.sz = t->sz;
 			m.sg = t->sg;
 			m.align = t->sz;
+			/* int *a[5]: a[i] + 1 scales by the int (mem.c) */
+			m.ptr = t->ptr;
+			m.psg = t->psg;
+			m.pc = t->pc;
 		}
 		s->m = d_pool_grow(ps, NULL, 0, sizeof(*s->m));
 		s->m[0] = m;
@@ -726,6 +739,7 @@ static void fixed_array(struct parser *ps, struct dtype *t,
 	t->sg = 0;
 	t->ptr = 0; /* the array itself, held by value */
 	t->psg = 0;
+	memset(&t->pc, 0, sizeof(t->pc));
 	n = (int64_t)strlen(name);
 	if ((size_t)n >= sizeof(t->text))
 		n = sizeof(t->text) - 1;

@@ -472,7 +472,7 @@ static struct node *parse_sizeof(struct parser *ps, const struct tok *t)
 		    (ps->tk.t == TK_ID && strcmp(ps->tk.s, "void") == 0)) {
 			struct tok tt = ps->tk;
 
-			d_parse_type(ps, &sz, &sg, &ptr, &psg, &sou);
+			d_parse_type(ps, &sz, &sg, &ptr, &psg, &sou, NULL);
 			if (sou && !ptr)
 				size = d_sou_size(ps, sou, D_SIZEOF_TYPE, &tt);
 			else
@@ -526,7 +526,7 @@ static struct node *parse_offsetof(struct parser *ps, const struct tok *t)
 	tt = ps->tk;
 	if (!d_starts_type(ps))
 		d_syntax_error(ps);
-	d_parse_type(ps, &sz, &sg, &ptr, &psg, &sou);
+	d_parse_type(ps, &sz, &sg, &ptr, &psg, &sou, NULL);
 	if (!sou || ptr)
 		d_perrt(ps, D_OFFSETOF_TYPE, tt.line, tt.col,
 			"offsetof( ) operand must be a struct or union type");
@@ -650,7 +650,7 @@ static struct node *parse_unary1(struct parser *ps)
 
 				n = d_mknode(ps, N_CAST, &t);
 				d_parse_type(ps, &n->sz, &n->sg, &n->ptr,
-					     &n->psg, &n->psou);
+					     &n->psg, &n->psou, &n->pc);
 				if (n->psou && !n->ptr)
 					d_perrt(ps, D_CAST_INVAL, tt.line,
 						tt.col,

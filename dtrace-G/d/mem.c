@@ -26,7 +26,12 @@
  * `*copyin(...)` are compile errors naming the line and column.  A
  * variable keeps the pointer type of its first assignment (check.c), or
  * of its declaration (int *x; declare.c); p++, p--, p += n and p -= n
- * scale n as p + n does (run.c).
+ * scale n as p + n does (run.c).  A pointer to a pointer has ptr 8 and
+ * its pc (struct d_pchain) says the rest: how many pointer levels lie
+ * below the target and the innermost type.  The unary *, [ ] and an
+ * array member of pointers step one level along it (d_pchain_deref(),
+ * d_member_check()), so *pp + 1 of int **pp and a[1] + 1 of int *a[5]
+ * scale by the int; pointers of one type agree in pc too.
  *
  * Structs and unions (decl.c declares and lays them out).  A pointer to
  * one (ptr D_PTR_SOU, psou which) reads a member at its offset:
@@ -152,6 +157,37 @@ void d_mem_check(struct parser *ps, struct node *n)
 	}
 	n->sz = n->a->ptr;
 	n->sg = n->a->psg;
+	if (n->a->pc.n) /* *pp: a pointer, to what pp's target points to */
+		d_pchain_deref(n, &n->a->pc);
+}
+
+/* n is what a pointer to a pointer points to: itself a pointer, whose
+ * target is pc's next level (8 bytes again while pc has more) or its
+ * innermost type. */
+void d_pchain_deref(struct node *n, const struct d_pchain *pc)
+{
+	struct d_pchain next = *pc;
+
+	next.n--;
+	if (next.n) {
+		n->ptr = 8;
+		n->psg = 0;
+		n->psou = 0;
+		n->pc = next;
+		return;
+	}
+	n->ptr = pc->base;
+	n->psg = pc->bsg;
+	n->psou = pc->bsou;
+	memset(&n->pc, 0, sizeof(n->pc));
+}
+
+/* Two pointers' targets' targets alike (pointers to one type). */
+bool d_pchain_eq(const struct d_pchain *a, const struct d_pchain *b)
+{
+	return a->n == b->n &&
+	       (!a->n ||
+		(a->base == b->base && a->bsg == b->bsg && a->bsou == b->bsou));
 }
 
 /* What pointer arithmetic on n's pointer scales an integer by: the size
@@ -219,6 +255,16 @@ void d_member_check(struct parser *ps, struct node *n, bool strict)
 		n->ptr = m->sou ? D_PTR_SOU : m->ptr ? 8 : m->sz;
 		n->psg = m->sou || m->ptr ? 0 : m->sg;
 		n->psou = m->sou;
+		memset(&n->pc, 0, sizeof(n->pc));
+		if (m->ptr) { /* int *a[5]: a[i] is an int *, one level more */
+			n->pc = m->pc;
+			if (!m->pc.n) {
+				n->pc.base = m->ptr;
+				n->pc.bsg = m->psg;
+				n->pc.bsou = m->psou;
+			}
+			n->pc.n++;
+		}
 		return;
 	}
 	n->sou = m->sou;
@@ -227,6 +273,7 @@ void d_member_check(struct parser *ps, struct node *n, bool strict)
 	n->ptr = m->ptr;
 	n->psg = m->psg;
 	n->psou = m->psou;
+	n->pc = m->pc;
 	n->bits = m->bits;
 	n->shift = m->shift;
 }

@@ -1047,4 +1047,9 @@ void d_spec_free(struct dspec *s);
 void d_spec_tick(struct d_prog *p, uint64_t now, FILE *err);
 void d_spec_free_all(struct d_prog *p);
 
+/* option.c: set option name to value (NULL: a flag given bare); 0, or
+ * -1 with why in msg */
+int d_option_set(struct d_prog *p, const char *name, const char *value,
+		 char *msg, size_t msglen);
+
 #endif /* USDT_DTRACE_D_IMPL_H */

@@ -123,6 +123,25 @@ static int ev_anchor_open(const struct tevent *e)
 }
 
 /*
+ * The argument specs of event e, number idx, as both programs read
+ * them: 0, or -E2BIG having said there are too many sites.
+ */
+static int ev_spec_make(struct consumer *c, struct tevent *e, size_t idx,
+			struct ubpf_ev *spec)
+{
+	if (idx >= UBPF_MAXEV) {
+		say(c, "more than %u probe sites in one run", UBPF_MAXEV);
+		return -E2BIG;
+	}
+	ev_spec(e, spec);
+	ev_mem(c, e, spec);
+	if (e->needs & D_NEED_USTACK) /* ustack.c unwinds the copy */
+		spec->ustk = (uint8_t)(ustack_size(c) / 1024);
+	ev_ctx(e, spec);
+	return 0;
+}
+
+/*
  * The program generated for event e, number idx, loaded for a perf
  * event or (multi) a uprobe_multi link, its plan installed: its fd,
  * -ENOEXEC when it is the run's first and the generator or the kernel
@@ -141,15 +160,8 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 	size_t n;
 	int fd;
 
-	if (idx >= UBPF_MAXEV) {
-		say(c, "more than %u probe sites in one run", UBPF_MAXEV);
+	if (ev_spec_make(c, e, idx, &spec) < 0)
 		return -E2BIG;
-	}
-	ev_spec(e, &spec);
-	ev_mem(c, e, &spec);
-	if (e->needs & D_NEED_USTACK) /* ustack.c unwinds the copy */
-		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
-	ev_ctx(e, &spec);
 	if (b->kagg && (p = probe_at_event(c, e))) {
 		bool any;
 
@@ -382,15 +394,8 @@ int ev_new(struct consumer *c, struct tevent *e, size_t idx)
 		return -EINVAL;
 	/* hits of the new event take the plans' path until checked */
 	bpf_kfix_off(b->kagg);
-	if (idx >= UBPF_MAXEV) {
-		say(c, "more than %u probe sites in one run", UBPF_MAXEV);
+	if (ev_spec_make(c, e, idx, &spec) < 0)
 		return -E2BIG;
-	}
-	ev_spec(e, &spec);
-	ev_mem(c, e, &spec);
-	if (e->needs & D_NEED_USTACK) /* ustack.c unwinds the copy */
-		spec.ustk = (uint8_t)(ustack_size(c) / 1024);
-	ev_ctx(e, &spec);
 	ev_copyout(c, e, &spec);
 	if (bpf_map_update_elem(b->evspec_fd, &key, &spec, BPF_ANY) < 0)
 		goto fail;

@@ -49,10 +49,20 @@ if [ "$1" -gt 6 ] || { [ "$1" -eq 6 ] && [ "$2" -ge 12 ]; }; then
 	links=1
 fi
 
+# the probe's -G sites, one link each: its stapsdt notes but the
+# header stub's (how many the compiler made depends on its inlining:
+# gcc 1, clang 7)
+stub=$(nm sl | awk '$3 == "__dtrace_sl___hit" { print $1 }')
+nsites=$(readelf -n sl | awk '/^ *Name: hit$/ { getline; sub(",", "", $2); print $2 }' |
+	while read -r a; do printf '%x\n' "$a"; done |
+	grep -c -v -x "$(printf '%x' "0x${stub:-0}")")
+[ "$nsites" -ge 1 ] || fail "sl: no -G site of sl:::hit in its notes"
+
 N=500
-# run WHAT LINKS SCRIPT MODE EXPECTED-LINKS: out.txt sorted, -v in err.txt
+# run WHAT LINKS SCRIPT MODE IMAGES: out.txt sorted, -v in err.txt; a
+# run with links makes nsites of them for each image armed
 run() {
-	what=$1 k=$2 script=$3 mode=$4 nl=$5
+	what=$1 k=$2 script=$3 mode=$4 nl=$(($5 * nsites))
 	rm -f out.raw
 	DTRACE_SITE_LINKS=$k timeout -s KILL 60 "$DTRACE" -v -q -o out.raw \
 		-n "$script" -c "./sl $mode $N" >/dev/null 2>err.txt

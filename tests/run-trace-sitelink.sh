@@ -12,7 +12,8 @@
 #    process exactly, on uprobe events: a glob keeps the old path);
 #  - the leader execs an image that fires N (2N: the link, which would
 #    arm the new image too, is closed at the exec stop and the image
-#    armed anew);
+#    armed anew, on uprobe events: only what is armed before BEGIN, the
+#    -c command held, takes links);
 #  - another thread execs it (2N);
 #  - the leader exits first and a thread fires N (2N: its sites armed
 #    as uprobe events again once the leader is gone, as the link's
@@ -94,12 +95,12 @@ for k in 1 0; do
 		"0 $N|1 $((2 * N))" "$(awk '{print $1, $2}' out.txt |
 			paste -sd'|')"
 
-	run "leader exec" $k "$T" exec 2
+	run "leader exec" $k "$T" exec 1
 	expect_eq "leader exec ($k): N before, N after" \
 		"1 0 $N|1 2 $N" "$(awk '{print $1, $2, $3}' out.txt |
 			paste -sd'|')"
 
-	run "thread exec" $k "$T" texec 2
+	run "thread exec" $k "$T" texec 1
 	expect_eq "thread exec ($k): N before, N after" \
 		"1 0 $N|1 3 $N" "$(awk '{print $1, $2, $3}' out.txt |
 			paste -sd'|')"

@@ -803,17 +803,20 @@ static bool carries_all(struct consumer *c, struct tproc *pr, uint64_t now)
  * forked later, whose hits count only for a probe of its own
  * (lineage.c); a link's pid filter loses them.  So every probe at the
  * site is pr's own and pinned, not binary-wide (sites.c: no glob can
- * match it, here or in another process), and pr is one whose exec
- * dtrace stops at (dlhold.c), or a -c command rtld.c holds until BEGIN
- * (handed to dlhold.c then, or its sites armed again as uprobe events
- * when it cannot be, up_site_relink()).  A return probe keeps its
- * event.
+ * match it, here or in another process), and pr is a -c command
+ * rtld.c holds until BEGIN (handed to dlhold.c then, whose exec stop
+ * closes the links, or its sites armed again as uprobe events when it
+ * cannot be, up_site_relink()).  Not a -p process, though dlhold.c
+ * stops its execs too: in an exec chain under -p (run-activation-user.sh,
+ * "exec chain -p") each new image's hits at a linked site counted twice,
+ * a cause not found yet, so -p keeps the events.  A return probe keeps
+ * its event.
  */
 static bool link_fits(struct consumer *c, struct tproc *pr, struct tfile *f,
 		      uint64_t off)
 {
 	if (!c->up.site_link || site_returns(off) ||
-	    !(dlhold_owns(pr->pid) || (pr->created && pr->held && !c->begun)))
+	    !(pr->created && pr->held && !c->begun))
 		return false;
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const struct tprobe *q = c->probes[i];

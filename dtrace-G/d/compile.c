@@ -689,6 +689,10 @@ static void parse_stmt(struct parser *ps, struct stmt *st)
 	}
 	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "else") == 0)
 		d_perrt(ps, D_SYNTAX, ps->tk.line, ps->tk.col, "else without if");
+	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "typedef") == 0)
+		d_perrt(ps, D_SYNTAX, ps->tk.line, ps->tk.col,
+			"typedef inside a probe clause: declare the type "
+			"outside the clauses");
 	if (ps->tk.t == TK_ID && d_is_action_name(ps->tk.s)) {
 		struct lexpos save = ps->pos;
 		struct tok savet = ps->tk;

@@ -537,6 +537,9 @@ struct d_prog {
 	 * or member of enum TAG is an int, as the enumerators are */
 	char **etags;
 	unsigned netags;
+	/* the script's own typedefs (declare.c's parse_typedef()) */
+	struct d_typedef *tdefs;
+	unsigned ntdefs;
 	/* the traced programs' types asked for (decl.c) */
 	struct d_tlook *tlooks;
 	unsigned ntlooks;
@@ -568,6 +571,22 @@ struct d_member {
  * (decl.c's sou_complete()); note: why a name the script uses but never
  * declares was not found in the traced objects either, for the error.
  */
+/*
+ * typedef TYPE NAME; in the script (declare.c): what d_parse_type()
+ * read for TYPE, which NAME then stands for wherever a type does.
+ */
+struct d_typedef {
+	char *name; /* in the pool */
+	uint8_t sz, sg; /* the base type, before the '*'s */
+	uint16_t sou;	/* struct or union TAG as the base */
+	bool isvoid;	/* void as the base */
+	unsigned stars;
+	int line, col;
+};
+
+const struct d_typedef *d_typedef_find(const struct d_prog *p,
+				       const char *name);
+
 struct d_sou {
 	char *name;
 	bool isunion, defined;
@@ -625,6 +644,9 @@ struct parser {
 	 * messages; NULL in the script itself */
 	const char *file;
 	struct tok tk; /* current token */
+	/* typedef TYPE NAME; (declare.c): where NAME starts, at which
+	 * d_parse_type() stops though NAME may be a type already */
+	const char *type_end;
 	bool in_pred;
 	jmp_buf jb;
 	char *msg;

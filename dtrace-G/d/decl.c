@@ -33,9 +33,12 @@
  * sizeof, offsetof and pointer arithmetic (mem.c) need nothing else; a
  * member D cannot read keeps its place and the reason (unsupp).  A
  * typedef resolves in d_parse_type() to what it names, pointers
- * included; an identifier is taken for one only where a type can stand
- * (followed by '*', ')' or a name) and when it is no variable, built-in
- * or function the program has (typedef_at()); one that no object
+ * included, after the script's own typedef of the name (d_typedef_find(),
+ * declare.c's parse_typedef()), which shadows it as DTrace's D
+ * container comes before the programs' types; an identifier is taken
+ * for one of theirs only where a type can stand (followed by '*', ')'
+ * or a name) and when it is no variable, built-in or function the
+ * program has (typedef_at()); one that no object
  * declares while the program has no debug information is remembered,
  * so that the syntax error it leads to ((name *) or (name)x) says why
  * (lex.c's d_syntax_error()).  An enumerator is asked
@@ -713,12 +716,13 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 	uint8_t s = 4, g = 1;
 	unsigned stars = 0, tstars = 0; /* tstars: a typedef's own */
 	const struct d_ctype *td;
+	const struct d_typedef *std;
 	struct tok at = ps->tk;
 	/* C's specifiers, counted for its rules on combining them */
 	unsigned nchar = 0, nshort = 0, nlong = 0, nint = 0, nsign = 0;
 	unsigned nnamed = 0;
 
-	while (ps->tk.t == TK_ID) {
+	while (ps->tk.t == TK_ID && ps->tk.start != ps->type_end) {
 		uint8_t tsz, tsg;
 		const char *w = ps->tk.s;
 
@@ -789,6 +793,21 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 			nchar++;
 		} else if (strcmp(w, "int") == 0) {
 			nint++;
+		} else if (!any && (std = d_typedef_find(ps->prog, w))) {
+			/* the script's own typedef, before the traced
+			 * programs' (DTrace's D container first) */
+			if ((std->sou && !sou) || (std->isvoid && !ptr))
+				d_perrt(ps, D_TYPE_ERR, ps->tk.line,
+					ps->tk.col,
+					"type %s is %s: not supported here", w,
+					std->isvoid ? "a void pointer"
+						    : "a struct or union");
+			s = std->sz;
+			g = std->sg;
+			su = std->sou;
+			isvoid = std->isvoid;
+			tstars = std->stars;
+			nnamed++;
 		} else if (d_cast_type(w, &tsz, &tsg)) {
 			s = tsz;
 			g = tsg;
@@ -911,6 +930,15 @@ void d_parse_type(struct parser *ps, uint8_t *sz, uint8_t *sg, uint8_t *ptr,
 }
 
 
+/* The script's typedef NAME, or NULL. */
+const struct d_typedef *d_typedef_find(const struct d_prog *p,
+				       const char *name)
+{
+	for (unsigned i = 0; i < p->ntdefs; i++)
+		if (strcmp(p->tdefs[i].name, name) == 0)
+			return &p->tdefs[i];
+	return NULL;
+}
 
 bool d_starts_type(struct parser *ps)
 {
@@ -919,6 +947,7 @@ bool d_starts_type(struct parser *ps)
 	if (ps->tk.t != TK_ID)
 		return false;
 	return d_cast_type(ps->tk.s, &sz, &sg) ||
+	       d_typedef_find(ps->prog, ps->tk.s) ||
 	       strcmp(ps->tk.s, "const") == 0 ||
 	       strcmp(ps->tk.s, "struct") == 0 ||
 	       strcmp(ps->tk.s, "union") == 0 ||

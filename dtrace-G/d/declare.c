@@ -48,11 +48,12 @@
  * refused.  enum TAG { ... }; declares
  * constants (parse_enum()) and a tag that stands wherever an integer
  * type does, as an int.  inline TYPE NAME = expr; names an expression
- * (parse_inline(), d_inline_use()).
+ * (parse_inline(), d_inline_use()).  typedef TYPE NAME; names a type
+ * (parse_typedef()), for declarations, members, keys, casts and sizeof.
  *
  * At the top level a declaration is told from a probe description by
- * its first word (self, this, string, void, struct, union or an integer
- * type name):
+ * its first word (self, this, string, void, struct, union, typedef, an
+ * integer type name or one of the script's typedefs):
  * probe descriptions never start with one and never hold a blank.
  */
 #ifndef _GNU_SOURCE
@@ -99,6 +100,7 @@ bool d_starts_decl(struct parser *ps)
 		return false;
 	return strcmp(w, "self") == 0 || strcmp(w, "this") == 0 ||
 	       strcmp(w, "inline") == 0 || strcmp(w, "enum") == 0 ||
+	       strcmp(w, "typedef") == 0 || d_typedef_find(ps->prog, w) ||
 	       strcmp(w, "struct") == 0 || strcmp(w, "union") == 0 ||
 	       strcmp(w, "string") == 0 || strcmp(w, "void") == 0 ||
 	       strcmp(w, "const") == 0 || strcmp(w, "unsigned") == 0 ||
@@ -197,6 +199,8 @@ static void check_global_name(struct parser *ps, const struct tok *nt)
 			what = "a function";
 	if (!what && d_is_action_name(s))
 		what = "an action";
+	if (!what && d_typedef_find(ps->prog, s))
+		what = "a typedef name";
 	if (!what && (strcmp(s, "args") == 0 ||
 		      (strncmp(s, "arg", 3) == 0 && s[3] >= '0' &&
 		       s[3] <= '9')))
@@ -747,6 +751,117 @@ static void fixed_array(struct parser *ps, struct dtype *t,
 	t->text[n] = '\0';
 }
 
+/*
+ * typedef TYPE NAME; (after "typedef"): NAME stands for TYPE wherever a
+ * type may (d_parse_type()), kept as its base type and its '*'s.  As
+ * in DTrace, the script's typedef shadows a traced program's of the
+ * name (their DWARF, asked for only when the script has none) and
+ * conflicts with its own: the same definition again is accepted, as C
+ * accepts it, a different one refused, and so is one of D's built-in
+ * type names (d_cast_type()) other than as it is.  NAME may not be a
+ * variable, inline, built-in, function, action or reserved word: the
+ * parser tells a type from an expression by it.
+ */
+static void parse_typedef(struct parser *ps)
+{
+	static const char *const kw[] = {
+		"struct", "union",  "enum",	"void",	    "const",
+		"volatile", "typedef", "inline", "sizeof", "offsetof", "char",
+		"short", "int", "long", "signed", "unsigned",
+	};
+	struct d_prog *p = ps->prog;
+	struct d_typedef td = { 0 };
+	const struct d_typedef *old;
+	struct tok at = ps->tk, nt;
+	uint8_t sz, sg, ptr, psg, csz, csg;
+	struct d_pchain pc;
+	uint16_t su;
+
+	if (at.t == TK_ID && strcmp(at.s, "string") == 0)
+		d_perrt(ps, D_IDENT_UNSUPP, at.line, at.col,
+			"a typedef of string is not supported");
+	const char *q = ps->pos.p, *e;
+
+	if (!d_starts_type(ps) &&
+	    !(at.t == TK_ID && strcmp(at.s, "void") == 0))
+		d_syntax_error(ps);
+	/* NAME is the last word before the ';': d_parse_type() stops
+	 * there even where NAME is a type already (typedef long size_t;
+	 * redeclares size_t, as C reads it) */
+	while (*q && *q != ';')
+		q++;
+	e = q;
+	while (e > ps->pos.p && isspace((unsigned char)e[-1]))
+		e--;
+	while (e > ps->pos.p && (isalnum((unsigned char)e[-1]) || e[-1] == '_'))
+		e--;
+	ps->type_end = e;
+	d_parse_type(ps, &sz, &sg, &ptr, &psg, &su, &pc);
+	ps->type_end = NULL;
+	nt = ps->tk;
+	if (nt.t != TK_ID)
+		d_syntax_error(ps);
+	/* the base type and its '*'s back from what d_parse_type() gives
+	 * a declaration: pc says what a pointer to a pointer ends at */
+	if (!ptr) {
+		td.sz = sz;
+		td.sg = sg;
+		td.sou = su;
+	} else {
+		uint8_t base = pc.n ? pc.base : ptr;
+
+		td.stars = pc.n ? pc.n + 1u : 1u;
+		td.isvoid = base == D_PTR_VOID;
+		td.sou = base != D_PTR_SOU ? 0 : pc.n ? pc.bsou : su;
+		if (!td.isvoid && !td.sou) {
+			td.sz = base;
+			td.sg = pc.n ? pc.bsg : psg;
+		}
+	}
+	for (unsigned i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
+		if (strcmp(nt.s, kw[i]) == 0)
+			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
+				"cannot declare %s: it is a reserved word",
+				nt.s);
+	old = d_typedef_find(p, nt.s);
+	if (old) {
+		if (old->sz != td.sz || old->sg != td.sg ||
+		    old->sou != td.sou || old->isvoid != td.isvoid ||
+		    old->stars != td.stars)
+			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
+				"typedef redeclared: %s, declared otherwise "
+				"at line %d, column %d",
+				nt.s, old->line, old->col);
+		d_lex(ps);
+		return; /* the same typedef again */
+	}
+	if (d_cast_type(nt.s, &csz, &csg)) {
+		if (td.stars || td.sou || td.isvoid || td.sz != csz ||
+		    td.sg != csg)
+			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
+				"typedef redeclared: %s is D's own type, "
+				"otherwise",
+				nt.s);
+		d_lex(ps);
+		return; /* what the name is already */
+	}
+	check_global_name(ps, &nt);
+	for (unsigned i = 0; i < p->ninlines; i++)
+		if (strcmp(p->inlines[i].name, nt.s) == 0)
+			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
+				"identifier redeclared: %s, an inline", nt.s);
+	if (d_var_find(p, SC_GLOBAL, nt.s) >= 0 ||
+	    d_var_find(p, SC_ASSOC, nt.s) >= 0)
+		d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
+			"identifier redeclared: %s, a variable", nt.s);
+	td.name = nt.s; /* in the pool */
+	td.line = nt.line;
+	td.col = nt.col;
+	p->tdefs = d_pool_grow(ps, p->tdefs, p->ntdefs, sizeof(*p->tdefs));
+	p->tdefs[p->ntdefs++] = td;
+	d_lex(ps);
+}
+
 void d_parse_decl(struct parser *ps)
 {
 	int scope = SC_GLOBAL;
@@ -757,6 +872,11 @@ void d_parse_decl(struct parser *ps)
 		d_lex(ps);
 		parse_inline(ps);
 		return;
+	}
+	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "typedef") == 0) {
+		d_lex(ps);
+		parse_typedef(ps);
+		goto end;
 	}
 	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "enum") == 0) {
 		const char *q = ps->pos.p;

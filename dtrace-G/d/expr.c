@@ -215,8 +215,15 @@ static struct node *parse_primary(struct parser *ps)
 		int64_t v;
 
 		/* OBJ`NAME: an enumerator of that traced object's (decl.c) */
-		if (!d_scoped_name(ps, &obj, &name))
+		if (!d_scoped_name(ps, &obj, &name)) {
+			/* the script's typedef names a type, never a value,
+			 * as in C */
+			if (d_typedef_find(ps->prog, t.s))
+				d_perrt(ps, D_SYNTAX, t.line, t.col,
+					"%s is a typedef name, not a value",
+					t.s);
 			break;
+		}
 		if (!d_enumerator(ps, obj, name, &t, &v))
 			d_perrt(ps, D_TYPE_ERR, t.line, t.col,
 				"%s`%s: no enumerator of that name in that "

@@ -1,0 +1,6 @@
+typedef long size_t;
+
+BEGIN
+{
+	exit(0);
+}

@@ -1,0 +1,7 @@
+typedef int myint;
+typedef long myint;
+
+BEGIN
+{
+	exit(0);
+}

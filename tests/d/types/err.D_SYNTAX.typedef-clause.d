@@ -1,0 +1,5 @@
+BEGIN
+{
+	typedef int myint;
+	exit(0);
+}

@@ -1,0 +1,7 @@
+typedef int myint;
+
+BEGIN
+{
+	myint = 1;
+	exit(0);
+}

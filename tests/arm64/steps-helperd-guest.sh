@@ -25,21 +25,26 @@
 #  - each registration is gone from the registry once its process
 #    exits, and the daemon stops on SIGTERM with status 0.
 
-hd_reg=/run/dtrace/registry
-
-# hd_regline PID: "COUNT ORIGIN MOD PATH" of PID's registry file
-hd_regline() {
-	grep -a '^reg ' "$hd_reg/$1" 2>/dev/null |
+# A registry's files, the daemon's here and the module's in
+# steps-kmod.sh (which /kmod/init sources after this file):
+# reg_line DIR PID: "COUNT ORIGIN MOD PATH" of PID's file in DIR
+reg_line() {
+	grep -a '^reg ' "$1/$2" 2>/dev/null |
 		awk '{ n++; o = $8 " " $9 " " $10 } END { print n + 0, o }'
 }
 
-hd_has_reg() {
-	grep -a -q '^reg ' "$hd_reg/$1" 2>/dev/null
+reg_has() {
+	grep -a -q '^reg ' "$1/$2" 2>/dev/null
 }
 
-hd_gone() {
-	[ ! -e "$hd_reg/$1" ]
+reg_gone() {
+	[ ! -e "$1/$2" ]
 }
+
+hd_reg=/run/dtrace/registry
+hd_regline() { reg_line "$hd_reg" "$1"; }
+hd_has_reg() { reg_has "$hd_reg" "$1"; }
+hd_gone() { reg_gone "$hd_reg" "$1"; }
 
 # the daemon is up: its socket bound and then its device file written
 hd_up() {

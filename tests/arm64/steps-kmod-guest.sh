@@ -26,21 +26,12 @@
 #    third, gprog C, killed with SIGKILL (no destructor ran);
 #  - rmmod: /dev/dtrace/helper and /proc/dtrace are gone.
 
+# the module's registry, read as steps-helperd.sh reads the daemon's
+# (reg_line, reg_has, reg_gone: defined there, sourced before this)
 km_reg=/proc/dtrace/registry
-
-# km_regline PID: "COUNT ORIGIN MOD PATH" of PID's registry file
-km_regline() {
-	grep -a '^reg ' "$km_reg/$1" 2>/dev/null |
-		awk '{ n++; o = $8 " " $9 " " $10 } END { print n + 0, o }'
-}
-
-km_has_reg() {
-	grep -a -q '^reg ' "$km_reg/$1" 2>/dev/null
-}
-
-km_gone() {
-	[ ! -e "$km_reg/$1" ]
-}
+km_regline() { reg_line "$km_reg" "$1"; }
+km_has_reg() { reg_has "$km_reg" "$1"; }
+km_gone() { reg_gone "$km_reg" "$1"; }
 
 if [ -z "${KMOD_HELPER:-}" ]; then
 	skip_test "dtrace_helper.ko on arm64" "${KMOD_HELPER_WHY:-not built}"

@@ -22,8 +22,8 @@
  *    stack ends, and so does a generated program (cgen.c's
  *    ustack_copy());
  *    the kernel providers' programs (bpf/kprov.bpf.h) append the same
- *    from the thread's user-mode registers (x86-64 only: consumer.c
- *    refuses a kernel probe's stack on aarch64);
+ *    from the thread's user-mode registers (arm64's into the per-CPU
+ *    uregs_buf);
  *  - uprobe backend: the perf events sample PERF_SAMPLE_REGS_USER and
  *    PERF_SAMPLE_STACK_USER (ustack_perf_attr()), which follow the raw
  *    data in each sample (ustack_perf_decode());
@@ -146,6 +146,15 @@ size_t ustack_size(struct consumer *c)
 	return n > US_MAX_SIZE ? US_MAX_SIZE : n;
 }
 
+/* Does a clause of the program read stacks? */
+static bool ustack_wanted(const struct consumer *c)
+{
+	for (unsigned i = 0; c->prog && i < d_nclauses(c->prog); i++)
+		if (d_clause_needs(c->prog, i) & D_NEED_USTACK)
+			return true;
+	return false;
+}
+
 /*
  * A record with a stack is -x ustacksize bytes more (8 KiB against a
  * few dozen): the default buffer would hold only a few hundred, which a
@@ -155,10 +164,7 @@ size_t ustack_size(struct consumer *c)
  */
 size_t ustack_bufsize(struct consumer *c, size_t dflt)
 {
-	for (unsigned i = 0; c->prog && i < d_nclauses(c->prog); i++)
-		if (d_clause_needs(c->prog, i) & D_NEED_USTACK)
-			return 4 * dflt;
-	return dflt;
+	return ustack_wanted(c) ? 4 * dflt : dflt;
 }
 
 /* ------------------------------------------------------------------ */
@@ -636,8 +642,7 @@ void ustack_maps_read(struct consumer *c, struct tproc *pr)
 	uint64_t since, until;
 	struct us_proc *l;
 
-	/* ustack_bufsize() is 4 times when a clause reads stacks */
-	if (!pr->maps || !*pr->maps || !c->prog || ustack_bufsize(c, 1) == 1)
+	if (!pr->maps || !*pr->maps || !ustack_wanted(c))
 		return;
 	s = state(c);
 	lin_image(c, pr->pid, pr->maps_t, &since, &until);

@@ -1227,6 +1227,7 @@ static int consumer_run(struct consumer *c)
 	c->begun = true; /* hits read before wait until now */
 	fire_dtrace(c, &c->begin, c->begin_clauses, c->nbegin);
 	kprov_start(c); /* tick-N counts from BEGIN */
+	kbtf_release(); /* what start-up asked is remembered */
 	fflush(c->out);
 	loop(c, sfd, ifd);
 	teardown(c);

@@ -1158,6 +1158,16 @@ bool sess_wanted(const struct consumer *c);
 int sess_check(struct consumer *c);
 const char *psargs_text(const uint8_t *p, size_t n, char *buf);
 const char *psargs_self(void);
+/*
+ * kbtf.c: the byte offset of member of the kernel's struct or union
+ * type (anonymous members searched too), or type's size, from the
+ * kernel's BTF parsed once; -1: unknown. The names must live as long
+ * as the process (answers are remembered by them). kbtf_release()
+ * gives the parsed types back once tracing has started.
+ */
+long kbtf_member(const char *type, const char *member);
+long kbtf_size(const char *type);
+void kbtf_release(void);
 #ifdef HAVE_BPF
 /* task_struct's mm, mm_struct's arg_start and arg_end + 1, from the BTF */
 int psargs_offs(uint32_t o[3]);

@@ -76,7 +76,6 @@
 #include "config.h"
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
@@ -181,64 +180,19 @@ bool dlhold_owns(pid_t pid)
 /* ------------------------------------------------------------------ */
 /* The program */
 
-/*
- * Byte offset of member `name` in struct `sname` of the kernel's BTF,
- * looking into anonymous members (task_struct's randomized part).
- */
-static long btf_member_off(const struct btf *btf, __u32 id, const char *name)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-	const struct btf_member *m;
-
-	if (!t || (!btf_is_struct(t) && !btf_is_union(t)))
-		return -1;
-	m = btf_members(t);
-	for (unsigned i = 0; i < btf_vlen(t); i++, m++) {
-		const char *n = btf__name_by_offset(btf, m->name_off);
-		long sub;
-
-		if (n && *n) {
-			if (!strcmp(n, name))
-				return btf_member_bit_offset(t, i) / 8;
-			continue;
-		}
-		sub = btf_member_off(btf, btf__resolve_type(btf, m->type),
-				     name);
-		if (sub >= 0)
-			return btf_member_bit_offset(t, i) / 8 + sub;
-	}
-	return -1;
-}
-
-static long btf_off(const struct btf *btf, const char *sname, const char *name)
-{
-	__s32 id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
-
-	return id < 0 ? -1 : btf_member_off(btf, (__u32)id, name);
-}
-
+/* the kernel's offsets the program reads (kbtf.c); -1: one is unknown */
 static int dh_offsets(struct dh_offs *o)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	long action, sa, h;
-	__s32 ksa;
+	long action = kbtf_member("sighand_struct", "action");
+	long sa = kbtf_member("k_sigaction", "sa");
+	long h = kbtf_member("sigaction", "sa_handler");
+	long sz = kbtf_size("k_sigaction");
 
-	if (!btf)
-		return -1;
-	o->sighand = btf_off(btf, "task_struct", "sighand");
-	o->blocked = btf_off(btf, "task_struct", "blocked");
-	action = btf_off(btf, "sighand_struct", "action");
-	sa = btf_off(btf, "k_sigaction", "sa");
-	h = btf_off(btf, "sigaction", "sa_handler");
-	ksa = btf__find_by_name_kind(btf, "k_sigaction", BTF_KIND_STRUCT);
+	o->sighand = kbtf_member("task_struct", "sighand");
+	o->blocked = kbtf_member("task_struct", "blocked");
 	o->handler = -1;
-	if (action >= 0 && sa >= 0 && h >= 0 && ksa >= 0) {
-		long sz = btf__resolve_size(btf, (__u32)ksa);
-
-		if (sz > 0)
-			o->handler = action + (SIGURG - 1) * sz + sa + h;
-	}
-	btf__free(btf);
+	if (action >= 0 && sa >= 0 && h >= 0 && sz > 0)
+		o->handler = action + (SIGURG - 1) * sz + sa + h;
 	return o->sighand < 0 || o->blocked < 0 || o->handler < 0 ? -1 : 0;
 }
 

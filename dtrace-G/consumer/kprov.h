@@ -160,13 +160,6 @@ int kp_perf_open(struct perf_event_attr *a, pid_t pid, int cpu);
  */
 void kp_kconf_find(struct consumer *c, struct kprov *kp);
 int kp_kconf_fill(struct consumer *c, struct kprov *kp);
-#ifdef HAVE_BPF
-/* kprov_proc.c: the byte offset of member name of the BTF struct or
- * union id, its anonymous members searched too (depth 0); -1: none */
-struct btf;
-long kp_btf_member(const struct btf *btf, uint32_t id, const char *name,
-		   int depth);
-#endif
 /* kprov.c: where tracefs is (the uprobe backend's finding, else the
  * usual place) */
 const char *kp_tracefs(const struct consumer *c);

@@ -51,7 +51,6 @@
 
 #ifdef HAVE_BPF
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #endif
 
@@ -88,55 +87,17 @@ static void proc_each(char *const *names, size_t nnames, kp_each_fn fn,
 }
 
 #ifdef HAVE_BPF
-/*
- * The byte offset of member name of the struct or union type id, looked
- * for in its anonymous members too; -1 when it has none.
- */
-long kp_btf_member(const struct btf *btf, __u32 id, const char *name,
-		   int depth)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-	const struct btf_member *m;
-
-	if (!t || depth > 8 || (!btf_is_struct(t) && !btf_is_union(t)))
-		return -1;
-	m = btf_members(t);
-	for (unsigned i = 0; i < btf_vlen(t); i++, m++) {
-		const char *mn = btf__name_by_offset(btf, m->name_off);
-		long in;
-
-		if (mn && *mn) {
-			if (!strcmp(mn, name))
-				return (long)(btf_member_bit_offset(t, i) / 8);
-			continue;
-		}
-		in = kp_btf_member(btf, (__u32)btf__resolve_type(btf, m->type),
-				   name, depth + 1);
-		if (in >= 0)
-			return (long)(btf_member_bit_offset(t, i) / 8) + in;
-	}
-	return -1;
-}
-
-/* task_struct's offsets from the kernel's BTF, into k (0 when unknown). */
+/* task_struct's offsets from the kernel's BTF (kbtf.c), into k (0: unknown) */
 static void kconf_btf(struct ubpf_kconf *k)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	__s32 id;
 	long o;
 
-	if (!btf || libbpf_get_error(btf))
-		return;
-	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
-	if (id > 0) {
-		if ((o = kp_btf_member(btf, (__u32)id, "exit_code", 0)) >= 0)
-			k->task_exit_code = (__u32)o + 1;
-		if ((o = kp_btf_member(btf, (__u32)id, "real_parent", 0)) >= 0)
-			k->task_real_parent = (__u32)o + 1;
-		if ((o = kp_btf_member(btf, (__u32)id, "tgid", 0)) >= 0)
-			k->task_tgid = (__u32)o + 1;
-	}
-	btf__free(btf);
+	if ((o = kbtf_member("task_struct", "exit_code")) >= 0)
+		k->task_exit_code = (__u32)o + 1;
+	if ((o = kbtf_member("task_struct", "real_parent")) >= 0)
+		k->task_real_parent = (__u32)o + 1;
+	if ((o = kbtf_member("task_struct", "tgid")) >= 0)
+		k->task_tgid = (__u32)o + 1;
 }
 
 void kp_kconf_find(struct consumer *c, struct kprov *kp)

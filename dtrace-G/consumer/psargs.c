@@ -46,11 +46,6 @@
 #include <string.h>
 
 #include "consumer_impl.h"
-#include "kprov.h" /* kp_btf_member() */
-#ifdef HAVE_BPF
-#include <bpf/btf.h>
-#include <bpf/libbpf.h>
-#endif
 
 #define PRARGSZ 80
 
@@ -136,31 +131,15 @@ const char *psargs_self(void)
 
 #ifdef HAVE_BPF
 /*
- * Offsets + 1 from the kernel's BTF into o: task_struct's member tm,
- * and struct st's members m1 and m2; off caches them (-2: not asked).
+ * Offsets + 1 from the kernel's BTF (kbtf.c) into o: task_struct's
+ * member tm, and struct st's members m1 and m2.
  */
-static int offs(long off[3], const char *tm, const char *st, const char *m1,
+static int offs(const char *tm, const char *st, const char *m1,
 		const char *m2, uint32_t o[3])
 {
-	struct btf *btf;
-	__s32 id;
+	long off[3] = {kbtf_member("task_struct", tm), kbtf_member(st, m1),
+		       kbtf_member(st, m2)};
 
-	if (off[0] == -2) {
-		off[0] = off[1] = off[2] = -1;
-		btf = btf__load_vmlinux_btf();
-		if (btf && !libbpf_get_error(btf)) {
-			id = btf__find_by_name_kind(btf, "task_struct",
-						    BTF_KIND_STRUCT);
-			if (id > 0)
-				off[0] = kp_btf_member(btf, (__u32)id, tm, 0);
-			id = btf__find_by_name_kind(btf, st, BTF_KIND_STRUCT);
-			if (id > 0) {
-				off[1] = kp_btf_member(btf, (__u32)id, m1, 0);
-				off[2] = kp_btf_member(btf, (__u32)id, m2, 0);
-			}
-			btf__free(btf);
-		}
-	}
 	if (off[0] < 0 || off[1] < 0 || off[2] < 0)
 		return -1;
 	for (int i = 0; i < 3; i++)
@@ -170,25 +149,20 @@ static int offs(long off[3], const char *tm, const char *st, const char *m1,
 
 int psargs_offs(uint32_t o[3])
 {
-	static long off[3] = {-2, -2, -2};
-
-	return offs(off, "mm", "mm_struct", "arg_start", "arg_end", o);
+	return offs("mm", "mm_struct", "arg_start", "arg_end", o);
 }
 
 int ecred_offs(uint32_t o[3])
 {
-	static long off[3] = {-2, -2, -2};
-
-	return offs(off, "cred", "cred", "euid", "egid", o);
+	return offs("cred", "cred", "euid", "egid", o);
 }
 
 int ppid_offs(uint32_t o[2])
 {
-	static long off[3] = {-2, -2, -2};
 	uint32_t t[3];
 
 	/* the parent's tgid: task_struct's own member, twice */
-	if (offs(off, "real_parent", "task_struct", "tgid", "tgid", t) < 0)
+	if (offs("real_parent", "task_struct", "tgid", "tgid", t) < 0)
 		return -1;
 	o[0] = t[0];
 	o[1] = t[1];
@@ -197,28 +171,13 @@ int ppid_offs(uint32_t o[2])
 
 int sess_offs(uint32_t o[4])
 {
-	static long off[4] = {-2, -2, -2, -2};
 	static const char *const st[4] = {"task_struct", "signal_struct", "pid",
 					  "upid"};
 	static const char *const mb[4] = {"signal", "pids", "numbers", "nr"};
-	struct btf *btf;
+	long off[4];
 
-	if (off[0] == -2) {
-		for (int i = 0; i < 4; i++)
-			off[i] = -1;
-		btf = btf__load_vmlinux_btf();
-		if (btf && !libbpf_get_error(btf)) {
-			for (int i = 0; i < 4; i++) {
-				__s32 id = btf__find_by_name_kind(
-					btf, st[i], BTF_KIND_STRUCT);
-
-				if (id > 0)
-					off[i] = kp_btf_member(btf, (__u32)id,
-							       mb[i], 0);
-			}
-			btf__free(btf);
-		}
-	}
+	for (int i = 0; i < 4; i++)
+		off[i] = kbtf_member(st[i], mb[i]);
 	for (int i = 0; i < 4; i++) {
 		if (off[i] < 0)
 			return -1;

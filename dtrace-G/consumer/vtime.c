@@ -40,7 +40,6 @@
 
 #include "consumer_impl.h"
 #ifdef HAVE_BPF
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf/usdt_bpf.h"
@@ -74,43 +73,10 @@ bool vtime_wanted(const struct consumer *c)
 /* offsetof(struct task_struct, se.sum_exec_runtime), or -1 */
 long vtime_sumexec_off(void)
 {
-	static long off = -2;
-	struct btf *btf;
-	const struct btf_type *t;
-	long se = -1, in = -1;
-	__s32 id;
+	long se = kbtf_member("task_struct", "se");
+	long in = kbtf_member("sched_entity", "sum_exec_runtime");
 
-	if (off != -2)
-		return off;
-	off = -1;
-	btf = btf__load_vmlinux_btf();
-	if (!btf || libbpf_get_error(btf))
-		return off;
-	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
-	t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
-	for (unsigned i = 0; t && i < btf_vlen(t); i++) {
-		const struct btf_member *m = btf_members(t) + i;
-
-		if (strcmp(btf__name_by_offset(btf, m->name_off), "se"))
-			continue;
-		se = (long)(btf_member_bit_offset(t, i) / 8);
-		t = btf__type_by_id(btf, (__u32)btf__resolve_type(btf,
-								   m->type));
-		break;
-	}
-	for (unsigned i = 0; se >= 0 && t && btf_is_struct(t) &&
-			     i < btf_vlen(t);
-	     i++) {
-		const struct btf_member *m = btf_members(t) + i;
-
-		if (!strcmp(btf__name_by_offset(btf, m->name_off),
-			    "sum_exec_runtime"))
-			in = (long)(btf_member_bit_offset(t, i) / 8);
-	}
-	if (se >= 0 && in >= 0)
-		off = se + in;
-	btf__free(btf);
-	return off;
+	return se >= 0 && in >= 0 ? se + in : -1;
 }
 #endif
 

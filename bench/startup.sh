@@ -193,22 +193,25 @@ for f in churn churnpe; do
 done
 
 # verified NAMES FIRST CMD...: "instructions programs" of the programs
-# named one of NAMES (a|b) that CMD loads (ids above those loaded
-# before; FIRST=1: the first of them only), read while it runs
+# named one of NAMES (a|b) that CMD's process holds (its fdinfo's
+# prog_id: other runs on the machine load programs of those names too;
+# FIRST=1: the first of them only), read while it runs
 verified() {
 	names=$1 first=$2
 	shift 2
-	before=$(./bpfstats --list | awk '{ if ($1 > m) m = $1 } END { print m + 0 }')
 	"$@" >/dev/null 2>&1 </dev/null &
 	pid=$!
 	got=
 	i=0
 	while [ $i -lt 100 ]; do
 		sleep 0.5
-		got=$(./bpfstats --list | sort -n | awk -v b="$before" \
-			-v re="^($names)\$" -v first="$first" \
-			'$1 > b && $2 ~ re && !(first && n) { v += $3; n++ }
-			 END { if (n) print v, n }')
+		grep -h '^prog_id:' /proc/"$pid"/fdinfo/* 2>/dev/null |
+			awk '{ print $2 }' >"$tmp/mine"
+		got=$(./bpfstats --list | sort -n | awk -v re="^($names)\$" \
+			-v first="$first" \
+			'NR == FNR { mine[$1] = 1; next }
+			 ($1 in mine) && $2 ~ re && !(first && n) { v += $3; n++ }
+			 END { if (n) print v, n }' "$tmp/mine" -)
 		[ -n "$got" ] && break
 		i=$((i + 1))
 	done

@@ -41,21 +41,8 @@
  * enables; their hits write no record, or a record flagged so that
  * user space runs only the other clauses (bpf_agg.c says how).
  *
- * Generated programs.  A run whose clauses read no vtimestamp or
- * curpsinfo->pr_psargs, and whose kernel probes each have their
- * provider's prologue and copy no user stack, curpsinfo's effective ids
- * or session (cg_fits(), cg_try(), kprov_cg_fits()), loads no generic
- * program: at its first event (or, without one, when the
- * kernel probes are armed: bpf_cg_on(), cgen_kprov.c, which makes
- * theirs) each event gets a program cgen.c generates from its
- * argument specs and its probe's plan, straight-line and a few hundred
- * instructions, sharing one ring buffer, the drops map and the
- * aggregation maps bpf_agg.c makes (bpf_kagg_cgen()); programs with the
- * same instructions are loaded once.  They write the same records and
- * aggregate into the same formats, so nothing downstream changes.  A
- * first program the generator or the verifier refuses sends the run to
- * the generic program, as if never tried; DTRACE_CGEN=0 does so too.
- * -v names the generated programs (cg_say()).
+ * Generated programs.  Whether a run loads the generic program at all,
+ * or a program cgen.c generates for each event, is bpf_cg.c's.
  *
  * Loading.  A run whose clauses name only dtrace:::BEGIN and END
  * (traces_nothing()) asks nothing and loads nothing: open() leaves the
@@ -154,6 +141,17 @@ static void lb_verdict(const char *m)
 	if (line)
 		snprintf(lb.verdict, sizeof(lb.verdict), "%.*s", (int)len,
 			 line);
+}
+
+/* The verifier's verdict in log, a program load's whole log (bpf_cg.c). */
+const char *lb_log_verdict(const char *log)
+{
+	static char msg[65536 + 64];
+
+	snprintf(msg, sizeof(msg), "-- BEGIN PROG LOAD LOG --\n%s", log);
+	memset(&lb, 0, sizeof(lb));
+	lb_verdict(msg);
+	return lb.verdict;
 }
 
 static void lb_note(const char *fmt, va_list ap)
@@ -336,10 +334,8 @@ void ev_spec(const struct tevent *e, struct ubpf_ev *s)
 /* ------------------------------------------------------------------ */
 /* Loading */
 
-static int rb_record(void *ctx, void *data, size_t len);
-
 /* The ring buffer's bytes for a per-CPU size: a power of two, <= 1 GiB. */
-static size_t rb_bytes(const struct consumer *c, size_t percpu)
+size_t rb_bytes(const struct consumer *c, size_t percpu)
 {
 	size_t rbsz = 1;
 
@@ -697,34 +693,6 @@ void fix_try(struct consumer *c, struct tevent *e)
 	}
 }
 
-/* ------------------------------------------------------------------ */
-/* Generated programs (cgen.c) */
-
-/*
- * Whether the run's clauses are all the generator takes: no
- * vtimestamp, no curpsinfo->pr_psargs (the generic program takes them
- * at the hit: UBPF_RF_VTIME, UBPF_RF_PSARGS), no copyout() or
- * copyoutstr() (written by the generic usdt_hit_w).  uid, gid, ppid and, at
- * uprobes, curpsinfo's pr_euid, pr_egid, pr_pgid and pr_sid it takes as
- * the generic program does (UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_ECRED,
- * UBPF_RF_SESS; a kernel probe's record has the first three in its
- * struct ubpf_kctx, and kprov_cg_fits() refuses the others there).
- * DTRACE_CGEN=0 says no.  The kernel providers are known only once
- * matched: cg_try() asks then.
- */
-static bool cg_fits(struct consumer *c)
-{
-	const char *env = getenv("DTRACE_CGEN");
-
-	if (env && !strcmp(env, "0"))
-		return false;
-	for (unsigned ci = 0; ci < c->nclauses; ci++)
-		if (d_clause_needs(c->prog, ci) &
-		    (D_NEED_VTIME | D_NEED_PSARGS | D_NEED_COPYOUT))
-			return false;
-	return true;
-}
-
 /*
  * copyout(), copyoutstr() (d_prog_copyout()): the program that writes
  * is loaded (usdt_hit_w), and an event whose clauses call it
@@ -809,260 +777,10 @@ void ev_copyout(struct consumer *c, struct tevent *e, struct ubpf_ev *s)
 	}
 }
 
-/* Whether a clause reads the user stack (cgbuf then has room for it). */
-static bool cg_ustack(struct consumer *c)
-{
-	for (unsigned ci = 0; ci < c->nclauses; ci++)
-		if (d_clause_needs(c->prog, ci) & D_NEED_USTACK)
-			return true;
-	return false;
-}
-
-/*
- * Whether a clause reads a string at an argument or copyin()s one at
- * the hit (the record copies them, built in cgbuf)
- */
-static bool cg_strs(struct consumer *c)
-{
-	for (unsigned ci = 0; ci < c->nclauses; ci++) {
-		uint32_t size[D_MAXARGS];
-
-		if (d_clause_strargs(c->prog, ci) ||
-		    d_clause_memargs(c->prog, ci, size))
-			return true;
-	}
-	return false;
-}
-
-/* Back to nothing generated (the first program was refused; the end). */
-void cg_off(struct consumer *c)
-{
-	struct consumer_bpf *b = c->bpf;
-
-	if (!b->cg_on)
-		return;
-	for (size_t i = 0; i < b->ncg; i++) {
-		close(b->cg[i].fd);
-		free(b->cg[i].v);
-	}
-	free(b->cg);
-	b->cg = NULL;
-	b->ncg = 0;
-	ring_buffer__free(b->rb);
-	b->rb = NULL;
-	bpf_kagg_free(b->kagg);
-	b->kagg = NULL;
-	/* the clauses left to user space were the generated plans' (which
-	 * keep self-> variables in the kernel): the generic program's
-	 * plans decide them again */
-	for (size_t i = 0; i < c->nprobes; i++)
-		c->probes[i]->kplanned = false;
-	if (b->cgm.rb >= 0)
-		close(b->cgm.rb);
-	if (b->cgm.drops >= 0)
-		close(b->cgm.drops);
-	if (b->cgm.buf >= 0)
-		close(b->cgm.buf);
-	b->drops_fd = -1;
-	b->cg_on = false;
-	b->ready = false;
-	b->rbsz = 0;
-}
-
-/*
- * At the run's first event: generated programs if the run fits (and
- * then the maps they share), else the generic program, as before.
- */
-void cg_try(struct consumer *c)
-{
-	struct consumer_bpf *b = c->bpf;
-	struct cgen_maps *m = &b->cgm;
-	size_t rbsz = rb_bytes(c, c->rbsize);
-	bool inbuf;
-	int err;
-
-	b->cg_tried = true;
-	if (!cg_fits(c) || (kprov_autoload(c, NULL) && !kprov_cg_fits(c)) ||
-	    vtime_wanted(c))
-		return;
-	memset(m, 0, sizeof(*m));
-	m->self = (uint32_t)getpid();
-	m->rb = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rb", 0, 0,
-			       (uint32_t)rbsz, NULL);
-	m->drops = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8,
-				  1, NULL);
-	/* copyinstr(), ustack(), ppid, the effective ids, the session
-	 * (their 8 bytes only when read): such records are built in cgbuf */
-	m->ustk_room = cg_ustack(c);
-	if (ppid_wanted(c) && ppid_offs(m->ppid1) < 0) /* 0: none read */
-		m->ppid1[0] = m->ppid1[1] = 0;
-	if (ecred_wanted(c) && ecred_offs(m->ecred1) < 0)
-		memset(m->ecred1, 0, sizeof(m->ecred1));
-	if (sess_wanted(c) && sess_offs(m->sess1) < 0)
-		memset(m->sess1, 0, sizeof(m->sess1));
-	inbuf = cg_strs(c) || m->ustk_room || ppid_wanted(c) ||
-		ecred_wanted(c) || sess_wanted(c);
-	m->buf = inbuf ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "cgbuf", 4,
-					UBPF_SCRATCH + (m->ustk_room
-								? UBPF_USTKROOM
-								: 0),
-					1, NULL)
-		       : -1;
-	b->cg_on = true; /* cg_off() undoes what follows */
-	b->drops_fd = m->drops;
-	b->kagg = bpf_kagg_cgen(c, m, &err);
-	if (m->rb < 0 || m->drops < 0 || err || (m->buf < 0 && inbuf) ||
-	    !(b->rb = ring_buffer__new(m->rb, rb_record, c, NULL))) {
-		cg_off(c);
-		return;
-	}
-	bpf_object__close(b->obj); /* not loaded: cg_fits() said so */
-	b->obj = NULL;
-	b->rbsz = rbsz;
-	b->ready = true;
-	/*
-	 * the kernel probes' programs, now, before anything is attached:
-	 * one refused sends the whole run to the generic program
-	 */
-	if (kprov_cg_load(c) < 0) {
-		if (c->o->verbose)
-			say(c, "BPF: %s; the generic program instead",
-			    c->be_why);
-		c->be_why[0] = '\0';
-		cg_off(c);
-	}
-}
-
-/*
- * The program v (n instructions, now ours), loaded, or the one loaded
- * before with the same instructions: its fd, or -errno (c->be_why).
- * DTRACE_CGEN_LOG set prints the verifier's whole log of a refusal.
- */
-static int cg_load_as(struct consumer *c, enum bpf_prog_type type,
-		      int attach, struct bpf_insn *v, size_t n)
-{
-	struct consumer_bpf *b = c->bpf;
-	static char log[65536];
-	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log,
-		    .log_size = sizeof(log),
-		    .expected_attach_type = (enum bpf_attach_type)attach);
-	int fd;
-
-	for (size_t i = 0; i < b->ncg; i++)
-		if (b->cg[i].n == n && b->cg[i].type == (int)type &&
-		    b->cg[i].attach == attach &&
-		    !memcmp(b->cg[i].v, v, n * sizeof(*v))) {
-			free(v);
-			return b->cg[i].fd;
-		}
-	log[0] = '\0';
-	fd = bpf_prog_load(type, "dtrace_cg", "GPL", v, (uint32_t)n, &o);
-	if (fd < 0) {
-		int err = errno ? -errno : -EINVAL;
-		char msg[sizeof(log) + 64];
-
-		if (getenv("DTRACE_CGEN_LOG")) /* the whole verifier log */
-			fputs(log, stderr);
-		snprintf(msg, sizeof(msg), "-- BEGIN PROG LOAD LOG --\n%s", log);
-		memset(&lb, 0, sizeof(lb));
-		lb_verdict(msg);
-		snprintf(c->be_why, sizeof(c->be_why),
-			 "loading a generated program: %s%s%s", strerror(-err),
-			 lb.verdict[0] ? "; the verifier: " : "", lb.verdict);
-		free(v);
-		return err;
-	}
-	b->cg = xpush_room(b->cg, b->ncg, sizeof(*b->cg));
-	b->cg[b->ncg++] = (struct cg_prog){v, n, fd, (int)type, attach};
-	return fd;
-}
-
-/* a uprobe event's program */
-int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
-{
-	return cg_load_as(c, BPF_PROG_TYPE_KPROBE, 0, v, n);
-}
-
-/*
- * a site link's program (bpf_attach.c): the same instructions, loaded
- * for a uprobe_multi link, which takes no program loaded for a perf
- * event
- */
-int cg_load_multi(struct consumer *c, struct bpf_insn *v, size_t n)
-{
-	return cg_load_as(c, BPF_PROG_TYPE_KPROBE, UMULTI_ATTACH, v, n);
-}
-
-/* ------------------------------------------------------------------ */
-/* ... and the kernel providers' (cgen_kprov.c) */
-
-bool bpf_cg_on(struct consumer *c)
-{
-	struct consumer_bpf *b = c->bpf;
-
-	if (!b || b->load_failed)
-		return false;
-	if (!b->ready && !b->cg_tried)
-		cg_try(c);
-	return b->cg_on;
-}
-
-const struct cgen_maps *bpf_cg_maps(struct consumer *c)
-{
-	return &c->bpf->cgm;
-}
-
-int bpf_cg_load(struct consumer *c, int type, struct bpf_insn *v, size_t n)
-{
-	return cg_load_as(c, (enum bpf_prog_type)type, 0, v, n);
-}
-
-/* The kernel probes' programs are attached: no going back after. */
-void bpf_cg_armed(struct consumer *c)
-{
-	c->bpf->cg_kp = true;
-}
-
-/* -v: the programs generated, or none loaded at all */
-static void cg_say(struct consumer *c)
-{
-	struct consumer_bpf *b = c->bpf;
-	struct bpf_prog_info info;
-	uint32_t len;
-	size_t insns = 0;
-	uint64_t ver = 0;
-
-	if (b->cg_on) {
-		for (size_t i = 0; i < b->ncg; i++) {
-			memset(&info, 0, sizeof(info));
-			len = sizeof(info);
-			insns += b->cg[i].n;
-			if (bpf_obj_get_info_by_fd(b->cg[i].fd, &info, &len) ==
-			    0)
-				ver += info.verified_insns;
-		}
-		/* the records: hits whose clauses could not run sent
-		 * none (record gates, cgen.c) */
-		say(c,
-		    "BPF: %zu generated program%s, %zu instruction%s, "
-		    "%" PRIu64 " verified, %" PRIu64 " record%s read",
-		    b->ncg, b->ncg == 1 ? "" : "s", insns,
-		    insns == 1 ? "" : "s", ver, c->received,
-		    c->received == 1 ? "" : "s");
-		if (b->nlinks) /* bpf_attach.c */
-			say(c, "BPF: %zu site link%s, no uprobe event",
-			    b->nlinks, b->nlinks == 1 ? "" : "s");
-		return;
-	}
-	/* the generic program, as -v always had it, says nothing new */
-	if (!b->obj || !b->prog)
-		say(c, "BPF: no program loaded");
-}
-
 /* ------------------------------------------------------------------ */
 /* Reading */
 
-static int rb_record(void *ctx, void *data, size_t len)
+int rb_record(void *ctx, void *data, size_t len)
 {
 	struct consumer *c = ctx;
 	struct ubpf_rec r;

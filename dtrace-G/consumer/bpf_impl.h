@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bpf_impl.h - what the bpf backend's two files share: bpf.c (loading,
- * generated programs, argument specs, reading, the backend's ops) and
- * bpf_attach.c (the program attached to each uprobe event uprobe.c
- * makes, and detached at the end).  The backend's state is one struct
+ * bpf_impl.h - what the bpf backend's three files share: bpf.c (loading,
+ * argument specs, reading, the backend's ops), bpf_cg.c (generated
+ * programs) and bpf_attach.c (the program attached to each uprobe event
+ * uprobe.c makes, and detached at the end).  The backend's state is one struct
  * consumer_bpf, c->bpf.
  */
 #ifndef USDT_BPF_IMPL_H
@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpf/kagg_bpf.h"
 #include "bpf/kprov_bpf.h"
 #include "bpf/usdt_bpf.h"
 #include "consumer_impl.h"
@@ -73,10 +74,17 @@ void ev_spec(const struct tevent *e, struct ubpf_ev *s);
 void ev_mem(struct consumer *c, struct tevent *e, struct ubpf_ev *s);
 void ev_copyout(struct consumer *c, struct tevent *e, struct ubpf_ev *s);
 void fix_try(struct consumer *c, struct tevent *e);
+size_t rb_bytes(const struct consumer *c, size_t percpu);
+int rb_record(void *ctx, void *data, size_t len);
+const char *lb_log_verdict(const char *log);
+
+/* bpf_cg.c */
+bool cg_fits(struct consumer *c);
 void cg_try(struct consumer *c);
 void cg_off(struct consumer *c);
 int cg_load(struct consumer *c, struct bpf_insn *v, size_t n);
 int cg_load_multi(struct consumer *c, struct bpf_insn *v, size_t n);
+void cg_say(struct consumer *c);
 
 /* bpf_attach.c */
 int ev_new(struct consumer *c, struct tevent *e, size_t idx);

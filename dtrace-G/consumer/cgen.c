@@ -91,7 +91,7 @@
  * instructions instead of the generic program's 180,000.
  *
  * What is refused (bpf.c falls back to the generic program for the
- * whole run): vtimestamp, curpsinfo's pr_psargs (bpf.c's cg_fits()),
+ * whole run): vtimestamp, curpsinfo's pr_psargs (bpf_cg.c's cg_fits()),
  * and pr_euid, pr_egid, pr_pgid, pr_sid at a kernel probe, a kernel
  * probe its provider has no prologue for (a system call on the raw
  * tracepoint) or whose clauses read the stack (its user registers are not

@@ -840,7 +840,7 @@ void bpf_kagg_tls_reap(struct bpf_kagg *k);
 void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid);
 void bpf_tls_reap(struct consumer *c);
 /*
- * bpf.c, for the kernel providers' generated programs (cgen_kprov.c):
+ * bpf_cg.c, for the kernel providers' generated programs (cgen_kprov.c):
  * whether the run's programs are generated (decided now if no event
  * decided it), the maps they share, a program loaded as type (its fd,
  * or -errno with c->be_why), and that the kernel probes' are attached
@@ -1073,7 +1073,7 @@ bool kprov_autoload(struct consumer *c, struct bpf_object *obj);
  */
 bool kprov_cg_fits(struct consumer *c);
 /*
- * cgen_kprov.c, for bpf.c's cg_try(): every kernel probe's program
+ * cgen_kprov.c, for bpf_cg.c's cg_try(): every kernel probe's program
  * generated and loaded, before anything is attached; 0, or -1 with
  * c->be_why (none kept).  kprov_cg_reset(): they were closed.
  */

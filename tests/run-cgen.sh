@@ -14,9 +14,9 @@
 #    only: record gates, -v's records read), and of copyinstr() strings
 #    (copied into the record at the hit), string predicates and self->
 #    variables in a clause that prints (user space's, from the records);
-#  - uid, gid, ppid, curpsinfo's pr_euid, pr_egid, pr_pgid and pr_sid
-#    read at the hit into the generated program's record, beside a
-#    string;
+#  - uid, gid, ppid, curpsinfo's pr_euid, pr_egid, pr_pgid, pr_sid and
+#    pr_psargs read at the hit into the generated program's record,
+#    beside a string;
 #  - arguments on the stack (the 7th on), read from user memory;
 #  - copyin() copied at the hit into the generated program's record,
 #    and one that faults (user space reports it, as before);
@@ -193,6 +193,18 @@ same "pr_euid, pr_egid, pr_pgid and pr_sid at the hit" generated "'tick 2'" \
 expect_eq "effective ids and session: the caller's" \
 	"1 $(id -u) $(id -g) 1 $(ps -o sid= -p $$ | tr -d ' ')" \
 	"$(grep '^1 ' out1.txt | cut -d' ' -f1-5)"
+# curpsinfo->pr_psargs (a length and at most 80 bytes, only when the
+# argument area reads: built in cgbuf, after the session, before the
+# strings); a command line longer than that cut to DTrace's 79 bytes
+ps8="'sleep 0' 'sleep 0' 'sleep 0' 'sleep 0'"
+same "pr_psargs at the hit, a string beside" generated \
+	"'tick 2' $ps8 $ps8 'tick 1'" \
+	-n 'tr$target:::tick { printf("%d [%s] %s\n", arg0,
+		curpsinfo->pr_psargs, copyinstr(arg1)); }' \
+	-n 'tr$target:::tick /curpsinfo->pr_psargs != ""/ { @ = count(); }'
+expect_eq "pr_psargs: the command's, cut" \
+	"1 [./trprog tick 2$(printf ' sleep 0%.0s' 1 2 3 4 5 6 7 8)] beta" \
+	"$(grep '^1 ' out1.txt)"
 
 # arguments 7 to 12 are on the stack (memory at %rsp + offset): read
 # with bpf_probe_read_user(), for the record and for the plan, beside a

@@ -41,10 +41,10 @@
  * enables; their hits write no record, or a record flagged so that
  * user space runs only the other clauses (bpf_agg.c says how).
  *
- * Generated programs.  A run whose clauses read no vtimestamp or
- * curpsinfo->pr_psargs, and whose kernel probes each have their
- * provider's prologue and copy no user stack, curpsinfo's effective ids
- * or session (cg_fits(), cg_try(), kprov_cg_fits()), loads no generic
+ * Generated programs.  A run whose clauses read no vtimestamp, and
+ * whose kernel probes each have their provider's prologue and copy no
+ * user stack, curpsinfo's effective ids, session or pr_psargs
+ * (cg_fits(), cg_try(), kprov_cg_fits()), loads no generic
  * program: at its first event (or, without one, when the
  * kernel probes are armed: bpf_cg_on(), cgen_kprov.c, which makes
  * theirs) each event gets a program cgen.c generates from its
@@ -702,13 +702,14 @@ void fix_try(struct consumer *c, struct tevent *e)
 
 /*
  * Whether the run's clauses are all the generator takes: no
- * vtimestamp, no curpsinfo->pr_psargs (the generic program takes them
- * at the hit: UBPF_RF_VTIME, UBPF_RF_PSARGS), no copyout() or
- * copyoutstr() (written by the generic usdt_hit_w).  uid, gid, ppid and, at
- * uprobes, curpsinfo's pr_euid, pr_egid, pr_pgid and pr_sid it takes as
- * the generic program does (UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_ECRED,
- * UBPF_RF_SESS; a kernel probe's record has the first three in its
- * struct ubpf_kctx, and kprov_cg_fits() refuses the others there).
+ * vtimestamp (the generic program takes it at the hit: UBPF_RF_VTIME),
+ * no copyout() or copyoutstr() (written by the generic usdt_hit_w).
+ * uid, gid, ppid and, at uprobes, curpsinfo's pr_euid, pr_egid, pr_pgid,
+ * pr_sid and pr_psargs it takes as the generic program does
+ * (UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_ECRED, UBPF_RF_SESS,
+ * UBPF_RF_PSARGS: cgen_rec.c); a kernel probe's record has the first
+ * three in its struct ubpf_kctx, and kprov_cg_fits() refuses the others
+ * there.
  * DTRACE_CGEN=0 says no.  The kernel providers are known only once
  * matched: cg_try() asks then.
  */
@@ -720,7 +721,7 @@ static bool cg_fits(struct consumer *c)
 		return false;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		if (d_clause_needs(c->prog, ci) &
-		    (D_NEED_VTIME | D_NEED_PSARGS | D_NEED_COPYOUT))
+		    (D_NEED_VTIME | D_NEED_COPYOUT))
 			return false;
 	return true;
 }
@@ -900,8 +901,10 @@ void cg_try(struct consumer *c)
 		memset(m->ecred1, 0, sizeof(m->ecred1));
 	if (sess_wanted(c) && sess_offs(m->sess1) < 0)
 		memset(m->sess1, 0, sizeof(m->sess1));
+	if (psargs_wanted(c) && psargs_offs(m->psargs1) < 0)
+		memset(m->psargs1, 0, sizeof(m->psargs1));
 	inbuf = cg_strs(c) || m->ustk_room || ppid_wanted(c) ||
-		ecred_wanted(c) || sess_wanted(c);
+		ecred_wanted(c) || sess_wanted(c) || psargs_wanted(c);
 	m->buf = inbuf ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "cgbuf", 4,
 					UBPF_SCRATCH + (m->ustk_room
 								? UBPF_USTKROOM

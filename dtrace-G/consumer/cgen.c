@@ -65,8 +65,10 @@
  *     (u_ecred(): the effective ids through task_struct's cred,
  *     UBPF_RF_ECRED) and sess (u_sess(): the process group's and
  *     session's level-0 ids through signal->pids, UBPF_RF_SESS), as
- *     ecred_rec() and sess_rec().  A kernel probe's record has uid, gid
- *     and ppid in its kctx (below) and neither of the last two
+ *     ecred_rec() and sess_rec(); and after those the spec's psargs
+ *     (cgen_rec.c's cgen_psargs(): the argument area's first bytes,
+ *     UBPF_RF_PSARGS), as psargs_rec().  A kernel probe's record has
+ *     uid, gid and ppid in its kctx (below) and none of the last three
  *     (kprov_cg_fits() refuses them there).
  *  4. Epilogue: r0 = 0, exit.
  *
@@ -91,8 +93,8 @@
  * instructions instead of the generic program's 180,000.
  *
  * What is refused (bpf.c falls back to the generic program for the
- * whole run): vtimestamp, curpsinfo's pr_psargs (bpf.c's cg_fits()),
- * and pr_euid, pr_egid, pr_pgid, pr_sid at a kernel probe, a kernel
+ * whole run): vtimestamp (bpf.c's cg_fits()), and pr_euid, pr_egid,
+ * pr_pgid, pr_sid, pr_psargs at a kernel probe, a kernel
  * probe its provider has no prologue for (a system call on the raw
  * tracepoint) or whose clauses read the stack (its user registers are not
  * its context's).  Everything
@@ -523,12 +525,15 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		     m->ecred1[2];
 	bool sess = !m->kp && s->sess && m->sess1[0] && m->sess1[1] &&
 		    m->sess1[2] && m->sess1[3];
+	/* ... and the argument area (cgen_rec.c) */
+	bool psargs = !m->kp && s->psargs && m->psargs1[0] && m->psargs1[1] &&
+		      m->psargs1[2];
 	int fds[8] = {m->kaggs,	   m->kflat, m->kdrops,	 m->tls,
 		      m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa};
 	size_t jself, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
 	/* strings, a copyin() copy or the stack: built in cgbuf */
 	bool strs = s->strmask != 0 || s->memmask != 0 || s->ustk != 0 ||
-		    ppid || ecred || sess; /* present only when read */
+		    ppid || ecred || sess || psargs; /* present when read */
 	/* one timestamp a firing, the plan's and the record's */
 	bool ts = pl && cgen_plan_has(pl, UBPF_K_TIME, -1);
 	/* faults at the hit: the record's last 8 bytes, its sites' bits
@@ -725,6 +730,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			u_ecred(&e, m->ecred1);
 		if (sess)
 			u_sess(&e, m->sess1);
+		if (psargs)
+			cgen_psargs(&e, m->psargs1);
 		for (unsigned i = 0; i < nargs; i++) {
 			size_t j;
 

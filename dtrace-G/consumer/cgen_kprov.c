@@ -24,7 +24,7 @@
  * kprov_arm(): bpf_cg_on()), and kprov_cg_fits() lets a run with
  * kernel probes be generated only where every provider has a prologue
  * for each of them and no clause of theirs reads the stack,
- * curpsinfo's pr_euid, pr_egid, pr_pgid or pr_sid: a system
+ * curpsinfo's pr_euid, pr_egid, pr_pgid, pr_sid or pr_psargs: a system
  * call on the raw tracepoint (more than KP_SYS_PER_CALL_MAX calls,
  * kprov_syscall.c) has none, so such a run loads the generic object,
  * as does one that reads vtimestamp (bpf.c's cg_fits()).  cg_try()
@@ -106,12 +106,12 @@ bool kprov_cg_fits(struct consumer *c)
 		const struct provider *pv = p->n.prov;
 
 		/* a stack: the user registers of a kernel probe's thread
-		 * are not its context's (kprov.bpf.h); the effective ids
-		 * and the session: its prologue's record has no code for
-		 * them (cgen.c has only a uprobe's) */
+		 * are not its context's (kprov.bpf.h); the effective ids,
+		 * the session and pr_psargs: its prologue's record has no
+		 * code for them (cgen.c, cgen_rec.c have only a uprobe's) */
 		if (kp_has_prog(p) &&
-		    ((p->needs &
-		      (D_NEED_USTACK | D_NEED_ECRED | D_NEED_SESS)) ||
+		    ((p->needs & (D_NEED_USTACK | D_NEED_ECRED | D_NEED_SESS |
+				  D_NEED_PSARGS)) ||
 		     !pv->cg_pro || !pv->cg_pro(c, p, NULL, NULL)))
 			return false;
 	}

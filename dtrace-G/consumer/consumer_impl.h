@@ -813,6 +813,7 @@ struct cgen_maps {
 	uint32_t ppid1[2]; /* task_struct's real_parent, tgid + 1, or 0 */
 	uint32_t ecred1[3]; /* ... cred, cred's euid, egid (ecred_offs()) */
 	uint32_t sess1[4];  /* ... signal, pids, numbers, nr (sess_offs()) */
+	uint32_t psargs1[3]; /* ... mm, arg_start, arg_end (psargs_offs()) */
 };
 /*
  * A kernel probe's program (cgen_kprov.c): its provider's prologue,

@@ -41,10 +41,10 @@
  * enables; their hits write no record, or a record flagged so that
  * user space runs only the other clauses (bpf_agg.c says how).
  *
- * Generated programs.  A run whose clauses read no vtimestamp, and
+ * Generated programs.  A run whose program calls no copyout(), and
  * whose kernel probes each have their provider's prologue and copy no
- * user stack, curpsinfo's effective ids, session or pr_psargs
- * (cg_fits(), cg_try(), kprov_cg_fits()), loads no generic
+ * user stack, vtimestamp, curpsinfo's effective ids, session or
+ * pr_psargs (cg_fits(), cg_try(), kprov_cg_fits()), loads no generic
  * program: at its first event (or, without one, when the
  * kernel probes are armed: bpf_cg_on(), cgen_kprov.c, which makes
  * theirs) each event gets a program cgen.c generates from its
@@ -81,7 +81,8 @@
  * (bpf_be_object()), loads the program again with them.  Their records
  * are kprov.c's to decode.  A run whose traced probes read vtimestamp
  * loads usdt_hit_vt instead of usdt_hit and the sched_switch program
- * of bpf/vtime.bpf.h, attached before any event (vtime.c); one whose
+ * of bpf/vtime.bpf.h, attached before any event (vtime.c; generated,
+ * cgen_rec.c makes both); one whose
  * program calls copyout() or copyoutstr() (-w) loads usdt_hit_w, which
  * writes at the hit (ev_copyout()), and never generated programs.
  */
@@ -701,14 +702,14 @@ void fix_try(struct consumer *c, struct tevent *e)
 /* Generated programs (cgen.c) */
 
 /*
- * Whether the run's clauses are all the generator takes: no
- * vtimestamp (the generic program takes it at the hit: UBPF_RF_VTIME),
- * no copyout() or copyoutstr() (written by the generic usdt_hit_w).
- * uid, gid, ppid and, at uprobes, curpsinfo's pr_euid, pr_egid, pr_pgid,
- * pr_sid and pr_psargs it takes as the generic program does
- * (UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_ECRED, UBPF_RF_SESS,
- * UBPF_RF_PSARGS: cgen_rec.c); a kernel probe's record has the first
- * three in its struct ubpf_kctx, and kprov_cg_fits() refuses the others
+ * Whether the run's clauses are all the generator takes: no copyout()
+ * or copyoutstr() (written by the generic usdt_hit_w).  uid, gid, ppid
+ * and, at uprobes, vtimestamp and curpsinfo's pr_euid, pr_egid,
+ * pr_pgid, pr_sid and pr_psargs it takes as the generic program does
+ * (UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_VTIME, UBPF_RF_ECRED,
+ * UBPF_RF_SESS, UBPF_RF_PSARGS: cgen_rec.c); a kernel probe's record
+ * has the first three in its struct ubpf_kctx, cg_try() refuses
+ * vtimestamp beside a kernel probe and kprov_cg_fits() the others
  * there.
  * DTRACE_CGEN=0 says no.  The kernel providers are known only once
  * matched: cg_try() asks then.
@@ -720,8 +721,7 @@ static bool cg_fits(struct consumer *c)
 	if (env && !strcmp(env, "0"))
 		return false;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
-		if (d_clause_needs(c->prog, ci) &
-		    (D_NEED_VTIME | D_NEED_COPYOUT))
+		if (d_clause_needs(c->prog, ci) & D_NEED_COPYOUT)
 			return false;
 	return true;
 }
@@ -864,6 +864,10 @@ void cg_off(struct consumer *c)
 		close(b->cgm.drops);
 	if (b->cgm.buf >= 0)
 		close(b->cgm.buf);
+	if (b->cgm.vtlink >= 0) /* the switch program's, then its map */
+		close(b->cgm.vtlink);
+	if (b->cgm.vtimes >= 0)
+		close(b->cgm.vtimes);
 	b->drops_fd = -1;
 	b->cg_on = false;
 	b->ready = false;
@@ -883,8 +887,8 @@ void cg_try(struct consumer *c)
 	int err;
 
 	b->cg_tried = true;
-	if (!cg_fits(c) || (kprov_autoload(c, NULL) && !kprov_cg_fits(c)) ||
-	    vtime_wanted(c))
+	if (!cg_fits(c) ||
+	    (kprov_autoload(c, NULL) && (!kprov_cg_fits(c) || vtime_wanted(c))))
 		return;
 	memset(m, 0, sizeof(*m));
 	m->self = (uint32_t)getpid();
@@ -911,8 +915,20 @@ void cg_try(struct consumer *c)
 								: 0),
 					1, NULL)
 		       : -1;
+	m->vtimes = m->vtlink = -1;
+	if (vtime_wanted(c) && vtime_sumexec_off() >= 0)
+		m->sumexec1 = (uint32_t)vtime_sumexec_off() + 1;
 	b->cg_on = true; /* cg_off() undoes what follows */
 	b->drops_fd = m->drops;
+	/* vtimestamp's switch program, attached before any event */
+	if (vtime_wanted(c) && cgen_vtime_start(c, m) < 0) {
+		if (c->o->verbose)
+			say(c, "BPF: %s; the generic program instead",
+			    c->be_why);
+		c->be_why[0] = '\0';
+		cg_off(c);
+		return;
+	}
 	b->kagg = bpf_kagg_cgen(c, m, &err);
 	if (m->rb < 0 || m->drops < 0 || err || (m->buf < 0 && inbuf) ||
 	    !(b->rb = ring_buffer__new(m->rb, rb_record, c, NULL))) {

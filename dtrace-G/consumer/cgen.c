@@ -67,7 +67,12 @@
  *     session's level-0 ids through signal->pids, UBPF_RF_SESS), as
  *     ecred_rec() and sess_rec(); and after those the spec's psargs
  *     (cgen_rec.c's cgen_psargs(): the argument area's first bytes,
- *     UBPF_RF_PSARGS), as psargs_rec().  A kernel probe's record has
+ *     UBPF_RF_PSARGS), as psargs_rec().  In a run that reads
+ *     vtimestamp, every record carries it right after the arguments,
+ *     before the uid (cgen_rec.c's cgen_vtime(), UBPF_RF_VTIME: the
+ *     thread's clock as vtime.bpf.h's vtime_now() reads it, kept by
+ *     the switch program cgen_vtime_start() generates and attaches
+ *     before any event).  A kernel probe's record has
  *     uid, gid and ppid in its kctx (below) and none of the last three
  *     (kprov_cg_fits() refuses them there).
  *  4. Epilogue: r0 = 0, exit.
@@ -93,8 +98,9 @@
  * instructions instead of the generic program's 180,000.
  *
  * What is refused (bpf.c falls back to the generic program for the
- * whole run): vtimestamp (bpf.c's cg_fits()), and pr_euid, pr_egid,
- * pr_pgid, pr_sid, pr_psargs at a kernel probe, a kernel
+ * whole run): vtimestamp, pr_euid, pr_egid, pr_pgid, pr_sid and
+ * pr_psargs at a kernel probe (bpf.c's cg_try(), kprov_cg_fits()), a
+ * kernel
  * probe its provider has no prologue for (a system call on the raw
  * tracepoint) or whose clauses read the stack (its user registers are not
  * its context's).  Everything
@@ -528,6 +534,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* ... and the argument area (cgen_rec.c) */
 	bool psargs = !m->kp && s->psargs && m->psargs1[0] && m->psargs1[1] &&
 		      m->psargs1[2];
+	/* vtimestamp, right after the arguments (cgen_rec.c) */
+	bool vt = !m->kp && m->vtimes >= 0;
 	int fds[8] = {m->kaggs,	   m->kflat, m->kdrops,	 m->tls,
 		      m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa};
 	size_t jself, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
@@ -540,7 +548,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	 * (kept in S_FLAGS's upper half while the plan runs) */
 	bool fs = pl && (m->kp || (m->armed >= 0 && m->arm1 >= 0)) &&
 		  cgen_fsites(&e, pl);
-	unsigned len = hdr + 8 * nargs + (cred ? 8 : 0) + (fs && !strs ? 8 : 0);
+	unsigned len = hdr + 8 * nargs + (vt ? 8 : 0) + (cred ? 8 : 0) +
+		       (fs && !strs ? 8 : 0);
 
 	*out = NULL;
 	*n = 0;
@@ -690,6 +699,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	st(&e, BPF_H, 9, 26, (int32_t)nargs);
 	st(&e, BPF_H, 9, 28, s->strmask);
 	ldx(&e, BPF_DW, 1, 10, S_FLAGS);
+	if (vt)
+		alu_i(&e, BPF_OR, 1, UBPF_RF_VTIME);
 	if (cred)
 		alu_i(&e, BPF_OR, 1, UBPF_RF_CRED);
 	if (fs)
@@ -709,8 +720,10 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		ldx(&e, BPF_DW, 1, 10, (int16_t)S_ARG(i));
 		stx(&e, BPF_DW, 9, (int16_t)(hdr + 8 * i), 1);
 	}
+	if (vt)
+		cgen_vtime(&e, m, (int16_t)(hdr + 8 * nargs));
 	if (cred)
-		u_cred(&e, (int16_t)(hdr + 8 * nargs));
+		u_cred(&e, (int16_t)(hdr + 8 * nargs + (vt ? 8 : 0)));
 	if (fs && !strs) { /* the fault bits, last */
 		ldx(&e, BPF_DW, 1, 10, S_FLAGS);
 		alu_i(&e, BPF_RSH, 1, 32);

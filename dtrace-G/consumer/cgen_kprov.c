@@ -27,7 +27,7 @@
  * curpsinfo's pr_euid, pr_egid, pr_pgid, pr_sid or pr_psargs: a system
  * call on the raw tracepoint (more than KP_SYS_PER_CALL_MAX calls,
  * kprov_syscall.c) has none, so such a run loads the generic object,
- * as does one that reads vtimestamp (bpf.c's cg_fits()).  cg_try()
+ * as does one that reads vtimestamp (bpf.c's cg_try()).  cg_try()
  * has kprov_cg_load() generate and load every kernel probe's program
  * then, before anything is attached, so a program the generator or the
  * verifier refuses sends the whole run to the generic programs; the

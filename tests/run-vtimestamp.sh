@@ -18,10 +18,9 @@
 #  - syscall provider: the same across the spin (getppid(2) before and
 #    after) and the sleep (clock_nanosleep(2)'s entry and return);
 #  - BEGIN and END: dtrace's own CPU time, non-decreasing;
-#  - the USDT checks, BEGIN and END again without the syscall probes:
-#    the generated programs then (-v names them), their own switch
-#    program and record (dtrace-G/consumer/cgen_rec.c), where the whole
-#    script took the generic program;
+#  - all of these with the generated programs (-v names them: their
+#    own switch program and records, dtrace-G/consumer/cgen_rec.c) and
+#    with the generic ones (DTRACE_CGEN=0);
 #  - the uprobe events backend refuses vtimestamp, naming itself, and
 #    runs a script that does not read it.
 # Where the kernel did not report a switch of a traced thread (the VM CI
@@ -54,7 +53,7 @@ if ! trace_progs_copy vtprog; then
 	fi
 fi
 
-cat >vtu.d <<'D'
+cat >vt.d <<'D'
 vt$target:::mark /arg0 == 1 || arg0 == 3 || arg0 == 5/
 { self->v = vtimestamp; self->t = timestamp; }
 vt$target:::mark /arg0 == 2 || arg0 == 4 || arg0 == 6/
@@ -65,10 +64,6 @@ vt$target:::mark /arg0 == 2 || arg0 == 4 || arg0 == 6/
 vt$target:::mark /arg0 == 7 && self->last && vtimestamp < self->last/
 { printf("decrease %d %d %d\n", arg1, self->last, vtimestamp); }
 vt$target:::mark /arg0 == 7/ { @n[arg1] = count(); self->last = vtimestamp; }
-BEGIN { printf("begin %d\n", vtimestamp); b = vtimestamp; }
-END { printf("end %d\n", vtimestamp >= b && b > 0); printa("yields %d %@d\n", @n); }
-D
-cat >vts.d <<'D'
 syscall::getppid:entry /pid == $target && self->sn == 1/
 { printf("getppid vt %d ts %d\n", vtimestamp - self->sv, timestamp - self->st); }
 syscall::getppid:entry /pid == $target && self->sn == 0/
@@ -82,12 +77,13 @@ syscall::clock_nanosleep:return /pid == $target && self->nv/
 	    timestamp - self->nt);
 	self->nv = 0;
 }
+BEGIN { printf("begin %d\n", vtimestamp); b = vtimestamp; }
+END { printf("end %d\n", vtimestamp >= b && b > 0); printa("yields %d %@d\n", @n); }
 D
-cat vtu.d vts.d >vt.d
 
-vt_run() { # vt_run SCRIPT [ARGS]
+vt_run() {
 	rm -f out.txt # -o appends
-	timeout -s KILL 120 "$DTRACE" -q -o out.txt -s "$@" -c ./vtprog \
+	timeout -s KILL 120 "$DTRACE" -q -o out.txt -s vt.d -c ./vtprog \
 		>prog.txt 2>err.txt
 	vt_status=$?
 }
@@ -101,15 +97,15 @@ lost_note='vtimestamp of thread [0-9]* is unknown from here on: the kernel did n
 # vt_lost: this run's dtrace said a thread's clock was lost
 vt_lost() { grep -q "$lost_note" err.txt; }
 
-# vt_checks WHAT SCRIPT: SCRIPT run on vtprog, and its deltas checked
+# vt_checks WHAT: vt.d run on vtprog, and its deltas checked
 vt_checks() {
-	vt_what=$1 vt_d=$2
-	vt_run "$vt_d"
+	vt_what=$1
+	vt_run
 	if vt_lost; then
 		echo "# a thread's vtimestamp was lost (a switch the kernel did not report):" \
 			"running again once" >&2
 		sed 's/^/    err1| /' err.txt >&2
-		vt_run "$vt_d"
+		vt_run
 	fi
 	expect_eq "$vt_what: dtrace's status" 0 "$vt_status"
 	if vt_lost; then
@@ -188,13 +184,11 @@ vt_checks() {
 yields 1 300
 yields 2 300" "$(grep '^yields' out.txt | sort)"
 	fi
-	if [ "$vt_d" = vt.d ]; then
-		band "syscall, getppid() around the spin" "$(field 'getppid ' 3)" \
-			"$(awk '/^sysbusy own/ { print $3 }' prog.txt)" \
-			"$(field 'getppid ' 5)"
-		asleep "syscall, clock_nanosleep()'s entry to return" \
-			"$(field 'nanosleep ' 3)" "$(field 'nanosleep ' 5)" 200000000
-	fi
+	band "syscall, getppid() around the spin" "$(field 'getppid ' 3)" \
+		"$(awk '/^sysbusy own/ { print $3 }' prog.txt)" \
+		"$(field 'getppid ' 5)"
+	asleep "syscall, clock_nanosleep()'s entry to return" \
+		"$(field 'nanosleep ' 3)" "$(field 'nanosleep ' 5)" 200000000
 	expect_eq "$vt_what: BEGIN and END: dtrace's CPU time, positive, non-decreasing" \
 		"end 1" "$(grep '^end' out.txt)"
 	if [ "$nvals" -ge 1 ]; then
@@ -204,13 +198,15 @@ yields 2 300" "$(grep '^yields' out.txt | sort)"
 	fi
 }
 
-# the whole script: its syscall probes take the generic program
-vt_checks "generic" vt.d
-# USDT, BEGIN and END alone: the generated programs, whose switch
-# program and record keep the clock as the generic program's do
-# (cgen_rec.c); -v names them (a run of its own: -v writes to stderr)
-vt_checks "generated" vtu.d
-timeout -s KILL 120 "$DTRACE" -v -q -s vtu.d -c ./vtprog >/dev/null \
+# the generated programs (their own switch program and records:
+# cgen_rec.c), then the generic ones; -v names the generated ones (a
+# run of its own: -v writes to stderr)
+vt_checks "generated"
+DTRACE_CGEN=0
+export DTRACE_CGEN
+vt_checks "generic"
+unset DTRACE_CGEN
+timeout -s KILL 120 "$DTRACE" -v -q -s vt.d -c ./vtprog >/dev/null \
 	2>err.txt
 expect_eq "generated: -v names the programs" 1 \
 	"$(grep -c '^dtrace: BPF: [0-9]* generated programs*, ' err.txt)"

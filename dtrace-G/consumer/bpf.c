@@ -43,8 +43,8 @@
  *
  * Generated programs.  A run whose program calls no copyout(), and
  * whose kernel probes each have their provider's prologue and copy no
- * user stack, vtimestamp, curpsinfo's effective ids, session or
- * pr_psargs (cg_fits(), cg_try(), kprov_cg_fits()), loads no generic
+ * user stack, curpsinfo's effective ids or session (cg_fits(),
+ * cg_try(), kprov_cg_fits()), loads no generic
  * program: at its first event (or, without one, when the
  * kernel probes are armed: bpf_cg_on(), cgen_kprov.c, which makes
  * theirs) each event gets a program cgen.c generates from its
@@ -703,14 +703,13 @@ void fix_try(struct consumer *c, struct tevent *e)
 
 /*
  * Whether the run's clauses are all the generator takes: no copyout()
- * or copyoutstr() (written by the generic usdt_hit_w).  uid, gid, ppid
- * and, at uprobes, vtimestamp and curpsinfo's pr_euid, pr_egid,
- * pr_pgid, pr_sid and pr_psargs it takes as the generic program does
- * (UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_VTIME, UBPF_RF_ECRED,
- * UBPF_RF_SESS, UBPF_RF_PSARGS: cgen_rec.c); a kernel probe's record
- * has the first three in its struct ubpf_kctx, cg_try() refuses
- * vtimestamp beside a kernel probe and kprov_cg_fits() the others
- * there.
+ * or copyoutstr() (written by the generic usdt_hit_w).  uid, gid, ppid,
+ * vtimestamp, curpsinfo's pr_psargs and, at uprobes, pr_euid, pr_egid,
+ * pr_pgid and pr_sid it takes as the generic program does
+ * (UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_VTIME, UBPF_RF_PSARGS:
+ * cgen_rec.c, UBPF_RF_ECRED, UBPF_RF_SESS); a kernel probe's record
+ * has the first three in its struct ubpf_kctx, and kprov_cg_fits()
+ * refuses the last four there.
  * DTRACE_CGEN=0 says no.  The kernel providers are known only once
  * matched: cg_try() asks then.
  */
@@ -887,8 +886,7 @@ void cg_try(struct consumer *c)
 	int err;
 
 	b->cg_tried = true;
-	if (!cg_fits(c) ||
-	    (kprov_autoload(c, NULL) && (!kprov_cg_fits(c) || vtime_wanted(c))))
+	if (!cg_fits(c) || (kprov_autoload(c, NULL) && !kprov_cg_fits(c)))
 		return;
 	memset(m, 0, sizeof(*m));
 	m->self = (uint32_t)getpid();

@@ -73,8 +73,9 @@
  *     thread's clock as vtime.bpf.h's vtime_now() reads it, kept by
  *     the switch program cgen_vtime_start() generates and attaches
  *     before any event).  A kernel probe's record has
- *     uid, gid and ppid in its kctx (below) and none of the last three
- *     (kprov_cg_fits() refuses them there).
+ *     uid, gid and ppid in its kctx (below), vtimestamp and pr_psargs
+ *     as a uprobe's (kprov.bpf.h's order), and neither the effective
+ *     ids nor the session (kprov_cg_fits() refuses them there).
  *  4. Epilogue: r0 = 0, exit.
  *
  * Kernel probes (syscall, profile-N, proc: cgen_kprov.c) take the same
@@ -98,8 +99,8 @@
  * instructions instead of the generic program's 180,000.
  *
  * What is refused (bpf.c falls back to the generic program for the
- * whole run): vtimestamp, pr_euid, pr_egid, pr_pgid, pr_sid and
- * pr_psargs at a kernel probe (bpf.c's cg_try(), kprov_cg_fits()), a
+ * whole run): pr_euid, pr_egid, pr_pgid and pr_sid at a kernel probe
+ * (kprov_cg_fits()), copyout() and copyoutstr() (bpf.c's cg_fits()), a
  * kernel
  * probe its provider has no prologue for (a system call on the raw
  * tracepoint) or whose clauses read the stack (its user registers are not
@@ -531,11 +532,12 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		     m->ecred1[2];
 	bool sess = !m->kp && s->sess && m->sess1[0] && m->sess1[1] &&
 		    m->sess1[2] && m->sess1[3];
-	/* ... and the argument area (cgen_rec.c) */
-	bool psargs = !m->kp && s->psargs && m->psargs1[0] && m->psargs1[1] &&
+	/* ... and the argument area (cgen_rec.c; a kernel probe's too) */
+	bool psargs = s->psargs && m->psargs1[0] && m->psargs1[1] &&
 		      m->psargs1[2];
-	/* vtimestamp, right after the arguments (cgen_rec.c) */
-	bool vt = !m->kp && m->vtimes >= 0;
+	/* vtimestamp, right after the arguments (cgen_rec.c), as both
+	 * generic programs put it in every record of the run */
+	bool vt = m->vtimes >= 0;
 	int fds[8] = {m->kaggs,	   m->kflat, m->kdrops,	 m->tls,
 		      m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa};
 	size_t jself, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;

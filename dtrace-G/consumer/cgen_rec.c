@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * cgen_rec.c - what a generated program's record carries of the firing
- * process beyond its arguments and ids, where that takes more than a
- * few instructions: code emitted into cgen.c's stage 3 (the record,
- * built in cgbuf) that puts the same bytes, with the same flags, where
+ * thread and process beyond its arguments and ids, where that takes
+ * more than a few instructions: code emitted into cgen.c's stage 3
+ * (the record) that puts the same bytes, with the same flags, where
  * the generic program (bpf/usdt.bpf.c) puts them, so bpf.c decodes
- * both the same way and the output cannot differ (doc/DESIGN.md §8).
+ * both the same way and the output cannot differ (doc/DESIGN.md §8):
+ * curpsinfo->pr_psargs (below) and vtimestamp (with the switch program
+ * that keeps its clock: further down).
  *
  * curpsinfo->pr_psargs (cgen_psargs()): usdt.bpf.c's psargs_rec(),
- * instruction for instruction in effect.  The current task's mm, and
+ * instruction for instruction in effect, in the record of a uprobe
+ * event whose clauses read it and, as kprov_emit() puts it, of every
+ * kernel probe in a run that reads it.  The current task's mm, and
  * the mm's arg_start and arg_end, are read with bpf_probe_read_kernel()
  * at the offsets the kernel's BTF gave (psargs.c's psargs_offs(), plus
  * one, as the generic program's rodata has them); then at most
@@ -21,8 +25,10 @@
  * record's bytes where the text then goes (or past its end), as
  * cgen.c's u_sess() passes its struct pid.
  *
- * Registers, as cgen.c's record stage has them: r9 the record (cgbuf),
- * r8 its length so far; r1-r5 and r0 are clobbered, S_KEY8 is free.
+ * Registers, as cgen.c's record stage has them: r9 the record (cgbuf
+ * for pr_psargs), r8 its length so far; r1-r5 and r0 are clobbered,
+ * S_KEY8 is free, and so are the plan's stack slots (S_STK()) and r7
+ * (pid_tgid, in the header by then), which vtimestamp takes.
  */
 #include "config.h"
 
@@ -110,10 +116,11 @@ void cgen_psargs(struct em *e, const uint32_t o[3])
  * program (cgen_vtime_start(): vtime_switch, instruction for
  * instruction in effect, on the raw tracepoint sched_switch) and the
  * hash map cgvtimes it keeps {since, acc, on, lost} in by task_struct
- * address; every uprobe event's record then carries the thread's time
- * in the 8 bytes after the arguments, flagged UBPF_RF_VTIME, as
- * usdt_hit_vt's (cgen_vtime(): vtime_now(), and vtime_seed() at a
- * thread's first hit), UBPF_VTIME_LOST where a switch went unreported.
+ * address; every record of the run (a uprobe event's, a kernel
+ * probe's) then carries the thread's time in the 8 bytes after the
+ * arguments, flagged UBPF_RF_VTIME, as usdt_hit_vt's and kprov_emit()'s
+ * (cgen_vtime(): vtime_now(), and vtime_seed() at a thread's first
+ * hit), UBPF_VTIME_LOST where a switch went unreported.
  * vtime.bpf.h says why each step is there; the loops it unrolls are
  * unrolled here the same number of times.
  */

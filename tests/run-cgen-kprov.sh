@@ -16,7 +16,8 @@
 #    between a pid probe's program and a system call's in one run; a
 #    string compared beside them faulting at the hit, reported, ERROR
 #    fired;
-#  - the firing's context in the record: uid, gid, ppid, execname;
+#  - the firing's context in the record: uid, gid, ppid, execname,
+#    curpsinfo->pr_psargs;
 #  - profile-N: the first sample in the text of a busy target (user PC,
 #    kernel PC 0), and max(arg0) of its user-mode samples in the kernel;
 #  - proc: create, exec-success and exit of a -c command's children,
@@ -138,6 +139,14 @@ expect_eq "a fault at the hit: ERROR's arguments" 1 \
 same "uid, gid, ppid and execname in the record" generated "getcpu 3" \
 	-n 'syscall::getcpu:entry /pid == $target/ {
 		printf("%d %d %d %s\n", uid, gid, ppid == $pid, execname); }'
+
+# pr_psargs after the arguments, as kprov.bpf.h puts it (cgen_rec.c;
+# vtimestamp, beside it there: run-vtimestamp.sh)
+same "pr_psargs in the record" generated "getcpu 3" \
+	-n 'syscall::getcpu:entry /pid == $target/ {
+		printf("%d [%s]\n", arg0 != 0, curpsinfo->pr_psargs); }'
+expect_eq "pr_psargs: the command's" "1 [./kpprog getcpu 3]" \
+	"$(sed -n 3p out1.txt)"
 
 # ---------------------------------------------------------------------
 # profile-N

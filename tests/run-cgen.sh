@@ -14,9 +14,10 @@
 #    only: record gates, -v's records read), and of copyinstr() strings
 #    (copied into the record at the hit), string predicates and self->
 #    variables in a clause that prints (user space's, from the records);
-#  - uid, gid, ppid, curpsinfo's pr_euid, pr_egid, pr_pgid and pr_sid
-#    read at the hit into the generated program's record, beside a
-#    string;
+#  - uid, gid, ppid, curpsinfo's pr_euid, pr_egid, pr_pgid, pr_sid and
+#    pr_psargs read at the hit into the generated program's record,
+#    beside a string; vtimestamp from the switch program generated
+#    beside it;
 #  - arguments on the stack (the 7th on), read from user memory;
 #  - copyin() copied at the hit into the generated program's record,
 #    and one that faults (user space reports it, as before);
@@ -193,6 +194,48 @@ same "pr_euid, pr_egid, pr_pgid and pr_sid at the hit" generated "'tick 2'" \
 expect_eq "effective ids and session: the caller's" \
 	"1 $(id -u) $(id -g) 1 $(ps -o sid= -p $$ | tr -d ' ')" \
 	"$(grep '^1 ' out1.txt | cut -d' ' -f1-5)"
+# curpsinfo->pr_psargs (a length and at most 80 bytes, only when the
+# argument area reads: built in cgbuf, after the session, before the
+# strings); a command line longer than that cut to DTrace's 79 bytes
+ps8="'sleep 0' 'sleep 0' 'sleep 0' 'sleep 0'"
+same "pr_psargs at the hit, a string beside" generated \
+	"'tick 2' $ps8 $ps8 'tick 1'" \
+	-n 'tr$target:::tick { printf("%d [%s] %s\n", arg0,
+		curpsinfo->pr_psargs, copyinstr(arg1)); }' \
+	-n 'tr$target:::tick /curpsinfo->pr_psargs != ""/ { @ = count(); }'
+expect_eq "pr_psargs: the command's, cut" \
+	"1 [./trprog tick 2$(printf ' sleep 0%.0s' 1 2 3 4 5 6 7 8)] beta" \
+	"$(grep '^1 ' out1.txt)"
+# vtimestamp: 8 bytes right after the arguments, before uid, from the
+# clock of the switch program generated beside (-v: two programs); per
+# thread, set and never decreasing.  A thread whose clock the kernel
+# lost (a switch it did not report: run-vtimestamp.sh) faults these
+# clauses: such a pair of runs is made again once, then not compared.
+for try in 1 2; do
+	for g in 1 0; do
+		rm -f out$g.txt
+		DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o out$g.txt \
+			-n 'tr$target:::tick { printf("%d %d %d %d %s\n", arg0,
+				vtimestamp > 0, vtimestamp >= self->v, uid,
+				copyinstr(arg1)); self->v = vtimestamp; }' \
+			-n 'tr$target:::tick /vtimestamp > 0/ { @ = count(); }' \
+			-c "./trprog 'tick 4'" >/dev/null 2>err$g.txt
+		expect_eq "vtimestamp (DTRACE_CGEN=$g): status" 0 "$?"
+	done
+	vtlost=$(grep -l 'vtimestamp of thread [0-9]* is unknown' err0.txt err1.txt)
+	[ -z "$vtlost" ] && break
+	echo "# a thread's vtimestamp was lost ($vtlost): running again" >&2
+done
+expect_eq "vtimestamp: generated, and its switch program" 1 \
+	"$(grep -c '^dtrace: BPF: 2 generated programs, ' err1.txt)"
+expect_eq "vtimestamp: generic with DTRACE_CGEN=0" 0 \
+	"$(grep -c '^dtrace: BPF: ' err0.txt)"
+if [ -z "$vtlost" ]; then
+	expect_file_eq "vtimestamp: the same output" out0.txt out1.txt
+	expect_eq "vtimestamp: set, not decreasing, uid beside" \
+		"3 1 1 $(id -u) delta" "$(grep '^3 ' out1.txt)"
+	expect_eq "vtimestamp: every hit's" 4 "$(tail -1 out1.txt | tr -d ' ')"
+fi
 
 # arguments 7 to 12 are on the stack (memory at %rsp + offset): read
 # with bpf_probe_read_user(), for the record and for the plan, beside a

@@ -18,6 +18,9 @@
 #  - syscall provider: the same across the spin (getppid(2) before and
 #    after) and the sleep (clock_nanosleep(2)'s entry and return);
 #  - BEGIN and END: dtrace's own CPU time, non-decreasing;
+#  - all of these with the generated programs (-v names them: their
+#    own switch program and records, dtrace-G/consumer/cgen_rec.c) and
+#    with the generic ones (DTRACE_CGEN=0);
 #  - the uprobe events backend refuses vtimestamp, naming itself, and
 #    runs a script that does not read it.
 # Where the kernel did not report a switch of a traced thread (the VM CI
@@ -94,97 +97,119 @@ lost_note='vtimestamp of thread [0-9]* is unknown from here on: the kernel did n
 # vt_lost: this run's dtrace said a thread's clock was lost
 vt_lost() { grep -q "$lost_note" err.txt; }
 
-vt_run
-if vt_lost; then
-	echo "# a thread's vtimestamp was lost (a switch the kernel did not report):" \
-		"running again once" >&2
-	sed 's/^/    err1| /' err.txt >&2
+# vt_checks WHAT: vt.d run on vtprog, and its deltas checked
+vt_checks() {
+	vt_what=$1
 	vt_run
-fi
-expect_eq "dtrace's status" 0 "$vt_status"
-if vt_lost; then
-	# only the notice and the faults of the clauses that read it
-	expect_eq "dtrace's stderr: the notice, and faults" "" \
-		"$(grep -v -e "$lost_note" \
-			-e '^dtrace: error on enabled probe ID [0-9]* (ID [0-9]*: [^)]*): illegal operation in predicate$' \
-			-e '^dtrace: error on enabled probe ID [0-9]* (ID [0-9]*: [^)]*): illegal operation in action #[0-9]*$' \
-			err.txt)"
-	sed 's/^/    err | /' err.txt >&2
-else
-	expect_eq "dtrace's stderr" "" "$(cat err.txt)"
-fi
-[ -f out.txt ] || : >out.txt
-sed 's/^/    out | /' out.txt >&2
-sed 's/^/    prog| /' prog.txt >&2
-
-# A delta is missing: a fault unless the clock was said to be lost.
-nvals=0
-lost() {
 	if vt_lost; then
-		echo "# $1: no value (its thread's clock was lost), not checked" >&2
-	else
-		fail "$1: no value"
+		echo "# a thread's vtimestamp was lost (a switch the kernel did not report):" \
+			"running again once" >&2
+		sed 's/^/    err1| /' err.txt >&2
+		vt_run
 	fi
-}
-
-# band WHAT VT OWN [TS]: VT within [0.8 OWN, 1.2 OWN + 20 ms], and with
-# TS (timestamp's delta over the same hits) never above it: a thread's
-# time on a CPU cannot exceed the time that passed (1 ms for the hits'
-# own order of reads).  The upper band is loose on purpose: vtimestamp
-# is kept from the CPU clock at each switch (vtime.bpf.h), so it counts
-# interrupt and a virtual machine's steal time that the thread's own
-# CLOCK_THREAD_CPUTIME_ID leaves out, and CI runs on a loaded VM.
-band() {
-	[ -n "$2" ] || { lost "$1"; return; }
-	nvals=$((nvals + 1))
-	if [ -n "$2" ] && [ -n "$3" ] && [ "$3" -gt 100000000 ] &&
-		[ $(($2 * 10)) -ge $(($3 * 8)) ] &&
-		[ $(($2 * 10)) -le $(($3 * 12 + 200000000)) ] &&
-		{ [ -z "${4:-}" ] || [ "$2" -le $(($4 + 1000000)) ]; }; then
-		pass
+	expect_eq "$vt_what: dtrace's status" 0 "$vt_status"
+	if vt_lost; then
+		# only the notice and the faults of the clauses that read it
+		expect_eq "$vt_what: dtrace's stderr: the notice, and faults" "" \
+			"$(grep -v -e "$lost_note" \
+				-e '^dtrace: error on enabled probe ID [0-9]* (ID [0-9]*: [^)]*): illegal operation in predicate$' \
+				-e '^dtrace: error on enabled probe ID [0-9]* (ID [0-9]*: [^)]*): illegal operation in action #[0-9]*$' \
+				err.txt)"
+		sed 's/^/    err | /' err.txt >&2
 	else
-		fail "$1: vtimestamp delta '$2' not within [0.8, 1.2 +20 ms] of the thread's own '$3'${4:+ or above timestamp's '$4'}"
+		expect_eq "$vt_what: dtrace's stderr" "" "$(cat err.txt)"
 	fi
-}
+	[ -f out.txt ] || : >out.txt
+	sed 's/^/    out | /' out.txt >&2
+	sed 's/^/    prog| /' prog.txt >&2
 
-# asleep WHAT VT TS MIN: VT < 20 ms while TS >= MIN
-asleep() {
-	[ -n "$2" ] || { lost "$1"; return; }
-	nvals=$((nvals + 1))
-	if [ -n "$2" ] && [ -n "$3" ] && [ "$2" -lt 20000000 ] &&
-		[ "$3" -ge "$4" ]; then
-		pass
+	# A delta is missing: a fault unless the clock was said to be lost.
+	nvals=0
+	lost() {
+		if vt_lost; then
+			echo "# $vt_what, $1: no value (its thread's clock was lost), not checked" >&2
+		else
+			fail "$vt_what, $1: no value"
+		fi
+	}
+
+	# band WHAT VT OWN [TS]: VT within [0.8 OWN, 1.2 OWN + 20 ms], and with
+	# TS (timestamp's delta over the same hits) never above it: a thread's
+	# time on a CPU cannot exceed the time that passed (1 ms for the hits'
+	# own order of reads).  The upper band is loose on purpose: vtimestamp
+	# is kept from the CPU clock at each switch (vtime.bpf.h), so it counts
+	# interrupt and a virtual machine's steal time that the thread's own
+	# CLOCK_THREAD_CPUTIME_ID leaves out, and CI runs on a loaded VM.
+	band() {
+		[ -n "$2" ] || { lost "$1"; return; }
+		nvals=$((nvals + 1))
+		if [ -n "$2" ] && [ -n "$3" ] && [ "$3" -gt 100000000 ] &&
+			[ $(($2 * 10)) -ge $(($3 * 8)) ] &&
+			[ $(($2 * 10)) -le $(($3 * 12 + 200000000)) ] &&
+			{ [ -z "${4:-}" ] || [ "$2" -le $(($4 + 1000000)) ]; }; then
+			pass
+		else
+			fail "$vt_what, $1: vtimestamp delta '$2' not within [0.8, 1.2 +20 ms] of the thread's own '$3'${4:+ or above timestamp's '$4'}"
+		fi
+	}
+
+	# asleep WHAT VT TS MIN: VT < 20 ms while TS >= MIN
+	asleep() {
+		[ -n "$2" ] || { lost "$1"; return; }
+		nvals=$((nvals + 1))
+		if [ -n "$2" ] && [ -n "$3" ] && [ "$2" -lt 20000000 ] &&
+			[ "$3" -ge "$4" ]; then
+			pass
+		else
+			fail "$vt_what, $1: vtimestamp delta '$2' (< 20 ms expected) over a timestamp delta '$3' (>= $4)"
+		fi
+	}
+
+	band "USDT, main's spin" "$(field 'mark 2 0 ' 5)" \
+		"$(awk '/^busy own/ { print $3 }' prog.txt)" "$(field 'mark 2 0 ' 7)"
+	asleep "USDT, main's sleep" "$(field 'mark 4 0 ' 5)" \
+		"$(field 'mark 4 0 ' 7)" 200000000
+	band "USDT, thread 1's spin beside thread 2's sleep" \
+		"$(field 'mark 6 1 ' 5)" \
+		"$(awk '/^thread 1 own/ { print $4 }' prog.txt)" \
+		"$(field 'mark 6 1 ' 7)"
+	asleep "USDT, thread 2's sleep beside thread 1's spin" \
+		"$(field 'mark 6 2 ' 5)" "$(field 'mark 6 2 ' 7)" 300000000
+	expect_eq "$vt_what: vtimestamp never decreases in a thread" "" \
+		"$(grep '^decrease' out.txt)"
+	if vt_lost; then # its clause faults where the clock was lost
+		echo "# $vt_what: the hits not counted (a clock was lost)" >&2
 	else
-		fail "$1: vtimestamp delta '$2' (< 20 ms expected) over a timestamp delta '$3' (>= $4)"
-	fi
-}
-
-band "USDT, main's spin" "$(field 'mark 2 0 ' 5)" \
-	"$(awk '/^busy own/ { print $3 }' prog.txt)" "$(field 'mark 2 0 ' 7)"
-asleep "USDT, main's sleep" "$(field 'mark 4 0 ' 5)" \
-	"$(field 'mark 4 0 ' 7)" 200000000
-band "USDT, thread 1's spin beside thread 2's sleep" \
-	"$(field 'mark 6 1 ' 5)" \
-	"$(awk '/^thread 1 own/ { print $4 }' prog.txt)" \
-	"$(field 'mark 6 1 ' 7)"
-asleep "USDT, thread 2's sleep beside thread 1's spin" \
-	"$(field 'mark 6 2 ' 5)" "$(field 'mark 6 2 ' 7)" 300000000
-expect_eq "vtimestamp never decreases in a thread" "" \
-	"$(grep '^decrease' out.txt)"
-expect_eq "every thread's 300 hits" "yields 0 300
+		expect_eq "$vt_what: every thread's 300 hits" "yields 0 300
 yields 1 300
 yields 2 300" "$(grep '^yields' out.txt | sort)"
-band "syscall, getppid() around the spin" "$(field 'getppid ' 3)" \
-	"$(awk '/^sysbusy own/ { print $3 }' prog.txt)" "$(field 'getppid ' 5)"
-asleep "syscall, clock_nanosleep()'s entry to return" \
-	"$(field 'nanosleep ' 3)" "$(field 'nanosleep ' 5)" 200000000
-expect_eq "BEGIN and END: dtrace's CPU time, positive, non-decreasing" \
-	"end 1" "$(grep '^end' out.txt)"
-if [ "$nvals" -ge 1 ]; then
-	pass
-else
-	fail "none of the six deltas was given"
-fi
+	fi
+	band "syscall, getppid() around the spin" "$(field 'getppid ' 3)" \
+		"$(awk '/^sysbusy own/ { print $3 }' prog.txt)" \
+		"$(field 'getppid ' 5)"
+	asleep "syscall, clock_nanosleep()'s entry to return" \
+		"$(field 'nanosleep ' 3)" "$(field 'nanosleep ' 5)" 200000000
+	expect_eq "$vt_what: BEGIN and END: dtrace's CPU time, positive, non-decreasing" \
+		"end 1" "$(grep '^end' out.txt)"
+	if [ "$nvals" -ge 1 ]; then
+		pass
+	else
+		fail "$vt_what: none of the deltas was given"
+	fi
+}
+
+# the generated programs (their own switch program and records:
+# cgen_rec.c), then the generic ones; -v names the generated ones (a
+# run of its own: -v writes to stderr)
+vt_checks "generated"
+DTRACE_CGEN=0
+export DTRACE_CGEN
+vt_checks "generic"
+unset DTRACE_CGEN
+timeout -s KILL 120 "$DTRACE" -v -q -s vt.d -c ./vtprog >/dev/null \
+	2>err.txt
+expect_eq "generated: -v names the programs" 1 \
+	"$(grep -c '^dtrace: BPF: [0-9]* generated programs*, ' err.txt)"
 
 # the uprobe events backend has no per-thread CPU time: refused
 DTRACE_BACKEND=uprobe timeout -s KILL 120 "$DTRACE" -q \

@@ -68,7 +68,8 @@
  * (bpf_be_object()), loads the program again with them.  Their records
  * are kprov.c's to decode.  A run whose traced probes read vtimestamp
  * loads usdt_hit_vt instead of usdt_hit and the sched_switch program
- * of bpf/vtime.bpf.h, attached before any event (vtime.c); one whose
+ * of bpf/vtime.bpf.h, attached before any event (vtime.c; generated,
+ * cgen_rec.c makes both); one whose
  * program calls copyout() or copyoutstr() (-w) loads usdt_hit_w, which
  * writes at the hit (ev_copyout()), and never generated programs.
  */

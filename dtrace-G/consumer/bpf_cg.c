@@ -4,10 +4,10 @@
  * the generic program (bpf/usdt.bpf.c, bpf.c) or, per event, a program
  * cgen.c generates, and loading those.
  *
- * A run whose clauses read no vtimestamp or curpsinfo->pr_psargs, and
- * whose kernel probes each have their provider's prologue and copy no
- * user stack, curpsinfo's effective ids or session (cg_fits(),
- * cg_try(), kprov_cg_fits()), loads no generic program: at its first
+ * A run whose program calls no copyout(), and whose kernel probes each
+ * have their provider's prologue and copy no user stack, curpsinfo's
+ * effective ids or session (cg_fits(), cg_try(), kprov_cg_fits()),
+ * loads no generic program: at its first
  * event (or, without one, when the kernel probes are armed:
  * bpf_cg_on(), cgen_kprov.c, which makes theirs) each event gets a
  * program cgen.c generates from its argument specs and its probe's
@@ -17,7 +17,8 @@
  * once.  They write the same records and aggregate into the same
  * formats, so nothing downstream changes.  A first program the
  * generator or the verifier refuses sends the run to the generic
- * program, as if never tried; DTRACE_CGEN=0 does so too.  -v names the generated programs (cg_say()).
+ * program, as if never tried; DTRACE_CGEN=0 does so too.  -v names
+ * the generated programs (cg_say()).
  */
 #include "config.h"
 
@@ -35,14 +36,14 @@
 #include "consumer_impl.h"
 
 /*
- * Whether the run's clauses are all the generator takes: no
- * vtimestamp, no curpsinfo->pr_psargs (the generic program takes them
- * at the hit: UBPF_RF_VTIME, UBPF_RF_PSARGS), no copyout() or
- * copyoutstr() (written by the generic usdt_hit_w).  uid, gid, ppid and, at
- * uprobes, curpsinfo's pr_euid, pr_egid, pr_pgid and pr_sid it takes as
- * the generic program does (UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_ECRED,
- * UBPF_RF_SESS; a kernel probe's record has the first three in its
- * struct ubpf_kctx, and kprov_cg_fits() refuses the others there).
+ * Whether the run's clauses are all the generator takes: no copyout()
+ * or copyoutstr() (written by the generic usdt_hit_w).  uid, gid, ppid,
+ * vtimestamp, curpsinfo's pr_psargs and, at uprobes, pr_euid, pr_egid,
+ * pr_pgid and pr_sid it takes as the generic program does
+ * (UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_VTIME, UBPF_RF_PSARGS:
+ * cgen_rec.c, UBPF_RF_ECRED, UBPF_RF_SESS); a kernel probe's record
+ * has the first three in its struct ubpf_kctx, and kprov_cg_fits()
+ * refuses the last four there.
  * DTRACE_CGEN=0 says no.  The kernel providers are known only once
  * matched: cg_try() asks then.
  */
@@ -53,8 +54,7 @@ bool cg_fits(struct consumer *c)
 	if (env && !strcmp(env, "0"))
 		return false;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
-		if (d_clause_needs(c->prog, ci) &
-		    (D_NEED_VTIME | D_NEED_PSARGS | D_NEED_COPYOUT))
+		if (d_clause_needs(c->prog, ci) & D_NEED_COPYOUT)
 			return false;
 	return true;
 }
@@ -113,6 +113,10 @@ void cg_off(struct consumer *c)
 		close(b->cgm.drops);
 	if (b->cgm.buf >= 0)
 		close(b->cgm.buf);
+	if (b->cgm.vtlink >= 0) /* the switch program's, then its map */
+		close(b->cgm.vtlink);
+	if (b->cgm.vtimes >= 0)
+		close(b->cgm.vtimes);
 	b->drops_fd = -1;
 	b->cg_on = false;
 	b->ready = false;
@@ -132,8 +136,7 @@ void cg_try(struct consumer *c)
 	int err;
 
 	b->cg_tried = true;
-	if (!cg_fits(c) || (kprov_autoload(c, NULL) && !kprov_cg_fits(c)) ||
-	    vtime_wanted(c))
+	if (!cg_fits(c) || (kprov_autoload(c, NULL) && !kprov_cg_fits(c)))
 		return;
 	memset(m, 0, sizeof(*m));
 	m->self = (uint32_t)getpid();
@@ -150,16 +153,30 @@ void cg_try(struct consumer *c)
 		memset(m->ecred1, 0, sizeof(m->ecred1));
 	if (sess_wanted(c) && sess_offs(m->sess1) < 0)
 		memset(m->sess1, 0, sizeof(m->sess1));
+	if (psargs_wanted(c) && psargs_offs(m->psargs1) < 0)
+		memset(m->psargs1, 0, sizeof(m->psargs1));
 	inbuf = cg_strs(c) || m->ustk_room || ppid_wanted(c) ||
-		ecred_wanted(c) || sess_wanted(c);
+		ecred_wanted(c) || sess_wanted(c) || psargs_wanted(c);
 	m->buf = inbuf ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "cgbuf", 4,
 					UBPF_SCRATCH + (m->ustk_room
 								? UBPF_USTKROOM
 								: 0),
 					1, NULL)
 		       : -1;
+	m->vtimes = m->vtlink = -1;
+	if (vtime_wanted(c) && vtime_sumexec_off() >= 0)
+		m->sumexec1 = (uint32_t)vtime_sumexec_off() + 1;
 	b->cg_on = true; /* cg_off() undoes what follows */
 	b->drops_fd = m->drops;
+	/* vtimestamp's switch program, attached before any event */
+	if (vtime_wanted(c) && cgen_vtime_start(c, m) < 0) {
+		if (c->o->verbose)
+			say(c, "BPF: %s; the generic program instead",
+			    c->be_why);
+		c->be_why[0] = '\0';
+		cg_off(c);
+		return;
+	}
 	b->kagg = bpf_kagg_cgen(c, m, &err);
 	if (m->rb < 0 || m->drops < 0 || err || (m->buf < 0 && inbuf) ||
 	    !(b->rb = ring_buffer__new(m->rb, rb_record, c, NULL))) {

@@ -65,9 +65,17 @@
  *     (u_ecred(): the effective ids through task_struct's cred,
  *     UBPF_RF_ECRED) and sess (u_sess(): the process group's and
  *     session's level-0 ids through signal->pids, UBPF_RF_SESS), as
- *     ecred_rec() and sess_rec().  A kernel probe's record has uid, gid
- *     and ppid in its kctx (below) and neither of the last two
- *     (kprov_cg_fits() refuses them there).
+ *     ecred_rec() and sess_rec(); and after those the spec's psargs
+ *     (cgen_rec.c's cgen_psargs(): the argument area's first bytes,
+ *     UBPF_RF_PSARGS), as psargs_rec().  In a run that reads
+ *     vtimestamp, every record carries it right after the arguments,
+ *     before the uid (cgen_rec.c's cgen_vtime(), UBPF_RF_VTIME: the
+ *     thread's clock as vtime.bpf.h's vtime_now() reads it, kept by
+ *     the switch program cgen_vtime_start() generates and attaches
+ *     before any event).  A kernel probe's record has
+ *     uid, gid and ppid in its kctx (below), vtimestamp and pr_psargs
+ *     as a uprobe's (kprov.bpf.h's order), and neither the effective
+ *     ids nor the session (kprov_cg_fits() refuses them there).
  *  4. Epilogue: r0 = 0, exit.
  *
  * Kernel probes (syscall, profile-N, proc: cgen_kprov.c) take the same
@@ -91,8 +99,9 @@
  * instructions instead of the generic program's 180,000.
  *
  * What is refused (bpf.c falls back to the generic program for the
- * whole run): vtimestamp, curpsinfo's pr_psargs (bpf_cg.c's cg_fits()),
- * and pr_euid, pr_egid, pr_pgid, pr_sid at a kernel probe, a kernel
+ * whole run): pr_euid, pr_egid, pr_pgid and pr_sid at a kernel probe
+ * (kprov_cg_fits()), copyout() and copyoutstr() (bpf_cg.c's cg_fits()), a
+ * kernel
  * probe its provider has no prologue for (a system call on the raw
  * tracepoint) or whose clauses read the stack (its user registers are not
  * its context's).  Everything
@@ -523,19 +532,26 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		     m->ecred1[2];
 	bool sess = !m->kp && s->sess && m->sess1[0] && m->sess1[1] &&
 		    m->sess1[2] && m->sess1[3];
+	/* ... and the argument area (cgen_rec.c; a kernel probe's too) */
+	bool psargs = s->psargs && m->psargs1[0] && m->psargs1[1] &&
+		      m->psargs1[2];
+	/* vtimestamp, right after the arguments (cgen_rec.c), as both
+	 * generic programs put it in every record of the run */
+	bool vt = m->vtimes >= 0;
 	int fds[8] = {m->kaggs,	   m->kflat, m->kdrops,	 m->tls,
 		      m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa};
 	size_t jself, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
 	/* strings, a copyin() copy or the stack: built in cgbuf */
 	bool strs = s->strmask != 0 || s->memmask != 0 || s->ustk != 0 ||
-		    ppid || ecred || sess; /* present only when read */
+		    ppid || ecred || sess || psargs; /* present when read */
 	/* one timestamp a firing, the plan's and the record's */
 	bool ts = pl && cgen_plan_has(pl, UBPF_K_TIME, -1);
 	/* faults at the hit: the record's last 8 bytes, its sites' bits
 	 * (kept in S_FLAGS's upper half while the plan runs) */
 	bool fs = pl && (m->kp || (m->armed >= 0 && m->arm1 >= 0)) &&
 		  cgen_fsites(&e, pl);
-	unsigned len = hdr + 8 * nargs + (cred ? 8 : 0) + (fs && !strs ? 8 : 0);
+	unsigned len = hdr + 8 * nargs + (vt ? 8 : 0) + (cred ? 8 : 0) +
+		       (fs && !strs ? 8 : 0);
 
 	*out = NULL;
 	*n = 0;
@@ -685,6 +701,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	st(&e, BPF_H, 9, 26, (int32_t)nargs);
 	st(&e, BPF_H, 9, 28, s->strmask);
 	ldx(&e, BPF_DW, 1, 10, S_FLAGS);
+	if (vt)
+		alu_i(&e, BPF_OR, 1, UBPF_RF_VTIME);
 	if (cred)
 		alu_i(&e, BPF_OR, 1, UBPF_RF_CRED);
 	if (fs)
@@ -704,8 +722,10 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		ldx(&e, BPF_DW, 1, 10, (int16_t)S_ARG(i));
 		stx(&e, BPF_DW, 9, (int16_t)(hdr + 8 * i), 1);
 	}
+	if (vt)
+		cgen_vtime(&e, m, (int16_t)(hdr + 8 * nargs));
 	if (cred)
-		u_cred(&e, (int16_t)(hdr + 8 * nargs));
+		u_cred(&e, (int16_t)(hdr + 8 * nargs + (vt ? 8 : 0)));
 	if (fs && !strs) { /* the fault bits, last */
 		ldx(&e, BPF_DW, 1, 10, S_FLAGS);
 		alu_i(&e, BPF_RSH, 1, 32);
@@ -725,6 +745,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			u_ecred(&e, m->ecred1);
 		if (sess)
 			u_sess(&e, m->sess1);
+		if (psargs)
+			cgen_psargs(&e, m->psargs1);
 		for (unsigned i = 0; i < nargs; i++) {
 			size_t j;
 

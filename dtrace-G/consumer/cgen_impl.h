@@ -170,6 +170,12 @@ static inline void truth(struct em *e, uint8_t r)
 	fix(e, j);
 }
 
+/* cgen_rec.c: the record's pr_psargs at r8 (r9 the record, in cgbuf),
+ * from task_struct's mm and mm_struct's arg_start, arg_end (offsets + 1) */
+void cgen_psargs(struct em *e, const uint32_t o[3]);
+/* ... vtimestamp at off of the record (r9; r7 clobbered), from the
+ * clock cgen_vtime_start() keeps */
+void cgen_vtime(struct em *e, const struct cgen_maps *m, int16_t off);
 /* cgen_plan.c: whether the plan has fault sites (SEQ's, kplan.c's) */
 bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl);
 /* ... whether it has instruction op (of variable kind n; -1: any) */

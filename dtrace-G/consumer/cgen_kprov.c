@@ -26,8 +26,9 @@
  * for each of them and no clause of theirs reads the stack,
  * curpsinfo's pr_euid, pr_egid, pr_pgid or pr_sid: a system
  * call on the raw tracepoint (more than KP_SYS_PER_CALL_MAX calls,
- * kprov_syscall.c) has none, so such a run loads the generic object,
- * as does one that reads vtimestamp (bpf_cg.c's cg_fits()).  cg_try()
+ * kprov_syscall.c) has none, so such a run loads the generic object.
+ * vtimestamp and pr_psargs their records carry as kprov.bpf.h's do,
+ * wherever the run reads them (cgen_rec.c's code, as a uprobe's).  cg_try()
  * has kprov_cg_load() generate and load every kernel probe's program
  * then, before anything is attached, so a program the generator or the
  * verifier refuses sends the whole run to the generic programs; the
@@ -110,8 +111,7 @@ bool kprov_cg_fits(struct consumer *c)
 		 * and the session: its prologue's record has no code for
 		 * them (cgen.c has only a uprobe's) */
 		if (kp_has_prog(p) &&
-		    ((p->needs &
-		      (D_NEED_USTACK | D_NEED_ECRED | D_NEED_SESS)) ||
+		    ((p->needs & (D_NEED_USTACK | D_NEED_ECRED | D_NEED_SESS)) ||
 		     !pv->cg_pro || !pv->cg_pro(c, p, NULL, NULL)))
 			return false;
 	}
@@ -163,6 +163,8 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	s.nargs = k.nargs;
 	s.strmask = k.strmask;
 	s.comm = (p->needs & D_NEED_EXECNAME) != 0;
+	/* kprov.bpf.h's records: the argument area where the run reads it */
+	s.psargs = psargs_wanted(c);
 	if (!cgen_emit(&m, &s, pl, &v, &n)) {
 		/* the record-only program, unless the plan keeps
 		 * self-> variables, which user space does not have */

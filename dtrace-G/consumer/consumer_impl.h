@@ -813,6 +813,10 @@ struct cgen_maps {
 	uint32_t ppid1[2]; /* task_struct's real_parent, tgid + 1, or 0 */
 	uint32_t ecred1[3]; /* ... cred, cred's euid, egid (ecred_offs()) */
 	uint32_t sess1[4];  /* ... signal, pids, numbers, nr (sess_offs()) */
+	uint32_t psargs1[3]; /* ... mm, arg_start, arg_end (psargs_offs()) */
+	/* vtimestamp's clock (cgen_rec.c), or -1; se.sum_exec_runtime + 1 */
+	int vtimes, vtlink;
+	uint32_t sumexec1;
 };
 /*
  * A kernel probe's program (cgen_kprov.c): its provider's prologue,
@@ -850,6 +854,7 @@ void bpf_tls_reap(struct consumer *c);
 bool bpf_cg_on(struct consumer *c);
 const struct cgen_maps *bpf_cg_maps(struct consumer *c);
 int bpf_cg_load(struct consumer *c, int type, struct bpf_insn *v, size_t n);
+int cgen_vtime_start(struct consumer *c, struct cgen_maps *m);
 void bpf_cg_armed(struct consumer *c);
 bool bpf_kagg_kplan(struct consumer *c, struct bpf_kagg *k,
 		    const struct d_probe *dp, const unsigned *cl,

@@ -30,7 +30,8 @@
  * bpf.c then loads usdt_hit_vt instead of usdt_hit, the switch program
  * and a map of UBPF_VTIME_MAX threads, with the offset of task_struct's
  * se.sum_exec_runtime (from the kernel's BTF) to seed a thread's clock
- * at its first hit.
+ * at its first hit; or, for generated programs, cgen_rec.c makes the
+ * same switch program, map and record.
  */
 #include "config.h"
 

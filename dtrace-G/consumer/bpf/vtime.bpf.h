@@ -3,6 +3,8 @@
  * vtime.bpf.h - D's vtimestamp in the BPF programs: the time the firing
  * thread has run on a CPU, in nanoseconds, read at the hit.  Part of
  * usdt.bpf.c, included before usdt_hit(); kprov.bpf.h uses it too.
+ * ../cgen_rec.c emits the same code for the generated programs: keep
+ * the two in step.
  *
  * The kernel keeps no per-thread on-CPU clock a BPF program can read to
  * the nanosecond: task->se.sum_exec_runtime moves only when the

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cgen_rec.c - what a generated program's record carries of the firing
+ * thread and process beyond its arguments and ids, where that takes
+ * more than a few instructions: code emitted into cgen.c's stage 3
+ * (the record) that puts the same bytes, with the same flags, where
+ * the generic program (bpf/usdt.bpf.c) puts them, so bpf.c decodes
+ * both the same way and the output cannot differ (doc/DESIGN.md §8):
+ * curpsinfo->pr_psargs (below) and vtimestamp (with the switch program
+ * that keeps its clock: further down).
+ *
+ * curpsinfo->pr_psargs (cgen_psargs()): usdt.bpf.c's psargs_rec(),
+ * instruction for instruction in effect, in the record of a uprobe
+ * event whose clauses read it and, as kprov_emit() puts it, of every
+ * kernel probe in a run that reads it.  The current task's mm, and
+ * the mm's arg_start and arg_end, are read with bpf_probe_read_kernel()
+ * at the offsets the kernel's BTF gave (psargs.c's psargs_offs(), plus
+ * one, as the generic program's rodata has them); then at most
+ * UBPF_PSARGS bytes of the argument area with bpf_probe_read_user(),
+ * after a 2-byte length, at the record's offset masked to cgbuf's
+ * first half (the bound the verifier sees, as for the strings).  A
+ * kernel thread (no mm), an empty area or a read that faults adds
+ * nothing and no UBPF_RF_PSARGS; psargs.c then gives what the generic
+ * program's record gives.  The mm's two words pass through the
+ * record's bytes where the text then goes (or past its end), as
+ * cgen.c's u_sess() passes its struct pid.
+ *
+ * Registers, as cgen.c's record stage has them: r9 the record (cgbuf
+ * for pr_psargs), r8 its length so far; r1-r5 and r0 are clobbered,
+ * S_KEY8 is free, and so are the plan's stack slots (S_STK()) and r7
+ * (pid_tgid, in the header by then), which vtimestamp takes.
+ */
+#include "config.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <linux/bpf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bpf/usdt_bpf.h"
+#include "cgen_impl.h"
+
+/* r8 masked, r1 = the record (r9) + r8 + at */
+static void rec_at(struct em *e, int32_t at)
+{
+	alu_i(e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
+	alu_r(e, BPF_MOV, 1, 9);
+	alu_r(e, BPF_ADD, 1, 8);
+	if (at)
+		alu_i(e, BPF_ADD, 1, at);
+}
+
+/*
+ * bpf_probe_read_kernel(r1, size, r3 + off1 - 1), and a jump (its
+ * index in j[*nj]) taken when it faults
+ */
+static void kread(struct em *e, int32_t size, uint32_t off1, size_t *j,
+		  unsigned *nj)
+{
+	alu_i(e, BPF_ADD, 3, (int32_t)(off1 - 1));
+	alu_i(e, BPF_MOV, 2, size);
+	call(e, BPF_FUNC_probe_read_kernel);
+	j[(*nj)++] = jmp_i(e, BPF_JNE, 0, 0);
+}
+
+void cgen_psargs(struct em *e, const uint32_t o[3])
+{
+	size_t j[6], jn;
+	unsigned nj = 0;
+
+	/* task->mm into S_KEY8; none (a kernel thread): nothing */
+	call(e, BPF_FUNC_get_current_task);
+	alu_r(e, BPF_MOV, 3, 0);
+	alu_r(e, BPF_MOV, 1, 10);
+	alu_i(e, BPF_ADD, 1, S_KEY8);
+	kread(e, 8, o[0], j, &nj);
+	ldx(e, BPF_DW, 3, 10, S_KEY8);
+	j[nj++] = jmp_i(e, BPF_JEQ, 3, 0);
+	/* mm->arg_start, mm->arg_end at r8, r8 + 8 */
+	rec_at(e, 0);
+	kread(e, 8, o[1], j, &nj);
+	ldx(e, BPF_DW, 3, 10, S_KEY8);
+	rec_at(e, 8);
+	kread(e, 8, o[2], j, &nj);
+	/* n = min(arg_end - arg_start, UBPF_PSARGS); none: nothing */
+	rec_at(e, 0);
+	ldx(e, BPF_DW, 3, 1, 0);
+	ldx(e, BPF_DW, 2, 1, 8);
+	j[nj++] = jmp_r(e, BPF_JLE, 2, 3);
+	alu_r(e, BPF_SUB, 2, 3);
+	jn = jmp_i(e, BPF_JLE, 2, UBPF_PSARGS);
+	alu_i(e, BPF_MOV, 2, UBPF_PSARGS);
+	fix(e, jn);
+	/* its length, then its bytes: the length stands only if they
+	 * read (r8 moves past them then) */
+	stx(e, BPF_H, 1, 0, 2);
+	alu_i(e, BPF_ADD, 1, 2);
+	call(e, BPF_FUNC_probe_read_user);
+	j[nj++] = jmp_i(e, BPF_JNE, 0, 0);
+	rec_at(e, 0);
+	ldx(e, BPF_H, 2, 1, 0);
+	alu_i(e, BPF_ADD, 8, 2);
+	alu_r(e, BPF_ADD, 8, 2);
+	ldx(e, BPF_H, 1, 9, 30);
+	alu_i(e, BPF_OR, 1, UBPF_RF_PSARGS);
+	stx(e, BPF_H, 9, 30, 1);
+	for (unsigned i = 0; i < nj; i++)
+		fix(e, j[i]);
+}
+
+/*
+ * vtimestamp: bpf/vtime.bpf.h's clock, emitted.  A run that reads it
+ * (vtime_wanted()) gets, beside the events' programs, the switch
+ * program (cgen_vtime_start(): vtime_switch, instruction for
+ * instruction in effect, on the raw tracepoint sched_switch) and the
+ * hash map cgvtimes it keeps {since, acc, on, lost} in by task_struct
+ * address; every record of the run (a uprobe event's, a kernel
+ * probe's) then carries the thread's time in the 8 bytes after the
+ * arguments, flagged UBPF_RF_VTIME, as usdt_hit_vt's and kprov_emit()'s
+ * (cgen_vtime(): vtime_now(), and vtime_seed() at a thread's first
+ * hit), UBPF_VTIME_LOST where a switch went unreported.
+ * vtime.bpf.h says why each step is there; the loops it unrolls are
+ * unrolled here the same number of times.
+ */
+
+/* struct vtime_ent's fields (vtime.bpf.h) */
+#define VT_SINCE 0
+#define VT_ACC 8
+#define VT_ON 16
+#define VT_LOST 20
+#define VT_SIZE 24
+#define VT_TASK_DEAD 0x80 /* include/linux/sched.h */
+
+/* the switch program's stack: now, the key */
+#define SW_NOW (-8)
+#define SW_KEY (-16)
+
+/* r1 = the ctx's args[a] (r6) in SW_KEY, r0 = its entry or NULL */
+static size_t sw_lookup(struct em *e, int vtimes, int a)
+{
+	ldx(e, BPF_DW, 1, 6, (int16_t)(8 * a));
+	stx(e, BPF_DW, 10, SW_KEY, 1);
+	ldmap(e, 1, vtimes);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, SW_KEY);
+	call(e, BPF_FUNC_map_lookup_elem);
+	return jmp_i(e, BPF_JEQ, 0, 0);
+}
+
+/* *(u32 *)(r0 + VT_LOST) = 1 when *(u32 *)(r0 + VT_ON) is (not) set */
+static void sw_lost_if(struct em *e, uint8_t op)
+{
+	size_t j;
+
+	ldx(e, BPF_W, 1, 0, VT_ON);
+	j = jmp_i(e, op, 1, 0);
+	st(e, BPF_W, 0, VT_LOST, 1);
+	fix(e, j);
+}
+
+int cgen_vtime_start(struct consumer *c, struct cgen_maps *m)
+{
+	struct em e = {0};
+	size_t j1, j2, j3, j4;
+	int fd, link;
+
+	m->vtimes = bpf_map_create(BPF_MAP_TYPE_HASH, "cgvtimes", 8, VT_SIZE,
+				   UBPF_VTIME_MAX, NULL);
+	if (m->vtimes < 0) {
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "creating the vtimestamp map: %s", strerror(errno));
+		return -1;
+	}
+	/* ctx: preempt, prev, next, prev_state (u64 each) */
+	alu_r(&e, BPF_MOV, 6, 1);
+	call(&e, BPF_FUNC_ktime_get_ns);
+	stx(&e, BPF_DW, 10, SW_NOW, 0);
+	j1 = sw_lookup(&e, m->vtimes, 1); /* prev leaves the CPU */
+	ldx(&e, BPF_DW, 1, 6, 0);
+	j2 = jmp_i(&e, BPF_JNE, 1, 0);
+	ldx(&e, BPF_DW, 1, 6, 24);
+	alu_i(&e, BPF_AND, 1, VT_TASK_DEAD);
+	j3 = jmp_i(&e, BPF_JEQ, 1, 0);
+	ldmap(&e, 1, m->vtimes); /* for good: its entry goes */
+	alu_r(&e, BPF_MOV, 2, 10);
+	alu_i(&e, BPF_ADD, 2, SW_KEY);
+	call(&e, BPF_FUNC_map_delete_elem);
+	j4 = jmp_i(&e, BPF_JA, 0, 0);
+	fix(&e, j2);
+	fix(&e, j3);
+	sw_lost_if(&e, BPF_JNE); /* its switch in was not reported */
+	ldx(&e, BPF_DW, 1, 10, SW_NOW);
+	ldx(&e, BPF_DW, 2, 0, VT_SINCE);
+	alu_r(&e, BPF_SUB, 1, 2);
+	ldx(&e, BPF_DW, 2, 0, VT_ACC);
+	alu_r(&e, BPF_ADD, 1, 2);
+	stx(&e, BPF_DW, 0, VT_ACC, 1);
+	st(&e, BPF_W, 0, VT_ON, 0);
+	fix(&e, j1);
+	fix(&e, j4);
+	j1 = sw_lookup(&e, m->vtimes, 2); /* next comes on */
+	sw_lost_if(&e, BPF_JEQ); /* its last switch out was not reported */
+	ldx(&e, BPF_DW, 1, 10, SW_NOW);
+	stx(&e, BPF_DW, 0, VT_SINCE, 1);
+	st(&e, BPF_W, 0, VT_ON, 1);
+	fix(&e, j1);
+	alu_i(&e, BPF_MOV, 0, 0);
+	put(&e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	fd = bpf_cg_load(c, BPF_PROG_TYPE_RAW_TRACEPOINT, e.v, e.n);
+	if (fd < 0)
+		return -1;
+	link = bpf_raw_tracepoint_open("sched_switch", fd);
+	if (link < 0) {
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "attaching the vtimestamp switch program to "
+			 "sched_switch: %s",
+			 strerror(errno));
+		return -1;
+	}
+	m->vtlink = link;
+	return 0;
+}
+
+/* the hit's stack: the plan's slots, free once it ran */
+#define VS_S1 S_STK(0)	/* vtime_now(): since, read first */
+#define VS_ACC S_STK(1) /* ... acc */
+#define VS_E2 S_STK(2)	/* vtime_seed(): sum_exec_runtime, read again */
+#define VS_N S_STK(5)	/* ... the new entry, VT_SIZE bytes */
+_Static_assert(UBPF_KSTACK >= 6, "the plan's stack holds the seed");
+
+/* bpf_probe_read_kernel(fp + at, 8, task (S_KEY8) + sumexec1 - 1) */
+static void vt_sumexec(struct em *e, uint32_t sumexec1, int16_t at)
+{
+	alu_r(e, BPF_MOV, 1, 10);
+	alu_i(e, BPF_ADD, 1, at);
+	alu_i(e, BPF_MOV, 2, 8);
+	ldx(e, BPF_DW, 3, 10, S_KEY8);
+	alu_i(e, BPF_ADD, 3, (int32_t)(sumexec1 - 1));
+	call(e, BPF_FUNC_probe_read_kernel);
+}
+
+void cgen_vtime(struct em *e, const struct cgen_maps *m, int16_t off)
+{
+	size_t jseed, jlost, jok, jout[4], jret[6], j;
+	unsigned nout = 0, nret = 0;
+
+	if (!m->sumexec1) { /* vtime_check() refused the run */
+		e->bad = true;
+		return;
+	}
+	call(e, BPF_FUNC_get_current_task);
+	stx(e, BPF_DW, 10, S_KEY8, 0);
+	ldmap(e, 1, m->vtimes);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	jseed = jmp_i(e, BPF_JEQ, 0, 0);
+	/* vtime_now(): the thread runs this, so a switch in unreported
+	 * when on is clear; lost for good then */
+	sw_lost_if(e, BPF_JNE);
+	ldx(e, BPF_W, 1, 0, VT_LOST);
+	jlost = jmp_i(e, BPF_JEQ, 1, 0);
+	ld64(e, 1, UBPF_VTIME_LOST);
+	stx(e, BPF_DW, 9, off, 1);
+	jok = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jlost);
+	alu_r(e, BPF_MOV, 7, 0); /* r7: pid_tgid is in the header */
+	for (int i = 0; i < 4; i++) {
+		ldx(e, BPF_DW, 1, 7, VT_SINCE);
+		stx(e, BPF_DW, 10, VS_S1, 1);
+		ldx(e, BPF_DW, 1, 7, VT_ACC);
+		stx(e, BPF_DW, 10, VS_ACC, 1);
+		call(e, BPF_FUNC_ktime_get_ns);
+		ldx(e, BPF_DW, 1, 7, VT_SINCE);
+		ldx(e, BPF_DW, 2, 10, VS_S1);
+		if (i < 3)
+			jout[nout++] = jmp_r(e, BPF_JEQ, 1, 2);
+	}
+	for (unsigned i = 0; i < nout; i++)
+		fix(e, jout[i]);
+	alu_r(e, BPF_SUB, 0, 1); /* acc + (now - since) */
+	ldx(e, BPF_DW, 1, 10, VS_ACC);
+	alu_r(e, BPF_ADD, 0, 1);
+	stx(e, BPF_DW, 9, off, 0);
+	j = jmp_i(e, BPF_JA, 0, 0);
+	/* vtime_seed(): its entry {now, sum_exec_runtime}, made again
+	 * while sum_exec_runtime moved around the insert; the value either
+	 * way */
+	fix(e, jseed);
+	for (int i = 0; i < 3; i++) {
+		vt_sumexec(e, m->sumexec1, VS_N + VT_ACC);
+		call(e, BPF_FUNC_ktime_get_ns);
+		stx(e, BPF_DW, 10, VS_N + VT_SINCE, 0);
+		st(e, BPF_W, 10, VS_N + VT_ON, 1);
+		st(e, BPF_W, 10, VS_N + VT_LOST, 0);
+		ldmap(e, 1, m->vtimes);
+		alu_r(e, BPF_MOV, 2, 10);
+		alu_i(e, BPF_ADD, 2, S_KEY8);
+		alu_r(e, BPF_MOV, 3, 10);
+		alu_i(e, BPF_ADD, 3, VS_N);
+		alu_i(e, BPF_MOV, 4, BPF_NOEXIST);
+		call(e, BPF_FUNC_map_update_elem);
+		jret[nret++] = jmp_i(e, BPF_JNE, 0, 0);
+		vt_sumexec(e, m->sumexec1, VS_E2);
+		ldx(e, BPF_DW, 1, 10, VS_N + VT_ACC);
+		ldx(e, BPF_DW, 2, 10, VS_E2);
+		jret[nret++] = jmp_r(e, BPF_JEQ, 1, 2);
+		ldmap(e, 1, m->vtimes);
+		alu_r(e, BPF_MOV, 2, 10);
+		alu_i(e, BPF_ADD, 2, S_KEY8);
+		call(e, BPF_FUNC_map_delete_elem);
+	}
+	for (unsigned i = 0; i < nret; i++)
+		fix(e, jret[i]);
+	ldx(e, BPF_DW, 1, 10, VS_N + VT_ACC);
+	stx(e, BPF_DW, 9, off, 1);
+	fix(e, j);
+	fix(e, jok);
+}

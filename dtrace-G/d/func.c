@@ -583,8 +583,8 @@ int d_check_func(struct parser *ps, struct node *n, bool strict)
 	 * address, with a constant size.  A buffer the clause builds
 	 * otherwise (alloca() and bcopy(), string functions) would need the
 	 * clause run in the kernel, or the thread held until dtrace has run
-	 * it, which the process would see (a stop its parent's wait()
-	 * reports, a SIGCONT): refused, copyout_why() saying which part.
+	 * it (doc/DESIGN.md: not built): refused, copyout_why() saying
+	 * which part.
 	 */
 	if (fn->id == F_COPYOUT || fn->id == F_COPYOUTSTR) {
 		const char *why = copyout_why(n, fn->id == F_COPYOUTSTR);

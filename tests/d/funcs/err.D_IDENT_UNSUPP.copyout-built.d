@@ -3,10 +3,9 @@
  * (or copyinto()), then copyout() under -w.  DTrace writes before the
  * probe returns; here the clause runs in dtrace after the hit while the
  * thread goes on, and the BPF program, which writes at the hit, does
- * not have bytes the clause computes.  Holding the thread until dtrace
- * has run the clause would show the process a stop (its parent's
- * wait(), a SIGCONT) that DTrace does not.  Refused, the message naming
- * the part at fault: the source.
+ * not have bytes the clause computes (nor is the thread held until
+ * dtrace has run the clause).  Refused, the message naming the part at
+ * fault: the source.
  */
 BEGIN
 {

@@ -1204,6 +1204,12 @@ static int consumer_run(struct consumer *c)
 			}
 		}
 	}
+	/* declarations and no clause: nothing would ever fire, so, as
+	 * DTrace's dtrace(1M), refuse unless -Z says zero is meant */
+	if (!c->nclauses && !o->zero_ok && !d_get_option(c->prog, "zdefs")) {
+		say(c, "no probes matched");
+		goto out;
+	}
 	/*
 	 * let the commands go; they and the -p processes are held at their
 	 * dlopen()s from here on (dlhold.c)

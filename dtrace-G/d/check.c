@@ -464,6 +464,8 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		d_uregs_check(ps, n);
 		return n->kind = T_INT;
 	case N_UN:
+		if (n->sub == '&') /* rewritten as the address (mem.c) */
+			return d_addrof_check(ps, n, strict);
 		ka = d_check(ps, n->a, strict);
 		d_need_int(ps, n, ka, op_name(n->sub), strict);
 		return n->kind = T_INT;

@@ -841,7 +841,8 @@ void __attribute__((noreturn)) d_syntax_error(struct parser *ps);
 	X(D_OP_SOU) X(D_OP_PTR) X(D_TYPE_MEMBER) X(D_OFFSETOF_TYPE)       \
 	X(D_OFFSETOF_BITFIELD) X(D_DECL_BFTYPE) X(D_DECL_BFSIZE)           \
 	X(D_TYPE_ERR) X(D_TYPE_AMBIG) X(D_TYPE_SCOPE) X(D_UREGS_IDX)      \
-	X(D_ARR_BOUNDS) X(D_ADDROF_VAR)
+	X(D_ARR_BOUNDS) X(D_ADDROF_VAR) X(D_ADDROF_LVAL)                  \
+	X(D_ADDROF_BITFIELD)
 #define D_ERRTAG_ENUM(t) t,
 enum { D_ERRTAGS(D_ERRTAG_ENUM) D_NERRTAGS };
 extern const char *const d_errtag_names[];
@@ -1026,6 +1027,7 @@ void d_mem_check(struct parser *ps, struct node *n);
 void d_member_check(struct parser *ps, struct node *n, bool strict);
 uint64_t d_ptr_scale(const struct d_prog *p, const struct node *n);
 void d_pchain_deref(struct node *n, const struct d_pchain *pc);
+int d_addrof_check(struct parser *ps, struct node *n, bool strict);
 bool d_pchain_eq(const struct d_pchain *a, const struct d_pchain *b);
 struct dv d_member(struct ectx *x, const struct node *n);
 void d_tracemem_check(struct parser *ps, struct stmt *st, bool strict);

@@ -49,7 +49,10 @@
  * constants (parse_enum()) and a tag that stands wherever an integer
  * type does, as an int.  inline TYPE NAME = expr; names an expression
  * (parse_inline(), d_inline_use()).  typedef TYPE NAME; names a type
- * (parse_typedef()), for declarations, members, keys, casts and sizeof.
+ * (parse_typedef()), for declarations, members, keys, casts and sizeof;
+ * typedef TYPE A, *B; several, each declarator with its own '*'s on the
+ * one base type (stars_before() counts the first's in the text, since
+ * d_parse_type() reads them with the base).
  *
  * At the top level a declaration is told from a probe description by
  * its first word (self, this, string, void, struct, union, typedef, an
@@ -752,17 +755,17 @@ static void fixed_array(struct parser *ps, struct dtype *t,
 }
 
 /*
- * typedef TYPE NAME; (after "typedef"): NAME stands for TYPE wherever a
- * type may (d_parse_type()), kept as its base type and its '*'s.  As
- * in DTrace, the script's typedef shadows a traced program's of the
- * name (their DWARF, asked for only when the script has none) and
- * conflicts with its own: the same definition again is accepted, as C
- * accepts it, a different one refused, and so is one of D's built-in
- * type names (d_cast_type()) other than as it is.  NAME may not be a
- * variable, inline, built-in, function, action or reserved word: the
- * parser tells a type from an expression by it.
+ * One typedef's NAME (nt) for td: as in DTrace, the script's typedef
+ * shadows a traced program's of the name (their DWARF, asked for only
+ * when the script has none) and conflicts with its own: the same
+ * definition again is accepted, as C accepts it, a different one
+ * refused, and so is one of D's built-in type names (d_cast_type())
+ * other than as it is.  NAME may not be a variable, inline, built-in,
+ * function, action or reserved word: the parser tells a type from an
+ * expression by it.
  */
-static void parse_typedef(struct parser *ps)
+static void add_typedef(struct parser *ps, struct d_typedef td,
+			const struct tok *ntp)
 {
 	static const char *const kw[] = {
 		"struct", "union",  "enum",	"void",	    "const",
@@ -770,12 +773,96 @@ static void parse_typedef(struct parser *ps)
 		"short", "int", "long", "signed", "unsigned",
 	};
 	struct d_prog *p = ps->prog;
-	struct d_typedef td = { 0 };
 	const struct d_typedef *old;
+	struct tok nt = *ntp;
+	uint8_t csz, csg;
+
+	for (unsigned i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
+		if (strcmp(nt.s, kw[i]) == 0)
+			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
+				"cannot declare %s: it is a reserved word",
+				nt.s);
+	old = d_typedef_find(p, nt.s);
+	if (old) {
+		if (old->sz != td.sz || old->sg != td.sg ||
+		    old->sou != td.sou || old->isvoid != td.isvoid ||
+		    old->stars != td.stars)
+			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
+				"typedef redeclared: %s, declared otherwise "
+				"at line %d, column %d",
+				nt.s, old->line, old->col);
+		return; /* the same typedef again */
+	}
+	if (d_cast_type(nt.s, &csz, &csg)) {
+		if (td.stars || td.sou || td.isvoid || td.sz != csz ||
+		    td.sg != csg)
+			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
+				"typedef redeclared: %s is D's own type, "
+				"otherwise",
+				nt.s);
+		return; /* what the name is already */
+	}
+	check_global_name(ps, &nt);
+	for (unsigned i = 0; i < p->ninlines; i++)
+		if (strcmp(p->inlines[i].name, nt.s) == 0)
+			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
+				"identifier redeclared: %s, an inline", nt.s);
+	if (d_var_find(p, SC_GLOBAL, nt.s) >= 0 ||
+	    d_var_find(p, SC_ASSOC, nt.s) >= 0)
+		d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
+			"identifier redeclared: %s, a variable", nt.s);
+	td.name = nt.s; /* in the pool */
+	td.line = nt.line;
+	td.col = nt.col;
+	p->tdefs = d_pool_grow(ps, p->tdefs, p->ntdefs, sizeof(*p->tdefs));
+	p->tdefs[p->ntdefs++] = td;
+}
+
+/* The '*'s of the declarator whose NAME starts at e (const and volatile
+ * between them skipped), counted back from NAME to the base type. */
+static unsigned stars_before(const char *from, const char *e)
+{
+	unsigned n = 0;
+
+	while (e > from) {
+		const char *w = e;
+
+		if (isspace((unsigned char)e[-1])) {
+			e--;
+			continue;
+		}
+		if (e[-1] == '*') {
+			n++;
+			e--;
+			continue;
+		}
+		while (w > from &&
+		       (isalnum((unsigned char)w[-1]) || w[-1] == '_'))
+			w--;
+		if ((e - w == 5 && strncmp(w, "const", 5) == 0) ||
+		    (e - w == 8 && strncmp(w, "volatile", 8) == 0)) {
+			e = w;
+			continue;
+		}
+		break;
+	}
+	return n;
+}
+
+/*
+ * typedef TYPE NAME[, NAME...]; (after "typedef"): each NAME stands for
+ * TYPE with its own declarator's '*'s wherever a type may
+ * (d_parse_type()), kept as its base type and its '*'s
+ * (typedef struct s s_t, *sp_t; as in C).
+ */
+static void parse_typedef(struct parser *ps)
+{
+	struct d_typedef td = { 0 };
 	struct tok at = ps->tk, nt;
-	uint8_t sz, sg, ptr, psg, csz, csg;
+	uint8_t sz, sg, ptr, psg;
 	struct d_pchain pc;
 	uint16_t su;
+	unsigned first;
 
 	if (at.t == TK_ID && strcmp(at.s, "string") == 0)
 		d_perrt(ps, D_IDENT_UNSUPP, at.line, at.col,
@@ -785,10 +872,10 @@ static void parse_typedef(struct parser *ps)
 	if (!d_starts_type(ps) &&
 	    !(at.t == TK_ID && strcmp(at.s, "void") == 0))
 		d_syntax_error(ps);
-	/* NAME is the last word before the ';': d_parse_type() stops
-	 * there even where NAME is a type already (typedef long size_t;
-	 * redeclares size_t, as C reads it) */
-	while (*q && *q != ';')
+	/* the first NAME is the last word before the first ',' or ';':
+	 * d_parse_type() stops there even where NAME is a type already
+	 * (typedef long size_t; redeclares size_t, as C reads it) */
+	while (*q && *q != ';' && *q != ',')
 		q++;
 	e = q;
 	while (e > ps->pos.p && isspace((unsigned char)e[-1]))
@@ -796,6 +883,7 @@ static void parse_typedef(struct parser *ps)
 	while (e > ps->pos.p && (isalnum((unsigned char)e[-1]) || e[-1] == '_'))
 		e--;
 	ps->type_end = e;
+	first = stars_before(ps->pos.p, e);
 	d_parse_type(ps, &sz, &sg, &ptr, &psg, &su, &pc);
 	ps->type_end = NULL;
 	nt = ps->tk;
@@ -818,48 +906,37 @@ static void parse_typedef(struct parser *ps)
 			td.sg = pc.n ? pc.bsg : psg;
 		}
 	}
-	for (unsigned i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
-		if (strcmp(nt.s, kw[i]) == 0)
-			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
-				"cannot declare %s: it is a reserved word",
-				nt.s);
-	old = d_typedef_find(p, nt.s);
-	if (old) {
-		if (old->sz != td.sz || old->sg != td.sg ||
-		    old->sou != td.sou || old->isvoid != td.isvoid ||
-		    old->stars != td.stars)
-			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
-				"typedef redeclared: %s, declared otherwise "
-				"at line %d, column %d",
-				nt.s, old->line, old->col);
-		d_lex(ps);
-		return; /* the same typedef again */
-	}
-	if (d_cast_type(nt.s, &csz, &csg)) {
-		if (td.stars || td.sou || td.isvoid || td.sz != csz ||
-		    td.sg != csg)
-			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
-				"typedef redeclared: %s is D's own type, "
-				"otherwise",
-				nt.s);
-		d_lex(ps);
-		return; /* what the name is already */
-	}
-	check_global_name(ps, &nt);
-	for (unsigned i = 0; i < p->ninlines; i++)
-		if (strcmp(p->inlines[i].name, nt.s) == 0)
-			d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
-				"identifier redeclared: %s, an inline", nt.s);
-	if (d_var_find(p, SC_GLOBAL, nt.s) >= 0 ||
-	    d_var_find(p, SC_ASSOC, nt.s) >= 0)
-		d_perrt(ps, D_DECL_IDRED, nt.line, nt.col,
-			"identifier redeclared: %s, a variable", nt.s);
-	td.name = nt.s; /* in the pool */
-	td.line = nt.line;
-	td.col = nt.col;
-	p->tdefs = d_pool_grow(ps, p->tdefs, p->ntdefs, sizeof(*p->tdefs));
-	p->tdefs[p->ntdefs++] = td;
+	add_typedef(ps, td, &nt);
 	d_lex(ps);
+	/* the others: the same base, each with its own '*'s (the first
+	 * declarator's taken off what TYPE itself has) */
+	while (d_is_op(ps, ',')) {
+		struct d_typedef t = td;
+		unsigned n = 0;
+
+		d_lex(ps);
+		for (;;) {
+			if (d_is_op(ps, '*'))
+				n++;
+			else if (!(ps->tk.t == TK_ID &&
+				   (strcmp(ps->tk.s, "const") == 0 ||
+				    strcmp(ps->tk.s, "volatile") == 0)))
+				break;
+			d_lex(ps);
+		}
+		if (ps->tk.t != TK_ID)
+			d_syntax_error(ps);
+		t.stars = td.stars - first + n;
+		if (!t.stars && td.isvoid)
+			d_perrt(ps, D_DECL_VOIDOBJ, ps->tk.line, ps->tk.col,
+				"cannot declare %s of type void: only a "
+				"pointer to void",
+				ps->tk.s);
+		if (t.stars && !td.stars && !t.sou && !t.sz)
+			d_syntax_error(ps);
+		add_typedef(ps, t, &ps->tk);
+		d_lex(ps);
+	}
 }
 
 void d_parse_decl(struct parser *ps)

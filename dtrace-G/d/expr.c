@@ -612,20 +612,21 @@ static struct node *parse_unary1(struct parser *ps)
 			n = d_mknode(ps, N_DEREF, &t);
 			n->a = parse_unary(ps);
 			return n;
-		case '&': /* the address of: none of D's objects have one */
+		case '&': /* the address of an element or member of
+			   * memory (mem.c's d_addrof_check()); D's own
+			   * variables have none */
 			d_lex(ps);
-			n = parse_unary(ps);
-			if (n->op == N_VAR || n->op == N_ASSOC ||
-			    n->op == N_BUILTIN || n->op == N_ARGN ||
-			    n->op == N_ARGS)
+			n = d_mknode(ps, N_UN, &t);
+			n->sub = '&';
+			n->a = parse_unary(ps);
+			if (n->a->op == N_VAR || n->a->op == N_ASSOC ||
+			    n->a->op == N_BUILTIN || n->a->op == N_ARGN ||
+			    n->a->op == N_ARGS)
 				d_perrt(ps, D_ADDROF_VAR, t.line, t.col,
 					"cannot take the address of a D "
 					"variable: its storage is DTrace's, not "
 					"the traced process's");
-			d_perrt(ps, D_IDENT_UNSUPP, t.line, t.col,
-				"the unary & operator is not supported (a "
-				"traced process's member is at (char *)p + "
-				"offsetof(struct NAME, member))");
+			return n;
 		case OP_INC:
 		case OP_DEC:
 			d_lex(ps);

@@ -490,6 +490,57 @@ static const char *proto_name(char c)
 		return "int";
 	}
 }
+/*
+ * Why copyout(buf, addr, size) (str: copyoutstr()) cannot be written at
+ * the hit, or NULL when it can: what is wrong with the source first, as
+ * that is what a script most often gets wrong (a buffer it builds).
+ */
+static const char *copyout_why(const struct node *n, bool str)
+{
+	const struct node *b = n->args[0];
+	int f = b->op == N_FUNC ? d_funcs[b->sub].id : -1;
+
+	if (str && b->op == N_STR)
+		;
+	else if (str && f == F_COPYINSTR && b->nargs == 1 &&
+		 b->args[0]->op == N_ARGN)
+		;
+	else if (!str && f == F_COPYIN && b->args[0]->op == N_ARGN &&
+		 b->args[1]->op == N_INT)
+		;
+	else if (f == F_COPYIN || f == F_COPYINSTR)
+		return str ? "its source is a string read at an address "
+			     "other than an argument's (read when the clause "
+			     "runs, after the hit)"
+			   : "its source is bytes read at an address other "
+			     "than an argument's, or of a computed size (read "
+			     "when the clause runs, after the hit)";
+	else if (f == F_ALLOCA)
+		return "its source is alloca( )'s buffer, which the clause "
+		       "fills (bcopy( ), copyinto( ), stores) only when it "
+		       "runs in dtrace, after the hit";
+	else if (b->op == N_FUNC)
+		return str ? "its source is a string the clause computes (its "
+			     "functions run in dtrace, after the hit)"
+			   : "its source is a buffer the clause computes (its "
+			     "functions run in dtrace, after the hit)";
+	else
+		return str ? "its source is a string the clause computes or "
+			     "keeps (a variable's, an expression's), which "
+			     "exists only when the clause runs in dtrace, "
+			     "after the hit"
+			   : "its source is a buffer the clause builds or "
+			     "keeps (a variable's, an alloca( )'s, pointer "
+			     "arithmetic), whose bytes exist only when the "
+			     "clause runs in dtrace, after the hit";
+	if (n->args[1]->op != N_ARGN)
+		return "its destination is not an argument (argN), and the "
+		       "program at the hit knows only the probe's arguments";
+	if (n->args[2]->op != N_INT || n->args[2]->ival <= 0)
+		return "its size is not a constant above 0, and the write at "
+		       "the hit has a fixed length";
+	return NULL;
+}
 
 /* Each argument against the function's prototype; the result's kind. */
 int d_check_func(struct parser *ps, struct node *n, bool strict)
@@ -525,43 +576,31 @@ int d_check_func(struct parser *ps, struct node *n, bool strict)
 		n->ptr = D_PTR_VOID;
 	/*
 	 * DTrace writes before the probe returns; here the clause runs in
-	 * dtrace after the hit, while the process goes on, so the write is
+	 * dtrace after the hit, while the thread goes on, so the write is
 	 * the BPF program's, at the hit (d_prog_copyout()): of bytes it
 	 * has there, a string literal or what it reads at an argument's
 	 * address (copyinstr(argA), copyin(argA, n)), to an argument's
 	 * address, with a constant size.  A buffer the clause builds
 	 * otherwise (alloca() and bcopy(), string functions) would need the
-	 * clause run in the kernel: refused.
+	 * clause run in the kernel, or the thread held until dtrace has run
+	 * it (doc/DESIGN.md: not built): refused, copyout_why() saying
+	 * which part.
 	 */
-	if (fn->id == F_COPYOUT) {
-		const struct node *b = n->args[0];
+	if (fn->id == F_COPYOUT || fn->id == F_COPYOUTSTR) {
+		const char *why = copyout_why(n, fn->id == F_COPYOUTSTR);
 
-		if (b->op != N_FUNC || d_funcs[b->sub].id != F_COPYIN ||
-		    b->args[0]->op != N_ARGN || b->args[1]->op != N_INT ||
-		    n->args[1]->op != N_ARGN || n->args[2]->op != N_INT ||
-		    n->args[2]->ival <= 0)
+		if (why)
 			d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
-				"copyout( ) is supported only as "
-				"copyout(copyin(argA, n), argN, size > 0): the "
-				"BPF program writes at the hit, before the clause "
-				"runs in dtrace, so only bytes it can read there");
-		ps->prog->uses_destructive = true;
-	}
-	if (fn->id == F_COPYOUTSTR) {
-		const struct node *b = n->args[0];
-		bool lit = b->op == N_STR;
-		bool in = b->op == N_FUNC &&
-			  d_funcs[b->sub].id == F_COPYINSTR &&
-			  b->nargs == 1 && b->args[0]->op == N_ARGN;
-
-		if ((!lit && !in) || n->args[1]->op != N_ARGN ||
-		    n->args[2]->op != N_INT || n->args[2]->ival <= 0)
-			d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
-				"copyoutstr( ) is supported only as "
-				"copyoutstr(\"string\", argN, size > 0) or "
-				"copyoutstr(copyinstr(argA), argN, size > 0): the "
-				"BPF program writes at the hit, before the clause "
-				"runs in dtrace");
+				"%s( ): %s; the BPF program writes at the hit, "
+				"before the clause runs in dtrace, so only %s, "
+				"to an argument's address, with a constant size",
+				fn->name, why,
+				fn->id == F_COPYOUT
+					? "bytes it reads there "
+					  "(copyout(copyin(argA, n), argN, size))"
+					: "a literal or a string it reads there "
+					  "(copyoutstr(copyinstr(argA), argN, "
+					  "size))");
 		ps->prog->uses_destructive = true;
 	}
 	return fn->ret == 's' ? T_STR : T_INT;

@@ -74,6 +74,13 @@
  * (index_check(): "invalid address"), so an index past the end never
  * reads or writes the bytes of a neighbouring copy in the arena.
  *
+ * The unary & (d_addrof_check()) names an element or member of such
+ * memory without reading it: &p->m is p + m's offset, &p[i] is p + i,
+ * &*p is p, typed as a pointer to the member's type; the checker
+ * rewrites it into that arithmetic, so the evaluator never sees a '&'.
+ * A D variable's storage (a struct or array variable's members and
+ * elements included) has no address here: it is refused.
+ *
  * Safety.  A pointer is dereferenced only when the bytes it names lie
  * wholly inside one copy this run made; anything else (a traced
  * process's address cast to a pointer, a copy a variable kept from an
@@ -276,6 +283,151 @@ void d_member_check(struct parser *ps, struct node *n, bool strict)
 	n->pc = m->pc;
 	n->bits = m->bits;
 	n->shift = m->shift;
+}
+
+/* A node of op at n's place: the parts of &'s rewrite below. */
+static struct node *at_node(struct parser *ps, const struct node *n, int op)
+{
+	struct tok at = { .line = n->line, .col = n->col };
+
+	return d_mknode(ps, op, &at);
+}
+
+/* (uint64_t)e: an address as a plain integer, so that + adds bytes */
+static struct node *as_u64(struct parser *ps, struct node *e)
+{
+	struct node *c = at_node(ps, e, N_CAST);
+
+	c->sz = 8;
+	c->a = e;
+	return c;
+}
+
+/* e + off, in bytes */
+static struct node *plus_bytes(struct parser *ps, struct node *e, int64_t off)
+{
+	struct node *b = at_node(ps, e, N_BIN), *k = at_node(ps, e, N_INT);
+
+	k->ival = off;
+	k->sz = 8;
+	b->sub = '+';
+	b->a = as_u64(ps, e);
+	b->b = k;
+	return b;
+}
+
+/*
+ * An expression whose value is o's address, o a checked lvalue of
+ * memory (not a D variable): *p is p, p[i] is p + i (C's scaling), e->m
+ * is e + m's offset, e.m is e's address + the offset (e being *p, p[i]
+ * or a nested member, whose value is already its address).  An element
+ * of an array member starts at the member's address, typed as a pointer
+ * to the element.  A struct or array variable of D (s.m, a[i] of
+ * int a[5]) has no address here: dtrace holds it by value.
+ */
+static struct node *addr_of(struct parser *ps, struct node *o,
+			    const struct tok *amp)
+{
+	struct node *base;
+
+	switch (o->op) {
+	case N_DEREF:
+		if (o->ival)
+			d_perrt(ps, D_IDENT_UNSUPP, amp->line, amp->col,
+				"cannot take the address of a string's "
+				"character: a D string is dtrace's own "
+				"storage, not the traced process's");
+		if (!o->b)
+			return o->a;
+		base = o->a;
+		if (o->a->op == N_MEMBER && !o->a->sz && !o->a->sou) {
+			/* the element of an array member: from the
+			 * member's address, as a pointer to the element */
+			base = as_u64(ps, addr_of(ps, o->a, amp));
+			base->ptr = o->a->ptr;
+			base->psg = o->a->psg;
+			base->psou = o->a->psou;
+			base->pc = o->a->pc;
+		}
+		{
+			struct node *b = at_node(ps, o, N_BIN);
+
+			b->sub = '+';
+			b->a = base;
+			b->b = o->b;
+			return b;
+		}
+	case N_MEMBER:
+		if (o->sub == OP_ARROW)
+			return plus_bytes(ps, o->a, o->ival);
+		return plus_bytes(ps, addr_of(ps, o->a, amp), o->ival);
+	case N_VAR:
+	case N_ASSOC:
+		d_perrt(ps, D_IDENT_UNSUPP, amp->line, amp->col,
+			"cannot take the address of a member or element of "
+			"%s: a D variable is held by value in dtrace's own "
+			"storage, with no address a traced process or a later "
+			"firing could use",
+			ps->prog->vars[o->sub].name);
+	default:
+		d_perrt(ps, D_ADDROF_LVAL, amp->line, amp->col,
+			"unacceptable operand for unary & operator");
+	}
+}
+
+/*
+ * &o (expr.c parses it as N_UN '&'): o an element or member of memory a
+ * pointer names (a copyin() copy, an alloca(), or a traced process's
+ * address cast to a pointer, which & does not read).  Once o's type is
+ * known n becomes the pointer arithmetic that computes the address
+ * (addr_of()), cast to a pointer to o's type, so nothing after the
+ * checker (the evaluator, the BPF planner) meets a '&'.  A bit-field
+ * and an array member itself (C's pointer to a whole array) are
+ * refused.
+ */
+int d_addrof_check(struct parser *ps, struct node *n, bool strict)
+{
+	struct node *o = n->a, *c;
+	const struct node *outer = ps->sou_ok;
+	struct tok amp = { .line = n->line, .col = n->col };
+	int k;
+
+	ps->sou_ok = o; /* &(*p), &p->nested, &p->arr: no value read */
+	k = d_check(ps, o, strict);
+	ps->sou_ok = outer;
+	if (k == T_ANY && !strict)
+		return n->kind = T_ANY; /* o's type: the strict pass */
+	if (o->op != N_DEREF && o->op != N_MEMBER)
+		d_perrt(ps, D_ADDROF_LVAL, amp.line, amp.col,
+			"unacceptable operand for unary & operator");
+	if (o->bits)
+		d_perrt(ps, D_ADDROF_BITFIELD, amp.line, amp.col,
+			"cannot take address of bit-field");
+	if (o->op == N_MEMBER && !o->sz && !o->sou)
+		d_perrt(ps, D_IDENT_UNSUPP, amp.line, amp.col,
+			"cannot take the address of array member %s (a "
+			"pointer to the whole array): its first element is "
+			"at &%s[0]",
+			o->sval, o->sval);
+	c = as_u64(ps, addr_of(ps, o, &amp));
+	if (o->sou) {
+		c->ptr = D_PTR_SOU;
+		c->psou = o->sou;
+	} else if (o->ptr) { /* a pointer to a pointer (d_pchain) */
+		c->ptr = 8;
+		c->pc = o->pc;
+		if (!o->pc.n) {
+			c->pc.base = o->ptr;
+			c->pc.bsg = o->psg;
+			c->pc.bsou = o->psou;
+		}
+		c->pc.n++;
+	} else {
+		c->ptr = o->sz;
+		c->psg = o->sg;
+	}
+	*n = *c;
+	return d_check(ps, n, strict);
 }
 
 /* tracemem(addr, size [, nbytes]): addr a pointer, size a constant. */

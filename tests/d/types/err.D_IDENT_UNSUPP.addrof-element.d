@@ -1,6 +1,8 @@
 /*
- * The address of anything else (an element, a member) is not supported:
- * the message says so rather than "syntax error near &".
+ * An element of a D array variable (int a[5];): DTrace would give an
+ * address in its own storage; here the variable is held by value in
+ * dtrace, so & refuses it and says why (was: "the unary & operator is
+ * not supported").
  */
 int a[5];
 

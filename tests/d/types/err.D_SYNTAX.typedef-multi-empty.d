@@ -1,0 +1,7 @@
+/* a ',' with no declarator after it is a syntax error */
+typedef int a_t, ;
+
+BEGIN
+{
+	exit(0);
+}

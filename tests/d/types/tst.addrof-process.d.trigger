@@ -1,0 +1,1 @@
+triggers/tr-types 2

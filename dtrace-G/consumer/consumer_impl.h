@@ -518,6 +518,7 @@ struct consumer {
 		uint64_t trk_lost; /* tracker records the kernel lost */
 		bool perm_warned;
 		bool no_roe; /* the kernel has no remove_on_exec (< 5.13) */
+		bool swaps; /* no inherited SAMPLE_READ (< 6.12): uprobe.c */
 		uint64_t drops; /* reported from PERF_RECORD_LOST */
 		uint64_t fired; /* hits the closed perf events counted */
 		/*

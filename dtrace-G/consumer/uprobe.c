@@ -19,11 +19,13 @@
  * thread of a traced process, CPU) turn it on: the kernel installs
  * breakpoints only in the address spaces of processes with such an
  * event, so another process running the same binary pays nothing.
- * inherit = 1 follows threads created later.  A running process is held
- * still (ptrace) while its events are opened, so no thread takes a probe
- * half enabled.  That is for sites only descriptions pinning processes
- * match (srv$target); a site that a glob such as srv* matches, or could
- * match in another process running the file, is armed binary-wide
+ * inherit = 1 follows threads created later, and the fork tracker's
+ * events keep those copies with their threads ("No swap", thread_open()).
+ * A running process is held still (ptrace) while its events are opened,
+ * so no thread takes a probe half enabled.  That is for sites only
+ * descriptions pinning processes match (srv$target); a site that a glob
+ * such as srv* matches, or could match in another process running the
+ * file, is armed binary-wide
  * instead, for every process (sites.c decides: tprobe.wide), with
  * up_wide_open(): per-CPU events with pid -1, every process mapping the
  * file; and decode drops the hits of processes
@@ -171,6 +173,19 @@ static int trk_open(struct consumer *c)
 /*
  * Open one event per CPU on a thread, into that CPU's buffer.  e NULL:
  * the thread's fork tracker (below), else the uprobe event e.
+ *
+ * No swap: the tracker's events also ask for PERF_SAMPLE_READ, which
+ * a dummy event never uses (it never samples) but which keeps the
+ * kernel from swapping the perf contexts of a thread and its clones at
+ * a switch (kernel/events/core.c, perf_event_context_sched_out(): a
+ * context with an inherited SAMPLE_READ event counts in
+ * nr_no_switch_fast; Linux 6.12 on, refused before).  A swap gave a
+ * thread created after arming its creator's original events and the
+ * creator the thread's inherited copies; the creator's exit freed the
+ * copies, and the kernel's uprobe filter, which takes a hit only where
+ * some event's task (hw.target) has the hitting memory, then matched
+ * none: every later hit of the thread lost (doc/DESIGN.md §8, "Threads
+ * whose creator exits first").
  */
 static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
 		       struct tevent *e)
@@ -234,6 +249,8 @@ static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
 		}
 		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+		if (!e && !c->up.swaps) /* "No swap", above */
+			a.sample_type |= PERF_SAMPLE_READ;
 		if (e) /* registers and stack, after the raw data */
 			ustack_perf_attr(c, e->needs, &a);
 		a.inherit = 1;
@@ -242,6 +259,14 @@ static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
 		a.clockid = CLOCK_MONOTONIC;
 		fd = (int)sys_perf_event_open(&a, th->tid, bufs[cpu].cpu, -1,
 					      PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == EINVAL && !e && !c->up.swaps) {
+			/* before Linux 6.12: "No swap", above */
+			c->up.swaps = true;
+			a.sample_type &= ~(uint64_t)PERF_SAMPLE_READ;
+			fd = (int)sys_perf_event_open(&a, th->tid,
+						      bufs[cpu].cpu, -1,
+						      PERF_FLAG_FD_CLOEXEC);
+		}
 		if (fd < 0 && errno == EINVAL && e && !c->up.no_roe) {
 			/*
 			 * Before Linux 5.13 there is no remove_on_exec: an

@@ -10,6 +10,9 @@
  *	sl texec N	N hits, then another thread execs "sl plain N" (2N)
  *	sl lexit N	N hits, the leader exits (pthread_exit) while a
  *			thread sleeps 400 ms then fires N (2N)
+ *	sl lrace N	N hits (arg0 5), then a thread fires N while the
+ *			leader exits (pthread_exit) once it has fired 10:
+ *			hits on both sides of the exit (2N)
  *	sl plain N	once its probe is enabled (at most 10 s), N hits
  *
  * An exec'd image fires once dtrace has armed it (the semaphore the
@@ -17,8 +20,16 @@
  * where dtrace holds it there (dlhold.c), and these counts are about
  * what the old image's arming leaves, not that.  lexit's pause only
  * lets dtrace see the leader gone first (either order is exact).
+ * lexit keeps its threads on one CPU and lets the new thread run before
+ * the leader exits: a switch between the two on one CPU is where the
+ * kernel swapped their perf contexts, which lost the thread's hits once
+ * the leader was gone in about one run in three (dtrace-G/consumer/
+ * uprobe.c, "No swap").
  */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +66,35 @@ static void *texec(void *a)
 	(void)a;
 	plain_exec();
 	return NULL;
+}
+
+/* this process's threads, those to come too, on the CPU it runs on */
+static void one_cpu(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	(void)sched_setaffinity(0, sizeof(set), &set);
+}
+
+static atomic_int lrace_started;
+
+static void *lrace(void *a)
+{
+	(void)a;
+	for (long i = 0; i < n; i++) {
+		if (SL_HIT_ENABLED())
+			SL_HIT(5);
+		if (i == 10)
+			atomic_store(&lrace_started, 1);
+		__asm__ __volatile__("" ::: "memory");
+	}
+	atomic_store(&lrace_started, 1); /* N of 10 or fewer */
+	exit(0);
 }
 
 static void *lexit(void *a)
@@ -108,9 +148,21 @@ int main(int argc, char **argv)
 		pause();
 	}
 	if (!strcmp(argv[1], "lexit")) {
+		struct timespec ms = {0, 1000 * 1000};
+
+		one_cpu();
 		fire(4);
 		if (pthread_create(&t, NULL, lexit, NULL))
 			return 1;
+		nanosleep(&ms, NULL); /* the thread runs, on this CPU */
+		pthread_exit(NULL);
+	}
+	if (!strcmp(argv[1], "lrace")) {
+		fire(5);
+		if (pthread_create(&t, NULL, lrace, NULL))
+			return 1;
+		while (!atomic_load(&lrace_started))
+			sched_yield();
 		pthread_exit(NULL);
 	}
 	return 2;

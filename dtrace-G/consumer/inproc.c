@@ -43,7 +43,11 @@
  * (ip_remap_check(): its control block reads 0, or it moved), its
  * records read before its sites are forgotten; each record names its
  * site as it was when read (ip_proc.hist), so one decoded later is the
- * old file's still.  Arming reads the maps with the process held, and
+ * old file's still; and since a record is named when it is read, arming
+ * reads every record waiting before a site of another file takes an
+ * armed site's address (drain_stale(): however the new file was found,
+ * by a refresh, its ask or ip_remap_check()).  Arming reads the maps
+ * with the process held, and
  * disarming writes only where the file is still mapped as armed, a
  * site only over our call.
  *
@@ -467,6 +471,42 @@ static void kernel_enable(struct consumer *c, struct tproc *pr,
  * seccomp, its arena) goes there whole, and stays (ipp->kernel), its
  * execs too.  What fails once writing has begun is refused, said.
  */
+static void drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx);
+
+/*
+ * Before a site of another file can take an armed site's address (its
+ * library dlclose()d and another mapped there since, seen by a refresh
+ * or an ask before ip_remap_check() looked), every record waiting is
+ * read, with the process held: the old file's hits were all written
+ * before it was unmapped, and a record is named from the sites armed
+ * when it is read (the tight dlopen() loop of run-activation-user.sh
+ * named whole rounds with the other file).  False when the read was
+ * cut short (-x bufsize): nothing is armed until the next read
+ * (ipp->rearm, ip_remap_check()).
+ */
+static bool drain_stale(struct consumer *c, struct ip_proc *ipp,
+			const struct proc_maps *mm)
+{
+	bool stale = false;
+
+	for (size_t i = 0; i < ipp->nobjs && !stale; i++) {
+		const struct ip_obj *o = &ipp->objs[i];
+		uint64_t b;
+
+		if (o->bias == ~(uint64_t)0 ||
+		    (ip_file_bias(o->file, mm, &b) && b == o->bias))
+			continue; /* forgotten, or where it was armed */
+		for (size_t k = 0; k < ipp->nsites && !stale; k++)
+			stale = ipp->sites[k].file == o->file;
+	}
+	if (!stale || !ipp->map)
+		return true;
+	for (size_t k = 0; k < c->ip->nprocs; k++)
+		if (c->ip->procs[k] == ipp)
+			drain_proc(c, ipp, k);
+	return !c->read_more;
+}
+
 static void ip_enable(struct consumer *c, struct tproc *pr)
 {
 	struct inproc *ip = c->ip;
@@ -517,6 +557,12 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 	/* where things are now, held: a refresh's maps may be older */
 	if (proc_maps_read(pr->pid, &mm) < 0) {
 		snprintf(why, sizeof(why), "its maps cannot be read");
+		goto refuse;
+	}
+	ipp->rearm = false;
+	if (!drain_stale(c, ipp, &mm)) {
+		ipp->rearm = true; /* armed at the next read */
+		ok = true;
 		goto refuse;
 	}
 	for (size_t i = 0; i < c->nprobes && !whole; i++) {
@@ -885,7 +931,7 @@ void ip_remap_check(struct consumer *c, struct ip_proc *ipp)
 		again |= found;
 	}
 	proc_maps_free(&mm);
-	if (again)
+	if (again || ipp->rearm)
 		ip_enable(c, pr);
 }
 

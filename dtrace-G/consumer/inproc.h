@@ -94,6 +94,7 @@ struct ip_proc {
 	bool kernel;	   /* the kernel path takes it whole (ip_enable()) */
 	bool dl_asks;	   /* its drti.o asks at a dlopen() */
 	bool dl_said;	   /* a dlopen() that gave up waiting: said */
+	bool rearm;	   /* records to read before arming (drain_stale()) */
 	uint64_t *dl_pre;  /* dev, ino of each file mapped when the arena
 			      was made: those never asked (ip_dl_asks()) */
 	size_t ndl_pre;

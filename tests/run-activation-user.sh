@@ -36,7 +36,8 @@
 #    calls made as soon as dlopen() returns, as the kernel path counts;
 #    an ask while dtrace is stopped gives up after a second, said, and
 #    the process runs on after a SIGKILL of dtrace; a -c command none of
-#    whose own probes is enabled (its arena made all the same); dlopen(),
+#    whose own probes is enabled (its arena made all the same), but no
+#    arena in a -p target of a run that names no USDT probe; dlopen(),
 #    hits and dlclose() in a tight loop: every hit;
 #  - registry-wide, with dtrace-helperd: a fork child that registers is
 #    armed again over the calls it inherited, every hit counted once;
@@ -546,6 +547,42 @@ if [ "${HAVE_BPF:-no}" = yes ] &&
 		dc.dt.user
 fi
 expect_eq "dlopen, -c: nothing said" "" "$(cat dc.err.user)"
+
+# 5d'. a run none of whose descriptions can select a USDT probe
+# (-n BEGIN -p PID, tick-N) makes no arena in the target, though it
+# carries drti.o's recorder (before: an arena and descriptor 1023 in
+# every -p target); with a USDT clause, the same target gets both
+rm -f go na.dt na2.dt
+ACT_WAIT=$tmp/go ./actdl "$tmp/libactlc.so" >na.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+"$DTRACE" -q -x activation=user -p $ap -o na.dt -n '
+BEGIN { printf("ready\n"); }
+tick-10ms /++n == 20/ { printf("late\n"); }' 2>na.err &
+dp=$!
+bg_pids="$bg_pids $dp"
+wait_until 300 grep -qs late na.dt || fail "no arena: dtrace never ticked"
+expect_eq "no arena, -n BEGIN -p: none in the target" "" \
+	"$(grep usdt-arena /proc/$ap/maps)"
+expect_eq "no arena, -n BEGIN -p: no descriptor 1023" "" \
+	"$(ls /proc/$ap/fd | grep -x 1023)"
+stop_pid $dp INT
+forget_pid $dp
+"$DTRACE" -Z -q -x activation=user -p $ap -o na2.dt -n '
+BEGIN { printf("ready\n"); }
+actl*:::fire { @ = count(); }' 2>na2.err &
+dp=$!
+bg_pids="$bg_pids $dp"
+wait_until 300 grep -qs usdt-arena /proc/$ap/maps
+expect_eq "no arena: a USDT clause makes it (the check's control)" 1 \
+	"$(ls /proc/$ap/fd | grep -cx 1023)"
+stop_pid $dp INT
+forget_pid $dp
+touch go
+au_wait $ap
+expect_eq "no arena: the process's exit status" 0 $?
+forget_pid $ap
+expect_eq "no arena: nothing said" "" "$(cat na.err na2.err)"
 
 # 5e. dlopen(), 1005 hits (5 of them the constructor's), dlclose() in a
 # tight loop, 20 rounds, long before dtrace's next read of the maps, odd

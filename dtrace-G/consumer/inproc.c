@@ -36,7 +36,8 @@
  * (a process with no drti.o of its own, so no arena; a drti.o without
  * the ask: no __usdt_dlask) is armed at the next read and said (sites.c
  * asks ip_dl_asks()).  So that it can, a -p or -c target that carries
- * drti.o gets its arena with nothing of it to arm (ip_target()), and
+ * drti.o gets its arena with nothing of it to arm, in a run whose
+ * clauses can select a USDT probe (ip_target()), and
  * arming points every drti.o's control block the process maps at the
  * arena, enabled probes or not (ip_objs_ready()): only an object mapped
  * since asks.  A library dlclose()d and dlopen()ed again is armed anew
@@ -764,17 +765,48 @@ kernel:
 }
 
 /*
+ * Can description d select a USDT probe, one of a library not mapped
+ * yet included?  Not dtrace's own probes and tick-N (desc_self()), nor
+ * a description naming another provider outright (the kernel's, the pid
+ * provider's): a glob or an empty provider can.
+ */
+static bool desc_usdt(const struct dt_desc *d)
+{
+	static const char *const other[] = { "dtrace", "syscall", "proc",
+					     "profile" };
+	const char *digits;
+
+	if (desc_self(d))
+		return false;
+	if (!d->prov[0] || strpbrk(d->prov, "*?[\\"))
+		return true;
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		if (!strcmp(d->prov, other[i]))
+			return false;
+	digits = d->prov + 3;
+	return strncmp(d->prov, "pid", 3) || !*digits ||
+	       digits[strspn(digits, "0123456789")];
+}
+
+/*
  * pr, a -p or -c target, has no probe to arm: one that carries drti.o's
  * recorder gets its arena all the same (ip_objs_ready()), once, so that
- * a library it dlopen()s asks to be armed before it runs.
+ * a library it dlopen()s asks to be armed before it runs; only in a run
+ * some clause of which can select a USDT probe (not -n BEGIN -p PID:
+ * nothing of such a run is ever armed in the process).
  */
 static void ip_target(struct consumer *c, struct tproc *pr)
 {
 	struct ip_proc *ipp = ip_proc_of(c, pr);
-	bool rec = false;
+	bool rec = false, usdt = false;
 
 	if (c->ip->stopped || (ipp && (ipp->map || ipp->kernel ||
 				       ipp->exec_pending || ipp->exec_said)))
+		return;
+	for (unsigned ci = 0; ci < c->nclauses && !usdt; ci++)
+		for (unsigned j = 0; j < c->ndescs[ci] && !usdt; j++)
+			usdt = desc_usdt(&c->descs[ci][j]);
+	if (!usdt)
 		return;
 	for (size_t i = 0; i < pr->nfiles && !rec; i++)
 		rec = ip_file_has_rec(pr->files[i]);

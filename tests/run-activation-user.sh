@@ -25,6 +25,9 @@
 #    of exited threads given back, every hit counted;
 #  - SIGKILL of dtrace mid-run: the process and its fork child run on
 #    and exit 0, the sites calling a recorder that finds no consumer;
+#    SIGKILL at each point of arming and disarming where a held thread
+#    is not as it was (an injected call's): the process goes on as it
+#    was and exits 0;
 #  - exec chains under -p and -c (every image armed before it fires,
 #    forking a child, its library, ticks): the kernel path's output, the
 #    rings' and the program's own counts; an image whose descriptor to
@@ -348,6 +351,48 @@ forget_pid $ap
 expect_eq "SIGKILL: the process and its child ran to the end" \
 	"child 50000|parent 100000" \
 	"$(sed 's/ [0-9]* / /' k.out | sort | paste -sd'|')"
+
+# 3b. SIGKILL of dtrace at each point of arming and disarming where a
+# held thread is not as it was (DTRACE_IP_KILL_AT=N: dtrace kills itself
+# at the Nth: registers set for an injected call, stopped at its entry
+# or exit, for memfd_create, mmap, dup3, close, munmap; disarming while
+# two threads fire without pause): the process, its thread in
+# nanosleep() when held to arm, goes on as it was and exits 0
+# (before, `syscall; int3` with the knob at its 2 points per call: 8
+# of 12 killed it, by SIGTRAP or SIGSEGV), until an N past the last
+# point, where dtrace ends by itself
+kn=0
+while [ $kn -lt 60 ]; do
+	kn=$((kn + 1))
+	rm -f go
+	ACT_WAIT=$tmp/go ./act 3000000 2 0 100 >kp.out 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	# act itself, not the shell that forked it still
+	wait_until 100 sh -c "readlink /proc/$ap/exe | grep -q '/act\$'"
+	DTRACE_IP_KILL_AT=$kn "$DTRACE" -w -q -x activation=user -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); }
+	act\$target:::hit { @ = count(); }
+	tick-20ms { exit(0); }" >/dev/null 2>kp.err &
+	dp=$!
+	bg_pids="$bg_pids $dp"
+	wait $dp 2>/dev/null
+	ds=$?
+	forget_pid $dp
+	au_wait $ap
+	expect_eq "SIGKILL at point $kn: the process's exit status" 0 $?
+	forget_pid $ap
+	expect_eq "SIGKILL at point $kn: the process ran to the end" \
+		"parent 6000000" "$(sed 's/ [0-9]* / /' kp.out)"
+	[ $ds -eq 137 ] || break
+done
+expect_eq "SIGKILL at each point: dtrace ends by itself past the last" \
+	0 "$ds"
+# (drops said: the rings fill while two threads fire without pause)
+expect_eq "SIGKILL at each point: nothing said but drops" "" \
+	"$(grep -v '^dtrace: [0-9]* drops (' kp.err)"
+[ $kn -gt 18 ] ||
+	fail "SIGKILL at each point: $((kn - 1)) points, not the 18 of arming and disarming"
 
 # 4. exec chains: each new image asks to be armed (drti.o's constructor,
 # through the arena the process keeps at descriptor 1023) and waits, so

@@ -17,17 +17,20 @@
  * Arming a process (enable()).  It is held still: a -c command is still
  * stopped where rtld.c left it, a running one is seized (freeze.c).  The
  * first time, a thread is made to run memfd_create, mmap(MAP_SHARED) and
- * close through drti.o's __usdt_sys (`syscall; int3`: its registers are
- * set, it runs to the int3, its registers are put back, as a debugger
- * calls a function); dtrace opens the memfd through /proc/PID/fd and
- * maps it too, so the process keeps one mapping and no descriptor.  The
- * arena's address goes into drti.o's control block (__usdt_ctl), then
- * each site's 4-byte NOP and the byte after it become `e8 rel32` to
- * __usdt_rec, and each probe's semaphore goes up by one, all written
- * through /proc/PID/mem.  A thread stopped at site + 4 (between the
- * site's two NOPs, where the call's operand now is) is single-stepped
- * out first.  The process is then let go; the stop and restart
- * serialise every CPU's view of the new bytes.
+ * close through drti.o's __usdt_sysret (its registers are set, it is
+ * stopped at the call's entry and exit, its registers are put back, as a
+ * debugger calls a function; a frame on its stack lets it go on as it
+ * was should dtrace die meanwhile: ip_inject(), arena.h); dtrace opens
+ * the memfd through /proc/PID/fd and maps it too, so the process keeps
+ * one mapping and no descriptor.  The arena's address goes into drti.o's
+ * control block (__usdt_ctl), then each site's 4-byte NOP and the byte
+ * after it become `e8 rel32` to __usdt_rec, and each probe's semaphore
+ * goes up by one, all written through /proc/PID/mem.  A thread stopped
+ * at site + 4 (between the site's two NOPs, where the call's operand now
+ * is) is moved past the second first (no single step: a dtrace that died
+ * in its SIGTRAP stop would leave the SIGTRAP to kill the process).  The
+ * process is then let go; the stop and restart serialise every CPU's
+ * view of the new bytes.
  *
  * A library dlopen()ed while traced is armed before it runs: its
  * drti.o's first constructor asks through the arena at USDT_EXEC_FD, as
@@ -120,12 +123,12 @@
  * own probes, as it already can with their arguments.
  *
  * Ending (stop()).  Each armed process still alive is held again: the
- * control block goes to 0, a thread inside __usdt_rec is single-stepped
- * out of it, the sites and semaphores get their bytes back, and the
- * arena is unmapped by an injected munmap (and USDT_EXEC_FD closed,
- * where it is ours); the heartbeat goes to 0 so
- * fork children, which keep their copy of the armed text, return at
- * once from then on.  After a SIGKILL of dtrace nothing is restored: the
+ * control block goes to 0, a thread inside __usdt_rec is let run out of
+ * it and the process held again, the sites and semaphores get their
+ * bytes back, and the arena is unmapped by an injected munmap (and
+ * USDT_EXEC_FD closed, where it is ours); the heartbeat goes to 0 so
+ * fork children, which keep their copy of the armed text, return at once
+ * from then on.  After a SIGKILL of dtrace nothing is restored: the
  * heartbeat stops and every hit costs a call and a compare.
  */
 #include "config.h"
@@ -625,13 +628,11 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 
 			/* no thread may be inside the 5 bytes */
 			for (size_t t = 0; t < ip_hold_count(&h); t++)
-				if ((err = ip_step_out(&h, t, st->addr + 1,
-						       st->addr + 5)) < 0) {
-					snprintf(
-						why, sizeof(why),
-						"a thread could not be stepped "
-						"off a site: %s",
-						strerror(-err));
+				if ((err = ip_skip_site(&h, t, st)) < 0) {
+					snprintf(why, sizeof(why),
+						 "a thread could not be moved "
+						 "off a site: %s",
+						 strerror(-err));
 					goto refuse;
 				}
 			if ((err = ip_mem_rw(pr->pid, st->addr, pnw[k], 5,
@@ -1081,7 +1082,7 @@ static void disarm(struct consumer *c, struct ip_proc *ipp)
 {
 	struct proc_maps mm = {0};
 	struct ip_hold h;
-	bool bad = false, *live;
+	bool bad = false, inside = false, *live;
 	uint64_t sys = 0;
 
 	if (ipp->disarmed || ipp->gone || !ipp->pr || ipp->pr->exited ||
@@ -1113,12 +1114,6 @@ static void disarm(struct consumer *c, struct ip_proc *ipp)
 			bad |= ip_mem_rw(ipp->pid, ipp->objs[i].ctl, &z,
 					 sizeof(z), true) < 0;
 	}
-	/* nobody left between reading the control block and returning */
-	for (size_t t = 0; t < ip_hold_count(&h); t++)
-		for (size_t i = 0; i < ipp->nobjs; i++)
-			if (live[i])
-				bad |= ip_step_out(&h, t, ipp->objs[i].rec,
-						   ipp->objs[i].rec_end) < 0;
 	for (size_t i = 0; i < ipp->nsites; i++) {
 		struct ip_site *st = &ipp->sites[i];
 		uint8_t cur[5];
@@ -1143,6 +1138,39 @@ static void disarm(struct consumer *c, struct ip_proc *ipp)
 					 true) < 0;
 		}
 	}
+	/*
+	 * Nobody left between reading the control block and returning: a
+	 * thread inside a recorder is let run (the blocks read 0 now and
+	 * the sites hold their NOPs, so none enters again; it leaves at
+	 * once, making no system call) and the process held again.  No
+	 * single step: a dtrace that died in its SIGTRAP stop would leave
+	 * the SIGTRAP to kill the process.  One that stays (a SIGSTOP
+	 * there) keeps the arena mapped.
+	 */
+	for (unsigned k = 0;; k++) {
+		struct timespec ts = { 0, 100000 };
+		bool in = false;
+
+		for (size_t i = 0; i < ipp->nobjs && !in; i++)
+			in = live[i] && ip_held_in(&h, ipp->objs[i].rec,
+						   ipp->objs[i].rec_end);
+		if (!in)
+			break;
+		if (k == IP_LEAVE || h.one) {
+			inside = true;
+			break;
+		}
+		ip_release(&h);
+		nanosleep(&ts, NULL);
+		if (!ip_hold_all(ipp->pr, &h)) {
+			free(live);
+			say(c,
+			    "pid %d could not be held again once its sites "
+			    "were restored: its ring buffer stays mapped",
+			    (int)ipp->pid);
+			return;
+		}
+	}
 	free(live);
 	/* the descriptor an exec would inherit, where it is ours */
 	if (sys && ip_exec_fd_state(c, ipp->pid) == EXFD_OURS) {
@@ -1152,7 +1180,12 @@ static void disarm(struct consumer *c, struct ip_proc *ipp)
 				&ours);
 	}
 	/* a site left armed must find the arena: unmapped only after */
-	if (!bad && !ip_arena_unmap(ipp, &h, sys))
+	if (inside)
+		say(c,
+		    "pid %d: its ring buffer stays mapped (a thread stayed "
+		    "inside the recorder); its sites are restored",
+		    (int)ipp->pid);
+	else if (!bad && !ip_arena_unmap(ipp, &h, sys))
 		say(c,
 		    "pid %d: its ring buffer stays mapped (seccomp, or the "
 		    "munmap failed); its sites are restored",

@@ -22,7 +22,7 @@
 #if defined(__x86_64__)
 
 #define IP_NSEG 256
-#define IP_STEPS 100000 /* single steps to leave a site or the recorder */
+#define IP_LEAVE 1000	 /* holds at disarm until no thread is in a recorder */
 #define IP_HBUCKETS 4096 /* ip_proc.hist's chains, a power of two */
 
 /* A site armed in one process. */
@@ -159,7 +159,9 @@ int ip_mem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, bool write);
 bool ip_hold_all(struct tproc *pr, struct ip_hold *h);
 void ip_release(struct ip_hold *h);
 size_t ip_hold_count(const struct ip_hold *h);
-int ip_step_out(struct ip_hold *h, size_t i, uint64_t lo, uint64_t hi);
+void ip_kill_point(void);
+int ip_skip_site(struct ip_hold *h, size_t i, const struct ip_site *s);
+bool ip_held_in(struct ip_hold *h, uint64_t lo, uint64_t hi);
 long ip_inject(struct ip_hold *h, uint64_t sys, long nr, long a0, long a1,
 	       long a2, long a3, long a4, long a5, bool *ours);
 bool ip_seccomp_filtered(pid_t pid);

@@ -8,11 +8,12 @@
  * backend's hits, so the same clauses run with the same output.
  *
  * The files.  This one has the backend's ops (opening, arming, reading,
- * decoding, ending) and the mux over the kernel backend beside it;
- * inproc_proc.c what is done in a held process (its memory and
- * threads, an injected system call, the recorder's symbols, a site's
- * bytes, the arena made and unmapped); inproc_exec.c following an exec;
- * inproc_plan.c aggregating in the process; inproc.h what they share.
+ * decoding) and the mux over the kernel backend beside it; inproc_stop.c
+ * the ending (disarming each process); inproc_proc.c what is done in a
+ * held process (its memory and threads, an injected system call, the
+ * recorder's symbols, a site's bytes, the arena made and unmapped);
+ * inproc_exec.c following an exec; inproc_plan.c aggregating in the
+ * process; inproc.h what they share.
  *
  * Arming a process (enable()).  It is held still: a -c command is still
  * stopped where rtld.c left it, a running one is seized (freeze.c).  The
@@ -122,14 +123,9 @@
  * address against the sites armed), so a process can lie only about its
  * own probes, as it already can with their arguments.
  *
- * Ending (stop()).  Each armed process still alive is held again: the
- * control block goes to 0, a thread inside __usdt_rec is let run out of
- * it and the process held again, the sites and semaphores get their
- * bytes back, and the arena is unmapped by an injected munmap (and
- * USDT_EXEC_FD closed, where it is ours); the heartbeat goes to 0 so
- * fork children, which keep their copy of the armed text, return at once
- * from then on.  After a SIGKILL of dtrace nothing is restored: the
- * heartbeat stops and every hit costs a call and a compare.
+ * Ending (stop()): inproc_stop.c.  After a SIGKILL of dtrace nothing
+ * is restored: the heartbeat stops and every hit costs a call and a
+ * compare.
  */
 #include "config.h"
 
@@ -1059,166 +1055,6 @@ static void ip_proc_exit(struct consumer *c, struct tproc *pr)
 		ipp->gone = true;
 		ipp->taddr = 0;
 	}
-}
-
-/* ipp's sites, semaphores and control blocks back as they were. */
-/* Is f (of ipp's objects) still mapped where it was armed? */
-static bool obj_live(const struct ip_proc *ipp, const struct tfile *f,
-		     const bool *live)
-{
-	for (size_t i = 0; i < ipp->nobjs; i++)
-		if (ipp->objs[i].file == f)
-			return live[i];
-	return false;
-}
-
-/*
- * ipp's sites, semaphores and control blocks back as they were.  Only
- * where the file is still mapped as it was when armed (a library
- * dlclose()d since has other things at those addresses now), and a
- * site only where it holds the call we wrote.
- */
-static void disarm(struct consumer *c, struct ip_proc *ipp)
-{
-	struct proc_maps mm = {0};
-	struct ip_hold h;
-	bool bad = false, inside = false, *live;
-	uint64_t sys = 0;
-
-	if (ipp->disarmed || ipp->gone || !ipp->pr || ipp->pr->exited ||
-	    !ipp->map) /* nothing armed here (the kernel path's, whole) */
-		return;
-	ipp->disarmed = true;
-	if (!ip_hold_all(ipp->pr, &h)) {
-		say(c,
-		    "pid %d could not be held to disarm its sites; they "
-		    "call the recorder, which returns at once",
-		    (int)ipp->pid);
-		return;
-	}
-	live = xcalloc(ipp->nobjs, sizeof(*live));
-	if (proc_maps_read(ipp->pid, &mm) == 0)
-		for (size_t i = 0; i < ipp->nobjs; i++) {
-			uint64_t b;
-
-			live[i] = ip_file_bias(ipp->objs[i].file, &mm, &b) &&
-				  b == ipp->objs[i].bias;
-			if (live[i] && !sys)
-				sys = ipp->objs[i].sys;
-		}
-	proc_maps_free(&mm);
-	for (size_t i = 0; i < ipp->nobjs; i++) {
-		uint64_t z = 0;
-
-		if (live[i])
-			bad |= ip_mem_rw(ipp->pid, ipp->objs[i].ctl, &z,
-					 sizeof(z), true) < 0;
-	}
-	for (size_t i = 0; i < ipp->nsites; i++) {
-		struct ip_site *st = &ipp->sites[i];
-		uint8_t cur[5];
-
-		if (!obj_live(ipp, st->file, live) ||
-		    ip_mem_rw(ipp->pid, st->addr, cur, sizeof(cur), false) <
-			    0 ||
-		    memcmp(cur, st->armed, sizeof(cur)))
-			continue; /* not ours any more */
-		bad |= ip_mem_rw(ipp->pid, st->addr, st->orig, st->len, true) <
-		       0;
-	}
-	for (size_t i = 0; i < ipp->nsemas; i++) {
-		uint16_t v;
-
-		if (obj_live(ipp, ipp->semas[i].file, live) &&
-		    ip_mem_rw(ipp->pid, ipp->semas[i].addr, &v, 2, false) ==
-			    0 &&
-		    v > 0) {
-			v--;
-			bad |= ip_mem_rw(ipp->pid, ipp->semas[i].addr, &v, 2,
-					 true) < 0;
-		}
-	}
-	/*
-	 * Nobody left between reading the control block and returning: a
-	 * thread inside a recorder is let run (the blocks read 0 now and
-	 * the sites hold their NOPs, so none enters again; it leaves at
-	 * once, making no system call) and the process held again.  No
-	 * single step: a dtrace that died in its SIGTRAP stop would leave
-	 * the SIGTRAP to kill the process.  One that stays (a SIGSTOP
-	 * there) keeps the arena mapped.
-	 */
-	for (unsigned k = 0;; k++) {
-		struct timespec ts = { 0, 100000 };
-		bool in = false;
-
-		for (size_t i = 0; i < ipp->nobjs && !in; i++)
-			in = live[i] && ip_held_in(&h, ipp->objs[i].rec,
-						   ipp->objs[i].rec_end);
-		if (!in)
-			break;
-		if (k == IP_LEAVE || h.one) {
-			inside = true;
-			break;
-		}
-		ip_release(&h);
-		nanosleep(&ts, NULL);
-		if (!ip_hold_all(ipp->pr, &h)) {
-			free(live);
-			say(c,
-			    "pid %d could not be held again once its sites "
-			    "were restored: its ring buffer stays mapped",
-			    (int)ipp->pid);
-			return;
-		}
-	}
-	free(live);
-	/* the descriptor an exec would inherit, where it is ours */
-	if (sys && ip_exec_fd_state(c, ipp->pid) == EXFD_OURS) {
-		bool ours;
-
-		(void)ip_inject(&h, sys, SYS_close, USDT_EXEC_FD, 0, 0, 0, 0, 0,
-				&ours);
-	}
-	/* a site left armed must find the arena: unmapped only after */
-	if (inside)
-		say(c,
-		    "pid %d: its ring buffer stays mapped (a thread stayed "
-		    "inside the recorder); its sites are restored",
-		    (int)ipp->pid);
-	else if (!bad && !ip_arena_unmap(ipp, &h, sys))
-		say(c,
-		    "pid %d: its ring buffer stays mapped (seccomp, or the "
-		    "munmap failed); its sites are restored",
-		    (int)ipp->pid);
-	ip_release(&h);
-	if (bad)
-		say(c,
-		    "pid %d: its sites could not all be restored; they call "
-		    "the recorder, which returns at once",
-		    (int)ipp->pid);
-}
-
-static void ip_stop(struct consumer *c)
-{
-	struct inproc *ip = c->ip;
-
-	if (!ip || ip->stopped)
-		return;
-	for (size_t i = 0; i < ip->nprocs; i++) {
-		ip_exec_unasked(c, ip->procs[i]);
-		disarm(c, ip->procs[i]);
-	}
-	ip->stopped = true;
-	/* fork children keep the armed text: their hits stop here (hb 0:
-	 * ended, not counted as drops) */
-	for (size_t i = 0; i < ip->nprocs; i++)
-		if (ip->procs[i]->map) {
-			struct usdt_arena *a =
-				(struct usdt_arena *)ip->procs[i]->map;
-
-			__atomic_store_n(&a->hb_limit, 0, __ATOMIC_RELAXED);
-			__atomic_store_n(&a->hb, 0, __ATOMIC_RELEASE);
-		}
 }
 
 static void ip_stats(struct consumer *c)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * inproc.h - what the files of the -x activation=user backend share
- * (inproc.c, inproc_proc.c, inproc_exec.c, inproc_plan.c): the state
+ * (inproc.c, inproc_proc.c, inproc_exec.c, inproc_plan.c,
+ * inproc_stop.c): the state
  * of a run and of each armed process, and the calls between them.
  * inproc.c's comment is the mechanism; doc/DESIGN.md §14 the design.
  */
@@ -212,6 +213,9 @@ void ip_aggs(struct consumer *c);
 
 /* inproc.c */
 void ip_remap_check(struct consumer *c, struct ip_proc *ipp);
+
+/* inproc_stop.c */
+void ip_stop(struct consumer *c);
 
 #endif /* __x86_64__ */
 

@@ -230,6 +230,43 @@ usdt_aent_hash(const struct usdt_aent *e)
 }
 
 /*
+ * The injected system call (rec.c's __usdt_sysret).  dtrace points a held
+ * thread at it with the call's registers set, and stops it at the
+ * call's entry and exit (syscall-stops, which a tracer's death lets go
+ * on: never a SIGTRAP stop, whose SIGTRAP would then be delivered and
+ * kill the process); at the exit it puts the thread's registers back.
+ * Should dtrace die before that, the thread runs on after the call,
+ * into __usdt_sysret's tail, which puts them back itself from a frame
+ * dtrace wrote first, below the thread's red zone: the registers the
+ * call and its setting up change, in this order, then rflags and rip
+ * (an interrupted call's restart made: rip on its syscall again, rax
+ * its number), popped, then `ret $USDT_SYS_RED`, which leaves rsp as
+ * it was.  rsp is pointed at rsp - USDT_SYS_RED - 8 * USDT_SYS_WORDS.
+ */
+#define USDT_SYS_RED 128 /* the SysV red zone, below rsp */
+#define USDT_SYS_WORDS 11
+enum {
+	USDT_SYS_RAX,
+	USDT_SYS_RCX,
+	USDT_SYS_RDX,
+	USDT_SYS_RSI,
+	USDT_SYS_RDI,
+	USDT_SYS_R8,
+	USDT_SYS_R9,
+	USDT_SYS_R10,
+	USDT_SYS_R11,
+	USDT_SYS_RFLAGS,
+	USDT_SYS_RIP,
+};
+/*
+ * __usdt_sysret: `syscall` (2 bytes), the tail after it.  An older
+ * drti.o has __usdt_sys, `syscall; int3`, which dtrace no longer
+ * injects through (its files go to the kernel path); a new name, so
+ * that an older dtrace finds none here and does the same.
+ */
+#define USDT_SYS_SIZE 19
+
+/*
  * What -G's drti.o holds for the consumer: __usdt_ctl, in the process's
  * own memory (a fork child gets a copy, not a share).  len bounds every
  * address the recorder writes or reads in the arena, whatever the

@@ -12,7 +12,7 @@
  * function, so the probe's arguments are in rdi..r9 and every register
  * the SysV ABI lets a callee clobber is free: __usdt_rec is an ordinary
  * C function with six arguments, and its return address, less 5, is
- * the site.  dtrace finds it, __usdt_ctl and __usdt_sys by the local
+ * the site.  dtrace finds it, __usdt_ctl and __usdt_sysret by the local
  * symbols the -G output keeps in .symtab (a stripped object keeps the
  * kernel path).
  *
@@ -86,9 +86,13 @@
  * switchrate's wait); and a -p or -c target that carries drti.o gets
  * its arena with nothing of it armed, so that its dlopen()s can ask.
  *
- * __usdt_sys is `syscall; int3`, never called: dtrace points a held
- * thread's rip at it to run one system call in the process (memfd_create,
- * mmap, munmap, close) and gets control back at the int3.
+ * __usdt_sysret is `syscall` and a tail, never called: dtrace points a
+ * held thread's rip at it to run one system call in the process
+ * (memfd_create, mmap, dup3, munmap, close), stops it at the call's
+ * entry and exit (syscall-stops) and puts its registers back; a thread
+ * let go by a dtrace SIGKILLed meanwhile runs the tail, which puts
+ * them back from a frame dtrace wrote on its stack (arena.h), and goes
+ * on where it was: no trap a dead tracer would leave to kill it.
  *
  * Everything here is static (drti.o defines no global symbol), so
  * several copies (a program and its libraries) each keep their own
@@ -115,8 +119,9 @@
 
 /*
  * Everything __usdt_rec calls is inlined into it, at any -O: dtrace
- * steps a thread out of [__usdt_rec, +size) before it unmaps the arena,
- * and a thread in an out-of-line helper would return into it after.
+ * lets a thread run out of [__usdt_rec, +size) before it unmaps the
+ * arena, and a thread in an out-of-line helper would return into it
+ * after.
  */
 #define REC_INLINE static inline __attribute__((always_inline))
 
@@ -485,7 +490,7 @@ REC_INLINE long rec_syscall0(long nr)
 }
 
 /*
- * One function and no outlined parts (dtrace steps a thread out of
+ * One function and no outlined parts (dtrace lets a thread run out of
  * [__usdt_rec, +size) before it unmaps the arena), hence the
  * attributes: nothing of it may land in a .cold section.
  */
@@ -642,13 +647,32 @@ out:
 #undef REC_IN
 }
 
+/*
+ * The injected call (arena.h): dtrace stops the thread at the syscall's
+ * entry and exit and puts its registers back itself; the tail after it
+ * runs only in a thread a dying dtrace let go, and unwinds the frame
+ * dtrace wrote below the red zone (the order of arena.h's USDT_SYS_*).
+ */
 __asm__(".pushsection .text\n"
-	".type __usdt_sys, @function\n"
-	"__usdt_sys:\n"
+	".type __usdt_sysret, @function\n"
+	"__usdt_sysret:\n"
 	"\tsyscall\n"
-	"\tint3\n"
-	".size __usdt_sys, . - __usdt_sys\n"
+	"\tpop %rax\n"
+	"\tpop %rcx\n"
+	"\tpop %rdx\n"
+	"\tpop %rsi\n"
+	"\tpop %rdi\n"
+	"\tpop %r8\n"
+	"\tpop %r9\n"
+	"\tpop %r10\n"
+	"\tpop %r11\n"
+	"\tpopfq\n"
+	"\tret $128\n"
+	".size __usdt_sysret, . - __usdt_sysret\n"
 	".popsection\n");
+_Static_assert(USDT_SYS_RED == 128 && USDT_SYS_WORDS == 11 &&
+		       USDT_SYS_RIP == 10,
+	       "__usdt_sysret's tail pops arena.h's frame");
 
 static void rec_atfork_child(void)
 {

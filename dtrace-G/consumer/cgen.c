@@ -42,7 +42,9 @@
  *     no REC having set bit 16 of S_FLAGS.  A process not armed at an
  *     event whose plan keeps self-> variables puts its pid in cgtlsu
  *     (its hit goes to user space, with user space's copy of them:
- *     bpf_agg.c's tls_user() then never arms it where they are kept).
+ *     bpf_agg.c's tls_user() then never arms it where they are kept);
+ *     a lookup comes first, since an update locks the hash's bucket
+ *     even to find the pid there, and such a process fires there on.
  *  3. The record (usdt_bpf.h's struct ubpf_rec and its arguments,
  *     flagged UBPF_RF_KAGG after a plan ran): bpf_ringbuf_reserve() of
  *     its constant size, filled in, bpf_ringbuf_submit() with a wakeup
@@ -629,11 +631,19 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			 * jdone of JA: then it never falls through) */
 			bool falls = pl->record || fs;
 			size_t jover = falls ? jmp_i(&e, BPF_JA, 0, 0) : 0, j3;
+			size_t jhad;
 
 			fix(&e, jarm);
 			alu_r(&e, BPF_MOV, 1, 7);
 			alu_i(&e, BPF_RSH, 1, 32);
 			stx(&e, BPF_W, 10, S_KEY8, 1);
+			/* there already (every later hit): a lookup, not an
+			 * update, which locks the bucket to find it there */
+			ldmap(&e, 1, m->tlsu);
+			alu_r(&e, BPF_MOV, 2, 10);
+			alu_i(&e, BPF_ADD, 2, S_KEY8);
+			call(&e, BPF_FUNC_map_lookup_elem);
+			jhad = jmp_i(&e, BPF_JNE, 0, 0);
 			ldmap(&e, 1, m->tlsu);
 			alu_r(&e, BPF_MOV, 2, 10);
 			alu_i(&e, BPF_ADD, 2, S_KEY8);
@@ -654,6 +664,7 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			fix(&e, j1);
 			fix(&e, j2);
 			fix(&e, j3);
+			fix(&e, jhad);
 			if (falls)
 				fix(&e, jover);
 		} else {

@@ -8,26 +8,30 @@
  * backend's hits, so the same clauses run with the same output.
  *
  * The files.  This one has the backend's ops (opening, arming, reading,
- * decoding, ending) and the mux over the kernel backend beside it;
- * inproc_proc.c what is done in a held process (its memory and
- * threads, an injected system call, the recorder's symbols, a site's
- * bytes, the arena made and unmapped); inproc_exec.c following an exec;
- * inproc_plan.c aggregating in the process; inproc.h what they share.
+ * decoding) and the mux over the kernel backend beside it; inproc_stop.c
+ * the ending (disarming each process); inproc_proc.c what is done in a
+ * held process (its memory and threads, an injected system call, the
+ * recorder's symbols, a site's bytes, the arena made and unmapped);
+ * inproc_exec.c following an exec; inproc_plan.c aggregating in the
+ * process; inproc.h what they share.
  *
  * Arming a process (enable()).  It is held still: a -c command is still
  * stopped where rtld.c left it, a running one is seized (freeze.c).  The
  * first time, a thread is made to run memfd_create, mmap(MAP_SHARED) and
- * close through drti.o's __usdt_sys (`syscall; int3`: its registers are
- * set, it runs to the int3, its registers are put back, as a debugger
- * calls a function); dtrace opens the memfd through /proc/PID/fd and
- * maps it too, so the process keeps one mapping and no descriptor.  The
- * arena's address goes into drti.o's control block (__usdt_ctl), then
- * each site's 4-byte NOP and the byte after it become `e8 rel32` to
- * __usdt_rec, and each probe's semaphore goes up by one, all written
- * through /proc/PID/mem.  A thread stopped at site + 4 (between the
- * site's two NOPs, where the call's operand now is) is single-stepped
- * out first.  The process is then let go; the stop and restart
- * serialise every CPU's view of the new bytes.
+ * close through drti.o's __usdt_sysret (its registers are set, it is
+ * stopped at the call's entry and exit, its registers are put back, as a
+ * debugger calls a function; a frame on its stack lets it go on as it
+ * was should dtrace die meanwhile: ip_inject(), arena.h); dtrace opens
+ * the memfd through /proc/PID/fd and maps it too, so the process keeps
+ * one mapping and no descriptor.  The arena's address goes into drti.o's
+ * control block (__usdt_ctl), then each site's 4-byte NOP and the byte
+ * after it become `e8 rel32` to __usdt_rec, and each probe's semaphore
+ * goes up by one, all written through /proc/PID/mem.  A thread stopped
+ * at site + 4 (between the site's two NOPs, where the call's operand now
+ * is) is moved past the second first (no single step: a dtrace that died
+ * in its SIGTRAP stop would leave the SIGTRAP to kill the process).  The
+ * process is then let go; the stop and restart serialise every CPU's
+ * view of the new bytes.
  *
  * A library dlopen()ed while traced is armed before it runs: its
  * drti.o's first constructor asks through the arena at USDT_EXEC_FD, as
@@ -36,14 +40,19 @@
  * (a process with no drti.o of its own, so no arena; a drti.o without
  * the ask: no __usdt_dlask) is armed at the next read and said (sites.c
  * asks ip_dl_asks()).  So that it can, a -p or -c target that carries
- * drti.o gets its arena with nothing of it to arm (ip_target()), and
+ * drti.o gets its arena with nothing of it to arm, in a run whose
+ * clauses can select a USDT probe (ip_target()), and
  * arming points every drti.o's control block the process maps at the
  * arena, enabled probes or not (ip_objs_ready()): only an object mapped
  * since asks.  A library dlclose()d and dlopen()ed again is armed anew
  * (ip_remap_check(): its control block reads 0, or it moved), its
  * records read before its sites are forgotten; each record names its
  * site as it was when read (ip_proc.hist), so one decoded later is the
- * old file's still.  Arming reads the maps with the process held, and
+ * old file's still; and since a record is named when it is read, arming
+ * reads every record waiting before a site of another file takes an
+ * armed site's address (drain_stale(): however the new file was found,
+ * by a refresh, its ask or ip_remap_check()).  Arming reads the maps
+ * with the process held, and
  * disarming writes only where the file is still mapped as armed, a
  * site only over our call.
  *
@@ -114,14 +123,9 @@
  * address against the sites armed), so a process can lie only about its
  * own probes, as it already can with their arguments.
  *
- * Ending (stop()).  Each armed process still alive is held again: the
- * control block goes to 0, a thread inside __usdt_rec is single-stepped
- * out of it, the sites and semaphores get their bytes back, and the
- * arena is unmapped by an injected munmap (and USDT_EXEC_FD closed,
- * where it is ours); the heartbeat goes to 0 so
- * fork children, which keep their copy of the armed text, return at
- * once from then on.  After a SIGKILL of dtrace nothing is restored: the
- * heartbeat stops and every hit costs a call and a compare.
+ * Ending (stop()): inproc_stop.c.  After a SIGKILL of dtrace nothing
+ * is restored: the heartbeat stops and every hit costs a call and a
+ * compare.
  */
 #include "config.h"
 
@@ -467,6 +471,42 @@ static void kernel_enable(struct consumer *c, struct tproc *pr,
  * seccomp, its arena) goes there whole, and stays (ipp->kernel), its
  * execs too.  What fails once writing has begun is refused, said.
  */
+static void drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx);
+
+/*
+ * Before a site of another file can take an armed site's address (its
+ * library dlclose()d and another mapped there since, seen by a refresh
+ * or an ask before ip_remap_check() looked), every record waiting is
+ * read, with the process held: the old file's hits were all written
+ * before it was unmapped, and a record is named from the sites armed
+ * when it is read (the tight dlopen() loop of run-activation-user.sh
+ * named whole rounds with the other file).  False when the read was
+ * cut short (-x bufsize): nothing is armed until the next read
+ * (ipp->rearm, ip_remap_check()).
+ */
+static bool drain_stale(struct consumer *c, struct ip_proc *ipp,
+			const struct proc_maps *mm)
+{
+	bool stale = false;
+
+	for (size_t i = 0; i < ipp->nobjs && !stale; i++) {
+		const struct ip_obj *o = &ipp->objs[i];
+		uint64_t b;
+
+		if (o->bias == ~(uint64_t)0 ||
+		    (ip_file_bias(o->file, mm, &b) && b == o->bias))
+			continue; /* forgotten, or where it was armed */
+		for (size_t k = 0; k < ipp->nsites && !stale; k++)
+			stale = ipp->sites[k].file == o->file;
+	}
+	if (!stale || !ipp->map)
+		return true;
+	for (size_t k = 0; k < c->ip->nprocs; k++)
+		if (c->ip->procs[k] == ipp)
+			drain_proc(c, ipp, k);
+	return !c->read_more;
+}
+
 static void ip_enable(struct consumer *c, struct tproc *pr)
 {
 	struct inproc *ip = c->ip;
@@ -517,6 +557,12 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 	/* where things are now, held: a refresh's maps may be older */
 	if (proc_maps_read(pr->pid, &mm) < 0) {
 		snprintf(why, sizeof(why), "its maps cannot be read");
+		goto refuse;
+	}
+	ipp->rearm = false;
+	if (!drain_stale(c, ipp, &mm)) {
+		ipp->rearm = true; /* armed at the next read */
+		ok = true;
 		goto refuse;
 	}
 	for (size_t i = 0; i < c->nprobes && !whole; i++) {
@@ -578,13 +624,11 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 
 			/* no thread may be inside the 5 bytes */
 			for (size_t t = 0; t < ip_hold_count(&h); t++)
-				if ((err = ip_step_out(&h, t, st->addr + 1,
-						       st->addr + 5)) < 0) {
-					snprintf(
-						why, sizeof(why),
-						"a thread could not be stepped "
-						"off a site: %s",
-						strerror(-err));
+				if ((err = ip_skip_site(&h, t, st)) < 0) {
+					snprintf(why, sizeof(why),
+						 "a thread could not be moved "
+						 "off a site: %s",
+						 strerror(-err));
 					goto refuse;
 				}
 			if ((err = ip_mem_rw(pr->pid, st->addr, pnw[k], 5,
@@ -718,17 +762,48 @@ kernel:
 }
 
 /*
+ * Can description d select a USDT probe, one of a library not mapped
+ * yet included?  Not dtrace's own probes and tick-N (desc_self()), nor
+ * a description naming another provider outright (the kernel's, the pid
+ * provider's): a glob or an empty provider can.
+ */
+static bool desc_usdt(const struct dt_desc *d)
+{
+	static const char *const other[] = { "dtrace", "syscall", "proc",
+					     "profile" };
+	const char *digits;
+
+	if (desc_self(d))
+		return false;
+	if (!d->prov[0] || strpbrk(d->prov, "*?[\\"))
+		return true;
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		if (!strcmp(d->prov, other[i]))
+			return false;
+	digits = d->prov + 3;
+	return strncmp(d->prov, "pid", 3) || !*digits ||
+	       digits[strspn(digits, "0123456789")];
+}
+
+/*
  * pr, a -p or -c target, has no probe to arm: one that carries drti.o's
  * recorder gets its arena all the same (ip_objs_ready()), once, so that
- * a library it dlopen()s asks to be armed before it runs.
+ * a library it dlopen()s asks to be armed before it runs; only in a run
+ * some clause of which can select a USDT probe (not -n BEGIN -p PID:
+ * nothing of such a run is ever armed in the process).
  */
 static void ip_target(struct consumer *c, struct tproc *pr)
 {
 	struct ip_proc *ipp = ip_proc_of(c, pr);
-	bool rec = false;
+	bool rec = false, usdt = false;
 
 	if (c->ip->stopped || (ipp && (ipp->map || ipp->kernel ||
 				       ipp->exec_pending || ipp->exec_said)))
+		return;
+	for (unsigned ci = 0; ci < c->nclauses && !usdt; ci++)
+		for (unsigned j = 0; j < c->ndescs[ci] && !usdt; j++)
+			usdt = desc_usdt(&c->descs[ci][j]);
+	if (!usdt)
 		return;
 	for (size_t i = 0; i < pr->nfiles && !rec; i++)
 		rec = ip_file_has_rec(pr->files[i]);
@@ -885,7 +960,7 @@ void ip_remap_check(struct consumer *c, struct ip_proc *ipp)
 		again |= found;
 	}
 	proc_maps_free(&mm);
-	if (again)
+	if (again || ipp->rearm)
 		ip_enable(c, pr);
 }
 
@@ -980,134 +1055,6 @@ static void ip_proc_exit(struct consumer *c, struct tproc *pr)
 		ipp->gone = true;
 		ipp->taddr = 0;
 	}
-}
-
-/* ipp's sites, semaphores and control blocks back as they were. */
-/* Is f (of ipp's objects) still mapped where it was armed? */
-static bool obj_live(const struct ip_proc *ipp, const struct tfile *f,
-		     const bool *live)
-{
-	for (size_t i = 0; i < ipp->nobjs; i++)
-		if (ipp->objs[i].file == f)
-			return live[i];
-	return false;
-}
-
-/*
- * ipp's sites, semaphores and control blocks back as they were.  Only
- * where the file is still mapped as it was when armed (a library
- * dlclose()d since has other things at those addresses now), and a
- * site only where it holds the call we wrote.
- */
-static void disarm(struct consumer *c, struct ip_proc *ipp)
-{
-	struct proc_maps mm = {0};
-	struct ip_hold h;
-	bool bad = false, *live;
-	uint64_t sys = 0;
-
-	if (ipp->disarmed || ipp->gone || !ipp->pr || ipp->pr->exited ||
-	    !ipp->map) /* nothing armed here (the kernel path's, whole) */
-		return;
-	ipp->disarmed = true;
-	if (!ip_hold_all(ipp->pr, &h)) {
-		say(c,
-		    "pid %d could not be held to disarm its sites; they "
-		    "call the recorder, which returns at once",
-		    (int)ipp->pid);
-		return;
-	}
-	live = xcalloc(ipp->nobjs, sizeof(*live));
-	if (proc_maps_read(ipp->pid, &mm) == 0)
-		for (size_t i = 0; i < ipp->nobjs; i++) {
-			uint64_t b;
-
-			live[i] = ip_file_bias(ipp->objs[i].file, &mm, &b) &&
-				  b == ipp->objs[i].bias;
-			if (live[i] && !sys)
-				sys = ipp->objs[i].sys;
-		}
-	proc_maps_free(&mm);
-	for (size_t i = 0; i < ipp->nobjs; i++) {
-		uint64_t z = 0;
-
-		if (live[i])
-			bad |= ip_mem_rw(ipp->pid, ipp->objs[i].ctl, &z,
-					 sizeof(z), true) < 0;
-	}
-	/* nobody left between reading the control block and returning */
-	for (size_t t = 0; t < ip_hold_count(&h); t++)
-		for (size_t i = 0; i < ipp->nobjs; i++)
-			if (live[i])
-				bad |= ip_step_out(&h, t, ipp->objs[i].rec,
-						   ipp->objs[i].rec_end) < 0;
-	for (size_t i = 0; i < ipp->nsites; i++) {
-		struct ip_site *st = &ipp->sites[i];
-		uint8_t cur[5];
-
-		if (!obj_live(ipp, st->file, live) ||
-		    ip_mem_rw(ipp->pid, st->addr, cur, sizeof(cur), false) <
-			    0 ||
-		    memcmp(cur, st->armed, sizeof(cur)))
-			continue; /* not ours any more */
-		bad |= ip_mem_rw(ipp->pid, st->addr, st->orig, st->len, true) <
-		       0;
-	}
-	for (size_t i = 0; i < ipp->nsemas; i++) {
-		uint16_t v;
-
-		if (obj_live(ipp, ipp->semas[i].file, live) &&
-		    ip_mem_rw(ipp->pid, ipp->semas[i].addr, &v, 2, false) ==
-			    0 &&
-		    v > 0) {
-			v--;
-			bad |= ip_mem_rw(ipp->pid, ipp->semas[i].addr, &v, 2,
-					 true) < 0;
-		}
-	}
-	free(live);
-	/* the descriptor an exec would inherit, where it is ours */
-	if (sys && ip_exec_fd_state(c, ipp->pid) == EXFD_OURS) {
-		bool ours;
-
-		(void)ip_inject(&h, sys, SYS_close, USDT_EXEC_FD, 0, 0, 0, 0, 0,
-				&ours);
-	}
-	/* a site left armed must find the arena: unmapped only after */
-	if (!bad && !ip_arena_unmap(ipp, &h, sys))
-		say(c,
-		    "pid %d: its ring buffer stays mapped (seccomp, or the "
-		    "munmap failed); its sites are restored",
-		    (int)ipp->pid);
-	ip_release(&h);
-	if (bad)
-		say(c,
-		    "pid %d: its sites could not all be restored; they call "
-		    "the recorder, which returns at once",
-		    (int)ipp->pid);
-}
-
-static void ip_stop(struct consumer *c)
-{
-	struct inproc *ip = c->ip;
-
-	if (!ip || ip->stopped)
-		return;
-	for (size_t i = 0; i < ip->nprocs; i++) {
-		ip_exec_unasked(c, ip->procs[i]);
-		disarm(c, ip->procs[i]);
-	}
-	ip->stopped = true;
-	/* fork children keep the armed text: their hits stop here (hb 0:
-	 * ended, not counted as drops) */
-	for (size_t i = 0; i < ip->nprocs; i++)
-		if (ip->procs[i]->map) {
-			struct usdt_arena *a =
-				(struct usdt_arena *)ip->procs[i]->map;
-
-			__atomic_store_n(&a->hb_limit, 0, __ATOMIC_RELAXED);
-			__atomic_store_n(&a->hb, 0, __ATOMIC_RELEASE);
-		}
 }
 
 static void ip_stats(struct consumer *c)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * inproc.h - what the files of the -x activation=user backend share
- * (inproc.c, inproc_proc.c, inproc_exec.c, inproc_plan.c): the state
+ * (inproc.c, inproc_proc.c, inproc_exec.c, inproc_plan.c,
+ * inproc_stop.c): the state
  * of a run and of each armed process, and the calls between them.
  * inproc.c's comment is the mechanism; doc/DESIGN.md §14 the design.
  */
@@ -22,7 +23,7 @@
 #if defined(__x86_64__)
 
 #define IP_NSEG 256
-#define IP_STEPS 100000 /* single steps to leave a site or the recorder */
+#define IP_LEAVE 1000	 /* holds at disarm until no thread is in a recorder */
 #define IP_HBUCKETS 4096 /* ip_proc.hist's chains, a power of two */
 
 /* A site armed in one process. */
@@ -94,6 +95,7 @@ struct ip_proc {
 	bool kernel;	   /* the kernel path takes it whole (ip_enable()) */
 	bool dl_asks;	   /* its drti.o asks at a dlopen() */
 	bool dl_said;	   /* a dlopen() that gave up waiting: said */
+	bool rearm;	   /* records to read before arming (drain_stale()) */
 	uint64_t *dl_pre;  /* dev, ino of each file mapped when the arena
 			      was made: those never asked (ip_dl_asks()) */
 	size_t ndl_pre;
@@ -158,7 +160,9 @@ int ip_mem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, bool write);
 bool ip_hold_all(struct tproc *pr, struct ip_hold *h);
 void ip_release(struct ip_hold *h);
 size_t ip_hold_count(const struct ip_hold *h);
-int ip_step_out(struct ip_hold *h, size_t i, uint64_t lo, uint64_t hi);
+void ip_kill_point(void);
+int ip_skip_site(struct ip_hold *h, size_t i, const struct ip_site *s);
+bool ip_held_in(struct ip_hold *h, uint64_t lo, uint64_t hi);
 long ip_inject(struct ip_hold *h, uint64_t sys, long nr, long a0, long a1,
 	       long a2, long a3, long a4, long a5, bool *ours);
 bool ip_seccomp_filtered(pid_t pid);
@@ -209,6 +213,9 @@ void ip_aggs(struct consumer *c);
 
 /* inproc.c */
 void ip_remap_check(struct consumer *c, struct ip_proc *ipp);
+
+/* inproc_stop.c */
+void ip_stop(struct consumer *c);
 
 #endif /* __x86_64__ */
 

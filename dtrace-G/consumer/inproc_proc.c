@@ -2,8 +2,9 @@
 /*
  * inproc_proc.c - what -x activation=user does in a held process
  * (inproc.c has the mechanism; doc/DESIGN.md §14): read and write its
- * memory, hold its threads and step one out of a range, run one system
- * call in it through drti.o's __usdt_sys (ip_inject()), find the
+ * memory, hold its threads and move one past a site's NOP, run one
+ * system call in it through drti.o's __usdt_sysret (ip_inject()), never
+ * leaving a thread at a trap a dying dtrace would let kill it, find the
  * recorder's symbols of each file where the process maps it, check a
  * site's bytes and its note's arguments, make or unmap the arena, and
  * give back the ring segments of its exited threads (ip_seg_giveback()).
@@ -96,46 +97,162 @@ static void hold_sig(struct ip_hold *h, size_t i, int sig)
 		h->fz[i].sig = sig;
 }
 
-/* Run thread i one instruction at a time while rip is in [lo, hi). */
-int ip_step_out(struct ip_hold *h, size_t i, uint64_t lo, uint64_t hi)
+/*
+ * DTRACE_IP_KILL_AT=N (tests/run-activation-user.sh): dtrace SIGKILLs
+ * itself at the Nth point of arming or disarming where a held thread is
+ * not as it was (its registers set for an injected call, stopped at
+ * its entry or exit, a site's NOP skipped), so that the test can end
+ * it at each of them in turn.
+ */
+void ip_kill_point(void)
 {
-	pid_t tid = hold_tid(h, i);
+	static long at = -1, n;
 
-	for (int k = 0; k < IP_STEPS; k++) {
-		struct user_regs_struct r;
-		int st;
+	if (at < 0) {
+		const char *e = getenv("DTRACE_IP_KILL_AT");
 
-		if (ptrace(PTRACE_GETREGS, tid, NULL, &r) < 0)
-			return -errno;
-		if (r.rip < lo || r.rip >= hi)
-			return 0;
-		if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL) < 0)
-			return -errno;
-		if (waitpid(tid, &st, __WALL) != tid || !WIFSTOPPED(st))
-			return -ESRCH;
-		if (WSTOPSIG(st) != SIGTRAP)
-			hold_sig(h, i, WSTOPSIG(st));
+		at = e ? atol(e) : 0;
 	}
-	return -ETIMEDOUT;
+	if (at > 0 && ++n == at)
+		raise(SIGKILL);
 }
 
 /*
- * Thread 0 of h runs one system call at sys (`syscall; int3`) and is put
- * back as it was; its result, or -errno for our own failure (*ours).
+ * Thread i stopped inside site s's 5 bytes (between its two NOPs, where
+ * the armed call has its operand) is moved past the second NOP, as if
+ * it ran it: no single step, whose SIGTRAP stop kills the process if
+ * dtrace dies in it.  0; -EINVAL at no instruction boundary of s.
+ */
+int ip_skip_site(struct ip_hold *h, size_t i, const struct ip_site *s)
+{
+	pid_t tid = hold_tid(h, i);
+	struct user_regs_struct r;
+	uint64_t to;
+
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &r) < 0)
+		return -errno;
+	if (r.rip <= s->addr || r.rip >= s->addr + 5)
+		return 0;
+	if (s->enabled && r.rip == s->addr + 2 && s->orig[2] == 0x0f)
+		to = s->addr + 5; /* xor %eax,%eax; here: nopl (%rax) */
+	else if (!s->enabled && r.rip == s->addr + 4 && s->orig[4] == 0x90)
+		to = s->addr + 5;
+	else if (!s->enabled && r.rip == s->addr + 4 && s->orig[4] == 0x66 &&
+		 s->orig[5] == 0x90)
+		to = s->addr + 6; /* the GOT form's xchg %ax,%ax */
+	else
+		return -EINVAL;
+	r.rip = to;
+	if (ptrace(PTRACE_SETREGS, tid, NULL, &r) < 0)
+		return -errno;
+	ip_kill_point();
+	return 0;
+}
+
+/* Is a held thread's rip in [lo, hi) (or not to be read)? */
+bool ip_held_in(struct ip_hold *h, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < ip_hold_count(h); i++) {
+		struct user_regs_struct r;
+
+		if (ptrace(PTRACE_GETREGS, hold_tid(h, i), NULL, &r) < 0 ||
+		    (r.rip >= lo && r.rip < hi))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * r as the thread will run on: a system call it was stopped in, to be
+ * restarted (rax one of the kernel's -ERESTART*), made so by hand, as
+ * the kernel does when no handler runs: rip back on its syscall, rax
+ * its number (restart_syscall for a restart block).  Put back at a
+ * syscall-stop (ip_inject()), or by __usdt_sysret's tail, there is no
+ * signal delivery to do it.
+ */
+static void regs_restarted(struct user_regs_struct *r)
+{
+	long ax = (long)r->rax;
+
+	if ((long)r->orig_rax < 0)
+		return;
+	if (ax == -512 || ax == -513 || ax == -514) { /* SYS, NOINTR, NOHAND */
+		r->rax = r->orig_rax;
+		r->rip -= 2;
+	} else if (ax == -516) { /* RESTART_RESTARTBLOCK */
+		r->rax = SYS_restart_syscall;
+		r->rip -= 2;
+	}
+	r->orig_rax = (unsigned long long)-1;
+}
+
+/*
+ * Wait for thread i at its next syscall-stop (its rip at want); a
+ * signal that stops it first is kept for its release.  0, or -errno.
+ */
+static int sys_stop(struct ip_hold *h, size_t i, uint64_t want,
+		    struct user_regs_struct *r)
+{
+	pid_t tid = hold_tid(h, i);
+
+	for (;;) {
+		siginfo_t si;
+		int st;
+
+		if (ptrace(PTRACE_SYSCALL, tid, NULL, NULL) < 0)
+			return -errno;
+		if (waitpid(tid, &st, __WALL) != tid || !WIFSTOPPED(st))
+			return -ESRCH;
+		if (ptrace(PTRACE_GETREGS, tid, NULL, r) < 0)
+			return -errno;
+		/* a syscall-stop's siginfo says SIGTRAP (| 0x80) */
+		if ((WSTOPSIG(st) & 0x7f) == SIGTRAP &&
+		    ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) == 0 &&
+		    (si.si_code & 0x7f) == SIGTRAP)
+			return r->rip == want ? 0 : -EFAULT;
+		hold_sig(h, i, WSTOPSIG(st));
+		if (r->rip != want - 2)
+			return -EFAULT;
+	}
+}
+
+/*
+ * Thread 0 of h runs one system call at sys (drti.o's __usdt_sysret) and is
+ * put back as it was; its result, or -errno for our own failure (*ours).
+ * Only syscall-stops, and a frame on its stack first (arena.h: the
+ * injected call), so that a dtrace killed at any point of it lets the
+ * thread go on as it was, the call made or not.
  */
 long ip_inject(struct ip_hold *h, uint64_t sys, long nr, long a0, long a1,
 	       long a2, long a3, long a4, long a5, bool *ours)
 {
 	pid_t tid = hold_tid(h, 0);
-	struct user_regs_struct save, r;
+	struct user_regs_struct back, r;
+	uint64_t fr[USDT_SYS_WORDS], fa;
 	long ret;
+	int err;
 
 	*ours = true;
-	if (ptrace(PTRACE_GETREGS, tid, NULL, &save) < 0)
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &back) < 0)
 		return -errno;
-	r = save;
+	regs_restarted(&back);
+	fr[USDT_SYS_RAX] = back.rax;
+	fr[USDT_SYS_RCX] = back.rcx;
+	fr[USDT_SYS_RDX] = back.rdx;
+	fr[USDT_SYS_RSI] = back.rsi;
+	fr[USDT_SYS_RDI] = back.rdi;
+	fr[USDT_SYS_R8] = back.r8;
+	fr[USDT_SYS_R9] = back.r9;
+	fr[USDT_SYS_R10] = back.r10;
+	fr[USDT_SYS_R11] = back.r11;
+	fr[USDT_SYS_RFLAGS] = back.eflags;
+	fr[USDT_SYS_RIP] = back.rip;
+	fa = back.rsp - USDT_SYS_RED - sizeof(fr);
+	if ((err = ip_mem_rw(tid, fa, fr, sizeof(fr), true)) < 0)
+		return err;
+	r = back;
 	r.rip = sys;
-	r.orig_rax = (unsigned long long)-1; /* no syscall restart */
+	r.rsp = fa;
 	r.rax = (unsigned long long)nr;
 	r.rdi = (unsigned long long)a0;
 	r.rsi = (unsigned long long)a1;
@@ -145,29 +262,21 @@ long ip_inject(struct ip_hold *h, uint64_t sys, long nr, long a0, long a1,
 	r.r9 = (unsigned long long)a5;
 	if (ptrace(PTRACE_SETREGS, tid, NULL, &r) < 0)
 		return -errno;
-	for (;;) {
-		int st;
-
-		if (ptrace(PTRACE_CONT, tid, NULL, NULL) < 0)
-			return -errno;
-		if (waitpid(tid, &st, __WALL) != tid || !WIFSTOPPED(st))
-			return -ESRCH;
-		if (ptrace(PTRACE_GETREGS, tid, NULL, &r) < 0)
-			return -errno;
-		if (WSTOPSIG(st) == SIGTRAP && r.rip == sys + 3)
-			break;
-		if (WSTOPSIG(st) != SIGTRAP)
-			hold_sig(h, 0, WSTOPSIG(st));
-		if (r.rip < sys || r.rip > sys + 3) {
-			(void)ptrace(PTRACE_SETREGS, tid, NULL, &save);
-			return -EFAULT;
-		}
-	}
+	ip_kill_point(); /* set for the call */
+	if ((err = sys_stop(h, 0, sys + 2, &r)) < 0)
+		goto bad;
+	ip_kill_point(); /* at its entry */
+	if ((err = sys_stop(h, 0, sys + 2, &r)) < 0)
+		goto bad;
+	ip_kill_point(); /* at its exit */
 	ret = (long)r.rax;
-	if (ptrace(PTRACE_SETREGS, tid, NULL, &save) < 0)
+	if (ptrace(PTRACE_SETREGS, tid, NULL, &back) < 0)
 		return -errno;
 	*ours = false;
 	return ret;
+bad:
+	(void)ptrace(PTRACE_SETREGS, tid, NULL, &back);
+	return err;
 }
 
 /*
@@ -208,7 +317,7 @@ bool ip_file_has_rec(const struct tfile *f)
 
 	return file_sym(f, "__usdt_rec", &v, &size) && size &&
 	       file_sym(f, "__usdt_ctl", &v, NULL) &&
-	       file_sym(f, "__usdt_sys", &v, NULL);
+	       file_sym(f, "__usdt_sysret", &v, NULL);
 }
 
 /* f's load bias in the process whose maps are mm, or false. */
@@ -260,7 +369,7 @@ struct ip_obj *ip_proc_obj(struct ip_proc *ipp, struct tfile *f,
 			   const struct proc_maps *mm, char *why, size_t wlen)
 {
 	struct ip_obj o = { .file = f }, *had = NULL;
-	uint64_t size = 0, bias;
+	uint64_t size = 0, sys_size = 0, bias;
 
 	if (!ip_file_bias(f, mm, &bias)) {
 		snprintf(why, wlen, "%s: not mapped as its program headers say",
@@ -275,7 +384,6 @@ struct ip_obj *ip_proc_obj(struct ip_proc *ipp, struct tfile *f,
 	if (had) /* unmapped (dlclose) and mapped again elsewhere */
 		ip_forget_file(ipp, f);
 	if (!file_sym(f, "__usdt_rec", &o.rec, &size) || !size ||
-	    !file_sym(f, "__usdt_sys", &o.sys, NULL) ||
 	    !file_sym(f, "__usdt_ctl", &o.ctl, &o.ctl_size) ||
 	    !file_sym(f, "__usdt_name", &o.name, NULL)) {
 		snprintf(why, wlen,
@@ -283,6 +391,16 @@ struct ip_obj *ip_proc_obj(struct ip_proc *ipp, struct tfile *f,
 			 "symbol table: stripped, or linked with an older "
 			 "drti.o)",
 			 f->path);
+		return NULL;
+	}
+	/* an older drti.o's is __usdt_sys, `syscall; int3` (arena.h) */
+	if (!file_sym(f, "__usdt_sysret", &o.sys, &sys_size) ||
+	    sys_size != USDT_SYS_SIZE) {
+		snprintf(why, wlen,
+			 "%s: its drti.o predates the injected call a "
+			 "SIGKILL of dtrace cannot leave to kill the process "
+			 "(no __usdt_sysret of %u bytes)",
+			 f->path, USDT_SYS_SIZE);
 		return NULL;
 	}
 	if (file_sym(f, "__usdt_rec.cold", &o.rec_end, NULL)) {
@@ -467,7 +585,7 @@ struct ip_proc *ip_proc_of(struct consumer *c, struct tproc *pr)
 	return NULL;
 }
 
-/* Make the arena in the held process (its first object's __usdt_sys). */
+/* Make the arena in the held process (its first object's __usdt_sysret). */
 int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 		  const struct ip_obj *o, char *why, size_t wlen)
 {

@@ -18,6 +18,7 @@
 #    kernel variable, a string predicate (the program's fault sites,
 #    their bits after the out area), clauses left to user space
 #    (execname) between the kernel's on the same probe, in their order;
+#    dtrace's default line, -x oformat=json and -F around the values;
 #  - faults: an unmapped address and a string running into an
 #    unmapped page give DTrace's messages with the addresses the
 #    program says (the second at the page after the string's), and
@@ -105,6 +106,29 @@ for xo in '' '-x strsize=16'; do
 done
 expect_grep "unchanged memory: 255 bytes of the 300" \
 	"^\[$(printf '%0255d' 0 | tr 0 c)\] 5 " keep-full.txt
+
+# dtrace's own lines around the values (d_run_pre()): the default
+# line, JSON and -F, on one CPU (the default line and JSON name it)
+cat >nq.d <<'EOF2'
+pid$target::hit:entry { self->p = arg0; self->n = arg1; }
+pid$target::hit:return { printf("%s %d", copyinstr(self->p), self->n); trace(self->n); }
+pid$target::hit:return /self->n == 6/ { trace(copyinstr(self->p)); }
+EOF2
+if command -v taskset >/dev/null 2>&1; then
+	for xo in '' '-x oformat=json' -F; do
+		for g in 1 0; do
+			rm -f nq$g.txt
+			DTRACE_CGEN=$g timeout -s KILL 120 taskset -c 0 \
+				"$DTRACE" $xo -s nq.d -o nq$g.txt \
+				-c './cgout keep' >/dev/null 2>nq$g.err
+			expect_eq "output lines ${xo:-(default)} (DTRACE_CGEN=$g): status" 0 "$?"
+			sed 's/"timestamp":[0-9]*//; s/pid[0-9]*/pid/' nq$g.txt >nq$g.cmp
+		done
+		expect_file_eq "output lines ${xo:-(default)}: DTRACE_CGEN=0's" \
+			nq0.cmp nq1.cmp
+		expect_grep "output lines ${xo:-(default)}: some" 'alpha 1' nq1.cmp
+	done
+fi
 
 # Faults: the same messages, and ERROR's arguments, at the addresses
 # the program says.

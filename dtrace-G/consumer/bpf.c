@@ -872,6 +872,9 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 			return false;
 		f->cred = true;
 	}
+	/* printf()'s values computed at the hit (cgen_out.c) */
+	if ((r.flags & UBPF_RF_KOUT) && !cg_out_rec(c, h->raw, r.len, &off))
+		return false;
 	if (r.flags & UBPF_RF_PPID) { /* else records.c finds it */
 		uid_t pp;
 		gid_t pad;

@@ -403,6 +403,9 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 		memset(&pl->ops[nk], 0, (UBPF_KOPS - nk) * sizeof(pl->ops[0]));
 		pl->nops = (uint16_t)nk;
 	}
+	/* printf()'s values (cgen_out.c): a record when such a clause ran */
+	if (!pl->record && d_kplan_prints(pl))
+		pl->record = UBPF_KREC_GATE;
 	if (any && !gated)
 		kagg_direct(pl);
 	if (pl->d.on)
@@ -1028,6 +1031,11 @@ void bpf_kagg_tls_reap(struct bpf_kagg *k)
 		(void)tls_reap(k->tlsu_fd, sizeof(uint32_t));
 }
 
+const struct d_kplan *bpf_kagg_kp(const struct bpf_kagg *k)
+{
+	return k->kp;
+}
+
 bool bpf_kagg_fault(struct consumer *c, unsigned clause, const struct d_fire *f,
 		    int *action, uint64_t *addr)
 {
@@ -1050,7 +1058,7 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 	struct ubpf_kkey key, next;
 	struct ubpf_kval *v;
 	uint64_t *drops, mixed = 0;
-	unsigned nran = 0, ndirect = 0;
+	unsigned nran = 0, ndirect = 0, nout = 0;
 	uint32_t zero = 0;
 	void *prev = NULL;
 
@@ -1123,12 +1131,19 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 				    drops[cpu], drops[cpu] == 1 ? "" : "s", cpu);
 	free(drops);
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {
-		nran += k->ran[ci];
+		/* printing from values computed there (kplan_out.c) */
+		bool out = k->ran[ci] && d_kplan_out(k->kp, ci);
+
+		nran += k->ran[ci] && !out;
+		nout += out;
 		ndirect += k->direct[ci];
 	}
 	if (c->o->verbose && nran)
 		say(c, "%u clause%s aggregated in the kernel", nran,
 		    nran == 1 ? "" : "s");
+	if (c->o->verbose && nout)
+		say(c, "%u clause%s printing values computed in the kernel",
+		    nout, nout == 1 ? "" : "s");
 	if (c->o->verbose && ndirect)
 		say(c, "%u of them without the plan's instruction loop",
 		    ndirect);

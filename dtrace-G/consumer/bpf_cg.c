@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "bpf/usdt_bpf.h"
+#include "kplan.h"
 #include "bpf_impl.h"
 #include "consumer_impl.h"
 
@@ -156,7 +157,8 @@ void cg_try(struct consumer *c)
 	if (psargs_wanted(c) && psargs_offs(m->psargs1) < 0)
 		memset(m->psargs1, 0, sizeof(m->psargs1));
 	inbuf = cg_strs(c) || m->ustk_room || ppid_wanted(c) ||
-		ecred_wanted(c) || sess_wanted(c) || psargs_wanted(c);
+		ecred_wanted(c) || sess_wanted(c) || psargs_wanted(c) ||
+		d_kplan_out_any(c->prog); /* cgen_out.c */
 	m->buf = inbuf ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "cgbuf", 4,
 					UBPF_SCRATCH + (m->ustk_room
 								? UBPF_USTKROOM

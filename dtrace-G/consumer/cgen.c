@@ -106,10 +106,13 @@
  * kernel
  * probe its provider has no prologue for (a system call on the raw
  * tracepoint) or whose clauses read the stack (its user registers are not
- * its context's).  Everything
- * else a clause does (printf(), trace(), string predicates other than
- * an argument's string against a literal, self-> variables a clause
- * that prints reads, and the like) user space runs from the record, as
+ * its context's).  printf() and trace() of values the plan computes
+ * (kplan_out.c) put them in an out area after the uid and gid
+ * (cgen_out.c: the record then built in cgbuf).  Everything
+ * else a clause does (printf() of execname or a string variable,
+ * string predicates other than
+ * an argument's string against a literal, self-> variables such a
+ * clause reads, and the like) user space runs from the record, as
  * with the generic program.  A plan that keeps self-> variables is
  * never replaced by the record-only program: the variables are the
  * kernel's alone, so bpf.c refuses the event instead.  Only
@@ -554,9 +557,20 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		  cgen_fsites(&e, pl);
 	unsigned len = hdr + 8 * nargs + (vt ? 8 : 0) + (cred ? 8 : 0) +
 		       (fs && !strs ? 8 : 0);
+	/* printf()'s values (cgen_out.c): the out area, after the uid and
+	 * gid, in a record built in cgbuf */
+	unsigned ob = pl && !m->kp ? cgen_out_bytes(pl) : 0;
+	unsigned obase = hdr + 8 * nargs + (vt ? 8 : 0) + (cred ? 8 : 0);
+	size_t jout = SIZE_MAX;
 
 	*out = NULL;
 	*n = 0;
+	e.bad |= m->kp && pl && cgen_out_bytes(pl); /* kplan_out.c: uprobes */
+	if (ob) { /* the fault bits, if any, at the end (strs) */
+		strs = true;
+		len = obase + ob;
+		e.bad |= len + cgen_out_room(s) > UBPF_SCRATCH / 2 - 1;
+	}
 	if ((s->ustk && (!m->ustk_room || m->kp || fs)) ||
 	    (strs && m->buf < 0) || e.bad)
 		return false;
@@ -581,6 +595,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		for (unsigned i = 0; i < nargs; i++)
 			arg_fetch(&e, i, &s->a[i]);
 	st(&e, BPF_DW, 10, S_FLAGS, 0);
+	if (ob)
+		jout = cgen_out_start(&e, m->buf, obase, ob);
 	if (m->kp && pl && kp_plan(&e, m, pl, nargs))
 		goto done; /* every clause ran in the kernel: no record */
 	/* 2. the plan, for an armed process */
@@ -674,6 +690,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			fix(&e, e.fj[i]);
 	}
 	/* 3. the record */
+	if (jout != SIZE_MAX)
+		fix(&e, jout);
 	if (s->comm) {
 		alu_r(&e, BPF_MOV, 1, 10);
 		alu_i(&e, BPF_ADD, 1, S_COMM);
@@ -718,6 +736,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		alu_i(&e, BPF_OR, 1, UBPF_RF_CRED);
 	if (fs)
 		alu_i(&e, BPF_OR, 1, UBPF_RF_KFAULT);
+	if (ob)
+		alu_i(&e, BPF_OR, 1, UBPF_RF_KOUT);
 	stx(&e, BPF_H, 9, 30, 1);
 	for (int i = 0; i < 16; i += 8) {
 		if (s->comm) {

@@ -39,6 +39,8 @@
 #define S_SLEN(j) (S_SBUF - 8 - 8 * (int)(j)) /* their copies' lengths */
 /* cgtlsa's key {tid, var, keys} */
 #define S_AKEY (S_SLEN(UBPF_KSTRARGS - 1) - (int)sizeof(struct ubpf_kvakey))
+/* the record's out area in cgbuf (cgen_out.c) */
+#define S_OBUF (S_AKEY - 8)
 /* SEQ's string of its j-th argument: in cgbuf, past what a record uses */
 #define SEQ_AT(j) (UBPF_SCRATCH - UBPF_STRMAX * ((int)(j) + 1))
 /* a kaggs_s key, built below them (a map key may be in a map value) */
@@ -184,5 +186,15 @@ bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n);
  * cgtls, cgtlsdrops, cgbuf, kaggs_s, cgtlsa */
 void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	       const int *fds);
+
+/* cgen_out.c: the out area's bytes the plan's OUT, OSTR and ODONE take
+ * (0: none); its address into S_OBUF, obase bytes into the record in
+ * cgbuf (buf), zeroed (the jump taken without cgbuf); an instruction */
+unsigned cgen_out_bytes(const struct ubpf_kplan *pl);
+/* ... the most a record of spec s puts after it (its offsets are masked
+ * to cgbuf's first half: the whole must fit there) */
+unsigned cgen_out_room(const struct ubpf_ev *s);
+size_t cgen_out_start(struct em *e, int buf, unsigned obase, unsigned bytes);
+void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp);
 
 #endif /* USDT_DTRACE_CGEN_IMPL_H */

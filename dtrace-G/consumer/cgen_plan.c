@@ -65,7 +65,9 @@
  *     after a record gate's predicate (kplan_emit.c's d_kplan_gate()),
  *     sets S_FLAGS_REC: cgen.c then writes the record; an ARG the site
  *     lacks in such a predicate (UBPF_KF_GATE) sets it too, rather
- *     than refusing the plan, and the predicate reads 0 there.
+ *     than refusing the plan, and the predicate reads 0 there.  OUT,
+ *     OSTR and ODONE (printf()'s and trace()'s values) are
+ *     cgen_out.c's.
  */
 #include "config.h"
 
@@ -852,6 +854,11 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_REC:
 			rec(e);
+			continue;
+		case UBPF_K_OUT: /* printf(), trace(): cgen_out.c */
+		case UBPF_K_OSTR:
+		case UBPF_K_ODONE:
+			cgen_out_op(e, o, &sp);
 			continue;
 		case UBPF_K_TIME:
 			ldx(e, BPF_DW, 1, 10, S_TS);

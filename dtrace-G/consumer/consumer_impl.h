@@ -454,6 +454,10 @@ struct consumer {
 	bool kagg_rec; /* decode(): the kernel ran some of the hit's clauses */
 	/* ... and these of its fault sites faulted (UBPF_RF_KFAULT) */
 	uint64_t kfault;
+	/* ... and its out area, when a clause printing from it ran there
+	 * (cg_out_rec()) */
+	const uint8_t *kout;
+	size_t koutlen;
 	struct ustack_cap ucap; /* decode(): the hit's user stack, if taken */
 	struct ustack_state *ust; /* ustack.c */
 	uint64_t wall_offset;
@@ -1038,7 +1042,8 @@ void hit_run(struct consumer *c, const struct d_probe *dp,
 /*
  * ... a hit some of whose clauses cl the kernel ran (c->kagg_rec): the
  * others, ucl (a subsequence of cl, in order), run here, and a fault
- * the kernel's had (c->kfault) is reported in its place among them.
+ * the kernel's had (c->kfault) is reported in its place among them, as
+ * is printed what one computed for printf() and trace() (c->kout).
  */
 void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 		  const unsigned *cl, const unsigned *ep, unsigned n,
@@ -1104,6 +1109,25 @@ void bpf_kagg_kprobe(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
  */
 bool bpf_kagg_fault(struct consumer *c, unsigned clause, const struct d_fire *f,
 		    int *action, uint64_t *addr);
+/* bpf_agg.c: the run's kplan (not NULL) */
+struct d_kplan;
+const struct d_kplan *bpf_kagg_kp(const struct bpf_kagg *k);
+/*
+ * cgen_out.c: printf()'s values computed at the hit.  cg_out_rec(): the
+ * record's out area at *off (UBPF_RF_KOUT), kept in c->kout when the
+ * kernel ran a clause of it, *off past it; false: a bad record.
+ * cg_out_run(): clause, next in the walk w of the probe's clauses (in
+ * order), the kernel ran and prints from the area: printed (or its
+ * fault reported), d_run()'s result in *rv; false: not such a clause.
+ */
+bool cg_out_rec(struct consumer *c, const uint8_t *raw, size_t len,
+		size_t *off);
+struct cg_out_walk {
+	unsigned ord;
+	size_t off;
+};
+bool cg_out_run(struct consumer *c, unsigned clause, const struct d_fire *f,
+		struct cg_out_walk *w, int *rv);
 #endif
 
 /* ustack.c: user stacks and names (ustack(), ufunc(), %A, ...) */

@@ -24,8 +24,9 @@
  * probefunc or
  * probename, which the kernel keeps as the probe's ID and the merge
  * turns back into the name.  Anything else (a variable, a string, a
- * function, printf(), a quantize() increment, more than UBPF_KMAXKEYS
- * keys) keeps the clause in user space: so does ustack() or ucaller,
+ * function, printf() -- but with D_KPLAN_VARS, of values the kernel
+ * computes: kplan_out.c --, a quantize() increment, more than
+ * UBPF_KMAXKEYS keys) keeps the clause in user space: so does ustack() or ucaller,
  * whose stack only dtrace can unwind (ustack.c).  Such a clause reads nothing
  * another clause writes and writes nothing another clause reads but its
  * aggregations, so it gives the same result wherever it runs, before or

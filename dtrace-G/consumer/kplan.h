@@ -12,7 +12,9 @@
 #define USDT_DTRACE_KPLAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../d/dlang.h"
 #include "bpf/kagg_bpf.h"
@@ -110,5 +112,21 @@ bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
  * are in kaggs_s, and d_kplan_merge() takes the key's string as str.
  */
 bool d_kplan_skey(const struct d_kplan *k, unsigned st);
+
+/*
+ * printf() and trace() computed at the hit (kplan_out.c): clause, which
+ * the kernel runs, prints from its record's out area, whose
+ * d_kplan_out_bytes() it takes (the probe's such clauses in order);
+ * d_kplan_out_run() prints it, or reports the fault it had, from those
+ * bytes (d_run()'s result).  d_kplan_out_any(): a clause prints at all.
+ */
+bool d_kplan_out(const struct d_kplan *k, unsigned clause);
+unsigned d_kplan_out_bytes(const struct d_kplan *k, unsigned clause);
+int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
+		    const uint8_t *data, size_t len, const struct d_fire *f,
+		    FILE *out, FILE *err);
+bool d_kplan_out_any(const struct d_prog *p);
+/* ... pl has such a clause (ODONE) */
+bool d_kplan_prints(const struct ubpf_kplan *pl);
 
 #endif /* USDT_DTRACE_KPLAN_H */

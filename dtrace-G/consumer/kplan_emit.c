@@ -353,6 +353,17 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		const struct agg *a;
 		struct ubpf_kop *o;
 
+		if (ks->out) { /* printf(), trace(): kplan_out.c */
+			for (j = 0; j < kp_out_nargs(st) && !m.full; j++) {
+				bool s;
+				const struct node *v = kp_out_arg(st, j, &s);
+
+				emit(&m, v);
+				put(&m, s ? UBPF_K_OSTR : UBPF_K_OUT, 1, 0);
+				m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, v);
+			}
+			continue;
+		}
 		if (ks->assign && k->vst[st->e->a->sub] == KV_SARG) {
 			/* nothing to keep but the copy, whose fault sends
 			 * the hit to user space: copyinstr(argN) == "" */
@@ -427,6 +438,10 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 			o->levels = a->lq_levels;
 			break;
 		}
+	}
+	if (kp_out_clause(k, clause)) { /* it ran: kplan_out.c */
+		put(&m, UBPF_K_ODONE, 0, 0);
+		m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, NULL);
 	}
 	if (m.full || m.max > UBPF_KSTACK) {
 		/* what was written past pl->nops is not part of the plan */

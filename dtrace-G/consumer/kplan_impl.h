@@ -18,6 +18,7 @@
 struct kstmt {
 	const struct stmt *st;
 	bool assign; /* self->v = e or this->v = e, not an aggregation */
+	bool out;    /* printf() or trace() computed at the hit (and assign) */
 	unsigned agg;
 	uint8_t ksz[UBPF_KMAXKEYS], ksg[UBPF_KMAXKEYS];
 	int kid[UBPF_KMAXKEYS]; /* B_PROBE* for a key naming the probe, or -1 */
@@ -97,5 +98,19 @@ bool kp_dtrace_only(const struct clause *c);
 bool kp_clause_ok(struct d_kplan *k, unsigned ci);
 /* ... which variables the kernel keeps, and so which clauses */
 void kp_vars_decide(struct d_kplan *k);
+
+/* kplan_out.c: statement i of clause ci is a printf() or trace() the
+ * kernel computes (ks: assign and out) */
+bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
+	       struct kstmt *ks);
+/* ... its arguments: how many, the j-th (str: copyinstr() of it) */
+unsigned kp_out_nargs(const struct stmt *st);
+const struct node *kp_out_arg(const struct stmt *st, unsigned j, bool *str);
+/* ... the clause has such statements (it ends with ODONE) */
+bool kp_out_clause(const struct d_kplan *k, unsigned clause);
+/* ... OUT, OSTR (of argument a) or ODONE pl->ops[at]: its slot or n;
+ * false when the out area is full */
+bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
+	       const struct node *a);
 
 #endif /* USDT_DTRACE_KPLAN_IMPL_H */

@@ -277,7 +277,8 @@ bool kp_clause_ok(struct d_kplan *k, unsigned ci)
 	k->first[ci] = k->nst;
 	xgrow(&k->st, &k->stcap, (size_t)k->nst + c->nstmts, sizeof(*k->st));
 	for (unsigned i = 0; ok && i < c->nstmts; i++)
-		ok = kp_stmt_ok(k, &c->stmts[i], &k->st[k->nst + i]);
+		ok = kp_stmt_ok(k, &c->stmts[i], &k->st[k->nst + i]) ||
+		     kp_out_ok(k, ci, i, &k->st[k->nst + i]); /* kplan_out.c */
 	if (!ok)
 		return false;
 	k->ok[ci] = true; /* for kp_clause_emit() */

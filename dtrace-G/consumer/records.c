@@ -26,7 +26,9 @@
  * from kprov_drain(), after the backend's.  A hit some of whose clauses
  * the kernel ran (kagg_rec) runs the others (hit_run_kagg()), and a
  * fault one of the kernel's had at the hit (kfault) is reported, and
- * ERROR fired, in that clause's place among them.
+ * ERROR fired, in that clause's place among them; so is one of the
+ * kernel's that printf()s values it computed at the hit (kout) printed
+ * from them (cgen_out.c).
  *
  * Threads.  self-> variables are keyed by thread id, and a thread that
  * exits must take them along (d_thread_exit()), or a long run keeps the
@@ -301,6 +303,7 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 
 	c->kagg_rec = false;
 	c->kfault = 0;
+	c->kout = NULL;
 	c->ucap.have = false;
 	if (h->kprov) { /* a kernel provider's (kprov.c) */
 		kprov_hit(c, h);
@@ -366,8 +369,11 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 		  struct d_fire *f)
 {
 	unsigned j = 0;
+#ifdef HAVE_BPF
+	struct cg_out_walk w = {0};
+#endif
 
-	if (!c->kfault) {
+	if (!c->kfault && !c->kout) {
 		hit_run(c, dp, ucl, uep, nu, f);
 		return;
 	}
@@ -382,10 +388,16 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 			continue;
 		}
 #ifdef HAVE_BPF
-		if (!bpf_kagg_fault(c, cl[i], f, &action, &addr))
-			continue;
 		f->epid = ep ? ep[i] : cl[i] + 1;
 		f->probe = dp;
+		/* printed from the values computed at the hit (cgen_out.c) */
+		if (cg_out_run(c, cl[i], f, &w, &action)) {
+			if (action & D_RUN_FAULT)
+				fire_error(c, f);
+			continue;
+		}
+		if (!bpf_kagg_fault(c, cl[i], f, &action, &addr))
+			continue;
 		if (d_run_fault(c->prog, cl[i], f, action, addr, stderr) &
 		    D_RUN_FAULT)
 			fire_error(c, f);

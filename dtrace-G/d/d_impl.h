@@ -772,6 +772,10 @@ struct ectx {
 	struct d_cbuf *cbufs; /* copyin() results, in the scratch arena */
 	unsigned ncbufs;
 	size_t cbytes; /* their bytes in all (D_COPYIN_MAX) */
+	/* d_run_pre(): printf()'s and trace()'s values, computed at the
+	 * hit (../consumer/kplan_out.c), in order; the next one */
+	const struct dv *pre;
+	unsigned ipre;
 };
 
 /* ------------------------------------------------------------------ */

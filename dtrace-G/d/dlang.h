@@ -476,6 +476,16 @@ int d_run(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 	  FILE *out, FILE *err);
 
 /*
+ * d_run() of a clause whose predicate held and whose other statements
+ * ran at the hit (a generated BPF program, ../consumer/kplan_out.c):
+ * its printf() and trace() statements only, each argument's value
+ * taken from pre, in order, instead of evaluated.
+ */
+struct dv;
+int d_run_pre(struct d_prog *prog, unsigned clause, const struct d_fire *f,
+	      const struct dv *pre, FILE *out, FILE *err);
+
+/*
  * Clause `clause`, which ran elsewhere (a generated BPF program, in the
  * kernel) for this firing, faulted there on an invalid address addr in
  * DTrace's action number action (0: the predicate): report it as d_run()

@@ -37,7 +37,9 @@
  * enabled probe ID" line (dt_handle.c's dt_handle_err, dt_error.c's
  * fault strings); everything a clause allocates while it runs lives in a
  * per-run arena freed there.  A clause a generated BPF program ran at
- * the probe reports its fault through d_run_fault(), the same line.
+ * the probe reports its fault through d_run_fault(), the same line, and
+ * one whose printf() and trace() values it computed there prints them
+ * through d_run_pre(): the same output path, the values given.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -131,7 +133,7 @@ static void do_printf(struct ectx *x, const struct stmt *st, struct sbuf *sb,
 		vals = d_ar_alloc(&x->scratch, st->nargs * sizeof(*vals));
 	for (i = 0; i < st->nargs; i++) {
 		x->action = st->action + (int)i;
-		vals[i] = d_eval(x, st->args[i]);
+		vals[i] = x->pre ? x->pre[x->ipre++] : d_eval(x, st->args[i]);
 		if (vals[i].k == K_INT)
 			vals[i].tn = !script_int(st->args[i]);
 		if (vals[i].k == K_STR && !vals[i].show &&
@@ -269,6 +271,8 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 	struct dv v;
 
 	x->action = st->action;
+	if (x->pre && st->kind != S_PRINTF && st->kind != S_TRACE)
+		return; /* d_run_pre(): the kernel ran it */
 	if (st->kind != S_EXPR && st->kind != S_AGG && st->kind != S_IF &&
 	    st->kind != S_STOP && st->kind != S_RAISE)
 		x->recorded = true;
@@ -289,7 +293,7 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		d_tracemem(x, st);
 		break;
 	case S_TRACE:
-		v = d_eval(x, st->e);
+		v = x->pre ? x->pre[x->ipre++] : d_eval(x, st->e);
 		if (v.k == K_STR && !v.show && strlen(v.s) >= p->strsize)
 			v.s = d_ar_strndup(&x->scratch, v.s, p->strsize - 1);
 		do_trace(x, &v);
@@ -574,7 +578,7 @@ static void run_clause(struct ectx *x, FILE *out)
 	const struct d_probe *pr = x->f->probe;
 	unsigned i;
 
-	if (c->pred) {
+	if (c->pred && !x->pre) { /* d_run_pre(): it held */
 		struct dv v;
 
 		x->action = 0;
@@ -760,6 +764,12 @@ void d_error_leave(struct d_prog *p)
 int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	  FILE *out, FILE *err)
 {
+	return d_run_pre(p, clause, f, NULL, out, err);
+}
+
+int d_run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
+	      const struct dv *pre, FILE *out, FILE *err)
+{
 	const struct d_probe *pr = f->probe;
 	struct ectx *x;
 	unsigned i;
@@ -796,6 +806,7 @@ int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	x->c = &p->clauses[clause];
 	x->f = f;
 	x->err = err;
+	x->pre = pre;
 	if (setjmp(x->jb) == 0) {
 		run_clause(x, out);
 	} else {

@@ -120,6 +120,12 @@ enum {
 	UBPF_K_REC,   /* the hit needs its record: a clause user space
 		       * runs may run (its predicate, before it, held:
 		       * kplan_emit.c's d_kplan_gate()) */
+	/* printf() and trace() computed at the hit (../kplan_out.c,
+	 * ../cgen_out.c): the values go into the record's out area */
+	UBPF_K_OUT,   /* pop a value into the out area at slot */
+	UBPF_K_OSTR,  /* pop an address: copyinstr() of it, at most imm
+		       * bytes read, into the out area at slot */
+	UBPF_K_ODONE, /* output clause n ran: its bit in the out area */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key
@@ -181,6 +187,25 @@ struct ubpf_kop {
 			  * decides) instead of refusing the plan */
 #define UBPF_KSKEY 64	 /* bytes of such a key, NUL included */
 #define UBPF_KFSITES 16	 /* SEQ's fault sites (2 bits each, UBPF_RF_KFAULT) */
+
+/*
+ * The out area of a record (UBPF_RF_KOUT, usdt_bpf.h): a struct
+ * ubpf_kout, then each OUT's 8 bytes and each OSTR's struct ubpf_kostr
+ * at its slot (from the area's data), in the plan's order.
+ */
+struct ubpf_kout {
+	__u64 ran;   /* bit n: ODONE n ran (the clause's predicate held) */
+	__u64 bytes; /* the area's, this header included */
+};
+struct ubpf_kostr {
+	__s64 addr;
+	__s32 len; /* bytes read (no NUL when imm); -1: a fault at addr,
+		    * -2: at the page after it */
+	__u32 pad;
+	char s[UBPF_STRMAX];
+};
+#define UBPF_KOUTMAX 2048 /* bytes of an out area */
+#define UBPF_KOUTS 32	  /* output clauses of a plan */
 
 /* kplans[{event, pid}] */
 struct ubpf_kplan_key {

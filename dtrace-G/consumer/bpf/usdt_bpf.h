@@ -45,7 +45,10 @@
  * generated program whose plan has fault sites (kagg_bpf.h's SEQ with
  * agg set: ../cgen.c) flags every record UBPF_RF_KFAULT and ends it
  * with 8 bytes, the sites' bits: site i's 1 << 2i when the string was
- * unreadable at its address, 2 << 2i at the page after it.
+ * unreadable at its address, 2 << 2i at the page after it.  One whose
+ * plan computes printf() and trace() values (kagg_bpf.h's OUT, OSTR:
+ * ../kplan_out.c) flags every record UBPF_RF_KOUT and puts its out area
+ * (struct ubpf_kout and the values) right after the uid and gid.
  */
 #ifndef USDT_BPF_H
 #define USDT_BPF_H
@@ -75,6 +78,7 @@
 #define UBPF_RF_WROTE 0x100 /* copyout(): the event's write was made */
 #define UBPF_RF_WFAULT 0x200 /* ... and faulted */
 #define UBPF_RF_KFAULT 0x400 /* the last 8 bytes: the plan's fault bits */
+#define UBPF_RF_KOUT 0x800 /* after the uid and gid: the out area */
 #define UBPF_WMAX 64	     /* bytes one copyout() writes (D_COPYOUT_MAX) */
 #define UBPF_PSARGS 80	    /* DTrace's PRARGSZ */
 #define UBPF_VTIME_MAX 16384 /* live threads vtime.bpf.h keeps a clock for */

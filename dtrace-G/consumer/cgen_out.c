@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cgen_out.c - the values printf() and trace() print, computed by a
+ * generated program at the hit (kplan_out.c says which clauses) and
+ * carried in the record's out area; dtrace's side of that area.
+ *
+ * In the program (cgen.c's stages 2 and 3).  Before the plan runs, the
+ * program finds cgbuf (the record of such a program is always built
+ * there) and keeps, in the stack slot S_OBUF, the address of the out
+ * area, right after the record's uid and gid: at a constant offset, so
+ * each value is one store at a constant offset and the verifier sees
+ * every access bounded.  It zeroes the area's ran word and writes its
+ * size there (cgen_out_start()), so a hit whose plan does not run (a
+ * process not armed) carries no clause.  Each plan instruction then
+ * (cgen_out_op()): OUT pops a value into its slot; OSTR pops an address
+ * into its struct ubpf_kostr and copies the string with
+ * bpf_probe_read_user_str() of at most imm bytes (strsize - 1, as
+ * run.c's d_read_user_str() reads): a copy that filled them cut its
+ * last byte for a NUL, so that byte is read again on its own and the
+ * string is the imm bytes run.c would have had; a copy that faulted
+ * reads one byte at the address to say where, there (-1) or at the
+ * page after it (-2: a string of at most 255 bytes spans two pages at
+ * most, and run.c reads a page at a time).  ODONE n sets bit n of the
+ * ran word and S_FLAGS_REC (the record is written for it: bpf_agg.c
+ * gates the plan's record on it when no other clause needs the
+ * record).  The record goes on after the area (cgen.c's length
+ * includes it), flagged UBPF_RF_KOUT.
+ *
+ * In dtrace.  The decoder (bpf.c) hands the area to cg_out_rec(), which
+ * keeps it for the hit when the kernel ran some clause of it
+ * (c->kout); records.c walks the probe's clauses in order and, for
+ * each the kernel ran that prints from the area, cg_out_run() prints
+ * it from its values (kplan_out.c's d_kplan_out_run()) or reports the
+ * fault it had, in its place among the clauses user space runs.
+ */
+#include "config.h"
+
+#include <linux/bpf.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "bpf/kagg_bpf.h"
+#include "bpf/usdt_bpf.h"
+#include "cgen_impl.h"
+#include "consumer_impl.h"
+#include "kplan.h"
+
+/* ------------------------------------------------------------------ */
+/* The program */
+
+unsigned cgen_out_bytes(const struct ubpf_kplan *pl)
+{
+	unsigned end = 0;
+	bool any = false;
+
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		const struct ubpf_kop *o = &pl->ops[pc];
+		unsigned e;
+
+		if (o->op == UBPF_K_ODONE)
+			any = true;
+		if (o->op != UBPF_K_OUT && o->op != UBPF_K_OSTR)
+			continue;
+		e = o->slot + (o->op == UBPF_K_OUT
+				       ? 8u
+				       : (unsigned)sizeof(struct ubpf_kostr));
+		if (e > end)
+			end = e;
+	}
+	return any || end ? (unsigned)sizeof(struct ubpf_kout) + end : 0;
+}
+
+unsigned cgen_out_room(const struct ubpf_ev *s)
+{
+	unsigned n = 3 * 8 + 8; /* ppid, ecred, sess; the fault bits */
+
+	for (unsigned i = 0; i < UBPF_MAXARGS; i++) {
+		if (s->strmask & (1u << i))
+			n += 2 + UBPF_STRMAX;
+		if (s->memmask & (1u << i))
+			n += 2 + s->memlen[i];
+	}
+	return n;
+}
+
+size_t cgen_out_start(struct em *e, int buf, unsigned obase, unsigned bytes)
+{
+	size_t j;
+
+	if (buf < 0 || bytes > UBPF_KOUTMAX || obase > UBPF_SCRATCH / 2) {
+		e->bad = true;
+		return 0;
+	}
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, buf);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	j = jmp_i(e, BPF_JEQ, 0, 0);
+	alu_i(e, BPF_ADD, 0, (int32_t)obase);
+	stx(e, BPF_DW, 10, S_OBUF, 0);
+	st(e, BPF_DW, 0, 0, 0);
+	st(e, BPF_DW, 0, 8, (int32_t)bytes);
+	return j;
+}
+
+/* r1 = the out area's byte off */
+static void at(struct em *e, uint8_t r, int32_t off)
+{
+	ldx(e, BPF_DW, r, 10, S_OBUF);
+	alu_i(e, BPF_ADD, r, off);
+}
+
+/* r0 = -1 when the byte at the address in S_VVAL cannot be read (the
+ * string faults there), else -2 (at the page after it); dst: where the
+ * byte may go */
+static void where(struct em *e, int32_t dst)
+{
+	size_t j;
+
+	at(e, 1, dst);
+	alu_i(e, BPF_MOV, 2, 1);
+	ldx(e, BPF_DW, 3, 10, S_VVAL);
+	call(e, BPF_FUNC_probe_read_user);
+	alu_i(e, BPF_MOV, 1, -1);
+	j = jmp_i(e, BPF_JNE, 0, 0);
+	alu_i(e, BPF_MOV, 1, -2);
+	fix(e, j);
+	alu_r(e, BPF_MOV, 0, 1);
+}
+
+static void ostr(struct em *e, const struct ubpf_kop *o)
+{
+	int32_t base = (int32_t)sizeof(struct ubpf_kout) + o->slot;
+	int32_t dst = base + (int32_t)offsetof(struct ubpf_kostr, s);
+	int32_t cnt = (int32_t)o->imm;
+	size_t jok, jst1, jst2, jst3, jre;
+
+	if (cnt < 1 || cnt > UBPF_STRMAX) {
+		e->bad = true;
+		return;
+	}
+	/* the address: kept in the area (a fault's) and in S_VVAL */
+	stx(e, BPF_DW, 10, S_VVAL, 1);
+	ldx(e, BPF_DW, 2, 10, S_OBUF);
+	stx(e, BPF_DW, 2, (int16_t)base, 1);
+	at(e, 1, dst);
+	alu_i(e, BPF_MOV, 2, cnt);
+	ldx(e, BPF_DW, 3, 10, S_VVAL);
+	call(e, BPF_FUNC_probe_read_user_str);
+	jok = jmp_i(e, BPF_JSGE, 0, 1);
+	where(e, dst);
+	jst1 = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jok);
+	jst2 = jmp_i(e, BPF_JNE, 0, cnt);
+	/* it filled the copy, its last byte cut for a NUL: read it */
+	at(e, 1, dst + cnt - 1);
+	alu_i(e, BPF_MOV, 2, 1);
+	ldx(e, BPF_DW, 3, 10, S_VVAL);
+	alu_i(e, BPF_ADD, 3, cnt - 1);
+	call(e, BPF_FUNC_probe_read_user);
+	jre = jmp_i(e, BPF_JEQ, 0, 0);
+	where(e, dst); /* gone meanwhile: a fault after all */
+	jst3 = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jre);
+	alu_i(e, BPF_MOV, 0, cnt);
+	fix(e, jst1);
+	fix(e, jst2);
+	fix(e, jst3);
+	ldx(e, BPF_DW, 2, 10, S_OBUF);
+	stx(e, BPF_W, 2,
+	    (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, len)), 0);
+}
+
+void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp)
+{
+	if (o->op == UBPF_K_ODONE) {
+		if (o->n >= UBPF_KOUTS) {
+			e->bad = true;
+			return;
+		}
+		ldx(e, BPF_DW, 2, 10, S_OBUF);
+		ldx(e, BPF_DW, 1, 2, 0);
+		ld64(e, 3, 1ull << o->n);
+		alu_r(e, BPF_OR, 1, 3);
+		stx(e, BPF_DW, 2, 0, 1);
+		ldx(e, BPF_DW, 1, 10, S_FLAGS);
+		alu_i(e, BPF_OR, 1, S_FLAGS_REC);
+		stx(e, BPF_DW, 10, S_FLAGS, 1);
+		return;
+	}
+	if (!*sp ||
+	    sizeof(struct ubpf_kout) + o->slot + sizeof(struct ubpf_kostr) >
+		    UBPF_KOUTMAX) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 1, 10, (int16_t)S_STK(--*sp));
+	if (o->op == UBPF_K_OSTR) {
+		ostr(e, o);
+		return;
+	}
+	ldx(e, BPF_DW, 2, 10, S_OBUF);
+	stx(e, BPF_DW, 2, (int16_t)(sizeof(struct ubpf_kout) + o->slot), 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* dtrace */
+
+bool cg_out_rec(struct consumer *c, const uint8_t *raw, size_t len, size_t *off)
+{
+	struct ubpf_kout h;
+
+	c->kout = NULL;
+	if (*off + sizeof(h) > len)
+		return false;
+	memcpy(&h, raw + *off, sizeof(h));
+	if (h.bytes < sizeof(h) || h.bytes > UBPF_KOUTMAX ||
+	    *off + h.bytes > len)
+		return false;
+	if (c->kagg_rec && h.ran) {
+		c->kout = raw + *off;
+		c->koutlen = (size_t)h.bytes;
+	}
+	*off += (size_t)h.bytes;
+	return true;
+}
+
+bool cg_out_run(struct consumer *c, unsigned clause, const struct d_fire *f,
+		struct cg_out_walk *w, int *rv)
+{
+	struct bpf_kagg *ka = bpf_kagg_of(c);
+	const struct d_kplan *k = ka ? bpf_kagg_kp(ka) : NULL;
+	struct ubpf_kout h;
+	unsigned ord, n;
+	size_t off;
+
+	if (!c->kout || !k || !d_kplan_out(k, clause))
+		return false;
+	ord = w->ord++;
+	off = w->off;
+	n = d_kplan_out_bytes(k, clause);
+	w->off += n;
+	memcpy(&h, c->kout, sizeof(h));
+	if (ord >= UBPF_KOUTS || !(h.ran >> ord & 1) ||
+	    sizeof(h) + off + n > c->koutlen)
+		return false;
+	*rv = d_kplan_out_run(k, clause, c->kout + sizeof(h) + off, n, f,
+			      c->out, stderr);
+	return true;
+}

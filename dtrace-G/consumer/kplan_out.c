@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kplan_out.c - printf() and trace() computed in the kernel, at the
+ * hit: which of their statements a generated program (cgen.c,
+ * cgen_out.c) can compute (kp_out_ok()), the plan instructions' slots
+ * in the record's out area (kp_out_op()), and, in dtrace, the clause
+ * printed from those values (d_kplan_out_run()) with no evaluation.
+ *
+ * Why.  A clause that prints used to run in user space from the hit's
+ * record, milliseconds after the hit: a read of the process the
+ * record does not carry (copyinstr(self->p) of an address kept at
+ * entry, the classic entry/return pair) was a process_vm_readv() then,
+ * and a process that had rewritten that memory meanwhile printed its
+ * new bytes.  DTrace reads at the probe.  So here the kernel computes
+ * each argument when the probe fires and user space only formats.
+ *
+ * What qualifies (D_KPLAN_VARS, generated programs only): a printf()
+ * or trace() statement each of whose arguments is an integer kplan
+ * computes (kp_ty(): arguments, pid, tid, timestamp, constants,
+ * operators, the self-> and this-> integer variables the kernel keeps)
+ * or copyinstr(E) of one such integer E (one argument: the size is
+ * strsize's), in a clause whose every other statement kplan takes
+ * (stores, aggregations: kp_stmt_ok()), so the clause is a kernel
+ * clause like any other and kplan_vars.c's one-copy-per-variable rule
+ * holds as it is: a variable such a clause reads is the kernel's only
+ * when every clause touching it runs there, and then user space never
+ * reads it (d_run_pre() runs only the clause's printf() and trace()).
+ * Not taken, so the clause keeps today's path: a string comparison in
+ * an argument (its fault sites know no printf() action numbers), any
+ * other string (a variable, a literal, execname), a statement after a
+ * copyinstr() that is not itself printf() or trace() (a fault must end
+ * the clause before it, and the kernel does not jump there), a clause
+ * that may fire at a kernel provider's probe (dtrace, syscall,
+ * profile, tick, proc, or a description whose provider is a pattern or
+ * absent: their programs write no out area), strsize above
+ * UBPF_STRMAX or below 2, or a setopt() anywhere in the program (it
+ * may change strsize while the kernel copies by the compiled one).
+ *
+ * The record.  Each OUT (an integer) takes 8 bytes of the out area
+ * and each OSTR a struct ubpf_kostr (the address, the bytes read, at
+ * most strsize - 1 as d_read_user_str() reads, or where it faulted),
+ * in the plan's order, and ODONE n, after the clause's last statement
+ * (so after its predicate's jump), sets bit n of the area's ran word:
+ * kp_out_op() numbers them from the plan's instructions so far, and
+ * dtrace numbers them again from the probe's kernel clauses in the
+ * same order (records.c, cgen_out.c's cg_out_run()), both with
+ * kp_out_size().  An OSTR that faulted makes the clause report that
+ * fault (d_run_fault(): the first argument that faulted, its action
+ * number as run.c's) and print nothing, as the interpreter's abandoned
+ * clause does; the stores before it stand, and none follows it.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../d/d_impl.h"
+#include "kplan.h"
+#include "kplan_impl.h"
+
+/* Bytes one argument takes in the out area. */
+static unsigned out_size(bool str)
+{
+	return str ? (unsigned)sizeof(struct ubpf_kostr) : 8u;
+}
+
+unsigned kp_out_nargs(const struct stmt *st)
+{
+	return st->kind == S_TRACE ? 1 : st->nargs;
+}
+
+/* Argument j: the integer, or the address whose string is printed. */
+const struct node *kp_out_arg(const struct stmt *st, unsigned j, bool *str)
+{
+	const struct node *a = st->kind == S_TRACE ? st->e : st->args[j];
+
+	*str = a->op == N_FUNC && d_funcs[a->sub].id == F_COPYINSTR;
+	return *str ? a->args[0] : a;
+}
+
+/* May the clause fire only at probes of uprobes (USDT, pid)? */
+static bool uprobes_only(const struct clause *c)
+{
+	static const char *const kern[] = { "dtrace", "syscall", "profile",
+					    "tick", "proc" };
+
+	if (!c->ndescs)
+		return false;
+	for (unsigned j = 0; j < c->ndescs; j++) {
+		const char *d = c->descs[j], *colon = strchr(d, ':');
+		unsigned colons = 0;
+		size_t n;
+
+		for (const char *q = d; *q; q++)
+			colons += *q == ':';
+		if (colons != 3 || !colon || colon == d)
+			return false;
+		n = (size_t)(colon - d);
+		if (strcspn(d, "*?[\\") < n)
+			return false;
+		for (size_t i = 0; i < sizeof(kern) / sizeof(kern[0]); i++)
+			if (strlen(kern[i]) == n && !strncmp(d, kern[i], n))
+				return false;
+	}
+	return true;
+}
+
+/* Does a statement of v (n of them) call setopt()?  strsize may change
+ * while tracing: the kernel's copies are of the compiled one. */
+static bool setopt_in(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (v[i].kind == S_SETOPT || setopt_in(v[i].body, v[i].nbody) ||
+		    setopt_in(v[i].els, v[i].nels))
+			return true;
+	return false;
+}
+
+/* One argument: can the kernel compute it? */
+static bool arg_ok(const struct d_kplan *k, const struct stmt *st, unsigned j)
+{
+	uint8_t sz, sg;
+	bool str;
+	const struct node *a = kp_out_arg(st, j, &str);
+	const struct node *whole = st->kind == S_TRACE ? st->e : st->args[j];
+
+	if (str && whole->nargs != 1)
+		return false;
+	if (!str && whole->kind == T_STR)
+		return false;
+	return kp_ty(k, a, &sz, &sg) && !kp_has_str_cmp(k, a);
+}
+
+bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
+	       struct kstmt *ks)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	const struct stmt *st = &c->stmts[i];
+	bool str = false;
+
+	memset(ks, 0, sizeof(*ks));
+	ks->st = st;
+	ks->slot = -1;
+	ks->skey = -1;
+	if (!k->vars || (st->kind != S_PRINTF && st->kind != S_TRACE) ||
+	    k->prog->strsize < 2 || k->prog->strsize > UBPF_STRMAX ||
+	    !uprobes_only(c))
+		return false;
+	for (unsigned l = 0; l < k->prog->nclauses; l++)
+		if (setopt_in(k->prog->clauses[l].stmts,
+			      k->prog->clauses[l].nstmts))
+			return false;
+	for (unsigned j = 0; j < kp_out_nargs(st); j++) {
+		bool s;
+
+		(void)kp_out_arg(st, j, &s);
+		str |= s;
+		if (!arg_ok(k, st, j))
+			return false;
+	}
+	/* a fault ends the clause here: nothing after it may act */
+	for (unsigned l = 0; str && l < c->nstmts; l++)
+		if (l > i && c->stmts[l].kind != S_PRINTF &&
+		    c->stmts[l].kind != S_TRACE)
+			return false;
+	/* not an aggregation (kaggs, kflat, the merge skip it) */
+	ks->assign = true;
+	ks->out = true;
+	ks->agg = ~0u;
+	return true;
+}
+
+/* Does the clause (which the kernel runs) print from its out area? */
+static bool out_clause(const struct d_kplan *k, unsigned clause)
+{
+	const struct clause *c = &k->prog->clauses[clause];
+
+	for (unsigned i = 0; i < c->nstmts; i++)
+		if (k->st[k->first[clause] + i].out)
+			return true;
+	return false;
+}
+
+bool kp_out_clause(const struct d_kplan *k, unsigned clause)
+{
+	return k->vars && out_clause(k, clause);
+}
+
+bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
+	       const struct node *a)
+{
+	struct ubpf_kop *o = &pl->ops[at];
+	unsigned off = 0, nd = 0;
+	uint8_t sz = 8, sg = 1;
+
+	for (unsigned pc = 0; pc < at; pc++) {
+		if (pl->ops[pc].op == UBPF_K_OUT)
+			off += out_size(false);
+		else if (pl->ops[pc].op == UBPF_K_OSTR)
+			off += out_size(true);
+		else if (pl->ops[pc].op == UBPF_K_ODONE)
+			nd++;
+	}
+	switch (o->op) {
+	case UBPF_K_ODONE:
+		o->n = (uint8_t)nd;
+		return nd < UBPF_KOUTS;
+	case UBPF_K_OUT:
+		/* the value's type, for printing: clause_typed() compares
+		 * it whichever of the clause's variables are set */
+		(void)kp_ty(k, a, &sz, &sg);
+		o->sz = sz;
+		o->sg = sg;
+		break;
+	default: /* OSTR: the interpreter's copyinstr() reads as much */
+		o->imm = (int64_t)k->prog->strsize - 1;
+		break;
+	}
+	o->slot = (uint16_t)off;
+	return sizeof(struct ubpf_kout) + off +
+		       out_size(o->op == UBPF_K_OSTR) <=
+	       UBPF_KOUTMAX;
+}
+
+bool d_kplan_out(const struct d_kplan *k, unsigned clause)
+{
+	return k && k->vars && clause < k->prog->nclauses &&
+	       d_kplan_clause(k, clause) && out_clause(k, clause);
+}
+
+unsigned d_kplan_out_bytes(const struct d_kplan *k, unsigned clause)
+{
+	const struct clause *c = &k->prog->clauses[clause];
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < c->nstmts; i++) {
+		const struct stmt *st = &c->stmts[i];
+
+		if (!k->st[k->first[clause] + i].out)
+			continue;
+		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
+			bool s;
+
+			(void)kp_out_arg(st, j, &s);
+			n += out_size(s);
+		}
+	}
+	return n;
+}
+
+bool d_kplan_prints(const struct ubpf_kplan *pl)
+{
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
+		if (pl->ops[pc].op == UBPF_K_ODONE)
+			return true;
+	return false;
+}
+
+bool d_kplan_out_any(const struct d_prog *p)
+{
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		for (unsigned i = 0; i < p->clauses[ci].nstmts; i++)
+			if (p->clauses[ci].stmts[i].kind == S_PRINTF ||
+			    p->clauses[ci].stmts[i].kind == S_TRACE)
+				return true;
+	return false;
+}
+
+int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
+		    const uint8_t *data, size_t len, const struct d_fire *f,
+		    FILE *out, FILE *err)
+{
+	const struct clause *c = &k->prog->clauses[clause];
+	struct dv *vals;
+	char **strs;
+	unsigned nv = 0, ns = 0, nall = 0;
+	size_t off = 0;
+	int rv = 0;
+
+	for (unsigned i = 0; i < c->nstmts; i++)
+		if (k->st[k->first[clause] + i].out)
+			nall += kp_out_nargs(&c->stmts[i]);
+	vals = xcalloc(nall ? nall : 1, sizeof(*vals));
+	strs = xcalloc(nall ? nall : 1, sizeof(*strs));
+	for (unsigned i = 0; i < c->nstmts && !rv; i++) {
+		const struct stmt *st = &c->stmts[i];
+
+		if (!k->st[k->first[clause] + i].out)
+			continue;
+		for (unsigned j = 0; j < kp_out_nargs(st) && !rv; j++) {
+			struct dv *v = &vals[nv++];
+			struct ubpf_kostr so;
+			bool s;
+			const struct node *a = kp_out_arg(st, j, &s);
+			uint8_t sz = 8, sg = 1;
+			int64_t x;
+
+			if (off + out_size(s) > len) {
+				rv = -1; /* not the plan's record */
+				break;
+			}
+			if (!s) {
+				memcpy(&x, data + off, 8);
+				off += 8;
+				(void)kp_ty(k, a, &sz, &sg);
+				*v = (struct dv){
+					.i = x, .k = K_INT, .sz = sz, .sg = sg
+				};
+				continue;
+			}
+			memcpy(&so, data + off, sizeof(so));
+			off += sizeof(so);
+			if (so.len < 0) { /* the hit's fault, reported here */
+				uint64_t at = (uint64_t)so.addr;
+
+				if (so.len == -2)
+					at = (at | 4095) + 1;
+				rv = d_run_fault(k->prog, clause, f,
+						 st->kind == S_TRACE
+							 ? st->action
+							 : st->action + (int)j,
+						 at, err);
+				if (!rv)
+					rv = -1;
+				break;
+			}
+			strs[ns] = strndup(so.s, (size_t)so.len < sizeof(so.s)
+							 ? (size_t)so.len
+							 : sizeof(so.s));
+			if (!strs[ns])
+				abort();
+			*v = (struct dv){ .s = strs[ns++],
+					  .k = K_STR,
+					  .tn = 1 };
+		}
+	}
+	if (!rv)
+		rv = d_run_pre(k->prog, clause, f, vals, out, err);
+	for (unsigned i = 0; i < ns; i++)
+		free(strs[i]);
+	free(strs);
+	free(vals);
+	return rv < 0 ? 0 : rv;
+}

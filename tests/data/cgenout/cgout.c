@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cgout.c - run-cgen-out.sh's traced program: hit(p, n) is the probe
+ * point (pid provider: entry and return), p a string.
+ *
+ *   cgout rewrite N  N hits, each string rewritten right after hit()
+ *                    returns ("before-i" becomes "after-i"): what the
+ *                    process had at the hit is "before-i"
+ *   cgout keep       strings that stay as they are until the exit
+ *                    (short, empty, 254, 255 and 300 bytes, bytes that
+ *                    are not printable)
+ *   cgout fault F    hit() of an unmapped address, then of a string
+ *                    that runs into an unmapped page; the two
+ *                    addresses a read faults at go to file F first
+ *
+ * Each mode sleeps before it exits, so a read of its memory after the
+ * hit finds the process (and, but for rewrite, the same bytes).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+__attribute__((noinline)) int hit(const char *p, long n)
+{
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return (int)n + 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "keep";
+
+	if (!strcmp(mode, "rewrite")) {
+		int n = argc > 2 ? atoi(argv[2]) : 5;
+		char buf[64];
+
+		for (int i = 0; i < n; i++) {
+			snprintf(buf, sizeof(buf), "before-%d", i);
+			hit(buf, i);
+			snprintf(buf, sizeof(buf), "after-%d", i);
+			__asm__ volatile("" : : "r"(buf) : "memory");
+		}
+	} else if (!strcmp(mode, "keep")) {
+		static char s254[255], s255[256], s300[301];
+		static const char odd[] = "a\001b\177c\ttab";
+
+		memset(s254, 'a', 254);
+		memset(s255, 'b', 255);
+		memset(s300, 'c', 300);
+		hit("alpha", 1);
+		hit("", 2);
+		hit(s254, 3);
+		hit(s255, 4);
+		hit(s300, 5);
+		hit(odd, 6);
+		hit("omega", -7);
+	} else if (!strcmp(mode, "fault") && argc > 2) {
+		char *pg = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		FILE *f = fopen(argv[2], "w");
+
+		if (pg == MAP_FAILED || !f || munmap(pg + 4096, 4096))
+			return 1;
+		memset(pg + 4096 - 8, 'x', 8);
+		fprintf(f, "0x10 0x%lx\n", (unsigned long)(pg + 4096));
+		fclose(f);
+		hit((const char *)16, 1);
+		hit(pg + 4096 - 8, 2);
+	} else {
+		return 2;
+	}
+	usleep(300000);
+	return 0;
+}

@@ -1,0 +1,161 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-cgen-out.sh: printf() and trace() values computed by the
+# generated program at the hit (dtrace-G/consumer/kplan_out.c,
+# cgen_out.c) and only formatted by dtrace, on a real process
+# (tests/data/cgenout/cgout.c, pid provider entry and return):
+#  - the classic pair, `self->p = arg0` at entry and
+#    `printf("%s", copyinstr(self->p))` at return, on a process that
+#    rewrites the string right after the probe: the bytes it had at
+#    the hit ("before-i"), where reading it when the record is run
+#    (DTRACE_CGEN=0, and this tree before kplan_out.c) finds the new
+#    ones ("after-i");
+#  - where the memory does not change, byte for byte DTRACE_CGEN=0's
+#    output: integers of several types (%d %u %x %c, trace()), strings
+#    empty, of 254, 255 and 300 bytes (cut to strsize - 1, also with
+#    -x strsize=16), bytes that are not printable, a predicate on a
+#    kernel variable, a string predicate (the program's fault sites,
+#    their bits after the out area), clauses left to user space
+#    (execname) between the kernel's on the same probe, in their order;
+#    dtrace's default line, -x oformat=json and -F around the values;
+#  - faults: an unmapped address and a string running into an
+#    unmapped page give DTrace's messages with the addresses the
+#    program says (the second at the page after the string's), and
+#    ERROR's arguments, as DTRACE_CGEN=0 does, beside a string
+#    predicate's faults at the hit on the same program;
+#  - -v counts the clauses printing values computed in the kernel.
+# Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and BPF need root"
+[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
+require_uprobe_events
+
+DTRACE_STATEDIR=$tmp/nostate
+DTRACE_BACKEND=bpf
+export DTRACE_STATEDIR DTRACE_BACKEND
+
+$CC -O2 -o cgout "$top_srcdir/tests/data/cgenout/cgout.c" ||
+	{ fail "building cgout"; finish; }
+
+# run G OUT CMD DTRACE-ARGS...: dtrace -v -q with DTRACE_CGEN=G on
+# ./cgout CMD, its output in OUT, its messages in OUT.err
+run() {
+	g=$1 o=$2 cmd=$3
+	shift 3
+	rm -f "$o" # -o appends
+	DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o "$o" "$@" \
+		-c "./cgout $cmd" >/dev/null 2>"$o.err"
+	expect_eq "$o: status" 0 "$?"
+	[ -f "$o" ] || : >"$o"
+}
+
+# The classic pair, the string rewritten right after the probe.
+cat >pair.d <<'EOF2'
+pid$target::hit:entry { self->p = arg0; self->n = arg1; }
+pid$target::hit:return { printf("%s %d\n", copyinstr(self->p), self->n); }
+EOF2
+run 1 pair1.txt 'rewrite 20' -s pair.d
+i=0
+: >pair.exp
+while [ $i -lt 20 ]; do
+	echo "before-$i $i" >>pair.exp
+	i=$((i + 1))
+done
+echo >>pair.exp # dtrace's last line
+expect_file_eq "rewritten after the probe: the bytes at the hit" \
+	pair.exp pair1.txt
+expect_grep "rewritten after the probe: -v" \
+	'^dtrace: 1 clause printing values computed in the kernel$' pair1.txt.err
+expect_grep "rewritten after the probe: generated" \
+	'^dtrace: BPF: 2 generated programs, ' pair1.txt.err
+# what reading the process when the record is run gives (and gave)
+run 0 pair0.txt 'rewrite 20' -s pair.d
+expect_eq "rewritten after the probe: DTRACE_CGEN=0 reads later" \
+	0 "$(grep -c '^before-' pair0.txt)"
+
+# Memory that does not change: DTRACE_CGEN=0's output, byte for byte.
+cat >keep.d <<'EOF2'
+pid$target::hit:entry { self->p = arg0; self->n = arg1; }
+pid$target::hit:entry /copyinstr(arg0) == "omega"/ { printf("%d!\n", self->n); }
+pid$target::hit:return
+{
+	printf("[%s] %d %u %x %c|", copyinstr(self->p), self->n,
+	    (unsigned int)self->n, self->n * 3, (char)(self->n + 64));
+	trace(self->n - 1);
+	trace(copyinstr(self->p));
+	printf(" %d\n", pid == $target);
+}
+pid$target::hit:return { printf("%s ", execname); }
+pid$target::hit:return /self->n > 2/ { printf("<%s>\n", copyinstr(self->p)); }
+pid$target::hit:return /self->n > 2/ { trace(arg1); printf("\n"); }
+EOF2
+for xo in '' '-x strsize=16'; do
+	run 1 keep1.txt keep -s keep.d $xo
+	run 0 keep0.txt keep -s keep.d $xo
+	expect_file_eq "unchanged memory${xo:+ ($xo)}: DTRACE_CGEN=0's output" \
+		keep0.txt keep1.txt
+	expect_grep "unchanged memory${xo:+ ($xo)}: some output" \
+		'^\[alpha\] 1 1 3 A|0alpha 1$' keep1.txt
+	expect_grep "unchanged memory${xo:+ ($xo)}: -v" \
+		'^dtrace: 4 clauses printing values computed in the kernel$' \
+		keep1.txt.err
+	[ -n "$xo" ] || cp keep0.txt keep-full.txt
+done
+expect_grep "unchanged memory: 255 bytes of the 300" \
+	"^\[$(printf '%0255d' 0 | tr 0 c)\] 5 " keep-full.txt
+
+# dtrace's own lines around the values (d_run_pre()): the default
+# line, JSON and -F, on one CPU (the default line and JSON name it)
+cat >nq.d <<'EOF2'
+pid$target::hit:entry { self->p = arg0; self->n = arg1; }
+pid$target::hit:return { printf("%s %d", copyinstr(self->p), self->n); trace(self->n); }
+pid$target::hit:return /self->n == 6/ { trace(copyinstr(self->p)); }
+EOF2
+if command -v taskset >/dev/null 2>&1; then
+	for xo in '' '-x oformat=json' -F; do
+		for g in 1 0; do
+			rm -f nq$g.txt
+			DTRACE_CGEN=$g timeout -s KILL 120 taskset -c 0 \
+				"$DTRACE" $xo -s nq.d -o nq$g.txt \
+				-c './cgout keep' >/dev/null 2>nq$g.err
+			expect_eq "output lines ${xo:-(default)} (DTRACE_CGEN=$g): status" 0 "$?"
+			sed 's/"timestamp":[0-9]*//; s/pid[0-9]*/pid/' nq$g.txt >nq$g.cmp
+		done
+		expect_file_eq "output lines ${xo:-(default)}: DTRACE_CGEN=0's" \
+			nq0.cmp nq1.cmp
+		expect_grep "output lines ${xo:-(default)}: some" 'alpha 1' nq1.cmp
+	done
+fi
+
+# Faults: the same messages, and ERROR's arguments, at the addresses
+# the program says.
+cat >flt.d <<'EOF2'
+pid$target::hit:entry { self->p = arg0; }
+pid$target::hit:entry /copyinstr(arg0) == "omega"/ { printf("never\n"); }
+pid$target::hit:return { printf("%d %s\n", 1, copyinstr(self->p)); }
+pid$target::hit:return { printf("after\n"); }
+dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
+EOF2
+for g in 1 0; do
+	rm -f addr.txt
+	run $g flt$g.txt "fault $PWD/addr.txt" -s flt.d
+	set -- $(cat addr.txt)
+	printf '%s\n' "ERROR 0 -1 1 $1" "ERROR 2 -1 1 $1" after \
+		"ERROR 0 -1 1 $2" "ERROR 2 -1 1 $2" after "" >flt.exp
+	expect_file_eq "faults (DTRACE_CGEN=$g): ERROR" flt.exp flt$g.txt
+	for a in "$1" "$2"; do
+		expect_grep "faults (DTRACE_CGEN=$g): the message at $a" \
+			"^dtrace: error on enabled probe ID 3 (ID [0-9]*: pid[0-9]*:cgout:hit:return): invalid address ($a) in action #2\$" \
+			flt$g.txt.err
+		expect_grep "faults (DTRACE_CGEN=$g): the predicate's at $a" \
+			"^dtrace: error on enabled probe ID 2 (ID [0-9]*: pid[0-9]*:cgout:hit:entry): invalid address ($a) in predicate\$" \
+			flt$g.txt.err
+	done
+done
+expect_grep "faults: -v" \
+	'^dtrace: 3 clauses printing values computed in the kernel$' flt1.txt.err
+
+finish

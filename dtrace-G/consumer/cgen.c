@@ -85,7 +85,8 @@
  * the attach cookie their ev with UBPF_EV_KPROV put back; the plan,
  * every process's, run on every hit with no arming checked
  * (kp_plan()), and no record at all when it is the probe's every
- * clause and cannot fault; the record with a struct ubpf_kctx after
+ * clause and cannot fault, nor when its record gates all failed (as a
+ * uprobe's, bpf_agg.c's bpf_kagg_kplan()); the record with a struct ubpf_kctx after
  * the header (kp_kctx(): uid, gid, and ppid through task_struct at the
  * BTF's offsets, as kprov.bpf.h's kprov_emit()).  The program types
  * are the provider's (tracepoint, perf_event), whose helpers include

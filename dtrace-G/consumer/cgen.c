@@ -82,7 +82,8 @@
  * Kernel probes (syscall, profile-N, proc: cgen_kprov.c) take the same
  * stages with m->kp set: their provider's prologue (kprov.h's struct
  * cgk, emitted by the provider's file) instead of the argument specs,
- * the attach cookie their ev with UBPF_EV_KPROV put back; the plan,
+ * the attach cookie's index, or their ev1's (each probe has a program
+ * of its own), with UBPF_EV_KPROV put back; the plan,
  * every process's, run on every hit with no arming checked
  * (kp_plan()), and no record at all when it is the probe's every
  * clause and cannot fault, nor when its record gates all failed (as a
@@ -573,7 +574,7 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		call(&e, BPF_FUNC_get_current_pid_tgid);
 		alu_r(&e, BPF_MOV, 7, 0);
 	}
-	if (m->ev1 && !m->kp) { /* the program is this event's alone */
+	if (m->ev1) { /* the program is this event's (probe's) alone */
 		alu_i(&e, BPF_MOV, 8, (int32_t)((m->ev1 - 1) & 0x7fffffff));
 	} else {
 		alu_r(&e, BPF_MOV, 1, 6);

@@ -12,6 +12,8 @@
 #    itself left out;
 #  - syscall return: arg0, arg1 and errno of a failing call, in records
 #    and as aggregation keys in the kernel;
+#  - record gates: a clause that prints written to the record only for
+#    the hits where its integer predicate held, tested in the program;
 #  - self-> variables kept in the kernel across entry and return, and
 #    between a pid probe's program and a system call's in one run; a
 #    string compared beside them faulting at the hit, reported, ERROR
@@ -79,6 +81,22 @@ same "read count in the kernel" generated "reads 37" \
 	-n 'END { printa("reads %@d\n", @); }'
 grep -q '^dtrace: 1 clause aggregated in the kernel$' err1.txt
 expect_eq "read count: in the kernel" 0 "$?"
+
+# record gates: a clause that prints, its predicate tested in the
+# program, the record written only for the target's 37 one-byte reads
+# (not for every process's reads, nor the target's others), beside a
+# count in the kernel; and a gate alone, at a return (errno from the
+# record)
+same "a gated printf beside a count" generated "reads 37" \
+	-n 'syscall::read:entry /arg2 == 1 && pid == $target/ { printf("read %d %d\n", arg0 > 2, arg2); }' \
+	-n 'syscall::read:entry /pid == $target/ { @ = count(); }' \
+	-n 'END { printa("reads %@d\n", @); }'
+expect_eq "a gated printf: records only for its hits" 1 \
+	"$(grep -c '^dtrace: BPF: .*, 37 records read$' err1.txt)"
+same "a gate alone, at a return" generated "badread" \
+	-n 'syscall::read:return /pid == $target && (int)arg0 < 0/ { printf("ret %d errno %d\n", (int)arg0, errno); }'
+expect_eq "a gate alone: one record" 1 \
+	"$(grep -c '^dtrace: BPF: .*, 1 record read$' err1.txt)"
 
 same "entry arguments and strings" generated "opens 3" \
 	-n 'syscall::open:entry /pid == $target/ {

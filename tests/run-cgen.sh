@@ -48,6 +48,10 @@
 #    that faults (the same errors); one that may be read unset, is set
 #    in a clause with a predicate, or to two arguments' strings keeps
 #    its clauses in user space;
+#  - a site link's program, its event's alone, carries the event's
+#    index and its process's pid (no cookie, and pid_tgid only for the
+#    record, read at the hit): hits at several sites of three probes,
+#    each decoded as its own event's, records only where a gate held;
 #  - BEGIN and END alone load no program at all.
 # -v names the generated programs or that none was loaded (the generic
 # program, as before, goes unmentioned).
@@ -246,8 +250,12 @@ same "stack arguments, a string argument, three events" generated \
 	-n 'tr$target:::big /arg9 == 10/ { printf("%d %d\n", arg8, arg11); }' \
 	-n 'tr$target:::msg { printf("%s %d\n", args[0], args[1]); }' \
 	-n 'tr$target:::tick { @t = count(); }'
-expect_eq "stack arguments: three programs" 1 \
-	"$(grep -c '^dtrace: BPF: 3 generated programs, ' err1.txt)"
+# one program an event's spec, shared by its sites; a site link's is
+# its site's alone (it carries the event's index): one a link
+nl=$(sed -n 's/^dtrace: BPF: \([0-9]*\) site links*, no uprobe event$/\1/p' \
+	err1.txt)
+expect_eq "stack arguments: three programs, or one a site link" 1 \
+	"$(grep -c "^dtrace: BPF: ${nl:-3} generated programs, " err1.txt)"
 
 same "copyin() at the hit" generated "'tick 5'" \
 	-n 'tr$target:::tick { printf("%d\n", *(char *)copyin(arg1, 1)); }' \
@@ -654,6 +662,30 @@ expect_file_eq "a string that faults past its first page: the same errors" \
 	flt0.txt flt1.txt
 expect_eq "a string that faults past its first page: at the page" 3 \
 	"$(grep -c '(0x...000) in predicate$' flt1.txt)"
+
+# a site link's program is its event's alone and carries the event's
+# index and its process's pid (no cookie read at the hit, and pid_tgid
+# only for the record where the plan reads no pid, tid or self->): four
+# sites of tick, pair's and done's, record gates and aggregations in the
+# kernel, each hit decoded with its own event's arguments (an index
+# wrong by one site names another's), a gate reading pid; the records
+# only where a gate held, 3 + 3 ticks, 8 pairs, 1 done (a pid wrong in
+# the program leaves the process unarmed: a record every hit)
+cat >ev.d <<'EOF'
+tr$target:::tick /arg0 % 4 == 1/ { printf("tick %d %s %d\n", arg0, copyinstr(arg1), pid == $target); }
+tr$target:::pair /arg1 > 4/ { printf("pair %s %d\n", copyinstr(arg0), arg1); }
+tr$target:::done /pid == $target/ { printf("done %d %d\n", arg0, tid == pid); }
+tr$target:::tick, tr$target:::pair { @[probename] = count(); }
+tr$target:::tick /arg0 < 3/ { @t[arg2] = sum(arg0); }
+EOF
+same "site links: each program its event's" generated \
+	"'tick 12' pair 'threads 2 3' done" -s ev.d
+expect_eq "site links: records only where a gate held" 1 \
+	"$(grep -c '^dtrace: BPF: .*, 15 records read$' err1.txt)"
+# links from 6.12 (the uprobe_multi pid filter is the thread group's)
+links=$(uname -r | awk -F'[.-]' '{ print ($1 > 6 || ($1 == 6 && $2 >= 12)) }')
+expect_eq "site links: taken where the kernel has them" "$links" \
+	"$(grep -c '^dtrace: BPF: [0-9]* site links*, no uprobe event' err1.txt)"
 
 # threads that exited take their self-> variables out of the kernel's
 # maps: 8 threads set one and an array's element and exit, the main

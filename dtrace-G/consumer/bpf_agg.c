@@ -53,7 +53,9 @@
  * Their plans may also
  * gate the record (plan_of()): where every clause left to user space
  * has an integer predicate kplan.c can test at the hit, the plan ends
- * with those tests and the record is written only when one held.
+ * with those tests and the record is written only when one held; so do
+ * a kernel probe's generated program's (bpf_kagg_kplan()), not the
+ * generic kprov.bpf.h's.
  *
  * DTRACE_KAGG=0 turns it off: every hit is recorded and aggregated in
  * user space, which prints the same (tests/run-kagg.sh compares both).
@@ -613,8 +615,10 @@ void bpf_kagg_kprobe(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 
 /*
  * The same plan for a kernel probe's generated program (cgen_kprov.c),
- * into pl, which the program carries; false when no clause runs in the
- * kernel (none without kernel aggregation).
+ * into pl, which the program carries, with record gates as a uprobe's
+ * (cgen.c's kp_plan() writes the record only when one held); false
+ * when no clause runs in the kernel and none is gated (none without
+ * kernel aggregation).
  */
 bool bpf_kagg_kplan(struct consumer *c, struct bpf_kagg *k,
 		    const struct d_probe *dp, const unsigned *cl,
@@ -623,7 +627,7 @@ bool bpf_kagg_kplan(struct consumer *c, struct bpf_kagg *k,
 {
 	(void)c;
 	memset(pl, 0, sizeof(*pl));
-	return k && plan_of(k, dp, cl, ep, n, pl, ucl, uep, nu, false);
+	return k && plan_of(k, dp, cl, ep, n, pl, ucl, uep, nu, k->cgen);
 }
 
 /*

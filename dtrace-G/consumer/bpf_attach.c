@@ -36,10 +36,14 @@
  * (bench/RESULTS.md).  So a site uprobe.c finds fit (link_fits(): only
  * the process's own pinned probes there, a process whose exec dtrace
  * stops at) gets no uprobe event at all: uprobe_ev.c makes its event
- * without tracefs (up_event_link()) and site_link() attaches the same
- * generated program, loaded again as a uprobe_multi program (a program
+ * without tracefs (up_event_link()) and site_link() attaches the
+ * event's generated program, loaded as a uprobe_multi program (a program
  * of that kind attaches to no perf event, and the other kind to no
- * link), by one uprobe_multi link with the process's pid, the
+ * link) with the event's index and its process's pid as immediates
+ * (cg_prog(): the program is the event's alone; cgen.c reads no cookie
+ * and, where it can, no pid_tgid before the record; for the run's
+ * first CG_OWN links, past which they share one again), by one
+ * uprobe_multi link with the process's pid, the
  * semaphore's offset as reference counter and the event's index as
  * cookie.  The kernel then installs the breakpoint in that process
  * alone and counts its semaphore up there.  Linux 6.12 on
@@ -141,6 +145,9 @@ static int ev_spec_make(struct consumer *c, struct tevent *e, size_t idx,
 	return 0;
 }
 
+/* site links whose program is their own: the run's first so many */
+enum { CG_OWN = 256 };
+
 /*
  * The program generated for event e, number idx, loaded for a perf
  * event or (multi) a uprobe_multi link, its plan installed: its fd,
@@ -151,6 +158,8 @@ static int ev_spec_make(struct consumer *c, struct tevent *e, size_t idx,
 static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 {
 	struct consumer_bpf *b = c->bpf;
+	/* a site link's program is its event's alone: its index, its pid */
+	struct cgen_maps m = b->cgm;
 	struct ubpf_ev spec;
 	struct ubpf_kplan *pl = NULL;
 	struct tprobe *p;
@@ -162,6 +171,12 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 
 	if (ev_spec_make(c, e, idx, &spec) < 0)
 		return -E2BIG;
+	/* the run's first CG_OWN links only: past them the program is
+	 * shared again (each of its own is a load, ~0.2 ms of system time) */
+	if (multi && b->nlinks < CG_OWN) {
+		m.ev1 = (uint32_t)idx + 1;
+		m.lpid = e->lpid > 0 ? (uint32_t)e->lpid : 0;
+	}
 	if (b->kagg && (p = probe_at_event(c, e))) {
 		bool any;
 
@@ -185,7 +200,7 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 	 * a plan the generator refuses: every hit recorded, unless it
 	 * keeps self-> variables, which user space does not have
 	 */
-	if (!cgen_emit(&b->cgm, &spec, pl, &v, &n)) {
+	if (!cgen_emit(&m, &spec, pl, &v, &n)) {
 		if (pl && pl->tls) {
 			snprintf(c->be_why, sizeof(c->be_why),
 				 "no program generated for uprobe event %s, "
@@ -197,7 +212,7 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 		}
 		free(pl);
 		pl = NULL;
-		if (!cgen_emit(&b->cgm, &spec, NULL, &v, &n)) {
+		if (!cgen_emit(&m, &spec, NULL, &v, &n)) {
 			snprintf(c->be_why, sizeof(c->be_why),
 				 "no program generated for uprobe event %s",
 				 e->name);

@@ -25,7 +25,16 @@
  *
  *  1. Prologue.  r6 = the context (struct pt_regs), r7 = pid_tgid,
  *     r8 = the attach cookie (the event's index, as the generic
- *     program's); dtrace's own hits (self_pid) end here.  Then every
+ *     program's); dtrace's own hits (self_pid) end here.  A site link's
+ *     program is its event's alone (m->ev1, bpf_attach.c), and the
+ *     event its process's (m->lpid), whose hits alone the link's pid
+ *     filter lets come (the thread group's, Linux 6.12 on: never
+ *     dtrace's): the index is an immediate, and where the plan reads
+ *     no pid, tid or self-> variable (plan_tid()) the arming check
+ *     compares the link's pid and pid_tgid is read at the record only
+ *     (lazy), so a hit whose record gates all fail makes no helper
+ *     call (each was 10-15 ns of a 60-75 ns hit, bench/RESULTS.md).
+ *     Then every
  *     argument the record or the plan reads is fetched once, per its
  *     spec, into a stack slot: a register is one load from pt_regs at a
  *     constant offset (bpf/uregs.h, the machine's), memory at register +
@@ -83,10 +92,12 @@
  * Kernel probes (syscall, profile-N, proc: cgen_kprov.c) take the same
  * stages with m->kp set: their provider's prologue (kprov.h's struct
  * cgk, emitted by the provider's file) instead of the argument specs,
- * the attach cookie their ev with UBPF_EV_KPROV put back; the plan,
+ * the attach cookie's index, or their ev1's (each probe has a program
+ * of its own), with UBPF_EV_KPROV put back; the plan,
  * every process's, run on every hit with no arming checked
  * (kp_plan()), and no record at all when it is the probe's every
- * clause and cannot fault; the record with a struct ubpf_kctx after
+ * clause and cannot fault, nor when its record gates all failed (as a
+ * uprobe's, bpf_agg.c's bpf_kagg_kplan()); the record with a struct ubpf_kctx after
  * the header (kp_kctx(): uid, gid, and ppid through task_struct at the
  * BTF's offsets, as kprov.bpf.h's kprov_emit()).  The program types
  * are the provider's (tracepoint, perf_event), whose helpers include
@@ -520,6 +531,17 @@ static void u_sess(struct em *e, const uint32_t o[4])
 /* ------------------------------------------------------------------ */
 /* The program */
 
+/* Does the plan read pid_tgid (r7): pid, tid, self-> variables? */
+static bool plan_tid(const struct ubpf_kplan *pl)
+{
+	return pl->tls || cgen_plan_has(pl, UBPF_K_PID, -1) ||
+	       cgen_plan_has(pl, UBPF_K_TID, -1) ||
+	       cgen_plan_has(pl, UBPF_K_VLD, UBPF_KV_SELF) ||
+	       cgen_plan_has(pl, UBPF_K_VST, UBPF_KV_SELF) ||
+	       cgen_plan_has(pl, UBPF_K_VLD, UBPF_KV_SELFA) ||
+	       cgen_plan_has(pl, UBPF_K_VST, UBPF_KV_SELFA);
+}
+
 bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	       const struct ubpf_kplan *pl, struct bpf_insn **out, size_t *n)
 {
@@ -545,7 +567,7 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	bool vt = m->vtimes >= 0;
 	int fds[8] = {m->kaggs,	   m->kflat, m->kdrops,	 m->tls,
 		      m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa};
-	size_t jself, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
+	size_t jself = 0, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
 	/* strings, a copyin() copy or the stack: built in cgbuf */
 	bool strs = s->strmask != 0 || s->memmask != 0 || s->ustk != 0 ||
 		    ppid || ecred || sess || psargs; /* present when read */
@@ -562,6 +584,10 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	unsigned ob = pl && !m->kp ? cgen_out_bytes(pl) : 0;
 	unsigned obase = hdr + 8 * nargs + (vt ? 8 : 0) + (cred ? 8 : 0);
 	size_t jout = SIZE_MAX;
+	/* pid_tgid read only for the record: a site link's program (its
+	 * process's hits alone come) whose plan reads no pid, tid or
+	 * self-> variable */
+	bool lazy = m->ev1 && m->lpid && !m->kp && !(pl && plan_tid(pl));
 
 	*out = NULL;
 	*n = 0;
@@ -576,15 +602,23 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		return false;
 	/* 1. prologue */
 	alu_r(&e, BPF_MOV, 6, 1);
-	call(&e, BPF_FUNC_get_current_pid_tgid);
-	alu_r(&e, BPF_MOV, 7, 0);
-	alu_r(&e, BPF_MOV, 1, 6);
-	call(&e, BPF_FUNC_get_attach_cookie);
-	alu_r(&e, BPF_MOV, 8, 0);
-	alu_i(&e, BPF_AND, 8, (int32_t)0x7fffffff); /* ev: u32 */
-	alu_r(&e, BPF_MOV, 1, 7);
-	alu_i(&e, BPF_RSH, 1, 32);
-	jself = jmp_i(&e, BPF_JEQ, 1, (int32_t)m->self);
+	if (!lazy) {
+		call(&e, BPF_FUNC_get_current_pid_tgid);
+		alu_r(&e, BPF_MOV, 7, 0);
+	}
+	if (m->ev1) { /* the program is this event's (probe's) alone */
+		alu_i(&e, BPF_MOV, 8, (int32_t)((m->ev1 - 1) & 0x7fffffff));
+	} else {
+		alu_r(&e, BPF_MOV, 1, 6);
+		call(&e, BPF_FUNC_get_attach_cookie);
+		alu_r(&e, BPF_MOV, 8, 0);
+		alu_i(&e, BPF_AND, 8, (int32_t)0x7fffffff); /* ev: u32 */
+	}
+	if (!lazy) { /* a link's hits are its process's: never dtrace's */
+		alu_r(&e, BPF_MOV, 1, 7);
+		alu_i(&e, BPF_RSH, 1, 32);
+		jself = jmp_i(&e, BPF_JEQ, 1, (int32_t)m->self);
+	}
 	if (ts) {
 		call(&e, BPF_FUNC_ktime_get_ns);
 		stx(&e, BPF_DW, 10, S_TS, 0);
@@ -612,14 +646,22 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		call(&e, BPF_FUNC_map_lookup_elem);
 		j1 = jmp_i(&e, BPF_JEQ, 0, 0);
 		ldx(&e, BPF_W, 1, 0, 0);
-		alu_r(&e, BPF_MOV, 2, 7);
-		alu_i(&e, BPF_RSH, 2, 32);
-		j2 = jmp_r(&e, BPF_JEQ, 1, 2);
+		if (lazy) { /* the link's process, whose hits alone come */
+			j2 = jmp_i(&e, BPF_JEQ, 1, (int32_t)m->lpid);
+		} else {
+			alu_r(&e, BPF_MOV, 2, 7);
+			alu_i(&e, BPF_RSH, 2, 32);
+			j2 = jmp_r(&e, BPF_JEQ, 1, 2);
+		}
 		fix(&e, j1);
-		alu_r(&e, BPF_MOV, 1, 7);
-		alu_i(&e, BPF_RSH, 1, 32);
 		stx(&e, BPF_W, 10, S_KEY8, 8);
-		stx(&e, BPF_W, 10, S_KEY8 + 4, 1);
+		if (lazy) {
+			st(&e, BPF_W, 10, S_KEY8 + 4, (int32_t)m->lpid);
+		} else {
+			alu_r(&e, BPF_MOV, 1, 7);
+			alu_i(&e, BPF_RSH, 1, 32);
+			stx(&e, BPF_W, 10, S_KEY8 + 4, 1);
+		}
 		ldmap(&e, 1, m->armed);
 		alu_r(&e, BPF_MOV, 2, 10);
 		alu_i(&e, BPF_ADD, 2, S_KEY8);
@@ -692,6 +734,10 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* 3. the record */
 	if (jout != SIZE_MAX)
 		fix(&e, jout);
+	if (lazy) { /* pid_tgid, which nothing before needed */
+		call(&e, BPF_FUNC_get_current_pid_tgid);
+		alu_r(&e, BPF_MOV, 7, 0);
+	}
 	if (s->comm) {
 		alu_r(&e, BPF_MOV, 1, 10);
 		alu_i(&e, BPF_ADD, 1, S_COMM);
@@ -891,7 +937,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	fix(&e, jnull);
 	fix(&e, jdrop);
 done:
-	fix(&e, jself);
+	if (jself)
+		fix(&e, jself);
 	if (strs && jbuf)
 		fix(&e, jbuf);
 	if (jdone)

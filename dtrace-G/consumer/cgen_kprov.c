@@ -17,7 +17,9 @@
  * runs on every hit, unarmed), the record (a struct ubpf_kctx after
  * the header, as kprov_emit() writes it) and the ring buffer's
  * wakeup.  One program per probe, attached with bpf_cookie its ev
- * (UBPF_EV_KPROV | index), so records decode as before (kprov_hit()).
+ * (UBPF_EV_KPROV | index), so records decode as before (kprov_hit());
+ * the program, being the probe's alone, has the index as an immediate
+ * (cgen_maps' ev1) rather than reading the cookie at every hit.
  *
  * When.  The run's programs are generated or not as a whole (cg_try()
  * in bpf.c, at the first uprobe event or, in a run without one, at
@@ -157,6 +159,7 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	kpro.parent1 = kp->kconf.task_real_parent;
 	kpro.tgid1 = kp->kconf.task_tgid;
 	m.kp = &kpro;
+	m.ev1 = p->idx + 1; /* the probe's own program: no cookie read */
 	m.armed = m.arm1 = -1; /* every process's plan */
 	if (!k.self)
 		m.self = UINT32_MAX; /* no process has it: none left out */

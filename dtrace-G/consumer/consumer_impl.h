@@ -813,6 +813,8 @@ struct cgen_maps {
 	int kaggs_s;		    /* aggregations with a string key, or -1 */
 	int tlsu, tlsufull;	    /* pids a self-> plan's hit missed, or -1 */
 	uint32_t self;		    /* dtrace's pid: its hits are skipped */
+	uint32_t ev1; /* a site link's event index + 1, or 0: the cookie */
+	uint32_t lpid; /* ... and its process (ev1 only), or 0 */
 	const struct cgen_kpro *kp; /* a kernel probe's program, or NULL */
 	bool ustk_room;		    /* cgbuf holds a user stack's copy */
 	uint32_t ppid1[2]; /* task_struct's real_parent, tgid + 1, or 0 */

@@ -379,7 +379,9 @@ static void kernel_enable(struct consumer *c, struct tproc *pr,
 	/*
 	 * A fork child runs the calls it inherited: a breakpoint over one
 	 * would have the kernel run the file's NOP out of line and resume
-	 * inside the call's operand
+	 * inside the call's operand.  A call the file holds there itself
+	 * (a header stub's caller: sites.c, file_stub_notes()) is no such
+	 * call; a file that cannot be read is taken to hold none.
 	 */
 	{
 		struct proc_maps mm = {0};
@@ -394,14 +396,17 @@ static void kernel_enable(struct consumer *c, struct tproc *pr,
 					continue;
 				for (unsigned k = 0; k < p->noffs && !bad;
 				     k++) {
-					uint8_t cur[1];
+					uint8_t cur[1], fb[6];
 					uint64_t a = ip_off_to_addr(p->file, b,
 								    p->offs[k]);
 
 					if (a &&
 					    ip_mem_rw(pr->pid, a, cur, 1,
 						      false) == 0 &&
-					    cur[0] == 0xe8) {
+					    cur[0] == 0xe8 &&
+					    (ip_file_bytes(p->file, p->offs[k],
+							   fb) < 0 ||
+					     fb[0] != 0xe8)) {
 						bad = p->name;
 						bwhy = kp[i].why;
 					}

@@ -465,6 +465,36 @@ static void kernel_enable(struct consumer *c, struct tproc *pr,
 }
 
 /*
+ * A fork child's probes made from its parent's (sites.c,
+ * probe_at_site()) are marked enabled, their hits coming through what it
+ * inherited; before the child has an arena of its own, those whose sites
+ * hold the parent's in-process calls are turned off here so that
+ * ip_enable() arms them into it (site_prepare() takes the call there),
+ * or every hit after would be no armed site's (run-trace-fork.sh, fpair:
+ * a child's entry probe, fired before its registration, was lost from
+ * then on).  Those on the kernel path hold no call, and stay.
+ */
+static void ip_inherited_calls(struct consumer *c, struct tproc *pr,
+			       const struct proc_maps *mm)
+{
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct tprobe *p = c->probes[i];
+		uint8_t cur[1], fb[6];
+		uint64_t b, a;
+
+		if (p->pid != pr->pid || !p->enabled || p->pidkind ||
+		    !p->noffs || !ip_file_bias(p->file, mm, &b))
+			continue;
+		a = ip_off_to_addr(p->file, b, p->offs[0]);
+		if (a && ip_mem_rw(pr->pid, a, cur, 1, false) == 0 &&
+		    cur[0] == 0xe8 &&
+		    ip_file_bytes(p->file, p->offs[0], fb) == 0 &&
+		    fb[0] != 0xe8)
+			p->enabled = false;
+	}
+}
+
+/*
  * Arm pr's probes: each probe on one path, whole.  One the recorder
  * cannot take (probe_refusal(), a site site_prepare() refuses, a file
  * without the recorder) goes to the kernel path, decided before any of
@@ -524,6 +554,8 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 		snprintf(why, sizeof(why), "its maps cannot be read");
 		goto refuse;
 	}
+	if (!ipp->map)
+		ip_inherited_calls(c, pr, &mm);
 	for (size_t i = 0; i < c->nprobes && !whole; i++) {
 		struct tprobe *p = c->probes[i];
 		struct ip_obj *o;

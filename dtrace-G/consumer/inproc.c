@@ -74,8 +74,9 @@
  * breakpoint), arguments outside the six argument registers, a file
  * without the recorder's symbols; a process it cannot take at all (not
  * held, a seccomp filter, its arena not made) goes there whole.  The
- * kernel backend's records are read first and decoded by it (a hit says
- * whose it is).  Refused, said, the run stopped: a glob's probe the
+ * kernel backend's records are read first, and again after the rings (a
+ * kernel hit between the two reads runs before a later in-process one),
+ * and decoded by it (a hit says whose it is).  Refused, said, the run stopped: a glob's probe the
  * kernel path would arm binary-wide (over calls armed in other
  * processes), the pid provider, what fails once writing has begun;
  * vtimestamp, uid/gid and the kernel providers but tick-N are refused

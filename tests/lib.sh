@@ -252,6 +252,38 @@ repeats() {
 	fi
 }
 
+# The activation path tracing runs take when a command line does not
+# say: user under DTRACE_ACTIVATION=user (`make check-activation-user`
+# runs the USDT tracing suites so; dtrace(1)), else kernel.  A check
+# whose expectation holds on one path only (BPF programs loaded, uprobe
+# events, what the in-process recorder refuses) tests $act_path; one the
+# user path cannot pass yet runs on the kernel path under
+# kernel_path_only, which says why in the log.
+case ${DTRACE_ACTIVATION:-kernel} in
+user) act_path=user ;;
+*) act_path=kernel ;;
+esac
+
+# kernel_path_only WHY: unless on the kernel path already, say in the log
+# that what follows runs there (DTRACE_ACTIVATION=kernel, exported) and
+# why; kernel_path_end goes back to the run's path (after any change of
+# DTRACE_ACTIVATION a test makes itself, too)
+kernel_path_only() {
+	[ "$act_path" = kernel ] && return 0
+	echo "# on the kernel path, not the user path: $*"
+	DTRACE_ACTIVATION=kernel
+	export DTRACE_ACTIVATION
+}
+
+kernel_path_end() {
+	if [ "$act_path" = user ]; then
+		DTRACE_ACTIVATION=user
+		export DTRACE_ACTIVATION
+	else
+		unset DTRACE_ACTIVATION
+	fi
+}
+
 # skip REASON
 skip() {
 	echo "SKIP: $*" >&2

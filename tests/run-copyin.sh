@@ -158,7 +158,9 @@ expect_grep "copyin of an unmapped address" \
 # session of the process) is in the faulting probe's record though no
 # clause of that probe reads it.  The BPF backend copies them at the
 # hit, of a USDT probe and of a kernel probe alike; the uprobe backend
-# cannot take uid at the hit and refuses the script.
+# cannot take uid at the hit and refuses the script, and so does the
+# user path (DTRACE_ACTIVATION=user), whose records carry neither uid
+# nor vtimestamp.
 eclause='ERROR { printf("ERROR %d %d %d %s [%s] %d %d\n", uid == $uid, arg4,
 	ppid == $pid, execname, curpsinfo->pr_psargs, vtimestamp > 0,
 	curpsinfo->pr_sid == $sid); exit(0); }
@@ -175,11 +177,16 @@ for be in $backends; do
 		export DTRACE_CGEN
 		run_dtrace -q -c ./cpin -n 'cpin$target:::buf {
 			trace(*(char *)copyin(8, 2)); }' -n "$eclause"
-		case $be:${HAVE_BPF:-no} in
-		bpf:* | default:yes)
+		case $act_path:$be:${HAVE_BPF:-no} in
+		kernel:bpf:* | kernel:default:yes)
 			expect_eq "$be, cgen $cg: ERROR reads the faulting hit's" \
 				"ERROR 1 1 1 cpin [./cpin] 1 1" \
 				"$(sed '/^$/d' out.txt)"
+			;;
+		user:*)
+			expect_eq "user path: what ERROR reads refused: status" 1 "$status"
+			expect_grep "user path: what ERROR reads refused, naming the backend" \
+				"cannot use .* with the in-process backend" err.txt
 			;;
 		*)
 			expect_eq "$be: what ERROR reads refused: status" 1 "$status"
@@ -191,8 +198,10 @@ for be in $backends; do
 done
 unset DTRACE_CGEN
 if [ "${HAVE_BPF:-no}" = yes ]; then
+	kernel_path_only "the syscall provider is the kernel's"
 	DTRACE_BACKEND=bpf run_dtrace -q -c ./cpin -n 'syscall:::entry /pid == $target/ {
 		trace(*(char *)copyin(8, 2)); }' -n "$eclause"
+	kernel_path_end
 	expect_eq "a kernel probe: ERROR reads the faulting hit's" \
 		"ERROR 1 1 1 cpin [./cpin] 1 1" "$(sed '/^$/d' out.txt)"
 fi

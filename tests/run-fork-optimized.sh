@@ -29,6 +29,10 @@
 # by bpftrace where it is installed (its -c counts the target's hits
 # only: the children must live and the parent's counts be exact).  On a
 # kernel that does not optimise 5-byte NOPs this test passes either way.
+# Under DTRACE_ACTIVATION=user (make check-activation-user) the call
+# sites are armed in-process, and the builds with tail-call or stub
+# sites, which the user path refuses under a glob (checked), run on the
+# kernel path, said in the log.
 # Needs root and uprobe events.
 
 . "$top_srcdir/tests/lib.sh"
@@ -72,11 +76,31 @@ check() {
 		sed '/^$/d' | sort)"
 }
 
+# user_refuses NAME: on the user path (DTRACE_ACTIVATION=user), NAME's
+# tail-call or stub sites go to the kernel path, which arms a glob's
+# probe binary-wide, over calls armed in-process: refused, said (status
+# 1); then true, and NAME is traced on the kernel path
+user_refuses() {
+	[ "$act_path" = user ] || return 1
+	case $1 in
+	*-O2 | *-noplt | *-stubs) ;;
+	*) return 1 ;;
+	esac
+	"$DTRACE" -q -n 'fo*:::hit, fo*:::tail { @[pid, probename] = count(); }' \
+		-c "./$1" >"$1.dt" 2>"$1.dt-err"
+	expect_eq "$1, user path: refused" 1 "$?"
+	expect_grep "$1, user path: refused, saying why" \
+		"glob's probe is armed binary-wide" "$1.dt-err"
+}
+
 # traced NAME: run NAME under dtrace, and bpftrace where there is one
 traced() {
+	user_refuses "$1" &&
+		kernel_path_only "$1's tail-call or stub sites under fo* are refused there"
 	"$DTRACE" -q -n 'fo*:::hit, fo*:::tail { @[pid, probename] = count(); }
 	    END { printa("%d %s %@d\n", @); }' -c "./$1" >"$1.dt" 2>"$1.dt-err" ||
 		fail "$1: dtrace failed: $(cat "$1.dt-err")"
+	kernel_path_end
 	check "$1" dtrace "$1.dt" "$(counts "$1.dt")"
 	command -v bpftrace >/dev/null 2>&1 || return 0
 	timeout 120 bpftrace -B none -e "
@@ -106,6 +130,8 @@ done
 for name in O0 stubs; do
 	[ -x "fo-$name" ] || continue
 	rm -f armed go
+	[ "$name" = O0 ] ||
+		kernel_path_only "fo-$name's stub sites under fo* are refused there"
 	"./fo-$name" after >"after-$name.out" 2>&1 &
 	fo=$!
 	timeout 120 "$DTRACE" -q -p "$fo" -n 'BEGIN { printf("ready\n"); }' \
@@ -116,6 +142,7 @@ for name in O0 stubs; do
 		fail "fo-$name after: dtrace did not start: $(cat "after-$name.dt")"
 	: >armed
 	wait "$dt" || fail "fo-$name after: dtrace failed: $(cat "after-$name.dt")"
+	kernel_path_end
 	: >go
 	if wait "$fo"; then
 		pass

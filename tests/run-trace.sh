@@ -44,6 +44,10 @@
 #    runs all of this again that way);
 #  - a description without a provider, speculations across firings,
 #    several -n, -c's standard streams passed through.
+# Under DTRACE_ACTIVATION=user (make check-activation-user) every case
+# runs on the in-process path but those it refuses or has not built,
+# which check its refusal or run on the kernel path, said in the log
+# (tests/lib.sh, kernel_path_only).
 # Needs root and a kernel with uprobe events (tracefs) and perf events.
 
 . "$top_srcdir/tests/lib.sh"
@@ -212,19 +216,20 @@ expect_out "ppid progenyof cpu; string functions; if/else" \
 # uid and gid, curpsinfo->pr_psargs, pr_euid and pr_sid: the thread's
 # ids, the process's arguments and the session at the hit, which the
 # BPF backend copies; the uprobe backend copies none of them and refuses
-# the script before anything runs, rather than read /proc later
+# the script before anything runs, rather than read /proc later, and so
+# does the user path (DTRACE_ACTIVATION=user: its records carry none)
 for what in 'printf("%d\n", uid == $uid && gid == $gid)' \
 	'printf("[%s]\n", curpsinfo->pr_psargs)' \
 	'printf("%d\n", curpsinfo->pr_euid == $euid)' \
 	'printf("%d\n", curpsinfo->pr_sid == $sid)'; do
 	trun -q -n "tr\$target:::msg /arg1 == 7/ { $what; }" -c "./trprog msg"
-	case ${DTRACE_BACKEND:-$HAVE_BPF}:$what in
-	bpf:*pr_psargs* | yes:*pr_psargs*)
+	case $act_path:${DTRACE_BACKEND:-$HAVE_BPF}:$what in
+	kernel:bpf:*pr_psargs* | kernel:yes:*pr_psargs*)
 		expect_out "pr_psargs at the hit" '[./trprog msg]\n\n' ;;
-	bpf:* | yes:*) expect_out "$what at the hit" '1\n\n' ;;
+	kernel:bpf:* | kernel:yes:*) expect_out "$what at the hit" '1\n\n' ;;
 	*)
-		expect_eq "$what, ${DTRACE_BACKEND:-default} backend: status" 1 "$status"
-		expect_grep "$what, ${DTRACE_BACKEND:-default} backend: refused, naming it" \
+		expect_eq "$what, $act_path path, ${DTRACE_BACKEND:-default} backend: status" 1 "$status"
+		expect_grep "$what, $act_path path, ${DTRACE_BACKEND:-default} backend: refused, naming it" \
 			"cannot use .* with the .* backend" err.txt
 		;;
 	esac
@@ -445,6 +450,41 @@ env DTRACE_BACKEND=nonesuch timeout -s KILL 120 "$DTRACE" -o out.txt -q \
 expect_eq "DTRACE_BACKEND=nonesuch: status" 1 "$?"
 expect_grep "DTRACE_BACKEND=nonesuch: message" "^dtrace: DTRACE_BACKEND=nonesuch: no such backend in this dtrace" err.txt
 expect_eq "DTRACE_BACKEND=nonesuch: nothing traced" "" "$(cat out.txt)"
+# ... on the user path too, which hands the kernel path what it cannot take
+env DTRACE_BACKEND=nonesuch timeout -s KILL 120 "$DTRACE" -o out.txt -q \
+	-x activation=user -n 'tr$target:::tick { printf("x\n"); }' \
+	-c "./trprog 'tick 1'" 2>err.txt </dev/null
+expect_eq "DTRACE_BACKEND=nonesuch, activation=user: status" 1 "$?"
+expect_grep "DTRACE_BACKEND=nonesuch, activation=user: message" \
+	"^dtrace: DTRACE_BACKEND=nonesuch: no such backend in this dtrace" err.txt
+
+# DTRACE_ACTIVATION: the default of -x activation, which wins over it.
+# uid at the hit tells the paths apart: the in-process backend refuses
+# it by name, a kernel backend takes it (BPF) or refuses it by its name.
+# act VALUE ARGS...: trun with DTRACE_ACTIVATION=VALUE
+act() {
+	DTRACE_ACTIVATION=$1
+	export DTRACE_ACTIVATION
+	shift
+	trun "$@"
+	kernel_path_end
+}
+uid_d='tr$target:::tick { trace(uid); }'
+act user -q -n "$uid_d" -c "./trprog 'tick 1'"
+expect_eq "DTRACE_ACTIVATION=user: status" 1 "$status"
+expect_grep "DTRACE_ACTIVATION=user: the in-process path taken" \
+	"^dtrace: cannot use uid .* with the in-process backend" err.txt
+act user -x activation=kernel -q -n "$uid_d" -c "./trprog 'tick 1'"
+expect_eq "DTRACE_ACTIVATION=user, -x activation=kernel: the kernel path" \
+	"" "$(grep in-process err.txt)"
+act kernel -x activation=user -q -n "$uid_d" -c "./trprog 'tick 1'"
+expect_grep "DTRACE_ACTIVATION=kernel, -x activation=user: the in-process path" \
+	"with the in-process backend" err.txt
+act sideways -q -n "$uid_d" -c "./trprog 'tick 1'"
+expect_eq "DTRACE_ACTIVATION=sideways: status" 1 "$status"
+expect_grep "DTRACE_ACTIVATION=sideways: the variable named" \
+	"^dtrace: DTRACE_ACTIVATION=sideways: not kernel or user$" err.txt
+expect_eq "DTRACE_ACTIVATION=sideways: nothing traced" "" "$(cat out.txt)"
 
 # ---------------------------------------------------------------------
 # 4. -p, guarded probes, two consumers, another process of the same binary
@@ -462,6 +502,13 @@ echo enabled >&3
 wait_until 100 answered a.out '^ok enabled' || fail "no answer"
 expect_grep "semaphores down before tracing" '^enabled 0 0 -1$' a.out
 
+# Two consumers on one process, and a SIGKILLed one: the kernel path's.
+# Not built on the user path (issue 30): a second consumer's arming
+# points the process's control block at its own arena, and the first
+# loses every hit from then on, saying only that it cannot hold the
+# process; after SIGKILL nothing takes the semaphores back (doc/
+# DESIGN.md §14, "Not built yet").
+kernel_path_only "two consumers on one process and SIGKILL of one are not built there (DESIGN §14)"
 consumer c1 -q -p "$a" -n 'tr$target:::tick { printf("c1 %d\n", arg0); }
 	trlib$target:::call { printf("c1 lib %d\n", arg0); }
 	END { printf("c1 end\n"); }' -n "$READY"
@@ -548,6 +595,7 @@ expect_grep "SIGKILLed consumer: semaphores back to 0" '^enabled 0 0 -1$' a.out
 trun -q -n 'BEGIN { exit(0); }'
 expect_eq "next run: status" 0 "$status"
 expect_eq "next run removed the dead consumer's events" "" "$(ours_left)"
+kernel_path_end
 
 echo quit >&3
 echo quit >&4
@@ -724,9 +772,10 @@ wait_until 100 dead "$m"
 # at the hit; the others know the parent dtrace saw when it took the
 # process up only while it is still the parent when the record is read,
 # and after it ppid faults (illegal operation) rather than name a
-# parent the process no longer has.
-case ${DTRACE_BACKEND:-$HAVE_BPF} in
-bpf | yes) op_be=bpf ;;
+# parent the process no longer has; so does the user path, whose thread
+# segments hold the parent of their claim (DTRACE_ACTIVATION=user).
+case $act_path:${DTRACE_BACKEND:-$HAVE_BPF} in
+kernel:bpf | kernel:yes) op_be=bpf ;;
 *) op_be=other ;;
 esac
 if :; then
@@ -923,8 +972,21 @@ if [ -z "${TRACE_PROGS:-}" ]; then
 		$CC -o fcred fcred.o fcred-probes.o && ln -f fcred fcredx
 	expect_eq "children: build" 0 "$?"
 	rm -f fcred.log
+	# a glob over an exec'd image with execname: the user path refuses
+	# a glob whose probes need the kernel (execname does), since the
+	# kernel path arms them binary-wide, over calls armed in-process
+	if [ "$act_path" = user ]; then
+		trun -q -n 'fc*:::hit { printf("%s\n", execname); }' \
+			-c "./fcred ./fcredx $tmp/fcred.log"
+		expect_eq "children, user path: refused" 1 "$status"
+		expect_grep "children, user path: refused, saying why" \
+			"glob's probe is armed binary-wide" err.txt
+	fi
+	kernel_path_only "fc*:::hit with execname is refused there, said"
+	rm -f fcred.log
 	trun -q -n 'fc*:::hit { printf("%d %d %d %d %s\n", arg0, pid, ppid, progenyof($target), execname); }' \
 		-c "./fcred ./fcredx $tmp/fcred.log"
+	kernel_path_end
 	expect_eq "children: status" 0 "$status"
 	awk '{ print $0, 1, ($1 == 3 ? "fcredx" : "fcred") }' fcred.log |
 		sort >expected.txt

@@ -938,29 +938,63 @@ static int backend_try(struct consumer *c,
  * with the step and errno) is named once, with the backend used
  * instead; a missing fasttrap module is no news.
  * -x activation=user takes the in-process backend instead (inproc.c),
- * whatever DTRACE_BACKEND says; activation=kernel is the default.
+ * DTRACE_BACKEND then naming the kernel path's for what it hands over
+ * (a name that is no backend is refused on both paths); activation=kernel
+ * is the default.
+ * DTRACE_ACTIVATION=user|kernel sets that default (read here and only
+ * here, so that a whole test suite can run on either path: make
+ * check-activation-user); -x activation, on the command line or by
+ * #pragma, wins over it, and each error names where the value came from.
  */
 static int backend_choose(struct consumer *c)
 {
 	const char *want = getenv("DTRACE_BACKEND");
 	const char *act = d_get_option(c->prog, "activation");
+	const char *from = "-x activation";
 	const struct consumer_backend_ops *why_be = NULL;
 	char why[sizeof(c->be_why)];
 
 	c->be_want = want && *want ? want : NULL;
-	/* -x activation=user: the recorder in the process (inproc.c) */
+	/* a name no backend has is refused on either activation path */
+	if (c->be_want) {
+		size_t i = 0;
+
+		while (i < sizeof(order) / sizeof(order[0]) &&
+		       strcmp(order[i]->key, want))
+			i++;
+		if (i == sizeof(order) / sizeof(order[0])) {
+			c->be = &consumer_uprobe_ops; /* close() is safe */
+			say(c,
+			    "DTRACE_BACKEND=%s: no such backend in this "
+			    "dtrace (fasttrap%s, uprobe)",
+			    want, i > 2 ? ", bpf" : "");
+			return -1;
+		}
+	}
+	if (!act) {
+		act = getenv("DTRACE_ACTIVATION");
+		from = "DTRACE_ACTIVATION";
+		if (act && !*act)
+			act = NULL;
+	}
+	/* activation=user: the recorder in the process (inproc.c) */
 	if (act && strcmp(act, "kernel") != 0) {
 		int err;
 
 		if (strcmp(act, "user") != 0) {
 			c->be = &consumer_uprobe_ops; /* close() is safe */
-			say(c, "failed to set option activation: '%s' is not "
-			       "kernel or user", act);
+			if (from[0] == '-')
+				say(c,
+				    "failed to set option activation: '%s' "
+				    "is not kernel or user",
+				    act);
+			else
+				say(c, "%s=%s: not kernel or user", from, act);
 			return -1;
 		}
 		if ((err = backend_try(c, &consumer_inproc_ops)) == 0)
 			return 0;
-		say(c, "-x activation=user cannot be used: %s",
+		say(c, "%s=user cannot be used: %s", from,
 		    c->be_why[0] ? c->be_why : strerror(-err));
 		return -1;
 	}
@@ -980,11 +1014,6 @@ static int backend_choose(struct consumer *c)
 			    c->be_why[0] ? c->be_why : strerror(-err));
 			return -1;
 		}
-		c->be = &consumer_uprobe_ops; /* its close() is safe unopened */
-		say(c, "DTRACE_BACKEND=%s: no such backend in this dtrace "
-		    "(fasttrap%s, uprobe)", want,
-		    sizeof(order) / sizeof(order[0]) > 2 ? ", bpf" : "");
-		return -1;
 	}
 	/* a backend that says why it cannot be used is named, once */
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {

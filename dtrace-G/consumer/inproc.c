@@ -83,8 +83,9 @@
  * breakpoint), arguments outside the six argument registers, a file
  * without the recorder's symbols; a process it cannot take at all (not
  * held, a seccomp filter, its arena not made) goes there whole.  The
- * kernel backend's records are read first and decoded by it (a hit says
- * whose it is).  Refused, said, the run stopped: a glob's probe the
+ * kernel backend's records are read first, and again after the rings (a
+ * kernel hit between the two reads runs before a later in-process one),
+ * and decoded by it (a hit says whose it is).  Refused, said, the run stopped: a glob's probe the
  * kernel path would arm binary-wide (over calls armed in other
  * processes), the pid provider, what fails once writing has begun;
  * vtimestamp, uid/gid and the kernel providers but tick-N are refused
@@ -383,7 +384,9 @@ static void kernel_enable(struct consumer *c, struct tproc *pr,
 	/*
 	 * A fork child runs the calls it inherited: a breakpoint over one
 	 * would have the kernel run the file's NOP out of line and resume
-	 * inside the call's operand
+	 * inside the call's operand.  A call the file holds there itself
+	 * (a header stub's caller: sites.c, file_stub_notes()) is no such
+	 * call; a file that cannot be read is taken to hold none.
 	 */
 	{
 		struct proc_maps mm = {0};
@@ -398,14 +401,17 @@ static void kernel_enable(struct consumer *c, struct tproc *pr,
 					continue;
 				for (unsigned k = 0; k < p->noffs && !bad;
 				     k++) {
-					uint8_t cur[1];
+					uint8_t cur[1], fb[6];
 					uint64_t a = ip_off_to_addr(p->file, b,
 								    p->offs[k]);
 
 					if (a &&
 					    ip_mem_rw(pr->pid, a, cur, 1,
 						      false) == 0 &&
-					    cur[0] == 0xe8) {
+					    cur[0] == 0xe8 &&
+					    (ip_file_bytes(p->file, p->offs[k],
+							   fb) < 0 ||
+					     fb[0] != 0xe8)) {
 						bad = p->name;
 						bwhy = kp[i].why;
 					}
@@ -461,6 +467,36 @@ static void kernel_enable(struct consumer *c, struct tproc *pr,
 			say(c, "pid %d, probe %s:%s:%s:%s: the kernel path (%s)",
 			    (int)pr->pid, kp[i].p->prov, kp[i].p->mod,
 			    kp[i].p->func, kp[i].p->name, kp[i].why);
+}
+
+/*
+ * A fork child's probes made from its parent's (sites.c,
+ * probe_at_site()) are marked enabled, their hits coming through what it
+ * inherited; before the child has an arena of its own, those whose sites
+ * hold the parent's in-process calls are turned off here so that
+ * ip_enable() arms them into it (site_prepare() takes the call there),
+ * or every hit after would be no armed site's (run-trace-fork.sh, fpair:
+ * a child's entry probe, fired before its registration, was lost from
+ * then on).  Those on the kernel path hold no call, and stay.
+ */
+static void ip_inherited_calls(struct consumer *c, struct tproc *pr,
+			       const struct proc_maps *mm)
+{
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct tprobe *p = c->probes[i];
+		uint8_t cur[1], fb[6];
+		uint64_t b, a;
+
+		if (p->pid != pr->pid || !p->enabled || p->pidkind ||
+		    !p->noffs || !ip_file_bias(p->file, mm, &b))
+			continue;
+		a = ip_off_to_addr(p->file, b, p->offs[0]);
+		if (a && ip_mem_rw(pr->pid, a, cur, 1, false) == 0 &&
+		    cur[0] == 0xe8 &&
+		    ip_file_bytes(p->file, p->offs[0], fb) == 0 &&
+		    fb[0] != 0xe8)
+			p->enabled = false;
+	}
 }
 
 /*
@@ -565,6 +601,8 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 		ok = true;
 		goto refuse;
 	}
+	if (!ipp->map)
+		ip_inherited_calls(c, pr, &mm);
 	for (size_t i = 0; i < c->nprobes && !whole; i++) {
 		struct tprobe *p = c->probes[i];
 		struct ip_obj *o;
@@ -1211,12 +1249,20 @@ static size_t mux_poll_fds(struct consumer *c, struct pollfd *pfd,
  * image's ask is answered (ip_exec_answer()) and it is armed, or the kernel
  * backend's enable, reading it then, arms every probe the reset left off
  * (the calls armed in-process too: breakpoints over them).
+ * And the kernel's again after the process's: a kernel hit that came
+ * after the first read but before a later in-process one would else be
+ * read only next time, after that one ran, and an exit() there dropped
+ * it (run-copyin.sh under DTRACE_ACTIVATION=user, about a run in ten
+ * under load: nothing printed).  The hits of one read run in time order
+ * (records.c).
  */
 static void mux_drain(struct consumer *c)
 {
 	if (c->be_kernel)
 		c->be_kernel->drain(c);
 	ip_drain(c);
+	if (c->be_kernel && !c->read_more)
+		c->be_kernel->drain(c);
 }
 
 static bool mux_decode(struct consumer *c, const struct hit *h,

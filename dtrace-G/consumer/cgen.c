@@ -433,27 +433,6 @@ static void u_ppid(struct em *e, const uint32_t o[2])
 	fix(e, j3);
 }
 
-/* r8 masked, r1 = the record (r9) + r8: where the next bytes go */
-static void u_at(struct em *e)
-{
-	alu_i(e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
-	alu_r(e, BPF_MOV, 1, 9);
-	alu_r(e, BPF_ADD, 1, 8);
-}
-
-/*
- * r1 = where, r2 = size, r3 = r3 + off: bpf_probe_read_kernel(), and a
- * jump (its index, in j[*nj]) taken when it faults.
- */
-static void u_read(struct em *e, int32_t size, uint32_t off1, size_t *j,
-		   unsigned *nj)
-{
-	alu_i(e, BPF_ADD, 3, (int32_t)(off1 - 1));
-	alu_i(e, BPF_MOV, 2, size);
-	call(e, BPF_FUNC_probe_read_kernel);
-	j[(*nj)++] = jmp_i(e, BPF_JNE, 0, 0);
-}
-
 /* 8 bytes put at r8: r8 past them, the record (r9) flagged f */
 static void u_done(struct em *e, int32_t f)
 {
@@ -473,19 +452,13 @@ static void u_ecred(struct em *e, const uint32_t o[3])
 	size_t j[4];
 	unsigned nj = 0;
 
-	call(e, BPF_FUNC_get_current_task);
-	alu_r(e, BPF_MOV, 3, 0);
-	alu_r(e, BPF_MOV, 1, 10);
-	alu_i(e, BPF_ADD, 1, S_KEY8);
-	u_read(e, 8, o[0], j, &nj);
+	task_ptr(e, o[0], j, &nj);
+	rec_at(e, 0);
+	kread(e, 4, o[1], j, &nj);
 	ldx(e, BPF_DW, 3, 10, S_KEY8);
-	j[nj++] = jmp_i(e, BPF_JEQ, 3, 0);
-	u_at(e);
-	u_read(e, 4, o[1], j, &nj);
-	ldx(e, BPF_DW, 3, 10, S_KEY8);
-	u_at(e);
+	rec_at(e, 0);
 	alu_i(e, BPF_ADD, 1, 4);
-	u_read(e, 4, o[2], j, &nj);
+	kread(e, 4, o[2], j, &nj);
 	u_done(e, UBPF_RF_ECRED);
 	for (unsigned i = 0; i < nj; i++)
 		fix(e, j[i]);
@@ -504,24 +477,18 @@ static void u_sess(struct em *e, const uint32_t o[4])
 	size_t j[8];
 	unsigned nj = 0;
 
-	call(e, BPF_FUNC_get_current_task);
-	alu_r(e, BPF_MOV, 3, 0);
-	alu_r(e, BPF_MOV, 1, 10);
-	alu_i(e, BPF_ADD, 1, S_KEY8);
-	u_read(e, 8, o[0], j, &nj);
-	ldx(e, BPF_DW, 3, 10, S_KEY8);
-	j[nj++] = jmp_i(e, BPF_JEQ, 3, 0);
+	task_ptr(e, o[0], j, &nj);
 	for (int t = 2; t <= 3; t++) {
 		ldx(e, BPF_DW, 3, 10, S_KEY8);
-		u_at(e);
+		rec_at(e, 0);
 		alu_i(e, BPF_ADD, 1, 8);
-		u_read(e, 8, o[1] + 8 * (uint32_t)t, j, &nj);
-		u_at(e);
+		kread(e, 8, o[1] + 8 * (uint32_t)t, j, &nj);
+		rec_at(e, 0);
 		ldx(e, BPF_DW, 3, 1, 8);
 		j[nj++] = jmp_i(e, BPF_JEQ, 3, 0);
 		alu_i(e, BPF_ADD, 1, 4 * (t - 2));
 		alu_i(e, BPF_ADD, 3, (int32_t)(o[2] - 1));
-		u_read(e, 4, o[3], j, &nj);
+		kread(e, 4, o[3], j, &nj);
 	}
 	u_done(e, UBPF_RF_SESS);
 	for (unsigned i = 0; i < nj; i++)

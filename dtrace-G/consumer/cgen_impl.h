@@ -172,6 +172,47 @@ static inline void truth(struct em *e, uint8_t r)
 	fix(e, j);
 }
 
+/* the record's bytes at r8 (masked to cgbuf's first half): r1 = the
+ * record (r9) + r8 + at */
+static inline void rec_at(struct em *e, int32_t at)
+{
+	alu_i(e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
+	alu_r(e, BPF_MOV, 1, 9);
+	alu_r(e, BPF_ADD, 1, 8);
+	if (at)
+		alu_i(e, BPF_ADD, 1, at);
+}
+
+/*
+ * bpf_probe_read_kernel(r1, size, r3 + off1 - 1) (off1: a BTF offset
+ * + 1), and a jump (its index in j[*nj]) taken when it faults
+ */
+static inline void kread(struct em *e, int32_t size, uint32_t off1,
+			 size_t *j, unsigned *nj)
+{
+	alu_i(e, BPF_ADD, 3, (int32_t)(off1 - 1));
+	alu_i(e, BPF_MOV, 2, size);
+	call(e, BPF_FUNC_probe_read_kernel);
+	j[(*nj)++] = jmp_i(e, BPF_JNE, 0, 0);
+}
+
+/*
+ * r3 = the current task's pointer member at off1 (a BTF offset + 1),
+ * read through S_KEY8; a jump (in j[*nj]) taken when the read faults
+ * and one when the pointer is NULL
+ */
+static inline void task_ptr(struct em *e, uint32_t off1, size_t *j,
+			    unsigned *nj)
+{
+	call(e, BPF_FUNC_get_current_task);
+	alu_r(e, BPF_MOV, 3, 0);
+	alu_r(e, BPF_MOV, 1, 10);
+	alu_i(e, BPF_ADD, 1, S_KEY8);
+	kread(e, 8, off1, j, nj);
+	ldx(e, BPF_DW, 3, 10, S_KEY8);
+	j[(*nj)++] = jmp_i(e, BPF_JEQ, 3, 0);
+}
+
 /* cgen_rec.c: the record's pr_psargs at r8 (r9 the record, in cgbuf),
  * from task_struct's mm and mm_struct's arg_start, arg_end (offsets + 1) */
 void cgen_psargs(struct em *e, const uint32_t o[3]);

@@ -42,42 +42,13 @@
 #include "bpf/usdt_bpf.h"
 #include "cgen_impl.h"
 
-/* r8 masked, r1 = the record (r9) + r8 + at */
-static void rec_at(struct em *e, int32_t at)
-{
-	alu_i(e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
-	alu_r(e, BPF_MOV, 1, 9);
-	alu_r(e, BPF_ADD, 1, 8);
-	if (at)
-		alu_i(e, BPF_ADD, 1, at);
-}
-
-/*
- * bpf_probe_read_kernel(r1, size, r3 + off1 - 1), and a jump (its
- * index in j[*nj]) taken when it faults
- */
-static void kread(struct em *e, int32_t size, uint32_t off1, size_t *j,
-		  unsigned *nj)
-{
-	alu_i(e, BPF_ADD, 3, (int32_t)(off1 - 1));
-	alu_i(e, BPF_MOV, 2, size);
-	call(e, BPF_FUNC_probe_read_kernel);
-	j[(*nj)++] = jmp_i(e, BPF_JNE, 0, 0);
-}
-
 void cgen_psargs(struct em *e, const uint32_t o[3])
 {
 	size_t j[6], jn;
 	unsigned nj = 0;
 
 	/* task->mm into S_KEY8; none (a kernel thread): nothing */
-	call(e, BPF_FUNC_get_current_task);
-	alu_r(e, BPF_MOV, 3, 0);
-	alu_r(e, BPF_MOV, 1, 10);
-	alu_i(e, BPF_ADD, 1, S_KEY8);
-	kread(e, 8, o[0], j, &nj);
-	ldx(e, BPF_DW, 3, 10, S_KEY8);
-	j[nj++] = jmp_i(e, BPF_JEQ, 3, 0);
+	task_ptr(e, o[0], j, &nj);
 	/* mm->arg_start, mm->arg_end at r8, r8 + 8 */
 	rec_at(e, 0);
 	kread(e, 8, o[1], j, &nj);

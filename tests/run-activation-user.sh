@@ -51,7 +51,7 @@
 #    output, which probe went where (-v); an exec chain mixing both;
 #  - refusals, with the reason and no tracing: a glob's probe the
 #    kernel path would arm binary-wide, uid (no ids taken at the hit),
-#    a bad value.
+#    the syscall provider (not run here, said as such), a bad value.
 # Needs root, x86-64, and for the kernel path uprobe events.
 
 . "$top_srcdir/tests/lib.sh"
@@ -768,6 +768,15 @@ forget_pid $ap
 expect_eq "refused: a glob's kernel probe: status" 1 $?
 expect_grep "refused: a glob's kernel probe: the reason" \
 	'cannot trace pid [0-9]*, probe hit: execname .*armed binary-wide' r.err
+# refused: the kernel providers, which this backend does not run (not
+# the kernel's refusal: "the kernel did not load the BPF program" before)
+"$DTRACE" -q -x activation=user -n 'syscall::read:entry { exit(0); }' \
+	>r.out 2>r.err
+expect_eq "refused: syscall::read:entry: status" 1 $?
+expect_grep "refused: syscall::read:entry: the reason" \
+	'cannot enable syscall:[^:]*:read:entry: .*-x activation=user does not run it' r.err
+expect_eq "refused: syscall::read:entry: not the kernel's refusal" 0 \
+	"$(grep -c 'kernel did not load' r.err)"
 "$DTRACE" -q -x activation=sideways -n 'BEGIN { exit(0); }' >r.out 2>r.err
 expect_eq "refused: a bad value: status" 1 $?
 expect_grep "refused: a bad value: the reason" "'sideways' is not kernel or user" r.err

@@ -25,7 +25,8 @@
 #  - -p and -c of a forking parent: the target's hits once; its
 #    children only where the description matches them (srv$target does
 #    not, srv* does), with and without the registry;
-#  - two consumers at once, each seeing every hit once;
+#  - two consumers at once, each seeing every hit once (on the user
+#    path the second refused, said, the first seeing every hit);
 #  - a process a description pins and one a glob matches, at one site;
 #  - self-> counters (kept in the kernel on the BPF backend): exact per
 #    process, registry-wide and under -c, no hit before a plan is armed;
@@ -451,11 +452,32 @@ fi
 # ---------------------------------------------------------------------
 # 5. Two consumers at once: each sees every hit once
 
-# (the kernel path's: on the user path a second consumer of a process
-# takes it from the first, not built yet; DESIGN §14)
-kernel_path_only "two consumers of one process are not built there (DESIGN §14)"
+# On the user path a second consumer refuses a process the first traces
+# in-process, naming why (DESIGN §14, "Both paths in one run"), and the
+# first sees every hit: the second starts once the first is ready.
 r=0
-while [ $r -lt $rounds ]; do
+while [ "$act_path" = user ] && [ $r -lt $rounds ]; do
+	r=$((r + 1))
+	server s10 3 2 1 5 0 0
+	wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
+	consumer j -q -n "srv*:::req $COUNT" -n "$READY"
+	j=$dt_pid
+	ready j
+	consumer k -q -p "$srv_pid" -n "srv*:::req $COUNT" -n "$READY"
+	k=$dt_pid
+	wait_until 600 dead "$k" # it ends by itself: refused
+	stop_pid "$k" TERM
+	expect_eq "two consumers, user path, round $r: the second refused" \
+		1 "$stop_status"
+	expect_grep "two consumers, user path, round $r: the reason" \
+		"cannot trace pid $srv_pid, probe .*: another dtrace traces it in-process" k.err
+	touch s10/go
+	finished s10
+	stop j "$j"
+	sort s10/pids >want.txt
+	check "two consumers, user path, the first, round $r" j want.txt
+done
+while [ "$act_path" = kernel ] && [ $r -lt $rounds ]; do
 	r=$((r + 1))
 	server s10 3 2 1 5 0 0
 	wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
@@ -473,7 +495,6 @@ while [ $r -lt $rounds ]; do
 	check "two consumers, the first, round $r" j want.txt
 	check "two consumers, the second, round $r" k want.txt
 done
-kernel_path_end
 
 # ---------------------------------------------------------------------
 # 6. A glob and a pinned description at the same site: srv<A> pins A,

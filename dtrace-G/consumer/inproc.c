@@ -82,7 +82,8 @@
  * site (tail calls, header stubs, <sys/sdt.h> NOPs, another tracer's
  * breakpoint), arguments outside the six argument registers, a file
  * without the recorder's symbols; a process it cannot take at all (not
- * held, a seccomp filter, its arena not made) goes there whole.  The
+ * held, a seccomp filter, its arena not made, another dtrace tracing it
+ * in-process: other_dtrace(), inproc_proc.c) goes there whole.  The
  * kernel backend's records are read first, and again after the rings (a
  * kernel hit between the two reads runs before a later in-process one),
  * and decoded by it (a hit says whose it is).  Refused, said, the run stopped: a glob's probe the
@@ -382,7 +383,8 @@ static void kernel_enable(struct consumer *c, struct tproc *pr,
 			return;
 		}
 	/*
-	 * A fork child runs the calls it inherited: a breakpoint over one
+	 * A fork child runs the calls it inherited, a process another
+	 * dtrace traces in-process that one's: a breakpoint over one
 	 * would have the kernel run the file's NOP out of line and resume
 	 * inside the call's operand.  A call the file holds there itself
 	 * (a header stub's caller: sites.c, file_stub_notes()) is no such
@@ -419,12 +421,16 @@ static void kernel_enable(struct consumer *c, struct tproc *pr,
 			}
 		proc_maps_free(&mm);
 		if (bad) {
+			const struct ip_proc *ipp = ip_proc_of(c, pr);
+
 			say(c,
 			    "-x activation=user cannot trace pid %d, probe "
 			    "%s: %s; and its sites hold calls armed "
-			    "in-process (inherited from its parent), which "
-			    "the kernel path's breakpoints would break",
-			    (int)pr->pid, bad, bwhy);
+			    "in-process (%s), which the kernel path's "
+			    "breakpoints would break",
+			    (int)pr->pid, bad, bwhy,
+			    ipp && ipp->other ? "by that dtrace"
+					      : "inherited from its parent");
 			c->enable_failed = true;
 			return;
 		}

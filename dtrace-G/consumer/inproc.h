@@ -93,6 +93,7 @@ struct ip_proc {
 	bool exec_pending; /* exec'd; its new image is to ask (USDT_EXEC_FD) */
 	bool exec_fd;	   /* we put the arena at USDT_EXEC_FD */
 	bool kernel;	   /* the kernel path takes it whole (ip_enable()) */
+	bool other;	   /* another dtrace traces it in-process (live) */
 	bool dl_asks;	   /* its drti.o asks at a dlopen() */
 	bool dl_said;	   /* a dlopen() that gave up waiting: said */
 	bool rearm;	   /* records to read before arming (drain_stale()) */

@@ -6,7 +6,8 @@
  * system call in it through drti.o's __usdt_sysret (ip_inject()), never
  * leaving a thread at a trap a dying dtrace would let kill it, find the
  * recorder's symbols of each file where the process maps it, check a
- * site's bytes and its note's arguments, make or unmap the arena, and
+ * site's bytes and its note's arguments, make or unmap the arena (none
+ * in a process another dtrace traces in-process: other_dtrace()), and
  * give back the ring segments of its exited threads (ip_seg_giveback()).
  */
 #include "config.h"
@@ -674,7 +675,44 @@ int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 }
 
 /*
+ * Another dtrace traces ipp's process in-process now: an arena of a
+ * memfd not ours is mapped there, and its heartbeat (arena.h) is fresh.
+ * Arming it would point its control blocks at our arena, and the other
+ * would lose every hit from then on, saying only that it could not hold
+ * the process.  An arena whose beat stopped (its dtrace SIGKILLed or
+ * stopped for a second) or was zeroed (ended: a fork child keeps the
+ * mapping) is taken over.  A process that writes a fresh beat into an
+ * arena of its own only has itself refused here.
+ */
+static bool other_dtrace(struct consumer *c, pid_t pid,
+			 const struct proc_maps *mm)
+{
+	struct inproc *ip = c->ip;
+
+	for (size_t m = 0; m < mm->n; m++) {
+		const struct proc_map *pm = &mm->m[m];
+		struct usdt_arena a;
+		bool ours = false;
+
+		if (!pm->path || strncmp(pm->path, "/memfd:usdt-arena", 17) ||
+		    pm->end - pm->start < sizeof(a))
+			continue;
+		for (size_t k = 0; k < ip->nprocs && !ours; k++)
+			ours = ip->procs[k]->map && ip->procs[k]->ino &&
+			       ip->procs[k]->ino == pm->ino;
+		if (ours || ip_mem_rw(pid, pm->start, &a, sizeof(a), false) < 0)
+			continue;
+		/* hb after now (another CPU's TSC read later): fresh */
+		if (a.magic == USDT_ARENA_MAGIC && a.hb && a.hb_limit &&
+		    (int64_t)(rdtsc_now() - a.hb) < (int64_t)a.hb_limit)
+			return true;
+	}
+	return false;
+}
+
+/*
  * The first arena of ipp's process, made through o: refused (-1, why)
+ * for a process another dtrace traces in-process (other_dtrace()), and
  * for a process under seccomp, which could kill it for the system calls
  * it would be made to run.  Its image marked armed (ip_image_done()),
  * and the files mapped now noted: those never asked (ip_dl_asks()).
@@ -683,6 +721,13 @@ int ip_arena_first(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 		   const struct ip_obj *o, const struct proc_maps *mm,
 		   char *why, size_t wlen)
 {
+	if (other_dtrace(c, ipp->pid, mm)) {
+		ipp->other = true;
+		snprintf(why, wlen,
+			 "another dtrace traces it in-process (taking it "
+			 "would take that dtrace's hits)");
+		return -1;
+	}
 	if (ip_seccomp_filtered(ipp->pid)) {
 		snprintf(why, wlen,
 			 "it runs under seccomp, which could kill it for the "

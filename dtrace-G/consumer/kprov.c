@@ -35,8 +35,9 @@
  * the kernel's plans for the probes whose clauses aggregate there, then
  * each provider arms its probes.  A probe that a program fires, on a
  * run whose backend lacks its provider's needs (BE_CAP_KPROV: the
- * uprobe or fasttrap backend, or dtrace built without libbpf), stops
- * the run before BEGIN, with the provider and the reason said.
+ * uprobe, fasttrap or in-process backend, or dtrace built without
+ * libbpf), stops the run before BEGIN, with the provider and the
+ * reason said.
  * kprov_start() sets the tick timers when BEGIN has fired.  Hits are
  * decoded here (kprov_hit()) into a struct d_fire and run by records.c's
  * hit_run(), as every hit is.  kprov_stop(), with the backend's stop:
@@ -418,9 +419,17 @@ static int bpf_usable(struct consumer *c, const struct kprobe *p)
 
 	if ((c->be->caps & needs) == needs)
 		return bpf_be_object(c) ? 0 : -1; /* else it said why */
-	why = c->be_want ? "the run uses another backend (DTRACE_BACKEND)"
-			 : "the kernel did not load the BPF program (root, or "
-			   "CAP_BPF and CAP_PERFMON, are needed)";
+	/* the in-process backend declares none of the providers' needs
+	 * (doc/DESIGN.md §14, "Both paths in one run"): not the kernel's
+	 * refusal, which is what was said before */
+	if (c->be == &consumer_inproc_ops)
+		why = "-x activation=user does not run it (-x "
+		      "activation=kernel does)";
+	else if (c->be_want)
+		why = "the run uses another backend (DTRACE_BACKEND)";
+	else
+		why = "the kernel did not load the BPF program (root, or "
+		      "CAP_BPF and CAP_PERFMON, are needed)";
 #else
 	why = "this dtrace was built without libbpf";
 #endif

@@ -25,6 +25,8 @@
 #  - printf:	enter { printf("%s\n", copyinstr(arg1)); }, output to a
 #		file (a record a hit; what user space does after is not
 #		counted, for either tool)
+#  - pfname:	enter { printf("%s %s\n", execname, copyinstr(arg1)); }
+#		(bpftrace: comm, str(arg1)), output to a file
 #  - predpf:	enter /arg0 == 5/ { printf("%d\n", arg0); }, output to
 #		a file (the record only where the predicate held: the
 #		program tests it, a record gate, cgen.c)
@@ -73,6 +75,7 @@ d_of() {
 	count) echo "$e { @ = count(); }" ;;
 	strpred) echo "$e /copyinstr(arg1) == \"beta\"/ { @ = count(); }" ;;
 	printf) printf '%s\n' "$e { printf(\"%s\\n\", copyinstr(arg1)); }" ;;
+	pfname) printf '%s\n' "$e { printf(\"%s %s\\n\", execname, copyinstr(arg1)); }" ;;
 	predpf) printf '%s\n' "$e /arg0 == 5/ { printf(\"%d\\n\", arg0); }" ;;
 	self) echo "$e { self->t = timestamp; } $l /self->t/ { @ = quantize(timestamp - self->t); self->t = 0; }" ;;
 	ustack) echo "$e { @[ustack()] = count(); }" ;;
@@ -84,6 +87,7 @@ bt_of() {
 	count) echo "$e { @ = count(); }" ;;
 	strpred) echo "$e /str(arg1) == \"beta\"/ { @ = count(); }" ;;
 	printf) printf '%s\n' "$e { printf(\"%s\\n\", str(arg1)); }" ;;
+	pfname) printf '%s\n' "$e { printf(\"%s %s\\n\", comm, str(arg1)); }" ;;
 	predpf) printf '%s\n' "$e /arg0 == 5/ { printf(\"%d\\n\", arg0); }" ;;
 	self) echo "$e { @t[tid] = nsecs; } $l /@t[tid]/ { @ = hist(nsecs - @t[tid]); delete(@t[tid]); }" ;;
 	ustack) echo "$e { @[ustack] = count(); }" ;;
@@ -126,7 +130,7 @@ one() {
 		}' stats
 }
 
-rows=${ROWS:-count strpred printf predpf self ustack}
+rows=${ROWS:-count strpred printf pfname predpf self ustack}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

@@ -10,14 +10,17 @@
 #    rewrites the string right after the probe: the bytes it had at
 #    the hit ("before-i"), where reading it when the record is run
 #    (DTRACE_CGEN=0, and this tree before kplan_out.c) finds the new
-#    ones ("after-i");
+#    ones ("after-i"); the same with execname and literals in the
+#    clause (which kept it on the old path before);
 #  - where the memory does not change, byte for byte DTRACE_CGEN=0's
 #    output: integers of several types (%d %u %x %c, trace()), strings
 #    empty, of 254, 255 and 300 bytes (cut to strsize - 1, also with
 #    -x strsize=16), bytes that are not printable, a predicate on a
 #    kernel variable, a string predicate (the program's fault sites,
-#    their bits after the out area), clauses left to user space
-#    (execname) between the kernel's on the same probe, in their order;
+#    their bits after the out area), execname and literals (no byte of
+#    the out area: the record's comm, the program's text), also cut by
+#    strsize and padded, clauses left to user space (a this-> string)
+#    between the kernel's on the same probe, in their order;
 #    dtrace's default line, -x oformat=json and -F around the values;
 #  - faults: an unmapped address and a string running into an
 #    unmapped page give DTrace's messages with the addresses the
@@ -76,6 +79,36 @@ run 0 pair0.txt 'rewrite 20' -s pair.d
 expect_eq "rewritten after the probe: DTRACE_CGEN=0 reads later" \
 	0 "$(grep -c '^before-' pair0.txt)"
 
+# execname (the record's comm) and literals beside the bytes at the
+# hit: the clause is the kernel's, so its string is the one the
+# process had then, where DTRACE_CGEN=0 (and this tree before
+# kplan_out.c took these strings) runs the whole clause later.
+cat >here.d <<'EOF2'
+pid$target::hit:entry { self->p = arg0; self->n = arg1; }
+pid$target::hit:return
+{
+	printf("%s %s=%s %d ", execname, "s", copyinstr(self->p), self->n);
+	trace("lit");
+	trace(execname);
+	printf("\n");
+}
+EOF2
+run 1 here1.txt 'rewrite 5' -s here.d
+i=0
+: >here.exp
+while [ $i -lt 5 ]; do
+	echo "cgout s=before-$i $i litcgout" >>here.exp
+	i=$((i + 1))
+done
+echo >>here.exp
+expect_file_eq "execname and literals: the bytes at the hit" \
+	here.exp here1.txt
+expect_grep "execname and literals: -v" \
+	'^dtrace: 1 clause printing values computed in the kernel$' here1.txt.err
+run 0 here0.txt 'rewrite 5' -s here.d
+expect_eq "execname and literals: DTRACE_CGEN=0 reads later" \
+	0 "$(grep -c 'before-' here0.txt)"
+
 # Memory that does not change: DTRACE_CGEN=0's output, byte for byte.
 cat >keep.d <<'EOF2'
 pid$target::hit:entry { self->p = arg0; self->n = arg1; }
@@ -88,9 +121,16 @@ pid$target::hit:return
 	trace(copyinstr(self->p));
 	printf(" %d\n", pid == $target);
 }
-pid$target::hit:return { printf("%s ", execname); }
+pid$target::hit:return { this->e = execname; printf("%s ", this->e); }
 pid$target::hit:return /self->n > 2/ { printf("<%s>\n", copyinstr(self->p)); }
 pid$target::hit:return /self->n > 2/ { trace(arg1); printf("\n"); }
+pid$target::hit:return /self->n == 1/
+{
+	printf("%s:%s|%-8s|%5s|%s", execname, "lit", "pad", execname, "");
+	trace("a-literal-of-24-bytes-xy");
+	trace(execname);
+	printf("%d\n", self->n);
+}
 EOF2
 for xo in '' '-x strsize=16'; do
 	run 1 keep1.txt keep -s keep.d $xo
@@ -100,8 +140,12 @@ for xo in '' '-x strsize=16'; do
 	expect_grep "unchanged memory${xo:+ ($xo)}: some output" \
 		'^\[alpha\] 1 1 3 A|0alpha 1$' keep1.txt
 	expect_grep "unchanged memory${xo:+ ($xo)}: -v" \
-		'^dtrace: 4 clauses printing values computed in the kernel$' \
+		'^dtrace: 5 clauses printing values computed in the kernel$' \
 		keep1.txt.err
+	lit=a-literal-of-24-bytes-xy
+	[ -z "$xo" ] || lit=a-literal-of-24 # strsize - 1 bytes
+	expect_grep "unchanged memory${xo:+ ($xo)}: execname, literals" \
+		"^cgout cgout:lit|pad     |cgout|${lit}cgout1\$" keep1.txt
 	[ -n "$xo" ] || cp keep0.txt keep-full.txt
 done
 expect_grep "unchanged memory: 255 bytes of the 300" \

@@ -149,7 +149,7 @@ same "record gates: exit()" generated "'tick 12'" \
 	-n 'tr$target:::tick /arg0 == 6/ { printf("%d\n", arg0); exit(0); }'
 rec_read "record gates: exit()" 1
 same "record gates: a self-> variable set in user space" generated "'tick 12'" \
-	-n 'tr$target:::tick /arg0 > 2/ { self->n++; printf("%d %s\n", self->n, execname); }' \
+	-n 'tr$target:::tick /arg0 > 2/ { self->n++; this->e = execname; printf("%d %s\n", self->n, this->e); }' \
 	-n 'tr$target:::tick /self->n == 2/ { printf("two\n"); }'
 rec_read "record gates: a self-> variable set in user space" 12
 same "record gates: an argument the site lacks" generated "'tick 12'" \
@@ -412,14 +412,14 @@ for r in 1 2; do
 		"$(awk 'NF == 3 && $2 != $3' out.txt)"
 done
 
-# self->k is printed beside execname (which the kernel does not
-# compute for printf): every clause touching it runs in user space, and
-# so does self->j's, which reads it
+# self->k is printed beside a string variable (which the kernel does
+# not keep): every clause touching it runs in user space, and so does
+# self->j's, which reads it
 cat >t.d <<'EOF'
 tr$target:::tick /arg0 % 3 == 0/ { self->k = arg0; self->u = 1; }
 tr$target:::tick /self->u/ { self->j = self->k + 1; @u = count(); }
 tr$target:::tick /self->j/ { @j = sum(self->j); }
-tr$target:::tick /self->k/ { printf("%d %d %s\n", arg0, self->k, execname); }
+tr$target:::tick /self->k/ { this->e = execname; printf("%d %d %s\n", arg0, self->k, this->e); }
 tr$target:::tick { @all = count(); }
 EOF
 same "self-> read by printf: user space's" generated "'tick 9'" -s t.d

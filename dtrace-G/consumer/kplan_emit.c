@@ -358,6 +358,8 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 				bool s;
 				const struct node *v = kp_out_arg(st, j, &s);
 
+				if (!s && kp_out_here(v)) /* dtrace has it */
+					continue;
 				emit(&m, v);
 				put(&m, s ? UBPF_K_OSTR : UBPF_K_OUT, 1, 0);
 				m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, v);

@@ -105,6 +105,7 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	       struct kstmt *ks);
 /* ... its arguments: how many, the j-th (str: copyinstr() of it) */
 unsigned kp_out_nargs(const struct stmt *st);
+bool kp_out_here(const struct node *a);
 const struct node *kp_out_arg(const struct stmt *st, unsigned j, bool *str);
 /* ... the clause has such statements (it ends with ODONE) */
 bool kp_out_clause(const struct d_kplan *k, unsigned clause);

@@ -19,15 +19,19 @@
  * computes (kp_ty(): arguments, pid, tid, timestamp, constants,
  * operators, the self-> and this-> integer variables the kernel keeps)
  * or copyinstr(E) of one such integer E (one argument: the size is
- * strsize's), in a clause whose every other statement kplan takes
- * (stores, aggregations: kp_stmt_ok()), so the clause is a kernel
- * clause like any other and kplan_vars.c's one-copy-per-variable rule
- * holds as it is: a variable such a clause reads is the kernel's only
- * when every clause touching it runs there, and then user space never
- * reads it (d_run_pre() runs only the clause's printf() and trace()).
- * Not taken, so the clause keeps today's path: a string comparison in
- * an argument (its fault sites know no printf() action numbers), any
- * other string (a variable, a literal, execname), a statement after a
+ * strsize's), or a string dtrace has without the kernel's help
+ * (kp_out_here(): a literal, and execname, the comm the record carries
+ * for any clause that names it, which the interpreter reads as well),
+ * which takes no instruction and no byte of the area, in a clause
+ * whose every other statement kplan takes (stores, aggregations:
+ * kp_stmt_ok()), so the clause is a kernel clause like any other and
+ * kplan_vars.c's one-copy-per-variable rule holds as it is: a
+ * variable such a clause reads is the kernel's only when every clause
+ * touching it runs there, and then user space never reads it
+ * (d_run_pre() runs only the clause's printf() and trace()).  Not
+ * taken, so the clause keeps today's path: a string comparison in an
+ * argument (its fault sites know no printf() action numbers), any
+ * other string (a this-> or self-> variable), a statement after a
  * copyinstr() that is not itself printf() or trace() (a fault must end
  * the clause before it, and the kernel does not jump there), a clause
  * that may fire at a kernel provider's probe (dtrace, syscall,
@@ -73,6 +77,17 @@ static unsigned out_size(bool str)
 unsigned kp_out_nargs(const struct stmt *st)
 {
 	return st->kind == S_TRACE ? 1 : st->nargs;
+}
+
+/* Is the argument, whole, a string dtrace has without the kernel: a
+ * literal (the program's own text) or execname (the record's comm,
+ * which the program copies at the hit for every clause that names it:
+ * what the interpreter reads too)?  It takes no plan instruction and
+ * no byte of the out area. */
+bool kp_out_here(const struct node *a)
+{
+	return a->op == N_STR ||
+	       (a->op == N_BUILTIN && d_builtins[a->sub].id == B_EXECNAME);
 }
 
 /* Argument j: the integer, or the address whose string is printed. */
@@ -130,6 +145,8 @@ static bool arg_ok(const struct d_kplan *k, const struct stmt *st, unsigned j)
 	const struct node *a = kp_out_arg(st, j, &str);
 	const struct node *whole = st->kind == S_TRACE ? st->e : st->args[j];
 
+	if (kp_out_here(whole))
+		return true;
 	if (str && whole->nargs != 1)
 		return false;
 	if (!str && whole->kind == T_STR)
@@ -246,9 +263,10 @@ unsigned d_kplan_out_bytes(const struct d_kplan *k, unsigned clause)
 			continue;
 		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 			bool s;
+			const struct node *a = kp_out_arg(st, j, &s);
 
-			(void)kp_out_arg(st, j, &s);
-			n += out_size(s);
+			if (s || !kp_out_here(a))
+				n += out_size(s);
 		}
 	}
 	return n;
@@ -301,6 +319,13 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 			uint8_t sz = 8, sg = 1;
 			int64_t x;
 
+			if (!s && kp_out_here(a)) { /* as d_eval() has it */
+				const char *en = f->execname;
+
+				*v = a->op == N_STR ? d_dv_str(a->sval)
+						    : d_dv_tstr(en ? en : "");
+				continue;
+			}
 			if (off + out_size(s) > len) {
 				rv = -1; /* not the plan's record */
 				break;

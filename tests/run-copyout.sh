@@ -17,7 +17,8 @@
 #  - a buffer the clause builds: alloca(), copyinto(), a store, bcopy();
 #    a string it computes: strjoin(); forms the program at the hit
 #    cannot write (a predicate, two writes, a read after the write,
-#    which sees the write): all written before the probe returned;
+#    which sees the write): all written before the probe returned, in
+#    a -c command and in a -p process;
 #  - a write to an address nothing maps is a fault: ERROR's arguments
 #    (DTRACEFLT_BADADDR, the address) and DTrace's message;
 #  - a thread that blocks SIGURG cannot be held: the copyout() faults
@@ -113,6 +114,21 @@ run_dtrace -w -q -c ./cpout -n 'cpout$target:::fill /arg1 > 0/ {
 expect_eq "held: strjoin(): status" 0 "$status"
 expect_eq "held: strjoin(), two writes: written before the probe returned" \
 	"after the probe: [Joined-cpout]" "$(lines '^after')"
+
+# a -p process: held the same way (dlhold.c seizes it); it fires once
+# dtrace's BEGIN has made the file it waits for
+rm -f go
+./cpout wait go >p-out.txt &
+cpid=$!
+run_dtrace -w -q -p "$cpid" -n 'BEGIN { system("touch go"); }
+	cpout$target:::fill /arg1 > 0/ { this->b = (char *)alloca(4);
+	this->b[0] = 45; this->b[1] = 112; this->b[2] = 45; this->b[3] = 0;
+	copyoutstr(strjoin("held", stringof(this->b)), arg0, 32); }
+	cpout$target:::done { exit(0); }'
+wait "$cpid"
+expect_eq "-p: status" 0 "$status"
+expect_eq "-p: written before the probe returned" \
+	"after the probe: [held-p-]" "$(cat p-out.txt)"
 
 # a thread that blocks SIGURG cannot be held: its copyout() faults at
 # the hit (DTRACEFLT_ILLOP), said once, and nothing is written

@@ -9,11 +9,14 @@
  * buffer, then fires it with a source nothing maps (a read there
  * faults), prints it again, and fires done.  `cpout block` blocks
  * SIGURG first (dtrace cannot hold a thread that blocks it at a probe),
- * then does as `cpout`.
+ * then does as `cpout`; `cpout wait FILE` waits until FILE exists (a
+ * dtrace -p has taken it up), then does as `cpout`.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cpout.h"
 
@@ -29,6 +32,9 @@ int main(int argc, char **argv)
 		sigaddset(&s, SIGURG);
 		sigprocmask(SIG_BLOCK, &s, NULL);
 	}
+	if (argc > 2 && !strcmp(argv[1], "wait"))
+		while (access(argv[2], F_OK) != 0)
+			nanosleep(&(struct timespec){0, 10000000}, NULL);
 	if (argc > 1 && !strcmp(argv[1], "copy")) {
 		char src[] = "from-the-source";
 

@@ -1,18 +1,30 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# run-copyout.sh: copyoutstr() and copyout() under -w, written by the
-# BPF program at the hit (bpf_probe_write_user()), against a real
+# run-copyout.sh: copyoutstr() and copyout() under -w against a real
 # process (tests/data/copyout/cpout.c), which prints its buffer right
-# after the probe returns:
-#  - the string written, cut to the size given, is what the process
-#    prints: the write happened before the probe returned; so are the
-#    bytes of copyinstr(argA) and copyin(argA, n), read at the hit;
+# after the probe returns, so only a write made before the thread went
+# on shows.  The BPF program writes at the hit where the kernel lets it
+# (bpf_probe_write_user()) and the form is one it can; else, for a -c
+# or -p process, the thread is held at the probe (usdt.bpf.c's
+# hold_thread(), dlhold.c) while dtrace runs the clause and writes: the
+# output is the same either way.  The process and dtrace write one
+# file: their lines are compared apart (lines()), as their order is
+# the one the two flushed in.
+#  - a literal, cut to the size given (no NUL: the old bytes after it
+#    show); the whole string with its NUL; bytes copyinstr(argA) and
+#    copyin(argA, n) read;
+#  - a buffer the clause builds: alloca(), copyinto(), a store, bcopy();
+#    a string it computes: strjoin(); forms the program at the hit
+#    cannot write (a predicate, two writes, a read after the write,
+#    which sees the write): all written before the probe returned, in
+#    a -c command and in a -p process;
 #  - a write to an address nothing maps is a fault: ERROR's arguments
 #    (DTRACEFLT_BADADDR, the address) and DTrace's message;
-#  - without -w: "Destructive actions not allowed";
-#  - a kernel that refuses BPF writes to user memory: the run refused;
-#  - the forms that cannot be done at the hit are refused, with why.
+#  - a thread that blocks SIGURG cannot be held: the copyout() faults
+#    at that hit (illegal operation), said once, nothing written;
+#  - refused before tracing: without -w; without a -c/-p process for
+#    what only a held thread can take; with the uprobe backend.
 # Needs root, uprobes and the BPF backend.
 
 . "$top_srcdir/tests/lib.sh"
@@ -33,59 +45,108 @@ export DTRACE_STATEDIR DTRACE_BACKEND
 	"$DTRACE" -G -s "$data/cpout.d" cpout.o -o cpout-p.o &&
 	$CC -o cpout cpout.o cpout-p.o || fail "building cpout"
 
+# lines(PATTERN): out.txt's non-empty lines that match, then those that
+# do not
+lines() {
+	sed '/^$/d' out.txt | grep -e "$1"
+	sed '/^$/d' out.txt | grep -v -e "$1"
+}
+
 # "written-by-dtrace" cut to 8 bytes: no NUL written, so the old bytes
-# after them show ("written-" then "-bytes" of "original-bytes").  A
-# kernel that refuses bpf_probe_write_user() (lockdown's integrity mode:
-# kernel_lockdown(7)) has the run refused, saying so, before the
-# process runs a probe: then the writes cannot be checked here.
+# after them show ("written-" then "-bytes" of "original-bytes")
 run_dtrace -w -q -c ./cpout -n 'cpout$target:::fill {
 	copyoutstr("written-by-dtrace", arg0, 8); }
 	ERROR { printf("ERROR %d 0x%x\n", arg4, arg5); }
 	cpout$target:::done { exit(0); }'
-if grep -q 'this kernel refuses bpf_probe_write_user()' err.txt; then
-	expect_eq "-w, locked down: status" 1 "$status"
-	expect_eq "-w, locked down: nothing written, nothing traced" "" \
-		"$(grep -v '^after the probe: \[original-bytes\]$' out.txt)"
-	echo "# this kernel refuses bpf_probe_write_user(): writes not checked"
-	# the forms that write what the program reads at the hit pass
-	# every rule of the program's, up to the kernel's refusal
-	for d in 'copyoutstr(copyinstr(arg1), arg0, 9)' \
-		'copyout(copyin(arg1, 4), arg0, 4)'; do
-		run_dtrace -w -q -c './cpout copy' -n "cpout\$target:::copy { $d; }"
-		expect_grep "-w, locked down: $d: the kernel's refusal" \
-			'this kernel refuses bpf_probe_write_user()' err.txt
-	done
-else
-	expect_eq "-w: status" 0 "$status"
-	expect_eq "-w: the bytes written at the hit; ERROR's arguments" \
-		"after the probe: [written--bytes]
-ERROR 1 0x10" "$(sed '/^$/d' out.txt)"
-	expect_grep "-w: the fault's message" \
-		"cpout:main:fill): invalid address (0x10) in action #1$" err.txt
+expect_eq "-w: status" 0 "$status"
+expect_eq "-w: the bytes written at the hit; ERROR's arguments" \
+	"after the probe: [written--bytes]
+ERROR 1 0x10" "$(lines '^after')"
+expect_grep "-w: the fault's message" \
+	"cpout:main:fill): invalid address (0x10) in action #1$" err.txt
 
-	# the whole string, its NUL included
-	run_dtrace -w -q -c ./cpout -n 'cpout$target:::fill {
-		copyoutstr("new", arg0, 32); }' \
-		-n 'cpout$target:::done { exit(0); }'
-	expect_eq "-w: the string and its NUL" "after the probe: [new]" \
-		"$(head -1 out.txt)"
+# the whole string, its NUL included
+run_dtrace -w -q -c ./cpout -n 'cpout$target:::fill {
+	copyoutstr("new", arg0, 32); }' \
+	-n 'cpout$target:::done { exit(0); }'
+expect_eq "-w: the string and its NUL" "after the probe: [new]" \
+	"$(head -1 out.txt)"
 
-	# bytes read at the hit at another argument's address, then
-	# written: a string cut to the size (no NUL), a whole string, n
-	# bytes; a source nothing maps: nothing written, the clause's
-	# copyin faults there
-	for c in 'copyoutstr(copyinstr(arg1), arg0, 9)|from-the-bytes' \
-		'copyoutstr(copyinstr(arg1), arg0, 32)|from-the-source' \
-		'copyout(copyin(arg1, 4), arg0, 4)|frominal-bytes'; do
-		run_dtrace -w -q -c './cpout copy' -n "cpout\$target:::copy {
-			${c%|*}; } ERROR { printf(\"ERROR %d 0x%x\\n\", arg4, arg5); }"
-		expect_eq "-w: ${c%|*}: status" 0 "$status"
-		expect_eq "-w: ${c%|*}: written before the probe returned" \
-			"after the copy: [${c#*|}]
+# bytes read at another argument's address, then written: a string cut
+# to the size (no NUL), a whole string, n bytes; a source nothing maps:
+# nothing written, the clause's copyin faults there
+for c in 'copyoutstr(copyinstr(arg1), arg0, 9)|from-the-bytes' \
+	'copyoutstr(copyinstr(arg1), arg0, 32)|from-the-source' \
+	'copyout(copyin(arg1, 4), arg0, 4)|frominal-bytes'; do
+	run_dtrace -w -q -c './cpout copy' -n "cpout\$target:::copy {
+		${c%|*}; } ERROR { printf(\"ERROR %d 0x%x\\n\", arg4, arg5); }"
+	expect_eq "-w: ${c%|*}: status" 0 "$status"
+	expect_eq "-w: ${c%|*}: written before the probe returned" \
+		"after the copy: [${c#*|}]
 after a copy from 0x10: [original-bytes]
-ERROR 1 0x10" "$(sed '/^$/d' out.txt)"
-	done
-fi
+ERROR 1 0x10" "$(lines '^after')"
+done
+
+# What only the clause has, written with the thread held at the probe:
+# a buffer built with alloca(), copyinto(), a store and bcopy(); read
+# back after the write, in the clause and in the next one, the process's
+# new bytes (not the hit's copy of arg0's string)
+run_dtrace -w -q -c ./cpout -n 'cpout$target:::fill /arg1 > 0/ {
+	this->b = (char *)alloca(15); copyinto(arg0, 15, this->b);
+	this->b[0] = 79; this->c = (char *)alloca(15);
+	bcopy(this->b, this->c, 15); copyout(this->c, arg0, 15);
+	printf("dtrace: %s\n", copyinstr(arg0)); }
+	cpout$target:::fill /arg1 > 0/ { printf("next: %s\n", copyinstr(arg0)); }
+	cpout$target:::done { exit(0); }'
+expect_eq "held: alloca()+bcopy(): status" 0 "$status"
+expect_eq "held: alloca()+bcopy(): written before the probe returned" \
+	"after the probe: [Original-bytes]
+dtrace: Original-bytes
+next: Original-bytes" "$(lines '^after')"
+expect_eq "held: alloca()+bcopy(): no message" "" "$(cat err.txt)"
+
+# a string the clause computes, of a size it computes; two writes, the
+# second after the first (its NUL ends the string)
+run_dtrace -w -q -c ./cpout -n 'cpout$target:::fill /arg1 > 0/ {
+	copyoutstr(strjoin("joined-", execname), arg0, arg1);
+	copyoutstr("J", arg0, 1); }
+	cpout$target:::done { exit(0); }'
+expect_eq "held: strjoin(): status" 0 "$status"
+expect_eq "held: strjoin(), two writes: written before the probe returned" \
+	"after the probe: [Joined-cpout]" "$(lines '^after')"
+
+# a -p process: held the same way (dlhold.c seizes it); it fires once
+# dtrace's BEGIN has made the file it waits for
+rm -f go
+./cpout wait go >p-out.txt &
+cpid=$!
+run_dtrace -w -q -p "$cpid" -n 'BEGIN { system("touch go"); }
+	cpout$target:::fill /arg1 > 0/ { this->b = (char *)alloca(4);
+	this->b[0] = 45; this->b[1] = 112; this->b[2] = 45; this->b[3] = 0;
+	copyoutstr(strjoin("held", stringof(this->b)), arg0, 32); }
+	cpout$target:::done { exit(0); }'
+wait "$cpid"
+expect_eq "-p: status" 0 "$status"
+expect_eq "-p: written before the probe returned" \
+	"after the probe: [held-p-]" "$(cat p-out.txt)"
+
+# a thread that blocks SIGURG cannot be held: its copyout() faults at
+# the hit (DTRACEFLT_ILLOP), said once, and nothing is written
+run_dtrace -w -q -c './cpout block' -n 'cpout$target:::fill {
+	copyoutstr(strjoin("new", ""), arg0, 32); }
+	ERROR { printf("ERROR %d 0x%x\n", arg4, arg5); }
+	cpout$target:::done { exit(0); }'
+expect_eq "not held: status" 0 "$status"
+expect_eq "not held: nothing written, ERROR at each hit" \
+	"after the probe: [original-bytes]
+ERROR 3 0x0
+ERROR 3 0x0" "$(lines '^after')"
+expect_grep "not held: said" \
+	"could not be held at its probe (dtrace does not trace it, or it handles or blocks SIGURG)" err.txt
+expect_eq "not held: said once" 1 \
+	"$(grep -c 'could not be held' err.txt)"
+expect_grep "not held: the fault's message" \
+	"cpout:main:fill): illegal operation in action #1$" err.txt
 
 run_dtrace -q -c ./cpout -n 'cpout$target:::fill {
 	copyoutstr("new", arg0, 32); }' -n 'cpout$target:::done { exit(0); }'
@@ -94,37 +155,27 @@ expect_eq "without -w: message" \
 	"dtrace: could not enable tracing: Destructive actions not allowed" \
 	"$(cat err.txt)"
 
-# refused: what the program could not write at the hit, exactly
-for d in 'cpout$target:::fill /arg1 > 0/ { copyoutstr("x", arg0, 2); }' \
-	'cpout$target:::fill { trace(arg1); copyoutstr("x", arg0, 2); }' \
-	'cpout$target:::fill { copyoutstr("x", arg0, 2); trace(copyinstr(arg0)); }' \
-	'cpout$target:::fill { copyoutstr("x", arg0, 2); copyoutstr("y", arg0, 2); }'; do
-	run_dtrace -w -q -c ./cpout -n "$d"
-	expect_eq "refused: $d: status" 1 "$status"
-	expect_grep "refused: $d: why" "copyoutstr( ) .*" err.txt
-	expect_eq "refused: $d: nothing traced" "" "$(cat out.txt)"
-done
-for d in 'cpout$target:::copy { copyoutstr(copyinstr(arg1), arg0, 64); }' \
-	'cpout$target:::copy { copyout(copyin(arg1, 4), arg0, 8); }' \
-	'cpout$target:::copy { copyout(copyin(arg1, 65), arg0, 4); }'; do
-	run_dtrace -w -q -c './cpout copy' -n "$d"
-	expect_eq "refused: $d: status" 1 "$status"
-	expect_grep "refused: $d: why" "over .* the BPF program reads at the hit" err.txt
-	expect_eq "refused: $d: nothing traced" "" "$(cat out.txt)"
-done
-run_dtrace -w -q -c './cpout copy' -n 'cpout$target:::copy {
-	copyoutstr(copyinstr(arg1), arg0, 9); trace(copyinstr(arg1)); }'
-expect_grep "refused: a read besides the write's source" \
-	"copyoutstr( ) in a program that reads the process's memory .* but for the write's own source" err.txt
-# bytes the BPF program cannot have at the hit: what the clause builds
-run_dtrace -w -q -c ./cpout -n 'cpout$target:::fill {
+# refused: no -c/-p process to hold, for what the program at the hit
+# cannot write (the compiler says which part); the uprobe backend, whose
+# hits are read after the fact
+./cpout >/dev/null
+run_dtrace -w -q -n 'cpout*:::fill {
 	copyoutstr(strjoin("a", copyinstr(arg0)), arg0, 2); }'
-expect_grep "built: refused" \
-	'copyoutstr( ): its source is a string the clause computes' err.txt
-run_dtrace -w -q -c ./cpout -n 'cpout$target:::fill {
+expect_eq "no -c/-p: status" 1 "$status"
+expect_grep "no -c/-p: why" \
+	'copyoutstr( ): its source is a string the clause computes.*(a -c or -p process is held at the probe instead, and takes any)' err.txt
+expect_eq "no -c/-p: nothing traced" "" "$(cat out.txt)"
+run_dtrace -w -q -n 'cpout*:::fill {
 	this->b = (char *)alloca(2); this->b[0] = 65; this->b[1] = 0;
 	copyout(this->b, arg0, 2); }'
-expect_grep "alloca(): refused" \
+expect_grep "no -c/-p: alloca(): why" \
 	"copyout( ): its source is a buffer the clause builds or keeps" err.txt
+DTRACE_BACKEND=uprobe run_dtrace -w -q -c ./cpout -n 'cpout$target:::fill {
+	copyoutstr(strjoin("a", "b"), arg0, 2); }'
+expect_eq "uprobe backend: status" 1 "$status"
+expect_eq "uprobe backend: why" \
+	"dtrace: could not enable tracing: copyout( ) and copyoutstr( ) are written at the hit, or with the thread held there, by the BPF backend only, not the uprobe events one (its hits are read after the fact, and nothing stops the thread at the probe)" \
+	"$(cat err.txt)"
+expect_eq "uprobe backend: nothing traced" "" "$(cat out.txt)"
 
 finish

@@ -71,7 +71,14 @@
  * of bpf/vtime.bpf.h, attached before any event (vtime.c; generated,
  * cgen_rec.c makes both); one whose
  * program calls copyout() or copyoutstr() (-w) loads usdt_hit_w, which
- * writes at the hit (ev_copyout()), and never generated programs.
+ * writes at the hit (ev_copyout()), and never generated programs; or,
+ * where the kernel refuses that helper or the form is not one it can
+ * write, for -c/-p targets (c->cohold: consumer.c's copyout_check()),
+ * usdt_hit with dlhold.c's map as its `hold` map: the program stops
+ * the thread at a copyout() probe's hit (usdt.bpf.c's hold_thread()),
+ * only at a probe whose instruction is a NOP (site_nop()), its record
+ * flagged UBPF_RF_HELD, and the clause writes when it runs in dtrace
+ * (struct d_fire's copyout 2), before records.c lets the thread go.
  */
 #include "config.h"
 
@@ -401,7 +408,9 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 	/* vtimestamp: known once the clauses are, else not at open */
 	bool vt = c->prog && vtime_wanted(c), wr = c->prog && copyout_wanted(c);
 	struct bpf_program *hit, *hit_vt, *hit_w, *sw;
-	int err;
+	int err, hfd = -1;
+	long ho[3] = {-1, -1, -1};
+	char why[256] = "";
 
 	b->obj = bpf_object__open_mem(usdt_bpf_obj, usdt_bpf_obj_len, &oo);
 	if (!b->obj) {
@@ -412,6 +421,18 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 	}
 	m = bpf_object__find_map_by_name(b->obj, "rb");
 	err = m ? bpf_map__set_max_entries(m, (uint32_t)rbsz) : -EINVAL;
+	/* copyout() with the thread held: dlhold.c's map, its offsets */
+	if (!err && c->cohold) {
+		hfd = dlhold_map(c, ho, why, sizeof(why));
+		m = bpf_object__find_map_by_name(b->obj, "hold");
+		if (hfd < 0 || !m) {
+			snprintf(c->be_why, sizeof(c->be_why),
+				 "copyout( ): no thread can be held: %s",
+				 *why ? why : "no hold map");
+			goto fail;
+		}
+		err = bpf_map__reuse_fd(m, hfd);
+	}
 	bpf_object__for_each_map(m, b->obj) {
 		const char *nm = bpf_map__name(m);
 		size_t l = strlen(nm);
@@ -434,6 +455,14 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 		if (!err)
 			err = rodata_set(b->obj, m, "vtime_sumexec", &u,
 					 sizeof(u));
+		/* usdt.bpf.c's hold_thread(): where SIGURG's action is */
+		for (int i = 0; i < 3 && !err && hfd >= 0; i++) {
+			static const char *const hn[3] = {
+				"hold_sighand", "hold_blocked", "hold_handler"};
+
+			u = ho[i] >= 0 ? (uint32_t)ho[i] + 1 : 0;
+			err = rodata_set(b->obj, m, hn[i], &u, sizeof(u));
+		}
 		/* usdt.bpf.c's sess_rec(): where the session is */
 		if (!err && c->prog && sess_wanted(c) && sess_offs(sso) == 0) {
 			err = rodata_set(b->obj, m, "sess_sig", &sso[0], 4);
@@ -518,6 +547,7 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 	b->prog = vt ? hit_vt : wr ? hit_w : hit;
 	b->vtime = vt;
 	b->wr = wr;
+	b->cohold = c->cohold;
 	b->evspec_fd = bpf_object__find_map_fd_by_name(b->obj, "evspec");
 	b->drops_fd = bpf_object__find_map_fd_by_name(b->obj, "drops");
 	if (!b->prog || b->evspec_fd < 0 || b->drops_fd < 0) {
@@ -551,7 +581,7 @@ static int bpf_ready(struct consumer *c)
 
 	if (rbsz != b->rbsz || (!b->kprov && kprov_autoload(c, NULL)) ||
 	    b->fix.on || b->vtime != vtime_wanted(c) ||
-	    b->wr != copyout_wanted(c)) {
+	    b->wr != copyout_wanted(c) || b->cohold != c->cohold) {
 		bpf_object__close(b->obj);
 		b->obj = NULL;
 		err = bpf_obj_load(c, rbsz);
@@ -707,7 +737,7 @@ static bool copyout_wanted(const struct consumer *c)
 	struct d_copyout co;
 	const char *why;
 
-	return c->prog && !d_destructive_refused(c->prog) &&
+	return c->prog && !c->cohold && !d_destructive_refused(c->prog) &&
 	       d_prog_copyout(c->prog, &co, &why) > 0 && bpf_write_user_ok();
 }
 
@@ -754,11 +784,47 @@ bool bpf_write_user_ok(void)
 	return ok == 1;
 }
 
+/*
+ * Whether e's probed instruction does nothing (a USDT site's NOP, as
+ * its file has it).  A uprobe's thread runs the probed instruction (out
+ * of line, or emulated) before it takes any signal, so a thread stopped
+ * at the hit has not moved past the probe only where that instruction
+ * is a NOP: at a pid provider's instruction (a load of what copyout()
+ * writes, at a function's entry) the write would come after it.
+ */
+static bool site_nop(const struct tevent *e)
+{
+	unsigned char b[4] = {0};
+	int fd = open(e->file->upath ? e->file->upath : e->file->path,
+		      O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1
+			  : pread(fd, b, sizeof(b), (off_t)SITE_OFF(e->off));
+
+	if (fd >= 0)
+		close(fd);
+#if defined(__aarch64__)
+	return n == 4 && b[0] == 0x1f && b[1] == 0x20 && b[2] == 0x03 &&
+	       b[3] == 0xd5;
+#else
+	/* nop; nopw/nopl (0f 1f), with an operand-size prefix (66) */
+	return n == 4 && (b[0] == 0x90 || (b[0] == 0x0f && b[1] == 0x1f) ||
+			  (b[0] == 0x66 && (b[1] == 0x90 || (b[1] == 0x0f &&
+							     b[2] == 0x1f))));
+#endif
+}
+
 void ev_copyout(struct consumer *c, struct tevent *e, struct ubpf_ev *s)
 {
 	struct d_copyout co;
 	const char *why;
 
+	/* held at the hit, wide or not, where it is exact: the clause
+	 * writes */
+	if (c->cohold) {
+		e->co_late = (e->needs & D_NEED_COPYOUT) && !site_nop(e);
+		s->hold = (e->needs & D_NEED_COPYOUT) && !e->co_late;
+		return;
+	}
 	if (!(e->needs & D_NEED_COPYOUT) || e->wide ||
 	    d_prog_copyout(c->prog, &co, &why) <= 0 || co.len > UBPF_WMAX ||
 	    co.arg >= s->nargs || s->a[co.arg].kind == UBPF_A_NONE)
@@ -864,9 +930,35 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 	if ((r.flags & UBPF_RF_VTIME) &&
 	    !vtime_rec(c, h->raw, r.len, &off, f->tid, &f->vtimestamp))
 		return false;
-	/* copyoutstr(): written at the hit, or not (f->copyout 0) */
+	/* copyoutstr(): written at the hit, or not (f->copyout 0); or
+	 * the thread held there, written when the clause runs, let go
+	 * after (records.c) */
 	if (r.flags & UBPF_RF_WROTE)
 		f->copyout = r.flags & UBPF_RF_WFAULT ? -1 : 1;
+	if (r.flags & UBPF_RF_HELD) {
+		f->copyout = 2;
+		c->held_pid = f->pid;
+		c->held_tid = f->tid;
+	} else if (c->cohold && (e->needs & D_NEED_COPYOUT) &&
+		   !c->cohold_said) {
+		/* f->copyout 0: its copyout() faults (illegal operation) */
+		c->cohold_said = true;
+		if (e->co_late)
+			say(c,
+			    "%s at 0x%" PRIx64 ": its probed instruction "
+			    "is no NOP, and the kernel runs it before the "
+			    "thread can be held, so the write would come "
+			    "after it: copyout( ) and copyoutstr( ) calls "
+			    "fault there",
+			    e->file->path, SITE_OFF(e->off));
+		else
+			say(c,
+			    "pid %d: thread %d could not be held at its probe "
+			    "(dtrace does not trace it, or it handles or "
+			    "blocks SIGURG): its copyout( ) and copyoutstr( ) "
+			    "calls fault there",
+			    (int)f->pid, (int)f->tid);
+	}
 	if (r.flags & UBPF_RF_CRED) {
 		if (!rec_cred(h->raw, r.len, &off, &f->uid, &f->gid))
 			return false;

@@ -51,6 +51,7 @@ struct consumer_bpf {
 	bool kprov;		 /* loaded with kernel providers' programs */
 	bool vtime;		 /* loaded for vtimestamp (vtime.c) */
 	bool wr;		 /* loaded for copyoutstr() (usdt_hit_w) */
+	bool cohold;		 /* ... with the thread held (dlhold.c's map) */
 	struct bpf_link *vtlink; /* its sched_switch program's */
 	bool load_failed;
 	/* generated programs (cgen.c): decided at the first event */

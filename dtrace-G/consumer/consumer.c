@@ -475,6 +475,8 @@ static int compile_all(struct consumer *c, pid_t target)
 			.errtags = errtags_set(o),
 			.ctype = ctypes_lookup,
 			.ctype_ctx = c->ctypes,
+			/* -c, -p: held at the probe (copyout_check()) */
+			.copyout_held = o->ncmds || o->npids,
 		};
 
 		c->src_first[i] = c->prog ? d_nclauses(c->prog) : 0;
@@ -873,38 +875,51 @@ static void loop(struct consumer *c, int sfd, int ifd)
 }
 
 /*
- * copyoutstr() (-w): written at the hit by the BPF backend's generic
- * program (bpf.c's ev_copyout()), in the forms d_prog_copyout() says are
- * exact; another backend, or another form, is refused before tracing.
+ * copyout(), copyoutstr() (-w), with the BPF backend: written at the hit
+ * by its generic program (bpf.c's ev_copyout()) in the forms
+ * d_prog_copyout() says are exact, where the kernel lets a BPF program
+ * write user memory (the cheaper: nothing stops); else, for -c and -p
+ * targets, by the clause itself, in dtrace, while the firing thread is
+ * held at its probe (c->cohold: usdt.bpf.c's hold_thread(), dlhold.c).
+ * Another backend, or a run without a process to hold, is refused
+ * before tracing.
  */
 static int copyout_check(struct consumer *c)
 {
 	struct d_copyout co;
 	const char *why = NULL;
 	int r = d_prog_copyout(c->prog, &co, &why);
+	bool held = c->o->ncmds || c->o->npids;
 
-	if (r < 0) {
-		say(c, "could not enable tracing: %s", why);
-		return -1;
-	}
-	if (r <= 0)
+	if (r == 0)
 		return 0;
 #ifdef HAVE_BPF
-	if (c->be == &consumer_bpf_ops && !bpf_write_user_ok()) {
-		say(c, "could not enable tracing: copyout( ) and "
-		       "copyoutstr( ) are written at the hit by a BPF "
-		       "program, and this kernel refuses "
-		       "bpf_probe_write_user() (locked down, or no "
-		       "CAP_SYS_ADMIN: kernel_lockdown(7))");
+	if (c->be == &consumer_bpf_ops && r > 0 && bpf_write_user_ok())
+		return 0;
+	if (c->be == &consumer_bpf_ops && held) {
+		c->cohold = true;
+		return 0;
+	}
+	if (c->be == &consumer_bpf_ops) {
+		say(c, "could not enable tracing: %s; a -c or -p process "
+		       "is held at the probe instead, and this run has none",
+		    r < 0 ? why
+			  : "copyout( ) and copyoutstr( ) are written at "
+			    "the hit by a BPF program, and this kernel "
+			    "refuses bpf_probe_write_user() (locked down, "
+			    "or no CAP_SYS_ADMIN: kernel_lockdown(7))");
 		return -1;
 	}
-	if (c->be == &consumer_bpf_ops)
-		return 0;
 #endif
 	say(c,
 	    "could not enable tracing: copyout( ) and copyoutstr( ) are "
-	    "written at the hit by the BPF backend only, not the %s one",
-	    c->be->name);
+	    "written at the hit, or with the thread held there, by the "
+	    "BPF backend only, not the %s one%s",
+	    c->be->name,
+	    strncmp(c->be->name, "uprobe", 6) == 0
+		    ? " (its hits are read after the fact, and nothing "
+		      "stops the thread at the probe)"
+		    : "");
 	return -1;
 }
 

@@ -210,6 +210,9 @@ struct tevent {
 	pid_t lpid;
 	/* armed binary-wide: one perf event per CPU with pid -1 (fds) */
 	bool wide;
+	/* copyout() with the thread held: its instruction is no NOP, which
+	 * the kernel runs before the thread can stop (bpf.c), so no hold */
+	bool co_late;
 	int *wfd;
 	size_t nwfd;
 };
@@ -451,6 +454,15 @@ struct consumer {
 	uint32_t eneeds;
 	unsigned *src_first; /* per source: its first clause; then the end */
 	uint64_t received; /* records read from the backend */
+	/*
+	 * copyout() with the firing thread held at its probe (dlhold.c,
+	 * the BPF backend: copyout_check()); decode()'s record held one:
+	 * its thread, let go once the hit has run (records.c)
+	 */
+	bool cohold;
+	pid_t held_pid, held_tid;
+	bool co_wrote; /* the firing's d_fire wrote (its copies stale) */
+	bool cohold_said; /* a thread could not be held: said once */
 	bool kagg_rec; /* decode(): the kernel ran some of the hit's clauses */
 	/* ... and these of its fault sites faulted (UBPF_RF_KFAULT) */
 	uint64_t kfault;
@@ -950,6 +962,14 @@ bool dlhold_owns(pid_t pid);
 bool dlhold_multi_wanted(void);
 int dlhold_stop_all(pid_t pid);
 void dlhold_resume_all(pid_t pid);
+/*
+ * copyout() with the thread held at its probe: the map usdt.bpf.c
+ * shares (its fd, -1 with why) and the task_struct offsets it reads
+ * (sighand, blocked, the SIGURG handler in sighand_struct); a held
+ * hit's record has run (records.c)
+ */
+int dlhold_map(struct consumer *c, long offs[3], char *why, size_t whylen);
+void dlhold_hit_done(pid_t pid, pid_t tid);
 #else
 static inline bool dlhold_start(struct consumer *c, struct tproc *pr)
 {
@@ -982,6 +1002,11 @@ static inline int dlhold_stop_all(pid_t pid)
 	return -1;
 }
 static inline void dlhold_resume_all(pid_t pid) { (void)pid; }
+static inline void dlhold_hit_done(pid_t pid, pid_t tid)
+{
+	(void)pid;
+	(void)tid;
+}
 #endif
 
 /* rtld.c: a -c command run to where its libraries are mapped */

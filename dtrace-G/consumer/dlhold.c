@@ -60,6 +60,22 @@
  * process that cannot be seized (a debugger has it) or a kernel that
  * refuses the program keeps the 100 ms arming, said once.
  *
+ * copyout() (-w) of what only the clause has.  The same stop serves a
+ * write into the process before the thread goes on past a probe, as
+ * DTrace's kernel writes before the probe returns: the generic BPF
+ * program, given this map (dlhold_map()), sends SIGURG at a copyout()
+ * probe's hit to a thread marked seized, under the same conditions, and
+ * marks it DH_CO (bpf/usdt.bpf.c's hold_thread()).  Its stop, and any
+ * other stop that comes first while that SIGURG is pending (another
+ * signal, a group-stop: no handler runs before the write), is kept
+ * (cohold) until records.c has run the hit and the clause has written
+ * (dlhold_hit_done()); a record run before the stop came marks the
+ * thread codone, and the stop goes on at once.  A record the ring
+ * buffer dropped is marked DH_CODROP by the program: its stop goes on.
+ * The thread has run nothing since the hit but the probed instruction,
+ * which the kernel runs before any signal: a NOP at a USDT site, so
+ * only those probes are held (bpf.c's site_nop()).
+ *
  * A -c command is held by rtld.c until its probes are armed, under the
  * tracer PTRACE_TRACEME made, which cannot interrupt or listen: it is
  * handed over to a seize (dlhold_handover()) when it is let go.
@@ -97,6 +113,7 @@
 #include <unistd.h>
 
 #include "bpf/uregs.h"
+#include "bpf/usdt_bpf.h"
 #include "consumer_impl.h"
 #include "procfs.h"
 
@@ -106,7 +123,13 @@
  * thread only at an RT_CONSISTENT after an RT_ADD, a dlopen() that
  * mapped something, not after a dlclose()'s RT_DELETE)
  */
-enum { DH_SEIZED = 1, DH_SENT = 2, DH_MISSED = 3 };
+enum {
+	DH_SEIZED = UBPF_HOLD_SEIZED,
+	DH_SENT = 2,
+	DH_MISSED = 3,
+	DH_CO = UBPF_HOLD_CO,	   /* held at a copyout() probe (usdt.bpf.c) */
+	DH_CODROP = UBPF_HOLD_DROP /* ... whose record was dropped */
+};
 #define DH_LAST 0x80000000u
 
 #define ENOTSUP_KERNEL 524 /* the kernel's ENOTSUPP */
@@ -123,6 +146,9 @@ struct dh_thread {
 	int sig;     /* TH_STOP: the signal to resume it with */
 	bool listen; /* TH_STOP: a group-stop, resumed with PTRACE_LISTEN */
 	bool hold; /* TH_STOP in dlopen(): resumed once its library is armed */
+	/* held at a copyout() probe (DH_CO): stopped until its record has
+	 * run (cohold), or its record ran before the stop came (codone) */
+	bool cohold, codone;
 	int pfd;   /* its uprobe PMU event on _dl_debug_state, or -1 (none,
 		    * or the process has the link) */
 };
@@ -161,6 +187,7 @@ static struct {
 	struct dh_proc **p;
 	size_t np;
 	bool failed; /* the program could not be made: said once */
+	bool progs;  /* dh_open_prog() has run */
 	bool arming; /* in dh_arm(): proc_refresh() is not entered again */
 } dh = {.prog_fd = -1, .map_fd = -1, .mprog_fd = -1};
 
@@ -563,7 +590,7 @@ static void th_del(struct dh_proc *dp, size_t i)
 
 static void th_resume(struct dh_thread *t)
 {
-	if (t->state != TH_STOP || t->hold)
+	if (t->state != TH_STOP || t->hold || t->cohold)
 		return;
 	if (t->listen)
 		(void)ptrace(PTRACE_LISTEN, t->tid, NULL, NULL);
@@ -619,15 +646,34 @@ static void dh_status(struct dh_proc *dp, size_t i, int st)
 			    sig == SIGTTIN || sig == SIGTTOU;
 	} else if (ev == 0) {
 		siginfo_t si;
+		__u32 m = map_get(t->tid);
 
-		ours = sig == SIGURG && map_get(t->tid) == DH_SENT &&
+		ours = sig == SIGURG &&
+		       (m == DH_SENT || m == DH_CO || m == DH_CODROP) &&
 		       ptrace(PTRACE_GETSIGINFO, t->tid, NULL, &si) == 0 &&
 		       si.si_code == SI_KERNEL;
 		if (ours)
 			map_set(t->tid, DH_SEIZED);
 		else
 			t->sig = sig;
+		/*
+		 * a copyout() probe's stop (usdt.bpf.c's hold_thread()):
+		 * kept until the hit's record has run (dlhold_hit_done()),
+		 * unless it has already; its record dropped, let go
+		 */
+		if (ours && m != DH_SENT) {
+			ours = false;
+			t->cohold = m == DH_CO && !t->codone;
+			t->codone = false;
+		}
 	}
+	/*
+	 * Any other stop while a copyout() probe's SIGURG is still pending
+	 * (another signal dequeued first, a group-stop) is kept too: the
+	 * thread runs nothing, a handler included, before the write.
+	 */
+	if (map_get(t->tid) == DH_CO && !t->codone)
+		t->cohold = true;
 	/*
 	 * A stop of ours seen while the process is held is an arming
 	 * (proc_refresh()) under way, which must not be entered again: the
@@ -740,6 +786,31 @@ void dlhold_resume_all(pid_t pid)
 		dh_resume(dp);
 }
 
+/*
+ * The record of a copyout() probe's hit in thread tid has run (its
+ * writes made): the thread goes on from its stop, or, stopped for
+ * another reason first or not stopped yet, when the stop of ours comes
+ * (dh_status()).
+ */
+void dlhold_hit_done(pid_t pid, pid_t tid)
+{
+	struct dh_proc *dp = dh_find(pid);
+
+	for (size_t i = 0; dp && i < dp->nth; i++) {
+		struct dh_thread *t = &dp->th[i];
+
+		if (t->tid != tid)
+			continue;
+		t->codone = map_get(tid) == DH_CO;
+		if (t->cohold) {
+			t->cohold = false;
+			if (!dp->depth)
+				th_resume(t);
+		}
+		return;
+	}
+}
+
 /* A thread stopped in dlopen(): the new library armed, then all go on. */
 static void dh_arm(struct dh_proc *dp)
 {
@@ -835,26 +906,46 @@ static void dh_release(struct dh_proc *dp)
  * The map and a program, the link's where the kernel takes it: 0, or
  * -1 with the reason said once
  */
-static int dh_open_prog(struct consumer *c, long delta)
+/* the map and the offsets (also usdt.bpf.c's): 0, or -1 with why */
+static int dh_open_map(struct consumer *c, char *why, size_t whylen)
 {
-	char why[512] = "";
-
-	if (dh.map_fd >= 0 || dh.failed)
-		return dh.failed ? -1 : 0;
+	if (dh.map_fd >= 0)
+		return 0;
 	dh.c = c;
-	dh.delta = delta;
 	if (dh_offsets(&dh.o) < 0)
-		snprintf(why, sizeof(why),
+		snprintf(why, whylen,
 			 "the kernel's BTF does not describe task_struct's "
 			 "signals");
 	else if ((dh.map_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "dtrace_dlhold",
 					     4, 4, 65536, NULL)) < 0)
-		snprintf(why, sizeof(why), "its map was refused: %s",
+		snprintf(why, whylen, "its map was refused: %s",
 			 strerror(errno));
-	if (dh.map_fd < 0) {
+	return dh.map_fd < 0 ? -1 : 0;
+}
+
+int dlhold_map(struct consumer *c, long offs[3], char *why, size_t whylen)
+{
+	if (dh_open_map(c, why, whylen) < 0)
+		return -1;
+	offs[0] = dh.o.sighand;
+	offs[1] = dh.o.blocked;
+	offs[2] = dh.o.handler;
+	return dh.map_fd;
+}
+
+static int dh_open_prog(struct consumer *c, long delta)
+{
+	char why[512] = "";
+
+	if (dh.progs || dh.failed)
+		return dh.failed ? -1 : 0;
+	dh.c = c;
+	dh.delta = delta;
+	if (dh_open_map(c, why, sizeof(why)) < 0) {
 		dh_fail(c, why);
 		return -1;
 	}
+	dh.progs = true;
 	/* a kernel without uprobe_multi refuses the attach type */
 	dh.multi_no = !multi_wanted();
 	if (!dh.multi_no)
@@ -1084,4 +1175,5 @@ void dlhold_end(struct consumer *c)
 	if (dh.map_fd >= 0)
 		close(dh.map_fd);
 	dh.prog_fd = dh.map_fd = dh.mprog_fd = -1;
+	dh.progs = false;
 }

@@ -10,7 +10,12 @@
  * and a record's bytes stay put while the hits are sorted.  The hits of
  * all CPUs are sorted by time (CLOCK_MONOTONIC, as every backend stamps
  * them) and run in that order; after exit() the rest of the read is not
- * run, as in DTrace.  decode() gives the probe and the firing's context
+ * run, as in DTrace.  A hit whose thread the BPF program stopped at a
+ * copyout() probe (bpf.c's cohold) lets the thread go once it has run,
+ * its clauses' writes made (copyout_w(), process_vm_writev()), or is
+ * deferred with the thread still held; one not run after exit() is let
+ * go with the rest at the end (dlhold_end()).
+ * decode() gives the probe and the firing's context
  * (struct d_fire: pid, tid, CPU, thread name, arguments, the strings
  * copied at hit time, and in c->ucap the user registers and stack when
  * the hit took them); what is the process's (ppid and the ancestors for
@@ -81,6 +86,25 @@ int copyin(void *ctx, pid_t pid, uint64_t addr, void *buf, size_t len)
 	if ((size_t)n < len)
 		memset((char *)buf + n, 0, len - (size_t)n);
 	return n > 0 ? 0 : -EFAULT;
+}
+
+/*
+ * d_fire's copyout_w: write len bytes into the traced process at addr
+ * (copyout() with its firing thread held at the probe, dlhold.c): 0,
+ * or -errno (a short write faults too: part of it may be written, as
+ * DTrace's kernel leaves what it wrote before the fault)
+ */
+static int copyout_w(void *ctx, pid_t pid, uint64_t addr, const void *buf,
+		     size_t len)
+{
+	struct iovec l = {(void *)(uintptr_t)buf, len},
+		     r = {(void *)(uintptr_t)addr, len};
+	ssize_t n = process_vm_writev(pid, &l, 1, &r, 1, 0);
+
+	(void)ctx;
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
 }
 
 /*
@@ -344,6 +368,9 @@ static void hit_prep(struct consumer *c, struct d_fire *f)
 	/* f->vtimestamp: the record's (vtime.c), where a clause reads it */
 	f->copyin = copyin;
 	f->copyin_ctx = c; /* deadmem.c: a process gone by now */
+	f->copyout_w = copyout_w;
+	c->co_wrote = false;
+	f->wrote = &c->co_wrote;
 	f->parent_of = parent_of;
 	c->fire_t = f->timestamp; /* parent_of()'s time */
 	ustack_fire(c, f); /* the stack decode() found in c->ucap */
@@ -463,7 +490,15 @@ static void read_round(struct consumer *c)
 	if (c->nhits > 1)
 		qsort(c->hits, c->nhits, sizeof(*c->hits), hit_cmp);
 	for (size_t i = 0; i < c->nhits; i++) {
-		if (!c->exit_called && !hit_process(c, &c->hits[i])) {
+		bool run = c->exit_called || hit_process(c, &c->hits[i]);
+
+		/* a thread held at a copyout() probe goes on once its hit
+		 * has run (its writes made); a deferred one stays held
+		 * until it runs */
+		if (run && c->held_tid)
+			dlhold_hit_done(c->held_pid, c->held_tid);
+		c->held_pid = c->held_tid = 0;
+		if (!run) {
 			c->hits[i].deferred = true;
 			nkeep++;
 			continue;

@@ -1062,6 +1062,10 @@ struct dv d_lval_load(struct ectx *x, const struct d_lval *l);
 struct dv d_lval_store(struct ectx *x, const struct d_lval *l, struct dv v);
 void d_bcopy(struct ectx *x, const struct dv *a);
 void d_copyinto(struct ectx *x, const struct dv *a);
+void d_copyout_held(struct ectx *x, const struct dv *a, bool str);
+/* why copyout(), copyoutstr() call n cannot be written at the hit by the
+ * BPF program, or NULL (func.c) */
+const char *d_copyout_why(const struct node *n, bool str);
 void d_tracemem(struct ectx *x, const struct stmt *st);
 
 /* ------------------------------------------------------------------ */

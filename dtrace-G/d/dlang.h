@@ -181,6 +181,14 @@ struct d_compile_opts {
 	int (*ctype)(void *ctx, const char *obj, int kind, const char *name,
 		     const struct d_ctype **t, char *msg, size_t msglen);
 	void *ctype_ctx;
+	/*
+	 * The consumer can hold a firing thread at its probe while the
+	 * clause runs (-c/-p targets: consumer/dlhold.c), so copyout() and
+	 * copyoutstr() of any source, to any address, of any size, are
+	 * taken (struct d_fire's copyout 2); else only the forms the BPF
+	 * program writes at the hit (d_prog_copyout()).
+	 */
+	bool copyout_held;
 };
 
 /*
@@ -300,7 +308,8 @@ uint16_t d_clause_memargs(const struct d_prog *prog, unsigned clause,
  * clause's first statement, without a predicate, once in the program,
  * in a program that reads none of the process's memory but the
  * write's own source: 0 when the program has none, 1 with co filled,
- * -1 with why saying which rule it breaks.
+ * -1 with why saying which rule it breaks (then the consumer holds the
+ * firing thread at its probe and the clause writes: copyout_held).
  */
 #define D_COPYOUT_MAX 64 /* bytes written, the NUL included */
 struct d_copyout {
@@ -432,8 +441,17 @@ struct d_fire {
 	pid_t pgid, sid;
 	/* copyout(), copyoutstr() (D_NEED_COPYOUT): 1 the BPF program
 	 * wrote at the hit, -1 the write faulted, 0 no write was made (a
-	 * fault too) */
+	 * fault too); 2 the firing thread is held at its probe until the
+	 * clauses have run (consumer/dlhold.c): the clause writes now,
+	 * through copyout_w (called with copyin_ctx: 0 or -errno) */
 	int copyout;
+	int (*copyout_w)(void *ctx, pid_t pid, uint64_t addr, const void *buf,
+			 size_t len);
+	/* set (where not NULL) once such a write is made: the process has
+	 * changed since the hit, so the hit's copies above (str, mem) are
+	 * not read any more, the process is, as DTrace reads it after its
+	 * own write */
+	bool *wrote;
 };
 #if defined(__aarch64__)
 #define D_UREGS_N 33

@@ -495,7 +495,7 @@ static const char *proto_name(char c)
  * the hit, or NULL when it can: what is wrong with the source first, as
  * that is what a script most often gets wrong (a buffer it builds).
  */
-static const char *copyout_why(const struct node *n, bool str)
+const char *d_copyout_why(const struct node *n, bool str)
 {
 	const struct node *b = n->args[0];
 	int f = b->op == N_FUNC ? d_funcs[b->sub].id : -1;
@@ -583,17 +583,23 @@ int d_check_func(struct parser *ps, struct node *n, bool strict)
 	 * address, with a constant size.  A buffer the clause builds
 	 * otherwise (alloca() and bcopy(), string functions) would need the
 	 * clause run in the kernel, or the thread held until dtrace has run
-	 * it (doc/DESIGN.md: not built): refused, copyout_why() saying
-	 * which part.
+	 * it: where the consumer can hold it (copyout_held: -c/-p targets,
+	 * consumer/dlhold.c) any form is taken, else refused, d_copyout_why()
+	 * saying which part.
 	 */
 	if (fn->id == F_COPYOUT || fn->id == F_COPYOUTSTR) {
-		const char *why = copyout_why(n, fn->id == F_COPYOUTSTR);
+		const char *why =
+			ps->o && ps->o->copyout_held
+				? NULL
+				: d_copyout_why(n, fn->id == F_COPYOUTSTR);
 
 		if (why)
 			d_perrt(ps, D_IDENT_UNSUPP, n->line, n->col,
 				"%s( ): %s; the BPF program writes at the hit, "
 				"before the clause runs in dtrace, so only %s, "
-				"to an argument's address, with a constant size",
+				"to an argument's address, with a constant size "
+				"(a -c or -p process is held at the probe "
+				"instead, and takes any)",
 				fn->name, why,
 				fn->id == F_COPYOUT
 					? "bytes it reads there "
@@ -907,9 +913,11 @@ static struct dv eval_func(struct ectx *x, const struct node *n,
 		return d_dv_int(0, 4, true);
 	case F_COPYOUT: /* written at the hit (d_prog_copyout()) */
 	case F_COPYOUTSTR:
-		if (x->f->copyout < 0)
+		if (x->f->copyout == 2) /* the thread held at its probe */
+			d_copyout_held(x, a, fn->id == F_COPYOUTSTR);
+		else if (x->f->copyout < 0)
 			d_fault(x, FLT_BADADDR, (uint64_t)a[1].i);
-		if (x->f->copyout == 0)
+		else if (x->f->copyout == 0)
 			d_fault(x, FLT_ILLOP, 0);
 		return d_dv_int(0, 4, true);
 	case F_TOUPPER:

@@ -113,8 +113,14 @@
  * argument A's address just before (d_prog_copyout() says when that is
  * exact: the clause's first statement, no predicate, once, in a program
  * that reads no process memory but that source); the clause, run
- * later, faults where the write did (struct d_fire's copyout).  A
- * buffer built otherwise (alloca() and bcopy()) is refused: dtrace.1.
+ * later, faults where the write did (struct d_fire's copyout).  Where
+ * the consumer holds the firing thread at its probe instead (a -c/-p
+ * process: d_compile_opts' copyout_held), any source, destination and
+ * size are taken, and the clause writes as it runs (d_copyout_held(),
+ * through the consumer's copyout_w); the firing's hit-time copies are
+ * not read after such a write (d_fire's wrote), the process is.
+ * Without a process to hold, a buffer built otherwise (alloca() and
+ * bcopy()) is refused: dtrace.1.
  */
 #include "config.h"
 
@@ -529,7 +535,7 @@ struct dv d_copyin(struct ectx *x, const struct node *n, const struct dv *a)
 	size = (size_t)a[1].i;
 	buf = d_ar_alloc(&x->scratch, size ? size : 1);
 	if (n->args[0]->op == N_ARGN && f->mem[n->args[0]->sub] &&
-	    f->memlen[n->args[0]->sub] >= size) {
+	    f->memlen[n->args[0]->sub] >= size && !(f->wrote && *f->wrote)) {
 		memcpy(buf, f->mem[n->args[0]->sub], size);
 	} else if (size && (!f->copyin || !addr ||
 			    f->copyin(f->copyin_ctx, f->pid, addr, buf,
@@ -836,6 +842,37 @@ void d_bcopy(struct ectx *x, const struct dv *a)
 	memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
 }
 
+/*
+ * copyout(buf, uaddr, size), copyoutstr(str, uaddr, size) with the
+ * firing thread held at its probe (f->copyout 2: consumer/dlhold.c):
+ * the bytes the clause has now (scratch: alloca(), copyin()'s copies;
+ * a string, up to its NUL, cut to size) written into the process before
+ * the thread runs on.  A source outside the scratch faults at it, a
+ * write that fails at the destination.
+ */
+void d_copyout_held(struct ectx *x, const struct dv *a, bool str)
+{
+	const struct d_fire *f = x->f;
+	uint64_t dst = (uint64_t)a[1].i;
+	size_t n = size_arg(x, &a[2], dst);
+	const void *src;
+
+	if (str) {
+		src = a[0].s;
+		if (strlen(a[0].s) + 1 < n)
+			n = strlen(a[0].s) + 1;
+	} else {
+		if (n && !find_buf(x, (uint64_t)a[0].i, n))
+			d_fault(x, FLT_BADADDR, (uint64_t)a[0].i);
+		src = (const void *)(uintptr_t)a[0].i;
+	}
+	if (n && f->wrote) /* even a write that fails part way */
+		*f->wrote = true;
+	if (n && (!f->copyout_w || !dst ||
+		  f->copyout_w(f->copyin_ctx, f->pid, dst, src, n) < 0))
+		d_fault(x, FLT_BADADDR, dst);
+}
+
 /* copyinto(uaddr, size, dst): copyin() into scratch the script has. */
 void d_copyinto(struct ectx *x, const struct dv *a)
 {
@@ -1025,10 +1062,13 @@ int d_prog_copyout(const struct d_prog *p, struct d_copyout *co,
 	}
 	if (!nout)
 		return 0;
-	*why = NULL;
+	/* taken only because the thread can be held (copyout_held) */
+	*why = d_copyout_why(out, d_funcs[out->sub].id == F_COPYOUTSTR);
 	src = out->args[0];
 	size = (uint64_t)out->args[2]->ival;
-	if (nout > 1)
+	if (*why)
+		;
+	else if (nout > 1)
 		*why = "more than one copyout( ) or copyoutstr( ) in the "
 		       "program";
 	else if (reads)

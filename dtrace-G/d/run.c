@@ -151,7 +151,7 @@ const char *d_arg_str(struct ectx *x, unsigned n, size_t max)
 {
 	const struct d_fire *f = x->f;
 
-	if (f->str[n]) {
+	if (f->str[n] && !(f->wrote && *f->wrote)) {
 		size_t len = f->strlen[n];
 		const char *nul = memchr(f->str[n], '\0', len);
 

@@ -35,7 +35,11 @@
  * a literal's, or those it reads just before at an argument's address)
  * and flags the
  * record so that the clause, run later in dtrace, faults where the
- * write did; no other run's program holds that helper.
+ * write did; no other run's program holds that helper.  Where that
+ * cannot be (a locked-down kernel, a form it cannot write), a -c/-p run
+ * stops the thread at the hit instead (hold_thread(): a signal only its
+ * tracer, ../dlhold.c, sees), and dtrace runs the clause, writes, and
+ * lets it go (UBPF_RF_HELD).
  *
  * Registers.  For a uprobe the program's context is the thread's
  * struct pt_regs (struct ureg below), and the instruction pointer is the
@@ -89,6 +93,58 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } drops SEC(".maps");
+
+/*
+ * copyout() with the thread held at its probe: the tracer's map
+ * (../dlhold.c, which the loader gives this one's place; 1 entry in a
+ * run without it), a thread's UBPF_HOLD_* by tid, and the offsets + 1
+ * in task_struct of sighand and blocked, and of SIGURG's handler in
+ * sighand_struct (0: unknown, nothing held)
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} hold SEC(".maps");
+
+const volatile __u32 hold_sighand = 0, hold_blocked = 0, hold_handler = 0;
+
+#define HOLD_SIGURG 23 /* x86-64's and arm64's SIGURG */
+
+/*
+ * The thread stopped at this hit, as ../dlhold.c stops one in dlopen():
+ * SIGURG sent to it (a signal-delivery-stop its tracer sees before the
+ * thread runs another instruction, swallowed on resume), only where
+ * dtrace has seized it and the signal, were dtrace to die, would do
+ * nothing (its action the default, ignore, or SIG_IGN, not blocked).
+ * Its map entry (UBPF_HOLD_CO) when it was, else NULL: not held, the
+ * clause's copyout() faults.
+ */
+static __always_inline __u32 *hold_thread(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 *v = bpf_map_lookup_elem(&hold, &tid);
+	__u64 t, sh = 0, h = 2, bl = 1;
+
+	if (!v || *v != UBPF_HOLD_SEIZED || !hold_sighand || !hold_blocked ||
+	    !hold_handler)
+		return 0;
+	t = bpf_get_current_task();
+	if (bpf_probe_read_kernel(&sh, 8, (void *)(t + hold_sighand - 1)) ||
+	    !sh ||
+	    bpf_probe_read_kernel(&h, 8, (void *)(sh + hold_handler - 1)) ||
+	    h > 1 ||
+	    bpf_probe_read_kernel(&bl, 8, (void *)(t + hold_blocked - 1)) ||
+	    (bl & (1ULL << (HOLD_SIGURG - 1))))
+		return 0;
+	*v = UBPF_HOLD_CO;
+	if (bpf_send_signal_thread(HOLD_SIGURG)) {
+		*v = UBPF_HOLD_SEIZED;
+		return 0;
+	}
+	return v;
+}
 
 struct scratch {
 	__u8 b[UBPF_SCRATCH + UBPF_USTKROOM];
@@ -575,6 +631,7 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	struct ubpf_rec *h;
 	__u64 *args;
 	__u32 off, nargs, i;
+	__u32 *hv = 0;
 	int k;
 
 	if (kfix_hit(ctx))
@@ -731,12 +788,21 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	h->len = (__u16)off;
 	if (off < sizeof(*h))
 		return 0;
-	/* wake the reader when the buffer is half full, not per record */
+	/*
+	 * copyout() with the thread held: stopped here, its record read at
+	 * once; a record dropped lets it go (../dlhold.c)
+	 */
+	if (!wr && e->hold && (hv = hold_thread()))
+		h->flags |= UBPF_RF_HELD;
+	/* wake the reader when the buffer is half full, not per record
+	 * (a held thread's at once) */
 	if (bpf_ringbuf_output(&rb, s->b, off,
-			       bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >=
+			       hv || bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >=
 					       bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE) / 2
 				       ? BPF_RB_FORCE_WAKEUP
 				       : BPF_RB_NO_WAKEUP) < 0) {
+		if (hv)
+			*hv = UBPF_HOLD_DROP;
 		dp = bpf_map_lookup_elem(&drops, &zero);
 		if (dp)
 			*dp += 1;

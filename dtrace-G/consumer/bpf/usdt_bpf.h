@@ -41,7 +41,9 @@
  * usdt_hit_w writes the bytes at the hit, after the record's copies, and
  * flags the record UBPF_RF_WROTE, with UBPF_RF_WFAULT when the write
  * faulted; bytes it reads first (wsrc) that fault are not written, and
- * the record has neither flag.  A
+ * the record has neither flag.  When dtrace holds the thread at the
+ * hit instead (the event's hold), a record whose thread usdt_hit
+ * stopped is flagged UBPF_RF_HELD: dtrace writes, then lets it go.  A
  * generated program whose plan has fault sites (kagg_bpf.h's SEQ with
  * agg set: ../cgen.c) flags every record UBPF_RF_KFAULT and ends it
  * with 8 bytes, the sites' bits: site i's 1 << 2i when the string was
@@ -79,6 +81,11 @@
 #define UBPF_RF_WFAULT 0x200 /* ... and faulted */
 #define UBPF_RF_KFAULT 0x400 /* the last 8 bytes: the plan's fault bits */
 #define UBPF_RF_KOUT 0x800 /* after the uid and gid: the out area */
+#define UBPF_RF_HELD 0x1000 /* copyout(): the thread stopped at the hit */
+/* the hold map's values (a thread's, shared with ../dlhold.c) */
+#define UBPF_HOLD_SEIZED 1 /* dtrace traces it */
+#define UBPF_HOLD_CO 4	   /* SIGURG sent at a copyout() probe */
+#define UBPF_HOLD_DROP 5   /* ... whose record was dropped */
 #define UBPF_WMAX 64	     /* bytes one copyout() writes (D_COPYOUT_MAX) */
 #define UBPF_PSARGS 80	    /* DTrace's PRARGSZ */
 #define UBPF_VTIME_MAX 16384 /* live threads vtime.bpf.h keeps a clock for */
@@ -154,7 +161,9 @@ struct ubpf_ev {
 	char wbytes[UBPF_WMAX];
 	__u16 wrlen;
 	__u8 wstr;
-	__u8 wpad;
+	/* copyout() with the thread held (usdt_hit, usdt_hit_vt): stop the
+	 * thread at the hit, where ../dlhold.c can (UBPF_RF_HELD) */
+	__u8 hold;
 };
 
 /* A record's fixed part. */

@@ -7,10 +7,16 @@
  * write there faults) and done.  `cpout copy` fires copy with a buffer
  * holding "original-bytes" and a source "from-the-source", prints the
  * buffer, then fires it with a source nothing maps (a read there
- * faults), prints it again, and fires done.
+ * faults), prints it again, and fires done.  `cpout block` blocks
+ * SIGURG first (dtrace cannot hold a thread that blocks it at a probe),
+ * then does as `cpout`; `cpout wait FILE` waits until FILE exists (a
+ * dtrace -p has taken it up), then does as `cpout`.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cpout.h"
 
@@ -19,6 +25,16 @@ int main(int argc, char **argv)
 	char b[32];
 
 	memcpy(b, "original-bytes", 15);
+	if (argc > 1 && !strcmp(argv[1], "block")) {
+		sigset_t s;
+
+		sigemptyset(&s);
+		sigaddset(&s, SIGURG);
+		sigprocmask(SIG_BLOCK, &s, NULL);
+	}
+	if (argc > 2 && !strcmp(argv[1], "wait"))
+		while (access(argv[2], F_OK) != 0)
+			nanosleep(&(struct timespec){0, 10000000}, NULL);
 	if (argc > 1 && !strcmp(argv[1], "copy")) {
 		char src[] = "from-the-source";
 

@@ -24,7 +24,9 @@
 #    600 threads that come and go, more than the arena's segments: those
 #    of exited threads given back, every hit counted;
 #  - SIGKILL of dtrace mid-run: the process and its fork child run on
-#    and exit 0, the sites calling a recorder that finds no consumer;
+#    and exit 0, the sites calling a recorder that finds no consumer; a
+#    later dtrace that takes the process over gives back the dead run's
+#    sites it does not enable (no "records ignored"), counting exactly;
 #    SIGKILL at each point of arming and disarming where a held thread
 #    is not as it was (an injected call's): the process goes on as it
 #    was and exits 0;
@@ -351,6 +353,53 @@ forget_pid $ap
 expect_eq "SIGKILL: the process and its child ran to the end" \
 	"child 50000|parent 100000" \
 	"$(sed 's/ [0-9]* / /' k.out | sort | paste -sd'|')"
+
+# 3a. taking over from a dtrace SIGKILLed with its sites armed: the next
+# dtrace gives back the sites of the probes it does not enable (before,
+# act:::hit's calls went on writing records into its arena: "records
+# ignored", and they stayed calls after it ended), and counts exactly
+rm -f go
+ACT_WAIT=$tmp/go ./act 20000 4 0 1500 >to.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+rm -f armed
+"$DTRACE" -w -q -x activation=user -p $ap -n "
+BEGIN { system(\"touch $tmp/armed\"); }
+act\$target:::hit, act\$target:::tick { @ = count(); }" >/dev/null 2>&1 &
+dp=$!
+bg_pids="$bg_pids $dp"
+wait_until 100 test -e armed ||
+	fail "take-over: the first dtrace never armed the process"
+expect_eq "take-over: the first dtrace's calls" 3 \
+	"$(site_bytes $ap | grep -c '^ e8')"
+kill -KILL $dp
+wait $dp 2>/dev/null
+forget_pid $dp
+sleep 1.2 # its heartbeat stale (a second): taken over, not refused
+"$DTRACE" -v -w -q -x activation=user -p $ap -n "
+BEGIN { system(\"touch $tmp/go\"); }
+act\$target:::tick /++n == 300/ { exit(0); }
+actl\$target:::fire { @f = count(); }
+END { printa(\"fires %@d\n\", @f); printf(\"ticks %d\n\", n); }" \
+	>to.dt 2>to.err || fail "take-over: $(cat to.err)"
+expect_eq "take-over: the library's fires" "fires 8000" "$(grep fires to.dt)"
+expect_eq "take-over: ticks" "ticks 300" "$(grep ticks to.dt)"
+expect_grep "take-over: the dead run's sites given back (-v)" \
+	"sites a dead dtrace left armed given back" to.err
+expect_eq "take-over: no record of a site not armed" "" \
+	"$(grep 'records ignored' to.err)"
+if kill -0 $ap 2>/dev/null; then
+	expect_eq "take-over: every site a NOP again" \
+		"$(readelf -n act | grep -c Location:)" \
+		"$(site_bytes $ap | grep -c '0f 1f 40 00 90')"
+else
+	fail "take-over: the process ended before it was checked"
+fi
+au_wait $ap
+expect_eq "take-over: the process's exit status" 0 $?
+forget_pid $ap
+expect_eq "take-over: the process's own count" "parent $ap 80000" \
+	"$(cat to.out)"
 
 # 3b. SIGKILL of dtrace at each point of arming and disarming where a
 # held thread is not as it was (DTRACE_IP_KILL_AT=N: dtrace kills itself

@@ -127,7 +127,12 @@
  *
  * Ending (stop()): inproc_stop.c.  After a SIGKILL of dtrace nothing
  * is restored: the heartbeat stops and every hit costs a call and a
- * compare.
+ * compare.  A later dtrace that takes the process over (the dead
+ * arena's beat stopped) gives every site of a probe it does not enable
+ * that holds such a call, or an is-enabled `mov $1`, the file's bytes
+ * back before it arms (ip_stale_restore(), inproc_proc.c): it points
+ * every control block at its own arena, and those sites would write
+ * records of no site it armed.
  */
 #include "config.h"
 
@@ -273,11 +278,6 @@ static int ip_open(struct consumer *c)
 	return 0;
 }
 
-static const uint8_t nop_call[5] = { 0x0f, 0x1f, 0x40, 0x00, 0x90 };
-static const uint8_t nop_got[6] = { 0x0f, 0x1f, 0x40, 0x00, 0x66, 0x90 };
-static const uint8_t nop_en[5] = { 0x31, 0xc0, 0x0f, 0x1f, 0x00 };
-static const uint8_t mov_1[5] = { 0xb8, 0x01, 0x00, 0x00, 0x00 };
-
 /*
  * Site k of probe p (its offs, then its is-enabled enoffs) in the held
  * process, checked and what to write there (nw) worked out, nothing
@@ -308,17 +308,17 @@ static int site_prepare(struct tproc *pr, struct tprobe *p,
 		return -1;
 	}
 	if (en) {
-		if (memcmp(s->orig, nop_en, 5)) {
+		if (memcmp(s->orig, ip_nop_en, 5)) {
 			snprintf(msg, msglen,
 				 "its is-enabled site at %#" PRIx64
 				 " is not -G's",
 				 s->addr);
 			return -1;
 		}
-		memcpy(nw, mov_1, 5);
+		memcpy(nw, ip_mov_1, 5);
 	} else {
-		if (memcmp(s->orig, nop_call, 5) &&
-		    memcmp(s->orig, nop_got, 6)) {
+		if (memcmp(s->orig, ip_nop_call, 5) &&
+		    memcmp(s->orig, ip_nop_got, 6)) {
 			snprintf(msg, msglen,
 				 "its site at %#" PRIx64
 				 " (%02x %02x %02x %02x %02x) is not a -G call "
@@ -607,8 +607,16 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 		ok = true;
 		goto refuse;
 	}
-	if (!ipp->map)
+	if (!ipp->map) {
+		size_t n = ip_stale_restore(c, ipp, &mm);
+
+		if (n && c->o->verbose)
+			say(c,
+			    "pid %d: %zu sites a dead dtrace left armed given "
+			    "back their NOPs",
+			    (int)pr->pid, n);
 		ip_inherited_calls(c, pr, &mm);
+	}
 	for (size_t i = 0; i < c->nprobes && !whole; i++) {
 		struct tprobe *p = c->probes[i];
 		struct ip_obj *o;

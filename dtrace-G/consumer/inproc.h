@@ -157,6 +157,8 @@ struct ip_hold {
 };
 
 /* inproc_proc.c */
+/* what -G writes at a site, and what arming writes at an is-enabled one */
+extern const uint8_t ip_nop_call[5], ip_nop_got[6], ip_nop_en[5], ip_mov_1[5];
 int ip_mem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, bool write);
 bool ip_hold_all(struct tproc *pr, struct ip_hold *h);
 void ip_release(struct ip_hold *h);
@@ -188,6 +190,8 @@ bool ip_file_has_rec(const struct tfile *f);
 int ip_ctl_arm(const struct ip_proc *ipp, const struct ip_obj *o,
 	       struct ip_ctlw **ctlw, size_t *nctl, char *why, size_t wlen);
 uint32_t ip_hist_add(struct ip_proc *ipp, const struct ip_site *s);
+size_t ip_stale_restore(struct consumer *c, struct ip_proc *ipp,
+			const struct proc_maps *mm);
 bool ip_arena_unmap(struct ip_proc *ipp, struct ip_hold *h, uint64_t sys);
 void ip_seg_giveback(struct consumer *c, struct ip_proc *ipp);
 

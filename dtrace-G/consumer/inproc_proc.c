@@ -8,7 +8,9 @@
  * recorder's symbols of each file where the process maps it, check a
  * site's bytes and its note's arguments, make or unmap the arena (none
  * in a process another dtrace traces in-process: other_dtrace()), and
- * give back the ring segments of its exited threads (ip_seg_giveback()).
+ * give back the ring segments of its exited threads (ip_seg_giveback()),
+ * and, taking over a process a dead dtrace armed, give its sites back
+ * (ip_stale_restore()).
  */
 #include "config.h"
 
@@ -40,6 +42,11 @@
 #include "inproc.h"
 
 #if defined(__x86_64__)
+
+const uint8_t ip_nop_call[5] = { 0x0f, 0x1f, 0x40, 0x00, 0x90 };
+const uint8_t ip_nop_got[6] = { 0x0f, 0x1f, 0x40, 0x00, 0x66, 0x90 };
+const uint8_t ip_nop_en[5] = { 0x31, 0xc0, 0x0f, 0x1f, 0x00 };
+const uint8_t ip_mov_1[5] = { 0xb8, 0x01, 0x00, 0x00, 0x00 };
 
 /* ------------------------------------------------------------------ */
 /* The process's memory and threads */
@@ -685,9 +692,12 @@ int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
  * arena of its own only has itself refused here.
  */
 static bool other_dtrace(struct consumer *c, pid_t pid,
-			 const struct proc_maps *mm)
+			 const struct proc_maps *mm, bool *dead)
 {
 	struct inproc *ip = c->ip;
+
+	if (dead)
+		*dead = false;
 
 	for (size_t m = 0; m < mm->n; m++) {
 		const struct proc_map *pm = &mm->m[m];
@@ -703,11 +713,81 @@ static bool other_dtrace(struct consumer *c, pid_t pid,
 		if (ours || ip_mem_rw(pid, pm->start, &a, sizeof(a), false) < 0)
 			continue;
 		/* hb after now (another CPU's TSC read later): fresh */
-		if (a.magic == USDT_ARENA_MAGIC && a.hb && a.hb_limit &&
+		if (a.magic != USDT_ARENA_MAGIC)
+			continue;
+		if (a.hb && a.hb_limit &&
 		    (int64_t)(rdtsc_now() - a.hb) < (int64_t)a.hb_limit)
 			return true;
+		if (dead)
+			*dead = true;
 	}
 	return false;
+}
+
+/*
+ * The sites a dead run left armed, given back before this run arms the
+ * process (doc/DESIGN.md §14, "Both paths in one run"): a dtrace SIGKILLed (or
+ * one whose fork child kept its text) leaves its calls and its
+ * is-enabled `mov $1` in place, and this run points every drti.o's
+ * control block at its own arena (ip_objs_ready()), so a site of a
+ * probe it does not arm would write records it has no site for
+ * ("records ignored"), and one it sends to the kernel path would have a
+ * breakpoint over the call.  Only when an arena of a memfd not ours
+ * whose beat stopped is mapped there and none beats (other_dtrace()):
+ * every site of the process's probes not enabled by this run that holds
+ * a call to its own file's recorder, or `mov $1` where -G wrote the
+ * is-enabled NOPs, gets the file's bytes back.  A thread is never
+ * inside the 5 bytes (the call and the mov are one instruction each).
+ * The number given back.
+ */
+size_t ip_stale_restore(struct consumer *c, struct ip_proc *ipp,
+			const struct proc_maps *mm)
+{
+	size_t n = 0;
+	bool dead;
+
+	if (ipp->map || other_dtrace(c, ipp->pid, mm, &dead) || !dead)
+		return 0;
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct tprobe *p = c->probes[i];
+		char w[PATH_MAX + 256];
+		struct ip_obj *o;
+		uint64_t b;
+
+		if (p->pid != ipp->pid || p->enabled || p->pidkind ||
+		    !ip_file_has_rec(p->file) ||
+		    !ip_file_bias(p->file, mm, &b) ||
+		    !(o = ip_proc_obj(ipp, p->file, mm, w, sizeof(w))))
+			continue;
+		for (unsigned k = 0; k < p->noffs + p->nenoffs; k++) {
+			bool en = k >= p->noffs;
+			uint64_t off =
+				en ? p->enoffs[k - p->noffs] : p->offs[k];
+			uint64_t a = ip_off_to_addr(p->file, o->bias, off);
+			uint8_t cur[5], fb[6];
+			int32_t rel;
+			bool stale;
+
+			if (!a ||
+			    ip_mem_rw(ipp->pid, a, cur, sizeof(cur), false) <
+				    0 ||
+			    ip_file_bytes(p->file, off, fb) < 0)
+				continue;
+			memcpy(&rel, cur + 1, 4);
+			if (en)
+				stale = !memcmp(fb, ip_nop_en, 5) &&
+					!memcmp(cur, ip_mov_1, 5);
+			else
+				stale = (!memcmp(fb, ip_nop_call, 5) ||
+					 !memcmp(fb, ip_nop_got, 6)) &&
+					cur[0] == 0xe8 &&
+					a + 5 + (uint64_t)(int64_t)rel ==
+						o->rec;
+			if (stale && ip_mem_rw(ipp->pid, a, fb, 5, true) == 0)
+				n++;
+		}
+	}
+	return n;
 }
 
 /*
@@ -721,7 +801,7 @@ int ip_arena_first(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 		   const struct ip_obj *o, const struct proc_maps *mm,
 		   char *why, size_t wlen)
 {
-	if (other_dtrace(c, ipp->pid, mm)) {
+	if (other_dtrace(c, ipp->pid, mm, NULL)) {
 		ipp->other = true;
 		snprintf(why, wlen,
 			 "another dtrace traces it in-process (taking it "

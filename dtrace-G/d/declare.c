@@ -103,6 +103,7 @@ bool d_starts_decl(struct parser *ps)
 		return false;
 	return strcmp(w, "self") == 0 || strcmp(w, "this") == 0 ||
 	       strcmp(w, "inline") == 0 || strcmp(w, "enum") == 0 ||
+	       strcmp(w, "extern") == 0 ||
 	       strcmp(w, "typedef") == 0 || d_typedef_find(ps->prog, w) ||
 	       strcmp(w, "struct") == 0 || strcmp(w, "union") == 0 ||
 	       strcmp(w, "string") == 0 || strcmp(w, "void") == 0 ||
@@ -950,6 +951,13 @@ void d_parse_decl(struct parser *ps)
 		parse_inline(ps);
 		return;
 	}
+	/* extern TYPE NAME; declares a kernel symbol's type, read as
+	 * `NAME: there is none to read here */
+	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "extern") == 0)
+		d_perrt(ps, D_IDENT_UNSUPP, ps->tk.line, ps->tk.col,
+			"extern declarations are not supported: they give "
+			"the type of a kernel symbol (read as `name), and "
+			"this dtrace reads no kernel variables");
 	if (ps->tk.t == TK_ID && strcmp(ps->tk.s, "typedef") == 0) {
 		d_lex(ps);
 		parse_typedef(ps);

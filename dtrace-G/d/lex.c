@@ -519,6 +519,14 @@ void d_lex(struct parser *ps)
 				d_lx_adv(l);
 				goto done;
 			}
+		if (*s == '`')
+			d_perrt(ps, D_IDENT_UNSUPP, t->line, t->col,
+				"`%.*s: kernel symbols are not supported "
+				"(this dtrace reads no kernel variables)",
+				(int)strspn(s + 1, "abcdefghijklmnopqrstuvwxyz"
+						   "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+						   "0123456789_`."),
+				s + 1);
 		if (!strchr("+-*/%&|^!~<>=?:;,()[]{}.", *s))
 			d_perrt(ps, D_SYNTAX, t->line, t->col, "invalid character '%c'",
 			       isprint((unsigned char)*s) ? *s : '?');

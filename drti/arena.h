@@ -109,6 +109,30 @@ struct usdt_arena {
  * (USDT_EX_DLGAVEUP, from USDT_EX_DLOPEN only), which the consumer says
  * and sets done again.
  */
+/*
+ * The semaphores the consumer raised, logged in the header page before
+ * the exec slots: {pid, address, the image's token} written after each
+ * raise, zeroed before it lowers one (at its end, a file unmapped).  A
+ * dtrace that takes over a dead arena (its beat stopped: SIGKILLed)
+ * lowers the entries of the process it takes, of its current image (an
+ * exec'd image maps the first arena's header too, with the old image's
+ * entries, at addresses that may be the new one's), whose address is a
+ * semaphore of a note it knows there, each zeroed first, so a kill
+ * between the two leaves a semaphore up, never lowered twice.  The
+ * log, not the notes' addresses: another tracer (a kernel uprobe's
+ * ref_ctr) raises them too.  drti.o never reads it.  A raise past the
+ * last slot is not logged (it stays up after a SIGKILL).
+ */
+#define USDT_SEMLOG_OFF 512u
+#define USDT_NSEMLOG 64 /* up to USDT_EXEC_OFF */
+
+struct usdt_semlog {
+	uint32_t pid; /* 0: free */
+	uint32_t pad;
+	uint64_t addr;
+	uint64_t token; /* AT_RANDOM's first 8 bytes (below) */
+};
+
 #define USDT_EXEC_FD 1023
 #define USDT_EXEC_OFF 2048u /* the slots, in the header page */
 #define USDT_NEXEC 64

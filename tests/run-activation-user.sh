@@ -26,7 +26,8 @@
 #  - SIGKILL of dtrace mid-run: the process and its fork child run on
 #    and exit 0, the sites calling a recorder that finds no consumer; a
 #    later dtrace that takes the process over gives back the dead run's
-#    sites it does not enable (no "records ignored"), counting exactly;
+#    sites it does not enable (no "records ignored"), counting exactly,
+#    and lowers the semaphores the dead one raised (its log);
 #    SIGKILL at each point of arming and disarming where a held thread
 #    is not as it was (an injected call's): the process goes on as it
 #    was and exits 0;
@@ -357,7 +358,21 @@ expect_eq "SIGKILL: the process and its child ran to the end" \
 # 3a. taking over from a dtrace SIGKILLed with its sites armed: the next
 # dtrace gives back the sites of the probes it does not enable (before,
 # act:::hit's calls went on writing records into its arena: "records
-# ignored", and they stayed calls after it ended), and counts exactly
+# ignored", and they stayed calls after it ended), and counts exactly;
+# the semaphores the dead one raised (its log in the arena) go down:
+# while the next traces, tick's is its raise alone and hit's 0, and both
+# are 0 after it (before, 2 and 2, then 2 and 1: hit is two probes, one
+# per function, each raising it once)
+cat >semas.sh <<EOF
+# act's semaphores in process \$1: hit N tick N
+b=\$(awk '\$6 ~ /\\/act\$/ { split(\$1, a, "-"); print a[1]; exit }' /proc/\$1/maps)
+for p in hit tick; do
+	a=\$(nm $tmp/act | awk -v s=__usdt_sema_act___\$p '\$3 == s { print \$1 }')
+	printf '%s %d ' \$p \$(dd if=/proc/\$1/mem bs=1 skip=\$((0x\$b + 0x\$a)) \\
+		count=2 2>/dev/null | od -An -tu2)
+done
+echo
+EOF
 rm -f go
 ACT_WAIT=$tmp/go ./act 20000 4 0 1500 >to.out 2>&1 &
 ap=$!
@@ -372,12 +387,14 @@ wait_until 100 test -e armed ||
 	fail "take-over: the first dtrace never armed the process"
 expect_eq "take-over: the first dtrace's calls" 3 \
 	"$(site_bytes $ap | grep -c '^ e8')"
+expect_eq "take-over: the first dtrace's semaphores" "hit 2 tick 1 " \
+	"$(sh semas.sh $ap)"
 kill -KILL $dp
 wait $dp 2>/dev/null
 forget_pid $dp
 sleep 1.2 # its heartbeat stale (a second): taken over, not refused
 "$DTRACE" -v -w -q -x activation=user -p $ap -n "
-BEGIN { system(\"touch $tmp/go\"); }
+BEGIN { system(\"sh $tmp/semas.sh $ap >$tmp/to.sem; touch $tmp/go\"); }
 act\$target:::tick /++n == 300/ { exit(0); }
 actl\$target:::fire { @f = count(); }
 END { printa(\"fires %@d\n\", @f); printf(\"ticks %d\n\", n); }" \
@@ -388,10 +405,16 @@ expect_grep "take-over: the dead run's sites given back (-v)" \
 	"sites a dead dtrace left armed given back" to.err
 expect_eq "take-over: no record of a site not armed" "" \
 	"$(grep 'records ignored' to.err)"
+expect_eq "take-over: the semaphores while it traces" "hit 0 tick 1 " \
+	"$(cat to.sem)"
+expect_grep "take-over: the dead run's semaphores lowered (-v)" \
+	"3 semaphores a dead dtrace raised lowered" to.err
 if kill -0 $ap 2>/dev/null; then
 	expect_eq "take-over: every site a NOP again" \
 		"$(readelf -n act | grep -c Location:)" \
 		"$(site_bytes $ap | grep -c '0f 1f 40 00 90')"
+	expect_eq "take-over: the semaphores after it" "hit 0 tick 0 " \
+		"$(sh semas.sh $ap)"
 else
 	fail "take-over: the process ended before it was checked"
 fi

@@ -608,13 +608,18 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 		goto refuse;
 	}
 	if (!ipp->map) {
-		size_t n = ip_stale_restore(c, ipp, &mm);
+		size_t ns = 0, n = ip_stale_restore(c, ipp, &mm, &ns);
 
 		if (n && c->o->verbose)
 			say(c,
 			    "pid %d: %zu sites a dead dtrace left armed given "
 			    "back their NOPs",
 			    (int)pr->pid, n);
+		if (ns && c->o->verbose)
+			say(c,
+			    "pid %d: %zu semaphores a dead dtrace raised "
+			    "lowered",
+			    (int)pr->pid, ns);
 		ip_inherited_calls(c, pr, &mm);
 	}
 	for (size_t i = 0; i < c->nprobes && !whole; i++) {
@@ -721,7 +726,9 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 				v++;
 				if (ip_mem_rw(pr->pid, sa, &v, 2, true) == 0)
 					PUSH(ipp->semas, ipp->nsemas,
-					     ((struct ip_sema){ sa, p->file }));
+					     ((struct ip_sema){
+						     sa, p->file,
+						     ip_semlog_add(ipp, sa) }));
 			}
 		}
 		p->enabled = true;

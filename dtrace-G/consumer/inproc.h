@@ -51,6 +51,8 @@ struct ip_ctlw {
 struct ip_sema {
 	uint64_t addr;
 	struct tfile *file;
+	uint32_t
+		slot; /* its entry in the arena's log (arena.h), + 1; 0: none */
 };
 
 /* The recorder of one file as the process maps it. */
@@ -191,12 +193,15 @@ int ip_ctl_arm(const struct ip_proc *ipp, const struct ip_obj *o,
 	       struct ip_ctlw **ctlw, size_t *nctl, char *why, size_t wlen);
 uint32_t ip_hist_add(struct ip_proc *ipp, const struct ip_site *s);
 size_t ip_stale_restore(struct consumer *c, struct ip_proc *ipp,
-			const struct proc_maps *mm);
+			const struct proc_maps *mm, size_t *nsem);
+uint32_t ip_semlog_add(struct ip_proc *ipp, uint64_t addr);
+void ip_semlog_clear(struct ip_proc *ipp, const struct ip_sema *s);
 bool ip_arena_unmap(struct ip_proc *ipp, struct ip_hold *h, uint64_t sys);
 void ip_seg_giveback(struct consumer *c, struct ip_proc *ipp);
 
 /* inproc_exec.c */
 int ip_exec_fd_state(struct consumer *c, pid_t pid);
+int ip_image_token(pid_t pid, uint64_t tok[2]);
 bool ip_image_done(struct consumer *c, pid_t pid);
 bool ip_exec_check(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_unasked(struct consumer *c, struct ip_proc *ipp);

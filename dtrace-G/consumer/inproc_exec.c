@@ -64,7 +64,7 @@ int ip_exec_fd_state(struct consumer *c, pid_t pid)
 }
 
 /* The token of pid's current image: AT_RANDOM's 16 bytes (arena.h). */
-static int image_token(pid_t pid, uint64_t tok[2])
+int ip_image_token(pid_t pid, uint64_t tok[2])
 {
 	uint64_t at = 0;
 
@@ -112,7 +112,7 @@ bool ip_image_done(struct consumer *c, pid_t pid)
 		if (ip->procs[i]->map &&
 		    ip->procs[i]->ino == (uint64_t)st.st_ino)
 			root = ip->procs[i];
-	if (!root || image_token(pid, tok) < 0)
+	if (!root || ip_image_token(pid, tok) < 0)
 		return false;
 	x = (struct usdt_exec *)(root->map + USDT_EXEC_OFF);
 	for (int i = 0; i < USDT_NEXEC && !e; i++)
@@ -398,7 +398,7 @@ void ip_exec_answer(struct consumer *c, struct ip_proc *root)
 		if (st != USDT_EX_WAIT)
 			continue;
 		if (pr &&
-		    (image_token(pid, tok) < 0 || tok[0] != x[i].token[0] ||
+		    (ip_image_token(pid, tok) < 0 || tok[0] != x[i].token[0] ||
 		     tok[1] != x[i].token[1] ||
 		     (old && old->taddr && arena_state(old) == AR_THERE))) {
 			root->corrupt++; /* not its image, or no exec */

@@ -10,7 +10,9 @@
  * in a process another dtrace traces in-process: other_dtrace()), and
  * give back the ring segments of its exited threads (ip_seg_giveback()),
  * and, taking over a process a dead dtrace armed, give its sites back
- * (ip_stale_restore()).
+ * and lower the semaphores its log says it raised (ip_stale_restore()),
+ * and keep this run's log of the semaphores it raises (ip_semlog_add(),
+ * ip_semlog_clear(); arena.h).
  */
 #include "config.h"
 
@@ -370,7 +372,53 @@ void ip_forget_file(struct ip_proc *ipp, const struct tfile *f)
 	for (size_t i = 0; i < ipp->nsemas; i++)
 		if (ipp->semas[i].file != f)
 			ipp->semas[n++] = ipp->semas[i];
+		else
+			ip_semlog_clear(ipp, &ipp->semas[i]);
 	ipp->nsemas = n;
+}
+
+_Static_assert(sizeof(struct usdt_arena) <= USDT_SEMLOG_OFF &&
+		       USDT_SEMLOG_OFF + USDT_NSEMLOG *
+						 sizeof(struct usdt_semlog) <=
+			       USDT_EXEC_OFF,
+	       "the semaphore log fits between the header and the exec slots");
+
+/*
+ * The raise of the semaphore at addr logged in ipp's arena (arena.h),
+ * after it was made, under its image's token: its slot + 1, or 0 where
+ * the log is full or the token unread (that one stays up after a
+ * SIGKILL of dtrace).
+ */
+uint32_t ip_semlog_add(struct ip_proc *ipp, uint64_t addr)
+{
+	struct usdt_semlog *l;
+	uint64_t tok[2];
+
+	if (!ipp->map || ip_image_token(ipp->pid, tok) < 0)
+		return 0;
+	l = (struct usdt_semlog *)((char *)ipp->map + USDT_SEMLOG_OFF);
+	for (uint32_t i = 0; i < USDT_NSEMLOG; i++)
+		if (!l[i].pid) {
+			l[i].addr = addr;
+			l[i].token = tok[0];
+			__atomic_store_n(&l[i].pid, (uint32_t)ipp->pid,
+					 __ATOMIC_RELEASE);
+			return i + 1;
+		}
+	return 0;
+}
+
+/* s's entry in the log zeroed, before s is lowered or forgotten. */
+void ip_semlog_clear(struct ip_proc *ipp, const struct ip_sema *s)
+{
+	struct usdt_semlog *l;
+
+	if (!ipp->map || !s->slot || s->slot > USDT_NSEMLOG)
+		return;
+	l = (struct usdt_semlog *)((char *)ipp->map + USDT_SEMLOG_OFF);
+	__atomic_store_n(&l[s->slot - 1].pid, 0, __ATOMIC_RELEASE);
+	l[s->slot - 1].addr = 0;
+	l[s->slot - 1].token = 0;
 }
 
 struct ip_obj *ip_proc_obj(struct ip_proc *ipp, struct tfile *f,
@@ -724,6 +772,86 @@ static bool other_dtrace(struct consumer *c, pid_t pid,
 	return false;
 }
 
+/* Is addr the semaphore of a note of ipp's process this run knows? */
+static bool note_sema(struct consumer *c, const struct ip_proc *ipp,
+		      const struct proc_maps *mm, uint64_t addr)
+{
+	for (size_t i = 0; i < c->nprobes; i++) {
+		const struct tprobe *p = c->probes[i];
+		uint64_t b;
+
+		if (p->pid != ipp->pid || p->pidkind ||
+		    !ip_file_bias(p->file, mm, &b))
+			continue;
+		for (unsigned k = 0; k < p->noffs; k++) {
+			const struct tnote *n =
+				file_note_at(p->file, p->offs[k]);
+
+			if (n && n->sema_off &&
+			    ip_off_to_addr(p->file, b, n->sema_off) == addr)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The semaphores a dead run raised in ipp's process, from the log of
+ * each dead arena mapped there (arena.h): an entry of this pid and of
+ * its current image whose address is a semaphore of a note we know is
+ * zeroed, then its semaphore lowered by one.  The number lowered.
+ */
+static size_t stale_semas(struct consumer *c, struct ip_proc *ipp,
+			  const struct proc_maps *mm)
+{
+	struct inproc *ip = c->ip;
+	uint64_t tok[2];
+	size_t n = 0;
+
+	if (ip_image_token(ipp->pid, tok) < 0)
+		return 0;
+	for (size_t m = 0; m < mm->n; m++) {
+		const struct proc_map *pm = &mm->m[m];
+		struct usdt_semlog l[USDT_NSEMLOG];
+		struct usdt_arena a;
+		bool ours = false;
+
+		if (!pm->path || strncmp(pm->path, "/memfd:usdt-arena", 17) ||
+		    pm->end - pm->start < USDT_ARENA_HDR)
+			continue;
+		for (size_t k = 0; k < ip->nprocs && !ours; k++)
+			ours = ip->procs[k]->map && ip->procs[k]->ino &&
+			       ip->procs[k]->ino == pm->ino;
+		if (ours ||
+		    ip_mem_rw(ipp->pid, pm->start, &a, sizeof(a), false) < 0 ||
+		    a.magic != USDT_ARENA_MAGIC ||
+		    ip_mem_rw(ipp->pid, pm->start + USDT_SEMLOG_OFF, l,
+			      sizeof(l), false) < 0)
+			continue;
+		for (unsigned i = 0; i < USDT_NSEMLOG; i++) {
+			struct usdt_semlog z = { 0 };
+			uint16_t v;
+
+			if (l[i].pid != (uint32_t)ipp->pid ||
+			    l[i].token != tok[0] ||
+			    !note_sema(c, ipp, mm, l[i].addr) ||
+			    ip_mem_rw(ipp->pid,
+				      pm->start + USDT_SEMLOG_OFF +
+					      i * sizeof(z),
+				      &z, sizeof(z), true) < 0)
+				continue;
+			if (ip_mem_rw(ipp->pid, l[i].addr, &v, 2, false) == 0 &&
+			    v > 0) {
+				v--;
+				if (ip_mem_rw(ipp->pid, l[i].addr, &v, 2,
+					      true) == 0)
+					n++;
+			}
+		}
+	}
+	return n;
+}
+
 /*
  * The sites a dead run left armed, given back before this run arms the
  * process (doc/DESIGN.md §14, "Both paths in one run"): a dtrace SIGKILLed (or
@@ -738,16 +866,19 @@ static bool other_dtrace(struct consumer *c, pid_t pid,
  * a call to its own file's recorder, or `mov $1` where -G wrote the
  * is-enabled NOPs, gets the file's bytes back.  A thread is never
  * inside the 5 bytes (the call and the mov are one instruction each).
- * The number given back.
+ * The semaphores it raised go down first, through its log only
+ * (stale_semas()), into *nsem.  The number of sites given back.
  */
 size_t ip_stale_restore(struct consumer *c, struct ip_proc *ipp,
-			const struct proc_maps *mm)
+			const struct proc_maps *mm, size_t *nsem)
 {
 	size_t n = 0;
 	bool dead;
 
+	*nsem = 0;
 	if (ipp->map || other_dtrace(c, ipp->pid, mm, &dead) || !dead)
 		return 0;
+	*nsem = stale_semas(c, ipp, mm);
 	for (size_t i = 0; i < c->nprobes; i++) {
 		struct tprobe *p = c->probes[i];
 		char w[PATH_MAX + 256];

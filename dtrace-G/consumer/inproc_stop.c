@@ -104,6 +104,7 @@ static void disarm(struct consumer *c, struct ip_proc *ipp)
 	for (size_t i = 0; i < ipp->nsemas; i++) {
 		uint16_t v;
 
+		ip_semlog_clear(ipp, &ipp->semas[i]); /* first (arena.h) */
 		if (obj_live(ipp, ipp->semas[i].file, live) &&
 		    ip_mem_rw(ipp->pid, ipp->semas[i].addr, &v, 2, false) ==
 			    0 &&

@@ -12,6 +12,10 @@
 #    (DTRACE_CGEN=0, and this tree before kplan_out.c) finds the new
 #    ones ("after-i"); the same with execname and literals in the
 #    clause (which kept it on the old path before);
+#  - the same argument's string printed by the kernel and read by a
+#    clause left to user space: the record of a hit the plan ran still
+#    copies it for that clause (cgen.c leaves out only the strings no
+#    such clause reads), so both print the bytes at the hit;
 #  - where the memory does not change, byte for byte DTRACE_CGEN=0's
 #    output: integers of several types (%d %u %x %c, trace()), strings
 #    empty, of 254, 255 and 300 bytes (cut to strsize - 1, also with
@@ -108,6 +112,27 @@ expect_grep "execname and literals: -v" \
 run 0 here0.txt 'rewrite 5' -s here.d
 expect_eq "execname and literals: DTRACE_CGEN=0 reads later" \
 	0 "$(grep -c 'before-' here0.txt)"
+
+# The record of a hit whose plan ran leaves out the copy of a string
+# only the kernel's clauses read (cgen.c, pl->ustr): a clause left to
+# user space (a this-> string) that reads the same argument still has
+# the bytes at the hit, beside the kernel's printf() of them.
+cat >both.d <<'EOF2'
+pid$target::hit:entry { printf("k %s\n", copyinstr(arg0)); }
+pid$target::hit:entry { this->s = copyinstr(arg0); printf("u %s\n", this->s); }
+EOF2
+run 1 both1.txt 'rewrite 5' -s both.d
+i=0
+: >both.exp
+while [ $i -lt 5 ]; do
+	printf 'k before-%d\nu before-%d\n' $i $i >>both.exp
+	i=$((i + 1))
+done
+echo >>both.exp
+expect_file_eq "kernel's and user space's copyinstr(): the bytes at the hit" \
+	both.exp both1.txt
+expect_grep "kernel's and user space's copyinstr(): -v" \
+	'^dtrace: 1 clause printing values computed in the kernel$' both1.txt.err
 
 # Memory that does not change: DTRACE_CGEN=0's output, byte for byte.
 cat >keep.d <<'EOF2'

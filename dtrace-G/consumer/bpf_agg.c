@@ -382,6 +382,7 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 		if (d_kplan_kvars(k->kp, cl[i]))
 			pl->tls |= UBPF_KTLS_UNFIT;
 		pl->record = 1;
+		pl->ustr |= d_kplan_strargs(k->kp, cl[i]); /* cgen.c */
 		if (!d_kplan_gated(k->kp, cl[i]))
 			gates = false;
 		if (ucl) {

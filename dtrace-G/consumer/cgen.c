@@ -62,7 +62,12 @@
  *     strmask) the record's length is known only at the end, so it is
  *     built in the per-CPU buffer cgbuf, each string a 2-byte length
  *     and bpf_probe_read_user_str()'s bytes at an offset masked to the
- *     buffer's first half (the verifier's bound), and written with
+ *     buffer's first half (the verifier's bound); after the plan ran
+ *     (UBPF_RF_KAGG), only the strings a clause it left to user space
+ *     reads (pl->ustr, bpf_agg.c's plan_of(): an armed process's plan
+ *     is the compiled one byte for byte, so the same), the record's
+ *     strmask saying which (a printf() the kernel ran has its string
+ *     in the out area already), and written with
  *     bpf_ringbuf_output(), as usdt.bpf.c does; so is a record with the
  *     copy of copyin(argN, size) at the hit (the spec's memmask: one
  *     argument, bpf.c's ev_mem()), a 2-byte length (0: a fault, which
@@ -538,6 +543,13 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* strings, a copyin() copy or the stack: built in cgbuf */
 	bool strs = s->strmask != 0 || s->memmask != 0 || s->ustk != 0 ||
 		    ppid || ecred || sess || psargs; /* present when read */
+	/* the strings no clause left to user space reads (pl->ustr): a
+	 * record the plan ran for (UBPF_RF_KAGG: user space runs only
+	 * those clauses) leaves their copies out, and its strmask says so;
+	 * a hit not armed copies them all, its record running every clause */
+	uint16_t kskip = pl && !m->kp && m->armed >= 0 && m->arm1 >= 0
+				 ? (uint16_t)(s->strmask & ~pl->ustr)
+				 : 0;
 	/* one timestamp a firing, the plan's and the record's */
 	bool ts = pl && cgen_plan_has(pl, UBPF_K_TIME, -1);
 	/* faults at the hit: the record's last 8 bytes, its sites' bits
@@ -742,6 +754,15 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	st(&e, BPF_H, 9, 24, (int32_t)len);
 	st(&e, BPF_H, 9, 26, (int32_t)nargs);
 	st(&e, BPF_H, 9, 28, s->strmask);
+	if (kskip) {
+		size_t j;
+
+		ldx(&e, BPF_DW, 1, 10, S_FLAGS);
+		alu_i(&e, BPF_AND, 1, UBPF_RF_KAGG);
+		j = jmp_i(&e, BPF_JEQ, 1, 0);
+		st(&e, BPF_H, 9, 28, (int32_t)(s->strmask & ~kskip));
+		fix(&e, j);
+	}
 	ldx(&e, BPF_DW, 1, 10, S_FLAGS);
 	if (vt)
 		alu_i(&e, BPF_OR, 1, UBPF_RF_VTIME);
@@ -792,10 +813,15 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		if (psargs)
 			cgen_psargs(&e, m->psargs1);
 		for (unsigned i = 0; i < nargs; i++) {
-			size_t j;
+			size_t j, jk = SIZE_MAX;
 
 			if (!(s->strmask & (1u << i)))
 				continue;
+			if (kskip & (1u << i)) { /* not after the plan ran */
+				ldx(&e, BPF_DW, 1, 10, S_FLAGS);
+				alu_i(&e, BPF_AND, 1, UBPF_RF_KAGG);
+				jk = jmp_i(&e, BPF_JNE, 1, 0);
+			}
 			alu_i(&e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
 			alu_r(&e, BPF_MOV, 1, 9);
 			alu_r(&e, BPF_ADD, 1, 8);
@@ -814,6 +840,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			stx(&e, BPF_H, 1, 0, 0);
 			alu_i(&e, BPF_ADD, 8, 2);
 			alu_r(&e, BPF_ADD, 8, 0);
+			if (jk != SIZE_MAX)
+				fix(&e, jk);
 		}
 		/*
 		 * copyin(argN, size) of the one argument ev_mem() picked:

@@ -687,6 +687,12 @@ bool d_kplan_tls(const struct d_kplan *k, unsigned clause)
 	return d_kplan_clause(k, clause) && k->tls[clause];
 }
 
+uint16_t d_kplan_strargs(const struct d_kplan *k, unsigned clause)
+{
+	return clause < k->prog->nclauses ? d_clause_strargs(k->prog, clause)
+					  : 0xffff;
+}
+
 bool d_kplan_kvars(const struct d_kplan *k, unsigned clause)
 {
 	return d_kplan_clause(k, clause) && k->kv[clause];

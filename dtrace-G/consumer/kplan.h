@@ -48,6 +48,8 @@ bool d_kplan_clause(const struct d_kplan *k, unsigned clause);
  * for a hit whose other clauses the kernel runs.
  */
 bool d_kplan_tls(const struct d_kplan *k, unsigned clause);
+/* the arguments whose strings clause reads (d_clause_strargs()) */
+uint16_t d_kplan_strargs(const struct d_kplan *k, unsigned clause);
 bool d_kplan_kvars(const struct d_kplan *k, unsigned clause);
 bool d_kplan_tlsvar(const struct d_kplan *k, unsigned var);
 unsigned d_kplan_nvars(const struct d_kplan *k);

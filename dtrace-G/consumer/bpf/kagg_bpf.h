@@ -268,7 +268,10 @@ struct ubpf_kplan {
 		      * variable there was left out (too long), so no
 		      * plan can be exact */
 	__u16 fstr;  /* SEQ with fault sites: bytes of a string read */
-	__u8 pad[2];
+	__u16 ustr;  /* the arguments whose strings (copyinstr(argN)) a
+		      * clause left to user space reads: a generated
+		      * program's record of a hit the plan ran copies
+		      * only these (cgen.c) */
 	struct ubpf_kdirect d;
 	struct ubpf_kop ops[UBPF_KOPS];
 };

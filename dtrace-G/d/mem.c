@@ -687,6 +687,14 @@ struct dv d_member(struct ectx *x, const struct node *n)
 static uint64_t lval_addr(struct ectx *x, const struct node *n,
 			  struct d_lval *l)
 {
+	/*
+	 * a global's storage itself (d_var_addr()): a store goes in place,
+	 * after its right side ran, so a write through a pointer into the
+	 * variable made by that right side (a[0] = (*x = 5)) stays
+	 */
+	if (n->op == N_VAR && n->sou &&
+	    x->p->vars[n->sub].scope == SC_GLOBAL)
+		return (uint64_t)d_var_addr(x, n).i;
 	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sou) {
 		struct sbuf k = { 0 };
 		struct dv *slot = d_var_slot(x, n, &k, false);

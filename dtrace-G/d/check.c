@@ -458,6 +458,8 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 		n->kind = T_INT;
 		d_member_check(ps, n, strict); /* T_ANY: not known yet */
 		return n->kind;
+	case N_VARADDR: /* made by &'s rewrite (mem.c), already typed */
+		return n->kind = T_INT;
 	case N_UREGS:
 		ka = d_check(ps, n->a, strict);
 		d_need_int(ps, n->a, ka, "uregs[ ]", strict);

@@ -131,10 +131,12 @@ enum {
 	N_ASSIGN, /* op: '=' or the compound operator */
 	N_INCDEC, /* op: OP_INC/OP_DEC; ival 1 = postfix */
 	N_CAST,
-	N_DEREF, /* *e, or a[b] (b set): a pointer into copyin()'s scratch
-		  * (mem.c) */
-	N_MEMBER, /* e.m, e->m (mem.c): sval the member, ival its offset */
-	N_UREGS,  /* uregs[a] (stack.c) */
+	N_DEREF,   /* *e, or a[b] (b set): a pointer into copyin()'s scratch
+		    * (mem.c) */
+	N_MEMBER,  /* e.m, e->m (mem.c): sval the member, ival its offset */
+	N_UREGS,   /* uregs[a] (stack.c) */
+	N_VARADDR, /* the address of global struct or array variable sub's
+		    * storage: what &s.m and &a[i] add to (mem.c) */
 };
 
 /* multi-character operators */
@@ -1046,6 +1048,7 @@ struct dv d_mem_string(struct ectx *x, uint64_t p);
 struct dv d_alloca(struct ectx *x, const struct dv *a);
 void d_sou_assign_check(struct parser *ps, struct node *n, struct var *v);
 struct dv d_sou_get(struct ectx *x, const struct node *n, struct dv slot);
+struct dv d_var_addr(struct ectx *x, const struct node *n);
 void d_sou_put(struct ectx *x, const struct node *var, struct sbuf *k,
 	       uint64_t addr);
 /* Where a store writes (mem.c's lval_addr()) */

@@ -78,8 +78,16 @@
  * memory without reading it: &p->m is p + m's offset, &p[i] is p + i,
  * &*p is p, typed as a pointer to the member's type; the checker
  * rewrites it into that arithmetic, so the evaluator never sees a '&'.
- * A D variable's storage (a struct or array variable's members and
- * elements included) has no address here: it is refused.
+ * A global struct or array variable's members and elements are named
+ * in its own storage (N_VARADDR, d_var_addr(): the slot's bytes, which
+ * stay where they are for the run), so &a[i] and &s.m are pointers that
+ * read and write the variable itself, in a later firing too: find_buf()
+ * takes that storage as it takes a copy (bcopy() and copyinto() write
+ * only scratch, as DTrace's).  A clause holding one is run in user
+ * space: the kernel's planner knows no N_VARADDR.  A self->, this-> or
+ * associative array's struct has storage made and dropped with its
+ * thread, clause or key, which a kept pointer could outlive: refused,
+ * as the address of a variable itself is.
  *
  * Safety.  A pointer is dereferenced only when the bytes it names lie
  * wholly inside one copy this run made; anything else (a traced
@@ -324,12 +332,13 @@ static struct node *plus_bytes(struct parser *ps, struct node *e, int64_t off)
 
 /*
  * An expression whose value is o's address, o a checked lvalue of
- * memory (not a D variable): *p is p, p[i] is p + i (C's scaling), e->m
+ * memory: *p is p, p[i] is p + i (C's scaling), e->m
  * is e + m's offset, e.m is e's address + the offset (e being *p, p[i]
  * or a nested member, whose value is already its address).  An element
  * of an array member starts at the member's address, typed as a pointer
- * to the element.  A struct or array variable of D (s.m, a[i] of
- * int a[5]) has no address here: dtrace holds it by value.
+ * to the element.  A global struct or array variable's member or
+ * element (s.m, a[i] of int a[5]) starts at its storage (N_VARADDR);
+ * any other variable's is refused.
  */
 static struct node *addr_of(struct parser *ps, struct node *o,
 			    const struct tok *amp)
@@ -368,12 +377,22 @@ static struct node *addr_of(struct parser *ps, struct node *o,
 			return plus_bytes(ps, o->a, o->ival);
 		return plus_bytes(ps, addr_of(ps, o->a, amp), o->ival);
 	case N_VAR:
+		if (ps->prog->vars[o->sub].scope == SC_GLOBAL) {
+			struct node *v = at_node(ps, o, N_VARADDR);
+
+			v->sub = o->sub;
+			v->sz = 8;
+			return v;
+		}
+		/* fall through */
 	case N_ASSOC:
 		d_perrt(ps, D_IDENT_UNSUPP, amp->line, amp->col,
 			"cannot take the address of a member or element of "
-			"%s: a D variable is held by value in dtrace's own "
-			"storage, with no address a traced process or a later "
-			"firing could use",
+			"%s: only a global struct or array variable has "
+			"storage of its own here; a self->, this-> or "
+			"associative array's is made and dropped with its "
+			"thread, clause or key, and a pointer kept past that "
+			"would name nothing",
 			ps->prog->vars[o->sub].name);
 	default:
 		d_perrt(ps, D_ADDROF_LVAL, amp->line, amp->col,
@@ -509,16 +528,36 @@ void d_sou_assign_check(struct parser *ps, struct node *n, struct var *v)
 
 static void add_buf(struct ectx *x, unsigned char *buf, size_t size);
 
-/* The copy holding [p, p + len), or NULL. */
+/* The copy holding [p, p + len), or NULL; else the storage of the
+ * global struct or array variable holding it (d_var_addr()), as a copy
+ * in *var. */
 static const struct d_cbuf *find_buf(const struct ectx *x, uint64_t p,
-				     size_t len)
+				     size_t len, struct d_cbuf *var)
 {
+	const struct d_prog *pr = x->p;
+
 	for (unsigned i = 0; i < x->ncbufs; i++) {
 		uint64_t b = (uint64_t)(uintptr_t)x->cbufs[i].b;
 
 		if (p >= b && p - b <= x->cbufs[i].len &&
 		    len <= x->cbufs[i].len - (p - b))
 			return &x->cbufs[i];
+	}
+	for (unsigned i = 0; var && i < pr->nvars && i < pr->nval; i++) {
+		const struct dv *v = &pr->gval[i];
+		size_t vlen;
+		uint64_t b;
+
+		if (pr->vars[i].scope != SC_GLOBAL || !pr->vars[i].sou ||
+		    v->k != K_STR || v->show != DV_SOU)
+			continue;
+		vlen = pr->sous[pr->vars[i].sou - 1].size;
+		b = (uint64_t)(uintptr_t)v->s;
+		if (p >= b && p - b <= vlen && len <= vlen - (p - b)) {
+			var->b = (unsigned char *)(uintptr_t)v->s;
+			var->len = vlen;
+			return var;
+		}
 	}
 	return NULL;
 }
@@ -550,8 +589,9 @@ struct dv d_copyin(struct ectx *x, const struct node *n, const struct dv *a)
 struct dv d_load(struct ectx *x, const struct node *n, uint64_t p)
 {
 	uint64_t v = 0;
+	struct d_cbuf vb;
 
-	if (!find_buf(x, p, n->sz))
+	if (!find_buf(x, p, n->sz, &vb))
 		d_fault(x, FLT_BADADDR, p);
 	memcpy(&v, (const void *)(uintptr_t)p, n->sz); /* little-endian */
 	return d_dv_int((int64_t)v, n->sz, n->sg);
@@ -601,8 +641,9 @@ struct dv d_store(struct ectx *x, const struct node *n, uint64_t p, struct dv v)
 {
 	struct dv r = d_dv_int(v.i, n->sz, n->sg);
 	uint64_t u = (uint64_t)r.i;
+	struct d_cbuf vb;
 
-	if (!find_buf(x, p, n->sz))
+	if (!find_buf(x, p, n->sz, &vb))
 		d_fault(x, FLT_BADADDR, p);
 	memcpy((void *)(uintptr_t)p, &u, n->sz); /* little-endian */
 	return r;
@@ -646,6 +687,14 @@ struct dv d_member(struct ectx *x, const struct node *n)
 static uint64_t lval_addr(struct ectx *x, const struct node *n,
 			  struct d_lval *l)
 {
+	/*
+	 * a global's storage itself (d_var_addr()): a store goes in place,
+	 * after its right side ran, so a write through a pointer into the
+	 * variable made by that right side (a[0] = (*x = 5)) stays
+	 */
+	if (n->op == N_VAR && n->sou &&
+	    x->p->vars[n->sub].scope == SC_GLOBAL)
+		return (uint64_t)d_var_addr(x, n).i;
 	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sou) {
 		struct sbuf k = { 0 };
 		struct dv *slot = d_var_slot(x, n, &k, false);
@@ -725,7 +774,8 @@ struct dv d_lval_store(struct ectx *x, const struct d_lval *l, struct dv v)
  * the copy, or strsize - 1 bytes, whichever comes first. */
 struct dv d_mem_string(struct ectx *x, uint64_t p)
 {
-	const struct d_cbuf *b = find_buf(x, p, 0);
+	struct d_cbuf vb;
+	const struct d_cbuf *b = find_buf(x, p, 0, &vb);
 	const char *s = (const char *)(uintptr_t)p;
 	size_t len, max;
 
@@ -788,9 +838,10 @@ void d_sou_put(struct ectx *x, const struct node *var, struct sbuf *k,
 	size_t size = x->p->sous[x->p->vars[var->sub].sou - 1].size;
 	struct sbuf own = { 0 };
 	struct dv *slot;
+	struct d_cbuf vb;
 	char *b;
 
-	if (!find_buf(x, addr, size))
+	if (!find_buf(x, addr, size, &vb))
 		d_fault(x, FLT_BADADDR, addr);
 	slot = d_var_slot(x, var, k ? k : &own, true);
 	free(own.b);
@@ -804,6 +855,28 @@ void d_sou_put(struct ectx *x, const struct node *var, struct sbuf *k,
 	memcpy(b, (const void *)(uintptr_t)addr, size);
 	*slot = d_dv_str(b);
 	slot->show = DV_SOU;
+}
+
+/*
+ * The address of global struct or array variable n->sub's storage
+ * (N_VARADDR: &s.m, &a[i]): its slot's bytes, made (zeros) here if it
+ * was never assigned.  They stay where they are for the program's life
+ * (d_sou_put() writes in place), so a pointer into them kept in a
+ * variable reads and writes them in a later firing too (find_buf()).
+ */
+struct dv d_var_addr(struct ectx *x, const struct node *n)
+{
+	struct dv *slot = &x->p->gval[n->sub];
+	size_t size = x->p->sous[x->p->vars[n->sub].sou - 1].size;
+	char *b;
+
+	if (slot->k != K_STR || slot->show != DV_SOU) {
+		b = xmalloc(size ? size : 1);
+		memset(b, 0, size ? size : 1);
+		*slot = d_dv_str(b);
+		slot->show = DV_SOU;
+	}
+	return d_dv_int((int64_t)(uintptr_t)slot->s, 8, false);
 }
 
 /* alloca(size): size bytes of the clause's scratch, zeroed. */
@@ -834,10 +907,11 @@ void d_bcopy(struct ectx *x, const struct dv *a)
 {
 	uint64_t src = (uint64_t)a[0].i, dst = (uint64_t)a[1].i;
 	size_t n = size_arg(x, &a[2], dst);
+	struct d_cbuf vb;
 
-	if (!find_buf(x, src, n))
+	if (!find_buf(x, src, n, &vb))
 		d_fault(x, FLT_BADADDR, src);
-	if (!find_buf(x, dst, n))
+	if (!find_buf(x, dst, n, NULL)) /* scratch only, as DTrace's */
 		d_fault(x, FLT_BADADDR, dst);
 	memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
 }
@@ -856,13 +930,14 @@ void d_copyout_held(struct ectx *x, const struct dv *a, bool str)
 	uint64_t dst = (uint64_t)a[1].i;
 	size_t n = size_arg(x, &a[2], dst);
 	const void *src;
+	struct d_cbuf vb;
 
 	if (str) {
 		src = a[0].s;
 		if (strlen(a[0].s) + 1 < n)
 			n = strlen(a[0].s) + 1;
 	} else {
-		if (n && !find_buf(x, (uint64_t)a[0].i, n))
+		if (n && !find_buf(x, (uint64_t)a[0].i, n, &vb))
 			d_fault(x, FLT_BADADDR, (uint64_t)a[0].i);
 		src = (const void *)(uintptr_t)a[0].i;
 	}
@@ -880,7 +955,7 @@ void d_copyinto(struct ectx *x, const struct dv *a)
 	uint64_t addr = (uint64_t)a[0].i, dst = (uint64_t)a[2].i;
 	size_t n = size_arg(x, &a[1], dst);
 
-	if (!find_buf(x, dst, n))
+	if (!find_buf(x, dst, n, NULL)) /* scratch only, as bcopy()'s */
 		d_fault(x, FLT_BADADDR, dst);
 	if (n && (!f->copyin || !addr ||
 		  f->copyin(f->copyin_ctx, f->pid, addr,
@@ -901,13 +976,14 @@ void d_tracemem(struct ectx *x, const struct stmt *st)
 	size_t size = (size_t)st->args[1]->ival, i, j;
 	struct sbuf *sb = &x->out;
 	const unsigned char *c;
+	struct d_cbuf vb;
 
 	if (st->nargs > 2) {
 		d = d_eval(x, st->args[2]);
 		if (!(d.sg && d.i < 0) && (uint64_t)d.i < size)
 			size = (size_t)d.i;
 	}
-	if (!find_buf(x, (uint64_t)p.i, size))
+	if (!find_buf(x, (uint64_t)p.i, size, &vb))
 		d_fault(x, FLT_BADADDR, (uint64_t)p.i);
 	if (!size)
 		return;

@@ -664,6 +664,8 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		return d_member(x, n);
 	case N_UREGS:
 		return d_uregs(x, n);
+	case N_VARADDR:
+		return d_var_addr(x, n);
 	case N_BIN:
 		a = d_eval(x, n->a);
 		b = d_eval(x, n->b);

@@ -1,8 +1,8 @@
 /*
- * A struct variable's member: DTrace would give an address in its own
- * kernel storage; here a D variable is held by value in dtrace, with no
- * address a traced process or a later firing could use, so & refuses it
- * rather than give a number that names nothing.
+ * A self-> struct variable's member: only a global struct or array
+ * variable has storage a pointer may name here (tst.addrof-var-*.d); a
+ * thread-local one's is made and dropped with its thread, so a pointer
+ * kept past that would name nothing, and & refuses it with the reason.
  */
 struct s {
 	int a;

@@ -385,8 +385,12 @@ dp=$!
 bg_pids="$bg_pids $dp"
 wait_until 100 test -e armed ||
 	fail "take-over: the first dtrace never armed the process"
-expect_eq "take-over: the first dtrace's calls" 3 \
-	"$(site_bytes $ap | grep -c '^ e8')"
+# the first dtrace's calls: hit's and tick's sites in act itself (not
+# its header stubs, which go to the kernel path); how many depends on
+# the compiler's inlining (3 with gcc -O2, 4 with clang's)
+to_calls=$(site_bytes $ap | grep -c '^ e8')
+[ "$to_calls" -ge 3 ] && pass ||
+	fail "take-over: the first dtrace's calls: $to_calls, expected 3 or more"
 expect_eq "take-over: the first dtrace's semaphores" "hit 2 tick 1 " \
 	"$(sh semas.sh $ap)"
 kill -KILL $dp

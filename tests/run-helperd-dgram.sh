@@ -170,6 +170,10 @@ stop_cycle stoppedk
 start_cycle forked nobody ./cycle ./plug.so 0 keep fork
 if ready forked; then
 	sync_reg
+	# the child's ADD may still wait in the socket behind its parent's
+	# (the daemon reads the queue when it can; a sync can come first)
+	wait_until 100 has_regs "$rchild" 1
+	wait_until 100 has_regs "$rpid" 1
 	expect_eq "fork child of a datagram registration: registered" 1 \
 		"$(regs "$rchild")"
 	expect_eq "... and its parent still" 1 "$(regs "$rpid")"

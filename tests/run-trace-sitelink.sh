@@ -14,7 +14,8 @@
 #    arm the new image too, is closed at the exec stop and the image
 #    armed anew, on uprobe events: only what is armed before BEGIN, the
 #    -c command held, takes links);
-#  - another thread execs it (2N);
+#  - another thread execs it (2N), and one that fires at once (2N: the
+#    new image is armed at the exec stop, before it runs; -c and -p);
 #  - the leader exits first and a thread fires N (2N: its sites armed
 #    as uprobe events again once the leader is gone, as the link's
 #    filter then matches no process).
@@ -90,6 +91,33 @@ run() {
 		"$(grep -i drop err.txt)"
 }
 
+# runp WHAT LINKS MODE ARG IMAGES: as run, for -p of ./sl MODE N ARG
+runp() {
+	what=$1 k=$2
+	rm -f out.raw
+	./sl "$3" "$N" $4 &
+	sp=$!
+	# the shell's fork has exec'd sl, or sl$target is no probe
+	wait_until 100 grep -q '/sl$' "/proc/$sp/maps"
+	DTRACE_SITE_LINKS=$k timeout -s KILL 60 "$DTRACE" -v -q -o out.raw \
+		-n "$T" -p "$sp" >/dev/null 2>err.raw
+	expect_eq "$what (DTRACE_SITE_LINKS=$k): status" 0 "$?"
+	wait "$sp"
+	expect_eq "$what (DTRACE_SITE_LINKS=$k): sl's status" 0 "$?"
+	awk 'NF' out.raw 2>/dev/null | sort >out.txt
+	nl=$(($5 * nsites))
+	[ "$k" = 1 ] && [ "$links" = 1 ] || nl=0
+	case $nl in
+	0) want="" ;;
+	1) want="dtrace: BPF: 1 site link, no uprobe event" ;;
+	*) want="dtrace: BPF: $nl site links, no uprobe event" ;;
+	esac
+	expect_eq "$what (DTRACE_SITE_LINKS=$k): site links" "$want" \
+		"$(grep 'site link' err.raw)"
+	expect_eq "$what (DTRACE_SITE_LINKS=$k): nothing said but -v's" "" \
+		"$(grep -v 'BPF: \|clause.* in the kernel\|traced thread' err.raw)"
+}
+
 # the target's own hits, by mode and whether the target fired them
 T='sl$target:::hit { @[pid == $target, arg0] = count(); }'
 for k in 1 0; do
@@ -112,6 +140,17 @@ for k in 1 0; do
 	run "thread exec" $k "$T" texec 1
 	expect_eq "thread exec ($k): N before, N after" \
 		"1 0 $N|1 3 $N" "$(awk '{print $1, $2, $3}' out.txt |
+			paste -sd'|')"
+
+	run "thread exec, at once" $k "$T" tnow 1
+	expect_eq "thread exec, at once ($k): N before, N after" \
+		"1 0 $N|1 9 $N" "$(awk '{print $1, $2, $3}' out.txt |
+			paste -sd'|')"
+
+	# -p (uprobe events): the process waits until it is armed
+	runp "-p, thread exec, at once" $k tnow "" 0
+	expect_eq "-p, thread exec, at once ($k): N before, N after" \
+		"1 0 $N|1 9 $N" "$(awk '{print $1, $2, $3}' out.txt |
 			paste -sd'|')"
 
 	run "leader exits first" $k "$T" lexit 1

@@ -53,12 +53,13 @@
  * A library a -p process (or a -c command) dlopen()s is armed before
  * its code runs as under the bpf backend: dlhold.c holds the thread at
  * ld.so's _dl_debug_state() with a uprobe and a program of its own, a
- * few BPF instructions that signal the thread.  No hit is read through
- * BPF: the program is the one stop that nothing outlives a SIGKILLed
- * dtrace by (doc/DESIGN.md §8 says why a perf event's own SIGTRAP,
- * attr.sigtrap, does not do), so where the kernel refuses it, or dtrace
- * was built without libbpf, the library is armed when the maps are next
- * read, and dtrace says so.
+ * few BPF instructions that signal the thread; and a new image at its
+ * exec stop, the -p process held from its first arming (up_enable()).
+ * No hit is read through BPF: the program is the one stop that nothing
+ * outlives a SIGKILLed dtrace by (doc/DESIGN.md §8 says why a perf
+ * event's own SIGTRAP, attr.sigtrap, does not do), so where the kernel
+ * refuses it, or dtrace was built without libbpf, the library is armed
+ * when the maps are next read, and dtrace says so.
  *
  * The bpf backend (bpf.c) arms sites with these same functions: with
  * c->up.scope_only the per-thread perf events only scope the breakpoints
@@ -914,6 +915,14 @@ void up_enable(struct consumer *c, struct tproc *pr)
 	size_t nfz = 0;
 	uint64_t now;
 
+	/*
+	 * A -p process held by dlhold.c from its first arming on, not
+	 * from BEGIN: an exec meanwhile is stopped at, and its new image
+	 * armed there, before it runs.  Where it cannot be, said once.
+	 */
+	if (pr->target && !pr->created && !c->begun &&
+	    (c->be->caps & BE_CAP_HOLD))
+		(void)dlhold_start(c, pr);
 	drain_buffers(c);
 	now = now_ns(CLOCK_MONOTONIC);
 	if (carries_all(c, pr, now))

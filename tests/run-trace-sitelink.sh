@@ -1,23 +1,28 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# run-trace-sitelink.sh: a -c command's sites that only its own pinned
-# descriptions name are armed by one uprobe_multi link each for the
-# process, no tracefs uprobe event (dtrace-G/consumer/bpf_attach.c, site
-# links), and every count stays exact around what a link does not
-# follow by itself.  tests/data/sitelink/sl.c fires sl:::hit N times
-# (arg0: the mode) then:
+# run-trace-sitelink.sh: the sites of a -c command or -p process that
+# only its own pinned descriptions name are armed by one uprobe_multi
+# link each for the process, no tracefs uprobe event
+# (dtrace-G/consumer/bpf_attach.c, site links), and every count stays
+# exact around what a link does not follow by itself.
+# tests/data/sitelink/sl.c fires sl:::hit N times (arg0: the mode) then:
 #  - forks a child that fires N (sl$target counts the parent's 2N only,
 #    the child's hits being no probe of the target's; sl* counts each
 #    process exactly, on uprobe events: a glob keeps the old path);
 #  - the leader execs an image that fires N (2N: the link, which would
 #    arm the new image too, is closed at the exec stop and the image
-#    armed anew, on uprobe events: only what is armed before BEGIN, the
-#    -c command held, takes links);
-#  - another thread execs it (2N);
+#    armed anew there, by links again);
+#  - another thread execs it (2N), and one that fires at once (2N: the
+#    new image is armed at the exec stop, before it runs);
 #  - the leader exits first and a thread fires N (2N: its sites armed
 #    as uprobe events again once the leader is gone, as the link's
 #    filter then matches no process).
+# Under -p: an exec chain of four images (4N, every image on links);
+# another thread's exec that fires at once (2N); the leader exiting
+# first, then a thread's exec (2N: the new image keeps the uprobe
+# events the old one's sites went over to, whose filter still takes the
+# thread after its exec; a link as well counted its hits twice).
 # Each with -v saying how many site links were made, and again with
 # DTRACE_SITE_LINKS=0 (none, the same counts).  Then, without links and
 # on both backends, a thread created after arming whose leader exits
@@ -90,6 +95,33 @@ run() {
 		"$(grep -i drop err.txt)"
 }
 
+# runp WHAT LINKS MODE ARG IMAGES: as run, for -p of ./sl MODE N ARG
+runp() {
+	what=$1 k=$2
+	rm -f out.raw
+	./sl "$3" "$N" $4 &
+	sp=$!
+	# the shell's fork has exec'd sl, or sl$target is no probe
+	wait_until 100 grep -q '/sl$' "/proc/$sp/maps"
+	DTRACE_SITE_LINKS=$k timeout -s KILL 60 "$DTRACE" -v -q -o out.raw \
+		-n "$T" -p "$sp" >/dev/null 2>err.raw
+	expect_eq "$what (DTRACE_SITE_LINKS=$k): status" 0 "$?"
+	wait "$sp"
+	expect_eq "$what (DTRACE_SITE_LINKS=$k): sl's status" 0 "$?"
+	awk 'NF' out.raw 2>/dev/null | sort >out.txt
+	nl=$(($5 * nsites))
+	[ "$k" = 1 ] && [ "$links" = 1 ] || nl=0
+	case $nl in
+	0) want="" ;;
+	1) want="dtrace: BPF: 1 site link, no uprobe event" ;;
+	*) want="dtrace: BPF: $nl site links, no uprobe event" ;;
+	esac
+	expect_eq "$what (DTRACE_SITE_LINKS=$k): site links" "$want" \
+		"$(grep 'site link' err.raw)"
+	expect_eq "$what (DTRACE_SITE_LINKS=$k): nothing said but -v's" "" \
+		"$(grep -v 'BPF: \|clause.* in the kernel\|traced thread' err.raw)"
+}
+
 # the target's own hits, by mode and whether the target fired them
 T='sl$target:::hit { @[pid == $target, arg0] = count(); }'
 for k in 1 0; do
@@ -104,14 +136,35 @@ for k in 1 0; do
 		"0 $N|1 $((2 * N))" "$(awk '{print $1, $2}' out.txt |
 			paste -sd'|')"
 
-	run "leader exec" $k "$T" exec 1
+	run "leader exec" $k "$T" exec 2
 	expect_eq "leader exec ($k): N before, N after" \
 		"1 0 $N|1 2 $N" "$(awk '{print $1, $2, $3}' out.txt |
 			paste -sd'|')"
 
-	run "thread exec" $k "$T" texec 1
+	run "thread exec" $k "$T" texec 2
 	expect_eq "thread exec ($k): N before, N after" \
 		"1 0 $N|1 3 $N" "$(awk '{print $1, $2, $3}' out.txt |
+			paste -sd'|')"
+
+	run "thread exec, at once" $k "$T" tnow 2
+	expect_eq "thread exec, at once ($k): N before, N after" \
+		"1 0 $N|1 9 $N" "$(awk '{print $1, $2, $3}' out.txt |
+			paste -sd'|')"
+
+	# -p: the process waits until its first image is armed
+	runp "-p, exec chain" $k chain 3 4
+	expect_eq "-p, exec chain ($k): N in each of 4 images" \
+		"1 6 $((4 * N))" "$(awk '{print $1, $2, $3}' out.txt)"
+
+	runp "-p, thread exec, at once" $k tnow "" 2
+	expect_eq "-p, thread exec, at once ($k): N before, N after" \
+		"1 0 $N|1 9 $N" "$(awk '{print $1, $2, $3}' out.txt |
+			paste -sd'|')"
+
+	# its first image's links: the second is on uprobe events
+	runp "-p, leader exits, then a thread's exec" $k lexec "" 1
+	expect_eq "-p, leader exits, then a thread's exec ($k): N, N" \
+		"1 0 $N|1 7 $N" "$(awk '{print $1, $2, $3}' out.txt |
 			paste -sd'|')"
 
 	run "leader exits first" $k "$T" lexit 1

@@ -1189,6 +1189,10 @@ static void bpf_enable(struct consumer *c, struct tproc *pr)
 
 	if (c->bpf) /* pr's hits may start with the arming */
 		bpf_kfix_off(c->bpf->kagg);
+	/* a -p process held from its first arming on (up_enable()) */
+	if (pr->target && !pr->created && !c->begun &&
+	    (c->be->caps & BE_CAP_HOLD))
+		(void)dlhold_start(c, pr);
 	if (c->bpf && !held &&
 	    (!c->bpf->cg_tried || bpf_kagg_keeps_tls(c->bpf->kagg))) {
 		nfz = proc_freeze(pr->pid, &fz, 0);

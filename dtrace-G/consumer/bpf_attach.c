@@ -34,8 +34,10 @@
  * unregistration under the kernel's event_mutex, after the link's
  * detach: 64-100 ms and 20-63 ms of a -c run's start to exit on 6.18
  * (bench/RESULTS.md).  So a site uprobe.c finds fit (link_fits(): only
- * the process's own pinned probes there, a process whose exec dtrace
- * stops at) gets no uprobe event at all: uprobe_ev.c makes its event
+ * the process's own pinned probes there, a -c command or -p process
+ * whose exec dtrace stops at, no perf events of a uprobe event of the
+ * process's there, an earlier image's, whose filter still takes it)
+ * gets no uprobe event at all: uprobe_ev.c makes its event
  * without tracefs (up_event_link()) and site_link() attaches the
  * event's generated program, loaded as a uprobe_multi program (a program
  * of that kind attaches to no perf event, and the other kind to no

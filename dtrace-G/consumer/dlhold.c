@@ -54,9 +54,12 @@
  * a process held here: a second tracer cannot seize it).  At the end
  * the link or the perf events close first, then every thread is stopped
  * and detached with the signal it stopped for.  An exec stop closes the
- * process's site links (bpf_attach.c) before the new image runs, and a
- * leader gone before its threads has its sites armed as uprobe events
- * instead (up_site_relink()), as it has its breakpoint on ld.so.  A
+ * process's site links (bpf_attach.c) and arms the new image, the
+ * buffers read first for the exec's record (dh_arm()), before it runs;
+ * and a leader gone before its threads has its sites armed as uprobe
+ * events instead (up_site_relink()), as it has its breakpoint on ld.so.
+ * A -p process is seized at its first arming (uprobe.c's up_enable()),
+ * not at BEGIN, so that an exec in between is stopped at too.  A
  * process that cannot be seized (a debugger has it) or a kernel that
  * refuses the program keeps the 100 ms arming, said once.
  *
@@ -189,6 +192,8 @@ static struct {
 	bool failed; /* the program could not be made: said once */
 	bool progs;  /* dh_open_prog() has run */
 	bool arming; /* in dh_arm(): proc_refresh() is not entered again */
+	pid_t *refused; /* dlhold_start() could not take them: said once */
+	size_t nrefused;
 } dh = {.prog_fd = -1, .map_fd = -1, .mprog_fd = -1};
 
 static struct dh_proc *dh_find(pid_t pid)
@@ -636,10 +641,12 @@ static void dh_status(struct dh_proc *dp, size_t i, int st)
 		 * the new image is mapped and has run nothing: the old
 		 * one's site links go now (a leader's would arm the new
 		 * image, which is armed anew; another thread's exec left
-		 * them nothing), bpf_attach.c
+		 * them nothing), bpf_attach.c; and the new image is armed
+		 * before it runs (dh_arm())
 		 */
 		if (dh.c->up.site_unlink)
 			(void)dh.c->up.site_unlink(dh.c, dp->pr->pid, false);
+		ours = true;
 	} else if (ev == PTRACE_EVENT_STOP) {
 		/* a group-stop stays one; else our interrupt, a first stop */
 		t->listen = sig == SIGSTOP || sig == SIGTSTP ||
@@ -811,7 +818,12 @@ void dlhold_hit_done(pid_t pid, pid_t tid)
 	}
 }
 
-/* A thread stopped in dlopen(): the new library armed, then all go on. */
+/*
+ * A thread stopped in dlopen() or at its exec: the new library or image
+ * armed, then all go on.  The buffers are read first: the exec's record
+ * (the fork tracker's, written before the exec stop) has the new
+ * image's probes found anew (lineage.c's lin_exec()).
+ */
 static void dh_arm(struct dh_proc *dp)
 {
 	bool held = dp->pr->held;
@@ -819,6 +831,7 @@ static void dh_arm(struct dh_proc *dp)
 	dh_stop(dp);
 	dh.arming = true;
 	dp->pr->held = true; /* the arming holds nothing more of it */
+	drain_buffers(dh.c);
 	(void)proc_refresh(dh.c, dp->pr, NULL);
 	dp->pr->held = held;
 	dh.arming = false;
@@ -958,7 +971,7 @@ static int dh_open_prog(struct consumer *c, long delta)
  * pr (a -p process) held at each dlopen() from now on: true, or false
  * with the reason said (the 100 ms arming stays).
  */
-bool dlhold_start(struct consumer *c, struct tproc *pr)
+static bool dh_start(struct consumer *c, struct tproc *pr)
 {
 	struct dh_proc *dp;
 	char *ldso = ldso_path(pr->pid);
@@ -1033,6 +1046,27 @@ bool dlhold_start(struct consumer *c, struct tproc *pr)
 }
 
 /*
+ * dh_start() once for pr (bpf.c's bpf_enable() starts a -p process
+ * before its sites are armed, consumer.c at BEGIN), and where it fails,
+ * pr's site links, made for a -c command held until BEGIN (uprobe.c's
+ * link_fits()), go over to uprobe events: no exec stop would close
+ * them before a new image ran.
+ */
+bool dlhold_start(struct consumer *c, struct tproc *pr)
+{
+	if (dh_find(pr->pid))
+		return true;
+	for (size_t i = 0; i < dh.nrefused; i++)
+		if (dh.refused[i] == pr->pid)
+			return false; /* said */
+	if (dh_start(c, pr))
+		return true;
+	up_site_relink(c, pr);
+	PUSH(dh.refused, dh.nrefused, pr->pid);
+	return false;
+}
+
+/*
  * A -c command let go (it was held by rtld.c under PTRACE_TRACEME's
  * tracer, which can neither interrupt nor listen) into a seize: detached
  * into a group-stop (SIGSTOP: none of its code has run, so no handler
@@ -1049,11 +1083,8 @@ bool dlhold_handover(struct consumer *c, struct tproc *pr)
 		return false; /* the caller detaches it */
 	if (waitpid(pr->pid, &st, WUNTRACED) != pr->pid || !WIFSTOPPED(st))
 		return false; /* gone: the loop sees its pidfd */
+	/* not held: its sites take uprobe events (it is stopped) */
 	ok = dlhold_start(c, pr);
-	/* not held: no exec stop would close its site links before a new
-	 * image ran, so its sites take uprobe events (it is stopped) */
-	if (!ok)
-		up_site_relink(c, pr);
 	(void)kill(pr->pid, SIGCONT);
 	return ok;
 }
@@ -1168,6 +1199,9 @@ void dlhold_end(struct consumer *c)
 	free(dh.p);
 	dh.p = NULL;
 	dh.np = 0;
+	free(dh.refused);
+	dh.refused = NULL;
+	dh.nrefused = 0;
 	if (dh.prog_fd >= 0)
 		close(dh.prog_fd);
 	if (dh.mprog_fd >= 0)

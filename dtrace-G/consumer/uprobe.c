@@ -53,12 +53,13 @@
  * A library a -p process (or a -c command) dlopen()s is armed before
  * its code runs as under the bpf backend: dlhold.c holds the thread at
  * ld.so's _dl_debug_state() with a uprobe and a program of its own, a
- * few BPF instructions that signal the thread.  No hit is read through
- * BPF: the program is the one stop that nothing outlives a SIGKILLed
- * dtrace by (doc/DESIGN.md §8 says why a perf event's own SIGTRAP,
- * attr.sigtrap, does not do), so where the kernel refuses it, or dtrace
- * was built without libbpf, the library is armed when the maps are next
- * read, and dtrace says so.
+ * few BPF instructions that signal the thread; and a new image at its
+ * exec stop, the -p process held from its first arming (up_enable()).
+ * No hit is read through BPF: the program is the one stop that nothing
+ * outlives a SIGKILLed dtrace by (doc/DESIGN.md §8 says why a perf
+ * event's own SIGTRAP, attr.sigtrap, does not do), so where the kernel
+ * refuses it, or dtrace was built without libbpf, the library is armed
+ * when the maps are next read, and dtrace says so.
  *
  * The bpf backend (bpf.c) arms sites with these same functions: with
  * c->up.scope_only the per-thread perf events only scope the breakpoints
@@ -68,8 +69,10 @@
  * instead be armed by the bpf backend's site link for that process, no
  * uprobe event nor perf events (link_fits(), c->up.site_link,
  * bpf_attach.c), and armed as above again when the link cannot follow
- * the process (up_site_relink()).  The fork tracker (thread_open() with
- * no event) writes its per-CPU buffers either way.
+ * the process (up_site_relink()); not where the process has perf
+ * events of a uprobe event on the site, which after an exec still arm
+ * it (link_fits()).  The fork tracker (thread_open() with no event)
+ * writes its per-CPU buffers either way.
  */
 #include "config.h"
 
@@ -828,21 +831,38 @@ static bool carries_all(struct consumer *c, struct tproc *pr, uint64_t now)
  * forked later, whose hits count only for a probe of its own
  * (lineage.c); a link's pid filter loses them.  So every probe at the
  * site is pr's own and pinned, not binary-wide (sites.c: no glob can
- * match it, here or in another process), and pr is a -c command
- * rtld.c holds until BEGIN (handed to dlhold.c then, whose exec stop
- * closes the links, or its sites armed again as uprobe events when it
- * cannot be, up_site_relink()).  Not a -p process, though dlhold.c
- * stops its execs too: in an exec chain under -p (run-activation-user.sh,
- * "exec chain -p") each new image's hits at a linked site counted twice,
- * a cause not found yet, so -p keeps the events.  A return probe keeps
+ * match it, here or in another process), and pr is a process whose exec
+ * dtrace stops at before the new image runs (dlhold.c, which closes the
+ * links there): one dlhold.c holds (a -p process from its first
+ * arming on, bpf.c's bpf_enable()), or a -c command rtld.c holds until
+ * BEGIN, handed to dlhold.c then (or its sites armed again as uprobe
+ * events when it cannot be, up_site_relink()).  A return probe keeps
  * its event.
+ *
+ * Nor where pr has per-thread perf events of a uprobe event at the
+ * site, an earlier image's (or its own, up_site_relink()): the link
+ * would run a second program at each hit there.  remove_on_exec takes
+ * such an event out of the thread's perf context, but not out of the
+ * uprobe event's filter: the kernel drops an event from the filter
+ * (trace_uprobe.c, uprobe_perf_close()) only when it is freed, at its
+ * close, and until then the filter takes any address space that the
+ * event's target thread has (hw.target->mm), which after an exec is the
+ * new image's.  So that event goes on arming the site in every image
+ * the thread execs, and its program runs at each hit there (the exec
+ * chain under -p counted each new image's ticks twice, 140 for 80, when
+ * its first image had uprobe events and the next ones links): the
+ * event is used again instead (up_event_get()).
  */
 static bool link_fits(struct consumer *c, struct tproc *pr, struct tfile *f,
 		      uint64_t off)
 {
 	if (!c->up.site_link || site_returns(off) ||
-	    !(pr->created && pr->held && !c->begun))
+	    !(dlhold_owns(pr->pid) || (pr->created && pr->held && !c->begun)))
 		return false;
+	for (size_t i = 0; i < pr->nperf; i++)
+		if (pr->perf[i].ev && pr->perf[i].ev->file == f &&
+		    pr->perf[i].ev->off == off)
+			return false;
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const struct tprobe *q = c->probes[i];
 
@@ -853,6 +873,22 @@ static bool link_fits(struct consumer *c, struct tproc *pr, struct tfile *f,
 				return false;
 	}
 	return true;
+}
+
+/*
+ * Whether pr's site (f, off) is armed already by a link of pr's: a
+ * library dlclose()d and mapped again is (the link's filter is pr's
+ * address space, whatever it maps), and a second link would run the
+ * program twice at each hit.
+ */
+static bool linked(const struct consumer *c, const struct tproc *pr,
+		   const struct tfile *f, uint64_t off)
+{
+	for (size_t i = 0; i < c->up.nevs; i++)
+		if (c->up.evs[i]->lpid == pr->pid &&
+		    c->up.evs[i]->file == f && c->up.evs[i]->off == off)
+			return true;
+	return false;
 }
 
 /*
@@ -914,6 +950,15 @@ void up_enable(struct consumer *c, struct tproc *pr)
 	size_t nfz = 0;
 	uint64_t now;
 
+	/*
+	 * A -p process held by dlhold.c from its first arming on, not
+	 * from BEGIN: an exec meanwhile is stopped at, and its new image
+	 * armed there, before it runs; the site links it takes closed
+	 * there (link_fits()).  Where it cannot be, said once.
+	 */
+	if (pr->target && !pr->created && !c->begun &&
+	    (c->be->caps & BE_CAP_HOLD))
+		(void)dlhold_start(c, pr);
 	drain_buffers(c);
 	now = now_ns(CLOCK_MONOTONIC);
 	if (carries_all(c, pr, now))
@@ -948,7 +993,8 @@ void up_enable(struct consumer *c, struct tproc *pr)
 						   nargs, true);
 				continue;
 			}
-			if (lin_carries(c, pr->pid, p->file, p->offs[s], now))
+			if (lin_carries(c, pr->pid, p->file, p->offs[s], now) ||
+			    linked(c, pr, p->file, p->offs[s]))
 				continue;
 			if (link_fits(c, pr, p->file, p->offs[s])) {
 				int err = up_event_link(c, pr->pid, p->file,

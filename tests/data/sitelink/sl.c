@@ -14,11 +14,22 @@
  *			leader exits (pthread_exit) once it has fired 10:
  *			hits on both sides of the exit (2N)
  *	sl plain N	once its probe is enabled (at most 10 s), N hits
+ *	sl chain N K	once enabled, N hits (arg0 6), then the leader
+ *			execs "sl chain N K-1", down to K 0: (K+1)N
+ *	sl lexec N	once enabled, N hits (arg0 7), the leader exits
+ *			(pthread_exit) while a thread sleeps 400 ms
+ *			then execs "sl plain N" (2N)
+ *	sl tnow N	once enabled, N hits (arg0 9), then another
+ *			thread execs "sl now N" (2N)
+ *	sl now N	N hits at once, enabled or not
  *
  * An exec'd image fires once dtrace has armed it (the semaphore the
  * kernel counts up), not before: an image is armed at its start only
  * where dtrace holds it there (dlhold.c), and these counts are about
- * what the old image's arming leaves, not that.  lexit's pause only
+ * what the old image's arming leaves, not that; but "now", which tnow
+ * execs, fires at once: its image must be armed before it runs
+ * (dlhold.c arms it at the exec stop).  The modes for -p (chain, lexec,
+ * tnow) wait so for their first image too.  lexit's pause only
  * lets dtrace see the leader gone first (either order is exact).
  * lexit keeps its threads on one CPU and lets the new thread run before
  * the leader exits: a switch between the two on one CPU is where the
@@ -68,6 +79,36 @@ static void *texec(void *a)
 	return NULL;
 }
 
+/* at most 10 s until dtrace has armed this image */
+static void await_enabled(void)
+{
+	struct timespec ms = {0, 1000 * 1000};
+
+	for (int i = 0; i < 10000 && !SL_HIT_ENABLED(); i++)
+		nanosleep(&ms, NULL);
+}
+
+static void *tnow(void *a)
+{
+	char arg[32];
+
+	(void)a;
+	snprintf(arg, sizeof(arg), "%ld", n);
+	execl(self, self, "now", arg, (char *)NULL);
+	perror("execl");
+	_exit(1);
+}
+
+static void *lexec(void *a)
+{
+	struct timespec ts = {0, 400 * 1000 * 1000};
+
+	(void)a;
+	nanosleep(&ts, NULL);
+	plain_exec();
+	return NULL;
+}
+
 /* this process's threads, those to come too, on the CPU it runs on */
 static void one_cpu(void)
 {
@@ -113,17 +154,45 @@ int main(int argc, char **argv)
 	pid_t p;
 	int st;
 
-	if (argc != 3)
+	if (argc != 3 && !(argc == 4 && !strcmp(argv[1], "chain")))
 		return 2;
 	self = argv[0];
 	n = atol(argv[2]);
 	if (!strcmp(argv[1], "plain")) {
-		struct timespec ms = {0, 1000 * 1000};
-
-		for (int i = 0; i < 10000 && !SL_HIT_ENABLED(); i++)
-			nanosleep(&ms, NULL);
+		await_enabled();
 		fire(0);
 		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "chain")) {
+		int k = atoi(argv[3]);
+		char kk[16];
+
+		await_enabled();
+		fire(6);
+		if (k <= 0)
+			return 0;
+		snprintf(kk, sizeof(kk), "%d", k - 1);
+		execl(self, self, "chain", argv[2], kk, (char *)NULL);
+		perror("execl");
+		return 1;
+	}
+	if (!strcmp(argv[1], "now")) {
+		fire(0);
+		return 0;
+	}
+	if (!strcmp(argv[1], "tnow")) {
+		await_enabled();
+		fire(9);
+		if (pthread_create(&t, NULL, tnow, NULL))
+			return 1;
+		pause();
+	}
+	if (!strcmp(argv[1], "lexec")) {
+		await_enabled();
+		fire(7);
+		if (pthread_create(&t, NULL, lexec, NULL))
+			return 1;
+		pthread_exit(NULL);
 	}
 	if (!strcmp(argv[1], "fork")) {
 		fire(1);

@@ -24,7 +24,11 @@
 #    600 threads that come and go, more than the arena's segments: those
 #    of exited threads given back, every hit counted;
 #  - SIGKILL of dtrace mid-run: the process and its fork child run on
-#    and exit 0, the sites calling a recorder that finds no consumer; a
+#    and exit 0; its reaper (a child of dtrace) puts the process back
+#    while its threads fire: arena unmapped, descriptor 1023 closed,
+#    NOPs, semaphores 0, the process running to its end; at dtrace's
+#    normal end a fork child that inherited the calls, the arena and the
+#    semaphores is put back too; with the reaper killed as well, a
 #    later dtrace that takes the process over gives back the dead run's
 #    sites it does not enable (no "records ignored"), counting exactly,
 #    and lowers the semaphores the dead one raised (its log);
@@ -355,7 +359,8 @@ expect_eq "SIGKILL: the process and its child ran to the end" \
 	"child 50000|parent 100000" \
 	"$(sed 's/ [0-9]* / /' k.out | sort | paste -sd'|')"
 
-# 3a. taking over from a dtrace SIGKILLed with its sites armed: the next
+# 3a. taking over from a dtrace SIGKILLed with its sites armed (its
+# reaper killed before it): the next
 # dtrace gives back the sites of the probes it does not enable (before,
 # act:::hit's calls went on writing records into its arena: "records
 # ignored", and they stayed calls after it ended), and counts exactly;
@@ -393,6 +398,11 @@ to_calls=$(site_bytes $ap | grep -c '^ e8')
 	fail "take-over: the first dtrace's calls: $to_calls, expected 3 or more"
 expect_eq "take-over: the first dtrace's semaphores" "hit 2 tick 1 " \
 	"$(sh semas.sh $ap)"
+# its reaper first (as the OOM killer's SIGKILL of both would), which
+# would put the process back itself (3c)
+to_rp=$(pgrep -P $dp -x dtrace-reaper)
+[ -n "$to_rp" ] && kill -KILL $to_rp && pass ||
+	fail "take-over: the first dtrace has no reaper to kill"
 kill -KILL $dp
 wait $dp 2>/dev/null
 forget_pid $dp
@@ -469,6 +479,108 @@ expect_eq "SIGKILL at each point: nothing said but drops" "" \
 	"$(grep -v '^dtrace: [0-9]* drops (' kp.err)"
 [ $kn -gt 18 ] ||
 	fail "SIGKILL at each point: $((kn - 1)) points, not the 18 of arming and disarming"
+
+# 3c. SIGKILL of dtrace while threads fire: its reaper (a child of
+# dtrace, told of each arena; consumer/inproc_reap.c) reads the end of
+# its socket and puts back what the dead run left: within a bounded wait
+# the arena is gone from the maps and descriptor 1023 closed, every note
+# site holds its NOPs, hit's and tick's semaphores are 0, the reaper has
+# exited, and the process runs on to its end (before: the arena, the
+# descriptor and the calls stayed for the process's life, the semaphores
+# 2 and 1)
+rm -f go
+ACT_WAIT=$tmp/go ./act 30000000 2 0 1500 >rk.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+"$DTRACE" -w -q -x activation=user -p $ap -n "
+BEGIN { system(\"touch $tmp/go\"); }
+act\$target:::hit, act\$target:::tick { @ = count(); }" >/dev/null 2>rk.err &
+dp=$!
+bg_pids="$bg_pids $dp"
+wait_until 100 test -e go || fail "reaper: dtrace never began"
+rk_rp=$(pgrep -P $dp -x dtrace-reaper)
+expect_eq "reaper: one, dtrace's child" 1 "$(echo $rk_rp | wc -w)"
+rk_calls=$(site_bytes $ap | grep -c '^ e8')
+[ "$rk_calls" -ge 3 ] && pass ||
+	fail "reaper: dtrace's calls: $rk_calls, expected 3 or more"
+expect_eq "reaper: dtrace's semaphores" "hit 2 tick 1 " "$(sh semas.sh $ap)"
+# the main thread and the two that fire
+expect_eq "reaper: the threads still fire when dtrace is killed" 3 \
+	"$(ls /proc/$ap/task | wc -l)"
+kill -KILL $dp
+wait $dp 2>/dev/null
+forget_pid $dp
+wait_until 100 sh -c "kill -0 $ap && ! grep -q usdt-arena /proc/$ap/maps" ||
+	fail "reaper: the arena still mapped while the process ran"
+if kill -0 $ap 2>/dev/null; then
+	expect_eq "reaper: descriptor 1023 closed" "" \
+		"$(ls /proc/$ap/fd | grep -x 1023)"
+	expect_eq "reaper: every site a NOP again" \
+		"$(readelf -n act | grep -c Location:)" \
+		"$(site_bytes $ap | grep -c '0f 1f 40 00 90')"
+	expect_eq "reaper: the semaphores" "hit 0 tick 0 " "$(sh semas.sh $ap)"
+else
+	fail "reaper: the process ended before it was checked"
+fi
+# gone, or a zombie its new parent has not waited for yet
+wait_until 100 sh -c "! kill -0 $rk_rp 2>/dev/null ||
+	[ \"\$(awk '{ print \$3 }' /proc/$rk_rp/stat)\" = Z ]" ||
+	fail "reaper: still running after 10 s"
+au_wait $ap
+expect_eq "reaper: the process's exit status" 0 $?
+forget_pid $ap
+expect_eq "reaper: the process ran to the end" "parent $ap 60000000" \
+	"$(cat rk.out)"
+expect_eq "reaper: nothing said" "" "$(cat rk.err)"
+
+# 3d. a fork child at dtrace's normal end: it inherited the calls, the
+# arena's mapping, descriptor 1023 and the semaphores its parent had
+# raised before it forked; dtrace's end puts it back as it does the
+# parent (before: the child kept it all for its life)
+rm -f go cw
+ACT_CHILD_WAIT=$tmp/cw ACT_WAIT=$tmp/go ./act 20000 2 1 100 >fc.out 2>&1 &
+ap=$!
+bg_pids="$bg_pids $ap"
+"$DTRACE" -w -q -x activation=user -p $ap -n "
+BEGIN { system(\"sleep 0.05; touch $tmp/go\"); }
+act*:::hit, act*:::tick { @[pid == \$target] = count(); }
+END { printa(\"%d %@d\\n\", @); }" >fc.dt 2>fc.err &
+dp=$!
+bg_pids="$bg_pids $dp"
+wait_until 100 grep -q '^child' fc.out || fail "fork child: it never fired"
+fc=$(awk '/^child/ { print $2 }' fc.out)
+if [ -n "$fc" ] && kill -0 "$fc" 2>/dev/null; then
+	fc_calls=$(site_bytes $fc | grep -c '^ e8')
+	[ "$fc_calls" -ge 3 ] && pass ||
+		fail "fork child: the calls it inherited: $fc_calls, expected 3 or more"
+	expect_eq "fork child: the semaphores it inherited" "hit 2 tick 1 " \
+		"$(sh semas.sh $fc)"
+	stop_pid $dp INT
+	expect_eq "fork child: dtrace's exit status" 0 "$stop_status"
+	expect_eq "fork child: its arena unmapped at dtrace's end" 0 \
+		"$(grep -c usdt-arena /proc/$fc/maps)"
+	expect_eq "fork child: descriptor 1023 closed" "" \
+		"$(ls /proc/$fc/fd | grep -x 1023)"
+	expect_eq "fork child: every site a NOP again" \
+		"$(readelf -n act | grep -c Location:)" \
+		"$(site_bytes $fc | grep -c '0f 1f 40 00 90')"
+	expect_eq "fork child: the semaphores" "hit 0 tick 0 " \
+		"$(sh semas.sh $fc)"
+	expect_eq "fork child: the parent's semaphores" "hit 0 tick 0 " \
+		"$(sh semas.sh $ap)"
+else
+	fail "fork child: no child to look at"
+	stop_pid $dp INT
+fi
+touch cw
+au_wait $ap
+expect_eq "fork child: the process's exit status" 0 $?
+forget_pid $ap
+expect_eq "fork child: the program's counts" \
+	"child $fc 20000|parent $ap 40000" "$(sort fc.out | paste -sd'|')"
+expect_eq "fork child: dtrace's counts" "0 20000|1 40000" \
+	"$(grep . fc.dt | sort | paste -sd'|')"
+expect_eq "fork child: nothing said" "" "$(cat fc.err)"
 
 # 4. exec chains: each new image asks to be armed (drti.o's constructor,
 # through the arena the process keeps at descriptor 1023) and waits, so

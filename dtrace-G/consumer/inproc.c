@@ -728,7 +728,8 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 					PUSH(ipp->semas, ipp->nsemas,
 					     ((struct ip_sema){
 						     sa, p->file,
-						     ip_semlog_add(ipp, sa) }));
+						     ip_semlog_add(ipp, sa),
+						     ip_boot_ns() }));
 			}
 		}
 		p->enabled = true;

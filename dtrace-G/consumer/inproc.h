@@ -2,7 +2,7 @@
 /*
  * inproc.h - what the files of the -x activation=user backend share
  * (inproc.c, inproc_proc.c, inproc_exec.c, inproc_plan.c,
- * inproc_stop.c): the state
+ * inproc_stop.c, inproc_reap.c): the state
  * of a run and of each armed process, and the calls between them.
  * inproc.c's comment is the mechanism; doc/DESIGN.md §14 the design.
  */
@@ -53,6 +53,7 @@ struct ip_sema {
 	struct tfile *file;
 	uint32_t
 		slot; /* its entry in the arena's log (arena.h), + 1; 0: none */
+	uint64_t up;  /* CLOCK_BOOTTIME ns, the process held: raised then */
 };
 
 /* The recorder of one file as the process maps it. */
@@ -111,6 +112,14 @@ struct ip_proc {
 	size_t nplans;
 };
 
+/* An arena this run made, as the reaper is told of it (inproc_reap.c). */
+struct ip_told {
+	uint64_t ino;  /* its memfd */
+	int32_t pid;   /* the process it was made in */
+	uint32_t kind; /* the message's (inproc_reap.c) */
+	uint64_t tok;  /* that process's image then: AT_RANDOM's first 8 */
+};
+
 /* A probe handed to the kernel path, and why (said under -v). */
 struct ip_kprobe {
 	struct tprobe *p;
@@ -137,6 +146,11 @@ struct inproc {
 	struct tproc *kpr;
 	const struct ip_kprobe *kpp;
 	size_t nkpp;
+	/* the reaper (inproc_reap.c): told each arena through a socket */
+	int reap_fd; /* + 1; 0: none started yet */
+	pid_t reap_pid;
+	struct ip_told *told; /* every arena made, in order */
+	size_t ntold;
 };
 
 static inline uint64_t rdtsc_now(void)
@@ -195,6 +209,13 @@ uint32_t ip_hist_add(struct ip_proc *ipp, const struct ip_site *s);
 size_t ip_stale_restore(struct consumer *c, struct ip_proc *ipp,
 			const struct proc_maps *mm, size_t *nsem);
 uint32_t ip_semlog_add(struct ip_proc *ipp, uint64_t addr);
+uint64_t ip_boot_ns(void);
+bool ip_call_stale(const uint8_t cur[5], const uint8_t fb[6], uint64_t a,
+		   uint64_t rec, bool en);
+struct tfile *ip_note_sema(const struct tproc *pr, const struct proc_maps *mm,
+			   uint64_t addr);
+bool ip_semlog_valid(const struct tproc *pr, const struct proc_maps *mm,
+		     const struct usdt_semlog *l, const uint64_t tok[2]);
 void ip_semlog_clear(struct ip_proc *ipp, const struct ip_sema *s);
 bool ip_arena_unmap(struct ip_proc *ipp, struct ip_hold *h, uint64_t sys);
 void ip_seg_giveback(struct consumer *c, struct ip_proc *ipp);
@@ -225,7 +246,13 @@ void ip_aggs(struct consumer *c);
 void ip_remap_check(struct consumer *c, struct ip_proc *ipp);
 
 /* inproc_stop.c */
+void ip_disarm(struct consumer *c, struct ip_proc *ipp);
 void ip_stop(struct consumer *c);
+
+/* inproc_reap.c */
+void ip_reap_tell(struct consumer *c, pid_t pid, uint64_t ino);
+void ip_reap_children(struct consumer *c);
+void ip_reap_end(struct consumer *c);
 
 #endif /* __x86_64__ */
 

@@ -56,6 +56,10 @@ int ip_exec_fd_state(struct consumer *c, pid_t pid)
 		if (ip->procs[i]->map && ip->procs[i]->ino &&
 		    ip->procs[i]->ino == (uint64_t)st.st_ino)
 			return EXFD_OURS;
+	/* the reaper's too (inproc_reap.c) */
+	for (size_t i = 0; i < ip->ntold; i++)
+		if (ip->told[i].ino == (uint64_t)st.st_ino)
+			return EXFD_OURS;
 	n = readlink(p, l, sizeof(l) - 1);
 	if (n < 0)
 		return EXFD_OTHER;

@@ -12,7 +12,10 @@
  * and, taking over a process a dead dtrace armed, give its sites back
  * and lower the semaphores its log says it raised (ip_stale_restore()),
  * and keep this run's log of the semaphores it raises (ip_semlog_add(),
- * ip_semlog_clear(); arena.h).
+ * ip_semlog_clear(); arena.h).  What a take-over and the reaper
+ * (inproc_reap.c) both decide is decided here once: which site holds a
+ * call a dead run left (ip_call_stale()), which log entry to act on
+ * (ip_semlog_valid()).
  */
 #include "config.h"
 
@@ -117,13 +120,15 @@ static void hold_sig(struct ip_hold *h, size_t i, int sig)
 void ip_kill_point(void)
 {
 	static long at = -1, n;
+	static pid_t who; /* dtrace's own: not its reaper's (inproc_reap.c) */
 
 	if (at < 0) {
 		const char *e = getenv("DTRACE_IP_KILL_AT");
 
 		at = e ? atol(e) : 0;
+		who = getpid();
 	}
-	if (at > 0 && ++n == at)
+	if (at > 0 && getpid() == who && ++n == at)
 		raise(SIGKILL);
 }
 
@@ -686,6 +691,8 @@ int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 		(void)ip_inject(h, o->sys, SYS_close, fd, 0, 0, 0, 0, 0, &ours);
 		return -1;
 	}
+	/* the reaper knows it before the process maps it (inproc_reap.c) */
+	ip_reap_tell(c, ipp->pid, ipp->ino);
 	addr = ip_inject(h, o->sys, SYS_mmap, 0, (long)ipp->len,
 			 PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0, &ours);
 	/*
@@ -772,34 +779,55 @@ static bool other_dtrace(struct consumer *c, pid_t pid,
 	return false;
 }
 
-/* Is addr the semaphore of a note of ipp's process this run knows? */
-static bool note_sema(struct consumer *c, const struct ip_proc *ipp,
-		      const struct proc_maps *mm, uint64_t addr)
+/*
+ * The file of pr's (its files, where mm maps them) a note of which has
+ * its semaphore at addr, or NULL.  An entry of a semaphore log
+ * (arena.h), which the process can write, is acted on only then.
+ */
+struct tfile *ip_note_sema(const struct tproc *pr, const struct proc_maps *mm,
+			   uint64_t addr)
 {
-	for (size_t i = 0; i < c->nprobes; i++) {
-		const struct tprobe *p = c->probes[i];
+	for (size_t i = 0; i < pr->nfiles; i++) {
+		struct tfile *f = pr->files[i];
 		uint64_t b;
 
-		if (p->pid != ipp->pid || p->pidkind ||
-		    !ip_file_bias(p->file, mm, &b))
+		if (!ip_file_bias(f, mm, &b))
 			continue;
-		for (unsigned k = 0; k < p->noffs; k++) {
-			const struct tnote *n =
-				file_note_at(p->file, p->offs[k]);
-
-			if (n && n->sema_off &&
-			    ip_off_to_addr(p->file, b, n->sema_off) == addr)
-				return true;
-		}
+		for (size_t k = 0; k < f->nnotes; k++)
+			if (f->notes[k].sema_off &&
+			    ip_off_to_addr(f, b, f->notes[k].sema_off) == addr)
+				return f;
 	}
-	return false;
+	return NULL;
+}
+
+/*
+ * An entry of a semaphore log to act on in pr's process: its pid's, of
+ * the image it runs now (tok: an exec'd image maps the first arena's
+ * header, with the old image's entries), a semaphore of a note there.
+ */
+bool ip_semlog_valid(const struct tproc *pr, const struct proc_maps *mm,
+		     const struct usdt_semlog *l, const uint64_t tok[2])
+{
+	return l->pid == (uint32_t)pr->pid && l->token == tok[0] &&
+	       ip_note_sema(pr, mm, l->addr) != NULL;
+}
+
+/* CLOCK_BOOTTIME in ns: the clock of a process's start (/proc/PID/stat) */
+uint64_t ip_boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /*
  * The semaphores a dead run raised in ipp's process, from the log of
  * each dead arena mapped there (arena.h): an entry of this pid and of
  * its current image whose address is a semaphore of a note we know is
- * zeroed, then its semaphore lowered by one.  The number lowered.
+ * zeroed (ip_semlog_valid()), then its semaphore lowered by one.  The
+ * number lowered.
  */
 static size_t stale_semas(struct consumer *c, struct ip_proc *ipp,
 			  const struct proc_maps *mm)
@@ -832,9 +860,7 @@ static size_t stale_semas(struct consumer *c, struct ip_proc *ipp,
 			struct usdt_semlog z = { 0 };
 			uint16_t v;
 
-			if (l[i].pid != (uint32_t)ipp->pid ||
-			    l[i].token != tok[0] ||
-			    !note_sema(c, ipp, mm, l[i].addr) ||
+			if (!ip_semlog_valid(ipp->pr, mm, &l[i], tok) ||
 			    ip_mem_rw(ipp->pid,
 				      pm->start + USDT_SEMLOG_OFF +
 					      i * sizeof(z),
@@ -853,6 +879,26 @@ static size_t stale_semas(struct consumer *c, struct ip_proc *ipp,
 }
 
 /*
+ * Does the site at a, whose file holds fb there (as -G left it), hold
+ * what an in-process run wrote: a call to rec, its file's recorder, or
+ * at an is-enabled site (en) `mov $1`?  Such a site is given back the
+ * file's bytes by a run taking over (ip_stale_restore()) and by the
+ * reaper (inproc_reap.c); a call or a mov is one instruction, so no
+ * thread is ever inside its 5 bytes.
+ */
+bool ip_call_stale(const uint8_t cur[5], const uint8_t fb[6], uint64_t a,
+		   uint64_t rec, bool en)
+{
+	int32_t rel;
+
+	memcpy(&rel, cur + 1, 4);
+	if (en)
+		return !memcmp(fb, ip_nop_en, 5) && !memcmp(cur, ip_mov_1, 5);
+	return (!memcmp(fb, ip_nop_call, 5) || !memcmp(fb, ip_nop_got, 6)) &&
+	       cur[0] == 0xe8 && a + 5 + (uint64_t)(int64_t)rel == rec;
+}
+
+/*
  * The sites a dead run left armed, given back before this run arms the
  * process (doc/DESIGN.md §14, "Both paths in one run"): a dtrace SIGKILLed (or
  * one whose fork child kept its text) leaves its calls and its
@@ -864,8 +910,7 @@ static size_t stale_semas(struct consumer *c, struct ip_proc *ipp,
  * whose beat stopped is mapped there and none beats (other_dtrace()):
  * every site of the process's probes not enabled by this run that holds
  * a call to its own file's recorder, or `mov $1` where -G wrote the
- * is-enabled NOPs, gets the file's bytes back.  A thread is never
- * inside the 5 bytes (the call and the mov are one instruction each).
+ * is-enabled NOPs, gets the file's bytes back (ip_call_stale()).
  * The semaphores it raised go down first, through its log only
  * (stale_semas()), into *nsem.  The number of sites given back.
  */
@@ -896,25 +941,14 @@ size_t ip_stale_restore(struct consumer *c, struct ip_proc *ipp,
 				en ? p->enoffs[k - p->noffs] : p->offs[k];
 			uint64_t a = ip_off_to_addr(p->file, o->bias, off);
 			uint8_t cur[5], fb[6];
-			int32_t rel;
-			bool stale;
 
 			if (!a ||
 			    ip_mem_rw(ipp->pid, a, cur, sizeof(cur), false) <
 				    0 ||
 			    ip_file_bytes(p->file, off, fb) < 0)
 				continue;
-			memcpy(&rel, cur + 1, 4);
-			if (en)
-				stale = !memcmp(fb, ip_nop_en, 5) &&
-					!memcmp(cur, ip_mov_1, 5);
-			else
-				stale = (!memcmp(fb, ip_nop_call, 5) ||
-					 !memcmp(fb, ip_nop_got, 6)) &&
-					cur[0] == 0xe8 &&
-					a + 5 + (uint64_t)(int64_t)rel ==
-						o->rec;
-			if (stale && ip_mem_rw(ipp->pid, a, fb, 5, true) == 0)
+			if (ip_call_stale(cur, fb, a, o->rec, en) &&
+			    ip_mem_rw(ipp->pid, a, fb, 5, true) == 0)
 				n++;
 		}
 	}

@@ -2,21 +2,25 @@
 /*
  * inproc_stop.c - the end of -x activation=user tracing in each armed
  * process (inproc.c has the mechanism; doc/DESIGN.md §14): ip_stop()
- * disarms every process still alive and zeroes the heartbeats.
+ * disarms every process still alive, then the fork children that kept
+ * the armed text and the arena (inproc_reap.c, ip_reap_children()),
+ * zeroes the heartbeats and tells the reaper the run ended.
  *
- * Disarming (disarm()).  The process is held again; what was written
- * is put back only where the file is still mapped as it was armed (a
- * library dlclose()d since has other things at those addresses): the
- * control blocks go to 0, a site gets its NOPs back only where it holds
- * the call we wrote, each semaphore goes down by the one we added.
- * Then no thread may be left inside a recorder, between reading its
- * control block and returning, when the arena goes: one that is is let
- * run out (nothing enters again) and the process held again, with no
- * single step, whose SIGTRAP stop a dtrace killed in it would leave to
- * kill the process.  Last, descriptor USDT_EXEC_FD is closed where it
- * is ours and the arena unmapped, both by injected calls
- * (inproc_proc.c's ip_inject()).  The heartbeat then goes to 0, so fork
- * children, which keep the armed text, return at once from then on.
+ * Disarming (ip_disarm(); the reaper's and the children's too, what
+ * they found armed put in an ip_proc).  The process is held again; what
+ * was written is put back only where the file is still mapped as it was
+ * armed (a library dlclose()d since has other things at those
+ * addresses): the control blocks go to 0, a site gets its NOPs back only
+ * where it holds the call we wrote, each semaphore goes down by the one
+ * we added (its log entry zeroed first).  Then no thread may be left
+ * inside a recorder, between reading its control block and returning,
+ * when the arena goes: one that is is let run out (nothing enters
+ * again) and the process held again, with no single step, whose SIGTRAP
+ * stop a dtrace killed in it would leave to kill the process.
+ * Last, descriptor USDT_EXEC_FD is closed where it is ours and the arena
+ * unmapped, both by injected calls (inproc_proc.c's ip_inject()).  The
+ * heartbeat then goes to 0, so a fork child dtrace could not put back
+ * (not found, not held) returns at once from then on.
  */
 #include "config.h"
 
@@ -36,7 +40,6 @@
 
 #if defined(__x86_64__)
 
-/* ipp's sites, semaphores and control blocks back as they were. */
 /* Is f (of ipp's objects) still mapped where it was armed? */
 static bool obj_live(const struct ip_proc *ipp, const struct tfile *f,
 		     const bool *live)
@@ -53,7 +56,7 @@ static bool obj_live(const struct ip_proc *ipp, const struct tfile *f,
  * dlclose()d since has other things at those addresses now), and a
  * site only where it holds the call we wrote.
  */
-static void disarm(struct consumer *c, struct ip_proc *ipp)
+void ip_disarm(struct consumer *c, struct ip_proc *ipp)
 {
 	struct proc_maps mm = { 0 };
 	struct ip_hold h;
@@ -182,8 +185,10 @@ void ip_stop(struct consumer *c)
 		return;
 	for (size_t i = 0; i < ip->nprocs; i++) {
 		ip_exec_unasked(c, ip->procs[i]);
-		disarm(c, ip->procs[i]);
+		ip_disarm(c, ip->procs[i]);
 	}
+	/* the fork children that kept the armed text and the arena */
+	ip_reap_children(c);
 	ip->stopped = true;
 	/* fork children keep the armed text: their hits stop here (hb 0:
 	 * ended, not counted as drops) */
@@ -195,6 +200,7 @@ void ip_stop(struct consumer *c)
 			__atomic_store_n(&a->hb_limit, 0, __ATOMIC_RELAXED);
 			__atomic_store_n(&a->hb, 0, __ATOMIC_RELEASE);
 		}
+	ip_reap_end(c); /* it ended: nothing for the reaper to do */
 }
 
 #else

@@ -12,7 +12,9 @@
  * same arguments, K times in a chain (each new image fires at once);
  * ACT_CLOSEFD set: it closes descriptor 1023 first (the one an image
  * asks dtrace to arm it through).  ACT_CHILD_EXEC set: the fork child
- * then execs itself as `act N 0 0`.  ACT_SECCOMP set: it runs under a seccomp
+ * then execs itself as `act N 0 0`.  ACT_CHILD_WAIT=FILE: the fork
+ * child, once it fired, waits until FILE exists (a test looks at it
+ * meanwhile; its parent waits for it).  ACT_SECCOMP set: it runs under a seccomp
  * filter.  ACT_CHILD_SLEEP=MS: the fork child sleeps that long first.
  * ACT_SCRIBBLE set: once armed it fires one hit, then a fork child
  * writes the arena it shares with its parent (-x activation=user,
@@ -188,6 +190,10 @@ int main(int argc, char **argv)
 			fire((void *)1000000);
 			printf("child %d %ld\n", (int)getpid(), n);
 			fflush(stdout);
+			/* ACT_CHILD_WAIT=FILE: then it waits for FILE */
+			if (getenv("ACT_CHILD_WAIT"))
+				while (access(getenv("ACT_CHILD_WAIT"), F_OK))
+					usleep(1000);
 			/* ACT_CHILD_EXEC set: then it execs act N 0 0 */
 			if (getenv("ACT_CHILD_EXEC")) {
 				char *av[] = {argv[0], argv[1], "0", "0", NULL};

@@ -378,8 +378,8 @@ for p in hit tick; do
 done
 echo
 EOF
-rm -f go
-ACT_WAIT=$tmp/go ./act 20000 4 0 1500 >to.out 2>&1 &
+rm -f go to.end
+ACT_WAIT=$tmp/go ACT_END_WAIT=$tmp/to.end ./act 20000 4 0 1500 >to.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
 rm -f armed
@@ -432,6 +432,7 @@ if kill -0 $ap 2>/dev/null; then
 else
 	fail "take-over: the process ended before it was checked"
 fi
+touch to.end
 au_wait $ap
 expect_eq "take-over: the process's exit status" 0 $?
 forget_pid $ap

@@ -24,6 +24,8 @@
  * (more threads than the arena has segments); before each wave it
  * waits, up to 5 s, until the arena has T segments to claim, fresh or
  * given back (drti/arena.h: dtrace gives back those of exited threads).
+ * ACT_END_WAIT=FILE: after the ticks it waits until FILE exists before
+ * it prints and exits (a test checks its text and semaphores meanwhile).
  *
  *	act N T FORK [MS]
  */
@@ -212,6 +214,10 @@ int main(int argc, char **argv)
 			ACT_TICK((int)i);
 		nanosleep(&ts, NULL);
 	}
+	/* ACT_END_WAIT=FILE: alive until FILE exists, for a test's checks */
+	if (getenv("ACT_END_WAIT"))
+		while (access(getenv("ACT_END_WAIT"), F_OK) != 0)
+			usleep(1000);
 	printf("parent %d %ld\n", (int)getpid(), n * (t ? t : 1));
 	fflush(stdout);
 	/* ACT_EXEC=K: K times more, each a new image of the same process */

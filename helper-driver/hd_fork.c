@@ -34,9 +34,12 @@
  *
  * Ordering.  Events are queued by the kernel when the fork or exec
  * happens, before the child or the new image runs.  The daemon drains
- * the socket before it serves any request (hd_fork_drain() from
- * hd_dev.c), so a child's REMOVE of an inherited generation, or a new
- * image's ADDDOF, always finds the fork or exec already applied.
+ * the socket before it serves any request it has read (hd_fork_drain()
+ * from hd_dev.c) and before it handles any datagram it has read
+ * (hd_sock.c), so a child's REMOVE of an inherited generation, or a new
+ * image's ADDDOF or ADD datagram, always finds the fork or exec already
+ * applied.  Draining before the request or datagram is read would not
+ * do: what happened in between would be applied after it.
  *
  * Trust.  Only messages from the kernel (netlink port 0) are read; any
  * process may send a unicast netlink message to our socket, and a forged

@@ -49,14 +49,26 @@
  * empty or it has read as many datagrams as the queue can hold -- the
  * kernel queues at most net.unix.max_dgram_qlen + 1, read when the socket
  * is made -- so every datagram sent before the request has been read.
- * The same goes for a fork: a child's datagrams come after the fork
- * event (hd_fork_drain() is called before every batch).  A child of a
- * process registered by datagram registers itself (drti.o): its
- * parent's ADD may still wait in the socket when the connector reports
- * the fork, and a datagram carries no time to order it against the
- * event (reading the socket before applying the event would also read
- * the child's own later datagrams, and the new image's after an exec,
- * before the events that precede them).
+ *
+ * Against the kernel's process events (hd_fork.c) the order is: a batch
+ * of datagrams is read, then the connector's socket until it is empty,
+ * then the batch is handled.  The kernel queues a fork event before the
+ * child runs, an exec event before the new image does and an exit event
+ * before the pid can be reused, so every event that came before a
+ * datagram was sent is applied before the datagram is handled: a
+ * child's ADD finds its fork applied, a new image's ADD its exec.  The
+ * events were once read before the batch instead: a fork or exec that
+ * came between that read and the datagram's (the daemon preempted there,
+ * or still handling earlier datagrams) was applied after the ADD it
+ * preceded and dropped it as belonging to the pid's former process --
+ * a program and its fork child both unregistered
+ * (tests/run-helperd-dgram.sh stops the daemon in that gap).  Events
+ * that came after a datagram may be applied before it, which the
+ * datagram cannot tell: a fork then finds the parent's ADD not handled
+ * yet, so a child of a process registered by datagram registers itself
+ * (drti.o) and never counts on inheriting; an exec, that the ADD's DOF
+ * is read from the new image and checked as ever; a pid reused, the
+ * case under "Who sent it".
  *
  * Fairness.  A datagram costs its sender no wait, so nothing slows a
  * flooding sender down the way a held answer does (hd_tarpit.c).  The
@@ -299,30 +311,29 @@ static void handle(struct helperd *hd, const dtrace_helper_msg_t *m,
 	}
 }
 
-/*
- * Read up to max datagrams: how many were read (fewer: the queue is
- * empty).
- */
-static unsigned drain(struct helperd *hd, unsigned max)
+/* A datagram read and not handled yet, with what the kernel said. */
+struct dgram {
+	dtrace_helper_msg_t m;
+	size_t len;
+	bool has_cr;
+	struct ucred cr;
+};
+
+/* Read up to max datagrams into d: how many (fewer: the queue is empty). */
+static unsigned read_some(struct dgram *d, unsigned max)
 {
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(struct ucred))];
 	} ctl;
-	dtrace_helper_msg_t m;
-	unsigned n;
+	unsigned n = 0;
 
-	if (sfd < 0)
-		return 0;
-	/* What the kernel reported before these were sent comes first. */
-	hd_fork_drain(hd);
-	for (n = 0; n < max; n++) {
-		struct iovec iov = { &m, sizeof(m) };
+	while (n < max) {
+		struct iovec iov = { &d[n].m, sizeof(d[n].m) };
 		struct msghdr mh = { .msg_iov = &iov,
 				     .msg_iovlen = 1,
 				     .msg_control = ctl.buf,
 				     .msg_controllen = sizeof(ctl.buf) };
-		const struct ucred *cr = NULL;
 		struct cmsghdr *c;
 		ssize_t got = recvmsg(sfd, &mh, MSG_TRUNC | MSG_CMSG_CLOEXEC);
 
@@ -331,17 +342,50 @@ static unsigned drain(struct helperd *hd, unsigned max)
 				continue;
 			break;
 		}
+		d[n].has_cr = false;
 		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
 			if (c->cmsg_level == SOL_SOCKET &&
 			    c->cmsg_type == SCM_CREDENTIALS &&
-			    c->cmsg_len == CMSG_LEN(sizeof(struct ucred)))
-				cr = (const struct ucred *)CMSG_DATA(c);
+			    c->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
+				memcpy(&d[n].cr, CMSG_DATA(c), sizeof(d[n].cr));
+				d[n].has_cr = true;
+			}
 		if (mh.msg_flags & MSG_CTRUNC)
-			cr = NULL;
-		handle(hd, &m, mh.msg_flags & MSG_TRUNC ? (size_t)got + 1 :
-							  (size_t)got, cr);
+			d[n].has_cr = false;
+		d[n].len = mh.msg_flags & MSG_TRUNC ? (size_t)got + 1
+						    : (size_t)got;
+		n++;
 	}
 	return n;
+}
+
+/*
+ * Read up to max datagrams and handle them: how many were read (fewer:
+ * the queue is empty).  A batch is read first, then the kernel's process
+ * events, then the batch is handled: every fork, exec and exit that came
+ * before a datagram was sent is queued in the connector's socket by then
+ * (the top of this file, "Order").
+ */
+static unsigned drain(struct helperd *hd, unsigned max)
+{
+	struct dgram d[HD_SOCK_BATCH];
+	unsigned n = 0;
+
+	if (sfd < 0)
+		return 0;
+	for (;;) {
+		unsigned want =
+			max - n < HD_SOCK_BATCH ? max - n : HD_SOCK_BATCH;
+		unsigned got = read_some(d, want);
+
+		hd_fork_drain(hd);
+		for (unsigned i = 0; i < got; i++)
+			handle(hd, &d[i].m, d[i].len,
+			       d[i].has_cr ? &d[i].cr : NULL);
+		n += got;
+		if (got < want || n >= max)
+			return n;
+	}
 }
 
 static void refill(uint64_t now)

@@ -89,6 +89,13 @@ au_wait() {
 	touch "$tmp/go"
 	wait "$1"
 }
+# au_started PID: wait until the shell's fork PID has exec'd act or actdl:
+# a -p of it before would trace the shell's image, and the program's
+# would be an exec the in-process path meets only at a later maps read
+au_started() {
+	wait_until 100 sh -c "readlink /proc/$1/exe | grep -q '/actd*l*\$'" ||
+		fail "process $1 never exec'd its program"
+}
 trap au_cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
@@ -246,6 +253,7 @@ rm -f go
 ACT_WAIT=$tmp/go ./act 20000 4 0 1500 >act.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
+au_started $ap
 "$DTRACE" -w -q -x activation=user -p $ap -n "
 BEGIN { system(\"touch $tmp/go\"); }
 act\$target:::tick /++n == 300/ { exit(0); }
@@ -277,6 +285,7 @@ rm -f go
 ACT_WAIT=$tmp/go ./act 20000 4 0 4000 >pa.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
+au_started $ap
 "$DTRACE" -w -q -x activation=user -p $ap -n "
 BEGIN { system(\"touch $tmp/go\"); }
 act\$target:::hit { @h = count(); @q[arg0 % 3] = quantize(arg1); }
@@ -318,6 +327,7 @@ for k in 1 0; do
 	ACT_WAVES=10 ACT_WAIT=$tmp/go ./act 200 60 0 >tw.out.$k 2>&1 &
 	ap=$!
 	bg_pids="$bg_pids $ap"
+	au_started $ap
 	DTRACE_KAGG=$k "$DTRACE" -v -w -q -x activation=user -p $ap -n "
 	BEGIN { system(\"touch $tmp/go\"); }
 	act\$target:::hit { @ = count(); }
@@ -341,6 +351,7 @@ rm -f go
 ACT_WAIT=$tmp/go ./act 50000 2 1 1500 >k.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
+au_started $ap
 "$DTRACE" -w -q -x activation=user -p $ap -n "
 BEGIN { system(\"touch $tmp/go\"); }
 act*:::tick { @t = count(); }" >/dev/null 2>&1 &
@@ -382,6 +393,7 @@ rm -f go to.end
 ACT_WAIT=$tmp/go ACT_END_WAIT=$tmp/to.end ./act 20000 4 0 1500 >to.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
+au_started $ap
 rm -f armed
 "$DTRACE" -w -q -x activation=user -p $ap -n "
 BEGIN { system(\"touch $tmp/armed\"); }
@@ -455,6 +467,7 @@ while [ $kn -lt 60 ]; do
 	ACT_WAIT=$tmp/go ./act 3000000 2 0 100 >kp.out 2>&1 &
 	ap=$!
 	bg_pids="$bg_pids $ap"
+	au_started $ap
 	# act itself, not the shell that forked it still
 	wait_until 100 sh -c "readlink /proc/$ap/exe | grep -q '/act\$'"
 	DTRACE_IP_KILL_AT=$kn "$DTRACE" -w -q -x activation=user -p $ap -n "
@@ -493,6 +506,7 @@ rm -f go
 ACT_WAIT=$tmp/go ./act 30000000 2 0 1500 >rk.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
+au_started $ap
 "$DTRACE" -w -q -x activation=user -p $ap -n "
 BEGIN { system(\"touch $tmp/go\"); }
 act\$target:::hit, act\$target:::tick { @ = count(); }" >/dev/null 2>rk.err &
@@ -542,6 +556,7 @@ rm -f go cw
 ACT_CHILD_WAIT=$tmp/cw ACT_WAIT=$tmp/go ./act 20000 2 1 100 >fc.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
+au_started $ap
 "$DTRACE" -w -q -x activation=user -p $ap -n "
 BEGIN { system(\"sleep 0.05; touch $tmp/go\"); }
 act*:::hit, act*:::tick { @[pid == \$target] = count(); }
@@ -603,6 +618,7 @@ for a in kernel user ring; do
 	ACT_EXEC=3 ACT_WAIT=$tmp/go ./act 500 2 1 20 >e.out.$a 2>&1 &
 	ap=$!
 	bg_pids="$bg_pids $ap"
+	au_started $ap
 	# a glob under -p matches what the process maps when dtrace starts
 	wait_until 100 grep -q libactl /proc/$ap/maps
 	DTRACE_KAGG=$kagg "$DTRACE" -w -q -x activation=$act -p $ap -n "
@@ -649,6 +665,7 @@ rm -f go
 ACT_EXEC=1 ACT_CLOSEFD=1 ACT_WAIT=$tmp/go ./act 1000 0 0 300 >e.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
+au_started $ap
 # the shell's fork has exec'd act (libactl mapped), or act$ap is no probe
 wait_until 100 grep -q libactl /proc/$ap/maps
 "$DTRACE" -w -q -x activation=user -p $ap -n "
@@ -670,6 +687,7 @@ for a in user kernel; do
 	ACT_WAIT=$tmp/go ./actdl "$tmp/libactl.so" >dl.out.$a 2>&1 &
 	ap=$!
 	bg_pids="$bg_pids $ap"
+	au_started $ap
 	"$DTRACE" -Z -w -q -x activation=$a -p $ap -n "
 	BEGIN { system(\"touch $tmp/go\"); }
 	actl*:::fire { @[arg0 / 10000] = count(); }
@@ -699,6 +717,7 @@ for a in $dn_paths; do
 	ACT_NOW=1 ACT_WAIT=$tmp/go ./actdl "$tmp/libactlc.so" >dn.out.$a 2>&1 &
 	ap=$!
 	bg_pids="$bg_pids $ap"
+	au_started $ap
 	"$DTRACE" -Z -w -q -x activation=$a -p $ap -n "
 	BEGIN { system(\"touch $tmp/go\"); }
 	actl*:::fire /arg0 < 0/ { @c[arg0] = count(); }
@@ -730,6 +749,7 @@ ACT_NOW=1 ACT_WAIT=$tmp/go ACT_HOLD=$tmp/hold ./actdl "$tmp/libactlc.so" \
 	>ds.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
+au_started $ap
 "$DTRACE" -Z -q -x activation=user -p $ap -o ds.dt -n '
 BEGIN { printf("ready\n"); }
 actl*:::fire { @ = count(); }
@@ -790,6 +810,7 @@ rm -f go na.dt na2.dt
 ACT_WAIT=$tmp/go ./actdl "$tmp/libactlc.so" >na.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
+au_started $ap
 "$DTRACE" -q -x activation=user -p $ap -o na.dt -n '
 BEGIN { printf("ready\n"); }
 tick-10ms /++n == 20/ { printf("late\n"); }' 2>na.err &
@@ -858,6 +879,7 @@ if [ -n "${HELPERD:-}" ] && [ -x "$HELPERD" ] && [ -c /dev/fuse ]; then
 			ACT_WAIT=$tmp/go ./act 1000 0 1 700 >g.out 2>&1 &
 		ap=$!
 		bg_pids="$bg_pids $ap"
+		au_started $ap
 		wait_until 100 test -e "$tmp/state/registry/$ap" ||
 			fail "registry: the process did not register"
 		DTRACE_STATEDIR=$tmp/state "$DTRACE" -w -q -x activation=user \
@@ -940,6 +962,7 @@ rm -f go
 ACT_SECCOMP=1 ACT_WAIT=$tmp/go ./act 10 0 0 >s.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
+au_started $ap
 wait_until 100 grep -q '^Seccomp:.*2' /proc/$ap/status ||
 	fail "seccomp: the filter was not installed"
 "$DTRACE" -w -q -x activation=user -p $ap -n "

@@ -9,6 +9,11 @@
  * So that only such a library asks, and that it can, ip_objs_ready()
  * points every drti.o's control block at the arena when a process is
  * armed, and makes the arena of a -p or -c target with nothing armed.
+ * An image told not to ask (DTRACE_DOF_INIT_DISABLE), of a traced
+ * process or of a fork child of one a glob traces (watched for its exec:
+ * kids_check()), goes to the kernel path for its process alone
+ * (ip_exec_handover()), as -x activation=kernel's binary-wide event
+ * reaches it.
  */
 #include "config.h"
 
@@ -143,29 +148,50 @@ bool ip_image_done(struct consumer *c, pid_t pid)
  */
 enum { AR_THERE, AR_GONE, AR_UNREAD };
 
-static int arena_state(const struct ip_proc *ipp)
+static int arena_in(pid_t pid, uint64_t taddr, size_t len)
 {
 	struct proc_maps mm = { 0 };
 	bool found = false;
 
-	if (proc_maps_read(ipp->pid, &mm) < 0 || !mm.n) {
+	if (proc_maps_read(pid, &mm) < 0 || !mm.n) {
 		proc_maps_free(&mm);
 		return AR_UNREAD;
 	}
 	for (size_t i = 0; i < mm.n && !found; i++)
-		found = mm.m[i].start == ipp->taddr &&
-			mm.m[i].end - mm.m[i].start == ipp->len;
+		found = mm.m[i].start == taddr &&
+			mm.m[i].end - mm.m[i].start == len;
 	proc_maps_free(&mm);
 	return found ? AR_THERE : AR_GONE;
+}
+
+static int arena_state(const struct ip_proc *ipp)
+{
+	return arena_in(ipp->pid, ipp->taddr, ipp->len);
+}
+
+/*
+ * Will pid's new image, which has the arena at USDT_EXEC_FD to ask
+ * through, never ask to be armed: is its drti.o told to touch nothing
+ * (DTRACE_DOF_INIT_DISABLE, which /proc/PID/environ shows from the exec
+ * on)?  One whose objects carry no recorder does not ask either; that
+ * is known only once ld.so has mapped them all, and is said at its end
+ * instead (ip_exec_unasked()).  One without the descriptor is said at
+ * once (ip_exec_check()).
+ */
+static bool exec_never_asks(struct consumer *c, pid_t pid)
+{
+	return ip_exec_fd_state(c, pid) == EXFD_OURS && drti_disabled(pid);
 }
 
 /*
  * Has ipp's process exec'd (its maps, read every refresh, lost the
  * arena)?  Its new image asks to be armed through the arena it inherits
  * at USDT_EXEC_FD (ip_exec_answer()), before any of its probes can fire:
- * until then nothing of it is armed (exec_pending).  Without that
- * descriptor (the process closed it, or had its own there) it cannot
- * ask: said once.  True: the image ipp armed is gone.
+ * until then nothing of it is armed (exec_pending).  One that will not
+ * (DTRACE_DOF_INIT_DISABLE) goes to the kernel path at the end of the
+ * read (exec_kernel, ip_exec_handover()); without that descriptor (the
+ * process closed it, or had its own there) it cannot ask: said once.
+ * True: the image ipp armed is gone.
  */
 bool ip_exec_check(struct consumer *c, struct ip_proc *ipp)
 {
@@ -195,6 +221,8 @@ bool ip_exec_check(struct consumer *c, struct ip_proc *ipp)
 		return false;
 	if (ip_exec_fd_state(c, pr->pid) == EXFD_OURS) {
 		ipp->exec_pending = true;
+		/* handed to the kernel path at the end of this read */
+		ipp->exec_kernel = exec_never_asks(c, pr->pid);
 		return true;
 	}
 	say(c,
@@ -428,6 +456,187 @@ void ip_exec_answer(struct consumer *c, struct ip_proc *root)
 			    (int)pid);
 		}
 		__atomic_store_n(&x[i].state, USDT_EX_DONE, __ATOMIC_RELEASE);
+	}
+}
+
+/*
+ * pid exec'd an image that will not ask to be armed (exec_never_asks()):
+ * its probes go to the kernel path, for pid alone (kpin: a glob's too,
+ * which the kernel path would otherwise arm binary-wide, over the calls
+ * armed in-process in other processes running the file: kernel_enable(),
+ * inproc.c), as they would on -x activation=kernel, where a glob's
+ * binary-wide event reaches such an image.  old: pid's image armed
+ * in-process before (gone now), NULL for a fork child known only by its
+ * records.  Armed when this read saw the exec, so what the image fired
+ * before is lost: said, once a run.
+ */
+static void exec_to_kernel(struct consumer *c, pid_t pid, struct ip_proc *old)
+{
+	struct inproc *ip = c->ip;
+	struct tproc *pr = proc_find(c, pid);
+	struct ip_proc *ipp;
+
+	if (old) { /* its image is gone: nothing to restore */
+		old->gone = true;
+		old->taddr = 0;
+		old->exec_pending = false;
+		old->exec_kernel = false;
+		old->exec_said = true;
+	}
+	if (!pr && !(pr = proc_add(c, pid, false)))
+		return; /* exited meanwhile */
+	/* the tree learns the exec; the old image's probes go off */
+	lin_exec(c, pid, now_ns(CLOCK_MONOTONIC));
+	if (!pr->reimaged)
+		proc_exec_reset(c, pr);
+	ipp = xcalloc(1, sizeof(*ipp));
+	ipp->pid = pid;
+	ipp->pr = pr;
+	ipp->kernel = true;
+	ipp->kpin = true;
+	PUSH(ip->procs, ip->nprocs, ipp);
+	if (!ip->kexec_said) {
+		const char *kid = ", forked from a process traced in-process,";
+
+		ip->kexec_said = true;
+		say(c,
+		    "pid %d%s exec'd an image told not to ask to be armed "
+		    "in-process (DTRACE_DOF_INIT_DISABLE): its probes go to "
+		    "the kernel path, for that process alone, armed when "
+		    "dtrace saw the exec (any hit before that was not "
+		    "counted; so for any other such image)",
+		    (int)pid, old ? "" : kid);
+	}
+	(void)proc_refresh(c, pr, NULL);
+}
+
+/*
+ * Could a description match a probe of ipp's fork children (a glob)?
+ * Asked until kids_check() has run once (kid_taddr): the answer holds
+ * after the process exits and its probes are let go.
+ */
+static bool kids_in_scope(struct consumer *c, const struct ip_proc *ipp)
+{
+	for (size_t i = 0; i < c->nprobes; i++)
+		if (c->probes[i]->pid == ipp->pid && c->probes[i]->wide)
+			return true;
+	return false;
+}
+
+/*
+ * Is pid a child of ipp's process or of another of its fork children
+ * (known[]), as the kernel says (PPid)?  A segment's pid is the
+ * process's word: a child could name any process there.  A child
+ * reparented since (its parent gone) is not taken.
+ */
+static bool kid_of_family(const struct ip_proc *ipp, pid_t pid)
+{
+	char st[4096], *s;
+	pid_t pp;
+
+	if (proc_read_file(pid, "status", st, sizeof(st)) < 0 ||
+	    !(s = strstr(st, "\nPPid:")))
+		return false;
+	pp = (pid_t)atoi(s + 6);
+	if (pp == ipp->pid)
+		return true;
+	for (size_t i = 0; i < ipp->nknown; i++)
+		if (ipp->known[i] == pp)
+			return true;
+	return false;
+}
+
+/*
+ * ipp's fork children that are not traced processes themselves (their
+ * hits are records in ipp's arena, lineage.c sorting them out), watched
+ * for an exec: one whose new image will not ask to be armed goes to the
+ * kernel path (exec_to_kernel()); one whose image asks is answered by
+ * ip_exec_answer().  A child exec'd when its maps lost the arena (at the
+ * address the family maps it) and its image token is no longer the
+ * family's (a child that only unmapped the arena keeps it).  Each is
+ * taken with its start time when its first records are read, so a pid
+ * reused later is never taken for it (pids are given out in turn: one
+ * reused between the child's records and that read would need pid_max
+ * forks in a switchrate), nor a process a child named in a segment
+ * (kid_of_family()).
+ */
+static void kids_check(struct consumer *c, struct ip_proc *ipp)
+{
+	struct inproc *ip = c->ip;
+	size_t k = 0;
+
+	if (ipp->taddr) {
+		uint64_t tok[2];
+
+		ipp->kid_taddr = ipp->taddr;
+		if (!ipp->kid_tok[0] && !ipp->kid_tok[1] &&
+		    ip_image_token(ipp->pid, tok) == 0 &&
+		    arena_state(ipp) == AR_THERE) {
+			ipp->kid_tok[0] = tok[0];
+			ipp->kid_tok[1] = tok[1];
+		}
+	}
+	for (; ipp->kids_from < ipp->nknown; ipp->kids_from++) {
+		struct ip_kid kid = { ipp->known[ipp->kids_from], 0 };
+
+		if (reg_proc_stat(kid.pid, &kid.start, NULL, 0) == 0)
+			PUSH(ipp->kids, ipp->nkids, kid);
+	}
+	if (!ipp->kid_taddr || (!ipp->kid_tok[0] && !ipp->kid_tok[1]))
+		return;
+	for (size_t i = 0; i < ipp->nkids; i++) {
+		struct ip_kid kd = ipp->kids[i];
+		uint64_t start, tok[2];
+
+		if (ip->stopped || c->enable_failed) { /* the rest stay */
+			ipp->kids[k++] = kd;
+			continue;
+		}
+		/* exited, or traced now (its own ip_proc sees its execs) */
+		if (reg_proc_stat(kd.pid, &start, NULL, 0) < 0 ||
+		    start != kd.start || proc_find(c, kd.pid))
+			continue;
+		/* the family's image still, or exiting */
+		if (arena_in(kd.pid, ipp->kid_taddr, ipp->len) != AR_GONE ||
+		    ip_image_token(kd.pid, tok) < 0) {
+			ipp->kids[k++] = kd;
+			continue;
+		}
+		/* an exec, unless it only unmapped the arena (nothing ours) */
+		if ((tok[0] != ipp->kid_tok[0] || tok[1] != ipp->kid_tok[1]) &&
+		    kid_of_family(ipp, kd.pid) && exec_never_asks(c, kd.pid))
+			exec_to_kernel(c, kd.pid, NULL);
+	}
+	ipp->nkids = k;
+}
+
+/*
+ * At the end of each read: every traced process whose new image will
+ * not ask (ip_exec_check(): exec_kernel) goes to the kernel path; and,
+ * every refresh interval (100 ms), the fork children of processes a
+ * glob traces are looked at (kids_check()).  Not while a read is cut
+ * short (-x bufsize): records of the image left may wait still.
+ */
+void ip_exec_handover(struct consumer *c)
+{
+	struct inproc *ip = c->ip;
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	bool kids = now - ip->kids_ns >= 100000000u;
+
+	if (ip->stopped || c->read_more || c->enable_failed)
+		return;
+	if (kids)
+		ip->kids_ns = now;
+	/* ip->procs may grow here (an image handed over) */
+	for (size_t i = 0; i < ip->nprocs; i++) {
+		struct ip_proc *ipp = ip->procs[i];
+
+		if (ipp->exec_kernel && !ipp->gone && !ipp->pr->exited)
+			exec_to_kernel(c, ipp->pid, ipp);
+		else if (kids && ipp->map &&
+			 (ipp->nknown > ipp->kids_from || ipp->nkids) &&
+			 (ipp->kid_taddr || kids_in_scope(c, ipp)))
+			kids_check(c, ipp);
 	}
 }
 

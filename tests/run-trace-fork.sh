@@ -24,6 +24,9 @@
 #    only through the fork tree (forked while tracing, or before it and
 #    traced itself): on the user path an image that does not register
 #    never asks to be armed in-process, and goes to the kernel path;
+#    under -c srv* without the registry, the user path follows such a
+#    child's exec whether its image asks or not (the kernel path only
+#    into a file its traced processes map: fsrv itself);
 #  - -p and -c of a forking parent: the target's hits once; its
 #    children only where the description matches them (srv$target does
 #    not, srv* does), with and without the registry;
@@ -286,6 +289,26 @@ while [ $r -lt $rounds ]; do
 		3 "$(awk '$2 == 8' want.txt | wc -l)"
 	check "fork then exec 2, forked before, round $r" d want.txt
 	handed "fork then exec 2, forked before, round $r" 2
+	# -c srv* without the registry: children known only by their hits
+	# exec fsrv2 (EXEC 1: it asks to be armed; 2: the first child's
+	# asks, the others' are told not to) or fsrv (3); on the user path
+	# each new image is followed, in-process where it asks, on the
+	# kernel path for its process where it will not.  The kernel path
+	# arms no file that no traced process maps: there fsrv2 is reached
+	# by a registration only (doc/DESIGN.md §14, "Execs")
+	for ex in 1 2 3; do
+		[ "$act_path" = user ] || [ $ex -eq 3 ] || continue
+		rm -rf s14 && mkdir s14 && touch s14/go
+		DTRACE_STATEDIR=$tmp/none "$DTRACE" -q \
+			-c "./fsrv $tmp/s14 3 1 1 5 $ex 0" \
+			-n "srv*:::req $COUNT" >m.txt 2>m.err
+		[ -e s14/done ] && [ ! -e s14/errors ] ||
+			fail "-c srv*, exec $ex: fsrv: $(cat s14/errors m.err)"
+		sort s14/pids >want.txt
+		expect_eq "-c srv*, no registry, exec $ex, round $r: children after exec" \
+			3 "$(awk '$2 == 8' want.txt | wc -l)"
+		check "-c srv*, no registry, exec $ex, round $r" m want.txt
+	done
 done
 
 # ---------------------------------------------------------------------

@@ -117,10 +117,11 @@ struct ip_proc {
 	/*
 	 * its fork children watched for an exec (ip_exec_handover()), from
 	 * known[] up to kids_from; the arena's address in them and the
-	 * image token they share
+	 * image token they share, 0 until known
 	 */
 	struct ip_kid *kids;
 	size_t nkids, kids_from;
+	bool kids_wide; /* a glob can match their probes (family_ready()) */
 	uint64_t kid_taddr, kid_tok[2];
 	size_t plan_used; /* bytes of the arena's plan area given out */
 	uint32_t *plans;  /* ... where each plan put there starts */

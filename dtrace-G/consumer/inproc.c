@@ -71,8 +71,12 @@
  * own) before any of its probes ran, then told to go on.  An image
  * armed without asking (a -c command, before its constructors) gets its
  * slot marked done (ip_image_done()), so its constructors do not ask.  An
- * exec whose image cannot ask (the descriptor closed), never asks, or
- * gave up waiting is said; a fork child's exec is let go, said.
+ * exec whose image is told not to ask (DTRACE_DOF_INIT_DISABLE) goes to
+ * the kernel path, for its process alone, and so does such an exec of a
+ * fork child of a process a glob traces (ip_exec_handover(),
+ * inproc_exec.c); one whose image cannot ask (the descriptor closed),
+ * never asks, or gave up waiting is said; a fork child's exec that asks
+ * is let go, said.
  *
  * Both paths (ip_enable(), kernel_enable(), the mux_* ops).  A probe
  * the recorder cannot take goes to the kernel backend opened beside
@@ -362,7 +366,9 @@ static int site_prepare(struct tproc *pr, struct tprobe *p,
  * probe of pr not enabled yet, so the others (a library unmapped, for
  * one) are marked enabled meanwhile.  A probe a glob matches would be
  * armed binary-wide there (uprobe.c, bpf.c), breakpoints over the
- * calls armed in other processes running the file: refused.
+ * calls armed in other processes running the file: refused, but in a
+ * process an exec'd image of which would not ask to be armed (kpin,
+ * inproc_exec.c): armed for it alone, as a pinned probe is.
  */
 static void kernel_enable(struct consumer *c, struct tproc *pr,
 			  struct ip_kprobe *kp, size_t n)
@@ -372,7 +378,10 @@ static void kernel_enable(struct consumer *c, struct tproc *pr,
 	size_t nothers = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (kp[i].p->wide) {
+		if (kp[i].p->wide && ip_proc_of(c, pr) &&
+		    ip_proc_of(c, pr)->kpin) {
+			kp[i].p->wide = false; /* ip_exec_handover() */
+		} else if (kp[i].p->wide) {
 			say(c,
 			    "-x activation=user cannot trace pid %d, probe "
 			    "%s: %s; and on the kernel path a glob's probe is "
@@ -583,6 +592,9 @@ static void ip_enable(struct consumer *c, struct tproc *pr)
 	}
 	if (ipp->kernel) {
 		whole = true;
+		if (ipp->kpin)
+			snprintf(why, sizeof(why),
+				 "an exec'd image told not to ask");
 		goto kernel;
 	}
 	if (!ip_hold_all(pr, &h)) {
@@ -1047,6 +1059,7 @@ static void ip_drain(struct consumer *c)
 	/* ip->procs may grow here (an exec'd image armed) */
 	for (size_t i = 0; i < ip->nprocs; i++)
 		ip_exec_answer(c, ip->procs[i]);
+	ip_exec_handover(c);
 }
 
 static size_t ip_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)

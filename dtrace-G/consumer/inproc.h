@@ -64,6 +64,12 @@ struct ip_obj {
 	uint64_t ctl_size; /* 16: it has usdt_ctl.len (arena.h) */
 };
 
+/* A fork child not traced itself, watched for an exec (inproc_exec.c). */
+struct ip_kid {
+	pid_t pid;
+	uint64_t start; /* its start time: a pid reused is another process */
+};
+
 /* A process armed: its arena and what was rewritten. */
 struct ip_proc {
 	pid_t pid;
@@ -96,6 +102,8 @@ struct ip_proc {
 	bool exec_pending; /* exec'd; its new image is to ask (USDT_EXEC_FD) */
 	bool exec_fd;	   /* we put the arena at USDT_EXEC_FD */
 	bool kernel;	   /* the kernel path takes it whole (ip_enable()) */
+	bool kpin;	   /* ... its probes for it alone, globs' too */
+	bool exec_kernel;  /* exec'd, not to ask: ip_exec_handover() */
 	bool other;	   /* another dtrace traces it in-process (live) */
 	bool dl_asks;	   /* its drti.o asks at a dlopen() */
 	bool dl_said;	   /* a dlopen() that gave up waiting: said */
@@ -107,6 +115,15 @@ struct ip_proc {
 	uint64_t ino;	 /* the arena's memfd */
 	char *maps_seen; /* pr->maps when remap_check() last looked */
 	uint64_t corrupt;
+	/*
+	 * its fork children watched for an exec (ip_exec_handover()), from
+	 * known[] up to kids_from; the arena's address in them and the
+	 * image token they share, 0 until known
+	 */
+	struct ip_kid *kids;
+	size_t nkids, kids_from;
+	bool kids_wide; /* a glob can match their probes (family_ready()) */
+	uint64_t kid_taddr, kid_tok[2];
 	size_t plan_used; /* bytes of the arena's plan area given out */
 	uint32_t *plans;  /* ... where each plan put there starts */
 	size_t nplans;
@@ -140,6 +157,8 @@ struct inproc {
 	bool *ran;	      /* per clause: put in some plan */
 	uint64_t agg_off;     /* a segment's aggregation area */
 	bool child_exec_said; /* a fork child's exec, said once */
+	bool kexec_said;      /* an image handed to the kernel path, said */
+	uint64_t kids_ns;     /* when fork children were last looked at */
 	bool kb_failed;	      /* the kernel backend beside would not open */
 	char kb_why[512];
 	/* kernel_enable() under way: pr, and the probes it hands over */
@@ -227,6 +246,7 @@ bool ip_image_done(struct consumer *c, pid_t pid);
 bool ip_exec_check(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_unasked(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_answer(struct consumer *c, struct ip_proc *root);
+void ip_exec_handover(struct consumer *c);
 bool ip_dl_asks(struct consumer *c, struct tproc *pr, const struct tfile *f);
 int ip_objs_ready(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 		  const struct proc_maps *mm, struct ip_ctlw **ctlw,

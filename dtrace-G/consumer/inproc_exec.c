@@ -9,6 +9,12 @@
  * So that only such a library asks, and that it can, ip_objs_ready()
  * points every drti.o's control block at the arena when a process is
  * armed, and makes the arena of a -p or -c target with nothing armed.
+ * A fork child of a process a glob traces is followed across its exec
+ * too: an image that asks, as a traced process's (kid_exec_root()).  An
+ * image told not to ask (DTRACE_DOF_INIT_DISABLE), of a traced process
+ * or of such a child (watched for its exec: kids_check()), goes to the
+ * kernel path for its process alone (exec_follow(), ip_exec_handover()),
+ * as -x activation=kernel's binary-wide event reaches it.
  */
 #include "config.h"
 
@@ -147,29 +153,50 @@ bool ip_image_done(struct consumer *c, pid_t pid)
  */
 enum { AR_THERE, AR_GONE, AR_UNREAD };
 
-static int arena_state(const struct ip_proc *ipp)
+static int arena_in(pid_t pid, uint64_t taddr, size_t len)
 {
 	struct proc_maps mm = { 0 };
 	bool found = false;
 
-	if (proc_maps_read(ipp->pid, &mm) < 0 || !mm.n) {
+	if (proc_maps_read(pid, &mm) < 0 || !mm.n) {
 		proc_maps_free(&mm);
 		return AR_UNREAD;
 	}
 	for (size_t i = 0; i < mm.n && !found; i++)
-		found = mm.m[i].start == ipp->taddr &&
-			mm.m[i].end - mm.m[i].start == ipp->len;
+		found = mm.m[i].start == taddr &&
+			mm.m[i].end - mm.m[i].start == len;
 	proc_maps_free(&mm);
 	return found ? AR_THERE : AR_GONE;
+}
+
+static int arena_state(const struct ip_proc *ipp)
+{
+	return arena_in(ipp->pid, ipp->taddr, ipp->len);
+}
+
+/*
+ * Will pid's new image, which has the arena at USDT_EXEC_FD to ask
+ * through, never ask to be armed: is its drti.o told to touch nothing
+ * (DTRACE_DOF_INIT_DISABLE, which /proc/PID/environ shows from the exec
+ * on)?  One whose objects carry no recorder does not ask either; that
+ * is known only once ld.so has mapped them all, and is said at its end
+ * instead (ip_exec_unasked()).  One without the descriptor is said at
+ * once (ip_exec_check()).
+ */
+static bool exec_never_asks(struct consumer *c, pid_t pid)
+{
+	return ip_exec_fd_state(c, pid) == EXFD_OURS && drti_disabled(pid);
 }
 
 /*
  * Has ipp's process exec'd (its maps, read every refresh, lost the
  * arena)?  Its new image asks to be armed through the arena it inherits
  * at USDT_EXEC_FD (ip_exec_answer()), before any of its probes can fire:
- * until then nothing of it is armed (exec_pending).  Without that
- * descriptor (the process closed it, or had its own there) it cannot
- * ask: said once.  True: the image ipp armed is gone.
+ * until then nothing of it is armed (exec_pending).  One that will not
+ * (DTRACE_DOF_INIT_DISABLE) goes to the kernel path at the end of the
+ * read (exec_kernel, ip_exec_handover()); without that descriptor (the
+ * process closed it, or had its own there) it cannot ask: said once.
+ * True: the image ipp armed is gone.
  */
 bool ip_exec_check(struct consumer *c, struct ip_proc *ipp)
 {
@@ -199,6 +226,8 @@ bool ip_exec_check(struct consumer *c, struct ip_proc *ipp)
 		return false;
 	if (ip_exec_fd_state(c, pr->pid) == EXFD_OURS) {
 		ipp->exec_pending = true;
+		/* handed to the kernel path at the end of this read */
+		ipp->exec_kernel = exec_never_asks(c, pr->pid);
 		return true;
 	}
 	say(c,
@@ -336,17 +365,24 @@ int ip_objs_ready(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 	return 0;
 }
 
+static struct ip_proc *kid_exec_root(struct consumer *c, pid_t pid,
+				     const uint64_t stok[2]);
+static void exec_follow(struct consumer *c, pid_t pid, struct ip_proc *old,
+			bool kernel);
+
 /*
  * The slots of ipp's arena (arena.h, "Following an exec"): an image
  * exec'd by a traced process waits in its first drti.o constructor
  * until it is armed here.  Its pid's process is reset to its new maps
  * (proc_exec_reset()) and refreshed, which arms it with an arena of
- * its own, and it is told to go on.  An image of a process this run
- * does not trace (a fork child's) is told to go on, said once a run.  A
- * slot
- * whose token is not its pid's image's, or whose pid's old arena is
- * still mapped (no exec), is a lie (a fork child shares the arena), not
- * acted on.
+ * its own, and it is told to go on.  An image of a fork child this run
+ * does not trace is followed the same way, the child becoming a traced
+ * process, where a glob can match its probes (kid_exec_root(): its
+ * parent, per the kernel, in the family, and its image the slot's and
+ * not the family's; exec_follow()); any other is told to go on, said
+ * once a run.  A slot whose token is not its pid's image's, or whose
+ * pid's old arena is still mapped (no exec), is a lie (a fork child
+ * shares the arena), not acted on.
  */
 void ip_exec_answer(struct consumer *c, struct ip_proc *root)
 {
@@ -422,16 +458,248 @@ void ip_exec_answer(struct consumer *c, struct ip_proc *root)
 			}
 			proc_exec_reset(c, pr);
 			(void)proc_refresh(c, pr, NULL);
+		} else if (!pr && kid_exec_root(c, pid, x[i].token)) {
+			exec_follow(c, pid, NULL, false); /* it waits */
 		} else if (!ip->child_exec_said) {
 			ip->child_exec_said = true;
 			say(c,
 			    "pid %d, forked from a process traced in-process, "
 			    "exec'd: -x activation=user follows the execs of "
-			    "the processes it traces only; its new image (and "
-			    "any other such child's) is not traced",
+			    "the processes it traces, and of their fork "
+			    "children where a glob can match their probes, "
+			    "only; its new image (and any other such child's) "
+			    "is not traced",
 			    (int)pid);
 		}
 		__atomic_store_n(&x[i].state, USDT_EX_DONE, __ATOMIC_RELEASE);
+	}
+}
+
+/*
+ * pid, a fork child of a process traced in-process that is not traced
+ * itself, or a traced process (old: its image armed before, gone now),
+ * exec'd an image of which it is to be traced: it becomes a traced
+ * process (a tproc; the tree learns the exec, and the probes lineage.c
+ * derived for its old image go off), its maps are read and its probes
+ * armed (proc_refresh()).  In-process where its image asked and waits
+ * (kid_exec_root()), so from its first instruction; on the kernel path
+ * where it will not ask (exec_never_asks()), for pid alone (kpin: a
+ * glob's probes too, which the kernel path would otherwise arm
+ * binary-wide, over the calls armed in-process in other processes
+ * running the file: kernel_enable(), inproc.c), as on -x
+ * activation=kernel a glob's binary-wide event reaches such an image;
+ * armed when this read saw the exec, so what the image fired before is
+ * lost: said, once a run.
+ */
+static void exec_follow(struct consumer *c, pid_t pid, struct ip_proc *old,
+			bool kernel)
+{
+	struct inproc *ip = c->ip;
+	struct tproc *pr = proc_find(c, pid);
+	struct ip_proc *ipp;
+
+	if (old) { /* its image is gone: nothing to restore */
+		old->gone = true;
+		old->taddr = 0;
+		old->exec_pending = false;
+		old->exec_kernel = false;
+		old->exec_said = true;
+	}
+	if (!pr && !(pr = proc_add(c, pid, false)))
+		return; /* exited meanwhile */
+	lin_exec(c, pid, now_ns(CLOCK_MONOTONIC));
+	if (!pr->reimaged)
+		proc_exec_reset(c, pr);
+	if (kernel) {
+		ipp = xcalloc(1, sizeof(*ipp));
+		ipp->pid = pid;
+		ipp->pr = pr;
+		ipp->kernel = true;
+		ipp->kpin = true;
+		PUSH(ip->procs, ip->nprocs, ipp);
+	}
+	if (kernel && !ip->kexec_said) {
+		const char *kid = ", forked from a process traced in-process,";
+
+		ip->kexec_said = true;
+		say(c,
+		    "pid %d%s exec'd an image told not to ask to be armed "
+		    "in-process (DTRACE_DOF_INIT_DISABLE): its probes go to "
+		    "the kernel path, for that process alone, armed when "
+		    "dtrace saw the exec (any hit before that was not "
+		    "counted; so for any other such image)",
+		    (int)pid, old ? "" : kid);
+	} else if (!kernel && c->o->verbose) {
+		say(c,
+		    "pid %d, forked from a process traced in-process, exec'd: "
+		    "its new image traced as its own process",
+		    (int)pid);
+	}
+	(void)proc_refresh(c, pr, NULL);
+}
+
+/*
+ * Can ipp's fork children be followed across their execs: can a
+ * description match a probe of theirs (a glob: one of ipp's probes is
+ * wide; kept once true, as a process's probes are let go when it
+ * exits), and are the arena's address in them and the image token they
+ * share known (taken while ipp's image is the family's: its arena
+ * mapped where it was made)?
+ */
+static bool family_ready(struct consumer *c, struct ip_proc *ipp)
+{
+	uint64_t tok[2];
+
+	for (size_t i = 0; i < c->nprobes && !ipp->kids_wide; i++)
+		ipp->kids_wide =
+			c->probes[i]->pid == ipp->pid && c->probes[i]->wide;
+	if (!ipp->kids_wide)
+		return false;
+	if (!ipp->kid_taddr && ipp->taddr &&
+	    ip_image_token(ipp->pid, tok) == 0 &&
+	    arena_state(ipp) == AR_THERE) {
+		ipp->kid_tok[0] = tok[0];
+		ipp->kid_tok[1] = tok[1];
+		ipp->kid_taddr = ipp->taddr;
+	}
+	return ipp->kid_taddr != 0;
+}
+
+/*
+ * Is pid a child of ipp's process or of another of its fork children
+ * (known[]), as the kernel says (PPid)?  A segment's pid, or an exec
+ * slot's, is the process's word: a child could name any process there.
+ * A child reparented since (its parent gone) is not taken.
+ */
+static bool kid_of_family(const struct ip_proc *ipp, pid_t pid)
+{
+	char st[4096], *s;
+	pid_t pp;
+
+	if (proc_read_file(pid, "status", st, sizeof(st)) < 0 ||
+	    !(s = strstr(st, "\nPPid:")))
+		return false;
+	pp = (pid_t)atoi(s + 6);
+	if (pp == ipp->pid)
+		return true;
+	for (size_t i = 0; i < ipp->nknown; i++)
+		if (ipp->known[i] == pp)
+			return true;
+	return false;
+}
+
+/* Has pid, of ipp's family, exec'd: the arena gone, its token not theirs? */
+static bool kid_execd(const struct ip_proc *ipp, pid_t pid,
+		      const uint64_t tok[2])
+{
+	return (tok[0] != ipp->kid_tok[0] || tok[1] != ipp->kid_tok[1]) &&
+	       arena_in(pid, ipp->kid_taddr, ipp->len) == AR_GONE &&
+	       kid_of_family(ipp, pid);
+}
+
+/*
+ * pid, not a traced process, asks through slot token stok to be armed
+ * (ip_exec_answer()): the family whose fork child it is, that it can be
+ * followed into (family_ready()), if it exec'd an image whose token is
+ * stok; else NULL (its image is let go, said).
+ */
+static struct ip_proc *kid_exec_root(struct consumer *c, pid_t pid,
+				     const uint64_t stok[2])
+{
+	struct inproc *ip = c->ip;
+	uint64_t tok[2];
+
+	if (ip_image_token(pid, tok) < 0 || tok[0] != stok[0] ||
+	    tok[1] != stok[1])
+		return NULL;
+	for (size_t i = 0; i < ip->nprocs; i++) {
+		struct ip_proc *ipp = ip->procs[i];
+
+		if (ipp->map && family_ready(c, ipp) &&
+		    kid_execd(ipp, pid, tok))
+			return ipp;
+	}
+	return NULL;
+}
+
+/*
+ * ipp's fork children that are not traced processes themselves (their
+ * hits are records in ipp's arena, lineage.c sorting them out), watched
+ * for an exec: one whose new image will not ask to be armed is followed
+ * on the kernel path (exec_follow()); one whose image asks is answered
+ * by ip_exec_answer(), which follows it in-process.  A child exec'd when
+ * its maps lost the arena (at the address the family maps it) and its
+ * image token is no longer the family's (a child that only unmapped the
+ * arena keeps it).  Each is taken with its start time once its first
+ * records are read, so a pid reused later is never taken for it (pids
+ * are given out in turn: one reused between the child's records and
+ * that read would need pid_max forks meanwhile), nor a process a child
+ * named in a segment (kid_of_family()).
+ */
+static void kids_check(struct consumer *c, struct ip_proc *ipp)
+{
+	struct inproc *ip = c->ip;
+	size_t k = 0;
+
+	if (!family_ready(c, ipp))
+		return;
+	for (; ipp->kids_from < ipp->nknown; ipp->kids_from++) {
+		struct ip_kid kid = { ipp->known[ipp->kids_from], 0 };
+
+		if (reg_proc_stat(kid.pid, &kid.start, NULL, 0) == 0)
+			PUSH(ipp->kids, ipp->nkids, kid);
+	}
+	for (size_t i = 0; i < ipp->nkids; i++) {
+		struct ip_kid kd = ipp->kids[i];
+		uint64_t start, tok[2];
+
+		if (ip->stopped || c->enable_failed) { /* the rest stay */
+			ipp->kids[k++] = kd;
+			continue;
+		}
+		/* exited, or traced now (its own ip_proc sees its execs) */
+		if (reg_proc_stat(kd.pid, &start, NULL, 0) < 0 ||
+		    start != kd.start || proc_find(c, kd.pid))
+			continue;
+		/* the family's image still (or it only unmapped the arena:
+		 * nothing of ours), or exiting */
+		if (ip_image_token(kd.pid, tok) < 0 ||
+		    !kid_execd(ipp, kd.pid, tok)) {
+			ipp->kids[k++] = kd;
+			continue;
+		}
+		if (exec_never_asks(c, kd.pid))
+			exec_follow(c, kd.pid, NULL, true);
+	}
+	ipp->nkids = k;
+}
+
+/*
+ * At the end of each read: every traced process whose new image will
+ * not ask (ip_exec_check(): exec_kernel) goes to the kernel path; and,
+ * every refresh interval (100 ms), the fork children of processes a
+ * glob traces are looked at (kids_check()).  Not while a read is cut
+ * short (-x bufsize): records of the image left may wait still.
+ */
+void ip_exec_handover(struct consumer *c)
+{
+	struct inproc *ip = c->ip;
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	bool kids = now - ip->kids_ns >= 100000000u;
+
+	if (ip->stopped || c->read_more || c->enable_failed)
+		return;
+	if (kids)
+		ip->kids_ns = now;
+	/* ip->procs may grow here (an image handed over) */
+	for (size_t i = 0; i < ip->nprocs; i++) {
+		struct ip_proc *ipp = ip->procs[i];
+
+		if (ipp->exec_kernel && !ipp->gone && !ipp->pr->exited)
+			exec_follow(c, ipp->pid, ipp, true);
+		else if (kids && ipp->map &&
+			 (ipp->nknown > ipp->kids_from || ipp->nkids))
+			kids_check(c, ipp);
 	}
 }
 

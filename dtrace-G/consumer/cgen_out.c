@@ -234,12 +234,14 @@ static void tlss_key(struct em *e, uint16_t v)
  * clause o->levels' bit and S_FLAGS_REC and jumps to the clause's end
  * (e->sfj, which cgen_plan() points there): the variable keeps what it
  * had, and nothing after the store runs, as run.c abandons the clause.
- * A self-> string the map has no room for counts in cgtlsdrops.
+ * A self-> string is copied over the thread's entry when it has one,
+ * else put there (the map allocates); one the map has no room for
+ * counts in cgtlsdrops.
  */
 static void sstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 {
 	int32_t base, fo = (int32_t)sizeof(struct ubpf_kout) + o->agg;
-	size_t jok, j;
+	size_t jok, j, jin, jend;
 
 	if (!tstr_base(e, o, &base))
 		return;
@@ -266,7 +268,22 @@ static void sstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 	fix(e, jok);
 	if (o->n != UBPF_KV_SELF)
 		return;
+	/* the thread's entry, there since its first store: the copy over
+	 * it (only the thread reads or writes it), no allocation */
 	tlss_key(e, o->slot);
+	ldmap(e, 1, fds[8]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_VKEY);
+	call(e, BPF_FUNC_map_lookup_elem);
+	jin = jmp_i(e, BPF_JEQ, 0, 0);
+	alu_r(e, BPF_MOV, 1, 0);
+	alu_i(e, BPF_MOV, 2,
+	      (int32_t)offsetof(struct ubpf_kostr, s) + (int32_t)o->imm);
+	ldx(e, BPF_DW, 3, 10, S_OBUF);
+	alu_i(e, BPF_ADD, 3, base);
+	call(e, BPF_FUNC_probe_read_kernel);
+	jend = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jin);
 	ldmap(e, 1, fds[8]);
 	alu_r(e, BPF_MOV, 2, 10);
 	alu_i(e, BPF_ADD, 2, S_VKEY);
@@ -289,6 +306,7 @@ static void sstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 		fix(e, j2);
 	}
 	fix(e, j);
+	fix(e, jend);
 }
 
 /* SCLR o: the variable reads "" (this->: its len 0; self->: deleted) */

@@ -198,6 +198,22 @@ expect_grep "string variable read in user space: some output" '^\[alpha\]$' \
 	svaru1.txt
 expect_eq "string variable read in user space: none printed by the kernel" \
 	0 "$(grep -c 'printing values computed in the kernel' svaru1.txt.err)"
+# ... and printed more times than one out area holds (2,048 bytes):
+# user space's too, not an event refused
+cat >svarb.d <<'EOF2'
+pid$target::hit:entry { self->s = copyinstr(arg0); }
+pid$target::hit:return
+{
+	printf("%s %s %s %s %s %s %s %s\n", self->s, self->s, self->s,
+	    self->s, self->s, self->s, self->s, self->s);
+}
+EOF2
+run 1 svarb1.txt keep -s svarb.d
+run 0 svarb0.txt keep -s svarb.d
+expect_file_eq "string variable printed 8 times: DTRACE_CGEN=0's output" \
+	svarb0.txt svarb1.txt
+expect_grep "string variable printed 8 times: some output" \
+	'^alpha alpha alpha alpha alpha alpha alpha alpha$' svarb1.txt
 
 # Memory that does not change: DTRACE_CGEN=0's output, byte for byte.
 cat >keep.d <<'EOF2'

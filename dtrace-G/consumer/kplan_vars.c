@@ -283,6 +283,11 @@ bool kp_clause_ok(struct d_kplan *k, unsigned ci)
 		     kp_out_ok(k, ci, i, &k->st[k->nst + i]); /* kplan_out.c */
 	if (!ok)
 		return false;
+	/* an out area that cannot hold the clause's own values: user
+	 * space's, with its variables (the probe's would be refused) */
+	if (kp_out_clause(k, ci) &&
+	    sizeof(struct ubpf_kout) + d_kplan_out_bytes(k, ci) > UBPF_KOUTMAX)
+		return false;
 	k->ok[ci] = true; /* for kp_clause_emit() */
 	if (k->vars && !clause_typed(k, ci)) {
 		k->ok[ci] = false;

@@ -70,18 +70,17 @@ unsigned cgen_out_bytes(const struct ubpf_kplan *pl)
 		if (o->op == UBPF_K_ODONE)
 			any = true;
 		if (o->op == UBPF_K_SSTR || o->op == UBPF_K_OVSTR)
-			e = o->agg + (o->op == UBPF_K_SSTR
-					      ? (unsigned)offsetof(
-							struct ubpf_kostr, s)
-					      : (unsigned)sizeof(
-							struct ubpf_kostr));
+			e = o->agg +
+			    (o->op == UBPF_K_SSTR
+				     ? (unsigned)offsetof(struct ubpf_kostr, s)
+				     : (unsigned)sizeof(struct ubpf_kostr));
 		else if (o->op != UBPF_K_OUT && o->op != UBPF_K_OSTR)
 			continue;
 		else
-			e = o->slot + (o->op == UBPF_K_OUT
-					       ? 8u
-					       : (unsigned)sizeof(
-							 struct ubpf_kostr));
+			e = o->slot +
+			    (o->op == UBPF_K_OUT
+				     ? 8u
+				     : (unsigned)sizeof(struct ubpf_kostr));
 		if (e > end)
 			end = e;
 	}
@@ -209,8 +208,8 @@ static void ostr(struct em *e, const struct ubpf_kop *o)
 static bool tstr_base(struct em *e, const struct ubpf_kop *o, int32_t *base)
 {
 	if ((o->n != UBPF_KV_THIS && o->n != UBPF_KV_SELF) ||
-	    (o->n == UBPF_KV_THIS && o->slot >= UBPF_KTSTR) ||
-	    o->imm < 1 || o->imm > UBPF_STRMAX - 1 ||
+	    (o->n == UBPF_KV_THIS && o->slot >= UBPF_KTSTR) || o->imm < 1 ||
+	    o->imm > UBPF_STRMAX - 1 ||
 	    sizeof(struct ubpf_kout) + o->agg + sizeof(struct ubpf_kostr) >
 		    UBPF_KOUTMAX) {
 		e->bad = true;
@@ -339,7 +338,8 @@ static void sclr(struct em *e, const struct ubpf_kop *o, const int *fds)
 static void ovstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 {
 	int32_t base, dst = (int32_t)sizeof(struct ubpf_kout) + o->agg;
-	int32_t size = (int32_t)offsetof(struct ubpf_kostr, s) + (int32_t)o->imm;
+	int32_t size =
+		(int32_t)offsetof(struct ubpf_kostr, s) + (int32_t)o->imm;
 	size_t j = SIZE_MAX, jend = SIZE_MAX;
 
 	if (!tstr_base(e, o, &base))

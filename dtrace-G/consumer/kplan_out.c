@@ -65,6 +65,9 @@
  * (ODONE flagged UBPF_KF_NOREC, no record for it): an SSTR that
  * faulted sets the clause's ran bit itself and ends the clause, and
  * d_kplan_out_run() reports the fault at the store's action number.
+ * A clause whose own values pass the area (UBPF_KOUTMAX) is not taken
+ * (kplan_vars.c's kp_clause_ok()): it stays user space's, with its
+ * variables.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -308,8 +311,9 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 		o->levels = (uint16_t)nd;
 		return nd < UBPF_KOUTS &&
 		       sizeof(struct ubpf_kout) + off +
-				       (o->op == UBPF_K_SSTR ? SSTR_SIZE
-							     : out_size(true)) <=
+				       (o->op == UBPF_K_SSTR
+						? SSTR_SIZE
+						: out_size(true)) <=
 			       UBPF_KOUTMAX;
 	case UBPF_K_OUT:
 		/* the value's type, for printing: clause_typed() compares

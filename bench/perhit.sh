@@ -35,6 +35,9 @@
 #		self->t = 0; }  (bpftrace: @t[tid] = nsecs, hist(),
 #		delete())
 #  - ustack:	enter { @[ustack()] = count(); } (bpftrace: @[ustack])
+#  - selfstr:	enter { self->s = copyinstr(arg1); }
+#		leave { printf("%s\n", self->s); }, output to a file
+#		(bpftrace: @s[tid] = str(arg1), printf() of @s[tid])
 # The best of $ROUNDS runs per tool.  Needs root and bpftrace; nothing
 # passes or fails on speed.  ROWS="self ..." runs only those rows.  With
 # PERHIT_MD set, the table is written there as a markdown section.
@@ -79,6 +82,7 @@ d_of() {
 	predpf) printf '%s\n' "$e /arg0 == 5/ { printf(\"%d\\n\", arg0); }" ;;
 	self) echo "$e { self->t = timestamp; } $l /self->t/ { @ = quantize(timestamp - self->t); self->t = 0; }" ;;
 	ustack) echo "$e { @[ustack()] = count(); }" ;;
+	selfstr) printf '%s\n' "$e { self->s = copyinstr(arg1); } $l { printf(\"%s\\n\", self->s); }" ;;
 	esac
 }
 bt_of() {
@@ -91,6 +95,7 @@ bt_of() {
 	predpf) printf '%s\n' "$e /arg0 == 5/ { printf(\"%d\\n\", arg0); }" ;;
 	self) echo "$e { @t[tid] = nsecs; } $l /@t[tid]/ { @ = hist(nsecs - @t[tid]); delete(@t[tid]); }" ;;
 	ustack) echo "$e { @[ustack] = count(); }" ;;
+	selfstr) printf '%s\n' "$e { @s[tid] = str(arg1); } $l { printf(\"%s\\n\", @s[tid]); }" ;;
 	esac
 }
 
@@ -130,7 +135,7 @@ one() {
 		}' stats
 }
 
-rows=${ROWS:-count strpred printf pfname predpf self ustack}
+rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

@@ -12,6 +12,14 @@
 #    (DTRACE_CGEN=0, and this tree before kplan_out.c) finds the new
 #    ones ("after-i"); the same with execname and literals in the
 #    clause (which kept it on the old path before);
+#  - string variables the kernel keeps, self->s = copyinstr(arg0) at
+#    entry printed at return and this-> strings printed in their
+#    firing, on a process that rewrites the string inside the call and
+#    after it: each holds the bytes of its hit, where DTRACE_CGEN=0
+#    (and this tree before the kernel kept string variables) reads
+#    copyinstr(self->p) after the hits; set, cleared, unset and cut by
+#    strsize, byte for byte DTRACE_CGEN=0's; read by a clause left to
+#    user space, all of it there; their stores' faults;
 #  - the same argument's string printed by the kernel and read by a
 #    clause left to user space: the record of a hit the plan ran still
 #    copies it for that clause (cgen.c leaves out only the strings no
@@ -115,17 +123,22 @@ expect_eq "execname and literals: DTRACE_CGEN=0 reads later" \
 
 # The record of a hit whose plan ran leaves out the copy of a string
 # only the kernel's clauses read (cgen.c, pl->ustr): a clause left to
-# user space (a this-> string) that reads the same argument still has
-# the bytes at the hit, beside the kernel's printf() of them.
+# user space (a this-> string that strlen() reads) that reads the same
+# argument still has the bytes at the hit, beside the kernel's
+# printf() of them.
 cat >both.d <<'EOF2'
 pid$target::hit:entry { printf("k %s\n", copyinstr(arg0)); }
-pid$target::hit:entry { this->s = copyinstr(arg0); printf("u %s\n", this->s); }
+pid$target::hit:entry
+{
+	this->s = copyinstr(arg0);
+	printf("u %s %d\n", this->s, strlen(this->s));
+}
 EOF2
 run 1 both1.txt 'rewrite 5' -s both.d
 i=0
 : >both.exp
 while [ $i -lt 5 ]; do
-	printf 'k before-%d\nu before-%d\n' $i $i >>both.exp
+	printf 'k before-%d\nu before-%d 8\n' $i $i >>both.exp
 	i=$((i + 1))
 done
 echo >>both.exp
@@ -133,6 +146,74 @@ expect_file_eq "kernel's and user space's copyinstr(): the bytes at the hit" \
 	both.exp both1.txt
 expect_grep "kernel's and user space's copyinstr(): -v" \
 	'^dtrace: 1 clause printing values computed in the kernel$' both1.txt.err
+
+# String variables the kernel keeps (kplan_vars.c's str_var(),
+# cgen_out.c): self->s = copyinstr(E) at entry, printed at return, and
+# this->r = copyinstr(E) printed in its firing, on a process whose
+# string changes inside the call (hitm(): "during-i" at the return) and
+# after it ("after-i"): each holds the bytes of its own hit.  Where the
+# record carries no copy (copyinstr(self->p)), DTRACE_CGEN=0 (and this
+# tree before cgen_out.c kept string variables, which ran these clauses
+# from the records) reads the string after the hits.
+cat >svar.d <<'EOF2'
+pid$target::hitm:entry
+{
+	self->s = copyinstr(arg0);
+	self->p = arg0;
+	self->q = copyinstr(self->p);
+}
+pid$target::hitm:return
+{
+	this->r = copyinstr(self->p);
+	printf("%s %s %s\n", self->s, self->q, this->r);
+	self->s = 0;
+}
+EOF2
+run 1 svar1.txt 'midway 5' -s svar.d
+i=0
+: >svar.exp
+while [ $i -lt 5 ]; do
+	echo "before-$i before-$i during-$i" >>svar.exp
+	i=$((i + 1))
+done
+echo >>svar.exp
+expect_file_eq "string variables: the bytes at each hit" svar.exp svar1.txt
+expect_grep "string variables: -v" \
+	'^dtrace: 1 clause printing values computed in the kernel$' svar1.txt.err
+run 0 svar0.txt 'midway 5' -s svar.d
+expect_eq "string variables: DTRACE_CGEN=0 reads copyinstr(self->p) later" \
+	0 "$(grep -c ' before-[0-9]* during-' svar0.txt)"
+# read by a clause left to user space (strlen()): every clause touching
+# it is user space's, as DTRACE_CGEN=0's
+cat >svaru.d <<'EOF2'
+pid$target::hit:entry { self->s = copyinstr(arg0); }
+pid$target::hit:return { printf("[%s]\n", self->s); }
+pid$target::hit:return /self->s != ""/ { printf("%d\n", strlen(self->s)); }
+EOF2
+run 1 svaru1.txt keep -s svaru.d
+run 0 svaru0.txt keep -s svaru.d
+expect_file_eq "string variable read in user space: DTRACE_CGEN=0's output" \
+	svaru0.txt svaru1.txt
+expect_grep "string variable read in user space: some output" '^\[alpha\]$' \
+	svaru1.txt
+expect_eq "string variable read in user space: none printed by the kernel" \
+	0 "$(grep -c 'printing values computed in the kernel' svaru1.txt.err)"
+# ... and printed more times than one out area holds (2,048 bytes):
+# user space's too, not an event refused
+cat >svarb.d <<'EOF2'
+pid$target::hit:entry { self->s = copyinstr(arg0); }
+pid$target::hit:return
+{
+	printf("%s %s %s %s %s %s %s %s\n", self->s, self->s, self->s,
+	    self->s, self->s, self->s, self->s, self->s);
+}
+EOF2
+run 1 svarb1.txt keep -s svarb.d
+run 0 svarb0.txt keep -s svarb.d
+expect_file_eq "string variable printed 8 times: DTRACE_CGEN=0's output" \
+	svarb0.txt svarb1.txt
+expect_grep "string variable printed 8 times: some output" \
+	'^alpha alpha alpha alpha alpha alpha alpha alpha$' svarb1.txt
 
 # Memory that does not change: DTRACE_CGEN=0's output, byte for byte.
 cat >keep.d <<'EOF2'
@@ -176,12 +257,55 @@ done
 expect_grep "unchanged memory: 255 bytes of the 300" \
 	"^\[$(printf '%0255d' 0 | tr 0 c)\] 5 " keep-full.txt
 
+# ... and string variables the kernel keeps: set, cleared by "" and 0
+# (this-> and self->), unset (a return with none), read in a later
+# clause of the firing, cut by strsize
+cat >keepv.d <<'EOF2'
+pid$target::hit:entry { self->s = copyinstr(arg0); self->n = arg1; }
+pid$target::hit:entry /arg1 == 2/ { self->s = ""; }
+pid$target::hit:entry /arg1 == 3/
+{
+	this->t = copyinstr(arg0);
+	this->t = 0;
+	printf("<%s>", this->t);
+}
+pid$target::hit:return
+{
+	this->u = copyinstr(self->p);
+	printf("[%s] %d <%s>|", self->s, self->n, this->u);
+	trace(self->s);
+	printf("\n");
+	self->s = 0;
+}
+pid$target::hit:entry { self->p = arg0; }
+pid$target::hit:return /self->n == 6/ { printf("{%s}{%s}\n", self->s, this->u); }
+EOF2
+for xo in '' '-x strsize=16'; do
+	run 1 keepv1.txt keep -s keepv.d $xo
+	run 0 keepv0.txt keep -s keepv.d $xo
+	expect_file_eq "string variables${xo:+ ($xo)}: DTRACE_CGEN=0's output" \
+		keepv0.txt keepv1.txt
+	expect_grep "string variables${xo:+ ($xo)}: some output" \
+		'^\[alpha\] 1 <alpha>|alpha$' keepv1.txt
+	expect_grep "string variables${xo:+ ($xo)}: -v" \
+		'^dtrace: 3 clauses printing values computed in the kernel$' \
+		keepv1.txt.err
+	[ -n "$xo" ] || cp keepv0.txt keepv-full.txt
+done
+expect_grep "string variables: 255 bytes of the 300" \
+	"^\[$(printf '%0255d' 0 | tr 0 c)\] 5 " keepv-full.txt
+expect_grep "string variables: cleared, unset" '^{}{a' keepv-full.txt
+
 # dtrace's own lines around the values (d_run_pre()): the default
-# line, JSON and -F, on one CPU (the default line and JSON name it)
+# line, JSON and -F, on one CPU (the default line and JSON name it),
+# string variables the kernel keeps among them
 cat >nq.d <<'EOF2'
 pid$target::hit:entry { self->p = arg0; self->n = arg1; }
 pid$target::hit:return { printf("%s %d", copyinstr(self->p), self->n); trace(self->n); }
 pid$target::hit:return /self->n == 6/ { trace(copyinstr(self->p)); }
+pid$target::hit:entry { self->s = copyinstr(arg0); }
+pid$target::hit:entry { this->u = copyinstr(arg0); trace(this->u); }
+pid$target::hit:return { printf("%s|", self->s); trace(self->s); }
 EOF2
 if command -v taskset >/dev/null 2>&1; then
 	for xo in '' '-x oformat=json' -F; do
@@ -226,5 +350,32 @@ for g in 1 0; do
 done
 expect_grep "faults: -v" \
 	'^dtrace: 3 clauses printing values computed in the kernel$' flt1.txt.err
+
+# ... of string variables' stores: the store's action, the clause left
+# there (self->n after it never set), the next clause run
+cat >svflt.d <<'EOF2'
+pid$target::hit:entry { self->s = copyinstr(arg0); self->n = arg1; }
+pid$target::hit:return { printf("%d [%s]\n", self->n, self->s); }
+pid$target::hit:entry { this->t = copyinstr(arg0); printf("t=%s\n", this->t); }
+pid$target::hit:entry { printf("next\n"); }
+dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
+EOF2
+for g in 1 0; do
+	rm -f addr.txt
+	run $g svflt$g.txt "fault $PWD/addr.txt" -s svflt.d
+	set -- $(cat addr.txt)
+	printf '%s\n' "ERROR 1 -1 1 $1" "ERROR 1 -1 1 $1" next "0 []" \
+		"ERROR 1 -1 1 $2" "ERROR 1 -1 1 $2" next "0 []" "" >svflt.exp
+	expect_file_eq "string variables' faults (DTRACE_CGEN=$g): ERROR" \
+		svflt.exp svflt$g.txt
+	grep '^dtrace: error' svflt$g.txt.err |
+		sed "s/pid[0-9]*/pid/; s/$1/A1/; s/$2/A2/" >svflt$g.msg
+done
+expect_file_eq "string variables' faults: DTRACE_CGEN=0's messages" \
+	svflt0.msg svflt1.msg
+expect_eq "string variables' faults: the messages" 4 \
+	"$(grep -c 'hit:entry): invalid address (A[12]) in action #1$' svflt1.msg)"
+expect_grep "string variables' faults: -v" \
+	'^dtrace: 3 clauses printing values computed in the kernel$' svflt1.txt.err
 
 finish

@@ -42,7 +42,7 @@
  * maps are made here, only those some statement uses, and read back
  * as above.  Their plans may keep self-> variables (d_kplan_new()'s
  * D_KPLAN_VARS): in the maps cgtls (and cgtlsa, thread-local arrays'
- * elements) made here, whose entries of threads that exited are
+ * elements; cgtlss, string ones, cgen_out.c's) made here, whose entries of threads that exited are
  * deleted each refresh (bpf_kagg_tls_reap()); a
  * probe whose clause keeping them does not fit its plan marks it
  * UBPF_KTLS_UNFIT, and bpf.c refuses the event.  A process whose hit
@@ -98,6 +98,7 @@ struct bpf_kagg {
 	int armed_fd, arm1_fd; /* arm1: by event, its first pid (first[]) */
 	int tls_fd, tlsdrops_fd; /* self-> variables the kernel keeps */
 	int tlsa_fd;		 /* ... elements of self-> arrays */
+	int tlss_fd;		 /* ... self-> strings (cgen_out.c) */
 	int tlsu_fd, tlsufull_fd; /* cgtlsu: tls_user() */
 	int saggs_fd;		 /* kaggs_s: a key with a string */
 	/* hits recorded unflagged at an event whose plan keeps self->
@@ -125,7 +126,7 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	k = xcalloc(1, sizeof(*k));
 	k->kp = d_kplan_new(c->prog, 0, NULL);
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
-	k->tlsu_fd = k->tlsufull_fd = -1;
+	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
 	k->plans_fd = bpf_object__find_map_fd_by_name(obj, "kplans");
@@ -160,7 +161,7 @@ void bpf_kagg_free(struct bpf_kagg *k)
 		int fds[] = {k->aggs_fd,  k->flat_fd,	  k->drops_fd,
 			     k->armed_fd, k->arm1_fd,	  k->tls_fd,
 			     k->tlsdrops_fd, k->saggs_fd, k->tlsa_fd,
-			     k->tlsu_fd,  k->tlsufull_fd};
+			     k->tlsu_fd,  k->tlsufull_fd, k->tlss_fd};
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -473,7 +474,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
 	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = -1;
-	m->tlsu = m->tlsufull = -1;
+	m->tlsu = m->tlsufull = m->tlss = -1;
 	if (env && !strcmp(env, "0"))
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
@@ -492,7 +493,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->plans_fd = k->aggs_fd = k->flat_fd = k->drops_fd = -1;
 	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
-	k->tlsu_fd = k->tlsufull_fd = -1;
+	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
 		bpf_kagg_free(k);
@@ -529,6 +530,11 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		k->tlsa_fd = map_new(BPF_MAP_TYPE_HASH, "cgtlsa",
 				     sizeof(struct ubpf_kvakey), 8, UBPF_KTLS,
 				     BPF_F_NO_PREALLOC);
+		/* self->s = copyinstr(E): a struct ubpf_kostr each */
+		k->tlss_fd = map_new(BPF_MAP_TYPE_HASH, "cgtlss",
+				     sizeof(struct ubpf_kvkey),
+				     sizeof(struct ubpf_kostr), UBPF_KTLS,
+				     BPF_F_NO_PREALLOC);
 		/* pid -> its pid: a hit not armed there (tls_user()) */
 		k->tlsu_fd = map_new(BPF_MAP_TYPE_HASH, "cgtlsu", 4, 4,
 				     UBPF_MAXUSERS, BPF_F_NO_PREALLOC);
@@ -555,7 +561,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
 	    (flat && k->flat_fd < 0) || k->armed_fd < 0 || k->arm1_fd < 0 ||
 	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0 ||
-		     k->tlsa_fd < 0 || k->tlsu_fd < 0 ||
+		     k->tlsa_fd < 0 || k->tlsu_fd < 0 || k->tlss_fd < 0 ||
 		     k->tlsufull_fd < 0)) ||
 	    (skeyed && k->saggs_fd < 0)) {
 		*err = errno ? -errno : -EINVAL;
@@ -573,6 +579,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tls = k->tls_fd;
 	m->tlsdrops = k->tlsdrops_fd;
 	m->tlsa = k->tlsa_fd;
+	m->tlss = k->tlss_fd;
 	m->tlsu = k->tlsu_fd;
 	m->tlsufull = k->tlsufull_fd;
 	m->kaggs_s = k->saggs_fd;
@@ -1032,6 +1039,8 @@ void bpf_kagg_tls_reap(struct bpf_kagg *k)
 	k->tls_live = tls_reap(k->tls_fd, sizeof(struct ubpf_kvkey));
 	if (k->tlsa_fd >= 0)
 		k->tls_live += tls_reap(k->tlsa_fd, sizeof(struct ubpf_kvakey));
+	if (k->tlss_fd >= 0)
+		k->tls_live += tls_reap(k->tlss_fd, sizeof(struct ubpf_kvkey));
 	if (k->tlsu_fd >= 0) /* processes, not threads, but a pid is a tid */
 		(void)tls_reap(k->tlsu_fd, sizeof(uint32_t));
 }

@@ -45,6 +45,11 @@
 #define SEQ_AT(j) (UBPF_SCRATCH - UBPF_STRMAX * ((int)(j) + 1))
 /* a kaggs_s key, built below them (a map key may be in a map value) */
 #define SKEY_AT (SEQ_AT(UBPF_KSTRARGS) - (int)sizeof(struct ubpf_kskey))
+/* SSTR's strings in cgbuf (cgen_out.c): this-> string i < UBPF_KTSTR,
+ * and at UBPF_KTSTR a self-> string's copy before it goes into cgtlss;
+ * above the record's half (and what its masked offsets may reach) */
+#define TSTR_AT(i)                                                      \
+	(UBPF_SCRATCH / 2 + 512 + (int)sizeof(struct ubpf_kostr) * (int)(i))
 
 struct em {
 	struct bpf_insn *v;
@@ -60,6 +65,8 @@ struct em {
 	/* SEQ with a fault site (fsites()): its jump to its clause's
 	 * end, taken when its string could not be read; plan() fixes it */
 	size_t sfj;
+	/* cgen_out_start()'s: the out area's offset in cgbuf (S_OBUF) */
+	unsigned obase;
 };
 
 static inline void put(struct em *e, uint8_t code, uint8_t dst,
@@ -224,7 +231,7 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl);
 /* ... whether it has instruction op (of variable kind n; -1: any) */
 bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n);
 /* ... its code, nargs arguments fetched; fds: kaggs, kflat, kdrops,
- * cgtls, cgtlsdrops, cgbuf, kaggs_s, cgtlsa */
+ * cgtls, cgtlsdrops, cgbuf, kaggs_s, cgtlsa, cgtlss */
 void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	       const int *fds);
 
@@ -236,6 +243,9 @@ unsigned cgen_out_bytes(const struct ubpf_kplan *pl);
  * to cgbuf's first half: the whole must fit there) */
 unsigned cgen_out_room(const struct ubpf_ev *s);
 size_t cgen_out_start(struct em *e, int buf, unsigned obase, unsigned bytes);
-void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp);
+void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
+		 const int *fds);
+/* ... this-> strings (SSTR, OVSTR) read "" where the plan starts */
+void cgen_out_tstr(struct em *e, const struct ubpf_kplan *pl);
 
 #endif /* USDT_DTRACE_CGEN_IMPL_H */

@@ -24,7 +24,17 @@
  * ran word and S_FLAGS_REC (the record is written for it: bpf_agg.c
  * gates the plan's record on it when no other clause needs the
  * record).  The record goes on after the area (cgen.c's length
- * includes it), flagged UBPF_RF_KOUT.
+ * includes it), flagged UBPF_RF_KOUT.  String variables such clauses
+ * print (kplan_out.c's KV_STR) are kept as a struct ubpf_kostr: a
+ * this-> one's in cgbuf above the record's half (TSTR_AT()), its len
+ * zeroed where the plan starts (cgen_out_tstr()), a self-> one's in the
+ * hash cgtlss under {tid, variable}.  SSTR copies a string into one as
+ * OSTR copies into the area (ostr_at()) and the copy's address and
+ * len into its 16 bytes of the area; one that faulted sets its
+ * clause's ran bit and S_FLAGS_REC and jumps to the clause's end.
+ * OVSTR copies a variable's bytes into an argument's struct ubpf_kostr
+ * (bpf_probe_read_kernel()), SCLR clears one; ODONE flagged
+ * UBPF_KF_NOREC (a clause that only stores) does nothing.
  *
  * In dtrace.  The decoder (bpf.c) hands the area to cg_out_rec(), which
  * keeps it for the hit when the kernel ran some clause of it
@@ -59,11 +69,18 @@ unsigned cgen_out_bytes(const struct ubpf_kplan *pl)
 
 		if (o->op == UBPF_K_ODONE)
 			any = true;
-		if (o->op != UBPF_K_OUT && o->op != UBPF_K_OSTR)
+		if (o->op == UBPF_K_SSTR || o->op == UBPF_K_OVSTR)
+			e = o->agg +
+			    (o->op == UBPF_K_SSTR
+				     ? (unsigned)offsetof(struct ubpf_kostr, s)
+				     : (unsigned)sizeof(struct ubpf_kostr));
+		else if (o->op != UBPF_K_OUT && o->op != UBPF_K_OSTR)
 			continue;
-		e = o->slot + (o->op == UBPF_K_OUT
-				       ? 8u
-				       : (unsigned)sizeof(struct ubpf_kostr));
+		else
+			e = o->slot +
+			    (o->op == UBPF_K_OUT
+				     ? 8u
+				     : (unsigned)sizeof(struct ubpf_kostr));
 		if (e > end)
 			end = e;
 	}
@@ -97,6 +114,7 @@ size_t cgen_out_start(struct em *e, int buf, unsigned obase, unsigned bytes)
 	alu_i(e, BPF_ADD, 2, S_KEY8);
 	call(e, BPF_FUNC_map_lookup_elem);
 	j = jmp_i(e, BPF_JEQ, 0, 0);
+	e->obase = obase;
 	alu_i(e, BPF_ADD, 0, (int32_t)obase);
 	stx(e, BPF_DW, 10, S_OBUF, 0);
 	st(e, BPF_DW, 0, 0, 0);
@@ -129,11 +147,11 @@ static void where(struct em *e, int32_t dst)
 	alu_r(e, BPF_MOV, 0, 1);
 }
 
-static void ostr(struct em *e, const struct ubpf_kop *o)
+/* copyinstr() of the address in r1, at most cnt bytes, into the struct
+ * ubpf_kostr base bytes past the out area's start (S_OBUF); r0 its len */
+static void ostr_at(struct em *e, int32_t base, int32_t cnt)
 {
-	int32_t base = (int32_t)sizeof(struct ubpf_kout) + o->slot;
 	int32_t dst = base + (int32_t)offsetof(struct ubpf_kostr, s);
-	int32_t cnt = (int32_t)o->imm;
 	size_t jok, jst1, jst2, jst3, jre;
 
 	if (cnt < 1 || cnt > UBPF_STRMAX) {
@@ -172,13 +190,229 @@ static void ostr(struct em *e, const struct ubpf_kop *o)
 	    (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, len)), 0);
 }
 
-void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp)
+static void ostr(struct em *e, const struct ubpf_kop *o)
 {
+	ostr_at(e, (int32_t)sizeof(struct ubpf_kout) + o->slot,
+		(int32_t)o->imm);
+}
+
+/*
+ * String variables.  A this-> string is a struct ubpf_kostr in cgbuf
+ * (TSTR_AT(slot)), its len zeroed where the plan starts, so one not set
+ * in this firing reads "" as run.c's does; a self-> string is one in
+ * the hash cgtlss under {tid, variable} (the tid r7's low half), absent
+ * when never set or cleared (run.c's var_set() deletes at 0; "" reads
+ * the same), copied at TSTR_AT(UBPF_KTSTR) first and put there whole.
+ * Their bytes past S_OBUF: base.
+ */
+static bool tstr_base(struct em *e, const struct ubpf_kop *o, int32_t *base)
+{
+	if ((o->n != UBPF_KV_THIS && o->n != UBPF_KV_SELF) ||
+	    (o->n == UBPF_KV_THIS && o->slot >= UBPF_KTSTR) || o->imm < 1 ||
+	    o->imm > UBPF_STRMAX - 1 ||
+	    sizeof(struct ubpf_kout) + o->agg + sizeof(struct ubpf_kostr) >
+		    UBPF_KOUTMAX) {
+		e->bad = true;
+		return false;
+	}
+	*base = TSTR_AT(o->n == UBPF_KV_THIS ? o->slot : UBPF_KTSTR) -
+		(int32_t)e->obase;
+	return true;
+}
+
+/* S_VKEY = cgtlss's key of self-> variable v */
+static void tlss_key(struct em *e, uint16_t v)
+{
+	stx(e, BPF_W, 10, S_VKEY, 7);
+	st(e, BPF_W, 10, S_VKEY + 4, v);
+}
+
+/*
+ * SSTR o, the address in r1: the copy into the variable, its address
+ * and length into the out area at o->agg; one that faulted sets output
+ * clause o->levels' bit and S_FLAGS_REC and jumps to the clause's end
+ * (e->sfj, which cgen_plan() points there): the variable keeps what it
+ * had, and nothing after the store runs, as run.c abandons the clause.
+ * A self-> string is copied over the thread's entry when it has one,
+ * else put there (the map allocates); one the map has no room for
+ * counts in cgtlsdrops.
+ */
+static void sstr(struct em *e, const struct ubpf_kop *o, const int *fds)
+{
+	int32_t base, fo = (int32_t)sizeof(struct ubpf_kout) + o->agg;
+	size_t jok, j, jin, jend;
+
+	if (!tstr_base(e, o, &base))
+		return;
+	if (o->levels >= UBPF_KOUTS ||
+	    (o->n == UBPF_KV_SELF && (fds[8] < 0 || fds[4] < 0))) {
+		e->bad = true;
+		return;
+	}
+	ostr_at(e, base, (int32_t)o->imm);
+	ldx(e, BPF_DW, 2, 10, S_OBUF);
+	ldx(e, BPF_DW, 1, 2, (int16_t)base);
+	stx(e, BPF_DW, 2, (int16_t)fo, 1);
+	stx(e, BPF_W, 2,
+	    (int16_t)(fo + (int32_t)offsetof(struct ubpf_kostr, len)), 0);
+	jok = jmp_i(e, BPF_JSGE, 0, 0);
+	ldx(e, BPF_DW, 1, 2, 0);
+	ld64(e, 3, 1ull << o->levels);
+	alu_r(e, BPF_OR, 1, 3);
+	stx(e, BPF_DW, 2, 0, 1);
+	ldx(e, BPF_DW, 1, 10, S_FLAGS);
+	alu_i(e, BPF_OR, 1, S_FLAGS_REC);
+	stx(e, BPF_DW, 10, S_FLAGS, 1);
+	e->sfj = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jok);
+	if (o->n != UBPF_KV_SELF)
+		return;
+	/* the thread's entry, there since its first store: the copy over
+	 * it (only the thread reads or writes it), no allocation */
+	tlss_key(e, o->slot);
+	ldmap(e, 1, fds[8]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_VKEY);
+	call(e, BPF_FUNC_map_lookup_elem);
+	jin = jmp_i(e, BPF_JEQ, 0, 0);
+	alu_r(e, BPF_MOV, 1, 0);
+	alu_i(e, BPF_MOV, 2,
+	      (int32_t)offsetof(struct ubpf_kostr, s) + (int32_t)o->imm);
+	ldx(e, BPF_DW, 3, 10, S_OBUF);
+	alu_i(e, BPF_ADD, 3, base);
+	call(e, BPF_FUNC_probe_read_kernel);
+	jend = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jin);
+	ldmap(e, 1, fds[8]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_VKEY);
+	ldx(e, BPF_DW, 3, 10, S_OBUF);
+	alu_i(e, BPF_ADD, 3, base);
+	alu_i(e, BPF_MOV, 4, BPF_ANY);
+	call(e, BPF_FUNC_map_update_elem);
+	j = jmp_i(e, BPF_JSGE, 0, 0);
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, fds[4]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	{
+		size_t j2 = jmp_i(e, BPF_JEQ, 0, 0);
+
+		ldx(e, BPF_DW, 1, 0, 0);
+		alu_i(e, BPF_ADD, 1, 1);
+		stx(e, BPF_DW, 0, 0, 1);
+		fix(e, j2);
+	}
+	fix(e, j);
+	fix(e, jend);
+}
+
+/* SCLR o: the variable reads "" (this->: its len 0; self->: deleted) */
+static void sclr(struct em *e, const struct ubpf_kop *o, const int *fds)
+{
+	int32_t base;
+
+	if (!tstr_base(e, o, &base))
+		return;
+	if (o->n == UBPF_KV_THIS) {
+		ldx(e, BPF_DW, 2, 10, S_OBUF);
+		st(e, BPF_W, 2,
+		   (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, len)),
+		   0);
+		return;
+	}
+	if (fds[8] < 0) {
+		e->bad = true;
+		return;
+	}
+	tlss_key(e, o->slot);
+	ldmap(e, 1, fds[8]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_VKEY);
+	call(e, BPF_FUNC_map_delete_elem);
+}
+
+/* OVSTR o: the variable's struct ubpf_kostr (imm bytes of its string)
+ * into the out area at o->agg; a self-> one absent reads "" */
+static void ovstr(struct em *e, const struct ubpf_kop *o, const int *fds)
+{
+	int32_t base, dst = (int32_t)sizeof(struct ubpf_kout) + o->agg;
+	int32_t size =
+		(int32_t)offsetof(struct ubpf_kostr, s) + (int32_t)o->imm;
+	size_t j = SIZE_MAX, jend = SIZE_MAX;
+
+	if (!tstr_base(e, o, &base))
+		return;
+	if (o->n == UBPF_KV_SELF) {
+		if (fds[8] < 0) {
+			e->bad = true;
+			return;
+		}
+		tlss_key(e, o->slot);
+		ldmap(e, 1, fds[8]);
+		alu_r(e, BPF_MOV, 2, 10);
+		alu_i(e, BPF_ADD, 2, S_VKEY);
+		call(e, BPF_FUNC_map_lookup_elem);
+		j = jmp_i(e, BPF_JNE, 0, 0);
+		ldx(e, BPF_DW, 2, 10, S_OBUF);
+		st(e, BPF_W, 2,
+		   (int16_t)(dst + (int32_t)offsetof(struct ubpf_kostr, len)),
+		   0);
+		jend = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, j);
+		alu_r(e, BPF_MOV, 3, 0);
+	} else {
+		ldx(e, BPF_DW, 3, 10, S_OBUF);
+		alu_i(e, BPF_ADD, 3, base);
+	}
+	ldx(e, BPF_DW, 1, 10, S_OBUF);
+	alu_i(e, BPF_ADD, 1, dst);
+	alu_i(e, BPF_MOV, 2, size);
+	call(e, BPF_FUNC_probe_read_kernel);
+	if (jend != SIZE_MAX)
+		fix(e, jend);
+}
+
+void cgen_out_tstr(struct em *e, const struct ubpf_kplan *pl)
+{
+	unsigned done = 0;
+
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		const struct ubpf_kop *o = &pl->ops[pc];
+		int32_t base;
+
+		if ((o->op != UBPF_K_SSTR && o->op != UBPF_K_SCLR &&
+		     o->op != UBPF_K_OVSTR) ||
+		    o->n != UBPF_KV_THIS || !tstr_base(e, o, &base) ||
+		    (done >> o->slot & 1))
+			continue;
+		done |= 1u << o->slot;
+		ldx(e, BPF_DW, 2, 10, S_OBUF);
+		st(e, BPF_W, 2,
+		   (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, len)),
+		   0);
+	}
+}
+
+void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
+		 const int *fds)
+{
+	if (o->op == UBPF_K_SCLR) {
+		sclr(e, o, fds);
+		return;
+	}
+	if (o->op == UBPF_K_OVSTR) {
+		ovstr(e, o, fds);
+		return;
+	}
 	if (o->op == UBPF_K_ODONE) {
 		if (o->n >= UBPF_KOUTS) {
 			e->bad = true;
 			return;
 		}
+		if (o->flags & UBPF_KF_NOREC) /* its SSTR set it, if faulted */
+			return;
 		ldx(e, BPF_DW, 2, 10, S_OBUF);
 		ldx(e, BPF_DW, 1, 2, 0);
 		ld64(e, 3, 1ull << o->n);
@@ -196,6 +430,10 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp)
 		return;
 	}
 	ldx(e, BPF_DW, 1, 10, (int16_t)S_STK(--*sp));
+	if (o->op == UBPF_K_SSTR) {
+		sstr(e, o, fds);
+		return;
+	}
 	if (o->op == UBPF_K_OSTR) {
 		ostr(e, o);
 		return;
@@ -235,7 +473,7 @@ bool cg_out_run(struct consumer *c, unsigned clause, const struct d_fire *f,
 	unsigned ord, n;
 	size_t off;
 
-	if (!c->kout || !k || !d_kplan_out(k, clause))
+	if (!c->kout || !k || !d_kplan_out_area(k, clause))
 		return false;
 	ord = w->ord++;
 	off = w->off;

@@ -67,7 +67,11 @@
  *     lacks in such a predicate (UBPF_KF_GATE) sets it too, rather
  *     than refusing the plan, and the predicate reads 0 there.  OUT,
  *     OSTR and ODONE (printf()'s and trace()'s values) are
- *     cgen_out.c's.
+ *     cgen_out.c's, and so are the string variables such clauses
+ *     print (SSTR, SCLR, OVSTR: this-> strings in cgbuf, their len
+ *     zeroed here first; self-> strings in the hash cgtlss), an SSTR
+ *     that faulted jumping to its clause's end as a fault site's SEQ
+ *     does.
  */
 #include "config.h"
 
@@ -789,7 +793,7 @@ static void rec(struct em *e)
 /*
  * The plan's instructions (kagg.bpf.h's kstep(), one at a time), nargs
  * arguments fetched; fds: kaggs, kflat, kdrops, cgtls, cgtlsdrops, cgbuf,
- * kaggs_s, cgtlsa.  Its end is where every PRED's clause ends, at most.  The
+ * kaggs_s, cgtlsa, cgtlss.  Its end is where every PRED's clause ends, at most.  The
  * firing's timestamp is in S_TS when the plan reads it.
  */
 void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
@@ -819,6 +823,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		break;
 	}
 	seq_read(e, pl, fds[5], nargs);
+	cgen_out_tstr(e, pl); /* this-> strings read "" */
 	/* this-> variables start at 0 in each firing */
 	if (cgen_plan_has(pl, UBPF_K_VLD, UBPF_KV_THIS) ||
 	    cgen_plan_has(pl, UBPF_K_VST, UBPF_KV_THIS))
@@ -858,7 +863,21 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_OUT: /* printf(), trace(): cgen_out.c */
 		case UBPF_K_OSTR:
 		case UBPF_K_ODONE:
-			cgen_out_op(e, o, &sp);
+		case UBPF_K_SCLR:
+		case UBPF_K_OVSTR:
+			cgen_out_op(e, o, &sp, fds);
+			continue;
+		case UBPF_K_SSTR: /* ... a string variable's store */
+			if (o->jump <= pc || o->jump > pl->nops) {
+				e->bad = true;
+				continue;
+			}
+			e->sfj = SIZE_MAX;
+			cgen_out_op(e, o, &sp, fds);
+			if (e->sfj != SIZE_MAX) {
+				fjx[nf] = e->sfj;
+				fjt[nf++] = o->jump;
+			}
 			continue;
 		case UBPF_K_TIME:
 			ldx(e, BPF_DW, 1, 10, S_TS);

@@ -822,6 +822,7 @@ struct cgen_maps {
 	int arm1;		    /* by ev: its first such pid */
 	int tls, tlsdrops;	    /* self-> variables, or -1 */
 	int tlsa;		    /* self-> arrays' elements, or -1 */
+	int tlss;		    /* self-> strings (cgen_out.c), or -1 */
 	int kaggs_s;		    /* aggregations with a string key, or -1 */
 	int tlsu, tlsufull;	    /* pids a self-> plan's hit missed, or -1 */
 	uint32_t self;		    /* dtrace's pid: its hits are skipped */

@@ -211,6 +211,20 @@ bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
 	return true;
 }
 
+/* copyinstr(E), one argument (strsize's bytes) */
+bool kp_copyinstr_of(const struct node *n)
+{
+	return n->op == N_FUNC && d_funcs[n->sub].id == F_COPYINSTR &&
+	       n->nargs == 1;
+}
+
+/* 0 or "": what a string variable set to it reads ("") */
+bool kp_str_clear(const struct node *n)
+{
+	return (n->op == N_INT && n->ival == 0) ||
+	       (n->op == N_STR && n->sval && !n->sval[0]);
+}
+
 /* copyinstr(argN): N, else -1 */
 int kp_copyinstr_arg(const struct node *n)
 {
@@ -473,6 +487,8 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		ks->agg = ~0u;
 		if (k->vst[v] == KV_SARG) /* sarg_var() saw it */
 			return true;
+		if (k->vst[v] == KV_STR) /* kplan_out.c's kp_sstr_ok() */
+			return false;
 		return var_ty(k, (unsigned)v, &sz, &sg) &&
 		       kp_ty(k, st->e->a, &sz, &sg) && /* self->a[k]'s keys */
 		       kp_ty(k, kp_stored(st, &bin, &one), &sz, &sg);

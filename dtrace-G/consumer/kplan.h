@@ -123,6 +123,9 @@ bool d_kplan_skey(const struct d_kplan *k, unsigned st);
  * bytes (d_run()'s result).  d_kplan_out_any(): a clause prints at all.
  */
 bool d_kplan_out(const struct d_kplan *k, unsigned clause);
+/* ... or stores a string variable the kernel keeps (its fault is in the
+ * area): the clauses that take d_kplan_out_bytes() */
+bool d_kplan_out_area(const struct d_kplan *k, unsigned clause);
 unsigned d_kplan_out_bytes(const struct d_kplan *k, unsigned clause);
 int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 		    const uint8_t *data, size_t len, const struct d_fire *f,

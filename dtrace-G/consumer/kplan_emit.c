@@ -360,10 +360,26 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 
 				if (!s && kp_out_here(v)) /* dtrace has it */
 					continue;
+				if (!s && kp_out_svar(k, v)) { /* its bytes */
+					o = put(&m, UBPF_K_OVSTR, 0, 0);
+					var_op(&m, o, (unsigned)v->sub);
+					m.full |= !m.full &&
+						  !kp_out_op(k, pl, m.n - 1, v);
+					continue;
+				}
 				emit(&m, v);
 				put(&m, s ? UBPF_K_OSTR : UBPF_K_OUT, 1, 0);
 				m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, v);
 			}
+			continue;
+		}
+		if (ks->sstr || ks->sclr) { /* a string variable's */
+			if (ks->sstr)
+				emit(&m, st->e->b->args[0]);
+			o = put(&m, ks->sstr ? UBPF_K_SSTR : UBPF_K_SCLR,
+				ks->sstr ? 1 : 0, 0);
+			var_op(&m, o, (unsigned)st->e->a->sub);
+			m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, NULL);
 			continue;
 		}
 		if (ks->assign && k->vst[st->e->a->sub] == KV_SARG) {
@@ -442,7 +458,10 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		}
 	}
 	if (kp_out_clause(k, clause)) { /* it ran: kplan_out.c */
-		put(&m, UBPF_K_ODONE, 0, 0);
+		struct ubpf_kop *o = put(&m, UBPF_K_ODONE, 0, 0);
+
+		if (!kp_out_prints(k, clause)) /* it stores strings only */
+			o->flags = UBPF_KF_NOREC;
 		m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, NULL);
 	}
 	if (m.full || m.max > UBPF_KSTACK) {
@@ -452,11 +471,14 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 	if (pred)
 		pred->jump = (uint16_t)m.n;
 	/* a string that faults ends the clause here too */
-	for (i = pl->nops; i < m.n; i++)
+	for (i = pl->nops; i < m.n; i++) {
 		if (pl->ops[i].op == UBPF_K_SEQ && pl->ops[i].agg) {
 			pl->ops[i].jump = (uint16_t)m.n;
 			pl->fstr = (uint16_t)(k->prog->strsize - 1);
 		}
+		if (pl->ops[i].op == UBPF_K_SSTR)
+			pl->ops[i].jump = (uint16_t)m.n;
+	}
 	pl->nops = (uint16_t)m.n;
 	if (m.tls)
 		pl->tls |= 1;

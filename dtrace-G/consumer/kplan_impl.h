@@ -19,6 +19,8 @@ struct kstmt {
 	const struct stmt *st;
 	bool assign; /* self->v = e or this->v = e, not an aggregation */
 	bool out;    /* printf() or trace() computed at the hit (and assign) */
+	bool sstr;   /* a KV_STR variable = copyinstr(E) (and assign) */
+	bool sclr;   /* ... = 0 or "" */
 	unsigned agg;
 	uint8_t ksz[UBPF_KMAXKEYS], ksg[UBPF_KMAXKEYS];
 	int kid[UBPF_KMAXKEYS]; /* B_PROBE* for a key naming the probe, or -1 */
@@ -41,7 +43,7 @@ struct d_kplan {
 	uint8_t *vst;	    /* per variable: KV_* */
 	uint8_t *vsz, *vsg; /* the type every store gives it */
 	int *vbit;	    /* T differs from its zero's type: its bit */
-	int *vslot;	    /* this->: its slot, < UBPF_KTHIS */
+	int *vslot;	    /* this->: its slot, < UBPF_KTHIS (KV_STR: KTSTR) */
 	int *varg;	    /* KV_SARG: the N of its copyinstr(argN) */
 	int nbits;	    /* vbits given out */
 	uint32_t absent;    /* typing the variables of these bits unset */
@@ -63,9 +65,11 @@ struct d_kplan {
 /*
  * A variable the kernel may keep (KV_CAND), its type known (KV_KERN);
  * a this-> string that is copyinstr(argN) wherever it is read (KV_SARG,
- * sarg_var()).
+ * sarg_var()); a this-> or self-> string that is copyinstr(E) or ""
+ * wherever it is stored and only printed (KV_STR, kplan_out.c's
+ * kp_str_var()).
  */
-enum { KV_NO, KV_CAND, KV_KERN, KV_SARG };
+enum { KV_NO, KV_CAND, KV_KERN, KV_SARG, KV_STR };
 /* kplan.c: an integer constant, maybe negated: its value */
 bool kp_const_of(const struct node *n, int64_t *v);
 /* ... copyinstr(argN) == or != a string literal: N and the literal */
@@ -85,6 +89,9 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 
 /* kplan.c: the N of copyinstr(argN), or -1 */
 int kp_copyinstr_arg(const struct node *n);
+/* ... copyinstr(E) of one argument; 0 or "" */
+bool kp_copyinstr_of(const struct node *n);
+bool kp_str_clear(const struct node *n);
 /* ... the N of a key or operand that is copyinstr(argN), or -1 */
 int kp_arg_str(const struct d_kplan *k, const struct node *n);
 /* ... the variable statement st assigns, or -1 */
@@ -107,8 +114,16 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 unsigned kp_out_nargs(const struct stmt *st);
 bool kp_out_here(const struct node *a);
 const struct node *kp_out_arg(const struct stmt *st, unsigned j, bool *str);
-/* ... the clause has such statements (it ends with ODONE) */
+/* ... the clause has such statements or stores a KV_STR variable (it
+ * ends with ODONE); prints: one of them prints */
 bool kp_out_clause(const struct d_kplan *k, unsigned clause);
+bool kp_out_prints(const struct d_kplan *k, unsigned clause);
+/* ... statement st (of clause ci) stores a KV_STR variable: ks */
+bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
+		struct kstmt *ks);
+/* ... argument a (a whole printf() or trace() argument) is a KV_STR
+ * variable's read */
+bool kp_out_svar(const struct d_kplan *k, const struct node *a);
 /* ... OUT, OSTR (of argument a) or ODONE pl->ops[at]: its slot or n;
  * false when the out area is full */
 bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,

@@ -31,7 +31,8 @@
  * (d_run_pre() runs only the clause's printf() and trace()).  Not
  * taken, so the clause keeps today's path: a string comparison in an
  * argument (its fault sites know no printf() action numbers), any
- * other string (a this-> or self-> variable), a statement after a
+ * other string (a this-> or self-> variable but KV_STR's, below), a
+ * statement after a
  * copyinstr() that is not itself printf() or trace() (a fault must end
  * the clause before it, and the kernel does not jump there), a clause
  * that may fire at a kernel provider's probe (dtrace, syscall,
@@ -52,6 +53,21 @@
  * fault (d_run_fault(): the first argument that faulted, its action
  * number as run.c's) and print nothing, as the interpreter's abandoned
  * clause does; the stores before it stand, and none follows it.
+ *
+ * String variables (KV_STR: kplan_vars.c's str_var(), a this-> or
+ * self-> string only stored from copyinstr(E) or cleared, and only
+ * printed).  Its store (kp_sstr_ok(), a statement of its own in a
+ * clause that may have an out area) is SSTR, which copies the string
+ * into the kernel's variable and its address and length into 16 bytes
+ * of the area, or SCLR; a printf() or trace() argument that reads it
+ * is OVSTR, a struct ubpf_kostr of its bytes as OSTR's.  A clause
+ * with such a store has an out area even when it prints nothing
+ * (ODONE flagged UBPF_KF_NOREC, no record for it): an SSTR that
+ * faulted sets the clause's ran bit itself and ends the clause, and
+ * d_kplan_out_run() reports the fault at the store's action number.
+ * A clause whose own values pass the area (UBPF_KOUTMAX) is not taken
+ * (kplan_vars.c's kp_clause_ok()): it stays user space's, with its
+ * variables.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -59,6 +75,7 @@
 
 #include "config.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +84,10 @@
 #include "../d/d_impl.h"
 #include "kplan.h"
 #include "kplan_impl.h"
+
+/* Bytes an SSTR takes in the out area: its copy's address and length
+ * (struct ubpf_kostr's first 16 bytes) */
+#define SSTR_SIZE ((unsigned)offsetof(struct ubpf_kostr, s))
 
 /* Bytes one argument takes in the out area. */
 static unsigned out_size(bool str)
@@ -145,13 +166,57 @@ static bool arg_ok(const struct d_kplan *k, const struct stmt *st, unsigned j)
 	const struct node *a = kp_out_arg(st, j, &str);
 	const struct node *whole = st->kind == S_TRACE ? st->e : st->args[j];
 
-	if (kp_out_here(whole))
+	if (kp_out_here(whole) || kp_out_svar(k, whole))
 		return true;
 	if (str && whole->nargs != 1)
 		return false;
 	if (!str && whole->kind == T_STR)
 		return false;
 	return kp_ty(k, a, &sz, &sg) && !kp_has_str_cmp(k, a);
+}
+
+/* May clause c have an out area at all (uprobes, strsize, no setopt())? */
+static bool out_where(const struct d_kplan *k, const struct clause *c)
+{
+	if (!k->vars || k->prog->strsize < 2 ||
+	    k->prog->strsize > UBPF_STRMAX || !uprobes_only(c))
+		return false;
+	for (unsigned l = 0; l < k->prog->nclauses; l++)
+		if (setopt_in(k->prog->clauses[l].stmts,
+			      k->prog->clauses[l].nstmts))
+			return false;
+	return true;
+}
+
+bool kp_out_svar(const struct d_kplan *k, const struct node *a)
+{
+	return k && k->vars && a->op == N_VAR && a->sub >= 0 &&
+	       (unsigned)a->sub < k->prog->nvars && k->vst[a->sub] == KV_STR;
+}
+
+bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
+		struct kstmt *ks)
+{
+	const struct node *e = st->e, *b;
+	uint8_t sz, sg;
+
+	memset(ks, 0, sizeof(*ks));
+	ks->st = st;
+	ks->slot = -1;
+	ks->skey = -1;
+	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
+	    !kp_out_svar(k, e->a) || !out_where(k, &k->prog->clauses[ci]))
+		return false;
+	b = e->b;
+	ks->assign = true;
+	ks->agg = ~0u;
+	if (kp_str_clear(b)) {
+		ks->sclr = true;
+		return true;
+	}
+	ks->sstr = true;
+	return kp_copyinstr_of(b) && kp_ty(k, b->args[0], &sz, &sg) &&
+	       !kp_has_str_cmp(k, b->args[0]);
 }
 
 bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
@@ -161,18 +226,14 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	const struct stmt *st = &c->stmts[i];
 	bool str = false;
 
+	if (kp_sstr_ok(k, ci, st, ks)) /* a string variable's store */
+		return true;
 	memset(ks, 0, sizeof(*ks));
 	ks->st = st;
 	ks->slot = -1;
 	ks->skey = -1;
-	if (!k->vars || (st->kind != S_PRINTF && st->kind != S_TRACE) ||
-	    k->prog->strsize < 2 || k->prog->strsize > UBPF_STRMAX ||
-	    !uprobes_only(c))
+	if ((st->kind != S_PRINTF && st->kind != S_TRACE) || !out_where(k, c))
 		return false;
-	for (unsigned l = 0; l < k->prog->nclauses; l++)
-		if (setopt_in(k->prog->clauses[l].stmts,
-			      k->prog->clauses[l].nstmts))
-			return false;
 	for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 		bool s;
 
@@ -193,20 +254,29 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	return true;
 }
 
-/* Does the clause (which the kernel runs) print from its out area? */
-static bool out_clause(const struct d_kplan *k, unsigned clause)
+/* Does the clause (which the kernel runs) print from its out area
+ * (prints), or have one at all (a string variable's store)? */
+static bool out_clause(const struct d_kplan *k, unsigned clause, bool prints)
 {
 	const struct clause *c = &k->prog->clauses[clause];
 
-	for (unsigned i = 0; i < c->nstmts; i++)
-		if (k->st[k->first[clause] + i].out)
+	for (unsigned i = 0; i < c->nstmts; i++) {
+		const struct kstmt *ks = &k->st[k->first[clause] + i];
+
+		if (ks->out || (!prints && (ks->sstr || ks->sclr)))
 			return true;
+	}
 	return false;
 }
 
 bool kp_out_clause(const struct d_kplan *k, unsigned clause)
 {
-	return k->vars && out_clause(k, clause);
+	return k->vars && out_clause(k, clause, false);
+}
+
+bool kp_out_prints(const struct d_kplan *k, unsigned clause)
+{
+	return k->vars && out_clause(k, clause, true);
 }
 
 bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
@@ -219,8 +289,11 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 	for (unsigned pc = 0; pc < at; pc++) {
 		if (pl->ops[pc].op == UBPF_K_OUT)
 			off += out_size(false);
-		else if (pl->ops[pc].op == UBPF_K_OSTR)
+		else if (pl->ops[pc].op == UBPF_K_OSTR ||
+			 pl->ops[pc].op == UBPF_K_OVSTR)
 			off += out_size(true);
+		else if (pl->ops[pc].op == UBPF_K_SSTR)
+			off += SSTR_SIZE;
 		else if (pl->ops[pc].op == UBPF_K_ODONE)
 			nd++;
 	}
@@ -228,6 +301,20 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 	case UBPF_K_ODONE:
 		o->n = (uint8_t)nd;
 		return nd < UBPF_KOUTS;
+	case UBPF_K_SCLR:
+		o->imm = (int64_t)k->prog->strsize - 1;
+		return true;
+	case UBPF_K_SSTR: /* its address and length; its clause's bit */
+	case UBPF_K_OVSTR:
+		o->imm = (int64_t)k->prog->strsize - 1;
+		o->agg = (uint16_t)off;
+		o->levels = (uint16_t)nd;
+		return nd < UBPF_KOUTS &&
+		       sizeof(struct ubpf_kout) + off +
+				       (o->op == UBPF_K_SSTR
+						? SSTR_SIZE
+						: out_size(true)) <=
+			       UBPF_KOUTMAX;
 	case UBPF_K_OUT:
 		/* the value's type, for printing: clause_typed() compares
 		 * it whichever of the clause's variables are set */
@@ -248,7 +335,13 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 bool d_kplan_out(const struct d_kplan *k, unsigned clause)
 {
 	return k && k->vars && clause < k->prog->nclauses &&
-	       d_kplan_clause(k, clause) && out_clause(k, clause);
+	       d_kplan_clause(k, clause) && out_clause(k, clause, true);
+}
+
+bool d_kplan_out_area(const struct d_kplan *k, unsigned clause)
+{
+	return k && k->vars && clause < k->prog->nclauses &&
+	       d_kplan_clause(k, clause) && out_clause(k, clause, false);
 }
 
 unsigned d_kplan_out_bytes(const struct d_kplan *k, unsigned clause)
@@ -259,6 +352,8 @@ unsigned d_kplan_out_bytes(const struct d_kplan *k, unsigned clause)
 	for (unsigned i = 0; i < c->nstmts; i++) {
 		const struct stmt *st = &c->stmts[i];
 
+		if (k->st[k->first[clause] + i].sstr)
+			n += SSTR_SIZE;
 		if (!k->st[k->first[clause] + i].out)
 			continue;
 		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
@@ -266,7 +361,7 @@ unsigned d_kplan_out_bytes(const struct d_kplan *k, unsigned clause)
 			const struct node *a = kp_out_arg(st, j, &s);
 
 			if (s || !kp_out_here(a))
-				n += out_size(s);
+				n += out_size(s || kp_out_svar(k, a));
 		}
 	}
 	return n;
@@ -290,6 +385,21 @@ bool d_kplan_out_any(const struct d_prog *p)
 	return false;
 }
 
+/* A copy that faulted at the hit (so): its fault, reported in action
+ * action of clause; d_run()'s result, never 0 (the clause is done) */
+static int out_fault(const struct d_kplan *k, unsigned clause,
+		     const struct d_fire *f, int action,
+		     const struct ubpf_kostr *so, FILE *err)
+{
+	uint64_t at = (uint64_t)so->addr;
+	int rv;
+
+	if (so->len == -2)
+		at = (at | 4095) + 1;
+	rv = d_run_fault(k->prog, clause, f, action, at, err);
+	return rv ? rv : -1;
+}
+
 int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 		    const uint8_t *data, size_t len, const struct d_fire *f,
 		    FILE *out, FILE *err)
@@ -309,6 +419,20 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 	for (unsigned i = 0; i < c->nstmts && !rv; i++) {
 		const struct stmt *st = &c->stmts[i];
 
+		if (k->st[k->first[clause] + i].sstr) { /* the store's copy */
+			struct ubpf_kostr so;
+
+			if (off + SSTR_SIZE > len) {
+				rv = -1;
+				break;
+			}
+			memcpy(&so, data + off, SSTR_SIZE);
+			off += SSTR_SIZE;
+			if (so.len < 0)
+				rv = out_fault(k, clause, f, st->action, &so,
+					       err);
+			continue;
+		}
 		if (!k->st[k->first[clause] + i].out)
 			continue;
 		for (unsigned j = 0; j < kp_out_nargs(st) && !rv; j++) {
@@ -326,6 +450,7 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 						    : d_dv_tstr(en ? en : "");
 				continue;
 			}
+			s |= kp_out_svar(k, a); /* its bytes, as OSTR's */
 			if (off + out_size(s) > len) {
 				rv = -1; /* not the plan's record */
 				break;
@@ -342,17 +467,11 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 			memcpy(&so, data + off, sizeof(so));
 			off += sizeof(so);
 			if (so.len < 0) { /* the hit's fault, reported here */
-				uint64_t at = (uint64_t)so.addr;
-
-				if (so.len == -2)
-					at = (at | 4095) + 1;
-				rv = d_run_fault(k->prog, clause, f,
-						 st->kind == S_TRACE
-							 ? st->action
-							 : st->action + (int)j,
-						 at, err);
-				if (!rv)
-					rv = -1;
+				rv = out_fault(k, clause, f,
+					       st->kind == S_TRACE
+						       ? st->action
+						       : st->action + (int)j,
+					       &so, err);
 				break;
 			}
 			strs[ns] = strndup(so.s, (size_t)so.len < sizeof(so.s)

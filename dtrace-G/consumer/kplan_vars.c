@@ -7,7 +7,9 @@
  * store gives it (kp_vars_decide(), taking clauses and variables away
  * until nothing changes, each clause typed for every combination of
  * its variables set or unset: clause_typed()); this-> strings that are
- * copyinstr(argN) wherever they are read (sarg_var()); and, where the
+ * copyinstr(argN) wherever they are read (sarg_var()); this-> and
+ * self-> strings stored from copyinstr() and only printed (str_var());
+ * and, where the
  * kernel keeps self-> variables beside string comparisons, each
  * comparison numbered as a fault site (fsite_assign()).  kplan.c asks
  * it per program (d_kplan_new()); what both read of the tree is
@@ -281,6 +283,11 @@ bool kp_clause_ok(struct d_kplan *k, unsigned ci)
 		     kp_out_ok(k, ci, i, &k->st[k->nst + i]); /* kplan_out.c */
 	if (!ok)
 		return false;
+	/* an out area that cannot hold the clause's own values: user
+	 * space's, with its variables (the probe's would be refused) */
+	if (kp_out_clause(k, ci) &&
+	    sizeof(struct ubpf_kout) + d_kplan_out_bytes(k, ci) > UBPF_KOUTMAX)
+		return false;
 	k->ok[ci] = true; /* for kp_clause_emit() */
 	if (k->vars && !clause_typed(k, ci)) {
 		k->ok[ci] = false;
@@ -448,6 +455,79 @@ static int sarg_var(const struct d_kplan *k, unsigned v, bool *mark)
 	return arg;
 }
 
+/* Does statement st read v only as a whole printf() or trace()
+ * argument (OVSTR), if at all? */
+static bool printed_only(const struct d_kplan *k, const struct stmt *st,
+			 unsigned v, bool *mark)
+{
+	memset(mark, 0, k->prog->nvars * sizeof(*mark));
+	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
+		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
+			const struct node *a =
+				st->kind == S_TRACE ? st->e : st->args[j];
+
+			if (a->op == N_VAR && a->sub == (int)v)
+				continue;
+			vars_of(a, mark);
+		}
+		return !mark[v];
+	}
+	stmts_vars(st, 1, mark);
+	return !mark[v];
+}
+
+/*
+ * A this-> or self-> string the kernel keeps as its bytes (KV_STR;
+ * kplan_out.c, cgen_out.c): every store of it a statement of its own,
+ * v = copyinstr(E) (kp_sstr_ok() takes E where kp_ty() does) or v = 0
+ * or "" (which read as "", as run.c's var_get() has it), at least one
+ * a copy, and every read a whole argument of printf() or trace(); no
+ * predicate touches it.  Such a variable is never compared or
+ * computed with, so the kernel needs its bytes only to print them,
+ * and the clauses that store and print it are kernel clauses like any
+ * other: kp_vars_decide() keeps it only while every clause touching it
+ * runs there.  BEGIN and END are dtrace's thread's, apart.
+ */
+static bool str_var(const struct d_kplan *k, unsigned v, bool *mark)
+{
+	const struct d_prog *p = k->prog;
+	bool copy = false;
+
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		clause_vars(k, c, mark);
+		if (!mark[v] || kp_dtrace_only(c))
+			continue;
+		memset(mark, 0, p->nvars * sizeof(*mark));
+		vars_of(c->pred, mark);
+		if (mark[v])
+			return false;
+		for (unsigned i = 0; i < c->nstmts; i++) {
+			const struct stmt *st = &c->stmts[i];
+			const struct node *e = st->e;
+
+			if (st->kind == S_EXPR && e && e->op == N_ASSIGN &&
+			    e->sub == '=' && e->a->op == N_VAR &&
+			    e->a->sub == (int)v) {
+				bool clr = kp_str_clear(e->b);
+
+				if (!clr && !kp_copyinstr_of(e->b))
+					return false;
+				copy |= !clr;
+				memset(mark, 0, p->nvars * sizeof(*mark));
+				vars_of(e->b, mark);
+				if (mark[v])
+					return false;
+				continue;
+			}
+			if (!printed_only(k, st, v, mark))
+				return false;
+		}
+	}
+	return copy;
+}
+
 /*
  * Which variables the kernel keeps: self-> and this-> integers that no
  * clause it cannot run touches (user space would keep a second copy),
@@ -532,7 +612,7 @@ void kp_vars_decide(struct d_kplan *k)
 	struct d_prog *p = k->prog;
 	bool *mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
 	bool changed = true, tls = false, strs = false;
-	unsigned nthis = 0;
+	unsigned nthis = 0, ntstr = 0;
 
 	k->nbits = 0;
 	memset(k->tls, 0, p->nclauses * sizeof(*k->tls));
@@ -552,13 +632,28 @@ void kp_vars_decide(struct d_kplan *k)
 				k->vslot[v] = (int)nthis++;
 		}
 	}
+	/* this-> and self-> strings only printed (str_var()) */
+	for (unsigned v = 0; v < p->nvars; v++) {
+		const struct var *var = &p->vars[v];
+
+		if (k->vst[v] != KV_NO ||
+		    (var->scope != SC_THIS && var->scope != SC_SELF) ||
+		    var->kind != T_STR || var->ptr || var->psou ||
+		    (var->scope == SC_THIS && ntstr >= UBPF_KTSTR) ||
+		    !str_var(k, v, mark))
+			continue;
+		k->vst[v] = KV_STR;
+		if (var->scope == SC_THIS)
+			k->vslot[v] = (int)ntstr++;
+	}
 	/* this-> strings that are an argument's (not where a string's
 	 * fault is the hit's: the store would be the site) */
 	for (unsigned v = 0; v < p->nvars; v++) {
 		const struct var *var = &p->vars[v];
 
 		if (var->scope != SC_THIS || var->kind != T_STR || var->ptr ||
-		    var->psou || nthis >= UBPF_KTHIS || k->nostr || k->fmode)
+		    var->psou || nthis >= UBPF_KTHIS || k->nostr || k->fmode ||
+		    k->vst[v] != KV_NO)
 			continue;
 		k->varg[v] = sarg_var(k, v, mark);
 		if (k->varg[v] >= 0) {
@@ -585,7 +680,8 @@ void kp_vars_decide(struct d_kplan *k)
 			clause_vars(k, &p->clauses[ci], mark);
 			for (unsigned v = 0; v < p->nvars; v++)
 				if (mark[v] && (k->vst[v] == KV_KERN ||
-						k->vst[v] == KV_SARG)) {
+						k->vst[v] == KV_SARG ||
+						k->vst[v] == KV_STR)) {
 					k->vst[v] = KV_NO;
 					changed = true;
 				}
@@ -600,7 +696,8 @@ void kp_vars_decide(struct d_kplan *k)
 				      (p->vars[v].scope == SC_SELF ||
 				       p->vars[v].scope == SC_SELFASSOC);
 			k->kv[ci] |= mark[v] && (k->vst[v] == KV_KERN ||
-						 k->vst[v] == KV_SARG);
+						 k->vst[v] == KV_SARG ||
+						 k->vst[v] == KV_STR);
 		}
 		tls |= k->tls[ci];
 		strs |= clause_strs(k, &p->clauses[ci]);

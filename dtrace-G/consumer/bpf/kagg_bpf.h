@@ -125,7 +125,22 @@ enum {
 	UBPF_K_OUT,   /* pop a value into the out area at slot */
 	UBPF_K_OSTR,  /* pop an address: copyinstr() of it, at most imm
 		       * bytes read, into the out area at slot */
-	UBPF_K_ODONE, /* output clause n ran: its bit in the out area */
+	UBPF_K_ODONE, /* output clause n ran: its bit in the out area
+		       * (UBPF_KF_NOREC: a clause that only stores strings,
+		       * below: the bit alone, no record for it) */
+	/* string variables (this->s, self->s = copyinstr(E)) printed by
+	 * such clauses: n UBPF_KV_THIS or UBPF_KV_SELF, slot as VLD's (a
+	 * this-> string's its UBPF_KTSTR slot) */
+	UBPF_K_SSTR,  /* pop an address: copyinstr() of it, at most imm
+		       * bytes read, into the variable; the copy's address
+		       * and length (struct ubpf_kostr's first 16 bytes)
+		       * into the out area at agg; one that faulted sets
+		       * output clause levels' bit and goes to jump, its
+		       * clause's end */
+	UBPF_K_SCLR,  /* the variable = 0 or "": reads as "" (self->:
+		       * deleted) */
+	UBPF_K_OVSTR, /* the variable's string (imm bytes at most) into
+		       * the out area at agg, a struct ubpf_kostr */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key
@@ -138,6 +153,7 @@ enum {
  * d_key_add() tells keys of one value and different types apart */
 enum { UBPF_KV_SELF, UBPF_KV_THIS, UBPF_KV_SELFA };
 #define UBPF_KTHIS 8	    /* this-> variables in the kernel */
+#define UBPF_KTSTR 4	    /* ... this-> strings (SSTR) */
 #define UBPF_KTLS 65536	    /* entries of cgtls */
 #define UBPF_KTLS_UNFIT 0x2
 struct ubpf_kvkey {
@@ -186,6 +202,7 @@ struct ubpf_kop {
 			  * site lacks writes the record (user space
 			  * decides) instead of refusing the plan */
 #define UBPF_KSKEY 64	 /* bytes of such a key, NUL included */
+#define UBPF_KF_NOREC 0x20 /* ODONE of a clause that prints nothing */
 #define UBPF_KFSITES 16	 /* SEQ's fault sites (2 bits each, UBPF_RF_KFAULT) */
 
 /*

@@ -6,6 +6,10 @@
  *   cgout rewrite N  N hits, each string rewritten right after hit()
  *                    returns ("before-i" becomes "after-i"): what the
  *                    process had at the hit is "before-i"
+ *   cgout midway N   N calls of hitm(p, i), which rewrites its string
+ *                    ("before-i" becomes "during-i") before it returns;
+ *                    after the return it becomes "after-i": entry saw
+ *                    "before-i", return "during-i"
  *   cgout keep       strings that stay as they are until the exit
  *                    (short, empty, 254, 255 and 300 bytes, bytes that
  *                    are not printable)
@@ -28,6 +32,14 @@ __attribute__((noinline)) int hit(const char *p, long n)
 	return (int)n + 1;
 }
 
+__attribute__((noinline)) int hitm(char *p, long n)
+{
+	__asm__ volatile("" : : "r"(p) : "memory");
+	snprintf(p, 64, "during-%ld", n);
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return (int)n + 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "keep";
@@ -39,6 +51,16 @@ int main(int argc, char **argv)
 		for (int i = 0; i < n; i++) {
 			snprintf(buf, sizeof(buf), "before-%d", i);
 			hit(buf, i);
+			snprintf(buf, sizeof(buf), "after-%d", i);
+			__asm__ volatile("" : : "r"(buf) : "memory");
+		}
+	} else if (!strcmp(mode, "midway")) {
+		int n = argc > 2 ? atoi(argv[2]) : 5;
+		char buf[64];
+
+		for (int i = 0; i < n; i++) {
+			snprintf(buf, sizeof(buf), "before-%d", i);
+			hitm(buf, i);
 			snprintf(buf, sizeof(buf), "after-%d", i);
 			__asm__ volatile("" : : "r"(buf) : "memory");
 		}

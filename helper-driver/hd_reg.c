@@ -30,7 +30,18 @@
  * THREAD's id; registrations belong to its thread group.  A process is
  * (pid, start time), and a pidfd per process wakes the loop when it
  * exits (SIGKILL included); the periodic check polls them all, so an
- * exit whose wake-up never came is still seen (hd_reg_check()).  pidfds
+ * exit whose wake-up never came is still seen (hd_reg_check()).  The
+ * wake-up is tagged with the pid alone, and may be a former process's:
+ * epoll hands over a batch of events at once, and one handled before it
+ * (a datagram read with it) can prune that process and register a new
+ * one at its reused pid; so an exit event prunes the record at its pid
+ * only if that record's own pidfd (or /proc, for one without) says it
+ * has exited (hd_reg_pidfd_ready(); before, such a new process lost its
+ * registration).  A pidfd leaves the epoll set before it is closed: a
+ * copy in a checker child not yet at its close_range() (hd_check.c)
+ * kept a closed one there, reported at every wait, pruning whatever
+ * registered at the pid meanwhile (tests/run-helperd-reuse.sh shows
+ * both).  pidfds
  * are descriptors, and every process of every user would otherwise hold
  * one: their number is capped in all and
  * per user (hd->pidfd_max, hd->pidfd_uid_max; helperd.c leaves a reserve
@@ -159,7 +170,13 @@ static void proc_free(struct helperd *hd, struct hd_proc *p)
 	if (p->idle)
 		hd->nidle--;
 	if (p->pidfd >= 0) {
-		close(p->pidfd); /* also leaves the epoll set */
+		/*
+		 * Out of the set before the close: a close leaves it only
+		 * once no copy of the descriptor is left, and a checker
+		 * child (hd_check.c) holds copies until its close_range().
+		 */
+		epoll_ctl(hd->epfd, EPOLL_CTL_DEL, p->pidfd, NULL);
+		close(p->pidfd);
 		hd->npidfd--;
 	}
 	hd->total_bytes -= p->bytes;
@@ -1101,6 +1118,21 @@ void hd_reg_prune_pid(struct helperd *hd, pid_t pid, const char *why)
 	       (int)pid, hd->procs[i]->rp.comm, why, hd->procs[i]->rp.nent);
 	hd->n_pruned += hd->procs[i]->rp.nent;
 	drop_proc_at(hd, i, false);
+}
+
+void hd_reg_pidfd_ready(struct helperd *hd, pid_t pid)
+{
+	struct hd_proc *p = find_proc(hd, pid, NULL);
+
+	if (!p)
+		return;
+	if (p->pidfd >= 0 ? !pidfd_exited(p->pidfd) :
+			    reg_proc_alive(p->rp.pid, p->rp.start)) {
+		hd_log(HD_DEBUG, "pid %d (%s): the exit of a former process "
+		       "at its pid, ignored", (int)pid, p->rp.comm);
+		return;
+	}
+	hd_reg_prune_pid(hd, pid, "exited");
 }
 
 /*

@@ -472,8 +472,7 @@ static bool dispatch(struct hd_run *r, const struct epoll_event *ev)
 	} else if (tag == HD_EV_FORKTIMER) {
 		hd_fork_timer(hd);
 	} else if (tag == HD_EV_PIDFD) {
-		hd_reg_prune_pid(hd, (pid_t)(ev->data.u64 & 0xffffffffULL),
-				 "exited");
+		hd_reg_pidfd_ready(hd, (pid_t)(ev->data.u64 & 0xffffffffULL));
 	}
 	return go_on;
 }

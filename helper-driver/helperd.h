@@ -342,6 +342,13 @@ int hd_reg_remove_dof(struct helperd *hd, pid_t tid, uid_t cuid,
 void hd_reg_prune_pid(struct helperd *hd, pid_t pid, const char *why);
 
 /*
+ * A pidfd tagged with pid is ready (HD_EV_PIDFD): prune the record at
+ * pid only if its own process has exited (its pidfd, else /proc) -- the
+ * event may be that of a former process at a reused pid (hd_reg.c).
+ */
+void hd_reg_pidfd_ready(struct helperd *hd, pid_t pid);
+
+/*
  * The periodic check: drop processes that are gone and registrations
  * whose DOF is no longer mapped where it was (exec, dlclose without a
  * REMOVE, munmap).

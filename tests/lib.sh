@@ -233,8 +233,10 @@ helperd_cleanup() {
 	for hc_p in $bg_pids; do
 		kill -KILL "$hc_p" 2>/dev/null
 	done
+	# unconditionally: a FUSE mount whose daemon was SIGKILLed answers
+	# ENOTCONN, so `mountpoint -q` says it is none and it stayed
 	for hc_m in "$tmp/dev" ${hd_mounts:-}; do
-		mountpoint -q "$hc_m" 2>/dev/null && umount -l "$hc_m"
+		umount -l "$hc_m" 2>/dev/null
 	done
 	cleanup
 }

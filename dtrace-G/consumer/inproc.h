@@ -102,7 +102,7 @@ struct ip_proc {
 	bool exec_pending; /* exec'd; its new image is to ask (USDT_EXEC_FD) */
 	bool exec_fd;	   /* we put the arena at USDT_EXEC_FD */
 	bool kernel;	   /* the kernel path takes it whole (ip_enable()) */
-	bool kpin;	   /* ... its probes for it alone, globs' too */
+	bool kpin;	   /* ... as an exec'd image told not to ask */
 	bool exec_kernel;  /* exec'd, not to ask: ip_exec_handover() */
 	bool other;	   /* another dtrace traces it in-process (live) */
 	bool dl_asks;	   /* its drti.o asks at a dlopen() */

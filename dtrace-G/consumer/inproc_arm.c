@@ -65,9 +65,14 @@
  * in-process: other_dtrace(), inproc_proc.c) goes there whole.  The
  * kernel backend's records are read first, and again after the rings (a
  * kernel hit between the two reads runs before a later in-process one),
- * and decoded by it (a hit says whose it is).  Refused, said, the run stopped: a glob's probe the
- * kernel path would arm binary-wide (over calls armed in other
- * processes), the pid provider, what fails once writing has begun;
+ * and decoded by it (a hit says whose it is).  A glob's probe there is
+ * armed for its process alone (tprobe.alone), not binary-wide, where
+ * its breakpoints would land over the calls armed in other processes;
+ * its fork children count through the events they inherit.  Refused,
+ * said, the run stopped: a probe whose sites hold calls armed
+ * in-process that the kernel path's breakpoints would break (a fork
+ * child's inherited ones, another dtrace's), the pid provider, what
+ * fails once writing has begun;
  * vtimestamp, uid/gid and the kernel providers but tick-N are refused
  * earlier (vtime.c, psargs.c, kprov.c: this backend declares no such
  * capability).
@@ -224,11 +229,13 @@ static int site_prepare(struct tproc *pr, struct tprobe *p,
  * pr's probes in kp (n of them) armed by the kernel backend opened
  * beside this one (opened at the first such probe): it arms every
  * probe of pr not enabled yet, so the others (a library unmapped, for
- * one) are marked enabled meanwhile.  A probe a glob matches would be
- * armed binary-wide there (uprobe.c, bpf.c), breakpoints over the
- * calls armed in other processes running the file: refused, but in a
- * process an exec'd image of which would not ask to be armed (kpin,
- * inproc_exec.c): armed for it alone, as a pinned probe is.
+ * one) are marked enabled meanwhile.  A probe a glob matches (wide)
+ * would be armed binary-wide there (uprobe.c), breakpoints over the
+ * calls armed in-process in other processes running the file: it is
+ * armed for pr alone (tprobe.alone), with events pr's fork children
+ * inherit, whose hits lineage.c gives the probe derived for the child
+ * as a binary-wide event's, so each counts once (fasttrap.c arms every
+ * probe per process, following a wide one's forks).
  */
 static void kernel_enable(struct consumer *c, struct tproc *pr,
 			  struct ip_kprobe *kp, size_t n)
@@ -238,19 +245,7 @@ static void kernel_enable(struct consumer *c, struct tproc *pr,
 	size_t nothers = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (kp[i].p->wide && ip_proc_of(c, pr) &&
-		    ip_proc_of(c, pr)->kpin) {
-			kp[i].p->wide = false; /* ip_exec_handover() */
-		} else if (kp[i].p->wide) {
-			say(c,
-			    "-x activation=user cannot trace pid %d, probe "
-			    "%s: %s; and on the kernel path a glob's probe is "
-			    "armed binary-wide, over the sites armed in other "
-			    "processes",
-			    (int)pr->pid, kp[i].p->name, kp[i].why);
-			c->enable_failed = true;
-			return;
-		}
+		kp[i].p->alone = kp[i].p->wide;
 	/*
 	 * A fork child runs the calls it inherited, a process another
 	 * dtrace traces in-process that one's: a breakpoint over one

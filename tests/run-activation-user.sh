@@ -56,8 +56,8 @@
 #    library's, a process under a seccomp filter (which could kill it
 #    for an injected call) go to the kernel path: the kernel path's
 #    output, which probe went where (-v); an exec chain mixing both;
-#  - refusals, with the reason and no tracing: a glob's probe the
-#    kernel path would arm binary-wide, uid (no ids taken at the hit),
+#    a glob's probe there, armed for its process alone;
+#  - refusals, with the reason and no tracing: uid (no ids taken at the hit),
 #    the syscall provider (not run here, said as such), a bad value.
 # Needs root, x86-64, and for the kernel path uprobe events.
 
@@ -974,12 +974,23 @@ expect_eq "seccomp: nothing said" "" "$(cat r.err)"
 au_wait $ap
 expect_eq "seccomp: the process's exit status" 0 $?
 forget_pid $ap
-# refused: a glob's probe would be armed binary-wide on the kernel path
-"$DTRACE" -q -x activation=user -n 'act*:::hit { @[execname] = count(); }' \
-	-c './act 1 0 0' >r.out 2>r.err
-expect_eq "refused: a glob's kernel probe: status" 1 $?
-expect_grep "refused: a glob's kernel probe: the reason" \
-	'cannot trace pid [0-9]*, probe hit: execname .*armed binary-wide' r.err
+# a glob's probe that needs the kernel (execname) beside ones armed
+# in-process: on the kernel path for its process alone, its fork child
+# counted through the events it inherits: the kernel path's output
+prog='act*:::hit /arg0 == 7 || arg0 == 1000007/ {
+	@e[execname, pid == $target] = count(); }
+act*:::tick { @t = count(); }
+END { printa("e %s %d %@d\n", @e); printa("ticks %@d\n", @t); }'
+for a in kernel user; do
+	"$DTRACE" -v -q -x activation=$a -n "$prog" -c './act 1000 2 1 20' \
+		>gm.out.$a 2>gm.err.$a || fail "glob, mixed, $a: $(cat gm.err.$a)"
+	grep -v '^child\|^parent' gm.out.$a >gm.$a
+done
+expect_file_eq "glob, mixed: the kernel path's output" gm.kernel gm.user
+expect_eq "glob, mixed: the counts" "e act 0 10|e act 1 20|ticks 20" \
+	"$(grep . gm.user | sort | paste -sd'|')"
+expect_grep "glob, mixed: execname's probe on the kernel path" \
+	'probe act[0-9]*:[^:]*:fire:hit: the kernel path (execname' gm.err.user
 # refused: the kernel providers, which this backend does not run (not
 # the kernel's refusal: "the kernel did not load the BPF program" before)
 "$DTRACE" -q -x activation=user -n 'syscall::read:entry { exit(0); }' \

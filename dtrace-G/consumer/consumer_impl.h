@@ -176,6 +176,13 @@ struct tprobe {
 	 */
 	bool wide;
 	/*
+	 * ... but armed for its process alone, with events its fork
+	 * children inherit (-x activation=user hands it to the kernel path:
+	 * inproc_arm.c, kernel_enable()): a breakpoint binary-wide would
+	 * land over the calls armed in-process in other processes
+	 */
+	bool alone;
+	/*
 	 * pid provider (pidprov.c): the kind of its site (SITE_PID_*, 0
 	 * for USDT), never wide, never derived for a child; other names
 	 * it answers to: "a.out" for the executable, its function's other

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * inproc.h - what the files of the -x activation=user backend share
- * (inproc.c, inproc_proc.c, inproc_exec.c, inproc_plan.c,
+ * (inproc.c, inproc_arm.c, inproc_proc.c, inproc_exec.c, inproc_plan.c,
  * inproc_stop.c, inproc_reap.c): the state
  * of a run and of each armed process, and the calls between them.
  * inproc.c's comment is the mechanism; doc/DESIGN.md §14 the design.
@@ -85,7 +85,7 @@ struct ip_proc {
 	 * every site ever armed here, never forgotten (one entry for each
 	 * address, file and offset): a record names its site by index from
 	 * when it is read, so that one written before its library was
-	 * dlclose()d still decodes once the site is forgotten (drain_proc())
+	 * dlclose()d still decodes once the site is forgotten (ip_drain_proc())
 	 */
 	struct ip_site *hist;
 	size_t nhist;
@@ -102,7 +102,7 @@ struct ip_proc {
 	bool exec_pending; /* exec'd; its new image is to ask (USDT_EXEC_FD) */
 	bool exec_fd;	   /* we put the arena at USDT_EXEC_FD */
 	bool kernel;	   /* the kernel path takes it whole (ip_enable()) */
-	bool kpin;	   /* ... its probes for it alone, globs' too */
+	bool kpin;	   /* ... as an exec'd image told not to ask */
 	bool exec_kernel;  /* exec'd, not to ask: ip_exec_handover() */
 	bool other;	   /* another dtrace traces it in-process (live) */
 	bool dl_asks;	   /* its drti.o asks at a dlopen() */
@@ -264,6 +264,11 @@ void ip_aggs(struct consumer *c);
 
 /* inproc.c */
 void ip_remap_check(struct consumer *c, struct ip_proc *ipp);
+void ip_drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx);
+
+/* inproc_arm.c */
+void ip_enable(struct consumer *c, struct tproc *pr);
+void ip_target(struct consumer *c, struct tproc *pr);
 
 /* inproc_stop.c */
 void ip_disarm(struct consumer *c, struct ip_proc *ipp);

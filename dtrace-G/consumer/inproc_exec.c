@@ -486,7 +486,7 @@ void ip_exec_answer(struct consumer *c, struct ip_proc *root)
  * where it will not ask (exec_never_asks()), for pid alone (kpin: a
  * glob's probes too, which the kernel path would otherwise arm
  * binary-wide, over the calls armed in-process in other processes
- * running the file: kernel_enable(), inproc.c), as on -x
+ * running the file: kernel_enable(), inproc_arm.c), as on -x
  * activation=kernel a glob's binary-wide event reaches such an image;
  * armed when this read saw the exec, so what the image fired before is
  * lost: said, once a run.

@@ -26,7 +26,8 @@
  * descriptions pinning processes match (srv$target); a site that a glob
  * such as srv* matches, or could match in another process running the
  * file, is armed binary-wide
- * instead, for every process (sites.c decides: tprobe.wide), with
+ * instead (but one -x activation=user hands over: tprobe.alone), for
+ * every process (sites.c decides: tprobe.wide), with
  * up_wide_open(): per-CPU events with pid -1, every process mapping the
  * file; and decode drops the hits of processes
  * that are neither traced nor forked from one (lineage.c).
@@ -987,7 +988,7 @@ void up_enable(struct consumer *c, struct tproc *pr)
 
 			if (up_event_wide(c, p->file, p->offs[s]))
 				continue;
-			if (p->wide) {
+			if (p->wide && !p->alone) {
 				(void)up_event_get(c, p->file, p->offs[s],
 						   p->fstrmask, p->fneeds,
 						   nargs, true);

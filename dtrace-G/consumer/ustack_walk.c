@@ -29,7 +29,9 @@
  * dwarf_cfi_addrframe(), each row classified (rows_of(): the forms the
  * walk takes, else unknown), equal neighbours merged, a gap between
  * FDEs unknown.  A file's rows are made once per run (by device,
- * inode and path) and never written again; a process's modules go into
+ * inode and path) and never written again, and so is its page index
+ * (page_index(): the walk's binary search then covers one page's
+ * rows); a process's modules go into
  * a fresh slot, then upx points its tgid at it, so a walk in flight
  * never reads a slot half written; a slot given up is reused only a
  * second later.  The tables are keyed by the self_exec_id the walker
@@ -68,6 +70,7 @@ struct uw_file {
 	uint64_t ino;
 	char *path;
 	uint32_t lo, hi;
+	uint32_t pg, npg; /* its page index in upages (npg 0: none) */
 	bool bad;
 };
 
@@ -84,10 +87,10 @@ struct uw_proc {
 };
 
 struct uwalk {
-	int rows, mods, px, seen;
+	int rows, mods, px, seen, pages;
 	int arr[2]; /* the prog arrays: perf event's, uprobe_multi's */
 	struct bpf_object *obj[2];
-	uint32_t nrows;
+	uint32_t nrows, npages;
 	struct uw_file *files;
 	size_t nfiles;
 	struct uw_proc *procs;
@@ -106,17 +109,17 @@ static int uw_obj(struct consumer *c, struct uwalk *uw,
 	static char log[1 << 20];
 	struct bpf_object *o;
 	struct bpf_program *p;
-	const char *names[7] = { "cgbuf", "rb",	 "drops", "urows",
-				 "umods", "upx", "useen" };
-	int fds[7] = { m->buf,	 m->rb,	 m->drops, uw->rows,
-		       uw->mods, uw->px, uw->seen };
+	const char *names[8] = { "cgbuf", "rb",	 "drops", "urows",
+				 "umods", "upx", "useen", "upages" };
+	int fds[8] = { m->buf,	 m->rb,	 m->drops, uw->rows,
+		       uw->mods, uw->px, uw->seen, uw->pages };
 
 	(void)c;
 	o = bpf_object__open_mem(unw_bpf_obj, unw_bpf_obj_len, NULL);
 	if (!o)
 		return -1;
 	uw->obj[k] = o;
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < 8; i++) {
 		struct bpf_map *mp = bpf_object__find_map_by_name(o, names[i]);
 
 		if (!mp || bpf_map__reuse_fd(mp, fds[i]))
@@ -159,6 +162,8 @@ void uw_free(struct consumer *c)
 		close(uw->px);
 	if (uw->seen >= 0)
 		close(uw->seen);
+	if (uw->pages >= 0)
+		close(uw->pages);
 	for (size_t i = 0; i < uw->nfiles; i++)
 		free(uw->files[i].path);
 	free(uw->files);
@@ -188,6 +193,7 @@ int uw_load(struct consumer *c, struct cgen_maps *m)
 	uw = xcalloc(1, sizeof(*uw));
 	c->bpf->uw = uw;
 	uw->arr[0] = uw->arr[1] = -1;
+	uw->rows = uw->mods = uw->px = uw->seen = uw->pages = -1;
 	uw->rows = bpf_map_create(BPF_MAP_TYPE_ARRAY, "urows", 4,
 				  sizeof(struct uw_row), UW_MAXROWS, NULL);
 	uw->mods = bpf_map_create(BPF_MAP_TYPE_ARRAY, "umods", 4,
@@ -195,11 +201,13 @@ int uw_load(struct consumer *c, struct cgen_maps *m)
 	uw->px = bpf_map_create(BPF_MAP_TYPE_HASH, "upx", 4,
 				sizeof(struct uw_px), UW_MAXSLOTS, NULL);
 	uw->seen = bpf_map_create(BPF_MAP_TYPE_HASH, "useen", 4, 8, 4096, NULL);
+	uw->pages = bpf_map_create(BPF_MAP_TYPE_ARRAY, "upages", 4, 4,
+				   UW_MAXPAGES, NULL);
 	for (int k = 0; k < 2; k++)
 		uw->arr[k] = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "uwalk", 4,
 					    4, 1, NULL);
 	if (uw->rows < 0 || uw->mods < 0 || uw->px < 0 || uw->seen < 0 ||
-	    uw->arr[0] < 0 || uw->arr[1] < 0)
+	    uw->pages < 0 || uw->arr[0] < 0 || uw->arr[1] < 0)
 		goto fail;
 	fd = uw_obj(c, uw, m, 0);
 	if (fd < 0 || bpf_map_update_elem(uw->arr[0], &(uint32_t){ 0 }, &fd, 0))
@@ -401,6 +409,47 @@ static bool rows_of(Dwfl_Module *mod, struct rows *rs)
 	return true;
 }
 
+/*
+ * f's page index in upages: entry p the last row (from f->lo) at or
+ * below p << 12, for every page up to the one after the last row's;
+ * none (npg 0: the whole search) where upages is full
+ */
+static void page_index(struct uwalk *uw, struct uw_file *f,
+		       const struct rows *rs)
+{
+	uint64_t npg = (rs->v[rs->n - 1].pc >> 12) + 2;
+	uint32_t *v, *keys, n;
+	size_t j = 0;
+	bool ok;
+	LIBBPF_OPTS(bpf_map_batch_opts, bo);
+
+	if (npg > UW_MAXPAGES - uw->npages)
+		return;
+	n = (uint32_t)npg;
+	v = xcalloc(n, sizeof(*v));
+	keys = xcalloc(n, sizeof(*keys));
+	for (uint32_t p = 0; p < n; p++) {
+		while (j + 1 < rs->n && rs->v[j + 1].pc <= (uint64_t)p << 12)
+			j++;
+		v[p] = (uint32_t)j;
+		keys[p] = uw->npages + p;
+	}
+	ok = !bpf_map_update_batch(uw->pages, keys, v, &n, &bo) && n == npg;
+	if (!ok) { /* no batches (before 5.6): one at a time */
+		ok = true;
+		for (uint32_t p = 0; ok && p < npg; p++)
+			ok = !bpf_map_update_elem(uw->pages, &keys[p], &v[p],
+						  0);
+	}
+	if (ok) {
+		f->pg = uw->npages;
+		f->npg = (uint32_t)npg;
+		uw->npages += (uint32_t)npg;
+	}
+	free(v);
+	free(keys);
+}
+
 /* mod's file's rows in urows (made once), or NULL */
 static const struct uw_file *file_rows(struct uwalk *uw, Dwfl_Module *mod,
 				       uint32_t dev, uint64_t ino,
@@ -417,7 +466,9 @@ static const struct uw_file *file_rows(struct uwalk *uw, Dwfl_Module *mod,
 	}
 	uw->files = xpush_room(uw->files, uw->nfiles, sizeof(*uw->files));
 	f = &uw->files[uw->nfiles++];
-	*f = (struct uw_file){ dev, ino, xstrdup(path), 0, 0, true };
+	*f = (struct uw_file){
+		.dev = dev, .ino = ino, .path = xstrdup(path), .bad = true
+	};
 	ok = rows_of(mod, &rs) && rs.n <= (1u << UW_SEARCH) &&
 	     rs.n <= UW_MAXROWS - uw->nrows;
 	if (ok) {
@@ -441,6 +492,7 @@ static const struct uw_file *file_rows(struct uwalk *uw, Dwfl_Module *mod,
 		f->hi = uw->nrows + (uint32_t)rs.n;
 		uw->nrows = f->hi;
 		f->bad = false;
+		page_index(uw, f, &rs);
 	}
 	free(rs.v);
 	return f->bad ? NULL : f;
@@ -534,6 +586,8 @@ void uw_build(struct consumer *c, struct us_proc *up, pid_t pid)
 			m->dev = maj << 20 | min;
 			m->lo = f->lo;
 			m->hi = f->hi;
+			m->pg = f->pg;
+			m->npg = f->npg;
 		}
 		if (!nl)
 			break;

@@ -107,6 +107,13 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, UW_MAXPAGES);
+	__type(key, __u32);
+	__type(value, __u32);
+} upages SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, UW_MAXSLOTS);
 	__type(key, __u32);
 	__type(value, struct uw_slot);
@@ -285,6 +292,17 @@ static long step(__u32 f, void *arg)
 	rq.rel = mq.adj - mq.m.bias;
 	rq.lo = mq.m.lo;
 	rq.hi = mq.m.hi;
+	if (rq.rel >> 12 < (__u64)mq.m.npg - 1 && mq.m.npg) { /* a few rows */
+		__u32 k = mq.m.pg + (__u32)(rq.rel >> 12), *p0, *p1;
+
+		p0 = bpf_map_lookup_elem(&upages, &k);
+		k++;
+		p1 = bpf_map_lookup_elem(&upages, &k);
+		if (!p0 || !p1)
+			return 1;
+		rq.lo = mq.m.lo + *p0;
+		rq.hi = mq.m.lo + *p1 + 1;
+	}
 	bpf_loop(UW_SEARCH, row_step, &rq, 0);
 	lo = rq.lo;
 	r = bpf_map_lookup_elem(&urows, &lo);

@@ -15,7 +15,10 @@
  * an outermost frame (its return address undefined).  The rows of a
  * file are sorted by pc and start with a row at 0; they go into one
  * array map (urows), files one after the other, and are never written
- * again while the run lasts.
+ * again while the run lasts.  A file's page index (upages, after its
+ * rows) narrows the search: entry p is the last of its rows (from lo)
+ * at or below the address p << 12, so the row at a in page p lies in
+ * [index p, index p + 1] (a search of a few rows, not of all).
  *
  * A process's modules are one slot of umods: each r-x mapping of a
  * file the maps text of its image lists, its addresses, its file's
@@ -31,12 +34,13 @@
 
 #include <linux/types.h>
 
-#define UW_MAXFR 128	      /* frames walked; a deeper stack goes back */
-#define UW_MAXMODS 32	      /* r-x file mappings of one process */
-#define UW_MAXSLOTS 512	      /* processes with tables at once */
-#define UW_MAXROWS (1u << 19) /* rows of all files together */
-#define UW_SEARCH 20	      /* binary search steps: 2^20 rows at most */
-#define UW_BLK 1024	      /* bytes of stack read at once from rsp */
+#define UW_MAXFR 128	       /* frames walked; a deeper stack goes back */
+#define UW_MAXMODS 32	       /* r-x file mappings of one process */
+#define UW_MAXSLOTS 512	       /* processes with tables at once */
+#define UW_MAXROWS (1u << 19)  /* rows of all files together */
+#define UW_SEARCH 20	       /* binary search steps: 2^20 rows at most */
+#define UW_BLK 1024	       /* bytes of stack read at once from rsp */
+#define UW_MAXPAGES (1u << 18) /* page index entries of all files */
 
 #define UW_K_SP 0      /* CFA = rsp + cfa */
 #define UW_K_BP 1      /* CFA = rbp + cfa */
@@ -59,8 +63,9 @@ struct uw_mod {
 	__u64 start, end; /* the r-x mapping */
 	__u64 bias;	  /* its file's ELF address + bias = address */
 	__u64 ino;
-	__u32 dev;    /* the kernel's dev_t: major << 20 | minor */
-	__u32 lo, hi; /* the file's rows in urows */
+	__u32 dev;     /* the kernel's dev_t: major << 20 | minor */
+	__u32 lo, hi;  /* the file's rows in urows */
+	__u32 pg, npg; /* its page index in upages, or npg 0: none */
 	__u32 pad;
 };
 

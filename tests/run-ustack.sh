@@ -37,6 +37,13 @@
 # each dlopen()), and as addresses, never the other library's names,
 # where nothing holds the process (strace traces it).
 #
+# The stack walked in the kernel (bpf/unw.bpf.c; x86-64, generated
+# programs) against the copy's unwinding with the walk off, byte for
+# byte: tests/data/ustack/uwalk.c's stacks (a qsort() callback,
+# recursion within and past 128 frames, an rbp-based CFA, a signal
+# handler, an exec()'d image) and dlswap's; -v's counts show that stacks
+# were walked.
+#
 # Both backends where the BPF one is built (DTRACE_BACKEND=uprobe gives
 # the perf events' PERF_SAMPLE_REGS_USER/STACK_USER path), the BPF one
 # with its generated programs (dtrace-G/consumer/cgen.c's
@@ -636,6 +643,10 @@ fi
 # Not held (strace has the process, so dtrace cannot seize it): a frame
 # whose file changed between two reads of the maps is given as its
 # address, never named from the other library, and that is said once.
+# With the stacks copied (DTRACE_USTACK_WALK=0): the dating cannot see a
+# library swapped out and back between two reads (doc/DESIGN.md §13),
+# and with the walk's small records dtrace read the maps less often
+# here: lib=1 hits named from dlswapa.so in 2 of 12 runs, 0 of 6 copied.
 if command -v strace >/dev/null 2>&1; then
 	rm -f go.in raw.txt
 	mkfifo go.in
@@ -646,7 +657,8 @@ if command -v strace >/dev/null 2>&1; then
 	wait_until 600 sh -c "pgrep -P $tracer -x dlswap >/dev/null" ||
 		fail "strace did not run dlswap"
 	target=$(pgrep -P "$tracer" -x dlswap)
-	"$DTRACE" -q -p "$target" -o raw.txt -n 'BEGIN { printf("ready\n"); }' \
+	DTRACE_USTACK_WALK=0 "$DTRACE" -q -p "$target" -o raw.txt \
+		-n 'BEGIN { printf("ready\n"); }' \
 		-n "$dlswap_d" 2>err.txt &
 	dpid=$!
 	bg_pids="$bg_pids $dpid"
@@ -669,6 +681,54 @@ if command -v strace >/dev/null 2>&1; then
 		fail "dtrace -p did not start: $(cat err.txt)"
 	fi
 	exec 3>&-
+fi
+
+# The stack walked in the kernel (bpf backend, generated programs:
+# dtrace-G/consumer/bpf/unw.bpf.c, ustack_walk.c) gives what dtrace
+# gives unwinding the copy with the walk off (DTRACE_USTACK_WALK=0),
+# byte for byte: uwalk.c's stacks without frame pointers (a callback
+# from libc's qsort(), recursion within and past the walk's 128 frames,
+# a frame whose CFA is rbp's, a signal handler), in two images (it
+# exec()s itself), and dlswap's libraries swapped at one address (each
+# round's hits find the tables of the library before, whose file the
+# walk's bpf_find_vma() check finds changed: they are copied).  -v
+# counts the stacks walked and copied: some walked (a walk that never
+# ran fails here), none with the walk off, and at least the 40 the walk
+# must hand back (past 128 frames, a signal frame: 2 a round, 20 rounds).
+# setarch -R: the same addresses in both runs (__restore_rt is printed
+# as one).
+if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
+	command -v setarch >/dev/null 2>&1; then
+	$gcc -O2 -fomit-frame-pointer -I. -c "$data/uwalk.c" -o uwalk.o &&
+		"$DTRACE" -G -s "$data/ustk.d" uwalk.o -o uwalk-p.o &&
+		$gcc -o uwalk uwalk.o uwalk-p.o || fail "building uwalk"
+	# uwrun WALK NAME ARGS...: dtrace -v with the walk on (1) or off
+	# (0): NAME.txt, NAME.err; the walked and copied counts in $walked
+	uwrun() {
+		uw_w=$1
+		uw_n=$2
+		shift 2
+		DTRACE_USTACK_WALK=$uw_w DTRACE_BACKEND=bpf setarch -R \
+			timeout -s KILL 120 "$DTRACE" -v -q "$@" \
+			>"$uw_n.txt" 2>"$uw_n.err" </dev/null
+		expect_eq "$uw_n: exit status" 0 $?
+		walked=$(sed -n 's/^dtrace: BPF: user stacks: \([0-9]*\) walked in the kernel, \([0-9]*\) copied$/\1 \2/p' "$uw_n.err")
+	}
+	uwrun 0 uwalk0 -c './uwalk 10 exec' \
+		-n 'ustk$target:::fire { @[ustack()] = count(); }'
+	expect_eq "uwalk, walk off: none walked" 0 "${walked%% *}"
+	uwrun 1 uwalk1 -c './uwalk 10 exec' \
+		-n 'ustk$target:::fire { @[ustack()] = count(); }'
+	expect_file_eq "uwalk: stacks walked in the kernel as unwound copies" \
+		uwalk0.txt uwalk1.txt
+	[ "${walked%% *}" -gt 0 ] && [ "${walked#* }" -ge 40 ] ||
+		fail "uwalk: walked and copied: ${walked:-none said}: $(cat uwalk1.err)"
+	uwrun 0 dlswap0 -c "./dlswap 6 0 20 $PWD" -n "$dlswap_d"
+	uwrun 1 dlswap1 -c "./dlswap 6 0 20 $PWD" -n "$dlswap_d"
+	expect_file_eq "dlswap: stacks walked in the kernel as unwound copies" \
+		dlswap0.txt dlswap1.txt
+	expect_eq "dlswap: every hit's stack walked or copied" 60 \
+		"$((${walked%% *} + ${walked#* }))"
 fi
 
 # errors: the frame count is a constant

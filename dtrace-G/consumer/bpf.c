@@ -1019,8 +1019,15 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 			f->memlen[i] = n;
 		}
 	}
-	if (r.flags & UBPF_RF_USTACK) /* registers, length, the stack */
+	if (r.flags & UBPF_RF_USTACK) { /* registers, length, the stack */
 		rec_ustack(h->raw, r.len, off, &c->ucap);
+		if (r.flags & UBPF_RF_UPCS) { /* ... or the pcs walked */
+			rec_upcs(&c->ucap);
+			c->bpf->ustk_walked++;
+		} else {
+			c->bpf->ustk_copied++;
+		}
+	}
 	/* the plan's faults at the hit: the last 8 bytes (cgen.c) */
 	c->kfault = 0;
 	if ((r.flags & UBPF_RF_KFAULT) && r.len >= off + 8)

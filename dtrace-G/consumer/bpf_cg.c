@@ -15,7 +15,11 @@
  * buffer, the drops map and the aggregation maps bpf_agg.c makes
  * (bpf_kagg_cgen()); programs with the same instructions are loaded
  * once.  They write the same records and aggregate into the same
- * formats, so nothing downstream changes.  A first program the
+ * formats, so nothing downstream changes.  A run whose clauses read
+ * the stack has the unwinder loaded first (ustack_walk.c's uw_load()),
+ * which the programs tail-call, and a site link's copy of a program
+ * tail-calls the unwinder loaded for uprobe_multi (cg_load_multi()).
+ * A first program the
  * generator or the verifier refuses sends the run to the generic
  * program, as if never tried; DTRACE_CGEN=0 does so too.  -v names
  * the generated programs (cg_say()).
@@ -118,6 +122,8 @@ void cg_off(struct consumer *c)
 		close(b->cgm.vtlink);
 	if (b->cgm.vtimes >= 0)
 		close(b->cgm.vtimes);
+	uw_free(c); /* the unwinder, its arrays and tables */
+	b->cgm.uwalk1 = b->cgm.uwalkm1 = 0;
 	b->drops_fd = -1;
 	b->cg_on = false;
 	b->ready = false;
@@ -166,6 +172,9 @@ void cg_try(struct consumer *c)
 					1, NULL)
 		       : -1;
 	m->vtimes = m->vtlink = -1;
+	/* the stack walked in the kernel, before the copy (ustack_walk.c) */
+	if (m->ustk_room && m->buf >= 0 && m->rb >= 0 && m->drops >= 0)
+		(void)uw_load(c, m);
 	if (vtime_wanted(c) && vtime_sumexec_off() >= 0)
 		m->sumexec1 = (uint32_t)vtime_sumexec_off() + 1;
 	b->cg_on = true; /* cg_off() undoes what follows */
@@ -257,6 +266,15 @@ int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
  */
 int cg_load_multi(struct consumer *c, struct bpf_insn *v, size_t n)
 {
+	const struct cgen_maps *m = &c->bpf->cgm;
+
+	/* the unwinder's tail call: through the array whose program was
+	 * loaded for uprobe_multi (a prog array takes one attach type) */
+	for (size_t i = 0; m->uwalk1 && i + 1 < n; i++)
+		if (v[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
+		    v[i].src_reg == BPF_PSEUDO_MAP_FD &&
+		    v[i].imm == (int32_t)m->uwalk1 - 1)
+			v[i].imm = (int32_t)m->uwalkm1 - 1;
 	return cg_load_as(c, BPF_PROG_TYPE_KPROBE, UMULTI_ATTACH, v, n);
 }
 
@@ -319,6 +337,11 @@ void cg_say(struct consumer *c)
 		if (b->nlinks) /* bpf_attach.c */
 			say(c, "BPF: %zu site link%s, no uprobe event",
 			    b->nlinks, b->nlinks == 1 ? "" : "s");
+		if (b->ustk_walked || b->ustk_copied) /* ustack_walk.c */
+			say(c,
+			    "BPF: user stacks: %" PRIu64 " walked in the "
+			    "kernel, %" PRIu64 " copied",
+			    b->ustk_walked, b->ustk_copied);
 		return;
 	}
 	/* the generic program, as -v always had it, says nothing new */

@@ -67,7 +67,15 @@ struct consumer_bpf {
 	/* site links (bpf_attach.c): made, and refused by the kernel */
 	size_t nlinks;
 	bool links_no;
+	/* the stack walk in the kernel (ustack_walk.c), or NULL; records
+	 * with a stack: walked (UBPF_RF_UPCS), copied */
+	struct uwalk *uw;
+	uint64_t ustk_walked, ustk_copied;
 };
+
+/* ustack_walk.c: the unwinder, loaded with cgbuf (m->uwalk1), freed */
+int uw_load(struct consumer *c, struct cgen_maps *m);
+void uw_free(struct consumer *c);
 
 /* bpf.c */
 void ev_ctx(const struct tevent *e, struct ubpf_ev *s);

@@ -114,7 +114,13 @@
  * the user registers and a copy of the stack as usdt.bpf.c's
  * ustack_copy() makes it, code for code (ustack_copy() here): the
  * output cannot differ, and the run verifies a few hundred
- * instructions instead of the generic program's 180,000.
+ * instructions instead of the generic program's 180,000.  Before the
+ * copy, where ustack_walk.c loaded the unwinder, a tail call hands the
+ * record to it (ustack_walk() here): the stack walked in the kernel
+ * from the modules' CFI, the record output with the pcs alone, or in
+ * doubt with the copy, which the unwinder then makes itself (a tail
+ * call that lands never comes back); where no unwinder is loaded the
+ * tail call falls through to the copy here.
  *
  * What is refused (bpf.c falls back to the generic program for the
  * whole run): pr_euid, pr_egid, pr_pgid and pr_sid at a kernel probe
@@ -152,6 +158,7 @@
 
 #include "bpf/kagg_bpf.h"
 #include "bpf/kprov_bpf.h"
+#include "bpf/unw_bpf.h"
 #include "bpf/uregs.h"
 #include "bpf/usdt_bpf.h"
 #include "cgen_impl.h"
@@ -283,6 +290,23 @@ static void ustack_copy(struct em *e, uint8_t kib)
 	ldx(e, BPF_H, 1, 9, 30);
 	alu_i(e, BPF_OR, 1, UBPF_RF_USTACK);
 	stx(e, BPF_H, 9, 30, 1);
+}
+
+/*
+ * The stack walked in the kernel (bpf/unw.bpf.c through the prog array
+ * arr, ustack_walk.c): the KiB the copy would take left at UW_KIB_OFF
+ * in cgbuf (r9), the record's length already at its u16 at 24, then a
+ * tail call with the context (r6).  The unwinder outputs the record
+ * itself, with the pcs or the copy, and never comes back; an empty
+ * slot (no unwinder) falls through to the copy, r6-r9 as they were.
+ */
+static void ustack_walk(struct em *e, uint32_t arr, uint8_t kib)
+{
+	st(e, BPF_W, 9, UW_KIB_OFF, kib);
+	alu_r(e, BPF_MOV, 1, 6);
+	ldmap(e, 2, (int)arr);
+	alu_i(e, BPF_MOV, 3, 0);
+	call(e, BPF_FUNC_tail_call);
 }
 
 /* ------------------------------------------------------------------ */
@@ -885,6 +909,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			alu_i(&e, BPF_ADD, 8, 8);
 		}
 		stx(&e, BPF_H, 9, 24, 8);
+		if (s->ustk && m->uwalk1) /* the walk, else on to the copy */
+			ustack_walk(&e, m->uwalk1 - 1, s->ustk);
 		if (s->ustk) /* r6 (the context) is the stack's after it */
 			ustack_copy(&e, s->ustk);
 	}

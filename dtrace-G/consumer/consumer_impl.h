@@ -307,6 +307,9 @@ struct ustack_cap {
 	uint64_t regs[USTACK_NREGS];
 	const uint8_t *stack;
 	size_t len;
+	/* or the pcs the kernel walked (UBPF_RF_UPCS), npcs * 8 bytes */
+	const uint8_t *pcs;
+	unsigned npcs;
 };
 struct ustack_state; /* ustack.c's own */
 
@@ -837,6 +840,9 @@ struct cgen_maps {
 	uint32_t lpid; /* ... and its process (ev1 only), or 0 */
 	const struct cgen_kpro *kp; /* a kernel probe's program, or NULL */
 	bool ustk_room;		    /* cgbuf holds a user stack's copy */
+	/* the unwinder's prog arrays (ustack_walk.c): perf event's,
+	 * uprobe_multi's, fd + 1; 0: none, the stack copied */
+	uint32_t uwalk1, uwalkm1;
 	uint32_t ppid1[2]; /* task_struct's real_parent, tgid + 1, or 0 */
 	uint32_t ecred1[3]; /* ... cred, cred's euid, egid (ecred_offs()) */
 	uint32_t sess1[4];  /* ... signal, pids, numbers, nr (sess_offs()) */
@@ -1351,6 +1357,8 @@ static inline void rec_ustack(const uint8_t *raw, size_t len, size_t off,
 {
 	uint32_t n;
 
+	cap->pcs = NULL;
+	cap->npcs = 0;
 	off = (off + 7) & ~(size_t)7;
 	if (off + sizeof(cap->regs) + 8 > len)
 		return;
@@ -1361,6 +1369,17 @@ static inline void rec_ustack(const uint8_t *raw, size_t len, size_t off,
 	cap->stack = raw + off;
 	cap->len = n <= len - off ? n : len - off;
 	cap->have = true;
+}
+
+/* ... whose bytes are pcs the kernel walked (UBPF_RF_UPCS) */
+static inline void rec_upcs(struct ustack_cap *cap)
+{
+	if (!cap->have)
+		return;
+	cap->pcs = cap->stack;
+	cap->npcs = (unsigned)(cap->len / 8);
+	cap->stack = NULL;
+	cap->len = 0;
 }
 
 #endif /* USDT_DTRACE_CONSUMER_IMPL_H */

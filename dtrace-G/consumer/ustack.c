@@ -93,6 +93,13 @@
  * read it, as deep as the deepest of them asks.  The first address is
  * where the probe fired, the others are return addresses (usym.c looks
  * up the call before each).
+ *
+ * Walked in the kernel.  A bpf record may carry the pcs bpf/unw.bpf.c
+ * found instead of a copy (UBPF_RF_UPCS: ustack_walk.c's tables, the
+ * same CFI, the same bytes): unwind() takes them as the walk above
+ * would have given them and cuts and names them the same way.  After
+ * walking a copy, it has ustack_walk.c build the kernel's tables of the
+ * process from the session that walked it (uw_build()).
  */
 #include "config.h"
 
@@ -244,6 +251,8 @@ bool ustack_perf_decode(const uint8_t *p, size_t len, struct ustack_cap *cap)
 		cap->regs[i] = v[order[i]];
 	cap->stack = p + off;
 	cap->len = (size_t)dyn;
+	cap->pcs = NULL;
+	cap->npcs = 0;
 	cap->have = true;
 	return true;
 }
@@ -847,6 +856,9 @@ void ustack_proc_gone(struct consumer *c, pid_t pid)
 
 	if (!s)
 		return;
+#ifdef HAVE_BPF
+	uw_gone(c, pid); /* the kernel's tables of it */
+#endif
 	/* every image's session */
 	for (size_t i = s->nprocs; i-- > 0;)
 		if (s->procs[i]->pid == pid) {
@@ -898,7 +910,14 @@ static unsigned unwind(struct ustack_state *s, unsigned max)
 	up = us_proc_get(c, s->hit.pid, s->hit.t, pc0);
 	if (!up || !bracket(c, s->hit.pid, s->hit.t, &b, &a, &frozen))
 		up = NULL;
-	for (int round = 0; up && round < 2; round++) {
+	if (s->hit.cap.pcs) { /* walked in the kernel: the pcs, as found */
+		if (up && up->attached) {
+			w.n = s->hit.cap.npcs < max ? s->hit.cap.npcs : max;
+			memcpy(w.pcs, s->hit.cap.pcs, w.n * sizeof(*w.pcs));
+		}
+		up = w.n ? up : NULL;
+	}
+	for (int round = 0; up && !s->hit.cap.pcs && round < 2; round++) {
 		struct us_proc *o = up == b ? a : b;
 		int r;
 
@@ -924,6 +943,12 @@ static unsigned unwind(struct ustack_state *s, unsigned max)
 			break;
 		up = o;
 	}
+#ifdef HAVE_BPF
+	/* the kernel's tables of the process, from the text that unwound
+	 * its copy (ustack_walk.c) */
+	if (up && w.n && !s->hit.cap.pcs)
+		uw_build(c, up, s->hit.pid);
+#endif
 	if (!w.n) {
 		/* not even the probe's address: no module maps it */
 		w.pcs[w.n++] = pc0;

@@ -122,6 +122,13 @@ struct ustack_state {
 struct us_proc *us_proc_get(struct consumer *c, pid_t pid, uint64_t t,
 			    uint64_t pc);
 
+/* ustack_walk.c (bpf backend): the kernel's tables of pid from up, built
+ * once per text and image; pid gone */
+#ifdef HAVE_BPF
+void uw_build(struct consumer *c, struct us_proc *up, pid_t pid);
+void uw_gone(struct consumer *c, pid_t pid);
+#endif
+
 /* usym.c */
 bool us_sym_lookup(struct consumer *c, struct us_proc *up, uint64_t pc,
 		   unsigned flags, struct d_usym *out);

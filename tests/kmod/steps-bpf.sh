@@ -15,7 +15,8 @@
 #  - tests/run-kagg.sh (DTRACE_BACKEND=bpf): clauses aggregated in the
 #    kernel, under bpf_loop(), give what user space gives;
 #  - the kernel providers' programs (syscall, profile) and ustack()'s
-#    stack copy load and give results, at a USDT probe and at profile-N
+#    stack copy load and give results, and so does the unwinder that
+#    walks the stack in the kernel (bpf/unw.bpf.c), at a USDT probe and at profile-N
 #    (tests/data/kstack/kstk.c's main -> outer -> inner, unwound by its
 #    CFI); so does copyin()'s copy at the hit (the program's memmask
 #    loop), and copyoutstr()'s and copyout()'s writes at the hit
@@ -118,6 +119,15 @@ DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bu.txt \
 check "ustack() at a USDT probe names trprog's main" \
 	grep -q 'trprog`main' bu.txt
 grep -q 'trprog`main' bu.txt || diag "$(cat bu.txt; tail -n 40 bu.err)"
+# ... and the unwinder its generated program tail-calls (bpf/unw.bpf.c:
+# bpf_loop(), bpf_find_vma()) loads on this verifier (-v says if not)
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bu.txt \
+	-n 'tr$target:::tick { @u[ustack()] = count(); }' \
+	-c "/kt/trprog 'tick 2'" >bu.prog 2>bv.err </dev/null
+check "ustack()'s stack walk in the kernel loads" \
+	sh -c "grep -q '^dtrace: BPF: user stacks: ' bv.err &&
+		! grep -q 'no stack walk in the kernel' bv.err"
+grep -q 'no stack walk' bv.err && diag "$(tail -n 40 bv.err)"
 rm -f bs.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bs.txt \
 	-n 'profile-997 /pid == $target/ { @s[ustack()] = count(); }' \

@@ -51,6 +51,9 @@
  * plan computes printf() and trace() values (kagg_bpf.h's OUT, OSTR:
  * ../kplan_out.c) flags every record UBPF_RF_KOUT and puts its out area
  * (struct ubpf_kout and the values) right after the uid and gid.
+ * A record whose stack unw.bpf.c walked (UBPF_RF_UPCS, with
+ * UBPF_RF_USTACK) has the registers as above, then the length of what
+ * follows, 8 bytes a pc found, and those pcs, the probe's address first.
  */
 #ifndef USDT_BPF_H
 #define USDT_BPF_H
@@ -82,6 +85,9 @@
 #define UBPF_RF_KFAULT 0x400 /* the last 8 bytes: the plan's fault bits */
 #define UBPF_RF_KOUT 0x800 /* after the uid and gid: the out area */
 #define UBPF_RF_HELD 0x1000 /* copyout(): the thread stopped at the hit */
+/* with UBPF_RF_USTACK: the length counts pcs the kernel walked
+ * (unw.bpf.c), 8 bytes each, not the stack's bytes */
+#define UBPF_RF_UPCS 0x2000
 /* the hold map's values (a thread's, shared with ../dlhold.c) */
 #define UBPF_HOLD_SEIZED 1 /* dtrace traces it */
 #define UBPF_HOLD_CO 4	   /* SIGURG sent at a copyout() probe */

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: MIT
+/*
+ * unw.bpf.c - the user stack walked in the kernel from each module's
+ * CFI, for generated programs whose clauses read ustack() (x86-64).
+ *
+ * A generated program (../cgen.c) that would copy the stack builds its
+ * record in cgbuf, leaves at UW_KIB_OFF how many KiB its copy would take
+ * and tail-calls ustack_walk through a prog array just before its copy.
+ * The walk starts from the hit's rip, rsp and rbp and steps a frame at a
+ * time under bpf_loop() (a 6.1 verifier sees one step, not 128): the
+ * module holding the pc (its process's slot of umods, found through upx
+ * by tgid), checked once per walk with bpf_find_vma() to be the same
+ * file (device, inode) over the same addresses as when the tables were
+ * built, then its row (a binary search in urows) gives the CFA, the
+ * return address and the caller's rbp (unw_bpf.h).  On success it
+ * appends the registers, as a copy's record has them, and the pcs
+ * found instead of the stack's bytes, flags the record UBPF_RF_USTACK
+ * | UBPF_RF_UPCS and outputs it itself, as the generated program would
+ * have (the same wake-up rule, drops counted): a tail call that lands
+ * never returns, so the caller's code after it never runs.  (Where the
+ * unwinder is not loaded, the tail call falls through to the caller's
+ * own copy.)
+ *
+ * On any doubt it copies the stack instead, code for code as the caller
+ * would have (copy()), and dtrace unwinds the copy (../ustack.c,
+ * libdwfl): no tables for the process or for its self_exec_id (an
+ * exec(); useen then says which exec id the builder should key the
+ * next tables with),
+ * a pc in no module of the slot (the vDSO, a library mapped since, a
+ * module without .eh_frame_hdr), a module's mapping not the one the
+ * tables were built for (a library dlclose()d and another dlopen()ed
+ * at its address), an unknown row, an rbp libdwfl would not know, a
+ * read outside the bytes the copy would have taken (what lies above,
+ * libdwfl reads later from the live process) or one that faults, and
+ * more than UW_MAXFR frames.  So what this walk gives is exactly what
+ * unwinding the copy would: the same rows (libdw's, through the same
+ * CFI libdwfl uses first), the same bytes, the same end (an undefined
+ * return address, or a zero one, which gives no frame).
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "uregs.h"
+#include "usdt_bpf.h"
+#include "unw_bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#if !defined(__TARGET_ARCH_arm64)
+/* arm64 keeps the copy: nothing is walked there (../ustack_walk.c) */
+
+struct super_block {
+	__u32 s_dev;
+} __attribute__((preserve_access_index));
+struct inode {
+	unsigned long i_ino;
+	struct super_block *i_sb;
+} __attribute__((preserve_access_index));
+struct file {
+	struct inode *f_inode;
+} __attribute__((preserve_access_index));
+struct vm_area_struct {
+	unsigned long vm_start, vm_end;
+	struct file *vm_file;
+} __attribute__((preserve_access_index));
+struct task_struct {
+	__u64 self_exec_id;
+} __attribute__((preserve_access_index));
+
+/* x86-64 struct pt_regs (usdt.bpf.c checks its offsets against uregs.h) */
+struct ureg {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di,
+		orig_ax, ip, cs, flags, sp, ss;
+};
+
+struct cgb {
+	__u8 b[UBPF_SCRATCH + UBPF_USTKROOM];
+};
+
+/* the generated programs' maps (the loader gives their fds) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cgb);
+} cgbuf SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} rb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+/* the tables (../ustack_walk.c fills them) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, UW_MAXROWS);
+	__type(key, __u32);
+	__type(value, struct uw_row);
+} urows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, UW_MAXPAGES);
+	__type(key, __u32);
+	__type(value, __u32);
+} upages SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, UW_MAXSLOTS);
+	__type(key, __u32);
+	__type(value, struct uw_slot);
+} umods SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, UW_MAXSLOTS);
+	__type(key, __u32);
+	__type(value, struct uw_px);
+} upx SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} useen SEC(".maps");
+
+/* the stack's first bytes, read once (8 more: a bounded 8-byte load) */
+struct blk {
+	__u8 b[UW_BLK + 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct blk);
+} ublk SEC(".maps");
+
+struct walk {
+	__u64 pc, sp, bp;
+	__u64 sp0, lim; /* the copy would take [sp0, sp0 + lim) */
+	__u32 blen;	/* ublk holds [sp0, sp0 + blen) */
+	__u32 off;	/* the pcs' offset in cgbuf */
+	__u32 slot, nmods;
+	__u32 vmask; /* modules bpf_find_vma() checked */
+	__u32 n;     /* frames */
+	__u32 bpok;  /* rbp is known */
+	__u32 done;  /* the stack ended: the walk holds */
+};
+
+struct vma {
+	__u64 start, end, ino;
+	__u32 dev, file;
+};
+
+static long vma_cb(struct task_struct *t, struct vm_area_struct *v, void *d)
+{
+	struct vma *g = d;
+	struct file *f = v->vm_file;
+
+	(void)t;
+	g->start = v->vm_start;
+	g->end = v->vm_end;
+	if (f) {
+		g->ino = f->f_inode->i_ino;
+		g->dev = f->f_inode->i_sb->s_dev;
+		g->file = 1;
+	}
+	return 0;
+}
+
+/* 8 bytes of the stack at a, only where the copy would have them */
+static __always_inline int rd(struct walk *w, __u64 a, __u64 *v)
+{
+	__u64 o = a - w->sp0;
+	__u32 z = 0;
+
+	if (a < w->sp0 || o + 8 > w->lim)
+		return -1;
+	if (o + 8 <= w->blen) {
+		struct blk *k = bpf_map_lookup_elem(&ublk, &z);
+
+		if (!k)
+			return -1;
+		*v = *(__u64 *)(k->b + (o & (UW_BLK - 1)));
+		return 0;
+	}
+	return bpf_probe_read_user(v, 8, (void *)a) < 0 ? -1 : 0;
+}
+
+/* the module holding a pc: entry i of the slot, one per bpf_loop() step */
+struct modq {
+	__u64 adj;
+	__u32 slot, nmods, mi;
+	struct uw_mod m;
+};
+
+static long mod_step(__u32 i, void *arg)
+{
+	struct modq *q = arg;
+	struct uw_slot *s;
+
+	if (i >= q->nmods || i >= UW_MAXMODS)
+		return 1;
+	s = bpf_map_lookup_elem(&umods, &q->slot);
+	if (!s)
+		return 1;
+	barrier_var(i);
+	i &= UW_MAXMODS - 1; /* the bound above, as the verifier sees it */
+	if (q->adj < s->m[i].start || q->adj >= s->m[i].end)
+		return 0;
+	__builtin_memcpy(&q->m, &s->m[i], sizeof(q->m));
+	q->mi = i;
+	return 1;
+}
+
+/* the row at rel: the last of [lo, hi) at or below it, by halves */
+struct rowq {
+	__u64 rel;
+	__u32 lo, hi;
+};
+
+static long row_step(__u32 i, void *arg)
+{
+	struct rowq *q = arg;
+	__u32 mid;
+	struct uw_row *r;
+
+	(void)i;
+	if (q->lo + 1 >= q->hi)
+		return 1;
+	mid = q->lo + (q->hi - q->lo) / 2;
+	r = bpf_map_lookup_elem(&urows, &mid);
+	if (!r) {
+		q->hi = q->lo; /* not found: the walk gives up */
+		return 1;
+	}
+	if (r->pc <= q->rel)
+		q->lo = mid;
+	else
+		q->hi = mid;
+	return 0;
+}
+
+/*
+ * Frame f: its pc recorded, the caller's registers found; 1 ends.  The
+ * two searches are bpf_loop()s of their own, so the verifier sees each
+ * step once, whichever module and row (unrolled, their branches
+ * multiplied: 750,000 instructions verified, seconds at each start).
+ */
+static long step(__u32 f, void *arg)
+{
+	struct walk *w = arg;
+	__u32 z = 0, lo;
+	struct cgb *b = bpf_map_lookup_elem(&cgbuf, &z);
+	struct modq mq = {};
+	struct rowq rq;
+	struct uw_row *r;
+	__u64 cfa, ra, bp;
+
+	if (!b || f >= UW_MAXFR)
+		return 1;
+	*(__u64 *)(b->b + ((w->off + 8 * f) & (UBPF_SCRATCH - 1))) = w->pc;
+	w->n = f + 1;
+	/* libdwfl looks a caller's frame up at its return address - 1 */
+	mq.adj = w->pc - (f ? 1 : 0);
+	mq.slot = w->slot;
+	mq.nmods = w->nmods;
+	mq.mi = UW_MAXMODS;
+	bpf_loop(UW_MAXMODS, mod_step, &mq, 0);
+	if (mq.mi >= UW_MAXMODS)
+		return 1;
+	if (!(w->vmask & (1u << mq.mi))) {
+		struct vma g = {};
+
+		if (bpf_find_vma(bpf_get_current_task_btf(), mq.adj, vma_cb, &g,
+				 0) ||
+		    !g.file || g.start > mq.m.start || g.end < mq.m.end ||
+		    g.ino != mq.m.ino || g.dev != mq.m.dev)
+			return 1;
+		w->vmask |= 1u << mq.mi;
+	}
+	rq.rel = mq.adj - mq.m.bias;
+	rq.lo = mq.m.lo;
+	rq.hi = mq.m.hi;
+	if (rq.rel >> 12 < (__u64)mq.m.npg - 1 && mq.m.npg) { /* a few rows */
+		__u32 k = mq.m.pg + (__u32)(rq.rel >> 12), *p0, *p1;
+
+		p0 = bpf_map_lookup_elem(&upages, &k);
+		k++;
+		p1 = bpf_map_lookup_elem(&upages, &k);
+		if (!p0 || !p1)
+			return 1;
+		rq.lo = mq.m.lo + *p0;
+		rq.hi = mq.m.lo + *p1 + 1;
+	}
+	bpf_loop(UW_SEARCH, row_step, &rq, 0);
+	lo = rq.lo;
+	r = bpf_map_lookup_elem(&urows, &lo);
+	if (rq.lo + 1 != rq.hi || !r || r->pc > rq.rel)
+		return 1;
+	if (r->kind == UW_K_END) {
+		w->done = 1;
+		return 1;
+	}
+	if (r->kind == UW_K_SP)
+		cfa = w->sp + (__s64)r->cfa;
+	else if (r->kind == UW_K_BP && w->bpok)
+		cfa = w->bp + (__s64)r->cfa;
+	else
+		return 1;
+	if (rd(w, cfa - 8, &ra))
+		return 1;
+	if (r->bpk == UW_BP_AT) {
+		if (rd(w, cfa + (__s64)r->bp, &bp))
+			return 1;
+		w->bp = bp;
+		w->bpok = 1;
+	} else if (r->bpk != UW_BP_SAME) {
+		w->bpok = 0;
+	}
+	w->sp = cfa;
+	w->pc = ra;
+	if (!ra) { /* the end, with no frame for it */
+		w->done = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The stack walked from the hit's registers: the frames found (their
+ * pcs in cgbuf at w->off), or 0 where the copy must give them.
+ */
+static __always_inline __u32 walk(struct walk *w, struct ureg *ctx,
+				  struct blk *k, __u32 kib)
+{
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 xid = t->self_exec_id;
+	__u32 want, first, n;
+	struct uw_px *px;
+
+	px = bpf_map_lookup_elem(&upx, &tgid);
+	if (!px || px->xid != xid) { /* no tables of this image yet */
+		bpf_map_update_elem(&useen, &tgid, &xid, BPF_ANY);
+		return 0;
+	}
+	w->pc = ctx->ip;
+	w->sp = w->sp0 = ctx->sp;
+	w->bp = ctx->bp;
+	w->bpok = 1;
+	/* as much as the copy takes: to the end of rsp's page, then pages
+	 * while fewer than kib KiB were taken (copy() below) */
+	want = kib * 1024;
+	first = 4096 - (__u32)(w->sp & 4095);
+	w->lim =
+		first >= want ? want : first + ((want - first + 4095) & ~4095u);
+	n = first < UW_BLK ? first : UW_BLK;
+	barrier_var(n);
+	n &= 2047;
+	if (n > UW_BLK)
+		n = UW_BLK;
+	if (bpf_probe_read_user(k->b, n, (void *)w->sp) == 0)
+		w->blen = n;
+	w->slot = px->slot;
+	w->nmods = px->nmods;
+	bpf_loop(UW_MAXFR, step, w, 0);
+	return w->done && w->n <= UW_MAXFR ? w->n : 0;
+}
+
+/*
+ * The copy of the stack at dst, as the generated program's own
+ * (../cgen.c's ustack_copy(), usdt.bpf.c's): from rsp to the end of
+ * its page, then a page at a time while fewer than kib KiB were taken
+ * and the next page reads.  Its length.
+ */
+static __always_inline __u32 copy(__u8 *dst, __u64 sp, __u32 kib)
+{
+	__u32 want = kib * 1024, got, i;
+
+	got = 4096 - (__u32)(sp & 4095);
+	if (got > want)
+		got = want;
+	barrier_var(got); /* the bound the verifier sees: usdt.bpf.c */
+	got &= 8191;
+	if (got > 4096)
+		got = 4096;
+	if (bpf_probe_read_user(dst, got, (const void *)sp) < 0)
+		return 0;
+	for (i = 0; i < UBPF_USTKMAX / 4096; i++) {
+		if (got >= want ||
+		    bpf_probe_read_user(dst + got, 4096,
+					(const void *)(sp + got)) < 0)
+			break;
+		got += 4096;
+	}
+	return got;
+}
+
+SEC("uprobe")
+int ustack_walk(struct ureg *ctx)
+{
+	__u32 z = 0, off, kib, n, len;
+	struct cgb *b = bpf_map_lookup_elem(&cgbuf, &z);
+	struct blk *k = bpf_map_lookup_elem(&ublk, &z);
+	struct walk w = {};
+	__u64 *dp;
+	__u16 *h;
+
+	if (!b || !k)
+		return 0;
+	kib = *(__u32 *)(b->b + UW_KIB_OFF);
+	off = (*(__u16 *)(b->b + 24) + 7u) & ~7u;
+	if (off > UBPF_SCRATCH / 2 || !kib || kib > UBPF_USTKMAX / 1024)
+		return 0; /* cannot be: cgen.c wrote both */
+	barrier_var(off);
+	off &= UBPF_SCRATCH - 8; /* the bound above, as the verifier sees it */
+	{
+		__u64 R[UBPF_R_IP + 1] = { ctx->ax,  ctx->dx,  ctx->cx,
+					   ctx->bx,  ctx->si,  ctx->di,
+					   ctx->bp,  ctx->sp,  ctx->r8,
+					   ctx->r9,  ctx->r10, ctx->r11,
+					   ctx->r12, ctx->r13, ctx->r14,
+					   ctx->r15, ctx->ip };
+
+		for (int i = 0; i <= UBPF_R_IP; i++)
+			*(__u64 *)(b->b + off + 8 * i) = R[i];
+	}
+	w.off = off + 8 * (UBPF_R_IP + 1) + 8;
+	h = (__u16 *)(b->b + 30);
+	n = walk(&w, ctx, k, kib);
+	if (n) { /* the pcs, where step() put them */
+		n *= 8;
+		*h |= UBPF_RF_USTACK | UBPF_RF_UPCS;
+	} else {
+		n = copy(b->b + off + 8 * (UBPF_R_IP + 1) + 8, ctx->sp, kib);
+		*h |= UBPF_RF_USTACK;
+	}
+	*(__u32 *)(b->b + off + 8 * (UBPF_R_IP + 1)) = n;
+	*(__u32 *)(b->b + off + 8 * (UBPF_R_IP + 1) + 4) = 0;
+	len = off + 8 * (UBPF_R_IP + 1) + 8 + n;
+	*(__u16 *)(b->b + 24) = (__u16)len;
+	barrier_var(len);
+	len &= 32767; /* at most 4240 + 20480: a bound the verifier sees */
+	if (bpf_ringbuf_output(
+		    &rb, b->b, len,
+		    bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >=
+				    bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE) / 2
+			    ? BPF_RB_FORCE_WAKEUP
+			    : BPF_RB_NO_WAKEUP) < 0) {
+		dp = bpf_map_lookup_elem(&drops, &z);
+		if (dp)
+			*dp += 1;
+	}
+	return 0;
+}
+#endif

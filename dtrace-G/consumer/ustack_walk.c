@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ustack_walk.c - the tables the in-kernel unwinder (bpf/unw.bpf.c)
+ * walks, and loading it for the generated programs (bpf backend).
+ *
+ * Why.  A hit whose clauses read ustack() copies 8 KiB of stack into
+ * its record, and dtrace unwinds the copy with libdwfl (ustack.c): most
+ * of the cost per hit.  Walking in the kernel from the same CFI gives
+ * the same frames for a few hundred bytes of record (doc/DESIGN.md §13).
+ *
+ * Loading (uw_load(), from bpf_cg.c's cg_try() when a clause reads the
+ * stack).  The unwinder is loaded twice, once as a perf event's uprobe
+ * program and once for uprobe_multi links (a prog array takes the
+ * attach type of its first program: bpf_cg.c's cg_load_multi() points
+ * the site links' copies at the second array), with the generated
+ * programs' cgbuf, ring buffer and drops, and the table maps made here.
+ * The generated program tail-calls it through the array (cgen.c);
+ * where it could not be loaded (no BTF, a kernel before bpf_loop() and
+ * bpf_find_vma(), 5.17; DTRACE_USTACK_WALK=0; aarch64, which keeps the
+ * copy) the array stays empty and the tail call falls through to the
+ * copy.  The multi array is made even so: empty, it falls through too.
+ *
+ * Tables (uw_build(), from ustack.c when it has unwound a copy with a
+ * session).  Each r-x mapping of a file in the session's maps text
+ * whose libdwfl module has .eh_frame_hdr becomes a struct uw_mod; its
+ * file's rows come from the very Dwarf_CFI libdwfl unwinds with
+ * (dwfl_module_eh_cfi()): from each FDE's start (the .eh_frame_hdr
+ * table, found through PT_GNU_EH_FRAME) row by row with
+ * dwarf_cfi_addrframe(), each row classified (rows_of(): the forms the
+ * walk takes, else unknown), equal neighbours merged, a gap between
+ * FDEs unknown.  A file's rows are made once per run (by device,
+ * inode and path) and never written again, and so is its page index
+ * (page_index(): the walk's binary search then covers one page's
+ * rows); a process's modules go into
+ * a fresh slot, then upx points its tgid at it, so a walk in flight
+ * never reads a slot half written; a slot given up is reused only a
+ * second later.  The tables are keyed by the self_exec_id the walker
+ * saw last for the process (useen): a hit of another image finds
+ * none, hands its hit back, and its copy's unwinding builds that
+ * image's.  A session whose text changed (a dlopen()) builds again.
+ */
+#include "config.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpf/usdt_bpf.h"
+#include "bpf/unw_bpf.h"
+#include "bpf_impl.h"
+#include "consumer_impl.h"
+#include "ustack.h"
+
+extern const unsigned char unw_bpf_obj[];
+extern const size_t unw_bpf_obj_len;
+
+/* a file's rows in urows, or none (bad) */
+struct uw_file {
+	uint32_t dev;
+	uint64_t ino;
+	char *path;
+	uint32_t lo, hi;
+	uint32_t pg, npg; /* its page index in upages (npg 0: none) */
+	bool bad;
+};
+
+/* a process with tables: the slot, what they were built from */
+struct uw_proc {
+	pid_t pid;
+	uint32_t slot;
+	uint64_t xid;
+	uint64_t text; /* the maps text's hash */
+	/* the session and text last asked about: nothing new (a hit the
+	 * walk handed back), no look at useen */
+	const struct us_proc *up;
+	const char *maps;
+};
+
+struct uwalk {
+	int rows, mods, px, seen, pages;
+	int arr[2]; /* the prog arrays: perf event's, uprobe_multi's */
+	struct bpf_object *obj[2];
+	uint32_t nrows, npages;
+	struct uw_file *files;
+	size_t nfiles;
+	struct uw_proc *procs;
+	size_t nprocs;
+	/* per slot: 0 never used, UINT64_MAX in use, else when given up */
+	uint64_t slot_t[UW_MAXSLOTS];
+};
+
+/* ------------------------------------------------------------------ */
+/* Loading */
+
+#if defined(__x86_64__)
+static int uw_obj(struct consumer *c, struct uwalk *uw,
+		  const struct cgen_maps *m, int k)
+{
+	static char log[1 << 20];
+	struct bpf_object *o;
+	struct bpf_program *p;
+	const char *names[8] = { "cgbuf", "rb",	 "drops", "urows",
+				 "umods", "upx", "useen", "upages" };
+	int fds[8] = { m->buf,	 m->rb,	 m->drops, uw->rows,
+		       uw->mods, uw->px, uw->seen, uw->pages };
+
+	(void)c;
+	o = bpf_object__open_mem(unw_bpf_obj, unw_bpf_obj_len, NULL);
+	if (!o)
+		return -1;
+	uw->obj[k] = o;
+	for (int i = 0; i < 8; i++) {
+		struct bpf_map *mp = bpf_object__find_map_by_name(o, names[i]);
+
+		if (!mp || bpf_map__reuse_fd(mp, fds[i]))
+			return -1;
+	}
+	p = bpf_object__find_program_by_name(o, "ustack_walk");
+	if (!p)
+		return -1;
+	if (k)
+		bpf_program__set_expected_attach_type(
+			p, (enum bpf_attach_type)UMULTI_ATTACH);
+	if (getenv("DTRACE_CGEN_LOG")) /* the verifier's log, as cg_load_as() */
+		bpf_program__set_log_buf(p, log, sizeof(log));
+	log[0] = '\0';
+	if (bpf_object__load(o)) {
+		if (getenv("DTRACE_CGEN_LOG"))
+			fputs(log, stderr);
+		return -1;
+	}
+	return bpf_program__fd(p);
+}
+#endif
+
+void uw_free(struct consumer *c)
+{
+	struct uwalk *uw = c->bpf ? c->bpf->uw : NULL;
+
+	if (!uw)
+		return;
+	for (int k = 0; k < 2; k++) {
+		bpf_object__close(uw->obj[k]);
+		if (uw->arr[k] >= 0)
+			close(uw->arr[k]);
+	}
+	if (uw->rows >= 0)
+		close(uw->rows);
+	if (uw->mods >= 0)
+		close(uw->mods);
+	if (uw->px >= 0)
+		close(uw->px);
+	if (uw->seen >= 0)
+		close(uw->seen);
+	if (uw->pages >= 0)
+		close(uw->pages);
+	for (size_t i = 0; i < uw->nfiles; i++)
+		free(uw->files[i].path);
+	free(uw->files);
+	free(uw->procs);
+	free(uw);
+	c->bpf->uw = NULL;
+}
+
+/*
+ * The unwinder for a run whose clauses read the stack (m's cgbuf, ring
+ * buffer and drops made): m->uwalk1 and m->uwalkm1 are then the prog
+ * arrays' fds + 1.  0, or -1 with nothing changed (said with -v).
+ */
+int uw_load(struct consumer *c, struct cgen_maps *m)
+{
+	m->uwalk1 = m->uwalkm1 = 0;
+#if !defined(__x86_64__)
+	(void)c;
+	return -1; /* aarch64: the copy, unwound by dtrace */
+#else
+	const char *env = getenv("DTRACE_USTACK_WALK");
+	struct uwalk *uw;
+	int fd;
+
+	if ((env && !strcmp(env, "0")) || m->buf < 0)
+		return -1;
+	uw = xcalloc(1, sizeof(*uw));
+	c->bpf->uw = uw;
+	uw->arr[0] = uw->arr[1] = -1;
+	uw->rows = uw->mods = uw->px = uw->seen = uw->pages = -1;
+	uw->rows = bpf_map_create(BPF_MAP_TYPE_ARRAY, "urows", 4,
+				  sizeof(struct uw_row), UW_MAXROWS, NULL);
+	uw->mods = bpf_map_create(BPF_MAP_TYPE_ARRAY, "umods", 4,
+				  sizeof(struct uw_slot), UW_MAXSLOTS, NULL);
+	uw->px = bpf_map_create(BPF_MAP_TYPE_HASH, "upx", 4,
+				sizeof(struct uw_px), UW_MAXSLOTS, NULL);
+	uw->seen = bpf_map_create(BPF_MAP_TYPE_HASH, "useen", 4, 8, 4096, NULL);
+	uw->pages = bpf_map_create(BPF_MAP_TYPE_ARRAY, "upages", 4, 4,
+				   UW_MAXPAGES, NULL);
+	for (int k = 0; k < 2; k++)
+		uw->arr[k] = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "uwalk", 4,
+					    4, 1, NULL);
+	if (uw->rows < 0 || uw->mods < 0 || uw->px < 0 || uw->seen < 0 ||
+	    uw->pages < 0 || uw->arr[0] < 0 || uw->arr[1] < 0)
+		goto fail;
+	fd = uw_obj(c, uw, m, 0);
+	if (fd < 0 || bpf_map_update_elem(uw->arr[0], &(uint32_t){ 0 }, &fd, 0))
+		goto fail;
+	/* uprobe_multi's (6.6): without it, no site links either */
+	fd = uw_obj(c, uw, m, 1);
+	if (fd >= 0)
+		(void)bpf_map_update_elem(uw->arr[1], &(uint32_t){ 0 }, &fd, 0);
+	m->uwalk1 = (uint32_t)uw->arr[0] + 1;
+	m->uwalkm1 = (uint32_t)uw->arr[1] + 1;
+	return 0;
+fail:
+	if (c->o->verbose)
+		say(c, "BPF: no stack walk in the kernel (%s): stacks copied",
+		    strerror(errno ? errno : EINVAL));
+	uw_free(c);
+	return -1;
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* Rows */
+
+/* A register's rule (libdw's form): 0 same, 1 undefined, 2 at CFA + *off,
+ * 3 the value CFA + *off, -1 any other */
+static int reg_rule(Dwarf_Frame *f, int reg, int64_t *off)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+	bool val;
+
+	if (dwarf_frame_register(f, reg, mem, &ops, &n))
+		return -1;
+	if (n == 0)
+		return ops ? 1 : 0;
+	val = ops[n - 1].atom == DW_OP_stack_value;
+	if (val)
+		n--;
+	if (ops[0].atom != DW_OP_call_frame_cfa)
+		return -1;
+	if (n == 1)
+		*off = 0;
+	else if (n == 2 && ops[1].atom == DW_OP_plus_uconst)
+		*off = (int64_t)ops[1].number;
+	else
+		return -1;
+	return val ? 3 : 2;
+}
+
+/* the row of frame f at pc: as the walk takes it, or unknown */
+static struct uw_row classify(Dwarf_Frame *f, uint64_t pc, int ra, bool sig)
+{
+	struct uw_row r = { .pc = pc, .kind = UW_K_UNKNOWN };
+	Dwarf_Op *ops;
+	size_t n;
+	int64_t o, co;
+	int reg, rule;
+
+	if (ra != 16 || sig)
+		return r;
+	rule = reg_rule(f, 16, &o);
+	if (rule == 1) { /* undefined: the outermost frame */
+		r.kind = UW_K_END;
+		return r;
+	}
+	if (rule != 2 || o != -8)
+		return r;
+	/* the caller's rsp is the CFA */
+	if (reg_rule(f, 7, &o) != 3 || o != 0)
+		return r;
+	if (dwarf_frame_cfa(f, &ops, &n) || n != 1)
+		return r;
+	if (ops[0].atom == DW_OP_bregx) {
+		reg = (int)ops[0].number;
+		co = (int64_t)ops[0].number2;
+	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		reg = ops[0].atom - DW_OP_breg0;
+		co = (int64_t)ops[0].number;
+	} else {
+		return r;
+	}
+	if ((reg != 7 && reg != 6) || co < INT32_MIN || co > INT32_MAX)
+		return r;
+	switch (reg_rule(f, 6, &o)) {
+	case 0:
+		r.bpk = UW_BP_SAME;
+		break;
+	case 1:
+		r.bpk = UW_BP_UNDEF;
+		break;
+	case 2:
+		if (o < INT16_MIN || o > INT16_MAX)
+			return r;
+		r.bpk = UW_BP_AT;
+		r.bp = (int16_t)o;
+		break;
+	default:
+		return r;
+	}
+	r.kind = reg == 7 ? UW_K_SP : UW_K_BP;
+	r.cfa = (int32_t)co;
+	return r;
+}
+
+struct rows {
+	struct uw_row *v;
+	size_t n, cap;
+};
+
+static void add(struct rows *rs, struct uw_row r)
+{
+	if (rs->n) {
+		struct uw_row *l = &rs->v[rs->n - 1];
+
+		if (l->kind == r.kind && l->cfa == r.cfa && l->bpk == r.bpk &&
+		    l->bp == r.bp)
+			return;
+		if (l->pc == r.pc) { /* an empty range: the later holds */
+			*l = r;
+			return;
+		}
+	}
+	if (rs->n == rs->cap)
+		rs->v = xrealloc(rs->v, rs->cap = rs->cap ? 2 * rs->cap : 4096,
+				 sizeof(*rs->v));
+	rs->v[rs->n++] = r;
+}
+
+/*
+ * The rows of mod's file (ELF addresses), from the .eh_frame_hdr table
+ * PT_GNU_EH_FRAME points at: false where there is none in the form
+ * every x86-64 linker writes (4-byte count, datarel sdata4 table).
+ */
+static bool rows_of(Dwfl_Module *mod, struct rows *rs)
+{
+	Dwarf_Addr bias, cbias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &cbias);
+	Elf_Data *d = NULL;
+	uint64_t hv = 0;
+	size_t np;
+	const uint8_t *p;
+	uint32_t cnt;
+
+	if (!elf || !cfi || elf_getphdrnum(elf, &np))
+		return false;
+	for (size_t i = 0; i < np && !d; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) &&
+		    ph.p_type == PT_GNU_EH_FRAME) {
+			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
+						 ph.p_filesz, ELF_T_BYTE);
+			hv = ph.p_vaddr;
+		}
+	}
+	if (!d || d->d_size < 12)
+		return false;
+	p = d->d_buf;
+	if (p[0] != 1 || (p[1] & 0x0f) != DW_EH_PE_sdata4 ||
+	    p[2] != DW_EH_PE_udata4 ||
+	    p[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return false;
+	memcpy(&cnt, p + 8, 4);
+	if ((d->d_size - 12) / 8 < cnt)
+		return false;
+	add(rs, (struct uw_row){ .pc = 0, .kind = UW_K_UNKNOWN });
+	for (uint32_t i = 0; i < cnt; i++) {
+		int32_t t[3];
+		uint64_t pc, lim, en;
+
+		memcpy(t, p + 12 + 8 * (size_t)i, 8);
+		if (i + 1 < cnt)
+			memcpy(&t[2], p + 12 + 8 * (size_t)(i + 1), 4);
+		pc = hv + (uint64_t)(int64_t)t[0];
+		lim = i + 1 < cnt ? hv + (uint64_t)(int64_t)t[2] : UINT64_MAX;
+		if (lim < pc)
+			return false; /* not sorted: libdw's search fails */
+		en = pc;
+		for (;;) {
+			Dwarf_Frame *f;
+			Dwarf_Addr st;
+			bool sig;
+			int ra;
+
+			if (dwarf_cfi_addrframe(cfi, pc, &f))
+				break;
+			ra = dwarf_frame_info(f, &st, &en, &sig);
+			add(rs, classify(f, pc, ra, sig));
+			free(f);
+			if (en >= lim || en <= pc)
+				break;
+			pc = en;
+		}
+		if (en < lim)
+			add(rs,
+			    (struct uw_row){ .pc = en, .kind = UW_K_UNKNOWN });
+	}
+	return true;
+}
+
+/*
+ * f's page index in upages: entry p the last row (from f->lo) at or
+ * below p << 12, for every page up to the one after the last row's;
+ * none (npg 0: the whole search) where upages is full
+ */
+static void page_index(struct uwalk *uw, struct uw_file *f,
+		       const struct rows *rs)
+{
+	uint64_t npg = (rs->v[rs->n - 1].pc >> 12) + 2;
+	uint32_t *v, *keys, n;
+	size_t j = 0;
+	bool ok;
+	LIBBPF_OPTS(bpf_map_batch_opts, bo);
+
+	if (npg > UW_MAXPAGES - uw->npages)
+		return;
+	n = (uint32_t)npg;
+	v = xcalloc(n, sizeof(*v));
+	keys = xcalloc(n, sizeof(*keys));
+	for (uint32_t p = 0; p < n; p++) {
+		while (j + 1 < rs->n && rs->v[j + 1].pc <= (uint64_t)p << 12)
+			j++;
+		v[p] = (uint32_t)j;
+		keys[p] = uw->npages + p;
+	}
+	ok = !bpf_map_update_batch(uw->pages, keys, v, &n, &bo) && n == npg;
+	if (!ok) { /* no batches (before 5.6): one at a time */
+		ok = true;
+		for (uint32_t p = 0; ok && p < npg; p++)
+			ok = !bpf_map_update_elem(uw->pages, &keys[p], &v[p],
+						  0);
+	}
+	if (ok) {
+		f->pg = uw->npages;
+		f->npg = (uint32_t)npg;
+		uw->npages += (uint32_t)npg;
+	}
+	free(v);
+	free(keys);
+}
+
+/* mod's file's rows in urows (made once), or NULL */
+static const struct uw_file *file_rows(struct uwalk *uw, Dwfl_Module *mod,
+				       uint32_t dev, uint64_t ino,
+				       const char *path)
+{
+	struct rows rs = { 0 };
+	struct uw_file *f;
+	bool ok;
+
+	for (size_t i = 0; i < uw->nfiles; i++) {
+		f = &uw->files[i];
+		if (f->dev == dev && f->ino == ino && !strcmp(f->path, path))
+			return f->bad ? NULL : f;
+	}
+	uw->files = xpush_room(uw->files, uw->nfiles, sizeof(*uw->files));
+	f = &uw->files[uw->nfiles++];
+	*f = (struct uw_file){
+		.dev = dev, .ino = ino, .path = xstrdup(path), .bad = true
+	};
+	ok = rows_of(mod, &rs) && rs.n <= (1u << UW_SEARCH) &&
+	     rs.n <= UW_MAXROWS - uw->nrows;
+	if (ok) {
+		uint32_t n = (uint32_t)rs.n;
+		uint32_t *keys = xcalloc(rs.n, sizeof(*keys));
+		LIBBPF_OPTS(bpf_map_batch_opts, bo);
+
+		for (uint32_t i = 0; i < n; i++)
+			keys[i] = uw->nrows + i;
+		if (bpf_map_update_batch(uw->rows, keys, rs.v, &n, &bo) ||
+		    n != rs.n) {
+			ok = true;
+			for (uint32_t i = 0; i < rs.n && ok; i++)
+				ok = !bpf_map_update_elem(uw->rows, &keys[i],
+							  &rs.v[i], 0);
+		}
+		free(keys);
+	}
+	if (ok) {
+		f->lo = uw->nrows;
+		f->hi = uw->nrows + (uint32_t)rs.n;
+		uw->nrows = f->hi;
+		f->bad = false;
+		page_index(uw, f, &rs);
+	}
+	free(rs.v);
+	return f->bad ? NULL : f;
+}
+
+/* ------------------------------------------------------------------ */
+/* Processes */
+
+static uint64_t text_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h;
+}
+
+static struct uw_proc *proc_of(struct uwalk *uw, pid_t pid)
+{
+	for (size_t i = 0; i < uw->nprocs; i++)
+		if (uw->procs[i].pid == pid)
+			return &uw->procs[i];
+	return NULL;
+}
+
+static void slot_put(struct uwalk *uw, uint32_t slot)
+{
+	uw->slot_t[slot] = now_ns(CLOCK_MONOTONIC);
+}
+
+/* a slot no walk can be reading: unused, or given up a second ago */
+static int slot_get(struct uwalk *uw)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+	for (uint32_t i = 0; i < UW_MAXSLOTS; i++)
+		if (!uw->slot_t[i] || (uw->slot_t[i] != UINT64_MAX &&
+				       now - uw->slot_t[i] > 1000000000ull)) {
+			uw->slot_t[i] = UINT64_MAX;
+			return (int)i;
+		}
+	return -1;
+}
+
+void uw_build(struct consumer *c, struct us_proc *up, pid_t pid)
+{
+	struct uwalk *uw = c->bpf ? c->bpf->uw : NULL;
+	uint32_t key = (uint32_t)pid;
+	struct uw_slot sl;
+	struct uw_px px = { 0 };
+	struct uw_proc *pr;
+	uint64_t xid, th;
+	const char *l;
+	int slot;
+
+	if (!uw || !up || !up->dwfl || !up->maps || up->frozen)
+		return;
+	pr = proc_of(uw, pid);
+	if (pr && pr->up == up && pr->maps == up->maps)
+		return; /* an exec() or a new text is a new session */
+	if (bpf_map_lookup_elem(uw->seen, &key, &xid))
+		return;
+	th = text_hash(up->maps);
+	if (pr && pr->xid == xid && pr->text == th) {
+		pr->up = up;
+		pr->maps = up->maps;
+		return; /* built from this text for this image */
+	}
+	memset(&sl, 0, sizeof(sl));
+	for (l = up->maps; *l && px.nmods < UW_MAXMODS;) {
+		const char *nl = strchr(l, '\n');
+		unsigned long long a, b, off, ino;
+		unsigned maj, min;
+		char perm[8], path[512];
+		Dwfl_Module *mod;
+		const struct uw_file *f;
+		Dwarf_Addr bias;
+
+		if (sscanf(l, "%llx-%llx %7s %llx %x:%x %llu %511s", &a, &b,
+			   perm, &off, &maj, &min, &ino, path) == 8 &&
+		    perm[2] == 'x' && path[0] == '/' &&
+		    (mod = dwfl_addrmodule(up->dwfl, a)) &&
+		    dwfl_module_getelf(mod, &bias) &&
+		    (f = file_rows(uw, mod, maj << 20 | min, ino, path))) {
+			struct uw_mod *m = &sl.m[px.nmods++];
+
+			m->start = a;
+			m->end = b;
+			m->bias = bias;
+			m->ino = ino;
+			m->dev = maj << 20 | min;
+			m->lo = f->lo;
+			m->hi = f->hi;
+			m->pg = f->pg;
+			m->npg = f->npg;
+		}
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	if (!px.nmods || (slot = slot_get(uw)) < 0)
+		return;
+	px.xid = xid;
+	px.slot = (uint32_t)slot;
+	if (bpf_map_update_elem(uw->mods, &px.slot, &sl, 0) ||
+	    bpf_map_update_elem(uw->px, &key, &px, 0)) {
+		slot_put(uw, px.slot);
+		return;
+	}
+	if (pr) {
+		slot_put(uw, pr->slot);
+	} else {
+		uw->procs =
+			xpush_room(uw->procs, uw->nprocs, sizeof(*uw->procs));
+		pr = &uw->procs[uw->nprocs++];
+		pr->pid = pid;
+	}
+	pr->slot = px.slot;
+	pr->xid = xid;
+	pr->text = th;
+	pr->up = up;
+	pr->maps = up->maps;
+}
+
+void uw_gone(struct consumer *c, pid_t pid)
+{
+	struct uwalk *uw = c->bpf ? c->bpf->uw : NULL;
+	uint32_t key = (uint32_t)pid;
+	struct uw_proc *pr;
+
+	if (!uw)
+		return;
+	(void)bpf_map_delete_elem(uw->px, &key);
+	(void)bpf_map_delete_elem(uw->seen, &key);
+	if (!(pr = proc_of(uw, pid)))
+		return;
+	slot_put(uw, pr->slot);
+	*pr = uw->procs[--uw->nprocs];
+}

@@ -39,7 +39,10 @@
 #    forking a child, its library, ticks): the kernel path's output, the
 #    rings' and the program's own counts; an image whose descriptor to
 #    ask through was closed: the first image's hits, and said; a fork
-#    child's exec: let go, said;
+#    child's exec: let go, said; a shell's exec after -p (no arena, no
+#    descriptor to ask through): armed at its exec stop, the program's
+#    library's constructor hits and an exec chain as the kernel path
+#    counts them, nothing said;
 #  - a library dlclose()d and dlopen()ed again, three rounds: armed again
 #    each time, the same output as the kernel path; armed before any of
 #    its code runs (its drti.o asks): its constructor's hits and those of
@@ -739,6 +742,81 @@ if [ "${HAVE_BPF:-no}" = yes ] &&
 	expect_file_eq "dlopen now: the kernel path's output" dn.dt.kernel dn.dt.user
 fi
 expect_eq "dlopen now: nothing said" "" "$(cat dn.err.user)"
+
+# 5b'. -p of a shell (no file of its image carries drti.o's recorder, so
+# no arena, and a new image no descriptor to ask through) that then
+# execs the program, after dtrace's BEGIN: where dtrace has BPF, the
+# shell is held from its first arming (dlhold.c) and the new image armed
+# in-process at its exec stop, before it runs: its library's constructor
+# hits and first calls, as the kernel path counts them, nothing said;
+# and an exec chain from the shell, each image armed at its exec stop:
+# the kernel path's output.  Without BPF, the late arming is said as an
+# exec's (before: its hits up to the next read of the maps lost, said
+# as a dlopen()'s)
+de_paths=user
+[ "${HAVE_BPF:-no}" = yes ] && de_paths="user kernel"
+# au_sh PID: wait until PID, forked to run sh -c, runs it (a -p before
+# would meet the exec of sh too, and dlhold.c may fail to take a process
+# in the middle of one)
+au_sh() {
+	wait_until 100 test -e "$tmp/sh" || fail "process $1 never ran sh"
+	rm -f "$tmp/sh"
+}
+# the shell: says it runs, waits for BEGIN's go, then execs
+de_sh="touch '$tmp/sh'; while [ ! -e '$tmp/go' ]; do sleep 0.01; done; exec"
+for a in $de_paths; do
+	rm -f go
+	ACT_NOW=1 sh -c "$de_sh ./actdl '$tmp/libactlc.so'" >de.out.$a 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	au_sh $ap
+	"$DTRACE" -Z -w -q -x activation=$a -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); }
+	actl*:::fire /arg0 < 0/ { @c[arg0] = count(); }
+	actl*:::fire /arg0 >= 0/ { @[arg0 / 10000] = count(); }
+	act\$target:::tick /++n == 300/ { exit(0); }
+	END { printa(\"ctor %d %@d\n\", @c); printa(\"%d %@d\n\", @); }" \
+		>de.dt.$a 2>de.err.$a || fail "exec after -p, $a: $(cat de.err.$a)"
+	au_wait $ap
+	expect_eq "exec after -p, $a: the process's exit status" 0 $?
+	forget_pid $ap
+done
+if [ "${HAVE_BPF:-no}" = yes ]; then
+	expect_eq "exec after -p: the constructors' and the first calls' hits" \
+		"ctor -5 3|ctor -4 3|ctor -3 3|ctor -2 3|ctor -1 3|0 1000|1 1000|2 1000" \
+		"$(grep . de.dt.user | paste -sd'|')"
+	expect_file_eq "exec after -p: the kernel path's output" de.dt.kernel de.dt.user
+	expect_eq "exec after -p: nothing said" "" "$(cat de.err.user)"
+else
+	expect_grep "exec after -p, no BPF: said as an exec" \
+		"actdl, mapped by an exec while traced, was armed only" de.err.user
+fi
+for a in $de_paths; do
+	[ "${HAVE_BPF:-no}" = yes ] || break
+	rm -f go
+	ACT_EXEC=3 sh -c "$de_sh ./act 500 2 1 20" >dc.out.$a 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	au_sh $ap
+	# 4's $prog
+	"$DTRACE" -Z -w -q -x activation=$a -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); }" -n "$prog" >dc.dt.$a 2>dc.err.$a ||
+		fail "exec chain after -p, $a: $(cat dc.err.$a)"
+	au_wait $ap
+	expect_eq "exec chain after -p, $a: the process's exit status" 0 $?
+	forget_pid $ap
+	sort dc.dt.$a >dc.sorted.$a
+done
+if [ "${HAVE_BPF:-no}" = yes ]; then
+	expect_eq "exec chain after -p: every image's hits, and its children's" \
+		"hits 0 2000|hits 1 4000" \
+		"$(grep '^hits' dc.dt.user | sort | paste -sd'|')"
+	expect_eq "exec chain after -p: every image's ticks" "ticks 80" \
+		"$(grep '^ticks' dc.dt.user)"
+	expect_file_eq "exec chain after -p: the kernel path's output" \
+		dc.sorted.kernel dc.sorted.user
+	expect_eq "exec chain after -p: nothing said" "" "$(cat dc.err.user)"
+fi
 
 # 5c. dtrace stopped while a library asks: the ask gives up after a
 # second and the process goes on; dtrace, let go, says that library's

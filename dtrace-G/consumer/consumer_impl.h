@@ -407,6 +407,12 @@ extern const struct consumer_backend_ops consumer_fasttrap_ops;
 /* -x activation=user: the recorder in the process (inproc.c) */
 extern const struct consumer_backend_ops consumer_inproc_ops;
 struct inproc; /* inproc.c's own */
+/*
+ * -x activation=user: pr, held by dlhold.c, stopped at its exec (thread
+ * tid), its new image made its own to be armed before it runs
+ * (inproc_exec.c); the signal to resume the thread with
+ */
+int ip_exec_stop(struct consumer *c, struct tproc *pr, pid_t tid);
 #ifdef HAVE_BPF
 extern const struct consumer_backend_ops consumer_bpf_ops;
 #endif

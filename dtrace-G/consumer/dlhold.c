@@ -88,9 +88,12 @@
  * program all the same (where it cannot be made, the 100 ms arming, said
  * above).  Not fasttrap (its arming under a hold is untested) nor -x
  * activation=user, which drives its threads with ptrace itself and has
- * a library's drti.o ask to be armed instead (inproc_exec.c); where
- * neither, sites.c says, at the read of the maps that arms a dlopen()ed
- * library, that its first hits were missed.
+ * a library's drti.o ask to be armed instead (inproc_exec.c), save for
+ * a -p target none of whose files carries drti.o (no arena to ask
+ * through: ip_exec_hold()), whose exec stop hands the new image to
+ * ip_exec_stop() before the arming; where neither, sites.c says, at the
+ * read of the maps that arms a dlopen()ed library, that its first hits
+ * were missed.
  */
 #include "config.h"
 
@@ -646,6 +649,9 @@ static void dh_status(struct dh_proc *dp, size_t i, int st)
 		 */
 		if (dh.c->up.site_unlink)
 			(void)dh.c->up.site_unlink(dh.c, dp->pr->pid, false);
+		/* -x activation=user: armed in-process (inproc_exec.c) */
+		if (dh.c->ip)
+			t->sig = ip_exec_stop(dh.c, dp->pr, t->tid);
 		ours = true;
 	} else if (ev == PTRACE_EVENT_STOP) {
 		/* a group-stop stays one; else our interrupt, a first stop */

@@ -247,6 +247,7 @@ bool ip_exec_check(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_unasked(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_answer(struct consumer *c, struct ip_proc *root);
 void ip_exec_handover(struct consumer *c);
+void ip_exec_hold(struct consumer *c, struct tproc *pr);
 bool ip_dl_asks(struct consumer *c, struct tproc *pr, const struct tfile *f);
 int ip_objs_ready(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 		  const struct proc_maps *mm, struct ip_ctlw **ctlw,

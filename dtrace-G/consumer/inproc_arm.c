@@ -30,7 +30,9 @@
  * ip_exec_answer() reads the maps and arms it; one that could not ask
  * (a process with no drti.o of its own, so no arena; a drti.o without
  * the ask: no __usdt_dlask) is armed at the next read and said (sites.c
- * asks ip_dl_asks()).  So that it can, a -p or -c target that carries
+ * asks ip_dl_asks()), but in a -p target without drti.o, which dlhold.c
+ * holds at its dlopen()s and execs (ip_exec_hold(), inproc_exec.c).
+ * So that it can, a -p or -c target that carries
  * drti.o gets its arena with nothing of it to arm, in a run whose
  * clauses can select a USDT probe (ip_target()), and
  * arming points every drti.o's control block the process maps at the
@@ -734,6 +736,8 @@ void ip_target(struct consumer *c, struct tproc *pr)
 		rec = ip_file_has_rec(pr->files[i]);
 	if (rec)
 		ip_enable(c, pr);
+	else
+		ip_exec_hold(c, pr); /* its exec stopped at (inproc_exec.c) */
 }
 
 #endif /* __x86_64__ */

@@ -14,7 +14,11 @@
  * image told not to ask (DTRACE_DOF_INIT_DISABLE), of a traced process
  * or of such a child (watched for its exec: kids_check()), goes to the
  * kernel path for its process alone (exec_follow(), ip_exec_handover()),
- * as -x activation=kernel's binary-wide event reaches it.
+ * as -x activation=kernel's binary-wide event reaches it.  A -p target
+ * with no arena (none of its files carries the recorder: a shell) has
+ * no descriptor for a new image to ask through: it is held by dlhold.c
+ * (ip_exec_hold()), whose stop at its exec makes the new image the
+ * process's (ip_exec_stop()) and arms it there, before it runs.
  */
 #include "config.h"
 
@@ -703,7 +707,72 @@ void ip_exec_handover(struct consumer *c)
 	}
 }
 
+/*
+ * pr, a -p target of a run that can select a USDT probe, has no file
+ * that carries drti.o's recorder (a shell that will exec the program),
+ * so no arena, and a new image it execs no descriptor to ask through
+ * (USDT_EXEC_FD): it is held by dlhold.c from here on, whose stop at
+ * its exec arms the new image before it runs (ip_exec_stop()).  Where
+ * it cannot be (no BPF, another tracer), its exec is met at the next
+ * read of its maps, said (sites.c's late_say()).
+ */
+void ip_exec_hold(struct consumer *c, struct tproc *pr)
+{
+	if (pr->target && !pr->created && !pr->exited && !c->ip->stopped)
+		(void)dlhold_start(c, pr);
+}
+
+/*
+ * pr, held by dlhold.c, is stopped at its exec (thread tid, its
+ * leader now): the new image has run nothing, not even ld.so.  It is
+ * made the process's image (the old one's ip_proc gone, as when an
+ * image asks: ip_exec_answer()), and dlhold.c's refresh that follows
+ * arms it with pr held (dh_arm(), ip_enable()): in-process where a
+ * file it maps carries the recorder (its arena made through that
+ * file's __usdt_sysret, its slot in the arena at USDT_EXEC_FD marked
+ * done: its drti.o finds its control block set, and does not ask),
+ * else on the kernel path for pr alone.  A library ld.so maps before
+ * main() stops it at _dl_debug_state(), as a dlopen() does.  The
+ * thread goes on first to the exec's syscall-exit stop: a call is
+ * injected from a syscall-stop (ip_inject()); from the exec's own stop
+ * the kernel would report the exec's exit at the call's first
+ * instruction.  A signal that stops it there instead is handed back to
+ * be delivered when it goes on.
+ */
+int ip_exec_stop(struct consumer *c, struct tproc *pr, pid_t tid)
+{
+	struct ip_proc *old;
+	siginfo_t si;
+	int st;
+
+	if (!c->ip || pr->exited)
+		return 0;
+	while ((old = ip_proc_of(c, pr))) { /* its image is gone */
+		old->gone = true;
+		old->taddr = 0;
+		old->exec_pending = false;
+		old->exec_kernel = false;
+	}
+	lin_exec(c, pr->pid, now_ns(CLOCK_MONOTONIC));
+	if (!pr->reimaged)
+		proc_exec_reset(c, pr);
+	if (ptrace(PTRACE_SYSCALL, tid, NULL, NULL) < 0 ||
+	    waitpid(tid, &st, __WALL) != tid || !WIFSTOPPED(st))
+		return 0; /* gone: the loop sees its exit */
+	if ((WSTOPSIG(st) & 0x7f) == SIGTRAP &&
+	    ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) == 0 &&
+	    (si.si_code & 0x7f) == SIGTRAP)
+		return 0;
+	return st >> 16 ? 0 : WSTOPSIG(st); /* an event's stop: none */
+}
+
 #else
 /* ISO C wants a translation unit to declare something */
 typedef int inproc_exec_unused;
+
+int ip_exec_stop(struct consumer *c, struct tproc *pr, pid_t tid)
+{
+	(void)c, (void)pr, (void)tid;
+	return 0;
+}
 #endif /* __x86_64__ */

@@ -588,19 +588,31 @@ static void proc_enable(struct consumer *c, struct tproc *pr)
  * first hits, their constructors' included, are lost: said once for
  * the process, under -q too, naming the first such file a clause
  * matches, unless the backend says the file asked to be armed before
- * it ran (dl_asks: -x activation=user).  A backend that holds says
+ * it ran (dl_asks: -x activation=user).  Its executable among them, it
+ * exec'd, which no exec record told: said as an exec's image (-x
+ * activation=user, a process with no arena that could not be held at
+ * its exec: inproc_exec.c's ip_exec_hold()).  A backend that holds says
  * itself when it cannot; the uprobe one holds only where dtrace is
  * built with libbpf.
  */
 static void late_say(struct consumer *c, struct tproc *pr, size_t nf0)
 {
-	char why[160];
+	char why[192], exe[64];
+	struct stat st;
+	bool exec = false;
 
 	/* the first read of a new image (proc_exec_reset()) finds no
-	 * dlopen(): how an exec is followed is the backend's to say */
+	 * dlopen(): how an exec is followed is the backend's to say;
+	 * a process dlhold.c holds (-x activation=user too) was armed
+	 * at its stop */
 	if (!pr->target || !c->begun || pr->late_said || pr->reimaged ||
-	    (c->be->caps & BE_CAP_HOLD))
+	    (c->be->caps & BE_CAP_HOLD) || dlhold_owns(pr->pid))
 		return;
+	/* its executable among the new files: it exec'd, unseen */
+	(void)proc_path(exe, sizeof(exe), pr->pid, "exe");
+	for (size_t k = nf0; k < pr->nfiles && !exec; k++)
+		exec = !stat(exe, &st) && pr->files[k]->dev == st.st_dev &&
+		       pr->files[k]->ino == st.st_ino;
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const struct tprobe *p = c->probes[i];
 		bool late = false;
@@ -622,6 +634,12 @@ static void late_say(struct consumer *c, struct tproc *pr, size_t nf0)
 			snprintf(why, sizeof(why),
 				 "this dtrace is built without libbpf, which "
 				 "the hold needs");
+		else if (c->be->dl_asks && exec)
+			snprintf(why, sizeof(why),
+				 "an exec'd image asks to be armed through "
+				 "its process's arena, which one without "
+				 "drti.o's recorder has not, and this one "
+				 "could not be held at its exec");
 		else if (c->be->dl_asks)
 			snprintf(why, sizeof(why),
 				 "only a library whose drti.o asks, in a "
@@ -630,13 +648,14 @@ static void late_say(struct consumer *c, struct tproc *pr, size_t nf0)
 		else
 			snprintf(why, sizeof(why),
 				 "the %s backend cannot hold a process at its "
-				 "dlopen()s",
-				 c->be->name);
+				 "%s",
+				 c->be->name, exec ? "exec" : "dlopen()s");
 		say(c,
-		    "pid %d: %s, dlopen()ed while traced, was armed only "
-		    "at the next read of its maps: hits before that, its "
-		    "constructors' included, were not counted (%s)",
-		    (int)pr->pid, p->file->path, why);
+		    "pid %d: %s, %s while traced, was armed only at the next "
+		    "read of its maps: hits before that, its constructors' "
+		    "included, were not counted (%s)",
+		    (int)pr->pid, p->file->path,
+		    exec ? "mapped by an exec" : "dlopen()ed", why);
 		return;
 	}
 }

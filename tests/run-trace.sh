@@ -26,8 +26,10 @@
 #    execname per hit;
 #  - guarded probes: semaphores up only while traced, and only in the
 #    traced process (another process running the same binary: 0);
-#  - two consumers on one process; a consumer killed with SIGKILL (its
-#    uprobe events removed by the next run, semaphores back to 0);
+#  - two consumers on one process; a consumer killed with SIGKILL (on
+#    the user path its reaper waited for: the text the files' byte for
+#    byte, semaphores back to 0, no arena; its uprobe events removed by
+#    the next run; the run after counts exactly, the process exits 0);
 #    SIGINT and SIGTERM (END runs, aggregations printed, nothing left);
 #  - a multi-threaded target firing without pause while tracing is
 #    enabled and disabled 20 times (200 under make check-long: each cycle
@@ -125,6 +127,38 @@ prog_start() {
 
 answered() {
 	grep -q -e "$2" "$1" 2>/dev/null
+}
+
+# text_diff PID FILE: how many bytes of FILE's executable mapping in
+# PID differ from the file's bytes it maps (0: nothing armed there, a
+# call, a uprobe's breakpoint, left in its text).  The mapping's start
+# and offset are whole pages, so dd reads them in pages (busybox too:
+# the check-kmod guest runs this script)
+text_diff() {
+	td_map=$(awk -v f="/$2" '$2 ~ /x/ &&
+		substr($6, length($6) - length(f) + 1) == f {
+		split($1, a, "-"); print a[1], a[2], $3; exit }' "/proc/$1/maps")
+	[ -n "$td_map" ] || {
+		echo "no $2 mapped in $1"
+		return
+	}
+	set -- "$1" "$2" $td_map
+	dd if="/proc/$1/mem" bs=4096 skip=$((0x$3 / 4096)) \
+		count=$(((0x$4 - 0x$3) / 4096)) 2>/dev/null >td.mem
+	dd if="$2" bs=4096 skip=$((0x$5 / 4096)) \
+		count=$(((0x$4 - 0x$3) / 4096)) 2>/dev/null >td.file
+	# the file's part may end before the mapping's last page does
+	[ -s td.file ] && [ "$(wc -c <td.mem)" -ge "$(wc -c <td.file)" ] || {
+		echo "$1's text unreadable"
+		return
+	}
+	cmp -l td.file td.mem 2>/dev/null | wc -l
+}
+
+# exited PID: PID is not running: gone, or a zombie not waited for yet
+exited() {
+	! kill -0 "$1" 2>/dev/null ||
+		[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]
 }
 
 # count_lines FILE PATTERN
@@ -576,27 +610,51 @@ wait_until 100 answered a.out '^ok tick' || fail "no answer"
 stop_pid "$c3" TERM
 expect_eq "SIGTERM: aggregation printed" "ready7" "$(tr -d ' \n' <c3.txt)"
 
-# A consumer killed with SIGKILL: nothing stays armed, the next run
-# removes its uprobe events.  Not built on the user path (issue 30):
-# after SIGKILL nothing takes the semaphores back (doc/DESIGN.md §14,
-# "Not built yet").
-kernel_path_only "SIGKILL of a consumer's clean-up is not built there (DESIGN §14)"
+# A consumer killed with SIGKILL: nothing stays armed, and the process
+# runs on and is traced exactly by the next run.  Kernel path: its
+# uprobes go with its perf events and links, the semaphores with them,
+# the next run removes its uprobe events.  User path: its reaper
+# (dtrace-reaper, a child of dtrace; consumer/inproc_reap.c,
+# doc/DESIGN.md §14 "Consumer gone") reads EOF when dtrace dies and puts
+# back the calls, the semaphores, the arena and descriptor 1023; waited
+# for (bounded) until it exits, as it may wait up to 10 s for dtrace's
+# end before it holds the process (before it, all of that stayed for
+# the process's life).
 consumer c4 -q -p "$a" -n 'tr$target:::tick { @n = count(); }' -n "$READY"
 c4=$dt_pid
 ready c4
 # the backend it runs on: BPF programs for the hits (their fds in /proc)
-# only on bpf; elsewhere at most two, those that hold the process at
-# its dlopen()s (consumer/dlhold.c, loaded by the uprobe backend too:
-# the uprobe_multi link's, and the per-thread events' where a link
-# could not be made)
+# only on bpf and the kernel path; elsewhere at most two, those that
+# hold the process at its dlopen()s (consumer/dlhold.c, loaded by the
+# uprobe backend too: the uprobe_multi link's, and the per-thread
+# events' where a link could not be made)
 nprog=$(grep -l '^prog_tag' /proc/"$c4"/fdinfo/* 2>/dev/null | wc -l)
-case ${DTRACE_BACKEND:-$HAVE_BPF} in
-bpf|yes) [ "$nprog" -gt 0 ] || fail "no BPF program loaded by dtrace (backend ${DTRACE_BACKEND:-default})" ;;
-*) [ "$nprog" -le 2 ] || fail "backend ${DTRACE_BACKEND:-default}: $nprog BPF programs, more than the hold's" ;;
+case $act_path/${DTRACE_BACKEND:-$HAVE_BPF} in
+kernel/bpf|kernel/yes) [ "$nprog" -gt 0 ] || fail "no BPF program loaded by dtrace (backend ${DTRACE_BACKEND:-default})" ;;
+*) [ "$nprog" -le 2 ] || fail "$act_path path, backend ${DTRACE_BACKEND:-default}: $nprog BPF programs, more than the hold's" ;;
 esac
+: >a.out
+echo enabled >&3
+wait_until 100 answered a.out '^ok enabled' || fail "no answer"
+expect_grep "consumer to be SIGKILLed: tick's semaphore up" '^enabled 1 0 -1$' a.out
+td=$(text_diff "$a" trprog)
+[ "$td" -gt 0 ] 2>/dev/null && pass ||
+	fail "consumer to be SIGKILLed: trprog's text as the file while traced ($td)"
+c4_rp=$(pgrep -P "$c4" -x dtrace-reaper)
+if [ "$act_path" = user ]; then
+	expect_eq "consumer to be SIGKILLed: one reaper" 1 "$(echo $c4_rp | wc -w)"
+	expect_eq "consumer to be SIGKILLed: its arena mapped" 1 \
+		"$(grep -c usdt-arena /proc/"$a"/maps)"
+else
+	expect_eq "consumer to be SIGKILLed: no reaper on the kernel path" "" "$c4_rp"
+fi
 kill -KILL "$c4"
 wait "$c4" 2>/dev/null
 forget_pid "$c4"
+for p in $c4_rp; do
+	wait_until 300 exited "$p" ||
+		fail "SIGKILLed consumer: its reaper still runs after 30 s"
+done
 # Its events stay until a dtrace starts: this test's next run below, or
 # one another test starts meanwhile (make -j check), whose cleanup then
 # did the same job.  Either way none may be left after the next run.
@@ -609,15 +667,39 @@ fi
 echo enabled >&3
 wait_until 100 answered a.out '^ok enabled' || fail "no answer"
 expect_grep "SIGKILLed consumer: semaphores back to 0" '^enabled 0 0 -1$' a.out
+expect_eq "SIGKILLed consumer: trprog's text as the file" 0 "$(text_diff "$a" trprog)"
+expect_eq "SIGKILLed consumer: libtrl.so's text as the file" 0 \
+	"$(text_diff "$a" libtrl.so)"
+expect_eq "SIGKILLed consumer: no arena mapped" 0 \
+	"$(grep -c usdt-arena /proc/"$a"/maps)"
+expect_eq "SIGKILLed consumer: descriptor 1023 closed" "" \
+	"$(ls /proc/"$a"/fd | grep -x 1023)"
 trun -q -n 'BEGIN { exit(0); }'
 expect_eq "next run: status" 0 "$status"
 expect_eq "next run removed the dead consumer's events" "" "$(ours_left)"
-kernel_path_end
+# the process runs on, and the next run counts its hits exactly
+consumer c5 -q -p "$a" -n 'tr$target:::tick { @n = count(); }' -n "$READY"
+c5=$dt_pid
+ready c5
+: >a.out
+echo "tick 7" >&3
+wait_until 100 answered a.out '^ok tick' || fail "no answer"
+stop_pid "$c5" INT
+expect_eq "after the SIGKILLed consumer: the next run's count" "ready7" \
+	"$(tr -d ' \n' <c5.txt)"
+expect_eq "after the SIGKILLed consumer: the next run said nothing" "" \
+	"$(cat c5.err)"
 
 echo quit >&3
 echo quit >&4
 exec 3>&- 4>&-
-wait_until 100 dead "$a"
+if wait_until 100 exited "$a"; then
+	wait "$a"
+	expect_eq "a process whose consumer was SIGKILLed: exit status" 0 $?
+	forget_pid "$a"
+else
+	fail "trprog a did not exit at quit"
+fi
 wait_until 100 dead "$b"
 
 # a running program whose file was deleted

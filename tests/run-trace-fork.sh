@@ -24,9 +24,10 @@
 #    only through the fork tree (forked while tracing, or before it and
 #    traced itself): on the user path an image that does not register
 #    never asks to be armed in-process, and goes to the kernel path;
-#    under -c srv* without the registry, the user path follows such a
-#    child's exec whether its image asks or not (the kernel path only
-#    into a file its traced processes map: fsrv itself);
+#    under -c srv* without the registry, both paths follow such a
+#    child's exec, the user path whether its image asks or not, the
+#    kernel path from its exec record (saying that its image is armed
+#    late, where no glob had the file armed already);
 #  - -p and -c of a forking parent: the target's hits once; its
 #    children only where the description matches them (srv$target does
 #    not, srv* does), with and without the registry;
@@ -293,11 +294,14 @@ while [ $r -lt $rounds ]; do
 	# exec fsrv2 (EXEC 1: it asks to be armed; 2: the first child's
 	# asks, the others' are told not to) or fsrv (3); on the user path
 	# each new image is followed, in-process where it asks, on the
-	# kernel path for its process where it will not.  The kernel path
-	# arms no file that no traced process maps: there fsrv2 is reached
-	# by a registration only (doc/DESIGN.md §14, "Execs")
+	# kernel path for its process where it will not (doc/DESIGN.md
+	# §14, "Execs").  On the kernel path the exec record makes each
+	# child a traced process (lineage.c), fsrv2 armed at the next read
+	# of its maps, said once (its children wait for their probe: none
+	# of their hits is lost); fsrv, armed binary-wide already, is not
+	# said.  Before, fsrv2 was reached by a registration only: its
+	# children waited two minutes for their probe and gave up
 	for ex in 1 2 3; do
-		[ "$act_path" = user ] || [ $ex -eq 3 ] || continue
 		rm -rf s14 && mkdir s14 && touch s14/go
 		DTRACE_STATEDIR=$tmp/none "$DTRACE" -q \
 			-c "./fsrv $tmp/s14 3 1 1 5 $ex 0" \
@@ -308,6 +312,13 @@ while [ $r -lt $rounds ]; do
 		expect_eq "-c srv*, no registry, exec $ex, round $r: children after exec" \
 			3 "$(awk '$2 == 8' want.txt | wc -l)"
 		check "-c srv*, no registry, exec $ex, round $r" m want.txt
+		[ "$act_path" = user ] && continue
+		said=0 should=1
+		grep -q "exec'd [^ ]*/fsrv2: its probes are armed when" m.err &&
+			said=1
+		[ $ex -eq 3 ] && should=0
+		expect_eq "-c srv*, no registry, exec $ex, round $r: fsrv2's late arming said" \
+			$should $said
 	done
 done
 

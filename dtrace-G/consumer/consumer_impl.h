@@ -258,6 +258,7 @@ struct tproc {
 	char *maps;   /* the last /proc/PID/maps read, to see changes */
 	uint64_t maps_t; /* when (CLOCK_MONOTONIC ns, after the read) */
 	bool reimaged; /* exec'd: proc_exec_reset() since the last read */
+	bool followed; /* a fork child traced from its exec (lineage.c) */
 	struct tfile **files;
 	size_t nfiles;
 	/* uprobe backend */
@@ -532,6 +533,13 @@ struct consumer {
 			struct tprobe *p;
 		} *cache; /* (pid, site) -> probe */
 		size_t ncache, capcache;
+		/* execs of pids whose FORK record is not read yet */
+		struct {
+			pid_t pid;
+			uint64_t t;
+		} *xpend;
+		size_t nxpend;
+		bool follow_said; /* a followed exec's image armed late */
 	} lin;
 
 	/* uprobe backend (uprobe.c) */

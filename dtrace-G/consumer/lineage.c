@@ -27,7 +27,10 @@
  * a process itself, lin_own() with a time taken while the process is
  * held still, or lin_know() where it armed sites no child inherits (the
  * bpf backend's site links), so that the process's exec is seen all the
- * same.  consumer.c adds lin_gone() when a traced process ends.
+ * same.  consumer.c adds lin_gone() when a traced process ends.  An
+ * exec of a descendant of a glob's traced process that is not traced
+ * itself makes it one (exec_follow()): its new image may be of a file
+ * no event arms yet.
  * Each fact has its kernel time, and none depends on the order in which
  * facts arrive: the buffers are per CPU and are read one after another,
  * so a record can be read one read later than a younger one from
@@ -78,6 +81,7 @@ struct lnode {
 	uint64_t born;	  /* FORK time, or the first lin_own() */
 	uint64_t dead;	  /* T_NEVER while alive (or not known dead) */
 	bool by_fork;	  /* all its threads are known: dead when all exit */
+	bool glob;	  /* forked where a glob's probes are (in_glob()) */
 	struct lnode *older; /* an earlier life of the same pid */
 	uint64_t *execs;
 	size_t nexecs;
@@ -203,6 +207,64 @@ static void node_check_dead(struct lnode *n)
 /* ------------------------------------------------------------------ */
 /* Facts */
 
+/* Has pid, traced, a probe some glob enables (sites.c: tprobe.wide)? */
+static bool proc_wide(const struct consumer *c, pid_t pid)
+{
+	for (size_t i = 0; i < c->nprobes; i++)
+		if (c->probes[i]->pid == pid && c->probes[i]->wide)
+			return true;
+	return false;
+}
+
+/*
+ * Is n, forked, a descendant of a traced process one of whose probes a
+ * glob enables (srv* under -c or -p: the target's progeny)?  Asked at
+ * its fork, while its ancestors live (a process's probes are let go at
+ * its exit), and again at its exec, for probes made since.
+ */
+static bool in_glob(struct consumer *c, const struct lnode *n)
+{
+	for (unsigned depth = 0; n->ppid > 0 && depth < 4096; depth++) {
+		const struct lnode *p = node_at(c, n->ppid, n->born);
+		const struct tproc *pr = proc_find(c, n->ppid);
+
+		/* a traced process whose sites are all binary-wide has no
+		 * node of its own (no lin_own(), lin_know()) */
+		if (!p || p->dead == T_NEVER)
+			if (pr && !pr->exited && proc_wide(c, pr->pid))
+				return true;
+		if (!p || p == n)
+			return false;
+		if (p->glob)
+			return true;
+		n = p;
+	}
+	return false;
+}
+
+/*
+ * pid, forked from a glob's traced process and not traced itself, exec'd
+ * (t): its new image may be a file no traced process maps, whose sites
+ * no event arms.  It becomes a traced process (proc_add()), as a
+ * registration would make it: the next read of its maps (the 100 ms
+ * refresh; not here, in the middle of reading the buffers) finds its
+ * probes and arms them.  Its events then carry the tracker to its own
+ * children.  A fork child is not held (dlhold.c seizes threads, not
+ * forks), so what its image fires before that read is not counted: said
+ * once a run by sites.c (exec_late_say()).  Under -x activation=user,
+ * inproc_exec.c follows such an exec itself.
+ */
+static void exec_follow(struct consumer *c, struct lnode *n)
+{
+	struct tproc *pr;
+
+	if (c->ip || !n->by_fork || !(n->glob || in_glob(c, n)))
+		return;
+	if (!(pr = proc_add(c, n->pid, false)))
+		return; /* exited meanwhile */
+	pr->followed = true;
+}
+
 void lin_fork(struct consumer *c, pid_t ppid, pid_t pid, pid_t tid,
 	      uint64_t t)
 {
@@ -235,29 +297,54 @@ void lin_fork(struct consumer *c, pid_t ppid, pid_t pid, pid_t tid,
 	tid_event(n, pid, t, T_NEVER);
 	if ((pp = proc_find(c, ppid)))
 		pp->forked = true;
+	n->glob = in_glob(c, n);
+	/* its exec read before this record (another CPU's buffer) */
+	for (size_t i = 0; i < c->lin.nxpend; i++) {
+		uint64_t xt = c->lin.xpend[i].t;
+
+		if (c->lin.xpend[i].pid != pid || xt < t)
+			continue;
+		c->lin.xpend[i--] = c->lin.xpend[--c->lin.nxpend];
+		lin_exec(c, pid, xt);
+	}
 }
 
 void lin_exec(struct consumer *c, pid_t pid, uint64_t t)
 {
 	struct lnode *n = node_at(c, pid, t);
-	struct tproc *pr;
+	struct tproc *pr = proc_find(c, pid);
 
-	if (!n)
+	if (!n) {
+		/*
+		 * kept for its FORK record, which another CPU's buffer may
+		 * hold: a traced process's own exec without a node is
+		 * followed by its backend (dlhold.c), and dropped here
+		 */
+		if ((!pr || pr->exited) && c->lin.nxpend < 4096) {
+			c->lin.xpend = xpush_room(c->lin.xpend, c->lin.nxpend,
+						  sizeof(*c->lin.xpend));
+			c->lin.xpend[c->lin.nxpend].pid = pid;
+			c->lin.xpend[c->lin.nxpend++].t = t;
+		}
 		return;
+	}
 	for (size_t i = 0; i < n->nexecs; i++)
 		if (n->execs[i] == t)
 			return;
 	PUSH(n->execs, n->nexecs, t);
 	/* before proc_exec_reset() drops the maps of the image it leaves */
 	ustack_proc_exec(c, pid, t);
+	if (!pr) {
+		exec_follow(c, n);
+		return;
+	}
 	if (!c->lin.exec_drops)
 		return;
 	/* its own armed sites went with the old image */
 	for (size_t i = 0; i < n->nown; i++)
 		if (n->own[i].since < t && n->own[i].until > t)
 			n->own[i].until = t;
-	pr = proc_find(c, pid);
-	if (pr && !pr->exited)
+	if (!pr->exited)
 		proc_exec_reset(c, pr);
 }
 

@@ -6,7 +6,9 @@
  * The processes are the -p and -c targets, and every process that
  * registered DOF with the helper (the registry) and has a probe a
  * description matches, in its DOF or in the notes of a file it maps
- * that registered nothing (consumer.c adds them, usdt_maps_wanted()).
+ * that registered nothing (consumer.c adds them, usdt_maps_wanted()),
+ * and a fork child of a glob's traced process that exec'd (lineage.c,
+ * exec_follow(); its image armed late is said, exec_late_say()).
  * A process's probes are read from the files it has mapped executable
  * (/proc/PID/maps, procfs.h's proc_maps_next_file()), each file once
  * (by device and inode): their DOF or stapsdt notes
@@ -660,6 +662,51 @@ static void late_say(struct consumer *c, struct tproc *pr, size_t nf0)
 	}
 }
 
+/* Is f armed binary-wide for another process than pid (a glob's)? */
+static bool file_wide_armed(const struct consumer *c, const struct tfile *f,
+			    pid_t pid)
+{
+	for (size_t i = 0; i < c->nprobes; i++)
+		if (c->probes[i]->file == f && c->probes[i]->pid != pid &&
+		    c->probes[i]->wide && c->probes[i]->enabled)
+			return true;
+	return false;
+}
+
+/*
+ * pr, a fork child traced from its exec (lineage.c, exec_follow()), has
+ * its new image's probes armed by this first read of its maps: it ran
+ * meanwhile, not held, so its hits before were not counted, unless a
+ * glob had its file armed binary-wide already (fsrv exec'ing fsrv, or a
+ * second child exec'ing what the first did).  Said once a run, under -q
+ * too, where a clause matches one of its probes.
+ */
+static void exec_late_say(struct consumer *c, struct tproc *pr)
+{
+	const struct tprobe *p = NULL;
+
+	if (!pr->nfiles)
+		return; /* read between the exec and its mapping the file */
+	pr->followed = false;
+	/* not one lineage.c derived for its old image from its parent's */
+	for (size_t i = 0; i < c->nprobes && !p; i++)
+		for (size_t k = 0; k < pr->nfiles && !p; k++)
+			if (c->probes[i]->pid == pr->pid &&
+			    c->probes[i]->nclauses && c->probes[i]->enabled &&
+			    c->probes[i]->file == pr->files[k] &&
+			    !file_wide_armed(c, pr->files[k], pr->pid))
+				p = c->probes[i];
+	if (!p || c->lin.follow_said)
+		return;
+	c->lin.follow_said = true;
+	say(c,
+	    "pid %d, forked from a traced process, exec'd %s: its probes "
+	    "are armed when dtrace reads the exec (a fork child is not "
+	    "held), so any hit before that was not counted; so for any "
+	    "other such image",
+	    (int)pr->pid, p->file->path);
+}
+
 /*
  * Read pr's mappings; for each file not seen in it before, make its
  * probes and enable those that match.  Returns true if the maps changed.
@@ -722,6 +769,8 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	proc_maps_free(&mm);
 	proc_enable(c, pr);
 	late_say(c, pr, nf0);
+	if (pr->followed)
+		exec_late_say(c, pr);
 	pr->reimaged = false;
 	return true;
 }

@@ -889,14 +889,13 @@ static int copyout_check(struct consumer *c)
 	struct d_copyout co;
 	const char *why = NULL;
 	int r = d_prog_copyout(c->prog, &co, &why);
-	bool held = c->o->ncmds || c->o->npids;
 
 	if (r == 0)
 		return 0;
 #ifdef HAVE_BPF
 	if (c->be == &consumer_bpf_ops && r > 0 && bpf_write_user_ok())
 		return 0;
-	if (c->be == &consumer_bpf_ops && held) {
+	if (c->be == &consumer_bpf_ops && (c->o->ncmds || c->o->npids)) {
 		c->cohold = true;
 		return 0;
 	}

@@ -2,9 +2,10 @@
 /*
  * inproc_stop.c - the end of -x activation=user tracing in each armed
  * process (inproc.c has the mechanism; doc/DESIGN.md §14): ip_stop()
- * disarms every process still alive, then the fork children that kept
- * the armed text and the arena (inproc_reap.c, ip_reap_children()),
- * zeroes the heartbeats and tells the reaper the run ended.
+ * zeroes the heartbeats (a hit from then on is the run's no more, and no
+ * loss), disarms every process still alive, then the fork children that
+ * kept the armed text and the arena (inproc_reap.c, ip_reap_children()),
+ * and tells the reaper the run ended.
  *
  * Disarming (ip_disarm(); the reaper's and the children's too, what
  * they found armed put in an ip_proc).  The process is held again; what
@@ -19,8 +20,8 @@
  * stop a dtrace killed in it would leave to kill the process.
  * Last, descriptor USDT_EXEC_FD is closed where it is ours and the arena
  * unmapped, both by injected calls (inproc_proc.c's ip_inject()).  The
- * heartbeat then goes to 0, so a fork child dtrace could not put back
- * (not found, not held) returns at once from then on.
+ * heartbeat, 0 since ip_stop() began, makes a fork child dtrace could not
+ * put back (not found, not held) return at once from then on.
  */
 #include "config.h"
 

@@ -715,18 +715,20 @@ expect_eq "dlopen again: nothing said" "" "$(cat dl.err.user)"
 # has BPF: dlhold.c) counts them
 dn_paths=user
 [ "${HAVE_BPF:-no}" = yes ] && dn_paths="user kernel"
+# the script of 5b and 5b': each constructor's hits, each round's calls
+dn_d="
+	BEGIN { system(\"touch $tmp/go\"); }
+	actl*:::fire /arg0 < 0/ { @c[arg0] = count(); }
+	actl*:::fire /arg0 >= 0/ { @[arg0 / 10000] = count(); }
+	act\$target:::tick /++n == 300/ { exit(0); }
+	END { printa(\"ctor %d %@d\n\", @c); printa(\"%d %@d\n\", @); }"
 for a in $dn_paths; do
 	rm -f go
 	ACT_NOW=1 ACT_WAIT=$tmp/go ./actdl "$tmp/libactlc.so" >dn.out.$a 2>&1 &
 	ap=$!
 	bg_pids="$bg_pids $ap"
 	au_started $ap
-	"$DTRACE" -Z -w -q -x activation=$a -p $ap -n "
-	BEGIN { system(\"touch $tmp/go\"); }
-	actl*:::fire /arg0 < 0/ { @c[arg0] = count(); }
-	actl*:::fire /arg0 >= 0/ { @[arg0 / 10000] = count(); }
-	act\$target:::tick /++n == 300/ { exit(0); }
-	END { printa(\"ctor %d %@d\n\", @c); printa(\"%d %@d\n\", @); }" \
+	"$DTRACE" -Z -w -q -x activation=$a -p $ap -n "$dn_d" \
 		>dn.dt.$a 2>dn.err.$a || fail "dlopen now, $a: $(cat dn.err.$a)"
 	au_wait $ap
 	expect_eq "dlopen now, $a: the process's exit status" 0 $?
@@ -770,12 +772,7 @@ for a in $de_paths; do
 	ap=$!
 	bg_pids="$bg_pids $ap"
 	au_sh $ap
-	"$DTRACE" -Z -w -q -x activation=$a -p $ap -n "
-	BEGIN { system(\"touch $tmp/go\"); }
-	actl*:::fire /arg0 < 0/ { @c[arg0] = count(); }
-	actl*:::fire /arg0 >= 0/ { @[arg0 / 10000] = count(); }
-	act\$target:::tick /++n == 300/ { exit(0); }
-	END { printa(\"ctor %d %@d\n\", @c); printa(\"%d %@d\n\", @); }" \
+	"$DTRACE" -Z -w -q -x activation=$a -p $ap -n "$dn_d" \
 		>de.dt.$a 2>de.err.$a || fail "exec after -p, $a: $(cat de.err.$a)"
 	au_wait $ap
 	expect_eq "exec after -p, $a: the process's exit status" 0 $?

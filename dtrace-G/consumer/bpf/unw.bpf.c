@@ -21,8 +21,8 @@
  * unwinder is not loaded, the tail call falls through to the caller's
  * own copy.)
  *
- * On any doubt it copies the stack instead, code for code as the caller
- * would have (copy()), and dtrace unwinds the copy (../ustack.c,
+ * On any doubt it copies the stack instead, as the caller would have
+ * (ustk.bpf.h's ustk_pages()), and dtrace unwinds the copy (../ustack.c,
  * libdwfl): no tables for the process or for its self_exec_id (an
  * exec(); useen then says which exec id the builder should key the
  * next tables with),
@@ -42,6 +42,7 @@
 
 #include "uregs.h"
 #include "usdt_bpf.h"
+#include "ustk.bpf.h"
 #include "unw_bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -360,7 +361,7 @@ static __always_inline __u32 walk(struct walk *w, struct ureg *ctx,
 	w->bp = ctx->bp;
 	w->bpok = 1;
 	/* as much as the copy takes: to the end of rsp's page, then pages
-	 * while fewer than kib KiB were taken (copy() below) */
+	 * while fewer than kib KiB were taken (ustk_pages(), ustk.bpf.h) */
 	want = kib * 1024;
 	first = 4096 - (__u32)(w->sp & 4095);
 	w->lim =
@@ -376,35 +377,6 @@ static __always_inline __u32 walk(struct walk *w, struct ureg *ctx,
 	w->nmods = px->nmods;
 	bpf_loop(UW_MAXFR, step, w, 0);
 	return w->done && w->n <= UW_MAXFR ? w->n : 0;
-}
-
-/*
- * The copy of the stack at dst, as the generated program's own
- * (../cgen.c's ustack_copy(), usdt.bpf.c's): from rsp to the end of
- * its page, then a page at a time while fewer than kib KiB were taken
- * and the next page reads.  Its length.
- */
-static __always_inline __u32 copy(__u8 *dst, __u64 sp, __u32 kib)
-{
-	__u32 want = kib * 1024, got, i;
-
-	got = 4096 - (__u32)(sp & 4095);
-	if (got > want)
-		got = want;
-	barrier_var(got); /* the bound the verifier sees: usdt.bpf.c */
-	got &= 8191;
-	if (got > 4096)
-		got = 4096;
-	if (bpf_probe_read_user(dst, got, (const void *)sp) < 0)
-		return 0;
-	for (i = 0; i < UBPF_USTKMAX / 4096; i++) {
-		if (got >= want ||
-		    bpf_probe_read_user(dst + got, 4096,
-					(const void *)(sp + got)) < 0)
-			break;
-		got += 4096;
-	}
-	return got;
 }
 
 SEC("uprobe")
@@ -443,7 +415,8 @@ int ustack_walk(struct ureg *ctx)
 		n *= 8;
 		*h |= UBPF_RF_USTACK | UBPF_RF_UPCS;
 	} else {
-		n = copy(b->b + off + 8 * (UBPF_R_IP + 1) + 8, ctx->sp, kib);
+		n = ustk_pages(b->b + off + 8 * (UBPF_R_IP + 1) + 8, ctx->sp,
+			       kib * 1024);
 		*h |= UBPF_RF_USTACK;
 	}
 	*(__u32 *)(b->b + off + 8 * (UBPF_R_IP + 1)) = n;

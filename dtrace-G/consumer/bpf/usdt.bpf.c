@@ -55,6 +55,7 @@
 
 #include "uregs.h"
 #include "usdt_bpf.h"
+#include "ustk.bpf.h"
 
 
 char LICENSE[] SEC("license") = "GPL";
@@ -412,32 +413,7 @@ static __always_inline __u32 ustack_copy(struct scratch *s, __u32 off,
 	lenp = (__u32 *)(s->b + off);
 	off += 8;
 	dst = s->b + off;
-	got = 4096 - (__u32)(sp & 4095);
-	if (got > want)
-		got = want;
-	/*
-	 * got is at most 4096 here, but clang may pass want itself as the
-	 * size on the got > want path, and a 6.1 verifier does not carry
-	 * the bound of one register compared with another (want may be
-	 * 255 KiB): it refuses the read.  barrier_var() hides what clang
-	 * knows, so the mask below stays and bounds the size it passes.
-	 */
-	barrier_var(got);
-	got &= 8191;
-	if (got > 4096)
-		got = 4096;
-	if (bpf_probe_read_user(dst, got, (const void *)sp) < 0) {
-		got = 0;
-	} else {
-		/* a bounded loop: the verifier walks its 4 rounds */
-		for (i = 0; i < UBPF_USTKMAX / 4096; i++) {
-			if (got >= want ||
-			    bpf_probe_read_user(dst + got, 4096,
-						(const void *)(sp + got)) < 0)
-				break;
-			got += 4096;
-		}
-	}
+	got = ustk_pages(dst, sp, want);
 	lenp[0] = got;
 	lenp[1] = 0;
 	return off + got;

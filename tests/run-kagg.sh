@@ -18,7 +18,8 @@
 #    kernel (hits after the exit are not counted); with exit() in
 #    tick-N clauses only, the generated programs run the others up to
 #    the horizon (kplan.c's "Why exit()"): exact counts from a target
-#    that stops firing before the tick, and from one firing flat out
+#    that stops firing before the tick (at a USDT probe and at a
+#    system call), and from one firing flat out
 #    across several ticks (every hit counted once, none stamped at or
 #    past the exiting firing's due time), the generic program still
 #    nothing;
@@ -401,6 +402,15 @@ both "exit() in tick-N decided by its predicate, self->" 1 \
 	-n 'tr$target:::tick { @n = count(); }' \
 	-n 'tr$target:::tick { self->i++; @s[self->i] = count(); }' \
 	-n 'tick-100ms { k++; }' -n 'tick-100ms /k == 3/ { exit(0); }'
+
+# The same at a kernel probe (its program runs the plan on every hit,
+# cgen.c's kp_plan()): the target's writes of "ok sleep" before the
+# tick, three; the fourth comes after it.
+printf '\n                3\n' >expected.txt
+both "exit() in tick-1s, a system call counted" 1 \
+	"'sleep 10' 'sleep 10' 'sleep 10' 'sleep 3000'" \
+	-n 'syscall::write:entry /pid == $target/ { @ = count(); }' \
+	-n 'tick-1s { exit(0); }'
 GENERIC=
 
 # Flat out across several firings (spin: one thread firing tick(0,

@@ -14,8 +14,15 @@
 #    entries merged (a printf clause on the same probe keeps its record);
 #  - threads on several CPUs: exact counts from per-CPU values;
 #  - an argument past a site's own reads 0, not the previous hit's;
-#  - a program with exit() in a probe clause, tick-N's too, runs
-#    nothing in the kernel (hits after the exit are not counted);
+#  - a program with exit() in a probe clause runs nothing in the
+#    kernel (hits after the exit are not counted); with exit() in
+#    tick-N clauses only, the generated programs run the others up to
+#    the horizon (kplan.c's "Why exit()"): exact counts from a target
+#    that stops firing before the tick (at a USDT probe and at a
+#    system call), and from one firing flat out
+#    across several ticks (every hit counted once, none stamped at or
+#    past the exiting firing's due time), the generic program still
+#    nothing;
 #  - plans of the direct shape (one clause, no keys: the program's
 #    straight-line path, kagg_bpf.h): % by a power of two on negative
 #    values, / on them, pid against $target, a bare truth predicate;
@@ -42,7 +49,8 @@ trace_progs_build
 
 # both WHAT NCLAUSES CMD DTRACE-ARGS...: run dtrace -v -q on ./trprog CMD
 # with DTRACE_KAGG=1 and 0; both outputs must equal expected.txt, and
-# with 1 -v says NCLAUSES clauses ran in the kernel (0: no such line).
+# with 1 -v says NCLAUSES clauses ran in the kernel (0: no such line;
+# the generic program's run: GENERIC if set).
 # Runs 1 and 0 take the generic program (DTRACE_CGEN=0: the plans, the
 # straight-line path and kfix.bpf.h, which -v names; of the programs
 # -v then says nothing); run g takes the
@@ -69,7 +77,7 @@ both() {
 			expected.txt out$k.txt
 	done
 	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' err1.txt)
-	expect_eq "$what: clauses run in the kernel" "$ncl" "${n:-0}"
+	expect_eq "$what: clauses run in the kernel" "${GENERIC:-$ncl}" "${n:-0}"
 	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' errg.txt)
 	expect_eq "$what: clauses run in the kernel, generated" "$ncl" "${n:-0}"
 	expect_eq "$what: generated programs" "$gen" \
@@ -360,15 +368,97 @@ both "exit() in a probe clause" 0 "'tick 10'" \
 	-n 'tr$target:::tick /arg0 < 3/ { @ = count(); }' \
 	-n 'tr$target:::tick /arg0 == 5/ { exit(0); }'
 
-# exit() in tick-N, the common end of a one-liner: user space counts the
-# hits before the firing's due time and none after (records.c); the
-# kernel's counts, read after tracing stops, cannot leave out those in
-# between, so this too runs nothing in the kernel (kplan.c says what an
-# exact cut-off would take).  The sleep keeps the target alive past the
-# firing, so exit() ends the run.
+# exit() in tick-N, the common end of a one-liner: DTrace counts the
+# hits before the firing's due time and none after.  The generated
+# programs aggregate in the kernel up to the horizon dtrace sets (the
+# next firing that may exit); the generic program has none, so it runs
+# nothing there.  The sleep keeps the target alive past the firing, so
+# exit() ends the run; its 5 hits come before, all in the kernel: no
+# record is read.
+records() {
+	sed -n 's/^dtrace: BPF: .*, \([0-9]*\) records* read$/\1/p' "$1"
+}
+GENERIC=0
 printf '\n                5\n' >expected.txt
-both "exit() in tick-1s" 0 "'tick 5' 'sleep 3000'" \
+both "exit() in tick-1s" 1 "'tick 5' 'sleep 3000'" \
 	-n 'tr$target:::tick { @ = count(); }' \
 	-n 'tick-1s { exit(0); }'
+expect_eq "exit() in tick-1s: no record, generated" 0 "$(records errg.txt)"
+
+# A tick-N clause whose predicate decides the exit, beside one of the
+# traced probe that keeps a self-> variable: past the horizon a hit's
+# clauses all run in user space, so the kernel keeps no self-> variable
+# (that clause is user space's) and runs the other.
+cat >expected.txt <<'EOF'
+
+                4
+                1                1
+                2                1
+                3                1
+                4                1
+EOF
+both "exit() in tick-N decided by its predicate, self->" 1 \
+	"'tick 4' 'sleep 3000'" \
+	-n 'tr$target:::tick { @n = count(); }' \
+	-n 'tr$target:::tick { self->i++; @s[self->i] = count(); }' \
+	-n 'tick-100ms { k++; }' -n 'tick-100ms /k == 3/ { exit(0); }'
+
+# The same at a kernel probe (its program runs the plan on every hit,
+# cgen.c's kp_plan()): the target's writes of "ok sleep" before the
+# tick, three; the fourth comes after it.
+printf '\n                3\n' >expected.txt
+both "exit() in tick-1s, a system call counted" 1 \
+	"'sleep 10' 'sleep 10' 'sleep 10' 'sleep 3000'" \
+	-n 'syscall::write:entry /pid == $target/ { @ = count(); }' \
+	-n 'tick-1s { exit(0); }'
+GENERIC=
+
+# Flat out across several firings (spin: one thread firing tick(0,
+# "spin", i) for i = 0, 1, ...): the kernel counts, dtrace moves the
+# horizon at each tick-100ms that did not exit, and one exits once
+# tick-50ms has counted 5.  Every hit before its due time counts once
+# and none after: the count is the largest i counted + 1, and the
+# latest timestamp counted is before the due time the exiting clause
+# prints (its timestamp).  The same holds in user space alone
+# (DTRACE_KAGG=0: records.c runs a hit stamped at or past a tick not
+# yet read after it), unless dtrace, starved on a loaded machine, lets
+# the ring fill: a run with drops is not exact, so there it is only
+# said (a larger ring, -x bufsize, makes that rarer).
+cat >s.d <<'EOF'
+tr$target:::tick { @n = count(); @i = max(arg2); @t = max(timestamp); }
+tick-50ms { k++; }
+tick-100ms /k >= 5/ { printf("due %d\n", timestamp); exit(0); }
+EOF
+for k in 1 0; do
+	rm -f out$k.txt # -o appends
+	DTRACE_KAGG=$k timeout -s KILL 120 "$DTRACE" -v -q -o out$k.txt \
+		-x bufsize=16m -s s.d \
+		-c "./trprog 'spin 1' 'sleep 5000' stop" >/dev/null 2>err$k.txt
+	expect_eq "flat out (DTRACE_KAGG=$k): status" 0 "$?"
+	# due D, then @n, @i, @t
+	set -- $(cat out$k.txt)
+	expect_eq "flat out (DTRACE_KAGG=$k): output" "due 5" "${1:-} $#"
+	if [ $k = 0 ] && grep -qi drop err0.txt; then
+		echo "flat out (DTRACE_KAGG=0): drops, not checked:" \
+			"$(grep -i drop err0.txt)" >&2
+		continue
+	fi
+	if [ $# -eq 5 ]; then
+		expect_eq "flat out (DTRACE_KAGG=$k): each hit once" \
+			"$3" "$(($4 + 1))"
+		expect_eq "flat out (DTRACE_KAGG=$k): none at or past the exit" \
+			1 "$(($5 < $2))"
+	fi
+	expect_eq "flat out (DTRACE_KAGG=$k): no drops" "" \
+		"$(grep -i drop err$k.txt)"
+done
+n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' err1.txt)
+expect_eq "flat out: clauses run in the kernel" 1 "${n:-0}"
+set -- $(cat out1.txt)
+if [ $# -eq 5 ] && [ "$(records err1.txt)" -lt "$3" ]; then
+	pass
+else
+	fail "flat out: not fewer records ($(records err1.txt)) than hits (${3:-})"
+fi
 
 finish

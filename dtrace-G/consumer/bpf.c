@@ -1242,6 +1242,14 @@ void bpf_tls_reap(struct consumer *c)
 		bpf_kagg_tls_reap(c->bpf->kagg);
 }
 
+/* kprov.c: the horizon, where the kernel's clauses stop (kplan.c) */
+void bpf_horizon(struct consumer *c, uint64_t h)
+{
+	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
+	    c->bpf)
+		bpf_kagg_horizon(c->bpf->kagg, h);
+}
+
 static void bpf_aggs(struct consumer *c)
 {
 	if (c->bpf)

@@ -57,6 +57,12 @@
  * a kernel probe's generated program's (bpf_kagg_kplan()), not the
  * generic kprov.bpf.h's.
  *
+ * The horizon (kplan.c's "Why exit()"): a program whose tick-N clauses
+ * may exit() gets the array cghzn, one u64, which every generated
+ * program's prologue tests a plan's hit against (cgen.c): UINT64_MAX
+ * until the ticks start, then what kprov.c's kprov_horizon() writes
+ * through bpf_kagg_horizon().
+ *
  * DTRACE_KAGG=0 turns it off: every hit is recorded and aggregated in
  * user space, which prints the same (tests/run-kagg.sh compares both).
  */
@@ -101,6 +107,7 @@ struct bpf_kagg {
 	int tlss_fd;		 /* ... self-> strings (cgen_out.c) */
 	int tlsu_fd, tlsufull_fd; /* cgtlsu: tls_user() */
 	int saggs_fd;		 /* kaggs_s: a key with a string */
+	int hzn_fd;		 /* cghzn: the horizon (kplan.c), or -1 */
 	/* hits recorded unflagged at an event whose plan keeps self->
 	 * (bpf_kagg_tls_hit()), by {ev, pid}; armed: the process was
 	 * armed there too, before or after */
@@ -124,9 +131,9 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	if (env && !strcmp(env, "0"))
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
-	k->kp = d_kplan_new(c->prog, 0, NULL);
+	k->kp = d_kplan_new(c->prog, 0, NULL, NULL);
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
-	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = -1;
+	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
 	k->plans_fd = bpf_object__find_map_fd_by_name(obj, "kplans");
@@ -161,7 +168,8 @@ void bpf_kagg_free(struct bpf_kagg *k)
 		int fds[] = {k->aggs_fd,  k->flat_fd,	  k->drops_fd,
 			     k->armed_fd, k->arm1_fd,	  k->tls_fd,
 			     k->tlsdrops_fd, k->saggs_fd, k->tlsa_fd,
-			     k->tlsu_fd,  k->tlsufull_fd, k->tlss_fd};
+			     k->tlsu_fd,  k->tlsufull_fd, k->tlss_fd,
+			     k->hzn_fd};
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -469,12 +477,12 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	const char *env = getenv("DTRACE_KAGG");
 	struct bpf_kagg *k;
 	bool any = false, keyed = false, flat = false, tls = false;
-	bool skeyed = false, *user;
+	bool skeyed = false, *user, *ticks;
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
 	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = -1;
-	m->tlsu = m->tlsufull = m->tlss = -1;
+	m->tlsu = m->tlsufull = m->tlss = m->hzn = -1;
 	if (env && !strcmp(env, "0"))
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
@@ -484,8 +492,13 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	for (unsigned i = 0; i < c->nerror; i++)
 		if (c->error_clauses[i] < c->nclauses)
 			user[c->error_clauses[i]] = true;
-	k->kp = d_kplan_new(c->prog, D_KPLAN_VARS, user);
+	/* tick-N's clauses: their exit() is cut at the horizon */
+	ticks = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*ticks));
+	for (unsigned i = 0; i < c->nclauses; i++)
+		ticks[i] = kprov_tick_clause(c, i);
+	k->kp = d_kplan_new(c->prog, D_KPLAN_VARS, user, ticks);
 	free(user);
+	free(ticks);
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {
 		any |= d_kplan_clause(k->kp, ci) || d_kplan_gated(k->kp, ci);
 		tls |= d_kplan_tls(k->kp, ci);
@@ -493,7 +506,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->plans_fd = k->aggs_fd = k->flat_fd = k->drops_fd = -1;
 	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
-	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = -1;
+	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
 		bpf_kagg_free(k);
@@ -557,13 +570,19 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 			      BPF_F_NO_PREALLOC);
 	k->arm1_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgarm1", 4, 4, UBPF_MAXEV,
 			     0);
+	/* the horizon, none until the ticks start (kprov_start()) */
+	if (d_kplan_horizon(k->kp)) {
+		k->hzn_fd = map_new(BPF_MAP_TYPE_ARRAY, "cghzn", 4, 8, 1, 0);
+		bpf_kagg_horizon(k, kprov_horizon0(c));
+	}
 	k->cgen = true; /* bpf_kagg_free() closes them */
 	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
 	    (flat && k->flat_fd < 0) || k->armed_fd < 0 || k->arm1_fd < 0 ||
 	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0 ||
 		     k->tlsa_fd < 0 || k->tlsu_fd < 0 || k->tlss_fd < 0 ||
 		     k->tlsufull_fd < 0)) ||
-	    (skeyed && k->saggs_fd < 0)) {
+	    (skeyed && k->saggs_fd < 0) ||
+	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0)) {
 		*err = errno ? -errno : -EINVAL;
 		bpf_kagg_free(k);
 		return NULL;
@@ -583,7 +602,20 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tlsu = k->tlsu_fd;
 	m->tlsufull = k->tlsufull_fd;
 	m->kaggs_s = k->saggs_fd;
+	m->hzn = k->hzn_fd;
 	return k;
+}
+
+/*
+ * The horizon (kplan.c's "Why exit()"): a hit stamped at or past h runs
+ * no plan; kprov.c's kprov_horizon() moves it.
+ */
+void bpf_kagg_horizon(struct bpf_kagg *k, uint64_t h)
+{
+	uint32_t zero = 0;
+
+	if (k && k->hzn_fd >= 0)
+		(void)bpf_map_update_elem(k->hzn_fd, &zero, &h, BPF_ANY);
 }
 
 /* Event ev's generated program runs plan pl for the processes armed. */
@@ -698,7 +730,7 @@ bool bpf_kfix_candidate(struct consumer *c, const struct tprobe *p,
 	    !p || !p->nclauses)
 		return false;
 	memset(&t, 0, sizeof(t));
-	t.kp = d_kplan_new(c->prog, 0, NULL);
+	t.kp = d_kplan_new(c->prog, 0, NULL, NULL);
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		(void)d_kplan_clause(t.kp, ci);
 	t.ran = xcalloc(c->nclauses, sizeof(*t.ran));

@@ -42,7 +42,10 @@
  *     constant an immediate; each narrowed to its size and sign as
  *     usdt.bpf.c's sized() does (%ah-style: bits 8-15, unnarrowed).
  *  2. The plan, when the event has one (cgen_plan.c: only for a
- *     process bpf_agg.c armed, checked here; the plan's instructions
+ *     process bpf_agg.c armed, checked here, and, where tick-N may
+ *     exit(), for a hit stamped before the horizon in cghzn: the time
+ *     read once, before, is the record's (kplan.c's "Why exit()"),
+ *     the hit past it goes to the unflagged record; the plan's instructions
  *     as code, its strings and faults at the hit).  When no clause of
  *     the probe needs the record (and none faulted), the hit ends here;
  *     so does it when the plan's record gates (pl->record
@@ -347,7 +350,7 @@ static bool kp_plan(struct em *e, const struct cgen_maps *m,
 	bool fs = cgen_fsites(e, pl);
 
 	cgen_plan(e, pl, nargs, fds);
-	if (!pl->record && !e->nfj && !fs)
+	if (!pl->record && !e->nfj && !e->nhzj && !fs)
 		return true;
 	if (pl->record != 1) { /* a record only for a fault or a REC */
 		size_t jf = 0;
@@ -369,7 +372,9 @@ static bool kp_plan(struct em *e, const struct cgen_maps *m,
 	}
 	for (unsigned i = 0; i < e->nfj; i++) /* past it, flags still 0 */
 		fix(e, e->fj[i]);
-	e->nfj = 0;
+	for (unsigned i = 0; i < e->nhzj; i++)
+		fix(e, e->hzj[i]);
+	e->nfj = e->nhzj = 0;
 	return false;
 }
 
@@ -574,8 +579,13 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	uint16_t kskip = pl && !m->kp && m->armed >= 0 && m->arm1 >= 0
 				 ? (uint16_t)(s->strmask & ~pl->ustr)
 				 : 0;
-	/* one timestamp a firing, the plan's and the record's */
-	bool ts = pl && cgen_plan_has(pl, UBPF_K_TIME, -1);
+	/* the horizon (kplan.c's "Why exit()"): the plan runs only for a
+	 * hit stamped before it */
+	bool hz =
+		pl && m->hzn >= 0 && (m->kp || (m->armed >= 0 && m->arm1 >= 0));
+	/* one timestamp a firing, the plan's, the horizon's and the
+	 * record's */
+	bool ts = hz || (pl && cgen_plan_has(pl, UBPF_K_TIME, -1));
 	/* faults at the hit: the record's last 8 bytes, its sites' bits
 	 * (kept in S_FLAGS's upper half while the plan runs) */
 	bool fs = pl && (m->kp || (m->armed >= 0 && m->arm1 >= 0)) &&
@@ -634,6 +644,17 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	st(&e, BPF_DW, 10, S_FLAGS, 0);
 	if (ob)
 		jout = cgen_out_start(&e, m->buf, obase, ob);
+	if (hz) { /* at or past the horizon: the unflagged record */
+		st(&e, BPF_W, 10, S_KEY8, 0);
+		ldmap(&e, 1, m->hzn);
+		alu_r(&e, BPF_MOV, 2, 10);
+		alu_i(&e, BPF_ADD, 2, S_KEY8);
+		call(&e, BPF_FUNC_map_lookup_elem);
+		e.hzj[e.nhzj++] = jmp_i(&e, BPF_JEQ, 0, 0);
+		ldx(&e, BPF_DW, 1, 0, 0);
+		ldx(&e, BPF_DW, 2, 10, S_TS);
+		e.hzj[e.nhzj++] = jmp_r(&e, BPF_JGE, 2, 1);
+	}
 	if (m->kp && pl && kp_plan(&e, m, pl, nargs))
 		goto done; /* every clause ran in the kernel: no record */
 	/* 2. the plan, for an armed process */
@@ -733,6 +754,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		}
 		for (unsigned i = 0; i < e.nfj; i++) /* seq_read()'s faults */
 			fix(&e, e.fj[i]);
+		for (unsigned i = 0; i < e.nhzj; i++) /* past the horizon */
+			fix(&e, e.hzj[i]);
 	}
 	/* 3. the record */
 	if (jout != SIZE_MAX)

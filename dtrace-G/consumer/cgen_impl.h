@@ -62,6 +62,9 @@ struct em {
 	unsigned nsarg;
 	size_t fj[UBPF_KSTRARGS * 2 + 1];
 	unsigned nfj;
+	/* the horizon's (cgen.c): a hit stamped past it, to the same */
+	size_t hzj[2];
+	unsigned nhzj;
 	/* SEQ with a fault site (fsites()): its jump to its clause's
 	 * end, taken when its string could not be read; plan() fixes it */
 	size_t sfj;

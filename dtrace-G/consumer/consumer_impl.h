@@ -281,6 +281,8 @@ struct hit {
 	uint32_t rawlen;
 	uint32_t xlen; /* uprobe.c: the sample's bytes after raw (ustack) */
 	bool deferred; /* kept for one more read: its process was unknown */
+	bool later;    /* kept: stamped at or past a tick not yet due */
+	bool tick;     /* a tick-N firing: before the hits of its time */
 	bool kprov;    /* a kernel provider's (kprov.c decodes it) */
 	bool inproc;   /* inproc.c's, beside a kernel backend's (be_kernel) */
 };
@@ -849,6 +851,7 @@ struct cgen_maps {
 	int tlss;		    /* self-> strings (cgen_out.c), or -1 */
 	int kaggs_s;		    /* aggregations with a string key, or -1 */
 	int tlsu, tlsufull;	    /* pids a self-> plan's hit missed, or -1 */
+	int hzn; /* the horizon (u64: kplan.c's "Why exit()"), or -1 */
 	uint32_t self;		    /* dtrace's pid: its hits are skipped */
 	uint32_t ev1; /* a site link's event index + 1, or 0: the cookie */
 	uint32_t lpid; /* ... and its process (ev1 only), or 0 */
@@ -890,6 +893,8 @@ void bpf_kagg_cgen_plan(struct bpf_kagg *k, uint32_t ev,
 void bpf_kagg_tls_reap(struct bpf_kagg *k);
 void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid);
 void bpf_tls_reap(struct consumer *c);
+void bpf_kagg_horizon(struct bpf_kagg *k, uint64_t h);
+void bpf_horizon(struct consumer *c, uint64_t h);
 /*
  * bpf_cg.c, for the kernel providers' generated programs (cgen_kprov.c):
  * whether the run's programs are generated (decided now if no event
@@ -1127,6 +1132,19 @@ void kprov_drain(struct consumer *c);
 void kprov_hit(struct consumer *c, const struct hit *h);
 void kprov_stop(struct consumer *c);
 const struct d_probe *kprov_probe_of(struct consumer *c, unsigned id);
+/*
+ * The horizon (kplan.c's "Why exit()"): whether clause ci fires at
+ * tick-N probes alone, by its descriptions; a site it matched after all
+ * (kprov_horizon_off(): the horizon 0 for good); the next tick firing's
+ * due time, UINT64_MAX when none is to come (a hit stamped at or past
+ * it waits for it); the horizon moved to the next firing whose clause
+ * may exit, after a read that ran the firings before it.
+ */
+bool kprov_tick_clause(const struct consumer *c, unsigned ci);
+uint64_t kprov_horizon0(const struct consumer *c); /* before BEGIN */
+void kprov_horizon_off(struct consumer *c);
+uint64_t kprov_next_due(const struct consumer *c);
+void kprov_horizon(struct consumer *c);
 #ifdef HAVE_BPF
 /*
  * kprov.c: which of its programs bpf.c loads (c NULL: none), into obj

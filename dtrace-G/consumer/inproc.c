@@ -160,8 +160,9 @@ static int ip_open(struct consumer *c)
 		struct d_kplan *kp;
 		bool any = false;
 
-		kp = env && !strcmp(env, "0") ? NULL
-					      : d_kplan_new(c->prog, 0, NULL);
+		kp = env && !strcmp(env, "0")
+			     ? NULL
+			     : d_kplan_new(c->prog, 0, NULL, NULL);
 		for (unsigned ci = 0; kp && ci < c->nclauses; ci++)
 			any |= d_kplan_clause(kp, ci);
 		if (any) {

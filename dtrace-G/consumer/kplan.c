@@ -34,26 +34,73 @@
  * kernel and the rest from its record.  What breaks that is a clause of
  * a traced probe that reads or resets an aggregation while tracing goes
  * on (printa(), clear(), trunc()) or stops the run (exit()): a program
- * with one runs nothing in the kernel.  BEGIN and END run in dtrace;
- * the merge comes before END.
+ * with one runs nothing in the kernel, but for exit() in tick-N
+ * clauses (below).  BEGIN and END run in dtrace; the merge comes
+ * before END.
  *
- * Why exit(), tick-N's too, the usual end of a one-liner.  User space
- * runs the hits in time order, a tick-N firing stamped with the time it
- * was due (kprov_profile.c), and after the clause that calls exit() it
- * runs nothing more (records.c): it counts exactly the hits before the
- * exit.  The kernel's counts carry no time and are read only after
- * tracing stops, which is a read and a detach after the exit ran (the
- * switchrate's wait at most, then the uprobes' removal), so stopping
- * the kernel when dtrace runs exit() would count the hits in between:
- * no exact point can be told to the kernel after the fact.  Exactness
- * would need it told before: for tick-N, a horizon (the next firing's
- * due time) past which a hit aggregates nothing in the kernel and
- * sends its record unflagged, as a hit before its plan arrived does
- * (user space runs all its clauses), moved on each time a firing did
- * not exit; and exit() in a traced probe's clause would need its
- * predicate run in the kernel with the other CPUs' hits ordered
- * against it as the ring orders records, which they are not.  Neither
- * is done, so both are refused (tests/run-kagg.sh).
+ * Why exit(), and tick-N's horizon.  User space runs the hits in time
+ * order, a tick-N firing stamped with the time it was due
+ * (kprov_profile.c), and after the clause that calls exit() it runs
+ * nothing more (records.c): it counts the hits stamped before the
+ * exiting firing's due time and none after.  The kernel's counts carry
+ * no time and are read only after tracing stops, a read and a detach
+ * after the exit ran, so stopping the kernel when dtrace runs exit()
+ * would count the hits in between: the cut must be told to the kernel
+ * before.  For exit() in clauses that fire at tick-N probes alone
+ * (ticks, kprov.c's kprov_tick_clause(): every description
+ * profile:::tick-N or tick-N) it is, with D_KPLAN_VARS (generated
+ * programs): the kernel keeps a horizon H (the map cghzn, bpf_agg.c;
+ * tested in cgen.c's prologue), and a hit stamped t >= H runs no plan
+ * and writes its record unflagged, so user space runs all its clauses,
+ * as for a hit before its plan arrived.  dtrace sets H to the due time
+ * of the next firing of a tick-N probe with a clause that may call
+ * exit() (d_kplan_exits(); its predicate may decide: every firing
+ * counts) and moves it on after a read that ran the firings before it
+ * (kprov.c's kprov_horizon()).  Why that is exact:
+ *  - One clock, one stamp.  Firing k's timer expires at the absolute
+ *    CLOCK_MONOTONIC time t0 + k * period, the time its record carries;
+ *    bpf_ktime_get_ns() reads CLOCK_MONOTONIC too, once per hit,
+ *    before the plan: the value compared with H is the one the record
+ *    carries, so a hit is before the firing in the kernel's test
+ *    exactly when it is in user space's order (at the same
+ *    nanosecond the firing sorts first, as t >= H wants).
+ *  - H never passes the exiting firing: it takes only the due times of
+ *    firings not yet run, and after exit() it is not moved.  A hit the
+ *    kernel counted has t < H <= that due time; any other hit has its
+ *    record, which user space runs when t is before the due time and
+ *    not after it, as in a run without the kernel.  So each hit before
+ *    the exit counts once, and none after.
+ *  - Per-CPU races.  H is one aligned u64 that dtrace writes and every
+ *    CPU reads after stamping its hit; whichever value a hit read, old
+ *    or new, was the due time of a firing not yet run, so t < it puts
+ *    the hit in the kernel rightly, and else the record goes.  Before
+ *    BEGIN H is UINT64_MAX (no firing is set); kprov_start() writes now
+ *    + the shortest such period before it reads the timers' t0, so a
+ *    hit that read UINT64_MAX was stamped before every firing.
+ *  - Several tick-N probes: H is the earliest next firing among those
+ *    that may exit; the others' firings do not move it.
+ *  - The order in user space: the ticks due are read before the ring
+ *    (records.c's drain_buffers()), and a hit stamped at or past a
+ *    firing not yet read waits for it (the timer may expire after its
+ *    due time), so no hit past the exit runs before it.  What remains
+ *    is a record written to the ring after dtrace read the ring for the
+ *    exiting firing although its hit was stamped before: a hit of a
+ *    clause the kernel runs writes one only when it read an H older
+ *    than the exiting firing's, which was set a period before; one of
+ *    a clause user space runs is the ring's, as without a horizon.
+ *  - Past H every clause of a hit runs in user space, so with a horizon
+ *    the kernel keeps no self-> variable (kplan_vars.c); this-> ones are
+ *    the hit's own.  A site a tick-N clause matches after all (a USDT
+ *    probe named tick-1s) would make its exit() a traced probe's: H
+ *    becomes 0 for good before the site is armed (sites.c, kprov.c's
+ *    kprov_horizon_off()), and a hit that read an older H was stamped
+ *    before the site could fire.
+ * The cost is a lookup of H per hit.  exit() in a traced probe's clause
+ * would need its predicate run in the kernel with the other CPUs' hits
+ * ordered against it as the ring orders records, which they are not;
+ * printa(), clear() and trunc() read or reset what the kernel keeps
+ * while it counts.  Those are refused, and so is exit() in tick-N for
+ * the generic program, which has no horizon (tests/run-kagg.sh).
  *
  * Same bits.  The user-space evaluator (../d/run.c) computes as DTrace does:
  * 64 bits, the C type of a result deciding only signed or unsigned
@@ -563,8 +610,11 @@ bool kp_dtrace_only(const struct clause *c)
 	return true;
 }
 
-/* printa(), clear(), trunc(), exit(), or what kplan.c does not know */
-static bool stmts_stop(const struct stmt *v, unsigned n)
+/*
+ * printa(), clear(), trunc(), exit() (unless exit_ok: a tick-N clause's,
+ * cut at the horizon), or what kplan.c does not know
+ */
+static bool stmts_stop(const struct stmt *v, unsigned n, bool exit_ok)
 {
 	for (unsigned i = 0; i < n; i++) {
 		switch (v[i].kind) {
@@ -574,9 +624,13 @@ static bool stmts_stop(const struct stmt *v, unsigned n)
 		case S_TRACEMEM:
 		case S_AGG:
 			break;
+		case S_EXIT:
+			if (!exit_ok)
+				return true;
+			break;
 		case S_IF:
-			if (stmts_stop(v[i].body, v[i].nbody) ||
-			    stmts_stop(v[i].els, v[i].nels))
+			if (stmts_stop(v[i].body, v[i].nbody, exit_ok) ||
+			    stmts_stop(v[i].els, v[i].nels, exit_ok))
 				return true;
 			break;
 		default:
@@ -586,9 +640,8 @@ static bool stmts_stop(const struct stmt *v, unsigned n)
 	return false;
 }
 
-
-struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags,
-			    const bool *user)
+struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
+			    const bool *ticks)
 {
 	struct d_kplan *k = xcalloc(1, sizeof(*k));
 	unsigned ci, i, nv = p->nvars ? p->nvars : 1;
@@ -608,10 +661,17 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags,
 	/* a predicate that gates the record changes nothing a clause
 	 * sees, so exit() and printa() do not rule gates out */
 	k->gates = (flags & D_KPLAN_VARS) != 0;
-	for (ci = 0; ci < p->nclauses; ci++)
-		if (!kp_dtrace_only(&p->clauses[ci]) &&
-		    stmts_stop(p->clauses[ci].stmts, p->clauses[ci].nstmts))
+	for (ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+		bool tick = ticks && ticks[ci] && (flags & D_KPLAN_VARS);
+
+		if (kp_dtrace_only(c) ||
+		    !stmts_stop(c->stmts, c->nstmts, false))
+			continue;
+		if (!tick || stmts_stop(c->stmts, c->nstmts, true))
 			return k;
+		k->horizon = true; /* exit() at a tick-N firing */
+	}
 	k->vars = (flags & D_KPLAN_VARS) != 0;
 	if (k->vars) {
 		kp_vars_decide(k);
@@ -691,6 +751,22 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->vslot);
 	free(k->varg);
 	free(k);
+}
+
+bool d_kplan_horizon(const struct d_kplan *k)
+{
+	return k->horizon;
+}
+
+bool d_kplan_exits(const struct d_prog *p, unsigned clause)
+{
+	const struct clause *c;
+
+	if (clause >= p->nclauses)
+		return false;
+	c = &p->clauses[clause];
+	return stmts_stop(c->stmts, c->nstmts, false) &&
+	       !stmts_stop(c->stmts, c->nstmts, true);
 }
 
 bool d_kplan_clause(const struct d_kplan *k, unsigned clause)

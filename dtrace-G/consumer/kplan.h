@@ -34,7 +34,17 @@ struct d_kplan;
  */
 #define D_KPLAN_VARS 0x1
 struct d_kplan *d_kplan_new(struct d_prog *prog, unsigned flags,
-			    const bool *user);
+			    const bool *user, const bool *ticks);
+/*
+ * ticks, if not NULL, marks per clause those that fire at tick-N
+ * probes alone (dtrace's timers): with D_KPLAN_VARS their exit() does
+ * not keep the others out of the kernel, which then stops at a
+ * horizon (kplan.c's "Why exit()"): d_kplan_horizon() says so, and
+ * the kernel keeps no self-> variable.
+ */
+bool d_kplan_horizon(const struct d_kplan *k);
+/* Clause clause may call exit(), which alone keeps it from the kernel */
+bool d_kplan_exits(const struct d_prog *prog, unsigned clause);
 void d_kplan_free(struct d_kplan *k);
 
 /* Clause clause runs in the kernel wherever its plan fits. */

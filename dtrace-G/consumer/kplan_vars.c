@@ -623,6 +623,8 @@ void kp_vars_decide(struct d_kplan *k)
 		k->vst[v] = KV_NO;
 		k->vbit[v] = -1;
 		k->vslot[v] = -1;
+		if (k->horizon && var->scope != SC_THIS)
+			continue; /* a hit past it: user space's (kplan.c) */
 		if ((var->scope == SC_SELF || var->scope == SC_THIS ||
 		     var->scope == SC_SELFASSOC) &&
 		    var->kind != T_STR && !var->ptr && !var->psou &&
@@ -637,7 +639,8 @@ void kp_vars_decide(struct d_kplan *k)
 		const struct var *var = &p->vars[v];
 
 		if (k->vst[v] != KV_NO ||
-		    (var->scope != SC_THIS && var->scope != SC_SELF) ||
+		    (var->scope != SC_THIS &&
+		     (var->scope != SC_SELF || k->horizon)) ||
 		    var->kind != T_STR || var->ptr || var->psou ||
 		    (var->scope == SC_THIS && ntstr >= UBPF_KTSTR) ||
 		    !str_var(k, v, mark))

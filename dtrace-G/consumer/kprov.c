@@ -38,9 +38,11 @@
  * uprobe, fasttrap or in-process backend, or dtrace built without
  * libbpf), stops the run before BEGIN, with the provider and the
  * reason said.
- * kprov_start() sets the tick timers when BEGIN has fired.  Hits are
- * decoded here (kprov_hit()) into a struct d_fire and run by records.c's
- * hit_run(), as every hit is.  kprov_stop(), with the backend's stop:
+ * kprov_start() sets the tick timers when BEGIN has fired, and
+ * kprov_horizon() the horizon past which the kernel's clauses do not
+ * run, the next firing that may exit() (kplan.c's "Why exit()").
+ * Hits are decoded here (kprov_hit()) into a struct d_fire and run by
+ * records.c's hit_run(), as every hit is.  kprov_stop(), with the backend's stop:
  * no record is made after it.
  *
  * What a firing says.  pid, tid, CPU and execname are the thread that
@@ -85,6 +87,7 @@
 #include "bpf/kagg_bpf.h"
 #include "bpf/kprov_bpf.h"
 #include "bpf/usdt_bpf.h"
+#include "kplan.h"
 #include "kprov.h"
 #include "../objects/probes.h"
 
@@ -492,25 +495,130 @@ arm:
 /* ------------------------------------------------------------------ */
 /* Ticks: timers in the loop */
 
+/*
+ * Each timer expires at t0 + k * period exactly (an absolute time on
+ * CLOCK_MONOTONIC, the clock bpf_ktime_get_ns() reads), the time its
+ * k-th firing's record is stamped with: a hit stamped before it was
+ * before the firing, in the kernel's terms and in the records' order.
+ */
 void kprov_start(struct consumer *c)
 {
 	struct kprov *kp = c->kp;
+	uint64_t per1 = UINT64_MAX;
 
 	for (size_t i = 0; kp && i < kp->nticks; i++) {
 		struct kp_tick *t = &kp->ticks[i];
-		uint64_t per = t->p->n.period;
+
+		t->exits = false;
+		for (unsigned j = 0; j < t->p->nclauses; j++)
+			t->exits |= d_kplan_exits(c->prog, t->p->clauses[j]);
+		if (t->exits && t->p->n.period < per1)
+			per1 = t->p->n.period;
+	}
+	/*
+	 * Until now the horizon was UINT64_MAX: a hit that read it was
+	 * stamped before this write, so before any timer's start below and
+	 * its first firing.  What is written is at most the first firing
+	 * that may exit (its t0 comes after), and kprov_horizon() then
+	 * moves it up to that firing.
+	 */
+	if (kp && !kp->hz_off && per1 != UINT64_MAX) {
+		kp->hz = now_ns(CLOCK_MONOTONIC) + per1;
+#ifdef HAVE_BPF
+		bpf_horizon(c, kp->hz);
+#endif
+	}
+	for (size_t i = 0; kp && i < kp->nticks; i++) {
+		struct kp_tick *t = &kp->ticks[i];
+		uint64_t per = t->p->n.period, due;
 		struct itimerspec its = {
 			.it_interval = {(time_t)(per / 1000000000u),
 					(long)(per % 1000000000u)},
 		};
 
-		its.it_value = its.it_interval;
 		t->t0 = now_ns(CLOCK_MONOTONIC);
 		t->k = 0;
-		if (timerfd_settime(t->fd, 0, &its, NULL) < 0)
+		due = t->t0 + per;
+		its.it_value.tv_sec = (time_t)(due / 1000000000u);
+		its.it_value.tv_nsec = (long)(due % 1000000000u);
+		if (timerfd_settime(t->fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
 			say(c, "cannot start %s: %s", t->p->n.d.name,
 			    strerror(errno));
 	}
+	kprov_horizon(c);
+}
+
+/* A tick-N description: profile:::tick-N or tick-N, no pattern. */
+static bool tick_desc(const struct dt_desc *d)
+{
+	return (!d->prov[0] || !strcmp(d->prov, "profile")) && !d->mod[0] &&
+	       !d->func[0] && !strncmp(d->name, "tick-", 5) &&
+	       !strpbrk(d->name, "*?[\\");
+}
+
+bool kprov_tick_clause(const struct consumer *c, unsigned ci)
+{
+	if (ci >= c->nclauses || !c->ndescs[ci])
+		return false;
+	for (unsigned j = 0; j < c->ndescs[ci]; j++)
+		if (!tick_desc(&c->descs[ci][j]))
+			return false;
+	return true;
+}
+
+uint64_t kprov_horizon0(const struct consumer *c)
+{
+	return c->kp && c->kp->hz_off ? 0 : UINT64_MAX;
+}
+
+void kprov_horizon_off(struct consumer *c)
+{
+	if (!c->kp || c->kp->hz_off)
+		return;
+	c->kp->hz_off = true;
+	c->kp->hz = 0;
+#ifdef HAVE_BPF
+	bpf_horizon(c, 0);
+#endif
+}
+
+/* The next firing of tick t, or of those that may exit() (exits). */
+static uint64_t next_due(const struct kprov *kp, bool exits)
+{
+	uint64_t due = UINT64_MAX;
+
+	for (size_t i = 0; kp && !kp->stopped && i < kp->nticks; i++) {
+		const struct kp_tick *t = &kp->ticks[i];
+		uint64_t d = t->t0 + (t->k + 1) * t->p->n.period;
+
+		if (!t->t0 && exits)
+			return UINT64_MAX; /* not started: no move yet */
+		if (t->t0 && (!exits || t->exits) && d < due)
+			due = d;
+	}
+	return due;
+}
+
+uint64_t kprov_next_due(const struct consumer *c)
+{
+	return c->begun ? next_due(c->kp, false) : UINT64_MAX;
+}
+
+void kprov_horizon(struct consumer *c)
+{
+	struct kprov *kp = c->kp;
+	uint64_t h;
+
+	/* after exit() it stays below the firing that called it */
+	if (!kp || kp->hz_off || kp->stopped || c->exit_called)
+		return;
+	h = next_due(kp, true);
+	if (h == kp->hz || h == UINT64_MAX)
+		return; /* no firing that may exit is to come: none */
+	kp->hz = h;
+#ifdef HAVE_BPF
+	bpf_horizon(c, h);
+#endif
 }
 
 size_t kprov_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
@@ -553,6 +661,7 @@ void kprov_drain(struct consumer *c)
 			r.len = sizeof(r);
 			h.time = r.time;
 			h.kprov = true;
+			h.tick = true;
 			h.rawlen = sizeof(r);
 			h.rawoff = arena_put(c, &r, sizeof(r));
 			hit_push(c, &h);

@@ -68,6 +68,7 @@ struct kp_tick {
 	int fd;	     /* timerfd, CLOCK_MONOTONIC */
 	uint64_t t0; /* when it was set: firing k is at t0 + k * period */
 	uint64_t k;  /* firings pushed */
+	bool exits;  /* a clause of its may exit(): the horizon's */
 };
 
 struct kprov {
@@ -82,6 +83,10 @@ struct kprov {
 	struct kp_tick *ticks;
 	size_t nticks;
 	bool stopped;
+	/* the horizon last told the kernel (kprov_horizon()); hz_off: a
+	 * tick-N clause matched a site, so it stays 0 */
+	uint64_t hz;
+	bool hz_off;
 	bool cg;		 /* the programs are generated (cgen_kprov.c) */
 	bool kconf_found;	 /* kconf is kp_kconf_find()'s */
 	struct ubpf_kconf kconf;

@@ -22,11 +22,16 @@
  * cpu-clock runs on an hrtimer, so it fires on a CPU with no hardware
  * counters too (this project's VMs have none).
  *
- * tick-N.  A timerfd (CLOCK_MONOTONIC) in the consumer's loop, started
- * when BEGIN has fired; each firing becomes a record with the time it
- * was due (kprov_drain()), so it runs in time order with the kernel's
- * records, and exit() in it stops the run there: the firings after it
- * are not run.  It fires in dtrace, as BEGIN does (kprov.c).
+ * tick-N.  A timerfd in the consumer's loop, started when BEGIN has
+ * fired, at absolute CLOCK_MONOTONIC times (kprov_start(): firing k at
+ * t0 + k * period, the clock bpf_ktime_get_ns() reads); each firing
+ * becomes a record with the time it was due (kprov_drain()), so it runs
+ * in time order with the kernel's records, and exit() in it stops the
+ * run there: the firings after it are not run, nor the hits stamped at
+ * or past its due time (records.c).  Where its clauses alone may call
+ * exit(), the kernel's clauses stop at the next such firing's due time
+ * (the horizon, kplan.c's "Why exit()"), which dtrace moves on after
+ * each that did not exit.  It fires in dtrace, as BEGIN does (kprov.c).
  */
 #include "config.h"
 
@@ -302,7 +307,7 @@ static int prof_arm(struct consumer *c, struct kprov *kp)
 		struct kprobe *p = kp->probes[i];
 
 		if (p->n.kind == KP_TICK) {
-			struct kp_tick t = {p, -1, 0, 0};
+			struct kp_tick t = {p, -1, 0, 0, false};
 
 			t.fd = timerfd_create(CLOCK_MONOTONIC,
 					      TFD_NONBLOCK | TFD_CLOEXEC);

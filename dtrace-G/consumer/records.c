@@ -28,7 +28,12 @@
  * (hit_run()).  A kernel provider's hit (syscall, profile, tick, proc:
  * hit.kprov) is decoded by kprov.c instead, which knows its probe
  * without a site, and run by hit_run() the same way; tick-N's come
- * from kprov_drain(), after the backend's.  A hit some of whose clauses
+ * from kprov_drain(), before the backend's (drain_buffers()), and a
+ * hit stamped at or past the due time of a firing not read yet waits
+ * for it (hit.later: a timer may expire after its due time), so a
+ * tick that calls exit() counts exactly the hits before it (kplan.c's
+ * "Why exit()"); after each read the horizon the kernel's clauses stop
+ * at moves on (kprov_horizon()).  A hit some of whose clauses
  * the kernel ran (kagg_rec) runs the others (hit_run_kagg()), and a
  * fault one of the kernel's had at the hit (kfault) is reported, and
  * ERROR fired, in that clause's place among them; so is one of the
@@ -177,6 +182,8 @@ static int hit_cmp(const void *a, const void *b)
 {
 	const struct hit *x = a, *y = b;
 
+	if (x->time == y->time) /* a hit at a tick's due time is after it */
+		return (int)y->tick - (int)x->tick;
 	return (x->time > y->time) - (x->time < y->time);
 }
 
@@ -438,11 +445,13 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 /*
  * Take what the backend has into the hits, not run yet: the fork-tree
  * facts among the records are applied as they are read (lineage.c).
+ * The ticks due come first: every record a hit stamped before one of
+ * them wrote by then is in the backend's buffers, and is read after.
  */
 void drain_buffers(struct consumer *c)
 {
+	kprov_drain(c);
 	c->be->drain(c);
-	kprov_drain(c); /* the ticks due */
 }
 
 /* Keep the hits marked deferred (and their bytes) for the next read. */
@@ -456,7 +465,7 @@ static void hits_keep(struct consumer *c, size_t nkeep)
 	for (size_t i = 0; i < c->nhits; i++) {
 		struct hit h = c->hits[i];
 
-		if (!h.deferred)
+		if (!h.deferred && !h.later)
 			continue;
 		if (h.rawoff + h.rawlen + h.xlen <= oldlen)
 			h.rawoff = arena_put(c, old + h.rawoff,
@@ -476,6 +485,7 @@ static void hits_keep(struct consumer *c, size_t nkeep)
 static void read_round(struct consumer *c)
 {
 	size_t nkeep = 0;
+	uint64_t due;
 
 	c->read_more = false;
 	c->read_cap = c->alen + c->rbsize;
@@ -489,8 +499,18 @@ static void read_round(struct consumer *c)
 		c->hits[i].raw = c->arena + c->hits[i].rawoff;
 	if (c->nhits > 1)
 		qsort(c->hits, c->nhits, sizeof(*c->hits), hit_cmp);
+	due = kprov_next_due(c); /* after the ticks drained: not yet due */
 	for (size_t i = 0; i < c->nhits; i++) {
-		bool run = c->exit_called || hit_process(c, &c->hits[i]);
+		bool run;
+
+		/* a hit stamped at or past the next tick waits for it: the
+		 * timer's expiry may come after the hit's record */
+		c->hits[i].later = !c->exit_called && c->hits[i].time >= due;
+		if (c->hits[i].later) {
+			nkeep++;
+			continue;
+		}
+		run = c->exit_called || hit_process(c, &c->hits[i]);
 
 		/* a thread held at a copyout() probe goes on once its hit
 		 * has run (its writes made); a deferred one stays held
@@ -511,6 +531,9 @@ static void read_round(struct consumer *c)
 		c->nhits = 0;
 		c->alen = 0;
 	}
+	/* the firings run did not exit: the kernel's clauses go on to
+	 * the next that may (kplan.c's "Why exit()") */
+	kprov_horizon(c);
 	fflush(c->out);
 }
 

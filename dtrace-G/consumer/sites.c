@@ -420,6 +420,9 @@ static void probe_match_clauses(struct consumer *c, struct tprobe *p)
 		}
 		if (hit)
 			PROBE_CLAUSE_ADD(c, p, ci);
+		/* a site named like a tick: its exit() is no tick's */
+		if ((hit || child) && kprov_tick_clause(c, ci))
+			kprov_horizon_off(c);
 		if (hit || child) {
 			p->fstrmask |= d_clause_strargs(c->prog, ci);
 			p->fneeds |= d_clause_needs(c->prog, ci) | c->eneeds;

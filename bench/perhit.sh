@@ -38,6 +38,9 @@
 #  - selfstr:	enter { self->s = copyinstr(arg1); }
 #		leave { printf("%s\n", self->s); }, output to a file
 #		(bpftrace: @s[tid] = str(arg1), printf() of @s[tid])
+#  - selfcmp:	enter { self->s = copyinstr(arg1); }
+#		leave /self->s == "beta"/ { @ = count(); }
+#		(bpftrace: @s[tid] = str(arg1), if (@s[tid] == "beta"))
 # The best of $ROUNDS runs per tool.  Needs root and bpftrace; nothing
 # passes or fails on speed.  ROWS="self ..." runs only those rows.  With
 # PERHIT_MD set, the table is written there as a markdown section.
@@ -83,6 +86,7 @@ d_of() {
 	self) echo "$e { self->t = timestamp; } $l /self->t/ { @ = quantize(timestamp - self->t); self->t = 0; }" ;;
 	ustack) echo "$e { @[ustack()] = count(); }" ;;
 	selfstr) printf '%s\n' "$e { self->s = copyinstr(arg1); } $l { printf(\"%s\\n\", self->s); }" ;;
+	selfcmp) echo "$e { self->s = copyinstr(arg1); } $l /self->s == \"beta\"/ { @ = count(); }" ;;
 	esac
 }
 bt_of() {
@@ -96,6 +100,7 @@ bt_of() {
 	self) echo "$e { @t[tid] = nsecs; } $l /@t[tid]/ { @ = hist(nsecs - @t[tid]); delete(@t[tid]); }" ;;
 	ustack) echo "$e { @[ustack] = count(); }" ;;
 	selfstr) printf '%s\n' "$e { @s[tid] = str(arg1); } $l { printf(\"%s\\n\", @s[tid]); }" ;;
+	selfcmp) echo "$e { @s[tid] = str(arg1); } $l { if (@s[tid] == \"beta\") { @ = count(); } }" ;;
 	esac
 }
 
@@ -135,7 +140,7 @@ one() {
 		}' stats
 }
 
-rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr}
+rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr selfcmp}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

@@ -224,7 +224,7 @@ static bool tstr_base(struct em *e, const struct ubpf_kop *o, int32_t *base)
  * S_VKEY = cgtlss's key of self-> variable v, and the call of fn
  * (lookup or delete) on cgtlss (fd) with it: r0 its answer
  */
-static void tlss_call(struct em *e, uint16_t v, int fd, int32_t fn)
+void cgen_tlss_call(struct em *e, uint16_t v, int fd, int32_t fn)
 {
 	stx(e, BPF_W, 10, S_VKEY, 7);
 	st(e, BPF_W, 10, S_VKEY + 4, v);
@@ -276,7 +276,7 @@ static void sstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 		return;
 	/* the thread's entry, there since its first store: the copy over
 	 * it (only the thread reads or writes it), no allocation */
-	tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
+	cgen_tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
 	jin = jmp_i(e, BPF_JEQ, 0, 0);
 	alu_r(e, BPF_MOV, 1, 0);
 	alu_i(e, BPF_MOV, 2,
@@ -329,7 +329,7 @@ static void sclr(struct em *e, const struct ubpf_kop *o, const int *fds)
 		e->bad = true;
 		return;
 	}
-	tlss_call(e, o->slot, fds[8], BPF_FUNC_map_delete_elem);
+	cgen_tlss_call(e, o->slot, fds[8], BPF_FUNC_map_delete_elem);
 }
 
 /* OVSTR o: the variable's struct ubpf_kostr (imm bytes of its string)
@@ -348,7 +348,7 @@ static void ovstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 			e->bad = true;
 			return;
 		}
-		tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
+		cgen_tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
 		j = jmp_i(e, BPF_JNE, 0, 0);
 		ldx(e, BPF_DW, 2, 10, S_OBUF);
 		st(e, BPF_W, 2,

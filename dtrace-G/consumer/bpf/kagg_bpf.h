@@ -141,6 +141,10 @@ enum {
 		       * deleted) */
 	UBPF_K_OVSTR, /* the variable's string (imm bytes at most) into
 		       * the out area at agg, a struct ubpf_kostr */
+	UBPF_K_VSEQ,  /* push the self-> string variable slot (n
+		       * UBPF_KV_SELF) == the string of the next step
+		       * SDATA instructions, as SEQ's (UBPF_KF_NEG: !=);
+		       * absent, it reads "" */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

@@ -26,7 +26,9 @@
 #    cleared, unset, cut by strsize, not printable, byte for byte
 #    DTRACE_CGEN=0's, the clauses counted by -v (this tree before
 #    VSEQ kept them in user space); a store that faulted leaves the
-#    string compared as it was;
+#    string compared as it was; its strlen() (VSLEN) in predicates,
+#    printf() arguments, quantize() and keys, 254, 255 and 300 bytes
+#    cut by strsize, set, cleared and unset, as DTRACE_CGEN=0's;
 #  - the same argument's string printed by the kernel and read by a
 #    clause left to user space: the record of a hit the plan ran still
 #    copies it for that clause (cgen.c leaves out only the strings no
@@ -190,12 +192,12 @@ expect_grep "string variables: -v" \
 run 0 svar0.txt 'midway 5' -s svar.d
 expect_eq "string variables: DTRACE_CGEN=0 reads copyinstr(self->p) later" \
 	0 "$(grep -c ' before-[0-9]* during-' svar0.txt)"
-# read by a clause left to user space (strlen()): every clause touching
+# read by a clause left to user space (substr()): every clause touching
 # it is user space's, as DTRACE_CGEN=0's
 cat >svaru.d <<'EOF2'
 pid$target::hit:entry { self->s = copyinstr(arg0); }
 pid$target::hit:return { printf("[%s]\n", self->s); }
-pid$target::hit:return /self->s != ""/ { printf("%d\n", strlen(self->s)); }
+pid$target::hit:return /self->s != ""/ { printf("%s\n", substr(self->s, 1)); }
 EOF2
 run 1 svaru1.txt keep -s svaru.d
 run 0 svaru0.txt keep -s svaru.d
@@ -296,6 +298,44 @@ done
 expect_grep "string variable compared, its store faulted: -v" \
 	'^dtrace: 2 clauses printing values computed in the kernel$' \
 	svcflt1.txt.err
+# ... and measured, strlen() (kplan.c's kp_svar_strlen(), cgen_plan.c's
+# vslen()): the copy's length, the last byte of one that filled
+# strsize - 1 bytes telling 254 from 255
+cat >svlen.d <<'EOF2'
+pid$target::hit:entry /arg1 != 6/ { self->s = copyinstr(arg0); }
+pid$target::hit:entry /arg1 == 2/ { self->s = ""; }
+pid$target::hit:return /strlen(self->s) > 3/
+{
+	printf("%d long %d\n", arg1, strlen(self->s));
+}
+pid$target::hit:return /strlen(self->s) == 0/ { printf("%d none\n", arg1); }
+pid$target::hit:return
+{
+	@q = quantize(strlen(self->s));
+	@n[strlen(self->s) + 1, self->s == "alpha"] = count();
+	self->s = 0;
+}
+EOF2
+for xo in '' '-x strsize=16'; do
+	run 1 svlen1.txt keep -s svlen.d $xo
+	run 0 svlen0.txt keep -s svlen.d $xo
+	expect_file_eq "string variable measured${xo:+ ($xo)}: DTRACE_CGEN=0's output" \
+		svlen0.txt svlen1.txt
+	if [ -z "$xo" ]; then
+		printf '%s\n' "2 long 5" "3 none" "4 long 254" "5 long 255" \
+			"6 long 255" "7 none" "4294967290 long 5" >svlen.exp
+	else
+		printf '%s\n' "2 long 5" "3 none" "4 long 15" "5 long 15" \
+			"6 long 15" "7 none" "4294967290 long 5" >svlen.exp
+	fi
+	expect_eq "string variable measured${xo:+ ($xo)}: the output" \
+		"$(cat svlen.exp)" "$(head -7 svlen1.txt)"
+	expect_grep "string variable measured${xo:+ ($xo)}: -v" \
+		'^dtrace: 2 clauses printing values computed in the kernel$' \
+		svlen1.txt.err
+	expect_grep "string variable measured${xo:+ ($xo)}: -v aggregated" \
+		'^dtrace: 3 clauses aggregated in the kernel$' svlen1.txt.err
+done
 
 # Memory that does not change: DTRACE_CGEN=0's output, byte for byte.
 cat >keep.d <<'EOF2'

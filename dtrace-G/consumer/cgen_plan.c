@@ -72,7 +72,8 @@
  *     zeroed here first; self-> strings in the hash cgtlss), an SSTR
  *     that faulted jumping to its clause's end as a fault site's SEQ
  *     does.  VSEQ compares a self-> string's bytes there with its
- *     literal as SEQ compares an argument's copy (vseq()).
+ *     literal as SEQ compares an argument's copy (vseq()); VSLEN
+ *     measures them (vslen()).
  */
 #include "config.h"
 
@@ -825,6 +826,38 @@ static void vseq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	*pc += (len + 8) / 8;
 }
 
+/*
+ * r1 = VSLEN o: strlen() of the self-> string variable, from the copy
+ * its SSTR kept in cgtlss (fds[8]): its len less the NUL when the copy
+ * ended before o->imm bytes (strsize - 1), else imm, or imm - 1 when the
+ * last byte, read again on its own, is the string's NUL (cgen_out.c's
+ * ostr_at()).  A thread with no entry reads "": 0.
+ */
+static void vslen(struct em *e, const struct ubpf_kop *o, const int *fds)
+{
+	size_t jnone, jshort, jnul;
+
+	if (o->n != UBPF_KV_SELF || fds[8] < 0 || o->imm < 1 ||
+	    o->imm > UBPF_STRMAX - 1) {
+		e->bad = true;
+		return;
+	}
+	cgen_tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
+	alu_i(e, BPF_MOV, 1, 0);
+	jnone = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_W, 1, 0, (int16_t)offsetof(struct ubpf_kostr, len));
+	jshort = jmp_i(e, BPF_JNE, 1, (int32_t)o->imm);
+	ldx(e, BPF_B, 2, 0,
+	    (int16_t)(offsetof(struct ubpf_kostr, s) + (size_t)o->imm - 1));
+	alu_i(e, BPF_MOV, 1, (int32_t)o->imm + 1);
+	jnul = jmp_i(e, BPF_JNE, 2, 0);
+	alu_i(e, BPF_MOV, 1, (int32_t)o->imm);
+	fix(e, jnul);
+	fix(e, jshort);
+	alu_i(e, BPF_SUB, 1, 1); /* the NUL */
+	fix(e, jnone);
+}
+
 /* Does the plan have instruction op (of variable kind n, for VLD/VST)? */
 bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
 {
@@ -955,6 +988,10 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			}
 			continue;
 		}
+		case UBPF_K_VSLEN:
+			vslen(e, o, fds);
+			push(e, &sp, o);
+			continue;
 		case UBPF_K_VSEQ: {
 			unsigned first = pc;
 

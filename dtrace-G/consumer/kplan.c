@@ -107,8 +107,9 @@
  * is not taken (the kernel computes both branches).
  * A self-> string variable the kernel keeps as its bytes (KV_STR,
  * kplan_vars.c's str_var()) may be compared with a literal too
- * (kp_svar_cmp(): UBPF_K_VSEQ, the bytes its store copied at the hit);
- * that comparison reads no user memory and cannot fault.
+ * (kp_svar_cmp(): UBPF_K_VSEQ, the bytes its store copied at the hit)
+ * and measured (strlen(), kp_svar_strlen(): UBPF_K_VSLEN); neither reads
+ * user memory, and neither can fault.
  *
  * Record gates (D_KPLAN_VARS).  A clause that stays in user space
  * still needs its record, but only for the hits where it may run: when
@@ -253,6 +254,35 @@ bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
 	int w;
 
 	if (!k || !k->vars || !kp_svar_lit(k->prog, n, &w, lit) ||
+	    k->vst[w] != KV_STR)
+		return false;
+	if (v)
+		*v = w;
+	return true;
+}
+
+/* strlen(v), v a self-> string variable: v's index into *v */
+bool kp_svar_len(const struct d_prog *p, const struct node *n, int *v)
+{
+	const struct node *a;
+
+	if (n->op != N_FUNC || d_funcs[n->sub].id != F_STRLEN || n->nargs != 1)
+		return false;
+	a = n->args[0];
+	if (a->op != N_VAR || a->sub < 0 || (unsigned)a->sub >= p->nvars ||
+	    p->vars[a->sub].scope != SC_SELF || p->vars[a->sub].kind != T_STR)
+		return false;
+	if (v)
+		*v = a->sub;
+	return true;
+}
+
+/* ... of a KV_STR variable: UBPF_K_VSLEN, from the copy its store kept */
+bool kp_svar_strlen(const struct d_kplan *k, const struct node *n, int *v)
+{
+	int w;
+
+	if (!k || !k->vars || !kp_svar_len(k->prog, n, &w) ||
 	    k->vst[w] != KV_STR)
 		return false;
 	if (v)
@@ -440,6 +470,12 @@ bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 			return false;
 		*sz = 4;
 		*sg = 1;
+		return true;
+	case N_FUNC: /* strlen() of a self-> string the kernel keeps */
+		if (!kp_svar_strlen(k, n, NULL))
+			return false;
+		*sz = d_funcs[n->sub].sz; /* size_t, as func.c has it */
+		*sg = d_funcs[n->sub].sg;
 		return true;
 	case N_TERN:
 		if (!kp_ty(k, n->a, &az, &ag) || !kp_ty(k, n->b, &bz, &bg) ||

@@ -9,7 +9,8 @@
  * to the clause's end (SC for an && or || whose right side may fault),
  * then each statement's keys and its AGG, or its value and VST; a
  * string compared with a literal is SEQ (an argument's) or VSEQ (a
- * self-> string variable's), the literal in the SDATA after it.  The
+ * self-> string variable's), the literal in the SDATA after it, and
+ * strlen() of such a variable VSLEN.  The
  * depth of the stack at each instruction is tracked (UBPF_KSTACK), and
  * a clause whose instructions do not fit UBPF_KOPS is left to user
  * space for that probe (false, the plan unchanged).  A record gate
@@ -328,6 +329,16 @@ static void emit(struct em *m, const struct node *n)
 		emit(m, n->c);
 		put(m, UBPF_K_SEL, 3, 1);
 		return;
+	case N_FUNC: { /* strlen() of a self-> string the kernel keeps */
+		int v;
+
+		if (!kp_svar_strlen(m->k, n, &v))
+			break;
+		o = put(m, UBPF_K_VSLEN, 0, 1);
+		var_op(m, o, (unsigned)v);
+		o->imm = m->k->prog->strsize - 1;
+		return;
+	}
 	}
 	m->full = true; /* kp_ty() refused it: not reached */
 }

@@ -82,6 +82,10 @@ bool kp_svar_lit(const struct d_prog *p, const struct node *n, int *v,
 		 const struct node **lit);
 bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
 		 const struct node **lit);
+/* ... strlen() of a self-> string variable (kp_svar_len(): any;
+ * kp_svar_strlen(): a KV_STR one): the variable */
+bool kp_svar_len(const struct d_prog *p, const struct node *n, int *v);
+bool kp_svar_strlen(const struct d_kplan *k, const struct node *n, int *v);
 /* ... n's type in the kernel, false if the kernel cannot compute it */
 bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 	   uint8_t *sg);

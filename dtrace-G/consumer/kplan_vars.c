@@ -9,7 +9,7 @@
  * its variables set or unset: clause_typed()); this-> strings that are
  * copyinstr(argN) wherever they are read (sarg_var()); this-> and
  * self-> strings stored from copyinstr() and only printed or, a self->
- * one, compared with a literal (str_var());
+ * one, compared with a literal or measured by strlen() (str_var());
  * and, where the
  * kernel keeps self-> variables beside string comparisons, each
  * comparison numbered as a fault site (fsite_assign()).  kplan.c asks
@@ -457,7 +457,7 @@ static int sarg_var(const struct d_kplan *k, unsigned v, bool *mark)
 }
 
 /* Is every read of v under n, if any, a comparison with a literal
- * (kp_svar_lit(), a self-> string only)? */
+ * (kp_svar_lit()) or its strlen() (kp_svar_len()), a self-> string's? */
 static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 			   unsigned v)
 {
@@ -465,7 +465,8 @@ static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 
 	if (!n)
 		return true;
-	if (kp_svar_lit(p, n, &w, NULL) && w == (int)v)
+	if ((kp_svar_lit(p, n, &w, NULL) || kp_svar_len(p, n, &w)) &&
+	    w == (int)v)
 		return true;
 	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub == (int)v)
 		return false;
@@ -479,7 +480,8 @@ static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 }
 
 /* Does statement st read v only as a whole printf() or trace()
- * argument (OVSTR) or compared with a literal (VSEQ), if at all? */
+ * argument (OVSTR), compared with a literal (VSEQ) or measured
+ * (VSLEN), if at all? */
 static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v)
 {
 	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
@@ -517,10 +519,11 @@ static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v)
  * v = copyinstr(E) (kp_sstr_ok() takes E where kp_ty() does) or v = 0
  * or "" (which read as "", as run.c's var_get() has it), at least one
  * a copy, and every read a whole argument of printf() or trace() or,
- * a self-> one's, v == "literal" or v != "literal" anywhere, the
- * predicate too (kp_svar_lit(): the kernel compares the bytes it
- * kept, cgen_plan.c's vseq()).  The kernel needs its bytes only to
- * print or compare them, and the clauses that store, print and compare
+ * a self-> one's, v == "literal" or v != "literal" or strlen(v)
+ * anywhere, the predicate too (kp_svar_lit(), kp_svar_len(): the
+ * kernel compares or measures the bytes it kept, cgen_plan.c's vseq()
+ * and vslen()).  The kernel needs its bytes only to print, compare or
+ * measure them, and the clauses that store, print and compare
  * it are kernel clauses like any other (at probes that may have an out
  * area, kp_out_where()): kp_vars_decide() keeps it only while every
  * clause touching it runs there.  BEGIN and END are dtrace's thread's,

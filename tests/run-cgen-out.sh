@@ -26,7 +26,8 @@
 #    cleared, unset, cut by strsize, not printable, byte for byte
 #    DTRACE_CGEN=0's, the clauses counted by -v (this tree before
 #    VSEQ kept them in user space); a store that faulted leaves the
-#    string compared as it was; its strlen() (VSLEN) in predicates,
+#    string compared as it was (a this-> one's too, printed); its
+#    strlen() (VSLEN) in predicates,
 #    printf() arguments, quantize() and keys, 254, 255 and 300 bytes
 #    cut by strsize, set, cleared and unset, as DTRACE_CGEN=0's;
 #  - the same argument's string printed by the kernel and read by a
@@ -499,5 +500,25 @@ expect_eq "string variables' faults: the messages" 4 \
 	"$(grep -c 'hit:entry): invalid address (A[12]) in action #1$' svflt1.msg)"
 expect_grep "string variables' faults: -v" \
 	'^dtrace: 3 clauses printing values computed in the kernel$' svflt1.txt.err
+# ... a this-> string's store that faulted after one that did not, in
+# the same firing: the variable keeps the first (the kernel copied
+# into it before, and printed the fault's "" or the fault again)
+cat >tvflt.d <<'EOF2'
+pid$target::hit:entry /arg1 == 1/ { this->t = copyinstr(arg0); }
+pid$target::hit:entry /arg1 == 1/ { this->t = copyinstr(arg0 * 0 + 16); }
+pid$target::hit:entry { printf("[%s]\n", this->t); }
+dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
+EOF2
+printf '%s\n' "ERROR 1 -1 1 0x10" "[alpha]" "[]" "[]" "" >tvflt.exp
+for g in 1 0; do
+	run $g tvflt$g.txt refault -s tvflt.d
+	expect_file_eq "this-> string's store faulted (DTRACE_CGEN=$g)" \
+		tvflt.exp tvflt$g.txt
+	expect_eq "this-> string's store faulted (DTRACE_CGEN=$g): one message" \
+		1 "$(grep -c '^dtrace: error on enabled probe ID 2 (.*): invalid address (0x10) in action #1$' tvflt$g.txt.err)"
+done
+expect_grep "this-> string's store faulted: -v" \
+	'^dtrace: 1 clause printing values computed in the kernel$' \
+	tvflt1.txt.err
 
 finish

@@ -45,6 +45,9 @@
 #		horizon (kplan.c): the run ends at the tick, before N, so
 #		this row is ns per run of the programs that ran 1000 times
 #		or more (the tick's own do not)
+#  - selfcmp:	enter { self->s = copyinstr(arg1); }
+#		leave /self->s == "beta"/ { @ = count(); }
+#		(bpftrace: @s[tid] = str(arg1), if (@s[tid] == "beta"))
 # The best of $ROUNDS runs per tool.  Needs root and bpftrace; nothing
 # passes or fails on speed.  ROWS="self ..." runs only those rows.  With
 # PERHIT_MD set, the table is written there as a markdown section.
@@ -92,6 +95,7 @@ d_of() {
 	selfstr) printf '%s\n' "$e { self->s = copyinstr(arg1); } $l { printf(\"%s\\n\", self->s); }" ;;
 	keyed) echo "$e { @[arg0 & 15] = count(); }" ;;
 	keyexit) echo "$e { @[arg0 & 15] = count(); } tick-1s { exit(0); }" ;;
+	selfcmp) echo "$e { self->s = copyinstr(arg1); } $l /self->s == \"beta\"/ { @ = count(); }" ;;
 	esac
 }
 bt_of() {
@@ -107,6 +111,7 @@ bt_of() {
 	selfstr) printf '%s\n' "$e { @s[tid] = str(arg1); } $l { printf(\"%s\\n\", @s[tid]); }" ;;
 	keyed) echo "$e { @[arg0 & 15] = count(); }" ;;
 	keyexit) echo "$e { @[arg0 & 15] = count(); } interval:s:1 { exit(); }" ;;
+	selfcmp) echo "$e { @s[tid] = str(arg1); } $l { if (@s[tid] == \"beta\") { @ = count(); } }" ;;
 	esac
 }
 
@@ -148,7 +153,7 @@ one() {
 		}' stats
 }
 
-rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit}
+rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit selfcmp}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

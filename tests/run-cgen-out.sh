@@ -20,6 +20,16 @@
 #    copyinstr(self->p) after the hits; set, cleared, unset and cut by
 #    strsize, byte for byte DTRACE_CGEN=0's; read by a clause left to
 #    user space, all of it there; their stores' faults;
+#  - a self-> string compared with literals (== and !=, either way
+#    round) in predicates, printf() arguments and keys: the bytes of
+#    the entry, where the process rewrote them before the return; set,
+#    cleared, unset, cut by strsize, not printable, byte for byte
+#    DTRACE_CGEN=0's, the clauses counted by -v (this tree before
+#    VSEQ kept them in user space); a store that faulted leaves the
+#    string compared as it was (a this-> one's too, printed); its
+#    strlen() (VSLEN) in predicates,
+#    printf() arguments, quantize() and keys, 254, 255 and 300 bytes
+#    cut by strsize, set, cleared and unset, as DTRACE_CGEN=0's;
 #  - the same argument's string printed by the kernel and read by a
 #    clause left to user space: the record of a hit the plan ran still
 #    copies it for that clause (cgen.c leaves out only the strings no
@@ -183,12 +193,12 @@ expect_grep "string variables: -v" \
 run 0 svar0.txt 'midway 5' -s svar.d
 expect_eq "string variables: DTRACE_CGEN=0 reads copyinstr(self->p) later" \
 	0 "$(grep -c ' before-[0-9]* during-' svar0.txt)"
-# read by a clause left to user space (strlen()): every clause touching
+# read by a clause left to user space (substr()): every clause touching
 # it is user space's, as DTRACE_CGEN=0's
 cat >svaru.d <<'EOF2'
 pid$target::hit:entry { self->s = copyinstr(arg0); }
 pid$target::hit:return { printf("[%s]\n", self->s); }
-pid$target::hit:return /self->s != ""/ { printf("%d\n", strlen(self->s)); }
+pid$target::hit:return /self->s != ""/ { printf("%s\n", substr(self->s, 1)); }
 EOF2
 run 1 svaru1.txt keep -s svaru.d
 run 0 svaru0.txt keep -s svaru.d
@@ -214,6 +224,119 @@ expect_file_eq "string variable printed 8 times: DTRACE_CGEN=0's output" \
 	svarb0.txt svarb1.txt
 expect_grep "string variable printed 8 times: some output" \
 	'^alpha alpha alpha alpha alpha alpha alpha alpha$' svarb1.txt
+
+# A self-> string compared with literals (kplan.c's kp_svar_cmp(),
+# cgen_plan.c's vseq()): the kernel compares the bytes its store kept
+# at the entry ("before-i"), though the process wrote "during-i" there
+# before the return; clauses in the kernel (-v), where this tree kept
+# every clause touching the variable in user space before.
+cat >svcmp.d <<'EOF2'
+pid$target::hitm:entry { self->s = copyinstr(arg0); }
+pid$target::hitm:return /self->s == "before-2"/ { printf("two %d\n", arg1); }
+pid$target::hitm:return /self->s == "during-2"/ { printf("during %d\n", arg1); }
+pid$target::hitm:return /self->s != "before-3"/ { @ne = count(); }
+pid$target::hitm:return { self->s = 0; }
+EOF2
+run 1 svcmp1.txt 'midway 5' -s svcmp.d
+printf '%s\n' "two 3" "" "                4" >svcmp.exp
+expect_file_eq "string variable compared: the bytes at the entry" \
+	svcmp.exp svcmp1.txt
+expect_grep "string variable compared: -v" \
+	'^dtrace: 2 clauses printing values computed in the kernel$' \
+	svcmp1.txt.err
+expect_grep "string variable compared: -v aggregated" \
+	'^dtrace: 3 clauses aggregated in the kernel$' svcmp1.txt.err
+run 0 svcmp0.txt 'midway 5' -s svcmp.d
+expect_file_eq "string variable compared: DTRACE_CGEN=0's output" \
+	svcmp0.txt svcmp1.txt
+# ... set, cleared by "" and 0, unset (the hit of arg1 4 stores
+# nothing), 254 to 300 bytes (cut by strsize), not printable, the
+# literal on either side, in a printf() argument, && and keys
+cat >svcmpk.d <<'EOF2'
+pid$target::hit:entry /arg1 != 4/ { self->s = copyinstr(arg0); }
+pid$target::hit:entry /arg1 == 2/ { self->s = ""; }
+pid$target::hit:return /self->s == "alpha"/ { printf("alpha %d\n", arg1); }
+pid$target::hit:return /"" == self->s/ { printf("empty %d\n", arg1); }
+pid$target::hit:return /self->s != "omega" && arg1 > 2/
+{
+	printf("not-omega %d %d %d\n", arg1, self->s == "a\001b\177c\ttab",
+	    "a\001b\177c\ttaX" != self->s);
+}
+pid$target::hit:return
+{
+	@[self->s == "ccccccccccccc", self->s != "omegaomeg"] = count();
+	self->s = 0;
+}
+EOF2
+for xo in '' '-x strsize=16'; do
+	run 1 svcmpk1.txt keep -s svcmpk.d $xo
+	run 0 svcmpk0.txt keep -s svcmpk.d $xo
+	expect_file_eq "string variable compared${xo:+ ($xo)}: DTRACE_CGEN=0's output" \
+		svcmpk0.txt svcmpk1.txt
+	printf '%s\n' "alpha 2" "empty 3" "not-omega 3 0 1" "not-omega 4 0 1" \
+		"empty 5" "not-omega 5 0 1" "not-omega 6 0 1" \
+		"not-omega 7 1 1" >svcmpk.exp
+	expect_eq "string variable compared${xo:+ ($xo)}: the output" \
+		"$(cat svcmpk.exp)" "$(head -8 svcmpk1.txt)"
+	expect_grep "string variable compared${xo:+ ($xo)}: -v" \
+		'^dtrace: 3 clauses printing values computed in the kernel$' \
+		svcmpk1.txt.err
+done
+# ... a store that faulted leaves the string as it was ("alpha"), the
+# fault reported as DTRACE_CGEN=0 reports it
+cat >svcflt.d <<'EOF2'
+pid$target::hit:entry { self->s = copyinstr(arg0); self->n = arg1; }
+pid$target::hit:return /self->s == "alpha"/ { printf("%d alpha\n", self->n); }
+pid$target::hit:return /self->s == ""/ { printf("%d empty\n", self->n); }
+dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
+EOF2
+printf '%s\n' "1 alpha" "ERROR 1 -1 1 0x10" "1 alpha" "3 empty" "" >svcflt.exp
+for g in 1 0; do
+	run $g svcflt$g.txt refault -s svcflt.d
+	expect_file_eq "string variable compared, its store faulted (DTRACE_CGEN=$g)" \
+		svcflt.exp svcflt$g.txt
+done
+expect_grep "string variable compared, its store faulted: -v" \
+	'^dtrace: 2 clauses printing values computed in the kernel$' \
+	svcflt1.txt.err
+# ... and measured, strlen() (kplan.c's kp_svar_strlen(), cgen_plan.c's
+# vslen()): the copy's length, the last byte of one that filled
+# strsize - 1 bytes telling 254 from 255
+cat >svlen.d <<'EOF2'
+pid$target::hit:entry /arg1 != 6/ { self->s = copyinstr(arg0); }
+pid$target::hit:entry /arg1 == 2/ { self->s = ""; }
+pid$target::hit:return /strlen(self->s) > 3/
+{
+	printf("%d long %d\n", arg1, strlen(self->s));
+}
+pid$target::hit:return /strlen(self->s) == 0/ { printf("%d none\n", arg1); }
+pid$target::hit:return
+{
+	@q = quantize(strlen(self->s));
+	@n[strlen(self->s) + 1, self->s == "alpha"] = count();
+	self->s = 0;
+}
+EOF2
+for xo in '' '-x strsize=16'; do
+	run 1 svlen1.txt keep -s svlen.d $xo
+	run 0 svlen0.txt keep -s svlen.d $xo
+	expect_file_eq "string variable measured${xo:+ ($xo)}: DTRACE_CGEN=0's output" \
+		svlen0.txt svlen1.txt
+	if [ -z "$xo" ]; then
+		printf '%s\n' "2 long 5" "3 none" "4 long 254" "5 long 255" \
+			"6 long 255" "7 none" "4294967290 long 5" >svlen.exp
+	else
+		printf '%s\n' "2 long 5" "3 none" "4 long 15" "5 long 15" \
+			"6 long 15" "7 none" "4294967290 long 5" >svlen.exp
+	fi
+	expect_eq "string variable measured${xo:+ ($xo)}: the output" \
+		"$(cat svlen.exp)" "$(head -7 svlen1.txt)"
+	expect_grep "string variable measured${xo:+ ($xo)}: -v" \
+		'^dtrace: 2 clauses printing values computed in the kernel$' \
+		svlen1.txt.err
+	expect_grep "string variable measured${xo:+ ($xo)}: -v aggregated" \
+		'^dtrace: 3 clauses aggregated in the kernel$' svlen1.txt.err
+done
 
 # Memory that does not change: DTRACE_CGEN=0's output, byte for byte.
 cat >keep.d <<'EOF2'
@@ -377,5 +500,25 @@ expect_eq "string variables' faults: the messages" 4 \
 	"$(grep -c 'hit:entry): invalid address (A[12]) in action #1$' svflt1.msg)"
 expect_grep "string variables' faults: -v" \
 	'^dtrace: 3 clauses printing values computed in the kernel$' svflt1.txt.err
+# ... a this-> string's store that faulted after one that did not, in
+# the same firing: the variable keeps the first (the kernel copied
+# into it before, and printed the fault's "" or the fault again)
+cat >tvflt.d <<'EOF2'
+pid$target::hit:entry /arg1 == 1/ { this->t = copyinstr(arg0); }
+pid$target::hit:entry /arg1 == 1/ { this->t = copyinstr(arg0 * 0 + 16); }
+pid$target::hit:entry { printf("[%s]\n", this->t); }
+dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
+EOF2
+printf '%s\n' "ERROR 1 -1 1 0x10" "[alpha]" "[]" "[]" "" >tvflt.exp
+for g in 1 0; do
+	run $g tvflt$g.txt refault -s tvflt.d
+	expect_file_eq "this-> string's store faulted (DTRACE_CGEN=$g)" \
+		tvflt.exp tvflt$g.txt
+	expect_eq "this-> string's store faulted (DTRACE_CGEN=$g): one message" \
+		1 "$(grep -c '^dtrace: error on enabled probe ID 2 (.*): invalid address (0x10) in action #1$' tvflt$g.txt.err)"
+done
+expect_grep "this-> string's store faulted: -v" \
+	'^dtrace: 1 clause printing values computed in the kernel$' \
+	tvflt1.txt.err
 
 finish

@@ -250,5 +250,8 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 		 const int *fds);
 /* ... this-> strings (SSTR, OVSTR) read "" where the plan starts */
 void cgen_out_tstr(struct em *e, const struct ubpf_kplan *pl);
+/* ... r0 = fn (lookup or delete) of cgtlss (fd) at self-> string v's
+ * key {tid, v}, built in S_VKEY */
+void cgen_tlss_call(struct em *e, uint16_t v, int fd, int32_t fn);
 
 #endif /* USDT_DTRACE_CGEN_IMPL_H */

@@ -28,10 +28,11 @@
  * print (kplan_out.c's KV_STR) are kept as a struct ubpf_kostr: a
  * this-> one's in cgbuf above the record's half (TSTR_AT()), its len
  * zeroed where the plan starts (cgen_out_tstr()), a self-> one's in the
- * hash cgtlss under {tid, variable}.  SSTR copies a string into one as
- * OSTR copies into the area (ostr_at()) and the copy's address and
- * len into its 16 bytes of the area; one that faulted sets its
- * clause's ran bit and S_FLAGS_REC and jumps to the clause's end.
+ * hash cgtlss under {tid, variable}.  SSTR copies a string as OSTR
+ * copies into the area (ostr_at()), at TSTR_AT(UBPF_KTSTR), and the
+ * copy's address and len into its 16 bytes of the area; one that
+ * faulted sets its clause's ran bit and S_FLAGS_REC and jumps to the
+ * clause's end, the variable untouched; else the copy goes into it.
  * OVSTR copies a variable's bytes into an argument's struct ubpf_kostr
  * (bpf_probe_read_kernel()), SCLR clears one; ODONE flagged
  * UBPF_KF_NOREC (a clause that only stores) does nothing.
@@ -224,7 +225,7 @@ static bool tstr_base(struct em *e, const struct ubpf_kop *o, int32_t *base)
  * S_VKEY = cgtlss's key of self-> variable v, and the call of fn
  * (lookup or delete) on cgtlss (fd) with it: r0 its answer
  */
-static void tlss_call(struct em *e, uint16_t v, int fd, int32_t fn)
+void cgen_tlss_call(struct em *e, uint16_t v, int fd, int32_t fn)
 {
 	stx(e, BPF_W, 10, S_VKEY, 7);
 	st(e, BPF_W, 10, S_VKEY + 4, v);
@@ -235,22 +236,25 @@ static void tlss_call(struct em *e, uint16_t v, int fd, int32_t fn)
 }
 
 /*
- * SSTR o, the address in r1: the copy into the variable, its address
- * and length into the out area at o->agg; one that faulted sets output
- * clause o->levels' bit and S_FLAGS_REC and jumps to the clause's end
- * (e->sfj, which cgen_plan() points there): the variable keeps what it
- * had, and nothing after the store runs, as run.c abandons the clause.
- * A self-> string is copied over the thread's entry when it has one,
- * else put there (the map allocates); one the map has no room for
+ * SSTR o, the address in r1: the copy, made at TSTR_AT(UBPF_KTSTR)
+ * first, into the variable, its address and length into the out area
+ * at o->agg; one that faulted sets output clause o->levels' bit and
+ * S_FLAGS_REC and jumps to the clause's end (e->sfj, which cgen_plan()
+ * points there): the variable keeps what it had (a failed read zeroes
+ * what it read into, and marks its len), and nothing after the store
+ * runs, as run.c abandons the clause.  A this-> string is then copied
+ * into its slot; a self-> string over the thread's entry when it has
+ * one, else put there (the map allocates); one the map has no room for
  * counts in cgtlsdrops.
  */
 static void sstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 {
-	int32_t base, fo = (int32_t)sizeof(struct ubpf_kout) + o->agg;
+	int32_t base, vbase, fo = (int32_t)sizeof(struct ubpf_kout) + o->agg;
 	size_t jok, j, jin, jend;
 
-	if (!tstr_base(e, o, &base))
+	if (!tstr_base(e, o, &vbase))
 		return;
+	base = TSTR_AT(UBPF_KTSTR) - (int32_t)e->obase; /* the copy's */
 	if (o->levels >= UBPF_KOUTS ||
 	    (o->n == UBPF_KV_SELF && (fds[8] < 0 || fds[4] < 0))) {
 		e->bad = true;
@@ -272,11 +276,20 @@ static void sstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 	stx(e, BPF_DW, 10, S_FLAGS, 1);
 	e->sfj = jmp_i(e, BPF_JA, 0, 0);
 	fix(e, jok);
-	if (o->n != UBPF_KV_SELF)
+	if (o->n != UBPF_KV_SELF) { /* the this-> string's slot */
+		ldx(e, BPF_DW, 1, 10, S_OBUF);
+		alu_i(e, BPF_ADD, 1, vbase);
+		alu_i(e, BPF_MOV, 2,
+		      (int32_t)offsetof(struct ubpf_kostr, s) +
+			      (int32_t)o->imm);
+		ldx(e, BPF_DW, 3, 10, S_OBUF);
+		alu_i(e, BPF_ADD, 3, base);
+		call(e, BPF_FUNC_probe_read_kernel);
 		return;
+	}
 	/* the thread's entry, there since its first store: the copy over
 	 * it (only the thread reads or writes it), no allocation */
-	tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
+	cgen_tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
 	jin = jmp_i(e, BPF_JEQ, 0, 0);
 	alu_r(e, BPF_MOV, 1, 0);
 	alu_i(e, BPF_MOV, 2,
@@ -329,7 +342,7 @@ static void sclr(struct em *e, const struct ubpf_kop *o, const int *fds)
 		e->bad = true;
 		return;
 	}
-	tlss_call(e, o->slot, fds[8], BPF_FUNC_map_delete_elem);
+	cgen_tlss_call(e, o->slot, fds[8], BPF_FUNC_map_delete_elem);
 }
 
 /* OVSTR o: the variable's struct ubpf_kostr (imm bytes of its string)
@@ -348,7 +361,7 @@ static void ovstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 			e->bad = true;
 			return;
 		}
-		tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
+		cgen_tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
 		j = jmp_i(e, BPF_JNE, 0, 0);
 		ldx(e, BPF_DW, 2, 10, S_OBUF);
 		st(e, BPF_W, 2,

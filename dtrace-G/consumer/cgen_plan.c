@@ -71,7 +71,9 @@
  *     print (SSTR, SCLR, OVSTR: this-> strings in cgbuf, their len
  *     zeroed here first; self-> strings in the hash cgtlss), an SSTR
  *     that faulted jumping to its clause's end as a fault site's SEQ
- *     does.
+ *     does.  VSEQ compares a self-> string's bytes there with its
+ *     literal as SEQ compares an argument's copy (vseq()); VSLEN
+ *     measures them (vslen()).
  */
 #include "config.h"
 
@@ -640,11 +642,10 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
  * strings' bounded bytes: SEQ compares them with its literal, SKEY
  * copies them into its key.
  */
-static void str_chunks(struct em *e, unsigned j, unsigned n,
-		       void (*fn)(struct em *, void *, unsigned, unsigned),
-		       void *ctx)
+static void str_chunks_at(struct em *e, int32_t at, unsigned n,
+			  void (*fn)(struct em *, void *, unsigned, unsigned),
+			  void *ctx)
 {
-	ldx(e, BPF_DW, 2, 10, S_SBUF);
 	for (unsigned off = 0, sz; off < n && !e->bad; off += sz) {
 		sz = n - off >= 8 ? 8 : n - off >= 4 ? 4 : n - off >= 2 ? 2 : 1;
 		ldx(e,
@@ -652,9 +653,17 @@ static void str_chunks(struct em *e, unsigned j, unsigned n,
 		    : sz == 4 ? BPF_W
 		    : sz == 2 ? BPF_H
 			      : BPF_B,
-		    3, 2, (int16_t)(SEQ_AT(j) + (int)off));
+		    3, 2, (int16_t)(at + (int)off));
 		fn(e, ctx, off, sz);
 	}
+}
+
+static void str_chunks(struct em *e, unsigned j, unsigned n,
+		       void (*fn)(struct em *, void *, unsigned, unsigned),
+		       void *ctx)
+{
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	str_chunks_at(e, SEQ_AT(j), n, fn, ctx);
 }
 
 /* str_chunks() for SKEY: the chunk into the kaggs_s key at cgbuf */
@@ -771,6 +780,82 @@ static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc)
 	if (o->flags & UBPF_KF_NEG)
 		alu_i(e, BPF_XOR, 1, 1);
 	*pc += (len + 8) / 8;
+}
+
+/*
+ * r1 = VSEQ pl->ops[*pc]'s result: the self-> string variable's bytes
+ * (cgtlss' entry, fds[8], a struct ubpf_kostr that its SSTR filled)
+ * against the literal of the SDATA that follow, as seq() compares an
+ * argument's: the len its copy kept (NUL included: kplan.c's
+ * kp_svar_lit() keeps the literal shorter than a copy that filled the
+ * variable) is the literal's plus one, and the bytes before the NUL
+ * the literal's.  A thread with no entry (never set, or cleared) reads
+ * "", as run.c's var_get() does.  No fault: the store read the string.
+ * *pc is left on the last SDATA.
+ */
+static void vseq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
+		 const int *fds)
+{
+	const struct ubpf_kop *o = &pl->ops[*pc];
+	struct seq_lit l = { .d = &pl->ops[*pc + 1] };
+	unsigned len = o->step;
+	size_t jnone;
+
+	if (o->n != UBPF_KV_SELF || fds[8] < 0 || len > UBPF_KSTRMAX ||
+	    *pc + 1 + (len + 8) / 8 > pl->nops) {
+		e->bad = true;
+		return;
+	}
+	cgen_tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
+	alu_i(e, BPF_MOV, 1, len == 0);
+	jnone = jmp_i(e, BPF_JEQ, 0, 0);
+	l.jf = xcalloc(len / 8 + 5, sizeof(*l.jf));
+	alu_i(e, BPF_MOV, 1, 0);
+	alu_r(e, BPF_MOV, 2, 0);
+	ldx(e, BPF_W, 3, 2, (int16_t)offsetof(struct ubpf_kostr, len));
+	l.jf[l.njf++] = jmp_i(e, BPF_JNE, 3, (int32_t)len + 1);
+	str_chunks_at(e, (int32_t)offsetof(struct ubpf_kostr, s), len,
+		      seq_chunk, &l);
+	alu_i(e, BPF_MOV, 1, 1);
+	for (size_t i = 0; i < l.njf; i++)
+		fix(e, l.jf[i]);
+	free(l.jf);
+	fix(e, jnone);
+	if (o->flags & UBPF_KF_NEG)
+		alu_i(e, BPF_XOR, 1, 1);
+	*pc += (len + 8) / 8;
+}
+
+/*
+ * r1 = VSLEN o: strlen() of the self-> string variable, from the copy
+ * its SSTR kept in cgtlss (fds[8]): its len less the NUL when the copy
+ * ended before o->imm bytes (strsize - 1), else imm, or imm - 1 when the
+ * last byte, read again on its own, is the string's NUL (cgen_out.c's
+ * ostr_at()).  A thread with no entry reads "": 0.
+ */
+static void vslen(struct em *e, const struct ubpf_kop *o, const int *fds)
+{
+	size_t jnone, jshort, jnul;
+
+	if (o->n != UBPF_KV_SELF || fds[8] < 0 || o->imm < 1 ||
+	    o->imm > UBPF_STRMAX - 1) {
+		e->bad = true;
+		return;
+	}
+	cgen_tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
+	alu_i(e, BPF_MOV, 1, 0);
+	jnone = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_W, 1, 0, (int16_t)offsetof(struct ubpf_kostr, len));
+	jshort = jmp_i(e, BPF_JNE, 1, (int32_t)o->imm);
+	ldx(e, BPF_B, 2, 0,
+	    (int16_t)(offsetof(struct ubpf_kostr, s) + (size_t)o->imm - 1));
+	alu_i(e, BPF_MOV, 1, (int32_t)o->imm + 1);
+	jnul = jmp_i(e, BPF_JNE, 2, 0);
+	alu_i(e, BPF_MOV, 1, (int32_t)o->imm);
+	fix(e, jnul);
+	fix(e, jshort);
+	alu_i(e, BPF_SUB, 1, 1); /* the NUL */
+	fix(e, jnone);
 }
 
 /* Does the plan have instruction op (of variable kind n, for VLD/VST)? */
@@ -897,6 +982,21 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			}
 			push(e, &sp, o);
 			/* the SDATA skipped: where a jump may land */
+			for (unsigned i = first + 1; i <= pc; i++) {
+				at[i] = e->n;
+				dp[i] = sp;
+			}
+			continue;
+		}
+		case UBPF_K_VSLEN:
+			vslen(e, o, fds);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_VSEQ: {
+			unsigned first = pc;
+
+			vseq(e, pl, &pc, fds);
+			push(e, &sp, o);
 			for (unsigned i = first + 1; i <= pc; i++) {
 				at[i] = e->n;
 				dp[i] = sp;

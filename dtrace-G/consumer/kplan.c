@@ -152,6 +152,11 @@
  * have.  Since a comparison may now fault, one on the right of && or
  * || is skipped as run.c skips it (UBPF_K_SC); one in a branch of ?:
  * is not taken (the kernel computes both branches).
+ * A self-> string variable the kernel keeps as its bytes (KV_STR,
+ * kplan_vars.c's str_var()) may be compared with a literal too
+ * (kp_svar_cmp(): UBPF_K_VSEQ, the bytes its store copied at the hit)
+ * and measured (strlen(), kp_svar_strlen(): UBPF_K_VSLEN); neither reads
+ * user memory, and neither can fault.
  *
  * Record gates (D_KPLAN_VARS).  A clause that stays in user space
  * still needs its record, but only for the hits where it may run: when
@@ -255,6 +260,80 @@ bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
 		*arg = a;
 	if (lit)
 		*lit = l;
+	return true;
+}
+
+/*
+ * v == "string" or v != "string" (either way round), v a self-> string
+ * variable, the literal at most UBPF_KSTRMAX bytes and strsize - 3
+ * (so a string the store cut at strsize - 1 bytes is never equal, and
+ * the kernel's copy tells equal from longer by its length alone):
+ * v's index and the literal into *v, *lit, whatever the kernel keeps.
+ * kplan_vars.c's str_var() lets a KV_STR variable be read so.
+ */
+bool kp_svar_lit(const struct d_prog *p, const struct node *n, int *v,
+		 const struct node **lit)
+{
+	const struct node *f, *l;
+
+	if (n->op != N_BIN || (n->sub != OP_EQ && n->sub != OP_NE))
+		return false;
+	f = n->a->op == N_VAR ? n->a : n->b;
+	l = f == n->a ? n->b : n->a;
+	if (f->op != N_VAR || f->sub < 0 || (unsigned)f->sub >= p->nvars ||
+	    p->vars[f->sub].scope != SC_SELF || p->vars[f->sub].kind != T_STR ||
+	    l->op != N_STR || !l->sval || strlen(l->sval) > UBPF_KSTRMAX ||
+	    strlen(l->sval) + 3 > p->strsize)
+		return false;
+	if (v)
+		*v = f->sub;
+	if (lit)
+		*lit = l;
+	return true;
+}
+
+/* ... of a KV_STR variable: the generated program compares the bytes
+ * its store kept (UBPF_K_VSEQ, cgen_plan.c's vseq()), which no fault
+ * can stop */
+bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
+		 const struct node **lit)
+{
+	int w;
+
+	if (!k || !k->vars || !kp_svar_lit(k->prog, n, &w, lit) ||
+	    k->vst[w] != KV_STR)
+		return false;
+	if (v)
+		*v = w;
+	return true;
+}
+
+/* strlen(v), v a self-> string variable: v's index into *v */
+bool kp_svar_len(const struct d_prog *p, const struct node *n, int *v)
+{
+	const struct node *a;
+
+	if (n->op != N_FUNC || d_funcs[n->sub].id != F_STRLEN || n->nargs != 1)
+		return false;
+	a = n->args[0];
+	if (a->op != N_VAR || a->sub < 0 || (unsigned)a->sub >= p->nvars ||
+	    p->vars[a->sub].scope != SC_SELF || p->vars[a->sub].kind != T_STR)
+		return false;
+	if (v)
+		*v = a->sub;
+	return true;
+}
+
+/* ... of a KV_STR variable: UBPF_K_VSLEN, from the copy its store kept */
+bool kp_svar_strlen(const struct d_kplan *k, const struct node *n, int *v)
+{
+	int w;
+
+	if (!k || !k->vars || !kp_svar_len(k->prog, n, &w) ||
+	    k->vst[w] != KV_STR)
+		return false;
+	if (v)
+		*v = w;
 	return true;
 }
 
@@ -375,7 +454,8 @@ bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 		*sg = n->sg;
 		return true;
 	case N_BIN:
-		if (kp_str_cmp(k, n, NULL, NULL)) {
+		if (kp_str_cmp(k, n, NULL, NULL) ||
+		    kp_svar_cmp(k, n, NULL, NULL)) {
 			*sz = 4;
 			*sg = 1;
 			return true;
@@ -437,6 +517,12 @@ bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 			return false;
 		*sz = 4;
 		*sg = 1;
+		return true;
+	case N_FUNC: /* strlen() of a self-> string the kernel keeps */
+		if (!kp_svar_strlen(k, n, NULL))
+			return false;
+		*sz = d_funcs[n->sub].sz; /* size_t, as func.c has it */
+		*sg = d_funcs[n->sub].sg;
 		return true;
 	case N_TERN:
 		if (!kp_ty(k, n->a, &az, &ag) || !kp_ty(k, n->b, &bz, &bg) ||

@@ -7,7 +7,10 @@
  * the types of their variables and their fault sites; this file only
  * walks a qualifying clause's tree: the predicate, a forward PRED jump
  * to the clause's end (SC for an && or || whose right side may fault),
- * then each statement's keys and its AGG, or its value and VST.  The
+ * then each statement's keys and its AGG, or its value and VST; a
+ * string compared with a literal is SEQ (an argument's) or VSEQ (a
+ * self-> string variable's), the literal in the SDATA after it, and
+ * strlen() of such a variable VSLEN.  The
  * depth of the stack at each instruction is tracked (UBPF_KSTACK), and
  * a clause whose instructions do not fit UBPF_KOPS is left to user
  * space for that probe (false, the plan unchanged).  A record gate
@@ -91,6 +94,21 @@ static void var_op(struct em *m, struct ubpf_kop *o, unsigned v)
 }
 
 static void emit(struct em *m, const struct node *n);
+
+/* SEQ's and VSEQ's literal s of len bytes: SDATA, 8 bytes each,
+ * NUL-padded (its NUL in the last) */
+static void sdata(struct em *m, const char *s, size_t len)
+{
+	for (size_t i = 0; i <= len; i += 8) {
+		struct ubpf_kop *o;
+		uint64_t w = 0;
+
+		for (size_t j = 0; j < 8 && i + j < len; j++)
+			w |= (uint64_t)(uint8_t)s[i + j] << (8 * j);
+		o = put(m, UBPF_K_SDATA, 0, 0);
+		o->imm = (int64_t)w;
+	}
+}
 
 /*
  * The keys of self->a[k...] n, each narrowed to its type (d_key_add()
@@ -224,17 +242,18 @@ static void emit(struct em *m, const struct node *n)
 						o->agg = (uint16_t)(i + 1);
 				if (m->k->fmode && !o->agg)
 					m->full = true; /* not reached */
-				for (size_t i = 0; i <= len; i += 8) {
-					uint64_t w = 0;
+				sdata(m, lit->sval, len);
+				return;
+			}
+			if (kp_svar_cmp(m->k, n, &arg, &lit)) {
+				/* a self-> string the kernel keeps */
+				size_t len = strlen(lit->sval);
 
-					for (size_t j = 0; j < 8 && i + j < len;
-					     j++)
-						w |= (uint64_t)(uint8_t)lit
-							     ->sval[i + j]
-						     << (8 * j);
-					o = put(m, UBPF_K_SDATA, 0, 0);
-					o->imm = (int64_t)w;
-				}
+				o = put(m, UBPF_K_VSEQ, 0, 1);
+				var_op(m, o, (unsigned)arg);
+				o->step = (uint16_t)len;
+				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
+				sdata(m, lit->sval, len);
 				return;
 			}
 		}
@@ -310,6 +329,16 @@ static void emit(struct em *m, const struct node *n)
 		emit(m, n->c);
 		put(m, UBPF_K_SEL, 3, 1);
 		return;
+	case N_FUNC: { /* strlen() of a self-> string the kernel keeps */
+		int v;
+
+		if (!kp_svar_strlen(m->k, n, &v))
+			break;
+		o = put(m, UBPF_K_VSLEN, 0, 1);
+		var_op(m, o, (unsigned)v);
+		o->imm = m->k->prog->strsize - 1;
+		return;
+	}
 	}
 	m->full = true; /* kp_ty() refused it: not reached */
 }

@@ -69,8 +69,8 @@ struct d_kplan {
  * A variable the kernel may keep (KV_CAND), its type known (KV_KERN);
  * a this-> string that is copyinstr(argN) wherever it is read (KV_SARG,
  * sarg_var()); a this-> or self-> string that is copyinstr(E) or ""
- * wherever it is stored and only printed (KV_STR, kplan_out.c's
- * kp_str_var()).
+ * wherever it is stored and only printed or, a self-> one, compared
+ * with a literal (KV_STR, kplan_vars.c's str_var()).
  */
 enum { KV_NO, KV_CAND, KV_KERN, KV_SARG, KV_STR };
 /* kplan.c: an integer constant, maybe negated: its value */
@@ -79,6 +79,16 @@ bool kp_const_of(const struct node *n, int64_t *v);
 bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
 		const struct node **lit);
 bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n);
+/* ... a self-> string variable == or != a literal (kp_svar_lit(): of
+ * any; kp_svar_cmp(): of a KV_STR one): the variable and the literal */
+bool kp_svar_lit(const struct d_prog *p, const struct node *n, int *v,
+		 const struct node **lit);
+bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
+		 const struct node **lit);
+/* ... strlen() of a self-> string variable (kp_svar_len(): any;
+ * kp_svar_strlen(): a KV_STR one): the variable */
+bool kp_svar_len(const struct d_prog *p, const struct node *n, int *v);
+bool kp_svar_strlen(const struct d_kplan *k, const struct node *n, int *v);
 /* ... n's type in the kernel, false if the kernel cannot compute it */
 bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 	   uint8_t *sg);
@@ -124,6 +134,8 @@ bool kp_out_prints(const struct d_kplan *k, unsigned clause);
 /* ... statement st (of clause ci) stores a KV_STR variable: ks */
 bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		struct kstmt *ks);
+/* ... clause c may have an out area (uprobes' probes, strsize) */
+bool kp_out_where(const struct d_kplan *k, const struct clause *c);
 /* ... argument a (a whole printf() or trace() argument) is a KV_STR
  * variable's read */
 bool kp_out_svar(const struct d_kplan *k, const struct node *a);

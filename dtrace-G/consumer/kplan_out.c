@@ -56,18 +56,19 @@
  *
  * String variables (KV_STR: kplan_vars.c's str_var(), a this-> or
  * self-> string only stored from copyinstr(E) or cleared, and only
- * printed).  Its store (kp_sstr_ok(), a statement of its own in a
- * clause that may have an out area) is SSTR, which copies the string
- * into the kernel's variable and its address and length into 16 bytes
- * of the area, or SCLR; a printf() or trace() argument that reads it
- * is OVSTR, a struct ubpf_kostr of its bytes as OSTR's.  A clause
- * with such a store has an out area even when it prints nothing
- * (ODONE flagged UBPF_KF_NOREC, no record for it): an SSTR that
- * faulted sets the clause's ran bit itself and ends the clause, and
- * d_kplan_out_run() reports the fault at the store's action number.
- * A clause whose own values pass the area (UBPF_KOUTMAX) is not taken
- * (kplan_vars.c's kp_clause_ok()): it stays user space's, with its
- * variables.
+ * printed or, a self-> one, compared with a literal: kplan.c's
+ * kp_svar_cmp(), cgen_plan.c's VSEQ).  Its store (kp_sstr_ok(), a
+ * statement of its own in a clause that may have an out area) is
+ * SSTR, which copies the string into the kernel's variable and its
+ * address and length into 16 bytes of the area, or SCLR; a printf()
+ * or trace() argument that reads it is OVSTR, a struct ubpf_kostr of
+ * its bytes as OSTR's.  A clause with such a store has an out area
+ * even when it prints nothing (ODONE flagged UBPF_KF_NOREC, no record
+ * for it): an SSTR that faulted sets the clause's ran bit itself and
+ * ends the clause, and d_kplan_out_run() reports the fault at the
+ * store's action number.  A clause whose own values pass the area
+ * (UBPF_KOUTMAX) is not taken (kplan_vars.c's kp_clause_ok()): it
+ * stays user space's, with its variables.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -176,7 +177,7 @@ static bool arg_ok(const struct d_kplan *k, const struct stmt *st, unsigned j)
 }
 
 /* May clause c have an out area at all (uprobes, strsize, no setopt())? */
-static bool out_where(const struct d_kplan *k, const struct clause *c)
+bool kp_out_where(const struct d_kplan *k, const struct clause *c)
 {
 	if (!k->vars || k->prog->strsize < 2 ||
 	    k->prog->strsize > UBPF_STRMAX || !uprobes_only(c))
@@ -205,7 +206,7 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 	ks->slot = -1;
 	ks->skey = -1;
 	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
-	    !kp_out_svar(k, e->a) || !out_where(k, &k->prog->clauses[ci]))
+	    !kp_out_svar(k, e->a) || !kp_out_where(k, &k->prog->clauses[ci]))
 		return false;
 	b = e->b;
 	ks->assign = true;
@@ -232,7 +233,8 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	ks->st = st;
 	ks->slot = -1;
 	ks->skey = -1;
-	if ((st->kind != S_PRINTF && st->kind != S_TRACE) || !out_where(k, c))
+	if ((st->kind != S_PRINTF && st->kind != S_TRACE) ||
+	    !kp_out_where(k, c))
 		return false;
 	for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 		bool s;

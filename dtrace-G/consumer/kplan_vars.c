@@ -8,7 +8,8 @@
  * until nothing changes, each clause typed for every combination of
  * its variables set or unset: clause_typed()); this-> strings that are
  * copyinstr(argN) wherever they are read (sarg_var()); this-> and
- * self-> strings stored from copyinstr() and only printed (str_var());
+ * self-> strings stored from copyinstr() and only printed or, a self->
+ * one, compared with a literal or measured by strlen() (str_var());
  * and, where the
  * kernel keeps self-> variables beside string comparisons, each
  * comparison numbered as a fault site (fsite_assign()).  kplan.c asks
@@ -455,12 +456,34 @@ static int sarg_var(const struct d_kplan *k, unsigned v, bool *mark)
 	return arg;
 }
 
-/* Does statement st read v only as a whole printf() or trace()
- * argument (OVSTR), if at all? */
-static bool printed_only(const struct d_kplan *k, const struct stmt *st,
-			 unsigned v, bool *mark)
+/* Is every read of v under n, if any, a comparison with a literal
+ * (kp_svar_lit()) or its strlen() (kp_svar_len()), a self-> string's? */
+static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
+			   unsigned v)
 {
-	memset(mark, 0, k->prog->nvars * sizeof(*mark));
+	int w;
+
+	if (!n)
+		return true;
+	if ((kp_svar_lit(p, n, &w, NULL) || kp_svar_len(p, n, &w)) &&
+	    w == (int)v)
+		return true;
+	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub == (int)v)
+		return false;
+	if (!cmp_reads_only(p, n->a, v) || !cmp_reads_only(p, n->b, v) ||
+	    !cmp_reads_only(p, n->c, v))
+		return false;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (!cmp_reads_only(p, n->args[i], v))
+			return false;
+	return true;
+}
+
+/* Does statement st read v only as a whole printf() or trace()
+ * argument (OVSTR), compared with a literal (VSEQ) or measured
+ * (VSLEN), if at all? */
+static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v)
+{
 	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
 		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 			const struct node *a =
@@ -468,12 +491,26 @@ static bool printed_only(const struct d_kplan *k, const struct stmt *st,
 
 			if (a->op == N_VAR && a->sub == (int)v)
 				continue;
-			vars_of(a, mark);
+			if (!cmp_reads_only(p, a, v))
+				return false;
 		}
-		return !mark[v];
+		return st->kind == S_TRACE || cmp_reads_only(p, st->e, v);
 	}
-	stmts_vars(st, 1, mark);
-	return !mark[v];
+	if (!cmp_reads_only(p, st->e, v))
+		return false;
+	for (unsigned j = 0; j < st->nargs; j++)
+		if (!cmp_reads_only(p, st->args[j], v))
+			return false;
+	for (unsigned j = 0; j < st->nkeys; j++)
+		if (!cmp_reads_only(p, st->keys[j], v))
+			return false;
+	for (unsigned j = 0; j < st->nbody; j++)
+		if (!reads_ok(p, &st->body[j], v))
+			return false;
+	for (unsigned j = 0; j < st->nels; j++)
+		if (!reads_ok(p, &st->els[j], v))
+			return false;
+	return true;
 }
 
 /*
@@ -481,12 +518,16 @@ static bool printed_only(const struct d_kplan *k, const struct stmt *st,
  * kplan_out.c, cgen_out.c): every store of it a statement of its own,
  * v = copyinstr(E) (kp_sstr_ok() takes E where kp_ty() does) or v = 0
  * or "" (which read as "", as run.c's var_get() has it), at least one
- * a copy, and every read a whole argument of printf() or trace(); no
- * predicate touches it.  Such a variable is never compared or
- * computed with, so the kernel needs its bytes only to print them,
- * and the clauses that store and print it are kernel clauses like any
- * other: kp_vars_decide() keeps it only while every clause touching it
- * runs there.  BEGIN and END are dtrace's thread's, apart.
+ * a copy, and every read a whole argument of printf() or trace() or,
+ * a self-> one's, v == "literal" or v != "literal" or strlen(v)
+ * anywhere, the predicate too (kp_svar_lit(), kp_svar_len(): the
+ * kernel compares or measures the bytes it kept, cgen_plan.c's vseq()
+ * and vslen()).  The kernel needs its bytes only to print, compare or
+ * measure them, and the clauses that store, print and compare
+ * it are kernel clauses like any other (at probes that may have an out
+ * area, kp_out_where()): kp_vars_decide() keeps it only while every
+ * clause touching it runs there.  BEGIN and END are dtrace's thread's,
+ * apart.
  */
 static bool str_var(const struct d_kplan *k, unsigned v, bool *mark)
 {
@@ -499,9 +540,7 @@ static bool str_var(const struct d_kplan *k, unsigned v, bool *mark)
 		clause_vars(k, c, mark);
 		if (!mark[v] || kp_dtrace_only(c))
 			continue;
-		memset(mark, 0, p->nvars * sizeof(*mark));
-		vars_of(c->pred, mark);
-		if (mark[v])
+		if (!kp_out_where(k, c) || !cmp_reads_only(p, c->pred, v))
 			return false;
 		for (unsigned i = 0; i < c->nstmts; i++) {
 			const struct stmt *st = &c->stmts[i];
@@ -521,7 +560,7 @@ static bool str_var(const struct d_kplan *k, unsigned v, bool *mark)
 					return false;
 				continue;
 			}
-			if (!printed_only(k, st, v, mark))
+			if (!reads_ok(p, st, v))
 				return false;
 		}
 	}

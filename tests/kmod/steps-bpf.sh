@@ -22,6 +22,10 @@
 #    loop), and copyoutstr()'s and copyout()'s writes at the hit
 #    (usdt_hit_w: a literal, bytes read at another argument), its fault
 #    an ERROR;
+#  - a self-> string kept in the kernel, compared with a literal and
+#    measured by strlen() there (cgen_plan.c's vseq(), vslen()), and a
+#    this-> string printed (cgen_out.c's sstr()): the programs load and
+#    the clauses run in the kernel;
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp;
@@ -92,6 +96,19 @@ else
 	not_ok "run-trace.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 	not_ok "run-kagg.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 fi
+# self->s compared and measured, this->t printed, in the generated
+# programs (-v counts the clauses; one the verifier refused would not
+# be)
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bs.txt \
+	-n 'tr$target:::msg { self->s = copyinstr(arg0); }' \
+	-n 'tr$target:::msg /self->s == "hello"/ { printf("s %d %d\n", arg1, strlen(self->s)); }' \
+	-n 'tr$target:::msg { this->t = copyinstr(arg0); printf("t %s\n", this->t); }' \
+	-c "/kt/trprog msg" >bs.prog 2>bs.err </dev/null
+expect_eq "string variables compared, measured, printed in the kernel: the output" \
+	"s 7 5 t hello" "$(grep '^[st] ' bs.txt | paste -sd' ' -)"
+check "string variables compared, measured, printed in the kernel: -v" \
+	grep -q '^dtrace: 2 clauses printing values computed in the kernel$' bs.err
+grep -q 'printing values computed' bs.err || diag "$(tail -n 40 bs.err)"
 # The other BPF programs dtrace loads, on this kernel's verifier: the
 # kernel providers' (syscall, profile; consumer/kprov.c) and the user
 # stack copy of ustack() in the USDT program.  trprog writes one line

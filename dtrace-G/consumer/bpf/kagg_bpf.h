@@ -141,6 +141,13 @@ enum {
 		       * deleted) */
 	UBPF_K_OVSTR, /* the variable's string (imm bytes at most) into
 		       * the out area at agg, a struct ubpf_kostr */
+	UBPF_K_VSEQ,  /* push the self-> string variable slot (n
+		       * UBPF_KV_SELF) == the string of the next step
+		       * SDATA instructions, as SEQ's (UBPF_KF_NEG: !=);
+		       * absent, it reads "" */
+	UBPF_K_VSLEN, /* push strlen() of the self-> string variable slot
+		       * (n UBPF_KV_SELF), imm the most bytes its store
+		       * copies (strsize - 1); absent, 0 */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

@@ -16,6 +16,8 @@
  *   cgout fault F    hit() of an unmapped address, then of a string
  *                    that runs into an unmapped page; the two
  *                    addresses a read faults at go to file F first
+ *   cgout refault    hit() of "alpha", of an unmapped address (0x10),
+ *                    then of ""
  *
  * Each mode sleeps before it exits, so a read of its memory after the
  * hit finds the process (and, but for rewrite, the same bytes).
@@ -90,6 +92,10 @@ int main(int argc, char **argv)
 		fclose(f);
 		hit((const char *)16, 1);
 		hit(pg + 4096 - 8, 2);
+	} else if (!strcmp(mode, "refault")) {
+		hit("alpha", 1);
+		hit((const char *)16, 2);
+		hit("", 3);
 	} else {
 		return 2;
 	}

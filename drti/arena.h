@@ -67,7 +67,8 @@ struct usdt_arena {
 	uint64_t seg_size; /* bytes per segment, header included */
 	uint32_t nslots;   /* records per segment, a power of two */
 	uint32_t next_seg; /* the next segment to claim (atomic add) */
-	uint64_t noseg;	   /* hits lost: no segment left to claim */
+	uint64_t noseg;	   /* hits lost by a thread without a segment:
+			      none left to claim, or a stale heartbeat */
 	/* aggregating (version 2; all 0: every hit is a record) */
 	uint32_t owner;	   /* the pid whose threads run plans */
 	uint32_t aplans;   /* 1: the plan area and site hash are there */

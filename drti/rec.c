@@ -21,7 +21,8 @@
  * and returns at once when the consumer's heartbeat (its TSC, written
  * every switchrate) is older than hb_limit, which is how a SIGKILLed
  * dtrace stops costing more than a call (counting a drop in the
- * thread's segment, which a consumer that was only slow reports); finds
+ * thread's segment, or in the arena's noseg for a thread without one,
+ * which a consumer that was only slow reports); finds
  * the thread's segment in a TLS slot, claiming one at its first hit (one
  * atomic add,
  * and the only system calls the recorder makes: getpid, gettid and
@@ -533,11 +534,15 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 	if ((int64_t)(t - hb) > (int64_t)h->hb_limit) {
 		/*
 		 * The consumer is gone, or was too slow: a drop it can see
-		 * (hb 0: tracing ended, and the hit is no loss).
+		 * (hb 0: tracing ended, and the hit is no loss), in the
+		 * arena's count when the thread has no segment yet (its
+		 * first hits, which went unsaid).
 		 */
 		if (valid && hb)
 			__atomic_store_n(&s->drops, s->drops + 1,
 					 __ATOMIC_RELAXED);
+		else if (hb)
+			__atomic_fetch_add(&h->noseg, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	if (rec_slot.busy) {
@@ -545,6 +550,8 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 		if (valid)
 			__atomic_store_n(&s->drops, s->drops + 1,
 					 __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_add(&h->noseg, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	rec_slot.busy = 1;

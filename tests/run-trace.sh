@@ -34,8 +34,10 @@
 #  - a multi-threaded target firing without pause while tracing is
 #    enabled and disabled 20 times (200 under make check-long: each cycle
 #    is a dtrace start while three threads spin) without crashing or
-#    miscounting, and exact counts of hits from threads created while
-#    traced (2 runs, 5 under make check-long); the
+#    miscounting; exit() at the first hit of 16 threads that fire as
+#    fast as dtrace reads: it ends; a thread's first hits while dtrace
+#    is stopped (user path): said dropped; exact counts of hits from
+#    threads created while traced (2 runs, 5 under make check-long); the
 #    self-> variables of threads that exited are dropped (-v counts);
 #  - drops: reported, and count() plus drops is exactly the hits fired;
 #  - errors: no match, D syntax errors with line and column, a command
@@ -842,6 +844,68 @@ echo enabled >&3
 wait_until 100 answered m.out '^ok enabled' || fail "no answer"
 expect_grep "after the cycles: semaphores down" '^enabled 0 0 -1$' m.out
 expect_eq "after the cycles: no uprobe events left" "" "$(ours_left)"
+
+# exit() at the first hit of threads that fill the buffers as fast as
+# dtrace reads them: a read went on while its last round filled up to
+# -x bufsize, exit() or not, and dtrace never got back to its loop to
+# end (the user path: 6 runs in 6 until the SIGKILL; the 3 threads of
+# the cycles above kept one read going for 2,398 rounds, the likely
+# cause of the cycle that once ran past its 60 s under load; DESIGN §8,
+# "A read, and exit()").  BEGIN's system() lets the rings fill before
+# the first read.
+: >m.out
+echo "spin 16" >&3
+wait_until 100 answered m.out '^ok spin' || fail "spin 16 did not start"
+timeout -s KILL 60 "$DTRACE" -w -q -p "$m" \
+	-n 'BEGIN { system("sleep 0.2"); }' -n 'tr$target:::tick { exit(0); }' \
+	>fast.txt 2>&1 </dev/null 3>&-
+st=$?
+[ "$st" -eq 0 ] || sed 's/^/    | /' fast.txt >&2
+expect_eq "exit() while 16 threads fire faster than dtrace reads" 0 "$st"
+: >m.out
+echo stop >&3
+wait_until 300 answered m.out '^spun' || fail "spin 16 did not stop"
+# the shared counter goes on from the first spin's
+total0=$(echo "$spun" | awk '{ print $3 }')
+spun=$(grep '^spun' m.out)
+set -- $spun
+if [ "$#" -eq 3 ] && [ "$2" -gt 0 ] && [ $(($2 + total0)) -eq "$3" ]; then
+	pass
+else
+	fail "the 16 spinning threads miscounted: $* (after $total0)"
+fi
+: >m.out
+echo enabled >&3
+wait_until 100 answered m.out '^ok enabled' || fail "no answer"
+expect_grep "after exit() at full speed: semaphores down" '^enabled 0 0 -1$' m.out
+
+# -x activation=user, dtrace stopped past its heartbeat's second: the
+# recorder drops the hits, counted in the thread's segment; those of a
+# thread without one yet (its first) were lost unsaid, and are counted
+# in the arena now.  The hits counted and those said dropped are the 8
+# fired, whichever the recorder did (a clock measure taken under load
+# can make its limit longer than the stop).
+if [ "$(uname -m)" = x86_64 ]; then
+	consumer stale -q -x activation=user -p "$m" \
+		-n 'tr$target:::tick { @n = count(); }' -n "$READY"
+	sd=$dt_pid
+	if ready stale; then
+		kill -STOP "$sd"
+		sleep 3 # its beat three seconds old: gone, for the recorder
+		: >m.out
+		echo "tick 5" >&3
+		wait_until 100 answered m.out '^ok tick' || fail "tick 5: no answer"
+		kill -CONT "$sd"
+		: >m.out
+		echo "tick 3" >&3
+		wait_until 100 answered m.out '^ok tick' || fail "tick 3: no answer"
+		stop_pid "$sd" INT
+		n=$(sed -n 's/^ *\([0-9][0-9]*\)$/\1/p' stale.txt)
+		dr=$(sed -n 's/^dtrace: \([0-9]*\) drops .*/\1/p' stale.err)
+		expect_eq "dtrace stopped: hits counted plus those said dropped" \
+			8 $((${n:-0} + ${dr:-0}))
+	fi
+fi
 
 # Drops: a one-page buffer cannot hold a burst; what is lost is said,
 # and count() plus the drops is exactly what was fired.

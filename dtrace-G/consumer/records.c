@@ -10,7 +10,12 @@
  * and a record's bytes stay put while the hits are sorted.  The hits of
  * all CPUs are sorted by time (CLOCK_MONOTONIC, as every backend stamps
  * them) and run in that order; after exit() the rest of the read is not
- * run, as in DTrace.  A hit whose thread the BPF program stopped at a
+ * run, as in DTrace, nor read past its round (read_buffers()): the
+ * rounds, each at most one CPU's -x bufsize, went on while the last
+ * filled up, and a process firing as fast as dtrace reads kept it
+ * reading after exit() and never back to its loop to end (a -p run's
+ * exit() at the first hit of 16 threads firing flat out: minutes, then
+ * the test's SIGKILL).  A hit whose thread the BPF program stopped at a
  * copyout() probe (bpf.c's cohold) lets the thread go once it has run,
  * its clauses' writes made (copyout_w(), process_vm_writev()), or is
  * deferred with the thread still held; one not run after exit() is let
@@ -541,7 +546,7 @@ void read_buffers(struct consumer *c)
 {
 	do
 		read_round(c);
-	while (c->read_more);
+	while (c->read_more && !c->exit_called);
 }
 
 /* A firing in dtrace itself: BEGIN, END, tick-N (kprov.c). */

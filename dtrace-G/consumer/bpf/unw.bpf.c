@@ -306,10 +306,13 @@ static __always_inline __u32 mm_seq(struct task_struct *t)
 static __always_inline void vc_add(struct walk *w, __u32 mi)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	struct uw_vc *vc = bpf_task_storage_get(&uvc, t, 0, 0);
+	__u32 seq = mm_seq(t);
+	struct uw_vc *vc;
 
-	if (vc && vc->slot == w->slot && vc->gen == w->gen &&
-	    vc->seq == mm_seq(t))
+	if (seq & 1)
+		return; /* (and no task storage call at all on 6.1) */
+	vc = bpf_task_storage_get(&uvc, t, 0, 0);
+	if (vc && vc->slot == w->slot && vc->gen == w->gen && vc->seq == seq)
 		vc->mask |= 1u << mi;
 }
 

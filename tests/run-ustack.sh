@@ -41,8 +41,10 @@
 # programs) against the copy's unwinding with the walk off, byte for
 # byte: tests/data/ustack/uwalk.c's stacks (a qsort() callback,
 # recursion within and past 128 frames, an rbp-based CFA, a signal
-# handler, an exec()'d image) and dlswap's; -v's counts show that stacks
-# were walked.
+# handler, an exec()'d image), dlswap's, and dlswap's with libraries
+# whose CFI differs where the other has its code (uwswap[ab].c: the
+# walk's mapping check must run again after the swap even where the
+# thread's checks are reused); -v's counts show that stacks were walked.
 #
 # Both backends where the BPF one is built (DTRACE_BACKEND=uprobe gives
 # the perf events' PERF_SAMPLE_REGS_USER/STACK_USER path), the BPF one
@@ -729,6 +731,32 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 		dlswap0.txt dlswap1.txt
 	expect_eq "dlswap: every hit's stack walked or copied" 60 \
 		"$((${walked%% *} + ${walked#* }))"
+	# The walk's checks a thread made, reused while the mappings are
+	# unchanged (mm_lock_seq, where the kernel has it): uwswap[ab].c as
+	# dlswap's libraries, two batches a round, so that the second is
+	# walked with its own library's tables, checked once, and the next
+	# round's first hits meet the other library where those tables put
+	# the first: they must be checked again.  Unchecked, a's rows (64
+	# KiB of "outermost frame" where b has its code) would end b's
+	# stacks after two frames.
+	mkdir -p uw
+	for l in a b; do
+		$gcc -O2 -fPIC -shared -fno-toplevel-reorder \
+			-o "uw/dlswap$l.so" "$data/uwswap$l.c" ||
+			fail "building uw/dlswap$l.so"
+	done
+	uw_at() { nm "$1" | awk -v s="$2" '$3 == s { print $1 }'; }
+	uw_a=$(uw_at uw/dlswapa.so uw_block) uw_b=$(uw_at uw/dlswapb.so bravo_inner)
+	[ -n "$uw_a" ] && [ -n "$uw_b" ] &&
+		[ $((0x$uw_a)) -le $((0x$uw_b)) ] &&
+		[ $((0x$uw_b)) -lt $((0x$uw_a + 65536)) ] ||
+		fail "uwswap: bravo_inner ($uw_b) not within a's block ($uw_a)"
+	uwrun 0 uwswap0 -c "./dlswap 6 0 50 $PWD/uw 2" -n "$dlswap_d"
+	uwrun 1 uwswap1 -c "./dlswap 6 0 50 $PWD/uw 2" -n "$dlswap_d"
+	expect_file_eq "uwswap: checks reused only while the mappings hold" \
+		uwswap0.txt uwswap1.txt
+	[ "${walked%% *}" -gt 0 ] ||
+		fail "uwswap: none walked: ${walked:-none said}: $(cat uwswap1.err)"
 fi
 
 # errors: the frame count is a constant

@@ -34,10 +34,12 @@
  * rows); a process's modules go into
  * a fresh slot, then upx points its tgid at it, so a walk in flight
  * never reads a slot half written; a slot given up is reused only a
- * second later.  The tables are keyed by the self_exec_id the walker
- * saw last for the process (useen): a hit of another image finds
- * none, hands its hit back, and its copy's unwinding builds that
- * image's.  A session whose text changed (a dlopen()) builds again.
+ * second later, and each filling has a number of its own (uw_px.gen:
+ * the checks a thread keeps, unw.bpf.c's uvc, are of one filling).
+ * The tables are keyed by the self_exec_id the walker saw last for the
+ * process (useen): a hit of another image finds none, hands its hit
+ * back, and its copy's unwinding builds that image's.  A session whose
+ * text changed (a dlopen()) builds again.
  */
 #include "config.h"
 
@@ -91,6 +93,7 @@ struct uwalk {
 	int arr[2]; /* the prog arrays: perf event's, uprobe_multi's */
 	struct bpf_object *obj[2];
 	uint32_t nrows, npages;
+	uint32_t gen; /* slots filled: each filling's own (uw_px.gen) */
 	struct uw_file *files;
 	size_t nfiles;
 	struct uw_proc *procs;
@@ -597,6 +600,7 @@ void uw_build(struct consumer *c, struct us_proc *up, pid_t pid)
 		return;
 	px.xid = xid;
 	px.slot = (uint32_t)slot;
+	px.gen = ++uw->gen;
 	if (bpf_map_update_elem(uw->mods, &px.slot, &sl, 0) ||
 	    bpf_map_update_elem(uw->px, &key, &px, 0)) {
 		slot_put(uw, px.slot);

@@ -11,8 +11,11 @@
  * module holding the pc (its process's slot of umods, found through upx
  * by tgid), checked once per walk with bpf_find_vma() to be the same
  * file (device, inode) over the same addresses as when the tables were
- * built, then its row (a binary search in urows) gives the CFA, the
- * return address and the caller's rbp (unw_bpf.h).  On success it
+ * built (and not again by the thread's later hits while mm_lock_seq,
+ * the count every change of the mappings moves, reads as it did before
+ * the check: uvc, where the kernel keeps that count), then its row (a
+ * binary search in urows) gives the CFA, the return address and the
+ * caller's rbp (unw_bpf.h).  On success it
  * appends the registers, as a copy's record has them, and the pcs
  * found instead of the stack's bytes, flags the record UBPF_RF_USTACK
  * | UBPF_RF_UPCS and outputs it itself, as the generated program would
@@ -38,6 +41,7 @@
  * return address, or a zero one, which gives no frame).
  */
 #include <linux/bpf.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 #include "uregs.h"
@@ -64,8 +68,18 @@ struct vm_area_struct {
 	unsigned long vm_start, vm_end;
 	struct file *vm_file;
 } __attribute__((preserve_access_index));
+/* a seqcount_t where the kernel has per-VMA locks and the count made
+ * one (6.18); an int before that (6.4 on: bumped at unlock only), which
+ * CO-RE does not match to this struct; none before 6.4 (Debian's 6.1):
+ * then uvc is not used and every walk checks */
+struct mm_struct {
+	struct {
+		unsigned int sequence;
+	} mm_lock_seq;
+} __attribute__((preserve_access_index));
 struct task_struct {
 	__u64 self_exec_id;
+	struct mm_struct *mm;
 } __attribute__((preserve_access_index));
 
 /* x86-64 struct pt_regs (usdt.bpf.c checks its offsets against uregs.h) */
@@ -134,6 +148,26 @@ struct {
 	__type(value, __u64);
 } useen SEC(".maps");
 
+/*
+ * Per thread, the modules of its slot bpf_find_vma() found unchanged
+ * while mm_lock_seq was seq (even): the bits of mask.  Reused by a
+ * later hit of the thread only for the same slot filling (slot, gen,
+ * xid) while mm_lock_seq still reads seq, and within 250 jiffies of t
+ * (2.5 s at most, HZ 100; 2^31 write locks take minutes: the 32-bit
+ * count cannot have come round).  A task's storage goes with it.
+ */
+struct uw_vc {
+	__u64 t, xid;
+	__u32 seq, mask, slot, gen;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct uw_vc);
+} uvc SEC(".maps");
+
 /* the stack's first bytes, read once (8 more: a bounded 8-byte load) */
 struct blk {
 	__u8 b[UW_BLK + 8];
@@ -151,7 +185,7 @@ struct walk {
 	__u64 sp0, lim; /* the copy would take [sp0, sp0 + lim) */
 	__u32 blen;	/* ublk holds [sp0, sp0 + blen) */
 	__u32 off;	/* the pcs' offset in cgbuf */
-	__u32 slot, nmods;
+	__u32 slot, nmods, gen;
 	__u32 vmask; /* modules bpf_find_vma() checked */
 	__u32 n;     /* frames */
 	__u32 bpok;  /* rbp is known */
@@ -230,13 +264,11 @@ struct rowq {
 	__u32 lo, hi;
 };
 
-static long row_step(__u32 i, void *arg)
+static __always_inline long row_halve(struct rowq *q)
 {
-	struct rowq *q = arg;
 	__u32 mid;
 	struct uw_row *r;
 
-	(void)i;
 	if (q->lo + 1 >= q->hi)
 		return 1;
 	mid = q->lo + (q->hi - q->lo) / 2;
@@ -252,11 +284,52 @@ static long row_step(__u32 i, void *arg)
 	return 0;
 }
 
+static long row_step(__u32 i, void *arg)
+{
+	(void)i;
+	return row_halve(arg);
+}
+
+/* mm_lock_seq, or 1 (odd: not to be relied on) where it is not a seqcount */
+static __always_inline __u32 mm_seq(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->mm->mm_lock_seq.sequence)) {
+		struct mm_struct *mm = t->mm;
+
+		if (mm)
+			return mm->mm_lock_seq.sequence;
+	}
+	return 1;
+}
+
+/*
+ * Module mi found by bpf_find_vma() as the tables have it: for the
+ * thread's next hits (walk()) while mm_lock_seq reads what walk() read
+ * before the checks (a change since would have moved it).
+ */
+static __always_inline void vc_add(struct walk *w, __u32 mi)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u32 seq = mm_seq(t);
+	struct uw_vc *vc;
+
+	if (seq & 1)
+		return; /* (and no task storage call at all on 6.1) */
+	vc = bpf_task_storage_get(&uvc, t, 0, 0);
+	if (vc && vc->slot == w->slot && vc->gen == w->gen && vc->seq == seq)
+		vc->mask |= 1u << mi;
+}
+
 /*
  * Frame f: its pc recorded, the caller's registers found; 1 ends.  The
  * two searches are bpf_loop()s of their own, so the verifier sees each
  * step once, whichever module and row (unrolled, their branches
  * multiplied: 750,000 instructions verified, seconds at each start).
+ * But the row search's first eight halvings are inline: a page's rows
+ * are at most a few hundred, so the searches end there, and each
+ * bpf_loop() step is an indirect call (a return thunk on this CPU);
+ * eight halvings cost the verifier little (26,300 instructions in all
+ * on 6.18, 22,700 with five, 16,000 with none).
  */
 static long step(__u32 f, void *arg)
 {
@@ -289,6 +362,7 @@ static long step(__u32 f, void *arg)
 		    g.ino != mq.m.ino || g.dev != mq.m.dev)
 			return 1;
 		w->vmask |= 1u << mq.mi;
+		vc_add(w, mq.mi);
 	}
 	rq.rel = mq.adj - mq.m.bias;
 	rq.lo = mq.m.lo;
@@ -304,7 +378,10 @@ static long step(__u32 f, void *arg)
 		rq.lo = mq.m.lo + *p0;
 		rq.hi = mq.m.lo + *p1 + 1;
 	}
-	bpf_loop(UW_SEARCH, row_step, &rq, 0);
+	if (!row_halve(&rq) && !row_halve(&rq) && !row_halve(&rq) &&
+	    !row_halve(&rq) && !row_halve(&rq) && !row_halve(&rq) &&
+	    !row_halve(&rq) && !row_halve(&rq))
+		bpf_loop(UW_SEARCH, row_step, &rq, 0);
 	lo = rq.lo;
 	r = bpf_map_lookup_elem(&urows, &lo);
 	if (rq.lo + 1 != rq.hi || !r || r->pc > rq.rel)
@@ -348,7 +425,7 @@ static __always_inline __u32 walk(struct walk *w, struct ureg *ctx,
 	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 	struct task_struct *t = bpf_get_current_task_btf();
 	__u64 xid = t->self_exec_id;
-	__u32 want, first, n;
+	__u32 want, first, n, seq;
 	struct uw_px *px;
 
 	px = bpf_map_lookup_elem(&upx, &tgid);
@@ -375,6 +452,35 @@ static __always_inline __u32 walk(struct walk *w, struct ureg *ctx,
 		w->blen = n;
 	w->slot = px->slot;
 	w->nmods = px->nmods;
+	w->gen = px->gen;
+	/*
+	 * The checks this thread made under the same mm_lock_seq: every
+	 * change of the mappings (mmap, munmap, mprotect, mremap, brk) holds
+	 * mmap_lock for writing, which makes the count odd when taken and
+	 * even again when let go, so an even count read now as it was read
+	 * before the checks means the same VMAs, the same files at the same
+	 * addresses.  The count is read before the checks, so a change
+	 * during them leaves a count that no longer matches.
+	 */
+	seq = mm_seq(t);
+	if (!(seq & 1)) {
+		struct uw_vc *vc = bpf_task_storage_get(
+			&uvc, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		__u64 now = bpf_jiffies64();
+
+		if (vc && vc->seq == seq && vc->xid == xid &&
+		    vc->slot == px->slot && vc->gen == px->gen &&
+		    now - vc->t < 250) {
+			w->vmask = vc->mask;
+		} else if (vc) { /* step() adds the modules it checks */
+			vc->t = now;
+			vc->xid = xid;
+			vc->slot = px->slot;
+			vc->gen = px->gen;
+			vc->mask = 0;
+			vc->seq = seq;
+		}
+	}
 	bpf_loop(UW_MAXFR, step, w, 0);
 	return w->done && w->n <= UW_MAXFR ? w->n : 0;
 }

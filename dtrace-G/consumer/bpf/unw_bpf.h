@@ -77,6 +77,8 @@ struct uw_slot {
 struct uw_px {
 	__u64 xid; /* task_struct.self_exec_id the tables are for */
 	__u32 slot, nmods;
+	__u32 gen; /* which filling of the slot (uvc's checks are per one) */
+	__u32 pad;
 };
 
 /*

@@ -4,8 +4,9 @@
  * before the next is opened, so that ld.so maps each at the address the
  * other had.  Each calls back probe_here(round & 1) through two frames
  * of its own (alpha or bravo): arg0 says which library's frames the
- * stack holds.  Usage: dlswap ROUNDS START_MS|- ROUND_MS DIR ("-": start
- * once a line is read from stdin).
+ * stack holds.  Usage: dlswap ROUNDS START_MS|- ROUND_MS DIR [BATCHES]
+ * ("-": start once a line is read from stdin): each round, BATCHES (1)
+ * times 10 calls and ROUND_MS of sleep, then the dlclose().
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@ int main(int argc, char **argv)
 	int round_ms = argc > 3 ? atoi(argv[3]) : 200;
 	char path[4096];
 	const char *dir = argc > 4 ? argv[4] : ".";
+	int batches = argc > 5 ? atoi(argv[5]) : 1;
 
 	if (argc > 2 && argv[2][0] == '-') {
 		if (!fgets(path, sizeof(path), stdin))
@@ -43,9 +45,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		f = (void (*)(void (*)(long), long))dlsym(h, fn);
-		for (int i = 0; i < 10; i++)
-			f(probe_here, r & 1);
-		usleep(round_ms * 1000);
+		for (int k = 0; k < batches; k++) {
+			for (int i = 0; i < 10; i++)
+				f(probe_here, r & 1);
+			usleep(round_ms * 1000);
+		}
 		dlclose(h);
 	}
 	return 0;

@@ -140,6 +140,14 @@ wait_until() {
 	"$@"
 }
 
+# exec_seen PID NAME: wait until the shell's fork PID runs the program
+# named NAME (its /proc exe's last component): a -p of it before would
+# meet the shell's image, or none mid-exec ("does not match any probes")
+exec_seen() {
+	wait_until 100 sh -c "readlink /proc/$1/exe | grep -q '/$2\$'" ||
+		fail "process $1 never exec'd $2"
+}
+
 # dead PID: the process is gone
 dead() {
 	! kill -0 "$1" 2>/dev/null

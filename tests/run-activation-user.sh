@@ -96,8 +96,7 @@ au_wait() {
 # a -p of it before would trace the shell's image, and the program's
 # would be an exec the in-process path meets only at a later maps read
 au_started() {
-	wait_until 100 sh -c "readlink /proc/$1/exe | grep -q '/actd*l*\$'" ||
-		fail "process $1 never exec'd its program"
+	exec_seen "$1" 'actd*l*'
 }
 trap au_cleanup EXIT
 trap 'exit 1' INT TERM HUP

@@ -372,6 +372,7 @@ exec 3<>go.in
 ./ustk-omit 1 0 wait <&3 &
 target=$!
 bg_pids="$bg_pids $target"
+exec_seen "$target" ustk-omit
 timeout -s KILL 120 "$DTRACE" -q -p "$target" -o raw.txt \
 	-n 'BEGIN { printf("ready\n"); } ustk$target:::fire { ustack(); }' \
 	2>err.txt &
@@ -427,6 +428,7 @@ deep_run() {
 	./deep <&3 &
 	target=$!
 	bg_pids="$bg_pids $target"
+	exec_seen "$target" deep
 	# dtrace itself (not timeout) is stopped: it ends with its -p
 	"$DTRACE" -q -p "$target" -o raw.txt -x ustacksize=1k "$@" \
 		2>err.txt &
@@ -508,6 +510,7 @@ exec 3<>go.in
 ./execer /bin/ls / <&3 >/dev/null &
 target=$!
 bg_pids="$bg_pids $target"
+exec_seen "$target" execer
 GLIBC_TUNABLES=glibc.malloc.tcache_count=0 MALLOC_PERTURB_=165 \
 	timeout -s KILL 120 "$DTRACE" -q -p "$target" -o raw.txt -n '
 	BEGIN { printf("ready\n"); }
@@ -571,8 +574,7 @@ if setarch -R true 2>/dev/null; then
 	target=$!
 	bg_pids="$bg_pids $target"
 	# setarch has exec()d execnow
-	wait_until 600 sh -c "readlink /proc/$target/exe | grep -q execnow" ||
-		fail "setarch did not run execnow"
+	exec_seen "$target" execnow
 	"$DTRACE" -q -p "$target" -o raw.txt -n '
 	BEGIN { printf("ready\n"); }
 	pid$target:execnow:tick:entry { ustack(); printf("%s\n", ufunc(ucaller)); }' \

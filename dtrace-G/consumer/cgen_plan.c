@@ -68,7 +68,7 @@
  *     than refusing the plan, and the predicate reads 0 there.  OUT,
  *     OSTR and ODONE (printf()'s and trace()'s values) are
  *     cgen_out.c's, and so are the string variables such clauses
- *     print (SSTR, SCLR, OVSTR: this-> strings in cgbuf, their len
+ *     print (SSTR, SLIT, SMOV, SCLR, OVSTR: this-> strings in cgbuf, their len
  *     zeroed here first; self-> strings in the hash cgtlss), an SSTR
  *     that faulted jumping to its clause's end as a fault site's SEQ
  *     does.  VSEQ compares a self-> string's bytes there with its
@@ -950,8 +950,19 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_ODONE:
 		case UBPF_K_SCLR:
 		case UBPF_K_OVSTR:
+		case UBPF_K_SMOV:
 			cgen_out_op(e, o, &sp, fds);
 			continue;
+		case UBPF_K_SLIT: {
+			unsigned first = pc;
+
+			cgen_out_lit(e, pl, &pc, fds);
+			for (unsigned i = first + 1; i <= pc; i++) {
+				at[i] = e->n;
+				dp[i] = sp;
+			}
+			continue;
+		}
 		case UBPF_K_SSTR: /* ... a string variable's store */
 			if (o->jump <= pc || o->jump > pl->nops) {
 				e->bad = true;

@@ -156,7 +156,10 @@
  * kplan_vars.c's str_var()) may be compared with a literal too
  * (kp_svar_cmp(): UBPF_K_VSEQ, the bytes its store copied at the hit)
  * and measured (strlen(), kp_svar_strlen(): UBPF_K_VSLEN); neither reads
- * user memory, and neither can fault.
+ * user memory, and neither can fault.  Such a variable, self-> or
+ * this->, may be stored from a literal (kp_str_lit_store():
+ * UBPF_K_SLIT) or from another the kernel keeps (UBPF_K_SMOV, its
+ * bytes copied whole), which cannot fault either.
  *
  * Record gates (D_KPLAN_VARS).  A clause that stays in user space
  * still needs its record, but only for the hits where it may run: when
@@ -183,6 +186,7 @@
 #include "../d/d_impl.h"
 #include "kplan.h"
 #include "kplan_impl.h"
+#include "text.h"
 
 
 /* ------------------------------------------------------------------ */
@@ -349,6 +353,40 @@ bool kp_str_clear(const struct node *n)
 {
 	return (n->op == N_INT && n->ival == 0) ||
 	       (n->op == N_STR && n->sval && !n->sval[0]);
+}
+
+/*
+ * A literal stored into a string variable (not "": kp_str_clear()): at
+ * most UBPF_KSTRMAX bytes and strsize - 3, as kp_svar_lit()'s, so the
+ * copy's length tells it from a string an SSTR cut (VSLEN, VSEQ read
+ * only the length then), and printed the same whether tainted or not:
+ * the kernel's bytes print as a traced process's (kplan_out.c's
+ * d_kplan_out_run()), where run.c prints the script's own as they are.
+ */
+bool kp_str_lit_store(const struct d_prog *p, const struct node *n)
+{
+	char safe[TXT_SAFE_MAX(UBPF_KSTRMAX)];
+	size_t len;
+
+	if (n->op != N_STR || !n->sval || !n->sval[0])
+		return false;
+	len = strlen(n->sval);
+	return len <= UBPF_KSTRMAX && len + 3 <= p->strsize &&
+	       !strcmp(txt_safe(n->sval, safe, sizeof(safe)), n->sval);
+}
+
+/* A self-> or this-> string variable read whole: its index, else -1 */
+int kp_str_var_of(const struct d_prog *p, const struct node *n)
+{
+	const struct var *v;
+
+	if (n->op != N_VAR || n->sub < 0 || (unsigned)n->sub >= p->nvars)
+		return -1;
+	v = &p->vars[n->sub];
+	if ((v->scope != SC_SELF && v->scope != SC_THIS) || v->kind != T_STR ||
+	    v->ptr || v->psou)
+		return -1;
+	return n->sub;
 }
 
 /* copyinstr(argN): N, else -1 */

@@ -10,7 +10,8 @@
  * then each statement's keys and its AGG, or its value and VST; a
  * string compared with a literal is SEQ (an argument's) or VSEQ (a
  * self-> string variable's), the literal in the SDATA after it, and
- * strlen() of such a variable VSLEN.  The
+ * strlen() of such a variable VSLEN; a literal stored into one is SLIT
+ * (its SDATA after it too), another's bytes SMOV.  The
  * depth of the stack at each instruction is tracked (UBPF_KSTACK), and
  * a clause whose instructions do not fit UBPF_KOPS is left to user
  * space for that probe (false, the plan unchanged).  A record gate
@@ -399,6 +400,34 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 				emit(&m, v);
 				put(&m, s ? UBPF_K_OSTR : UBPF_K_OUT, 1, 0);
 				m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, v);
+			}
+			continue;
+		}
+		if (ks->smov) { /* a literal, another string variable */
+			const struct node *b = st->e->b;
+
+			if (b->op == N_STR) {
+				size_t len = strlen(b->sval);
+
+				o = put(&m, UBPF_K_SLIT, 0, 0);
+				var_op(&m, o, (unsigned)st->e->a->sub);
+				o->step = (uint16_t)len;
+				m.full |= !m.full &&
+					  !kp_out_op(k, pl, m.n - 1, NULL);
+				sdata(&m, b->sval, len);
+				continue;
+			}
+			{
+				struct ubpf_kop from;
+
+				memset(&from, 0, sizeof(from));
+				var_op(&m, &from, (unsigned)b->sub);
+				o = put(&m, UBPF_K_SMOV, 0, 0);
+				var_op(&m, o, (unsigned)st->e->a->sub);
+				o->levels = from.n;
+				o->step = from.slot;
+				m.full |= !m.full &&
+					  !kp_out_op(k, pl, m.n - 1, NULL);
 			}
 			continue;
 		}

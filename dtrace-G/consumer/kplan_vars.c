@@ -8,8 +8,9 @@
  * until nothing changes, each clause typed for every combination of
  * its variables set or unset: clause_typed()); this-> strings that are
  * copyinstr(argN) wherever they are read (sarg_var()); this-> and
- * self-> strings stored from copyinstr() and only printed or, a self->
- * one, compared with a literal or measured by strlen() (str_var());
+ * self-> strings stored from copyinstr(), a literal or one another and
+ * only printed or, a self-> one, compared with a literal or measured by
+ * strlen() (str_var());
  * and, where the
  * kernel keeps self-> variables beside string comparisons, each
  * comparison numbered as a fault site (fsite_assign()).  kplan.c asks
@@ -480,10 +481,14 @@ static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 }
 
 /* Does statement st read v only as a whole printf() or trace()
- * argument (OVSTR), compared with a literal (VSEQ) or measured
- * (VSLEN), if at all? */
+ * argument (OVSTR), compared with a literal (VSEQ), measured (VSLEN)
+ * or stored whole into another string variable (SMOV), if at all? */
 static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v)
 {
+	if (st->kind == S_EXPR && st->e && st->e->op == N_ASSIGN &&
+	    st->e->sub == '=' && kp_str_var_of(p, st->e->a) >= 0 &&
+	    st->e->a->sub != (int)v && kp_str_var_of(p, st->e->b) == (int)v)
+		return true;
 	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
 		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 			const struct node *a =
@@ -516,9 +521,13 @@ static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v)
 /*
  * A this-> or self-> string the kernel keeps as its bytes (KV_STR;
  * kplan_out.c, cgen_out.c): every store of it a statement of its own,
- * v = copyinstr(E) (kp_sstr_ok() takes E where kp_ty() does) or v = 0
- * or "" (which read as "", as run.c's var_get() has it), at least one
- * a copy, and every read a whole argument of printf() or trace() or,
+ * v = copyinstr(E) (kp_sstr_ok() takes E where kp_ty() does), v = 0
+ * or "" (which read as "", as run.c's var_get() has it), v = "literal"
+ * (kp_str_lit_store()) or v = w, w another such string the kernel
+ * keeps (kp_sstr_ok() checks: a w left to user space keeps that
+ * clause there, and so v), at least one not a clear, and every read a
+ * whole argument of printf() or trace(), the whole right side of
+ * another such store or,
  * a self-> one's, v == "literal" or v != "literal" or strlen(v)
  * anywhere, the predicate too (kp_svar_lit(), kp_svar_len(): the
  * kernel compares or measures the bytes it kept, cgen_plan.c's vseq()
@@ -551,7 +560,9 @@ static bool str_var(const struct d_kplan *k, unsigned v, bool *mark)
 			    e->a->sub == (int)v) {
 				bool clr = kp_str_clear(e->b);
 
-				if (!clr && !kp_copyinstr_of(e->b))
+				if (!clr && !kp_copyinstr_of(e->b) &&
+				    !kp_str_lit_store(p, e->b) &&
+				    kp_str_var_of(p, e->b) < 0)
 					return false;
 				copy |= !clr;
 				memset(mark, 0, p->nvars * sizeof(*mark));

@@ -34,6 +34,8 @@
 #    this->), copied whole, unset, as DTRACE_CGEN=0's, the clauses
 #    counted by -v (this tree before kept them in user space); a
 #    literal longer than strsize - 3 refused;
+#    two compared (== and !=), 254 and 300 bytes cut by strsize, the
+#    bytes past the NUL masked, "" and unset alike, the same way;
 #  - the same argument's string printed by the kernel and read by a
 #    clause left to user space: the record of a hit the plan ran still
 #    copies it for that clause (cgen.c leaves out only the strings no
@@ -410,6 +412,48 @@ for xo in '' '-x strsize=16'; do
 		expect_eq "this-> string stored from another ($xo): refused" \
 			0 "$(grep -c 'in the kernel$' svmovt1.txt.err)"
 	fi
+done
+
+# ... two compared (VVEQ, cgen_plan.c's vveq()): 254 and 300 bytes
+# (cut by strsize) a word at a time, the last word masked ("omega"
+# copied over a longer string's bytes, and the literal's), "" (a copy
+# of one) and unset alike, != either way round, DTRACE_CGEN=0's output
+# and the clauses counted by -v (this tree before kept them in user
+# space).
+cat >svvv.d <<'EOF2'
+pid$target::hit:entry /arg1 != 4/ { self->s = copyinstr(arg0); }
+pid$target::hit:entry /arg1 == 1 || arg1 == 3 || arg1 == 5 || arg1 == 6/
+{
+	self->u = copyinstr(arg0);
+}
+pid$target::hit:entry /arg1 == 2/ { self->u = "x"; }
+pid$target::hit:entry /arg1 == -7/ { self->u = "omega"; self->w = "alpha"; }
+pid$target::hit:return /self->s == self->u/ { printf("eq %d\n", arg1); }
+pid$target::hit:return /self->u != self->s/ { printf("ne %d\n", arg1); }
+pid$target::hit:return
+{
+	printf("%d %d %d %d\n", arg1, self->s == self->u, self->s != self->w,
+	    self->w == self->u);
+	@[self->u == self->s] = count();
+	self->s = 0;
+}
+pid$target::hit:return /arg1 == 3/ { self->u = 0; }
+EOF2
+for xo in '' '-x strsize=16'; do
+	run 1 svvv1.txt keep -s svvv.d $xo
+	run 0 svvv0.txt keep -s svvv.d $xo
+	expect_file_eq "string variables compared${xo:+ ($xo)}: DTRACE_CGEN=0's output" \
+		svvv0.txt svvv1.txt
+	printf '%s\n' "eq 2" "2 1 1 0" "ne 3" "3 0 0 0" "eq 4" "4 1 1 0" \
+		"ne 5" "5 0 0 0" "eq 6" "6 1 1 0" "eq 7" "7 1 1 0" \
+		"eq 4294967290" "4294967290 1 1 0" >svvv.exp
+	expect_eq "string variables compared${xo:+ ($xo)}: the output" \
+		"$(cat svvv.exp)" "$(head -14 svvv1.txt)"
+	expect_grep "string variables compared${xo:+ ($xo)}: -v" \
+		'^dtrace: 3 clauses printing values computed in the kernel$' \
+		svvv1.txt.err
+	expect_grep "string variables compared${xo:+ ($xo)}: -v aggregated" \
+		'^dtrace: 5 clauses aggregated in the kernel$' svvv1.txt.err
 done
 
 # Memory that does not change: DTRACE_CGEN=0's output, byte for byte.

@@ -155,8 +155,9 @@
  * A self-> string variable the kernel keeps as its bytes (KV_STR,
  * kplan_vars.c's str_var()) may be compared with a literal too
  * (kp_svar_cmp(): UBPF_K_VSEQ, the bytes its store copied at the hit)
- * and measured (strlen(), kp_svar_strlen(): UBPF_K_VSLEN); neither reads
- * user memory, and neither can fault.  Such a variable, self-> or
+ * or with another (kp_svar_vv(): UBPF_K_VVEQ) and measured (strlen(),
+ * kp_svar_strlen(): UBPF_K_VSLEN); none reads user memory, and none
+ * can fault.  Such a variable, self-> or
  * this->, may be stored from a literal (kp_str_lit_store():
  * UBPF_K_SLIT) or from another the kernel keeps (UBPF_K_SMOV, its
  * bytes copied whole), which cannot fault either.
@@ -309,6 +310,45 @@ bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
 		return false;
 	if (v)
 		*v = w;
+	return true;
+}
+
+/* v == w or v != w, both self-> string variables: their indexes into
+ * *v and *w, whatever the kernel keeps */
+bool kp_svar_pair(const struct d_prog *p, const struct node *n, int *v, int *w)
+{
+	const struct node *s[2];
+
+	if (n->op != N_BIN || (n->sub != OP_EQ && n->sub != OP_NE))
+		return false;
+	s[0] = n->a;
+	s[1] = n->b;
+	for (unsigned i = 0; i < 2; i++)
+		if (s[i]->op != N_VAR || s[i]->sub < 0 ||
+		    (unsigned)s[i]->sub >= p->nvars ||
+		    p->vars[s[i]->sub].scope != SC_SELF ||
+		    p->vars[s[i]->sub].kind != T_STR)
+			return false;
+	if (v)
+		*v = s[0]->sub;
+	if (w)
+		*w = s[1]->sub;
+	return true;
+}
+
+/* ... both KV_STR: the generated program compares the bytes their
+ * stores kept (UBPF_K_VVEQ, cgen_plan.c's vveq()) */
+bool kp_svar_vv(const struct d_kplan *k, const struct node *n, int *v, int *w)
+{
+	int a, b;
+
+	if (!k || !k->vars || !kp_svar_pair(k->prog, n, &a, &b) ||
+	    k->vst[a] != KV_STR || k->vst[b] != KV_STR)
+		return false;
+	if (v)
+		*v = a;
+	if (w)
+		*w = b;
 	return true;
 }
 
@@ -493,7 +533,8 @@ bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 		return true;
 	case N_BIN:
 		if (kp_str_cmp(k, n, NULL, NULL) ||
-		    kp_svar_cmp(k, n, NULL, NULL)) {
+		    kp_svar_cmp(k, n, NULL, NULL) ||
+		    kp_svar_vv(k, n, NULL, NULL)) {
 			*sz = 4;
 			*sg = 1;
 			return true;

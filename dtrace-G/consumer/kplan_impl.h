@@ -90,6 +90,10 @@ bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
  * kp_svar_strlen(): a KV_STR one): the variable */
 bool kp_svar_len(const struct d_prog *p, const struct node *n, int *v);
 bool kp_svar_strlen(const struct d_kplan *k, const struct node *n, int *v);
+/* ... two self-> string variables == or != (kp_svar_pair(): any;
+ * kp_svar_vv(): both KV_STR) */
+bool kp_svar_pair(const struct d_prog *p, const struct node *n, int *v, int *w);
+bool kp_svar_vv(const struct d_kplan *k, const struct node *n, int *v, int *w);
 /* ... n's type in the kernel, false if the kernel cannot compute it */
 bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 	   uint8_t *sg);

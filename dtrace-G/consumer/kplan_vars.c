@@ -9,8 +9,8 @@
  * its variables set or unset: clause_typed()); this-> strings that are
  * copyinstr(argN) wherever they are read (sarg_var()); this-> and
  * self-> strings stored from copyinstr(), a literal or one another and
- * only printed or, a self-> one, compared with a literal or measured by
- * strlen() (str_var());
+ * only printed or, a self-> one, compared with a literal or another or
+ * measured by strlen() (str_var());
  * and, where the
  * kernel keeps self-> variables beside string comparisons, each
  * comparison numbered as a fault site (fsite_assign()).  kplan.c asks
@@ -458,16 +458,19 @@ static int sarg_var(const struct d_kplan *k, unsigned v, bool *mark)
 }
 
 /* Is every read of v under n, if any, a comparison with a literal
- * (kp_svar_lit()) or its strlen() (kp_svar_len()), a self-> string's? */
+ * (kp_svar_lit()) or with another self-> string (kp_svar_pair()), or
+ * its strlen() (kp_svar_len()), a self-> string's? */
 static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 			   unsigned v)
 {
-	int w;
+	int w, x;
 
 	if (!n)
 		return true;
 	if ((kp_svar_lit(p, n, &w, NULL) || kp_svar_len(p, n, &w)) &&
 	    w == (int)v)
+		return true;
+	if (kp_svar_pair(p, n, &w, &x) && (w == (int)v || x == (int)v))
 		return true;
 	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub == (int)v)
 		return false;
@@ -527,16 +530,17 @@ static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v)
  * keeps (kp_sstr_ok() checks: a w left to user space keeps that
  * clause there, and so v), at least one not a clear, and every read a
  * whole argument of printf() or trace(), the whole right side of
- * another such store or,
- * a self-> one's, v == "literal" or v != "literal" or strlen(v)
- * anywhere, the predicate too (kp_svar_lit(), kp_svar_len(): the
- * kernel compares or measures the bytes it kept, cgen_plan.c's vseq()
- * and vslen()).  The kernel needs its bytes only to print, compare or
- * measure them, and the clauses that store, print and compare
- * it are kernel clauses like any other (at probes that may have an out
- * area, kp_out_where()): kp_vars_decide() keeps it only while every
- * clause touching it runs there.  BEGIN and END are dtrace's thread's,
- * apart.
+ * another such store or, a self-> one's, v == "literal" or
+ * v != "literal", v == w or v != w (w another self-> string;
+ * kp_svar_vv() wants both kept) or strlen(v) anywhere, the predicate
+ * too (kp_svar_lit(), kp_svar_pair(), kp_svar_len(): the kernel
+ * compares or measures the bytes it kept, cgen_plan.c's vseq(),
+ * vveq() and vslen()).  The kernel needs its bytes only to print,
+ * compare or measure them, and the clauses that store, print and
+ * compare it are kernel clauses like any other (at probes that may
+ * have an out area, kp_out_where()): kp_vars_decide() keeps it only
+ * while every clause touching it runs there.  BEGIN and END are
+ * dtrace's thread's, apart.
  */
 static bool str_var(const struct d_kplan *k, unsigned v, bool *mark)
 {

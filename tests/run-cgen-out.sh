@@ -30,6 +30,12 @@
 #    strlen() (VSLEN) in predicates,
 #    printf() arguments, quantize() and keys, 254, 255 and 300 bytes
 #    cut by strsize, set, cleared and unset, as DTRACE_CGEN=0's;
+#    stored from a literal or another string variable (self-> and
+#    this->), copied whole, unset, as DTRACE_CGEN=0's, the clauses
+#    counted by -v (this tree before kept them in user space); a
+#    literal longer than strsize - 3 refused;
+#    two compared (== and !=), 254 and 300 bytes cut by strsize, the
+#    bytes past the NUL masked, "" and unset alike, the same way;
 #  - the same argument's string printed by the kernel and read by a
 #    clause left to user space: the record of a hit the plan ran still
 #    copies it for that clause (cgen.c leaves out only the strings no
@@ -336,6 +342,118 @@ for xo in '' '-x strsize=16'; do
 		svlen1.txt.err
 	expect_grep "string variable measured${xo:+ ($xo)}: -v aggregated" \
 		'^dtrace: 3 clauses aggregated in the kernel$' svlen1.txt.err
+done
+
+# ... stored from a literal (SLIT) or from another string variable
+# (SMOV), self-> and this-> alike: the kernel's copy, set, cut by
+# strsize (the 300 bytes copied whole), unset (""), compared and
+# measured after, where this tree kept every clause touching them in
+# user space before (-v); a literal longer than strsize - 3 is refused
+# (strsize 16: all of svmovt.d in user space), DTRACE_CGEN=0's output.
+cat >svmov.d <<'EOF2'
+pid$target::hit:entry /arg1 != 4/ { self->s = copyinstr(arg0); }
+pid$target::hit:entry /arg1 == 2/ { self->s = "two"; }
+pid$target::hit:entry /arg1 == 3/ { self->u = "three"; }
+pid$target::hit:entry /arg1 == 5/ { self->u = self->s; }
+pid$target::hit:return /self->s == "two"/ { printf("two %d\n", arg1); }
+pid$target::hit:return
+{
+	printf("%d [%s] [%s] %d %d\n", arg1, self->s, self->u,
+	    strlen(self->u), self->u == "three");
+	self->s = 0;
+}
+EOF2
+cat >svmovt.d <<'EOF2'
+pid$target::hit:entry /arg1 == 1 || arg1 == 6/ { this->t = copyinstr(arg0); }
+pid$target::hit:entry /arg1 == 2/ { this->t = "lit-two"; }
+pid$target::hit:entry /arg1 != 3/ { self->s = this->t; }
+pid$target::hit:entry /arg1 == 3/ { this->u = self->s; }
+pid$target::hit:entry /arg1 == 5/ { self->v = "abcdefghijklmn"; }
+pid$target::hit:entry
+{
+	printf("%d <%s> <%s> <%s>\n", arg1, this->t, this->u, self->v);
+}
+pid$target::hit:return
+{
+	printf("%d [%s] %d %d\n", arg1, self->s, strlen(self->s),
+	    self->s == "lit-two");
+}
+EOF2
+for xo in '' '-x strsize=16'; do
+	run 1 svmov1.txt keep -s svmov.d $xo
+	run 0 svmov0.txt keep -s svmov.d $xo
+	expect_file_eq "string variable stored from another${xo:+ ($xo)}: DTRACE_CGEN=0's output" \
+		svmov0.txt svmov1.txt
+	if [ -z "$xo" ]; then n=255; else n=15; fi
+	c=$(printf "%${n}s" '' | tr ' ' c)
+	printf '%s\n' "2 [alpha] [] 0 0" "two 3" "3 [two] [] 0 0" \
+		"5 [] [three] 5 1" "6 [$c] [$c] $n 0" >svmov.exp
+	expect_eq "string variable stored from another${xo:+ ($xo)}: the output" \
+		"$(cat svmov.exp)" "$(sed -n '1,3p;5,6p' svmov1.txt)"
+	expect_grep "string variable stored from another${xo:+ ($xo)}: -v" \
+		'^dtrace: 2 clauses printing values computed in the kernel$' \
+		svmov1.txt.err
+	expect_grep "string variable stored from another${xo:+ ($xo)}: -v aggregated" \
+		'^dtrace: 4 clauses aggregated in the kernel$' svmov1.txt.err
+	run 1 svmovt1.txt keep -s svmovt.d $xo
+	run 0 svmovt0.txt keep -s svmovt.d $xo
+	expect_file_eq "this-> string stored from another${xo:+ ($xo)}: DTRACE_CGEN=0's output" \
+		svmovt0.txt svmovt1.txt
+	printf '%s\n' "2 <lit-two> <> <>" "3 [lit-two] 7 1" \
+		"3 <> <lit-two> <>" "4 [lit-two] 7 1" "4 <> <> <>" \
+		"5 [] 0 0" >svmovt.exp
+	expect_eq "this-> string stored from another${xo:+ ($xo)}: the output" \
+		"$(cat svmovt.exp)" "$(sed -n '3,8p' svmovt1.txt)"
+	if [ -z "$xo" ]; then
+		expect_grep "this-> string stored from another: -v" \
+			'^dtrace: 5 clauses aggregated in the kernel$' \
+			svmovt1.txt.err
+	else # "abcdefghijklmn" is longer than 13 bytes
+		expect_eq "this-> string stored from another ($xo): refused" \
+			0 "$(grep -c 'in the kernel$' svmovt1.txt.err)"
+	fi
+done
+
+# ... two compared (VVEQ, cgen_plan.c's vveq()): 254 and 300 bytes
+# (cut by strsize) a word at a time, the last word masked ("omega"
+# copied over a longer string's bytes, and the literal's), "" (a copy
+# of one) and unset alike, != either way round, DTRACE_CGEN=0's output
+# and the clauses counted by -v (this tree before kept them in user
+# space).
+cat >svvv.d <<'EOF2'
+pid$target::hit:entry /arg1 != 4/ { self->s = copyinstr(arg0); }
+pid$target::hit:entry /arg1 == 1 || arg1 == 3 || arg1 == 5 || arg1 == 6/
+{
+	self->u = copyinstr(arg0);
+}
+pid$target::hit:entry /arg1 == 2/ { self->u = "x"; }
+pid$target::hit:entry /arg1 == -7/ { self->u = "omega"; self->w = "alpha"; }
+pid$target::hit:return /self->s == self->u/ { printf("eq %d\n", arg1); }
+pid$target::hit:return /self->u != self->s/ { printf("ne %d\n", arg1); }
+pid$target::hit:return
+{
+	printf("%d %d %d %d\n", arg1, self->s == self->u, self->s != self->w,
+	    self->w == self->u);
+	@[self->u == self->s] = count();
+	self->s = 0;
+}
+pid$target::hit:return /arg1 == 3/ { self->u = 0; }
+EOF2
+for xo in '' '-x strsize=16'; do
+	run 1 svvv1.txt keep -s svvv.d $xo
+	run 0 svvv0.txt keep -s svvv.d $xo
+	expect_file_eq "string variables compared${xo:+ ($xo)}: DTRACE_CGEN=0's output" \
+		svvv0.txt svvv1.txt
+	printf '%s\n' "eq 2" "2 1 1 0" "ne 3" "3 0 0 0" "eq 4" "4 1 1 0" \
+		"ne 5" "5 0 0 0" "eq 6" "6 1 1 0" "eq 7" "7 1 1 0" \
+		"eq 4294967290" "4294967290 1 1 0" >svvv.exp
+	expect_eq "string variables compared${xo:+ ($xo)}: the output" \
+		"$(cat svvv.exp)" "$(head -14 svvv1.txt)"
+	expect_grep "string variables compared${xo:+ ($xo)}: -v" \
+		'^dtrace: 3 clauses printing values computed in the kernel$' \
+		svvv1.txt.err
+	expect_grep "string variables compared${xo:+ ($xo)}: -v aggregated" \
+		'^dtrace: 5 clauses aggregated in the kernel$' svvv1.txt.err
 done
 
 # Memory that does not change: DTRACE_CGEN=0's output, byte for byte.

@@ -248,8 +248,12 @@ unsigned cgen_out_room(const struct ubpf_ev *s);
 size_t cgen_out_start(struct em *e, int buf, unsigned obase, unsigned bytes);
 void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 		 const int *fds);
-/* ... this-> strings (SSTR, OVSTR) read "" where the plan starts */
+/* ... this-> strings (SSTR, SLIT, SMOV, OVSTR) read "" where the plan
+ * starts */
 void cgen_out_tstr(struct em *e, const struct ubpf_kplan *pl);
+/* ... SLIT, its SDATA after it (*pc left on the last) */
+void cgen_out_lit(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
+		  const int *fds);
 /* ... r0 = fn (lookup or delete) of cgtlss (fd) at self-> string v's
  * key {tid, v}, built in S_VKEY */
 void cgen_tlss_call(struct em *e, uint16_t v, int fd, int32_t fn);

@@ -33,6 +33,10 @@
  * copy's address and len into its 16 bytes of the area; one that
  * faulted sets its clause's ran bit and S_FLAGS_REC and jumps to the
  * clause's end, the variable untouched; else the copy goes into it.
+ * SLIT writes a literal there as a copy of it would be, and SMOV
+ * copies another variable's struct ubpf_kostr there (bpf_probe_read_
+ * kernel(); unset, the variable is cleared), and each goes into the
+ * variable as SSTR's copy does; neither can fault.
  * OVSTR copies a variable's bytes into an argument's struct ubpf_kostr
  * (bpf_probe_read_kernel()), SCLR clears one; ODONE flagged
  * UBPF_KF_NOREC (a clause that only stores) does nothing.
@@ -242,15 +246,16 @@ void cgen_tlss_call(struct em *e, uint16_t v, int fd, int32_t fn)
  * S_FLAGS_REC and jumps to the clause's end (e->sfj, which cgen_plan()
  * points there): the variable keeps what it had (a failed read zeroes
  * what it read into, and marks its len), and nothing after the store
- * runs, as run.c abandons the clause.  A this-> string is then copied
- * into its slot; a self-> string over the thread's entry when it has
- * one, else put there (the map allocates); one the map has no room for
- * counts in cgtlsdrops.
+ * runs, as run.c abandons the clause; else the copy goes into the
+ * variable (sstr_put()).
  */
+static void sstr_put(struct em *e, const struct ubpf_kop *o, const int *fds,
+		     int32_t base, int32_t vbase);
+
 static void sstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 {
 	int32_t base, vbase, fo = (int32_t)sizeof(struct ubpf_kout) + o->agg;
-	size_t jok, j, jin, jend;
+	size_t jok;
 
 	if (!tstr_base(e, o, &vbase))
 		return;
@@ -276,6 +281,21 @@ static void sstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 	stx(e, BPF_DW, 10, S_FLAGS, 1);
 	e->sfj = jmp_i(e, BPF_JA, 0, 0);
 	fix(e, jok);
+	sstr_put(e, o, fds, base, vbase);
+}
+
+/*
+ * The string (a struct ubpf_kostr) base bytes past S_OBUF into o's
+ * variable, whose own bytes are at vbase: a this-> string's slot, or a
+ * self-> string's entry in cgtlss (fds[8]), over the thread's entry
+ * when it has one, else put there (the map allocates); one the map has
+ * no room for counts in cgtlsdrops (fds[4]).
+ */
+static void sstr_put(struct em *e, const struct ubpf_kop *o, const int *fds,
+		     int32_t base, int32_t vbase)
+{
+	size_t j, jin, jend;
+
 	if (o->n != UBPF_KV_SELF) { /* the this-> string's slot */
 		ldx(e, BPF_DW, 1, 10, S_OBUF);
 		alu_i(e, BPF_ADD, 1, vbase);
@@ -345,6 +365,87 @@ static void sclr(struct em *e, const struct ubpf_kop *o, const int *fds)
 	cgen_tlss_call(e, o->slot, fds[8], BPF_FUNC_map_delete_elem);
 }
 
+/*
+ * SLIT pl->ops[*pc]: the literal of the step SDATA after it (kplan.c's
+ * kp_str_lit_store(): shorter than strsize - 2, so its len tells it
+ * from a copy an SSTR cut) written at TSTR_AT(UBPF_KTSTR) as a copy
+ * of it would be, its len the NUL's included, then into the variable
+ * as SSTR's copy goes (sstr_put()).  *pc is left on the last SDATA.
+ */
+void cgen_out_lit(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
+		  const int *fds)
+{
+	const struct ubpf_kop *o = &pl->ops[*pc];
+	unsigned len = o->step;
+	int32_t base, vbase, s = (int32_t)offsetof(struct ubpf_kostr, s);
+
+	if (!tstr_base(e, o, &vbase))
+		return;
+	if (len > UBPF_KSTRMAX || len + 2 > o->imm ||
+	    *pc + 1 + (len + 8) / 8 > pl->nops ||
+	    (o->n == UBPF_KV_SELF && (fds[8] < 0 || fds[4] < 0))) {
+		e->bad = true;
+		return;
+	}
+	base = TSTR_AT(UBPF_KTSTR) - (int32_t)e->obase;
+	ldx(e, BPF_DW, 2, 10, S_OBUF);
+	st(e, BPF_DW, 2, (int16_t)base, 0);
+	st(e, BPF_W, 2,
+	   (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, len)),
+	   (int32_t)len + 1);
+	for (unsigned i = 0; i < (len + 8) / 8; i++) {
+		ld64(e, 1, (uint64_t)pl->ops[*pc + 1 + i].imm);
+		stx(e, BPF_DW, 2, (int16_t)(base + s + 8 * (int32_t)i), 1);
+	}
+	*pc += (len + 8) / 8;
+	sstr_put(e, o, fds, base, vbase);
+}
+
+/*
+ * SMOV o: the string variable of kind o->levels and slot o->step (a
+ * self-> one's entry, or a this-> one's slot, len 0 when unset in the
+ * firing) copied whole, its imm bytes, at TSTR_AT(UBPF_KTSTR), then
+ * into o's variable as SSTR's copy goes (sstr_put()); one unset reads
+ * "", so o's is cleared (sclr()), as run.c's var_set() stores "".
+ */
+static void smov(struct em *e, const struct ubpf_kop *o, const int *fds)
+{
+	struct ubpf_kop from = { .n = (uint8_t)o->levels,
+				 .slot = o->step,
+				 .imm = o->imm };
+	int32_t base, vbase, fbase;
+	size_t jnone, jend;
+
+	if (!tstr_base(e, o, &vbase) || !tstr_base(e, &from, &fbase))
+		return;
+	if ((o->n == UBPF_KV_SELF || from.n == UBPF_KV_SELF) &&
+	    (fds[8] < 0 || fds[4] < 0)) {
+		e->bad = true;
+		return;
+	}
+	base = TSTR_AT(UBPF_KTSTR) - (int32_t)e->obase;
+	if (from.n == UBPF_KV_SELF) {
+		cgen_tlss_call(e, from.slot, fds[8], BPF_FUNC_map_lookup_elem);
+		jnone = jmp_i(e, BPF_JEQ, 0, 0);
+		alu_r(e, BPF_MOV, 3, 0);
+	} else {
+		ldx(e, BPF_DW, 3, 10, S_OBUF);
+		alu_i(e, BPF_ADD, 3, fbase);
+		ldx(e, BPF_W, 1, 3, (int16_t)offsetof(struct ubpf_kostr, len));
+		jnone = jmp_i(e, BPF_JEQ, 1, 0);
+	}
+	ldx(e, BPF_DW, 1, 10, S_OBUF);
+	alu_i(e, BPF_ADD, 1, base);
+	alu_i(e, BPF_MOV, 2,
+	      (int32_t)offsetof(struct ubpf_kostr, s) + (int32_t)o->imm);
+	call(e, BPF_FUNC_probe_read_kernel);
+	sstr_put(e, o, fds, base, vbase);
+	jend = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jnone);
+	sclr(e, o, fds);
+	fix(e, jend);
+}
+
 /* OVSTR o: the variable's struct ubpf_kostr (imm bytes of its string)
  * into the out area at o->agg; a self-> one absent reads "" */
 static void ovstr(struct em *e, const struct ubpf_kop *o, const int *fds)
@@ -388,18 +489,32 @@ void cgen_out_tstr(struct em *e, const struct ubpf_kplan *pl)
 
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
 		const struct ubpf_kop *o = &pl->ops[pc];
+		/* the variable, and SMOV's source */
+		struct ubpf_kop v[2] = { *o,
+					 { .n = (uint8_t)o->levels,
+					   .slot = o->step,
+					   .imm = o->imm } };
 		int32_t base;
 
-		if ((o->op != UBPF_K_SSTR && o->op != UBPF_K_SCLR &&
-		     o->op != UBPF_K_OVSTR) ||
-		    o->n != UBPF_KV_THIS || !tstr_base(e, o, &base) ||
-		    (done >> o->slot & 1))
+		if (o->op != UBPF_K_SSTR && o->op != UBPF_K_SCLR &&
+		    o->op != UBPF_K_OVSTR && o->op != UBPF_K_SLIT &&
+		    o->op != UBPF_K_SMOV)
 			continue;
-		done |= 1u << o->slot;
-		ldx(e, BPF_DW, 2, 10, S_OBUF);
-		st(e, BPF_W, 2,
-		   (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, len)),
-		   0);
+		for (unsigned i = 0; i < (o->op == UBPF_K_SMOV ? 2u : 1u);
+		     i++) {
+			if (v[i].n != UBPF_KV_THIS ||
+			    !tstr_base(e, &v[i], &base) ||
+			    (done >> v[i].slot & 1))
+				continue;
+			done |= 1u << v[i].slot;
+			ldx(e, BPF_DW, 2, 10, S_OBUF);
+			st(e, BPF_W, 2,
+			   (int16_t)(base +
+				     (int32_t)offsetof(struct ubpf_kostr, len)),
+			   0);
+		}
+		if (o->op == UBPF_K_SLIT) /* its SDATA */
+			pc += (o->step + 8u) / 8u;
 	}
 }
 
@@ -412,6 +527,10 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 	}
 	if (o->op == UBPF_K_OVSTR) {
 		ovstr(e, o, fds);
+		return;
+	}
+	if (o->op == UBPF_K_SMOV) {
+		smov(e, o, fds);
 		return;
 	}
 	if (o->op == UBPF_K_ODONE) {

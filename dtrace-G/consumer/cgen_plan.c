@@ -68,12 +68,12 @@
  *     than refusing the plan, and the predicate reads 0 there.  OUT,
  *     OSTR and ODONE (printf()'s and trace()'s values) are
  *     cgen_out.c's, and so are the string variables such clauses
- *     print (SSTR, SCLR, OVSTR: this-> strings in cgbuf, their len
+ *     print (SSTR, SLIT, SMOV, SCLR, OVSTR: this-> strings in cgbuf, their len
  *     zeroed here first; self-> strings in the hash cgtlss), an SSTR
  *     that faulted jumping to its clause's end as a fault site's SEQ
  *     does.  VSEQ compares a self-> string's bytes there with its
- *     literal as SEQ compares an argument's copy (vseq()); VSLEN
- *     measures them (vslen()).
+ *     literal as SEQ compares an argument's copy (vseq()), VVEQ
+ *     with another's (vveq()); VSLEN measures them (vslen()).
  */
 #include "config.h"
 
@@ -858,6 +858,98 @@ static void vslen(struct em *e, const struct ubpf_kop *o, const int *fds)
 	fix(e, jnone);
 }
 
+/*
+ * r1 = VVEQ o: the self-> string variables o->slot and o->step (their
+ * cgtlss entries, fds[8], each a struct ubpf_kostr an SSTR, SLIT or
+ * SMOV filled) equal: the same len (a string has one: the NUL's
+ * included below o->imm bytes, strsize - 1, else imm with the last
+ * byte read again, cgen_out.c's ostr_at()) and the same first len
+ * bytes, compared a word at a time for as many words as imm bytes
+ * take, the last word masked to the bytes len leaves in it (what lies
+ * past the NUL is whatever an earlier copy left there); no loop.  An
+ * entry absent (never set, or cleared) reads "", as run.c's var_get()
+ * has it: equal to another absent or to one whose len is 1.
+ */
+static void vveq(struct em *e, const struct ubpf_kop *o, const int *fds)
+{
+	int32_t sb = (int32_t)offsetof(struct ubpf_kostr, s);
+	int16_t lo = (int16_t)offsetof(struct ubpf_kostr, len);
+	unsigned words = (unsigned)(o->imm + 7) / 8, nne = 0, neq = 0;
+	size_t jna, jnb, j, jend[3], *jne, *jeq;
+
+	if (o->n != UBPF_KV_SELF || fds[8] < 0 || o->imm < 1 ||
+	    o->imm > UBPF_STRMAX - 1) {
+		e->bad = true;
+		return;
+	}
+	jne = xcalloc(2 * (size_t)words + 2, sizeof(*jne));
+	jeq = xcalloc(2 * (size_t)words + 2, sizeof(*jeq));
+	cgen_tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
+	jna = jmp_i(e, BPF_JEQ, 0, 0);
+	stx(e, BPF_DW, 10, S_VVAL, 0); /* the first entry, over the call */
+	cgen_tlss_call(e, o->step, fds[8], BPF_FUNC_map_lookup_elem);
+	ldx(e, BPF_DW, 2, 10, S_VVAL);
+	ldx(e, BPF_W, 3, 2, lo);
+	jnb = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_W, 4, 0, lo);
+	jne[nne++] = jmp_r(e, BPF_JNE, 3, 4);
+	for (unsigned i = 0; i < words; i++) {
+		size_t jfull;
+
+		if (i)
+			jeq[neq++] = jmp_i(e, BPF_JLE, 3, (int32_t)(8 * i));
+		ldx(e, BPF_DW, 4, 2, (int16_t)(sb + 8 * (int32_t)i));
+		ldx(e, BPF_DW, 5, 0, (int16_t)(sb + 8 * (int32_t)i));
+		alu_r(e, BPF_XOR, 4, 5);
+		jfull = jmp_i(e, BPF_JGE, 3, (int32_t)(8 * i + 8));
+		/* len - 8i (1 to 7) bytes of this word: the low ones */
+		alu_r(e, BPF_MOV, 5, 3);
+		alu_i(e, BPF_SUB, 5, (int32_t)(8 * i));
+		alu_i(e, BPF_LSH, 5, 3);
+		alu_i(e, BPF_MOV, 1, 1);
+		alu_r(e, BPF_LSH, 1, 5);
+		alu_i(e, BPF_SUB, 1, 1);
+		alu_r(e, BPF_AND, 4, 1);
+		jne[nne++] = jmp_i(e, BPF_JNE, 4, 0);
+		jeq[neq++] = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, jfull);
+		jne[nne++] = jmp_i(e, BPF_JNE, 4, 0);
+	}
+	jeq[neq++] = jmp_i(e, BPF_JA, 0, 0);
+	/* the second absent: equal when the first is "" */
+	fix(e, jnb);
+	alu_i(e, BPF_MOV, 1, 0);
+	j = jmp_i(e, BPF_JNE, 3, 1);
+	alu_i(e, BPF_MOV, 1, 1);
+	fix(e, j);
+	jend[0] = jmp_i(e, BPF_JA, 0, 0);
+	/* the first absent: equal when the second is absent or "" */
+	fix(e, jna);
+	cgen_tlss_call(e, o->step, fds[8], BPF_FUNC_map_lookup_elem);
+	alu_i(e, BPF_MOV, 1, 1);
+	jend[1] = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_W, 3, 0, lo);
+	alu_i(e, BPF_MOV, 1, 0);
+	j = jmp_i(e, BPF_JNE, 3, 1);
+	alu_i(e, BPF_MOV, 1, 1);
+	fix(e, j);
+	jend[2] = jmp_i(e, BPF_JA, 0, 0);
+	for (unsigned i = 0; i < nne; i++)
+		fix(e, jne[i]);
+	alu_i(e, BPF_MOV, 1, 0);
+	j = jmp_i(e, BPF_JA, 0, 0);
+	for (unsigned i = 0; i < neq; i++)
+		fix(e, jeq[i]);
+	alu_i(e, BPF_MOV, 1, 1);
+	fix(e, j);
+	for (unsigned i = 0; i < 3; i++)
+		fix(e, jend[i]);
+	free(jne);
+	free(jeq);
+	if (o->flags & UBPF_KF_NEG)
+		alu_i(e, BPF_XOR, 1, 1);
+}
+
 /* Does the plan have instruction op (of variable kind n, for VLD/VST)? */
 bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
 {
@@ -950,8 +1042,19 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_ODONE:
 		case UBPF_K_SCLR:
 		case UBPF_K_OVSTR:
+		case UBPF_K_SMOV:
 			cgen_out_op(e, o, &sp, fds);
 			continue;
+		case UBPF_K_SLIT: {
+			unsigned first = pc;
+
+			cgen_out_lit(e, pl, &pc, fds);
+			for (unsigned i = first + 1; i <= pc; i++) {
+				at[i] = e->n;
+				dp[i] = sp;
+			}
+			continue;
+		}
 		case UBPF_K_SSTR: /* ... a string variable's store */
 			if (o->jump <= pc || o->jump > pl->nops) {
 				e->bad = true;
@@ -990,6 +1093,10 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		}
 		case UBPF_K_VSLEN:
 			vslen(e, o, fds);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_VVEQ:
+			vveq(e, o, fds);
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_VSEQ: {

@@ -155,8 +155,12 @@
  * A self-> string variable the kernel keeps as its bytes (KV_STR,
  * kplan_vars.c's str_var()) may be compared with a literal too
  * (kp_svar_cmp(): UBPF_K_VSEQ, the bytes its store copied at the hit)
- * and measured (strlen(), kp_svar_strlen(): UBPF_K_VSLEN); neither reads
- * user memory, and neither can fault.
+ * or with another (kp_svar_vv(): UBPF_K_VVEQ) and measured (strlen(),
+ * kp_svar_strlen(): UBPF_K_VSLEN); none reads user memory, and none
+ * can fault.  Such a variable, self-> or
+ * this->, may be stored from a literal (kp_str_lit_store():
+ * UBPF_K_SLIT) or from another the kernel keeps (UBPF_K_SMOV, its
+ * bytes copied whole), which cannot fault either.
  *
  * Record gates (D_KPLAN_VARS).  A clause that stays in user space
  * still needs its record, but only for the hits where it may run: when
@@ -183,6 +187,7 @@
 #include "../d/d_impl.h"
 #include "kplan.h"
 #include "kplan_impl.h"
+#include "text.h"
 
 
 /* ------------------------------------------------------------------ */
@@ -308,6 +313,45 @@ bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
 	return true;
 }
 
+/* v == w or v != w, both self-> string variables: their indexes into
+ * *v and *w, whatever the kernel keeps */
+bool kp_svar_pair(const struct d_prog *p, const struct node *n, int *v, int *w)
+{
+	const struct node *s[2];
+
+	if (n->op != N_BIN || (n->sub != OP_EQ && n->sub != OP_NE))
+		return false;
+	s[0] = n->a;
+	s[1] = n->b;
+	for (unsigned i = 0; i < 2; i++)
+		if (s[i]->op != N_VAR || s[i]->sub < 0 ||
+		    (unsigned)s[i]->sub >= p->nvars ||
+		    p->vars[s[i]->sub].scope != SC_SELF ||
+		    p->vars[s[i]->sub].kind != T_STR)
+			return false;
+	if (v)
+		*v = s[0]->sub;
+	if (w)
+		*w = s[1]->sub;
+	return true;
+}
+
+/* ... both KV_STR: the generated program compares the bytes their
+ * stores kept (UBPF_K_VVEQ, cgen_plan.c's vveq()) */
+bool kp_svar_vv(const struct d_kplan *k, const struct node *n, int *v, int *w)
+{
+	int a, b;
+
+	if (!k || !k->vars || !kp_svar_pair(k->prog, n, &a, &b) ||
+	    k->vst[a] != KV_STR || k->vst[b] != KV_STR)
+		return false;
+	if (v)
+		*v = a;
+	if (w)
+		*w = b;
+	return true;
+}
+
 /* strlen(v), v a self-> string variable: v's index into *v */
 bool kp_svar_len(const struct d_prog *p, const struct node *n, int *v)
 {
@@ -349,6 +393,40 @@ bool kp_str_clear(const struct node *n)
 {
 	return (n->op == N_INT && n->ival == 0) ||
 	       (n->op == N_STR && n->sval && !n->sval[0]);
+}
+
+/*
+ * A literal stored into a string variable (not "": kp_str_clear()): at
+ * most UBPF_KSTRMAX bytes and strsize - 3, as kp_svar_lit()'s, so the
+ * copy's length tells it from a string an SSTR cut (VSLEN, VSEQ read
+ * only the length then), and printed the same whether tainted or not:
+ * the kernel's bytes print as a traced process's (kplan_out.c's
+ * d_kplan_out_run()), where run.c prints the script's own as they are.
+ */
+bool kp_str_lit_store(const struct d_prog *p, const struct node *n)
+{
+	char safe[TXT_SAFE_MAX(UBPF_KSTRMAX)];
+	size_t len;
+
+	if (n->op != N_STR || !n->sval || !n->sval[0])
+		return false;
+	len = strlen(n->sval);
+	return len <= UBPF_KSTRMAX && len + 3 <= p->strsize &&
+	       !strcmp(txt_safe(n->sval, safe, sizeof(safe)), n->sval);
+}
+
+/* A self-> or this-> string variable read whole: its index, else -1 */
+int kp_str_var_of(const struct d_prog *p, const struct node *n)
+{
+	const struct var *v;
+
+	if (n->op != N_VAR || n->sub < 0 || (unsigned)n->sub >= p->nvars)
+		return -1;
+	v = &p->vars[n->sub];
+	if ((v->scope != SC_SELF && v->scope != SC_THIS) || v->kind != T_STR ||
+	    v->ptr || v->psou)
+		return -1;
+	return n->sub;
 }
 
 /* copyinstr(argN): N, else -1 */
@@ -455,7 +533,8 @@ bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 		return true;
 	case N_BIN:
 		if (kp_str_cmp(k, n, NULL, NULL) ||
-		    kp_svar_cmp(k, n, NULL, NULL)) {
+		    kp_svar_cmp(k, n, NULL, NULL) ||
+		    kp_svar_vv(k, n, NULL, NULL)) {
 			*sz = 4;
 			*sg = 1;
 			return true;

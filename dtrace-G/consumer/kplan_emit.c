@@ -9,13 +9,14 @@
  * to the clause's end (SC for an && or || whose right side may fault),
  * then each statement's keys and its AGG, or its value and VST; a
  * string compared with a literal is SEQ (an argument's) or VSEQ (a
- * self-> string variable's), the literal in the SDATA after it, and
- * strlen() of such a variable VSLEN.  The
- * depth of the stack at each instruction is tracked (UBPF_KSTACK), and
- * a clause whose instructions do not fit UBPF_KOPS is left to user
- * space for that probe (false, the plan unchanged).  A record gate
- * (d_kplan_gate()) is the predicate alone of a clause left to user
- * space, its PRED jumping past a REC, its arguments flagged
+ * self-> string variable's), the literal in the SDATA after it, two
+ * such variables compared VVEQ, and strlen() of one VSLEN; a literal
+ * stored into one is SLIT (its SDATA after it too), another's bytes
+ * SMOV.  The depth of the stack at each instruction is tracked
+ * (UBPF_KSTACK), and a clause whose instructions do not fit UBPF_KOPS
+ * is left to user space for that probe (false, the plan unchanged).  A
+ * record gate (d_kplan_gate()) is the predicate alone of a clause left
+ * to user space, its PRED jumping past a REC, its arguments flagged
  * UBPF_KF_GATE.
  */
 #ifndef _GNU_SOURCE
@@ -227,7 +228,7 @@ static void emit(struct em *m, const struct node *n)
 		}
 		{
 			const struct node *lit;
-			int arg;
+			int arg, w;
 
 			if (kp_str_cmp(m->k, n, &arg, &lit)) {
 				size_t len = strlen(lit->sval);
@@ -243,6 +244,15 @@ static void emit(struct em *m, const struct node *n)
 				if (m->k->fmode && !o->agg)
 					m->full = true; /* not reached */
 				sdata(m, lit->sval, len);
+				return;
+			}
+			if (kp_svar_vv(m->k, n, &arg, &w)) {
+				/* two self-> strings the kernel keeps */
+				o = put(m, UBPF_K_VVEQ, 0, 1);
+				var_op(m, o, (unsigned)arg);
+				o->step = (uint16_t)w;
+				o->imm = (int64_t)m->k->prog->strsize - 1;
+				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
 				return;
 			}
 			if (kp_svar_cmp(m->k, n, &arg, &lit)) {
@@ -399,6 +409,34 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 				emit(&m, v);
 				put(&m, s ? UBPF_K_OSTR : UBPF_K_OUT, 1, 0);
 				m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, v);
+			}
+			continue;
+		}
+		if (ks->smov) { /* a literal, another string variable */
+			const struct node *b = st->e->b;
+
+			if (b->op == N_STR) {
+				size_t len = strlen(b->sval);
+
+				o = put(&m, UBPF_K_SLIT, 0, 0);
+				var_op(&m, o, (unsigned)st->e->a->sub);
+				o->step = (uint16_t)len;
+				m.full |= !m.full &&
+					  !kp_out_op(k, pl, m.n - 1, NULL);
+				sdata(&m, b->sval, len);
+				continue;
+			}
+			{
+				struct ubpf_kop from;
+
+				memset(&from, 0, sizeof(from));
+				var_op(&m, &from, (unsigned)b->sub);
+				o = put(&m, UBPF_K_SMOV, 0, 0);
+				var_op(&m, o, (unsigned)st->e->a->sub);
+				o->levels = from.n;
+				o->step = from.slot;
+				m.full |= !m.full &&
+					  !kp_out_op(k, pl, m.n - 1, NULL);
 			}
 			continue;
 		}

@@ -21,6 +21,7 @@ struct kstmt {
 	bool out;    /* printf() or trace() computed at the hit (and assign) */
 	bool sstr;   /* a KV_STR variable = copyinstr(E) (and assign) */
 	bool sclr;   /* ... = 0 or "" */
+	bool smov;   /* ... = "literal" or another KV_STR variable */
 	unsigned agg;
 	uint8_t ksz[UBPF_KMAXKEYS], ksg[UBPF_KMAXKEYS];
 	int kid[UBPF_KMAXKEYS]; /* B_PROBE* for a key naming the probe, or -1 */
@@ -89,6 +90,10 @@ bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
  * kp_svar_strlen(): a KV_STR one): the variable */
 bool kp_svar_len(const struct d_prog *p, const struct node *n, int *v);
 bool kp_svar_strlen(const struct d_kplan *k, const struct node *n, int *v);
+/* ... two self-> string variables == or != (kp_svar_pair(): any;
+ * kp_svar_vv(): both KV_STR) */
+bool kp_svar_pair(const struct d_prog *p, const struct node *n, int *v, int *w);
+bool kp_svar_vv(const struct d_kplan *k, const struct node *n, int *v, int *w);
 /* ... n's type in the kernel, false if the kernel cannot compute it */
 bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 	   uint8_t *sg);
@@ -105,6 +110,10 @@ int kp_copyinstr_arg(const struct node *n);
 /* ... copyinstr(E) of one argument; 0 or "" */
 bool kp_copyinstr_of(const struct node *n);
 bool kp_str_clear(const struct node *n);
+/* ... a literal a string variable may be set to in the kernel; a
+ * self-> or this-> string variable read whole (its index, or -1) */
+bool kp_str_lit_store(const struct d_prog *p, const struct node *n);
+int kp_str_var_of(const struct d_prog *p, const struct node *n);
 /* ... the N of a key or operand that is copyinstr(argN), or -1 */
 int kp_arg_str(const struct d_kplan *k, const struct node *n);
 /* ... the variable statement st assigns, or -1 */

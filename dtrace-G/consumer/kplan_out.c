@@ -55,12 +55,16 @@
  * clause does; the stores before it stand, and none follows it.
  *
  * String variables (KV_STR: kplan_vars.c's str_var(), a this-> or
- * self-> string only stored from copyinstr(E) or cleared, and only
- * printed or, a self-> one, compared with a literal: kplan.c's
- * kp_svar_cmp(), cgen_plan.c's VSEQ).  Its store (kp_sstr_ok(), a
- * statement of its own in a clause that may have an out area) is
- * SSTR, which copies the string into the kernel's variable and its
- * address and length into 16 bytes of the area, or SCLR; a printf()
+ * self-> string only stored from copyinstr(E), a literal or another
+ * such variable, or cleared, and only printed or, a self-> one,
+ * compared with a literal or measured: kplan.c's kp_svar_cmp(),
+ * cgen_plan.c's VSEQ, VSLEN).  Its store (kp_sstr_ok(), a statement of
+ * its own in a clause that may have an out area) is SSTR, which copies
+ * the string into the kernel's variable and its address and length
+ * into 16 bytes of the area, SLIT (a literal, kplan.c's
+ * kp_str_lit_store()) or SMOV (another variable's bytes, "" when that
+ * one is unset), which cannot fault and take no byte of the area, or
+ * SCLR; a printf()
  * or trace() argument that reads it is OVSTR, a struct ubpf_kostr of
  * its bytes as OSTR's.  A clause with such a store has an out area
  * even when it prints nothing (ODONE flagged UBPF_KF_NOREC, no record
@@ -215,6 +219,11 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		ks->sclr = true;
 		return true;
 	}
+	if (kp_str_lit_store(k->prog, b) ||
+	    (kp_out_svar(k, b) && b->sub != e->a->sub)) {
+		ks->smov = true; /* SLIT, SMOV: nothing to fault */
+		return true;
+	}
 	ks->sstr = true;
 	return kp_copyinstr_of(b) && kp_ty(k, b->args[0], &sz, &sg) &&
 	       !kp_has_str_cmp(k, b->args[0]);
@@ -265,7 +274,7 @@ static bool out_clause(const struct d_kplan *k, unsigned clause, bool prints)
 	for (unsigned i = 0; i < c->nstmts; i++) {
 		const struct kstmt *ks = &k->st[k->first[clause] + i];
 
-		if (ks->out || (!prints && (ks->sstr || ks->sclr)))
+		if (ks->out || (!prints && (ks->sstr || ks->sclr || ks->smov)))
 			return true;
 	}
 	return false;
@@ -304,6 +313,8 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 		o->n = (uint8_t)nd;
 		return nd < UBPF_KOUTS;
 	case UBPF_K_SCLR:
+	case UBPF_K_SLIT:
+	case UBPF_K_SMOV:
 		o->imm = (int64_t)k->prog->strsize - 1;
 		return true;
 	case UBPF_K_SSTR: /* its address and length; its clause's bit */

@@ -8,8 +8,9 @@
  * until nothing changes, each clause typed for every combination of
  * its variables set or unset: clause_typed()); this-> strings that are
  * copyinstr(argN) wherever they are read (sarg_var()); this-> and
- * self-> strings stored from copyinstr() and only printed or, a self->
- * one, compared with a literal or measured by strlen() (str_var());
+ * self-> strings stored from copyinstr(), a literal or one another and
+ * only printed or, a self-> one, compared with a literal or another or
+ * measured by strlen() (str_var());
  * and, where the
  * kernel keeps self-> variables beside string comparisons, each
  * comparison numbered as a fault site (fsite_assign()).  kplan.c asks
@@ -457,16 +458,19 @@ static int sarg_var(const struct d_kplan *k, unsigned v, bool *mark)
 }
 
 /* Is every read of v under n, if any, a comparison with a literal
- * (kp_svar_lit()) or its strlen() (kp_svar_len()), a self-> string's? */
+ * (kp_svar_lit()) or with another self-> string (kp_svar_pair()), or
+ * its strlen() (kp_svar_len()), a self-> string's? */
 static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 			   unsigned v)
 {
-	int w;
+	int w, x;
 
 	if (!n)
 		return true;
 	if ((kp_svar_lit(p, n, &w, NULL) || kp_svar_len(p, n, &w)) &&
 	    w == (int)v)
+		return true;
+	if (kp_svar_pair(p, n, &w, &x) && (w == (int)v || x == (int)v))
 		return true;
 	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub == (int)v)
 		return false;
@@ -480,10 +484,14 @@ static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 }
 
 /* Does statement st read v only as a whole printf() or trace()
- * argument (OVSTR), compared with a literal (VSEQ) or measured
- * (VSLEN), if at all? */
+ * argument (OVSTR), compared with a literal (VSEQ), measured (VSLEN)
+ * or stored whole into another string variable (SMOV), if at all? */
 static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v)
 {
+	if (st->kind == S_EXPR && st->e && st->e->op == N_ASSIGN &&
+	    st->e->sub == '=' && kp_str_var_of(p, st->e->a) >= 0 &&
+	    st->e->a->sub != (int)v && kp_str_var_of(p, st->e->b) == (int)v)
+		return true;
 	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
 		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 			const struct node *a =
@@ -516,18 +524,23 @@ static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v)
 /*
  * A this-> or self-> string the kernel keeps as its bytes (KV_STR;
  * kplan_out.c, cgen_out.c): every store of it a statement of its own,
- * v = copyinstr(E) (kp_sstr_ok() takes E where kp_ty() does) or v = 0
- * or "" (which read as "", as run.c's var_get() has it), at least one
- * a copy, and every read a whole argument of printf() or trace() or,
- * a self-> one's, v == "literal" or v != "literal" or strlen(v)
- * anywhere, the predicate too (kp_svar_lit(), kp_svar_len(): the
- * kernel compares or measures the bytes it kept, cgen_plan.c's vseq()
- * and vslen()).  The kernel needs its bytes only to print, compare or
- * measure them, and the clauses that store, print and compare
- * it are kernel clauses like any other (at probes that may have an out
- * area, kp_out_where()): kp_vars_decide() keeps it only while every
- * clause touching it runs there.  BEGIN and END are dtrace's thread's,
- * apart.
+ * v = copyinstr(E) (kp_sstr_ok() takes E where kp_ty() does), v = 0
+ * or "" (which read as "", as run.c's var_get() has it), v = "literal"
+ * (kp_str_lit_store()) or v = w, w another such string the kernel
+ * keeps (kp_sstr_ok() checks: a w left to user space keeps that
+ * clause there, and so v), at least one not a clear, and every read a
+ * whole argument of printf() or trace(), the whole right side of
+ * another such store or, a self-> one's, v == "literal" or
+ * v != "literal", v == w or v != w (w another self-> string;
+ * kp_svar_vv() wants both kept) or strlen(v) anywhere, the predicate
+ * too (kp_svar_lit(), kp_svar_pair(), kp_svar_len(): the kernel
+ * compares or measures the bytes it kept, cgen_plan.c's vseq(),
+ * vveq() and vslen()).  The kernel needs its bytes only to print,
+ * compare or measure them, and the clauses that store, print and
+ * compare it are kernel clauses like any other (at probes that may
+ * have an out area, kp_out_where()): kp_vars_decide() keeps it only
+ * while every clause touching it runs there.  BEGIN and END are
+ * dtrace's thread's, apart.
  */
 static bool str_var(const struct d_kplan *k, unsigned v, bool *mark)
 {
@@ -551,7 +564,9 @@ static bool str_var(const struct d_kplan *k, unsigned v, bool *mark)
 			    e->a->sub == (int)v) {
 				bool clr = kp_str_clear(e->b);
 
-				if (!clr && !kp_copyinstr_of(e->b))
+				if (!clr && !kp_copyinstr_of(e->b) &&
+				    !kp_str_lit_store(p, e->b) &&
+				    kp_str_var_of(p, e->b) < 0)
 					return false;
 				copy |= !clr;
 				memset(mark, 0, p->nvars * sizeof(*mark));

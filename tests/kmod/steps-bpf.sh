@@ -26,6 +26,10 @@
 #    measured by strlen() there (cgen_plan.c's vseq(), vslen()), and a
 #    this-> string printed (cgen_out.c's sstr()): the programs load and
 #    the clauses run in the kernel;
+#  - self-> and this-> strings stored from a literal and from one
+#    another (cgen_out.c's cgen_out_lit(), smov()): the programs load
+#    and the clauses run in the kernel; two self-> strings compared
+#    (cgen_plan.c's vveq()), the same;
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp;
@@ -109,6 +113,28 @@ expect_eq "string variables compared, measured, printed in the kernel: the outpu
 check "string variables compared, measured, printed in the kernel: -v" \
 	grep -q '^dtrace: 2 clauses printing values computed in the kernel$' bs.err
 grep -q 'printing values computed' bs.err || diag "$(tail -n 40 bs.err)"
+# string variables stored from a literal and from one another (SLIT,
+# SMOV: cgen_out.c's cgen_out_lit(), smov()), self-> and this->
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bm.txt \
+	-n 'tr$target:::msg { self->u = "lit"; this->x = self->u; self->m = this->x; }' \
+	-n 'tr$target:::msg { printf("m %s %d\n", self->m, self->m == "lit"); }' \
+	-c "/kt/trprog msg" >bm.prog 2>bm.err </dev/null
+expect_eq "string variables stored from a literal and one another in the kernel: the output" \
+	"m lit 1" "$(grep '^m ' bm.txt | paste -sd' ' -)"
+check "string variables stored from a literal and one another in the kernel: -v" \
+	grep -q '^dtrace: 1 clause printing values computed in the kernel$' bm.err
+grep -q 'printing values computed' bm.err || diag "$(tail -n 40 bm.err)"
+# two self-> strings compared (VVEQ: cgen_plan.c's vveq(), unrolled
+# for strsize's words)
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bv.txt \
+	-n 'tr$target:::msg { self->a = copyinstr(arg0); self->b = "hello"; }' \
+	-n 'tr$target:::msg { printf("v %d %d\n", self->a == self->b, self->b != self->a); }' \
+	-c "/kt/trprog msg" >bv.prog 2>bv.err </dev/null
+expect_eq "two string variables compared in the kernel: the output" \
+	"v 1 0" "$(grep '^v ' bv.txt | paste -sd' ' -)"
+check "two string variables compared in the kernel: -v" \
+	grep -q '^dtrace: 1 clause printing values computed in the kernel$' bv.err
+grep -q 'printing values computed' bv.err || diag "$(tail -n 40 bv.err)"
 # The other BPF programs dtrace loads, on this kernel's verifier: the
 # kernel providers' (syscall, profile; consumer/kprov.c) and the user
 # stack copy of ustack() in the USDT program.  trprog writes one line

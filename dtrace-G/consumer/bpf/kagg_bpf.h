@@ -148,6 +148,15 @@ enum {
 	UBPF_K_VSLEN, /* push strlen() of the self-> string variable slot
 		       * (n UBPF_KV_SELF), imm the most bytes its store
 		       * copies (strsize - 1); absent, 0 */
+	UBPF_K_SLIT,  /* the variable (n, slot as SSTR's) = the string of
+		       * the next step SDATA instructions (a literal) */
+	UBPF_K_SMOV,  /* the variable (n, slot) = the string variable of
+		       * kind levels and slot step, its imm bytes at most
+		       * (strsize - 1); that one absent or unset, "" */
+	UBPF_K_VVEQ,  /* push the self-> string variable slot (n
+		       * UBPF_KV_SELF) == the one of slot step, imm bytes
+		       * at most (strsize - 1) (UBPF_KF_NEG: !=); absent,
+		       * either reads "" */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

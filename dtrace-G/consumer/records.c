@@ -10,7 +10,10 @@
  * and a record's bytes stay put while the hits are sorted.  The hits of
  * all CPUs are sorted by time (CLOCK_MONOTONIC, as every backend stamps
  * them) and run in that order; after exit() the rest of the read is not
- * run, as in DTrace.  A hit whose thread the BPF program stopped at a
+ * run, as in DTrace, but for an exit() the kernel decided (hit.xwon):
+ * then every record it let through (hit.act) runs, whatever its time,
+ * and nothing else (kplan.c's "exit() at a traced probe").  A hit
+ * whose thread the BPF program stopped at a
  * copyout() probe (bpf.c's cohold) lets the thread go once it has run,
  * its clauses' writes made (copyout_w(), process_vm_writev()), or is
  * deferred with the thread still held; one not run after exit() is let
@@ -223,6 +226,8 @@ static void run_clauses(struct consumer *c, const struct d_probe *dp,
 		if (r & D_RUN_EXIT) {
 			c->done = c->exit_called = true;
 			c->status = d_exit_status(c->prog);
+			/* decided in the kernel: what it let through runs */
+			c->kdrain |= c->run_xwon;
 		}
 	}
 }
@@ -510,7 +515,22 @@ static void read_round(struct consumer *c)
 			nkeep++;
 			continue;
 		}
-		run = c->exit_called || hit_process(c, &c->hits[i]);
+		if (!c->exit_called) {
+			c->run_xwon = c->hits[i].xwon;
+			run = hit_process(c, &c->hits[i]);
+			c->run_xwon = false;
+		} else if (c->kdrain && c->hits[i].act) {
+			/* let through before the exit, in the kernel's
+			 * order (kplan.c's "exit() at a traced probe") */
+			int status = c->status;
+
+			c->exit_called = false;
+			run = hit_process(c, &c->hits[i]);
+			c->exit_called = true;
+			c->status = status;
+		} else {
+			run = true; /* after the exit: not run */
+		}
 
 		/* a thread held at a copyout() probe goes on once its hit
 		 * has run (its writes made); a deferred one stays held

@@ -45,6 +45,11 @@
 #		horizon (kplan.c): the run ends at the tick, before N, so
 #		this row is ns per run of the programs that ran 1000 times
 #		or more (the tick's own do not)
+#  - keyhexit:	keyed and enter /arg0 == N - 1/ { exit(0); }, the last
+#		hit exiting (bpftrace: if (arg0 == N - 1) { exit(); } in
+#		keyed's probe), the run's activity tested at each hit and
+#		the exit's predicate too (kplan.c's "exit() at a traced
+#		probe"); ns per run, as keyexit's
 #  - selfcmp:	enter { self->s = copyinstr(arg1); }
 #		leave /self->s == "beta"/ { @ = count(); }
 #		(bpftrace: @s[tid] = str(arg1), if (@s[tid] == "beta"))
@@ -95,6 +100,7 @@ d_of() {
 	selfstr) printf '%s\n' "$e { self->s = copyinstr(arg1); } $l { printf(\"%s\\n\", self->s); }" ;;
 	keyed) echo "$e { @[arg0 & 15] = count(); }" ;;
 	keyexit) echo "$e { @[arg0 & 15] = count(); } tick-1s { exit(0); }" ;;
+	keyhexit) echo "$e { @[arg0 & 15] = count(); } $e /arg0 == $((N - 1))/ { exit(0); }" ;;
 	selfcmp) echo "$e { self->s = copyinstr(arg1); } $l /self->s == \"beta\"/ { @ = count(); }" ;;
 	esac
 }
@@ -111,6 +117,7 @@ bt_of() {
 	selfstr) printf '%s\n' "$e { @s[tid] = str(arg1); } $l { printf(\"%s\\n\", @s[tid]); }" ;;
 	keyed) echo "$e { @[arg0 & 15] = count(); }" ;;
 	keyexit) echo "$e { @[arg0 & 15] = count(); } interval:s:1 { exit(); }" ;;
+	keyhexit) echo "$e { @[arg0 & 15] = count(); if (arg0 == $((N - 1))) { exit(); } }" ;;
 	selfcmp) echo "$e { @s[tid] = str(arg1); } $l { if (@s[tid] == \"beta\") { @ = count(); } }" ;;
 	esac
 }
@@ -153,7 +160,7 @@ one() {
 		}' stats
 }
 
-rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit selfcmp}
+rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

@@ -14,8 +14,14 @@
 #    entries merged (a printf clause on the same probe keeps its record);
 #  - threads on several CPUs: exact counts from per-CPU values;
 #  - an argument past a site's own reads 0, not the previous hit's;
-#  - a program with exit() in a probe clause runs nothing in the
-#    kernel (hits after the exit are not counted); with exit() in
+#  - exit() in a probe clause whose predicate the hit decides: the
+#    generated programs test the run's activity and that predicate at
+#    each hit (kplan.c's "exit() at a traced probe"), the generic
+#    program runs nothing in the kernel: exact counts before and after
+#    the exit clause, a clause after it not run at the exiting hit,
+#    four threads flat out each exiting (one wins: its status, each
+#    thread's first hits counted, one record read), and with exit() in
+#    tick-1s beside it whichever comes first; with exit() in
 #    tick-N clauses only, the generated programs run the others up to
 #    the horizon (kplan.c's "Why exit()"): exact counts from a target
 #    that stops firing before the tick (at a USDT probe and at a
@@ -358,15 +364,119 @@ both "two probes, two plans" 2 "'tick 12'" \
 	-n 'tr$target:::done /arg0 == 12345/ { @ = count(); }'
 kfix "two probes, two plans" 0
 
-# exit() in a probe clause: DTrace counts no hit after it, which only
-# user space can follow; nothing runs in the kernel.
+# exit() in a probe clause (kplan.c's "exit() at a traced probe"):
+# DTrace counts no hit after it.  The generated programs test the run's
+# activity at every hit and the exit clause's predicate, and the hit
+# that exits ends it there (cmpxchg): the count runs in the kernel and
+# the one record read is the exiting hit's.  The generic program has
+# no such test: nothing runs in the kernel.
+records() {
+	sed -n 's/^dtrace: BPF: .*, \([0-9]*\) records* read$/\1/p' "$1"
+}
+GENERIC=0
 cat >expected.txt <<'EOF'
 
                 3
 EOF
-both "exit() in a probe clause" 0 "'tick 10'" \
+both "exit() in a probe clause" 1 "'tick 10'" \
 	-n 'tr$target:::tick /arg0 < 3/ { @ = count(); }' \
 	-n 'tr$target:::tick /arg0 == 5/ { exit(0); }'
+expect_eq "exit() in a probe clause: one record, generated" 1 \
+	"$(records errg.txt)"
+
+# Exactly 10 hits, the 6th exits: a clause before the exit clause
+# counts the exiting hit (6), one after it does not (5: DTrace's ECBs
+# after the exit see the run draining), nor prints; the clauses from
+# the exit clause on run in user space, the first in the kernel.
+cat >expected.txt <<'EOF'
+after 0
+after 1
+after 2
+after 3
+after 4
+exit at 5
+
+                6
+                5
+EOF
+both "exit() in a probe clause, a clause after it" 1 "'tick 10'" \
+	-n 'tr$target:::tick { @a = count(); }' \
+	-n 'tr$target:::tick /arg0 == 5/ { printf("exit at %d\n", arg0); exit(0); }' \
+	-n 'tr$target:::tick { @b = count(); printf("after %d\n", arg0); }'
+GENERIC=
+
+# An exit() whose predicate the kernel cannot decide at the hit (a
+# self-> variable it updates) keeps the program in user space: nothing
+# runs in the kernel, generated or not, and the count is the same.
+printf '\n                3\n' >expected.txt
+both "exit() in a probe clause, self-> predicate" 0 "'tick 10'" \
+	-n 'tr$target:::tick /arg0 < 3/ { @ = count(); }' \
+	-n 'tr$target:::tick /++self->n == 6/ { exit(0); }'
+
+# Four threads firing flat out (spin: thread t fires tick(t, "spin", i),
+# i = 0, 1, ...), each exiting at its i = 100000: one wins, its status
+# is its thread's, and its line is the one printed; the others do
+# nothing after the exit.  A thread that found the run ended stays
+# ended, so each thread's hits counted are its first ones: count =
+# largest i + 1 per thread, the kernel's count equal to the hits that
+# passed the test; in the kernel the one record read is the winner's.
+cat >x.d <<'EOF'
+tr$target:::tick { @n[arg0] = count(); @i[arg0] = max(arg2); }
+tr$target:::tick /arg2 == 100000/ { printf("exit %d\n", arg0); exit(arg0); }
+EOF
+for k in 1 0; do
+	rm -f out$k.txt
+	DTRACE_KAGG=$k timeout -s KILL 120 "$DTRACE" -v -q -o out$k.txt \
+		-x bufsize=16m -s x.d \
+		-c "./trprog 'spin 4' 'sleep 5000' stop" >/dev/null 2>err$k.txt
+	st=$?
+	if [ $k = 0 ] && grep -qi drop err0.txt; then
+		echo "exits flat out (DTRACE_KAGG=0): drops, not checked:" \
+			"$(grep -i drop err0.txt)" >&2
+		continue
+	fi
+	# exit W, then @n's 4 lines and @i's 4 lines, each "thread value"
+	set -- $(cat out$k.txt)
+	expect_eq "exits flat out (DTRACE_KAGG=$k): output" "exit 18" \
+		"${1:-} $#"
+	expect_eq "exits flat out (DTRACE_KAGG=$k): status" "${2:-}" "$st"
+	if [ $# -eq 18 ]; then
+		shift 2
+		ok=0
+		for t in 0 1 2 3; do
+			n=$(printf '%s %s\n' "$@" | sed -n 1,4p |
+				awk -v t=$t '$1 == t { print $2 }')
+			i=$(printf '%s %s\n' "$@" | sed -n 5,8p |
+				awk -v t=$t '$1 == t { print $2 }')
+			[ -n "$n" ] && [ -n "$i" ] &&
+				[ "$n" -eq $((i + 1)) ] && ok=$((ok + 1))
+		done
+		expect_eq "exits flat out (DTRACE_KAGG=$k): each thread's first hits counted" \
+			4 "$ok"
+	fi
+	expect_eq "exits flat out (DTRACE_KAGG=$k): no drops" "" \
+		"$(grep -i drop err$k.txt)"
+done
+n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' err1.txt)
+expect_eq "exits flat out: clauses run in the kernel" 1 "${n:-0}"
+expect_eq "exits flat out: one record" 1 "$(records err1.txt)"
+
+# exit() in a probe clause and in tick-1s: whichever comes first ends
+# the run (the kernel's activity or the horizon), the other then does
+# nothing.  The probe's at the 4th hit, before the tick: 4 counted; one
+# that never holds: the tick's, after the 5 hits.
+GENERIC=0
+printf '\n                4\n' >expected.txt
+both "exit() in a probe clause before tick-1s's" 1 "'tick 5' 'sleep 3000'" \
+	-n 'tr$target:::tick { @ = count(); }' \
+	-n 'tr$target:::tick /arg0 == 3/ { exit(0); }' \
+	-n 'tick-1s { exit(0); }'
+printf '\n                5\n' >expected.txt
+both "exit() in tick-1s before a probe clause's" 1 "'tick 5' 'sleep 3000'" \
+	-n 'tr$target:::tick { @ = count(); }' \
+	-n 'tr$target:::tick /arg0 == 100/ { exit(0); }' \
+	-n 'tick-1s { exit(0); }'
+GENERIC=
 
 # exit() in tick-N, the common end of a one-liner: DTrace counts the
 # hits before the firing's due time and none after.  The generated
@@ -375,9 +485,6 @@ both "exit() in a probe clause" 0 "'tick 10'" \
 # nothing there.  The sleep keeps the target alive past the firing, so
 # exit() ends the run; its 5 hits come before, all in the kernel: no
 # record is read.
-records() {
-	sed -n 's/^dtrace: BPF: .*, \([0-9]*\) records* read$/\1/p' "$1"
-}
 GENERIC=0
 printf '\n                5\n' >expected.txt
 both "exit() in tick-1s" 1 "'tick 5' 'sleep 3000'" \

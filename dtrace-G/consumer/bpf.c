@@ -864,6 +864,8 @@ int rb_record(void *ctx, void *data, size_t len)
 	h.rawlen = (uint32_t)len;
 	h.rawoff = arena_put(c, data, len);
 	h.kprov = (r.ev & UBPF_EV_KPROV) != 0; /* kprov.c's to decode */
+	h.act = (r.flags & UBPF_RF_ACT) != 0;  /* records.c's after exit() */
+	h.xwon = (r.flags & UBPF_RF_XWON) != 0;
 	hit_push(c, &h);
 	if (c->read_cap && c->alen >= c->read_cap) {
 		/* taken (libbpf moved past it); the rest on the next round */

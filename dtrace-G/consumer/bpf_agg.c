@@ -63,6 +63,12 @@
  * until the ticks start, then what kprov.c's kprov_horizon() writes
  * through bpf_kagg_horizon().
  *
+ * The activity (kplan.c's "exit() at a traced probe"): a program with
+ * exit() decided at the hit gets the array cgact, one u64, 0 while the
+ * run is active, which every generated program tests first and the hit
+ * that exits swaps to 1 (cgen.c's act_test()); bpf_kagg_xplan() makes
+ * each event's exit() tests.
+ *
  * DTRACE_KAGG=0 turns it off: every hit is recorded and aggregated in
  * user space, which prints the same (tests/run-kagg.sh compares both).
  */
@@ -108,6 +114,7 @@ struct bpf_kagg {
 	int tlsu_fd, tlsufull_fd; /* cgtlsu: tls_user() */
 	int saggs_fd;		 /* kaggs_s: a key with a string */
 	int hzn_fd;		 /* cghzn: the horizon (kplan.c), or -1 */
+	int act_fd;		 /* cgact: the run's activity, or -1 */
 	/* hits recorded unflagged at an event whose plan keeps self->
 	 * (bpf_kagg_tls_hit()), by {ev, pid}; armed: the process was
 	 * armed there too, before or after */
@@ -131,9 +138,10 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	if (env && !strcmp(env, "0"))
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
-	k->kp = d_kplan_new(c->prog, 0, NULL, NULL);
+	k->kp = d_kplan_new(c->prog, 0, NULL, NULL, NULL);
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
+	k->act_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
 	k->plans_fd = bpf_object__find_map_fd_by_name(obj, "kplans");
@@ -169,7 +177,7 @@ void bpf_kagg_free(struct bpf_kagg *k)
 			     k->armed_fd, k->arm1_fd,	  k->tls_fd,
 			     k->tlsdrops_fd, k->saggs_fd, k->tlsa_fd,
 			     k->tlsu_fd,  k->tlsufull_fd, k->tlss_fd,
-			     k->hzn_fd};
+			     k->hzn_fd,	  k->act_fd};
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -471,18 +479,44 @@ static int map_new(enum bpf_map_type t, const char *name, uint32_t ksz,
  * (-1: none); NULL without kernel aggregation (DTRACE_KAGG=0, no clause
  * that qualifies) or when a map cannot be made (*err).
  */
+/*
+ * Clause ci fires at uprobe sites alone, by its descriptions: each
+ * names its provider, no pattern, and not one of the kernel providers
+ * (kprov.c: dtrace, profile, syscall, proc), whose hits may come from
+ * other programs than the generated ones.
+ */
+static bool uprobe_clause(const struct consumer *c, unsigned ci)
+{
+	static const char *const kernel[] = {"dtrace", "profile", "syscall",
+					     "proc"};
+
+	if (ci >= c->nclauses || !c->ndescs[ci])
+		return false;
+	for (unsigned j = 0; j < c->ndescs[ci]; j++) {
+		const char *pv = c->descs[ci][j].prov;
+
+		if (!pv[0] || strpbrk(pv, "*?[\\"))
+			return false;
+		for (size_t i = 0; i < sizeof(kernel) / sizeof(kernel[0]); i++)
+			if (!strcmp(pv, kernel[i]))
+				return false;
+	}
+	return true;
+}
+
 struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 			       int *err)
 {
 	const char *env = getenv("DTRACE_KAGG");
 	struct bpf_kagg *k;
 	bool any = false, keyed = false, flat = false, tls = false;
-	bool skeyed = false, *user, *ticks;
+	bool skeyed = false, *user, *ticks, *traced;
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
 	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = -1;
-	m->tlsu = m->tlsufull = m->tlss = m->hzn = -1;
+	m->tlsu = m->tlsufull = m->tlss = m->hzn = m->act = -1;
+	m->xpl = NULL; /* each event's own (bpf_kagg_xplan()) */
 	if (env && !strcmp(env, "0"))
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
@@ -496,9 +530,16 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	ticks = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*ticks));
 	for (unsigned i = 0; i < c->nclauses; i++)
 		ticks[i] = kprov_tick_clause(c, i);
-	k->kp = d_kplan_new(c->prog, D_KPLAN_VARS, user, ticks);
+	/* uprobe sites' clauses: their exit() is decided at the hit
+	 * (kplan.c's "exit() at a traced probe"), not beside the
+	 * in-process activation, whose hits no BPF program sees */
+	traced = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*traced));
+	for (unsigned i = 0; i < c->nclauses && !c->ip; i++)
+		traced[i] = uprobe_clause(c, i);
+	k->kp = d_kplan_new(c->prog, D_KPLAN_VARS, user, ticks, traced);
 	free(user);
 	free(ticks);
+	free(traced);
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {
 		any |= d_kplan_clause(k->kp, ci) || d_kplan_gated(k->kp, ci);
 		tls |= d_kplan_tls(k->kp, ci);
@@ -507,6 +548,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
+	k->act_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
 		bpf_kagg_free(k);
@@ -575,6 +617,9 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		k->hzn_fd = map_new(BPF_MAP_TYPE_ARRAY, "cghzn", 4, 8, 1, 0);
 		bpf_kagg_horizon(k, kprov_horizon0(c));
 	}
+	/* the run's activity, 0 (active) until an exit() at a hit */
+	if (d_kplan_kexit(k->kp))
+		k->act_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgact", 4, 8, 1, 0);
 	k->cgen = true; /* bpf_kagg_free() closes them */
 	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
 	    (flat && k->flat_fd < 0) || k->armed_fd < 0 || k->arm1_fd < 0 ||
@@ -582,7 +627,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		     k->tlsa_fd < 0 || k->tlsu_fd < 0 || k->tlss_fd < 0 ||
 		     k->tlsufull_fd < 0)) ||
 	    (skeyed && k->saggs_fd < 0) ||
-	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0)) {
+	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0) ||
+	    (d_kplan_kexit(k->kp) && k->act_fd < 0)) {
 		*err = errno ? -errno : -EINVAL;
 		bpf_kagg_free(k);
 		return NULL;
@@ -603,7 +649,35 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tlsufull = k->tlsufull_fd;
 	m->kaggs_s = k->saggs_fd;
 	m->hzn = k->hzn_fd;
+	m->act = k->act_fd;
 	return k;
+}
+
+/*
+ * The exit() tests of probe dp's clauses cl (kplan.c's "exit() at a
+ * traced probe") into xpl, for every hit of its events (cgen.c's
+ * prologue): each such clause's predicate, then REC, which there means
+ * "this hit exits"; a clause without one exits at every hit.  The
+ * arguments are the site's: one it does not record leaves the event
+ * without a program (cgen.c), never a guess.  1, 0 when there are
+ * none, -1 when they do not fit (the event cannot be traced exactly).
+ */
+int bpf_kagg_xplan(struct consumer *c, struct bpf_kagg *k,
+		   const struct d_probe *dp, const unsigned *cl, unsigned n,
+		   struct ubpf_kplan *xpl)
+{
+	(void)c;
+	memset(xpl, 0, sizeof(*xpl));
+	if (!k || k->act_fd < 0)
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (d_kplan_xclause(k->kp, cl[i]) &&
+		    !d_kplan_xtest(k->kp, cl[i], dp, xpl))
+			return -1;
+	}
+	for (unsigned pc = 0; pc < xpl->nops && pc < UBPF_KOPS; pc++)
+		xpl->ops[pc].flags &= (uint16_t)~UBPF_KF_GATE;
+	return xpl->nops > 0;
 }
 
 /*
@@ -730,7 +804,7 @@ bool bpf_kfix_candidate(struct consumer *c, const struct tprobe *p,
 	    !p || !p->nclauses)
 		return false;
 	memset(&t, 0, sizeof(t));
-	t.kp = d_kplan_new(c->prog, 0, NULL, NULL);
+	t.kp = d_kplan_new(c->prog, 0, NULL, NULL, NULL);
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		(void)d_kplan_clause(t.kp, ci);
 	t.ran = xcalloc(c->nclauses, sizeof(*t.ran));

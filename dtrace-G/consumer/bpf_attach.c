@@ -163,7 +163,7 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 	/* a site link's program is its event's alone: its index, its pid */
 	struct cgen_maps m = b->cgm;
 	struct ubpf_ev spec;
-	struct ubpf_kplan *pl = NULL;
+	struct ubpf_kplan *pl = NULL, *xpl = NULL;
 	struct tprobe *p;
 	struct bpf_insn *v;
 	/* no program attached yet, a kernel probe's included */
@@ -197,6 +197,18 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 			free(pl);
 			pl = NULL;
 		}
+		/* its exit() tests (kplan.c's "exit() at a traced probe") */
+		xpl = xcalloc(1, sizeof(*xpl));
+		if (bpf_kagg_xplan(c, b->kagg, &p->dp, p->clauses, p->nclauses,
+				   xpl) < 0) {
+			snprintf(c->be_why, sizeof(c->be_why),
+				 "the exit() tests of uprobe event %s do not "
+				 "fit one plan",
+				 e->name);
+			free(pl);
+			goto refused;
+		}
+		m.xpl = xpl;
 	}
 	/*
 	 * a plan the generator refuses: every hit recorded, unless it
@@ -221,6 +233,8 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 			goto refused;
 		}
 	}
+	free(xpl); /* compiled in */
+	xpl = NULL;
 	fd = multi ? cg_load_multi(c, v, n) : cg_load(c, v, n);
 	if (fd < 0) {
 		free(pl);
@@ -231,6 +245,7 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 	free(pl);
 	return fd;
 refused:
+	free(xpl);
 	if (first)
 		return -ENOEXEC;
 	say(c, "cannot trace uprobe event %s/%s: %s", c->up.group, e->name,

@@ -41,6 +41,13 @@
  *     offset one bpf_probe_read_user() of its size (1, 2, 4, else 8 bytes), a
  *     constant an immediate; each narrowed to its size and sign as
  *     usdt.bpf.c's sized() does (%ah-style: bits 8-15, unnarrowed).
+ *     Where exit() may be decided at a hit (m->act: kplan.c's "exit()
+ *     at a traced probe"), the run's activity in cgact comes next: not
+ *     0, the hit does nothing; then the event's exit() tests (m->xpl,
+ *     compiled as a plan is) and, when one held, the cmpxchg that ends
+ *     the run (act_test()); every record then says it was written
+ *     while active (UBPF_RF_ACT), the winner's that it won
+ *     (UBPF_RF_XWON).
  *  2. The plan, when the event has one (cgen_plan.c: only for a
  *     process bpf_agg.c armed, checked here, and, where tick-N may
  *     exit(), for a hit stamped before the horizon in cghzn: the time
@@ -543,6 +550,51 @@ static bool plan_tid(const struct ubpf_kplan *pl)
 	       cgen_plan_has(pl, UBPF_K_VST, UBPF_KV_SELFA);
 }
 
+/* r0: cgact's one value, or NULL (a jump to the end in xj) */
+static void act_lookup(struct em *e, int fd, size_t *xj, unsigned *nxj)
+{
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, fd);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	xj[(*nxj)++] = jmp_i(e, BPF_JEQ, 0, 0);
+}
+
+/*
+ * The run's activity (kplan.c's "exit() at a traced probe"), before
+ * anything the hit does: not 0, the hit does nothing; else its exit()
+ * tests (m->xpl: every exiting clause's predicate, a REC where one
+ * held) and, when one held, cmpxchg 0 -> 1: the hit that did it ends
+ * the run and its record says so (UBPF_RF_XWON); one beaten to it is
+ * after the exit and does nothing, as a hit that found it 1.
+ */
+static void act_test(struct em *e, const struct cgen_maps *m, unsigned nargs,
+		     const int *fds, size_t *xj, unsigned *nxj)
+{
+	size_t jno, jwon;
+
+	act_lookup(e, m->act, xj, nxj);
+	ldx(e, BPF_DW, 1, 0, 0);
+	xj[(*nxj)++] = jmp_i(e, BPF_JNE, 1, 0);
+	if (!m->xpl || !m->xpl->nops)
+		return;
+	cgen_plan(e, m->xpl, nargs, fds);
+	ldx(e, BPF_DW, 1, 10, S_FLAGS);
+	jno = jmp_i(e, BPF_JEQ, 1, 0);
+	act_lookup(e, m->act, xj, nxj);
+	alu_r(e, BPF_MOV, 1, 0);
+	alu_i(e, BPF_MOV, 2, 1);
+	alu_i(e, BPF_MOV, 0, 0);
+	put(e, BPF_STX | BPF_DW | BPF_ATOMIC, 1, 2, 0, BPF_CMPXCHG);
+	xj[(*nxj)++] = jmp_i(e, BPF_JNE, 0, 0);
+	st(e, BPF_DW, 10, S_FLAGS, UBPF_RF_XWON);
+	jwon = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jno);
+	st(e, BPF_DW, 10, S_FLAGS, 0);
+	fix(e, jwon);
+}
+
 bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	       const struct ubpf_kplan *pl, struct bpf_insn **out, size_t *n)
 {
@@ -600,7 +652,11 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* pid_tgid read only for the record: a site link's program (its
 	 * process's hits alone come) whose plan reads no pid, tid or
 	 * self-> variable */
-	bool lazy = m->ev1 && m->lpid && !m->kp && !(pl && plan_tid(pl));
+	bool lazy = m->ev1 && m->lpid && !m->kp && !(pl && plan_tid(pl)) &&
+		    !(m->xpl && plan_tid(m->xpl));
+	/* jumps to the end, no record: the run no longer active */
+	size_t xj[4];
+	unsigned nxj = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -642,6 +698,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		for (unsigned i = 0; i < nargs; i++)
 			arg_fetch(&e, i, &s->a[i]);
 	st(&e, BPF_DW, 10, S_FLAGS, 0);
+	if (m->act >= 0)
+		act_test(&e, m, nargs, fds, xj, &nxj);
 	if (ob)
 		jout = cgen_out_start(&e, m->buf, obase, ob);
 	if (hz) { /* at or past the horizon: the unflagged record */
@@ -819,6 +877,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		alu_i(&e, BPF_OR, 1, UBPF_RF_KFAULT);
 	if (ob)
 		alu_i(&e, BPF_OR, 1, UBPF_RF_KOUT);
+	if (m->act >= 0)
+		alu_i(&e, BPF_OR, 1, UBPF_RF_ACT);
 	stx(&e, BPF_H, 9, 30, 1);
 	for (int i = 0; i < 16; i += 8) {
 		if (s->comm) {
@@ -987,6 +1047,8 @@ done:
 		fix(&e, jbuf);
 	if (jdone)
 		fix(&e, jdone);
+	for (unsigned i = 0; i < nxj; i++)
+		fix(&e, xj[i]);
 	alu_i(&e, BPF_MOV, 0, 0);
 	put(&e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
 	if (e.bad) {

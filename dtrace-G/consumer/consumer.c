@@ -330,6 +330,7 @@ static void teardown(struct consumer *c)
 	dlhold_end(c); /* the -p processes let go before the sites */
 	c->be->stop(c);
 	kprov_stop(c);
+	c->stopped = true;
 	read_buffers(c);
 	threads_reap(c);
 	if (c->be->aggs)

@@ -283,6 +283,8 @@ struct hit {
 	bool deferred; /* kept for one more read: its process was unknown */
 	bool later;    /* kept: stamped at or past a tick not yet due */
 	bool tick;     /* a tick-N firing: before the hits of its time */
+	bool act;      /* written while the kernel saw the run active */
+	bool xwon;     /* ... by the hit whose exit() ended it there */
 	bool kprov;    /* a kernel provider's (kprov.c decodes it) */
 	bool inproc;   /* inproc.c's, beside a kernel backend's (be_kernel) */
 };
@@ -496,6 +498,11 @@ struct consumer {
 	unsigned switchrate_ms;
 	bool done;	   /* stop tracing: exit(), signal, targets gone */
 	bool exit_called;  /* exit(): the remaining hits are not run */
+	/* ... but those the kernel let through (hit.act), when the exit
+	 * was decided there (hit.xwon: kplan.c's "exit() at a traced
+	 * probe"); the hit being run is such a one */
+	bool kdrain, run_xwon;
+	bool stopped; /* teardown: the backends stopped, their rings finite */
 	int status;
 	bool enable_failed; /* a probe could not be enabled */
 	/* the hits of one read, and their raw records */
@@ -852,6 +859,10 @@ struct cgen_maps {
 	int kaggs_s;		    /* aggregations with a string key, or -1 */
 	int tlsu, tlsufull;	    /* pids a self-> plan's hit missed, or -1 */
 	int hzn; /* the horizon (u64: kplan.c's "Why exit()"), or -1 */
+	/* the run's activity (u64, 0 active: kplan.c's "exit() at a
+	 * traced probe"), or -1; the event's exit() tests, or NULL */
+	int act;
+	const struct ubpf_kplan *xpl;
 	uint32_t self;		    /* dtrace's pid: its hits are skipped */
 	uint32_t ev1; /* a site link's event index + 1, or 0: the cookie */
 	uint32_t lpid; /* ... and its process (ev1 only), or 0 */
@@ -894,6 +905,9 @@ void bpf_kagg_tls_reap(struct bpf_kagg *k);
 void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid);
 void bpf_tls_reap(struct consumer *c);
 void bpf_kagg_horizon(struct bpf_kagg *k, uint64_t h);
+int bpf_kagg_xplan(struct consumer *c, struct bpf_kagg *k,
+		   const struct d_probe *dp, const unsigned *cl, unsigned n,
+		   struct ubpf_kplan *xpl);
 void bpf_horizon(struct consumer *c, uint64_t h);
 /*
  * bpf_cg.c, for the kernel providers' generated programs (cgen_kprov.c):

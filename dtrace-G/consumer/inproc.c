@@ -162,7 +162,7 @@ static int ip_open(struct consumer *c)
 
 		kp = env && !strcmp(env, "0")
 			     ? NULL
-			     : d_kplan_new(c->prog, 0, NULL, NULL);
+			     : d_kplan_new(c->prog, 0, NULL, NULL, NULL);
 		for (unsigned ci = 0; kp && ci < c->nclauses; ci++)
 			any |= d_kplan_clause(kp, ci);
 		if (any) {

@@ -35,8 +35,8 @@
  * a traced probe that reads or resets an aggregation while tracing goes
  * on (printa(), clear(), trunc()) or stops the run (exit()): a program
  * with one runs nothing in the kernel, but for exit() in tick-N
- * clauses (below).  BEGIN and END run in dtrace; the merge comes
- * before END.
+ * clauses and, decided at the hit, in a traced probe's (below).  BEGIN
+ * and END run in dtrace; the merge comes before END.
  *
  * Why exit(), and tick-N's horizon.  User space runs the hits in time
  * order, a tick-N firing stamped with the time it was due
@@ -95,12 +95,47 @@
  *    becomes 0 for good before the site is armed (sites.c, kprov.c's
  *    kprov_horizon_off()), and a hit that read an older H was stamped
  *    before the site could fire.
- * The cost is a lookup of H per hit.  exit() in a traced probe's clause
- * would need its predicate run in the kernel with the other CPUs' hits
- * ordered against it as the ring orders records, which they are not;
- * printa(), clear() and trunc() read or reset what the kernel keeps
- * while it counts.  Those are refused, and so is exit() in tick-N for
- * the generic program, which has no horizon (tests/run-kagg.sh).
+ * The cost is a lookup of H per hit.  printa(), clear() and trunc()
+ * read or reset what the kernel keeps while it counts: refused, and so
+ * is exit() for the generic program, which has neither a horizon nor
+ * the activity below (tests/run-kagg.sh).
+ *
+ * exit() at a traced probe.  DTrace (illumos dtrace_probe()) checks,
+ * for each ECB a firing runs, that the run is ACTIVE and does nothing
+ * for it otherwise; the exit() action moves the run from ACTIVE to
+ * DRAINING with a compare-and-swap, and one that fails (another CPU
+ * exited first) drops its ECB's record, silently: no drop is counted.
+ * So the cut is the kernel's order: what ran before the swap counts,
+ * whatever its time.  The generated programs do the same with a
+ * run-wide u64 (the map cgact, bpf_agg.c), tested at the start of every
+ * hit (cgen.c's act_test()): not 0, the hit does nothing, no plan, no
+ * record.  A clause of probes whose hits all run generated programs
+ * (uprobe sites: traced, bpf_agg.c's uprobe_clause()) that calls exit()
+ * after nothing that can fault, its predicate integers the hit alone
+ * decides (exit_at_hit(); a record gate's, gate_ok()), is tested there
+ * too, before anything else of the hit (d_kplan_xtest(): the event's
+ * exiting clauses' predicates, a REC where one holds): then the hit
+ * does cmpxchg 0 -> 1; the winner goes on and its record says so
+ * (UBPF_RF_XWON), a loser does nothing, as a hit that found 1.  Doing
+ * the test first, not at the clause's place, moves nothing: the
+ * predicate reads no state a clause before it could change, and a hit
+ * that lost the swap is one that came after the exit, all of it (in
+ * DTrace its ECBs before the exit ran and its exit dropped: the same
+ * counts for another interleaving of the two CPUs, which neither
+ * orders).  The clauses from the first such clause on run in user
+ * space (kp_vars_decide() leaves them out: user[]), so the winner's
+ * clauses after its exit clause do not run, there (run_clauses() stops
+ * at the exit) or here; its earlier ones ran.  Every record the kernel
+ * wrote while active carries UBPF_RF_ACT; once user space has run the
+ * winner's exit it runs every such record, whatever its time (the
+ * kernel counted those hits too), and no other (tick-N firings, a
+ * hit's that did not test: records.c).  A second exit() is a lost
+ * swap: no record, nothing said, as in DTrace.  exit() in tick-N
+ * beside it composes: a tick's exit is user space's, cut by time at
+ * the horizon; whichever exit comes first ends the run, a later
+ * winner's record being past the tick in time, or a tick after the
+ * kernel's exit not run.  A predicate the kernel cannot decide
+ * (`/++self->n == 100/`) keeps the old refusal.
  *
  * Same bits.  The user-space evaluator (../d/run.c) computes as DTrace does:
  * 64 bits, the C type of a result deciding only signed or unsigned
@@ -805,11 +840,49 @@ static bool stmts_stop(const struct stmt *v, unsigned n, bool exit_ok)
 	return false;
 }
 
+static bool gate_ok(const struct node *n);
+
+/*
+ * Clause c calls exit() where the kernel can decide it at the hit
+ * (kplan.c's "exit() at a traced probe"): its predicate, if any, and
+ * everything before its first exit() -- printf() and trace() only --
+ * compute integers the hit alone decides and cannot fault, so the
+ * clause reaches exit() exactly when its predicate holds.
+ */
+static bool hit_int(const struct d_kplan *k, const struct node *n)
+{
+	uint8_t sz, sg;
+
+	return !n || (gate_ok(n) && kp_ty(k, n, &sz, &sg));
+}
+
+static bool exit_at_hit(const struct d_kplan *k, const struct clause *c)
+{
+	if (!hit_int(k, c->pred))
+		return false;
+	for (unsigned i = 0; i < c->nstmts; i++) {
+		const struct stmt *st = &c->stmts[i];
+
+		if (st->kind != S_EXIT && st->kind != S_PRINTF &&
+		    st->kind != S_TRACE)
+			return false;
+		if (!hit_int(k, st->e))
+			return false;
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (!hit_int(k, st->args[j]))
+				return false;
+		if (st->kind == S_EXIT)
+			return true;
+	}
+	return false;
+}
+
 struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
-			    const bool *ticks)
+			    const bool *ticks, const bool *traced)
 {
 	struct d_kplan *k = xcalloc(1, sizeof(*k));
 	unsigned ci, i, nv = p->nvars ? p->nvars : 1;
+	bool *xuser = NULL;
 
 	k->prog = p;
 	k->ok = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->ok));
@@ -826,21 +899,41 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	/* a predicate that gates the record changes nothing a clause
 	 * sees, so exit() and printa() do not rule gates out */
 	k->gates = (flags & D_KPLAN_VARS) != 0;
+	k->xcl = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->xcl));
 	for (ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
 		bool tick = ticks && ticks[ci] && (flags & D_KPLAN_VARS);
+		bool tr = traced && traced[ci] && (flags & D_KPLAN_VARS);
 
 		if (kp_dtrace_only(c) ||
 		    !stmts_stop(c->stmts, c->nstmts, false))
 			continue;
-		if (!tick || stmts_stop(c->stmts, c->nstmts, true))
-			return k;
-		k->horizon = true; /* exit() at a tick-N firing */
+		if (stmts_stop(c->stmts, c->nstmts, true))
+			goto none; /* printa(), clear(), trunc() */
+		if (tick) {
+			k->horizon = true; /* exit() at a tick-N firing */
+			continue;
+		}
+		if (!tr || !exit_at_hit(k, c))
+			goto none;
+		if (!k->kexit)
+			k->xfirst = ci;
+		k->kexit = k->xcl[ci] = true; /* decided at the hit */
 	}
 	k->vars = (flags & D_KPLAN_VARS) != 0;
+	if (k->kexit) {
+		/* the clauses from the first exit() on run in user space:
+		 * the hit that exits runs none after it (DTrace's ECBs
+		 * after the exit see the run draining) */
+		xuser = xcalloc(p->nclauses, sizeof(*xuser));
+		for (ci = 0; ci < p->nclauses; ci++)
+			xuser[ci] = (user && user[ci]) || ci >= k->xfirst;
+		k->user = xuser;
+	}
 	if (k->vars) {
 		kp_vars_decide(k);
 		k->user = NULL;
+		free(xuser);
 	} else {
 		for (ci = 0; ci < p->nclauses; ci++)
 			if (kp_clause_ok(k, ci))
@@ -860,6 +953,10 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 			k->nflat += ks->nslots;
 		}
 	}
+	return k;
+none: /* nothing in the kernel but gates, no exit() decided there */
+	k->kexit = false;
+	memset(k->xcl, 0, (p->nclauses ? p->nclauses : 1) * sizeof(*k->xcl));
 	return k;
 }
 
@@ -915,12 +1012,37 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->vbit);
 	free(k->vslot);
 	free(k->varg);
+	free(k->xcl);
 	free(k);
 }
 
 bool d_kplan_horizon(const struct d_kplan *k)
 {
 	return k->horizon;
+}
+
+bool d_kplan_kexit(const struct d_kplan *k)
+{
+	return k->kexit;
+}
+
+bool d_kplan_xclause(const struct d_kplan *k, unsigned clause)
+{
+	return clause < k->prog->nclauses && k->xcl[clause];
+}
+
+bool d_kplan_xtest(const struct d_kplan *k, unsigned clause,
+		   const struct d_probe *probe, struct ubpf_kplan *pl)
+{
+	if (!d_kplan_xclause(k, clause))
+		return false;
+	if (k->prog->clauses[clause].pred)
+		return d_kplan_gate(k, clause, probe, pl);
+	if (pl->nops >= UBPF_KOPS)
+		return false;
+	memset(&pl->ops[pl->nops], 0, sizeof(pl->ops[0]));
+	pl->ops[pl->nops++].op = UBPF_K_REC;
+	return true;
 }
 
 bool d_kplan_exits(const struct d_prog *p, unsigned clause)

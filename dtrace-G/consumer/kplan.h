@@ -34,7 +34,8 @@ struct d_kplan;
  */
 #define D_KPLAN_VARS 0x1
 struct d_kplan *d_kplan_new(struct d_prog *prog, unsigned flags,
-			    const bool *user, const bool *ticks);
+			    const bool *user, const bool *ticks,
+			    const bool *traced);
 /*
  * ticks, if not NULL, marks per clause those that fire at tick-N
  * probes alone (dtrace's timers): with D_KPLAN_VARS their exit() does
@@ -43,6 +44,22 @@ struct d_kplan *d_kplan_new(struct d_prog *prog, unsigned flags,
  * the kernel keeps no self-> variable.
  */
 bool d_kplan_horizon(const struct d_kplan *k);
+/*
+ * traced, if not NULL, marks per clause those whose every description
+ * names a provider of uprobe sites (every hit of theirs runs a
+ * generated program): with D_KPLAN_VARS a clause of theirs that calls
+ * exit() after nothing that can fault, its predicate one the hit alone
+ * decides (d_kplan_gated()'s), does not keep the others out of the
+ * kernel: d_kplan_kexit() says so, d_kplan_xclause() names such a
+ * clause, and the clauses after the first of them run in user space
+ * (kplan.c's "exit() at a traced probe").
+ */
+bool d_kplan_kexit(const struct d_kplan *k);
+bool d_kplan_xclause(const struct d_kplan *k, unsigned clause);
+/* ... and appends to pl its test: its predicate, then UBPF_K_REC (REC
+ * alone without one); false when it does not fit */
+bool d_kplan_xtest(const struct d_kplan *k, unsigned clause,
+		   const struct d_probe *probe, struct ubpf_kplan *pl);
 /* Clause clause may call exit(), which alone keeps it from the kernel */
 bool d_kplan_exits(const struct d_prog *prog, unsigned clause);
 void d_kplan_free(struct d_kplan *k);

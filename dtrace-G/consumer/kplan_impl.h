@@ -64,6 +64,12 @@ struct d_kplan {
 	/* exit() in a tick-N clause: the kernel's clauses stop at the
 	 * horizon (kplan.c), so the kernel keeps no self-> variable */
 	bool horizon;
+	/* exit() in a traced probe's clause, its predicate tested in the
+	 * kernel at every hit (kplan.c's "exit() at a traced probe"):
+	 * those clauses, the first of them */
+	bool *xcl;
+	unsigned xfirst;
+	bool kexit;
 };
 
 /*

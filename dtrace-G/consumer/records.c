@@ -10,7 +10,10 @@
  * and a record's bytes stay put while the hits are sorted.  The hits of
  * all CPUs are sorted by time (CLOCK_MONOTONIC, as every backend stamps
  * them) and run in that order; after exit() the rest of the read is not
- * run, as in DTrace, nor read past its round (read_buffers()): the
+ * run, as in DTrace, but for an exit() the kernel decided (hit.xwon):
+ * then every record it let through (hit.act) runs, whatever its time,
+ * and nothing else (kplan.c's "exit() at a traced probe").  After an
+ * exit() a read goes no further than its round (read_buffers()): the
  * rounds, each at most one CPU's -x bufsize, went on while the last
  * filled up, and a process firing as fast as dtrace reads kept it
  * reading after exit() and never back to its loop to end (a -p run's
@@ -228,6 +231,8 @@ static void run_clauses(struct consumer *c, const struct d_probe *dp,
 		if (r & D_RUN_EXIT) {
 			c->done = c->exit_called = true;
 			c->status = d_exit_status(c->prog);
+			/* decided in the kernel: what it let through runs */
+			c->kdrain |= c->run_xwon;
 		}
 	}
 }
@@ -515,7 +520,22 @@ static void read_round(struct consumer *c)
 			nkeep++;
 			continue;
 		}
-		run = c->exit_called || hit_process(c, &c->hits[i]);
+		if (!c->exit_called) {
+			c->run_xwon = c->hits[i].xwon;
+			run = hit_process(c, &c->hits[i]);
+			c->run_xwon = false;
+		} else if (c->kdrain && c->hits[i].act) {
+			/* let through before the exit, in the kernel's
+			 * order (kplan.c's "exit() at a traced probe") */
+			int status = c->status;
+
+			c->exit_called = false;
+			run = hit_process(c, &c->hits[i]);
+			c->exit_called = true;
+			c->status = status;
+		} else {
+			run = true; /* after the exit: not run */
+		}
 
 		/* a thread held at a copyout() probe goes on once its hit
 		 * has run (its writes made); a deferred one stays held
@@ -544,9 +564,13 @@ static void read_round(struct consumer *c)
 
 void read_buffers(struct consumer *c)
 {
+	/* after exit() one round, but at the end all: the records the
+	 * kernel let through before its exit (kdrain) run whatever round
+	 * they are in, and stopped rings fill no more */
 	do
 		read_round(c);
-	while (c->read_more && !c->exit_called);
+	while (c->read_more &&
+	       (!c->exit_called || (c->kdrain && c->stopped)));
 }
 
 /* A firing in dtrace itself: BEGIN, END, tick-N (kprov.c). */

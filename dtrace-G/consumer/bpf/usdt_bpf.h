@@ -88,6 +88,10 @@
 /* with UBPF_RF_USTACK: the length counts pcs the kernel walked
  * (unw.bpf.c), 8 bytes each, not the stack's bytes */
 #define UBPF_RF_UPCS 0x2000
+/* a generated program that tests the run's activity (cgact: kplan.c's
+ * "exit() at a traced probe") found it active; and this hit ended it */
+#define UBPF_RF_ACT 0x4000
+#define UBPF_RF_XWON 0x8000
 /* the hold map's values (a thread's, shared with ../dlhold.c) */
 #define UBPF_HOLD_SEIZED 1 /* dtrace traces it */
 #define UBPF_HOLD_CO 4	   /* SIGURG sent at a copyout() probe */

@@ -478,6 +478,37 @@ both "exit() in tick-1s before a probe clause's" 1 "'tick 5' 'sleep 3000'" \
 	-n 'tick-1s { exit(0); }'
 GENERIC=
 
+# The exiting hit's record dropped: dtrace is stopped while the target
+# fires 3000 ticks into a 4 KiB buffer, the last one exiting.  The kernel
+# runs nothing after the exit (the run's activity), and the record that
+# said so is lost, so dtrace would wait for the target (asleep for a
+# minute); at its refreshes it finds the activity ended, the exit not
+# run and drops counted, and ends the run, saying why, status 1.
+rm -f lost.txt lostp.txt
+"$DTRACE" -q -x bufsize=4k -o lost.txt \
+	-n 'tr$target:::tick { printf("%d\n", arg0); }' \
+	-n 'tr$target:::tick /arg0 == 2999/ { exit(0); }' \
+	-c "./trprog 'wait tick' 'sleep 2000' 'tick 3000' 'sleep 60000'" \
+	>lostp.txt 2>lost.err &
+lpid=$!
+bg_pids="$bg_pids $lpid"
+if wait_until 300 grep -q '^ok wait' lostp.txt; then
+	kill -STOP $lpid
+	sleep 4 # the target fired its 3000 hits and sleeps
+	kill -CONT $lpid
+	wait_until 300 dead $lpid ||
+		fail "exit() record dropped: dtrace did not end"
+	wait $lpid
+	st=$?
+	forget_pid $lpid
+	expect_eq "exit() record dropped: status" 1 "$st"
+	expect_grep "exit() record dropped: said" \
+		"exit() ran in the kernel, but its record was dropped" lost.err
+	expect_grep "exit() record dropped: drops said" "drops" lost.err
+else
+	fail "exit() record dropped: the target never saw its probe enabled"
+fi
+
 # exit() in tick-N, the common end of a one-liner: DTrace counts the
 # hits before the firing's due time and none after.  The generated
 # programs aggregate in the kernel up to the horizon dtrace sets (the

@@ -115,6 +115,7 @@ struct bpf_kagg {
 	int saggs_fd;		 /* kaggs_s: a key with a string */
 	int hzn_fd;		 /* cghzn: the horizon (kplan.c), or -1 */
 	int act_fd;		 /* cgact: the run's activity, or -1 */
+	unsigned act_lost;	 /* bpf_kagg_exit_lost()'s calls in a row */
 	/* hits recorded unflagged at an event whose plan keeps self->
 	 * (bpf_kagg_tls_hit()), by {ev, pid}; armed: the process was
 	 * armed there too, before or after */
@@ -678,6 +679,32 @@ int bpf_kagg_xplan(struct consumer *c, struct bpf_kagg *k,
 	for (unsigned pc = 0; pc < xpl->nops && pc < UBPF_KOPS; pc++)
 		xpl->ops[pc].flags &= (uint16_t)~UBPF_KF_GATE;
 	return xpl->nops > 0;
+}
+
+/*
+ * The exiting hit's record lost (kplan.c's "exit() at a traced probe"):
+ * the hit that swapped cgact to 1 writes its record after the swap, and
+ * a full ring drops it (counted, drops_read()).  The kernel runs nothing
+ * more and dtrace, which ends at that record, would wait for the target
+ * to end.  True at the second call in a row (the consumer's 100 ms
+ * refresh, every record read in between, so a winner still between its
+ * swap and its record's commit has been read by then) that finds cgact
+ * set, the exit not run and drops counted.
+ */
+bool bpf_kagg_exit_lost(struct consumer *c)
+{
+	struct bpf_kagg *k = bpf_kagg_of(c);
+	uint32_t zero = 0;
+	uint64_t v = 0;
+
+	if (!k || k->act_fd < 0)
+		return false;
+	if (c->exit_called || !c->up.drops ||
+	    bpf_map_lookup_elem(k->act_fd, &zero, &v) || !v) {
+		k->act_lost = 0;
+		return false;
+	}
+	return ++k->act_lost >= 2;
 }
 
 /*

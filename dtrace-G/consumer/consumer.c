@@ -856,6 +856,17 @@ static void loop(struct consumer *c, int sfd, int ifd)
 			threads_reap(c);
 			last_refresh = now;
 		}
+#ifdef HAVE_BPF
+		/* at a refresh: an exit() the kernel ran whose record the
+		 * full ring dropped ends the run, its status unknown */
+		if (last_refresh == now && bpf_kagg_exit_lost(c)) {
+			say(c, "exit() ran in the kernel, but its record was "
+			       "dropped (the buffer was full): its status is "
+			       "unknown");
+			c->done = c->exit_called = true;
+			c->status = 1;
+		}
+#endif
 		for (size_t i = 2; i < nwait; i++) {
 			struct tproc *pr;
 

@@ -905,6 +905,7 @@ void bpf_kagg_tls_reap(struct bpf_kagg *k);
 void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid);
 void bpf_tls_reap(struct consumer *c);
 void bpf_kagg_horizon(struct bpf_kagg *k, uint64_t h);
+bool bpf_kagg_exit_lost(struct consumer *c);
 int bpf_kagg_xplan(struct consumer *c, struct bpf_kagg *k,
 		   const struct d_probe *dp, const unsigned *cl, unsigned n,
 		   struct ubpf_kplan *xpl);

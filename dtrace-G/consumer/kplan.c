@@ -135,7 +135,9 @@
  * the horizon; whichever exit comes first ends the run, a later
  * winner's record being past the tick in time, or a tick after the
  * kernel's exit not run.  A predicate the kernel cannot decide
- * (`/++self->n == 100/`) keeps the old refusal.
+ * (`/++self->n == 100/`) keeps the old refusal.  A winner's record a
+ * full ring dropped is found from cgact itself (bpf_agg.c's
+ * bpf_kagg_exit_lost()): the run ends, its status unknown.
  *
  * Same bits.  The user-space evaluator (../d/run.c) computes as DTrace does:
  * 64 bits, the C type of a result deciding only signed or unsigned

@@ -839,6 +839,13 @@ static void loop(struct consumer *c, int sfd, int ifd)
 					chld = true;
 			if (chld) /* a held -p process's thread stopped */
 				dlhold_poll(c);
+			if (c->done) { /* a signal: teardown reads the rest
+					* once the backend stopped, where
+					* a read now would go on while the
+					* threads fire as fast as it reads */
+				free(pfd);
+				break;
+			}
 		}
 		read_buffers(c);
 		now = now_ns(CLOCK_MONOTONIC);
@@ -874,10 +881,12 @@ static void loop(struct consumer *c, int sfd, int ifd)
 				continue;
 			for (size_t k = 0; k < c->nprocs; k++) {
 				pr = c->procs[k];
-				if (pr->pidfd == pfd[i].fd && !pr->exited) {
-					read_buffers(c);
+				/* its records first; a read a signal cut
+				 * left some, and teardown reads them with
+				 * the process still known */
+				if (pr->pidfd == pfd[i].fd && !pr->exited &&
+				    read_buffers(c))
 					proc_exited(c, pr);
-				}
 			}
 		}
 		free(pfd);

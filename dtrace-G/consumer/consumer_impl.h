@@ -1096,7 +1096,9 @@ size_t lin_untraced_alive(struct consumer *c, pid_t **out);
 /* records.c */
 void hit_push(struct consumer *c, const struct hit *h);
 size_t arena_put(struct consumer *c, const void *p, size_t n);
-void read_buffers(struct consumer *c);
+/* false: a pending SIGINT/SIGTERM/SIGHUP ended it at a round's end, while
+ * tracing went on (!c->done), with records left unread */
+bool read_buffers(struct consumer *c);
 /* the backend's records into the hits, not run (lin_* facts applied) */
 void drain_buffers(struct consumer *c);
 void fire_dtrace(struct consumer *c, const struct d_probe *dp,

@@ -21,11 +21,14 @@
  * Last, descriptor USDT_EXEC_FD is closed where it is ours and the arena
  * unmapped, both by injected calls (inproc_proc.c's ip_inject()).  The
  * heartbeat, 0 since ip_stop() began, makes a fork child dtrace could not
- * put back (not found, not held) return at once from then on.
+ * put back (not found, not held) return at once from then on.  A process
+ * that exited before its exit was seen (a SIGINT ends the loop first)
+ * fails a hold or an injection with nothing to put back: not reported.
  */
 #include "config.h"
 
 #include <inttypes.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +55,19 @@ static bool obj_live(const struct ip_proc *ipp, const struct tfile *f,
 }
 
 /*
+ * Has ipp's process exited (its pidfd readable within 200 ms: a SIGKILL
+ * takes a moment)?  Then there was nothing to put back, and a hold or an
+ * injection that failed is no news: the loop had not seen the exit yet,
+ * as when a signal ended it first (consumer.c's loop()).
+ */
+static bool ip_exited(const struct ip_proc *ipp)
+{
+	struct pollfd p = { .fd = ipp->pr->pidfd, .events = POLLIN };
+
+	return ipp->pr->pidfd >= 0 && poll(&p, 1, 200) > 0;
+}
+
+/*
  * ipp's sites, semaphores and control blocks back as they were.  Only
  * where the file is still mapped as it was when armed (a library
  * dlclose()d since has other things at those addresses now), and a
@@ -69,10 +85,11 @@ void ip_disarm(struct consumer *c, struct ip_proc *ipp)
 		return;
 	ipp->disarmed = true;
 	if (!ip_hold_all(ipp->pr, &h)) {
-		say(c,
-		    "pid %d could not be held to disarm its sites; they "
-		    "call the recorder, which returns at once",
-		    (int)ipp->pid);
+		if (!ip_exited(ipp))
+			say(c,
+			    "pid %d could not be held to disarm its sites; they "
+			    "call the recorder, which returns at once",
+			    (int)ipp->pid);
 		return;
 	}
 	live = xcalloc(ipp->nobjs, sizeof(*live));
@@ -144,10 +161,11 @@ void ip_disarm(struct consumer *c, struct ip_proc *ipp)
 		nanosleep(&ts, NULL);
 		if (!ip_hold_all(ipp->pr, &h)) {
 			free(live);
-			say(c,
-			    "pid %d could not be held again once its sites "
-			    "were restored: its ring buffer stays mapped",
-			    (int)ipp->pid);
+			if (!ip_exited(ipp))
+				say(c,
+				    "pid %d could not be held again once its sites "
+				    "were restored: its ring buffer stays mapped",
+				    (int)ipp->pid);
 			return;
 		}
 	}
@@ -165,13 +183,13 @@ void ip_disarm(struct consumer *c, struct ip_proc *ipp)
 		    "pid %d: its ring buffer stays mapped (a thread stayed "
 		    "inside the recorder); its sites are restored",
 		    (int)ipp->pid);
-	else if (!bad && !ip_arena_unmap(ipp, &h, sys))
+	else if (!bad && !ip_arena_unmap(ipp, &h, sys) && !ip_exited(ipp))
 		say(c,
 		    "pid %d: its ring buffer stays mapped (seccomp, or the "
 		    "munmap failed); its sites are restored",
 		    (int)ipp->pid);
 	ip_release(&h);
-	if (bad)
+	if (bad && !ip_exited(ipp))
 		say(c,
 		    "pid %d: its sites could not all be restored; they call "
 		    "the recorder, which returns at once",

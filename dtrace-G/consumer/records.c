@@ -18,10 +18,14 @@
  * filled up, and a process firing as fast as dtrace reads kept it
  * reading after exit() and never back to its loop to end (a -p run's
  * exit() at the first hit of 16 threads firing flat out: minutes, then
- * the test's SIGKILL).  A hit whose thread the BPF program stopped at a
- * copyout() probe (bpf.c's cohold) lets the thread go once it has run,
- * its clauses' writes made (copyout_w(), process_vm_writev()), or is
- * deferred with the thread still held; one not run after exit() is let
+ * the test's SIGKILL).  A SIGINT, SIGTERM or SIGHUP waiting for the
+ * loop ends a read so too (stop_pending()); the records it left are
+ * read at the end, the backend stopped, and until then no thread and no
+ * process they came from is let go (read_buffers() says false).  A hit
+ * whose thread the BPF program stopped at a copyout() probe (bpf.c's
+ * cohold) lets the thread go once it has run, its clauses' writes made
+ * (copyout_w(), process_vm_writev()), or is deferred with the thread
+ * still held; one not run after exit() is let
  * go with the rest at the end (dlhold_end()).
  * decode() gives the probe and the firing's context
  * (struct d_fire: pid, tid, CPU, thread name, arguments, the strings
@@ -66,6 +70,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,7 +316,12 @@ void threads_reap(struct consumer *c)
 	}
 	if (!ngone)
 		return;
-	read_buffers(c); /* what they did before they exited */
+	/* what they did before they exited; a read a signal cut leaves
+	 * some unread: teardown reads them, then lets the threads go */
+	if (!read_buffers(c)) {
+		free(gone);
+		return;
+	}
 	qsort(gone, ngone, sizeof(*gone), pid_cmp);
 	old = c->seen;
 	ocap = c->capseen;
@@ -562,7 +572,17 @@ static void read_round(struct consumer *c)
 	fflush(c->out);
 }
 
-void read_buffers(struct consumer *c)
+/* A SIGINT, SIGTERM or SIGHUP waits for the loop (consumer.c's sfd). */
+static bool stop_pending(void)
+{
+	sigset_t p;
+
+	return sigpending(&p) == 0 &&
+	       (sigismember(&p, SIGINT) == 1 || sigismember(&p, SIGTERM) == 1 ||
+		sigismember(&p, SIGHUP) == 1);
+}
+
+bool read_buffers(struct consumer *c)
 {
 	/* after exit() one round, but at the end all: the records the
 	 * kernel let through before its exit (kdrain) run whatever round
@@ -570,7 +590,10 @@ void read_buffers(struct consumer *c)
 	do
 		read_round(c);
 	while (c->read_more &&
-	       (!c->exit_called || (c->kdrain && c->stopped)));
+	       (!c->exit_called || (c->kdrain && c->stopped)) &&
+	       (c->done || !stop_pending()));
+	/* false: a signal cut it, records of before it left unread */
+	return !c->read_more || c->exit_called || c->done;
 }
 
 /* A firing in dtrace itself: BEGIN, END, tick-N (kprov.c). */

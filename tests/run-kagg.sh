@@ -414,7 +414,7 @@ both "exit() in a probe clause, self-> predicate" 0 "'tick 10'" \
 	-n 'tr$target:::tick /++self->n == 6/ { exit(0); }'
 
 # Four threads firing flat out (spin: thread t fires tick(t, "spin", i),
-# i = 0, 1, ...), each exiting at its i = 100000: one wins, its status
+# i = 0, 1, ...), each exiting at its i = 5000: one wins, its status
 # is its thread's, and its line is the one printed; the others do
 # nothing after the exit.  A thread that found the run ended stays
 # ended, so each thread's hits counted are its first ones: count =
@@ -422,7 +422,7 @@ both "exit() in a probe clause, self-> predicate" 0 "'tick 10'" \
 # passed the test; in the kernel the one record read is the winner's.
 cat >x.d <<'EOF'
 tr$target:::tick { @n[arg0] = count(); @i[arg0] = max(arg2); }
-tr$target:::tick /arg2 == 100000/ { printf("exit %d\n", arg0); exit(arg0); }
+tr$target:::tick /arg2 == 5000/ { printf("exit %d\n", arg0); exit(arg0); }
 EOF
 for k in 1 0; do
 	rm -f out$k.txt
@@ -492,7 +492,7 @@ rm -f lost.txt lostp.txt
 	>lostp.txt 2>lost.err &
 lpid=$!
 bg_pids="$bg_pids $lpid"
-if wait_until 300 grep -q '^ok wait' lostp.txt; then
+if wait_until 300 grep -qs '^ok wait' lostp.txt; then
 	kill -STOP $lpid
 	sleep 4 # the target fired its 3000 hits and sleeps
 	kill -CONT $lpid

@@ -873,7 +873,15 @@ expect_eq "exit() while 16 threads fire faster than dtrace reads" 0 "$st"
 # ends as a ^C run does: the aggregation printed, status 0.
 # (DTRACE_KAGG=0: the bpf backend's count() would run in the kernel,
 # with no records to read.)
-for sg_path in kernel user; do
+# TRACE_EMULATED (check-kmod's guest, tests/kmod/steps-bpf.sh): there
+# dtrace could not hold the 16 spinning threads to disarm them (said)
+# and printed no count: the user path's cases are not run there.
+sg_user=user
+if [ -n "${TRACE_EMULATED:-}" ]; then
+	echo "SIGINT while 16 threads fire: the user path not run (emulated)" >&2
+	sg_user=
+fi
+for sg_path in kernel $sg_user; do
 	if [ "$sg_path" = user ] && [ "$(uname -m)" != x86_64 ]; then
 		continue
 	fi
@@ -893,6 +901,7 @@ for sg_path in kernel user; do
 	forget_pid "$sg"
 	[ "$st" -eq 0 ] || sed 's/^/    | /' sig.err >&2
 	expect_eq "SIGINT while 16 threads fire ($sg_path path)" 0 "$st"
+	grep -q '^ *[1-9][0-9]*$' sig.txt || sed 's/^/    | /' sig.err >&2
 	expect_grep "SIGINT while 16 threads fire ($sg_path path): count() printed" \
 		'^ *[1-9][0-9]*$' sig.txt
 done
@@ -903,7 +912,7 @@ done
 # its sites" or "its ring buffer stays mapped" came in 4 runs of 6, and
 # in the one run of the code before, whose loop saw the exit only when
 # it came in the same pass).
-if [ "$(uname -m)" = x86_64 ]; then
+if [ "$(uname -m)" = x86_64 ] && [ -n "$sg_user" ]; then
 	prog_start k
 	exec 4>k.in
 	wait_until 100 answered k.out '^ready' || fail "trprog did not start"

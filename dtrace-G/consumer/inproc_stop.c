@@ -55,7 +55,7 @@ static bool obj_live(const struct ip_proc *ipp, const struct tfile *f,
 }
 
 /*
- * Has ipp's process exited (its pidfd readable within 200 ms: a SIGKILL
+ * Has ipp's process exited (its pidfd readable within a second: a SIGKILL
  * takes a moment)?  Then there was nothing to put back, and a hold or an
  * injection that failed is no news: the loop had not seen the exit yet,
  * as when a signal ended it first (consumer.c's loop()).
@@ -64,7 +64,7 @@ static bool ip_exited(const struct ip_proc *ipp)
 {
 	struct pollfd p = { .fd = ipp->pr->pidfd, .events = POLLIN };
 
-	return ipp->pr->pidfd >= 0 && poll(&p, 1, 200) > 0;
+	return ipp->pr->pidfd >= 0 && poll(&p, 1, 1000) > 0;
 }
 
 /*

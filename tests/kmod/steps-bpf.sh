@@ -90,7 +90,7 @@ bp_test() {
 if DTRACE_BACKEND=bpf dtrace -q -n 'BEGIN { exit(0); }' >bl.out 2>bl.err \
 	</dev/null; then
 	ok "DTRACE_BACKEND=bpf: the program loads"
-	bp_test run-trace TRACE_CYCLES=5
+	bp_test run-trace TRACE_CYCLES=5 TRACE_EMULATED=1
 	bp_test run-kagg
 else
 	not_ok "DTRACE_BACKEND=bpf: the program loads"
@@ -100,41 +100,42 @@ else
 	not_ok "run-trace.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 	not_ok "run-kagg.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 fi
-# self->s compared and measured, this->t printed, in the generated
-# programs (-v counts the clauses; one the verifier refused would not
-# be)
-DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bs.txt \
+# bp_kstr WHAT PREFIX EXPECTED N -n ...: trprog's msg probe traced with
+# string variables the generated program keeps: the lines starting with
+# PREFIX, joined, are EXPECTED, and -v counts N clauses printing in the
+# kernel (one the verifier refused would not be)
+bp_kstr() {
+	bk_what=$1 bk_pre=$2 bk_exp=$3 bk_n=$4
+	shift 4
+	rm -f bk.txt # -o appends
+	DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt "$@" \
+		-c "/kt/trprog msg" >bk.prog 2>bk.err </dev/null
+	expect_eq "$bk_what in the kernel: the output" \
+		"$bk_exp" "$(grep "^$bk_pre" bk.txt | paste -sd' ' -)"
+	bk_c=clauses
+	[ "$bk_n" = 1 ] && bk_c=clause
+	check "$bk_what in the kernel: -v" grep -q \
+		"^dtrace: $bk_n $bk_c printing values computed in the kernel\$" \
+		bk.err
+	grep -q 'printing values computed' bk.err || diag "$(tail -n 40 bk.err)"
+}
+# self->s compared and measured, this->t printed
+bp_kstr "string variables compared, measured, printed" '[st] ' \
+	"s 7 5 t hello" 2 \
 	-n 'tr$target:::msg { self->s = copyinstr(arg0); }' \
 	-n 'tr$target:::msg /self->s == "hello"/ { printf("s %d %d\n", arg1, strlen(self->s)); }' \
-	-n 'tr$target:::msg { this->t = copyinstr(arg0); printf("t %s\n", this->t); }' \
-	-c "/kt/trprog msg" >bs.prog 2>bs.err </dev/null
-expect_eq "string variables compared, measured, printed in the kernel: the output" \
-	"s 7 5 t hello" "$(grep '^[st] ' bs.txt | paste -sd' ' -)"
-check "string variables compared, measured, printed in the kernel: -v" \
-	grep -q '^dtrace: 2 clauses printing values computed in the kernel$' bs.err
-grep -q 'printing values computed' bs.err || diag "$(tail -n 40 bs.err)"
+	-n 'tr$target:::msg { this->t = copyinstr(arg0); printf("t %s\n", this->t); }'
 # string variables stored from a literal and from one another (SLIT,
 # SMOV: cgen_out.c's cgen_out_lit(), smov()), self-> and this->
-DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bm.txt \
+bp_kstr "string variables stored from a literal and one another" 'm ' \
+	"m lit 1" 1 \
 	-n 'tr$target:::msg { self->u = "lit"; this->x = self->u; self->m = this->x; }' \
-	-n 'tr$target:::msg { printf("m %s %d\n", self->m, self->m == "lit"); }' \
-	-c "/kt/trprog msg" >bm.prog 2>bm.err </dev/null
-expect_eq "string variables stored from a literal and one another in the kernel: the output" \
-	"m lit 1" "$(grep '^m ' bm.txt | paste -sd' ' -)"
-check "string variables stored from a literal and one another in the kernel: -v" \
-	grep -q '^dtrace: 1 clause printing values computed in the kernel$' bm.err
-grep -q 'printing values computed' bm.err || diag "$(tail -n 40 bm.err)"
+	-n 'tr$target:::msg { printf("m %s %d\n", self->m, self->m == "lit"); }'
 # two self-> strings compared (VVEQ: cgen_plan.c's vveq(), unrolled
 # for strsize's words)
-DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bv.txt \
+bp_kstr "two string variables compared" 'v ' "v 1 0" 1 \
 	-n 'tr$target:::msg { self->a = copyinstr(arg0); self->b = "hello"; }' \
-	-n 'tr$target:::msg { printf("v %d %d\n", self->a == self->b, self->b != self->a); }' \
-	-c "/kt/trprog msg" >bv.prog 2>bv.err </dev/null
-expect_eq "two string variables compared in the kernel: the output" \
-	"v 1 0" "$(grep '^v ' bv.txt | paste -sd' ' -)"
-check "two string variables compared in the kernel: -v" \
-	grep -q '^dtrace: 1 clause printing values computed in the kernel$' bv.err
-grep -q 'printing values computed' bv.err || diag "$(tail -n 40 bv.err)"
+	-n 'tr$target:::msg { printf("v %d %d\n", self->a == self->b, self->b != self->a); }'
 # The other BPF programs dtrace loads, on this kernel's verifier: the
 # kernel providers' (syscall, profile; consumer/kprov.c) and the user
 # stack copy of ustack() in the USDT program.  trprog writes one line

@@ -29,7 +29,8 @@
 #  - self-> and this-> strings stored from a literal and from one
 #    another (cgen_out.c's cgen_out_lit(), smov()): the programs load
 #    and the clauses run in the kernel; two self-> strings compared
-#    (cgen_plan.c's vveq()), the same;
+#    (cgen_plan.c's vveq()), the same; a this-> string compared and
+#    measured (svar_at(): its bytes in cgbuf), the same;
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp;
@@ -135,6 +136,17 @@ expect_eq "two string variables compared in the kernel: the output" \
 check "two string variables compared in the kernel: -v" \
 	grep -q '^dtrace: 1 clause printing values computed in the kernel$' bv.err
 grep -q 'printing values computed' bv.err || diag "$(tail -n 40 bv.err)"
+# a this-> string compared and measured (VSEQ, VSLEN of its bytes in
+# cgbuf: cgen_plan.c's svar_at())
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bt.txt \
+	-n 'tr$target:::msg { this->t = copyinstr(arg0); }' \
+	-n 'tr$target:::msg /this->t == "hello"/ { printf("t %d %d\n", strlen(this->t), this->t != "hello"); }' \
+	-c "/kt/trprog msg" >bt.prog 2>bt.err </dev/null
+expect_eq "a this-> string compared and measured in the kernel: the output" \
+	"t 5 0" "$(grep '^t ' bt.txt | paste -sd' ' -)"
+check "a this-> string compared and measured in the kernel: -v" \
+	grep -q '^dtrace: 1 clause printing values computed in the kernel$' bt.err
+grep -q 'printing values computed' bt.err || diag "$(tail -n 40 bt.err)"
 # The other BPF programs dtrace loads, on this kernel's verifier: the
 # kernel providers' (syscall, profile; consumer/kprov.c) and the user
 # stack copy of ustack() in the USDT program.  trprog writes one line

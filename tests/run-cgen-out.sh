@@ -36,6 +36,9 @@
 #    literal longer than strsize - 3 refused;
 #    two compared (== and !=), 254 and 300 bytes cut by strsize, the
 #    bytes past the NUL masked, "" and unset alike, the same way;
+#    a this-> one compared with literals and measured, set, cut,
+#    cleared, unset in a firing and at a probe never storing it, the
+#    same way;
 #  - the same argument's string printed by the kernel and read by a
 #    clause left to user space: the record of a hit the plan ran still
 #    copies it for that clause (cgen.c leaves out only the strings no
@@ -139,7 +142,7 @@ expect_eq "execname and literals: DTRACE_CGEN=0 reads later" \
 
 # The record of a hit whose plan ran leaves out the copy of a string
 # only the kernel's clauses read (cgen.c, pl->ustr): a clause left to
-# user space (a this-> string that strlen() reads) that reads the same
+# user space (a this-> string that strjoin() reads) that reads the same
 # argument still has the bytes at the hit, beside the kernel's
 # printf() of them.
 cat >both.d <<'EOF2'
@@ -147,7 +150,7 @@ pid$target::hit:entry { printf("k %s\n", copyinstr(arg0)); }
 pid$target::hit:entry
 {
 	this->s = copyinstr(arg0);
-	printf("u %s %d\n", this->s, strlen(this->s));
+	printf("u %s %d\n", this->s, strlen(strjoin(this->s, "")));
 }
 EOF2
 run 1 both1.txt 'rewrite 5' -s both.d
@@ -638,5 +641,51 @@ done
 expect_grep "this-> string's store faulted: -v" \
 	'^dtrace: 1 clause printing values computed in the kernel$' \
 	tvflt1.txt.err
+
+# A this-> string compared with literals and measured (kplan.c's
+# kp_svar_cmp() and kp_svar_strlen() of a this-> one, cgen_plan.c's
+# svar_at()): its bytes in cgbuf, set in the firing, cut by strsize,
+# cleared, unset in a firing that stores nothing (not the 254 bytes of
+# the firing before), and at a probe whose clauses never store it, whose program
+# has no out area (""); in predicates, ||, printf() arguments and
+# keys; one only copied from an argument too (this->u, not the
+# argument's own string compared in place, which has no strlen());
+# byte for byte DTRACE_CGEN=0's, the clauses counted by -v,
+# where this tree kept every clause touching it in user space before.
+cat >tvcmp.d <<'EOF2'
+pid$target::hit:entry /arg1 != 4/ { this->t = copyinstr(arg0); }
+pid$target::hit:entry /arg1 == 6/ { this->t = 0; }
+pid$target::hit:entry /this->t == "alpha" || "" == this->t/
+{
+	printf("%d ae %d %d\n", arg1, strlen(this->t), this->t != "alpha");
+}
+pid$target::hit:entry /strlen(this->t) > 10/
+{
+	printf("%d long %d\n", arg1, strlen(this->t));
+}
+pid$target::hit:entry { @[arg1, this->t == "omega", strlen(this->t)] = count(); }
+pid$target::hit:entry { this->u = copyinstr(arg0); }
+pid$target::hit:entry /this->u == "omega"/ { printf("%d omega %d\n", arg1, strlen(this->u)); }
+pid$target::hit:return /this->t == ""/ { @r = count(); }
+pid$target::hit:return { @l = sum(strlen(this->t)); }
+EOF2
+for xo in '' '-x strsize=16'; do
+	run 1 tvcmp1.txt keep -s tvcmp.d $xo
+	run 0 tvcmp0.txt keep -s tvcmp.d $xo
+	expect_file_eq "this-> string compared${xo:+ ($xo)}: DTRACE_CGEN=0's output" \
+		tvcmp0.txt tvcmp1.txt
+	if [ -z "$xo" ]; then n=254 m=255; else n=15 m=15; fi
+	printf '%s\n' "1 ae 5 0" "2 ae 0 1" "3 long $n" "4 ae 0 1" \
+		"5 long $m" "6 ae 0 1" "-7 omega 5" >tvcmp.exp
+	expect_eq "this-> string compared${xo:+ ($xo)}: the output" \
+		"$(cat tvcmp.exp)" "$(head -7 tvcmp1.txt)"
+	expect_grep "this-> string compared${xo:+ ($xo)}: the unset one" \
+		'^ *7$' tvcmp1.txt
+	expect_grep "this-> string compared${xo:+ ($xo)}: -v" \
+		'^dtrace: 3 clauses printing values computed in the kernel$' \
+		tvcmp1.txt.err
+	expect_grep "this-> string compared${xo:+ ($xo)}: -v aggregated" \
+		'^dtrace: 6 clauses aggregated in the kernel$' tvcmp1.txt.err
+done
 
 finish

@@ -71,9 +71,11 @@
  *     print (SSTR, SLIT, SMOV, SCLR, OVSTR: this-> strings in cgbuf, their len
  *     zeroed here first; self-> strings in the hash cgtlss), an SSTR
  *     that faulted jumping to its clause's end as a fault site's SEQ
- *     does.  VSEQ compares a self-> string's bytes there with its
- *     literal as SEQ compares an argument's copy (vseq()), VVEQ
- *     with another's (vveq()); VSLEN measures them (vslen()).
+ *     does.  VSEQ compares a self-> or this-> string's bytes there
+ *     with its literal as SEQ compares an argument's copy (vseq()),
+ *     VVEQ a self-> one's with another's (vveq()); VSLEN measures
+ *     them (vslen()); a this-> one the plan never stores reads ""
+ *     (svar_at()).
  */
 #include "config.h"
 
@@ -783,13 +785,63 @@ static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc)
 }
 
 /*
- * r1 = VSEQ pl->ops[*pc]'s result: the self-> string variable's bytes
- * (cgtlss' entry, fds[8], a struct ubpf_kostr that its SSTR filled)
+ * r0 = the address of string variable o's struct ubpf_kostr (o->n,
+ * o->slot), or 0 when it reads "": a self-> one's cgtlss entry (fds[8];
+ * none when never set or cleared), a this-> one's TSTR_AT(slot) in
+ * cgbuf when its len is not 0 (cgen_out_tstr() zeroed it where the
+ * plan starts).  A this-> one the plan never stores (SSTR, SLIT, SMOV,
+ * SCLR) is unset in every firing of the probe and reads "" (0): its
+ * clause may have no out area (cgen_out_bytes()), so no S_OBUF, and
+ * one the plan stores has one, the storing clause's.
+ */
+static void svar_at(struct em *e, const struct ubpf_kplan *pl,
+		    const struct ubpf_kop *o, const int *fds)
+{
+	bool set = false;
+	size_t j;
+
+	if (o->n == UBPF_KV_SELF) {
+		if (fds[8] < 0) {
+			e->bad = true;
+			return;
+		}
+		cgen_tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
+		return;
+	}
+	if (o->n != UBPF_KV_THIS || o->slot >= UBPF_KTSTR) {
+		e->bad = true;
+		return;
+	}
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		const struct ubpf_kop *s = &pl->ops[pc];
+
+		set |= (s->op == UBPF_K_SSTR || s->op == UBPF_K_SLIT ||
+			s->op == UBPF_K_SMOV || s->op == UBPF_K_SCLR) &&
+		       s->n == UBPF_KV_THIS && s->slot == o->slot;
+	}
+	alu_i(e, BPF_MOV, 0, 0);
+	if (!set)
+		return;
+	if (!cgen_out_bytes(pl)) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 1, 10, S_OBUF);
+	alu_i(e, BPF_ADD, 1, TSTR_AT(o->slot) - (int32_t)e->obase);
+	ldx(e, BPF_W, 2, 1, (int16_t)offsetof(struct ubpf_kostr, len));
+	j = jmp_i(e, BPF_JEQ, 2, 0);
+	alu_r(e, BPF_MOV, 0, 1);
+	fix(e, j);
+}
+
+/*
+ * r1 = VSEQ pl->ops[*pc]'s result: the self-> or this-> string
+ * variable's bytes (svar_at(): a struct ubpf_kostr its SSTR filled)
  * against the literal of the SDATA that follow, as seq() compares an
  * argument's: the len its copy kept (NUL included: kplan.c's
  * kp_svar_lit() keeps the literal shorter than a copy that filled the
  * variable) is the literal's plus one, and the bytes before the NUL
- * the literal's.  A thread with no entry (never set, or cleared) reads
+ * the literal's.  One unset (no entry; a this-> len of 0) reads
  * "", as run.c's var_get() does.  No fault: the store read the string.
  * *pc is left on the last SDATA.
  */
@@ -801,12 +853,11 @@ static void vseq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	unsigned len = o->step;
 	size_t jnone;
 
-	if (o->n != UBPF_KV_SELF || fds[8] < 0 || len > UBPF_KSTRMAX ||
-	    *pc + 1 + (len + 8) / 8 > pl->nops) {
+	if (len > UBPF_KSTRMAX || *pc + 1 + (len + 8) / 8 > pl->nops) {
 		e->bad = true;
 		return;
 	}
-	cgen_tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
+	svar_at(e, pl, o, fds);
 	alu_i(e, BPF_MOV, 1, len == 0);
 	jnone = jmp_i(e, BPF_JEQ, 0, 0);
 	l.jf = xcalloc(len / 8 + 5, sizeof(*l.jf));
@@ -827,22 +878,22 @@ static void vseq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 }
 
 /*
- * r1 = VSLEN o: strlen() of the self-> string variable, from the copy
- * its SSTR kept in cgtlss (fds[8]): its len less the NUL when the copy
+ * r1 = VSLEN o: strlen() of the self-> or this-> string variable, from
+ * the copy its SSTR kept (svar_at()): its len less the NUL when the copy
  * ended before o->imm bytes (strsize - 1), else imm, or imm - 1 when the
  * last byte, read again on its own, is the string's NUL (cgen_out.c's
- * ostr_at()).  A thread with no entry reads "": 0.
+ * ostr_at()).  One unset reads "": 0.
  */
-static void vslen(struct em *e, const struct ubpf_kop *o, const int *fds)
+static void vslen(struct em *e, const struct ubpf_kplan *pl,
+		  const struct ubpf_kop *o, const int *fds)
 {
 	size_t jnone, jshort, jnul;
 
-	if (o->n != UBPF_KV_SELF || fds[8] < 0 || o->imm < 1 ||
-	    o->imm > UBPF_STRMAX - 1) {
+	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1) {
 		e->bad = true;
 		return;
 	}
-	cgen_tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
+	svar_at(e, pl, o, fds);
 	alu_i(e, BPF_MOV, 1, 0);
 	jnone = jmp_i(e, BPF_JEQ, 0, 0);
 	ldx(e, BPF_W, 1, 0, (int16_t)offsetof(struct ubpf_kostr, len));
@@ -1092,7 +1143,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		}
 		case UBPF_K_VSLEN:
-			vslen(e, o, fds);
+			vslen(e, pl, o, fds);
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_VVEQ:

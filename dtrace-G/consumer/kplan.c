@@ -189,11 +189,13 @@
  * have.  Since a comparison may now fault, one on the right of && or
  * || is skipped as run.c skips it (UBPF_K_SC); one in a branch of ?:
  * is not taken (the kernel computes both branches).
- * A self-> string variable the kernel keeps as its bytes (KV_STR,
- * kplan_vars.c's str_var()) may be compared with a literal too
- * (kp_svar_cmp(): UBPF_K_VSEQ, the bytes its store copied at the hit)
- * or with another (kp_svar_vv(): UBPF_K_VVEQ) and measured (strlen(),
- * kp_svar_strlen(): UBPF_K_VSLEN); none reads user memory, and none
+ * A self-> or this-> string variable the kernel keeps as its bytes
+ * (KV_STR, kplan_vars.c's str_var()) may be compared with a literal
+ * too (kp_svar_cmp(): UBPF_K_VSEQ, the bytes its store copied at the
+ * hit; a this-> one at a probe whose plan never stores it is unset
+ * there, "", cgen_plan.c's svar_at()) and measured (strlen(),
+ * kp_svar_strlen(): UBPF_K_VSLEN), a self-> one with another self->
+ * one (kp_svar_vv(): UBPF_K_VVEQ); none reads user memory, and none
  * can fault.  Such a variable, self-> or
  * this->, may be stored from a literal (kp_str_lit_store():
  * UBPF_K_SLIT) or from another the kernel keeps (UBPF_K_SMOV, its
@@ -306,10 +308,11 @@ bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
 }
 
 /*
- * v == "string" or v != "string" (either way round), v a self-> string
- * variable, the literal at most UBPF_KSTRMAX bytes and strsize - 3
- * (so a string the store cut at strsize - 1 bytes is never equal, and
- * the kernel's copy tells equal from longer by its length alone):
+ * v == "string" or v != "string" (either way round), v a self-> or
+ * this-> string variable, the literal at most UBPF_KSTRMAX bytes and
+ * strsize - 3 (so a string the store cut at strsize - 1 bytes is never
+ * equal, and the kernel's copy tells equal from longer by its length
+ * alone):
  * v's index and the literal into *v, *lit, whatever the kernel keeps.
  * kplan_vars.c's str_var() lets a KV_STR variable be read so.
  */
@@ -323,7 +326,9 @@ bool kp_svar_lit(const struct d_prog *p, const struct node *n, int *v,
 	f = n->a->op == N_VAR ? n->a : n->b;
 	l = f == n->a ? n->b : n->a;
 	if (f->op != N_VAR || f->sub < 0 || (unsigned)f->sub >= p->nvars ||
-	    p->vars[f->sub].scope != SC_SELF || p->vars[f->sub].kind != T_STR ||
+	    (p->vars[f->sub].scope != SC_SELF &&
+	     p->vars[f->sub].scope != SC_THIS) ||
+	    p->vars[f->sub].kind != T_STR ||
 	    l->op != N_STR || !l->sval || strlen(l->sval) > UBPF_KSTRMAX ||
 	    strlen(l->sval) + 3 > p->strsize)
 		return false;
@@ -389,7 +394,7 @@ bool kp_svar_vv(const struct d_kplan *k, const struct node *n, int *v, int *w)
 	return true;
 }
 
-/* strlen(v), v a self-> string variable: v's index into *v */
+/* strlen(v), v a self-> or this-> string variable: v's index into *v */
 bool kp_svar_len(const struct d_prog *p, const struct node *n, int *v)
 {
 	const struct node *a;
@@ -398,7 +403,9 @@ bool kp_svar_len(const struct d_prog *p, const struct node *n, int *v)
 		return false;
 	a = n->args[0];
 	if (a->op != N_VAR || a->sub < 0 || (unsigned)a->sub >= p->nvars ||
-	    p->vars[a->sub].scope != SC_SELF || p->vars[a->sub].kind != T_STR)
+	    (p->vars[a->sub].scope != SC_SELF &&
+	     p->vars[a->sub].scope != SC_THIS) ||
+	    p->vars[a->sub].kind != T_STR)
 		return false;
 	if (v)
 		*v = a->sub;

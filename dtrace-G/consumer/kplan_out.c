@@ -56,8 +56,8 @@
  *
  * String variables (KV_STR: kplan_vars.c's str_var(), a this-> or
  * self-> string only stored from copyinstr(E), a literal or another
- * such variable, or cleared, and only printed or, a self-> one,
- * compared with a literal or measured: kplan.c's kp_svar_cmp(),
+ * such variable, or cleared, and only printed, compared with a
+ * literal or measured: kplan.c's kp_svar_cmp(),
  * cgen_plan.c's VSEQ, VSLEN).  Its store (kp_sstr_ok(), a statement of
  * its own in a clause that may have an out area) is SSTR, which copies
  * the string into the kernel's variable and its address and length

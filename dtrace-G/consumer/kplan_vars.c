@@ -9,8 +9,8 @@
  * its variables set or unset: clause_typed()); this-> strings that are
  * copyinstr(argN) wherever they are read (sarg_var()); this-> and
  * self-> strings stored from copyinstr(), a literal or one another and
- * only printed or, a self-> one, compared with a literal or another or
- * measured by strlen() (str_var());
+ * only printed, compared with a literal (a self-> one with another
+ * too) or measured by strlen() (str_var());
  * and, where the
  * kernel keeps self-> variables beside string comparisons, each
  * comparison numbered as a fault site (fsite_assign()).  kplan.c asks
@@ -459,26 +459,28 @@ static int sarg_var(const struct d_kplan *k, unsigned v, bool *mark)
 
 /* Is every read of v under n, if any, a comparison with a literal
  * (kp_svar_lit()) or with another self-> string (kp_svar_pair()), or
- * its strlen() (kp_svar_len()), a self-> string's? */
+ * its strlen() (kp_svar_len()), a self-> string's, or with tcmp a
+ * this-> one's (the first two only)? */
 static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
-			   unsigned v)
+			   unsigned v, bool tcmp)
 {
 	int w, x;
 
 	if (!n)
 		return true;
 	if ((kp_svar_lit(p, n, &w, NULL) || kp_svar_len(p, n, &w)) &&
-	    w == (int)v)
+	    w == (int)v && (tcmp || p->vars[v].scope != SC_THIS))
 		return true;
 	if (kp_svar_pair(p, n, &w, &x) && (w == (int)v || x == (int)v))
 		return true;
 	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub == (int)v)
 		return false;
-	if (!cmp_reads_only(p, n->a, v) || !cmp_reads_only(p, n->b, v) ||
-	    !cmp_reads_only(p, n->c, v))
+	if (!cmp_reads_only(p, n->a, v, tcmp) ||
+	    !cmp_reads_only(p, n->b, v, tcmp) ||
+	    !cmp_reads_only(p, n->c, v, tcmp))
 		return false;
 	for (unsigned i = 0; i < n->nargs; i++)
-		if (!cmp_reads_only(p, n->args[i], v))
+		if (!cmp_reads_only(p, n->args[i], v, tcmp))
 			return false;
 	return true;
 }
@@ -486,7 +488,8 @@ static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 /* Does statement st read v only as a whole printf() or trace()
  * argument (OVSTR), compared with a literal (VSEQ), measured (VSLEN)
  * or stored whole into another string variable (SMOV), if at all? */
-static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v)
+static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v,
+		     bool tcmp)
 {
 	if (st->kind == S_EXPR && st->e && st->e->op == N_ASSIGN &&
 	    st->e->sub == '=' && kp_str_var_of(p, st->e->a) >= 0 &&
@@ -499,24 +502,83 @@ static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v)
 
 			if (a->op == N_VAR && a->sub == (int)v)
 				continue;
-			if (!cmp_reads_only(p, a, v))
+			if (!cmp_reads_only(p, a, v, tcmp))
 				return false;
 		}
-		return st->kind == S_TRACE || cmp_reads_only(p, st->e, v);
+		return st->kind == S_TRACE || cmp_reads_only(p, st->e, v, tcmp);
 	}
-	if (!cmp_reads_only(p, st->e, v))
+	if (!cmp_reads_only(p, st->e, v, tcmp))
 		return false;
 	for (unsigned j = 0; j < st->nargs; j++)
-		if (!cmp_reads_only(p, st->args[j], v))
+		if (!cmp_reads_only(p, st->args[j], v, tcmp))
 			return false;
 	for (unsigned j = 0; j < st->nkeys; j++)
-		if (!cmp_reads_only(p, st->keys[j], v))
+		if (!cmp_reads_only(p, st->keys[j], v, tcmp))
 			return false;
 	for (unsigned j = 0; j < st->nbody; j++)
-		if (!reads_ok(p, &st->body[j], v))
+		if (!reads_ok(p, &st->body[j], v, tcmp))
 			return false;
 	for (unsigned j = 0; j < st->nels; j++)
-		if (!reads_ok(p, &st->els[j], v))
+		if (!reads_ok(p, &st->els[j], v, tcmp))
+			return false;
+	return true;
+}
+
+/* Is every read of v under n, if any, a comparison with a literal? */
+static bool lit_reads_only(const struct d_prog *p, const struct node *n,
+			   unsigned v)
+{
+	int w;
+
+	if (!n)
+		return true;
+	if (kp_svar_lit(p, n, &w, NULL) && w == (int)v)
+		return true;
+	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub == (int)v)
+		return false;
+	if (!lit_reads_only(p, n->a, v) || !lit_reads_only(p, n->b, v) ||
+	    !lit_reads_only(p, n->c, v))
+		return false;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (!lit_reads_only(p, n->args[i], v))
+			return false;
+	return true;
+}
+
+/* ... in statements st[0..n) (a store's own variable not a read) */
+static bool stmts_lit_reads(const struct d_prog *p, const struct stmt *st,
+			    unsigned n, unsigned v)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct node *e = st[i].e;
+
+		if (e && e->op == N_ASSIGN && e->a->op == N_VAR &&
+		    e->a->sub == (int)v)
+			e = e->b;
+		if (!lit_reads_only(p, e, v))
+			return false;
+		for (unsigned j = 0; j < st[i].nargs; j++)
+			if (!lit_reads_only(p, st[i].args[j], v))
+				return false;
+		for (unsigned j = 0; j < st[i].nkeys; j++)
+			if (!lit_reads_only(p, st[i].keys[j], v))
+				return false;
+		if (!stmts_lit_reads(p, st[i].body, st[i].nbody, v) ||
+		    !stmts_lit_reads(p, st[i].els, st[i].nels, v))
+			return false;
+	}
+	return true;
+}
+
+/* ... in the whole program: then a this-> string that is an argument's
+ * (sarg_var()) is compared in place (SEQ), as before VSEQ read this->
+ * strings, rather than copied into cgbuf and compared there */
+static bool prog_lit_reads(const struct d_prog *p, unsigned v)
+{
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		if (!lit_reads_only(p, p->clauses[ci].pred, v) ||
+		    !stmts_lit_reads(p, p->clauses[ci].stmts,
+				     p->clauses[ci].nstmts, v))
 			return false;
 	return true;
 }
@@ -530,19 +592,22 @@ static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v)
  * keeps (kp_sstr_ok() checks: a w left to user space keeps that
  * clause there, and so v), at least one not a clear, and every read a
  * whole argument of printf() or trace(), the whole right side of
- * another such store or, a self-> one's, v == "literal" or
- * v != "literal", v == w or v != w (w another self-> string;
- * kp_svar_vv() wants both kept) or strlen(v) anywhere, the predicate
- * too (kp_svar_lit(), kp_svar_pair(), kp_svar_len(): the kernel
+ * another such store, v == "literal" or v != "literal" or strlen(v)
+ * anywhere (a this-> one's only with tcmp), or, a self-> one's,
+ * v == w or v != w (w another self-> string; kp_svar_vv() wants both
+ * kept), the predicate too (kp_svar_lit(), kp_svar_pair(),
+ * kp_svar_len(): the kernel
  * compares or measures the bytes it kept, cgen_plan.c's vseq(),
  * vveq() and vslen()).  The kernel needs its bytes only to print,
  * compare or measure them, and the clauses that store, print and
  * compare it are kernel clauses like any other (at probes that may
  * have an out area, kp_out_where()): kp_vars_decide() keeps it only
  * while every clause touching it runs there.  BEGIN and END are
- * dtrace's thread's, apart.
+ * dtrace's thread's, apart.  kp_vars_decide() asks without tcmp
+ * first, so a this-> string that is an argument's (sarg_var()) and
+ * only compared stays that, compared in place.
  */
-static bool str_var(const struct d_kplan *k, unsigned v, bool *mark)
+static bool str_var(const struct d_kplan *k, unsigned v, bool *mark, bool tcmp)
 {
 	const struct d_prog *p = k->prog;
 	bool copy = false;
@@ -553,7 +618,7 @@ static bool str_var(const struct d_kplan *k, unsigned v, bool *mark)
 		clause_vars(k, c, mark);
 		if (!mark[v] || kp_dtrace_only(c))
 			continue;
-		if (!kp_out_where(k, c) || !cmp_reads_only(p, c->pred, v))
+		if (!kp_out_where(k, c) || !cmp_reads_only(p, c->pred, v, tcmp))
 			return false;
 		for (unsigned i = 0; i < c->nstmts; i++) {
 			const struct stmt *st = &c->stmts[i];
@@ -575,7 +640,7 @@ static bool str_var(const struct d_kplan *k, unsigned v, bool *mark)
 					return false;
 				continue;
 			}
-			if (!reads_ok(p, st, v))
+			if (!reads_ok(p, st, v, tcmp))
 				return false;
 		}
 	}
@@ -688,7 +753,9 @@ void kp_vars_decide(struct d_kplan *k)
 				k->vslot[v] = (int)nthis++;
 		}
 	}
-	/* this-> and self-> strings only printed (str_var()) */
+	/* this-> and self-> strings kept as their bytes (str_var()); a
+	 * this-> one compared or measured only when it is not an
+	 * argument's (the loop below: SEQ compares that in place) */
 	for (unsigned v = 0; v < p->nvars; v++) {
 		const struct var *var = &p->vars[v];
 
@@ -696,8 +763,13 @@ void kp_vars_decide(struct d_kplan *k)
 		    (var->scope != SC_THIS &&
 		     (var->scope != SC_SELF || k->horizon)) ||
 		    var->kind != T_STR || var->ptr || var->psou ||
-		    (var->scope == SC_THIS && ntstr >= UBPF_KTSTR) ||
-		    !str_var(k, v, mark))
+		    (var->scope == SC_THIS && ntstr >= UBPF_KTSTR))
+			continue;
+		if (!str_var(k, v, mark, false) &&
+		    (var->scope != SC_THIS ||
+		     (nthis < UBPF_KTHIS && !k->nostr && !k->fmode &&
+		      prog_lit_reads(p, v) && sarg_var(k, v, mark) >= 0) ||
+		     !str_var(k, v, mark, true)))
 			continue;
 		k->vst[v] = KV_STR;
 		if (var->scope == SC_THIS)

@@ -29,7 +29,8 @@
 #  - self-> and this-> strings stored from a literal and from one
 #    another (cgen_out.c's cgen_out_lit(), smov()): the programs load
 #    and the clauses run in the kernel; two self-> strings compared
-#    (cgen_plan.c's vveq()), the same;
+#    (cgen_plan.c's vveq()), the same; a this-> string compared and
+#    measured (svar_at(): its bytes in cgbuf), the same;
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp;
@@ -136,6 +137,11 @@ bp_kstr "string variables stored from a literal and one another" 'm ' \
 bp_kstr "two string variables compared" 'v ' "v 1 0" 1 \
 	-n 'tr$target:::msg { self->a = copyinstr(arg0); self->b = "hello"; }' \
 	-n 'tr$target:::msg { printf("v %d %d\n", self->a == self->b, self->b != self->a); }'
+# a this-> string compared and measured (VSEQ, VSLEN of its bytes in
+# cgbuf: cgen_plan.c's svar_at())
+bp_kstr "a this-> string compared and measured" 't ' "t 5 0" 1 \
+	-n 'tr$target:::msg { this->t = copyinstr(arg0); }' \
+	-n 'tr$target:::msg /this->t == "hello"/ { printf("t %d %d\n", strlen(this->t), this->t != "hello"); }'
 # The other BPF programs dtrace loads, on this kernel's verifier: the
 # kernel providers' (syscall, profile; consumer/kprov.c) and the user
 # stack copy of ustack() in the USDT program.  trprog writes one line

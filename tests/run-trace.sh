@@ -961,7 +961,17 @@ if [ "$(uname -m)" = x86_64 ]; then
 		-n 'tr$target:::tick { @n = count(); }' -n "$READY"
 	sd=$dt_pid
 	if ready stale; then
-		kill -STOP "$sd"
+		# stopped while it holds none of trprog's threads (its
+		# periodic checks ptrace-stop them a moment): a thread left
+		# in tracing stop would answer only after the SIGCONT
+		for try in 1 2 3 4 5 6 7 8 9 10; do
+			kill -STOP "$sd"
+			sleep 0.1
+			grep -qs '^State:.*tracing stop' \
+				/proc/"$m"/task/*/status || break
+			kill -CONT "$sd"
+			sleep 0.3
+		done
 		sleep 3 # its beat three seconds old: gone, for the recorder
 		: >m.out
 		echo "tick 5" >&3

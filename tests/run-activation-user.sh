@@ -71,8 +71,7 @@ data=$top_srcdir/tests/data/act
 [ "$(id -u)" -eq 0 ] || skip "not root: ptrace of -p processes and uprobes need root"
 [ "$(uname -m)" = x86_64 ] || skip "-x activation=user is x86-64 only"
 require_G
-[ -w /sys/kernel/tracing/uprobe_events ] ||
-	[ -w /sys/kernel/debug/tracing/uprobe_events ] ||
+tracefs_at -w uprobe_events ||
 	skip "no tracefs with uprobe_events (the kernel path to compare with)"
 
 bg_pids=

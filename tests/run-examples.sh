@@ -466,8 +466,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	bpftrace_why="not root"
 elif ! command -v bpftrace >/dev/null 2>&1; then
 	bpftrace_why="no bpftrace"
-elif [ ! -e /sys/kernel/tracing/uprobe_events ] &&
-	[ ! -e /sys/kernel/debug/tracing/uprobe_events ]; then
+elif ! tracefs_at -e uprobe_events; then
 	bpftrace_why="no uprobes (tracefs not mounted?)"
 fi
 if [ -n "$bpftrace_why" ]; then

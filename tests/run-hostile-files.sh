@@ -161,7 +161,7 @@ runs "dtrace -l --object (attacker's file)" 40 "$DTRACE" -l --object=own/victim
 # (each traced run is a dtrace start while the attacker keeps a CPU busy,
 # seconds apiece: 5 runs in make check, 20 under make check-long)
 ntraced=$(repeats 5 20)
-if [ -e /sys/kernel/tracing/uprobe_events ]; then
+if tracefs_at -e uprobe_events; then
 	runs "dtrace -n -p (attacker's pid)" "$ntraced" "$DTRACE" -q -n \
 		'hf$target:::p0 { } BEGIN { exit(0); }' -p "$atk_pid"
 fi
@@ -257,7 +257,7 @@ wait "$bad_pid" 2>/dev/null
 
 # the FUNCTION column of dtrace -n: an inline <sys/sdt.h> probe in a
 # function whose symbol name holds ESC and CR (objcopy renames it)
-if [ "$(id -u)" -eq 0 ] && [ -e /sys/kernel/tracing/uprobe_events ] &&
+if [ "$(id -u)" -eq 0 ] && tracefs_at -e uprobe_events &&
    command -v objcopy >/dev/null 2>&1; then
 	cat >fn.c <<'C'
 #include <unistd.h>

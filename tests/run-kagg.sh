@@ -63,7 +63,7 @@ trace_progs_build
 # programs generated from the clauses (consumer/cgen.c), which must
 # print the same and run the same clauses in the kernel (gen=0: a run
 # the generator does not take, which the generic program runs; none
-# here).
+# here).  pre, if set, comes before ./trprog in -c's command.
 gen=1
 both() {
 	what=$1 ncl=$2 cmd=$3
@@ -75,7 +75,7 @@ both() {
 		*) cg=0 ka=$k ;;
 		esac
 		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 "$DTRACE" \
-			-v -q -o out$k.txt "$@" -c "./trprog $cmd" \
+			-v -q -o out$k.txt "$@" -c "${pre:-}./trprog $cmd" \
 			>/dev/null 2>err$k.txt
 		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): status" 0 "$?"
 		[ -f out$k.txt ] || : >out$k.txt
@@ -220,6 +220,29 @@ cat >expected.txt <<'EOF'
 EOF
 both "threads, per-CPU values" 1 "'threads 4 2000'" \
 	-n 'tr$target:::tick { @[(int)arg0] = count(); }'
+
+# cpu, uid and gid in the generated program (kplan.c's kp_ty(): the
+# helpers the record's header and ids come from), as keys, in a
+# predicate and a sum: the process pinned to the last CPU and run as
+# uid 65534, gid 65533 (a swapped pair shows), the same as user space
+# reading the records; the generic program keeps the clause in user
+# space (GENERIC=0), as this tree did before for every program.
+# setpriv execs taskset, which execs trprog: the probes are the
+# target's only after both execs (-Z, tr*, pid == $target).
+if command -v setpriv >/dev/null 2>&1 && command -v taskset >/dev/null 2>&1; then
+	chmod 755 "$tmp" # trprog and libtrl.so, run as nobody
+	c=$(($(nproc) - 1))
+	printf '\n%9d    65534    65533                5\n           327670\n%17d\n' \
+		"$c" "$c" >expected.txt
+	pre="setpriv --reuid=65534 --regid=65533 --clear-groups taskset -c $c "
+	GENERIC=0 both "cpu, uid, gid" 2 "'tick 5'" -Z -n 'tr*:::tick /pid == $target && uid != 0/
+		{ @[cpu, uid, gid] = count(); @u = sum(uid); }' \
+		-n 'tr*:::tick /pid == $target && gid == 65533 && arg0 == 4/
+		{ @c = sum(cpu); }'
+	pre=
+else
+	echo "# no setpriv or taskset: cpu, uid, gid not checked" >&2
+fi
 
 # The direct shape "[/v OP imm CMP imm/] @ = fn([v OP imm])", each
 # alone on its probe; -v says the clause ran without the instruction

@@ -1122,6 +1122,21 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			ldx(e, BPF_DW, 1, 10, S_TS);
 			push(e, &sp, o);
 			continue;
+		case UBPF_K_CPU: /* as the record's header has it */
+			call(e, BPF_FUNC_get_smp_processor_id);
+			alu_r(e, BPF_MOV, 1, 0);
+			sized(e, 1, 4, 1);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_UID: /* as u_cred() and kp_kctx() write them */
+		case UBPF_K_GID:
+			call(e, BPF_FUNC_get_current_uid_gid);
+			alu_r(e, BPF_MOV, 1, 0);
+			if (eop == UBPF_K_GID)
+				alu_i(e, BPF_RSH, 1, 32);
+			sized(e, 1, 4, 0);
+			push(e, &sp, o);
+			continue;
 		case UBPF_K_SKEY:
 			skey(e, o);
 			continue;

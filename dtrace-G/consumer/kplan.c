@@ -153,8 +153,10 @@
  * already converted.
  *
  * Variables (D_KPLAN_VARS, for the generated programs of
- * ../consumer/cgen.c only).  A clause may also read self-> and this->
- * integer variables and timestamp, and store them (`v = e`, `v op= e`,
+ * ../consumer/cgen.c only).  A clause may also read cpu, uid and gid
+ * (UBPF_K_CPU, _UID, _GID: the helpers the record's header and ids come
+ * from, so the kernel's value is the one user space would read), and
+ * self-> and this-> integer variables and timestamp, and store them (`v = e`, `v op= e`,
  * `v++` and `v--` statements: kp_stored()),
  * when the kernel keeps those variables: kp_vars_decide() takes a variable
  * only if every traced clause that touches it runs in the kernel (else
@@ -554,6 +556,15 @@ bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 			*sz = 4;
 			*sg = 0;
 			return true;
+		case B_CPU: /* the generated program's helpers: */
+			*sz = 4;
+			*sg = 1;
+			return k && k->vars;
+		case B_UID: /* the record's values, read as it reads them */
+		case B_GID:
+			*sz = 4;
+			*sg = 0;
+			return k && k->vars;
 		}
 		return false;
 	case N_UN:
@@ -974,7 +985,8 @@ none: /* nothing in the kernel but gates, no exit() decided there */
  * change: no variable (which an earlier clause of the probe may have
  * set in user space), no string (whose copy in the record is a second
  * read of memory another thread may be writing), only the firing's
- * arguments, pid, tid, id and constants; and nothing it computes can
+ * arguments, pid, tid, id, cpu, uid, gid (in the generated programs,
+ * which alone have gates) and constants; and nothing it computes can
  * fault (kp_ty() takes / and % by a constant other than 0 only).
  */
 static bool gate_ok(const struct node *n)

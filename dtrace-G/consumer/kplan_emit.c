@@ -179,6 +179,13 @@ static void emit(struct em *m, const struct node *n)
 		if (d_builtins[n->sub].id == B_ID) {
 			o = put(m, UBPF_K_CONST, 0, 1);
 			o->imm = m->probe->id;
+		} else if (d_builtins[n->sub].id == B_CPU) {
+			o = put(m, UBPF_K_CPU, 0, 1);
+		} else if (d_builtins[n->sub].id == B_UID ||
+			   d_builtins[n->sub].id == B_GID) {
+			o = put(m, d_builtins[n->sub].id == B_UID ? UBPF_K_UID
+								  : UBPF_K_GID,
+				0, 1);
 		} else {
 			o = put(m, d_builtins[n->sub].id == B_PID ? UBPF_K_PID
 								  : UBPF_K_TID,

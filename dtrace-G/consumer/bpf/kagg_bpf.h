@@ -157,6 +157,11 @@ enum {
 		       * UBPF_KV_SELF) == the one of slot step, imm bytes
 		       * at most (strsize - 1) (UBPF_KF_NEG: !=); absent,
 		       * either reads "" */
+	UBPF_K_CPU,   /* push cpu, the hit's CPU (bpf_get_smp_processor_id(),
+		       * the record's cpu), as an int */
+	UBPF_K_UID,   /* push uid, gid: the real ids of the hit's thread
+		       * (bpf_get_current_uid_gid(), the record's), as a */
+	UBPF_K_GID,   /* uint32_t */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

@@ -244,6 +244,26 @@ else
 	echo "# no setpriv or taskset: cpu, uid, gid not checked" >&2
 fi
 
+# args[N] where the probe declares a string (tr:::msg's args[0]) is
+# copyinstr(argN) (run.c's d_args_str()): a key and a comparison in the
+# generated program, the not printable bytes as user space prints
+# them; at done, whose args[0] is an int, the clause is user space's
+# (kplan_emit.c), the same counts; 3 clauses in the kernel where this
+# tree ran them all in user space.
+cat >expected.txt <<'EOF2'
+
+  a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b                                  9
+  hello                                                            14
+                2
+  done                                                              1
+  msg                                                               1
+EOF2
+GENERIC=0 both "args[N] of a string argument" 3 "msg msg hostile done" \
+	-n 'tr$target:::msg { @m[args[0]] = sum(arg1); }' \
+	-n 'tr$target:::msg /args[0] == "hello"/ { @h = count(); }' \
+	-n 'tr$target:::msg, tr$target:::done /args[0] != "hello"/
+	{ @x[probename] = count(); }'
+
 # The direct shape "[/v OP imm CMP imm/] @ = fn([v OP imm])", each
 # alone on its probe; -v says the clause ran without the instruction
 # loop (direct WHAT: after both).

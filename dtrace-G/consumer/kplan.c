@@ -180,7 +180,10 @@
  * key an aggregation by one copyinstr(argN) (kp_arg_str(): UBPF_K_SKEY,
  * the entries in kaggs_s, merged with the string cut to strsize - 1 as
  * copyinstr() cuts it), also through a this-> string that is
- * copyinstr(argN) wherever it is read (KV_SARG, sarg_var()), but not
+ * copyinstr(argN) wherever it is read (KV_SARG, sarg_var()), or
+ * args[N] (N a constant) at a probe declaring that argument a string
+ * (run.c reads both with d_arg_str(); at a probe where args[N] is not
+ * a string kplan_emit.c leaves the clause to user space), but not
  * in a program whose kernel keeps self->
  * variables: a string that faults, or a key longer than kaggs_s keeps,
  * sends the whole hit to user space (cgen.c), where such a clause
@@ -485,11 +488,28 @@ int kp_copyinstr_arg(const struct node *n)
 	return n->args[0]->sub;
 }
 
-/* copyinstr(argN), or a read of a KV_SARG variable that is it: N, else -1 */
+/* args[N], N a constant: N, else -1 */
+int kp_args_index(const struct node *n)
+{
+	if (n->op != N_ARGS || n->a->op != N_INT || n->a->ival < 0 ||
+	    n->a->ival >= D_MAXARGS)
+		return -1;
+	return (int)n->a->ival;
+}
+
+/*
+ * copyinstr(argN), a read of a KV_SARG variable that is it, or args[N]
+ * (N a constant), which is it at a probe declaring that argument a
+ * string (run.c's d_args_str(): both read d_arg_str()); kplan_emit.c
+ * leaves the clause to user space at a probe where it is not (an
+ * integer there, or no such argument): N, else -1
+ */
 static int sarg_of(const struct d_kplan *k, const struct node *n)
 {
 	if (n->op == N_VAR && k->vst[n->sub] == KV_SARG)
 		return k->varg[n->sub];
+	if (n->op == N_ARGS)
+		return kp_args_index(n);
 	return kp_copyinstr_arg(n);
 }
 

@@ -240,6 +240,12 @@ static void emit(struct em *m, const struct node *n)
 			if (kp_str_cmp(m->k, n, &arg, &lit)) {
 				size_t len = strlen(lit->sval);
 
+				/* args[N]: copyinstr(argN) where a string */
+				if ((kp_args_index(n->a) >= 0 ||
+				     kp_args_index(n->b) >= 0) &&
+				    !d_args_str(m->probe, (unsigned)arg))
+					m->full = true;
+
 				o = put(m, UBPF_K_SEQ, 0, 1);
 				o->n = (uint8_t)arg;
 				o->step = (uint16_t)len;
@@ -492,6 +498,10 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		a = &k->prog->aggs[st->agg];
 		for (j = 0; j < st->nkeys; j++) {
 			if ((int)j == ks->skey) { /* the program copies it */
+				/* args[N]: copyinstr(argN) where a string */
+				if (kp_args_index(st->keys[j]) >= 0 &&
+				    !d_args_str(probe, ks->sarg))
+					m.full = true;
 				o = put(&m, UBPF_K_SKEY, 0, 0);
 				o->n = (uint8_t)j;
 				o->slot = ks->sarg;

@@ -113,6 +113,9 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 
 /* kplan.c: the N of copyinstr(argN), or -1 */
 int kp_copyinstr_arg(const struct node *n);
+/* ... of args[N] (N a constant: a string where the probe declares one,
+ * d_args_str()), or -1 */
+int kp_args_index(const struct node *n);
 /* ... copyinstr(E) of one argument; 0 or "" */
 bool kp_copyinstr_of(const struct node *n);
 bool kp_str_clear(const struct node *n);

@@ -951,6 +951,9 @@ struct dv d_eval(struct ectx *x, const struct node *n);
 int d_compound_op(int op);
 const char *d_read_user_str(struct ectx *x, uint64_t addr, size_t max);
 const char *d_arg_str(struct ectx *x, unsigned n, size_t max);
+/* Is args[n] a string at probe pr (its declared type), as d_eval()
+ * reads it there: then it is d_arg_str(), copyinstr(argn)'s value */
+bool d_args_str(const struct d_probe *pr, unsigned n);
 bool d_truth(const struct dv *v);
 struct dv *d_var_slot(struct ectx *x, const struct node *n, struct sbuf *k,
 		      bool create);

@@ -165,6 +165,19 @@ const char *d_arg_str(struct ectx *x, unsigned n, size_t max)
 }
 
 /* Size and signedness of a declared argument type name. */
+static void argtype(const char *t, uint8_t *sz, uint8_t *sg, bool *isstr);
+
+bool d_args_str(const struct d_probe *pr, unsigned n)
+{
+	uint8_t sz, sg;
+	bool isstr;
+
+	if (!pr || !pr->argtypes || n >= pr->nargs || n >= D_MAXARGS)
+		return false;
+	argtype(pr->argtypes[n], &sz, &sg, &isstr);
+	return isstr;
+}
+
 static void argtype(const char *t, uint8_t *sz, uint8_t *sg, bool *isstr)
 {
 	char buf[128], *w[8], *save = NULL, *tok;

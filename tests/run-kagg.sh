@@ -263,6 +263,22 @@ GENERIC=0 both "args[N] of a string argument" 3 "msg msg hostile done" \
 	-n 'tr$target:::msg /args[0] == "hello"/ { @h = count(); }' \
 	-n 'tr$target:::msg, tr$target:::done /args[0] != "hello"/
 	{ @x[probename] = count(); }'
+# ... and in stringof(), which returns a string as it is (an int's
+# digits at done, user space's there)
+cat >expected.txt <<'EOF2'
+
+  a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b                                  9
+  hello                                                            14
+                2
+  done                                                0                                                                 1
+  msg                                                 a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b                                  1
+  msg                                                 hello                                                             2
+EOF2
+GENERIC=0 both "stringof() of a string argument" 3 "msg msg hostile done" \
+	-n 'tr$target:::msg { @m[stringof(args[0])] = sum(arg1); }' \
+	-n 'tr$target:::msg /stringof(copyinstr(arg0)) == "hello"/ { @h = count(); }' \
+	-n 'tr$target:::msg, tr$target:::done
+	{ @x[probename, stringof(args[0])] = count(); }'
 
 # The direct shape "[/v OP imm CMP imm/] @ = fn([v OP imm])", each
 # alone on its probe; -v says the clause ran without the instruction

@@ -488,9 +488,19 @@ int kp_copyinstr_arg(const struct node *n)
 	return n->args[0]->sub;
 }
 
-/* args[N], N a constant: N, else -1 */
+/* stringof(E): E (of a string it is the string itself, func.c) */
+static const struct node *unstringof(const struct node *n)
+{
+	while (n->op == N_FUNC && d_funcs[n->sub].id == F_STRINGOF &&
+	       n->nargs == 1)
+		n = n->args[0];
+	return n;
+}
+
+/* args[N], N a constant, maybe in stringof(): N, else -1 */
 int kp_args_index(const struct node *n)
 {
+	n = unstringof(n);
 	if (n->op != N_ARGS || n->a->op != N_INT || n->a->ival < 0 ||
 	    n->a->ival >= D_MAXARGS)
 		return -1;
@@ -502,10 +512,13 @@ int kp_args_index(const struct node *n)
  * (N a constant), which is it at a probe declaring that argument a
  * string (run.c's d_args_str(): both read d_arg_str()); kplan_emit.c
  * leaves the clause to user space at a probe where it is not (an
- * integer there, or no such argument): N, else -1
+ * integer there, whose stringof() is its digits, or no such
+ * argument); any of them in stringof(), which returns a string as it
+ * is: N, else -1
  */
 static int sarg_of(const struct d_kplan *k, const struct node *n)
 {
+	n = unstringof(n);
 	if (n->op == N_VAR && k->vst[n->sub] == KV_SARG)
 		return k->varg[n->sub];
 	if (n->op == N_ARGS)

@@ -105,26 +105,68 @@ unsigned cgen_out_room(const struct ubpf_ev *s)
 	return n;
 }
 
-size_t cgen_out_start(struct em *e, int buf, unsigned obase, unsigned bytes)
+void cgen_out_setup(struct em *e, int buf, unsigned obase, unsigned bytes,
+		    const struct ubpf_kplan *pl)
 {
-	size_t j;
-
 	if (buf < 0 || bytes > UBPF_KOUTMAX || obase > UBPF_SCRATCH / 2) {
 		e->bad = true;
-		return 0;
+		return;
 	}
+	e->obuf = buf;
+	e->obase = obase;
+	e->obytes = bytes;
+	e->opl = pl;
+	e->ostarted = false;
+}
+
+/*
+ * The area started, once a hit: S_OBUF is 0 until then (cgen.c's
+ * prologue), so a clause that finds it set leaves the ran bits of the
+ * clauses before it as they are.  Starting it: cgbuf's address (no
+ * cgbuf, which a per-CPU array always has: the hit ends, as one that
+ * found no room) plus obase into S_OBUF, the ran word zeroed, the size
+ * written, and the this-> strings' lens zeroed (cgen_out_tstr()): none
+ * was stored before in this firing, since a store starts the area.
+ */
+void cgen_out_need(struct em *e)
+{
+	size_t j, jok;
+
+	if (e->ostarted)
+		return;
+	if (!e->obytes || !e->opl) { /* no area: xpl, a kernel probe's */
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 1, 10, S_OBUF);
+	j = jmp_i(e, BPF_JNE, 1, 0);
 	st(e, BPF_W, 10, S_KEY8, 0);
-	ldmap(e, 1, buf);
+	ldmap(e, 1, e->obuf);
 	alu_r(e, BPF_MOV, 2, 10);
 	alu_i(e, BPF_ADD, 2, S_KEY8);
 	call(e, BPF_FUNC_map_lookup_elem);
-	j = jmp_i(e, BPF_JEQ, 0, 0);
-	e->obase = obase;
-	alu_i(e, BPF_ADD, 0, (int32_t)obase);
+	jok = jmp_i(e, BPF_JNE, 0, 0);
+	alu_i(e, BPF_MOV, 0, 0);
+	put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	fix(e, jok);
+	alu_i(e, BPF_ADD, 0, (int32_t)e->obase);
 	stx(e, BPF_DW, 10, S_OBUF, 0);
 	st(e, BPF_DW, 0, 0, 0);
-	st(e, BPF_DW, 0, 8, (int32_t)bytes);
-	return j;
+	st(e, BPF_DW, 0, 8, (int32_t)e->obytes);
+	cgen_out_tstr(e, e->opl);
+	fix(e, j);
+	e->ostarted = true;
+}
+
+void cgen_out_rec(struct em *e)
+{
+	size_t j;
+
+	ldx(e, BPF_DW, 1, 10, S_OBUF);
+	j = jmp_i(e, BPF_JNE, 1, 0);
+	st(e, BPF_DW, 9, (int16_t)e->obase, 0);
+	st(e, BPF_DW, 9, (int16_t)(e->obase + 8), (int32_t)e->obytes);
+	fix(e, j);
 }
 
 /* r1 = the out area's byte off */
@@ -379,6 +421,7 @@ void cgen_out_lit(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	unsigned len = o->step;
 	int32_t base, vbase, s = (int32_t)offsetof(struct ubpf_kostr, s);
 
+	cgen_out_need(e);
 	if (!tstr_base(e, o, &vbase))
 		return;
 	if (len > UBPF_KSTRMAX || len + 2 > o->imm ||
@@ -521,6 +564,11 @@ void cgen_out_tstr(struct em *e, const struct ubpf_kplan *pl)
 void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 		 const int *fds)
 {
+	/* the area, unless the op touches nothing of cgbuf: a clause that
+	 * only stores (ODONE's NOREC), a self-> string cleared */
+	if (!(o->op == UBPF_K_ODONE && (o->flags & UBPF_KF_NOREC)) &&
+	    !(o->op == UBPF_K_SCLR && o->n == UBPF_KV_SELF))
+		cgen_out_need(e);
 	if (o->op == UBPF_K_SCLR) {
 		sclr(e, o, fds);
 		return;

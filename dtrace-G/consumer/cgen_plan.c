@@ -788,17 +788,18 @@ static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc)
  * r0 = the address of string variable o's struct ubpf_kostr (o->n,
  * o->slot), or 0 when it reads "": a self-> one's cgtlss entry (fds[8];
  * none when never set or cleared), a this-> one's TSTR_AT(slot) in
- * cgbuf when its len is not 0 (cgen_out_tstr() zeroed it where the
- * plan starts).  A this-> one the plan never stores (SSTR, SLIT, SMOV,
+ * cgbuf when its len is not 0 (cgen_out_need() zeroed it where the
+ * area started).  A this-> one the plan never stores (SSTR, SLIT, SMOV,
  * SCLR) is unset in every firing of the probe and reads "" (0): its
  * clause may have no out area (cgen_out_bytes()), so no S_OBUF, and
- * one the plan stores has one, the storing clause's.
+ * one the plan stores has one, the storing clause's; where no clause
+ * of the hit started the area yet (S_OBUF 0), none stored it: "".
  */
 static void svar_at(struct em *e, const struct ubpf_kplan *pl,
 		    const struct ubpf_kop *o, const int *fds)
 {
 	bool set = false;
-	size_t j;
+	size_t j, jnone = SIZE_MAX;
 
 	if (o->n == UBPF_KV_SELF) {
 		if (fds[8] < 0) {
@@ -822,16 +823,20 @@ static void svar_at(struct em *e, const struct ubpf_kplan *pl,
 	alu_i(e, BPF_MOV, 0, 0);
 	if (!set)
 		return;
-	if (!cgen_out_bytes(pl)) {
+	if (!cgen_out_bytes(pl) || !e->obytes) {
 		e->bad = true;
 		return;
 	}
 	ldx(e, BPF_DW, 1, 10, S_OBUF);
+	if (!e->ostarted)
+		jnone = jmp_i(e, BPF_JEQ, 1, 0);
 	alu_i(e, BPF_ADD, 1, TSTR_AT(o->slot) - (int32_t)e->obase);
 	ldx(e, BPF_W, 2, 1, (int16_t)offsetof(struct ubpf_kostr, len));
 	j = jmp_i(e, BPF_JEQ, 2, 0);
 	alu_r(e, BPF_MOV, 0, 1);
 	fix(e, j);
+	if (jnone != SIZE_MAX)
+		fix(e, jnone);
 }
 
 /*
@@ -1036,7 +1041,10 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	 * clause's end reads */
 	size_t *fjx = xcalloc((size_t)pl->nops + 1, sizeof(*fjx));
 	unsigned *fjt = xcalloc((size_t)pl->nops + 1, sizeof(*fjt));
-	unsigned sp = 0, np = 0, nf = 0;
+	/* where a jump lands (any op's jump: more than there are is only
+	 * a test of S_OBUF more) */
+	bool *tgt = xcalloc((size_t)pl->nops + 1, sizeof(*tgt));
+	unsigned sp = 0, np = 0, nf = 0, from = 0;
 
 	/* the kaggs key and a zero value: the verifier reads them whole
 	 * (kflat's slots need neither) */
@@ -1051,7 +1059,13 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		break;
 	}
 	seq_read(e, pl, fds[5], nargs);
-	cgen_out_tstr(e, pl); /* this-> strings read "" */
+	/* the out area: started by the first clause of the hit that
+	 * writes into it (cgen_out_need(), which also makes the this->
+	 * strings read ""), known started only until a jump lands */
+	e->ostarted = false;
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
+		if (pl->ops[pc].jump > pc && pl->ops[pc].jump <= pl->nops)
+			tgt[pl->ops[pc].jump] = true;
 	/* this-> variables start at 0 in each firing */
 	if (cgen_plan_has(pl, UBPF_K_VLD, UBPF_KV_THIS) ||
 	    cgen_plan_has(pl, UBPF_K_VST, UBPF_KV_THIS))
@@ -1064,6 +1078,11 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 
 		at[pc] = e->n;
 		dp[pc] = sp;
+		/* a jump lands here (or on an SDATA before: after its op):
+		 * the area may not be started on its path */
+		for (; from <= pc; from++)
+			if (tgt[from])
+				e->ostarted = false;
 		eop = op == UBPF_K_PRED && o->n ? o->n : op;
 		switch (eop) {
 		case UBPF_K_CONST:
@@ -1305,6 +1324,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	}
 	free(fjx);
 	free(fjt);
+	free(tgt);
 	free(at);
 	free(pj);
 	free(pd);

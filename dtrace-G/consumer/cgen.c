@@ -47,7 +47,11 @@
  *     compiled as a plan is) and, when one held, the cmpxchg that ends
  *     the run (act_test()); every record then says it was written
  *     while active (UBPF_RF_ACT), the winner's that it won
- *     (UBPF_RF_XWON).
+ *     (UBPF_RF_XWON).  Where the plan prints (an out area, cgen_out.c)
+ *     S_OBUF is zeroed here and nothing more: the area is started by
+ *     the first clause that writes into it, past its predicate, so a
+ *     hit that fails every predicate pays for its gates alone (the
+ *     arming check, the predicates, the record gate).
  *  2. The plan, when the event has one (cgen_plan.c: only for a
  *     process bpf_agg.c armed, checked here, and, where tick-N may
  *     exit(), for a hit stamped before the horizon in cghzn: the time
@@ -65,7 +69,9 @@
  *     a lookup comes first, since an update locks the hash's bucket
  *     even to find the pid there, and such a process fires there on.
  *  3. The record (usdt_bpf.h's struct ubpf_rec and its arguments,
- *     flagged UBPF_RF_KAGG after a plan ran): bpf_ringbuf_reserve() of
+ *     flagged UBPF_RF_KAGG after a plan ran; with an out area whose hit
+ *     started none, its ran word 0 and its size, cgen_out_rec(), on
+ *     every path that comes here): bpf_ringbuf_reserve() of
  *     its constant size, filled in, bpf_ringbuf_submit() with a wakeup
  *     only once the ring is half full; no room counts the hit in drops,
  *     per CPU.  With strings (copyinstr() of an argument: the spec's

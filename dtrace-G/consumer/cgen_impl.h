@@ -77,6 +77,8 @@ struct em {
 	unsigned obase, obytes;
 	const struct ubpf_kplan *opl;
 	bool ostarted;
+	/* where fix() last made a jump land (cgen_plan.c's pop_top()) */
+	size_t land;
 };
 
 static inline void put(struct em *e, uint8_t code, uint8_t dst,
@@ -165,6 +167,7 @@ static inline void fix(struct em *e, size_t j)
 	if (e->n - j - 1 > INT16_MAX)
 		e->bad = true;
 	e->v[j].off = (int16_t)(e->n - j - 1);
+	e->land = e->n;
 }
 
 /* usdt.bpf.c's sized(): r to size bytes, sign- or zero-extended */
@@ -263,8 +266,8 @@ void cgen_out_need(struct em *e);
 void cgen_out_rec(struct em *e);
 void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 		 const int *fds);
-/* ... this-> strings (SSTR, SLIT, SMOV, OVSTR) read "" where the plan
- * starts */
+/* ... this-> strings (SSTR, SLIT, SMOV, OVSTR) read "" where the area
+ * starts (cgen_out_need()) */
 void cgen_out_tstr(struct em *e, const struct ubpf_kplan *pl);
 /* ... SLIT, its SDATA after it (*pc left on the last) */
 void cgen_out_lit(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,

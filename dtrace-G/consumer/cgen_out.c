@@ -4,16 +4,24 @@
  * generated program at the hit (kplan_out.c says which clauses) and
  * carried in the record's out area; dtrace's side of that area.
  *
- * In the program (cgen.c's stages 2 and 3).  Before the plan runs, the
- * program finds cgbuf (the record of such a program is always built
- * there) and keeps, in the stack slot S_OBUF, the address of the out
- * area, right after the record's uid and gid: at a constant offset, so
- * each value is one store at a constant offset and the verifier sees
- * every access bounded.  It zeroes the area's ran word and writes its
- * size there (cgen_out_start()), so a hit whose plan does not run (a
- * process not armed) carries no clause.  Each plan instruction then
- * (cgen_out_op()): OUT pops a value into its slot; OSTR pops an address
- * into its struct ubpf_kostr and copies the string with
+ * In the program (cgen.c's stages 1 to 3).  The prologue sets the stack
+ * slot S_OBUF to 0: no area yet, so a hit whose predicates all fail
+ * pays for them alone.  The first clause of the hit that writes into
+ * the area (its first such instruction, past its predicate) finds
+ * cgbuf (the record of such a program is always built there) and
+ * keeps in S_OBUF the address of the out area, right after the
+ * record's uid and gid: at a constant offset, so each value is one
+ * store at a constant offset and the verifier sees every access
+ * bounded; it zeroes the area's ran word and writes its size there
+ * (cgen_out_need(): only where S_OBUF is still 0, so the ran bits of
+ * clauses before it stay; tested again only where a jump lands,
+ * cgen_plan.c).  Any record of a hit that started no area (a process
+ * not armed, the horizon's, a fault's, a REC's, a printing clause's
+ * predicate failed) gets ran 0 and the size at the record
+ * (cgen_out_rec(), cgen.c's stage 3): never the ran word, nor the
+ * values, of a hit before in the same per-CPU buffer.  Each plan
+ * instruction then (cgen_out_op()): OUT pops a value into its slot;
+ * OSTR pops an address into its struct ubpf_kostr and copies the string with
  * bpf_probe_read_user_str() of at most imm bytes (strsize - 1, as
  * run.c's d_read_user_str() reads): a copy that filled them cut its
  * last byte for a NUL, so that byte is read again on its own and the
@@ -27,7 +35,7 @@
  * includes it), flagged UBPF_RF_KOUT.  String variables such clauses
  * print (kplan_out.c's KV_STR) are kept as a struct ubpf_kostr: a
  * this-> one's in cgbuf above the record's half (TSTR_AT()), its len
- * zeroed where the plan starts (cgen_out_tstr()), a self-> one's in the
+ * zeroed where the area starts (cgen_out_tstr()), a self-> one's in the
  * hash cgtlss under {tid, variable}.  SSTR copies a string as OSTR
  * copies into the area (ostr_at()), at TSTR_AT(UBPF_KTSTR), and the
  * copy's address and len into its 16 bytes of the area; one that
@@ -245,8 +253,9 @@ static void ostr(struct em *e, const struct ubpf_kop *o)
 
 /*
  * String variables.  A this-> string is a struct ubpf_kostr in cgbuf
- * (TSTR_AT(slot)), its len zeroed where the plan starts, so one not set
- * in this firing reads "" as run.c's does; a self-> string is one in
+ * (TSTR_AT(slot)), its len zeroed where the out area starts (before any
+ * store of the firing: a store starts it), so one not set in this
+ * firing reads "" as run.c's does; a self-> string is one in
  * the hash cgtlss under {tid, variable} (the tid r7's low half), absent
  * when never set or cleared (run.c's var_set() deletes at 0; "" reads
  * the same), copied at TSTR_AT(UBPF_KTSTR) first and put there whole.
@@ -590,8 +599,12 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 			return;
 		ldx(e, BPF_DW, 2, 10, S_OBUF);
 		ldx(e, BPF_DW, 1, 2, 0);
-		ld64(e, 3, 1ull << o->n);
-		alu_r(e, BPF_OR, 1, 3);
+		if (o->n < 31) {
+			alu_i(e, BPF_OR, 1, (int32_t)(1u << o->n));
+		} else {
+			ld64(e, 3, 1ull << o->n);
+			alu_r(e, BPF_OR, 1, 3);
+		}
 		stx(e, BPF_DW, 2, 0, 1);
 		ldx(e, BPF_DW, 1, 10, S_FLAGS);
 		alu_i(e, BPF_OR, 1, S_FLAGS_REC);

@@ -19,8 +19,12 @@
  *     are loaded into r1-r5 for the operation and the result is stored
  *     back, narrowed by the instruction's size and sign; r9 keeps an
  *     aggregated value across helper calls.  PRED is a forward jump to
- *     the end of its clause.  KEY stores into the kaggs key on the
- *     stack; AGG computes quantize()'s bucket (a branchy fls) or
+ *     the end of its clause: a comparison's PRED is that jump alone (the
+ *     comparison's opposite, against an immediate where one fits), and
+ *     a PRED on the value the instruction before pushed takes it from
+ *     r1, not from its slot, where no jump lands (pop_top()).  KEY
+ *     stores into the kaggs key on the stack; AGG computes
+ *     quantize()'s bucket (a branchy fls) or
  *     lquantize()'s, finds the slot (kflat, by index) or the entry
  *     (kaggs: lookup, insert if absent, lookup; a full map counts in
  *     kdrops) and updates it as kagg.bpf.h's kval_update() does.
@@ -68,10 +72,11 @@
  *     than refusing the plan, and the predicate reads 0 there.  OUT,
  *     OSTR and ODONE (printf()'s and trace()'s values) are
  *     cgen_out.c's, and so are the string variables such clauses
- *     print (SSTR, SLIT, SMOV, SCLR, OVSTR: this-> strings in cgbuf, their len
- *     zeroed here first; self-> strings in the hash cgtlss), an SSTR
- *     that faulted jumping to its clause's end as a fault site's SEQ
- *     does.  VSEQ compares a self-> or this-> string's bytes there
+ *     print (SSTR, SLIT, SMOV, SCLR, OVSTR: this-> strings in cgbuf,
+ *     their len zeroed where the out area starts; self-> strings in
+ *     the hash cgtlss), an SSTR that faulted jumping to its clause's
+ *     end as a fault site's SEQ does.  VSEQ compares a self-> or
+ *     this-> string's bytes there
  *     with its literal as SEQ compares an argument's copy (vseq()),
  *     VVEQ a self-> one's with another's (vveq()); VSLEN measures
  *     them (vslen()); a this-> one the plan never stores reads ""
@@ -498,6 +503,27 @@ static void push(struct em *e, unsigned *sp, const struct ubpf_kop *o)
 	}
 	sized(e, 1, o->sz, o->sg);
 	stx(e, BPF_DW, 10, (int16_t)S_STK((*sp)++), 1);
+}
+
+/*
+ * pop() into r1 of the value the instruction before pushed: no load
+ * when the last instruction stored r1 in its slot and nothing jumps to
+ * here (landed: a jump of the plan lands on this op; e->land: one of
+ * an op's own), so a predicate on a value just pushed is its test and
+ * its jump alone (a failing hit's every instruction counts: the
+ * predpf row of bench/perhit.sh).
+ */
+static void pop_top(struct em *e, unsigned *sp, bool landed)
+{
+	const struct bpf_insn *l = e->n ? &e->v[e->n - 1] : NULL;
+
+	if (*sp && !landed && e->land != e->n && l &&
+	    l->code == (BPF_STX | BPF_MEM | BPF_DW) && l->dst_reg == 10 &&
+	    l->src_reg == 1 && l->off == (int16_t)S_STK(*sp - 1)) {
+		--*sp;
+		return;
+	}
+	pop(e, sp, 1);
 }
 
 /*
@@ -1045,6 +1071,15 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	 * a test of S_OBUF more) */
 	bool *tgt = xcalloc((size_t)pl->nops + 1, sizeof(*tgt));
 	unsigned sp = 0, np = 0, nf = 0, from = 0;
+	bool landed;
+	/* a comparison's jump when it does not hold (a PRED's) */
+	static const uint8_t jnot[] = {
+		[UBPF_K_EQ] = BPF_JNE,	 [UBPF_K_NE] = BPF_JEQ,
+		[UBPF_K_LTS] = BPF_JSGE, [UBPF_K_LTU] = BPF_JGE,
+		[UBPF_K_GTS] = BPF_JSLE, [UBPF_K_GTU] = BPF_JLE,
+		[UBPF_K_LES] = BPF_JSGT, [UBPF_K_LEU] = BPF_JGT,
+		[UBPF_K_GES] = BPF_JSLT, [UBPF_K_GEU] = BPF_JLT,
+	};
 
 	/* the kaggs key and a zero value: the verifier reads them whole
 	 * (kflat's slots need neither) */
@@ -1080,9 +1115,11 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		dp[pc] = sp;
 		/* a jump lands here (or on an SDATA before: after its op):
 		 * the area may not be started on its path */
+		landed = false;
 		for (; from <= pc; from++)
-			if (tgt[from])
-				e->ostarted = false;
+			landed |= tgt[from];
+		if (landed)
+			e->ostarted = false;
 		eop = op == UBPF_K_PRED && o->n ? o->n : op;
 		switch (eop) {
 		case UBPF_K_CONST:
@@ -1261,7 +1298,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		}
 		case UBPF_K_PRED: /* its own truth */
-			pop(e, &sp, 1);
+			pop_top(e, &sp, landed);
 			break;
 		case UBPF_K_KEY:
 			pop(e, &sp, 1);
@@ -1281,6 +1318,33 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		default:
 			if (eop < UBPF_K_ADD || eop > UBPF_K_LXOR) {
 				e->bad = true; /* an instruction not known */
+				continue;
+			}
+			if (op == UBPF_K_PRED && eop >= UBPF_K_EQ &&
+			    eop <= UBPF_K_GEU) {
+				/* a comparison's: its jump when it fails,
+				 * against the immediate where one fits */
+				bool i32 = (o->flags & UBPF_KF_IMM) &&
+					   o->imm == (int32_t)o->imm;
+
+				if (i32) {
+					pop_top(e, &sp, landed);
+				} else if (o->flags & UBPF_KF_IMM) {
+					ld64(e, 2, (uint64_t)o->imm);
+					pop(e, &sp, 1);
+				} else {
+					pop(e, &sp, 2);
+					pop(e, &sp, 1);
+				}
+				if (o->jump <= pc || o->jump > pl->nops) {
+					e->bad = true;
+					continue;
+				}
+				pj[np] = i32 ? jmp_i(e, jnot[eop], 1,
+						     (int32_t)o->imm)
+					     : jmp_r(e, jnot[eop], 1, 2);
+				pd[np] = o->jump;
+				pdep[np++] = sp;
 				continue;
 			}
 			if (o->flags & UBPF_KF_IMM) {

@@ -70,13 +70,14 @@ struct em {
 	 * end, taken when its string could not be read; plan() fixes it */
 	size_t sfj;
 	/* the out area (cgen_out_setup()): cgbuf's fd, the area's offset
-	 * in it and its bytes (0: none), the plan its ops are of; and
-	 * whether S_OBUF is set on every path to the next instruction
-	 * (cgen_out_need(), cgen_plan()) */
+	 * in it and its bytes (0: none), the plan its ops are of; whether
+	 * S_OBUF is set on every path to the next instruction, and whether
+	 * any code so far sets it (jumps go forward: if none, it is 0 on
+	 * every path) (cgen_out_need(), cgen_plan()) */
 	int obuf;
 	unsigned obase, obytes;
 	const struct ubpf_kplan *opl;
-	bool ostarted;
+	bool ostarted, oany;
 	/* where fix() last made a jump land (cgen_plan.c's pop_top()) */
 	size_t land;
 };

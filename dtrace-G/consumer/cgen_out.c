@@ -124,13 +124,14 @@ void cgen_out_setup(struct em *e, int buf, unsigned obase, unsigned bytes,
 	e->obase = obase;
 	e->obytes = bytes;
 	e->opl = pl;
-	e->ostarted = false;
+	e->ostarted = e->oany = false;
 }
 
 /*
  * The area started, once a hit: S_OBUF is 0 until then (cgen.c's
  * prologue), so a clause that finds it set leaves the ran bits of the
- * clauses before it as they are.  Starting it: cgbuf's address (no
+ * clauses before it as they are (no test where no code before starts
+ * it: e->oany).  Starting it: cgbuf's address (no
  * cgbuf, which a per-CPU array always has: the hit ends, as one that
  * found no room) plus obase into S_OBUF, the ran word zeroed, the size
  * written, and the this-> strings' lens zeroed (cgen_out_tstr()): none
@@ -138,7 +139,7 @@ void cgen_out_setup(struct em *e, int buf, unsigned obase, unsigned bytes,
  */
 void cgen_out_need(struct em *e)
 {
-	size_t j, jok;
+	size_t j = 0, jok;
 
 	if (e->ostarted)
 		return;
@@ -146,8 +147,10 @@ void cgen_out_need(struct em *e)
 		e->bad = true;
 		return;
 	}
-	ldx(e, BPF_DW, 1, 10, S_OBUF);
-	j = jmp_i(e, BPF_JNE, 1, 0);
+	if (e->oany) {
+		ldx(e, BPF_DW, 1, 10, S_OBUF);
+		j = jmp_i(e, BPF_JNE, 1, 0);
+	}
 	st(e, BPF_W, 10, S_KEY8, 0);
 	ldmap(e, 1, e->obuf);
 	alu_r(e, BPF_MOV, 2, 10);
@@ -162,8 +165,9 @@ void cgen_out_need(struct em *e)
 	st(e, BPF_DW, 0, 0, 0);
 	st(e, BPF_DW, 0, 8, (int32_t)e->obytes);
 	cgen_out_tstr(e, e->opl);
-	fix(e, j);
-	e->ostarted = true;
+	if (e->oany)
+		fix(e, j);
+	e->ostarted = e->oany = true;
 }
 
 void cgen_out_rec(struct em *e)

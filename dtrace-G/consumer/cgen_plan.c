@@ -847,7 +847,7 @@ static void svar_at(struct em *e, const struct ubpf_kplan *pl,
 		       s->n == UBPF_KV_THIS && s->slot == o->slot;
 	}
 	alu_i(e, BPF_MOV, 0, 0);
-	if (!set)
+	if (!set || !e->oany) /* no store, or none before: S_OBUF 0 */
 		return;
 	if (!cgen_out_bytes(pl) || !e->obytes) {
 		e->bad = true;
@@ -1097,7 +1097,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	/* the out area: started by the first clause of the hit that
 	 * writes into it (cgen_out_need(), which also makes the this->
 	 * strings read ""), known started only until a jump lands */
-	e->ostarted = false;
+	e->ostarted = e->oany = false;
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
 		if (pl->ops[pc].jump > pc && pl->ops[pc].jump <= pl->nops)
 			tgt[pl->ops[pc].jump] = true;

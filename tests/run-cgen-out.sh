@@ -649,4 +649,67 @@ for xo in '' '-x strsize=16'; do
 	vcount "this-> string compared${xo:+ ($xo)}" tvcmp1.txt.err 6 aggregated
 done
 
+# The out area is started by the first clause of a hit that prints
+# from it (cgen_out.c's cgen_out_need()), not before the predicates;
+# a record of a hit that started none gets ran 0 at the record
+# (cgen_out_rec()): a hit whose printing clauses all failed but that
+# writes its record for a clause user space runs (gated on that
+# clause's predicate, or always), right after a hit that printed, on
+# the same CPU (cgbuf is per CPU: taskset), prints nothing of the
+# kernel's clauses, where a ran word left from the hit before would
+# print that hit's line again; and a clause printing after another
+# that printed in the same hit keeps the first's (the area started
+# once a hit).  Byte for byte DTRACE_CGEN=0's.
+cat >stale1.d <<'EOF2'
+pid$target::hit:entry /arg1 == 1 || arg1 == 5/
+{
+	printf("k %d %s\n", arg1, copyinstr(arg0));
+}
+pid$target::hit:entry /arg1 == 2 || arg1 == 6/
+{
+	this->s = copyinstr(arg0);
+	printf("u %d %d\n", arg1, strlen(strjoin(this->s, "")));
+}
+EOF2
+cat >stale2.d <<'EOF2'
+pid$target::hit:entry /arg1 == 1 || arg1 == 5/ { printf("k %d\n", arg1); }
+pid$target::hit:entry
+{
+	this->s = copyinstr(arg0);
+	printf("u %d %d\n", arg1, strlen(strjoin(this->s, "")));
+}
+EOF2
+cat >stale3.d <<'EOF2'
+pid$target::hit:entry /arg1 < 4/ { printf("a %d\n", arg1); }
+pid$target::hit:entry /arg1 > 2/ { printf("b %d %s\n", arg1, copyinstr(arg0)); }
+pid$target::hit:entry /arg1 == 2/ { printf("c %d\n", arg1); }
+pid$target::hit:entry /arg1 == 4/ { trace(arg1); printf("\n"); }
+EOF2
+cpu0=
+command -v taskset >/dev/null 2>&1 && cpu0='taskset -c 0'
+for t in 1 2 3; do
+	for g in 1 0; do
+		rm -f stale$t.$g.txt
+		DTRACE_CGEN=$g timeout -s KILL 120 $cpu0 "$DTRACE" -v -q \
+			-o stale$t.$g.txt -x strsize=16 -s stale$t.d \
+			-c './cgout keep' >/dev/null 2>stale$t.$g.txt.err
+		expect_eq "stale ran word $t (DTRACE_CGEN=$g): status" 0 "$?"
+	done
+	expect_file_eq "stale ran word $t: DTRACE_CGEN=0's output" \
+		stale$t.0.txt stale$t.1.txt
+	expect_grep "stale ran word $t: -v" \
+		'^dtrace: [1-4] clauses\{0,1\} printing values computed in the kernel$' \
+		stale$t.1.txt.err
+done
+printf '%s\n' "k 1 alpha" "u 2 0" "k 5 ccccccccccccccc" "u 6 9" "" \
+	>stale1.exp
+expect_file_eq "stale ran word 1: the output" stale1.exp stale1.1.txt
+expect_eq "stale ran word 2: the kernel's lines" "k 1 k 5" \
+	"$(grep '^k' stale2.1.txt | paste -sd' ' -)"
+expect_eq "stale ran word 2: user space's lines" 7 \
+	"$(grep -c '^u' stale2.1.txt)"
+expect_eq "stale ran word 3: the a, b and c lines" \
+	"a 1|a 2|c 2|a 3|b 3 aaaaaaaaaaaaaaa|b 4 bbbbbbbbbbbbbbb|b 5 ccccccccccccccc|a -7" \
+	"$(grep '^[abc] ' stale3.1.txt | grep -v '^b 6\|^b -7' | paste -sd'|' -)"
+
 finish

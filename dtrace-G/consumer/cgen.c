@@ -47,7 +47,11 @@
  *     compiled as a plan is) and, when one held, the cmpxchg that ends
  *     the run (act_test()); every record then says it was written
  *     while active (UBPF_RF_ACT), the winner's that it won
- *     (UBPF_RF_XWON).
+ *     (UBPF_RF_XWON).  Where the plan prints (an out area, cgen_out.c)
+ *     S_OBUF is zeroed here and nothing more: the area is started by
+ *     the first clause that writes into it, past its predicate, so a
+ *     hit that fails every predicate pays for its gates alone (the
+ *     arming check, the predicates, the record gate).
  *  2. The plan, when the event has one (cgen_plan.c: only for a
  *     process bpf_agg.c armed, checked here, and, where tick-N may
  *     exit(), for a hit stamped before the horizon in cghzn: the time
@@ -65,7 +69,9 @@
  *     a lookup comes first, since an update locks the hash's bucket
  *     even to find the pid there, and such a process fires there on.
  *  3. The record (usdt_bpf.h's struct ubpf_rec and its arguments,
- *     flagged UBPF_RF_KAGG after a plan ran): bpf_ringbuf_reserve() of
+ *     flagged UBPF_RF_KAGG after a plan ran; with an out area whose hit
+ *     started none, its ran word 0 and its size, cgen_out_rec(), on
+ *     every path that comes here): bpf_ringbuf_reserve() of
  *     its constant size, filled in, bpf_ringbuf_submit() with a wakeup
  *     only once the ring is half full; no room counts the hit in drops,
  *     per CPU.  With strings (copyinstr() of an argument: the spec's
@@ -648,7 +654,6 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	 * gid, in a record built in cgbuf */
 	unsigned ob = pl && !m->kp ? cgen_out_bytes(pl) : 0;
 	unsigned obase = hdr + 8 * nargs + (vt ? 8 : 0) + (cred ? 8 : 0);
-	size_t jout = SIZE_MAX;
 	/* pid_tgid read only for the record: a site link's program (its
 	 * process's hits alone come) whose plan reads no pid, tid or
 	 * self-> variable */
@@ -698,10 +703,15 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		for (unsigned i = 0; i < nargs; i++)
 			arg_fetch(&e, i, &s->a[i]);
 	st(&e, BPF_DW, 10, S_FLAGS, 0);
+	if (ob) { /* no area yet: a register's 0, which Linux 6.1's
+		   * verifier knows for one (not an immediate's) */
+		alu_i(&e, BPF_MOV, 1, 0);
+		stx(&e, BPF_DW, 10, S_OBUF, 1);
+	}
 	if (m->act >= 0)
 		act_test(&e, m, nargs, fds, xj, &nxj);
-	if (ob)
-		jout = cgen_out_start(&e, m->buf, obase, ob);
+	if (ob) /* its clauses start it (cgen_out.c), not the exit tests */
+		cgen_out_setup(&e, m->buf, obase, ob, pl);
 	if (hz) { /* at or past the horizon: the unflagged record */
 		st(&e, BPF_W, 10, S_KEY8, 0);
 		ldmap(&e, 1, m->hzn);
@@ -816,8 +826,6 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			fix(&e, e.hzj[i]);
 	}
 	/* 3. the record */
-	if (jout != SIZE_MAX)
-		fix(&e, jout);
 	if (lazy) { /* pid_tgid, which nothing before needed */
 		call(&e, BPF_FUNC_get_current_pid_tgid);
 		alu_r(&e, BPF_MOV, 7, 0);
@@ -843,6 +851,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		jnull = jmp_i(&e, BPF_JEQ, 0, 0);
 	}
 	alu_r(&e, BPF_MOV, 9, 0);
+	if (ob) /* the area no clause started: ran 0, whatever the path */
+		cgen_out_rec(&e);
 	if (ts) {
 		ldx(&e, BPF_DW, 0, 10, S_TS);
 	} else {

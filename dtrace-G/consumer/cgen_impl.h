@@ -39,7 +39,8 @@
 #define S_SLEN(j) (S_SBUF - 8 - 8 * (int)(j)) /* their copies' lengths */
 /* cgtlsa's key {tid, var, keys} */
 #define S_AKEY (S_SLEN(UBPF_KSTRARGS - 1) - (int)sizeof(struct ubpf_kvakey))
-/* the record's out area in cgbuf (cgen_out.c) */
+/* the record's out area in cgbuf (cgen_out.c): 0 until a clause of the
+ * hit starts it (cgen_out_need()) */
 #define S_OBUF (S_AKEY - 8)
 /* SEQ's string of its j-th argument: in cgbuf, past what a record uses */
 #define SEQ_AT(j) (UBPF_SCRATCH - UBPF_STRMAX * ((int)(j) + 1))
@@ -68,8 +69,17 @@ struct em {
 	/* SEQ with a fault site (fsites()): its jump to its clause's
 	 * end, taken when its string could not be read; plan() fixes it */
 	size_t sfj;
-	/* cgen_out_start()'s: the out area's offset in cgbuf (S_OBUF) */
-	unsigned obase;
+	/* the out area (cgen_out_setup()): cgbuf's fd, the area's offset
+	 * in it and its bytes (0: none), the plan its ops are of; whether
+	 * S_OBUF is set on every path to the next instruction, and whether
+	 * any code so far sets it (jumps go forward: if none, it is 0 on
+	 * every path) (cgen_out_need(), cgen_plan()) */
+	int obuf;
+	unsigned obase, obytes;
+	const struct ubpf_kplan *opl;
+	bool ostarted, oany;
+	/* where fix() last made a jump land (cgen_plan.c's pop_top()) */
+	size_t land;
 };
 
 static inline void put(struct em *e, uint8_t code, uint8_t dst,
@@ -158,6 +168,7 @@ static inline void fix(struct em *e, size_t j)
 	if (e->n - j - 1 > INT16_MAX)
 		e->bad = true;
 	e->v[j].off = (int16_t)(e->n - j - 1);
+	e->land = e->n;
 }
 
 /* usdt.bpf.c's sized(): r to size bytes, sign- or zero-extended */
@@ -239,17 +250,25 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	       const int *fds);
 
 /* cgen_out.c: the out area's bytes the plan's OUT, OSTR and ODONE take
- * (0: none); its address into S_OBUF, obase bytes into the record in
- * cgbuf (buf), zeroed (the jump taken without cgbuf); an instruction */
+ * (0: none) */
 unsigned cgen_out_bytes(const struct ubpf_kplan *pl);
 /* ... the most a record of spec s puts after it (its offsets are masked
  * to cgbuf's first half: the whole must fit there) */
 unsigned cgen_out_room(const struct ubpf_ev *s);
-size_t cgen_out_start(struct em *e, int buf, unsigned obase, unsigned bytes);
+/* ... the area of plan pl: obase bytes into the record in cgbuf (buf),
+ * bytes long; emits nothing (cgen.c's prologue zeroes S_OBUF) */
+void cgen_out_setup(struct em *e, int buf, unsigned obase, unsigned bytes,
+		    const struct ubpf_kplan *pl);
+/* ... S_OBUF set: the area started (zeroed) where no clause of the hit
+ * started it yet, unless e->ostarted says it is on every path here */
+void cgen_out_need(struct em *e);
+/* ... the record (r9, in cgbuf) of a hit that started no area: its
+ * ran word 0 and its size, never a hit before's (r1 clobbered) */
+void cgen_out_rec(struct em *e);
 void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 		 const int *fds);
-/* ... this-> strings (SSTR, SLIT, SMOV, OVSTR) read "" where the plan
- * starts */
+/* ... this-> strings (SSTR, SLIT, SMOV, OVSTR) read "" where the area
+ * starts (cgen_out_need()) */
 void cgen_out_tstr(struct em *e, const struct ubpf_kplan *pl);
 /* ... SLIT, its SDATA after it (*pc left on the last) */
 void cgen_out_lit(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,

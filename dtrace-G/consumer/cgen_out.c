@@ -4,16 +4,24 @@
  * generated program at the hit (kplan_out.c says which clauses) and
  * carried in the record's out area; dtrace's side of that area.
  *
- * In the program (cgen.c's stages 2 and 3).  Before the plan runs, the
- * program finds cgbuf (the record of such a program is always built
- * there) and keeps, in the stack slot S_OBUF, the address of the out
- * area, right after the record's uid and gid: at a constant offset, so
- * each value is one store at a constant offset and the verifier sees
- * every access bounded.  It zeroes the area's ran word and writes its
- * size there (cgen_out_start()), so a hit whose plan does not run (a
- * process not armed) carries no clause.  Each plan instruction then
- * (cgen_out_op()): OUT pops a value into its slot; OSTR pops an address
- * into its struct ubpf_kostr and copies the string with
+ * In the program (cgen.c's stages 1 to 3).  The prologue sets the stack
+ * slot S_OBUF to 0: no area yet, so a hit whose predicates all fail
+ * pays for them alone.  The first clause of the hit that writes into
+ * the area (its first such instruction, past its predicate) finds
+ * cgbuf (the record of such a program is always built there) and
+ * keeps in S_OBUF the address of the out area, right after the
+ * record's uid and gid: at a constant offset, so each value is one
+ * store at a constant offset and the verifier sees every access
+ * bounded; it zeroes the area's ran word and writes its size there
+ * (cgen_out_need(): only where S_OBUF is still 0, so the ran bits of
+ * clauses before it stay; tested again only where a jump lands,
+ * cgen_plan.c).  Any record of a hit that started no area (a process
+ * not armed, the horizon's, a fault's, a REC's, a printing clause's
+ * predicate failed) gets ran 0 and the size at the record
+ * (cgen_out_rec(), cgen.c's stage 3): never the ran word, nor the
+ * values, of a hit before in the same per-CPU buffer.  Each plan
+ * instruction then (cgen_out_op()): OUT pops a value into its slot;
+ * OSTR pops an address into its struct ubpf_kostr and copies the string with
  * bpf_probe_read_user_str() of at most imm bytes (strsize - 1, as
  * run.c's d_read_user_str() reads): a copy that filled them cut its
  * last byte for a NUL, so that byte is read again on its own and the
@@ -27,7 +35,7 @@
  * includes it), flagged UBPF_RF_KOUT.  String variables such clauses
  * print (kplan_out.c's KV_STR) are kept as a struct ubpf_kostr: a
  * this-> one's in cgbuf above the record's half (TSTR_AT()), its len
- * zeroed where the plan starts (cgen_out_tstr()), a self-> one's in the
+ * zeroed where the area starts (cgen_out_tstr()), a self-> one's in the
  * hash cgtlss under {tid, variable}.  SSTR copies a string as OSTR
  * copies into the area (ostr_at()), at TSTR_AT(UBPF_KTSTR), and the
  * copy's address and len into its 16 bytes of the area; one that
@@ -105,26 +113,72 @@ unsigned cgen_out_room(const struct ubpf_ev *s)
 	return n;
 }
 
-size_t cgen_out_start(struct em *e, int buf, unsigned obase, unsigned bytes)
+void cgen_out_setup(struct em *e, int buf, unsigned obase, unsigned bytes,
+		    const struct ubpf_kplan *pl)
 {
-	size_t j;
-
 	if (buf < 0 || bytes > UBPF_KOUTMAX || obase > UBPF_SCRATCH / 2) {
 		e->bad = true;
-		return 0;
+		return;
+	}
+	e->obuf = buf;
+	e->obase = obase;
+	e->obytes = bytes;
+	e->opl = pl;
+	e->ostarted = e->oany = false;
+}
+
+/*
+ * The area started, once a hit: S_OBUF is 0 until then (cgen.c's
+ * prologue), so a clause that finds it set leaves the ran bits of the
+ * clauses before it as they are (no test where no code before starts
+ * it: e->oany).  Starting it: cgbuf's address (no
+ * cgbuf, which a per-CPU array always has: the hit ends, as one that
+ * found no room) plus obase into S_OBUF, the ran word zeroed, the size
+ * written, and the this-> strings' lens zeroed (cgen_out_tstr()): none
+ * was stored before in this firing, since a store starts the area.
+ */
+void cgen_out_need(struct em *e)
+{
+	size_t j = 0, jok;
+
+	if (e->ostarted)
+		return;
+	if (!e->obytes || !e->opl) { /* no area: xpl, a kernel probe's */
+		e->bad = true;
+		return;
+	}
+	if (e->oany) {
+		ldx(e, BPF_DW, 1, 10, S_OBUF);
+		j = jmp_i(e, BPF_JNE, 1, 0);
 	}
 	st(e, BPF_W, 10, S_KEY8, 0);
-	ldmap(e, 1, buf);
+	ldmap(e, 1, e->obuf);
 	alu_r(e, BPF_MOV, 2, 10);
 	alu_i(e, BPF_ADD, 2, S_KEY8);
 	call(e, BPF_FUNC_map_lookup_elem);
-	j = jmp_i(e, BPF_JEQ, 0, 0);
-	e->obase = obase;
-	alu_i(e, BPF_ADD, 0, (int32_t)obase);
+	jok = jmp_i(e, BPF_JNE, 0, 0);
+	alu_i(e, BPF_MOV, 0, 0);
+	put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	fix(e, jok);
+	alu_i(e, BPF_ADD, 0, (int32_t)e->obase);
 	stx(e, BPF_DW, 10, S_OBUF, 0);
 	st(e, BPF_DW, 0, 0, 0);
-	st(e, BPF_DW, 0, 8, (int32_t)bytes);
-	return j;
+	st(e, BPF_DW, 0, 8, (int32_t)e->obytes);
+	cgen_out_tstr(e, e->opl);
+	if (e->oany)
+		fix(e, j);
+	e->ostarted = e->oany = true;
+}
+
+void cgen_out_rec(struct em *e)
+{
+	size_t j;
+
+	ldx(e, BPF_DW, 1, 10, S_OBUF);
+	j = jmp_i(e, BPF_JNE, 1, 0);
+	st(e, BPF_DW, 9, (int16_t)e->obase, 0);
+	st(e, BPF_DW, 9, (int16_t)(e->obase + 8), (int32_t)e->obytes);
+	fix(e, j);
 }
 
 /* r1 = the out area's byte off */
@@ -203,8 +257,9 @@ static void ostr(struct em *e, const struct ubpf_kop *o)
 
 /*
  * String variables.  A this-> string is a struct ubpf_kostr in cgbuf
- * (TSTR_AT(slot)), its len zeroed where the plan starts, so one not set
- * in this firing reads "" as run.c's does; a self-> string is one in
+ * (TSTR_AT(slot)), its len zeroed where the out area starts (before any
+ * store of the firing: a store starts it), so one not set in this
+ * firing reads "" as run.c's does; a self-> string is one in
  * the hash cgtlss under {tid, variable} (the tid r7's low half), absent
  * when never set or cleared (run.c's var_set() deletes at 0; "" reads
  * the same), copied at TSTR_AT(UBPF_KTSTR) first and put there whole.
@@ -379,6 +434,7 @@ void cgen_out_lit(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	unsigned len = o->step;
 	int32_t base, vbase, s = (int32_t)offsetof(struct ubpf_kostr, s);
 
+	cgen_out_need(e);
 	if (!tstr_base(e, o, &vbase))
 		return;
 	if (len > UBPF_KSTRMAX || len + 2 > o->imm ||
@@ -521,6 +577,11 @@ void cgen_out_tstr(struct em *e, const struct ubpf_kplan *pl)
 void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 		 const int *fds)
 {
+	/* the area, unless the op touches nothing of cgbuf: a clause that
+	 * only stores (ODONE's NOREC), a self-> string cleared */
+	if (!(o->op == UBPF_K_ODONE && (o->flags & UBPF_KF_NOREC)) &&
+	    !(o->op == UBPF_K_SCLR && o->n == UBPF_KV_SELF))
+		cgen_out_need(e);
 	if (o->op == UBPF_K_SCLR) {
 		sclr(e, o, fds);
 		return;
@@ -542,8 +603,12 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 			return;
 		ldx(e, BPF_DW, 2, 10, S_OBUF);
 		ldx(e, BPF_DW, 1, 2, 0);
-		ld64(e, 3, 1ull << o->n);
-		alu_r(e, BPF_OR, 1, 3);
+		if (o->n < 31) {
+			alu_i(e, BPF_OR, 1, (int32_t)(1u << o->n));
+		} else {
+			ld64(e, 3, 1ull << o->n);
+			alu_r(e, BPF_OR, 1, 3);
+		}
 		stx(e, BPF_DW, 2, 0, 1);
 		ldx(e, BPF_DW, 1, 10, S_FLAGS);
 		alu_i(e, BPF_OR, 1, S_FLAGS_REC);

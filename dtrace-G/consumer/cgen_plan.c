@@ -19,8 +19,12 @@
  *     are loaded into r1-r5 for the operation and the result is stored
  *     back, narrowed by the instruction's size and sign; r9 keeps an
  *     aggregated value across helper calls.  PRED is a forward jump to
- *     the end of its clause.  KEY stores into the kaggs key on the
- *     stack; AGG computes quantize()'s bucket (a branchy fls) or
+ *     the end of its clause: a comparison's PRED is that jump alone (the
+ *     comparison's opposite, against an immediate where one fits), and
+ *     a PRED on the value the instruction before pushed takes it from
+ *     r1, not from its slot, where no jump lands (pop_top()).  KEY
+ *     stores into the kaggs key on the stack; AGG computes
+ *     quantize()'s bucket (a branchy fls) or
  *     lquantize()'s, finds the slot (kflat, by index) or the entry
  *     (kaggs: lookup, insert if absent, lookup; a full map counts in
  *     kdrops) and updates it as kagg.bpf.h's kval_update() does.
@@ -68,10 +72,11 @@
  *     than refusing the plan, and the predicate reads 0 there.  OUT,
  *     OSTR and ODONE (printf()'s and trace()'s values) are
  *     cgen_out.c's, and so are the string variables such clauses
- *     print (SSTR, SLIT, SMOV, SCLR, OVSTR: this-> strings in cgbuf, their len
- *     zeroed here first; self-> strings in the hash cgtlss), an SSTR
- *     that faulted jumping to its clause's end as a fault site's SEQ
- *     does.  VSEQ compares a self-> or this-> string's bytes there
+ *     print (SSTR, SLIT, SMOV, SCLR, OVSTR: this-> strings in cgbuf,
+ *     their len zeroed where the out area starts; self-> strings in
+ *     the hash cgtlss), an SSTR that faulted jumping to its clause's
+ *     end as a fault site's SEQ does.  VSEQ compares a self-> or
+ *     this-> string's bytes there
  *     with its literal as SEQ compares an argument's copy (vseq()),
  *     VVEQ a self-> one's with another's (vveq()); VSLEN measures
  *     them (vslen()); a this-> one the plan never stores reads ""
@@ -501,6 +506,27 @@ static void push(struct em *e, unsigned *sp, const struct ubpf_kop *o)
 }
 
 /*
+ * pop() into r1 of the value the instruction before pushed: no load
+ * when the last instruction stored r1 in its slot and nothing jumps to
+ * here (landed: a jump of the plan lands on this op; e->land: one of
+ * an op's own), so a predicate on a value just pushed is its test and
+ * its jump alone (a failing hit's every instruction counts: the
+ * predpf row of bench/perhit.sh).
+ */
+static void pop_top(struct em *e, unsigned *sp, bool landed)
+{
+	const struct bpf_insn *l = e->n ? &e->v[e->n - 1] : NULL;
+
+	if (*sp && !landed && e->land != e->n && l &&
+	    l->code == (BPF_STX | BPF_MEM | BPF_DW) && l->dst_reg == 10 &&
+	    l->src_reg == 1 && l->off == (int16_t)S_STK(*sp - 1)) {
+		--*sp;
+		return;
+	}
+	pop(e, sp, 1);
+}
+
+/*
  * cgtlsa's key of the element VLD/VST o names, at S_AKEY: the thread,
  * the variable with its keys' count and types, the keys popped (the
  * last on top), those it does not have 0 (r1 clobbered).
@@ -788,17 +814,18 @@ static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc)
  * r0 = the address of string variable o's struct ubpf_kostr (o->n,
  * o->slot), or 0 when it reads "": a self-> one's cgtlss entry (fds[8];
  * none when never set or cleared), a this-> one's TSTR_AT(slot) in
- * cgbuf when its len is not 0 (cgen_out_tstr() zeroed it where the
- * plan starts).  A this-> one the plan never stores (SSTR, SLIT, SMOV,
+ * cgbuf when its len is not 0 (cgen_out_need() zeroed it where the
+ * area started).  A this-> one the plan never stores (SSTR, SLIT, SMOV,
  * SCLR) is unset in every firing of the probe and reads "" (0): its
  * clause may have no out area (cgen_out_bytes()), so no S_OBUF, and
- * one the plan stores has one, the storing clause's.
+ * one the plan stores has one, the storing clause's; where no clause
+ * of the hit started the area yet (S_OBUF 0), none stored it: "".
  */
 static void svar_at(struct em *e, const struct ubpf_kplan *pl,
 		    const struct ubpf_kop *o, const int *fds)
 {
 	bool set = false;
-	size_t j;
+	size_t j, jnone = SIZE_MAX;
 
 	if (o->n == UBPF_KV_SELF) {
 		if (fds[8] < 0) {
@@ -820,18 +847,22 @@ static void svar_at(struct em *e, const struct ubpf_kplan *pl,
 		       s->n == UBPF_KV_THIS && s->slot == o->slot;
 	}
 	alu_i(e, BPF_MOV, 0, 0);
-	if (!set)
+	if (!set || !e->oany) /* no store, or none before: S_OBUF 0 */
 		return;
-	if (!cgen_out_bytes(pl)) {
+	if (!cgen_out_bytes(pl) || !e->obytes) {
 		e->bad = true;
 		return;
 	}
 	ldx(e, BPF_DW, 1, 10, S_OBUF);
+	if (!e->ostarted)
+		jnone = jmp_i(e, BPF_JEQ, 1, 0);
 	alu_i(e, BPF_ADD, 1, TSTR_AT(o->slot) - (int32_t)e->obase);
 	ldx(e, BPF_W, 2, 1, (int16_t)offsetof(struct ubpf_kostr, len));
 	j = jmp_i(e, BPF_JEQ, 2, 0);
 	alu_r(e, BPF_MOV, 0, 1);
 	fix(e, j);
+	if (jnone != SIZE_MAX)
+		fix(e, jnone);
 }
 
 /*
@@ -1036,7 +1067,19 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	 * clause's end reads */
 	size_t *fjx = xcalloc((size_t)pl->nops + 1, sizeof(*fjx));
 	unsigned *fjt = xcalloc((size_t)pl->nops + 1, sizeof(*fjt));
-	unsigned sp = 0, np = 0, nf = 0;
+	/* where a jump lands (any op's jump: more than there are is only
+	 * a test of S_OBUF more) */
+	bool *tgt = xcalloc((size_t)pl->nops + 1, sizeof(*tgt));
+	unsigned sp = 0, np = 0, nf = 0, from = 0;
+	bool landed;
+	/* a comparison's jump when it does not hold (a PRED's) */
+	static const uint8_t jnot[] = {
+		[UBPF_K_EQ] = BPF_JNE,	 [UBPF_K_NE] = BPF_JEQ,
+		[UBPF_K_LTS] = BPF_JSGE, [UBPF_K_LTU] = BPF_JGE,
+		[UBPF_K_GTS] = BPF_JSLE, [UBPF_K_GTU] = BPF_JLE,
+		[UBPF_K_LES] = BPF_JSGT, [UBPF_K_LEU] = BPF_JGT,
+		[UBPF_K_GES] = BPF_JSLT, [UBPF_K_GEU] = BPF_JLT,
+	};
 
 	/* the kaggs key and a zero value: the verifier reads them whole
 	 * (kflat's slots need neither) */
@@ -1051,7 +1094,13 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		break;
 	}
 	seq_read(e, pl, fds[5], nargs);
-	cgen_out_tstr(e, pl); /* this-> strings read "" */
+	/* the out area: started by the first clause of the hit that
+	 * writes into it (cgen_out_need(), which also makes the this->
+	 * strings read ""), known started only until a jump lands */
+	e->ostarted = e->oany = false;
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
+		if (pl->ops[pc].jump > pc && pl->ops[pc].jump <= pl->nops)
+			tgt[pl->ops[pc].jump] = true;
 	/* this-> variables start at 0 in each firing */
 	if (cgen_plan_has(pl, UBPF_K_VLD, UBPF_KV_THIS) ||
 	    cgen_plan_has(pl, UBPF_K_VST, UBPF_KV_THIS))
@@ -1064,6 +1113,13 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 
 		at[pc] = e->n;
 		dp[pc] = sp;
+		/* a jump lands here (or on an SDATA before: after its op):
+		 * the area may not be started on its path */
+		landed = false;
+		for (; from <= pc; from++)
+			landed |= tgt[from];
+		if (landed)
+			e->ostarted = false;
 		eop = op == UBPF_K_PRED && o->n ? o->n : op;
 		switch (eop) {
 		case UBPF_K_CONST:
@@ -1257,7 +1313,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		}
 		case UBPF_K_PRED: /* its own truth */
-			pop(e, &sp, 1);
+			pop_top(e, &sp, landed);
 			break;
 		case UBPF_K_KEY:
 			pop(e, &sp, 1);
@@ -1277,6 +1333,33 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		default:
 			if (eop < UBPF_K_ADD || eop > UBPF_K_LXOR) {
 				e->bad = true; /* an instruction not known */
+				continue;
+			}
+			if (op == UBPF_K_PRED && eop >= UBPF_K_EQ &&
+			    eop <= UBPF_K_GEU) {
+				/* a comparison's: its jump when it fails,
+				 * against the immediate where one fits */
+				bool i32 = (o->flags & UBPF_KF_IMM) &&
+					   o->imm == (int32_t)o->imm;
+
+				if (i32) {
+					pop_top(e, &sp, landed);
+				} else if (o->flags & UBPF_KF_IMM) {
+					ld64(e, 2, (uint64_t)o->imm);
+					pop(e, &sp, 1);
+				} else {
+					pop(e, &sp, 2);
+					pop(e, &sp, 1);
+				}
+				if (o->jump <= pc || o->jump > pl->nops) {
+					e->bad = true;
+					continue;
+				}
+				pj[np] = i32 ? jmp_i(e, jnot[eop], 1,
+						     (int32_t)o->imm)
+					     : jmp_r(e, jnot[eop], 1, 2);
+				pd[np] = o->jump;
+				pdep[np++] = sp;
 				continue;
 			}
 			if (o->flags & UBPF_KF_IMM) {
@@ -1320,6 +1403,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	}
 	free(fjx);
 	free(fjt);
+	free(tgt);
 	free(at);
 	free(pj);
 	free(pd);

@@ -31,6 +31,10 @@
 #    and the clauses run in the kernel; two self-> strings compared
 #    (cgen_plan.c's vveq()), the same; a this-> string compared and
 #    measured (svar_at(): its bytes in cgbuf), the same;
+#  - printing clauses past predicates that fail and hold, the out area
+#    started by the first that prints (cgen_out.c's cgen_out_need()),
+#    a this-> string read before any store of the firing: the program
+#    loads and the clauses run in the kernel;
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp;
@@ -142,6 +146,18 @@ bp_kstr "two string variables compared" 'v ' "v 1 0" 1 \
 bp_kstr "a this-> string compared and measured" 't ' "t 5 0" 1 \
 	-n 'tr$target:::msg { this->t = copyinstr(arg0); }' \
 	-n 'tr$target:::msg /this->t == "hello"/ { printf("t %d %d\n", strlen(this->t), this->t != "hello"); }'
+# printing clauses past predicates that fail and hold: the out area
+# started by the first clause that writes into it, once a hit
+# (cgen_out.c's cgen_out_need(): S_OBUF a register's 0 in the
+# prologue, which this verifier tracks, not an immediate's), a this->
+# string read before any store of the firing through S_OBUF still 0
+bp_kstr "the out area started past the predicates" 'o ' \
+	"o e 0 o 7 o hello 7 o h 5" 5 \
+	-n 'tr$target:::msg /this->t == ""/ { printf("o e %d\n", strlen(this->t)); }' \
+	-n 'tr$target:::msg /arg1 == 6/ { printf("x %d\n", arg1); }' \
+	-n 'tr$target:::msg /arg1 == 7/ { printf("o %d\n", arg1); }' \
+	-n 'tr$target:::msg /arg1 > 6/ { this->t = copyinstr(arg0); printf("o %s %d\n", this->t, arg1); }' \
+	-n 'tr$target:::msg /this->t == "hello"/ { printf("o h %d\n", strlen(this->t)); }'
 # The other BPF programs dtrace loads, on this kernel's verifier: the
 # kernel providers' (syscall, profile; consumer/kprov.c) and the user
 # stack copy of ustack() in the USDT program.  trprog writes one line

@@ -770,15 +770,26 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		if (st->nargs > 4 || a->lq_levels >= UINT16_MAX)
 			return false;
 		break;
+	case AG_STDDEV: /* generated programs only ("stddev() and ...") */
+		if (!k->vars || st->nargs != 1)
+			return false;
+		break;
+	case AG_LLQUANTIZE: /* no increment; a bucket is a __u16 */
+		if (!k->vars || st->nargs != 5 ||
+		    a->llq_nbuckets > UINT16_MAX)
+			return false;
+		break;
 	default:
 		return false;
 	}
 	if (st->nargs && !kp_ty(k, st->args[0], &sz, &sg))
 		return false;
 	ks->agg = st->agg;
-	ks->nslots = a->fn == AG_QUANTIZE     ? QZ_NBUCKETS
-		     : a->fn == AG_LQUANTIZE ? a->lq_levels + 2u
-					     : 1;
+	ks->nslots = a->fn == AG_QUANTIZE	? QZ_NBUCKETS
+		     : a->fn == AG_LQUANTIZE	? a->lq_levels + 2u
+		     : a->fn == AG_LLQUANTIZE	? a->llq_nbuckets
+		     : a->fn == AG_STDDEV	? 2
+						: 1;
 	ks->skey = -1;
 	for (unsigned i = 0; i < st->nkeys; i++) {
 		int sa = kp_arg_str(k, st->keys[i]);
@@ -1214,6 +1225,27 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 	case AG_LQUANTIZE:
 		if (key->bucket <= a->lq_levels + 1u)
 			d[key->bucket] += sa;
+		break;
+	case AG_LLQUANTIZE:
+		if (key->bucket < a->llq_nbuckets)
+			d[key->bucket] += sa;
+		break;
+	case AG_STDDEV:
+		if (key->bucket == 0) { /* hits, sum: as avg() */
+			d[0] = (int64_t)((uint64_t)d[0] + (uint64_t)sa);
+			d[1] = (int64_t)((uint64_t)d[1] + (uint64_t)sb);
+		} else if (key->bucket == 1) { /* squares: 128 bits */
+			unsigned __int128 acc =
+				((unsigned __int128)(uint64_t)d[3] << 64) |
+				(uint64_t)d[2];
+
+			for (i = 0; i < ncpus; i++)
+				acc += ((unsigned __int128)(uint64_t)vals[i].b
+					<< 64) |
+				       (uint64_t)vals[i].a;
+			d[2] = (int64_t)(uint64_t)acc;
+			d[3] = (int64_t)(uint64_t)(acc >> 64);
+		}
 		break;
 	}
 }

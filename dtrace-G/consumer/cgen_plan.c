@@ -20,10 +20,14 @@
  *     back, narrowed by the instruction's size and sign; r9 keeps an
  *     aggregated value across helper calls.  PRED is a forward jump to
  *     the end of its clause.  KEY stores into the kaggs key on the
- *     stack; AGG computes quantize()'s bucket (a branchy fls) or
- *     lquantize()'s, finds the slot (kflat, by index) or the entry
- *     (kaggs: lookup, insert if absent, lookup; a full map counts in
- *     kdrops) and updates it as kagg.bpf.h's kval_update() does.
+ *     stack; AGG computes quantize()'s bucket (a branchy fls),
+ *     lquantize()'s or llquantize()'s (llq_bucket(): a test per order
+ *     of magnitude, no loop), finds the slot (kflat, by index) or the
+ *     entry (kaggs: lookup, insert if absent, lookup; a full map counts
+ *     in kdrops) and updates it as kagg.bpf.h's kval_update() does;
+ *     stddev() updates two buckets, {hits, sum} and its 128-bit sum of
+ *     squares (stddev_sq(), kplan.c's "stddev() and llquantize()"),
+ *     which the generic program does not know.
  *     Signed / and % are BPF's unsigned division on magnitudes with the
  *     sign put back, C's truncation, as kagg.bpf.h's ksdiv().  Plans
  *     made with D_KPLAN_VARS (kplan.c says which clauses) also

@@ -17,6 +17,9 @@
  *	probe /pred/ { @a[k1, ...] = count() | sum(e) | avg(e) | min(e)
  *		| max(e) | quantize(e) | lquantize(e, lo, hi[, step]); ... }
  *
+ * (and, with D_KPLAN_VARS, stddev(e) | llquantize(e, f, lo, hi, steps):
+ * below)
+ *
  * where pred, the keys and e are integer constants, arg0..arg11, pid,
  * tid, id, casts, the unary and binary operators but assignment, / and
  * % by a constant (or a negated one) other than 0, && || ^^ and ?: with
@@ -200,6 +203,28 @@
  * this->, may be stored from a literal (kp_str_lit_store():
  * UBPF_K_SLIT) or from another the kernel keeps (UBPF_K_SMOV, its
  * bytes copied whole), which cannot fault either.
+ *
+ * stddev() and llquantize() (D_KPLAN_VARS: cgen_plan.c's code only;
+ * the generic program, kfix.bpf.h and drti's recorder, whose plans are
+ * made without it, never see them, so a clause using one stays in user
+ * space there, decided here).  User space (../d/agg.c) keeps stddev()
+ * as four words: hits, the sum, and the sum of |v|^2 as 128 bits (low
+ * word first), each wrapping as unsigned arithmetic, and prints a
+ * value computed from them.  The kernel keeps the same sums in two
+ * buckets of the statement's key (kagg_bpf.h): 0 {hits, sum} as avg(),
+ * 1 {low, high} of the squares, added at the hit with the carry
+ * (cgen_plan.c's stddev_sq(): |v|^2 from v's 32-bit halves, every
+ * product exact in 64 bits, |INT64_MIN| = 2^63 included); the merge
+ * adds each CPU's pair as one 128-bit number, so sums mod 2^64 and mod
+ * 2^128, whatever the order, give agg.c's words exactly.
+ * llquantize()'s bucket is agg.c's llq_bucket() with its parameters as
+ * constants (packed into the AGG's imm): cgen_plan.c's llq_bucket()
+ * compares v with factor^low, then with each factor^(m+1), m = low..
+ * high, and divides v - factor^m by the order's width, all 64-bit
+ * values the compiler made sure fit, unrolled (at most 63 orders), so
+ * the verifier sees no loop.  An increment (the sixth argument) keeps
+ * the clause in user space, as quantize()'s does, and so do more than
+ * 65,535 buckets (the key's bucket is a __u16).
  *
  * Record gates (D_KPLAN_VARS).  A clause that stays in user space
  * still needs its record, but only for the hits where it may run: when

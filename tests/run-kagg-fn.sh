@@ -62,7 +62,8 @@ three() {
 	fi
 	expect_file_eq "$what: generated programs" out0.txt outg.txt
 	expect_file_eq "$what: the generic program" out0.txt outc.txt
-	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' errg.txt)
+	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' \
+		errg.txt)
 	expect_eq "$what: clauses run in the kernel, generated" "$ncl" "${n:-0}"
 	expect_grep "$what: no record read" \
 		'^dtrace: BPF: .* verified, 0 records read$' errg.txt
@@ -80,7 +81,8 @@ tr$target:::tick { @sn[arg0 & 1] = stddev(-arg2); }
 tr$target:::tick { @l = llquantize(arg2, 10, 0, 6, 20); }
 tr$target:::tick { @lk[arg0 & 1] = llquantize(arg2, 10, 3, 17, 100); }
 tr$target:::tick { @l2 = llquantize(arg2, 2, 0, 61, 2); }
-tr$target:::tick /arg0 > 1000/ { @l3[arg0 % 5 == 0] = llquantize(arg2, 3, 1, 38, 9); }
+tr$target:::tick /arg0 > 1000/
+{ @l3[arg0 % 5 == 0] = llquantize(arg2, 3, 1, 38, 9); }
 tr$target:::tick { @l4 = llquantize(arg2, 4, 2, 30, 64); }
 EOF2
 three "edges" 8 vals -s edges.d

@@ -113,9 +113,8 @@ static void *thread_main(void *arg)
 static void vals(void)
 {
 	static const long bases[] = {2, 3, 10};
-	static const long ext[] = {0,	     LONG_MIN,	    LONG_MIN + 1,
-				   LONG_MAX, LONG_MAX - 1, LONG_MIN + 2,
-				   LONG_MAX};
+	static const long ext[] = {0, LONG_MIN, LONG_MIN + 1, LONG_MAX,
+				   LONG_MAX - 1, LONG_MIN + 2, LONG_MAX};
 	int i = 0;
 
 	for (long v = -3; v <= 1100; v++)
@@ -127,7 +126,7 @@ static void vals(void)
 				    p <= LONG_MAX / 5 ? 5 * p - 1 : p,
 				    p <= LONG_MAX / 5 ? 5 * p : p};
 
-			for (unsigned j = 0; j < sizeof(c) / sizeof(c[0]); j++) {
+			for (unsigned j = 0; j < sizeof(c) / sizeof(*c); j++) {
 				TR_TICK(i++, (char *)"vals", c[j]);
 				TR_TICK(i++, (char *)"vals", -c[j]);
 			}

@@ -320,7 +320,8 @@ static bool kd_test_at(const struct ubpf_kplan *pl, unsigned *i,
 
 /*
  * Whether pl is "[/t [&& t]/] @ = fn([v [OP imm]])", each test t "v [OP
- * imm] [CMP imm]", with a keyless aggregation: then pl->d describes it
+ * imm] [CMP imm]", with a keyless aggregation (not stddev() or
+ * llquantize(), the generated programs' alone): then pl->d describes it
  * (kagg_bpf.h), and the program runs it without its instruction loop.
  * A predicate's only comparison rides in its PRED instruction; two
  * tests are each one's instructions, then LAND, then a PRED of the
@@ -360,7 +361,7 @@ static void kagg_direct(struct ubpf_kplan *pl)
 	kd_mask(&d.av, false);
 	o = &pl->ops[i];
 	if (i + 1 != pl->nops || o->op != UBPF_K_AGG ||
-	    !(o->flags & UBPF_KF_FLAT) ||
+	    !(o->flags & UBPF_KF_FLAT) || o->n > UBPF_F_LQUANTIZE ||
 	    (o->n == UBPF_F_COUNT) != (d.av.src == UBPF_KD_NONE))
 		return;
 	d.agg = (uint16_t)i;

@@ -24,10 +24,14 @@
  *     a PRED on the value the instruction before pushed takes it from
  *     r1, not from its slot, where no jump lands (pop_top()).  KEY
  *     stores into the kaggs key on the stack; AGG computes
- *     quantize()'s bucket (a branchy fls) or
- *     lquantize()'s, finds the slot (kflat, by index) or the entry
- *     (kaggs: lookup, insert if absent, lookup; a full map counts in
- *     kdrops) and updates it as kagg.bpf.h's kval_update() does.
+ *     quantize()'s bucket (a branchy fls), lquantize()'s or
+ *     llquantize()'s (llq_bucket(): a test per order of magnitude, no
+ *     loop), finds the slot (kflat, by index) or the entry (kaggs:
+ *     lookup, insert if absent, lookup; a full map counts in kdrops)
+ *     and updates it as kagg.bpf.h's kval_update() does; stddev()
+ *     updates two buckets, {hits, sum} and its 128-bit sum of squares
+ *     (stddev_sq(), kplan.c's "stddev() and llquantize()"), which the
+ *     generic program does not know.
  *     Signed / and % are BPF's unsigned division on magnitudes with the
  *     sign put back, C's truncation, as kagg.bpf.h's ksdiv().  Plans
  *     made with D_KPLAN_VARS (kplan.c says which clauses) also
@@ -120,6 +124,53 @@ static void fls(struct em *e)
 	}
 }
 
+/*
+ * r1 = llquantize()'s bucket of the value in r9 (../d/agg.c's
+ * llq_bucket()), its parameters constants: a test per order of
+ * magnitude m, low..high -- v < factor^(m+1): (v - factor^m) / width +
+ * the bucket of factor^m --, no loop.  factor^(high+1) fits 64 bits
+ * (the compiler saw to it), so every bound is exact; v - factor^m is
+ * then not negative, and BPF's unsigned division of it is C's.
+ */
+static void llq_bucket(struct em *e, const struct ubpf_kop *o)
+{
+	uint64_t imm = (uint64_t)o->imm;
+	unsigned factor = imm & 0xffff, low = (imm >> 16) & 0xffff;
+	unsigned high = (imm >> 32) & 0xffff, nsteps = (unsigned)(imm >> 48);
+	int64_t start = 1, end, n;
+	size_t done[UINT8_MAX], nd = 0, j;
+	unsigned b = 1, m;
+
+	if (factor < 2 || high >= 64 || low >= high) {
+		e->bad = true; /* kplan.c's parameters: not reached */
+		return;
+	}
+	for (m = 0; m < low; m++)
+		start *= (int64_t)factor;
+	alu_i(e, BPF_MOV, 1, 0);
+	ld64(e, 2, (uint64_t)start);
+	done[nd++] = jmp_r(e, BPF_JSLT, 9, 2);
+	for (m = low; m <= high; m++) {
+		end = start * (int64_t)factor;
+		n = end > nsteps ? nsteps : end;
+		ld64(e, 2, (uint64_t)end);
+		j = jmp_r(e, BPF_JSGE, 9, 2);
+		alu_r(e, BPF_MOV, 1, 9);
+		ld64(e, 2, (uint64_t)start);
+		alu_r(e, BPF_SUB, 1, 2);
+		ld64(e, 2, (uint64_t)(end / n));
+		alu_r(e, BPF_DIV, 1, 2);
+		alu_i(e, BPF_ADD, 1, (int32_t)b);
+		done[nd++] = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, j);
+		b += (unsigned)(n - n / (int64_t)factor);
+		start = end;
+	}
+	alu_i(e, BPF_MOV, 1, (int32_t)b); /* factor^(high+1) and above */
+	for (j = 0; j < nd; j++)
+		fix(e, done[j]);
+}
+
 /* r1 = the bucket of the value in r9 for AGG o (kbucket()) */
 static void bucket(struct em *e, const struct ubpf_kop *o)
 {
@@ -161,9 +212,55 @@ static void bucket(struct em *e, const struct ubpf_kop *o)
 		fix(e, j1);
 		/* kbucket()'s __u16 */
 		alu_i(e, BPF_AND, 1, 0xffff);
+	} else if (o->n == UBPF_F_LLQUANTIZE) {
+		llq_bucket(e, o);
 	} else {
 		alu_i(e, BPF_MOV, 1, 0);
 	}
+}
+
+/*
+ * stddev()'s bucket 1 at r0: {a, b} += |r9|^2, 128 bits (low word a),
+ * as ../d/agg.c adds it.  BPF multiplies 64 by 64 bits into 64 only,
+ * so with |v| = h * 2^32 + l: |v|^2 = h*h * 2^64 + h*l * 2^33 + l*l,
+ * each product exact in 64 bits, the middle one split across the two
+ * words; a carry is an unsigned sum less than an addend.  |INT64_MIN|
+ * is 2^63 as BPF_NEG leaves it, read unsigned.
+ */
+static void stddev_sq(struct em *e)
+{
+	size_t j;
+
+	alu_r(e, BPF_MOV, 2, 9);
+	j = jmp_i(e, BPF_JSGE, 2, 0);
+	alu_i(e, BPF_NEG, 2, 0);
+	fix(e, j);
+	alu_r(e, BPF_MOV, 3, 2);
+	alu_i(e, BPF_RSH, 3, 32); /* h */
+	alu_i(e, BPF_LSH, 2, 32);
+	alu_i(e, BPF_RSH, 2, 32); /* l */
+	alu_r(e, BPF_MOV, 4, 2);
+	alu_r(e, BPF_MUL, 4, 2); /* l*l */
+	alu_r(e, BPF_MOV, 5, 3);
+	alu_r(e, BPF_MUL, 5, 2); /* h*l */
+	alu_r(e, BPF_MUL, 3, 3); /* h*h */
+	alu_r(e, BPF_MOV, 2, 5);
+	alu_i(e, BPF_LSH, 2, 33);
+	alu_r(e, BPF_ADD, 2, 4); /* the square's low word */
+	j = jmp_r(e, BPF_JGE, 2, 4);
+	alu_i(e, BPF_ADD, 3, 1);
+	fix(e, j);
+	alu_i(e, BPF_RSH, 5, 31);
+	alu_r(e, BPF_ADD, 3, 5); /* its high word */
+	ldx(e, BPF_DW, 1, 0, 0);
+	alu_r(e, BPF_ADD, 1, 2);
+	stx(e, BPF_DW, 0, 0, 1);
+	j = jmp_r(e, BPF_JGE, 1, 2);
+	alu_i(e, BPF_ADD, 3, 1);
+	fix(e, j);
+	ldx(e, BPF_DW, 1, 0, 8);
+	alu_r(e, BPF_ADD, 1, 3);
+	stx(e, BPF_DW, 0, 8, 1);
 }
 
 /* kval_update() of the struct ubpf_kval at r0 with the value in r9 */
@@ -175,6 +272,7 @@ static void kval_update(struct em *e, uint8_t fn)
 	case UBPF_F_COUNT:
 	case UBPF_F_QUANTIZE:
 	case UBPF_F_LQUANTIZE:
+	case UBPF_F_LLQUANTIZE:
 		ldx(e, BPF_DW, 1, 0, 0);
 		alu_i(e, BPF_ADD, 1, 1);
 		stx(e, BPF_DW, 0, 0, 1);
@@ -185,7 +283,7 @@ static void kval_update(struct em *e, uint8_t fn)
 		stx(e, BPF_DW, 0, 0, 1);
 		st(e, BPF_DW, 0, 8, 1);
 		break;
-	case UBPF_F_AVG:
+	case UBPF_F_AVG: /* stddev()'s bucket 0 too (agg()) */
 		ldx(e, BPF_DW, 1, 0, 0);
 		alu_i(e, BPF_ADD, 1, 1);
 		stx(e, BPF_DW, 0, 0, 1);
@@ -205,6 +303,9 @@ static void kval_update(struct em *e, uint8_t fn)
 		fix(e, j2);
 		st(e, BPF_DW, 0, 8, 1);
 		break;
+	case UBPF_F_STDDEV: /* bucket 1: the square of |v| added */
+		stddev_sq(e);
+		break;
 	default:
 		e->bad = true;
 	}
@@ -222,19 +323,17 @@ static void key_ptr(struct em *e, bool skeyed)
 	}
 }
 
-/* AGG o, the value (if any) in r9 */
-static void agg(struct em *e, const struct ubpf_kop *o, const int *fds)
+/*
+ * The update fn of AGG o's entry in bucket r1 (the value, if any, in
+ * r9): the slot of kflat, or the entry of kaggs, made when absent.
+ */
+static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
+		   uint8_t fn)
 {
 	size_t j1, j2, j3;
 	bool skeyed = (o->flags & UBPF_KF_SKEY) != 0;
 	int map = skeyed ? fds[6] : fds[0];
 
-	if (o->n > UBPF_F_LQUANTIZE ||
-	    (o->n == UBPF_F_LQUANTIZE && o->step == 0)) {
-		e->bad = true;
-		return;
-	}
-	bucket(e, o);
 	if (o->flags & UBPF_KF_FLAT) {
 		if (fds[1] < 0) {
 			e->bad = true;
@@ -247,7 +346,7 @@ static void agg(struct em *e, const struct ubpf_kop *o, const int *fds)
 		alu_i(e, BPF_ADD, 2, S_KEY8);
 		call(e, BPF_FUNC_map_lookup_elem);
 		j1 = jmp_i(e, BPF_JEQ, 0, 0);
-		kval_update(e, o->n);
+		kval_update(e, fn);
 		fix(e, j1);
 		return;
 	}
@@ -294,9 +393,33 @@ static void agg(struct em *e, const struct ubpf_kop *o, const int *fds)
 
 		fix(e, j1);
 		fix(e, j2);
-		kval_update(e, o->n);
+		kval_update(e, fn);
 		fix(e, j4);
 	}
+}
+
+/*
+ * AGG o, the value (if any) in r9.  stddev() updates two buckets of
+ * its key (kagg_bpf.h): 0 as avg() does, 1 its squares.
+ */
+static void agg(struct em *e, const struct ubpf_kop *o, const int *fds)
+{
+	if (o->n > UBPF_F_LLQUANTIZE ||
+	    (o->n == UBPF_F_LQUANTIZE && o->step == 0)) {
+		e->bad = true;
+		return;
+	}
+	if (o->n == UBPF_F_STDDEV) {
+		alu_i(e, BPF_MOV, 1, 0);
+		agg_at(e, o, fds, UBPF_F_AVG);
+		alu_i(e, BPF_MOV, 1, 1);
+		agg_at(e, o, fds, UBPF_F_STDDEV);
+	} else {
+		bucket(e, o);
+		agg_at(e, o, fds, o->n);
+	}
+	if (o->flags & UBPF_KF_FLAT)
+		return;
 	/* as kstep(): the key's values start at 0 for the next one */
 	for (unsigned i = 0; i < UBPF_KMAXKEYS; i++)
 		st(e, BPF_DW, 10, (int16_t)(S_KKEY + 8 + 8 * (int)i), 0);

@@ -17,6 +17,9 @@
  *	probe /pred/ { @a[k1, ...] = count() | sum(e) | avg(e) | min(e)
  *		| max(e) | quantize(e) | lquantize(e, lo, hi[, step]); ... }
  *
+ * (and, with D_KPLAN_VARS, stddev(e) | llquantize(e, f, lo, hi, steps):
+ * below)
+ *
  * where pred, the keys and e are integer constants, arg0..arg11, pid,
  * tid, id, casts, the unary and binary operators but assignment, / and
  * % by a constant (or a negated one) other than 0, && || ^^ and ?: with
@@ -205,6 +208,28 @@
  * this->, may be stored from a literal (kp_str_lit_store():
  * UBPF_K_SLIT) or from another the kernel keeps (UBPF_K_SMOV, its
  * bytes copied whole), which cannot fault either.
+ *
+ * stddev() and llquantize() (D_KPLAN_VARS: cgen_plan.c's code only;
+ * the generic program, kfix.bpf.h and drti's recorder, whose plans are
+ * made without it, never see them, so a clause using one stays in user
+ * space there, decided here).  User space (../d/agg.c) keeps stddev()
+ * as four words: hits, the sum, and the sum of |v|^2 as 128 bits (low
+ * word first), each wrapping as unsigned arithmetic, and prints a
+ * value computed from them.  The kernel keeps the same sums in two
+ * buckets of the statement's key (kagg_bpf.h): 0 {hits, sum} as avg(),
+ * 1 {low, high} of the squares, added at the hit with the carry
+ * (cgen_plan.c's stddev_sq(): |v|^2 from v's 32-bit halves, every
+ * product exact in 64 bits, |INT64_MIN| = 2^63 included); the merge
+ * adds each CPU's pair as one 128-bit number, so sums mod 2^64 and mod
+ * 2^128, whatever the order, give agg.c's words exactly.
+ * llquantize()'s bucket is agg.c's llq_bucket() with its parameters as
+ * constants (packed into the AGG's imm): cgen_plan.c's llq_bucket()
+ * compares v with factor^low, then with each factor^(m+1), m = low..
+ * high, and divides v - factor^m by the order's width, all 64-bit
+ * values the compiler made sure fit, unrolled (at most 63 orders), so
+ * the verifier sees no loop.  An increment (the sixth argument) keeps
+ * the clause in user space, as quantize()'s does, and so do more than
+ * 65,535 buckets (the key's bucket is a __u16).
  *
  * Record gates (D_KPLAN_VARS).  A clause that stays in user space
  * still needs its record, but only for the hits where it may run: when
@@ -814,15 +839,26 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		if (st->nargs > 4 || a->lq_levels >= UINT16_MAX)
 			return false;
 		break;
+	case AG_STDDEV: /* generated programs only ("stddev() and ...") */
+		if (!k->vars || st->nargs != 1)
+			return false;
+		break;
+	case AG_LLQUANTIZE: /* no increment; a bucket is a __u16 */
+		if (!k->vars || st->nargs != 5 ||
+		    a->llq_nbuckets > UINT16_MAX)
+			return false;
+		break;
 	default:
 		return false;
 	}
 	if (st->nargs && !kp_ty(k, st->args[0], &sz, &sg))
 		return false;
 	ks->agg = st->agg;
-	ks->nslots = a->fn == AG_QUANTIZE     ? QZ_NBUCKETS
-		     : a->fn == AG_LQUANTIZE ? a->lq_levels + 2u
-					     : 1;
+	ks->nslots = a->fn == AG_QUANTIZE	? QZ_NBUCKETS
+		     : a->fn == AG_LQUANTIZE	? a->lq_levels + 2u
+		     : a->fn == AG_LLQUANTIZE	? a->llq_nbuckets
+		     : a->fn == AG_STDDEV	? 2
+						: 1;
 	ks->skey = -1;
 	for (unsigned i = 0; i < st->nkeys; i++) {
 		int sa = kp_arg_str(k, st->keys[i]);
@@ -1259,6 +1295,27 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 	case AG_LQUANTIZE:
 		if (key->bucket <= a->lq_levels + 1u)
 			d[key->bucket] += sa;
+		break;
+	case AG_LLQUANTIZE:
+		if (key->bucket < a->llq_nbuckets)
+			d[key->bucket] += sa;
+		break;
+	case AG_STDDEV:
+		if (key->bucket == 0) { /* hits, sum: as avg() */
+			d[0] = (int64_t)((uint64_t)d[0] + (uint64_t)sa);
+			d[1] = (int64_t)((uint64_t)d[1] + (uint64_t)sb);
+		} else if (key->bucket == 1) { /* squares: 128 bits */
+			unsigned __int128 acc =
+				((unsigned __int128)(uint64_t)d[3] << 64) |
+				(uint64_t)d[2];
+
+			for (i = 0; i < ncpus; i++)
+				acc += ((unsigned __int128)(uint64_t)vals[i].b
+					<< 64) |
+				       (uint64_t)vals[i].a;
+			d[2] = (int64_t)(uint64_t)acc;
+			d[3] = (int64_t)(uint64_t)(acc >> 64);
+		}
 		break;
 	}
 }

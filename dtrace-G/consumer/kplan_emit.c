@@ -533,6 +533,14 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		case AG_MIN: o->n = UBPF_F_MIN; break;
 		case AG_MAX: o->n = UBPF_F_MAX; break;
 		case AG_QUANTIZE: o->n = UBPF_F_QUANTIZE; break;
+		case AG_STDDEV: o->n = UBPF_F_STDDEV; break;
+		case AG_LLQUANTIZE:
+			o->n = UBPF_F_LLQUANTIZE;
+			o->imm = (int64_t)((uint64_t)a->llq_factor |
+					   (uint64_t)a->llq_low << 16 |
+					   (uint64_t)a->llq_high << 32 |
+					   (uint64_t)a->llq_nsteps << 48);
+			break;
 		default:
 			o->n = UBPF_F_LQUANTIZE;
 			o->imm = a->lq_base;

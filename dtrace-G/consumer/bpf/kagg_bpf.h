@@ -30,6 +30,10 @@
  *	min(e), max(e)		a: the least (greatest) value, b: hits,
  *				so a CPU that never updated it is skipped
  *	quantize(), lquantize()	a: hits in the key's bucket
+ *	llquantize()		a: hits in the key's bucket
+ *	stddev(e)		bucket 0: a hits, b sum; bucket 1: a and b
+ *				the low and high 64 bits of the sum of
+ *				e's squares, 128 bits (../d/agg.c's)
  *
  * An entry the map has no room for is counted per CPU in kdrops.  An
  * aggregation without keys needs no hash: its statement gets slots of
@@ -196,6 +200,11 @@ enum {
 	UBPF_F_MAX,
 	UBPF_F_QUANTIZE,
 	UBPF_F_LQUANTIZE, /* imm: base; step, levels */
+	/* generated programs only (cgen_plan.c; kplan.c's D_KPLAN_VARS):
+	 * the generic program, kfix and drti's recorder know neither */
+	UBPF_F_STDDEV,
+	UBPF_F_LLQUANTIZE, /* imm: factor | low << 16 | high << 32 |
+			    * steps << 48 */
 };
 
 struct ubpf_kop {

@@ -14,6 +14,8 @@
  *			fills copyinstr()'s 255 bytes and does not fault)
  *	pair		tr:::pair(key, value) over a fixed series (for the
  *			aggregation tests)
+ *	vals		tr:::tick(i, "vals", V) for a fixed series of V
+ *			(vals(): tests/run-kagg-fn.sh's edges)
  *	msg		tr:::msg("hello", 7), its first argument a D string
  *	hostile		name itself "ev" ESC "[31m" (prctl), then fire
  *			tr:::msg(HOSTILE, 9): "a" ESC "[2J" BEL CR LF DEL
@@ -41,6 +43,7 @@
  *	quit		exit(0)
  */
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -100,6 +103,41 @@ static void *thread_main(void *arg)
 	return (void *)done;
 }
 
+/*
+ * vals: -3..1100; for each power p of 2, 3 and 10 that fits, p - 1, p,
+ * p + 1, p + p/2 - 1, p + p/2, 2p - 1, 5p - 1, 5p (llquantize()'s
+ * bucket edges; a product that would overflow is p), each also
+ * negated; 0 and the extremes of long (stddev()'s largest squares,
+ * their sum past 2^128).
+ */
+static void vals(void)
+{
+	static const long bases[] = {2, 3, 10};
+	static const long ext[] = {0, LONG_MIN, LONG_MIN + 1, LONG_MAX,
+				   LONG_MAX - 1, LONG_MIN + 2, LONG_MAX};
+	int i = 0;
+
+	for (long v = -3; v <= 1100; v++)
+		TR_TICK(i++, (char *)"vals", v);
+	for (unsigned b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
+		for (long p = 1;; p *= bases[b]) {
+			long c[] = {p - 1, p, p + 1, p + p / 2 - 1, p + p / 2,
+				    p <= LONG_MAX / 2 ? 2 * p - 1 : p,
+				    p <= LONG_MAX / 5 ? 5 * p - 1 : p,
+				    p <= LONG_MAX / 5 ? 5 * p : p};
+
+			for (unsigned j = 0; j < sizeof(c) / sizeof(*c); j++) {
+				TR_TICK(i++, (char *)"vals", c[j]);
+				TR_TICK(i++, (char *)"vals", -c[j]);
+			}
+			if (p > LONG_MAX / bases[b])
+				break;
+		}
+	}
+	for (unsigned j = 0; j < sizeof(ext) / sizeof(ext[0]); j++)
+		TR_TICK(i++, (char *)"vals", ext[j]);
+}
+
 static void run(char *line)
 {
 	char *arg = strchr(line, ' ');
@@ -125,6 +163,8 @@ static void run(char *line)
 		for (long i = 0; i < n; i++)
 			TR_TICK((int)i, m + pg - 2, (long)(m + pg - 255));
 		/* the page stays: user space may read the strings later */
+	} else if (!strcmp(line, "vals")) {
+		vals();
 	} else if (!strcmp(line, "pair")) {
 		static const int v[] = {0, 1, 2, 3, 4, 5, 7, 8, 100, 1000,
 					-1, -5, 42, 64, 65, 3};

@@ -128,6 +128,7 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	struct cgen_kpro kpro = {0};
 	struct ubpf_ev s = {0};
 	struct ubpf_kplan *pl = xcalloc(1, sizeof(*pl));
+	struct ubpf_kplan *xpl = xcalloc(1, sizeof(*xpl));
 	struct cgk k = {0};
 	struct bpf_insn *v;
 	size_t n;
@@ -154,6 +155,15 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 		free(pl);
 		pl = NULL;
 	}
+	/* its exit() tests (kplan.c's "exit() at a traced probe"), as a
+	 * uprobe event's (bpf_attach.c's cg_prog()) */
+	if (bpf_kagg_xplan(c, bpf_kagg_of(c), &p->dp, p->clauses,
+			   p->nclauses, xpl) < 0) {
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "the exit() tests of %s:%s:%s:%s do not fit one plan",
+			 p->n.d.prov, p->n.d.mod, p->n.d.func, p->n.d.name);
+		goto refused;
+	}
 	kpro.v = k.v;
 	kpro.n = k.n;
 	kpro.parent1 = kp->kconf.task_real_parent;
@@ -161,6 +171,7 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	m.kp = &kpro;
 	m.ev1 = p->idx + 1; /* the probe's own program: no cookie read */
 	m.armed = m.arm1 = -1; /* every process's plan */
+	m.xpl = xpl;
 	if (!k.self)
 		m.self = UINT32_MAX; /* no process has it: none left out */
 	s.nargs = k.nargs;
@@ -188,10 +199,12 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	p->cg_fd = fd;
 	free(k.v);
 	free(pl);
+	free(xpl); /* compiled in */
 	return 0;
 refused:
 	free(k.v);
 	free(pl);
+	free(xpl);
 	return -1;
 }
 

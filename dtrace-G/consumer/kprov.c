@@ -566,6 +566,25 @@ bool kprov_tick_clause(const struct consumer *c, unsigned ci)
 	return true;
 }
 
+/*
+ * Every kernel probe clause ci matched fires a program of its own (none
+ * is tick-N, whose firings dtrace makes from its timer): bpf_agg.c's
+ * traced_clause(), where an exit() may be decided at the hit.
+ */
+bool kprov_prog_clause(const struct consumer *c, unsigned ci)
+{
+	const struct kprov *kp = c->kp;
+
+	for (size_t i = 0; kp && i < kp->n; i++) {
+		const struct kprobe *p = kp->probes[i];
+
+		for (unsigned j = 0; j < p->nclauses; j++)
+			if (p->clauses[j] == ci && !kp_has_prog(p))
+				return false;
+	}
+	return true;
+}
+
 uint64_t kprov_horizon0(const struct consumer *c)
 {
 	return c->kp && c->kp->hz_off ? 0 : UINT64_MAX;

@@ -67,7 +67,9 @@
  * exit() decided at the hit gets the array cgact, one u64, 0 while the
  * run is active, which every generated program tests first and the hit
  * that exits swaps to 1 (cgen.c's act_test()); bpf_kagg_xplan() makes
- * each event's exit() tests.
+ * each event's exit() tests, a uprobe event's (bpf_attach.c) and a
+ * kernel probe's (cgen_kprov.c) alike, for the clauses traced_clause()
+ * finds all of whose hits run such a program.
  *
  * DTRACE_KAGG=0 turns it off: every hit is recorded and aggregated in
  * user space, which prints the same (tests/run-kagg.sh compares both).

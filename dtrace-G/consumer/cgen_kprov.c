@@ -16,7 +16,10 @@
  * under (ev, pid 0) for the generic program: every process's, so it
  * runs on every hit, unarmed), the record (a struct ubpf_kctx after
  * the header, as kprov_emit() writes it) and the ring buffer's
- * wakeup.  One program per probe, attached with bpf_cookie its ev
+ * wakeup; the run's activity and the probe's exit() tests
+ * (bpf_kagg_xplan(): kplan.c's "exit() at a traced probe") where a
+ * clause of the run may exit() at a hit, as a uprobe event's.  One
+ * program per probe, attached with bpf_cookie its ev
  * (UBPF_EV_KPROV | index), so records decode as before (kprov_hit());
  * the program, being the probe's alone, has the index as an immediate
  * (cgen_maps' ev1) rather than reading the cookie at every hit.

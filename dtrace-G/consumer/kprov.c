@@ -59,8 +59,10 @@
  * say: a script keeps to its targets with /pid == $target/ or
  * /progenyof($target)/.  Where the predicate is as simple as that and
  * the clause aggregates, the kernel runs it (`syscall::read:entry /pid ==
- * $target/ { @ = count(); }` records nothing); any other clause reads a
- * record per firing.  dtrace's own system calls are not traced (DTrace
+ * $target/ { @ = count(); }` records nothing), and an exit() whose
+ * predicate is as simple is decided there, at the hit, the counts cut
+ * in the kernel's order (kplan.c's "exit() at a traced probe"); any
+ * other clause reads a record per firing.  dtrace's own system calls are not traced (DTrace
  * traces its consumer's, but ours read the records of the calls they
  * make: each read would make records); its profile ticks and process
  * events are.

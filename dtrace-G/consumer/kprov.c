@@ -62,10 +62,10 @@
  * $target/ { @ = count(); }` records nothing), and an exit() whose
  * predicate is as simple is decided there, at the hit, the counts cut
  * in the kernel's order (kplan.c's "exit() at a traced probe"); any
- * other clause reads a record per firing.  dtrace's own system calls are not traced (DTrace
- * traces its consumer's, but ours read the records of the calls they
- * make: each read would make records); its profile ticks and process
- * events are.
+ * other clause reads a record per firing.  dtrace's own system calls
+ * are not traced (DTrace traces its consumer's, but ours read the
+ * records of the calls they make: each read would make records); its
+ * profile ticks and process events are.
  */
 #include "config.h"
 

@@ -22,6 +22,11 @@
 #  - what the same tracing costs a call it does not trace: getpid(),
 #    ns per call added, measured the same way (once any system call
 #    tracepoint is attached every call takes the kernel's slow path);
+#  - the count of the target's getppid() calls with `syscall::
+#    exit_group:entry /pid == $target/ { exit(0); }` beside it
+#    (bpftrace: exit() at sys_enter_exit_group), the exit() decided in
+#    the kernel (kplan.c's "exit() at a traced probe"), ns per call
+#    added as above;
 #  - `syscall::getppid:entry /pid == $target/ { @[ustack()] = count();
 #    }` against bpftrace's `@[ustack] = count()` on its tracepoint, ns
 #    per call added over $NUS calls (ours: a record with the registers
@@ -136,6 +141,18 @@ for raw in 0 1; do
 		"$(minus "$d_t" "$u_pid")" "$(minus "$b_t" "$u_pid")"
 done
 unset DTRACE_SYSCALL_RAW
+
+# the count with exit() at the target's end (kplan.c's "exit() at a
+# traced probe"): the exit tested in exit_group's program, the count
+# in the kernel; before, exit() at a kernel probe kept every clause in
+# user space, a record per call
+D_SX='syscall::getppid:entry /pid == $target/ { @ = count(); }
+	syscall::exit_group:entry /pid == $target/ { exit(0); }'
+B_SX='tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @ = count(); }
+	tracepoint:syscalls:sys_enter_exit_group /pid == cpid/ { exit(); }'
+added ppid "$N" "$N" "$D_SX" "$B_SX"
+row "same, /pid == \$target/ and exit() at exit_group: ns/call added" \
+	"$(minus "$d_t" "$u_ppid")" "$(minus "$b_t" "$u_ppid")"
 
 # the user stack at a system call: ours copies the registers and
 # -x ustacksize of stack into a record, unwound in dtrace; bpftrace

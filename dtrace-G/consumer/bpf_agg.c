@@ -67,7 +67,9 @@
  * exit() decided at the hit gets the array cgact, one u64, 0 while the
  * run is active, which every generated program tests first and the hit
  * that exits swaps to 1 (cgen.c's act_test()); bpf_kagg_xplan() makes
- * each event's exit() tests.
+ * each event's exit() tests, a uprobe event's (bpf_attach.c) and a
+ * kernel probe's (cgen_kprov.c) alike, for the clauses traced_clause()
+ * finds all of whose hits run such a program.
  *
  * DTRACE_KAGG=0 turns it off: every hit is recorded and aggregated in
  * user space, which prints the same (tests/run-kagg.sh compares both).
@@ -482,28 +484,31 @@ static int map_new(enum bpf_map_type t, const char *name, uint32_t ksz,
  * that qualifies) or when a map cannot be made (*err).
  */
 /*
- * Clause ci fires at uprobe sites alone, by its descriptions: each
- * names its provider, no pattern, and not one of the kernel providers
- * (kprov.c: dtrace, profile, syscall, proc), whose hits may come from
- * other programs than the generated ones.
+ * Every hit of clause ci runs a program generated here, which can test
+ * its exit() (kplan.c's "exit() at a traced probe"), by what it
+ * matched: not BEGIN, END or ERROR, which fire in dtrace; uprobe sites,
+ * USDT or pid, whenever they come (bpf_attach.c's cg_prog() gives each
+ * its exit() tests); and kernel probes (kprov.c's, matched before this
+ * is asked) only where each fires a program of its own
+ * (kprov_prog_clause()): cgen_kprov.c's, in a run whose programs are
+ * generated (this one: the run's are all generated or none, and
+ * kprov_cg_load() failing sends it to the generic programs, which
+ * decide no exit()), never tick-N's timer in dtrace, whose exit() is
+ * the horizon's (a clause of tick-N alone: ticks[]).
  */
-static bool uprobe_clause(const struct consumer *c, unsigned ci)
+static bool traced_clause(const struct consumer *c, unsigned ci)
 {
-	static const char *const kernel[] = {"dtrace", "profile", "syscall",
-					     "proc"};
+	const unsigned *lists[] = {c->begin_clauses, c->end_clauses,
+				   c->error_clauses};
+	unsigned nl[] = {c->nbegin, c->nend, c->nerror};
 
 	if (ci >= c->nclauses || !c->ndescs[ci])
 		return false;
-	for (unsigned j = 0; j < c->ndescs[ci]; j++) {
-		const char *pv = c->descs[ci][j].prov;
-
-		if (!pv[0] || strpbrk(pv, "*?[\\"))
-			return false;
-		for (size_t i = 0; i < sizeof(kernel) / sizeof(kernel[0]); i++)
-			if (!strcmp(pv, kernel[i]))
+	for (unsigned k = 0; k < 3; k++)
+		for (unsigned i = 0; i < nl[k]; i++)
+			if (lists[k][i] == ci)
 				return false;
-	}
-	return true;
+	return kprov_prog_clause(c, ci);
 }
 
 struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
@@ -532,12 +537,13 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	ticks = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*ticks));
 	for (unsigned i = 0; i < c->nclauses; i++)
 		ticks[i] = kprov_tick_clause(c, i);
-	/* uprobe sites' clauses: their exit() is decided at the hit
-	 * (kplan.c's "exit() at a traced probe"), not beside the
-	 * in-process activation, whose hits no BPF program sees */
+	/* the clauses of uprobe sites and of the kernel probes with a
+	 * program: their exit() is decided at the hit (kplan.c's "exit()
+	 * at a traced probe"), not beside the in-process activation,
+	 * whose hits no BPF program sees */
 	traced = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*traced));
 	for (unsigned i = 0; i < c->nclauses && !c->ip; i++)
-		traced[i] = uprobe_clause(c, i);
+		traced[i] = traced_clause(c, i);
 	k->kp = d_kplan_new(c->prog, D_KPLAN_VARS, user, ticks, traced);
 	free(user);
 	free(ticks);

@@ -114,7 +114,8 @@
  * stages with m->kp set: their provider's prologue (kprov.h's struct
  * cgk, emitted by the provider's file) instead of the argument specs,
  * the attach cookie's index, or their ev1's (each probe has a program
- * of its own), with UBPF_EV_KPROV put back; the plan,
+ * of its own), with UBPF_EV_KPROV put back; the activity and the
+ * probe's exit() tests as a uprobe's (m->act, m->xpl); the plan,
  * every process's, run on every hit with no arming checked
  * (kp_plan()), and no record at all when it is the probe's every
  * clause and cannot fault, nor when its record gates all failed (as a

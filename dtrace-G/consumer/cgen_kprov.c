@@ -16,7 +16,10 @@
  * under (ev, pid 0) for the generic program: every process's, so it
  * runs on every hit, unarmed), the record (a struct ubpf_kctx after
  * the header, as kprov_emit() writes it) and the ring buffer's
- * wakeup.  One program per probe, attached with bpf_cookie its ev
+ * wakeup; the run's activity and the probe's exit() tests
+ * (bpf_kagg_xplan(): kplan.c's "exit() at a traced probe") where a
+ * clause of the run may exit() at a hit, as a uprobe event's.  One
+ * program per probe, attached with bpf_cookie its ev
  * (UBPF_EV_KPROV | index), so records decode as before (kprov_hit());
  * the program, being the probe's alone, has the index as an immediate
  * (cgen_maps' ev1) rather than reading the cookie at every hit.
@@ -128,6 +131,7 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	struct cgen_kpro kpro = {0};
 	struct ubpf_ev s = {0};
 	struct ubpf_kplan *pl = xcalloc(1, sizeof(*pl));
+	struct ubpf_kplan *xpl = xcalloc(1, sizeof(*xpl));
 	struct cgk k = {0};
 	struct bpf_insn *v;
 	size_t n;
@@ -154,6 +158,15 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 		free(pl);
 		pl = NULL;
 	}
+	/* its exit() tests (kplan.c's "exit() at a traced probe"), as a
+	 * uprobe event's (bpf_attach.c's cg_prog()) */
+	if (bpf_kagg_xplan(c, bpf_kagg_of(c), &p->dp, p->clauses,
+			   p->nclauses, xpl) < 0) {
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "the exit() tests of %s:%s:%s:%s do not fit one plan",
+			 p->n.d.prov, p->n.d.mod, p->n.d.func, p->n.d.name);
+		goto refused;
+	}
 	kpro.v = k.v;
 	kpro.n = k.n;
 	kpro.parent1 = kp->kconf.task_real_parent;
@@ -161,6 +174,7 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	m.kp = &kpro;
 	m.ev1 = p->idx + 1; /* the probe's own program: no cookie read */
 	m.armed = m.arm1 = -1; /* every process's plan */
+	m.xpl = xpl;
 	if (!k.self)
 		m.self = UINT32_MAX; /* no process has it: none left out */
 	s.nargs = k.nargs;
@@ -188,10 +202,12 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	p->cg_fd = fd;
 	free(k.v);
 	free(pl);
+	free(xpl); /* compiled in */
 	return 0;
 refused:
 	free(k.v);
 	free(pl);
+	free(xpl);
 	return -1;
 }
 

@@ -1159,6 +1159,9 @@ const struct d_probe *kprov_probe_of(struct consumer *c, unsigned id);
  */
 bool kprov_tick_clause(const struct consumer *c, unsigned ci);
 uint64_t kprov_horizon0(const struct consumer *c); /* before BEGIN */
+/* exit() at the hit (kplan.c): clause ci's kernel probes each fire a
+ * program (bpf_agg.c's traced_clause()) */
+bool kprov_prog_clause(const struct consumer *c, unsigned ci);
 void kprov_horizon_off(struct consumer *c);
 uint64_t kprov_next_due(const struct consumer *c);
 void kprov_horizon(struct consumer *c);

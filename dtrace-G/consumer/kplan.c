@@ -113,7 +113,10 @@
  * run-wide u64 (the map cgact, bpf_agg.c), tested at the start of every
  * hit (cgen.c's act_test()): not 0, the hit does nothing, no plan, no
  * record.  A clause of probes whose hits all run generated programs
- * (uprobe sites: traced, bpf_agg.c's uprobe_clause()) that calls exit()
+ * (traced, bpf_agg.c's traced_clause(): uprobe sites, USDT and pid, and
+ * the kernel providers' probes that fire a program of their own,
+ * syscall, proc and profile-N, cgen_kprov.c's; not BEGIN, END, ERROR
+ * or tick-N, which fire in dtrace) that calls exit()
  * after nothing that can fault, its predicate integers the hit alone
  * decides (exit_at_hit(); a record gate's, gate_ok()), is tested there
  * too, before anything else of the hit (d_kplan_xtest(): the event's
@@ -137,10 +140,24 @@
  * beside it composes: a tick's exit is user space's, cut by time at
  * the horizon; whichever exit comes first ends the run, a later
  * winner's record being past the tick in time, or a tick after the
- * kernel's exit not run.  A predicate the kernel cannot decide
- * (`/++self->n == 100/`) keeps the old refusal.  A winner's record a
- * full ring dropped is found from cgact itself (bpf_agg.c's
- * bpf_kagg_exit_lost()): the run ends, its status unknown.
+ * kernel's exit not run.  A kernel probe's hits are every process's
+ * and the activity cuts them as it cuts a uprobe's: a system call, a
+ * process's end or a profile sample is one more hit in the kernel's
+ * order (tests/run-kagg-kexit.sh).  What keeps the old refusal, the
+ * whole program in user space:
+ *  - a predicate the kernel cannot decide at the hit (`/++self->n ==
+ *    100/`, or a global, which the kernel does not keep): which hit
+ *    exits is known only where the variable is;
+ *  - a clause that fires at tick-N too (kprov.c's kprov_prog_clause()):
+ *    a firing dtrace makes from its timer runs no program to test it,
+ *    and its exit() would be cut by time, the same clause's kernel
+ *    hits in the kernel's order;
+ *  - the generic programs (DTRACE_CGEN=0; a system call on the raw
+ *    tracepoint or a stack at a kernel probe, bpf_cg.c), which test no
+ *    activity (tests/run-kagg.sh, run-kagg-kexit.sh).
+ * A winner's record a full ring dropped is found from cgact itself
+ * (bpf_agg.c's bpf_kagg_exit_lost()): the run ends, its status
+ * unknown.
  *
  * Same bits.  The user-space evaluator (../d/run.c) computes as DTrace does:
  * 64 bits, the C type of a result deciding only signed or unsigned

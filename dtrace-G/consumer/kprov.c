@@ -59,11 +59,13 @@
  * say: a script keeps to its targets with /pid == $target/ or
  * /progenyof($target)/.  Where the predicate is as simple as that and
  * the clause aggregates, the kernel runs it (`syscall::read:entry /pid ==
- * $target/ { @ = count(); }` records nothing); any other clause reads a
- * record per firing.  dtrace's own system calls are not traced (DTrace
- * traces its consumer's, but ours read the records of the calls they
- * make: each read would make records); its profile ticks and process
- * events are.
+ * $target/ { @ = count(); }` records nothing), and an exit() whose
+ * predicate is as simple is decided there, at the hit, the counts cut
+ * in the kernel's order (kplan.c's "exit() at a traced probe"); any
+ * other clause reads a record per firing.  dtrace's own system calls
+ * are not traced (DTrace traces its consumer's, but ours read the
+ * records of the calls they make: each read would make records); its
+ * profile ticks and process events are.
  */
 #include "config.h"
 
@@ -563,6 +565,25 @@ bool kprov_tick_clause(const struct consumer *c, unsigned ci)
 	for (unsigned j = 0; j < c->ndescs[ci]; j++)
 		if (!tick_desc(&c->descs[ci][j]))
 			return false;
+	return true;
+}
+
+/*
+ * Every kernel probe clause ci matched fires a program of its own (none
+ * is tick-N, whose firings dtrace makes from its timer): bpf_agg.c's
+ * traced_clause(), where an exit() may be decided at the hit.
+ */
+bool kprov_prog_clause(const struct consumer *c, unsigned ci)
+{
+	const struct kprov *kp = c->kp;
+
+	for (size_t i = 0; kp && i < kp->n; i++) {
+		const struct kprobe *p = kp->probes[i];
+
+		for (unsigned j = 0; j < p->nclauses; j++)
+			if (p->clauses[j] == ci && !kp_has_prog(p))
+				return false;
+	}
 	return true;
 }
 

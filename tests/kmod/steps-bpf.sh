@@ -16,6 +16,8 @@
 #    kernel, under bpf_loop(), give what user space gives; and
 #    tests/run-kagg-fn.sh: stddev()'s 128-bit squares and llquantize()'s
 #    straight-line buckets in the generated programs, the same;
+#  - exit() decided in a kernel probe's program (syscall, profile):
+#    the programs load, the status is the exit()'s, the counts exact;
 #  - the kernel providers' programs (syscall, profile) and ustack()'s
 #    stack copy load and give results, and so does the unwinder that
 #    walks the stack in the kernel (bpf/unw.bpf.c), at a USDT probe and at profile-N
@@ -174,6 +176,32 @@ DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bk.txt \
 expect_eq "syscall::write:entry counts the target's writes" "writes 3" \
 	"$(grep writes bk.txt)"
 [ -s bk.err ] && diag "$(tail -n 40 bk.err)"
+# exit() decided in a kernel probe's program (kplan.c's "exit() at a
+# traced probe"): the exit test and cmpxchg at a tracepoint and at a
+# perf event load on this verifier, and the count runs in the kernel
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'syscall::write:entry /pid == $target/ { @w = count(); }' \
+	-n 'syscall::exit_group:entry /pid == $target/ { exit(7); }' \
+	-n 'END { printa("writes %@d\n", @w); }' \
+	-c "/kt/trprog 'tick 1' msg pair" >bk.prog 2>bk.err </dev/null
+expect_eq "exit() at syscall::exit_group:entry: status" 7 "$?"
+expect_eq "exit() at syscall::exit_group:entry: the writes before" \
+	"writes 3" "$(grep writes bk.txt)"
+check "exit() at syscall::exit_group:entry: decided in the kernel" \
+	grep -q '^dtrace: 1 clause aggregated in the kernel$' bk.err ||
+	diag "$(tail -n 40 bk.err)"
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'profile-997 { @p = count(); }' \
+	-n 'profile-997 /arg0 != 0 || arg1 != 0/ { exit(0); }' \
+	-n 'END { printa("samples %@d\n", @p); }' >bk.prog 2>bk.err </dev/null
+expect_eq "exit() at profile-997: status" 0 "$?"
+expect_eq "exit() at profile-997: the exiting sample counted" \
+	"samples 1" "$(grep samples bk.txt)"
+check "exit() at profile-997: decided in the kernel" \
+	grep -q '^dtrace: 1 clause aggregated in the kernel$' bk.err ||
+	diag "$(tail -n 40 bk.err)"
 rm -f bp.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bp.txt \
 	-n 'profile-997 { @p = count(); } tick-1s { exit(0); }' \

@@ -8,6 +8,10 @@
  *	kpprog opens N		N open(2) and N openat(2) of /dev/null
  *	kpprog getcpu N		N getcpu(2) calls (never through the vDSO)
  *	kpprog spin N		N iterations of a loop that makes no call
+ *	kpprog closes N [M]	N close(2) calls of descriptors 1000 to
+ *				1000 + N - 1 (none open: EBADF); with M,
+ *				then spin M and N more of 2000 to
+ *				2000 + N - 1
  *	kpprog forkexec PATH	forks a child that execs PATH with the
  *				argument "hello", waits for it; forks a
  *				child that is killed by SIGKILL; prints both
@@ -62,6 +66,16 @@ int main(int argc, char **argv)
 			syscall(SYS_getcpu, &cpu, &node, NULL);
 	} else if (!strcmp(argv[1], "spin")) {
 		spin(n);
+	} else if (!strcmp(argv[1], "closes")) {
+		long m = argc > 3 ? atol(argv[3]) : 0;
+
+		for (long i = 0; i < n; i++)
+			close((int)(1000 + i));
+		if (m) {
+			spin(m);
+			for (long i = 0; i < n; i++)
+				close((int)(2000 + i));
+		}
 	} else if (!strcmp(argv[1], "forkexec") && argc > 2) {
 		pid_t a, b;
 

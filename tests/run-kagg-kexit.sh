@@ -1,0 +1,198 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-kagg-kexit.sh: exit() in a clause of a kernel provider's probe
+# (syscall, proc, profile-N) decided at the hit by the programs
+# generated for those probes (dtrace-G/consumer/cgen_kprov.c, kplan.c's
+# "exit() at a traced probe"), as it is at uprobe sites (run-kagg.sh):
+# the other clauses aggregate in the kernel and the counts before the
+# exit, and nothing after it, are byte for byte what user space counts
+# from every record (DTRACE_KAGG=0) and what the generic programs give
+# (DTRACE_CGEN=0, which decide no exit() and so run nothing in the
+# kernel).  The target, tests/data/kprov/kpprog.c's `closes N [M]`,
+# makes N close(2) calls of descriptors 1000 to 1000 + N - 1, then with
+# M spins and makes N more of 2000 to 2000 + N - 1: hits in known
+# numbers, an argument that tells them apart.  Covered:
+#  - syscall::close:entry exiting at the 6th call: 6 counted, none
+#    after; the exit status; one record read (the exiting hit's);
+#  - a clause before the exit clause counts the exiting hit, one after
+#    it does not, nor prints (DTrace's ECBs after the exit see the run
+#    draining);
+#  - proc:::exit of the target: every call counted, its status;
+#  - profile-997 exiting at the first sample in the target's spin():
+#    the first 10 calls counted, the 10 after the spin not;
+#  - the pid provider's exit() beside a system call's count (a uprobe
+#    site: decided at the hit before this change too);
+#  - where the kernel cannot decide the exit(): a predicate reading a
+#    global it updates, every system call (the raw tracepoint, the
+#    generic programs), a clause of syscall and tick-1s: nothing in the
+#    kernel, the same counts.
+# Needs root and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "not root: BPF needs root"
+[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
+tracefs_at -d events/syscalls || skip "no tracefs with syscalls events"
+
+DTRACE_STATEDIR=$tmp/nostate
+DTRACE_BACKEND=bpf
+export DTRACE_STATEDIR DTRACE_BACKEND
+
+# non-PIE: spin()'s run-time addresses are nm's
+if ! $CC -O2 -fno-pie -no-pie -o kpprog "$top_srcdir/tests/data/kprov/kpprog.c"; then
+	fail "building the test program"
+	finish
+fi
+
+# vcount FILE: the clauses -v says ran in the kernel (0: none)
+vcount() {
+	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' "$1")
+	echo "${n:-0}"
+}
+# records FILE: the records -v says the generated programs wrote
+records() {
+	sed -n 's/^dtrace: BPF: .*, \([0-9]*\) records* read$/\1/p' "$1"
+}
+
+# kx WHAT NCLAUSES STATUS CMD DTRACE-ARGS...: dtrace -v -q on ./kpprog
+# CMD three ways: g, the generated programs (DTRACE_KAGG=1); 0, every
+# hit a record run in user space (DTRACE_KAGG=0); c, the generic
+# programs (DTRACE_CGEN=0).  Each exits with STATUS and prints
+# expected.txt; -v says g ran NCLAUSES clauses in the kernel, c none
+# (it decides no exit()), and no run drops a record; gen=0: g is the
+# generic programs' run too (no prologue fits).
+gen=1
+kx() {
+	what=$1 ncl=$2 st=$3 cmd=$4
+	shift 4
+	for k in g 0 c; do
+		rm -f out$k.txt
+		case $k in
+		g) cg=1 ka=1 ;;
+		0) cg=1 ka=0 ;;
+		c) cg=0 ka=1 ;;
+		esac
+		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 "$DTRACE" \
+			-v -q -o out$k.txt "$@" -c "./kpprog $cmd" \
+			>/dev/null 2>err$k.txt
+		expect_eq "$what ($k): status" "$st" "$?"
+		[ -f out$k.txt ] || : >out$k.txt
+		expect_file_eq "$what ($k)" expected.txt out$k.txt
+	done
+	expect_eq "$what: clauses run in the kernel" "$ncl" "$(vcount errg.txt)"
+	expect_eq "$what: generated" "$gen" \
+		"$(grep -c '^dtrace: BPF: [0-9]* generated programs*, ' errg.txt)"
+	expect_eq "$what: none in the kernel with DTRACE_KAGG=0" 0 \
+		"$(vcount err0.txt)"
+	expect_eq "$what: none in the generic programs" 0 "$(vcount errc.txt)"
+	expect_eq "$what: no drops" "" \
+		"$(grep -i drop errg.txt err0.txt errc.txt)"
+}
+
+# ---------------------------------------------------------------------
+# syscall
+
+# The 6th call exits (exit(3): the status says the exit ran, not the
+# target's end): the count and the sum of the 6 in the kernel, the
+# exit tested there too, and the one record read is the exiting hit's.
+# Before, exit() at a kernel probe kept every clause in user space.
+printf '\n                6\n             6015\n' >expected.txt
+kx "exit() at syscall::close:entry" 1 3 "closes 10" \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
+		@c = count(); @s = sum(arg0); }' \
+	-n 'syscall::close:entry /pid == $target && arg0 == 1005/ { exit(3); }'
+expect_eq "exit() at syscall::close:entry: one record, generated" 1 \
+	"$(records errg.txt)"
+
+# A clause before the exit clause counts the exiting hit (6), one after
+# it does not (5) nor prints; the clauses from the exit clause on run
+# in user space, the first in the kernel.
+cat >expected.txt <<'EOF'
+after 1000
+after 1001
+after 1002
+after 1003
+after 1004
+exit at 1005
+
+                6
+                5
+EOF
+kx "exit() at syscall::close:entry, a clause after it" 1 0 "closes 10" \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ { @a = count(); }' \
+	-n 'syscall::close:entry /pid == $target && arg0 == 1005/ {
+		printf("exit at %d\n", arg0); exit(0); }' \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
+		@b = count(); printf("after %d\n", arg0); }'
+
+# ---------------------------------------------------------------------
+# proc
+
+# The target's end: every call counted, the status the exit()'s.
+printf '\n                1               10\n' >expected.txt
+kx "exit() at proc:::exit" 1 5 "closes 10" \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
+		@[arg0 / 1000] = count(); }' \
+	-n 'proc:::exit /pid == $target/ { exit(5); }'
+expect_eq "exit() at proc:::exit: one record, generated" 1 \
+	"$(records errg.txt)"
+
+# ---------------------------------------------------------------------
+# profile-N
+
+# The first sample in spin(), between the two sets of calls (not one in
+# the dynamic linker's start-up, nor in main()'s loop of calls: spin()'s
+# own bytes, nm -S): the first 10 counted, none of the 10 after.
+set -- $(nm -S kpprog | awk '$4 == "spin" { print $1, $2 }')
+[ "$#" -eq 2 ] || fail "nm: no spin in kpprog"
+lo=$(printf '%d' "0x${1:-0}")
+hi=$((lo + $(printf '%d' "0x${2:-0}")))
+kx "exit() at profile-997" 1 4 "closes 10 300000000" \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
+		@[arg0 / 1000] = count(); }' \
+	-n "profile-997 /pid == \$target && arg1 >= $lo && arg1 < $hi/ {
+		exit(4); }"
+expect_eq "exit() at profile-997: one record, generated" 1 \
+	"$(records errg.txt)"
+
+# ---------------------------------------------------------------------
+# pid: a uprobe site, decided at the hit before kernel probes were
+
+kx "exit() at pid\$target::spin:entry" 1 6 "closes 10 300000000" \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
+		@[arg0 / 1000] = count(); }' \
+	-n 'pid$target::spin:entry { exit(6); }'
+
+# ---------------------------------------------------------------------
+# Where the kernel cannot decide the exit(): the run's clauses in user
+# space, exact still
+
+# a global the predicate updates (the kernel keeps none): the 6th
+printf '\n                1                6\n' >expected.txt
+kx "exit() with a global in its predicate" 0 0 "closes 10" \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
+		@[arg0 / 1000] = count(); }' \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000 && ++n == 6/ {
+		exit(0); }'
+
+# every system call: the raw tracepoint, which no prologue reads, so
+# the generic programs (every process's calls recorded: a large buffer)
+gen=0
+kx "exit() at syscall:::entry (generic)" 0 0 "closes 10" \
+	-x bufsize=32m \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
+		@[arg0 / 1000] = count(); }' \
+	-n 'syscall:::entry /pid == $target && probefunc == "close" &&
+		arg0 == 1005/ { exit(0); }'
+gen=1
+
+# a clause of a system call and of tick-1s, whose firings dtrace makes
+printf '\n                1                6\n' >expected.txt
+kx "exit() at syscall::close:entry and tick-1s" 0 0 "closes 10" \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
+		@[arg0 / 1000] = count(); }' \
+	-n 'syscall::close:entry, tick-1s /pid == $target && arg0 == 1005/ {
+		exit(0); }'
+
+finish

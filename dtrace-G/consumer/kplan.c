@@ -820,10 +820,18 @@ bool kp_dtrace_only(const struct clause *c)
 }
 
 /*
- * printa(), clear(), trunc(), exit() (unless exit_ok: a tick-N clause's,
- * cut at the horizon), or what kplan.c does not know
+ * What stmts_stop() lets through: nothing of its own (ST_NONE); exit()
+ * (ST_EXIT: a traced probe's, decided at the hit); exit() and what reads,
+ * resets or scales aggregations (ST_TICK: a tick-N clause's, cut at the
+ * horizon, the kernel's aggregations folded in at its firing)
  */
-static bool stmts_stop(const struct stmt *v, unsigned n, bool exit_ok)
+enum { ST_NONE, ST_EXIT, ST_TICK };
+
+/*
+ * printa(), clear(), trunc(), normalize(), exit() (but those ok lets
+ * through), or what kplan.c does not know
+ */
+static bool stmts_stop(const struct stmt *v, unsigned n, int ok)
 {
 	for (unsigned i = 0; i < n; i++) {
 		switch (v[i].kind) {
@@ -834,17 +842,39 @@ static bool stmts_stop(const struct stmt *v, unsigned n, bool exit_ok)
 		case S_AGG:
 			break;
 		case S_EXIT:
-			if (!exit_ok)
+			if (ok == ST_NONE)
+				return true;
+			break;
+		case S_PRINTA:
+		case S_CLEAR:
+		case S_TRUNC:
+		case S_NORMALIZE:
+		case S_DENORMALIZE:
+			if (ok != ST_TICK)
 				return true;
 			break;
 		case S_IF:
-			if (stmts_stop(v[i].body, v[i].nbody, exit_ok) ||
-			    stmts_stop(v[i].els, v[i].nels, exit_ok))
+			if (stmts_stop(v[i].body, v[i].nbody, ok) ||
+			    stmts_stop(v[i].els, v[i].nels, ok))
 				return true;
 			break;
 		default:
 			return true;
 		}
+	}
+	return false;
+}
+
+/* printa(), clear() or trunc(), reading or resetting aggregations */
+static bool stmts_fold(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (v[i].kind == S_PRINTA || v[i].kind == S_CLEAR ||
+		    v[i].kind == S_TRUNC)
+			return true;
+		if (v[i].kind == S_IF && (stmts_fold(v[i].body, v[i].nbody) ||
+					  stmts_fold(v[i].els, v[i].nels)))
+			return true;
 	}
 	return false;
 }
@@ -915,14 +945,16 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 		bool tr = traced && traced[ci] && (flags & D_KPLAN_VARS);
 
 		if (kp_dtrace_only(c) ||
-		    !stmts_stop(c->stmts, c->nstmts, false))
+		    !stmts_stop(c->stmts, c->nstmts, ST_NONE))
 			continue;
-		if (stmts_stop(c->stmts, c->nstmts, true))
-			goto none; /* printa(), clear(), trunc() */
-		if (tick) {
-			k->horizon = true; /* exit() at a tick-N firing */
+		if (tick && !stmts_stop(c->stmts, c->nstmts, ST_TICK)) {
+			/* exit(), printa(), clear(), trunc() at a tick-N
+			 * firing: cut at the horizon, folded there */
+			k->horizon = true;
 			continue;
 		}
+		if (stmts_stop(c->stmts, c->nstmts, ST_EXIT))
+			goto none; /* printa(), clear(), trunc() */
 		if (!tr || !exit_at_hit(k, c))
 			goto none;
 		if (!k->kexit)
@@ -1061,8 +1093,18 @@ bool d_kplan_exits(const struct d_prog *p, unsigned clause)
 	if (clause >= p->nclauses)
 		return false;
 	c = &p->clauses[clause];
-	return stmts_stop(c->stmts, c->nstmts, false) &&
-	       !stmts_stop(c->stmts, c->nstmts, true);
+	return stmts_stop(c->stmts, c->nstmts, ST_NONE) &&
+	       !stmts_stop(c->stmts, c->nstmts, ST_TICK);
+}
+
+bool d_kplan_folds(const struct d_prog *p, unsigned clause)
+{
+	const struct clause *c;
+
+	if (!d_kplan_exits(p, clause))
+		return false;
+	c = &p->clauses[clause];
+	return stmts_fold(c->stmts, c->nstmts);
 }
 
 bool d_kplan_clause(const struct d_kplan *k, unsigned clause)

@@ -509,9 +509,11 @@ void kprov_start(struct consumer *c)
 	for (size_t i = 0; kp && i < kp->nticks; i++) {
 		struct kp_tick *t = &kp->ticks[i];
 
-		t->exits = false;
-		for (unsigned j = 0; j < t->p->nclauses; j++)
+		t->exits = t->folds = false;
+		for (unsigned j = 0; j < t->p->nclauses; j++) {
 			t->exits |= d_kplan_exits(c->prog, t->p->clauses[j]);
+			t->folds |= d_kplan_folds(c->prog, t->p->clauses[j]);
+		}
 		if (t->exits && t->p->n.period < per1)
 			per1 = t->p->n.period;
 	}
@@ -638,19 +640,25 @@ size_t kprov_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
 	return n;
 }
 
-/* Each tick due since the last read, a record with the time it was due. */
-void kprov_drain(struct consumer *c)
+/*
+ * Each tick due since the last read, a record with the time it was due;
+ * true when one of them folds the kernel's aggregations (kplan.c's
+ * "printa() at tick-N"): the barrier comes next, before the ring is read.
+ */
+bool kprov_drain(struct consumer *c)
 {
 	struct kprov *kp = c->kp;
+	bool fold = false;
 
 	if (!kp || kp->stopped || !c->begun)
-		return;
+		return false;
 	for (size_t i = 0; i < kp->nticks; i++) {
 		struct kp_tick *t = &kp->ticks[i];
 		uint64_t due;
 
 		if (read(t->fd, &due, sizeof(due)) != (ssize_t)sizeof(due))
 			continue;
+		fold |= due && t->folds;
 		while (due--) {
 			struct ubpf_rec r = {0};
 			struct hit h = {0};
@@ -667,6 +675,7 @@ void kprov_drain(struct consumer *c)
 			hit_push(c, &h);
 		}
 	}
+	return fold;
 }
 
 void kprov_stop(struct consumer *c)
@@ -716,6 +725,13 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	if (!kp_has_prog(p)) { /* tick-N */
 		fire_self(c, &f, comm, sizeof(comm)); /* in dtrace, as BEGIN */
 		f.timestamp = r.time;
+#ifdef HAVE_BPF
+		/* every hit before it has run: what the kernel counted
+		 * before it joins them (kplan.c's "printa() at tick-N") */
+		for (size_t i = 0; i < kp->nticks; i++)
+			if (kp->ticks[i].p == p && kp->ticks[i].folds)
+				bpf_fold(c);
+#endif
 		goto run;
 	}
 	off = sizeof(r) + sizeof(x) + 8u * r.nargs;

@@ -470,7 +470,14 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
  */
 void drain_buffers(struct consumer *c)
 {
-	kprov_drain(c);
+	/* a firing that folds: every program that stamped a hit before
+	 * it has ended, its record written, before the ring is read
+	 * (kplan.c's "printa() at tick-N") */
+	if (kprov_drain(c)) {
+#ifdef HAVE_BPF
+		bpf_barrier(c);
+#endif
+	}
 	c->be->drain(c);
 }
 

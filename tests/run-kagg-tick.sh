@@ -82,9 +82,9 @@ ticks() {
 	expect_eq "$what: clauses run in the kernel" 1 "$(kcount errg.txt)"
 	expect_eq "$what: folds" "$nf" "$(folds errg.txt)"
 	expect_eq "$what: none in the kernel with DTRACE_KAGG=0" "" \
-		"$(grep 'in the kernel\|folded' err0.txt)"
+		"$(grep -e 'in the kernel' -e folded err0.txt)"
 	expect_eq "$what: none in the kernel with DTRACE_CGEN=0" "" \
-		"$(grep 'in the kernel\|folded' errc.txt)"
+		"$(grep -e 'in the kernel' -e folded errc.txt)"
 }
 
 # Three intervals of tick-1s: 3 hits (keys 0 1 2), 6 (0 1 2 3 0 1), 2

@@ -14,6 +14,10 @@
 #    (TRACE_CYCLES: each is a dtrace start, about 3 s emulated);
 #  - tests/run-kagg.sh (DTRACE_BACKEND=bpf): clauses aggregated in the
 #    kernel, under bpf_loop(), give what user space gives;
+#  - tests/run-kagg-tick.sh (DTRACE_BACKEND=bpf): printa(), clear() and
+#    trunc() at tick-N, the kernel's aggregations folded in at each
+#    firing (its barrier a map of maps' update), per interval what user
+#    space gives;
 #  - the kernel providers' programs (syscall, profile) and ustack()'s
 #    stack copy load and give results, and so does the unwinder that
 #    walks the stack in the kernel (bpf/unw.bpf.c), at a USDT probe and at profile-N
@@ -93,6 +97,7 @@ if DTRACE_BACKEND=bpf dtrace -q -n 'BEGIN { exit(0); }' >bl.out 2>bl.err \
 	ok "DTRACE_BACKEND=bpf: the program loads"
 	bp_test run-trace TRACE_CYCLES=5 TRACE_EMULATED=1
 	bp_test run-kagg
+	bp_test run-kagg-tick
 else
 	not_ok "DTRACE_BACKEND=bpf: the program loads"
 	diag "$(grep '^dtrace: ' bl.err)"
@@ -100,6 +105,7 @@ else
 	diag "$(grep -v '^dtrace: ' bl.err | tail -n 60)"
 	not_ok "run-trace.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 	not_ok "run-kagg.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
+	not_ok "run-kagg-tick.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 fi
 # bp_kstr WHAT PREFIX EXPECTED N -n ...: trprog's msg probe traced with
 # string variables the generated program keeps: the lines starting with

@@ -18,7 +18,8 @@
  * process that exits are taken out (its pid may come back as another).
  *
  * Reading back.  After the last drain and before END (struct
- * consumer_backend_ops' aggs), every entry of kaggs is looked up with its
+ * consumer_backend_ops' aggs), and at the folds below, every entry of
+ * kaggs is looked up with its
  * per-CPU values and merged, and so is every slot of kflat that a hit
  * updated (the statements without keys); the entries the map had no room for were
  * counted per CPU in kdrops and are reported as DTrace reports them
@@ -58,10 +59,17 @@
  * generic kprov.bpf.h's.
  *
  * The horizon (kplan.c's "Why exit()"): a program whose tick-N clauses
- * may exit() gets the array cghzn, one u64, which every generated
- * program's prologue tests a plan's hit against (cgen.c): UINT64_MAX
- * until the ticks start, then what kprov.c's kprov_horizon() writes
- * through bpf_kagg_horizon().
+ * may exit(), printa(), clear() or trunc() gets the array cghzn, one
+ * u64, which every generated program's prologue tests a plan's hit
+ * against (cgen.c): UINT64_MAX until the ticks start, then what
+ * kprov.c's kprov_horizon() writes through bpf_kagg_horizon().  Where
+ * they may read or reset aggregations (kplan.c's "printa() at tick-N")
+ * it also gets cgbar, an array of one map (cgbar_in, which no program
+ * reads), whose update is the barrier before a fold
+ * (bpf_kagg_barrier()); and at each such firing, before its clauses
+ * run, bpf_kagg_fold() reads back as at the end, deleting what it read
+ * (kflat's slots zeroed), so the kernel counts the next interval from
+ * nothing; -v says at how many firings.
  *
  * The activity (kplan.c's "exit() at a traced probe"): a program with
  * exit() decided at the hit gets the array cgact, one u64, 0 while the

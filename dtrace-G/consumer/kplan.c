@@ -34,9 +34,10 @@
  * kernel and the rest from its record.  What breaks that is a clause of
  * a traced probe that reads or resets an aggregation while tracing goes
  * on (printa(), clear(), trunc()) or stops the run (exit()): a program
- * with one runs nothing in the kernel, but for exit() in tick-N
- * clauses and, decided at the hit, in a traced probe's (below).  BEGIN
- * and END run in dtrace; the merge comes before END.
+ * with one runs nothing in the kernel, but for exit(), printa(),
+ * clear() and trunc() in tick-N clauses and exit() decided at the hit
+ * in a traced probe's (below).  BEGIN and END run in dtrace; the merge
+ * comes before END.
  *
  * Why exit(), and tick-N's horizon.  User space runs the hits in time
  * order, a tick-N firing stamped with the time it was due
@@ -95,10 +96,63 @@
  *    becomes 0 for good before the site is armed (sites.c, kprov.c's
  *    kprov_horizon_off()), and a hit that read an older H was stamped
  *    before the site could fire.
- * The cost is a lookup of H per hit.  printa(), clear() and trunc()
- * read or reset what the kernel keeps while it counts: refused, and so
- * is exit() for the generic program, which has neither a horizon nor
- * the activity below (tests/run-kagg.sh).
+ * The cost is a lookup of H per hit.  The generic program has neither
+ * a horizon nor the activity below: exit(), printa(), clear() and
+ * trunc() keep every clause out of its kernel (tests/run-kagg.sh).
+ *
+ * printa() at tick-N.  The per-interval report, `tick-1s { printa(@);
+ * clear(@); }`, reads and resets aggregations while the kernel counts.
+ * A tick-N clause that may call printa(), clear() or trunc() (and
+ * normalize(), denormalize(), exit(): d_kplan_exits(), ST_TICK) is
+ * treated as one that may exit: H is the due time D of the next firing
+ * of a tick-N probe with such a clause.  At each firing of one whose
+ * clause reads or resets (d_kplan_folds(), kprov.c's kp_tick folds),
+ * before its clauses run, dtrace folds the kernel's aggregations into
+ * its own (bpf_agg.c's bpf_kagg_fold(): each entry merged as at the end,
+ * then deleted, kflat's slots zeroed), so clear() and trunc() act on
+ * everything counted, and the kernel starts again from nothing.  Then
+ * its clauses run, and after the read H moves to the next such firing.
+ * Why each hit before D is counted exactly once, in the interval before
+ * D, and none after:
+ *  - The barrier.  A hit stamped t < D may still be running when dtrace
+ *    reads the firing: preempted between its stamp and its map update
+ *    or record.  So when a read takes such a firing from its timer
+ *    (kprov_drain(): at or after D), dtrace updates a map of maps
+ *    (bpf_agg.c's bpf_kagg_barrier()) before it reads the ring: the
+ *    kernel's map_update_elem() then waits for every BPF program
+ *    running (maybe_wait_bpf_programs(): synchronize_rcu(), since
+ *    Linux 4.20; the generated programs are not sleepable and run in
+ *    rcu_read_lock()).  A hit stamped before D began before the
+ *    barrier, so when it returns the hit has ended: its counts are in
+ *    the maps, or its record in the ring, which is read after.
+ *  - Nothing writes the maps during the fold.  H <= D until the firing
+ *    has run (H is the earliest such firing not yet read, and moves at
+ *    the end of a read, after its firings ran).  A hit the kernel counts
+ *    has t < H <= D, and those have all ended (the barrier); any other
+ *    hit writes a record.  The fold therefore reads every hit the
+ *    kernel counted with t < D since the last fold, and none past D;
+ *    deleting what it read loses nothing, since nothing came in
+ *    between.  The records of hits before D ran before the firing
+ *    (time order, ticks first at the same nanosecond: records.c), so
+ *    user space holds exactly the aggregation state of the hits
+ *    stamped before D when its clauses run: printa() prints the
+ *    interval, clear() and trunc() reset it all.
+ *  - After the fold.  Hits stamped at or past D that read the old H
+ *    wrote records, run after the firing; once H moves to the next
+ *    such firing D', hits with t < D' count in the kernel, to be
+ *    folded at D'.  Several firings read at once (dtrace late) fold in
+ *    turn: the barrier covered them all (each was due before it), H
+ *    stays at or before the first until the end of the read, and the
+ *    hits between them are records, run in their order.
+ *  - Several tick-N probes, exit() among them, hz_off (H 0 for good),
+ *    self-> variables: as for exit() above; a fold at a firing whose
+ *    clause does not print (its predicate false) is harmless, since the
+ *    kernel's counts at D are exact whenever they are folded.
+ * The cost: the barrier (a grace period, some milliseconds) and a read
+ * of the maps per folding firing; past D, until H moves, hits come as
+ * records (tests/run-kagg-tick.sh; bench/perhit.sh's tickpa row).
+ * Clauses of other probes that printa(), clear() or trunc() still keep
+ * every clause in user space.
  *
  * exit() at a traced probe.  DTrace (illumos dtrace_probe()) checks,
  * for each ECB a firing runs, that the run is ACTIVE and does nothing

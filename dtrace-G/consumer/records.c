@@ -45,7 +45,11 @@
  * for it (hit.later: a timer may expire after its due time), so a
  * tick that calls exit() counts exactly the hits before it (kplan.c's
  * "Why exit()"); after each read the horizon the kernel's clauses stop
- * at moves on (kprov_horizon()).  A hit some of whose clauses
+ * at moves on (kprov_horizon()).  A tick whose clause may printa(),
+ * clear() or trunc() read by kprov_drain() puts a barrier (bpf.c's
+ * bpf_barrier()) before the ring is read, so every hit stamped before
+ * it has ended and its record is read with it, and folds the kernel's
+ * aggregations in when it runs (kplan.c's "printa() at tick-N").  A hit some of whose clauses
  * the kernel ran (kagg_rec) runs the others (hit_run_kagg()), and a
  * fault one of the kernel's had at the hit (kfault) is reported, and
  * ERROR fired, in that clause's place among them; so is one of the

@@ -1173,6 +1173,7 @@ uint64_t kprov_horizon0(const struct consumer *c); /* before BEGIN */
 void kprov_horizon_off(struct consumer *c);
 uint64_t kprov_next_due(const struct consumer *c);
 void kprov_horizon(struct consumer *c);
+void kprov_site_fold(struct consumer *c, const unsigned *cl, unsigned n);
 #ifdef HAVE_BPF
 /*
  * kprov.c: which of its programs bpf.c loads (c NULL: none), into obj

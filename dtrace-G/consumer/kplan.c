@@ -144,8 +144,13 @@
  *    turn: the barrier covered them all (each was due before it), H
  *    stays at or before the first until the end of the read, and the
  *    hits between them are records, run in their order.
- *  - Several tick-N probes, exit() among them, hz_off (H 0 for good),
- *    self-> variables: as for exit() above; a fold at a firing whose
+ *  - A site a tick-N clause matches (hz_off, H 0 for good): dtrace
+ *    waits at a barrier once H is 0, so the kernel's maps hold hits
+ *    stamped before the site was armed, ended; its hits that run such
+ *    a clause fold first (kprov.c's kprov_site_fold()), exact as at a
+ *    firing, their earlier records run.
+ *  - Several tick-N probes, exit() among them, self-> variables: as
+ *    for exit() above; a fold at a firing whose
  *    clause does not print (its predicate false) is harmless, since the
  *    kernel's counts at D are exact whenever they are folded.
  * The cost: the barrier (a grace period, some milliseconds) and a read

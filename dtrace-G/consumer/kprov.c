@@ -583,7 +583,32 @@ void kprov_horizon_off(struct consumer *c)
 	c->kp->hz = 0;
 #ifdef HAVE_BPF
 	bpf_horizon(c, 0);
+	/* every hit the kernel counts has ended: kprov_site_fold() */
+	bpf_barrier(c);
 #endif
+}
+
+/*
+ * A site's hit that runs a tick-N clause that may read or reset
+ * aggregations (a site named like a tick: kprov_horizon_off()).  The
+ * kernel has counted nothing since the horizon went to 0, a barrier
+ * before the site was armed, so what it holds was stamped before this
+ * hit, whose earlier records have run: folded in first, as at a
+ * firing (kplan.c's "printa() at tick-N").
+ */
+void kprov_site_fold(struct consumer *c, const unsigned *cl, unsigned n)
+{
+	if (!c->kp || !c->kp->hz_off)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		if (kprov_tick_clause(c, cl[i]) &&
+		    d_kplan_folds(c->prog, cl[i])) {
+#ifdef HAVE_BPF
+			bpf_fold(c);
+#endif
+			return;
+		}
+	}
 }
 
 /* The next firing of tick t, or of those that may exit() (exits). */

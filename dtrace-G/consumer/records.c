@@ -385,6 +385,7 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 	}
 	/* uid and gid: decode()'s, taken at the hit (f.cred), or none; a
 	 * backend that takes none refused them (cred_check()) */
+	kprov_site_fold(c, p->clauses, p->nclauses); /* a site like a tick */
 	if (c->kagg_rec) /* the kernel ran the others (bpf_agg.c) */
 		hit_run_kagg(c, &p->dp, p->clauses, p->epids, p->nclauses,
 			     p->uclauses, p->uepids, p->nuclauses, &f);

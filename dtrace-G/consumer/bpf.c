@@ -1252,6 +1252,21 @@ void bpf_horizon(struct consumer *c, uint64_t h)
 		bpf_kagg_horizon(c->bpf->kagg, h);
 }
 
+/* kprov.c, records.c: printa() at tick-N (kplan.c) */
+void bpf_barrier(struct consumer *c)
+{
+	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
+	    c->bpf)
+		bpf_kagg_barrier(c, c->bpf->kagg);
+}
+
+void bpf_fold(struct consumer *c)
+{
+	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
+	    c->bpf)
+		bpf_kagg_fold(c, c->bpf->kagg);
+}
+
 static void bpf_aggs(struct consumer *c)
 {
 	if (c->bpf)

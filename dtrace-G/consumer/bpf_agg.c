@@ -18,7 +18,8 @@
  * process that exits are taken out (its pid may come back as another).
  *
  * Reading back.  After the last drain and before END (struct
- * consumer_backend_ops' aggs), every entry of kaggs is looked up with its
+ * consumer_backend_ops' aggs), and at the folds below, every entry of
+ * kaggs is looked up with its
  * per-CPU values and merged, and so is every slot of kflat that a hit
  * updated (the statements without keys); the entries the map had no room for were
  * counted per CPU in kdrops and are reported as DTrace reports them
@@ -58,10 +59,17 @@
  * generic kprov.bpf.h's.
  *
  * The horizon (kplan.c's "Why exit()"): a program whose tick-N clauses
- * may exit() gets the array cghzn, one u64, which every generated
- * program's prologue tests a plan's hit against (cgen.c): UINT64_MAX
- * until the ticks start, then what kprov.c's kprov_horizon() writes
- * through bpf_kagg_horizon().
+ * may exit(), printa(), clear() or trunc() gets the array cghzn, one
+ * u64, which every generated program's prologue tests a plan's hit
+ * against (cgen.c): UINT64_MAX until the ticks start, then what
+ * kprov.c's kprov_horizon() writes through bpf_kagg_horizon().  Where
+ * they may read or reset aggregations (kplan.c's "printa() at tick-N")
+ * it also gets cgbar, an array of one map (cgbar_in, which no program
+ * reads), whose update is the barrier before a fold
+ * (bpf_kagg_barrier()); and at each such firing, before its clauses
+ * run, bpf_kagg_fold() reads back as at the end, deleting what it read
+ * (kflat's slots zeroed), so the kernel counts the next interval from
+ * nothing; -v says at how many firings.
  *
  * The activity (kplan.c's "exit() at a traced probe"): a program with
  * exit() decided at the hit gets the array cgact, one u64, 0 while the
@@ -117,6 +125,11 @@ struct bpf_kagg {
 	int saggs_fd;		 /* kaggs_s: a key with a string */
 	int hzn_fd;		 /* cghzn: the horizon (kplan.c), or -1 */
 	int act_fd;		 /* cgact: the run's activity, or -1 */
+	/* cgbar, an array of one map (cgbar_in), updated as a barrier:
+	 * bpf_kagg_barrier(); folds: bpf_kagg_fold()'s calls */
+	int bar_fd, barin_fd;
+	unsigned long folds;
+	bool fold_bad; /* said: a barrier or delete failed */
 	unsigned act_lost;	 /* bpf_kagg_exit_lost()'s calls in a row */
 	/* hits recorded unflagged at an event whose plan keeps self->
 	 * (bpf_kagg_tls_hit()), by {ev, pid}; armed: the process was
@@ -180,7 +193,8 @@ void bpf_kagg_free(struct bpf_kagg *k)
 			     k->armed_fd, k->arm1_fd,	  k->tls_fd,
 			     k->tlsdrops_fd, k->saggs_fd, k->tlsa_fd,
 			     k->tlsu_fd,  k->tlsufull_fd, k->tlss_fd,
-			     k->hzn_fd,	  k->act_fd};
+			     k->hzn_fd,	  k->act_fd,	  k->bar_fd,
+			     k->barin_fd};
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -517,7 +531,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	const char *env = getenv("DTRACE_KAGG");
 	struct bpf_kagg *k;
 	bool any = false, keyed = false, flat = false, tls = false;
-	bool skeyed = false, *user, *ticks, *traced;
+	bool skeyed = false, fold = false, *user, *ticks, *traced;
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
@@ -535,8 +549,10 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 			user[c->error_clauses[i]] = true;
 	/* tick-N's clauses: their exit() is cut at the horizon */
 	ticks = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*ticks));
-	for (unsigned i = 0; i < c->nclauses; i++)
+	for (unsigned i = 0; i < c->nclauses; i++) {
 		ticks[i] = kprov_tick_clause(c, i);
+		fold |= ticks[i] && d_kplan_folds(c->prog, i);
+	}
 	/* the clauses of uprobe sites and of the kernel probes with a
 	 * program: their exit() is decided at the hit (kplan.c's "exit()
 	 * at a traced probe"), not beside the in-process activation,
@@ -556,7 +572,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
-	k->act_fd = -1;
+	k->act_fd = k->bar_fd = k->barin_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
 		bpf_kagg_free(k);
@@ -625,6 +641,18 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		k->hzn_fd = map_new(BPF_MAP_TYPE_ARRAY, "cghzn", 4, 8, 1, 0);
 		bpf_kagg_horizon(k, kprov_horizon0(c));
 	}
+	/* the barrier before a fold (bpf_kagg_barrier()) */
+	fold = fold && d_kplan_horizon(k->kp);
+	if (fold) {
+		LIBBPF_OPTS(bpf_map_create_opts, o);
+
+		k->barin_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgbar_in", 4, 4, 1,
+				      0);
+		o.inner_map_fd = k->barin_fd;
+		if (k->barin_fd >= 0)
+			k->bar_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS,
+						   "cgbar", 4, 4, 1, &o);
+	}
 	/* the run's activity, 0 (active) until an exit() at a hit */
 	if (d_kplan_kexit(k->kp))
 		k->act_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgact", 4, 8, 1, 0);
@@ -636,6 +664,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		     k->tlsufull_fd < 0)) ||
 	    (skeyed && k->saggs_fd < 0) ||
 	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0) ||
+	    (fold && k->bar_fd < 0) ||
 	    (d_kplan_kexit(k->kp) && k->act_fd < 0)) {
 		*err = errno ? -errno : -EINVAL;
 		bpf_kagg_free(k);
@@ -724,6 +753,36 @@ void bpf_kagg_horizon(struct bpf_kagg *k, uint64_t h)
 
 	if (k && k->hzn_fd >= 0)
 		(void)bpf_map_update_elem(k->hzn_fd, &zero, &h, BPF_ANY);
+}
+
+/*
+ * The barrier before a fold (kplan.c's "printa() at tick-N"): every
+ * generated program that started before the call has ended when it
+ * returns.  An update of a map of maps does that (the kernel's
+ * maybe_wait_bpf_programs(): synchronize_rcu(), and each of those
+ * programs runs inside rcu_read_lock()); the value is the one inner map,
+ * so nothing the programs read changes.  One that fails (it should not:
+ * the map and its value are ours) is said, once: the folds that follow
+ * may not be exact.
+ */
+static void fold_bad(struct consumer *c, struct bpf_kagg *k, const char *what)
+{
+	if (k->fold_bad)
+		return;
+	k->fold_bad = true;
+	say(c, "%s failed (%s): aggregations printed at tick-N firings may "
+	    "be inexact", what, strerror(errno));
+}
+
+void bpf_kagg_barrier(struct consumer *c, struct bpf_kagg *k)
+{
+	uint32_t zero = 0, v;
+
+	if (!k || k->bar_fd < 0)
+		return;
+	v = (uint32_t)k->barin_fd;
+	if (bpf_map_update_elem(k->bar_fd, &zero, &v, BPF_ANY) < 0)
+		fold_bad(c, k, "waiting for the kernel's programs");
 }
 
 /* Event ev's generated program runs plan pl for the processes armed. */
@@ -1207,40 +1266,56 @@ bool bpf_kagg_fault(struct consumer *c, unsigned clause, const struct d_fire *f,
 	return true;
 }
 
-void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
+/*
+ * Merge what the kernel aggregated into the D program's aggregations;
+ * del: and take it out of the kernel (a fold: bpf_kagg_fold()), whose
+ * maps no program writes meanwhile.  A deleted entry makes the next
+ * key the first again, so each loop takes the first key until none is
+ * left, or one cannot be deleted (then on as a read alone).
+ */
+static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
 {
 	struct ubpf_kkey key, next;
 	struct ubpf_kval *v;
-	uint64_t *drops, mixed = 0;
-	unsigned nran = 0, ndirect = 0, nout = 0;
-	uint32_t zero = 0;
 	void *prev = NULL;
+	bool kdel = del;
 
-	if (!k)
-		return;
 	v = xcalloc((size_t)k->ncpus, sizeof(*v));
-	while (bpf_map_get_next_key(k->aggs_fd, prev, &next) == 0) {
+	while (k->aggs_fd >= 0 &&
+	       bpf_map_get_next_key(k->aggs_fd, prev, &next) == 0) {
 		key = next;
-		prev = &key;
+		prev = kdel ? NULL : &key;
 		if (bpf_map_lookup_elem(k->aggs_fd, &key, v) == 0)
 			d_kplan_merge(k->kp, &key, v, (unsigned)k->ncpus,
 				      probe_by_id, c, NULL);
+		if (kdel && bpf_map_delete_elem(k->aggs_fd, &key) < 0) {
+			fold_bad(c, k, "deleting a folded entry");
+			prev = &key;
+			kdel = false;
+		}
 	}
 	/* the statements with a string key: kaggs_s */
 	if (k->saggs_fd >= 0) {
 		struct ubpf_kskey sk, snext;
 		char str[UBPF_KSKEY + 1];
 		void *sprev = NULL;
+		bool sdel = del;
 
 		while (bpf_map_get_next_key(k->saggs_fd, sprev, &snext) == 0) {
 			sk = snext;
-			sprev = &sk;
+			sprev = sdel ? NULL : &sk;
 			memcpy(str, sk.s, UBPF_KSKEY);
 			str[UBPF_KSKEY] = '\0';
 			if (bpf_map_lookup_elem(k->saggs_fd, &sk, v) == 0)
 				d_kplan_merge(k->kp, &sk.k, v,
 					      (unsigned)k->ncpus, probe_by_id,
 					      c, str);
+			if (sdel &&
+			    bpf_map_delete_elem(k->saggs_fd, &sk) < 0) {
+				fold_bad(c, k, "deleting a folded entry");
+				sprev = &sk;
+				sdel = false;
+			}
 		}
 	}
 	/* the statements without keys: their slots of kflat */
@@ -1264,9 +1339,41 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 			key.bucket = (uint16_t)i;
 			d_kplan_merge(k->kp, &key, v, (unsigned)k->ncpus,
 				      probe_by_id, c, NULL);
+			if (!del)
+				continue;
+			memset(v, 0, (size_t)k->ncpus * sizeof(*v));
+			if (bpf_map_update_elem(k->flat_fd, &idx, v, BPF_ANY))
+				fold_bad(c, k, "zeroing a folded slot");
 		}
 	}
 	free(v);
+}
+
+/*
+ * A fold (kplan.c's "printa() at tick-N"): at a tick-N firing whose
+ * clause may read or reset aggregations, before it runs, what the
+ * kernel aggregated moves into user space's aggregations, the kernel's
+ * entries deleted and its kflat slots zeroed.  The barrier came when
+ * the firing was read (kprov_drain()), and the horizon is still at or
+ * before the firing: nothing writes the maps.
+ */
+void bpf_kagg_fold(struct consumer *c, struct bpf_kagg *k)
+{
+	if (!k || k->bar_fd < 0)
+		return;
+	kagg_fold(c, k, true);
+	k->folds++;
+}
+
+void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
+{
+	uint64_t *drops, mixed = 0;
+	unsigned nran = 0, ndirect = 0, nout = 0;
+	uint32_t zero = 0;
+
+	if (!k)
+		return;
+	kagg_fold(c, k, false);
 	drops = xcalloc((size_t)k->ncpus, sizeof(*drops));
 	if (bpf_map_lookup_elem(k->drops_fd, &zero, drops) == 0)
 		for (int cpu = 0; cpu < k->ncpus; cpu++)
@@ -1301,6 +1408,9 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 	if (c->o->verbose && ndirect)
 		say(c, "%u of them without the plan's instruction loop",
 		    ndirect);
+	if (c->o->verbose && k->folds)
+		say(c, "the kernel's aggregations folded in at %lu tick "
+		    "firing%s", k->folds, k->folds == 1 ? "" : "s");
 	/* not exact, so said without -v (bpf_kagg_tls_hit()) */
 	for (size_t i = 0; i < k->nth; i++)
 		if (k->th[i].armed)

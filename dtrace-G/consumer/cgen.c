@@ -54,7 +54,8 @@
  *     arming check, the predicates, the record gate).
  *  2. The plan, when the event has one (cgen_plan.c: only for a
  *     process bpf_agg.c armed, checked here, and, where tick-N may
- *     exit(), for a hit stamped before the horizon in cghzn: the time
+ *     exit() or printa(), for a hit stamped before the horizon in
+ *     cghzn: the time
  *     read once, before, is the record's (kplan.c's "Why exit()"),
  *     the hit past it goes to the unflagged record; the plan's instructions
  *     as code, its strings and faults at the hit).  When no clause of

@@ -911,6 +911,16 @@ int bpf_kagg_xplan(struct consumer *c, struct bpf_kagg *k,
 		   struct ubpf_kplan *xpl);
 void bpf_horizon(struct consumer *c, uint64_t h);
 /*
+ * printa(), clear(), trunc() at tick-N (kplan.c's "printa() at
+ * tick-N"): the barrier after a folding firing was read, before the
+ * ring is (every program that started before it has ended), and the
+ * fold at that firing, before its clauses run
+ */
+void bpf_kagg_barrier(struct consumer *c, struct bpf_kagg *k);
+void bpf_kagg_fold(struct consumer *c, struct bpf_kagg *k);
+void bpf_barrier(struct consumer *c);
+void bpf_fold(struct consumer *c);
+/*
  * bpf_cg.c, for the kernel providers' generated programs (cgen_kprov.c):
  * whether the run's programs are generated (decided now if no event
  * decided it), the maps they share, a program loaded as type (its fd,
@@ -1145,7 +1155,8 @@ const char *kprov_why(struct consumer *c, const struct dt_desc *d, char *buf,
 int kprov_arm(struct consumer *c);
 void kprov_start(struct consumer *c);
 size_t kprov_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max);
-void kprov_drain(struct consumer *c);
+/* true when a firing whose clause folds was read (bpf_barrier()) */
+bool kprov_drain(struct consumer *c);
 void kprov_hit(struct consumer *c, const struct hit *h);
 void kprov_stop(struct consumer *c);
 const struct d_probe *kprov_probe_of(struct consumer *c, unsigned id);
@@ -1165,6 +1176,7 @@ bool kprov_prog_clause(const struct consumer *c, unsigned ci);
 void kprov_horizon_off(struct consumer *c);
 uint64_t kprov_next_due(const struct consumer *c);
 void kprov_horizon(struct consumer *c);
+void kprov_site_fold(struct consumer *c, const unsigned *cl, unsigned n);
 #ifdef HAVE_BPF
 /*
  * kprov.c: which of its programs bpf.c loads (c NULL: none), into obj

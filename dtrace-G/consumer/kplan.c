@@ -37,9 +37,10 @@
  * kernel and the rest from its record.  What breaks that is a clause of
  * a traced probe that reads or resets an aggregation while tracing goes
  * on (printa(), clear(), trunc()) or stops the run (exit()): a program
- * with one runs nothing in the kernel, but for exit() in tick-N
- * clauses and, decided at the hit, in a traced probe's (below).  BEGIN
- * and END run in dtrace; the merge comes before END.
+ * with one runs nothing in the kernel, but for exit(), printa(),
+ * clear() and trunc() in tick-N clauses and exit() decided at the hit
+ * in a traced probe's (below).  BEGIN and END run in dtrace; the merge
+ * comes before END.
  *
  * Why exit(), and tick-N's horizon.  User space runs the hits in time
  * order, a tick-N firing stamped with the time it was due
@@ -98,10 +99,68 @@
  *    becomes 0 for good before the site is armed (sites.c, kprov.c's
  *    kprov_horizon_off()), and a hit that read an older H was stamped
  *    before the site could fire.
- * The cost is a lookup of H per hit.  printa(), clear() and trunc()
- * read or reset what the kernel keeps while it counts: refused, and so
- * is exit() for the generic program, which has neither a horizon nor
- * the activity below (tests/run-kagg.sh).
+ * The cost is a lookup of H per hit.  The generic program has neither
+ * a horizon nor the activity below: exit(), printa(), clear() and
+ * trunc() keep every clause out of its kernel (tests/run-kagg.sh).
+ *
+ * printa() at tick-N.  The per-interval report, `tick-1s { printa(@);
+ * clear(@); }`, reads and resets aggregations while the kernel counts.
+ * A tick-N clause that may call printa(), clear() or trunc() (and
+ * normalize(), denormalize(), exit(): d_kplan_exits(), ST_TICK) is
+ * treated as one that may exit: H is the due time D of the next firing
+ * of a tick-N probe with such a clause.  At each firing of one whose
+ * clause reads or resets (d_kplan_folds(), kprov.c's kp_tick folds),
+ * before its clauses run, dtrace folds the kernel's aggregations into
+ * its own (bpf_agg.c's bpf_kagg_fold(): each entry merged as at the end,
+ * then deleted, kflat's slots zeroed), so clear() and trunc() act on
+ * everything counted, and the kernel starts again from nothing.  Then
+ * its clauses run, and after the read H moves to the next such firing.
+ * Why each hit before D is counted exactly once, in the interval before
+ * D, and none after:
+ *  - The barrier.  A hit stamped t < D may still be running when dtrace
+ *    reads the firing: preempted between its stamp and its map update
+ *    or record.  So when a read takes such a firing from its timer
+ *    (kprov_drain(): at or after D), dtrace updates a map of maps
+ *    (bpf_agg.c's bpf_kagg_barrier()) before it reads the ring: the
+ *    kernel's map_update_elem() then waits for every BPF program
+ *    running (maybe_wait_bpf_programs(): synchronize_rcu(), since
+ *    Linux 4.20; the generated programs are not sleepable and run in
+ *    rcu_read_lock()).  A hit stamped before D began before the
+ *    barrier, so when it returns the hit has ended: its counts are in
+ *    the maps, or its record in the ring, which is read after.
+ *  - Nothing writes the maps during the fold.  H <= D until the firing
+ *    has run (H is the earliest such firing not yet read, and moves at
+ *    the end of a read, after its firings ran).  A hit the kernel counts
+ *    has t < H <= D, and those have all ended (the barrier); any other
+ *    hit writes a record.  The fold therefore reads every hit the
+ *    kernel counted with t < D since the last fold, and none past D;
+ *    deleting what it read loses nothing, since nothing came in
+ *    between.  The records of hits before D ran before the firing
+ *    (time order, ticks first at the same nanosecond: records.c), so
+ *    user space holds exactly the aggregation state of the hits
+ *    stamped before D when its clauses run: printa() prints the
+ *    interval, clear() and trunc() reset it all.
+ *  - After the fold.  Hits stamped at or past D that read the old H
+ *    wrote records, run after the firing; once H moves to the next
+ *    such firing D', hits with t < D' count in the kernel, to be
+ *    folded at D'.  Several firings read at once (dtrace late) fold in
+ *    turn: the barrier covered them all (each was due before it), H
+ *    stays at or before the first until the end of the read, and the
+ *    hits between them are records, run in their order.
+ *  - A site a tick-N clause matches (hz_off, H 0 for good): dtrace
+ *    waits at a barrier once H is 0, so the kernel's maps hold hits
+ *    stamped before the site was armed, ended; its hits that run such
+ *    a clause fold first (kprov.c's kprov_site_fold()), exact as at a
+ *    firing, their earlier records run.
+ *  - Several tick-N probes, exit() among them, self-> variables: as
+ *    for exit() above; a fold at a firing whose
+ *    clause does not print (its predicate false) is harmless, since the
+ *    kernel's counts at D are exact whenever they are folded.
+ * The cost: the barrier (a grace period, some milliseconds) and a read
+ * of the maps per folding firing; past D, until H moves, hits come as
+ * records (tests/run-kagg-tick.sh; bench/perhit.sh's tickpa row).
+ * Clauses of other probes that printa(), clear() or trunc() still keep
+ * every clause in user space.
  *
  * exit() at a traced probe.  DTrace (illumos dtrace_probe()) checks,
  * for each ECB a firing runs, that the run is ACTIVE and does nothing
@@ -917,10 +976,18 @@ bool kp_dtrace_only(const struct clause *c)
 }
 
 /*
- * printa(), clear(), trunc(), exit() (unless exit_ok: a tick-N clause's,
- * cut at the horizon), or what kplan.c does not know
+ * What stmts_stop() lets through: nothing of its own (ST_NONE); exit()
+ * (ST_EXIT: a traced probe's, decided at the hit); exit() and what reads,
+ * resets or scales aggregations (ST_TICK: a tick-N clause's, cut at the
+ * horizon, the kernel's aggregations folded in at its firing)
  */
-static bool stmts_stop(const struct stmt *v, unsigned n, bool exit_ok)
+enum { ST_NONE, ST_EXIT, ST_TICK };
+
+/*
+ * printa(), clear(), trunc(), normalize(), exit() (but those ok lets
+ * through), or what kplan.c does not know
+ */
+static bool stmts_stop(const struct stmt *v, unsigned n, int ok)
 {
 	for (unsigned i = 0; i < n; i++) {
 		switch (v[i].kind) {
@@ -931,17 +998,39 @@ static bool stmts_stop(const struct stmt *v, unsigned n, bool exit_ok)
 		case S_AGG:
 			break;
 		case S_EXIT:
-			if (!exit_ok)
+			if (ok == ST_NONE)
+				return true;
+			break;
+		case S_PRINTA:
+		case S_CLEAR:
+		case S_TRUNC:
+		case S_NORMALIZE:
+		case S_DENORMALIZE:
+			if (ok != ST_TICK)
 				return true;
 			break;
 		case S_IF:
-			if (stmts_stop(v[i].body, v[i].nbody, exit_ok) ||
-			    stmts_stop(v[i].els, v[i].nels, exit_ok))
+			if (stmts_stop(v[i].body, v[i].nbody, ok) ||
+			    stmts_stop(v[i].els, v[i].nels, ok))
 				return true;
 			break;
 		default:
 			return true;
 		}
+	}
+	return false;
+}
+
+/* printa(), clear() or trunc(), reading or resetting aggregations */
+static bool stmts_fold(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (v[i].kind == S_PRINTA || v[i].kind == S_CLEAR ||
+		    v[i].kind == S_TRUNC)
+			return true;
+		if (v[i].kind == S_IF && (stmts_fold(v[i].body, v[i].nbody) ||
+					  stmts_fold(v[i].els, v[i].nels)))
+			return true;
 	}
 	return false;
 }
@@ -1012,14 +1101,16 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 		bool tr = traced && traced[ci] && (flags & D_KPLAN_VARS);
 
 		if (kp_dtrace_only(c) ||
-		    !stmts_stop(c->stmts, c->nstmts, false))
+		    !stmts_stop(c->stmts, c->nstmts, ST_NONE))
 			continue;
-		if (stmts_stop(c->stmts, c->nstmts, true))
-			goto none; /* printa(), clear(), trunc() */
-		if (tick) {
-			k->horizon = true; /* exit() at a tick-N firing */
+		if (tick && !stmts_stop(c->stmts, c->nstmts, ST_TICK)) {
+			/* exit(), printa(), clear(), trunc() at a tick-N
+			 * firing: cut at the horizon, folded there */
+			k->horizon = true;
 			continue;
 		}
+		if (stmts_stop(c->stmts, c->nstmts, ST_EXIT))
+			goto none; /* printa(), clear(), trunc() */
 		if (!tr || !exit_at_hit(k, c))
 			goto none;
 		if (!k->kexit)
@@ -1159,8 +1250,18 @@ bool d_kplan_exits(const struct d_prog *p, unsigned clause)
 	if (clause >= p->nclauses)
 		return false;
 	c = &p->clauses[clause];
-	return stmts_stop(c->stmts, c->nstmts, false) &&
-	       !stmts_stop(c->stmts, c->nstmts, true);
+	return stmts_stop(c->stmts, c->nstmts, ST_NONE) &&
+	       !stmts_stop(c->stmts, c->nstmts, ST_TICK);
+}
+
+bool d_kplan_folds(const struct d_prog *p, unsigned clause)
+{
+	const struct clause *c;
+
+	if (!d_kplan_exits(p, clause))
+		return false;
+	c = &p->clauses[clause];
+	return stmts_fold(c->stmts, c->nstmts);
 }
 
 bool d_kplan_clause(const struct d_kplan *k, unsigned clause)

@@ -38,8 +38,9 @@ struct d_kplan *d_kplan_new(struct d_prog *prog, unsigned flags,
 			    const bool *traced);
 /*
  * ticks, if not NULL, marks per clause those that fire at tick-N
- * probes alone (dtrace's timers): with D_KPLAN_VARS their exit() does
- * not keep the others out of the kernel, which then stops at a
+ * probes alone (dtrace's timers): with D_KPLAN_VARS their exit(),
+ * printa(), clear() and trunc() do not keep the others out of the
+ * kernel, which then stops at a
  * horizon (kplan.c's "Why exit()"): d_kplan_horizon() says so, and
  * the kernel keeps no self-> variable.
  */
@@ -60,8 +61,16 @@ bool d_kplan_xclause(const struct d_kplan *k, unsigned clause);
  * alone without one); false when it does not fit */
 bool d_kplan_xtest(const struct d_kplan *k, unsigned clause,
 		   const struct d_probe *probe, struct ubpf_kplan *pl);
-/* Clause clause may call exit(), which alone keeps it from the kernel */
+/*
+ * Clause clause may call exit(), or printa(), clear() or trunc(), and
+ * nothing else keeps it from the kernel: at a tick-N probe, a firing
+ * the horizon stops at (kplan.c's "Why exit()" and "printa() at
+ * tick-N")
+ */
 bool d_kplan_exits(const struct d_prog *prog, unsigned clause);
+/* ... and may read or reset aggregations: the kernel's are folded into
+ * user space's at its firing, before it runs */
+bool d_kplan_folds(const struct d_prog *prog, unsigned clause);
 void d_kplan_free(struct d_kplan *k);
 
 /* Clause clause runs in the kernel wherever its plan fits. */

@@ -61,8 +61,9 @@ struct d_kplan {
 	bool *kv;	    /* per clause: ... any variable the kernel keeps */
 	const bool *user;   /* per clause: fires in user space too, or NULL */
 	bool gates;	    /* D_KPLAN_VARS: d_kplan_gated() may say yes */
-	/* exit() in a tick-N clause: the kernel's clauses stop at the
-	 * horizon (kplan.c), so the kernel keeps no self-> variable */
+	/* exit(), printa(), clear() or trunc() in a tick-N clause: the
+	 * kernel's clauses stop at the horizon (kplan.c), so the kernel
+	 * keeps no self-> variable */
 	bool horizon;
 	/* exit() in a traced probe's clause, its predicate tested in the
 	 * kernel at every hit (kplan.c's "exit() at a traced probe"):

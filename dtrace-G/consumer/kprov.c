@@ -40,7 +40,9 @@
  * reason said.
  * kprov_start() sets the tick timers when BEGIN has fired, and
  * kprov_horizon() the horizon past which the kernel's clauses do not
- * run, the next firing that may exit() (kplan.c's "Why exit()").
+ * run, the next firing that may exit() or read or reset aggregations
+ * (kplan.c's "Why exit()" and "printa() at tick-N"; kprov_drain() says
+ * when a read took one of the latter, kprov_hit() folds at it).
  * Hits are decoded here (kprov_hit()) into a struct d_fire and run by
  * records.c's hit_run(), as every hit is.  kprov_stop(), with the backend's stop:
  * no record is made after it.
@@ -511,9 +513,11 @@ void kprov_start(struct consumer *c)
 	for (size_t i = 0; kp && i < kp->nticks; i++) {
 		struct kp_tick *t = &kp->ticks[i];
 
-		t->exits = false;
-		for (unsigned j = 0; j < t->p->nclauses; j++)
+		t->exits = t->folds = false;
+		for (unsigned j = 0; j < t->p->nclauses; j++) {
 			t->exits |= d_kplan_exits(c->prog, t->p->clauses[j]);
+			t->folds |= d_kplan_folds(c->prog, t->p->clauses[j]);
+		}
 		if (t->exits && t->p->n.period < per1)
 			per1 = t->p->n.period;
 	}
@@ -600,7 +604,32 @@ void kprov_horizon_off(struct consumer *c)
 	c->kp->hz = 0;
 #ifdef HAVE_BPF
 	bpf_horizon(c, 0);
+	/* every hit the kernel counts has ended: kprov_site_fold() */
+	bpf_barrier(c);
 #endif
+}
+
+/*
+ * A site's hit that runs a tick-N clause that may read or reset
+ * aggregations (a site named like a tick: kprov_horizon_off()).  The
+ * kernel has counted nothing since the horizon went to 0, a barrier
+ * before the site was armed, so what it holds was stamped before this
+ * hit, whose earlier records have run: folded in first, as at a
+ * firing (kplan.c's "printa() at tick-N").
+ */
+void kprov_site_fold(struct consumer *c, const unsigned *cl, unsigned n)
+{
+	if (!c->kp || !c->kp->hz_off)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		if (kprov_tick_clause(c, cl[i]) &&
+		    d_kplan_folds(c->prog, cl[i])) {
+#ifdef HAVE_BPF
+			bpf_fold(c);
+#endif
+			return;
+		}
+	}
 }
 
 /* The next firing of tick t, or of those that may exit() (exits). */
@@ -659,19 +688,25 @@ size_t kprov_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
 	return n;
 }
 
-/* Each tick due since the last read, a record with the time it was due. */
-void kprov_drain(struct consumer *c)
+/*
+ * Each tick due since the last read, a record with the time it was due;
+ * true when one of them folds the kernel's aggregations (kplan.c's
+ * "printa() at tick-N"): the barrier comes next, before the ring is read.
+ */
+bool kprov_drain(struct consumer *c)
 {
 	struct kprov *kp = c->kp;
+	bool fold = false;
 
 	if (!kp || kp->stopped || !c->begun)
-		return;
+		return false;
 	for (size_t i = 0; i < kp->nticks; i++) {
 		struct kp_tick *t = &kp->ticks[i];
 		uint64_t due;
 
 		if (read(t->fd, &due, sizeof(due)) != (ssize_t)sizeof(due))
 			continue;
+		fold |= due && t->folds;
 		while (due--) {
 			struct ubpf_rec r = {0};
 			struct hit h = {0};
@@ -688,6 +723,7 @@ void kprov_drain(struct consumer *c)
 			hit_push(c, &h);
 		}
 	}
+	return fold;
 }
 
 void kprov_stop(struct consumer *c)
@@ -737,6 +773,13 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	if (!kp_has_prog(p)) { /* tick-N */
 		fire_self(c, &f, comm, sizeof(comm)); /* in dtrace, as BEGIN */
 		f.timestamp = r.time;
+#ifdef HAVE_BPF
+		/* every hit before it has run: what the kernel counted
+		 * before it joins them (kplan.c's "printa() at tick-N") */
+		for (size_t i = 0; i < kp->nticks; i++)
+			if (kp->ticks[i].p == p && kp->ticks[i].folds)
+				bpf_fold(c);
+#endif
 		goto run;
 	}
 	off = sizeof(r) + sizeof(x) + 8u * r.nargs;

@@ -68,7 +68,11 @@ struct kp_tick {
 	int fd;	     /* timerfd, CLOCK_MONOTONIC */
 	uint64_t t0; /* when it was set: firing k is at t0 + k * period */
 	uint64_t k;  /* firings pushed */
-	bool exits;  /* a clause of its may exit(): the horizon's */
+	/* a clause of its may exit(), printa(), clear() or trunc(): the
+	 * horizon's; folds: one of the last three (kplan.c's "printa() at
+	 * tick-N") */
+	bool exits;
+	bool folds;
 };
 
 struct kprov {

@@ -29,9 +29,12 @@
  * in time order with the kernel's records, and exit() in it stops the
  * run there: the firings after it are not run, nor the hits stamped at
  * or past its due time (records.c).  Where its clauses alone may call
- * exit(), the kernel's clauses stop at the next such firing's due time
- * (the horizon, kplan.c's "Why exit()"), which dtrace moves on after
- * each that did not exit.  It fires in dtrace, as BEGIN does (kprov.c).
+ * exit(), printa(), clear() or trunc(), the kernel's clauses stop at
+ * the next such firing's due time (the horizon, kplan.c's "Why exit()"),
+ * which dtrace moves on after each that did not exit; at a firing whose
+ * clause may read or reset aggregations, what the kernel counted before
+ * it is folded into dtrace's first (kplan.c's "printa() at tick-N").
+ * It fires in dtrace, as BEGIN does (kprov.c).
  */
 #include "config.h"
 
@@ -307,7 +310,7 @@ static int prof_arm(struct consumer *c, struct kprov *kp)
 		struct kprobe *p = kp->probes[i];
 
 		if (p->n.kind == KP_TICK) {
-			struct kp_tick t = {p, -1, 0, 0, false};
+			struct kp_tick t = {p, -1, 0, 0, false, false};
 
 			t.fd = timerfd_create(CLOCK_MONOTONIC,
 					      TFD_NONBLOCK | TFD_CLOEXEC);

@@ -45,7 +45,11 @@
  * for it (hit.later: a timer may expire after its due time), so a
  * tick that calls exit() counts exactly the hits before it (kplan.c's
  * "Why exit()"); after each read the horizon the kernel's clauses stop
- * at moves on (kprov_horizon()).  A hit some of whose clauses
+ * at moves on (kprov_horizon()).  A tick whose clause may printa(),
+ * clear() or trunc() read by kprov_drain() puts a barrier (bpf.c's
+ * bpf_barrier()) before the ring is read, so every hit stamped before
+ * it has ended and its record is read with it, and folds the kernel's
+ * aggregations in when it runs (kplan.c's "printa() at tick-N").  A hit some of whose clauses
  * the kernel ran (kagg_rec) runs the others (hit_run_kagg()), and a
  * fault one of the kernel's had at the hit (kfault) is reported, and
  * ERROR fired, in that clause's place among them; so is one of the
@@ -381,6 +385,7 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 	}
 	/* uid and gid: decode()'s, taken at the hit (f.cred), or none; a
 	 * backend that takes none refused them (cred_check()) */
+	kprov_site_fold(c, p->clauses, p->nclauses); /* a site like a tick */
 	if (c->kagg_rec) /* the kernel ran the others (bpf_agg.c) */
 		hit_run_kagg(c, &p->dp, p->clauses, p->epids, p->nclauses,
 			     p->uclauses, p->uepids, p->nuclauses, &f);
@@ -470,7 +475,14 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
  */
 void drain_buffers(struct consumer *c)
 {
-	kprov_drain(c);
+	/* a firing that folds: every program that stamped a hit before
+	 * it has ended, its record written, before the ring is read
+	 * (kplan.c's "printa() at tick-N") */
+	if (kprov_drain(c)) {
+#ifdef HAVE_BPF
+		bpf_barrier(c);
+#endif
+	}
 	c->be->drain(c);
 }
 

@@ -30,7 +30,8 @@
 #     the shared libraries ldd names and the dynamic loader.
 #  5. An initramfs (cpio newc, gzip): busybox, /init (tests/kmod/init),
 #     the steps (tests/kmod/steps*.sh), /kmod/env saying what was built,
-#     and tests/run-trace.sh, run-kagg.sh, run-kagg-fn.sh and lib.sh
+#     and tests/run-trace.sh, run-kagg.sh, run-kagg-fn.sh,
+#     run-kagg-tick.sh and lib.sh
 #     under /kt/src.
 #  6. Boot: qemu -accel tcg, serial console to a file, under `timeout`.
 #     qemu's exit status says nothing about the guest: the verdict is in
@@ -352,7 +353,8 @@ done || die "copying the shared libraries"
 mkdir -p "$rd/kt/src/tests" &&
 	cp "$top_srcdir/tests/lib.sh" "$top_srcdir/tests/run-trace.sh" \
 		"$top_srcdir/tests/run-kagg.sh" \
-		"$top_srcdir/tests/run-kagg-fn.sh" "$rd/kt/src/tests/" ||
+		"$top_srcdir/tests/run-kagg-fn.sh" \
+		"$top_srcdir/tests/run-kagg-tick.sh" "$rd/kt/src/tests/" ||
 	die "copying the tracing tests"
 {
 	echo "KMOD_HAVE_BPF=${HAVE_BPF:-no}"

@@ -18,6 +18,10 @@
 #    straight-line buckets in the generated programs, the same;
 #  - exit() decided in a kernel probe's program (syscall, profile):
 #    the programs load, the status is the exit()'s, the counts exact;
+#  - tests/run-kagg-tick.sh (DTRACE_BACKEND=bpf): printa(), clear() and
+#    trunc() at tick-N, the kernel's aggregations folded in at each
+#    firing (its barrier a map of maps' update), per interval what user
+#    space gives;
 #  - the kernel providers' programs (syscall, profile) and ustack()'s
 #    stack copy load and give results, and so does the unwinder that
 #    walks the stack in the kernel (bpf/unw.bpf.c), at a USDT probe and at profile-N
@@ -102,6 +106,7 @@ if DTRACE_BACKEND=bpf dtrace -q -n 'BEGIN { exit(0); }' >bl.out 2>bl.err \
 	bp_test run-trace TRACE_CYCLES=5 TRACE_EMULATED=1
 	bp_test run-kagg
 	bp_test run-kagg-fn
+	bp_test run-kagg-tick
 else
 	not_ok "DTRACE_BACKEND=bpf: the program loads"
 	diag "$(grep '^dtrace: ' bl.err)"
@@ -110,6 +115,7 @@ else
 	not_ok "run-trace.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 	not_ok "run-kagg.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 	not_ok "run-kagg-fn.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
+	not_ok "run-kagg-tick.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 fi
 # bp_kstr WHAT PREFIX EXPECTED N -n ...: trprog's msg probe traced with
 # string variables the generated program keeps: the lines starting with

@@ -39,6 +39,9 @@
  *			recorded in a shared counter (equal unless something
  *			went wrong)
  *	sleep MS	sleep
+ *	lines PATH N	wait (up to 60 s) until PATH has N lines or more (a
+ *			consumer printed them: dtrace -o PATH); "ok lines"
+ *			or "timeout lines"
  *	done		tr:::done(0)
  *	quit		exit(0)
  */
@@ -248,6 +251,30 @@ static void run(char *line)
 		}
 		nspinners = 0;
 		printf("spun %ld %ld\n", sum, spun_total);
+	} else if (!strcmp(line, "lines") && arg && strrchr(arg, ' ')) {
+		struct timespec ts = {0, 1000000};
+		char *sp = strrchr(arg, ' ');
+		long want = strtol(sp + 1, NULL, 10), have = 0;
+
+		*sp = '\0';
+		for (int i = 0; i < 60000; i++) {
+			FILE *f = fopen(arg, "r");
+			int ch;
+
+			have = 0;
+			while (f && (ch = getc(f)) != EOF)
+				have += ch == '\n';
+			if (f)
+				fclose(f);
+			if (have >= want)
+				break;
+			nanosleep(&ts, NULL);
+		}
+		*sp = ' ';
+		if (have < want) {
+			printf("timeout lines\n");
+			return;
+		}
 	} else if (!strcmp(line, "sleep")) {
 		struct timespec ts = {n / 1000, (n % 1000) * 1000000};
 

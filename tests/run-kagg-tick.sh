@@ -1,0 +1,190 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-kagg-tick.sh: printa(), clear() and trunc() in tick-N clauses
+# beside clauses the kernel aggregates (kplan.c's "printa() at
+# tick-N"): the generated programs aggregate up to the horizon, the
+# next such firing, and dtrace folds what they counted into its own
+# aggregations at that firing, before its clauses run, taking it out of
+# the kernel.  What each interval prints must be byte for byte what
+# aggregating every record in user space prints (DTRACE_KAGG=0) and
+# what the generic program prints (DTRACE_CGEN=0: it has no horizon, so
+# it runs nothing in the kernel), and -v must say that the clause ran
+# in the kernel and at how many firings the kernel's aggregations were
+# folded in.  Covered:
+#  - a keyed count() (kaggs) printed and cleared at tick-1s: three
+#    intervals, each with the hits the target fired after the previous
+#    interval was printed (it waits for those lines, trprog's "lines"),
+#    cleared keys printed at 0;
+#  - count() without keys (kflat's slots) printed and truncated, beside
+#    a sum() never reset and printed at END once: a fold that left the
+#    kernel's values in place would count them again;
+#  - a system call counted at a kernel probe (syscall::write:entry
+#    /pid == $target/), printed and truncated per interval;
+#  - flat out across eight tick-100ms firings: the intervals printed
+#    add up to the hits counted (the largest i counted + 1), none twice,
+#    none lost across a fold; fewer records read than hits.
+# On a dtrace without this (every clause in user space), the -v counts
+# fail: no clause ran in the kernel, nothing was folded.
+# Needs root, tracefs and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and BPF need root"
+[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
+[ -n "${TRACE_PROGS:-}" ] || require_G
+require_uprobe_events
+
+DTRACE_STATEDIR=$tmp/nostate
+DTRACE_BACKEND=bpf
+export DTRACE_STATEDIR DTRACE_BACKEND
+
+trace_progs_build
+
+kcount() {
+	sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' "$1"
+}
+folds() {
+	sed -n "s/^dtrace: the kernel's aggregations folded in at \([0-9]*\) tick firings*\$/\1/p" "$1"
+}
+records() {
+	sed -n 's/^dtrace: BPF: .*, \([0-9]*\) records* read$/\1/p' "$1"
+}
+
+# ticks WHAT NFOLDS CMD DTRACE-ARGS...: run dtrace -v -q -o out$k.txt on
+# ./trprog CMD, where CMD may name the output file as OUT (trprog waits
+# for its lines); k: g, the generated programs (the clause in the
+# kernel, NFOLDS folds), 0 (DTRACE_KAGG=0) and c (DTRACE_CGEN=0), none
+# in the kernel.  Each output must equal expected.txt.
+ticks() {
+	what=$1 nf=$2 cmd=$3
+	shift 3
+	for k in g 0 c; do
+		rm -f out$k.txt # -o appends
+		case $k in
+		g) cg=1 ka=1 ;;
+		0) cg=1 ka=0 ;;
+		c) cg=0 ka=1 ;;
+		esac
+		kcmd=$(printf '%s\n' "$cmd" | sed "s/OUT/out$k.txt/g")
+		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 "$DTRACE" \
+			-v -q -o out$k.txt "$@" -c "./trprog $kcmd" \
+			>prog$k.txt 2>err$k.txt
+		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): status" 0 "$?"
+		[ -f out$k.txt ] || : >out$k.txt
+		expect_file_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg)" \
+			expected.txt out$k.txt
+		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): the target" \
+			"" "$(grep timeout prog$k.txt)"
+		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): no drops" \
+			"" "$(grep -i drop err$k.txt)"
+	done
+	expect_eq "$what: clauses run in the kernel" 1 "$(kcount errg.txt)"
+	expect_eq "$what: folds" "$nf" "$(folds errg.txt)"
+	expect_eq "$what: none in the kernel with DTRACE_KAGG=0" "" \
+		"$(grep -e 'in the kernel' -e folded err0.txt)"
+	expect_eq "$what: none in the kernel with DTRACE_CGEN=0" "" \
+		"$(grep -e 'in the kernel' -e folded errc.txt)"
+}
+
+# Three intervals of tick-1s: 3 hits (keys 0 1 2), 6 (0 1 2 3 0 1), 2
+# (0 1); the target fires each batch once the previous interval's
+# lines are out, well before the next firing.  clear() keeps the keys:
+# 2 and 3 print 0 in the last.
+cat >c.d <<'EOF'
+tr$target:::tick { @[arg0 % 4] = count(); }
+tick-1s { printa("%d %@d\n", @); clear(@); printf("--\n"); }
+tick-1s /++n == 3/ { exit(0); }
+EOF
+cat >expected.txt <<'EOF'
+0 1
+1 1
+2 1
+--
+2 1
+3 1
+0 2
+1 2
+--
+2 0
+3 0
+0 1
+1 1
+--
+
+EOF
+ticks "printa() and clear() at tick-1s, keyed" 3 \
+	"'wait tick' 'tick 3' 'lines OUT 4' 'tick 6' 'lines OUT 9' 'tick 2' \
+'sleep 3000'" -s c.d
+
+# No keys: kflat's slots, zeroed at each fold; the sum is never reset,
+# so it is folded three times and printed once, 0+1+2 + 0+...+5 + 0+1.
+cat >t.d <<'EOF'
+tr$target:::tick { @c = count(); @s = sum(arg0); }
+tick-1s { printa("%@d\n", @c); trunc(@c); printf("--\n"); }
+tick-1s /++n == 3/ { exit(0); }
+END { printa("sum %@d\n", @s); }
+EOF
+printf '3\n--\n6\n--\n2\n--\nsum 19\n\n' >expected.txt
+ticks "printa() and trunc() at tick-1s, no keys" 3 \
+	"'wait tick' 'tick 3' 'lines OUT 2' 'tick 6' 'lines OUT 4' 'tick 2' \
+'sleep 3000'" -s t.d
+
+# A kernel probe: the target's "ok ..." lines, one write(2) each: two
+# before the first firing, two (ok lines, ok sleep) before the second.
+cat >s.d <<'EOF'
+syscall::write:entry /pid == $target/ { @ = count(); }
+tick-1s { printa("%@d\n", @); trunc(@); printf("--\n"); }
+tick-1s /++n == 2/ { exit(0); }
+EOF
+printf '2\n--\n2\n--\n\n' >expected.txt
+ticks "printa() and trunc() at tick-1s, a system call counted" 2 \
+	"'sleep 10' 'sleep 10' 'lines OUT 2' 'sleep 10' 'lines OUT 4' \
+'sleep 3000'" -s s.d
+
+# Flat out (spin: one thread firing tick(0, "spin", i) for i = 0, 1,
+# ...) across eight firings of tick-100ms, each printing and clearing
+# the count, the eighth exiting: the kernel counts up to the horizon,
+# the hits stamped between a firing's due time and the horizon's move
+# past it come as records, run after the fold.  Every hit before the
+# exit counts once in exactly one interval: the intervals add up to the
+# largest i counted + 1.  User space alone (DTRACE_KAGG=0) must too,
+# unless dtrace, starved, lets the ring fill (drops: said, not checked).
+cat >f.d <<'EOF'
+tr$target:::tick { @n = count(); @i = max(arg2); }
+tick-100ms { printa("%@d\n", @n); clear(@n); }
+tick-100ms /++k == 8/ { exit(0); }
+END { printa("max %@d\n", @i); }
+EOF
+for k in 1 0; do
+	rm -f out$k.txt
+	DTRACE_KAGG=$k timeout -s KILL 120 "$DTRACE" -v -q -o out$k.txt \
+		-x bufsize=16m -s f.d \
+		-c "./trprog 'spin 1' 'sleep 5000' stop" >/dev/null 2>err$k.txt
+	expect_eq "flat out (DTRACE_KAGG=$k): status" 0 "$?"
+	[ -f out$k.txt ] || : >out$k.txt
+	# eight intervals, then max M
+	expect_eq "flat out (DTRACE_KAGG=$k): intervals" 8 \
+		"$(grep -c '^[0-9][0-9]*$' out$k.txt)"
+	if [ $k = 0 ] && grep -qi drop err0.txt; then
+		echo "flat out (DTRACE_KAGG=0): drops, not checked:" \
+			"$(grep -i drop err0.txt)" >&2
+		continue
+	fi
+	expect_eq "flat out (DTRACE_KAGG=$k): each hit once" \
+		"$(awk '/^max / { print $2 + 1 }' out$k.txt)" \
+		"$(awk '/^[0-9]+$/ { s += $1 } END { print s + 0 }' out$k.txt)"
+	expect_eq "flat out (DTRACE_KAGG=$k): no drops" "" \
+		"$(grep -i drop err$k.txt)"
+done
+expect_eq "flat out: clauses run in the kernel" 1 "$(kcount err1.txt)"
+expect_eq "flat out: folds" 8 "$(folds err1.txt)"
+hits=$(awk '/^max / { print $2 + 1 }' out1.txt)
+if [ -n "$hits" ] && [ -n "$(records err1.txt)" ] &&
+	[ "$(records err1.txt)" -lt "$hits" ]; then
+	pass
+else
+	fail "flat out: not fewer records ($(records err1.txt)) than hits (${hits:-})"
+fi
+
+finish

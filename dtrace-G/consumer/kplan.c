@@ -199,7 +199,10 @@
  * can fault.  Such a variable, self-> or
  * this->, may be stored from a literal (kp_str_lit_store():
  * UBPF_K_SLIT) or from another the kernel keeps (UBPF_K_SMOV, its
- * bytes copied whole), which cannot fault either.
+ * bytes copied whole), which cannot fault either, and key an
+ * aggregation, whole, one per statement (kp_stmt_ok()'s ks->svar:
+ * UBPF_K_VKEY, the entries in kaggs_v, whose keys hold all the
+ * strsize - 1 bytes its store kept, so none is cut; merged as kaggs_s's).
  *
  * Record gates (D_KPLAN_VARS).  A clause that stays in user space
  * still needs its record, but only for the hits where it may run: when
@@ -736,6 +739,7 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 	memset(ks, 0, sizeof(*ks));
 	ks->st = st;
 	ks->slot = -1;
+	ks->svar = -1;
 	if (v >= 0) { /* a store: of a variable kept, of a value it can have */
 		struct node bin, one;
 
@@ -780,6 +784,7 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		     : a->fn == AG_LQUANTIZE ? a->lq_levels + 2u
 					     : 1;
 	ks->skey = -1;
+	ks->svar = -1;
 	for (unsigned i = 0; i < st->nkeys; i++) {
 		int sa = kp_arg_str(k, st->keys[i]);
 
@@ -789,6 +794,12 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		if (sa >= 0 && ks->skey < 0) { /* one string key */
 			ks->skey = (int)i;
 			ks->sarg = (uint8_t)sa;
+			continue;
+		}
+		if (ks->skey < 0 && kp_out_svar(k, st->keys[i])) {
+			/* ... or a string variable's bytes (VKEY) */
+			ks->skey = (int)i;
+			ks->svar = st->keys[i]->sub;
 			continue;
 		}
 		if (ks->kid[i] < 0 &&
@@ -1139,7 +1150,19 @@ bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
 
 bool d_kplan_skey(const struct d_kplan *k, unsigned st)
 {
-	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0;
+	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0 &&
+	       k->st[st].svar < 0;
+}
+
+bool d_kplan_vkey(const struct d_kplan *k, unsigned st)
+{
+	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0 &&
+	       k->st[st].svar >= 0;
+}
+
+unsigned d_kplan_vkey_room(const struct d_kplan *k)
+{
+	return k->prog->strsize < 2 ? 0 : UBPF_KVROOM(k->prog->strsize - 1);
 }
 
 void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,

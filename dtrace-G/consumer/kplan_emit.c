@@ -484,6 +484,15 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		}
 		a = &k->prog->aggs[st->agg];
 		for (j = 0; j < st->nkeys; j++) {
+			if ((int)j == ks->skey && ks->svar >= 0) {
+				/* a string variable's bytes, as kept */
+				o = put(&m, UBPF_K_VKEY, 0, 0);
+				var_op(&m, o, (unsigned)ks->svar);
+				o->levels = o->n;
+				o->n = (uint8_t)j;
+				o->imm = (int64_t)k->prog->strsize - 1;
+				continue;
+			}
 			if ((int)j == ks->skey) { /* the program copies it */
 				o = put(&m, UBPF_K_SKEY, 0, 0);
 				o->n = (uint8_t)j;
@@ -508,7 +517,7 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 			o->slot = (uint16_t)ks->slot;
 		}
 		if (ks->skey >= 0)
-			o->flags |= UBPF_KF_SKEY;
+			o->flags |= ks->svar >= 0 ? UBPF_KF_VKEY : UBPF_KF_SKEY;
 		switch (a->fn) {
 		case AG_COUNT: o->n = UBPF_F_COUNT; break;
 		case AG_SUM: o->n = UBPF_F_SUM; break;

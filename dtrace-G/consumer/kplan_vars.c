@@ -10,7 +10,7 @@
  * copyinstr(argN) wherever they are read (sarg_var()); this-> and
  * self-> strings stored from copyinstr(), a literal or one another and
  * only printed, compared with a literal (a self-> one with another
- * too) or measured by strlen() (str_var());
+ * too), measured by strlen() or an aggregation's key (str_var());
  * and, where the
  * kernel keeps self-> variables beside string comparisons, each
  * comparison numbered as a fault site (fsite_assign()).  kplan.c asks
@@ -485,6 +485,29 @@ static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 	return true;
 }
 
+/* Is key j of statement st, an aggregation's, variable v whole (the
+ * kernel keys kaggs_v by its bytes: VKEY)? */
+static bool whole_key(const struct stmt *st, unsigned j, unsigned v)
+{
+	return st->kind == S_AGG && st->keys[j]->op == N_VAR &&
+	       st->keys[j]->sub == (int)v;
+}
+
+/* Does a statement of v (n of them) key an aggregation by variable
+ * w whole? */
+static bool keyed_by(const struct stmt *v, unsigned n, unsigned w)
+{
+	for (unsigned i = 0; i < n; i++) {
+		for (unsigned j = 0; j < v[i].nkeys; j++)
+			if (whole_key(&v[i], j, w))
+				return true;
+		if (keyed_by(v[i].body, v[i].nbody, w) ||
+		    keyed_by(v[i].els, v[i].nels, w))
+			return true;
+	}
+	return false;
+}
+
 /* Does statement st read v only as a whole printf() or trace()
  * argument (OVSTR), compared with a literal (VSEQ), measured (VSLEN)
  * or stored whole into another string variable (SMOV), if at all? */
@@ -513,7 +536,8 @@ static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v,
 		if (!cmp_reads_only(p, st->args[j], v, tcmp))
 			return false;
 	for (unsigned j = 0; j < st->nkeys; j++)
-		if (!cmp_reads_only(p, st->keys[j], v, tcmp))
+		if (!whole_key(st, j, v) &&
+		    !cmp_reads_only(p, st->keys[j], v, tcmp))
 			return false;
 	for (unsigned j = 0; j < st->nbody; j++)
 		if (!reads_ok(p, &st->body[j], v, tcmp))
@@ -592,7 +616,8 @@ static bool prog_lit_reads(const struct d_prog *p, unsigned v)
  * keeps (kp_sstr_ok() checks: a w left to user space keeps that
  * clause there, and so v), at least one not a clear, and every read a
  * whole argument of printf() or trace(), the whole right side of
- * another such store, v == "literal" or v != "literal" or strlen(v)
+ * another such store, an aggregation's whole key (kplan.c's VKEY:
+ * kaggs_v), v == "literal" or v != "literal" or strlen(v)
  * anywhere (a this-> one's only with tcmp), or, a self-> one's,
  * v == w or v != w (w another self-> string; kp_svar_vv() wants both
  * kept), the predicate too (kp_svar_lit(), kp_svar_pair(),
@@ -726,6 +751,25 @@ static bool fsite_assign(struct d_kplan *k)
 	return true;
 }
 
+/*
+ * A this-> string that keys an aggregation and is an argument's
+ * (sarg_var()) where the program may copy arguments' strings stays
+ * that: SKEY copies the argument, as before string variables were
+ * keys, rather than a copy kept in cgbuf (str_var()).
+ */
+static bool sarg_key(const struct d_kplan *k, unsigned v, bool *mark,
+		     unsigned nthis)
+{
+	const struct d_prog *p = k->prog;
+	bool keyed = false;
+
+	for (unsigned ci = 0; ci < p->nclauses && !keyed; ci++)
+		keyed = keyed_by(p->clauses[ci].stmts, p->clauses[ci].nstmts,
+				 v);
+	return keyed && nthis < UBPF_KTHIS && !k->nostr && !k->fmode &&
+	       sarg_var(k, v, mark) >= 0;
+}
+
 void kp_vars_decide(struct d_kplan *k)
 {
 	struct d_prog *p = k->prog;
@@ -764,6 +808,8 @@ void kp_vars_decide(struct d_kplan *k)
 		     (var->scope != SC_SELF || k->horizon)) ||
 		    var->kind != T_STR || var->ptr || var->psou ||
 		    (var->scope == SC_THIS && ntstr >= UBPF_KTSTR))
+			continue;
+		if (var->scope == SC_THIS && sarg_key(k, v, mark, nthis))
 			continue;
 		if (!str_var(k, v, mark, false) &&
 		    (var->scope != SC_THIS ||

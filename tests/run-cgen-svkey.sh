@@ -23,6 +23,11 @@
 #    copyinstr(argN) keys are user space's) beside a string
 #    predicate's fault sites;
 #  - two string keys in one statement: user space's, exact;
+#  - string variables compared with one another (VVCMP): this-> with
+#    this->, self-> with this->, self-> with self-> ordered, == != <
+#    > <= >= in strcmp()'s order (bytes above 0x7f, prefixes, "",
+#    strings equal up to strsize - 1 bytes at 256 and 16), byte for
+#    byte DTRACE_CGEN=0's and as expected, counted by -v;
 #  - -v counts the clauses aggregated in the kernel, so each case
 #    fails on a tree that left them to user space.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
@@ -161,6 +166,45 @@ pid$target::hit:entry /copyinstr(arg0) != "zzz"/ { @f[arg1] = count(); }
 EOF2
 same tls tls.d keep 2
 same tlsfault tls.d refault 2
+
+# String variables compared with one another in the kernel (VVCMP:
+# cgen_plan.c's vvcmp()): this-> with this->, self-> with this-> and
+# back, == != < > <= >= in strcmp()'s order, in printf() arguments and
+# predicates, on strings that are prefixes of one another, with bytes
+# above 0x7f, unset (""), equal up to 20 bytes (equal at strsize 16)
+# and up to 290 (equal at 256, cut); self-> with self-> ordered.
+cat >ord.d <<'EOF2'
+pid$target::hit:entry { self->s = copyinstr(arg0); this->t = copyinstr(arg0); this->u = self->p; }
+pid$target::hit:entry
+{
+	printf("%d %d%d%d%d%d%d %d%d%d%d%d%d\n", arg1,
+	    this->t == this->u, this->t != this->u, this->t < this->u,
+	    this->t > this->u, this->t <= this->u, this->t >= this->u,
+	    self->s == this->u, self->s != this->u, self->s < this->u,
+	    self->s > this->u, this->u <= self->s, this->u >= self->s);
+}
+pid$target::hit:entry /self->s > self->p/ { @up[self->s] = count(); }
+pid$target::hit:entry /this->u >= this->t/ { @dn[this->t] = count(); }
+pid$target::hit:entry { self->p = self->s; }
+EOF2
+same ord ord.d order 4
+for xo in '' '-x strsize=16'; do
+	w="string variables ordered${xo:+ ($xo)}"
+	run 1 ordv.txt order -s ord.d $xo
+	expect_grep "$w: -v" \
+		'^dtrace: 1 clause printing values computed in the kernel$' \
+		ordv.txt.err
+	if [ -z "$xo" ]; then e8='010101 010110'; else e8='100011 100011'; fi
+	# each line: the hit, t OP u and s OP u (== != < > <= >=), u
+	# the last hit's string ("" at the first)
+	e="0 010101 010110|1 010101 010110|2 011010 011001"
+	e="$e|3 010101 010110|4 011010 011001|5 011010 011001"
+	e="$e|6 010101 010110|7 011010 011001|8 $e8|9 010101 010110"
+	e="$e|10 100011 100011|11 010101 010110|12 011010 011001"
+	e="$e|13 011010 011001"
+	expect_eq "$w: the output" "$e" \
+		"$(grep '^[0-9]' ordv.txt | paste -sd'|' -)"
+done
 
 # Two string keys in one statement: the kernel has room for one; the
 # clause is user space's, as before, and exact.

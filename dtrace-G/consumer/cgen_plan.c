@@ -77,7 +77,8 @@
  *     them (vslen()); a this-> one the plan never stores reads ""
  *     (svar_at()).  VKEY copies one's bytes into a key of kaggs_v
  *     built in cgbuf (vkey(): the room zeroed, then the string's len
- *     bytes), which AGG flagged UBPF_KF_VKEY then uses.
+ *     bytes), which AGG flagged UBPF_KF_VKEY then uses; VVCMP copies
+ *     two so and compares them in strcmp()'s order (vvcmp()).
  */
 #include "config.h"
 
@@ -1008,43 +1009,114 @@ static void vveq(struct em *e, const struct ubpf_kop *o, const int *fds)
 
 /* Does the plan have instruction op (of variable kind n, for VLD/VST)? */
 /*
- * VKEY o: the string variable's bytes (svar_at(): the struct ubpf_kostr
- * its store filled, of kind o->levels) into the kaggs_v key at VKEY_AT
- * in cgbuf (S_SBUF, cgen_plan()'s), all UBPF_KVROOM(imm) of them
- * zeroed first and then its first len (a copy that ended early: its
- * NUL's included; one of imm bytes, strsize - 1: its last read again,
- * maybe a NUL, cgen_out.c's ostr_at()), so the bytes past the string
- * are 0 whatever an earlier copy left past its NUL: one string, one
- * key, nothing of it cut (the room holds what the store kept).  One
- * unset (absent, a this-> len of 0) is "": every byte 0.  No fault.
+ * String variable v's bytes (svar_at(): the struct ubpf_kostr its store
+ * filled, v->n its kind, v->imm strsize - 1) into cgbuf at at (S_SBUF,
+ * cgen_plan()'s), NUL-padded: UBPF_KVROOM(imm) bytes zeroed first,
+ * then its first len (a copy that ended early: its NUL's included; one
+ * of imm bytes, strsize - 1: its last read again, maybe a NUL,
+ * cgen_out.c's ostr_at()), so the bytes past the string are 0
+ * whatever an earlier copy left past its NUL: one string, one copy,
+ * nothing of it cut.  One unset (absent, a this-> len of 0) is "":
+ * every byte 0.  No fault.
  */
-static void vkey(struct em *e, const struct ubpf_kplan *pl,
-		 const struct ubpf_kop *o, const int *fds)
+static void svar_copy(struct em *e, const struct ubpf_kplan *pl,
+		      const struct ubpf_kop *v, int32_t at, const int *fds)
 {
-	struct ubpf_kop v = { .n = (uint8_t)o->levels, .slot = o->slot };
-	int32_t at = VKEY_AT + (int32_t)sizeof(struct ubpf_kkey);
-	unsigned room = UBPF_KVROOM(o->imm);
+	unsigned room = UBPF_KVROOM(v->imm);
 	size_t jnone, jbig;
 
-	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf ||
-	    (v.n != UBPF_KV_SELF && v.n != UBPF_KV_THIS)) {
+	if (v->imm < 1 || v->imm > UBPF_STRMAX - 1 || !e->vbuf ||
+	    (v->n != UBPF_KV_SELF && v->n != UBPF_KV_THIS)) {
 		e->bad = true;
 		return;
 	}
 	ldx(e, BPF_DW, 2, 10, S_SBUF);
 	for (unsigned i = 0; i < room; i += 8)
 		st(e, BPF_DW, 2, (int16_t)(at + (int32_t)i), 0);
-	svar_at(e, pl, &v, fds);
+	svar_at(e, pl, v, fds);
 	jnone = jmp_i(e, BPF_JEQ, 0, 0);
 	alu_r(e, BPF_MOV, 3, 0);
 	alu_i(e, BPF_ADD, 3, (int32_t)offsetof(struct ubpf_kostr, s));
 	ldx(e, BPF_W, 2, 0, (int16_t)offsetof(struct ubpf_kostr, len));
-	jbig = jmp_i(e, BPF_JGT, 2, (int32_t)o->imm); /* none: bounds */
+	jbig = jmp_i(e, BPF_JGT, 2, (int32_t)v->imm); /* none: bounds */
 	ldx(e, BPF_DW, 1, 10, S_SBUF);
 	alu_i(e, BPF_ADD, 1, at);
 	call(e, BPF_FUNC_probe_read_kernel);
 	fix(e, jnone);
 	fix(e, jbig);
+}
+
+/* VKEY o: the string variable's bytes (o->levels its kind) into the
+ * kaggs_v key at VKEY_AT in cgbuf (svar_copy()) */
+static void vkey(struct em *e, const struct ubpf_kplan *pl,
+		 const struct ubpf_kop *o, const int *fds)
+{
+	struct ubpf_kop v = { .n = (uint8_t)o->levels,
+			      .slot = o->slot,
+			      .imm = o->imm };
+
+	svar_copy(e, pl, &v,
+		  VKEY_AT + (int32_t)sizeof(struct ubpf_kkey), fds);
+}
+
+/*
+ * r1 = VVCMP o: the string variables a (o->n, o->slot) and b
+ * (o->levels, o->step), self-> or this-> each, compared in strcmp()'s
+ * order (run.c's binop(): unsigned bytes) by o->agg (0 ==, 1 !=, 2 <,
+ * 3 >, 4 <=, 5 >=).  Each is copied zero-padded into its room in cgbuf
+ * (svar_copy(), as VKEY's key: its bytes, "" when unset, the rest 0),
+ * and the NUL is 0 and sorts below every byte, so the padded copies'
+ * words compare as the strings do: word i of both, for as many words
+ * as imm bytes (strsize - 1) take, unrolled (no loop, no branch but
+ * the one leaving at the first word that differs, whose bytes, made
+ * big-endian (BPF_END), compare unsigned).  No fault: the stores read
+ * the strings.
+ */
+static void vvcmp(struct em *e, const struct ubpf_kplan *pl,
+		  const struct ubpf_kop *o, const int *fds)
+{
+	static const uint8_t jop[] = { BPF_JEQ,	 BPF_JNE,  BPF_JSLT,
+				       BPF_JSGT, BPF_JSLE, BPF_JSGE };
+	struct ubpf_kop a = { .n = o->n, .slot = o->slot, .imm = o->imm };
+	struct ubpf_kop b = { .n = (uint8_t)o->levels,
+			      .slot = o->step,
+			      .imm = o->imm };
+	unsigned words = (unsigned)(o->imm + 7) / 8, nd = 0;
+	size_t *jd, jeq, j;
+
+	if (o->agg > 5) {
+		e->bad = true;
+		return;
+	}
+	svar_copy(e, pl, &a, VCMP_AT(0), fds);
+	svar_copy(e, pl, &b, VCMP_AT(1), fds);
+	if (e->bad)
+		return;
+	jd = xcalloc((size_t)words + 1, sizeof(*jd));
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned i = 0; i < words; i++) {
+		ldx(e, BPF_DW, 4, 2, (int16_t)(VCMP_AT(0) + 8 * (int)i));
+		ldx(e, BPF_DW, 5, 2, (int16_t)(VCMP_AT(1) + 8 * (int)i));
+		jd[nd++] = jmp_r(e, BPF_JNE, 4, 5);
+	}
+	alu_i(e, BPF_MOV, 1, 0); /* equal */
+	jeq = jmp_i(e, BPF_JA, 0, 0);
+	for (unsigned i = 0; i < nd; i++)
+		fix(e, jd[i]);
+	put(e, BPF_ALU | BPF_END | BPF_TO_BE, 4, 0, 0, 64);
+	put(e, BPF_ALU | BPF_END | BPF_TO_BE, 5, 0, 0, 64);
+	alu_i(e, BPF_MOV, 1, 1);
+	j = jmp_r(e, BPF_JGT, 4, 5);
+	alu_i(e, BPF_MOV, 1, -1);
+	fix(e, j);
+	fix(e, jeq);
+	free(jd);
+	/* r1 = strcmp()'s sign: the comparison's truth */
+	alu_i(e, BPF_MOV, 3, 1);
+	j = jmp_i(e, jop[o->agg], 1, 0);
+	alu_i(e, BPF_MOV, 3, 0);
+	fix(e, j);
+	alu_r(e, BPF_MOV, 1, 3);
 }
 
 bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
@@ -1096,11 +1168,14 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		break;
 	}
 	seq_read(e, pl, fds[5], nargs);
-	/* VKEY's keys are built in cgbuf too (S_SBUF): seq_read() found
-	 * it, or here, a lookup of a one-entry array that cannot fail
-	 * (the verifier wants the test: seq_read()'s way out) */
+	/* VKEY's keys and VVCMP's copies are built in cgbuf too
+	 * (S_SBUF): seq_read() found it, or here, a lookup of a
+	 * one-entry array that cannot fail (the verifier wants the
+	 * test: seq_read()'s way out) */
 	e->vbuf = e->nsarg > 0;
-	if (!e->vbuf && fds[5] >= 0 && cgen_plan_has(pl, UBPF_K_VKEY, -1)) {
+	if (!e->vbuf && fds[5] >= 0 &&
+	    (cgen_plan_has(pl, UBPF_K_VKEY, -1) ||
+	     cgen_plan_has(pl, UBPF_K_VVCMP, -1))) {
 		st(e, BPF_W, 10, S_KEY8, 0);
 		ldmap(e, 1, fds[5]);
 		alu_r(e, BPF_MOV, 2, 10);
@@ -1210,6 +1285,10 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_VVEQ:
 			vveq(e, o, fds);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_VVCMP:
+			vvcmp(e, pl, o, fds);
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_VSEQ: {

@@ -194,9 +194,10 @@
  * too (kp_svar_cmp(): UBPF_K_VSEQ, the bytes its store copied at the
  * hit; a this-> one at a probe whose plan never stores it is unset
  * there, "", cgen_plan.c's svar_at()) and measured (strlen(),
- * kp_svar_strlen(): UBPF_K_VSLEN), a self-> one with another self->
- * one (kp_svar_vv(): UBPF_K_VVEQ); none reads user memory, and none
- * can fault.  Such a variable, self-> or
+ * kp_svar_strlen(): UBPF_K_VSLEN), with another such one, self-> or
+ * this->, by == != < <= > >= (kp_svar_vv(): UBPF_K_VVEQ, two self->
+ * ones' equality; else UBPF_K_VVCMP, strcmp()'s order); none reads
+ * user memory, and none can fault.  Such a variable, self-> or
  * this->, may be stored from a literal (kp_str_lit_store():
  * UBPF_K_SLIT) or from another the kernel keeps (UBPF_K_SMOV, its
  * bytes copied whole), which cannot fault either, and key an
@@ -358,20 +359,24 @@ bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
 	return true;
 }
 
-/* v == w or v != w, both self-> string variables: their indexes into
- * *v and *w, whatever the kernel keeps */
+/* v OP w, OP == != < <= > >= (strcmp()'s order, as run.c's binop()),
+ * both self-> or this-> string variables: their indexes into *v and
+ * *w, whatever the kernel keeps */
 bool kp_svar_pair(const struct d_prog *p, const struct node *n, int *v, int *w)
 {
 	const struct node *s[2];
 
-	if (n->op != N_BIN || (n->sub != OP_EQ && n->sub != OP_NE))
+	if (n->op != N_BIN ||
+	    (n->sub != OP_EQ && n->sub != OP_NE && n->sub != '<' &&
+	     n->sub != '>' && n->sub != OP_LE && n->sub != OP_GE))
 		return false;
 	s[0] = n->a;
 	s[1] = n->b;
 	for (unsigned i = 0; i < 2; i++)
 		if (s[i]->op != N_VAR || s[i]->sub < 0 ||
 		    (unsigned)s[i]->sub >= p->nvars ||
-		    p->vars[s[i]->sub].scope != SC_SELF ||
+		    (p->vars[s[i]->sub].scope != SC_SELF &&
+		     p->vars[s[i]->sub].scope != SC_THIS) ||
 		    p->vars[s[i]->sub].kind != T_STR)
 			return false;
 	if (v)
@@ -382,7 +387,8 @@ bool kp_svar_pair(const struct d_prog *p, const struct node *n, int *v, int *w)
 }
 
 /* ... both KV_STR: the generated program compares the bytes their
- * stores kept (UBPF_K_VVEQ, cgen_plan.c's vveq()) */
+ * stores kept (UBPF_K_VVEQ, cgen_plan.c's vveq(), for two self-> ones
+ * and == or !=; else UBPF_K_VVCMP, vvcmp()) */
 bool kp_svar_vv(const struct d_kplan *k, const struct node *n, int *v, int *w)
 {
 	int a, b;

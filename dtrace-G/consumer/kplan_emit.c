@@ -246,6 +246,28 @@ static void emit(struct em *m, const struct node *n)
 				sdata(m, lit->sval, len);
 				return;
 			}
+			if (kp_svar_vv(m->k, n, &arg, &w) &&
+			    ((n->sub != OP_EQ && n->sub != OP_NE) ||
+			     m->k->prog->vars[arg].scope != SC_SELF ||
+			     m->k->prog->vars[w].scope != SC_SELF)) {
+				/* two string variables the kernel keeps, a
+				 * this-> one or an order among them */
+				struct ubpf_kop wb = { 0 };
+
+				o = put(m, UBPF_K_VVCMP, 0, 1);
+				var_op(m, &wb, (unsigned)w);
+				var_op(m, o, (unsigned)arg);
+				o->levels = wb.n;
+				o->step = wb.slot;
+				o->imm = (int64_t)m->k->prog->strsize - 1;
+				o->agg = n->sub == OP_EQ   ? 0
+					 : n->sub == OP_NE ? 1
+					 : n->sub == '<'   ? 2
+					 : n->sub == '>'   ? 3
+					 : n->sub == OP_LE ? 4
+							   : 5;
+				return;
+			}
 			if (kp_svar_vv(m->k, n, &arg, &w)) {
 				/* two self-> strings the kernel keeps */
 				o = put(m, UBPF_K_VVEQ, 0, 1);

@@ -57,8 +57,9 @@
  * String variables (KV_STR: kplan_vars.c's str_var(), a this-> or
  * self-> string only stored from copyinstr(E), a literal or another
  * such variable, or cleared, and only printed, compared with a
- * literal, measured or an aggregation's key: kplan.c's kp_svar_cmp(),
- * cgen_plan.c's VSEQ, VSLEN, VKEY).  Its store (kp_sstr_ok(), a statement of
+ * literal or another such variable, measured or an aggregation's key:
+ * kplan.c's kp_svar_cmp(), cgen_plan.c's VSEQ, VVEQ, VVCMP, VSLEN,
+ * VKEY).  Its store (kp_sstr_ok(), a statement of
  * its own in a clause that may have an out area) is SSTR, which copies
  * the string into the kernel's variable and its address and length
  * into 16 bytes of the area, SLIT (a literal, kplan.c's

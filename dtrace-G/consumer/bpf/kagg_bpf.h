@@ -161,6 +161,11 @@ enum {
 		       * UBPF_KV_SELF or _THIS, slot as VLD's), its imm
 		       * bytes at most (strsize - 1), for an AGG with
 		       * UBPF_KF_VKEY (kaggs_v); absent or unset, "" */
+	UBPF_K_VVCMP, /* push string variable (n, slot as VLD's) OP the
+		       * one of kind levels and slot step, imm bytes at
+		       * most (strsize - 1), in strcmp()'s order; OP by
+		       * agg: 0 ==, 1 !=, 2 <, 3 >, 4 <=, 5 >=; absent or
+		       * unset, either reads "" */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

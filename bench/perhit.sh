@@ -53,6 +53,9 @@
 #  - selfcmp:	enter { self->s = copyinstr(arg1); }
 #		leave /self->s == "beta"/ { @ = count(); }
 #		(bpftrace: @s[tid] = str(arg1), if (@s[tid] == "beta"))
+#  - selfkey:	enter { self->s = copyinstr(arg1); }
+#		leave { @[self->s] = count(); }  (bpftrace: @s[tid] =
+#		str(arg1), @[@s[tid]] = count())
 # The best of $ROUNDS runs per tool.  Needs root and bpftrace; nothing
 # passes or fails on speed.  ROWS="self ..." runs only those rows.  With
 # PERHIT_MD set, the table is written there as a markdown section.
@@ -102,6 +105,7 @@ d_of() {
 	keyexit) echo "$e { @[arg0 & 15] = count(); } tick-1s { exit(0); }" ;;
 	keyhexit) echo "$e { @[arg0 & 15] = count(); } $e /arg0 == $((N - 1))/ { exit(0); }" ;;
 	selfcmp) echo "$e { self->s = copyinstr(arg1); } $l /self->s == \"beta\"/ { @ = count(); }" ;;
+	selfkey) echo "$e { self->s = copyinstr(arg1); } $l { @[self->s] = count(); }" ;;
 	esac
 }
 bt_of() {
@@ -119,6 +123,7 @@ bt_of() {
 	keyexit) echo "$e { @[arg0 & 15] = count(); } interval:s:1 { exit(); }" ;;
 	keyhexit) echo "$e { @[arg0 & 15] = count(); if (arg0 == $((N - 1))) { exit(); } }" ;;
 	selfcmp) echo "$e { @s[tid] = str(arg1); } $l { if (@s[tid] == \"beta\") { @ = count(); } }" ;;
+	selfkey) echo "$e { @s[tid] = str(arg1); } $l { @[@s[tid]] = count(); }" ;;
 	esac
 }
 
@@ -160,7 +165,7 @@ one() {
 		}' stats
 }
 
-rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp}
+rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp selfkey}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

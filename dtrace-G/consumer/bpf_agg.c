@@ -180,7 +180,8 @@ void bpf_kagg_free(struct bpf_kagg *k)
 			     k->armed_fd, k->arm1_fd,	  k->tls_fd,
 			     k->tlsdrops_fd, k->saggs_fd, k->tlsa_fd,
 			     k->tlsu_fd,  k->tlsufull_fd, k->tlss_fd,
-			     k->hzn_fd,	  k->act_fd,	  k->vaggs_fd};
+			     k->hzn_fd,	  k->act_fd,
+			     k->vaggs_fd};
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)

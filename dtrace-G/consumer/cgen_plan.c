@@ -1138,7 +1138,8 @@ static void rec(struct em *e)
 /*
  * The plan's instructions (kagg.bpf.h's kstep(), one at a time), nargs
  * arguments fetched; fds: kaggs, kflat, kdrops, cgtls, cgtlsdrops, cgbuf,
- * kaggs_s, cgtlsa, cgtlss, kaggs_v.  Its end is where every PRED's clause ends, at most.  The
+ * kaggs_s, cgtlsa, cgtlss, kaggs_v.  Its end is where every PRED's
+ * clause ends, at most.  The
  * firing's timestamp is in S_TS when the plan reads it.
  */
 void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,

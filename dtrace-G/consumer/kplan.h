@@ -120,8 +120,9 @@ typedef const struct d_probe *(*d_kplan_probe_fn)(void *ctx, unsigned id);
 /*
  * Fold one entry of the kernel's kaggs (its per-CPU values, ncpus of
  * them) into the aggregations; for kflat, key is {st, slot - first}; for
- * kaggs_s and kaggs_v, str is the string key's bytes.  Call once per entry, after tracing
- * stopped and before END, printa() or the final printing.
+ * kaggs_s and kaggs_v, str is the string key's bytes.  Call once per
+ * entry, after tracing stopped and before END, printa() or the final
+ * printing.
  */
 void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		   const struct ubpf_kval *vals, unsigned ncpus,

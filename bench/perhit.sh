@@ -58,6 +58,9 @@
 #		per-interval report: the kernel's clause cut at the horizon
 #		and folded in at each firing (kplan.c's "printa() at
 #		tick-N"); before, a record a hit
+#  - selfkey:	enter { self->s = copyinstr(arg1); }
+#		leave { @[self->s] = count(); }  (bpftrace: @s[tid] =
+#		str(arg1), @[@s[tid]] = count())
 # The best of $ROUNDS runs per tool.  Needs root and bpftrace; nothing
 # passes or fails on speed.  ROWS="self ..." runs only those rows.  With
 # PERHIT_MD set, the table is written there as a markdown section.
@@ -108,6 +111,7 @@ d_of() {
 	keyhexit) echo "$e { @[arg0 & 15] = count(); } $e /arg0 == $((N - 1))/ { exit(0); }" ;;
 	selfcmp) echo "$e { self->s = copyinstr(arg1); } $l /self->s == \"beta\"/ { @ = count(); }" ;;
 	tickpa) echo "$e { @ = count(); } tick-1s { printa(@); clear(@); }" ;;
+	selfkey) echo "$e { self->s = copyinstr(arg1); } $l { @[self->s] = count(); }" ;;
 	esac
 }
 bt_of() {
@@ -126,6 +130,7 @@ bt_of() {
 	keyhexit) echo "$e { @[arg0 & 15] = count(); if (arg0 == $((N - 1))) { exit(); } }" ;;
 	selfcmp) echo "$e { @s[tid] = str(arg1); } $l { if (@s[tid] == \"beta\") { @ = count(); } }" ;;
 	tickpa) echo "$e { @ = count(); } interval:s:1 { print(@); clear(@); }" ;;
+	selfkey) echo "$e { @s[tid] = str(arg1); } $l { @[@s[tid]] = count(); }" ;;
 	esac
 }
 
@@ -167,7 +172,7 @@ one() {
 		}' stats
 }
 
-rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa}
+rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa selfkey}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

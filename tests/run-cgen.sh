@@ -556,9 +556,10 @@ expect_eq "a this-> string that faults: 6 errors" 6 \
 	"$(wc -l <flt1.txt | tr -d ' ')"
 # ... not where it may be read unset ("" then) or set otherwise: a read
 # before the store, a clause with a predicate setting it, a second
-# argument's string (this->p, set under a predicate and only compared,
-# is kept as its bytes instead, kplan_vars.c's str_var(): its two
-# clauses are the kernel's)
+# argument's string (each is kept as its bytes instead, kplan_vars.c's
+# str_var(): this->p, set under a predicate and only compared, and,
+# since string variables key kaggs_v (VKEY), this->s and this->a: all
+# six clauses are the kernel's; three before VKEY)
 cat >t.d <<'EOF'
 tr$target:::tick /this->s == ""/ { @unset = count(); }
 tr$target:::tick { this->s = copyinstr(arg1); @[this->s] = count(); }
@@ -568,7 +569,7 @@ tr$target:::tick { this->a = copyinstr(arg1); this->a = copyinstr(arg2); @a[this
 tr$target:::tick { @n = count(); }
 EOF
 same "this-> strings not the argument's" generated "'tick 6'" -s t.d
-kvars "this-> strings not the argument's" 3 0
+kvars "this-> strings not the argument's" 6 0
 
 # with self-> variables in the kernel a string is compared there too,
 # its fault the hit's (the record's fault bits): the string

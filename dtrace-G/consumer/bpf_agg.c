@@ -123,6 +123,8 @@ struct bpf_kagg {
 	int tlss_fd;		 /* ... self-> strings (cgen_out.c) */
 	int tlsu_fd, tlsufull_fd; /* cgtlsu: tls_user() */
 	int saggs_fd;		 /* kaggs_s: a key with a string */
+	int vaggs_fd;		 /* kaggs_v: a string variable's */
+	unsigned vroom;		 /* ... its bytes in the key */
 	int hzn_fd;		 /* cghzn: the horizon (kplan.c), or -1 */
 	int act_fd;		 /* cgact: the run's activity, or -1 */
 	/* cgbar, an array of one map (cgbar_in), updated as a barrier:
@@ -157,7 +159,7 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	k->kp = d_kplan_new(c->prog, 0, NULL, NULL, NULL);
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
-	k->act_fd = -1;
+	k->act_fd = k->vaggs_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
 	k->plans_fd = bpf_object__find_map_fd_by_name(obj, "kplans");
@@ -194,7 +196,7 @@ void bpf_kagg_free(struct bpf_kagg *k)
 			     k->tlsdrops_fd, k->saggs_fd, k->tlsa_fd,
 			     k->tlsu_fd,  k->tlsufull_fd, k->tlss_fd,
 			     k->hzn_fd,	  k->act_fd,	  k->bar_fd,
-			     k->barin_fd};
+			     k->barin_fd, k->vaggs_fd};
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -531,11 +533,12 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	const char *env = getenv("DTRACE_KAGG");
 	struct bpf_kagg *k;
 	bool any = false, keyed = false, flat = false, tls = false;
-	bool skeyed = false, fold = false, *user, *ticks, *traced;
+	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
+	     *traced;
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
-	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = -1;
+	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = m->kaggs_v = -1;
 	m->tlsu = m->tlsufull = m->tlss = m->hzn = m->act = -1;
 	m->xpl = NULL; /* each event's own (bpf_kagg_xplan()) */
 	if (env && !strcmp(env, "0"))
@@ -572,7 +575,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
-	k->act_fd = k->bar_fd = k->barin_fd = -1;
+	k->act_fd = k->bar_fd = k->barin_fd = k->vaggs_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
 		bpf_kagg_free(k);
@@ -588,10 +591,19 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		else
 			keyed = true;
 		skeyed |= d_kplan_skey(k->kp, st);
+		vkeyed |= d_kplan_vkey(k->kp, st);
 	}
 	if (skeyed)
 		k->saggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_s",
 				      sizeof(struct ubpf_kskey),
+				      sizeof(struct ubpf_kval),
+				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
+	/* a string variable's key: all strsize - 1 bytes its store kept
+	 * (kplan_out.c: strsize at most UBPF_STRMAX), so none is cut */
+	k->vroom = d_kplan_vkey_room(k->kp);
+	if (vkeyed && k->vroom && k->vroom <= UBPF_STRMAX)
+		k->vaggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_v",
+				      sizeof(struct ubpf_kkey) + k->vroom,
 				      sizeof(struct ubpf_kval),
 				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
 	/*
@@ -662,7 +674,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0 ||
 		     k->tlsa_fd < 0 || k->tlsu_fd < 0 || k->tlss_fd < 0 ||
 		     k->tlsufull_fd < 0)) ||
-	    (skeyed && k->saggs_fd < 0) ||
+	    (skeyed && k->saggs_fd < 0) || (vkeyed && k->vaggs_fd < 0) ||
 	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0) ||
 	    (fold && k->bar_fd < 0) ||
 	    (d_kplan_kexit(k->kp) && k->act_fd < 0)) {
@@ -685,6 +697,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tlsu = k->tlsu_fd;
 	m->tlsufull = k->tlsufull_fd;
 	m->kaggs_s = k->saggs_fd;
+	m->kaggs_v = k->vaggs_fd;
 	m->hzn = k->hzn_fd;
 	m->act = k->act_fd;
 	return k;
@@ -1316,6 +1329,24 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
 				sprev = &sk;
 				sdel = false;
 			}
+		}
+	}
+	/* ... a string variable's: kaggs_v, its room's bytes */
+	if (k->vaggs_fd >= 0) {
+		struct ubpf_kvskey vk, vnext;
+		char str[UBPF_STRMAX + 1];
+		void *vprev = NULL;
+
+		memset(&vnext, 0, sizeof(vnext));
+		while (bpf_map_get_next_key(k->vaggs_fd, vprev, &vnext) == 0) {
+			vk = vnext;
+			vprev = &vk;
+			memcpy(str, vk.s, k->vroom);
+			str[k->vroom] = '\0';
+			if (bpf_map_lookup_elem(k->vaggs_fd, &vk, v) == 0)
+				d_kplan_merge(k->kp, &vk.k, v,
+					      (unsigned)k->ncpus, probe_by_id,
+					      c, str);
 		}
 	}
 	/* the statements without keys: their slots of kflat */

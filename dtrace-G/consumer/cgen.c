@@ -359,8 +359,9 @@ static void kp_prologue(struct em *e, const struct cgen_kpro *k)
 static bool kp_plan(struct em *e, const struct cgen_maps *m,
 		    const struct ubpf_kplan *pl, unsigned nargs)
 {
-	int fds[9] = {m->kaggs,	   m->kflat, m->kdrops,	 m->tls,
-		      m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa, m->tlss};
+	int fds[10] = {m->kaggs,    m->kflat, m->kdrops, m->tls,
+		       m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa,
+		       m->tlss,	    m->kaggs_v};
 
 	bool fs = cgen_fsites(e, pl);
 
@@ -626,8 +627,9 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* vtimestamp, right after the arguments (cgen_rec.c), as both
 	 * generic programs put it in every record of the run */
 	bool vt = m->vtimes >= 0;
-	int fds[9] = {m->kaggs,	   m->kflat, m->kdrops,	 m->tls,
-		      m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa, m->tlss};
+	int fds[10] = {m->kaggs,    m->kflat, m->kdrops, m->tls,
+		       m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa,
+		       m->tlss,	    m->kaggs_v};
 	size_t jself = 0, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
 	/* strings, a copyin() copy or the stack: built in cgbuf */
 	bool strs = s->strmask != 0 || s->memmask != 0 || s->ustk != 0 ||

@@ -46,6 +46,10 @@
 #define SEQ_AT(j) (UBPF_SCRATCH - UBPF_STRMAX * ((int)(j) + 1))
 /* a kaggs_s key, built below them (a map key may be in a map value) */
 #define SKEY_AT (SEQ_AT(UBPF_KSTRARGS) - (int)sizeof(struct ubpf_kskey))
+/* a kaggs_v key (a string variable's bytes), below it */
+#define VKEY_AT (SKEY_AT - (int)sizeof(struct ubpf_kvskey))
+/* VVCMP's two copies, zero-padded, below it (above TSTR_AT()'s) */
+#define VCMP_AT(i) (VKEY_AT - UBPF_STRMAX * ((int)(i) + 1))
 /* SSTR's strings in cgbuf (cgen_out.c): this-> string i < UBPF_KTSTR,
  * and at UBPF_KTSTR a self-> string's copy before it goes into cgtlss;
  * above the record's half (and what its masked offsets may reach) */
@@ -60,6 +64,7 @@ struct em {
 	 * jumps taken when one cannot be read (to the unflagged record) */
 	uint8_t sarg[UBPF_KSTRARGS];
 	bool skarg[UBPF_KSTRARGS]; /* ... SKEY's: at most UBPF_KSKEY bytes */
+	bool vbuf; /* S_SBUF holds cgbuf for VKEY, VVCMP (cgen_plan()) */
 	unsigned nsarg;
 	size_t fj[UBPF_KSTRARGS * 2 + 1];
 	unsigned nfj;
@@ -245,7 +250,7 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl);
 /* ... whether it has instruction op (of variable kind n; -1: any) */
 bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n);
 /* ... its code, nargs arguments fetched; fds: kaggs, kflat, kdrops,
- * cgtls, cgtlsdrops, cgbuf, kaggs_s, cgtlsa, cgtlss */
+ * cgtls, cgtlsdrops, cgbuf, kaggs_s, cgtlsa, cgtlss, kaggs_v */
 void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	       const int *fds);
 

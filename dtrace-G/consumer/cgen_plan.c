@@ -84,7 +84,10 @@
  *     with its literal as SEQ compares an argument's copy (vseq()),
  *     VVEQ a self-> one's with another's (vveq()); VSLEN measures
  *     them (vslen()); a this-> one the plan never stores reads ""
- *     (svar_at()).
+ *     (svar_at()).  VKEY copies one's bytes into a key of kaggs_v
+ *     built in cgbuf (vkey(): the room zeroed, then the string's len
+ *     bytes), which AGG flagged UBPF_KF_VKEY then uses; VVCMP copies
+ *     two so and compares them in strcmp()'s order (vvcmp()).
  */
 #include "config.h"
 
@@ -311,12 +314,13 @@ static void kval_update(struct em *e, uint8_t fn)
 	}
 }
 
-/* r2 = the key of an aggregation's entry: on the stack, or cgbuf's */
-static void key_ptr(struct em *e, bool skeyed)
+/* r2 = the key of an aggregation's entry: on the stack, or cgbuf's
+ * at kat (SKEY_AT, VKEY_AT) */
+static void key_ptr(struct em *e, int32_t kat)
 {
-	if (skeyed) {
+	if (kat) {
 		ldx(e, BPF_DW, 2, 10, S_SBUF);
-		alu_i(e, BPF_ADD, 2, SKEY_AT);
+		alu_i(e, BPF_ADD, 2, kat);
 	} else {
 		alu_r(e, BPF_MOV, 2, 10);
 		alu_i(e, BPF_ADD, 2, S_KKEY);
@@ -331,8 +335,10 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		   uint8_t fn)
 {
 	size_t j1, j2, j3;
-	bool skeyed = (o->flags & UBPF_KF_SKEY) != 0;
-	int map = skeyed ? fds[6] : fds[0];
+	bool vkeyed = (o->flags & UBPF_KF_VKEY) != 0;
+	bool skeyed = (o->flags & UBPF_KF_SKEY) != 0 || vkeyed;
+	int map = vkeyed ? fds[9] : skeyed ? fds[6] : fds[0];
+	int32_t kat = vkeyed ? VKEY_AT : skeyed ? SKEY_AT : 0;
 
 	if (o->flags & UBPF_KF_FLAT) {
 		if (fds[1] < 0) {
@@ -350,31 +356,31 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		fix(e, j1);
 		return;
 	}
-	if (fds[0] < 0 || fds[2] < 0 || (skeyed && fds[6] < 0)) {
+	if (fds[0] < 0 || fds[2] < 0 || map < 0) {
 		e->bad = true;
 		return;
 	}
 	stx(e, BPF_H, 10, S_KKEY + 2, 1);
 	st(e, BPF_H, 10, S_KKEY, o->agg);
-	if (skeyed) { /* the key with its string: in cgbuf (skey()) */
+	if (skeyed) { /* the key with its string: in cgbuf (skey(), vkey()) */
 		ldx(e, BPF_DW, 2, 10, S_SBUF);
 		for (int i = 0; i < (int)sizeof(struct ubpf_kkey); i += 8) {
 			ldx(e, BPF_DW, 3, 10, (int16_t)(S_KKEY + i));
-			stx(e, BPF_DW, 2, (int16_t)(SKEY_AT + i), 3);
+			stx(e, BPF_DW, 2, (int16_t)(kat + i), 3);
 		}
 	}
 	ldmap(e, 1, map);
-	key_ptr(e, skeyed);
+	key_ptr(e, kat);
 	call(e, BPF_FUNC_map_lookup_elem);
 	j1 = jmp_i(e, BPF_JNE, 0, 0);
 	ldmap(e, 1, map);
-	key_ptr(e, skeyed);
+	key_ptr(e, kat);
 	alu_r(e, BPF_MOV, 3, 10);
 	alu_i(e, BPF_ADD, 3, S_ZERO);
 	alu_i(e, BPF_MOV, 4, BPF_NOEXIST);
 	call(e, BPF_FUNC_map_update_elem);
 	ldmap(e, 1, map);
-	key_ptr(e, skeyed);
+	key_ptr(e, kat);
 	call(e, BPF_FUNC_map_lookup_elem);
 	j2 = jmp_i(e, BPF_JNE, 0, 0);
 	/* no room: kdrops, per CPU */
@@ -1156,6 +1162,117 @@ static void vveq(struct em *e, const struct ubpf_kop *o, const int *fds)
 }
 
 /* Does the plan have instruction op (of variable kind n, for VLD/VST)? */
+/*
+ * String variable v's bytes (svar_at(): the struct ubpf_kostr its store
+ * filled, v->n its kind, v->imm strsize - 1) into cgbuf at at (S_SBUF,
+ * cgen_plan()'s), NUL-padded: UBPF_KVROOM(imm) bytes zeroed first,
+ * then its first len (a copy that ended early: its NUL's included; one
+ * of imm bytes, strsize - 1: its last read again, maybe a NUL,
+ * cgen_out.c's ostr_at()), so the bytes past the string are 0
+ * whatever an earlier copy left past its NUL: one string, one copy,
+ * nothing of it cut.  One unset (absent, a this-> len of 0) is "":
+ * every byte 0.  No fault.
+ */
+static void svar_copy(struct em *e, const struct ubpf_kplan *pl,
+		      const struct ubpf_kop *v, int32_t at, const int *fds)
+{
+	unsigned room = UBPF_KVROOM(v->imm);
+	size_t jnone, jbig;
+
+	if (v->imm < 1 || v->imm > UBPF_STRMAX - 1 || !e->vbuf ||
+	    (v->n != UBPF_KV_SELF && v->n != UBPF_KV_THIS)) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned i = 0; i < room; i += 8)
+		st(e, BPF_DW, 2, (int16_t)(at + (int32_t)i), 0);
+	svar_at(e, pl, v, fds);
+	jnone = jmp_i(e, BPF_JEQ, 0, 0);
+	alu_r(e, BPF_MOV, 3, 0);
+	alu_i(e, BPF_ADD, 3, (int32_t)offsetof(struct ubpf_kostr, s));
+	ldx(e, BPF_W, 2, 0, (int16_t)offsetof(struct ubpf_kostr, len));
+	jbig = jmp_i(e, BPF_JGT, 2, (int32_t)v->imm); /* none: bounds */
+	ldx(e, BPF_DW, 1, 10, S_SBUF);
+	alu_i(e, BPF_ADD, 1, at);
+	call(e, BPF_FUNC_probe_read_kernel);
+	fix(e, jnone);
+	fix(e, jbig);
+}
+
+/* VKEY o: the string variable's bytes (o->levels its kind) into the
+ * kaggs_v key at VKEY_AT in cgbuf (svar_copy()) */
+static void vkey(struct em *e, const struct ubpf_kplan *pl,
+		 const struct ubpf_kop *o, const int *fds)
+{
+	struct ubpf_kop v = { .n = (uint8_t)o->levels,
+			      .slot = o->slot,
+			      .imm = o->imm };
+
+	svar_copy(e, pl, &v,
+		  VKEY_AT + (int32_t)sizeof(struct ubpf_kkey), fds);
+}
+
+/*
+ * r1 = VVCMP o: the string variables a (o->n, o->slot) and b
+ * (o->levels, o->step), self-> or this-> each, compared in strcmp()'s
+ * order (run.c's binop(): unsigned bytes) by o->agg (0 ==, 1 !=, 2 <,
+ * 3 >, 4 <=, 5 >=).  Each is copied zero-padded into its room in cgbuf
+ * (svar_copy(), as VKEY's key: its bytes, "" when unset, the rest 0),
+ * and the NUL is 0 and sorts below every byte, so the padded copies'
+ * words compare as the strings do: word i of both, for as many words
+ * as imm bytes (strsize - 1) take, unrolled (no loop, no branch but
+ * the one leaving at the first word that differs, whose bytes, made
+ * big-endian (BPF_END), compare unsigned).  No fault: the stores read
+ * the strings.
+ */
+static void vvcmp(struct em *e, const struct ubpf_kplan *pl,
+		  const struct ubpf_kop *o, const int *fds)
+{
+	static const uint8_t jop[] = { BPF_JEQ,	 BPF_JNE,  BPF_JSLT,
+				       BPF_JSGT, BPF_JSLE, BPF_JSGE };
+	struct ubpf_kop a = { .n = o->n, .slot = o->slot, .imm = o->imm };
+	struct ubpf_kop b = { .n = (uint8_t)o->levels,
+			      .slot = o->step,
+			      .imm = o->imm };
+	unsigned words = (unsigned)(o->imm + 7) / 8, nd = 0;
+	size_t *jd, jeq, j;
+
+	if (o->agg > 5) {
+		e->bad = true;
+		return;
+	}
+	svar_copy(e, pl, &a, VCMP_AT(0), fds);
+	svar_copy(e, pl, &b, VCMP_AT(1), fds);
+	if (e->bad)
+		return;
+	jd = xcalloc((size_t)words + 1, sizeof(*jd));
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned i = 0; i < words; i++) {
+		ldx(e, BPF_DW, 4, 2, (int16_t)(VCMP_AT(0) + 8 * (int)i));
+		ldx(e, BPF_DW, 5, 2, (int16_t)(VCMP_AT(1) + 8 * (int)i));
+		jd[nd++] = jmp_r(e, BPF_JNE, 4, 5);
+	}
+	alu_i(e, BPF_MOV, 1, 0); /* equal */
+	jeq = jmp_i(e, BPF_JA, 0, 0);
+	for (unsigned i = 0; i < nd; i++)
+		fix(e, jd[i]);
+	put(e, BPF_ALU | BPF_END | BPF_TO_BE, 4, 0, 0, 64);
+	put(e, BPF_ALU | BPF_END | BPF_TO_BE, 5, 0, 0, 64);
+	alu_i(e, BPF_MOV, 1, 1);
+	j = jmp_r(e, BPF_JGT, 4, 5);
+	alu_i(e, BPF_MOV, 1, -1);
+	fix(e, j);
+	fix(e, jeq);
+	free(jd);
+	/* r1 = strcmp()'s sign: the comparison's truth */
+	alu_i(e, BPF_MOV, 3, 1);
+	j = jmp_i(e, jop[o->agg], 1, 0);
+	alu_i(e, BPF_MOV, 3, 0);
+	fix(e, j);
+	alu_r(e, BPF_MOV, 1, 3);
+}
+
 bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
 {
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
@@ -1175,7 +1292,8 @@ static void rec(struct em *e)
 /*
  * The plan's instructions (kagg.bpf.h's kstep(), one at a time), nargs
  * arguments fetched; fds: kaggs, kflat, kdrops, cgtls, cgtlsdrops, cgbuf,
- * kaggs_s, cgtlsa, cgtlss.  Its end is where every PRED's clause ends, at most.  The
+ * kaggs_s, cgtlsa, cgtlss, kaggs_v.  Its end is where every PRED's
+ * clause ends, at most.  The
  * firing's timestamp is in S_TS when the plan reads it.
  */
 void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
@@ -1224,6 +1342,23 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
 		if (pl->ops[pc].jump > pc && pl->ops[pc].jump <= pl->nops)
 			tgt[pl->ops[pc].jump] = true;
+	/* VKEY's keys and VVCMP's copies are built in cgbuf too
+	 * (S_SBUF): seq_read() found it, or here, a lookup of a
+	 * one-entry array that cannot fail (the verifier wants the
+	 * test: seq_read()'s way out) */
+	e->vbuf = e->nsarg > 0;
+	if (!e->vbuf && fds[5] >= 0 &&
+	    (cgen_plan_has(pl, UBPF_K_VKEY, -1) ||
+	     cgen_plan_has(pl, UBPF_K_VVCMP, -1))) {
+		st(e, BPF_W, 10, S_KEY8, 0);
+		ldmap(e, 1, fds[5]);
+		alu_r(e, BPF_MOV, 2, 10);
+		alu_i(e, BPF_ADD, 2, S_KEY8);
+		call(e, BPF_FUNC_map_lookup_elem);
+		e->fj[e->nfj++] = jmp_i(e, BPF_JEQ, 0, 0);
+		stx(e, BPF_DW, 10, S_SBUF, 0);
+		e->vbuf = true;
+	}
 	/* this-> variables start at 0 in each firing */
 	if (cgen_plan_has(pl, UBPF_K_VLD, UBPF_KV_THIS) ||
 	    cgen_plan_has(pl, UBPF_K_VST, UBPF_KV_THIS))
@@ -1319,6 +1454,9 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_SKEY:
 			skey(e, o);
 			continue;
+		case UBPF_K_VKEY:
+			vkey(e, pl, o, fds);
+			continue;
 		case UBPF_K_SEQ: {
 			unsigned first = pc;
 
@@ -1342,6 +1480,10 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_VVEQ:
 			vveq(e, o, fds);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_VVCMP:
+			vvcmp(e, pl, o, fds);
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_VSEQ: {

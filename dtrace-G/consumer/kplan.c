@@ -278,12 +278,16 @@
  * too (kp_svar_cmp(): UBPF_K_VSEQ, the bytes its store copied at the
  * hit; a this-> one at a probe whose plan never stores it is unset
  * there, "", cgen_plan.c's svar_at()) and measured (strlen(),
- * kp_svar_strlen(): UBPF_K_VSLEN), a self-> one with another self->
- * one (kp_svar_vv(): UBPF_K_VVEQ); none reads user memory, and none
- * can fault.  Such a variable, self-> or
+ * kp_svar_strlen(): UBPF_K_VSLEN), with another such one, self-> or
+ * this->, by == != < <= > >= (kp_svar_vv(): UBPF_K_VVEQ, two self->
+ * ones' equality; else UBPF_K_VVCMP, strcmp()'s order); none reads
+ * user memory, and none can fault.  Such a variable, self-> or
  * this->, may be stored from a literal (kp_str_lit_store():
  * UBPF_K_SLIT) or from another the kernel keeps (UBPF_K_SMOV, its
- * bytes copied whole), which cannot fault either.
+ * bytes copied whole), which cannot fault either, and key an
+ * aggregation, whole, one per statement (kp_stmt_ok()'s ks->svar:
+ * UBPF_K_VKEY, the entries in kaggs_v, whose keys hold all the
+ * strsize - 1 bytes its store kept, so none is cut; merged as kaggs_s's).
  *
  * stddev() and llquantize() (D_KPLAN_VARS: cgen_plan.c's code only;
  * the generic program, kfix.bpf.h and drti's recorder, whose plans are
@@ -461,20 +465,24 @@ bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
 	return true;
 }
 
-/* v == w or v != w, both self-> string variables: their indexes into
- * *v and *w, whatever the kernel keeps */
+/* v OP w, OP == != < <= > >= (strcmp()'s order, as run.c's binop()),
+ * both self-> or this-> string variables: their indexes into *v and
+ * *w, whatever the kernel keeps */
 bool kp_svar_pair(const struct d_prog *p, const struct node *n, int *v, int *w)
 {
 	const struct node *s[2];
 
-	if (n->op != N_BIN || (n->sub != OP_EQ && n->sub != OP_NE))
+	if (n->op != N_BIN ||
+	    (n->sub != OP_EQ && n->sub != OP_NE && n->sub != '<' &&
+	     n->sub != '>' && n->sub != OP_LE && n->sub != OP_GE))
 		return false;
 	s[0] = n->a;
 	s[1] = n->b;
 	for (unsigned i = 0; i < 2; i++)
 		if (s[i]->op != N_VAR || s[i]->sub < 0 ||
 		    (unsigned)s[i]->sub >= p->nvars ||
-		    p->vars[s[i]->sub].scope != SC_SELF ||
+		    (p->vars[s[i]->sub].scope != SC_SELF &&
+		     p->vars[s[i]->sub].scope != SC_THIS) ||
 		    p->vars[s[i]->sub].kind != T_STR)
 			return false;
 	if (v)
@@ -485,7 +493,8 @@ bool kp_svar_pair(const struct d_prog *p, const struct node *n, int *v, int *w)
 }
 
 /* ... both KV_STR: the generated program compares the bytes their
- * stores kept (UBPF_K_VVEQ, cgen_plan.c's vveq()) */
+ * stores kept (UBPF_K_VVEQ, cgen_plan.c's vveq(), for two self-> ones
+ * and == or !=; else UBPF_K_VVCMP, vvcmp()) */
 bool kp_svar_vv(const struct d_kplan *k, const struct node *n, int *v, int *w)
 {
 	int a, b;
@@ -881,6 +890,7 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 	memset(ks, 0, sizeof(*ks));
 	ks->st = st;
 	ks->slot = -1;
+	ks->svar = -1;
 	if (v >= 0) { /* a store: of a variable kept, of a value it can have */
 		struct node bin, one;
 
@@ -936,6 +946,7 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		     : a->fn == AG_STDDEV	? 2
 						: 1;
 	ks->skey = -1;
+	ks->svar = -1;
 	for (unsigned i = 0; i < st->nkeys; i++) {
 		int sa = kp_arg_str(k, st->keys[i]);
 
@@ -945,6 +956,12 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		if (sa >= 0 && ks->skey < 0) { /* one string key */
 			ks->skey = (int)i;
 			ks->sarg = (uint8_t)sa;
+			continue;
+		}
+		if (ks->skey < 0 && kp_out_svar(k, st->keys[i])) {
+			/* ... or a string variable's bytes (VKEY) */
+			ks->skey = (int)i;
+			ks->svar = st->keys[i]->sub;
 			continue;
 		}
 		if (ks->kid[i] < 0 &&
@@ -1338,7 +1355,19 @@ bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
 
 bool d_kplan_skey(const struct d_kplan *k, unsigned st)
 {
-	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0;
+	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0 &&
+	       k->st[st].svar < 0;
+}
+
+bool d_kplan_vkey(const struct d_kplan *k, unsigned st)
+{
+	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0 &&
+	       k->st[st].svar >= 0;
+}
+
+unsigned d_kplan_vkey_room(const struct d_kplan *k)
+{
+	return k->prog->strsize < 2 ? 0 : UBPF_KVROOM(k->prog->strsize - 1);
 }
 
 void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,

@@ -129,8 +129,9 @@ typedef const struct d_probe *(*d_kplan_probe_fn)(void *ctx, unsigned id);
 /*
  * Fold one entry of the kernel's kaggs (its per-CPU values, ncpus of
  * them) into the aggregations; for kflat, key is {st, slot - first}; for
- * kaggs_s, str is the string key's bytes.  Call once per entry, after tracing
- * stopped and before END, printa() or the final printing.
+ * kaggs_s and kaggs_v, str is the string key's bytes.  Call once per
+ * entry, after tracing stopped and before END, printa() or the final
+ * printing.
  */
 void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		   const struct ubpf_kval *vals, unsigned ncpus,
@@ -152,11 +153,22 @@ bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
 bool d_kplan_skey(const struct d_kplan *k, unsigned st);
 
 /*
+ * Statement st has a key that is a string variable the kernel keeps
+ * (kplan_out.c's KV_STR): its entries are in kaggs_v, whose keys hold
+ * UBPF_KVROOM(strsize - 1) bytes of the string, and d_kplan_merge()
+ * takes the key's string as str.
+ */
+bool d_kplan_vkey(const struct d_kplan *k, unsigned st);
+unsigned d_kplan_vkey_room(const struct d_kplan *k);
+
+/*
  * printf() and trace() computed at the hit (kplan_out.c): clause, which
  * the kernel runs, prints from its record's out area, whose
  * d_kplan_out_bytes() it takes (the probe's such clauses in order);
  * d_kplan_out_run() prints it, or reports the fault it had, from those
- * bytes (d_run()'s result).  d_kplan_out_any(): a clause prints at all.
+ * bytes (d_run()'s result).  d_kplan_out_any(): a clause prints at all,
+ * or stores a string variable (its copy is made in cgbuf, and VKEY's
+ * key built there, where nothing prints).
  */
 bool d_kplan_out(const struct d_kplan *k, unsigned clause);
 /* ... or stores a string variable the kernel keeps (its fault is in the

@@ -259,6 +259,28 @@ static void emit(struct em *m, const struct node *n)
 				sdata(m, lit->sval, len);
 				return;
 			}
+			if (kp_svar_vv(m->k, n, &arg, &w) &&
+			    ((n->sub != OP_EQ && n->sub != OP_NE) ||
+			     m->k->prog->vars[arg].scope != SC_SELF ||
+			     m->k->prog->vars[w].scope != SC_SELF)) {
+				/* two string variables the kernel keeps, a
+				 * this-> one or an order among them */
+				struct ubpf_kop wb = { 0 };
+
+				o = put(m, UBPF_K_VVCMP, 0, 1);
+				var_op(m, &wb, (unsigned)w);
+				var_op(m, o, (unsigned)arg);
+				o->levels = wb.n;
+				o->step = wb.slot;
+				o->imm = (int64_t)m->k->prog->strsize - 1;
+				o->agg = n->sub == OP_EQ   ? 0
+					 : n->sub == OP_NE ? 1
+					 : n->sub == '<'   ? 2
+					 : n->sub == '>'   ? 3
+					 : n->sub == OP_LE ? 4
+							   : 5;
+				return;
+			}
 			if (kp_svar_vv(m->k, n, &arg, &w)) {
 				/* two self-> strings the kernel keeps */
 				o = put(m, UBPF_K_VVEQ, 0, 1);
@@ -497,6 +519,15 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		}
 		a = &k->prog->aggs[st->agg];
 		for (j = 0; j < st->nkeys; j++) {
+			if ((int)j == ks->skey && ks->svar >= 0) {
+				/* a string variable's bytes, as kept */
+				o = put(&m, UBPF_K_VKEY, 0, 0);
+				var_op(&m, o, (unsigned)ks->svar);
+				o->levels = o->n;
+				o->n = (uint8_t)j;
+				o->imm = (int64_t)k->prog->strsize - 1;
+				continue;
+			}
 			if ((int)j == ks->skey) { /* the program copies it */
 				/* args[N]: copyinstr(argN) where a string */
 				if (kp_args_index(st->keys[j]) >= 0 &&
@@ -525,7 +556,7 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 			o->slot = (uint16_t)ks->slot;
 		}
 		if (ks->skey >= 0)
-			o->flags |= UBPF_KF_SKEY;
+			o->flags |= ks->svar >= 0 ? UBPF_KF_VKEY : UBPF_KF_SKEY;
 		switch (a->fn) {
 		case AG_COUNT: o->n = UBPF_F_COUNT; break;
 		case AG_SUM: o->n = UBPF_F_SUM; break;

@@ -27,6 +27,7 @@ struct kstmt {
 	int kid[UBPF_KMAXKEYS]; /* B_PROBE* for a key naming the probe, or -1 */
 	int skey;		/* the key that is copyinstr(argN), or -1 */
 	uint8_t sarg;		/* ... its N */
+	int svar;		/* or a KV_STR variable (VKEY), or -1 */
 	int slot;		/* without keys: its first slot in kflat, or -1 */
 	unsigned nslots;
 };

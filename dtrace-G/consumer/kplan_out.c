@@ -57,8 +57,9 @@
  * String variables (KV_STR: kplan_vars.c's str_var(), a this-> or
  * self-> string only stored from copyinstr(E), a literal or another
  * such variable, or cleared, and only printed, compared with a
- * literal or measured: kplan.c's kp_svar_cmp(),
- * cgen_plan.c's VSEQ, VSLEN).  Its store (kp_sstr_ok(), a statement of
+ * literal or another such variable, measured or an aggregation's key:
+ * kplan.c's kp_svar_cmp(), cgen_plan.c's VSEQ, VVEQ, VVCMP, VSLEN,
+ * VKEY).  Its store (kp_sstr_ok(), a statement of
  * its own in a clause that may have an out area) is SSTR, which copies
  * the string into the kernel's variable and its address and length
  * into 16 bytes of the area, SLIT (a literal, kplan.c's
@@ -209,6 +210,7 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 	ks->st = st;
 	ks->slot = -1;
 	ks->skey = -1;
+	ks->svar = -1;
 	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
 	    !kp_out_svar(k, e->a) || !kp_out_where(k, &k->prog->clauses[ci]))
 		return false;
@@ -242,6 +244,7 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	ks->st = st;
 	ks->slot = -1;
 	ks->skey = -1;
+	ks->svar = -1;
 	if ((st->kind != S_PRINTF && st->kind != S_TRACE) ||
 	    !kp_out_where(k, c))
 		return false;
@@ -391,10 +394,18 @@ bool d_kplan_prints(const struct ubpf_kplan *pl)
 bool d_kplan_out_any(const struct d_prog *p)
 {
 	for (unsigned ci = 0; ci < p->nclauses; ci++)
-		for (unsigned i = 0; i < p->clauses[ci].nstmts; i++)
-			if (p->clauses[ci].stmts[i].kind == S_PRINTF ||
-			    p->clauses[ci].stmts[i].kind == S_TRACE)
+		for (unsigned i = 0; i < p->clauses[ci].nstmts; i++) {
+			const struct stmt *st = &p->clauses[ci].stmts[i];
+
+			if (st->kind == S_PRINTF || st->kind == S_TRACE)
 				return true;
+			/* a string variable's store (SSTR: an out area,
+			 * its copy in cgbuf) where nothing prints */
+			if (st->kind == S_EXPR && st->e &&
+			    st->e->op == N_ASSIGN &&
+			    kp_str_var_of(p, st->e->a) >= 0)
+				return true;
+		}
 	return false;
 }
 

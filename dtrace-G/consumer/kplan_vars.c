@@ -10,7 +10,7 @@
  * copyinstr(argN) wherever they are read (sarg_var()); this-> and
  * self-> strings stored from copyinstr(), a literal or one another and
  * only printed, compared with a literal (a self-> one with another
- * too) or measured by strlen() (str_var());
+ * too), measured by strlen() or an aggregation's key (str_var());
  * and, where the
  * kernel keeps self-> variables beside string comparisons, each
  * comparison numbered as a fault site (fsite_assign()).  kplan.c asks
@@ -458,9 +458,9 @@ static int sarg_var(const struct d_kplan *k, unsigned v, bool *mark)
 }
 
 /* Is every read of v under n, if any, a comparison with a literal
- * (kp_svar_lit()) or with another self-> string (kp_svar_pair()), or
+ * (kp_svar_lit()) or with another string variable (kp_svar_pair()), or
  * its strlen() (kp_svar_len()), a self-> string's, or with tcmp a
- * this-> one's (the first two only)? */
+ * this-> one's? */
 static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 			   unsigned v, bool tcmp)
 {
@@ -471,7 +471,8 @@ static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 	if ((kp_svar_lit(p, n, &w, NULL) || kp_svar_len(p, n, &w)) &&
 	    w == (int)v && (tcmp || p->vars[v].scope != SC_THIS))
 		return true;
-	if (kp_svar_pair(p, n, &w, &x) && (w == (int)v || x == (int)v))
+	if (kp_svar_pair(p, n, &w, &x) && (w == (int)v || x == (int)v) &&
+	    (tcmp || p->vars[v].scope != SC_THIS))
 		return true;
 	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub == (int)v)
 		return false;
@@ -483,6 +484,29 @@ static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 		if (!cmp_reads_only(p, n->args[i], v, tcmp))
 			return false;
 	return true;
+}
+
+/* Is key j of statement st, an aggregation's, variable v whole (the
+ * kernel keys kaggs_v by its bytes: VKEY)? */
+static bool whole_key(const struct stmt *st, unsigned j, unsigned v)
+{
+	return st->kind == S_AGG && st->keys[j]->op == N_VAR &&
+	       st->keys[j]->sub == (int)v;
+}
+
+/* Does a statement of v (n of them) key an aggregation by variable
+ * w whole? */
+static bool keyed_by(const struct stmt *v, unsigned n, unsigned w)
+{
+	for (unsigned i = 0; i < n; i++) {
+		for (unsigned j = 0; j < v[i].nkeys; j++)
+			if (whole_key(&v[i], j, w))
+				return true;
+		if (keyed_by(v[i].body, v[i].nbody, w) ||
+		    keyed_by(v[i].els, v[i].nels, w))
+			return true;
+	}
+	return false;
 }
 
 /* Does statement st read v only as a whole printf() or trace()
@@ -513,7 +537,8 @@ static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v,
 		if (!cmp_reads_only(p, st->args[j], v, tcmp))
 			return false;
 	for (unsigned j = 0; j < st->nkeys; j++)
-		if (!cmp_reads_only(p, st->keys[j], v, tcmp))
+		if (!whole_key(st, j, v) &&
+		    !cmp_reads_only(p, st->keys[j], v, tcmp))
 			return false;
 	for (unsigned j = 0; j < st->nbody; j++)
 		if (!reads_ok(p, &st->body[j], v, tcmp))
@@ -545,7 +570,8 @@ static bool lit_reads_only(const struct d_prog *p, const struct node *n,
 	return true;
 }
 
-/* ... in statements st[0..n) (a store's own variable not a read) */
+/* ... in statements st[0..n) (a store's own variable not a read; an
+ * aggregation's whole key is SKEY's) */
 static bool stmts_lit_reads(const struct d_prog *p, const struct stmt *st,
 			    unsigned n, unsigned v)
 {
@@ -561,7 +587,8 @@ static bool stmts_lit_reads(const struct d_prog *p, const struct stmt *st,
 			if (!lit_reads_only(p, st[i].args[j], v))
 				return false;
 		for (unsigned j = 0; j < st[i].nkeys; j++)
-			if (!lit_reads_only(p, st[i].keys[j], v))
+			if (!whole_key(&st[i], j, v) &&
+			    !lit_reads_only(p, st[i].keys[j], v))
 				return false;
 		if (!stmts_lit_reads(p, st[i].body, st[i].nbody, v) ||
 		    !stmts_lit_reads(p, st[i].els, st[i].nels, v))
@@ -592,13 +619,14 @@ static bool prog_lit_reads(const struct d_prog *p, unsigned v)
  * keeps (kp_sstr_ok() checks: a w left to user space keeps that
  * clause there, and so v), at least one not a clear, and every read a
  * whole argument of printf() or trace(), the whole right side of
- * another such store, v == "literal" or v != "literal" or strlen(v)
- * anywhere (a this-> one's only with tcmp), or, a self-> one's,
- * v == w or v != w (w another self-> string; kp_svar_vv() wants both
- * kept), the predicate too (kp_svar_lit(), kp_svar_pair(),
- * kp_svar_len(): the kernel
+ * another such store, an aggregation's whole key (kplan.c's VKEY:
+ * kaggs_v), v == "literal" or v != "literal" or strlen(v)
+ * anywhere, or v OP w, OP == != < <= > >= (w another self-> or this->
+ * string; kp_svar_vv() wants both kept) (a this-> one's reads only
+ * with tcmp), the predicate too
+ * (kp_svar_lit(), kp_svar_pair(), kp_svar_len(): the kernel
  * compares or measures the bytes it kept, cgen_plan.c's vseq(),
- * vveq() and vslen()).  The kernel needs its bytes only to print,
+ * vveq(), vvcmp() and vslen()).  The kernel needs its bytes only to print,
  * compare or measure them, and the clauses that store, print and
  * compare it are kernel clauses like any other (at probes that may
  * have an out area, kp_out_where()): kp_vars_decide() keeps it only
@@ -726,6 +754,26 @@ static bool fsite_assign(struct d_kplan *k)
 	return true;
 }
 
+/*
+ * A this-> string that keys an aggregation and is an argument's
+ * (sarg_var()), read only as whole keys and compared with literals
+ * (prog_lit_reads()), where the program may copy arguments' strings,
+ * stays that: SKEY copies the argument, as before string variables
+ * were keys, rather than a copy kept in cgbuf (str_var()).
+ */
+static bool sarg_key(const struct d_kplan *k, unsigned v, bool *mark,
+		     unsigned nthis)
+{
+	const struct d_prog *p = k->prog;
+	bool keyed = false;
+
+	for (unsigned ci = 0; ci < p->nclauses && !keyed; ci++)
+		keyed = keyed_by(p->clauses[ci].stmts, p->clauses[ci].nstmts,
+				 v);
+	return keyed && nthis < UBPF_KTHIS && !k->nostr && !k->fmode &&
+	       prog_lit_reads(p, v) && sarg_var(k, v, mark) >= 0;
+}
+
 void kp_vars_decide(struct d_kplan *k)
 {
 	struct d_prog *p = k->prog;
@@ -764,6 +812,8 @@ void kp_vars_decide(struct d_kplan *k)
 		     (var->scope != SC_SELF || k->horizon)) ||
 		    var->kind != T_STR || var->ptr || var->psou ||
 		    (var->scope == SC_THIS && ntstr >= UBPF_KTSTR))
+			continue;
+		if (var->scope == SC_THIS && sarg_key(k, v, mark, nthis))
 			continue;
 		if (!str_var(k, v, mark, false) &&
 		    (var->scope != SC_THIS ||

@@ -170,6 +170,24 @@ bp_kstr "the out area started past the predicates" 'o ' \
 	-n 'tr$target:::msg /arg1 == 7/ { printf("o %d\n", arg1); }' \
 	-n 'tr$target:::msg /arg1 > 6/ { this->t = copyinstr(arg0); printf("o %s %d\n", this->t, arg1); }' \
 	-n 'tr$target:::msg /this->t == "hello"/ { printf("o h %d\n", strlen(this->t)); }'
+# string variables as aggregation keys (VKEY: cgen_plan.c's vkey(),
+# the key built in cgbuf, kaggs_v), self-> and this->
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'tr$target:::msg { self->s = copyinstr(arg0); this->t = self->s; @k[self->s, arg1] = count(); @t[this->t] = sum(arg1); }' \
+	-n 'END { printa("k %s %d %@d\n", @k); printa("t %s %@d\n", @t); }' \
+	-c "/kt/trprog msg" >bk.prog 2>bk.err </dev/null
+expect_eq "string variables as keys in the kernel: the output" \
+	"k hello 7 1 t hello 7" "$(grep '^[kt] ' bk.txt | paste -sd' ' -)"
+check "string variables as keys in the kernel: -v" grep -q \
+	'^dtrace: 1 clause aggregated in the kernel$' bk.err
+grep -q 'aggregated in the kernel' bk.err || diag "$(tail -n 40 bk.err)"
+# string variables ordered (VVCMP: cgen_plan.c's vvcmp(), two
+# zero-padded copies in cgbuf compared a word at a time), this-> with
+# this-> and self->
+bp_kstr "string variables ordered" 'o ' "o 1 0 1 1" 1 \
+	-n 'tr$target:::msg { self->s = copyinstr(arg0); this->t = "hello"; this->u = "help"; }' \
+	-n 'tr$target:::msg { printf("o %d %d %d %d\n", this->t < this->u, self->s > this->u, self->s == this->t, this->u >= self->s); }'
 # The other BPF programs dtrace loads, on this kernel's verifier: the
 # kernel providers' (syscall, profile; consumer/kprov.c) and the user
 # stack copy of ustack() in the USDT program.  trprog writes one line

@@ -166,6 +166,15 @@ enum {
 	UBPF_K_UID,   /* push uid, gid: the real ids of the hit's thread
 		       * (bpf_get_current_uid_gid(), the record's), as a */
 	UBPF_K_GID,   /* uint32_t */
+	UBPF_K_VKEY,  /* key n is the string variable (levels
+		       * UBPF_KV_SELF or _THIS, slot as VLD's), its imm
+		       * bytes at most (strsize - 1), for an AGG with
+		       * UBPF_KF_VKEY (kaggs_v); absent or unset, "" */
+	UBPF_K_VVCMP, /* push string variable (n, slot as VLD's) OP the
+		       * one of kind levels and slot step, imm bytes at
+		       * most (strsize - 1), in strcmp()'s order; OP by
+		       * agg: 0 ==, 1 !=, 2 <, 3 >, 4 <=, 5 >=; absent or
+		       * unset, either reads "" */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key
@@ -234,6 +243,10 @@ struct ubpf_kop {
 #define UBPF_KSKEY 64	 /* bytes of such a key, NUL included */
 #define UBPF_KF_NOREC 0x20 /* ODONE of a clause that prints nothing */
 #define UBPF_KFSITES 16	 /* SEQ's fault sites (2 bits each, UBPF_RF_KFAULT) */
+#define UBPF_KF_VKEY 0x40 /* AGG: kaggs_v, one key a string variable's */
+/* bytes of a kaggs_v key's string for strsize - 1 (imm) bytes: all of
+ * them, NUL-padded to a word */
+#define UBPF_KVROOM(imm) ((((unsigned)(imm)) + 7u) & ~7u)
 
 /*
  * The out area of a record (UBPF_RF_KOUT, usdt_bpf.h): a struct
@@ -362,6 +375,13 @@ struct ubpf_kkey {
 struct ubpf_kskey {
 	struct ubpf_kkey k; /* k.k[n] of the string's key n: 0 */
 	char s[UBPF_KSKEY];
+};
+/* kaggs_v (generated programs): a key with one string variable's
+ * bytes; the map's key is k and the first UBPF_KVROOM(strsize - 1)
+ * bytes of s, NUL-padded */
+struct ubpf_kvskey {
+	struct ubpf_kkey k; /* k.k[n] of the string's key n: 0 */
+	char s[UBPF_STRMAX];
 };
 struct ubpf_kval {
 	__s64 a, b;

@@ -18,6 +18,8 @@
  *                    addresses a read faults at go to file F first
  *   cgout refault    hit() of "alpha", of an unmapped address (0x10),
  *                    then of ""
+ *   cgout order      strings to order (strcmp()'s): prefixes, bytes
+ *                    above 0x7f, equal up to 20 or 290 bytes
  *
  * Each mode sleeps before it exits, so a read of its memory after the
  * hit finds the process (and, but for rewrite, the same bytes).
@@ -92,6 +94,22 @@ int main(int argc, char **argv)
 		fclose(f);
 		hit((const char *)16, 1);
 		hit(pg + 4096 - 8, 2);
+	} else if (!strcmp(mode, "order")) {
+		static char l1[22], l2[22], c1[301], c2[301];
+		static const char *const v[] = {
+			"abc", "abd", "ab", "ab\377", "ab\001", "", "abc",
+			l1, l2, c1, c2, "\200", "\177", "abc"
+		};
+
+		memset(l1, 'a', 20);
+		memset(l2, 'a', 20);
+		l1[20] = 'X';
+		l2[20] = 'Y';
+		memset(c1, 'c', 300);
+		memset(c2, 'c', 300);
+		c2[290] = 'd';
+		for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+			hit(v[i], (long)i);
 	} else if (!strcmp(mode, "refault")) {
 		hit("alpha", 1);
 		hit((const char *)16, 2);

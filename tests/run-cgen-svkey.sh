@@ -1,0 +1,225 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-cgen-svkey.sh: string variables the kernel keeps (kplan_out.c's
+# KV_STR) as aggregation keys, aggregated by the generated program in
+# kaggs_v (kplan.c's VKEY, cgen_plan.c's vkey()), on a real process
+# (tests/data/cgenout/cgout.c, pid provider entry and return):
+#  - @[self->s] with self->s = copyinstr(self->p) at return, on a
+#    process that rewrites the string right after the call: the bytes
+#    at the hit ("before-i"), where DTRACE_CGEN=0 (and this tree
+#    before VKEY, which left the clause and the variable to user
+#    space) reads the string after the hits;
+#  - where the memory does not change, byte for byte DTRACE_CGEN=0's
+#    output at strsize 256 and 16: strings empty, of 254, 255 and 300
+#    bytes (cut to strsize - 1, all of it kept: no key cut short),
+#    bytes that are not printable; a variable unset ("" key) and one
+#    set from a literal or cleared; a store that faulted (the key
+#    keeps what the variable had, the fault reported as user space
+#    reports it); with an integer key beside it and sum(), max(),
+#    quantize(); a this-> string stored from copyinstr(self->p) keyed
+#    with another key, and one unset at the probe; a this-> string
+#    key in a program whose kernel keeps self-> variables (where
+#    copyinstr(argN) keys are user space's) beside a string
+#    predicate's fault sites;
+#  - two string keys in one statement: user space's, exact;
+#  - string variables compared with one another (VVCMP): this-> with
+#    this->, self-> with this->, self-> with self-> ordered, == != <
+#    > <= >= in strcmp()'s order (bytes above 0x7f, prefixes, "",
+#    strings equal up to strsize - 1 bytes at 256 and 16), byte for
+#    byte DTRACE_CGEN=0's and as expected, counted by -v;
+#  - -v counts the clauses aggregated in the kernel, so each case
+#    fails on a tree that left them to user space.
+# Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and BPF need root"
+[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
+require_uprobe_events
+
+DTRACE_STATEDIR=$tmp/nostate
+DTRACE_BACKEND=bpf
+export DTRACE_STATEDIR DTRACE_BACKEND
+
+$CC -O2 -o cgout "$top_srcdir/tests/data/cgenout/cgout.c" ||
+	{ fail "building cgout"; finish; }
+
+# run G OUT CMD DTRACE-ARGS...: dtrace -v -q with DTRACE_CGEN=G on
+# ./cgout CMD, its output in OUT, its messages in OUT.err
+run() {
+	g=$1 o=$2 cmd=$3
+	shift 3
+	rm -f "$o" # -o appends
+	DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o "$o" "$@" \
+		-c "./cgout $cmd" >/dev/null 2>"$o.err"
+	expect_eq "$o: status" 0 "$?"
+	[ -f "$o" ] || : >"$o"
+}
+
+# same NAME D-FILE CMD COUNT: the script on ./cgout CMD at strsize 256
+# and 16, with the generated program and DTRACE_CGEN=0, byte for byte,
+# the faults reported alike; COUNT clauses aggregated in the kernel
+same() {
+	name=$1 d=$2 cmd=$3 count=$4
+	for xo in '' '-x strsize=16'; do
+		w="$name${xo:+ ($xo)}"
+		run 1 "$name.1.txt" "$cmd" -s "$d" $xo
+		run 0 "$name.0.txt" "$cmd" -s "$d" $xo
+		expect_file_eq "$w: DTRACE_CGEN=0's output" \
+			"$name.0.txt" "$name.1.txt"
+		expect_eq "$w: the faults reported" \
+			"$(grep 'error on enabled probe' "$name.0.txt.err" |
+				sed 's/pid[0-9]*:/pid:/')" \
+			"$(grep 'error on enabled probe' "$name.1.txt.err" |
+				sed 's/pid[0-9]*:/pid:/')"
+		if [ "$count" = 1 ]; then
+			c='1 clause'
+		else
+			c="$count clauses"
+		fi
+		expect_grep "$w: -v" \
+			"^dtrace: $c aggregated in the kernel\$" \
+			"$name.1.txt.err"
+	done
+}
+
+# The bytes at the hit: the process rewrites its string right after
+# hit() returns ("after-i"); the return's copy through self->p is
+# "before-i", where DTRACE_CGEN=0 (and this tree before VKEY, which
+# left the clause and the variable to user space) reads the process
+# when it runs the record, later.
+cat >late.d <<'EOF2'
+pid$target::hit:entry { self->p = arg0; }
+pid$target::hit:return { self->s = copyinstr(self->p); @[self->s] = count(); }
+EOF2
+run 1 late1.txt 'rewrite 12' -s late.d
+: >late.exp
+i=0
+while [ $i -lt 12 ]; do
+	echo "before-$i" >>late.exp
+	i=$((i + 1))
+done
+expect_eq "keyed by a self-> string: the bytes at the hit" \
+	"$(cat late.exp)" \
+	"$(awk 'NF == 2 && $2 == 1 { print $1 }' late1.txt | sort -t- -k2n)"
+expect_grep "keyed by a self-> string: -v" \
+	'^dtrace: 2 clauses aggregated in the kernel$' late1.txt.err
+run 0 late0.txt 'rewrite 12' -s late.d
+expect_eq "keyed by a self-> string: DTRACE_CGEN=0 reads later" \
+	0 "$(grep -c 'before-' late0.txt)"
+
+# self-> strings: set, unset (the first entry's @u), cut by strsize,
+# not printable, beside an integer key; a store that faulted (refault:
+# the second string is at 0x10) leaves the key what it was.
+cat >self.d <<'EOF2'
+pid$target::hit:entry { @u[self->s] = count(); self->s = copyinstr(arg0); }
+pid$target::hit:return
+{
+	@[self->s] = count();
+	@s[self->s, arg1] = sum(arg1);
+	@m[arg1 & 1, self->s] = max(arg1);
+	@q[self->s] = quantize(arg1);
+}
+EOF2
+same self self.d keep 2
+same selffault self.d refault 2
+expect_grep "a store that faulted: the message" \
+	'invalid address (0x10) in action #3$' selffault.1.txt.err
+
+# A literal, a clear (the key ""), and a variable of another clause.
+cat >lit.d <<'EOF2'
+pid$target::hit:entry { self->s = "lit"; @[self->s] = count(); }
+pid$target::hit:entry /arg1 == 2/ { self->s = 0; }
+pid$target::hit:entry /arg1 >= 2/ { @[self->s] = count(); }
+pid$target::hit:return { @r[self->s, 1] = count(); self->t = self->s; }
+pid$target::hit:return /arg1 == 3/ { @t[self->t] = count(); }
+EOF2
+same lit lit.d keep 5
+
+# this-> strings: stored from copyinstr(self->p), keyed with another
+# key; one never set at the probe ("").
+cat >this.d <<'EOF2'
+pid$target::hit:entry { self->p = arg0; }
+pid$target::hit:return
+{
+	this->s = copyinstr(self->p);
+	@[this->s, tid - pid] = sum(arg1);
+	@n[this->t, arg1] = count();
+}
+pid$target::hit:entry { this->t = copyinstr(arg0); @e[this->t] = count(); }
+EOF2
+same this this.d keep 3
+same thisfault this.d refault 3
+
+# A this-> string key where the kernel keeps self-> variables (a
+# copyinstr(argN) key stays user space's there), beside a string
+# predicate's fault sites.
+cat >tls.d <<'EOF2'
+pid$target::hit:entry /arg1 != 99/
+{
+	self->n = arg1;
+	this->s = copyinstr(arg0);
+	@[this->s] = sum(self->n);
+}
+pid$target::hit:entry /copyinstr(arg0) != "zzz"/ { @f[arg1] = count(); }
+EOF2
+same tls tls.d keep 2
+same tlsfault tls.d refault 2
+
+# String variables compared with one another in the kernel (VVCMP:
+# cgen_plan.c's vvcmp()): this-> with this->, self-> with this-> and
+# back, == != < > <= >= in strcmp()'s order, in printf() arguments and
+# predicates, on strings that are prefixes of one another, with bytes
+# above 0x7f, unset (""), equal up to 20 bytes (equal at strsize 16)
+# and up to 290 (equal at 256, cut); self-> with self-> ordered.
+cat >ord.d <<'EOF2'
+pid$target::hit:entry { self->s = copyinstr(arg0); this->t = copyinstr(arg0); this->u = self->p; }
+pid$target::hit:entry
+{
+	printf("%d %d%d%d%d%d%d %d%d%d%d%d%d\n", arg1,
+	    this->t == this->u, this->t != this->u, this->t < this->u,
+	    this->t > this->u, this->t <= this->u, this->t >= this->u,
+	    self->s == this->u, self->s != this->u, self->s < this->u,
+	    self->s > this->u, this->u <= self->s, this->u >= self->s);
+}
+pid$target::hit:entry /self->s > self->p/ { @up[self->s] = count(); }
+pid$target::hit:entry /this->u >= this->t/ { @dn[this->t] = count(); }
+pid$target::hit:entry { self->p = self->s; }
+EOF2
+same ord ord.d order 4
+for xo in '' '-x strsize=16'; do
+	w="string variables ordered${xo:+ ($xo)}"
+	run 1 ordv.txt order -s ord.d $xo
+	expect_grep "$w: -v" \
+		'^dtrace: 1 clause printing values computed in the kernel$' \
+		ordv.txt.err
+	if [ -z "$xo" ]; then e8='010101 010110'; else e8='100011 100011'; fi
+	# each line: the hit, t OP u and s OP u (== != < > <= >=), u
+	# the last hit's string ("" at the first)
+	e="0 010101 010110|1 010101 010110|2 011010 011001"
+	e="$e|3 010101 010110|4 011010 011001|5 011010 011001"
+	e="$e|6 010101 010110|7 011010 011001|8 $e8|9 010101 010110"
+	e="$e|10 100011 100011|11 010101 010110|12 011010 011001"
+	e="$e|13 011010 011001"
+	expect_eq "$w: the output" "$e" \
+		"$(grep '^[0-9]' ordv.txt | paste -sd'|' -)"
+done
+
+# Two string keys in one statement: the kernel has room for one; the
+# clause is user space's, as before, and exact.
+cat >two.d <<'EOF2'
+pid$target::hit:entry { self->s = copyinstr(arg0); self->t = self->s; }
+pid$target::hit:return { @[self->s, self->t] = count(); }
+pid$target::hit:return { @o[arg1] = count(); }
+EOF2
+for xo in '' '-x strsize=16'; do
+	run 1 two1.txt keep -s two.d $xo
+	run 0 two0.txt keep -s two.d $xo
+	expect_file_eq "two string keys${xo:+ ($xo)}: DTRACE_CGEN=0's output" \
+		two0.txt two1.txt
+	expect_grep "two string keys${xo:+ ($xo)}: -v" \
+		'^dtrace: 1 clause aggregated in the kernel$' two1.txt.err
+done
+
+finish

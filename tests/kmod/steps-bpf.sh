@@ -104,7 +104,7 @@ if DTRACE_BACKEND=bpf dtrace -q -n 'BEGIN { exit(0); }' >bl.out 2>bl.err \
 	</dev/null; then
 	ok "DTRACE_BACKEND=bpf: the program loads"
 	bp_test run-trace TRACE_CYCLES=5 TRACE_EMULATED=1
-	bp_test run-kagg
+	bp_test run-kagg TRACE_EMULATED=1
 	bp_test run-kagg-fn
 	bp_test run-kagg-tick
 else

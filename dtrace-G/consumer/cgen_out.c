@@ -21,17 +21,17 @@
  * (cgen_out_rec(), cgen.c's stage 3): never the ran word, nor the
  * values, of a hit before in the same per-CPU buffer.  Each plan
  * instruction then (cgen_out_op()): OUT pops a value into its slot;
- * OSTR pops an address into its struct ubpf_kostr and copies the string with
- * bpf_probe_read_user_str() of at most imm bytes (strsize - 1, as
- * run.c's d_read_user_str() reads): a copy that filled them cut its
- * last byte for a NUL, so that byte is read again on its own and the
- * string is the imm bytes run.c would have had; a copy that faulted
- * reads one byte at the address to say where, there (-1) or at the
- * page after it (-2: a string of at most 255 bytes spans two pages at
- * most, and run.c reads a page at a time).  ODONE n sets bit n of the
- * ran word and S_FLAGS_REC (the record is written for it: bpf_agg.c
- * gates the plan's record on it when no other clause needs the
- * record).  The record goes on after the area (cgen.c's length
+ * OSTR pops an address into its struct ubpf_kostr and copies the
+ * string with bpf_probe_read_user_str() of at most imm bytes
+ * (strsize - 1, as run.c's d_read_user_str() reads): a copy that
+ * filled them cut its last byte for a NUL, so that byte is read again
+ * on its own and the string is the imm bytes run.c would have had; a
+ * copy that faulted reads one byte at the address to say where, there
+ * (-1) or at the page after it (-2: a string of at most 255 bytes
+ * spans two pages at most, and run.c reads a page at a time).  ODONE n
+ * sets bit n of the ran word and S_FLAGS_REC (the record is written
+ * for it: bpf_agg.c gates the plan's record on it when no other clause
+ * needs the record).  The record goes on after the area (cgen.c's length
  * includes it), flagged UBPF_RF_KOUT.  String variables such clauses
  * print (kplan_out.c's KV_STR) are kept as a struct ubpf_kostr: a
  * this-> one's in cgbuf above the record's half (TSTR_AT()), its len
@@ -131,11 +131,11 @@ void cgen_out_setup(struct em *e, int buf, unsigned obase, unsigned bytes,
  * The area started, once a hit: S_OBUF is 0 until then (cgen.c's
  * prologue), so a clause that finds it set leaves the ran bits of the
  * clauses before it as they are (no test where no code before starts
- * it: e->oany).  Starting it: cgbuf's address (no
- * cgbuf, which a per-CPU array always has: the hit ends, as one that
- * found no room) plus obase into S_OBUF, the ran word zeroed, the size
- * written, and the this-> strings' lens zeroed (cgen_out_tstr()): none
- * was stored before in this firing, since a store starts the area.
+ * it: e->oany).  Starting it: cgbuf's address (no cgbuf, which a
+ * per-CPU array always has: the hit ends, as one that found no room)
+ * plus obase into S_OBUF, the ran word zeroed, the size written, and
+ * the this-> strings' lens zeroed (cgen_out_tstr()): none was stored
+ * before in this firing, since a store starts the area.
  */
 void cgen_out_need(struct em *e)
 {

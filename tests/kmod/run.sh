@@ -44,7 +44,9 @@
 # HAVE_BPF (as in make check); optional KMOD_CACHE, KMOD_WORK (default
 # $top_builddir/tests/kmod/work, kept for inspection: serial.log is the
 # guest's console), KMOD_KVER (kernel version), KMOD_TIMEOUT (seconds for
-# the guest, default 720: about 210 s on an idle 2-vCPU host under TCG),
+# the guest, default 1200: the BPF steps alone took about 270 s on an
+# idle 2-vCPU host under TCG before run-kagg-fn.sh, run-kagg-tick.sh and
+# the kernel-probe exit() steps came, and a loaded host doubles it),
 # KMOD_QEMU_ACCEL (default tcg),
 # KMOD_SELFTEST_WARN=1 (the self-test module WARNs: the run must fail).
 # To iterate on the fasttrap steps alone: KMOD_STEPS (the steps files
@@ -71,7 +73,7 @@ unset CFLAGS CPPFLAGS CPP
 
 kt_src=$top_srcdir/tests/kmod
 work=${KMOD_WORK:-$top_builddir/tests/kmod/work}
-guest_timeout=${KMOD_TIMEOUT:-720}
+guest_timeout=${KMOD_TIMEOUT:-1200}
 accel=${KMOD_QEMU_ACCEL:-tcg}
 steps=${KMOD_STEPS:-}
 smp=${KMOD_SMP:-1}

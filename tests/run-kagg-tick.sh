@@ -153,7 +153,10 @@ ticks "printa() and trunc() at tick-1s, a system call counted" 2 \
 # past it come as records, run after the fold.  Every hit before the
 # exit counts once in exactly one interval: the intervals add up to the
 # largest i counted + 1.  User space alone (DTRACE_KAGG=0) must too,
-# unless dtrace, starved, lets the ring fill (drops: said, not checked).
+# unless dtrace, starved, lets the ring fill (drops: said, not checked);
+# so must the kernel's run, whose hits between a due time and the
+# horizon's move are records too, which a dtrace slowed enough (under
+# ASan, 222,580 drops once) cannot keep up with either (the same).
 cat >f.d <<'EOF'
 tr$target:::tick { @n = count(); @i = max(arg2); }
 tick-100ms { printa("%@d\n", @n); clear(@n); }
@@ -173,9 +176,9 @@ for k in 1 0; do
 	n=$(grep -c '^[0-9][0-9]*$' out$k.txt)
 	expect_eq "flat out (DTRACE_KAGG=$k): 1 to 8 intervals" 1 \
 		"$((n >= 1 && n <= 8))"
-	if [ $k = 0 ] && grep -qi drop err0.txt; then
-		echo "flat out (DTRACE_KAGG=0): drops, not checked:" \
-			"$(grep -i drop err0.txt)" >&2
+	if grep -qi drop err$k.txt; then
+		echo "flat out (DTRACE_KAGG=$k): drops, not checked:" \
+			"$(grep -i drop err$k.txt)" >&2
 		continue
 	fi
 	expect_eq "flat out (DTRACE_KAGG=$k): each hit once" \
@@ -187,7 +190,9 @@ done
 expect_eq "flat out: clauses run in the kernel" 1 "$(kcount err1.txt)"
 expect_eq "flat out: folds" 8 "$(folds err1.txt)"
 hits=$(awk '/^max / { print $2 + 1 }' out1.txt)
-if [ -n "$hits" ] && [ -n "$(records err1.txt)" ] &&
+if grep -qi drop err1.txt; then
+	echo "flat out: records not compared with hits (drops)" >&2
+elif [ -n "$hits" ] && [ -n "$(records err1.txt)" ] &&
 	[ "$(records err1.txt)" -lt "$hits" ]; then
 	pass
 else

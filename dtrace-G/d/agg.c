@@ -386,9 +386,13 @@ static void llq_next(const struct agg *a, struct llq_walk *w)
 	w->value += w->step;
 	if (w->value != w->next)
 		return;
+	/* past the top order only value, factor^(high + 1), is read:
+	 * factor^(high + 2) need not fit in 64 bits (2^63 for factor 2,
+	 * high 61), so it is not computed */
+	if (++w->order > a->llq_high)
+		return;
 	w->next = w->value * a->llq_factor;
 	w->step = w->next > a->llq_nsteps ? w->next / a->llq_nsteps : 1;
-	w->order++;
 }
 
 static long double llq_sum(const struct agg *a, const int64_t *d)

@@ -10,7 +10,8 @@
 #  1. Tools: qemu-system-aarch64 (as root, apt-get installs
 #     qemu-system-arm when missing), the cross compiler and its C
 #     library, cpio.  apt must know the arm64 architecture (`dpkg
-#     --add-architecture arm64 && apt-get update`, once).
+#     --add-architecture arm64 && apt-get update`, once; as root, done
+#     here when it does not).
 #  2. The kernel: linux-image-VER-unsigned:arm64, VER what Debian's
 #     linux-image-arm64 names, fetched with `apt-get download` (nothing
 #     installed) and only its boot/vmlinuz-VER and fuse.ko kept (FUSE is
@@ -120,9 +121,21 @@ done
 # ---------------------------------------------------------------------
 # 2. The kernel and busybox
 
-kver=$(apt-cache show linux-image-arm64:arm64 2>/dev/null |
-	sed -n 's/^Depends: linux-image-\([^ ,]*-arm64\).*/\1/p' | sort -V |
-	tail -n 1)
+a64_kver() {
+	apt-cache show linux-image-arm64:arm64 2>/dev/null |
+		sed -n 's/^Depends: linux-image-\([^ ,]*-arm64\).*/\1/p' |
+		sort -V | tail -n 1
+}
+kver=$(a64_kver)
+# a fresh machine's apt knows no arm64 packages: as root, tell it of
+# the architecture (its package lists only; nothing is installed)
+if [ -z "$kver" ] && [ "$(id -u)" -eq 0 ] && command -v dpkg >/dev/null &&
+	! dpkg --print-foreign-architectures | grep -qx arm64; then
+	echo "check-arm64-guest: dpkg --add-architecture arm64; apt-get update" >&2
+	dpkg --add-architecture arm64 &&
+		apt-get update -q >>"$work.apt.log" 2>&1
+	kver=$(a64_kver)
+fi
 [ -n "$kver" ] ||
 	skip "apt knows no linux-image-arm64:arm64 (dpkg --add-architecture arm64 && apt-get update)"
 vmlinuz=$cache/$kver/vmlinuz

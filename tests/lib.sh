@@ -133,6 +133,34 @@ require_uprobe_events() {
 		skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
 }
 
+# cgout_setup: for the tests of values the generated program computes
+# on tests/data/cgenout/cgout.c (run-cgen-out.sh, run-cgen-svkey.sh):
+# skips unless root, HAVE_BPF and uprobe_events; the bpf backend, no
+# state directory; ./cgout built; and defines
+# run G OUT CMD DTRACE-ARGS...: dtrace -v -q with DTRACE_CGEN=G on
+# ./cgout CMD, its output in OUT, its messages in OUT.err
+cgout_setup() {
+	[ "$(id -u)" -eq 0 ] ||
+		skip "not root: uprobe_events and BPF need root"
+	[ "${HAVE_BPF:-no}" = yes ] ||
+		skip "dtrace built without the BPF backend"
+	require_uprobe_events
+	DTRACE_STATEDIR=$tmp/nostate
+	DTRACE_BACKEND=bpf
+	export DTRACE_STATEDIR DTRACE_BACKEND
+	$CC -O2 -o cgout "$top_srcdir/tests/data/cgenout/cgout.c" ||
+		{ fail "building cgout"; finish; }
+	run() {
+		g=$1 o=$2 cmd=$3
+		shift 3
+		rm -f "$o" # -o appends
+		DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o "$o" \
+			"$@" -c "./cgout $cmd" >/dev/null 2>"$o.err"
+		expect_eq "$o: status" 0 "$?"
+		[ -f "$o" ] || : >"$o"
+	}
+}
+
 # Background processes: tests that start them add their pids to bg_pids
 # and kill what is left there in their EXIT trap.
 bg_pids=

@@ -63,28 +63,7 @@
 
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and BPF need root"
-[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
-require_uprobe_events
-
-DTRACE_STATEDIR=$tmp/nostate
-DTRACE_BACKEND=bpf
-export DTRACE_STATEDIR DTRACE_BACKEND
-
-$CC -O2 -o cgout "$top_srcdir/tests/data/cgenout/cgout.c" ||
-	{ fail "building cgout"; finish; }
-
-# run G OUT CMD DTRACE-ARGS...: dtrace -v -q with DTRACE_CGEN=G on
-# ./cgout CMD, its output in OUT, its messages in OUT.err
-run() {
-	g=$1 o=$2 cmd=$3
-	shift 3
-	rm -f "$o" # -o appends
-	DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o "$o" "$@" \
-		-c "./cgout $cmd" >/dev/null 2>"$o.err"
-	expect_eq "$o: status" 0 "$?"
-	[ -f "$o" ] || : >"$o"
-}
+cgout_setup
 
 # same NAME CMD WHAT [DTRACE-ARGS...]: NAME.d on ./cgout CMD with and
 # without the generated program (NAME1.txt, NAME0.txt), byte for byte

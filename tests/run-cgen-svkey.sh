@@ -34,28 +34,7 @@
 
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and BPF need root"
-[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
-require_uprobe_events
-
-DTRACE_STATEDIR=$tmp/nostate
-DTRACE_BACKEND=bpf
-export DTRACE_STATEDIR DTRACE_BACKEND
-
-$CC -O2 -o cgout "$top_srcdir/tests/data/cgenout/cgout.c" ||
-	{ fail "building cgout"; finish; }
-
-# run G OUT CMD DTRACE-ARGS...: dtrace -v -q with DTRACE_CGEN=G on
-# ./cgout CMD, its output in OUT, its messages in OUT.err
-run() {
-	g=$1 o=$2 cmd=$3
-	shift 3
-	rm -f "$o" # -o appends
-	DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o "$o" "$@" \
-		-c "./cgout $cmd" >/dev/null 2>"$o.err"
-	expect_eq "$o: status" 0 "$?"
-	[ -f "$o" ] || : >"$o"
-}
+cgout_setup
 
 # same NAME D-FILE CMD COUNT: the script on ./cgout CMD at strsize 256
 # and 16, with the generated program and DTRACE_CGEN=0, byte for byte,

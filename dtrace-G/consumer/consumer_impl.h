@@ -817,6 +817,7 @@ void up_enable(struct consumer *c, struct tproc *pr);
 void up_proc_exit(struct consumer *c, struct tproc *pr);
 void up_proc_exec(struct consumer *c, struct tproc *pr);
 void up_site_relink(struct consumer *c, struct tproc *pr);
+bool up_site_linked(const struct consumer *c, pid_t pid);
 void up_drain(struct consumer *c);
 void up_stop(struct consumer *c);
 void up_close_procs(struct consumer *c);

@@ -1104,10 +1104,22 @@ bool dlhold_handover(struct consumer *c, struct tproc *pr)
  * the leader's mm, no longer matches the process, and another consumer
  * of the same uprobe unregistering would take the breakpoint out of it.
  * Its threads get their perf events (which put the breakpoint back),
- * then the link goes.  Checked at each poll: the refresh of the maps
- * polls every 100 ms.
+ * then the link goes.  Checked at each poll while the process has a
+ * link or site links: the refresh of the maps polls every 100 ms.
+ *
+ * Another thread's exec makes the leader a zombie too, for a moment:
+ * de_thread() kills every other thread, and the exec'ing one, woken by
+ * the leader's exit, then takes its pid (the leader's pid is no zombie
+ * from there on) and stops at its exec stop, which closes the links and
+ * arms the new image on links again (dh_status()).  Nothing in /proc
+ * tells that thread apart while it runs (its syscall file says
+ * "running"), so a leader seen a zombie with threads alive is looked
+ * at again, every millisecond for up to 20 ms, before it counts as gone
+ * (one -p run in about twenty under load went over to uprobe events at
+ * a thread's exec: exact all the same, the slower way).  Either way the
+ * counts are exact; only the way the new image is armed differs.
  */
-static bool leader_gone_first(const struct dh_proc *dp)
+static bool leader_gone_once(const struct dh_proc *dp)
 {
 	bool live = false;
 
@@ -1122,9 +1134,21 @@ static bool leader_gone_first(const struct dh_proc *dp)
 	return live;
 }
 
-static void dh_unlink(struct dh_proc *dp)
+static bool leader_gone_first(const struct dh_proc *dp)
 {
-	if (dp->lfd < 0 || !leader_gone_first(dp) || dh_plain_prog() < 0)
+	struct timespec ms = {0, 1000 * 1000};
+
+	for (int i = 0; i < 20; i++) {
+		if (!leader_gone_once(dp))
+			return false;
+		nanosleep(&ms, NULL);
+	}
+	return leader_gone_once(dp);
+}
+
+static void dh_unlink(struct dh_proc *dp, bool gone)
+{
+	if (dp->lfd < 0 || !gone || dh_plain_prog() < 0)
 		return;
 	for (size_t i = 0; i < dp->nth; i++)
 		if (dp->th[i].pfd < 0 && dp->th[i].tid != dp->pr->pid)
@@ -1137,6 +1161,7 @@ void dlhold_poll(struct consumer *c)
 {
 	for (size_t p = 0; p < dh.np; p++) {
 		struct dh_proc *dp = dh.p[p];
+		bool gone;
 
 		for (size_t i = 0; i < dp->nth;) {
 			pid_t tid = dp->th[i].tid;
@@ -1154,10 +1179,12 @@ void dlhold_poll(struct consumer *c)
 		}
 		for (size_t i = 0; i < dp->nth; i++)
 			th_missed(dp, dp->th[i].tid);
-		dh_unlink(dp);
+		gone = (dp->lfd >= 0 || up_site_linked(c, dp->pr->pid)) &&
+		       leader_gone_first(dp);
+		dh_unlink(dp, gone);
 		/* its site links' filter too (bpf_attach.c): the sites
 		 * armed again as uprobe events, the process held */
-		if (leader_gone_first(dp))
+		if (gone)
 			up_site_relink(c, dp->pr);
 		if (dp->arm && !dp->depth && !dh.arming)
 			dh_arm(dp);

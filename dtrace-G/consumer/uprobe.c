@@ -892,6 +892,15 @@ static bool linked(const struct consumer *c, const struct tproc *pr,
 	return false;
 }
 
+/* whether process pid has sites armed by site links (bpf_attach.c) */
+bool up_site_linked(const struct consumer *c, pid_t pid)
+{
+	for (size_t i = 0; i < c->up.nevs; i++)
+		if (c->up.evs[i]->lpid == pid)
+			return true;
+	return false;
+}
+
 /*
  * pr's sites that site links arm (bpf_attach.c) armed as uprobe events
  * instead, as up_enable() would have, then the links closed, pr held
@@ -906,12 +915,9 @@ void up_site_relink(struct consumer *c, struct tproc *pr)
 {
 	struct frozen *fz = NULL;
 	size_t nfz = 0, n = c->up.nevs;
-	bool any = false;
 	uint64_t now;
 
-	for (size_t i = 0; i < n && !any; i++)
-		any = c->up.evs[i]->lpid == pr->pid;
-	if (!any || !c->up.site_unlink)
+	if (!up_site_linked(c, pr->pid) || !c->up.site_unlink)
 		return;
 	if (!pr->held)
 		nfz = proc_freeze(pr->pid, &fz, 0);

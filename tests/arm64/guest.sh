@@ -53,7 +53,7 @@
 # aarch64-linux-gnu-), A64_SYSROOT (default /usr/aarch64-linux-gnu),
 # KMOD_CACHE, A64_GUEST_WORK (default $top_builddir/tests/arm64/work,
 # kept: serial.log is the guest's console), A64_GUEST_TIMEOUT (seconds
-# for the guest, default 300).
+# for the guest, default 600).
 #
 # Exit status: 0 pass, 1 fail, 77 skip (no qemu, cross compiler or
 # network for the kernel).  The last line says which:
@@ -71,7 +71,7 @@ unset CFLAGS CPPFLAGS CPP DTRACE_DRTI
 kt_src=$top_srcdir/tests/kmod
 a64_src=$top_srcdir/tests/arm64
 work=${A64_GUEST_WORK:-$top_builddir/tests/arm64/work}
-guest_timeout=${A64_GUEST_TIMEOUT:-300}
+guest_timeout=${A64_GUEST_TIMEOUT:-600}
 a64cc=${A64_CROSS}gcc
 
 say() { echo "check-arm64-guest: $*"; }

@@ -691,4 +691,26 @@ expect_eq "stale ran word 3: the a, b and c lines" \
 	"a 1|a 2|c 2|a 3|b 3 aaaaaaaaaaaaaaa|b 4 bbbbbbbbbbbbbbb|b 5 ccccccccccccccc|a -7" \
 	"$(grep '^[abc] ' stale3.1.txt | grep -v '^b 6\|^b -7' | paste -sd'|' -)"
 
+# walltimestamp in the kernel: the hit's timestamp plus the offset user
+# space adds to a record's (records.c's hit_prep()), so a clause the
+# kernel runs and one user space runs (strjoin() keeps it there) print
+# the same walltimestamp - timestamp at each hit, and it is the real
+# time in ns (between a second before the run and its 120 s limit)
+lo=$(( $(date +%s) - 1 ))
+cat >wall.d <<EOF2
+pid\$target::hit:entry { printf("k %d\\n", walltimestamp - timestamp); }
+pid\$target::hit:entry { printf("u %d %s\\n", walltimestamp - timestamp, strjoin("a", "b")); }
+pid\$target::hit:entry
+/walltimestamp / 1000000000 >= $lo && walltimestamp / 1000000000 <= $((lo + 122))/
+{ @in = count(); }
+EOF2
+run 1 wall1.txt 'rewrite 5' -s wall.d
+vcount "walltimestamp" wall1.txt.err 1 printing
+vcount "walltimestamp" wall1.txt.err 1 aggregated
+expect_eq "walltimestamp: the kernel's and user space's, hit by hit" \
+	"5 pairs alike" "$(awk '$1 == "k" { k = $2 } $1 == "u" && $2 == k { n++ }
+		END { print n + 0, "pairs alike" }' wall1.txt)"
+expect_eq "walltimestamp: the real time at each hit" 5 \
+	"$(awk 'NF == 1 { print $1 }' wall1.txt)"
+
 finish

@@ -564,6 +564,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	for (unsigned i = 0; i < c->nclauses && !c->ip; i++)
 		traced[i] = traced_clause(c, i);
 	k->kp = d_kplan_new(c->prog, D_KPLAN_VARS, user, ticks, traced);
+	d_kplan_wall(k->kp, (int64_t)c->wall_offset);
 	free(user);
 	free(ticks);
 	free(traced);

@@ -234,8 +234,10 @@
  * Variables (D_KPLAN_VARS, for the generated programs of
  * ../consumer/cgen.c only).  A clause may also read cpu, uid and gid
  * (UBPF_K_CPU, _UID, _GID: the helpers the record's header and ids come
- * from, so the kernel's value is the one user space would read), and
- * self-> and this-> integer variables and timestamp, and store them (`v = e`, `v op= e`,
+ * from, so the kernel's value is the one user space would read),
+ * walltimestamp (the hit's timestamp plus the offset records.c's
+ * hit_prep() adds, an immediate: d_kplan_wall()), and self-> and this->
+ * integer variables and timestamp, and store them (`v = e`, `v op= e`,
  * `v++` and `v--` statements: kp_stored()),
  * when the kernel keeps those variables: kp_vars_decide() takes a variable
  * only if every traced clause that touches it runs in the kernel (else
@@ -687,6 +689,7 @@ bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 	case N_BUILTIN:
 		switch (d_builtins[n->sub].id) {
 		case B_TIMESTAMP:
+		case B_WALLTIMESTAMP: /* timestamp + k->wall, as hit_prep() */
 			*sz = 8;
 			*sg = 0;
 			return k && k->vars;
@@ -1089,6 +1092,11 @@ static bool exit_at_hit(const struct d_kplan *k, const struct clause *c)
 	return false;
 }
 
+void d_kplan_wall(struct d_kplan *k, int64_t off)
+{
+	k->wall = off;
+}
+
 struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 			    const bool *ticks, const bool *traced)
 {
@@ -1189,7 +1197,8 @@ static bool gate_ok(const struct node *n)
 		return true;
 	if (n->op == N_VAR || n->op == N_ASSOC || n->op == N_ASSIGN ||
 	    n->op == N_INCDEC || n->op == N_FUNC || n->op == N_STR ||
-	    (n->op == N_BUILTIN && d_builtins[n->sub].id == B_TIMESTAMP))
+	    (n->op == N_BUILTIN && (d_builtins[n->sub].id == B_TIMESTAMP ||
+				    d_builtins[n->sub].id == B_WALLTIMESTAMP)))
 		return false;
 	if (!gate_ok(n->a) || !gate_ok(n->b) || !gate_ok(n->c))
 		return false;

@@ -46,6 +46,13 @@ struct d_kplan *d_kplan_new(struct d_prog *prog, unsigned flags,
  */
 bool d_kplan_horizon(const struct d_kplan *k);
 /*
+ * With D_KPLAN_VARS, walltimestamp is the hit's timestamp plus off, the
+ * consumer's wall_offset (CLOCK_REALTIME - CLOCK_MONOTONIC at its
+ * start), as records.c's hit_prep() computes it for a record: set
+ * before d_kplan_emit().
+ */
+void d_kplan_wall(struct d_kplan *k, int64_t off);
+/*
  * traced, if not NULL, marks per clause those whose every description
  * names a provider of uprobe sites (every hit of theirs runs a
  * generated program): with D_KPLAN_VARS a clause of theirs that calls

@@ -176,6 +176,17 @@ static void emit(struct em *m, const struct node *n)
 			put(m, UBPF_K_TIME, 0, 1);
 			return;
 		}
+		if (d_builtins[n->sub].id == B_WALLTIMESTAMP) {
+			/* the hit's timestamp + the offset user space adds
+			 * (hit_prep()), 64 bits unsigned */
+			put(m, UBPF_K_TIME, 0, 1);
+			o = put(m, UBPF_K_ADD, 1, 1);
+			o->flags = UBPF_KF_IMM;
+			o->imm = m->k->wall;
+			o->sz = 8;
+			o->sg = 0;
+			return;
+		}
 		if (d_builtins[n->sub].id == B_ID) {
 			o = put(m, UBPF_K_CONST, 0, 1);
 			o->imm = m->probe->id;

@@ -42,6 +42,7 @@ struct d_kplan {
 	unsigned nflat; /* kflat slots given out */
 	/* D_KPLAN_VARS: self->, this-> and timestamp (generated programs) */
 	bool vars;
+	int64_t wall; /* walltimestamp - timestamp (d_kplan_wall()) */
 	uint8_t *vst;	    /* per variable: KV_* */
 	uint8_t *vsz, *vsg; /* the type every store gives it */
 	int *vbit;	    /* T differs from its zero's type: its bit */

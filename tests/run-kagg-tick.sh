@@ -189,9 +189,16 @@ for k in 1 0; do
 done
 expect_eq "flat out: clauses run in the kernel" 1 "$(kcount err1.txt)"
 expect_eq "flat out: folds" 8 "$(folds err1.txt)"
+# (records past the exit, which the spinning thread goes on sending
+# until dtrace detaches, run no clause and count in no max: a dtrace
+# slowed by the sanitizers read 521,231 records for 131,689 hits once;
+# that is its speed, not what is checked here)
 hits=$(awk '/^max / { print $2 + 1 }' out1.txt)
 if grep -qi drop err1.txt; then
 	echo "flat out: records not compared with hits (drops)" >&2
+elif [ "${USDT_SANITIZERS:-no}" = yes ]; then
+	echo "flat out: records ($(records err1.txt)) not compared with" \
+		"hits (${hits:-}) under the sanitizers" >&2
 elif [ -n "$hits" ] && [ -n "$(records err1.txt)" ] &&
 	[ "$(records err1.txt)" -lt "$hits" ]; then
 	pass

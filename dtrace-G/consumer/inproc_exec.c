@@ -392,11 +392,12 @@ void ip_exec_answer(struct consumer *c, struct ip_proc *root)
 {
 	struct inproc *ip = c->ip;
 	struct usdt_arena *a = (struct usdt_arena *)root->map;
-	struct usdt_exec *x = (struct usdt_exec *)(root->map + USDT_EXEC_OFF);
+	struct usdt_exec *x;
 
 	/* a read cut short (-x bufsize): answered when it is done */
 	if (!a || ip->stopped || c->read_more)
 		return;
+	x = (struct usdt_exec *)(root->map + USDT_EXEC_OFF);
 	for (int i = 0; i < USDT_NEXEC; i++) {
 		uint32_t st = __atomic_load_n(&x[i].state, __ATOMIC_ACQUIRE);
 		pid_t pid = (pid_t)__atomic_load_n(&x[i].pid, __ATOMIC_RELAXED);

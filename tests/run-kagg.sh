@@ -673,12 +673,13 @@ expect_eq "flat out: clauses run in the kernel" 1 "${n:-0}"
 # ... and most hits counted there, not sent as records: how many is
 # how soon dtrace moves the horizon after each tick, a matter of speed,
 # which check-kmod's emulated guest (TRACE_EMULATED) does not have
-# (2,054 records for 1,529 hits there once, the counts exact): said,
-# not checked, there.
+# (2,054 records for 1,529 hits there once, the counts exact), nor a
+# dtrace slowed by the sanitizers (70,109 for 52,052 once): said, not
+# checked, there.
 set -- $(cat out1.txt)
-if [ -n "${TRACE_EMULATED:-}" ]; then
+if [ -n "${TRACE_EMULATED:-}" ] || [ "${USDT_SANITIZERS:-no}" = yes ]; then
 	echo "flat out: $(records err1.txt) records for ${3:-?} hits" \
-		"(emulated: not checked)" >&2
+		"(emulated or sanitized: not checked)" >&2
 elif [ $# -eq 5 ] && [ "$(records err1.txt)" -lt "$3" ]; then
 	pass
 else

@@ -21,8 +21,9 @@
  *   cgout order      strings to order (strcmp()'s): prefixes, bytes
  *                    above 0x7f, equal up to 20 or 290 bytes
  *
- * Each mode sleeps before it exits, so a read of its memory after the
- * hit finds the process (and, but for rewrite, the same bytes).
+ * Each mode sleeps before it exits (300 ms, or CGOUT_LINGER_MS), so a
+ * read of its memory after the hit finds the process (and, but for
+ * rewrite, the same bytes).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +118,9 @@ int main(int argc, char **argv)
 	} else {
 		return 2;
 	}
-	usleep(300000);
+	/* CGOUT_LINGER_MS: longer for a slow dtrace (lib.sh's cgout_setup()) */
+	usleep(getenv("CGOUT_LINGER_MS") ?
+		       (useconds_t)atoi(getenv("CGOUT_LINGER_MS")) * 1000 :
+		       300000);
 	return 0;
 }

@@ -123,7 +123,7 @@ struct bpf_kagg {
 	 * and the map of the processes armed for it */
 	bool cgen;
 	int armed_fd, arm1_fd; /* arm1: by event, its first pid (first[]) */
-	uint32_t *arm1;	       /* ... cgarm1's one value, mapped here */
+	uint32_t *arm1;		  /* ... cgarm1's one value, mapped here */
 	int tls_fd, tlsdrops_fd; /* self-> variables the kernel keeps */
 	int tlsa_fd;		 /* ... elements of self-> arrays */
 	int tlss_fd;		 /* ... self-> strings (cgen_out.c) */
@@ -658,12 +658,11 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	 * programs address directly (BPF_PSEUDO_MAP_VALUE: cgen.c) and
 	 * dtrace writes a u32 of through its mapping (cgen_arm1()) */
 	k->arm1_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgarm1", 4,
-			     UBPF_MAXEV * sizeof(uint32_t), 1,
-			     BPF_F_MMAPABLE);
+			     UBPF_MAXEV * sizeof(uint32_t), 1, BPF_F_MMAPABLE);
 	if (k->arm1_fd >= 0) {
-		void *a = mmap(NULL, UBPF_MAXEV * sizeof(uint32_t),
-			       PROT_READ | PROT_WRITE, MAP_SHARED, k->arm1_fd,
-			       0);
+		void *a =
+			mmap(NULL, UBPF_MAXEV * sizeof(uint32_t),
+			     PROT_READ | PROT_WRITE, MAP_SHARED, k->arm1_fd, 0);
 
 		if (a == MAP_FAILED) {
 			close(k->arm1_fd);

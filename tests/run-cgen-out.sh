@@ -701,8 +701,10 @@ expect_eq "stale ran word 3: the a, b and c lines" \
 # every hit), and a record gate that held still writes the record when
 # a later one fails (two clauses left to user space, pr_ppid, their
 # predicates the gates); the kernel ran the plan for the hits (2
-# records read of 20: the arming check of cgarm1 passed), with a site
-# link (its event's index a constant) and with uprobe events
+# records read of 20: armed, and the program loaded, which a verifier
+# refusing the direct load of cgarm1 would not have; a wrong index into
+# it only falls back to the hash cgarmed), with a site link (its
+# event's index a constant) and with uprobe events
 # (DTRACE_SITE_LINKS=0: the index from the cookie), as DTRACE_CGEN=0.
 cat >predx.d <<'EOF2'
 pid$target::hit:entry /arg1 > 100/ { @big = count(); }

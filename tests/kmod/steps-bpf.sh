@@ -46,7 +46,8 @@
 #  - predicates that fail, the hit ending at the exit where nothing
 #    before could need the record: the later clauses run, a gate's
 #    record is written, the plan runs for the hits (the records read:
-#    cgarm1 loaded directly at the cookie's index);
+#    the program with cgarm1 loaded directly at the cookie's index
+#    verified);
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp;
@@ -177,9 +178,10 @@ bp_kstr "the out area started past the predicates" 'o ' \
 # predicates that fail, the first with nothing before it that could
 # need the record: the hit ends at the exit (cgen_plan.c's e->xpj); the
 # clauses after it still run, a gate's record is written when a later
-# gate fails, and the plan ran for the hits (2 records read of 20:
-# cgarm1's u32 loaded directly, BPF_PSEUDO_MAP_VALUE, at the event's
-# index from the attach cookie: this kernel has no uprobe_multi link)
+# gate fails, and the plan ran for the hits (2 records read of 20: the
+# program, cgarm1's u32 loaded directly, BPF_PSEUDO_MAP_VALUE, at the
+# event's index from the attach cookie, verified on this kernel, which
+# has no uprobe_multi link)
 rm -f bk.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
 	-n 'tr$target:::tick /arg0 > 100/ { @big = count(); }' \

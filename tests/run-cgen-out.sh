@@ -58,7 +58,11 @@
 #    program says (the second at the page after the string's), and
 #    ERROR's arguments, as DTRACE_CGEN=0 does, beside a string
 #    predicate's faults at the hit on the same program;
-#  - -v counts the clauses printing values computed in the kernel.
+#  - -v counts the clauses printing values computed in the kernel;
+#  - predicates that fail, the first where the hit ends at once: the
+#    clauses after them still run, a record gate's record is written
+#    when a later gate fails, and the kernel runs the plan (the
+#    records read), with site links and with uprobe events.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -690,6 +694,35 @@ expect_eq "stale ran word 2: user space's lines" 7 \
 expect_eq "stale ran word 3: the a, b and c lines" \
 	"a 1|a 2|c 2|a 3|b 3 aaaaaaaaaaaaaaa|b 4 bbbbbbbbbbbbbbb|b 5 ccccccccccccccc|a -7" \
 	"$(grep '^[abc] ' stale3.1.txt | grep -v '^b 6\|^b -7' | paste -sd'|' -)"
+
+# Predicates that fail: one with nothing before it in the plan that
+# could need the record (cgen_plan.c's e->xpj) ends the hit at the exit
+# (cgen.c); the clauses after a failing one still run (the count at
+# every hit), and a record gate that held still writes the record when
+# a later one fails (two clauses left to user space, pr_ppid, their
+# predicates the gates); the kernel ran the plan for the hits (2
+# records read of 20: armed, and the program loaded, which a verifier
+# refusing the direct load of cgarm1 would not have; a wrong index into
+# it only falls back to the hash cgarmed), with a site link (its
+# event's index a constant) and with uprobe events
+# (DTRACE_SITE_LINKS=0: the index from the cookie), as DTRACE_CGEN=0.
+cat >predx.d <<'EOF2'
+pid$target::hit:entry /arg1 > 100/ { @big = count(); }
+pid$target::hit:entry { @all = count(); }
+pid$target::hit:entry /arg1 == 2/ { printf("two %d %d\n", arg1, curpsinfo->pr_ppid > 0); }
+pid$target::hit:entry /arg1 == 3/ { printf("three %d %d\n", arg1, curpsinfo->pr_ppid > 0); }
+EOF2
+printf '%s\n' "two 2 1" "three 3 1" "" "               20" >predx.exp
+for sl in 1 0; do
+	DTRACE_SITE_LINKS=$sl
+	export DTRACE_SITE_LINKS
+	same predx 'rewrite 20' "failing predicates (DTRACE_SITE_LINKS=$sl)"
+	expect_file_eq "failing predicates (DTRACE_SITE_LINKS=$sl): the output" \
+		predx.exp predx1.txt
+	expect_grep "failing predicates (DTRACE_SITE_LINKS=$sl): -v" \
+		'^dtrace: BPF: .*, 2 records read$' predx1.txt.err
+done
+unset DTRACE_SITE_LINKS
 
 # walltimestamp in the kernel: the hit's timestamp plus the offset user
 # space adds to a record's (records.c's hit_prep()), so a clause the

@@ -39,7 +39,10 @@
  * Generated programs (cgen.c) compile an event's plan into its code:
  * there is no kplans map, and enabling a process puts {event, pid} in
  * the map cgarmed instead, where the process's plan at that event is
- * byte for byte the one compiled in (bpf_kagg_cgen()); the aggregation
+ * byte for byte the one compiled in (bpf_kagg_cgen()), and the event's
+ * first such pid in its u32 of cgarm1's one value (UBPF_MAXEV of them,
+ * which the programs load directly and dtrace writes through its
+ * mapping of the array, BPF_F_MMAPABLE: cgen_arm1()); the aggregation
  * maps are made here, only those some statement uses, and read back
  * as above.  Their plans may keep self-> variables (d_kplan_new()'s
  * D_KPLAN_VARS): in the maps cgtls (and cgtlsa, thread-local arrays'
@@ -61,8 +64,9 @@
  * The horizon (kplan.c's "Why exit()"): a program whose tick-N clauses
  * may exit(), printa(), clear() or trunc() gets the array cghzn, one
  * u64, which every generated program's prologue tests a plan's hit
- * against (cgen.c): UINT64_MAX until the ticks start, then what
- * kprov.c's kprov_horizon() writes through bpf_kagg_horizon().  Where
+ * against (cgen.c: loaded directly, BPF_PSEUDO_MAP_VALUE): UINT64_MAX
+ * until the ticks start, then what kprov.c's kprov_horizon() writes
+ * through bpf_kagg_horizon().  Where
  * they may read or reset aggregations (kplan.c's "printa() at tick-N")
  * it also gets cgbar, an array of one map (cgbar_in, which no program
  * reads), whose update is the barrier before a fold
@@ -91,6 +95,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "kplan.h"
@@ -118,6 +123,7 @@ struct bpf_kagg {
 	 * and the map of the processes armed for it */
 	bool cgen;
 	int armed_fd, arm1_fd; /* arm1: by event, its first pid (first[]) */
+	uint32_t *arm1;		  /* ... cgarm1's one value, mapped here */
 	int tls_fd, tlsdrops_fd; /* self-> variables the kernel keeps */
 	int tlsa_fd;		 /* ... elements of self-> arrays */
 	int tlss_fd;		 /* ... self-> strings (cgen_out.c) */
@@ -190,6 +196,8 @@ void bpf_kagg_free(struct bpf_kagg *k)
 		for (size_t i = 0; i < UBPF_MAXEV; i++)
 			free(k->cgplan[i]);
 	free(k->cgplan);
+	if (k->arm1)
+		(void)munmap(k->arm1, UBPF_MAXEV * sizeof(*k->arm1));
 	if (k->cgen) { /* the maps bpf_kagg_cgen() made */
 		int fds[] = {k->aggs_fd,  k->flat_fd,	  k->drops_fd,
 			     k->armed_fd, k->arm1_fd,	  k->tls_fd,
@@ -647,8 +655,23 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->armed_fd = map_new(BPF_MAP_TYPE_HASH, "cgarmed",
 			      sizeof(struct ubpf_kplan_key), 4, UBPF_MAXUSERS,
 			      BPF_F_NO_PREALLOC);
-	k->arm1_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgarm1", 4, 4, UBPF_MAXEV,
-			     0);
+	/* the events' first pids, one value of UBPF_MAXEV u32s, which the
+	 * programs address directly (BPF_PSEUDO_MAP_VALUE: cgen.c) and
+	 * dtrace writes a u32 of through its mapping (cgen_arm1()) */
+	k->arm1_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgarm1", 4,
+			     UBPF_MAXEV * sizeof(uint32_t), 1, BPF_F_MMAPABLE);
+	if (k->arm1_fd >= 0) {
+		void *a =
+			mmap(NULL, UBPF_MAXEV * sizeof(uint32_t),
+			     PROT_READ | PROT_WRITE, MAP_SHARED, k->arm1_fd, 0);
+
+		if (a == MAP_FAILED) {
+			close(k->arm1_fd);
+			k->arm1_fd = -1;
+		} else {
+			k->arm1 = a;
+		}
+	}
 	/* the horizon, none until the ticks start (kprov_start()) */
 	if (d_kplan_horizon(k->kp)) {
 		k->hzn_fd = map_new(BPF_MAP_TYPE_ARRAY, "cghzn", 4, 8, 1, 0);
@@ -1055,16 +1078,23 @@ void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid)
 		tls_hits_of(k, ev, pid)->n++;
 }
 
+/*
+ * cgarm1's u32 of event ev = pid, one aligned store the programs read
+ * whole, after the syscalls before it (cgarmed's update)
+ */
+static void cgen_arm1(struct bpf_kagg *k, uint32_t ev, pid_t pid)
+{
+	__atomic_store_n(&k->arm1[ev], (uint32_t)pid, __ATOMIC_RELEASE);
+	k->first[ev] = pid;
+}
+
 /* No longer armed for ev's program: pid's hits there are recorded. */
 static void cgen_disarm(struct bpf_kagg *k, uint32_t ev, pid_t pid)
 {
 	struct ubpf_kplan_key key = {ev, (uint32_t)pid};
-	uint32_t zero = 0;
 
-	if (ev < UBPF_MAXEV && k->first[ev] == pid) {
-		(void)bpf_map_update_elem(k->arm1_fd, &ev, &zero, BPF_ANY);
-		k->first[ev] = 0;
-	}
+	if (ev < UBPF_MAXEV && k->first[ev] == pid)
+		cgen_arm1(k, ev, 0);
 	(void)bpf_map_delete_elem(k->armed_fd, &key);
 }
 
@@ -1076,7 +1106,7 @@ static void cgen_arm(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 		     pid_t pid, const struct ubpf_kplan *pl)
 {
 	struct ubpf_kplan_key key = {ev, (uint32_t)pid};
-	uint32_t one = 1, p = (uint32_t)pid;
+	uint32_t one = 1;
 
 	if (ev >= UBPF_MAXEV || !k->cgplan[ev] ||
 	    memcmp(k->cgplan[ev], pl, sizeof(*pl))) {
@@ -1088,9 +1118,8 @@ static void cgen_arm(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 		    (int)pid, strerror(errno));
 		return;
 	}
-	if (!k->first[ev] &&
-	    bpf_map_update_elem(k->arm1_fd, &ev, &p, BPF_ANY) == 0)
-		k->first[ev] = pid;
+	if (!k->first[ev])
+		cgen_arm1(k, ev, pid);
 	if (k->cgplan[ev]->tls & 1)
 		tls_hits_of(k, ev, pid)->armed = true;
 }

@@ -51,7 +51,10 @@
  *     S_OBUF is zeroed here and nothing more: the area is started by
  *     the first clause that writes into it, past its predicate, so a
  *     hit that fails every predicate pays for its gates alone (the
- *     arming check, the predicates, the record gate).
+ *     arming check, the predicates, the record gate).  cgact, cghzn and
+ *     cgarm1 (bpf_agg.c) are one-entry arrays whose value the program
+ *     addresses directly (ldmapv(): BPF_PSEUDO_MAP_VALUE, Linux 5.5), a
+ *     load where a lookup was a call and a NULL test.
  *  2. The plan, when the event has one (cgen_plan.c: only for a
  *     process bpf_agg.c armed, checked here, and, where tick-N may
  *     exit() or printa(), for a hit stamped before the horizon in
@@ -63,7 +66,10 @@
  *     so does it when the plan's record gates (pl->record
  *     UBPF_KREC_GATE: every clause that needs the record has a
  *     predicate the plan tests, kplan.c's d_kplan_gated()) all failed,
- *     no REC having set bit 16 of S_FLAGS.  A process not armed at an
+ *     no REC having set bit 16 of S_FLAGS; a predicate that fails
+ *     before anything could set it (cgen_plan()'s e->xpj: a
+ *     one-clause plan's) jumps to the exit itself, past the gate.  A
+ *     process not armed at an
  *     event whose plan keeps self-> variables puts its pid in cgtlsu
  *     (its hit goes to user space, with user space's copy of them:
  *     bpf_agg.c's tls_user() then never arms it where they are kept);
@@ -164,7 +170,8 @@
  * bpf_get_current_comm, bpf_get_current_uid_gid, bpf_get_current_task,
  * bpf_probe_read_kernel,
  * bpf_probe_read_user_str, map lookup, update and delete, and the ring
- * buffer's reserve, submit, output and query (5.8).
+ * buffer's reserve, submit, output and query (5.8); a one-entry array's
+ * value addressed by BPF_PSEUDO_MAP_VALUE (5.5).
  */
 #include "config.h"
 
@@ -375,6 +382,9 @@ static bool kp_plan(struct em *e, const struct cgen_maps *m,
 			ldx(e, BPF_DW, 1, 10, S_FLAGS);
 			alu_i(e, BPF_RSH, 1, pl->record ? 16 : 32);
 			jf = jmp_i(e, BPF_JNE, 1, 0);
+			/* a PRED failing before any REC or fault: here */
+			for (unsigned i = 0; i < e->nxpj; i++)
+				fix(e, e->xpj[i]);
 		}
 		alu_i(e, BPF_MOV, 0, 0);
 		put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
@@ -559,15 +569,10 @@ static bool plan_tid(const struct ubpf_kplan *pl)
 	       cgen_plan_has(pl, UBPF_K_VST, UBPF_KV_SELFA);
 }
 
-/* r0: cgact's one value, or NULL (a jump to the end in xj) */
-static void act_lookup(struct em *e, int fd, size_t *xj, unsigned *nxj)
+/* r0: the address of cgact's one value (a one-entry array) */
+static void act_addr(struct em *e, int fd)
 {
-	st(e, BPF_W, 10, S_KEY8, 0);
-	ldmap(e, 1, fd);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KEY8);
-	call(e, BPF_FUNC_map_lookup_elem);
-	xj[(*nxj)++] = jmp_i(e, BPF_JEQ, 0, 0);
+	ldmapv(e, 0, fd, 0);
 }
 
 /*
@@ -583,7 +588,7 @@ static void act_test(struct em *e, const struct cgen_maps *m, unsigned nargs,
 {
 	size_t jno, jwon;
 
-	act_lookup(e, m->act, xj, nxj);
+	act_addr(e, m->act);
 	ldx(e, BPF_DW, 1, 0, 0);
 	xj[(*nxj)++] = jmp_i(e, BPF_JNE, 1, 0);
 	if (!m->xpl || !m->xpl->nops)
@@ -591,7 +596,7 @@ static void act_test(struct em *e, const struct cgen_maps *m, unsigned nargs,
 	cgen_plan(e, m->xpl, nargs, fds);
 	ldx(e, BPF_DW, 1, 10, S_FLAGS);
 	jno = jmp_i(e, BPF_JEQ, 1, 0);
-	act_lookup(e, m->act, xj, nxj);
+	act_addr(e, m->act);
 	alu_r(e, BPF_MOV, 1, 0);
 	alu_i(e, BPF_MOV, 2, 1);
 	alu_i(e, BPF_MOV, 0, 0);
@@ -663,9 +668,10 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	 * self-> variable */
 	bool lazy = m->ev1 && m->lpid && !m->kp && !(pl && plan_tid(pl)) &&
 		    !(m->xpl && plan_tid(m->xpl));
-	/* jumps to the end, no record: the run no longer active */
-	size_t xj[4];
-	unsigned nxj = 0;
+	/* jumps to the end, no record: the run no longer active; the
+	 * plan's failing PREDs whose record gate would fail (e.xpj) */
+	size_t xj[4], xpj[sizeof(e.xpj) / sizeof(e.xpj[0])];
+	unsigned nxj = 0, nxpj = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -717,13 +723,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	if (ob) /* its clauses start it (cgen_out.c), not the exit tests */
 		cgen_out_setup(&e, m->buf, obase, ob, pl);
 	if (hz) { /* at or past the horizon: the unflagged record */
-		st(&e, BPF_W, 10, S_KEY8, 0);
-		ldmap(&e, 1, m->hzn);
-		alu_r(&e, BPF_MOV, 2, 10);
-		alu_i(&e, BPF_ADD, 2, S_KEY8);
-		call(&e, BPF_FUNC_map_lookup_elem);
-		e.hzj[e.nhzj++] = jmp_i(&e, BPF_JEQ, 0, 0);
-		ldx(&e, BPF_DW, 1, 0, 0);
+		ldmapv(&e, 1, m->hzn, 0); /* cghzn's one u64 */
+		ldx(&e, BPF_DW, 1, 1, 0);
 		ldx(&e, BPF_DW, 2, 10, S_TS);
 		e.hzj[e.nhzj++] = jmp_r(&e, BPF_JGE, 2, 1);
 	}
@@ -733,23 +734,33 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	if (pl && m->armed >= 0 && m->arm1 >= 0) {
 		size_t j1, j2;
 
-		/* the event's first armed process: an array the verifier
-		 * inlines; any other: the hash */
-		stx(&e, BPF_W, 10, S_KEY8, 8);
-		ldmap(&e, 1, m->arm1);
-		alu_r(&e, BPF_MOV, 2, 10);
-		alu_i(&e, BPF_ADD, 2, S_KEY8);
-		call(&e, BPF_FUNC_map_lookup_elem);
-		j1 = jmp_i(&e, BPF_JEQ, 0, 0);
-		ldx(&e, BPF_W, 1, 0, 0);
-		if (lazy) { /* the link's process, whose hits alone come */
-			j2 = jmp_i(&e, BPF_JEQ, 1, (int32_t)m->lpid);
-		} else {
-			alu_r(&e, BPF_MOV, 2, 7);
-			alu_i(&e, BPF_RSH, 2, 32);
-			j2 = jmp_r(&e, BPF_JEQ, 1, 2);
+		/* the event's first armed process: its u32 in cgarm1's one
+		 * value (by event: bpf_agg.c), loaded directly, at a
+		 * constant offset where the program is the event's alone;
+		 * any other: the hash */
+		j1 = SIZE_MAX;
+		j2 = SIZE_MAX;
+		if (!m->ev1) {
+			j1 = jmp_i(&e, BPF_JGE, 8, UBPF_MAXEV);
+			ldmapv(&e, 1, m->arm1, 0);
+			alu_r(&e, BPF_MOV, 2, 8);
+			alu_i(&e, BPF_LSH, 2, 2);
+			alu_r(&e, BPF_ADD, 1, 2);
+		} else if (m->ev1 - 1 < UBPF_MAXEV) {
+			ldmapv(&e, 1, m->arm1, (int32_t)(4 * (m->ev1 - 1)));
 		}
-		fix(&e, j1);
+		if (!m->ev1 || m->ev1 - 1 < UBPF_MAXEV) {
+			ldx(&e, BPF_W, 1, 1, 0);
+			if (lazy) { /* the link's process: its hits alone */
+				j2 = jmp_i(&e, BPF_JEQ, 1, (int32_t)m->lpid);
+			} else {
+				alu_r(&e, BPF_MOV, 2, 7);
+				alu_i(&e, BPF_RSH, 2, 32);
+				j2 = jmp_r(&e, BPF_JEQ, 1, 2);
+			}
+		}
+		if (j1 != SIZE_MAX)
+			fix(&e, j1);
 		stx(&e, BPF_W, 10, S_KEY8, 8);
 		if (lazy) {
 			st(&e, BPF_W, 10, S_KEY8 + 4, (int32_t)m->lpid);
@@ -763,8 +774,14 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		alu_i(&e, BPF_ADD, 2, S_KEY8);
 		call(&e, BPF_FUNC_map_lookup_elem);
 		jarm = jmp_i(&e, BPF_JEQ, 0, 0);
-		fix(&e, j2);
+		if (j2 != SIZE_MAX)
+			fix(&e, j2);
 		cgen_plan(&e, pl, nargs, fds);
+		/* a PRED that fails with no REC or fault possible before
+		 * it: the gate below would fail, so the exit, at once */
+		if (pl->record != 1)
+			for (unsigned i = 0; i < e.nxpj; i++)
+				xpj[nxpj++] = e.xpj[i];
 		if (!pl->record && !fs) {
 			jdone = jmp_i(&e, BPF_JA, 0, 0);
 		} else {
@@ -1063,6 +1080,8 @@ done:
 		fix(&e, jdone);
 	for (unsigned i = 0; i < nxj; i++)
 		fix(&e, xj[i]);
+	for (unsigned i = 0; i < nxpj; i++)
+		fix(&e, xpj[i]);
 	alu_i(&e, BPF_MOV, 0, 0);
 	put(&e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
 	if (e.bad) {

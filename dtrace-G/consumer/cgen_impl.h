@@ -71,6 +71,12 @@ struct em {
 	/* the horizon's (cgen.c): a hit stamped past it, to the same */
 	size_t hzj[2];
 	unsigned nhzj;
+	/* cgen_plan()'s PRED jumps to the plan's end that no instruction
+	 * before them can have set S_FLAGS's upper half for (no REC, no
+	 * fault, nothing that writes): where the record gate follows,
+	 * cgen.c sends them to the exit (a failing hit tests no gate) */
+	size_t xpj[8];
+	unsigned nxpj;
 	/* SEQ with a fault site (fsites()): its jump to its clause's
 	 * end, taken when its string could not be read; plan() fixes it */
 	size_t sfj;
@@ -127,6 +133,18 @@ static inline void ldmap(struct em *e, uint8_t dst, int fd)
 {
 	put(e, BPF_LD | BPF_DW | BPF_IMM, dst, BPF_PSEUDO_MAP_FD, 0, fd);
 	put(e, 0, 0, 0, 0, 0);
+}
+
+/*
+ * dst = the address of byte off of the value of fd, a one-entry array
+ * (BPF_PSEUDO_MAP_VALUE, Linux 5.5): a pointer the verifier knows is
+ * not NULL, where a bpf_map_lookup_elem() would take the key's store,
+ * a call (inlined to a bounds test) and a NULL test every hit
+ */
+static inline void ldmapv(struct em *e, uint8_t dst, int fd, int32_t off)
+{
+	put(e, BPF_LD | BPF_DW | BPF_IMM, dst, BPF_PSEUDO_MAP_VALUE, 0, fd);
+	put(e, 0, 0, 0, 0, off);
 }
 
 static inline void ldx(struct em *e, uint8_t sz, uint8_t dst, uint8_t src,

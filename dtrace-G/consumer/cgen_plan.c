@@ -5,8 +5,8 @@
  *
  *  2. The plan, when the event has one: only for a process bpf_agg.c
  *     armed (cgen.c's cgen_emit() checks) -- the event's first such
- *     process in the array cgarm1 (indexed by event: a lookup the
- *     verifier inlines), any other by
+ *     process in cgarm1 (a u32 per event in one array value, loaded
+ *     directly: BPF_PSEUDO_MAP_VALUE), any other by
  *     the key {event, pid} in the hash map cgarmed, each put there
  *     when that process's plan at this event is byte for byte the one
  *     compiled in (cgen_emit()'s pl), so any other process (a child
@@ -22,7 +22,10 @@
  *     the end of its clause: a comparison's PRED is that jump alone (the
  *     comparison's opposite, against an immediate where one fits), and
  *     a PRED on the value the instruction before pushed takes it from
- *     r1, not from its slot, where no jump lands (pop_top()).  KEY
+ *     r1, not from its slot, where no jump lands (pop_top()); a
+ *     PRED to the plan's end after only instructions that set no
+ *     S_FLAGS bit and write nothing (op_pure()) is noted in e->xpj,
+ *     which cgen.c sends to the exit where a record gate follows.  KEY
  *     stores into the kaggs key on the stack; AGG computes
  *     quantize()'s bucket (a branchy fls), lquantize()'s or
  *     llquantize()'s (llq_bucket(): a test per order of magnitude, no
@@ -1290,6 +1293,45 @@ static void rec(struct em *e)
 }
 
 /*
+ * Whether o leaves S_FLAGS as it was and writes nothing (no REC, no
+ * fault site, no store, no aggregation, no out area): a PRED after
+ * only such instructions fails with the record gate's bits still 0
+ * (e->xpj).
+ */
+static bool op_pure(const struct ubpf_kop *o)
+{
+	switch (o->op) {
+	case UBPF_K_ARG: /* a gate's ARG the site lacks is a REC */
+		return !(o->flags & UBPF_KF_GATE);
+	case UBPF_K_CONST:
+	case UBPF_K_PID:
+	case UBPF_K_TID:
+	case UBPF_K_NORM:
+	case UBPF_K_NEG:
+	case UBPF_K_BNOT:
+	case UBPF_K_LNOT:
+	case UBPF_K_SEL:
+	case UBPF_K_PRED:
+	case UBPF_K_TIME:
+	case UBPF_K_CPU:
+	case UBPF_K_UID:
+	case UBPF_K_GID:
+		return true;
+	default:
+		return o->op >= UBPF_K_ADD && o->op <= UBPF_K_LXOR;
+	}
+}
+
+/* a PRED's jump pj to the plan's end after pure instructions alone */
+static void pure_pred(struct em *e, bool pure, const struct ubpf_kop *o,
+		      const struct ubpf_kplan *pl, size_t pj)
+{
+	if (pure && o->jump == pl->nops &&
+	    e->nxpj < sizeof(e->xpj) / sizeof(e->xpj[0]))
+		e->xpj[e->nxpj++] = pj;
+}
+
+/*
  * The plan's instructions (kagg.bpf.h's kstep(), one at a time), nargs
  * arguments fetched; fds: kaggs, kflat, kdrops, cgtls, cgtlsdrops, cgbuf,
  * kaggs_s, cgtlsa, cgtlss, kaggs_v.  Its end is where every PRED's
@@ -1312,7 +1354,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	 * a test of S_OBUF more) */
 	bool *tgt = xcalloc((size_t)pl->nops + 1, sizeof(*tgt));
 	unsigned sp = 0, np = 0, nf = 0, from = 0;
-	bool landed;
+	bool landed, pure = true; /* op_pure() every instruction so far */
 	/* a comparison's jump when it does not hold (a PRED's) */
 	static const uint8_t jnot[] = {
 		[UBPF_K_EQ] = BPF_JNE,	 [UBPF_K_NE] = BPF_JEQ,
@@ -1322,6 +1364,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		[UBPF_K_GES] = BPF_JSLT, [UBPF_K_GEU] = BPF_JLT,
 	};
 
+	e->nxpj = 0;
 	/* the kaggs key and a zero value: the verifier reads them whole
 	 * (kflat's slots need neither) */
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
@@ -1378,6 +1421,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			landed |= tgt[from];
 		if (landed)
 			e->ostarted = false;
+		pure &= op_pure(o);
 		eop = op == UBPF_K_PRED && o->n ? o->n : op;
 		switch (eop) {
 		case UBPF_K_CONST:
@@ -1623,6 +1667,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				pj[np] = i32 ? jmp_i(e, jnot[eop], 1,
 						     (int32_t)o->imm)
 					     : jmp_r(e, jnot[eop], 1, 2);
+				pure_pred(e, pure, o, pl, pj[np]);
 				pd[np] = o->jump;
 				pdep[np++] = sp;
 				continue;
@@ -1645,6 +1690,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		}
 		pj[np] = jmp_i(e, BPF_JEQ, 1, 0);
+		pure_pred(e, pure, o, pl, pj[np]);
 		pd[np] = o->jump;
 		pdep[np++] = sp; /* the depth the jump lands with */
 	}

@@ -43,6 +43,11 @@
 #    started by the first that prints (cgen_out.c's cgen_out_need()),
 #    a this-> string read before any store of the firing: the program
 #    loads and the clauses run in the kernel;
+#  - predicates that fail, the hit ending at the exit where nothing
+#    before could need the record: the later clauses run, a gate's
+#    record is written, the plan runs for the hits (the records read:
+#    the program with cgarm1 loaded directly at the cookie's index
+#    verified);
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp;
@@ -170,6 +175,26 @@ bp_kstr "the out area started past the predicates" 'o ' \
 	-n 'tr$target:::msg /arg1 == 7/ { printf("o %d\n", arg1); }' \
 	-n 'tr$target:::msg /arg1 > 6/ { this->t = copyinstr(arg0); printf("o %s %d\n", this->t, arg1); }' \
 	-n 'tr$target:::msg /this->t == "hello"/ { printf("o h %d\n", strlen(this->t)); }'
+# predicates that fail, the first with nothing before it that could
+# need the record: the hit ends at the exit (cgen_plan.c's e->xpj); the
+# clauses after it still run, a gate's record is written when a later
+# gate fails, and the plan ran for the hits (2 records read of 20: the
+# program, cgarm1's u32 loaded directly, BPF_PSEUDO_MAP_VALUE, at the
+# event's index from the attach cookie, verified on this kernel, which
+# has no uprobe_multi link)
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'tr$target:::tick /arg0 > 100/ { @big = count(); }' \
+	-n 'tr$target:::tick { @all = count(); }' \
+	-n 'tr$target:::tick /arg0 == 2/ { printf("p %d %d\n", arg0, curpsinfo->pr_ppid != -1); }' \
+	-n 'tr$target:::tick /arg0 == 3/ { printf("p %d %d\n", arg0, curpsinfo->pr_ppid != -1); }' \
+	-n 'END { printa("p all %@d\n", @all); }' \
+	-c "/kt/trprog 'tick 20'" >bk.prog 2>bk.err </dev/null
+expect_eq "failing predicates in the kernel: the output" \
+	"p 2 1 p 3 1 p all 20" "$(grep '^p ' bk.txt | paste -sd' ' -)"
+check "failing predicates in the kernel: -v" grep -q \
+	'^dtrace: BPF: .*, 2 records read$' bk.err
+grep -q 'records read' bk.err || diag "$(tail -n 40 bk.err)"
 # string variables as aggregation keys (VKEY: cgen_plan.c's vkey(),
 # the key built in cgbuf, kaggs_v), self-> and this->
 rm -f bk.txt

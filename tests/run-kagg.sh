@@ -42,16 +42,7 @@
 
 data=$top_srcdir/tests/data/trace
 
-[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and BPF need root"
-[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
-[ -n "${TRACE_PROGS:-}" ] || require_G
-require_uprobe_events
-
-DTRACE_STATEDIR=$tmp/nostate
-DTRACE_BACKEND=bpf
-export DTRACE_STATEDIR DTRACE_BACKEND
-
-trace_progs_build
+bpf_test_setup trace
 
 # both WHAT NCLAUSES CMD DTRACE-ARGS...: run dtrace -v -q on ./trprog CMD
 # with DTRACE_KAGG=1 and 0; both outputs must equal expected.txt, and

@@ -563,7 +563,9 @@ lpid=$!
 bg_pids="$bg_pids $lpid"
 if wait_until 300 grep -qs '^ok wait' lostp.txt; then
 	kill -STOP $lpid
-	sleep 4 # the target fired its 3000 hits and sleeps
+	# the target fired its 3000 hits ("ok tick") and sleeps
+	wait_until 600 grep -qs '^ok tick' lostp.txt ||
+		fail "exit() record dropped: the target did not fire its hits"
 	kill -CONT $lpid
 	wait_until 300 dead $lpid ||
 		fail "exit() record dropped: dtrace did not end"

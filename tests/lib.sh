@@ -133,21 +133,61 @@ require_uprobe_events() {
 		skip "no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
 }
 
-# cgout_setup: for the tests of values the generated program computes
-# on tests/data/cgenout/cgout.c (run-cgen-out.sh, run-cgen-svkey.sh):
-# skips unless root, HAVE_BPF and uprobe_events; the bpf backend, no
-# state directory; ./cgout built; and defines
-# run G OUT CMD DTRACE-ARGS...: dtrace -v -q with DTRACE_CGEN=G on
-# ./cgout CMD, its output in OUT, its messages in OUT.err
-cgout_setup() {
-	[ "$(id -u)" -eq 0 ] ||
-		skip "not root: uprobe_events and BPF need root"
+# bpf_test_setup KIND [ROOT-WHY]: the start of the tests of dtrace's
+# BPF backend.  Requires root (else skips "not root: ROOT-WHY", by
+# default "BPF needs root" for KIND kernel, "uprobe_events and BPF need
+# root" for the others) and a dtrace built with the BPF backend
+# (HAVE_BPF=yes, else skips "dtrace built without the BPF backend");
+# then, by KIND:
+#  kernel  nothing more (the kernel providers' tests: each requires
+#          the tracefs events or the BTF it needs itself, after);
+#  uprobe  require_uprobe_events (a traced program built with $CC alone);
+#  usdt    require_G, then require_uprobe_events (a -G program the test
+#          builds itself);
+#  trace   as usdt, but require_G only where TRACE_PROGS does not name
+#          the programs built already (check-kmod's guest), and last
+#          trace_progs_build: ./trprog and libtrl.so.
+# Exports DTRACE_BACKEND=bpf and DTRACE_STATEDIR=$tmp/nostate (nothing
+# there: dtrace reads no dtrace-helperd registry); with uprobe_events
+# required, $tfs names the tracefs directory.
+bpf_test_setup() {
+	case $1 in
+	kernel) bts_why="BPF needs root" ;;
+	*) bts_why="uprobe_events and BPF need root" ;;
+	esac
+	[ "$(id -u)" -eq 0 ] || skip "not root: ${2:-$bts_why}"
 	[ "${HAVE_BPF:-no}" = yes ] ||
 		skip "dtrace built without the BPF backend"
-	require_uprobe_events
+	case $1 in
+	usdt) require_G ;;
+	trace) [ -n "${TRACE_PROGS:-}" ] || require_G ;;
+	esac
+	[ "$1" = kernel ] || require_uprobe_events
 	DTRACE_STATEDIR=$tmp/nostate
 	DTRACE_BACKEND=bpf
 	export DTRACE_STATEDIR DTRACE_BACKEND
+	[ "$1" != trace ] || trace_progs_build
+}
+
+# kpprog_build: ./kpprog, the kernel providers' test program
+# (tests/data/kprov/kpprog.c), not position-independent: the run-time
+# addresses of its text are nm's; the test fails and ends when it
+# cannot be built
+kpprog_build() {
+	$CC -O2 -fno-pie -no-pie -o kpprog \
+		"$top_srcdir/tests/data/kprov/kpprog.c" || {
+		fail "building the test program"
+		finish
+	}
+}
+
+# cgout_setup: for the tests of values the generated program computes
+# on tests/data/cgenout/cgout.c (run-cgen-out.sh, run-cgen-svkey.sh):
+# bpf_test_setup uprobe; ./cgout built; and defines
+# run G OUT CMD DTRACE-ARGS...: dtrace -v -q with DTRACE_CGEN=G on
+# ./cgout CMD, its output in OUT, its messages in OUT.err
+cgout_setup() {
+	bpf_test_setup uprobe
 	$CC -O2 -o cgout "$top_srcdir/tests/data/cgenout/cgout.c" ||
 		{ fail "building cgout"; finish; }
 	# user space's reads of its strings come after the hit: a dtrace

@@ -33,19 +33,11 @@
 
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "not root: BPF needs root"
-[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
+bpf_test_setup kernel
 tracefs_at -d events/syscalls || skip "no tracefs with syscalls events"
 
-DTRACE_STATEDIR=$tmp/nostate
-DTRACE_BACKEND=bpf
-export DTRACE_STATEDIR DTRACE_BACKEND
-
 # non-PIE: the text's run-time addresses are nm's
-if ! $CC -O2 -fno-pie -no-pie -o kpprog "$top_srcdir/tests/data/kprov/kpprog.c"; then
-	fail "building the test program"
-	finish
-fi
+kpprog_build
 
 # same WHAT PATH CMD DTRACE-ARGS...: dtrace -v -q on ./kpprog CMD with
 # DTRACE_CGEN=1 and 0: the same output, not empty; -v says the first

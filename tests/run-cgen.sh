@@ -59,16 +59,7 @@
 
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and BPF need root"
-[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
-[ -n "${TRACE_PROGS:-}" ] || require_G
-require_uprobe_events
-
-DTRACE_STATEDIR=$tmp/nostate
-DTRACE_BACKEND=bpf
-export DTRACE_STATEDIR DTRACE_BACKEND
-
-trace_progs_build
+bpf_test_setup trace
 
 # same WHAT PATH CMD DTRACE-ARGS...: dtrace -v -q on ./trprog CMD with
 # DTRACE_CGEN=1 and 0: the same output, not empty; -v says the first

@@ -31,14 +31,7 @@
 
 data=$top_srcdir/tests/data/copyout
 
-[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and perf_event_open need root"
-[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
-require_G
-require_uprobe_events
-
-DTRACE_STATEDIR=$tmp/nostate
-DTRACE_BACKEND=bpf
-export DTRACE_STATEDIR DTRACE_BACKEND
+bpf_test_setup usdt "uprobe_events and perf_event_open need root"
 
 "$DTRACE" -h -s "$data/cpout.d" -o cpout.h &&
 	$CC -O2 -I. -c "$data/cpout.c" -o cpout.o &&

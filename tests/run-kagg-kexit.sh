@@ -31,19 +31,11 @@
 
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "not root: BPF needs root"
-[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
+bpf_test_setup kernel
 tracefs_at -d events/syscalls || skip "no tracefs with syscalls events"
 
-DTRACE_STATEDIR=$tmp/nostate
-DTRACE_BACKEND=bpf
-export DTRACE_STATEDIR DTRACE_BACKEND
-
 # non-PIE: spin()'s run-time addresses are nm's
-if ! $CC -O2 -fno-pie -no-pie -o kpprog "$top_srcdir/tests/data/kprov/kpprog.c"; then
-	fail "building the test program"
-	finish
-fi
+kpprog_build
 
 # vcount FILE: the clauses -v says ran in the kernel (0: none)
 vcount() {

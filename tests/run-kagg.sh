@@ -42,16 +42,7 @@
 
 data=$top_srcdir/tests/data/trace
 
-[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and BPF need root"
-[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
-[ -n "${TRACE_PROGS:-}" ] || require_G
-require_uprobe_events
-
-DTRACE_STATEDIR=$tmp/nostate
-DTRACE_BACKEND=bpf
-export DTRACE_STATEDIR DTRACE_BACKEND
-
-trace_progs_build
+bpf_test_setup trace
 
 # both WHAT NCLAUSES CMD DTRACE-ARGS...: run dtrace -v -q on ./trprog CMD
 # with DTRACE_KAGG=1 and 0; both outputs must equal expected.txt, and
@@ -572,7 +563,9 @@ lpid=$!
 bg_pids="$bg_pids $lpid"
 if wait_until 300 grep -qs '^ok wait' lostp.txt; then
 	kill -STOP $lpid
-	sleep 4 # the target fired its 3000 hits and sleeps
+	# the target fired its 3000 hits ("ok tick") and sleeps
+	wait_until 600 grep -qs '^ok tick' lostp.txt ||
+		fail "exit() record dropped: the target did not fire its hits"
 	kill -CONT $lpid
 	wait_until 300 dead $lpid ||
 		fail "exit() record dropped: dtrace did not end"

@@ -26,19 +26,11 @@
 
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "not root: BPF needs root"
-[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
+bpf_test_setup kernel
 tracefs_at -d events/raw_syscalls || skip "no tracefs with raw_syscalls events"
 
-DTRACE_STATEDIR=$tmp/nostate
-DTRACE_BACKEND=bpf
-export DTRACE_STATEDIR DTRACE_BACKEND
-
 # non-PIE: the text's run-time addresses are nm's
-if ! $CC -O2 -fno-pie -no-pie -o kpprog "$top_srcdir/tests/data/kprov/kpprog.c"; then
-	fail "building the test program"
-	finish
-fi
+kpprog_build
 cp kpprog kpchild
 
 # trace WHAT CMD DTRACE-ARGS...: dtrace -q on ./kpprog CMD, output in

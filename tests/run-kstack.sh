@@ -22,13 +22,8 @@
 
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "not root: BPF needs root"
-[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
+bpf_test_setup kernel
 [ -d /sys/kernel/btf ] || skip "no kernel BTF: bpf_task_pt_regs() needs it"
-
-DTRACE_STATEDIR=$tmp/nostate
-DTRACE_BACKEND=bpf
-export DTRACE_STATEDIR DTRACE_BACKEND
 
 if ! $CC -O2 -fomit-frame-pointer -o kstk \
 	"$top_srcdir/tests/data/kstack/kstk.c"; then

@@ -35,14 +35,7 @@
 
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and BPF need root"
-[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
-require_G
-require_uprobe_events
-
-DTRACE_STATEDIR=$tmp/nostate
-DTRACE_BACKEND=bpf
-export DTRACE_STATEDIR DTRACE_BACKEND
+bpf_test_setup usdt
 
 data=$top_srcdir/tests/data/sitelink
 "$DTRACE" -h -s "$data/sl.d" -o sl.h &&

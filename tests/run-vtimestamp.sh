@@ -33,14 +33,9 @@
 
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "not root: BPF needs root"
-[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
+bpf_test_setup kernel
 [ -f /sys/kernel/btf/vmlinux ] ||
 	skip "no kernel BTF: vtimestamp's seed needs it"
-
-DTRACE_STATEDIR=$tmp/nostate
-DTRACE_BACKEND=bpf
-export DTRACE_STATEDIR DTRACE_BACKEND
 
 if ! trace_progs_copy vtprog; then
 	data=$top_srcdir/tests/data/vtime

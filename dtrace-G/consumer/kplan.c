@@ -20,7 +20,9 @@
  * (and, with D_KPLAN_VARS, stddev(e) | llquantize(e, f, lo, hi, steps):
  * below)
  *
- * where pred, the keys and e are integer constants, arg0..arg11, pid,
+ * where pred, the keys and e are integer constants, arg0..arg11,
+ * args[N] (N a constant) where the probe declares argument N an
+ * integer (typed per probe: kp_ty_at(), kplan_emit.c's args_keys()), pid,
  * tid, id, casts, the unary and binary operators but assignment, / and
  * % by a constant (or a negated one) other than 0, && || ^^ and ?: with
  * both branches of one type; a key may also be probeprov, probemod,

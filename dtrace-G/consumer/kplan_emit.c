@@ -14,7 +14,12 @@
  * stored into one is SLIT (its SDATA after it too), another's bytes
  * SMOV.  The depth of the stack at each instruction is tracked
  * (UBPF_KSTACK), and a clause whose instructions do not fit UBPF_KOPS
- * is left to user space for that probe (false, the plan unchanged).  A
+ * is left to user space for that probe (false, the plan unchanged).
+ * args[N] is typed here, at the probe (kplan.c's kp_ty_at()): ARG, then
+ * NORM to the type the probe declares; where it is no integer, or a
+ * key's type differs from the one the first plan with it fixed
+ * (args_keys(): the merge has one type per key), the clause is user
+ * space's at that probe.  A
  * record gate (d_kplan_gate()) is the predicate alone of a clause left
  * to user space, its PRED jumping past a REC, its arguments flagged
  * UBPF_KF_GATE.

@@ -25,6 +25,8 @@
 #    other probe user space's), args[0] a string at one and an int at
 #    another (both in the kernel: kaggs_s and kaggs), uint16_t against
 #    short;
+#  - args[N] past a probe's declared arguments: the fault user space
+#    reports there, in the kernel at the probe where it is declared;
 #  - a clause with /copyinstr(arg0) != "zzz"/ and a self-> string
 #    store, read in another clause's predicate (noted last round as
 #    left to user space; in the kernel on this tree and the one before
@@ -144,6 +146,20 @@ expect_grep "sw: string and integer keys in the kernel" \
 	'BPF: .* 0 records read$' sw.g.txt.err
 expect_grep "sw: a string key" '^  beta  *7$' sw.g.txt
 expect_grep "sw: an integer key" '^ *4  *4$' sw.g.txt
+
+# args[3] past u's two arguments faults there (user space's, reported
+# alike); at t it is a char *, an integer (uint64_t), in the kernel.
+cat >past.d <<'EOF2'
+ka$target:::u, ka$target:::t { @[probename] = sum(args[3] == 0 ? 1 : 2); }
+EOF2
+same past past.d 5 1
+expect_eq "past: the faults reported" \
+	"$(grep 'error on enabled probe' past.u.txt.err |
+		sed 's/ka[0-9]*:/ka:/')" \
+	"$(grep 'error on enabled probe' past.g.txt.err |
+		sed 's/ka[0-9]*:/ka:/')"
+expect_eq "past: five faults" 5 \
+	"$(grep -c 'main:u): illegal operation' past.g.txt.err)"
 
 # A string predicate beside a self-> string store (noted in the last
 # round as left to user space: in the kernel on this tree).

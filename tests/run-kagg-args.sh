@@ -35,7 +35,9 @@
 #    and eight strings do not fit the record's room: cgen.c) gets the
 #    record-only program, every clause in user space: -v says no
 #    clause ran in the kernel (it said 1 aggregated and 1 printing
-#    before bpf_kagg_cgen_ran()), every hit a record.
+#    before bpf_kagg_cgen_ran()), every hit a record; on the
+#    in-process path, a plan the arena cannot take, the same (x86-64,
+#    not in check-kmod's guest).
 # -v's counts fail on a tree that left integer args[N] to user space,
 # and the fallback's on one that counted a plan before cgen.c took it.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
@@ -197,5 +199,32 @@ expect_eq "fallback: -v, clauses in the kernel" "" \
 	"$(grep 'in the kernel$' fallback.g.txt.err)"
 expect_grep "fallback: a record per hit" \
 	'BPF: 1 generated program, .* 6 records read$' fallback.g.txt.err
+
+# The in-process path (-x activation=user, x86-64): a plan of more
+# instructions than the arena's encoding takes (USDT_AOPS, 64: inproc_
+# plan.c's ip_plan_site()) leaves its sites' hits records; -v counts
+# only the clause whose sites have a plan (ip_plan_ran(); it said 2
+# before).  Not in check-kmod's guest (TRACE_PROGS), which runs the
+# BPF backend's cases.
+if [ "$(uname -m)" = x86_64 ] && [ -z "${TRACE_PROGS:-}" ]; then
+	e=arg0
+	i=1
+	while [ $i -le 70 ]; do
+		e="$e + $i"
+		i=$((i + 1))
+	done
+	cat >inproc.d <<EOF2
+ka\$target:::w { @[$e] = count(); }
+ka\$target:::n { @n = sum(arg0); }
+EOF2
+	for m in g u; do
+		run $m "inproc.$m.txt" 20 -x activation=user -s inproc.d
+	done
+	expect_file_eq "inproc: DTRACE_KAGG=0's output" \
+		inproc.u.txt inproc.g.txt
+	expect_eq "inproc: -v" \
+		"dtrace: 1 clause aggregated in the process" \
+		"$(grep 'aggregated in the' inproc.g.txt.err)"
+fi
 
 finish

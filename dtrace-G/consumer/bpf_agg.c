@@ -113,6 +113,11 @@ struct bpf_kagg {
 	bool used[UBPF_KPLANV];
 	bool *ran;    /* per clause: put in some plan */
 	bool *direct; /* per clause: in a plan of the direct shape */
+	/* generated programs: ran and direct of the last plan made, until
+	 * a program carries it (bpf_kagg_cgen_ran(): cgen.c may refuse
+	 * the plan, the event's program then the record-only one) */
+	bool *pran, *pdirect;
+	unsigned nclauses;
 	/* the run's one plan (kfix.bpf.h): NULL when not loaded with one */
 	struct ubpf_kplan *fixpl;
 	struct ubpf_kfix fix;
@@ -183,6 +188,10 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	}
 	k->ran = xcalloc(c->nclauses, sizeof(*k->ran));
 	k->direct = xcalloc(c->nclauses, sizeof(*k->direct));
+	k->pran = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*k->pran));
+	k->pdirect = xcalloc(c->nclauses ? c->nclauses : 1,
+			     sizeof(*k->pdirect));
+	k->nclauses = c->nclauses;
 	return k;
 }
 
@@ -212,6 +221,8 @@ void bpf_kagg_free(struct bpf_kagg *k)
 	}
 	free(k->ran);
 	free(k->direct);
+	free(k->pran);
+	free(k->pdirect);
 	free(k->th);
 	free(k);
 }
@@ -412,14 +423,21 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 	bool any = false, gated = false;
 	bool *in = xcalloc(n ? n : 1, sizeof(*in)); /* in the kernel */
 	unsigned last = 0, nk = 0;
+	/* a generated program's: said once a program carries the plan */
+	bool *ran = k->cgen ? k->pran : k->ran;
+	bool *direct = k->cgen ? k->pdirect : k->direct;
 
 	memset(pl, 0, sizeof(*pl));
+	if (k->cgen) {
+		memset(k->pran, 0, k->nclauses * sizeof(*k->pran));
+		memset(k->pdirect, 0, k->nclauses * sizeof(*k->pdirect));
+	}
 	for (unsigned i = 0; i < n; i++) {
 		if (d_kplan_emit(k->kp, cl[i], dp, pl)) {
 			in[i] = true;
 			any = true;
 			last = cl[i];
-			k->ran[cl[i]] = true;
+			ran[cl[i]] = true;
 			continue;
 		}
 		/* its variables are the kernel's: it cannot run in user
@@ -457,7 +475,7 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 	if (any && !gated)
 		kagg_direct(pl);
 	if (pl->d.on)
-		k->direct[last] = true;
+		direct[last] = true;
 	return any || gated;
 }
 
@@ -709,6 +727,10 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->cgplan = xcalloc(UBPF_MAXEV, sizeof(*k->cgplan));
 	k->ran = xcalloc(c->nclauses, sizeof(*k->ran));
 	k->direct = xcalloc(c->nclauses, sizeof(*k->direct));
+	k->pran = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*k->pran));
+	k->pdirect = xcalloc(c->nclauses ? c->nclauses : 1,
+			     sizeof(*k->pdirect));
+	k->nclauses = c->nclauses;
 	m->kaggs = k->aggs_fd;
 	m->kflat = k->flat_fd;
 	m->kdrops = k->drops_fd;
@@ -822,12 +844,26 @@ void bpf_kagg_barrier(struct consumer *c, struct bpf_kagg *k)
 		fold_bad(c, k, "waiting for the kernel's programs");
 }
 
+/*
+ * The plan plan_of() made last is in a program loaded (-v counts its
+ * clauses): not before, since a plan cgen.c refuses leaves the event
+ * the record-only program, which runs every clause in user space.
+ */
+void bpf_kagg_cgen_ran(struct bpf_kagg *k)
+{
+	for (unsigned ci = 0; k && k->cgen && ci < k->nclauses; ci++) {
+		k->ran[ci] |= k->pran[ci];
+		k->direct[ci] |= k->pdirect[ci];
+	}
+}
+
 /* Event ev's generated program runs plan pl for the processes armed. */
 void bpf_kagg_cgen_plan(struct bpf_kagg *k, uint32_t ev,
 			const struct ubpf_kplan *pl)
 {
 	if (!k || !k->cgen || ev >= UBPF_MAXEV)
 		return;
+	bpf_kagg_cgen_ran(k);
 	free(k->cgplan[ev]);
 	k->cgplan[ev] = xcalloc(1, sizeof(*pl));
 	*k->cgplan[ev] = *pl;

@@ -199,6 +199,8 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	fd = bpf_cg_load(c, k.type, v, n);
 	if (fd < 0)
 		goto refused;
+	if (pl) /* its clauses run in the kernel (-v) */
+		bpf_kagg_cgen_ran(bpf_kagg_of(c));
 	p->cg_fd = fd;
 	free(k.v);
 	free(pl);

@@ -901,6 +901,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 			       int *err);
 bool bpf_kagg_plan(struct consumer *c, struct bpf_kagg *k, struct tprobe *p,
 		   struct ubpf_kplan *pl);
+/* the plan made last is in a program loaded: -v counts its clauses */
+void bpf_kagg_cgen_ran(struct bpf_kagg *k);
 void bpf_kagg_cgen_plan(struct bpf_kagg *k, uint32_t ev,
 			const struct ubpf_kplan *pl);
 void bpf_kagg_tls_reap(struct bpf_kagg *k);

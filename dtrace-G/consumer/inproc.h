@@ -256,9 +256,10 @@ int ip_objs_ready(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 /* inproc_plan.c */
 #ifdef HAVE_BPF
 bool ip_probe_plan(struct inproc *ip, struct tprobe *p, struct ubpf_kplan *pl);
+void ip_plan_ran(struct inproc *ip, const struct tprobe *p);
 bool ip_plan_site(const struct ubpf_kplan *pl, const struct ip_site *s,
 		  struct usdt_aplan *a);
-void ip_plan_put(const struct inproc *ip, struct ip_proc *ipp, uint64_t addr,
+bool ip_plan_put(const struct inproc *ip, struct ip_proc *ipp, uint64_t addr,
 		 const struct usdt_aplan *a);
 #endif
 void ip_aggs(struct consumer *c);

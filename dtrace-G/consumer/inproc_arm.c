@@ -572,11 +572,12 @@ void ip_enable(struct consumer *c, struct tproc *pr)
 						ipp->sites[--ipp->nsites];
 			PUSH(ipp->sites, ipp->nsites, *st);
 #ifdef HAVE_BPF
-			if (kpl && !st->enabled) /* its plan, or none there */
-				ip_plan_put(ip, ipp, st->addr,
-					    planned && ip_plan_site(kpl, st, ap)
-						    ? ap
-						    : NULL);
+			if (kpl && !st->enabled && /* its plan, or none */
+			    ip_plan_put(ip, ipp, st->addr,
+					planned && ip_plan_site(kpl, st, ap)
+						? ap
+						: NULL))
+				ip_plan_ran(ip, p); /* -v */
 #endif
 		}
 		/* its semaphore, once per probe */

@@ -63,8 +63,7 @@ bool ip_probe_plan(struct inproc *ip, struct tprobe *p, struct ubpf_kplan *pl)
 	}
 	for (unsigned i = 0; i < p->nclauses; i++) {
 		if (d_kplan_emit(ip->kp, p->clauses[i], &p->dp, pl)) {
-			any = true;
-			ip->ran[p->clauses[i]] = true;
+			any = true; /* -v counts it once a site has the plan */
 			continue;
 		}
 		pl->record = 1;
@@ -79,6 +78,25 @@ bool ip_probe_plan(struct inproc *ip, struct tprobe *p, struct ubpf_kplan *pl)
 	}
 	p->kplanned = true;
 	return any;
+}
+
+/*
+ * A site of p has p's plan (ip_plan_put()): its clauses, all but
+ * p->uclauses, are aggregated in the process (-v).  Not before: a plan
+ * the arena's encoding cannot take (ip_plan_site(): more than
+ * USDT_AOPS instructions) or has no room for leaves the site's hits
+ * records, every clause run from them.
+ */
+void ip_plan_ran(struct inproc *ip, const struct tprobe *p)
+{
+	for (unsigned i = 0; i < p->nclauses; i++) {
+		bool user = false;
+
+		for (unsigned j = 0; j < p->nuclauses && !user; j++)
+			user = p->uclauses[j] == p->clauses[i];
+		if (!user)
+			ip->ran[p->clauses[i]] = true;
+	}
 }
 
 /*
@@ -135,9 +153,9 @@ bool ip_plan_site(const struct ubpf_kplan *pl, const struct ip_site *s,
  * Site addr's plan (NULL: its hits are records) into ipp's arena: the
  * plan area (a plan put there already is shared), then the site hash,
  * whose entry for addr, left by a library once mapped there, is
- * overwritten.  The process is held.
+ * overwritten.  The process is held.  true when the site has plan a.
  */
-void ip_plan_put(const struct inproc *ip, struct ip_proc *ipp, uint64_t addr,
+bool ip_plan_put(const struct inproc *ip, struct ip_proc *ipp, uint64_t addr,
 		 const struct usdt_aplan *a)
 {
 	/* where ip_arena_make() put them: never the header's word, which
@@ -165,11 +183,12 @@ void ip_plan_put(const struct inproc *ip, struct ip_proc *ipp, uint64_t addr,
 		if (e->addr == addr || (!e->addr && at)) {
 			e->plan = at;
 			__atomic_store_n(&e->addr, addr, __ATOMIC_RELEASE);
-			return;
+			return at != 0;
 		}
 		if (!e->addr)
-			return; /* no plan, no entry: records */
+			return false; /* no plan, no entry: records */
 	}
+	return false;
 }
 
 /*

@@ -20,7 +20,9 @@
  * (and, with D_KPLAN_VARS, stddev(e) | llquantize(e, f, lo, hi, steps):
  * below)
  *
- * where pred, the keys and e are integer constants, arg0..arg11, pid,
+ * where pred, the keys and e are integer constants, arg0..arg11,
+ * args[N] (N a constant) where the probe declares argument N an
+ * integer (typed per probe: kp_ty_at(), kplan_emit.c's args_keys()), pid,
  * tid, id, casts, the unary and binary operators but assignment, / and
  * % by a constant (or a negated one) other than 0, && || ^^ and ?: with
  * both branches of one type; a key may also be probeprov, probemod,
@@ -662,9 +664,18 @@ bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n)
 	return false;
 }
 
-/* The type of an integer expression the kernel can compute; false if none. */
-bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
-	   uint8_t *sg)
+const struct d_probe kp_anyprobe;
+
+/*
+ * The type of an integer expression the kernel can compute; false if
+ * none.  args[N] (N a constant) has its declared type at probe pr
+ * (run.c's d_args_int(): what the record's argument N reads as there);
+ * pr KP_ANYPROBE, deciding a clause before any probe is known, types it
+ * int64_t, and kplan_emit.c types the clause again at each probe,
+ * leaving it to user space where that fails; pr NULL: no args[N].
+ */
+bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
+	      const struct node *n, uint8_t *sz, uint8_t *sg)
 {
 	uint8_t az, ag, bz, bg, cz, cg;
 
@@ -677,12 +688,21 @@ bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 		*sz = 8;
 		*sg = 1;
 		return n->sub >= 0 && n->sub < D_MAXARGS;
+	case N_ARGS: /* an integer where the probe declares one */
+		if (!pr || kp_args_index(n) < 0 || n->a->op != N_INT)
+			return false;
+		if (pr == KP_ANYPROBE) {
+			*sz = 8;
+			*sg = 1;
+			return true;
+		}
+		return d_args_int(pr, (unsigned)n->a->ival, sz, sg);
 	case N_VAR:
 		return var_ty(k, (unsigned)n->sub, sz, sg);
 	case N_ASSOC: /* self->a[k...]: integer keys */
 		if (!n->nargs || n->nargs > UBPF_KMAXKEYS)
 			return false;
-		for (unsigned i = 0; i < n->nargs; i++)
+		for (unsigned i = 0; i < n->nargs; i++) /* no args[N] */
 			if (!kp_ty(k, n->args[i], &az, &ag))
 				return false;
 		return var_ty(k, (unsigned)n->sub, sz, sg);
@@ -714,7 +734,7 @@ bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 		}
 		return false;
 	case N_UN:
-		if (!kp_ty(k, n->a, &az, &ag))
+		if (!kp_ty_at(k, pr, n->a, &az, &ag))
 			return false;
 		if (n->sub == '!') {
 			*sz = 4;
@@ -727,7 +747,7 @@ bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 		*sg = az < 4 ? 1 : ag;
 		return true;
 	case N_CAST:
-		if (!kp_ty(k, n->a, &az, &ag))
+		if (!kp_ty_at(k, pr, n->a, &az, &ag))
 			return false;
 		*sz = n->sz;
 		*sg = n->sg;
@@ -741,7 +761,8 @@ bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 			return true;
 		}
 		if (n->ptr || (n->sub == '-' && n->a->ptr && n->b->ptr) ||
-		    !kp_ty(k, n->a, &az, &ag) || !kp_ty(k, n->b, &bz, &bg))
+		    !kp_ty_at(k, pr, n->a, &az, &ag) ||
+		    !kp_ty_at(k, pr, n->b, &bz, &bg))
 			return false; /* pointer arithmetic scales: mem.c */
 		switch (n->sub) {
 		case OP_SHL:
@@ -793,7 +814,8 @@ bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 	case N_LAND:
 	case N_LOR:
 	case N_LXOR:
-		if (!kp_ty(k, n->a, &az, &ag) || !kp_ty(k, n->b, &bz, &bg))
+		if (!kp_ty_at(k, pr, n->a, &az, &ag) ||
+		    !kp_ty_at(k, pr, n->b, &bz, &bg))
 			return false;
 		*sz = 4;
 		*sg = 1;
@@ -805,8 +827,9 @@ bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 		*sg = d_funcs[n->sub].sg;
 		return true;
 	case N_TERN:
-		if (!kp_ty(k, n->a, &az, &ag) || !kp_ty(k, n->b, &bz, &bg) ||
-		    !kp_ty(k, n->c, &cz, &cg) || bz != cz || bg != cg)
+		if (!kp_ty_at(k, pr, n->a, &az, &ag) ||
+		    !kp_ty_at(k, pr, n->b, &bz, &bg) ||
+		    !kp_ty_at(k, pr, n->c, &cz, &cg) || bz != cz || bg != cg)
 			return false;
 		/* the kernel computes both branches; a comparison that
 		 * faults at the hit must not run where run.c's would not */
@@ -817,6 +840,26 @@ bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 		*sg = bg;
 		return true;
 	}
+	return false;
+}
+
+bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
+	   uint8_t *sg)
+{
+	return kp_ty_at(k, NULL, n, sz, sg);
+}
+
+/* Does n read args[N]? */
+bool kp_has_args(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->op == N_ARGS || kp_has_args(n->a) || kp_has_args(n->b) ||
+	    kp_has_args(n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (kp_has_args(n->args[i]))
+			return true;
 	return false;
 }
 
@@ -940,7 +983,8 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 	default:
 		return false;
 	}
-	if (st->nargs && !kp_ty(k, st->args[0], &sz, &sg))
+	/* the value, as d_agg_update() aggregates it: int64_t */
+	if (st->nargs && !kp_ty_at(k, KP_ANYPROBE, st->args[0], &sz, &sg))
 		return false;
 	ks->agg = st->agg;
 	ks->nslots = a->fn == AG_QUANTIZE	? QZ_NBUCKETS
@@ -959,6 +1003,10 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		if (sa >= 0 && ks->skey < 0) { /* one string key */
 			ks->skey = (int)i;
 			ks->sarg = (uint8_t)sa;
+			/* args[N] bare: an integer at a probe declaring one
+			 * (kplan_emit.c's skey_int(), kaggs' key) */
+			if (st->keys[i]->op == N_ARGS)
+				ks->kargs |= (uint8_t)(1u << i);
 			continue;
 		}
 		if (ks->skey < 0 && kp_out_svar(k, st->keys[i])) {
@@ -967,8 +1015,11 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 			ks->svar = st->keys[i]->sub;
 			continue;
 		}
+		if (ks->kid[i] < 0 && kp_has_args(st->keys[i]))
+			ks->kargs |= (uint8_t)(1u << i); /* typed per probe */
 		if (ks->kid[i] < 0 &&
-		    !kp_ty(k, st->keys[i], &ks->ksz[i], &ks->ksg[i]))
+		    !kp_ty_at(k, KP_ANYPROBE, st->keys[i], &ks->ksz[i],
+			      &ks->ksg[i]))
 			return false;
 	}
 	return true;
@@ -1399,7 +1450,9 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		const char *s = "";
 		size_t max;
 
-		if ((int)i == ks->skey) { /* as copyinstr() cuts it */
+		if ((int)i == ks->skey && (str || ks->svar >= 0)) {
+			/* kaggs_s, kaggs_v: as copyinstr() cuts it (kaggs:
+			 * an args[N] key that was an integer, below) */
 			max = k->prog->strsize < sizeof(kbuf[i])
 				      ? k->prog->strsize
 				      : sizeof(kbuf[i]);

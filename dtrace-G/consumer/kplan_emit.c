@@ -14,7 +14,12 @@
  * stored into one is SLIT (its SDATA after it too), another's bytes
  * SMOV.  The depth of the stack at each instruction is tracked
  * (UBPF_KSTACK), and a clause whose instructions do not fit UBPF_KOPS
- * is left to user space for that probe (false, the plan unchanged).  A
+ * is left to user space for that probe (false, the plan unchanged).
+ * args[N] is typed here, at the probe (kplan.c's kp_ty_at()): ARG, then
+ * NORM to the type the probe declares; where it is no integer, or a
+ * key's type differs from the one the first plan with it fixed
+ * (args_keys(): the merge has one type per key), the clause is user
+ * space's at that probe.  A
  * record gate (d_kplan_gate()) is the predicate alone of a clause left
  * to user space, its PRED jumping past a REC, its arguments flagged
  * UBPF_KF_GATE.
@@ -96,6 +101,21 @@ static void var_op(struct em *m, struct ubpf_kop *o, unsigned v)
 
 static void emit(struct em *m, const struct node *n);
 
+/*
+ * Key j of ks, its string key, is args[N] (bare) and probe declares
+ * argument N an integer: the key is that integer there (kaggs, typed
+ * as args_keys() fixes it), as user space's args[N] reads it
+ */
+static bool skey_int(const struct kstmt *ks, unsigned j,
+		     const struct d_probe *probe)
+{
+	uint8_t z, g;
+
+	return (int)j == ks->skey && ks->svar < 0 &&
+	       (ks->kargs & (1u << j)) &&
+	       d_args_int(probe, ks->sarg, &z, &g);
+}
+
 /* SEQ's and VSEQ's literal s of len bytes: SDATA, 8 bytes each,
  * NUL-padded (its NUL in the last) */
 static void sdata(struct em *m, const char *s, size_t len)
@@ -143,7 +163,10 @@ static void emit(struct em *m, const struct node *n)
 	struct ubpf_kop *o;
 	int op;
 
-	(void)kp_ty(m->k, n, &sz, &sg);
+	if (!kp_ty_at(m->k, m->probe, n, &sz, &sg) && kp_has_args(n)) {
+		m->full = true; /* args[N]: no integer at this probe */
+		return;
+	}
 	switch (n->op) {
 	case N_INT:
 		o = put(m, UBPF_K_CONST, 0, 1);
@@ -156,6 +179,13 @@ static void emit(struct em *m, const struct node *n)
 		o->n = (uint8_t)n->sub;
 		if (m->gate)
 			o->flags |= UBPF_KF_GATE;
+		return;
+	case N_ARGS: /* argument N as its declared type reads it (kp_ty()) */
+		o = put(m, UBPF_K_ARG, 0, 1);
+		o->n = (uint8_t)n->a->ival;
+		if (m->gate)
+			o->flags |= UBPF_KF_GATE;
+		norm(m, 8, 1, sz, sg);
 		return;
 	case N_VAR: /* its 64 bits, as stored */
 		o = put(m, UBPF_K_VLD, 0, 1);
@@ -217,7 +247,7 @@ static void emit(struct em *m, const struct node *n)
 		o->sg = sg;
 		return;
 	case N_CAST:
-		(void)kp_ty(m->k, n->a, &az, &ag);
+		(void)kp_ty_at(m->k, m->probe, n->a, &az, &ag);
 		emit(m, n->a);
 		norm(m, az, ag, sz, sg);
 		return;
@@ -313,8 +343,8 @@ static void emit(struct em *m, const struct node *n)
 				return;
 			}
 		}
-		(void)kp_ty(m->k, n->a, &az, &ag);
-		(void)kp_ty(m->k, n->b, &bz, &bg);
+		(void)kp_ty_at(m->k, m->probe, n->a, &az, &ag);
+		(void)kp_ty_at(m->k, m->probe, n->b, &bz, &bg);
 		{
 			int64_t bc = 0;
 			bool bimm = kp_const_of(n->b, &bc);
@@ -399,10 +429,50 @@ static void emit(struct em *m, const struct node *n)
 	m->full = true; /* kp_ty() refused it: not reached */
 }
 
+/*
+ * The keys of clause's statements that read args[N] (kstmt's kargs),
+ * typed at probe: with fix, each becomes the key's type for good where
+ * none was yet; false where one differs from the type a plan fixed
+ * before (the merge has one type per key: that probe's hits are user
+ * space's, which types them there) or is not an integer there.
+ */
+static bool args_keys(const struct d_kplan *k, unsigned clause,
+		      const struct d_probe *probe, bool fix)
+{
+	const struct clause *c = &k->prog->clauses[clause];
+
+	for (unsigned i = 0; i < c->nstmts; i++) {
+		struct kstmt *ks = &k->st[k->first[clause] + i];
+
+		for (unsigned j = 0; ks->kargs && j < ks->st->nkeys; j++) {
+			uint8_t z, g, bit = (uint8_t)(1u << j);
+
+			if (!(ks->kargs & bit) ||
+			    ((int)j == ks->skey && !skey_int(ks, j, probe)))
+				continue; /* a string here: SKEY's */
+			if (!kp_ty_at(k, probe, ks->st->keys[j], &z, &g))
+				return false;
+			if (ks->kfixed & bit) {
+				if (z != ks->ksz[j] || g != ks->ksg[j])
+					return false;
+			} else if (fix) {
+				ks->ksz[j] = z;
+				ks->ksg[j] = g;
+				ks->kfixed |= bit;
+			}
+		}
+	}
+	return true;
+}
+
 bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
 		  const struct d_probe *probe, struct ubpf_kplan *pl)
 {
-	return d_kplan_clause(k, clause) && kp_clause_emit(k, clause, probe, pl);
+	if (!d_kplan_clause(k, clause) || !args_keys(k, clause, probe, false) ||
+	    !kp_clause_emit(k, clause, probe, pl))
+		return false;
+	(void)args_keys(k, clause, probe, true);
+	return true;
 }
 
 bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
@@ -437,6 +507,7 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		const struct stmt *st = ks->st;
 		const struct agg *a;
 		struct ubpf_kop *o;
+		bool sk = false; /* a string key, in kaggs_s */
 
 		if (ks->out) { /* printf(), trace(): kplan_out.c */
 			for (j = 0; j < kp_out_nargs(st) && !m.full; j++) {
@@ -539,14 +610,16 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 				o->imm = (int64_t)k->prog->strsize - 1;
 				continue;
 			}
-			if ((int)j == ks->skey) { /* the program copies it */
-				/* args[N]: copyinstr(argN) where a string */
+			if ((int)j == ks->skey && !skey_int(ks, j, probe)) {
+				/* the program copies it; args[N]:
+				 * copyinstr(argN) where a string */
 				if (kp_args_index(st->keys[j]) >= 0 &&
 				    !d_args_str(probe, ks->sarg))
 					m.full = true;
 				o = put(&m, UBPF_K_SKEY, 0, 0);
 				o->n = (uint8_t)j;
 				o->slot = ks->sarg;
+				sk = true;
 				continue;
 			}
 			if (ks->kid[j] >= 0) {
@@ -566,8 +639,10 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 			o->flags = UBPF_KF_FLAT;
 			o->slot = (uint16_t)ks->slot;
 		}
-		if (ks->skey >= 0)
-			o->flags |= ks->svar >= 0 ? UBPF_KF_VKEY : UBPF_KF_SKEY;
+		if (ks->skey >= 0 && ks->svar >= 0)
+			o->flags |= UBPF_KF_VKEY;
+		else if (sk)
+			o->flags |= UBPF_KF_SKEY;
 		switch (a->fn) {
 		case AG_COUNT: o->n = UBPF_F_COUNT; break;
 		case AG_SUM: o->n = UBPF_F_SUM; break;

@@ -28,6 +28,11 @@ struct kstmt {
 	int skey;		/* the key that is copyinstr(argN), or -1 */
 	uint8_t sarg;		/* ... its N */
 	int svar;		/* or a KV_STR variable (VKEY), or -1 */
+	/* the keys that read args[N] (a bit each), and those whose type a
+	 * probe's plan fixed (kplan_emit.c's kp_args_keys(): the merge
+	 * gives the key that type, so every probe whose plan runs the
+	 * statement has it) */
+	uint8_t kargs, kfixed;
 	int slot;		/* without keys: its first slot in kflat, or -1 */
 	unsigned nslots;
 };
@@ -103,9 +108,17 @@ bool kp_svar_strlen(const struct d_kplan *k, const struct node *n, int *v);
  * kp_svar_vv(): both KV_STR) */
 bool kp_svar_pair(const struct d_prog *p, const struct node *n, int *v, int *w);
 bool kp_svar_vv(const struct d_kplan *k, const struct node *n, int *v, int *w);
-/* ... n's type in the kernel, false if the kernel cannot compute it */
+/* ... n's type in the kernel, false if the kernel cannot compute it
+ * (kp_ty(): without args[N]; kp_ty_at(): with args[N] typed at probe
+ * pr, or KP_ANYPROBE: int64_t, to be typed again at each probe) */
 bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 	   uint8_t *sg);
+#define KP_ANYPROBE (&kp_anyprobe)
+extern const struct d_probe kp_anyprobe;
+bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
+	      const struct node *n, uint8_t *sz, uint8_t *sg);
+/* ... does n read args[N]? */
+bool kp_has_args(const struct node *n);
 /* ... the value statement st stores (v = e, v op= e, v++, v--) */
 const struct node *kp_stored(const struct stmt *st, struct node *bin,
 			     struct node *one);

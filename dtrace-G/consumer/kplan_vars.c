@@ -276,7 +276,7 @@ bool kp_clause_ok(struct d_kplan *k, unsigned ci)
 	const struct clause *c = &k->prog->clauses[ci];
 	uint8_t sz, sg;
 	bool ok = c->nstmts > 0 && k->nst + c->nstmts <= UINT16_MAX &&
-		  (!c->pred || kp_ty(k, c->pred, &sz, &sg));
+		  (!c->pred || kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg));
 
 	k->first[ci] = k->nst;
 	xgrow(&k->st, &k->stcap, (size_t)k->nst + c->nstmts, sizeof(*k->st));

@@ -954,6 +954,8 @@ const char *d_arg_str(struct ectx *x, unsigned n, size_t max);
 /* Is args[n] a string at probe pr (its declared type), as d_eval()
  * reads it there: then it is d_arg_str(), copyinstr(argn)'s value */
 bool d_args_str(const struct d_probe *pr, unsigned n);
+bool d_args_int(const struct d_probe *pr, unsigned n, uint8_t *sz,
+		uint8_t *sg);
 bool d_truth(const struct dv *v);
 struct dv *d_var_slot(struct ectx *x, const struct node *n, struct sbuf *k,
 		      bool create);

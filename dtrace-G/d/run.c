@@ -178,6 +178,22 @@ bool d_args_str(const struct d_probe *pr, unsigned n)
 	return isstr;
 }
 
+/*
+ * args[n]'s integer type at probe pr, as N_ARGS below reads it (no
+ * declared types: int64_t); false where it is a string or reading it
+ * faults (n past the declared arguments)
+ */
+bool d_args_int(const struct d_probe *pr, unsigned n, uint8_t *sz,
+		uint8_t *sg)
+{
+	bool isstr;
+
+	if (n >= D_MAXARGS || (pr && pr->argtypes && n >= pr->nargs))
+		return false;
+	argtype(pr && pr->argtypes ? pr->argtypes[n] : NULL, sz, sg, &isstr);
+	return !isstr;
+}
+
 static void argtype(const char *t, uint8_t *sz, uint8_t *sg, bool *isstr)
 {
 	char buf[128], *w[8], *save = NULL, *tok;

@@ -22,6 +22,9 @@
 #    trunc() at tick-N, the kernel's aggregations folded in at each
 #    firing (its barrier a map of maps' update), per interval what user
 #    space gives;
+#  - tests/run-kagg-args.sh (DTRACE_BACKEND=bpf): integer args[N] typed
+#    per probe in the generated programs (UBPF_K_NORM's narrowing of
+#    the argument), what user space gives; -v when a plan falls back;
 #  - the kernel providers' programs (syscall, profile) and ustack()'s
 #    stack copy load and give results, and so does the unwinder that
 #    walks the stack in the kernel (bpf/unw.bpf.c), at a USDT probe and at profile-N
@@ -112,6 +115,7 @@ if DTRACE_BACKEND=bpf dtrace -q -n 'BEGIN { exit(0); }' >bl.out 2>bl.err \
 	bp_test run-kagg TRACE_EMULATED=1
 	bp_test run-kagg-fn
 	bp_test run-kagg-tick
+	bp_test run-kagg-args
 else
 	not_ok "DTRACE_BACKEND=bpf: the program loads"
 	diag "$(grep '^dtrace: ' bl.err)"
@@ -121,6 +125,7 @@ else
 	not_ok "run-kagg.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 	not_ok "run-kagg-fn.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 	not_ok "run-kagg-tick.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
+	not_ok "run-kagg-args.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 fi
 # bp_kstr WHAT PREFIX EXPECTED N -n ...: trprog's msg probe traced with
 # string variables the generated program keeps: the lines starting with

@@ -24,9 +24,13 @@
 #    kernel PC 0), and max(arg0) of its user-mode samples in the kernel;
 #  - proc: create, exec-success and exit of a -c command's children,
 #    with the exit reasons (CLD_EXITED, CLD_KILLED);
+#  - syscall on the raw tracepoints (every call of a glob such as
+#    syscall:::entry, or DTRACE_SYSCALL_RAW=1): the dispatchers' tail
+#    calls, the same output as on the calls' own tracepoints and as the
+#    generic programs, arguments, strings, errno, self-> in the kernel,
+#    a 32-bit process's calls not traced;
 #  - where no prologue fits, the generic programs, still the same:
-#    syscall:::entry (every call: the raw tracepoint), ustack(),
-#    curpsinfo's effective ids and session; and
+#    ustack(), curpsinfo's effective ids and session; and
 #    where a kernel probe's program is refused.
 # -v names the generated programs (the generic ones go unmentioned).
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
@@ -210,12 +214,104 @@ expect_grep "pid and syscall probes: self->in and the clauses reading it in the 
 	'^dtrace: 4 clauses aggregated in the kernel$' err1.txt
 
 # ---------------------------------------------------------------------
-# no prologue: the generic programs
+# syscall on the raw tracepoints sys_enter and sys_exit: a dispatcher
+# per direction tail-calls the probe's generated program by the call's
+# number (kprov_syscall.c)
+
+# raw WHAT CMD DTRACE-ARGS...: dtrace -v -q -c CMD generated on the raw
+# tracepoints (DTRACE_SYSCALL_RAW=1), on the calls' own where they fit
+# (DTRACE_SYSCALL_RAW=0) and generic on the raw ones (DTRACE_CGEN=0):
+# the same output, not empty unless NOOUT is set; -v of the first says
+# generated, of the last nothing; errr.txt is the first's stderr
+raw() {
+	what=$1 cmd=$2
+	shift 2
+	for m in r:1:1 c:0:1 g:1:0; do
+		k=${m%%:*} r=${m#*:} r=${r%:*} g=${m##*:}
+		rm -f out$k.txt
+		DTRACE_SYSCALL_RAW=$r DTRACE_CGEN=$g timeout -s KILL 120 \
+			"$DTRACE" -v -q -o out$k.txt -c "$cmd" "$@" \
+			>/dev/null 2>err$k.txt
+		expect_eq "$what ($m): status" 0 "$?"
+		[ -f out$k.txt ] || : >out$k.txt
+	done
+	expect_file_eq "$what: raw generated, raw generic" outg.txt outr.txt
+	expect_file_eq "$what: raw generated, per call" outc.txt outr.txt
+	[ -n "${NOOUT:-}" ] ||
+		expect_eq "$what: some output" 1 "$([ -s outr.txt ] && echo 1)"
+	expect_eq "$what: generated on the raw tracepoints" 1 \
+		"$(grep -c '^dtrace: BPF: [0-9]* generated programs*, ' errr.txt)"
+	expect_eq "$what: generic with DTRACE_CGEN=0 (-v says nothing)" 0 \
+		"$(grep -c '^dtrace: BPF: ' errg.txt)"
+	expect_eq "$what: no drops, no error" "" \
+		"$(grep -i -e drop -e error -e cannot errr.txt errc.txt errg.txt)"
+}
+
+raw "raw: read count in the kernel" "./kpprog reads 37" \
+	-n 'syscall::read:entry /pid == $target/ { @ = count(); }' \
+	-n 'END { printa("reads %@d\n", @); }'
+expect_grep "raw: read count in the kernel: one clause" \
+	'^dtrace: 1 clause aggregated in the kernel$' errr.txt
+
+raw "raw: entry arguments and strings" "./kpprog opens 3" \
+	-n 'syscall::open:entry /pid == $target/ {
+		printf("%s %s %x\n", probefunc, copyinstr(arg0), arg1); }' \
+	-n 'syscall::openat:entry /pid == $target/ {
+		printf("%s %d %s %x\n", probefunc, (int)arg0, copyinstr(arg1), arg2); }'
+
+raw "raw: return values and errno" "./kpprog badread" \
+	-n 'syscall::read:return /pid == $target/ {
+		printf("%d %d errno %d\n", (int)arg0, (int)arg1, errno); }' \
+	-n 'syscall::read:return /pid == $target/ { @[arg0, errno] = count(); }'
+
+# the one-liner: every call's entry and return (more than
+# KP_SYS_PER_CALL_MAX, the raw tracepoints whatever the variable),
+# self-> between them and the aggregation in the kernel; the generic
+# programs run both clauses in user space
+raw "raw: syscall:::entry and return, self-> in the kernel" \
+	"./kpprog reads 20" \
+	-n 'syscall:::entry /pid == $target/ { self->in = 1; }' \
+	-n 'syscall:::return /self->in/ { @[probefunc] = count(); self->in = 0; }'
+expect_grep "raw: syscall:::entry and return: both clauses in the kernel" \
+	'^dtrace: 2 clauses aggregated in the kernel$' errr.txt
+expect_grep "raw: syscall:::entry and return: 20 reads" \
+	'^  read  *20$' outr.txt
+
+# exit() decided in the raw tracepoint's program (kplan.c's "exit() at
+# a traced probe"): the status, and the count cut at the exiting hit
+DTRACE_SYSCALL_RAW=1 timeout -s KILL 120 "$DTRACE" -v -q -o outx.txt \
+	-n 'syscall::getcpu:entry /pid == $target/ { @ = count(); }' \
+	-n 'syscall::getcpu:entry /pid == $target && arg2 == 0/ { exit(3); }' \
+	-n 'END { printa("n %@d\n", @); }' -c "./kpprog getcpu 5" \
+	>/dev/null 2>errx.txt
+expect_eq "raw: exit() at the hit: status" 3 "$?"
+expect_eq "raw: exit() at the hit: the count" "n 1" "$(grep '^n ' outx.txt)"
+expect_grep "raw: exit() at the hit: in the kernel" \
+	'^dtrace: 1 clause aggregated in the kernel$' errx.txt
+
+# a 32-bit (compat) process's calls, another numbering, are not traced
+# (the dispatchers test cs): i386's getpid() is 20, x86-64's writev
+if [ "$(uname -m)" = x86_64 ] && printf '%s\n' '.globl _start' \
+	'_start: movl $7, %esi' '1: movl $20, %eax' 'int $0x80' \
+	'decl %esi' 'jnz 1b' 'movl $1, %eax' 'xorl %ebx, %ebx' 'int $0x80' |
+	as --32 -o a32.o - 2>/dev/null && ld -m elf_i386 -o a32 a32.o 2>/dev/null
+then
+	NOOUT=1 raw "raw: a 32-bit process's calls" ./a32 \
+		-n 'syscall:::entry /pid == $target/ { @e[probefunc] = count(); }' \
+		-n 'syscall:::return /pid == $target/ { @r[probefunc] = count(); }'
+	expect_eq "raw: a 32-bit process's calls: none" "" "$(tr -d ' \n' <outr.txt)"
+else
+	echo "# no 32-bit x86 assembler and linker: compat case skipped"
+fi
 
 # (these record every process's calls for user space to filter: a
 # large buffer, so a loaded machine's other processes cause no drops)
-same "syscall:::entry (the raw tracepoint): generic" generic "reads 5" \
+same "syscall:::entry (the raw tracepoint)" generated "reads 5" \
 	-x bufsize=32m -n 'syscall:::entry /pid == $target && probefunc == "read"/ { @ = count(); }'
+
+# ---------------------------------------------------------------------
+# no prologue: the generic programs
+
 # (so does a clause with ustack(): getcpu(2), which other processes
 # make through the vDSO, not read(2), which a busy machine makes by
 # the million -- thousands of drops with read there even with 32 MB)

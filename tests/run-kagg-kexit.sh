@@ -23,9 +23,11 @@
 #    the first 10 calls counted, the 10 after the spin not;
 #  - the pid provider's exit() beside a system call's count (a uprobe
 #    site: decided at the hit before this change too);
+#  - syscall:::entry exiting at close(1005): every system call, on the
+#    raw tracepoint, its generated program tail-called by number,
+#    decided there too, one record;
 #  - where the kernel cannot decide the exit(): a predicate reading a
-#    global it updates, every system call (the raw tracepoint, the
-#    generic programs), a clause of syscall and tick-1s: nothing in the
+#    global it updates, a clause of syscall and tick-1s: nothing in the
 #    kernel, the same counts.
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
 
@@ -156,6 +158,20 @@ kx "exit() at pid\$target::spin:entry" 1 6 "closes 10 300000000" \
 		@[arg0 / 1000] = count(); }' \
 	-n 'pid$target::spin:entry { exit(6); }'
 
+# every system call: the raw tracepoints, each call's generated program
+# reached by its direction's dispatcher (kprov_syscall.c), the exit()
+# tested there as on a call's own tracepoint: one record, the exiting
+# hit's (the generic programs, DTRACE_CGEN=0, record every process's
+# calls: a large buffer)
+printf '\n                1                6\n' >expected.txt
+kx "exit() at syscall:::entry (the raw tracepoint)" 1 0 "closes 10" \
+	-x bufsize=32m \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
+		@[arg0 / 1000] = count(); }' \
+	-n 'syscall:::entry /pid == $target && arg0 == 1005/ { exit(0); }'
+expect_eq "exit() at syscall:::entry: one record, generated" 1 \
+	"$(records errg.txt)"
+
 # ---------------------------------------------------------------------
 # Where the kernel cannot decide the exit(): the run's clauses in user
 # space, exact still
@@ -167,17 +183,6 @@ kx "exit() with a global in its predicate" 0 0 "closes 10" \
 		@[arg0 / 1000] = count(); }' \
 	-n 'syscall::close:entry /pid == $target && arg0 >= 1000 && ++n == 6/ {
 		exit(0); }'
-
-# every system call: the raw tracepoint, which no prologue reads, so
-# the generic programs (every process's calls recorded: a large buffer)
-gen=0
-kx "exit() at syscall:::entry (generic)" 0 0 "closes 10" \
-	-x bufsize=32m \
-	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
-		@[arg0 / 1000] = count(); }' \
-	-n 'syscall:::entry /pid == $target && probefunc == "close" &&
-		arg0 == 1005/ { exit(0); }'
-gen=1
 
 # a clause of a system call and of tick-1s, whose firings dtrace makes
 printf '\n                1                6\n' >expected.txt

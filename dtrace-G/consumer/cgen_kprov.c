@@ -29,16 +29,23 @@
  * kprov_arm(): bpf_cg_on()), and kprov_cg_fits() lets a run with
  * kernel probes be generated only where every provider has a prologue
  * for each of them and no clause of theirs reads the stack,
- * curpsinfo's pr_euid, pr_egid, pr_pgid or pr_sid: a system
- * call on the raw tracepoint (more than KP_SYS_PER_CALL_MAX calls,
- * kprov_syscall.c) has none, so such a run loads the generic object.
+ * curpsinfo's pr_euid, pr_egid, pr_pgid or pr_sid.  A system call on
+ * the raw tracepoints (more than KP_SYS_PER_CALL_MAX calls,
+ * kprov_syscall.c) has its program too, of the raw tracepoint's type,
+ * which no perf event runs: the direction's dispatcher, which
+ * kp_sys_cg_load() generates once the probes' programs are loaded,
+ * reads the call's number and tail-calls the number's program in a
+ * program array (none there: the firing ends), as kprov.bpf.h's
+ * kprov_sys_enter() looks the number up in ksys.
  * vtimestamp and pr_psargs their records carry as kprov.bpf.h's do,
  * wherever the run reads them (cgen_rec.c's code, as a uprobe's).  cg_try()
  * has kprov_cg_load() generate and load every kernel probe's program
  * then, before anything is attached, so a program the generator or the
  * verifier refuses sends the whole run to the generic programs; the
  * providers' arm() attach them later (kp_attach_perf()), once the
- * processes' events are, when kprov_arm() finds them (kp_cg_arm()).
+ * processes' events are, when kprov_arm() finds them (kp_cg_arm());
+ * the syscall provider's arm() attaches the dispatchers to sys_enter
+ * and sys_exit.
  */
 #include "config.h"
 
@@ -227,8 +234,10 @@ void kprov_cg_reset(struct consumer *c)
 		q->uclauses = q->uepids = NULL;
 		q->nuclauses = 0;
 	}
-	if (kp)
+	if (kp) {
+		kp_sys_cg_reset(kp);
 		kp->cg = false;
+	}
 }
 
 int kprov_cg_load(struct consumer *c)
@@ -245,6 +254,11 @@ int kprov_cg_load(struct consumer *c)
 			kprov_cg_reset(c);
 			return -1;
 		}
+	}
+	/* the raw tracepoints' dispatchers, which tail-call them */
+	if (kp_sys_cg_load(c, kp) < 0) {
+		kprov_cg_reset(c);
+		return -1;
 	}
 	kp->cg = true;
 	return 0;

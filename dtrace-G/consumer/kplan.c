@@ -213,9 +213,11 @@
  *    a firing dtrace makes from its timer runs no program to test it,
  *    and its exit() would be cut by time, the same clause's kernel
  *    hits in the kernel's order;
- *  - the generic programs (DTRACE_CGEN=0; a system call on the raw
- *    tracepoint or a stack at a kernel probe, bpf_cg.c), which test no
- *    activity (tests/run-kagg.sh, run-kagg-kexit.sh).
+ *  - the generic programs (DTRACE_CGEN=0; a stack at a kernel probe,
+ *    bpf_cg.c), which test no activity (tests/run-kagg.sh,
+ *    run-kagg-kexit.sh).  A system call on the raw tracepoint has its
+ *    generated program, reached through the direction's dispatcher
+ *    (kprov_syscall.c), which tests it as on the call's own.
  * A winner's record a full ring dropped is found from cgact itself
  * (bpf_agg.c's bpf_kagg_exit_lost()): the run ends, its status
  * unknown.

@@ -94,6 +94,10 @@ struct kprov {
 	bool cg;		 /* the programs are generated (cgen_kprov.c) */
 	bool kconf_found;	 /* kconf is kp_kconf_find()'s */
 	struct ubpf_kconf kconf;
+	/* generated, on the raw tracepoints sys_enter and sys_exit
+	 * (kprov_syscall.c): each direction's dispatcher and its program
+	 * array, fd + 1 (0: none); the array is kprov_stop()'s once armed */
+	int sys_disp1[2], sys_arr1[2];
 };
 
 /*
@@ -145,6 +149,11 @@ int kp_attach_perf(struct kprov *kp, const struct kprobe *p,
  * generated programs (loaded by kprov_cg_load()): 1, 0 when the generic
  * programs are the run's, -1 with it said */
 int kp_cg_arm(struct consumer *c, struct kprov *kp);
+/* kprov_syscall.c, from kprov_cg_load(): the raw tracepoints'
+ * dispatchers, once every probe has its program; 0, or -1 with
+ * c->be_why.  kp_sys_cg_reset(): the arrays not armed, closed */
+int kp_sys_cg_load(struct consumer *c, struct kprov *kp);
+void kp_sys_cg_reset(struct kprov *kp);
 
 /* kprov.c: for the providers */
 /* each kernel provider's list (struct provider): its probes, from each() */

@@ -18,6 +18,9 @@
 #    straight-line buckets in the generated programs, the same;
 #  - exit() decided in a kernel probe's program (syscall, profile):
 #    the programs load, the status is the exit()'s, the counts exact;
+#  - system calls on the raw tracepoints (DTRACE_SYSCALL_RAW=1): the
+#    dispatchers' tail calls and the raw tracepoint programs they call
+#    load, and give the counts, in the kernel;
 #  - tests/run-kagg-tick.sh (DTRACE_BACKEND=bpf): printa(), clear() and
 #    trunc() at tick-N, the kernel's aggregations folded in at each
 #    firing (its barrier a map of maps' update), per interval what user
@@ -244,6 +247,25 @@ expect_eq "exit() at syscall::exit_group:entry: the writes before" \
 	"writes 3" "$(grep writes bk.txt)"
 check "exit() at syscall::exit_group:entry: decided in the kernel" \
 	grep -q '^dtrace: 1 clause aggregated in the kernel$' bk.err ||
+	diag "$(tail -n 40 bk.err)"
+# the same calls on the raw tracepoints (DTRACE_SYSCALL_RAW=1, as a
+# glob such as syscall:::entry takes them): each direction's dispatcher
+# tail-calls the call's generated program (kprov_syscall.c); the
+# arguments read from pt_regs, self-> between entry and return, both
+# clauses in the kernel
+rm -f bk.txt
+DTRACE_BACKEND=bpf DTRACE_SYSCALL_RAW=1 timeout 120 dtrace -v -q -o bk.txt \
+	-n 'syscall::write:entry /pid == $target && arg0 == 1/ { self->in = arg2; }' \
+	-n 'syscall::write:return /self->in/ { @w[arg0 == self->in] = count(); self->in = 0; }' \
+	-n 'END { printa("raw writes %d %@d\n", @w); }' \
+	-c "/kt/trprog 'tick 1' msg pair" >bk.prog 2>bk.err </dev/null
+expect_eq "the raw tracepoints' generated programs: the writes" \
+	"raw writes 1 3" "$(grep 'raw writes' bk.txt)"
+check "the raw tracepoints' generated programs: in the kernel" \
+	grep -q '^dtrace: 2 clauses aggregated in the kernel$' bk.err ||
+	diag "$(tail -n 40 bk.err)"
+check "the raw tracepoints' generated programs: generated" \
+	grep -q '^dtrace: BPF: 4 generated programs, ' bk.err ||
 	diag "$(tail -n 40 bk.err)"
 rm -f bk.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \

@@ -123,7 +123,8 @@ struct bpf_kagg {
 	int tlss_fd;		 /* ... self-> strings (cgen_out.c) */
 	int tlsu_fd, tlsufull_fd; /* cgtlsu: tls_user() */
 	int saggs_fd;		 /* kaggs_s: a key with a string */
-	int vaggs_fd;		 /* kaggs_v: a string variable's */
+	int vaggs_fd;		 /* kaggs_v: a string variable's,
+				  * execname or a literal */
 	unsigned vroom;		 /* ... its bytes in the key */
 	int hzn_fd;		 /* cghzn: the horizon (kplan.c), or -1 */
 	int act_fd;		 /* cgact: the run's activity, or -1 */
@@ -1331,7 +1332,8 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
 			}
 		}
 	}
-	/* ... a string variable's: kaggs_v, its room's bytes */
+	/* ... a string variable's, execname, a literal: kaggs_v, its
+	 * room's bytes */
 	if (k->vaggs_fd >= 0) {
 		struct ubpf_kvskey vk, vnext;
 		char str[UBPF_STRMAX + 1];

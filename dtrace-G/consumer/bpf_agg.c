@@ -600,7 +600,9 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 				      sizeof(struct ubpf_kval),
 				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
 	/* a string variable's key: all strsize - 1 bytes its store kept
-	 * (kplan_out.c: strsize at most UBPF_STRMAX), so none is cut */
+	 * (kplan_out.c: strsize at most UBPF_STRMAX), so none is cut;
+	 * with none, execname's 16 or the longest literal's, cut
+	 * (kplan.c's kp_vkey_imm()) */
 	k->vroom = d_kplan_vkey_room(k->kp);
 	if (vkeyed && k->vroom && k->vroom <= UBPF_STRMAX)
 		k->vaggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_v",

@@ -1318,20 +1318,21 @@ static uint64_t lit_word(const struct ubpf_kop *d, unsigned len, unsigned i)
 
 /*
  * CKEY o: execname into the kaggs_v key at VKEY_AT in cgbuf: the room
- * (UBPF_KVROOM(o->imm), o->imm strsize - 1) zeroed, then
- * bpf_get_current_comm() of strsize bytes at most (16), which copies
- * the comm cut to one byte less and NUL-pads it (Linux's strncpy() in
- * 6.1, strscpy_pad() since): the name at the hit, cut as agg.c cuts
- * a key (strsize - 1 bytes), every byte past it 0.
+ * (UBPF_KVROOM(o->imm), kplan.c's kp_vkey_imm(): the map's) zeroed,
+ * then bpf_get_current_comm() of o->step bytes (strsize's, 16 at
+ * most), which copies the comm cut to one byte less and NUL-pads it
+ * (Linux's strncpy() in 6.1, strscpy_pad() since): the name at the
+ * hit, cut as agg.c cuts a key (strsize - 1 bytes), every byte past
+ * it 0 (a NUL past the room is no part of the key).
  */
 static void ckey(struct em *e, const struct ubpf_kop *o)
 {
 	int32_t at = VKEY_AT + (int32_t)sizeof(struct ubpf_kkey);
 	unsigned room = UBPF_KVROOM(o->imm);
-	int32_t sz = o->imm + 1 < UBPF_KCOMM ? (int32_t)o->imm + 1
-					     : UBPF_KCOMM;
+	int32_t sz = o->step;
 
-	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf) {
+	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf || sz < 2 ||
+	    sz > UBPF_KCOMM) {
 		e->bad = true;
 		return;
 	}
@@ -1345,8 +1346,8 @@ static void ckey(struct em *e, const struct ubpf_kop *o)
 
 /*
  * LKEY pl->ops[*pc]: the literal's bytes (its SDATA, cut by kplan to
- * strsize - 1 bytes) into the kaggs_v key at VKEY_AT, its room zeroed
- * first; flagged UBPF_KF_SEL, the value popped into r1 chooses: not 0
+ * strsize - 1 bytes) into the kaggs_v key at VKEY_AT, its room
+ * (UBPF_KVROOM(o->imm), the map's) zeroed first; flagged UBPF_KF_SEL, the value popped into r1 chooses: not 0
  * the first literal, else the second (SEL's test).  The words past
  * the room are the literal's NUL-padding: not written.  *pc is left
  * on the last SDATA.

@@ -298,7 +298,9 @@
  * aggregation's string key, one per statement as the others
  * (kp_stmt_ok()'s ks->sx, KSX_COMM: UBPF_K_CKEY, the entries in
  * kaggs_v, the comm cut to strsize - 1 bytes by the helper's size, as
- * agg.c cuts a key), and so may a literal or a ?: of two literals
+ * agg.c cuts a key; kaggs_v's room, strsize - 1 bytes where a string
+ * variable keys it, is else only as long as the longest execname or
+ * literal key: kp_vkey_imm(), 16 bytes for @[execname]), and so may a literal or a ?: of two literals
  * whose condition the kernel computes (kp_lit_key(), KSX_LIT:
  * UBPF_K_LKEY, the literal's bytes cut to strsize - 1 in the plan,
  * the condition's truth SEL's; merged untainted, as run.c has the
@@ -1490,9 +1492,46 @@ bool d_kplan_vkey(const struct d_kplan *k, unsigned st)
 	       (k->st[st].svar >= 0 || k->st[st].sx != KSX_NONE);
 }
 
+/*
+ * The bytes of string kaggs_v's keys need (their room is UBPF_KVROOM()
+ * of it): strsize - 1 where a string variable keys it (VKEY: all its
+ * store kept), else the longest execname (15 bytes at most: 16 with
+ * its NUL) or literal (cut to strsize - 1) a key has.  A smaller room
+ * is a shorter key to hash at every hit: 16 bytes for @[execname]
+ * where strsize 256 would make 256.
+ */
+int64_t kp_vkey_imm(const struct d_kplan *k)
+{
+	size_t max = k->prog->strsize - 1, need = 1;
+
+	for (unsigned i = 0; i < k->nst; i++) {
+		const struct kstmt *ks = &k->st[i];
+		const struct node *n;
+		size_t l;
+
+		if (!d_kplan_vkey(k, i))
+			continue;
+		if (ks->svar >= 0)
+			return (int64_t)max;
+		n = ks->st->keys[ks->skey];
+		if (ks->sx == KSX_COMM) {
+			l = UBPF_KCOMM - 1;
+		} else if (n->op == N_TERN) {
+			l = strlen(n->b->sval);
+			if (strlen(n->c->sval) > l)
+				l = strlen(n->c->sval);
+		} else {
+			l = strlen(n->sval);
+		}
+		if (l > need)
+			need = l;
+	}
+	return (int64_t)(need < max ? need : max);
+}
+
 unsigned d_kplan_vkey_room(const struct d_kplan *k)
 {
-	return k->prog->strsize < 2 ? 0 : UBPF_KVROOM(k->prog->strsize - 1);
+	return k->prog->strsize < 2 ? 0 : UBPF_KVROOM(kp_vkey_imm(k));
 }
 
 void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,

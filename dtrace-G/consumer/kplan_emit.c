@@ -130,7 +130,7 @@ static void lit_key(struct em *m, const struct node *n, unsigned j)
 		emit(m, n->a);
 	o = put(m, UBPF_K_LKEY, n->op == N_TERN ? 1 : 0, 0);
 	o->n = (uint8_t)j;
-	o->imm = (int64_t)max;
+	o->imm = kp_vkey_imm(m->k); /* the key's room */
 	l1 = strlen(a->sval) < max ? strlen(a->sval) : max;
 	o->step = (uint16_t)l1;
 	if (n->op == N_TERN) {
@@ -589,7 +589,10 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 				/* execname, cut as agg.c cuts a key */
 				o = put(&m, UBPF_K_CKEY, 0, 0);
 				o->n = (uint8_t)j;
-				o->imm = (int64_t)k->prog->strsize - 1;
+				o->imm = kp_vkey_imm(k);
+				o->step = k->prog->strsize < UBPF_KCOMM
+						  ? (uint16_t)k->prog->strsize
+						  : UBPF_KCOMM;
 				continue;
 			}
 			if ((int)j == ks->skey && ks->sx == KSX_LIT) {

@@ -175,6 +175,8 @@ bool kp_lit_key(const struct d_kplan *k, const struct node *n);
  * VVCMP's agg for execname on the left */
 bool kp_comm_cmp(const struct d_kplan *k, const struct node *n,
 		 const struct node **lit, int *v, unsigned *op);
+/* ... the bytes kaggs_v's keys need: its room's UBPF_KVROOM() of it */
+int64_t kp_vkey_imm(const struct d_kplan *k);
 /* ... OUT, OSTR (of argument a) or ODONE pl->ops[at]: its slot or n;
  * false when the out area is full */
 bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,

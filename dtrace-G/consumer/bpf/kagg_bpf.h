@@ -178,11 +178,13 @@ enum {
 	/* execname (the thread's comm, bpf_get_current_comm(): 16
 	 * bytes, NUL-padded) and literals at the hit (kplan.c's
 	 * "execname and literals") */
-	UBPF_K_CKEY,  /* key n is execname cut to imm (strsize - 1)
-		       * bytes, for an AGG with UBPF_KF_VKEY (kaggs_v) */
+	UBPF_K_CKEY,  /* key n is execname, step bytes of it at most
+		       * (strsize's, 16 at most, NUL included), for an
+		       * AGG with UBPF_KF_VKEY (kaggs_v, imm the bytes of
+		       * its room: UBPF_KVROOM(imm), zeroed) */
 	UBPF_K_LKEY,  /* key n is the literal of the next (step + 8) / 8
-		       * SDATA (step its length, at most imm: strsize
-		       * - 1), for an AGG with UBPF_KF_VKEY; with
+		       * SDATA (step its length, cut to strsize - 1), for
+		       * an AGG with UBPF_KF_VKEY (imm as CKEY's); with
 		       * UBPF_KF_SEL, pop c: c != 0
 		       * that one, else the literal of the (levels + 8)
 		       * / 8 SDATA after it (levels its length) */

@@ -1221,25 +1221,13 @@ static void vkey(struct em *e, const struct ubpf_kplan *pl,
 }
 
 /*
- * r1 = VVCMP o: the string variables a (o->n, o->slot) and b
- * (o->levels, o->step), self-> or this-> each, compared in strcmp()'s
- * order (run.c's binop(): unsigned bytes) by o->agg (0 ==, 1 !=, 2 <,
- * 3 >, 4 <=, 5 >=).  Each is copied zero-padded into its room in cgbuf
- * (svar_copy(), as VKEY's key: its bytes, "" when unset, the rest 0),
- * and the NUL is 0 and sorts below every byte, so the padded copies'
- * words compare as the strings do: word i of both, for as many words
- * as imm bytes (strsize - 1) take, unrolled (no loop, no branch but
- * the one leaving at the first word that differs, whose bytes, made
- * big-endian (BPF_END), compare unsigned).  No fault: the stores read
- * the strings.
- */
-/*
  * r1 = the truth of a OP b (agg's numbering, VVCMP's: 0 ==, 1 !=, 2 <,
- * 3 >, 4 <=, 5 >=), a and b words zero-padded strings of as many words
- * at ra and rb (r2 + their offsets: cgbuf's, or r10's, the stack's),
- * or rb 0: b the literal words lw[] (immediates); strcmp()'s order
- * (unsigned bytes): the first word that differs decides, its bytes
- * made big-endian (BPF_END) and compared unsigned; unrolled, no loop.
+ * 3 >, 4 <=, 5 >=), a and b zero-padded strings of words words at
+ * register base + ra and + rb (base r2 holding cgbuf, or r10: the
+ * stack), or, lw given, b the literal words lw[] (immediates);
+ * strcmp()'s order (unsigned bytes): the first word that differs
+ * decides, its bytes made big-endian (BPF_END) and compared unsigned;
+ * unrolled, no loop.
  */
 static void padded_cmp(struct em *e, uint8_t base, int32_t ra, int32_t rb,
 		       const uint64_t *lw, unsigned words, unsigned op)
@@ -1278,6 +1266,19 @@ static void padded_cmp(struct em *e, uint8_t base, int32_t ra, int32_t rb,
 	alu_r(e, BPF_MOV, 1, 3);
 }
 
+/*
+ * r1 = VVCMP o: the string variables a (o->n, o->slot) and b
+ * (o->levels, o->step), self-> or this-> each, compared in strcmp()'s
+ * order (run.c's binop(): unsigned bytes) by o->agg (0 ==, 1 !=, 2 <,
+ * 3 >, 4 <=, 5 >=).  Each is copied zero-padded into its room in cgbuf
+ * (svar_copy(), as VKEY's key: its bytes, "" when unset, the rest 0),
+ * and the NUL is 0 and sorts below every byte, so the padded copies'
+ * words compare as the strings do: word i of both, for as many words
+ * as imm bytes (strsize - 1) take, unrolled (no loop, no branch but
+ * the one leaving at the first word that differs, whose bytes, made
+ * big-endian (BPF_END), compare unsigned).  No fault: the stores read
+ * the strings.
+ */
 static void vvcmp(struct em *e, const struct ubpf_kplan *pl,
 		  const struct ubpf_kop *o, const int *fds)
 {

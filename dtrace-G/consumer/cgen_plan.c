@@ -1321,10 +1321,11 @@ static uint64_t lit_word(const struct ubpf_kop *d, unsigned len, unsigned i)
  * CKEY o: execname into the kaggs_v key at VKEY_AT in cgbuf: the room
  * (UBPF_KVROOM(o->imm), kplan.c's kp_vkey_imm(): the map's) zeroed,
  * then bpf_get_current_comm() of o->step bytes (strsize's, 16 at
- * most), which copies the comm cut to one byte less and NUL-pads it
- * (Linux's strncpy() in 6.1, strscpy_pad() since): the name at the
- * hit, cut as agg.c cuts a key (strsize - 1 bytes), every byte past
- * it 0 (a NUL past the room is no part of the key).
+ * most), which copies the comm cut to one byte less and its NUL
+ * (Linux 6.1's strscpy() pads no further, later ones' strscpy_pad()
+ * do: the zeroed room pads it either way): the name at the hit, cut
+ * as agg.c cuts a key (strsize - 1 bytes), every byte past it 0 (a
+ * NUL past the room is no part of the key).
  */
 static void ckey(struct em *e, const struct ubpf_kop *o)
 {
@@ -1394,10 +1395,14 @@ static void lkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	*pc += n1 + n2;
 }
 
-/* execname (bpf_get_current_comm(), 16 bytes NUL-padded) at r10 +
- * S_COMM; the record's, read again after the plan, is the same */
+/* execname (bpf_get_current_comm(), 16 bytes) at r10 + S_COMM,
+ * NUL-padded: the slots zeroed first, since Linux 6.1's helper
+ * (strscpy()) leaves the bytes past the NUL as they were (the record's
+ * comm, read again after the plan, is read only up to its NUL) */
 static void comm_stack(struct em *e)
 {
+	st(e, BPF_DW, 10, S_COMM, 0);
+	st(e, BPF_DW, 10, S_COMM + 8, 0);
 	alu_r(e, BPF_MOV, 1, 10);
 	alu_i(e, BPF_ADD, 1, S_COMM);
 	alu_i(e, BPF_MOV, 2, UBPF_KCOMM);

@@ -291,7 +291,7 @@
  *
  * execname and literals (D_KPLAN_VARS).  execname is the hit's thread's
  * comm, which user space takes from the record (the program's
- * bpf_get_current_comm() at the hit: 16 bytes, NUL-padded), so the
+ * bpf_get_current_comm() at the hit: 16 bytes, read up to the NUL), so the
  * kernel reading it in the plan reads the same bytes, and a thread
  * that renames itself (prctl(PR_SET_NAME), exec) between hits is
  * counted under the name of each hit either way.  It may be an

@@ -176,8 +176,8 @@ enum {
 		       * agg: 0 ==, 1 !=, 2 <, 3 >, 4 <=, 5 >=; absent or
 		       * unset, either reads "" */
 	/* execname (the thread's comm, bpf_get_current_comm(): 16
-	 * bytes, NUL-padded) and literals at the hit (kplan.c's
-	 * "execname and literals") */
+	 * bytes, zeroed first and so NUL-padded) and literals at the
+	 * hit (kplan.c's "execname and literals") */
 	UBPF_K_CKEY,  /* key n is execname, step bytes of it at most
 		       * (strsize's, 16 at most, NUL included), for an
 		       * AGG with UBPF_KF_VKEY (kaggs_v, imm the bytes of

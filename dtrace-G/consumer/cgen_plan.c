@@ -1349,10 +1349,10 @@ static void ckey(struct em *e, const struct ubpf_kop *o)
 /*
  * LKEY pl->ops[*pc]: the literal's bytes (its SDATA, cut by kplan to
  * strsize - 1 bytes) into the kaggs_v key at VKEY_AT, its room
- * (UBPF_KVROOM(o->imm), the map's) zeroed first; flagged UBPF_KF_SEL, the value popped into r1 chooses: not 0
- * the first literal, else the second (SEL's test).  The words past
- * the room are the literal's NUL-padding: not written.  *pc is left
- * on the last SDATA.
+ * (UBPF_KVROOM(o->imm), the map's) zeroed first; flagged UBPF_KF_SEL,
+ * the value popped into r1 chooses: not 0 the first literal, else the
+ * second (SEL's test).  The words past the room are the literal's
+ * NUL-padding: not written.  *pc is left on the last SDATA.
  */
 static void lkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 		 unsigned *sp)

@@ -291,31 +291,31 @@
  *
  * execname and literals (D_KPLAN_VARS).  execname is the hit's thread's
  * comm, which user space takes from the record (the program's
- * bpf_get_current_comm() at the hit: 16 bytes, read up to the NUL), so the
- * kernel reading it in the plan reads the same bytes, and a thread
- * that renames itself (prctl(PR_SET_NAME), exec) between hits is
- * counted under the name of each hit either way.  It may be an
- * aggregation's string key, one per statement as the others
- * (kp_stmt_ok()'s ks->sx, KSX_COMM: UBPF_K_CKEY, the entries in
- * kaggs_v, the comm cut to strsize - 1 bytes by the helper's size, as
- * agg.c cuts a key; kaggs_v's room, strsize - 1 bytes where a string
- * variable keys it, is else only as long as the longest execname or
- * literal key: kp_vkey_imm(), 16 bytes for @[execname]), and so may a literal or a ?: of two literals
+ * bpf_get_current_comm() at the hit: 16 bytes, read up to the NUL), so
+ * the kernel reading it in the plan reads the same bytes, and a thread
+ * that renames itself (prctl(PR_SET_NAME), exec) between hits is counted
+ * under the name of each hit either way.  It may be an aggregation's
+ * string key, one per statement as the others (kp_stmt_ok()'s ks->sx,
+ * KSX_COMM: UBPF_K_CKEY, the entries in kaggs_v, the comm cut to
+ * strsize - 1 bytes by the helper's size, as agg.c cuts a key; kaggs_v's
+ * room, strsize - 1 bytes where a string variable keys it, is else only
+ * as long as the longest execname or literal key: kp_vkey_imm(), 16
+ * bytes for @[execname]), and so may a literal or a ?: of two literals
  * whose condition the kernel computes (kp_lit_key(), KSX_LIT:
- * UBPF_K_LKEY, the literal's bytes cut to strsize - 1 in the plan,
- * the condition's truth SEL's; merged untainted, as run.c has the
- * script's strings), strsize fixed for the run (no setopt():
- * kp_strsize_fixed()).  It may be compared with a literal (kp_comm_cmp():
- * UBPF_K_CCMP, == != < <= > >=, strcmp()'s order, either way round:
- * neither is cut, as run.c's binop() cuts neither, and 16 bytes of
- * both decide) or with a KV_STR variable (UBPF_K_CVCMP; kplan_vars.c
- * lets such a variable be read so).  None of these reads user memory
- * or can fault.  What stays user space's: execname beside another
- * string key in one statement, a ?: with a branch not a literal, a
- * literal key over UBPF_KSTRMAX bytes (after the cut), execname
- * compared with copyinstr() (its copy may fault), and every such
- * clause where the kernel runs no plan (DTRACE_CGEN=0's generic
- * program, which knows none of these instructions).
+ * UBPF_K_LKEY, the literal's bytes cut to strsize - 1 in the plan, the
+ * condition's truth SEL's; merged untainted, as run.c has the script's
+ * strings), strsize fixed for the run (no setopt(): kp_strsize_fixed()).
+ * It may be compared with a literal (kp_comm_cmp(): UBPF_K_CCMP,
+ * == != < <= > >=, strcmp()'s order, either way round: neither is cut,
+ * as run.c's binop() cuts neither, and 16 bytes of both decide) or with
+ * a KV_STR variable (UBPF_K_CVCMP; kplan_vars.c lets such a variable be
+ * read so).  None of these reads user memory or can fault.  What stays
+ * user space's: execname beside another string key in one statement, a
+ * ?: with a branch not a literal, a literal key over UBPF_KSTRMAX bytes
+ * (after the cut), execname compared with copyinstr() (its copy may
+ * fault), and every such clause where the kernel runs no plan
+ * (DTRACE_CGEN=0's generic program, which knows none of these
+ * instructions).
  *
  * stddev() and llquantize() (D_KPLAN_VARS: cgen_plan.c's code only;
  * the generic program, kfix.bpf.h and drti's recorder, whose plans are

@@ -61,6 +61,11 @@
 #  - selfkey:	enter { self->s = copyinstr(arg1); }
 #		leave { @[self->s] = count(); }  (bpftrace: @s[tid] =
 #		str(arg1), @[@s[tid]] = count())
+#  - execkey:	enter { @[execname] = count(); } (bpftrace: @[comm]),
+#		the comm read into kaggs_v's key at the hit (kplan.c's
+#		"execname and literals"); before, a record a hit
+#  - execpred:	enter /execname == "pair"/ { @ = count(); } (bpftrace:
+#		/comm == "pair"/)
 # The best of $ROUNDS runs per tool.  Needs root and bpftrace; nothing
 # passes or fails on speed.  ROWS="self ..." runs only those rows.  With
 # PERHIT_MD set, the table is written there as a markdown section.
@@ -112,6 +117,8 @@ d_of() {
 	selfcmp) echo "$e { self->s = copyinstr(arg1); } $l /self->s == \"beta\"/ { @ = count(); }" ;;
 	tickpa) echo "$e { @ = count(); } tick-1s { printa(@); clear(@); }" ;;
 	selfkey) echo "$e { self->s = copyinstr(arg1); } $l { @[self->s] = count(); }" ;;
+	execkey) echo "$e { @[execname] = count(); }" ;;
+	execpred) echo "$e /execname == \"pair\"/ { @ = count(); }" ;;
 	esac
 }
 bt_of() {
@@ -131,6 +138,8 @@ bt_of() {
 	selfcmp) echo "$e { @s[tid] = str(arg1); } $l { if (@s[tid] == \"beta\") { @ = count(); } }" ;;
 	tickpa) echo "$e { @ = count(); } interval:s:1 { print(@); clear(@); }" ;;
 	selfkey) echo "$e { @s[tid] = str(arg1); } $l { @[@s[tid]] = count(); }" ;;
+	execkey) echo "$e { @[comm] = count(); }" ;;
+	execpred) echo "$e /comm == \"pair\"/ { @ = count(); }" ;;
 	esac
 }
 
@@ -172,7 +181,7 @@ one() {
 		}' stats
 }
 
-rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa selfkey}
+rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa selfkey execkey execpred}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

@@ -134,7 +134,8 @@ struct bpf_kagg {
 	int tlss_fd;		 /* ... self-> strings (cgen_out.c) */
 	int tlsu_fd, tlsufull_fd; /* cgtlsu: tls_user() */
 	int saggs_fd;		 /* kaggs_s: a key with a string */
-	int vaggs_fd;		 /* kaggs_v: a string variable's */
+	int vaggs_fd;		 /* kaggs_v: a string variable's,
+				  * execname or a literal */
 	unsigned vroom;		 /* ... its bytes in the key */
 	int hzn_fd;		 /* cghzn: the horizon (kplan.c), or -1 */
 	int act_fd;		 /* cgact: the run's activity, or -1 */
@@ -626,7 +627,9 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 				      sizeof(struct ubpf_kval),
 				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
 	/* a string variable's key: all strsize - 1 bytes its store kept
-	 * (kplan_out.c: strsize at most UBPF_STRMAX), so none is cut */
+	 * (kplan_out.c: strsize at most UBPF_STRMAX), so none is cut;
+	 * with none, execname's 16 or the longest literal's, cut
+	 * (kplan.c's kp_vkey_imm()) */
 	k->vroom = d_kplan_vkey_room(k->kp);
 	if (vkeyed && k->vroom && k->vroom <= UBPF_STRMAX)
 		k->vaggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_v",
@@ -1397,7 +1400,8 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
 			}
 		}
 	}
-	/* ... a string variable's: kaggs_v, its room's bytes */
+	/* ... a string variable's, execname, a literal: kaggs_v, its
+	 * room's bytes */
 	if (k->vaggs_fd >= 0) {
 		struct ubpf_kvskey vk, vnext;
 		char str[UBPF_STRMAX + 1];

@@ -90,7 +90,14 @@
  *     (svar_at()).  VKEY copies one's bytes into a key of kaggs_v
  *     built in cgbuf (vkey(): the room zeroed, then the string's len
  *     bytes), which AGG flagged UBPF_KF_VKEY then uses; VVCMP copies
- *     two so and compares them in strcmp()'s order (vvcmp()).
+ *     two so and compares them in strcmp()'s order (vvcmp()).  CKEY
+ *     and LKEY write execname (bpf_get_current_comm(), cut to
+ *     strsize - 1 bytes) or a literal (of two, by a popped value:
+ *     a ?: of literals) into that key (ckey(), lkey()); CCMP compares
+ *     execname, on the stack at S_COMM, with a literal as padded
+ *     words (ccmp()), CVCMP with a string variable, both copied
+ *     zero-padded into cgbuf as VVCMP's (cvcmp()): kplan.c's
+ *     "execname and literals".
  */
 #include "config.h"
 
@@ -1217,43 +1224,29 @@ static void vkey(struct em *e, const struct ubpf_kplan *pl,
 }
 
 /*
- * r1 = VVCMP o: the string variables a (o->n, o->slot) and b
- * (o->levels, o->step), self-> or this-> each, compared in strcmp()'s
- * order (run.c's binop(): unsigned bytes) by o->agg (0 ==, 1 !=, 2 <,
- * 3 >, 4 <=, 5 >=).  Each is copied zero-padded into its room in cgbuf
- * (svar_copy(), as VKEY's key: its bytes, "" when unset, the rest 0),
- * and the NUL is 0 and sorts below every byte, so the padded copies'
- * words compare as the strings do: word i of both, for as many words
- * as imm bytes (strsize - 1) take, unrolled (no loop, no branch but
- * the one leaving at the first word that differs, whose bytes, made
- * big-endian (BPF_END), compare unsigned).  No fault: the stores read
- * the strings.
+ * r1 = the truth of a OP b (agg's numbering, VVCMP's: 0 ==, 1 !=, 2 <,
+ * 3 >, 4 <=, 5 >=), a and b zero-padded strings of words words at
+ * register base + ra and + rb (base r2 holding cgbuf, or r10: the
+ * stack), or, lw given, b the literal words lw[] (immediates);
+ * strcmp()'s order (unsigned bytes): the first word that differs
+ * decides, its bytes made big-endian (BPF_END) and compared unsigned;
+ * unrolled, no loop.
  */
-static void vvcmp(struct em *e, const struct ubpf_kplan *pl,
-		  const struct ubpf_kop *o, const int *fds)
+static void padded_cmp(struct em *e, uint8_t base, int32_t ra, int32_t rb,
+		       const uint64_t *lw, unsigned words, unsigned op)
 {
 	static const uint8_t jop[] = { BPF_JEQ,	 BPF_JNE,  BPF_JSLT,
 				       BPF_JSGT, BPF_JSLE, BPF_JSGE };
-	struct ubpf_kop a = { .n = o->n, .slot = o->slot, .imm = o->imm };
-	struct ubpf_kop b = { .n = (uint8_t)o->levels,
-			      .slot = o->step,
-			      .imm = o->imm };
-	unsigned words = (unsigned)(o->imm + 7) / 8, nd = 0;
 	size_t *jd, jeq, j;
+	unsigned nd = 0;
 
-	if (o->agg > 5) {
-		e->bad = true;
-		return;
-	}
-	svar_copy(e, pl, &a, VCMP_AT(0), fds);
-	svar_copy(e, pl, &b, VCMP_AT(1), fds);
-	if (e->bad)
-		return;
 	jd = xcalloc((size_t)words + 1, sizeof(*jd));
-	ldx(e, BPF_DW, 2, 10, S_SBUF);
 	for (unsigned i = 0; i < words; i++) {
-		ldx(e, BPF_DW, 4, 2, (int16_t)(VCMP_AT(0) + 8 * (int)i));
-		ldx(e, BPF_DW, 5, 2, (int16_t)(VCMP_AT(1) + 8 * (int)i));
+		ldx(e, BPF_DW, 4, base, (int16_t)(ra + 8 * (int)i));
+		if (lw)
+			ld64(e, 5, lw[i]);
+		else
+			ldx(e, BPF_DW, 5, base, (int16_t)(rb + 8 * (int)i));
 		jd[nd++] = jmp_r(e, BPF_JNE, 4, 5);
 	}
 	alu_i(e, BPF_MOV, 1, 0); /* equal */
@@ -1270,10 +1263,215 @@ static void vvcmp(struct em *e, const struct ubpf_kplan *pl,
 	free(jd);
 	/* r1 = strcmp()'s sign: the comparison's truth */
 	alu_i(e, BPF_MOV, 3, 1);
-	j = jmp_i(e, jop[o->agg], 1, 0);
+	j = jmp_i(e, jop[op], 1, 0);
 	alu_i(e, BPF_MOV, 3, 0);
 	fix(e, j);
 	alu_r(e, BPF_MOV, 1, 3);
+}
+
+/*
+ * r1 = VVCMP o: the string variables a (o->n, o->slot) and b
+ * (o->levels, o->step), self-> or this-> each, compared in strcmp()'s
+ * order (run.c's binop(): unsigned bytes) by o->agg (0 ==, 1 !=, 2 <,
+ * 3 >, 4 <=, 5 >=).  Each is copied zero-padded into its room in cgbuf
+ * (svar_copy(), as VKEY's key: its bytes, "" when unset, the rest 0),
+ * and the NUL is 0 and sorts below every byte, so the padded copies'
+ * words compare as the strings do: word i of both, for as many words
+ * as imm bytes (strsize - 1) take, unrolled (no loop, no branch but
+ * the one leaving at the first word that differs, whose bytes, made
+ * big-endian (BPF_END), compare unsigned).  No fault: the stores read
+ * the strings.
+ */
+static void vvcmp(struct em *e, const struct ubpf_kplan *pl,
+		  const struct ubpf_kop *o, const int *fds)
+{
+	struct ubpf_kop a = { .n = o->n, .slot = o->slot, .imm = o->imm };
+	struct ubpf_kop b = { .n = (uint8_t)o->levels,
+			      .slot = o->step,
+			      .imm = o->imm };
+	unsigned words = (unsigned)(o->imm + 7) / 8;
+
+	if (o->agg > 5) {
+		e->bad = true;
+		return;
+	}
+	svar_copy(e, pl, &a, VCMP_AT(0), fds);
+	svar_copy(e, pl, &b, VCMP_AT(1), fds);
+	if (e->bad)
+		return;
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	padded_cmp(e, 2, VCMP_AT(0), VCMP_AT(1), NULL, words, o->agg);
+}
+
+/* r1 = &cgbuf[at] (S_SBUF's) */
+static void sbuf_at(struct em *e, uint8_t r, int32_t at)
+{
+	ldx(e, BPF_DW, r, 10, S_SBUF);
+	alu_i(e, BPF_ADD, r, at);
+}
+
+/*
+ * The literal of the SDATA at d, len bytes (len / 8 + 1 of them), as
+ * words: word i, 0 past them (its NUL-padding)
+ */
+static uint64_t lit_word(const struct ubpf_kop *d, unsigned len, unsigned i)
+{
+	return i < len / 8 + 1 && d[i].op == UBPF_K_SDATA ? (uint64_t)d[i].imm
+							  : 0;
+}
+
+/*
+ * CKEY o: execname into the kaggs_v key at VKEY_AT in cgbuf: the room
+ * (UBPF_KVROOM(o->imm), kplan.c's kp_vkey_imm(): the map's) zeroed,
+ * then bpf_get_current_comm() of o->step bytes (strsize's, 16 at
+ * most), which copies the comm cut to one byte less and its NUL
+ * (Linux 6.1's strscpy() pads no further, later ones' strscpy_pad()
+ * do: the zeroed room pads it either way): the name at the hit, cut
+ * as agg.c cuts a key (strsize - 1 bytes), every byte past it 0 (a
+ * NUL past the room is no part of the key).
+ */
+static void ckey(struct em *e, const struct ubpf_kop *o)
+{
+	int32_t at = VKEY_AT + (int32_t)sizeof(struct ubpf_kkey);
+	unsigned room = UBPF_KVROOM(o->imm);
+	int32_t sz = o->step;
+
+	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf || sz < 2 ||
+	    sz > UBPF_KCOMM) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned i = 0; i < room; i += 8)
+		st(e, BPF_DW, 2, (int16_t)(at + (int32_t)i), 0);
+	sbuf_at(e, 1, at);
+	alu_i(e, BPF_MOV, 2, sz);
+	call(e, BPF_FUNC_get_current_comm);
+}
+
+/*
+ * LKEY pl->ops[*pc]: the literal's bytes (its SDATA, cut by kplan to
+ * strsize - 1 bytes) into the kaggs_v key at VKEY_AT, its room
+ * (UBPF_KVROOM(o->imm), the map's) zeroed first; flagged UBPF_KF_SEL,
+ * the value popped into r1 chooses: not 0 the first literal, else the
+ * second (SEL's test).  The words past the room are the literal's
+ * NUL-padding: not written.  *pc is left on the last SDATA.
+ */
+static void lkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
+		 unsigned *sp)
+{
+	const struct ubpf_kop *o = &pl->ops[*pc];
+	int32_t at = VKEY_AT + (int32_t)sizeof(struct ubpf_kkey);
+	unsigned room = UBPF_KVROOM(o->imm);
+	bool sel = (o->flags & UBPF_KF_SEL) != 0;
+	unsigned n1 = o->step / 8u + 1, n2 = sel ? o->levels / 8u + 1 : 0;
+	size_t jelse = 0, jend = 0;
+
+	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf ||
+	    o->step > UBPF_KSTRMAX || (sel && o->levels > UBPF_KSTRMAX) ||
+	    *pc + n1 + n2 >= pl->nops + 1u) {
+		e->bad = true;
+		return;
+	}
+	if (sel)
+		pop(e, sp, 1);
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned i = 0; i < room; i += 8)
+		st(e, BPF_DW, 2, (int16_t)(at + (int32_t)i), 0);
+	if (sel)
+		jelse = jmp_i(e, BPF_JEQ, 1, 0);
+	for (unsigned i = 0; i < n1 && 8 * i < room; i++) {
+		ld64(e, 3, lit_word(&pl->ops[*pc + 1], o->step, i));
+		stx(e, BPF_DW, 2, (int16_t)(at + 8 * (int32_t)i), 3);
+	}
+	if (sel) {
+		const struct ubpf_kop *d2 = &pl->ops[*pc + 1 + n1];
+
+		jend = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, jelse);
+		for (unsigned i = 0; i < n2 && 8 * i < room; i++) {
+			ld64(e, 3, lit_word(d2, o->levels, i));
+			stx(e, BPF_DW, 2, (int16_t)(at + 8 * (int32_t)i), 3);
+		}
+		fix(e, jend);
+	}
+	*pc += n1 + n2;
+}
+
+/* execname (bpf_get_current_comm(), 16 bytes) at r10 + S_COMM,
+ * NUL-padded: the slots zeroed first, since Linux 6.1's helper
+ * (strscpy()) leaves the bytes past the NUL as they were (the record's
+ * comm, read again after the plan, is read only up to its NUL) */
+static void comm_stack(struct em *e)
+{
+	st(e, BPF_DW, 10, S_COMM, 0);
+	st(e, BPF_DW, 10, S_COMM + 8, 0);
+	alu_r(e, BPF_MOV, 1, 10);
+	alu_i(e, BPF_ADD, 1, S_COMM);
+	alu_i(e, BPF_MOV, 2, UBPF_KCOMM);
+	call(e, BPF_FUNC_get_current_comm);
+}
+
+/*
+ * r1 = CCMP pl->ops[*pc]: execname OP the literal of its SDATA, OP o->agg
+ * (padded_cmp()'s).  Both are compared as their first 16 bytes,
+ * NUL-padded: execname is at most 15 bytes and its NUL, so a literal
+ * of 16 bytes or more differs from it within them, and one shorter is
+ * padded as execname is; the order of the padded words is strcmp()'s.
+ * Nothing to fault.  *pc is left on the last SDATA.
+ */
+static void ccmp(struct em *e, const struct ubpf_kplan *pl, unsigned *pc)
+{
+	const struct ubpf_kop *o = &pl->ops[*pc];
+	unsigned nsd = o->step / 8u + 1;
+	uint64_t lw[UBPF_KCOMM / 8];
+
+	if (o->agg > 5 || o->step > UBPF_KCOMM || *pc + nsd >= pl->nops + 1u) {
+		e->bad = true;
+		return;
+	}
+	for (unsigned i = 0; i < UBPF_KCOMM / 8; i++)
+		lw[i] = lit_word(&pl->ops[*pc + 1], o->step, i);
+	comm_stack(e);
+	padded_cmp(e, 10, S_COMM, 0, lw, UBPF_KCOMM / 8, o->agg);
+	*pc += nsd;
+}
+
+/*
+ * r1 = CVCMP o: execname OP the string variable (o->levels its kind,
+ * o->slot, o->imm strsize - 1), OP o->agg: execname copied into cgbuf
+ * at VCMP_AT(0), the variable at VCMP_AT(1) (svar_copy()), both rooms
+ * zeroed to the longer of the two (16 bytes, UBPF_KVROOM(imm)), then
+ * compared word by word (padded_cmp()).  The variable holds at most
+ * strsize - 1 bytes, as run.c's; execname is whole, as run.c's.
+ */
+static void cvcmp(struct em *e, const struct ubpf_kplan *pl,
+		  const struct ubpf_kop *o, const int *fds)
+{
+	struct ubpf_kop v = { .n = (uint8_t)o->levels,
+			      .slot = o->slot,
+			      .imm = o->imm };
+	unsigned room = UBPF_KVROOM(o->imm);
+
+	if (room < UBPF_KCOMM)
+		room = UBPF_KCOMM;
+	if (o->agg > 5 || !e->vbuf || room > UBPF_STRMAX) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned i = 0; i < room; i += 8) {
+		st(e, BPF_DW, 2, (int16_t)(VCMP_AT(0) + (int32_t)i), 0);
+		st(e, BPF_DW, 2, (int16_t)(VCMP_AT(1) + (int32_t)i), 0);
+	}
+	sbuf_at(e, 1, VCMP_AT(0));
+	alu_i(e, BPF_MOV, 2, UBPF_KCOMM);
+	call(e, BPF_FUNC_get_current_comm);
+	svar_copy(e, pl, &v, VCMP_AT(1), fds);
+	if (e->bad)
+		return;
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	padded_cmp(e, 2, VCMP_AT(0), VCMP_AT(1), NULL, room / 8, o->agg);
 }
 
 bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
@@ -1392,7 +1590,10 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	e->vbuf = e->nsarg > 0;
 	if (!e->vbuf && fds[5] >= 0 &&
 	    (cgen_plan_has(pl, UBPF_K_VKEY, -1) ||
-	     cgen_plan_has(pl, UBPF_K_VVCMP, -1))) {
+	     cgen_plan_has(pl, UBPF_K_VVCMP, -1) ||
+	     cgen_plan_has(pl, UBPF_K_CKEY, -1) ||
+	     cgen_plan_has(pl, UBPF_K_LKEY, -1) ||
+	     cgen_plan_has(pl, UBPF_K_CVCMP, -1))) {
 		st(e, BPF_W, 10, S_KEY8, 0);
 		ldmap(e, 1, fds[5]);
 		alu_r(e, BPF_MOV, 2, 10);
@@ -1501,6 +1702,29 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_VKEY:
 			vkey(e, pl, o, fds);
 			continue;
+		case UBPF_K_CKEY:
+			ckey(e, o);
+			continue;
+		case UBPF_K_CVCMP:
+			cvcmp(e, pl, o, fds);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_LKEY:
+		case UBPF_K_CCMP: {
+			unsigned first = pc;
+
+			if (op == UBPF_K_LKEY) {
+				lkey(e, pl, &pc, &sp);
+			} else {
+				ccmp(e, pl, &pc);
+				push(e, &sp, o);
+			}
+			for (unsigned i = first + 1; i <= pc; i++) {
+				at[i] = e->n;
+				dp[i] = sp;
+			}
+			continue;
+		}
 		case UBPF_K_SEQ: {
 			unsigned first = pc;
 

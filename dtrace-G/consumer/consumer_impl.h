@@ -858,7 +858,7 @@ struct cgen_maps {
 	int tlsa;		    /* self-> arrays' elements, or -1 */
 	int tlss;		    /* self-> strings (cgen_out.c), or -1 */
 	int kaggs_s;		    /* aggregations with a string key, or -1 */
-	int kaggs_v;		    /* ... a string variable's, or -1 */
+	int kaggs_v; /* ... a string variable's, execname, a literal; or -1 */
 	int tlsu, tlsufull;	    /* pids a self-> plan's hit missed, or -1 */
 	int hzn; /* the horizon (u64: kplan.c's "Why exit()"), or -1 */
 	/* the run's activity (u64, 0 active: kplan.c's "exit() at a

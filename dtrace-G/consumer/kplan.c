@@ -295,6 +295,34 @@
  * UBPF_K_VKEY, the entries in kaggs_v, whose keys hold all the
  * strsize - 1 bytes its store kept, so none is cut; merged as kaggs_s's).
  *
+ * execname and literals (D_KPLAN_VARS).  execname is the hit's thread's
+ * comm, which user space takes from the record (the program's
+ * bpf_get_current_comm() at the hit: 16 bytes, read up to the NUL), so
+ * the kernel reading it in the plan reads the same bytes, and a thread
+ * that renames itself (prctl(PR_SET_NAME), exec) between hits is counted
+ * under the name of each hit either way.  It may be an aggregation's
+ * string key, one per statement as the others (kp_stmt_ok()'s ks->sx,
+ * KSX_COMM: UBPF_K_CKEY, the entries in kaggs_v, the comm cut to
+ * strsize - 1 bytes by the helper's size, as agg.c cuts a key; kaggs_v's
+ * room, strsize - 1 bytes where a string variable keys it, is else only
+ * as long as the longest execname or literal key: kp_vkey_imm(), 16
+ * bytes for @[execname]), and so may a literal or a ?: of two literals
+ * whose condition the kernel computes (kp_lit_key(), KSX_LIT:
+ * UBPF_K_LKEY, the literal's bytes cut to strsize - 1 in the plan, the
+ * condition's truth SEL's; merged untainted, as run.c has the script's
+ * strings), strsize fixed for the run (no setopt(): kp_strsize_fixed()).
+ * It may be compared with a literal (kp_comm_cmp(): UBPF_K_CCMP,
+ * == != < <= > >=, strcmp()'s order, either way round: neither is cut,
+ * as run.c's binop() cuts neither, and 16 bytes of both decide) or with
+ * a KV_STR variable (UBPF_K_CVCMP; kplan_vars.c lets such a variable be
+ * read so).  None of these reads user memory or can fault.  What stays
+ * user space's: execname beside another string key in one statement, a
+ * ?: with a branch not a literal, a literal key over UBPF_KSTRMAX bytes
+ * (after the cut), execname compared with copyinstr() (its copy may
+ * fault), and every such clause where the kernel runs no plan
+ * (DTRACE_CGEN=0's generic program, which knows none of these
+ * instructions).
+ *
  * stddev() and llquantize() (D_KPLAN_VARS: cgen_plan.c's code only;
  * the generic program, kfix.bpf.h and drti's recorder, whose plans are
  * made without it, never see them, so a clause using one stays in user
@@ -546,6 +574,96 @@ bool kp_svar_strlen(const struct d_kplan *k, const struct node *n, int *v)
 	return true;
 }
 
+/* execname */
+bool kp_is_comm(const struct node *n)
+{
+	return n->op == N_BUILTIN && d_builtins[n->sub].id == B_EXECNAME;
+}
+
+/* A literal as a key: its bytes cut to strsize - 1, as agg.c cuts a
+ * key, at most UBPF_KSTRMAX of them (its SDATA) */
+static bool lit_key1(const struct d_kplan *k, const struct node *n)
+{
+	size_t len;
+
+	if (n->op != N_STR || !n->sval)
+		return false;
+	len = strlen(n->sval);
+	if (len > k->prog->strsize - 1)
+		len = k->prog->strsize - 1;
+	return len <= UBPF_KSTRMAX;
+}
+
+/*
+ * A key that is a literal or c ? "a" : "b" (c an integer the kernel
+ * computes): generated programs write its bytes into a kaggs_v key
+ * (UBPF_K_LKEY), strsize fixed for the run (kp_strsize_fixed()).  The
+ * kernel computes c as SEL does (its 64 bits' truth, run.c's
+ * d_truth()); c cannot fault (kp_ty() takes no comparison that can).
+ */
+bool kp_lit_key(const struct d_kplan *k, const struct node *n)
+{
+	uint8_t sz, sg;
+
+	if (!k || !k->vars || !kp_strsize_fixed(k))
+		return false;
+	if (n->op == N_TERN)
+		return lit_key1(k, n->b) && lit_key1(k, n->c) &&
+		       kp_ty(k, n->a, &sz, &sg) &&
+		       !(k->fmode && kp_has_str_cmp(k, n->a));
+	return lit_key1(k, n);
+}
+
+/*
+ * execname OP "literal" or execname OP v, v a KV_STR variable, OP == !=
+ * < <= > >= (either way round: *op is OP's number as VVCMP's agg, 0 ==
+ * 1 != 2 < 3 > 4 <= 5 >=, for execname on the left).  run.c compares
+ * the record's comm whole with strcmp(), which is what the kernel's
+ * bpf_get_current_comm() reads at the hit (the record's own comm);
+ * the literal is never cut, and neither is execname (at most 15
+ * bytes), whatever strsize is.
+ */
+bool kp_comm_cmp(const struct d_kplan *k, const struct node *n,
+		 const struct node **lit, int *v, unsigned *op)
+{
+	static const unsigned turned[] = { 0, 1, 3, 2, 5, 4 };
+	const struct node *o;
+	unsigned x;
+	bool left;
+
+	if (!k || !k->vars || n->op != N_BIN)
+		return false;
+	switch (n->sub) {
+	case OP_EQ: x = 0; break;
+	case OP_NE: x = 1; break;
+	case '<': x = 2; break;
+	case '>': x = 3; break;
+	case OP_LE: x = 4; break;
+	case OP_GE: x = 5; break;
+	default: return false;
+	}
+	left = kp_is_comm(n->a);
+	if (!left && !kp_is_comm(n->b))
+		return false;
+	o = left ? n->b : n->a;
+	if (o->op == N_STR) {
+		if (!o->sval)
+			return false;
+		if (lit)
+			*lit = o;
+	} else if (kp_out_svar(k, o)) {
+		if (lit)
+			*lit = NULL;
+		if (v)
+			*v = o->sub;
+	} else {
+		return false;
+	}
+	if (op)
+		*op = left ? x : turned[x];
+	return true;
+}
+
 /* copyinstr(E), one argument (strsize's bytes) */
 bool kp_copyinstr_of(const struct node *n)
 {
@@ -757,7 +875,8 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 	case N_BIN:
 		if (kp_str_cmp(k, n, NULL, NULL) ||
 		    kp_svar_cmp(k, n, NULL, NULL) ||
-		    kp_svar_vv(k, n, NULL, NULL)) {
+		    kp_svar_vv(k, n, NULL, NULL) ||
+		    kp_comm_cmp(k, n, NULL, NULL, NULL)) {
 			*sz = 4;
 			*sg = 1;
 			return true;
@@ -1015,6 +1134,14 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 			/* ... or a string variable's bytes (VKEY) */
 			ks->skey = (int)i;
 			ks->svar = st->keys[i]->sub;
+			continue;
+		}
+		if (ks->skey < 0 &&
+		    ((kp_is_comm(st->keys[i]) && kp_strsize_fixed(k)) ||
+		     kp_lit_key(k, st->keys[i]))) {
+			/* ... or execname's, or a literal's (CKEY, LKEY) */
+			ks->skey = (int)i;
+			ks->sx = kp_is_comm(st->keys[i]) ? KSX_COMM : KSX_LIT;
 			continue;
 		}
 		if (ks->kid[i] < 0 && kp_has_args(st->keys[i]))
@@ -1418,18 +1545,55 @@ bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
 bool d_kplan_skey(const struct d_kplan *k, unsigned st)
 {
 	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0 &&
-	       k->st[st].svar < 0;
+	       k->st[st].svar < 0 && k->st[st].sx == KSX_NONE;
 }
 
 bool d_kplan_vkey(const struct d_kplan *k, unsigned st)
 {
 	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0 &&
-	       k->st[st].svar >= 0;
+	       (k->st[st].svar >= 0 || k->st[st].sx != KSX_NONE);
+}
+
+/*
+ * The bytes of string kaggs_v's keys need (their room is UBPF_KVROOM()
+ * of it): strsize - 1 where a string variable keys it (VKEY: all its
+ * store kept), else the longest execname (15 bytes at most: 16 with
+ * its NUL) or literal (cut to strsize - 1) a key has.  A smaller room
+ * is a shorter key to hash at every hit: 16 bytes for @[execname]
+ * where strsize 256 would make 256.
+ */
+int64_t kp_vkey_imm(const struct d_kplan *k)
+{
+	size_t max = k->prog->strsize - 1, need = 1;
+
+	for (unsigned i = 0; i < k->nst; i++) {
+		const struct kstmt *ks = &k->st[i];
+		const struct node *n;
+		size_t l;
+
+		if (!d_kplan_vkey(k, i))
+			continue;
+		if (ks->svar >= 0)
+			return (int64_t)max;
+		n = ks->st->keys[ks->skey];
+		if (ks->sx == KSX_COMM) {
+			l = UBPF_KCOMM - 1;
+		} else if (n->op == N_TERN) {
+			l = strlen(n->b->sval);
+			if (strlen(n->c->sval) > l)
+				l = strlen(n->c->sval);
+		} else {
+			l = strlen(n->sval);
+		}
+		if (l > need)
+			need = l;
+	}
+	return (int64_t)(need < max ? need : max);
 }
 
 unsigned d_kplan_vkey_room(const struct d_kplan *k)
 {
-	return k->prog->strsize < 2 ? 0 : UBPF_KVROOM(k->prog->strsize - 1);
+	return k->prog->strsize < 2 ? 0 : UBPF_KVROOM(kp_vkey_imm(k));
 }
 
 void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
@@ -1459,7 +1623,9 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 				      ? k->prog->strsize
 				      : sizeof(kbuf[i]);
 			snprintf(kbuf[i], max, "%s", str ? str : "");
-			keys[i] = d_dv_tstr(kbuf[i]);
+			/* a literal's is the script's own (run.c: untainted) */
+			keys[i] = ks->sx == KSX_LIT ? d_dv_str(kbuf[i])
+						    : d_dv_tstr(kbuf[i]);
 			continue;
 		}
 		if (ks->kid[i] < 0) {

@@ -161,7 +161,9 @@ bool d_kplan_skey(const struct d_kplan *k, unsigned st);
 
 /*
  * Statement st has a key that is a string variable the kernel keeps
- * (kplan_out.c's KV_STR): its entries are in kaggs_v, whose keys hold
+ * (kplan_out.c's KV_STR), execname or a literal (or a ?: of two,
+ * kplan.c's "execname and literals"): its entries are in kaggs_v,
+ * whose keys hold
  * UBPF_KVROOM(strsize - 1) bytes of the string, and d_kplan_merge()
  * takes the key's string as str.
  */
@@ -175,7 +177,9 @@ unsigned d_kplan_vkey_room(const struct d_kplan *k);
  * d_kplan_out_run() prints it, or reports the fault it had, from those
  * bytes (d_run()'s result).  d_kplan_out_any(): a clause prints at all,
  * or stores a string variable (its copy is made in cgbuf, and VKEY's
- * key built there, where nothing prints).
+ * key built there, where nothing prints), or reads execname or keys an
+ * aggregation by a literal or a ?: (CKEY's, LKEY's keys and CVCMP's
+ * copies are built there too).
  */
 bool d_kplan_out(const struct d_kplan *k, unsigned clause);
 /* ... or stores a string variable the kernel keeps (its fault is in the

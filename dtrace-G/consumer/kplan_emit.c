@@ -12,7 +12,11 @@
  * self-> string variable's), the literal in the SDATA after it, two
  * such variables compared VVEQ, and strlen() of one VSLEN; a literal
  * stored into one is SLIT (its SDATA after it too), another's bytes
- * SMOV.  The depth of the stack at each instruction is tracked
+ * SMOV; execname compared with a literal is CCMP (the literal's first
+ * 16 bytes in SDATA after it), with a string variable CVCMP, and
+ * execname or a literal as a key CKEY or LKEY (lit_key(): a ?: of
+ * literals its condition pushed first, both literals' SDATA after).
+ * The depth of the stack at each instruction is tracked
  * (UBPF_KSTACK), and a clause whose instructions do not fit UBPF_KOPS
  * is left to user space for that probe (false, the plan unchanged).
  * args[N] is typed here, at the probe (kplan.c's kp_ty_at()): ARG, then
@@ -129,6 +133,34 @@ static void sdata(struct em *m, const char *s, size_t len)
 		o = put(m, UBPF_K_SDATA, 0, 0);
 		o->imm = (int64_t)w;
 	}
+}
+
+/*
+ * LKEY: key j is the literal n, or c ? "a" : "b" (kplan.c's
+ * kp_lit_key()): c pushed, then LKEY flagged UBPF_KF_SEL, each
+ * literal cut to strsize - 1 bytes as agg.c cuts a key.
+ */
+static void lit_key(struct em *m, const struct node *n, unsigned j)
+{
+	size_t max = m->k->prog->strsize - 1, l1, l2 = 0;
+	const struct node *a = n->op == N_TERN ? n->b : n;
+	struct ubpf_kop *o;
+
+	if (n->op == N_TERN)
+		emit(m, n->a);
+	o = put(m, UBPF_K_LKEY, n->op == N_TERN ? 1 : 0, 0);
+	o->n = (uint8_t)j;
+	o->imm = kp_vkey_imm(m->k); /* the key's room */
+	l1 = strlen(a->sval) < max ? strlen(a->sval) : max;
+	o->step = (uint16_t)l1;
+	if (n->op == N_TERN) {
+		l2 = strlen(n->c->sval) < max ? strlen(n->c->sval) : max;
+		o->flags = UBPF_KF_SEL;
+		o->levels = (uint16_t)l2;
+	}
+	sdata(m, a->sval, l1);
+	if (n->op == N_TERN)
+		sdata(m, n->c->sval, l2);
 }
 
 /*
@@ -277,6 +309,7 @@ static void emit(struct em *m, const struct node *n)
 		{
 			const struct node *lit;
 			int arg, w;
+			unsigned cop;
 
 			if (kp_str_cmp(m->k, n, &arg, &lit)) {
 				size_t len = strlen(lit->sval);
@@ -329,6 +362,30 @@ static void emit(struct em *m, const struct node *n)
 				o->step = (uint16_t)w;
 				o->imm = (int64_t)m->k->prog->strsize - 1;
 				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
+				return;
+			}
+			if (kp_comm_cmp(m->k, n, &lit, &arg, &cop) && lit) {
+				/* execname and a literal: its first 16
+				 * bytes decide (execname's NUL is among
+				 * them), NUL-padded */
+				size_t len = strlen(lit->sval);
+
+				if (len > UBPF_KCOMM)
+					len = UBPF_KCOMM;
+				o = put(m, UBPF_K_CCMP, 0, 1);
+				o->step = (uint16_t)len;
+				o->agg = (uint16_t)cop;
+				sdata(m, lit->sval, len);
+				return;
+			}
+			if (kp_comm_cmp(m->k, n, &lit, &arg, &cop)) {
+				/* execname and a string variable */
+				o = put(m, UBPF_K_CVCMP, 0, 1);
+				var_op(m, o, (unsigned)arg);
+				o->levels = o->n;
+				o->n = 0;
+				o->imm = (int64_t)m->k->prog->strsize - 1;
+				o->agg = (uint16_t)cop;
 				return;
 			}
 			if (kp_svar_cmp(m->k, n, &arg, &lit)) {
@@ -610,6 +667,20 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 				o->imm = (int64_t)k->prog->strsize - 1;
 				continue;
 			}
+			if ((int)j == ks->skey && ks->sx == KSX_COMM) {
+				/* execname, cut as agg.c cuts a key */
+				o = put(&m, UBPF_K_CKEY, 0, 0);
+				o->n = (uint8_t)j;
+				o->imm = kp_vkey_imm(k);
+				o->step = k->prog->strsize < UBPF_KCOMM
+						  ? (uint16_t)k->prog->strsize
+						  : UBPF_KCOMM;
+				continue;
+			}
+			if ((int)j == ks->skey && ks->sx == KSX_LIT) {
+				lit_key(&m, st->keys[j], j);
+				continue;
+			}
 			if ((int)j == ks->skey && !skey_int(ks, j, probe)) {
 				/* the program copies it; args[N]:
 				 * copyinstr(argN) where a string */
@@ -639,7 +710,7 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 			o->flags = UBPF_KF_FLAT;
 			o->slot = (uint16_t)ks->slot;
 		}
-		if (ks->skey >= 0 && ks->svar >= 0)
+		if (ks->skey >= 0 && (ks->svar >= 0 || ks->sx != KSX_NONE))
 			o->flags |= UBPF_KF_VKEY;
 		else if (sk)
 			o->flags |= UBPF_KF_SKEY;

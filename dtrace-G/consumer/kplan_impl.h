@@ -33,9 +33,14 @@ struct kstmt {
 	 * gives the key that type, so every probe whose plan runs the
 	 * statement has it) */
 	uint8_t kargs, kfixed;
+	uint8_t sx;		/* or KSX_COMM, KSX_LIT (CKEY, LKEY) */
 	int slot;		/* without keys: its first slot in kflat, or -1 */
 	unsigned nslots;
 };
+
+/* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or
+ * a literal, or a ?: of two (LKEY): kplan.c's kp_lit_key() */
+enum { KSX_NONE, KSX_COMM, KSX_LIT };
 
 struct d_kplan {
 	struct d_prog *prog;
@@ -170,9 +175,22 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		struct kstmt *ks);
 /* ... clause c may have an out area (uprobes' probes, strsize) */
 bool kp_out_where(const struct d_kplan *k, const struct clause *c);
+/* ... strsize fixed for the run, 2 to UBPF_STRMAX (no setopt()) */
+bool kp_strsize_fixed(const struct d_kplan *k);
 /* ... argument a (a whole printf() or trace() argument) is a KV_STR
  * variable's read */
 bool kp_out_svar(const struct d_kplan *k, const struct node *a);
+/* kplan.c: execname (the comm the kernel reads at the hit) */
+bool kp_is_comm(const struct node *n);
+/* ... a literal key (cut to strsize - 1 bytes) or c ? "a" : "b" */
+bool kp_lit_key(const struct d_kplan *k, const struct node *n);
+/* ... execname OP "literal" or OP a KV_STR variable (either way
+ * round): the literal or the variable's index, and OP's number as
+ * VVCMP's agg for execname on the left */
+bool kp_comm_cmp(const struct d_kplan *k, const struct node *n,
+		 const struct node **lit, int *v, unsigned *op);
+/* ... the bytes kaggs_v's keys need: its room's UBPF_KVROOM() of it */
+int64_t kp_vkey_imm(const struct d_kplan *k);
 /* ... OUT, OSTR (of argument a) or ODONE pl->ops[at]: its slot or n;
  * false when the out area is full */
 bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,

@@ -57,9 +57,9 @@
  * String variables (KV_STR: kplan_vars.c's str_var(), a this-> or
  * self-> string only stored from copyinstr(E), a literal or another
  * such variable, or cleared, and only printed, compared with a
- * literal or another such variable, measured or an aggregation's key:
- * kplan.c's kp_svar_cmp(), cgen_plan.c's VSEQ, VVEQ, VVCMP, VSLEN,
- * VKEY).  Its store (kp_sstr_ok(), a statement of
+ * literal, another such variable or execname, measured or an
+ * aggregation's key: kplan.c's kp_svar_cmp(), cgen_plan.c's VSEQ,
+ * VVEQ, VVCMP, CVCMP, VSLEN, VKEY).  Its store (kp_sstr_ok(), a statement of
  * its own in a clause that may have an out area) is SSTR, which copies
  * the string into the kernel's variable and its address and length
  * into 16 bytes of the area, SLIT (a literal, kplan.c's
@@ -181,17 +181,24 @@ static bool arg_ok(const struct d_kplan *k, const struct stmt *st, unsigned j)
 	return kp_ty(k, a, &sz, &sg) && !kp_has_str_cmp(k, a);
 }
 
-/* May clause c have an out area at all (uprobes, strsize, no setopt())? */
-bool kp_out_where(const struct d_kplan *k, const struct clause *c)
+/* Is strsize one the kernel's strings can follow (2 to UBPF_STRMAX),
+ * fixed for the run (no setopt())? */
+bool kp_strsize_fixed(const struct d_kplan *k)
 {
 	if (!k->vars || k->prog->strsize < 2 ||
-	    k->prog->strsize > UBPF_STRMAX || !uprobes_only(c))
+	    k->prog->strsize > UBPF_STRMAX)
 		return false;
 	for (unsigned l = 0; l < k->prog->nclauses; l++)
 		if (setopt_in(k->prog->clauses[l].stmts,
 			      k->prog->clauses[l].nstmts))
 			return false;
 	return true;
+}
+
+/* May clause c have an out area at all (uprobes, strsize, no setopt())? */
+bool kp_out_where(const struct d_kplan *k, const struct clause *c)
+{
+	return uprobes_only(c) && kp_strsize_fixed(k);
 }
 
 bool kp_out_svar(const struct d_kplan *k, const struct node *a)
@@ -391,8 +398,42 @@ bool d_kplan_prints(const struct ubpf_kplan *pl)
 	return false;
 }
 
+/* Does n read execname? */
+static bool comm_in(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (kp_is_comm(n) || comm_in(n->a) || comm_in(n->b) || comm_in(n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (comm_in(n->args[i]))
+			return true;
+	return false;
+}
+
+/* Does a statement of v (n of them) key an aggregation by execname, a
+ * literal or a ?: (CKEY, LKEY), or compare execname (CVCMP)? */
+static bool kstr_in(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (comm_in(v[i].e) || kstr_in(v[i].body, v[i].nbody) ||
+		    kstr_in(v[i].els, v[i].nels))
+			return true;
+		for (unsigned j = 0; j < v[i].nkeys; j++)
+			if (kp_is_comm(v[i].keys[j]) ||
+			    v[i].keys[j]->op == N_STR ||
+			    v[i].keys[j]->op == N_TERN)
+				return true;
+	}
+	return false;
+}
+
 bool d_kplan_out_any(const struct d_prog *p)
 {
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		if (comm_in(p->clauses[ci].pred) ||
+		    kstr_in(p->clauses[ci].stmts, p->clauses[ci].nstmts))
+			return true; /* their keys, copies: in cgbuf */
 	for (unsigned ci = 0; ci < p->nclauses; ci++)
 		for (unsigned i = 0; i < p->clauses[ci].nstmts; i++) {
 			const struct stmt *st = &p->clauses[ci].stmts[i];

@@ -9,8 +9,8 @@
  * its variables set or unset: clause_typed()); this-> strings that are
  * copyinstr(argN) wherever they are read (sarg_var()); this-> and
  * self-> strings stored from copyinstr(), a literal or one another and
- * only printed, compared with a literal (a self-> one with another
- * too), measured by strlen() or an aggregation's key (str_var());
+ * only printed, compared with a literal, another or execname,
+ * measured by strlen() or an aggregation's key (str_var());
  * and, where the
  * kernel keeps self-> variables beside string comparisons, each
  * comparison numbered as a fault site (fsite_assign()).  kplan.c asks
@@ -457,10 +457,29 @@ static int sarg_var(const struct d_kplan *k, unsigned v, bool *mark)
 	return arg;
 }
 
+/* Is n execname OP v, or v OP execname (OP == != < <= > >=:
+ * kplan.c's kp_comm_cmp(), UBPF_K_CVCMP)? */
+static bool comm_pair(const struct node *n, unsigned v)
+{
+	const struct node *o;
+
+	if (n->op != N_BIN ||
+	    (n->sub != OP_EQ && n->sub != OP_NE && n->sub != '<' &&
+	     n->sub != '>' && n->sub != OP_LE && n->sub != OP_GE))
+		return false;
+	if (kp_is_comm(n->a))
+		o = n->b;
+	else if (kp_is_comm(n->b))
+		o = n->a;
+	else
+		return false;
+	return o->op == N_VAR && o->sub == (int)v;
+}
+
 /* Is every read of v under n, if any, a comparison with a literal
- * (kp_svar_lit()) or with another string variable (kp_svar_pair()), or
- * its strlen() (kp_svar_len()), a self-> string's, or with tcmp a
- * this-> one's? */
+ * (kp_svar_lit()), with another string variable (kp_svar_pair()) or
+ * with execname (comm_pair()), or its strlen() (kp_svar_len()), a
+ * self-> string's, or with tcmp a this-> one's? */
 static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 			   unsigned v, bool tcmp)
 {
@@ -473,6 +492,8 @@ static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 		return true;
 	if (kp_svar_pair(p, n, &w, &x) && (w == (int)v || x == (int)v) &&
 	    (tcmp || p->vars[v].scope != SC_THIS))
+		return true;
+	if (comm_pair(n, v) && (tcmp || p->vars[v].scope != SC_THIS))
 		return true;
 	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub == (int)v)
 		return false;

@@ -54,6 +54,10 @@
 #    record is written, the plan runs for the hits (the records read:
 #    the program with cgarm1 loaded directly at the cookie's index
 #    verified);
+#  - execname and literals as keys (cgen_plan.c's ckey(), lkey():
+#    kaggs_v) and execname compared with literals and a self-> string
+#    (ccmp(), cvcmp()): the programs load, the clauses run in the
+#    kernel, the counts exact;
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp;
@@ -221,6 +225,23 @@ grep -q 'aggregated in the kernel' bk.err || diag "$(tail -n 40 bk.err)"
 bp_kstr "string variables ordered" 'o ' "o 1 0 1 1" 1 \
 	-n 'tr$target:::msg { self->s = copyinstr(arg0); this->t = "hello"; this->u = "help"; }' \
 	-n 'tr$target:::msg { printf("o %d %d %d %d\n", this->t < this->u, self->s > this->u, self->s == this->t, this->u >= self->s); }'
+# execname and literals (kplan.c's "execname and literals"): execname
+# and a ?: of literals and a literal as keys (CKEY, LKEY: kaggs_v),
+# execname compared with literals (CCMP) and a self-> string (CVCMP)
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'tr$target:::msg { @e[execname, arg1] = count(); @l[arg1 > 5 ? "big" : "small"] = count(); @x["x"] = sum(arg1); }' \
+	-n 'tr$target:::msg /execname == "trprog" && "zz" > execname/ { @p = count(); }' \
+	-n 'tr$target:::msg { self->s = copyinstr(arg0); }' \
+	-n 'tr$target:::msg /execname != self->s/ { @v = count(); }' \
+	-n 'END { printa("e %s %d %@d\n", @e); printa("l %s %@d\n", @l); printa("x %s %@d\n", @x); printa("p %@d\n", @p); printa("v %@d\n", @v); }' \
+	-c "/kt/trprog msg" >bk.prog 2>bk.err </dev/null
+expect_eq "execname and literals in the kernel: the output" \
+	"e trprog 7 1 l big 1 x x 7 p 1 v 1" \
+	"$(grep '^[elxpv] ' bk.txt | paste -sd' ' -)"
+check "execname and literals in the kernel: -v" grep -q \
+	'^dtrace: 4 clauses aggregated in the kernel$' bk.err
+grep -q 'aggregated in the kernel' bk.err || diag "$(tail -n 40 bk.err)"
 # The other BPF programs dtrace loads, on this kernel's verifier: the
 # kernel providers' (syscall, profile; consumer/kprov.c) and the user
 # stack copy of ustack() in the USDT program.  trprog writes one line

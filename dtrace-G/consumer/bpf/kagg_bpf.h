@@ -175,6 +175,28 @@ enum {
 		       * most (strsize - 1), in strcmp()'s order; OP by
 		       * agg: 0 ==, 1 !=, 2 <, 3 >, 4 <=, 5 >=; absent or
 		       * unset, either reads "" */
+	/* execname (the thread's comm, bpf_get_current_comm(): 16
+	 * bytes, zeroed first and so NUL-padded) and literals at the
+	 * hit (kplan.c's "execname and literals") */
+	UBPF_K_CKEY,  /* key n is execname, step bytes of it at most
+		       * (strsize's, 16 at most, NUL included), for an
+		       * AGG with UBPF_KF_VKEY (kaggs_v, imm the bytes of
+		       * its room: UBPF_KVROOM(imm), zeroed) */
+	UBPF_K_LKEY,  /* key n is the literal of the next (step + 8) / 8
+		       * SDATA (step its length, cut to strsize - 1), for
+		       * an AGG with UBPF_KF_VKEY (imm as CKEY's); with
+		       * UBPF_KF_SEL, pop c: c != 0
+		       * that one, else the literal of the (levels + 8)
+		       * / 8 SDATA after it (levels its length) */
+	UBPF_K_CCMP,  /* push execname OP the literal of the next (step +
+		       * 8) / 8 SDATA (step its length, the first 16
+		       * bytes of it at most), strcmp()'s order; OP by
+		       * agg as VVCMP's (the literal on the left: the
+		       * order turned round, kplan_emit.c) */
+	UBPF_K_CVCMP, /* push execname OP the string variable (levels
+		       * UBPF_KV_SELF or _THIS, slot as VLD's), imm bytes
+		       * at most (strsize - 1); OP as CCMP's; absent or
+		       * unset, the variable reads "" */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key
@@ -247,6 +269,8 @@ struct ubpf_kop {
 /* bytes of a kaggs_v key's string for strsize - 1 (imm) bytes: all of
  * them, NUL-padded to a word */
 #define UBPF_KVROOM(imm) ((((unsigned)(imm)) + 7u) & ~7u)
+#define UBPF_KF_SEL 0x80 /* LKEY: of two literals, by a popped value */
+#define UBPF_KCOMM 16	 /* bytes of execname, NUL included */
 
 /*
  * The out area of a record (UBPF_RF_KOUT, usdt_bpf.h): a struct

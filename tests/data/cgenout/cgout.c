@@ -20,6 +20,11 @@
  *                    then of ""
  *   cgout order      strings to order (strcmp()'s): prefixes, bytes
  *                    above 0x7f, equal up to 20 or 290 bytes
+ *   cgout rename     renames itself (prctl(PR_SET_NAME)) before each
+ *                    hit(name, i), name its new name as asked (one
+ *                    of 22 bytes the kernel cuts to 15), and to
+ *                    "after-i" right after it: execname at hit i is
+ *                    the name passed, cut to 15 bytes
  *
  * Each mode sleeps before it exits (300 ms, or CGOUT_LINGER_MS), so a
  * read of its memory after the hit finds the process (and, but for
@@ -29,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 __attribute__((noinline)) int hit(const char *p, long n)
@@ -111,6 +117,23 @@ int main(int argc, char **argv)
 		c2[290] = 'd';
 		for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 			hit(v[i], (long)i);
+	} else if (!strcmp(mode, "rename")) {
+		static const char *const v[] = {
+			"cg-one", "", "abcdefghijklmno",
+			"a-name-of-twenty-chars", "prefix-one", "prefix-two",
+			"tab\there", "\303\251t\303\251", "cg-one", "Z"
+		};
+
+		for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+			char after[16];
+
+			if (prctl(PR_SET_NAME, (unsigned long)v[i], 0, 0, 0))
+				return 1;
+			hit(v[i], (long)i);
+			snprintf(after, sizeof(after), "after-%u", i);
+			if (prctl(PR_SET_NAME, (unsigned long)after, 0, 0, 0))
+				return 1;
+		}
 	} else if (!strcmp(mode, "refault")) {
 		hit("alpha", 1);
 		hit((const char *)16, 2);

@@ -1,0 +1,136 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-kagg-exec.sh: execname and string literals as values in the
+# kernel (kplan.c's "execname and literals": cgen_plan.c's CKEY, LKEY,
+# CCMP, CVCMP), on a real process (tests/data/cgenout/cgout.c, pid
+# provider entry and return; its rename mode renames itself with
+# prctl(PR_SET_NAME) before each hit and again right after it):
+#  - execname as an aggregation key, alone and beside an integer key,
+#    in kaggs_v: the name at each hit (never the "after-i" the thread
+#    took right after it; 22 bytes asked, the kernel's 15 kept);
+#  - execname compared with literals (== != < > <= >=, either way
+#    round, "" and 16 bytes and more) and with self-> and this->
+#    string variables (set and unset), in predicates;
+#  - literal keys and c ? "a" : "b" keys, beside integer keys, with
+#    sum(), max(), quantize(); two string keys in one statement stay
+#    user space's, exact;
+#  - execname at a kernel provider's probe (syscall) as a key and in
+#    a predicate;
+#  - each byte for byte DTRACE_KAGG=0's and DTRACE_CGEN=0's output at
+#    strsize 256, 16, 8 and 2 (keys cut as user space cuts them), and
+#    -v's count of the clauses aggregated in the kernel, so each case
+#    fails on a tree that left them to user space.
+# Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+cgout_setup
+
+# same NAME D-FILE CMD COUNT: the script on ./cgout CMD at strsize 256,
+# 16, 8 and 2 with the generated program, with DTRACE_KAGG=0 and with
+# DTRACE_CGEN=0, byte for byte; COUNT clauses aggregated in the kernel
+same() {
+	name=$1 d=$2 cmd=$3 count=$4
+	if [ "$count" = 1 ]; then
+		c='1 clause'
+	else
+		c="$count clauses"
+	fi
+	for xo in '' '-x strsize=16' '-x strsize=8' '-x strsize=2'; do
+		w="$name${xo:+ ($xo)}"
+		run 1 "$name.1.txt" "$cmd" -s "$d" $xo
+		DTRACE_KAGG=0
+		export DTRACE_KAGG
+		run 1 "$name.k.txt" "$cmd" -s "$d" $xo
+		unset DTRACE_KAGG
+		run 0 "$name.0.txt" "$cmd" -s "$d" $xo
+		expect_file_eq "$w: DTRACE_KAGG=0's output" \
+			"$name.k.txt" "$name.1.txt"
+		expect_file_eq "$w: DTRACE_CGEN=0's output" \
+			"$name.0.txt" "$name.1.txt"
+		expect_grep "$w: -v" "^dtrace: $c aggregated in the kernel\$" \
+			"$name.1.txt.err"
+	done
+}
+
+# execname as a key: the name at each hit, cut to strsize - 1 bytes
+cat >key.d <<'EOF2'
+pid$target::hit:entry { @[execname] = count(); }
+pid$target::hit:entry { @n[execname, arg1] = sum(arg1); }
+pid$target::hit:return { @r[arg1, execname] = max(arg1); }
+END { printa("k %s %@d\n", @); }
+EOF2
+same key key.d rename 3
+run 1 key1.txt rename -s key.d
+expect_eq "execname key: the names at the hits" \
+	"k Z 1|k a-name-of-twent 1|k abcdefghijklmno 1|k cg-one 2|k prefix-one 1" \
+	"$(grep -E '^k (cg-one|a-name-of-twent|abcdefghijklmno|prefix-one|Z) ' \
+		key1.txt |
+		LC_ALL=C sort | paste -sd'|' -)"
+expect_eq "execname key: none after a hit" 0 "$(grep -c after- key1.txt)"
+
+# execname compared with literals, either way round
+cat >cmp.d <<'EOF2'
+pid$target::hit:entry /execname == "prefix-one"/ { @eq[arg1] = count(); }
+pid$target::hit:entry /"prefix-one" != execname/ { @ne[arg1] = count(); }
+pid$target::hit:entry /execname < "prefix-one"/ { @lt[arg1] = count(); }
+pid$target::hit:entry /"prefix" < execname/ { @gt[arg1] = count(); }
+pid$target::hit:entry /execname >= "abcdefghijklmnop"/ { @ge[arg1] = count(); }
+pid$target::hit:entry /execname <= "abcdefghijklmno"/ { @le[arg1] = count(); }
+pid$target::hit:entry /execname > ""/ { @gz[arg1] = count(); }
+pid$target::hit:entry /execname == "a-name-of-twent"/ { @cut[arg1] = count(); }
+pid$target::hit:entry { printf("%d %s|\n", arg1, execname); }
+END { printa("eq %d %@d\n", @eq); printa("cut %d %@d\n", @cut); }
+EOF2
+same cmp cmp.d rename 8
+run 1 cmp1.txt rename -s cmp.d
+expect_eq "execname == literal: the hits" "eq 4 1|cut 3 1" \
+	"$(grep -E '^(eq|cut) ' cmp1.txt | paste -sd'|' -)"
+
+# execname compared with string variables: self-> and this->, unset
+cat >var.d <<'EOF2'
+pid$target::hit:entry { self->s = copyinstr(arg0); this->t = copyinstr(arg0); }
+pid$target::hit:entry /execname == self->s/ { @eq[arg1] = count(); }
+pid$target::hit:entry /self->s < execname/ { @lt[arg1] = count(); }
+pid$target::hit:entry /execname != this->t/ { @ne[arg1] = count(); }
+pid$target::hit:entry /execname >= this->t/ { @ge[arg1] = count(); }
+pid$target::hit:entry /execname == self->u/ { @unset[arg1] = count(); }
+pid$target::hit:return { self->u = self->s; }
+EOF2
+same var var.d rename 7
+
+# literals and ?: of literals as keys; two string keys: user space's
+cat >lit.d <<'EOF2'
+pid$target::hit:entry { @[arg1 > 5 ? "big" : "small"] = count(); }
+pid$target::hit:entry { @x["x", arg1 & 1] = sum(arg1); @y["a literal longer than sixteen"] = count(); @z[""] = count(); }
+pid$target::hit:entry { @c[(arg1 & 3) == 1 ? "one" : "other"] = quantize(arg1); @m[arg1 & 1 ? "odd-odd-odd-odd-odd" : ""] = max(arg1); }
+pid$target::hit:return { @t[arg1 & 1 ? "odd" : "", execname] = count(); }
+EOF2
+same lit lit.d rename 3
+
+# a kernel provider's probe: the comm of the thread that made the call
+if [ "${TRACE_EMULATED:-0}" = 1 ]; then
+	echo "skip: syscall case in the emulated guest"
+else
+	cat >sys.d <<'EOF2'
+syscall::write:entry /pid == $target/ { @[execname] = count(); @l[execname == "sh" ? "sh" : "other"] = count(); }
+syscall::write:entry /pid == $target && execname == "sh"/ { @w = count(); }
+EOF2
+	for xo in '' '-x strsize=2'; do
+		w="syscall${xo:+ ($xo)}"
+		rm -f sys1.txt sys0.txt
+		DTRACE_CGEN=1 timeout -s KILL 120 "$DTRACE" -v -q -o sys1.txt \
+			-s sys.d $xo -c "sh -c 'echo a; echo b'" \
+			>/dev/null 2>sys1.txt.err
+		DTRACE_KAGG=0 timeout -s KILL 120 "$DTRACE" -v -q -o sys0.txt \
+			-s sys.d $xo -c "sh -c 'echo a; echo b'" \
+			>/dev/null 2>sys0.txt.err
+		expect_file_eq "$w: DTRACE_KAGG=0's output" sys0.txt sys1.txt
+		expect_grep "$w: -v" \
+			'^dtrace: 2 clauses aggregated in the kernel$' \
+			sys1.txt.err
+	done
+fi
+
+finish

@@ -44,12 +44,7 @@
 
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and BPF need root"
-[ "${HAVE_BPF:-no}" = yes ] || skip "dtrace built without the BPF backend"
-require_uprobe_events
-DTRACE_STATEDIR=$tmp/nostate
-DTRACE_BACKEND=bpf
-export DTRACE_STATEDIR DTRACE_BACKEND
+bpf_test_setup uprobe # require_G below, where ka is not built already
 
 if ! trace_progs_copy ka; then
 	require_G

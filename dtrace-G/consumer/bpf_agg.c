@@ -159,6 +159,18 @@ struct bpf_kagg {
 	struct ubpf_kplan **cgplan; /* by event, UBPF_MAXEV */
 };
 
+/* k's per-clause marks (ran, direct, and pran, pdirect: plan_of()) */
+static void clause_marks(struct bpf_kagg *k, unsigned n)
+{
+	unsigned m = n ? n : 1;
+
+	k->ran = xcalloc(m, sizeof(*k->ran));
+	k->direct = xcalloc(m, sizeof(*k->direct));
+	k->pran = xcalloc(m, sizeof(*k->pran));
+	k->pdirect = xcalloc(m, sizeof(*k->pdirect));
+	k->nclauses = n;
+}
+
 struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 {
 	const char *env = getenv("DTRACE_KAGG");
@@ -187,12 +199,7 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 		bpf_kagg_free(k);
 		return NULL;
 	}
-	k->ran = xcalloc(c->nclauses, sizeof(*k->ran));
-	k->direct = xcalloc(c->nclauses, sizeof(*k->direct));
-	k->pran = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*k->pran));
-	k->pdirect = xcalloc(c->nclauses ? c->nclauses : 1,
-			     sizeof(*k->pdirect));
-	k->nclauses = c->nclauses;
+	clause_marks(k, c->nclauses);
 	return k;
 }
 
@@ -728,12 +735,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		return NULL;
 	}
 	k->cgplan = xcalloc(UBPF_MAXEV, sizeof(*k->cgplan));
-	k->ran = xcalloc(c->nclauses, sizeof(*k->ran));
-	k->direct = xcalloc(c->nclauses, sizeof(*k->direct));
-	k->pran = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*k->pran));
-	k->pdirect = xcalloc(c->nclauses ? c->nclauses : 1,
-			     sizeof(*k->pdirect));
-	k->nclauses = c->nclauses;
+	clause_marks(k, c->nclauses);
 	m->kaggs = k->aggs_fd;
 	m->kflat = k->flat_fd;
 	m->kdrops = k->drops_fd;

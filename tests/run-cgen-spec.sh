@@ -23,7 +23,9 @@
 #  - clauses without speculations in the same program, an aggregation
 #    and a printf() of integers: run in the kernel (-v counts them), the
 #    committed lines in their place between the kernel's; -v says why
-#    the clauses with speculations are user space's.
+#    the clauses with speculations are user space's; a this-> variable
+#    one stores and a speculating one prints keeps both in user space,
+#    an aggregation beside them in the kernel.
 # On the tree before kplan.c let speculations through, a program with
 # one ran nothing in the kernel (-v counted no clause there: the checks
 # "-v aggregated" and "-v printing" fail) and -v said nothing of the
@@ -233,5 +235,23 @@ expect_grep "mix: -v printing" \
 	'^dtrace: 1 clause printing values computed in the kernel$' \
 	mix.g.txt.err
 why mix 4
+
+# A this-> variable a clause without speculations stores and a
+# speculating one prints: user space's, both clauses with it (-v counts
+# none printing in the kernel); the aggregation beside them the kernel's.
+cat >thisv.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data { this->v = arg2 * 10 + arg1; }
+sp$target:::data { @n = count(); }
+sp$target:::data /self->s/ { speculate(self->s); printf("v %d\n", this->v); }
+sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
+EOF2
+same thisv thisv.d 2 asis
+printf 'v 0\nv 10\nv 20\nv 1\nv 11\nv 21\n\n                6\n' >thisv.exp
+expect_file_eq "thisv: the expected lines" thisv.exp thisv.g.txt
+expect_grep "thisv: -v aggregated" \
+	'^dtrace: 1 clause aggregated in the kernel$' thisv.g.txt.err
+expect_eq "thisv: -v printing" "" \
+	"$(grep 'printing values computed in the kernel' thisv.g.txt.err)"
 
 finish

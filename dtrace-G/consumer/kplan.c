@@ -31,9 +31,10 @@
  * turns back into the name.  Anything else (a variable, a string, a
  * function, printf() -- but with D_KPLAN_VARS, of values the kernel
  * computes: kplan_out.c --, a quantize() increment, more than
- * UBPF_KMAXKEYS keys) keeps the clause in user space: so does ustack() or ucaller,
- * whose stack only dtrace can unwind (ustack.c).  Such a clause reads nothing
- * another clause writes and writes nothing another clause reads but its
+ * UBPF_KMAXKEYS keys) keeps the clause in user space: so does ustack()
+ * or ucaller, whose stack only dtrace can unwind (ustack.c).  Such a
+ * clause reads nothing another clause writes and writes nothing another
+ * clause reads but its
  * aggregations, so it gives the same result wherever it runs, before or
  * after the probe's other clauses: a probe may run some clauses in the
  * kernel and the rest from its record.  What breaks that is a clause of

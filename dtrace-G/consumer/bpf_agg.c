@@ -569,6 +569,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	bool any = false, keyed = false, flat = false, tls = false;
 	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
 	     *traced;
+	unsigned nspec = 0;
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
@@ -599,6 +600,16 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		traced[i] = traced_clause(c, i);
 	k->kp = d_kplan_new(c->prog, D_KPLAN_VARS, user, ticks, traced);
 	d_kplan_wall(k->kp, (int64_t)c->wall_offset);
+	/* -v: why a clause with speculations is user space's (kplan.c's
+	 * "Speculations") */
+	for (unsigned i = 0; i < c->nclauses; i++)
+		nspec += traced[i] && d_kplan_specs(c->prog, i);
+	if (c->o->verbose && nspec)
+		say(c,
+		    "%u clause%s with speculations run in user space, from "
+		    "the records: the generated programs keep no "
+		    "speculative buffers",
+		    nspec, nspec == 1 ? "" : "s");
 	free(user);
 	free(ticks);
 	free(traced);

@@ -31,9 +31,10 @@
  * turns back into the name.  Anything else (a variable, a string, a
  * function, printf() -- but with D_KPLAN_VARS, of values the kernel
  * computes: kplan_out.c --, a quantize() increment, more than
- * UBPF_KMAXKEYS keys) keeps the clause in user space: so does ustack() or ucaller,
- * whose stack only dtrace can unwind (ustack.c).  Such a clause reads nothing
- * another clause writes and writes nothing another clause reads but its
+ * UBPF_KMAXKEYS keys) keeps the clause in user space: so does ustack()
+ * or ucaller, whose stack only dtrace can unwind (ustack.c).  Such a
+ * clause reads nothing another clause writes and writes nothing another
+ * clause reads but its
  * aggregations, so it gives the same result wherever it runs, before or
  * after the probe's other clauses: a probe may run some clauses in the
  * kernel and the rest from its record.  What breaks that is a clause of
@@ -344,6 +345,32 @@
  * the verifier sees no loop.  An increment (the sixth argument) keeps
  * the clause in user space, as quantize()'s does, and so do more than
  * 65,535 buckets (the key's bucket is a __u16).
+ *
+ * Speculations.  speculation(), speculate(), commit() and discard()
+ * are user space's (../d/spec.c keeps the buffers; kp_stmt_ok() takes
+ * none of them, kp_ty() no speculation()), so a clause with one runs
+ * from the hit's record, and kp_vars_decide() gives user space every
+ * variable it touches (the ID's self->s) and every clause touching
+ * those.  The program's other clauses still run in the kernel
+ * (stmts_stop() lets the three statements through): a speculation
+ * reads no aggregation and stops nothing, and what it moves is output
+ * only -- a clause's record into a buffer, a buffer's into the output
+ * at the commit() -- which user space makes from the records in time
+ * order, clause by clause, as it prints the kernel's printf() values
+ * (records.c, cgen_out.c): the same order with or without the kernel.
+ * -v says how many such clauses there are (bpf_agg.c).  What that does
+ * not give: a speculated clause reads the process when dtrace runs its
+ * record, not at the hit (copyinstr(self->p) of an address kept at an
+ * earlier probe may find new bytes, or a thread gone, where DTrace
+ * reads at the probe; the strings of the probe's own arguments the
+ * record carries).  Running them in the kernel needs the buffer IDs
+ * there (an nspec-slot array, a word per slot of generation, count and
+ * active bit, allocated by compare-and-swap, counted by fetch-and-add
+ * at speculate(), closed by exchange at commit() and discard(), the
+ * records tagged with {ID, generation, sequence} and the commit's
+ * record carrying the count, so user space holds a generation's
+ * records until it has them all, from any CPU), and an ID past nspec
+ * made a fault at the hit: not done here.
  *
  * Record gates (D_KPLAN_VARS).  A clause that stays in user space
  * still needs its record, but only for the hits where it may run: when
@@ -1196,6 +1223,11 @@ static bool stmts_stop(const struct stmt *v, unsigned n, int ok)
 		case S_TRACE:
 		case S_TRACEMEM:
 		case S_AGG:
+		/* user space's clauses, which touch no aggregation and
+		 * stop nothing (kplan.c's "Speculations") */
+		case S_SPECULATE:
+		case S_COMMIT:
+		case S_DISCARD:
 			break;
 		case S_EXIT:
 			if (ok == ST_NONE)
@@ -1468,6 +1500,53 @@ bool d_kplan_folds(const struct d_prog *p, unsigned clause)
 		return false;
 	c = &p->clauses[clause];
 	return stmts_fold(c->stmts, c->nstmts);
+}
+
+/* Does n call speculation()? */
+static bool node_spec(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->op == N_FUNC && d_funcs[n->sub].id == F_SPECULATION)
+		return true;
+	if (node_spec(n->a) || node_spec(n->b) || node_spec(n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (node_spec(n->args[i]))
+			return true;
+	return false;
+}
+
+/* speculation(), speculate(), commit() or discard() in v[0..n) */
+static bool stmts_spec(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct stmt *st = &v[i];
+
+		if (st->kind == S_SPECULATE || st->kind == S_COMMIT ||
+		    st->kind == S_DISCARD || node_spec(st->e))
+			return true;
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (node_spec(st->args[j]))
+				return true;
+		for (unsigned j = 0; j < st->nkeys; j++)
+			if (node_spec(st->keys[j]))
+				return true;
+		if (st->kind == S_IF && (stmts_spec(st->body, st->nbody) ||
+					 stmts_spec(st->els, st->nels)))
+			return true;
+	}
+	return false;
+}
+
+bool d_kplan_specs(const struct d_prog *p, unsigned clause)
+{
+	const struct clause *c;
+
+	if (clause >= p->nclauses)
+		return false;
+	c = &p->clauses[clause];
+	return node_spec(c->pred) || stmts_spec(c->stmts, c->nstmts);
 }
 
 bool d_kplan_clause(const struct d_kplan *k, unsigned clause)

@@ -78,6 +78,13 @@ bool d_kplan_exits(const struct d_prog *prog, unsigned clause);
 /* ... and may read or reset aggregations: the kernel's are folded into
  * user space's at its firing, before it runs */
 bool d_kplan_folds(const struct d_prog *prog, unsigned clause);
+/*
+ * Clause clause uses speculations (speculation(), speculate(), commit(),
+ * discard()): user space runs it, from each hit's record, since the
+ * generated programs keep no speculative buffers (kplan.c's
+ * "Speculations")
+ */
+bool d_kplan_specs(const struct d_prog *prog, unsigned clause);
 void d_kplan_free(struct d_kplan *k);
 
 /* Clause clause runs in the kernel wherever its plan fits. */

@@ -25,14 +25,15 @@
 #     tests/data/trace's trprog, libtrl.so and trplug.so, and
 #     tests/kmod/legacy, tests/data/fork's fsrv (a forking server) and
 #     fsrv2 (the probed program its children exec), tests/data/kargs's
-#     ka (typed arguments),
+#     ka (typed arguments), tests/data/spec's sp (transactions on
+#     threads),
 #     built with the build tree's dtrace -h/-G and
 #     drti.o, and tests/kmod/ftcheck, plus the dtrace binary; each with
 #     the shared libraries ldd names and the dynamic loader.
 #  5. An initramfs (cpio newc, gzip): busybox, /init (tests/kmod/init),
 #     the steps (tests/kmod/steps*.sh), /kmod/env saying what was built,
 #     and tests/run-trace.sh, run-kagg.sh, run-kagg-fn.sh,
-#     run-kagg-tick.sh, run-kagg-args.sh and lib.sh
+#     run-kagg-tick.sh, run-kagg-args.sh, run-cgen-spec.sh and lib.sh
 #     under /kt/src.
 #  6. Boot: qemu -accel tcg, serial console to a file, under `timeout`.
 #     qemu's exit status says nothing about the guest: the verdict is in
@@ -47,7 +48,8 @@
 # guest's console), KMOD_KVER (kernel version), KMOD_TIMEOUT (seconds for
 # the guest, default 1200: the BPF steps alone took about 270 s on an
 # idle 2-vCPU host under TCG before run-kagg-fn.sh, run-kagg-tick.sh and
-# the kernel-probe exit() steps came, and a loaded host doubles it),
+# the kernel-probe exit() steps came, and a loaded host doubles it;
+# run-cgen-spec.sh alone took 87 s at a load of 8),
 # KMOD_QEMU_ACCEL (default tcg),
 # KMOD_SELFTEST_WARN=1 (the self-test module WARNs: the run must fail).
 # To iterate on the fasttrap steps alone: KMOD_STEPS (the steps files
@@ -297,7 +299,12 @@ mkdir -p "$work/progs"
 		$CC -O2 -I. -c "$top_srcdir/tests/data/kargs/ka.c" -o ka.o &&
 		"$DTRACE" -G -s "$top_srcdir/tests/data/kargs/ka.d" ka.o \
 			-o ka-probes.o &&
-		$CC -o ka ka.o ka-probes.o ||
+		$CC -o ka ka.o ka-probes.o &&
+		"$DTRACE" -h -s "$top_srcdir/tests/data/spec/sp.d" -o sp.h &&
+		$CC -O2 -I. -c "$top_srcdir/tests/data/spec/sp.c" -o sp.o &&
+		"$DTRACE" -G -s "$top_srcdir/tests/data/spec/sp.d" sp.o \
+			-o sp-probes.o &&
+		$CC -o sp sp.o sp-probes.o -lpthread ||
 		exit 1
 ) >"$work/progs.log" 2>&1 || {
 	sed 's/^/    | /' "$work/progs.log"
@@ -342,12 +349,12 @@ cp "$DTRACE" "$rd/kt/dtrace" &&
 		"$work/progs/trplug.so" "$work/progs/legacy" \
 		"$work/progs/ftcheck" "$work/progs/fsrv" "$work/progs/kstk" \
 		"$work/progs/fsrv2" "$work/progs/cpout" "$work/progs/ka" \
-		"$rd/kt/" ||
+		"$work/progs/sp" "$rd/kt/" ||
 	die "copying the test programs"
 # every library ldd names (by its path on this machine) and the loader
 for f in "$rd/kt/dtrace" "$rd/kt/ctl" "$rd/kt/plug.so" "$rd/kt/trprog" \
 	"$rd/kt/trplug.so" "$rd/kt/legacy" "$rd/kt/ftcheck" "$rd/kt/fsrv" \
-	"$rd/kt/fsrv2" "$rd/kt/ka"; do
+	"$rd/kt/fsrv2" "$rd/kt/ka" "$rd/kt/sp"; do
 	LD_LIBRARY_PATH=$rd/kt ldd "$f" || die "ldd $f"
 done | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
 	$1 ~ /^\// { print $1 }' | sort -u | while read -r lib; do
@@ -364,7 +371,8 @@ mkdir -p "$rd/kt/src/tests" &&
 		"$top_srcdir/tests/run-kagg.sh" \
 		"$top_srcdir/tests/run-kagg-fn.sh" \
 		"$top_srcdir/tests/run-kagg-tick.sh" \
-		"$top_srcdir/tests/run-kagg-args.sh" "$rd/kt/src/tests/" ||
+		"$top_srcdir/tests/run-kagg-args.sh" \
+		"$top_srcdir/tests/run-cgen-spec.sh" "$rd/kt/src/tests/" ||
 	die "copying the tracing tests"
 {
 	echo "KMOD_HAVE_BPF=${HAVE_BPF:-no}"

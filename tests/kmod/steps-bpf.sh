@@ -28,6 +28,9 @@
 #  - tests/run-kagg-args.sh (DTRACE_BACKEND=bpf): integer args[N] typed
 #    per probe in the generated programs (UBPF_K_NORM's narrowing of
 #    the argument), what user space gives; -v when a plan falls back;
+#  - tests/run-cgen-spec.sh (DTRACE_BACKEND=bpf): speculations beside
+#    clauses the generated programs run, on eight threads too, what
+#    user space and the generic program give;
 #  - the kernel providers' programs (syscall, profile) and ustack()'s
 #    stack copy load and give results, and so does the unwinder that
 #    walks the stack in the kernel (bpf/unw.bpf.c), at a USDT probe and at profile-N
@@ -123,6 +126,7 @@ if DTRACE_BACKEND=bpf dtrace -q -n 'BEGIN { exit(0); }' >bl.out 2>bl.err \
 	bp_test run-kagg-fn
 	bp_test run-kagg-tick
 	bp_test run-kagg-args
+	bp_test run-cgen-spec
 else
 	not_ok "DTRACE_BACKEND=bpf: the program loads"
 	diag "$(grep '^dtrace: ' bl.err)"
@@ -133,6 +137,7 @@ else
 	not_ok "run-kagg-fn.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 	not_ok "run-kagg-tick.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 	not_ok "run-kagg-args.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
+	not_ok "run-cgen-spec.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 fi
 # bp_kstr WHAT PREFIX EXPECTED N -n ...: trprog's msg probe traced with
 # string variables the generated program keeps: the lines starting with

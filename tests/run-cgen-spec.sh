@@ -1,0 +1,257 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-cgen-spec.sh: speculations (speculation(), speculate(), commit(),
+# discard(); ../dtrace-G/d/spec.c) on a USDT provider
+# (tests/data/spec/sp.d, sp.c: transactions of a begin, three data and
+# an end saying whether it succeeded), beside the clauses the kernel
+# runs (kplan.c's "Speculations").  Each script runs with the generated
+# programs (DTRACE_CGEN=1), aggregating in user space (DTRACE_KAGG=0)
+# and with the generic program (DTRACE_CGEN=0); the three outputs and
+# drop messages must be byte for byte the same.  Covered:
+#  - commit() of the even transactions, discard() of the odd: the
+#    expected lines, in order, on one thread; on 8 threads at once
+#    with -x nspec=8 (no speculation can fail), each thread's lines in
+#    its order (sorted: the threads interleave as they will), no drop;
+#  - nspec exhausted: a second speculation() while the first is held
+#    fails, "dtrace: 6 failed speculations (no speculative buffer
+#    available)", and returns 0, which speculate() drops silently;
+#  - speculate(0): nothing printed, nothing said;
+#  - -x specsize: the record past it dropped, "dtrace: 3 speculative
+#    drops", the buffer's first records committed;
+#  - an ID past nspec: DTrace's illegal operation, reported alike;
+#  - clauses without speculations in the same program, an aggregation
+#    and a printf() of integers: run in the kernel (-v counts them), the
+#    committed lines in their place between the kernel's; -v says why
+#    the clauses with speculations are user space's; a this-> variable
+#    one stores and a speculating one prints keeps both in user space,
+#    an aggregation beside them in the kernel.
+# On the tree before kplan.c let speculations through, a program with
+# one ran nothing in the kernel (-v counted no clause there: the checks
+# "-v aggregated" and "-v printing" fail) and -v said nothing of the
+# speculations (the "-v why" checks fail); the outputs were the same.
+# Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+bpf_test_setup uprobe # require_G below, where sp is not built already
+
+if ! trace_progs_copy sp; then
+	require_G
+	data=$top_srcdir/tests/data/spec
+	"$DTRACE" -h -s "$data/sp.d" -o sp.h &&
+		$CC -O2 -I. -c "$data/sp.c" -o sp.o &&
+		"$DTRACE" -G -s "$data/sp.d" sp.o -o sp-probes.o &&
+		$CC -o sp sp.o sp-probes.o -lpthread || {
+		fail "building sp"
+		finish
+	}
+fi
+
+# run MODE OUT ARGS DTRACE-ARGS...: dtrace -v -q on ./sp ARGS, MODE g
+# (the generated programs), u (DTRACE_KAGG=0) or 0 (DTRACE_CGEN=0); its
+# output in OUT, its messages in OUT.err, the drop messages (the lines
+# of spec.c's d_report_drops()) in OUT.drops, summed: a run whose hits
+# span more than a second (an emulated guest) reports them in parts
+run() {
+	m=$1 o=$2 a=$3
+	shift 3
+	case $m in
+	g) cg=1 ka=1 ;;
+	u) cg=1 ka=0 ;;
+	*) cg=0 ka=1 ;;
+	esac
+	rm -f "$o" # -o appends
+	DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 "$DTRACE" -v -q \
+		-o "$o" "$@" -c "./sp $a" >/dev/null 2>"$o.err"
+	expect_eq "$o: status" 0 "$?"
+	[ -f "$o" ] || : >"$o"
+	grep -E '^dtrace: [0-9]+ (failed speculation|speculative drop)' \
+		"$o.err" | awk '
+		$3 == "failed" { f += $2 }
+		$3 == "speculative" { d += $2 }
+		END {
+			if (f)
+				printf "dtrace: %d failed speculation%s (no " \
+				    "speculative buffer available)\n", f,
+				    f == 1 ? "" : "s"
+			if (d)
+				printf "dtrace: %d speculative drop%s\n", d,
+				    d == 1 ? "" : "s"
+		}' >"$o.drops"
+	# the errors dtrace reported, the same three ways
+	grep '^dtrace: error on enabled probe' "$o.err" |
+		sed 's/(ID [0-9]*: sp[0-9]*:/(ID N: spPID:/' >"$o.errs"
+}
+
+# same NAME D-FILE ARGS [SORT] [DTRACE-ARGS...]: the script on ./sp ARGS
+# three ways, the same output (sorted first when SORT is "sort"), drop
+# messages and errors
+same() {
+	sn=$1 sd=$2 sa=$3 ss=$4
+	shift 4
+	for m in g u 0; do
+		run $m "$sn.$m.txt" "$sa" -s "$sd" "$@"
+		if [ "$ss" = sort ]; then
+			sort "$sn.$m.txt" >"$sn.$m.tmp" &&
+				mv "$sn.$m.tmp" "$sn.$m.txt"
+		fi
+	done
+	for m in u 0; do
+		case $m in
+		u) w="DTRACE_KAGG=0's" ;;
+		*) w="DTRACE_CGEN=0's" ;;
+		esac
+		expect_file_eq "$sn: $w output" "$sn.$m.txt" "$sn.g.txt"
+		expect_file_eq "$sn: $w drops" "$sn.$m.txt.drops" \
+			"$sn.g.txt.drops"
+		expect_file_eq "$sn: $w errors" "$sn.$m.txt.errs" \
+			"$sn.g.txt.errs"
+	done
+}
+
+# why NAME N: -v said N clauses with speculations are user space's
+why() {
+	ws=s
+	[ "$2" -ne 1 ] || ws=
+	expect_grep "$1: -v why" \
+		"^dtrace: $2 clause$ws with speculations run in user space, from the records: the generated programs keep no speculative buffers\$" \
+		"$1.g.txt.err"
+}
+
+# The even transactions committed, the odd discarded.
+cat >tx.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %d %s\n", arg0, arg1, arg2, copyinstr(arg3)); }
+sp$target:::end /self->s && arg2/ { commit(self->s); self->s = 0; }
+sp$target:::end /self->s/ { discard(self->s); self->s = 0; }
+EOF2
+same tx tx.d 6 asis
+: >tx.exp
+for i in 0 2 4; do
+	for j in 0 1 2; do
+		echo "0 $i $j t0-i$i-j$j" >>tx.exp
+	done
+done
+echo >>tx.exp # dtrace's last line
+expect_file_eq "tx: the even transactions, in order" tx.exp tx.g.txt
+expect_eq "tx: no drop" "" "$(cat tx.g.txt.drops)"
+why tx 4
+
+# 8 threads at once, a buffer each: every thread's even transactions.
+same tx8 tx.d '40 8' sort -x nspec=8
+: >tx8.exp
+t=0
+while [ $t -lt 8 ]; do
+	i=0
+	while [ $i -lt 40 ]; do
+		for j in 0 1 2; do
+			echo "$t $i $j t$t-i$i-j$j" >>tx8.exp
+		done
+		i=$((i + 2))
+	done
+	t=$((t + 1))
+done
+echo >>tx8.exp
+sort tx8.exp >tx8.srt
+expect_file_eq "tx8: every thread's even transactions" tx8.srt tx8.g.txt
+expect_eq "tx8: no drop" "" "$(cat tx8.g.txt.drops)"
+
+# nspec exhausted: the second speculation() of each transaction fails,
+# and speculate(0) drops its record silently.
+cat >busy.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); self->t = speculation(); }
+sp$target:::data /self->s/ { speculate(self->s); printf("s %d %d\n", arg1, arg2); }
+sp$target:::data { speculate(self->t); printf("t %d %d\n", arg1, arg2); }
+sp$target:::end { commit(self->s); self->s = 0; self->t = 0; }
+EOF2
+same busy busy.d 6 asis
+expect_eq "busy: failed speculations" \
+	"dtrace: 6 failed speculations (no speculative buffer available)" \
+	"$(cat busy.g.txt.drops)"
+expect_eq "busy: the first buffer's records" 18 "$(grep -c '^s ' busy.g.txt)"
+expect_eq "busy: nothing from speculate(0)" 0 "$(grep -c '^t ' busy.g.txt)"
+
+# speculate(0) alone: nothing printed, nothing said.
+cat >zero.d <<'EOF2'
+sp$target:::data { speculate(0); printf("%d %d\n", arg1, arg2); }
+EOF2
+same zero zero.d 4 asis
+expect_eq "zero: nothing printed" "" "$(tr -d '\n' <zero.g.txt)"
+expect_eq "zero: nothing said" "" "$(cat zero.g.txt.drops zero.g.txt.errs)"
+
+# -x specsize: "0 i j\n" is 6 bytes, 13 fits two of them; the third
+# record of each transaction is dropped.
+cat >size.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data /self->s/ { speculate(self->s); printf("0 %d %d\n", arg1, arg2); }
+sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
+EOF2
+same size size.d 3 asis -x specsize=13
+printf '0 0 0\n0 0 1\n0 1 0\n0 1 1\n0 2 0\n0 2 1\n\n' >size.exp
+expect_file_eq "size: the records that fit" size.exp size.g.txt
+expect_eq "size: speculative drops" "dtrace: 3 speculative drops" \
+	"$(cat size.g.txt.drops)"
+
+# An ID past nspec: an illegal operation, reported the same three ways.
+cat >ill.d <<'EOF2'
+sp$target:::data /arg1 == 1 && arg2 == 0/ { speculate(2); printf("x\n"); }
+EOF2
+same ill ill.d 2 asis
+expect_grep "ill: illegal operation" 'illegal operation' ill.g.txt.errs
+
+# Clauses without speculations beside them: the kernel's (an
+# aggregation, a printf() of integers), the committed lines in their
+# place among the kernel's printed ones.
+cat >mix.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::begin { printf("begin %d\n", arg1); }
+sp$target:::data /self->s/ { speculate(self->s); printf("data %d %d\n", arg1, arg2); }
+sp$target:::data { @n[arg2] = count(); }
+sp$target:::end /self->s && arg2/ { commit(self->s); self->s = 0; }
+sp$target:::end /self->s/ { discard(self->s); self->s = 0; }
+EOF2
+same mix mix.d 4 asis
+cat >mix.exp <<'EOF2'
+begin 0
+data 0 0
+data 0 1
+data 0 2
+begin 1
+begin 2
+data 2 0
+data 2 1
+data 2 2
+begin 3
+
+                0                4
+                1                4
+                2                4
+EOF2
+expect_file_eq "mix: the expected lines" mix.exp mix.g.txt
+expect_grep "mix: -v aggregated" \
+	'^dtrace: 1 clause aggregated in the kernel$' mix.g.txt.err
+expect_grep "mix: -v printing" \
+	'^dtrace: 1 clause printing values computed in the kernel$' \
+	mix.g.txt.err
+why mix 4
+
+# A this-> variable a clause without speculations stores and a
+# speculating one prints: user space's, both clauses with it (-v counts
+# none printing in the kernel); the aggregation beside them the kernel's.
+cat >thisv.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data { this->v = arg2 * 10 + arg1; }
+sp$target:::data { @n = count(); }
+sp$target:::data /self->s/ { speculate(self->s); printf("v %d\n", this->v); }
+sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
+EOF2
+same thisv thisv.d 2 asis
+printf 'v 0\nv 10\nv 20\nv 1\nv 11\nv 21\n\n                6\n' >thisv.exp
+expect_file_eq "thisv: the expected lines" thisv.exp thisv.g.txt
+expect_grep "thisv: -v aggregated" \
+	'^dtrace: 1 clause aggregated in the kernel$' thisv.g.txt.err
+expect_eq "thisv: -v printing" "" \
+	"$(grep 'printing values computed in the kernel' thisv.g.txt.err)"
+
+finish

@@ -357,6 +357,35 @@ static void kp_prologue(struct em *e, const struct cgen_kpro *k)
 }
 
 /*
+ * The hit's probe in a program several kernel probes share (the
+ * syscall provider's raw tracepoints, cgen_kprov.c): the provider's
+ * code leaves its index in r1; past the map's end (not reached: the
+ * provider's dispatcher chose this program for the index) the firing
+ * ends; r8 = its ev, S_PRB its id, which UBPF_KF_PRB's CONST loads
+ * (cgen_plan.c).  idmap's one value is addressed directly (ldmapv()),
+ * the index bounded for the verifier: no helper call.
+ */
+static void kp_ident(struct em *e, const struct cgen_kpro *k)
+{
+	size_t j;
+
+	for (size_t i = 0; i < k->in; i++)
+		put(e, k->iv[i].code, k->iv[i].dst_reg, k->iv[i].src_reg,
+		    k->iv[i].off, k->iv[i].imm);
+	j = jmp_i(e, BPF_JLT, 1, (int32_t)k->idmax);
+	alu_i(e, BPF_MOV, 0, 0);
+	put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	fix(e, j);
+	alu_i(e, BPF_LSH, 1, 3); /* sizeof(struct cgk_id) */
+	ldmapv(e, 2, k->idmap, 0);
+	alu_r(e, BPF_ADD, 2, 1);
+	ldx(e, BPF_W, 8, 2, 0);
+	ldx(e, BPF_W, 1, 2, 4);
+	stx(e, BPF_DW, 10, S_PRB, 1);
+	e->prb = true;
+}
+
+/*
  * A kernel probe's plan, kprov.bpf.h's kprov_kagg(): every process's,
  * so it runs on every hit (no cgarm1/cgarmed).  true when it is all
  * the probe's clauses and cannot fault: the program has no record.  A
@@ -690,7 +719,9 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		call(&e, BPF_FUNC_get_current_pid_tgid);
 		alu_r(&e, BPF_MOV, 7, 0);
 	}
-	if (m->ev1) { /* the program is this event's (probe's) alone */
+	if (m->kp && m->kp->idmap >= 0) { /* the probes': their idmap's */
+		kp_ident(&e, m->kp);
+	} else if (m->ev1) { /* the program is this event's (probe's) alone */
 		alu_i(&e, BPF_MOV, 8, (int32_t)((m->ev1 - 1) & 0x7fffffff));
 	} else {
 		alu_r(&e, BPF_MOV, 1, 6);

@@ -176,6 +176,12 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	}
 	kpro.v = k.v;
 	kpro.n = k.n;
+	kpro.iv = k.iv;
+	kpro.in = k.in;
+	kpro.idmap = k.idmap1 - 1;
+	kpro.idmax = k.idmax;
+	if (k.id) /* the program reads which probe hit (cgen.c's kp_ident()) */
+		*k.id = (struct cgk_id){p->idx, p->dp.id};
 	kpro.parent1 = kp->kconf.task_real_parent;
 	kpro.tgid1 = kp->kconf.task_tgid;
 	m.kp = &kpro;
@@ -210,11 +216,13 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 		bpf_kagg_cgen_ran(bpf_kagg_of(c));
 	p->cg_fd = fd;
 	free(k.v);
+	free(k.iv);
 	free(pl);
 	free(xpl); /* compiled in */
 	return 0;
 refused:
 	free(k.v);
+	free(k.iv);
 	free(pl);
 	free(xpl);
 	return -1;

@@ -121,7 +121,11 @@
  * stages with m->kp set: their provider's prologue (kprov.h's struct
  * cgk, emitted by the provider's file) instead of the argument specs,
  * the attach cookie's index, or their ev1's (each probe has a program
- * of its own), with UBPF_EV_KPROV put back; the activity and the
+ * of its own), or, in a program probes share (m->kp->idmap: the
+ * syscall provider's raw tracepoints), the index and the probe's D id
+ * read at the hit from the provider's identity map (kp_ident(); the
+ * id at S_PRB for the plan's CONSTs flagged UBPF_KF_PRB), with
+ * UBPF_EV_KPROV put back; the activity and the
  * probe's exit() tests as a uprobe's (m->act, m->xpl); the plan,
  * every process's, run on every hit with no arming checked
  * (kp_plan()), and no record at all when it is the probe's every

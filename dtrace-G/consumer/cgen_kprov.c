@@ -22,7 +22,14 @@
  * program per probe, attached with bpf_cookie its ev
  * (UBPF_EV_KPROV | index), so records decode as before (kprov_hit());
  * the program, being the probe's alone, has the index as an immediate
- * (cgen_maps' ev1) rather than reading the cookie at every hit.
+ * (cgen_maps' ev1) rather than reading the cookie at every hit.  But
+ * where the provider says the probe's program may be shared (struct
+ * cgk's idmap1: the syscall provider's raw tracepoints, a direction
+ * with more than one probe), the program reads the probe's index and
+ * D id at the hit from the provider's identity map (cgen.c's
+ * kp_ident(), cgen_kpro's iv, idmap), cg_probe() putting the probe's
+ * in its entry (struct cgk_id): programs whose code is then the same
+ * are one, bpf_cg.c loading identical instructions once.
  *
  * When.  The run's programs are generated or not as a whole (cg_try()
  * in bpf.c, at the first uprobe event or, in a run without one, at

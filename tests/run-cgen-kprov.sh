@@ -28,7 +28,10 @@
 #    syscall:::entry, or DTRACE_SYSCALL_RAW=1): the dispatchers' tail
 #    calls, the same output as on the calls' own tracepoints and as the
 #    generic programs, arguments, strings, errno, self-> in the kernel,
-#    a 32-bit process's calls not traced;
+#    a 32-bit process's calls not traced; the calls' programs shared
+#    where their code is the same (-v's count: one per direction for
+#    a glob, a call with a clause of its own apart), the probe read at
+#    the hit (probefunc, probename, id keys in both directions);
 #  - where no prologue fits, the generic programs, still the same:
 #    ustack(), curpsinfo's effective ids and session; and
 #    where a kernel probe's program is refused.

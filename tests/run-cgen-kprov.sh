@@ -28,7 +28,10 @@
 #    syscall:::entry, or DTRACE_SYSCALL_RAW=1): the dispatchers' tail
 #    calls, the same output as on the calls' own tracepoints and as the
 #    generic programs, arguments, strings, errno, self-> in the kernel,
-#    a 32-bit process's calls not traced;
+#    a 32-bit process's calls not traced; the calls' programs shared
+#    where their code is the same (-v's count: one per direction for
+#    a glob, a call with a clause of its own apart), the probe read at
+#    the hit (probefunc, probename, id keys in both directions);
 #  - where no prologue fits, the generic programs, still the same:
 #    ustack(), curpsinfo's effective ids and session; and
 #    where a kernel probe's program is refused.
@@ -276,6 +279,37 @@ expect_grep "raw: syscall:::entry and return: both clauses in the kernel" \
 	'^dtrace: 2 clauses aggregated in the kernel$' errr.txt
 expect_grep "raw: syscall:::entry and return: 20 reads" \
 	'^  read  *20$' outr.txt
+# ... every call's program the same code but for the probe, which it
+# reads at the hit (cgen.c's kp_ident()): one program per direction,
+# and each direction's dispatcher, whatever the count of calls
+expect_grep "raw: syscall:::entry and return: one program per direction" \
+	'^dtrace: BPF: 4 generated programs, ' errr.txt
+
+# the probe's identity read at the hit by the programs the calls
+# share: probefunc, probename and id as keys in the kernel, every call
+# of the target's in both directions, as the generic programs count
+# them (a probe mistaken for another, or read at the wrong direction's
+# index, moves a count to another key)
+raw "raw: shared programs, the probe read at the hit" "./kpprog opens 3" \
+	-n 'syscall:::entry /pid == $target/ {
+		@[probefunc, probename, id] = count(); @a[probefunc] = sum(arg0 < 0); }' \
+	-n 'syscall:::return /pid == $target/ {
+		@[probefunc, probename, id] = count(); @r[probefunc] = sum(arg0); }'
+expect_grep "raw: shared programs: one per direction" \
+	'^dtrace: BPF: 4 generated programs, ' errr.txt
+expect_eq "raw: shared programs: openat's entry and return, 3 each" \
+	"3 3" "$(awk '$1 == "openat" && NF == 4 { printf "%s%s", s, $4; s = " " }' outr.txt)"
+
+# programs grouped by their code: read's entry has a clause the other
+# calls' have not, so it keeps a program of its own beside the one the
+# others share (and the dispatcher): 3, the output the generic one's
+raw "raw: programs grouped by their code" "./kpprog reads 7" \
+	-n 'syscall:::entry /pid == $target/ { @a[probefunc] = count(); }' \
+	-n 'syscall::read:entry /pid == $target/ { @r[probefunc, arg2] = count(); }'
+expect_grep "raw: programs grouped by their code: read's own, the others' one" \
+	'^dtrace: BPF: 3 generated programs, ' errr.txt
+expect_grep "raw: programs grouped by their code: 7 reads" \
+	'^  read  *7$' outr.txt
 
 # exit() decided in the raw tracepoint's program (kplan.c's "exit() at
 # a traced probe"): the status, and the count cut at the exiting hit

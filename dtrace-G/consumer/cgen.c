@@ -121,7 +121,11 @@
  * stages with m->kp set: their provider's prologue (kprov.h's struct
  * cgk, emitted by the provider's file) instead of the argument specs,
  * the attach cookie's index, or their ev1's (each probe has a program
- * of its own), with UBPF_EV_KPROV put back; the activity and the
+ * of its own), or, in a program probes share (m->kp->idmap: the
+ * syscall provider's raw tracepoints), the index and the probe's D id
+ * read at the hit from the provider's identity map (kp_ident(); the
+ * id at S_PRB for the plan's CONSTs flagged UBPF_KF_PRB), with
+ * UBPF_EV_KPROV put back; the activity and the
  * probe's exit() tests as a uprobe's (m->act, m->xpl); the plan,
  * every process's, run on every hit with no arming checked
  * (kp_plan()), and no record at all when it is the probe's every
@@ -354,6 +358,35 @@ static void kp_prologue(struct em *e, const struct cgen_kpro *k)
 		put(e, k->v[i].code, k->v[i].dst_reg, k->v[i].src_reg,
 		    k->v[i].off, k->v[i].imm);
 	alu_i(e, BPF_OR, 8, INT32_MIN);
+}
+
+/*
+ * The hit's probe in a program several kernel probes share (the
+ * syscall provider's raw tracepoints, cgen_kprov.c): the provider's
+ * code leaves its index in r1; past the map's end (not reached: the
+ * provider's dispatcher chose this program for the index) the firing
+ * ends; r8 = its ev, S_PRB its id, which UBPF_KF_PRB's CONST loads
+ * (cgen_plan.c).  idmap's one value is addressed directly (ldmapv()),
+ * the index bounded for the verifier: no helper call.
+ */
+static void kp_ident(struct em *e, const struct cgen_kpro *k)
+{
+	size_t j;
+
+	for (size_t i = 0; i < k->in; i++)
+		put(e, k->iv[i].code, k->iv[i].dst_reg, k->iv[i].src_reg,
+		    k->iv[i].off, k->iv[i].imm);
+	j = jmp_i(e, BPF_JLT, 1, (int32_t)k->idmax);
+	alu_i(e, BPF_MOV, 0, 0);
+	put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	fix(e, j);
+	alu_i(e, BPF_LSH, 1, 3); /* sizeof(struct cgk_id) */
+	ldmapv(e, 2, k->idmap, 0);
+	alu_r(e, BPF_ADD, 2, 1);
+	ldx(e, BPF_W, 8, 2, 0);
+	ldx(e, BPF_W, 1, 2, 4);
+	stx(e, BPF_DW, 10, S_PRB, 1);
+	e->prb = true;
 }
 
 /*
@@ -690,7 +723,9 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		call(&e, BPF_FUNC_get_current_pid_tgid);
 		alu_r(&e, BPF_MOV, 7, 0);
 	}
-	if (m->ev1) { /* the program is this event's (probe's) alone */
+	if (m->kp && m->kp->idmap >= 0) { /* the probes': their idmap's */
+		kp_ident(&e, m->kp);
+	} else if (m->ev1) { /* the program is this event's (probe's) alone */
 		alu_i(&e, BPF_MOV, 8, (int32_t)((m->ev1 - 1) & 0x7fffffff));
 	} else {
 		alu_r(&e, BPF_MOV, 1, 6);

@@ -42,6 +42,8 @@
 /* the record's out area in cgbuf (cgen_out.c): 0 until a clause of the
  * hit starts it (cgen_out_need()) */
 #define S_OBUF (S_AKEY - 8)
+/* the probe's id, in a program probes share (cgen.c's kp_ident()) */
+#define S_PRB (S_OBUF - 8)
 /* SEQ's string of its j-th argument: in cgbuf, past what a record uses */
 #define SEQ_AT(j) (UBPF_SCRATCH - UBPF_STRMAX * ((int)(j) + 1))
 /* a kaggs_s key, built below them (a map key may be in a map value) */
@@ -91,6 +93,9 @@ struct em {
 	bool ostarted, oany;
 	/* where fix() last made a jump land (cgen_plan.c's pop_top()) */
 	size_t land;
+	/* the probe's id is at S_PRB: a CONST flagged UBPF_KF_PRB loads
+	 * it (a program several kernel probes share, cgen.c) */
+	bool prb;
 };
 
 static inline void put(struct em *e, uint8_t code, uint8_t dst,

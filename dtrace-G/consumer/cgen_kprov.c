@@ -22,7 +22,14 @@
  * program per probe, attached with bpf_cookie its ev
  * (UBPF_EV_KPROV | index), so records decode as before (kprov_hit());
  * the program, being the probe's alone, has the index as an immediate
- * (cgen_maps' ev1) rather than reading the cookie at every hit.
+ * (cgen_maps' ev1) rather than reading the cookie at every hit.  But
+ * where the provider says the probe's program may be shared (struct
+ * cgk's idmap1: the syscall provider's raw tracepoints, a direction
+ * with more than one probe), the program reads the probe's index and
+ * D id at the hit from the provider's identity map (cgen.c's
+ * kp_ident(), cgen_kpro's iv, idmap), cg_probe() putting the probe's
+ * in its entry (struct cgk_id): programs whose code is then the same
+ * are one, bpf_cg.c loading identical instructions once.
  *
  * When.  The run's programs are generated or not as a whole (cg_try()
  * in bpf.c, at the first uprobe event or, in a run without one, at
@@ -176,6 +183,12 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	}
 	kpro.v = k.v;
 	kpro.n = k.n;
+	kpro.iv = k.iv;
+	kpro.in = k.in;
+	kpro.idmap = k.idmap1 - 1;
+	kpro.idmax = k.idmax;
+	if (k.id) /* the program reads which probe hit (cgen.c's kp_ident()) */
+		*k.id = (struct cgk_id){p->idx, p->dp.id};
 	kpro.parent1 = kp->kconf.task_real_parent;
 	kpro.tgid1 = kp->kconf.task_tgid;
 	m.kp = &kpro;
@@ -210,11 +223,13 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 		bpf_kagg_cgen_ran(bpf_kagg_of(c));
 	p->cg_fd = fd;
 	free(k.v);
+	free(k.iv);
 	free(pl);
 	free(xpl); /* compiled in */
 	return 0;
 refused:
 	free(k.v);
+	free(k.iv);
 	free(pl);
 	free(xpl);
 	return -1;

@@ -1626,7 +1626,10 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		eop = op == UBPF_K_PRED && o->n ? o->n : op;
 		switch (eop) {
 		case UBPF_K_CONST:
-			ld64(e, 1, (uint64_t)o->imm);
+			if ((o->flags & UBPF_KF_PRB) && e->prb)
+				ldx(e, BPF_DW, 1, 10, S_PRB); /* kp_ident() */
+			else
+				ld64(e, 1, (uint64_t)o->imm);
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_ARG:

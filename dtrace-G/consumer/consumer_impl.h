@@ -893,6 +893,15 @@ struct cgen_kpro {
 	const struct bpf_insn *v;
 	size_t n;
 	uint32_t parent1, tgid1;
+	/* a program probes share (idmap >= 0): iv the provider's code,
+	 * entered with the context in r6 before the prologue, that leaves
+	 * in r1 the hit's index in idmap, a one-entry array whose value is
+	 * idmax struct cgk_id (kprov.h): the probe's ev and id, read at
+	 * the hit instead of immediates (r0-r5 its own, an exit its own) */
+	const struct bpf_insn *iv;
+	size_t in;
+	int idmap;
+	uint32_t idmax;
 };
 int16_t cgen_arg_slot(unsigned i);
 bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,

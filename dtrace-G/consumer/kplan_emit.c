@@ -252,6 +252,7 @@ static void emit(struct em *m, const struct node *n)
 		if (d_builtins[n->sub].id == B_ID) {
 			o = put(m, UBPF_K_CONST, 0, 1);
 			o->imm = m->probe->id;
+			o->flags = UBPF_KF_PRB;
 		} else if (d_builtins[n->sub].id == B_CPU) {
 			o = put(m, UBPF_K_CPU, 0, 1);
 		} else if (d_builtins[n->sub].id == B_UID ||
@@ -696,6 +697,7 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 			if (ks->kid[j] >= 0) {
 				o = put(&m, UBPF_K_CONST, 0, 1);
 				o->imm = probe->id;
+				o->flags = UBPF_KF_PRB;
 			} else {
 				emit(&m, st->keys[j]);
 			}

@@ -98,6 +98,17 @@ struct kprov {
 	 * (kprov_syscall.c): each direction's dispatcher and its program
 	 * array, fd + 1 (0: none); the array is kprov_stop()'s once armed */
 	int sys_disp1[2], sys_arr1[2];
+	/* ... the identity map both directions' shared programs read
+	 * (fd + 1, 0: none; kp_sys_cg_load() fills it from sys_idv: entry
+	 * by number, return by UBPF_KSYS_MAX + number) */
+	int sys_id1;
+	struct cgk_id *sys_idv;
+};
+
+/* a probe in a program probes share: its ev's index and its id, as the
+ * program reads them at the hit (cgen.c's kp_ident()) */
+struct cgk_id {
+	uint32_t ev, id;
 };
 
 /*
@@ -117,6 +128,16 @@ struct cgk {
 	unsigned nargs;
 	uint16_t strmask;
 	bool self;
+	/* a program other probes of the provider may share (cgen_kprov.c):
+	 * the code that leaves the hit's index in the identity map in r1
+	 * (struct cgen_kpro's iv), the map (fd + 1, 0: the program is the
+	 * probe's alone), its entries, and this probe's entry, which
+	 * cg_probe() fills */
+	struct bpf_insn *iv;
+	size_t in;
+	int idmap1;
+	uint32_t idmax;
+	struct cgk_id *id;
 };
 /* one instruction (BPF_LDX | BPF_MEM | BPF_DW, ...) */
 void cgk_put(struct cgk *k, uint8_t code, uint8_t dst, uint8_t src,

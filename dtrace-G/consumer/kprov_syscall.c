@@ -48,9 +48,25 @@
  * number no probe has is an empty slot, the tail call falls through
  * and the firing ends.  So a glob such as syscall:::entry runs each
  * call's clauses in the kernel with no ksys lookup and no interpreter,
- * and the run loads no generic object (a program per probe: 726 for
- * syscall:::entry and return, about 0.35 s of CPU to load on the
- * 2-CPU machine, against 0.65 s for the generic object).
+ * and the run loads no generic object.
+ *
+ * Shared.  A program per probe was 726 for syscall:::entry and return
+ * (0.35-0.6 s of CPU to load on the 2-CPU machine), most of them the
+ * same code but for the probe's ev and D id, immediates.  Where a
+ * direction has more than one probe on the raw tracepoint, its
+ * programs read those at the hit instead (cgen.c's kp_ident()): from
+ * the identity map (sys_idmap(): one array entry, a struct cgk_id per
+ * index, filled by cgen_kprov.c's cg_probe() and written by
+ * kp_sys_cg_load()) at the index raw_ident() computes, the number for
+ * entry (sys_enter's argument, a load), UBPF_KSYS_MAX + the number for
+ * return (orig_ax or syscallno read again, as the dispatcher read it);
+ * the plan's probe id (probefunc and the like as keys, id) is a CONST
+ * flagged UBPF_KF_PRB, which loads it.  What is left differs only
+ * where the calls' clauses do (a clause only some calls have),
+ * and bpf_cg.c loads identical code once: the one-liner
+ * loads a program per direction and the two dispatchers, 4, in about
+ * 0.05 s of CPU.  A lone probe of a direction keeps the immediates
+ * (return's extra read is about one bpf_probe_read_kernel()).
  *
  * What fires.  entry: arg0..arg5 the call's arguments (rdi, rsi, rdx,
  * r10, r8, r9; arm64: x0-x5); return: arg0 and arg1 the return value,
@@ -402,6 +418,72 @@ static void raw_enter_pro(struct cgk *k)
 	cgk_fix(k, jok);
 }
 
+/* How many probes of kind k the run has. */
+static size_t kind_count(const struct kprov *kp, enum kp_kind k)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < kp->n; i++)
+		n += kp->probes[i]->n.kind == k;
+	return n;
+}
+
+/*
+ * The identity map of the raw tracepoints' shared programs (cgen.c's
+ * kp_ident()), made for the first: one entry, 2 * UBPF_KSYS_MAX struct
+ * cgk_id, entry's by number, then return's; its fd, or -1.
+ */
+static int sys_idmap(struct kprov *kp)
+{
+	if (!kp->sys_id1) {
+		int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "cgksysid", 4,
+					2 * UBPF_KSYS_MAX *
+						sizeof(struct cgk_id),
+					1, NULL);
+
+		if (fd < 0)
+			return -1;
+		kp->sys_id1 = fd + 1;
+		kp->sys_idv = xcalloc(2 * UBPF_KSYS_MAX,
+				      sizeof(*kp->sys_idv));
+	}
+	return kp->sys_id1 - 1;
+}
+
+/*
+ * A shared raw program's index in the identity map (cgen.c's
+ * kp_ident()): entry's the number, sys_enter's args[1]; return's
+ * UBPF_KSYS_MAX + the number, read from the registers as the
+ * dispatcher read it (raw_dispatch(): a compat task's call, another
+ * numbering, never comes here), the read's failure or a number past
+ * the map ending the firing.
+ */
+static void raw_ident(struct cgk *k, int side)
+{
+	const int16_t slot = cgk_arg(11); /* free: before the prologue */
+	size_t j[2], jok;
+
+	if (!side) {
+		cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 1, 6, RAW_ARG1, 0);
+		return;
+	}
+#if defined(__aarch64__)
+	/* pstate, orig_x0, then the number (s32, zero-extended) */
+	j[0] = raw_read(k, 6, RAW_PSTATE + 16, slot, 4);
+	cgk_put(k, BPF_LDX | BPF_MEM | BPF_W, 1, 10, slot, 0);
+#else
+	j[0] = raw_read(k, 6, RAW_ORIG_AX, slot, 8);
+	cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 1, 10, slot, 0);
+#endif
+	j[1] = cgk_jmp(k, BPF_JMP | BPF_JGT | BPF_K, 1, UBPF_KSYS_MAX - 1);
+	cgk_put(k, BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, UBPF_KSYS_MAX);
+	jok = cgk_jmp(k, BPF_JMP | BPF_JA, 0, 0);
+	cgk_fix(k, j[0]);
+	cgk_fix(k, j[1]);
+	cgk_exit(k);
+	cgk_fix(k, jok);
+}
+
 /*
  * The prologue of a generated program (cgen_kprov.c).  On p's own
  * tracepoint: what kprov_sys_enter_tp() and kprov_sys_exit_tp() read,
@@ -418,6 +500,7 @@ static bool sys_cg_pro(const struct consumer *c, const struct kprobe *p,
 		       const struct ubpf_kconf *kc, struct cgk *k)
 {
 	bool raw = !kp_sys_per_call(c, p->n.kind);
+	int side = p->n.kind == KP_SYS_RETURN;
 	unsigned na;
 
 	(void)kc;
@@ -427,6 +510,21 @@ static bool sys_cg_pro(const struct consumer *c, const struct kprobe *p,
 		return true;
 	k->type = raw ? BPF_PROG_TYPE_RAW_TRACEPOINT : BPF_PROG_TYPE_TRACEPOINT;
 	k->self = true; /* dtrace's own calls are not traced (kprov.c) */
+	if (raw && kind_count(c->kp, p->n.kind) > 1) {
+		/* the probe read at the hit: probes whose code is the
+		 * same share one program (bpf_cg.c loads it once) */
+		struct cgk ik = {0};
+		int fd = sys_idmap(c->kp);
+
+		if (fd < 0)
+			return false;
+		raw_ident(&ik, side);
+		k->iv = ik.v;
+		k->in = ik.n;
+		k->idmap1 = fd + 1;
+		k->idmax = 2 * UBPF_KSYS_MAX;
+		k->id = &c->kp->sys_idv[side * UBPF_KSYS_MAX + p->n.nr];
+	}
 	if (p->n.kind == KP_SYS_RETURN) {
 		cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 1, 6, raw ? RAW_ARG1 : 16,
 			0);
@@ -500,6 +598,11 @@ static void raw_dispatch(struct cgk *k, int side, int arr)
 
 void kp_sys_cg_reset(struct kprov *kp)
 {
+	if (kp->sys_id1) /* the programs that read it hold it */
+		close(kp->sys_id1 - 1);
+	kp->sys_id1 = 0;
+	free(kp->sys_idv);
+	kp->sys_idv = NULL;
 	for (int side = 0; side < 2; side++) {
 		if (kp->sys_arr1[side])
 			close(kp->sys_arr1[side] - 1);
@@ -511,7 +614,17 @@ void kp_sys_cg_reset(struct kprov *kp)
 int kp_sys_cg_load(struct consumer *c, struct kprov *kp)
 {
 	static const enum kp_kind kinds[2] = {KP_SYS_ENTRY, KP_SYS_RETURN};
+	uint32_t zero = 0;
 
+	/* which probe each number's shared program runs for */
+	if (kp->sys_id1 &&
+	    bpf_map_update_elem(kp->sys_id1 - 1, &zero, kp->sys_idv,
+				BPF_ANY) < 0) {
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "cannot fill the system calls' identity map: %s",
+			 strerror(errno));
+		goto refused;
+	}
 	for (int side = 0; side < 2; side++) {
 		struct cgk k = {0};
 		int arr, fd;
@@ -550,6 +663,12 @@ int kp_sys_cg_load(struct consumer *c, struct kprov *kp)
 		if (fd < 0)
 			goto refused; /* said; k.v is bpf_cg.c's */
 		kp->sys_disp1[side] = fd + 1;
+	}
+	if (kp->sys_id1) { /* filled: the programs hold it now */
+		close(kp->sys_id1 - 1);
+		kp->sys_id1 = 0;
+		free(kp->sys_idv);
+		kp->sys_idv = NULL;
 	}
 	return 0;
 refused:

@@ -293,6 +293,22 @@ check "the raw tracepoints' generated programs: in the kernel" \
 check "the raw tracepoints' generated programs: generated" \
 	grep -q '^dtrace: BPF: 4 generated programs, ' bk.err ||
 	diag "$(tail -n 40 bk.err)"
+# ... a glob over every call: the calls' programs shared (the probe's
+# identity read at the hit from the identity map, cgen.c's
+# kp_ident()), one per direction with the dispatchers, probefunc and
+# probename keys in the kernel
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'syscall:::entry /pid == $target/ { self->in = 1; @[probefunc, probename] = count(); }' \
+	-n 'syscall:::return /self->in/ { @[probefunc, probename] = count(); self->in = 0; }' \
+	-n 'END { printa("glob %s %s %@d\n", @); }' \
+	-c "/kt/trprog 'tick 1' msg pair" >bk.prog 2>bk.err </dev/null
+expect_eq "the raw tracepoints' shared programs: the writes" \
+	"glob write entry 3 glob write return 3" \
+	"$(grep '^glob write ' bk.txt | paste -sd' ' -)"
+check "the raw tracepoints' shared programs: one per direction" \
+	grep -q '^dtrace: BPF: 4 generated programs, ' bk.err ||
+	diag "$(tail -n 40 bk.err)"
 rm -f bk.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
 	-n 'profile-997 { @p = count(); }' \

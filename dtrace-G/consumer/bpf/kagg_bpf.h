@@ -270,6 +270,9 @@ struct ubpf_kop {
  * them, NUL-padded to a word */
 #define UBPF_KVROOM(imm) ((((unsigned)(imm)) + 7u) & ~7u)
 #define UBPF_KF_SEL 0x80 /* LKEY: of two literals, by a popped value */
+#define UBPF_KF_PRB 0x100 /* CONST: imm is the probe's id, which a
+			   * program several probes share reads at the
+			   * hit (cgen_kprov.c) instead */
 #define UBPF_KCOMM 16	 /* bytes of execname, NUL included */
 
 /*

@@ -25,6 +25,32 @@
  * "tracing" programs run with preemption off, one at a time per CPU, as
  * kagg.bpf.h requires.
  *
+ * These are the generic programs, a run's when DTRACE_CGEN=0 or when
+ * its kernel probes' clauses do not fit a generated program
+ * (../cgen_kprov.c's kprov_cg_fits(): ustack(), the effective ids, the
+ * session).  Otherwise the run's programs are generated from its
+ * clauses (../cgen_kprov.c, with each provider's prologue in its file)
+ * and this object is not loaded at all.  What they do there, the same
+ * as here:
+ *
+ *	profile-N, proc, a syscall probe on its call's own tracepoint:
+ *		a program per probe, on its perf event, the probe's ev an
+ *		immediate (no cookie read);
+ *	syscall on the raw tracepoints (a glob over many calls,
+ *		../kprov_syscall.c): per direction a dispatcher, attached to
+ *		sys_enter or sys_exit, that ends a compat task's call and a
+ *		number past UBPF_KSYS_MAX as kprov_sys_enter() and
+ *		kprov_sys_exit() do, then tail-calls the number's program in
+ *		a prog array (no program: the firing ends, as an empty ksys
+ *		entry does here).  The calls' programs are shared where their
+ *		code is the same: where a direction has more than one probe,
+ *		each program reads which probe hit at the hit (its ev and D
+ *		id, from the identity map indexed by the number, as ksys[nr]
+ *		says it here; ../cgen.c's kp_ident()), so the code differs
+ *		only where the clauses do, and identical code is loaded once
+ *		(../bpf_cg.c): syscall:::entry with one clause loads one
+ *		program for it, not one per call.
+ *
  * Registers.  A raw tracepoint's arguments are the tracepoint's: for
  * sys_enter (struct pt_regs *, long nr), for sys_exit (struct pt_regs *,
  * long ret); the registers are kernel memory, read with

@@ -14,6 +14,8 @@
 #    entries merged (a printf clause on the same probe keeps its record);
 #  - threads on several CPUs: exact counts from per-CPU values;
 #  - an argument past a site's own reads 0, not the previous hit's;
+#  - keys that differ only in the last of three, beside statements of
+#    fewer keys, and quantize()'s bucket (kaggs's key width);
 #  - exit() in a probe clause whose predicate the hit decides: the
 #    generated programs test the run's activity and that predicate at
 #    each hit (kplan.c's "exit() at a traced probe"), the generic
@@ -210,6 +212,71 @@ cat >expected.txt <<'EOF'
   done                                                              0
 EOF
 both "arguments past a site's own" 1 "'tick 3' done" -s e.d
+
+# kaggs's key is as wide as the most keys of a statement (bpf_agg.c),
+# its words written at each hit by the statement alone (cgen_plan.c's
+# agg_at()): keys that differ only in the third of three beside one
+# key, fewer keys after more in the same clause, a bucket in the key
+# (quantize()), the same aggregation twice.  A key cut to the first
+# statement's width would fold @three's twelve entries into one.
+cat >k.d <<'EOF'
+tr$target:::tick
+{
+	@one[arg0 & 1] = count();
+	@three[1, 2, arg0] = sum(arg0);
+	@two[arg0 & 1, arg0 >= 6] = count();
+	@q[arg0 & 1] = quantize(arg0 * 100);
+	@one[arg0 & 1] = count();
+}
+EOF
+cat >expected.txt <<'EOF'
+
+                0               12
+                1               12
+        1        2                0                0
+        1        2                1                1
+        1        2                2                2
+        1        2                3                3
+        1        2                4                4
+        1        2                5                5
+        1        2                6                6
+        1        2                7                7
+        1        2                8                8
+        1        2                9                9
+        1        2               10               10
+        1        2               11               11
+                0        0                3
+                0        1                3
+                1        0                3
+                1        1                3
+                0
+           value  ------------- Distribution ------------- count    
+              -1 |                                         0        
+               0 |@@@@@@@                                  1        
+               1 |                                         0        
+               2 |                                         0        
+               4 |                                         0        
+               8 |                                         0        
+              16 |                                         0        
+              32 |                                         0        
+              64 |                                         0        
+             128 |@@@@@@@                                  1        
+             256 |@@@@@@@                                  1        
+             512 |@@@@@@@@@@@@@@@@@@@@                     3        
+            1024 |                                         0        
+
+                1
+           value  ------------- Distribution ------------- count    
+              32 |                                         0        
+              64 |@@@@@@@                                  1        
+             128 |                                         0        
+             256 |@@@@@@@@@@@@@                            2        
+             512 |@@@@@@@@@@@@@                            2        
+            1024 |@@@@@@@                                  1        
+            2048 |                                         0        
+
+EOF
+both "keys of one to three, a bucket" 1 "'tick 12'" -s k.d
 
 # Threads on both CPUs: the per-CPU values add up exactly.
 cat >expected.txt <<'EOF'

@@ -92,6 +92,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -567,12 +568,14 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	const char *env = getenv("DTRACE_KAGG");
 	struct bpf_kagg *k;
 	bool any = false, keyed = false, flat = false, tls = false;
+	unsigned kkeys = 0; /* the most keys of a statement in kaggs */
 	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
 	     *traced;
 	unsigned nspec = 0;
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
+	m->kkeys = 0;
 	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = m->kaggs_v = -1;
 	m->tlsu = m->tlsufull = m->tlss = m->hzn = m->act = -1;
 	m->xpl = NULL; /* each event's own (bpf_kagg_xplan()) */
@@ -632,10 +635,13 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 
 		if (!d_kplan_isagg(k->kp, st))
 			continue;
-		if (d_kplan_flat(k->kp, st, &slot, &n))
+		if (d_kplan_flat(k->kp, st, &slot, &n)) {
 			flat = true;
-		else
+		} else {
 			keyed = true;
+			if (d_kplan_nkeys(k->kp, st) > kkeys)
+				kkeys = d_kplan_nkeys(k->kp, st);
+		}
 		skeyed |= d_kplan_skey(k->kp, st);
 		vkeyed |= d_kplan_vkey(k->kp, st);
 	}
@@ -680,9 +686,18 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		k->tlsufull_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgtlsufull", 4,
 					 4, 1, 0);
 	}
+	/*
+	 * kaggs's key: {agg, bucket, pad} and as many keys as a statement
+	 * has at most, not UBPF_KMAXKEYS (a hit hashes and compares the
+	 * whole key; the generated code writes those words alone:
+	 * cgen_plan.c's agg_at()), read back into a zeroed ubpf_kkey
+	 */
+	if (kkeys > UBPF_KMAXKEYS)
+		kkeys = UBPF_KMAXKEYS;
 	if (keyed) {
 		k->aggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs",
-				     sizeof(struct ubpf_kkey),
+				     offsetof(struct ubpf_kkey, k) +
+					     kkeys * sizeof(int64_t),
 				     sizeof(struct ubpf_kval),
 				     UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
 		k->drops_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "kdrops", 4,
@@ -748,6 +763,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->cgplan = xcalloc(UBPF_MAXEV, sizeof(*k->cgplan));
 	clause_marks(k, c->nclauses);
 	m->kaggs = k->aggs_fd;
+	m->kkeys = kkeys;
 	m->kflat = k->flat_fd;
 	m->kdrops = k->drops_fd;
 	m->armed = k->armed_fd;
@@ -1376,6 +1392,8 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
 	bool kdel = del;
 
 	v = xcalloc((size_t)k->ncpus, sizeof(*v));
+	/* kaggs's keys may be shorter (bpf_kagg_cgen()): the rest 0 */
+	memset(&next, 0, sizeof(next));
 	while (k->aggs_fd >= 0 &&
 	       bpf_map_get_next_key(k->aggs_fd, prev, &next) == 0) {
 		key = next;

@@ -645,7 +645,7 @@ static void act_test(struct em *e, const struct cgen_maps *m, unsigned nargs,
 bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	       const struct ubpf_kplan *pl, struct bpf_insn **out, size_t *n)
 {
-	struct em e = {0};
+	struct em e = {.kkeys = m->kkeys};
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
 	/* the arguments follow the header (a kernel probe's: its kctx) */
 	unsigned hdr = (unsigned)sizeof(struct ubpf_rec) +

@@ -91,8 +91,15 @@ struct em {
 	unsigned obase, obytes;
 	const struct ubpf_kplan *opl;
 	bool ostarted, oany;
-	/* where fix() last made a jump land (cgen_plan.c's pop_top()) */
-	size_t land;
+	/* where fix() last made a jump land (cgen_plan.c's pop_top()),
+	 * and where a jump of the plan does: the start of the op being
+	 * emitted when one lands on it, else SIZE_MAX (cgen_plan()) */
+	size_t land, pland;
+	/* the kaggs key's words that KEY wrote since the last AGG (bit
+	 * n: k[n]), the others zeroed by AGG (cgen_plan.c's agg_at()) */
+	unsigned kw;
+	/* the keys in kaggs's key (struct cgen_maps' kkeys) */
+	unsigned kkeys;
 	/* the probe's id is at S_PRB: a CONST flagged UBPF_KF_PRB loads
 	 * it (a program several kernel probes share, cgen.c) */
 	bool prb;

@@ -40,7 +40,9 @@
  * copies into the area (ostr_at()), at TSTR_AT(UBPF_KTSTR), and the
  * copy's address and len into its 16 bytes of the area; one that
  * faulted sets its clause's ran bit and S_FLAGS_REC and jumps to the
- * clause's end, the variable untouched; else the copy goes into it.
+ * clause's end, the variable untouched; else the copy goes into it,
+ * its 16 bytes and its first len (sstr_len(): every reader stops at
+ * len, so what lies past it is left as it was).
  * SLIT writes a literal there as a copy of it would be, and SMOV
  * copies another variable's struct ubpf_kostr there (bpf_probe_read_
  * kernel(); unset, the variable is cleared), and each goes into the
@@ -307,6 +309,29 @@ void cgen_tlss_call(struct em *e, uint16_t v, int fd, int32_t fn)
 static void sstr_put(struct em *e, const struct ubpf_kop *o, const int *fds,
 		     int32_t base, int32_t vbase);
 
+/*
+ * r2, r3 = what of the copy at base (S_OBUF's) goes into a variable:
+ * its addr, len and first len bytes, len at most o->imm (ostr_at()'s
+ * count), from r3.  The bytes past len are no part of the string --
+ * every reader stops at len (svar_copy(), vveq(), vseq(), vslen(), the
+ * out area's) -- so the variable's are left as they were, as the copy's
+ * were (bpf_probe_read_user_str() writes up to its NUL): a string of 4
+ * bytes copies 21, not strsize + 16.
+ */
+static void sstr_len(struct em *e, const struct ubpf_kop *o, int32_t base)
+{
+	size_t j;
+
+	ldx(e, BPF_DW, 3, 10, S_OBUF);
+	ldx(e, BPF_W, 2, 3,
+	    (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, len)));
+	j = jmp_i(e, BPF_JLE, 2, (int32_t)o->imm); /* bounds: not taken */
+	alu_i(e, BPF_MOV, 2, (int32_t)o->imm);
+	fix(e, j);
+	alu_i(e, BPF_ADD, 2, (int32_t)offsetof(struct ubpf_kostr, s));
+	alu_i(e, BPF_ADD, 3, base);
+}
+
 static void sstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 {
 	int32_t base, vbase, fo = (int32_t)sizeof(struct ubpf_kout) + o->agg;
@@ -354,11 +379,7 @@ static void sstr_put(struct em *e, const struct ubpf_kop *o, const int *fds,
 	if (o->n != UBPF_KV_SELF) { /* the this-> string's slot */
 		ldx(e, BPF_DW, 1, 10, S_OBUF);
 		alu_i(e, BPF_ADD, 1, vbase);
-		alu_i(e, BPF_MOV, 2,
-		      (int32_t)offsetof(struct ubpf_kostr, s) +
-			      (int32_t)o->imm);
-		ldx(e, BPF_DW, 3, 10, S_OBUF);
-		alu_i(e, BPF_ADD, 3, base);
+		sstr_len(e, o, base);
 		call(e, BPF_FUNC_probe_read_kernel);
 		return;
 	}
@@ -367,10 +388,7 @@ static void sstr_put(struct em *e, const struct ubpf_kop *o, const int *fds,
 	cgen_tlss_call(e, o->slot, fds[8], BPF_FUNC_map_lookup_elem);
 	jin = jmp_i(e, BPF_JEQ, 0, 0);
 	alu_r(e, BPF_MOV, 1, 0);
-	alu_i(e, BPF_MOV, 2,
-	      (int32_t)offsetof(struct ubpf_kostr, s) + (int32_t)o->imm);
-	ldx(e, BPF_DW, 3, 10, S_OBUF);
-	alu_i(e, BPF_ADD, 3, base);
+	sstr_len(e, o, base);
 	call(e, BPF_FUNC_probe_read_kernel);
 	jend = jmp_i(e, BPF_JA, 0, 0);
 	fix(e, jin);

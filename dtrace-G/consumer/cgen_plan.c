@@ -17,7 +17,10 @@
  *     that is exact: the stack machine's stack lives in fixed stack
  *     slots (its depth at each instruction is known here), operands
  *     are loaded into r1-r5 for the operation and the result is stored
- *     back, narrowed by the instruction's size and sign; r9 keeps an
+ *     back, narrowed by the instruction's size and sign -- a value
+ *     popped right after its push stays in r1, no load (pop()), and
+ *     an operation with a constant that fits 32 bits is one
+ *     instruction with it as the immediate; r9 keeps an
  *     aggregated value across helper calls.  PRED is a forward jump to
  *     the end of its clause: a comparison's PRED is that jump alone (the
  *     comparison's opposite, against an immediate where one fits), and
@@ -26,7 +29,13 @@
  *     PRED to the plan's end after only instructions that set no
  *     S_FLAGS bit and write nothing (op_pure()) is noted in e->xpj,
  *     which cgen.c sends to the exit where a record gate follows.  KEY
- *     stores into the kaggs key on the stack; AGG computes
+ *     stores into the kaggs key on the stack, which is as wide as
+ *     bpf_agg.c made kaggs's (the most keys a statement has, not
+ *     UBPF_KMAXKEYS: a hit hashes and compares every byte of it), and
+ *     each AGG writes its every word (agg_at(): {agg, bucket, pad} in
+ *     one store, a key its KEYs did not write 0), so nothing is zeroed
+ *     at the hit's start or after an AGG, and the zero value an
+ *     insert needs only where one is made; AGG computes
  *     quantize()'s bucket (a branchy fls), lquantize()'s or
  *     llquantize()'s (llq_bucket(): a test per order of magnitude, no
  *     loop), finds the slot (kflat, by index) or the entry (kaggs:
@@ -52,7 +61,9 @@
  *     fault ends the plan there: the record goes unflagged and user
  *     space runs every clause), and SEQ compares its length with the
  *     literal's and its bytes a word at a time (8, then 4, 2, 1 bytes
- *     for the tail), the literal's words as immediates (where the kernel
+ *     for the tail), the literal's words as immediates -- a SEQ (not
+ *     !=) whose PRED follows it jumping straight to the clause's end on
+ *     the first difference (seq_pred()) -- (where the kernel
  *     keeps self-> variables, each SEQ is a fault site instead: below);
  *     SKEY copies it
  *     the same way, NUL-padded (its part of cgbuf zeroed before the
@@ -342,7 +353,7 @@ static void key_ptr(struct em *e, int32_t kat)
  * r9): the slot of kflat, or the entry of kaggs, made when absent.
  */
 static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
-		   uint8_t fn)
+		   uint8_t fn, int kb)
 {
 	size_t j1, j2, j3;
 	bool vkeyed = (o->flags & UBPF_KF_VKEY) != 0;
@@ -370,8 +381,22 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		e->bad = true;
 		return;
 	}
-	stx(e, BPF_H, 10, S_KKEY + 2, 1);
-	st(e, BPF_H, 10, S_KKEY, o->agg);
+	/* the key: {agg, bucket, pad 0} in one store, r1's low 16 bits
+	 * the bucket (a constant where bucket() says so: kb); each k[n]
+	 * a KEY did not write, 0 (e->kw), up to the map's keys */
+	if (kb >= 0 && ((int64_t)kb << 16 | o->agg) <= INT32_MAX) {
+		st(e, BPF_DW, 10, S_KKEY,
+		   (int32_t)((int64_t)kb << 16 | o->agg));
+	} else {
+		alu_i(e, BPF_LSH, 1, 48);
+		alu_i(e, BPF_RSH, 1, 32);
+		alu_i(e, BPF_OR, 1, o->agg);
+		stx(e, BPF_DW, 10, S_KKEY, 1);
+	}
+	for (unsigned i = 0; i < UBPF_KMAXKEYS; i++)
+		if (!(e->kw & (1u << i)) && (skeyed || i < e->kkeys))
+			st(e, BPF_DW, 10, (int16_t)(S_KKEY + 8 + 8 * (int)i),
+			   0);
 	if (skeyed) { /* the key with its string: in cgbuf (skey(), vkey()) */
 		ldx(e, BPF_DW, 2, 10, S_SBUF);
 		for (int i = 0; i < (int)sizeof(struct ubpf_kkey); i += 8) {
@@ -383,6 +408,8 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 	key_ptr(e, kat);
 	call(e, BPF_FUNC_map_lookup_elem);
 	j1 = jmp_i(e, BPF_JNE, 0, 0);
+	st(e, BPF_DW, 10, S_ZERO, 0); /* not there: a zero value put */
+	st(e, BPF_DW, 10, S_ZERO + 8, 0);
 	ldmap(e, 1, map);
 	key_ptr(e, kat);
 	alu_r(e, BPF_MOV, 3, 10);
@@ -427,18 +454,35 @@ static void agg(struct em *e, const struct ubpf_kop *o, const int *fds)
 	}
 	if (o->n == UBPF_F_STDDEV) {
 		alu_i(e, BPF_MOV, 1, 0);
-		agg_at(e, o, fds, UBPF_F_AVG);
+		agg_at(e, o, fds, UBPF_F_AVG, 0);
 		alu_i(e, BPF_MOV, 1, 1);
-		agg_at(e, o, fds, UBPF_F_STDDEV);
+		agg_at(e, o, fds, UBPF_F_STDDEV, 1);
 	} else {
 		bucket(e, o);
-		agg_at(e, o, fds, o->n);
+		agg_at(e, o, fds, o->n,
+		       o->n == UBPF_F_QUANTIZE || o->n == UBPF_F_LQUANTIZE ||
+				       o->n == UBPF_F_LLQUANTIZE
+			       ? -1
+			       : 0);
 	}
-	if (o->flags & UBPF_KF_FLAT)
-		return;
-	/* as kstep(): the key's values start at 0 for the next one */
-	for (unsigned i = 0; i < UBPF_KMAXKEYS; i++)
-		st(e, BPF_DW, 10, (int16_t)(S_KKEY + 8 + 8 * (int)i), 0);
+	/* the next statement's keys: those its KEYs write (kstep() zeroes
+	 * the values after each; agg_at() zeroes those not written) */
+	e->kw = 0;
+}
+
+/* the BPF operation of op where it is one ALU64 instruction, the same
+ * with an immediate (binop()'s), else -1 (BPF_ADD is 0) */
+static int imm_op(uint8_t op)
+{
+	switch (op) {
+	case UBPF_K_ADD: return BPF_ADD;
+	case UBPF_K_SUB: return BPF_SUB;
+	case UBPF_K_MUL: return BPF_MUL;
+	case UBPF_K_AND: return BPF_AND;
+	case UBPF_K_OR: return BPF_OR;
+	case UBPF_K_XOR: return BPF_XOR;
+	default: return -1;
+	}
 }
 
 /* r1 = r1 OP r2 for the binary operations (kalu()) */
@@ -625,10 +669,25 @@ static void tls_store(struct em *e, const int *fds, uint16_t v, int fd)
 	fix(e, j2);
 }
 
+/*
+ * The top of the stack into r: no load into r1 when the instruction
+ * before stored r1 in the top's slot and no jump lands here (e->land:
+ * one of an op's own; e->pland: one of the plan's, on the op being
+ * emitted), so an operand pushed and popped at once stays in r1 (its
+ * slot written all the same).
+ */
 static void pop(struct em *e, unsigned *sp, uint8_t r)
 {
+	const struct bpf_insn *l = e->n ? &e->v[e->n - 1] : NULL;
+
 	if (!*sp) {
 		e->bad = true;
+		return;
+	}
+	if (r == 1 && e->land != e->n && e->pland != e->n && l &&
+	    l->code == (BPF_STX | BPF_MEM | BPF_DW) && l->dst_reg == 10 &&
+	    l->src_reg == 1 && l->off == (int16_t)S_STK(*sp - 1)) {
+		--*sp;
 		return;
 	}
 	ldx(e, BPF_DW, r, 10, (int16_t)S_STK(--*sp));
@@ -645,23 +704,13 @@ static void push(struct em *e, unsigned *sp, const struct ubpf_kop *o)
 }
 
 /*
- * pop() into r1 of the value the instruction before pushed: no load
- * when the last instruction stored r1 in its slot and nothing jumps to
- * here (landed: a jump of the plan lands on this op; e->land: one of
- * an op's own), so a predicate on a value just pushed is its test and
- * its jump alone (a failing hit's every instruction counts: the
- * predpf row of bench/perhit.sh).
+ * pop() into r1 of the value the instruction before pushed, as pop()
+ * elides it, so a predicate on a value just pushed is its test and its
+ * jump alone (a failing hit's every instruction counts: the predpf row
+ * of bench/perhit.sh)
  */
-static void pop_top(struct em *e, unsigned *sp, bool landed)
+static void pop_top(struct em *e, unsigned *sp)
 {
-	const struct bpf_insn *l = e->n ? &e->v[e->n - 1] : NULL;
-
-	if (*sp && !landed && e->land != e->n && l &&
-	    l->code == (BPF_STX | BPF_MEM | BPF_DW) && l->dst_reg == 10 &&
-	    l->src_reg == 1 && l->off == (int16_t)S_STK(*sp - 1)) {
-		--*sp;
-		return;
-	}
 	pop(e, sp, 1);
 }
 
@@ -906,9 +955,13 @@ static void seq_chunk(struct em *e, void *ctx, unsigned off, unsigned sz)
  * and jumps to its clause's end (e->sfj, which cgen_plan() points there).  The
  * copy's length (NUL included, kept by seq_read()) is the literal's
  * plus one, and its bytes before the NUL are the literal's, compared a
- * word at a time (str_chunks()); *pc is left on the last SDATA.
+ * word at a time (str_chunks()); *pc is left on the last SDATA.  With
+ * fj, the comparison is a PRED's (cgen_plan() fuses them): no r1, the
+ * jumps taken on a difference put in fj (*nfj of them, at most
+ * UBPF_KSTRMAX / 8 + 5) for the caller to point at the PRED's end.
  */
-static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc)
+static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
+		size_t *fj, unsigned *nfj)
 {
 	const struct ubpf_kop *o = &pl->ops[*pc];
 	struct seq_lit l = {.d = &pl->ops[*pc + 1]};
@@ -936,17 +989,44 @@ static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc)
 	}
 	/* a jump for the length, one per chunk at most */
 	l.jf = xcalloc(len / 8 + 5, sizeof(*l.jf));
-	alu_i(e, BPF_MOV, 1, 0);
+	if (!fj)
+		alu_i(e, BPF_MOV, 1, 0);
 	ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
 	l.jf[l.njf++] = jmp_i(e, BPF_JNE, 3, (int32_t)len + 1);
 	str_chunks(e, j, len, seq_chunk, &l);
+	*pc += (len + 8) / 8;
+	if (fj) {
+		memcpy(fj, l.jf, l.njf * sizeof(*fj));
+		*nfj = (unsigned)l.njf;
+		free(l.jf);
+		return;
+	}
 	alu_i(e, BPF_MOV, 1, 1);
 	for (size_t i = 0; i < l.njf; i++)
 		fix(e, l.jf[i]);
 	free(l.jf);
 	if (o->flags & UBPF_KF_NEG)
 		alu_i(e, BPF_XOR, 1, 1);
-	*pc += (len + 8) / 8;
+}
+
+/*
+ * The PRED that tests SEQ pl->ops[pc]'s result alone, right after its
+ * SDATA, where no jump lands on it or the SDATA (tgt) and the SEQ is
+ * no !=: its index (seq() then jumps to its end), else 0.
+ */
+static unsigned seq_pred(const struct ubpf_kplan *pl, unsigned pc,
+			 const bool *tgt)
+{
+	const struct ubpf_kop *o = &pl->ops[pc];
+	unsigned q = pc + 1 + (o->step + 8u) / 8u;
+
+	if ((o->flags & UBPF_KF_NEG) || o->step > UBPF_KSTRMAX ||
+	    q >= pl->nops || pl->ops[q].op != UBPF_K_PRED || pl->ops[q].n)
+		return 0;
+	for (unsigned i = pc + 1; i <= q; i++)
+		if (tgt[i])
+			return 0;
+	return q;
 }
 
 /*
@@ -1540,9 +1620,12 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	       const int *fds)
 {
 	size_t *at = xcalloc((size_t)pl->nops + 1, sizeof(*at));
-	size_t *pj = xcalloc((size_t)pl->nops + 1, sizeof(*pj));
-	unsigned *pd = xcalloc((size_t)pl->nops + 1, sizeof(*pd));
-	unsigned *pdep = xcalloc((size_t)pl->nops + 1, sizeof(*pdep));
+	/* the jumps to a clause's end: a PRED's, or a fused SEQ's (a
+	 * length's and a chunk's each: seq()) */
+	size_t npj = 2 * (size_t)pl->nops + 8;
+	size_t *pj = xcalloc(npj, sizeof(*pj));
+	unsigned *pd = xcalloc(npj, sizeof(*pd));
+	unsigned *pdep = xcalloc(npj, sizeof(*pdep));
 	unsigned *dp = xcalloc((size_t)pl->nops + 1, sizeof(*dp));
 	/* SEQ's fault jumps: they leave nothing on the stack that the
 	 * clause's end reads */
@@ -1563,18 +1646,8 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	};
 
 	e->nxpj = 0;
-	/* the kaggs key and a zero value: the verifier reads them whole
-	 * (kflat's slots need neither) */
-	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
-		if (pl->ops[pc].op != UBPF_K_AGG ||
-		    (pl->ops[pc].flags & UBPF_KF_FLAT))
-			continue;
-		for (int i = 0; i < 40; i += 8)
-			st(e, BPF_DW, 10, (int16_t)(S_KKEY + i), 0);
-		st(e, BPF_DW, 10, S_ZERO, 0);
-		st(e, BPF_DW, 10, S_ZERO + 8, 0);
-		break;
-	}
+	e->pland = SIZE_MAX;
+	e->kw = 0; /* the kaggs key: each AGG writes it whole (agg_at()) */
 	seq_read(e, pl, fds[5], nargs);
 	/* the out area: started by the first clause of the hit that
 	 * writes into it (cgen_out_need(), which also makes the this->
@@ -1622,6 +1695,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			landed |= tgt[from];
 		if (landed)
 			e->ostarted = false;
+		e->pland = landed ? e->n : SIZE_MAX;
 		pure &= op_pure(o);
 		eop = op == UBPF_K_PRED && o->n ? o->n : op;
 		switch (eop) {
@@ -1729,13 +1803,32 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		}
 		case UBPF_K_SEQ: {
-			unsigned first = pc;
+			unsigned first = pc, q = seq_pred(pl, pc, tgt);
+			size_t fj[UBPF_KSTRMAX / 8 + 5];
+			unsigned nfj = 0;
 
 			e->sfj = SIZE_MAX;
-			seq(e, pl, &pc);
+			seq(e, pl, &pc, q ? fj : NULL, &nfj);
 			if (e->sfj != SIZE_MAX) {
 				fjx[nf] = e->sfj;
 				fjt[nf++] = o->jump;
+			}
+			if (q && !e->bad) {
+				/* its PRED: the differences jump to its end */
+				for (unsigned i = 0; i < nfj && np < npj; i++) {
+					pj[np] = fj[i];
+					pd[np] = pl->ops[q].jump;
+					pdep[np++] = sp;
+				}
+				if (np >= npj || pl->ops[q].jump <= q ||
+				    pl->ops[q].jump > pl->nops)
+					e->bad = true;
+				for (unsigned i = first + 1; i <= q; i++) {
+					at[i] = e->n;
+					dp[i] = sp;
+				}
+				pc = q;
+				continue;
 			}
 			push(e, &sp, o);
 			/* the SDATA skipped: where a jump may land */
@@ -1849,9 +1942,10 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		}
 		case UBPF_K_PRED: /* its own truth */
-			pop_top(e, &sp, landed);
+			pop_top(e, &sp);
 			break;
 		case UBPF_K_KEY:
+			e->kw |= 1u << (o->n & (UBPF_KMAXKEYS - 1));
 			pop(e, &sp, 1);
 			stx(e, BPF_DW, 10,
 			    (int16_t)(S_KKEY + 8 +
@@ -1879,7 +1973,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 					   o->imm == (int32_t)o->imm;
 
 				if (i32) {
-					pop_top(e, &sp, landed);
+					pop_top(e, &sp);
 				} else if (o->flags & UBPF_KF_IMM) {
 					ld64(e, 2, (uint64_t)o->imm);
 					pop(e, &sp, 1);
@@ -1899,13 +1993,21 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				pdep[np++] = sp;
 				continue;
 			}
-			if (o->flags & UBPF_KF_IMM) {
+			if ((o->flags & UBPF_KF_IMM) && imm_op(eop) >= 0 &&
+			    o->imm == (int32_t)o->imm) {
+				/* BPF's immediate is o->imm sign-extended */
+				pop(e, &sp, 1);
+				alu_i(e, (uint8_t)imm_op(eop), 1,
+				      (int32_t)o->imm);
+			} else if (o->flags & UBPF_KF_IMM) {
+				pop(e, &sp, 1);
 				ld64(e, 2, (uint64_t)o->imm);
+				binop(e, eop);
 			} else {
 				pop(e, &sp, 2);
+				pop(e, &sp, 1);
+				binop(e, eop);
 			}
-			pop(e, &sp, 1);
-			binop(e, eop);
 			if (op == UBPF_K_PRED)
 				break;
 			push(e, &sp, o);

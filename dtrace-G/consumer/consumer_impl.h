@@ -852,6 +852,7 @@ struct cgen_maps {
 	int rb, drops;		    /* the record's ring buffer, its drops */
 	int buf;		    /* a record with strings is built here */
 	int kaggs, kflat, kdrops; /* kernel aggregation's, or -1 */
+	unsigned kkeys; /* the keys in kaggs's key (bpf_kagg_cgen()) */
 	int armed;		    /* {ev, pid} whose plan is compiled in */
 	int arm1;		    /* by ev: its first such pid */
 	int tls, tlsdrops;	    /* self-> variables, or -1 */

@@ -1621,6 +1621,11 @@ bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
 	return false;
 }
 
+unsigned d_kplan_nkeys(const struct d_kplan *k, unsigned st)
+{
+	return st < k->nst && !k->st[st].assign ? k->st[st].st->nkeys : 0;
+}
+
 bool d_kplan_skey(const struct d_kplan *k, unsigned st)
 {
 	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0 &&

@@ -134,6 +134,8 @@ bool d_kplan_gate(const struct d_kplan *k, unsigned clause,
  */
 unsigned d_kplan_nstmts(const struct d_kplan *k);
 bool d_kplan_isagg(const struct d_kplan *k, unsigned st); /* not a store */
+/* its keys (kaggs's key, bpf_agg.c, holds as many as any statement's) */
+unsigned d_kplan_nkeys(const struct d_kplan *k, unsigned st);
 bool d_kplan_flat(const struct d_kplan *k, unsigned st, unsigned *slot,
 		  unsigned *nslots);
 

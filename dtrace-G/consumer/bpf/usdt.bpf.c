@@ -41,6 +41,13 @@
  * tracer, ../dlhold.c, sees), and dtrace runs the clause, writes, and
  * lets it go (UBPF_RF_HELD).
  *
+ * Verification.  Every run without a generated program loads this one,
+ * so its verifier cost is start-up: branches whose states differ only
+ * in bounds the verifier need not know multiply its walk.  The record's
+ * offset is passed through map memory where it would carry such bounds
+ * into the string loop (rec_off()), and a run's optional parts are
+ * gated on .rodata constants the verifier prunes.
+ *
  * Registers.  For a uprobe the program's context is the thread's
  * struct pt_regs (struct ureg below), and the instruction pointer is the
  * probed instruction.  The object is compiled for the machine dtrace

@@ -40,7 +40,8 @@
 #    started, as other runs on the machine may load theirs), bpftrace's
 #    named after the probe (hit).
 # OURS2=path/to/another/dtrace adds its start to exit for both runs
-# (e.g. a build from before a change), in the same rounds.
+# and for the DTRACE_CGEN=0 count (e.g. a build from before a change),
+# in the same rounds, and its generic program's verified count.
 # Needs root and bpftrace; nothing passes or fails on speed.  With
 # STARTUP_MD set, the table is written there as a markdown section.
 
@@ -143,12 +144,14 @@ while [ "$r" -lt "$ROUNDS" ]; do
 		timed d_begin2 "$OURS2" -q -n 'BEGIN { exit(0); }'
 		DTRACE_BACKEND=bpf timed d_count2 "$OURS2" -q -n "$dcount" \
 			-c "./ours 1000"
+		DTRACE_BACKEND=bpf DTRACE_CGEN=0 timed d_count02 "$OURS2" \
+			-q -n "$dcount" -c "./ours 1000"
 	fi
 	r=$((r + 1))
 done
 printf '%-52s %12s %12s %8s\n' "figure (start to exit, mean of $ROUNDS)" \
 	"dtrace" "bpftrace" "ratio"
-for f in begin count count0 countpe countsl ${OURS2:+begin2 count2}; do
+for f in begin count count0 countpe countsl ${OURS2:+begin2 count2 count02}; do
 	set -- $(mean "d_$f")
 	dw=$1 dc=$2
 	case $f in
@@ -164,6 +167,7 @@ for f in begin count count0 countpe countsl ${OURS2:+begin2 count2}; do
 	countsl) what="-c one-clause count(), DTRACE_SITE_LINKS=0" ;;
 	begin2) what="BEGIN { exit }, OURS2" ;;
 	count2) what="-c one-clause count(), OURS2" ;;
+	count02) what="-c one-clause count(), DTRACE_CGEN=0, OURS2" ;;
 	esac
 	row "$what: wall ms" "$dw" "$bw"
 	row "$what: CPU ms" "$dc" "$bc"
@@ -225,10 +229,17 @@ dv=$1 dn=$2
 set -- $(DTRACE_BACKEND=bpf DTRACE_CGEN=0 verified usdt_hit 1 "$DTRACE" \
 	-q -n "$dcount" -c "./ours 1000000000")
 d0v=$1 d0n=$2
+if [ -n "$OURS2" ]; then
+	set -- $(DTRACE_BACKEND=bpf DTRACE_CGEN=0 verified usdt_hit 1 \
+		"$OURS2" -q -n "$dcount" -c "./ours 1000000000")
+	d02v=$1 d02n=$2
+fi
 set -- $(verified hit 0 bpftrace -q -e "$bcount" -c "./ours 1000000000")
 bv=$1 bn=$2
 row "count(): instructions verified ($dn / $bn programs)" "$dv" "$bv"
 row "count(), DTRACE_CGEN=0 ($d0n / $bn programs)" "$d0v" "$bv"
+[ -z "$OURS2" ] ||
+	row "count(), DTRACE_CGEN=0, OURS2 ($d02n / $bn programs)" "$d02v" "$bv"
 
 if [ -n "$STARTUP_MD" ]; then
 	{

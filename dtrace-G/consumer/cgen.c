@@ -60,7 +60,10 @@
  *     exit() or printa(), for a hit stamped before the horizon in
  *     cghzn: the time
  *     read once, before, is the record's (kplan.c's "Why exit()"),
- *     the hit past it goes to the unflagged record; the plan's instructions
+ *     the hit past it goes to the unflagged record; a plan that writes
+ *     no record and reads no time reads the clock only when cghzn is
+ *     not UINT64_MAX, dtrace's lease (hzfree, kplan.c's "The lease"),
+ *     its record reading its own; the plan's instructions
  *     as code, its strings and faults at the hit).  When no clause of
  *     the probe needs the record (and none faulted), the hit ends here;
  *     so does it when the plan's record gates (pl->record

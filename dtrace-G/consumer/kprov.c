@@ -42,7 +42,9 @@
  * kprov_horizon() the horizon past which the kernel's clauses do not
  * run, the next firing that may exit() or read or reset aggregations
  * (kplan.c's "Why exit()" and "printa() at tick-N"; kprov_drain() says
- * when a read took one of the latter, kprov_hit() folds at it).
+ * when a read took one of the latter, kprov_hit() folds at it), lending
+ * the kernel UINT64_MAX until shortly before it, hz_revoke() giving
+ * it back (kplan.c's "The lease").
  * Hits are decoded here (kprov_hit()) into a struct d_fire and run by
  * records.c's hit_run(), as every hit is.  kprov_stop(), with the backend's stop:
  * no record is made after it.

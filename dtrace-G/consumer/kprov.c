@@ -593,7 +593,10 @@ void kprov_start(struct consumer *c)
 	 * stamped before this write, so before any timer's start below and
 	 * its first firing.  What is written is at most the first firing
 	 * that may exit (its t0 comes after), and kprov_horizon() then
-	 * moves it up to that firing.
+	 * moves it up to that firing.  With the lease nothing is written:
+	 * UINT64_MAX is the lease, which kprov_horizon() times to end
+	 * hz_margin before the first such firing (a hit that read it read
+	 * it before hz_revoke() wrote that firing's due time).
 	 */
 	if (kp && !kp->hz_off && per1 != UINT64_MAX && hz_lease_on()) {
 		/* the lease (kplan.c's "The lease"): the kernel keeps

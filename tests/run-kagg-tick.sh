@@ -197,4 +197,51 @@ else
 	fail "flat out: not fewer records ($(records err1.txt)) than hits (${hits:-})"
 fi
 
+# The lease (kplan.c's "The lease"): tr:::tick's program, whose clause
+# writes no record, reads no clock while dtrace lends the kernel the
+# horizon UINT64_MAX, and dtrace gives the lease back before the next
+# firing, or when late (DTRACE_HZ_LEASE=late: always, at the firing)
+# stamps the firing with the time it gave it back.  Flat out, each
+# iteration i fires tr:::pair(i), printed for i a multiple of 64 (a
+# record, stamped), then tr:::tick(i), counted in the kernel: every
+# tick counted by interval k must have its pair printed before k's
+# line, and a pair printed before it must have its tick (i - 1)
+# counted by then.  A late lease whose firing kept its due time would
+# count in k the ticks between the due time and the give-back, whose
+# pairs print after k's line.
+cat >l.d <<'EOF'
+tr$target:::pair /(arg1 & 63) == 0/ { printf("p %d\n", arg1); }
+tr$target:::tick { @n = count(); }
+tick-100ms { printa("n %@d\n", @n); clear(@n); }
+tick-100ms /++k == 8/ { exit(0); }
+EOF
+for k in 1 late; do
+	rm -f outl$k.txt
+	DTRACE_HZ_LEASE=$k timeout -s KILL 120 "$DTRACE" -v -q \
+		-o outl$k.txt -x bufsize=16m -s l.d \
+		-c "./trprog 'spinpair 1' 'sleep 5000' stop" >/dev/null \
+		2>errl$k.txt
+	expect_eq "lease $k: status" 0 "$?"
+	[ -f outl$k.txt ] || : >outl$k.txt
+	expect_eq "lease $k: leased (late)" 1 "$(sed -n \
+		's/^dtrace: the horizon leased \([0-9]*\) times*, given back late \([0-9]*\) times*$/\1 \2/p' \
+		errl$k.txt | awk -v k=$k '$1 >= 1 && (k != "late" || $2 >= 1) {
+			print 1 }')"
+	expect_eq "lease $k: the tick clause in the kernel" 1 \
+		"$(kcount errl$k.txt)"
+	if grep -qi drop errl$k.txt; then
+		echo "lease $k: drops, not checked:" \
+			"$(grep -i drop errl$k.txt)" >&2
+		continue
+	fi
+	expect_eq "lease $k: some intervals" 1 \
+		"$(awk '/^n [1-9]/ { n++ } END { print (n >= 2) }' outl$k.txt)"
+	expect_eq "lease $k: each tick in the interval its pair's order says" \
+		"" "$(awk -v w=-1 '
+		/^n / { c += $2; if (lp > c) print "pair " lp " before, " \
+			c " ticks counted"; w = c; next }
+		/^p / { if (w >= 0 && $2 < w) print "pair " $2 " after, " \
+			w " ticks counted"; w = -1; lp = $2 }' outl$k.txt)"
+done
+
 finish

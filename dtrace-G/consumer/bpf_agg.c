@@ -731,8 +731,9 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		k->hzn_fd = map_new(BPF_MAP_TYPE_ARRAY, "cghzn", 4, 8, 1, 0);
 		bpf_kagg_horizon(k, kprov_horizon0(c));
 	}
-	/* the barrier before a fold (bpf_kagg_barrier()) */
-	fold = fold && d_kplan_horizon(k->kp);
+	/* the barrier before a fold (bpf_kagg_barrier()), and after a
+	 * horizon's lease given back late (kprov.c's hz_revoke()) */
+	fold = d_kplan_horizon(k->kp);
 	if (fold) {
 		LIBBPF_OPTS(bpf_map_create_opts, o);
 

@@ -60,7 +60,10 @@
  *     exit() or printa(), for a hit stamped before the horizon in
  *     cghzn: the time
  *     read once, before, is the record's (kplan.c's "Why exit()"),
- *     the hit past it goes to the unflagged record; the plan's instructions
+ *     the hit past it goes to the unflagged record; a plan that writes
+ *     no record and reads no time reads the clock only when cghzn is
+ *     not UINT64_MAX, dtrace's lease (hzfree, kplan.c's "The lease"),
+ *     its record reading its own; the plan's instructions
  *     as code, its strings and faults at the hit).  When no clause of
  *     the probe needs the record (and none faulted), the hit ends here;
  *     so does it when the plan's record gates (pl->record
@@ -685,11 +688,18 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		pl && m->hzn >= 0 && (m->kp || (m->armed >= 0 && m->arm1 >= 0));
 	/* one timestamp a firing, the plan's, the horizon's and the
 	 * record's */
-	bool ts = hz || (pl && cgen_plan_has(pl, UBPF_K_TIME, -1));
+	bool tsp = pl && cgen_plan_has(pl, UBPF_K_TIME, -1);
+	/* the horizon's lease (kplan.c's "The lease"): a uprobe's plan that
+	 * writes no record and reads no time reads the clock only when the
+	 * horizon is not UINT64_MAX, dtrace's lease; the record, past it
+	 * or unarmed, reads its own */
+	bool hzfree, ts;
 	/* faults at the hit: the record's last 8 bytes, its sites' bits
 	 * (kept in S_FLAGS's upper half while the plan runs) */
 	bool fs = pl && (m->kp || (m->armed >= 0 && m->arm1 >= 0)) &&
 		  cgen_fsites(&e, pl);
+	hzfree = hz && !m->kp && !tsp && !pl->record && !fs;
+	ts = (hz && !hzfree) || tsp;
 	unsigned len = hdr + 8 * nargs + (vt ? 8 : 0) + (cred ? 8 : 0) +
 		       (fs && !strs ? 8 : 0);
 	/* printf()'s values (cgen_out.c): the out area, after the uid and
@@ -757,7 +767,18 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		act_test(&e, m, nargs, fds, xj, &nxj);
 	if (ob) /* its clauses start it (cgen_out.c), not the exit tests */
 		cgen_out_setup(&e, m->buf, obase, ob, pl);
-	if (hz) { /* at or past the horizon: the unflagged record */
+	if (hz && hzfree) { /* the lease: no clock while it holds */
+		size_t jfree;
+
+		ldmapv(&e, 1, m->hzn, 0); /* cghzn's one u64 */
+		ldx(&e, BPF_DW, 1, 1, 0);
+		jfree = jmp_i(&e, BPF_JEQ, 1, -1); /* UINT64_MAX */
+		call(&e, BPF_FUNC_ktime_get_ns);
+		ldmapv(&e, 1, m->hzn, 0);
+		ldx(&e, BPF_DW, 1, 1, 0);
+		e.hzj[e.nhzj++] = jmp_r(&e, BPF_JGE, 0, 1);
+		fix(&e, jfree);
+	} else if (hz) { /* at or past the horizon: the unflagged record */
 		ldmapv(&e, 1, m->hzn, 0); /* cghzn's one u64 */
 		ldx(&e, BPF_DW, 1, 1, 0);
 		ldx(&e, BPF_DW, 2, 10, S_TS);

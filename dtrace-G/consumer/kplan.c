@@ -102,7 +102,8 @@
  *    becomes 0 for good before the site is armed (sites.c, kprov.c's
  *    kprov_horizon_off()), and a hit that read an older H was stamped
  *    before the site could fire.
- * The cost is a lookup of H per hit.  The generic program has neither
+ * The cost is a load of H per hit, and a clock read but where the
+ * lease (below) spares it.  The generic program has neither
  * a horizon nor the activity below: exit(), printa(), clear() and
  * trunc() keep every clause out of its kernel (tests/run-kagg.sh).
  *
@@ -164,6 +165,52 @@
  * records (tests/run-kagg-tick.sh; bench/perhit.sh's tickpa row).
  * Clauses of other probes that printa(), clear() or trunc() still keep
  * every clause in user space.
+ *
+ * The lease.  Reading the clock at every hit to compare it with H cost
+ * 30 to 60 ns a hit here (bench/RESULTS.md: tickpa 90-102 ns against
+ * count()'s 41-54, the same program without a horizon).  A
+ * plan that writes no record and reads no time (cgen.c's hzfree: a
+ * uprobe's) needs the time only to compare, and only near H; so after
+ * a read has moved the horizon on, dtrace lends the kernel the value
+ * UINT64_MAX, which no stamp reaches, until hz_margin (half the
+ * shortest such period, at most 50 ms) before the next horizon firing
+ * D, and then gives the lease back: it writes D (kprov.c's
+ * hz_revoke(), from a timerfd for D - hz_margin, and at every read of
+ * the ticks before they are read).  Such a program loads H first and
+ * skips the clock while it is UINT64_MAX: that hit counts in the
+ * kernel, as every program's would (t < UINT64_MAX).  Why that is
+ * exact:
+ *  - On time.  dtrace reads the clock after writing D; when that is
+ *    before D, every hit that read UINT64_MAX read it before the write,
+ *    so before D: counted in the kernel, as with H = D.  A hit that
+ *    read D compares its stamp as before.
+ *  - Late (dtrace did not run between D - hz_margin and D: a loaded
+ *    machine).  Hits between D and the give-back may have counted in
+ *    the kernel.  Then the firings due at D of the ticks that may exit
+ *    or fold are stamped with the give-back's time G (the clock read
+ *    after writing D) instead of D, as a timer that expired late: a hit
+ *    that read UINT64_MAX read it before G; one that read D and was
+ *    stamped t < D counts in the kernel, before D; D <= t < G writes a
+ *    record, run before the firing by its stamp (all its clauses in
+ *    user space); t >= G, after it.  So each hit is
+ *    on the firing's side that its stamp, or for a hit with no stamp
+ *    its read of H, puts it, once; kprov_next_due() gives G, so a
+ *    record stamped before G does not wait for the firing.  A barrier
+ *    (bpf_kagg_barrier()) right after the give-back ends every program
+ *    that began before G, so their records are in the ring when it is
+ *    read for the firing.  Ticks not the horizon's keep their due
+ *    times; one due between D and G now sorts before the late firing,
+ *    which is when it ran.
+ *  - After exit() nothing is lent (kprov_horizon() does not move H),
+ *    nor with H 0 for good (hz_off), and DTRACE_HZ_LEASE=0 turns the
+ *    lease off (H written as before); DTRACE_HZ_LEASE=late gives it
+ *    back only at D, every firing late (tests/run-kagg-tick.sh checks
+ *    both ways that each tick counted by an interval had its pair
+ *    printed before it, which a late firing stamped D would break).
+ * DTrace's own aggregations have no such cut: printa() at a tick prints
+ * the consumer's last snapshot, taken when it switched the per-CPU
+ * buffers, after the tick; here the cut is the tick's time, or the
+ * give-back's when that is later.
  *
  * exit() at a traced probe.  DTrace (illumos dtrace_probe()) checks,
  * for each ECB a firing runs, that the run is ACTIVE and does nothing

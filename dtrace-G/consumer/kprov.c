@@ -42,7 +42,9 @@
  * kprov_horizon() the horizon past which the kernel's clauses do not
  * run, the next firing that may exit() or read or reset aggregations
  * (kplan.c's "Why exit()" and "printa() at tick-N"; kprov_drain() says
- * when a read took one of the latter, kprov_hit() folds at it).
+ * when a read took one of the latter, kprov_hit() folds at it), lending
+ * the kernel UINT64_MAX until shortly before it, hz_revoke() giving
+ * it back (kplan.c's "The lease").
  * Hits are decoded here (kprov_hit()) into a struct d_fire and run by
  * records.c's hit_run(), as every hit is.  kprov_stop(), with the backend's stop:
  * no record is made after it.
@@ -500,6 +502,71 @@ arm:
 /* Ticks: timers in the loop */
 
 /*
+ * The horizon's lease (kplan.c's "The lease"), on unless
+ * DTRACE_HZ_LEASE=0; DTRACE_HZ_LEASE=late gives it back only when the
+ * horizon is due (a margin of 0: every such firing late, for tests).
+ */
+static bool hz_lease_on(void)
+{
+	const char *e = getenv("DTRACE_HZ_LEASE");
+
+	return !e || strcmp(e, "0");
+}
+
+/* How long before the horizon the lease is given back: half the
+ * shortest period of a tick-N that may exit() or fold, at most 50 ms. */
+static uint64_t hz_margin_of(uint64_t per1)
+{
+	const char *e = getenv("DTRACE_HZ_LEASE");
+
+	if (e && !strcmp(e, "late"))
+		return 0;
+	return per1 / 2 < 50000000u ? per1 / 2 : 50000000u;
+}
+
+/*
+ * Give the lease back when the horizon is hz_margin away or nearer:
+ * the kernel gets the horizon h, and every hit that read UINT64_MAX
+ * read it before that write.  Read now after it: before h, each such
+ * hit was before h, as the horizon's argument wants.  At or past h
+ * (dtrace ran late), the hits between h and now may have counted in
+ * the kernel: then the firings due at h of the ticks that may exit()
+ * or fold are stamped now instead, as a timer that expired late, so
+ * each hit stays on the side of the firing its stamp (or its read of
+ * the lease) puts it, and a barrier ends every program that began
+ * before now, their records written before the ring is read.
+ */
+static void hz_revoke(struct consumer *c)
+{
+	struct kprov *kp = c->kp;
+	uint64_t h = kp ? kp->hz_lease : 0, ts;
+
+	if (!h || now_ns(CLOCK_MONOTONIC) + kp->hz_margin < h)
+		return;
+	kp->hz_lease = 0;
+	kp->hz = h;
+#ifdef HAVE_BPF
+	bpf_horizon(c, h);
+#endif
+	ts = now_ns(CLOCK_MONOTONIC);
+	if (ts < h)
+		return;
+	for (size_t i = 0; i < kp->nticks; i++) {
+		struct kp_tick *t = &kp->ticks[i];
+
+		if (t->exits && t->t0 &&
+		    t->t0 + (t->k + 1) * t->p->n.period == h) {
+			t->late_k = t->k + 1;
+			t->late_t = ts;
+		}
+	}
+	kp->hz_late++;
+#ifdef HAVE_BPF
+	bpf_barrier(c);
+#endif
+}
+
+/*
  * Each timer expires at t0 + k * period exactly (an absolute time on
  * CLOCK_MONOTONIC, the clock bpf_ktime_get_ns() reads), the time its
  * k-th firing's record is stamped with: a hit stamped before it was
@@ -526,9 +593,21 @@ void kprov_start(struct consumer *c)
 	 * stamped before this write, so before any timer's start below and
 	 * its first firing.  What is written is at most the first firing
 	 * that may exit (its t0 comes after), and kprov_horizon() then
-	 * moves it up to that firing.
+	 * moves it up to that firing.  With the lease nothing is written:
+	 * UINT64_MAX is the lease, which kprov_horizon() times to end
+	 * hz_margin before the first such firing (a hit that read it read
+	 * it before hz_revoke() wrote that firing's due time).
 	 */
-	if (kp && !kp->hz_off && per1 != UINT64_MAX) {
+	if (kp && !kp->hz_off && per1 != UINT64_MAX && hz_lease_on()) {
+		/* the lease (kplan.c's "The lease"): the kernel keeps
+		 * UINT64_MAX until hz_margin before each horizon */
+		int fd = timerfd_create(CLOCK_MONOTONIC,
+					TFD_NONBLOCK | TFD_CLOEXEC);
+
+		kp->hz_margin = hz_margin_of(per1);
+		kp->hzfd1 = fd >= 0 ? fd + 1 : 0;
+	}
+	if (kp && !kp->hz_off && per1 != UINT64_MAX && !kp->hzfd1) {
 		kp->hz = now_ns(CLOCK_MONOTONIC) + per1;
 #ifdef HAVE_BPF
 		bpf_horizon(c, kp->hz);
@@ -602,6 +681,7 @@ void kprov_horizon_off(struct consumer *c)
 		return;
 	c->kp->hz_off = true;
 	c->kp->hz = 0;
+	c->kp->hz_lease = 0; /* the kernel's 0 for good ends it */
 #ifdef HAVE_BPF
 	bpf_horizon(c, 0);
 	/* every hit the kernel counts has ended: kprov_site_fold() */
@@ -632,7 +712,10 @@ void kprov_site_fold(struct consumer *c, const unsigned *cl, unsigned n)
 	}
 }
 
-/* The next firing of tick t, or of those that may exit() (exits). */
+/*
+ * The next firing of tick t, or of those that may exit() (exits): when
+ * due (exits, the horizon's), or stamped (a late lease's, hz_revoke()).
+ */
 static uint64_t next_due(const struct kprov *kp, bool exits)
 {
 	uint64_t due = UINT64_MAX;
@@ -640,6 +723,9 @@ static uint64_t next_due(const struct kprov *kp, bool exits)
 	for (size_t i = 0; kp && !kp->stopped && i < kp->nticks; i++) {
 		const struct kp_tick *t = &kp->ticks[i];
 		uint64_t d = t->t0 + (t->k + 1) * t->p->n.period;
+
+		if (!exits && t->late_k == t->k + 1)
+			d = t->late_t;
 
 		if (!t->t0 && exits)
 			return UINT64_MAX; /* not started: no move yet */
@@ -663,8 +749,28 @@ void kprov_horizon(struct consumer *c)
 	if (!kp || kp->hz_off || kp->stopped || c->exit_called)
 		return;
 	h = next_due(kp, true);
-	if (h == kp->hz || h == UINT64_MAX)
+	if (h == kp->hz || h == kp->hz_lease || h == UINT64_MAX)
 		return; /* no firing that may exit is to come: none */
+	if (kp->hzfd1) { /* the lease, till hz_margin before h */
+		uint64_t at = h - kp->hz_margin;
+		struct itimerspec its = {
+			.it_value = {(time_t)(at / 1000000000u),
+				     (long)(at % 1000000000u)},
+		};
+
+		if (now_ns(CLOCK_MONOTONIC) < at &&
+		    timerfd_settime(kp->hzfd1 - 1, TFD_TIMER_ABSTIME, &its,
+				    NULL) == 0) {
+			kp->hz_lease = h;
+			kp->hz = UINT64_MAX;
+			kp->hz_leases++;
+#ifdef HAVE_BPF
+			bpf_horizon(c, UINT64_MAX);
+#endif
+			return;
+		}
+	}
+	kp->hz_lease = 0;
 	kp->hz = h;
 #ifdef HAVE_BPF
 	bpf_horizon(c, h);
@@ -685,6 +791,13 @@ size_t kprov_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
 		if (!pfd || n < max)
 			n++;
 	}
+	if (kp->hzfd1) { /* the lease's end: a read gives it back */
+		if (pfd && n < max)
+			pfd[n] = (struct pollfd){.fd = kp->hzfd1 - 1,
+						 .events = POLLIN};
+		if (!pfd || n < max)
+			n++;
+	}
 	return n;
 }
 
@@ -700,6 +813,12 @@ bool kprov_drain(struct consumer *c)
 
 	if (!kp || kp->stopped || !c->begun)
 		return false;
+	if (kp->hzfd1) { /* the lease, given back before the timers' read */
+		uint64_t x;
+
+		(void)!read(kp->hzfd1 - 1, &x, sizeof(x));
+		hz_revoke(c);
+	}
 	for (size_t i = 0; i < kp->nticks; i++) {
 		struct kp_tick *t = &kp->ticks[i];
 		uint64_t due;
@@ -712,7 +831,9 @@ bool kprov_drain(struct consumer *c)
 			struct hit h = {0};
 
 			t->k++;
-			r.time = t->t0 + t->k * t->p->n.period;
+			r.time = t->late_k == t->k
+					 ? t->late_t /* hz_revoke() */
+					 : t->t0 + t->k * t->p->n.period;
 			r.ev = UBPF_EV_KPROV | t->p->idx;
 			r.len = sizeof(r);
 			h.time = r.time;
@@ -733,6 +854,10 @@ void kprov_stop(struct consumer *c)
 	if (!kp || kp->stopped)
 		return;
 	kp->stopped = true;
+	if (c->o->verbose && kp->hz_leases)
+		say(c, "the horizon leased %lu time%s, given back late %lu "
+		    "time%s", kp->hz_leases, kp->hz_leases == 1 ? "" : "s",
+		    kp->hz_late, kp->hz_late == 1 ? "" : "s");
 	for (size_t i = 0; i < kp->natt; i++) {
 #ifdef HAVE_BPF
 		if (kp->att[i].link)
@@ -746,6 +871,10 @@ void kprov_stop(struct consumer *c)
 		if (kp->ticks[i].fd >= 0)
 			close(kp->ticks[i].fd);
 	kp->nticks = 0;
+	if (kp->hzfd1)
+		close(kp->hzfd1 - 1);
+	kp->hzfd1 = 0;
+	kp->hz_lease = 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -73,6 +73,9 @@ struct kp_tick {
 	 * tick-N") */
 	bool exits;
 	bool folds;
+	/* firing late_k (from 1) is stamped late_t, not its due time: the
+	 * horizon's lease was given back after it was due (hz_revoke()) */
+	uint64_t late_k, late_t;
 };
 
 struct kprov {
@@ -91,6 +94,13 @@ struct kprov {
 	 * tick-N clause matched a site, so it stays 0 */
 	uint64_t hz;
 	bool hz_off;
+	/* the lease (kplan.c's "The lease"): while hz_lease is set the
+	 * kernel holds UINT64_MAX, and hz_revoke() writes hz_lease there
+	 * hz_margin before it (hzfd1: a timerfd for then, fd + 1, 0 for
+	 * none); hz_leases counts them, hz_late those given back late */
+	uint64_t hz_lease, hz_margin;
+	int hzfd1;
+	unsigned long hz_leases, hz_late;
 	bool cg;		 /* the programs are generated (cgen_kprov.c) */
 	bool kconf_found;	 /* kconf is kp_kconf_find()'s */
 	struct ubpf_kconf kconf;

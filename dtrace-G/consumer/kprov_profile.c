@@ -310,7 +310,7 @@ static int prof_arm(struct consumer *c, struct kprov *kp)
 		struct kprobe *p = kp->probes[i];
 
 		if (p->n.kind == KP_TICK) {
-			struct kp_tick t = {p, -1, 0, 0, false, false};
+			struct kp_tick t = {p, -1, 0, 0, false, false, 0, 0};
 
 			t.fd = timerfd_create(CLOCK_MONOTONIC,
 					      TFD_NONBLOCK | TFD_CLOEXEC);

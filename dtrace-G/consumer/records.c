@@ -44,8 +44,10 @@
  * hit stamped at or past the due time of a firing not read yet waits
  * for it (hit.later: a timer may expire after its due time), so a
  * tick that calls exit() counts exactly the hits before it (kplan.c's
- * "Why exit()"); after each read the horizon the kernel's clauses stop
- * at moves on (kprov_horizon()).  A tick whose clause may printa(),
+ * "Why exit()"; a firing whose horizon's lease was given back late
+ * waits as stamped then, "The lease"); after each read the horizon the
+ * kernel's clauses stop at moves on (kprov_horizon()).  A tick whose
+ * clause may printa(),
  * clear() or trunc() read by kprov_drain() puts a barrier (bpf.c's
  * bpf_barrier()) before the ring is read, so every hit stamped before
  * it has ended and its record is read with it, and folds the kernel's

@@ -38,6 +38,8 @@
  *			iterations the threads counted and those they
  *			recorded in a shared counter (equal unless something
  *			went wrong)
+ *	spinpair T	as spin, each iteration firing tr:::pair("spin", i)
+ *			just before tr:::tick(t, "spin", i)
  *	sleep MS	sleep
  *	lines PATH N	wait (up to 60 s) until PATH has N lines or more (a
  *			consumer printed them: dtrace -o PATH); "ok lines"
@@ -65,6 +67,7 @@ static const char *const words[] = {"alpha", "beta", "gamma", "delta"};
 static void *plug;
 static long per_thread;
 static volatile int spinning;
+static int spinpair; /* tr:::pair before each tr:::tick */
 static long spun_total;
 static pthread_t spinners[64];
 static long nspinners;
@@ -74,6 +77,8 @@ static void *spin_main(void *arg)
 	long t = (long)arg, i = 0;
 
 	while (__atomic_load_n(&spinning, __ATOMIC_RELAXED)) {
+		if (spinpair)
+			TR_PAIR("spin", (int)i);
 		TR_TICK((int)t, "spin", i);
 		i++;
 		__atomic_fetch_add(&spun_total, 1, __ATOMIC_RELAXED);
@@ -234,7 +239,9 @@ static void run(char *line)
 			printf("timeout wait\n");
 			return;
 		}
-	} else if (!strcmp(line, "spin") && arg && !nspinners) {
+	} else if ((!strcmp(line, "spin") || !strcmp(line, "spinpair")) &&
+		   arg && !nspinners) {
+		spinpair = !strcmp(line, "spinpair");
 		nspinners = n > 64 ? 64 : n;
 		spinning = 1;
 		for (long i = 0; i < nspinners; i++)

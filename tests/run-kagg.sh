@@ -742,19 +742,13 @@ done
 n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' err1.txt)
 expect_eq "flat out: clauses run in the kernel" 1 "${n:-0}"
 # ... and most hits counted there, not sent as records: how many is
-# how soon dtrace moves the horizon after each tick, a matter of speed,
-# which check-kmod's emulated guest (TRACE_EMULATED) does not have
-# (2,054 records for 1,529 hits there once, the counts exact), nor a
-# dtrace slowed by the sanitizers (70,109 for 52,052 once): said, not
-# checked, there.
+# how soon dtrace moves the horizon after each tick, a matter of speed
+# (2,054 records for 1,529 hits once in check-kmod's emulated guest,
+# 70,109 for 52,052 under the sanitizers, 68,794 for 57,244 at load 9
+# on the 2-CPU VM, the counts exact each time): said, not checked; the
+# clause count above is what fails on a dtrace that runs it in user
+# space.
 set -- $(cat out1.txt)
-if [ -n "${TRACE_EMULATED:-}" ] || [ "${USDT_SANITIZERS:-no}" = yes ]; then
-	echo "flat out: $(records err1.txt) records for ${3:-?} hits" \
-		"(emulated or sanitized: not checked)" >&2
-elif [ $# -eq 5 ] && [ "$(records err1.txt)" -lt "$3" ]; then
-	pass
-else
-	fail "flat out: not fewer records ($(records err1.txt)) than hits (${3:-})"
-fi
+echo "flat out: $(records err1.txt) records for ${3:-?} hits" >&2
 
 finish

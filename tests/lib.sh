@@ -76,6 +76,26 @@ run_dtrace() {
 }
 
 # finish: the verdict
+# run_mode MODE OUT CMD DTRACE-ARGS...: dtrace -v -q -c CMD, MODE g
+# (the generated programs), u (DTRACE_KAGG=0: the clauses in user
+# space) or 0 (DTRACE_CGEN=0: the generic program); its output in OUT
+# (made, empty, where dtrace wrote none), its messages in OUT.err, its
+# status checked
+run_mode() {
+	_m=$1 _o=$2 _c=$3
+	shift 3
+	case $_m in
+	g) _cg=1 _ka=1 ;;
+	u) _cg=1 _ka=0 ;;
+	*) _cg=0 _ka=1 ;;
+	esac
+	rm -f "$_o" # -o appends
+	DTRACE_CGEN=$_cg DTRACE_KAGG=$_ka timeout -s KILL 120 "$DTRACE" -v -q \
+		-o "$_o" "$@" -c "$_c" >/dev/null 2>"$_o.err"
+	expect_eq "$_o: status" 0 "$?"
+	[ -f "$_o" ] || : >"$_o"
+}
+
 finish() {
 	if [ "$failures" -ne 0 ]; then
 		echo "$test_name: $failures of $((checks + failures)) checks failed" >&2

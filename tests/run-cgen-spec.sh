@@ -48,24 +48,14 @@ if ! trace_progs_copy sp; then
 	}
 fi
 
-# run MODE OUT ARGS DTRACE-ARGS...: dtrace -v -q on ./sp ARGS, MODE g
-# (the generated programs), u (DTRACE_KAGG=0) or 0 (DTRACE_CGEN=0); its
-# output in OUT, its messages in OUT.err, the drop messages (the lines
-# of spec.c's d_report_drops()) in OUT.drops, summed: a run whose hits
-# span more than a second (an emulated guest) reports them in parts
+# run MODE OUT ARGS DTRACE-ARGS...: lib.sh's run_mode on ./sp ARGS, and
+# the drop messages (the lines of spec.c's d_report_drops()) in
+# OUT.drops, summed: a run whose hits span more than a second (an
+# emulated guest) reports them in parts
 run() {
 	m=$1 o=$2 a=$3
 	shift 3
-	case $m in
-	g) cg=1 ka=1 ;;
-	u) cg=1 ka=0 ;;
-	*) cg=0 ka=1 ;;
-	esac
-	rm -f "$o" # -o appends
-	DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 "$DTRACE" -v -q \
-		-o "$o" "$@" -c "./sp $a" >/dev/null 2>"$o.err"
-	expect_eq "$o: status" 0 "$?"
-	[ -f "$o" ] || : >"$o"
+	run_mode "$m" "$o" "./sp $a" "$@"
 	grep -E '^dtrace: [0-9]+ (failed speculation|speculative drop)' \
 		"$o.err" | awk '
 		$3 == "failed" { f += $2 }

@@ -58,22 +58,11 @@ if ! trace_progs_copy ka; then
 	}
 fi
 
-# run MODE OUT N DTRACE-ARGS...: dtrace -v -q on ./ka N, MODE g (the
-# generated programs), u (DTRACE_KAGG=0) or 0 (DTRACE_CGEN=0); its
-# output in OUT, its messages in OUT.err
+# run MODE OUT N DTRACE-ARGS...: lib.sh's run_mode on ./ka N
 run() {
 	m=$1 o=$2 n=$3
 	shift 3
-	case $m in
-	g) cg=1 ka=1 ;;
-	u) cg=1 ka=0 ;;
-	*) cg=0 ka=1 ;;
-	esac
-	rm -f "$o" # -o appends
-	DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 "$DTRACE" -v -q \
-		-o "$o" "$@" -c "./ka $n" >/dev/null 2>"$o.err"
-	expect_eq "$o: status" 0 "$?"
-	[ -f "$o" ] || : >"$o"
+	run_mode "$m" "$o" "./ka $n" "$@"
 }
 
 # same NAME D-FILE N COUNT: the script on ./ka N three ways, the same

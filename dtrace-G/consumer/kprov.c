@@ -524,6 +524,16 @@ static uint64_t hz_margin_of(uint64_t per1)
 	return per1 / 2 < 50000000u ? per1 / 2 : 50000000u;
 }
 
+/* The kernel's horizon h, no lease (kplan.c's "Why exit()") */
+static void hz_set(struct consumer *c, uint64_t h)
+{
+	c->kp->hz_lease = 0;
+	c->kp->hz = h;
+#ifdef HAVE_BPF
+	bpf_horizon(c, h);
+#endif
+}
+
 /*
  * Give the lease back when the horizon is hz_margin away or nearer:
  * the kernel gets the horizon h, and every hit that read UINT64_MAX
@@ -543,11 +553,7 @@ static void hz_revoke(struct consumer *c)
 
 	if (!h || now_ns(CLOCK_MONOTONIC) + kp->hz_margin < h)
 		return;
-	kp->hz_lease = 0;
-	kp->hz = h;
-#ifdef HAVE_BPF
-	bpf_horizon(c, h);
-#endif
+	hz_set(c, h);
 	ts = now_ns(CLOCK_MONOTONIC);
 	if (ts < h)
 		return;
@@ -770,11 +776,7 @@ void kprov_horizon(struct consumer *c)
 			return;
 		}
 	}
-	kp->hz_lease = 0;
-	kp->hz = h;
-#ifdef HAVE_BPF
-	bpf_horizon(c, h);
-#endif
+	hz_set(c, h);
 }
 
 size_t kprov_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)

@@ -710,7 +710,10 @@ GENERIC=
 # (DTRACE_KAGG=0: records.c runs a hit stamped at or past a tick not
 # yet read after it), unless dtrace, starved on a loaded machine, lets
 # the ring fill: a run with drops is not exact, so there it is only
-# said (a larger ring, -x bufsize, makes that rarer).
+# said (a larger ring, -x bufsize, makes that rarer).  The kernel's run
+# too: its hits between the exiting firing's due time and dtrace's read
+# of it are records, which a dtrace slowed by the sanitizers could not
+# keep up with once (37,544 drops; as run-kagg-tick.sh's flat out).
 cat >s.d <<'EOF'
 tr$target:::tick { @n = count(); @i = max(arg2); @t = max(timestamp); }
 tick-50ms { k++; }
@@ -725,9 +728,9 @@ for k in 1 0; do
 	# due D, then @n, @i, @t
 	set -- $(cat out$k.txt)
 	expect_eq "flat out (DTRACE_KAGG=$k): output" "due 5" "${1:-} $#"
-	if [ $k = 0 ] && grep -qi drop err0.txt; then
-		echo "flat out (DTRACE_KAGG=0): drops, not checked:" \
-			"$(grep -i drop err0.txt)" >&2
+	if grep -qi drop err$k.txt; then
+		echo "flat out (DTRACE_KAGG=$k): drops, not checked:" \
+			"$(grep -i drop err$k.txt)" >&2
 		continue
 	fi
 	if [ $# -eq 5 ]; then

@@ -1596,6 +1596,64 @@ bool d_kplan_specs(const struct d_prog *p, unsigned clause)
 	return node_spec(c->pred) || stmts_spec(c->stmts, c->nstmts);
 }
 
+/*
+ * Does n read the traced process's memory by an address when it is
+ * evaluated: copyin(), copyinto(), or copyinstr() of anything but an
+ * argument (arg0..arg11, args[N]), whose string the hit's record
+ * carries (run.c's d_arg_str())?  Member access and * through a
+ * pointer read copyin()'s bytes (mem.c), so copyin() covers them.
+ */
+static bool node_late(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->op == N_FUNC) {
+		int id = d_funcs[n->sub].id;
+
+		if (id == F_COPYIN || id == F_COPYINTO)
+			return true;
+		if (id == F_COPYINSTR && n->nargs &&
+		    n->args[0]->op != N_ARGN && n->args[0]->op != N_ARGS)
+			return true;
+	}
+	if (node_late(n->a) || node_late(n->b) || node_late(n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (node_late(n->args[i]))
+			return true;
+	return false;
+}
+
+static bool stmts_late(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct stmt *st = &v[i];
+
+		if (node_late(st->e))
+			return true;
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (node_late(st->args[j]))
+				return true;
+		for (unsigned j = 0; j < st->nkeys; j++)
+			if (node_late(st->keys[j]))
+				return true;
+		if (st->kind == S_IF && (stmts_late(st->body, st->nbody) ||
+					 stmts_late(st->els, st->nels)))
+			return true;
+	}
+	return false;
+}
+
+bool d_kplan_specs_late(const struct d_prog *p, unsigned clause)
+{
+	const struct clause *c;
+
+	if (!d_kplan_specs(p, clause))
+		return false;
+	c = &p->clauses[clause];
+	return node_late(c->pred) || stmts_late(c->stmts, c->nstmts);
+}
+
 bool d_kplan_clause(const struct d_kplan *k, unsigned clause)
 {
 	return clause < k->prog->nclauses && k->ok[clause];

@@ -410,14 +410,29 @@
  * record, not at the hit (copyinstr(self->p) of an address kept at an
  * earlier probe may find new bytes, or a thread gone, where DTrace
  * reads at the probe; the strings of the probe's own arguments the
- * record carries).  Running them in the kernel needs the buffer IDs
+ * record carries), and -v says how many of them read so
+ * (d_kplan_specs_late(): copyin(), copyinto(), or copyinstr() of
+ * other than an argument, member access and * through a pointer
+ * reading copyin()'s bytes; tests/run-cgen-spec.sh's late.d, whose
+ * process is gone before dtrace reads).  Running them in the kernel
+ * needs the buffer IDs
  * there (an nspec-slot array, a word per slot of generation, count and
  * active bit, allocated by compare-and-swap, counted by fetch-and-add
  * at speculate(), closed by exchange at commit() and discard(), the
  * records tagged with {ID, generation, sequence} and the commit's
  * record carrying the count, so user space holds a generation's
  * records until it has them all, from any CPU), and an ID past nspec
- * made a fault at the hit: not done here.
+ * made a fault at the hit: not done here.  What the records' time
+ * order then asks of user space: a commit() whose count says n
+ * records and which has fewer must print them right after its own,
+ * before any later hit's output, yet a counted record may sort after
+ * it in the same read (its hit stamped after the commit's, its
+ * fetch-and-add before the commit's exchange) or not be in the ring
+ * yet (its hit still running): the first needs a look ahead in the
+ * sorted read, the second a barrier (bpf_kagg_barrier(), as a folding
+ * tick's) and one more read of the ring whose other records wait for
+ * their turn; specsize drops are decided in sequence order, over the
+ * records counted so far, and discard() counts them too.
  *
  * Record gates (D_KPLAN_VARS).  A clause that stays in user space
  * still needs its record, but only for the hits where it may run: when

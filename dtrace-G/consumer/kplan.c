@@ -411,7 +411,7 @@
  * earlier probe may find new bytes, or a thread gone, where DTrace
  * reads at the probe; the strings of the probe's own arguments the
  * record carries), and -v says how many of them read so
- * (d_kplan_specs_late(): copyin(), copyinto(), or copyinstr() of
+ * (d_kplan_specs_late(): copyinto(), or copyin() or copyinstr() of
  * other than an argument, member access and * through a pointer
  * reading copyin()'s bytes; tests/run-cgen-spec.sh's late.d, whose
  * process is gone before dtrace reads).  Running them in the kernel
@@ -1613,10 +1613,12 @@ bool d_kplan_specs(const struct d_prog *p, unsigned clause)
 
 /*
  * Does n read the traced process's memory by an address when it is
- * evaluated: copyin(), copyinto(), or copyinstr() of anything but an
- * argument (arg0..arg11, args[N]), whose string the hit's record
- * carries (run.c's d_arg_str())?  Member access and * through a
- * pointer read copyin()'s bytes (mem.c), so copyin() covers them.
+ * evaluated: copyinto(), copyin() of anything but argN (whose bytes
+ * the record may carry: bpf.c's ev_mem(), mem.c's d_copyin()), or
+ * copyinstr() of anything but an argument (arg0..arg11, args[N]),
+ * whose string the record carries (run.c's d_arg_str())?  Member
+ * access and * through a pointer read copyin()'s bytes (mem.c), so
+ * copyin() covers them.
  */
 static bool node_late(const struct node *n)
 {
@@ -1625,7 +1627,8 @@ static bool node_late(const struct node *n)
 	if (n->op == N_FUNC) {
 		int id = d_funcs[n->sub].id;
 
-		if (id == F_COPYIN || id == F_COPYINTO)
+		if (id == F_COPYINTO ||
+		    (id == F_COPYIN && n->nargs && n->args[0]->op != N_ARGN))
 			return true;
 		if (id == F_COPYINSTR && n->nargs &&
 		    n->args[0]->op != N_ARGN && n->args[0]->op != N_ARGS)

@@ -86,8 +86,8 @@ bool d_kplan_folds(const struct d_prog *prog, unsigned clause);
  */
 bool d_kplan_specs(const struct d_prog *prog, unsigned clause);
 /*
- * ... and reads the process's memory by an address (copyin(),
- * copyinto(), copyinstr() of other than an argument): on that path it
+ * ... and reads the process's memory by an address (copyinto(),
+ * copyin() or copyinstr() of other than an argument): on that path it
  * reads when dtrace runs the hit's record, not at the probe (-v says
  * so)
  */

@@ -571,7 +571,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	unsigned kkeys = 0; /* the most keys of a statement in kaggs */
 	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
 	     *traced;
-	unsigned nspec = 0;
+	unsigned nspec = 0, nlate = 0;
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
@@ -605,14 +605,24 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	d_kplan_wall(k->kp, (int64_t)c->wall_offset);
 	/* -v: why a clause with speculations is user space's (kplan.c's
 	 * "Speculations") */
-	for (unsigned i = 0; i < c->nclauses; i++)
+	for (unsigned i = 0; i < c->nclauses; i++) {
 		nspec += traced[i] && d_kplan_specs(c->prog, i);
+		nlate += traced[i] && d_kplan_specs_late(c->prog, i);
+	}
 	if (c->o->verbose && nspec)
 		say(c,
 		    "%u clause%s with speculations run in user space, from "
 		    "the records: the generated programs keep no "
 		    "speculative buffers",
 		    nspec, nspec == 1 ? "" : "s");
+	/* ... and what that costs: a read of the process's memory by an
+	 * address happens when dtrace runs the record, not at the probe */
+	if (c->o->verbose && nlate)
+		say(c,
+		    "%u of them read%s the process's memory when dtrace runs "
+		    "the record, not at the probe: copyin() or copyinstr() "
+		    "of an address the process may have rewritten since",
+		    nlate, nlate == 1 ? "s" : "");
 	free(user);
 	free(ticks);
 	free(traced);

@@ -410,14 +410,29 @@
  * record, not at the hit (copyinstr(self->p) of an address kept at an
  * earlier probe may find new bytes, or a thread gone, where DTrace
  * reads at the probe; the strings of the probe's own arguments the
- * record carries).  Running them in the kernel needs the buffer IDs
+ * record carries), and -v says how many of them read so
+ * (d_kplan_specs_late(): copyinto(), or copyin() or copyinstr() of
+ * other than an argument, member access and * through a pointer
+ * reading copyin()'s bytes; tests/run-cgen-spec.sh's late.d, whose
+ * process is gone before dtrace reads).  Running them in the kernel
+ * needs the buffer IDs
  * there (an nspec-slot array, a word per slot of generation, count and
  * active bit, allocated by compare-and-swap, counted by fetch-and-add
  * at speculate(), closed by exchange at commit() and discard(), the
  * records tagged with {ID, generation, sequence} and the commit's
  * record carrying the count, so user space holds a generation's
  * records until it has them all, from any CPU), and an ID past nspec
- * made a fault at the hit: not done here.
+ * made a fault at the hit: not done here.  What the records' time
+ * order then asks of user space: a commit() whose count says n
+ * records and which has fewer must print them right after its own,
+ * before any later hit's output, yet a counted record may sort after
+ * it in the same read (its hit stamped after the commit's, its
+ * fetch-and-add before the commit's exchange) or not be in the ring
+ * yet (its hit still running): the first needs a look ahead in the
+ * sorted read, the second a barrier (bpf_kagg_barrier(), as a folding
+ * tick's) and one more read of the ring whose other records wait for
+ * their turn; specsize drops are decided in sequence order, over the
+ * records counted so far, and discard() counts them too.
  *
  * Record gates (D_KPLAN_VARS).  A clause that stays in user space
  * still needs its record, but only for the hits where it may run: when
@@ -1594,6 +1609,67 @@ bool d_kplan_specs(const struct d_prog *p, unsigned clause)
 		return false;
 	c = &p->clauses[clause];
 	return node_spec(c->pred) || stmts_spec(c->stmts, c->nstmts);
+}
+
+/*
+ * Does n read the traced process's memory by an address when it is
+ * evaluated: copyinto(), copyin() of anything but argN (whose bytes
+ * the record may carry: bpf.c's ev_mem(), mem.c's d_copyin()), or
+ * copyinstr() of anything but an argument (arg0..arg11, args[N]),
+ * whose string the record carries (run.c's d_arg_str())?  Member
+ * access and * through a pointer read copyin()'s bytes (mem.c), so
+ * copyin() covers them.
+ */
+static bool node_late(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->op == N_FUNC) {
+		int id = d_funcs[n->sub].id;
+
+		if (id == F_COPYINTO ||
+		    (id == F_COPYIN && n->nargs && n->args[0]->op != N_ARGN))
+			return true;
+		if (id == F_COPYINSTR && n->nargs &&
+		    n->args[0]->op != N_ARGN && n->args[0]->op != N_ARGS)
+			return true;
+	}
+	if (node_late(n->a) || node_late(n->b) || node_late(n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (node_late(n->args[i]))
+			return true;
+	return false;
+}
+
+static bool stmts_late(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct stmt *st = &v[i];
+
+		if (node_late(st->e))
+			return true;
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (node_late(st->args[j]))
+				return true;
+		for (unsigned j = 0; j < st->nkeys; j++)
+			if (node_late(st->keys[j]))
+				return true;
+		if (st->kind == S_IF && (stmts_late(st->body, st->nbody) ||
+					 stmts_late(st->els, st->nels)))
+			return true;
+	}
+	return false;
+}
+
+bool d_kplan_specs_late(const struct d_prog *p, unsigned clause)
+{
+	const struct clause *c;
+
+	if (!d_kplan_specs(p, clause))
+		return false;
+	c = &p->clauses[clause];
+	return node_late(c->pred) || stmts_late(c->stmts, c->nstmts);
 }
 
 bool d_kplan_clause(const struct d_kplan *k, unsigned clause)

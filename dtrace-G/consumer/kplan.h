@@ -85,6 +85,13 @@ bool d_kplan_folds(const struct d_prog *prog, unsigned clause);
  * "Speculations")
  */
 bool d_kplan_specs(const struct d_prog *prog, unsigned clause);
+/*
+ * ... and reads the process's memory by an address (copyinto(),
+ * copyin() or copyinstr() of other than an argument): on that path it
+ * reads when dtrace runs the hit's record, not at the probe (-v says
+ * so)
+ */
+bool d_kplan_specs_late(const struct d_prog *prog, unsigned clause);
 void d_kplan_free(struct d_kplan *k);
 
 /* Clause clause runs in the kernel wherever its plan fits. */

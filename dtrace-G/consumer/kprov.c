@@ -718,6 +718,26 @@ void kprov_site_fold(struct consumer *c, const unsigned *cl, unsigned n)
 	}
 }
 
+void kprov_hzfree(struct consumer *c)
+{
+	if (c->kp)
+		c->kp->hz_free_up++;
+}
+
+/*
+ * User space ran exit() (records.c), not one the kernel decided: every
+ * generated program stops at its first instruction (bpf_agg.c's
+ * bpf_kagg_exited(), kplan.c's "The flood").
+ */
+void kprov_exited(struct consumer *c)
+{
+#ifdef HAVE_BPF
+	bpf_exited(c);
+#else
+	(void)c;
+#endif
+}
+
 /*
  * The next firing of tick t, or of those that may exit() (exits): when
  * due (exits, the horizon's), or stamped (a late lease's, hz_revoke()).
@@ -860,6 +880,12 @@ void kprov_stop(struct consumer *c)
 		say(c, "the horizon leased %lu time%s, given back late %lu "
 		    "time%s", kp->hz_leases, kp->hz_leases == 1 ? "" : "s",
 		    kp->hz_late, kp->hz_late == 1 ? "" : "s");
+	if (c->o->verbose && kp->hz_leases &&
+	    (kp->hz_free_up || kp->hz_free_kp))
+		say(c, "the lease spared the clock of %u site program%s, "
+		    "%u kernel probe program%s", kp->hz_free_up,
+		    kp->hz_free_up == 1 ? "" : "s", kp->hz_free_kp,
+		    kp->hz_free_kp == 1 ? "" : "s");
 	for (size_t i = 0; i < kp->natt; i++) {
 #ifdef HAVE_BPF
 		if (kp->att[i].link)

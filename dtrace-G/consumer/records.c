@@ -244,6 +244,10 @@ static void run_clauses(struct consumer *c, const struct d_probe *dp,
 			c->status = d_exit_status(c->prog);
 			/* decided in the kernel: what it let through runs */
 			c->kdrain |= c->run_xwon;
+			/* else the kernel stops now (kplan.c's "The
+			 * flood") */
+			if (!c->run_xwon && !c->kdrain)
+				kprov_exited(c);
 		}
 	}
 }
@@ -559,6 +563,10 @@ static void read_round(struct consumer *c)
 			c->status = status;
 		} else {
 			run = true; /* after the exit: not run */
+			c->xrecs++;
+			/* a program's, not a tick's dtrace made */
+			c->xlate += c->xact_at && !c->hits[i].tick &&
+				    c->hits[i].time >= c->xact_at;
 		}
 
 		/* a thread held at a copyout() probe goes on once its hit

@@ -62,8 +62,9 @@
  * as for a hit before its plan arrived.  dtrace sets H to the due time
  * of the next firing of a tick-N probe with a clause that may call
  * exit() (d_kplan_exits(); its predicate may decide: every firing
- * counts) and moves it on after a read that ran the firings before it
- * (kprov.c's kprov_horizon()).  Why that is exact:
+ * counts) and moves it on once a read has run the firings it drained
+ * (kprov.c's kprov_horizon(); records.c, after the read's last
+ * firing).  Why that is exact:
  *  - One clock, one stamp.  Firing k's timer expires at the absolute
  *    CLOCK_MONOTONIC time t0 + k * period, the time its record carries;
  *    bpf_ktime_get_ns() reads CLOCK_MONOTONIC too, once per hit,
@@ -120,7 +121,8 @@
  * its own (bpf_agg.c's bpf_kagg_fold(): each entry merged as at the end,
  * then deleted, kflat's slots zeroed), so clear() and trunc() act on
  * everything counted, and the kernel starts again from nothing.  Then
- * its clauses run, and after the read H moves to the next such firing.
+ * its clauses run, and once the read's firings have run H moves to the
+ * next such firing.
  * Why each hit before D is counted exactly once, in the interval before
  * D, and none after:
  *  - The barrier.  A hit stamped t < D may still be running when dtrace
@@ -135,8 +137,8 @@
  *    barrier, so when it returns the hit has ended: its counts are in
  *    the maps, or its record in the ring, which is read after.
  *  - Nothing writes the maps during the fold.  H <= D until the firing
- *    has run (H is the earliest such firing not yet read, and moves at
- *    the end of a read, after its firings ran).  A hit the kernel counts
+ *    has run (H is the earliest such firing not yet read, and moves
+ *    once the firings of the read that drained it have run).  A hit the kernel counts
  *    has t < H <= D, and those have all ended (the barrier); any other
  *    hit writes a record.  The fold therefore reads every hit the
  *    kernel counted with t < D since the last fold, and none past D;
@@ -151,8 +153,8 @@
  *    such firing D', hits with t < D' count in the kernel, to be
  *    folded at D'.  Several firings read at once (dtrace late) fold in
  *    turn: the barrier covered them all (each was due before it), H
- *    stays at or before the first until the end of the read, and the
- *    hits between them are records, run in their order.
+ *    stays at or before the first until the last of them has run, and
+ *    the hits between them are records, run in their order.
  *  - A site a tick-N clause matches (hz_off, H 0 for good): dtrace
  *    waits at a barrier once H is 0, so the kernel's maps hold hits
  *    stamped before the site was armed, ended; its hits that run such
@@ -276,20 +278,37 @@
  *    the next interval's.  How many is the time dtrace takes from D to
  *    the move: the timer's wake-up (dtrace polls the timerfd, which
  *    expires at D: waking it earlier would not let it move H sooner),
- *    the barrier at a folding firing (a grace period: most of it, some
+ *    the barrier at a folding firing (a grace period, some
  *    milliseconds; it must come after D, to end the hits stamped
- *    before), the ring's read, and running that read's hits.  H cannot
+ *    before), the ring's read, and running the read's hits, those
+ *    records among them: the more records, the longer the run and the
+ *    more records.  H cannot
  *    move before the firing's clauses ran (they may exit: the exit's
  *    cut is H) nor before the fold (the maps must be still while it
- *    reads and deletes).  Moving it right after the firing ran rather
- *    than at the end of the read would save the run of the read's
- *    later hits, but H must then be the next firing not yet run, not
- *    the next not yet read (several read at once); counting the hits
- *    past D in a second set of the kernel's maps, folded at the next
- *    firing, would send none at all, at the cost of a generation in
- *    every key and slot.  Neither is done: with the barrier the flood
- *    is some thousands of records a folding firing (tests/run-kagg-
- *    tick.sh says how many), read at the ring's pace.
+ *    reads and deletes), but it need not wait for the hits behind the
+ *    firing: once the read's last tick firing has run, every firing
+ *    drained has (H must be the next firing not yet run, and a read
+ *    may drain several), so records.c moves H then (kprov_horizon()),
+ *    not at the end of the read.  That is what the end of the read
+ *    did, earlier: a hit past D that read the old H writes a record
+ *    stamped before the next such firing D', run before it; one that
+ *    reads the new H counts in the kernel, folded at D'.  Counting the
+ *    hits past D in a second set of the kernel's maps, folded at D',
+ *    would send none at all, at the cost of a generation in every key
+ *    and slot: not done.  The flood is then the wake-up, the barrier
+ *    and the ring's read (tests/run-kagg-tick.sh says how many
+ *    records), and on a loaded machine, where dtrace wakes late, it
+ *    is most of what is read after the exit (279,549 records of
+ *    331,657 once, during check-kmod's guest).  For a firing that
+ *    surely exits (`tick-1s { exit(0); }`: no predicate, exit() of a
+ *    constant first) dtrace could tell the kernel with the horizon
+ *    that a hit at or past it does nothing at all, sending none from
+ *    D on; but a run that stops (the target ended, a signal) after D
+ *    and before it reads the firing drops that firing unrun
+ *    (kprov_stop()) and runs the records past D, which the kernel
+ *    would then have withheld: it needs teardown to run the ticks
+ *    already due first, a change of what every such run prints at its
+ *    end, left for its own round.
  *  - Drops.  A record the ring had no room for is counted per CPU
  *    with no stamp, and dtrace says each drop when it reads the count,
  *    before it runs the read's firings.  Saying instead that the drops

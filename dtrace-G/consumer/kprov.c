@@ -44,7 +44,9 @@
  * (kplan.c's "Why exit()" and "printa() at tick-N"; kprov_drain() says
  * when a read took one of the latter, kprov_hit() folds at it), lending
  * the kernel UINT64_MAX until shortly before it, hz_revoke() giving
- * it back (kplan.c's "The lease").
+ * it back (kplan.c's "The lease"); once user space has run an exit(),
+ * kprov_exited() tells the kernel, whose programs then do nothing
+ * (kplan.c's "The flood").
  * Hits are decoded here (kprov_hit()) into a struct d_fire and run by
  * records.c's hit_run(), as every hit is.  kprov_stop(), with the backend's stop:
  * no record is made after it.

@@ -45,8 +45,10 @@
  * for it (hit.later: a timer may expire after its due time), so a
  * tick that calls exit() counts exactly the hits before it (kplan.c's
  * "Why exit()"; a firing whose horizon's lease was given back late
- * waits as stamped then, "The lease"); after each read the horizon the
- * kernel's clauses stop at moves on (kprov_horizon()).  A tick whose
+ * waits as stamped then, "The lease"); once the read's last tick
+ * firing has run the horizon the kernel's clauses stop at moves on
+ * (kprov_horizon()), and once an exit() has run the kernel is told
+ * (kprov_exited(): "The flood").  A tick whose
  * clause may printa(),
  * clear() or trunc() read by kprov_drain() puts a barrier (bpf.c's
  * bpf_barrier()) before the ring is read, so every hit stamped before
@@ -522,7 +524,7 @@ static void hits_keep(struct consumer *c, size_t nkeep)
  */
 static void read_round(struct consumer *c)
 {
-	size_t nkeep = 0;
+	size_t nkeep = 0, ltick = SIZE_MAX;
 	uint64_t due;
 
 	c->read_more = false;
@@ -538,6 +540,12 @@ static void read_round(struct consumer *c)
 	if (c->nhits > 1)
 		qsort(c->hits, c->nhits, sizeof(*c->hits), hit_cmp);
 	due = kprov_next_due(c); /* after the ticks drained: not yet due */
+	/* the read's last tick firing: once it has run, every firing
+	 * drained has, and the horizon moves on at once (kplan.c's "The
+	 * flood"), not after the hits behind it */
+	for (size_t i = 0; i < c->nhits; i++)
+		if (c->hits[i].tick)
+			ltick = i;
 	for (size_t i = 0; i < c->nhits; i++) {
 		bool run;
 
@@ -552,6 +560,8 @@ static void read_round(struct consumer *c)
 			c->run_xwon = c->hits[i].xwon;
 			run = hit_process(c, &c->hits[i]);
 			c->run_xwon = false;
+			if (i == ltick && run)
+				kprov_horizon(c); /* not after an exit() */
 		} else if (c->kdrain && c->hits[i].act) {
 			/* let through before the exit, in the kernel's
 			 * order (kplan.c's "exit() at a traced probe") */

@@ -706,10 +706,10 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* one timestamp a firing, the plan's, the horizon's and the
 	 * record's */
 	bool tsp = pl && cgen_plan_has(pl, UBPF_K_TIME, -1);
-	/* the horizon's lease (kplan.c's "The lease"): a uprobe's plan that
-	 * writes no record and reads no time reads the clock only when the
-	 * horizon is not UINT64_MAX, dtrace's lease; the record, past it
-	 * or unarmed, reads its own */
+	/* the horizon's lease (kplan.c's "The lease"): a plan (a uprobe's
+	 * or a kernel probe's) that writes no record and reads no time
+	 * reads the clock only when the horizon is not UINT64_MAX,
+	 * dtrace's lease; the record, past it or unarmed, reads its own */
 	bool hzfree, ts;
 	/* faults at the hit: the record's last 8 bytes, its sites' bits
 	 * (kept in S_FLAGS's upper half while the plan runs) */

@@ -631,8 +631,9 @@ static void act_load(struct em *e, const struct cgen_maps *m, size_t *xj,
 }
 
 /*
- * The run's activity (kplan.c's "exit() at a traced probe"), before
- * anything the hit does (act_load()): not 0, the hit does nothing; else its exit()
+ * The run's activity (kplan.c's "exit() at a traced probe"), loaded
+ * before anything the hit does (act_load()): not 0, the hit does
+ * nothing; else its exit()
  * tests (m->xpl: every exiting clause's predicate, a REC where one
  * held) and, when one held, cmpxchg 0 -> 1: the hit that did it ends
  * the run and its record says so (UBPF_RF_XWON); one beaten to it is

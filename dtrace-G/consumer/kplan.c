@@ -138,7 +138,8 @@
  *    the maps, or its record in the ring, which is read after.
  *  - Nothing writes the maps during the fold.  H <= D until the firing
  *    has run (H is the earliest such firing not yet read, and moves
- *    once the firings of the read that drained it have run).  A hit the kernel counts
+ *    once the firings of the read that drained it have run).  A hit
+ *    the kernel counts
  *    has t < H <= D, and those have all ended (the barrier); any other
  *    hit writes a record.  The fold therefore reads every hit the
  *    kernel counted with t < D since the last fold, and none past D;
@@ -262,8 +263,10 @@
  *    at or after the time it is stamped with (its due time, or the
  *    give-back's G); its clock, read after, is later still.  User
  *    space runs nothing stamped after the exit's stamp, and the kernel
- *    counts nothing at or past H, which the exit left at or before it:
- *    the hit would have counted nowhere.  A hit that read 0 goes on as
+ *    counts nothing at or past H, which a tick's exit left at or
+ *    before it: the hit would have counted nowhere.  (BEGIN's exit()
+ *    comes before any horizon: the kernel counted the hits until
+ *    dtrace detached, now until the write.)  A hit that read 0 goes on as
  *    before (its record, if it writes one, is read and not run; its
  *    kernel counts, if t < H, are the run's).  An exit the kernel
  *    decided left cgact 1 and the records it let through to run
@@ -328,7 +331,7 @@
  * So the cut is the kernel's order: what ran before the swap counts,
  * whatever its time.  The generated programs do the same with a
  * run-wide u64 (the map cgact, bpf_agg.c), tested at the start of every
- * hit (cgen.c's act_test()): not 0, the hit does nothing, no plan, no
+ * hit (cgen.c's act_load(), act_test()): not 0, the hit does nothing, no plan, no
  * record.  A clause of probes whose hits all run generated programs
  * (traced, bpf_agg.c's traced_clause(): uprobe sites, USDT and pid, and
  * the kernel providers' probes that fire a program of their own,

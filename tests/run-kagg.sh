@@ -29,8 +29,10 @@
 #    that stops firing before the tick (at a USDT probe and at a
 #    system call), and from one firing flat out
 #    across several ticks (every hit counted once, none stamped at or
-#    past the exiting firing's due time), the generic program still
-#    nothing;
+#    past the exiting firing's due time; once the exit has run, no
+#    record stamped after dtrace told the kernel: kplan.c's "The
+#    flood"), the generic program still nothing; a system call's
+#    program under the horizon's lease reads no clock (-v);
 #  - plans of the direct shape (one clause, no keys: the program's
 #    straight-line path, kagg_bpf.h): % by a power of two on negative
 #    values, / on them, pid against $target, a bare truth predicate;
@@ -517,6 +519,11 @@ kfix "two probes, two plans" 0
 records() {
 	sed -n 's/^dtrace: BPF: .*, \([0-9]*\) records* read$/\1/p' "$1"
 }
+# after_exit ERR: "N M", records read after user space's exit(), M of
+# them stamped after the kernel was told (-v: kplan.c's "The flood")
+after_exit() {
+	sed -n 's/^dtrace: BPF: \([0-9]*\) records* read after exit(), \([0-9]*\) stamped after the kernel stopped$/\1 \2/p' "$1"
+}
 GENERIC=0
 cat >expected.txt <<'EOF'
 
@@ -698,6 +705,12 @@ both "exit() in tick-1s, a system call counted" 1 \
 	"'sleep 10' 'sleep 10' 'sleep 10' 'sleep 3000'" \
 	-n 'syscall::write:entry /pid == $target/ { @ = count(); }' \
 	-n 'tick-1s { exit(0); }'
+# ... its program, whose plan writes no record, reads no clock under
+# the horizon's lease (kplan.c's "The lease": cgen.c's hzfree, once a
+# uprobe's alone)
+expect_eq "exit() in tick-1s, a system call counted: its clock leased" \
+	1 "$(sed -n 's/^dtrace: the lease spared the clock of [0-9]* site programs*, \([0-9]*\) kernel probe programs*$/\1/p' \
+	errg.txt | awk '$1 >= 1 { print 1 }')"
 GENERIC=
 
 # Flat out across several firings (spin: one thread firing tick(0,
@@ -744,6 +757,12 @@ for k in 1 0; do
 done
 n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' err1.txt)
 expect_eq "flat out: clauses run in the kernel" 1 "${n:-0}"
+# Once the tick's exit() has run, the kernel is told (cgact, kplan.c's
+# "The flood"): after a barrier, no program writes a record, so none
+# read after the exit is stamped after it (a dtrace that does not tell
+# it read 60,931 records, all but one after the exit, on the idle VM)
+expect_eq "flat out: no record stamped after the kernel stopped" 0 \
+	"$(after_exit err1.txt | awk '{ print $2 }')"
 # ... and most hits counted there, not sent as records: how many is
 # how soon dtrace moves the horizon after each tick, a matter of speed
 # (2,054 records for 1,529 hits once in check-kmod's emulated guest,
@@ -752,6 +771,7 @@ expect_eq "flat out: clauses run in the kernel" 1 "${n:-0}"
 # clause count above is what fails on a dtrace that runs it in user
 # space.
 set -- $(cat out1.txt)
-echo "flat out: $(records err1.txt) records for ${3:-?} hits" >&2
+echo "flat out: $(records err1.txt) records for ${3:-?} hits," \
+	"$(after_exit err1.txt | awk '{ print $1 }') after the exit" >&2
 
 finish

@@ -1252,6 +1252,14 @@ void bpf_horizon(struct consumer *c, uint64_t h)
 		bpf_kagg_horizon(c->bpf->kagg, h);
 }
 
+/* kprov.c: user space ran exit(), the kernel's programs stop (kplan.c) */
+void bpf_exited(struct consumer *c)
+{
+	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
+	    c->bpf)
+		c->xact_at = bpf_kagg_exited(c, c->bpf->kagg);
+}
+
 /* kprov.c, records.c: printa() at tick-N (kplan.c) */
 void bpf_barrier(struct consumer *c)
 {

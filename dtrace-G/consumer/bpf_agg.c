@@ -81,7 +81,10 @@
  * that exits swaps to 1 (cgen.c's act_test()); bpf_kagg_xplan() makes
  * each event's exit() tests, a uprobe event's (bpf_attach.c) and a
  * kernel probe's (cgen_kprov.c) alike, for the clauses traced_clause()
- * finds all of whose hits run such a program.
+ * finds all of whose hits run such a program.  A program with a horizon
+ * gets cgact too: when user space has run an exit() (a tick's),
+ * bpf_kagg_exited() writes 2 there and waits at the barrier, so no
+ * hit after it sends a record (kplan.c's "The flood").
  *
  * DTRACE_KAGG=0 turns it off: every hit is recorded and aggregated in
  * user space, which prints the same (tests/run-kagg.sh compares both).
@@ -97,6 +100,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kplan.h"
@@ -754,8 +758,9 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 			k->bar_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS,
 						   "cgbar", 4, 4, 1, &o);
 	}
-	/* the run's activity, 0 (active) until an exit() at a hit */
-	if (d_kplan_kexit(k->kp))
+	/* the run's activity, 0 (active) until an exit() at a hit, or
+	 * one user space ran at a tick (kplan.c's "The flood") */
+	if (d_kplan_kexit(k->kp) || d_kplan_horizon(k->kp))
 		k->act_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgact", 4, 8, 1, 0);
 	k->cgen = true; /* bpf_kagg_free() closes them */
 	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
@@ -766,7 +771,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	    (skeyed && k->saggs_fd < 0) || (vkeyed && k->vaggs_fd < 0) ||
 	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0) ||
 	    (fold && k->bar_fd < 0) ||
-	    (d_kplan_kexit(k->kp) && k->act_fd < 0)) {
+	    ((d_kplan_kexit(k->kp) || d_kplan_horizon(k->kp)) &&
+	     k->act_fd < 0)) {
 		*err = errno ? -errno : -EINVAL;
 		bpf_kagg_free(k);
 		return NULL;
@@ -843,6 +849,30 @@ bool bpf_kagg_exit_lost(struct consumer *c)
 		return false;
 	}
 	return ++k->act_lost >= 2;
+}
+
+/*
+ * User space ran exit() (kplan.c's "The flood"): cgact 2, so every
+ * generated program's next hit does nothing (cgen.c's act_load()),
+ * then a barrier, so every hit that read it 0 has ended.  The time
+ * after it, or 0 (no cgact, or no barrier map: a run whose only exit()
+ * the kernel decides, and BEGIN's or END's).
+ */
+uint64_t bpf_kagg_exited(struct consumer *c, struct bpf_kagg *k)
+{
+	uint32_t zero = 0;
+	uint64_t v = 2;
+	struct timespec ts;
+
+	if (!k || k->act_fd < 0 ||
+	    bpf_map_update_elem(k->act_fd, &zero, &v, BPF_ANY) < 0)
+		return 0;
+	if (k->bar_fd < 0)
+		return 0;
+	bpf_kagg_barrier(c, k);
+	if (k->fold_bad || clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /*

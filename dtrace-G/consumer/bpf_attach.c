@@ -170,6 +170,7 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 	bool first = b->nanchors == 0 && !b->cg_kp;
 	size_t n;
 	int fd;
+	bool hzfree = false;
 
 	if (ev_spec_make(c, e, idx, &spec) < 0)
 		return -E2BIG;
@@ -214,6 +215,7 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 	 * a plan the generator refuses: every hit recorded, unless it
 	 * keeps self-> variables, which user space does not have
 	 */
+	m.hzfree = &hzfree;
 	if (!cgen_emit(&m, &spec, pl, &v, &n)) {
 		if (pl && pl->tls) {
 			snprintf(c->be_why, sizeof(c->be_why),
@@ -242,6 +244,8 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 	}
 	if (pl)
 		bpf_kagg_cgen_plan(b->kagg, (uint32_t)idx, pl);
+	if (hzfree) /* the lease spares its clock (-v) */
+		kprov_hzfree(c);
 	free(pl);
 	return fd;
 refused:

@@ -334,6 +334,14 @@ void cg_say(struct consumer *c)
 		    b->ncg, b->ncg == 1 ? "" : "s", insns,
 		    insns == 1 ? "" : "s", ver, c->received,
 		    c->received == 1 ? "" : "s");
+		/* after user space's exit(): the records read, not run,
+		 * and those stamped after the kernel stopped, none
+		 * (kplan.c's "The flood") */
+		if (c->xact_at)
+			say(c,
+			    "BPF: %" PRIu64 " record%s read after exit(), "
+			    "%" PRIu64 " stamped after the kernel stopped",
+			    c->xrecs, c->xrecs == 1 ? "" : "s", c->xlate);
 		if (b->nlinks) /* bpf_attach.c */
 			say(c, "BPF: %zu site link%s, no uprobe event",
 			    b->nlinks, b->nlinks == 1 ? "" : "s");

@@ -42,7 +42,10 @@
  *     constant an immediate; each narrowed to its size and sign as
  *     usdt.bpf.c's sized() does (%ah-style: bits 8-15, unnarrowed).
  *     Where exit() may be decided at a hit (m->act: kplan.c's "exit()
- *     at a traced probe"), the run's activity in cgact comes next: not
+ *     at a traced probe") or a tick's exit() cut at the horizon, the
+ *     run's activity in cgact is read before the clock (act_load(): a
+ *     hit that finds the run ended reads no time, so its stamp would
+ *     be later than the exit's, kplan.c's "The flood"): not
  *     0, the hit does nothing; then the event's exit() tests (m->xpl,
  *     compiled as a plan is) and, when one held, the cmpxchg that ends
  *     the run (act_test()); every record then says it was written
@@ -61,7 +64,8 @@
  *     cghzn: the time
  *     read once, before, is the record's (kplan.c's "Why exit()"),
  *     the hit past it goes to the unflagged record; a plan that writes
- *     no record and reads no time reads the clock only when cghzn is
+ *     no record and reads no time (a uprobe's or a kernel probe's)
+ *     reads the clock only when cghzn is
  *     not UINT64_MAX, dtrace's lease (hzfree, kplan.c's "The lease"),
  *     its record reading its own; the plan's instructions
  *     as code, its strings and faults at the hit).  When no clause of
@@ -612,8 +616,24 @@ static void act_addr(struct em *e, int fd)
 }
 
 /*
- * The run's activity (kplan.c's "exit() at a traced probe"), before
- * anything the hit does: not 0, the hit does nothing; else its exit()
+ * The run's activity, the first thing a hit reads, before its clock:
+ * not 0 (an exit() the kernel decided, 1, or one user space ran, 2:
+ * kplan.c's "The flood"), the hit does nothing, no plan, no record.
+ * A hit that read it set read it after dtrace's write, so its stamp,
+ * read after, is later than the exit's.
+ */
+static void act_load(struct em *e, const struct cgen_maps *m, size_t *xj,
+		     unsigned *nxj)
+{
+	act_addr(e, m->act);
+	ldx(e, BPF_DW, 1, 0, 0);
+	xj[(*nxj)++] = jmp_i(e, BPF_JNE, 1, 0);
+}
+
+/*
+ * The run's activity (kplan.c's "exit() at a traced probe"), loaded
+ * before anything the hit does (act_load()): not 0, the hit does
+ * nothing; else its exit()
  * tests (m->xpl: every exiting clause's predicate, a REC where one
  * held) and, when one held, cmpxchg 0 -> 1: the hit that did it ends
  * the run and its record says so (UBPF_RF_XWON); one beaten to it is
@@ -624,9 +644,7 @@ static void act_test(struct em *e, const struct cgen_maps *m, unsigned nargs,
 {
 	size_t jno, jwon;
 
-	act_addr(e, m->act);
-	ldx(e, BPF_DW, 1, 0, 0);
-	xj[(*nxj)++] = jmp_i(e, BPF_JNE, 1, 0);
+	/* cgact's load and test came first, before the clock (act_load()) */
 	if (!m->xpl || !m->xpl->nops)
 		return;
 	cgen_plan(e, m->xpl, nargs, fds);
@@ -689,16 +707,18 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* one timestamp a firing, the plan's, the horizon's and the
 	 * record's */
 	bool tsp = pl && cgen_plan_has(pl, UBPF_K_TIME, -1);
-	/* the horizon's lease (kplan.c's "The lease"): a uprobe's plan that
-	 * writes no record and reads no time reads the clock only when the
-	 * horizon is not UINT64_MAX, dtrace's lease; the record, past it
-	 * or unarmed, reads its own */
+	/* the horizon's lease (kplan.c's "The lease"): a plan (a uprobe's
+	 * or a kernel probe's) that writes no record and reads no time
+	 * reads the clock only when the horizon is not UINT64_MAX,
+	 * dtrace's lease; the record, past it or unarmed, reads its own */
 	bool hzfree, ts;
 	/* faults at the hit: the record's last 8 bytes, its sites' bits
 	 * (kept in S_FLAGS's upper half while the plan runs) */
 	bool fs = pl && (m->kp || (m->armed >= 0 && m->arm1 >= 0)) &&
 		  cgen_fsites(&e, pl);
-	hzfree = hz && !m->kp && !tsp && !pl->record && !fs;
+	hzfree = hz && !tsp && !pl->record && !fs;
+	if (m->hzfree)
+		*m->hzfree = hzfree;
 	ts = (hz && !hzfree) || tsp;
 	unsigned len = hdr + 8 * nargs + (vt ? 8 : 0) + (cred ? 8 : 0) +
 		       (fs && !strs ? 8 : 0);
@@ -748,6 +768,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		alu_i(&e, BPF_RSH, 1, 32);
 		jself = jmp_i(&e, BPF_JEQ, 1, (int32_t)m->self);
 	}
+	if (m->act >= 0) /* ended: nothing, not even the clock */
+		act_load(&e, m, xj, &nxj);
 	if (ts) {
 		call(&e, BPF_FUNC_ktime_get_ns);
 		stx(&e, BPF_DW, 10, S_TS, 0);

@@ -150,6 +150,7 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	struct bpf_insn *v;
 	size_t n;
 	int fd;
+	bool hzfree = false;
 
 	if (!p->n.prov->cg_pro(c, p, &kp->kconf, &k)) {
 		snprintf(c->be_why, sizeof(c->be_why),
@@ -202,6 +203,7 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	s.comm = (p->needs & D_NEED_EXECNAME) != 0;
 	/* kprov.bpf.h's records: the argument area where the run reads it */
 	s.psargs = psargs_wanted(c);
+	m.hzfree = &hzfree;
 	if (!cgen_emit(&m, &s, pl, &v, &n)) {
 		/* the record-only program, unless the plan keeps
 		 * self-> variables, which user space does not have */
@@ -219,6 +221,8 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	fd = bpf_cg_load(c, k.type, v, n);
 	if (fd < 0)
 		goto refused;
+	if (hzfree) /* the lease spares its clock (-v, kprov_stop()) */
+		kp->hz_free_kp++;
 	if (pl) /* its clauses run in the kernel (-v) */
 		bpf_kagg_cgen_ran(bpf_kagg_of(c));
 	p->cg_fd = fd;

@@ -502,6 +502,11 @@ struct consumer {
 	 * was decided there (hit.xwon: kplan.c's "exit() at a traced
 	 * probe"); the hit being run is such a one */
 	bool kdrain, run_xwon;
+	/* user space's exit() told the kernel (kprov_exited()): the time
+	 * after, 0 if not; records read after the exit, not run, and
+	 * those of them stamped after that time (-v: kplan.c's "The
+	 * flood") */
+	uint64_t xact_at, xrecs, xlate;
 	bool stopped; /* teardown: the backends stopped, their rings finite */
 	int status;
 	bool enable_failed; /* a probe could not be enabled */
@@ -881,6 +886,9 @@ struct cgen_maps {
 	/* vtimestamp's clock (cgen_rec.c), or -1; se.sum_exec_runtime + 1 */
 	int vtimes, vtlink;
 	uint32_t sumexec1;
+	/* out, where not NULL: whether the program reads the clock only
+	 * when the horizon is not dtrace's lease (cgen.c's hzfree) */
+	bool *hzfree;
 };
 /*
  * A kernel probe's program (cgen_kprov.c): its provider's prologue,
@@ -919,6 +927,8 @@ void bpf_kagg_tls_reap(struct bpf_kagg *k);
 void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid);
 void bpf_tls_reap(struct consumer *c);
 void bpf_kagg_horizon(struct bpf_kagg *k, uint64_t h);
+uint64_t bpf_kagg_exited(struct consumer *c, struct bpf_kagg *k);
+void bpf_exited(struct consumer *c);
 bool bpf_kagg_exit_lost(struct consumer *c);
 int bpf_kagg_xplan(struct consumer *c, struct bpf_kagg *k,
 		   const struct d_probe *dp, const unsigned *cl, unsigned n,
@@ -1191,6 +1201,11 @@ void kprov_horizon_off(struct consumer *c);
 uint64_t kprov_next_due(const struct consumer *c);
 void kprov_horizon(struct consumer *c);
 void kprov_site_fold(struct consumer *c, const unsigned *cl, unsigned n);
+/* a site's program loaded that reads no clock under the lease (-v) */
+void kprov_hzfree(struct consumer *c);
+/* user space ran exit(): the kernel's programs stop (kplan.c's "The
+ * flood") */
+void kprov_exited(struct consumer *c);
 #ifdef HAVE_BPF
 /*
  * kprov.c: which of its programs bpf.c loads (c NULL: none), into obj

@@ -62,8 +62,9 @@
  * as for a hit before its plan arrived.  dtrace sets H to the due time
  * of the next firing of a tick-N probe with a clause that may call
  * exit() (d_kplan_exits(); its predicate may decide: every firing
- * counts) and moves it on after a read that ran the firings before it
- * (kprov.c's kprov_horizon()).  Why that is exact:
+ * counts) and moves it on once a read has run the firings it drained
+ * (kprov.c's kprov_horizon(); records.c, after the read's last
+ * firing).  Why that is exact:
  *  - One clock, one stamp.  Firing k's timer expires at the absolute
  *    CLOCK_MONOTONIC time t0 + k * period, the time its record carries;
  *    bpf_ktime_get_ns() reads CLOCK_MONOTONIC too, once per hit,
@@ -103,7 +104,9 @@
  *    kprov_horizon_off()), and a hit that read an older H was stamped
  *    before the site could fire.
  * The cost is a load of H per hit, and a clock read but where the
- * lease (below) spares it.  The generic program has neither
+ * lease (below) spares it, and a load of the run's activity, which
+ * stops every hit once the exit() has run (below, "The flood").  The
+ * generic program has neither
  * a horizon nor the activity below: exit(), printa(), clear() and
  * trunc() keep every clause out of its kernel (tests/run-kagg.sh).
  *
@@ -118,7 +121,8 @@
  * its own (bpf_agg.c's bpf_kagg_fold(): each entry merged as at the end,
  * then deleted, kflat's slots zeroed), so clear() and trunc() act on
  * everything counted, and the kernel starts again from nothing.  Then
- * its clauses run, and after the read H moves to the next such firing.
+ * its clauses run, and once the read's firings have run H moves to the
+ * next such firing.
  * Why each hit before D is counted exactly once, in the interval before
  * D, and none after:
  *  - The barrier.  A hit stamped t < D may still be running when dtrace
@@ -133,8 +137,9 @@
  *    barrier, so when it returns the hit has ended: its counts are in
  *    the maps, or its record in the ring, which is read after.
  *  - Nothing writes the maps during the fold.  H <= D until the firing
- *    has run (H is the earliest such firing not yet read, and moves at
- *    the end of a read, after its firings ran).  A hit the kernel counts
+ *    has run (H is the earliest such firing not yet read, and moves
+ *    once the firings of the read that drained it have run).  A hit
+ *    the kernel counts
  *    has t < H <= D, and those have all ended (the barrier); any other
  *    hit writes a record.  The fold therefore reads every hit the
  *    kernel counted with t < D since the last fold, and none past D;
@@ -149,8 +154,8 @@
  *    such firing D', hits with t < D' count in the kernel, to be
  *    folded at D'.  Several firings read at once (dtrace late) fold in
  *    turn: the barrier covered them all (each was due before it), H
- *    stays at or before the first until the end of the read, and the
- *    hits between them are records, run in their order.
+ *    stays at or before the first until the last of them has run, and
+ *    the hits between them are records, run in their order.
  *  - A site a tick-N clause matches (hz_off, H 0 for good): dtrace
  *    waits at a barrier once H is 0, so the kernel's maps hold hits
  *    stamped before the site was armed, ended; its hits that run such
@@ -170,7 +175,8 @@
  * 30 to 60 ns a hit here (bench/RESULTS.md: tickpa 90-102 ns against
  * count()'s 41-54, the same program without a horizon).  A
  * plan that writes no record and reads no time (cgen.c's hzfree: a
- * uprobe's) needs the time only to compare, and only near H; so after
+ * uprobe's or a kernel probe's) needs the time only to compare, and
+ * only near H; so after
  * a read has moved the horizon on, dtrace lends the kernel the value
  * UINT64_MAX, which no stamp reaches, until hz_margin (half the
  * shortest such period, at most 50 ms) before the next horizon firing
@@ -207,10 +213,115 @@
  *    back only at D, every firing late (tests/run-kagg-tick.sh checks
  *    both ways that each tick counted by an interval had its pair
  *    printed before it, which a late firing stamped D would break).
+ *  - Kernel probes (cgen_kprov.c: syscall, proc, profile-N) take the
+ *    lease as uprobes do: their plan runs on every hit, unarmed, but
+ *    the argument above asks nothing of the probe but that the hit
+ *    read H once, before its plan, and that a hit past H write its
+ *    record with a clock of its own, read after; a barrier ends a
+ *    perf event's program (hard interrupt or NMI) as it ends a
+ *    uprobe's, since the grace period waits for those too.  -v says
+ *    how many programs of each kind the lease spares the clock
+ *    (kprov_stop(); tests/run-kagg.sh's system call at tick-1s).
+ *  - Not a plan that writes a record (pl->record: a printf() the
+ *    kernel runs, a clause it leaves to user space behind a record
+ *    gate), nor one that reads timestamp, which needs the clock
+ *    anyway.  The record's stamp orders its clauses in user space,
+ *    and under the lease it would be read after the plan ran: a hit
+ *    that read UINT64_MAX before the give-back at D - hz_margin and
+ *    was preempted past D would have its kernel clauses before the
+ *    firing and its record, stamped past D, after it -- split by an
+ *    exit() or a fold.  What would make it exact is a barrier at
+ *    every give-back, the firing then stamped with the time after it
+ *    when that is past D (as a late give-back): every hit that read
+ *    the lease ended before its firing, record and all.  That costs
+ *    dtrace a grace period per horizon firing and spares the clock
+ *    only to a gated plan's hits whose gates fail (a gated record
+ *    needs its stamp); bench/perhit.sh's rows with a horizon (tickpa)
+ *    write no record, so it is not done.
  * DTrace's own aggregations have no such cut: printa() at a tick prints
  * the consumer's last snapshot, taken when it switched the per-CPU
  * buffers, after the tick; here the cut is the tick's time, or the
  * give-back's when that is later.
+ *
+ * The flood.  A hit stamped at or past H writes a record.  Two kinds
+ * reach the ring for nothing or late: those after an exit() user space
+ * ran (at a tick, or BEGIN's), until dtrace detaches -- every hit of a
+ * target firing flat out, which user space reads and does not run
+ * (records.c), 60,931 records read, all but one after it, once on
+ * the idle VM (run-kagg.sh's flat out; 1 with cgact below), and under
+ * the sanitizers enough to fill the ring: drops that were no loss, or
+ * real losses, said alike -- and those between a firing's due time D
+ * and the horizon's move after dtrace ran it.
+ *  - After the exit.  Once a clause's exit() returns in user space
+ *    (records.c's run_clauses(), an exit() the kernel did not decide),
+ *    dtrace writes 2 into cgact (bpf_agg.c's bpf_kagg_exited(); a
+ *    program with a horizon has it, as one with an exit() decided at
+ *    the hit), which every generated program reads first, before its
+ *    clock (cgen.c's act_load()): not 0, the hit does nothing, no plan,
+ *    no record.  Why that is exact: a hit that read 2 read it after
+ *    the write, which came after the exiting firing was read, itself
+ *    at or after the time it is stamped with (its due time, or the
+ *    give-back's G); its clock, read after, is later still.  User
+ *    space runs nothing stamped after the exit's stamp, and the kernel
+ *    counts nothing at or past H, which a tick's exit left at or
+ *    before it: the hit would have counted nowhere.  (BEGIN's exit()
+ *    comes before any horizon: the kernel counted the hits until
+ *    dtrace detached, now until the write.)  A hit that read 0 goes on as
+ *    before (its record, if it writes one, is read and not run; its
+ *    kernel counts, if t < H, are the run's).  An exit the kernel
+ *    decided left cgact 1 and the records it let through to run
+ *    (kdrain): nothing to write.  Then a barrier (cgbar) ends every
+ *    hit that read 0, so no record can be stamped after the clock read
+ *    after it: -v says how many records came after the exit and how
+ *    many of them were stamped after that time, which must be none
+ *    (tests/run-kagg.sh's and run-kagg-tick.sh's flat out).  The cost
+ *    is a load of cgact per hit, from the program's own map value.
+ *  - Between D and the move.  At an exiting firing those hits run
+ *    nothing either; at a folding one they run after its clauses, as
+ *    the next interval's.  How many is the time dtrace takes from D to
+ *    the move: the timer's wake-up (dtrace polls the timerfd, which
+ *    expires at D: waking it earlier would not let it move H sooner),
+ *    the barrier at a folding firing (a grace period, some
+ *    milliseconds; it must come after D, to end the hits stamped
+ *    before), the ring's read, and running the read's hits, those
+ *    records among them: the more records, the longer the run and the
+ *    more records.  H cannot
+ *    move before the firing's clauses ran (they may exit: the exit's
+ *    cut is H) nor before the fold (the maps must be still while it
+ *    reads and deletes), but it need not wait for the hits behind the
+ *    firing: once the read's last tick firing has run, every firing
+ *    drained has (H must be the next firing not yet run, and a read
+ *    may drain several), so records.c moves H then (kprov_horizon()),
+ *    not at the end of the read.  That is what the end of the read
+ *    did, earlier: a hit past D that read the old H writes a record
+ *    stamped before the next such firing D', run before it; one that
+ *    reads the new H counts in the kernel, folded at D'.  Counting the
+ *    hits past D in a second set of the kernel's maps, folded at D',
+ *    would send none at all, at the cost of a generation in every key
+ *    and slot: not done.  The flood is then the wake-up, the barrier
+ *    and the ring's read (tests/run-kagg-tick.sh says how many
+ *    records), and on a loaded machine, where dtrace wakes late, it
+ *    is most of what is read after the exit (279,549 records of
+ *    331,657 once, during check-kmod's guest).  For a firing that
+ *    surely exits (`tick-1s { exit(0); }`: no predicate, exit() of a
+ *    constant first) dtrace could tell the kernel with the horizon
+ *    that a hit at or past it does nothing at all, sending none from
+ *    D on; but a run that stops (the target ended, a signal) after D
+ *    and before it reads the firing drops that firing unrun
+ *    (kprov_stop()) and runs the records past D, which the kernel
+ *    would then have withheld: it needs teardown to run the ticks
+ *    already due first, a change of what every such run prints at its
+ *    end, left for its own round.
+ *  - Drops.  A record the ring had no room for is counted per CPU
+ *    with no stamp, and dtrace says each drop when it reads the count,
+ *    before it runs the read's firings.  Saying instead that the drops
+ *    stamped at or past the exit's time were no loss would need the
+ *    kernel to keep the stamps it dropped (a per-CPU minimum, which
+ *    dtrace could not reset without racing the CPU that writes it)
+ *    and dtrace to hold every drop back until the firings before it
+ *    ran.  With the exit told to the kernel, what is left to drop past
+ *    the exit is what was stamped between its due time and the write
+ *    to cgact; drops are still said as drops.
  *
  * exit() at a traced probe.  DTrace (illumos dtrace_probe()) checks,
  * for each ECB a firing runs, that the run is ACTIVE and does nothing
@@ -220,7 +331,7 @@
  * So the cut is the kernel's order: what ran before the swap counts,
  * whatever its time.  The generated programs do the same with a
  * run-wide u64 (the map cgact, bpf_agg.c), tested at the start of every
- * hit (cgen.c's act_test()): not 0, the hit does nothing, no plan, no
+ * hit (cgen.c's act_load(), act_test()): not 0, the hit does nothing, no plan, no
  * record.  A clause of probes whose hits all run generated programs
  * (traced, bpf_agg.c's traced_clause(): uprobe sites, USDT and pid, and
  * the kernel providers' probes that fire a program of their own,

@@ -44,7 +44,9 @@
  * (kplan.c's "Why exit()" and "printa() at tick-N"; kprov_drain() says
  * when a read took one of the latter, kprov_hit() folds at it), lending
  * the kernel UINT64_MAX until shortly before it, hz_revoke() giving
- * it back (kplan.c's "The lease").
+ * it back (kplan.c's "The lease"); once user space has run an exit(),
+ * kprov_exited() tells the kernel, whose programs then do nothing
+ * (kplan.c's "The flood").
  * Hits are decoded here (kprov_hit()) into a struct d_fire and run by
  * records.c's hit_run(), as every hit is.  kprov_stop(), with the backend's stop:
  * no record is made after it.
@@ -718,6 +720,26 @@ void kprov_site_fold(struct consumer *c, const unsigned *cl, unsigned n)
 	}
 }
 
+void kprov_hzfree(struct consumer *c)
+{
+	if (c->kp)
+		c->kp->hz_free_up++;
+}
+
+/*
+ * User space ran exit() (records.c), not one the kernel decided: every
+ * generated program stops at its first instruction (bpf_agg.c's
+ * bpf_kagg_exited(), kplan.c's "The flood").
+ */
+void kprov_exited(struct consumer *c)
+{
+#ifdef HAVE_BPF
+	bpf_exited(c);
+#else
+	(void)c;
+#endif
+}
+
 /*
  * The next firing of tick t, or of those that may exit() (exits): when
  * due (exits, the horizon's), or stamped (a late lease's, hz_revoke()).
@@ -860,6 +882,12 @@ void kprov_stop(struct consumer *c)
 		say(c, "the horizon leased %lu time%s, given back late %lu "
 		    "time%s", kp->hz_leases, kp->hz_leases == 1 ? "" : "s",
 		    kp->hz_late, kp->hz_late == 1 ? "" : "s");
+	if (c->o->verbose && kp->hz_leases &&
+	    (kp->hz_free_up || kp->hz_free_kp))
+		say(c, "the lease spared the clock of %u site program%s, "
+		    "%u kernel probe program%s", kp->hz_free_up,
+		    kp->hz_free_up == 1 ? "" : "s", kp->hz_free_kp,
+		    kp->hz_free_kp == 1 ? "" : "s");
 	for (size_t i = 0; i < kp->natt; i++) {
 #ifdef HAVE_BPF
 		if (kp->att[i].link)

@@ -101,6 +101,9 @@ struct kprov {
 	uint64_t hz_lease, hz_margin;
 	int hzfd1;
 	unsigned long hz_leases, hz_late;
+	/* programs loaded that read no clock under the lease (cgen.c's
+	 * hzfree): the sites' (kprov_hzfree()), the kernel probes' */
+	unsigned hz_free_up, hz_free_kp;
 	bool cg;		 /* the programs are generated (cgen_kprov.c) */
 	bool kconf_found;	 /* kconf is kp_kconf_find()'s */
 	struct ubpf_kconf kconf;

@@ -45,8 +45,10 @@
  * for it (hit.later: a timer may expire after its due time), so a
  * tick that calls exit() counts exactly the hits before it (kplan.c's
  * "Why exit()"; a firing whose horizon's lease was given back late
- * waits as stamped then, "The lease"); after each read the horizon the
- * kernel's clauses stop at moves on (kprov_horizon()).  A tick whose
+ * waits as stamped then, "The lease"); once the read's last tick
+ * firing has run the horizon the kernel's clauses stop at moves on
+ * (kprov_horizon()), and once an exit() has run the kernel is told
+ * (kprov_exited(): "The flood").  A tick whose
  * clause may printa(),
  * clear() or trunc() read by kprov_drain() puts a barrier (bpf.c's
  * bpf_barrier()) before the ring is read, so every hit stamped before
@@ -244,6 +246,10 @@ static void run_clauses(struct consumer *c, const struct d_probe *dp,
 			c->status = d_exit_status(c->prog);
 			/* decided in the kernel: what it let through runs */
 			c->kdrain |= c->run_xwon;
+			/* else the kernel stops now (kplan.c's "The
+			 * flood") */
+			if (!c->run_xwon && !c->kdrain)
+				kprov_exited(c);
 		}
 	}
 }
@@ -518,7 +524,7 @@ static void hits_keep(struct consumer *c, size_t nkeep)
  */
 static void read_round(struct consumer *c)
 {
-	size_t nkeep = 0;
+	size_t nkeep = 0, ltick = SIZE_MAX;
 	uint64_t due;
 
 	c->read_more = false;
@@ -534,6 +540,12 @@ static void read_round(struct consumer *c)
 	if (c->nhits > 1)
 		qsort(c->hits, c->nhits, sizeof(*c->hits), hit_cmp);
 	due = kprov_next_due(c); /* after the ticks drained: not yet due */
+	/* the read's last tick firing: once it has run, every firing
+	 * drained has, and the horizon moves on at once (kplan.c's "The
+	 * flood"), not after the hits behind it */
+	for (size_t i = 0; i < c->nhits; i++)
+		if (c->hits[i].tick)
+			ltick = i;
 	for (size_t i = 0; i < c->nhits; i++) {
 		bool run;
 
@@ -548,6 +560,8 @@ static void read_round(struct consumer *c)
 			c->run_xwon = c->hits[i].xwon;
 			run = hit_process(c, &c->hits[i]);
 			c->run_xwon = false;
+			if (i == ltick && run)
+				kprov_horizon(c); /* not after an exit() */
 		} else if (c->kdrain && c->hits[i].act) {
 			/* let through before the exit, in the kernel's
 			 * order (kplan.c's "exit() at a traced probe") */
@@ -559,6 +573,10 @@ static void read_round(struct consumer *c)
 			c->status = status;
 		} else {
 			run = true; /* after the exit: not run */
+			c->xrecs++;
+			/* a program's, not a tick's dtrace made */
+			c->xlate += c->xact_at && !c->hits[i].tick &&
+				    c->hits[i].time >= c->xact_at;
 		}
 
 		/* a thread held at a copyout() probe goes on once its hit

@@ -256,7 +256,22 @@
  * whole program in user space:
  *  - a predicate the kernel cannot decide at the hit (`/++self->n ==
  *    100/`, or a global, which the kernel does not keep): which hit
- *    exits is known only where the variable is;
+ *    exits is known only where the variable is.  A global could not be
+ *    kept there exactly either: user space runs the clauses that write
+ *    it from the records, one hit after another in time order, so
+ *    `/++n == 6/` holds for exactly the sixth hit; a copy in a map that
+ *    every CPU reads and writes at the hit lets two racing hits both
+ *    read 5 (or neither 5), so that one run exits twice, another
+ *    never.  DTrace allows that (its globals are not synchronized
+ *    between CPUs: dynamic variables are written with no lock, and a
+ *    racing hit may read the value before or after another CPU's
+ *    store), but the paths here must print the same bytes, and the
+ *    record's run is the one that is exact.  (A global only BEGIN
+ *    writes is one value at every traced hit and could be an
+ *    immediate: not done.)  -v says which clause and why
+ *    (d_kplan_xwhy()).  The other values the generated programs read
+ *    at the hit, cpu, uid, gid and errno, decide an exit() as they
+ *    decide a record gate (d_kplan_xtest() is the gate's code);
  *  - a clause that fires at tick-N too (kprov.c's kprov_prog_clause()):
  *    a firing dtrace makes from its timer runs no program to test it,
  *    and its exit() would be cut by time, the same clause's kernel
@@ -286,7 +301,13 @@
  * Variables (D_KPLAN_VARS, for the generated programs of
  * ../consumer/cgen.c only).  A clause may also read cpu, uid and gid
  * (UBPF_K_CPU, _UID, _GID: the helpers the record's header and ids come
- * from, so the kernel's value is the one user space would read),
+ * from, so the kernel's value is the one user space would read), errno
+ * (run.c's is the firing's errnum, which kprov_syscall.c's sys_fire()
+ * sets at a system call's return alone, from arg0, the value the
+ * kernel returned: -arg0 where it is -4095..-1, else 0; the plan
+ * computes the same from ARG 0, which reads what the record carries,
+ * where the probe says so, d_probe's errret, kplan_emit.c's kp_errno(),
+ * and is the constant 0 at every other probe),
  * walltimestamp (the hit's timestamp plus the offset records.c's
  * hit_prep() adds, an immediate: d_kplan_wall()), and self-> and this->
  * integer variables and timestamp, and store them (`v = e`, `v op= e`,
@@ -925,6 +946,11 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 			*sz = 4;
 			*sg = 0;
 			return k && k->vars;
+		case B_ERRNO: /* from arg0 at a system call's return, else 0
+			       * (kp_errno(): d_probe's errret) */
+			*sz = 4;
+			*sg = 1;
+			return k && k->vars;
 		}
 		return false;
 	case N_UN:
@@ -1351,6 +1377,60 @@ static bool exit_at_hit(const struct d_kplan *k, const struct clause *c)
 	return false;
 }
 
+/* Does n read a variable of scope sc (SC_GLOBAL: a global, its
+ * arrays too)? */
+static bool reads_scope(const struct d_kplan *k, const struct node *n, int sc)
+{
+	if (!n)
+		return false;
+	if ((n->op == N_VAR || n->op == N_ASSOC) &&
+	    (unsigned)n->sub < k->prog->nvars) {
+		int s = k->prog->vars[n->sub].scope;
+
+		if (s == sc || (sc == SC_GLOBAL && s == SC_ASSOC))
+			return true;
+	}
+	if (reads_scope(k, n->a, sc) || reads_scope(k, n->b, sc) ||
+	    reads_scope(k, n->c, sc))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (reads_scope(k, n->args[i], sc))
+			return true;
+	return false;
+}
+
+/*
+ * Why clause c's exit() is not decided at the hit (-v: bpf_agg.c), tr
+ * whether its probes are traced ones (kplan.c's "exit() at a traced
+ * probe": what keeps the old refusal).
+ */
+static const char *exit_why(const struct d_kplan *k, const struct clause *c,
+			    bool tr)
+{
+	if (!tr)
+		return "it fires where no generated program runs (tick-N, "
+		       "or in-process activation)";
+	if (hit_int(k, c->pred))
+		return "a statement before it is not printf() or trace() of "
+		       "values the hit decides";
+	if (reads_scope(k, c->pred, SC_GLOBAL))
+		return "its predicate reads a global variable, which only "
+		       "user space keeps";
+	if (reads_scope(k, c->pred, SC_SELF) ||
+	    reads_scope(k, c->pred, SC_SELFASSOC) ||
+	    reads_scope(k, c->pred, SC_THIS))
+		return "its predicate reads a variable, which may change "
+		       "before the exit is reached";
+	return "its predicate is not integers the hit alone decides";
+}
+
+const char *d_kplan_xwhy(const struct d_kplan *k, unsigned *clause)
+{
+	if (k->xwhy && clause)
+		*clause = k->xwhyc;
+	return k->xwhy;
+}
+
 void d_kplan_wall(struct d_kplan *k, int64_t off)
 {
 	k->wall = off;
@@ -1379,6 +1459,10 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	 * sees, so exit() and printa() do not rule gates out */
 	k->gates = (flags & D_KPLAN_VARS) != 0;
 	k->xcl = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->xcl));
+	/* before exit_at_hit(): the generated programs' values (cpu, uid,
+	 * gid, errno) decide an exit() as they decide a gate, which
+	 * d_kplan_xtest() makes of its predicate */
+	k->vars = (flags & D_KPLAN_VARS) != 0;
 	for (ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
 		bool tick = ticks && ticks[ci] && (flags & D_KPLAN_VARS);
@@ -1395,13 +1479,17 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 		}
 		if (stmts_stop(c->stmts, c->nstmts, ST_EXIT))
 			goto none; /* printa(), clear(), trunc() */
-		if (!tr || !exit_at_hit(k, c))
+		if (!tr || !exit_at_hit(k, c)) {
+			if (flags & D_KPLAN_VARS) {
+				k->xwhy = exit_why(k, c, tr);
+				k->xwhyc = ci;
+			}
 			goto none;
+		}
 		if (!k->kexit)
 			k->xfirst = ci;
 		k->kexit = k->xcl[ci] = true; /* decided at the hit */
 	}
-	k->vars = (flags & D_KPLAN_VARS) != 0;
 	if (k->kexit) {
 		/* the clauses from the first exit() on run in user space:
 		 * the hit that exits runs none after it (DTrace's ECBs

@@ -164,6 +164,48 @@ static void lit_key(struct em *m, const struct node *n, unsigned j)
 }
 
 /*
+ * errno (kplan.c's "Variables"): what run.c reads, the firing's errnum,
+ * is set at a system call's return alone (kprov_syscall.c's sys_fire():
+ * the probe's errret), from arg0, the value the kernel returned, which
+ * the plan's ARG 0 reads as the record does: -arg0 where arg0 is
+ * -4095..-1, else 0.  So there (arg0 + 4095 <u 4095) ? -arg0 : 0, an
+ * int in 64 bits, as SEL computes a ?:; at every other probe the
+ * constant 0.
+ */
+static void kp_errno(struct em *m)
+{
+	struct ubpf_kop *o;
+
+	if (!m->probe || m->probe == KP_ANYPROBE || !m->probe->errret) {
+		o = put(m, UBPF_K_CONST, 0, 1);
+		o->sz = 4;
+		o->sg = 1;
+		return;
+	}
+	o = put(m, UBPF_K_ARG, 0, 1); /* the condition */
+	if (m->gate)
+		o->flags |= UBPF_KF_GATE;
+	o = put(m, UBPF_K_ADD, 1, 1);
+	o->flags = UBPF_KF_IMM;
+	o->imm = 4095;
+	o->sz = 8;
+	o->sg = 1;
+	o = put(m, UBPF_K_LTU, 1, 1);
+	o->flags = UBPF_KF_IMM;
+	o->imm = 4095;
+	o = put(m, UBPF_K_ARG, 0, 1); /* -arg0 */
+	if (m->gate)
+		o->flags |= UBPF_KF_GATE;
+	o = put(m, UBPF_K_NEG, 1, 1);
+	o->sz = 8;
+	o->sg = 1;
+	o = put(m, UBPF_K_CONST, 0, 1); /* else 0 */
+	o->sz = 4;
+	o->sg = 1;
+	put(m, UBPF_K_SEL, 3, 1);
+}
+
+/*
  * The keys of self->a[k...] n, each narrowed to its type (d_key_add()
  * keeps a key as its type's size), pushed in order; the types into o's
  * imm, step keys (kagg_bpf.h's UBPF_KV_SELFA).
@@ -247,6 +289,10 @@ static void emit(struct em *m, const struct node *n)
 			o->imm = m->k->wall;
 			o->sz = 8;
 			o->sg = 0;
+			return;
+		}
+		if (d_builtins[n->sub].id == B_ERRNO) {
+			kp_errno(m);
 			return;
 		}
 		if (d_builtins[n->sub].id == B_ID) {

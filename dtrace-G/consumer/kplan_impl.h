@@ -83,6 +83,11 @@ struct d_kplan {
 	bool *xcl;
 	unsigned xfirst;
 	bool kexit;
+	/* exit() at a traced probe the kernel cannot decide, which kept
+	 * every clause out of it: the first such clause and why
+	 * (d_kplan_xwhy()), or NULL */
+	const char *xwhy;
+	unsigned xwhyc;
 };
 
 /*

@@ -12,6 +12,10 @@
 #  - execname compared with literals (== != < > <= >=, either way
 #    round, "" and 16 bytes and more) and with self-> and this->
 #    string variables (set and unset), in predicates;
+#  - execname compared with copyinstr(arg0) (CACMP), either way round,
+#    in predicates and as values: the name the process took against
+#    the one it passed (22 bytes against the kernel's 15; cut to
+#    strsize - 1 as copyinstr() cuts it);
 #  - literal keys and c ? "a" : "b" keys, beside integer keys, with
 #    sum(), max(), quantize(); two string keys in one statement stay
 #    user space's, exact;
@@ -93,6 +97,24 @@ same cmp cmp.d rename 8
 run 1 cmp1.txt rename -s cmp.d
 expect_eq "execname == literal: the hits" "eq 4 1|cut 3 1" \
 	"$(grep -E '^(eq|cut) ' cmp1.txt | paste -sd'|' -)"
+
+# execname compared with copyinstr(arg0), the name each hit passes:
+# equal but at the 22-byte one (the kernel keeps 15 bytes), and at
+# small strsize where copyinstr() cuts the argument.  Before, these
+# clauses were user space's (-v: none in the kernel).
+cat >argcmp.d <<'EOF2'
+pid$target::hit:entry /execname == copyinstr(arg0)/ { @eq[arg1] = count(); }
+pid$target::hit:entry /copyinstr(arg0) != execname/ { @ne[arg1] = count(); }
+pid$target::hit:entry /execname < copyinstr(arg0)/ { @lt[arg1] = count(); }
+pid$target::hit:entry /copyinstr(arg0) < execname/ { @gt[arg1] = count(); }
+pid$target::hit:entry /execname >= copyinstr(arg0)/ { @ge[arg1] = count(); }
+pid$target::hit:entry { @k[arg1, execname == copyinstr(arg0)] = sum(execname <= copyinstr(arg0)); }
+END { printa("ne %d %@d\n", @ne); printa("lt %d %@d\n", @lt); }
+EOF2
+same argcmp argcmp.d rename 6
+run 1 argcmp1.txt rename -s argcmp.d
+expect_eq "execname against copyinstr(arg0): the hits" "ne 3 1|lt 3 1" \
+	"$(grep -E '^(ne|lt) ' argcmp1.txt | paste -sd'|' -)"
 
 # execname compared with string variables: self-> and this->, unset
 cat >var.d <<'EOF2'

@@ -766,7 +766,8 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 
 		if (o->op == UBPF_K_SEQ && o->agg)
 			any = true;
-		else if (o->op == UBPF_K_SEQ || o->op == UBPF_K_SKEY)
+		else if (o->op == UBPF_K_SEQ || o->op == UBPF_K_SKEY ||
+			 o->op == UBPF_K_CACMP)
 			none = true;
 		if (o->op == UBPF_K_SEQ &&
 		    (o->agg > UBPF_KFSITES ||
@@ -787,13 +788,15 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		const struct ubpf_kop *o = &pl->ops[pc];
 		unsigned j, a;
 
-		if (o->op != UBPF_K_SEQ && o->op != UBPF_K_SKEY)
+		if (o->op != UBPF_K_SEQ && o->op != UBPF_K_SKEY &&
+		    o->op != UBPF_K_CACMP)
 			continue;
-		a = o->op == UBPF_K_SEQ ? o->n : o->slot;
+		a = o->op == UBPF_K_SKEY ? o->slot : o->n;
 		for (j = 0; j < e->nsarg && e->sarg[j] != a; j++)
 			;
 		if (j < e->nsarg) {
 			e->skarg[j] |= o->op == UBPF_K_SKEY;
+			e->czarg[j] |= o->op == UBPF_K_CACMP;
 			continue;
 		}
 		if (j >= UBPF_KSTRARGS || a >= nargs || buf < 0 ||
@@ -802,6 +805,7 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			return;
 		}
 		e->skarg[j] = o->op == UBPF_K_SKEY;
+		e->czarg[j] = o->op == UBPF_K_CACMP;
 		e->sarg[e->nsarg++] = (uint8_t)a;
 	}
 	if (!e->nsarg)
@@ -817,6 +821,10 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		ldx(e, BPF_DW, 1, 10, S_SBUF);
 		/* SKEY's: the key's bytes past the NUL read as 0 */
 		for (int i = 0; e->skarg[j] && i < UBPF_KSKEY; i += 8)
+			st(e, BPF_DW, 1, (int16_t)(SEQ_AT(j) + i), 0);
+		/* CACMP's: its first UBPF_KCOMM bytes */
+		for (int i = 0; !e->skarg[j] && e->czarg[j] && i < UBPF_KCOMM;
+		     i += 8)
 			st(e, BPF_DW, 1, (int16_t)(SEQ_AT(j) + i), 0);
 		alu_i(e, BPF_ADD, 1, SEQ_AT(j));
 		alu_i(e, BPF_MOV, 2, fs ? pl->fstr : UBPF_STRMAX);
@@ -1554,6 +1562,49 @@ static void cvcmp(struct em *e, const struct ubpf_kplan *pl,
 	padded_cmp(e, 2, VCMP_AT(0), VCMP_AT(1), NULL, room / 8, o->agg);
 }
 
+/*
+ * r1 = CACMP o: execname OP copyinstr(argument o->n), OP o->agg
+ * (padded_cmp()'s).  execname is copied into cgbuf at VCMP_AT(0), its
+ * room zeroed (UBPF_KCOMM bytes); the argument's string, which
+ * seq_read() copied after zeroing its first UBPF_KCOMM bytes (so the
+ * bytes past its NUL are 0), goes to VCMP_AT(1) cut to o->imm bytes
+ * (strsize - 1, as copyinstr() cuts it: the bytes from there on 0).
+ * execname ends within its 16 bytes, so the first 16 bytes of both,
+ * NUL-padded, decide strcmp()'s order whatever the string's length
+ * (as CCMP's literal).  A string that cannot be read sent the hit to
+ * user space whole before the plan (seq_read(): no fault sites).
+ */
+static void cacmp(struct em *e, const struct ubpf_kop *o)
+{
+	unsigned j;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
+		;
+	if (j >= e->nsarg || !e->czarg[j] || o->agg > 5 || o->imm < 1 ||
+	    !e->vbuf) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (int i = 0; i < UBPF_KCOMM; i += 8)
+		st(e, BPF_DW, 2, (int16_t)(VCMP_AT(0) + i), 0);
+	sbuf_at(e, 1, VCMP_AT(0));
+	alu_i(e, BPF_MOV, 2, UBPF_KCOMM);
+	call(e, BPF_FUNC_get_current_comm);
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (int i = 0; i < UBPF_KCOMM; i += 8) {
+		ldx(e, BPF_DW, 3, 2, (int16_t)(SEQ_AT(j) + i));
+		if (o->imm <= i) {
+			alu_i(e, BPF_MOV, 3, 0);
+		} else if (o->imm < i + 8) { /* the cut within the word */
+			ld64(e, 4, (1ull << (8 * (o->imm - i))) - 1);
+			alu_r(e, BPF_AND, 3, 4);
+		}
+		stx(e, BPF_DW, 2, (int16_t)(VCMP_AT(1) + i), 3);
+	}
+	padded_cmp(e, 2, VCMP_AT(0), VCMP_AT(1), NULL, UBPF_KCOMM / 8, o->agg);
+}
+
 bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
 {
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
@@ -1784,6 +1835,10 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_CVCMP:
 			cvcmp(e, pl, o, fds);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_CACMP:
+			cacmp(e, o);
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_LKEY:

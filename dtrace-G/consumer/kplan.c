@@ -384,13 +384,22 @@
  * == != < <= > >=, strcmp()'s order, either way round: neither is cut,
  * as run.c's binop() cuts neither, and 16 bytes of both decide) or with
  * a KV_STR variable (UBPF_K_CVCMP; kplan_vars.c lets such a variable be
- * read so).  None of these reads user memory or can fault.  What stays
- * user space's: execname beside another string key in one statement, a
- * ?: with a branch not a literal, a literal key over UBPF_KSTRMAX bytes
- * (after the cut), execname compared with copyinstr() (its copy may
- * fault), and every such clause where the kernel runs no plan
- * (DTRACE_CGEN=0's generic program, which knows none of these
- * instructions).
+ * read so).  None of these reads user memory or can fault.  execname
+ * compared with copyinstr(argN) (kp_comm_arg(): UBPF_K_CACMP, the same
+ * six operators either way round) reads the argument's string as SEQ
+ * reads it, cut to strsize - 1 bytes as copyinstr() cuts it, against
+ * the comm whole (run.c's binop() cuts neither operand: the cut is
+ * copyinstr()'s), their first 16 bytes NUL-padded deciding as for a
+ * literal; its copy may fault, so only in a program without fault
+ * sites (no self-> variable kept: not k->fmode), where a string that
+ * cannot be read sends the whole hit to user space before the plan
+ * (cgen_plan.c's seq_read()), which reports the fault as before.  What
+ * stays user space's: execname beside another string key in one
+ * statement, a ?: with a branch not a literal, a literal key over
+ * UBPF_KSTRMAX bytes (after the cut), execname compared with
+ * copyinstr() in a program whose kernel keeps self-> variables, and
+ * every such clause where the kernel runs no plan (DTRACE_CGEN=0's
+ * generic program, which knows none of these instructions).
  *
  * stddev() and llquantize() (D_KPLAN_VARS: cgen_plan.c's code only;
  * the generic program, kfix.bpf.h and drti's recorder, whose plans are
@@ -759,6 +768,44 @@ bool kp_comm_cmp(const struct d_kplan *k, const struct node *n,
 	return true;
 }
 
+/*
+ * execname OP copyinstr(argN) (or a this-> variable that is it, or
+ * args[N]: sarg_of()), OP == != < <= > >=, either way round (*op as
+ * kp_comm_cmp()'s): generated programs compare the comm the kernel
+ * reads at the hit with the argument's string as run.c compares the
+ * record's (UBPF_K_CACMP), the string cut to strsize - 1 bytes as
+ * copyinstr() cuts it, execname whole.  The copy may fault: only where
+ * a string that faults sends the whole hit to user space (no fault
+ * sites: not k->fmode), as kp_arg_str()'s keys.
+ */
+bool kp_comm_arg(const struct d_kplan *k, const struct node *n, int *arg,
+		 unsigned *op)
+{
+	static const unsigned turned[] = { 0, 1, 3, 2, 5, 4 };
+	static const int subs[] = { OP_EQ, OP_NE, '<', '>', OP_LE, OP_GE };
+	unsigned x;
+	bool left;
+	int a;
+
+	if (!k || !k->vars || k->nostr || k->fmode || n->op != N_BIN)
+		return false;
+	for (x = 0; x < 6 && subs[x] != n->sub; x++)
+		;
+	if (x == 6)
+		return false;
+	left = kp_is_comm(n->a);
+	if (!left && !kp_is_comm(n->b))
+		return false;
+	a = sarg_of(k, left ? n->b : n->a);
+	if (a < 0)
+		return false;
+	if (arg)
+		*arg = a;
+	if (op)
+		*op = left ? x : turned[x];
+	return true;
+}
+
 /* copyinstr(E), one argument (strsize's bytes) */
 bool kp_copyinstr_of(const struct node *n)
 {
@@ -976,7 +1023,8 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		if (kp_str_cmp(k, n, NULL, NULL) ||
 		    kp_svar_cmp(k, n, NULL, NULL) ||
 		    kp_svar_vv(k, n, NULL, NULL) ||
-		    kp_comm_cmp(k, n, NULL, NULL, NULL)) {
+		    kp_comm_cmp(k, n, NULL, NULL, NULL) ||
+		    kp_comm_arg(k, n, NULL, NULL)) {
 			*sz = 4;
 			*sg = 1;
 			return true;

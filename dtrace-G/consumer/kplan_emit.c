@@ -411,6 +411,18 @@ static void emit(struct em *m, const struct node *n)
 				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
 				return;
 			}
+			if (kp_comm_arg(m->k, n, &arg, &cop)) {
+				/* execname and an argument's string */
+				if ((kp_args_index(n->a) >= 0 ||
+				     kp_args_index(n->b) >= 0) &&
+				    !d_args_str(m->probe, (unsigned)arg))
+					m->full = true;
+				o = put(m, UBPF_K_CACMP, 0, 1);
+				o->n = (uint8_t)arg;
+				o->agg = (uint16_t)cop;
+				o->imm = (int64_t)m->k->prog->strsize - 1;
+				return;
+			}
 			if (kp_comm_cmp(m->k, n, &lit, &arg, &cop) && lit) {
 				/* execname and a literal: its first 16
 				 * bytes decide (execname's NUL is among

@@ -194,6 +194,10 @@ bool kp_lit_key(const struct d_kplan *k, const struct node *n);
  * VVCMP's agg for execname on the left */
 bool kp_comm_cmp(const struct d_kplan *k, const struct node *n,
 		 const struct node **lit, int *v, unsigned *op);
+/* ... execname OP copyinstr(argN) (either way round): N, and OP as
+ * kp_comm_cmp()'s, where a fault sends the hit to user space */
+bool kp_comm_arg(const struct d_kplan *k, const struct node *n, int *arg,
+		 unsigned *op);
 /* ... the bytes kaggs_v's keys need: its room's UBPF_KVROOM() of it */
 int64_t kp_vkey_imm(const struct d_kplan *k);
 /* ... OUT, OSTR (of argument a) or ODONE pl->ops[at]: its slot or n;

@@ -197,6 +197,10 @@ enum {
 		       * UBPF_KV_SELF or _THIS, slot as VLD's), imm bytes
 		       * at most (strsize - 1); OP as CCMP's; absent or
 		       * unset, the variable reads "" */
+	UBPF_K_CACMP, /* push execname OP copyinstr(argument n) (read as
+		       * SEQ's string, a fault the hit's whole: no fault
+		       * sites), cut to imm bytes (strsize - 1) as
+		       * copyinstr() cuts it; OP agg as CCMP's */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

@@ -115,6 +115,35 @@ same argcmp argcmp.d rename 6
 run 1 argcmp1.txt rename -s argcmp.d
 expect_eq "execname against copyinstr(arg0): the hits" "ne 3 1|lt 3 1" \
 	"$(grep -E '^(ne|lt) ' argcmp1.txt | paste -sd'|' -)"
+# ... a string that cannot be read (an unmapped address, one running
+# into an unmapped page): the hit goes to user space whole, which
+# reports the fault in the predicate as DTRACE_KAGG=0 does; the other
+# clause counts the hit all the same
+cat >argflt.d <<'EOF2'
+pid$target::hit:entry /execname != copyinstr(arg0)/ { @ne = count(); }
+pid$target::hit:entry { @n = count(); }
+dtrace:::ERROR { printf("ERROR %d %d %d\n", arg2, arg3, arg4); }
+END { printa("ne %@d\n", @ne); printa("n %@d\n", @n); }
+EOF2
+for ka in 1 0; do # (run() sets g)
+	rm -f addr.txt
+	DTRACE_KAGG=$ka
+	export DTRACE_KAGG
+	run 1 argflt$ka.txt "fault $PWD/addr.txt" -s argflt.d
+	unset DTRACE_KAGG
+	set -- $(cat addr.txt)
+	grep '^dtrace: error' argflt$ka.txt.err |
+		sed "s/pid[0-9]*/pid/; s/$1/A1/; s/$2/A2/" >argflt$ka.msg
+done
+expect_file_eq "execname against a string that faults: the output" \
+	argflt0.txt argflt1.txt
+expect_eq "execname against a string that faults" \
+	"ERROR 0 -1 1|ERROR 0 -1 1|n 2" \
+	"$(grep -E '^(ERROR|ne|n) ' argflt1.txt | paste -sd'|' -)"
+expect_file_eq "execname against a string that faults: the messages" \
+	argflt0.msg argflt1.msg
+expect_eq "execname against a string that faults: in the predicate" 2 \
+	"$(grep -c 'hit:entry): invalid address (A[12]) in predicate$' argflt1.msg)"
 
 # execname compared with string variables: self-> and this->, unset
 cat >var.d <<'EOF2'

@@ -61,6 +61,11 @@
 #    kaggs_v) and execname compared with literals and a self-> string
 #    (ccmp(), cvcmp()): the programs load, the clauses run in the
 #    kernel, the counts exact;
+#  - execname compared with copyinstr(arg0) and args[0] (cgen_plan.c's
+#    cacmp()), errno at a system call's return as a key
+#    (kplan_emit.c's kp_errno()) and an exit() decided by errno there:
+#    the programs load, the clauses run in the kernel, the status is
+#    the exit()'s;
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp;
@@ -247,6 +252,23 @@ expect_eq "execname and literals in the kernel: the output" \
 check "execname and literals in the kernel: -v" grep -q \
 	'^dtrace: 4 clauses aggregated in the kernel$' bk.err
 grep -q 'aggregated in the kernel' bk.err || diag "$(tail -n 40 bk.err)"
+# execname against the argument's string (CACMP: "trprog" against
+# "hello"), errno at write(2)'s return as a key and deciding an exit()
+# at the hit (the first write's return: 1 counted)
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'tr$target:::msg /execname != copyinstr(arg0)/ { @c = count(); }' \
+	-n 'tr$target:::msg /execname > args[0] && copyinstr(arg0) < execname/ { @d = count(); }' \
+	-n 'syscall::write:return /pid == $target/ { @w[errno] = count(); }' \
+	-n 'syscall::write:return /pid == $target && errno == 0/ { exit(7); }' \
+	-n 'END { printa("c %@d\n", @c); printa("d %@d\n", @d); printa("w %d %@d\n", @w); }' \
+	-c "/kt/trprog msg 'tick 1'" >bk.prog 2>bk.err </dev/null
+expect_eq "execname against copyinstr(), errno: status" 7 "$?"
+expect_eq "execname against copyinstr(), errno: the output" \
+	"c 1 d 1 w 0 1" "$(grep '^[cdw] ' bk.txt | paste -sd' ' -)"
+check "execname against copyinstr(), errno: -v" grep -q \
+	'^dtrace: 3 clauses aggregated in the kernel$' bk.err ||
+	diag "$(tail -n 40 bk.err)"
 # The other BPF programs dtrace loads, on this kernel's verifier: the
 # kernel providers' (syscall, profile; consumer/kprov.c) and the user
 # stack copy of ustack() in the USDT program.  trprog writes one line

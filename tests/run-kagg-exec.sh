@@ -19,6 +19,10 @@
 #  - literal keys and c ? "a" : "b" keys, beside integer keys, with
 #    sum(), max(), quantize(); two string keys in one statement stay
 #    user space's, exact;
+#  - c ? execname : "a" keys, either way round, beside an integer key
+#    (MKEY), and the taint of an entry that both a literal and
+#    execname gave (printed escaped, as user space ors it), one only a
+#    literal gave (as it is);
 #  - execname at a kernel provider's probe (syscall) as a key and in
 #    a predicate;
 #  - each byte for byte DTRACE_KAGG=0's and DTRACE_CGEN=0's output at
@@ -165,6 +169,23 @@ pid$target::hit:entry { @c[(arg1 & 3) == 1 ? "one" : "other"] = quantize(arg1); 
 pid$target::hit:return { @t[arg1 & 1 ? "odd" : "", execname] = count(); }
 EOF2
 same lit lit.d rename 3
+
+# ?: of execname and a literal as keys (MKEY).  Before, these clauses
+# were user space's (-v: none in the kernel).  Hit 6 passes "tab\there":
+# @t has it from the literal at the entry and from execname at the
+# return (tainted: printed escaped), @l from the literal alone.
+cat >mix.d <<'EOF2'
+pid$target::hit:entry { @[arg1 & 1 ? execname : "even"] = count(); }
+pid$target::hit:entry { @m[(arg1 & 3) == 1 ? "one" : execname, arg1 & 1] = sum(arg1); }
+pid$target::hit:entry { @t[arg1 == 6 ? "tab\there" : execname] = count(); @l[arg1 == 6 ? "tab\there" : execname] = count(); }
+pid$target::hit:return { @t[arg1 == 7 ? execname : "x"] = count(); @u[arg1 > 4 ? execname : execname] = max(arg1); }
+END { printa("t [%s] %@d\n", @t); printa("l [%s] %@d\n", @l); }
+EOF2
+same mix mix.d rename 4
+run 1 mix1.txt rename -s mix.d
+expect_eq "?: of execname and a literal: the taint" \
+	"$(printf 'l [tab\there] 1|t [tab\\there] 2')" \
+	"$(grep -E '^[lt] \[tab' mix1.txt | LC_ALL=C sort | paste -sd'|' -)"
 
 # a kernel provider's probe: the comm of the thread that made the call
 if [ "${TRACE_EMULATED:-0}" = 1 ]; then

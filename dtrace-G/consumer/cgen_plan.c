@@ -1486,6 +1486,71 @@ static void lkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	*pc += n1 + n2;
 }
 
+/*
+ * One branch of MKEY into the kaggs_v key at cgbuf + at (r2 cgbuf, its
+ * room zeroed): execname (comm), sz bytes at most as CKEY's, the key's
+ * word kw 1; else the literal of len bytes in the SDATA from d, kw 0.
+ */
+static void mkey_branch(struct em *e, bool comm, unsigned sz, unsigned len,
+			const struct ubpf_kop *d, int32_t at, unsigned room,
+			int16_t kw)
+{
+	st(e, BPF_DW, 10, kw, comm ? 1 : 0);
+	if (comm) {
+		sbuf_at(e, 1, at);
+		alu_i(e, BPF_MOV, 2, (int32_t)sz);
+		call(e, BPF_FUNC_get_current_comm);
+		return;
+	}
+	for (unsigned i = 0; i < len / 8u + 1 && 8 * i < room; i++) {
+		ld64(e, 3, lit_word(d, len, i));
+		stx(e, BPF_DW, 2, (int16_t)(at + 8 * (int32_t)i), 3);
+	}
+}
+
+/*
+ * MKEY pl->ops[*pc]: c popped into r1 chooses a (not 0) or b, each
+ * execname or a literal (o->agg's bits), written into the kaggs_v key
+ * at VKEY_AT as CKEY and LKEY write them, its room zeroed first; the
+ * key's word k[n] (S_KKEY, which AGG copies) says which, 1 execname,
+ * and is KEY's as far as AGG is concerned (e->kw).  *pc is left on the
+ * last SDATA.
+ */
+static void mkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
+		 unsigned *sp)
+{
+	const struct ubpf_kop *o = &pl->ops[*pc];
+	int32_t at = VKEY_AT + (int32_t)sizeof(struct ubpf_kkey);
+	unsigned room = UBPF_KVROOM(o->imm), kn = o->n & (UBPF_KMAXKEYS - 1);
+	bool ca = (o->agg & 1) != 0, cb = (o->agg & 2) != 0;
+	unsigned n1 = ca ? 0 : o->step / 8u + 1;
+	unsigned n2 = cb ? 0 : o->levels / 8u + 1;
+	int16_t kw = (int16_t)(S_KKEY + 8 + 8 * (int)kn);
+	size_t jelse, jend;
+
+	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf || o->agg < 1 ||
+	    o->agg > 3 || o->slot < 2 || o->slot > UBPF_KCOMM ||
+	    (!ca && o->step > UBPF_KSTRMAX) ||
+	    (!cb && o->levels > UBPF_KSTRMAX) ||
+	    *pc + n1 + n2 >= pl->nops + 1u) {
+		e->bad = true;
+		return;
+	}
+	pop(e, sp, 1);
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned i = 0; i < room; i += 8)
+		st(e, BPF_DW, 2, (int16_t)(at + (int32_t)i), 0);
+	jelse = jmp_i(e, BPF_JEQ, 1, 0);
+	mkey_branch(e, ca, o->slot, o->step, &pl->ops[*pc + 1], at, room, kw);
+	jend = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jelse);
+	mkey_branch(e, cb, o->slot, o->levels, &pl->ops[*pc + 1 + n1], at, room,
+		    kw);
+	fix(e, jend);
+	e->kw |= 1u << kn;
+	*pc += n1 + n2;
+}
+
 /* execname (bpf_get_current_comm(), 16 bytes) at r10 + S_COMM,
  * NUL-padded: the slots zeroed first, since Linux 6.1's helper
  * (strscpy()) leaves the bytes past the NUL as they were (the record's
@@ -1717,6 +1782,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	     cgen_plan_has(pl, UBPF_K_VVCMP, -1) ||
 	     cgen_plan_has(pl, UBPF_K_CKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_LKEY, -1) ||
+	     cgen_plan_has(pl, UBPF_K_MKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_CVCMP, -1))) {
 		st(e, BPF_W, 10, S_KEY8, 0);
 		ldmap(e, 1, fds[5]);
@@ -1842,11 +1908,14 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_LKEY:
+		case UBPF_K_MKEY:
 		case UBPF_K_CCMP: {
 			unsigned first = pc;
 
 			if (op == UBPF_K_LKEY) {
 				lkey(e, pl, &pc, &sp);
+			} else if (op == UBPF_K_MKEY) {
+				mkey(e, pl, &pc, &sp);
 			} else {
 				ccmp(e, pl, &pc);
 				push(e, &sp, o);

@@ -379,12 +379,18 @@
  * whose condition the kernel computes (kp_lit_key(), KSX_LIT:
  * UBPF_K_LKEY, the literal's bytes cut to strsize - 1 in the plan, the
  * condition's truth SEL's; merged untainted, as run.c has the script's
- * strings), strsize fixed for the run (no setopt(): kp_strsize_fixed()).
- * It may be compared with a literal (kp_comm_cmp(): UBPF_K_CCMP,
- * == != < <= > >=, strcmp()'s order, either way round: neither is cut,
- * as run.c's binop() cuts neither, and 16 bytes of both decide) or with
- * a KV_STR variable (UBPF_K_CVCMP; kplan_vars.c lets such a variable be
- * read so).  None of these reads user memory or can fault.  execname
+ * strings), strsize fixed for the run (no setopt(): kp_strsize_fixed()),
+ * and so may a ?: whose branches are execname and literals
+ * (kp_mix_key(), KSX_MIX: UBPF_K_MKEY, the branch the condition chose
+ * written as CKEY or LKEY writes it, and the key's own word k[n], 0 for
+ * a string key, 1 where execname was taken: run.c's execname is
+ * tainted, a literal not, and the merge gives each kernel entry its
+ * taint, which d_key_add() ors into the entry of those bytes as it
+ * does for the hits in user space).  It may be compared with a literal
+ * (kp_comm_cmp(): UBPF_K_CCMP, == != < <= > >=, strcmp()'s order,
+ * either way round: neither is cut, as run.c's binop() cuts neither,
+ * and 16 bytes of both decide) or with a KV_STR variable (UBPF_K_CVCMP;
+ * kplan_vars.c lets such a variable be read so).  None of these reads user memory or can fault.  execname
  * compared with copyinstr(argN) (kp_comm_arg(): UBPF_K_CACMP, the same
  * six operators either way round) reads the argument's string as SEQ
  * reads it, cut to strsize - 1 bytes as copyinstr() cuts it, against
@@ -395,7 +401,11 @@
  * cannot be read sends the whole hit to user space before the plan
  * (cgen_plan.c's seq_read()), which reports the fault as before.  What
  * stays user space's: execname beside another string key in one
- * statement, a ?: with a branch not a literal, a literal key over
+ * statement, a ?: key with a branch neither a literal nor execname
+ * (copyinstr(), whose taint would need the same tag and its fault the
+ * branch not taken skipped; probefunc, which the kernel keys by the
+ * probe's ID and a program several system calls share reads at the
+ * hit), a literal key over
  * UBPF_KSTRMAX bytes (after the cut), execname compared with
  * copyinstr() in a program whose kernel keeps self-> variables, and
  * every such clause where the kernel runs no plan (DTRACE_CGEN=0's
@@ -716,6 +726,29 @@ bool kp_lit_key(const struct d_kplan *k, const struct node *n)
 		       kp_ty(k, n->a, &sz, &sg) &&
 		       !(k->fmode && kp_has_str_cmp(k, n->a));
 	return lit_key1(k, n);
+}
+
+/*
+ * A key c ? a : b whose branches are execname or literals, one of them
+ * execname at least (both literals: kp_lit_key()), c as kp_lit_key()'s:
+ * generated programs write the branch c chooses into the kaggs_v key
+ * (UBPF_K_MKEY), execname as CKEY writes it, a literal as LKEY does,
+ * and mark the key's word k[n] where execname was taken, since run.c's
+ * execname is tainted and a literal is not: an entry with the same
+ * bytes from both is two entries in the kernel, one each, merged into
+ * one whose taint is their or, as d_key_add() ors a key's.
+ */
+bool kp_mix_key(const struct d_kplan *k, const struct node *n)
+{
+	uint8_t sz, sg;
+
+	if (!k || !k->vars || !kp_strsize_fixed(k) || n->op != N_TERN ||
+	    (!kp_is_comm(n->b) && !kp_is_comm(n->c)) ||
+	    (!kp_is_comm(n->b) && !lit_key1(k, n->b)) ||
+	    (!kp_is_comm(n->c) && !lit_key1(k, n->c)))
+		return false;
+	return kp_ty(k, n->a, &sz, &sg) &&
+	       !(k->fmode && kp_has_str_cmp(k, n->a));
 }
 
 /*
@@ -1286,10 +1319,14 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		}
 		if (ks->skey < 0 &&
 		    ((kp_is_comm(st->keys[i]) && kp_strsize_fixed(k)) ||
-		     kp_lit_key(k, st->keys[i]))) {
-			/* ... or execname's, or a literal's (CKEY, LKEY) */
+		     kp_lit_key(k, st->keys[i]) ||
+		     kp_mix_key(k, st->keys[i]))) {
+			/* ... or execname's, or a literal's, or a ?: of
+			 * them (CKEY, LKEY, MKEY) */
 			ks->skey = (int)i;
-			ks->sx = kp_is_comm(st->keys[i]) ? KSX_COMM : KSX_LIT;
+			ks->sx = kp_is_comm(st->keys[i])      ? KSX_COMM
+				 : kp_lit_key(k, st->keys[i]) ? KSX_LIT
+							      : KSX_MIX;
 			continue;
 		}
 		if (ks->kid[i] < 0 && kp_has_args(st->keys[i]))
@@ -1846,9 +1883,13 @@ int64_t kp_vkey_imm(const struct d_kplan *k)
 		if (ks->sx == KSX_COMM) {
 			l = UBPF_KCOMM - 1;
 		} else if (n->op == N_TERN) {
-			l = strlen(n->b->sval);
-			if (strlen(n->c->sval) > l)
-				l = strlen(n->c->sval);
+			size_t lc = kp_is_comm(n->c) ? UBPF_KCOMM - 1
+						     : strlen(n->c->sval);
+
+			l = kp_is_comm(n->b) ? UBPF_KCOMM - 1
+					     : strlen(n->b->sval);
+			if (lc > l)
+				l = lc;
 		} else {
 			l = strlen(n->sval);
 		}
@@ -1890,9 +1931,12 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 				      ? k->prog->strsize
 				      : sizeof(kbuf[i]);
 			snprintf(kbuf[i], max, "%s", str ? str : "");
-			/* a literal's is the script's own (run.c: untainted) */
-			keys[i] = ks->sx == KSX_LIT ? d_dv_str(kbuf[i])
-						    : d_dv_tstr(kbuf[i]);
+			/* a literal's is the script's own (run.c: untainted);
+			 * MKEY's k[i] says execname was taken */
+			keys[i] = ks->sx == KSX_LIT || (ks->sx == KSX_MIX &&
+							!key->k[i])
+					  ? d_dv_str(kbuf[i])
+					  : d_dv_tstr(kbuf[i]);
 			continue;
 		}
 		if (ks->kid[i] < 0) {

@@ -206,6 +206,37 @@ static void kp_errno(struct em *m)
 }
 
 /*
+ * MKEY: key j is c ? a : b, a and b execname or literals (kplan.c's
+ * kp_mix_key()): c pushed, then MKEY, each literal cut to strsize - 1
+ * bytes as agg.c cuts a key, execname to as many as CKEY's.
+ */
+static void mix_key(struct em *m, const struct node *n, unsigned j)
+{
+	size_t max = m->k->prog->strsize - 1, l1 = 0, l2 = 0;
+	bool ca = kp_is_comm(n->b), cb = kp_is_comm(n->c);
+	struct ubpf_kop *o;
+
+	emit(m, n->a);
+	o = put(m, UBPF_K_MKEY, 1, 0);
+	o->n = (uint8_t)j;
+	o->imm = kp_vkey_imm(m->k); /* the key's room */
+	o->agg = (uint16_t)((ca ? 1 : 0) | (cb ? 2 : 0));
+	o->slot = m->k->prog->strsize < UBPF_KCOMM
+			  ? (uint16_t)m->k->prog->strsize
+			  : UBPF_KCOMM;
+	if (!ca)
+		l1 = strlen(n->b->sval) < max ? strlen(n->b->sval) : max;
+	if (!cb)
+		l2 = strlen(n->c->sval) < max ? strlen(n->c->sval) : max;
+	o->step = (uint16_t)l1;
+	o->levels = (uint16_t)l2;
+	if (!ca)
+		sdata(m, n->b->sval, l1);
+	if (!cb)
+		sdata(m, n->c->sval, l2);
+}
+
+/*
  * The keys of self->a[k...] n, each narrowed to its type (d_key_add()
  * keeps a key as its type's size), pushed in order; the types into o's
  * imm, step keys (kagg_bpf.h's UBPF_KV_SELFA).
@@ -738,6 +769,10 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 			}
 			if ((int)j == ks->skey && ks->sx == KSX_LIT) {
 				lit_key(&m, st->keys[j], j);
+				continue;
+			}
+			if ((int)j == ks->skey && ks->sx == KSX_MIX) {
+				mix_key(&m, st->keys[j], j);
 				continue;
 			}
 			if ((int)j == ks->skey && !skey_int(ks, j, probe)) {

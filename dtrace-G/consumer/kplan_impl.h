@@ -40,7 +40,7 @@ struct kstmt {
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or
  * a literal, or a ?: of two (LKEY): kplan.c's kp_lit_key() */
-enum { KSX_NONE, KSX_COMM, KSX_LIT };
+enum { KSX_NONE, KSX_COMM, KSX_LIT, KSX_MIX /* MKEY: kp_mix_key() */ };
 
 struct d_kplan {
 	struct d_prog *prog;
@@ -189,6 +189,8 @@ bool kp_out_svar(const struct d_kplan *k, const struct node *a);
 bool kp_is_comm(const struct node *n);
 /* ... a literal key (cut to strsize - 1 bytes) or c ? "a" : "b" */
 bool kp_lit_key(const struct d_kplan *k, const struct node *n);
+/* ... c ? a : b, a and b execname or literals, one execname at least */
+bool kp_mix_key(const struct d_kplan *k, const struct node *n);
 /* ... execname OP "literal" or OP a KV_STR variable (either way
  * round): the literal or the variable's index, and OP's number as
  * VVCMP's agg for execname on the left */

@@ -201,6 +201,15 @@ enum {
 		       * SEQ's string, a fault the hit's whole: no fault
 		       * sites), cut to imm bytes (strsize - 1) as
 		       * copyinstr() cuts it; OP agg as CCMP's */
+	UBPF_K_MKEY,  /* key n is c ? a : b, c popped, a and b each a
+		       * literal or execname (agg bit 0: a is execname,
+		       * bit 1: b is; one of them at least), for an AGG
+		       * with UBPF_KF_VKEY (imm as CKEY's): a literal's
+		       * bytes in the SDATA after it, a's then b's, as
+		       * LKEY's (step a's length, levels b's), execname
+		       * slot bytes at most as CKEY's step; the key's word
+		       * k[n] 1 where execname was taken, else 0 (its
+		       * bytes tainted at the merge: kplan.c) */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

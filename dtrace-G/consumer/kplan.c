@@ -390,8 +390,8 @@
  * (kp_comm_cmp(): UBPF_K_CCMP, == != < <= > >=, strcmp()'s order,
  * either way round: neither is cut, as run.c's binop() cuts neither,
  * and 16 bytes of both decide) or with a KV_STR variable (UBPF_K_CVCMP;
- * kplan_vars.c lets such a variable be read so).  None of these reads user memory or can fault.  execname
- * compared with copyinstr(argN) (kp_comm_arg(): UBPF_K_CACMP, the same
+ * kplan_vars.c lets such a variable be read so).  None of these reads
+ * user memory or can fault.  execname compared with copyinstr(argN) (kp_comm_arg(): UBPF_K_CACMP, the same
  * six operators either way round) reads the argument's string as SEQ
  * reads it, cut to strsize - 1 bytes as copyinstr() cuts it, against
  * the comm whole (run.c's binop() cuts neither operand: the cut is

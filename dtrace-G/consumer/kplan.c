@@ -391,25 +391,25 @@
  * either way round: neither is cut, as run.c's binop() cuts neither,
  * and 16 bytes of both decide) or with a KV_STR variable (UBPF_K_CVCMP;
  * kplan_vars.c lets such a variable be read so).  None of these reads
- * user memory or can fault.  execname compared with copyinstr(argN) (kp_comm_arg(): UBPF_K_CACMP, the same
- * six operators either way round) reads the argument's string as SEQ
- * reads it, cut to strsize - 1 bytes as copyinstr() cuts it, against
- * the comm whole (run.c's binop() cuts neither operand: the cut is
- * copyinstr()'s), their first 16 bytes NUL-padded deciding as for a
- * literal; its copy may fault, so only in a program without fault
- * sites (no self-> variable kept: not k->fmode), where a string that
- * cannot be read sends the whole hit to user space before the plan
- * (cgen_plan.c's seq_read()), which reports the fault as before.  What
- * stays user space's: execname beside another string key in one
- * statement, a ?: key with a branch neither a literal nor execname
- * (copyinstr(), whose taint would need the same tag and its fault the
- * branch not taken skipped; probefunc, which the kernel keys by the
- * probe's ID and a program several system calls share reads at the
- * hit), a literal key over
- * UBPF_KSTRMAX bytes (after the cut), execname compared with
- * copyinstr() in a program whose kernel keeps self-> variables, and
- * every such clause where the kernel runs no plan (DTRACE_CGEN=0's
- * generic program, which knows none of these instructions).
+ * user memory or can fault.  execname compared with copyinstr(argN)
+ * (kp_comm_arg(): UBPF_K_CACMP, the same six operators either way
+ * round) reads the argument's string as SEQ reads it, cut to
+ * strsize - 1 bytes as copyinstr() cuts it, against the comm whole (run.c's
+ * binop() cuts neither operand: the cut is copyinstr()'s), their first
+ * 16 bytes NUL-padded deciding as for a literal; its copy may fault, so
+ * only in a program without fault sites (no self-> variable kept: not
+ * k->fmode), where a string that cannot be read sends the whole hit to
+ * user space before the plan (cgen_plan.c's seq_read()), which reports
+ * the fault as before.  What stays user space's: execname beside another
+ * string key in one statement, a ?: key with a branch neither a literal
+ * nor execname (copyinstr(), whose taint would need the same tag and
+ * its fault the branch not taken skipped; probefunc, which the kernel
+ * keys by the probe's ID and a program several system calls share reads
+ * at the hit), a literal key over UBPF_KSTRMAX bytes (after the cut),
+ * execname compared with copyinstr() in a program whose kernel keeps
+ * self-> variables, and every such clause where the kernel runs no plan
+ * (DTRACE_CGEN=0's generic program, which knows none of these
+ * instructions).
  *
  * stddev() and llquantize() (D_KPLAN_VARS: cgen_plan.c's code only;
  * the generic program, kfix.bpf.h and drti's recorder, whose plans are

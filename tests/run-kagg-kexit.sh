@@ -227,7 +227,7 @@ kx "exit() with a global in its predicate" 0 0 "closes 10" \
 	-n 'syscall::close:entry /pid == $target && arg0 >= 1000 && ++n == 6/ {
 		exit(0); }'
 expect_grep "exit() with a global in its predicate: -v says why" \
-	"^dtrace: every clause runs in user space: clause 2's exit() cannot be decided at the hit: its predicate reads a global variable, which only user space keeps\$" \
+	"^dtrace: every clause runs in user space: clause 2's exit() is not decided at the hit: its predicate reads a global variable, which only user space keeps\$" \
 	errg.txt
 
 # a clause of a system call and of tick-1s, whose firings dtrace makes
@@ -238,7 +238,7 @@ kx "exit() at syscall::close:entry and tick-1s" 0 0 "closes 10" \
 	-n 'syscall::close:entry, tick-1s /pid == $target && arg0 == 1005/ {
 		exit(0); }'
 expect_grep "exit() at syscall::close:entry and tick-1s: -v says why" \
-	"^dtrace: every clause runs in user space: clause 2's exit() cannot be decided at the hit: it fires where no generated program runs" \
+	"^dtrace: every clause runs in user space: clause 2's exit() is not decided at the hit: it fires where no generated program runs" \
 	errg.txt
 
 finish

@@ -617,7 +617,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	if (c->o->verbose && d_kplan_xwhy(k->kp, &xwhyc))
 		say(c,
 		    "every clause runs in user space: clause %u's exit() "
-		    "cannot be decided at the hit: %s",
+		    "is not decided at the hit: %s",
 		    xwhyc + 1, d_kplan_xwhy(k->kp, NULL));
 	free(user);
 	free(ticks);

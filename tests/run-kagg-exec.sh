@@ -23,6 +23,9 @@
 #    (MKEY), and the taint of an entry that both a literal and
 #    execname gave (printed escaped, as user space ors it), one only a
 #    literal gave (as it is);
+#  - c ? copyinstr(arg0) : "a" keys, either way round (SMKEY, kaggs_s),
+#    the taint as above, and a string that cannot be read in a branch
+#    not taken (the hit user space's, no fault) and taken (its fault);
 #  - execname at a kernel provider's probe (syscall) as a key and in
 #    a predicate;
 #  - each byte for byte DTRACE_KAGG=0's and DTRACE_CGEN=0's output at
@@ -186,6 +189,39 @@ run 1 mix1.txt rename -s mix.d
 expect_eq "?: of execname and a literal: the taint" \
 	"$(printf 'l [tab\there] 1|t [tab\\there] 2')" \
 	"$(grep -E '^[lt] \[tab' mix1.txt | LC_ALL=C sort | paste -sd'|' -)"
+
+# ?: of copyinstr(arg0) and a literal as keys (SMKEY, in kaggs_s).
+# Before, these clauses were user space's (-v: none in the kernel).
+cat >smix.d <<'EOF2'
+pid$target::hit:entry { @[arg1 > 5 ? copyinstr(arg0) : "small"] = count(); }
+pid$target::hit:entry { @m[arg1 & 1, (arg1 & 3) == 1 ? "one" : copyinstr(arg0)] = sum(arg1); }
+pid$target::hit:entry { @t[arg1 == 6 ? "tab\there" : "z"] = count(); @l[arg1 == 6 ? "tab\there" : "z"] = count(); }
+pid$target::hit:entry { @t[arg1 == 6 ? copyinstr(arg0) : "z"] = count(); }
+END { printa("t [%s] %@d\n", @t); printa("l [%s] %@d\n", @l); }
+EOF2
+same smix smix.d rename 4
+run 1 smix1.txt rename -s smix.d
+expect_eq "?: of copyinstr(arg0) and a literal: the taint" \
+	"$(printf 'l [tab\there] 1|t [tab\\there] 2')" \
+	"$(grep -E '^[lt] \[tab' smix1.txt | LC_ALL=C sort | paste -sd'|' -)"
+# ... strings that cannot be read: @'s branch is the literal at both
+# hits (no fault: user space's run of the hit takes that branch only),
+# @b's the string (the fault in its key, action #3)
+cat >smflt.d <<'EOF2'
+pid$target::hit:entry { @[arg1 > 100 ? copyinstr(arg0) : "small"] = count(); @b[arg1 < 100 ? copyinstr(arg0) : "big"] = count(); }
+EOF2
+for ka in 1 0; do # (run() sets g)
+	rm -f addr.txt
+	DTRACE_KAGG=$ka
+	export DTRACE_KAGG
+	run 1 smflt$ka.txt "fault $PWD/addr.txt" -s smflt.d
+	unset DTRACE_KAGG
+done
+expect_file_eq "?: of a string that faults: the output" smflt0.txt smflt1.txt
+expect_eq "?: of a string that faults: the literal's" "small 2" \
+	"$(awk 'NF == 2 { print $1, $2 }' smflt1.txt)"
+expect_eq "?: of a string that faults: in the key" 2 \
+	"$(grep -c 'hit:entry): invalid address (.*) in action #3$' smflt1.txt.err)"
 
 # a kernel provider's probe: the comm of the thread that made the call
 if [ "${TRACE_EMULATED:-0}" = 1 ]; then

@@ -767,7 +767,7 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 		if (o->op == UBPF_K_SEQ && o->agg)
 			any = true;
 		else if (o->op == UBPF_K_SEQ || o->op == UBPF_K_SKEY ||
-			 o->op == UBPF_K_CACMP)
+			 o->op == UBPF_K_CACMP || o->op == UBPF_K_SMKEY)
 			none = true;
 		if (o->op == UBPF_K_SEQ &&
 		    (o->agg > UBPF_KFSITES ||
@@ -789,13 +789,15 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		unsigned j, a;
 
 		if (o->op != UBPF_K_SEQ && o->op != UBPF_K_SKEY &&
-		    o->op != UBPF_K_CACMP)
+		    o->op != UBPF_K_CACMP && o->op != UBPF_K_SMKEY)
 			continue;
-		a = o->op == UBPF_K_SKEY ? o->slot : o->n;
+		a = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY ? o->slot
+								  : o->n;
 		for (j = 0; j < e->nsarg && e->sarg[j] != a; j++)
 			;
 		if (j < e->nsarg) {
-			e->skarg[j] |= o->op == UBPF_K_SKEY;
+			e->skarg[j] |=
+				o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY;
 			e->czarg[j] |= o->op == UBPF_K_CACMP;
 			continue;
 		}
@@ -804,7 +806,7 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			e->bad = true;
 			return;
 		}
-		e->skarg[j] = o->op == UBPF_K_SKEY;
+		e->skarg[j] = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY;
 		e->czarg[j] = o->op == UBPF_K_CACMP;
 		e->sarg[e->nsarg++] = (uint8_t)a;
 	}
@@ -1551,6 +1553,55 @@ static void mkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	*pc += n1 + n2;
 }
 
+/*
+ * SMKEY pl->ops[*pc]: c popped into r1 chooses a (not 0) or b, one the
+ * argument's string (seq_read()'s, copied into the kaggs_s key as
+ * skey() copies it), the other the literal of its SDATA (the key's
+ * UBPF_KSKEY bytes zeroed, then its words); the key's word k[n]
+ * (S_KKEY, AGG's: e->kw) 1 where the string was taken.  *pc is left on
+ * the last SDATA.
+ */
+static void smkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
+		  unsigned *sp)
+{
+	const struct ubpf_kop *o = &pl->ops[*pc];
+	int32_t at = SKEY_AT + (int32_t)sizeof(struct ubpf_kkey);
+	unsigned kn = o->n & (UBPF_KMAXKEYS - 1), nsd = o->step / 8u + 1, j;
+	int16_t kw = (int16_t)(S_KKEY + 8 + 8 * (int)kn);
+	size_t jelse, jend = 0;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != o->slot; j++)
+		;
+	if (j >= e->nsarg || !e->skarg[j] || (o->agg != 1 && o->agg != 2) ||
+	    o->step > UBPF_KSKEY - 1 || *pc + nsd >= pl->nops + 1u) {
+		e->bad = true;
+		return;
+	}
+	pop(e, sp, 1);
+	jelse = jmp_i(e, BPF_JEQ, 1, 0);
+	for (int b = 1; b <= 2; b++) {
+		if (b == 2) {
+			jend = jmp_i(e, BPF_JA, 0, 0);
+			fix(e, jelse);
+		}
+		st(e, BPF_DW, 10, kw, o->agg == b ? 1 : 0);
+		if (o->agg == b) {
+			str_chunks(e, j, UBPF_KSKEY, skey_chunk, NULL);
+			continue;
+		}
+		ldx(e, BPF_DW, 2, 10, S_SBUF);
+		for (unsigned i = 0; i < UBPF_KSKEY / 8; i++)
+			st(e, BPF_DW, 2, (int16_t)(at + 8 * (int32_t)i), 0);
+		for (unsigned i = 0; i < nsd; i++) {
+			ld64(e, 3, lit_word(&pl->ops[*pc + 1], o->step, i));
+			stx(e, BPF_DW, 2, (int16_t)(at + 8 * (int32_t)i), 3);
+		}
+	}
+	fix(e, jend);
+	e->kw |= 1u << kn;
+	*pc += nsd;
+}
+
 /* execname (bpf_get_current_comm(), 16 bytes) at r10 + S_COMM,
  * NUL-padded: the slots zeroed first, since Linux 6.1's helper
  * (strscpy()) leaves the bytes past the NUL as they were (the record's
@@ -1909,6 +1960,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_LKEY:
 		case UBPF_K_MKEY:
+		case UBPF_K_SMKEY:
 		case UBPF_K_CCMP: {
 			unsigned first = pc;
 
@@ -1916,6 +1968,8 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				lkey(e, pl, &pc, &sp);
 			} else if (op == UBPF_K_MKEY) {
 				mkey(e, pl, &pc, &sp);
+			} else if (op == UBPF_K_SMKEY) {
+				smkey(e, pl, &pc, &sp);
 			} else {
 				ccmp(e, pl, &pc);
 				push(e, &sp, o);

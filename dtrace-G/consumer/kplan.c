@@ -401,11 +401,15 @@
  * k->fmode), where a string that cannot be read sends the whole hit to
  * user space before the plan (cgen_plan.c's seq_read()), which reports
  * the fault as before.  What stays user space's: execname beside another
- * string key in one statement, a ?: key with a branch neither a literal
- * nor execname (copyinstr(), whose taint would need the same tag and
- * its fault the branch not taken skipped; probefunc, which the kernel
- * keys by the probe's ID and a program several system calls share reads
- * at the hit), a literal key over UBPF_KSTRMAX bytes (after the cut),
+ * string key in one statement, a ?: key whose branches are not
+ * execname and literals nor one copyinstr(argN) and one literal
+ * (kp_smix_key(): UBPF_K_SMKEY, in kaggs_s, tagged as MKEY's; not
+ * where the kernel has fault sites, since the argument's string is read
+ * whichever branch is taken and only a fault that sends the hit to user
+ * space is exact; copyinstr() beside execname or another copyinstr();
+ * probefunc, which the kernel keys by the probe's ID and a program
+ * several system calls share reads at the hit), a literal key over
+ * UBPF_KSTRMAX bytes (after the cut),
  * execname compared with copyinstr() in a program whose kernel keeps
  * self-> variables, and every such clause where the kernel runs no plan
  * (DTRACE_CGEN=0's generic program, which knows none of these
@@ -749,6 +753,37 @@ bool kp_mix_key(const struct d_kplan *k, const struct node *n)
 		return false;
 	return kp_ty(k, n->a, &sz, &sg) &&
 	       !(k->fmode && kp_has_str_cmp(k, n->a));
+}
+
+/*
+ * A key c ? copyinstr(argN) : "lit" (or the literal first), c as
+ * kp_lit_key()'s, the literal at most UBPF_KSKEY - 1 bytes: generated
+ * programs write the branch c chooses into the kaggs_s key
+ * (UBPF_K_SMKEY), the argument's string as SKEY writes it, the literal
+ * NUL-padded, both cut at the merge as SKEY's are, and mark the key's
+ * word k[n] where the string was taken (run.c's copyinstr() is tainted,
+ * a literal not: as MKEY's).  Where kaggs_s keys are taken
+ * (kp_arg_str(): no fault sites): the argument's string is read at
+ * every hit, whichever branch c chooses, and one that cannot be read,
+ * or is longer than kaggs_s keeps, sends the hit to user space whole,
+ * which evaluates only the branch c chose, as run.c does.  N, or -1.
+ */
+int kp_smix_key(const struct d_kplan *k, const struct node *n)
+{
+	const struct node *s, *l;
+	uint8_t sz, sg;
+	int a;
+
+	if (!k || !k->vars || k->nostr || k->fmode || n->op != N_TERN)
+		return -1;
+	s = kp_copyinstr_arg(n->b) >= 0 ? n->b : n->c;
+	l = s == n->b ? n->c : n->b;
+	a = kp_copyinstr_arg(s);
+	if (a < 0 || l->op != N_STR || !l->sval ||
+	    strlen(l->sval) > UBPF_KSKEY - 1 || !kp_ty(k, n->a, &sz, &sg) ||
+	    kp_has_str_cmp(k, n->a))
+		return -1;
+	return a;
 }
 
 /*
@@ -1302,6 +1337,13 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		ks->kid[i] = ident(st->keys[i]);
 		ks->ksz[i] = 8;
 		ks->ksg[i] = 0;
+		if (ks->skey < 0 && kp_smix_key(k, st->keys[i]) >= 0) {
+			/* c ? copyinstr(argN) : "lit" (SMKEY, kaggs_s) */
+			ks->skey = (int)i;
+			ks->sarg = (uint8_t)kp_smix_key(k, st->keys[i]);
+			ks->sx = KSX_SMIX;
+			continue;
+		}
 		if (sa >= 0 && ks->skey < 0) { /* one string key */
 			ks->skey = (int)i;
 			ks->sarg = (uint8_t)sa;
@@ -1849,13 +1891,15 @@ unsigned d_kplan_nkeys(const struct d_kplan *k, unsigned st)
 bool d_kplan_skey(const struct d_kplan *k, unsigned st)
 {
 	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0 &&
-	       k->st[st].svar < 0 && k->st[st].sx == KSX_NONE;
+	       k->st[st].svar < 0 &&
+	       (k->st[st].sx == KSX_NONE || k->st[st].sx == KSX_SMIX);
 }
 
 bool d_kplan_vkey(const struct d_kplan *k, unsigned st)
 {
 	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0 &&
-	       (k->st[st].svar >= 0 || k->st[st].sx != KSX_NONE);
+	       (k->st[st].svar >= 0 ||
+		(k->st[st].sx != KSX_NONE && k->st[st].sx != KSX_SMIX));
 }
 
 /*
@@ -1923,6 +1967,7 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		const struct d_probe *pr;
 		const char *s = "";
 		size_t max;
+		bool tagged;
 
 		if ((int)i == ks->skey && (str || ks->svar >= 0)) {
 			/* kaggs_s, kaggs_v: as copyinstr() cuts it (kaggs:
@@ -1932,9 +1977,10 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 				      : sizeof(kbuf[i]);
 			snprintf(kbuf[i], max, "%s", str ? str : "");
 			/* a literal's is the script's own (run.c: untainted);
-			 * MKEY's k[i] says execname was taken */
-			keys[i] = ks->sx == KSX_LIT || (ks->sx == KSX_MIX &&
-							!key->k[i])
+			 * MKEY's, SMKEY's k[i] says execname or the
+			 * argument's string was taken */
+			tagged = ks->sx == KSX_MIX || ks->sx == KSX_SMIX;
+			keys[i] = ks->sx == KSX_LIT || (tagged && !key->k[i])
 					  ? d_dv_str(kbuf[i])
 					  : d_dv_tstr(kbuf[i]);
 			continue;

@@ -237,6 +237,26 @@ static void mix_key(struct em *m, const struct node *n, unsigned j)
 }
 
 /*
+ * SMKEY: key j is c ? copyinstr(arg a) : "lit" or the other way round
+ * (kplan.c's kp_smix_key()): c pushed, then SMKEY, the literal whole
+ * (the merge cuts it as it cuts SKEY's string).
+ */
+static void smix_key(struct em *m, const struct node *n, unsigned j, uint8_t a)
+{
+	bool first = kp_copyinstr_arg(n->b) >= 0;
+	const struct node *l = first ? n->c : n->b;
+	struct ubpf_kop *o;
+
+	emit(m, n->a);
+	o = put(m, UBPF_K_SMKEY, 1, 0);
+	o->n = (uint8_t)j;
+	o->slot = a;
+	o->agg = first ? 1 : 2;
+	o->step = (uint16_t)strlen(l->sval);
+	sdata(m, l->sval, strlen(l->sval));
+}
+
+/*
  * The keys of self->a[k...] n, each narrowed to its type (d_key_add()
  * keeps a key as its type's size), pushed in order; the types into o's
  * imm, step keys (kagg_bpf.h's UBPF_KV_SELFA).
@@ -775,6 +795,11 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 				mix_key(&m, st->keys[j], j);
 				continue;
 			}
+			if ((int)j == ks->skey && ks->sx == KSX_SMIX) {
+				smix_key(&m, st->keys[j], j, ks->sarg);
+				sk = true;
+				continue;
+			}
 			if ((int)j == ks->skey && !skey_int(ks, j, probe)) {
 				/* the program copies it; args[N]:
 				 * copyinstr(argN) where a string */
@@ -805,7 +830,8 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 			o->flags = UBPF_KF_FLAT;
 			o->slot = (uint16_t)ks->slot;
 		}
-		if (ks->skey >= 0 && (ks->svar >= 0 || ks->sx != KSX_NONE))
+		if (ks->skey >= 0 && (ks->svar >= 0 || (ks->sx != KSX_NONE &&
+							ks->sx != KSX_SMIX)))
 			o->flags |= UBPF_KF_VKEY;
 		else if (sk)
 			o->flags |= UBPF_KF_SKEY;

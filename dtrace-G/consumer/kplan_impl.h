@@ -40,7 +40,13 @@ struct kstmt {
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or
  * a literal, or a ?: of two (LKEY): kplan.c's kp_lit_key() */
-enum { KSX_NONE, KSX_COMM, KSX_LIT, KSX_MIX /* MKEY: kp_mix_key() */ };
+enum {
+	KSX_NONE,
+	KSX_COMM,
+	KSX_LIT,
+	KSX_MIX, /* MKEY: kp_mix_key() */
+	KSX_SMIX /* SMKEY, in kaggs_s (not kaggs_v): kp_smix_key() */
+};
 
 struct d_kplan {
 	struct d_prog *prog;
@@ -191,6 +197,8 @@ bool kp_is_comm(const struct node *n);
 bool kp_lit_key(const struct d_kplan *k, const struct node *n);
 /* ... c ? a : b, a and b execname or literals, one execname at least */
 bool kp_mix_key(const struct d_kplan *k, const struct node *n);
+/* ... c ? copyinstr(argN) : "lit" or the other way round: N, else -1 */
+int kp_smix_key(const struct d_kplan *k, const struct node *n);
 /* ... execname OP "literal" or OP a KV_STR variable (either way
  * round): the literal or the variable's index, and OP's number as
  * VVCMP's agg for execname on the left */

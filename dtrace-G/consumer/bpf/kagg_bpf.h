@@ -210,6 +210,13 @@ enum {
 		       * slot bytes at most as CKEY's step; the key's word
 		       * k[n] 1 where execname was taken, else 0 (its
 		       * bytes tainted at the merge: kplan.c) */
+	UBPF_K_SMKEY, /* key n is c ? a : b, c popped, one of a and b
+		       * copyinstr(argument slot) (agg 1: a, 2: b) as
+		       * SKEY's, the other the literal of the next (step +
+		       * 8) / 8 SDATA (step its length, UBPF_KSKEY - 1 at
+		       * most), for an AGG with UBPF_KF_SKEY (kaggs_s); the
+		       * key's word k[n] 1 where the string was taken, else
+		       * 0 (tainted at the merge, as MKEY's) */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

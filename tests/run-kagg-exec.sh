@@ -12,9 +12,20 @@
 #  - execname compared with literals (== != < > <= >=, either way
 #    round, "" and 16 bytes and more) and with self-> and this->
 #    string variables (set and unset), in predicates;
+#  - execname compared with copyinstr(arg0) (CACMP), either way round,
+#    in predicates and as values: the name the process took against
+#    the one it passed (22 bytes against the kernel's 15; cut to
+#    strsize - 1 as copyinstr() cuts it);
 #  - literal keys and c ? "a" : "b" keys, beside integer keys, with
 #    sum(), max(), quantize(); two string keys in one statement stay
 #    user space's, exact;
+#  - c ? execname : "a" keys, either way round, beside an integer key
+#    (MKEY), and the taint of an entry that both a literal and
+#    execname gave (printed escaped, as user space ors it), one only a
+#    literal gave (as it is);
+#  - c ? copyinstr(arg0) : "a" keys, either way round (SMKEY, kaggs_s),
+#    the taint as above, and a string that cannot be read in a branch
+#    not taken (the hit user space's, no fault) and taken (its fault);
 #  - execname at a kernel provider's probe (syscall) as a key and in
 #    a predicate;
 #  - each byte for byte DTRACE_KAGG=0's and DTRACE_CGEN=0's output at
@@ -94,6 +105,53 @@ run 1 cmp1.txt rename -s cmp.d
 expect_eq "execname == literal: the hits" "eq 4 1|cut 3 1" \
 	"$(grep -E '^(eq|cut) ' cmp1.txt | paste -sd'|' -)"
 
+# execname compared with copyinstr(arg0), the name each hit passes:
+# equal but at the 22-byte one (the kernel keeps 15 bytes), and at
+# small strsize where copyinstr() cuts the argument.  Before, these
+# clauses were user space's (-v: none in the kernel).
+cat >argcmp.d <<'EOF2'
+pid$target::hit:entry /execname == copyinstr(arg0)/ { @eq[arg1] = count(); }
+pid$target::hit:entry /copyinstr(arg0) != execname/ { @ne[arg1] = count(); }
+pid$target::hit:entry /execname < copyinstr(arg0)/ { @lt[arg1] = count(); }
+pid$target::hit:entry /copyinstr(arg0) < execname/ { @gt[arg1] = count(); }
+pid$target::hit:entry /execname >= copyinstr(arg0)/ { @ge[arg1] = count(); }
+pid$target::hit:entry { @k[arg1, execname == copyinstr(arg0)] = sum(execname <= copyinstr(arg0)); }
+END { printa("ne %d %@d\n", @ne); printa("lt %d %@d\n", @lt); }
+EOF2
+same argcmp argcmp.d rename 6
+run 1 argcmp1.txt rename -s argcmp.d
+expect_eq "execname against copyinstr(arg0): the hits" "ne 3 1|lt 3 1" \
+	"$(grep -E '^(ne|lt) ' argcmp1.txt | paste -sd'|' -)"
+# ... a string that cannot be read (an unmapped address, one running
+# into an unmapped page): the hit goes to user space whole, which
+# reports the fault in the predicate as DTRACE_KAGG=0 does; the other
+# clause counts the hit all the same
+cat >argflt.d <<'EOF2'
+pid$target::hit:entry /execname != copyinstr(arg0)/ { @ne = count(); }
+pid$target::hit:entry { @n = count(); }
+dtrace:::ERROR { printf("ERROR %d %d %d\n", arg2, arg3, arg4); }
+END { printa("ne %@d\n", @ne); printa("n %@d\n", @n); }
+EOF2
+for ka in 1 0; do # (run() sets g)
+	rm -f addr.txt
+	DTRACE_KAGG=$ka
+	export DTRACE_KAGG
+	run 1 argflt$ka.txt "fault $PWD/addr.txt" -s argflt.d
+	unset DTRACE_KAGG
+	set -- $(cat addr.txt)
+	grep '^dtrace: error' argflt$ka.txt.err |
+		sed "s/pid[0-9]*/pid/; s/$1/A1/; s/$2/A2/" >argflt$ka.msg
+done
+expect_file_eq "execname against a string that faults: the output" \
+	argflt0.txt argflt1.txt
+expect_eq "execname against a string that faults" \
+	"ERROR 0 -1 1|ERROR 0 -1 1|n 2" \
+	"$(grep -E '^(ERROR|ne|n) ' argflt1.txt | paste -sd'|' -)"
+expect_file_eq "execname against a string that faults: the messages" \
+	argflt0.msg argflt1.msg
+expect_eq "execname against a string that faults: in the predicate" 2 \
+	"$(grep -c 'hit:entry): invalid address (A[12]) in predicate$' argflt1.msg)"
+
 # execname compared with string variables: self-> and this->, unset
 cat >var.d <<'EOF2'
 pid$target::hit:entry { self->s = copyinstr(arg0); this->t = copyinstr(arg0); }
@@ -114,6 +172,56 @@ pid$target::hit:entry { @c[(arg1 & 3) == 1 ? "one" : "other"] = quantize(arg1); 
 pid$target::hit:return { @t[arg1 & 1 ? "odd" : "", execname] = count(); }
 EOF2
 same lit lit.d rename 3
+
+# ?: of execname and a literal as keys (MKEY).  Before, these clauses
+# were user space's (-v: none in the kernel).  Hit 6 passes "tab\there":
+# @t has it from the literal at the entry and from execname at the
+# return (tainted: printed escaped), @l from the literal alone.
+cat >mix.d <<'EOF2'
+pid$target::hit:entry { @[arg1 & 1 ? execname : "even"] = count(); }
+pid$target::hit:entry { @m[(arg1 & 3) == 1 ? "one" : execname, arg1 & 1] = sum(arg1); }
+pid$target::hit:entry { @t[arg1 == 6 ? "tab\there" : execname] = count(); @l[arg1 == 6 ? "tab\there" : execname] = count(); }
+pid$target::hit:return { @t[arg1 == 7 ? execname : "x"] = count(); @u[arg1 > 4 ? execname : execname] = max(arg1); }
+END { printa("t [%s] %@d\n", @t); printa("l [%s] %@d\n", @l); }
+EOF2
+same mix mix.d rename 4
+run 1 mix1.txt rename -s mix.d
+expect_eq "?: of execname and a literal: the taint" \
+	"$(printf 'l [tab\there] 1|t [tab\\there] 2')" \
+	"$(grep -E '^[lt] \[tab' mix1.txt | LC_ALL=C sort | paste -sd'|' -)"
+
+# ?: of copyinstr(arg0) and a literal as keys (SMKEY, in kaggs_s).
+# Before, these clauses were user space's (-v: none in the kernel).
+cat >smix.d <<'EOF2'
+pid$target::hit:entry { @[arg1 > 5 ? copyinstr(arg0) : "small"] = count(); }
+pid$target::hit:entry { @m[arg1 & 1, (arg1 & 3) == 1 ? "one" : copyinstr(arg0)] = sum(arg1); }
+pid$target::hit:entry { @t[arg1 == 6 ? "tab\there" : "z"] = count(); @l[arg1 == 6 ? "tab\there" : "z"] = count(); }
+pid$target::hit:entry { @t[arg1 == 6 ? copyinstr(arg0) : "z"] = count(); }
+END { printa("t [%s] %@d\n", @t); printa("l [%s] %@d\n", @l); }
+EOF2
+same smix smix.d rename 4
+run 1 smix1.txt rename -s smix.d
+expect_eq "?: of copyinstr(arg0) and a literal: the taint" \
+	"$(printf 'l [tab\there] 1|t [tab\\there] 2')" \
+	"$(grep -E '^[lt] \[tab' smix1.txt | LC_ALL=C sort | paste -sd'|' -)"
+# ... strings that cannot be read: @'s branch is the literal at both
+# hits (no fault: user space's run of the hit takes that branch only),
+# @b's the string (the fault in its key, action #3)
+cat >smflt.d <<'EOF2'
+pid$target::hit:entry { @[arg1 > 100 ? copyinstr(arg0) : "small"] = count(); @b[arg1 < 100 ? copyinstr(arg0) : "big"] = count(); }
+EOF2
+for ka in 1 0; do # (run() sets g)
+	rm -f addr.txt
+	DTRACE_KAGG=$ka
+	export DTRACE_KAGG
+	run 1 smflt$ka.txt "fault $PWD/addr.txt" -s smflt.d
+	unset DTRACE_KAGG
+done
+expect_file_eq "?: of a string that faults: the output" smflt0.txt smflt1.txt
+expect_eq "?: of a string that faults: the literal's" "small 2" \
+	"$(awk 'NF == 2 { print $1, $2 }' smflt1.txt)"
+expect_eq "?: of a string that faults: in the key" 2 \
+	"$(grep -c 'hit:entry): invalid address (.*) in action #3$' smflt1.txt.err)"
 
 # a kernel provider's probe: the comm of the thread that made the call
 if [ "${TRACE_EMULATED:-0}" = 1 ]; then

@@ -26,9 +26,14 @@
 #  - syscall:::entry exiting at close(1005): every system call, on the
 #    raw tracepoint, its generated program tail-called by number,
 #    decided there too, one record;
+#  - errno, which the generated programs compute from a return's arg0
+#    (0 elsewhere: at entry, at a pid probe), as a key, summed and in a
+#    predicate, at syscall::close:return and at every call's return
+#    (the raw tracepoint); exit() at the first failing close(2),
+#    decided by errno at the hit: one counted, one record;
 #  - where the kernel cannot decide the exit(): a predicate reading a
 #    global it updates, a clause of syscall and tick-1s: nothing in the
-#    kernel, the same counts.
+#    kernel, the same counts, and -v says why.
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -173,6 +178,44 @@ expect_eq "exit() at syscall:::entry: one record, generated" 1 \
 	"$(records errg.txt)"
 
 # ---------------------------------------------------------------------
+# errno: every close(2) of kpprog's fails, EBADF (9); at entry and at a
+# pid probe errno is 0.  Before, a clause reading errno was user
+# space's (-v: none in the kernel).
+
+cat >expected.txt <<'EOF'
+
+        9               -9               20
+              180
+               20
+               20
+                1
+EOF
+kx "errno at syscall::close:return" 3 0 "closes 10 1000" \
+	-n 'syscall::close:return /pid == $target && errno != 0/ {
+		@[errno, arg0] = count(); @s = sum(errno); }' \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
+		@n = count(); @z = sum(errno + 1); }' \
+	-n 'pid$target::spin:entry { @p = sum(errno + 1); }'
+
+# every call's return (the raw tracepoint, each call's program reached
+# by the dispatcher): the failing ones by call and errno
+printf '\n  close%54s%17s\n' 9 20 >expected.txt
+kx "errno at syscall:::return" 1 0 "closes 10 1000" -x bufsize=32m \
+	-n 'syscall:::return /pid == $target && errno != 0/ {
+		@[probefunc, errno] = count(); }'
+
+# exit() at the first failing close(2), decided by errno at the hit
+# (before, errno kept the exit() and so every clause in user space)
+printf '\n                1                1\n' >expected.txt
+kx "exit() with errno in its predicate" 1 8 "closes 10" \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
+		@[arg0 / 1000] = count(); }' \
+	-n 'syscall::close:return /pid == $target && errno == 9 && cpu >= 0/ {
+		exit(8); }'
+expect_eq "exit() with errno in its predicate: one record, generated" 1 \
+	"$(records errg.txt)"
+
+# ---------------------------------------------------------------------
 # Where the kernel cannot decide the exit(): the run's clauses in user
 # space, exact still
 
@@ -183,6 +226,9 @@ kx "exit() with a global in its predicate" 0 0 "closes 10" \
 		@[arg0 / 1000] = count(); }' \
 	-n 'syscall::close:entry /pid == $target && arg0 >= 1000 && ++n == 6/ {
 		exit(0); }'
+expect_grep "exit() with a global in its predicate: -v says why" \
+	"^dtrace: every clause runs in user space: clause 2's exit() is not decided at the hit: its predicate reads a global variable, which only user space keeps\$" \
+	errg.txt
 
 # a clause of a system call and of tick-1s, whose firings dtrace makes
 printf '\n                1                6\n' >expected.txt
@@ -191,5 +237,8 @@ kx "exit() at syscall::close:entry and tick-1s" 0 0 "closes 10" \
 		@[arg0 / 1000] = count(); }' \
 	-n 'syscall::close:entry, tick-1s /pid == $target && arg0 == 1005/ {
 		exit(0); }'
+expect_grep "exit() at syscall::close:entry and tick-1s: -v says why" \
+	"^dtrace: every clause runs in user space: clause 2's exit() is not decided at the hit: it fires where no generated program runs" \
+	errg.txt
 
 finish

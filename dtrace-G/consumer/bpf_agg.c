@@ -575,7 +575,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	unsigned kkeys = 0; /* the most keys of a statement in kaggs */
 	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
 	     *traced;
-	unsigned nspec = 0, nlate = 0;
+	unsigned nspec = 0, nlate = 0, xwhyc = 0;
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
@@ -627,6 +627,12 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		    "the record, not at the probe: copyin() or copyinstr() "
 		    "of an address the process may have rewritten since",
 		    nlate, nlate == 1 ? "s" : "");
+	/* -v: why an exit() keeps every clause out of the kernel */
+	if (c->o->verbose && d_kplan_xwhy(k->kp, &xwhyc))
+		say(c,
+		    "every clause runs in user space: clause %u's exit() "
+		    "is not decided at the hit: %s",
+		    xwhyc + 1, d_kplan_xwhy(k->kp, NULL));
 	free(user);
 	free(ticks);
 	free(traced);

@@ -103,6 +103,9 @@ struct em {
 	/* the probe's id is at S_PRB: a CONST flagged UBPF_KF_PRB loads
 	 * it (a program several kernel probes share, cgen.c) */
 	bool prb;
+	/* CACMP's arguments (seq_read()): the first UBPF_KCOMM bytes of
+	 * the copy zeroed before it, so the bytes past its NUL read 0 */
+	bool czarg[UBPF_KSTRARGS];
 };
 
 static inline void put(struct em *e, uint8_t code, uint8_t dst,

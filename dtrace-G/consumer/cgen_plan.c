@@ -766,7 +766,8 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 
 		if (o->op == UBPF_K_SEQ && o->agg)
 			any = true;
-		else if (o->op == UBPF_K_SEQ || o->op == UBPF_K_SKEY)
+		else if (o->op == UBPF_K_SEQ || o->op == UBPF_K_SKEY ||
+			 o->op == UBPF_K_CACMP || o->op == UBPF_K_SMKEY)
 			none = true;
 		if (o->op == UBPF_K_SEQ &&
 		    (o->agg > UBPF_KFSITES ||
@@ -787,13 +788,17 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		const struct ubpf_kop *o = &pl->ops[pc];
 		unsigned j, a;
 
-		if (o->op != UBPF_K_SEQ && o->op != UBPF_K_SKEY)
+		if (o->op != UBPF_K_SEQ && o->op != UBPF_K_SKEY &&
+		    o->op != UBPF_K_CACMP && o->op != UBPF_K_SMKEY)
 			continue;
-		a = o->op == UBPF_K_SEQ ? o->n : o->slot;
+		a = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY ? o->slot
+								  : o->n;
 		for (j = 0; j < e->nsarg && e->sarg[j] != a; j++)
 			;
 		if (j < e->nsarg) {
-			e->skarg[j] |= o->op == UBPF_K_SKEY;
+			e->skarg[j] |=
+				o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY;
+			e->czarg[j] |= o->op == UBPF_K_CACMP;
 			continue;
 		}
 		if (j >= UBPF_KSTRARGS || a >= nargs || buf < 0 ||
@@ -801,7 +806,8 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			e->bad = true;
 			return;
 		}
-		e->skarg[j] = o->op == UBPF_K_SKEY;
+		e->skarg[j] = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY;
+		e->czarg[j] = o->op == UBPF_K_CACMP;
 		e->sarg[e->nsarg++] = (uint8_t)a;
 	}
 	if (!e->nsarg)
@@ -817,6 +823,10 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		ldx(e, BPF_DW, 1, 10, S_SBUF);
 		/* SKEY's: the key's bytes past the NUL read as 0 */
 		for (int i = 0; e->skarg[j] && i < UBPF_KSKEY; i += 8)
+			st(e, BPF_DW, 1, (int16_t)(SEQ_AT(j) + i), 0);
+		/* CACMP's: its first UBPF_KCOMM bytes */
+		for (int i = 0; !e->skarg[j] && e->czarg[j] && i < UBPF_KCOMM;
+		     i += 8)
 			st(e, BPF_DW, 1, (int16_t)(SEQ_AT(j) + i), 0);
 		alu_i(e, BPF_ADD, 1, SEQ_AT(j));
 		alu_i(e, BPF_MOV, 2, fs ? pl->fstr : UBPF_STRMAX);
@@ -1478,6 +1488,120 @@ static void lkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	*pc += n1 + n2;
 }
 
+/*
+ * One branch of MKEY into the kaggs_v key at cgbuf + at (r2 cgbuf, its
+ * room zeroed): execname (comm), sz bytes at most as CKEY's, the key's
+ * word kw 1; else the literal of len bytes in the SDATA from d, kw 0.
+ */
+static void mkey_branch(struct em *e, bool comm, unsigned sz, unsigned len,
+			const struct ubpf_kop *d, int32_t at, unsigned room,
+			int16_t kw)
+{
+	st(e, BPF_DW, 10, kw, comm ? 1 : 0);
+	if (comm) {
+		sbuf_at(e, 1, at);
+		alu_i(e, BPF_MOV, 2, (int32_t)sz);
+		call(e, BPF_FUNC_get_current_comm);
+		return;
+	}
+	for (unsigned i = 0; i < len / 8u + 1 && 8 * i < room; i++) {
+		ld64(e, 3, lit_word(d, len, i));
+		stx(e, BPF_DW, 2, (int16_t)(at + 8 * (int32_t)i), 3);
+	}
+}
+
+/*
+ * MKEY pl->ops[*pc]: c popped into r1 chooses a (not 0) or b, each
+ * execname or a literal (o->agg's bits), written into the kaggs_v key
+ * at VKEY_AT as CKEY and LKEY write them, its room zeroed first; the
+ * key's word k[n] (S_KKEY, which AGG copies) says which, 1 execname,
+ * and is KEY's as far as AGG is concerned (e->kw).  *pc is left on the
+ * last SDATA.
+ */
+static void mkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
+		 unsigned *sp)
+{
+	const struct ubpf_kop *o = &pl->ops[*pc];
+	int32_t at = VKEY_AT + (int32_t)sizeof(struct ubpf_kkey);
+	unsigned room = UBPF_KVROOM(o->imm), kn = o->n & (UBPF_KMAXKEYS - 1);
+	bool ca = (o->agg & 1) != 0, cb = (o->agg & 2) != 0;
+	unsigned n1 = ca ? 0 : o->step / 8u + 1;
+	unsigned n2 = cb ? 0 : o->levels / 8u + 1;
+	int16_t kw = (int16_t)(S_KKEY + 8 + 8 * (int)kn);
+	size_t jelse, jend;
+
+	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf || o->agg < 1 ||
+	    o->agg > 3 || o->slot < 2 || o->slot > UBPF_KCOMM ||
+	    (!ca && o->step > UBPF_KSTRMAX) ||
+	    (!cb && o->levels > UBPF_KSTRMAX) ||
+	    *pc + n1 + n2 >= pl->nops + 1u) {
+		e->bad = true;
+		return;
+	}
+	pop(e, sp, 1);
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned i = 0; i < room; i += 8)
+		st(e, BPF_DW, 2, (int16_t)(at + (int32_t)i), 0);
+	jelse = jmp_i(e, BPF_JEQ, 1, 0);
+	mkey_branch(e, ca, o->slot, o->step, &pl->ops[*pc + 1], at, room, kw);
+	jend = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jelse);
+	mkey_branch(e, cb, o->slot, o->levels, &pl->ops[*pc + 1 + n1], at, room,
+		    kw);
+	fix(e, jend);
+	e->kw |= 1u << kn;
+	*pc += n1 + n2;
+}
+
+/*
+ * SMKEY pl->ops[*pc]: c popped into r1 chooses a (not 0) or b, one the
+ * argument's string (seq_read()'s, copied into the kaggs_s key as
+ * skey() copies it), the other the literal of its SDATA (the key's
+ * UBPF_KSKEY bytes zeroed, then its words); the key's word k[n]
+ * (S_KKEY, AGG's: e->kw) 1 where the string was taken.  *pc is left on
+ * the last SDATA.
+ */
+static void smkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
+		  unsigned *sp)
+{
+	const struct ubpf_kop *o = &pl->ops[*pc];
+	int32_t at = SKEY_AT + (int32_t)sizeof(struct ubpf_kkey);
+	unsigned kn = o->n & (UBPF_KMAXKEYS - 1), nsd = o->step / 8u + 1, j;
+	int16_t kw = (int16_t)(S_KKEY + 8 + 8 * (int)kn);
+	size_t jelse, jend = 0;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != o->slot; j++)
+		;
+	if (j >= e->nsarg || !e->skarg[j] || (o->agg != 1 && o->agg != 2) ||
+	    o->step > UBPF_KSKEY - 1 || *pc + nsd >= pl->nops + 1u) {
+		e->bad = true;
+		return;
+	}
+	pop(e, sp, 1);
+	jelse = jmp_i(e, BPF_JEQ, 1, 0);
+	for (int b = 1; b <= 2; b++) {
+		if (b == 2) {
+			jend = jmp_i(e, BPF_JA, 0, 0);
+			fix(e, jelse);
+		}
+		st(e, BPF_DW, 10, kw, o->agg == b ? 1 : 0);
+		if (o->agg == b) {
+			str_chunks(e, j, UBPF_KSKEY, skey_chunk, NULL);
+			continue;
+		}
+		ldx(e, BPF_DW, 2, 10, S_SBUF);
+		for (unsigned i = 0; i < UBPF_KSKEY / 8; i++)
+			st(e, BPF_DW, 2, (int16_t)(at + 8 * (int32_t)i), 0);
+		for (unsigned i = 0; i < nsd; i++) {
+			ld64(e, 3, lit_word(&pl->ops[*pc + 1], o->step, i));
+			stx(e, BPF_DW, 2, (int16_t)(at + 8 * (int32_t)i), 3);
+		}
+	}
+	fix(e, jend);
+	e->kw |= 1u << kn;
+	*pc += nsd;
+}
+
 /* execname (bpf_get_current_comm(), 16 bytes) at r10 + S_COMM,
  * NUL-padded: the slots zeroed first, since Linux 6.1's helper
  * (strscpy()) leaves the bytes past the NUL as they were (the record's
@@ -1552,6 +1676,49 @@ static void cvcmp(struct em *e, const struct ubpf_kplan *pl,
 		return;
 	ldx(e, BPF_DW, 2, 10, S_SBUF);
 	padded_cmp(e, 2, VCMP_AT(0), VCMP_AT(1), NULL, room / 8, o->agg);
+}
+
+/*
+ * r1 = CACMP o: execname OP copyinstr(argument o->n), OP o->agg
+ * (padded_cmp()'s).  execname is copied into cgbuf at VCMP_AT(0), its
+ * room zeroed (UBPF_KCOMM bytes); the argument's string, which
+ * seq_read() copied after zeroing its first UBPF_KCOMM bytes (so the
+ * bytes past its NUL are 0), goes to VCMP_AT(1) cut to o->imm bytes
+ * (strsize - 1, as copyinstr() cuts it: the bytes from there on 0).
+ * execname ends within its 16 bytes, so the first 16 bytes of both,
+ * NUL-padded, decide strcmp()'s order whatever the string's length
+ * (as CCMP's literal).  A string that cannot be read sent the hit to
+ * user space whole before the plan (seq_read(): no fault sites).
+ */
+static void cacmp(struct em *e, const struct ubpf_kop *o)
+{
+	unsigned j;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
+		;
+	if (j >= e->nsarg || !e->czarg[j] || o->agg > 5 || o->imm < 1 ||
+	    !e->vbuf) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (int i = 0; i < UBPF_KCOMM; i += 8)
+		st(e, BPF_DW, 2, (int16_t)(VCMP_AT(0) + i), 0);
+	sbuf_at(e, 1, VCMP_AT(0));
+	alu_i(e, BPF_MOV, 2, UBPF_KCOMM);
+	call(e, BPF_FUNC_get_current_comm);
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (int i = 0; i < UBPF_KCOMM; i += 8) {
+		ldx(e, BPF_DW, 3, 2, (int16_t)(SEQ_AT(j) + i));
+		if (o->imm <= i) {
+			alu_i(e, BPF_MOV, 3, 0);
+		} else if (o->imm < i + 8) { /* the cut within the word */
+			ld64(e, 4, (1ull << (8 * (o->imm - i))) - 1);
+			alu_r(e, BPF_AND, 3, 4);
+		}
+		stx(e, BPF_DW, 2, (int16_t)(VCMP_AT(1) + i), 3);
+	}
+	padded_cmp(e, 2, VCMP_AT(0), VCMP_AT(1), NULL, UBPF_KCOMM / 8, o->agg);
 }
 
 bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
@@ -1666,6 +1833,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	     cgen_plan_has(pl, UBPF_K_VVCMP, -1) ||
 	     cgen_plan_has(pl, UBPF_K_CKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_LKEY, -1) ||
+	     cgen_plan_has(pl, UBPF_K_MKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_CVCMP, -1))) {
 		st(e, BPF_W, 10, S_KEY8, 0);
 		ldmap(e, 1, fds[5]);
@@ -1786,12 +1954,22 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			cvcmp(e, pl, o, fds);
 			push(e, &sp, o);
 			continue;
+		case UBPF_K_CACMP:
+			cacmp(e, o);
+			push(e, &sp, o);
+			continue;
 		case UBPF_K_LKEY:
+		case UBPF_K_MKEY:
+		case UBPF_K_SMKEY:
 		case UBPF_K_CCMP: {
 			unsigned first = pc;
 
 			if (op == UBPF_K_LKEY) {
 				lkey(e, pl, &pc, &sp);
+			} else if (op == UBPF_K_MKEY) {
+				mkey(e, pl, &pc, &sp);
+			} else if (op == UBPF_K_SMKEY) {
+				smkey(e, pl, &pc, &sp);
 			} else {
 				ccmp(e, pl, &pc);
 				push(e, &sp, o);

@@ -367,7 +367,22 @@
  * whole program in user space:
  *  - a predicate the kernel cannot decide at the hit (`/++self->n ==
  *    100/`, or a global, which the kernel does not keep): which hit
- *    exits is known only where the variable is;
+ *    exits is known only where the variable is.  A global could not be
+ *    kept there exactly either: user space runs the clauses that write
+ *    it from the records, one hit after another in time order, so
+ *    `/++n == 6/` holds for exactly the sixth hit; a copy in a map that
+ *    every CPU reads and writes at the hit lets two racing hits both
+ *    read 5 (or neither 5), so that one run exits twice, another
+ *    never.  DTrace allows that (its globals are not synchronized
+ *    between CPUs: dynamic variables are written with no lock, and a
+ *    racing hit may read the value before or after another CPU's
+ *    store), but the paths here must print the same bytes, and the
+ *    record's run is the one that is exact.  (A global only BEGIN
+ *    writes is one value at every traced hit and could be an
+ *    immediate: not done.)  -v says which clause and why
+ *    (d_kplan_xwhy()).  The other values the generated programs read
+ *    at the hit, cpu, uid, gid and errno, decide an exit() as they
+ *    decide a record gate (d_kplan_xtest() is the gate's code);
  *  - a clause that fires at tick-N too (kprov.c's kprov_prog_clause()):
  *    a firing dtrace makes from its timer runs no program to test it,
  *    and its exit() would be cut by time, the same clause's kernel
@@ -397,7 +412,13 @@
  * Variables (D_KPLAN_VARS, for the generated programs of
  * ../consumer/cgen.c only).  A clause may also read cpu, uid and gid
  * (UBPF_K_CPU, _UID, _GID: the helpers the record's header and ids come
- * from, so the kernel's value is the one user space would read),
+ * from, so the kernel's value is the one user space would read), errno
+ * (run.c's is the firing's errnum, which kprov_syscall.c's sys_fire()
+ * sets at a system call's return alone, from arg0, the value the
+ * kernel returned: -arg0 where it is -4095..-1, else 0; the plan
+ * computes the same from ARG 0, which reads what the record carries,
+ * where the probe says so, d_probe's errret, kplan_emit.c's kp_errno(),
+ * and is the constant 0 at every other probe),
  * walltimestamp (the hit's timestamp plus the offset records.c's
  * hit_prep() adds, an immediate: d_kplan_wall()), and self-> and this->
  * integer variables and timestamp, and store them (`v = e`, `v op= e`,
@@ -469,16 +490,39 @@
  * whose condition the kernel computes (kp_lit_key(), KSX_LIT:
  * UBPF_K_LKEY, the literal's bytes cut to strsize - 1 in the plan, the
  * condition's truth SEL's; merged untainted, as run.c has the script's
- * strings), strsize fixed for the run (no setopt(): kp_strsize_fixed()).
- * It may be compared with a literal (kp_comm_cmp(): UBPF_K_CCMP,
- * == != < <= > >=, strcmp()'s order, either way round: neither is cut,
- * as run.c's binop() cuts neither, and 16 bytes of both decide) or with
- * a KV_STR variable (UBPF_K_CVCMP; kplan_vars.c lets such a variable be
- * read so).  None of these reads user memory or can fault.  What stays
- * user space's: execname beside another string key in one statement, a
- * ?: with a branch not a literal, a literal key over UBPF_KSTRMAX bytes
- * (after the cut), execname compared with copyinstr() (its copy may
- * fault), and every such clause where the kernel runs no plan
+ * strings), strsize fixed for the run (no setopt(): kp_strsize_fixed()),
+ * and so may a ?: whose branches are execname and literals
+ * (kp_mix_key(), KSX_MIX: UBPF_K_MKEY, the branch the condition chose
+ * written as CKEY or LKEY writes it, and the key's own word k[n], 0 for
+ * a string key, 1 where execname was taken: run.c's execname is
+ * tainted, a literal not, and the merge gives each kernel entry its
+ * taint, which d_key_add() ors into the entry of those bytes as it
+ * does for the hits in user space).  It may be compared with a literal
+ * (kp_comm_cmp(): UBPF_K_CCMP, == != < <= > >=, strcmp()'s order,
+ * either way round: neither is cut, as run.c's binop() cuts neither,
+ * and 16 bytes of both decide) or with a KV_STR variable (UBPF_K_CVCMP;
+ * kplan_vars.c lets such a variable be read so).  None of these reads
+ * user memory or can fault.  execname compared with copyinstr(argN)
+ * (kp_comm_arg(): UBPF_K_CACMP, the same six operators either way
+ * round) reads the argument's string as SEQ reads it, cut to
+ * strsize - 1 bytes as copyinstr() cuts it, against the comm whole (run.c's
+ * binop() cuts neither operand: the cut is copyinstr()'s), their first
+ * 16 bytes NUL-padded deciding as for a literal; its copy may fault, so
+ * only in a program without fault sites (no self-> variable kept: not
+ * k->fmode), where a string that cannot be read sends the whole hit to
+ * user space before the plan (cgen_plan.c's seq_read()), which reports
+ * the fault as before.  What stays user space's: execname beside another
+ * string key in one statement, a ?: key whose branches are not
+ * execname and literals nor one copyinstr(argN) and one literal
+ * (kp_smix_key(): UBPF_K_SMKEY, in kaggs_s, tagged as MKEY's; not
+ * where the kernel has fault sites, since the argument's string is read
+ * whichever branch is taken and only a fault that sends the hit to user
+ * space is exact; copyinstr() beside execname or another copyinstr();
+ * probefunc, which the kernel keys by the probe's ID and a program
+ * several system calls share reads at the hit), a literal key over
+ * UBPF_KSTRMAX bytes (after the cut),
+ * execname compared with copyinstr() in a program whose kernel keeps
+ * self-> variables, and every such clause where the kernel runs no plan
  * (DTRACE_CGEN=0's generic program, which knows none of these
  * instructions).
  *
@@ -815,6 +859,60 @@ bool kp_lit_key(const struct d_kplan *k, const struct node *n)
 }
 
 /*
+ * A key c ? a : b whose branches are execname or literals, one of them
+ * execname at least (both literals: kp_lit_key()), c as kp_lit_key()'s:
+ * generated programs write the branch c chooses into the kaggs_v key
+ * (UBPF_K_MKEY), execname as CKEY writes it, a literal as LKEY does,
+ * and mark the key's word k[n] where execname was taken, since run.c's
+ * execname is tainted and a literal is not: an entry with the same
+ * bytes from both is two entries in the kernel, one each, merged into
+ * one whose taint is their or, as d_key_add() ors a key's.
+ */
+bool kp_mix_key(const struct d_kplan *k, const struct node *n)
+{
+	uint8_t sz, sg;
+
+	if (!k || !k->vars || !kp_strsize_fixed(k) || n->op != N_TERN ||
+	    (!kp_is_comm(n->b) && !kp_is_comm(n->c)) ||
+	    (!kp_is_comm(n->b) && !lit_key1(k, n->b)) ||
+	    (!kp_is_comm(n->c) && !lit_key1(k, n->c)))
+		return false;
+	return kp_ty(k, n->a, &sz, &sg) &&
+	       !(k->fmode && kp_has_str_cmp(k, n->a));
+}
+
+/*
+ * A key c ? copyinstr(argN) : "lit" (or the literal first), c as
+ * kp_lit_key()'s, the literal at most UBPF_KSKEY - 1 bytes: generated
+ * programs write the branch c chooses into the kaggs_s key
+ * (UBPF_K_SMKEY), the argument's string as SKEY writes it, the literal
+ * NUL-padded, both cut at the merge as SKEY's are, and mark the key's
+ * word k[n] where the string was taken (run.c's copyinstr() is tainted,
+ * a literal not: as MKEY's).  Where kaggs_s keys are taken
+ * (kp_arg_str(): no fault sites): the argument's string is read at
+ * every hit, whichever branch c chooses, and one that cannot be read,
+ * or is longer than kaggs_s keeps, sends the hit to user space whole,
+ * which evaluates only the branch c chose, as run.c does.  N, or -1.
+ */
+int kp_smix_key(const struct d_kplan *k, const struct node *n)
+{
+	const struct node *s, *l;
+	uint8_t sz, sg;
+	int a;
+
+	if (!k || !k->vars || k->nostr || k->fmode || n->op != N_TERN)
+		return -1;
+	s = kp_copyinstr_arg(n->b) >= 0 ? n->b : n->c;
+	l = s == n->b ? n->c : n->b;
+	a = kp_copyinstr_arg(s);
+	if (a < 0 || l->op != N_STR || !l->sval ||
+	    strlen(l->sval) > UBPF_KSKEY - 1 || !kp_ty(k, n->a, &sz, &sg) ||
+	    kp_has_str_cmp(k, n->a))
+		return -1;
+	return a;
+}
+
+/*
  * execname OP "literal" or execname OP v, v a KV_STR variable, OP == !=
  * < <= > >= (either way round: *op is OP's number as VVCMP's agg, 0 ==
  * 1 != 2 < 3 > 4 <= 5 >=, for execname on the left).  run.c compares
@@ -859,6 +957,44 @@ bool kp_comm_cmp(const struct d_kplan *k, const struct node *n,
 	} else {
 		return false;
 	}
+	if (op)
+		*op = left ? x : turned[x];
+	return true;
+}
+
+/*
+ * execname OP copyinstr(argN) (or a this-> variable that is it, or
+ * args[N]: sarg_of()), OP == != < <= > >=, either way round (*op as
+ * kp_comm_cmp()'s): generated programs compare the comm the kernel
+ * reads at the hit with the argument's string as run.c compares the
+ * record's (UBPF_K_CACMP), the string cut to strsize - 1 bytes as
+ * copyinstr() cuts it, execname whole.  The copy may fault: only where
+ * a string that faults sends the whole hit to user space (no fault
+ * sites: not k->fmode), as kp_arg_str()'s keys.
+ */
+bool kp_comm_arg(const struct d_kplan *k, const struct node *n, int *arg,
+		 unsigned *op)
+{
+	static const unsigned turned[] = { 0, 1, 3, 2, 5, 4 };
+	static const int subs[] = { OP_EQ, OP_NE, '<', '>', OP_LE, OP_GE };
+	unsigned x;
+	bool left;
+	int a;
+
+	if (!k || !k->vars || k->nostr || k->fmode || n->op != N_BIN)
+		return false;
+	for (x = 0; x < 6 && subs[x] != n->sub; x++)
+		;
+	if (x == 6)
+		return false;
+	left = kp_is_comm(n->a);
+	if (!left && !kp_is_comm(n->b))
+		return false;
+	a = sarg_of(k, left ? n->b : n->a);
+	if (a < 0)
+		return false;
+	if (arg)
+		*arg = a;
 	if (op)
 		*op = left ? x : turned[x];
 	return true;
@@ -1051,6 +1187,11 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 			*sz = 4;
 			*sg = 0;
 			return k && k->vars;
+		case B_ERRNO: /* from arg0 at a system call's return, else 0
+			       * (kp_errno(): d_probe's errret) */
+			*sz = 4;
+			*sg = 1;
+			return k && k->vars;
 		}
 		return false;
 	case N_UN:
@@ -1076,7 +1217,8 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		if (kp_str_cmp(k, n, NULL, NULL) ||
 		    kp_svar_cmp(k, n, NULL, NULL) ||
 		    kp_svar_vv(k, n, NULL, NULL) ||
-		    kp_comm_cmp(k, n, NULL, NULL, NULL)) {
+		    kp_comm_cmp(k, n, NULL, NULL, NULL) ||
+		    kp_comm_arg(k, n, NULL, NULL)) {
 			*sz = 4;
 			*sg = 1;
 			return true;
@@ -1321,6 +1463,13 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		ks->kid[i] = ident(st->keys[i]);
 		ks->ksz[i] = 8;
 		ks->ksg[i] = 0;
+		if (ks->skey < 0 && kp_smix_key(k, st->keys[i]) >= 0) {
+			/* c ? copyinstr(argN) : "lit" (SMKEY, kaggs_s) */
+			ks->skey = (int)i;
+			ks->sarg = (uint8_t)kp_smix_key(k, st->keys[i]);
+			ks->sx = KSX_SMIX;
+			continue;
+		}
 		if (sa >= 0 && ks->skey < 0) { /* one string key */
 			ks->skey = (int)i;
 			ks->sarg = (uint8_t)sa;
@@ -1338,10 +1487,14 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		}
 		if (ks->skey < 0 &&
 		    ((kp_is_comm(st->keys[i]) && kp_strsize_fixed(k)) ||
-		     kp_lit_key(k, st->keys[i]))) {
-			/* ... or execname's, or a literal's (CKEY, LKEY) */
+		     kp_lit_key(k, st->keys[i]) ||
+		     kp_mix_key(k, st->keys[i]))) {
+			/* ... or execname's, or a literal's, or a ?: of
+			 * them (CKEY, LKEY, MKEY) */
 			ks->skey = (int)i;
-			ks->sx = kp_is_comm(st->keys[i]) ? KSX_COMM : KSX_LIT;
+			ks->sx = kp_is_comm(st->keys[i])      ? KSX_COMM
+				 : kp_lit_key(k, st->keys[i]) ? KSX_LIT
+							      : KSX_MIX;
 			continue;
 		}
 		if (ks->kid[i] < 0 && kp_has_args(st->keys[i]))
@@ -1477,6 +1630,60 @@ static bool exit_at_hit(const struct d_kplan *k, const struct clause *c)
 	return false;
 }
 
+/* Does n read a variable of scope sc (SC_GLOBAL: a global, its
+ * arrays too)? */
+static bool reads_scope(const struct d_kplan *k, const struct node *n, int sc)
+{
+	if (!n)
+		return false;
+	if ((n->op == N_VAR || n->op == N_ASSOC) &&
+	    (unsigned)n->sub < k->prog->nvars) {
+		int s = k->prog->vars[n->sub].scope;
+
+		if (s == sc || (sc == SC_GLOBAL && s == SC_ASSOC))
+			return true;
+	}
+	if (reads_scope(k, n->a, sc) || reads_scope(k, n->b, sc) ||
+	    reads_scope(k, n->c, sc))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (reads_scope(k, n->args[i], sc))
+			return true;
+	return false;
+}
+
+/*
+ * Why clause c's exit() is not decided at the hit (-v: bpf_agg.c), tr
+ * whether its probes are traced ones (kplan.c's "exit() at a traced
+ * probe": what keeps the old refusal).
+ */
+static const char *exit_why(const struct d_kplan *k, const struct clause *c,
+			    bool tr)
+{
+	if (!tr)
+		return "it fires where no generated program runs (tick-N, "
+		       "or in-process activation)";
+	if (hit_int(k, c->pred))
+		return "a statement before it is not printf() or trace() of "
+		       "values the hit decides";
+	if (reads_scope(k, c->pred, SC_GLOBAL))
+		return "its predicate reads a global variable, which only "
+		       "user space keeps";
+	if (reads_scope(k, c->pred, SC_SELF) ||
+	    reads_scope(k, c->pred, SC_SELFASSOC) ||
+	    reads_scope(k, c->pred, SC_THIS))
+		return "its predicate reads a variable, which may change "
+		       "before the exit is reached";
+	return "its predicate is not integers the hit alone decides";
+}
+
+const char *d_kplan_xwhy(const struct d_kplan *k, unsigned *clause)
+{
+	if (k->xwhy && clause)
+		*clause = k->xwhyc;
+	return k->xwhy;
+}
+
 void d_kplan_wall(struct d_kplan *k, int64_t off)
 {
 	k->wall = off;
@@ -1505,6 +1712,10 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	 * sees, so exit() and printa() do not rule gates out */
 	k->gates = (flags & D_KPLAN_VARS) != 0;
 	k->xcl = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->xcl));
+	/* before exit_at_hit(): the generated programs' values (cpu, uid,
+	 * gid, errno) decide an exit() as they decide a gate, which
+	 * d_kplan_xtest() makes of its predicate */
+	k->vars = (flags & D_KPLAN_VARS) != 0;
 	for (ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
 		bool tick = ticks && ticks[ci] && (flags & D_KPLAN_VARS);
@@ -1521,13 +1732,17 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 		}
 		if (stmts_stop(c->stmts, c->nstmts, ST_EXIT))
 			goto none; /* printa(), clear(), trunc() */
-		if (!tr || !exit_at_hit(k, c))
+		if (!tr || !exit_at_hit(k, c)) {
+			if (flags & D_KPLAN_VARS) {
+				k->xwhy = exit_why(k, c, tr);
+				k->xwhyc = ci;
+			}
 			goto none;
+		}
 		if (!k->kexit)
 			k->xfirst = ci;
 		k->kexit = k->xcl[ci] = true; /* decided at the hit */
 	}
-	k->vars = (flags & D_KPLAN_VARS) != 0;
 	if (k->kexit) {
 		/* the clauses from the first exit() on run in user space:
 		 * the hit that exits runs none after it (DTrace's ECBs
@@ -1863,13 +2078,15 @@ unsigned d_kplan_nkeys(const struct d_kplan *k, unsigned st)
 bool d_kplan_skey(const struct d_kplan *k, unsigned st)
 {
 	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0 &&
-	       k->st[st].svar < 0 && k->st[st].sx == KSX_NONE;
+	       k->st[st].svar < 0 &&
+	       (k->st[st].sx == KSX_NONE || k->st[st].sx == KSX_SMIX);
 }
 
 bool d_kplan_vkey(const struct d_kplan *k, unsigned st)
 {
 	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0 &&
-	       (k->st[st].svar >= 0 || k->st[st].sx != KSX_NONE);
+	       (k->st[st].svar >= 0 ||
+		(k->st[st].sx != KSX_NONE && k->st[st].sx != KSX_SMIX));
 }
 
 /*
@@ -1897,9 +2114,13 @@ int64_t kp_vkey_imm(const struct d_kplan *k)
 		if (ks->sx == KSX_COMM) {
 			l = UBPF_KCOMM - 1;
 		} else if (n->op == N_TERN) {
-			l = strlen(n->b->sval);
-			if (strlen(n->c->sval) > l)
-				l = strlen(n->c->sval);
+			size_t lc = kp_is_comm(n->c) ? UBPF_KCOMM - 1
+						     : strlen(n->c->sval);
+
+			l = kp_is_comm(n->b) ? UBPF_KCOMM - 1
+					     : strlen(n->b->sval);
+			if (lc > l)
+				l = lc;
 		} else {
 			l = strlen(n->sval);
 		}
@@ -1933,6 +2154,7 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		const struct d_probe *pr;
 		const char *s = "";
 		size_t max;
+		bool tagged;
 
 		if ((int)i == ks->skey && (str || ks->svar >= 0)) {
 			/* kaggs_s, kaggs_v: as copyinstr() cuts it (kaggs:
@@ -1941,9 +2163,13 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 				      ? k->prog->strsize
 				      : sizeof(kbuf[i]);
 			snprintf(kbuf[i], max, "%s", str ? str : "");
-			/* a literal's is the script's own (run.c: untainted) */
-			keys[i] = ks->sx == KSX_LIT ? d_dv_str(kbuf[i])
-						    : d_dv_tstr(kbuf[i]);
+			/* a literal's is the script's own (run.c: untainted);
+			 * MKEY's, SMKEY's k[i] says execname or the
+			 * argument's string was taken */
+			tagged = ks->sx == KSX_MIX || ks->sx == KSX_SMIX;
+			keys[i] = ks->sx == KSX_LIT || (tagged && !key->k[i])
+					  ? d_dv_str(kbuf[i])
+					  : d_dv_tstr(kbuf[i]);
 			continue;
 		}
 		if (ks->kid[i] < 0) {

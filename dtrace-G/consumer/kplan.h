@@ -64,6 +64,12 @@ void d_kplan_wall(struct d_kplan *k, int64_t off);
  */
 bool d_kplan_kexit(const struct d_kplan *k);
 bool d_kplan_xclause(const struct d_kplan *k, unsigned clause);
+/*
+ * A clause of a traced probe calls exit() where the kernel cannot decide
+ * it at the hit, so nothing runs in the kernel (but gates): why, for -v,
+ * and the first such clause into *clause; NULL when none did
+ */
+const char *d_kplan_xwhy(const struct d_kplan *k, unsigned *clause);
 /* ... and appends to pl its test: its predicate, then UBPF_K_REC (REC
  * alone without one); false when it does not fit */
 bool d_kplan_xtest(const struct d_kplan *k, unsigned clause,

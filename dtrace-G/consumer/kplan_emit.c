@@ -164,6 +164,99 @@ static void lit_key(struct em *m, const struct node *n, unsigned j)
 }
 
 /*
+ * errno (kplan.c's "Variables"): what run.c reads, the firing's errnum,
+ * is set at a system call's return alone (kprov_syscall.c's sys_fire():
+ * the probe's errret), from arg0, the value the kernel returned, which
+ * the plan's ARG 0 reads as the record does: -arg0 where arg0 is
+ * -4095..-1, else 0.  So there (arg0 + 4095 <u 4095) ? -arg0 : 0, an
+ * int in 64 bits, as SEL computes a ?:; at every other probe the
+ * constant 0.
+ */
+static void kp_errno(struct em *m)
+{
+	struct ubpf_kop *o;
+
+	if (!m->probe || m->probe == KP_ANYPROBE || !m->probe->errret) {
+		o = put(m, UBPF_K_CONST, 0, 1);
+		o->sz = 4;
+		o->sg = 1;
+		return;
+	}
+	o = put(m, UBPF_K_ARG, 0, 1); /* the condition */
+	if (m->gate)
+		o->flags |= UBPF_KF_GATE;
+	o = put(m, UBPF_K_ADD, 1, 1);
+	o->flags = UBPF_KF_IMM;
+	o->imm = 4095;
+	o->sz = 8;
+	o->sg = 1;
+	o = put(m, UBPF_K_LTU, 1, 1);
+	o->flags = UBPF_KF_IMM;
+	o->imm = 4095;
+	o = put(m, UBPF_K_ARG, 0, 1); /* -arg0 */
+	if (m->gate)
+		o->flags |= UBPF_KF_GATE;
+	o = put(m, UBPF_K_NEG, 1, 1);
+	o->sz = 8;
+	o->sg = 1;
+	o = put(m, UBPF_K_CONST, 0, 1); /* else 0 */
+	o->sz = 4;
+	o->sg = 1;
+	put(m, UBPF_K_SEL, 3, 1);
+}
+
+/*
+ * MKEY: key j is c ? a : b, a and b execname or literals (kplan.c's
+ * kp_mix_key()): c pushed, then MKEY, each literal cut to strsize - 1
+ * bytes as agg.c cuts a key, execname to as many as CKEY's.
+ */
+static void mix_key(struct em *m, const struct node *n, unsigned j)
+{
+	size_t max = m->k->prog->strsize - 1, l1 = 0, l2 = 0;
+	bool ca = kp_is_comm(n->b), cb = kp_is_comm(n->c);
+	struct ubpf_kop *o;
+
+	emit(m, n->a);
+	o = put(m, UBPF_K_MKEY, 1, 0);
+	o->n = (uint8_t)j;
+	o->imm = kp_vkey_imm(m->k); /* the key's room */
+	o->agg = (uint16_t)((ca ? 1 : 0) | (cb ? 2 : 0));
+	o->slot = m->k->prog->strsize < UBPF_KCOMM
+			  ? (uint16_t)m->k->prog->strsize
+			  : UBPF_KCOMM;
+	if (!ca)
+		l1 = strlen(n->b->sval) < max ? strlen(n->b->sval) : max;
+	if (!cb)
+		l2 = strlen(n->c->sval) < max ? strlen(n->c->sval) : max;
+	o->step = (uint16_t)l1;
+	o->levels = (uint16_t)l2;
+	if (!ca)
+		sdata(m, n->b->sval, l1);
+	if (!cb)
+		sdata(m, n->c->sval, l2);
+}
+
+/*
+ * SMKEY: key j is c ? copyinstr(arg a) : "lit" or the other way round
+ * (kplan.c's kp_smix_key()): c pushed, then SMKEY, the literal whole
+ * (the merge cuts it as it cuts SKEY's string).
+ */
+static void smix_key(struct em *m, const struct node *n, unsigned j, uint8_t a)
+{
+	bool first = kp_copyinstr_arg(n->b) >= 0;
+	const struct node *l = first ? n->c : n->b;
+	struct ubpf_kop *o;
+
+	emit(m, n->a);
+	o = put(m, UBPF_K_SMKEY, 1, 0);
+	o->n = (uint8_t)j;
+	o->slot = a;
+	o->agg = first ? 1 : 2;
+	o->step = (uint16_t)strlen(l->sval);
+	sdata(m, l->sval, strlen(l->sval));
+}
+
+/*
  * The keys of self->a[k...] n, each narrowed to its type (d_key_add()
  * keeps a key as its type's size), pushed in order; the types into o's
  * imm, step keys (kagg_bpf.h's UBPF_KV_SELFA).
@@ -247,6 +340,10 @@ static void emit(struct em *m, const struct node *n)
 			o->imm = m->k->wall;
 			o->sz = 8;
 			o->sg = 0;
+			return;
+		}
+		if (d_builtins[n->sub].id == B_ERRNO) {
+			kp_errno(m);
 			return;
 		}
 		if (d_builtins[n->sub].id == B_ID) {
@@ -363,6 +460,18 @@ static void emit(struct em *m, const struct node *n)
 				o->step = (uint16_t)w;
 				o->imm = (int64_t)m->k->prog->strsize - 1;
 				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
+				return;
+			}
+			if (kp_comm_arg(m->k, n, &arg, &cop)) {
+				/* execname and an argument's string */
+				if ((kp_args_index(n->a) >= 0 ||
+				     kp_args_index(n->b) >= 0) &&
+				    !d_args_str(m->probe, (unsigned)arg))
+					m->full = true;
+				o = put(m, UBPF_K_CACMP, 0, 1);
+				o->n = (uint8_t)arg;
+				o->agg = (uint16_t)cop;
+				o->imm = (int64_t)m->k->prog->strsize - 1;
 				return;
 			}
 			if (kp_comm_cmp(m->k, n, &lit, &arg, &cop) && lit) {
@@ -682,6 +791,15 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 				lit_key(&m, st->keys[j], j);
 				continue;
 			}
+			if ((int)j == ks->skey && ks->sx == KSX_MIX) {
+				mix_key(&m, st->keys[j], j);
+				continue;
+			}
+			if ((int)j == ks->skey && ks->sx == KSX_SMIX) {
+				smix_key(&m, st->keys[j], j, ks->sarg);
+				sk = true;
+				continue;
+			}
 			if ((int)j == ks->skey && !skey_int(ks, j, probe)) {
 				/* the program copies it; args[N]:
 				 * copyinstr(argN) where a string */
@@ -712,7 +830,8 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 			o->flags = UBPF_KF_FLAT;
 			o->slot = (uint16_t)ks->slot;
 		}
-		if (ks->skey >= 0 && (ks->svar >= 0 || ks->sx != KSX_NONE))
+		if (ks->skey >= 0 && (ks->svar >= 0 || (ks->sx != KSX_NONE &&
+							ks->sx != KSX_SMIX)))
 			o->flags |= UBPF_KF_VKEY;
 		else if (sk)
 			o->flags |= UBPF_KF_SKEY;

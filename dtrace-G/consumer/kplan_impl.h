@@ -40,7 +40,13 @@ struct kstmt {
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or
  * a literal, or a ?: of two (LKEY): kplan.c's kp_lit_key() */
-enum { KSX_NONE, KSX_COMM, KSX_LIT };
+enum {
+	KSX_NONE,
+	KSX_COMM,
+	KSX_LIT,
+	KSX_MIX, /* MKEY: kp_mix_key() */
+	KSX_SMIX /* SMKEY, in kaggs_s (not kaggs_v): kp_smix_key() */
+};
 
 struct d_kplan {
 	struct d_prog *prog;
@@ -83,6 +89,11 @@ struct d_kplan {
 	bool *xcl;
 	unsigned xfirst;
 	bool kexit;
+	/* exit() at a traced probe the kernel cannot decide, which kept
+	 * every clause out of it: the first such clause and why
+	 * (d_kplan_xwhy()), or NULL */
+	const char *xwhy;
+	unsigned xwhyc;
 };
 
 /*
@@ -184,11 +195,19 @@ bool kp_out_svar(const struct d_kplan *k, const struct node *a);
 bool kp_is_comm(const struct node *n);
 /* ... a literal key (cut to strsize - 1 bytes) or c ? "a" : "b" */
 bool kp_lit_key(const struct d_kplan *k, const struct node *n);
+/* ... c ? a : b, a and b execname or literals, one execname at least */
+bool kp_mix_key(const struct d_kplan *k, const struct node *n);
+/* ... c ? copyinstr(argN) : "lit" or the other way round: N, else -1 */
+int kp_smix_key(const struct d_kplan *k, const struct node *n);
 /* ... execname OP "literal" or OP a KV_STR variable (either way
  * round): the literal or the variable's index, and OP's number as
  * VVCMP's agg for execname on the left */
 bool kp_comm_cmp(const struct d_kplan *k, const struct node *n,
 		 const struct node **lit, int *v, unsigned *op);
+/* ... execname OP copyinstr(argN) (either way round): N, and OP as
+ * kp_comm_cmp()'s, where a fault sends the hit to user space */
+bool kp_comm_arg(const struct d_kplan *k, const struct node *n, int *arg,
+		 unsigned *op);
 /* ... the bytes kaggs_v's keys need: its room's UBPF_KVROOM() of it */
 int64_t kp_vkey_imm(const struct d_kplan *k);
 /* ... OUT, OSTR (of argument a) or ODONE pl->ops[at]: its slot or n;

@@ -224,6 +224,7 @@ static void match_one(const struct kp_name *n, void *arg)
 			p->dp.name = p->n.d.name;
 			p->dp.nargs = n->d.nargs;
 			p->dp.argtypes = n->d.argtypes;
+			p->dp.errret = n->kind == KP_SYS_RETURN;
 			PUSH(kp->probes, kp->n, p);
 		}
 		PROBE_CLAUSE_ADD(c, p, ci);

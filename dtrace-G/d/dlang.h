@@ -351,6 +351,10 @@ struct d_probe {
 	const char *mod, *func, *name;
 	unsigned nargs;		/* declared (translated) arguments */
 	const char *const *argtypes; /* nargs type names, may be NULL */
+	/* errno is arg0's error: a system call's return, -4095..-1 its
+	 * negation, else 0 (kprov_syscall.c's sys_fire()); at every other
+	 * probe errno is 0 (a code generator computes it so) */
+	bool errret;
 };
 
 /* One firing. */

@@ -61,6 +61,13 @@
 #    kaggs_v) and execname compared with literals and a self-> string
 #    (ccmp(), cvcmp()): the programs load, the clauses run in the
 #    kernel, the counts exact;
+#  - execname compared with copyinstr(arg0) and args[0] (cgen_plan.c's
+#    cacmp()), a ?: of execname and a literal as a key (mkey()) and of
+#    copyinstr(arg0) and a literal (smkey()), errno
+#    at a system call's return as a key
+#    (kplan_emit.c's kp_errno()) and an exit() decided by errno there:
+#    the programs load, the clauses run in the kernel, the status is
+#    the exit()'s;
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp;
@@ -247,6 +254,26 @@ expect_eq "execname and literals in the kernel: the output" \
 check "execname and literals in the kernel: -v" grep -q \
 	'^dtrace: 4 clauses aggregated in the kernel$' bk.err
 grep -q 'aggregated in the kernel' bk.err || diag "$(tail -n 40 bk.err)"
+# execname against the argument's string (CACMP: "trprog" against
+# "hello"), a ?: of execname or copyinstr(arg0) and a literal as a key
+# (MKEY, SMKEY), errno at write(2)'s return as a key and deciding an
+# exit() at the hit (the first write's return: 1 counted)
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'tr$target:::msg /execname != copyinstr(arg0)/ { @c = count(); }' \
+	-n 'tr$target:::msg /execname > args[0] && copyinstr(arg0) < execname/ { @d = count(); }' \
+	-n 'tr$target:::msg { @m[arg1 > 5 ? execname : "small"] = count(); @n[arg1 > 7 ? execname : "small"] = count(); @s[arg1 > 5 ? copyinstr(arg0) : "small"] = count(); @o[arg1 > 7 ? copyinstr(arg0) : "small"] = count(); }' \
+	-n 'syscall::write:return /pid == $target/ { @w[errno] = count(); }' \
+	-n 'syscall::write:return /pid == $target && errno == 0/ { exit(7); }' \
+	-n 'END { printa("c %@d\n", @c); printa("d %@d\n", @d); printa("m %s %@d\n", @m); printa("n %s %@d\n", @n); printa("s %s %@d\n", @s); printa("o %s %@d\n", @o); printa("w %d %@d\n", @w); }' \
+	-c "/kt/trprog msg 'tick 1'" >bk.prog 2>bk.err </dev/null
+expect_eq "execname against copyinstr(), errno: status" 7 "$?"
+expect_eq "execname against copyinstr(), errno: the output" \
+	"c 1 d 1 m trprog 1 n small 1 s hello 1 o small 1 w 0 1" \
+	"$(grep '^[cdmnsow] ' bk.txt | paste -sd' ' -)"
+check "execname against copyinstr(), errno: -v" grep -q \
+	'^dtrace: 4 clauses aggregated in the kernel$' bk.err ||
+	diag "$(tail -n 40 bk.err)"
 # The other BPF programs dtrace loads, on this kernel's verifier: the
 # kernel providers' (syscall, profile; consumer/kprov.c) and the user
 # stack copy of ustack() in the USDT program.  trprog writes one line

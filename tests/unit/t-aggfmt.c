@@ -33,8 +33,13 @@
 #include "d/dlang.h"
 #include "tap.h"
 
-static const struct d_probe p_begin = { 1, "dtrace", "", "", "BEGIN", 0,
-					NULL };
+static const struct d_probe p_begin = {
+	.id = 1,
+	.prov = "dtrace",
+	.mod = "",
+	.func = "",
+	.name = "BEGIN",
+};
 
 /*
  * Compile src (options first), fire BEGIN once, and return what it

@@ -44,18 +44,33 @@
 /* ------------------------------------------------------------------ */
 /* Fixtures */
 
-static const struct d_probe p_begin = { 1, "dtrace", "", "", "BEGIN", 0,
-					NULL };
+static const struct d_probe p_begin = {
+	.id = 1,
+	.prov = "dtrace",
+	.mod = "",
+	.func = "",
+	.name = "BEGIN",
+};
 
 static const char *const q_types[] = { "string", "int", "uint8_t",
 				       "char *" };
-static const struct d_probe p_query = { 70143,	       "myapp1234",
-					"app",	       "run_query",
-					"query-start", 4,
-					q_types };
+static const struct d_probe p_query = {
+	.id = 70143,
+	.prov = "myapp1234",
+	.mod = "app",
+	.func = "run_query",
+	.name = "query-start",
+	.nargs = 4,
+	.argtypes = q_types,
+};
 
-static const struct d_probe p_read = { 500, "syscall", "vmlinux", "read",
-				       "entry", 0, NULL };
+static const struct d_probe p_read = {
+	.id = 500,
+	.prov = "syscall",
+	.mod = "vmlinux",
+	.func = "read",
+	.name = "entry",
+};
 
 /* A fake process memory for copyin(): one string at 0x5000. */
 #define USTR_ADDR 0x5000ULL
@@ -699,8 +714,13 @@ static int run_one(struct d_prog *p, unsigned c, const struct d_fire *f,
 	return rv;
 }
 
-static const struct d_probe p_error = { 3, "dtrace", "", "", "ERROR", 0,
-					NULL };
+static const struct d_probe p_error = {
+	.id = 3,
+	.prov = "dtrace",
+	.mod = "",
+	.func = "",
+	.name = "ERROR",
+};
 
 /* dtrace:::ERROR: its arguments, the faulting firing's this-> kept, no
  * recursion from a fault in an ERROR clause. */
@@ -1278,22 +1298,48 @@ static void fire_some(struct d_prog *p, const struct d_fire *f,
 
 static void test_flowindent(void)
 {
-	static const struct d_probe fe_outer = { 20, "py1234", "libpython",
-						 "outer", "function-entry",
-						 0, NULL };
-	static const struct d_probe fe_inner = { 21, "py1234", "libpython",
-						 "inner", "function-entry",
-						 0, NULL };
-	static const struct d_probe fr_inner = { 22, "py1234", "libpython",
-						 "inner", "function-return",
-						 0, NULL };
-	static const struct d_probe fr_outer = { 23, "py1234", "libpython",
-						 "outer", "function-return",
-						 0, NULL };
-	static const struct d_probe line = { 24, "py1234", "libpython",
-					     "inner", "line", 0, NULL };
-	static const struct d_probe gentry = { 25, "py1234", "libpython",
-					       "inner", "gentry", 0, NULL };
+	static const struct d_probe fe_outer = {
+		.id = 20,
+		.prov = "py1234",
+		.mod = "libpython",
+		.func = "outer",
+		.name = "function-entry",
+	};
+	static const struct d_probe fe_inner = {
+		.id = 21,
+		.prov = "py1234",
+		.mod = "libpython",
+		.func = "inner",
+		.name = "function-entry",
+	};
+	static const struct d_probe fr_inner = {
+		.id = 22,
+		.prov = "py1234",
+		.mod = "libpython",
+		.func = "inner",
+		.name = "function-return",
+	};
+	static const struct d_probe fr_outer = {
+		.id = 23,
+		.prov = "py1234",
+		.mod = "libpython",
+		.func = "outer",
+		.name = "function-return",
+	};
+	static const struct d_probe line = {
+		.id = 24,
+		.prov = "py1234",
+		.mod = "libpython",
+		.func = "inner",
+		.name = "line",
+	};
+	static const struct d_probe gentry = {
+		.id = 25,
+		.prov = "py1234",
+		.mod = "libpython",
+		.func = "inner",
+		.name = "gentry",
+	};
 	static const unsigned entry_cl[] = { 0, 1 }, ret_cl[] = { 2, 3 },
 			      line_cl[] = { 4 };
 	struct d_prog *p;

@@ -197,6 +197,26 @@ enum {
 		       * UBPF_KV_SELF or _THIS, slot as VLD's), imm bytes
 		       * at most (strsize - 1); OP as CCMP's; absent or
 		       * unset, the variable reads "" */
+	UBPF_K_CACMP, /* push execname OP copyinstr(argument n) (read as
+		       * SEQ's string, a fault the hit's whole: no fault
+		       * sites), cut to imm bytes (strsize - 1) as
+		       * copyinstr() cuts it; OP agg as CCMP's */
+	UBPF_K_MKEY,  /* key n is c ? a : b, c popped, a and b each a
+		       * literal or execname (agg bit 0: a is execname,
+		       * bit 1: b is; one of them at least), for an AGG
+		       * with UBPF_KF_VKEY (imm as CKEY's): a literal's
+		       * bytes in the SDATA after it, a's then b's, as
+		       * LKEY's (step a's length, levels b's), execname
+		       * slot bytes at most as CKEY's step; the key's word
+		       * k[n] 1 where execname was taken, else 0 (its
+		       * bytes tainted at the merge: kplan.c) */
+	UBPF_K_SMKEY, /* key n is c ? a : b, c popped, one of a and b
+		       * copyinstr(argument slot) (agg 1: a, 2: b) as
+		       * SKEY's, the other the literal of the next (step +
+		       * 8) / 8 SDATA (step its length, UBPF_KSKEY - 1 at
+		       * most), for an AGG with UBPF_KF_SKEY (kaggs_s); the
+		       * key's word k[n] 1 where the string was taken, else
+		       * 0 (tainted at the merge, as MKEY's) */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

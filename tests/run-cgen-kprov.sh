@@ -32,8 +32,16 @@
 #    where their code is the same (-v's count: one per direction for
 #    a glob, a call with a clause of its own apart), the probe read at
 #    the hit (probefunc, probename, id keys in both directions);
+#  - ustack() and ustack(n), as keys and traced: the user registers
+#    and stack in the record as the generic programs copy them
+#    (cgen.c's kp_uregs()), so the same frames: at a call's own
+#    tracepoint and on the raw ones (the registers saved on entry, the
+#    call's pt_regs), at profile-997 in user mode (the sample's own)
+#    and in the kernel (those saved on entry), at proc's create,
+#    exec-success and exit (with the address space not randomised,
+#    their unnamed frames the same too);
 #  - where no prologue fits, the generic programs, still the same:
-#    ustack(), curpsinfo's effective ids and session; and
+#    curpsinfo's effective ids and session; and
 #    where a kernel probe's program is refused.
 # -v names the generated programs (the generic ones go unmentioned).
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
@@ -49,15 +57,20 @@ kpprog_build
 # same WHAT PATH CMD DTRACE-ARGS...: dtrace -v -q on ./kpprog CMD with
 # DTRACE_CGEN=1 and 0: the same output, not empty; -v says the first
 # took PATH (generated or generic), the second the generic programs.
+# With NORM set, a sed script, both outputs pass through it first; with
+# PRE set, CMD is run under it.
 same() {
 	what=$1 path=$2 cmd=$3
 	shift 3
 	for g in 1 0; do
 		rm -f out$g.txt
 		DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o out$g.txt \
-			-c "./kpprog $cmd" "$@" >/dev/null 2>err$g.txt
+			-c "${PRE:+$PRE }./kpprog $cmd" "$@" >/dev/null 2>err$g.txt
 		expect_eq "$what (DTRACE_CGEN=$g): status" 0 "$?"
 		[ -f out$g.txt ] || : >out$g.txt
+		if [ -n "${NORM:-}" ]; then
+			sed -e "$NORM" out$g.txt >norm.txt && mv norm.txt out$g.txt
+		fi
 	done
 	expect_file_eq "$what: the same output" out0.txt out1.txt
 	expect_eq "$what: some output" 1 "$([ -s out1.txt ] && echo 1)"
@@ -344,14 +357,55 @@ same "syscall:::entry (the raw tracepoint)" generated "reads 5" \
 	-x bufsize=32m -n 'syscall:::entry /pid == $target && probefunc == "read"/ { @ = count(); }'
 
 # ---------------------------------------------------------------------
-# no prologue: the generic programs
+# ustack(): the user registers and stack in the generated programs'
+# records (getcpu(2), which other processes make through the vDSO, not
+# read(2), which a busy machine makes by the million)
 
-# (so does a clause with ustack(): getcpu(2), which other processes
-# make through the vDSO, not read(2), which a busy machine makes by
-# the million -- thousands of drops with read there even with 32 MB)
-same "ustack(): generic" generic "getcpu 2" \
-	-n 'syscall::getcpu:entry /pid == $target/ { @[ustack(1)] = count(); }' \
-	-n 'END { printa("%@d\n", @); }'
+same "ustack() at a call's tracepoint" generated "getcpu 2" \
+	-n 'syscall::getcpu:entry /pid == $target/ {
+		@a[ustack()] = count(); @b[ustack(1)] = count(); }' \
+	-n 'syscall::getcpu:return /pid == $target/ { ustack(2); jstack(1); }' \
+	-n 'END { printa(@a); printa("%k %@d\n", @b); }'
+# (on the raw tracepoints by DTRACE_SYSCALL_RAW=1, not by a glob: the
+# records of every process's calls, each with its stack, drop on a busy
+# machine)
+raw "raw: ustack()" "./kpprog getcpu 3" \
+	-n 'syscall::getcpu:entry /pid == $target/ { @[ustack()] = count(); }' \
+	-n 'syscall::getcpu:return /pid == $target/ { ustack(3); }'
+
+# profile-997: the first sample in spin() (its offset there varies
+# from run to run: left out) and, for the registers saved on entry, the
+# stack most samples in the kernel have, getcpu(2)'s
+set -- $(nm -S kpprog | awk '$4 == "spin" { print $1, $2 }')
+[ "$#" -eq 2 ] || fail "nm: no spin in kpprog"
+slo=$(printf '%d' "0x${1:-0}")
+shi=$((slo + $(printf '%d' "0x${2:-0}")))
+NORM='s/`spin+0x[0-9a-f]*$/`spin/' \
+	same "profile-997: ustack() in user mode" generated "spin 300000000" \
+	-n "profile-997 /pid == \$target && arg1 >= $slo && arg1 < $shi/ {
+		ustack(); exit(0); }"
+expect_grep "profile-997: ustack() in user mode: spin" '`spin$' out1.txt
+same "profile-997: ustack() in the kernel" generated "getcpu 3000000" \
+	-n 'profile-997 /pid == $target && arg0 != 0/ { @[ustack()] = count(); }' \
+	-n 'END { trunc(@, 1); printa("%k\n", @); }'
+expect_grep "profile-997: ustack() in the kernel: getcpu(2)'s" \
+	'^libc.so.6`syscall+' out1.txt
+
+# proc: a fork's stack, the new image's entry, an exit's (its memory
+# gone: the registers' frame alone), in a process whose addresses do not
+# change from run to run
+if setarch "$(uname -m)" -R true 2>/dev/null; then
+	PRE="setarch $(uname -m) -R" \
+		same "proc: ustack()" generated "forkexec ./kpchild" \
+		-n 'proc:::create /pid == $target/ { ustack(); }' \
+		-n 'proc:::exec-success /ppid == $target/ { ustack(); }' \
+		-n 'proc:::exit /ppid == $target/ { ustack(); }'
+else
+	echo "# no setarch -R: proc's ustack() case skipped"
+fi
+
+# ---------------------------------------------------------------------
+# no prologue: the generic programs
 # curpsinfo's effective ids at a kernel probe: its prologue's record
 # has no code for them (kprov_cg_fits())
 same "pr_euid at a kernel probe: generic" generic "getcpu 2" \

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 #
 # run-kstack.sh: ustack(), ucaller and ufunc() at the kernel providers
-# (dtrace-G/consumer/bpf/kprov.bpf.h copies the user registers and stack
+# (their generated programs, dtrace-G/consumer/cgen.c's kp_uregs(), and
+# the generic ones, bpf/kprov.bpf.h, copy the user registers and stack
 # as usdt_hit() does; dtrace unwinds them with the firing process's
-# modules), against tests/data/kstack/kstk.c built -O2
+# modules; tests/run-cgen-kprov.sh compares the two byte for byte), against tests/data/kstack/kstk.c built -O2
 # -fomit-frame-pointer, so only its CFI unwinds it.  Exact frames of the
 # program, in order (libc's frames between are what the system's libc
 # has, so the program's own are compared):

@@ -35,8 +35,13 @@
  * in bpf.c, at the first uprobe event or, in a run without one, at
  * kprov_arm(): bpf_cg_on()), and kprov_cg_fits() lets a run with
  * kernel probes be generated only where every provider has a prologue
- * for each of them and no clause of theirs reads the stack,
- * curpsinfo's pr_euid, pr_egid, pr_pgid or pr_sid.  A system call on
+ * for each of them and no clause of theirs reads curpsinfo's pr_euid,
+ * pr_egid, pr_pgid or pr_sid.  ustack() (and ucaller, jstack) is in the
+ * record, a copy of the user stack kp_ustk() KiB long, as kprov_emit()
+ * makes it: the provider says where the thread's user registers are
+ * (struct cgk's ureg: CGK_UREG_RAW for the raw tracepoints' pt_regs,
+ * CGK_UREG_PERF for profile-N's sample, else those saved on entry) and
+ * cgen.c's kp_uregs() reads them there.  A system call on
  * the raw tracepoints (more than KP_SYS_PER_CALL_MAX calls,
  * kprov_syscall.c) has its program too, of the raw tracepoint's type,
  * which no perf event runs: the direction's dispatcher, which
@@ -61,6 +66,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bpf/kagg_bpf.h"
 #include "bpf/usdt_bpf.h"
@@ -125,12 +131,11 @@ bool kprov_cg_fits(struct consumer *c)
 		const struct kprobe *p = kp->probes[i];
 		const struct provider *pv = p->n.prov;
 
-		/* a stack: the user registers of a kernel probe's thread
-		 * are not its context's (kprov.bpf.h); the effective ids
-		 * and the session: its prologue's record has no code for
-		 * them (cgen.c has only a uprobe's) */
+		/* the effective ids and the session: its prologue's
+		 * record has no code for them (cgen.c has only a
+		 * uprobe's) */
 		if (kp_has_prog(p) &&
-		    ((p->needs & (D_NEED_USTACK | D_NEED_ECRED | D_NEED_SESS)) ||
+		    ((p->needs & (D_NEED_ECRED | D_NEED_SESS)) ||
 		     !pv->cg_pro || !pv->cg_pro(c, p, NULL, NULL)))
 			return false;
 	}
@@ -190,6 +195,9 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	kpro.idmax = k.idmax;
 	if (k.id) /* the program reads which probe hit (cgen.c's kp_ident()) */
 		*k.id = (struct cgk_id){p->idx, p->dp.id};
+	kpro.ureg = k.ureg;
+	/* kprov.bpf.h's kprov_btf: bpf_task_pt_regs() needs it */
+	kpro.btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 	kpro.parent1 = kp->kconf.task_real_parent;
 	kpro.tgid1 = kp->kconf.task_tgid;
 	m.kp = &kpro;
@@ -201,6 +209,8 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	s.nargs = k.nargs;
 	s.strmask = k.strmask;
 	s.comm = (p->needs & D_NEED_EXECNAME) != 0;
+	/* the user stack's KiB, as kp_cookie() and ksys give it */
+	s.ustk = kp_ustk(c, p);
 	/* kprov.bpf.h's records: the argument area where the run reads it */
 	s.psargs = psargs_wanted(c);
 	m.hzfree = &hzfree;

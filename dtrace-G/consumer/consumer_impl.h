@@ -911,6 +911,23 @@ struct cgen_kpro {
 	size_t in;
 	int idmap;
 	uint32_t idmax;
+	/* where ustack()'s user registers are (enum cgk_ureg), and
+	 * whether the kernel has the BTF bpf_task_pt_regs() needs */
+	uint8_t ureg;
+	bool btf;
+};
+/*
+ * Where a kernel probe's program finds the user registers of the
+ * thread it fired in (cgen.c's kp_uregs(), as kprov.bpf.h's programs
+ * find them): those saved at the top of its kernel stack
+ * (bpf_task_pt_regs(): a tracepoint's), a raw tracepoint's struct
+ * pt_regs * (sys_enter's and sys_exit's args[0]), or a perf event's
+ * own where the sample interrupted user mode, else the saved ones.
+ */
+enum cgk_ureg {
+	CGK_UREG_TASK,
+	CGK_UREG_RAW,
+	CGK_UREG_PERF,
 };
 int16_t cgen_arg_slot(unsigned i);
 bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,

@@ -151,6 +151,9 @@ struct cgk {
 	int idmap1;
 	uint32_t idmax;
 	struct cgk_id *id;
+	/* where ustack()'s user registers are (consumer_impl.h's enum
+	 * cgk_ureg; 0, CGK_UREG_TASK: the saved ones) */
+	uint8_t ureg;
 };
 /* one instruction (BPF_LDX | BPF_MEM | BPF_DW, ...) */
 void cgk_put(struct cgk *k, uint8_t code, uint8_t dst, uint8_t src,

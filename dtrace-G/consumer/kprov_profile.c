@@ -288,6 +288,7 @@ static bool prof_cg_pro(const struct consumer *c, const struct kprobe *p,
 		return true;
 	k->type = BPF_PROG_TYPE_PERF_EVENT;
 	k->nargs = 2;
+	k->ureg = CGK_UREG_PERF; /* ustack(): the sample's, in user mode */
 	cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 1, 6, PROF_MODE_OFF, 0);
 	cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 2, 6, PROF_PC_OFF, 0);
 	cgk_put(k, BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0);

@@ -509,6 +509,8 @@ static bool sys_cg_pro(const struct consumer *c, const struct kprobe *p,
 	if (!k)
 		return true;
 	k->type = raw ? BPF_PROG_TYPE_RAW_TRACEPOINT : BPF_PROG_TYPE_TRACEPOINT;
+	/* ustack(): the call's pt_regs, or those saved on entry */
+	k->ureg = raw ? CGK_UREG_RAW : CGK_UREG_TASK;
 	k->self = true; /* dtrace's own calls are not traced (kprov.c) */
 	if (raw && kind_count(c->kp, p->n.kind) > 1) {
 		/* the probe read at the hit: probes whose code is the

@@ -32,7 +32,8 @@
 #    clauses the generated programs run, on eight threads too, what
 #    user space and the generic program give;
 #  - the kernel providers' programs (syscall, profile) and ustack()'s
-#    stack copy load and give results, and so does the unwinder that
+#    stack copy load and give results (at profile-N and a system call
+#    in generated programs), and so does the unwinder that
 #    walks the stack in the kernel (bpf/unw.bpf.c), at a USDT probe and at profile-N
 #    (tests/data/kstack/kstk.c's main -> outer -> inner, unwound by its
 #    CFI); so does copyin()'s copy at the hit (the program's memmask
@@ -372,9 +373,13 @@ check "ustack()'s stack walk in the kernel loads" \
 		! grep -q 'no stack walk in the kernel' bv.err"
 grep -q 'no stack walk' bv.err && diag "$(tail -n 40 bv.err)"
 rm -f bs.txt
-DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bs.txt \
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bs.txt \
 	-n 'profile-997 /pid == $target/ { @s[ustack()] = count(); }' \
 	-c "/kt/kstk spin 300" >bs.prog 2>bs.err </dev/null
+# (its program generated, ../cgen.c's kp_uregs(): 6.1's verifier takes
+# bpf_task_pt_regs() in a perf event's program)
+check "ustack() at profile-997: a generated program" \
+	grep -q '^dtrace: BPF: [0-9]* generated program' bs.err
 bs_k=$(grep -o 'kstk`[a-z_]*' bs.txt | grep -A2 -x 'kstk`inner' | head -n 3 |
 	paste -sd' ' -)
 expect_eq "ustack() at profile-997 names kstk's inner, outer, main" \
@@ -383,9 +388,11 @@ expect_eq "ustack() at profile-997 names kstk's inner, outer, main" \
 	diag "$(head -n 40 bs.txt; tail -n 40 bs.err)"
 # at write(2)'s own tracepoint (bpf_task_pt_regs()) and at proc:::exit
 rm -f bw.txt bx.txt
-DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bw.txt \
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bw.txt \
 	-n 'syscall::write:entry /pid == $target/ { @w[ustack()] = count(); }' \
 	-c "/kt/kstk write 2" >bw.prog 2>bw.err </dev/null
+check "ustack() at syscall::write:entry: a generated program" \
+	grep -q '^dtrace: BPF: [0-9]* generated program' bw.err
 bw_k=$(sed -n 's/^ *\(kstk`[a-z_]*\).*/\1/p' bw.txt | paste -sd' ' -)
 expect_eq "ustack() at syscall::write:entry names do_write, main" \
 	"kstk\`do_write kstk\`main kstk\`_start" "$bw_k"

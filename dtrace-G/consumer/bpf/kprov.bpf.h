@@ -27,7 +27,7 @@
  *
  * These are the generic programs, a run's when DTRACE_CGEN=0 or when
  * its kernel probes' clauses do not fit a generated program
- * (../cgen_kprov.c's kprov_cg_fits(): ustack(), the effective ids, the
+ * (../cgen_kprov.c's kprov_cg_fits(): the effective ids, the
  * session).  Otherwise the run's programs are generated from its
  * clauses (../cgen_kprov.c, with each provider's prologue in its file)
  * and this object is not loaded at all.  What they do there, the same
@@ -79,7 +79,9 @@
  * has no stack.  arm64's 33 registers are in the per-CPU uregs_buf
  * (UREGS(), as a USDT hit's: on the BPF stack they would pass the
  * verifier's 512 bytes), read from struct user_pt_regs as they lie,
- * which is the order uregs.h numbers them in.
+ * which is the order uregs.h numbers them in.  The generated programs
+ * read them from the same places (../cgen.c's kp_uregs()): change one,
+ * change both.
  */
 #ifndef KPROV_BPF_BPF_H
 #define KPROV_BPF_BPF_H

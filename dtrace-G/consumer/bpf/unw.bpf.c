@@ -15,7 +15,9 @@
  * the count every change of the mappings moves, reads as it did before
  * the check: uvc, where the kernel keeps that count), then its row (a
  * binary search in urows) gives the CFA, the return address and the
- * caller's rbp (unw_bpf.h).  On success it
+ * caller's rbp (unw_bpf.h); the module and row of a pc the thread found
+ * before in the same slot filling come from its uvc (uw_rc) instead of
+ * the two searches.  On success it
  * appends the registers, as a copy's record has them, and the pcs
  * found instead of the stack's bytes, flags the record UBPF_RF_USTACK
  * | UBPF_RF_UPCS and outputs it itself, as the generated program would
@@ -71,7 +73,7 @@ struct vm_area_struct {
 /* a seqcount_t where the kernel has per-VMA locks and the count made
  * one (6.18); an int before that (6.4 on: bumped at unlock only), which
  * CO-RE does not match to this struct; none before 6.4 (Debian's 6.1):
- * then uvc is not used and every walk checks */
+ * then uvc keeps no checks (its frames only) and every walk checks */
 struct mm_struct {
 	struct {
 		unsigned int sequence;
@@ -149,16 +151,41 @@ struct {
 } useen SEC(".maps");
 
 /*
+ * The frames a thread found before: what a pc's two searches gave (its
+ * module and that module's row), by the slot filling and the pc, which
+ * say it all -- a filling's modules are written before upx points at
+ * it and never again (a slot reused is a new gen), a file's rows never
+ * change while the run lasts -- so an entry is the searches' own
+ * answer.  Direct-mapped (UW_RC entries, the pc's bits), filled only
+ * where both searches found a row and the mapping was checked; gen 0
+ * is no filling's (uw_px.gen starts at 1), so an entry never written
+ * matches nothing.  Kept in the thread's uvc: only the thread's own
+ * hits read and write it, one at a time (a per-CPU map would be shared
+ * with another thread's program where a uprobe_multi program, run
+ * with migration but not preemption off, is preempted mid-write).
+ */
+#define UW_RC 16
+struct uw_rc {
+	__u64 adj;
+	__u32 gen, mi;
+	struct uw_mod m;
+	struct uw_row r;
+};
+
+/*
  * Per thread, the modules of its slot bpf_find_vma() found unchanged
  * while mm_lock_seq was seq (even): the bits of mask.  Reused by a
  * later hit of the thread only for the same slot filling (slot, gen,
  * xid) while mm_lock_seq still reads seq, and within 250 jiffies of t
  * (2.5 s at most, HZ 100; 2^31 write locks take minutes: the 32-bit
- * count cannot have come round).  A task's storage goes with it.
+ * count cannot have come round).  And the frames it found (rc).  A
+ * task's storage goes with it.
  */
 struct uw_vc {
+	struct uw_rc rc[UW_RC]; /* first: its address is the value's */
 	__u64 t, xid;
 	__u32 seq, mask, slot, gen;
+	__u32 ci, pad; /* step()'s index into rc */
 };
 
 struct {
@@ -314,7 +341,7 @@ static __always_inline void vc_add(struct walk *w, __u32 mi)
 	struct uw_vc *vc;
 
 	if (seq & 1)
-		return; /* (and no task storage call at all on 6.1) */
+		return; /* (and no checks kept at all on 6.1) */
 	vc = bpf_task_storage_get(&uvc, t, 0, 0);
 	if (vc && vc->slot == w->slot && vc->gen == w->gen && vc->seq == seq)
 		vc->mask |= 1u << mi;
@@ -329,16 +356,21 @@ static __always_inline void vc_add(struct walk *w, __u32 mi)
  * are at most a few hundred, so the searches end there, and each
  * bpf_loop() step is an indirect call (a return thunk on this CPU);
  * eight halvings cost the verifier little (26,300 instructions in all
- * on 6.18, 22,700 with five, 16,000 with none).
+ * on 6.18, 22,700 with five, 16,000 with none).  And a pc found
+ * before, by this thread in this slot filling, is not searched again:
+ * its uw_rc gives the module and row (the same hit after hit at a probe, and
+ * then the walk's cost is the stack's reads).
  */
 static long step(__u32 f, void *arg)
 {
 	struct walk *w = arg;
-	__u32 z = 0, lo;
+	__u32 z = 0, lo, ci;
 	struct cgb *b = bpf_map_lookup_elem(&cgbuf, &z);
 	struct modq mq = {};
 	struct rowq rq;
-	struct uw_row *r;
+	struct uw_row *r, row;
+	struct uw_rc *rc;
+	struct uw_vc *vc;
 	__u64 cfa, ra, bp;
 
 	if (!b || f >= UW_MAXFR)
@@ -347,23 +379,33 @@ static long step(__u32 f, void *arg)
 	w->n = f + 1;
 	/* libdwfl looks a caller's frame up at its return address - 1 */
 	mq.adj = w->pc - (f ? 1 : 0);
+	/* found before (uw_rc): the module and row the searches give */
+	ci = (__u32)(mq.adj ^ (mq.adj >> 8)) & (UW_RC - 1);
+	vc = bpf_task_storage_get(&uvc, bpf_get_current_task_btf(), 0, 0);
+	rc = 0;
+	if (vc) {
+		/* the index through the map's memory: its bound is then
+		 * the mask's alone, no precision traced back to w->pc in
+		 * the caller's stack (which meets a 6.18 verifier bug,
+		 * "stack slot 18, total slots 12") */
+		*(volatile __u32 *)&vc->ci = ci;
+		ci = *(volatile __u32 *)&vc->ci & (UW_RC - 1);
+		rc = &vc->rc[ci];
+	}
+	if (rc && rc->adj == mq.adj && rc->gen == w->gen &&
+	    rc->mi < UW_MAXMODS) {
+		mq.mi = rc->mi;
+		__builtin_memcpy(&mq.m, &rc->m, sizeof(mq.m));
+		__builtin_memcpy(&row, &rc->r, sizeof(row));
+		rc = NULL; /* nothing to keep */
+		goto found;
+	}
 	mq.slot = w->slot;
 	mq.nmods = w->nmods;
 	mq.mi = UW_MAXMODS;
 	bpf_loop(UW_MAXMODS, mod_step, &mq, 0);
 	if (mq.mi >= UW_MAXMODS)
 		return 1;
-	if (!(w->vmask & (1u << mq.mi))) {
-		struct vma g = {};
-
-		if (bpf_find_vma(bpf_get_current_task_btf(), mq.adj, vma_cb, &g,
-				 0) ||
-		    !g.file || g.start > mq.m.start || g.end < mq.m.end ||
-		    g.ino != mq.m.ino || g.dev != mq.m.dev)
-			return 1;
-		w->vmask |= 1u << mq.mi;
-		vc_add(w, mq.mi);
-	}
 	rq.rel = mq.adj - mq.m.bias;
 	rq.lo = mq.m.lo;
 	rq.hi = mq.m.hi;
@@ -386,6 +428,27 @@ static long step(__u32 f, void *arg)
 	r = bpf_map_lookup_elem(&urows, &lo);
 	if (rq.lo + 1 != rq.hi || !r || r->pc > rq.rel)
 		return 1;
+	__builtin_memcpy(&row, r, sizeof(row));
+found:
+	if (!(w->vmask & (1u << mq.mi))) {
+		struct vma g = {};
+
+		if (bpf_find_vma(bpf_get_current_task_btf(), mq.adj, vma_cb, &g,
+				 0) ||
+		    !g.file || g.start > mq.m.start || g.end < mq.m.end ||
+		    g.ino != mq.m.ino || g.dev != mq.m.dev)
+			return 1;
+		w->vmask |= 1u << mq.mi;
+		vc_add(w, mq.mi);
+	}
+	if (rc) { /* for the next hit at this pc (the mapping checked) */
+		rc->adj = mq.adj;
+		rc->mi = mq.mi;
+		__builtin_memcpy(&rc->m, &mq.m, sizeof(rc->m));
+		__builtin_memcpy(&rc->r, &row, sizeof(rc->r));
+		rc->gen = w->gen;
+	}
+	r = &row;
 	if (r->kind == UW_K_END) {
 		w->done = 1;
 		return 1;
@@ -427,6 +490,7 @@ static __always_inline __u32 walk(struct walk *w, struct ureg *ctx,
 	__u64 xid = t->self_exec_id;
 	__u32 want, first, n, seq;
 	struct uw_px *px;
+	struct uw_vc *vc;
 
 	px = bpf_map_lookup_elem(&upx, &tgid);
 	if (!px || px->xid != xid) { /* no tables of this image yet */
@@ -463,12 +527,11 @@ static __always_inline __u32 walk(struct walk *w, struct ureg *ctx,
 	 * during them leaves a count that no longer matches.
 	 */
 	seq = mm_seq(t);
-	if (!(seq & 1)) {
-		struct uw_vc *vc = bpf_task_storage_get(
-			&uvc, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	vc = bpf_task_storage_get(&uvc, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!(seq & 1) && vc) {
 		__u64 now = bpf_jiffies64();
 
-		if (vc && vc->seq == seq && vc->xid == xid &&
+		if (vc->seq == seq && vc->xid == xid &&
 		    vc->slot == px->slot && vc->gen == px->gen &&
 		    now - vc->t < 250) {
 			w->vmask = vc->mask;

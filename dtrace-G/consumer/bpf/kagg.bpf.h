@@ -154,10 +154,11 @@ static __always_inline __u16 kqbucket(__s64 v)
 	return b < 0 ? 0 : (__u16)b;
 }
 
-static __always_inline __u16 klqbucket(__s64 v, const struct ubpf_kop *o)
+/* lquantize()'s bucket: base, step and levels a ubpf_kop's imm, step
+ * and levels */
+static __always_inline __u16 klqbucket(__s64 v, __s64 base, __s64 step,
+				       __s64 levels)
 {
-	__s64 base = o->imm, step = o->step, levels = o->levels;
-
 	if (v < base)
 		return 0;
 	if (v >= base + levels * step)
@@ -254,11 +255,31 @@ static __always_inline void kval_update(struct ubpf_kval *kv, __u8 fn,
 	}
 }
 
+/*
+ * kalu() and the bucket of fn's aggregation as global functions (BPF-to-
+ * BPF calls): the verifier checks each body once, on its own, and a call
+ * as one that returns any value.  Inlined, kalu()'s 26 cases and
+ * kfls()'s six halvings each went on as a state of its own through the
+ * rest of kstep() and kagg_direct().  kfix.bpf.h keeps the inlined ones,
+ * whose .rodata constants the verifier prunes.
+ */
+__attribute__((noinline)) __s64 ubpf_kalu(__u32 op, __s64 a, __s64 b)
+{
+	return kalu((__u8)op, a, b);
+}
+
+__attribute__((noinline)) __u64 ubpf_kbucket(__u32 fn, __s64 v,
+					      __s64 base, __u32 step,
+					      __u32 levels)
+{
+	return fn == UBPF_F_QUANTIZE	? kqbucket(v)
+	       : fn == UBPF_F_LQUANTIZE ? klqbucket(v, base, step, levels)
+					: 0;
+}
+
 static __always_inline __u16 kbucket(const struct ubpf_kop *o, __s64 v)
 {
-	return o->n == UBPF_F_QUANTIZE	  ? kqbucket(v)
-	       : o->n == UBPF_F_LQUANTIZE ? klqbucket(v, o)
-					  : 0;
+	return (__u16)ubpf_kbucket(o->n, v, o->imm, o->step, o->levels);
 }
 
 static __always_inline void kdrop(void)
@@ -373,7 +394,7 @@ static long kstep(__u64 i, void *ctx)
 	default:
 		if (eop < UBPF_K_ADD || eop > UBPF_K_LXOR)
 			return 1;
-		r = kalu(eop, a, b);
+		r = ubpf_kalu(eop, a, b);
 		break;
 	}
 	if (op == UBPF_K_PRED) {
@@ -411,7 +432,8 @@ static __always_inline __s64 kd_val(const struct ubpf_kdval *d,
 	if (d->op == UBPF_K_AND)
 		v = (__s64)sized((__u64)(v & d->imm), d->osz, d->osg);
 	else if (d->op != UBPF_KD_NONE)
-		v = (__s64)sized((__u64)kalu(d->op, v, d->imm), d->osz, d->osg);
+		v = (__s64)sized((__u64)ubpf_kalu(d->op, v, d->imm), d->osz,
+				 d->osg);
 	return v;
 }
 

@@ -376,10 +376,24 @@ static __always_inline __u64 arg_fetch_s(__u64 reg, __u8 kind, __u8 size,
 	return sized(v, size, sgn);
 }
 
+/*
+ * arg_fetch_s() as a global function (a BPF-to-BPF call): the verifier
+ * checks its body once, on its own, and each call site as one call
+ * returning any value, where inlined its kind, size and sign branches
+ * multiplied the states of every loop it was in.  kfix.bpf.h keeps the
+ * inlined one, whose .rodata constants the verifier prunes.
+ */
+__attribute__((noinline)) __u64 ubpf_arg_fetch(__u64 reg, __u32 kind,
+						__u32 size, __u32 sgn,
+						__s64 off)
+{
+	return arg_fetch_s(reg, (__u8)kind, (__u8)size, (__u8)sgn, off);
+}
+
 /* Argument a, whose register (a->reg) holds reg. */
 static __always_inline __u64 arg_fetch(__u64 reg, const struct ubpf_arg *a)
 {
-	return arg_fetch_s(reg, a->kind, a->size, a->sgn, a->off);
+	return ubpf_arg_fetch(reg, a->kind, a->size, a->sgn, a->off);
 }
 
 static __always_inline __u64 arg_of(const __u64 *R, const struct ubpf_arg *a)

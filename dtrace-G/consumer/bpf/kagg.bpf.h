@@ -509,7 +509,7 @@ static __always_inline int kagg_hit(__u32 ev, __u64 pt,
 	const struct ubpf_kplan *pl = kplan_of(ev, (__u32)(pt >> 32));
 	struct kctx kc;
 	struct kvm *vm;
-	__u32 zero = 0, i, nargs;
+	__u32 zero = 0, nargs;
 
 	if (!pl)
 		return -1;
@@ -527,8 +527,8 @@ static __always_inline int kagg_hit(__u32 ev, __u64 pt,
 	nargs = e->nargs;
 	/* past the site's arguments, 0, as the records give user space
 	 * (the scratch is per CPU: it would hold the last hit's) */
-	for (i = 0; i < UBPF_MAXARGS; i++)
-		vm->args[i] = i < nargs ? arg_of(Rv, &e->a[i]) : 0;
+	ubpf_args((struct uargv *)vm->args, (const struct uregs_room *)Rv, e,
+		  nargs, 1);
 	vm->pid = (__u32)(pt >> 32);
 	vm->tid = (__u32)pt;
 	vm->sp = vm->pc = 0;

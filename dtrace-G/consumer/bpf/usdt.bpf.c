@@ -233,10 +233,11 @@ static __always_inline void regs_load(__u64 *R, const struct ureg *r)
  * hit's frame would pass the verifier's 512 bytes of stack, so there
  * they are in a per-CPU array, which R is NULL without.
  */
-#if defined(__TARGET_ARCH_arm64)
 struct uregs_room {
 	__u64 r[UBPF_NREG];
 };
+
+#if defined(__TARGET_ARCH_arm64)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -254,7 +255,7 @@ static __always_inline __u64 *uregs_room(void)
 }
 #define UREGS(R) __u64 *R = uregs_room()
 #else
-#define UREGS(R) __u64 R##_room[UBPF_NREG], *R = R##_room
+#define UREGS(R) struct uregs_room R##_room; __u64 *R = R##_room.r
 #endif
 
 static __always_inline __u64 reg_of(const __u64 *R, __u8 n)
@@ -405,6 +406,38 @@ static __always_inline __u64 arg_ctx(const struct ureg *r,
 				     const struct ubpf_arg *a)
 {
 	return arg_fetch(a->kind == UBPF_A_CONST ? 0 : reg_ctx(r, a->reg), a);
+}
+
+/* a hit's arguments, as the record and a plan's run hold them */
+struct uargv {
+	__u64 v[UBPF_MAXARGS];
+};
+
+/*
+ * Arguments 0 to n - 1 of the event e, read from the registers R, into
+ * out; with rest, 0 in the others.  A global function (as
+ * ubpf_arg_fetch()): the verifier checks its loop once, not once per
+ * caller and per state the caller is in.  Its pointers may be NULL to
+ * the verifier, which checks it alone.
+ */
+__attribute__((noinline)) int ubpf_args(struct uargv *out,
+					const struct uregs_room *R,
+					const struct ubpf_ev *e, __u32 n,
+					__u32 rest)
+{
+	__u32 i;
+
+	if (!out || !R || !e)
+		return 0;
+	for (i = 0; i < UBPF_MAXARGS; i++) {
+		if (i < n)
+			out->v[i] = arg_of(R->r, &e->a[i]);
+		else if (rest)
+			out->v[i] = 0;
+		else
+			break;
+	}
+	return 0;
 }
 
 #include "kagg.bpf.h"
@@ -634,6 +667,41 @@ static __always_inline __u32 rec_off(struct ubpf_rec *h, __u32 off)
 	return *(volatile __u16 *)&h->len;
 }
 
+/*
+ * The strings at the arguments of e's strmask, each at off with a
+ * 2-byte length before it, read from the registers R; the offset after
+ * them.  A global function (as ubpf_args()), its loop verified once.
+ */
+__attribute__((noinline)) __u32 ubpf_strs(struct scratch *s, __u32 off,
+					  const struct uregs_room *R,
+					  const struct ubpf_ev *e)
+{
+	struct ubpf_rec *h;
+	__u32 i;
+
+	if (!s || !R || !e)
+		return off;
+	h = (struct ubpf_rec *)s->b;
+	for (i = 0; i < UBPF_MAXARGS; i++) {
+		__u16 *lp;
+		long n;
+
+		if (!(e->strmask & (1u << i)))
+			continue;
+		off &= UBPF_SCRATCH / 2 - 1;
+		lp = (__u16 *)(s->b + off);
+		n = bpf_probe_read_user_str(s->b + off + 2, UBPF_STRMAX,
+					    (const void *)arg_of(R->r,
+								 &e->a[i]));
+		if (n < 0)
+			n = 0;
+		*lp = (__u16)n;
+		off += 2 + (__u32)n;
+		off = rec_off(h, off);
+	}
+	return off;
+}
+
 static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 				     const int wr)
 {
@@ -643,7 +711,7 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	struct scratch *s;
 	struct ubpf_rec *h;
 	__u64 *args;
-	__u32 off, nargs, i;
+	__u32 off, nargs;
 	__u32 *hv = 0;
 	int k;
 
@@ -681,11 +749,8 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	else
 		__builtin_memset(h->comm, 0, sizeof(h->comm));
 	args = (__u64 *)(s->b + sizeof(*h));
-	for (i = 0; i < UBPF_MAXARGS; i++) {
-		if (i >= nargs)
-			break;
-		args[i] = arg_of(R, &e->a[i]);
-	}
+	ubpf_args((struct uargv *)args, (const struct uregs_room *)R, e,
+		  nargs, 0);
 	off = sizeof(*h) + 8 * nargs;
 	if (vt) /* the thread's on-CPU time (vtime.bpf.h) */
 		off = vtime_rec(s, off, h);
@@ -700,22 +765,7 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	if (e->psargs)
 		off = psargs_rec(s, off, h);
 	off = rec_off(h, off);
-	for (i = 0; i < UBPF_MAXARGS; i++) {
-		__u16 *lp;
-		long n;
-
-		if (!(e->strmask & (1u << i)))
-			continue;
-		off &= UBPF_SCRATCH / 2 - 1;
-		lp = (__u16 *)(s->b + off);
-		n = bpf_probe_read_user_str(s->b + off + 2, UBPF_STRMAX,
-					    (const void *)arg_of(R, &e->a[i]));
-		if (n < 0)
-			n = 0;
-		*lp = (__u16)n;
-		off += 2 + (__u32)n;
-		off = rec_off(h, off);
-	}
+	off = ubpf_strs(s, off, (const struct uregs_room *)R, e);
 	/*
 	 * copyin(argN, size) of one argument (bpf.c's ev_mem() picks it):
 	 * straight-line code.  A loop over every argument, unrolled or

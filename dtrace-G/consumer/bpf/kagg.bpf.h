@@ -18,6 +18,10 @@
  * (UBPF_RF_KAGG) that the kernel ran the others, so user space runs
  * exactly the rest.
  *
+ * What a plan does per argument, per operator and per bucket is in
+ * global functions (ubpf_args(), ubpf_kalu(), ubpf_kbucket()), which
+ * the verifier checks once each (usdt.bpf.c: Verification).
+ *
  * Per-CPU values are updated without atomics: a uprobe's programs run
  * with preemption off (trace_call_bpf()), one at a time per CPU.
  */
@@ -106,36 +110,28 @@ static __always_inline __s64 *kslot(struct kvm *vm, __u32 i)
 	return &vm->st[x & (UBPF_KSTACK - 1)];
 }
 
-/* the highest bit set, 1-based; 0 for 0 */
+/*
+ * The highest bit set, 1-based; 0 for 0.  Without branches, so the
+ * verifier walks one path, not one per bit found: each step halves the
+ * width searched, and s is 1 exactly when x >> k is not 0 (x >> k is
+ * below 2^32 there, so adding 2^32 - 1 carries into bit 32 just then).
+ */
 static __always_inline int kfls(__u64 x)
 {
-	int n = 1;
+	__u64 n = 0, s;
 
-	if (!x)
-		return 0;
-	if (x >> 32) {
-		n += 32;
-		x >>= 32;
-	}
-	if (x >> 16) {
-		n += 16;
-		x >>= 16;
-	}
-	if (x >> 8) {
-		n += 8;
-		x >>= 8;
-	}
-	if (x >> 4) {
-		n += 4;
-		x >>= 4;
-	}
-	if (x >> 2) {
-		n += 2;
-		x >>= 2;
-	}
-	if (x >> 1)
-		n += 1;
-	return n;
+#define KFLS_STEP(k, lg)                                                 \
+	s = (((x >> (k)) + 0xffffffffULL) >> 32) << (lg);                \
+	x >>= s;                                                         \
+	n += s;
+	KFLS_STEP(32, 5)
+	KFLS_STEP(16, 4)
+	KFLS_STEP(8, 3)
+	KFLS_STEP(4, 2)
+	KFLS_STEP(2, 1)
+	KFLS_STEP(1, 0)
+#undef KFLS_STEP
+	return (int)(n + x); /* x is 1 here, or 0 for 0 */
 }
 
 /*

@@ -46,7 +46,17 @@
  * in bounds the verifier need not know multiply its walk.  The record's
  * offset is passed through map memory where it would carry such bounds
  * into the string loop (rec_off()), and a run's optional parts are
- * gated on .rodata constants the verifier prunes.
+ * gated on .rodata constants the verifier prunes.  The work done per
+ * argument, per string and per plan instruction is in global functions
+ * (BPF-to-BPF calls: ubpf_arg_fetch(), ubpf_args(), ubpf_strs(), and
+ * kagg.bpf.h's ubpf_kalu() and ubpf_kbucket()), which the verifier
+ * checks once each, on their own, taking a call as one that returns
+ * any value: inlined, each of their branches went on as a state of its
+ * own through the rest of the caller (usdt_hit 66,665 instructions
+ * verified, 9,324 so).  The strings are copied under bpf_loop(), whose
+ * callback is verified as one iteration, not twelve; only a record
+ * with strings runs it.  Their pointer arguments are NULL to the
+ * verifier until tested, and carry only scalars.
  *
  * Registers.  For a uprobe the program's context is the thread's
  * struct pt_regs (struct ureg below), and the instruction pointer is the
@@ -667,39 +677,63 @@ static __always_inline __u32 rec_off(struct ubpf_rec *h, __u32 off)
 	return *(volatile __u16 *)&h->len;
 }
 
+/* ubpf_strs()'s loop: the record's scratch, the registers, the event's
+ * spec and the offset of the next string */
+struct ustrs {
+	struct scratch *s;
+	const struct uregs_room *R;
+	const struct ubpf_ev *e;
+	__u32 off;
+};
+
+/* The string at argument i, if strmask names it (bpf_loop()'s callback) */
+static long ustr_one(__u64 i, void *ctx)
+{
+	struct ustrs *c = ctx;
+	struct scratch *s = c->s;
+	const struct ubpf_ev *e = c->e;
+	__u32 off = c->off;
+	__u16 *lp;
+	long n;
+
+	if (i >= UBPF_MAXARGS)
+		return 1;
+	if (!(e->strmask & (1u << i)))
+		return 0;
+	off &= UBPF_SCRATCH / 2 - 1;
+	lp = (__u16 *)(s->b + off);
+	n = bpf_probe_read_user_str(s->b + off + 2, UBPF_STRMAX,
+				    (const void *)arg_of(c->R->r, &e->a[i]));
+	if (n < 0)
+		n = 0;
+	*lp = (__u16)n;
+	off += 2 + (__u32)n;
+	c->off = rec_off((struct ubpf_rec *)s->b, off);
+	return 0;
+}
+
 /*
- * The strings at the arguments of e's strmask, each at off with a
- * 2-byte length before it, read from the registers R; the offset after
- * them.  A global function (as ubpf_args()), its loop verified once.
+ * The strings at the arguments of e's strmask, in argument order, each
+ * at off with a 2-byte length before it (0 bytes where the read
+ * faults), read from the registers R; the offset after them.  A global
+ * function (as ubpf_args()), its loop under bpf_loop(): the callback is
+ * verified as one pass, where the unrolled loop's 12 copies were each
+ * walked with the strmask bit set and clear.
  */
 __attribute__((noinline)) __u32 ubpf_strs(struct scratch *s, __u32 off,
 					  const struct uregs_room *R,
 					  const struct ubpf_ev *e)
 {
-	struct ubpf_rec *h;
-	__u32 i;
+	struct ustrs c;
 
 	if (!s || !R || !e)
 		return off;
-	h = (struct ubpf_rec *)s->b;
-	for (i = 0; i < UBPF_MAXARGS; i++) {
-		__u16 *lp;
-		long n;
-
-		if (!(e->strmask & (1u << i)))
-			continue;
-		off &= UBPF_SCRATCH / 2 - 1;
-		lp = (__u16 *)(s->b + off);
-		n = bpf_probe_read_user_str(s->b + off + 2, UBPF_STRMAX,
-					    (const void *)arg_of(R->r,
-								 &e->a[i]));
-		if (n < 0)
-			n = 0;
-		*lp = (__u16)n;
-		off += 2 + (__u32)n;
-		off = rec_off(h, off);
-	}
-	return off;
+	c.s = s;
+	c.R = R;
+	c.e = e;
+	c.off = off;
+	bpf_loop(UBPF_MAXARGS, ustr_one, &c, 0);
+	return c.off;
 }
 
 static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
@@ -765,7 +799,8 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	if (e->psargs)
 		off = psargs_rec(s, off, h);
 	off = rec_off(h, off);
-	off = ubpf_strs(s, off, (const struct uregs_room *)R, e);
+	if (e->strmask)
+		off = ubpf_strs(s, off, (const struct uregs_room *)R, e);
 	/*
 	 * copyin(argN, size) of one argument (bpf.c's ev_mem() picks it):
 	 * straight-line code.  A loop over every argument, unrolled or

@@ -18,9 +18,11 @@
  * (UBPF_RF_KAGG) that the kernel ran the others, so user space runs
  * exactly the rest.
  *
- * What a plan does per argument, per operator and per bucket is in
- * global functions (ubpf_args(), ubpf_kalu(), ubpf_kbucket()), which
- * the verifier checks once each (usdt.bpf.c: Verification).
+ * A plan's arguments are fetched, and a direct plan's operator and
+ * bucket computed, in global functions (ubpf_args(), ubpf_kalu(),
+ * ubpf_kbucket()), which the verifier checks once each; kstep(), a
+ * callback verified as one pass, inlines them (usdt.bpf.c:
+ * Verification, on the stack's frames).
  *
  * Per-CPU values are updated without atomics: a uprobe's programs run
  * with preemption off (trace_call_bpf()), one at a time per CPU.
@@ -253,11 +255,12 @@ static __always_inline void kval_update(struct ubpf_kval *kv, __u8 fn,
 
 /*
  * kalu() and the bucket of fn's aggregation as global functions (BPF-to-
- * BPF calls): the verifier checks each body once, on its own, and a call
- * as one that returns any value.  Inlined, kalu()'s 26 cases and
- * kfls()'s six halvings each went on as a state of its own through the
- * rest of kstep() and kagg_direct().  kfix.bpf.h keeps the inlined ones,
- * whose .rodata constants the verifier prunes.
+ * BPF calls), for kagg_direct(): the verifier checks each body once, on
+ * its own, and a call as one that returns any value.  Inlined, kalu()'s
+ * 26 cases each went on as a state of its own through the rest of
+ * kagg_direct(), once per operand.  kfix.bpf.h keeps the inlined ones,
+ * whose .rodata constants the verifier prunes; kstep() too
+ * (kbucket_in()).
  */
 __attribute__((noinline)) __s64 ubpf_kalu(__u32 op, __s64 a, __s64 b)
 {
@@ -278,6 +281,22 @@ static __always_inline __u16 kbucket(const struct ubpf_kop *o, __s64 v)
 	return (__u16)ubpf_kbucket(o->n, v, o->imm, o->step, o->levels);
 }
 
+/*
+ * kbucket() inlined, for kstep(): a bpf_loop() callback, whose frame
+ * (40 bytes, 64 as 6.1's verifier rounds it) with a call's below it
+ * would pass the 512 bytes of stack a chain of frames may have where
+ * the program's own frame is as large as kprov.bpf.h's (6.1: "combined
+ * stack size of 3 calls is 544").  The callback is verified as one
+ * pass, so its branches cost little there.
+ */
+static __always_inline __u16 kbucket_in(const struct ubpf_kop *o, __s64 v)
+{
+	return o->n == UBPF_F_QUANTIZE	  ? kqbucket(v)
+	       : o->n == UBPF_F_LQUANTIZE ? klqbucket(v, o->imm, o->step,
+						      o->levels)
+					  : 0;
+}
+
 static __always_inline void kdrop(void)
 {
 	__u32 z = 0;
@@ -294,7 +313,7 @@ static __always_inline void kagg_update(struct kvm *vm,
 	__u32 z;
 
 	vm->key.agg = o->agg;
-	vm->key.bucket = kbucket(o, v);
+	vm->key.bucket = kbucket_in(o, v);
 	if (o->flags & UBPF_KF_FLAT) {
 		z = (__u32)o->slot + vm->key.bucket;
 		kv = bpf_map_lookup_elem(&kflat, &z);
@@ -390,7 +409,7 @@ static long kstep(__u64 i, void *ctx)
 	default:
 		if (eop < UBPF_K_ADD || eop > UBPF_K_LXOR)
 			return 1;
-		r = ubpf_kalu(eop, a, b);
+		r = kalu(eop, a, b); /* inlined: kbucket_in() */
 		break;
 	}
 	if (op == UBPF_K_PRED) {

@@ -47,16 +47,23 @@
  * offset is passed through map memory where it would carry such bounds
  * into the string loop (rec_off()), and a run's optional parts are
  * gated on .rodata constants the verifier prunes.  The work done per
- * argument, per string and per plan instruction is in global functions
- * (BPF-to-BPF calls: ubpf_arg_fetch(), ubpf_args(), ubpf_strs(), and
- * kagg.bpf.h's ubpf_kalu() and ubpf_kbucket()), which the verifier
- * checks once each, on their own, taking a call as one that returns
- * any value: inlined, each of their branches went on as a state of its
- * own through the rest of the caller (usdt_hit 66,665 instructions
- * verified, 9,324 so).  The strings are copied under bpf_loop(), whose
- * callback is verified as one iteration, not twelve; only a record
- * with strings runs it.  Their pointer arguments are NULL to the
- * verifier until tested, and carry only scalars.
+ * argument and per string, and a direct plan's operator and bucket,
+ * are in global functions (BPF-to-BPF calls: ubpf_arg_fetch(),
+ * ubpf_args(), ubpf_strs(), kagg.bpf.h's ubpf_kalu() and
+ * ubpf_kbucket()), which the verifier checks once each, on their own,
+ * taking a call as one that returns any value: inlined, each of their
+ * branches went on as a state of its own through the rest of the
+ * caller (usdt_hit 66,665 instructions verified, 12,048 so).  Their
+ * pointer arguments are NULL to the verifier until tested, and carry
+ * only scalars.  The strings are copied under bpf_loop(), whose
+ * callback is verified as one pass, not twelve; only a record with
+ * strings runs it.  Stack: Debian 6.1's verifier allows 512 bytes to a
+ * chain of frames, each rounded up to 32 (at least 32), and the
+ * largest programs' own frames (usdt_hit_w, kprov.bpf.h's) take 448,
+ * so no call goes deeper than two frames of 32 or one callback of 64
+ * (kagg.bpf.h's kstep()): the callbacks call no global function but
+ * inline what they need (arg_of_in(), kbucket_in()), as a callback is
+ * verified as one pass anyway.
  *
  * Registers.  For a uprobe the program's context is the thread's
  * struct pt_regs (struct ureg below), and the instruction pointer is the
@@ -412,6 +419,18 @@ static __always_inline __u64 arg_of(const __u64 *R, const struct ubpf_arg *a)
 	return arg_fetch(reg_of(R, a->reg), a);
 }
 
+/*
+ * arg_of() with arg_fetch_s() inlined, for a bpf_loop() callback, which
+ * may not call a global function on 6.1 (the chain of frames would pass
+ * its 512 bytes: kagg.bpf.h's kbucket_in()) and is verified as one pass.
+ */
+static __always_inline __u64 arg_of_in(const __u64 *R,
+				       const struct ubpf_arg *a)
+{
+	return arg_fetch_s(reg_of(R, a->reg), a->kind, a->size, a->sgn,
+			   a->off);
+}
+
 static __always_inline __u64 arg_ctx(const struct ureg *r,
 				     const struct ubpf_arg *a)
 {
@@ -703,7 +722,7 @@ static long ustr_one(__u64 i, void *ctx)
 	off &= UBPF_SCRATCH / 2 - 1;
 	lp = (__u16 *)(s->b + off);
 	n = bpf_probe_read_user_str(s->b + off + 2, UBPF_STRMAX,
-				    (const void *)arg_of(c->R->r, &e->a[i]));
+				    (const void *)arg_of_in(c->R->r, &e->a[i]));
 	if (n < 0)
 		n = 0;
 	*lp = (__u16)n;

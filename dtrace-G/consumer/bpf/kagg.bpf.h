@@ -409,7 +409,7 @@ static long kstep(__u64 i, void *ctx)
 	default:
 		if (eop < UBPF_K_ADD || eop > UBPF_K_LXOR)
 			return 1;
-		r = kalu(eop, a, b); /* inlined: kbucket_in() */
+		r = kalu(eop, a, b); /* not ubpf_kalu(): kbucket_in() */
 		break;
 	}
 	if (op == UBPF_K_PRED) {

@@ -18,6 +18,12 @@
  * (UBPF_RF_KAGG) that the kernel ran the others, so user space runs
  * exactly the rest.
  *
+ * A plan's arguments are fetched, and a direct plan's operator and
+ * bucket computed, in global functions (ubpf_args(), ubpf_kalu(),
+ * ubpf_kbucket()), which the verifier checks once each; kstep(), a
+ * callback verified as one pass, inlines them (usdt.bpf.c:
+ * Verification, on the stack's frames).
+ *
  * Per-CPU values are updated without atomics: a uprobe's programs run
  * with preemption off (trace_call_bpf()), one at a time per CPU.
  */
@@ -106,36 +112,28 @@ static __always_inline __s64 *kslot(struct kvm *vm, __u32 i)
 	return &vm->st[x & (UBPF_KSTACK - 1)];
 }
 
-/* the highest bit set, 1-based; 0 for 0 */
+/*
+ * The highest bit set, 1-based; 0 for 0.  Without branches, so the
+ * verifier walks one path, not one per bit found: each step halves the
+ * width searched, and s is 1 exactly when x >> k is not 0 (x >> k is
+ * below 2^32 there, so adding 2^32 - 1 carries into bit 32 just then).
+ */
 static __always_inline int kfls(__u64 x)
 {
-	int n = 1;
+	__u64 n = 0, s;
 
-	if (!x)
-		return 0;
-	if (x >> 32) {
-		n += 32;
-		x >>= 32;
-	}
-	if (x >> 16) {
-		n += 16;
-		x >>= 16;
-	}
-	if (x >> 8) {
-		n += 8;
-		x >>= 8;
-	}
-	if (x >> 4) {
-		n += 4;
-		x >>= 4;
-	}
-	if (x >> 2) {
-		n += 2;
-		x >>= 2;
-	}
-	if (x >> 1)
-		n += 1;
-	return n;
+#define KFLS_STEP(k, lg)                                                 \
+	s = (((x >> (k)) + 0xffffffffULL) >> 32) << (lg);                \
+	x >>= s;                                                         \
+	n += s;
+	KFLS_STEP(32, 5)
+	KFLS_STEP(16, 4)
+	KFLS_STEP(8, 3)
+	KFLS_STEP(4, 2)
+	KFLS_STEP(2, 1)
+	KFLS_STEP(1, 0)
+#undef KFLS_STEP
+	return (int)(n + x); /* x is 1 here, or 0 for 0 */
 }
 
 /*
@@ -154,10 +152,11 @@ static __always_inline __u16 kqbucket(__s64 v)
 	return b < 0 ? 0 : (__u16)b;
 }
 
-static __always_inline __u16 klqbucket(__s64 v, const struct ubpf_kop *o)
+/* lquantize()'s bucket: base, step and levels a ubpf_kop's imm, step
+ * and levels */
+static __always_inline __u16 klqbucket(__s64 v, __s64 base, __s64 step,
+				       __s64 levels)
 {
-	__s64 base = o->imm, step = o->step, levels = o->levels;
-
 	if (v < base)
 		return 0;
 	if (v >= base + levels * step)
@@ -254,10 +253,47 @@ static __always_inline void kval_update(struct ubpf_kval *kv, __u8 fn,
 	}
 }
 
+/*
+ * kalu() and the bucket of fn's aggregation as global functions (BPF-to-
+ * BPF calls), for kagg_direct(): the verifier checks each body once, on
+ * its own, and a call as one that returns any value.  Inlined, kalu()'s
+ * 26 cases each went on as a state of its own through the rest of
+ * kagg_direct(), once per operand.  kfix.bpf.h keeps the inlined ones,
+ * whose .rodata constants the verifier prunes; kstep() too
+ * (kbucket_in()).
+ */
+__attribute__((noinline)) __s64 ubpf_kalu(__u32 op, __s64 a, __s64 b)
+{
+	return kalu((__u8)op, a, b);
+}
+
+__attribute__((noinline)) __u64 ubpf_kbucket(__u32 fn, __s64 v,
+					      __s64 base, __u32 step,
+					      __u32 levels)
+{
+	return fn == UBPF_F_QUANTIZE	? kqbucket(v)
+	       : fn == UBPF_F_LQUANTIZE ? klqbucket(v, base, step, levels)
+					: 0;
+}
+
 static __always_inline __u16 kbucket(const struct ubpf_kop *o, __s64 v)
 {
+	return (__u16)ubpf_kbucket(o->n, v, o->imm, o->step, o->levels);
+}
+
+/*
+ * kbucket() inlined, for kstep(): a bpf_loop() callback, whose frame
+ * (40 bytes, 64 as 6.1's verifier rounds it) with a call's below it
+ * would pass the 512 bytes of stack a chain of frames may have where
+ * the program's own frame is as large as kprov.bpf.h's (6.1: "combined
+ * stack size of 3 calls is 544").  The callback is verified as one
+ * pass, so its branches cost little there.
+ */
+static __always_inline __u16 kbucket_in(const struct ubpf_kop *o, __s64 v)
+{
 	return o->n == UBPF_F_QUANTIZE	  ? kqbucket(v)
-	       : o->n == UBPF_F_LQUANTIZE ? klqbucket(v, o)
+	       : o->n == UBPF_F_LQUANTIZE ? klqbucket(v, o->imm, o->step,
+						      o->levels)
 					  : 0;
 }
 
@@ -277,7 +313,7 @@ static __always_inline void kagg_update(struct kvm *vm,
 	__u32 z;
 
 	vm->key.agg = o->agg;
-	vm->key.bucket = kbucket(o, v);
+	vm->key.bucket = kbucket_in(o, v);
 	if (o->flags & UBPF_KF_FLAT) {
 		z = (__u32)o->slot + vm->key.bucket;
 		kv = bpf_map_lookup_elem(&kflat, &z);
@@ -373,7 +409,7 @@ static long kstep(__u64 i, void *ctx)
 	default:
 		if (eop < UBPF_K_ADD || eop > UBPF_K_LXOR)
 			return 1;
-		r = kalu(eop, a, b);
+		r = kalu(eop, a, b); /* not ubpf_kalu(): kbucket_in() */
 		break;
 	}
 	if (op == UBPF_K_PRED) {
@@ -411,7 +447,8 @@ static __always_inline __s64 kd_val(const struct ubpf_kdval *d,
 	if (d->op == UBPF_K_AND)
 		v = (__s64)sized((__u64)(v & d->imm), d->osz, d->osg);
 	else if (d->op != UBPF_KD_NONE)
-		v = (__s64)sized((__u64)kalu(d->op, v, d->imm), d->osz, d->osg);
+		v = (__s64)sized((__u64)ubpf_kalu(d->op, v, d->imm), d->osz,
+				 d->osg);
 	return v;
 }
 
@@ -487,7 +524,7 @@ static __always_inline int kagg_hit(__u32 ev, __u64 pt,
 	const struct ubpf_kplan *pl = kplan_of(ev, (__u32)(pt >> 32));
 	struct kctx kc;
 	struct kvm *vm;
-	__u32 zero = 0, i, nargs;
+	__u32 zero = 0, nargs;
 
 	if (!pl)
 		return -1;
@@ -505,8 +542,8 @@ static __always_inline int kagg_hit(__u32 ev, __u64 pt,
 	nargs = e->nargs;
 	/* past the site's arguments, 0, as the records give user space
 	 * (the scratch is per CPU: it would hold the last hit's) */
-	for (i = 0; i < UBPF_MAXARGS; i++)
-		vm->args[i] = i < nargs ? arg_of(Rv, &e->a[i]) : 0;
+	ubpf_args((struct uargv *)vm->args, (const struct uregs_room *)Rv, e,
+		  nargs, 1);
 	vm->pid = (__u32)(pt >> 32);
 	vm->tid = (__u32)pt;
 	vm->sp = vm->pc = 0;

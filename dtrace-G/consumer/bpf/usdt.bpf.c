@@ -46,7 +46,24 @@
  * in bounds the verifier need not know multiply its walk.  The record's
  * offset is passed through map memory where it would carry such bounds
  * into the string loop (rec_off()), and a run's optional parts are
- * gated on .rodata constants the verifier prunes.
+ * gated on .rodata constants the verifier prunes.  The work done per
+ * argument and per string, and a direct plan's operator and bucket,
+ * are in global functions (BPF-to-BPF calls: ubpf_arg_fetch(),
+ * ubpf_args(), ubpf_strs(), kagg.bpf.h's ubpf_kalu() and
+ * ubpf_kbucket()), which the verifier checks once each, on their own,
+ * taking a call as one that returns any value: inlined, each of their
+ * branches went on as a state of its own through the rest of the
+ * caller (usdt_hit 66,665 instructions verified, 12,048 so).  Their
+ * pointer arguments are NULL to the verifier until tested, and carry
+ * only scalars.  The strings are copied under bpf_loop(), whose
+ * callback is verified as one pass, not twelve; only a record with
+ * strings runs it.  Stack: Debian 6.1's verifier allows 512 bytes to a
+ * chain of frames, each rounded up to 32 (at least 32), and the
+ * largest programs' own frames (usdt_hit_w, kprov.bpf.h's) take 448,
+ * so no call goes deeper than two frames of 32 or one callback of 64
+ * (kagg.bpf.h's kstep()): the callbacks call no global function but
+ * inline what they need (arg_of_in(), kbucket_in()), as a callback is
+ * verified as one pass anyway.
  *
  * Registers.  For a uprobe the program's context is the thread's
  * struct pt_regs (struct ureg below), and the instruction pointer is the
@@ -233,10 +250,11 @@ static __always_inline void regs_load(__u64 *R, const struct ureg *r)
  * hit's frame would pass the verifier's 512 bytes of stack, so there
  * they are in a per-CPU array, which R is NULL without.
  */
-#if defined(__TARGET_ARCH_arm64)
 struct uregs_room {
 	__u64 r[UBPF_NREG];
 };
+
+#if defined(__TARGET_ARCH_arm64)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -254,7 +272,7 @@ static __always_inline __u64 *uregs_room(void)
 }
 #define UREGS(R) __u64 *R = uregs_room()
 #else
-#define UREGS(R) __u64 R##_room[UBPF_NREG], *R = R##_room
+#define UREGS(R) struct uregs_room R##_room; __u64 *R = R##_room.r
 #endif
 
 static __always_inline __u64 reg_of(const __u64 *R, __u8 n)
@@ -376,10 +394,24 @@ static __always_inline __u64 arg_fetch_s(__u64 reg, __u8 kind, __u8 size,
 	return sized(v, size, sgn);
 }
 
+/*
+ * arg_fetch_s() as a global function (a BPF-to-BPF call): the verifier
+ * checks its body once, on its own, and each call site as one call
+ * returning any value, where inlined its kind, size and sign branches
+ * multiplied the states of every loop it was in.  kfix.bpf.h keeps the
+ * inlined one, whose .rodata constants the verifier prunes.
+ */
+__attribute__((noinline)) __u64 ubpf_arg_fetch(__u64 reg, __u32 kind,
+						__u32 size, __u32 sgn,
+						__s64 off)
+{
+	return arg_fetch_s(reg, (__u8)kind, (__u8)size, (__u8)sgn, off);
+}
+
 /* Argument a, whose register (a->reg) holds reg. */
 static __always_inline __u64 arg_fetch(__u64 reg, const struct ubpf_arg *a)
 {
-	return arg_fetch_s(reg, a->kind, a->size, a->sgn, a->off);
+	return ubpf_arg_fetch(reg, a->kind, a->size, a->sgn, a->off);
 }
 
 static __always_inline __u64 arg_of(const __u64 *R, const struct ubpf_arg *a)
@@ -387,10 +419,54 @@ static __always_inline __u64 arg_of(const __u64 *R, const struct ubpf_arg *a)
 	return arg_fetch(reg_of(R, a->reg), a);
 }
 
+/*
+ * arg_of() with arg_fetch_s() inlined, for a bpf_loop() callback, which
+ * may not call a global function on 6.1 (the chain of frames would pass
+ * its 512 bytes: kagg.bpf.h's kbucket_in()) and is verified as one pass.
+ */
+static __always_inline __u64 arg_of_in(const __u64 *R,
+				       const struct ubpf_arg *a)
+{
+	return arg_fetch_s(reg_of(R, a->reg), a->kind, a->size, a->sgn,
+			   a->off);
+}
+
 static __always_inline __u64 arg_ctx(const struct ureg *r,
 				     const struct ubpf_arg *a)
 {
 	return arg_fetch(a->kind == UBPF_A_CONST ? 0 : reg_ctx(r, a->reg), a);
+}
+
+/* a hit's arguments, as the record and a plan's run hold them */
+struct uargv {
+	__u64 v[UBPF_MAXARGS];
+};
+
+/*
+ * Arguments 0 to n - 1 of the event e, read from the registers R, into
+ * out; with rest, 0 in the others.  A global function (as
+ * ubpf_arg_fetch()): the verifier checks its loop once, not once per
+ * caller and per state the caller is in.  Its pointers may be NULL to
+ * the verifier, which checks it alone.
+ */
+__attribute__((noinline)) int ubpf_args(struct uargv *out,
+					const struct uregs_room *R,
+					const struct ubpf_ev *e, __u32 n,
+					__u32 rest)
+{
+	__u32 i;
+
+	if (!out || !R || !e)
+		return 0;
+	for (i = 0; i < UBPF_MAXARGS; i++) {
+		if (i < n)
+			out->v[i] = arg_of(R->r, &e->a[i]);
+		else if (rest)
+			out->v[i] = 0;
+		else
+			break;
+	}
+	return 0;
 }
 
 #include "kagg.bpf.h"
@@ -620,6 +696,65 @@ static __always_inline __u32 rec_off(struct ubpf_rec *h, __u32 off)
 	return *(volatile __u16 *)&h->len;
 }
 
+/* ubpf_strs()'s loop: the record's scratch, the registers, the event's
+ * spec and the offset of the next string */
+struct ustrs {
+	struct scratch *s;
+	const struct uregs_room *R;
+	const struct ubpf_ev *e;
+	__u32 off;
+};
+
+/* The string at argument i, if strmask names it (bpf_loop()'s callback) */
+static long ustr_one(__u64 i, void *ctx)
+{
+	struct ustrs *c = ctx;
+	struct scratch *s = c->s;
+	const struct ubpf_ev *e = c->e;
+	__u32 off = c->off;
+	__u16 *lp;
+	long n;
+
+	if (i >= UBPF_MAXARGS)
+		return 1;
+	if (!(e->strmask & (1u << i)))
+		return 0;
+	off &= UBPF_SCRATCH / 2 - 1;
+	lp = (__u16 *)(s->b + off);
+	n = bpf_probe_read_user_str(s->b + off + 2, UBPF_STRMAX,
+				    (const void *)arg_of_in(c->R->r, &e->a[i]));
+	if (n < 0)
+		n = 0;
+	*lp = (__u16)n;
+	off += 2 + (__u32)n;
+	c->off = rec_off((struct ubpf_rec *)s->b, off);
+	return 0;
+}
+
+/*
+ * The strings at the arguments of e's strmask, in argument order, each
+ * at off with a 2-byte length before it (0 bytes where the read
+ * faults), read from the registers R; the offset after them.  A global
+ * function (as ubpf_args()), its loop under bpf_loop(): the callback is
+ * verified as one pass, where the unrolled loop's 12 copies were each
+ * walked with the strmask bit set and clear.
+ */
+__attribute__((noinline)) __u32 ubpf_strs(struct scratch *s, __u32 off,
+					  const struct uregs_room *R,
+					  const struct ubpf_ev *e)
+{
+	struct ustrs c;
+
+	if (!s || !R || !e)
+		return off;
+	c.s = s;
+	c.R = R;
+	c.e = e;
+	c.off = off;
+	bpf_loop(UBPF_MAXARGS, ustr_one, &c, 0);
+	return c.off;
+}
+
 static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 				     const int wr)
 {
@@ -629,7 +764,7 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	struct scratch *s;
 	struct ubpf_rec *h;
 	__u64 *args;
-	__u32 off, nargs, i;
+	__u32 off, nargs;
 	__u32 *hv = 0;
 	int k;
 
@@ -667,11 +802,8 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	else
 		__builtin_memset(h->comm, 0, sizeof(h->comm));
 	args = (__u64 *)(s->b + sizeof(*h));
-	for (i = 0; i < UBPF_MAXARGS; i++) {
-		if (i >= nargs)
-			break;
-		args[i] = arg_of(R, &e->a[i]);
-	}
+	ubpf_args((struct uargv *)args, (const struct uregs_room *)R, e,
+		  nargs, 0);
 	off = sizeof(*h) + 8 * nargs;
 	if (vt) /* the thread's on-CPU time (vtime.bpf.h) */
 		off = vtime_rec(s, off, h);
@@ -686,22 +818,8 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	if (e->psargs)
 		off = psargs_rec(s, off, h);
 	off = rec_off(h, off);
-	for (i = 0; i < UBPF_MAXARGS; i++) {
-		__u16 *lp;
-		long n;
-
-		if (!(e->strmask & (1u << i)))
-			continue;
-		off &= UBPF_SCRATCH / 2 - 1;
-		lp = (__u16 *)(s->b + off);
-		n = bpf_probe_read_user_str(s->b + off + 2, UBPF_STRMAX,
-					    (const void *)arg_of(R, &e->a[i]));
-		if (n < 0)
-			n = 0;
-		*lp = (__u16)n;
-		off += 2 + (__u32)n;
-		off = rec_off(h, off);
-	}
+	if (e->strmask)
+		off = ubpf_strs(s, off, (const struct uregs_room *)R, e);
 	/*
 	 * copyin(argN, size) of one argument (bpf.c's ev_mem() picks it):
 	 * straight-line code.  A loop over every argument, unrolled or

@@ -24,7 +24,10 @@
  * updated (the statements without keys); the entries the map had no room for were
  * counted per CPU in kdrops and are reported as DTrace reports them
  * ("N aggregation drops on CPU C").  With -v, dtrace says how many
- * clauses ran in the kernel.
+ * clauses ran in the kernel.  The keys with a string variable's,
+ * execname's or a literal's bytes are in kaggs_v, or, where its room
+ * is longer than UBPF_KVSHORT bytes and the string ends within them,
+ * in kaggs_w (cgen_plan.c's agg_at()): both are read, each key in one.
  *
  * A kernel provider's probe (syscall, profile, proc: kprov.c) is every
  * process's: its plan is put in once, under (ev, pid 0), before its
@@ -138,6 +141,7 @@ struct bpf_kagg {
 	int vaggs_fd;		 /* kaggs_v: a string variable's,
 				  * execname or a literal */
 	unsigned vroom;		 /* ... its bytes in the key */
+	int waggs_fd;		 /* kaggs_w: kaggs_v's short keys, or -1 */
 	int hzn_fd;		 /* cghzn: the horizon (kplan.c), or -1 */
 	int act_fd;		 /* cgact: the run's activity, or -1 */
 	/* cgbar, an array of one map (cgbar_in), updated as a barrier:
@@ -184,7 +188,7 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	k->kp = d_kplan_new(c->prog, 0, NULL, NULL, NULL);
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
-	k->act_fd = k->vaggs_fd = -1;
+	k->act_fd = k->vaggs_fd = k->waggs_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
 	k->plans_fd = bpf_object__find_map_fd_by_name(obj, "kplans");
@@ -222,7 +226,7 @@ void bpf_kagg_free(struct bpf_kagg *k)
 			     k->tlsdrops_fd, k->saggs_fd, k->tlsa_fd,
 			     k->tlsu_fd,  k->tlsufull_fd, k->tlss_fd,
 			     k->hzn_fd,	  k->act_fd,	  k->bar_fd,
-			     k->barin_fd, k->vaggs_fd};
+			     k->barin_fd, k->vaggs_fd,	  k->waggs_fd};
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -577,6 +581,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
 	m->kkeys = 0;
 	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = m->kaggs_v = -1;
+	m->kaggs_w = -1;
 	m->tlsu = m->tlsufull = m->tlss = m->hzn = m->act = -1;
 	m->xpl = NULL; /* each event's own (bpf_kagg_xplan()) */
 	if (env && !strcmp(env, "0"))
@@ -625,6 +630,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
 	k->act_fd = k->bar_fd = k->barin_fd = k->vaggs_fd = -1;
+	k->waggs_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
 		bpf_kagg_free(k);
@@ -658,6 +664,17 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	if (vkeyed && k->vroom && k->vroom <= UBPF_STRMAX)
 		k->vaggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_v",
 				      sizeof(struct ubpf_kkey) + k->vroom,
+				      sizeof(struct ubpf_kval),
+				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
+	/* ... and where that room is longer than UBPF_KVSHORT, the keys
+	 * whose string ends within it, in kaggs_w: a map's hash and
+	 * compare take its whole key, 296 bytes at strsize 256 where
+	 * "alpha"'s take 72 (the selfkey row of bench/perhit.sh); a key
+	 * is in one map or the other by its bytes, and both are merged
+	 * (d_kplan_merge() adds) */
+	if (vkeyed && k->vroom > UBPF_KVSHORT && k->vroom <= UBPF_STRMAX)
+		k->waggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_w",
+				      sizeof(struct ubpf_kvwkey),
 				      sizeof(struct ubpf_kval),
 				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
 	/*
@@ -754,6 +771,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		     k->tlsa_fd < 0 || k->tlsu_fd < 0 || k->tlss_fd < 0 ||
 		     k->tlsufull_fd < 0)) ||
 	    (skeyed && k->saggs_fd < 0) || (vkeyed && k->vaggs_fd < 0) ||
+	    (vkeyed && k->vroom > UBPF_KVSHORT && k->waggs_fd < 0) ||
 	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0) ||
 	    (fold && k->bar_fd < 0) ||
 	    (d_kplan_kexit(k->kp) && k->act_fd < 0)) {
@@ -777,6 +795,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tlsufull = k->tlsufull_fd;
 	m->kaggs_s = k->saggs_fd;
 	m->kaggs_v = k->vaggs_fd;
+	m->kaggs_w = k->waggs_fd;
 	m->hzn = k->hzn_fd;
 	m->act = k->act_fd;
 	return k;
@@ -1447,6 +1466,24 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
 			str[k->vroom] = '\0';
 			if (bpf_map_lookup_elem(k->vaggs_fd, &vk, v) == 0)
 				d_kplan_merge(k->kp, &vk.k, v,
+					      (unsigned)k->ncpus, probe_by_id,
+					      c, str);
+		}
+	}
+	/* ... its short keys: kaggs_w, UBPF_KVSHORT bytes */
+	if (k->waggs_fd >= 0) {
+		struct ubpf_kvwkey wk, wnext;
+		char str[UBPF_KVSHORT + 1];
+		void *wprev = NULL;
+
+		memset(&wnext, 0, sizeof(wnext));
+		while (bpf_map_get_next_key(k->waggs_fd, wprev, &wnext) == 0) {
+			wk = wnext;
+			wprev = &wk;
+			memcpy(str, wk.s, UBPF_KVSHORT);
+			str[UBPF_KVSHORT] = '\0';
+			if (bpf_map_lookup_elem(k->waggs_fd, &wk, v) == 0)
+				d_kplan_merge(k->kp, &wk.k, v,
 					      (unsigned)k->ncpus, probe_by_id,
 					      c, str);
 		}

@@ -422,9 +422,9 @@ static void kp_ident(struct em *e, const struct cgen_kpro *k)
 static bool kp_plan(struct em *e, const struct cgen_maps *m,
 		    const struct ubpf_kplan *pl, unsigned nargs)
 {
-	int fds[10] = {m->kaggs,    m->kflat, m->kdrops, m->tls,
+	int fds[11] = {m->kaggs,    m->kflat, m->kdrops, m->tls,
 		       m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa,
-		       m->tlss,	    m->kaggs_v};
+		       m->tlss,	    m->kaggs_v, m->kaggs_w};
 
 	bool fs = cgen_fsites(e, pl);
 
@@ -774,9 +774,9 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* vtimestamp, right after the arguments (cgen_rec.c), as both
 	 * generic programs put it in every record of the run */
 	bool vt = m->vtimes >= 0;
-	int fds[10] = {m->kaggs,    m->kflat, m->kdrops, m->tls,
+	int fds[11] = {m->kaggs,    m->kflat, m->kdrops, m->tls,
 		       m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa,
-		       m->tlss,	    m->kaggs_v};
+		       m->tlss,	    m->kaggs_v, m->kaggs_w};
 	size_t jself = 0, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
 	/* strings, a copyin() copy or the stack: built in cgbuf */
 	bool strs = s->strmask != 0 || s->memmask != 0 || s->ustk != 0 ||

@@ -21,9 +21,9 @@
  * consumer_backend_ops' aggs), and at the folds below, every entry of
  * kaggs is looked up with its
  * per-CPU values and merged, and so is every slot of kflat that a hit
- * updated (the statements without keys); the entries the map had no room for were
- * counted per CPU in kdrops and are reported as DTrace reports them
- * ("N aggregation drops on CPU C").  With -v, dtrace says how many
+ * updated (the statements without keys); the entries the map had no
+ * room for were counted per CPU in kdrops and are reported as DTrace
+ * reports them ("N aggregation drops on CPU C").  With -v, dtrace says how many
  * clauses ran in the kernel.  The keys with a string variable's,
  * execname's or a literal's bytes are in kaggs_v, or, where its room
  * is longer than UBPF_KVSHORT bytes and the string ends within them,
@@ -49,9 +49,10 @@
  * maps are made here, only those some statement uses, and read back
  * as above.  Their plans may keep self-> variables (d_kplan_new()'s
  * D_KPLAN_VARS): in the maps cgtls (and cgtlsa, thread-local arrays'
- * elements; cgtlss, string ones, cgen_out.c's) made here, whose entries of threads that exited are
- * deleted each refresh (bpf_kagg_tls_reap()); a
- * probe whose clause keeping them does not fit its plan marks it
+ * elements; cgtlss, string ones, cgen_out.c's) made here, whose
+ * entries of threads that exited are deleted each refresh
+ * (bpf_kagg_tls_reap()); a probe whose clause keeping them does not
+ * fit its plan marks it
  * UBPF_KTLS_UNFIT, and bpf.c refuses the event.  A process whose hit
  * at such an event came as a record before its first enable (a forked
  * child firing through the events it inherited before its registration
@@ -221,12 +222,12 @@ void bpf_kagg_free(struct bpf_kagg *k)
 	if (k->arm1)
 		(void)munmap(k->arm1, UBPF_MAXEV * sizeof(*k->arm1));
 	if (k->cgen) { /* the maps bpf_kagg_cgen() made */
-		int fds[] = {k->aggs_fd,  k->flat_fd,	  k->drops_fd,
-			     k->armed_fd, k->arm1_fd,	  k->tls_fd,
-			     k->tlsdrops_fd, k->saggs_fd, k->tlsa_fd,
-			     k->tlsu_fd,  k->tlsufull_fd, k->tlss_fd,
-			     k->hzn_fd,	  k->act_fd,	  k->bar_fd,
-			     k->barin_fd, k->vaggs_fd,	  k->waggs_fd};
+		int fds[] = { k->aggs_fd,     k->flat_fd,     k->drops_fd,
+			      k->armed_fd,    k->arm1_fd,     k->tls_fd,
+			      k->tlsdrops_fd, k->saggs_fd,    k->tlsa_fd,
+			      k->tlsu_fd,     k->tlsufull_fd, k->tlss_fd,
+			      k->hzn_fd,      k->act_fd,      k->bar_fd,
+			      k->barin_fd,    k->vaggs_fd,    k->waggs_fd };
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -767,9 +768,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->cgen = true; /* bpf_kagg_free() closes them */
 	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
 	    (flat && k->flat_fd < 0) || k->armed_fd < 0 || k->arm1_fd < 0 ||
-	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0 ||
-		     k->tlsa_fd < 0 || k->tlsu_fd < 0 || k->tlss_fd < 0 ||
-		     k->tlsufull_fd < 0)) ||
+	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0 || k->tlsa_fd < 0 ||
+		     k->tlsu_fd < 0 || k->tlss_fd < 0 || k->tlsufull_fd < 0)) ||
 	    (skeyed && k->saggs_fd < 0) || (vkeyed && k->vaggs_fd < 0) ||
 	    (vkeyed && k->vroom > UBPF_KVSHORT && k->waggs_fd < 0) ||
 	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0) ||

@@ -144,8 +144,8 @@
  * every process's, run on every hit with no arming checked
  * (kp_plan()), and no record at all when it is the probe's every
  * clause and cannot fault, nor when its record gates all failed (as a
- * uprobe's, bpf_agg.c's bpf_kagg_kplan()); the record with a struct ubpf_kctx after
- * the header (kp_kctx(): uid, gid, and ppid through task_struct at the
+ * uprobe's, bpf_agg.c's bpf_kagg_kplan()); the record with a struct ubpf_kctx
+ * after the header (kp_kctx(): uid, gid, and ppid through task_struct at the
  * BTF's offsets, as kprov.bpf.h's kprov_emit()).  The program types
  * are the provider's (tracepoint, perf_event), whose helpers include
  * all of these and bpf_get_current_task, bpf_get_current_uid_gid and
@@ -422,9 +422,9 @@ static void kp_ident(struct em *e, const struct cgen_kpro *k)
 static bool kp_plan(struct em *e, const struct cgen_maps *m,
 		    const struct ubpf_kplan *pl, unsigned nargs)
 {
-	int fds[11] = {m->kaggs,    m->kflat, m->kdrops, m->tls,
-		       m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa,
-		       m->tlss,	    m->kaggs_v, m->kaggs_w};
+	int fds[11] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
+			m->tlsdrops, m->buf,	 m->kaggs_s, m->tlsa,
+			m->tlss,     m->kaggs_v, m->kaggs_w };
 
 	bool fs = cgen_fsites(e, pl);
 
@@ -679,10 +679,9 @@ static void act_test(struct em *e, const struct cgen_maps *m, unsigned nargs,
 static bool pre_pred(const struct cgen_maps *m, const struct ubpf_kplan *pl,
 		     unsigned nargs)
 {
-	static const uint8_t reads[] = {UBPF_K_SEQ,   UBPF_K_SKEY,
-					UBPF_K_VKEY,  UBPF_K_VVCMP,
-					UBPF_K_CKEY,  UBPF_K_LKEY,
-					UBPF_K_CVCMP, UBPF_K_CCMP};
+	static const uint8_t reads[] = { UBPF_K_SEQ,   UBPF_K_SKEY, UBPF_K_VKEY,
+					 UBPF_K_VVCMP, UBPF_K_CKEY, UBPF_K_LKEY,
+					 UBPF_K_CVCMP, UBPF_K_CCMP };
 	const struct ubpf_kop *a, *p;
 
 	if (!pl || m->kp || m->armed < 0 || m->arm1 < 0 || !m->ev1 ||
@@ -774,9 +773,9 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* vtimestamp, right after the arguments (cgen_rec.c), as both
 	 * generic programs put it in every record of the run */
 	bool vt = m->vtimes >= 0;
-	int fds[11] = {m->kaggs,    m->kflat, m->kdrops, m->tls,
-		       m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa,
-		       m->tlss,	    m->kaggs_v, m->kaggs_w};
+	int fds[11] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
+			m->tlsdrops, m->buf,	 m->kaggs_s, m->tlsa,
+			m->tlss,     m->kaggs_v, m->kaggs_w };
 	size_t jself = 0, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
 	/* strings, a copyin() copy or the stack: built in cgbuf */
 	bool strs = s->strmask != 0 || s->memmask != 0 || s->ustk != 0 ||

@@ -59,6 +59,9 @@
 #    ERROR's arguments, as DTRACE_CGEN=0 does, beside a string
 #    predicate's faults at the hit on the same program;
 #  - -v counts the clauses printing values computed in the kernel;
+#  - a one-clause plan's predicate on an argument against an
+#    immediate tested before the prologue (cgen.c's pretest), its
+#    hits that pass printed and counted as DTRACE_CGEN=0's;
 #  - predicates that fail, the first where the hit ends at once: the
 #    clauses after them still run, a record gate's record is written
 #    when a later gate fails, and the kernel runs the plan (the
@@ -753,6 +756,41 @@ for sl in 1 0; do
 		'^dtrace: BPF: .*, 2 records read$' predx1.txt.err
 done
 unset DTRACE_SITE_LINKS
+
+# The pretest (cgen.c): a probe whose plan is one clause with a
+# predicate ARG OP immediate has it tested first, before the prologue,
+# for the event's first armed process, a failing hit then ending at
+# once: ==, != and an unsigned > and a signed < with immediates past
+# 32 bits (a register's, not the instruction's) on the -7 of `cgout
+# keep`, printf() (a record gate) and count() (no record); a cast's
+# narrowing, its own instruction, leaves the plan's first to test (no
+# pretest); the hits that pass print, byte for byte DTRACE_CGEN=0's,
+# the plan run in the kernel (-v: records read only for the hits that
+# printed).
+printf '%s\n' 'pid$target::hit:entry /arg1 == 3/ { printf("eq %d\n", arg1); }' \
+	>pre1.d
+printf '%s\n' 'pid$target::hit:entry /(unsigned long)arg1 > 0x100000000/ { printf("big %d\n", arg1); }' \
+	>pre2.d
+printf '%s\n' 'pid$target::hit:entry /(int)arg1 < 0/ { printf("neg %d\n", (int)arg1); }' \
+	>pre3.d
+printf '%s\n' 'pid$target::hit:entry /arg1 != 2/ { @ = count(); }' >pre4.d
+printf '%s\n' 'pid$target::hit:entry /arg1 < 0x100000000/ { printf("lt %d\n", arg1); }' \
+	>pre5.d
+printf '%s\n' "eq 3" "" >pre1.exp
+printf '%s\n' "big -7" "" >pre2.exp
+printf '%s\n' "neg -7" "" >pre3.exp
+printf '%s\n' "" "                6" >pre4.exp
+printf '%s\n' "lt 1" "lt 2" "lt 3" "lt 4" "lt 5" "lt 6" "lt -7" "" >pre5.exp
+for t in 1 2 3 4 5; do
+	same pre$t keep "the pretest $t"
+	expect_file_eq "the pretest $t: the output" pre$t.exp pre${t}1.txt
+done
+for t in 1 2 3; do
+	expect_grep "the pretest $t: -v" '^dtrace: BPF: .*, 1 record read$' \
+		pre${t}1.txt.err
+done
+expect_grep "the pretest 5: -v" '^dtrace: BPF: .*, 7 records read$' \
+	pre51.txt.err
 
 # walltimestamp in the kernel: the hit's timestamp plus the offset user
 # space adds to a record's (records.c's hit_prep()), so a clause the

@@ -22,6 +22,9 @@
 #    key in a program whose kernel keeps self-> variables (where
 #    copyinstr(argN) keys are user space's) beside a string
 #    predicate's fault sites;
+#  - keys whose string ends within kaggs_w's 32 bytes and longer ones
+#    (kaggs_v), 30 to 33 bytes, each a prefix of the next, a short one
+#    over a long one: each counted on its own, as DTRACE_CGEN=0;
 #  - two string keys in one statement: user space's, exact;
 #  - string variables compared with one another (VVCMP): this-> with
 #    this->, self-> with this->, self-> with self-> ordered, == != <
@@ -183,6 +186,39 @@ for xo in '' '-x strsize=16'; do
 	e="$e|13 011010 011001"
 	expect_eq "$w: the output" "$e" \
 		"$(grep '^[0-9]' ordv.txt | paste -sd'|' -)"
+done
+
+# Keys short and long (kaggs_w and kaggs_v, cgen_plan.c's agg_at()):
+# strings of 30, 31, 32 and 33 bytes, each a prefix of the next, the
+# first three ending within kaggs_w's UBPF_KVSHORT (32) bytes with
+# their NUL and the last not; a short one stored over a long one (the
+# bytes past its NUL 0 in the key); copyinstr()'s and an unset one;
+# count(), sum() with an integer key, quantize(); at strsize 256 and
+# 40 (both longer than 32: the two maps), byte for byte DTRACE_CGEN=0's,
+# each key counted on its own (a key cut to 32 bytes would merge the
+# 32's and 33's).
+a30=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+cat >short.d <<EOF2
+pid\$target::hit:entry /arg1 == 1/ { self->s = "${a30}"; }
+pid\$target::hit:entry /arg1 == 2/ { self->s = "${a30}b"; }
+pid\$target::hit:entry /arg1 == 3/ { self->s = "${a30}bc"; }
+pid\$target::hit:entry /arg1 == 4/ { self->s = "${a30}bcd"; }
+pid\$target::hit:entry /arg1 == 5/ { self->s = "e"; }
+pid\$target::hit:entry /arg1 == 6/ { self->s = copyinstr(arg0); }
+pid\$target::hit:entry { @[self->s] = count(); @s[self->s, arg1] = sum(arg1); }
+pid\$target::hit:return { @[self->s] = count(); @q[self->s] = quantize(arg1); }
+EOF2
+for xo in '' '-x strsize=40'; do
+	w="short and long keys${xo:+ ($xo)}"
+	run 1 short.1.txt keep -s short.d $xo
+	run 0 short.0.txt keep -s short.d $xo
+	expect_file_eq "$w: DTRACE_CGEN=0's output" short.0.txt short.1.txt
+	expect_eq "$w: the counts" \
+		"${a30} 2|${a30}b 2|${a30}bc 2|${a30}bcd 2|e 2" \
+		"$(awk 'NF == 2 && $2 == 2 { print $1, $2 }' short.1.txt |
+			paste -sd'|' -)"
+	expect_grep "$w: -v" '^dtrace: 8 clauses aggregated in the kernel$' \
+		short.1.txt.err
 done
 
 # Two string keys in one statement: the kernel has room for one; the

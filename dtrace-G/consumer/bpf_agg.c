@@ -21,10 +21,13 @@
  * consumer_backend_ops' aggs), and at the folds below, every entry of
  * kaggs is looked up with its
  * per-CPU values and merged, and so is every slot of kflat that a hit
- * updated (the statements without keys); the entries the map had no room for were
- * counted per CPU in kdrops and are reported as DTrace reports them
- * ("N aggregation drops on CPU C").  With -v, dtrace says how many
- * clauses ran in the kernel.
+ * updated (the statements without keys); the entries the map had no
+ * room for were counted per CPU in kdrops and are reported as DTrace
+ * reports them ("N aggregation drops on CPU C").  With -v, dtrace says how many
+ * clauses ran in the kernel.  The keys with a string variable's,
+ * execname's or a literal's bytes are in kaggs_v, or, where its room
+ * is longer than UBPF_KVSHORT bytes and the string ends within them,
+ * in kaggs_w (cgen_plan.c's agg_at()): both are read, each key in one.
  *
  * A kernel provider's probe (syscall, profile, proc: kprov.c) is every
  * process's: its plan is put in once, under (ev, pid 0), before its
@@ -46,9 +49,10 @@
  * maps are made here, only those some statement uses, and read back
  * as above.  Their plans may keep self-> variables (d_kplan_new()'s
  * D_KPLAN_VARS): in the maps cgtls (and cgtlsa, thread-local arrays'
- * elements; cgtlss, string ones, cgen_out.c's) made here, whose entries of threads that exited are
- * deleted each refresh (bpf_kagg_tls_reap()); a
- * probe whose clause keeping them does not fit its plan marks it
+ * elements; cgtlss, string ones, cgen_out.c's) made here, whose
+ * entries of threads that exited are deleted each refresh
+ * (bpf_kagg_tls_reap()); a probe whose clause keeping them does not
+ * fit its plan marks it
  * UBPF_KTLS_UNFIT, and bpf.c refuses the event.  A process whose hit
  * at such an event came as a record before its first enable (a forked
  * child firing through the events it inherited before its registration
@@ -142,6 +146,7 @@ struct bpf_kagg {
 	int vaggs_fd;		 /* kaggs_v: a string variable's,
 				  * execname or a literal */
 	unsigned vroom;		 /* ... its bytes in the key */
+	int waggs_fd;		 /* kaggs_w: kaggs_v's short keys, or -1 */
 	int hzn_fd;		 /* cghzn: the horizon (kplan.c), or -1 */
 	int act_fd;		 /* cgact: the run's activity, or -1 */
 	/* cgbar, an array of one map (cgbar_in), updated as a barrier:
@@ -188,7 +193,7 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	k->kp = d_kplan_new(c->prog, 0, NULL, NULL, NULL);
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
-	k->act_fd = k->vaggs_fd = -1;
+	k->act_fd = k->vaggs_fd = k->waggs_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
 	k->plans_fd = bpf_object__find_map_fd_by_name(obj, "kplans");
@@ -221,12 +226,12 @@ void bpf_kagg_free(struct bpf_kagg *k)
 	if (k->arm1)
 		(void)munmap(k->arm1, UBPF_MAXEV * sizeof(*k->arm1));
 	if (k->cgen) { /* the maps bpf_kagg_cgen() made */
-		int fds[] = {k->aggs_fd,  k->flat_fd,	  k->drops_fd,
-			     k->armed_fd, k->arm1_fd,	  k->tls_fd,
-			     k->tlsdrops_fd, k->saggs_fd, k->tlsa_fd,
-			     k->tlsu_fd,  k->tlsufull_fd, k->tlss_fd,
-			     k->hzn_fd,	  k->act_fd,	  k->bar_fd,
-			     k->barin_fd, k->vaggs_fd};
+		int fds[] = { k->aggs_fd,     k->flat_fd,     k->drops_fd,
+			      k->armed_fd,    k->arm1_fd,     k->tls_fd,
+			      k->tlsdrops_fd, k->saggs_fd,    k->tlsa_fd,
+			      k->tlsu_fd,     k->tlsufull_fd, k->tlss_fd,
+			      k->hzn_fd,      k->act_fd,      k->bar_fd,
+			      k->barin_fd,    k->vaggs_fd,    k->waggs_fd };
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -581,6 +586,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
 	m->kkeys = 0;
 	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = m->kaggs_v = -1;
+	m->kaggs_w = -1;
 	m->tlsu = m->tlsufull = m->tlss = m->hzn = m->act = -1;
 	m->xpl = NULL; /* each event's own (bpf_kagg_xplan()) */
 	if (env && !strcmp(env, "0"))
@@ -645,6 +651,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
 	k->act_fd = k->bar_fd = k->barin_fd = k->vaggs_fd = -1;
+	k->waggs_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
 		bpf_kagg_free(k);
@@ -678,6 +685,17 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	if (vkeyed && k->vroom && k->vroom <= UBPF_STRMAX)
 		k->vaggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_v",
 				      sizeof(struct ubpf_kkey) + k->vroom,
+				      sizeof(struct ubpf_kval),
+				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
+	/* ... and where that room is longer than UBPF_KVSHORT, the keys
+	 * whose string ends within it, in kaggs_w: a map's hash and
+	 * compare take its whole key, 296 bytes at strsize 256 where
+	 * "alpha"'s take 72 (the selfkey row of bench/perhit.sh); a key
+	 * is in one map or the other by its bytes, and both are merged
+	 * (d_kplan_merge() adds) */
+	if (vkeyed && k->vroom > UBPF_KVSHORT && k->vroom <= UBPF_STRMAX)
+		k->waggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_w",
+				      sizeof(struct ubpf_kvwkey),
 				      sizeof(struct ubpf_kval),
 				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
 	/*
@@ -771,10 +789,10 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->cgen = true; /* bpf_kagg_free() closes them */
 	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
 	    (flat && k->flat_fd < 0) || k->armed_fd < 0 || k->arm1_fd < 0 ||
-	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0 ||
-		     k->tlsa_fd < 0 || k->tlsu_fd < 0 || k->tlss_fd < 0 ||
-		     k->tlsufull_fd < 0)) ||
+	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0 || k->tlsa_fd < 0 ||
+		     k->tlsu_fd < 0 || k->tlss_fd < 0 || k->tlsufull_fd < 0)) ||
 	    (skeyed && k->saggs_fd < 0) || (vkeyed && k->vaggs_fd < 0) ||
+	    (vkeyed && k->vroom > UBPF_KVSHORT && k->waggs_fd < 0) ||
 	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0) ||
 	    (fold && k->bar_fd < 0) ||
 	    ((d_kplan_kexit(k->kp) || d_kplan_horizon(k->kp)) &&
@@ -799,6 +817,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tlsufull = k->tlsufull_fd;
 	m->kaggs_s = k->saggs_fd;
 	m->kaggs_v = k->vaggs_fd;
+	m->kaggs_w = k->waggs_fd;
 	m->hzn = k->hzn_fd;
 	m->act = k->act_fd;
 	return k;
@@ -1493,6 +1512,24 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
 			str[k->vroom] = '\0';
 			if (bpf_map_lookup_elem(k->vaggs_fd, &vk, v) == 0)
 				d_kplan_merge(k->kp, &vk.k, v,
+					      (unsigned)k->ncpus, probe_by_id,
+					      c, str);
+		}
+	}
+	/* ... its short keys: kaggs_w, UBPF_KVSHORT bytes */
+	if (k->waggs_fd >= 0) {
+		struct ubpf_kvwkey wk, wnext;
+		char str[UBPF_KVSHORT + 1];
+		void *wprev = NULL;
+
+		memset(&wnext, 0, sizeof(wnext));
+		while (bpf_map_get_next_key(k->waggs_fd, wprev, &wnext) == 0) {
+			wk = wnext;
+			wprev = &wk;
+			memcpy(str, wk.s, UBPF_KVSHORT);
+			str[UBPF_KVSHORT] = '\0';
+			if (bpf_map_lookup_elem(k->waggs_fd, &wk, v) == 0)
+				d_kplan_merge(k->kp, &wk.k, v,
 					      (unsigned)k->ncpus, probe_by_id,
 					      c, str);
 		}

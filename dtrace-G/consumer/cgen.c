@@ -34,6 +34,17 @@
  *     compares the link's pid and pid_tgid is read at the record only
  *     (lazy), so a hit whose record gates all fail makes no helper
  *     call (each was 10-15 ns of a 60-75 ns hit, bench/RESULTS.md).
+ *     The pretest: where the plan is one clause whose predicate, its
+ *     first two instructions, compares an argument with an immediate
+ *     and its failing ends the hit with nothing done (pre_pred(): no
+ *     exit() test, horizon, fault site or string read before it, the
+ *     record gated), that argument is loaded first and, for the
+ *     event's first armed process (cgarm1, as stage 2 finds it), the
+ *     predicate tested on it: a hit that fails it is the load, the
+ *     arming's load and the two jumps (bpftrace's is the load and the
+ *     jump; the predpf row of bench/perhit.sh), before the index, the
+ *     flags, the clock and the other arguments; a hit that passes, or
+ *     another process's, goes on as below, the plan testing it again.
  *     Then every
  *     argument the record or the plan reads is fetched once, per its
  *     spec, into a stack slot: a register is one load from pt_regs at a
@@ -137,8 +148,8 @@
  * every process's, run on every hit with no arming checked
  * (kp_plan()), and no record at all when it is the probe's every
  * clause and cannot fault, nor when its record gates all failed (as a
- * uprobe's, bpf_agg.c's bpf_kagg_kplan()); the record with a struct ubpf_kctx after
- * the header (kp_kctx(): uid, gid, and ppid through task_struct at the
+ * uprobe's, bpf_agg.c's bpf_kagg_kplan()); the record with a struct ubpf_kctx
+ * after the header (kp_kctx(): uid, gid, and ppid through task_struct at the
  * BTF's offsets, as kprov.bpf.h's kprov_emit()).  The program types
  * are the provider's (tracepoint, perf_event), whose helpers include
  * all of these and bpf_get_current_task, bpf_get_current_uid_gid and
@@ -216,8 +227,11 @@ static const int16_t regoff[UREG_N] = UREG_OFFSETS;
 /* ------------------------------------------------------------------ */
 /* 1. the arguments */
 
-/* Argument i by spec a into its stack slot (r1-r5 clobbered). */
-static void arg_fetch(struct em *e, unsigned i, const struct ubpf_arg *a)
+/*
+ * Argument i by spec a into r1 (r1-r5 clobbered; memory's read through
+ * its stack slot); arg_fetch() stores it there.
+ */
+static void arg_load(struct em *e, unsigned i, const struct ubpf_arg *a)
 {
 	switch (a->kind) {
 	case UBPF_A_REG:
@@ -260,6 +274,12 @@ static void arg_fetch(struct em *e, unsigned i, const struct ubpf_arg *a)
 		alu_i(e, BPF_MOV, 1, 0);
 		break;
 	}
+}
+
+/* Argument i by spec a into its stack slot (r1-r5 clobbered). */
+static void arg_fetch(struct em *e, unsigned i, const struct ubpf_arg *a)
+{
+	arg_load(e, i, a);
 	stx(e, BPF_DW, 10, (int16_t)S_ARG(i), 1);
 }
 
@@ -549,9 +569,9 @@ static void kp_ident(struct em *e, const struct cgen_kpro *k)
 static bool kp_plan(struct em *e, const struct cgen_maps *m,
 		    const struct ubpf_kplan *pl, unsigned nargs)
 {
-	int fds[10] = {m->kaggs,    m->kflat, m->kdrops, m->tls,
-		       m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa,
-		       m->tlss,	    m->kaggs_v};
+	int fds[11] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
+			m->tlsdrops, m->buf,	 m->kaggs_s, m->tlsa,
+			m->tlss,     m->kaggs_v, m->kaggs_w };
 
 	bool fs = cgen_fsites(e, pl);
 
@@ -806,6 +826,91 @@ static void act_test(struct em *e, const struct cgen_maps *m, unsigned nargs,
 	fix(e, jwon);
 }
 
+/*
+ * The pretest (stage 1's "The pretest"): the plan's first clause's
+ * predicate, ARG n OP an immediate, when its failing sends the hit to
+ * the exit and nothing before it in the program does anything but read:
+ * the plan is its clause (the PRED jumps to the plan's end), its record
+ * gated (pl->record not 1: the PRED's jump is one of e.xpj), no exit()
+ * test (m->act), horizon (hz) or fault site (fs) before it, and no
+ * string the plan copies into cgbuf before its first clause
+ * (seq_read(), the lookups of cgen_plan(): a failing one writes the
+ * record).
+ */
+static bool pre_pred(const struct cgen_maps *m, const struct ubpf_kplan *pl,
+		     unsigned nargs)
+{
+	static const uint8_t reads[] = { UBPF_K_SEQ,   UBPF_K_SKEY, UBPF_K_VKEY,
+					 UBPF_K_VVCMP, UBPF_K_CKEY, UBPF_K_LKEY,
+					 UBPF_K_CVCMP, UBPF_K_CCMP };
+	const struct ubpf_kop *a, *p;
+
+	if (!pl || m->kp || m->armed < 0 || m->arm1 < 0 || !m->ev1 ||
+	    m->ev1 - 1 >= UBPF_MAXEV || m->act >= 0 || m->hzn >= 0 ||
+	    pl->record == 1 || pl->nops < 2 || pl->nops > UBPF_KOPS)
+		return false;
+	a = &pl->ops[0];
+	p = &pl->ops[1];
+	if (a->op != UBPF_K_ARG || a->n >= nargs || p->op != UBPF_K_PRED ||
+	    p->n < UBPF_K_EQ || p->n > UBPF_K_GEU ||
+	    !(p->flags & UBPF_KF_IMM) || p->jump != pl->nops)
+		return false;
+	for (unsigned i = 0; i < sizeof(reads); i++)
+		if (cgen_plan_has(pl, reads[i], -1))
+			return false;
+	return true;
+}
+
+/*
+ * The pretest's code: argument n (a->n) loaded into r1 (arg_load()),
+ * then, for the event's first armed process (cgarm1's
+ * u32, at the event's offset: pre_pred() takes only a program that is
+ * its event's alone), narrowed as the plan's ARG pushes it and
+ * compared as its PRED compares: failing, the jump returned goes to
+ * the exit.  Any other process, or a hit that passes, stores it in its
+ * slot and goes on to the prologue, which finds it not armed, or armed,
+ * as before.  SIZE_MAX: no jump (e->bad).
+ */
+static size_t pre_emit(struct em *e, const struct cgen_maps *m,
+		       const struct ubpf_ev *s, const struct ubpf_kplan *pl,
+		       bool lazy)
+{
+	static const uint8_t jnot[] = {
+		[UBPF_K_EQ] = BPF_JNE,	 [UBPF_K_NE] = BPF_JEQ,
+		[UBPF_K_LTS] = BPF_JSGE, [UBPF_K_LTU] = BPF_JGE,
+		[UBPF_K_GTS] = BPF_JSLE, [UBPF_K_GTU] = BPF_JLE,
+		[UBPF_K_LES] = BPF_JSGT, [UBPF_K_LEU] = BPF_JGT,
+		[UBPF_K_GES] = BPF_JSLT, [UBPF_K_GEU] = BPF_JLT,
+	};
+	const struct ubpf_kop *a = &pl->ops[0], *p = &pl->ops[1];
+	bool i32 = p->imm == (int32_t)p->imm;
+	/* the value compared: r1, or narrowed in r3 (r1 is the slot's) */
+	uint8_t r = a->sz == 1 || a->sz == 2 || a->sz == 4 ? 3 : 1;
+	size_t jarm, jno;
+
+	arg_load(e, a->n, &s->a[a->n]);
+	ldmapv(e, 2, m->arm1, (int32_t)(4 * (m->ev1 - 1)));
+	ldx(e, BPF_W, 2, 2, 0);
+	if (lazy) { /* the link's process: its hits alone */
+		jarm = jmp_i(e, BPF_JNE, 2, (int32_t)m->lpid);
+	} else {
+		alu_r(e, BPF_MOV, 3, 7);
+		alu_i(e, BPF_RSH, 3, 32);
+		jarm = jmp_r(e, BPF_JNE, 2, 3);
+	}
+	if (r != 1)
+		alu_r(e, BPF_MOV, r, 1);
+	sized(e, r, a->sz, a->sg); /* cgen_plan()'s push() */
+	if (!i32)
+		ld64(e, 2, (uint64_t)p->imm);
+	jno = i32 ? jmp_i(e, jnot[p->n], r, (int32_t)p->imm)
+		  : jmp_r(e, jnot[p->n], r, 2);
+	fix(e, jarm);
+	/* the slot, where the hit goes on (a failing one needs none) */
+	stx(e, BPF_DW, 10, (int16_t)S_ARG(a->n), 1);
+	return e->bad ? SIZE_MAX : jno;
+}
+
 bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	       const struct ubpf_kplan *pl, struct bpf_insn **out, size_t *n)
 {
@@ -829,9 +934,9 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* vtimestamp, right after the arguments (cgen_rec.c), as both
 	 * generic programs put it in every record of the run */
 	bool vt = m->vtimes >= 0;
-	int fds[10] = {m->kaggs,    m->kflat, m->kdrops, m->tls,
-		       m->tlsdrops, m->buf,   m->kaggs_s, m->tlsa,
-		       m->tlss,	    m->kaggs_v};
+	int fds[11] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
+			m->tlsdrops, m->buf,	 m->kaggs_s, m->tlsa,
+			m->tlss,     m->kaggs_v, m->kaggs_w };
 	size_t jself = 0, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
 	/* strings, a copyin() copy or the stack: built in cgbuf */
 	bool strs = s->strmask != 0 || s->memmask != 0 || s->ustk != 0 ||
@@ -878,6 +983,9 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	 * plan's failing PREDs whose record gate would fail (e.xpj) */
 	size_t xj[4], xpj[sizeof(e.xpj) / sizeof(e.xpj[0])];
 	unsigned nxj = 0, nxpj = 0;
+	/* the pretest's failing jump, and the argument it fetched */
+	size_t jpre = SIZE_MAX;
+	unsigned apre = UBPF_MAXARGS;
 
 	*out = NULL;
 	*n = 0;
@@ -898,9 +1006,7 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	}
 	if (m->kp && m->kp->idmap >= 0) { /* the probes': their idmap's */
 		kp_ident(&e, m->kp);
-	} else if (m->ev1) { /* the program is this event's (probe's) alone */
-		alu_i(&e, BPF_MOV, 8, (int32_t)((m->ev1 - 1) & 0x7fffffff));
-	} else {
+	} else if (!m->ev1) {
 		alu_r(&e, BPF_MOV, 1, 6);
 		call(&e, BPF_FUNC_get_attach_cookie);
 		alu_r(&e, BPF_MOV, 8, 0);
@@ -913,6 +1019,14 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	}
 	if (m->act >= 0) /* ended: nothing, not even the clock */
 		act_load(&e, m, xj, &nxj);
+	if (!fs && pre_pred(m, pl, nargs)) { /* before any other work */
+		jpre = pre_emit(&e, m, s, pl, lazy);
+		apre = pl->ops[0].n;
+	}
+	/* the program is this event's (probe's) alone: its index, after
+	 * the pretest (a hit that fails it needs none) */
+	if (!(m->kp && m->kp->idmap >= 0) && m->ev1)
+		alu_i(&e, BPF_MOV, 8, (int32_t)((m->ev1 - 1) & 0x7fffffff));
 	if (ts) {
 		call(&e, BPF_FUNC_ktime_get_ns);
 		stx(&e, BPF_DW, 10, S_TS, 0);
@@ -921,7 +1035,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		kp_prologue(&e, m->kp);
 	else
 		for (unsigned i = 0; i < nargs; i++)
-			arg_fetch(&e, i, &s->a[i]);
+			if (i != apre) /* the pretest's is in its slot */
+				arg_fetch(&e, i, &s->a[i]);
 	st(&e, BPF_DW, 10, S_FLAGS, 0);
 	if (ob) { /* no area yet: a register's 0, which Linux 6.1's
 		   * verifier knows for one (not an immediate's) */
@@ -1313,6 +1428,8 @@ done:
 		fix(&e, xj[i]);
 	for (unsigned i = 0; i < nxpj; i++)
 		fix(&e, xpj[i]);
+	if (jpre != SIZE_MAX)
+		fix(&e, jpre);
 	alu_i(&e, BPF_MOV, 0, 0);
 	put(&e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
 	if (e.bad) {

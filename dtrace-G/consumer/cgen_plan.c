@@ -108,7 +108,15 @@
  *     execname, on the stack at S_COMM, with a literal as padded
  *     words (ccmp()), CVCMP with a string variable, both copied
  *     zero-padded into cgbuf as VVCMP's (cvcmp()): kplan.c's
- *     "execname and literals".
+ *     "execname and literals".  Where kaggs_v's room is longer than
+ *     UBPF_KVSHORT (32) bytes, AGG looks a key whose string ends
+ *     within them (its byte 31 0: the room is zero-padded) up in
+ *     kaggs_w instead, whose key is those 32 bytes (agg_at()): the
+ *     map hashes and compares its whole key at every hit, 72 bytes
+ *     there and 296 in kaggs_v at strsize 256 (the selfkey row of
+ *     bench/perhit.sh: the leave's program 250 ns a hit before, 120
+ *     after); a string is in one map or the other by its bytes, so
+ *     each key has one entry, and bpf_agg.c merges both.
  */
 #include "config.h"
 
@@ -348,6 +356,9 @@ static void key_ptr(struct em *e, int32_t kat)
 	}
 }
 
+static void agg_find(struct em *e, const int *fds, uint8_t fn, int map,
+		     int32_t kat);
+
 /*
  * The update fn of AGG o's entry in bucket r1 (the value, if any, in
  * r9): the slot of kflat, or the entry of kaggs, made when absent.
@@ -355,7 +366,7 @@ static void key_ptr(struct em *e, int32_t kat)
 static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		   uint8_t fn, int kb)
 {
-	size_t j1, j2, j3;
+	size_t j1;
 	bool vkeyed = (o->flags & UBPF_KF_VKEY) != 0;
 	bool skeyed = (o->flags & UBPF_KF_SKEY) != 0 || vkeyed;
 	int map = vkeyed ? fds[9] : skeyed ? fds[6] : fds[0];
@@ -404,6 +415,37 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 			stx(e, BPF_DW, 2, (int16_t)(kat + i), 3);
 		}
 	}
+	if (vkeyed && fds[10] >= 0) {
+		/* kaggs_w's key where the string ends within its
+		 * UBPF_KVSHORT bytes: the room is zero-padded (svar_copy(),
+		 * ckey(), lkey()), so its byte UBPF_KVSHORT - 1 is 0 then
+		 * and only then, and the bytes past it are all 0 */
+		size_t jlong, jend;
+
+		ldx(e, BPF_DW, 2, 10, S_SBUF);
+		ldx(e, BPF_B, 3, 2,
+		    (int16_t)(kat + (int32_t)sizeof(struct ubpf_kkey) +
+			      UBPF_KVSHORT - 1));
+		jlong = jmp_i(e, BPF_JNE, 3, 0);
+		agg_find(e, fds, fn, fds[10], kat);
+		jend = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, jlong);
+		agg_find(e, fds, fn, map, kat);
+		fix(e, jend);
+		return;
+	}
+	agg_find(e, fds, fn, map, kat);
+}
+
+/*
+ * The entry of the key at kat (key_ptr()) in map, made when absent
+ * (a full map counts in kdrops), updated by fn (the value in r9).
+ */
+static void agg_find(struct em *e, const int *fds, uint8_t fn, int map,
+		     int32_t kat)
+{
+	size_t j1, j2, j3;
+
 	ldmap(e, 1, map);
 	key_ptr(e, kat);
 	call(e, BPF_FUNC_map_lookup_elem);
@@ -1779,7 +1821,7 @@ static void pure_pred(struct em *e, bool pure, const struct ubpf_kop *o,
 /*
  * The plan's instructions (kagg.bpf.h's kstep(), one at a time), nargs
  * arguments fetched; fds: kaggs, kflat, kdrops, cgtls, cgtlsdrops, cgbuf,
- * kaggs_s, cgtlsa, cgtlss, kaggs_v.  Its end is where every PRED's
+ * kaggs_s, cgtlsa, cgtlss, kaggs_v, kaggs_w.  Its end is where every PRED's
  * clause ends, at most.  The
  * firing's timestamp is in S_TS when the plan reads it.
  */

@@ -883,6 +883,8 @@ struct cgen_maps {
 	uint32_t ecred1[3]; /* ... cred, cred's euid, egid (ecred_offs()) */
 	uint32_t sess1[4];  /* ... signal, pids, numbers, nr (sess_offs()) */
 	uint32_t psargs1[3]; /* ... mm, arg_start, arg_end (psargs_offs()) */
+	/* kaggs_v's short keys (kagg_bpf.h's UBPF_KVSHORT), or -1 */
+	int kaggs_w;
 	/* vtimestamp's clock (cgen_rec.c), or -1; se.sum_exec_runtime + 1 */
 	int vtimes, vtlink;
 	uint32_t sumexec1;

@@ -58,6 +58,9 @@
 #    record is written, the plan runs for the hits (the records read:
 #    the program with cgarm1 loaded directly at the cookie's index
 #    verified);
+#  - string variables as keys short (kaggs_w) and long (kaggs_v)
+#    beside a printing clause's argument predicate: the program loads,
+#    the sums exact;
 #  - execname and literals as keys (cgen_plan.c's ckey(), lkey():
 #    kaggs_v) and execname compared with literals and a self-> string
 #    (ccmp(), cvcmp()): the programs load, the clauses run in the
@@ -230,6 +233,24 @@ DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
 expect_eq "string variables as keys in the kernel: the output" \
 	"k hello 7 1 t hello 7" "$(grep '^[kt] ' bk.txt | paste -sd' ' -)"
 check "string variables as keys in the kernel: -v" grep -q \
+	'^dtrace: 1 clause aggregated in the kernel$' bk.err
+grep -q 'aggregated in the kernel' bk.err || diag "$(tail -n 40 bk.err)"
+# string variables as keys short and long: "hello" ends within
+# kaggs_w's 32 bytes, 40 a's do not (kaggs_v): the program with both
+# maps and the branch on the key's byte 31 (cgen_plan.c's agg_at())
+# verified, each key summed on its own; a printing clause whose
+# predicate compares an argument (cgen.c's pretest where a site link
+# names the event; this kernel's cookie: the plan's test alone)
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'tr$target:::msg { self->s = copyinstr(arg0); @k[self->s] = sum(arg1); self->l = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"; @k[self->l] = sum(arg1 + 1); }' \
+	-n 'tr$target:::tick /arg0 == 2/ { printf("q %d\n", arg0); }' \
+	-n 'END { printa("k %s %@d\n", @k); }' \
+	-c "/kt/trprog msg 'tick 5'" >bk.prog 2>bk.err </dev/null
+expect_eq "short and long string keys in the kernel: the output" \
+	"q 2 k hello 7 k aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 8" \
+	"$(grep '^[kq] ' bk.txt | paste -sd' ' -)"
+check "short and long string keys in the kernel: -v" grep -q \
 	'^dtrace: 1 clause aggregated in the kernel$' bk.err
 grep -q 'aggregated in the kernel' bk.err || diag "$(tail -n 40 bk.err)"
 # string variables ordered (VVCMP: cgen_plan.c's vvcmp(), two

@@ -430,6 +430,14 @@ struct ubpf_kvskey {
 	struct ubpf_kkey k; /* k.k[n] of the string's key n: 0 */
 	char s[UBPF_STRMAX];
 };
+/* kaggs_w (generated programs): kaggs_v's key of a string that ends
+ * within UBPF_KVSHORT bytes (its NUL there), where kaggs_v's room is
+ * longer: a hit hashes and compares these bytes, not the room's */
+#define UBPF_KVSHORT 32
+struct ubpf_kvwkey {
+	struct ubpf_kkey k;
+	char s[UBPF_KVSHORT];
+};
 struct ubpf_kval {
 	__s64 a, b;
 };

@@ -875,13 +875,6 @@ static size_t pre_emit(struct em *e, const struct cgen_maps *m,
 		       const struct ubpf_ev *s, const struct ubpf_kplan *pl,
 		       bool lazy)
 {
-	static const uint8_t jnot[] = {
-		[UBPF_K_EQ] = BPF_JNE,	 [UBPF_K_NE] = BPF_JEQ,
-		[UBPF_K_LTS] = BPF_JSGE, [UBPF_K_LTU] = BPF_JGE,
-		[UBPF_K_GTS] = BPF_JSLE, [UBPF_K_GTU] = BPF_JLE,
-		[UBPF_K_LES] = BPF_JSGT, [UBPF_K_LEU] = BPF_JGT,
-		[UBPF_K_GES] = BPF_JSLT, [UBPF_K_GEU] = BPF_JLT,
-	};
 	const struct ubpf_kop *a = &pl->ops[0], *p = &pl->ops[1];
 	bool i32 = p->imm == (int32_t)p->imm;
 	/* the value compared: r1, or narrowed in r3 (r1 is the slot's) */
@@ -903,8 +896,8 @@ static size_t pre_emit(struct em *e, const struct cgen_maps *m,
 	sized(e, r, a->sz, a->sg); /* cgen_plan()'s push() */
 	if (!i32)
 		ld64(e, 2, (uint64_t)p->imm);
-	jno = i32 ? jmp_i(e, jnot[p->n], r, (int32_t)p->imm)
-		  : jmp_r(e, jnot[p->n], r, 2);
+	jno = i32 ? jmp_i(e, cgen_cmp_jmp(p->n, true), r, (int32_t)p->imm)
+		  : jmp_r(e, cgen_cmp_jmp(p->n, true), r, 2);
 	fix(e, jarm);
 	/* the slot, where the hit goes on (a failing one needs none) */
 	stx(e, BPF_DW, 10, (int16_t)S_ARG(a->n), 1);

@@ -280,6 +280,8 @@ void cgen_psargs(struct em *e, const uint32_t o[3]);
 void cgen_vtime(struct em *e, const struct cgen_maps *m, int16_t off);
 /* cgen_plan.c: whether the plan has fault sites (SEQ's, kplan.c's) */
 bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl);
+/* ... the BPF jump of comparison op (UBPF_K_EQ..GEU), or its negation */
+uint8_t cgen_cmp_jmp(uint8_t op, bool negate);
 /* ... whether it has instruction op (of variable kind n; -1: any) */
 bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n);
 /* ... its code, nargs arguments fetched; fds: kaggs, kflat, kdrops,

@@ -527,16 +527,31 @@ static int imm_op(uint8_t op)
 	}
 }
 
+/*
+ * The BPF jump that holds when comparison op (UBPF_K_EQ..UBPF_K_GEU)
+ * holds, or, with negate, when it fails (a PRED's; cgen.c's pretest).
+ */
+uint8_t cgen_cmp_jmp(uint8_t op, bool negate)
+{
+	static const uint8_t jop[][2] = {
+		[UBPF_K_EQ] = { BPF_JEQ, BPF_JNE },
+		[UBPF_K_NE] = { BPF_JNE, BPF_JEQ },
+		[UBPF_K_LTS] = { BPF_JSLT, BPF_JSGE },
+		[UBPF_K_LTU] = { BPF_JLT, BPF_JGE },
+		[UBPF_K_GTS] = { BPF_JSGT, BPF_JSLE },
+		[UBPF_K_GTU] = { BPF_JGT, BPF_JLE },
+		[UBPF_K_LES] = { BPF_JSLE, BPF_JSGT },
+		[UBPF_K_LEU] = { BPF_JLE, BPF_JGT },
+		[UBPF_K_GES] = { BPF_JSGE, BPF_JSLT },
+		[UBPF_K_GEU] = { BPF_JGE, BPF_JLT },
+	};
+
+	return jop[op][negate];
+}
+
 /* r1 = r1 OP r2 for the binary operations (kalu()) */
 static void binop(struct em *e, uint8_t op)
 {
-	static const uint8_t jop[] = {
-		[UBPF_K_EQ] = BPF_JEQ,	 [UBPF_K_NE] = BPF_JNE,
-		[UBPF_K_LTS] = BPF_JSLT, [UBPF_K_LTU] = BPF_JLT,
-		[UBPF_K_GTS] = BPF_JSGT, [UBPF_K_GTU] = BPF_JGT,
-		[UBPF_K_LES] = BPF_JSLE, [UBPF_K_LEU] = BPF_JLE,
-		[UBPF_K_GES] = BPF_JSGE, [UBPF_K_GEU] = BPF_JGE,
-	};
 	size_t j, j2;
 
 	switch (op) {
@@ -619,7 +634,7 @@ static void binop(struct em *e, uint8_t op)
 	}
 	if (op >= UBPF_K_EQ && op <= UBPF_K_GEU) {
 		alu_i(e, BPF_MOV, 3, 1);
-		j = jmp_r(e, jop[op], 1, 2);
+		j = jmp_r(e, cgen_cmp_jmp(op, false), 1, 2);
 		alu_i(e, BPF_MOV, 3, 0);
 		fix(e, j);
 		alu_r(e, BPF_MOV, 1, 3);
@@ -1845,14 +1860,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	bool *tgt = xcalloc((size_t)pl->nops + 1, sizeof(*tgt));
 	unsigned sp = 0, np = 0, nf = 0, from = 0;
 	bool landed, pure = true; /* op_pure() every instruction so far */
-	/* a comparison's jump when it does not hold (a PRED's) */
-	static const uint8_t jnot[] = {
-		[UBPF_K_EQ] = BPF_JNE,	 [UBPF_K_NE] = BPF_JEQ,
-		[UBPF_K_LTS] = BPF_JSGE, [UBPF_K_LTU] = BPF_JGE,
-		[UBPF_K_GTS] = BPF_JSLE, [UBPF_K_GTU] = BPF_JLE,
-		[UBPF_K_LES] = BPF_JSGT, [UBPF_K_LEU] = BPF_JGT,
-		[UBPF_K_GES] = BPF_JSLT, [UBPF_K_GEU] = BPF_JLT,
-	};
+	uint8_t jn;
 
 	e->nxpj = 0;
 	e->pland = SIZE_MAX;
@@ -2205,9 +2213,10 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 					e->bad = true;
 					continue;
 				}
-				pj[np] = i32 ? jmp_i(e, jnot[eop], 1,
-						     (int32_t)o->imm)
-					     : jmp_r(e, jnot[eop], 1, 2);
+				/* the jump when it does not hold */
+				jn = cgen_cmp_jmp(eop, true);
+				pj[np] = i32 ? jmp_i(e, jn, 1, (int32_t)o->imm)
+					     : jmp_r(e, jn, 1, 2);
 				pure_pred(e, pure, o, pl, pj[np]);
 				pd[np] = o->jump;
 				pdep[np++] = sp;

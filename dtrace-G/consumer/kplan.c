@@ -331,12 +331,12 @@
  * So the cut is the kernel's order: what ran before the swap counts,
  * whatever its time.  The generated programs do the same with a
  * run-wide u64 (the map cgact, bpf_agg.c), tested at the start of every
- * hit (cgen.c's act_load(), act_test()): not 0, the hit does nothing, no plan, no
- * record.  A clause of probes whose hits all run generated programs
- * (traced, bpf_agg.c's traced_clause(): uprobe sites, USDT and pid, and
- * the kernel providers' probes that fire a program of their own,
- * syscall, proc and profile-N, cgen_kprov.c's; not BEGIN, END, ERROR
- * or tick-N, which fire in dtrace) that calls exit()
+ * hit (cgen.c's act_load(), act_test()): not 0, the hit does nothing, no plan,
+ * no record.  A clause of probes whose hits all run generated programs (traced,
+ * bpf_agg.c's traced_clause(): uprobe sites, USDT and pid, and the kernel
+ * providers' probes that fire a program of their own, syscall, proc and
+ * profile-N, cgen_kprov.c's; not BEGIN, END, ERROR or tick-N, which fire in
+ * dtrace) that calls exit()
  * after nothing that can fault, its predicate integers the hit alone
  * decides (exit_at_hit(); a record gate's, gate_ok()), is tested there
  * too, before anything else of the hit (d_kplan_xtest(): the event's
@@ -565,12 +565,14 @@
  * record, not at the hit (copyinstr(self->p) of an address kept at an
  * earlier probe may find new bytes, or a thread gone, where DTrace
  * reads at the probe; the strings of the probe's own arguments the
- * record carries), and -v says how many of them read so
+ * record carries), and -v says how many of them read so, and how
+ * many of the clauses tied to them by a self-> or this-> variable
+ * (which kp_vars_decide() keeps out with them, their reads as late)
  * (d_kplan_specs_late(): copyinto(), or copyin() or copyinstr() of
  * other than an argument, member access and * through a pointer
  * reading copyin()'s bytes; tests/run-cgen-spec.sh's late.d, whose
- * process is gone before dtrace reads).  Running them in the kernel
- * needs the buffer IDs
+ * process is gone before dtrace reads, and tied.d).  Running them in
+ * the kernel needs the buffer IDs
  * there (an nspec-slot array, a word per slot of generation, count and
  * active bit, allocated by compare-and-swap, counted by fetch-and-add
  * at speculate(), closed by exchange at commit() and discard(), the
@@ -1988,11 +1990,62 @@ static bool stmts_late(const struct stmt *v, unsigned n)
 	return false;
 }
 
+/*
+ * Is clause clause tied to one with speculations: does it touch a
+ * self-> or this-> variable one of them touches, or one a clause so
+ * tied touches?  kp_vars_decide() gives user space every variable a
+ * clause it runs touches and every clause touching those, so such a
+ * clause runs from the records too.  dtrace:::BEGIN and END clauses
+ * are dtrace's own (kp_vars_decide() leaves their variables alone).
+ */
+static bool specs_tied(const struct d_prog *p, unsigned clause)
+{
+	bool *tied, *vars, *mark, changed = true, r;
+	size_t nv = p->nvars ? p->nvars : 1;
+
+	tied = xcalloc(p->nclauses, sizeof(*tied));
+	vars = xcalloc(nv, sizeof(*vars));
+	mark = xcalloc(nv, sizeof(*mark));
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		tied[ci] = d_kplan_specs(p, ci) &&
+			   !kp_dtrace_only(&p->clauses[ci]);
+	while (changed) {
+		changed = false;
+		for (unsigned ci = 0; ci < p->nclauses; ci++) {
+			bool shares = false;
+
+			if (kp_dtrace_only(&p->clauses[ci]))
+				continue;
+			kp_clause_vars(p, &p->clauses[ci], mark);
+			for (unsigned v = 0; v < p->nvars; v++)
+				mark[v] = mark[v] &&
+					  p->vars[v].scope != SC_GLOBAL &&
+					  p->vars[v].scope != SC_ASSOC;
+			for (unsigned v = 0; v < p->nvars; v++)
+				shares |= mark[v] && vars[v];
+			if (!tied[ci] && !shares)
+				continue;
+			changed |= !tied[ci];
+			tied[ci] = true;
+			for (unsigned v = 0; v < p->nvars; v++) {
+				changed |= mark[v] && !vars[v];
+				vars[v] |= mark[v];
+			}
+		}
+	}
+	r = tied[clause];
+	free(tied);
+	free(vars);
+	free(mark);
+	return r;
+}
+
 bool d_kplan_specs_late(const struct d_prog *p, unsigned clause)
 {
 	const struct clause *c;
 
-	if (!d_kplan_specs(p, clause))
+	if (clause >= p->nclauses ||
+	    (!d_kplan_specs(p, clause) && !specs_tied(p, clause)))
 		return false;
 	c = &p->clauses[clause];
 	return node_late(c->pred) || stmts_late(c->stmts, c->nstmts);

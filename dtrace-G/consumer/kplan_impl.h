@@ -168,6 +168,9 @@ bool kp_dtrace_only(const struct clause *c);
 bool kp_clause_ok(struct d_kplan *k, unsigned ci);
 /* ... which variables the kernel keeps, and so which clauses */
 void kp_vars_decide(struct d_kplan *k);
+/* The variables clause c of p touches (reads and stores), into mark[]
+ * (p->nvars, cleared first) */
+void kp_clause_vars(const struct d_prog *p, const struct clause *c, bool *mark);
 
 /* kplan_out.c: statement i of clause ci is a printf() or trace() the
  * kernel computes (ks: assign and out) */

@@ -513,11 +513,11 @@
  * user space before the plan (cgen_plan.c's seq_read()), which reports
  * the fault as before.  What stays user space's: execname beside another
  * string key in one statement, a ?: key whose branches are not
- * execname and literals nor one copyinstr(argN) and one literal
- * (kp_smix_key(): UBPF_K_SMKEY, in kaggs_s, tagged as MKEY's; not
- * where the kernel has fault sites, since the argument's string is read
- * whichever branch is taken and only a fault that sends the hit to user
- * space is exact; copyinstr() beside execname or another copyinstr();
+ * execname and literals nor copyinstr(argN) and a literal or another
+ * copyinstr(argM) (kp_smix_key(): UBPF_K_SMKEY, in kaggs_s, tagged as
+ * MKEY's; not where the kernel has fault sites, since the arguments'
+ * strings are read whichever branch is taken and only a fault that
+ * sends the hit to user space is exact; copyinstr() beside execname;
  * probefunc, which the kernel keys by the probe's ID and a program
  * several system calls share reads at the hit), a literal key over
  * UBPF_KSTRMAX bytes (after the cut),
@@ -890,11 +890,14 @@ bool kp_mix_key(const struct d_kplan *k, const struct node *n)
  * (UBPF_K_SMKEY), the argument's string as SKEY writes it, the literal
  * NUL-padded, both cut at the merge as SKEY's are, and mark the key's
  * word k[n] where the string was taken (run.c's copyinstr() is tainted,
- * a literal not: as MKEY's).  Where kaggs_s keys are taken
- * (kp_arg_str(): no fault sites): the argument's string is read at
+ * a literal not: as MKEY's).  Or c ? copyinstr(argN) : copyinstr(argM)
+ * (SMKEY's agg 3): either branch the argument's string as SKEY writes
+ * it, k[n] 1 (both tainted).  Where kaggs_s keys are taken
+ * (kp_arg_str(): no fault sites): the arguments' strings are read at
  * every hit, whichever branch c chooses, and one that cannot be read,
  * or is longer than kaggs_s keeps, sends the hit to user space whole,
- * which evaluates only the branch c chose, as run.c does.  N, or -1.
+ * which evaluates only the branch c chose, as run.c does.  N (the
+ * first branch's where both are strings), or -1.
  */
 int kp_smix_key(const struct d_kplan *k, const struct node *n)
 {
@@ -907,9 +910,10 @@ int kp_smix_key(const struct d_kplan *k, const struct node *n)
 	s = kp_copyinstr_arg(n->b) >= 0 ? n->b : n->c;
 	l = s == n->b ? n->c : n->b;
 	a = kp_copyinstr_arg(s);
-	if (a < 0 || l->op != N_STR || !l->sval ||
-	    strlen(l->sval) > UBPF_KSKEY - 1 || !kp_ty(k, n->a, &sz, &sg) ||
-	    kp_has_str_cmp(k, n->a))
+	if (a < 0 ||
+	    (kp_copyinstr_arg(l) < 0 && (l->op != N_STR || !l->sval ||
+					 strlen(l->sval) > UBPF_KSKEY - 1)) ||
+	    !kp_ty(k, n->a, &sz, &sg) || kp_has_str_cmp(k, n->a))
 		return -1;
 	return a;
 }

@@ -239,7 +239,8 @@ static void mix_key(struct em *m, const struct node *n, unsigned j)
 /*
  * SMKEY: key j is c ? copyinstr(arg a) : "lit" or the other way round
  * (kplan.c's kp_smix_key()): c pushed, then SMKEY, the literal whole
- * (the merge cuts it as it cuts SKEY's string).
+ * (the merge cuts it as it cuts SKEY's string); or c ? copyinstr(arg
+ * a) : copyinstr(arg b): SMKEY's agg 3, b in levels, no literal.
  */
 static void smix_key(struct em *m, const struct node *n, unsigned j, uint8_t a)
 {
@@ -251,6 +252,11 @@ static void smix_key(struct em *m, const struct node *n, unsigned j, uint8_t a)
 	o = put(m, UBPF_K_SMKEY, 1, 0);
 	o->n = (uint8_t)j;
 	o->slot = a;
+	if (kp_copyinstr_arg(l) >= 0) { /* two strings */
+		o->agg = 3;
+		o->levels = (uint16_t)kp_copyinstr_arg(l);
+		return;
+	}
 	o->agg = first ? 1 : 2;
 	o->step = (uint16_t)strlen(l->sval);
 	sdata(m, l->sval, strlen(l->sval));

@@ -23,6 +23,8 @@
 #    (MKEY), and the taint of an entry that both a literal and
 #    execname gave (printed escaped, as user space ors it), one only a
 #    literal gave (as it is);
+#  - c ? probefunc : "a" keys, and probemod, probename, at two probes
+#    (LKEY, the probe's own name in its plan);
 #  - c ? copyinstr(arg0) : copyinstr(arg2) keys (SMKEY's agg 3) on
 #    cgout's pairs, the faults of the branch taken alone reported;
 #  - c ? copyinstr(arg0) : "a" keys, either way round (SMKEY, kaggs_s),
@@ -251,6 +253,19 @@ expect_eq "?: of two strings: the faults" \
 expect_eq "?: of two strings: the faults' actions" "#1 #1 #2" \
 	"$(grep -o 'in action #[0-9]*' smix2k.txt.err | cut -d' ' -f3 |
 		paste -sd' ' -)"
+
+# ?: keys with a branch probefunc, probemod or probename (LKEY: each
+# probe's plan writes its own name as a literal), beside a literal, one
+# another and an integer key, at two probes sharing the clauses.
+# Before, these clauses were user space's (-v: none in the kernel).
+cat >pname.d <<'EOF2'
+pid$target::hit2:entry,pid$target::hit2:return { @a[arg1 > 2 ? probefunc : "x"] = count(); }
+pid$target::hit2:entry,pid$target::hit2:return { @b[arg1, arg1 & 1 ? "odd" : probename] = sum(arg1); }
+pid$target::hit2:entry { @c[arg1 & 1 ? probemod : probename] = max(arg1); }
+pid$target::hit2:return { @d[arg1 > 3 ? probename : probefunc] = quantize(arg1); }
+END { printa("a [%s] %@d\n", @a); printa("b %d [%s] %@d\n", @b); printa("c [%s] %@d\n", @c); printa(@d); }
+EOF2
+same pname pname.d pair 4
 
 # a kernel provider's probe: the comm of the thread that made the call
 if [ "${TRACE_EMULATED:-0}" = 1 ]; then

@@ -487,7 +487,9 @@
  * room, strsize - 1 bytes where a string variable keys it, is else only
  * as long as the longest execname or literal key: kp_vkey_imm(), 16
  * bytes for @[execname]), and so may a literal or a ?: of two literals
- * whose condition the kernel computes (kp_lit_key(), KSX_LIT:
+ * (or probeprov, probemod, probefunc, probename: the probe's, written
+ * into its plan as a literal) whose condition the kernel computes
+ * (kp_lit_key(), KSX_LIT:
  * UBPF_K_LKEY, the literal's bytes cut to strsize - 1 in the plan, the
  * condition's truth SEL's; merged untainted, as run.c has the script's
  * strings), strsize fixed for the run (no setopt(): kp_strsize_fixed()),
@@ -518,8 +520,8 @@
  * MKEY's; not where the kernel has fault sites, since the arguments'
  * strings are read whichever branch is taken and only a fault that
  * sends the hit to user space is exact; copyinstr() beside execname;
- * probefunc, which the kernel keys by the probe's ID and a program
- * several system calls share reads at the hit), a literal key over
+ * probeprov, probemod, probefunc and probename are literals there,
+ * each probe's own name in its plan: kp_lit_key()), a literal key over
  * UBPF_KSTRMAX bytes (after the cut),
  * execname compared with copyinstr() in a program whose kernel keeps
  * self-> variables, and every such clause where the kernel runs no plan
@@ -840,12 +842,48 @@ static bool lit_key1(const struct d_kplan *k, const struct node *n)
 	return len <= UBPF_KSTRMAX;
 }
 
+static int ident(const struct node *n);
+
+/*
+ * probeprov, probemod, probefunc or probename at probe pr: its string
+ * (run.c's, untainted: d_dv_str()), else NULL when n is none of them
+ */
+const char *kp_ident_str(const struct d_probe *pr, const struct node *n)
+{
+	const char *s;
+
+	switch (ident(n)) {
+	case B_PROBEPROV:
+		s = pr->prov;
+		break;
+	case B_PROBEMOD:
+		s = pr->mod;
+		break;
+	case B_PROBEFUNC:
+		s = pr->func;
+		break;
+	case B_PROBENAME:
+		s = pr->name;
+		break;
+	default:
+		return NULL;
+	}
+	return s ? s : "";
+}
+
 /*
  * A key that is a literal or c ? "a" : "b" (c an integer the kernel
  * computes): generated programs write its bytes into a kaggs_v key
  * (UBPF_K_LKEY), strsize fixed for the run (kp_strsize_fixed()).  The
  * kernel computes c as SEL does (its 64 bits' truth, run.c's
  * d_truth()); c cannot fault (kp_ty() takes no comparison that can).
+ * A branch may also be probeprov, probemod, probefunc or probename,
+ * which run.c gives as the probe's string, untainted as a literal:
+ * each probe has a plan of its own (kplan_emit.c's lit_key() writes
+ * that probe's string as the literal; a program several kernel probes
+ * share is one only where their instructions, these bytes among them,
+ * are the same: cgen_kprov.c), and one longer than UBPF_KSTRMAX bytes
+ * after the cut leaves the clause to user space at that probe.
  */
 bool kp_lit_key(const struct d_kplan *k, const struct node *n)
 {
@@ -854,7 +892,8 @@ bool kp_lit_key(const struct d_kplan *k, const struct node *n)
 	if (!k || !k->vars || !kp_strsize_fixed(k))
 		return false;
 	if (n->op == N_TERN)
-		return lit_key1(k, n->b) && lit_key1(k, n->c) &&
+		return (lit_key1(k, n->b) || ident(n->b) >= 0) &&
+		       (lit_key1(k, n->c) || ident(n->c) >= 0) &&
 		       kp_ty(k, n->a, &sz, &sg) &&
 		       !(k->fmode && kp_has_str_cmp(k, n->a));
 	return lit_key1(k, n);
@@ -2171,11 +2210,15 @@ int64_t kp_vkey_imm(const struct d_kplan *k)
 		if (ks->sx == KSX_COMM) {
 			l = UBPF_KCOMM - 1;
 		} else if (n->op == N_TERN) {
-			size_t lc = kp_is_comm(n->c) ? UBPF_KCOMM - 1
-						     : strlen(n->c->sval);
+			/* a probe's name: whatever a probe's is (lit_key()
+			 * takes no longer one) */
+			size_t lc = kp_is_comm(n->c)   ? UBPF_KCOMM - 1
+				    : ident(n->c) >= 0 ? UBPF_KSTRMAX
+						       : strlen(n->c->sval);
 
-			l = kp_is_comm(n->b) ? UBPF_KCOMM - 1
-					     : strlen(n->b->sval);
+			l = kp_is_comm(n->b)   ? UBPF_KCOMM - 1
+			    : ident(n->b) >= 0 ? UBPF_KSTRMAX
+					       : strlen(n->b->sval);
 			if (lc > l)
 				l = lc;
 		} else {

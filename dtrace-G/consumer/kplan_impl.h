@@ -198,6 +198,9 @@ bool kp_out_svar(const struct d_kplan *k, const struct node *a);
 bool kp_is_comm(const struct node *n);
 /* ... a literal key (cut to strsize - 1 bytes) or c ? "a" : "b" */
 bool kp_lit_key(const struct d_kplan *k, const struct node *n);
+/* ... probeprov, probemod, probefunc or probename (a ?: key's branch):
+ * probe pr's string, else NULL */
+const char *kp_ident_str(const struct d_probe *pr, const struct node *n);
 /* ... c ? a : b, a and b execname or literals, one execname at least */
 bool kp_mix_key(const struct d_kplan *k, const struct node *n);
 /* ... c ? copyinstr(argN) : "lit" or the other way round: N, else -1 */

@@ -266,6 +266,16 @@ pid$target::hit2:return { @d[arg1 > 3 ? probename : probefunc] = quantize(arg1);
 END { printa("a [%s] %@d\n", @a); printa("b %d [%s] %@d\n", @b); printa("c [%s] %@d\n", @c); printa(@d); }
 EOF2
 same pname pname.d pair 4
+# ... at a probe whose name is longer than the kernel keeps (67 bytes;
+# under 64 once cut at a smaller strsize): that probe's 8 hits come as
+# records, run in user space; hit2's counted in the kernel
+cat >pnlong.d <<'EOF2'
+pid$target::hit2*:entry { @[arg1 > 2 ? probefunc : "x"] = count(); }
+EOF2
+same pnlong pnlong.d pair 1
+run 1 pnlong1.txt pair -s pnlong.d
+expect_grep "a name past the kernel's key: its hits as records" \
+	'^dtrace: BPF: .* verified, 8 records read$' pnlong1.txt.err
 
 # a kernel provider's probe: the comm of the thread that made the call
 if [ "${TRACE_EMULATED:-0}" = 1 ]; then

@@ -23,7 +23,8 @@
  *   cgout pair       hit2(p, i, q) of two strings: pairs of
  *                    different lengths (one past 64 bytes), equal,
  *                    empty, and an unmapped address (0x10) on
- *                    either side
+ *                    either side; each also to hit2_ ... (a name of
+ *                    67 bytes, past what the kernel keeps of a key)
  *   cgout rename     renames itself (prctl(PR_SET_NAME)) before each
  *                    hit(name, i), name its new name as asked (one
  *                    of 22 bytes the kernel cuts to 15), and to
@@ -59,6 +60,13 @@ __attribute__((noinline)) int hit2(const char *p, long n, const char *q)
 {
 	__asm__ volatile("" : : "r"(p), "r"(q) : "memory");
 	return (int)n + 1;
+}
+
+__attribute__((noinline)) int
+hit2_of_a_name_longer_than_the_sixty_three_bytes_a_kernel_key_holds(long n)
+{
+	__asm__ volatile("" : : : "memory");
+	return (int)n + 2;
 }
 
 int main(int argc, char **argv)
@@ -154,8 +162,11 @@ int main(int argc, char **argv)
 		};
 
 		memset(big, 'b', 100);
-		for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 			hit2(v[i][0], (long)i, v[i][1]);
+			hit2_of_a_name_longer_than_the_sixty_three_bytes_a_kernel_key_holds(
+				(long)i);
+		}
 	} else if (!strcmp(mode, "refault")) {
 		hit("alpha", 1);
 		hit((const char *)16, 2);

@@ -2087,11 +2087,13 @@ bool d_kplan_specs_late(const struct d_prog *p, unsigned clause)
 {
 	const struct clause *c;
 
-	if (clause >= p->nclauses ||
-	    (!d_kplan_specs(p, clause) && !specs_tied(p, clause)))
+	if (clause >= p->nclauses)
 		return false;
 	c = &p->clauses[clause];
-	return node_late(c->pred) || stmts_late(c->stmts, c->nstmts);
+	/* the walk first: specs_tied() is the closure over the program */
+	if (!node_late(c->pred) && !stmts_late(c->stmts, c->nstmts))
+		return false;
+	return d_kplan_specs(p, clause) || specs_tied(p, clause);
 }
 
 bool d_kplan_clause(const struct d_kplan *k, unsigned clause)

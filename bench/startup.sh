@@ -61,6 +61,9 @@ abs() { case $1 in ''|/*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 top_srcdir=$(abs "$top_srcdir") STARTUP_MD=$(abs "$STARTUP_MD")
 case $DTRACE in */*) DTRACE=$(abs "$DTRACE") ;; esac
 case $OURS2 in */*) OURS2=$(abs "$OURS2") ;; esac
+# dtrace -G below runs in $tmp: a relative drti.o must still be found
+[ -n "${DTRACE_DRTI:-}" ] && DTRACE_DRTI=$(abs "$DTRACE_DRTI") &&
+	export DTRACE_DRTI
 here=$top_srcdir/bench
 if [ "$(id -u)" -ne 0 ] || ! command -v bpftrace >/dev/null 2>&1; then
 	echo "(start-up: needs root and bpftrace; skipped)"

@@ -78,22 +78,31 @@ run_dtrace() {
 # finish: the verdict
 # run_mode MODE OUT CMD DTRACE-ARGS...: dtrace -v -q -c CMD, MODE g
 # (the generated programs), u (DTRACE_KAGG=0: the clauses in user
-# space) or 0 (DTRACE_CGEN=0: the generic program); its output in OUT
-# (made, empty, where dtrace wrote none), its messages in OUT.err, its
-# status checked
+# space), 0 (DTRACE_CGEN=0: the generic program) or 0u (DTRACE_CGEN=0
+# DTRACE_KAGG=0: the generic program's records, every clause in user
+# space); its output in OUT (made, empty, where dtrace wrote none), its
+# messages in OUT.err, its status checked.  For the next call only,
+# when set: run_err names the messages' file instead, run_stdout a
+# file for dtrace's standard output (else /dev/null), run_status the
+# status expected (else 0), run_timeout the seconds (else 120),
+# run_what the status check's name (else OUT).
 run_mode() {
 	_m=$1 _o=$2 _c=$3
 	shift 3
 	case $_m in
 	g) _cg=1 _ka=1 ;;
 	u) _cg=1 _ka=0 ;;
+	0u) _cg=0 _ka=0 ;;
 	*) _cg=0 _ka=1 ;;
 	esac
+	_e=${run_err:-$_o.err} _st=${run_status:-0}
 	rm -f "$_o" # -o appends
-	DTRACE_CGEN=$_cg DTRACE_KAGG=$_ka timeout -s KILL 120 "$DTRACE" -v -q \
-		-o "$_o" "$@" -c "$_c" >/dev/null 2>"$_o.err"
-	expect_eq "$_o: status" 0 "$?"
+	DTRACE_CGEN=$_cg DTRACE_KAGG=$_ka timeout -s KILL "${run_timeout:-120}" \
+		"$DTRACE" -v -q -o "$_o" "$@" -c "$_c" \
+		>"${run_stdout:-/dev/null}" 2>"$_e"
+	expect_eq "${run_what:-$_o}: status" "$_st" "$?"
 	[ -f "$_o" ] || : >"$_o"
+	run_err= run_stdout= run_status= run_timeout= run_what=
 }
 
 finish() {

@@ -35,14 +35,18 @@
 #    clause: -v says it happens when dtrace runs the record, not at the
 #    probe (kplan.c's d_kplan_specs_late()), and some hits here do not
 #    print the bytes at the probe; copyinstr(arg3), which the record
-#    carries, prints them and -v says nothing.
+#    carries, prints them and -v says nothing; in a clause without
+#    speculations sharing self->s with them, -v counts it apart.
 # On the tree before kplan.c let speculations through, a program with
 # one ran nothing in the kernel (-v counted no clause there: the checks
 # "-v aggregated" and "-v printing" fail) and -v said nothing of the
 # speculations (the "-v why" checks fail); the outputs were the same.
 # Before d_kplan_specs_late(), -v said nothing of the late read ("late:
 # -v says the read is late" fails); the cross-CPU cases pass there too,
-# as a kernel design must keep them.
+# as a kernel design must keep them.  Before it counted the clauses
+# tied to speculating ones by a variable (tied.d: copyinstr(self->p) in
+# a clause of its own, predicated on self->s), -v said nothing of
+# theirs ("tied: -v counts" fails).
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -356,6 +360,21 @@ done
 n=$(grep -cxFf late.exp late.g.txt)
 expect_eq "late: some hits not read at the probe (user space's path)" 1 \
 	"$((n < 10))"
+# A clause without speculations that shares self->s with them runs from
+# the records too (kp_vars_decide()): its late read -v counts as well.
+cat >tied.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data { self->p = arg3; }
+sp$target:::end /self->s/ { printf("%d %s\n", arg1, copyinstr(self->p)); }
+sp$target:::end /self->s/ { speculate(self->s); printf("%d\n", arg1); }
+sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
+EOF2
+run g tied.g.txt 2 -s tied.d
+expect_grep "tied: -v counts the tied clause's late read" \
+	"^dtrace: 1 clause sharing their variables reads the process's memory when dtrace runs the record too, not at the probe\$" \
+	tied.g.txt.err
+expect_eq "tied: not among the speculating ones" "" \
+	"$(grep 'of them read' tied.g.txt.err)"
 # copyinstr() of the probe's own argument is in the record: no line
 cat >early.d <<'EOF2'
 sp$target:::begin { self->s = speculation(); }

@@ -23,6 +23,10 @@
 #    (MKEY), and the taint of an entry that both a literal and
 #    execname gave (printed escaped, as user space ors it), one only a
 #    literal gave (as it is);
+#  - c ? probefunc : "a" keys, and probemod, probename, at two probes
+#    (LKEY, the probe's own name in its plan);
+#  - c ? copyinstr(arg0) : copyinstr(arg2) keys (SMKEY's agg 3) on
+#    cgout's pairs, the faults of the branch taken alone reported;
 #  - c ? copyinstr(arg0) : "a" keys, either way round (SMKEY, kaggs_s),
 #    the taint as above, and a string that cannot be read in a branch
 #    not taken (the hit user space's, no fault) and taken (its fault);
@@ -222,6 +226,56 @@ expect_eq "?: of a string that faults: the literal's" "small 2" \
 	"$(awk 'NF == 2 { print $1, $2 }' smflt1.txt)"
 expect_eq "?: of a string that faults: in the key" 2 \
 	"$(grep -c 'hit:entry): invalid address (.*) in action #3$' smflt1.txt.err)"
+
+# ?: of two copyinstr() keys (SMKEY's agg 3, in kaggs_s), alone and
+# beside an integer key, with count(), sum(), max(), quantize(), on
+# cgout's pairs (one string past 64 bytes, kaggs_s's: that hit user
+# space's whole), either string 0x10 (a fault in the branch not taken:
+# none, as user space's run of the hit takes the other branch only; in
+# the branch taken: its fault, action #1 and #2 as DTRACE_KAGG=0's).
+# Before, these clauses were user space's (-v: none in the kernel).
+cat >smix2.d <<'EOF2'
+pid$target::hit2:entry { @a[arg1 & 1 ? copyinstr(arg0) : copyinstr(arg2)] = count(); }
+pid$target::hit2:entry { @b[arg1, arg1 < 4 ? copyinstr(arg2) : copyinstr(arg0)] = sum(arg1); }
+pid$target::hit2:entry /arg1 != 4 && arg1 != 5/ { @c[arg1 > 2 ? copyinstr(arg0) : copyinstr(arg2)] = max(arg1); }
+pid$target::hit2:entry /arg1 != 4 && arg1 != 5/ { @d[arg1 % 3 ? copyinstr(arg2) : copyinstr(arg0)] = quantize(arg1); }
+END { printa("a [%s] %@d\n", @a); printa("b %d [%s] %@d\n", @b); printa("c [%s] %@d\n", @c); printa(@d); }
+EOF2
+same smix2 smix2.d pair 4
+run 1 smix2k.txt pair -s smix2.d
+DTRACE_KAGG=0
+export DTRACE_KAGG
+run 1 smix2u.txt pair -s smix2.d
+unset DTRACE_KAGG
+expect_eq "?: of two strings: the faults" \
+	"$(grep 'invalid address' smix2u.txt.err | sed 's/pid[0-9]*/P/')" \
+	"$(grep 'invalid address' smix2k.txt.err | sed 's/pid[0-9]*/P/')"
+expect_eq "?: of two strings: the faults' actions" "#1 #1 #2" \
+	"$(grep -o 'in action #[0-9]*' smix2k.txt.err | cut -d' ' -f3 |
+		paste -sd' ' -)"
+
+# ?: keys with a branch probefunc, probemod or probename (LKEY: each
+# probe's plan writes its own name as a literal), beside a literal, one
+# another and an integer key, at two probes sharing the clauses.
+# Before, these clauses were user space's (-v: none in the kernel).
+cat >pname.d <<'EOF2'
+pid$target::hit2:entry,pid$target::hit2:return { @a[arg1 > 2 ? probefunc : "x"] = count(); }
+pid$target::hit2:entry,pid$target::hit2:return { @b[arg1, arg1 & 1 ? "odd" : probename] = sum(arg1); }
+pid$target::hit2:entry { @c[arg1 & 1 ? probemod : probename] = max(arg1); }
+pid$target::hit2:return { @d[arg1 > 3 ? probename : probefunc] = quantize(arg1); }
+END { printa("a [%s] %@d\n", @a); printa("b %d [%s] %@d\n", @b); printa("c [%s] %@d\n", @c); printa(@d); }
+EOF2
+same pname pname.d pair 4
+# ... at a probe whose name is longer than the kernel keeps (67 bytes;
+# under 64 once cut at a smaller strsize): that probe's 8 hits come as
+# records, run in user space; hit2's counted in the kernel
+cat >pnlong.d <<'EOF2'
+pid$target::hit2*:entry { @[arg1 > 2 ? probefunc : "x"] = count(); }
+EOF2
+same pnlong pnlong.d pair 1
+run 1 pnlong1.txt pair -s pnlong.d
+expect_grep "a name past the kernel's key: its hits as records" \
+	'^dtrace: BPF: .* verified, 8 records read$' pnlong1.txt.err
 
 # a kernel provider's probe: the comm of the thread that made the call
 if [ "${TRACE_EMULATED:-0}" = 1 ]; then

@@ -33,18 +33,14 @@ three() {
 	what=$1 ncl=$2 cmd=$3
 	shift 3
 	for k in 0 g c; do
-		rm -f out$k.txt
 		case $k in
-		0) cg=1 ka=0 ;;
-		g) cg=1 ka=1 ;;
-		c) cg=0 ka=1 ;;
+		0) m=u cg=1 ka=0 ;;
+		g) m=g cg=1 ka=1 ;;
+		c) m=0 cg=0 ka=1 ;;
 		esac
-		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 300 "$DTRACE" \
-			-v -q -o out$k.txt "$@" -c "./trprog $cmd" \
-			>/dev/null 2>err$k.txt
-		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): status" \
-			0 "$?"
-		[ -f out$k.txt ] || : >out$k.txt
+		run_err=err$k.txt run_timeout=300
+		run_what="$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg)"
+		run_mode $m out$k.txt "./trprog $cmd" "$@"
 	done
 	if [ -s out0.txt ]; then
 		pass

@@ -66,17 +66,13 @@ kx() {
 	what=$1 ncl=$2 st=$3 cmd=$4
 	shift 4
 	for k in g 0 c; do
-		rm -f out$k.txt
 		case $k in
-		g) cg=1 ka=1 ;;
-		0) cg=1 ka=0 ;;
-		c) cg=0 ka=1 ;;
+		g) m=g ;;
+		0) m=u ;;
+		c) m=0 ;;
 		esac
-		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 "$DTRACE" \
-			-v -q -o out$k.txt "$@" -c "./kpprog $cmd" \
-			>/dev/null 2>err$k.txt
-		expect_eq "$what ($k): status" "$st" "$?"
-		[ -f out$k.txt ] || : >out$k.txt
+		run_err=err$k.txt run_status=$st run_what="$what ($k)"
+		run_mode $m out$k.txt "./kpprog $cmd" "$@"
 		expect_file_eq "$what ($k)" expected.txt out$k.txt
 	done
 	expect_eq "$what: clauses run in the kernel" "$ncl" "$(vcount errg.txt)"

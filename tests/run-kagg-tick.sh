@@ -63,18 +63,15 @@ ticks() {
 	shift 3
 	rm -f errc.txt
 	for k in g 0 $(repeats '' c); do
-		rm -f out$k.txt # -o appends
 		case $k in
-		g) cg=1 ka=1 ;;
-		0) cg=1 ka=0 ;;
-		c) cg=0 ka=1 ;;
+		g) m=g cg=1 ka=1 ;;
+		0) m=u cg=1 ka=0 ;;
+		c) m=0 cg=0 ka=1 ;;
 		esac
 		kcmd=$(printf '%s\n' "$cmd" | sed "s/OUT/out$k.txt/g")
-		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 "$DTRACE" \
-			-v -q -o out$k.txt "$@" -c "./trprog $kcmd" \
-			>prog$k.txt 2>err$k.txt
-		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): status" 0 "$?"
-		[ -f out$k.txt ] || : >out$k.txt
+		run_err=err$k.txt run_stdout=prog$k.txt
+		run_what="$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg)"
+		run_mode $m out$k.txt "./trprog $kcmd" "$@"
 		expect_file_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg)" \
 			expected.txt out$k.txt
 		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): the target" \

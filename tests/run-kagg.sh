@@ -78,16 +78,14 @@ both() {
 	rm -f err1.txt
 	: >err0.txt
 	for k in $modes; do
-		rm -f out$k.txt
 		case $k in
-		g) cg=1 ka=1 ;;
-		*) cg=0 ka=$k ;;
+		g) m=g cg=1 ka=1 ;;
+		1) m=0 cg=0 ka=1 ;;
+		*) m=0u cg=0 ka=0 ;;
 		esac
-		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 "$DTRACE" \
-			-v -q -o out$k.txt "$@" -c "${pre:-}./trprog $cmd" \
-			>/dev/null 2>err$k.txt
-		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): status" 0 "$?"
-		[ -f out$k.txt ] || : >out$k.txt
+		run_err=err$k.txt
+		run_what="$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg)"
+		run_mode $m out$k.txt "${pre:-}./trprog $cmd" "$@"
 		expect_file_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg)" \
 			expected.txt out$k.txt
 	done

@@ -580,7 +580,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	unsigned kkeys = 0; /* the most keys of a statement in kaggs */
 	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
 	     *traced;
-	unsigned nspec = 0, nlate = 0, xwhyc = 0;
+	unsigned nspec = 0, nlate = 0, ntied = 0, xwhyc = 0;
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
@@ -616,8 +616,12 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	/* -v: why a clause with speculations is user space's (kplan.c's
 	 * "Speculations") */
 	for (unsigned i = 0; i < c->nclauses; i++) {
-		nspec += traced[i] && d_kplan_specs(c->prog, i);
-		nlate += traced[i] && d_kplan_specs_late(c->prog, i);
+		bool spec = traced[i] && d_kplan_specs(c->prog, i),
+		     late = traced[i] && d_kplan_specs_late(c->prog, i);
+
+		nspec += spec;
+		nlate += spec && late;
+		ntied += !spec && late;
 	}
 	if (c->o->verbose && nspec)
 		say(c,
@@ -633,6 +637,14 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		    "the record, not at the probe: copyin() or copyinstr() "
 		    "of an address the process may have rewritten since",
 		    nlate, nlate == 1 ? "s" : "");
+	/* ... and of the clauses their variables keep out of the kernel
+	 * with them (kplan.c's d_kplan_specs_late()) */
+	if (c->o->verbose && ntied)
+		say(c,
+		    "%u clause%s sharing their variables read%s the "
+		    "process's memory when dtrace runs the record too, not "
+		    "at the probe",
+		    ntied, ntied == 1 ? "" : "s", ntied == 1 ? "s" : "");
 	/* -v: why an exit() keeps every clause out of the kernel */
 	if (c->o->verbose && d_kplan_xwhy(k->kp, &xwhyc))
 		say(c,

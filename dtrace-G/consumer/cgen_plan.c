@@ -841,7 +841,8 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 {
 	bool fs = cgen_fsites(e, pl);
 
-	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+	for (unsigned pc = 0, second = 0; pc < pl->nops && pc < UBPF_KOPS;
+	     pc += !second) {
 		const struct ubpf_kop *o = &pl->ops[pc];
 		unsigned j, a;
 
@@ -850,6 +851,10 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			continue;
 		a = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY ? o->slot
 								  : o->n;
+		/* SMKEY of two strings: its second (levels) next time */
+		if (second)
+			a = o->levels;
+		second = !second && o->op == UBPF_K_SMKEY && o->agg == 3;
 		for (j = 0; j < e->nsarg && e->sarg[j] != a; j++)
 			;
 		if (j < e->nsarg) {
@@ -1614,22 +1619,29 @@ static void mkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
  * SMKEY pl->ops[*pc]: c popped into r1 chooses a (not 0) or b, one the
  * argument's string (seq_read()'s, copied into the kaggs_s key as
  * skey() copies it), the other the literal of its SDATA (the key's
- * UBPF_KSKEY bytes zeroed, then its words); the key's word k[n]
- * (S_KKEY, AGG's: e->kw) 1 where the string was taken.  *pc is left on
- * the last SDATA.
+ * UBPF_KSKEY bytes zeroed, then its words), or (agg 3) both an
+ * argument's string, each as skey() copies it (seq_read() read both,
+ * whichever is taken); the key's word k[n] (S_KKEY, AGG's: e->kw) 1
+ * where a string was taken.  *pc is left on the last SDATA.
  */
 static void smkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 		  unsigned *sp)
 {
 	const struct ubpf_kop *o = &pl->ops[*pc];
 	int32_t at = SKEY_AT + (int32_t)sizeof(struct ubpf_kkey);
-	unsigned kn = o->n & (UBPF_KMAXKEYS - 1), nsd = o->step / 8u + 1, j;
+	unsigned kn = o->n & (UBPF_KMAXKEYS - 1), nsd = o->step / 8u + 1, j,
+		 j2 = 0;
 	int16_t kw = (int16_t)(S_KKEY + 8 + 8 * (int)kn);
 	size_t jelse, jend = 0;
 
+	if (o->agg == 3)
+		nsd = 0;
 	for (j = 0; j < e->nsarg && e->sarg[j] != o->slot; j++)
 		;
-	if (j >= e->nsarg || !e->skarg[j] || (o->agg != 1 && o->agg != 2) ||
+	for (; o->agg == 3 && j2 < e->nsarg && e->sarg[j2] != o->levels; j2++)
+		;
+	if (j >= e->nsarg || !e->skarg[j] || o->agg < 1 || o->agg > 3 ||
+	    (o->agg == 3 && (j2 >= e->nsarg || !e->skarg[j2] || o->step)) ||
 	    o->step > UBPF_KSKEY - 1 || *pc + nsd >= pl->nops + 1u) {
 		e->bad = true;
 		return;
@@ -1641,9 +1653,10 @@ static void smkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 			jend = jmp_i(e, BPF_JA, 0, 0);
 			fix(e, jelse);
 		}
-		st(e, BPF_DW, 10, kw, o->agg == b ? 1 : 0);
-		if (o->agg == b) {
-			str_chunks(e, j, UBPF_KSKEY, skey_chunk, NULL);
+		st(e, BPF_DW, 10, kw, o->agg == b || o->agg == 3 ? 1 : 0);
+		if (o->agg == b || o->agg == 3) {
+			str_chunks(e, b == 2 && o->agg == 3 ? j2 : j,
+				   UBPF_KSKEY, skey_chunk, NULL);
 			continue;
 		}
 		ldx(e, BPF_DW, 2, 10, S_SBUF);

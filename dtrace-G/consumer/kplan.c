@@ -331,12 +331,12 @@
  * So the cut is the kernel's order: what ran before the swap counts,
  * whatever its time.  The generated programs do the same with a
  * run-wide u64 (the map cgact, bpf_agg.c), tested at the start of every
- * hit (cgen.c's act_load(), act_test()): not 0, the hit does nothing, no plan, no
- * record.  A clause of probes whose hits all run generated programs
- * (traced, bpf_agg.c's traced_clause(): uprobe sites, USDT and pid, and
- * the kernel providers' probes that fire a program of their own,
- * syscall, proc and profile-N, cgen_kprov.c's; not BEGIN, END, ERROR
- * or tick-N, which fire in dtrace) that calls exit()
+ * hit (cgen.c's act_load(), act_test()): not 0, the hit does nothing, no plan,
+ * no record.  A clause of probes whose hits all run generated programs (traced,
+ * bpf_agg.c's traced_clause(): uprobe sites, USDT and pid, and the kernel
+ * providers' probes that fire a program of their own, syscall, proc and
+ * profile-N, cgen_kprov.c's; not BEGIN, END, ERROR or tick-N, which fire in
+ * dtrace) that calls exit()
  * after nothing that can fault, its predicate integers the hit alone
  * decides (exit_at_hit(); a record gate's, gate_ok()), is tested there
  * too, before anything else of the hit (d_kplan_xtest(): the event's
@@ -487,7 +487,9 @@
  * room, strsize - 1 bytes where a string variable keys it, is else only
  * as long as the longest execname or literal key: kp_vkey_imm(), 16
  * bytes for @[execname]), and so may a literal or a ?: of two literals
- * whose condition the kernel computes (kp_lit_key(), KSX_LIT:
+ * (or probeprov, probemod, probefunc, probename: the probe's, written
+ * into its plan as a literal) whose condition the kernel computes
+ * (kp_lit_key(), KSX_LIT:
  * UBPF_K_LKEY, the literal's bytes cut to strsize - 1 in the plan, the
  * condition's truth SEL's; merged untainted, as run.c has the script's
  * strings), strsize fixed for the run (no setopt(): kp_strsize_fixed()),
@@ -513,13 +515,13 @@
  * user space before the plan (cgen_plan.c's seq_read()), which reports
  * the fault as before.  What stays user space's: execname beside another
  * string key in one statement, a ?: key whose branches are not
- * execname and literals nor one copyinstr(argN) and one literal
- * (kp_smix_key(): UBPF_K_SMKEY, in kaggs_s, tagged as MKEY's; not
- * where the kernel has fault sites, since the argument's string is read
- * whichever branch is taken and only a fault that sends the hit to user
- * space is exact; copyinstr() beside execname or another copyinstr();
- * probefunc, which the kernel keys by the probe's ID and a program
- * several system calls share reads at the hit), a literal key over
+ * execname and literals nor copyinstr(argN) and a literal or another
+ * copyinstr(argM) (kp_smix_key(): UBPF_K_SMKEY, in kaggs_s, tagged as
+ * MKEY's; not where the kernel has fault sites, since the arguments'
+ * strings are read whichever branch is taken and only a fault that
+ * sends the hit to user space is exact; copyinstr() beside execname;
+ * probeprov, probemod, probefunc and probename are literals there,
+ * each probe's own name in its plan: kp_lit_key()), a literal key over
  * UBPF_KSTRMAX bytes (after the cut),
  * execname compared with copyinstr() in a program whose kernel keeps
  * self-> variables, and every such clause where the kernel runs no plan
@@ -565,12 +567,14 @@
  * record, not at the hit (copyinstr(self->p) of an address kept at an
  * earlier probe may find new bytes, or a thread gone, where DTrace
  * reads at the probe; the strings of the probe's own arguments the
- * record carries), and -v says how many of them read so
+ * record carries), and -v says how many of them read so, and how
+ * many of the clauses tied to them by a self-> or this-> variable
+ * (which kp_vars_decide() keeps out with them, their reads as late)
  * (d_kplan_specs_late(): copyinto(), or copyin() or copyinstr() of
  * other than an argument, member access and * through a pointer
  * reading copyin()'s bytes; tests/run-cgen-spec.sh's late.d, whose
- * process is gone before dtrace reads).  Running them in the kernel
- * needs the buffer IDs
+ * process is gone before dtrace reads, and tied.d).  Running them in
+ * the kernel needs the buffer IDs
  * there (an nspec-slot array, a word per slot of generation, count and
  * active bit, allocated by compare-and-swap, counted by fetch-and-add
  * at speculate(), closed by exchange at commit() and discard(), the
@@ -838,12 +842,48 @@ static bool lit_key1(const struct d_kplan *k, const struct node *n)
 	return len <= UBPF_KSTRMAX;
 }
 
+static int ident(const struct node *n);
+
+/*
+ * probeprov, probemod, probefunc or probename at probe pr: its string
+ * (run.c's, untainted: d_dv_str()), else NULL when n is none of them
+ */
+const char *kp_ident_str(const struct d_probe *pr, const struct node *n)
+{
+	const char *s;
+
+	switch (ident(n)) {
+	case B_PROBEPROV:
+		s = pr->prov;
+		break;
+	case B_PROBEMOD:
+		s = pr->mod;
+		break;
+	case B_PROBEFUNC:
+		s = pr->func;
+		break;
+	case B_PROBENAME:
+		s = pr->name;
+		break;
+	default:
+		return NULL;
+	}
+	return s ? s : "";
+}
+
 /*
  * A key that is a literal or c ? "a" : "b" (c an integer the kernel
  * computes): generated programs write its bytes into a kaggs_v key
  * (UBPF_K_LKEY), strsize fixed for the run (kp_strsize_fixed()).  The
  * kernel computes c as SEL does (its 64 bits' truth, run.c's
  * d_truth()); c cannot fault (kp_ty() takes no comparison that can).
+ * A branch may also be probeprov, probemod, probefunc or probename,
+ * which run.c gives as the probe's string, untainted as a literal:
+ * each probe has a plan of its own (kplan_emit.c's lit_key() writes
+ * that probe's string as the literal; a program several kernel probes
+ * share is one only where their instructions, these bytes among them,
+ * are the same: cgen_kprov.c), and one longer than UBPF_KSTRMAX bytes
+ * after the cut leaves the clause to user space at that probe.
  */
 bool kp_lit_key(const struct d_kplan *k, const struct node *n)
 {
@@ -852,7 +892,8 @@ bool kp_lit_key(const struct d_kplan *k, const struct node *n)
 	if (!k || !k->vars || !kp_strsize_fixed(k))
 		return false;
 	if (n->op == N_TERN)
-		return lit_key1(k, n->b) && lit_key1(k, n->c) &&
+		return (lit_key1(k, n->b) || ident(n->b) >= 0) &&
+		       (lit_key1(k, n->c) || ident(n->c) >= 0) &&
 		       kp_ty(k, n->a, &sz, &sg) &&
 		       !(k->fmode && kp_has_str_cmp(k, n->a));
 	return lit_key1(k, n);
@@ -888,11 +929,14 @@ bool kp_mix_key(const struct d_kplan *k, const struct node *n)
  * (UBPF_K_SMKEY), the argument's string as SKEY writes it, the literal
  * NUL-padded, both cut at the merge as SKEY's are, and mark the key's
  * word k[n] where the string was taken (run.c's copyinstr() is tainted,
- * a literal not: as MKEY's).  Where kaggs_s keys are taken
- * (kp_arg_str(): no fault sites): the argument's string is read at
+ * a literal not: as MKEY's).  Or c ? copyinstr(argN) : copyinstr(argM)
+ * (SMKEY's agg 3): either branch the argument's string as SKEY writes
+ * it, k[n] 1 (both tainted).  Where kaggs_s keys are taken
+ * (kp_arg_str(): no fault sites): the arguments' strings are read at
  * every hit, whichever branch c chooses, and one that cannot be read,
  * or is longer than kaggs_s keeps, sends the hit to user space whole,
- * which evaluates only the branch c chose, as run.c does.  N, or -1.
+ * which evaluates only the branch c chose, as run.c does.  N (the
+ * first branch's where both are strings), or -1.
  */
 int kp_smix_key(const struct d_kplan *k, const struct node *n)
 {
@@ -905,9 +949,10 @@ int kp_smix_key(const struct d_kplan *k, const struct node *n)
 	s = kp_copyinstr_arg(n->b) >= 0 ? n->b : n->c;
 	l = s == n->b ? n->c : n->b;
 	a = kp_copyinstr_arg(s);
-	if (a < 0 || l->op != N_STR || !l->sval ||
-	    strlen(l->sval) > UBPF_KSKEY - 1 || !kp_ty(k, n->a, &sz, &sg) ||
-	    kp_has_str_cmp(k, n->a))
+	if (a < 0 ||
+	    (kp_copyinstr_arg(l) < 0 && (l->op != N_STR || !l->sval ||
+					 strlen(l->sval) > UBPF_KSKEY - 1)) ||
+	    !kp_ty(k, n->a, &sz, &sg) || kp_has_str_cmp(k, n->a))
 		return -1;
 	return a;
 }
@@ -1988,14 +2033,67 @@ static bool stmts_late(const struct stmt *v, unsigned n)
 	return false;
 }
 
+/*
+ * Is clause clause tied to one with speculations: does it touch a
+ * self-> or this-> variable one of them touches, or one a clause so
+ * tied touches?  kp_vars_decide() gives user space every variable a
+ * clause it runs touches and every clause touching those, so such a
+ * clause runs from the records too.  dtrace:::BEGIN and END clauses
+ * are dtrace's own (kp_vars_decide() leaves their variables alone).
+ */
+static bool specs_tied(const struct d_prog *p, unsigned clause)
+{
+	bool *tied, *vars, *mark, changed = true, r;
+	size_t nv = p->nvars ? p->nvars : 1;
+
+	tied = xcalloc(p->nclauses, sizeof(*tied));
+	vars = xcalloc(nv, sizeof(*vars));
+	mark = xcalloc(nv, sizeof(*mark));
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		tied[ci] = d_kplan_specs(p, ci) &&
+			   !kp_dtrace_only(&p->clauses[ci]);
+	while (changed) {
+		changed = false;
+		for (unsigned ci = 0; ci < p->nclauses; ci++) {
+			bool shares = false;
+
+			if (kp_dtrace_only(&p->clauses[ci]))
+				continue;
+			kp_clause_vars(p, &p->clauses[ci], mark);
+			for (unsigned v = 0; v < p->nvars; v++)
+				mark[v] = mark[v] &&
+					  p->vars[v].scope != SC_GLOBAL &&
+					  p->vars[v].scope != SC_ASSOC;
+			for (unsigned v = 0; v < p->nvars; v++)
+				shares |= mark[v] && vars[v];
+			if (!tied[ci] && !shares)
+				continue;
+			changed |= !tied[ci];
+			tied[ci] = true;
+			for (unsigned v = 0; v < p->nvars; v++) {
+				changed |= mark[v] && !vars[v];
+				vars[v] |= mark[v];
+			}
+		}
+	}
+	r = tied[clause];
+	free(tied);
+	free(vars);
+	free(mark);
+	return r;
+}
+
 bool d_kplan_specs_late(const struct d_prog *p, unsigned clause)
 {
 	const struct clause *c;
 
-	if (!d_kplan_specs(p, clause))
+	if (clause >= p->nclauses)
 		return false;
 	c = &p->clauses[clause];
-	return node_late(c->pred) || stmts_late(c->stmts, c->nstmts);
+	/* the walk first: specs_tied() is the closure over the program */
+	if (!node_late(c->pred) && !stmts_late(c->stmts, c->nstmts))
+		return false;
+	return d_kplan_specs(p, clause) || specs_tied(p, clause);
 }
 
 bool d_kplan_clause(const struct d_kplan *k, unsigned clause)
@@ -2114,11 +2212,15 @@ int64_t kp_vkey_imm(const struct d_kplan *k)
 		if (ks->sx == KSX_COMM) {
 			l = UBPF_KCOMM - 1;
 		} else if (n->op == N_TERN) {
-			size_t lc = kp_is_comm(n->c) ? UBPF_KCOMM - 1
-						     : strlen(n->c->sval);
+			/* a probe's name: whatever a probe's is (lit_key()
+			 * takes no longer one) */
+			size_t lc = kp_is_comm(n->c)   ? UBPF_KCOMM - 1
+				    : ident(n->c) >= 0 ? UBPF_KSTRMAX
+						       : strlen(n->c->sval);
 
-			l = kp_is_comm(n->b) ? UBPF_KCOMM - 1
-					     : strlen(n->b->sval);
+			l = kp_is_comm(n->b)   ? UBPF_KCOMM - 1
+			    : ident(n->b) >= 0 ? UBPF_KSTRMAX
+					       : strlen(n->b->sval);
 			if (lc > l)
 				l = lc;
 		} else {

@@ -92,10 +92,11 @@ bool d_kplan_folds(const struct d_prog *prog, unsigned clause);
  */
 bool d_kplan_specs(const struct d_prog *prog, unsigned clause);
 /*
- * ... and reads the process's memory by an address (copyinto(),
- * copyin() or copyinstr() of other than an argument): on that path it
- * reads when dtrace runs the hit's record, not at the probe (-v says
- * so)
+ * ... or touches a self-> or this-> variable such a clause touches
+ * (or one a clause so tied touches: it runs from the records too), and
+ * reads the process's memory by an address (copyinto(), copyin() or
+ * copyinstr() of other than an argument): on that path it reads when
+ * dtrace runs the hit's record, not at the probe (-v says so)
  */
 bool d_kplan_specs_late(const struct d_prog *prog, unsigned clause);
 void d_kplan_free(struct d_kplan *k);

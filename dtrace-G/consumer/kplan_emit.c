@@ -136,31 +136,57 @@ static void sdata(struct em *m, const char *s, size_t len)
 }
 
 /*
+ * A literal key's bytes, or a probe's name where a ?: key's branch is
+ * probeprov, probemod, probefunc or probename (this probe's, kplan.c's
+ * kp_lit_key()), cut to strsize - 1 bytes as agg.c cuts a key: its
+ * length into *len; one longer than UBPF_KSTRMAX leaves the clause to
+ * user space at this probe.
+ */
+static const char *lit_bytes(struct em *m, const struct node *n, size_t *len)
+{
+	const char *s = n->op == N_STR ? n->sval : kp_ident_str(m->probe, n);
+	size_t max = m->k->prog->strsize - 1;
+
+	if (!s) { /* not reached: kp_lit_key() took neither */
+		m->full = true;
+		s = "";
+	}
+	*len = strlen(s) < max ? strlen(s) : max;
+	if (*len > UBPF_KSTRMAX) {
+		m->full = true;
+		*len = UBPF_KSTRMAX;
+	}
+	return s;
+}
+
+/*
  * LKEY: key j is the literal n, or c ? "a" : "b" (kplan.c's
- * kp_lit_key()): c pushed, then LKEY flagged UBPF_KF_SEL, each
- * literal cut to strsize - 1 bytes as agg.c cuts a key.
+ * kp_lit_key(), a branch maybe this probe's name: lit_bytes()): c
+ * pushed, then LKEY flagged UBPF_KF_SEL, each literal cut to
+ * strsize - 1 bytes as agg.c cuts a key.
  */
 static void lit_key(struct em *m, const struct node *n, unsigned j)
 {
-	size_t max = m->k->prog->strsize - 1, l1, l2 = 0;
-	const struct node *a = n->op == N_TERN ? n->b : n;
+	size_t l1, l2 = 0;
+	const char *s1, *s2 = NULL;
 	struct ubpf_kop *o;
 
 	if (n->op == N_TERN)
 		emit(m, n->a);
+	s1 = lit_bytes(m, n->op == N_TERN ? n->b : n, &l1);
+	if (n->op == N_TERN)
+		s2 = lit_bytes(m, n->c, &l2);
 	o = put(m, UBPF_K_LKEY, n->op == N_TERN ? 1 : 0, 0);
 	o->n = (uint8_t)j;
 	o->imm = kp_vkey_imm(m->k); /* the key's room */
-	l1 = strlen(a->sval) < max ? strlen(a->sval) : max;
 	o->step = (uint16_t)l1;
 	if (n->op == N_TERN) {
-		l2 = strlen(n->c->sval) < max ? strlen(n->c->sval) : max;
 		o->flags = UBPF_KF_SEL;
 		o->levels = (uint16_t)l2;
 	}
-	sdata(m, a->sval, l1);
+	sdata(m, s1, l1);
 	if (n->op == N_TERN)
-		sdata(m, n->c->sval, l2);
+		sdata(m, s2, l2);
 }
 
 /*
@@ -239,7 +265,8 @@ static void mix_key(struct em *m, const struct node *n, unsigned j)
 /*
  * SMKEY: key j is c ? copyinstr(arg a) : "lit" or the other way round
  * (kplan.c's kp_smix_key()): c pushed, then SMKEY, the literal whole
- * (the merge cuts it as it cuts SKEY's string).
+ * (the merge cuts it as it cuts SKEY's string); or c ? copyinstr(arg
+ * a) : copyinstr(arg b): SMKEY's agg 3, b in levels, no literal.
  */
 static void smix_key(struct em *m, const struct node *n, unsigned j, uint8_t a)
 {
@@ -251,6 +278,11 @@ static void smix_key(struct em *m, const struct node *n, unsigned j, uint8_t a)
 	o = put(m, UBPF_K_SMKEY, 1, 0);
 	o->n = (uint8_t)j;
 	o->slot = a;
+	if (kp_copyinstr_arg(l) >= 0) { /* two strings */
+		o->agg = 3;
+		o->levels = (uint16_t)kp_copyinstr_arg(l);
+		return;
+	}
 	o->agg = first ? 1 : 2;
 	o->step = (uint16_t)strlen(l->sval);
 	sdata(m, l->sval, strlen(l->sval));

@@ -168,6 +168,9 @@ bool kp_dtrace_only(const struct clause *c);
 bool kp_clause_ok(struct d_kplan *k, unsigned ci);
 /* ... which variables the kernel keeps, and so which clauses */
 void kp_vars_decide(struct d_kplan *k);
+/* The variables clause c of p touches (reads and stores), into mark[]
+ * (p->nvars, cleared first) */
+void kp_clause_vars(const struct d_prog *p, const struct clause *c, bool *mark);
 
 /* kplan_out.c: statement i of clause ci is a printf() or trace() the
  * kernel computes (ks: assign and out) */
@@ -195,6 +198,9 @@ bool kp_out_svar(const struct d_kplan *k, const struct node *a);
 bool kp_is_comm(const struct node *n);
 /* ... a literal key (cut to strsize - 1 bytes) or c ? "a" : "b" */
 bool kp_lit_key(const struct d_kplan *k, const struct node *n);
+/* ... probeprov, probemod, probefunc or probename (a ?: key's branch):
+ * probe pr's string, else NULL */
+const char *kp_ident_str(const struct d_probe *pr, const struct node *n);
 /* ... c ? a : b, a and b execname or literals, one execname at least */
 bool kp_mix_key(const struct d_kplan *k, const struct node *n);
 /* ... c ? copyinstr(argN) : "lit" or the other way round: N, else -1 */

@@ -59,13 +59,19 @@ static void stmts_vars(const struct stmt *v, unsigned n, bool *mark)
 	}
 }
 
-/* The variables clause c touches, into mark (cleared first). */
+/* The variables clause c of program p touches, into mark (cleared
+ * first; kplan.c's d_kplan_specs_late() asks too). */
+void kp_clause_vars(const struct d_prog *p, const struct clause *c, bool *mark)
+{
+	memset(mark, 0, p->nvars * sizeof(*mark));
+	vars_of(c->pred, mark);
+	stmts_vars(c->stmts, c->nstmts, mark);
+}
+
 static void clause_vars(const struct d_kplan *k, const struct clause *c,
 			bool *mark)
 {
-	memset(mark, 0, k->prog->nvars * sizeof(*mark));
-	vars_of(c->pred, mark);
-	stmts_vars(c->stmts, c->nstmts, mark);
+	kp_clause_vars(k->prog, c, mark);
 }
 
 /* The bits (vbit) of the variables read under n whose type is open. */

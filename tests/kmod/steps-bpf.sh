@@ -67,7 +67,7 @@
 #    kernel, the counts exact;
 #  - execname compared with copyinstr(arg0) and args[0] (cgen_plan.c's
 #    cacmp()), a ?: of execname and a literal as a key (mkey()) and of
-#    copyinstr(arg0) and a literal (smkey()), errno
+#    copyinstr(arg0) and a literal or another copyinstr() (smkey()), errno
 #    at a system call's return as a key
 #    (kplan_emit.c's kp_errno()) and an exit() decided by errno there:
 #    the programs load, the clauses run in the kernel, the status is
@@ -284,15 +284,15 @@ rm -f bk.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
 	-n 'tr$target:::msg /execname != copyinstr(arg0)/ { @c = count(); }' \
 	-n 'tr$target:::msg /execname > args[0] && copyinstr(arg0) < execname/ { @d = count(); }' \
-	-n 'tr$target:::msg { @m[arg1 > 5 ? execname : "small"] = count(); @n[arg1 > 7 ? execname : "small"] = count(); @s[arg1 > 5 ? copyinstr(arg0) : "small"] = count(); @o[arg1 > 7 ? copyinstr(arg0) : "small"] = count(); }' \
+	-n 'tr$target:::msg { @m[arg1 > 5 ? execname : "small"] = count(); @n[arg1 > 7 ? execname : "small"] = count(); @s[arg1 > 5 ? copyinstr(arg0) : "small"] = count(); @o[arg1 > 7 ? copyinstr(arg0) : "small"] = count(); @p[arg1 > 5 ? copyinstr(arg0) : copyinstr(arg0)] = count(); }' \
 	-n 'syscall::write:return /pid == $target/ { @w[errno] = count(); }' \
 	-n 'syscall::write:return /pid == $target && errno == 0/ { exit(7); }' \
-	-n 'END { printa("c %@d\n", @c); printa("d %@d\n", @d); printa("m %s %@d\n", @m); printa("n %s %@d\n", @n); printa("s %s %@d\n", @s); printa("o %s %@d\n", @o); printa("w %d %@d\n", @w); }' \
+	-n 'END { printa("c %@d\n", @c); printa("d %@d\n", @d); printa("m %s %@d\n", @m); printa("n %s %@d\n", @n); printa("s %s %@d\n", @s); printa("o %s %@d\n", @o); printa("p %s %@d\n", @p); printa("w %d %@d\n", @w); }' \
 	-c "/kt/trprog msg 'tick 1'" >bk.prog 2>bk.err </dev/null
 expect_eq "execname against copyinstr(), errno: status" 7 "$?"
 expect_eq "execname against copyinstr(), errno: the output" \
-	"c 1 d 1 m trprog 1 n small 1 s hello 1 o small 1 w 0 1" \
-	"$(grep '^[cdmnsow] ' bk.txt | paste -sd' ' -)"
+	"c 1 d 1 m trprog 1 n small 1 s hello 1 o small 1 p hello 1 w 0 1" \
+	"$(grep '^[cdmnsopw] ' bk.txt | paste -sd' ' -)"
 check "execname against copyinstr(), errno: -v" grep -q \
 	'^dtrace: 4 clauses aggregated in the kernel$' bk.err ||
 	diag "$(tail -n 40 bk.err)"

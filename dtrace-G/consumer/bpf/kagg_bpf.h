@@ -216,7 +216,9 @@ enum {
 		       * 8) / 8 SDATA (step its length, UBPF_KSKEY - 1 at
 		       * most), for an AGG with UBPF_KF_SKEY (kaggs_s); the
 		       * key's word k[n] 1 where the string was taken, else
-		       * 0 (tainted at the merge, as MKEY's) */
+		       * 0 (tainted at the merge, as MKEY's); agg 3: a is
+		       * copyinstr(argument slot), b copyinstr(argument
+		       * levels), both as SKEY's, no SDATA, k[n] 1 */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

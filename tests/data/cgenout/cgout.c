@@ -20,6 +20,11 @@
  *                    then of ""
  *   cgout order      strings to order (strcmp()'s): prefixes, bytes
  *                    above 0x7f, equal up to 20 or 290 bytes
+ *   cgout pair       hit2(p, i, q) of two strings: pairs of
+ *                    different lengths (one past 64 bytes), equal,
+ *                    empty, and an unmapped address (0x10) on
+ *                    either side; each also to hit2_ ... (a name of
+ *                    67 bytes, past what the kernel keeps of a key)
  *   cgout rename     renames itself (prctl(PR_SET_NAME)) before each
  *                    hit(name, i), name its new name as asked (one
  *                    of 22 bytes the kernel cuts to 15), and to
@@ -49,6 +54,19 @@ __attribute__((noinline)) int hitm(char *p, long n)
 	snprintf(p, 64, "during-%ld", n);
 	__asm__ volatile("" : : "r"(p) : "memory");
 	return (int)n + 1;
+}
+
+__attribute__((noinline)) int hit2(const char *p, long n, const char *q)
+{
+	__asm__ volatile("" : : "r"(p), "r"(q) : "memory");
+	return (int)n + 1;
+}
+
+__attribute__((noinline)) int
+hit2_of_a_name_longer_than_the_sixty_three_bytes_a_kernel_key_holds(long n)
+{
+	__asm__ volatile("" : : : "memory");
+	return (int)n + 2;
 }
 
 int main(int argc, char **argv)
@@ -133,6 +151,21 @@ int main(int argc, char **argv)
 			snprintf(after, sizeof(after), "after-%u", i);
 			if (prctl(PR_SET_NAME, (unsigned long)after, 0, 0, 0))
 				return 1;
+		}
+	} else if (!strcmp(mode, "pair")) {
+		static char big[101];
+		static const char *const v[][2] = {
+			{ "left-0", "right-0" },   { "", "r" },
+			{ "same", "same" },	   { big, "short" },
+			{ "x", (const char *)16 }, { (const char *)16, "y" },
+			{ "left-6", "" },	   { "left-7", "right-7" },
+		};
+
+		memset(big, 'b', 100);
+		for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+			hit2(v[i][0], (long)i, v[i][1]);
+			hit2_of_a_name_longer_than_the_sixty_three_bytes_a_kernel_key_holds(
+				(long)i);
 		}
 	} else if (!strcmp(mode, "refault")) {
 		hit("alpha", 1);

@@ -88,6 +88,7 @@
 #include <unistd.h>
 
 #include "consumer_impl.h"
+#include "kplan.h"
 #include "procfs.h"
 
 /* ------------------------------------------------------------------ */
@@ -424,6 +425,17 @@ void hit_run(struct consumer *c, const struct d_probe *dp, const unsigned *cl,
 	run_clauses(c, dp, cl, ep, n, f);
 }
 
+#ifdef HAVE_BPF
+/* A speculating clause user space runs from values the kernel computed
+ * at the hit (kplan.c's "Speculations")? */
+static bool bpf_kagg_sout(struct consumer *c, unsigned clause)
+{
+	struct bpf_kagg *ka = bpf_kagg_of(c);
+
+	return ka && d_kplan_sout(bpf_kagg_kp(ka), clause);
+}
+#endif
+
 /*
  * The clauses the kernel ran are skipped, but one that faulted there
  * (cgen.c's fault sites) has its fault reported, and ERROR fired, in
@@ -449,7 +461,21 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 		int action;
 		uint64_t addr;
 
-		if (j < nu && ucl[j] == cl[i]) {
+		bool user = j < nu && ucl[j] == cl[i];
+
+#ifdef HAVE_BPF
+		/* a speculating clause whose values are the kernel's */
+		if (user && bpf_kagg_sout(c, cl[i])) {
+			f->epid = uep ? uep[j] : cl[i] + 1;
+			f->probe = dp;
+			j++;
+			if (cg_out_run(c, cl[i], f, &w, &action) &&
+			    (action & D_RUN_FAULT))
+				fire_error(c, f);
+			continue;
+		}
+#endif
+		if (user) {
 			run_clauses(c, dp, &ucl[j], uep ? &uep[j] : NULL, 1, f);
 			j++;
 			continue;

@@ -41,6 +41,12 @@
  * UBPF_STRMAX or below 2, or a setopt() anywhere in the program (it
  * may change strsize while the kernel copies by the compiled one).
  *
+ * A speculating clause user space runs (kplan.c's "Speculations",
+ * kplan_vars.c's sout_ok()) has its printf() and trace() statements
+ * taken by kp_out_ok() the same way, and an area; d_kplan_out_run()
+ * runs it through d_run_spec(), a copy that faulted reported only
+ * where the clause reads it.
+ *
  * The record.  Each OUT (an integer) takes 8 bytes of the out area
  * and each OSTR a struct ubpf_kostr (the address, the bytes read, at
  * most strsize - 1 as d_read_user_str() reads, or where it faulted),

@@ -58,7 +58,9 @@
  * fault one of the kernel's had at the hit (kfault) is reported, and
  * ERROR fired, in that clause's place among them; so is one of the
  * kernel's that printf()s values it computed at the hit (kout) printed
- * from them (cgen_out.c).
+ * from them (cgen_out.c), and a speculating clause user space runs
+ * whose values the kernel computed (kplan.c's "Speculations") runs its
+ * predicate and speculate() here and prints from them.
  *
  * Threads.  self-> variables are keyed by thread id, and a thread that
  * exits must take them along (d_thread_exit()), or a long run keeps the

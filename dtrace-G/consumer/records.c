@@ -466,8 +466,10 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 		bool user = j < nu && ucl[j] == cl[i];
 
 #ifdef HAVE_BPF
-		/* a speculating clause whose values are the kernel's */
-		if (user && bpf_kagg_sout(c, cl[i])) {
+		/* a speculating clause whose values are the kernel's (an
+		 * area: not the in-process activation's record, whose
+		 * plans, flags 0, have no such clause) */
+		if (user && c->kout && bpf_kagg_sout(c, cl[i])) {
 			f->epid = uep ? uep[j] : cl[i] + 1;
 			f->probe = dp;
 			j++;

@@ -330,6 +330,9 @@ static bool sout_ok(struct d_kplan *k, unsigned ci)
 	k->st[k->nst].slot = -1;
 	k->st[k->nst].skey = -1;
 	k->st[k->nst].svar = -1;
+	/* not an aggregation (kaggs, kflat, the merge skip it) */
+	k->st[k->nst].assign = true;
+	k->st[k->nst].agg = ~0u;
 	for (unsigned i = 1; i < c->nstmts; i++) {
 		const struct stmt *st = &c->stmts[i];
 

@@ -43,7 +43,10 @@
 #    keeps the clause on the user space path and -v says the read is
 #    late (kplan.c's d_kplan_specs_late());
 #  - a copy that faults in such a clause: reported, and ERROR fired,
-#    only where the predicate held, as the user space path does.
+#    only where the predicate held, as the user space path does;
+#  - a kernel variable such a clause prints, stored before and after it
+#    at the same probe: the value at its place; speculation(),
+#    speculate(), commit() and discard() all at one probe.
 # Before speculating clauses' values were computed in the kernel
 # (kplan_vars.c's sout_ok()), -v said nothing of them (the "-v sout"
 # checks fail), the "-v why" counts were higher and late.d printed
@@ -283,6 +286,36 @@ expect_grep "thisv: -v aggregated" \
 expect_eq "thisv: -v printing" "" \
 	"$(grep '^dtrace: [0-9]* clauses* printing values computed in the kernel' thisv.g.txt.err)"
 sout thisv 1
+
+# A kernel variable a speculating clause prints, stored by a kernel
+# clause before it and another after it at the same probe: the value
+# at the clause's place (the generated program computes it there).
+cat >order.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data { self->n = arg2 * 100 + arg1; }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d\n", arg2, self->n); }
+sp$target:::data { self->n = arg1 + 7; }
+sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
+EOF2
+same order order.d 2 asis
+printf '0 0\n1 100\n2 200\n0 1\n1 101\n2 201\n\n' >order.exp
+expect_file_eq "order: the value at the clause's place" order.exp order.g.txt
+sout order 1
+
+# speculation(), speculate(), commit() and discard() at one probe, in
+# clause order: each hit's buffer taken, filled and committed (even j)
+# or discarded in the same firing.
+cat >one.d <<'EOF2'
+sp$target:::data { self->s = speculation(); }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %s\n", arg1, arg2, copyinstr(arg3)); }
+sp$target:::data /self->s && arg2 % 2 == 0/ { commit(self->s); self->s = 0; }
+sp$target:::data /self->s/ { discard(self->s); self->s = 0; }
+EOF2
+same one one.d 2 asis
+printf '0 0 t0-i0-j0\n0 2 t0-i0-j2\n1 0 t0-i1-j0\n1 2 t0-i1-j2\n\n' >one.exp
+expect_file_eq "one: the even data committed" one.exp one.g.txt
+sout one 1
+why one 3
 
 # One buffer across threads and CPUs: dtrace's BEGIN takes it, the
 # data of 8 threads at once speculate into it (ID 1), END commits it:

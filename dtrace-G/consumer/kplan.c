@@ -552,8 +552,9 @@
  * are user space's (../d/spec.c keeps the buffers; kp_stmt_ok() takes
  * none of them, kp_ty() no speculation()), so a clause with one runs
  * from the hit's record, and kp_vars_decide() gives user space every
- * variable it touches (the ID's self->s) and every clause touching
- * those.  The program's other clauses still run in the kernel
+ * variable it touches (the ID's self->s; a sout clause's values',
+ * below, stay the kernel's) and every clause touching those.  The
+ * program's other clauses still run in the kernel
  * (stmts_stop() lets the three statements through): a speculation
  * reads no aggregation and stops nothing, and what it moves is output
  * only -- a clause's record into a buffer, a buffer's into the output
@@ -583,8 +584,8 @@
  *    fault but by a copy, which the area records.
  *  - The kernel computes them whether or not the predicate holds
  *    (nothing it does is seen but through the area): the predicate
- *    and E are user space's, read no variable the kernel keeps (
- *    kp_vars_decide() takes theirs away from it, as a user space
+ *    and E are user space's, read no variable the kernel keeps
+ *    (kp_vars_decide() takes theirs away from it, as a user space
  *    clause's), store nothing and read no memory by an address
  *    (kp_sout_here()), so they give what they gave at the hit.  A copy
  *    that faulted at the hit faults where the clause reads it: after
@@ -619,7 +620,7 @@
  * speculate(), closed by exchange at commit() and discard(), the
  * records tagged with {ID, generation, sequence} and the commit's
  * record carrying the count, so user space holds a generation's
- * records until it has them all, from any CPU), and an ID past nspec
+ * records until it has them all, from any CPU, and an ID past nspec
  * made a fault at the hit.  What the records' time order then asks of
  * user space: a commit() whose count says n records and which has
  * fewer must print them right after its own, before any later hit's

@@ -23,20 +23,37 @@
 #  - clauses without speculations in the same program, an aggregation
 #    and a printf() of integers: run in the kernel (-v counts them), the
 #    committed lines in their place between the kernel's; -v says why
-#    the clauses with speculations are user space's; a this-> variable
-#    one stores and a speculating one prints keeps both in user space,
-#    an aggregation beside them in the kernel;
+#    the clauses with speculations are user space's, and which
+#    speculating clauses print values the generated program computed at
+#    the probe (kplan.c's "Speculations": speculate(E) then printf() and
+#    trace() of what the kernel computes); a this-> variable one stores
+#    and a speculating one prints: the kernel's, both clauses in the
+#    generated program beside an aggregation;
 #  - across CPUs, counts that do not depend on the interleaving: one
 #    buffer (BEGIN's) that 8 threads speculate into at once, committed
 #    whole or discarded in END; 80 failed speculations of 8 threads
 #    while BEGIN holds the only buffer; 910 of 960 records dropped past
 #    -x specsize=100;
 #  - the read of a kept address (copyinstr(self->p)) in a speculated
-#    clause: -v says it happens when dtrace runs the record, not at the
-#    probe (kplan.c's d_kplan_specs_late()), and some hits here do not
-#    print the bytes at the probe; copyinstr(arg3), which the record
-#    carries, prints them and -v says nothing; in a clause without
-#    speculations sharing self->s with them, -v counts it apart.
+#    clause: the generated program reads it at the probe, so every hit
+#    prints the bytes the process had then (the user space path,
+#    DTRACE_CGEN=0, reads them when dtrace runs the record: some hits
+#    there print other bytes); copyinstr(arg3), which the record
+#    carries, prints them too; a predicate that reads a kept address
+#    keeps the clause on the user space path and -v says the read is
+#    late (kplan.c's d_kplan_specs_late());
+#  - a copy that faults in such a clause: reported, and ERROR fired,
+#    only where the predicate held, as the user space path does;
+#  - a kernel variable such a clause prints, stored before and after it
+#    at the same probe: the value at its place; speculation(),
+#    speculate(), commit() and discard() all at one probe;
+#  - in a clause without speculations sharing self->s with them, -v
+#    counts its late read apart (tied.d).
+# Before speculating clauses' values were computed in the kernel
+# (kplan_vars.c's sout_ok()), -v said nothing of them (the "-v sout"
+# checks fail), the "-v why" counts were higher and late.d printed
+# other bytes for some hits ("late: every hit read at the probe"
+# fails).
 # On the tree before kplan.c let speculations through, a program with
 # one ran nothing in the kernel (-v counted no clause there: the checks
 # "-v aggregated" and "-v printing" fail) and -v said nothing of the
@@ -126,6 +143,16 @@ why() {
 		"$1.g.txt.err"
 }
 
+# sout NAME N: -v said N clauses with speculations print values the
+# generated program computed at the probe
+sout() {
+	ws=s
+	[ "$2" -ne 1 ] || ws=
+	expect_grep "$1: -v sout" \
+		"^dtrace: $2 clause$ws with speculations printing values computed in the kernel, at the probe: speculate() and the buffers are user space's\$" \
+		"$1.g.txt.err"
+}
+
 # The even transactions committed, the odd discarded.
 cat >tx.d <<'EOF2'
 sp$target:::begin { self->s = speculation(); }
@@ -143,7 +170,8 @@ done
 echo >>tx.exp # dtrace's last line
 expect_file_eq "tx: the even transactions, in order" tx.exp tx.g.txt
 expect_eq "tx: no drop" "" "$(cat tx.g.txt.drops)"
-why tx 4
+why tx 3
+sout tx 1
 
 # 8 threads at once, a buffer each: every thread's even transactions.
 same tx8 tx.d '40 8' sort -x nspec=8
@@ -241,11 +269,13 @@ expect_grep "mix: -v aggregated" \
 expect_grep "mix: -v printing" \
 	'^dtrace: 1 clause printing values computed in the kernel$' \
 	mix.g.txt.err
-why mix 4
+why mix 3
+sout mix 1
 
 # A this-> variable a clause without speculations stores and a
-# speculating one prints: user space's, both clauses with it (-v counts
-# none printing in the kernel); the aggregation beside them the kernel's.
+# speculating one prints: the kernel's, its store a kernel clause
+# beside the aggregation, the speculating clause's value computed at
+# the probe (-v counts none printing in the kernel outside speculations).
 cat >thisv.d <<'EOF2'
 sp$target:::begin { self->s = speculation(); }
 sp$target:::data { this->v = arg2 * 10 + arg1; }
@@ -257,9 +287,40 @@ same thisv thisv.d 2 asis
 printf 'v 0\nv 10\nv 20\nv 1\nv 11\nv 21\n\n                6\n' >thisv.exp
 expect_file_eq "thisv: the expected lines" thisv.exp thisv.g.txt
 expect_grep "thisv: -v aggregated" \
-	'^dtrace: 1 clause aggregated in the kernel$' thisv.g.txt.err
+	'^dtrace: 2 clauses aggregated in the kernel$' thisv.g.txt.err
 expect_eq "thisv: -v printing" "" \
-	"$(grep 'printing values computed in the kernel' thisv.g.txt.err)"
+	"$(grep '^dtrace: [0-9]* clauses* printing values computed in the kernel' thisv.g.txt.err)"
+sout thisv 1
+
+# A kernel variable a speculating clause prints, stored by a kernel
+# clause before it and another after it at the same probe: the value
+# at the clause's place (the generated program computes it there).
+cat >order.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data { self->n = arg2 * 100 + arg1; }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d\n", arg2, self->n); }
+sp$target:::data { self->n = arg1 + 7; }
+sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
+EOF2
+same order order.d 2 asis
+printf '0 0\n1 100\n2 200\n0 1\n1 101\n2 201\n\n' >order.exp
+expect_file_eq "order: the value at the clause's place" order.exp order.g.txt
+sout order 1
+
+# speculation(), speculate(), commit() and discard() at one probe, in
+# clause order: each hit's buffer taken, filled and committed (even j)
+# or discarded in the same firing.
+cat >one.d <<'EOF2'
+sp$target:::data { self->s = speculation(); }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %s\n", arg1, arg2, copyinstr(arg3)); }
+sp$target:::data /self->s && arg2 % 2 == 0/ { commit(self->s); self->s = 0; }
+sp$target:::data /self->s/ { discard(self->s); self->s = 0; }
+EOF2
+same one one.d 2 asis
+printf '0 0 t0-i0-j0\n0 2 t0-i0-j2\n1 0 t0-i1-j0\n1 2 t0-i1-j2\n\n' >one.exp
+expect_file_eq "one: the even data committed" one.exp one.g.txt
+sout one 1
+why one 3
 
 # One buffer across threads and CPUs: dtrace's BEGIN takes it, the
 # data of 8 threads at once speculate into it (ID 1), END commits it:
@@ -286,7 +347,9 @@ while [ $t -lt 8 ]; do
 done
 sort cross.exp >cross.srt
 expect_file_eq "cross: every thread's records committed" cross.srt cross.g.txt
-why cross 1
+sout cross 1
+expect_eq "cross: -v why" "" \
+	"$(grep 'with speculations run in user space' cross.g.txt.err)"
 
 # ... and discarded: nothing of them printed.
 cat >crossd.d <<'EOF2'
@@ -317,7 +380,8 @@ expect_eq "exh8: failed speculations" \
 expect_eq "exh8: nothing from speculate(0)" 0 "$(grep -c '^lost' exh8.g.txt)"
 expect_eq "exh8: the held buffer's records" 240 \
 	"$(grep -c '^[012]$' exh8.g.txt)"
-why exh8 3
+why exh8 1
+sout exh8 2
 
 # -x specsize across threads: 960 records of 2 bytes from 8 threads
 # into one buffer of 100 bytes: 50 kept, 910 dropped, however they
@@ -335,12 +399,11 @@ expect_eq "size8: speculative drops" "dtrace: 910 speculative drops" \
 # The read of a kept address.  data keeps its string's address, end
 # speculates copyinstr() of it; sp.c rewrites that buffer at the next
 # transaction's first data, microseconds after end, and the thread
-# ends after the last.  DTrace reads at the probe ("i t0-i<i>-j2");
-# the generated programs keep no speculative buffers, so the clause
-# runs from the record and reads later: -v must say so, and some of
-# its hits here print other bytes or fault (a check that fails, to be
-# turned into "the bytes at the probe", once speculations run in the
-# kernel: kplan.c's "Speculations").
+# ends after the last.  DTrace reads at the probe ("i t0-i<i>-j2"), and
+# so does the generated program (the speculating clause's values are
+# the kernel's, kplan.c's "Speculations"): every hit prints those
+# bytes.  The user space path (DTRACE_CGEN=0) runs the clause from the
+# record and reads later: some of its hits print other bytes or fault.
 cat >late.d <<'EOF2'
 sp$target:::begin { self->s = speculation(); }
 sp$target:::data { self->p = arg3; }
@@ -348,17 +411,20 @@ sp$target:::end /self->s/ { speculate(self->s); printf("%d %s\n", arg1, copyinst
 sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
 EOF2
 run g late.g.txt 10 -s late.d
-expect_grep "late: -v says the read is late" \
-	"^dtrace: 1 of them reads the process's memory when dtrace runs the record, not at the probe: copyin() or copyinstr() of an address the process may have rewritten since\$" \
-	late.g.txt.err
 : >late.exp
 i=0
 while [ $i -lt 10 ]; do
 	echo "$i t0-i$i-j2" >>late.exp
 	i=$((i + 1))
 done
-n=$(grep -cxFf late.exp late.g.txt)
-expect_eq "late: some hits not read at the probe (user space's path)" 1 \
+echo >>late.exp
+expect_file_eq "late: every hit read at the probe" late.exp late.g.txt
+sout late 1
+expect_eq "late: -v says no late read" "" \
+	"$(grep 'when dtrace runs the record' late.g.txt.err)"
+run 0 late.0.txt 10 -s late.d
+n=$(grep -cxFf late.exp late.0.txt)
+expect_eq "late: some hits not read at the probe (DTRACE_CGEN=0)" 1 \
 	"$((n < 10))"
 # A clause without speculations that shares self->s with them runs from
 # the records too (kp_vars_decide()): its late read -v counts as well.
@@ -375,6 +441,37 @@ expect_grep "tied: -v counts the tied clause's late read" \
 	tied.g.txt.err
 expect_eq "tied: not among the speculating ones" "" \
 	"$(grep 'of them read' tied.g.txt.err)"
+# A predicate that reads a kept address: the clause stays user space's,
+# run from the record, and -v says its read is late.
+cat >latep.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data { self->p = arg3; }
+sp$target:::end /self->s && copyinstr(self->p) != ""/ { speculate(self->s); printf("%d\n", arg1); }
+sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
+EOF2
+run g latep.g.txt 3 -s latep.d
+why latep 3
+expect_grep "latep: -v says the read is late" \
+	"^dtrace: 1 of them reads the process's memory when dtrace runs the record, not at the probe: copyin() or copyinstr() of an address the process may have rewritten since\$" \
+	latep.g.txt.err
+expect_eq "latep: -v sout" "" "$(grep 'printing values computed in the kernel, at the probe' latep.g.txt.err)"
+# A copy that faults in a speculating clause whose values are the
+# kernel's: copyinstr(arg2) faults at every data hit, reported (and
+# the clause abandoned) only where the predicate held, as the user
+# space path reports it; the other clause's lines committed.
+cat >flt.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data /self->s && arg2 == 1/ { speculate(self->s); printf("%d %s\n", arg1, copyinstr(arg2)); }
+sp$target:::data /self->s && arg2 != 1/ { speculate(self->s); printf("%d %d %s\n", arg1, arg2, copyinstr(arg3)); }
+sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
+EOF2
+same flt flt.d 3 asis
+printf '0 0 t0-i0-j0\n0 2 t0-i0-j2\n1 0 t0-i1-j0\n1 2 t0-i1-j2\n2 0 t0-i2-j0\n2 2 t0-i2-j2\n\n' \
+	>flt.exp
+expect_file_eq "flt: the lines that did not fault" flt.exp flt.g.txt
+expect_eq "flt: the faults where the predicate held" 3 \
+	"$(grep -c 'invalid address (0x1) in action #3' flt.g.txt.errs)"
+sout flt 2
 # copyinstr() of the probe's own argument is in the record: no line
 cat >early.d <<'EOF2'
 sp$target:::begin { self->s = speculation(); }

@@ -458,9 +458,19 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 			ran[cl[i]] = true;
 			continue;
 		}
+		/* a speculating clause user space runs from the values
+		 * its out area has (kplan.c's "Speculations"); where they
+		 * do not fit, the walk of the area (records.c) would not
+		 * know: the event is refused */
+		if (d_kplan_sout(k->kp, cl[i])) {
+			if (d_kplan_sout_emit(k->kp, cl[i], dp, pl))
+				any = true;
+			else
+				pl->tls |= UBPF_KTLS_UNFIT;
+		}
 		/* its variables are the kernel's: it cannot run in user
 		 * space instead (cgen.c's caller refuses the event) */
-		if (d_kplan_kvars(k->kp, cl[i]))
+		else if (d_kplan_kvars(k->kp, cl[i]))
 			pl->tls |= UBPF_KTLS_UNFIT;
 		pl->record = 1;
 		pl->ustr |= d_kplan_strargs(k->kp, cl[i]); /* cgen.c */
@@ -580,7 +590,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	unsigned kkeys = 0; /* the most keys of a statement in kaggs */
 	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
 	     *traced;
-	unsigned nspec = 0, nlate = 0, ntied = 0, xwhyc = 0;
+	unsigned nspec = 0, nlate = 0, ntied = 0, nsout = 0, xwhyc = 0;
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
@@ -616,13 +626,23 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	/* -v: why a clause with speculations is user space's (kplan.c's
 	 * "Speculations") */
 	for (unsigned i = 0; i < c->nclauses; i++) {
-		bool spec = traced[i] && d_kplan_specs(c->prog, i),
-		     late = traced[i] && d_kplan_specs_late(c->prog, i);
+		bool so = d_kplan_sout(k->kp, i),
+		     spec = traced[i] && !so && d_kplan_specs(c->prog, i),
+		     late = traced[i] && !so && !d_kplan_clause(k->kp, i) &&
+			    d_kplan_specs_late(c->prog, i);
 
+		nsout += traced[i] && so;
 		nspec += spec;
 		nlate += spec && late;
 		ntied += !spec && late;
 	}
+	/* ... and those whose values the kernel computes at the hit */
+	if (c->o->verbose && nsout)
+		say(c,
+		    "%u clause%s with speculations printing values computed "
+		    "in the kernel, at the probe: speculate() and the "
+		    "buffers are user space's",
+		    nsout, nsout == 1 ? "" : "s");
 	if (c->o->verbose && nspec)
 		say(c,
 		    "%u clause%s with speculations run in user space, from "

@@ -56,7 +56,11 @@
  * (c->kout); records.c walks the probe's clauses in order and, for
  * each the kernel ran that prints from the area, cg_out_run() prints
  * it from its values (kplan_out.c's d_kplan_out_run()) or reports the
- * fault it had, in its place among the clauses user space runs.
+ * fault it had, in its place among the clauses user space runs.  A
+ * speculating clause whose values the kernel computed (kplan.c's
+ * "Speculations": no predicate in the program, so its ran bit is set
+ * wherever the plan reached it) is walked the same way, and run
+ * through d_run_spec(): its predicate and speculate() in dtrace.
  */
 #include "config.h"
 

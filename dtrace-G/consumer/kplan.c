@@ -554,44 +554,94 @@
  * are user space's (../d/spec.c keeps the buffers; kp_stmt_ok() takes
  * none of them, kp_ty() no speculation()), so a clause with one runs
  * from the hit's record, and kp_vars_decide() gives user space every
- * variable it touches (the ID's self->s) and every clause touching
- * those.  The program's other clauses still run in the kernel
+ * variable it touches (the ID's self->s; a sout clause's values',
+ * below, stay the kernel's) and every clause touching those.  The
+ * program's other clauses still run in the kernel
  * (stmts_stop() lets the three statements through): a speculation
  * reads no aggregation and stops nothing, and what it moves is output
  * only -- a clause's record into a buffer, a buffer's into the output
  * at the commit() -- which user space makes from the records in time
  * order, clause by clause, as it prints the kernel's printf() values
  * (records.c, cgen_out.c): the same order with or without the kernel.
- * -v says how many such clauses there are (bpf_agg.c).  What that does
- * not give: a speculated clause reads the process when dtrace runs its
- * record, not at the hit (copyinstr(self->p) of an address kept at an
- * earlier probe may find new bytes, or a thread gone, where DTrace
- * reads at the probe; the strings of the probe's own arguments the
- * record carries), and -v says how many of them read so, and how
- * many of the clauses tied to them by a self-> or this-> variable
- * (which kp_vars_decide() keeps out with them, their reads as late)
- * (d_kplan_specs_late(): copyinto(), or copyin() or copyinstr() of
- * other than an argument, member access and * through a pointer
- * reading copyin()'s bytes; tests/run-cgen-spec.sh's late.d, whose
- * process is gone before dtrace reads, and tied.d).  Running them in
- * the kernel needs the buffer IDs
- * there (an nspec-slot array, a word per slot of generation, count and
- * active bit, allocated by compare-and-swap, counted by fetch-and-add
- * at speculate(), closed by exchange at commit() and discard(), the
+ * -v says how many such clauses there are (bpf_agg.c).
+ *
+ * What user space cannot do is read the process at the hit.  So a
+ * speculating clause of the common shape, speculate(E) and then
+ * printf() and trace() only (kplan_vars.c's sout_ok(), k->sout), has
+ * its values computed in the generated program, at the probe, as a
+ * kernel clause's printf() has (kplan_out.c: OUT, OSTR, OVSTR into the
+ * record's out area, then ODONE; kplan_emit.c emits no predicate for
+ * it, d_kplan_sout_emit()), while user space runs the rest from the
+ * record in time order as before: its predicate, then speculate(E),
+ * then the printf() and trace() from the area's values
+ * (d_kplan_out_run(), ../d/stmt.c's d_run_spec()).  Why that is exact:
+ *  - The buffers, IDs, drops and the order of the output are user
+ *    space's, made from the records in time order, as above: nothing
+ *    of them moved.
+ *  - The values are the kernel's, computed at the clause's place among
+ *    the probe's kernel clauses: every variable they read is the
+ *    kernel's (kp_out_ok() takes no other), and those only kernel
+ *    clauses write, in program order, so each has the value the
+ *    clause would have read at the hit; they store nothing and cannot
+ *    fault but by a copy, which the area records.
+ *  - The kernel computes them whether or not the predicate holds
+ *    (nothing it does is seen but through the area): the predicate
+ *    and E are user space's, read no variable the kernel keeps
+ *    (kp_vars_decide() takes theirs away from it, as a user space
+ *    clause's), store nothing and read no memory by an address
+ *    (kp_sout_here()), so they give what they gave at the hit.  A copy
+ *    that faulted at the hit faults where the clause reads it: after
+ *    the predicate held and speculate() ran (an ID past nspec faults
+ *    first), at its argument's action number, and not at all when the
+ *    predicate failed (tests/run-cgen-spec.sh's flt.d).
+ *  - A hit whose record comes unflagged (a process not armed, a fault
+ *    that ends the plan) runs every clause in user space, as for any
+ *    kernel clause; one keeping self-> variables puts the program in
+ *    fault mode (kp_vars_decide()'s tls) as a kernel clause does, and
+ *    where the values do not fit a probe's plan the event is refused
+ *    (UBPF_KTLS_UNFIT, bpf_agg.c's plan_of()): the walk of the area
+ *    would not know.  No sout clause where a horizon may send a hit's
+ *    clauses to user space.
+ * -v says how many speculating clauses print so, and how many still
+ * read late: a speculated clause on the user space path reads the
+ * process when dtrace runs its record, not at the hit
+ * (copyinstr(self->p) of an address kept at an earlier probe may find
+ * new bytes, or a thread gone, where DTrace reads at the probe; the
+ * strings of the probe's own arguments the record carries), and -v
+ * says how many of them read so, and how many of the clauses tied to
+ * them by a self-> or this-> variable that runs in user space with them
+ * (kp_vars_decide(); bpf_agg.c counts only those the plan left out of
+ * the kernel; tied.d) (d_kplan_specs_late(): copyinto(), or
+ * copyin() or copyinstr() of other than an argument, member access
+ * and * through a pointer reading copyin()'s bytes, in a clause that
+ * is not a sout one: one whose predicate or E reads so, or whose
+ * values the kernel cannot compute; tests/run-cgen-spec.sh's latep.d).
+ *
+ * What is left (not done here): the buffers themselves in the kernel,
+ * which would let the speculated records stay in the kernel until the
+ * commit() and spare user space the run of the predicate: an
+ * nspec-slot array, a word per slot of generation, count and active
+ * bit, allocated by compare-and-swap, counted by fetch-and-add at
+ * speculate(), closed by exchange at commit() and discard(), the
  * records tagged with {ID, generation, sequence} and the commit's
  * record carrying the count, so user space holds a generation's
- * records until it has them all, from any CPU), and an ID past nspec
- * made a fault at the hit: not done here.  What the records' time
- * order then asks of user space: a commit() whose count says n
- * records and which has fewer must print them right after its own,
- * before any later hit's output, yet a counted record may sort after
- * it in the same read (its hit stamped after the commit's, its
- * fetch-and-add before the commit's exchange) or not be in the ring
- * yet (its hit still running): the first needs a look ahead in the
- * sorted read, the second a barrier (bpf_kagg_barrier(), as a folding
- * tick's) and one more read of the ring whose other records wait for
- * their turn; specsize drops are decided in sequence order, over the
- * records counted so far, and discard() counts them too.
+ * records until it has them all, from any CPU, and an ID past nspec
+ * made a fault at the hit.  What the records' time order then asks of
+ * user space: a commit() whose count says n records and which has
+ * fewer must print them right after its own, before any later hit's
+ * output, yet a counted record may sort after it in the same read (its
+ * hit stamped after the commit's, its fetch-and-add before the
+ * commit's exchange) or not be in the ring yet (its hit still
+ * running): the first needs a look ahead in the sorted read, the
+ * second a barrier (bpf_kagg_barrier(), as a folding tick's) and one
+ * more read of the ring whose other records wait for their turn;
+ * specsize drops are decided in sequence order, over the records
+ * counted so far, and discard() counts them too.  Its gain over the
+ * sout clauses is cost only (no record for a speculating clause whose
+ * predicate fails, no predicate run in dtrace); what is printed is the
+ * same.  Also left: a speculating clause with a store, an aggregation
+ * or a predicate the kernel would have to compute (a variable it keeps,
+ * a kept address read); those stay user space's, -v counting them.
  *
  * Record gates (D_KPLAN_VARS).  A clause that stays in user space
  * still needs its record, but only for the hits where it may run: when
@@ -1743,6 +1793,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 
 	k->prog = p;
 	k->ok = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->ok));
+	k->sout = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->sout));
 	k->first = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
 	k->tls = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->tls));
 	k->kv = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
@@ -1871,6 +1922,7 @@ void d_kplan_free(struct d_kplan *k)
 	if (!k)
 		return;
 	free(k->ok);
+	free(k->sout);
 	free(k->first);
 	free(k->st);
 	free(k->tls);
@@ -2040,6 +2092,9 @@ static bool stmts_late(const struct stmt *v, unsigned n)
  * clause it runs touches and every clause touching those, so such a
  * clause runs from the records too.  dtrace:::BEGIN and END clauses
  * are dtrace's own (kp_vars_decide() leaves their variables alone).
+ * A sout clause's value variables stay the kernel's, so a clause tied
+ * through one of them may run in the kernel: the caller asks the plan
+ * (bpf_agg.c's d_kplan_clause()).
  */
 static bool specs_tied(const struct d_prog *p, unsigned clause)
 {
@@ -2083,6 +2138,32 @@ static bool specs_tied(const struct d_prog *p, unsigned clause)
 	return r;
 }
 
+/* Does n store anything (=, the compound ones, ++, --)? */
+static bool node_stores(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->op == N_ASSIGN || n->op == N_INCDEC)
+		return true;
+	if (node_stores(n->a) || node_stores(n->b) || node_stores(n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (node_stores(n->args[i]))
+			return true;
+	return false;
+}
+
+bool kp_sout_here(const struct node *n)
+{
+	return !node_spec(n) && !node_late(n) && !node_stores(n);
+}
+
+bool d_kplan_sout(const struct d_kplan *k, unsigned clause)
+{
+	return k && k->sout && clause < k->prog->nclauses &&
+	       k->sout[clause];
+}
+
 bool d_kplan_specs_late(const struct d_prog *p, unsigned clause)
 {
 	const struct clause *c;
@@ -2114,7 +2195,8 @@ uint16_t d_kplan_strargs(const struct d_kplan *k, unsigned clause)
 
 bool d_kplan_kvars(const struct d_kplan *k, unsigned clause)
 {
-	return d_kplan_clause(k, clause) && k->kv[clause];
+	return (d_kplan_clause(k, clause) || d_kplan_sout(k, clause)) &&
+	       k->kv[clause];
 }
 
 bool d_kplan_tlsvar(const struct d_kplan *k, unsigned var)

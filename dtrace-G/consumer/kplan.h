@@ -99,6 +99,17 @@ bool d_kplan_specs(const struct d_prog *prog, unsigned clause);
  * dtrace runs the hit's record, not at the probe (-v says so)
  */
 bool d_kplan_specs_late(const struct d_prog *prog, unsigned clause);
+/*
+ * A speculating clause user space runs (its predicate, speculate()) but
+ * whose printf() and trace() values the kernel computes at the hit
+ * (kplan.c's "Speculations"): d_kplan_out_area() is true for it, and
+ * d_kplan_out_run() runs it through d_run_spec().
+ */
+bool d_kplan_sout(const struct d_kplan *k, unsigned clause);
+/* ... its values' instructions at probe into pl (an out area's, then
+ * ODONE: no predicate); false where they do not fit */
+bool d_kplan_sout_emit(const struct d_kplan *k, unsigned clause,
+		       const struct d_probe *probe, struct ubpf_kplan *pl);
 void d_kplan_free(struct d_kplan *k);
 
 /* Clause clause runs in the kernel wherever its plan fits. */

@@ -674,6 +674,14 @@ bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
 	return true;
 }
 
+bool d_kplan_sout_emit(const struct d_kplan *k, unsigned clause,
+		       const struct d_probe *probe, struct ubpf_kplan *pl)
+{
+	return d_kplan_sout(k, clause) && kp_clause_emit(k, clause, probe, pl);
+}
+
+/* A sout clause (kplan_vars.c's sout_ok()): no predicate, nothing but
+ * its printf() and trace() values and ODONE; user space runs the rest */
 bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 			const struct d_probe *probe, struct ubpf_kplan *pl)
 {
@@ -681,8 +689,9 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false, false};
 	struct ubpf_kop *pred = NULL;
 	unsigned i, j;
+	bool sout = k->sout && k->sout[clause];
 
-	if (c->pred) {
+	if (c->pred && !sout) {
 		bool sc = false; /* an SC lands past the comparison */
 
 		emit(&m, c->pred);
@@ -708,6 +717,8 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		struct ubpf_kop *o;
 		bool sk = false; /* a string key, in kaggs_s */
 
+		if (sout && !ks->out) /* speculate(): user space's */
+			continue;
 		if (ks->out) { /* printf(), trace(): kplan_out.c */
 			for (j = 0; j < kp_out_nargs(st) && !m.full; j++) {
 				bool s;

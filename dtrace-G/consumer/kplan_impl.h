@@ -51,6 +51,10 @@ enum {
 struct d_kplan {
 	struct d_prog *prog;
 	bool *ok; /* per clause */
+	/* per clause: a speculating one user space runs whose printf()
+	 * and trace() values the kernel computes (kplan.c's
+	 * "Speculations", kplan_vars.c's sout_ok()) */
+	bool *sout;
 	unsigned *first; /* per clause: its first struct kstmt */
 	struct kstmt *st;
 	unsigned nst;
@@ -104,6 +108,10 @@ struct d_kplan {
  * with a literal (KV_STR, kplan_vars.c's str_var()).
  */
 enum { KV_NO, KV_CAND, KV_KERN, KV_SARG, KV_STR };
+/* kplan.c: may n be read in user space beside a speculating clause's
+ * values computed at the hit: no speculation(), no store, no read of
+ * the process by an address (d_kplan_specs_late()'s)? */
+bool kp_sout_here(const struct node *n);
 /* kplan.c: an integer constant, maybe negated: its value */
 bool kp_const_of(const struct node *n, int64_t *v);
 /* ... copyinstr(argN) == or != a string literal: N and the literal */

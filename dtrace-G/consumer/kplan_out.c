@@ -41,6 +41,12 @@
  * UBPF_STRMAX or below 2, or a setopt() anywhere in the program (it
  * may change strsize while the kernel copies by the compiled one).
  *
+ * A speculating clause user space runs (kplan.c's "Speculations",
+ * kplan_vars.c's sout_ok()) has its printf() and trace() statements
+ * taken by kp_out_ok() the same way, and an area; d_kplan_out_run()
+ * runs it through d_run_spec(), a copy that faulted reported only
+ * where the clause reads it.
+ *
  * The record.  Each OUT (an integer) takes 8 bytes of the out area
  * and each OSTR a struct ubpf_kostr (the address, the bytes read, at
  * most strsize - 1 as d_read_user_str() reads, or where it faulted),
@@ -364,7 +370,8 @@ bool d_kplan_out(const struct d_kplan *k, unsigned clause)
 bool d_kplan_out_area(const struct d_kplan *k, unsigned clause)
 {
 	return k && k->vars && clause < k->prog->nclauses &&
-	       d_kplan_clause(k, clause) && out_clause(k, clause, false);
+	       (d_kplan_clause(k, clause) || d_kplan_sout(k, clause)) &&
+	       out_clause(k, clause, false);
 }
 
 unsigned d_kplan_out_bytes(const struct d_kplan *k, unsigned clause)
@@ -474,14 +481,16 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 	char **strs;
 	unsigned nv = 0, ns = 0, nall = 0;
 	size_t off = 0;
-	int rv = 0;
+	int rv = 0, fat = -1; /* a sout clause's value that faulted */
+	uint64_t faddr = 0;
+	bool sout = d_kplan_sout(k, clause);
 
 	for (unsigned i = 0; i < c->nstmts; i++)
 		if (k->st[k->first[clause] + i].out)
 			nall += kp_out_nargs(&c->stmts[i]);
 	vals = xcalloc(nall ? nall : 1, sizeof(*vals));
 	strs = xcalloc(nall ? nall : 1, sizeof(*strs));
-	for (unsigned i = 0; i < c->nstmts && !rv; i++) {
+	for (unsigned i = 0; i < c->nstmts && !rv && fat < 0; i++) {
 		const struct stmt *st = &c->stmts[i];
 
 		if (k->st[k->first[clause] + i].sstr) { /* the store's copy */
@@ -531,6 +540,13 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 			}
 			memcpy(&so, data + off, sizeof(so));
 			off += sizeof(so);
+			if (so.len < 0 && sout) { /* if the clause gets there */
+				fat = (int)nv - 1;
+				faddr = (uint64_t)so.addr;
+				if (so.len == -2)
+					faddr = (faddr | 4095) + 1;
+				break;
+			}
 			if (so.len < 0) { /* the hit's fault, reported here */
 				rv = out_fault(k, clause, f,
 					       st->kind == S_TRACE
@@ -549,7 +565,9 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 					  .tn = 1 };
 		}
 	}
-	if (!rv)
+	if (!rv && sout) /* its predicate and speculate() run here */
+		rv = d_run_spec(k->prog, clause, f, vals, fat, faddr, out, err);
+	else if (!rv)
 		rv = d_run_pre(k->prog, clause, f, vals, out, err);
 	for (unsigned i = 0; i < ns; i++)
 		free(strs[i]);

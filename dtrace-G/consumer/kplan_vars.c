@@ -304,6 +304,67 @@ bool kp_clause_ok(struct d_kplan *k, unsigned ci)
 	return true;
 }
 
+/*
+ * A speculating clause whose printf() and trace() values the kernel
+ * computes at the hit while user space runs the rest (kplan.c's
+ * "Speculations"): speculate(E) first, then printf() and trace() only,
+ * each of whose arguments kplan_out.c takes (kp_out_ok(): integers and
+ * strings the kernel computes, of variables it keeps, none of a type
+ * still open); the predicate and E are user space's, read nothing by an
+ * address, store nothing and call no speculation() (kp_sout_here());
+ * the variables they read are user space's (kp_vars_decide() takes
+ * them away from the kernel, as a user space clause's).  Not where a
+ * horizon may send a hit to user space past it, nor for a clause that
+ * must fire in user space (k->user).  Its statements into k->st, as
+ * kp_clause_ok()'s.
+ */
+static bool sout_ok(struct d_kplan *k, unsigned ci)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+
+	k->sout[ci] = false;
+	if (!k->vars || k->horizon || (k->user && k->user[ci]) ||
+	    kp_dtrace_only(c) || c->nstmts < 2 ||
+	    k->nst + c->nstmts > UINT16_MAX ||
+	    c->stmts[0].kind != S_SPECULATE || !kp_sout_here(c->pred) ||
+	    !kp_sout_here(c->stmts[0].e))
+		return false;
+	k->first[ci] = k->nst;
+	xgrow(&k->st, &k->stcap, (size_t)k->nst + c->nstmts, sizeof(*k->st));
+	memset(&k->st[k->nst], 0, sizeof(k->st[0]));
+	k->st[k->nst].st = &c->stmts[0];
+	k->st[k->nst].slot = -1;
+	k->st[k->nst].skey = -1;
+	k->st[k->nst].svar = -1;
+	/* not an aggregation (kaggs, kflat, the merge skip it) */
+	k->st[k->nst].assign = true;
+	k->st[k->nst].agg = ~0u;
+	for (unsigned i = 1; i < c->nstmts; i++) {
+		const struct stmt *st = &c->stmts[i];
+
+		if ((st->kind != S_PRINTF && st->kind != S_TRACE) ||
+		    !kp_out_ok(k, ci, i, &k->st[k->nst + i]) ||
+		    !k->st[k->nst + i].out || open_bits(k, st->e))
+			return false;
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (open_bits(k, st->args[j]))
+				return false;
+	}
+	if (sizeof(struct ubpf_kout) + d_kplan_out_bytes(k, ci) > UBPF_KOUTMAX)
+		return false;
+	k->sout[ci] = true;
+	return true;
+}
+
+/* The variables of sout clause c's printf() and trace(), into mark
+ * (cleared first): the kernel's */
+static void sout_kvars(const struct d_kplan *k, const struct clause *c,
+		       bool *mark)
+{
+	memset(mark, 0, k->prog->nvars * sizeof(*mark));
+	stmts_vars(&c->stmts[1], c->nstmts - 1, mark);
+}
+
 /* Does clause c compare a string (kp_str_cmp())? */
 static bool clause_strs(const struct d_kplan *k, const struct clause *c)
 {
@@ -876,14 +937,25 @@ void kp_vars_decide(struct d_kplan *k)
 		changed = false;
 		k->nst = 0;
 		memset(k->ok, 0, p->nclauses * sizeof(*k->ok));
+		memset(k->sout, 0, p->nclauses * sizeof(*k->sout));
 		for (unsigned ci = 0; ci < p->nclauses; ci++) {
 			if ((!k->user || !k->user[ci]) && kp_clause_ok(k, ci))
 				k->nst += p->clauses[ci].nstmts;
+			else if (sout_ok(k, ci)) /* its values only */
+				k->nst += p->clauses[ci].nstmts;
 		}
 		for (unsigned ci = 0; ci < p->nclauses; ci++) {
-			if (k->ok[ci] || kp_dtrace_only(&p->clauses[ci]))
+			const struct clause *c = &p->clauses[ci];
+
+			if (k->ok[ci] || kp_dtrace_only(c))
 				continue;
-			clause_vars(k, &p->clauses[ci], mark);
+			if (k->sout[ci]) { /* its predicate's, speculate()'s */
+				memset(mark, 0, p->nvars * sizeof(*mark));
+				vars_of(c->pred, mark);
+				vars_of(c->stmts[0].e, mark);
+			} else {
+				clause_vars(k, c, mark);
+			}
 			for (unsigned v = 0; v < p->nvars; v++)
 				if (mark[v] && (k->vst[v] == KV_KERN ||
 						k->vst[v] == KV_SARG ||
@@ -894,9 +966,12 @@ void kp_vars_decide(struct d_kplan *k)
 		}
 	}
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
-		if (!k->ok[ci])
+		if (!k->ok[ci] && !k->sout[ci])
 			continue;
-		clause_vars(k, &p->clauses[ci], mark);
+		if (k->sout[ci]) /* the kernel reads its values' variables */
+			sout_kvars(k, &p->clauses[ci], mark);
+		else
+			clause_vars(k, &p->clauses[ci], mark);
 		for (unsigned v = 0; v < p->nvars; v++) {
 			k->tls[ci] |= mark[v] &&
 				      (p->vars[v].scope == SC_SELF ||
@@ -906,7 +981,8 @@ void kp_vars_decide(struct d_kplan *k)
 						 k->vst[v] == KV_STR);
 		}
 		tls |= k->tls[ci];
-		strs |= clause_strs(k, &p->clauses[ci]);
+		if (k->ok[ci]) /* a sout clause's compare in user space */
+			strs |= clause_strs(k, &p->clauses[ci]);
 	}
 	free(mark);
 	/*

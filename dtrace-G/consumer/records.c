@@ -58,7 +58,9 @@
  * fault one of the kernel's had at the hit (kfault) is reported, and
  * ERROR fired, in that clause's place among them; so is one of the
  * kernel's that printf()s values it computed at the hit (kout) printed
- * from them (cgen_out.c).
+ * from them (cgen_out.c), and a speculating clause user space runs
+ * whose values the kernel computed (kplan.c's "Speculations") runs its
+ * predicate and speculate() here and prints from them.
  *
  * Threads.  self-> variables are keyed by thread id, and a thread that
  * exits must take them along (d_thread_exit()), or a long run keeps the
@@ -88,6 +90,7 @@
 #include <unistd.h>
 
 #include "consumer_impl.h"
+#include "kplan.h"
 #include "procfs.h"
 
 /* ------------------------------------------------------------------ */
@@ -424,6 +427,17 @@ void hit_run(struct consumer *c, const struct d_probe *dp, const unsigned *cl,
 	run_clauses(c, dp, cl, ep, n, f);
 }
 
+#ifdef HAVE_BPF
+/* A speculating clause user space runs from values the kernel computed
+ * at the hit (kplan.c's "Speculations")? */
+static bool bpf_kagg_sout(struct consumer *c, unsigned clause)
+{
+	struct bpf_kagg *ka = bpf_kagg_of(c);
+
+	return ka && d_kplan_sout(bpf_kagg_kp(ka), clause);
+}
+#endif
+
 /*
  * The clauses the kernel ran are skipped, but one that faulted there
  * (cgen.c's fault sites) has its fault reported, and ERROR fired, in
@@ -449,7 +463,23 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 		int action;
 		uint64_t addr;
 
-		if (j < nu && ucl[j] == cl[i]) {
+		bool user = j < nu && ucl[j] == cl[i];
+
+#ifdef HAVE_BPF
+		/* a speculating clause whose values are the kernel's (an
+		 * area: not the in-process activation's record, whose
+		 * plans, flags 0, have no such clause) */
+		if (user && c->kout && bpf_kagg_sout(c, cl[i])) {
+			f->epid = uep ? uep[j] : cl[i] + 1;
+			f->probe = dp;
+			j++;
+			if (cg_out_run(c, cl[i], f, &w, &action) &&
+			    (action & D_RUN_FAULT))
+				fire_error(c, f);
+			continue;
+		}
+#endif
+		if (user) {
 			run_clauses(c, dp, &ucl[j], uep ? &uep[j] : NULL, 1, f);
 			j++;
 			continue;

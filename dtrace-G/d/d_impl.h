@@ -778,6 +778,11 @@ struct ectx {
 	 * hit (../consumer/kplan_out.c), in order; the next one */
 	const struct dv *pre;
 	unsigned ipre;
+	/* d_run_spec(): the predicate and speculate() run here too; the
+	 * value pre[pfault] faulted at the hit, at address pfaddr */
+	bool prespec;
+	int pfault;
+	uint64_t pfaddr;
 };
 
 /* ------------------------------------------------------------------ */

@@ -39,7 +39,13 @@
  * per-run arena freed there.  A clause a generated BPF program ran at
  * the probe reports its fault through d_run_fault(), the same line, and
  * one whose printf() and trace() values it computed there prints them
- * through d_run_pre(): the same output path, the values given.
+ * through d_run_pre(): the same output path, the values given.  A
+ * speculating clause whose values the program computed at the hit
+ * (../consumer/kplan.c's "Speculations") runs through d_run_spec():
+ * its predicate and speculate() here, in time order with the clauses
+ * that keep the buffers, its printf() and trace() from the values given
+ * (one that faulted at the hit faults here, at its argument, only if
+ * the clause gets there).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -133,6 +139,8 @@ static void do_printf(struct ectx *x, const struct stmt *st, struct sbuf *sb,
 		vals = d_ar_alloc(&x->scratch, st->nargs * sizeof(*vals));
 	for (i = 0; i < st->nargs; i++) {
 		x->action = st->action + (int)i;
+		if (x->prespec && (int)x->ipre == x->pfault)
+			d_fault(x, FLT_BADADDR, x->pfaddr); /* the hit's */
 		vals[i] = x->pre ? x->pre[x->ipre++] : d_eval(x, st->args[i]);
 		if (vals[i].k == K_INT)
 			vals[i].tn = !script_int(st->args[i]);
@@ -271,7 +279,8 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 	struct dv v;
 
 	x->action = st->action;
-	if (x->pre && st->kind != S_PRINTF && st->kind != S_TRACE)
+	if (x->pre && !x->prespec && st->kind != S_PRINTF &&
+	    st->kind != S_TRACE)
 		return; /* d_run_pre(): the kernel ran it */
 	if (st->kind != S_EXPR && st->kind != S_AGG && st->kind != S_IF &&
 	    st->kind != S_STOP && st->kind != S_RAISE)
@@ -293,6 +302,8 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		d_tracemem(x, st);
 		break;
 	case S_TRACE:
+		if (x->prespec && (int)x->ipre == x->pfault)
+			d_fault(x, FLT_BADADDR, x->pfaddr); /* the hit's */
 		v = x->pre ? x->pre[x->ipre++] : d_eval(x, st->e);
 		if (v.k == K_STR && !v.show && strlen(v.s) >= p->strsize)
 			v.s = d_ar_strndup(&x->scratch, v.s, p->strsize - 1);
@@ -578,7 +589,7 @@ static void run_clause(struct ectx *x, FILE *out)
 	const struct d_probe *pr = x->f->probe;
 	unsigned i;
 
-	if (c->pred && !x->pre) { /* d_run_pre(): it held */
+	if (c->pred && (!x->pre || x->prespec)) { /* d_run_pre(): held */
 		struct dv v;
 
 		x->action = 0;
@@ -767,8 +778,27 @@ int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	return d_run_pre(p, clause, f, NULL, out, err);
 }
 
+static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
+		   const struct dv *pre, bool spec, int fault_at,
+		   uint64_t fault_addr, FILE *out, FILE *err);
+
 int d_run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	      const struct dv *pre, FILE *out, FILE *err)
+{
+	return run_pre(p, clause, f, pre, false, -1, 0, out, err);
+}
+
+int d_run_spec(struct d_prog *p, unsigned clause, const struct d_fire *f,
+	       const struct dv *pre, int fault_at, uint64_t fault_addr,
+	       FILE *out, FILE *err)
+{
+	return run_pre(p, clause, f, pre, true, fault_at, fault_addr, out,
+		       err);
+}
+
+static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
+		   const struct dv *pre, bool spec, int fault_at,
+		   uint64_t fault_addr, FILE *out, FILE *err)
 {
 	const struct d_probe *pr = f->probe;
 	struct ectx *x;
@@ -807,6 +837,9 @@ int d_run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	x->f = f;
 	x->err = err;
 	x->pre = pre;
+	x->prespec = spec;
+	x->pfault = fault_at;
+	x->pfaddr = fault_addr;
 	if (setjmp(x->jb) == 0) {
 		run_clause(x, out);
 	} else {

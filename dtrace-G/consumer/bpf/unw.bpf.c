@@ -21,7 +21,9 @@
  * appends the registers, as a copy's record has them, and the pcs
  * found instead of the stack's bytes, flags the record UBPF_RF_USTACK
  * | UBPF_RF_UPCS and outputs it itself, as the generated program would
- * have (the same wake-up rule, drops counted): a tail call that lands
+ * have (drops counted; a wake-up only at half full, as the generated
+ * program's, but one per position of the reader, not one a record:
+ * uwake): a tail call that lands
  * never returns, so the caller's code after it never runs.  (Where the
  * unwinder is not loaded, the tail call falls through to the caller's
  * own copy.)

@@ -177,6 +177,8 @@ struct {
  * hits read and write it, one at a time (a per-CPU map would be shared
  * with another thread's program where a uprobe_multi program, run
  * with migration but not preemption off, is preempted mid-write).
+ * walk() looks the thread's uvc up once and step() takes it from the
+ * walk's state (struct walk's vc), not a look-up a frame.
  */
 #define UW_RC 16
 struct uw_rc {
@@ -222,6 +224,7 @@ struct {
 } ublk SEC(".maps");
 
 struct walk {
+	struct uw_vc *vc; /* the thread's (walk()'s one look-up), or NULL */
 	__u64 pc, sp, bp;
 	__u64 sp0, lim; /* the copy would take [sp0, sp0 + lim) */
 	__u32 blen;	/* ublk holds [sp0, sp0 + blen) */
@@ -395,7 +398,7 @@ static long step(__u32 f, void *arg)
 	mq.adj = w->pc - (f ? 1 : 0);
 	/* found before (uw_rc): the module and row the searches give */
 	ci = (__u32)(mq.adj ^ (mq.adj >> 8)) & (UW_RC - 1);
-	vc = bpf_task_storage_get(&uvc, bpf_get_current_task_btf(), 0, 0);
+	vc = w->vc;
 	rc = 0;
 	if (vc) {
 		/* the index through the map's memory: its bound is then
@@ -542,6 +545,7 @@ static __always_inline __u32 walk(struct walk *w, struct ureg *ctx,
 	 */
 	seq = mm_seq(t);
 	vc = bpf_task_storage_get(&uvc, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	w->vc = vc; /* for step(): one look-up a walk, not one a frame */
 	if (!(seq & 1) && vc) {
 		__u64 now = bpf_jiffies64();
 

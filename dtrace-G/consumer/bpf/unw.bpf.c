@@ -524,13 +524,27 @@ static __always_inline __u32 walk(struct walk *w, struct ureg *ctx,
 	first = 4096 - (__u32)(w->sp & 4095);
 	w->lim =
 		first >= want ? want : first + ((want - first + 4095) & ~4095u);
-	n = first < UW_BLK ? first : UW_BLK;
+	/* the block: UW_BLK bytes, into the next page where the copy
+	 * would take it; where they cannot all be read, to the end of
+	 * rsp's page (rsp near its page's end: each read past the block
+	 * reads the stack itself, rd(), the same bytes but a helper call
+	 * each, two a frame) */
+	n = w->lim < UW_BLK ? (__u32)w->lim : UW_BLK;
 	barrier_var(n);
 	n &= 2047;
 	if (n > UW_BLK)
 		n = UW_BLK;
-	if (bpf_probe_read_user(k->b, n, (void *)w->sp) == 0)
+	if (bpf_probe_read_user(k->b, n, (void *)w->sp) == 0) {
 		w->blen = n;
+	} else if (n > first) {
+		n = first;
+		barrier_var(n);
+		n &= 2047;
+		if (n > UW_BLK)
+			n = UW_BLK;
+		if (bpf_probe_read_user(k->b, n, (void *)w->sp) == 0)
+			w->blen = n;
+	}
 	w->slot = px->slot;
 	w->nmods = px->nmods;
 	w->gen = px->gen;

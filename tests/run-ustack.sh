@@ -705,7 +705,9 @@ fi
 # gives unwinding the copy with the walk off (DTRACE_USTACK_WALK=0),
 # byte for byte: uwalk.c's stacks without frame pointers (a callback
 # from libc's qsort(), recursion within and past the walk's 128 frames,
-# a frame whose CFA is rbp's, a signal handler), in two images (it
+# a frame whose CFA is rbp's, a signal handler, rsp just below a page's
+# end with the callers above it: the walk's first read goes on into the
+# next page), in two images (it
 # exec()s itself), and dlswap's libraries swapped at one address (each
 # round's hits find the tables of the library before, whose file the
 # walk's bpf_find_vma() check finds changed: they are copied).  -v

@@ -21,7 +21,9 @@
  * appends the registers, as a copy's record has them, and the pcs
  * found instead of the stack's bytes, flags the record UBPF_RF_USTACK
  * | UBPF_RF_UPCS and outputs it itself, as the generated program would
- * have (the same wake-up rule, drops counted): a tail call that lands
+ * have (drops counted; a wake-up only at half full, as the generated
+ * program's, but one per position of the reader, not one a record:
+ * uwake): a tail call that lands
  * never returns, so the caller's code after it never runs.  (Where the
  * unwinder is not loaded, the tail call falls through to the caller's
  * own copy.)
@@ -114,6 +116,18 @@ struct {
 	__type(value, __u64);
 } drops SEC(".maps");
 
+/*
+ * The consumer position of the last wake-up asked for, plus 1 (0: none
+ * yet): while the ring is half full or more, only the first record
+ * after the reader moved asks for one (ustack_walk()).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} uwake SEC(".maps");
+
 /* the tables (../ustack_walk.c fills them) */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -163,6 +177,8 @@ struct {
  * hits read and write it, one at a time (a per-CPU map would be shared
  * with another thread's program where a uprobe_multi program, run
  * with migration but not preemption off, is preempted mid-write).
+ * walk() looks the thread's uvc up once and step() takes it from the
+ * walk's state (struct walk's vc), not a look-up a frame.
  */
 #define UW_RC 16
 struct uw_rc {
@@ -208,6 +224,7 @@ struct {
 } ublk SEC(".maps");
 
 struct walk {
+	struct uw_vc *vc; /* the thread's (walk()'s one look-up), or NULL */
 	__u64 pc, sp, bp;
 	__u64 sp0, lim; /* the copy would take [sp0, sp0 + lim) */
 	__u32 blen;	/* ublk holds [sp0, sp0 + blen) */
@@ -381,7 +398,7 @@ static long step(__u32 f, void *arg)
 	mq.adj = w->pc - (f ? 1 : 0);
 	/* found before (uw_rc): the module and row the searches give */
 	ci = (__u32)(mq.adj ^ (mq.adj >> 8)) & (UW_RC - 1);
-	vc = bpf_task_storage_get(&uvc, bpf_get_current_task_btf(), 0, 0);
+	vc = w->vc;
 	rc = 0;
 	if (vc) {
 		/* the index through the map's memory: its bound is then
@@ -507,13 +524,27 @@ static __always_inline __u32 walk(struct walk *w, struct ureg *ctx,
 	first = 4096 - (__u32)(w->sp & 4095);
 	w->lim =
 		first >= want ? want : first + ((want - first + 4095) & ~4095u);
-	n = first < UW_BLK ? first : UW_BLK;
+	/* the block: UW_BLK bytes, into the next page where the copy
+	 * would take it; where they cannot all be read, to the end of
+	 * rsp's page (rsp near its page's end: each read past the block
+	 * reads the stack itself, rd(), the same bytes but a helper call
+	 * each, two a frame) */
+	n = w->lim < UW_BLK ? (__u32)w->lim : UW_BLK;
 	barrier_var(n);
 	n &= 2047;
 	if (n > UW_BLK)
 		n = UW_BLK;
-	if (bpf_probe_read_user(k->b, n, (void *)w->sp) == 0)
+	if (bpf_probe_read_user(k->b, n, (void *)w->sp) == 0) {
 		w->blen = n;
+	} else if (n > first) {
+		n = first;
+		barrier_var(n);
+		n &= 2047;
+		if (n > UW_BLK)
+			n = UW_BLK;
+		if (bpf_probe_read_user(k->b, n, (void *)w->sp) == 0)
+			w->blen = n;
+	}
 	w->slot = px->slot;
 	w->nmods = px->nmods;
 	w->gen = px->gen;
@@ -528,6 +559,7 @@ static __always_inline __u32 walk(struct walk *w, struct ureg *ctx,
 	 */
 	seq = mm_seq(t);
 	vc = bpf_task_storage_get(&uvc, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	w->vc = vc; /* for step(): one look-up a walk, not one a frame */
 	if (!(seq & 1) && vc) {
 		__u64 now = bpf_jiffies64();
 
@@ -555,7 +587,7 @@ int ustack_walk(struct ureg *ctx)
 	struct cgb *b = bpf_map_lookup_elem(&cgbuf, &z);
 	struct blk *k = bpf_map_lookup_elem(&ublk, &z);
 	struct walk w = {};
-	__u64 *dp;
+	__u64 *dp, *lw = NULL, cp = 0, fl;
 	__u16 *h;
 
 	if (!b || !k)
@@ -594,15 +626,32 @@ int ustack_walk(struct ureg *ctx)
 	*(__u16 *)(b->b + 24) = (__u16)len;
 	barrier_var(len);
 	len &= 32767; /* at most 4240 + 20480: a bound the verifier sees */
-	if (bpf_ringbuf_output(
-		    &rb, b->b, len,
-		    bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >=
-				    bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE) / 2
-			    ? BPF_RB_FORCE_WAKEUP
-			    : BPF_RB_NO_WAKEUP) < 0) {
+	/*
+	 * The wake-up: none below half full (the reader reads every
+	 * switchrate anyway); at half full or more, one per position of
+	 * the reader, not one a record.  A wake-up puts the ring on the
+	 * reader's ready list until a read finds it empty, so once one
+	 * was asked for at position P, another changes nothing until the
+	 * reader moved; and the reader cannot go to sleep at P with this
+	 * record unread.  (One a record, where the reader fell behind,
+	 * was an irq_work and a self-IPI a hit: two thirds of the walk's
+	 * time in a VM.)
+	 */
+	fl = BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >=
+	    bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE) / 2) {
+		cp = bpf_ringbuf_query(&rb, BPF_RB_CONS_POS) + 1;
+		lw = bpf_map_lookup_elem(&uwake, &z);
+		if (!lw || *lw != cp)
+			fl = BPF_RB_FORCE_WAKEUP;
+	}
+	if (bpf_ringbuf_output(&rb, b->b, len, fl) < 0) {
 		dp = bpf_map_lookup_elem(&drops, &z);
 		if (dp)
 			*dp += 1;
+	} else if (fl == BPF_RB_FORCE_WAKEUP && lw) {
+		*lw = cp; /* asked for (the record is in: no wake-up is
+			   * asked for a record not written) */
 	}
 	return 0;
 }

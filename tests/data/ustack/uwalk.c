@@ -11,6 +11,11 @@
  *     frames: the copy)
  *  4: a function with a variable-length array (its CFA from rbp)
  *  5: a signal handler (a signal frame: the copy)
+ *  6: fire() with rsp just below a page's end, its callers' frames in
+ *     the page above (pgend()'s frames of 48 bytes, as many as it takes
+ *     to bring rsp within 48 bytes of a page's start, then pgfire()'s
+ *     of more): the walk's first read of the stack goes on into that
+ *     page (unw.bpf.c)
  * With a second argument "exec" it then exec()s itself for as many
  * rounds more: the new image's tables are built anew.
  * Usage: uwalk ROUNDS [exec]
@@ -68,6 +73,27 @@ KEEP void vla(int n)
 	sink += buf[0];
 }
 
+KEEP void pgfire(void)
+{
+	volatile char pad[64];
+
+	pad[0] = 6;
+	fire(pad[0]);
+	sink += pad[0];
+}
+
+KEEP void pgend(void)
+{
+	volatile char pad[24];
+
+	pad[0] = 6;
+	if (((unsigned long)pad & 4095) >= 48)
+		pgend();
+	else
+		pgfire();
+	sink += pad[0];
+}
+
 static void onsig(int s)
 {
 	(void)s;
@@ -92,6 +118,7 @@ int main(int argc, char **argv)
 		rec(140, 3);
 		vla(16 + r);
 		sig();
+		pgend();
 		usleep(30000);
 	}
 	if (argc > 2 && !strcmp(argv[2], "exec"))

@@ -14,7 +14,8 @@
  *				2000 + N - 1
  *	kpprog forkexec PATH	forks a child that execs PATH with the
  *				argument "hello", waits for it; forks a
- *				child that is killed by SIGKILL; prints both
+ *				child that is killed by SIGKILL once asleep
+ *				in pause(); prints both
  *				pids; exits with status 3
  *	kpprog hello		prints "hello" (what forkexec runs)
  */
@@ -34,6 +35,26 @@ static __attribute__((noinline)) void spin(long n)
 {
 	for (long i = 0; i < n; i++)
 		sink += (unsigned long)i * 2654435761u;
+}
+
+/* wait (10 s at most) until process pid sleeps: /proc/PID/stat's state S */
+static void asleep(pid_t pid)
+{
+	char path[64], buf[512], *e;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 10000; i++) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		e = strrchr(buf, ')'); /* the state follows the name */
+		if (e && e[1] == ' ' && e[2] == 'S')
+			return;
+		usleep(1000);
+	}
 }
 
 int main(int argc, char **argv)
@@ -89,6 +110,9 @@ int main(int argc, char **argv)
 			for (;;)
 				pause();
 		}
+		/* killed asleep in pause(), not anywhere on its way there:
+		 * its exit's ustack() is then the same in every run */
+		asleep(b);
 		kill(b, SIGKILL);
 		waitpid(b, NULL, 0);
 		printf("%d %d\n", (int)a, (int)b);

@@ -458,13 +458,14 @@ static struct us_proc *proc_lookup(struct ustack_state *s, pid_t pid)
  * image it runs now: ustack_proc_exec() kept the text of those it left.
  */
 static char *maps_of(struct consumer *c, pid_t pid, uint64_t since,
-		     uint64_t *maps_t, unsigned depth)
+		     uint64_t *maps_t, uint64_t *maps_tb, unsigned depth)
 {
 	struct us_proc *pp;
 	struct tproc *pr;
 	char *m;
 	pid_t ppid;
 
+	*maps_tb = now_ns(CLOCK_MONOTONIC);
 	m = read_proc(pid, "maps", NULL);
 	*maps_t = now_ns(CLOCK_MONOTONIC);
 	if (m && *m)
@@ -473,6 +474,7 @@ static char *maps_of(struct consumer *c, pid_t pid, uint64_t since,
 	pr = proc_find(c, pid);
 	if (pr && pr->maps && pr->maps_t >= since) {
 		*maps_t = pr->maps_t;
+		*maps_tb = pr->maps_tb;
 		return xstrdup(pr->maps);
 	}
 	ppid = lin_parent(c, pid);
@@ -480,8 +482,8 @@ static char *maps_of(struct consumer *c, pid_t pid, uint64_t since,
 		return NULL;
 	pp = proc_lookup(state(c), ppid);
 	m = pp && pp->maps ? xstrdup(pp->maps)
-			   : maps_of(c, ppid, 0, maps_t, depth + 1);
-	*maps_t = 0; /* the fork's: valid until the child's first exec() */
+			   : maps_of(c, ppid, 0, maps_t, maps_tb, depth + 1);
+	*maps_t = *maps_tb = 0; /* the fork's: until the child's exec() */
 	return m;
 }
 
@@ -524,9 +526,13 @@ static void procs_trim(struct ustack_state *s)
 	s->procs[old] = s->procs[--s->nprocs];
 }
 
-/* A session of pid from maps text m (taken) of the image since. */
+/*
+ * A session of pid from maps text m (taken) of the image since, read
+ * from maps_tb to maps_t.
+ */
 static struct us_proc *proc_new(struct ustack_state *s, pid_t pid, char *m,
-				uint64_t since, uint64_t maps_t)
+				uint64_t since, uint64_t maps_t,
+				uint64_t maps_tb)
 {
 	struct us_proc *up;
 
@@ -538,6 +544,7 @@ static struct us_proc *proc_new(struct ustack_state *s, pid_t pid, char *m,
 	up->used = ++s->tick;
 	up->since = since;
 	up->maps_t = up->t0 = maps_t;
+	up->t0b = maps_tb <= maps_t ? maps_tb : 0;
 	up->maps = m;
 	PUSH(s->procs, s->nprocs, up);
 	return up;
@@ -664,7 +671,8 @@ void ustack_maps_read(struct consumer *c, struct tproc *pr)
 		}
 		return;
 	}
-	l = proc_new(s, pr->pid, xstrdup(pr->maps), since, pr->maps_t);
+	l = proc_new(s, pr->pid, xstrdup(pr->maps), since, pr->maps_t,
+		     pr->maps_tb);
 	l->held = pr->held && dlhold_owns(pr->pid);
 	l->dated = dlhold_owns(pr->pid);
 }
@@ -695,7 +703,7 @@ static bool bracket(struct consumer *c, pid_t pid, uint64_t t,
 		    struct us_proc **b, struct us_proc **a, bool *frozen)
 {
 	struct ustack_state *s = state(c);
-	uint64_t since, until, maps_t, now;
+	uint64_t since, until, maps_t, maps_tb, now;
 	struct us_proc *l;
 	char *m;
 
@@ -744,7 +752,7 @@ static bool bracket(struct consumer *c, pid_t pid, uint64_t t,
 			return true;
 		}
 	}
-	m = maps_of(c, pid, since, &maps_t, 0);
+	m = maps_of(c, pid, since, &maps_t, &maps_tb, 0);
 	if (!m)
 		return *b != NULL;
 	if (l && same_files(m, l->maps)) {
@@ -754,7 +762,7 @@ static bool bracket(struct consumer *c, pid_t pid, uint64_t t,
 			l->maps_t = maps_t;
 		return true;
 	}
-	l = proc_new(s, pid, m, since, maps_t);
+	l = proc_new(s, pid, m, since, maps_t, maps_tb);
 	l->refreshed = now;
 	l->dated = dlhold_owns(pid);
 	if (maps_t > t)
@@ -764,26 +772,164 @@ static bool bracket(struct consumer *c, pid_t pid, uint64_t t,
 	return true;
 }
 
-/*
- * Which text names x, of a hit between the reads of b and a: b's where
- * both map the same file there (device, inode, name, load address) or
- * neither does.  Where they differ, the change is dated only by
- * dlhold.c: where a was read at a held dlopen(), the files new in it
- * had not run, so x was b's; where both were read while every dlopen()
- * of the process was held, a file gone in a was dlclose()d after the
- * hit (its code ran there), and one new in a was mapped before it,
- * without dlopen().  Otherwise which file was mapped at x at the hit is
- * not known: NULL.
- */
-static struct us_proc *pick(struct us_proc *b, struct us_proc *a, uint64_t x)
+/* ------------------------------------------------------------------ */
+/* The fork tracker's records of executable mappings */
+
+bool ustack_maps_wanted(const struct consumer *c)
 {
+	return ustack_wanted(c);
+}
+
+/* Every thread of pid carries the fork tracker from t on (uprobe.c). */
+void ustack_tracked(struct consumer *c, pid_t pid, uint64_t t)
+{
+	struct ustack_state *s;
+
+	if (!ustack_wanted(c))
+		return;
+	s = state(c);
+	for (size_t i = 0; i < s->ntracked; i++)
+		if (s->tracked[i].pid == pid)
+			return; /* tracked since the first */
+	PUSH(s->tracked, s->ntracked, ((struct us_tracked){pid, t}));
+}
+
+void ustack_mapped(struct consumer *c, const struct ustack_mapped *m)
+{
+	struct ustack_state *s;
+
+	if (!ustack_wanted(c))
+		return;
+	s = state(c);
+	PUSH(s->mrecs, s->nmrecs, *m);
+}
+
+void ustack_mapped_lost(struct consumer *c)
+{
+	state(c)->mrecs_lost = true;
+}
+
+/* Does text up map at x the file of record r (none: anonymous)? */
+static bool maps_rec(const struct us_proc *up, const struct ustack_mapped *r,
+		     uint64_t x)
+{
+	unsigned maj, min;
+	unsigned long long ino;
+	uint64_t base = 0;
+	size_t n = 0;
+	const char *l = up ? map_at(up->maps, x, &n, &base) : NULL;
+
+	if (!up)
+		return false;
+	if (!r->file)
+		return !l;
+	return l && sscanf(l, "%x:%x %llu", &maj, &min, &ino) == 3 &&
+	       maj == r->maj && min == r->min && ino == r->ino &&
+	       base == r->base;
+}
+
+/*
+ * Which text names x of pid's hit at t (b and a: bracket()'s), from the
+ * fork tracker's records.  Every executable mapping (mmap(), or
+ * mprotect() making one executable; so each dlopen()) writes one
+ * (PERF_RECORD_MMAP2: addresses, device, inode, offset) into the
+ * tracker's buffers, stamped after the mapping was made and before the
+ * call returns, so before any code there ran; a hit's record is written
+ * after the hit, and the tracker's buffers are read after the hits'
+ * (bpf.c, uprobe.c's up_drain()).  So for a hit read, every record
+ * stamped before it is known, and while the process's every thread
+ * carried the tracker (since tracked), the file at x at t is that of
+ * the last record at x before t, or, with none since the read of b
+ * began, the one b maps there (a library unmapped leaves nothing there
+ * that a pc could be in).  1: *out a text that maps that file at x at
+ * the same place; 0: the file is known, but no text maps it (swapped in
+ * and out between two reads); -1: the records cannot say (not tracked,
+ * records lost, or none before the hit nor a text read after it).
+ */
+static int mapped_at(struct consumer *c, pid_t pid, uint64_t t, uint64_t x,
+		     struct us_proc *b, struct us_proc *a,
+		     struct us_proc **out)
+{
+	struct ustack_state *s = state(c);
+	const struct ustack_mapped *r = NULL;
+	uint64_t trk = 0, since, until;
+	bool after = false;
+
+	*out = NULL;
+	for (size_t i = 0; i < s->ntracked; i++)
+		if (s->tracked[i].pid == pid)
+			trk = s->tracked[i].t;
+	if (!trk || s->mrecs_lost)
+		return -1;
+	lin_image(c, pid, t, &since, &until);
+	for (size_t i = 0; i < s->nmrecs; i++) {
+		const struct ustack_mapped *m = &s->mrecs[i];
+
+		if (m->pid != pid || m->t < since || x < m->lo || x >= m->hi)
+			continue;
+		if (m->t == t)
+			return 0; /* at the hit's very time: not known */
+		if (m->t < t && (!r || m->t > r->t))
+			r = m;
+		else if (m->t > t && a && m->t <= a->t0)
+			after = true;
+	}
+	/* nothing mapped at x since b's read began */
+	if (b && b->t0b >= trk && (!r || r->t < b->t0b)) {
+		*out = b;
+		return 1;
+	}
+	if (r && r->t >= trk) {
+		if (maps_rec(b, r, x))
+			*out = b;
+		else if (maps_rec(a, r, x))
+			*out = a;
+		for (size_t i = 0; !*out && i < s->nprocs; i++) {
+			struct us_proc *up = s->procs[i];
+
+			if (up->pid == pid && up->t0 >= since &&
+			    up->t0 < until && maps_rec(up, r, x))
+				*out = up;
+		}
+		return *out ? 1 : 0;
+	}
+	/* tracked at t, nothing mapped at x between t and a's read */
+	if (!r && a && t >= trk && !after) {
+		*out = a;
+		return 1;
+	}
+	return -1;
+}
+
+/*
+ * Which text names x, of pid's hit at t between the reads of b and a:
+ * the one mapped_at() finds from the tracker's records.  Where those
+ * cannot say, b's where both map the same file there (device, inode,
+ * name, load address) or neither does.  Where they differ, the change
+ * is dated only by dlhold.c: where a was read at a held dlopen(), the
+ * files new in it had not run, so x was b's; where both were read while
+ * every dlopen() of the process was held, a file gone in a was
+ * dlclose()d after the hit (its code ran there), and one new in a was
+ * mapped before it, without dlopen().  Otherwise which file was mapped
+ * at x at the hit is not known: NULL.  Where the records name a file no
+ * text maps there, only dlhold.c's dating names x.
+ */
+static struct us_proc *pick(struct consumer *c, pid_t pid, uint64_t t,
+			    struct us_proc *b, struct us_proc *a, uint64_t x)
+{
+	struct us_proc *up;
 	uint64_t base = 0;
 	size_t n = 0;
 	bool la, lb;
+	int k = mapped_at(c, pid, t, x, b, a, &up);
 
+	if (k > 0)
+		return up;
 	if (!a || !b)
-		return b ? b : a;
-	if (same_at(b, a, x) || a->held)
+		return k < 0 ? (b ? b : a) : NULL;
+	if (a->held)
+		return b;
+	if (k < 0 && same_at(b, a, x))
 		return b;
 	la = map_at(a->maps, x, &n, &base) != NULL;
 	lb = map_at(b->maps, x, &n, &base) != NULL;
@@ -821,7 +967,7 @@ struct us_proc *us_proc_get(struct consumer *c, pid_t pid, uint64_t t,
 
 	if (pid <= 0 || !bracket(c, pid, t, &b, &a, &frozen))
 		return NULL;
-	up = pick(b, a, x);
+	up = pick(c, pid, t, b, a, x);
 	if (!up) {
 		say_withheld(c, s, pid);
 		return NULL;
@@ -847,7 +993,8 @@ void ustack_proc_exec(struct consumer *c, pid_t pid, uint64_t t)
 		    s->procs[i]->t0 < until &&
 		    !strcmp(s->procs[i]->maps, pr->maps))
 			return; /* a session of that image has its text */
-	(void)proc_new(s, pid, xstrdup(pr->maps), since, pr->maps_t);
+	(void)proc_new(s, pid, xstrdup(pr->maps), since, pr->maps_t,
+		       pr->maps_tb);
 }
 
 void ustack_proc_gone(struct consumer *c, pid_t pid)
@@ -859,6 +1006,13 @@ void ustack_proc_gone(struct consumer *c, pid_t pid)
 #ifdef HAVE_BPF
 	uw_gone(c, pid); /* the kernel's tables of it */
 #endif
+	/* its mapping records and tracking */
+	for (size_t i = s->nmrecs; i-- > 0;)
+		if (s->mrecs[i].pid == pid)
+			s->mrecs[i] = s->mrecs[--s->nmrecs];
+	for (size_t i = s->ntracked; i-- > 0;)
+		if (s->tracked[i].pid == pid)
+			s->tracked[i] = s->tracked[--s->ntracked];
 	/* every image's session */
 	for (size_t i = s->nprocs; i-- > 0;)
 		if (s->procs[i]->pid == pid) {
@@ -962,7 +1116,7 @@ static unsigned unwind(struct ustack_state *s, unsigned max)
 	 */
 	for (unsigned i = 0; i + 1 < w.n; i++) {
 		uint64_t x = w.pcs[i] - (i > 0);
-		struct us_proc *p = pick(b, a, x);
+		struct us_proc *p = pick(c, s->hit.pid, s->hit.t, b, a, x);
 
 		if (p == up || (p && same_at(p, up, x)))
 			continue;

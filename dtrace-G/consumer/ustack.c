@@ -1051,19 +1051,17 @@ static int frame_cb(Dwfl_Frame *st, void *arg)
  * reads (x86-64's DWARF 16), and a frame whose read succeeded clears the
  * flag.
  */
-static unsigned unwind(struct ustack_state *s, unsigned max)
+static unsigned walk_with(struct ustack_state *s, struct us_proc **upp,
+			  struct us_proc *b, struct us_proc *a, unsigned max,
+			  struct us_proc **next)
 {
 	struct consumer *c = s->hit.c;
 	uint64_t pc0 = s->hit.cap.regs[USTACK_PC];
-	struct us_proc *up, *b, *a;
+	struct us_proc *up = *upp;
 	struct walk w = {s->hit.pcs, 0, max};
-	bool frozen;
 
+	*next = NULL;
 	s->hit.cut = false;
-	/* the text that names the probe's address unwinds the hit */
-	up = us_proc_get(c, s->hit.pid, s->hit.t, pc0);
-	if (!up || !bracket(c, s->hit.pid, s->hit.t, &b, &a, &frozen))
-		up = NULL;
 	if (s->hit.cap.pcs) { /* walked in the kernel: the pcs, as found */
 		if (up && up->attached) {
 			w.n = s->hit.cap.npcs < max ? s->hit.cap.npcs : max;
@@ -1097,34 +1095,81 @@ static unsigned unwind(struct ustack_state *s, unsigned max)
 			break;
 		up = o;
 	}
-#ifdef HAVE_BPF
-	/* the kernel's tables of the process, from the text that unwound
-	 * its copy (ustack_walk.c) */
-	if (up && w.n && !s->hit.cap.pcs)
-		uw_build(c, up, s->hit.pid);
-#endif
-	if (!w.n) {
-		/* not even the probe's address: no module maps it */
-		w.pcs[w.n++] = pc0;
-		return w.n;
-	}
+	*upp = up;
+	if (!w.n)
+		return 0;
 	/*
 	 * Each return address came from the CFI of the module the frame
 	 * inside it is in: past a frame whose file at the hit is not the
 	 * one the walk's text has there (or is not known), the walk read
-	 * another file's CFI, and the frames after it are not given.
+	 * another file's CFI, and the frames after it are not given.  Where
+	 * another text maps that frame's file (or the last frame's: the
+	 * walk may have ended there for the wrong CFI), and the probe's
+	 * address alike, the caller may walk again with it (*next).
 	 */
-	for (unsigned i = 0; i + 1 < w.n; i++) {
+	for (unsigned i = 0; i < w.n; i++) {
 		uint64_t x = w.pcs[i] - (i > 0);
 		struct us_proc *p = pick(c, s->hit.pid, s->hit.t, b, a, x);
 
 		if (p == up || (p && same_at(p, up, x)))
 			continue;
-		w.n = i + 1;
-		s->hit.cut = false;
+		if (p && same_at(p, up, pc0))
+			*next = p;
+		if (i + 1 < w.n) {
+			w.n = i + 1;
+			s->hit.cut = false;
+		}
 		break;
 	}
 	return w.n;
+}
+
+/*
+ * The hit's stack: walked (walk_with()) with the text that names the
+ * probe's address; where the walk stopped at a frame of a file that
+ * text does not map there but another does (a library swapped between
+ * two reads, dated by mapped_at()), walked again with that one, and the
+ * deeper of the two kept.
+ */
+static unsigned unwind(struct ustack_state *s, unsigned max)
+{
+	struct consumer *c = s->hit.c;
+	uint64_t pc0 = s->hit.cap.regs[USTACK_PC];
+	struct us_proc *up, *b, *a, *next = NULL;
+	uint64_t *keep = NULL;
+	unsigned n, kn = 0;
+	bool frozen, kcut = false;
+
+	/* the text that names the probe's address unwinds the hit */
+	up = us_proc_get(c, s->hit.pid, s->hit.t, pc0);
+	if (!up || !bracket(c, s->hit.pid, s->hit.t, &b, &a, &frozen))
+		up = NULL;
+	n = walk_with(s, &up, b, a, max, &next);
+#ifdef HAVE_BPF
+	/* the kernel's tables of the process, from the text that unwound
+	 * its copy (ustack_walk.c) */
+	if (up && n && !s->hit.cap.pcs)
+		uw_build(c, up, s->hit.pid);
+#endif
+	if (next && next != up && session_open(s, next)) {
+		keep = xmalloc(n * sizeof(*keep));
+		memcpy(keep, s->hit.pcs, n * sizeof(*keep));
+		kn = n;
+		kcut = s->hit.cut;
+		up = next;
+		n = walk_with(s, &up, b, a, max, &next);
+		if (n < kn) {
+			memcpy(s->hit.pcs, keep, kn * sizeof(*keep));
+			n = kn;
+			s->hit.cut = kcut;
+		}
+		free(keep);
+	}
+	if (!n) {
+		/* not even the probe's address: no module maps it */
+		s->hit.pcs[n++] = pc0;
+	}
+	return n;
 }
 
 /* ------------------------------------------------------------------ */

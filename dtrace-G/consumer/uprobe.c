@@ -34,7 +34,9 @@
  *
  * Reading.  Each CPU has a ring buffer, which every event on that CPU
  * writes (PERF_EVENT_IOC_SET_OUTPUT); the fork tracker (dummy events with
- * task/comm records, inherited by every child) writes buffers of its
+ * task/comm records, inherited by every child; when a clause reads
+ * stacks, mmap2 records of executable mappings too, for ustack.c's
+ * dating of a frame's file: mmap2_record()) writes buffers of its
  * own, read after the hits', so that a lost record is known to be a
  * hit or a tracker record.  Every switchrate (10 ms) or when a
  * buffer is half full, all buffers are drained into the consumer's hits

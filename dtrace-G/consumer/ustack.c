@@ -54,10 +54,17 @@
  * library dlclose()d and another dlopen()ed at its address while hits
  * wait to be read): each text whose files differ is kept
  * (ustack_maps_read(), from sites.c's reads, and bracket()'s own), and
- * an address of a hit is named from the texts read last before it and
- * first after it where they agree there, or where dlhold.c dates the
- * change (pick()); otherwise its frame is given as an address, said
- * once per process (doc/DESIGN.md §13, "Mapping changes").  A left image's session is frozen: no live maps or
+ * an address of a hit is named from the text that maps there the file
+ * the fork tracker's records say was mapped there at the hit
+ * (mapped_at(): uprobe.c asks the tracker for PERF_RECORD_MMAP2 of each
+ * executable mapping when a clause reads stacks, stamped on the hits'
+ * clock), so a library swapped out and back between two reads is told
+ * apart; where the records cannot say (a process not tracked from
+ * before the texts, records lost), from the texts read last before it
+ * and first after it where they agree there, or where dlhold.c dates
+ * the change (pick()); otherwise, or where no text maps the file the
+ * records name, its frame is given as an address, said once per
+ * process (doc/DESIGN.md §13, "Mapping changes").  A left image's session is frozen: no live maps or
  * memory (both the new image's).  An image left before any text of it
  * was read is refused (said once), never named from another.  Unseen
  * still: an exec() whose record was not in the read before the hit's.

@@ -129,6 +129,7 @@
 #define US_MAX_SIZE 16384u /* UBPF_USTKMAX: the BPF program's room */
 #define US_MAXPROCS 256
 #define US_REFRESH_NS 10000000u
+#define US_MAXMRECS 4096 /* mapping records kept per process */
 
 /* ------------------------------------------------------------------ */
 /* Options */
@@ -798,9 +799,42 @@ void ustack_tracked(struct consumer *c, pid_t pid, uint64_t t)
 	for (size_t i = 0; i < s->ntracked; i++)
 		if (s->tracked[i].pid == pid)
 			return; /* tracked since the first */
-	PUSH(s->tracked, s->ntracked, ((struct us_tracked){pid, t}));
+	PUSH(s->tracked, s->ntracked, ((struct us_tracked){pid, t, 0}));
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * More than US_MAXMRECS records of tr's process: the older half goes,
+ * and the process counts as tracked only from the newest of them on
+ * (mapped_at() then dates nothing before it, as if not tracked then).
+ */
+static void mrecs_trim(struct ustack_state *s, struct us_tracked *tr)
+{
+	uint64_t *ts = xmalloc(tr->nrecs * sizeof(*ts)), cut;
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nmrecs; i++)
+		if (s->mrecs[i].pid == tr->pid)
+			ts[n++] = s->mrecs[i].t;
+	qsort(ts, n, sizeof(*ts), cmp_u64);
+	cut = ts[n / 2];
+	free(ts);
+	for (size_t i = s->nmrecs; i-- > 0;)
+		if (s->mrecs[i].pid == tr->pid && s->mrecs[i].t <= cut) {
+			s->mrecs[i] = s->mrecs[--s->nmrecs];
+			tr->nrecs--;
+		}
+	if (tr->t <= cut)
+		tr->t = cut + 1;
+}
+
+/* A record of a process tracked (others date nothing: not kept). */
 void ustack_mapped(struct consumer *c, const struct ustack_mapped *m)
 {
 	struct ustack_state *s;
@@ -808,7 +842,16 @@ void ustack_mapped(struct consumer *c, const struct ustack_mapped *m)
 	if (!ustack_wanted(c))
 		return;
 	s = state(c);
-	PUSH(s->mrecs, s->nmrecs, *m);
+	for (size_t i = 0; i < s->ntracked; i++) {
+		struct us_tracked *tr = &s->tracked[i];
+
+		if (tr->pid != m->pid)
+			continue;
+		PUSH(s->mrecs, s->nmrecs, *m);
+		if (++tr->nrecs > US_MAXMRECS)
+			mrecs_trim(s, tr);
+		return;
+	}
 }
 
 void ustack_mapped_lost(struct consumer *c)

@@ -128,7 +128,8 @@ struct ustack_state {
 	size_t nmrecs;
 	struct us_tracked {
 		pid_t pid;
-		uint64_t t;
+		uint64_t t;   /* records complete from t on */
+		size_t nrecs; /* its records in mrecs */
 	} *tracked;
 	size_t ntracked;
 	bool mrecs_lost;

@@ -34,8 +34,10 @@
 # not the new one's, which setarch -R loads at the same address.  A
 # library dlclose()d and another dlopen()ed at its address (dlswap.c):
 # each hit's frames named from the library it ran in under -c (held at
-# each dlopen()), and as addresses, never the other library's names,
-# where nothing holds the process (strace traces it).
+# each dlopen()), and where nothing holds the process (strace traces
+# it) named so too, dated by the fork tracker's mapping records, or
+# given as addresses, never the other library's names, even where the
+# libraries are swapped out and back between two reads of the maps.
 #
 # The stack walked in the kernel (bpf/unw.bpf.c; x86-64, generated
 # programs) against the copy's unwinding with the walk off, byte for

@@ -1312,12 +1312,12 @@ bool ustack_maps_wanted(const struct consumer *c);
 void ustack_tracked(struct consumer *c, pid_t pid, uint64_t t);
 struct ustack_mapped {
 	pid_t pid;
-	uint64_t t;	  /* the record's time (CLOCK_MONOTONIC ns) */
-	uint64_t lo, hi;  /* the mapping's addresses */
-	uint64_t base;	  /* the address of the file's offset 0 */
+	uint64_t t;	   /* the record's time (CLOCK_MONOTONIC ns) */
+	uint64_t lo, hi;   /* the mapping's addresses */
+	uint64_t base;	   /* the address of the file's offset 0 */
 	uint32_t maj, min; /* the file's device and inode */
 	uint64_t ino;
-	bool file;	  /* a file's (a path), not anonymous memory */
+	bool file; /* a file's (a path), not anonymous memory */
 };
 void ustack_mapped(struct consumer *c, const struct ustack_mapped *m);
 void ustack_mapped_lost(struct consumer *c);

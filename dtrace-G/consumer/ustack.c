@@ -64,10 +64,11 @@
  * and first after it where they agree there, or where dlhold.c dates
  * the change (pick()); otherwise, or where no text maps the file the
  * records name, its frame is given as an address, said once per
- * process (doc/DESIGN.md §13, "Mapping changes").  A left image's session is frozen: no live maps or
- * memory (both the new image's).  An image left before any text of it
- * was read is refused (said once), never named from another.  Unseen
- * still: an exec() whose record was not in the read before the hit's.
+ * process (doc/DESIGN.md §13, "Mapping changes").  A left image's
+ * session is frozen: no live maps or memory (both the new image's).  An
+ * image left before any text of it was read is refused (said once),
+ * never named from another.  Unseen still: an exec() whose record was
+ * not in the read before the hit's.
  * The module files libdwfl maps may be another user's, who can cut them
  * under it (SIGBUS): the session's find_elf and find_debuginfo are
  * elfsafe.c's, which hand it descriptors nobody else can change.
@@ -897,8 +898,7 @@ static bool maps_rec(const struct us_proc *up, const struct ustack_mapped *r,
  * records lost, or none before the hit nor a text read after it).
  */
 static int mapped_at(struct consumer *c, pid_t pid, uint64_t t, uint64_t x,
-		     struct us_proc *b, struct us_proc *a,
-		     struct us_proc **out)
+		     struct us_proc *b, struct us_proc *a, struct us_proc **out)
 {
 	struct ustack_state *s = state(c);
 	const struct ustack_mapped *r = NULL;

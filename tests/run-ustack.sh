@@ -653,10 +653,12 @@ fi
 # its time, or, where no text of that library was read (swapped in and
 # out between two reads), given as its address, said at most once;
 # never named from the other library.  Twice: 20 ms a round, where
-# dtrace reads the maps within each round, and 2 ms, where libraries
-# are swapped out and back between two reads (doc/DESIGN.md §13), which
-# named frames from the other library before the records (60-160 of
-# 400 frames in each of 6 runs).  With the stacks copied
+# dtrace reads the maps within each round (some frames named), and
+# 2 ms, where libraries are swapped out and back between two reads
+# (doc/DESIGN.md §13), which named frames from the other library before
+# the records (60-160 of 400 frames in each of 6 runs at 1-5 ms; a
+# dtrace slowed by the load may read the maps only once the process is
+# gone, and then name none).  With the stacks copied
 # (DTRACE_USTACK_WALK=0): the walk's small records leave dtrace reading,
 # and so reading the maps, less often.
 dlswap_unheld() { # ROUND_MS
@@ -685,7 +687,7 @@ dlswap_unheld() { # ROUND_MS
 		dlswap_check raw.txt | {
 			read -r n0 n1 a b bad hex
 			[ "$bad" -eq 0 ] && [ $((n0 + n1)) -gt 0 ] &&
-				[ $((a + b)) -gt 0 ]
+				{ [ "$1" -lt 20 ] || [ $((a + b)) -gt 0 ]; }
 		} || fail "not held, $1 ms: frames: $(dlswap_check raw.txt): $(cat raw.txt)"
 		[ "$(grep -c 'frames there are given as addresses' err.txt)" \
 			-le 1 ] ||

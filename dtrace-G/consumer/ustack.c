@@ -998,8 +998,8 @@ static void say_withheld(struct consumer *c, struct ustack_state *s,
 	PUSH(s->withheld_said, s->nwithheld_said, pid);
 	say(c,
 	    "pid %d mapped another file at an address between two reads of "
-	    "its maps, with no held dlopen() to date the change: frames "
-	    "there are given as addresses, not named",
+	    "its maps, with nothing to date the change or no read of that "
+	    "file: frames there are given as addresses, not named",
 	    (int)pid);
 }
 

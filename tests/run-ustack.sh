@@ -652,20 +652,21 @@ fi
 # mapped_at()): every frame is named from the library mapped there at
 # its time, or, where no text of that library was read (swapped in and
 # out between two reads), given as its address, said at most once;
-# never named from the other library.  Twice: 20 ms a round, where
-# dtrace reads the maps within each round (some frames named), and
-# 2 ms, where libraries are swapped out and back between two reads
-# (doc/DESIGN.md §13), which named frames from the other library before
-# the records (60-160 of 400 frames in each of 6 runs at 1-5 ms; a
-# dtrace slowed by the load may read the maps only once the process is
-# gone, and then name none).  With the stacks copied
+# never named from the other library.  Twice: 40 rounds of 20 ms, where
+# dtrace reads the maps within each round (some frames named; before
+# the records, the texts around each hit differed there and none was),
+# and 100 of 2 ms, where libraries are swapped out and back between two
+# reads (doc/DESIGN.md §13), which named frames from the other library
+# before the records (80-430 of 1000 frames in each of 6 runs at 2-5
+# ms; a dtrace slowed by the load may read the maps only once the
+# process is gone, and then name none).  With the stacks copied
 # (DTRACE_USTACK_WALK=0): the walk's small records leave dtrace reading,
 # and so reading the maps, less often.
-dlswap_unheld() { # ROUND_MS
+dlswap_unheld() { # ROUND_MS ROUNDS
 	rm -f go.in raw.txt
 	mkfifo go.in
 	exec 3<>go.in
-	strace -f -o /dev/null ./dlswap 40 - "$1" "$PWD" <&3 &
+	strace -f -o /dev/null ./dlswap "$2" - "$1" "$PWD" <&3 &
 	tracer=$!
 	bg_pids="$bg_pids $tracer"
 	wait_until 600 sh -c "pgrep -P $tracer -x dlswap >/dev/null" ||
@@ -698,8 +699,8 @@ dlswap_unheld() { # ROUND_MS
 	exec 3>&-
 }
 if command -v strace >/dev/null 2>&1; then
-	dlswap_unheld 20
-	dlswap_unheld 2
+	dlswap_unheld 20 40
+	dlswap_unheld 2 100
 fi
 
 # The stack walked in the kernel (bpf backend, generated programs:

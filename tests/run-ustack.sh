@@ -662,7 +662,7 @@ fi
 # process is gone, and then name none).  With the stacks copied
 # (DTRACE_USTACK_WALK=0): the walk's small records leave dtrace reading,
 # and so reading the maps, less often.
-dlswap_unheld() { # ROUND_MS ROUNDS
+dlswap_unheld() { # ROUND_MS ROUNDS [BACKEND]
 	rm -f go.in raw.txt
 	mkfifo go.in
 	exec 3<>go.in
@@ -672,7 +672,8 @@ dlswap_unheld() { # ROUND_MS ROUNDS
 	wait_until 600 sh -c "pgrep -P $tracer -x dlswap >/dev/null" ||
 		fail "strace did not run dlswap"
 	target=$(pgrep -P "$tracer" -x dlswap)
-	DTRACE_USTACK_WALK=0 "$DTRACE" -q -p "$target" -o raw.txt \
+	DTRACE_BACKEND=${3:-${DTRACE_BACKEND:-}} DTRACE_USTACK_WALK=0 \
+		"$DTRACE" -q -p "$target" -o raw.txt \
 		-n 'BEGIN { printf("ready\n"); }' \
 		-n "$dlswap_d" 2>err.txt &
 	dpid=$!
@@ -684,15 +685,15 @@ dlswap_unheld() { # ROUND_MS ROUNDS
 		wait "$dpid"
 		status=$?
 		forget_pid "$dpid"
-		expect_eq "not held, $1 ms: exit status" 0 "$status"
+		expect_eq "not held, $1 ms${3:+ ($3)}: exit status" 0 "$status"
 		dlswap_check raw.txt | {
 			read -r n0 n1 a b bad hex
 			[ "$bad" -eq 0 ] && [ $((n0 + n1)) -gt 0 ] &&
 				{ [ "$1" -lt 20 ] || [ $((a + b)) -gt 0 ]; }
-		} || fail "not held, $1 ms: frames: $(dlswap_check raw.txt): $(cat raw.txt)"
+		} || fail "not held, $1 ms${3:+ ($3)}: frames: $(dlswap_check raw.txt): $(cat raw.txt)"
 		[ "$(grep -c 'frames there are given as addresses' err.txt)" \
 			-le 1 ] ||
-			fail "not held, $1 ms: withheld names said more than once: $(cat err.txt)"
+			fail "not held, $1 ms${3:+ ($3)}: withheld names said more than once: $(cat err.txt)"
 	else
 		fail "dtrace -p did not start: $(cat err.txt)"
 	fi
@@ -701,6 +702,8 @@ dlswap_unheld() { # ROUND_MS ROUNDS
 if command -v strace >/dev/null 2>&1; then
 	dlswap_unheld 20 40
 	dlswap_unheld 2 100
+	# the uprobe backend's tracker too, where the BPF one is the default
+	[ "${HAVE_BPF:-no}" = yes ] && dlswap_unheld 2 100 uprobe
 fi
 
 # The stack walked in the kernel (bpf backend, generated programs:

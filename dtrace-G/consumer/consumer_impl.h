@@ -257,6 +257,7 @@ struct tproc {
 	uint64_t ppid_seen; /* CLOCK_MONOTONIC ns: ppid still the parent */
 	char *maps;   /* the last /proc/PID/maps read, to see changes */
 	uint64_t maps_t; /* when (CLOCK_MONOTONIC ns, after the read) */
+	uint64_t maps_tb; /* ... and when that read began */
 	bool reimaged; /* exec'd: proc_exec_reset() since the last read */
 	bool followed; /* a fork child traced from its exec (lineage.c) */
 	struct tfile **files;
@@ -1302,6 +1303,24 @@ void ustack_proc_gone(struct consumer *c, pid_t pid);
 void ustack_proc_exec(struct consumer *c, pid_t pid, uint64_t t);
 /* sites.c read pr's maps (pr->maps, pr->maps_t): keep the text's history */
 void ustack_maps_read(struct consumer *c, struct tproc *pr);
+/*
+ * uprobe.c's fork tracker: whether it asks for mapping records (a
+ * clause reads stacks); pid's every thread has it from t on; a
+ * PERF_RECORD_MMAP2 of an executable mapping; records of it lost.
+ */
+bool ustack_maps_wanted(const struct consumer *c);
+void ustack_tracked(struct consumer *c, pid_t pid, uint64_t t);
+struct ustack_mapped {
+	pid_t pid;
+	uint64_t t;	   /* the record's time (CLOCK_MONOTONIC ns) */
+	uint64_t lo, hi;   /* the mapping's addresses */
+	uint64_t base;	   /* the address of the file's offset 0 */
+	uint32_t maj, min; /* the file's device and inode */
+	uint64_t ino;
+	bool file; /* a file's (a path), not anonymous memory */
+};
+void ustack_mapped(struct consumer *c, const struct ustack_mapped *m);
+void ustack_mapped_lost(struct consumer *c);
 
 /*
  * vtime.c: vtimestamp.  Whether a clause of a traced probe reads it; 0,

@@ -721,9 +721,11 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	const struct proc_map *m;
 	size_t nf0 = pr->nfiles;
 	char *maps;
+	uint64_t tb;
 
 	if (pr->exited)
 		return false;
+	tb = now_ns(CLOCK_MONOTONIC); /* ustack.c dates from the read's start */
 	maps = read_proc(pr->pid, "maps", NULL);
 	/*
 	 * None at all: the process is exiting (its memory is released
@@ -737,6 +739,7 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	if (pr->maps && !strcmp(pr->maps, maps)) {
 		free(maps);
 		pr->maps_t = now_ns(CLOCK_MONOTONIC);
+		pr->maps_tb = tb;
 		ustack_maps_read(c, pr);
 		return false;
 	}
@@ -745,6 +748,7 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	/* after the read: a hit's image is the one of an exec() before it
 	 * (ustack.c) */
 	pr->maps_t = now_ns(CLOCK_MONOTONIC);
+	pr->maps_tb = tb;
 	ustack_maps_read(c, pr); /* the text of the time of later hits */
 	if (proc_maps_parse(maps, &mm) < 0) {
 		free(pr->maps); /* read them again next time */

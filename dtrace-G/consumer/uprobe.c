@@ -34,7 +34,9 @@
  *
  * Reading.  Each CPU has a ring buffer, which every event on that CPU
  * writes (PERF_EVENT_IOC_SET_OUTPUT); the fork tracker (dummy events with
- * task/comm records, inherited by every child) writes buffers of its
+ * task/comm records, inherited by every child; when a clause reads
+ * stacks, mmap2 records of executable mappings too, for ustack.c's
+ * dating of a frame's file: mmap2_record()) writes buffers of its
  * own, read after the hits', so that a lost record is known to be a
  * hit or a tracker record.  Every switchrate (10 ms) or when a
  * buffer is half full, all buffers are drained into the consumer's hits
@@ -250,6 +252,9 @@ static int thread_open(struct consumer *c, struct tproc *pr, struct tthread *th,
 			a.task = 1;
 			a.comm = 1;
 			a.comm_exec = 1;
+			/* executable mappings, dated (ustack.c's
+			 * mapped_at()) */
+			a.mmap = a.mmap2 = ustack_maps_wanted(c);
 		}
 		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
@@ -377,6 +382,19 @@ static int proc_enable_event(struct consumer *c, struct tproc *pr,
 		opened++;
 	}
 	return opened ? 0 : -ESRCH;
+}
+
+/*
+ * Whether every thread of pr carries the fork tracker just opened in
+ * those it had (a process running, not held, may have created one
+ * meanwhile from a thread that did not carry it yet): read the task
+ * list again.  A thread created after that inherits it.
+ */
+static bool tracker_everywhere(struct tproc *pr)
+{
+	size_t n = pr->nth;
+
+	return proc_threads(pr) == 0 && pr->nth == n;
 }
 
 /*
@@ -523,6 +541,37 @@ static void ring_copy(const uint8_t *data, uint64_t size, uint64_t pos,
 }
 
 /*
+ * The tracker's PERF_RECORD_MMAP2 (an executable mapping of a traced
+ * process): pid, tid, addr, len, pgoff, maj, min, ino, ino_generation,
+ * prot, flags, the file's name, then the sample id (pid, tid, time,
+ * cpu: its time 16 bytes from the end), for ustack.c.
+ */
+static void mmap2_record(struct consumer *c, const uint8_t *rec, size_t size)
+{
+	const uint8_t *q = rec + sizeof(struct perf_event_header);
+	struct ustack_mapped m = {0};
+	uint64_t addr, len, pgoff;
+	uint32_t pid;
+
+	if (size < sizeof(struct perf_event_header) + 64 + 24)
+		return;
+	memcpy(&pid, q, 4);
+	memcpy(&addr, q + 8, 8);
+	memcpy(&len, q + 16, 8);
+	memcpy(&pgoff, q + 24, 8);
+	memcpy(&m.maj, q + 32, 4);
+	memcpy(&m.min, q + 36, 4);
+	memcpy(&m.ino, q + 40, 8);
+	memcpy(&m.t, rec + size - 16, 8);
+	m.pid = (pid_t)pid;
+	m.lo = addr;
+	m.hi = addr + len;
+	m.base = addr - pgoff;
+	m.file = q[64] == '/';
+	ustack_mapped(c, &m);
+}
+
+/*
  * Take every record out of one ring buffer: samples are copied to the
  * arena (the buffer space is given back at once), lost-record counts
  * are reported.
@@ -594,12 +643,15 @@ static void rb_drain(struct consumer *c, struct tcpu *tc, bool tracker)
 				memcpy(&t, rec + hdr.size - 16, 8);
 				lin_exec(c, (pid_t)pid, t);
 			}
+		} else if (hdr.type == PERF_RECORD_MMAP2) {
+			mmap2_record(c, rec, hdr.size);
 		} else if (hdr.type == PERF_RECORD_LOST) {
 			uint64_t lost;
 			uint32_t cpu = (uint32_t)tc->cpu;
 
 			memcpy(&lost, rec + sizeof(hdr) + 8, 8);
 			if (tracker) {
+				ustack_mapped_lost(c);
 				/* children forked then may be missed */
 				c->up.trk_lost += lost;
 				say(c,
@@ -822,6 +874,7 @@ static bool carries_all(struct consumer *c, struct tproc *pr, uint64_t now)
 			p->enabled = true;
 	}
 	pr->tracked = true;
+	ustack_tracked(c, pr->pid, now); /* since its fork, at least now */
 	return true;
 }
 
@@ -978,6 +1031,8 @@ void up_enable(struct consumer *c, struct tproc *pr)
 		int err = proc_enable_event(c, pr, NULL);
 
 		pr->tracked = err == 0;
+		if (pr->tracked && tracker_everywhere(pr))
+			ustack_tracked(c, pr->pid, now_ns(CLOCK_MONOTONIC));
 		if (err && err != -ESRCH)
 			goto out;
 	}

@@ -54,13 +54,21 @@
  * library dlclose()d and another dlopen()ed at its address while hits
  * wait to be read): each text whose files differ is kept
  * (ustack_maps_read(), from sites.c's reads, and bracket()'s own), and
- * an address of a hit is named from the texts read last before it and
- * first after it where they agree there, or where dlhold.c dates the
- * change (pick()); otherwise its frame is given as an address, said
- * once per process (doc/DESIGN.md §13, "Mapping changes").  A left image's session is frozen: no live maps or
- * memory (both the new image's).  An image left before any text of it
- * was read is refused (said once), never named from another.  Unseen
- * still: an exec() whose record was not in the read before the hit's.
+ * an address of a hit is named from the text that maps there the file
+ * the fork tracker's records say was mapped there at the hit
+ * (mapped_at(): uprobe.c asks the tracker for PERF_RECORD_MMAP2 of each
+ * executable mapping when a clause reads stacks, stamped on the hits'
+ * clock), so a library swapped out and back between two reads is told
+ * apart; where the records cannot say (a process not tracked from
+ * before the texts, records lost), from the texts read last before it
+ * and first after it where they agree there, or where dlhold.c dates
+ * the change (pick()); otherwise, or where no text maps the file the
+ * records name, its frame is given as an address, said once per
+ * process (doc/DESIGN.md §13, "Mapping changes").  A left image's
+ * session is frozen: no live maps or memory (both the new image's).  An
+ * image left before any text of it was read is refused (said once),
+ * never named from another.  Unseen still: an exec() whose record was
+ * not in the read before the hit's.
  * The module files libdwfl maps may be another user's, who can cut them
  * under it (SIGBUS): the session's find_elf and find_debuginfo are
  * elfsafe.c's, which hand it descriptors nobody else can change.
@@ -122,6 +130,7 @@
 #define US_MAX_SIZE 16384u /* UBPF_USTKMAX: the BPF program's room */
 #define US_MAXPROCS 256
 #define US_REFRESH_NS 10000000u
+#define US_MAXMRECS 4096 /* mapping records kept per process */
 
 /* ------------------------------------------------------------------ */
 /* Options */
@@ -458,13 +467,14 @@ static struct us_proc *proc_lookup(struct ustack_state *s, pid_t pid)
  * image it runs now: ustack_proc_exec() kept the text of those it left.
  */
 static char *maps_of(struct consumer *c, pid_t pid, uint64_t since,
-		     uint64_t *maps_t, unsigned depth)
+		     uint64_t *maps_t, uint64_t *maps_tb, unsigned depth)
 {
 	struct us_proc *pp;
 	struct tproc *pr;
 	char *m;
 	pid_t ppid;
 
+	*maps_tb = now_ns(CLOCK_MONOTONIC);
 	m = read_proc(pid, "maps", NULL);
 	*maps_t = now_ns(CLOCK_MONOTONIC);
 	if (m && *m)
@@ -473,6 +483,7 @@ static char *maps_of(struct consumer *c, pid_t pid, uint64_t since,
 	pr = proc_find(c, pid);
 	if (pr && pr->maps && pr->maps_t >= since) {
 		*maps_t = pr->maps_t;
+		*maps_tb = pr->maps_tb;
 		return xstrdup(pr->maps);
 	}
 	ppid = lin_parent(c, pid);
@@ -480,8 +491,8 @@ static char *maps_of(struct consumer *c, pid_t pid, uint64_t since,
 		return NULL;
 	pp = proc_lookup(state(c), ppid);
 	m = pp && pp->maps ? xstrdup(pp->maps)
-			   : maps_of(c, ppid, 0, maps_t, depth + 1);
-	*maps_t = 0; /* the fork's: valid until the child's first exec() */
+			   : maps_of(c, ppid, 0, maps_t, maps_tb, depth + 1);
+	*maps_t = *maps_tb = 0; /* the fork's: until the child's exec() */
 	return m;
 }
 
@@ -524,9 +535,13 @@ static void procs_trim(struct ustack_state *s)
 	s->procs[old] = s->procs[--s->nprocs];
 }
 
-/* A session of pid from maps text m (taken) of the image since. */
+/*
+ * A session of pid from maps text m (taken) of the image since, read
+ * from maps_tb to maps_t.
+ */
 static struct us_proc *proc_new(struct ustack_state *s, pid_t pid, char *m,
-				uint64_t since, uint64_t maps_t)
+				uint64_t since, uint64_t maps_t,
+				uint64_t maps_tb)
 {
 	struct us_proc *up;
 
@@ -538,6 +553,7 @@ static struct us_proc *proc_new(struct ustack_state *s, pid_t pid, char *m,
 	up->used = ++s->tick;
 	up->since = since;
 	up->maps_t = up->t0 = maps_t;
+	up->t0b = maps_tb <= maps_t ? maps_tb : 0;
 	up->maps = m;
 	PUSH(s->procs, s->nprocs, up);
 	return up;
@@ -664,7 +680,8 @@ void ustack_maps_read(struct consumer *c, struct tproc *pr)
 		}
 		return;
 	}
-	l = proc_new(s, pr->pid, xstrdup(pr->maps), since, pr->maps_t);
+	l = proc_new(s, pr->pid, xstrdup(pr->maps), since, pr->maps_t,
+		     pr->maps_tb);
 	l->held = pr->held && dlhold_owns(pr->pid);
 	l->dated = dlhold_owns(pr->pid);
 }
@@ -695,7 +712,7 @@ static bool bracket(struct consumer *c, pid_t pid, uint64_t t,
 		    struct us_proc **b, struct us_proc **a, bool *frozen)
 {
 	struct ustack_state *s = state(c);
-	uint64_t since, until, maps_t, now;
+	uint64_t since, until, maps_t, maps_tb, now;
 	struct us_proc *l;
 	char *m;
 
@@ -744,7 +761,7 @@ static bool bracket(struct consumer *c, pid_t pid, uint64_t t,
 			return true;
 		}
 	}
-	m = maps_of(c, pid, since, &maps_t, 0);
+	m = maps_of(c, pid, since, &maps_t, &maps_tb, 0);
 	if (!m)
 		return *b != NULL;
 	if (l && same_files(m, l->maps)) {
@@ -754,7 +771,7 @@ static bool bracket(struct consumer *c, pid_t pid, uint64_t t,
 			l->maps_t = maps_t;
 		return true;
 	}
-	l = proc_new(s, pid, m, since, maps_t);
+	l = proc_new(s, pid, m, since, maps_t, maps_tb);
 	l->refreshed = now;
 	l->dated = dlhold_owns(pid);
 	if (maps_t > t)
@@ -764,26 +781,205 @@ static bool bracket(struct consumer *c, pid_t pid, uint64_t t,
 	return true;
 }
 
-/*
- * Which text names x, of a hit between the reads of b and a: b's where
- * both map the same file there (device, inode, name, load address) or
- * neither does.  Where they differ, the change is dated only by
- * dlhold.c: where a was read at a held dlopen(), the files new in it
- * had not run, so x was b's; where both were read while every dlopen()
- * of the process was held, a file gone in a was dlclose()d after the
- * hit (its code ran there), and one new in a was mapped before it,
- * without dlopen().  Otherwise which file was mapped at x at the hit is
- * not known: NULL.
- */
-static struct us_proc *pick(struct us_proc *b, struct us_proc *a, uint64_t x)
+/* ------------------------------------------------------------------ */
+/* The fork tracker's records of executable mappings */
+
+bool ustack_maps_wanted(const struct consumer *c)
 {
+	return ustack_wanted(c);
+}
+
+/* Every thread of pid carries the fork tracker from t on (uprobe.c). */
+void ustack_tracked(struct consumer *c, pid_t pid, uint64_t t)
+{
+	struct ustack_state *s;
+
+	if (!ustack_wanted(c))
+		return;
+	s = state(c);
+	for (size_t i = 0; i < s->ntracked; i++)
+		if (s->tracked[i].pid == pid)
+			return; /* tracked since the first */
+	PUSH(s->tracked, s->ntracked, ((struct us_tracked){pid, t, 0}));
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * More than US_MAXMRECS records of tr's process: the older half goes,
+ * and the process counts as tracked only from the newest of them on
+ * (mapped_at() then dates nothing before it, as if not tracked then).
+ */
+static void mrecs_trim(struct ustack_state *s, struct us_tracked *tr)
+{
+	uint64_t *ts = xmalloc(tr->nrecs * sizeof(*ts)), cut;
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nmrecs; i++)
+		if (s->mrecs[i].pid == tr->pid)
+			ts[n++] = s->mrecs[i].t;
+	qsort(ts, n, sizeof(*ts), cmp_u64);
+	cut = ts[n / 2];
+	free(ts);
+	for (size_t i = s->nmrecs; i-- > 0;)
+		if (s->mrecs[i].pid == tr->pid && s->mrecs[i].t <= cut) {
+			s->mrecs[i] = s->mrecs[--s->nmrecs];
+			tr->nrecs--;
+		}
+	if (tr->t <= cut)
+		tr->t = cut + 1;
+}
+
+/* A record of a process tracked (others date nothing: not kept). */
+void ustack_mapped(struct consumer *c, const struct ustack_mapped *m)
+{
+	struct ustack_state *s;
+
+	if (!ustack_wanted(c))
+		return;
+	s = state(c);
+	for (size_t i = 0; i < s->ntracked; i++) {
+		struct us_tracked *tr = &s->tracked[i];
+
+		if (tr->pid != m->pid)
+			continue;
+		PUSH(s->mrecs, s->nmrecs, *m);
+		if (++tr->nrecs > US_MAXMRECS)
+			mrecs_trim(s, tr);
+		return;
+	}
+}
+
+void ustack_mapped_lost(struct consumer *c)
+{
+	state(c)->mrecs_lost = true;
+}
+
+/* Does text up map at x the file of record r (none: anonymous)? */
+static bool maps_rec(const struct us_proc *up, const struct ustack_mapped *r,
+		     uint64_t x)
+{
+	unsigned maj, min;
+	unsigned long long ino;
+	uint64_t base = 0;
+	size_t n = 0;
+	const char *l = up ? map_at(up->maps, x, &n, &base) : NULL;
+
+	if (!up)
+		return false;
+	if (!r->file)
+		return !l;
+	return l && sscanf(l, "%x:%x %llu", &maj, &min, &ino) == 3 &&
+	       maj == r->maj && min == r->min && ino == r->ino &&
+	       base == r->base;
+}
+
+/*
+ * Which text names x of pid's hit at t (b and a: bracket()'s), from the
+ * fork tracker's records.  Every executable mapping (mmap(), or
+ * mprotect() making one executable; so each dlopen()) writes one
+ * (PERF_RECORD_MMAP2: addresses, device, inode, offset) into the
+ * tracker's buffers, stamped after the mapping was made and before the
+ * call returns, so before any code there ran; a hit's record is written
+ * after the hit, and the tracker's buffers are read after the hits'
+ * (bpf.c, uprobe.c's up_drain()).  So for a hit read, every record
+ * stamped before it is known, and while the process's every thread
+ * carried the tracker (since tracked), the file at x at t is that of
+ * the last record at x before t, or, with none since the read of b
+ * began, the one b maps there (a library unmapped leaves nothing there
+ * that a pc could be in).  1: *out a text that maps that file at x at
+ * the same place; 0: the file is known, but no text maps it (swapped in
+ * and out between two reads); -1: the records cannot say (not tracked,
+ * records lost, or none before the hit nor a text read after it).
+ */
+static int mapped_at(struct consumer *c, pid_t pid, uint64_t t, uint64_t x,
+		     struct us_proc *b, struct us_proc *a, struct us_proc **out)
+{
+	struct ustack_state *s = state(c);
+	const struct ustack_mapped *r = NULL;
+	uint64_t trk = 0, since, until;
+	bool after = false;
+
+	*out = NULL;
+	for (size_t i = 0; i < s->ntracked; i++)
+		if (s->tracked[i].pid == pid)
+			trk = s->tracked[i].t;
+	if (!trk || s->mrecs_lost)
+		return -1;
+	lin_image(c, pid, t, &since, &until);
+	for (size_t i = 0; i < s->nmrecs; i++) {
+		const struct ustack_mapped *m = &s->mrecs[i];
+
+		if (m->pid != pid || m->t < since || x < m->lo || x >= m->hi)
+			continue;
+		if (m->t == t)
+			return 0; /* at the hit's very time: not known */
+		if (m->t < t && (!r || m->t > r->t))
+			r = m;
+		else if (m->t > t && a && m->t <= a->t0)
+			after = true;
+	}
+	/* nothing mapped at x since b's read began */
+	if (b && b->t0b >= trk && (!r || r->t < b->t0b)) {
+		*out = b;
+		return 1;
+	}
+	if (r && r->t >= trk) {
+		if (maps_rec(b, r, x))
+			*out = b;
+		else if (maps_rec(a, r, x))
+			*out = a;
+		for (size_t i = 0; !*out && i < s->nprocs; i++) {
+			struct us_proc *up = s->procs[i];
+
+			if (up->pid == pid && up->t0 >= since &&
+			    up->t0 < until && maps_rec(up, r, x))
+				*out = up;
+		}
+		return *out ? 1 : 0;
+	}
+	/* tracked at t, nothing mapped at x between t and a's read */
+	if (!r && a && t >= trk && !after) {
+		*out = a;
+		return 1;
+	}
+	return -1;
+}
+
+/*
+ * Which text names x, of pid's hit at t between the reads of b and a:
+ * the one mapped_at() finds from the tracker's records.  Where those
+ * cannot say, b's where both map the same file there (device, inode,
+ * name, load address) or neither does.  Where they differ, the change
+ * is dated only by dlhold.c: where a was read at a held dlopen(), the
+ * files new in it had not run, so x was b's; where both were read while
+ * every dlopen() of the process was held, a file gone in a was
+ * dlclose()d after the hit (its code ran there), and one new in a was
+ * mapped before it, without dlopen().  Otherwise which file was mapped
+ * at x at the hit is not known: NULL.  Where the records name a file no
+ * text maps there, only dlhold.c's dating names x.
+ */
+static struct us_proc *pick(struct consumer *c, pid_t pid, uint64_t t,
+			    struct us_proc *b, struct us_proc *a, uint64_t x)
+{
+	struct us_proc *up;
 	uint64_t base = 0;
 	size_t n = 0;
 	bool la, lb;
+	int k = mapped_at(c, pid, t, x, b, a, &up);
 
+	if (k > 0)
+		return up;
 	if (!a || !b)
-		return b ? b : a;
-	if (same_at(b, a, x) || a->held)
+		return k < 0 ? (b ? b : a) : NULL;
+	if (a->held)
+		return b;
+	if (k < 0 && same_at(b, a, x))
 		return b;
 	la = map_at(a->maps, x, &n, &base) != NULL;
 	lb = map_at(b->maps, x, &n, &base) != NULL;
@@ -802,8 +998,8 @@ static void say_withheld(struct consumer *c, struct ustack_state *s,
 	PUSH(s->withheld_said, s->nwithheld_said, pid);
 	say(c,
 	    "pid %d mapped another file at an address between two reads of "
-	    "its maps, with no held dlopen() to date the change: frames "
-	    "there are given as addresses, not named",
+	    "its maps, with nothing to date the change or no read of that "
+	    "file: frames there are given as addresses, not named",
 	    (int)pid);
 }
 
@@ -821,7 +1017,7 @@ struct us_proc *us_proc_get(struct consumer *c, pid_t pid, uint64_t t,
 
 	if (pid <= 0 || !bracket(c, pid, t, &b, &a, &frozen))
 		return NULL;
-	up = pick(b, a, x);
+	up = pick(c, pid, t, b, a, x);
 	if (!up) {
 		say_withheld(c, s, pid);
 		return NULL;
@@ -847,7 +1043,8 @@ void ustack_proc_exec(struct consumer *c, pid_t pid, uint64_t t)
 		    s->procs[i]->t0 < until &&
 		    !strcmp(s->procs[i]->maps, pr->maps))
 			return; /* a session of that image has its text */
-	(void)proc_new(s, pid, xstrdup(pr->maps), since, pr->maps_t);
+	(void)proc_new(s, pid, xstrdup(pr->maps), since, pr->maps_t,
+		       pr->maps_tb);
 }
 
 void ustack_proc_gone(struct consumer *c, pid_t pid)
@@ -859,6 +1056,13 @@ void ustack_proc_gone(struct consumer *c, pid_t pid)
 #ifdef HAVE_BPF
 	uw_gone(c, pid); /* the kernel's tables of it */
 #endif
+	/* its mapping records and tracking */
+	for (size_t i = s->nmrecs; i-- > 0;)
+		if (s->mrecs[i].pid == pid)
+			s->mrecs[i] = s->mrecs[--s->nmrecs];
+	for (size_t i = s->ntracked; i-- > 0;)
+		if (s->tracked[i].pid == pid)
+			s->tracked[i] = s->tracked[--s->ntracked];
 	/* every image's session */
 	for (size_t i = s->nprocs; i-- > 0;)
 		if (s->procs[i]->pid == pid) {
@@ -897,19 +1101,17 @@ static int frame_cb(Dwfl_Frame *st, void *arg)
  * reads (x86-64's DWARF 16), and a frame whose read succeeded clears the
  * flag.
  */
-static unsigned unwind(struct ustack_state *s, unsigned max)
+static unsigned walk_with(struct ustack_state *s, struct us_proc **upp,
+			  struct us_proc *b, struct us_proc *a, unsigned max,
+			  struct us_proc **next)
 {
 	struct consumer *c = s->hit.c;
 	uint64_t pc0 = s->hit.cap.regs[USTACK_PC];
-	struct us_proc *up, *b, *a;
+	struct us_proc *up = *upp;
 	struct walk w = {s->hit.pcs, 0, max};
-	bool frozen;
 
+	*next = NULL;
 	s->hit.cut = false;
-	/* the text that names the probe's address unwinds the hit */
-	up = us_proc_get(c, s->hit.pid, s->hit.t, pc0);
-	if (!up || !bracket(c, s->hit.pid, s->hit.t, &b, &a, &frozen))
-		up = NULL;
 	if (s->hit.cap.pcs) { /* walked in the kernel: the pcs, as found */
 		if (up && up->attached) {
 			w.n = s->hit.cap.npcs < max ? s->hit.cap.npcs : max;
@@ -943,34 +1145,81 @@ static unsigned unwind(struct ustack_state *s, unsigned max)
 			break;
 		up = o;
 	}
-#ifdef HAVE_BPF
-	/* the kernel's tables of the process, from the text that unwound
-	 * its copy (ustack_walk.c) */
-	if (up && w.n && !s->hit.cap.pcs)
-		uw_build(c, up, s->hit.pid);
-#endif
-	if (!w.n) {
-		/* not even the probe's address: no module maps it */
-		w.pcs[w.n++] = pc0;
-		return w.n;
-	}
+	*upp = up;
+	if (!w.n)
+		return 0;
 	/*
 	 * Each return address came from the CFI of the module the frame
 	 * inside it is in: past a frame whose file at the hit is not the
 	 * one the walk's text has there (or is not known), the walk read
-	 * another file's CFI, and the frames after it are not given.
+	 * another file's CFI, and the frames after it are not given.  Where
+	 * another text maps that frame's file (or the last frame's: the
+	 * walk may have ended there for the wrong CFI), and the probe's
+	 * address alike, the caller may walk again with it (*next).
 	 */
-	for (unsigned i = 0; i + 1 < w.n; i++) {
+	for (unsigned i = 0; i < w.n; i++) {
 		uint64_t x = w.pcs[i] - (i > 0);
-		struct us_proc *p = pick(b, a, x);
+		struct us_proc *p = pick(c, s->hit.pid, s->hit.t, b, a, x);
 
 		if (p == up || (p && same_at(p, up, x)))
 			continue;
-		w.n = i + 1;
-		s->hit.cut = false;
+		if (p && same_at(p, up, pc0))
+			*next = p;
+		if (i + 1 < w.n) {
+			w.n = i + 1;
+			s->hit.cut = false;
+		}
 		break;
 	}
 	return w.n;
+}
+
+/*
+ * The hit's stack: walked (walk_with()) with the text that names the
+ * probe's address; where the walk stopped at a frame of a file that
+ * text does not map there but another does (a library swapped between
+ * two reads, dated by mapped_at()), walked again with that one, and the
+ * deeper of the two kept.
+ */
+static unsigned unwind(struct ustack_state *s, unsigned max)
+{
+	struct consumer *c = s->hit.c;
+	uint64_t pc0 = s->hit.cap.regs[USTACK_PC];
+	struct us_proc *up, *b, *a, *next = NULL;
+	uint64_t *keep = NULL;
+	unsigned n, kn = 0;
+	bool frozen, kcut = false;
+
+	/* the text that names the probe's address unwinds the hit */
+	up = us_proc_get(c, s->hit.pid, s->hit.t, pc0);
+	if (!up || !bracket(c, s->hit.pid, s->hit.t, &b, &a, &frozen))
+		up = NULL;
+	n = walk_with(s, &up, b, a, max, &next);
+#ifdef HAVE_BPF
+	/* the kernel's tables of the process, from the text that unwound
+	 * its copy (ustack_walk.c) */
+	if (up && n && !s->hit.cap.pcs)
+		uw_build(c, up, s->hit.pid);
+#endif
+	if (next && next != up && session_open(s, next)) {
+		keep = xmalloc(n * sizeof(*keep));
+		memcpy(keep, s->hit.pcs, n * sizeof(*keep));
+		kn = n;
+		kcut = s->hit.cut;
+		up = next;
+		n = walk_with(s, &up, b, a, max, &next);
+		if (n < kn) {
+			memcpy(s->hit.pcs, keep, kn * sizeof(*keep));
+			n = kn;
+			s->hit.cut = kcut;
+		}
+		free(keep);
+	}
+	if (!n) {
+		/* not even the probe's address: no module maps it */
+		s->hit.pcs[n++] = pc0;
+	}
+	return n;
 }
 
 /* ------------------------------------------------------------------ */

@@ -55,6 +55,8 @@ struct us_proc {
 	 * read).  A text never changes: a new one is a new session.
 	 */
 	uint64_t t0;
+	/* when the read of t0 began (0: not known, e.g. the parent's) */
+	uint64_t t0b;
 	bool held;
 	/* read while dlhold.c held every dlopen() of the process */
 	bool dated;
@@ -116,6 +118,21 @@ struct ustack_state {
 	/* the processes told that a frame's name was withheld */
 	pid_t *withheld_said;
 	size_t nwithheld_said;
+	/*
+	 * The fork tracker's records of executable mappings (uprobe.c),
+	 * oldest first per process, and since when each process's
+	 * threads all carry the tracker (ustack.c's mapped_at()); lost:
+	 * the tracker lost records, which then dates nothing.
+	 */
+	struct ustack_mapped *mrecs;
+	size_t nmrecs;
+	struct us_tracked {
+		pid_t pid;
+		uint64_t t;   /* records complete from t on */
+		size_t nrecs; /* its records in mrecs */
+	} *tracked;
+	size_t ntracked;
+	bool mrecs_lost;
 };
 
 /* ustack.c */

@@ -42,8 +42,8 @@
  * calls ip_enable()); what is forgotten is decided only here, with the
  * process held (forget_stale(): an object mapped elsewhere, or where it
  * was but anew, its control block not reading our arena; one unmapped
- * is kept until it is back), never from maps read with it running,
- * which may predate an arming since.  Its
+ * loses only its sites until it is back), never from maps read with it
+ * running, which may predate an arming since.  Its
  * records are read before its sites are forgotten; each record names
  * its site as it was when read (ip_proc.hist), so one decoded later is
  * the old file's still; and since a record is named when it is read,
@@ -421,11 +421,14 @@ static int obj_state(const struct ip_proc *ipp, const struct ip_obj *o,
  * (obj_state()) has its sites and semaphores forgotten
  * (ip_forget_file()) and its probes marked not enabled, so that the loop
  * after arms them where the file is mapped now, and its bias forgotten
- * (ip_proc_obj() works it out anew).  One unmapped is kept as it was:
- * nothing of it runs, and when its file is mapped again, its control
- * block reads 0 or it moved, so it is forgotten then, with the process
- * held again, and armed anew; a site of another file armed at its
- * address meanwhile takes its place in ipp->sites.  Before,
+ * (ip_proc_obj() works it out anew).  One unmapped has its sites and
+ * semaphores forgotten (nothing of it runs), its bias and its probes'
+ * enabled kept: when its file is mapped again, its control block reads
+ * 0 or it moved, which ip_remap_check() sees whatever maps it has (a
+ * file forgotten whole while pr->maps still showed it would not be seen
+ * mapped again at that address, the maps reading the same), so it is
+ * forgotten whole then, with the process held again, and armed anew.
+ * Before,
  * ip_remap_check() forgot from the running process's maps: a file armed
  * since they were read was forgotten with its calls in place, its hits
  * records of no armed site; and a file it kept though it had been
@@ -472,9 +475,11 @@ static bool forget_stale(struct consumer *c, struct ip_proc *ipp,
 	for (size_t i = 0; i < ipp->nobjs; i++) {
 		struct ip_obj *o = &ipp->objs[i];
 
-		if (st[i] != OBJ_ANEW)
+		if (st[i] == OBJ_ARMED)
 			continue;
 		ip_forget_file(ipp, o->file);
+		if (st[i] == OBJ_UNMAPPED)
+			continue; /* its bias and probes kept: see above */
 		o->bias = gone;
 		for (size_t k = 0; k < c->nprobes; k++)
 			if (c->probes[k]->pid == pr->pid &&

@@ -270,13 +270,20 @@ void ip_drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
  * probes are armed anew, as the kernel re-inserts a uprobe in a new
  * mapping of its file.  Every read looks at each object's control block
  * (one pread: maps can read the same before and after), and at where
- * the objects are when a refresh read other maps.
+ * the objects are when a refresh read other maps.  This only looks:
+ * pr->maps were read with the process running, perhaps before an
+ * arming since (a refresh's, whose maps read and hold are apart), so
+ * what it sees changed goes to ip_enable(), which decides with the
+ * process held what is no longer as armed, reads the records waiting
+ * and forgets it, and arms it anew (forget_stale(), inproc_arm.c).  An
+ * object unmapped (its control block cannot be read) has nothing of it
+ * running and nothing to arm: it is looked at again when it is back.
  */
 void ip_remap_check(struct consumer *c, struct ip_proc *ipp)
 {
 	struct tproc *pr = ipp->pr;
 	struct proc_maps mm = {0};
-	bool again = false, moved, drained = false;
+	bool again = false, moved;
 
 	if (ipp->gone || pr->exited || !pr->maps || c->read_more)
 		return;
@@ -287,46 +294,18 @@ void ip_remap_check(struct consumer *c, struct ip_proc *ipp)
 		if (proc_maps_parse(pr->maps, &mm) < 0)
 			return;
 	}
-	for (size_t i = 0; i < ipp->nobjs; i++) {
-		struct ip_obj *o = &ipp->objs[i];
+	for (size_t i = 0; i < ipp->nobjs && !again; i++) {
+		const struct ip_obj *o = &ipp->objs[i];
 		const uint64_t gone = ~(uint64_t)0;
 		uint64_t b = o->bias, v = 0;
 		bool found = moved ? ip_file_bias(o->file, &mm, &b) : b != gone;
 
-		if (found && o->bias == gone) {
-			again = true; /* mapped again: armed anew */
-			continue;
-		}
-		if (found && b == o->bias &&
-		    (ip_mem_rw(pr->pid, o->ctl, &v, sizeof(v), false) < 0 ||
-		     v == ipp->taddr))
-			continue; /* as we armed it (or gone meanwhile) */
-		if (o->bias == gone)
-			continue;
-		/*
-		 * unmapped, or mapped anew: nothing of it is ours now.  Its
-		 * hits were all written before (its code is gone): read
-		 * first, each record naming its site as it was; a read cut
-		 * short (-x bufsize) forgets at the next round.
-		 */
-		if (!drained) {
-			drained = true;
-			for (size_t k = 0; k < c->ip->nprocs; k++)
-				if (c->ip->procs[k] == ipp)
-					ip_drain_proc(c, ipp, k);
-		}
-		if (c->read_more) {
-			free(ipp->maps_seen); /* looked at again then */
-			ipp->maps_seen = NULL;
-			break;
-		}
-		ip_forget_file(ipp, o->file);
-		o->bias = gone; /* ip_proc_obj() computes it anew */
-		for (size_t k = 0; k < c->nprobes; k++)
-			if (c->probes[k]->pid == pr->pid &&
-			    c->probes[k]->file == o->file)
-				c->probes[k]->enabled = false;
-		again |= found;
+		if (o->bias == gone || !found)
+			again = found; /* mapped again: armed anew */
+		else if (b != o->bias)
+			again = true; /* moved */
+		else if (ip_mem_rw(pr->pid, o->ctl, &v, sizeof(v), false) == 0)
+			again = v != ipp->taddr; /* 0: mapped anew */
 	}
 	proc_maps_free(&mm);
 	if (again || ipp->rearm)

@@ -107,7 +107,7 @@ struct ip_proc {
 	bool other;	   /* another dtrace traces it in-process (live) */
 	bool dl_asks;	   /* its drti.o asks at a dlopen() */
 	bool dl_said;	   /* a dlopen() that gave up waiting: said */
-	bool rearm;	   /* records to read before arming (drain_stale()) */
+	bool rearm;	   /* records to read before arming (forget_stale()) */
 	uint64_t *dl_pre;  /* dev, ino of each file mapped when the arena
 			      was made: those never asked (ip_dl_asks()) */
 	size_t ndl_pre;
@@ -195,6 +195,8 @@ struct ip_hold {
 /* what -G writes at a site, and what arming writes at an is-enabled one */
 extern const uint8_t ip_nop_call[5], ip_nop_got[6], ip_nop_en[5], ip_mov_1[5];
 int ip_mem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, bool write);
+bool ip_proc_exiting(pid_t pid);
+long ip_race_us(void);
 bool ip_hold_all(struct tproc *pr, struct ip_hold *h);
 void ip_release(struct ip_hold *h);
 size_t ip_hold_count(const struct ip_hold *h);

@@ -38,13 +38,18 @@
  * arming points every drti.o's control block the process maps at the
  * arena, enabled probes or not (ip_objs_ready()): only an object mapped
  * since asks.  A library dlclose()d and dlopen()ed again is armed anew
- * (ip_remap_check(): its control block reads 0, or it moved), its
- * records read before its sites are forgotten; each record names its
- * site as it was when read (ip_proc.hist), so one decoded later is the
- * old file's still; and since a record is named when it is read, arming
- * reads every record waiting before a site of another file takes an
- * armed site's address (drain_stale(): however the new file was found,
- * by a refresh, its ask or ip_remap_check()).  Arming reads the maps
+ * (ip_remap_check() sees its control block read 0, or it moved, and
+ * calls ip_enable()); what is forgotten is decided only here, with the
+ * process held (forget_stale(): an object mapped elsewhere, or where it
+ * was but anew, its control block not reading our arena; one unmapped
+ * loses only its sites until it is back), never from maps read with it
+ * running, which may predate an arming since.  Its
+ * records are read before its sites are forgotten; each record names
+ * its site as it was when read (ip_proc.hist), so one decoded later is
+ * the old file's still; and since a record is named when it is read,
+ * every record waiting is read before a site of another file takes an
+ * armed site's address, however the new file was found (a refresh, its
+ * ask or ip_remap_check()).  Arming reads the maps
  * with the process held, and
  * disarming writes only where the file is still mapped as armed, a
  * site only over our call.
@@ -380,37 +385,132 @@ static void ip_inherited_calls(struct consumer *c, struct tproc *pr,
  * execs too.  What fails once writing has begun is refused, said.
  */
 /*
- * Before a site of another file can take an armed site's address (its
- * library dlclose()d and another mapped there since, seen by a refresh
- * or an ask before ip_remap_check() looked), every record waiting is
- * read, with the process held: the old file's hits were all written
- * before it was unmapped, and a record is named from the sites armed
- * when it is read (the tight dlopen() loop of run-activation-user.sh
- * named whole rounds with the other file).  False when the read was
- * cut short (-x bufsize): nothing is armed until the next read
+ * Where o, an object armed in ipp's held process (maps mm), is now:
+ * OBJ_ARMED, the mapping it was armed in (where it was, and its control
+ * block reads our arena's address; with no arena yet, where it was);
+ * OBJ_UNMAPPED, its file mapped nowhere; OBJ_ANEW, mapped elsewhere, or
+ * where it was but anew (a library dlclose()d and dlopen()ed again at
+ * that address starts with a zero control block and NOPs), or with a
+ * control block that cannot be read, which is not taken for ours.
+ */
+enum { OBJ_ARMED, OBJ_UNMAPPED, OBJ_ANEW };
+
+static int obj_state(const struct ip_proc *ipp, const struct ip_obj *o,
+		     const struct proc_maps *mm)
+{
+	uint64_t b, v = 0;
+
+	if (!ip_file_bias(o->file, mm, &b))
+		return OBJ_UNMAPPED;
+	if (b != o->bias)
+		return OBJ_ANEW;
+	if (!ipp->map || !ipp->taddr)
+		return OBJ_ARMED;
+	return ip_mem_rw(ipp->pid, o->ctl, &v, sizeof(v), false) == 0 &&
+			       v == ipp->taddr
+		       ? OBJ_ARMED
+		       : OBJ_ANEW;
+}
+
+/*
+ * What ipp's held process maps anew is forgotten here, and only here,
+ * before anything is armed: whatever found the change (a refresh, a
+ * library's ask, ip_remap_check(), whose maps were read with the process
+ * running and may predate an arming since), it is decided from maps and
+ * control blocks read with the process held.  An object mapped anew
+ * (obj_state()) has its sites and semaphores forgotten
+ * (ip_forget_file()) and its probes marked not enabled, so that the loop
+ * after arms them where the file is mapped now, and its bias forgotten
+ * (ip_proc_obj() works it out anew).  One unmapped has its sites and
+ * semaphores forgotten (nothing of it runs), its bias and its probes'
+ * enabled kept: when its file is mapped again, its control block reads
+ * 0 or it moved, which ip_remap_check() sees whatever maps it has (a
+ * file forgotten whole while pr->maps still showed it would not be seen
+ * mapped again at that address, the maps reading the same), so it is
+ * forgotten whole then, with the process held again, and armed anew.
+ * Before,
+ * ip_remap_check() forgot from the running process's maps: a file armed
+ * since they were read was forgotten with its calls in place, its hits
+ * records of no armed site; and a file it kept though it had been
+ * dlopen()ed again had its probes counted enabled over fresh NOPs, which
+ * ip_objs_ready() then pointed at the arena, so that it did not ask: its
+ * hits lost unsaid.
+ *
+ * A record is named from the sites armed when it is read (ip_proc.hist),
+ * so while any object with sites is not as armed, every record waiting
+ * is read first (the tight dlopen() loop of run-activation-user.sh named
+ * whole rounds with the other file): its hits were all written before
+ * it was unmapped, and no thread runs now.  False when that read was cut
+ * short (-x bufsize): nothing is forgotten or armed until the next read
  * (ipp->rearm, ip_remap_check()).
  */
-static bool drain_stale(struct consumer *c, struct ip_proc *ipp,
-			const struct proc_maps *mm)
+static bool forget_stale(struct consumer *c, struct ip_proc *ipp,
+			 const struct proc_maps *mm)
 {
-	bool stale = false;
+	const uint64_t gone = ~(uint64_t)0;
+	struct tproc *pr = ipp->pr;
+	bool sites = false;
+	int *st;
 
-	for (size_t i = 0; i < ipp->nobjs && !stale; i++) {
-		const struct ip_obj *o = &ipp->objs[i];
-		uint64_t b;
-
-		if (o->bias == ~(uint64_t)0 ||
-		    (ip_file_bias(o->file, mm, &b) && b == o->bias))
-			continue; /* forgotten, or where it was armed */
-		for (size_t k = 0; k < ipp->nsites && !stale; k++)
-			stale = ipp->sites[k].file == o->file;
-	}
-	if (!stale || !ipp->map)
+	if (!ipp->nobjs)
 		return true;
-	for (size_t k = 0; k < c->ip->nprocs; k++)
-		if (c->ip->procs[k] == ipp)
-			ip_drain_proc(c, ipp, k);
-	return !c->read_more;
+	st = xcalloc(ipp->nobjs, sizeof(*st));
+	for (size_t i = 0; i < ipp->nobjs; i++) {
+		const struct ip_obj *o = &ipp->objs[i];
+
+		st[i] = o->bias == gone ? OBJ_ARMED : obj_state(ipp, o, mm);
+		for (size_t k = 0; k < ipp->nsites && !sites; k++)
+			sites = st[i] != OBJ_ARMED &&
+				ipp->sites[k].file == o->file;
+	}
+	if (sites && ipp->map) {
+		for (size_t k = 0; k < c->ip->nprocs; k++)
+			if (c->ip->procs[k] == ipp)
+				ip_drain_proc(c, ipp, k);
+		if (c->read_more) {
+			free(st);
+			return false;
+		}
+	}
+	for (size_t i = 0; i < ipp->nobjs; i++) {
+		struct ip_obj *o = &ipp->objs[i];
+
+		if (st[i] == OBJ_ARMED)
+			continue;
+		ip_forget_file(ipp, o->file);
+		if (st[i] == OBJ_UNMAPPED)
+			continue; /* its bias and probes kept: see above */
+		o->bias = gone;
+		for (size_t k = 0; k < c->nprobes; k++)
+			if (c->probes[k]->pid == pr->pid &&
+			    c->probes[k]->file == o->file)
+				c->probes[k]->enabled = false;
+	}
+	free(st);
+	return true;
+}
+
+/*
+ * DTRACE_IP_RACE=US (tests/run-activation-user.sh): arming waits US
+ * microseconds before it holds the process, and a library's ask, once
+ * answered, is followed at once by a refresh of the maps
+ * (dl_answer(), inproc_exec.c), so that a refresh reads the maps with
+ * the process running on from its answer, and holds it to arm only
+ * after it has dlclose()d that library and dlopen()ed another: what the
+ * 100 ms refresh meets now and then on a loaded machine, every round.
+ */
+long ip_race_us(void)
+{
+	static long us = -1;
+
+	if (us < 0) {
+		const char *e = getenv("DTRACE_IP_RACE");
+
+		us = e ? atol(e) : 0;
+		if (us < 0 || us >= 1000000)
+			us = 0;
+	}
+	return us;
 }
 
 void ip_enable(struct consumer *c, struct tproc *pr)
@@ -452,7 +552,12 @@ void ip_enable(struct consumer *c, struct tproc *pr)
 				 "an exec'd image told not to ask");
 		goto kernel;
 	}
+	if (ip_race_us())
+		usleep((useconds_t)ip_race_us());
 	if (!ip_hold_all(pr, &h)) {
+		/* exiting, armed before: nothing to arm or forget */
+		if (ipp->map && ip_proc_exiting(pr->pid))
+			return;
 		snprintf(why, sizeof(why), "it cannot be held still (ptrace)");
 		whole = true;
 		goto kernel;
@@ -469,7 +574,7 @@ void ip_enable(struct consumer *c, struct tproc *pr)
 		goto refuse;
 	}
 	ipp->rearm = false;
-	if (!drain_stale(c, ipp, &mm)) {
+	if (!forget_stale(c, ipp, &mm)) {
 		ipp->rearm = true; /* armed at the next read */
 		ok = true;
 		goto refuse;

@@ -85,6 +85,20 @@ bool ip_hold_all(struct tproc *pr, struct ip_hold *h)
 	return h->n > 0;
 }
 
+/*
+ * pid is exiting (or gone): no maps at all, its memory released before
+ * it is reaped (proc_refresh(), sites.c), so nothing of it can be read,
+ * held or armed, and nothing of it needs to be.
+ */
+bool ip_proc_exiting(pid_t pid)
+{
+	char *m = read_proc(pid, "maps", NULL);
+	bool e = !m || !*m;
+
+	free(m);
+	return e;
+}
+
 void ip_release(struct ip_hold *h)
 {
 	if (!h->one)

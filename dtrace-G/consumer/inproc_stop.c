@@ -70,8 +70,10 @@ static bool ip_exited(const struct ip_proc *ipp)
 /*
  * ipp's sites, semaphores and control blocks back as they were.  Only
  * where the file is still mapped as it was when armed (a library
- * dlclose()d since has other things at those addresses now), and a
- * site only where it holds the call we wrote.
+ * dlclose()d since has other things at those addresses now, or is
+ * mapped there anew: its control block does not read our arena, its
+ * semaphore is not ours to lower), and a site only where it holds the
+ * call we wrote.
  */
 void ip_disarm(struct consumer *c, struct ip_proc *ipp)
 {
@@ -95,10 +97,14 @@ void ip_disarm(struct consumer *c, struct ip_proc *ipp)
 	live = xcalloc(ipp->nobjs, sizeof(*live));
 	if (proc_maps_read(ipp->pid, &mm) == 0)
 		for (size_t i = 0; i < ipp->nobjs; i++) {
-			uint64_t b;
+			uint64_t b, v = 0;
 
+			/* and not mapped anew there since (forget_stale()) */
 			live[i] = ip_file_bias(ipp->objs[i].file, &mm, &b) &&
-				  b == ipp->objs[i].bias;
+				  b == ipp->objs[i].bias &&
+				  ip_mem_rw(ipp->pid, ipp->objs[i].ctl, &v,
+					    sizeof(v), false) == 0 &&
+				  v == ipp->taddr;
 			if (live[i] && !sys)
 				sys = ipp->objs[i].sys;
 		}

@@ -92,6 +92,7 @@ struct ureg {
 
 struct cgb {
 	__u8 b[UBPF_SCRATCH + UBPF_USTKROOM];
+	__u64 own; /* UBPF_CGOWN(1): the generated program's hold on it */
 };
 
 /* the generated programs' maps (the loader gives their fds) */
@@ -558,12 +559,14 @@ int ustack_walk(struct ureg *ctx)
 	__u64 *dp;
 	__u16 *h;
 
-	if (!b || !k)
+	if (!b)
 		return 0;
+	if (!k)
+		goto out;
 	kib = *(__u32 *)(b->b + UW_KIB_OFF);
 	off = (*(__u16 *)(b->b + 24) + 7u) & ~7u;
 	if (off > UBPF_SCRATCH / 2 || !kib || kib > UBPF_USTKMAX / 1024)
-		return 0; /* cannot be: cgen.c wrote both */
+		goto out; /* cannot be: cgen.c wrote both */
 	barrier_var(off);
 	off &= UBPF_SCRATCH - 8; /* the bound above, as the verifier sees it */
 	{
@@ -602,8 +605,13 @@ int ustack_walk(struct ureg *ctx)
 			    : BPF_RB_NO_WAKEUP) < 0) {
 		dp = bpf_map_lookup_elem(&drops, &z);
 		if (dp)
-			*dp += 1;
+			__sync_fetch_and_add(dp, 1);
 	}
+out:
+	/* the record is out: cgbuf is the next hit's on this CPU (the
+	 * generated program that tail-called took it, cgen.c's
+	 * own_take()) */
+	b->own = 0;
 	return 0;
 }
 #endif

@@ -69,6 +69,17 @@
  *     cgarm1 (bpf_agg.c) are one-entry arrays whose value the program
  *     addresses directly (ldmapv(): BPF_PSEUDO_MAP_VALUE, Linux 5.5), a
  *     load where a lookup was a call and a NULL test.
+ *     Owning cgbuf.  cgbuf is per CPU, not per program run, and a
+ *     profile-N program interrupts a uprobe's on its CPU (a preemptible
+ *     kernel lets another thread's hit in too: doc/DESIGN.md "Programs
+ *     that nest on a CPU"): a program that addresses cgbuf (cgen_emit()
+ *     makes it twice to know) takes its owner word (UBPF_CGOWN(), past
+ *     all a record and its stack use) with a cmpxchg of 0 to 1 once
+ *     the arguments are fetched, before any write there (own_take()),
+ *     and every path past it gives it back (own_give(): the epilogue,
+ *     kp_plan()'s exit, cgen_out_need()'s; the unwinder when its tail
+ *     call lands); a hit that finds it taken counts a drop and ends
+ *     (own_busy()), the interrupted record whole.
  *  2. The plan, when the event has one (cgen_plan.c: only for a
  *     process bpf_agg.c armed, checked here, and, where tick-N may
  *     exit() or printa(), for a hit stamped before the horizon in

@@ -22,7 +22,9 @@
  * found instead of the stack's bytes, flags the record UBPF_RF_USTACK
  * | UBPF_RF_UPCS and outputs it itself, as the generated program would
  * have (the same wake-up rule, drops counted): a tail call that lands
- * never returns, so the caller's code after it never runs.  (Where the
+ * never returns, so the caller's code after it never runs, and the walk
+ * gives cgbuf back itself, on every path (its owner word, struct cgb's
+ * own, which the caller took: ../cgen.c's own_take()).  (Where the
  * unwinder is not loaded, the tail call falls through to the caller's
  * own copy.)
  *

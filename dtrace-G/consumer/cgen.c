@@ -1285,7 +1285,11 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		alu_i(&e, BPF_MOV, 2, 16);
 		call(&e, BPF_FUNC_get_current_comm);
 	}
-	if (strs) { /* built in cgbuf: its length is known at the end */
+	if (strs && own) { /* built in cgbuf, its owner's: own_take()'s */
+		ldx(&e, BPF_DW, 0, 10, S_OWN);
+		jbuf = jmp_i(&e, BPF_JEQ, 0, 0); /* not NULL: for the reader */
+	} else if (strs) { /* built in cgbuf: its length is known at the
+			    * end */
 		st(&e, BPF_W, 10, S_KEY8, 0);
 		ldmap(&e, 1, m->buf);
 		alu_r(&e, BPF_MOV, 2, 10);

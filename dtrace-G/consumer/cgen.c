@@ -75,8 +75,9 @@
  *     that nest on a CPU"): a program that addresses cgbuf (cgen_emit()
  *     makes it twice to know) takes its owner word (UBPF_CGOWN(), past
  *     all a record and its stack use) with a cmpxchg of 0 to 1 once
- *     the arguments are fetched, before any write there (own_take()),
- *     and every path past it gives it back (own_give(): the epilogue,
+ *     the arguments are fetched, before any write there (own_take(),
+ *     which keeps its address at S_OWN: the record stage builds there
+ *     with no lookup of its own), and every path past it gives it back (own_give(): the epilogue,
  *     kp_plan()'s exit, cgen_out_need()'s; the unwinder when its tail
  *     call lands); a hit that finds it taken counts a drop and ends
  *     (own_busy()), the interrupted record whole.

@@ -165,11 +165,9 @@ void cg_try(struct consumer *c)
 	inbuf = cg_strs(c) || m->ustk_room || ppid_wanted(c) ||
 		ecred_wanted(c) || sess_wanted(c) || psargs_wanted(c) ||
 		d_kplan_out_any(c->prog); /* cgen_out.c */
+	/* ... and its owner word last (cgen.c's own_take()) */
 	m->buf = inbuf ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "cgbuf", 4,
-					UBPF_SCRATCH + (m->ustk_room
-								? UBPF_USTKROOM
-								: 0),
-					1, NULL)
+					UBPF_CGOWN(m->ustk_room) + 8, 1, NULL)
 		       : -1;
 	m->vtimes = m->vtlink = -1;
 	/* the stack walked in the kernel, before the copy (ustack_walk.c) */

@@ -69,6 +69,18 @@
  *     cgarm1 (bpf_agg.c) are one-entry arrays whose value the program
  *     addresses directly (ldmapv(): BPF_PSEUDO_MAP_VALUE, Linux 5.5), a
  *     load where a lookup was a call and a NULL test.
+ *     Owning cgbuf.  cgbuf is per CPU, not per program run, and a
+ *     profile-N program interrupts a uprobe's on its CPU (a preemptible
+ *     kernel lets another thread's hit in too: doc/DESIGN.md "Programs
+ *     that nest on a CPU"): a program that addresses cgbuf (cgen_emit()
+ *     makes it twice to know) takes its owner word (UBPF_CGOWN(), past
+ *     all a record and its stack use) with a cmpxchg of 0 to 1 once
+ *     the arguments are fetched, before any write there (own_take(),
+ *     which keeps its address at S_OWN: the record stage builds there
+ *     with no lookup of its own), and every path past it gives it back (own_give(): the epilogue,
+ *     kp_plan()'s exit, cgen_out_need()'s; the unwinder when its tail
+ *     call lands); a hit that finds it taken counts a drop and ends
+ *     (own_busy()), the interrupted record whole.
  *  2. The plan, when the event has one (cgen_plan.c: only for a
  *     process bpf_agg.c armed, checked here, and, where tick-N may
  *     exit() or printa(), for a hit stamped before the horizon in
@@ -589,6 +601,7 @@ static bool kp_plan(struct em *e, const struct cgen_maps *m,
 			for (unsigned i = 0; i < e->nxpj; i++)
 				fix(e, e->xpj[i]);
 		}
+		own_give(e);
 		alu_i(e, BPF_MOV, 0, 0);
 		put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
 		if (fs || pl->record)
@@ -904,8 +917,86 @@ static size_t pre_emit(struct em *e, const struct cgen_maps *m,
 	return e->bad ? SIZE_MAX : jno;
 }
 
+/*
+ * cgbuf's owner word (stage 1's "Owning cgbuf"): taken with a cmpxchg
+ * of 0 to 1 at cgbuf's UBPF_CGOWN(), its address kept at S_OWN for the
+ * release; a hit that finds it taken takes the jumps in j, which
+ * count a drop and end the hit (own_busy()).  r0-r5 are taken.
+ */
+static void own_take(struct em *e, const struct cgen_maps *m, size_t j[2])
+{
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, m->buf);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	j[0] = jmp_i(e, BPF_JEQ, 0, 0); /* cannot be: key 0 of an array */
+	alu_r(e, BPF_MOV, 1, 0);
+	stx(e, BPF_DW, 10, S_OWN, 1);
+	alu_i(e, BPF_MOV, 0, 0);
+	alu_i(e, BPF_MOV, 2, 1);
+	put(e, BPF_STX | BPF_DW | BPF_ATOMIC, 1, 2,
+	    (int16_t)UBPF_CGOWN(m->ustk_room), BPF_CMPXCHG);
+	j[1] = jmp_i(e, BPF_JNE, 0, 0);
+	e->ownoff = (int16_t)UBPF_CGOWN(m->ustk_room);
+}
+
+/* ... found taken: the hit is counted in drops, atomically (a program
+ * nested in this one may count too), and ends */
+static void own_busy(struct em *e, const struct cgen_maps *m,
+		     const size_t j[2])
+{
+	size_t jnull;
+
+	fix(e, j[0]);
+	fix(e, j[1]);
+	e->ownoff = 0;
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, m->drops);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	jnull = jmp_i(e, BPF_JEQ, 0, 0);
+	alu_i(e, BPF_MOV, 1, 1);
+	put(e, BPF_STX | BPF_DW | BPF_ATOMIC, 0, 1, 0, BPF_ADD);
+	fix(e, jnull);
+	alu_i(e, BPF_MOV, 0, 0);
+	put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+}
+
+/* Whether the program v (n instructions) addresses cgbuf (fd buf). */
+static bool uses_buf(const struct bpf_insn *v, size_t n, int buf)
+{
+	for (size_t i = 0; buf >= 0 && i + 1 < n; i++)
+		if (v[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
+		    v[i].src_reg == BPF_PSEUDO_MAP_FD && v[i].imm == buf)
+			return true;
+	return false;
+}
+
+static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
+		 const struct ubpf_kplan *pl, bool own, struct bpf_insn **out,
+		 size_t *n);
+
+/*
+ * The program, made once; made again owning cgbuf where it turns out to
+ * address it (own_take()): a program that never touches cgbuf (a count,
+ * a record reserved in the ring) pays nothing for it.
+ */
 bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	       const struct ubpf_kplan *pl, struct bpf_insn **out, size_t *n)
+{
+	if (!emit(m, s, pl, false, out, n))
+		return false;
+	if (!uses_buf(*out, *n, m->buf))
+		return true;
+	free(*out);
+	return emit(m, s, pl, true, out, n);
+}
+
+static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
+		 const struct ubpf_kplan *pl, bool own, struct bpf_insn **out,
+		 size_t *n)
 {
 	struct em e = {.kkeys = m->kkeys};
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
@@ -979,6 +1070,10 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* the pretest's failing jump, and the argument it fetched */
 	size_t jpre = SIZE_MAX;
 	unsigned apre = UBPF_MAXARGS;
+	/* cgbuf taken (own): the jump of a hit that found it taken; the
+	 * jumps to the end before it was (xj[0 .. nxj0)) */
+	size_t jbusy[2] = { 0, 0 };
+	unsigned nxj0 = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -1030,6 +1125,11 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		for (unsigned i = 0; i < nargs; i++)
 			if (i != apre) /* the pretest's is in its slot */
 				arg_fetch(&e, i, &s->a[i]);
+	/* cgbuf's owner from here to the end (the jumps before end with
+	 * nothing taken, as do the provider's prologue's exits) */
+	nxj0 = nxj;
+	if (own)
+		own_take(&e, m, jbusy);
 	st(&e, BPF_DW, 10, S_FLAGS, 0);
 	if (ob) { /* no area yet: a register's 0, which Linux 6.1's
 		   * verifier knows for one (not an immediate's) */
@@ -1186,7 +1286,11 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		alu_i(&e, BPF_MOV, 2, 16);
 		call(&e, BPF_FUNC_get_current_comm);
 	}
-	if (strs) { /* built in cgbuf: its length is known at the end */
+	if (strs && own) { /* built in cgbuf, its owner's: own_take()'s */
+		ldx(&e, BPF_DW, 0, 10, S_OWN);
+		jbuf = jmp_i(&e, BPF_JEQ, 0, 0); /* not NULL: for the reader */
+	} else if (strs) { /* built in cgbuf: its length is known at the
+			    * end */
 		st(&e, BPF_W, 10, S_KEY8, 0);
 		ldmap(&e, 1, m->buf);
 		alu_r(&e, BPF_MOV, 2, 10);
@@ -1404,27 +1508,32 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	alu_i(&e, BPF_ADD, 2, S_KEY8);
 	call(&e, BPF_FUNC_map_lookup_elem);
 	jnull = jmp_i(&e, BPF_JEQ, 0, 0);
-	ldx(&e, BPF_DW, 1, 0, 0);
-	alu_i(&e, BPF_ADD, 1, 1);
-	stx(&e, BPF_DW, 0, 0, 1);
+	alu_i(&e, BPF_MOV, 1, 1); /* atomic: a program nested in this one
+				   * may count too */
+	put(&e, BPF_STX | BPF_DW | BPF_ATOMIC, 0, 1, 0, BPF_ADD);
 	/* 4. epilogue */
 	fix(&e, jnull);
 	fix(&e, jdrop);
 done:
-	if (jself)
-		fix(&e, jself);
 	if (strs && jbuf)
 		fix(&e, jbuf);
 	if (jdone)
 		fix(&e, jdone);
-	for (unsigned i = 0; i < nxj; i++)
+	for (unsigned i = nxj0; i < nxj; i++)
 		fix(&e, xj[i]);
 	for (unsigned i = 0; i < nxpj; i++)
 		fix(&e, xpj[i]);
+	own_give(&e); /* every path that took cgbuf comes here */
+	if (jself)
+		fix(&e, jself);
+	for (unsigned i = 0; i < nxj0; i++)
+		fix(&e, xj[i]);
 	if (jpre != SIZE_MAX)
 		fix(&e, jpre);
 	alu_i(&e, BPF_MOV, 0, 0);
 	put(&e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	if (own)
+		own_busy(&e, m, jbusy);
 	if (e.bad) {
 		free(e.v);
 		return false;

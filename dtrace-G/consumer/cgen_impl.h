@@ -44,6 +44,10 @@
 #define S_OBUF (S_AKEY - 8)
 /* the probe's id, in a program probes share (cgen.c's kp_ident()) */
 #define S_PRB (S_OBUF - 8)
+/* cgbuf's owner word's address, while the program holds it (cgen.c's
+ * own_take()) */
+#define S_OWN (S_PRB - 8)
+_Static_assert(S_OWN >= -512, "the generated programs' stack: 512 bytes");
 /* SEQ's string of its j-th argument: in cgbuf, past what a record uses */
 #define SEQ_AT(j) (UBPF_SCRATCH - UBPF_STRMAX * ((int)(j) + 1))
 /* a kaggs_s key, built below them (a map key may be in a map value) */
@@ -106,6 +110,10 @@ struct em {
 	/* CACMP's arguments (seq_read()): the first UBPF_KCOMM bytes of
 	 * the copy zeroed before it, so the bytes past its NUL read 0 */
 	bool czarg[UBPF_KSTRARGS];
+	/* cgbuf's owner word's offset while the program holds it (cgen.c's
+	 * own_take()), else 0: an exit past it gives it back first
+	 * (own_give()) */
+	int16_t ownoff;
 };
 
 static inline void put(struct em *e, uint8_t code, uint8_t dst,
@@ -178,6 +186,15 @@ static inline void st(struct em *e, uint8_t sz, uint8_t dst, int16_t off,
 		      int32_t imm)
 {
 	put(e, BPF_ST | BPF_MEM | sz, dst, 0, off, imm);
+}
+
+/* cgbuf given back, before an exit of a program that holds it (r1) */
+static inline void own_give(struct em *e)
+{
+	if (!e->ownoff)
+		return;
+	ldx(e, BPF_DW, 1, 10, S_OWN);
+	st(e, BPF_DW, 1, e->ownoff, 0);
 }
 
 static inline void call(struct em *e, int32_t fn)

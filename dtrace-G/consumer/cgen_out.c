@@ -163,6 +163,7 @@ void cgen_out_need(struct em *e)
 	alu_i(e, BPF_ADD, 2, S_KEY8);
 	call(e, BPF_FUNC_map_lookup_elem);
 	jok = jmp_i(e, BPF_JNE, 0, 0);
+	own_give(e);
 	alu_i(e, BPF_MOV, 0, 0);
 	put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
 	fix(e, jok);

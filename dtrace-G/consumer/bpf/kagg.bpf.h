@@ -83,6 +83,7 @@ struct kvm {
 	struct ubpf_kkey key;
 	__u32 sp, pc;
 	__u32 pid, tid;
+	__u64 own; /* usdt.bpf.c's scratch_take() */
 };
 
 struct {
@@ -535,9 +536,13 @@ static __always_inline int kagg_hit(__u32 ev, __u64 pt,
 	vm = bpf_map_lookup_elem(&kvm_buf, &zero);
 	if (!vm)
 		return -1;
+	if (!scratch_take(&vm->own)) /* a plan halfway on this CPU */
+		return 0;
 	UREGS(Rv);
-	if (!Rv)
+	if (!Rv) {
+		vm->own = 0;
 		return -1;
+	}
 	regs_load(Rv, R);
 	nargs = e->nargs;
 	/* past the site's arguments, 0, as the records give user space
@@ -551,6 +556,7 @@ static __always_inline int kagg_hit(__u32 ev, __u64 pt,
 	kc.pl = pl;
 	kc.vm = vm;
 	bpf_loop(pl->nops, kstep, &kc, 0);
+	vm->own = 0;
 	return pl->record ? 1 : 0;
 }
 

@@ -163,6 +163,8 @@ static __always_inline int kprov_kagg(__u32 ev, __u64 pt, const __u64 *args)
 	vm = bpf_map_lookup_elem(&kvm_buf, &zero);
 	if (!vm)
 		return -1;
+	if (!scratch_take(&vm->own)) /* a plan halfway on this CPU */
+		return 0;
 	for (i = 0; i < UBPF_MAXARGS; i++)
 		vm->args[i] = i < KP_NARGS ? args[i] : 0;
 	vm->pid = (__u32)(pt >> 32);
@@ -172,6 +174,7 @@ static __always_inline int kprov_kagg(__u32 ev, __u64 pt, const __u64 *args)
 	kc.pl = pl;
 	kc.vm = vm;
 	bpf_loop(pl->nops, kstep, &kc, 0);
+	vm->own = 0;
 	return pl->record ? 1 : 0;
 }
 
@@ -237,6 +240,8 @@ static __always_inline void kprov_emit(__u32 ev, __u64 pt, const __u64 *args,
 	k = kprov_kagg(ev, pt, args);
 	if (!k)
 		return; /* every clause ran in the kernel */
+	if (!scratch_take(&s->own)) /* a record halfway on this CPU */
+		return;
 	h = (struct ubpf_rec *)s->b;
 	h->time = bpf_ktime_get_ns();
 	h->pid = (__u32)(pt >> 32);
@@ -295,7 +300,7 @@ static __always_inline void kprov_emit(__u32 ev, __u64 pt, const __u64 *args,
 	}
 	h->len = (__u16)off;
 	if (off < sizeof(*h) + sizeof(*x))
-		return;
+		goto out;
 	if (bpf_ringbuf_output(&rb, s->b, off,
 			       bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >=
 					       bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE) / 2
@@ -303,8 +308,10 @@ static __always_inline void kprov_emit(__u32 ev, __u64 pt, const __u64 *args,
 				       : BPF_RB_NO_WAKEUP) < 0) {
 		dp = bpf_map_lookup_elem(&drops, &zero);
 		if (dp)
-			*dp += 1;
+			__sync_fetch_and_add(dp, 1);
 	}
+out:
+	s->own = 0;
 }
 
 /* ------------------------------------------------------------------ */

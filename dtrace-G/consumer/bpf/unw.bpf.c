@@ -23,8 +23,10 @@
  * | UBPF_RF_UPCS and outputs it itself, as the generated program would
  * have (drops counted; a wake-up only at half full, as the generated
  * program's, but one per position of the reader, not one a record:
- * uwake): a tail call that lands
- * never returns, so the caller's code after it never runs.  (Where the
+ * uwake): a tail call that lands never returns, so the caller's code
+ * after it never runs, and the walk gives cgbuf back itself, on every
+ * path (its owner word, struct cgb's own, which the caller took:
+ * ../cgen.c's own_take()).  (Where the
  * unwinder is not loaded, the tail call falls through to the caller's
  * own copy.)
  *
@@ -94,6 +96,7 @@ struct ureg {
 
 struct cgb {
 	__u8 b[UBPF_SCRATCH + UBPF_USTKROOM];
+	__u64 own; /* UBPF_CGOWN(1): the generated program's hold on it */
 };
 
 /* the generated programs' maps (the loader gives their fds) */
@@ -590,12 +593,14 @@ int ustack_walk(struct ureg *ctx)
 	__u64 *dp, *lw = NULL, cp = 0, fl;
 	__u16 *h;
 
-	if (!b || !k)
+	if (!b)
 		return 0;
+	if (!k)
+		goto out;
 	kib = *(__u32 *)(b->b + UW_KIB_OFF);
 	off = (*(__u16 *)(b->b + 24) + 7u) & ~7u;
 	if (off > UBPF_SCRATCH / 2 || !kib || kib > UBPF_USTKMAX / 1024)
-		return 0; /* cannot be: cgen.c wrote both */
+		goto out; /* cannot be: cgen.c wrote both */
 	barrier_var(off);
 	off &= UBPF_SCRATCH - 8; /* the bound above, as the verifier sees it */
 	{
@@ -648,11 +653,16 @@ int ustack_walk(struct ureg *ctx)
 	if (bpf_ringbuf_output(&rb, b->b, len, fl) < 0) {
 		dp = bpf_map_lookup_elem(&drops, &z);
 		if (dp)
-			*dp += 1;
+			__sync_fetch_and_add(dp, 1);
 	} else if (fl == BPF_RB_FORCE_WAKEUP && lw) {
 		*lw = cp; /* asked for (the record is in: no wake-up is
 			   * asked for a record not written) */
 	}
+out:
+	/* the record is out: cgbuf is the next hit's on this CPU (the
+	 * generated program that tail-called took it, cgen.c's
+	 * own_take()) */
+	b->own = 0;
 	return 0;
 }
 #endif

@@ -16,7 +16,10 @@
  * to the ring buffer in one bpf_ringbuf_output(), which wakes the reader
  * only once the buffer is half full (it reads every switchrate anyway);
  * when the ring buffer is full the hit is counted in drops, per CPU, so
- * the consumer reports exactly what it lost.  Hits in dtrace itself
+ * the consumer reports exactly what it lost.  The scratch, and a plan's
+ * (kagg.bpf.h's kvm_buf), are owned while in use (scratch_take()): a
+ * program that interrupts another on its CPU (profile-N's in a
+ * uprobe's) finds them taken and counts a drop.  Hits in dtrace itself
  * (self_pid, see ../bpf.c) are not recorded.  Clauses that only
  * aggregate integers run here instead, when the event's process has a
  * plan (kagg.bpf.h); a hit whose clauses all did so writes no record.
@@ -173,6 +176,7 @@ static __always_inline __u32 *hold_thread(void)
 
 struct scratch {
 	__u8 b[UBPF_SCRATCH + UBPF_USTKROOM];
+	__u64 own; /* scratch_take()'s */
 };
 
 struct {
@@ -181,6 +185,29 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scratch);
 } buf SEC(".maps");
+
+/*
+ * A per-CPU scratch (buf, kagg.bpf.h's kvm_buf) is the CPU's, not the
+ * program run's: a profile-N program interrupts a uprobe's on its CPU,
+ * and a preemptible kernel lets another thread's hit run there while a
+ * uprobe program is halfway (doc/DESIGN.md "Programs that nest on a
+ * CPU").  Its owner word, own: 1 when taken here, which the caller
+ * gives back (a store of 0) on every path after; 0 when it was taken
+ * already, the hit then counted in drops and not run, never written
+ * over another's record or plan.
+ */
+static __always_inline int scratch_take(__u64 *own)
+{
+	__u32 zero = 0;
+	__u64 *dp;
+
+	if (!__sync_val_compare_and_swap(own, 0, 1))
+		return 1;
+	dp = bpf_map_lookup_elem(&drops, &zero);
+	if (dp)
+		__sync_fetch_and_add(dp, 1);
+	return 0;
+}
 
 /*
  * One 8-byte load at a constant offset from r, written in assembly: in
@@ -779,11 +806,11 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	if (!k)
 		return 0; /* every clause ran in the kernel */
 	s = bpf_map_lookup_elem(&buf, &zero);
-	if (!s)
+	if (!s || !scratch_take(&s->own))
 		return 0;
 	UREGS(R);
 	if (!R)
-		return 0;
+		goto out;
 	regs_load(R, ctx);
 	h = (struct ubpf_rec *)s->b;
 	h->time = bpf_ktime_get_ns();
@@ -906,7 +933,7 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	}
 	h->len = (__u16)off;
 	if (off < sizeof(*h))
-		return 0;
+		goto out;
 	/*
 	 * copyout() with the thread held: stopped here, its record read at
 	 * once; a record dropped lets it go (../dlhold.c)
@@ -924,8 +951,10 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 			*hv = UBPF_HOLD_DROP;
 		dp = bpf_map_lookup_elem(&drops, &zero);
 		if (dp)
-			*dp += 1;
+			__sync_fetch_and_add(dp, 1);
 	}
+out:
+	s->own = 0;
 	return 0;
 }
 

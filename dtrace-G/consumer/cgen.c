@@ -100,8 +100,9 @@
  *     its constant size, filled in, bpf_ringbuf_submit() with a wakeup
  *     only once the ring is half full, and then one per position of
  *     the reader (rb_wake_ask(): bpf/rbwake.bpf.h's rule, its map the
- *     unwinder's); no room counts the hit in drops, per CPU.  With strings (copyinstr() of an argument: the spec's
- *     strmask) the record's length is known only at the end, so it is
+ *     unwinder's); no room counts the hit in drops, per CPU.  With
+ *     strings (copyinstr() of an argument: the spec's strmask) the
+ *     record's length is known only at the end, so it is
  *     built in the per-CPU buffer cgbuf, each string a 2-byte length
  *     and bpf_probe_read_user_str()'s bytes at an offset masked to the
  *     buffer's first half (the verifier's bound); after the plan ran

@@ -42,6 +42,9 @@
 #    threads created while traced (2 runs, 5 under make check-long); the
 #    self-> variables of threads that exited are dropped (-v counts);
 #  - drops: reported, and count() plus drops is exactly the hits fired;
+#    bursts that filled the ring while dtrace was stopped read at once
+#    when it goes on, at a 10 s switchrate (the wake-up,
+#    bpf/rbwake.bpf.h), END at once after a burst;
 #  - errors: no match, D syntax errors with line and column, a command
 #    that does not exist, a pid that does not exist, an unknown
 #    DTRACE_BACKEND;
@@ -1018,6 +1021,81 @@ expect_grep "drops are reported" "^dtrace: [0-9]* drops " drops.err
 counted=$(grep -v ready drops.txt | tr -d ' \n')
 dropped=$(awk '/ drops / { n += $2 } END { print n + 0 }' drops.err)
 expect_eq "count() + drops = hits fired" 80000 "$((counted + dropped))"
+
+# The wake-up at half full (bpf/rbwake.bpf.h): at -x switchrate=10s the
+# loop reads the ring between its ticks only when a program woke it,
+# which one does once the ring is half full, once per position of the
+# reader.  Three bursts of 5000 hits in turn, each fired while dtrace is
+# stopped (SIGSTOP: it reads nothing, the ring fills and the rest is
+# dropped, the wake-ups all asked at one position), then let go: each
+# hit printed or said dropped within 6 s (the position moved between
+# bursts, so each asks again; a wake-up not asked for leaves the ring
+# unread for the rest of the 10 s).  The generated programs, the
+# generic one (DTRACE_CGEN=0), and records the unwinder writes
+# (ustack(): rbwake shared with the generated programs'); then a -c run
+# that ends: END after every hit, at once.  (A burst dtrace reads as it
+# comes may leave a tail below half full for the tick: by design.)
+# wake_seen NAME N: NAME's lines of arg0 plus its drops are N
+wake_seen() {
+	ws_n=$(grep -c '^[0-9][0-9]*$' "$1.txt")
+	ws_d=$(awk '/ drops / { n += $2 } END { print n + 0 }' "$1.err")
+	[ $((ws_n + ws_d)) -eq "$2" ]
+}
+# stopped PID: PID is in a stop (state T)
+stopped() {
+	[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ]
+}
+# wake_case NAME CGEN BUFSIZE D
+wake_case() {
+	if [ -n "$2" ]; then DTRACE_CGEN=$2; export DTRACE_CGEN; fi
+	consumer "$1" -q -x bufsize="$3" -x switchrate=10s -p "$m" -n "$4" \
+		-n "$READY"
+	unset DTRACE_CGEN
+	wk=$dt_pid
+	ready "$1" || return
+	for wb in 1 2 3; do
+		: >m.out
+		kill -STOP "$wk"
+		wait_until 100 stopped "$wk" || fail "$1: dtrace not stopped"
+		echo "tick 5000" >&3
+		wait_until 600 answered m.out '^ok tick' ||
+			fail "$1: tick 5000 ($wb): no answer"
+		kill -CONT "$wk"
+		if wait_until 60 wake_seen "$1" $((5000 * wb)); then
+			pass
+		else
+			fail "$1: burst $wb not read within 6 s of its end" \
+				"($ws_n printed, $ws_d dropped of $((5000 * wb)))"
+			# read at the switchrate's tick: a wake-up lost;
+			# still reading: a slow reader
+			wait_until 60 wake_seen "$1" $((5000 * wb))
+			echo "$1: then $ws_n printed, $ws_d dropped 6 s later"
+		fi
+	done
+	stop_pid "$wk" INT
+}
+case $act_path:${DTRACE_BACKEND:-$HAVE_BPF} in
+kernel:bpf | kernel:yes)
+	wake_case wake "" 4k 'tr$target:::tick { printf("%d\n", arg0); }'
+	wake_case wakeg 0 4k 'tr$target:::tick { printf("%d\n", arg0); }'
+	wake_case wakeu "" 16k \
+		'tr$target:::tick { printf("%d\n", arg0); ustack(); }'
+	wt0=$(date +%s)
+	trun -q -x bufsize=4k -x switchrate=10s \
+		-n 'tr$target:::tick { printf("%d\n", arg0); }' \
+		-n 'END { printf("end\n"); }' -c "./trprog 'tick 5000'"
+	wt1=$(date +%s)
+	expect_eq "wake: -c run's status" 0 "$status"
+	mv out.txt wakex.txt
+	mv err.txt wakex.err
+	wake_seen wakex 5000 ||
+		fail "wake: -c run: $ws_n printed, $ws_d dropped of 5000"
+	expect_eq "wake: END's line last" end \
+		"$(grep -v '^$' wakex.txt | tail -n 1)"
+	[ $((wt1 - wt0)) -lt 8 ] ||
+		fail "wake: -c run took $((wt1 - wt0)) s (switchrate 10 s)"
+	;;
+esac
 
 echo quit >&3
 exec 3>&-

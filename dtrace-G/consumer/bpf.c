@@ -18,8 +18,10 @@
  * stack to copy for ustack() (-x ustacksize; ustack.c unwinds it).
  *
  * Reading.  One ring buffer for all CPUs, of -x bufsize times the CPUs;
- * the program asks for a wakeup once it is half full, and the loop
- * reads it every switchrate anyway.  A record is copied into the
+ * the program asks for a wakeup once it is half full, then once per
+ * position of the reader (bpf/rbwake.bpf.h, which relies on the loop
+ * poll()ing the epoll descriptor: bpf_poll_fds()), and the loop reads
+ * it every switchrate anyway.  A record is copied into the
  * consumer's arena, at most c->read_cap bytes a round (a process that
  * refills the ring as fast as it is read, 8 KiB of stack a hit, took
  * 0.2-3 GB of arena in one read before: issue 28, part 2), and decoded
@@ -1291,6 +1293,9 @@ static size_t bpf_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
 		return 1;
 	if (!max)
 		return 0;
+	/* poll() of the epoll descriptor, never epoll_wait(): the ring
+	 * stays on its ready list until a poll finds it empty, which the
+	 * wake-up rule needs (bpf/rbwake.bpf.h) */
 	pfd[0] = (struct pollfd){.fd = ring_buffer__epoll_fd(b->rb),
 				 .events = POLLIN};
 	return 1;

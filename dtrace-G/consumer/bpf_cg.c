@@ -116,6 +116,8 @@ void cg_off(struct consumer *c)
 		close(b->cgm.rb);
 	if (b->cgm.drops >= 0)
 		close(b->cgm.drops);
+	if (b->cgm.wake >= 0)
+		close(b->cgm.wake);
 	if (b->cgm.buf >= 0)
 		close(b->cgm.buf);
 	if (b->cgm.vtlink >= 0) /* the switch program's, then its map */
@@ -151,6 +153,8 @@ void cg_try(struct consumer *c)
 			       (uint32_t)rbsz, NULL);
 	m->drops = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8,
 				  1, NULL);
+	/* where rb's last wake-up was asked for (bpf/rbwake.bpf.h) */
+	m->wake = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rbwake", 4, 8, 1, NULL);
 	/* copyinstr(), ustack(), ppid, the effective ids, the session
 	 * (their 8 bytes only when read): such records are built in cgbuf */
 	m->ustk_room = cg_ustack(c);
@@ -171,7 +175,8 @@ void cg_try(struct consumer *c)
 		       : -1;
 	m->vtimes = m->vtlink = -1;
 	/* the stack walked in the kernel, before the copy (ustack_walk.c) */
-	if (m->ustk_room && m->buf >= 0 && m->rb >= 0 && m->drops >= 0)
+	if (m->ustk_room && m->buf >= 0 && m->rb >= 0 && m->drops >= 0 &&
+	    m->wake >= 0)
 		(void)uw_load(c, m);
 	if (vtime_wanted(c) && vtime_sumexec_off() >= 0)
 		m->sumexec1 = (uint32_t)vtime_sumexec_off() + 1;
@@ -187,7 +192,8 @@ void cg_try(struct consumer *c)
 		return;
 	}
 	b->kagg = bpf_kagg_cgen(c, m, &err);
-	if (m->rb < 0 || m->drops < 0 || err || (m->buf < 0 && inbuf) ||
+	if (m->rb < 0 || m->drops < 0 || m->wake < 0 || err ||
+	    (m->buf < 0 && inbuf) ||
 	    !(b->rb = ring_buffer__new(m->rb, rb_record, c, NULL))) {
 		cg_off(c);
 		return;

@@ -110,9 +110,11 @@
  *     started none, its ran word 0 and its size, cgen_out_rec(), on
  *     every path that comes here): bpf_ringbuf_reserve() of
  *     its constant size, filled in, bpf_ringbuf_submit() with a wakeup
- *     only once the ring is half full; no room counts the hit in drops,
- *     per CPU.  With strings (copyinstr() of an argument: the spec's
- *     strmask) the record's length is known only at the end, so it is
+ *     only once the ring is half full, and then one per position of
+ *     the reader (rb_wake_ask(): bpf/rbwake.bpf.h's rule, its map the
+ *     unwinder's); no room counts the hit in drops, per CPU.  With
+ *     strings (copyinstr() of an argument: the spec's strmask) the
+ *     record's length is known only at the end, so it is
  *     built in the per-CPU buffer cgbuf, each string a 2-byte length
  *     and bpf_probe_read_user_str()'s bytes at an offset masked to the
  *     buffer's first half (the verifier's bound); after the plan ran
@@ -875,6 +877,72 @@ static bool pre_pred(const struct cgen_maps *m, const struct ubpf_kplan *pl,
 }
 
 /*
+ * The record's wake-up, bpf/rbwake.bpf.h's rule (where the argument is)
+ * in instructions, on the map the unwinder shares (m->wake): none below
+ * half full; at half full or more, one per position of the reader.
+ * rb_wake_ask() leaves the flags in r2 and in S_VVAL (free by now: the
+ * plan's) the reader's position + 1 where a wake-up is asked for, else
+ * 0; rb_wake_done(), on the path where the record is in, notes it.
+ */
+static void rb_wake_ask(struct em *e, const struct cgen_maps *m)
+{
+	size_t j[3];
+
+	st(e, BPF_DW, 10, S_VVAL, 0);
+	ldmap(e, 1, m->rb);
+	alu_i(e, BPF_MOV, 2, BPF_RB_AVAIL_DATA);
+	call(e, BPF_FUNC_ringbuf_query);
+	stx(e, BPF_DW, 10, S_KEY8, 0);
+	ldmap(e, 1, m->rb);
+	alu_i(e, BPF_MOV, 2, BPF_RB_RING_SIZE);
+	call(e, BPF_FUNC_ringbuf_query);
+	alu_i(e, BPF_RSH, 0, 1);
+	ldx(e, BPF_DW, 1, 10, S_KEY8);
+	j[0] = jmp_r(e, BPF_JLT, 1, 0); /* below half full */
+	ldmap(e, 1, m->rb);
+	alu_i(e, BPF_MOV, 2, BPF_RB_CONS_POS);
+	call(e, BPF_FUNC_ringbuf_query);
+	alu_i(e, BPF_ADD, 0, 1);
+	stx(e, BPF_DW, 10, S_VVAL, 0);
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, m->wake);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	j[1] = jmp_i(e, BPF_JEQ, 0, 0); /* no map: ask */
+	ldx(e, BPF_DW, 1, 0, 0);
+	ldx(e, BPF_DW, 2, 10, S_VVAL);
+	j[2] = jmp_r(e, BPF_JNE, 1, 2); /* the reader moved: ask */
+	st(e, BPF_DW, 10, S_VVAL, 0); /* asked for at this position */
+	fix(e, j[0]);
+	fix(e, j[1]);
+	fix(e, j[2]);
+	ldx(e, BPF_DW, 1, 10, S_VVAL);
+	alu_i(e, BPF_MOV, 2, BPF_RB_NO_WAKEUP);
+	j[0] = jmp_i(e, BPF_JEQ, 1, 0);
+	alu_i(e, BPF_MOV, 2, BPF_RB_FORCE_WAKEUP);
+	fix(e, j[0]);
+}
+
+static void rb_wake_done(struct em *e, const struct cgen_maps *m)
+{
+	size_t j[2];
+
+	ldx(e, BPF_DW, 1, 10, S_VVAL);
+	j[0] = jmp_i(e, BPF_JEQ, 1, 0);
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, m->wake);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	j[1] = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_DW, 1, 10, S_VVAL);
+	stx(e, BPF_DW, 0, 0, 1);
+	fix(e, j[0]);
+	fix(e, j[1]);
+}
+
+/*
  * The pretest's code: argument n (a->n) loaded into r1 (arg_load()),
  * then, for the event's first armed process (cgarm1's
  * u32, at the event's offset: pre_pred() takes only a program that is
@@ -1471,23 +1539,8 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			ustack_copy(&e, s->ustk, false);
 		}
 	}
-	/* wake the reader only once the ring is half full */
-	ldmap(&e, 1, m->rb);
-	alu_i(&e, BPF_MOV, 2, BPF_RB_AVAIL_DATA);
-	call(&e, BPF_FUNC_ringbuf_query);
-	stx(&e, BPF_DW, 10, S_KEY8, 0);
-	ldmap(&e, 1, m->rb);
-	alu_i(&e, BPF_MOV, 2, BPF_RB_RING_SIZE);
-	call(&e, BPF_FUNC_ringbuf_query);
-	alu_i(&e, BPF_RSH, 0, 1);
-	ldx(&e, BPF_DW, 1, 10, S_KEY8);
-	alu_i(&e, BPF_MOV, 2, BPF_RB_NO_WAKEUP);
-	{
-		size_t j = jmp_r(&e, BPF_JLT, 1, 0);
-
-		alu_i(&e, BPF_MOV, 2, BPF_RB_FORCE_WAKEUP);
-		fix(&e, j);
-	}
+	/* wake the reader once per position of it at half full */
+	rb_wake_ask(&e, m);
 	if (strs) {
 		alu_r(&e, BPF_MOV, 4, 2);
 		ldmap(&e, 1, m->rb);
@@ -1499,6 +1552,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		alu_r(&e, BPF_MOV, 1, 9);
 		call(&e, BPF_FUNC_ringbuf_submit);
 	}
+	rb_wake_done(&e, m); /* the record is in */
 	jdrop = jmp_i(&e, BPF_JA, 0, 0);
 	/* no room: drops, per CPU */
 	fix(&e, jnull);

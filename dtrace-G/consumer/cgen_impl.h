@@ -33,7 +33,7 @@
 #define S_FLAGS_REC 0x10000
 #define S_TS (S_FLAGS - 8)   /* the firing's timestamp, if the plan reads it */
 #define S_VKEY (S_TS - 8)    /* cgtls's key {tid, variable} */
-#define S_VVAL (S_VKEY - 8)  /* a value stored there */
+#define S_VVAL (S_VKEY - 8)  /* a value stored there; rb_wake_ask()'s */
 #define S_THIS(i) (S_VVAL - 8 - 8 * (int)(i)) /* UBPF_KTHIS this-> */
 #define S_SBUF S_THIS(UBPF_KTHIS) /* cgbuf, where SEQ's strings are */
 #define S_SLEN(j) (S_SBUF - 8 - 8 * (int)(j)) /* their copies' lengths */

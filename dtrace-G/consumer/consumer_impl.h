@@ -892,6 +892,8 @@ struct cgen_maps {
 	/* out, where not NULL: whether the program reads the clock only
 	 * when the horizon is not dtrace's lease (cgen.c's hzfree) */
 	bool *hzfree;
+	/* rb's last wake-up (bpf/rbwake.bpf.h: the unwinder's too) */
+	int wake;
 };
 /*
  * A kernel probe's program (cgen_kprov.c): its provider's prologue,

@@ -112,17 +112,19 @@ static int uw_obj(struct consumer *c, struct uwalk *uw,
 	static char log[1 << 20];
 	struct bpf_object *o;
 	struct bpf_program *p;
-	const char *names[8] = { "cgbuf", "rb",	 "drops", "urows",
-				 "umods", "upx", "useen", "upages" };
-	int fds[8] = { m->buf,	 m->rb,	 m->drops, uw->rows,
-		       uw->mods, uw->px, uw->seen, uw->pages };
+	const char *names[9] = { "cgbuf", "rb",	 "drops", "urows",
+				 "umods", "upx", "useen", "upages",
+				 "rbwake" };
+	int fds[9] = { m->buf,	 m->rb,	 m->drops, uw->rows,
+		       uw->mods, uw->px, uw->seen, uw->pages,
+		       m->wake };
 
 	(void)c;
 	o = bpf_object__open_mem(unw_bpf_obj, unw_bpf_obj_len, NULL);
 	if (!o)
 		return -1;
 	uw->obj[k] = o;
-	for (int i = 0; i < 8; i++) {
+	for (int i = 0; i < 9; i++) {
 		struct bpf_map *mp = bpf_object__find_map_by_name(o, names[i]);
 
 		if (!mp || bpf_map__reuse_fd(mp, fds[i]))

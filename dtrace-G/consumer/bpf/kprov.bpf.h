@@ -233,6 +233,7 @@ static __always_inline void kprov_emit(__u32 ev, __u64 pt, const __u64 *args,
 	struct ubpf_rec *h;
 	struct ubpf_kctx *x;
 	__u64 *a, ug, *dp;
+	struct rbw rw;
 	int k;
 
 	if (!s)
@@ -301,14 +302,13 @@ static __always_inline void kprov_emit(__u32 ev, __u64 pt, const __u64 *args,
 	h->len = (__u16)off;
 	if (off < sizeof(*h) + sizeof(*x))
 		goto out;
-	if (bpf_ringbuf_output(&rb, s->b, off,
-			       bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >=
-					       bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE) / 2
-				       ? BPF_RB_FORCE_WAKEUP
-				       : BPF_RB_NO_WAKEUP) < 0) {
+	rbw_ask(&rw); /* the wake-up: usdt.bpf.c's (rbwake.bpf.h) */
+	if (bpf_ringbuf_output(&rb, s->b, off, rw.fl) < 0) {
 		dp = bpf_map_lookup_elem(&drops, &zero);
 		if (dp)
 			__sync_fetch_and_add(dp, 1);
+	} else {
+		rbw_done(&rw);
 	}
 out:
 	s->own = 0;

@@ -21,12 +21,11 @@
  * appends the registers, as a copy's record has them, and the pcs
  * found instead of the stack's bytes, flags the record UBPF_RF_USTACK
  * | UBPF_RF_UPCS and outputs it itself, as the generated program would
- * have (drops counted; a wake-up only at half full, as the generated
- * program's, but one per position of the reader, not one a record:
- * uwake): a tail call that lands never returns, so the caller's code
- * after it never runs, and the walk gives cgbuf back itself, on every
- * path (its owner word, struct cgb's own, which the caller took:
- * ../cgen.c's own_take()).  (Where the
+ * have (drops counted; the wake-up rule of rbwake.bpf.h, its map the
+ * generated programs'): a tail call that lands never returns, so the
+ * caller's code after it never runs, and the walk gives cgbuf back
+ * itself, on every path (its owner word, struct cgb's own, which the
+ * caller took: ../cgen.c's own_take()).  (Where the
  * unwinder is not loaded, the tail call falls through to the caller's
  * own copy.)
  *
@@ -119,17 +118,8 @@ struct {
 	__type(value, __u64);
 } drops SEC(".maps");
 
-/*
- * The consumer position of the last wake-up asked for, plus 1 (0: none
- * yet): while the ring is half full or more, only the first record
- * after the reader moved asks for one (ustack_walk()).
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} uwake SEC(".maps");
+/* the wake-up rule, its map shared with the generated programs */
+#include "rbwake.bpf.h"
 
 /* the tables (../ustack_walk.c fills them) */
 struct {
@@ -590,7 +580,8 @@ int ustack_walk(struct ureg *ctx)
 	struct cgb *b = bpf_map_lookup_elem(&cgbuf, &z);
 	struct blk *k = bpf_map_lookup_elem(&ublk, &z);
 	struct walk w = {};
-	__u64 *dp, *lw = NULL, cp = 0, fl;
+	struct rbw rw;
+	__u64 *dp;
 	__u16 *h;
 
 	if (!b)
@@ -631,32 +622,14 @@ int ustack_walk(struct ureg *ctx)
 	*(__u16 *)(b->b + 24) = (__u16)len;
 	barrier_var(len);
 	len &= 32767; /* at most 4240 + 20480: a bound the verifier sees */
-	/*
-	 * The wake-up: none below half full (the reader reads every
-	 * switchrate anyway); at half full or more, one per position of
-	 * the reader, not one a record.  A wake-up puts the ring on the
-	 * reader's ready list until a read finds it empty, so once one
-	 * was asked for at position P, another changes nothing until the
-	 * reader moved; and the reader cannot go to sleep at P with this
-	 * record unread.  (One a record, where the reader fell behind,
-	 * was an irq_work and a self-IPI a hit: two thirds of the walk's
-	 * time in a VM.)
-	 */
-	fl = BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >=
-	    bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE) / 2) {
-		cp = bpf_ringbuf_query(&rb, BPF_RB_CONS_POS) + 1;
-		lw = bpf_map_lookup_elem(&uwake, &z);
-		if (!lw || *lw != cp)
-			fl = BPF_RB_FORCE_WAKEUP;
-	}
-	if (bpf_ringbuf_output(&rb, b->b, len, fl) < 0) {
+	/* the wake-up: one per position of the reader at half full */
+	rbw_ask(&rw);
+	if (bpf_ringbuf_output(&rb, b->b, len, rw.fl) < 0) {
 		dp = bpf_map_lookup_elem(&drops, &z);
 		if (dp)
 			__sync_fetch_and_add(dp, 1);
-	} else if (fl == BPF_RB_FORCE_WAKEUP && lw) {
-		*lw = cp; /* asked for (the record is in: no wake-up is
-			   * asked for a record not written) */
+	} else {
+		rbw_done(&rw);
 	}
 out:
 	/* the record is out: cgbuf is the next hit's on this CPU (the

@@ -14,7 +14,9 @@
  * program reads with copyinstr(), and whether execname is read.  The
  * record (usdt_bpf.h) is built in a per-CPU scratch buffer and written
  * to the ring buffer in one bpf_ringbuf_output(), which wakes the reader
- * only once the buffer is half full (it reads every switchrate anyway);
+ * only once the buffer is half full (it reads every switchrate anyway),
+ * and then once per position of the reader, not per record
+ * (rbwake.bpf.h);
  * when the ring buffer is full the hit is counted in drops, per CPU, so
  * the consumer reports exactly what it lost.  The scratch, and a plan's
  * (kagg.bpf.h's kvm_buf), are owned while in use (scratch_take()): a
@@ -121,6 +123,9 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } drops SEC(".maps");
+
+/* when a record wakes the reader (kprov.bpf.h's too) */
+#include "rbwake.bpf.h"
 
 /*
  * copyout() with the thread held at its probe: the tracer's map
@@ -793,6 +798,7 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	__u64 *args;
 	__u32 off, nargs;
 	__u32 *hv = 0;
+	struct rbw rw;
 	int k;
 
 	if (kfix_hit(ctx))
@@ -940,18 +946,19 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	 */
 	if (!wr && e->hold && (hv = hold_thread()))
 		h->flags |= UBPF_RF_HELD;
-	/* wake the reader when the buffer is half full, not per record
-	 * (a held thread's at once) */
-	if (bpf_ringbuf_output(&rb, s->b, off,
-			       hv || bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >=
-					       bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE) / 2
-				       ? BPF_RB_FORCE_WAKEUP
-				       : BPF_RB_NO_WAKEUP) < 0) {
+	/* wake the reader once per position of it at half full, not per
+	 * record (rbwake.bpf.h); a held thread's record at once */
+	rbw_ask(&rw);
+	if (hv)
+		rw.fl = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&rb, s->b, off, rw.fl) < 0) {
 		if (hv)
 			*hv = UBPF_HOLD_DROP;
 		dp = bpf_map_lookup_elem(&drops, &zero);
 		if (dp)
 			__sync_fetch_and_add(dp, 1);
+	} else {
+		rbw_done(&rw);
 	}
 out:
 	s->own = 0;

@@ -883,8 +883,11 @@ static bool pre_pred(const struct cgen_maps *m, const struct ubpf_kplan *pl,
  * rb_wake_ask() leaves the flags in r2 and in S_VVAL (free by now: the
  * plan's) the reader's position + 1 where a wake-up is asked for, else
  * 0; rb_wake_done(), on the path where the record is in, notes it.
+ * Half full counts the record: r8, its length, where built in cgbuf
+ * (plus the ring's header and rounding, 16), AVAIL_DATA already where
+ * reserved (rbwake.bpf.h's rule).
  */
-static void rb_wake_ask(struct em *e, const struct cgen_maps *m)
+static void rb_wake_ask(struct em *e, const struct cgen_maps *m, bool r8len)
 {
 	size_t j[3];
 
@@ -892,6 +895,10 @@ static void rb_wake_ask(struct em *e, const struct cgen_maps *m)
 	ldmap(e, 1, m->rb);
 	alu_i(e, BPF_MOV, 2, BPF_RB_AVAIL_DATA);
 	call(e, BPF_FUNC_ringbuf_query);
+	if (r8len) {
+		alu_r(e, BPF_ADD, 0, 8);
+		alu_i(e, BPF_ADD, 0, 16);
+	}
 	stx(e, BPF_DW, 10, S_KEY8, 0);
 	ldmap(e, 1, m->rb);
 	alu_i(e, BPF_MOV, 2, BPF_RB_RING_SIZE);
@@ -1540,7 +1547,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		}
 	}
 	/* wake the reader once per position of it at half full */
-	rb_wake_ask(&e, m);
+	rb_wake_ask(&e, m, strs);
 	if (strs) {
 		alu_r(&e, BPF_MOV, 4, 2);
 		ldmap(&e, 1, m->rb);

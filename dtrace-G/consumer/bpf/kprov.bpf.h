@@ -302,7 +302,7 @@ static __always_inline void kprov_emit(__u32 ev, __u64 pt, const __u64 *args,
 	h->len = (__u16)off;
 	if (off < sizeof(*h) + sizeof(*x))
 		goto out;
-	rbw_ask(&rw); /* the wake-up: usdt.bpf.c's (rbwake.bpf.h) */
+	rbw_ask(&rw, off); /* the wake-up: usdt.bpf.c's (rbwake.bpf.h) */
 	if (bpf_ringbuf_output(&rb, s->b, off, rw.fl) < 0) {
 		dp = bpf_map_lookup_elem(&drops, &zero);
 		if (dp)

@@ -27,6 +27,15 @@
  *    there.  Another wake-up at P changes nothing; once the reader
  *    moved (positions only grow), the next record at half full asks
  *    for one again;
+ *  - half full counts the record being written (len, its bytes with
+ *    the ring's 8-byte header and rounding: 16 more; 0 for a reserved
+ *    one, which AVAIL_DATA already counts): the record that fills the
+ *    ring past half asks.  So a record at most half the ring's size
+ *    that finds no room finds a ring some record since the reader's
+ *    last move filled past half, and that one asked (before, counting
+ *    only what was in, two 7 KiB records of ustack() filled a 16 KiB
+ *    ring without a wake-up and the reader slept, the drops untold,
+ *    until its switchrate: run-trace.sh's wakeu on 6.1);
  *  - a record that found no room (a drop) asks for nothing and notes
  *    nothing; a note from a CPU that read an older position only makes
  *    the next record ask again.  Programs on several CPUs may both ask
@@ -53,15 +62,15 @@ struct rbw {
 	__u64 fl;  /* bpf_ringbuf_output()'s or _submit()'s flags */
 };
 
-/* The flags for the record about to be written to rb. */
-static __always_inline void rbw_ask(struct rbw *w)
+/* The flags for the record of len bytes about to be written to rb. */
+static __always_inline void rbw_ask(struct rbw *w, __u64 len)
 {
 	__u32 z = 0;
 
 	w->lw = 0;
 	w->cp = 0;
 	w->fl = BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) <
+	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) + len + 16 <
 	    bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE) / 2)
 		return;
 	w->cp = bpf_ringbuf_query(&rb, BPF_RB_CONS_POS) + 1;

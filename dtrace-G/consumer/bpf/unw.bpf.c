@@ -623,7 +623,7 @@ int ustack_walk(struct ureg *ctx)
 	barrier_var(len);
 	len &= 32767; /* at most 4240 + 20480: a bound the verifier sees */
 	/* the wake-up: one per position of the reader at half full */
-	rbw_ask(&rw);
+	rbw_ask(&rw, len);
 	if (bpf_ringbuf_output(&rb, b->b, len, rw.fl) < 0) {
 		dp = bpf_map_lookup_elem(&drops, &z);
 		if (dp)

@@ -948,7 +948,7 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 		h->flags |= UBPF_RF_HELD;
 	/* wake the reader once per position of it at half full, not per
 	 * record (rbwake.bpf.h); a held thread's record at once */
-	rbw_ask(&rw);
+	rbw_ask(&rw, off);
 	if (hv)
 		rw.fl = BPF_RB_FORCE_WAKEUP;
 	if (bpf_ringbuf_output(&rb, s->b, off, rw.fl) < 0) {

@@ -22,7 +22,9 @@
  * kaggs is looked up with its
  * per-CPU values and merged, and so is every slot of kflat that a hit
  * updated (the statements without keys); the entries the map had no
- * room for were counted per CPU in kdrops and are reported as DTrace
+ * room for, and the min()/max() updates a nested program could not
+ * finish (cgen_plan.c's minmax(): kdrops is made for kflat too), were
+ * counted per CPU in kdrops and are reported as DTrace
  * reports them ("N aggregation drops on CPU C").  With -v, dtrace says how many
  * clauses ran in the kernel.  The keys with a string variable's,
  * execname's or a literal's bytes are in kaggs_v, or, where its room

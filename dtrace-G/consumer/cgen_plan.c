@@ -40,7 +40,10 @@
  *     llquantize()'s (llq_bucket(): a test per order of magnitude, no
  *     loop), finds the slot (kflat, by index) or the entry (kaggs:
  *     lookup, insert if absent, lookup; a full map counts in kdrops)
- *     and updates it as kagg.bpf.h's kval_update() does; stddev()
+ *     and updates it as kagg.bpf.h's kval_update() does, each word a
+ *     program nested in this one on the CPU could change by one atomic
+ *     instruction (BPF_ADD; min() and max() by BPF_CMPXCHG, minmax();
+ *     doc/DESIGN.md's "Programs that nest on a CPU"); stddev()
  *     updates two buckets, {hits, sum} and its 128-bit sum of squares
  *     (stddev_sq(), kplan.c's "stddev() and llquantize()"), which the
  *     generic program does not know.

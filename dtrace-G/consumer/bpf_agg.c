@@ -776,8 +776,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	/* a kflat slot's min() or max() can drop too (cgen_plan.c's
 	 * minmax()) */
 	if (keyed || flat)
-		k->drops_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "kdrops", 4,
-				      8, 1, 0);
+		k->drops_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "kdrops", 4, 8,
+				      1, 0);
 	if (flat)
 		k->flat_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "kflat", 4,
 				     sizeof(struct ubpf_kval), UBPF_KFLAT, 0);
@@ -825,7 +825,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		k->act_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgact", 4, 8, 1, 0);
 	k->cgen = true; /* bpf_kagg_free() closes them */
 	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
-	    (flat && (k->flat_fd < 0 || k->drops_fd < 0)) || k->armed_fd < 0 || k->arm1_fd < 0 ||
+	    (flat && (k->flat_fd < 0 || k->drops_fd < 0)) || k->armed_fd < 0 ||
+	    k->arm1_fd < 0 ||
 	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0 || k->tlsa_fd < 0 ||
 		     k->tlsu_fd < 0 || k->tlss_fd < 0 || k->tlsufull_fd < 0)) ||
 	    (skeyed && k->saggs_fd < 0) || (vkeyed && k->vaggs_fd < 0) ||

@@ -352,9 +352,8 @@ static void minmax(struct em *e, uint8_t fn, const int *fds)
 		/* b 1: a = v where v < a (max: v > a), from the a compared */
 		fix(e, jval);
 		ldx(e, BPF_DW, 0, 5, 0);
-		jdone[ndone++] = jmp_r(e, fn == UBPF_F_MIN ? BPF_JSGE
-							   : BPF_JSLE,
-				       9, 0);
+		jdone[ndone++] =
+			jmp_r(e, fn == UBPF_F_MIN ? BPF_JSGE : BPF_JSLE, 9, 0);
 		alu_r(e, BPF_MOV, 1, 0);
 		put(e, BPF_STX | BPF_ATOMIC | BPF_DW, 5, 9, 0, BPF_CMPXCHG);
 		jdone[ndone++] = jmp_r(e, BPF_JEQ, 0, 1);

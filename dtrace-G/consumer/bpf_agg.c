@@ -770,8 +770,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		k->aggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs",
 				     offsetof(struct ubpf_kkey, k) +
 					     kkeys * sizeof(int64_t),
-				     sizeof(struct ubpf_kval),
-				     UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
+				     sizeof(struct ubpf_kval), UBPF_KMAXENTRIES,
+				     BPF_F_NO_PREALLOC);
 	}
 	/* a kflat slot's min() or max() can drop too (cgen_plan.c's
 	 * minmax()) */

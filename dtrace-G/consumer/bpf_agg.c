@@ -22,7 +22,9 @@
  * kaggs is looked up with its
  * per-CPU values and merged, and so is every slot of kflat that a hit
  * updated (the statements without keys); the entries the map had no
- * room for were counted per CPU in kdrops and are reported as DTrace
+ * room for, and the min()/max() updates a nested program could not
+ * finish (cgen_plan.c's minmax(): kdrops is made for kflat too), were
+ * counted per CPU in kdrops and are reported as DTrace
  * reports them ("N aggregation drops on CPU C").  With -v, dtrace says how many
  * clauses ran in the kernel.  The keys with a string variable's,
  * execname's or a literal's bytes are in kaggs_v, or, where its room
@@ -768,11 +770,14 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		k->aggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs",
 				     offsetof(struct ubpf_kkey, k) +
 					     kkeys * sizeof(int64_t),
-				     sizeof(struct ubpf_kval),
-				     UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
-		k->drops_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "kdrops", 4,
-				      8, 1, 0);
+				     sizeof(struct ubpf_kval), UBPF_KMAXENTRIES,
+				     BPF_F_NO_PREALLOC);
 	}
+	/* a kflat slot's min() or max() can drop too (cgen_plan.c's
+	 * minmax()) */
+	if (keyed || flat)
+		k->drops_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "kdrops", 4, 8,
+				      1, 0);
 	if (flat)
 		k->flat_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "kflat", 4,
 				     sizeof(struct ubpf_kval), UBPF_KFLAT, 0);
@@ -820,7 +825,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		k->act_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgact", 4, 8, 1, 0);
 	k->cgen = true; /* bpf_kagg_free() closes them */
 	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
-	    (flat && k->flat_fd < 0) || k->armed_fd < 0 || k->arm1_fd < 0 ||
+	    (flat && (k->flat_fd < 0 || k->drops_fd < 0)) || k->armed_fd < 0 ||
+	    k->arm1_fd < 0 ||
 	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0 || k->tlsa_fd < 0 ||
 		     k->tlsu_fd < 0 || k->tlss_fd < 0 || k->tlsufull_fd < 0)) ||
 	    (skeyed && k->saggs_fd < 0) || (vkeyed && k->vaggs_fd < 0) ||

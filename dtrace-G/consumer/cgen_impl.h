@@ -188,6 +188,19 @@ static inline void st(struct em *e, uint8_t sz, uint8_t dst, int16_t off,
 	put(e, BPF_ST | BPF_MEM | sz, dst, 0, off, imm);
 }
 
+/*
+ * *(u64 *)(dst + off) += src, one atomic instruction (BPF_ATOMIC, 5.12
+ * on): a program nested in this one on the CPU (doc/DESIGN.md's
+ * "Programs that nest on a CPU") that adds between a load and a store
+ * would be lost.  fetch: src gets the word's old value.
+ */
+static inline void xadd(struct em *e, uint8_t dst, int16_t off, uint8_t src,
+			bool fetch)
+{
+	put(e, BPF_STX | BPF_ATOMIC | BPF_DW, dst, src, off,
+	    fetch ? BPF_ADD | BPF_FETCH : BPF_ADD);
+}
+
 /* cgbuf given back, before an exit of a program that holds it (r1) */
 static inline void own_give(struct em *e)
 {

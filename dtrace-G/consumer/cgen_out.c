@@ -413,9 +413,8 @@ static void sstr_put(struct em *e, const struct ubpf_kop *o, const int *fds,
 	{
 		size_t j2 = jmp_i(e, BPF_JEQ, 0, 0);
 
-		ldx(e, BPF_DW, 1, 0, 0);
-		alu_i(e, BPF_ADD, 1, 1);
-		stx(e, BPF_DW, 0, 0, 1);
+		alu_i(e, BPF_MOV, 1, 1);
+		xadd(e, 0, 0, 1, false);
 		fix(e, j2);
 	}
 	fix(e, j);

@@ -40,7 +40,10 @@
  *     llquantize()'s (llq_bucket(): a test per order of magnitude, no
  *     loop), finds the slot (kflat, by index) or the entry (kaggs:
  *     lookup, insert if absent, lookup; a full map counts in kdrops)
- *     and updates it as kagg.bpf.h's kval_update() does; stddev()
+ *     and updates it as kagg.bpf.h's kval_update() does, each word a
+ *     program nested in this one on the CPU could change by one atomic
+ *     instruction (BPF_ADD; min() and max() by BPF_CMPXCHG, minmax();
+ *     doc/DESIGN.md's "Programs that nest on a CPU"); stddev()
  *     updates two buckets, {hits, sum} and its 128-bit sum of squares
  *     (stddev_sq(), kplan.c's "stddev() and llquantize()"), which the
  *     generic program does not know.
@@ -284,56 +287,115 @@ static void stddev_sq(struct em *e)
 	fix(e, j);
 	alu_i(e, BPF_RSH, 5, 31);
 	alu_r(e, BPF_ADD, 3, 5); /* its high word */
-	ldx(e, BPF_DW, 1, 0, 0);
+	/* the low word added atomically, its old value fetched: the carry
+	 * is this hit's (a program nested here adds its own, with its own
+	 * carry, before or after), and the high word is added with it */
+	alu_r(e, BPF_MOV, 1, 2);
+	xadd(e, 0, 0, 1, true);
 	alu_r(e, BPF_ADD, 1, 2);
-	stx(e, BPF_DW, 0, 0, 1);
 	j = jmp_r(e, BPF_JGE, 1, 2);
 	alu_i(e, BPF_ADD, 3, 1);
 	fix(e, j);
-	ldx(e, BPF_DW, 1, 0, 8);
-	alu_r(e, BPF_ADD, 1, 3);
-	stx(e, BPF_DW, 0, 8, 1);
+	xadd(e, 0, 8, 3, false);
 }
 
-/* kval_update() of the struct ubpf_kval at r0 with the value in r9 */
-static void kval_update(struct em *e, uint8_t fn)
+/* kdrops' counter (fds[2]), per CPU, += 1 atomically; r0-r5 clobbered */
+static void kdrop(struct em *e, const int *fds)
 {
-	size_t j1, j2;
+	size_t j;
 
+	st(e, BPF_W, 10, S_KEY8, 0);
+	ldmap(e, 1, fds[2]);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, S_KEY8);
+	call(e, BPF_FUNC_map_lookup_elem);
+	j = jmp_i(e, BPF_JEQ, 0, 0);
+	alu_i(e, BPF_MOV, 1, 1);
+	xadd(e, 0, 0, 1, false);
+	fix(e, j);
+}
+
+/* min()'s and max()'s tries (minmax()) */
+#define MINMAX_TRIES 3
+
+/*
+ * min() or max() of the struct ubpf_kval at r0 with the value in r9:
+ * {a, b}, b 1 when a holds a value.  Exact where another program
+ * nests in this one (doc/DESIGN.md's "Programs that nest on a CPU"):
+ * b 0 is claimed by a BPF_CMPXCHG to 2, a is written and b set to 1;
+ * a program that finds b 2 interrupted that (it cannot wait for it)
+ * and counts a drop in kdrops.  b 1: a is replaced only by a
+ * BPF_CMPXCHG from the value compared; a nested program's update in
+ * between makes it fail, and the comparison is made again with what
+ * that program left, MINMAX_TRIES times, then a drop (a CPU whose
+ * programs nest that deep at one entry).  User space reads b 1 only
+ * (kplan.c's d_kplan_merge()).  r0-r5 clobbered.
+ */
+static void minmax(struct em *e, uint8_t fn, const int *fds)
+{
+	size_t jdone[3 * MINMAX_TRIES], ndone = 0, jdrop[MINMAX_TRIES + 1];
+	size_t ndrop = 0, jval, jnext, jend;
+
+	alu_r(e, BPF_MOV, 5, 0);
+	for (int t = 0; t < MINMAX_TRIES; t++) {
+		ldx(e, BPF_DW, 1, 5, 8);
+		jval = jmp_i(e, BPF_JEQ, 1, 1);
+		jdrop[ndrop++] = jmp_i(e, BPF_JNE, 1, 0);
+		/* b 0: claimed (2), then a = v, b = 1 */
+		alu_i(e, BPF_MOV, 0, 0);
+		alu_i(e, BPF_MOV, 2, 2);
+		put(e, BPF_STX | BPF_ATOMIC | BPF_DW, 5, 2, 8, BPF_CMPXCHG);
+		jnext = jmp_i(e, BPF_JNE, 0, 0);
+		stx(e, BPF_DW, 5, 0, 9);
+		st(e, BPF_DW, 5, 8, 1);
+		jdone[ndone++] = jmp_i(e, BPF_JA, 0, 0);
+		/* b 1: a = v where v < a (max: v > a), from the a compared */
+		fix(e, jval);
+		ldx(e, BPF_DW, 0, 5, 0);
+		jdone[ndone++] =
+			jmp_r(e, fn == UBPF_F_MIN ? BPF_JSGE : BPF_JSLE, 9, 0);
+		alu_r(e, BPF_MOV, 1, 0);
+		put(e, BPF_STX | BPF_ATOMIC | BPF_DW, 5, 9, 0, BPF_CMPXCHG);
+		jdone[ndone++] = jmp_r(e, BPF_JEQ, 0, 1);
+		fix(e, jnext);
+	}
+	jdrop[ndrop++] = jmp_i(e, BPF_JA, 0, 0);
+	for (size_t i = 0; i < ndrop; i++)
+		fix(e, jdrop[i]);
+	kdrop(e, fds);
+	jend = jmp_i(e, BPF_JA, 0, 0);
+	for (size_t i = 0; i < ndone; i++)
+		fix(e, jdone[i]);
+	fix(e, jend);
+}
+
+/*
+ * kval_update() of the struct ubpf_kval at r0 with the value in r9,
+ * each word that a nested program could update between a load and a
+ * store added atomically (xadd())
+ */
+static void kval_update(struct em *e, uint8_t fn, const int *fds)
+{
 	switch (fn) {
 	case UBPF_F_COUNT:
 	case UBPF_F_QUANTIZE:
 	case UBPF_F_LQUANTIZE:
 	case UBPF_F_LLQUANTIZE:
-		ldx(e, BPF_DW, 1, 0, 0);
-		alu_i(e, BPF_ADD, 1, 1);
-		stx(e, BPF_DW, 0, 0, 1);
+		alu_i(e, BPF_MOV, 1, 1);
+		xadd(e, 0, 0, 1, false);
 		break;
 	case UBPF_F_SUM:
-		ldx(e, BPF_DW, 1, 0, 0);
-		alu_r(e, BPF_ADD, 1, 9);
-		stx(e, BPF_DW, 0, 0, 1);
+		xadd(e, 0, 0, 9, false);
 		st(e, BPF_DW, 0, 8, 1);
 		break;
 	case UBPF_F_AVG: /* stddev()'s bucket 0 too (agg()) */
-		ldx(e, BPF_DW, 1, 0, 0);
-		alu_i(e, BPF_ADD, 1, 1);
-		stx(e, BPF_DW, 0, 0, 1);
-		ldx(e, BPF_DW, 1, 0, 8);
-		alu_r(e, BPF_ADD, 1, 9);
-		stx(e, BPF_DW, 0, 8, 1);
+		alu_i(e, BPF_MOV, 1, 1);
+		xadd(e, 0, 0, 1, false);
+		xadd(e, 0, 8, 9, false);
 		break;
 	case UBPF_F_MIN:
 	case UBPF_F_MAX:
-		/* if (!b || v < a) a = v (max: v > a); b = 1 */
-		ldx(e, BPF_DW, 1, 0, 8);
-		j1 = jmp_i(e, BPF_JEQ, 1, 0);
-		ldx(e, BPF_DW, 1, 0, 0);
-		j2 = jmp_r(e, fn == UBPF_F_MIN ? BPF_JSGE : BPF_JSLE, 9, 1);
-		fix(e, j1);
-		stx(e, BPF_DW, 0, 0, 9);
-		fix(e, j2);
-		st(e, BPF_DW, 0, 8, 1);
+		minmax(e, fn, fds);
 		break;
 	case UBPF_F_STDDEV: /* bucket 1: the square of |v| added */
 		stddev_sq(e);
@@ -384,7 +446,7 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		alu_i(e, BPF_ADD, 2, S_KEY8);
 		call(e, BPF_FUNC_map_lookup_elem);
 		j1 = jmp_i(e, BPF_JEQ, 0, 0);
-		kval_update(e, fn);
+		kval_update(e, fn, fds);
 		fix(e, j1);
 		return;
 	}
@@ -444,7 +506,7 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 static void agg_find(struct em *e, const int *fds, uint8_t fn, int map,
 		     int32_t kat)
 {
-	size_t j1, j2, j3;
+	size_t j1, j2;
 
 	ldmap(e, 1, map);
 	key_ptr(e, kat);
@@ -463,22 +525,13 @@ static void agg_find(struct em *e, const int *fds, uint8_t fn, int map,
 	call(e, BPF_FUNC_map_lookup_elem);
 	j2 = jmp_i(e, BPF_JNE, 0, 0);
 	/* no room: kdrops, per CPU */
-	st(e, BPF_W, 10, S_KEY8, 0);
-	ldmap(e, 1, fds[2]);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KEY8);
-	call(e, BPF_FUNC_map_lookup_elem);
-	j3 = jmp_i(e, BPF_JEQ, 0, 0);
-	ldx(e, BPF_DW, 1, 0, 0);
-	alu_i(e, BPF_ADD, 1, 1);
-	stx(e, BPF_DW, 0, 0, 1);
-	fix(e, j3);
+	kdrop(e, fds);
 	{
 		size_t j4 = jmp_i(e, BPF_JA, 0, 0);
 
 		fix(e, j1);
 		fix(e, j2);
-		kval_update(e, fn);
+		kval_update(e, fn, fds);
 		fix(e, j4);
 	}
 }
@@ -717,9 +770,8 @@ static void tls_store(struct em *e, const int *fds, uint16_t v, int fd)
 	{
 		size_t j4 = jmp_i(e, BPF_JEQ, 0, 0);
 
-		ldx(e, BPF_DW, 1, 0, 0);
-		alu_i(e, BPF_ADD, 1, 1);
-		stx(e, BPF_DW, 0, 0, 1);
+		alu_i(e, BPF_MOV, 1, 1);
+		xadd(e, 0, 0, 1, false);
 		fix(e, j4);
 	}
 	fix(e, j3);

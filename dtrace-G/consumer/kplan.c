@@ -2388,9 +2388,12 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		break;
 	case AG_MIN:
 	case AG_MAX:
+		/* b 2: claimed by a hit still writing a (cgen_plan.c's
+		 * minmax()) */
 		for (i = 0; i < ncpus; i++)
-			if (vals[i].b && (a->fn == AG_MIN ? vals[i].a < d[0]
-							  : vals[i].a > d[0]))
+			if (vals[i].b == 1 &&
+			    (a->fn == AG_MIN ? vals[i].a < d[0]
+					     : vals[i].a > d[0]))
 				d[0] = vals[i].a;
 		break;
 	case AG_QUANTIZE:

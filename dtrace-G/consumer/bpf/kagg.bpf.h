@@ -223,7 +223,51 @@ static __always_inline __s64 kalu(__u8 op, __s64 a, __s64 b)
 	return 0;
 }
 
-/* fn's update of an entry's value */
+static __always_inline void kdrop(void)
+{
+	__u32 z = 0;
+	__u64 *dp = bpf_map_lookup_elem(&kdrops, &z);
+
+	if (dp) /* atomic: a program nested in this one may count too */
+		__sync_fetch_and_add(dp, 1);
+}
+
+/*
+ * min() or max() of kv with v, exact where another program nests in
+ * this one on the CPU (doc/DESIGN.md's "Programs that nest on a CPU";
+ * cgen_plan.c's minmax() is the same): b 0 claimed by a compare-and-
+ * swap to 2, then a written and b 1; b 2 found (a program this one
+ * interrupted was writing a) counts a drop; b 1: a replaced only by a
+ * compare-and-swap from the value compared, tried again with what a
+ * nested program left, 3 times, then a drop.
+ */
+static __always_inline void kminmax(struct ubpf_kval *kv, __s64 v, int max)
+{
+	__s64 a;
+	int t;
+
+#pragma unroll
+	for (t = 0; t < 3; t++) {
+		if (kv->b == 0) {
+			if (__sync_val_compare_and_swap(&kv->b, 0, 2) != 0)
+				continue;
+			kv->a = v;
+			kv->b = 1;
+			return;
+		}
+		if (kv->b != 1)
+			break;
+		a = kv->a;
+		if (max ? v <= a : v >= a)
+			return;
+		if (__sync_val_compare_and_swap(&kv->a, a, v) == a)
+			return;
+	}
+	kdrop();
+}
+
+/* fn's update of an entry's value: each word another program nested
+ * in this one could update between a load and a store added atomically */
 static __always_inline void kval_update(struct ubpf_kval *kv, __u8 fn,
 					__s64 v)
 {
@@ -231,25 +275,21 @@ static __always_inline void kval_update(struct ubpf_kval *kv, __u8 fn,
 	case UBPF_F_COUNT:
 	case UBPF_F_QUANTIZE:
 	case UBPF_F_LQUANTIZE:
-		kv->a++;
+		__sync_fetch_and_add(&kv->a, 1);
 		break;
 	case UBPF_F_SUM:
-		kv->a = (__s64)((__u64)kv->a + (__u64)v);
+		__sync_fetch_and_add(&kv->a, v);
 		kv->b = 1;
 		break;
 	case UBPF_F_AVG:
-		kv->a++;
-		kv->b = (__s64)((__u64)kv->b + (__u64)v);
+		__sync_fetch_and_add(&kv->a, 1);
+		__sync_fetch_and_add(&kv->b, v);
 		break;
 	case UBPF_F_MIN:
-		if (!kv->b || v < kv->a)
-			kv->a = v;
-		kv->b = 1;
+		kminmax(kv, v, 0);
 		break;
 	case UBPF_F_MAX:
-		if (!kv->b || v > kv->a)
-			kv->a = v;
-		kv->b = 1;
+		kminmax(kv, v, 1);
 		break;
 	}
 }
@@ -296,15 +336,6 @@ static __always_inline __u16 kbucket_in(const struct ubpf_kop *o, __s64 v)
 	       : o->n == UBPF_F_LQUANTIZE ? klqbucket(v, o->imm, o->step,
 						      o->levels)
 					  : 0;
-}
-
-static __always_inline void kdrop(void)
-{
-	__u32 z = 0;
-	__u64 *dp = bpf_map_lookup_elem(&kdrops, &z);
-
-	if (dp)
-		*dp += 1;
 }
 
 static __always_inline void kagg_update(struct kvm *vm,

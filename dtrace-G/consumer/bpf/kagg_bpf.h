@@ -35,7 +35,11 @@
  *				the low and high 64 bits of the sum of
  *				e's squares, 128 bits (../d/agg.c's)
  *
- * An entry the map has no room for is counted per CPU in kdrops.  An
+ * An entry the map has no room for is counted per CPU in kdrops, and so
+ * is a min() or max() a nested program could not finish (b is 2 while
+ * a hit claims an entry's first value: cgen_plan.c's minmax()).  The
+ * words are updated atomically (doc/DESIGN.md's "Programs that nest on
+ * a CPU").  An
  * aggregation without keys needs no hash: its statement gets slots of
  * the per-CPU array kflat (one, or one per bucket), found by index, and
  * sum() sets b as well, so a slot with a and b 0 was never updated.

@@ -1185,10 +1185,10 @@ static unsigned unwind(struct ustack_state *s, unsigned max)
 {
 	struct consumer *c = s->hit.c;
 	uint64_t pc0 = s->hit.cap.regs[USTACK_PC];
-	struct us_proc *up, *b, *a, *next = NULL;
+	struct us_proc *up, *b = NULL, *a = NULL, *next = NULL;
 	uint64_t *keep = NULL;
 	unsigned n, kn = 0;
-	bool frozen, kcut = false;
+	bool frozen = false, kcut = false;
 
 	/* the text that names the probe's address unwinds the hit */
 	up = us_proc_get(c, s->hit.pid, s->hit.t, pc0);

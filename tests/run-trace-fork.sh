@@ -84,8 +84,10 @@ trap 'exit 1' INT TERM HUP
 }
 
 # a private daemon; the programs register there, dtrace reads its state
+# (-v: it logs "serving" only so; without, the wait below ran its full
+# 30 s every time before the device test answered)
 mkdir -p hdev state
-"$HELPERD" -f --no-scan --device "$tmp/hdev/helper" \
+"$HELPERD" -f -v --no-scan --device "$tmp/hdev/helper" \
 	--state-dir "$tmp/state" >hd.log 2>&1 &
 hd_pid=$!
 wait_until 300 grep -q "serving $tmp/hdev/helper" hd.log ||

@@ -631,7 +631,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		bool so = d_kplan_sout(k->kp, i),
 		     spec = traced[i] && !so && d_kplan_specs(c->prog, i),
 		     late = traced[i] && !so && !d_kplan_clause(k->kp, i) &&
-			    d_kplan_specs_late(c->prog, i);
+			    d_kplan_specs_late(k->kp, i);
 
 		nsout += traced[i] && so;
 		nspec += spec;

@@ -29,6 +29,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,9 +217,45 @@ void cg_try(struct consumer *c)
 }
 
 /*
+ * DTRACE_CGEN_DUMP=FILE: every program the generator hands to
+ * cg_load_as(), appended to FILE (one too that the cache finds loaded
+ * already), a line naming its type, attach type and length, then an
+ * instruction a line (code, dst, src, off, imm): a debugging aid, to
+ * compare what two builds of the generator emit for the same script.
+ */
+static void cg_dump(enum bpf_prog_type type, int attach,
+		    const struct bpf_insn *v, size_t n)
+{
+	const char *path = getenv("DTRACE_CGEN_DUMP");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int fd;
+
+	if (!path || !*path || !(f = open_memstream(&buf, &len)))
+		return;
+	fprintf(f, "prog type %d attach %d insns %zu\n", (int)type, attach,
+		n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%02x %u %u %d %d\n", v[i].code, v[i].dst_reg,
+			v[i].src_reg, v[i].off, v[i].imm);
+	fclose(f);
+	/* one write, O_APPEND: the programs of runs at once stay whole */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		if (write(fd, buf, len) < 0)
+			fputs("dtrace: DTRACE_CGEN_DUMP: write failed\n",
+			      stderr);
+		close(fd);
+	}
+	free(buf);
+}
+
+/*
  * The program v (n instructions, now ours), loaded, or the one loaded
  * before with the same instructions: its fd, or -errno (c->be_why).
- * DTRACE_CGEN_LOG set prints the verifier's whole log of a refusal.
+ * DTRACE_CGEN_LOG set prints the verifier's whole log of a refusal;
+ * DTRACE_CGEN_DUMP, the instructions (cg_dump()).
  */
 static int cg_load_as(struct consumer *c, enum bpf_prog_type type,
 		      int attach, struct bpf_insn *v, size_t n)
@@ -230,6 +267,7 @@ static int cg_load_as(struct consumer *c, enum bpf_prog_type type,
 		    .expected_attach_type = (enum bpf_attach_type)attach);
 	int fd;
 
+	cg_dump(type, attach, v, n);
 	for (size_t i = 0; i < b->ncg; i++)
 		if (b->cg[i].n == n && b->cg[i].type == (int)type &&
 		    b->cg[i].attach == attach &&

@@ -911,11 +911,7 @@ static void rb_wake_ask(struct em *e, const struct cgen_maps *m, bool r8len)
 	call(e, BPF_FUNC_ringbuf_query);
 	alu_i(e, BPF_ADD, 0, 1);
 	stx(e, BPF_DW, 10, S_VVAL, 0);
-	st(e, BPF_W, 10, S_KEY8, 0);
-	ldmap(e, 1, m->wake);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KEY8);
-	call(e, BPF_FUNC_map_lookup_elem);
+	lookup0(e, m->wake);
 	j[1] = jmp_i(e, BPF_JEQ, 0, 0); /* no map: ask */
 	ldx(e, BPF_DW, 1, 0, 0);
 	ldx(e, BPF_DW, 2, 10, S_VVAL);
@@ -937,11 +933,7 @@ static void rb_wake_done(struct em *e, const struct cgen_maps *m)
 
 	ldx(e, BPF_DW, 1, 10, S_VVAL);
 	j[0] = jmp_i(e, BPF_JEQ, 1, 0);
-	st(e, BPF_W, 10, S_KEY8, 0);
-	ldmap(e, 1, m->wake);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KEY8);
-	call(e, BPF_FUNC_map_lookup_elem);
+	lookup0(e, m->wake);
 	j[1] = jmp_i(e, BPF_JEQ, 0, 0);
 	ldx(e, BPF_DW, 1, 10, S_VVAL);
 	stx(e, BPF_DW, 0, 0, 1);
@@ -1000,11 +992,7 @@ static size_t pre_emit(struct em *e, const struct cgen_maps *m,
  */
 static void own_take(struct em *e, const struct cgen_maps *m, size_t j[2])
 {
-	st(e, BPF_W, 10, S_KEY8, 0);
-	ldmap(e, 1, m->buf);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KEY8);
-	call(e, BPF_FUNC_map_lookup_elem);
+	lookup0(e, m->buf);
 	j[0] = jmp_i(e, BPF_JEQ, 0, 0); /* cannot be: key 0 of an array */
 	alu_r(e, BPF_MOV, 1, 0);
 	stx(e, BPF_DW, 10, S_OWN, 1);
@@ -1026,11 +1014,7 @@ static void own_busy(struct em *e, const struct cgen_maps *m,
 	fix(e, j[0]);
 	fix(e, j[1]);
 	e->ownoff = 0;
-	st(e, BPF_W, 10, S_KEY8, 0);
-	ldmap(e, 1, m->drops);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KEY8);
-	call(e, BPF_FUNC_map_lookup_elem);
+	lookup0(e, m->drops);
 	jnull = jmp_i(e, BPF_JEQ, 0, 0);
 	alu_i(e, BPF_MOV, 1, 1);
 	put(e, BPF_STX | BPF_DW | BPF_ATOMIC, 0, 1, 0, BPF_ADD);
@@ -1273,10 +1257,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			alu_i(&e, BPF_RSH, 1, 32);
 			stx(&e, BPF_W, 10, S_KEY8 + 4, 1);
 		}
-		ldmap(&e, 1, m->armed);
-		alu_r(&e, BPF_MOV, 2, 10);
-		alu_i(&e, BPF_ADD, 2, S_KEY8);
-		call(&e, BPF_FUNC_map_lookup_elem);
+		lookup_at(&e, m->armed, S_KEY8);
 		jarm = jmp_i(&e, BPF_JEQ, 0, 0);
 		if (j2 != SIZE_MAX)
 			fix(&e, j2);
@@ -1314,10 +1295,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			stx(&e, BPF_W, 10, S_KEY8, 1);
 			/* there already (every later hit): a lookup, not an
 			 * update, which locks the bucket to find it there */
-			ldmap(&e, 1, m->tlsu);
-			alu_r(&e, BPF_MOV, 2, 10);
-			alu_i(&e, BPF_ADD, 2, S_KEY8);
-			call(&e, BPF_FUNC_map_lookup_elem);
+			lookup_at(&e, m->tlsu, S_KEY8);
 			jhad = jmp_i(&e, BPF_JNE, 0, 0);
 			ldmap(&e, 1, m->tlsu);
 			alu_r(&e, BPF_MOV, 2, 10);
@@ -1329,11 +1307,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			 * armed there any more (an -EEXIST is no news) */
 			j1 = jmp_i(&e, BPF_JEQ, 0, 0);
 			j2 = jmp_i(&e, BPF_JEQ, 0, -EEXIST);
-			st(&e, BPF_W, 10, S_KEY8, 0);
-			ldmap(&e, 1, m->tlsufull);
-			alu_r(&e, BPF_MOV, 2, 10);
-			alu_i(&e, BPF_ADD, 2, S_KEY8);
-			call(&e, BPF_FUNC_map_lookup_elem);
+			lookup0(&e, m->tlsufull);
 			j3 = jmp_i(&e, BPF_JEQ, 0, 0);
 			st(&e, BPF_W, 0, 0, 1);
 			fix(&e, j1);
@@ -1366,11 +1340,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		jbuf = jmp_i(&e, BPF_JEQ, 0, 0); /* not NULL: for the reader */
 	} else if (strs) { /* built in cgbuf: its length is known at the
 			    * end */
-		st(&e, BPF_W, 10, S_KEY8, 0);
-		ldmap(&e, 1, m->buf);
-		alu_r(&e, BPF_MOV, 2, 10);
-		alu_i(&e, BPF_ADD, 2, S_KEY8);
-		call(&e, BPF_FUNC_map_lookup_elem);
+		lookup0(&e, m->buf);
 		jbuf = jmp_i(&e, BPF_JEQ, 0, 0);
 	} else {
 		ldmap(&e, 1, m->rb);
@@ -1563,11 +1533,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	jdrop = jmp_i(&e, BPF_JA, 0, 0);
 	/* no room: drops, per CPU */
 	fix(&e, jnull);
-	st(&e, BPF_W, 10, S_KEY8, 0);
-	ldmap(&e, 1, m->drops);
-	alu_r(&e, BPF_MOV, 2, 10);
-	alu_i(&e, BPF_ADD, 2, S_KEY8);
-	call(&e, BPF_FUNC_map_lookup_elem);
+	lookup0(&e, m->drops);
 	jnull = jmp_i(&e, BPF_JEQ, 0, 0);
 	alu_i(&e, BPF_MOV, 1, 1); /* atomic: a program nested in this one
 				   * may count too */

@@ -6,7 +6,10 @@
  * the jumps still to be fixed) and its one-instruction helpers.  Each
  * helper appends one BPF instruction (two for a 64-bit immediate); a
  * forward jump is emitted with offset 0 and set by fix() once its
- * target is the next instruction.  Not for anything else.
+ * target is the next instruction.  Some emit a short fixed run of
+ * them, as lookup_at() a map lookup of a key on the stack and lookup0()
+ * of key 0, which every map of one entry is read by.  Not for anything
+ * else.
  */
 #ifndef USDT_DTRACE_CGEN_IMPL_H
 #define USDT_DTRACE_CGEN_IMPL_H
@@ -213,6 +216,26 @@ static inline void own_give(struct em *e)
 static inline void call(struct em *e, int32_t fn)
 {
 	put(e, BPF_JMP | BPF_CALL, 0, 0, 0, fn);
+}
+
+/*
+ * r0 = bpf_map_lookup_elem(fd, r10 + key), the key's bytes already at
+ * key on the stack: its value's address, or NULL; r1-r5 clobbered
+ */
+static inline void lookup_at(struct em *e, int fd, int16_t key)
+{
+	ldmap(e, 1, fd);
+	alu_r(e, BPF_MOV, 2, 10);
+	alu_i(e, BPF_ADD, 2, key);
+	call(e, BPF_FUNC_map_lookup_elem);
+}
+
+/* ... of key 0, a u32 stored at S_KEY8: an array's first entry (a
+ * per-CPU one's, this CPU's) */
+static inline void lookup0(struct em *e, int fd)
+{
+	st(e, BPF_W, 10, S_KEY8, 0);
+	lookup_at(e, fd, S_KEY8);
 }
 
 /* a jump whose offset is set later (fix()); its index */

@@ -157,11 +157,7 @@ void cgen_out_need(struct em *e)
 		ldx(e, BPF_DW, 1, 10, S_OBUF);
 		j = jmp_i(e, BPF_JNE, 1, 0);
 	}
-	st(e, BPF_W, 10, S_KEY8, 0);
-	ldmap(e, 1, e->obuf);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KEY8);
-	call(e, BPF_FUNC_map_lookup_elem);
+	lookup0(e, e->obuf);
 	jok = jmp_i(e, BPF_JNE, 0, 0);
 	own_give(e);
 	alu_i(e, BPF_MOV, 0, 0);
@@ -405,11 +401,7 @@ static void sstr_put(struct em *e, const struct ubpf_kop *o, const int *fds,
 	alu_i(e, BPF_MOV, 4, BPF_ANY);
 	call(e, BPF_FUNC_map_update_elem);
 	j = jmp_i(e, BPF_JSGE, 0, 0);
-	st(e, BPF_W, 10, S_KEY8, 0);
-	ldmap(e, 1, fds[4]);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KEY8);
-	call(e, BPF_FUNC_map_lookup_elem);
+	lookup0(e, fds[4]);
 	{
 		size_t j2 = jmp_i(e, BPF_JEQ, 0, 0);
 

@@ -304,11 +304,7 @@ static void kdrop(struct em *e, const int *fds)
 {
 	size_t j;
 
-	st(e, BPF_W, 10, S_KEY8, 0);
-	ldmap(e, 1, fds[2]);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KEY8);
-	call(e, BPF_FUNC_map_lookup_elem);
+	lookup0(e, fds[2]);
 	j = jmp_i(e, BPF_JEQ, 0, 0);
 	alu_i(e, BPF_MOV, 1, 1);
 	xadd(e, 0, 0, 1, false);
@@ -441,10 +437,7 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		}
 		alu_i(e, BPF_ADD, 1, o->slot);
 		stx(e, BPF_W, 10, S_KEY8, 1);
-		ldmap(e, 1, fds[1]);
-		alu_r(e, BPF_MOV, 2, 10);
-		alu_i(e, BPF_ADD, 2, S_KEY8);
-		call(e, BPF_FUNC_map_lookup_elem);
+		lookup_at(e, fds[1], S_KEY8);
 		j1 = jmp_i(e, BPF_JEQ, 0, 0);
 		kval_update(e, fn, fds);
 		fix(e, j1);
@@ -715,10 +708,7 @@ static void tls_load(struct em *e, const int *fds, uint16_t v, int fd)
 		stx(e, BPF_W, 10, S_VKEY, 7); /* the tid: pid_tgid's low half */
 		st(e, BPF_W, 10, S_VKEY + 4, v);
 	}
-	ldmap(e, 1, fd);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, key);
-	call(e, BPF_FUNC_map_lookup_elem);
+	lookup_at(e, fd, key);
 	alu_i(e, BPF_MOV, 1, 0);
 	j = jmp_i(e, BPF_JEQ, 0, 0);
 	ldx(e, BPF_DW, 1, 0, 0);
@@ -762,11 +752,7 @@ static void tls_store(struct em *e, const int *fds, uint16_t v, int fd)
 	alu_i(e, BPF_MOV, 4, BPF_ANY);
 	call(e, BPF_FUNC_map_update_elem);
 	j3 = jmp_i(e, BPF_JSGE, 0, 0);
-	st(e, BPF_W, 10, S_KEY8, 0);
-	ldmap(e, 1, fds[4]);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KEY8);
-	call(e, BPF_FUNC_map_lookup_elem);
+	lookup0(e, fds[4]);
 	{
 		size_t j4 = jmp_i(e, BPF_JEQ, 0, 0);
 
@@ -926,11 +912,7 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	}
 	if (!e->nsarg)
 		return;
-	st(e, BPF_W, 10, S_KEY8, 0);
-	ldmap(e, 1, buf);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KEY8);
-	call(e, BPF_FUNC_map_lookup_elem);
+	lookup0(e, buf);
 	e->fj[e->nfj++] = jmp_i(e, BPF_JEQ, 0, 0);
 	stx(e, BPF_DW, 10, S_SBUF, 0);
 	for (unsigned j = 0; j < e->nsarg; j++) {
@@ -1950,11 +1932,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	     cgen_plan_has(pl, UBPF_K_LKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_MKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_CVCMP, -1))) {
-		st(e, BPF_W, 10, S_KEY8, 0);
-		ldmap(e, 1, fds[5]);
-		alu_r(e, BPF_MOV, 2, 10);
-		alu_i(e, BPF_ADD, 2, S_KEY8);
-		call(e, BPF_FUNC_map_lookup_elem);
+		lookup0(e, fds[5]);
 		e->fj[e->nfj++] = jmp_i(e, BPF_JEQ, 0, 0);
 		stx(e, BPF_DW, 10, S_SBUF, 0);
 		e->vbuf = true;

@@ -113,10 +113,7 @@ static size_t sw_lookup(struct em *e, int vtimes, int a)
 {
 	ldx(e, BPF_DW, 1, 6, (int16_t)(8 * a));
 	stx(e, BPF_DW, 10, SW_KEY, 1);
-	ldmap(e, 1, vtimes);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, SW_KEY);
-	call(e, BPF_FUNC_map_lookup_elem);
+	lookup_at(e, vtimes, SW_KEY);
 	return jmp_i(e, BPF_JEQ, 0, 0);
 }
 
@@ -223,10 +220,7 @@ void cgen_vtime(struct em *e, const struct cgen_maps *m, int16_t off)
 	}
 	call(e, BPF_FUNC_get_current_task);
 	stx(e, BPF_DW, 10, S_KEY8, 0);
-	ldmap(e, 1, m->vtimes);
-	alu_r(e, BPF_MOV, 2, 10);
-	alu_i(e, BPF_ADD, 2, S_KEY8);
-	call(e, BPF_FUNC_map_lookup_elem);
+	lookup_at(e, m->vtimes, S_KEY8);
 	jseed = jmp_i(e, BPF_JEQ, 0, 0);
 	/* vtime_now(): the thread runs this, so a switch in unreported
 	 * when on is clear; lost for good then */

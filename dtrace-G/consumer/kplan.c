@@ -1934,6 +1934,7 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->vslot);
 	free(k->varg);
 	free(k->xcl);
+	free(k->tied);
 	free(k);
 }
 
@@ -2086,27 +2087,34 @@ static bool stmts_late(const struct stmt *v, unsigned n)
 }
 
 /*
- * Is clause clause tied to one with speculations: does it touch a
- * self-> or this-> variable one of them touches, or one a clause so
+ * Which clauses are tied to one with speculations: does a clause touch
+ * a self-> or this-> variable one of them touches, or one a clause so
  * tied touches?  kp_vars_decide() gives user space every variable a
  * clause it runs touches and every clause touching those, so such a
  * clause runs from the records too.  dtrace:::BEGIN and END clauses
  * are dtrace's own (kp_vars_decide() leaves their variables alone).
  * A sout clause's value variables stay the kernel's, so a clause tied
  * through one of them may run in the kernel: the caller asks the plan
- * (bpf_agg.c's d_kplan_clause()).
+ * (bpf_agg.c's d_kplan_clause()).  The closure is over the whole
+ * program, so it is computed once, into tied[] (p->nclauses), at
+ * d_kplan_specs_late()'s first ask, not once a clause.
  */
-static bool specs_tied(const struct d_prog *p, unsigned clause)
+static void specs_tied(const struct d_prog *p, bool *tied)
 {
-	bool *tied, *vars, *mark, changed = true, r;
+	bool *vars, *mark, changed = false;
 	size_t nv = p->nvars ? p->nvars : 1;
 
-	tied = xcalloc(p->nclauses, sizeof(*tied));
-	vars = xcalloc(nv, sizeof(*vars));
-	mark = xcalloc(nv, sizeof(*mark));
-	for (unsigned ci = 0; ci < p->nclauses; ci++)
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
 		tied[ci] = d_kplan_specs(p, ci) &&
 			   !kp_dtrace_only(&p->clauses[ci]);
+		changed |= tied[ci];
+	}
+	/* no speculating clause: none is tied (the walk below would
+	 * find none) */
+	if (!changed)
+		return;
+	vars = xcalloc(nv, sizeof(*vars));
+	mark = xcalloc(nv, sizeof(*mark));
 	while (changed) {
 		changed = false;
 		for (unsigned ci = 0; ci < p->nclauses; ci++) {
@@ -2131,11 +2139,8 @@ static bool specs_tied(const struct d_prog *p, unsigned clause)
 			}
 		}
 	}
-	r = tied[clause];
-	free(tied);
 	free(vars);
 	free(mark);
-	return r;
 }
 
 /* Does n store anything (=, the compound ones, ++, --)? */
@@ -2164,17 +2169,25 @@ bool d_kplan_sout(const struct d_kplan *k, unsigned clause)
 	       k->sout[clause];
 }
 
-bool d_kplan_specs_late(const struct d_prog *p, unsigned clause)
+bool d_kplan_specs_late(struct d_kplan *k, unsigned clause)
 {
+	const struct d_prog *p = k->prog;
 	const struct clause *c;
 
 	if (clause >= p->nclauses)
 		return false;
 	c = &p->clauses[clause];
-	/* the walk first: specs_tied() is the closure over the program */
+	/* the walk first: specs_tied() is the closure over the program,
+	 * made at the first clause that reads late and kept in the plan */
 	if (!node_late(c->pred) && !stmts_late(c->stmts, c->nstmts))
 		return false;
-	return d_kplan_specs(p, clause) || specs_tied(p, clause);
+	if (d_kplan_specs(p, clause))
+		return true;
+	if (!k->tied) {
+		k->tied = xcalloc(p->nclauses, sizeof(*k->tied));
+		specs_tied(p, k->tied);
+	}
+	return k->tied[clause];
 }
 
 bool d_kplan_clause(const struct d_kplan *k, unsigned clause)

@@ -96,9 +96,11 @@ bool d_kplan_specs(const struct d_prog *prog, unsigned clause);
  * (or one a clause so tied touches: it runs from the records too), and
  * reads the process's memory by an address (copyinto(), copyin() or
  * copyinstr() of other than an argument): on that path it reads when
- * dtrace runs the hit's record, not at the probe (-v says so)
+ * dtrace runs the hit's record, not at the probe (-v says so).  Of
+ * plan k's program: the ties, a closure over the program, are made at
+ * the first ask and kept in k.
  */
-bool d_kplan_specs_late(const struct d_prog *prog, unsigned clause);
+bool d_kplan_specs_late(struct d_kplan *k, unsigned clause);
 /*
  * A speculating clause user space runs (its predicate, speculate()) but
  * whose printf() and trace() values the kernel computes at the hit

@@ -98,6 +98,10 @@ struct d_kplan {
 	 * (d_kplan_xwhy()), or NULL */
 	const char *xwhy;
 	unsigned xwhyc;
+	/* per clause: tied to a speculating one through a self-> or
+	 * this-> variable (kplan.c's specs_tied(), the closure over the
+	 * program), made at d_kplan_specs_late()'s first ask, or NULL */
+	bool *tied;
 };
 
 /*

@@ -570,9 +570,9 @@ static __always_inline int kagg_hit(__u32 ev, __u64 pt,
 	if (!scratch_take(&vm->own)) /* a plan halfway on this CPU */
 		return 0;
 	UREGS(Rv);
-	if (!Rv) {
+	if (!Rv) { /* arm64's room halfway on this CPU: a drop (UREGS()) */
 		vm->own = 0;
-		return -1;
+		return 0;
 	}
 	regs_load(Rv, R);
 	nargs = e->nargs;

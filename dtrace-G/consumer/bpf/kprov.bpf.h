@@ -78,7 +78,9 @@
  * A kernel thread's saved registers are not user mode's: its record
  * has no stack.  arm64's 33 registers are in the per-CPU uregs_buf
  * (UREGS(), as a USDT hit's: on the BPF stack they would pass the
- * verifier's 512 bytes), read from struct user_pt_regs as they lie,
+ * verifier's 512 bytes; owned while filled and read, and taken only
+ * where a clause reads the stack, UREGS_IF(): found taken, the hit is
+ * a drop), read from struct user_pt_regs as they lie,
  * which is the order uregs.h numbers them in.  The generated programs
  * read them from the same places (../cgen.c's kp_uregs()): change one,
  * change both.
@@ -351,7 +353,9 @@ int kprov_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	if (s->ustk[0]) { /* the call's pt_regs: user mode's, our order */
 		UREGS(R);
 
-		ur = R && bpf_probe_read_kernel(R, 8 * UBPF_NREG, regs) == 0;
+		if (!R) /* halfway on this CPU: a drop (UREGS()) */
+			return 0;
+		ur = bpf_probe_read_kernel(R, 8 * UBPF_NREG, regs) == 0;
 		kprov_emit(s->ev[0], pt, a, KP_NARGS, s->strmask, s->comm[0],
 			   ur ? R : 0, s->ustk[0]);
 		return 0;
@@ -378,8 +382,11 @@ int kprov_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	a[0] = a[1] = ctx->args[1]; /* the return value, twice (DTrace) */
 	if (s->ustk[1]) {
 		UREGS(R);
-		int ur = R && bpf_probe_read_kernel(R, 8 * UBPF_NREG, regs) == 0;
+		int ur;
 
+		if (!R) /* halfway on this CPU: a drop (UREGS()) */
+			return 0;
+		ur = bpf_probe_read_kernel(R, 8 * UBPF_NREG, regs) == 0;
 		kprov_emit(s->ev[1], pt, a, 2, 0, s->comm[1], ur ? R : 0,
 			   s->ustk[1]);
 		return 0;
@@ -478,11 +485,13 @@ int kprov_sys_enter_tp(struct ksys_enter_tp *ctx)
 	__u64 pt = bpf_get_current_pid_tgid();
 	const struct ubpf_ksys *s = kprov_sys(ctx->nr, pt);
 	__u64 a[KP_NARGS] = {0};
-	UREGS(R);
 	__u32 i;
 	int ur;
 
 	if (!s || !s->ev[0])
+		return 0;
+	UREGS_IF(R, s->ustk[0]);
+	if (s->ustk[0] && !R) /* halfway on this CPU: a drop (UREGS()) */
 		return 0;
 	/*
 	 * The kernel refuses a program that reads the context past the
@@ -505,10 +514,12 @@ int kprov_sys_exit_tp(struct ksys_exit_tp *ctx)
 	__u64 pt = bpf_get_current_pid_tgid();
 	const struct ubpf_ksys *s = kprov_sys(ctx->nr, pt);
 	__u64 a[KP_NARGS] = {0};
-	UREGS(R);
 	int ur;
 
 	if (!s || !s->ev[1])
+		return 0;
+	UREGS_IF(R, s->ustk[1]);
+	if (s->ustk[1] && !R) /* halfway on this CPU: a drop (UREGS()) */
 		return 0;
 	a[0] = a[1] = (__u64)ctx->ret;
 	ur = s->ustk[1] && kprov_task_uregs(R);
@@ -544,8 +555,10 @@ int kprov_profile(struct kperf_ctx *ctx)
 	if (ustk) { /* the interrupted user mode's, or the saved one */
 		UREGS(R);
 
+		if (!R) /* halfway on this CPU: a drop (UREGS()) */
+			return 0;
 		if (!(ps & UREG_A64_MODE_MASK)) {
-			if (R && !(ps & KP_A64_MODE32)) {
+			if (!(ps & KP_A64_MODE32)) {
 				regs_load(R, &ctx->regs);
 				ur = 1;
 			}
@@ -603,10 +616,13 @@ static __always_inline __u64 kprov_tpfield(const void *ctx, __u32 off1,
 	return v;
 }
 
+/* The cookie's stack size (KiB): non-zero where a clause reads it */
+#define KPROV_CK_USTK(ck) ((__u8)((ck) >> UBPF_KCOOKIE_USTK_SHIFT))
+
 /* The cookie's user stack: R filled, or 0 (none asked, or none). */
 static __always_inline const __u64 *kprov_ck_uregs(__u64 ck, __u64 *R)
 {
-	if (!(__u8)(ck >> UBPF_KCOOKIE_USTK_SHIFT) || !kprov_task_uregs(R))
+	if (!KPROV_CK_USTK(ck) || !kprov_task_uregs(R))
 		return 0;
 	return R;
 }
@@ -616,8 +632,10 @@ int kprov_exec(void *ctx)
 {
 	__u64 ck = bpf_get_attach_cookie(ctx);
 	__u64 a[KP_NARGS] = {0};
-	UREGS(R);
+	UREGS_IF(R, KPROV_CK_USTK(ck));
 
+	if (KPROV_CK_USTK(ck) && !R) /* halfway on this CPU: a drop */
+		return 0;
 	kprov_emit((__u32)ck, bpf_get_current_pid_tgid(), a, 0, 0, 1,
 		   kprov_ck_uregs(ck, R), (__u8)(ck >> UBPF_KCOOKIE_USTK_SHIFT));
 	return 0;
@@ -630,7 +648,6 @@ int kprov_exit(void *ctx)
 	const struct ubpf_kconf *k = bpf_map_lookup_elem(&kconf, &zero);
 	__u64 pt = bpf_get_current_pid_tgid(), task = bpf_get_current_task();
 	__u64 a[KP_NARGS] = {0};
-	UREGS(R);
 	__u64 ck = bpf_get_attach_cookie(ctx);
 	int code = 0;
 
@@ -649,6 +666,9 @@ int kprov_exit(void *ctx)
 	a[0] = !(code & 0x7f)  ? KP_CLD_EXITED
 	       : (code & 0x80) ? KP_CLD_DUMPED
 			       : KP_CLD_KILLED;
+	UREGS_IF(R, KPROV_CK_USTK(ck));
+	if (KPROV_CK_USTK(ck) && !R) /* halfway on this CPU: a drop */
+		return 0;
 	kprov_emit((__u32)ck, pt, a, 1, 0, 1, kprov_ck_uregs(ck, R),
 		   (__u8)(ck >> UBPF_KCOOKIE_USTK_SHIFT));
 	return 0;
@@ -660,13 +680,15 @@ int kprov_create(void *ctx)
 	__u32 zero = 0;
 	const struct ubpf_kconf *k = bpf_map_lookup_elem(&kconf, &zero);
 	__u64 a[KP_NARGS] = {0};
-	UREGS(R);
 	__u64 ck = bpf_get_attach_cookie(ctx);
 
 	if (!k || !k->newtask_pid || !k->newtask_flags ||
 	    (kprov_tpfield(ctx, k->newtask_flags, 8) & KP_CLONE_THREAD))
 		return 0; /* a thread, not a process */
 	a[0] = (__u64)(__s64)(__s32)kprov_tpfield(ctx, k->newtask_pid, 4);
+	UREGS_IF(R, KPROV_CK_USTK(ck));
+	if (KPROV_CK_USTK(ck) && !R) /* halfway on this CPU: a drop */
+		return 0;
 	kprov_emit((__u32)ck, bpf_get_current_pid_tgid(), a, 1, 0, 1,
 		   kprov_ck_uregs(ck, R), (__u8)(ck >> UBPF_KCOOKIE_USTK_SHIFT));
 	return 0;

@@ -18,10 +18,11 @@
  * and then once per position of the reader, not per record
  * (rbwake.bpf.h);
  * when the ring buffer is full the hit is counted in drops, per CPU, so
- * the consumer reports exactly what it lost.  The scratch, and a plan's
- * (kagg.bpf.h's kvm_buf), are owned while in use (scratch_take()): a
- * program that interrupts another on its CPU (profile-N's in a
- * uprobe's) finds them taken and counts a drop.  Hits in dtrace itself
+ * the consumer reports exactly what it lost.  The scratch, a plan's
+ * (kagg.bpf.h's kvm_buf) and arm64's copy of the registers (uregs_buf,
+ * UREGS()) are owned while in use (scratch_take()): a program that
+ * interrupts another on its CPU (profile-N's in a uprobe's) finds them
+ * taken and counts a drop.  Hits in dtrace itself
  * (self_pid, see ../bpf.c) are not recorded.  Clauses that only
  * aggregate integers run here instead, when the event's process has a
  * plan (kagg.bpf.h); a hit whose clauses all did so writes no record.
@@ -280,7 +281,18 @@ static __always_inline void regs_load(__u64 *R, const struct ureg *r)
  * Room for a hit's copy of the registers (UREGS(R) declares R): on the
  * stack for x86-64's 17; arm64's 33 (264 bytes) with the rest of a
  * hit's frame would pass the verifier's 512 bytes of stack, so there
- * they are in a per-CPU array, which R is NULL without.
+ * they are in a per-CPU array, uregs_buf.  That room is the CPU's, as
+ * buf is (scratch_take()): another task's uprobe or tracepoint program
+ * run while a preempted uprobe's is halfway would write its registers
+ * over those the first is reading its arguments and stack from (a
+ * profile-N sample in a uprobe's program copies the same thread's,
+ * saved at the breakpoint: the same bytes).  So it has an owner word:
+ * UREGS(R) takes it (R is NULL when it was taken already, the hit then
+ * counted in drops, and the caller does nothing more) and gives it
+ * back when R goes out of scope (the cleanup attribute: every return
+ * and goto out of R's block).  UREGS_IF(R, want) takes it only where
+ * want is true, for a program whose hits need the registers only for a
+ * stack (R NULL where not wanted too: the caller tests want && !R).
  */
 struct uregs_room {
 	__u64 r[UBPF_NREG];
@@ -288,23 +300,38 @@ struct uregs_room {
 
 #if defined(__TARGET_ARCH_arm64)
 
+struct uregs_cpu {
+	struct uregs_room u; /* first: R points at it and at the struct */
+	__u64 own;	     /* scratch_take()'s */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct uregs_room);
+	__type(value, struct uregs_cpu);
 } uregs_buf SEC(".maps");
 
-static __always_inline __u64 *uregs_room(void)
+static __always_inline __u64 *uregs_take(void)
 {
 	__u32 zero = 0;
-	struct uregs_room *u = bpf_map_lookup_elem(&uregs_buf, &zero);
+	struct uregs_cpu *u = bpf_map_lookup_elem(&uregs_buf, &zero);
 
-	return u ? u->r : 0;
+	return u && scratch_take(&u->own) ? u->u.r : 0;
 }
-#define UREGS(R) __u64 *R = uregs_room()
+
+static __always_inline void uregs_give(__u64 **R)
+{
+	if (*R)
+		((struct uregs_cpu *)*R)->own = 0;
+}
+#define UREGS_IF(R, want)                                               \
+	__u64 *R __attribute__((cleanup(uregs_give))) =                   \
+		(want) ? uregs_take() : 0
+#define UREGS(R) UREGS_IF(R, 1)
 #else
 #define UREGS(R) struct uregs_room R##_room; __u64 *R = R##_room.r
+#define UREGS_IF(R, want) UREGS(R)
 #endif
 
 static __always_inline __u64 reg_of(const __u64 *R, __u8 n)
@@ -815,7 +842,7 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	if (!s || !scratch_take(&s->own))
 		return 0;
 	UREGS(R);
-	if (!R)
+	if (!R) /* arm64's room halfway on this CPU: a drop (UREGS()) */
 		goto out;
 	regs_load(R, ctx);
 	h = (struct ubpf_rec *)s->b;

@@ -873,12 +873,14 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
 		const struct ubpf_kop *o = &pl->ops[pc];
 
-		if (o->op == UBPF_K_SEQ && o->agg)
+		bool cmp = o->op == UBPF_K_SEQ || o->op == UBPF_K_VACMP;
+
+		if (cmp && o->agg)
 			any = true;
-		else if (o->op == UBPF_K_SEQ || o->op == UBPF_K_SKEY ||
+		else if (cmp || o->op == UBPF_K_SKEY ||
 			 o->op == UBPF_K_CACMP || o->op == UBPF_K_SMKEY)
 			none = true;
-		if (o->op == UBPF_K_SEQ &&
+		if (cmp &&
 		    (o->agg > UBPF_KFSITES ||
 		     (o->agg && (o->jump <= pc || o->jump > pl->nops))))
 			e->bad = true;
@@ -899,7 +901,8 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		unsigned j, a;
 
 		if (o->op != UBPF_K_SEQ && o->op != UBPF_K_SKEY &&
-		    o->op != UBPF_K_CACMP && o->op != UBPF_K_SMKEY)
+		    o->op != UBPF_K_CACMP && o->op != UBPF_K_SMKEY &&
+		    o->op != UBPF_K_VACMP)
 			continue;
 		a = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY ? o->slot
 								  : o->n;
@@ -913,6 +916,7 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			e->skarg[j] |=
 				o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY;
 			e->czarg[j] |= o->op == UBPF_K_CACMP;
+			e->rbarg[j] |= o->op == UBPF_K_VACMP && fs;
 			continue;
 		}
 		if (j >= UBPF_KSTRARGS || a >= nargs || buf < 0 ||
@@ -922,6 +926,7 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		}
 		e->skarg[j] = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY;
 		e->czarg[j] = o->op == UBPF_K_CACMP;
+		e->rbarg[j] = o->op == UBPF_K_VACMP && fs;
 		e->sarg[e->nsarg++] = (uint8_t)a;
 	}
 	if (!e->nsarg)
@@ -971,6 +976,22 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		/* a key longer than kaggs_s keeps: the hit is user space's */
 		if (e->skarg[j] && e->nfj < UBPF_KSTRARGS * 2 + 1)
 			e->fj[e->nfj++] = jmp_i(e, BPF_JGT, 0, UBPF_KSKEY);
+		/* VACMP's, with fault sites: the helper read pl->fstr
+		 * bytes (strsize - 1, as d_read_user_str() reads) and cut
+		 * the last for its NUL: that byte again, on its own (it
+		 * read once, it reads again), so the copy holds the string
+		 * as copyinstr() has it, as an SSTR's copy does */
+		if (e->rbarg[j]) {
+			size_t jf = jmp_i(e, BPF_JNE, 0, pl->fstr);
+
+			ldx(e, BPF_DW, 1, 10, S_SBUF);
+			alu_i(e, BPF_ADD, 1, SEQ_AT(j) + pl->fstr - 1);
+			alu_i(e, BPF_MOV, 2, 1);
+			ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
+			alu_i(e, BPF_ADD, 3, pl->fstr - 1);
+			call(e, BPF_FUNC_probe_read_user);
+			fix(e, jf);
+		}
 	}
 }
 
@@ -1369,6 +1390,114 @@ static void vveq(struct em *e, const struct ubpf_kop *o, const int *fds)
 	fix(e, j);
 	for (unsigned i = 0; i < 3; i++)
 		fix(e, jend[i]);
+	free(jne);
+	free(jeq);
+	if (o->flags & UBPF_KF_NEG)
+		alu_i(e, BPF_XOR, 1, 1);
+}
+
+/*
+ * r1 = VACMP o: the string variable (o->levels its kind, o->slot;
+ * svar_at()) == copyinstr(argument o->n) (UBPF_KF_NEG: !=), the
+ * argument's string as seq_read() copied it.  A fault site (o->agg)
+ * whose string could not be read sets its bits and jumps to its
+ * clause's end, as seq()'s.  The copy is then the string as
+ * copyinstr() gives it in the form an SSTR's copy has (cgen_out.c's
+ * ostr_at()): its len the helper's count, the NUL's included, below
+ * o->imm bytes (strsize - 1); else o->imm, its last byte the string's
+ * own (seq_read() read it again with fault sites; without, the copy
+ * went on to UBPF_STRMAX bytes and the count is cut to imm, the cut
+ * copyinstr() makes), a NUL or not.  One string has one such form,
+ * the variable's as the argument's, so the two are equal when their
+ * lens are and their first len bytes, compared as vveq() compares
+ * two variables: a word at a time for the words imm bytes take, the
+ * word len ends in masked to its low bytes (past the NUL lies what an
+ * earlier copy left).  A variable unset (no entry; a this-> len of 0)
+ * reads "", equal to an argument's "" (len 1).
+ */
+static void vacmp(struct em *e, const struct ubpf_kplan *pl,
+		  const struct ubpf_kop *o, const int *fds)
+{
+	struct ubpf_kop v = { .n = (uint8_t)o->levels,
+			      .slot = o->slot,
+			      .imm = o->imm };
+	int32_t sb = (int32_t)offsetof(struct ubpf_kostr, s);
+	unsigned words = (unsigned)(o->imm + 7) / 8, j, nne = 0, neq = 0;
+	size_t jnone, jcut, jend, jx, *jne, *jeq;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
+		;
+	if (j >= e->nsarg || o->imm < 1 || o->imm > UBPF_STRMAX - 1 ||
+	    (o->agg && (!e->rbarg[j] || pl->fstr != o->imm))) {
+		e->bad = true;
+		return;
+	}
+	if (o->agg) { /* a fault site: one unread ends the clause */
+		size_t jok;
+
+		ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
+		jok = jmp_i(e, BPF_JSGE, 3, 0);
+		alu_i(e, BPF_NEG, 3, 0); /* 1 or 2: usdt_bpf.h's bits */
+		alu_i(e, BPF_LSH, 3, 32 + 2 * (o->agg - 1));
+		ldx(e, BPF_DW, 1, 10, S_FLAGS);
+		alu_r(e, BPF_OR, 1, 3);
+		stx(e, BPF_DW, 10, S_FLAGS, 1);
+		e->sfj = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, jok);
+	}
+	svar_at(e, pl, &v, fds);
+	if (e->bad)
+		return;
+	jne = xcalloc(2 * (size_t)words + 2, sizeof(*jne));
+	jeq = xcalloc(2 * (size_t)words + 2, sizeof(*jeq));
+	/* r3 = the argument's len, cut to imm */
+	ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
+	jcut = jmp_i(e, BPF_JLE, 3, (int32_t)o->imm);
+	alu_i(e, BPF_MOV, 3, (int32_t)o->imm);
+	fix(e, jcut);
+	/* the variable unset: equal to "" (len 1) */
+	alu_i(e, BPF_MOV, 1, 0);
+	jnone = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_W, 4, 0, (int16_t)offsetof(struct ubpf_kostr, len));
+	jne[nne++] = jmp_r(e, BPF_JNE, 3, 4);
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned i = 0; i < words; i++) {
+		size_t jfull;
+
+		if (i)
+			jeq[neq++] = jmp_i(e, BPF_JLE, 3, (int32_t)(8 * i));
+		ldx(e, BPF_DW, 4, 2, (int16_t)(SEQ_AT(j) + 8 * (int32_t)i));
+		ldx(e, BPF_DW, 5, 0, (int16_t)(sb + 8 * (int32_t)i));
+		alu_r(e, BPF_XOR, 4, 5);
+		jfull = jmp_i(e, BPF_JGE, 3, (int32_t)(8 * i + 8));
+		/* len - 8i (1 to 7) bytes of this word: the low ones */
+		alu_r(e, BPF_MOV, 5, 3);
+		alu_i(e, BPF_SUB, 5, (int32_t)(8 * i));
+		alu_i(e, BPF_LSH, 5, 3);
+		alu_i(e, BPF_MOV, 1, 1);
+		alu_r(e, BPF_LSH, 1, 5);
+		alu_i(e, BPF_SUB, 1, 1);
+		alu_r(e, BPF_AND, 4, 1);
+		jne[nne++] = jmp_i(e, BPF_JNE, 4, 0);
+		jeq[neq++] = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, jfull);
+		jne[nne++] = jmp_i(e, BPF_JNE, 4, 0);
+	}
+	jeq[neq++] = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jnone);
+	jx = jmp_i(e, BPF_JNE, 3, 1);
+	alu_i(e, BPF_MOV, 1, 1);
+	fix(e, jx);
+	jend = jmp_i(e, BPF_JA, 0, 0);
+	for (unsigned i = 0; i < nne; i++)
+		fix(e, jne[i]);
+	alu_i(e, BPF_MOV, 1, 0);
+	jx = jmp_i(e, BPF_JA, 0, 0);
+	for (unsigned i = 0; i < neq; i++)
+		fix(e, jeq[i]);
+	alu_i(e, BPF_MOV, 1, 1);
+	fix(e, jx);
+	fix(e, jend);
 	free(jne);
 	free(jeq);
 	if (o->flags & UBPF_KF_NEG)
@@ -2141,6 +2270,19 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_VVCMP:
 			vvcmp(e, pl, o, fds);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_VACMP: /* a fault site's jump as SEQ's */
+			if (o->agg && (o->jump <= pc || o->jump > pl->nops)) {
+				e->bad = true;
+				continue;
+			}
+			e->sfj = SIZE_MAX;
+			vacmp(e, pl, o, fds);
+			if (e->sfj != SIZE_MAX) {
+				fjx[nf] = e->sfj;
+				fjt[nf++] = o->jump;
+			}
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_VSEQ: {

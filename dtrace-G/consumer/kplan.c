@@ -797,6 +797,58 @@ bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
 	return true;
 }
 
+/*
+ * v == copyinstr(argN) or v != copyinstr(argN), either way round, v a
+ * self-> or this-> string variable and the other side copyinstr(argN)
+ * or args[N] (N a constant, maybe in stringof()): v's index, whatever
+ * the kernel keeps, else -1.  kplan_vars.c's str_var() lets a KV_STR
+ * variable be read so.
+ */
+int kp_svar_arg(const struct d_prog *p, const struct node *n)
+{
+	const struct node *f, *o;
+
+	if (n->op != N_BIN || (n->sub != OP_EQ && n->sub != OP_NE))
+		return -1;
+	f = kp_str_var_of(p, n->a) >= 0 ? n->a : n->b;
+	o = f == n->a ? n->b : n->a;
+	if (kp_str_var_of(p, f) < 0 ||
+	    (kp_copyinstr_arg(o) < 0 && kp_args_index(o) < 0))
+		return -1;
+	return f->sub;
+}
+
+/*
+ * ... of a KV_STR variable: generated programs compare the bytes its
+ * store kept with the argument's string as copyinstr() gives it
+ * (UBPF_K_VACMP, cgen_plan.c's vacmp()): read at the hit as SEQ reads
+ * it (seq_read()), which is d_read_user_str()'s rule -- at most
+ * strsize - 1 bytes, up to the first NUL, the string cut there -- and,
+ * where the kernel keeps self-> variables (fmode), a fault site
+ * (fsite_assign()) whose read touches exactly the bytes run.c's does
+ * (the NUL's included, or the strsize - 1 read), so it faults exactly
+ * where that would; elsewhere a string that cannot be read sends the
+ * hit to user space whole.  The variable and N into *v, *arg.
+ */
+bool kp_svar_acmp(const struct d_kplan *k, const struct node *n, int *v,
+		  int *arg)
+{
+	int w = k && k->vars && !k->nostr ? kp_svar_arg(k->prog, n) : -1;
+	int a;
+
+	if (w < 0 || k->vst[w] != KV_STR || k->prog->strsize < 2 ||
+	    k->prog->strsize > UBPF_STRMAX)
+		return false;
+	a = sarg_of(k, n->a->op == N_VAR && n->a->sub == w ? n->b : n->a);
+	if (a < 0)
+		return false;
+	if (v)
+		*v = w;
+	if (arg)
+		*arg = a;
+	return true;
+}
+
 /* v OP w, OP == != < <= > >= (strcmp()'s order, as run.c's binop()),
  * both self-> or this-> string variables: their indexes into *v and
  * *w, whatever the kernel keeps */
@@ -1199,12 +1251,13 @@ int kp_arg_str(const struct d_kplan *k, const struct node *n)
 	return sarg_of(k, n);
 }
 
-/* Does n compare a string (kp_str_cmp())? */
+/* Does n compare an argument's string, a read of the process that may
+ * fault (kp_str_cmp(), kp_svar_acmp())? */
 bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n)
 {
 	if (!n)
 		return false;
-	if (kp_str_cmp(k, n, NULL, NULL))
+	if (kp_str_cmp(k, n, NULL, NULL) || kp_svar_acmp(k, n, NULL, NULL))
 		return true;
 	if (kp_has_str_cmp(k, n->a) || kp_has_str_cmp(k, n->b) ||
 	    kp_has_str_cmp(k, n->c))
@@ -1312,6 +1365,7 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		if (kp_str_cmp(k, n, NULL, NULL) ||
 		    kp_svar_cmp(k, n, NULL, NULL) ||
 		    kp_svar_vv(k, n, NULL, NULL) ||
+		    kp_svar_acmp(k, n, NULL, NULL) ||
 		    kp_comm_cmp(k, n, NULL, NULL, NULL) ||
 		    kp_comm_arg(k, n, NULL, NULL)) {
 			*sz = 4;

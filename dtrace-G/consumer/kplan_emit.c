@@ -463,6 +463,28 @@ static void emit(struct em *m, const struct node *n)
 				sdata(m, lit->sval, len);
 				return;
 			}
+			if (kp_svar_acmp(m->k, n, &w, &arg)) {
+				/* a string variable the kernel keeps and
+				 * an argument's string (args[N]: where it
+				 * is one) */
+				if ((kp_args_index(n->a) >= 0 ||
+				     kp_args_index(n->b) >= 0) &&
+				    !d_args_str(m->probe, (unsigned)arg))
+					m->full = true;
+				o = put(m, UBPF_K_VACMP, 0, 1);
+				var_op(m, o, (unsigned)w);
+				o->levels = o->n;
+				o->n = (uint8_t)arg;
+				o->imm = (int64_t)m->k->prog->strsize - 1;
+				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
+				for (unsigned i = 0;
+				     m->k->fmode && i < m->k->nfs; i++)
+					if (m->k->fs[i].n == n)
+						o->agg = (uint16_t)(i + 1);
+				if (m->k->fmode && !o->agg)
+					m->full = true; /* not reached */
+				return;
+			}
 			if (kp_svar_vv(m->k, n, &arg, &w) &&
 			    ((n->sub != OP_EQ && n->sub != OP_NE) ||
 			     m->k->prog->vars[arg].scope != SC_SELF ||
@@ -916,7 +938,9 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		pred->jump = (uint16_t)m.n;
 	/* a string that faults ends the clause here too */
 	for (i = pl->nops; i < m.n; i++) {
-		if (pl->ops[i].op == UBPF_K_SEQ && pl->ops[i].agg) {
+		if ((pl->ops[i].op == UBPF_K_SEQ ||
+		     pl->ops[i].op == UBPF_K_VACMP) &&
+		    pl->ops[i].agg) {
 			pl->ops[i].jump = (uint16_t)m.n;
 			pl->fstr = (uint16_t)(k->prog->strsize - 1);
 		}

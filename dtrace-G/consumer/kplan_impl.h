@@ -124,6 +124,12 @@ bool kp_svar_lit(const struct d_prog *p, const struct node *n, int *v,
 		 const struct node **lit);
 bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
 		 const struct node **lit);
+/* ... a self-> or this-> string variable == or != copyinstr(argN) or
+ * args[N] (kp_svar_arg(): of any, the variable's index, else -1;
+ * kp_svar_acmp(): of a KV_STR one, the variable and N) */
+int kp_svar_arg(const struct d_prog *p, const struct node *n);
+bool kp_svar_acmp(const struct d_kplan *k, const struct node *n, int *v,
+		  int *arg);
 /* ... strlen() of a self-> string variable (kp_svar_len(): any;
  * kp_svar_strlen(): a KV_STR one): the variable */
 bool kp_svar_len(const struct d_prog *p, const struct node *n, int *v);

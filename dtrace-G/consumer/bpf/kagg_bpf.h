@@ -223,6 +223,14 @@ enum {
 		       * 0 (tainted at the merge, as MKEY's); agg 3: a is
 		       * copyinstr(argument slot), b copyinstr(argument
 		       * levels), both as SKEY's, no SDATA, k[n] 1 */
+	UBPF_K_VACMP, /* push the string variable (levels UBPF_KV_SELF
+		       * or _THIS, slot as VLD's) == copyinstr(argument
+		       * n), read as SEQ's and cut to imm bytes (strsize
+		       * - 1) as copyinstr() cuts it (UBPF_KF_NEG: !=);
+		       * absent or unset, the variable reads ""; agg,
+		       * when not 0, its fault site + 1, as SEQ's: a
+		       * string that cannot be read sets the site's bits
+		       * and goes to jump, its clause's end */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

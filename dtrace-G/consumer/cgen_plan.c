@@ -99,8 +99,10 @@
  *     end as a fault site's SEQ does.  VSEQ compares a self-> or
  *     this-> string's bytes there
  *     with its literal as SEQ compares an argument's copy (vseq()),
- *     VVEQ a self-> one's with another's (vveq()); VSLEN measures
- *     them (vslen()); a this-> one the plan never stores reads ""
+ *     VVEQ a self-> one's with another's (vveq()), VACMP one with
+ *     an argument's copy, which seq_read() completed to the form the
+ *     variable's copy has (vacmp(): a fault site as SEQ's); VSLEN
+ *     measures them (vslen()); a this-> one the plan never stores reads ""
  *     (svar_at()).  VKEY copies one's bytes into a key of kaggs_v
  *     built in cgbuf (vkey(): the room zeroed, then the string's len
  *     bytes), which AGG flagged UBPF_KF_VKEY then uses; VVCMP copies
@@ -849,7 +851,8 @@ static void tlsa_key(struct em *e, unsigned *sp, const struct ubpf_kop *o)
 }
 
 /*
- * The strings the plan's SEQ instructions compare, copied before any
+ * The strings the plan's SEQ instructions compare (and SKEY, CACMP,
+ * SMKEY and VACMP read), copied before any
  * of its clauses runs, each into its place in cgbuf (buf: its map).  A
  * string that cannot be read (a fault) ends the plan before it did
  * anything: the hit's record goes unflagged, so user space runs every
@@ -861,10 +864,16 @@ static void tlsa_key(struct em *e, unsigned *sp, const struct ubpf_kop *o)
  */
 /*
  * Does the plan's SEQ fault at the hit (kplan.c's fault sites: every
- * SEQ has one, or none does)?  A plan with sites reads pl->fstr bytes
- * of each string, as many as run.c's d_read_user_str(), so a string
- * faults here exactly where it would there; it has no SKEY (a key too
- * long is not a fault, and goes to user space).  e->bad when mixed.
+ * SEQ and VACMP has one, or none does)?  A plan with sites reads
+ * pl->fstr bytes of each string (strsize - 1, the helper's size: it
+ * reads up to that many, stopping after a NUL, and cuts the last for
+ * its own NUL), the bytes run.c's d_read_user_str() reads (at most
+ * strsize - 1, a page at a time, the string up to its NUL or cut
+ * there), so a string faults here exactly where it would there; a
+ * VACMP's copy that filled them has that last byte read again
+ * (e->rbarg), so it holds strsize - 1 bytes as copyinstr() gives them.
+ * It has no SKEY (a key too long is not a fault, and goes to user
+ * space).  e->bad when mixed.
  */
 bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 {

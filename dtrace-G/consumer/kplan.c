@@ -467,7 +467,13 @@
  * kp_svar_strlen(): UBPF_K_VSLEN), with another such one, self-> or
  * this->, by == != < <= > >= (kp_svar_vv(): UBPF_K_VVEQ, two self->
  * ones' equality; else UBPF_K_VVCMP, strcmp()'s order); none reads
- * user memory, and none can fault.  Such a variable, self-> or
+ * user memory, and none can fault.  With copyinstr(argN) or args[N]
+ * by == and != (kp_svar_acmp(): UBPF_K_VACMP), which reads the
+ * argument's string at the hit as SEQ does, d_read_user_str()'s
+ * strsize - 1 bytes, and so is a fault site where the kernel keeps
+ * self-> variables (and else a string that cannot be read sends the
+ * hit to user space), counted with SEQ's by kp_has_str_cmp().  Such a
+ * variable, self-> or
  * this->, may be stored from a literal (kp_str_lit_store():
  * UBPF_K_SLIT) or from another the kernel keeps (UBPF_K_SMOV, its
  * bytes copied whole), which cannot fault either, and key an

@@ -10,7 +10,9 @@
  * then each statement's keys and its AGG, or its value and VST; a
  * string compared with a literal is SEQ (an argument's) or VSEQ (a
  * self-> string variable's), the literal in the SDATA after it, two
- * such variables compared VVEQ, and strlen() of one VSLEN; a literal
+ * such variables compared VVEQ, one with an argument's string VACMP
+ * (a fault site, as SEQ, where kplan.c made it one), and strlen() of
+ * one VSLEN; a literal
  * stored into one is SLIT (its SDATA after it too), another's bytes
  * SMOV; execname compared with a literal is CCMP (the literal's first
  * 16 bytes in SDATA after it), with a string variable CVCMP, and

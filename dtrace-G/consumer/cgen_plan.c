@@ -109,7 +109,9 @@
  *     two so and compares them in strcmp()'s order (vvcmp()).  CKEY
  *     and LKEY write execname (bpf_get_current_comm(), cut to
  *     strsize - 1 bytes) or a literal (of two, by a popped value:
- *     a ?: of literals) into that key (ckey(), lkey()); CCMP compares
+ *     a ?: of literals) into that key (ckey(), lkey()); CWKEY
+ *     writes execname's 16 bytes into two words of a kaggs_s key
+ *     beside an argument's string (cwkey()); CCMP compares
  *     execname, on the stack at S_COMM, with a literal as padded
  *     words (ccmp()), CVCMP with a string variable, both copied
  *     zero-padded into cgbuf as VVCMP's (cvcmp()): kplan.c's
@@ -1877,6 +1879,27 @@ static void comm_stack(struct em *e)
 }
 
 /*
+ * CWKEY o: execname, 16 bytes (comm_stack(): zeroed, then the comm, its
+ * NUL and zeros after it), into the kaggs key's words k[o->n] and
+ * k[o->levels] on the stack (agg_at() copies them into the kaggs_s
+ * key with the others and leaves both as written: e->kw).
+ */
+static void cwkey(struct em *e, const struct ubpf_kop *o)
+{
+	if (o->n >= UBPF_KMAXKEYS || o->levels >= UBPF_KMAXKEYS ||
+	    o->levels == o->n) {
+		e->bad = true;
+		return;
+	}
+	comm_stack(e);
+	ldx(e, BPF_DW, 1, 10, S_COMM);
+	stx(e, BPF_DW, 10, (int16_t)(S_KKEY + 8 + 8 * o->n), 1);
+	ldx(e, BPF_DW, 1, 10, S_COMM + 8);
+	stx(e, BPF_DW, 10, (int16_t)(S_KKEY + 8 + 8 * o->levels), 1);
+	e->kw |= 1u << o->n | 1u << o->levels;
+}
+
+/*
  * r1 = CCMP pl->ops[*pc]: execname OP the literal of its SDATA, OP o->agg
  * (padded_cmp()'s).  Both are compared as their first 16 bytes,
  * NUL-padded: execname is at most 15 bytes and its NUL, so a literal
@@ -2202,6 +2225,9 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_CKEY:
 			ckey(e, o);
+			continue;
+		case UBPF_K_CWKEY:
+			cwkey(e, o);
 			continue;
 		case UBPF_K_CVCMP:
 			cvcmp(e, pl, o, fds);

@@ -519,8 +519,11 @@
  * only in a program without fault sites (no self-> variable kept: not
  * k->fmode), where a string that cannot be read sends the whole hit to
  * user space before the plan (cgen_plan.c's seq_read()), which reports
- * the fault as before.  What stays user space's: execname beside another
- * string key in one statement, a ?: key whose branches are not
+ * the fault as before.  execname beside one copyinstr(argN) key, any
+ * order, is one kaggs_s key, execname's 16 bytes in two of its words
+ * (comm_arg_keys(): UBPF_K_CWKEY, merged by d_kplan_merge()).  What
+ * stays user space's: execname beside another string key in one
+ * statement, two copyinstr() keys, a ?: key whose branches are not
  * execname and literals nor copyinstr(argN) and a literal or another
  * copyinstr(argM) (kp_smix_key(): UBPF_K_SMKEY, in kaggs_s, tagged as
  * MKEY's; not where the kernel has fault sites, since the arguments'
@@ -1543,6 +1546,62 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
 }
 
 /* Can the kernel run st?  Its key types into ks. */
+/*
+ * Keys of one execname and one copyinstr(argN) (or a this-> string
+ * that is it, KV_SARG), the others integers the kernel computes or the
+ * probe's names, in any order: one key of kaggs_s (generated
+ * programs), the string copied as SKEY copies it into its s, execname
+ * (16 bytes, its NUL and the zeros after it included) into two of its
+ * words, execname's own k[] and the string key's (0 for SKEY; both
+ * are a key's words, so the map tells entries apart by all of it),
+ * UBPF_K_CWKEY.  The merge (d_kplan_merge()) makes execname's string
+ * of the two words, cut to strsize - 1 as agg.c cuts a key, and
+ * tainted, as run.c's execname is.  Where kp_arg_str() takes a
+ * string key (no fault sites: a string that cannot be read, or longer
+ * than kaggs_s keeps, sends the hit to user space whole) and strsize
+ * is fixed for the run, as for execname's own key (CKEY).  Into ks
+ * (skey, sarg, kcomm), else false and ks as it was.
+ */
+static bool comm_arg_keys(const struct d_kplan *k, const struct stmt *st,
+			  struct kstmt *ks)
+{
+	int c = -1, s = -1, sa = -1;
+	uint8_t sz, sg;
+
+	if (!k->vars || !kp_strsize_fixed(k))
+		return false;
+	for (unsigned i = 0; i < st->nkeys; i++) {
+		int a = kp_arg_str(k, st->keys[i]);
+
+		if (kp_is_comm(st->keys[i]) && c < 0)
+			c = (int)i;
+		else if (a >= 0 && s < 0 && st->keys[i]->op != N_ARGS &&
+			 kp_args_index(st->keys[i]) < 0)
+			s = (int)i, sa = a;
+		else if (ident(st->keys[i]) < 0 &&
+			 !kp_ty_at(k, KP_ANYPROBE, st->keys[i], &sz, &sg))
+			return false;
+	}
+	if (c < 0 || s < 0)
+		return false;
+	for (unsigned i = 0; i < st->nkeys; i++) {
+		ks->kid[i] = ident(st->keys[i]);
+		ks->ksz[i] = 8;
+		ks->ksg[i] = 0;
+		if ((int)i == c || (int)i == s)
+			continue;
+		if (ks->kid[i] < 0 && kp_has_args(st->keys[i]))
+			ks->kargs |= (uint8_t)(1u << i); /* typed per probe */
+		if (ks->kid[i] < 0)
+			(void)kp_ty_at(k, KP_ANYPROBE, st->keys[i],
+				       &ks->ksz[i], &ks->ksg[i]);
+	}
+	ks->skey = s;
+	ks->sarg = (uint8_t)sa;
+	ks->kcomm = (uint8_t)(c + 1);
+	return true;
+}
+
 bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		    struct kstmt *ks)
 {
@@ -1612,6 +1671,8 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 						: 1;
 	ks->skey = -1;
 	ks->svar = -1;
+	if (comm_arg_keys(k, st, ks)) /* execname and copyinstr(argN) */
+		return true;
 	for (unsigned i = 0; i < st->nkeys; i++) {
 		int sa = kp_arg_str(k, st->keys[i]);
 
@@ -2414,6 +2475,20 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 			keys[i] = ks->sx == KSX_LIT || (tagged && !key->k[i])
 					  ? d_dv_str(kbuf[i])
 					  : d_dv_tstr(kbuf[i]);
+			continue;
+		}
+		if (ks->kcomm && i == ks->kcomm - 1u && ks->skey >= 0) {
+			/* execname: 16 bytes in two words (CWKEY) */
+			char comm[UBPF_KCOMM + 1];
+
+			memcpy(comm, &key->k[i], 8);
+			memcpy(comm + 8, &key->k[ks->skey], 8);
+			comm[UBPF_KCOMM] = '\0';
+			max = k->prog->strsize < sizeof(kbuf[i])
+				      ? k->prog->strsize
+				      : sizeof(kbuf[i]);
+			snprintf(kbuf[i], max, "%s", comm);
+			keys[i] = d_dv_tstr(kbuf[i]);
 			continue;
 		}
 		if (ks->kid[i] < 0) {

@@ -17,7 +17,8 @@
  * SMOV; execname compared with a literal is CCMP (the literal's first
  * 16 bytes in SDATA after it), with a string variable CVCMP, and
  * execname or a literal as a key CKEY or LKEY (lit_key(): a ?: of
- * literals its condition pushed first, both literals' SDATA after).
+ * literals its condition pushed first, both literals' SDATA after),
+ * execname beside a copyinstr() key CWKEY (two words of its key).
  * The depth of the stack at each instruction is tracked
  * (UBPF_KSTACK), and a clause whose instructions do not fit UBPF_KOPS
  * is left to user space for that probe (false, the plan unchanged).
@@ -842,6 +843,14 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 				o->levels = o->n;
 				o->n = (uint8_t)j;
 				o->imm = (int64_t)k->prog->strsize - 1;
+				continue;
+			}
+			if (j + 1 == ks->kcomm && ks->skey >= 0) {
+				/* execname beside copyinstr(): in two
+				 * words of the kaggs_s key */
+				o = put(&m, UBPF_K_CWKEY, 0, 0);
+				o->n = (uint8_t)j;
+				o->levels = (uint16_t)ks->skey;
 				continue;
 			}
 			if ((int)j == ks->skey && ks->sx == KSX_COMM) {

@@ -36,6 +36,10 @@ struct kstmt {
 	uint8_t sx;		/* or KSX_COMM, KSX_LIT (CKEY, LKEY) */
 	int slot;		/* without keys: its first slot in kflat, or -1 */
 	unsigned nslots;
+	/* execname's key + 1 beside the copyinstr(argN) key skey (SKEY,
+	 * kaggs_s), its 16 bytes in k[kcomm - 1] and k[skey]
+	 * (UBPF_K_CWKEY); 0: none */
+	uint8_t kcomm;
 };
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or

@@ -231,6 +231,11 @@ enum {
 		       * when not 0, its fault site + 1, as SEQ's: a
 		       * string that cannot be read sets the site's bits
 		       * and goes to jump, its clause's end */
+	UBPF_K_CWKEY, /* key n is execname (bpf_get_current_comm(), 16
+		       * bytes, zeroed first): its first 8 bytes into
+		       * k[n], the next 8 into k[levels], the word of the
+		       * statement's copyinstr() key (SKEY, kaggs_s: its
+		       * string is in s, and k[levels] was 0) */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

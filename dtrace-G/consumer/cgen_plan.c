@@ -111,7 +111,9 @@
  *     strsize - 1 bytes) or a literal (of two, by a popped value:
  *     a ?: of literals) into that key (ckey(), lkey()); CWKEY
  *     writes execname's 16 bytes into two words of a kaggs_s key
- *     beside an argument's string (cwkey()); CCMP compares
+ *     beside an argument's string (cwkey()), SKEY2 a second
+ *     argument's string after the first's NUL in its s (skey2());
+ *     CCMP compares
  *     execname, on the stack at S_COMM, with a literal as padded
  *     words (ccmp()), CVCMP with a string variable, both copied
  *     zero-padded into cgbuf as VVCMP's (cvcmp()): kplan.c's
@@ -889,7 +891,8 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 		if (cmp && o->agg)
 			any = true;
 		else if (cmp || o->op == UBPF_K_SKEY ||
-			 o->op == UBPF_K_CACMP || o->op == UBPF_K_SMKEY)
+			 o->op == UBPF_K_CACMP || o->op == UBPF_K_SMKEY ||
+			 o->op == UBPF_K_SKEY2)
 			none = true;
 		if (cmp &&
 		    (o->agg > UBPF_KFSITES ||
@@ -913,10 +916,12 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 
 		if (o->op != UBPF_K_SEQ && o->op != UBPF_K_SKEY &&
 		    o->op != UBPF_K_CACMP && o->op != UBPF_K_SMKEY &&
-		    o->op != UBPF_K_VACMP)
+		    o->op != UBPF_K_VACMP && o->op != UBPF_K_SKEY2)
 			continue;
-		a = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY ? o->slot
-								  : o->n;
+		a = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY ||
+				    o->op == UBPF_K_SKEY2
+			    ? o->slot
+			    : o->n;
 		/* SMKEY of two strings: its second (levels) next time */
 		if (second)
 			a = o->levels;
@@ -987,6 +992,8 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		/* a key longer than kaggs_s keeps: the hit is user space's */
 		if (e->skarg[j] && e->nfj < UBPF_KSTRARGS * 2 + 1)
 			e->fj[e->nfj++] = jmp_i(e, BPF_JGT, 0, UBPF_KSKEY);
+		else if (e->skarg[j])
+			e->bad = true;
 		/* VACMP's, with fault sites: the helper read pl->fstr
 		 * bytes (strsize - 1, as d_read_user_str() reads) and cut
 		 * the last for its NUL: that byte again, on its own (it
@@ -1003,6 +1010,28 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			call(e, BPF_FUNC_probe_read_user);
 			fix(e, jf);
 		}
+	}
+	/* SKEY2's pairs: both strings, NULs included, in kaggs_s's s, or
+	 * the hit is user space's, as a key too long is */
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		const struct ubpf_kop *o = &pl->ops[pc];
+		unsigned j1, j2;
+
+		if (o->op != UBPF_K_SKEY2)
+			continue;
+		for (j1 = 0; j1 < e->nsarg && e->sarg[j1] != o->levels; j1++)
+			;
+		for (j2 = 0; j2 < e->nsarg && e->sarg[j2] != o->slot; j2++)
+			;
+		if (j1 >= e->nsarg || j2 >= e->nsarg ||
+		    e->nfj >= sizeof(e->fj) / sizeof(e->fj[0])) {
+			e->bad = true;
+			return;
+		}
+		ldx(e, BPF_DW, 1, 10, (int16_t)S_SLEN(j1));
+		ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j2));
+		alu_r(e, BPF_ADD, 1, 2);
+		e->fj[e->nfj++] = jmp_i(e, BPF_JGT, 1, UBPF_KSKEY);
 	}
 }
 
@@ -1068,6 +1097,40 @@ static void skey(struct em *e, const struct ubpf_kop *o)
 		return;
 	}
 	str_chunks(e, j, UBPF_KSKEY, skey_chunk, NULL);
+}
+
+/*
+ * SKEY2 o: copyinstr(argument o->slot)'s copy, its NUL included (its
+ * count, S_SLEN), into the kaggs_s key's s right after the NUL of
+ * argument o->levels' (SKEY's, copied before, NUL-padded): at that
+ * count's offset.  seq_read() sent the hit to user space where the two
+ * counts pass UBPF_KSKEY; the bounds here are the verifier's.
+ */
+static void skey2(struct em *e, const struct ubpf_kop *o)
+{
+	unsigned j1, j2;
+	size_t jb1, jb2;
+
+	for (j1 = 0; j1 < e->nsarg && e->sarg[j1] != o->levels; j1++)
+		;
+	for (j2 = 0; j2 < e->nsarg && e->sarg[j2] != o->slot; j2++)
+		;
+	if (j1 >= e->nsarg || j2 >= e->nsarg || !e->skarg[j1]) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 4, 10, (int16_t)S_SLEN(j1));
+	ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j2));
+	jb1 = jmp_i(e, BPF_JGT, 4, UBPF_KSKEY);
+	jb2 = jmp_i(e, BPF_JGT, 2, UBPF_KSKEY);
+	ldx(e, BPF_DW, 1, 10, S_SBUF);
+	alu_i(e, BPF_ADD, 1, SKEY_AT + (int32_t)sizeof(struct ubpf_kkey));
+	alu_r(e, BPF_ADD, 1, 4);
+	ldx(e, BPF_DW, 3, 10, S_SBUF);
+	alu_i(e, BPF_ADD, 3, SEQ_AT(j2));
+	call(e, BPF_FUNC_probe_read_kernel);
+	fix(e, jb1);
+	fix(e, jb2);
 }
 
 /* SEQ's literal, for str_chunks(): its SDATA instructions and the
@@ -2219,6 +2282,9 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_SKEY:
 			skey(e, o);
+			continue;
+		case UBPF_K_SKEY2:
+			skey2(e, o);
 			continue;
 		case UBPF_K_VKEY:
 			vkey(e, pl, o, fds);

@@ -521,9 +521,11 @@
  * user space before the plan (cgen_plan.c's seq_read()), which reports
  * the fault as before.  execname beside one copyinstr(argN) key, any
  * order, is one kaggs_s key, execname's 16 bytes in two of its words
- * (comm_arg_keys(): UBPF_K_CWKEY, merged by d_kplan_merge()).  What
- * stays user space's: execname beside another string key in one
- * statement, two copyinstr() keys, a ?: key whose branches are not
+ * (str_pair_keys(): UBPF_K_CWKEY, merged by d_kplan_merge()), and so
+ * are two copyinstr() keys, both strings in its s, the second after
+ * the first's NUL (UBPF_K_SKEY2).  What stays user space's: execname
+ * beside another string key in one statement, three string keys, a
+ * ?: key whose branches are not
  * execname and literals nor copyinstr(argN) and a literal or another
  * copyinstr(argM) (kp_smix_key(): UBPF_K_SMKEY, in kaggs_s, tagged as
  * MKEY's; not where the kernel has fault sites, since the arguments'
@@ -1548,9 +1550,17 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
 /* Can the kernel run st?  Its key types into ks. */
 /*
  * Keys of one execname and one copyinstr(argN) (or a this-> string
- * that is it, KV_SARG), the others integers the kernel computes or the
+ * that is it, KV_SARG), or of two copyinstr() (argN and argM, N and M
+ * maybe the same), the others integers the kernel computes or the
  * probe's names, in any order: one key of kaggs_s (generated
- * programs), the string copied as SKEY copies it into its s, execname
+ * programs).  Two strings: both in its s, the first key's as SKEY
+ * copies it, the second's right after its NUL (UBPF_K_SKEY2), both
+ * with their NULs at most UBPF_KSKEY bytes (else the hit is user
+ * space's whole, as a string key too long for kaggs_s is: seq_read());
+ * a string has no NUL, so the bytes up to the first NUL are the first
+ * and the next up to the second NUL the second, and the merge splits
+ * them so, each cut to strsize - 1 and tainted as SKEY's.
+ * execname: the string copied as SKEY copies it into its s, execname
  * (16 bytes, its NUL and the zeros after it included) into two of its
  * words, execname's own k[] and the string key's (0 for SKEY; both
  * are a key's words, so the map tells entries apart by all of it),
@@ -1562,33 +1572,36 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
  * is fixed for the run, as for execname's own key (CKEY).  Into ks
  * (skey, sarg, kcomm), else false and ks as it was.
  */
-static bool comm_arg_keys(const struct d_kplan *k, const struct stmt *st,
+static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
 			  struct kstmt *ks)
 {
-	int c = -1, s = -1, sa = -1;
+	int c = -1, s = -1, sa = -1, s2 = -1, sa2 = -1;
 	uint8_t sz, sg;
 
 	if (!k->vars || !kp_strsize_fixed(k))
 		return false;
 	for (unsigned i = 0; i < st->nkeys; i++) {
 		int a = kp_arg_str(k, st->keys[i]);
+		bool plain = a >= 0 && st->keys[i]->op != N_ARGS &&
+			     kp_args_index(st->keys[i]) < 0;
 
-		if (kp_is_comm(st->keys[i]) && c < 0)
+		if (kp_is_comm(st->keys[i]) && c < 0 && s2 < 0)
 			c = (int)i;
-		else if (a >= 0 && s < 0 && st->keys[i]->op != N_ARGS &&
-			 kp_args_index(st->keys[i]) < 0)
+		else if (plain && s < 0)
 			s = (int)i, sa = a;
+		else if (plain && s2 < 0 && c < 0)
+			s2 = (int)i, sa2 = a;
 		else if (ident(st->keys[i]) < 0 &&
 			 !kp_ty_at(k, KP_ANYPROBE, st->keys[i], &sz, &sg))
 			return false;
 	}
-	if (c < 0 || s < 0)
+	if ((c < 0 && s2 < 0) || s < 0)
 		return false;
 	for (unsigned i = 0; i < st->nkeys; i++) {
 		ks->kid[i] = ident(st->keys[i]);
 		ks->ksz[i] = 8;
 		ks->ksg[i] = 0;
-		if ((int)i == c || (int)i == s)
+		if ((int)i == c || (int)i == s || (int)i == s2)
 			continue;
 		if (ks->kid[i] < 0 && kp_has_args(st->keys[i]))
 			ks->kargs |= (uint8_t)(1u << i); /* typed per probe */
@@ -1599,6 +1612,8 @@ static bool comm_arg_keys(const struct d_kplan *k, const struct stmt *st,
 	ks->skey = s;
 	ks->sarg = (uint8_t)sa;
 	ks->kcomm = (uint8_t)(c + 1);
+	ks->skey2 = (uint8_t)(s2 + 1);
+	ks->sarg2 = (uint8_t)(sa2 < 0 ? 0 : sa2);
 	return true;
 }
 
@@ -1671,7 +1686,7 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 						: 1;
 	ks->skey = -1;
 	ks->svar = -1;
-	if (comm_arg_keys(k, st, ks)) /* execname and copyinstr(argN) */
+	if (str_pair_keys(k, st, ks)) /* execname or copyinstr(), and one */
 		return true;
 	for (unsigned i = 0; i < st->nkeys; i++) {
 		int sa = kp_arg_str(k, st->keys[i]);
@@ -2461,6 +2476,21 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		size_t max;
 		bool tagged;
 
+		if (ks->skey2 && str &&
+		    ((int)i == ks->skey || i == ks->skey2 - 1u)) {
+			/* two strings in kaggs_s's s: the first up to its
+			 * NUL, the second after it (SKEY2) */
+			size_t l1 = strnlen(str, UBPF_KSKEY);
+			const char *s2 = l1 < UBPF_KSKEY ? str + l1 + 1 : "";
+
+			max = k->prog->strsize < sizeof(kbuf[i])
+				      ? k->prog->strsize
+				      : sizeof(kbuf[i]);
+			snprintf(kbuf[i], max, "%s",
+				 (int)i == ks->skey ? str : s2);
+			keys[i] = d_dv_tstr(kbuf[i]);
+			continue;
+		}
 		if ((int)i == ks->skey && (str || ks->svar >= 0)) {
 			/* kaggs_s, kaggs_v: as copyinstr() cuts it (kaggs:
 			 * an args[N] key that was an integer, below) */

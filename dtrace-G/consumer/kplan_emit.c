@@ -18,7 +18,8 @@
  * 16 bytes in SDATA after it), with a string variable CVCMP, and
  * execname or a literal as a key CKEY or LKEY (lit_key(): a ?: of
  * literals its condition pushed first, both literals' SDATA after),
- * execname beside a copyinstr() key CWKEY (two words of its key).
+ * execname beside a copyinstr() key CWKEY (two words of its key), a
+ * second copyinstr() key SKEY2 (after the first's NUL).
  * The depth of the stack at each instruction is tracked
  * (UBPF_KSTACK), and a clause whose instructions do not fit UBPF_KOPS
  * is left to user space for that probe (false, the plan unchanged).
@@ -843,6 +844,16 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 				o->levels = o->n;
 				o->n = (uint8_t)j;
 				o->imm = (int64_t)k->prog->strsize - 1;
+				continue;
+			}
+			if (j + 1 == ks->skey2 && ks->skey >= 0) {
+				/* a second copyinstr(): after the first's
+				 * NUL in the kaggs_s key */
+				o = put(&m, UBPF_K_SKEY2, 0, 0);
+				o->n = (uint8_t)j;
+				o->slot = ks->sarg2;
+				o->levels = ks->sarg;
+				sk = true;
 				continue;
 			}
 			if (j + 1 == ks->kcomm && ks->skey >= 0) {

@@ -40,6 +40,9 @@ struct kstmt {
 	 * kaggs_s), its 16 bytes in k[kcomm - 1] and k[skey]
 	 * (UBPF_K_CWKEY); 0: none */
 	uint8_t kcomm;
+	/* or the second copyinstr(argM) key + 1 (SKEY2: its string after
+	 * the first's NUL in kaggs_s's s) and its M; 0: none */
+	uint8_t skey2, sarg2;
 };
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or

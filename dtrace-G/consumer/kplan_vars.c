@@ -265,7 +265,7 @@ static bool clause_typed(struct d_kplan *k, unsigned ci)
 				uint8_t z, g;
 
 				ok = ks->kid[j] >= 0 || (int)j == ks->skey ||
-				     j + 1 == ks->kcomm ||
+				     j + 1 == ks->kcomm || j + 1 == ks->skey2 ||
 				     (kp_ty(k, st->keys[j], &z, &g) &&
 				      z == ks->ksz[j] && g == ks->ksg[j]);
 			}

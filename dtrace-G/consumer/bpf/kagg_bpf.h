@@ -236,6 +236,12 @@ enum {
 		       * k[n], the next 8 into k[levels], the word of the
 		       * statement's copyinstr() key (SKEY, kaggs_s: its
 		       * string is in s, and k[levels] was 0) */
+	UBPF_K_SKEY2, /* key n is copyinstr(argument slot) too, its
+		       * string (NUL included) in the kaggs_s key's s
+		       * right after the NUL of key levels' (SKEY's,
+		       * before it in the plan); the two, NULs included,
+		       * at most UBPF_KSKEY bytes, or the hit is user
+		       * space's (seq_read()) */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

@@ -35,6 +35,10 @@
  *                    it (a read of strsize - 1 bytes faults at the
  *                    page where k < strsize - 1); the page's address
  *                    goes to file F first
+ *   cgout pack       hit2(p, i, q) of pairs whose bytes, NULs
+ *                    included, are 64 (what one kernel key holds of
+ *                    two strings) or 65, and pairs whose bytes differ
+ *                    only in where the first ends ("ab" "c", "a" "bc")
  *   cgout rename     renames itself (prctl(PR_SET_NAME)) before each
  *                    hit(name, i), name its new name as asked (one
  *                    of 22 bytes the kernel cuts to 15), and to
@@ -224,6 +228,22 @@ int main(int argc, char **argv)
 			hit2_of_a_name_longer_than_the_sixty_three_bytes_a_kernel_key_holds(
 				(long)i);
 		}
+	} else if (!strcmp(mode, "pack")) {
+		static char a31[32], b31[32], b32[33], a62[63], a63[64];
+		const char *const v[][2] = {
+			{ "ab", "c" },	{ "a", "bc" },	{ a31, b31 },
+			{ a31, b32 },	{ b32, a31 },	{ a62, "" },
+			{ "", a62 },	{ a63, "" },	{ "", a63 },
+			{ "", "" },	{ "ab", "c" },	{ a31, b31 },
+		};
+
+		memset(a31, 'a', 31);
+		memset(b31, 'b', 31);
+		memset(b32, 'b', 32);
+		memset(a62, 'a', 62);
+		memset(a63, 'a', 63);
+		for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+			hit2(v[i][0], (long)i, v[i][1]);
 	} else if (!strcmp(mode, "refault")) {
 		hit("alpha", 1);
 		hit((const char *)16, 2);

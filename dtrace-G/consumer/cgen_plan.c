@@ -890,13 +890,11 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 
 		if (cmp && o->agg)
 			any = true;
-		else if (cmp || o->op == UBPF_K_SKEY ||
-			 o->op == UBPF_K_CACMP || o->op == UBPF_K_SMKEY ||
-			 o->op == UBPF_K_SKEY2)
+		else if (cmp || o->op == UBPF_K_SKEY || o->op == UBPF_K_CACMP ||
+			 o->op == UBPF_K_SMKEY || o->op == UBPF_K_SKEY2)
 			none = true;
-		if (cmp &&
-		    (o->agg > UBPF_KFSITES ||
-		     (o->agg && (o->jump <= pc || o->jump > pl->nops))))
+		if (cmp && (o->agg > UBPF_KFSITES ||
+			    (o->agg && (o->jump <= pc || o->jump > pl->nops))))
 			e->bad = true;
 	}
 	if (any && (none || !pl->fstr || pl->fstr > UBPF_STRMAX))

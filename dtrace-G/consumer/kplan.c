@@ -1606,8 +1606,8 @@ static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
 		if (ks->kid[i] < 0 && kp_has_args(st->keys[i]))
 			ks->kargs |= (uint8_t)(1u << i); /* typed per probe */
 		if (ks->kid[i] < 0)
-			(void)kp_ty_at(k, KP_ANYPROBE, st->keys[i],
-				       &ks->ksz[i], &ks->ksg[i]);
+			(void)kp_ty_at(k, KP_ANYPROBE, st->keys[i], &ks->ksz[i],
+				       &ks->ksg[i]);
 	}
 	ks->skey = s;
 	ks->sarg = (uint8_t)sa;

@@ -31,6 +31,14 @@
 #    > <= >= in strcmp()'s order (bytes above 0x7f, prefixes, "",
 #    strings equal up to strsize - 1 bytes at 256 and 16), byte for
 #    byte DTRACE_CGEN=0's and as expected, counted by -v;
+#  - a self-> string compared with copyinstr(arg0) (VACMP), == and !=
+#    either way round, in predicates and an integer key's ?: (cgout
+#    cut: strings of strsize - 2, strsize - 1, strsize and more bytes,
+#    equal up to the cut or differing at it, at strsize 256, 8 and 2;
+#    strings running into an unmapped page, the fault the kernel's
+#    fault site reports where a read of strsize - 1 bytes reaches the
+#    page and none where it stops before), byte for byte
+#    DTRACE_CGEN=0's, messages and ERROR included, and as expected;
 #  - -v counts the clauses aggregated in the kernel, so each case
 #    fails on a tree that left them to user space.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
@@ -235,6 +243,71 @@ for xo in '' '-x strsize=16'; do
 		two0.txt two1.txt
 	expect_grep "two string keys${xo:+ ($xo)}: -v" \
 		'^dtrace: 1 clause aggregated in the kernel$' two1.txt.err
+done
+
+# A self-> string compared with copyinstr(arg0) (kplan.c's
+# kp_svar_acmp(), cgen_plan.c's vacmp()), each hit's string with the
+# last one's: the argument read as d_read_user_str() reads it (at most
+# strsize - 1 bytes, so a string of strsize - 1 bytes equals a longer
+# one with the same first bytes, and one of strsize - 2 does not), a
+# fault site reporting a string that runs into an unmapped page where
+# those bytes reach it (cgout cut: 6 bytes before it fault at strsize
+# 8, 7 do not; at 256 all of them), the clause left there as run.c
+# leaves it.  This tree before kept all four clauses in user space.
+cat >vacmp.d <<'EOF2'
+pid$target::hit:entry /self->s == copyinstr(arg0)/ { @eq[arg1] = count(); }
+pid$target::hit:entry /copyinstr(arg0) != self->s/ { @ne[arg1] = count(); }
+pid$target::hit:entry { @k[arg1, self->s == copyinstr(arg0) ? 1 : 2] = count(); }
+pid$target::hit:entry { self->s = copyinstr(arg0); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF2
+for xo in '' '-x strsize=8' '-x strsize=2'; do
+	w="string variable and copyinstr()${xo:+ ($xo)}"
+	for g in 1 0; do
+		rm -f addr.txt
+		run $g vacmp$g.txt "cut $PWD/addr.txt" -s vacmp.d $xo
+		pg=$(cat addr.txt)
+		sed "s/$pg/PAGE/" vacmp$g.txt >vacmp$g.cmp
+		grep 'error on enabled probe' vacmp$g.txt.err |
+			sed "s/pid[0-9]*:/pid:/; s/$pg/PAGE/" >vacmp$g.msg
+	done
+	expect_file_eq "$w: DTRACE_CGEN=0's output" vacmp0.cmp vacmp1.cmp
+	expect_file_eq "$w: DTRACE_CGEN=0's messages" vacmp0.msg vacmp1.msg
+	expect_grep "$w: -v" '^dtrace: 4 clauses aggregated in the kernel$' \
+		vacmp1.txt.err
+	# the hits equal to the one before (@k's key 1), and the faults
+	case $xo in
+	'') e='0 1 3 11 15 17 20 22 24 26 28 30' f=7 ;;
+	*=8) e='0 1 3 5 6 7 11 12 13 14 15 16 17 20 21 22 23 24 25 26 27'
+	   e="$e 28 29 30 31" f=1 ;;
+	*) e='0 1 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 19 20 21 22 23'
+	   e="$e 24 25 26 27 28 29 30 31" f=0 ;;
+	esac
+	expect_eq "$w: equal" "$e" \
+		"$(awk 'NF == 3 && $2 == 1 { print $1 }' vacmp1.cmp |
+			sort -n | paste -sd' ' -)"
+	expect_eq "$w: faults" "$((4 * f))" \
+		"$(grep -c '^ERROR .* -1 1 PAGE$' vacmp1.cmp)"
+done
+# ... on the right of && and ||, skipped where the left decides (SC),
+# as run.c skips it, faulting where it does not
+cat >vacmpsc.d <<'EOF2'
+pid$target::hit:entry /arg1 > 20 && self->s == copyinstr(arg0)/ { @a[arg1] = count(); }
+pid$target::hit:entry /arg1 < 22 || copyinstr(arg0) != self->s/ { @b[arg1] = count(); }
+pid$target::hit:entry { self->s = copyinstr(arg0); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d\n", arg1, arg2, arg3, arg4); }
+EOF2
+for xo in '' '-x strsize=8'; do
+	w="string variable and copyinstr() after && ||${xo:+ ($xo)}"
+	for g in 1 0; do
+		run $g vacmpsc$g.txt "cut $PWD/addr.txt" -s vacmpsc.d $xo
+	done
+	expect_file_eq "$w: DTRACE_CGEN=0's output" vacmpsc0.txt vacmpsc1.txt
+	expect_grep "$w: -v" '^dtrace: 3 clauses aggregated in the kernel$' \
+		vacmpsc1.txt.err
+	f=18
+	[ -z "$xo" ] || f=1
+	expect_eq "$w: faults" $f "$(grep -c '^ERROR' vacmpsc1.txt)"
 done
 
 finish

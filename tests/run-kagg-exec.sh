@@ -18,7 +18,11 @@
 #    strsize - 1 as copyinstr() cuts it);
 #  - literal keys and c ? "a" : "b" keys, beside integer keys, with
 #    sum(), max(), quantize(); two string keys in one statement stay
-#    user space's, exact;
+#    user space's, exact, but execname beside copyinstr(arg0) (in
+#    either order, beside an integer key and probefunc: CWKEY, one
+#    kaggs_s key, execname in two of its words) and two copyinstr()
+#    (SKEY2: both strings in its s, 64 bytes with their NULs in the
+#    kernel, 65 the hit user space's);
 #  - c ? execname : "a" keys, either way round, beside an integer key
 #    (MKEY), and the taint of an entry that both a literal and
 #    execname gave (printed escaped, as user space ors it), one only a
@@ -300,5 +304,36 @@ EOF2
 			sys1.txt.err
 	done
 fi
+
+# execname beside copyinstr(arg0) in one key (kplan.c's comm_arg_keys(),
+# cgen_plan.c's CWKEY: a kaggs_s key, execname in two of its words, in
+# either order, beside an integer key and probefunc), the names the
+# process took and passed (22 bytes against execname's 15, a tab, bytes
+# above 0x7f: both tainted, printed escaped).  Before, these clauses
+# were user space's (-v: none in the kernel).
+cat >cwkey.d <<'EOF2'
+pid$target::hit:entry { @[execname, copyinstr(arg0)] = count(); }
+pid$target::hit:entry { @s[copyinstr(arg0), arg1 & 1, execname] = sum(arg1); }
+pid$target::hit:entry { @m[probefunc, execname, copyinstr(arg0)] = max(arg1); }
+END { printa("[%s|%s] %@d\n", @); }
+EOF2
+same cwkey cwkey.d rename 3
+
+# two copyinstr() keys in one (SKEY2: both strings in kaggs_s's s, the
+# second after the first's NUL), either order, beside an integer key:
+# pairs of 64 bytes with their NULs (the kernel's) and of 65 (the hit
+# user space's), and pairs that differ only where the first string ends
+# ("ab" "c" against "a" "bc"): byte for byte as user space.  Before,
+# these clauses were user space's (-v: none in the kernel).
+cat >pack.d <<'EOF2'
+pid$target::hit2:entry { @[copyinstr(arg0), copyinstr(arg2)] = count(); }
+pid$target::hit2:entry { @s[copyinstr(arg2), arg1 & 1, copyinstr(arg0)] = sum(arg1); }
+END { printa("[%s|%s] %@d\n", @); }
+EOF2
+same pack pack.d pack 2
+run 1 pack1.txt pack -s pack.d
+expect_eq "two copyinstr() keys: split where the first ends" \
+	"[ab|c] 2|[a|bc] 1" \
+	"$(grep -E '^\[ab?\|b?c\]' pack1.txt | LC_ALL=C sort | paste -sd'|' -)"
 
 finish

@@ -113,6 +113,10 @@ struct em {
 	/* CACMP's arguments (seq_read()): the first UBPF_KCOMM bytes of
 	 * the copy zeroed before it, so the bytes past its NUL read 0 */
 	bool czarg[UBPF_KSTRARGS];
+	/* VACMP's arguments where the plan has fault sites (seq_read()):
+	 * a copy that filled its pl->fstr bytes has its last byte read
+	 * again, which the helper cut for its NUL */
+	bool rbarg[UBPF_KSTRARGS];
 	/* cgbuf's owner word's offset while the program holds it (cgen.c's
 	 * own_take()), else 0: an exit past it gives it back first
 	 * (own_give()) */

@@ -99,15 +99,21 @@
  *     end as a fault site's SEQ does.  VSEQ compares a self-> or
  *     this-> string's bytes there
  *     with its literal as SEQ compares an argument's copy (vseq()),
- *     VVEQ a self-> one's with another's (vveq()); VSLEN measures
- *     them (vslen()); a this-> one the plan never stores reads ""
+ *     VVEQ a self-> one's with another's (vveq()), VACMP one with
+ *     an argument's copy, which seq_read() completed to the form the
+ *     variable's copy has (vacmp(): a fault site as SEQ's); VSLEN
+ *     measures them (vslen()); a this-> one the plan never stores reads ""
  *     (svar_at()).  VKEY copies one's bytes into a key of kaggs_v
  *     built in cgbuf (vkey(): the room zeroed, then the string's len
  *     bytes), which AGG flagged UBPF_KF_VKEY then uses; VVCMP copies
  *     two so and compares them in strcmp()'s order (vvcmp()).  CKEY
  *     and LKEY write execname (bpf_get_current_comm(), cut to
  *     strsize - 1 bytes) or a literal (of two, by a popped value:
- *     a ?: of literals) into that key (ckey(), lkey()); CCMP compares
+ *     a ?: of literals) into that key (ckey(), lkey()); CWKEY
+ *     writes execname's 16 bytes into two words of a kaggs_s key
+ *     beside an argument's string (cwkey()), SKEY2 a second
+ *     argument's string after the first's NUL in its s (skey2());
+ *     CCMP compares
  *     execname, on the stack at S_COMM, with a literal as padded
  *     words (ccmp()), CVCMP with a string variable, both copied
  *     zero-padded into cgbuf as VVCMP's (cvcmp()): kplan.c's
@@ -835,7 +841,8 @@ static void tlsa_key(struct em *e, unsigned *sp, const struct ubpf_kop *o)
 }
 
 /*
- * The strings the plan's SEQ instructions compare, copied before any
+ * The strings the plan's SEQ instructions compare (and SKEY, CACMP,
+ * SMKEY and VACMP read), copied before any
  * of its clauses runs, each into its place in cgbuf (buf: its map).  A
  * string that cannot be read (a fault) ends the plan before it did
  * anything: the hit's record goes unflagged, so user space runs every
@@ -847,10 +854,16 @@ static void tlsa_key(struct em *e, unsigned *sp, const struct ubpf_kop *o)
  */
 /*
  * Does the plan's SEQ fault at the hit (kplan.c's fault sites: every
- * SEQ has one, or none does)?  A plan with sites reads pl->fstr bytes
- * of each string, as many as run.c's d_read_user_str(), so a string
- * faults here exactly where it would there; it has no SKEY (a key too
- * long is not a fault, and goes to user space).  e->bad when mixed.
+ * SEQ and VACMP has one, or none does)?  A plan with sites reads
+ * pl->fstr bytes of each string (strsize - 1, the helper's size: it
+ * reads up to that many, stopping after a NUL, and cuts the last for
+ * its own NUL), the bytes run.c's d_read_user_str() reads (at most
+ * strsize - 1, a page at a time, the string up to its NUL or cut
+ * there), so a string faults here exactly where it would there; a
+ * VACMP's copy that filled them has that last byte read again
+ * (e->rbarg), so it holds strsize - 1 bytes as copyinstr() gives them.
+ * It has no SKEY (a key too long is not a fault, and goes to user
+ * space).  e->bad when mixed.
  */
 bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 {
@@ -859,14 +872,15 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
 		const struct ubpf_kop *o = &pl->ops[pc];
 
-		if (o->op == UBPF_K_SEQ && o->agg)
+		bool cmp = o->op == UBPF_K_SEQ || o->op == UBPF_K_VACMP;
+
+		if (cmp && o->agg)
 			any = true;
-		else if (o->op == UBPF_K_SEQ || o->op == UBPF_K_SKEY ||
-			 o->op == UBPF_K_CACMP || o->op == UBPF_K_SMKEY)
+		else if (cmp || o->op == UBPF_K_SKEY || o->op == UBPF_K_CACMP ||
+			 o->op == UBPF_K_SMKEY || o->op == UBPF_K_SKEY2)
 			none = true;
-		if (o->op == UBPF_K_SEQ &&
-		    (o->agg > UBPF_KFSITES ||
-		     (o->agg && (o->jump <= pc || o->jump > pl->nops))))
+		if (cmp && (o->agg > UBPF_KFSITES ||
+			    (o->agg && (o->jump <= pc || o->jump > pl->nops))))
 			e->bad = true;
 	}
 	if (any && (none || !pl->fstr || pl->fstr > UBPF_STRMAX))
@@ -885,10 +899,13 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		unsigned j, a;
 
 		if (o->op != UBPF_K_SEQ && o->op != UBPF_K_SKEY &&
-		    o->op != UBPF_K_CACMP && o->op != UBPF_K_SMKEY)
+		    o->op != UBPF_K_CACMP && o->op != UBPF_K_SMKEY &&
+		    o->op != UBPF_K_VACMP && o->op != UBPF_K_SKEY2)
 			continue;
-		a = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY ? o->slot
-								  : o->n;
+		a = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY ||
+				    o->op == UBPF_K_SKEY2
+			    ? o->slot
+			    : o->n;
 		/* SMKEY of two strings: its second (levels) next time */
 		if (second)
 			a = o->levels;
@@ -899,6 +916,7 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			e->skarg[j] |=
 				o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY;
 			e->czarg[j] |= o->op == UBPF_K_CACMP;
+			e->rbarg[j] |= o->op == UBPF_K_VACMP && fs;
 			continue;
 		}
 		if (j >= UBPF_KSTRARGS || a >= nargs || buf < 0 ||
@@ -908,6 +926,7 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		}
 		e->skarg[j] = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY;
 		e->czarg[j] = o->op == UBPF_K_CACMP;
+		e->rbarg[j] = o->op == UBPF_K_VACMP && fs;
 		e->sarg[e->nsarg++] = (uint8_t)a;
 	}
 	if (!e->nsarg)
@@ -953,6 +972,46 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		/* a key longer than kaggs_s keeps: the hit is user space's */
 		if (e->skarg[j] && e->nfj < UBPF_KSTRARGS * 2 + 1)
 			e->fj[e->nfj++] = jmp_i(e, BPF_JGT, 0, UBPF_KSKEY);
+		else if (e->skarg[j])
+			e->bad = true;
+		/* VACMP's, with fault sites: the helper read pl->fstr
+		 * bytes (strsize - 1, as d_read_user_str() reads) and cut
+		 * the last for its NUL: that byte again, on its own (it
+		 * read once, it reads again), so the copy holds the string
+		 * as copyinstr() has it, as an SSTR's copy does */
+		if (e->rbarg[j]) {
+			size_t jf = jmp_i(e, BPF_JNE, 0, pl->fstr);
+
+			ldx(e, BPF_DW, 1, 10, S_SBUF);
+			alu_i(e, BPF_ADD, 1, SEQ_AT(j) + pl->fstr - 1);
+			alu_i(e, BPF_MOV, 2, 1);
+			ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
+			alu_i(e, BPF_ADD, 3, pl->fstr - 1);
+			call(e, BPF_FUNC_probe_read_user);
+			fix(e, jf);
+		}
+	}
+	/* SKEY2's pairs: both strings, NULs included, in kaggs_s's s, or
+	 * the hit is user space's, as a key too long is */
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		const struct ubpf_kop *o = &pl->ops[pc];
+		unsigned j1, j2;
+
+		if (o->op != UBPF_K_SKEY2)
+			continue;
+		for (j1 = 0; j1 < e->nsarg && e->sarg[j1] != o->levels; j1++)
+			;
+		for (j2 = 0; j2 < e->nsarg && e->sarg[j2] != o->slot; j2++)
+			;
+		if (j1 >= e->nsarg || j2 >= e->nsarg ||
+		    e->nfj >= sizeof(e->fj) / sizeof(e->fj[0])) {
+			e->bad = true;
+			return;
+		}
+		ldx(e, BPF_DW, 1, 10, (int16_t)S_SLEN(j1));
+		ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j2));
+		alu_r(e, BPF_ADD, 1, 2);
+		e->fj[e->nfj++] = jmp_i(e, BPF_JGT, 1, UBPF_KSKEY);
 	}
 }
 
@@ -1018,6 +1077,40 @@ static void skey(struct em *e, const struct ubpf_kop *o)
 		return;
 	}
 	str_chunks(e, j, UBPF_KSKEY, skey_chunk, NULL);
+}
+
+/*
+ * SKEY2 o: copyinstr(argument o->slot)'s copy, its NUL included (its
+ * count, S_SLEN), into the kaggs_s key's s right after the NUL of
+ * argument o->levels' (SKEY's, copied before, NUL-padded): at that
+ * count's offset.  seq_read() sent the hit to user space where the two
+ * counts pass UBPF_KSKEY; the bounds here are the verifier's.
+ */
+static void skey2(struct em *e, const struct ubpf_kop *o)
+{
+	unsigned j1, j2;
+	size_t jb1, jb2;
+
+	for (j1 = 0; j1 < e->nsarg && e->sarg[j1] != o->levels; j1++)
+		;
+	for (j2 = 0; j2 < e->nsarg && e->sarg[j2] != o->slot; j2++)
+		;
+	if (j1 >= e->nsarg || j2 >= e->nsarg || !e->skarg[j1]) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 4, 10, (int16_t)S_SLEN(j1));
+	ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j2));
+	jb1 = jmp_i(e, BPF_JGT, 4, UBPF_KSKEY);
+	jb2 = jmp_i(e, BPF_JGT, 2, UBPF_KSKEY);
+	ldx(e, BPF_DW, 1, 10, S_SBUF);
+	alu_i(e, BPF_ADD, 1, SKEY_AT + (int32_t)sizeof(struct ubpf_kkey));
+	alu_r(e, BPF_ADD, 1, 4);
+	ldx(e, BPF_DW, 3, 10, S_SBUF);
+	alu_i(e, BPF_ADD, 3, SEQ_AT(j2));
+	call(e, BPF_FUNC_probe_read_kernel);
+	fix(e, jb1);
+	fix(e, jb2);
 }
 
 /* SEQ's literal, for str_chunks(): its SDATA instructions and the
@@ -1351,6 +1444,114 @@ static void vveq(struct em *e, const struct ubpf_kop *o, const int *fds)
 	fix(e, j);
 	for (unsigned i = 0; i < 3; i++)
 		fix(e, jend[i]);
+	free(jne);
+	free(jeq);
+	if (o->flags & UBPF_KF_NEG)
+		alu_i(e, BPF_XOR, 1, 1);
+}
+
+/*
+ * r1 = VACMP o: the string variable (o->levels its kind, o->slot;
+ * svar_at()) == copyinstr(argument o->n) (UBPF_KF_NEG: !=), the
+ * argument's string as seq_read() copied it.  A fault site (o->agg)
+ * whose string could not be read sets its bits and jumps to its
+ * clause's end, as seq()'s.  The copy is then the string as
+ * copyinstr() gives it in the form an SSTR's copy has (cgen_out.c's
+ * ostr_at()): its len the helper's count, the NUL's included, below
+ * o->imm bytes (strsize - 1); else o->imm, its last byte the string's
+ * own (seq_read() read it again with fault sites; without, the copy
+ * went on to UBPF_STRMAX bytes and the count is cut to imm, the cut
+ * copyinstr() makes), a NUL or not.  One string has one such form,
+ * the variable's as the argument's, so the two are equal when their
+ * lens are and their first len bytes, compared as vveq() compares
+ * two variables: a word at a time for the words imm bytes take, the
+ * word len ends in masked to its low bytes (past the NUL lies what an
+ * earlier copy left).  A variable unset (no entry; a this-> len of 0)
+ * reads "", equal to an argument's "" (len 1).
+ */
+static void vacmp(struct em *e, const struct ubpf_kplan *pl,
+		  const struct ubpf_kop *o, const int *fds)
+{
+	struct ubpf_kop v = { .n = (uint8_t)o->levels,
+			      .slot = o->slot,
+			      .imm = o->imm };
+	int32_t sb = (int32_t)offsetof(struct ubpf_kostr, s);
+	unsigned words = (unsigned)(o->imm + 7) / 8, j, nne = 0, neq = 0;
+	size_t jnone, jcut, jend, jx, *jne, *jeq;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
+		;
+	if (j >= e->nsarg || o->imm < 1 || o->imm > UBPF_STRMAX - 1 ||
+	    (o->agg && (!e->rbarg[j] || pl->fstr != o->imm))) {
+		e->bad = true;
+		return;
+	}
+	if (o->agg) { /* a fault site: one unread ends the clause */
+		size_t jok;
+
+		ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
+		jok = jmp_i(e, BPF_JSGE, 3, 0);
+		alu_i(e, BPF_NEG, 3, 0); /* 1 or 2: usdt_bpf.h's bits */
+		alu_i(e, BPF_LSH, 3, 32 + 2 * (o->agg - 1));
+		ldx(e, BPF_DW, 1, 10, S_FLAGS);
+		alu_r(e, BPF_OR, 1, 3);
+		stx(e, BPF_DW, 10, S_FLAGS, 1);
+		e->sfj = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, jok);
+	}
+	svar_at(e, pl, &v, fds);
+	if (e->bad)
+		return;
+	jne = xcalloc(2 * (size_t)words + 2, sizeof(*jne));
+	jeq = xcalloc(2 * (size_t)words + 2, sizeof(*jeq));
+	/* r3 = the argument's len, cut to imm */
+	ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
+	jcut = jmp_i(e, BPF_JLE, 3, (int32_t)o->imm);
+	alu_i(e, BPF_MOV, 3, (int32_t)o->imm);
+	fix(e, jcut);
+	/* the variable unset: equal to "" (len 1) */
+	alu_i(e, BPF_MOV, 1, 0);
+	jnone = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_W, 4, 0, (int16_t)offsetof(struct ubpf_kostr, len));
+	jne[nne++] = jmp_r(e, BPF_JNE, 3, 4);
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned i = 0; i < words; i++) {
+		size_t jfull;
+
+		if (i)
+			jeq[neq++] = jmp_i(e, BPF_JLE, 3, (int32_t)(8 * i));
+		ldx(e, BPF_DW, 4, 2, (int16_t)(SEQ_AT(j) + 8 * (int32_t)i));
+		ldx(e, BPF_DW, 5, 0, (int16_t)(sb + 8 * (int32_t)i));
+		alu_r(e, BPF_XOR, 4, 5);
+		jfull = jmp_i(e, BPF_JGE, 3, (int32_t)(8 * i + 8));
+		/* len - 8i (1 to 7) bytes of this word: the low ones */
+		alu_r(e, BPF_MOV, 5, 3);
+		alu_i(e, BPF_SUB, 5, (int32_t)(8 * i));
+		alu_i(e, BPF_LSH, 5, 3);
+		alu_i(e, BPF_MOV, 1, 1);
+		alu_r(e, BPF_LSH, 1, 5);
+		alu_i(e, BPF_SUB, 1, 1);
+		alu_r(e, BPF_AND, 4, 1);
+		jne[nne++] = jmp_i(e, BPF_JNE, 4, 0);
+		jeq[neq++] = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, jfull);
+		jne[nne++] = jmp_i(e, BPF_JNE, 4, 0);
+	}
+	jeq[neq++] = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jnone);
+	jx = jmp_i(e, BPF_JNE, 3, 1);
+	alu_i(e, BPF_MOV, 1, 1);
+	fix(e, jx);
+	jend = jmp_i(e, BPF_JA, 0, 0);
+	for (unsigned i = 0; i < nne; i++)
+		fix(e, jne[i]);
+	alu_i(e, BPF_MOV, 1, 0);
+	jx = jmp_i(e, BPF_JA, 0, 0);
+	for (unsigned i = 0; i < neq; i++)
+		fix(e, jeq[i]);
+	alu_i(e, BPF_MOV, 1, 1);
+	fix(e, jx);
+	fix(e, jend);
 	free(jne);
 	free(jeq);
 	if (o->flags & UBPF_KF_NEG)
@@ -1721,6 +1922,27 @@ static void comm_stack(struct em *e)
 }
 
 /*
+ * CWKEY o: execname, 16 bytes (comm_stack(): zeroed, then the comm, its
+ * NUL and zeros after it), into the kaggs key's words k[o->n] and
+ * k[o->levels] on the stack (agg_at() copies them into the kaggs_s
+ * key with the others and leaves both as written: e->kw).
+ */
+static void cwkey(struct em *e, const struct ubpf_kop *o)
+{
+	if (o->n >= UBPF_KMAXKEYS || o->levels >= UBPF_KMAXKEYS ||
+	    o->levels == o->n) {
+		e->bad = true;
+		return;
+	}
+	comm_stack(e);
+	ldx(e, BPF_DW, 1, 10, S_COMM);
+	stx(e, BPF_DW, 10, (int16_t)(S_KKEY + 8 + 8 * o->n), 1);
+	ldx(e, BPF_DW, 1, 10, S_COMM + 8);
+	stx(e, BPF_DW, 10, (int16_t)(S_KKEY + 8 + 8 * o->levels), 1);
+	e->kw |= 1u << o->n | 1u << o->levels;
+}
+
+/*
  * r1 = CCMP pl->ops[*pc]: execname OP the literal of its SDATA, OP o->agg
  * (padded_cmp()'s).  Both are compared as their first 16 bytes,
  * NUL-padded: execname is at most 15 bytes and its NUL, so a literal
@@ -2037,11 +2259,17 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_SKEY:
 			skey(e, o);
 			continue;
+		case UBPF_K_SKEY2:
+			skey2(e, o);
+			continue;
 		case UBPF_K_VKEY:
 			vkey(e, pl, o, fds);
 			continue;
 		case UBPF_K_CKEY:
 			ckey(e, o);
+			continue;
+		case UBPF_K_CWKEY:
+			cwkey(e, o);
 			continue;
 		case UBPF_K_CVCMP:
 			cvcmp(e, pl, o, fds);
@@ -2119,6 +2347,19 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_VVCMP:
 			vvcmp(e, pl, o, fds);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_VACMP: /* a fault site's jump as SEQ's */
+			if (o->agg && (o->jump <= pc || o->jump > pl->nops)) {
+				e->bad = true;
+				continue;
+			}
+			e->sfj = SIZE_MAX;
+			vacmp(e, pl, o, fds);
+			if (e->sfj != SIZE_MAX) {
+				fjx[nf] = e->sfj;
+				fjt[nf++] = o->jump;
+			}
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_VSEQ: {

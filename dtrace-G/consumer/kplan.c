@@ -467,7 +467,13 @@
  * kp_svar_strlen(): UBPF_K_VSLEN), with another such one, self-> or
  * this->, by == != < <= > >= (kp_svar_vv(): UBPF_K_VVEQ, two self->
  * ones' equality; else UBPF_K_VVCMP, strcmp()'s order); none reads
- * user memory, and none can fault.  Such a variable, self-> or
+ * user memory, and none can fault.  With copyinstr(argN) or args[N]
+ * by == and != (kp_svar_acmp(): UBPF_K_VACMP), which reads the
+ * argument's string at the hit as SEQ does, d_read_user_str()'s
+ * strsize - 1 bytes, and so is a fault site where the kernel keeps
+ * self-> variables (and else a string that cannot be read sends the
+ * hit to user space), counted with SEQ's by kp_has_str_cmp().  Such a
+ * variable, self-> or
  * this->, may be stored from a literal (kp_str_lit_store():
  * UBPF_K_SLIT) or from another the kernel keeps (UBPF_K_SMOV, its
  * bytes copied whole), which cannot fault either, and key an
@@ -513,8 +519,13 @@
  * only in a program without fault sites (no self-> variable kept: not
  * k->fmode), where a string that cannot be read sends the whole hit to
  * user space before the plan (cgen_plan.c's seq_read()), which reports
- * the fault as before.  What stays user space's: execname beside another
- * string key in one statement, a ?: key whose branches are not
+ * the fault as before.  execname beside one copyinstr(argN) key, any
+ * order, is one kaggs_s key, execname's 16 bytes in two of its words
+ * (str_pair_keys(): UBPF_K_CWKEY, merged by d_kplan_merge()), and so
+ * are two copyinstr() keys, both strings in its s, the second after
+ * the first's NUL (UBPF_K_SKEY2).  What stays user space's: execname
+ * beside another string key in one statement, three string keys, a
+ * ?: key whose branches are not
  * execname and literals nor copyinstr(argN) and a literal or another
  * copyinstr(argM) (kp_smix_key(): UBPF_K_SMKEY, in kaggs_s, tagged as
  * MKEY's; not where the kernel has fault sites, since the arguments'
@@ -794,6 +805,58 @@ bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
 		return false;
 	if (v)
 		*v = w;
+	return true;
+}
+
+/*
+ * v == copyinstr(argN) or v != copyinstr(argN), either way round, v a
+ * self-> or this-> string variable and the other side copyinstr(argN)
+ * or args[N] (N a constant, maybe in stringof()): v's index, whatever
+ * the kernel keeps, else -1.  kplan_vars.c's str_var() lets a KV_STR
+ * variable be read so.
+ */
+int kp_svar_arg(const struct d_prog *p, const struct node *n)
+{
+	const struct node *f, *o;
+
+	if (n->op != N_BIN || (n->sub != OP_EQ && n->sub != OP_NE))
+		return -1;
+	f = kp_str_var_of(p, n->a) >= 0 ? n->a : n->b;
+	o = f == n->a ? n->b : n->a;
+	if (kp_str_var_of(p, f) < 0 ||
+	    (kp_copyinstr_arg(o) < 0 && kp_args_index(o) < 0))
+		return -1;
+	return f->sub;
+}
+
+/*
+ * ... of a KV_STR variable: generated programs compare the bytes its
+ * store kept with the argument's string as copyinstr() gives it
+ * (UBPF_K_VACMP, cgen_plan.c's vacmp()): read at the hit as SEQ reads
+ * it (seq_read()), which is d_read_user_str()'s rule -- at most
+ * strsize - 1 bytes, up to the first NUL, the string cut there -- and,
+ * where the kernel keeps self-> variables (fmode), a fault site
+ * (fsite_assign()) whose read touches exactly the bytes run.c's does
+ * (the NUL's included, or the strsize - 1 read), so it faults exactly
+ * where that would; elsewhere a string that cannot be read sends the
+ * hit to user space whole.  The variable and N into *v, *arg.
+ */
+bool kp_svar_acmp(const struct d_kplan *k, const struct node *n, int *v,
+		  int *arg)
+{
+	int w = k && k->vars && !k->nostr ? kp_svar_arg(k->prog, n) : -1;
+	int a;
+
+	if (w < 0 || k->vst[w] != KV_STR || k->prog->strsize < 2 ||
+	    k->prog->strsize > UBPF_STRMAX)
+		return false;
+	a = sarg_of(k, n->a->op == N_VAR && n->a->sub == w ? n->b : n->a);
+	if (a < 0)
+		return false;
+	if (v)
+		*v = w;
+	if (arg)
+		*arg = a;
 	return true;
 }
 
@@ -1199,12 +1262,13 @@ int kp_arg_str(const struct d_kplan *k, const struct node *n)
 	return sarg_of(k, n);
 }
 
-/* Does n compare a string (kp_str_cmp())? */
+/* Does n compare an argument's string, a read of the process that may
+ * fault (kp_str_cmp(), kp_svar_acmp())? */
 bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n)
 {
 	if (!n)
 		return false;
-	if (kp_str_cmp(k, n, NULL, NULL))
+	if (kp_str_cmp(k, n, NULL, NULL) || kp_svar_acmp(k, n, NULL, NULL))
 		return true;
 	if (kp_has_str_cmp(k, n->a) || kp_has_str_cmp(k, n->b) ||
 	    kp_has_str_cmp(k, n->c))
@@ -1312,6 +1376,7 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		if (kp_str_cmp(k, n, NULL, NULL) ||
 		    kp_svar_cmp(k, n, NULL, NULL) ||
 		    kp_svar_vv(k, n, NULL, NULL) ||
+		    kp_svar_acmp(k, n, NULL, NULL) ||
 		    kp_comm_cmp(k, n, NULL, NULL, NULL) ||
 		    kp_comm_arg(k, n, NULL, NULL)) {
 			*sz = 4;
@@ -1483,6 +1548,75 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
 }
 
 /* Can the kernel run st?  Its key types into ks. */
+/*
+ * Keys of one execname and one copyinstr(argN) (or a this-> string
+ * that is it, KV_SARG), or of two copyinstr() (argN and argM, N and M
+ * maybe the same), the others integers the kernel computes or the
+ * probe's names, in any order: one key of kaggs_s (generated
+ * programs).  Two strings: both in its s, the first key's as SKEY
+ * copies it, the second's right after its NUL (UBPF_K_SKEY2), both
+ * with their NULs at most UBPF_KSKEY bytes (else the hit is user
+ * space's whole, as a string key too long for kaggs_s is: seq_read());
+ * a string has no NUL, so the bytes up to the first NUL are the first
+ * and the next up to the second NUL the second, and the merge splits
+ * them so, each cut to strsize - 1 and tainted as SKEY's.
+ * execname: the string copied as SKEY copies it into its s, execname
+ * (16 bytes, its NUL and the zeros after it included) into two of its
+ * words, execname's own k[] and the string key's (0 for SKEY; both
+ * are a key's words, so the map tells entries apart by all of it),
+ * UBPF_K_CWKEY.  The merge (d_kplan_merge()) makes execname's string
+ * of the two words, cut to strsize - 1 as agg.c cuts a key, and
+ * tainted, as run.c's execname is.  Where kp_arg_str() takes a
+ * string key (no fault sites: a string that cannot be read, or longer
+ * than kaggs_s keeps, sends the hit to user space whole) and strsize
+ * is fixed for the run, as for execname's own key (CKEY).  Into ks
+ * (skey, sarg, kcomm), else false and ks as it was.
+ */
+static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
+			  struct kstmt *ks)
+{
+	int c = -1, s = -1, sa = -1, s2 = -1, sa2 = -1;
+	uint8_t sz, sg;
+
+	if (!k->vars || !kp_strsize_fixed(k))
+		return false;
+	for (unsigned i = 0; i < st->nkeys; i++) {
+		int a = kp_arg_str(k, st->keys[i]);
+		bool plain = a >= 0 && st->keys[i]->op != N_ARGS &&
+			     kp_args_index(st->keys[i]) < 0;
+
+		if (kp_is_comm(st->keys[i]) && c < 0 && s2 < 0)
+			c = (int)i;
+		else if (plain && s < 0)
+			s = (int)i, sa = a;
+		else if (plain && s2 < 0 && c < 0)
+			s2 = (int)i, sa2 = a;
+		else if (ident(st->keys[i]) < 0 &&
+			 !kp_ty_at(k, KP_ANYPROBE, st->keys[i], &sz, &sg))
+			return false;
+	}
+	if ((c < 0 && s2 < 0) || s < 0)
+		return false;
+	for (unsigned i = 0; i < st->nkeys; i++) {
+		ks->kid[i] = ident(st->keys[i]);
+		ks->ksz[i] = 8;
+		ks->ksg[i] = 0;
+		if ((int)i == c || (int)i == s || (int)i == s2)
+			continue;
+		if (ks->kid[i] < 0 && kp_has_args(st->keys[i]))
+			ks->kargs |= (uint8_t)(1u << i); /* typed per probe */
+		if (ks->kid[i] < 0)
+			(void)kp_ty_at(k, KP_ANYPROBE, st->keys[i], &ks->ksz[i],
+				       &ks->ksg[i]);
+	}
+	ks->skey = s;
+	ks->sarg = (uint8_t)sa;
+	ks->kcomm = (uint8_t)(c + 1);
+	ks->skey2 = (uint8_t)(s2 + 1);
+	ks->sarg2 = (uint8_t)(sa2 < 0 ? 0 : sa2);
+	return true;
+}
+
 bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		    struct kstmt *ks)
 {
@@ -1552,6 +1686,8 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 						: 1;
 	ks->skey = -1;
 	ks->svar = -1;
+	if (str_pair_keys(k, st, ks)) /* execname or copyinstr(), and one */
+		return true;
 	for (unsigned i = 0; i < st->nkeys; i++) {
 		int sa = kp_arg_str(k, st->keys[i]);
 
@@ -2353,6 +2489,21 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		size_t max;
 		bool tagged;
 
+		if (ks->skey2 && str &&
+		    ((int)i == ks->skey || i == ks->skey2 - 1u)) {
+			/* two strings in kaggs_s's s: the first up to its
+			 * NUL, the second after it (SKEY2) */
+			size_t l1 = strnlen(str, UBPF_KSKEY);
+			const char *s2 = l1 < UBPF_KSKEY ? str + l1 + 1 : "";
+
+			max = k->prog->strsize < sizeof(kbuf[i])
+				      ? k->prog->strsize
+				      : sizeof(kbuf[i]);
+			snprintf(kbuf[i], max, "%s",
+				 (int)i == ks->skey ? str : s2);
+			keys[i] = d_dv_tstr(kbuf[i]);
+			continue;
+		}
 		if ((int)i == ks->skey && (str || ks->svar >= 0)) {
 			/* kaggs_s, kaggs_v: as copyinstr() cuts it (kaggs:
 			 * an args[N] key that was an integer, below) */
@@ -2367,6 +2518,20 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 			keys[i] = ks->sx == KSX_LIT || (tagged && !key->k[i])
 					  ? d_dv_str(kbuf[i])
 					  : d_dv_tstr(kbuf[i]);
+			continue;
+		}
+		if (ks->kcomm && i == ks->kcomm - 1u && ks->skey >= 0) {
+			/* execname: 16 bytes in two words (CWKEY) */
+			char comm[UBPF_KCOMM + 1];
+
+			memcpy(comm, &key->k[i], 8);
+			memcpy(comm + 8, &key->k[ks->skey], 8);
+			comm[UBPF_KCOMM] = '\0';
+			max = k->prog->strsize < sizeof(kbuf[i])
+				      ? k->prog->strsize
+				      : sizeof(kbuf[i]);
+			snprintf(kbuf[i], max, "%s", comm);
+			keys[i] = d_dv_tstr(kbuf[i]);
 			continue;
 		}
 		if (ks->kid[i] < 0) {

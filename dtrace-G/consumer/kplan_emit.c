@@ -10,12 +10,16 @@
  * then each statement's keys and its AGG, or its value and VST; a
  * string compared with a literal is SEQ (an argument's) or VSEQ (a
  * self-> string variable's), the literal in the SDATA after it, two
- * such variables compared VVEQ, and strlen() of one VSLEN; a literal
+ * such variables compared VVEQ, one with an argument's string VACMP
+ * (a fault site, as SEQ, where kplan.c made it one), and strlen() of
+ * one VSLEN; a literal
  * stored into one is SLIT (its SDATA after it too), another's bytes
  * SMOV; execname compared with a literal is CCMP (the literal's first
  * 16 bytes in SDATA after it), with a string variable CVCMP, and
  * execname or a literal as a key CKEY or LKEY (lit_key(): a ?: of
- * literals its condition pushed first, both literals' SDATA after).
+ * literals its condition pushed first, both literals' SDATA after),
+ * execname beside a copyinstr() key CWKEY (two words of its key), a
+ * second copyinstr() key SKEY2 (after the first's NUL).
  * The depth of the stack at each instruction is tracked
  * (UBPF_KSTACK), and a clause whose instructions do not fit UBPF_KOPS
  * is left to user space for that probe (false, the plan unchanged).
@@ -463,6 +467,28 @@ static void emit(struct em *m, const struct node *n)
 				sdata(m, lit->sval, len);
 				return;
 			}
+			if (kp_svar_acmp(m->k, n, &w, &arg)) {
+				/* a string variable the kernel keeps and
+				 * an argument's string (args[N]: where it
+				 * is one) */
+				if ((kp_args_index(n->a) >= 0 ||
+				     kp_args_index(n->b) >= 0) &&
+				    !d_args_str(m->probe, (unsigned)arg))
+					m->full = true;
+				o = put(m, UBPF_K_VACMP, 0, 1);
+				var_op(m, o, (unsigned)w);
+				o->levels = o->n;
+				o->n = (uint8_t)arg;
+				o->imm = (int64_t)m->k->prog->strsize - 1;
+				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
+				for (unsigned i = 0;
+				     m->k->fmode && i < m->k->nfs; i++)
+					if (m->k->fs[i].n == n)
+						o->agg = (uint16_t)(i + 1);
+				if (m->k->fmode && !o->agg)
+					m->full = true; /* not reached */
+				return;
+			}
 			if (kp_svar_vv(m->k, n, &arg, &w) &&
 			    ((n->sub != OP_EQ && n->sub != OP_NE) ||
 			     m->k->prog->vars[arg].scope != SC_SELF ||
@@ -820,6 +846,24 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 				o->imm = (int64_t)k->prog->strsize - 1;
 				continue;
 			}
+			if (j + 1 == ks->skey2 && ks->skey >= 0) {
+				/* a second copyinstr(): after the first's
+				 * NUL in the kaggs_s key */
+				o = put(&m, UBPF_K_SKEY2, 0, 0);
+				o->n = (uint8_t)j;
+				o->slot = ks->sarg2;
+				o->levels = ks->sarg;
+				sk = true;
+				continue;
+			}
+			if (j + 1 == ks->kcomm && ks->skey >= 0) {
+				/* execname beside copyinstr(): in two
+				 * words of the kaggs_s key */
+				o = put(&m, UBPF_K_CWKEY, 0, 0);
+				o->n = (uint8_t)j;
+				o->levels = (uint16_t)ks->skey;
+				continue;
+			}
 			if ((int)j == ks->skey && ks->sx == KSX_COMM) {
 				/* execname, cut as agg.c cuts a key */
 				o = put(&m, UBPF_K_CKEY, 0, 0);
@@ -916,7 +960,9 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		pred->jump = (uint16_t)m.n;
 	/* a string that faults ends the clause here too */
 	for (i = pl->nops; i < m.n; i++) {
-		if (pl->ops[i].op == UBPF_K_SEQ && pl->ops[i].agg) {
+		if ((pl->ops[i].op == UBPF_K_SEQ ||
+		     pl->ops[i].op == UBPF_K_VACMP) &&
+		    pl->ops[i].agg) {
 			pl->ops[i].jump = (uint16_t)m.n;
 			pl->fstr = (uint16_t)(k->prog->strsize - 1);
 		}

@@ -36,6 +36,13 @@ struct kstmt {
 	uint8_t sx;		/* or KSX_COMM, KSX_LIT (CKEY, LKEY) */
 	int slot;		/* without keys: its first slot in kflat, or -1 */
 	unsigned nslots;
+	/* execname's key + 1 beside the copyinstr(argN) key skey (SKEY,
+	 * kaggs_s), its 16 bytes in k[kcomm - 1] and k[skey]
+	 * (UBPF_K_CWKEY); 0: none */
+	uint8_t kcomm;
+	/* or the second copyinstr(argM) key + 1 (SKEY2: its string after
+	 * the first's NUL in kaggs_s's s) and its M; 0: none */
+	uint8_t skey2, sarg2;
 };
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or
@@ -128,6 +135,12 @@ bool kp_svar_lit(const struct d_prog *p, const struct node *n, int *v,
 		 const struct node **lit);
 bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
 		 const struct node **lit);
+/* ... a self-> or this-> string variable == or != copyinstr(argN) or
+ * args[N] (kp_svar_arg(): of any, the variable's index, else -1;
+ * kp_svar_acmp(): of a KV_STR one, the variable and N) */
+int kp_svar_arg(const struct d_prog *p, const struct node *n);
+bool kp_svar_acmp(const struct d_kplan *k, const struct node *n, int *v,
+		  int *arg);
 /* ... strlen() of a self-> string variable (kp_svar_len(): any;
  * kp_svar_strlen(): a KV_STR one): the variable */
 bool kp_svar_len(const struct d_prog *p, const struct node *n, int *v);

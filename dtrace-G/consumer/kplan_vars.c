@@ -265,6 +265,7 @@ static bool clause_typed(struct d_kplan *k, unsigned ci)
 				uint8_t z, g;
 
 				ok = ks->kid[j] >= 0 || (int)j == ks->skey ||
+				     j + 1 == ks->kcomm || j + 1 == ks->skey2 ||
 				     (kp_ty(k, st->keys[j], &z, &g) &&
 				      z == ks->ksz[j] && g == ks->ksg[j]);
 			}
@@ -544,8 +545,9 @@ static bool comm_pair(const struct node *n, unsigned v)
 }
 
 /* Is every read of v under n, if any, a comparison with a literal
- * (kp_svar_lit()), with another string variable (kp_svar_pair()) or
- * with execname (comm_pair()), or its strlen() (kp_svar_len()), a
+ * (kp_svar_lit()), with another string variable (kp_svar_pair()),
+ * with execname (comm_pair()) or with an argument's string
+ * (kp_svar_arg()), or its strlen() (kp_svar_len()), a
  * self-> string's, or with tcmp a this-> one's? */
 static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 			   unsigned v, bool tcmp)
@@ -561,6 +563,9 @@ static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 	    (tcmp || p->vars[v].scope != SC_THIS))
 		return true;
 	if (comm_pair(n, v) && (tcmp || p->vars[v].scope != SC_THIS))
+		return true;
+	if (kp_svar_arg(p, n) == (int)v &&
+	    (tcmp || p->vars[v].scope != SC_THIS))
 		return true;
 	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub == (int)v)
 		return false;
@@ -780,7 +785,7 @@ static bool fsite_walk(struct d_kplan *k, const struct node *n, unsigned clause,
 
 	if (!n)
 		return true;
-	if (kp_str_cmp(k, n, &arg, NULL)) {
+	if (kp_str_cmp(k, n, &arg, NULL) || kp_svar_acmp(k, n, NULL, &arg)) {
 		if (k->nfs >= UBPF_KFSITES)
 			return false;
 		k->fs[k->nfs++] =

@@ -72,6 +72,10 @@
 #    (kplan_emit.c's kp_errno()) and an exit() decided by errno there:
 #    the programs load, the clauses run in the kernel, the status is
 #    the exit()'s;
+#  - a self-> and a this-> string compared with copyinstr(arg0)
+#    (cgen_plan.c's vacmp(): a fault site's, one without) and execname
+#    or copyinstr(arg0) beside copyinstr(arg0) as a key (cwkey(),
+#    skey2()): the programs load, the clauses run in the kernel;
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp;
@@ -295,6 +299,36 @@ expect_eq "execname against copyinstr(), errno: the output" \
 	"$(grep '^[cdmnsopw] ' bk.txt | paste -sd' ' -)"
 check "execname against copyinstr(), errno: -v" grep -q \
 	'^dtrace: 4 clauses aggregated in the kernel$' bk.err ||
+	diag "$(tail -n 40 bk.err)"
+# a self-> string against the argument's string (VACMP: a fault site,
+# the copy's last byte read again, the compare unrolled for strsize's
+# words), a this-> one without fault sites, and execname or another
+# copyinstr() beside copyinstr(arg0) in one kaggs_s key (CWKEY; SKEY2,
+# the second string's copy at a variable offset)
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'tr$target:::msg { self->s = copyinstr(arg0); }' \
+	-n 'tr$target:::msg /self->s == copyinstr(arg0)/ { @a = count(); }' \
+	-n 'tr$target:::msg { @b[copyinstr(arg0) != self->s] = count(); }' \
+	-n 'END { printa("a %@d\n", @a); printa("b %d %@d\n", @b); }' \
+	-c "/kt/trprog msg" >bk.prog 2>bk.err </dev/null
+expect_eq "a string variable against copyinstr(): the output" "a 1 b 0 1" \
+	"$(grep '^[ab] ' bk.txt | paste -sd' ' -)"
+check "a string variable against copyinstr(): -v" grep -q \
+	'^dtrace: 3 clauses aggregated in the kernel$' bk.err ||
+	diag "$(tail -n 40 bk.err)"
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'tr$target:::msg { this->t = copyinstr(arg0); }' \
+	-n 'tr$target:::msg /this->t == copyinstr(arg0)/ { @c[execname, copyinstr(arg0)] = count(); }' \
+	-n 'tr$target:::msg { @d[copyinstr(arg0), arg1, copyinstr(arg0)] = count(); }' \
+	-n 'END { printa("c %s %s %@d\n", @c); printa("d %s %d %s %@d\n", @d); }' \
+	-c "/kt/trprog msg" >bk.prog 2>bk.err </dev/null
+expect_eq "this-> against copyinstr(), execname beside it: the output" \
+	"c trprog hello 1 d hello 7 hello 1" \
+	"$(grep '^[cd] ' bk.txt | paste -sd' ' -)"
+check "this-> against copyinstr(), execname beside it: -v" grep -q \
+	'^dtrace: 3 clauses aggregated in the kernel$' bk.err ||
 	diag "$(tail -n 40 bk.err)"
 # The other BPF programs dtrace loads, on this kernel's verifier: the
 # kernel providers' (syscall, profile; consumer/kprov.c) and the user

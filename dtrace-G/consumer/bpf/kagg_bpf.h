@@ -223,6 +223,25 @@ enum {
 		       * 0 (tainted at the merge, as MKEY's); agg 3: a is
 		       * copyinstr(argument slot), b copyinstr(argument
 		       * levels), both as SKEY's, no SDATA, k[n] 1 */
+	UBPF_K_VACMP, /* push the string variable (levels UBPF_KV_SELF
+		       * or _THIS, slot as VLD's) == copyinstr(argument
+		       * n), read as SEQ's and cut to imm bytes (strsize
+		       * - 1) as copyinstr() cuts it (UBPF_KF_NEG: !=);
+		       * absent or unset, the variable reads ""; agg,
+		       * when not 0, its fault site + 1, as SEQ's: a
+		       * string that cannot be read sets the site's bits
+		       * and goes to jump, its clause's end */
+	UBPF_K_CWKEY, /* key n is execname (bpf_get_current_comm(), 16
+		       * bytes, zeroed first): its first 8 bytes into
+		       * k[n], the next 8 into k[levels], the word of the
+		       * statement's copyinstr() key (SKEY, kaggs_s: its
+		       * string is in s, and k[levels] was 0) */
+	UBPF_K_SKEY2, /* key n is copyinstr(argument slot) too, its
+		       * string (NUL included) in the kaggs_s key's s
+		       * right after the NUL of key levels' (SKEY's,
+		       * before it in the plan); the two, NULs included,
+		       * at most UBPF_KSKEY bytes, or the hit is user
+		       * space's (seq_read()) */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

@@ -25,6 +25,20 @@
  *                    empty, and an unmapped address (0x10) on
  *                    either side; each also to hit2_ ... (a name of
  *                    67 bytes, past what the kernel keeps of a key)
+ *   cgout cut F      strings at strsize's cut, each hit(p, i) to be
+ *                    compared with the one before it: "", 5 to 9
+ *                    bytes (strsize 8 keeps 7) and 253 to 300 (256
+ *                    keeps 255), pairs equal up to the cut and
+ *                    differing at it or after; then, 300 'x' before
+ *                    each, 'x's with no NUL running into an unmapped
+ *                    page k = 6, 7, 8, 9, 15, 16 and 254 bytes before
+ *                    it (a read of strsize - 1 bytes faults at the
+ *                    page where k < strsize - 1); the page's address
+ *                    goes to file F first
+ *   cgout pack       hit2(p, i, q) of pairs whose bytes, NULs
+ *                    included, are 64 (what one kernel key holds of
+ *                    two strings) or 65, and pairs whose bytes differ
+ *                    only in where the first ends ("ab" "c", "a" "bc")
  *   cgout rename     renames itself (prctl(PR_SET_NAME)) before each
  *                    hit(name, i), name its new name as asked (one
  *                    of 22 bytes the kernel cuts to 15), and to
@@ -135,6 +149,53 @@ int main(int argc, char **argv)
 		c2[290] = 'd';
 		for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 			hit(v[i], (long)i);
+	} else if (!strcmp(mode, "cut") && argc > 2) {
+		static char a[18][302], x300[301];
+		static const unsigned tails[] = { 6, 7, 8, 9, 15, 16, 254 };
+		char *pg = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		FILE *f = fopen(argv[2], "w");
+		long i = 0;
+
+		if (pg == MAP_FAILED || !f || munmap(pg + 4096, 4096))
+			return 1;
+		memset(pg, 'x', 4096);
+		memset(x300, 'x', 300);
+		fprintf(f, "0x%lx\n", (unsigned long)(pg + 4096));
+		fclose(f);
+		/* 0-1 "" twice, 2-3 6 equal, 4 7, 5-7 8 and longer equal
+		 * up to 7, 8 differing at 7, 9 5 */
+		strcpy(a[0], "");
+		strcpy(a[1], "");
+		strcpy(a[2], "abcdef");
+		strcpy(a[3], "abcdef");
+		strcpy(a[4], "abcdefg");
+		strcpy(a[5], "abcdefgh");
+		strcpy(a[6], "abcdefgX");
+		strcpy(a[7], "abcdefgXYZ");
+		strcpy(a[8], "abcdefX");
+		strcpy(a[9], "abcde");
+		/* 10-11 253 equal, 12 254, 13 254 differing at 253, 14
+		 * 255, 15 256 equal up to 255, 16 255 differing at 254,
+		 * 17 300 equal to 16 up to 255 */
+		memset(a[10], 'a', 253);
+		memset(a[11], 'a', 253);
+		memset(a[12], 'a', 254);
+		memset(a[13], 'a', 254);
+		a[13][253] = 'b';
+		memset(a[14], 'a', 255);
+		memset(a[15], 'a', 256);
+		memset(a[16], 'a', 255);
+		a[16][254] = 'c';
+		memset(a[17], 'a', 300);
+		a[17][254] = 'c';
+		for (unsigned j = 0; j < 18; j++)
+			hit(a[j], i++);
+		for (unsigned j = 0; j < sizeof(tails) / sizeof(tails[0]);
+		     j++) {
+			hit(x300, i++);
+			hit(pg + 4096 - tails[j], i++);
+		}
 	} else if (!strcmp(mode, "rename")) {
 		static const char *const v[] = {
 			"cg-one", "", "abcdefghijklmno",
@@ -167,6 +228,22 @@ int main(int argc, char **argv)
 			hit2_of_a_name_longer_than_the_sixty_three_bytes_a_kernel_key_holds(
 				(long)i);
 		}
+	} else if (!strcmp(mode, "pack")) {
+		static char a31[32], b31[32], b32[33], a62[63], a63[64];
+		const char *const v[][2] = {
+			{ "ab", "c" }, { "a", "bc" }, { a31, b31 },
+			{ a31, b32 },  { b32, a31 },  { a62, "" },
+			{ "", a62 },   { a63, "" },   { "", a63 },
+			{ "", "" },    { "ab", "c" }, { a31, b31 },
+		};
+
+		memset(a31, 'a', 31);
+		memset(b31, 'b', 31);
+		memset(b32, 'b', 32);
+		memset(a62, 'a', 62);
+		memset(a63, 'a', 63);
+		for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+			hit2(v[i][0], (long)i, v[i][1]);
 	} else if (!strcmp(mode, "refault")) {
 		hit("alpha", 1);
 		hit((const char *)16, 2);

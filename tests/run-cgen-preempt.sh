@@ -41,9 +41,9 @@
 # switched to preempt=full, with PREEMPT_NEST=1: at least one drop must
 # be said there (the ring, -x bufsize, holds every record, so a drop is
 # a nested hit), or the run proved nothing.  There, 3,000 rounds of 2
-# threads (12,000 printing hits): 20 drops said with each of
-# DTRACE_CGEN=1 and 0, every line whole, @c exact (20 s of the guest);
-# under preempt=voluntary no drop.  With the owner word taken out
+# threads (12,000 printing hits): 17 to 36 drops said a run with
+# DTRACE_CGEN=1 and 0, every line whole, @c exact (20 to 34 s of the
+# guest); under preempt=voluntary no drop.  With the owner word taken out
 # (cgen_emit() never owning cgbuf, scratch_take() always taking): 5 and
 # 8 lines wrong (a system call's line twice: the uprobe's program output
 # the nested program's record as its own) and 11 and 6 lost, no drop

@@ -4,8 +4,8 @@
  * one CPU (the process pins itself to the first CPU it may run on, so
  * the threads share it however many the machine has), each making N
  * rounds of: access(p) (a system call whose argument is a string),
- * hit(p, t, i) (a function the pid provider probes), getppid() and
- * tally(i), and after every B rounds a sleep of S microseconds.  p is a
+ * hit(p, t, i) and tally(i) (functions the pid provider probes), and
+ * after every B rounds a sleep of S microseconds.  p is a
  * string whose 200 first bytes are the thread's own pair of letters
  * ("ab" for thread 0, "cd" for 1, ...) and whose last bytes are "-t-i":
  * a record built from it whole has a string run-cgen-preempt.sh can
@@ -65,7 +65,6 @@ static void *run(void *arg)
 		/* no such file: the call fails, its probe has the string */
 		syscall(SYS_access, buf, F_OK);
 		hit(buf, t, i);
-		syscall(SYS_getppid);
 		tally(i);
 		if (burst && (i + 1) % burst == 0)
 			usleep((useconds_t)nap);

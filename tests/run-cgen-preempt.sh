@@ -43,13 +43,14 @@
 # switched to preempt=full, with PREEMPT_NEST=1: at least one drop must
 # be said there (the ring, -x bufsize, holds every record, so a drop is
 # a nested hit), or the run proved nothing.  There, 3,000 rounds of 2
-# threads (12,000 printing hits): 17 to 36 drops said a run with
-# DTRACE_CGEN=1 and 0, every line whole, @c exact (20 to 34 s of the
-# guest); under preempt=voluntary no drop.  With the owner word taken out
-# (cgen_emit() never owning cgbuf, scratch_take() always taking): 5 and
-# 8 lines wrong (a system call's line twice: the uprobe's program output
-# the nested program's record as its own) and 11 and 6 lost, no drop
-# said.
+# threads (12,000 printing hits): 38 to 90 drops said a run with
+# DTRACE_CGEN=1 and 0, every line whole, the counts exact (22 to 50 s
+# of the guest); under preempt=voluntary no drop.  With the owner word
+# taken out (cgen_emit() never owning cgbuf, scratch_take() always
+# taking): 1 to 9 lines wrong (a system call's line twice: the uprobe's
+# program output the nested program's record as its own) and 3 to 49
+# lost, no drop said; the generic programs' @c not a multiple of 16 and
+# @s with a second key (a nested plan wrote over the preempted one's).
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"

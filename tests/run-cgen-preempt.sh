@@ -43,8 +43,8 @@
 # switched to preempt=full, with PREEMPT_NEST=1: at least one drop must
 # be said there (the ring, -x bufsize, holds every record, so a drop is
 # a nested hit), or the run proved nothing.  There, 3,000 rounds of 2
-# threads (12,000 printing hits): 38 to 90 drops said a run with
-# DTRACE_CGEN=1 and 0, every line whole, the counts exact (22 to 50 s
+# threads (12,000 printing hits): 22 to 90 drops said a run with
+# DTRACE_CGEN=1 and 0, every line whole, the counts exact (14 to 50 s
 # of the guest); under preempt=voluntary no drop.  With the owner word
 # taken out (cgen_emit() never owning cgbuf, scratch_take() always
 # taking): 1 to 9 lines wrong (a system call's line twice: the uprobe's

@@ -82,7 +82,7 @@
 #    switched to preempt=full (bp_preempt()): a system call's program
 #    run halfway through another thread's preempted uprobe program
 #    finds cgbuf (kvm_buf) taken and drops, every line whole, the
-#    counts exact; the run must see such a drop (22 to 50 s).
+#    counts exact; the run must see such a drop (14 to 50 s).
 # Both scripts run on the programs tests/kmod/run.sh built
 # (TRACE_PROGS=/kt), from /kt/src/tests, with busybox's tools.
 
@@ -139,7 +139,7 @@ bp_test() {
 # (bpf_prog_run_array_sleepable()): two threads on the one CPU, the
 # other's system call's program run halfway through a uprobe program,
 # cgbuf's owner word taken.  PREEMPT_NEST=1: a drop must be said, or no
-# program nested (38 to 90 drops a run here, none under voluntary).
+# program nested (22 to 90 drops a run here, none under voluntary).
 bp_preempt() {
 	bp_pf=/sys/kernel/debug/sched/preempt
 	if ! [ -w "$bp_pf" ]; then

@@ -26,15 +26,15 @@
 #     tests/kmod/legacy, tests/data/fork's fsrv (a forking server) and
 #     fsrv2 (the probed program its children exec), tests/data/kargs's
 #     ka (typed arguments), tests/data/spec's sp (transactions on
-#     threads),
+#     threads), tests/data/cgre's preempt (threads on one CPU),
 #     built with the build tree's dtrace -h/-G and
 #     drti.o, and tests/kmod/ftcheck, plus the dtrace binary; each with
 #     the shared libraries ldd names and the dynamic loader.
 #  5. An initramfs (cpio newc, gzip): busybox, /init (tests/kmod/init),
 #     the steps (tests/kmod/steps*.sh), /kmod/env saying what was built,
 #     and tests/run-trace.sh, run-kagg.sh, run-kagg-fn.sh,
-#     run-kagg-tick.sh, run-kagg-args.sh, run-cgen-spec.sh and lib.sh
-#     under /kt/src.
+#     run-kagg-tick.sh, run-kagg-args.sh, run-cgen-spec.sh,
+#     run-cgen-preempt.sh and lib.sh under /kt/src.
 #  6. Boot: qemu -accel tcg, serial console to a file, under `timeout`.
 #     qemu's exit status says nothing about the guest: the verdict is in
 #     the serial log.  It fails without a "KMOD-VERDICT pass" line, with
@@ -52,9 +52,11 @@
 # run-cgen-spec.sh alone took 87 s at a load of 8),
 # KMOD_QEMU_ACCEL (default tcg),
 # KMOD_SELFTEST_WARN=1 (the self-test module WARNs: the run must fail).
-# To iterate on the fasttrap steps alone: KMOD_STEPS (the steps files
+# To iterate on some steps alone: KMOD_STEPS (the steps files
 # the guest runs, default every tests/kmod/steps*.sh: e.g.
-# KMOD_STEPS=steps-trace.sh), KMOD_FT_ONLY (in steps-trace.sh: "fork",
+# KMOD_STEPS=steps-trace.sh), KMOD_BPF_ONLY (in steps-bpf.sh:
+# "preempt", run-cgen-preempt.sh under preempt=full alone),
+# KMOD_FT_ONLY (in steps-trace.sh: "fork",
 # the forking server's checks only, or "exec", fork then exec only),
 # KMOD_FT_ROUNDS (rounds of each fork check, default 3) and KMOD_SMP
 # (the guest's CPUs, default 1; 2 makes races likelier).  A run so
@@ -304,7 +306,9 @@ mkdir -p "$work/progs"
 		$CC -O2 -I. -c "$top_srcdir/tests/data/spec/sp.c" -o sp.o &&
 		"$DTRACE" -G -s "$top_srcdir/tests/data/spec/sp.d" sp.o \
 			-o sp-probes.o &&
-		$CC -o sp sp.o sp-probes.o -lpthread ||
+		$CC -o sp sp.o sp-probes.o -lpthread &&
+		$CC -O2 -o preempt "$top_srcdir/tests/data/cgre/preempt.c" \
+			-lpthread ||
 		exit 1
 ) >"$work/progs.log" 2>&1 || {
 	sed 's/^/    | /' "$work/progs.log"
@@ -349,12 +353,12 @@ cp "$DTRACE" "$rd/kt/dtrace" &&
 		"$work/progs/trplug.so" "$work/progs/legacy" \
 		"$work/progs/ftcheck" "$work/progs/fsrv" "$work/progs/kstk" \
 		"$work/progs/fsrv2" "$work/progs/cpout" "$work/progs/ka" \
-		"$work/progs/sp" "$rd/kt/" ||
+		"$work/progs/sp" "$work/progs/preempt" "$rd/kt/" ||
 	die "copying the test programs"
 # every library ldd names (by its path on this machine) and the loader
 for f in "$rd/kt/dtrace" "$rd/kt/ctl" "$rd/kt/plug.so" "$rd/kt/trprog" \
 	"$rd/kt/trplug.so" "$rd/kt/legacy" "$rd/kt/ftcheck" "$rd/kt/fsrv" \
-	"$rd/kt/fsrv2" "$rd/kt/ka" "$rd/kt/sp"; do
+	"$rd/kt/fsrv2" "$rd/kt/ka" "$rd/kt/sp" "$rd/kt/preempt"; do
 	LD_LIBRARY_PATH=$rd/kt ldd "$f" || die "ldd $f"
 done | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
 	$1 ~ /^\// { print $1 }' | sort -u | while read -r lib; do
@@ -372,11 +376,13 @@ mkdir -p "$rd/kt/src/tests" &&
 		"$top_srcdir/tests/run-kagg-fn.sh" \
 		"$top_srcdir/tests/run-kagg-tick.sh" \
 		"$top_srcdir/tests/run-kagg-args.sh" \
-		"$top_srcdir/tests/run-cgen-spec.sh" "$rd/kt/src/tests/" ||
+		"$top_srcdir/tests/run-cgen-spec.sh" \
+		"$top_srcdir/tests/run-cgen-preempt.sh" "$rd/kt/src/tests/" ||
 	die "copying the tracing tests"
 {
 	echo "KMOD_HAVE_BPF=${HAVE_BPF:-no}"
 	echo "KMOD_FT_ONLY=${KMOD_FT_ONLY:-}"
+	echo "KMOD_BPF_ONLY=${KMOD_BPF_ONLY:-}"
 	echo "KMOD_FT_ROUNDS=${KMOD_FT_ROUNDS:-3}"
 } >>"$rd/kmod/env"
 

@@ -892,7 +892,10 @@ static bool pre_pred(const struct cgen_maps *m, const struct ubpf_kplan *pl,
  * 0; rb_wake_done(), on the path where the record is in, notes it.
  * Half full counts the record: r8, its length, where built in cgbuf
  * (plus the ring's header and rounding, 16), AVAIL_DATA already where
- * reserved (rbwake.bpf.h's rule).
+ * reserved (rbwake.bpf.h's rule).  Half the ring's size is an
+ * immediate where bpf_cg.c says what it made (m->rbsize: the map's
+ * max_entries, which BPF_RB_RING_SIZE returns), one helper call less a
+ * record; else the ring is asked, as rbwake.bpf.h does.
  */
 static void rb_wake_ask(struct em *e, const struct cgen_maps *m, bool r8len)
 {
@@ -906,13 +909,18 @@ static void rb_wake_ask(struct em *e, const struct cgen_maps *m, bool r8len)
 		alu_r(e, BPF_ADD, 0, 8);
 		alu_i(e, BPF_ADD, 0, 16);
 	}
-	stx(e, BPF_DW, 10, S_KEY8, 0);
-	ldmap(e, 1, m->rb);
-	alu_i(e, BPF_MOV, 2, BPF_RB_RING_SIZE);
-	call(e, BPF_FUNC_ringbuf_query);
-	alu_i(e, BPF_RSH, 0, 1);
-	ldx(e, BPF_DW, 1, 10, S_KEY8);
-	j[0] = jmp_r(e, BPF_JLT, 1, 0); /* below half full */
+	if (m->rbsize >= 2) { /* a u32: its half fits an immediate */
+		/* below half full */
+		j[0] = jmp_i(e, BPF_JLT, 0, (int32_t)(m->rbsize / 2));
+	} else {
+		stx(e, BPF_DW, 10, S_KEY8, 0);
+		ldmap(e, 1, m->rb);
+		alu_i(e, BPF_MOV, 2, BPF_RB_RING_SIZE);
+		call(e, BPF_FUNC_ringbuf_query);
+		alu_i(e, BPF_RSH, 0, 1);
+		ldx(e, BPF_DW, 1, 10, S_KEY8);
+		j[0] = jmp_r(e, BPF_JLT, 1, 0); /* below half full */
+	}
 	ldmap(e, 1, m->rb);
 	alu_i(e, BPF_MOV, 2, BPF_RB_CONS_POS);
 	call(e, BPF_FUNC_ringbuf_query);

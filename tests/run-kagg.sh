@@ -362,6 +362,51 @@ GENERIC=0 both "stringof() of a string argument" 3 "msg msg hostile done" \
 	-n 'tr$target:::msg, tr$target:::done
 	{ @x[probename, stringof(args[0])] = count(); }'
 
+# A string compared with literals alone is read on the stack
+# (cgen_plan.c's seq_stack()): a few bytes, then, where the string is
+# longer than every literal, on in pieces to copyinstr()'s 256 bytes,
+# so one that runs into an unmapped page past the first bytes faults
+# as user space's read does (arg2 of sedge's first ticks: an error in
+# the predicate, not a silent false), and one that ends right before
+# such a page, or 71 bytes long (the first piece's last byte its NUL),
+# does not.  Two arguments compared (two copies of 32 bytes), then one
+# (72 bytes); strsize 6 reads 5 bytes there, no fault, and 5 cuts it to
+# "beta" (user space's clause: the literal fills it).  The errors are
+# counted below, in the generated run (the process lives on while user
+# space reads the strings).
+cat >expected.txt <<'EOF2'
+
+                3
+                3
+                6
+EOF2
+GENERIC=0 both "string compares on the stack, faults past them" 3 \
+	"'sedge 3' 'sleep 1500'" \
+	-n 'tr$target:::tick /copyinstr(arg1) == "beta"/ { @b1 = count(); }' \
+	-n 'tr$target:::tick /copyinstr(arg2) == "beta"/ { @b2 = count(); }' \
+	-n 'tr$target:::tick { @all = count(); }'
+expect_eq "string compares on the stack: the faults past them" 3 \
+	"$(grep -c 'invalid address (0x[0-9a-f]*) in predicate$' errg.txt)"
+printf '\n                3\n' >expected.txt
+GENERIC=0 both "one string compared on the stack" 1 \
+	"'sedge 3' 'sleep 1500'" \
+	-n 'tr$target:::tick /copyinstr(arg2) == "beta"/ { @b2 = count(); }'
+expect_eq "one string compared on the stack: the faults past it" 3 \
+	"$(grep -c 'invalid address (0x[0-9a-f]*) in predicate$' errg.txt)"
+GENERIC=0 both "a string compared on the stack, strsize 6" 1 \
+	"'sedge 3' 'sleep 1500'" \
+	-x strsize=6 \
+	-n 'tr$target:::tick /copyinstr(arg2) == "beta"/ { @b2 = count(); }'
+expect_eq "a string compared on the stack, strsize 6: no fault" 0 \
+	"$(grep -c 'invalid address' errg.txt)"
+printf '\n                6\n' >expected.txt
+GENERIC=0 both "a string compared, strsize 5" 0 \
+	"'sedge 3' 'sleep 1500'" \
+	-x strsize=5 \
+	-n 'tr$target:::tick /copyinstr(arg2) == "beta"/ { @b2 = count(); }'
+expect_eq "a string compared, strsize 5: no fault" 0 \
+	"$(grep -c 'invalid address' errg.txt)"
+
 # The direct shape "[/v OP imm CMP imm/] @ = fn([v OP imm])", each
 # alone on its probe; -v says the clause ran without the instruction
 # loop (direct WHAT: after both).

@@ -152,6 +152,7 @@ void cg_try(struct consumer *c)
 	m->self = (uint32_t)getpid();
 	m->rb = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rb", 0, 0,
 			       (uint32_t)rbsz, NULL);
+	m->rbsize = (uint32_t)rbsz; /* its BPF_RB_RING_SIZE (rb_wake_ask()) */
 	m->drops = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8,
 				  1, NULL);
 	/* where rb's last wake-up was asked for (bpf/rbwake.bpf.h) */

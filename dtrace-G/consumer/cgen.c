@@ -73,14 +73,21 @@
  *     profile-N program interrupts a uprobe's on its CPU (a preemptible
  *     kernel lets another thread's hit in too: doc/DESIGN.md "Programs
  *     that nest on a CPU"): a program that addresses cgbuf (cgen_emit()
- *     makes it twice to know) takes its owner word (UBPF_CGOWN(), past
+ *     makes it again to know) takes its owner word (UBPF_CGOWN(), past
  *     all a record and its stack use) with a cmpxchg of 0 to 1 once
  *     the arguments are fetched, before any write there (own_take(),
  *     which keeps its address at S_OWN: the record stage builds there
- *     with no lookup of its own), and every path past it gives it back (own_give(): the epilogue,
- *     kp_plan()'s exit, cgen_out_need()'s; the unwinder when its tail
- *     call lands); a hit that finds it taken counts a drop and ends
- *     (own_busy()), the interrupted record whole.
+ *     with no lookup of its own), and every path past it gives it
+ *     back (own_give(): the epilogue, kp_plan()'s exit,
+ *     cgen_out_need()'s; the unwinder when its tail call lands); a
+ *     hit that finds it taken counts a drop and ends (own_busy()),
+ *     the interrupted record whole.  A uprobe's program whose stages
+ *     before the record address no cgbuf (its string compares on the
+ *     stack: cgen_plan.c's seq_stack()) takes the word at the record
+ *     instead (OWN_REC), and gives it back where the record ends: a
+ *     hit that writes no record (a predicate that failed, a clause
+ *     the kernel ran whole) takes nothing; one that finds it taken
+ *     there drops the record alone, as a full ring does.
  *  2. The plan, when the event has one (cgen_plan.c: only for a
  *     process bpf_agg.c armed, checked here, and, where tick-N may
  *     exit() or printa(), for a hit stamped before the horizon in
@@ -885,7 +892,10 @@ static bool pre_pred(const struct cgen_maps *m, const struct ubpf_kplan *pl,
  * 0; rb_wake_done(), on the path where the record is in, notes it.
  * Half full counts the record: r8, its length, where built in cgbuf
  * (plus the ring's header and rounding, 16), AVAIL_DATA already where
- * reserved (rbwake.bpf.h's rule).
+ * reserved (rbwake.bpf.h's rule).  Half the ring's size is an
+ * immediate where bpf_cg.c says what it made (m->rbsize: the map's
+ * max_entries, which BPF_RB_RING_SIZE returns), one helper call less a
+ * record; else the ring is asked, as rbwake.bpf.h does.
  */
 static void rb_wake_ask(struct em *e, const struct cgen_maps *m, bool r8len)
 {
@@ -899,13 +909,18 @@ static void rb_wake_ask(struct em *e, const struct cgen_maps *m, bool r8len)
 		alu_r(e, BPF_ADD, 0, 8);
 		alu_i(e, BPF_ADD, 0, 16);
 	}
-	stx(e, BPF_DW, 10, S_KEY8, 0);
-	ldmap(e, 1, m->rb);
-	alu_i(e, BPF_MOV, 2, BPF_RB_RING_SIZE);
-	call(e, BPF_FUNC_ringbuf_query);
-	alu_i(e, BPF_RSH, 0, 1);
-	ldx(e, BPF_DW, 1, 10, S_KEY8);
-	j[0] = jmp_r(e, BPF_JLT, 1, 0); /* below half full */
+	if (m->rbsize >= 2) { /* a u32: its half fits an immediate */
+		/* below half full */
+		j[0] = jmp_i(e, BPF_JLT, 0, (int32_t)(m->rbsize / 2));
+	} else {
+		stx(e, BPF_DW, 10, S_KEY8, 0);
+		ldmap(e, 1, m->rb);
+		alu_i(e, BPF_MOV, 2, BPF_RB_RING_SIZE);
+		call(e, BPF_FUNC_ringbuf_query);
+		alu_i(e, BPF_RSH, 0, 1);
+		ldx(e, BPF_DW, 1, 10, S_KEY8);
+		j[0] = jmp_r(e, BPF_JLT, 1, 0); /* below half full */
+	}
 	ldmap(e, 1, m->rb);
 	alu_i(e, BPF_MOV, 2, BPF_RB_CONS_POS);
 	call(e, BPF_FUNC_ringbuf_query);
@@ -1033,29 +1048,47 @@ static bool uses_buf(const struct bpf_insn *v, size_t n, int buf)
 	return false;
 }
 
+/* where a program takes cgbuf's owner word (own_take()) */
+enum { OWN_NONE, OWN_PRO, OWN_REC };
+
 static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
-		 const struct ubpf_kplan *pl, bool own, struct bpf_insn **out,
-		 size_t *n);
+		 const struct ubpf_kplan *pl, int own, size_t *rec0,
+		 struct bpf_insn **out, size_t *n);
 
 /*
  * The program, made once; made again owning cgbuf where it turns out to
  * address it (own_take()): a program that never touches cgbuf (a count,
- * a record reserved in the ring) pays nothing for it.
+ * a record reserved in the ring) pays nothing for it.  A uprobe's whose
+ * stages before the record (*rec0: its first instruction) address no
+ * cgbuf (a string compared on the stack, cgen_plan.c's seq_stack()) is
+ * made owning it from the record on (OWN_REC): a hit that writes no
+ * record takes nothing; one found taken there drops the record alone,
+ * as a full ring does, what the plan did kept.  Else it is owned from
+ * the prologue (OWN_PRO).
  */
 bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	       const struct ubpf_kplan *pl, struct bpf_insn **out, size_t *n)
 {
-	if (!emit(m, s, pl, false, out, n))
+	size_t rec0 = 0;
+
+	if (!emit(m, s, pl, OWN_NONE, &rec0, out, n))
 		return false;
 	if (!uses_buf(*out, *n, m->buf))
 		return true;
 	free(*out);
-	return emit(m, s, pl, true, out, n);
+	if (!m->kp) {
+		if (!emit(m, s, pl, OWN_REC, &rec0, out, n))
+			return false;
+		if (!uses_buf(*out, rec0, m->buf))
+			return true;
+		free(*out);
+	}
+	return emit(m, s, pl, OWN_PRO, &rec0, out, n);
 }
 
 static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
-		 const struct ubpf_kplan *pl, bool own, struct bpf_insn **out,
-		 size_t *n)
+		 const struct ubpf_kplan *pl, int own, size_t *rec0,
+		 struct bpf_insn **out, size_t *n)
 {
 	struct em e = {.kkeys = m->kkeys};
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
@@ -1136,6 +1169,10 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 
 	*out = NULL;
 	*n = 0;
+	if (!m->kp) { /* the argument slots past nargs: seq_stack()'s */
+		e.soff = (int16_t)S_ARG(UBPF_MAXARGS - 1);
+		e.sroom = (uint16_t)(8 * (UBPF_MAXARGS - nargs));
+	}
 	e.bad |= m->kp && pl && cgen_out_bytes(pl); /* kplan_out.c: uprobes */
 	if (ob) { /* the fault bits, if any, at the end (strs) */
 		strs = true;
@@ -1187,7 +1224,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* cgbuf's owner from here to the end (the jumps before end with
 	 * nothing taken, as do the provider's prologue's exits) */
 	nxj0 = nxj;
-	if (own)
+	if (own == OWN_PRO)
 		own_take(&e, m, jbusy);
 	st(&e, BPF_DW, 10, S_FLAGS, 0);
 	if (ob) { /* no area yet: a register's 0, which Linux 6.1's
@@ -1325,6 +1362,9 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			fix(&e, e.hzj[i]);
 	}
 	/* 3. the record */
+	*rec0 = e.n;
+	if (own == OWN_REC) /* cgbuf's from here: OWN_REC */
+		own_take(&e, m, jbusy);
 	if (lazy) { /* pid_tgid, which nothing before needed */
 		call(&e, BPF_FUNC_get_current_pid_tgid);
 		alu_r(&e, BPF_MOV, 7, 0);
@@ -1541,6 +1581,14 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* 4. epilogue */
 	fix(&e, jnull);
 	fix(&e, jdrop);
+	if (own == OWN_REC) { /* given back where the record ends: the
+			       * paths to done never took it */
+		if (strs && jbuf)
+			fix(&e, jbuf);
+		jbuf = 0;
+		own_give(&e);
+		e.ownoff = 0;
+	}
 done:
 	if (strs && jbuf)
 		fix(&e, jbuf);

@@ -121,6 +121,13 @@ struct em {
 	 * own_take()), else 0: an exit past it gives it back first
 	 * (own_give()) */
 	int16_t ownoff;
+	/* SEQ's copies on the stack (cgen_plan.c's seq_stack()): the
+	 * argument slots past the event's nargs, which cgen.c gives a
+	 * uprobe's plan (soff the lowest, sroom bytes; 0: none), and where
+	 * the copies went there, each copy's bytes (sn; 0: in cgbuf, at
+	 * SEQ_AT()) */
+	int16_t soff;
+	uint16_t sroom, sn;
 };
 
 static inline void put(struct em *e, uint8_t code, uint8_t dst,

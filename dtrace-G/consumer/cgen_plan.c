@@ -62,7 +62,12 @@
  *     argument compared with a literal: seq_read() copies each such
  *     argument's string into cgbuf before the first clause runs (a
  *     fault ends the plan there: the record goes unflagged and user
- *     space runs every clause), and SEQ compares its length with the
+ *     space runs every clause) -- onto the stack, where the plan only
+ *     compares it and a uprobe's argument slots past its nargs hold a
+ *     copy longer than the literals, so the program needs no cgbuf
+ *     before its record (seq_stack(): its first bytes, and where
+ *     longer, the rest read on in pieces to fault where one read in
+ *     cgbuf would) -- and SEQ compares its length with the
  *     literal's and its bytes a word at a time (8, then 4, 2, 1 bytes
  *     for the tail), the literal's words as immediates -- a SEQ (not
  *     !=) whose PRED follows it jumping straight to the clause's end on
@@ -888,10 +893,98 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 	return any;
 }
 
+/*
+ * seq_read()'s copies on the stack, where every string the plan reads
+ * is only compared with literals (SEQ: no SKEY, CACMP or SMKEY, no
+ * fault sites) and the argument slots past the event's nargs (e->sroom
+ * bytes, cgen.c's) hold, for each, a copy of sn bytes (a multiple of
+ * 8, 24 or more) two longer than its longest literal: the plan then
+ * addresses no cgbuf, and the program takes its owner word only for
+ * a record (cgen.c's cgen_emit()).  Exactly seq_read()'s copy of
+ * UBPF_STRMAX bytes in cgbuf: a read of sn bytes that finds the NUL
+ * (a length below sn) has the string whole, as that copy would; one
+ * that does not (sn: sn - 1 bytes or more) has a string longer than
+ * every literal compared with it, so equal to none, and what is left
+ * to tell is whether that copy would have faulted, which sends the
+ * hit to the unflagged record: the rest of its UBPF_STRMAX bytes are
+ * read on in pieces of sn bytes, each from the last byte of the one
+ * before (which the helper replaced by its NUL), until one finds the
+ * NUL or the last piece ends at byte UBPF_STRMAX - 1, a fault going
+ * where seq_read()'s goes.  bpf_probe_read_user_str() faults only on a
+ * byte up to the NUL or its size (strncpy_from_user() falls back to a
+ * byte at a time where a word faults), the same bytes piece by piece
+ * as in one read.  S_SLEN(j) is the first read's length; the copy of
+ * argument j is at e->soff + j * sn (str_chunks()).
+ */
+static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
+{
+	unsigned need[UBPF_KSTRARGS] = { 0 }, n;
+
+	if (!e->sroom || !e->nsarg || e->nsarg > UBPF_KSTRARGS ||
+	    e->nfj + e->nsarg > sizeof(e->fj) / sizeof(e->fj[0]))
+		return false;
+	for (unsigned j = 0; j < e->nsarg; j++)
+		if (e->skarg[j] || e->czarg[j])
+			return false;
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		const struct ubpf_kop *o = &pl->ops[pc];
+		unsigned j;
+
+		if (o->op != UBPF_K_SEQ)
+			continue;
+		for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
+			;
+		if (j < e->nsarg && o->step + 2u > need[j])
+			need[j] = o->step + 2u;
+	}
+	n = (e->sroom / e->nsarg) & ~7u;
+	if (n > UBPF_STRMAX)
+		n = UBPF_STRMAX;
+	if (n < 24)
+		return false;
+	for (unsigned j = 0; j < e->nsarg; j++)
+		if (need[j] > n)
+			return false;
+	e->sn = (uint16_t)n;
+	for (unsigned j = 0; j < e->nsarg; j++) {
+		int32_t at = e->soff + (int32_t)(j * n);
+		/* pieces of 24 bytes or more: at most 12 */
+		size_t jf[UBPF_STRMAX / 23 + 2], jd[UBPF_STRMAX / 23 + 2];
+		unsigned nf = 0, nd = 0, off = 0, sz;
+
+		for (;;) {
+			sz = UBPF_STRMAX - off < n ? UBPF_STRMAX - off : n;
+			alu_r(e, BPF_MOV, 1, 10);
+			alu_i(e, BPF_ADD, 1, at);
+			alu_i(e, BPF_MOV, 2, (int32_t)sz);
+			ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
+			if (off)
+				alu_i(e, BPF_ADD, 3, (int32_t)off);
+			call(e, BPF_FUNC_probe_read_user_str);
+			jf[nf++] = jmp_i(e, BPF_JSLT, 0, 0);
+			if (!off) /* for SEQ */
+				stx(e, BPF_DW, 10, (int16_t)S_SLEN(j), 0);
+			if (off + sz >= UBPF_STRMAX)
+				break;
+			jd[nd++] = jmp_i(e, BPF_JLT, 0, (int32_t)sz); /* NUL */
+			off += sz - 1;
+		}
+		jd[nd++] = jmp_i(e, BPF_JA, 0, 0);
+		for (unsigned i = 0; i < nf; i++) /* a fault: seq_read()'s */
+			fix(e, jf[i]);
+		e->fj[e->nfj++] = jmp_i(e, BPF_JA, 0, 0);
+		for (unsigned i = 0; i < nd; i++)
+			fix(e, jd[i]);
+	}
+	return true;
+}
+
 static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		     unsigned nargs)
 {
 	bool fs = cgen_fsites(e, pl);
+
+	e->sn = 0; /* in cgbuf, unless seq_stack() */
 
 	for (unsigned pc = 0, second = 0; pc < pl->nops && pc < UBPF_KOPS;
 	     pc += !second) {
@@ -929,7 +1022,7 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		e->rbarg[j] = o->op == UBPF_K_VACMP && fs;
 		e->sarg[e->nsarg++] = (uint8_t)a;
 	}
-	if (!e->nsarg)
+	if (!e->nsarg || (!fs && seq_stack(e, pl)))
 		return;
 	lookup0(e, buf);
 	e->fj[e->nfj++] = jmp_i(e, BPF_JEQ, 0, 0);
@@ -1019,7 +1112,8 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
  * The first n bytes of the string seq_read() copied for its j-th
  * argument, in loads of 8 bytes, then 4, 2 and 1 for the tail, each
  * naturally aligned (SEQ_AT() is): each into r3 and handed to fn with
- * its offset and size; r2 is cgbuf throughout.  The one emitter of the
+ * its offset and size; r2 is cgbuf throughout (the frame, r10, for
+ * seq_stack()'s copies).  The one emitter of the
  * strings' bounded bytes: SEQ compares them with its literal, SKEY
  * copies them into its key.
  */
@@ -1043,6 +1137,11 @@ static void str_chunks(struct em *e, unsigned j, unsigned n,
 		       void (*fn)(struct em *, void *, unsigned, unsigned),
 		       void *ctx)
 {
+	if (e->sn) { /* seq_stack()'s copy */
+		alu_r(e, BPF_MOV, 2, 10);
+		str_chunks_at(e, e->soff + (int32_t)(j * e->sn), n, fn, ctx);
+		return;
+	}
 	ldx(e, BPF_DW, 2, 10, S_SBUF);
 	str_chunks_at(e, SEQ_AT(j), n, fn, ctx);
 }
@@ -2146,7 +2245,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	 * (S_SBUF): seq_read() found it, or here, a lookup of a
 	 * one-entry array that cannot fail (the verifier wants the
 	 * test: seq_read()'s way out) */
-	e->vbuf = e->nsarg > 0;
+	e->vbuf = e->nsarg > 0 && !e->sn;
 	if (!e->vbuf && fds[5] >= 0 &&
 	    (cgen_plan_has(pl, UBPF_K_VKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_VVCMP, -1) ||

@@ -894,6 +894,9 @@ struct cgen_maps {
 	bool *hzfree;
 	/* rb's last wake-up (bpf/rbwake.bpf.h: the unwinder's too) */
 	int wake;
+	/* rb's bytes as made (BPF_RB_RING_SIZE: cgen.c's rb_wake_ask()
+	 * compares with half of it as an immediate; 0: asks the ring) */
+	uint32_t rbsize;
 };
 /*
  * A kernel probe's program (cgen_kprov.c): its provider's prologue,

@@ -12,6 +12,15 @@
  *			mapped: "xy" running into it (a string that faults
  *			past its first page) and 255 'z' up to it (one that
  *			fills copyinstr()'s 255 bytes and does not fault)
+ *	sedge N		for i in 0..N-1 tr:::tick(i, B - 5, A - 200) and
+ *			tr:::tick(i, B - 72, B - 5), A and B each the end of
+ *			a page the next page after which is not mapped:
+ *			"beta" ending there, "beta" and 'X' running into it
+ *			past 200 bytes (a string that faults where a read
+ *			of a few bytes would not), and 67 'X' and "beta"
+ *			ending there (71 bytes and the NUL: string
+ *			compares read on the stack, cgen_plan.c's
+ *			seq_stack())
  *	pair		tr:::pair(key, value) over a fixed series (for the
  *			aggregation tests)
  *	vals		tr:::tick(i, "vals", V) for a fixed series of V
@@ -171,6 +180,26 @@ static void run(char *line)
 		for (long i = 0; i < n; i++)
 			TR_TICK((int)i, m + pg - 2, (long)(m + pg - 255));
 		/* the page stays: user space may read the strings later */
+	} else if (!strcmp(line, "sedge")) {
+		long pg = sysconf(_SC_PAGESIZE);
+		char *m = mmap(NULL, 4 * (size_t)pg, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *a = m + pg, *b = m + 3 * pg;
+
+		if (m == MAP_FAILED || munmap(a, (size_t)pg) < 0 ||
+		    munmap(b, (size_t)pg) < 0) {
+			printf("error sedge\n");
+			return;
+		}
+		memset(a - 200, 'X', 200);
+		memcpy(a - 200, "beta", 4);
+		memset(b - 72, 'X', 67);
+		memcpy(b - 5, "beta", 5);
+		for (long i = 0; i < n; i++) {
+			TR_TICK((int)i, b - 5, (long)(a - 200));
+			TR_TICK((int)i, b - 72, (long)(b - 5));
+		}
+		/* the pages stay: user space may read the strings later */
 	} else if (!strcmp(line, "vals")) {
 		vals();
 	} else if (!strcmp(line, "pair")) {

@@ -407,6 +407,33 @@ GENERIC=0 both "a string compared, strsize 5" 0 \
 expect_eq "a string compared, strsize 5: no fault" 0 \
 	"$(grep -c 'invalid address' errg.txt)"
 
+# A string longer than the kernel's copy (UBPF_STRMAX, 256 bytes) at a
+# strsize past it: copyinstr() reads strsize - 1 bytes, so 300 'X'
+# running into an unmapped page (ledge) fault at strsize 512 (an error
+# in each predicate, @all alone counted) and not at 256 (255 bytes
+# read, "!=" true).  The kernel's copy ends before the page: a copy it
+# cut sends the hit to user space, which reads on (cgen_plan.c's
+# seq_read(); before, == and != were decided on the cut copy, no fault
+# said).  execname against it is CACMP's read, the same copy.
+printf '\n                3\n' >expected.txt
+GENERIC=0 both "a string past the kernel's copy, strsize 512" 4 \
+	"'ledge 3' 'sleep 1500'" \
+	-x strsize=512 \
+	-n 'tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); }' \
+	-n 'tr$target:::tick /copyinstr(arg1) != "beta"/ { @n = count(); }' \
+	-n 'tr$target:::tick /execname == copyinstr(arg1)/ { @e = count(); }' \
+	-n 'tr$target:::tick { @all = count(); }'
+expect_eq "a string past the kernel's copy, strsize 512: the faults" 9 \
+	"$(grep -c 'invalid address (0x[0-9a-f]*) in predicate$' errg.txt)"
+printf '\n                3\n                3\n' >expected.txt
+GENERIC=0 both "a string past the kernel's copy, strsize 256" 3 \
+	"'ledge 3' 'sleep 1500'" \
+	-n 'tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); }' \
+	-n 'tr$target:::tick /copyinstr(arg1) != "beta"/ { @n = count(); }' \
+	-n 'tr$target:::tick { @all = count(); }'
+expect_eq "a string past the kernel's copy, strsize 256: no fault" 0 \
+	"$(grep -c 'invalid address' errg.txt)"
+
 # The direct shape "[/v OP imm CMP imm/] @ = fn([v OP imm])", each
 # alone on its probe; -v says the clause ran without the instruction
 # loop (direct WHAT: after both).

@@ -920,8 +920,11 @@ static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
 {
 	unsigned need[UBPF_KSTRARGS] = { 0 }, n;
 
+	/* strsize - 1 past UBPF_STRMAX: seq_read()'s copy in cgbuf,
+	 * which sends a string it cut to user space */
 	if (!e->sroom || !e->nsarg || e->nsarg > UBPF_KSTRARGS ||
-	    e->nfj + e->nsarg > sizeof(e->fj) / sizeof(e->fj[0]))
+	    e->nfj + e->nsarg > sizeof(e->fj) / sizeof(e->fj[0]) ||
+	    pl->fstr > UBPF_STRMAX)
 		return false;
 	for (unsigned j = 0; j < e->nsarg; j++)
 		if (e->skarg[j] || e->czarg[j])
@@ -1060,6 +1063,16 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			fix(e, jok);
 		} else {
 			e->fj[e->nfj++] = jmp_i(e, BPF_JSLT, 0, 0);
+			/* strsize - 1 past what was read: a string the copy
+			 * cut (no NUL in its first UBPF_STRMAX - 1 bytes)
+			 * is read on by run.c, which may fault there, so
+			 * the hit is user space's (a key's already is) */
+			if (pl->fstr > UBPF_STRMAX && !e->skarg[j] &&
+			    e->nfj >= sizeof(e->fj) / sizeof(e->fj[0]))
+				e->bad = true;
+			else if (pl->fstr > UBPF_STRMAX && !e->skarg[j])
+				e->fj[e->nfj++] =
+					jmp_i(e, BPF_JEQ, 0, UBPF_STRMAX);
 		}
 		stx(e, BPF_DW, 10, (int16_t)S_SLEN(j), 0); /* for SEQ */
 		/* a key longer than kaggs_s keeps: the hit is user space's */

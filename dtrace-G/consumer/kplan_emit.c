@@ -958,14 +958,16 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 	}
 	if (pred)
 		pred->jump = (uint16_t)m.n;
+	/* the bytes run.c reads of a string (cgen_plan.c's seq_read()) */
+	pl->fstr = k->prog->strsize - 1 > UINT16_MAX
+			   ? UINT16_MAX
+			   : (uint16_t)(k->prog->strsize - 1);
 	/* a string that faults ends the clause here too */
 	for (i = pl->nops; i < m.n; i++) {
 		if ((pl->ops[i].op == UBPF_K_SEQ ||
 		     pl->ops[i].op == UBPF_K_VACMP) &&
-		    pl->ops[i].agg) {
+		    pl->ops[i].agg)
 			pl->ops[i].jump = (uint16_t)m.n;
-			pl->fstr = (uint16_t)(k->prog->strsize - 1);
-		}
 		if (pl->ops[i].op == UBPF_K_SSTR)
 			pl->ops[i].jump = (uint16_t)m.n;
 	}

@@ -399,7 +399,8 @@ struct ubpf_kplan {
 		      * kernel; UBPF_KTLS_UNFIT: a clause that keeps any
 		      * variable there was left out (too long), so no
 		      * plan can be exact */
-	__u16 fstr;  /* SEQ with fault sites: bytes of a string read */
+	__u16 fstr;  /* strsize - 1, the bytes run.c reads of a string
+		      * (a plan's every string read, from cgen_plan.c) */
 	__u16 ustr;  /* the arguments whose strings (copyinstr(argN)) a
 		      * clause left to user space reads: a generated
 		      * program's record of a hit the plan ran copies

@@ -21,6 +21,11 @@
  *			ending there (71 bytes and the NUL: string
  *			compares read on the stack, cgen_plan.c's
  *			seq_stack())
+ *	ledge N		tr:::tick(i, A - 300, 0) for i in 0..N-1, A the end
+ *			of a page the next page after which is not mapped:
+ *			300 'X' running into it (past the 256 bytes the
+ *			kernel's compares read: a fault at strsize 512, none
+ *			at 256, where copyinstr() reads 255 bytes)
  *	pair		tr:::pair(key, value) over a fixed series (for the
  *			aggregation tests)
  *	vals		tr:::tick(i, "vals", V) for a fixed series of V
@@ -200,6 +205,20 @@ static void run(char *line)
 			TR_TICK((int)i, b - 72, (long)(b - 5));
 		}
 		/* the pages stay: user space may read the strings later */
+	} else if (!strcmp(line, "ledge")) {
+		long pg = sysconf(_SC_PAGESIZE);
+		char *m = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *a = m + pg;
+
+		if (m == MAP_FAILED || munmap(a, (size_t)pg) < 0) {
+			printf("error ledge\n");
+			return;
+		}
+		memset(a - 300, 'X', 300);
+		for (long i = 0; i < n; i++)
+			TR_TICK((int)i, a - 300, 0L);
+		/* the page stays: user space may read the string later */
 	} else if (!strcmp(line, "vals")) {
 		vals();
 	} else if (!strcmp(line, "pair")) {

@@ -46,8 +46,7 @@
 
 #include "consumer_impl.h"
 
-#define CLOSE_THREADS 16 /* at most */
-#define CLOSE_PER_THREAD 4 /* at least, so a few events make no threads */
+#define CLOSE_THREADS 64 /* at most */
 #define LATER_MAX 8 /* close_later()'s threads at once */
 
 struct close_job {
@@ -71,12 +70,12 @@ void close_many(const int *fds, size_t n)
 {
 	pthread_t th[CLOSE_THREADS];
 	struct close_job j = {.fds = fds, .n = n};
-	size_t want = n / CLOSE_PER_THREAD, made = 0;
+	size_t want = n - 1, made = 0; /* this thread closes one */
 	pthread_attr_t at;
 
 	if (want > CLOSE_THREADS)
 		want = CLOSE_THREADS;
-	if (want > 1 && pthread_attr_init(&at) == 0) {
+	if (n > 1 && pthread_attr_init(&at) == 0) {
 		(void)pthread_attr_setstacksize(&at, 64 * 1024);
 		while (made < want &&
 		       pthread_create(&th[made], &at, close_worker, &j) == 0)

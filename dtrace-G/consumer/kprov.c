@@ -876,10 +876,11 @@ bool kprov_drain(struct consumer *c)
  * The providers' events and links closed from threads (close_later()),
  * this returning at once: the close of a tracepoint's last perf event
  * waits for RCU Tasks Trace and RCU under the kernel's event_mutex, a
- * link's detach for RCU Tasks Trace, tens of ms each, and one after the
- * other they took 4-6 such waits (a syscall probe and a proc probe: 230
- * ms) after the backend's own closes had taken theirs.  Started before
- * the backend's stop (teardown()), their waits overlap those; a libbpf
+ * link's detach for RCU Tasks Trace, tens of ms each, and they were
+ * closed one after the other, after the backend's own closes had taken
+ * theirs.  Started before the backend's stop (teardown()), the links'
+ * waits overlap those (the events' stay one after the other, under
+ * event_mutex, in the kernel's deferred fput); a libbpf
  * link is disconnected first, so that the event's descriptor, which its
  * perf link owns, is closed here once and not twice.  Records may still
  * be made until close_wait() has returned: kprov_stop() waits for it.

@@ -23,7 +23,8 @@
 #    the checks can fail (a run that handed its closes to a process
 #    outliving it, or deleted the events before the closes finished,
 #    fails them: see the commit that added this test).
-# About 5 s.  Needs root, BPF and tracefs; the links from Linux 6.12.
+# About 10 s (14 s loaded).  Needs root, BPF and tracefs; the links from
+# Linux 6.12.
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -81,7 +82,7 @@ for k in 1 0; do
 	rm -f out.txt
 	DTRACE_SITE_LINKS=$k timeout -s KILL 60 "$DTRACE" -q \
 		-n 'tr$target:::tick { @ = count(); }' \
-		-c "./trprog 'tick 1' 'sleep 3000'" >out.txt 2>err.txt &
+		-c "./trprog 'tick 1' 'sleep 2000'" >out.txt 2>err.txt &
 	dp=$!
 	bg_pids="$bg_pids $dp"
 	if [ "$k" = 1 ] && [ "$links" = 1 ]; then

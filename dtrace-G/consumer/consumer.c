@@ -328,6 +328,7 @@ pid_t dt_command_hold(const char *cmd)
 static void teardown(struct consumer *c)
 {
 	dlhold_end(c); /* the -p processes let go before the sites */
+	kprov_stop_begin(c); /* its closes' waits beside the backend's */
 	c->be->stop(c);
 	kprov_stop(c);
 	c->stopped = true;

@@ -1207,6 +1207,8 @@ size_t kprov_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max);
 /* true when a firing whose clause folds was read (bpf_barrier()) */
 bool kprov_drain(struct consumer *c);
 void kprov_hit(struct consumer *c, const struct hit *h);
+/* kprov_stop_begin() starts the closes, kprov_stop() waits for them */
+void kprov_stop_begin(struct consumer *c);
 void kprov_stop(struct consumer *c);
 const struct d_probe *kprov_probe_of(struct consumer *c, unsigned id);
 /*

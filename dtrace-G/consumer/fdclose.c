@@ -12,15 +12,26 @@
  * to stop, libc's 2,900 functions 4.5 minutes (bpftrace pays the same:
  * 433 uprobes, a minute).  Those waits happen under the kernel's global
  * event_mutex, so no number of threads runs them side by side; what a
- * close does outside it does overlap: closed from CLOSE_THREADS threads,
- * the 269 probes stop in 26-29 s (16 threads do as well as 128).  What
- * would remove the wait is one unregistration for all the sites, the
- * uprobe_multi BPF link (Linux 6.6 on; dlhold.c's breakpoint on ld.so
- * is one, the sites are not yet).
+ * close does outside it does overlap: closed from 16 threads, the 269
+ * probes stop in 26-29 s (16 threads do as well as 128).
+ *
+ * A uprobe_multi BPF link (a process's sites, bpf_attach.c; dlhold.c's
+ * breakpoint on ld.so) unregisters its uprobes in its release and then
+ * waits once, for RCU Tasks Trace (uprobe_unregister_sync(), 6.18),
+ * outside event_mutex.  That wait is a grace period every waiter begun
+ * before it started shares: links closed side by side wait one grace
+ * period (30-70 ms here), closed four to a thread as before they waited
+ * one per round (a -c command's 8 site links: three rounds, 120-210
+ * ms).  So each descriptor gets a thread of its own, up to
+ * CLOSE_THREADS, this one closing too; a thread costs tens of
+ * microseconds and 64 KiB of stack, a grace period tens of ms.
  *
  * The threads only close descriptors; what the events counted is read
- * before (the callers' loops).  Few descriptors, or no thread to be had,
- * and they are closed here, one after the other, as before.
+ * before (the callers' loops).  close_many() returns when every close
+ * has returned, so what the caller does next (deleting the uprobe
+ * events, letting a held process go, exiting) finds them all released.
+ * One descriptor, or no thread to be had, and they are closed here,
+ * one after the other.
  *
  * close_later() is for the events of a process or thread that exited
  * (uprobe.c's scope events, dlhold.c's breakpoint on ld.so): nothing can
@@ -46,8 +57,7 @@
 
 #include "consumer_impl.h"
 
-#define CLOSE_THREADS 16 /* at most */
-#define CLOSE_PER_THREAD 4 /* at least, so a few events make no threads */
+#define CLOSE_THREADS 64 /* at most */
 #define LATER_MAX 8 /* close_later()'s threads at once */
 
 struct close_job {
@@ -71,12 +81,12 @@ void close_many(const int *fds, size_t n)
 {
 	pthread_t th[CLOSE_THREADS];
 	struct close_job j = {.fds = fds, .n = n};
-	size_t want = n / CLOSE_PER_THREAD, made = 0;
+	size_t want = n > 1 ? n - 1 : 0, made = 0; /* and this thread */
 	pthread_attr_t at;
 
 	if (want > CLOSE_THREADS)
 		want = CLOSE_THREADS;
-	if (want > 1 && pthread_attr_init(&at) == 0) {
+	if (want && pthread_attr_init(&at) == 0) {
 		(void)pthread_attr_setstacksize(&at, 64 * 1024);
 		while (made < want &&
 		       pthread_create(&th[made], &at, close_worker, &j) == 0)

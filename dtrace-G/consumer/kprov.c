@@ -872,12 +872,57 @@ bool kprov_drain(struct consumer *c)
 	return fold;
 }
 
+/*
+ * The providers' events and links closed from threads (close_later()),
+ * this returning at once: the close of a tracepoint's last perf event
+ * waits for RCU Tasks Trace and RCU under the kernel's event_mutex, a
+ * link's detach for RCU Tasks Trace, tens of ms each, and they were
+ * closed one after the other, after the backend's own closes had taken
+ * theirs.  Started before the backend's stop (teardown()), the links'
+ * waits overlap those (the events' stay one after the other, under
+ * event_mutex, in the kernel's deferred fput); a libbpf
+ * link is disconnected first, so that the event's descriptor, which its
+ * perf link owns, is closed here once and not twice.  Records may still
+ * be made until close_wait() has returned: kprov_stop() waits for it.
+ */
+void kprov_stop_begin(struct consumer *c)
+{
+	struct kprov *kp = c->kp;
+	int *fds;
+	size_t n = 0;
+
+	if (!kp || kp->stopped || !kp->natt)
+		return;
+	fds = xcalloc(2 * kp->natt, sizeof(*fds));
+	for (size_t i = 0; i < kp->natt; i++) {
+#ifdef HAVE_BPF
+		struct bpf_link *l = kp->att[i].link;
+
+		if (l) {
+			int lfd = bpf_link__fd(l);
+
+			bpf_link__disconnect(l);
+			bpf_link__destroy(l);
+			if (lfd >= 0 && lfd != kp->att[i].fd)
+				fds[n++] = lfd;
+		}
+#endif
+		if (kp->att[i].fd >= 0)
+			fds[n++] = kp->att[i].fd;
+	}
+	kp->natt = 0;
+	close_later(fds, n);
+	free(fds);
+}
+
 void kprov_stop(struct consumer *c)
 {
 	struct kprov *kp = c->kp;
 
 	if (!kp || kp->stopped)
 		return;
+	kprov_stop_begin(c);
+	close_wait(); /* no record is made after this */
 	kp->stopped = true;
 	if (c->o->verbose && kp->hz_leases)
 		say(c, "the horizon leased %lu time%s, given back late %lu "
@@ -889,15 +934,6 @@ void kprov_stop(struct consumer *c)
 		    "%u kernel probe program%s", kp->hz_free_up,
 		    kp->hz_free_up == 1 ? "" : "s", kp->hz_free_kp,
 		    kp->hz_free_kp == 1 ? "" : "s");
-	for (size_t i = 0; i < kp->natt; i++) {
-#ifdef HAVE_BPF
-		if (kp->att[i].link)
-			bpf_link__destroy(kp->att[i].link);
-#endif
-		if (kp->att[i].fd >= 0)
-			close(kp->att[i].fd);
-	}
-	kp->natt = 0;
 	for (size_t i = 0; i < kp->nticks; i++)
 		if (kp->ticks[i].fd >= 0)
 			close(kp->ticks[i].fd);

@@ -1471,6 +1471,43 @@ static void vslen(struct em *e, const struct ubpf_kplan *pl,
 }
 
 /*
+ * The first r3 bytes (len, 1 or more) of the strings at r2 + a and
+ * r0 + b compared a word at a time, for words words, unrolled: the
+ * word len ends in masked to its low bytes (past a NUL lies whatever
+ * an earlier copy left).  A difference jumps from jne (appended at
+ * *nne), the end of len from jeq (at *neq); falling out of the last
+ * word is equal too, for the caller to jump.  vveq()'s and vacmp()'s.
+ * r1, r4, r5 are taken.
+ */
+static void cmp_words(struct em *e, unsigned words, int32_t a, int32_t b,
+		      size_t *jeq, unsigned *neq, size_t *jne, unsigned *nne)
+{
+	for (unsigned i = 0; i < words; i++) {
+		size_t jfull;
+
+		if (i)
+			jeq[(*neq)++] =
+				jmp_i(e, BPF_JLE, 3, (int32_t)(8 * i));
+		ldx(e, BPF_DW, 4, 2, (int16_t)(a + 8 * (int32_t)i));
+		ldx(e, BPF_DW, 5, 0, (int16_t)(b + 8 * (int32_t)i));
+		alu_r(e, BPF_XOR, 4, 5);
+		jfull = jmp_i(e, BPF_JGE, 3, (int32_t)(8 * i + 8));
+		/* len - 8i (1 to 7) bytes of this word: the low ones */
+		alu_r(e, BPF_MOV, 5, 3);
+		alu_i(e, BPF_SUB, 5, (int32_t)(8 * i));
+		alu_i(e, BPF_LSH, 5, 3);
+		alu_i(e, BPF_MOV, 1, 1);
+		alu_r(e, BPF_LSH, 1, 5);
+		alu_i(e, BPF_SUB, 1, 1);
+		alu_r(e, BPF_AND, 4, 1);
+		jne[(*nne)++] = jmp_i(e, BPF_JNE, 4, 0);
+		jeq[(*neq)++] = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, jfull);
+		jne[(*nne)++] = jmp_i(e, BPF_JNE, 4, 0);
+	}
+}
+
+/*
  * r1 = VVEQ o: the self-> string variables o->slot and o->step (their
  * cgtlss entries, fds[8], each a struct ubpf_kostr an SSTR, SLIT or
  * SMOV filled) equal: the same len (a string has one: the NUL's
@@ -1505,28 +1542,7 @@ static void vveq(struct em *e, const struct ubpf_kop *o, const int *fds)
 	jnb = jmp_i(e, BPF_JEQ, 0, 0);
 	ldx(e, BPF_W, 4, 0, lo);
 	jne[nne++] = jmp_r(e, BPF_JNE, 3, 4);
-	for (unsigned i = 0; i < words; i++) {
-		size_t jfull;
-
-		if (i)
-			jeq[neq++] = jmp_i(e, BPF_JLE, 3, (int32_t)(8 * i));
-		ldx(e, BPF_DW, 4, 2, (int16_t)(sb + 8 * (int32_t)i));
-		ldx(e, BPF_DW, 5, 0, (int16_t)(sb + 8 * (int32_t)i));
-		alu_r(e, BPF_XOR, 4, 5);
-		jfull = jmp_i(e, BPF_JGE, 3, (int32_t)(8 * i + 8));
-		/* len - 8i (1 to 7) bytes of this word: the low ones */
-		alu_r(e, BPF_MOV, 5, 3);
-		alu_i(e, BPF_SUB, 5, (int32_t)(8 * i));
-		alu_i(e, BPF_LSH, 5, 3);
-		alu_i(e, BPF_MOV, 1, 1);
-		alu_r(e, BPF_LSH, 1, 5);
-		alu_i(e, BPF_SUB, 1, 1);
-		alu_r(e, BPF_AND, 4, 1);
-		jne[nne++] = jmp_i(e, BPF_JNE, 4, 0);
-		jeq[neq++] = jmp_i(e, BPF_JA, 0, 0);
-		fix(e, jfull);
-		jne[nne++] = jmp_i(e, BPF_JNE, 4, 0);
-	}
+	cmp_words(e, words, sb, sb, jeq, &neq, jne, &nne);
 	jeq[neq++] = jmp_i(e, BPF_JA, 0, 0);
 	/* the second absent: equal when the first is "" */
 	fix(e, jnb);
@@ -1627,28 +1643,7 @@ static void vacmp(struct em *e, const struct ubpf_kplan *pl,
 	ldx(e, BPF_W, 4, 0, (int16_t)offsetof(struct ubpf_kostr, len));
 	jne[nne++] = jmp_r(e, BPF_JNE, 3, 4);
 	ldx(e, BPF_DW, 2, 10, S_SBUF);
-	for (unsigned i = 0; i < words; i++) {
-		size_t jfull;
-
-		if (i)
-			jeq[neq++] = jmp_i(e, BPF_JLE, 3, (int32_t)(8 * i));
-		ldx(e, BPF_DW, 4, 2, (int16_t)(SEQ_AT(j) + 8 * (int32_t)i));
-		ldx(e, BPF_DW, 5, 0, (int16_t)(sb + 8 * (int32_t)i));
-		alu_r(e, BPF_XOR, 4, 5);
-		jfull = jmp_i(e, BPF_JGE, 3, (int32_t)(8 * i + 8));
-		/* len - 8i (1 to 7) bytes of this word: the low ones */
-		alu_r(e, BPF_MOV, 5, 3);
-		alu_i(e, BPF_SUB, 5, (int32_t)(8 * i));
-		alu_i(e, BPF_LSH, 5, 3);
-		alu_i(e, BPF_MOV, 1, 1);
-		alu_r(e, BPF_LSH, 1, 5);
-		alu_i(e, BPF_SUB, 1, 1);
-		alu_r(e, BPF_AND, 4, 1);
-		jne[nne++] = jmp_i(e, BPF_JNE, 4, 0);
-		jeq[neq++] = jmp_i(e, BPF_JA, 0, 0);
-		fix(e, jfull);
-		jne[nne++] = jmp_i(e, BPF_JNE, 4, 0);
-	}
+	cmp_words(e, words, SEQ_AT(j), sb, jeq, &neq, jne, &nne);
 	jeq[neq++] = jmp_i(e, BPF_JA, 0, 0);
 	fix(e, jnone);
 	jx = jmp_i(e, BPF_JNE, 3, 1);

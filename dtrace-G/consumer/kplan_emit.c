@@ -76,6 +76,33 @@ static struct ubpf_kop *put(struct em *m, int op, int pops, int pushes)
 }
 
 /*
+ * o, the string comparison n, a fault site: o->agg its number (1 up) in
+ * the plan's list (kplan.c's fault mode), which holds every one the
+ * clause can reach, so one not found cannot be reached (the plan full).
+ */
+static void fault_site(struct em *m, struct ubpf_kop *o,
+		       const struct node *n)
+{
+	for (unsigned i = 0; m->k->fmode && i < m->k->nfs; i++)
+		if (m->k->fs[i].n == n)
+			o->agg = (uint16_t)(i + 1);
+	if (m->k->fmode && !o->agg)
+		m->full = true; /* not reached */
+}
+
+/*
+ * The comparison n reads args[N] (N arg) where this probe's argument is
+ * no string: not the kernel's, for this probe (the plan full); one of
+ * copyinstr(argN) is a string at every probe.
+ */
+static void args_str_only(struct em *m, const struct node *n, int arg)
+{
+	if ((kp_args_index(n->a) >= 0 || kp_args_index(n->b) >= 0) &&
+	    !d_args_str(m->probe, (unsigned)arg))
+		m->full = true;
+}
+
+/*
  * Convert the top, of type (fz, fg), to (sz, sg); nothing to do when it
  * is 8 bytes (the value is its 64 bits) or the type does not change.
  */
@@ -449,21 +476,13 @@ static void emit(struct em *m, const struct node *n)
 				size_t len = strlen(lit->sval);
 
 				/* args[N]: copyinstr(argN) where a string */
-				if ((kp_args_index(n->a) >= 0 ||
-				     kp_args_index(n->b) >= 0) &&
-				    !d_args_str(m->probe, (unsigned)arg))
-					m->full = true;
+				args_str_only(m, n, arg);
 
 				o = put(m, UBPF_K_SEQ, 0, 1);
 				o->n = (uint8_t)arg;
 				o->step = (uint16_t)len;
 				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
-				for (unsigned i = 0;
-				     m->k->fmode && i < m->k->nfs; i++)
-					if (m->k->fs[i].n == n)
-						o->agg = (uint16_t)(i + 1);
-				if (m->k->fmode && !o->agg)
-					m->full = true; /* not reached */
+				fault_site(m, o, n);
 				sdata(m, lit->sval, len);
 				return;
 			}
@@ -471,22 +490,14 @@ static void emit(struct em *m, const struct node *n)
 				/* a string variable the kernel keeps and
 				 * an argument's string (args[N]: where it
 				 * is one) */
-				if ((kp_args_index(n->a) >= 0 ||
-				     kp_args_index(n->b) >= 0) &&
-				    !d_args_str(m->probe, (unsigned)arg))
-					m->full = true;
+				args_str_only(m, n, arg);
 				o = put(m, UBPF_K_VACMP, 0, 1);
 				var_op(m, o, (unsigned)w);
 				o->levels = o->n;
 				o->n = (uint8_t)arg;
 				o->imm = (int64_t)m->k->prog->strsize - 1;
 				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
-				for (unsigned i = 0;
-				     m->k->fmode && i < m->k->nfs; i++)
-					if (m->k->fs[i].n == n)
-						o->agg = (uint16_t)(i + 1);
-				if (m->k->fmode && !o->agg)
-					m->full = true; /* not reached */
+				fault_site(m, o, n);
 				return;
 			}
 			if (kp_svar_vv(m->k, n, &arg, &w) &&
@@ -522,10 +533,7 @@ static void emit(struct em *m, const struct node *n)
 			}
 			if (kp_comm_arg(m->k, n, &arg, &cop)) {
 				/* execname and an argument's string */
-				if ((kp_args_index(n->a) >= 0 ||
-				     kp_args_index(n->b) >= 0) &&
-				    !d_args_str(m->probe, (unsigned)arg))
-					m->full = true;
+				args_str_only(m, n, arg);
 				o = put(m, UBPF_K_CACMP, 0, 1);
 				o->n = (uint8_t)arg;
 				o->agg = (uint16_t)cop;

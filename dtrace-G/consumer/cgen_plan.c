@@ -1122,6 +1122,27 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 }
 
 /*
+ * Fault site agg (1 up) of a comparison reading seq_read()'s j-th
+ * string: where that read failed (S_SLEN(j) -1 or -2), its bits in
+ * S_FLAGS (usdt_bpf.h's, two a site) and the clause's end (e->sfj).
+ * seq()'s and vacmp()'s.  r1 and r3 are taken.
+ */
+static void fault_at(struct em *e, unsigned j, unsigned agg)
+{
+	size_t jok;
+
+	ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
+	jok = jmp_i(e, BPF_JSGE, 3, 0);
+	alu_i(e, BPF_NEG, 3, 0); /* 1 or 2: usdt_bpf.h's bits */
+	alu_i(e, BPF_LSH, 3, (int32_t)(32 + 2 * (agg - 1)));
+	ldx(e, BPF_DW, 1, 10, S_FLAGS);
+	alu_r(e, BPF_OR, 1, 3);
+	stx(e, BPF_DW, 10, S_FLAGS, 1);
+	e->sfj = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jok);
+}
+
+/*
  * The first n bytes of the string seq_read() copied for its j-th
  * argument, in loads of 8 bytes, then 4, 2 and 1 for the tail, each
  * naturally aligned (SEQ_AT() is): each into r3 and handed to fn with
@@ -1285,19 +1306,8 @@ static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 		e->bad = true;
 		return;
 	}
-	if (o->agg) { /* a fault site: one unread ends the clause */
-		size_t jok;
-
-		ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
-		jok = jmp_i(e, BPF_JSGE, 3, 0);
-		alu_i(e, BPF_NEG, 3, 0); /* 1 or 2: usdt_bpf.h's bits */
-		alu_i(e, BPF_LSH, 3, 32 + 2 * (o->agg - 1));
-		ldx(e, BPF_DW, 1, 10, S_FLAGS);
-		alu_r(e, BPF_OR, 1, 3);
-		stx(e, BPF_DW, 10, S_FLAGS, 1);
-		e->sfj = jmp_i(e, BPF_JA, 0, 0);
-		fix(e, jok);
-	}
+	if (o->agg) /* a fault site: one unread ends the clause */
+		fault_at(e, j, o->agg);
 	/* a jump for the length, one per chunk at most */
 	l.jf = xcalloc(len / 8 + 5, sizeof(*l.jf));
 	if (!fj)
@@ -1614,19 +1624,8 @@ static void vacmp(struct em *e, const struct ubpf_kplan *pl,
 		e->bad = true;
 		return;
 	}
-	if (o->agg) { /* a fault site: one unread ends the clause */
-		size_t jok;
-
-		ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
-		jok = jmp_i(e, BPF_JSGE, 3, 0);
-		alu_i(e, BPF_NEG, 3, 0); /* 1 or 2: usdt_bpf.h's bits */
-		alu_i(e, BPF_LSH, 3, 32 + 2 * (o->agg - 1));
-		ldx(e, BPF_DW, 1, 10, S_FLAGS);
-		alu_r(e, BPF_OR, 1, 3);
-		stx(e, BPF_DW, 10, S_FLAGS, 1);
-		e->sfj = jmp_i(e, BPF_JA, 0, 0);
-		fix(e, jok);
-	}
+	if (o->agg) /* a fault site: one unread ends the clause */
+		fault_at(e, j, o->agg);
 	svar_at(e, pl, &v, fds);
 	if (e->bad)
 		return;

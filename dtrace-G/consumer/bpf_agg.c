@@ -593,6 +593,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
 	     *traced;
 	unsigned nspec = 0, nlate = 0, ntied = 0, nsout = 0, xwhyc = 0;
+	unsigned nspred = 0;
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
@@ -634,6 +635,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 			    d_kplan_specs_late(k->kp, i);
 
 		nsout += traced[i] && so;
+		nspred += traced[i] && d_kplan_spred(k->kp, i);
 		nspec += spec;
 		nlate += spec && late;
 		ntied += !spec && late;
@@ -645,6 +647,12 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		    "in the kernel, at the probe: speculate() and the "
 		    "buffers are user space's",
 		    nsout, nsout == 1 ? "" : "s");
+	/* ... of which the kernel computes the predicate too */
+	if (c->o->verbose && nspred)
+		say(c,
+		    "%u of them with predicates computed in the kernel, at "
+		    "the probe: dtrace tests their truth",
+		    nspred);
 	if (c->o->verbose && nspec)
 		say(c,
 		    "%u clause%s with speculations run in user space, from "

@@ -1930,6 +1930,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->prog = p;
 	k->ok = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->ok));
 	k->sout = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->sout));
+	k->spred = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->spred));
 	k->first = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
 	k->tls = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->tls));
 	k->kv = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
@@ -2059,6 +2060,7 @@ void d_kplan_free(struct d_kplan *k)
 		return;
 	free(k->ok);
 	free(k->sout);
+	free(k->spred);
 	free(k->first);
 	free(k->st);
 	free(k->tls);
@@ -2303,6 +2305,11 @@ bool d_kplan_sout(const struct d_kplan *k, unsigned clause)
 {
 	return k && k->sout && clause < k->prog->nclauses &&
 	       k->sout[clause];
+}
+
+bool d_kplan_spred(const struct d_kplan *k, unsigned clause)
+{
+	return d_kplan_sout(k, clause) && k->spred && k->spred[clause];
 }
 
 bool d_kplan_specs_late(struct d_kplan *k, unsigned clause)

@@ -659,6 +659,13 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		    "the records: the generated programs keep no "
 		    "speculative buffers",
 		    nspec, nspec == 1 ? "" : "s");
+	/* ... and why a speculating one is not a sout clause */
+	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
+		if (traced[i] && d_kplan_spec_why(k->kp, i))
+			say(c,
+			    "clause %u speculates in user space, its "
+			    "predicate and values read from the record: %s",
+			    i + 1, d_kplan_spec_why(k->kp, i));
 	/* ... and what that costs: a read of the process's memory by an
 	 * address happens when dtrace runs the record, not at the probe */
 	if (c->o->verbose && nlate)

@@ -2312,6 +2312,65 @@ bool d_kplan_spred(const struct d_kplan *k, unsigned clause)
 	return d_kplan_sout(k, clause) && k->spred && k->spred[clause];
 }
 
+/* Does v[0..n) hold a statement that stores (outside its keys)? */
+static bool stmts_store(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (node_stores(v[i].e) || stmts_store(v[i].body, v[i].nbody) ||
+		    stmts_store(v[i].els, v[i].nels))
+			return true;
+		for (unsigned j = 0; j < v[i].nargs; j++)
+			if (node_stores(v[i].args[j]))
+				return true;
+	}
+	return false;
+}
+
+const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause)
+{
+	const struct clause *c;
+	const struct node *e;
+	bool spec = false, first;
+
+	if (!k || clause >= k->prog->nclauses || d_kplan_sout(k, clause) ||
+	    d_kplan_clause(k, clause))
+		return NULL;
+	c = &k->prog->clauses[clause];
+	for (unsigned i = 0; i < c->nstmts; i++)
+		spec |= c->stmts[i].kind == S_SPECULATE;
+	if (!spec || kp_dtrace_only(c))
+		return NULL; /* commit(), discard(), speculation(): dtrace's */
+	first = c->stmts[0].kind == S_SPECULATE;
+	e = first ? c->stmts[0].e : NULL;
+	if (!k->vars)
+		return "no variable is the kernel's in this plan";
+	if (stmts_store(c->stmts, c->nstmts) || node_stores(c->pred))
+		return "it stores a variable (a store the kernel would have "
+		       "to make only where the predicate holds and "
+		       "speculate() does not fault)";
+	if (!first)
+		return "a statement before speculate()";
+	if (node_spec(c->pred) || node_spec(e))
+		return "its predicate or speculate()'s argument calls "
+		       "speculation()";
+	if (node_late(c->pred) || node_late(e))
+		return "its predicate or speculate()'s argument reads the "
+		       "process's memory by an address";
+	for (unsigned i = 1; i < c->nstmts; i++)
+		if (c->stmts[i].kind != S_PRINTF &&
+		    c->stmts[i].kind != S_TRACE)
+			return "a statement other than printf() and trace() "
+			       "after speculate()";
+	if (!kp_out_where(k, c))
+		return "its probes may be a kernel provider's, or strsize "
+		       "may change (their programs write no out area)";
+	if (k->horizon)
+		return "a hit may go to user space past the horizon";
+	return "a printf() or trace() value the kernel does not compute "
+	       "(a string it does not copy, or a variable user space "
+	       "keeps)";
+}
+
 bool d_kplan_specs_late(struct d_kplan *k, unsigned clause)
 {
 	const struct d_prog *p = k->prog;

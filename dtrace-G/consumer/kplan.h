@@ -112,6 +112,9 @@ bool d_kplan_sout(const struct d_kplan *k, unsigned clause);
  * the area, before the values; user space tests that, not the
  * predicate: kplan.c's "Speculations") */
 bool d_kplan_spred(const struct d_kplan *k, unsigned clause);
+/* A clause with speculate() that is neither a kernel nor a sout one:
+ * why not, for -v (the first reason found); NULL for any other */
+const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause);
 /* ... its values' instructions at probe into pl (an out area's, then
  * ODONE: no test of the predicate); false where they do not fit */
 bool d_kplan_sout_emit(const struct d_kplan *k, unsigned clause,

@@ -48,7 +48,15 @@
 #    at the same probe: the value at its place; speculation(),
 #    speculate(), commit() and discard() all at one probe;
 #  - in a clause without speculations sharing self->s with them, -v
-#    counts its late read apart (tied.d).
+#    counts its late read apart (tied.d);
+#  - a predicate reading a variable a kernel clause keeps, computed by
+#    the generated program at the probe and its truth tested by dtrace
+#    (kplan_vars.c's spred_ok()): the same lines three ways on one
+#    thread and on 8 (kpred.d), a faulting copy reported only where it
+#    held (kflt.d), and a kept address that such a predicate used to
+#    send to user space (late2.d) read at the probe on every hit;
+#  - -v's reason why a speculating clause stays user space's: a store
+#    (store.d), a predicate reading a kept address (latep.d).
 # Before speculating clauses' values were computed in the kernel
 # (kplan_vars.c's sout_ok()), -v said nothing of them (the "-v sout"
 # checks fail), the "-v why" counts were higher and late.d printed
@@ -64,6 +72,12 @@
 # tied to speculating ones by a variable (tied.d: copyinstr(self->p) in
 # a clause of its own, predicated on self->s), -v said nothing of
 # theirs ("tied: -v counts" fails).
+# Before the predicate was computed in the kernel (spred_ok()), -v said
+# nothing of it ("-v spred" fails), kpred.d's clause was not a sout one
+# ("kpred: -v sout", "-v why" fail), late2.d read late ("late2: every
+# hit read at the probe" and "-v says no late read" fail), and -v gave
+# no reason ("store: -v why", "latep: -v why" fail); the three-way
+# comparisons passed there too.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"

@@ -45,7 +45,10 @@
  * kplan_vars.c's sout_ok()) has its printf() and trace() statements
  * taken by kp_out_ok() the same way, and an area; d_kplan_out_run()
  * runs it through d_run_spec(), a copy that faulted reported only
- * where the clause reads it.
+ * where the clause reads it.  Where the kernel computes its predicate
+ * too (kplan_vars.c's spred_ok()), that value is an OUT of its own,
+ * the area's first 8 bytes (d_kplan_out_bytes() counts them), and
+ * d_run_spec() tests its truth instead of the predicate.
  *
  * The record.  Each OUT (an integer) takes 8 bytes of the out area
  * and each OSTR a struct ubpf_kostr (the address, the bytes read, at

@@ -333,10 +333,12 @@ static bool spred_ok(const struct d_kplan *k, const struct clause *c)
  * "Speculations"): speculate(E) first, then printf() and trace() only,
  * each of whose arguments kplan_out.c takes (kp_out_ok(): integers and
  * strings the kernel computes, of variables it keeps, none of a type
- * still open); the predicate and E are user space's, read nothing by an
- * address, store nothing and call no speculation() (kp_sout_here());
- * the variables they read are user space's (kp_vars_decide() takes
- * them away from the kernel, as a user space clause's).  Not where a
+ * still open); the predicate and E read nothing by an address, store
+ * nothing and call no speculation() (kp_sout_here()); E is user
+ * space's, and so is the predicate unless spred_ok() gives it to the
+ * kernel too; the variables of those user space runs are its own
+ * (kp_vars_decide() takes them away from the kernel, as a user space
+ * clause's).  Not where a
  * horizon may send a hit to user space past it, nor for a clause that
  * must fire in user space (k->user).  Its statements into k->st, as
  * kp_clause_ok()'s.

@@ -2398,14 +2398,16 @@ const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause)
 		    c->stmts[i].kind != S_TRACE)
 			return "a statement other than printf() and trace() "
 			       "after speculate()";
+	if (k->user && k->user[clause])
+		return "it fires in user space (dtrace:::ERROR)";
+	if (k->horizon)
+		return "a hit may go to user space past the horizon";
 	if (!kp_out_where(k, c))
 		return "its probes may be a kernel provider's, or strsize "
 		       "may change (their programs write no out area)";
-	if (k->horizon)
-		return "a hit may go to user space past the horizon";
 	return "a printf() or trace() value the kernel does not compute "
-	       "(a string it does not copy, or a variable user space "
-	       "keeps)";
+	       "(a string it does not copy, a variable user space keeps, "
+	       "more than the out area holds)";
 }
 
 bool d_kplan_specs_late(struct d_kplan *k, unsigned clause)

@@ -48,7 +48,15 @@
 #    at the same probe: the value at its place; speculation(),
 #    speculate(), commit() and discard() all at one probe;
 #  - in a clause without speculations sharing self->s with them, -v
-#    counts its late read apart (tied.d).
+#    counts its late read apart (tied.d);
+#  - a predicate reading a variable a kernel clause keeps, computed by
+#    the generated program at the probe and its truth tested by dtrace
+#    (kplan_vars.c's spred_ok()): the same lines three ways on one
+#    thread and on 8 (kpred.d), a faulting copy reported only where it
+#    held (kflt.d), and a kept address that such a predicate used to
+#    send to user space (late2.d) read at the probe on every hit;
+#  - -v's reason why a speculating clause stays user space's: a store
+#    (store.d), a predicate reading a kept address (latep.d).
 # Before speculating clauses' values were computed in the kernel
 # (kplan_vars.c's sout_ok()), -v said nothing of them (the "-v sout"
 # checks fail), the "-v why" counts were higher and late.d printed
@@ -64,6 +72,12 @@
 # tied to speculating ones by a variable (tied.d: copyinstr(self->p) in
 # a clause of its own, predicated on self->s), -v said nothing of
 # theirs ("tied: -v counts" fails).
+# Before the predicate was computed in the kernel (spred_ok()), -v said
+# nothing of it ("-v spred" fails), kpred.d's clause was not a sout one
+# ("kpred: -v sout", "-v why" fail), late2.d read late ("late2: every
+# hit read at the probe" and "-v says no late read" fail), and -v gave
+# no reason ("store: -v why", "latep: -v why" fail); the three-way
+# comparisons passed there too.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -472,6 +486,86 @@ expect_file_eq "flt: the lines that did not fault" flt.exp flt.g.txt
 expect_eq "flt: the faults where the predicate held" 3 \
 	"$(grep -c 'invalid address (0x1) in action #3' flt.g.txt.errs)"
 sout flt 2
+# A predicate that reads a variable a kernel clause keeps (self->j,
+# stored at the same probe): the generated program computes it at the
+# clause's place (kplan_vars.c's spred_ok()) and dtrace tests its truth,
+# so self->j stays the kernel's and its store a kernel clause; the same
+# lines three ways, on one thread and on 8 at once.
+cat >kpred.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data { self->j = arg2 + 1; }
+sp$target:::data /self->j == 2 || self->j == 3/ { speculate(self->s); printf("%d %d %s\n", arg1, self->j, copyinstr(arg3)); }
+sp$target:::end /self->s && arg2/ { commit(self->s); self->s = 0; }
+sp$target:::end /self->s/ { discard(self->s); self->s = 0; }
+EOF2
+same kpred kpred.d 4 asis
+printf '0 2 t0-i0-j1\n0 3 t0-i0-j2\n2 2 t0-i2-j1\n2 3 t0-i2-j2\n\n' >kpred.exp
+expect_file_eq "kpred: the expected lines" kpred.exp kpred.g.txt
+sout kpred 1
+spred() {
+	expect_grep "$1: -v spred" \
+		"^dtrace: $2 of them with predicates computed in the kernel, at the probe: dtrace tests their truth\$" \
+		"$1.g.txt.err"
+}
+spred kpred 1
+why kpred 3
+same kpred8 kpred.d '20 8' sort -x nspec=8
+expect_eq "kpred8: the committed lines" 161 "$(wc -l <kpred8.g.txt)"
+spred kpred8 1
+# ... with a copy that faults where that predicate holds (j 1: address
+# 0x1), reported there only, as the user space path does
+cat >kflt.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data { self->j = arg2; }
+sp$target:::data /self->j == 1/ { speculate(self->s); printf("%d %s\n", arg1, copyinstr(arg2)); }
+sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
+EOF2
+same kflt kflt.d 3 asis
+expect_eq "kflt: the faults where the predicate held" 3 \
+	"$(grep -c 'invalid address (0x1) in action #3' kflt.g.txt.errs)"
+spred kflt 1
+# The kept address again (late.d), but the predicate reads a variable
+# the same kernel clause stores: before the predicate was computed in
+# the kernel, self->k was user space's, and so the clause storing it
+# and self->p, and the speculating clause read self->p's bytes when
+# dtrace ran its record (-v said so; DTRACE_CGEN=0 still does: some
+# hits print other bytes).  Now each hit prints the bytes at the probe.
+cat >late2.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data { self->p = arg3; self->k = arg1 * 10 + arg2; }
+sp$target:::end /self->k % 20 == 2/ { speculate(self->s); printf("%d %s\n", arg1, copyinstr(self->p)); }
+sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
+EOF2
+run g late2.g.txt 10 -s late2.d
+: >late2.exp
+i=0
+while [ $i -lt 10 ]; do
+	echo "$i t0-i$i-j2" >>late2.exp
+	i=$((i + 2))
+done
+echo >>late2.exp
+expect_file_eq "late2: every hit read at the probe" late2.exp late2.g.txt
+spred late2 1
+expect_eq "late2: -v says no late read" "" \
+	"$(grep 'when dtrace runs the record' late2.g.txt.err)"
+run 0 late2.0.txt 10 -s late2.d
+n=$(grep -cxFf late2.exp late2.0.txt)
+expect_eq "late2: some hits not read at the probe (DTRACE_CGEN=0)" 1 \
+	"$((n < 6))"
+# A store in a speculating clause keeps it on the user space path, and
+# -v says why (kplan.c's d_kplan_spec_why()); so does latep.d's read.
+cat >store.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d\n", arg2); self->n++; }
+sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
+EOF2
+same store store.d 2 asis
+expect_grep "store: -v why" \
+	"^dtrace: clause 2 speculates in user space, its predicate and values read from the record: it stores a variable" \
+	store.g.txt.err
+expect_grep "latep: -v why" \
+	"^dtrace: clause 3 speculates in user space, its predicate and values read from the record: its predicate or speculate()'s argument reads the process's memory by an address\$" \
+	latep.g.txt.err
 # copyinstr() of the probe's own argument is in the record: no line
 cat >early.d <<'EOF2'
 sp$target:::begin { self->s = speculation(); }

@@ -593,6 +593,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
 	     *traced;
 	unsigned nspec = 0, nlate = 0, ntied = 0, nsout = 0, xwhyc = 0;
+	unsigned nspred = 0;
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
@@ -634,6 +635,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 			    d_kplan_specs_late(k->kp, i);
 
 		nsout += traced[i] && so;
+		nspred += traced[i] && d_kplan_spred(k->kp, i);
 		nspec += spec;
 		nlate += spec && late;
 		ntied += !spec && late;
@@ -645,12 +647,25 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		    "in the kernel, at the probe: speculate() and the "
 		    "buffers are user space's",
 		    nsout, nsout == 1 ? "" : "s");
+	/* ... of which the kernel computes the predicate too */
+	if (c->o->verbose && nspred)
+		say(c,
+		    "%u of them with predicates computed in the kernel, at "
+		    "the probe: dtrace tests their truth",
+		    nspred);
 	if (c->o->verbose && nspec)
 		say(c,
 		    "%u clause%s with speculations run in user space, from "
 		    "the records: the generated programs keep no "
 		    "speculative buffers",
 		    nspec, nspec == 1 ? "" : "s");
+	/* ... and why a speculating one is not a sout clause */
+	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
+		if (traced[i] && d_kplan_spec_why(k->kp, i))
+			say(c,
+			    "clause %u speculates in user space, its "
+			    "predicate and values read from the record: %s",
+			    i + 1, d_kplan_spec_why(k->kp, i));
 	/* ... and what that costs: a read of the process's memory by an
 	 * address happens when dtrace runs the record, not at the probe */
 	if (c->o->verbose && nlate)

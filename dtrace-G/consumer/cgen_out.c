@@ -58,9 +58,10 @@
  * it from its values (kplan_out.c's d_kplan_out_run()) or reports the
  * fault it had, in its place among the clauses user space runs.  A
  * speculating clause whose values the kernel computed (kplan.c's
- * "Speculations": no predicate in the program, so its ran bit is set
- * wherever the plan reached it) is walked the same way, and run
- * through d_run_spec(): its predicate and speculate() in dtrace.
+ * "Speculations": no test of its predicate in the program, so its ran
+ * bit is set wherever the plan reached it) is walked the same way, and
+ * run through d_run_spec(): its predicate (or the truth the program
+ * computed for it, the area's first value) and speculate() in dtrace.
  */
 #include "config.h"
 

@@ -596,11 +596,12 @@
  *    clause would have read at the hit; they store nothing and cannot
  *    fault but by a copy, which the area records.
  *  - The kernel computes them whether or not the predicate holds
- *    (nothing it does is seen but through the area): the predicate
- *    and E are user space's, read no variable the kernel keeps
- *    (kp_vars_decide() takes theirs away from it, as a user space
- *    clause's), store nothing and read no memory by an address
- *    (kp_sout_here()), so they give what they gave at the hit.  A copy
+ *    (nothing it does is seen but through the area): E is user
+ *    space's and so is the predicate, but for the case below; they
+ *    read no variable the kernel keeps (kp_vars_decide() takes theirs
+ *    away from it, as a user space clause's), store nothing and read
+ *    no memory by an address (kp_sout_here()), so they give what they
+ *    gave at the hit.  A copy
  *    that faulted at the hit faults where the clause reads it: after
  *    the predicate held and speculate() ran (an ID past nspec faults
  *    first), at its argument's action number, and not at all when the
@@ -613,8 +614,31 @@
  *    (UBPF_KTLS_UNFIT, bpf_agg.c's plan_of()): the walk of the area
  *    would not know.  No sout clause where a horizon may send a hit's
  *    clauses to user space.
- * -v says how many speculating clauses print so, and how many still
- * read late: a speculated clause on the user space path reads the
+ * A predicate that is an integer the kernel computes and that cannot
+ * fault (kplan_vars.c's spred_ok(): kp_ty(), no copy, no string, no
+ * division but by a constant other than 0, nothing stored), the
+ * kernel computes too (k->spred): its value, an OUT, is the area's
+ * first 8 bytes, before the clause's values, and user space tests
+ * its truth (d_kplan_out_run(), d_run_spec()'s truth) rather than the
+ * predicate.  Its variables then stay the kernel's (kp_vars_decide()
+ * marks E's only for user space), so `/self->ts/` or `/self->j == 2/`
+ * of a variable a kernel clause stores keeps that clause in the
+ * kernel: before, the predicate took the variable to user space, and
+ * with it the clause storing it, every clause touching those, and so
+ * often the speculating clause's own values (copyinstr(self->p) of
+ * an address a clause tied so kept: read late; tests/run-cgen-spec.sh's
+ * late2.d).  Exact as the values are: computed at the clause's place
+ * among the probe's kernel clauses, it reads what the interpreter
+ * would have read at the hit, and, storing nothing and unable to
+ * fault, it changes nothing by being computed on every hit.  E stays
+ * user space's: it reads an ID speculation() returned, which only
+ * user space has.
+ * -v says how many speculating clauses print so, how many of them
+ * have their predicate computed so, why each other clause with
+ * speculate() is not one of them (d_kplan_spec_why(): a store, a
+ * statement before speculate() or other than printf() and trace()
+ * after it, a predicate or E reading memory by an address, a value
+ * the kernel does not compute), and how many still read late: a speculated clause on the user space path reads the
  * process when dtrace runs its record, not at the hit
  * (copyinstr(self->p) of an address kept at an earlier probe may find
  * new bytes, or a thread gone, where DTrace reads at the probe; the
@@ -650,9 +674,22 @@
  * counted so far, and discard() counts them too.  Its gain over the
  * sout clauses is cost only (no record for a speculating clause whose
  * predicate fails, no predicate run in dtrace); what is printed is the
- * same.  Also left: a speculating clause with a store, an aggregation
- * or a predicate the kernel would have to compute (a variable it keeps,
- * a kept address read); those stay user space's, -v counting them.
+ * same.  Also left, user space's with -v saying why
+ * (d_kplan_spec_why()): a speculating clause with a store (DTrace
+ * allows stores there: only aggregations, destructive actions and
+ * exit() may not follow speculate(), which ../d refuses too; the
+ * kernel would have to make the store only where the predicate holds
+ * and speculate()'s ID is not past nspec, which it cannot know before
+ * dtrace runs the record: the ID is user space's); a predicate or E
+ * that reads memory by an address or compares strings
+ * (copyinstr(self->p) != "": a compare's fault sites are the hit's,
+ * while this fault must be reported only where dtrace runs the
+ * record, at action 0; latep.d); a predicate reading a variable user
+ * space keeps (speculation()'s ID: then the whole predicate is user
+ * space's, and the kernel variables it reads go there too); and E
+ * reading a variable the kernel keeps (E is user space's: its
+ * variables go there).  Where these read the process late, -v says
+ * so (above).
  *
  * Record gates (D_KPLAN_VARS).  A clause that stays in user space
  * still needs its record, but only for the hits where it may run: when
@@ -1930,6 +1967,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->prog = p;
 	k->ok = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->ok));
 	k->sout = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->sout));
+	k->spred = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->spred));
 	k->first = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
 	k->tls = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->tls));
 	k->kv = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
@@ -2059,6 +2097,7 @@ void d_kplan_free(struct d_kplan *k)
 		return;
 	free(k->ok);
 	free(k->sout);
+	free(k->spred);
 	free(k->first);
 	free(k->st);
 	free(k->tls);
@@ -2303,6 +2342,72 @@ bool d_kplan_sout(const struct d_kplan *k, unsigned clause)
 {
 	return k && k->sout && clause < k->prog->nclauses &&
 	       k->sout[clause];
+}
+
+bool d_kplan_spred(const struct d_kplan *k, unsigned clause)
+{
+	return d_kplan_sout(k, clause) && k->spred && k->spred[clause];
+}
+
+/* Does v[0..n) hold a statement that stores (outside its keys)? */
+static bool stmts_store(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (node_stores(v[i].e) || stmts_store(v[i].body, v[i].nbody) ||
+		    stmts_store(v[i].els, v[i].nels))
+			return true;
+		for (unsigned j = 0; j < v[i].nargs; j++)
+			if (node_stores(v[i].args[j]))
+				return true;
+	}
+	return false;
+}
+
+const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause)
+{
+	const struct clause *c;
+	const struct node *e;
+	bool spec = false, first;
+
+	if (!k || clause >= k->prog->nclauses || d_kplan_sout(k, clause) ||
+	    d_kplan_clause(k, clause))
+		return NULL;
+	c = &k->prog->clauses[clause];
+	for (unsigned i = 0; i < c->nstmts; i++)
+		spec |= c->stmts[i].kind == S_SPECULATE;
+	if (!spec || kp_dtrace_only(c))
+		return NULL; /* commit(), discard(), speculation(): dtrace's */
+	first = c->stmts[0].kind == S_SPECULATE;
+	e = first ? c->stmts[0].e : NULL;
+	if (!k->vars)
+		return "no variable is the kernel's in this plan";
+	if (stmts_store(c->stmts, c->nstmts) || node_stores(c->pred))
+		return "it stores a variable (a store the kernel would have "
+		       "to make only where the predicate holds and "
+		       "speculate() does not fault)";
+	if (!first)
+		return "a statement before speculate()";
+	if (node_spec(c->pred) || node_spec(e))
+		return "its predicate or speculate()'s argument calls "
+		       "speculation()";
+	if (node_late(c->pred) || node_late(e))
+		return "its predicate or speculate()'s argument reads the "
+		       "process's memory by an address";
+	for (unsigned i = 1; i < c->nstmts; i++)
+		if (c->stmts[i].kind != S_PRINTF &&
+		    c->stmts[i].kind != S_TRACE)
+			return "a statement other than printf() and trace() "
+			       "after speculate()";
+	if (k->user && k->user[clause])
+		return "it fires in user space (dtrace:::ERROR)";
+	if (k->horizon)
+		return "a hit may go to user space past the horizon";
+	if (!kp_out_where(k, c))
+		return "its probes may be a kernel provider's, or strsize "
+		       "may change (their programs write no out area)";
+	return "a printf() or trace() value the kernel does not compute "
+	       "(a string it does not copy, a variable user space keeps, "
+	       "more than the out area holds)";
 }
 
 bool d_kplan_specs_late(struct d_kplan *k, unsigned clause)

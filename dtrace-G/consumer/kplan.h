@@ -108,8 +108,15 @@ bool d_kplan_specs_late(struct d_kplan *k, unsigned clause);
  * d_kplan_out_run() runs it through d_run_spec().
  */
 bool d_kplan_sout(const struct d_kplan *k, unsigned clause);
+/* ... whose predicate the kernel computes at the hit too (its truth in
+ * the area, before the values; user space tests that, not the
+ * predicate: kplan.c's "Speculations") */
+bool d_kplan_spred(const struct d_kplan *k, unsigned clause);
+/* A clause with speculate() that is neither a kernel nor a sout one:
+ * why not, for -v (the first reason found); NULL for any other */
+const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause);
 /* ... its values' instructions at probe into pl (an out area's, then
- * ODONE: no predicate); false where they do not fit */
+ * ODONE: no test of the predicate); false where they do not fit */
 bool d_kplan_sout_emit(const struct d_kplan *k, unsigned clause,
 		       const struct d_probe *probe, struct ubpf_kplan *pl);
 void d_kplan_free(struct d_kplan *k);

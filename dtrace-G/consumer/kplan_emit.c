@@ -714,8 +714,10 @@ bool d_kplan_sout_emit(const struct d_kplan *k, unsigned clause,
 	return d_kplan_sout(k, clause) && kp_clause_emit(k, clause, probe, pl);
 }
 
-/* A sout clause (kplan_vars.c's sout_ok()): no predicate, nothing but
- * its printf() and trace() values and ODONE; user space runs the rest */
+/* A sout clause (kplan_vars.c's sout_ok()): no test of its predicate,
+ * nothing but the predicate's value where the kernel computes it
+ * (k->spred: an OUT, the area's first 8 bytes), its printf() and
+ * trace() values and ODONE; user space runs the rest */
 bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 			const struct d_probe *probe, struct ubpf_kplan *pl)
 {
@@ -743,6 +745,10 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		} else {
 			pred = put(&m, UBPF_K_PRED, 1, 0);
 		}
+	} else if (c->pred && k->spred && k->spred[clause]) {
+		emit(&m, c->pred); /* its truth, tested in user space */
+		put(&m, UBPF_K_OUT, 1, 0);
+		m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, c->pred);
 	}
 	for (i = 0; i < c->nstmts; i++) {
 		const struct kstmt *ks = &k->st[k->first[clause] + i];

@@ -62,6 +62,10 @@ struct d_kplan {
 	 * and trace() values the kernel computes (kplan.c's
 	 * "Speculations", kplan_vars.c's sout_ok()) */
 	bool *sout;
+	/* per clause: a sout one whose predicate the kernel computes too
+	 * (its truth the first 8 bytes of its out area; kplan_vars.c's
+	 * spred_ok()) */
+	bool *spred;
 	unsigned *first; /* per clause: its first struct kstmt */
 	struct kstmt *st;
 	unsigned nst;

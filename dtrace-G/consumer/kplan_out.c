@@ -45,7 +45,10 @@
  * kplan_vars.c's sout_ok()) has its printf() and trace() statements
  * taken by kp_out_ok() the same way, and an area; d_kplan_out_run()
  * runs it through d_run_spec(), a copy that faulted reported only
- * where the clause reads it.
+ * where the clause reads it.  Where the kernel computes its predicate
+ * too (kplan_vars.c's spred_ok()), that value is an OUT of its own,
+ * the area's first 8 bytes (d_kplan_out_bytes() counts them), and
+ * d_run_spec() tests its truth instead of the predicate.
  *
  * The record.  Each OUT (an integer) takes 8 bytes of the out area
  * and each OSTR a struct ubpf_kostr (the address, the bytes read, at
@@ -377,7 +380,7 @@ bool d_kplan_out_area(const struct d_kplan *k, unsigned clause)
 unsigned d_kplan_out_bytes(const struct d_kplan *k, unsigned clause)
 {
 	const struct clause *c = &k->prog->clauses[clause];
-	unsigned n = 0;
+	unsigned n = d_kplan_spred(k, clause) ? out_size(false) : 0;
 
 	for (unsigned i = 0; i < c->nstmts; i++) {
 		const struct stmt *st = &c->stmts[i];
@@ -482,8 +485,23 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 	unsigned nv = 0, ns = 0, nall = 0;
 	size_t off = 0;
 	int rv = 0, fat = -1; /* a sout clause's value that faulted */
+	int truth = -1; /* its predicate's, where the kernel computed it */
 	uint64_t faddr = 0;
 	bool sout = d_kplan_sout(k, clause);
+
+	if (d_kplan_spred(k, clause)) { /* first: the predicate's value */
+		struct dv pv;
+		int64_t x;
+		uint8_t sz = 8, sg = 1;
+
+		if (len < 8)
+			return 0; /* not the plan's record */
+		memcpy(&x, data, 8);
+		off = 8;
+		(void)kp_ty(k, c->pred, &sz, &sg);
+		pv = (struct dv){ .i = x, .k = K_INT, .sz = sz, .sg = sg };
+		truth = d_truth(&pv);
+	}
 
 	for (unsigned i = 0; i < c->nstmts; i++)
 		if (k->st[k->first[clause] + i].out)
@@ -566,7 +584,8 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 		}
 	}
 	if (!rv && sout) /* its predicate and speculate() run here */
-		rv = d_run_spec(k->prog, clause, f, vals, fat, faddr, out, err);
+		rv = d_run_spec(k->prog, clause, f, vals, fat, faddr, truth,
+				out, err);
 	else if (!rv)
 		rv = d_run_pre(k->prog, clause, f, vals, out, err);
 	for (unsigned i = 0; i < ns; i++)

@@ -306,15 +306,39 @@ bool kp_clause_ok(struct d_kplan *k, unsigned ci)
 }
 
 /*
+ * The predicate of sout clause c, computed in the kernel too (kplan.c's
+ * "Speculations")?  Where it is an integer the kernel computes
+ * (kp_ty(): the variables it reads the kernel's, none of a type still
+ * open), that cannot fault (no copy, no string, no division but by a
+ * constant other than 0: kp_ty()) and stores nothing (kp_sout_here(),
+ * sout_ok()): its value at the clause's place among the probe's kernel
+ * clauses is the one the interpreter would have had at the hit, and
+ * computing it on every hit changes nothing.  Its variables then stay
+ * the kernel's (kp_vars_decide()), so the clauses storing them run in
+ * the kernel, not from records.  E, speculate()'s argument, stays user
+ * space's: it reads an ID that speculation(), user space's, returned.
+ */
+static bool spred_ok(const struct d_kplan *k, const struct clause *c)
+{
+	uint8_t sz, sg;
+
+	return c->pred && c->pred->kind != T_STR &&
+	       kp_ty(k, c->pred, &sz, &sg) && !kp_has_str_cmp(k, c->pred) &&
+	       !open_bits(k, c->pred);
+}
+
+/*
  * A speculating clause whose printf() and trace() values the kernel
  * computes at the hit while user space runs the rest (kplan.c's
  * "Speculations"): speculate(E) first, then printf() and trace() only,
  * each of whose arguments kplan_out.c takes (kp_out_ok(): integers and
  * strings the kernel computes, of variables it keeps, none of a type
- * still open); the predicate and E are user space's, read nothing by an
- * address, store nothing and call no speculation() (kp_sout_here());
- * the variables they read are user space's (kp_vars_decide() takes
- * them away from the kernel, as a user space clause's).  Not where a
+ * still open); the predicate and E read nothing by an address, store
+ * nothing and call no speculation() (kp_sout_here()); E is user
+ * space's, and so is the predicate unless spred_ok() gives it to the
+ * kernel too; the variables of those user space runs are its own
+ * (kp_vars_decide() takes them away from the kernel, as a user space
+ * clause's).  Not where a
  * horizon may send a hit to user space past it, nor for a clause that
  * must fire in user space (k->user).  Its statements into k->st, as
  * kp_clause_ok()'s.
@@ -324,6 +348,7 @@ static bool sout_ok(struct d_kplan *k, unsigned ci)
 	const struct clause *c = &k->prog->clauses[ci];
 
 	k->sout[ci] = false;
+	k->spred[ci] = false;
 	if (!k->vars || k->horizon || (k->user && k->user[ci]) ||
 	    kp_dtrace_only(c) || c->nstmts < 2 ||
 	    k->nst + c->nstmts > UINT16_MAX ||
@@ -351,6 +376,7 @@ static bool sout_ok(struct d_kplan *k, unsigned ci)
 			if (open_bits(k, st->args[j]))
 				return false;
 	}
+	k->spred[ci] = spred_ok(k, c);
 	if (sizeof(struct ubpf_kout) + d_kplan_out_bytes(k, ci) > UBPF_KOUTMAX)
 		return false;
 	k->sout[ci] = true;
@@ -359,11 +385,14 @@ static bool sout_ok(struct d_kplan *k, unsigned ci)
 
 /* The variables of sout clause c's printf() and trace(), into mark
  * (cleared first): the kernel's */
-static void sout_kvars(const struct d_kplan *k, const struct clause *c,
-		       bool *mark)
+static void sout_kvars(const struct d_kplan *k, unsigned ci, bool *mark)
 {
+	const struct clause *c = &k->prog->clauses[ci];
+
 	memset(mark, 0, k->prog->nvars * sizeof(*mark));
 	stmts_vars(&c->stmts[1], c->nstmts - 1, mark);
+	if (k->spred[ci]) /* and its predicate's */
+		vars_of(c->pred, mark);
 }
 
 /* Does clause c compare a string (kp_str_cmp())? */
@@ -956,7 +985,8 @@ void kp_vars_decide(struct d_kplan *k)
 				continue;
 			if (k->sout[ci]) { /* its predicate's, speculate()'s */
 				memset(mark, 0, p->nvars * sizeof(*mark));
-				vars_of(c->pred, mark);
+				if (!k->spred[ci]) /* else the kernel's */
+					vars_of(c->pred, mark);
 				vars_of(c->stmts[0].e, mark);
 			} else {
 				clause_vars(k, c, mark);
@@ -974,7 +1004,7 @@ void kp_vars_decide(struct d_kplan *k)
 		if (!k->ok[ci] && !k->sout[ci])
 			continue;
 		if (k->sout[ci]) /* the kernel reads its values' variables */
-			sout_kvars(k, &p->clauses[ci], mark);
+			sout_kvars(k, ci, mark);
 		else
 			clause_vars(k, &p->clauses[ci], mark);
 		for (unsigned v = 0; v < p->nvars; v++) {

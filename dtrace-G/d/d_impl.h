@@ -779,10 +779,13 @@ struct ectx {
 	const struct dv *pre;
 	unsigned ipre;
 	/* d_run_spec(): the predicate and speculate() run here too; the
-	 * value pre[pfault] faulted at the hit, at address pfaddr */
+	 * value pre[pfault] faulted at the hit, at address pfaddr; the
+	 * predicate's truth at the hit when the program computed it
+	 * (ptruth 0 or 1), else -1: evaluated here */
 	bool prespec;
 	int pfault;
 	uint64_t pfaddr;
+	int ptruth;
 };
 
 /* ------------------------------------------------------------------ */

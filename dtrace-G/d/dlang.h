@@ -511,11 +511,13 @@ int d_run_pre(struct d_prog *prog, unsigned clause, const struct d_fire *f,
  * program computed at the hit (../consumer/kplan.c's "Speculations"):
  * its predicate and speculate() run here, the values come from pre;
  * pre[fault_at] (-1: none) is a copy that faulted at the hit at address
- * fault_addr, reported where the clause would have read it.
+ * fault_addr, reported where the clause would have read it; truth (0
+ * or 1) is the predicate's value the program computed at the hit, -1
+ * where it did not (the predicate is evaluated here).
  */
 int d_run_spec(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 	       const struct dv *pre, int fault_at, uint64_t fault_addr,
-	       FILE *out, FILE *err);
+	       int truth, FILE *out, FILE *err);
 
 /*
  * Clause `clause`, which ran elsewhere (a generated BPF program, in the

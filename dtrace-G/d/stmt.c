@@ -45,7 +45,8 @@
  * its predicate and speculate() here, in time order with the clauses
  * that keep the buffers, its printf() and trace() from the values given
  * (one that faulted at the hit faults here, at its argument, only if
- * the clause gets there).
+ * the clause gets there); where the program computed the predicate at
+ * the hit too, its truth is given and the predicate not evaluated.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -589,7 +590,10 @@ static void run_clause(struct ectx *x, FILE *out)
 	const struct d_probe *pr = x->f->probe;
 	unsigned i;
 
-	if (c->pred && (!x->pre || x->prespec)) { /* d_run_pre(): held */
+	if (c->pred && x->pre && x->prespec && x->ptruth >= 0) {
+		if (!x->ptruth) /* d_run_spec(): the program's value */
+			return;
+	} else if (c->pred && (!x->pre || x->prespec)) { /* d_run_pre(): held */
 		struct dv v;
 
 		x->action = 0;
@@ -780,25 +784,25 @@ int d_run(struct d_prog *p, unsigned clause, const struct d_fire *f,
 
 static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
 		   const struct dv *pre, bool spec, int fault_at,
-		   uint64_t fault_addr, FILE *out, FILE *err);
+		   uint64_t fault_addr, int truth, FILE *out, FILE *err);
 
 int d_run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	      const struct dv *pre, FILE *out, FILE *err)
 {
-	return run_pre(p, clause, f, pre, false, -1, 0, out, err);
+	return run_pre(p, clause, f, pre, false, -1, 0, -1, out, err);
 }
 
 int d_run_spec(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	       const struct dv *pre, int fault_at, uint64_t fault_addr,
-	       FILE *out, FILE *err)
+	       int truth, FILE *out, FILE *err)
 {
-	return run_pre(p, clause, f, pre, true, fault_at, fault_addr, out,
-		       err);
+	return run_pre(p, clause, f, pre, true, fault_at, fault_addr, truth,
+		       out, err);
 }
 
 static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
 		   const struct dv *pre, bool spec, int fault_at,
-		   uint64_t fault_addr, FILE *out, FILE *err)
+		   uint64_t fault_addr, int truth, FILE *out, FILE *err)
 {
 	const struct d_probe *pr = f->probe;
 	struct ectx *x;
@@ -840,6 +844,7 @@ static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	x->prespec = spec;
 	x->pfault = fault_at;
 	x->pfaddr = fault_addr;
+	x->ptruth = truth;
 	if (setjmp(x->jb) == 0) {
 		run_clause(x, out);
 	} else {

@@ -52,8 +52,11 @@
  * its first stop.  To arm, every other thread is interrupted too, as
  * freeze.c holds a process (proc_freeze() calls dlhold_stop_all() for
  * a process held here: a second tracer cannot seize it).  At the end
- * the link or the perf events close first, then every thread is stopped
- * and detached with the signal it stopped for.  An exec stop closes the
+ * every thread is stopped, taken out of the map (the program sends
+ * nothing to a thread not in it) and detached with the signal it
+ * stopped for; the link or the perf events are closed after, in the
+ * batch of the site links (fdclose.c's close_with_next(): one grace
+ * period for both, where each waited its own).  An exec stop closes the
  * process's site links (bpf_attach.c) and arms the new image, the
  * buffers read first for the exec's record (dh_arm()), before it runs;
  * and a leader gone before its threads has its sites armed as uprobe
@@ -891,30 +894,41 @@ static int dh_seize(struct dh_proc *dp)
 	return 0;
 }
 
+/*
+ * dp let go: every thread stopped, taken out of the program's map, then
+ * detached with the signal it stopped for.  The link (or the perf
+ * events) closed by the caller's batch (close_with_next()): once every
+ * thread is stopped none runs the program, and once out of the map
+ * none is sent a SIGURG by it, so nothing it does after can stop one
+ * (a dlopen() after this goes on unheld, as after the close it was; a
+ * SIGURG the program sent before is seen in dh_stop() as ours and
+ * swallowed, or, still pending at the detach, delivered: the program
+ * sends it only where its delivery does nothing).
+ */
 static void dh_release(struct dh_proc *dp)
 {
 	dp->events = false;
-	if (dp->lfd >= 0) { /* no stop of ours after this */
-		close(dp->lfd);
-		dp->lfd = -1;
-	}
-	for (size_t i = 0; i < dp->nth; i++)
-		if (dp->th[i].pfd >= 0) { /* no stop of ours after this */
-			close(dp->th[i].pfd);
-			dp->th[i].pfd = -1;
-		}
 	dh_stop(dp);
 	for (size_t i = 0; i < dp->nth; i++) {
-		struct dh_thread *t = &dp->th[i];
-		__u32 k = (__u32)t->tid;
+		__u32 k = (__u32)dp->th[i].tid;
 
+		(void)bpf_map_delete_elem(dh.map_fd, &k);
+		k |= DH_LAST;
+		(void)bpf_map_delete_elem(dh.map_fd, &k);
+	}
+	if (dp->lfd >= 0)
+		close_with_next(&dp->lfd, 1);
+	dp->lfd = -1;
+	for (size_t i = 0; i < dp->nth; i++) {
+		struct dh_thread *t = &dp->th[i];
+
+		if (t->pfd >= 0)
+			close_with_next(&t->pfd, 1);
+		t->pfd = -1;
 		/* a group-stop is the kernel's again once detached; a thread
 		 * held in dlopen() goes on, its SIGURG swallowed */
 		(void)ptrace(PTRACE_DETACH, t->tid, NULL,
 			     (void *)(long)(t->listen ? 0 : t->sig));
-		(void)bpf_map_delete_elem(dh.map_fd, &k);
-		k |= DH_LAST;
-		(void)bpf_map_delete_elem(dh.map_fd, &k);
 	}
 	free(dp->th);
 	free(dp->ldso);

@@ -180,6 +180,14 @@ struct dh_offs {
 	long sighand, blocked, handler; /* handler: in the sighand_struct */
 };
 
+/* a -c command's link on ld.so made with its site links, not yet used */
+struct dh_pre {
+	pid_t pid;
+	int lfd;    /* or -1: not made (yet) */
+	char *ldso; /* its ld.so, _dl_debug_state's offset there */
+	uint64_t off;
+};
+
 /* one tracer per dtrace: freeze.c asks by pid, without the consumer */
 static struct {
 	struct consumer *c;
@@ -200,6 +208,8 @@ static struct {
 	bool arming; /* in dh_arm(): proc_refresh() is not entered again */
 	pid_t *refused; /* dlhold_start() could not take them: said once */
 	size_t nrefused;
+	struct dh_pre *pre; /* links made before the seize (dlhold_prelink()) */
+	size_t npre;
 } dh = {.prog_fd = -1, .map_fd = -1, .mprog_fd = -1};
 
 static struct dh_proc *dh_find(pid_t pid)
@@ -987,6 +997,78 @@ static int dh_open_prog(struct consumer *c, long delta)
 	return dh.multi_no ? (dh_plain_prog() < 0 ? -1 : 0) : 0;
 }
 
+/* pid's link made by dlhold_prelink(), taken out of the list; or -1 */
+static int dh_pre_take(pid_t pid)
+{
+	for (size_t i = 0; i < dh.npre; i++)
+		if (dh.pre[i].pid == pid) {
+			int fd = dh.pre[i].lfd;
+
+			free(dh.pre[i].ldso);
+			dh.pre[i] = dh.pre[--dh.npre];
+			return fd;
+		}
+	return -1;
+}
+
+/* a link made before the seize and not used: nothing waits on its close */
+static void dh_pre_drop(int lfd)
+{
+	if (lfd >= 0)
+		close_later(&lfd, 1);
+}
+
+/*
+ * A -c command rtld.c holds at its entry point, its sites being armed
+ * (uprobe.c's up_enable()): its link on ld.so made then rather than at
+ * BEGIN, when dlhold_handover() seizes it.  A uprobe's registration
+ * takes the kernel's dup_mmap_sem for writing, whose rcu_sync waits a
+ * grace period unless the last writer left less than one before: made
+ * at BEGIN the link waited one of its own in about half the runs
+ * (0.8-35 ms), made just after the site links' it does not.  So the
+ * map, the program and ld.so's offsets are made first (link false,
+ * before the sites: the map's creation alone took 2-10 ms, the whole
+ * 12-44 ms, past the window), the link itself after them (link true).
+ * The program stops no thread that is not in its map, and none is
+ * until the seize: meanwhile the command runs nothing (rtld.c holds
+ * it), and the link only notes the r_state of any hit.  Only the link:
+ * the perf events (DTRACE_UPROBE_MULTI=0, older kernels) are per
+ * thread, made after the seize.  Nothing here is said: dh_start()
+ * says what fails, again.
+ */
+void dlhold_prelink(struct consumer *c, struct tproc *pr, bool link)
+{
+	struct dh_pre *p = NULL;
+	struct dh_proc tmp = {.pr = pr, .lfd = -1};
+	long delta = 0;
+
+	for (size_t i = 0; i < dh.npre; i++)
+		if (dh.pre[i].pid == pr->pid)
+			p = &dh.pre[i];
+	if (!link) {
+		if (p || dh_find(pr->pid) || !multi_wanted())
+			return;
+		tmp.ldso = ldso_path(pr->pid);
+		if (!tmp.ldso)
+			return;
+		if (ldso_debug(tmp.ldso, &tmp.off, &delta) < 0 ||
+		    dh_open_prog(c, delta) < 0 || dh.multi_no) {
+			free(tmp.ldso);
+			return;
+		}
+		dh.pre = xpush_room(dh.pre, dh.npre, sizeof(*dh.pre));
+		dh.pre[dh.npre++] = (struct dh_pre){
+			.pid = pr->pid, .lfd = -1, .ldso = tmp.ldso,
+			.off = tmp.off};
+		return;
+	}
+	if (!p || p->lfd >= 0 || dh.multi_no)
+		return;
+	tmp.ldso = p->ldso;
+	tmp.off = p->off;
+	p->lfd = dh_link(&tmp);
+}
+
 /*
  * pr (a -p process) held at each dlopen() from now on: true, or false
  * with the reason said (the 100 ms arming stays).
@@ -998,11 +1080,14 @@ static bool dh_start(struct consumer *c, struct tproc *pr)
 	uint64_t off = 0;
 	long delta = 0;
 	size_t nev = 0;
-	int err = 0;
+	int err = 0, pre = dh_pre_take(pr->pid);
 
-	if (!ldso) /* static, or exited */
+	if (!ldso) { /* static, or exited */
+		dh_pre_drop(pre);
 		return false;
+	}
 	if (ldso_debug(ldso, &off, &delta) < 0 || dh_open_prog(c, delta) < 0) {
+		dh_pre_drop(pre);
 		free(ldso);
 		return false;
 	}
@@ -1012,6 +1097,7 @@ static bool dh_start(struct consumer *c, struct tproc *pr)
 	dp->off = off;
 	dp->lfd = -1;
 	if (dh_seize(dp) < 0) {
+		dh_pre_drop(pre);
 		say(c,
 		    "pid %d cannot be held at its dlopen()s (it is traced "
 		    "already): a library it loads is armed when its maps "
@@ -1028,7 +1114,8 @@ static bool dh_start(struct consumer *c, struct tproc *pr)
 	 * no process (those get the per-thread events)
 	 */
 	if (!dh.multi_no && th_state(pr->pid, pr->pid) != 'Z') {
-		dp->lfd = dh_link(dp);
+		dp->lfd = pre >= 0 ? pre : dh_link(dp);
+		pre = -1;
 		/* the kernel does not know the link: never again this run */
 		if (dp->lfd < 0 && (errno == EINVAL || errno == EOPNOTSUPP ||
 				    errno == ENOTSUP_KERNEL)) {
@@ -1037,6 +1124,7 @@ static bool dh_start(struct consumer *c, struct tproc *pr)
 			dh.mprog_fd = -1;
 		}
 	}
+	dh_pre_drop(pre); /* not taken: the leader gone, or DTRACE_UPROBE_MULTI */
 	if (dp->lfd >= 0)
 		nev = 1;
 	else if (dh_plain_prog() < 0) {
@@ -1099,10 +1187,14 @@ bool dlhold_handover(struct consumer *c, struct tproc *pr)
 	int st;
 
 	if (!ldso_has_debug(pr->pid) ||
-	    ptrace(PTRACE_DETACH, pr->pid, NULL, (void *)(long)SIGSTOP) < 0)
+	    ptrace(PTRACE_DETACH, pr->pid, NULL, (void *)(long)SIGSTOP) < 0) {
+		dh_pre_drop(dh_pre_take(pr->pid));
 		return false; /* the caller detaches it */
-	if (waitpid(pr->pid, &st, WUNTRACED) != pr->pid || !WIFSTOPPED(st))
+	}
+	if (waitpid(pr->pid, &st, WUNTRACED) != pr->pid || !WIFSTOPPED(st)) {
+		dh_pre_drop(dh_pre_take(pr->pid));
 		return false; /* gone: the loop sees its pidfd */
+	}
 	/* not held: its sites take uprobe events (it is stopped) */
 	ok = dlhold_start(c, pr);
 	(void)kill(pr->pid, SIGCONT);
@@ -1210,6 +1302,7 @@ void dlhold_gone(struct consumer *c, struct tproc *pr)
 {
 	struct dh_proc *dp = dh_find(pr->pid);
 
+	dh_pre_drop(dh_pre_take(pr->pid));
 	if (!dp)
 		return;
 	dlhold_poll(c);
@@ -1249,6 +1342,14 @@ void dlhold_end(struct consumer *c)
 	free(dh.refused);
 	dh.refused = NULL;
 	dh.nrefused = 0;
+	for (size_t i = 0; i < dh.npre; i++) {
+		if (dh.pre[i].lfd >= 0)
+			close_with_next(&dh.pre[i].lfd, 1);
+		free(dh.pre[i].ldso);
+	}
+	free(dh.pre);
+	dh.pre = NULL;
+	dh.npre = 0;
 	if (dh.prog_fd >= 0)
 		close(dh.prog_fd);
 	if (dh.mprog_fd >= 0)

@@ -52,8 +52,9 @@
  * They are kept and closed by the next close_many(), with its own, so
  * that their grace period is the same one as the site links' that
  * bpf_attach.c's links_destroy() closes just after: closed alone first
- * they waited one of their own (30-70 ms).  close_wait() closes any
- * that no close_many() took (a backend whose stop closes nothing).
+ * they waited one of their own (30-70 ms).  close_wait(), and
+ * teardown()'s close_many(NULL, 0) after the backend's close, close
+ * any that no close_many() took (a backend that closes nothing).
  */
 #include "config.h"
 

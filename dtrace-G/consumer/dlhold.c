@@ -1124,7 +1124,7 @@ static bool dh_start(struct consumer *c, struct tproc *pr)
 			dh.mprog_fd = -1;
 		}
 	}
-	dh_pre_drop(pre); /* not taken: the leader gone, or DTRACE_UPROBE_MULTI */
+	dh_pre_drop(pre); /* not taken: the leader gone, or no links */
 	if (dp->lfd >= 0)
 		nev = 1;
 	else if (dh_plain_prog() < 0) {

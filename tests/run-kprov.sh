@@ -11,7 +11,8 @@
 #    matches open and openat, and dtrace -l lists the table's calls;
 #    dtrace's own calls are not traced while another's are; exit() in a
 #    syscall clause runs no later hit; drops are exact (count() plus the
-#    drops reported is the calls made, with a 4k buffer);
+#    drops reported is the calls made, with a 4k buffer); the kernel's
+#    recursion_misses of the programs are read at the end (5.12 on);
 #  - profile-N: samples of a busy target carry its pid and execname, a
 #    user PC inside its text (non-PIE, from nm) and a 0 kernel PC;
 #  - tick-N: exit() after K ticks prints exactly K lines, on the bpf and
@@ -62,6 +63,22 @@ for k in 1 0; do
 	expect_eq "read count (DTRACE_KAGG=$k): clauses in the kernel" \
 		"$k" "${n:-0}"
 done
+
+# the kernel's misses (bpf_prog_info.recursion_misses, Linux 5.12 on:
+# bpf.c's misses_read()) read at the end from the run's programs; none
+# happen here (no program nests under preempt=none), so DTRACE_MISSED_SAY
+# has dtrace say it read them and found none
+set -- $(uname -r | tr '.-' '  ')
+if [ "$1" -gt 5 ] || { [ "$1" -eq 5 ] && [ "$2" -ge 12 ]; }; then
+	DTRACE_MISSED_SAY=1 timeout -s KILL 120 "$DTRACE" -q -o out.txt \
+		-c "./kpprog reads 37" \
+		-n 'syscall::read:entry /pid == $target/ { @ = count(); }' \
+		>prog.txt 2>err.txt
+	expect_eq "recursion_misses read: status" 0 "$?"
+	expect_grep "recursion_misses read" \
+		'^dtrace: BPF: no probe firing missed by the kernel (recursion_misses of [1-9][0-9]* programs* read)$' \
+		err.txt
+fi
 
 # every call: the raw tracepoints (a few calls: their own tracepoints)
 printf 'reads 37\n\n' >expected.txt

@@ -19,6 +19,10 @@
 #    ended with the command alive, and one on uprobe events
 #    (DTRACE_SITE_LINKS=0: the events are deleted only once every
 #    perf event on them is closed);
+#  - after the -p runs, no link holds the process's ld.so (dlhold.c's
+#    hold at its dlopen()s, closed in the sites' batch once every
+#    thread is detached: fdclose.c's close_with_next()) and a dlopen()
+#    of the process goes on, unheld; while traced, that link is seen;
 #  - while a run traces, the same reads do see its links or events, so
 #    the checks can fail: a build whose close_many() handed its closes
 #    to a child that closed them 0.4 s later failed 12 of 23.  (One
@@ -102,6 +106,14 @@ for k in 1 0; do
 	nothing "$w, after"
 done
 
+# ldso PID: uprobe_multi links on process PID's ld.so (dlhold.c's hold
+# at its dlopen()s), in any process
+ldso() {
+	grep -ls "^pid:[[:space:]]*$1\$" $(grep -ls \
+		'^path:[[:space:]]*.*/ld-linux[^/]*$' /proc/[0-9]*/fdinfo/* \
+		2>/dev/null) /dev/null 2>/dev/null | grep -vc '^/dev/null$'
+}
+
 # -p: the process outlives dtrace; its semaphores read at once
 rm -f in
 mkfifo in || fail "mkfifo"
@@ -133,6 +145,8 @@ for how in exit sigint; do
 	ask "wait tick" "ok wait"
 	ask "wait lib" "ok wait"
 	ask enabled "enabled 1 1"
+	[ "$links" = 1 ] && expect_eq "-p, $how: held at its dlopen()s" 1 \
+		"$(ldso "$tp")"
 	case $how in
 	exit) ask "tick 5" "ok tick" ;;
 	sigint) ask "lib 2" "ok lib"
@@ -145,6 +159,11 @@ for how in exit sigint; do
 	expect_eq "-p, $how: semaphores at once after dtrace" \
 		"enabled 0 0 -1" "$(grep '^enabled' tout.txt)"
 	nothing "-p, $how"
+	# the hold's link, closed with the sites' links after every thread
+	# was detached (dlhold.c's dh_release()): gone, and a dlopen() now
+	# neither stops the process nor signals it
+	expect_eq "-p, $how: no hold on its ld.so left" 0 "$(ldso "$tp")"
+	ask "open libm.so.6" "ok open"
 done
 echo quit >&3
 wait "$tp"

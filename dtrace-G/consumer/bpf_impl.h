@@ -71,6 +71,10 @@ struct consumer_bpf {
 	 * with a stack: walked (UBPF_RF_UPCS), copied */
 	struct uwalk *uw;
 	uint64_t ustk_walked, ustk_copied;
+	/* the programs' recursion_misses summed, as last read (misses_read()),
+	 * and when next to read them (CLOCK_MONOTONIC ns) */
+	uint64_t missed_seen, missed_next;
+	bool missed_said; /* DTRACE_MISSED_SAY's line */
 };
 
 /* ustack_walk.c: the unwinder, loaded with cgbuf (m->uwalk1), freed */

@@ -338,6 +338,8 @@ static void teardown(struct consumer *c)
 		c->be->aggs(c);
 	c->be->stats(c);
 	c->be->close(c);
+	/* the hold's link (dlhold_end()) where the backend closed nothing */
+	close_many(NULL, 0);
 }
 
 /* ------------------------------------------------------------------ */

@@ -782,6 +782,9 @@ void close_many(const int *fds, size_t n);
 /* ... or, for the events of a process that exited, from a thread while
  * the run goes on; close_wait() joins what is still closing */
 void close_later(const int *fds, size_t n);
+/* ... or with the next close_many()'s, in its batch (close_wait() at the
+ * latest): descriptors whose close nothing waits on until then */
+void close_with_next(const int *fds, size_t n);
 
 /*
  * BPF_LINK_CREATE of a uprobe_multi link (Linux 6.6 on), written out:
@@ -1062,6 +1065,9 @@ void proc_thaw(struct frozen *fz, size_t n);
 bool dlhold_start(struct consumer *c, struct tproc *pr);
 /* a -c command rtld.c holds let go into dlhold (false: let go, not held) */
 bool dlhold_handover(struct consumer *c, struct tproc *pr);
+/* that command's link on ld.so made beside its site links: what it
+ * needs before them (link false), the link after them (true) */
+void dlhold_prelink(struct consumer *c, struct tproc *pr, bool link);
 void dlhold_poll(struct consumer *c);
 void dlhold_gone(struct consumer *c, struct tproc *pr);
 void dlhold_end(struct consumer *c);
@@ -1089,6 +1095,13 @@ static inline bool dlhold_handover(struct consumer *c, struct tproc *pr)
 	(void)c;
 	(void)pr;
 	return false;
+}
+static inline void dlhold_prelink(struct consumer *c, struct tproc *pr,
+				  bool link)
+{
+	(void)c;
+	(void)pr;
+	(void)link;
 }
 static inline void dlhold_poll(struct consumer *c) { (void)c; }
 static inline void dlhold_gone(struct consumer *c, struct tproc *pr)

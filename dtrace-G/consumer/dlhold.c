@@ -52,8 +52,11 @@
  * its first stop.  To arm, every other thread is interrupted too, as
  * freeze.c holds a process (proc_freeze() calls dlhold_stop_all() for
  * a process held here: a second tracer cannot seize it).  At the end
- * the link or the perf events close first, then every thread is stopped
- * and detached with the signal it stopped for.  An exec stop closes the
+ * every thread is stopped, taken out of the map (the program sends
+ * nothing to a thread not in it) and detached with the signal it
+ * stopped for; the link or the perf events are closed after, in the
+ * batch of the site links (fdclose.c's close_with_next(): one grace
+ * period for both, where each waited its own).  An exec stop closes the
  * process's site links (bpf_attach.c) and arms the new image, the
  * buffers read first for the exec's record (dh_arm()), before it runs;
  * and a leader gone before its threads has its sites armed as uprobe
@@ -177,6 +180,14 @@ struct dh_offs {
 	long sighand, blocked, handler; /* handler: in the sighand_struct */
 };
 
+/* a -c command's link on ld.so made with its site links, not yet used */
+struct dh_pre {
+	pid_t pid;
+	int lfd;    /* or -1: not made (yet) */
+	char *ldso; /* its ld.so, _dl_debug_state's offset there */
+	uint64_t off;
+};
+
 /* one tracer per dtrace: freeze.c asks by pid, without the consumer */
 static struct {
 	struct consumer *c;
@@ -197,6 +208,8 @@ static struct {
 	bool arming; /* in dh_arm(): proc_refresh() is not entered again */
 	pid_t *refused; /* dlhold_start() could not take them: said once */
 	size_t nrefused;
+	struct dh_pre *pre; /* links made before the seize (dlhold_prelink()) */
+	size_t npre;
 } dh = {.prog_fd = -1, .map_fd = -1, .mprog_fd = -1};
 
 static struct dh_proc *dh_find(pid_t pid)
@@ -891,30 +904,41 @@ static int dh_seize(struct dh_proc *dp)
 	return 0;
 }
 
+/*
+ * dp let go: every thread stopped, taken out of the program's map, then
+ * detached with the signal it stopped for.  The link (or the perf
+ * events) closed by the caller's batch (close_with_next()): once every
+ * thread is stopped none runs the program, and once out of the map
+ * none is sent a SIGURG by it, so nothing it does after can stop one
+ * (a dlopen() after this goes on unheld, as after the close it was; a
+ * SIGURG the program sent before is seen in dh_stop() as ours and
+ * swallowed, or, still pending at the detach, delivered: the program
+ * sends it only where its delivery does nothing).
+ */
 static void dh_release(struct dh_proc *dp)
 {
 	dp->events = false;
-	if (dp->lfd >= 0) { /* no stop of ours after this */
-		close(dp->lfd);
-		dp->lfd = -1;
-	}
-	for (size_t i = 0; i < dp->nth; i++)
-		if (dp->th[i].pfd >= 0) { /* no stop of ours after this */
-			close(dp->th[i].pfd);
-			dp->th[i].pfd = -1;
-		}
 	dh_stop(dp);
 	for (size_t i = 0; i < dp->nth; i++) {
-		struct dh_thread *t = &dp->th[i];
-		__u32 k = (__u32)t->tid;
+		__u32 k = (__u32)dp->th[i].tid;
 
+		(void)bpf_map_delete_elem(dh.map_fd, &k);
+		k |= DH_LAST;
+		(void)bpf_map_delete_elem(dh.map_fd, &k);
+	}
+	if (dp->lfd >= 0)
+		close_with_next(&dp->lfd, 1);
+	dp->lfd = -1;
+	for (size_t i = 0; i < dp->nth; i++) {
+		struct dh_thread *t = &dp->th[i];
+
+		if (t->pfd >= 0)
+			close_with_next(&t->pfd, 1);
+		t->pfd = -1;
 		/* a group-stop is the kernel's again once detached; a thread
 		 * held in dlopen() goes on, its SIGURG swallowed */
 		(void)ptrace(PTRACE_DETACH, t->tid, NULL,
 			     (void *)(long)(t->listen ? 0 : t->sig));
-		(void)bpf_map_delete_elem(dh.map_fd, &k);
-		k |= DH_LAST;
-		(void)bpf_map_delete_elem(dh.map_fd, &k);
 	}
 	free(dp->th);
 	free(dp->ldso);
@@ -973,6 +997,78 @@ static int dh_open_prog(struct consumer *c, long delta)
 	return dh.multi_no ? (dh_plain_prog() < 0 ? -1 : 0) : 0;
 }
 
+/* pid's link made by dlhold_prelink(), taken out of the list; or -1 */
+static int dh_pre_take(pid_t pid)
+{
+	for (size_t i = 0; i < dh.npre; i++)
+		if (dh.pre[i].pid == pid) {
+			int fd = dh.pre[i].lfd;
+
+			free(dh.pre[i].ldso);
+			dh.pre[i] = dh.pre[--dh.npre];
+			return fd;
+		}
+	return -1;
+}
+
+/* a link made before the seize and not used: nothing waits on its close */
+static void dh_pre_drop(int lfd)
+{
+	if (lfd >= 0)
+		close_later(&lfd, 1);
+}
+
+/*
+ * A -c command rtld.c holds at its entry point, its sites being armed
+ * (uprobe.c's up_enable()): its link on ld.so made then rather than at
+ * BEGIN, when dlhold_handover() seizes it.  A uprobe's registration
+ * takes the kernel's dup_mmap_sem for writing, whose rcu_sync waits a
+ * grace period unless the last writer left less than one before: made
+ * at BEGIN the link waited one of its own in about half the runs
+ * (0.8-35 ms), made just after the site links' it does not.  So the
+ * map, the program and ld.so's offsets are made first (link false,
+ * before the sites: the map's creation alone took 2-10 ms, the whole
+ * 12-44 ms, past the window), the link itself after them (link true).
+ * The program stops no thread that is not in its map, and none is
+ * until the seize: meanwhile the command runs nothing (rtld.c holds
+ * it), and the link only notes the r_state of any hit.  Only the link:
+ * the perf events (DTRACE_UPROBE_MULTI=0, older kernels) are per
+ * thread, made after the seize.  Nothing here is said: dh_start()
+ * says what fails, again.
+ */
+void dlhold_prelink(struct consumer *c, struct tproc *pr, bool link)
+{
+	struct dh_pre *p = NULL;
+	struct dh_proc tmp = {.pr = pr, .lfd = -1};
+	long delta = 0;
+
+	for (size_t i = 0; i < dh.npre; i++)
+		if (dh.pre[i].pid == pr->pid)
+			p = &dh.pre[i];
+	if (!link) {
+		if (p || dh_find(pr->pid) || !multi_wanted())
+			return;
+		tmp.ldso = ldso_path(pr->pid);
+		if (!tmp.ldso)
+			return;
+		if (ldso_debug(tmp.ldso, &tmp.off, &delta) < 0 ||
+		    dh_open_prog(c, delta) < 0 || dh.multi_no) {
+			free(tmp.ldso);
+			return;
+		}
+		dh.pre = xpush_room(dh.pre, dh.npre, sizeof(*dh.pre));
+		dh.pre[dh.npre++] = (struct dh_pre){
+			.pid = pr->pid, .lfd = -1, .ldso = tmp.ldso,
+			.off = tmp.off};
+		return;
+	}
+	if (!p || p->lfd >= 0 || dh.multi_no)
+		return;
+	tmp.ldso = p->ldso;
+	tmp.off = p->off;
+	p->lfd = dh_link(&tmp);
+}
+
 /*
  * pr (a -p process) held at each dlopen() from now on: true, or false
  * with the reason said (the 100 ms arming stays).
@@ -984,11 +1080,14 @@ static bool dh_start(struct consumer *c, struct tproc *pr)
 	uint64_t off = 0;
 	long delta = 0;
 	size_t nev = 0;
-	int err = 0;
+	int err = 0, pre = dh_pre_take(pr->pid);
 
-	if (!ldso) /* static, or exited */
+	if (!ldso) { /* static, or exited */
+		dh_pre_drop(pre);
 		return false;
+	}
 	if (ldso_debug(ldso, &off, &delta) < 0 || dh_open_prog(c, delta) < 0) {
+		dh_pre_drop(pre);
 		free(ldso);
 		return false;
 	}
@@ -998,6 +1097,7 @@ static bool dh_start(struct consumer *c, struct tproc *pr)
 	dp->off = off;
 	dp->lfd = -1;
 	if (dh_seize(dp) < 0) {
+		dh_pre_drop(pre);
 		say(c,
 		    "pid %d cannot be held at its dlopen()s (it is traced "
 		    "already): a library it loads is armed when its maps "
@@ -1014,7 +1114,8 @@ static bool dh_start(struct consumer *c, struct tproc *pr)
 	 * no process (those get the per-thread events)
 	 */
 	if (!dh.multi_no && th_state(pr->pid, pr->pid) != 'Z') {
-		dp->lfd = dh_link(dp);
+		dp->lfd = pre >= 0 ? pre : dh_link(dp);
+		pre = -1;
 		/* the kernel does not know the link: never again this run */
 		if (dp->lfd < 0 && (errno == EINVAL || errno == EOPNOTSUPP ||
 				    errno == ENOTSUP_KERNEL)) {
@@ -1023,6 +1124,7 @@ static bool dh_start(struct consumer *c, struct tproc *pr)
 			dh.mprog_fd = -1;
 		}
 	}
+	dh_pre_drop(pre); /* not taken: the leader gone, or no links */
 	if (dp->lfd >= 0)
 		nev = 1;
 	else if (dh_plain_prog() < 0) {
@@ -1085,10 +1187,14 @@ bool dlhold_handover(struct consumer *c, struct tproc *pr)
 	int st;
 
 	if (!ldso_has_debug(pr->pid) ||
-	    ptrace(PTRACE_DETACH, pr->pid, NULL, (void *)(long)SIGSTOP) < 0)
+	    ptrace(PTRACE_DETACH, pr->pid, NULL, (void *)(long)SIGSTOP) < 0) {
+		dh_pre_drop(dh_pre_take(pr->pid));
 		return false; /* the caller detaches it */
-	if (waitpid(pr->pid, &st, WUNTRACED) != pr->pid || !WIFSTOPPED(st))
+	}
+	if (waitpid(pr->pid, &st, WUNTRACED) != pr->pid || !WIFSTOPPED(st)) {
+		dh_pre_drop(dh_pre_take(pr->pid));
 		return false; /* gone: the loop sees its pidfd */
+	}
 	/* not held: its sites take uprobe events (it is stopped) */
 	ok = dlhold_start(c, pr);
 	(void)kill(pr->pid, SIGCONT);
@@ -1196,6 +1302,7 @@ void dlhold_gone(struct consumer *c, struct tproc *pr)
 {
 	struct dh_proc *dp = dh_find(pr->pid);
 
+	dh_pre_drop(dh_pre_take(pr->pid));
 	if (!dp)
 		return;
 	dlhold_poll(c);
@@ -1235,6 +1342,14 @@ void dlhold_end(struct consumer *c)
 	free(dh.refused);
 	dh.refused = NULL;
 	dh.nrefused = 0;
+	for (size_t i = 0; i < dh.npre; i++) {
+		if (dh.pre[i].lfd >= 0)
+			close_with_next(&dh.pre[i].lfd, 1);
+		free(dh.pre[i].ldso);
+	}
+	free(dh.pre);
+	dh.pre = NULL;
+	dh.npre = 0;
 	if (dh.prog_fd >= 0)
 		close(dh.prog_fd);
 	if (dh.mprog_fd >= 0)

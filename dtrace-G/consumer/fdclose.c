@@ -44,6 +44,17 @@
  * every perf event on them gone), so before dtrace exits, joins them.
  * At most LATER_MAX such threads at once: one more first joins the
  * oldest.  Without a thread the close is done at once, as before.
+ *
+ * close_with_next() is for descriptors that must be closed but whose
+ * close nothing waits on in between: dlhold.c's hold on ld.so at the
+ * end of the run (dlhold_end(): the threads are detached and no longer
+ * in the program's map, so nothing it does can stop one any more).
+ * They are kept and closed by the next close_many(), with its own, so
+ * that their grace period is the same one as the site links' that
+ * bpf_attach.c's links_destroy() closes just after: closed alone first
+ * they waited one of their own (30-70 ms).  close_wait(), and
+ * teardown()'s close_many(NULL, 0) after the backend's close, close
+ * any that no close_many() took (a backend that closes nothing).
  */
 #include "config.h"
 
@@ -66,6 +77,10 @@ struct close_job {
 	atomic_size_t next;
 };
 
+/* close_with_next()'s descriptors, for the next close_many() */
+static int *next_fds;
+static size_t next_n;
+
 static void *close_worker(void *arg)
 {
 	struct close_job *j = arg;
@@ -77,7 +92,7 @@ static void *close_worker(void *arg)
 	return NULL;
 }
 
-void close_many(const int *fds, size_t n)
+static void close_all(const int *fds, size_t n)
 {
 	pthread_t th[CLOSE_THREADS];
 	struct close_job j = {.fds = fds, .n = n};
@@ -98,6 +113,33 @@ void close_many(const int *fds, size_t n)
 		pthread_join(th[i], NULL);
 }
 
+void close_many(const int *fds, size_t n)
+{
+	int *all;
+
+	if (!next_n) {
+		close_all(fds, n);
+		return;
+	}
+	/* close_with_next()'s with these, in one batch */
+	all = xcalloc(next_n + n + 1, sizeof(*all));
+	memcpy(all, next_fds, next_n * sizeof(*all));
+	if (n)
+		memcpy(all + next_n, fds, n * sizeof(*all));
+	close_all(all, next_n + n);
+	free(all);
+	free(next_fds);
+	next_fds = NULL;
+	next_n = 0;
+}
+
+void close_with_next(const int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			PUSH(next_fds, next_n, fds[i]);
+}
+
 struct later {
 	pthread_t th;
 	int *fds;
@@ -111,7 +153,7 @@ static void *later_worker(void *arg)
 {
 	struct later *l = arg;
 
-	close_many(l->fds, l->n);
+	close_all(l->fds, l->n); /* not close_many(): next_fds are ours */
 	return NULL;
 }
 
@@ -151,11 +193,13 @@ void close_later(const int *fds, size_t n)
 	}
 	free(l->fds);
 	l->fds = NULL;
-	close_many(fds, n);
+	close_all(fds, n);
 }
 
 void close_wait(void)
 {
+	if (next_n) /* none took them */
+		close_many(NULL, 0);
 	while (later_n)
 		later_join_oldest();
 }

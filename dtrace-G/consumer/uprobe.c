@@ -1009,6 +1009,8 @@ void up_enable(struct consumer *c, struct tproc *pr)
 	struct frozen *fz = NULL;
 	size_t nfz = 0;
 	uint64_t now;
+	bool prelink = pr->created && pr->held && !c->begun &&
+		       (c->be->caps & BE_CAP_HOLD);
 
 	/*
 	 * A -p process held by dlhold.c from its first arming on, not
@@ -1025,6 +1027,8 @@ void up_enable(struct consumer *c, struct tproc *pr)
 		return;
 	if (!pr->held)
 		nfz = proc_freeze(pr->pid, &fz, 0);
+	if (prelink) /* what its link needs, before the sites' links */
+		dlhold_prelink(c, pr, false);
 	drain_buffers(c);
 	now = now_ns(CLOCK_MONOTONIC);
 	if (!pr->tracked && !c->up.err[0]) {
@@ -1076,6 +1080,13 @@ void up_enable(struct consumer *c, struct tproc *pr)
 				lin_own(c, pr->pid, p->file, p->offs[s], now);
 		}
 	}
+	/*
+	 * a -c command held until BEGIN: its link on ld.so made now, while
+	 * the kernel's rcu_sync still counts the sites' registrations as
+	 * recent (dlhold_prelink(): no grace period of its own)
+	 */
+	if (prelink)
+		dlhold_prelink(c, pr, true);
 out:
 	if (nfz)
 		proc_thaw(fz, nfz);

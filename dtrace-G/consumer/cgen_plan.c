@@ -1518,6 +1518,26 @@ static void cmp_words(struct em *e, unsigned words, int32_t a, int32_t b,
 }
 
 /*
+ * r1 = cmp_words()'s verdict: 0 where one of the nne jumps at jne
+ * lands (a difference), 1 where one of the neq at jeq does (equal),
+ * the two joined after.  vveq()'s and vacmp()'s epilogue.
+ */
+static void cmp_result(struct em *e, const size_t *jeq, unsigned neq,
+		       const size_t *jne, unsigned nne)
+{
+	size_t j;
+
+	for (unsigned i = 0; i < nne; i++)
+		fix(e, jne[i]);
+	alu_i(e, BPF_MOV, 1, 0);
+	j = jmp_i(e, BPF_JA, 0, 0);
+	for (unsigned i = 0; i < neq; i++)
+		fix(e, jeq[i]);
+	alu_i(e, BPF_MOV, 1, 1);
+	fix(e, j);
+}
+
+/*
  * r1 = VVEQ o: the self-> string variables o->slot and o->step (their
  * cgtlss entries, fds[8], each a struct ubpf_kostr an SSTR, SLIT or
  * SMOV filled) equal: the same len (a string has one: the NUL's
@@ -1572,14 +1592,7 @@ static void vveq(struct em *e, const struct ubpf_kop *o, const int *fds)
 	alu_i(e, BPF_MOV, 1, 1);
 	fix(e, j);
 	jend[2] = jmp_i(e, BPF_JA, 0, 0);
-	for (unsigned i = 0; i < nne; i++)
-		fix(e, jne[i]);
-	alu_i(e, BPF_MOV, 1, 0);
-	j = jmp_i(e, BPF_JA, 0, 0);
-	for (unsigned i = 0; i < neq; i++)
-		fix(e, jeq[i]);
-	alu_i(e, BPF_MOV, 1, 1);
-	fix(e, j);
+	cmp_result(e, jeq, neq, jne, nne);
 	for (unsigned i = 0; i < 3; i++)
 		fix(e, jend[i]);
 	free(jne);
@@ -1649,14 +1662,7 @@ static void vacmp(struct em *e, const struct ubpf_kplan *pl,
 	alu_i(e, BPF_MOV, 1, 1);
 	fix(e, jx);
 	jend = jmp_i(e, BPF_JA, 0, 0);
-	for (unsigned i = 0; i < nne; i++)
-		fix(e, jne[i]);
-	alu_i(e, BPF_MOV, 1, 0);
-	jx = jmp_i(e, BPF_JA, 0, 0);
-	for (unsigned i = 0; i < neq; i++)
-		fix(e, jeq[i]);
-	alu_i(e, BPF_MOV, 1, 1);
-	fix(e, jx);
+	cmp_result(e, jeq, neq, jne, nne);
 	fix(e, jend);
 	free(jne);
 	free(jeq);

@@ -933,6 +933,9 @@ static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
 		const struct ubpf_kop *o = &pl->ops[pc];
 		unsigned j;
 
+		/* VACMP's compare reads cgbuf's copy (vacmp()) */
+		if (o->op == UBPF_K_VACMP)
+			return false;
 		if (o->op != UBPF_K_SEQ)
 			continue;
 		for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
@@ -1601,6 +1604,9 @@ static void vveq(struct em *e, const struct ubpf_kop *o, const int *fds)
 		alu_i(e, BPF_XOR, 1, 1);
 }
 
+static void vacmp_ord(struct em *e, const struct ubpf_kplan *pl,
+		      const struct ubpf_kop *o, unsigned j, const int *fds);
+
 /*
  * r1 = VACMP o: the string variable (o->levels its kind, o->slot;
  * svar_at()) == copyinstr(argument o->n) (UBPF_KF_NEG: !=), the
@@ -1639,6 +1645,10 @@ static void vacmp(struct em *e, const struct ubpf_kplan *pl,
 	}
 	if (o->agg) /* a fault site: one unread ends the clause */
 		fault_at(e, j, o->agg);
+	if (o->step) {
+		vacmp_ord(e, pl, o, j, fds);
+		return;
+	}
 	svar_at(e, pl, &v, fds);
 	if (e->bad)
 		return;
@@ -1800,6 +1810,50 @@ static void vvcmp(struct em *e, const struct ubpf_kplan *pl,
 		return;
 	ldx(e, BPF_DW, 2, 10, S_SBUF);
 	padded_cmp(e, 2, VCMP_AT(0), VCMP_AT(1), NULL, words, o->agg);
+}
+
+/*
+ * r1 = VACMP o's order (o->step - 1, VVCMP's agg: 2 <, 3 >, 4 <=, 5
+ * >=): the string variable (svar_copy() into VCMP_AT(0)) against the
+ * argument j's string (seq_read()'s copy, a fault already sent away:
+ * vacmp()), as copyinstr() gives it: its first len bytes, len the
+ * helper's count (the NUL's included) cut to o->imm (strsize - 1: the
+ * copy's bytes up to there are the string's, its last read again with
+ * fault sites, seq_read()), into VCMP_AT(1), its room zeroed first, so
+ * both are zero-padded strings of at most imm bytes and padded_cmp()
+ * orders them as run.c's strcmp() orders the two.
+ */
+static void vacmp_ord(struct em *e, const struct ubpf_kplan *pl,
+		      const struct ubpf_kop *o, unsigned j, const int *fds)
+{
+	struct ubpf_kop v = { .n = (uint8_t)o->levels,
+			      .slot = o->slot,
+			      .imm = o->imm };
+	unsigned room = UBPF_KVROOM(o->imm);
+	size_t jcut;
+
+	if (o->step < 3 || o->step > 6 || (o->flags & UBPF_KF_NEG) ||
+	    room > UBPF_STRMAX || e->sn) {
+		e->bad = true;
+		return;
+	}
+	svar_copy(e, pl, &v, VCMP_AT(0), fds);
+	if (e->bad)
+		return;
+	ldx(e, BPF_DW, 1, 10, S_SBUF);
+	for (unsigned i = 0; i < room; i += 8)
+		st(e, BPF_DW, 1, (int16_t)(VCMP_AT(1) + (int32_t)i), 0);
+	alu_i(e, BPF_ADD, 1, VCMP_AT(1));
+	ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j));
+	jcut = jmp_i(e, BPF_JLE, 2, (int32_t)o->imm);
+	alu_i(e, BPF_MOV, 2, (int32_t)o->imm);
+	fix(e, jcut);
+	ldx(e, BPF_DW, 3, 10, S_SBUF);
+	alu_i(e, BPF_ADD, 3, SEQ_AT(j));
+	call(e, BPF_FUNC_probe_read_kernel);
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	padded_cmp(e, 2, VCMP_AT(0), VCMP_AT(1), NULL, room / 8,
+		   (unsigned)o->step - 1);
 }
 
 /* r1 = &cgbuf[at] (S_SBUF's) */

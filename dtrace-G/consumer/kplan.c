@@ -468,7 +468,8 @@
  * this->, by == != < <= > >= (kp_svar_vv(): UBPF_K_VVEQ, two self->
  * ones' equality; else UBPF_K_VVCMP, strcmp()'s order); none reads
  * user memory, and none can fault.  With copyinstr(argN) or args[N]
- * by == and != (kp_svar_acmp(): UBPF_K_VACMP), which reads the
+ * by == != < <= > >= (kp_svar_acmp(): UBPF_K_VACMP; the order's as
+ * VVCMP's, both zero-padded), which reads the
  * argument's string at the hit as SEQ does, d_read_user_str()'s
  * strsize - 1 bytes, and so is a fault site where the kernel keeps
  * self-> variables (and else a string that cannot be read sends the
@@ -809,17 +810,20 @@ bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
 }
 
 /*
- * v == copyinstr(argN) or v != copyinstr(argN), either way round, v a
- * self-> or this-> string variable and the other side copyinstr(argN)
- * or args[N] (N a constant, maybe in stringof()): v's index, whatever
- * the kernel keeps, else -1.  kplan_vars.c's str_var() lets a KV_STR
- * variable be read so.
+ * v OP copyinstr(argN), OP == != < <= > >= (strcmp()'s order, as
+ * run.c's binop()), either way round, v a self-> or this-> string
+ * variable and the other side copyinstr(argN) or args[N] (N a
+ * constant, maybe in stringof()): v's index, whatever the kernel
+ * keeps, else -1.  kplan_vars.c's str_var() lets a KV_STR variable be
+ * read so.
  */
 int kp_svar_arg(const struct d_prog *p, const struct node *n)
 {
 	const struct node *f, *o;
 
-	if (n->op != N_BIN || (n->sub != OP_EQ && n->sub != OP_NE))
+	if (n->op != N_BIN ||
+	    (n->sub != OP_EQ && n->sub != OP_NE && n->sub != '<' &&
+	     n->sub != '>' && n->sub != OP_LE && n->sub != OP_GE))
 		return -1;
 	f = kp_str_var_of(p, n->a) >= 0 ? n->a : n->b;
 	o = f == n->a ? n->b : n->a;

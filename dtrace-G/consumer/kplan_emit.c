@@ -471,6 +471,7 @@ static void emit(struct em *m, const struct node *n)
 			const struct node *lit;
 			int arg, w;
 			unsigned cop;
+			bool left;
 
 			if (kp_str_cmp(m->k, n, &arg, &lit)) {
 				size_t len = strlen(lit->sval);
@@ -497,6 +498,14 @@ static void emit(struct em *m, const struct node *n)
 				o->n = (uint8_t)arg;
 				o->imm = (int64_t)m->k->prog->strsize - 1;
 				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
+				/* an order: VVCMP's agg + 1, the variable
+				 * on the left */
+				left = n->a->op == N_VAR && n->a->sub == w;
+				o->step = n->sub == '<'	    ? (left ? 3 : 4)
+					  : n->sub == '>'   ? (left ? 4 : 3)
+					  : n->sub == OP_LE ? (left ? 5 : 6)
+					  : n->sub == OP_GE ? (left ? 6 : 5)
+							    : 0;
 				fault_site(m, o, n);
 				return;
 			}

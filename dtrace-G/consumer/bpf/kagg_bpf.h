@@ -226,7 +226,9 @@ enum {
 	UBPF_K_VACMP, /* push the string variable (levels UBPF_KV_SELF
 		       * or _THIS, slot as VLD's) == copyinstr(argument
 		       * n), read as SEQ's and cut to imm bytes (strsize
-		       * - 1) as copyinstr() cuts it (UBPF_KF_NEG: !=);
+		       * - 1) as copyinstr() cuts it (UBPF_KF_NEG: !=),
+		       * or, step not 0, OP the string, OP VVCMP's agg
+		       * step - 1 (< > <= >=, strcmp()'s order);
 		       * absent or unset, the variable reads ""; agg,
 		       * when not 0, its fault site + 1, as SEQ's: a
 		       * string that cannot be read sets the site's bits

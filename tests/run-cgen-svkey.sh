@@ -367,4 +367,54 @@ EOF2
 same tordp tord.d pair 4
 same tordk tord.d pack 4
 
+# A string variable ordered against a literal (VSEQ with an order,
+# cgen_plan.c's vseq_ord(): the variable zero-padded, the literal's
+# words immediates), < <= > >= either way round, self-> and this->, in
+# predicates and a ?: key, on keep's, order's and cut's strings at 256
+# and 8 (literals of at most 7 bytes: strsize 8 keeps 7, and a string
+# of 7 bytes equal to "abcdefg" up to there is cut, not longer);
+# a literal longer than strsize - 1 (52 bytes) at 256 in the kernel,
+# at 16 the clause and its variable user space's, as before.  Byte for
+# byte DTRACE_CGEN=0's; this tree before left them to user space (-v).
+cat >lord.d <<'EOF2'
+pid$target::hit:entry { self->s = copyinstr(arg0); this->t = copyinstr(arg0); }
+pid$target::hit:entry /self->s < "abcdefg"/ { @lt[arg1] = sum(1000); }
+pid$target::hit:entry /"abcdefX" <= self->s/ { @ge[arg1] = count(); }
+pid$target::hit:entry { @k[arg1, this->t > "" ? 1 : 2, "ab" >= this->t ? 3 : 4, self->s <= "\200" ? 5 : 6] = count(); }
+EOF2
+cat >lordl.d <<'EOF2'
+pid$target::hit:entry { self->s = copyinstr(arg0); }
+pid$target::hit:entry /self->s < "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"/ { @lt[arg1] = count(); }
+EOF2
+for m in keep order cut; do
+	for xo in '' '-x strsize=8'; do
+		w="string variable ordered with literals ($m${xo:+ $xo})"
+		run 1 lord1.txt "$m $PWD/addr.txt" -s lord.d $xo
+		run 0 lord0.txt "$m $PWD/addr.txt" -s lord.d $xo
+		expect_file_eq "$w: DTRACE_CGEN=0's output" lord0.txt lord1.txt
+		expect_grep "$w: -v" \
+			'^dtrace: 4 clauses aggregated in the kernel$' \
+			lord1.txt.err
+	done
+done
+# cut's hits below "abcdefg" at 8: "", "abcdef", "abcdefX", "abcde", 'a's
+expect_eq "string variable ordered with literals (cut, 8): less" \
+	'0 1 2 3 8 9 10 11 12 13 14 15 16 17' \
+	"$(awk 'NF == 2 && $2 == 1000 && $1 < 18 { print $1 }' lord1.txt |
+		sort -n | paste -sd' ' -)"
+for xo in '' '-x strsize=16'; do
+	w="string variable ordered with a long literal${xo:+ ($xo)}"
+	run 1 lordl1.txt order -s lordl.d $xo
+	run 0 lordl0.txt order -s lordl.d $xo
+	expect_file_eq "$w: DTRACE_CGEN=0's output" lordl0.txt lordl1.txt
+	if [ -z "$xo" ]; then
+		expect_grep "$w: -v" \
+			'^dtrace: 2 clauses aggregated in the kernel$' \
+			lordl1.txt.err
+	else
+		expect_eq "$w: -v" 0 \
+			"$(grep -c 'aggregated in the kernel' lordl1.txt.err)"
+	fi
+done
+
 finish

@@ -1408,6 +1408,9 @@ static void svar_at(struct em *e, const struct ubpf_kplan *pl,
 		fix(e, jnone);
 }
 
+static void vseq_ord(struct em *e, const struct ubpf_kplan *pl,
+		     const struct ubpf_kop *o, const int *fds);
+
 /*
  * r1 = VSEQ pl->ops[*pc]'s result: the self-> or this-> string
  * variable's bytes (svar_at(): a struct ubpf_kostr its SSTR filled)
@@ -1429,6 +1432,11 @@ static void vseq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 
 	if (len > UBPF_KSTRMAX || *pc + 1 + (len + 8) / 8 > pl->nops) {
 		e->bad = true;
+		return;
+	}
+	if (o->agg) {
+		vseq_ord(e, pl, o, fds);
+		*pc += (len + 8) / 8;
 		return;
 	}
 	svar_at(e, pl, o, fds);
@@ -1874,6 +1882,36 @@ static uint64_t lit_word(const struct ubpf_kop *d, unsigned len, unsigned i)
 }
 
 /*
+ * r1 = VSEQ o's order (o->agg - 1, VVCMP's agg: 2 <, 3 >, 4 <=, 5 >=):
+ * the string variable (svar_copy() into VCMP_AT(0), zero-padded, at
+ * most o->imm bytes: strsize - 1) against the literal of the SDATA
+ * after o (o->step bytes, at most imm: kplan.c's kp_svar_olit()), its
+ * words immediates, zero past its NUL, for the words imm bytes take:
+ * padded_cmp(), strcmp()'s order.  No fault: the store read the string.
+ */
+static void vseq_ord(struct em *e, const struct ubpf_kplan *pl,
+		     const struct ubpf_kop *o, const int *fds)
+{
+	struct ubpf_kop v = { .n = o->n, .slot = o->slot, .imm = o->imm };
+	unsigned room = UBPF_KVROOM(o->imm);
+	uint64_t lw[UBPF_STRMAX / 8];
+
+	if (o->agg < 3 || o->agg > 6 || (o->flags & UBPF_KF_NEG) ||
+	    o->imm < 1 || o->imm > UBPF_STRMAX - 1 || o->step > o->imm ||
+	    room > UBPF_STRMAX) {
+		e->bad = true;
+		return;
+	}
+	for (unsigned i = 0; i < room / 8; i++)
+		lw[i] = lit_word(o + 1, o->step, i);
+	svar_copy(e, pl, &v, VCMP_AT(0), fds);
+	if (e->bad)
+		return;
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	padded_cmp(e, 2, VCMP_AT(0), 0, lw, room / 8, (unsigned)o->agg - 1);
+}
+
+/*
  * CKEY o: execname into the kaggs_v key at VKEY_AT in cgbuf: the room
  * (UBPF_KVROOM(o->imm), kplan.c's kp_vkey_imm(): the map's) zeroed,
  * then bpf_get_current_comm() of o->step bytes (strsize's, 16 at
@@ -2221,6 +2259,16 @@ bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
 	return false;
 }
 
+/* Does the plan order a string variable with a literal (VSEQ's agg:
+ * vseq_ord(), whose copy is in cgbuf)? */
+static bool vseq_ordered(const struct ubpf_kplan *pl)
+{
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
+		if (pl->ops[pc].op == UBPF_K_VSEQ && pl->ops[pc].agg)
+			return true;
+	return false;
+}
+
 /* REC: the hit needs its record (S_FLAGS_REC in S_FLAGS, r1 taken) */
 static void rec(struct em *e)
 {
@@ -2319,7 +2367,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	     cgen_plan_has(pl, UBPF_K_CKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_LKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_MKEY, -1) ||
-	     cgen_plan_has(pl, UBPF_K_CVCMP, -1))) {
+	     cgen_plan_has(pl, UBPF_K_CVCMP, -1) || vseq_ordered(pl))) {
 		lookup0(e, fds[5]);
 		e->fj[e->nfj++] = jmp_i(e, BPF_JEQ, 0, 0);
 		stx(e, BPF_DW, 10, S_SBUF, 0);

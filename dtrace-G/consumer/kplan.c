@@ -793,6 +793,59 @@ bool kp_svar_lit(const struct d_prog *p, const struct node *n, int *v,
 	return true;
 }
 
+/*
+ * v OP "string", OP < <= > >= (either way round), v a self-> or this->
+ * string variable, the literal at most UBPF_KSTRMAX bytes and strsize
+ * - 1 (run.c's binop() cuts neither: the variable holds at most
+ * strsize - 1 bytes, so within them, zero-padded, the two order as
+ * strcmp() orders them; a longer literal is user space's): v's index,
+ * the literal and the order (VVCMP's agg, v on the left) into *v,
+ * *lit, *op, whatever the kernel keeps.  kplan_vars.c's str_var() lets
+ * a KV_STR variable be read so.
+ */
+bool kp_svar_olit(const struct d_prog *p, const struct node *n, int *v,
+		  const struct node **lit, unsigned *op)
+{
+	const struct node *f, *l;
+	bool left;
+
+	if (n->op != N_BIN || (n->sub != '<' && n->sub != '>' &&
+			       n->sub != OP_LE && n->sub != OP_GE))
+		return false;
+	left = n->a->op == N_VAR;
+	f = left ? n->a : n->b;
+	l = left ? n->b : n->a;
+	if (kp_str_var_of(p, f) < 0 || l->op != N_STR || !l->sval ||
+	    strlen(l->sval) > UBPF_KSTRMAX ||
+	    strlen(l->sval) + 1 > p->strsize)
+		return false;
+	if (v)
+		*v = f->sub;
+	if (lit)
+		*lit = l;
+	if (op)
+		*op = n->sub == '<'	? (left ? 2 : 3)
+		      : n->sub == '>'	? (left ? 3 : 2)
+		      : n->sub == OP_LE ? (left ? 4 : 5)
+					: (left ? 5 : 4);
+	return true;
+}
+
+/* ... of a KV_STR variable: UBPF_K_VSEQ with the order (cgen_plan.c's
+ * vseq_ord()) */
+bool kp_svar_ocmp(const struct d_kplan *k, const struct node *n, int *v,
+		  const struct node **lit, unsigned *op)
+{
+	int w;
+
+	if (!k || !k->vars || !kp_svar_olit(k->prog, n, &w, lit, op) ||
+	    k->vst[w] != KV_STR || k->prog->strsize > UBPF_STRMAX)
+		return false;
+	if (v)
+		*v = w;
+	return true;
+}
+
 /* ... of a KV_STR variable: the generated program compares the bytes
  * its store kept (UBPF_K_VSEQ, cgen_plan.c's vseq()), which no fault
  * can stop */
@@ -1379,6 +1432,7 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 	case N_BIN:
 		if (kp_str_cmp(k, n, NULL, NULL) ||
 		    kp_svar_cmp(k, n, NULL, NULL) ||
+		    kp_svar_ocmp(k, n, NULL, NULL, NULL) ||
 		    kp_svar_vv(k, n, NULL, NULL) ||
 		    kp_svar_acmp(k, n, NULL, NULL) ||
 		    kp_comm_cmp(k, n, NULL, NULL, NULL) ||

@@ -573,6 +573,19 @@ static void emit(struct em *m, const struct node *n)
 				o->agg = (uint16_t)cop;
 				return;
 			}
+			if (kp_svar_ocmp(m->k, n, &arg, &lit, &cop)) {
+				/* ordered with a literal: agg the order
+				 * + 1, imm strsize - 1 */
+				size_t len = strlen(lit->sval);
+
+				o = put(m, UBPF_K_VSEQ, 0, 1);
+				var_op(m, o, (unsigned)arg);
+				o->step = (uint16_t)len;
+				o->agg = (uint16_t)(cop + 1);
+				o->imm = (int64_t)m->k->prog->strsize - 1;
+				sdata(m, lit->sval, len);
+				return;
+			}
 			if (kp_svar_cmp(m->k, n, &arg, &lit)) {
 				/* a self-> string the kernel keeps */
 				size_t len = strlen(lit->sval);

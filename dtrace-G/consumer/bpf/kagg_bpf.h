@@ -151,8 +151,10 @@ enum {
 		       * the out area at agg, a struct ubpf_kostr */
 	UBPF_K_VSEQ,  /* push the self-> string variable slot (n
 		       * UBPF_KV_SELF) == the string of the next step
-		       * SDATA instructions, as SEQ's (UBPF_KF_NEG: !=);
-		       * absent, it reads "" */
+		       * SDATA instructions, as SEQ's (UBPF_KF_NEG: !=),
+		       * or, agg not 0, OP it, OP VVCMP's agg agg - 1
+		       * (< > <= >=), imm strsize - 1; absent, it reads
+		       * "" */
 	UBPF_K_VSLEN, /* push strlen() of the self-> string variable slot
 		       * (n UBPF_KV_SELF), imm the most bytes its store
 		       * copies (strsize - 1); absent, 0 */

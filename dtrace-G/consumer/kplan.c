@@ -524,8 +524,9 @@
  * order, is one kaggs_s key, execname's 16 bytes in two of its words
  * (str_pair_keys(): UBPF_K_CWKEY, merged by d_kplan_merge()), and so
  * are two copyinstr() keys, both strings in its s, the second after
- * the first's NUL (UBPF_K_SKEY2).  What stays user space's: execname
- * beside another string key in one statement, three string keys, a
+ * the first's NUL (UBPF_K_SKEY2), and so are execname and two
+ * copyinstr() (both).  What stays user space's: execname beside
+ * another string key in one statement, other three string keys, a
  * ?: key whose branches are not
  * execname and literals nor copyinstr(argN) and a literal or another
  * copyinstr(argM) (kp_smix_key(): UBPF_K_SMKEY, in kaggs_s, tagged as
@@ -1624,7 +1625,9 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
  * are a key's words, so the map tells entries apart by all of it),
  * UBPF_K_CWKEY.  The merge (d_kplan_merge()) makes execname's string
  * of the two words, cut to strsize - 1 as agg.c cuts a key, and
- * tainted, as run.c's execname is.  Where kp_arg_str() takes a
+ * tainted, as run.c's execname is.  Both (three string keys:
+ * execname and two copyinstr()): the two strings in s, execname in
+ * the two words, the merge splitting each as above.  Where kp_arg_str() takes a
  * string key (no fault sites: a string that cannot be read, or longer
  * than kaggs_s keeps, sends the hit to user space whole) and strsize
  * is fixed for the run, as for execname's own key (CKEY).  Into ks
@@ -1643,11 +1646,11 @@ static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
 		bool plain = a >= 0 && st->keys[i]->op != N_ARGS &&
 			     kp_args_index(st->keys[i]) < 0;
 
-		if (kp_is_comm(st->keys[i]) && c < 0 && s2 < 0)
+		if (kp_is_comm(st->keys[i]) && c < 0)
 			c = (int)i;
 		else if (plain && s < 0)
 			s = (int)i, sa = a;
-		else if (plain && s2 < 0 && c < 0)
+		else if (plain && s2 < 0)
 			s2 = (int)i, sa2 = a;
 		else if (ident(st->keys[i]) < 0 &&
 			 !kp_ty_at(k, KP_ANYPROBE, st->keys[i], &sz, &sg))

@@ -1609,8 +1609,9 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
 /* Can the kernel run st?  Its key types into ks. */
 /*
  * Keys of one execname and one copyinstr(argN) (or a this-> string
- * that is it, KV_SARG), or of two copyinstr() (argN and argM, N and M
- * maybe the same), the others integers the kernel computes or the
+ * that is it, KV_SARG, or stringof(args[N]), the clause user space's
+ * at a probe where args[N] is no string: kplan_emit.c), or of two
+ * copyinstr() (argN and argM, N and M maybe the same), the others integers the kernel computes or the
  * probe's names, in any order: one key of kaggs_s (generated
  * programs).  Two strings: both in its s, the first key's as SKEY
  * copies it, the second's right after its NUL (UBPF_K_SKEY2), both
@@ -1642,9 +1643,12 @@ static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
 	if (!k->vars || !kp_strsize_fixed(k))
 		return false;
 	for (unsigned i = 0; i < st->nkeys; i++) {
+		/* stringof(args[N]) too (kplan_emit.c leaves the clause
+		 * to user space at a probe where args[N] is no string, as
+		 * for a lone one); not args[N] bare, an integer key at a
+		 * probe declaring an integer (kargs) */
 		int a = kp_arg_str(k, st->keys[i]);
-		bool plain = a >= 0 && st->keys[i]->op != N_ARGS &&
-			     kp_args_index(st->keys[i]) < 0;
+		bool plain = a >= 0 && st->keys[i]->op != N_ARGS;
 
 		if (kp_is_comm(st->keys[i]) && c < 0)
 			c = (int)i;

@@ -878,7 +878,11 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 			}
 			if (j + 1 == ks->skey2 && ks->skey >= 0) {
 				/* a second copyinstr(): after the first's
-				 * NUL in the kaggs_s key */
+				 * NUL in the kaggs_s key; args[N]: where a
+				 * string */
+				if (kp_args_index(st->keys[j]) >= 0 &&
+				    !d_args_str(probe, ks->sarg2))
+					m.full = true;
 				o = put(&m, UBPF_K_SKEY2, 0, 0);
 				o->n = (uint8_t)j;
 				o->slot = ks->sarg2;

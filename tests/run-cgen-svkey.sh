@@ -39,6 +39,9 @@
 #    fault site reports where a read of strsize - 1 bytes reaches the
 #    page and none where it stops before), byte for byte
 #    DTRACE_CGEN=0's, messages and ERROR included, and as expected;
+#  - a self-> or this-> string ordered against copyinstr(arg0) and
+#    against literals (< <= > >=, VACMP's and VSEQ's order), byte for
+#    byte DTRACE_CGEN=0's on cut's, order's, pair's and pack's strings;
 #  - -v counts the clauses aggregated in the kernel, so each case
 #    fails on a tree that left them to user space.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).

@@ -106,7 +106,10 @@
  *     with its literal as SEQ compares an argument's copy (vseq()),
  *     VVEQ a self-> one's with another's (vveq()), VACMP one with
  *     an argument's copy, which seq_read() completed to the form the
- *     variable's copy has (vacmp(): a fault site as SEQ's); VSLEN
+ *     variable's copy has (vacmp(): a fault site as SEQ's; an
+ *     order, < <= > >=, both copied zero-padded into cgbuf and
+ *     ordered as VVCMP's: vacmp_ord(); VSEQ's order with its literal
+ *     so too, vseq_ord()); VSLEN
  *     measures them (vslen()); a this-> one the plan never stores reads ""
  *     (svar_at()).  VKEY copies one's bytes into a key of kaggs_v
  *     built in cgbuf (vkey(): the room zeroed, then the string's len

@@ -9,9 +9,11 @@
  * to the clause's end (SC for an && or || whose right side may fault),
  * then each statement's keys and its AGG, or its value and VST; a
  * string compared with a literal is SEQ (an argument's) or VSEQ (a
- * self-> string variable's), the literal in the SDATA after it, two
+ * self-> string variable's; < <= > >=: VSEQ whose agg is the order),
+ * the literal in the SDATA after it, two
  * such variables compared VVEQ, one with an argument's string VACMP
- * (a fault site, as SEQ, where kplan.c made it one), and strlen() of
+ * (a fault site, as SEQ, where kplan.c made it one; its step the
+ * order for < <= > >=), and strlen() of
  * one VSLEN; a literal
  * stored into one is SLIT (its SDATA after it too), another's bytes
  * SMOV; execname compared with a literal is CCMP (the literal's first
@@ -19,7 +21,8 @@
  * execname or a literal as a key CKEY or LKEY (lit_key(): a ?: of
  * literals its condition pushed first, both literals' SDATA after),
  * execname beside a copyinstr() key CWKEY (two words of its key), a
- * second copyinstr() key SKEY2 (after the first's NUL).
+ * second copyinstr() key SKEY2 (after the first's NUL), both for the
+ * three.
  * The depth of the stack at each instruction is tracked
  * (UBPF_KSTACK), and a clause whose instructions do not fit UBPF_KOPS
  * is left to user space for that probe (false, the plan unchanged).

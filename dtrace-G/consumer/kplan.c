@@ -1611,8 +1611,9 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
  * Keys of one execname and one copyinstr(argN) (or a this-> string
  * that is it, KV_SARG, or stringof(args[N]), the clause user space's
  * at a probe where args[N] is no string: kplan_emit.c), or of two
- * copyinstr() (argN and argM, N and M maybe the same), the others integers the kernel computes or the
- * probe's names, in any order: one key of kaggs_s (generated
+ * copyinstr() (argN and argM, N and M maybe the same), the others
+ * integers the kernel computes or the probe's names, in any order:
+ * one key of kaggs_s (generated
  * programs).  Two strings: both in its s, the first key's as SKEY
  * copies it, the second's right after its NUL (UBPF_K_SKEY2), both
  * with their NULs at most UBPF_KSKEY bytes (else the hit is user

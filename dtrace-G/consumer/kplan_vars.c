@@ -545,8 +545,9 @@ static bool comm_pair(const struct node *n, unsigned v)
 }
 
 /* Is every read of v under n, if any, a comparison with a literal
- * (kp_svar_lit(), kp_svar_olit()), with another string variable (kp_svar_pair()),
- * with execname (comm_pair()) or with an argument's string
+ * (kp_svar_lit(), kp_svar_olit()), with another string variable
+ * (kp_svar_pair()), with execname (comm_pair()) or with an argument's
+ * string
  * (kp_svar_arg()), or its strlen() (kp_svar_len()), a
  * self-> string's, or with tcmp a this-> one's? */
 static bool cmp_reads_only(const struct d_prog *p, const struct node *n,

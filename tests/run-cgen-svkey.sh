@@ -39,6 +39,9 @@
 #    fault site reports where a read of strsize - 1 bytes reaches the
 #    page and none where it stops before), byte for byte
 #    DTRACE_CGEN=0's, messages and ERROR included, and as expected;
+#  - a self-> or this-> string ordered against copyinstr(arg0) and
+#    against literals (< <= > >=, VACMP's and VSEQ's order), byte for
+#    byte DTRACE_CGEN=0's on cut's, order's, pair's and pack's strings;
 #  - -v counts the clauses aggregated in the kernel, so each case
 #    fails on a tree that left them to user space.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
@@ -308,6 +311,113 @@ for xo in '' '-x strsize=8'; do
 	f=18
 	[ -z "$xo" ] || f=1
 	expect_eq "$w: faults" $f "$(grep -c '^ERROR' vacmpsc1.txt)"
+done
+
+# A string variable ordered against copyinstr(arg0) (VACMP with an
+# order, cgen_plan.c's vacmp_ord(): both zero-padded, the argument cut
+# to strsize - 1 bytes as copyinstr() cuts it), < <= > >= either way
+# round, in predicates and an integer key's ?:.  self->: on cut's
+# strings (strsize - 2, - 1, strsize and more bytes; strings running
+# into an unmapped page, the kernel's fault sites) at 256, 9, 8 and 2,
+# and on order's (bytes above 0x7f, prefixes, "") at 256 and 16;
+# this-> (no fault sites: a string that cannot be read sends the hit
+# to user space) on pair's and pack's, beside == (this tree before
+# failed the verifier there: seq_stack()'s copy on the stack where
+# vacmp() reads cgbuf's).  Byte for byte DTRACE_CGEN=0's, messages and
+# ERROR included; this tree before left every such clause to user
+# space (-v).
+cat >vord.d <<'EOF2'
+pid$target::hit:entry /self->s < copyinstr(arg0)/ { @lt[arg1] = sum(1000); }
+pid$target::hit:entry /copyinstr(arg0) <= self->s/ { @ge[arg1] = count(); }
+pid$target::hit:entry { @k[arg1, self->s > copyinstr(arg0) ? 1 : 2, copyinstr(arg0) >= self->s ? 3 : 4] = count(); }
+pid$target::hit:entry { self->s = copyinstr(arg0); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF2
+for xo in '' '-x strsize=9' '-x strsize=8' '-x strsize=2'; do
+	w="string variable ordered with copyinstr()${xo:+ ($xo)}"
+	for g in 1 0; do
+		rm -f addr.txt
+		run $g vord$g.txt "cut $PWD/addr.txt" -s vord.d $xo
+		pg=$(cat addr.txt)
+		sed "s/$pg/PAGE/" vord$g.txt >vord$g.cmp
+		grep 'error on enabled probe' vord$g.txt.err |
+			sed "s/pid[0-9]*:/pid:/; s/$pg/PAGE/" >vord$g.msg
+	done
+	expect_file_eq "$w: DTRACE_CGEN=0's output" vord0.cmp vord1.cmp
+	expect_file_eq "$w: DTRACE_CGEN=0's messages" vord0.msg vord1.msg
+	expect_grep "$w: -v" '^dtrace: 4 clauses aggregated in the kernel$' \
+		vord1.txt.err
+	# @lt's hits up to 17: the last string below this one's, each cut
+	# to strsize - 1 bytes ("abcdefgh" and "abcdefgX" at 8, 255 and
+	# 256 'a's at 256, equal)
+	case $xo in
+	'') e='2 4 5 7 12 13 16' ;;
+	*=9) e='2 4 5' ;;
+	*=8) e='2 4' ;;
+	*) e='2' ;;
+	esac
+	expect_eq "$w: less" "$e" \
+		"$(awk 'NF == 2 && $2 == 1000 && $1 < 18 { print $1 }' \
+			vord1.cmp | sort -n | paste -sd' ' -)"
+done
+same vordo vord.d order 4
+cat >tord.d <<'EOF2'
+pid$target::hit2:entry { this->s = copyinstr(arg2); }
+pid$target::hit2:entry /this->s < copyinstr(arg0)/ { @lt[arg1] = count(); }
+pid$target::hit2:entry /this->s == copyinstr(arg0)/ { @eq[arg1] = count(); }
+pid$target::hit2:entry { @k[arg1, copyinstr(arg0) > this->s, this->s >= copyinstr(arg0), copyinstr(arg0) <= this->s] = count(); }
+EOF2
+same tordp tord.d pair 4
+same tordk tord.d pack 4
+
+# A string variable ordered against a literal (VSEQ with an order,
+# cgen_plan.c's vseq_ord(): the variable zero-padded, the literal's
+# words immediates), < <= > >= either way round, self-> and this->, in
+# predicates and a ?: key, on keep's, order's and cut's strings at 256
+# and 8 (literals of at most 7 bytes: strsize 8 keeps 7, and a string
+# of 7 bytes equal to "abcdefg" up to there is cut, not longer);
+# a literal longer than strsize - 1 (52 bytes) at 256 in the kernel,
+# at 16 the clause and its variable user space's, as before.  Byte for
+# byte DTRACE_CGEN=0's; this tree before left them to user space (-v).
+cat >lord.d <<'EOF2'
+pid$target::hit:entry { self->s = copyinstr(arg0); this->t = copyinstr(arg0); }
+pid$target::hit:entry /self->s < "abcdefg"/ { @lt[arg1] = sum(1000); }
+pid$target::hit:entry /"abcdefX" <= self->s/ { @ge[arg1] = count(); }
+pid$target::hit:entry { @k[arg1, this->t > "" ? 1 : 2, "ab" >= this->t ? 3 : 4, self->s <= "\200" ? 5 : 6] = count(); }
+EOF2
+cat >lordl.d <<'EOF2'
+pid$target::hit:entry { self->s = copyinstr(arg0); }
+pid$target::hit:entry /self->s < "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"/ { @lt[arg1] = count(); }
+EOF2
+for m in keep order cut; do
+	for xo in '' '-x strsize=8'; do
+		w="string variable ordered with literals ($m${xo:+ $xo})"
+		run 1 lord1.txt "$m $PWD/addr.txt" -s lord.d $xo
+		run 0 lord0.txt "$m $PWD/addr.txt" -s lord.d $xo
+		expect_file_eq "$w: DTRACE_CGEN=0's output" lord0.txt lord1.txt
+		expect_grep "$w: -v" \
+			'^dtrace: 4 clauses aggregated in the kernel$' \
+			lord1.txt.err
+	done
+done
+# cut's hits below "abcdefg" at 8: "", "abcdef", "abcdefX", "abcde", 'a's
+expect_eq "string variable ordered with literals (cut, 8): less" \
+	'0 1 2 3 8 9 10 11 12 13 14 15 16 17' \
+	"$(awk 'NF == 2 && $2 == 1000 && $1 < 18 { print $1 }' lord1.txt |
+		sort -n | paste -sd' ' -)"
+for xo in '' '-x strsize=16'; do
+	w="string variable ordered with a long literal${xo:+ ($xo)}"
+	run 1 lordl1.txt order -s lordl.d $xo
+	run 0 lordl0.txt order -s lordl.d $xo
+	expect_file_eq "$w: DTRACE_CGEN=0's output" lordl0.txt lordl1.txt
+	if [ -z "$xo" ]; then
+		expect_grep "$w: -v" \
+			'^dtrace: 2 clauses aggregated in the kernel$' \
+			lordl1.txt.err
+	else
+		expect_eq "$w: -v" 0 \
+			"$(grep -c 'aggregated in the kernel' lordl1.txt.err)"
+	fi
 done
 
 finish

@@ -25,6 +25,8 @@
 #    other probe user space's), args[0] a string at one and an int at
 #    another (both in the kernel: kaggs_s and kaggs), uint16_t against
 #    short;
+#  - stringof(args[N]) beside another string key, in the kernel where
+#    args[N] is a string;
 #  - args[N] past a probe's declared arguments: the fault user space
 #    reports there, in the kernel at the probe where it is declared;
 #  - a clause with /copyinstr(arg0) != "zzz"/ and a self-> string
@@ -132,6 +134,24 @@ expect_grep "sw: string and integer keys in the kernel" \
 	'BPF: .* 0 records read$' sw.g.txt.err
 expect_grep "sw: a string key" '^  beta  *7$' sw.g.txt
 expect_grep "sw: an integer key" '^ *4  *4$' sw.g.txt
+
+# stringof(args[N]) beside another string key (kplan.c's
+# str_pair_keys(): SKEY or SKEY2, and CWKEY for execname, in one
+# kaggs_s key): with copyinstr(arg0), with execname, with itself and an
+# integer, and the three together, at u (a string) in the kernel; at
+# w, where args[0] is an int, the clause user space's (its digits
+# beside execname there).  Before, all user space's (-v).  args[N]
+# bare beside another string key stays user space's (kaggs' integer
+# key at a probe declaring an integer: @n above).
+cat >ask.d <<'EOF2'
+ka$target:::u { @a[stringof(args[0]), copyinstr(arg0)] = count(); }
+ka$target:::u, ka$target:::w { @b[execname, stringof(args[0])] = count(); }
+ka$target:::u, ka$target:::w { @c[args[1], stringof(args[0]), copyinstr(arg0)] = sum(args[1]); }
+ka$target:::u { @d[stringof(args[0]), execname, copyinstr(arg0)] = count(); }
+EOF2
+same ask ask.d 20 4
+expect_grep "ask: w's hits user space's" 'BPF: .* 20 records read$' \
+	ask.g.txt.err
 
 # args[3] past u's two arguments faults there (user space's, reported
 # alike); at t it is a char *, an integer (uint64_t), in the kernel.

@@ -22,7 +22,7 @@
 #    either order, beside an integer key and probefunc: CWKEY, one
 #    kaggs_s key, execname in two of its words) and two copyinstr()
 #    (SKEY2: both strings in its s, 64 bytes with their NULs in the
-#    kernel, 65 the hit user space's);
+#    kernel, 65 the hit user space's), and the three together;
 #  - c ? execname : "a" keys, either way round, beside an integer key
 #    (MKEY), and the taint of an entry that both a literal and
 #    execname gave (printed escaped, as user space ors it), one only a
@@ -335,5 +335,21 @@ run 1 pack1.txt pack -s pack.d
 expect_eq "two copyinstr() keys: split where the first ends" \
 	"[ab|c] 2|[a|bc] 1" \
 	"$(grep -E '^\[ab?\|b?c\]' pack1.txt | LC_ALL=C sort | paste -sd'|' -)"
+
+# three string keys: execname and two copyinstr() (CWKEY and SKEY2 in
+# one kaggs_s key: execname in two of its words, both strings in its
+# s), any order, beside an integer key and probefunc, on pack's pairs
+# (64 bytes with their NULs in the kernel, 65 the hit user space's)
+# and pair's (an unmapped address on either side: the hit user
+# space's, its fault reported as before).  Before, these clauses were
+# user space's (-v: none in the kernel).
+cat >three.d <<'EOF2'
+pid$target::hit2:entry { @[execname, copyinstr(arg0), copyinstr(arg2)] = count(); }
+pid$target::hit2:entry { @s[copyinstr(arg2), arg1 & 1, execname, copyinstr(arg0)] = sum(arg1); }
+pid$target::hit2:entry { @m[copyinstr(arg0), probefunc, copyinstr(arg2), execname] = max(arg1); }
+END { printa("[%s|%s|%s] %@d\n", @); }
+EOF2
+same three three.d pack 3
+same threep three.d pair 3
 
 finish

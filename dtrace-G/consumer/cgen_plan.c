@@ -106,7 +106,10 @@
  *     with its literal as SEQ compares an argument's copy (vseq()),
  *     VVEQ a self-> one's with another's (vveq()), VACMP one with
  *     an argument's copy, which seq_read() completed to the form the
- *     variable's copy has (vacmp(): a fault site as SEQ's); VSLEN
+ *     variable's copy has (vacmp(): a fault site as SEQ's; an
+ *     order, < <= > >=, both copied zero-padded into cgbuf and
+ *     ordered as VVCMP's: vacmp_ord(); VSEQ's order with its literal
+ *     so too, vseq_ord()); VSLEN
  *     measures them (vslen()); a this-> one the plan never stores reads ""
  *     (svar_at()).  VKEY copies one's bytes into a key of kaggs_v
  *     built in cgbuf (vkey(): the room zeroed, then the string's len
@@ -933,6 +936,9 @@ static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
 		const struct ubpf_kop *o = &pl->ops[pc];
 		unsigned j;
 
+		/* VACMP's compare reads cgbuf's copy (vacmp()) */
+		if (o->op == UBPF_K_VACMP)
+			return false;
 		if (o->op != UBPF_K_SEQ)
 			continue;
 		for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
@@ -1405,6 +1411,9 @@ static void svar_at(struct em *e, const struct ubpf_kplan *pl,
 		fix(e, jnone);
 }
 
+static void vseq_ord(struct em *e, const struct ubpf_kplan *pl,
+		     const struct ubpf_kop *o, const int *fds);
+
 /*
  * r1 = VSEQ pl->ops[*pc]'s result: the self-> or this-> string
  * variable's bytes (svar_at(): a struct ubpf_kostr its SSTR filled)
@@ -1426,6 +1435,11 @@ static void vseq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 
 	if (len > UBPF_KSTRMAX || *pc + 1 + (len + 8) / 8 > pl->nops) {
 		e->bad = true;
+		return;
+	}
+	if (o->agg) {
+		vseq_ord(e, pl, o, fds);
+		*pc += (len + 8) / 8;
 		return;
 	}
 	svar_at(e, pl, o, fds);
@@ -1518,6 +1532,26 @@ static void cmp_words(struct em *e, unsigned words, int32_t a, int32_t b,
 }
 
 /*
+ * r1 = cmp_words()'s verdict: 0 where one of the nne jumps at jne
+ * lands (a difference), 1 where one of the neq at jeq does (equal),
+ * the two joined after.  vveq()'s and vacmp()'s epilogue.
+ */
+static void cmp_result(struct em *e, const size_t *jeq, unsigned neq,
+		       const size_t *jne, unsigned nne)
+{
+	size_t j;
+
+	for (unsigned i = 0; i < nne; i++)
+		fix(e, jne[i]);
+	alu_i(e, BPF_MOV, 1, 0);
+	j = jmp_i(e, BPF_JA, 0, 0);
+	for (unsigned i = 0; i < neq; i++)
+		fix(e, jeq[i]);
+	alu_i(e, BPF_MOV, 1, 1);
+	fix(e, j);
+}
+
+/*
  * r1 = VVEQ o: the self-> string variables o->slot and o->step (their
  * cgtlss entries, fds[8], each a struct ubpf_kostr an SSTR, SLIT or
  * SMOV filled) equal: the same len (a string has one: the NUL's
@@ -1572,14 +1606,7 @@ static void vveq(struct em *e, const struct ubpf_kop *o, const int *fds)
 	alu_i(e, BPF_MOV, 1, 1);
 	fix(e, j);
 	jend[2] = jmp_i(e, BPF_JA, 0, 0);
-	for (unsigned i = 0; i < nne; i++)
-		fix(e, jne[i]);
-	alu_i(e, BPF_MOV, 1, 0);
-	j = jmp_i(e, BPF_JA, 0, 0);
-	for (unsigned i = 0; i < neq; i++)
-		fix(e, jeq[i]);
-	alu_i(e, BPF_MOV, 1, 1);
-	fix(e, j);
+	cmp_result(e, jeq, neq, jne, nne);
 	for (unsigned i = 0; i < 3; i++)
 		fix(e, jend[i]);
 	free(jne);
@@ -1587,6 +1614,9 @@ static void vveq(struct em *e, const struct ubpf_kop *o, const int *fds)
 	if (o->flags & UBPF_KF_NEG)
 		alu_i(e, BPF_XOR, 1, 1);
 }
+
+static void vacmp_ord(struct em *e, const struct ubpf_kplan *pl,
+		      const struct ubpf_kop *o, unsigned j, const int *fds);
 
 /*
  * r1 = VACMP o: the string variable (o->levels its kind, o->slot;
@@ -1626,6 +1656,10 @@ static void vacmp(struct em *e, const struct ubpf_kplan *pl,
 	}
 	if (o->agg) /* a fault site: one unread ends the clause */
 		fault_at(e, j, o->agg);
+	if (o->step) {
+		vacmp_ord(e, pl, o, j, fds);
+		return;
+	}
 	svar_at(e, pl, &v, fds);
 	if (e->bad)
 		return;
@@ -1649,14 +1683,7 @@ static void vacmp(struct em *e, const struct ubpf_kplan *pl,
 	alu_i(e, BPF_MOV, 1, 1);
 	fix(e, jx);
 	jend = jmp_i(e, BPF_JA, 0, 0);
-	for (unsigned i = 0; i < nne; i++)
-		fix(e, jne[i]);
-	alu_i(e, BPF_MOV, 1, 0);
-	jx = jmp_i(e, BPF_JA, 0, 0);
-	for (unsigned i = 0; i < neq; i++)
-		fix(e, jeq[i]);
-	alu_i(e, BPF_MOV, 1, 1);
-	fix(e, jx);
+	cmp_result(e, jeq, neq, jne, nne);
 	fix(e, jend);
 	free(jne);
 	free(jeq);
@@ -1796,6 +1823,50 @@ static void vvcmp(struct em *e, const struct ubpf_kplan *pl,
 	padded_cmp(e, 2, VCMP_AT(0), VCMP_AT(1), NULL, words, o->agg);
 }
 
+/*
+ * r1 = VACMP o's order (o->step - 1, VVCMP's agg: 2 <, 3 >, 4 <=, 5
+ * >=): the string variable (svar_copy() into VCMP_AT(0)) against the
+ * argument j's string (seq_read()'s copy, a fault already sent away:
+ * vacmp()), as copyinstr() gives it: its first len bytes, len the
+ * helper's count (the NUL's included) cut to o->imm (strsize - 1: the
+ * copy's bytes up to there are the string's, its last read again with
+ * fault sites, seq_read()), into VCMP_AT(1), its room zeroed first, so
+ * both are zero-padded strings of at most imm bytes and padded_cmp()
+ * orders them as run.c's strcmp() orders the two.
+ */
+static void vacmp_ord(struct em *e, const struct ubpf_kplan *pl,
+		      const struct ubpf_kop *o, unsigned j, const int *fds)
+{
+	struct ubpf_kop v = { .n = (uint8_t)o->levels,
+			      .slot = o->slot,
+			      .imm = o->imm };
+	unsigned room = UBPF_KVROOM(o->imm);
+	size_t jcut;
+
+	if (o->step < 3 || o->step > 6 || (o->flags & UBPF_KF_NEG) ||
+	    room > UBPF_STRMAX || e->sn) {
+		e->bad = true;
+		return;
+	}
+	svar_copy(e, pl, &v, VCMP_AT(0), fds);
+	if (e->bad)
+		return;
+	ldx(e, BPF_DW, 1, 10, S_SBUF);
+	for (unsigned i = 0; i < room; i += 8)
+		st(e, BPF_DW, 1, (int16_t)(VCMP_AT(1) + (int32_t)i), 0);
+	alu_i(e, BPF_ADD, 1, VCMP_AT(1));
+	ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j));
+	jcut = jmp_i(e, BPF_JLE, 2, (int32_t)o->imm);
+	alu_i(e, BPF_MOV, 2, (int32_t)o->imm);
+	fix(e, jcut);
+	ldx(e, BPF_DW, 3, 10, S_SBUF);
+	alu_i(e, BPF_ADD, 3, SEQ_AT(j));
+	call(e, BPF_FUNC_probe_read_kernel);
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	padded_cmp(e, 2, VCMP_AT(0), VCMP_AT(1), NULL, room / 8,
+		   (unsigned)o->step - 1);
+}
+
 /* r1 = &cgbuf[at] (S_SBUF's) */
 static void sbuf_at(struct em *e, uint8_t r, int32_t at)
 {
@@ -1811,6 +1882,36 @@ static uint64_t lit_word(const struct ubpf_kop *d, unsigned len, unsigned i)
 {
 	return i < len / 8 + 1 && d[i].op == UBPF_K_SDATA ? (uint64_t)d[i].imm
 							  : 0;
+}
+
+/*
+ * r1 = VSEQ o's order (o->agg - 1, VVCMP's agg: 2 <, 3 >, 4 <=, 5 >=):
+ * the string variable (svar_copy() into VCMP_AT(0), zero-padded, at
+ * most o->imm bytes: strsize - 1) against the literal of the SDATA
+ * after o (o->step bytes, at most imm: kplan.c's kp_svar_olit()), its
+ * words immediates, zero past its NUL, for the words imm bytes take:
+ * padded_cmp(), strcmp()'s order.  No fault: the store read the string.
+ */
+static void vseq_ord(struct em *e, const struct ubpf_kplan *pl,
+		     const struct ubpf_kop *o, const int *fds)
+{
+	struct ubpf_kop v = { .n = o->n, .slot = o->slot, .imm = o->imm };
+	unsigned room = UBPF_KVROOM(o->imm);
+	uint64_t lw[UBPF_STRMAX / 8];
+
+	if (o->agg < 3 || o->agg > 6 || (o->flags & UBPF_KF_NEG) ||
+	    o->imm < 1 || o->imm > UBPF_STRMAX - 1 || o->step > o->imm ||
+	    room > UBPF_STRMAX) {
+		e->bad = true;
+		return;
+	}
+	for (unsigned i = 0; i < room / 8; i++)
+		lw[i] = lit_word(o + 1, o->step, i);
+	svar_copy(e, pl, &v, VCMP_AT(0), fds);
+	if (e->bad)
+		return;
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	padded_cmp(e, 2, VCMP_AT(0), 0, lw, room / 8, (unsigned)o->agg - 1);
 }
 
 /*
@@ -2161,6 +2262,16 @@ bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
 	return false;
 }
 
+/* Does the plan order a string variable with a literal (VSEQ's agg:
+ * vseq_ord(), whose copy is in cgbuf)? */
+static bool vseq_ordered(const struct ubpf_kplan *pl)
+{
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
+		if (pl->ops[pc].op == UBPF_K_VSEQ && pl->ops[pc].agg)
+			return true;
+	return false;
+}
+
 /* REC: the hit needs its record (S_FLAGS_REC in S_FLAGS, r1 taken) */
 static void rec(struct em *e)
 {
@@ -2259,7 +2370,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	     cgen_plan_has(pl, UBPF_K_CKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_LKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_MKEY, -1) ||
-	     cgen_plan_has(pl, UBPF_K_CVCMP, -1))) {
+	     cgen_plan_has(pl, UBPF_K_CVCMP, -1) || vseq_ordered(pl))) {
 		lookup0(e, fds[5]);
 		e->fj[e->nfj++] = jmp_i(e, BPF_JEQ, 0, 0);
 		stx(e, BPF_DW, 10, S_SBUF, 0);

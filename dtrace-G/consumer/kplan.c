@@ -468,7 +468,8 @@
  * this->, by == != < <= > >= (kp_svar_vv(): UBPF_K_VVEQ, two self->
  * ones' equality; else UBPF_K_VVCMP, strcmp()'s order); none reads
  * user memory, and none can fault.  With copyinstr(argN) or args[N]
- * by == and != (kp_svar_acmp(): UBPF_K_VACMP), which reads the
+ * by == != < <= > >= (kp_svar_acmp(): UBPF_K_VACMP; the order's as
+ * VVCMP's, both zero-padded), which reads the
  * argument's string at the hit as SEQ does, d_read_user_str()'s
  * strsize - 1 bytes, and so is a fault site where the kernel keeps
  * self-> variables (and else a string that cannot be read sends the
@@ -523,8 +524,9 @@
  * order, is one kaggs_s key, execname's 16 bytes in two of its words
  * (str_pair_keys(): UBPF_K_CWKEY, merged by d_kplan_merge()), and so
  * are two copyinstr() keys, both strings in its s, the second after
- * the first's NUL (UBPF_K_SKEY2).  What stays user space's: execname
- * beside another string key in one statement, three string keys, a
+ * the first's NUL (UBPF_K_SKEY2), and so are execname and two
+ * copyinstr() (both).  What stays user space's: execname beside
+ * another string key in one statement, other three string keys, a
  * ?: key whose branches are not
  * execname and literals nor copyinstr(argN) and a literal or another
  * copyinstr(argM) (kp_smix_key(): UBPF_K_SMKEY, in kaggs_s, tagged as
@@ -829,6 +831,59 @@ bool kp_svar_lit(const struct d_prog *p, const struct node *n, int *v,
 	return true;
 }
 
+/*
+ * v OP "string", OP < <= > >= (either way round), v a self-> or this->
+ * string variable, the literal at most UBPF_KSTRMAX bytes and strsize
+ * - 1 (run.c's binop() cuts neither: the variable holds at most
+ * strsize - 1 bytes, so within them, zero-padded, the two order as
+ * strcmp() orders them; a longer literal is user space's): v's index,
+ * the literal and the order (VVCMP's agg, v on the left) into *v,
+ * *lit, *op, whatever the kernel keeps.  kplan_vars.c's str_var() lets
+ * a KV_STR variable be read so.
+ */
+bool kp_svar_olit(const struct d_prog *p, const struct node *n, int *v,
+		  const struct node **lit, unsigned *op)
+{
+	const struct node *f, *l;
+	bool left;
+
+	if (n->op != N_BIN || (n->sub != '<' && n->sub != '>' &&
+			       n->sub != OP_LE && n->sub != OP_GE))
+		return false;
+	left = n->a->op == N_VAR;
+	f = left ? n->a : n->b;
+	l = left ? n->b : n->a;
+	if (kp_str_var_of(p, f) < 0 || l->op != N_STR || !l->sval ||
+	    strlen(l->sval) > UBPF_KSTRMAX ||
+	    strlen(l->sval) + 1 > p->strsize)
+		return false;
+	if (v)
+		*v = f->sub;
+	if (lit)
+		*lit = l;
+	if (op)
+		*op = n->sub == '<'	? (left ? 2 : 3)
+		      : n->sub == '>'	? (left ? 3 : 2)
+		      : n->sub == OP_LE ? (left ? 4 : 5)
+					: (left ? 5 : 4);
+	return true;
+}
+
+/* ... of a KV_STR variable: UBPF_K_VSEQ with the order (cgen_plan.c's
+ * vseq_ord()) */
+bool kp_svar_ocmp(const struct d_kplan *k, const struct node *n, int *v,
+		  const struct node **lit, unsigned *op)
+{
+	int w;
+
+	if (!k || !k->vars || !kp_svar_olit(k->prog, n, &w, lit, op) ||
+	    k->vst[w] != KV_STR || k->prog->strsize > UBPF_STRMAX)
+		return false;
+	if (v)
+		*v = w;
+	return true;
+}
+
 /* ... of a KV_STR variable: the generated program compares the bytes
  * its store kept (UBPF_K_VSEQ, cgen_plan.c's vseq()), which no fault
  * can stop */
@@ -846,17 +901,20 @@ bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
 }
 
 /*
- * v == copyinstr(argN) or v != copyinstr(argN), either way round, v a
- * self-> or this-> string variable and the other side copyinstr(argN)
- * or args[N] (N a constant, maybe in stringof()): v's index, whatever
- * the kernel keeps, else -1.  kplan_vars.c's str_var() lets a KV_STR
- * variable be read so.
+ * v OP copyinstr(argN), OP == != < <= > >= (strcmp()'s order, as
+ * run.c's binop()), either way round, v a self-> or this-> string
+ * variable and the other side copyinstr(argN) or args[N] (N a
+ * constant, maybe in stringof()): v's index, whatever the kernel
+ * keeps, else -1.  kplan_vars.c's str_var() lets a KV_STR variable be
+ * read so.
  */
 int kp_svar_arg(const struct d_prog *p, const struct node *n)
 {
 	const struct node *f, *o;
 
-	if (n->op != N_BIN || (n->sub != OP_EQ && n->sub != OP_NE))
+	if (n->op != N_BIN ||
+	    (n->sub != OP_EQ && n->sub != OP_NE && n->sub != '<' &&
+	     n->sub != '>' && n->sub != OP_LE && n->sub != OP_GE))
 		return -1;
 	f = kp_str_var_of(p, n->a) >= 0 ? n->a : n->b;
 	o = f == n->a ? n->b : n->a;
@@ -1412,6 +1470,7 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 	case N_BIN:
 		if (kp_str_cmp(k, n, NULL, NULL) ||
 		    kp_svar_cmp(k, n, NULL, NULL) ||
+		    kp_svar_ocmp(k, n, NULL, NULL, NULL) ||
 		    kp_svar_vv(k, n, NULL, NULL) ||
 		    kp_svar_acmp(k, n, NULL, NULL) ||
 		    kp_comm_cmp(k, n, NULL, NULL, NULL) ||
@@ -1587,9 +1646,11 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
 /* Can the kernel run st?  Its key types into ks. */
 /*
  * Keys of one execname and one copyinstr(argN) (or a this-> string
- * that is it, KV_SARG), or of two copyinstr() (argN and argM, N and M
- * maybe the same), the others integers the kernel computes or the
- * probe's names, in any order: one key of kaggs_s (generated
+ * that is it, KV_SARG, or stringof(args[N]), the clause user space's
+ * at a probe where args[N] is no string: kplan_emit.c), or of two
+ * copyinstr() (argN and argM, N and M maybe the same), the others
+ * integers the kernel computes or the probe's names, in any order:
+ * one key of kaggs_s (generated
  * programs).  Two strings: both in its s, the first key's as SKEY
  * copies it, the second's right after its NUL (UBPF_K_SKEY2), both
  * with their NULs at most UBPF_KSKEY bytes (else the hit is user
@@ -1603,7 +1664,9 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
  * are a key's words, so the map tells entries apart by all of it),
  * UBPF_K_CWKEY.  The merge (d_kplan_merge()) makes execname's string
  * of the two words, cut to strsize - 1 as agg.c cuts a key, and
- * tainted, as run.c's execname is.  Where kp_arg_str() takes a
+ * tainted, as run.c's execname is.  Both (three string keys:
+ * execname and two copyinstr()): the two strings in s, execname in
+ * the two words, the merge splitting each as above.  Where kp_arg_str() takes a
  * string key (no fault sites: a string that cannot be read, or longer
  * than kaggs_s keeps, sends the hit to user space whole) and strsize
  * is fixed for the run, as for execname's own key (CKEY).  Into ks
@@ -1618,15 +1681,18 @@ static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
 	if (!k->vars || !kp_strsize_fixed(k))
 		return false;
 	for (unsigned i = 0; i < st->nkeys; i++) {
+		/* stringof(args[N]) too (kplan_emit.c leaves the clause
+		 * to user space at a probe where args[N] is no string, as
+		 * for a lone one); not args[N] bare, an integer key at a
+		 * probe declaring an integer (kargs) */
 		int a = kp_arg_str(k, st->keys[i]);
-		bool plain = a >= 0 && st->keys[i]->op != N_ARGS &&
-			     kp_args_index(st->keys[i]) < 0;
+		bool plain = a >= 0 && st->keys[i]->op != N_ARGS;
 
-		if (kp_is_comm(st->keys[i]) && c < 0 && s2 < 0)
+		if (kp_is_comm(st->keys[i]) && c < 0)
 			c = (int)i;
 		else if (plain && s < 0)
 			s = (int)i, sa = a;
-		else if (plain && s2 < 0 && c < 0)
+		else if (plain && s2 < 0)
 			s2 = (int)i, sa2 = a;
 		else if (ident(st->keys[i]) < 0 &&
 			 !kp_ty_at(k, KP_ANYPROBE, st->keys[i], &sz, &sg))

@@ -9,9 +9,11 @@
  * to the clause's end (SC for an && or || whose right side may fault),
  * then each statement's keys and its AGG, or its value and VST; a
  * string compared with a literal is SEQ (an argument's) or VSEQ (a
- * self-> string variable's), the literal in the SDATA after it, two
+ * self-> string variable's; < <= > >=: VSEQ whose agg is the order),
+ * the literal in the SDATA after it, two
  * such variables compared VVEQ, one with an argument's string VACMP
- * (a fault site, as SEQ, where kplan.c made it one), and strlen() of
+ * (a fault site, as SEQ, where kplan.c made it one; its step the
+ * order for < <= > >=), and strlen() of
  * one VSLEN; a literal
  * stored into one is SLIT (its SDATA after it too), another's bytes
  * SMOV; execname compared with a literal is CCMP (the literal's first
@@ -19,7 +21,8 @@
  * execname or a literal as a key CKEY or LKEY (lit_key(): a ?: of
  * literals its condition pushed first, both literals' SDATA after),
  * execname beside a copyinstr() key CWKEY (two words of its key), a
- * second copyinstr() key SKEY2 (after the first's NUL).
+ * second copyinstr() key SKEY2 (after the first's NUL), both for the
+ * three.
  * The depth of the stack at each instruction is tracked
  * (UBPF_KSTACK), and a clause whose instructions do not fit UBPF_KOPS
  * is left to user space for that probe (false, the plan unchanged).
@@ -471,6 +474,7 @@ static void emit(struct em *m, const struct node *n)
 			const struct node *lit;
 			int arg, w;
 			unsigned cop;
+			bool left;
 
 			if (kp_str_cmp(m->k, n, &arg, &lit)) {
 				size_t len = strlen(lit->sval);
@@ -497,6 +501,14 @@ static void emit(struct em *m, const struct node *n)
 				o->n = (uint8_t)arg;
 				o->imm = (int64_t)m->k->prog->strsize - 1;
 				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
+				/* an order: VVCMP's agg + 1, the variable
+				 * on the left */
+				left = n->a->op == N_VAR && n->a->sub == w;
+				o->step = n->sub == '<'	    ? (left ? 3 : 4)
+					  : n->sub == '>'   ? (left ? 4 : 3)
+					  : n->sub == OP_LE ? (left ? 5 : 6)
+					  : n->sub == OP_GE ? (left ? 6 : 5)
+							    : 0;
 				fault_site(m, o, n);
 				return;
 			}
@@ -562,6 +574,19 @@ static void emit(struct em *m, const struct node *n)
 				o->n = 0;
 				o->imm = (int64_t)m->k->prog->strsize - 1;
 				o->agg = (uint16_t)cop;
+				return;
+			}
+			if (kp_svar_ocmp(m->k, n, &arg, &lit, &cop)) {
+				/* ordered with a literal: agg the order
+				 * + 1, imm strsize - 1 */
+				size_t len = strlen(lit->sval);
+
+				o = put(m, UBPF_K_VSEQ, 0, 1);
+				var_op(m, o, (unsigned)arg);
+				o->step = (uint16_t)len;
+				o->agg = (uint16_t)(cop + 1);
+				o->imm = (int64_t)m->k->prog->strsize - 1;
+				sdata(m, lit->sval, len);
 				return;
 			}
 			if (kp_svar_cmp(m->k, n, &arg, &lit)) {
@@ -862,7 +887,11 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 			}
 			if (j + 1 == ks->skey2 && ks->skey >= 0) {
 				/* a second copyinstr(): after the first's
-				 * NUL in the kaggs_s key */
+				 * NUL in the kaggs_s key; args[N]: where a
+				 * string */
+				if (kp_args_index(st->keys[j]) >= 0 &&
+				    !d_args_str(probe, ks->sarg2))
+					m.full = true;
 				o = put(&m, UBPF_K_SKEY2, 0, 0);
 				o->n = (uint8_t)j;
 				o->slot = ks->sarg2;

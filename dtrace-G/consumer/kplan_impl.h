@@ -139,6 +139,12 @@ bool kp_svar_lit(const struct d_prog *p, const struct node *n, int *v,
 		 const struct node **lit);
 bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
 		 const struct node **lit);
+/* ... < <= > >= a literal (kp_svar_olit(): of any; kp_svar_ocmp(): of
+ * a KV_STR one): the variable, the literal and VVCMP's order */
+bool kp_svar_olit(const struct d_prog *p, const struct node *n, int *v,
+		  const struct node **lit, unsigned *op);
+bool kp_svar_ocmp(const struct d_kplan *k, const struct node *n, int *v,
+		  const struct node **lit, unsigned *op);
 /* ... a self-> or this-> string variable == or != copyinstr(argN) or
  * args[N] (kp_svar_arg(): of any, the variable's index, else -1;
  * kp_svar_acmp(): of a KV_STR one, the variable and N) */

@@ -574,8 +574,9 @@ static bool comm_pair(const struct node *n, unsigned v)
 }
 
 /* Is every read of v under n, if any, a comparison with a literal
- * (kp_svar_lit()), with another string variable (kp_svar_pair()),
- * with execname (comm_pair()) or with an argument's string
+ * (kp_svar_lit(), kp_svar_olit()), with another string variable
+ * (kp_svar_pair()), with execname (comm_pair()) or with an argument's
+ * string
  * (kp_svar_arg()), or its strlen() (kp_svar_len()), a
  * self-> string's, or with tcmp a this-> one's? */
 static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
@@ -585,7 +586,8 @@ static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
 
 	if (!n)
 		return true;
-	if ((kp_svar_lit(p, n, &w, NULL) || kp_svar_len(p, n, &w)) &&
+	if ((kp_svar_lit(p, n, &w, NULL) || kp_svar_len(p, n, &w) ||
+	     kp_svar_olit(p, n, &w, NULL, NULL)) &&
 	    w == (int)v && (tcmp || p->vars[v].scope != SC_THIS))
 		return true;
 	if (kp_svar_pair(p, n, &w, &x) && (w == (int)v || x == (int)v) &&

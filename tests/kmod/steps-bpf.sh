@@ -75,7 +75,9 @@
 #  - a self-> and a this-> string compared with copyinstr(arg0)
 #    (cgen_plan.c's vacmp(): a fault site's, one without) and execname
 #    or copyinstr(arg0) beside copyinstr(arg0) as a key (cwkey(),
-#    skey2()): the programs load, the clauses run in the kernel;
+#    skey2()): the programs load, the clauses run in the kernel; so
+#    do string variables ordered against copyinstr(arg0) and literals
+#    (vacmp_ord(), vseq_ord()) and three string keys;
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp;
@@ -367,6 +369,45 @@ expect_eq "this-> against copyinstr(), execname beside it: the output" \
 	"$(grep '^[cd] ' bk.txt | paste -sd' ' -)"
 check "this-> against copyinstr(), execname beside it: -v" grep -q \
 	'^dtrace: 3 clauses aggregated in the kernel$' bk.err ||
+	diag "$(tail -n 40 bk.err)"
+# string variables ordered against copyinstr(arg0) (VACMP's order:
+# cgen_plan.c's vacmp_ord(), a fault site's with self->, one without
+# beside a this-> == that seq_stack() leaves in cgbuf) and against
+# literals (VSEQ's: vseq_ord()), and three string keys (CWKEY and
+# SKEY2 in one kaggs_s key)
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'tr$target:::msg { self->s = copyinstr(arg0); }' \
+	-n 'tr$target:::msg /self->s <= copyinstr(arg0)/ { @a = count(); }' \
+	-n 'tr$target:::msg { @b[self->s < "help", "hello" >= self->s, copyinstr(arg0) > self->s] = count(); }' \
+	-n 'END { printa("a %@d\n", @a); printa("b %d %d %d %@d\n", @b); }' \
+	-c "/kt/trprog msg" >bk.prog 2>bk.err </dev/null
+expect_eq "string variables ordered against copyinstr(): the output" \
+	"a 1 b 1 1 0 1" "$(grep '^[ab] ' bk.txt | paste -sd' ' -)"
+check "string variables ordered against copyinstr(): -v" grep -q \
+	'^dtrace: 3 clauses aggregated in the kernel$' bk.err ||
+	diag "$(tail -n 40 bk.err)"
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'tr$target:::msg { this->t = copyinstr(arg0); }' \
+	-n 'tr$target:::msg /this->t > copyinstr(arg0) || copyinstr(arg0) <= this->t/ { @c = count(); }' \
+	-n 'tr$target:::msg /this->t == copyinstr(arg0)/ { @d = count(); }' \
+	-n 'END { printa("c %@d\n", @c); printa("d %@d\n", @d); }' \
+	-c "/kt/trprog msg" >bk.prog 2>bk.err </dev/null
+expect_eq "this-> ordered against copyinstr(): the output" "c 1 d 1" \
+	"$(grep '^[cd] ' bk.txt | paste -sd' ' -)"
+check "this-> ordered against copyinstr(): -v" grep -q \
+	'^dtrace: 3 clauses aggregated in the kernel$' bk.err ||
+	diag "$(tail -n 40 bk.err)"
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'tr$target:::msg { @e[execname, copyinstr(arg0), arg1, copyinstr(arg0)] = count(); }' \
+	-n 'END { printa("e %s %s %d %s %@d\n", @e); }' \
+	-c "/kt/trprog msg" >bk.prog 2>bk.err </dev/null
+expect_eq "three string keys: the output" "e trprog hello 7 hello 1" \
+	"$(grep '^e ' bk.txt | paste -sd' ' -)"
+check "three string keys: -v" grep -q \
+	'^dtrace: 1 clause aggregated in the kernel$' bk.err ||
 	diag "$(tail -n 40 bk.err)"
 # The other BPF programs dtrace loads, on this kernel's verifier: the
 # kernel providers' (syscall, profile; consumer/kprov.c) and the user

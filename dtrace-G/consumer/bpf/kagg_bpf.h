@@ -151,8 +151,10 @@ enum {
 		       * the out area at agg, a struct ubpf_kostr */
 	UBPF_K_VSEQ,  /* push the self-> string variable slot (n
 		       * UBPF_KV_SELF) == the string of the next step
-		       * SDATA instructions, as SEQ's (UBPF_KF_NEG: !=);
-		       * absent, it reads "" */
+		       * SDATA instructions, as SEQ's (UBPF_KF_NEG: !=),
+		       * or, agg not 0, OP it, OP VVCMP's agg agg - 1
+		       * (< > <= >=), imm strsize - 1; absent, it reads
+		       * "" */
 	UBPF_K_VSLEN, /* push strlen() of the self-> string variable slot
 		       * (n UBPF_KV_SELF), imm the most bytes its store
 		       * copies (strsize - 1); absent, 0 */
@@ -226,7 +228,9 @@ enum {
 	UBPF_K_VACMP, /* push the string variable (levels UBPF_KV_SELF
 		       * or _THIS, slot as VLD's) == copyinstr(argument
 		       * n), read as SEQ's and cut to imm bytes (strsize
-		       * - 1) as copyinstr() cuts it (UBPF_KF_NEG: !=);
+		       * - 1) as copyinstr() cuts it (UBPF_KF_NEG: !=),
+		       * or, step not 0, OP the string, OP VVCMP's agg
+		       * step - 1 (< > <= >=, strcmp()'s order);
 		       * absent or unset, the variable reads ""; agg,
 		       * when not 0, its fault site + 1, as SEQ's: a
 		       * string that cannot be read sets the site's bits

@@ -2199,6 +2199,39 @@ static bool op_pure(const struct ubpf_kop *o)
 	}
 }
 
+/*
+ * Whether the self-> variable VLD pc loads is loaded again by a VLD
+ * after it with only op_pure() instructions and this-> or self-> loads
+ * in between, and no jump landing there: its value then stays in S_VVAL
+ * (e->vcv), which none of those write, and the second load reads it
+ * there, not with a lookup (the self row of bench/perhit.sh:
+ * `/self->t/ { @ = quantize(timestamp - self->t); }`).  The same value:
+ * only this thread's VST writes the variable, and none comes between
+ * (a program nested in this one on the CPU that wrote it is a firing
+ * after this one's, and DTrace runs a firing's clauses whole, with
+ * interrupts off: a nested firing's writes come after them).
+ */
+static bool vld_again(const struct ubpf_kplan *pl, unsigned pc,
+		      const bool *tgt)
+{
+	const struct ubpf_kop *o = &pl->ops[pc];
+
+	for (unsigned q = pc + 1; q < pl->nops && q < UBPF_KOPS; q++) {
+		const struct ubpf_kop *p = &pl->ops[q];
+
+		if (tgt[q])
+			return false;
+		if (p->op == UBPF_K_VLD && p->n == UBPF_KV_SELF &&
+		    p->slot == o->slot)
+			return true;
+		if (!op_pure(p) && !(p->op == UBPF_K_VLD &&
+				     (p->n == UBPF_KV_THIS ||
+				      p->n == UBPF_KV_SELF)))
+			return false;
+	}
+	return false;
+}
+
 /* a PRED's jump pj to the plan's end after pure instructions alone */
 static void pure_pred(struct em *e, bool pure, const struct ubpf_kop *o,
 		      const struct ubpf_kplan *pl, size_t pj)
@@ -2238,6 +2271,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	uint8_t jn;
 
 	e->nxpj = 0;
+	e->vcv = 0;
 	e->pland = SIZE_MAX;
 	e->kw = 0; /* the kaggs key: each AGG writes it whole (agg_at()) */
 	seq_read(e, pl, fds[5], nargs);
@@ -2285,6 +2319,12 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		if (landed)
 			e->ostarted = false;
 		e->pland = landed ? e->n : SIZE_MAX;
+		/* S_VVAL's self-> value: only across vld_again()'s ops */
+		if (landed ||
+		    !(op_pure(o) || (op == UBPF_K_VLD &&
+				     (o->n == UBPF_KV_THIS ||
+				      o->n == UBPF_KV_SELF))))
+			e->vcv = 0;
 		pure &= op_pure(o);
 		eop = op == UBPF_K_PRED && o->n ? o->n : op;
 		switch (eop) {
@@ -2480,8 +2520,16 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		}
 		case UBPF_K_VLD:
-			if (o->n == UBPF_KV_SELF) {
+			if (o->n == UBPF_KV_SELF &&
+			    e->vcv == (unsigned)o->slot + 1) {
+				ldx(e, BPF_DW, 1, 10, S_VVAL); /* kept */
+			} else if (o->n == UBPF_KV_SELF) {
 				tls_load(e, fds, o->slot, -1);
+				e->vcv = 0;
+				if (vld_again(pl, pc, tgt)) {
+					stx(e, BPF_DW, 10, S_VVAL, 1);
+					e->vcv = (unsigned)o->slot + 1;
+				}
 			} else if (o->n == UBPF_KV_SELFA && fds[7] >= 0) {
 				tlsa_key(e, &sp, o);
 				tls_load(e, fds, o->slot, fds[7]);

@@ -429,8 +429,9 @@ static void agg_find(struct em *e, const int *fds, uint8_t fn, int map,
 		     int32_t kat);
 
 /*
- * The update fn of AGG o's entry in bucket r1 (the value, if any, in
- * r9): the slot of kflat, or the entry of kaggs, made when absent.
+ * The update fn of AGG o's entry in bucket r1, or kb where that is a
+ * constant (>= 0: r1 not read), the value, if any, in r9: the slot of
+ * kflat, or the entry of kaggs, made when absent.
  */
 static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		   uint8_t fn, int kb)
@@ -446,8 +447,13 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 			e->bad = true;
 			return;
 		}
-		alu_i(e, BPF_ADD, 1, o->slot);
-		stx(e, BPF_W, 10, S_KEY8, 1);
+		if (kb >= 0) { /* a constant bucket: the index at once */
+			st(e, BPF_W, 10, S_KEY8, (int32_t)(kb + o->slot));
+		} else {
+			if (o->slot)
+				alu_i(e, BPF_ADD, 1, o->slot);
+			stx(e, BPF_W, 10, S_KEY8, 1);
+		}
 		lookup_at(e, fds[1], S_KEY8);
 		j1 = jmp_i(e, BPF_JEQ, 0, 0);
 		kval_update(e, fn, fds);
@@ -556,13 +562,12 @@ static void agg(struct em *e, const struct ubpf_kop *o, const int *fds)
 		agg_at(e, o, fds, UBPF_F_AVG, 0);
 		alu_i(e, BPF_MOV, 1, 1);
 		agg_at(e, o, fds, UBPF_F_STDDEV, 1);
-	} else {
+	} else if (o->n == UBPF_F_QUANTIZE || o->n == UBPF_F_LQUANTIZE ||
+		   o->n == UBPF_F_LLQUANTIZE) {
 		bucket(e, o);
-		agg_at(e, o, fds, o->n,
-		       o->n == UBPF_F_QUANTIZE || o->n == UBPF_F_LQUANTIZE ||
-				       o->n == UBPF_F_LLQUANTIZE
-			       ? -1
-			       : 0);
+		agg_at(e, o, fds, o->n, -1);
+	} else { /* bucket 0, a constant: r1 not set (agg_at()) */
+		agg_at(e, o, fds, o->n, 0);
 	}
 	/* the next statement's keys: those its KEYs write (kstep() zeroes
 	 * the values after each; agg_at() zeroes those not written) */
@@ -2619,11 +2624,8 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			    1);
 			continue;
 		case UBPF_K_AGG:
-			if (o->n != UBPF_F_COUNT) {
+			if (o->n != UBPF_F_COUNT) /* count() reads none */
 				pop(e, &sp, 9);
-			} else {
-				alu_i(e, BPF_MOV, 9, 0);
-			}
 			agg(e, o, fds);
 			continue;
 		default:

@@ -815,6 +815,28 @@ static void push(struct em *e, unsigned *sp, const struct ubpf_kop *o)
 }
 
 /*
+ * CONST o pushed: its immediate narrowed here, as push()'s sized()
+ * would at the hit (`self->t = 0`: one instruction, not three)
+ */
+static void push_const(struct em *e, unsigned *sp, const struct ubpf_kop *o)
+{
+	uint64_t v = (uint64_t)o->imm;
+
+	if (o->sz == 1 || o->sz == 2 || o->sz == 4) {
+		unsigned sh = 64 - 8 * (unsigned)o->sz;
+
+		v <<= sh;
+		v = o->sg ? (uint64_t)((int64_t)v >> sh) : v >> sh;
+	}
+	if (*sp >= UBPF_KSTACK) {
+		e->bad = true;
+		return;
+	}
+	ld64(e, 1, v);
+	stx(e, BPF_DW, 10, (int16_t)S_STK((*sp)++), 1);
+}
+
+/*
  * pop() into r1 of the value the instruction before pushed, as pop()
  * elides it, so a predicate on a value just pushed is its test and its
  * jump alone (a failing hit's every instruction counts: the predpf row
@@ -2334,11 +2356,12 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		eop = op == UBPF_K_PRED && o->n ? o->n : op;
 		switch (eop) {
 		case UBPF_K_CONST:
-			if ((o->flags & UBPF_KF_PRB) && e->prb)
+			if ((o->flags & UBPF_KF_PRB) && e->prb) {
 				ldx(e, BPF_DW, 1, 10, S_PRB); /* kp_ident() */
-			else
-				ld64(e, 1, (uint64_t)o->imm);
-			push(e, &sp, o);
+				push(e, &sp, o);
+			} else {
+				push_const(e, &sp, o);
+			}
 			continue;
 		case UBPF_K_ARG:
 			if (o->n >= nargs && (o->flags & UBPF_KF_GATE)) {

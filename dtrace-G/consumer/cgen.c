@@ -1266,10 +1266,10 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		act_test(&e, m, nargs, fds, xj, &nxj);
 	if (ob) /* its clauses start it (cgen_out.c), not the exit tests */
 		cgen_out_setup(&e, m->buf, obase, ob, pl);
-	if (hz && hzfree && !hzarm) { /* the lease: no clock while it holds */
+	/* the lease: no clock while it holds (hzarm: past the arm word) */
+	if (hz && hzfree && !hzarm) {
 		hz_lease(&e, m);
-	} else if (hz && hzfree) { /* ... tested past the arm word */
-	} else if (hz) { /* at or past the horizon: the unflagged record */
+	} else if (hz && !hzfree) { /* at or past it: the unflagged record */
 		ldmapv(&e, 1, m->hzn, 0); /* cghzn's one u64 */
 		ldx(&e, BPF_DW, 1, 1, 0);
 		ldx(&e, BPF_DW, 2, 10, S_TS);

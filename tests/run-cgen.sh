@@ -299,6 +299,21 @@ EOF
 same "self->: counters in 6 threads" generated "'threads 6 5'" -s t.d
 kvars "self->: counters in 6 threads" 3 1
 
+# a self-> variable read again in its clause is the first load's value
+# (cgen_plan.c's vld_again()): after its predicate, and again after a
+# store to another variable, which must not be what the third read gets
+cat >t.d <<'EOF'
+tr$target:::tick { self->a = arg0 + 1; }
+tr$target:::tick /self->a > 1/
+{
+	self->b = self->a * 10;
+	@[self->a, self->b] = count();
+}
+EOF
+same "self->: read again after a store to another" generated "'tick 5'" \
+	-s t.d
+kvars "self->: read again after a store to another" 2 1
+
 # ++, -- (prefix and postfix) and every compound assignment in the
 # kernel, on self-> and this->; a global's ++ and a division by a
 # variable (which may fault) stay in user space

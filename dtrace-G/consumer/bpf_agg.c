@@ -90,7 +90,10 @@
  * finds all of whose hits run such a program.  A program with a horizon
  * gets cgact too: when user space has run an exit() (a tick's),
  * bpf_kagg_exited() writes 2 there and waits at the barrier, so no
- * hit after it sends a record (kplan.c's "The flood").
+ * hit after it sends a record (kplan.c's "The flood").  Where no
+ * exit() is decided at a hit, the lease is in cgarm1's words too
+ * (hz_marks(): kplan.c's "The lease"): bit 31 set while cghzn is not
+ * UINT64_MAX or the run has exited, set before those writes.
  *
  * DTRACE_KAGG=0 turns it off: every hit is recorded and aggregated in
  * user space, which prints the same (tests/run-kagg.sh compares both).
@@ -169,7 +172,16 @@ struct bpf_kagg {
 	size_t nth;
 	size_t tls_live;	 /* ... at the last bpf_kagg_tls_reap() */
 	struct ubpf_kplan **cgplan; /* by event, UBPF_MAXEV */
+	/* the lease in the arm words (hz_marks()): hzarm, the run's
+	 * programs read it there (a horizon, no exit() at a hit); lent,
+	 * cghzn UINT64_MAX and cgarm1's words unmarked; exited, user
+	 * space ran exit() (nothing is lent after) */
+	bool hzarm, lent, exited;
 };
+
+/* cgarm1's mark: the lease not lent (hz_marks()); no pid has bit 31 */
+#define ARM_NOLEASE 0x80000000u
+static void hz_marks(struct bpf_kagg *k, bool lent);
 
 /* k's per-clause marks (ran, direct, and pran, pdirect: plan_of()) */
 static void clause_marks(struct bpf_kagg *k, unsigned n)
@@ -818,6 +830,10 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	}
 	/* the horizon, none until the ticks start (kprov_start()) */
 	if (d_kplan_horizon(k->kp)) {
+		/* the lease in the arm words (hz_marks()), lent as cghzn's
+		 * UINT64_MAX is, no word written yet */
+		k->hzarm = !d_kplan_kexit(k->kp);
+		k->lent = true;
 		k->hzn_fd = map_new(BPF_MAP_TYPE_ARRAY, "cghzn", 4, 8, 1, 0);
 		bpf_kagg_horizon(k, kprov_horizon0(c));
 	}
@@ -873,6 +889,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->kaggs_w = k->waggs_fd;
 	m->hzn = k->hzn_fd;
 	m->act = k->act_fd;
+	m->hzarm = k->hzarm;
 	return k;
 }
 
@@ -942,8 +959,11 @@ uint64_t bpf_kagg_exited(struct consumer *c, struct bpf_kagg *k)
 	uint64_t v = 2;
 	struct timespec ts;
 
-	if (!k || k->act_fd < 0 ||
-	    bpf_map_update_elem(k->act_fd, &zero, &v, BPF_ANY) < 0)
+	if (!k || k->act_fd < 0)
+		return 0;
+	k->exited = true; /* no lease from now on: marked first */
+	hz_marks(k, false);
+	if (bpf_map_update_elem(k->act_fd, &zero, &v, BPF_ANY) < 0)
 		return 0;
 	if (k->bar_fd < 0)
 		return 0;
@@ -960,9 +980,16 @@ uint64_t bpf_kagg_exited(struct consumer *c, struct bpf_kagg *k)
 void bpf_kagg_horizon(struct bpf_kagg *k, uint64_t h)
 {
 	uint32_t zero = 0;
+	bool lend;
 
-	if (k && k->hzn_fd >= 0)
-		(void)bpf_map_update_elem(k->hzn_fd, &zero, &h, BPF_ANY);
+	if (!k || k->hzn_fd < 0)
+		return;
+	lend = h == UINT64_MAX && !k->exited;
+	if (!lend) /* the arm words marked first (hz_marks()) */
+		hz_marks(k, false);
+	(void)bpf_map_update_elem(k->hzn_fd, &zero, &h, BPF_ANY);
+	if (lend)
+		hz_marks(k, true);
 }
 
 /*
@@ -1271,8 +1298,36 @@ void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid)
  */
 static void cgen_arm1(struct bpf_kagg *k, uint32_t ev, pid_t pid)
 {
-	__atomic_store_n(&k->arm1[ev], (uint32_t)pid, __ATOMIC_RELEASE);
+	uint32_t w = (uint32_t)pid;
+
+	if (pid && k->hzarm && !k->lent) /* no lease: the hash's path */
+		w |= ARM_NOLEASE;
+	__atomic_store_n(&k->arm1[ev], w, __ATOMIC_RELEASE);
 	k->first[ev] = pid;
+}
+
+/*
+ * The lease in the arm words (kplan.c's "The lease"; cgen.c's hzarm):
+ * in a run with a horizon and no exit() decided at a hit, a program
+ * that would skip the clock under the lease skips the horizon and the
+ * activity too when the event's arm word is its pid unmarked, and
+ * tests them on the hash's path when it is not.  So every arm word
+ * carries ARM_NOLEASE unless cghzn holds the lease (UINT64_MAX) and
+ * the run is active: lent false marks them all before cghzn or cgact
+ * leaves that (a hit that read one unmarked read it before that write,
+ * as one that read UINT64_MAX: the lease's argument holds for it), and
+ * lent true unmarks them after cghzn is lent again.
+ */
+static void hz_marks(struct bpf_kagg *k, bool lent)
+{
+	if (!k->hzarm || !k->arm1 || k->lent == lent)
+		return;
+	k->lent = lent;
+	for (uint32_t ev = 0; ev < UBPF_MAXEV; ev++)
+		if (k->first[ev])
+			cgen_arm1(k, ev, k->first[ev]);
+	/* the marks before the writes that follow (cghzn's, cgact's) */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 /* No longer armed for ev's program: pid's hits there are recorded. */

@@ -97,7 +97,12 @@
  *     no record and reads no time (a uprobe's or a kernel probe's)
  *     reads the clock only when cghzn is
  *     not UINT64_MAX, dtrace's lease (hzfree, kplan.c's "The lease"),
- *     its record reading its own; the plan's instructions
+ *     its record reading its own; where the run decides no exit() at
+ *     a hit, a uprobe's such plan has the lease in its arm word too
+ *     (hzarm: bpf_agg.c's hz_marks()), the first armed pid unmarked
+ *     while it is lent, and tests the activity and the horizon only
+ *     on the hash's path, so its hit under the lease is count()'s;
+ *     the plan's instructions
  *     as code, its strings and faults at the hit).  When no clause of
  *     the probe needs the record (and none faulted), the hit ends here;
  *     so does it when the plan's record gates (pl->record
@@ -816,6 +821,25 @@ static void act_load(struct em *e, const struct cgen_maps *m, size_t *xj,
 }
 
 /*
+ * The horizon's lease (kplan.c's "The lease"): cghzn UINT64_MAX, no
+ * clock; else a hit stamped at or past it goes to the unflagged record
+ * (e->hzj).
+ */
+static void hz_lease(struct em *e, const struct cgen_maps *m)
+{
+	size_t jfree;
+
+	ldmapv(e, 1, m->hzn, 0); /* cghzn's one u64 */
+	ldx(e, BPF_DW, 1, 1, 0);
+	jfree = jmp_i(e, BPF_JEQ, 1, -1); /* UINT64_MAX */
+	call(e, BPF_FUNC_ktime_get_ns);
+	ldmapv(e, 1, m->hzn, 0);
+	ldx(e, BPF_DW, 1, 1, 0);
+	e->hzj[e->nhzj++] = jmp_r(e, BPF_JGE, 0, 1);
+	fix(e, jfree);
+}
+
+/*
  * The run's activity (kplan.c's "exit() at a traced probe"), loaded
  * before anything the hit does (act_load()): not 0, the hit does
  * nothing; else its exit()
@@ -1143,6 +1167,12 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	hzfree = hz && !tsp && !pl->record && !fs;
 	if (m->hzfree)
 		*m->hzfree = hzfree;
+	/* ... and where the lease is in the arm words too (bpf_agg.c's
+	 * hz_marks(): no exit() decided at a hit), a uprobe's hit whose
+	 * arm word is its pid unmarked tests neither the horizon nor the
+	 * activity: they move to the hash's path (hz_slow()) */
+	bool hzarm = hzfree && m->hzarm && !m->kp && m->armed >= 0 &&
+		     m->arm1 >= 0 && (!m->xpl || !m->xpl->nops);
 	ts = (hz && !hzfree) || tsp;
 	unsigned len = hdr + 8 * nargs + (vt ? 8 : 0) + (cred ? 8 : 0) +
 		       (fs && !strs ? 8 : 0);
@@ -1201,7 +1231,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		alu_i(&e, BPF_RSH, 1, 32);
 		jself = jmp_i(&e, BPF_JEQ, 1, (int32_t)m->self);
 	}
-	if (m->act >= 0) /* ended: nothing, not even the clock */
+	if (m->act >= 0 && !hzarm) /* ended: nothing, not even the clock */
 		act_load(&e, m, xj, &nxj);
 	if (!fs && pre_pred(m, pl, nargs)) { /* before any other work */
 		jpre = pre_emit(&e, m, s, pl, lazy);
@@ -1236,18 +1266,10 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		act_test(&e, m, nargs, fds, xj, &nxj);
 	if (ob) /* its clauses start it (cgen_out.c), not the exit tests */
 		cgen_out_setup(&e, m->buf, obase, ob, pl);
-	if (hz && hzfree) { /* the lease: no clock while it holds */
-		size_t jfree;
-
-		ldmapv(&e, 1, m->hzn, 0); /* cghzn's one u64 */
-		ldx(&e, BPF_DW, 1, 1, 0);
-		jfree = jmp_i(&e, BPF_JEQ, 1, -1); /* UINT64_MAX */
-		call(&e, BPF_FUNC_ktime_get_ns);
-		ldmapv(&e, 1, m->hzn, 0);
-		ldx(&e, BPF_DW, 1, 1, 0);
-		e.hzj[e.nhzj++] = jmp_r(&e, BPF_JGE, 0, 1);
-		fix(&e, jfree);
-	} else if (hz) { /* at or past the horizon: the unflagged record */
+	/* the lease: no clock while it holds (hzarm: past the arm word) */
+	if (hz && hzfree && !hzarm) {
+		hz_lease(&e, m);
+	} else if (hz && !hzfree) { /* at or past it: the unflagged record */
 		ldmapv(&e, 1, m->hzn, 0); /* cghzn's one u64 */
 		ldx(&e, BPF_DW, 1, 1, 0);
 		ldx(&e, BPF_DW, 2, 10, S_TS);
@@ -1286,6 +1308,12 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		}
 		if (j1 != SIZE_MAX)
 			fix(&e, j1);
+		if (hzarm) { /* no lease in the arm word: the activity, then
+			      * the horizon, as before it (hz_lease()) */
+			if (m->act >= 0)
+				act_load(&e, m, xj, &nxj);
+			hz_lease(&e, m);
+		}
 		stx(&e, BPF_W, 10, S_KEY8, 8);
 		if (lazy) {
 			st(&e, BPF_W, 10, S_KEY8 + 4, (int32_t)m->lpid);

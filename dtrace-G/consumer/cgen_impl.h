@@ -128,6 +128,10 @@ struct em {
 	 * SEQ_AT()) */
 	int16_t soff;
 	uint16_t sroom, sn;
+	/* the self-> variable (its slot + 1; 0: none) whose value VLD
+	 * left in S_VVAL for a VLD of it later in the clause (cgen_plan.c's
+	 * vld_again()) */
+	unsigned vcv;
 };
 
 static inline void put(struct em *e, uint8_t code, uint8_t dst,

@@ -432,8 +432,9 @@ static void agg_find(struct em *e, const int *fds, uint8_t fn, int map,
 		     int32_t kat);
 
 /*
- * The update fn of AGG o's entry in bucket r1 (the value, if any, in
- * r9): the slot of kflat, or the entry of kaggs, made when absent.
+ * The update fn of AGG o's entry in bucket r1, or kb where that is a
+ * constant (>= 0: r1 not read), the value, if any, in r9: the slot of
+ * kflat, or the entry of kaggs, made when absent.
  */
 static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		   uint8_t fn, int kb)
@@ -449,8 +450,13 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 			e->bad = true;
 			return;
 		}
-		alu_i(e, BPF_ADD, 1, o->slot);
-		stx(e, BPF_W, 10, S_KEY8, 1);
+		if (kb >= 0) { /* a constant bucket: the index at once */
+			st(e, BPF_W, 10, S_KEY8, (int32_t)(kb + o->slot));
+		} else {
+			if (o->slot)
+				alu_i(e, BPF_ADD, 1, o->slot);
+			stx(e, BPF_W, 10, S_KEY8, 1);
+		}
 		lookup_at(e, fds[1], S_KEY8);
 		j1 = jmp_i(e, BPF_JEQ, 0, 0);
 		kval_update(e, fn, fds);
@@ -559,13 +565,12 @@ static void agg(struct em *e, const struct ubpf_kop *o, const int *fds)
 		agg_at(e, o, fds, UBPF_F_AVG, 0);
 		alu_i(e, BPF_MOV, 1, 1);
 		agg_at(e, o, fds, UBPF_F_STDDEV, 1);
-	} else {
+	} else if (o->n == UBPF_F_QUANTIZE || o->n == UBPF_F_LQUANTIZE ||
+		   o->n == UBPF_F_LLQUANTIZE) {
 		bucket(e, o);
-		agg_at(e, o, fds, o->n,
-		       o->n == UBPF_F_QUANTIZE || o->n == UBPF_F_LQUANTIZE ||
-				       o->n == UBPF_F_LLQUANTIZE
-			       ? -1
-			       : 0);
+		agg_at(e, o, fds, o->n, -1);
+	} else { /* bucket 0, a constant: r1 not set (agg_at()) */
+		agg_at(e, o, fds, o->n, 0);
 	}
 	/* the next statement's keys: those its KEYs write (kstep() zeroes
 	 * the values after each; agg_at() zeroes those not written) */
@@ -809,6 +814,28 @@ static void push(struct em *e, unsigned *sp, const struct ubpf_kop *o)
 		return;
 	}
 	sized(e, 1, o->sz, o->sg);
+	stx(e, BPF_DW, 10, (int16_t)S_STK((*sp)++), 1);
+}
+
+/*
+ * CONST o pushed: its immediate narrowed here, as push()'s sized()
+ * would at the hit (`self->t = 0`: one instruction, not three)
+ */
+static void push_const(struct em *e, unsigned *sp, const struct ubpf_kop *o)
+{
+	uint64_t v = (uint64_t)o->imm;
+
+	if (o->sz == 1 || o->sz == 2 || o->sz == 4) {
+		unsigned sh = 64 - 8 * (unsigned)o->sz;
+
+		v <<= sh;
+		v = o->sg ? (uint64_t)((int64_t)v >> sh) : v >> sh;
+	}
+	if (*sp >= UBPF_KSTACK) {
+		e->bad = true;
+		return;
+	}
+	ld64(e, 1, v);
 	stx(e, BPF_DW, 10, (int16_t)S_STK((*sp)++), 1);
 }
 
@@ -2310,6 +2337,39 @@ static bool op_pure(const struct ubpf_kop *o)
 	}
 }
 
+/*
+ * Whether the self-> variable VLD pc loads is loaded again by a VLD
+ * after it with only op_pure() instructions and this-> or self-> loads
+ * in between, and no jump landing there: its value then stays in S_VVAL
+ * (e->vcv), which none of those write, and the second load reads it
+ * there, not with a lookup (the self row of bench/perhit.sh:
+ * `/self->t/ { @ = quantize(timestamp - self->t); }`).  The same value:
+ * only this thread's VST writes the variable, and none comes between
+ * (a program nested in this one on the CPU that wrote it is a firing
+ * after this one's, and DTrace runs a firing's clauses whole, with
+ * interrupts off: a nested firing's writes come after them).
+ */
+static bool vld_again(const struct ubpf_kplan *pl, unsigned pc,
+		      const bool *tgt)
+{
+	const struct ubpf_kop *o = &pl->ops[pc];
+
+	for (unsigned q = pc + 1; q < pl->nops && q < UBPF_KOPS; q++) {
+		const struct ubpf_kop *p = &pl->ops[q];
+
+		if (tgt[q])
+			return false;
+		if (p->op == UBPF_K_VLD && p->n == UBPF_KV_SELF &&
+		    p->slot == o->slot)
+			return true;
+		if (!op_pure(p) && !(p->op == UBPF_K_VLD &&
+				     (p->n == UBPF_KV_THIS ||
+				      p->n == UBPF_KV_SELF)))
+			return false;
+	}
+	return false;
+}
+
 /* a PRED's jump pj to the plan's end after pure instructions alone */
 static void pure_pred(struct em *e, bool pure, const struct ubpf_kop *o,
 		      const struct ubpf_kplan *pl, size_t pj)
@@ -2349,6 +2409,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	uint8_t jn;
 
 	e->nxpj = 0;
+	e->vcv = 0;
 	e->pland = SIZE_MAX;
 	e->kw = 0; /* the kaggs key: each AGG writes it whole (agg_at()) */
 	seq_read(e, pl, fds[5], nargs);
@@ -2396,15 +2457,22 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		if (landed)
 			e->ostarted = false;
 		e->pland = landed ? e->n : SIZE_MAX;
+		/* S_VVAL's self-> value: only across vld_again()'s ops */
+		if (landed ||
+		    !(op_pure(o) || (op == UBPF_K_VLD &&
+				     (o->n == UBPF_KV_THIS ||
+				      o->n == UBPF_KV_SELF))))
+			e->vcv = 0;
 		pure &= op_pure(o);
 		eop = op == UBPF_K_PRED && o->n ? o->n : op;
 		switch (eop) {
 		case UBPF_K_CONST:
-			if ((o->flags & UBPF_KF_PRB) && e->prb)
+			if ((o->flags & UBPF_KF_PRB) && e->prb) {
 				ldx(e, BPF_DW, 1, 10, S_PRB); /* kp_ident() */
-			else
-				ld64(e, 1, (uint64_t)o->imm);
-			push(e, &sp, o);
+				push(e, &sp, o);
+			} else {
+				push_const(e, &sp, o);
+			}
 			continue;
 		case UBPF_K_ARG:
 			if (o->n >= nargs && (o->flags & UBPF_KF_GATE)) {
@@ -2591,8 +2659,16 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		}
 		case UBPF_K_VLD:
-			if (o->n == UBPF_KV_SELF) {
+			if (o->n == UBPF_KV_SELF &&
+			    e->vcv == (unsigned)o->slot + 1) {
+				ldx(e, BPF_DW, 1, 10, S_VVAL); /* kept */
+			} else if (o->n == UBPF_KV_SELF) {
 				tls_load(e, fds, o->slot, -1);
+				e->vcv = 0;
+				if (vld_again(pl, pc, tgt)) {
+					stx(e, BPF_DW, 10, S_VVAL, 1);
+					e->vcv = (unsigned)o->slot + 1;
+				}
 			} else if (o->n == UBPF_KV_SELFA && fds[7] >= 0) {
 				tlsa_key(e, &sp, o);
 				tls_load(e, fds, o->slot, fds[7]);
@@ -2682,11 +2758,8 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			    1);
 			continue;
 		case UBPF_K_AGG:
-			if (o->n != UBPF_F_COUNT) {
+			if (o->n != UBPF_F_COUNT) /* count() reads none */
 				pop(e, &sp, 9);
-			} else {
-				alu_i(e, BPF_MOV, 9, 0);
-			}
 			agg(e, o, fds);
 			continue;
 		default:

@@ -900,6 +900,9 @@ struct cgen_maps {
 	/* rb's bytes as made (BPF_RB_RING_SIZE: cgen.c's rb_wake_ask()
 	 * compares with half of it as an immediate; 0: asks the ring) */
 	uint32_t rbsize;
+	/* the lease is in arm1's words too (bpf_agg.c's hz_marks()): a
+	 * horizon and no exit() decided at a hit (cgen.c's hzarm) */
+	bool hzarm;
 };
 /*
  * A kernel probe's program (cgen_kprov.c): its provider's prologue,

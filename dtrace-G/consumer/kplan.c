@@ -238,6 +238,20 @@
  *    only to a gated plan's hits whose gates fail (a gated record
  *    needs its stamp); bench/perhit.sh's rows with a horizon (tickpa)
  *    write no record, so it is not done.
+ *  - The lease in the arm word.  Where no exit() is decided at a hit
+ *    (cgact changes only when dtrace writes it), the lease is told to
+ *    a uprobe's such program in its event's arm word too (bpf_agg.c's
+ *    hz_marks(), cgen.c's hzarm): the first armed process's pid, bit
+ *    31 set whenever H is not UINT64_MAX or the run has exited, which
+ *    dtrace does before it writes H or cgact, and cleared after H is
+ *    lent again.  A hit that finds its pid unmarked runs the plan at
+ *    once, with no load of H or cgact (count()'s path exactly: the
+ *    tickpa row); one that finds it marked takes the hash's path and
+ *    tests cgact, then the lease, as above.  Exact for the same
+ *    reason: a hit that read the word unmarked read it before the
+ *    write that marked it, so before the write of D (or of cgact),
+ *    which is all the arguments above ask of a hit that read
+ *    UINT64_MAX (and cgact 0).
  * DTrace's own aggregations have no such cut: printa() at a tick prints
  * the consumer's last snapshot, taken when it switched the per-CPU
  * buffers, after the tick; here the cut is the tick's time, or the

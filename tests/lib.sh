@@ -211,10 +211,21 @@ kpprog_build() {
 }
 
 # cgout_setup: for the tests of values the generated program computes
-# on tests/data/cgenout/cgout.c (run-cgen-out.sh, run-cgen-svkey.sh):
-# bpf_test_setup uprobe; ./cgout built; and defines
+# on tests/data/cgenout/cgout.c (run-cgen-out.sh, run-cgen-svkey.sh,
+# run-kagg-exec.sh): bpf_test_setup uprobe; ./cgout built; and defines
 # run G OUT CMD DTRACE-ARGS...: dtrace -v -q with DTRACE_CGEN=G on
-# ./cgout CMD, its output in OUT, its messages in OUT.err
+# ./cgout CMD, its output in OUT, its messages in OUT.err.
+# cgout lingers after its hits (CGOUT_LINGER_MS) only where user space
+# may read its memory after them: a clause user space runs from the
+# record reads the process when dtrace gets to the record, so the
+# process must still be there then.  That is every run with
+# DTRACE_CGEN=0 or DTRACE_KAGG=0 set, and one of the generated program
+# where the case says late=1 (a clause left to user space beside the
+# kernel's).  The other runs of the generated program read the strings
+# at the hit and need no linger: each such run checks that -v counts
+# as many clauses run in the kernel (aggregated or printing) as the
+# script has pid$target clauses, so a clause that moves to user space
+# fails here, not by a race with cgout's exit.
 cgout_setup() {
 	bpf_test_setup uprobe
 	$CC -O2 -o cgout "$top_srcdir/tests/data/cgenout/cgout.c" ||
@@ -222,19 +233,49 @@ cgout_setup() {
 	# user space's reads of its strings come after the hit: a dtrace
 	# slowed by the sanitizers, under -j2's load, came after cgout's
 	# 300 ms were up (faults at strings still in place at the hit)
-	if [ "${USDT_SANITIZERS:-no}" = yes ]; then
-		CGOUT_LINGER_MS=3000
-		export CGOUT_LINGER_MS
-	fi
+	cg_linger=300
+	[ "${USDT_SANITIZERS:-no}" != yes ] || cg_linger=3000
 	run() {
 		g=$1 o=$2 cmd=$3
 		shift 3
 		rm -f "$o" # -o appends
-		DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o "$o" \
-			"$@" -c "./cgout $cmd" >/dev/null 2>"$o.err"
+		rl=0
+		if [ "$g" != 1 ] || [ -n "${DTRACE_KAGG:-}" ] ||
+			[ -n "${late:-}" ]; then
+			rl=$cg_linger
+		fi
+		CGOUT_LINGER_MS=$rl DTRACE_CGEN=$g timeout -s KILL 120 \
+			"$DTRACE" -v -q -o "$o" "$@" -c "./cgout $cmd" \
+			>/dev/null 2>"$o.err"
 		expect_eq "$o: status" 0 "$?"
 		[ -f "$o" ] || : >"$o"
+		[ "$rl" != 0 ] || cgout_inkernel "$o" "$@"
 	}
+}
+
+# cgout_inkernel OUT DTRACE-ARGS...: -v said (in OUT.err) that the
+# kernel ran as many clauses as the -s script has pid$target clauses
+# (the script's clauses start at a line's first column; equal, so that
+# another probe's clause counted there hides none of them)
+cgout_inkernel() {
+	ck_o=$1 ck_d=
+	shift
+	while [ $# -gt 0 ]; do
+		[ "$1" != -s ] || ck_d=$2
+		shift
+	done
+	[ -n "$ck_d" ] || return 0
+	ck_n=$(grep -c '^pid\$target' "$ck_d")
+	ck_k=$(awk '/^dtrace: [0-9]+ clauses? / &&
+		/ (aggregated|printing values computed) in the kernel$/ {
+			n += $2 } END { print n + 0 }' "$ck_o.err")
+	if [ "$ck_k" -eq "$ck_n" ]; then
+		pass
+	else
+		fail "$ck_o: -v says $ck_k of $ck_d's $ck_n clauses ran in" \
+			"the kernel: cgout exits at once (lib.sh's" \
+			"cgout_setup()): late=1 for user space's reads"
+	fi
 }
 
 # Background processes: tests that start them add their pids to bg_pids

@@ -179,7 +179,9 @@ pid$target::hit:entry { @x["x", arg1 & 1] = sum(arg1); @y["a literal longer than
 pid$target::hit:entry { @c[(arg1 & 3) == 1 ? "one" : "other"] = quantize(arg1); @m[arg1 & 1 ? "odd-odd-odd-odd-odd" : ""] = max(arg1); }
 pid$target::hit:return { @t[arg1 & 1 ? "odd" : "", execname] = count(); }
 EOF2
+late=1 # the fourth clause is user space's: cgout lingers
 same lit lit.d rename 3
+late=
 
 # ?: of execname and a literal as keys (MKEY).  Before, these clauses
 # were user space's (-v: none in the kernel).  Hit 6 passes "tab\there":

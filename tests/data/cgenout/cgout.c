@@ -47,7 +47,9 @@
  *
  * Each mode sleeps before it exits (300 ms, or CGOUT_LINGER_MS), so a
  * read of its memory after the hit finds the process (and, but for
- * rewrite, the same bytes).
+ * rewrite, the same bytes).  lib.sh's run() sets CGOUT_LINGER_MS=0
+ * where the kernel reads every string at the hit, so nothing reads the
+ * process after its hits (-v says so, each run checks).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,7 +253,8 @@ int main(int argc, char **argv)
 	} else {
 		return 2;
 	}
-	/* CGOUT_LINGER_MS: longer for a slow dtrace (lib.sh's cgout_setup()) */
+	/* CGOUT_LINGER_MS: longer for a slow dtrace, 0 where no read of the
+	 * process comes after the hits (lib.sh's cgout_setup()) */
 	usleep(getenv("CGOUT_LINGER_MS") ?
 		       (useconds_t)atoi(getenv("CGOUT_LINGER_MS")) * 1000 :
 		       300000);

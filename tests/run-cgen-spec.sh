@@ -418,6 +418,17 @@ expect_eq "size8: speculative drops" "dtrace: 910 speculative drops" \
 # the kernel's, kplan.c's "Speculations"): every hit prints those
 # bytes.  The user space path (DTRACE_CGEN=0) runs the clause from the
 # record and reads later: some of its hits print other bytes or fault.
+# late_exp FILE STEP: the lines of sp's hits 0, STEP, ... below 10 as
+# the process had them at the probe, then the END's empty line
+late_exp() {
+	: >"$1"
+	i=0
+	while [ $i -lt 10 ]; do
+		echo "$i t0-i$i-j2" >>"$1"
+		i=$((i + $2))
+	done
+	echo >>"$1"
+}
 cat >late.d <<'EOF2'
 sp$target:::begin { self->s = speculation(); }
 sp$target:::data { self->p = arg3; }
@@ -425,13 +436,7 @@ sp$target:::end /self->s/ { speculate(self->s); printf("%d %s\n", arg1, copyinst
 sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
 EOF2
 run g late.g.txt 10 -s late.d
-: >late.exp
-i=0
-while [ $i -lt 10 ]; do
-	echo "$i t0-i$i-j2" >>late.exp
-	i=$((i + 1))
-done
-echo >>late.exp
+late_exp late.exp 1
 expect_file_eq "late: every hit read at the probe" late.exp late.g.txt
 sout late 1
 expect_eq "late: -v says no late read" "" \
@@ -537,13 +542,7 @@ sp$target:::end /self->k % 20 == 2/ { speculate(self->s); printf("%d %s\n", arg1
 sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
 EOF2
 run g late2.g.txt 10 -s late2.d
-: >late2.exp
-i=0
-while [ $i -lt 10 ]; do
-	echo "$i t0-i$i-j2" >>late2.exp
-	i=$((i + 2))
-done
-echo >>late2.exp
+late_exp late2.exp 2
 expect_file_eq "late2: every hit read at the probe" late2.exp late2.g.txt
 spred late2 1
 expect_eq "late2: -v says no late read" "" \

@@ -259,6 +259,28 @@ done
 # those bytes reach it (cgout cut: 6 bytes before it fault at strsize
 # 8, 7 do not; at 256 all of them), the clause left there as run.c
 # leaves it.  This tree before kept all four clauses in user space.
+# cut_both NAME W XOPTS...: NAME.d on cgout's cut strings with the
+# generated program and DTRACE_CGEN=0 (NAME1.txt, NAME0.txt), the
+# unmapped page's address made PAGE (NAMEg.cmp) and the fault messages
+# kept (NAMEg.msg): the two the same, and -v's 4 kernel clauses
+cut_both() {
+	cb_n=$1 cb_w=$2
+	shift 2
+	for g in 1 0; do
+		rm -f addr.txt
+		run $g $cb_n$g.txt "cut $PWD/addr.txt" -s $cb_n.d "$@"
+		pg=$(cat addr.txt)
+		sed "s/$pg/PAGE/" $cb_n$g.txt >$cb_n$g.cmp
+		grep 'error on enabled probe' $cb_n$g.txt.err |
+			sed "s/pid[0-9]*:/pid:/; s/$pg/PAGE/" >$cb_n$g.msg
+	done
+	expect_file_eq "$cb_w: DTRACE_CGEN=0's output" ${cb_n}0.cmp \
+		${cb_n}1.cmp
+	expect_file_eq "$cb_w: DTRACE_CGEN=0's messages" ${cb_n}0.msg \
+		${cb_n}1.msg
+	expect_grep "$cb_w: -v" \
+		'^dtrace: 4 clauses aggregated in the kernel$' ${cb_n}1.txt.err
+}
 cat >vacmp.d <<'EOF2'
 pid$target::hit:entry /self->s == copyinstr(arg0)/ { @eq[arg1] = count(); }
 pid$target::hit:entry /copyinstr(arg0) != self->s/ { @ne[arg1] = count(); }
@@ -268,18 +290,7 @@ dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5
 EOF2
 for xo in '' '-x strsize=8' '-x strsize=2'; do
 	w="string variable and copyinstr()${xo:+ ($xo)}"
-	for g in 1 0; do
-		rm -f addr.txt
-		run $g vacmp$g.txt "cut $PWD/addr.txt" -s vacmp.d $xo
-		pg=$(cat addr.txt)
-		sed "s/$pg/PAGE/" vacmp$g.txt >vacmp$g.cmp
-		grep 'error on enabled probe' vacmp$g.txt.err |
-			sed "s/pid[0-9]*:/pid:/; s/$pg/PAGE/" >vacmp$g.msg
-	done
-	expect_file_eq "$w: DTRACE_CGEN=0's output" vacmp0.cmp vacmp1.cmp
-	expect_file_eq "$w: DTRACE_CGEN=0's messages" vacmp0.msg vacmp1.msg
-	expect_grep "$w: -v" '^dtrace: 4 clauses aggregated in the kernel$' \
-		vacmp1.txt.err
+	cut_both vacmp "$w" $xo
 	# the hits equal to the one before (@k's key 1), and the faults
 	case $xo in
 	'') e='0 1 3 11 15 17 20 22 24 26 28 30' f=7 ;;
@@ -337,18 +348,7 @@ dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5
 EOF2
 for xo in '' '-x strsize=9' '-x strsize=8' '-x strsize=2'; do
 	w="string variable ordered with copyinstr()${xo:+ ($xo)}"
-	for g in 1 0; do
-		rm -f addr.txt
-		run $g vord$g.txt "cut $PWD/addr.txt" -s vord.d $xo
-		pg=$(cat addr.txt)
-		sed "s/$pg/PAGE/" vord$g.txt >vord$g.cmp
-		grep 'error on enabled probe' vord$g.txt.err |
-			sed "s/pid[0-9]*:/pid:/; s/$pg/PAGE/" >vord$g.msg
-	done
-	expect_file_eq "$w: DTRACE_CGEN=0's output" vord0.cmp vord1.cmp
-	expect_file_eq "$w: DTRACE_CGEN=0's messages" vord0.msg vord1.msg
-	expect_grep "$w: -v" '^dtrace: 4 clauses aggregated in the kernel$' \
-		vord1.txt.err
+	cut_both vord "$w" $xo
 	# @lt's hits up to 17: the last string below this one's, each cut
 	# to strsize - 1 bytes ("abcdefgh" and "abcdefgX" at 8, 255 and
 	# 256 'a's at 256, equal)

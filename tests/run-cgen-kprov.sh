@@ -62,7 +62,19 @@ kpprog_build
 same() {
 	what=$1 path=$2 cmd=$3
 	shift 3
-	for g in 1 0; do
+	rm -f out0.txt # (the last call's: the first run of 0 is always made)
+	for g in 1 0 0; do
+		# the generic programs (DTRACE_CGEN=0) send user space every
+		# process's calls that the kernel does not filter: on a busy
+		# machine (CI's -j2 beside run-kagg-kexit.sh) the ring can
+		# overflow with others' records, so a run of them that said
+		# drops is run once more; one that did not is not run again
+		if [ "$g" = 0 ] && [ -f out0.txt ] &&
+			! grep -qi drop err0.txt; then
+			continue
+		fi
+		[ ! -f out0.txt ] || echo "# $what: $(grep -i drop err0.txt |
+			head -1); once more" >&2
 		rm -f out$g.txt
 		DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o out$g.txt \
 			-c "${PRE:+$PRE }./kpprog $cmd" "$@" >/dev/null 2>err$g.txt
@@ -242,8 +254,16 @@ expect_grep "pid and syscall probes: self->in and the clauses reading it in the 
 raw() {
 	what=$1 cmd=$2
 	shift 2
-	for m in r:1:1 c:0:1 g:1:0; do
+	rm -f outg.txt
+	for m in r:1:1 c:0:1 g:1:0 g:1:0; do
 		k=${m%%:*} r=${m#*:} r=${r%:*} g=${m##*:}
+		# the generic run once more where it said drops (same()'s
+		# reason: others' records filtered in user space)
+		if [ $k = g ] && [ -f outg.txt ]; then
+			grep -qi drop errg.txt || continue
+			echo "# $what: $(grep -i drop errg.txt | head -1);" \
+				"once more" >&2
+		fi
 		rm -f out$k.txt
 		DTRACE_SYSCALL_RAW=$r DTRACE_CGEN=$g timeout -s KILL 120 \
 			"$DTRACE" -v -q -o out$k.txt -c "$cmd" "$@" \

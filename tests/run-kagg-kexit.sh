@@ -73,6 +73,19 @@ kx() {
 		esac
 		run_err=err$k.txt run_status=$st run_what="$what ($k)"
 		run_mode $m out$k.txt "./kpprog $cmd" "$@"
+		# the two reference modes record every process's calls at a
+		# glob (syscall:::return) for user space to filter: on a busy
+		# machine (CI's -j2 beside run-cgen-kprov.sh's flood of
+		# calls) the ring can overflow with others' records, so
+		# a run that said drops is run once more; the generated
+		# program (g) records only the target's and gets no rerun
+		if [ $k != g ] && grep -qi drop err$k.txt; then
+			echo "# $what ($k): $(grep -i drop err$k.txt |
+				head -1); once more" >&2
+			run_err=err$k.txt run_status=$st \
+				run_what="$what ($k, again)"
+			run_mode $m out$k.txt "./kpprog $cmd" "$@"
+		fi
 		expect_file_eq "$what ($k)" expected.txt out$k.txt
 	done
 	expect_eq "$what: clauses run in the kernel" "$ncl" "$(vcount errg.txt)"

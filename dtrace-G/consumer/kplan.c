@@ -654,8 +654,9 @@
  * speculate() is not one of them (d_kplan_spec_why(): a store, a
  * statement before speculate() or other than printf() and trace()
  * after it, a predicate or E reading memory by an address, a value
- * the kernel does not compute), and how many still read late: a speculated clause on the user space path reads the
- * process when dtrace runs its record, not at the hit
+ * the kernel does not compute), and how many still read late: a
+ * speculated clause on the user space path reads the process when
+ * dtrace runs its record, not at the hit
  * (copyinstr(self->p) of an address kept at an earlier probe may find
  * new bytes, or a thread gone, where DTrace reads at the probe; the
  * strings of the probe's own arguments the record carries), and -v

@@ -807,14 +807,20 @@ static void pop(struct em *e, unsigned *sp, uint8_t r)
 	ldx(e, BPF_DW, r, 10, (int16_t)S_STK(--*sp));
 }
 
-static void push(struct em *e, unsigned *sp, const struct ubpf_kop *o)
+/* r1 pushed as it is (the stack full: the program refused) */
+static void push_r1(struct em *e, unsigned *sp)
 {
 	if (*sp >= UBPF_KSTACK) {
 		e->bad = true;
 		return;
 	}
-	sized(e, 1, o->sz, o->sg);
 	stx(e, BPF_DW, 10, (int16_t)S_STK((*sp)++), 1);
+}
+
+static void push(struct em *e, unsigned *sp, const struct ubpf_kop *o)
+{
+	sized(e, 1, o->sz, o->sg);
+	push_r1(e, sp);
 }
 
 /*
@@ -831,12 +837,8 @@ static void push_const(struct em *e, unsigned *sp, const struct ubpf_kop *o)
 		v <<= sh;
 		v = o->sg ? (uint64_t)((int64_t)v >> sh) : v >> sh;
 	}
-	if (*sp >= UBPF_KSTACK) {
-		e->bad = true;
-		return;
-	}
 	ld64(e, 1, v);
-	stx(e, BPF_DW, 10, (int16_t)S_STK((*sp)++), 1);
+	push_r1(e, sp);
 }
 
 /*
@@ -2337,6 +2339,14 @@ static bool op_pure(const struct ubpf_kop *o)
 	}
 }
 
+/* o leaves S_VVAL's self-> value (e->vcv) as it was: vld_again()'s */
+static bool vval_kept(const struct ubpf_kop *o)
+{
+	return op_pure(o) ||
+	       (o->op == UBPF_K_VLD &&
+		(o->n == UBPF_KV_THIS || o->n == UBPF_KV_SELF));
+}
+
 /*
  * Whether the self-> variable VLD pc loads is loaded again by a VLD
  * after it with only op_pure() instructions and this-> or self-> loads
@@ -2362,9 +2372,7 @@ static bool vld_again(const struct ubpf_kplan *pl, unsigned pc,
 		if (p->op == UBPF_K_VLD && p->n == UBPF_KV_SELF &&
 		    p->slot == o->slot)
 			return true;
-		if (!op_pure(p) && !(p->op == UBPF_K_VLD &&
-				     (p->n == UBPF_KV_THIS ||
-				      p->n == UBPF_KV_SELF)))
+		if (!vval_kept(p))
 			return false;
 	}
 	return false;
@@ -2458,10 +2466,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			e->ostarted = false;
 		e->pland = landed ? e->n : SIZE_MAX;
 		/* S_VVAL's self-> value: only across vld_again()'s ops */
-		if (landed ||
-		    !(op_pure(o) || (op == UBPF_K_VLD &&
-				     (o->n == UBPF_KV_THIS ||
-				      o->n == UBPF_KV_SELF))))
+		if (landed || !vval_kept(o))
 			e->vcv = 0;
 		pure &= op_pure(o);
 		eop = op == UBPF_K_PRED && o->n ? o->n : op;

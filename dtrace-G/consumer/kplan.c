@@ -846,6 +846,25 @@ bool kp_svar_lit(const struct d_prog *p, const struct node *n, int *v,
 	return true;
 }
 
+/* VVCMP's order of comparison sub (2 <, 3 >, 4 <=, 5 >=), as written
+ * where left (the string variable on the left), else its two sides
+ * swapped; 0 for other than an order */
+unsigned kp_ord(int sub, bool left)
+{
+	switch (sub) {
+	case '<':
+		return left ? 2 : 3;
+	case '>':
+		return left ? 3 : 2;
+	case OP_LE:
+		return left ? 4 : 5;
+	case OP_GE:
+		return left ? 5 : 4;
+	default:
+		return 0;
+	}
+}
+
 /*
  * v OP "string", OP < <= > >= (either way round), v a self-> or this->
  * string variable, the literal at most UBPF_KSTRMAX bytes and strsize
@@ -877,10 +896,7 @@ bool kp_svar_olit(const struct d_prog *p, const struct node *n, int *v,
 	if (lit)
 		*lit = l;
 	if (op)
-		*op = n->sub == '<'	? (left ? 2 : 3)
-		      : n->sub == '>'	? (left ? 3 : 2)
-		      : n->sub == OP_LE ? (left ? 4 : 5)
-					: (left ? 5 : 4);
+		*op = kp_ord(n->sub, left);
 	return true;
 }
 

@@ -475,6 +475,7 @@ static void emit(struct em *m, const struct node *n)
 			int arg, w;
 			unsigned cop;
 			bool left;
+			unsigned ord;
 
 			if (kp_str_cmp(m->k, n, &arg, &lit)) {
 				size_t len = strlen(lit->sval);
@@ -504,11 +505,8 @@ static void emit(struct em *m, const struct node *n)
 				/* an order: VVCMP's agg + 1, the variable
 				 * on the left */
 				left = n->a->op == N_VAR && n->a->sub == w;
-				o->step = n->sub == '<'	    ? (left ? 3 : 4)
-					  : n->sub == '>'   ? (left ? 4 : 3)
-					  : n->sub == OP_LE ? (left ? 5 : 6)
-					  : n->sub == OP_GE ? (left ? 6 : 5)
-							    : 0;
+				ord = kp_ord(n->sub, left);
+				o->step = (uint16_t)(ord ? ord + 1 : 0);
 				fault_site(m, o, n);
 				return;
 			}
@@ -528,10 +526,7 @@ static void emit(struct em *m, const struct node *n)
 				o->imm = (int64_t)m->k->prog->strsize - 1;
 				o->agg = n->sub == OP_EQ   ? 0
 					 : n->sub == OP_NE ? 1
-					 : n->sub == '<'   ? 2
-					 : n->sub == '>'   ? 3
-					 : n->sub == OP_LE ? 4
-							   : 5;
+							   : kp_ord(n->sub, true);
 				return;
 			}
 			if (kp_svar_vv(m->k, n, &arg, &w)) {

@@ -139,6 +139,7 @@ bool kp_svar_lit(const struct d_prog *p, const struct node *n, int *v,
 		 const struct node **lit);
 bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
 		 const struct node **lit);
+unsigned kp_ord(int sub, bool left);
 /* ... < <= > >= a literal (kp_svar_olit(): of any; kp_svar_ocmp(): of
  * a KV_STR one): the variable, the literal and VVCMP's order */
 bool kp_svar_olit(const struct d_prog *p, const struct node *n, int *v,

@@ -2083,6 +2083,11 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	 * gid, errno) decide an exit() as they decide a gate, which
 	 * d_kplan_xtest() makes of its predicate */
 	k->vars = (flags & D_KPLAN_VARS) != 0;
+	if (k->vars && traced) { /* kplan_out.c's kp_sout_where() */
+		k->traced = xcalloc(p->nclauses ? p->nclauses : 1,
+				    sizeof(*k->traced));
+		memcpy(k->traced, traced, p->nclauses * sizeof(*traced));
+	}
 	for (ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
 		bool tick = ticks && ticks[ci] && (flags & D_KPLAN_VARS);
@@ -2207,6 +2212,7 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->varg);
 	free(k->xcl);
 	free(k->tied);
+	free(k->traced);
 	free(k);
 }
 
@@ -2499,9 +2505,8 @@ const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause)
 		return "it fires in user space (dtrace:::ERROR)";
 	if (k->horizon)
 		return "a hit may go to user space past the horizon";
-	if (!kp_out_where(k, c))
-		return "its probes may be a kernel provider's, or strsize "
-		       "may change (their programs write no out area)";
+	if (kp_sout_where(k, clause))
+		return kp_sout_where(k, clause);
 	return "a printf() or trace() value the kernel does not compute "
 	       "(a string it does not copy, a variable user space keeps, "
 	       "more than the out area holds)";

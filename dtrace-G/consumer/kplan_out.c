@@ -210,6 +210,28 @@ bool kp_out_where(const struct d_kplan *k, const struct clause *c)
 	return uprobes_only(c) && kp_strsize_fixed(k);
 }
 
+/*
+ * May sout clause ci (kplan.c's "Speculations") have an out area?  As
+ * kp_out_where(), but at kernel probes too: where every hit of the
+ * clause runs a generated program (k->traced, bpf_agg.c's
+ * traced_clause(): a uprobe site's, or a syscall, profile-N or proc
+ * probe's own, cgen_kprov.c's, whose record carries the area after its
+ * kctx, arguments and vtimestamp), not tick-N's timer, BEGIN, END or
+ * ERROR, which fire in dtrace and run no program.  NULL, or why not.
+ */
+const char *kp_sout_where(const struct d_kplan *k, unsigned ci)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+
+	if (!kp_strsize_fixed(k))
+		return "strsize may change, or is one the kernel's copies "
+		       "cannot follow";
+	if (uprobes_only(c) || (k->traced && k->traced[ci]))
+		return NULL;
+	return "it may fire where no generated program runs (tick-N, "
+	       "BEGIN, END, ERROR: in dtrace, with no out area)";
+}
+
 bool kp_out_svar(const struct d_kplan *k, const struct node *a)
 {
 	return k && k->vars && a->op == N_VAR && a->sub >= 0 &&
@@ -261,8 +283,13 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	ks->slot = -1;
 	ks->skey = -1;
 	ks->svar = -1;
-	if ((st->kind != S_PRINTF && st->kind != S_TRACE) ||
-	    !kp_out_where(k, c))
+	if (st->kind != S_PRINTF && st->kind != S_TRACE)
+		return false;
+	/* a speculating clause's (its first statement speculate(), which
+	 * no kernel clause has: only sout_ok() asks) may print at kernel
+	 * probes too */
+	if (c->stmts[0].kind == S_SPECULATE ? kp_sout_where(k, ci) != NULL
+					     : !kp_out_where(k, c))
 		return false;
 	for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 		bool s;

@@ -37,15 +37,20 @@
  * the clause before it, and the kernel does not jump there), a clause
  * that may fire at a kernel provider's probe (dtrace, syscall,
  * profile, tick, proc, or a description whose provider is a pattern or
- * absent: their programs write no out area), strsize above
+ * absent: uprobes_only(); a kernel probe's program has an area for
+ * speculating clauses alone, below), strsize above
  * UBPF_STRMAX or below 2, or a setopt() anywhere in the program (it
  * may change strsize while the kernel copies by the compiled one).
  *
  * A speculating clause user space runs (kplan.c's "Speculations",
  * kplan_vars.c's sout_ok()) has its printf() and trace() statements
- * taken by kp_out_ok() the same way, and an area; d_kplan_out_run()
- * runs it through d_run_spec(), a copy that faulted reported only
- * where the clause reads it.  Where the kernel computes its predicate
+ * taken by kp_out_ok() the same way, and an area, at a kernel probe
+ * too (kp_sout_where(): every probe it may fire at runs a generated
+ * program, k->traced, cgen_kprov.c's for syscall, profile-N and proc,
+ * whose record carries the area after its arguments and vtimestamp;
+ * not tick-N, BEGIN, END or ERROR, which fire in dtrace);
+ * d_kplan_out_run() runs it through d_run_spec(), a copy that faulted
+ * reported only where the clause reads it.  Where the kernel computes its predicate
  * too (kplan_vars.c's spred_ok()), that value is an OUT of its own,
  * the area's first 8 bytes (d_kplan_out_bytes() counts them), and
  * d_run_spec() tests its truth instead of the predicate.

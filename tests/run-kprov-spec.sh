@@ -29,6 +29,10 @@
 # "printing values computed in the kernel" (every "-v sout" check
 # fails), and the read at the probe printed no line of the path at the
 # probe (its check fails); the three-way comparisons passed there too.
+# With kp_sout_where() but not bpf_agg.c's plan for a run whose only
+# kernel work is a sout clause's values (no other kernel clause, no
+# record gate), the programs were DTRACE_KAGG=0's ("proc: the programs
+# compute the values" fails).
 # About 10 s on an idle 2-CPU machine.
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
 
@@ -64,6 +68,15 @@ three() {
 	expect_eq "$tn: no drops, no error" "" \
 		"$(grep -i -e drop -e error -e cannot "$tn.g.err" "$tn.u.err" \
 			"$tn.0.err")"
+	# the values computed there: more instructions than DTRACE_KAGG=0's
+	# record-only programs (a run whose only kernel work was the values
+	# once had no plan at all, -v saying otherwise)
+	ti=$(sed -n 's/^dtrace: BPF: [0-9]* generated programs*, \([0-9]*\) instructions.*/\1/p' \
+		"$tn.g.err")
+	tu=$(sed -n 's/^dtrace: BPF: [0-9]* generated programs*, \([0-9]*\) instructions.*/\1/p' \
+		"$tn.u.err")
+	expect_eq "$tn: the programs compute the values ($ti, $tu instructions)" \
+		1 "$([ "${ti:-0}" -gt "${tu:-0}" ] && echo 1)"
 }
 
 # sout NAME N: -v said N speculating clauses print values computed at

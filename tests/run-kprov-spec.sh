@@ -16,6 +16,8 @@
 #  - syscall on the raw tracepoints (DTRACE_SYSCALL_RAW=1): the same,
 #    and a glob (open*) whose calls share one program, reading the
 #    probe (id) at the hit (cgen.c's kp_ident());
+#  - the area beside the record's user stack and argument area
+#    (ustack(), curpsinfo->pr_psargs in a clause of the same probe);
 #  - profile-997: the sample's arg1 in the target's text, its predicate
 #    computed in the kernel too (kplan_vars.c's spred_ok());
 #  - proc: exec-success and exit of the -c command's children;
@@ -122,6 +124,20 @@ expect_eq "glob: open's and openat's lines" "2 2" \
 	"$(awk 'NF == 2 { n[$2]++ } END { printf "%d %d", n[0], n[1] }' glob.g)"
 expect_grep "glob: the calls' programs shared" \
 	'^dtrace: BPF: [0-9]* generated programs, ' glob.g.err
+
+# the area beside what the record carries after it (cgen.c: the
+# argument area, the user stack), each read at its offset
+cat >rec.d <<'EOF'
+BEGIN { s = speculation(); }
+syscall::getcpu:entry /pid == $target/ { speculate(s); printf("%d %s\n", arg2 == 0, execname); }
+syscall::getcpu:entry /pid == $target/ { @[ustack(), curpsinfo->pr_psargs] = count(); }
+END { commit(s); }
+EOF
+three rec "getcpu 3" -s rec.d
+sout rec 1
+expect_eq "rec: the committed lines" "1 kpprog 1 kpprog 1 kpprog" \
+	"$(grep '^1 ' rec.g | paste -sd' ' -)"
+expect_grep "rec: the stack" 'kpprog`main' rec.g
 
 # ---------------------------------------------------------------------
 # profile-997: the first sample in kpprog's text (non-PIE: nm's

@@ -48,8 +48,10 @@
  * kprov_exited() tells the kernel, whose programs then do nothing
  * (kplan.c's "The flood").
  * Hits are decoded here (kprov_hit()) into a struct d_fire and run by
- * records.c's hit_run(), as every hit is.  kprov_stop(), with the backend's stop:
- * no record is made after it.
+ * records.c's hit_run(), as every hit is (hit_run_kagg() where the
+ * generated program ran clauses, the values of its speculating ones in
+ * the record's out area: cg_out_rec(), kplan.c's "Speculations").
+ * kprov_stop(), with the backend's stop: no record is made after it.
  *
  * What a firing says.  pid, tid, CPU and execname are the thread that
  * fired (a system call's caller, the thread a profile tick interrupted,

@@ -72,6 +72,9 @@
 # tied to speculating ones by a variable (tied.d: copyinstr(self->p) in
 # a clause of its own, predicated on self->s), -v said nothing of
 # theirs ("tied: -v counts" fails).
+# Before a sout clause alone made a plan (bpf_agg.c's bpf_kagg_cgen()),
+# tx.d's program was the record-only one ("tx: the values computed in
+# the program" fails).
 # Before the predicate was computed in the kernel (spred_ok()), -v said
 # nothing of it ("-v spred" fails), kpred.d's clause was not a sout one
 # ("kpred: -v sout", "-v why" fail), late2.d read late ("late2: every
@@ -186,6 +189,16 @@ expect_file_eq "tx: the even transactions, in order" tx.exp tx.g.txt
 expect_eq "tx: no drop" "" "$(cat tx.g.txt.drops)"
 why tx 3
 sout tx 1
+# ... its only work in the kernel: the program computes the values (more
+# instructions than DTRACE_KAGG=0's record-only ones; without a plan
+# for a sout clause alone, bpf_agg.c's bpf_kagg_cgen(), they were the
+# same while -v said otherwise)
+txi() {
+	sed -n 's/^dtrace: BPF: [0-9]* generated programs*, \([0-9]*\) instructions.*/\1/p' \
+		"$1"
+}
+expect_eq "tx: the values computed in the program ($(txi tx.g.txt.err), $(txi tx.u.txt.err) instructions)" \
+	1 "$([ "$(txi tx.g.txt.err)" -gt "$(txi tx.u.txt.err)" ] && echo 1)"
 
 # 8 threads at once, a buffer each: every thread's even transactions.
 same tx8 tx.d '40 8' sort -x nspec=8

@@ -704,7 +704,11 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	free(ticks);
 	free(traced);
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {
-		any |= d_kplan_clause(k->kp, ci) || d_kplan_gated(k->kp, ci);
+		/* (a sout clause's values too: a program whose only work
+		 * in the kernel they are has a plan, kplan.c's
+		 * "Speculations") */
+		any |= d_kplan_clause(k->kp, ci) || d_kplan_gated(k->kp, ci) ||
+		       d_kplan_sout(k->kp, ci);
 		tls |= d_kplan_tls(k->kp, ci);
 	}
 	k->plans_fd = k->aggs_fd = k->flat_fd = k->drops_fd = -1;

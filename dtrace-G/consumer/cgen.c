@@ -211,7 +211,10 @@
  * probe its provider has no prologue for.  printf() and trace() of
  * values the plan computes
  * (kplan_out.c) put them in an out area after the uid and gid
- * (cgen_out.c: the record then built in cgbuf).  Everything
+ * (cgen_out.c: the record then built in cgbuf); a kernel probe's,
+ * whose ids are in its kctx, after its arguments and vtimestamp, for
+ * its speculating clauses (kplan_out.c's kp_sout_where(); kprov.c's
+ * kprov_hit() reads it).  Everything
  * else a clause does (printf() of execname or a string variable,
  * string predicates other than
  * an argument's string against a literal, self-> variables such a
@@ -1177,8 +1180,9 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	unsigned len = hdr + 8 * nargs + (vt ? 8 : 0) + (cred ? 8 : 0) +
 		       (fs && !strs ? 8 : 0);
 	/* printf()'s values (cgen_out.c): the out area, after the uid and
-	 * gid, in a record built in cgbuf */
-	unsigned ob = pl && !m->kp ? cgen_out_bytes(pl) : 0;
+	 * gid (a kernel probe's: after its arguments and vtimestamp, its
+	 * ids being in its kctx), in a record built in cgbuf */
+	unsigned ob = pl ? cgen_out_bytes(pl) : 0;
 	unsigned obase = hdr + 8 * nargs + (vt ? 8 : 0) + (cred ? 8 : 0);
 	/* pid_tgid read only for the record: a site link's program (its
 	 * process's hits alone come) whose plan reads no pid, tid or
@@ -1203,7 +1207,6 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		e.soff = (int16_t)S_ARG(UBPF_MAXARGS - 1);
 		e.sroom = (uint16_t)(8 * (UBPF_MAXARGS - nargs));
 	}
-	e.bad |= m->kp && pl && cgen_out_bytes(pl); /* kplan_out.c: uprobes */
 	if (ob) { /* the fault bits, if any, at the end (strs) */
 		strs = true;
 		len = obase + ob;

@@ -621,7 +621,11 @@
  *    that faulted at the hit faults where the clause reads it: after
  *    the predicate held and speculate() ran (an ID past nspec faults
  *    first), at its argument's action number, and not at all when the
- *    predicate failed (tests/run-cgen-spec.sh's flt.d).
+ *    predicate failed (tests/run-cgen-spec.sh's flt.d).  As at the
+ *    hit in DTrace, a string not in memory then (a path in a
+ *    library's read-only data at its first openat(), no page yet) is
+ *    such a fault, where the user space path read it when dtrace ran
+ *    the record.
  *  - A hit whose record comes unflagged (a process not armed, a fault
  *    that ends the plan) runs every clause in user space, as for any
  *    kernel clause; one keeping self-> variables puts the program in
@@ -630,6 +634,24 @@
  *    (UBPF_KTLS_UNFIT, bpf_agg.c's plan_of()): the walk of the area
  *    would not know.  No sout clause where a horizon may send a hit's
  *    clauses to user space.
+ *  - Where: every probe the clause may fire at runs a generated
+ *    program whose record can carry the area (kplan_out.c's
+ *    kp_sout_where(): bpf_agg.c's traced_clause(), k->traced).  A
+ *    uprobe site's (USDT, pid) puts it after the uid and gid; a kernel
+ *    probe's own program (syscall, on the call's tracepoint or the raw
+ *    ones, shared or not; profile-N; proc: cgen_kprov.c) after its
+ *    kctx, arguments and vtimestamp, where kprov.c's kprov_hit() reads
+ *    it (they are the same clauses: the plan, its ODONE bits and
+ *    dtrace's walk of them, cgen_out.c's cg_out_run(), know no
+ *    provider).  A program the raw tracepoints' calls share (cgen.c's
+ *    kp_ident()) is exact too: programs are shared only where their
+ *    instructions, so their plans, are the same, and dtrace walks the
+ *    area by the probe the record names.  tick-N fires in dtrace with
+ *    no program (kprov_tick_clause()), BEGIN, END and ERROR too: a
+ *    clause that may fire there stays on the user space path, where
+ *    those run exactly (nothing to read at a hit).  An ordinary
+ *    printf() clause still has an area at uprobes only
+ *    (kp_out_where()): that move is a step of its own.
  * A predicate that is an integer the kernel computes and that cannot
  * fault (kplan_vars.c's spred_ok(): kp_ty(), no copy, no string, no
  * division but by a constant other than 0, nothing stored), the
@@ -654,7 +676,8 @@
  * speculate() is not one of them (d_kplan_spec_why(): a store, a
  * statement before speculate() or other than printf() and trace()
  * after it, a predicate or E reading memory by an address, a value
- * the kernel does not compute), and how many still read late: a
+ * the kernel does not compute, a strsize that may change:
+ * kp_sout_where()), and how many still read late: a
  * speculated clause on the user space path reads the process when
  * dtrace runs its record, not at the hit
  * (copyinstr(self->p) of an address kept at an earlier probe may find
@@ -2083,6 +2106,11 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	 * gid, errno) decide an exit() as they decide a gate, which
 	 * d_kplan_xtest() makes of its predicate */
 	k->vars = (flags & D_KPLAN_VARS) != 0;
+	if (k->vars && traced) { /* kplan_out.c's kp_sout_where() */
+		k->traced = xcalloc(p->nclauses ? p->nclauses : 1,
+				    sizeof(*k->traced));
+		memcpy(k->traced, traced, p->nclauses * sizeof(*traced));
+	}
 	for (ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
 		bool tick = ticks && ticks[ci] && (flags & D_KPLAN_VARS);
@@ -2207,6 +2235,7 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->varg);
 	free(k->xcl);
 	free(k->tied);
+	free(k->traced);
 	free(k);
 }
 
@@ -2499,9 +2528,8 @@ const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause)
 		return "it fires in user space (dtrace:::ERROR)";
 	if (k->horizon)
 		return "a hit may go to user space past the horizon";
-	if (!kp_out_where(k, c))
-		return "its probes may be a kernel provider's, or strsize "
-		       "may change (their programs write no out area)";
+	if (kp_sout_where(k, clause))
+		return kp_sout_where(k, clause);
 	return "a printf() or trace() value the kernel does not compute "
 	       "(a string it does not copy, a variable user space keeps, "
 	       "more than the out area holds)";

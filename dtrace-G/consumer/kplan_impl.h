@@ -113,6 +113,11 @@ struct d_kplan {
 	 * this-> variable (kplan.c's specs_tied(), the closure over the
 	 * program), made at d_kplan_specs_late()'s first ask, or NULL */
 	bool *tied;
+	/* per clause (D_KPLAN_VARS): every hit of it runs a generated
+	 * program, a uprobe site's or a kernel probe's own (bpf_agg.c's
+	 * traced_clause()), whose record may carry an out area: where a
+	 * sout clause may print (kplan_out.c's kp_sout_where()); or NULL */
+	bool *traced;
 };
 
 /*
@@ -225,6 +230,9 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		struct kstmt *ks);
 /* ... clause c may have an out area (uprobes' probes, strsize) */
 bool kp_out_where(const struct d_kplan *k, const struct clause *c);
+/* ... a sout clause ci's (kplan.c's "Speculations"): a uprobe's or a
+ * kernel probe's program (k->traced); NULL, or why not */
+const char *kp_sout_where(const struct d_kplan *k, unsigned ci);
 /* ... strsize fixed for the run, 2 to UBPF_STRMAX (no setopt()) */
 bool kp_strsize_fixed(const struct d_kplan *k);
 /* ... argument a (a whole printf() or trace() argument) is a KV_STR

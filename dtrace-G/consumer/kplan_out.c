@@ -37,15 +37,20 @@
  * the clause before it, and the kernel does not jump there), a clause
  * that may fire at a kernel provider's probe (dtrace, syscall,
  * profile, tick, proc, or a description whose provider is a pattern or
- * absent: their programs write no out area), strsize above
+ * absent: uprobes_only(); a kernel probe's program has an area for
+ * speculating clauses alone, below), strsize above
  * UBPF_STRMAX or below 2, or a setopt() anywhere in the program (it
  * may change strsize while the kernel copies by the compiled one).
  *
  * A speculating clause user space runs (kplan.c's "Speculations",
  * kplan_vars.c's sout_ok()) has its printf() and trace() statements
- * taken by kp_out_ok() the same way, and an area; d_kplan_out_run()
- * runs it through d_run_spec(), a copy that faulted reported only
- * where the clause reads it.  Where the kernel computes its predicate
+ * taken by kp_out_ok() the same way, and an area, at a kernel probe
+ * too (kp_sout_where(): every probe it may fire at runs a generated
+ * program, k->traced, cgen_kprov.c's for syscall, profile-N and proc,
+ * whose record carries the area after its arguments and vtimestamp;
+ * not tick-N, BEGIN, END or ERROR, which fire in dtrace);
+ * d_kplan_out_run() runs it through d_run_spec(), a copy that faulted
+ * reported only where the clause reads it.  Where the kernel computes its predicate
  * too (kplan_vars.c's spred_ok()), that value is an OUT of its own,
  * the area's first 8 bytes (d_kplan_out_bytes() counts them), and
  * d_run_spec() tests its truth instead of the predicate.
@@ -210,6 +215,28 @@ bool kp_out_where(const struct d_kplan *k, const struct clause *c)
 	return uprobes_only(c) && kp_strsize_fixed(k);
 }
 
+/*
+ * May sout clause ci (kplan.c's "Speculations") have an out area?  As
+ * kp_out_where(), but at kernel probes too: where every hit of the
+ * clause runs a generated program (k->traced, bpf_agg.c's
+ * traced_clause(): a uprobe site's, or a syscall, profile-N or proc
+ * probe's own, cgen_kprov.c's, whose record carries the area after its
+ * kctx, arguments and vtimestamp), not tick-N's timer, BEGIN, END or
+ * ERROR, which fire in dtrace and run no program.  NULL, or why not.
+ */
+const char *kp_sout_where(const struct d_kplan *k, unsigned ci)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+
+	if (!kp_strsize_fixed(k))
+		return "strsize may change, or is one the kernel's copies "
+		       "cannot follow";
+	if (uprobes_only(c) || (k->traced && k->traced[ci]))
+		return NULL;
+	return "it may fire where no generated program runs (tick-N, "
+	       "BEGIN, END, ERROR: in dtrace, with no out area)";
+}
+
 bool kp_out_svar(const struct d_kplan *k, const struct node *a)
 {
 	return k && k->vars && a->op == N_VAR && a->sub >= 0 &&
@@ -261,8 +288,13 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	ks->slot = -1;
 	ks->skey = -1;
 	ks->svar = -1;
-	if ((st->kind != S_PRINTF && st->kind != S_TRACE) ||
-	    !kp_out_where(k, c))
+	if (st->kind != S_PRINTF && st->kind != S_TRACE)
+		return false;
+	/* a speculating clause's (its first statement speculate(), which
+	 * no kernel clause has: only sout_ok() asks) may print at kernel
+	 * probes too */
+	if (c->stmts[0].kind == S_SPECULATE ? kp_sout_where(k, ci) != NULL
+					     : !kp_out_where(k, c))
 		return false;
 	for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 		bool s;

@@ -48,8 +48,10 @@
  * kprov_exited() tells the kernel, whose programs then do nothing
  * (kplan.c's "The flood").
  * Hits are decoded here (kprov_hit()) into a struct d_fire and run by
- * records.c's hit_run(), as every hit is.  kprov_stop(), with the backend's stop:
- * no record is made after it.
+ * records.c's hit_run(), as every hit is (hit_run_kagg() where the
+ * generated program ran clauses, the values of its speculating ones in
+ * the record's out area: cg_out_rec(), kplan.c's "Speculations").
+ * kprov_stop(), with the backend's stop: no record is made after it.
  *
  * What a firing says.  pid, tid, CPU and execname are the thread that
  * fired (a system call's caller, the thread a profile tick interrupted,
@@ -959,6 +961,7 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	unsigned idx;
 	size_t off;
 
+	c->kout = NULL; /* none but this record's (cg_out_rec()) */
 	if (!kp || h->rawlen < sizeof(r))
 		return;
 	memcpy(&r, h->raw, sizeof(r));
@@ -984,6 +987,14 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	if ((r.flags & UBPF_RF_VTIME) &&
 	    !vtime_rec(c, h->raw, r.len, &off, (pid_t)r.tid, &f.vtimestamp))
 		return;
+#ifdef HAVE_BPF
+	/* a speculating clause's values computed at the hit (cgen.c puts
+	 * the out area there: kplan.c's "Speculations"), kept in c->kout
+	 * where the plan ran */
+	c->kagg_rec = (r.flags & UBPF_RF_KAGG) != 0;
+	if ((r.flags & UBPF_RF_KOUT) && !cg_out_rec(c, h->raw, r.len, &off))
+		return;
+#endif
 	if ((r.flags & UBPF_RF_ECRED) && !rec_ecred(h->raw, r.len, &off, &f))
 		return;
 	if ((r.flags & UBPF_RF_SESS) && !rec_sess(h->raw, r.len, &off, &f))

@@ -18,6 +18,10 @@
 #    straight-line buckets in the generated programs, the same;
 #  - exit() decided in a kernel probe's program (syscall, profile):
 #    the programs load, the status is the exit()'s, the counts exact;
+#  - speculating clauses at kernel probes (syscall on a call's
+#    tracepoint and on the raw ones, profile), their values computed
+#    there into the record's out area: the programs load, the values
+#    are the ones at the probe;
 #  - system calls on the raw tracepoints (DTRACE_SYSCALL_RAW=1): the
 #    dispatchers' tail calls and the raw tracepoint programs they call
 #    load, and give the counts, in the kernel;
@@ -471,6 +475,48 @@ expect_eq "the raw tracepoints' shared programs: the writes" \
 check "the raw tracepoints' shared programs: one per direction" \
 	grep -q '^dtrace: BPF: 4 generated programs, ' bk.err ||
 	diag "$(tail -n 40 bk.err)"
+# Speculating clauses at kernel probes, their values computed in the
+# program at the probe into the record's out area (kplan.c's
+# "Speculations", cgen.c's area after a kernel probe's arguments): at
+# write(2)'s return the buffer kept at its entry, on the call's
+# tracepoint; a glob's programs shared on the raw tracepoints; at
+# profile-997 with its predicate: the programs load on this verifier
+rm -f bs.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bs.txt \
+	-n 'syscall::write:entry /pid == $target && arg0 == 1/ { self->p = arg1; }' \
+	-n 'syscall::write:entry /pid == $target && arg0 == 1/ { self->s = speculation(); }' \
+	-n 'syscall::write:return /self->s/ { speculate(self->s); printf("spec %d %s", (int)arg0 > 0, copyinstr(self->p)); }' \
+	-n 'syscall::write:return /self->s/ { commit(self->s); self->s = 0; }' \
+	-c "/kt/trprog 'tick 1' msg pair" >bs.prog 2>bs.err </dev/null
+expect_eq "speculating at write(2)'s return: the buffers at the probe" \
+	"spec 1 ok tick spec 1 ok msg spec 1 ok pair" \
+	"$(grep -o 'spec 1 ok [a-z]*' bs.txt | paste -sd' ' -)"
+check "speculating at write(2)'s return: values computed in the kernel" \
+	grep -q '^dtrace: 1 clause with speculations printing values computed in the kernel' \
+	bs.err || diag "$(tail -n 40 bs.err)"
+rm -f bs.txt
+DTRACE_BACKEND=bpf DTRACE_SYSCALL_RAW=1 timeout 120 dtrace -v -q -o bs.txt \
+	-n 'BEGIN { s = speculation(); }' \
+	-n 'syscall::write*:entry /pid == $target/ { speculate(s); printf("globspec %d %d\n", arg0, arg2 > 0); }' \
+	-n 'END { commit(s); }' \
+	-c "/kt/trprog 'tick 1' msg pair" >bs.prog 2>bs.err </dev/null
+expect_eq "speculating on the raw tracepoints: the writes" \
+	"globspec 1 1 globspec 1 1 globspec 1 1" \
+	"$(grep '^globspec' bs.txt | paste -sd' ' -)"
+check "speculating on the raw tracepoints: values computed in the kernel" \
+	grep -q '^dtrace: 1 clause with speculations printing values computed in the kernel' \
+	bs.err || diag "$(tail -n 40 bs.err)"
+rm -f bs.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bs.txt \
+	-n 'BEGIN { s = speculation(); }' \
+	-n 'profile-997 /arg0 != 0 || arg1 != 0/ { speculate(s); printf("sample %d\n", arg0 != 0 || arg1 != 0); }' \
+	-n 'profile-997 /arg0 != 0 || arg1 != 0/ { exit(0); }' \
+	-n 'END { commit(s); }' >bs.prog 2>bs.err </dev/null
+expect_eq "speculating at profile-997: the exiting sample" "sample 1" \
+	"$(grep '^sample' bs.txt)"
+check "speculating at profile-997: predicate computed in the kernel" \
+	grep -q '^dtrace: 1 of them with predicates computed in the kernel' \
+	bs.err || diag "$(tail -n 40 bs.err)"
 rm -f bk.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
 	-n 'profile-997 { @p = count(); }' \

@@ -18,6 +18,9 @@
  *				in pause(); prints both
  *				pids; exits with status 3
  *	kpprog hello		prints "hello" (what forkexec runs)
+ *	kpprog rewrites N	N openat(2) calls of the path
+ *				"/nonexistent/rw-I" in a buffer, which
+ *				is rewritten right after each returns
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -117,6 +120,14 @@ int main(int argc, char **argv)
 		waitpid(b, NULL, 0);
 		printf("%d %d\n", (int)a, (int)b);
 		return 3;
+	} else if (!strcmp(argv[1], "rewrites")) {
+		static char path[64];
+
+		for (long i = 0; i < n; i++) {
+			snprintf(path, sizeof(path), "/nonexistent/rw-%ld", i);
+			syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+			snprintf(path, sizeof(path), "/rewritten/after-%ld", i);
+		}
 	} else if (!strcmp(argv[1], "hello")) {
 		printf("hello\n");
 	} else {

@@ -1,0 +1,214 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-kprov-spec.sh: speculating clauses at the kernel providers' probes
+# (syscall, profile-N, proc), whose values the generated programs
+# compute at the probe into the record's out area (kplan.c's
+# "Speculations", kplan_out.c's kp_sout_where(), cgen_kprov.c) while
+# dtrace keeps the buffers.  Each script runs with the generated
+# programs (DTRACE_CGEN=1), aggregating in user space (DTRACE_KAGG=0)
+# and with the generic programs (DTRACE_CGEN=0); the three outputs must
+# be byte for byte the same, and -v of the first says the clause prints
+# values computed in the kernel (and gives no reason why it would not).
+# Covered, on tests/data/kprov/kpprog.c:
+#  - syscall on a call's own tracepoint: openat's entry speculating its
+#    arguments and copyinstr(arg1), committed at the return;
+#  - syscall on the raw tracepoints (DTRACE_SYSCALL_RAW=1): the same,
+#    and a glob (open*) whose calls share one program, reading the
+#    probe (id) at the hit (cgen.c's kp_ident());
+#  - the area beside the record's user stack and argument area
+#    (ustack(), curpsinfo->pr_psargs in a clause of the same probe);
+#  - profile-997: the sample's arg1 in the target's text, its predicate
+#    computed in the kernel too (kplan_vars.c's spred_ok());
+#  - proc: exec-success and exit of the -c command's children;
+#  - a read at the probe: copyinstr() at openat's return of the path
+#    kept at its entry, a buffer kpprog rewrites right after the call
+#    returns: every line the bytes the process had at the probe (the
+#    user space path, DTRACE_CGEN=0, reads them when dtrace runs the
+#    record: other bytes, or a fault once the process is gone).
+# Before kp_sout_where() (main at fb0123b) these clauses ran from the
+# records: -v said "its probes may be a kernel provider's" and no
+# "printing values computed in the kernel" (every "-v sout" check
+# fails), and the read at the probe printed no line of the path at the
+# probe (its check fails); the three-way comparisons passed there too.
+# With kp_sout_where() but not bpf_agg.c's plan for a run whose only
+# kernel work is a sout clause's values (no other kernel clause, no
+# record gate), the programs were DTRACE_KAGG=0's ("proc: the programs
+# compute the values" fails).
+# About 10 s on an idle 2-CPU machine.
+# Needs root and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+bpf_test_setup kernel
+tracefs_at -d events/syscalls || skip "no tracefs with syscalls events"
+
+kpprog_build
+
+# three NAME CMD DTRACE-ARGS...: dtrace -v -q on ./kpprog CMD with
+# DTRACE_CGEN=1 (NAME.g), DTRACE_KAGG=0 (NAME.u) and DTRACE_CGEN=0
+# (NAME.0): the same output, not empty, no error said; NAME.g.err is
+# the first's messages
+three() {
+	tn=$1 tc=$2
+	shift 2
+	for m in g u 0; do
+		case $m in
+		g) te="DTRACE_CGEN=1" ;;
+		u) te="DTRACE_KAGG=0" ;;
+		0) te="DTRACE_CGEN=0" ;;
+		esac
+		rm -f "$tn.$m"
+		env $te timeout -s KILL 120 "$DTRACE" -v -q -o "$tn.$m" \
+			-c "./kpprog $tc" "$@" >/dev/null 2>"$tn.$m.err"
+		expect_eq "$tn ($te): status" 0 "$?"
+		[ -f "$tn.$m" ] || : >"$tn.$m"
+	done
+	expect_file_eq "$tn: DTRACE_KAGG=0's output" "$tn.u" "$tn.g"
+	expect_file_eq "$tn: DTRACE_CGEN=0's output" "$tn.0" "$tn.g"
+	expect_eq "$tn: some output" 1 "$([ -s "$tn.g" ] && echo 1)"
+	expect_eq "$tn: no drops, no error" "" \
+		"$(grep -i -e drop -e error -e cannot "$tn.g.err" "$tn.u.err" \
+			"$tn.0.err")"
+	# the values computed there: more instructions than DTRACE_KAGG=0's
+	# record-only programs (a run whose only kernel work was the values
+	# once had no plan at all, -v saying otherwise)
+	ti=$(sed -n 's/^dtrace: BPF: [0-9]* generated programs*, \([0-9]*\) instructions.*/\1/p' \
+		"$tn.g.err")
+	tu=$(sed -n 's/^dtrace: BPF: [0-9]* generated programs*, \([0-9]*\) instructions.*/\1/p' \
+		"$tn.u.err")
+	expect_eq "$tn: the programs compute the values ($ti, $tu instructions)" \
+		1 "$([ "${ti:-0}" -gt "${tu:-0}" ] && echo 1)"
+}
+
+# sout NAME N: -v said N speculating clauses print values computed at
+# the probe, and no speculating clause's reason for staying out
+sout() {
+	ws=s
+	[ "$2" -ne 1 ] || ws=
+	expect_grep "$1: -v sout" \
+		"^dtrace: $2 clause$ws with speculations printing values computed in the kernel, at the probe: speculate() and the buffers are user space's\$" \
+		"$1.g.err"
+	expect_eq "$1: -v gives no reason" "" \
+		"$(grep 'speculates in user space' "$1.g.err")"
+}
+
+# ---------------------------------------------------------------------
+# syscall, on the call's own tracepoint and on the raw ones
+
+cat >sys.d <<'EOF'
+syscall::openat:entry /pid == $target/ { self->s = speculation(); }
+syscall::openat:entry /self->s/ { speculate(self->s); printf("%d %s %x\n", (int)arg0, copyinstr(arg1), arg2); }
+syscall::openat:return /self->s && (int)arg0 >= 0/ { commit(self->s); self->s = 0; }
+syscall::openat:return /self->s/ { discard(self->s); self->s = 0; }
+EOF
+three sys "opens 3" -s sys.d
+printf -- '-100 /dev/null 0\n-100 /dev/null 0\n-100 /dev/null 0\n\n' >sys.exp
+expect_file_eq "sys: the committed lines" sys.exp sys.g
+sout sys 1
+
+DTRACE_SYSCALL_RAW=1 three sysraw "opens 3" -s sys.d
+expect_file_eq "sysraw: the committed lines" sys.exp sysraw.g
+sout sysraw 1
+
+# open, openat and openat2 share one program on the raw tracepoint:
+# the probe's id read at the hit, each line the probe's own
+cat >glob.d <<'EOF'
+BEGIN { s = speculation(); }
+syscall::open*:entry /pid == $target/ { speculate(s); printf("%d %d\n", id, (int)arg0 == -100); }
+END { commit(s); }
+EOF
+DTRACE_SYSCALL_RAW=1 three glob "opens 2" -s glob.d
+sout glob 1
+expect_eq "glob: open's and openat's lines" "2 2" \
+	"$(awk 'NF == 2 { n[$2]++ } END { printf "%d %d", n[0], n[1] }' glob.g)"
+expect_grep "glob: the calls' programs shared" \
+	'^dtrace: BPF: [0-9]* generated programs, ' glob.g.err
+
+# the area beside what the record carries after it (cgen.c: the
+# argument area, the user stack), each read at its offset
+cat >rec.d <<'EOF'
+BEGIN { s = speculation(); }
+syscall::getcpu:entry /pid == $target/ { speculate(s); printf("%d %s\n", arg2 == 0, execname); }
+syscall::getcpu:entry /pid == $target/ { @[ustack(), curpsinfo->pr_psargs] = count(); }
+END { commit(s); }
+EOF
+three rec "getcpu 3" -s rec.d
+sout rec 1
+expect_eq "rec: the committed lines" "1 kpprog 1 kpprog 1 kpprog" \
+	"$(grep '^1 ' rec.g | paste -sd' ' -)"
+expect_grep "rec: the stack" 'kpprog`main' rec.g
+
+# ---------------------------------------------------------------------
+# profile-997: the first sample in kpprog's text (non-PIE: nm's
+# addresses), then exit()
+
+set -- $(readelf -lW kpprog | awk '$1 == "LOAD" && / R E / { print $3, $6 }')
+[ "$#" -eq 2 ] || fail "readelf: no executable LOAD segment in kpprog"
+lo=$(printf '%d' "${1:-0}")
+hi=$((lo + $(printf '%d' "${2:-0}")))
+cat >prof.d <<EOF
+BEGIN { s = speculation(); }
+profile-997 /pid == \$target && arg1 >= $lo && arg1 < $hi/ { speculate(s); printf("%s %d\n", execname, arg1 >= $lo && arg1 < $hi); }
+profile-997 /pid == \$target && arg1 >= $lo && arg1 < $hi/ { exit(0); }
+END { commit(s); }
+EOF
+three prof "spin 300000000" -s prof.d
+printf 'kpprog 1\n\n' >prof.exp
+expect_file_eq "prof: the sample's line" prof.exp prof.g
+sout prof 1
+expect_grep "prof: -v spred" \
+	'^dtrace: 1 of them with predicates computed in the kernel, at the probe: dtrace tests their truth$' \
+	prof.g.err
+
+# ---------------------------------------------------------------------
+# proc: a child's exec-success and the children's exits
+
+cp kpprog kpchild
+cat >proc.d <<'EOF'
+BEGIN { s = speculation(); }
+proc:::exec-success /ppid == $target/ { speculate(s); printf("exec %d\n", pid != $target); }
+proc:::exit /ppid == $target/ { speculate(s); printf("exit %d\n", arg0); }
+END { commit(s); }
+EOF
+three proc "forkexec ./kpchild" -s proc.d
+printf 'exec 1\nexit 1\nexit 2\n\n' >proc.exp
+expect_file_eq "proc: the children's lines" proc.exp proc.g
+sout proc 2
+
+# ---------------------------------------------------------------------
+# The read at the probe: the path kept at openat's entry (a kernel
+# clause's self->p), read by the speculating clause at its return,
+# before kpprog rewrites the buffer
+
+cat >late.d <<'EOF'
+syscall::openat:entry /pid == $target/ { self->p = arg1; }
+syscall::openat:entry /pid == $target/ { self->s = speculation(); }
+syscall::openat:return /self->s/ { speculate(self->s); printf("%d %s\n", (int)arg0, copyinstr(self->p)); }
+syscall::openat:return /self->s/ { commit(self->s); self->s = 0; }
+EOF
+: >late.exp
+for i in 0 1 2 3 4 5 6 7 8 9; do
+	echo "-2 /nonexistent/rw-$i" >>late.exp
+done
+echo >>late.exp
+for m in g 0; do
+	case $m in
+	g) te="DTRACE_CGEN=1" ;;
+	0) te="DTRACE_CGEN=0" ;;
+	esac
+	rm -f late.$m
+	env $te timeout -s KILL 120 "$DTRACE" -v -q -o late.$m \
+		-c "./kpprog rewrites 10" -s late.d >/dev/null 2>late.$m.err
+	expect_eq "late ($te): status" 0 "$?"
+	[ -f late.$m ] || : >late.$m
+done
+expect_file_eq "late: every hit read at the probe" late.exp late.g
+sout late 1
+expect_eq "late: -v says no late read" "" \
+	"$(grep 'when dtrace runs the record' late.g.err)"
+n=$(grep -cxFf late.exp late.0)
+expect_eq "late: some hits not read at the probe (DTRACE_CGEN=0)" 1 \
+	"$((n < 10))"
+
+finish

@@ -9,6 +9,10 @@
 #    entry's arguments; the return value and errno of a failing call
 #    (read(-1): -9 and 9) and of good ones; a glob (syscall::open*:entry)
 #    matches open and openat, and dtrace -l lists the table's calls;
+#    more than two calls' directions go on the raw tracepoints by
+#    default (-v's program count), with the same counts as on their
+#    own; entries on their own tracepoints and returns on the raw one,
+#    self-> between them, the same counts as either alone;
 #    dtrace's own calls are not traced while another's are; exit() in a
 #    syscall clause runs no later hit; drops are exact (count() plus the
 #    drops reported is the calls made, with a 4k buffer); the kernel's
@@ -121,6 +125,20 @@ for r in "" 0; do
 	n=$(sed -n 's/^dtrace: BPF: \([0-9]*\) generated programs*, .*/\1/p' err.txt)
 	expect_eq "3 calls' entry and return (DTRACE_SYSCALL_RAW=$r): programs" \
 		"$([ -z "$r" ] && echo 4 || echo 6)" "$n"
+done
+# two calls' entry and return: the entries on their own tracepoints,
+# the returns on the raw one (the direction with fewer where both do
+# not fit, entry where as many); self-> from one to the other, the same
+# counts as all on their own (0) or all raw (1)
+printf 'open 3\nopenat 3\n\n' >expected.txt
+for r in "" 0 1; do
+	DTRACE_SYSCALL_RAW=$r trace "self-> from entry to return (DTRACE_SYSCALL_RAW=$r)" \
+		"opens 3" \
+		-n 'syscall::open:entry,syscall::openat:entry /pid == $target/ {
+		self->in = arg0 != 0; }' \
+		-n 'syscall::open:return,syscall::openat:return /self->in/ {
+		@[probefunc] = count(); self->in = 0; }' \
+		-n 'END { printa("%s %@d\n", @); }'
 done
 printf 'openat /dev/null\nopenat /dev/null\n\n' >expected.txt
 trace "copyinstr of an entry argument" "opens 2" \

@@ -9,6 +9,10 @@
 #    entry's arguments; the return value and errno of a failing call
 #    (read(-1): -9 and 9) and of good ones; a glob (syscall::open*:entry)
 #    matches open and openat, and dtrace -l lists the table's calls;
+#    more than two calls' directions go on the raw tracepoints by
+#    default (-v's program count), with the same counts as on their
+#    own; entries on their own tracepoints and returns on the raw one,
+#    self-> between them, the same counts as either alone;
 #    dtrace's own calls are not traced while another's are; exit() in a
 #    syscall clause runs no later hit; drops are exact (count() plus the
 #    drops reported is the calls made, with a 4k buffer); the kernel's
@@ -105,6 +109,37 @@ printf 'open 3\nopenat 3\n\n' >expected.txt
 trace "glob syscall::open*:entry" "opens 3" \
 	-n 'syscall::open*:entry /pid == $target/ { @[probefunc] = count(); }' \
 	-n 'END { printa("%s %@d\n", @); }'
+# more than two calls' directions: the raw tracepoints by default,
+# whose links' release waits for nothing (kprov_syscall.c's "Exit":
+# each per-call tracepoint's waits two grace periods at the end); a
+# program per direction and the two dispatchers, against a program per
+# probe on the calls' own (DTRACE_SYSCALL_RAW=0); the same counts
+printf 'open entry 3\nopen return 3\nopenat entry 3\nopenat return 3\nclose entry 6\nclose return 6\n\n' >expected.txt
+for r in "" 0; do
+	DTRACE_SYSCALL_RAW=$r trace "3 calls' entry and return (DTRACE_SYSCALL_RAW=$r)" \
+		"opens 3" -v \
+		-n 'syscall::open:entry,syscall::open:return,syscall::openat:entry,
+		syscall::openat:return,syscall::close:entry,syscall::close:return
+		/pid == $target/ { @[probefunc, probename] = count(); }' \
+		-n 'END { printa("%s %s %@d\n", @); }'
+	n=$(sed -n 's/^dtrace: BPF: \([0-9]*\) generated programs*, .*/\1/p' err.txt)
+	expect_eq "3 calls' entry and return (DTRACE_SYSCALL_RAW=$r): programs" \
+		"$([ -z "$r" ] && echo 4 || echo 6)" "$n"
+done
+# two calls' entry and return: the entries on their own tracepoints,
+# the returns on the raw one (the direction with fewer where both do
+# not fit, entry where as many); self-> from one to the other, the same
+# counts as all on their own (0) or all raw (1)
+printf 'open 3\nopenat 3\n\n' >expected.txt
+for r in "" 0 1; do
+	DTRACE_SYSCALL_RAW=$r trace "self-> from entry to return (DTRACE_SYSCALL_RAW=$r)" \
+		"opens 3" \
+		-n 'syscall::open:entry,syscall::openat:entry /pid == $target/ {
+		self->in = arg0 != 0; }' \
+		-n 'syscall::open:return,syscall::openat:return /self->in/ {
+		@[probefunc] = count(); self->in = 0; }' \
+		-n 'END { printa("%s %@d\n", @); }'
+done
 printf 'openat /dev/null\nopenat /dev/null\n\n' >expected.txt
 trace "copyinstr of an entry argument" "opens 2" \
 	-n 'syscall::openat:entry /pid == $target/ { printf("%s %s\n", probefunc, copyinstr(arg1)); }'

@@ -997,18 +997,40 @@ static int dh_open_prog(struct consumer *c, long delta)
 	return dh.multi_no ? (dh_plain_prog() < 0 ? -1 : 0) : 0;
 }
 
+/* pid's entry made by dlhold_prelink(), or NULL */
+static struct dh_pre *dh_pre_find(pid_t pid)
+{
+	for (size_t i = 0; i < dh.npre; i++)
+		if (dh.pre[i].pid == pid)
+			return &dh.pre[i];
+	return NULL;
+}
+
+/*
+ * pid's entry made by dlhold_prelink() taken out of the list: true, *p
+ * its (the caller frees p->ldso); false, p->lfd -1 and p->ldso NULL.
+ */
+static bool dh_pre_pop(pid_t pid, struct dh_pre *p)
+{
+	struct dh_pre *e = dh_pre_find(pid);
+
+	if (!e) {
+		*p = (struct dh_pre){.pid = pid, .lfd = -1};
+		return false;
+	}
+	*p = *e;
+	*e = dh.pre[--dh.npre];
+	return true;
+}
+
 /* pid's link made by dlhold_prelink(), taken out of the list; or -1 */
 static int dh_pre_take(pid_t pid)
 {
-	for (size_t i = 0; i < dh.npre; i++)
-		if (dh.pre[i].pid == pid) {
-			int fd = dh.pre[i].lfd;
+	struct dh_pre p;
 
-			free(dh.pre[i].ldso);
-			dh.pre[i] = dh.pre[--dh.npre];
-			return fd;
-		}
-	return -1;
+	(void)dh_pre_pop(pid, &p);
+	free(p.ldso);
+	return p.lfd;
 }
 
 /* a link made before the seize and not used: nothing waits on its close */
@@ -1076,17 +1098,24 @@ void dlhold_prelink(struct consumer *c, struct tproc *pr, bool link)
 static bool dh_start(struct consumer *c, struct tproc *pr)
 {
 	struct dh_proc *dp;
-	char *ldso = ldso_path(pr->pid);
-	uint64_t off = 0;
-	long delta = 0;
+	struct dh_pre p;
+	bool had = dh_pre_pop(pr->pid, &p);
+	char *ldso = had ? p.ldso : ldso_path(pr->pid);
+	uint64_t off = p.off;
+	long delta = dh.delta;
 	size_t nev = 0;
-	int err = 0, pre = dh_pre_take(pr->pid);
+	int err = 0, pre = p.lfd;
 
 	if (!ldso) { /* static, or exited */
 		dh_pre_drop(pre);
 		return false;
 	}
-	if (ldso_debug(ldso, &off, &delta) < 0 || dh_open_prog(c, delta) < 0) {
+	/*
+	 * a -c command's ld.so was read by dlhold_prelink(), which made
+	 * the program from it (dh.delta): not read again
+	 */
+	if ((!had && ldso_debug(ldso, &off, &delta) < 0) ||
+	    dh_open_prog(c, delta) < 0) {
 		dh_pre_drop(pre);
 		free(ldso);
 		return false;
@@ -1186,7 +1215,8 @@ bool dlhold_handover(struct consumer *c, struct tproc *pr)
 	bool ok = false;
 	int st;
 
-	if (!ldso_has_debug(pr->pid) ||
+	/* dlhold_prelink()'s entry: its ld.so has the interface */
+	if ((!dh_pre_find(pr->pid) && !ldso_has_debug(pr->pid)) ||
 	    ptrace(PTRACE_DETACH, pr->pid, NULL, (void *)(long)SIGSTOP) < 0) {
 		dh_pre_drop(dh_pre_take(pr->pid));
 		return false; /* the caller detaches it */

@@ -15,6 +15,19 @@
  * close does outside it does overlap: closed from 16 threads, the 269
  * probes stop in 26-29 s (16 threads do as well as 128).
  *
+ * A tracepoint's perf event (kprov_syscall.c's per-call system call
+ * tracepoints, kprov_proc.c's) waits the same way: its release, the
+ * last on its tracepoint, unregisters it in perf_trace_event_unreg()
+ * and waits for RCU Tasks Trace and RCU there, under event_mutex, in
+ * the deferred fput that runs when the close(2) of its last reference
+ * (the event's descriptor or its BPF link's) returns to user space.
+ * About 45 ms a tracepoint, one after the other whatever the threads
+ * and whatever the order of the closes (kprov_syscall.c's "Exit" has
+ * the figures), and exiting would run the same releases; the one cut
+ * is fewer such events: the syscall provider puts at most two on
+ * their calls' own tracepoints, the rest on the raw tracepoints, whose
+ * links' release waits for nothing.
+ *
  * A uprobe_multi BPF link (a process's sites, bpf_attach.c; dlhold.c's
  * breakpoint on ld.so) unregisters its uprobes in its release and then
  * waits once, for RCU Tasks Trace (uprobe_unregister_sync(), 6.18),

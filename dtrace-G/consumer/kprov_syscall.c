@@ -27,8 +27,9 @@
  * no one traced, against 33 for bpftrace's per-call tracepoint and 68
  * for ours (the slow path every call takes once any system call
  * tracepoint is on; on the raw one, the program's run up to its lookup
- * too); noise is tens of ns.  So a direction
- * (entry, return) with at most KP_SYS_PER_CALL_MAX calls goes on their
+ * too: the generic program's, the generated one's are below, "Exit");
+ * noise is tens of ns.  So a direction
+ * (entry, return) with few calls (below, "Exit") goes on their
  * own tracepoints, each with one perf event opened for dtrace whose
  * program the tracepoint then runs for every thread (as a uprobe
  * event's, bpf.c); more (a glob such as syscall:::entry), or a call
@@ -37,6 +38,39 @@
  * modules have none), take the raw tracepoint: one attachment instead
  * of hundreds of perf events.  DTRACE_SYSCALL_RAW=1 takes it always,
  * for the benchmark's comparison.
+ *
+ * Exit.  A per-call tracepoint costs the run's end far more than it
+ * saves while it runs.  The close of its perf event (the last
+ * reference: the event's descriptor and its BPF link's) runs
+ * perf_trace_destroy(), which under the kernel's global event_mutex
+ * unregisters the tracepoint (perf_trace_event_unreg(), the last perf
+ * event on it) and waits in tracepoint_synchronize_unregister() for an
+ * RCU Tasks Trace and an RCU grace period, before the next tracepoint's
+ * release may take the mutex: one tracepoint after the other, whatever
+ * the threads (fdclose.c), about 45 ms each here (40-65 under load 5).
+ * No order of the closes helps (measured with a test program, 4 calls'
+ * events: all descriptors from threads at once 166-171 ms; the links
+ * first 66 ms, the links' detach waiting a grace period of its own,
+ * then the events 240 ms; one after the other 328 ms); the grace
+ * periods are the kernel's, nothing of dtrace's can end before them,
+ * and dtrace's exit would run the same releases (do_exit()'s closes).
+ * The raw tracepoints' links are released in 0.2 ms (the probe
+ * unregistered, its memory freed after a grace period nobody waits
+ * for).  Against that, a per-call tracepoint saves a call no one
+ * traces ~30 ns (bench/kprov.sh, 2026-11-30: getpid() 32 ns added on
+ * getppid's own tracepoint, 62 on the raw one) and costs a traced call
+ * ~34 ns more (96 against 62): one tracepoint's exit is ~1.5 million
+ * untraced calls, half a minute of this machine's 55,000 a second.
+ * So a run puts at most KP_SYS_PER_CALL_RUN tracepoints of both
+ * directions on their own (the calls of both directions where they
+ * fit, else the direction with fewer: one call's entry and return, or
+ * two calls' entries, keep the untraced calls at bpftrace's cost and
+ * its exit), the rest on the raw tracepoints; start to exit of `-c
+ * true` with 4 calls' entry and return fell from 419 to 68 ms, with
+ * 16 from 1,419 to 120 (bench/RESULTS.md).  DTRACE_SYSCALL_RAW=0 puts
+ * every direction that fits on its calls' own (up to
+ * KP_SYS_PER_CALL_MAX each), as before, for bench/kprov.sh and the
+ * tests that compare the two.
  *
  * Generated (cgen_kprov.c).  Each probe's program is generated from its
  * clauses as a site's is, with sys_cg_pro()'s prologue: on the call's
@@ -97,6 +131,12 @@
 
 /* the most calls of one direction put on their own tracepoints */
 #define KP_SYS_PER_CALL_MAX 32
+/*
+ * the most per-call tracepoints of a run, both directions together, by
+ * default (DTRACE_SYSCALL_RAW unset): each costs the exit ~45 ms (the
+ * "Exit" paragraph above)
+ */
+#define KP_SYS_PER_CALL_RUN 2
 
 static const struct {
 	int nr;
@@ -145,22 +185,47 @@ static int per_call_id(const struct consumer *c, const struct kprobe *p)
 	return kp_tp_id(c, "syscalls", ev);
 }
 
-bool kp_sys_per_call(const struct consumer *c, enum kp_kind k)
+/*
+ * How many probes of kind k could go on their calls' own tracepoints:
+ * 0 where the direction has none, more than KP_SYS_PER_CALL_MAX or one
+ * whose tracepoint tracefs lacks.
+ */
+static size_t per_call_fit(const struct consumer *c, enum kp_kind k)
 {
 	const struct kprov *kp = c->kp;
-	const char *raw = getenv("DTRACE_SYSCALL_RAW");
 	size_t n = 0;
 
-	if (raw && !strcmp(raw, "1"))
-		return false; /* bench/kprov.sh compares */
 	for (size_t i = 0; kp && i < kp->n; i++) {
 		if (kp->probes[i]->n.kind != k)
 			continue;
 		if (++n > KP_SYS_PER_CALL_MAX ||
 		    per_call_id(c, kp->probes[i]) < 0)
-			return false;
+			return 0;
 	}
-	return n > 0;
+	return n;
+}
+
+bool kp_sys_per_call(const struct consumer *c, enum kp_kind k)
+{
+	const char *raw = getenv("DTRACE_SYSCALL_RAW");
+	enum kp_kind o = k == KP_SYS_ENTRY ? KP_SYS_RETURN : KP_SYS_ENTRY;
+	size_t n, no;
+
+	if (raw && !strcmp(raw, "1"))
+		return false; /* bench/kprov.sh compares */
+	n = per_call_fit(c, k);
+	if (!n || (raw && !strcmp(raw, "0")))
+		return n > 0; /* as many as fit (bench, tests) */
+	/*
+	 * KP_SYS_PER_CALL_RUN tracepoints in all: both directions where
+	 * they fit, else the one with fewer (entry where as many)
+	 */
+	if (n > KP_SYS_PER_CALL_RUN)
+		return false;
+	no = per_call_fit(c, o);
+	return !no || no > KP_SYS_PER_CALL_RUN ||
+	       n + no <= KP_SYS_PER_CALL_RUN || n < no ||
+	       (n == no && k == KP_SYS_ENTRY);
 }
 
 #ifdef HAVE_BPF

@@ -2097,8 +2097,12 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 			k->horizon = true;
 			continue;
 		}
-		if (stmts_stop(c->stmts, c->nstmts, ST_EXIT))
-			goto none; /* printa(), clear(), trunc() */
+		if (stmts_stop(c->stmts, c->nstmts, ST_EXIT)) {
+			/* printa(), clear(), trunc(): -v says which */
+			k->awhy = true;
+			k->awhyc = ci;
+			goto none;
+		}
 		if (!tr || !exit_at_hit(k, c)) {
 			if (flags & D_KPLAN_VARS) {
 				k->xwhy = exit_why(k, c, tr);

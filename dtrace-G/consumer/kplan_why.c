@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kplan_why.c - why a traced clause runs in user space, from its
+ * record, for -v (d_kplan_why(); bpf_agg.c says it).
+ *
+ * It decides nothing.  kplan.c and kplan_vars.c decide which clauses
+ * the kernel runs (kp_vars_decide(): clauses and variables taken away
+ * until nothing changes); once they have, this replays kp_clause_ok()'s
+ * tests on the plan as decided (each variable's fate final, as the
+ * last pass left it) in kp_clause_ok()'s order, and names the first
+ * that fails: the clause fires where user space must run it (from an
+ * exit() on); it has no statement; its predicate, or a statement, is
+ * not one the kernel computes (kp_ty_at(), kp_stmt_ok(), kplan_out.c's
+ * kp_out_ok(), the same calls on a scratch struct kstmt), and where
+ * that statement reads or stores a variable the kernel does not keep,
+ * which one and why it does not; the values it prints exceed the out
+ * area; and, the only test left when all those pass, its plan would
+ * differ with its variables set and unset (kplan_vars.c's
+ * clause_typed()).  Those are every reason kp_clause_ok() and
+ * kp_vars_decide() have, so what -v says is the reason, not a guess;
+ * a program none of whose clauses the kernel runs (exit() it cannot
+ * decide, printa() at a traced probe) says so once, before
+ * (d_kplan_xwhy(), d_kplan_awhy()), and d_kplan_why() says nothing
+ * more then.  A speculating clause has its own (d_kplan_spec_why()).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../d/d_impl.h"
+#include "kplan.h"
+#include "kplan_impl.h"
+#include "xalloc.h"
+
+/* The first variable under n the kernel does not keep, or -1. */
+static int user_var(const struct d_kplan *k, const struct node *n)
+{
+	int v;
+
+	if (!n)
+		return -1;
+	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub >= 0 &&
+	    (unsigned)n->sub < k->prog->nvars && k->vst[n->sub] == KV_NO)
+		return n->sub;
+	if ((v = user_var(k, n->a)) >= 0 || (v = user_var(k, n->b)) >= 0 ||
+	    (v = user_var(k, n->c)) >= 0)
+		return v;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if ((v = user_var(k, n->args[i])) >= 0)
+			return v;
+	return -1;
+}
+
+static int stmt_user_var(const struct d_kplan *k, const struct stmt *st)
+{
+	int v = user_var(k, st->e);
+
+	for (unsigned j = 0; v < 0 && j < st->nargs; j++)
+		v = user_var(k, st->args[j]);
+	for (unsigned j = 0; v < 0 && j < st->nkeys; j++)
+		v = user_var(k, st->keys[j]);
+	return v;
+}
+
+/* Does clause c touch variable v? */
+static bool touches(const struct d_prog *p, const struct clause *c,
+		    unsigned v, bool *mark)
+{
+	kp_clause_vars(p, c, mark);
+	return mark[v];
+}
+
+/* v as the script writes it, into buf */
+static const char *var_name(const struct d_prog *p, unsigned v, char *buf,
+			    size_t len)
+{
+	const struct var *var = &p->vars[v];
+	const char *pre = var->scope == SC_SELF || var->scope == SC_SELFASSOC
+				  ? "self->"
+			  : var->scope == SC_THIS ? "this->"
+						  : "";
+
+	snprintf(buf, len, "%s%s%s", pre, var->name,
+		 var->scope == SC_SELFASSOC || var->scope == SC_ASSOC ? "[]"
+								       : "");
+	return buf;
+}
+
+/* Why the kernel does not keep variable v (clause ci's), into buf. */
+static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
+		    char *buf, size_t len)
+{
+	const struct d_prog *p = k->prog;
+	const struct var *var = &p->vars[v];
+	bool *mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
+	char name[128];
+	unsigned o;
+
+	var_name(p, v, name, sizeof(name));
+	if (var->scope == SC_GLOBAL || var->scope == SC_ASSOC) {
+		snprintf(buf, len,
+			 "%s is a global variable: the kernel keeps self-> "
+			 "and this-> variables only",
+			 name);
+		goto out;
+	}
+	if (var->ptr || var->psou) {
+		snprintf(buf, len,
+			 "%s holds a pointer or a struct: the kernel keeps "
+			 "integer and string variables only",
+			 name);
+		goto out;
+	}
+	if (k->horizon && var->scope != SC_THIS) {
+		snprintf(buf, len,
+			 "%s is a self-> variable in a program whose tick-N "
+			 "clauses exit() or read aggregations: past the "
+			 "horizon user space runs every clause, so it keeps "
+			 "them",
+			 name);
+		goto out;
+	}
+	for (o = 0; o < p->nclauses; o++)
+		if (o != ci && !k->ok[o] && !kp_dtrace_only(&p->clauses[o]) &&
+		    touches(p, &p->clauses[o], v, mark))
+			break;
+	if (o < p->nclauses) {
+		snprintf(buf, len,
+			 "%s is also %s by clause %u, which runs in user "
+			 "space",
+			 name, k->sout[o] ? "read" : "touched", o + 1);
+		goto out;
+	}
+	if (var->kind == T_STR) {
+		snprintf(buf, len,
+			 "%s is a string the kernel does not keep (only "
+			 "copyinstr(), a literal or another such string "
+			 "stored, and only printed, compared, measured or "
+			 "a key)",
+			 name);
+		goto out;
+	}
+	snprintf(buf, len,
+		 "%s is not one the kernel keeps (its stores give it more "
+		 "than one type, or no room is left for it)",
+		 name);
+out:
+	free(mark);
+}
+
+/*
+ * The node of n (an integer expression the kernel does not compute)
+ * that keeps it out: the deepest whose integer operands the kernel
+ * computes (a string operand is not descended into: what the kernel
+ * takes of strings is a whole comparison's or key's form), or NULL
+ */
+static const struct node *culprit(const struct d_kplan *k,
+				  const struct node *n)
+{
+	const struct node *sub[3], *r;
+	uint8_t sz, sg;
+
+	if (!n || kp_ty_at(k, KP_ANYPROBE, n, &sz, &sg))
+		return NULL;
+	sub[0] = n->a;
+	sub[1] = n->b;
+	sub[2] = n->c;
+	for (unsigned i = 0; i < 3; i++)
+		if (sub[i] && sub[i]->kind != T_STR &&
+		    (r = culprit(k, sub[i])))
+			return r;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (n->args[i] && n->args[i]->kind != T_STR &&
+		    (r = culprit(k, n->args[i])))
+			return r;
+	return n;
+}
+
+/* What culprit n is, into buf ("" where it has no name to give) */
+static const char *node_name(const struct d_kplan *k, const struct node *n,
+			     char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!n)
+		return buf;
+	if (n->op == N_FUNC && n->sub >= 0 && (unsigned)n->sub < d_nfuncs)
+		snprintf(buf, len, "%s()", d_funcs[n->sub].name);
+	else if (n->op == N_BUILTIN)
+		for (unsigned i = 0; i < d_nbuiltins; i++)
+			if (d_builtins[i].id == n->sub) {
+				snprintf(buf, len, "%s", d_builtins[i].name);
+				break;
+			}
+	(void)k;
+	return buf;
+}
+
+/*
+ * Why expression n (what: "its predicate", "its value", "key 2", ...)
+ * is not one the kernel computes, into buf: the variable it reads that
+ * the kernel does not keep, else the function or builtin that keeps it
+ * out, else nothing more
+ */
+static void expr_why(const struct d_kplan *k, unsigned ci,
+		     const struct node *n, char *buf, size_t len)
+{
+	const struct node *x = culprit(k, n);
+	char name[128];
+	int v = user_var(k, x ? x : n);
+
+	buf[0] = '\0';
+	if (v >= 0) {
+		var_why(k, ci, (unsigned)v, buf, len);
+		return;
+	}
+	if (*node_name(k, x, name, sizeof(name)))
+		snprintf(buf, len, "%s is not computed in the kernel", name);
+}
+
+static const char *const stmt_names[] = {
+	[S_EXPR] = "expression",   [S_PRINTF] = "printf()",
+	[S_TRACE] = "trace()",	   [S_EXIT] = "exit()",
+	[S_PRINTA] = "printa()",   [S_CLEAR] = "clear()",
+	[S_TRUNC] = "trunc()",	   [S_AGG] = "aggregation",
+	[S_IF] = "if",		   [S_NORMALIZE] = "normalize()",
+	[S_DENORMALIZE] = "denormalize()", [S_SETOPT] = "setopt()",
+	[S_SPECULATE] = "speculate()", [S_COMMIT] = "commit()",
+	[S_DISCARD] = "discard()", [S_SYSTEM] = "system()",
+	[S_STOP] = "stop()",	   [S_RAISE] = "raise()",
+	[S_TRACEMEM] = "tracemem()",
+};
+
+/* statement st as -v names it, into buf */
+static const char *stmt_name(const struct d_kplan *k, const struct stmt *st,
+			     char *buf, size_t len)
+{
+	const struct d_prog *p = k->prog;
+	const char *s = st->kind >= 0 &&
+				(size_t)st->kind < sizeof(stmt_names) /
+							   sizeof(*stmt_names) &&
+				stmt_names[st->kind]
+			? stmt_names[st->kind]
+			: "statement";
+	int v;
+
+	if (st->kind == S_AGG && st->agg < p->naggs) {
+		const struct agg *a = &p->aggs[st->agg];
+
+		snprintf(buf, len, "@%s = %s()", a->name,
+			 a->fn >= AG_COUNT && a->fn <= AG_LLQUANTIZE
+				 ? d_agg_fn_names[a->fn]
+				 : "?");
+		return buf;
+	}
+	if (st->kind == S_EXPR && (v = kp_assigned_var(st)) >= 0) {
+		char name[128];
+
+		snprintf(buf, len, "store to %s",
+			 var_name(p, (unsigned)v, name, sizeof(name)));
+		return buf;
+	}
+	snprintf(buf, len, "%s", s);
+	return buf;
+}
+
+/*
+ * Why statement i of clause ci, which neither kp_stmt_ok() nor
+ * kp_out_ok() takes, is not the kernel's, into buf ("" where no more
+ * can be said than its kind)
+ */
+static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
+		     char *buf, size_t len)
+{
+	const struct d_prog *p = k->prog;
+	const struct clause *c = &p->clauses[ci];
+	const struct stmt *st = &c->stmts[i];
+	const struct agg *a;
+	char sub[300];
+	uint8_t sz, sg;
+	int v;
+
+	buf[0] = '\0';
+	if (st->kind == S_EXPR && (v = kp_assigned_var(st)) >= 0 &&
+	    k->vst[v] == KV_NO) {
+		var_why(k, ci, (unsigned)v, buf, len);
+		return;
+	}
+	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
+		if (!kp_strsize_fixed(k)) {
+			snprintf(buf, len,
+				 "strsize is set by setopt() or out of the "
+				 "kernel's range");
+			return;
+		}
+		if (!kp_out_where(k, c)) {
+			snprintf(buf, len,
+				 "values are computed at the hit only at "
+				 "uprobe sites (USDT, pid) named in full "
+				 "(provider:module:function:name, no "
+				 "glob in the provider)");
+			return;
+		}
+		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
+			bool str;
+			const struct node *x = kp_out_arg(st, j, &str);
+			const struct node *w = st->kind == S_TRACE
+						       ? st->e
+						       : st->args[j];
+
+			/* kplan_out.c's arg_ok() */
+			if (kp_out_here(w) || kp_out_svar(k, w))
+				continue;
+			if ((str && w->nargs != 1) ||
+			    (!str && w->kind == T_STR)) {
+				node_name(k, w, sub, sizeof(sub));
+				snprintf(buf, len,
+					 "argument %u%s%s, a string the "
+					 "kernel does not compute",
+					 j + 1, *sub ? ", " : "", sub);
+				return;
+			}
+			if (kp_ty(k, x, &sz, &sg) && !kp_has_str_cmp(k, x))
+				continue;
+			if (kp_has_str_cmp(k, x))
+				snprintf(sub, sizeof(sub),
+					 "a string comparison");
+			else
+				expr_why(k, ci, x, sub, sizeof(sub));
+			snprintf(buf, len, "argument %u%s%s", j + 1,
+				 *sub ? ": " : "", sub);
+			return;
+		}
+		if ((v = stmt_user_var(k, st)) >= 0)
+			var_why(k, ci, (unsigned)v, buf, len);
+		return;
+	}
+	if (st->kind == S_AGG && st->agg < p->naggs) {
+		if (st->nkeys > UBPF_KMAXKEYS) {
+			snprintf(buf, len, "more than %u keys",
+				 (unsigned)UBPF_KMAXKEYS);
+			return;
+		}
+		a = &p->aggs[st->agg];
+		if ((a->fn == AG_QUANTIZE && st->nargs != 1) ||
+		    (a->fn == AG_LQUANTIZE && st->nargs > 4) ||
+		    (a->fn == AG_LLQUANTIZE && st->nargs != 5)) {
+			snprintf(buf, len,
+				 "%s() with an increment, which the kernel "
+				 "does not take",
+				 d_agg_fn_names[a->fn]);
+			return;
+		}
+		if ((a->fn == AG_LQUANTIZE && a->lq_levels >= UINT16_MAX) ||
+		    (a->fn == AG_LLQUANTIZE &&
+		     a->llq_nbuckets > UINT16_MAX)) {
+			snprintf(buf, len,
+				 "more buckets than the kernel's plans count");
+			return;
+		}
+		if (st->nargs &&
+		    !kp_ty_at(k, KP_ANYPROBE, st->args[0], &sz, &sg)) {
+			expr_why(k, ci, st->args[0], sub, sizeof(sub));
+			snprintf(buf, len, "its value%s%s", *sub ? ": " : "",
+				 sub);
+			return;
+		}
+		for (unsigned j = 0, ns = 0; j < st->nkeys; j++) {
+			const struct node *x = st->keys[j];
+
+			if (x->kind == T_STR) {
+				/* kp_stmt_ok()'s string key forms */
+				if (kp_arg_str(k, x) >= 0 ||
+				    kp_smix_key(k, x) >= 0 ||
+				    kp_out_svar(k, x) ||
+				    (kp_is_comm(x) && kp_strsize_fixed(k)) ||
+				    kp_lit_key(k, x) || kp_mix_key(k, x)) {
+					if (++ns < 2)
+						continue;
+					snprintf(buf, len,
+						 "key %u: a second string key, "
+						 "of a pair the kernel does "
+						 "not keep",
+						 j + 1);
+					return;
+				}
+				node_name(k, x, sub, sizeof(sub));
+				snprintf(buf, len,
+					 "key %u%s%s, a string the kernel "
+					 "does not key by",
+					 j + 1, *sub ? ", " : "", sub);
+				return;
+			}
+			if (kp_ty_at(k, KP_ANYPROBE, x, &sz, &sg))
+				continue;
+			expr_why(k, ci, x, sub, sizeof(sub));
+			snprintf(buf, len, "key %u%s%s", j + 1,
+				 *sub ? ": " : "", sub);
+			return;
+		}
+	}
+	if ((v = stmt_user_var(k, st)) >= 0)
+		var_why(k, ci, (unsigned)v, buf, len);
+}
+
+const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
+			size_t len)
+{
+	const struct d_prog *p = k->prog;
+	const struct clause *c;
+	struct kstmt ks;
+	char what[160], vwhy[400];
+	uint8_t sz, sg;
+
+	if (ci >= p->nclauses || !k->vars || k->xwhy || k->awhy ||
+	    k->ok[ci] || k->sout[ci])
+		return NULL;
+	c = &p->clauses[ci];
+	if (kp_dtrace_only(c))
+		return NULL;
+	if (k->kexit && ci >= k->xfirst) {
+		snprintf(buf, len,
+			 "it comes at or after clause %u, whose exit() the "
+			 "kernel decides at the hit: the clauses from the "
+			 "first exit() on run in user space",
+			 k->xfirst + 1);
+		return buf;
+	}
+	if (!c->nstmts) {
+		snprintf(buf, len,
+			 "it has no statement: dtrace prints its default "
+			 "line from the record");
+		return buf;
+	}
+	if (c->pred && !kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg)) {
+		expr_why(k, ci, c->pred, vwhy, sizeof(vwhy));
+		snprintf(buf, len,
+			 "line %d: its predicate is not one the kernel "
+			 "computes%s%s",
+			 c->pred->line, *vwhy ? ": " : "", vwhy);
+		return buf;
+	}
+	for (unsigned i = 0; i < c->nstmts; i++) {
+		const struct stmt *st = &c->stmts[i];
+
+		if (kp_stmt_ok(k, st, &ks) || kp_out_ok(k, ci, i, &ks))
+			continue;
+		stmt_why(k, ci, i, vwhy, sizeof(vwhy));
+		snprintf(buf, len,
+			 "line %d: its %s is not one the kernel %s%s%s",
+			 st->line, stmt_name(k, st, what, sizeof(what)),
+			 st->kind == S_PRINTF || st->kind == S_TRACE
+				 ? "computes at the hit"
+				 : "runs",
+			 *vwhy ? ": " : "", vwhy);
+		return buf;
+	}
+	if (kp_out_clause(k, ci) &&
+	    sizeof(struct ubpf_kout) + d_kplan_out_bytes(k, ci) >
+		    UBPF_KOUTMAX) {
+		snprintf(buf, len,
+			 "the values it prints take %zu bytes, more than "
+			 "the kernel's out area holds (%u)",
+			 sizeof(struct ubpf_kout) + d_kplan_out_bytes(k, ci),
+			 (unsigned)UBPF_KOUTMAX);
+		return buf;
+	}
+	snprintf(buf, len,
+		 "its plan would differ with its variables set and unset "
+		 "(an unset variable reads as a signed 0, a stored "
+		 "timestamp is unsigned)");
+	return buf;
+}
+
+/* The first statement of v that keeps every clause out of the kernel
+ * (kplan.c's stmts_stop() with ST_EXIT), or NULL. */
+static const struct stmt *stop_stmt(const struct stmt *v, unsigned n)
+{
+	const struct stmt *s;
+
+	for (unsigned i = 0; i < n; i++) {
+		switch (v[i].kind) {
+		case S_EXPR:
+		case S_PRINTF:
+		case S_TRACE:
+		case S_TRACEMEM:
+		case S_AGG:
+		case S_SPECULATE:
+		case S_COMMIT:
+		case S_DISCARD:
+		case S_EXIT:
+			break;
+		case S_IF:
+			if ((s = stop_stmt(v[i].body, v[i].nbody)) ||
+			    (s = stop_stmt(v[i].els, v[i].nels)))
+				return s;
+			break;
+		default:
+			return &v[i];
+		}
+	}
+	return NULL;
+}
+
+const char *d_kplan_awhy(const struct d_kplan *k, unsigned *clause,
+			 char *buf, size_t len)
+{
+	const struct clause *c;
+	const struct stmt *st;
+	char what[160];
+	bool agg;
+
+	if (!k->awhy || k->awhyc >= k->prog->nclauses)
+		return NULL;
+	c = &k->prog->clauses[k->awhyc];
+	if (clause)
+		*clause = k->awhyc;
+	if (!(st = stop_stmt(c->stmts, c->nstmts)))
+		return NULL;
+	agg = st->kind == S_PRINTA || st->kind == S_CLEAR ||
+	      st->kind == S_TRUNC || st->kind == S_NORMALIZE ||
+	      st->kind == S_DENORMALIZE;
+	snprintf(buf, len, "line %d: its %s %s", st->line,
+		 stmt_name(k, st, what, sizeof(what)),
+		 agg ? "reads or resets aggregations while the kernel counts "
+		       "them (only a tick-N clause's may)"
+		     : "is an action the kernel's plans are not ordered "
+		       "with");
+	return buf;
+}

@@ -192,12 +192,9 @@ static const char *node_name(const struct d_kplan *k, const struct node *n,
 		return buf;
 	if (n->op == N_FUNC && n->sub >= 0 && (unsigned)n->sub < d_nfuncs)
 		snprintf(buf, len, "%s()", d_funcs[n->sub].name);
-	else if (n->op == N_BUILTIN)
-		for (unsigned i = 0; i < d_nbuiltins; i++)
-			if (d_builtins[i].id == n->sub) {
-				snprintf(buf, len, "%s", d_builtins[i].name);
-				break;
-			}
+	else if (n->op == N_BUILTIN && n->sub >= 0 &&
+		 (unsigned)n->sub < d_nbuiltins) /* indexes the table */
+		snprintf(buf, len, "%s", d_builtins[n->sub].name);
 	(void)k;
 	return buf;
 }
@@ -220,8 +217,23 @@ static void expr_why(const struct d_kplan *k, unsigned ci,
 		var_why(k, ci, (unsigned)v, buf, len);
 		return;
 	}
-	if (*node_name(k, x, name, sizeof(name)))
+	if (*node_name(k, x, name, sizeof(name))) {
 		snprintf(buf, len, "%s is not computed in the kernel", name);
+		return;
+	}
+	/* an integer of strings: a comparison the kernel does not make */
+	if (x && ((x->a && x->a->kind == T_STR) ||
+		  (x->b && x->b->kind == T_STR))) {
+		const struct node *sn =
+			x->a && x->a->kind == T_STR && x->a->op != N_STR
+				? x->a
+				: x->b;
+
+		node_name(k, sn, name, sizeof(name));
+		snprintf(buf, len,
+			 "a string comparison%s%s the kernel does not make",
+			 *name ? " of " : "", name);
+	}
 }
 
 static const char *const stmt_names[] = {

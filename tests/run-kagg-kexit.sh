@@ -38,7 +38,9 @@
 #    for a run the generic program takes (bpf_cg.c), which it did not
 #    give before: printa() at a traced probe, a global variable, a
 #    self-> variable a user space clause touches, printf() at a kernel
-#    probe, quantize() with an increment, copyoutstr(), curpsinfo's
+#    probe, quantize() with an increment, a string comparison, a
+#    clause's own reason before its variable's, a read by an address
+#    that comes when dtrace runs the record, copyoutstr(), curpsinfo's
 #    effective ids at a kernel probe.
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
 
@@ -296,6 +298,20 @@ vwhy "copyoutstr()" \
 	"BPF: clause 1 (syscall::close:entry) calls copyout() or copyoutstr(), which only the generic program writes; the generic program instead" \
 	-w -n 'syscall::close:entry /pid == $target && arg0 == 99999/ {
 		copyoutstr("x", 0, 2); }'
+vwhy "a string comparison of probefunc" \
+	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its predicate is not one the kernel computes: a string comparison of probefunc the kernel does not make" \
+	-n 'syscall::close:entry /pid == $target && probefunc == "close"/ {
+		@ = count(); }'
+# the clause's own reason before its variable's; the read that comes
+# late (the predicate is never true: nothing is read)
+vwhy "copyinstr() of a self-> address" \
+	"clause 2 (syscall::close:return) runs in user space, from its record: line 2: its printf() is not one the kernel computes at the hit: values are computed at the hit only at uprobe sites (USDT, pid) named in full (provider:module:function:name, no glob in the provider)" \
+	-n 'syscall::close:entry /pid == $target/ { self->p = arg0; }' \
+	-n 'syscall::close:return /pid == $target && self->p == 99999/ {
+		printf("%s\n", copyinstr(self->p)); }'
+expect_grep "copyinstr() of a self-> address: -v says it reads late" \
+	"^dtrace: clause 2 (syscall::close:return) reads the process's memory when dtrace runs its record, not at the probe: copyin(), copyinstr() or copyinto() of an address the process may have rewritten since\$" \
+	errw.txt
 vwhy "curpsinfo's pr_euid at a kernel probe" \
 	"BPF: syscall:vmlinux:close:entry: a clause reads curpsinfo's pr_euid, pr_egid, pr_pgid or pr_sid, which a kernel probe's generated program does not record; the generic program instead" \
 	-n 'syscall::close:entry /pid == $target/ {

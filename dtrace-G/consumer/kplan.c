@@ -2511,6 +2511,16 @@ const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause)
 	       "more than the out area holds)";
 }
 
+bool d_kplan_late(const struct d_prog *p, unsigned clause)
+{
+	const struct clause *c;
+
+	if (clause >= p->nclauses)
+		return false;
+	c = &p->clauses[clause];
+	return node_late(c->pred) || stmts_late(c->stmts, c->nstmts);
+}
+
 bool d_kplan_specs_late(struct d_kplan *k, unsigned clause)
 {
 	const struct d_prog *p = k->prog;

@@ -76,6 +76,11 @@ const char *d_kplan_xwhy(const struct d_kplan *k, unsigned *clause);
  * NULL if not so */
 const char *d_kplan_awhy(const struct d_kplan *k, unsigned *clause,
 			 char *buf, size_t len);
+/* Does the clause read the traced process by an address (copyin() of
+ * anything but argN, copyinstr() of anything but an argument,
+ * copyinto()): where user space runs it, that read comes when dtrace
+ * runs the record, not at the probe (kplan.c's node_late()) */
+bool d_kplan_late(const struct d_prog *p, unsigned clause);
 /* Why traced clause `clause` runs in user space, from its record, for
  * -v, into buf (kplan_why.c: the first of kp_clause_ok()'s tests that
  * fails, replayed on the plan as decided); NULL where the kernel runs

@@ -17,7 +17,14 @@
  * area; and, the only test left when all those pass, its plan would
  * differ with its variables set and unset (kplan_vars.c's
  * clause_typed()).  Those are every reason kp_clause_ok() and
- * kp_vars_decide() have, so what -v says is the reason, not a guess;
+ * kp_vars_decide() have, so what -v says is the reason, not a guess.
+ * Where a clause fails both for a variable and for something of its
+ * own, its own is said (the variable's fate follows from some clause's
+ * own reason: the clause sharing self->p with one whose printf() the
+ * kernel cannot compute names that one, which names its printf()).
+ * Within a statement it names the innermost part the kernel does not
+ * compute (culprit()): a function, a builtin, a string comparison, a
+ * string key of a form kp_stmt_ok() does not take;
  * a program none of whose clauses the kernel runs (exit() it cannot
  * decide, printa() at a traced probe) says so once, before
  * (d_kplan_xwhy(), d_kplan_awhy()), and d_kplan_why() says nothing
@@ -93,6 +100,14 @@ static const char *var_name(const struct d_prog *p, unsigned v, char *buf,
 	return buf;
 }
 
+/*
+ * Set by var_why(): the reason d_kplan_why() is composing is a variable
+ * the kernel does not keep (it then prefers a reason of the clause's
+ * own: two clauses sharing a variable each name the other otherwise).
+ * One consumer thread asks, at plan time.
+ */
+static bool why_var;
+
 /* Why the kernel does not keep variable v (clause ci's), into buf. */
 static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
 		    char *buf, size_t len)
@@ -103,6 +118,7 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
 	char name[128];
 	unsigned o;
 
+	why_var = true;
 	var_name(p, v, name, sizeof(name));
 	if (var->scope == SC_GLOBAL || var->scope == SC_ASSOC) {
 		snprintf(buf, len,
@@ -450,28 +466,42 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
 			 "line from the record");
 		return buf;
 	}
-	if (c->pred && !kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg)) {
-		expr_why(k, ci, c->pred, vwhy, sizeof(vwhy));
-		snprintf(buf, len,
-			 "line %d: its predicate is not one the kernel "
-			 "computes%s%s",
-			 c->pred->line, *vwhy ? ": " : "", vwhy);
-		return buf;
-	}
-	for (unsigned i = 0; i < c->nstmts; i++) {
-		const struct stmt *st = &c->stmts[i];
+	/* the predicate, then each statement, as kp_clause_ok() asks: the
+	 * first that fails for a reason of its own (pass 0), else the
+	 * first that fails for a variable (pass 1) */
+	for (int pass = 0; pass < 2; pass++) {
+		if (c->pred && !kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg)) {
+			why_var = false;
+			expr_why(k, ci, c->pred, vwhy, sizeof(vwhy));
+			if (why_var == (pass == 1)) {
+				snprintf(buf, len,
+					 "line %d: its predicate is not one "
+					 "the kernel computes%s%s",
+					 c->pred->line, *vwhy ? ": " : "",
+					 vwhy);
+				return buf;
+			}
+		}
+		for (unsigned i = 0; i < c->nstmts; i++) {
+			const struct stmt *st = &c->stmts[i];
 
-		if (kp_stmt_ok(k, st, &ks) || kp_out_ok(k, ci, i, &ks))
-			continue;
-		stmt_why(k, ci, i, vwhy, sizeof(vwhy));
-		snprintf(buf, len,
-			 "line %d: its %s is not one the kernel %s%s%s",
-			 st->line, stmt_name(k, st, what, sizeof(what)),
-			 st->kind == S_PRINTF || st->kind == S_TRACE
-				 ? "computes at the hit"
-				 : "runs",
-			 *vwhy ? ": " : "", vwhy);
-		return buf;
+			if (kp_stmt_ok(k, st, &ks) ||
+			    kp_out_ok(k, ci, i, &ks))
+				continue;
+			why_var = false;
+			stmt_why(k, ci, i, vwhy, sizeof(vwhy));
+			if (why_var != (pass == 1))
+				continue;
+			snprintf(buf, len,
+				 "line %d: its %s is not one the kernel "
+				 "%s%s%s",
+				 st->line, stmt_name(k, st, what, sizeof(what)),
+				 st->kind == S_PRINTF || st->kind == S_TRACE
+					 ? "computes at the hit"
+					 : "runs",
+				 *vwhy ? ": " : "", vwhy);
+			return buf;
+		}
 	}
 	if (kp_out_clause(k, ci) &&
 	    sizeof(struct ubpf_kout) + d_kplan_out_bytes(k, ci) >

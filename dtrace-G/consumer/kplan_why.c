@@ -104,9 +104,61 @@ static const char *var_name(const struct d_prog *p, unsigned v, char *buf,
  * Set by var_why(): the reason d_kplan_why() is composing is a variable
  * the kernel does not keep (it then prefers a reason of the clause's
  * own: two clauses sharing a variable each name the other otherwise).
+ * why_nested: own_fail() is asking, and var_why() only sets why_var.
  * One consumer thread asks, at plan time.
  */
-static bool why_var;
+static bool why_var, why_nested;
+
+static bool own_fail(const struct d_kplan *k, unsigned ci);
+
+/*
+ * The one type every store of v gives it, as kplan_vars.c's
+ * stores_type() finds it (a self-> store of 0 deletes, a declared
+ * type converts), into *tz, *tg: 1; 0 when two stores disagree; -1
+ * when a store is not one the kernel computes (another variable's
+ * fate, say: not v's own reason)
+ */
+static int store_type(const struct d_kplan *k, unsigned v, uint8_t *tz,
+		      uint8_t *tg)
+{
+	const struct d_prog *p = k->prog;
+	const struct var *var = &p->vars[v];
+	bool seen = false;
+	uint8_t z, g;
+
+	*tz = var->declared ? var->sz : 8;
+	*tg = var->declared ? var->sg : 1;
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		if (kp_dtrace_only(c))
+			continue;
+		for (unsigned i = 0; i < c->nstmts; i++) {
+			const struct node *b;
+			struct node bin, one;
+
+			if (kp_assigned_var(&c->stmts[i]) != (int)v)
+				continue;
+			b = kp_stored(&c->stmts[i], &bin, &one);
+			if ((var->scope == SC_SELF ||
+			     var->scope == SC_SELFASSOC) &&
+			    b->op == N_INT && b->ival == 0)
+				continue;
+			if (!kp_ty(k, b, &z, &g))
+				return -1;
+			if (var->declared) {
+				z = var->sz;
+				g = var->sg;
+			}
+			if (seen && (z != *tz || g != *tg))
+				return 0;
+			*tz = z;
+			*tg = g;
+			seen = true;
+		}
+	}
+	return 1;
+}
 
 /* Why the kernel does not keep variable v (clause ci's), into buf. */
 static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
@@ -114,11 +166,18 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
 {
 	const struct d_prog *p = k->prog;
 	const struct var *var = &p->vars[v];
-	bool *mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
+	bool *mark;
 	char name[128];
+	uint8_t tz, tg;
 	unsigned o;
+	int st;
 
 	why_var = true;
+	if (why_nested) {
+		buf[0] = '\0';
+		return;
+	}
+	mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
 	var_name(p, v, name, sizeof(name));
 	if (var->scope == SC_GLOBAL || var->scope == SC_ASSOC) {
 		snprintf(buf, len,
@@ -143,9 +202,10 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
 			 name);
 		goto out;
 	}
+	/* a clause user space runs for a reason of its own */
 	for (o = 0; o < p->nclauses; o++)
 		if (o != ci && !k->ok[o] && !kp_dtrace_only(&p->clauses[o]) &&
-		    touches(p, &p->clauses[o], v, mark))
+		    touches(p, &p->clauses[o], v, mark) && own_fail(k, o))
 			break;
 	if (o < p->nclauses) {
 		snprintf(buf, len,
@@ -163,9 +223,26 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
 			 name);
 		goto out;
 	}
+	/* its type (kplan_vars.c's stores_type(), var_keep()) */
+	st = store_type(k, v, &tz, &tg);
+	if (st == 0) {
+		snprintf(buf, len,
+			 "%s: its stores give it different types", name);
+		goto out;
+	}
+	if (st > 0 && var->scope == SC_SELFASSOC && !var->declared &&
+	    (tz != 8 || tg != 1)) {
+		snprintf(buf, len,
+			 "%s: its elements are stored %s %u-byte values, "
+			 "not the signed 8 bytes an unset one reads as, and "
+			 "the kernel keeps no bit per element to say which "
+			 "(declare it, or cast the value to int64_t)",
+			 name, tg ? "signed" : "unsigned", (unsigned)tz);
+		goto out;
+	}
 	snprintf(buf, len,
-		 "%s is not one the kernel keeps (its stores give it more "
-		 "than one type, or no room is left for it)",
+		 "%s is not one the kernel keeps (a store it does not "
+		 "compute, or no room left for it)",
 		 name);
 out:
 	free(mark);
@@ -208,6 +285,8 @@ static const char *node_name(const struct d_kplan *k, const struct node *n,
 		return buf;
 	if (n->op == N_FUNC && n->sub >= 0 && (unsigned)n->sub < d_nfuncs)
 		snprintf(buf, len, "%s()", d_funcs[n->sub].name);
+	else if (n->op == N_ARGS)
+		snprintf(buf, len, "args[]");
 	else if (n->op == N_BUILTIN && n->sub >= 0 &&
 		 (unsigned)n->sub < d_nbuiltins) /* indexes the table */
 		snprintf(buf, len, "%s", d_builtins[n->sub].name);
@@ -257,7 +336,7 @@ static const char *const stmt_names[] = {
 	[S_TRACE] = "trace()",	   [S_EXIT] = "exit()",
 	[S_PRINTA] = "printa()",   [S_CLEAR] = "clear()",
 	[S_TRUNC] = "trunc()",	   [S_AGG] = "aggregation",
-	[S_IF] = "if",		   [S_NORMALIZE] = "normalize()",
+	[S_IF] = "if statement",		   [S_NORMALIZE] = "normalize()",
 	[S_DENORMALIZE] = "denormalize()", [S_SETOPT] = "setopt()",
 	[S_SPECULATE] = "speculate()", [S_COMMIT] = "commit()",
 	[S_DISCARD] = "discard()", [S_SYSTEM] = "system()",
@@ -359,6 +438,12 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			if (kp_has_str_cmp(k, x))
 				snprintf(sub, sizeof(sub),
 					 "a string comparison");
+			else if (kp_has_args(x) &&
+				 kp_ty_at(k, KP_ANYPROBE, x, &sz, &sg))
+				snprintf(sub, sizeof(sub),
+					 "args[] is typed per probe, which "
+					 "a value printed from the kernel is "
+					 "not (arg0..arg11 are)");
 			else
 				expr_why(k, ci, x, sub, sizeof(sub));
 			snprintf(buf, len, "argument %u%s%s", j + 1,
@@ -435,6 +520,42 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 	}
 	if ((v = stmt_user_var(k, st)) >= 0)
 		var_why(k, ci, (unsigned)v, buf, len);
+}
+
+/*
+ * Does clause ci fail kp_clause_ok()'s tests for a reason of its own,
+ * not a variable's (the first pass of d_kplan_why())?
+ */
+static bool own_fail(const struct d_kplan *k, unsigned ci)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	char tmp[400];
+	struct kstmt ks;
+	uint8_t sz, sg;
+	bool r = false, nested = why_nested, wv = why_var;
+
+	/* from an exit() on, no statement, speculating (its own -v line:
+	 * d_kplan_spec_why()) */
+	if ((k->kexit && ci >= k->xfirst) || !c->nstmts ||
+	    d_kplan_specs(k->prog, ci))
+		return true;
+	why_nested = true;
+	if (c->pred && !kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg)) {
+		why_var = false;
+		expr_why(k, ci, c->pred, tmp, sizeof(tmp));
+		r = !why_var;
+	}
+	for (unsigned i = 0; !r && i < c->nstmts; i++) {
+		if (kp_stmt_ok(k, &c->stmts[i], &ks) ||
+		    kp_out_ok(k, ci, i, &ks))
+			continue;
+		why_var = false;
+		stmt_why(k, ci, i, tmp, sizeof(tmp));
+		r = !why_var;
+	}
+	why_nested = nested;
+	why_var = wv;
+	return r;
 }
 
 const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,

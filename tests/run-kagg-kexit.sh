@@ -39,7 +39,8 @@
 #    give before: printa() at a traced probe, a global variable, a
 #    self-> variable a user space clause touches, printf() at a kernel
 #    probe, quantize() with an increment, a string comparison, a
-#    clause's own reason before its variable's, a read by an address
+#    clause's own reason before its variable's, a thread-local array
+#    of timestamps (an unset element is a signed 0), a read by an address
 #    that comes when dtrace runs the record, copyoutstr(), curpsinfo's
 #    effective ids at a kernel probe.
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
@@ -312,6 +313,10 @@ vwhy "copyinstr() of a self-> address" \
 expect_grep "copyinstr() of a self-> address: -v says it reads late" \
 	"^dtrace: clause 2 (syscall::close:return) reads the process's memory when dtrace runs its record, not at the probe: copyin(), copyinstr() or copyinto() of an address the process may have rewritten since\$" \
 	errw.txt
+vwhy "a thread-local array of timestamps" \
+	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its store to self->t\\[\\] is not one the kernel runs: self->t\\[\\]: its elements are stored unsigned 8-byte values, not the signed 8 bytes an unset one reads as, and the kernel keeps no bit per element to say which (declare it, or cast the value to int64_t)" \
+	-n 'syscall::close:entry /pid == $target/ { self->t[arg0] = timestamp; }' \
+	-n 'syscall::close:return /pid == $target/ { @ = count(); }'
 vwhy "curpsinfo's pr_euid at a kernel probe" \
 	"BPF: syscall:vmlinux:close:entry: a clause reads curpsinfo's pr_euid, pr_egid, pr_pgid or pr_sid, which a kernel probe's generated program does not record; the generic program instead" \
 	-n 'syscall::close:entry /pid == $target/ {

@@ -110,6 +110,10 @@ static const char *var_name(const struct d_prog *p, unsigned v, char *buf,
 static bool why_var, why_nested;
 
 static bool own_fail(const struct d_kplan *k, unsigned ci);
+static const struct node *culprit(const struct d_kplan *k,
+				  const struct node *n);
+static const char *node_name(const struct d_kplan *k, const struct node *n,
+			     char *buf, size_t len);
 
 /*
  * The one type every store of v gives it, as kplan_vars.c's
@@ -119,7 +123,7 @@ static bool own_fail(const struct d_kplan *k, unsigned ci);
  * fate, say: not v's own reason)
  */
 static int store_type(const struct d_kplan *k, unsigned v, uint8_t *tz,
-		      uint8_t *tg)
+		      uint8_t *tg, const struct stmt **bad)
 {
 	const struct d_prog *p = k->prog;
 	const struct var *var = &p->vars[v];
@@ -144,8 +148,10 @@ static int store_type(const struct d_kplan *k, unsigned v, uint8_t *tz,
 			     var->scope == SC_SELFASSOC) &&
 			    b->op == N_INT && b->ival == 0)
 				continue;
-			if (!kp_ty(k, b, &z, &g))
+			if (!kp_ty(k, b, &z, &g)) {
+				*bad = &c->stmts[i];
 				return -1;
+			}
 			if (var->declared) {
 				z = var->sz;
 				g = var->sg;
@@ -168,6 +174,7 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
 	const struct var *var = &p->vars[v];
 	bool *mark;
 	char name[128];
+	const struct stmt *bad = NULL;
 	uint8_t tz, tg;
 	unsigned o;
 	int st;
@@ -186,7 +193,7 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
 			 name);
 		goto out;
 	}
-	if (var->ptr || var->psou) {
+	if (var->ptr || var->psou || var->sou) {
 		snprintf(buf, len,
 			 "%s holds a pointer or a struct: the kernel keeps "
 			 "integer and string variables only",
@@ -224,7 +231,7 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
 		goto out;
 	}
 	/* its type (kplan_vars.c's stores_type(), var_keep()) */
-	st = store_type(k, v, &tz, &tg);
+	st = store_type(k, v, &tz, &tg, &bad);
 	if (st == 0) {
 		snprintf(buf, len,
 			 "%s: its stores give it different types", name);
@@ -240,9 +247,33 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
 			 name, tg ? "signed" : "unsigned", (unsigned)tz);
 		goto out;
 	}
+	if (st < 0) {
+		/* the store the kernel does not compute: what in it */
+		struct node bin, one;
+		const struct node *x = culprit(k, kp_stored(bad, &bin, &one));
+		char what[128];
+		int w = x ? user_var(k, x) : -1;
+
+		if (w >= 0 && w != (int)v)
+			snprintf(buf, len,
+				 "%s: its store at line %d reads %s, which "
+				 "the kernel does not keep",
+				 name, bad->line,
+				 var_name(p, (unsigned)w, what, sizeof(what)));
+		else if (*node_name(k, x, what, sizeof(what)))
+			snprintf(buf, len,
+				 "%s: its store at line %d computes %s, "
+				 "which the kernel does not",
+				 name, bad->line, what);
+		else
+			snprintf(buf, len,
+				 "%s: its store at line %d is not one the "
+				 "kernel computes",
+				 name, bad->line);
+		goto out;
+	}
 	snprintf(buf, len,
-		 "%s is not one the kernel keeps (a store it does not "
-		 "compute, or no room left for it)",
+		 "%s is not one the kernel keeps (no room left for it)",
 		 name);
 out:
 	free(mark);

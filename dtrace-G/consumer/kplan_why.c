@@ -108,6 +108,9 @@ static const char *var_name(const struct d_prog *p, unsigned v, char *buf,
  * One consumer thread asks, at plan time.
  */
 static bool why_var, why_nested;
+/* ... and the variable's reason is only that its clauses are user
+ * space's, or its own store (d_kplan_why() prefers another) */
+static bool why_weak;
 
 static bool own_fail(const struct d_kplan *k, unsigned ci);
 static const struct node *culprit(const struct d_kplan *k,
@@ -180,6 +183,7 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
 	int st;
 
 	why_var = true;
+	why_weak = false;
 	if (why_nested) {
 		buf[0] = '\0';
 		return;
@@ -219,6 +223,13 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
 			 "%s is also %s by clause %u, which runs in user "
 			 "space",
 			 name, k->sout[o] ? "read" : "touched", o + 1);
+		goto out;
+	}
+	if (var->kind == T_STR && var->scope == SC_SELFASSOC) {
+		snprintf(buf, len,
+			 "%s is a thread-local array of strings: the kernel "
+			 "keeps self-> and this-> strings, not arrays of them",
+			 name);
 		goto out;
 	}
 	if (var->kind == T_STR) {
@@ -270,10 +281,14 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
 				 "%s: its store at line %d is not one the "
 				 "kernel computes",
 				 name, bad->line);
+		why_weak = w < 0 || w == (int)v;
 		goto out;
 	}
+	why_weak = true;
 	snprintf(buf, len,
-		 "%s is not one the kernel keeps (no room left for it)",
+		 "%s is not one the kernel keeps: each clause touching it "
+		 "runs in user space for another variable's sake, or no "
+		 "room is left for it",
 		 name);
 out:
 	free(mark);
@@ -620,12 +635,13 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
 	}
 	/* the predicate, then each statement, as kp_clause_ok() asks: the
 	 * first that fails for a reason of its own (pass 0), else the
-	 * first that fails for a variable (pass 1) */
-	for (int pass = 0; pass < 2; pass++) {
+	 * first that fails for a variable with a reason of its own (pass
+	 * 1), else the first that fails for a variable at all (pass 2) */
+	for (int pass = 0; pass < 3; pass++) {
 		if (c->pred && !kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg)) {
-			why_var = false;
+			why_var = why_weak = false;
 			expr_why(k, ci, c->pred, vwhy, sizeof(vwhy));
-			if (why_var == (pass == 1)) {
+			if (pass == (why_var ? 1 + why_weak : 0)) {
 				snprintf(buf, len,
 					 "line %d: its predicate is not one "
 					 "the kernel computes%s%s",
@@ -640,9 +656,9 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
 			if (kp_stmt_ok(k, st, &ks) ||
 			    kp_out_ok(k, ci, i, &ks))
 				continue;
-			why_var = false;
+			why_var = why_weak = false;
 			stmt_why(k, ci, i, vwhy, sizeof(vwhy));
-			if (why_var != (pass == 1))
+			if (pass != (why_var ? 1 + why_weak : 0))
 				continue;
 			snprintf(buf, len,
 				 "line %d: its %s is not one the kernel "

@@ -77,8 +77,8 @@ static int stmt_user_var(const struct d_kplan *k, const struct stmt *st)
 }
 
 /* Does clause c touch variable v? */
-static bool touches(const struct d_prog *p, const struct clause *c,
-		    unsigned v, bool *mark)
+static bool touches(const struct d_prog *p, const struct clause *c, unsigned v,
+		    bool *mark)
 {
 	kp_clause_vars(p, c, mark);
 	return mark[v];
@@ -96,7 +96,7 @@ static const char *var_name(const struct d_prog *p, unsigned v, char *buf,
 
 	snprintf(buf, len, "%s%s%s", pre, var->name,
 		 var->scope == SC_SELFASSOC || var->scope == SC_ASSOC ? "[]"
-								       : "");
+								      : "");
 	return buf;
 }
 
@@ -170,8 +170,8 @@ static int store_type(const struct d_kplan *k, unsigned v, uint8_t *tz,
 }
 
 /* Why the kernel does not keep variable v (clause ci's), into buf. */
-static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
-		    char *buf, size_t len)
+static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
+		    size_t len)
 {
 	const struct d_prog *p = k->prog;
 	const struct var *var = &p->vars[v];
@@ -244,8 +244,8 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v,
 	/* its type (kplan_vars.c's stores_type(), var_keep()) */
 	st = store_type(k, v, &tz, &tg, &bad);
 	if (st == 0) {
-		snprintf(buf, len,
-			 "%s: its stores give it different types", name);
+		snprintf(buf, len, "%s: its stores give it different types",
+			 name);
 		goto out;
 	}
 	if (st > 0 && var->scope == SC_SELFASSOC && !var->declared &&
@@ -300,8 +300,7 @@ out:
  * computes (a string operand is not descended into: what the kernel
  * takes of strings is a whole comparison's or key's form), or NULL
  */
-static const struct node *culprit(const struct d_kplan *k,
-				  const struct node *n)
+static const struct node *culprit(const struct d_kplan *k, const struct node *n)
 {
 	const struct node *sub[3], *r;
 	uint8_t sz, sg;
@@ -312,8 +311,7 @@ static const struct node *culprit(const struct d_kplan *k,
 	sub[1] = n->b;
 	sub[2] = n->c;
 	for (unsigned i = 0; i < 3; i++)
-		if (sub[i] && sub[i]->kind != T_STR &&
-		    (r = culprit(k, sub[i])))
+		if (sub[i] && sub[i]->kind != T_STR && (r = culprit(k, sub[i])))
 			return r;
 	for (unsigned i = 0; i < n->nargs; i++)
 		if (n->args[i] && n->args[i]->kind != T_STR &&
@@ -346,8 +344,8 @@ static const char *node_name(const struct d_kplan *k, const struct node *n,
  * the kernel does not keep, else the function or builtin that keeps it
  * out, else nothing more
  */
-static void expr_why(const struct d_kplan *k, unsigned ci,
-		     const struct node *n, char *buf, size_t len)
+static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
+		     char *buf, size_t len)
 {
 	const struct node *x = culprit(k, n);
 	char name[128];
@@ -363,12 +361,11 @@ static void expr_why(const struct d_kplan *k, unsigned ci,
 		return;
 	}
 	/* an integer of strings: a comparison the kernel does not make */
-	if (x && ((x->a && x->a->kind == T_STR) ||
-		  (x->b && x->b->kind == T_STR))) {
+	if (x &&
+	    ((x->a && x->a->kind == T_STR) || (x->b && x->b->kind == T_STR))) {
 		const struct node *sn =
-			x->a && x->a->kind == T_STR && x->a->op != N_STR
-				? x->a
-				: x->b;
+			x->a && x->a->kind == T_STR && x->a->op != N_STR ? x->a
+									 : x->b;
 
 		node_name(k, sn, name, sizeof(name));
 		snprintf(buf, len,
@@ -378,15 +375,24 @@ static void expr_why(const struct d_kplan *k, unsigned ci,
 }
 
 static const char *const stmt_names[] = {
-	[S_EXPR] = "expression",   [S_PRINTF] = "printf()",
-	[S_TRACE] = "trace()",	   [S_EXIT] = "exit()",
-	[S_PRINTA] = "printa()",   [S_CLEAR] = "clear()",
-	[S_TRUNC] = "trunc()",	   [S_AGG] = "aggregation",
-	[S_IF] = "if statement",		   [S_NORMALIZE] = "normalize()",
-	[S_DENORMALIZE] = "denormalize()", [S_SETOPT] = "setopt()",
-	[S_SPECULATE] = "speculate()", [S_COMMIT] = "commit()",
-	[S_DISCARD] = "discard()", [S_SYSTEM] = "system()",
-	[S_STOP] = "stop()",	   [S_RAISE] = "raise()",
+	[S_EXPR] = "expression",
+	[S_PRINTF] = "printf()",
+	[S_TRACE] = "trace()",
+	[S_EXIT] = "exit()",
+	[S_PRINTA] = "printa()",
+	[S_CLEAR] = "clear()",
+	[S_TRUNC] = "trunc()",
+	[S_AGG] = "aggregation",
+	[S_IF] = "if statement",
+	[S_NORMALIZE] = "normalize()",
+	[S_DENORMALIZE] = "denormalize()",
+	[S_SETOPT] = "setopt()",
+	[S_SPECULATE] = "speculate()",
+	[S_COMMIT] = "commit()",
+	[S_DISCARD] = "discard()",
+	[S_SYSTEM] = "system()",
+	[S_STOP] = "stop()",
+	[S_RAISE] = "raise()",
 	[S_TRACEMEM] = "tracemem()",
 };
 
@@ -396,11 +402,12 @@ static const char *stmt_name(const struct d_kplan *k, const struct stmt *st,
 {
 	const struct d_prog *p = k->prog;
 	const char *s = st->kind >= 0 &&
-				(size_t)st->kind < sizeof(stmt_names) /
-							   sizeof(*stmt_names) &&
-				stmt_names[st->kind]
-			? stmt_names[st->kind]
-			: "statement";
+					(size_t)st->kind <
+						sizeof(stmt_names) /
+							sizeof(*stmt_names) &&
+					stmt_names[st->kind]
+				? stmt_names[st->kind]
+				: "statement";
 	int v;
 
 	if (st->kind == S_AGG && st->agg < p->naggs) {
@@ -463,9 +470,8 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 			bool str;
 			const struct node *x = kp_out_arg(st, j, &str);
-			const struct node *w = st->kind == S_TRACE
-						       ? st->e
-						       : st->args[j];
+			const struct node *w =
+				st->kind == S_TRACE ? st->e : st->args[j];
 
 			/* kplan_out.c's arg_ok() */
 			if (kp_out_here(w) || kp_out_svar(k, w))
@@ -517,8 +523,7 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			return;
 		}
 		if ((a->fn == AG_LQUANTIZE && a->lq_levels >= UINT16_MAX) ||
-		    (a->fn == AG_LLQUANTIZE &&
-		     a->llq_nbuckets > UINT16_MAX)) {
+		    (a->fn == AG_LLQUANTIZE && a->llq_nbuckets > UINT16_MAX)) {
 			snprintf(buf, len,
 				 "more buckets than the kernel's plans count");
 			return;
@@ -613,8 +618,8 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
 	char what[160], vwhy[400];
 	uint8_t sz, sg;
 
-	if (ci >= p->nclauses || !k->vars || k->xwhy || k->awhy ||
-	    k->ok[ci] || k->sout[ci])
+	if (ci >= p->nclauses || !k->vars || k->xwhy || k->awhy || k->ok[ci] ||
+	    k->sout[ci])
 		return NULL;
 	c = &p->clauses[ci];
 	if (kp_dtrace_only(c))
@@ -653,8 +658,7 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
 		for (unsigned i = 0; i < c->nstmts; i++) {
 			const struct stmt *st = &c->stmts[i];
 
-			if (kp_stmt_ok(k, st, &ks) ||
-			    kp_out_ok(k, ci, i, &ks))
+			if (kp_stmt_ok(k, st, &ks) || kp_out_ok(k, ci, i, &ks))
 				continue;
 			why_var = why_weak = false;
 			stmt_why(k, ci, i, vwhy, sizeof(vwhy));
@@ -718,8 +722,8 @@ static const struct stmt *stop_stmt(const struct stmt *v, unsigned n)
 	return NULL;
 }
 
-const char *d_kplan_awhy(const struct d_kplan *k, unsigned *clause,
-			 char *buf, size_t len)
+const char *d_kplan_awhy(const struct d_kplan *k, unsigned *clause, char *buf,
+			 size_t len)
 {
 	const struct clause *c;
 	const struct stmt *st;

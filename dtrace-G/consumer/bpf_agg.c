@@ -708,10 +708,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		    "is not decided at the hit: %s",
 		    xwhyc + 1, d_kplan_xwhy(k->kp, NULL));
 	/* ... or a printa() at a traced probe (kplan_why.c) */
-	if (c->o->verbose &&
-	    d_kplan_awhy(k->kp, &xwhyc, why, sizeof(why)))
-		say(c,
-		    "every clause runs in user space: clause %u (%s): %s",
+	if (c->o->verbose && d_kplan_awhy(k->kp, &xwhyc, why, sizeof(why)))
+		say(c, "every clause runs in user space: clause %u (%s): %s",
 		    xwhyc + 1, clause_desc(c, xwhyc), why);
 	/* -v: why each other traced clause is user space's (kplan_why.c;
 	 * a speculating one's said above) */

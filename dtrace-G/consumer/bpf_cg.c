@@ -149,8 +149,7 @@ static void cg_unfit_say(struct consumer *c)
 			    "BPF: clause %u (%s) calls copyout() or "
 			    "copyoutstr(), which only the generic program "
 			    "writes; the generic program instead",
-			    ci + 1,
-			    c->ndescs[ci] ? c->descs[ci][0].text : "");
+			    ci + 1, c->ndescs[ci] ? c->descs[ci][0].text : "");
 			return;
 		}
 }

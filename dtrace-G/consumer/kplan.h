@@ -74,8 +74,8 @@ const char *d_kplan_xwhy(const struct d_kplan *k, unsigned *clause);
  * a clause other than a tick-N one's kept every clause out of the
  * kernel: that clause's statement, for -v, into buf (kplan_why.c);
  * NULL if not so */
-const char *d_kplan_awhy(const struct d_kplan *k, unsigned *clause,
-			 char *buf, size_t len);
+const char *d_kplan_awhy(const struct d_kplan *k, unsigned *clause, char *buf,
+			 size_t len);
 /* Does the clause read the traced process by an address (copyin() of
  * anything but argN, copyinstr() of anything but an argument,
  * copyinto()): where user space runs it, that read comes when dtrace

@@ -33,7 +33,16 @@
 #    decided by errno at the hit: one counted, one record;
 #  - where the kernel cannot decide the exit(): a predicate reading a
 #    global it updates, a clause of syscall and tick-1s: nothing in the
-#    kernel, the same counts, and -v says why.
+#    kernel, the same counts, and -v says why;
+#  - -v's reason for each clause left to user space (kplan_why.c) and
+#    for a run the generic program takes (bpf_cg.c), which it did not
+#    give before: printa() at a traced probe, a global variable, a
+#    self-> variable a user space clause touches, printf() at a kernel
+#    probe, quantize() with an increment, a string comparison, a
+#    clause's own reason before its variable's, a thread-local array
+#    of timestamps (an unset element is a signed 0), a read by an address
+#    that comes when dtrace runs the record, copyoutstr(), curpsinfo's
+#    effective ids at a kernel probe.
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -249,5 +258,68 @@ kx "exit() at syscall::close:entry and tick-1s" 0 0 "closes 10" \
 expect_grep "exit() at syscall::close:entry and tick-1s: -v says why" \
 	"^dtrace: every clause runs in user space: clause 2's exit() is not decided at the hit: it fires where no generated program runs" \
 	errg.txt
+
+# ---------------------------------------------------------------------
+# -v: why each clause left to user space is, and why a run takes the
+# generic program (kplan_why.c, bpf_cg.c; -v said neither before)
+
+# vwhy WHAT LINE DTRACE-ARGS...: dtrace -v -q on ./kpprog closes 3
+# exits 0 and its -v has LINE (a grep pattern, anchored here)
+vwhy() {
+	vw_what=$1 vw_line=$2
+	shift 2
+	timeout -s KILL 60 "$DTRACE" -v -q -c "./kpprog closes 3" "$@" \
+		>/dev/null 2>errw.txt
+	expect_eq "$vw_what: status" 0 "$?"
+	expect_grep "$vw_what: -v says why" "^dtrace: $vw_line\$" errw.txt
+}
+
+vwhy "printa() at a traced probe" \
+	"every clause runs in user space: clause 2 (syscall::close:return): line 1: its printa() reads or resets aggregations while the kernel counts them (only a tick-N clause's may)" \
+	-n 'syscall::close:entry /pid == $target/ { @ = count(); }' \
+	-n 'syscall::close:return /pid == $target/ { printa(@); }'
+vwhy "a global's store" \
+	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its store to g is not one the kernel runs: g is a global variable: the kernel keeps self-> and this-> variables only" \
+	-n 'syscall::close:entry /pid == $target/ { g = arg0; }' \
+	-n 'syscall::close:return /pid == $target && g/ { @ = count(); }'
+expect_grep "a global in a predicate: -v says why" \
+	"^dtrace: clause 2 (syscall::close:return) runs in user space, from its record: line 1: its predicate is not one the kernel computes: g is a global variable: the kernel keeps self-> and this-> variables only\$" \
+	errw.txt
+vwhy "a self-> variable a user space clause reads" \
+	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its store to self->n is not one the kernel runs: self->n is also touched by clause 2, which runs in user space" \
+	-n 'syscall::close:entry /pid == $target/ { self->n = arg0; }' \
+	-n 'syscall::close:return /pid == $target/ { printf("%d\n", self->n); }'
+expect_grep "printf() at a kernel probe: -v says why" \
+	"^dtrace: clause 2 (syscall::close:return) runs in user space, from its record: line 1: its printf() is not one the kernel computes at the hit: values are computed at the hit only at uprobe sites (USDT, pid) named in full (provider:module:function:name, no glob in the provider)\$" \
+	errw.txt
+vwhy "quantize() with an increment" \
+	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its @q = quantize() is not one the kernel runs: quantize() with an increment, which the kernel does not take" \
+	-n 'syscall::close:entry /pid == $target/ { @q = quantize(arg0, 2); }'
+vwhy "copyoutstr()" \
+	"BPF: clause 1 (syscall::close:entry) calls copyout() or copyoutstr(), which only the generic program writes; the generic program instead" \
+	-w -n 'syscall::close:entry /pid == $target && arg0 == 99999/ {
+		copyoutstr("x", 0, 2); }'
+vwhy "a string comparison of probefunc" \
+	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its predicate is not one the kernel computes: a string comparison of probefunc the kernel does not make" \
+	-n 'syscall::close:entry /pid == $target && probefunc == "close"/ {
+		@ = count(); }'
+# the clause's own reason before its variable's; the read that comes
+# late (the predicate is never true: nothing is read)
+vwhy "copyinstr() of a self-> address" \
+	"clause 2 (syscall::close:return) runs in user space, from its record: line 2: its printf() is not one the kernel computes at the hit: values are computed at the hit only at uprobe sites (USDT, pid) named in full (provider:module:function:name, no glob in the provider)" \
+	-n 'syscall::close:entry /pid == $target/ { self->p = arg0; }' \
+	-n 'syscall::close:return /pid == $target && self->p == 99999/ {
+		printf("%s\n", copyinstr(self->p)); }'
+expect_grep "copyinstr() of a self-> address: -v says it reads late" \
+	"^dtrace: clause 2 (syscall::close:return) reads the process's memory when dtrace runs its record, not at the probe: copyin(), copyinstr() or copyinto() of an address the process may have rewritten since\$" \
+	errw.txt
+vwhy "a thread-local array of timestamps" \
+	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its store to self->t\\[\\] is not one the kernel runs: self->t\\[\\]: its elements are stored unsigned 8-byte values, not the signed 8 bytes an unset one reads as, and the kernel keeps no bit per element to say which (declare it, or cast the value to int64_t)" \
+	-n 'syscall::close:entry /pid == $target/ { self->t[arg0] = timestamp; }' \
+	-n 'syscall::close:return /pid == $target/ { @ = count(); }'
+vwhy "curpsinfo's pr_euid at a kernel probe" \
+	"BPF: syscall:vmlinux:close:entry: a clause reads curpsinfo's pr_euid, pr_egid, pr_pgid or pr_sid, which a kernel probe's generated program does not record; the generic program instead" \
+	-n 'syscall::close:entry /pid == $target/ {
+		@[curpsinfo->pr_euid] = count(); }'
 
 finish

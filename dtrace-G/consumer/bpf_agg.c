@@ -595,6 +595,12 @@ static bool traced_clause(const struct consumer *c, unsigned ci)
 	return kprov_prog_clause(c, ci);
 }
 
+/* clause ci's first probe description, as -v names the clause */
+static const char *clause_desc(const struct consumer *c, unsigned ci)
+{
+	return c->ndescs[ci] ? c->descs[ci][0].text : "";
+}
+
 struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 			       int *err)
 {
@@ -606,6 +612,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	     *traced;
 	unsigned nspec = 0, nlate = 0, ntied = 0, nsout = 0, xwhyc = 0;
 	unsigned nspred = 0;
+	char why[640];
 
 	*err = 0;
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
@@ -700,6 +707,35 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		    "every clause runs in user space: clause %u's exit() "
 		    "is not decided at the hit: %s",
 		    xwhyc + 1, d_kplan_xwhy(k->kp, NULL));
+	/* ... or a printa() at a traced probe (kplan_why.c) */
+	if (c->o->verbose && d_kplan_awhy(k->kp, &xwhyc, why, sizeof(why)))
+		say(c, "every clause runs in user space: clause %u (%s): %s",
+		    xwhyc + 1, clause_desc(c, xwhyc), why);
+	/* -v: why each other traced clause is user space's (kplan_why.c;
+	 * a speculating one's said above) */
+	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
+		if (traced[i] && !d_kplan_spec_why(k->kp, i) &&
+		    (user[i] ? snprintf(why, sizeof(why),
+					"it fires at dtrace:::ERROR too, in "
+					"dtrace") > 0
+			     : d_kplan_why(k->kp, i, why, sizeof(why)) != NULL))
+			say(c,
+			    "clause %u (%s) runs in user space, from its "
+			    "record: %s",
+			    i + 1, clause_desc(c, i), why);
+	/* -v: which of the traced clauses user space runs read the
+	 * process late (a speculating one's, or one tied to it, said
+	 * above) */
+	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
+		if (traced[i] && !d_kplan_clause(k->kp, i) &&
+		    !d_kplan_sout(k->kp, i) && !d_kplan_specs(c->prog, i) &&
+		    !d_kplan_specs_late(k->kp, i) && d_kplan_late(c->prog, i))
+			say(c,
+			    "clause %u (%s) reads the process's memory when "
+			    "dtrace runs its record, not at the probe: "
+			    "copyin(), copyinstr() or copyinto() of an "
+			    "address the process may have rewritten since",
+			    i + 1, clause_desc(c, i));
 	free(user);
 	free(ticks);
 	free(traced);

@@ -134,6 +134,27 @@ void cg_off(struct consumer *c)
 }
 
 /*
+ * -v: why cg_fits() said no (DTRACE_CGEN=0, asked for, goes unsaid):
+ * the first clause that copies out
+ */
+static void cg_unfit_say(struct consumer *c)
+{
+	const char *env = getenv("DTRACE_CGEN");
+
+	if (!c->o->verbose || (env && !strcmp(env, "0")))
+		return;
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		if (d_clause_needs(c->prog, ci) & D_NEED_COPYOUT) {
+			say(c,
+			    "BPF: clause %u (%s) calls copyout() or "
+			    "copyoutstr(), which only the generic program "
+			    "writes; the generic program instead",
+			    ci + 1, c->ndescs[ci] ? c->descs[ci][0].text : "");
+			return;
+		}
+}
+
+/*
  * At the run's first event: generated programs if the run fits (and
  * then the maps they share), else the generic program, as before.
  */
@@ -146,8 +167,18 @@ void cg_try(struct consumer *c)
 	int err;
 
 	b->cg_tried = true;
-	if (!cg_fits(c) || (kprov_autoload(c, NULL) && !kprov_cg_fits(c)))
+	if (!cg_fits(c)) {
+		cg_unfit_say(c);
 		return;
+	}
+	if (kprov_autoload(c, NULL) && !kprov_cg_fits(c)) {
+		/* -v: which kernel probe (cgen_kprov.c) */
+		if (c->o->verbose)
+			say(c, "BPF: %s; the generic program instead",
+			    c->be_why);
+		c->be_why[0] = '\0';
+		return;
+	}
 	memset(m, 0, sizeof(*m));
 	m->self = (uint32_t)getpid();
 	m->rb = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rb", 0, 0,
@@ -197,6 +228,11 @@ void cg_try(struct consumer *c)
 	if (m->rb < 0 || m->drops < 0 || m->wake < 0 || err ||
 	    (m->buf < 0 && inbuf) ||
 	    !(b->rb = ring_buffer__new(m->rb, rb_record, c, NULL))) {
+		if (c->o->verbose)
+			say(c,
+			    "BPF: cannot make the generated programs' maps"
+			    "%s%s; the generic program instead",
+			    err ? ": " : "", err ? strerror(-err) : "");
 		cg_off(c);
 		return;
 	}

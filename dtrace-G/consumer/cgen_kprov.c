@@ -142,8 +142,21 @@ bool kprov_cg_fits(struct consumer *c)
 		 * uprobe's) */
 		if (kp_has_prog(p) &&
 		    ((p->needs & (D_NEED_ECRED | D_NEED_SESS)) ||
-		     !pv->cg_pro || !pv->cg_pro(c, p, NULL, NULL)))
+		     !pv->cg_pro || !pv->cg_pro(c, p, NULL, NULL))) {
+			/* for -v (bpf_cg.c's cg_try()) */
+			snprintf(c->be_why, sizeof(c->be_why),
+				 "%s:%s:%s:%s: %s", p->n.d.prov, p->n.d.mod,
+				 p->n.d.func, p->n.d.name,
+				 p->needs & (D_NEED_ECRED | D_NEED_SESS)
+					 ? "a clause reads curpsinfo's "
+					   "pr_euid, pr_egid, pr_pgid or "
+					   "pr_sid, which a kernel probe's "
+					   "generated program does not "
+					   "record"
+					 : "its provider has no generated "
+					   "program for it");
 			return false;
+		}
 	}
 	return true;
 }

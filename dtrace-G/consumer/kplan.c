@@ -2125,8 +2125,12 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 			k->horizon = true;
 			continue;
 		}
-		if (stmts_stop(c->stmts, c->nstmts, ST_EXIT))
-			goto none; /* printa(), clear(), trunc() */
+		if (stmts_stop(c->stmts, c->nstmts, ST_EXIT)) {
+			/* printa(), clear(), trunc(): -v says which */
+			k->awhy = true;
+			k->awhyc = ci;
+			goto none;
+		}
 		if (!tr || !exit_at_hit(k, c)) {
 			if (flags & D_KPLAN_VARS) {
 				k->xwhy = exit_why(k, c, tr);
@@ -2533,6 +2537,16 @@ const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause)
 	return "a printf() or trace() value the kernel does not compute "
 	       "(a string it does not copy, a variable user space keeps, "
 	       "more than the out area holds)";
+}
+
+bool d_kplan_late(const struct d_prog *p, unsigned clause)
+{
+	const struct clause *c;
+
+	if (clause >= p->nclauses)
+		return false;
+	c = &p->clauses[clause];
+	return node_late(c->pred) || stmts_late(c->stmts, c->nstmts);
 }
 
 bool d_kplan_specs_late(struct d_kplan *k, unsigned clause)

@@ -70,6 +70,24 @@ bool d_kplan_xclause(const struct d_kplan *k, unsigned clause);
  * and the first such clause into *clause; NULL when none did
  */
 const char *d_kplan_xwhy(const struct d_kplan *k, unsigned *clause);
+/* printa(), clear(), trunc() (or an action kplan.c does not know) in
+ * a clause other than a tick-N one's kept every clause out of the
+ * kernel: that clause's statement, for -v, into buf (kplan_why.c);
+ * NULL if not so */
+const char *d_kplan_awhy(const struct d_kplan *k, unsigned *clause, char *buf,
+			 size_t len);
+/* Does the clause read the traced process by an address (copyin() of
+ * anything but argN, copyinstr() of anything but an argument,
+ * copyinto()): where user space runs it, that read comes when dtrace
+ * runs the record, not at the probe (kplan.c's node_late()) */
+bool d_kplan_late(const struct d_prog *p, unsigned clause);
+/* Why traced clause `clause` runs in user space, from its record, for
+ * -v, into buf (kplan_why.c: the first of kp_clause_ok()'s tests that
+ * fails, replayed on the plan as decided); NULL where the kernel runs
+ * it, it speculates (d_kplan_spec_why()), or a reason above kept every
+ * clause out (d_kplan_xwhy(), d_kplan_awhy()) */
+const char *d_kplan_why(const struct d_kplan *k, unsigned clause, char *buf,
+			size_t len);
 /* ... and appends to pl its test: its predicate, then UBPF_K_REC (REC
  * alone without one); false when it does not fit */
 bool d_kplan_xtest(const struct d_kplan *k, unsigned clause,

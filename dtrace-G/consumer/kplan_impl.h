@@ -109,6 +109,12 @@ struct d_kplan {
 	 * (d_kplan_xwhy()), or NULL */
 	const char *xwhy;
 	unsigned xwhyc;
+	/* printa(), clear(), trunc(), normalize(), denormalize() or an
+	 * action kplan.c does not know in a clause but a tick-N one's,
+	 * which kept every clause out of the kernel: the first such
+	 * clause (kplan_why.c's d_kplan_awhy() names the statement) */
+	bool awhy;
+	unsigned awhyc;
 	/* per clause: tied to a speculating one through a self-> or
 	 * this-> variable (kplan.c's specs_tied(), the closure over the
 	 * program), made at d_kplan_specs_late()'s first ask, or NULL */

@@ -1,0 +1,750 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kplan_why.c - why a traced clause runs in user space, from its
+ * record, for -v (d_kplan_why(); bpf_agg.c says it).
+ *
+ * It decides nothing.  kplan.c and kplan_vars.c decide which clauses
+ * the kernel runs (kp_vars_decide(): clauses and variables taken away
+ * until nothing changes); once they have, this replays kp_clause_ok()'s
+ * tests on the plan as decided (each variable's fate final, as the
+ * last pass left it) in kp_clause_ok()'s order, and names the first
+ * that fails: the clause fires where user space must run it (from an
+ * exit() on); it has no statement; its predicate, or a statement, is
+ * not one the kernel computes (kp_ty_at(), kp_stmt_ok(), kplan_out.c's
+ * kp_out_ok(), the same calls on a scratch struct kstmt), and where
+ * that statement reads or stores a variable the kernel does not keep,
+ * which one and why it does not; the values it prints exceed the out
+ * area; and, the only test left when all those pass, its plan would
+ * differ with its variables set and unset (kplan_vars.c's
+ * clause_typed()).  Those are every reason kp_clause_ok() and
+ * kp_vars_decide() have, so what -v says is the reason, not a guess.
+ * Where a clause fails both for a variable and for something of its
+ * own, its own is said (the variable's fate follows from some clause's
+ * own reason: the clause sharing self->p with one whose printf() the
+ * kernel cannot compute names that one, which names its printf()).
+ * Within a statement it names the innermost part the kernel does not
+ * compute (culprit()): a function, a builtin, a string comparison, a
+ * string key of a form kp_stmt_ok() does not take;
+ * a program none of whose clauses the kernel runs (exit() it cannot
+ * decide, printa() at a traced probe) says so once, before
+ * (d_kplan_xwhy(), d_kplan_awhy()), and d_kplan_why() says nothing
+ * more then.  A speculating clause has its own (d_kplan_spec_why()).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../d/d_impl.h"
+#include "kplan.h"
+#include "kplan_impl.h"
+#include "xalloc.h"
+
+/* The first variable under n the kernel does not keep, or -1. */
+static int user_var(const struct d_kplan *k, const struct node *n)
+{
+	int v;
+
+	if (!n)
+		return -1;
+	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub >= 0 &&
+	    (unsigned)n->sub < k->prog->nvars && k->vst[n->sub] == KV_NO)
+		return n->sub;
+	if ((v = user_var(k, n->a)) >= 0 || (v = user_var(k, n->b)) >= 0 ||
+	    (v = user_var(k, n->c)) >= 0)
+		return v;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if ((v = user_var(k, n->args[i])) >= 0)
+			return v;
+	return -1;
+}
+
+static int stmt_user_var(const struct d_kplan *k, const struct stmt *st)
+{
+	int v = user_var(k, st->e);
+
+	for (unsigned j = 0; v < 0 && j < st->nargs; j++)
+		v = user_var(k, st->args[j]);
+	for (unsigned j = 0; v < 0 && j < st->nkeys; j++)
+		v = user_var(k, st->keys[j]);
+	return v;
+}
+
+/* Does clause c touch variable v? */
+static bool touches(const struct d_prog *p, const struct clause *c, unsigned v,
+		    bool *mark)
+{
+	kp_clause_vars(p, c, mark);
+	return mark[v];
+}
+
+/* v as the script writes it, into buf */
+static const char *var_name(const struct d_prog *p, unsigned v, char *buf,
+			    size_t len)
+{
+	const struct var *var = &p->vars[v];
+	const char *pre = var->scope == SC_SELF || var->scope == SC_SELFASSOC
+				  ? "self->"
+			  : var->scope == SC_THIS ? "this->"
+						  : "";
+
+	snprintf(buf, len, "%s%s%s", pre, var->name,
+		 var->scope == SC_SELFASSOC || var->scope == SC_ASSOC ? "[]"
+								      : "");
+	return buf;
+}
+
+/*
+ * Set by var_why(): the reason d_kplan_why() is composing is a variable
+ * the kernel does not keep (it then prefers a reason of the clause's
+ * own: two clauses sharing a variable each name the other otherwise).
+ * why_nested: own_fail() is asking, and var_why() only sets why_var.
+ * One consumer thread asks, at plan time.
+ */
+static bool why_var, why_nested;
+/* ... and the variable's reason is only that its clauses are user
+ * space's, or its own store (d_kplan_why() prefers another) */
+static bool why_weak;
+
+static bool own_fail(const struct d_kplan *k, unsigned ci);
+static const struct node *culprit(const struct d_kplan *k,
+				  const struct node *n);
+static const char *node_name(const struct d_kplan *k, const struct node *n,
+			     char *buf, size_t len);
+
+/*
+ * The one type every store of v gives it, as kplan_vars.c's
+ * stores_type() finds it (a self-> store of 0 deletes, a declared
+ * type converts), into *tz, *tg: 1; 0 when two stores disagree; -1
+ * when a store is not one the kernel computes (another variable's
+ * fate, say: not v's own reason)
+ */
+static int store_type(const struct d_kplan *k, unsigned v, uint8_t *tz,
+		      uint8_t *tg, const struct stmt **bad)
+{
+	const struct d_prog *p = k->prog;
+	const struct var *var = &p->vars[v];
+	bool seen = false;
+	uint8_t z, g;
+
+	*tz = var->declared ? var->sz : 8;
+	*tg = var->declared ? var->sg : 1;
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		if (kp_dtrace_only(c))
+			continue;
+		for (unsigned i = 0; i < c->nstmts; i++) {
+			const struct node *b;
+			struct node bin, one;
+
+			if (kp_assigned_var(&c->stmts[i]) != (int)v)
+				continue;
+			b = kp_stored(&c->stmts[i], &bin, &one);
+			if ((var->scope == SC_SELF ||
+			     var->scope == SC_SELFASSOC) &&
+			    b->op == N_INT && b->ival == 0)
+				continue;
+			if (!kp_ty(k, b, &z, &g)) {
+				*bad = &c->stmts[i];
+				return -1;
+			}
+			if (var->declared) {
+				z = var->sz;
+				g = var->sg;
+			}
+			if (seen && (z != *tz || g != *tg))
+				return 0;
+			*tz = z;
+			*tg = g;
+			seen = true;
+		}
+	}
+	return 1;
+}
+
+/* Why the kernel does not keep variable v (clause ci's), into buf. */
+static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
+		    size_t len)
+{
+	const struct d_prog *p = k->prog;
+	const struct var *var = &p->vars[v];
+	bool *mark;
+	char name[128];
+	const struct stmt *bad = NULL;
+	uint8_t tz, tg;
+	unsigned o;
+	int st;
+
+	why_var = true;
+	why_weak = false;
+	if (why_nested) {
+		buf[0] = '\0';
+		return;
+	}
+	mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
+	var_name(p, v, name, sizeof(name));
+	if (var->scope == SC_GLOBAL || var->scope == SC_ASSOC) {
+		snprintf(buf, len,
+			 "%s is a global variable: the kernel keeps self-> "
+			 "and this-> variables only",
+			 name);
+		goto out;
+	}
+	if (var->ptr || var->psou || var->sou) {
+		snprintf(buf, len,
+			 "%s holds a pointer or a struct: the kernel keeps "
+			 "integer and string variables only",
+			 name);
+		goto out;
+	}
+	if (k->horizon && var->scope != SC_THIS) {
+		snprintf(buf, len,
+			 "%s is a self-> variable in a program whose tick-N "
+			 "clauses exit() or read aggregations: past the "
+			 "horizon user space runs every clause, so it keeps "
+			 "them",
+			 name);
+		goto out;
+	}
+	/* a clause user space runs for a reason of its own */
+	for (o = 0; o < p->nclauses; o++)
+		if (o != ci && !k->ok[o] && !kp_dtrace_only(&p->clauses[o]) &&
+		    touches(p, &p->clauses[o], v, mark) && own_fail(k, o))
+			break;
+	if (o < p->nclauses) {
+		snprintf(buf, len,
+			 "%s is also %s by clause %u, which runs in user "
+			 "space",
+			 name, k->sout[o] ? "read" : "touched", o + 1);
+		goto out;
+	}
+	if (var->kind == T_STR && var->scope == SC_SELFASSOC) {
+		snprintf(buf, len,
+			 "%s is a thread-local array of strings: the kernel "
+			 "keeps self-> and this-> strings, not arrays of them",
+			 name);
+		goto out;
+	}
+	if (var->kind == T_STR) {
+		snprintf(buf, len,
+			 "%s is a string the kernel does not keep (only "
+			 "copyinstr(), a literal or another such string "
+			 "stored, and only printed, compared, measured or "
+			 "a key)",
+			 name);
+		goto out;
+	}
+	/* its type (kplan_vars.c's stores_type(), var_keep()) */
+	st = store_type(k, v, &tz, &tg, &bad);
+	if (st == 0) {
+		snprintf(buf, len, "%s: its stores give it different types",
+			 name);
+		goto out;
+	}
+	if (st > 0 && var->scope == SC_SELFASSOC && !var->declared &&
+	    (tz != 8 || tg != 1)) {
+		snprintf(buf, len,
+			 "%s: its elements are stored %s %u-byte values, "
+			 "not the signed 8 bytes an unset one reads as, and "
+			 "the kernel keeps no bit per element to say which "
+			 "(declare it, or cast the value to int64_t)",
+			 name, tg ? "signed" : "unsigned", (unsigned)tz);
+		goto out;
+	}
+	if (st < 0) {
+		/* the store the kernel does not compute: what in it */
+		struct node bin, one;
+		const struct node *x = culprit(k, kp_stored(bad, &bin, &one));
+		char what[128];
+		int w = x ? user_var(k, x) : -1;
+
+		if (w >= 0 && w != (int)v)
+			snprintf(buf, len,
+				 "%s: its store at line %d reads %s, which "
+				 "the kernel does not keep",
+				 name, bad->line,
+				 var_name(p, (unsigned)w, what, sizeof(what)));
+		else if (*node_name(k, x, what, sizeof(what)))
+			snprintf(buf, len,
+				 "%s: its store at line %d computes %s, "
+				 "which the kernel does not",
+				 name, bad->line, what);
+		else
+			snprintf(buf, len,
+				 "%s: its store at line %d is not one the "
+				 "kernel computes",
+				 name, bad->line);
+		why_weak = w < 0 || w == (int)v;
+		goto out;
+	}
+	why_weak = true;
+	snprintf(buf, len,
+		 "%s is not one the kernel keeps: each clause touching it "
+		 "runs in user space for another variable's sake, or no "
+		 "room is left for it",
+		 name);
+out:
+	free(mark);
+}
+
+/*
+ * The node of n (an integer expression the kernel does not compute)
+ * that keeps it out: the deepest whose integer operands the kernel
+ * computes (a string operand is not descended into: what the kernel
+ * takes of strings is a whole comparison's or key's form), or NULL
+ */
+static const struct node *culprit(const struct d_kplan *k, const struct node *n)
+{
+	const struct node *sub[3], *r;
+	uint8_t sz, sg;
+
+	if (!n || kp_ty_at(k, KP_ANYPROBE, n, &sz, &sg))
+		return NULL;
+	sub[0] = n->a;
+	sub[1] = n->b;
+	sub[2] = n->c;
+	for (unsigned i = 0; i < 3; i++)
+		if (sub[i] && sub[i]->kind != T_STR && (r = culprit(k, sub[i])))
+			return r;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (n->args[i] && n->args[i]->kind != T_STR &&
+		    (r = culprit(k, n->args[i])))
+			return r;
+	return n;
+}
+
+/* What culprit n is, into buf ("" where it has no name to give) */
+static const char *node_name(const struct d_kplan *k, const struct node *n,
+			     char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!n)
+		return buf;
+	if (n->op == N_FUNC && n->sub >= 0 && (unsigned)n->sub < d_nfuncs)
+		snprintf(buf, len, "%s()", d_funcs[n->sub].name);
+	else if (n->op == N_ARGS)
+		snprintf(buf, len, "args[]");
+	else if (n->op == N_BUILTIN && n->sub >= 0 &&
+		 (unsigned)n->sub < d_nbuiltins) /* indexes the table */
+		snprintf(buf, len, "%s", d_builtins[n->sub].name);
+	(void)k;
+	return buf;
+}
+
+/*
+ * Why expression n (what: "its predicate", "its value", "key 2", ...)
+ * is not one the kernel computes, into buf: the variable it reads that
+ * the kernel does not keep, else the function or builtin that keeps it
+ * out, else nothing more
+ */
+static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
+		     char *buf, size_t len)
+{
+	const struct node *x = culprit(k, n);
+	char name[128];
+	int v = user_var(k, x ? x : n);
+
+	buf[0] = '\0';
+	if (v >= 0) {
+		var_why(k, ci, (unsigned)v, buf, len);
+		return;
+	}
+	if (*node_name(k, x, name, sizeof(name))) {
+		snprintf(buf, len, "%s is not computed in the kernel", name);
+		return;
+	}
+	/* an integer of strings: a comparison the kernel does not make */
+	if (x &&
+	    ((x->a && x->a->kind == T_STR) || (x->b && x->b->kind == T_STR))) {
+		const struct node *sn =
+			x->a && x->a->kind == T_STR && x->a->op != N_STR ? x->a
+									 : x->b;
+
+		node_name(k, sn, name, sizeof(name));
+		snprintf(buf, len,
+			 "a string comparison%s%s the kernel does not make",
+			 *name ? " of " : "", name);
+	}
+}
+
+static const char *const stmt_names[] = {
+	[S_EXPR] = "expression",
+	[S_PRINTF] = "printf()",
+	[S_TRACE] = "trace()",
+	[S_EXIT] = "exit()",
+	[S_PRINTA] = "printa()",
+	[S_CLEAR] = "clear()",
+	[S_TRUNC] = "trunc()",
+	[S_AGG] = "aggregation",
+	[S_IF] = "if statement",
+	[S_NORMALIZE] = "normalize()",
+	[S_DENORMALIZE] = "denormalize()",
+	[S_SETOPT] = "setopt()",
+	[S_SPECULATE] = "speculate()",
+	[S_COMMIT] = "commit()",
+	[S_DISCARD] = "discard()",
+	[S_SYSTEM] = "system()",
+	[S_STOP] = "stop()",
+	[S_RAISE] = "raise()",
+	[S_TRACEMEM] = "tracemem()",
+};
+
+/* statement st as -v names it, into buf */
+static const char *stmt_name(const struct d_kplan *k, const struct stmt *st,
+			     char *buf, size_t len)
+{
+	const struct d_prog *p = k->prog;
+	const char *s = st->kind >= 0 &&
+					(size_t)st->kind <
+						sizeof(stmt_names) /
+							sizeof(*stmt_names) &&
+					stmt_names[st->kind]
+				? stmt_names[st->kind]
+				: "statement";
+	int v;
+
+	if (st->kind == S_AGG && st->agg < p->naggs) {
+		const struct agg *a = &p->aggs[st->agg];
+
+		snprintf(buf, len, "@%s = %s()", a->name,
+			 a->fn >= AG_COUNT && a->fn <= AG_LLQUANTIZE
+				 ? d_agg_fn_names[a->fn]
+				 : "?");
+		return buf;
+	}
+	if (st->kind == S_EXPR && (v = kp_assigned_var(st)) >= 0) {
+		char name[128];
+
+		snprintf(buf, len, "store to %s",
+			 var_name(p, (unsigned)v, name, sizeof(name)));
+		return buf;
+	}
+	snprintf(buf, len, "%s", s);
+	return buf;
+}
+
+/*
+ * Why statement i of clause ci, which neither kp_stmt_ok() nor
+ * kp_out_ok() takes, is not the kernel's, into buf ("" where no more
+ * can be said than its kind)
+ */
+static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
+		     char *buf, size_t len)
+{
+	const struct d_prog *p = k->prog;
+	const struct clause *c = &p->clauses[ci];
+	const struct stmt *st = &c->stmts[i];
+	const struct agg *a;
+	char sub[300];
+	uint8_t sz, sg;
+	int v;
+
+	buf[0] = '\0';
+	if (st->kind == S_EXPR && (v = kp_assigned_var(st)) >= 0 &&
+	    k->vst[v] == KV_NO) {
+		var_why(k, ci, (unsigned)v, buf, len);
+		return;
+	}
+	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
+		if (!kp_strsize_fixed(k)) {
+			snprintf(buf, len,
+				 "strsize is set by setopt() or out of the "
+				 "kernel's range");
+			return;
+		}
+		if (!kp_out_where(k, c)) {
+			snprintf(buf, len,
+				 "values are computed at the hit only at "
+				 "uprobe sites (USDT, pid) named in full "
+				 "(provider:module:function:name, no "
+				 "glob in the provider)");
+			return;
+		}
+		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
+			bool str;
+			const struct node *x = kp_out_arg(st, j, &str);
+			const struct node *w =
+				st->kind == S_TRACE ? st->e : st->args[j];
+
+			/* kplan_out.c's arg_ok() */
+			if (kp_out_here(w) || kp_out_svar(k, w))
+				continue;
+			if ((str && w->nargs != 1) ||
+			    (!str && w->kind == T_STR)) {
+				node_name(k, w, sub, sizeof(sub));
+				snprintf(buf, len,
+					 "argument %u%s%s, a string the "
+					 "kernel does not compute",
+					 j + 1, *sub ? ", " : "", sub);
+				return;
+			}
+			if (kp_ty(k, x, &sz, &sg) && !kp_has_str_cmp(k, x))
+				continue;
+			if (kp_has_str_cmp(k, x))
+				snprintf(sub, sizeof(sub),
+					 "a string comparison");
+			else if (kp_has_args(x) &&
+				 kp_ty_at(k, KP_ANYPROBE, x, &sz, &sg))
+				snprintf(sub, sizeof(sub),
+					 "args[] is typed per probe, which "
+					 "a value printed from the kernel is "
+					 "not (arg0..arg11 are)");
+			else
+				expr_why(k, ci, x, sub, sizeof(sub));
+			snprintf(buf, len, "argument %u%s%s", j + 1,
+				 *sub ? ": " : "", sub);
+			return;
+		}
+		if ((v = stmt_user_var(k, st)) >= 0)
+			var_why(k, ci, (unsigned)v, buf, len);
+		return;
+	}
+	if (st->kind == S_AGG && st->agg < p->naggs) {
+		if (st->nkeys > UBPF_KMAXKEYS) {
+			snprintf(buf, len, "more than %u keys",
+				 (unsigned)UBPF_KMAXKEYS);
+			return;
+		}
+		a = &p->aggs[st->agg];
+		if ((a->fn == AG_QUANTIZE && st->nargs != 1) ||
+		    (a->fn == AG_LQUANTIZE && st->nargs > 4) ||
+		    (a->fn == AG_LLQUANTIZE && st->nargs != 5)) {
+			snprintf(buf, len,
+				 "%s() with an increment, which the kernel "
+				 "does not take",
+				 d_agg_fn_names[a->fn]);
+			return;
+		}
+		if ((a->fn == AG_LQUANTIZE && a->lq_levels >= UINT16_MAX) ||
+		    (a->fn == AG_LLQUANTIZE && a->llq_nbuckets > UINT16_MAX)) {
+			snprintf(buf, len,
+				 "more buckets than the kernel's plans count");
+			return;
+		}
+		if (st->nargs &&
+		    !kp_ty_at(k, KP_ANYPROBE, st->args[0], &sz, &sg)) {
+			expr_why(k, ci, st->args[0], sub, sizeof(sub));
+			snprintf(buf, len, "its value%s%s", *sub ? ": " : "",
+				 sub);
+			return;
+		}
+		for (unsigned j = 0, ns = 0; j < st->nkeys; j++) {
+			const struct node *x = st->keys[j];
+
+			if (x->kind == T_STR) {
+				/* kp_stmt_ok()'s string key forms */
+				if (kp_arg_str(k, x) >= 0 ||
+				    kp_smix_key(k, x) >= 0 ||
+				    kp_out_svar(k, x) ||
+				    (kp_is_comm(x) && kp_strsize_fixed(k)) ||
+				    kp_lit_key(k, x) || kp_mix_key(k, x)) {
+					if (++ns < 2)
+						continue;
+					snprintf(buf, len,
+						 "key %u: a second string key, "
+						 "of a pair the kernel does "
+						 "not keep",
+						 j + 1);
+					return;
+				}
+				node_name(k, x, sub, sizeof(sub));
+				snprintf(buf, len,
+					 "key %u%s%s, a string the kernel "
+					 "does not key by",
+					 j + 1, *sub ? ", " : "", sub);
+				return;
+			}
+			if (kp_ty_at(k, KP_ANYPROBE, x, &sz, &sg))
+				continue;
+			expr_why(k, ci, x, sub, sizeof(sub));
+			snprintf(buf, len, "key %u%s%s", j + 1,
+				 *sub ? ": " : "", sub);
+			return;
+		}
+	}
+	if ((v = stmt_user_var(k, st)) >= 0)
+		var_why(k, ci, (unsigned)v, buf, len);
+}
+
+/*
+ * Does clause ci fail kp_clause_ok()'s tests for a reason of its own,
+ * not a variable's (the first pass of d_kplan_why())?
+ */
+static bool own_fail(const struct d_kplan *k, unsigned ci)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	char tmp[400];
+	struct kstmt ks;
+	uint8_t sz, sg;
+	bool r = false, nested = why_nested, wv = why_var;
+
+	/* from an exit() on, no statement, speculating (its own -v line:
+	 * d_kplan_spec_why()) */
+	if ((k->kexit && ci >= k->xfirst) || !c->nstmts ||
+	    d_kplan_specs(k->prog, ci))
+		return true;
+	why_nested = true;
+	if (c->pred && !kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg)) {
+		why_var = false;
+		expr_why(k, ci, c->pred, tmp, sizeof(tmp));
+		r = !why_var;
+	}
+	for (unsigned i = 0; !r && i < c->nstmts; i++) {
+		if (kp_stmt_ok(k, &c->stmts[i], &ks) ||
+		    kp_out_ok(k, ci, i, &ks))
+			continue;
+		why_var = false;
+		stmt_why(k, ci, i, tmp, sizeof(tmp));
+		r = !why_var;
+	}
+	why_nested = nested;
+	why_var = wv;
+	return r;
+}
+
+const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
+			size_t len)
+{
+	const struct d_prog *p = k->prog;
+	const struct clause *c;
+	struct kstmt ks;
+	char what[160], vwhy[400];
+	uint8_t sz, sg;
+
+	if (ci >= p->nclauses || !k->vars || k->xwhy || k->awhy || k->ok[ci] ||
+	    k->sout[ci])
+		return NULL;
+	c = &p->clauses[ci];
+	if (kp_dtrace_only(c))
+		return NULL;
+	if (k->kexit && ci >= k->xfirst) {
+		snprintf(buf, len,
+			 "it comes at or after clause %u, whose exit() the "
+			 "kernel decides at the hit: the clauses from the "
+			 "first exit() on run in user space",
+			 k->xfirst + 1);
+		return buf;
+	}
+	if (!c->nstmts) {
+		snprintf(buf, len,
+			 "it has no statement: dtrace prints its default "
+			 "line from the record");
+		return buf;
+	}
+	/* the predicate, then each statement, as kp_clause_ok() asks: the
+	 * first that fails for a reason of its own (pass 0), else the
+	 * first that fails for a variable with a reason of its own (pass
+	 * 1), else the first that fails for a variable at all (pass 2) */
+	for (int pass = 0; pass < 3; pass++) {
+		if (c->pred && !kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg)) {
+			why_var = why_weak = false;
+			expr_why(k, ci, c->pred, vwhy, sizeof(vwhy));
+			if (pass == (why_var ? 1 + why_weak : 0)) {
+				snprintf(buf, len,
+					 "line %d: its predicate is not one "
+					 "the kernel computes%s%s",
+					 c->pred->line, *vwhy ? ": " : "",
+					 vwhy);
+				return buf;
+			}
+		}
+		for (unsigned i = 0; i < c->nstmts; i++) {
+			const struct stmt *st = &c->stmts[i];
+
+			if (kp_stmt_ok(k, st, &ks) || kp_out_ok(k, ci, i, &ks))
+				continue;
+			why_var = why_weak = false;
+			stmt_why(k, ci, i, vwhy, sizeof(vwhy));
+			if (pass != (why_var ? 1 + why_weak : 0))
+				continue;
+			snprintf(buf, len,
+				 "line %d: its %s is not one the kernel "
+				 "%s%s%s",
+				 st->line, stmt_name(k, st, what, sizeof(what)),
+				 st->kind == S_PRINTF || st->kind == S_TRACE
+					 ? "computes at the hit"
+					 : "runs",
+				 *vwhy ? ": " : "", vwhy);
+			return buf;
+		}
+	}
+	if (kp_out_clause(k, ci) &&
+	    sizeof(struct ubpf_kout) + d_kplan_out_bytes(k, ci) >
+		    UBPF_KOUTMAX) {
+		snprintf(buf, len,
+			 "the values it prints take %zu bytes, more than "
+			 "the kernel's out area holds (%u)",
+			 sizeof(struct ubpf_kout) + d_kplan_out_bytes(k, ci),
+			 (unsigned)UBPF_KOUTMAX);
+		return buf;
+	}
+	snprintf(buf, len,
+		 "its plan would differ with its variables set and unset "
+		 "(an unset variable reads as a signed 0, a stored "
+		 "timestamp is unsigned)");
+	return buf;
+}
+
+/* The first statement of v that keeps every clause out of the kernel
+ * (kplan.c's stmts_stop() with ST_EXIT), or NULL. */
+static const struct stmt *stop_stmt(const struct stmt *v, unsigned n)
+{
+	const struct stmt *s;
+
+	for (unsigned i = 0; i < n; i++) {
+		switch (v[i].kind) {
+		case S_EXPR:
+		case S_PRINTF:
+		case S_TRACE:
+		case S_TRACEMEM:
+		case S_AGG:
+		case S_SPECULATE:
+		case S_COMMIT:
+		case S_DISCARD:
+		case S_EXIT:
+			break;
+		case S_IF:
+			if ((s = stop_stmt(v[i].body, v[i].nbody)) ||
+			    (s = stop_stmt(v[i].els, v[i].nels)))
+				return s;
+			break;
+		default:
+			return &v[i];
+		}
+	}
+	return NULL;
+}
+
+const char *d_kplan_awhy(const struct d_kplan *k, unsigned *clause, char *buf,
+			 size_t len)
+{
+	const struct clause *c;
+	const struct stmt *st;
+	char what[160];
+	bool agg;
+
+	if (!k->awhy || k->awhyc >= k->prog->nclauses)
+		return NULL;
+	c = &k->prog->clauses[k->awhyc];
+	if (clause)
+		*clause = k->awhyc;
+	if (!(st = stop_stmt(c->stmts, c->nstmts)))
+		return NULL;
+	agg = st->kind == S_PRINTA || st->kind == S_CLEAR ||
+	      st->kind == S_TRUNC || st->kind == S_NORMALIZE ||
+	      st->kind == S_DENORMALIZE;
+	snprintf(buf, len, "line %d: its %s %s", st->line,
+		 stmt_name(k, st, what, sizeof(what)),
+		 agg ? "reads or resets aggregations while the kernel counts "
+		       "them (only a tick-N clause's may)"
+		     : "is an action the kernel's plans are not ordered "
+		       "with");
+	return buf;
+}

@@ -17,6 +17,7 @@
 #	BENCH_ONLY=startup ... sh bench/run.sh	(start to exit: startup.sh)
 #	BENCH_ONLY=perhit ... sh bench/run.sh	(per hit, in BPF: perhit.sh)
 #	BENCH_ONLY=ustack ... sh bench/run.sh	(ustack()'s only: ustack.sh)
+#	BENCH_ONLY=sysexit ... sh bench/run.sh	(syscall start to exit)
 #	BENCH_ONLY=registration ...		(dtrace-helperd's only)
 #
 # Prints a table and writes it, with the machine, kernel and date, to
@@ -50,6 +51,10 @@
 #    syscall provider's ns per call added against bpftrace's per-syscall
 #    tracepoint, and profile-997's BPF time per sample against
 #    bpftrace's profile:hz:997; their own section;
+#  - the syscall provider's start to exit (bench/sysexit.sh, which see;
+#    root and bpftrace): -c true runs of 1-16 calls' entry and return,
+#    each way dtrace can attach them, against bpftrace's tracepoints;
+#    its own section;
 #  - start-up (bench/startup.sh, which see; root and bpftrace): start to
 #    exit of dtrace -n 'BEGIN { exit(0); }' and of a one-clause -c
 #    count(), wall and CPU, against bpftrace's, and the verifier's
@@ -103,7 +108,7 @@ now_ns() { date +%s%N; }
 
 # BENCH_ONLY=consumer: only the consumer figures (bpftrace's and ours),
 # a quicker run when only they changed; RESULTS then holds just those.
-want_part() {	# consumer | pid | kprov | startup | perhit | ustack | registration | other
+want_part() {	# consumer | pid | kprov | startup | perhit | ustack | sysexit | registration | other
 	[ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = "$1" ]
 }
 
@@ -424,6 +429,16 @@ if want_part kprov; then
 		sh "$here/kprov.sh"
 fi
 
+# The syscall provider's start to exit: its own section (bench/sysexit.sh)
+if want_part sysexit; then
+	echo
+	{
+		echo "### Syscall provider, start to exit (bench/sysexit.sh)"
+		echo
+		DTRACE=$DTRACE sh "$here/sysexit.sh"
+	} | tee "$tmp/sysexit.md"
+fi
+
 if want_part other; then
 # ---------------------------------------------------------------------
 # Tools
@@ -665,6 +680,10 @@ fi # BENCH_ONLY
 	if [ -s "$tmp/ustack.md" ]; then
 		echo
 		cat "$tmp/ustack.md"
+	fi
+	if [ -s "$tmp/sysexit.md" ]; then
+		echo
+		cat "$tmp/sysexit.md"
 	fi
 } >"$RESULTS"
 echo

@@ -9,14 +9,19 @@
 #
 #	DTRACE=dtrace-G/dtrace DTRACE_DRTI=drti/drti.o sh bench/sysexit.sh
 #
-# Rows: `dtrace -q -n '... { @ = count(); }' -c true` for the entries of
-# openat and read, then the entry and return of 1, 2, 4 and 16 calls
-# (getppid, getpid, getuid, ...: each has its own tracepoint); columns,
+# Rows: `dtrace -q -n '... { @ = count(); }' -c /bin/true` for the
+# entries of openat and read, then the entry and return of 1, 2, 4 and
+# 16 calls (getppid, getpid, getuid, ...: each has its own tracepoint);
+# columns,
 # taken in turns each round: the default choice, DTRACE_SYSCALL_RAW=0
 # (every direction that fits on its calls' own tracepoints) and =1 (the
-# raw tracepoints), and OURS2's default (e.g. a build from before a
-# change) when set.  Each cell: the median of $ROUNDS runs, in ms, wall
-# time from fork to exit.  Nothing passes or fails on speed.
+# raw tracepoints), OURS2's default (e.g. a build from before a change)
+# when set, and bpftrace's the same probes on the calls' own
+# tracepoints (tracepoint:syscalls:sys_enter_NAME, sys_exit_NAME) with
+# the default's ratio to it, where bpftrace is installed.  Each cell:
+# the median of $ROUNDS runs, in ms, wall time from fork to exit.
+# make bench runs it (bench/run.sh, BENCH_ONLY=sysexit alone).  Nothing
+# passes or fails on speed.
 
 set -u
 : "${DTRACE:?DTRACE must name the dtrace under test}"
@@ -28,30 +33,42 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "(syscall exit: needs root; skipped)"
 	exit 0
 fi
+T=/bin/true	# a path: bpftrace refuses a bare name two binaries match
 calls="getppid getpid getuid getgid geteuid getegid dup dup2 pipe lseek"
 calls="$calls munmap brk mprotect umask sync getcwd"
 
-ms() {	# CMD...: its wall time in ms
+ms() {	# CMD...: its wall time in ms; nothing where it failed
 	s=$(date +%s%N)
-	"$@" >/dev/null 2>&1
+	"$@" >/dev/null 2>&1 || return 0
 	e=$(date +%s%N)
 	echo $(((e - s) / 1000000))
 }
-med() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+med() {	# the median of the lines read; n/a where none
+	sort -n | awk '{ a[NR] = $1 }
+		END { if (NR) print a[int((NR + 1) / 2)]; else print "n/a" }'
+}
 
-row() {	# NAME SCRIPT
-	: >d.ms; : >p.ms; : >r.ms; : >o.ms
+row() {	# NAME SCRIPT BPFTRACE_PROGRAM
+	: >d.ms; : >p.ms; : >r.ms; : >o.ms; : >b.ms
 	for _ in $(seq "$ROUNDS"); do
-		ms env -u DTRACE_SYSCALL_RAW "$DTRACE" -q -n "$2" -c true >>d.ms
-		DTRACE_SYSCALL_RAW=0 ms "$DTRACE" -q -n "$2" -c true >>p.ms
-		DTRACE_SYSCALL_RAW=1 ms "$DTRACE" -q -n "$2" -c true >>r.ms
+		ms env -u DTRACE_SYSCALL_RAW "$DTRACE" -q -n "$2" -c "$T" >>d.ms
+		DTRACE_SYSCALL_RAW=0 ms "$DTRACE" -q -n "$2" -c "$T" >>p.ms
+		DTRACE_SYSCALL_RAW=1 ms "$DTRACE" -q -n "$2" -c "$T" >>r.ms
 		[ -z "$OURS2" ] ||
 			ms env -u DTRACE_SYSCALL_RAW "$OURS2" -q -n "$2" \
-				-c true >>o.ms
+				-c "$T" >>o.ms
+		[ -z "$BT" ] || ms "$BT" -e "$3" -c "$T" >>b.ms
 	done
-	printf '| %s | %s | %s | %s |' "$1" "$(med <d.ms)" "$(med <p.ms)" \
+	d=$(med <d.ms)
+	printf '| %s | %s | %s | %s |' "$1" "$d" "$(med <p.ms)" \
 		"$(med <r.ms)"
 	[ -z "$OURS2" ] || printf ' %s |' "$(med <o.ms)"
+	if [ -n "$BT" ]; then
+		b=$(med <b.ms)
+		printf ' %s | %s |' "$b" \
+			"$(awk -v d="$d" -v b="$b" 'BEGIN { if (b + 0 > 0 && d + 0 > 0)
+				printf "%.2f", d / b; else print "n/a" }')"
+	fi
 	echo
 }
 
@@ -63,21 +80,29 @@ case $OURS2 in */*) OURS2=$(abs "$OURS2") ;; esac
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/usdt-sysexit.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-printf '| run (-c true), median ms | default | RAW=0 | RAW=1 |'
+BT=$(command -v bpftrace 2>/dev/null) || BT=
+printf '| run (-c /bin/true), median ms | default | RAW=0 | RAW=1 |'
 [ -z "$OURS2" ] || printf ' OURS2 |'
+[ -z "$BT" ] || printf ' bpftrace | default/bpftrace |'
 echo
 printf '|---|---|---|---|'
 [ -z "$OURS2" ] || printf -- '---|'
+[ -z "$BT" ] || printf -- '---|---|'
 echo
+tp=tracepoint:syscalls
 row "openat, read entry" \
-	'syscall::openat:entry,syscall::read:entry { @ = count(); }'
+	'syscall::openat:entry,syscall::read:entry { @ = count(); }' \
+	"$tp:sys_enter_openat,$tp:sys_enter_read { @ = count(); }"
 for k in 1 2 4 16; do
-	p= i=0
+	p= b= i=0
 	for c in $calls; do
 		i=$((i + 1))
 		[ $i -gt $k ] && break
 		p="${p}syscall::$c:entry,syscall::$c:return,"
+		b="${b}$tp:sys_enter_$c,$tp:sys_exit_$c,"
 	done
-	row "entry and return of $k" "${p%,} { @ = count(); }"
+	row "entry and return of $k" "${p%,} { @ = count(); }" \
+		"${b%,} { @ = count(); }"
 done
+[ -n "$BT" ] || echo "(bpftrace not found: no bpftrace column)"
 echo "(load: $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -11,17 +11,16 @@
 #
 # Rows: `dtrace -q -n '... { @ = count(); }' -c /bin/true` for the
 # entries of openat and read, then the entry and return of 1, 2, 4 and
-# 16 calls (getppid, getpid, getuid, ...: each has its own tracepoint);
-# columns,
-# taken in turns each round: the default choice, DTRACE_SYSCALL_RAW=0
-# (every direction that fits on its calls' own tracepoints) and =1 (the
-# raw tracepoints), OURS2's default (e.g. a build from before a change)
-# when set, and bpftrace's the same probes on the calls' own
-# tracepoints (tracepoint:syscalls:sys_enter_NAME, sys_exit_NAME) with
-# the default's ratio to it, where bpftrace is installed.  Each cell:
-# the median of $ROUNDS runs, in ms, wall time from fork to exit.
-# make bench runs it (bench/run.sh, BENCH_ONLY=sysexit alone).  Nothing
-# passes or fails on speed.
+# 16 calls (getppid, getpid, getuid, ...: each has its own tracepoint).
+# Columns, taken in turns each round: the default choice,
+# DTRACE_SYSCALL_RAW=0 (every direction that fits on its calls' own
+# tracepoints) and =1 (the raw tracepoints), OURS2's default (e.g. a
+# build from before a change) when set, and bpftrace's the same probes
+# on the calls' own tracepoints (tracepoint:syscalls:sys_enter_NAME,
+# sys_exit_NAME) with the default's ratio to it, where bpftrace is
+# installed.  Each cell: the median of $ROUNDS runs, in ms, wall time
+# from fork to exit.  make bench runs it (bench/run.sh, BENCH_ONLY=sysexit
+# alone).  Nothing passes or fails on speed.
 
 set -u
 : "${DTRACE:?DTRACE must name the dtrace under test}"

@@ -455,7 +455,8 @@
  * narrowed to its type, the types part of the kernel's key, as
  * d_key_add() keeps them) whose stores give the zero's type (an element
  * set and another unset would need two bits), and
- * compare copyinstr(argN) with a string literal (kp_str_cmp()) and
+ * compare copyinstr(argN) with a string literal (kp_str_cmp(): == !=,
+ * and < <= > >= on the string cut to strsize - 1, seq_ord()) and
  * key an aggregation by one copyinstr(argN) (kp_arg_str(): UBPF_K_SKEY,
  * the entries in kaggs_s, merged with the string cut to strsize - 1 as
  * copyinstr() cuts it), also through a this-> string that is
@@ -784,22 +785,43 @@ static int sarg_of(const struct d_kplan *k, const struct node *n);
  * the literal into *arg, *lit.  The string copied at the hit is what
  * user space would read (d_arg_str()), cut to strsize - 1 bytes, which
  * changes no comparison with a literal shorter than that.
+ * Ordered, < <= > >= (either way round: SEQ's levels the order,
+ * kp_ord(), cgen_plan.c's seq_ord()), the literal at most strsize - 1
+ * bytes (run.c's binop() cuts neither side; the argument's string is
+ * copyinstr()'s, at most strsize - 1 bytes, so within them, both
+ * zero-padded, the two order as strcmp() orders them; a longer literal
+ * stays user space's, as kp_svar_olit()'s), strsize at most UBPF_STRMAX
+ * (the copy whole in cgbuf, as VACMP's) and 2 at least.
  */
 bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
 		const struct node **lit)
 {
 	const struct node *f, *l;
+	bool ord;
 	int a;
 
-	if (!k || !k->vars || k->nostr || n->op != N_BIN ||
-	    (n->sub != OP_EQ && n->sub != OP_NE))
+	if (!k || !k->vars || k->nostr || n->op != N_BIN)
+		return false;
+	ord = kp_ord(n->sub, true) != 0;
+	if (!ord && n->sub != OP_EQ && n->sub != OP_NE)
 		return false;
 	f = sarg_of(k, n->a) >= 0 ? n->a : n->b;
 	l = f == n->a ? n->b : n->a;
 	a = sarg_of(k, f);
 	if (a < 0 || l->op != N_STR || !l->sval ||
-	    strlen(l->sval) > UBPF_KSTRMAX ||
-	    strlen(l->sval) + 1 >= k->prog->strsize)
+	    strlen(l->sval) > UBPF_KSTRMAX)
+		return false;
+	if (ord && (strlen(l->sval) + 1 > k->prog->strsize ||
+		    k->prog->strsize < 2 || k->prog->strsize > UBPF_STRMAX))
+		return false;
+	if (ord) {
+		if (arg)
+			*arg = a;
+		if (lit)
+			*lit = l;
+		return true;
+	}
+	if (strlen(l->sval) + 1 >= k->prog->strsize)
 		return false;
 	/* faults at the hit: the kernel reads strsize - 1 bytes, as
 	 * d_read_user_str() does, and tells a string of the literal's

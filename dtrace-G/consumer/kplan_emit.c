@@ -487,6 +487,13 @@ static void emit(struct em *m, const struct node *n)
 				o->n = (uint8_t)arg;
 				o->step = (uint16_t)len;
 				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
+				/* an order: VVCMP's, the argument on the
+				 * left; imm strsize - 1, its cut */
+				o->levels = (uint16_t)kp_ord(n->sub,
+							     lit == n->b);
+				if (o->levels)
+					o->imm = (int64_t)m->k->prog->strsize -
+						 1;
 				fault_site(m, o, n);
 				sdata(m, lit->sval, len);
 				return;

@@ -15,6 +15,10 @@
 #    to 20 or 290 bytes) and keep's, at strsize 256, 9, 8 (a literal of
 #    strsize - 1 bytes) and 2 (literals of 1 byte and none), the
 #    ERROR lines and fault messages included;
+#  - literals longer than strsize - 1 bytes (up to 63), which the cut
+#    string never equals and orders below where it is their first
+#    strsize - 1 bytes, at strsize 256, 17 (the cut fills two words),
+#    16, 9, 8 and 2;
 #  - where the kernel keeps a self-> variable (fault sites: a string
 #    that cannot be read is the hit's fault, reported as run.c
 #    reports it, where a read of strsize - 1 bytes reaches the page);
@@ -22,7 +26,7 @@
 #    cgout does not linger), so each case fails on a tree that left
 #    such clauses to user space (this tree before: none of them).
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
-# About 20 s.
+# About 60 s.
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -60,7 +64,7 @@ both() {
 cat >aord.d <<'EOF2'
 pid$target::hit:entry /copyinstr(arg0) < "abcdefg"/ { @lt[arg1] = sum(1000); }
 pid$target::hit:entry /"abcdefX" <= copyinstr(arg0)/ { @ge[arg1] = count(); }
-pid$target::hit:entry { @k[arg1, copyinstr(arg0) > "" ? 1 : 2, "ab" >= copyinstr(arg0) ? 3 : 4, copyinstr(arg0) <= "\200" ? 5 : 6] = count(); }
+pid$target::hit:entry { @k[arg1, copyinstr(arg0) > "" ? 1 : 2, "abcdefgXY" >= copyinstr(arg0) ? 3 : 4, copyinstr(arg0) <= "\200" ? 5 : 6] = count(); }
 pid$target::hit:entry /copyinstr(arg0) >= "aaaaaaa" && arg1 > 9/ { @aa[arg1] = count(); }
 dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
 EOF2
@@ -92,6 +96,42 @@ for m in cut order keep; do
 		both aordf $m $xo
 	done
 	both aord2 $m -x strsize=2
+done
+
+# Literals longer than strsize - 1 (up to 63 bytes): the cut string
+# never equals one, and orders below it where it is the literal's first
+# strsize - 1 bytes (its NUL against the literal's byte there); at 17
+# the cut fills the copy's two words, the third decides.  With and
+# without fault sites, at 256, 17, 16, 9, 8 and 2.
+a20=aaaaaaaaaaaaaaaaaaaa
+a63=${a20}${a20}${a20}aaa
+cat >aordl.d <<EOF2
+pid\$target::hit:entry /copyinstr(arg0) < "abcdefgXYZ"/ { @lt[arg1] = sum(1000); }
+pid\$target::hit:entry /"$a20" >= copyinstr(arg0)/ { @ge[arg1] = count(); }
+pid\$target::hit:entry { @k[arg1, copyinstr(arg0) > "$a63" ? 1 : 2] = count(); }
+pid\$target::hit:entry { self->n = arg1; }
+pid\$target::hit:entry /copyinstr(arg0) <= "${a20}b"/ { @le[arg1] = sum(self->n); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF2
+for m in cut order; do
+	for xo in '' 17 16 9 8 2; do
+		both aordl $m ${xo:+-x strsize=$xo}
+	done
+done
+# cut's below "abcdefgXYZ" (@lt): at 9 "abcdefgXYZ" cut to "abcdefgX"
+# is (hit 7), at 8 "abcdefgh" cut to "abcdefg" is too (5), at 256
+# neither ('h' above 'X'; the same string)
+for xo in '' 9 8; do
+	rm -f addr.txt
+	run 1 l.txt "cut $PWD/addr.txt" -s aordl.d ${xo:+-x strsize=$xo}
+	case $xo in
+	'') e='0 1 2 3 4 6 8 9' ;;
+	9) e='0 1 2 3 4 6 7 8 9' ;;
+	*) e='0 1 2 3 4 5 6 7 8 9' ;;
+	esac
+	expect_eq "cut's strings below a long literal${xo:+ (strsize $xo)}" \
+		"$e" "$(awk 'NF == 2 && $2 == 1000 && $1 < 10 { print $1 }' \
+			l.txt | sort -n | paste -sd' ' -)"
 done
 
 # The expected hits below "abcdefg" on cut's strings (@lt's, sum 1000:

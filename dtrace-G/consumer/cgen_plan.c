@@ -1937,30 +1937,39 @@ static uint64_t lit_word(const struct ubpf_kop *d, unsigned len, unsigned i)
  * r1 = VSEQ o's order (o->agg - 1, VVCMP's agg: 2 <, 3 >, 4 <=, 5 >=):
  * the string variable (svar_copy() into VCMP_AT(0), zero-padded, at
  * most o->imm bytes: strsize - 1) against the literal of the SDATA
- * after o (o->step bytes, at most imm: kplan.c's kp_svar_olit()), its
- * words immediates, zero past its NUL, for the words imm bytes take:
- * padded_cmp(), strcmp()'s order.  No fault: the store read the string.
+ * after o (o->step bytes, at most UBPF_KSTRMAX: kplan.c's
+ * kp_svar_olit()), its words immediates, zero past its NUL, for the
+ * words imm bytes take: padded_cmp(), strcmp()'s order.  A literal
+ * longer than imm is compared up to byte imm, where the variable has
+ * its NUL and the literal does not: the word holding that byte too (a
+ * word past the room where imm fills it, zeroed here), so a variable
+ * equal to the literal's first imm bytes orders below it.  No fault:
+ * the store read the string.
  */
 static void vseq_ord(struct em *e, const struct ubpf_kplan *pl,
 		     const struct ubpf_kop *o, const int *fds)
 {
 	struct ubpf_kop v = { .n = o->n, .slot = o->slot, .imm = o->imm };
-	unsigned room = UBPF_KVROOM(o->imm);
-	uint64_t lw[UBPF_STRMAX / 8];
+	unsigned room = UBPF_KVROOM(o->imm), nw = room / 8;
+	uint64_t lw[UBPF_STRMAX / 8 + 1];
 
 	if (o->agg < 3 || o->agg > 6 || (o->flags & UBPF_KF_NEG) ||
-	    o->imm < 1 || o->imm > UBPF_STRMAX - 1 || o->step > o->imm ||
-	    room > UBPF_STRMAX) {
+	    o->imm < 1 || o->imm > UBPF_STRMAX - 1 ||
+	    o->step > UBPF_KSTRMAX || room > UBPF_STRMAX) {
 		e->bad = true;
 		return;
 	}
-	for (unsigned i = 0; i < room / 8; i++)
+	if (o->step > o->imm) /* a long literal: up to byte imm */
+		nw = (unsigned)o->imm / 8 + 1;
+	for (unsigned i = 0; i < nw; i++)
 		lw[i] = lit_word(o + 1, o->step, i);
 	svar_copy(e, pl, &v, VCMP_AT(0), fds);
 	if (e->bad)
 		return;
 	ldx(e, BPF_DW, 2, 10, S_SBUF);
-	padded_cmp(e, 2, VCMP_AT(0), 0, lw, room / 8, (unsigned)o->agg - 1);
+	for (unsigned i = room / 8; i < nw; i++) /* past the room: 0 */
+		st(e, BPF_DW, 2, (int16_t)(VCMP_AT(0) + 8 * (int32_t)i), 0);
+	padded_cmp(e, 2, VCMP_AT(0), 0, lw, nw, (unsigned)o->agg - 1);
 }
 
 /*
@@ -1970,29 +1979,30 @@ static void vseq_ord(struct em *e, const struct ubpf_kplan *pl,
  * the helper's count, the NUL's included, cut to o->imm bytes
  * (strsize - 1: up to there the copy is the string's, its last byte
  * read again with fault sites, seq_read(), as VACMP's) -- against the
- * literal of the SDATA after o (o->step bytes, at most imm: kplan.c's
- * kp_str_cmp()), both zero-padded: padded_cmp(), strcmp()'s order.
- * Only the words up to the literal's NUL are compared (nw): where those
- * are equal the string has its NUL there too, and is the literal;
- * where they differ the first difference lies within them.  So the
- * copy into VCMP_AT(0) is of those words alone, zeroed first, then the
- * string's bytes up to its NUL, imm or the words' end, whichever comes
- * first.
+ * literal of the SDATA after o (o->step bytes, at most UBPF_KSTRMAX:
+ * kplan.c's kp_str_cmp()), both zero-padded: padded_cmp(), strcmp()'s
+ * order.  Only the words up to byte m are compared (nw), m the
+ * literal's length or imm, the smaller: the literal has its NUL at its
+ * length, the cut string (at most imm bytes) one at imm at the latest,
+ * so where those words are equal both end there (equal: a literal
+ * longer than imm never is), and else the first difference lies within
+ * them.  So the copy into VCMP_AT(0) is of those words alone, zeroed
+ * first, then the string's bytes up to its NUL, imm or the words' end,
+ * whichever comes first.
  */
 static void seq_ord(struct em *e, const struct ubpf_kop *o, unsigned j)
 {
-	unsigned room = UBPF_KVROOM(o->imm), nw = o->step / 8u + 1u, cap;
-	uint64_t lw[UBPF_STRMAX / 8];
+	unsigned nw, cap;
+	uint64_t lw[UBPF_KSTRMAX / 8 + 1];
 	size_t jcut;
 
 	if (o->levels < 2 || o->levels > 5 || (o->flags & UBPF_KF_NEG) ||
-	    o->imm < 1 || o->imm > UBPF_STRMAX - 1 || o->step > o->imm ||
-	    room > UBPF_STRMAX || e->sn) {
+	    o->imm < 1 || o->imm > UBPF_STRMAX - 1 ||
+	    o->step > UBPF_KSTRMAX || e->sn) {
 		e->bad = true;
 		return;
 	}
-	if (nw > room / 8)
-		nw = room / 8;
+	nw = (o->step < o->imm ? o->step : (unsigned)o->imm) / 8u + 1u;
 	cap = 8 * nw < (unsigned)o->imm ? 8 * nw : (unsigned)o->imm;
 	for (unsigned i = 0; i < nw; i++)
 		lw[i] = lit_word(o + 1, o->step, i);

@@ -786,12 +786,13 @@ static int sarg_of(const struct d_kplan *k, const struct node *n);
  * user space would read (d_arg_str()), cut to strsize - 1 bytes, which
  * changes no comparison with a literal shorter than that.
  * Ordered, < <= > >= (either way round: SEQ's levels the order,
- * kp_ord(), cgen_plan.c's seq_ord()), the literal at most strsize - 1
- * bytes (run.c's binop() cuts neither side; the argument's string is
- * copyinstr()'s, at most strsize - 1 bytes, so within them, both
- * zero-padded, the two order as strcmp() orders them; a longer literal
- * stays user space's, as kp_svar_olit()'s), strsize at most UBPF_STRMAX
- * (the copy whole in cgbuf, as VACMP's) and 2 at least.
+ * kp_ord(), cgen_plan.c's seq_ord()), the literal at most UBPF_KSTRMAX
+ * bytes, any strsize from 2 to UBPF_STRMAX (the copy whole in cgbuf, as
+ * VACMP's): run.c's binop() cuts neither side, and the argument's
+ * string is copyinstr()'s, at most strsize - 1 bytes, so within them
+ * and the byte after, both zero-padded, the two order as strcmp()
+ * orders them, a literal longer than the cut included (as
+ * kp_svar_olit()'s).
  */
 bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
 		const struct node **lit)
@@ -811,8 +812,7 @@ bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
 	if (a < 0 || l->op != N_STR || !l->sval ||
 	    strlen(l->sval) > UBPF_KSTRMAX)
 		return false;
-	if (ord && (strlen(l->sval) + 1 > k->prog->strsize ||
-		    k->prog->strsize < 2 || k->prog->strsize > UBPF_STRMAX))
+	if (ord && (k->prog->strsize < 2 || k->prog->strsize > UBPF_STRMAX))
 		return false;
 	if (ord) {
 		if (arg)
@@ -889,13 +889,15 @@ unsigned kp_ord(int sub, bool left)
 
 /*
  * v OP "string", OP < <= > >= (either way round), v a self-> or this->
- * string variable, the literal at most UBPF_KSTRMAX bytes and strsize
- * - 1 (run.c's binop() cuts neither: the variable holds at most
- * strsize - 1 bytes, so within them, zero-padded, the two order as
- * strcmp() orders them; a longer literal is user space's): v's index,
- * the literal and the order (VVCMP's agg, v on the left) into *v,
- * *lit, *op, whatever the kernel keeps.  kplan_vars.c's str_var() lets
- * a KV_STR variable be read so.
+ * string variable, the literal at most UBPF_KSTRMAX bytes (run.c's
+ * binop() cuts neither: the variable holds at most strsize - 1 bytes,
+ * so within them and the byte after, zero-padded, the two order as
+ * strcmp() orders them; a literal longer than strsize - 1 bytes is
+ * never equal to it, and orders it by those bytes alone, the
+ * variable's NUL below the literal's byte there: cgen_plan.c's
+ * vseq_ord()): v's index, the literal and the order (VVCMP's agg, v on
+ * the left) into *v, *lit, *op, whatever the kernel keeps.
+ * kplan_vars.c's str_var() lets a KV_STR variable be read so.
  */
 bool kp_svar_olit(const struct d_prog *p, const struct node *n, int *v,
 		  const struct node **lit, unsigned *op)
@@ -910,8 +912,7 @@ bool kp_svar_olit(const struct d_prog *p, const struct node *n, int *v,
 	f = left ? n->a : n->b;
 	l = left ? n->b : n->a;
 	if (kp_str_var_of(p, f) < 0 || l->op != N_STR || !l->sval ||
-	    strlen(l->sval) > UBPF_KSTRMAX ||
-	    strlen(l->sval) + 1 > p->strsize)
+	    strlen(l->sval) > UBPF_KSTRMAX)
 		return false;
 	if (v)
 		*v = f->sub;

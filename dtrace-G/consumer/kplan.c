@@ -1701,7 +1701,9 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
 /*
  * Keys of one execname and one copyinstr(argN) (or a this-> string
  * that is it, KV_SARG, or stringof(args[N]), the clause user space's
- * at a probe where args[N] is no string: kplan_emit.c), or of two
+ * at a probe where args[N] is no string: kplan_emit.c; with bare,
+ * args[N] itself, the statement's layout at a probe where it is a
+ * string: bare_alts()), or of two
  * copyinstr() (argN and argM, N and M maybe the same), the others
  * integers the kernel computes or the probe's names, in any order:
  * one key of kaggs_s (generated
@@ -1727,7 +1729,7 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
  * (skey, sarg, kcomm), else false and ks as it was.
  */
 static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
-			  struct kstmt *ks)
+			  struct kstmt *ks, bool bare)
 {
 	int c = -1, s = -1, sa = -1, s2 = -1, sa2 = -1;
 	uint8_t sz, sg;
@@ -1737,10 +1739,11 @@ static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
 	for (unsigned i = 0; i < st->nkeys; i++) {
 		/* stringof(args[N]) too (kplan_emit.c leaves the clause
 		 * to user space at a probe where args[N] is no string, as
-		 * for a lone one); not args[N] bare, an integer key at a
-		 * probe declaring an integer (kargs) */
+		 * for a lone one); args[N] bare only with bare, an integer
+		 * key at a probe declaring an integer (kargs) in the
+		 * statement's other layout (bare_alts()) */
 		int a = kp_arg_str(k, st->keys[i]);
-		bool plain = a >= 0 && st->keys[i]->op != N_ARGS;
+		bool plain = a >= 0 && (st->keys[i]->op != N_ARGS || bare);
 
 		if (kp_is_comm(st->keys[i]) && c < 0)
 			c = (int)i;
@@ -1771,7 +1774,73 @@ static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
 	ks->kcomm = (uint8_t)(c + 1);
 	ks->skey2 = (uint8_t)(s2 + 1);
 	ks->sarg2 = (uint8_t)(sa2 < 0 ? 0 : sa2);
+	if (st->keys[s]->op == N_ARGS)
+		ks->sbare |= (uint8_t)(1u << s);
+	if (s2 >= 0 && st->keys[s2]->op == N_ARGS)
+		ks->sbare |= (uint8_t)(1u << s2);
 	return true;
+}
+
+/*
+ * args[N] bare beside another string key (D_KPLAN_VARS).  A string key
+ * that is args[N] at a probe declaring argument N a string, an integer
+ * at one declaring an integer: a lone one is kaggs_s's key at the
+ * first and kaggs' at the second (kplan_emit.c's skey_int()), but a
+ * statement's layout beside another string key (str_pair_keys(): SKEY2
+ * or CWKEY, in one kaggs_s key) is fixed before the probes are known,
+ * and its bare args[N] can be no integer there.  So str_pair_keys()
+ * takes it (k->bare) and each such statement gets a second layout, the
+ * one it had without (args[N] an integer key typed per probe, the
+ * other string key alone: CKEY, SKEY), as a statement of its own
+ * appended to k->st (kstmt's alt) with its own number: at a probe
+ * where each bare args[N] of the pair is a string the plan runs the
+ * first, elsewhere the second (kp_stmt_at(); kplan_emit.c), and the
+ * merge reads each entry by its statement's layout into the one
+ * aggregation.  A probe where neither fits (args[N] undeclared) runs
+ * the clause in user space, as for a lone one.
+ */
+static void bare_alts(struct d_kplan *k)
+{
+	const struct d_prog *p = k->prog;
+
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		for (unsigned i = 0; k->ok[ci] && i < p->clauses[ci].nstmts;
+		     i++) {
+			unsigned at = k->first[ci] + i;
+			struct kstmt alt;
+
+			if (k->st[at].assign || !k->st[at].sbare ||
+			    k->nst + 1 > UINT16_MAX)
+				continue;
+			k->bare = false;
+			if (kp_stmt_ok(k, k->st[at].st, &alt)) {
+				xgrow(&k->st, &k->stcap, (size_t)k->nst + 1,
+				      sizeof(*k->st));
+				k->st[k->nst] = alt;
+				k->st[at].alt = ++k->nst;
+			}
+			k->bare = true;
+		}
+	}
+}
+
+struct kstmt *kp_stmt_at(const struct d_kplan *k, unsigned clause,
+			 unsigned i, const struct d_probe *probe,
+			 unsigned *at)
+{
+	unsigned n = k->first[clause] + i;
+	const struct kstmt *ks = &k->st[n];
+	bool here = true;
+
+	if (ks->skey >= 0 && (ks->sbare >> ks->skey & 1))
+		here = d_args_str(probe, ks->sarg);
+	if (ks->skey2 && (ks->sbare >> (ks->skey2 - 1) & 1))
+		here = here && d_args_str(probe, ks->sarg2);
+	if (!here && ks->alt)
+		n = ks->alt - 1;
+	if (at)
+		*at = n;
+	return &k->st[n];
 }
 
 bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
@@ -1843,7 +1912,10 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 						: 1;
 	ks->skey = -1;
 	ks->svar = -1;
-	if (str_pair_keys(k, st, ks)) /* execname or copyinstr(), and one */
+	/* execname or copyinstr(), and one; args[N] bare in the pair
+	 * where that takes, else an integer key beside another pair */
+	if (str_pair_keys(k, st, ks, k->bare) ||
+	    (k->bare && str_pair_keys(k, st, ks, false)))
 		return true;
 	for (unsigned i = 0; i < st->nkeys; i++) {
 		int sa = kp_arg_str(k, st->keys[i]);
@@ -2106,6 +2178,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	 * gid, errno) decide an exit() as they decide a gate, which
 	 * d_kplan_xtest() makes of its predicate */
 	k->vars = (flags & D_KPLAN_VARS) != 0;
+	k->bare = k->vars; /* args[N] bare in a string pair: bare_alts() */
 	for (ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
 		bool tick = ticks && ticks[ci] && (flags & D_KPLAN_VARS);
@@ -2144,6 +2217,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	}
 	if (k->vars) {
 		kp_vars_decide(k);
+		bare_alts(k);
 		k->user = NULL;
 		free(xuser);
 	} else {

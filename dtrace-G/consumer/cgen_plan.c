@@ -1354,7 +1354,7 @@ static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	}
 	if (o->agg) /* a fault site: one unread ends the clause */
 		fault_at(e, j, o->agg);
-	if (o->levels) { /* an order: r1, never a PRED's (seq_pred()) */
+	if (o->levels) { /* whole: r1, never a PRED's (seq_pred()) */
 		if (fj || (o->agg && (!e->rbarg[j] || pl->fstr != o->imm))) {
 			e->bad = true;
 			return;
@@ -1973,8 +1973,8 @@ static void vseq_ord(struct em *e, const struct ubpf_kplan *pl,
 }
 
 /*
- * r1 = SEQ o's order (o->levels, VVCMP's agg: 2 <, 3 >, 4 <=, 5 >=, the
- * argument on the left): argument j's string (seq_read()'s copy in
+ * r1 = SEQ o's comparison whole (o->levels - 1, VVCMP's agg: 0 ==, 1 !=,
+ * 2 <, 3 >, 4 <=, 5 >=, the argument on the left): argument j's string (seq_read()'s copy in
  * cgbuf, a fault already sent away: seq()) as copyinstr() gives it --
  * the helper's count, the NUL's included, cut to o->imm bytes
  * (strsize - 1: up to there the copy is the string's, its last byte
@@ -1996,7 +1996,7 @@ static void seq_ord(struct em *e, const struct ubpf_kop *o, unsigned j)
 	uint64_t lw[UBPF_KSTRMAX / 8 + 1];
 	size_t jcut;
 
-	if (o->levels < 2 || o->levels > 5 || (o->flags & UBPF_KF_NEG) ||
+	if (o->levels < 1 || o->levels > 6 || (o->flags & UBPF_KF_NEG) ||
 	    o->imm < 1 || o->imm > UBPF_STRMAX - 1 ||
 	    o->step > UBPF_KSTRMAX || e->sn) {
 		e->bad = true;
@@ -2018,7 +2018,7 @@ static void seq_ord(struct em *e, const struct ubpf_kop *o, unsigned j)
 	alu_i(e, BPF_ADD, 3, SEQ_AT(j));
 	call(e, BPF_FUNC_probe_read_kernel);
 	ldx(e, BPF_DW, 2, 10, S_SBUF);
-	padded_cmp(e, 2, VCMP_AT(0), 0, lw, nw, o->levels);
+	padded_cmp(e, 2, VCMP_AT(0), 0, lw, nw, o->levels - 1u);
 }
 
 /*

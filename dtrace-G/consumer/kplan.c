@@ -784,15 +784,17 @@ static int sarg_of(const struct d_kplan *k, const struct node *n);
  * programs compare at the probe (UBPF_K_SEQ): the argument's N and
  * the literal into *arg, *lit.  The string copied at the hit is what
  * user space would read (d_arg_str()), cut to strsize - 1 bytes, which
- * changes no comparison with a literal shorter than that.
- * Ordered, < <= > >= (either way round: SEQ's levels the order,
+ * changes no comparison with a literal shorter than that
+ * (kp_seq_prefix(); a longer one is compared whole, below).
+ * Ordered, < <= > >= (either way round: SEQ's levels the order + 1,
  * kp_ord(), cgen_plan.c's seq_ord()), the literal at most UBPF_KSTRMAX
  * bytes, any strsize from 2 to UBPF_STRMAX (the copy whole in cgbuf, as
  * VACMP's): run.c's binop() cuts neither side, and the argument's
  * string is copyinstr()'s, at most strsize - 1 bytes, so within them
  * and the byte after, both zero-padded, the two order as strcmp()
  * orders them, a literal longer than the cut included (as
- * kp_svar_olit()'s).
+ * kp_svar_olit()'s); so are == and != where kp_seq_prefix() cannot
+ * tell them.
  */
 bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
 		const struct node **lit)
@@ -812,28 +814,35 @@ bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
 	if (a < 0 || l->op != N_STR || !l->sval ||
 	    strlen(l->sval) > UBPF_KSTRMAX)
 		return false;
-	if (ord && (k->prog->strsize < 2 || k->prog->strsize > UBPF_STRMAX))
-		return false;
-	if (ord) {
-		if (arg)
-			*arg = a;
-		if (lit)
-			*lit = l;
-		return true;
-	}
-	if (strlen(l->sval) + 1 >= k->prog->strsize)
-		return false;
-	/* faults at the hit: the kernel reads strsize - 1 bytes, as
-	 * d_read_user_str() does, and tells a string of the literal's
-	 * length from a longer one cut there (fsite_assign()) */
-	if (k->fmode && (k->prog->strsize > UBPF_STRMAX + 1 ||
-			 strlen(l->sval) + 3 > k->prog->strsize))
+	/* == and != the prefix test cannot tell: whole, as an order */
+	if ((ord || !kp_seq_prefix(k, strlen(l->sval))) &&
+	    (k->prog->strsize < 2 || k->prog->strsize > UBPF_STRMAX))
 		return false;
 	if (arg)
 		*arg = a;
 	if (lit)
 		*lit = l;
 	return true;
+}
+
+/*
+ * Can SEQ tell == from != of a literal of len bytes by the copy's
+ * length and the literal's bytes alone (cgen_plan.c's seq())?  Where
+ * the literal is shorter than strsize - 1, so the cut user space makes
+ * changes no result; and where faults are the hit's, the kernel reading
+ * strsize - 1 bytes as d_read_user_str() does, only where a string of
+ * the literal's length is told from a longer one cut there
+ * (fsite_assign()).  Else SEQ compares whole (levels: seq_ord()), the
+ * string cut as copyinstr() cuts it, where strsize is at most
+ * UBPF_STRMAX (kp_str_cmp()): before, such a clause was user space's,
+ * its strings read after the hit.
+ */
+bool kp_seq_prefix(const struct d_kplan *k, size_t len)
+{
+	if (len + 1 >= k->prog->strsize)
+		return false;
+	return !k->fmode || (k->prog->strsize <= UBPF_STRMAX + 1 &&
+			     len + 3 <= k->prog->strsize);
 }
 
 /*

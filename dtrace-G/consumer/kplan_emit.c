@@ -487,13 +487,21 @@ static void emit(struct em *m, const struct node *n)
 				o->n = (uint8_t)arg;
 				o->step = (uint16_t)len;
 				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
-				/* an order: VVCMP's, the argument on the
-				 * left; imm strsize - 1, its cut */
-				o->levels = (uint16_t)kp_ord(n->sub,
-							     lit == n->b);
-				if (o->levels)
+				/* whole (an order, a literal past the
+				 * prefix test's reach: kp_seq_prefix()):
+				 * VVCMP's agg + 1, the argument on the left;
+				 * imm strsize - 1, its cut */
+				ord = kp_ord(n->sub, lit == n->b);
+				if (!ord && !kp_seq_prefix(m->k, len))
+					ord = n->sub == OP_EQ ? 0 + 1u : 1 + 1u;
+				else if (ord)
+					ord++;
+				o->levels = (uint16_t)ord;
+				if (o->levels) {
 					o->imm = (int64_t)m->k->prog->strsize -
 						 1;
+					o->flags = 0;
+				}
 				fault_site(m, o, n);
 				sdata(m, lit->sval, len);
 				return;

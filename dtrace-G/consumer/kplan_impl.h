@@ -148,6 +148,8 @@ bool kp_const_of(const struct node *n, int64_t *v);
 /* ... copyinstr(argN) == or != a string literal: N and the literal */
 bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
 		const struct node **lit);
+/* ... == or != by SEQ's length and prefix test (else whole: seq_ord()) */
+bool kp_seq_prefix(const struct d_kplan *k, size_t len);
 bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n);
 /* ... a self-> string variable == or != a literal (kp_svar_lit(): of
  * any; kp_svar_cmp(): of a KV_STR one): the variable and the literal */

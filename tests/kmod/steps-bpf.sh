@@ -414,7 +414,8 @@ check "three string keys: -v" grep -q \
 # copyinstr(arg0) and args[0] ordered against literals with no
 # variable (SEQ with an order: cgen_plan.c's seq_ord(), the copy cut
 # and zero-padded in cgbuf), without fault sites and with them (a
-# self-> variable kept: the last byte read again), and a self-> string
+# self-> variable kept: the last byte read again; != of a literal the
+# prefix test cannot tell, compared whole there too), and a self-> string
 # against a literal longer than strsize - 1 (vseq_ord()'s word past
 # the room)
 rm -f bk.txt
@@ -432,11 +433,11 @@ rm -f bk.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt -x strsize=8 \
 	-n 'tr$target:::msg { self->s = copyinstr(arg0); self->n = arg1; }' \
 	-n 'tr$target:::msg /copyinstr(arg0) <= "hello"/ { @c = sum(self->n); }' \
-	-n 'tr$target:::msg { @d[self->s < "hello world", copyinstr(arg0) > "hellO, longer"] = count(); }' \
-	-n 'END { printa("c %@d\n", @c); printa("d %d %d %@d\n", @d); }' \
+	-n 'tr$target:::msg { @d[self->s < "hello world", copyinstr(arg0) > "hellO, longer", copyinstr(arg0) != "hello!"] = count(); }' \
+	-n 'END { printa("c %@d\n", @c); printa("d %d %d %d %@d\n", @d); }' \
 	-c "/kt/trprog msg" >bk.prog 2>bk.err </dev/null
 expect_eq "ordered against literals, fault sites: the output" \
-	"c 7 d 1 1 1" "$(grep '^[cd] ' bk.txt | paste -sd' ' -)"
+	"c 7 d 1 1 1 1" "$(grep '^[cd] ' bk.txt | paste -sd' ' -)"
 check "ordered against literals, fault sites: -v" grep -q \
 	'^dtrace: 3 clauses aggregated in the kernel$' bk.err ||
 	diag "$(tail -n 40 bk.err)"

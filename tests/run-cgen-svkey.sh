@@ -378,9 +378,12 @@ same tordk tord.d pack 4
 # predicates and a ?: key, on keep's, order's and cut's strings at 256
 # and 8 (literals of at most 7 bytes: strsize 8 keeps 7, and a string
 # of 7 bytes equal to "abcdefg" up to there is cut, not longer);
-# a literal longer than strsize - 1 (52 bytes) at 256 in the kernel,
-# at 16 the clause and its variable user space's, as before.  Byte for
-# byte DTRACE_CGEN=0's; this tree before left them to user space (-v).
+# a literal longer than strsize - 1 (52 bytes) in the kernel too, at
+# 256, 17 (the variable's 16 bytes fill its room: the literal's byte 16
+# decides against the variable's NUL, a word past the room), 16 and 2
+# (before, at 16 the clause and its variable were user space's, the
+# variable's copyinstr() read after the hit).  Byte for byte
+# DTRACE_CGEN=0's; this tree before left them to user space (-v).
 cat >lord.d <<'EOF2'
 pid$target::hit:entry { self->s = copyinstr(arg0); this->t = copyinstr(arg0); }
 pid$target::hit:entry /self->s < "abcdefg"/ { @lt[arg1] = sum(1000); }
@@ -407,21 +410,25 @@ expect_eq "string variable ordered with literals (cut, 8): less" \
 	'0 1 2 3 8 9 10 11 12 13 14 15 16 17' \
 	"$(awk 'NF == 2 && $2 == 1000 && $1 < 18 { print $1 }' lord1.txt |
 		sort -n | paste -sd' ' -)"
-for xo in '' '-x strsize=16'; do
+for xo in '' '-x strsize=17' '-x strsize=16' '-x strsize=2'; do
 	w="string variable ordered with a long literal${xo:+ ($xo)}"
-	late=${xo:+1} # at 16 the literal is too long: user space's clause
 	run 1 lordl1.txt order -s lordl.d $xo
-	late=
 	run 0 lordl0.txt order -s lordl.d $xo
 	expect_file_eq "$w: DTRACE_CGEN=0's output" lordl0.txt lordl1.txt
-	if [ -z "$xo" ]; then
-		expect_grep "$w: -v" \
-			'^dtrace: 2 clauses aggregated in the kernel$' \
-			lordl1.txt.err
-	else
-		expect_eq "$w: -v" 0 \
-			"$(grep -c 'aggregated in the kernel' lordl1.txt.err)"
-	fi
+	expect_grep "$w: -v" \
+		'^dtrace: 2 clauses aggregated in the kernel$' lordl1.txt.err
+done
+# order's hits below 52 'a's: "", the 20 'a's and X or Y cut at 16
+# and 17 ("aaaa..." then the NUL), and at 2 the cut "a"s
+for xo in '-x strsize=17' '-x strsize=2'; do
+	run 1 lordl1.txt order -s lordl.d $xo
+	case $xo in
+	*=17) e='5 7 8' ;;
+	*) e='0 1 2 3 4 5 6 7 8 13' ;;
+	esac
+	expect_eq "string variable below a long literal ($xo)" "$e" \
+		"$(awk 'NF == 2 { print $1 }' lordl1.txt | sort -n |
+			paste -sd' ' -)"
 done
 
 finish

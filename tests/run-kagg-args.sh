@@ -26,7 +26,10 @@
 #    another (both in the kernel: kaggs_s and kaggs), uint16_t against
 #    short;
 #  - stringof(args[N]) beside another string key, in the kernel where
-#    args[N] is a string;
+#    args[N] is a string; args[N] bare beside another string key, in
+#    the kernel where it is a string and where it is an integer (the
+#    statement's two layouts); args[N] of a string ordered against
+#    literals;
 #  - args[N] past a probe's declared arguments: the fault user space
 #    reports there, in the kernel at the probe where it is declared;
 #  - a clause with /copyinstr(arg0) != "zzz"/ and a self-> string
@@ -152,6 +155,28 @@ EOF2
 same ask ask.d 20 4
 expect_grep "ask: w's hits user space's" 'BPF: .* 20 records read$' \
 	ask.g.txt.err
+
+# args[N] bare beside another string key (kplan.c's bare_alts()): with
+# execname, with itself and an integer, at u (a string: SKEY2 or CWKEY
+# in one kaggs_s key) and at w and n (an integer: the statement's other
+# layout, CKEY beside an integer key, a lone key and integers, its
+# entries merged into the same aggregation), every hit in the kernel.
+# Before, the statement's layout left args[0] an integer key, so u's
+# hits were user space's (-v: 2 clauses, 20 records read, here none);
+# taking args[0] as a string alone (the last round's try) left w's and
+# n's.  And args[N] of a string argument ordered against literals (SEQ
+# with an order: kplan.c's kp_str_cmp()), user space's before.
+cat >bare.d <<'EOF2'
+ka$target:::u, ka$target:::w { @a[execname, args[0]] = count(); }
+ka$target:::u, ka$target:::n { @b[args[0], args[0], args[1]] = sum(args[1]); }
+ka$target:::u /args[0] < "beta"/ { @c[args[1]] = count(); }
+ka$target:::u { @d[args[0] >= "beta", "gamma" > args[0], args[0] <= "gammaXYZ"] = count(); }
+EOF2
+same bare bare.d 20 4
+expect_grep "bare: every hit in the kernel" 'BPF: .* 0 records read$' \
+	bare.g.txt.err
+expect_grep "bare: u's execname and args[0]" '^  ka  *beta  *7$' bare.g.txt
+expect_grep "bare: w's execname and args[0]" '^  ka  *4  *4$' bare.g.txt
 
 # args[3] past u's two arguments faults there (user space's, reported
 # alike); at t it is a char *, an integer (uint64_t), in the kernel.

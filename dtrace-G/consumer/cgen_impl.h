@@ -113,7 +113,8 @@ struct em {
 	/* CACMP's arguments (seq_read()): the first UBPF_KCOMM bytes of
 	 * the copy zeroed before it, so the bytes past its NUL read 0 */
 	bool czarg[UBPF_KSTRARGS];
-	/* VACMP's arguments where the plan has fault sites (seq_read()):
+	/* VACMP's and ordered SEQ's arguments where the plan has fault
+	 * sites (seq_read()):
 	 * a copy that filled its pl->fstr bytes has its last byte read
 	 * again, which the helper cut for its NUL */
 	bool rbarg[UBPF_KSTRARGS];

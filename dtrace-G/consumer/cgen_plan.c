@@ -965,8 +965,10 @@ static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
 		const struct ubpf_kop *o = &pl->ops[pc];
 		unsigned j;
 
-		/* VACMP's compare reads cgbuf's copy (vacmp()) */
-		if (o->op == UBPF_K_VACMP)
+		/* VACMP's compare reads cgbuf's copy (vacmp()), and so
+		 * does an ordered SEQ's (seq_ord()) */
+		if (o->op == UBPF_K_VACMP ||
+		    (o->op == UBPF_K_SEQ && o->levels))
 			return false;
 		if (o->op != UBPF_K_SEQ)
 			continue;
@@ -1017,6 +1019,13 @@ static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
 	return true;
 }
 
+/* Does o read its argument's string whole, as copyinstr() gives it
+ * (VACMP, an ordered SEQ), not only up to a literal's length? */
+static bool seq_whole(const struct ubpf_kop *o)
+{
+	return o->op == UBPF_K_VACMP || (o->op == UBPF_K_SEQ && o->levels);
+}
+
 static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		     unsigned nargs)
 {
@@ -1047,7 +1056,7 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			e->skarg[j] |=
 				o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY;
 			e->czarg[j] |= o->op == UBPF_K_CACMP;
-			e->rbarg[j] |= o->op == UBPF_K_VACMP && fs;
+			e->rbarg[j] |= seq_whole(o) && fs;
 			continue;
 		}
 		if (j >= UBPF_KSTRARGS || a >= nargs || buf < 0 ||
@@ -1057,7 +1066,7 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		}
 		e->skarg[j] = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY;
 		e->czarg[j] = o->op == UBPF_K_CACMP;
-		e->rbarg[j] = o->op == UBPF_K_VACMP && fs;
+		e->rbarg[j] = seq_whole(o) && fs;
 		e->sarg[e->nsarg++] = (uint8_t)a;
 	}
 	if (!e->nsarg || (!fs && seq_stack(e, pl)))
@@ -1327,6 +1336,8 @@ static void seq_chunk(struct em *e, void *ctx, unsigned off, unsigned sz)
  * jumps taken on a difference put in fj (*nfj of them, at most
  * UBPF_KSTRMAX / 8 + 5) for the caller to point at the PRED's end.
  */
+static void seq_ord(struct em *e, const struct ubpf_kop *o, unsigned j);
+
 static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 		size_t *fj, unsigned *nfj)
 {
@@ -1343,6 +1354,15 @@ static void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	}
 	if (o->agg) /* a fault site: one unread ends the clause */
 		fault_at(e, j, o->agg);
+	if (o->levels) { /* whole: r1, never a PRED's (seq_pred()) */
+		if (fj || (o->agg && (!e->rbarg[j] || pl->fstr != o->imm))) {
+			e->bad = true;
+			return;
+		}
+		seq_ord(e, o, j);
+		*pc += (len + 8) / 8;
+		return;
+	}
 	/* a jump for the length, one per chunk at most */
 	l.jf = xcalloc(len / 8 + 5, sizeof(*l.jf));
 	if (!fj)
@@ -1376,7 +1396,7 @@ static unsigned seq_pred(const struct ubpf_kplan *pl, unsigned pc,
 	const struct ubpf_kop *o = &pl->ops[pc];
 	unsigned q = pc + 1 + (o->step + 8u) / 8u;
 
-	if ((o->flags & UBPF_KF_NEG) || o->step > UBPF_KSTRMAX ||
+	if ((o->flags & UBPF_KF_NEG) || o->levels || o->step > UBPF_KSTRMAX ||
 	    q >= pl->nops || pl->ops[q].op != UBPF_K_PRED || pl->ops[q].n)
 		return 0;
 	for (unsigned i = pc + 1; i <= q; i++)
@@ -1917,30 +1937,88 @@ static uint64_t lit_word(const struct ubpf_kop *d, unsigned len, unsigned i)
  * r1 = VSEQ o's order (o->agg - 1, VVCMP's agg: 2 <, 3 >, 4 <=, 5 >=):
  * the string variable (svar_copy() into VCMP_AT(0), zero-padded, at
  * most o->imm bytes: strsize - 1) against the literal of the SDATA
- * after o (o->step bytes, at most imm: kplan.c's kp_svar_olit()), its
- * words immediates, zero past its NUL, for the words imm bytes take:
- * padded_cmp(), strcmp()'s order.  No fault: the store read the string.
+ * after o (o->step bytes, at most UBPF_KSTRMAX: kplan.c's
+ * kp_svar_olit()), its words immediates, zero past its NUL, for the
+ * words imm bytes take: padded_cmp(), strcmp()'s order.  A literal
+ * longer than imm is compared up to byte imm, where the variable has
+ * its NUL and the literal does not: the word holding that byte too (a
+ * word past the room where imm fills it, zeroed here), so a variable
+ * equal to the literal's first imm bytes orders below it.  No fault:
+ * the store read the string.
  */
 static void vseq_ord(struct em *e, const struct ubpf_kplan *pl,
 		     const struct ubpf_kop *o, const int *fds)
 {
 	struct ubpf_kop v = { .n = o->n, .slot = o->slot, .imm = o->imm };
-	unsigned room = UBPF_KVROOM(o->imm);
-	uint64_t lw[UBPF_STRMAX / 8];
+	unsigned room = UBPF_KVROOM(o->imm), nw = room / 8;
+	uint64_t lw[UBPF_STRMAX / 8 + 1];
 
 	if (o->agg < 3 || o->agg > 6 || (o->flags & UBPF_KF_NEG) ||
-	    o->imm < 1 || o->imm > UBPF_STRMAX - 1 || o->step > o->imm ||
-	    room > UBPF_STRMAX) {
+	    o->imm < 1 || o->imm > UBPF_STRMAX - 1 ||
+	    o->step > UBPF_KSTRMAX || room > UBPF_STRMAX) {
 		e->bad = true;
 		return;
 	}
-	for (unsigned i = 0; i < room / 8; i++)
+	if (o->step > o->imm) /* a long literal: up to byte imm */
+		nw = (unsigned)o->imm / 8 + 1;
+	for (unsigned i = 0; i < nw; i++)
 		lw[i] = lit_word(o + 1, o->step, i);
 	svar_copy(e, pl, &v, VCMP_AT(0), fds);
 	if (e->bad)
 		return;
 	ldx(e, BPF_DW, 2, 10, S_SBUF);
-	padded_cmp(e, 2, VCMP_AT(0), 0, lw, room / 8, (unsigned)o->agg - 1);
+	for (unsigned i = room / 8; i < nw; i++) /* past the room: 0 */
+		st(e, BPF_DW, 2, (int16_t)(VCMP_AT(0) + 8 * (int32_t)i), 0);
+	padded_cmp(e, 2, VCMP_AT(0), 0, lw, nw, (unsigned)o->agg - 1);
+}
+
+/*
+ * r1 = SEQ o's comparison whole (o->levels - 1, VVCMP's agg: 0 ==, 1 !=,
+ * 2 <, 3 >, 4 <=, 5 >=, the argument on the left): argument j's string (seq_read()'s copy in
+ * cgbuf, a fault already sent away: seq()) as copyinstr() gives it --
+ * the helper's count, the NUL's included, cut to o->imm bytes
+ * (strsize - 1: up to there the copy is the string's, its last byte
+ * read again with fault sites, seq_read(), as VACMP's) -- against the
+ * literal of the SDATA after o (o->step bytes, at most UBPF_KSTRMAX:
+ * kplan.c's kp_str_cmp()), both zero-padded: padded_cmp(), strcmp()'s
+ * order.  Only the words up to byte m are compared (nw), m the
+ * literal's length or imm, the smaller: the literal has its NUL at its
+ * length, the cut string (at most imm bytes) one at imm at the latest,
+ * so where those words are equal both end there (equal: a literal
+ * longer than imm never is), and else the first difference lies within
+ * them.  So the copy into VCMP_AT(0) is of those words alone, zeroed
+ * first, then the string's bytes up to its NUL, imm or the words' end,
+ * whichever comes first.
+ */
+static void seq_ord(struct em *e, const struct ubpf_kop *o, unsigned j)
+{
+	unsigned nw, cap;
+	uint64_t lw[UBPF_KSTRMAX / 8 + 1];
+	size_t jcut;
+
+	if (o->levels < 1 || o->levels > 6 || (o->flags & UBPF_KF_NEG) ||
+	    o->imm < 1 || o->imm > UBPF_STRMAX - 1 ||
+	    o->step > UBPF_KSTRMAX || e->sn) {
+		e->bad = true;
+		return;
+	}
+	nw = (o->step < o->imm ? o->step : (unsigned)o->imm) / 8u + 1u;
+	cap = 8 * nw < (unsigned)o->imm ? 8 * nw : (unsigned)o->imm;
+	for (unsigned i = 0; i < nw; i++)
+		lw[i] = lit_word(o + 1, o->step, i);
+	ldx(e, BPF_DW, 1, 10, S_SBUF);
+	for (unsigned i = 0; i < nw; i++)
+		st(e, BPF_DW, 1, (int16_t)(VCMP_AT(0) + 8 * (int32_t)i), 0);
+	alu_i(e, BPF_ADD, 1, VCMP_AT(0));
+	ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j));
+	jcut = jmp_i(e, BPF_JLE, 2, (int32_t)cap);
+	alu_i(e, BPF_MOV, 2, (int32_t)cap);
+	fix(e, jcut);
+	ldx(e, BPF_DW, 3, 10, S_SBUF);
+	alu_i(e, BPF_ADD, 3, SEQ_AT(j));
+	call(e, BPF_FUNC_probe_read_kernel);
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	padded_cmp(e, 2, VCMP_AT(0), 0, lw, nw, o->levels - 1u);
 }
 
 /*

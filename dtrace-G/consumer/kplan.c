@@ -455,7 +455,8 @@
  * narrowed to its type, the types part of the kernel's key, as
  * d_key_add() keeps them) whose stores give the zero's type (an element
  * set and another unset would need two bits), and
- * compare copyinstr(argN) with a string literal (kp_str_cmp()) and
+ * compare copyinstr(argN) with a string literal (kp_str_cmp(): == !=,
+ * and < <= > >= on the string cut to strsize - 1, seq_ord()) and
  * key an aggregation by one copyinstr(argN) (kp_arg_str(): UBPF_K_SKEY,
  * the entries in kaggs_s, merged with the string cut to strsize - 1 as
  * copyinstr() cuts it), also through a this-> string that is
@@ -806,35 +807,65 @@ static int sarg_of(const struct d_kplan *k, const struct node *n);
  * programs compare at the probe (UBPF_K_SEQ): the argument's N and
  * the literal into *arg, *lit.  The string copied at the hit is what
  * user space would read (d_arg_str()), cut to strsize - 1 bytes, which
- * changes no comparison with a literal shorter than that.
+ * changes no comparison with a literal shorter than that
+ * (kp_seq_prefix(); a longer one is compared whole, below).
+ * Ordered, < <= > >= (either way round: SEQ's levels the order + 1,
+ * kp_ord(), cgen_plan.c's seq_ord()), the literal at most UBPF_KSTRMAX
+ * bytes, any strsize from 2 to UBPF_STRMAX (the copy whole in cgbuf, as
+ * VACMP's): run.c's binop() cuts neither side, and the argument's
+ * string is copyinstr()'s, at most strsize - 1 bytes, so within them
+ * and the byte after, both zero-padded, the two order as strcmp()
+ * orders them, a literal longer than the cut included (as
+ * kp_svar_olit()'s); so are == and != where kp_seq_prefix() cannot
+ * tell them.
  */
 bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
 		const struct node **lit)
 {
 	const struct node *f, *l;
+	bool ord;
 	int a;
 
-	if (!k || !k->vars || k->nostr || n->op != N_BIN ||
-	    (n->sub != OP_EQ && n->sub != OP_NE))
+	if (!k || !k->vars || k->nostr || n->op != N_BIN)
+		return false;
+	ord = kp_ord(n->sub, true) != 0;
+	if (!ord && n->sub != OP_EQ && n->sub != OP_NE)
 		return false;
 	f = sarg_of(k, n->a) >= 0 ? n->a : n->b;
 	l = f == n->a ? n->b : n->a;
 	a = sarg_of(k, f);
 	if (a < 0 || l->op != N_STR || !l->sval ||
-	    strlen(l->sval) > UBPF_KSTRMAX ||
-	    strlen(l->sval) + 1 >= k->prog->strsize)
+	    strlen(l->sval) > UBPF_KSTRMAX)
 		return false;
-	/* faults at the hit: the kernel reads strsize - 1 bytes, as
-	 * d_read_user_str() does, and tells a string of the literal's
-	 * length from a longer one cut there (fsite_assign()) */
-	if (k->fmode && (k->prog->strsize > UBPF_STRMAX + 1 ||
-			 strlen(l->sval) + 3 > k->prog->strsize))
+	/* == and != the prefix test cannot tell: whole, as an order */
+	if ((ord || !kp_seq_prefix(k, strlen(l->sval))) &&
+	    (k->prog->strsize < 2 || k->prog->strsize > UBPF_STRMAX))
 		return false;
 	if (arg)
 		*arg = a;
 	if (lit)
 		*lit = l;
 	return true;
+}
+
+/*
+ * Can SEQ tell == from != of a literal of len bytes by the copy's
+ * length and the literal's bytes alone (cgen_plan.c's seq())?  Where
+ * the literal is shorter than strsize - 1, so the cut user space makes
+ * changes no result; and where faults are the hit's, the kernel reading
+ * strsize - 1 bytes as d_read_user_str() does, only where a string of
+ * the literal's length is told from a longer one cut there
+ * (fsite_assign()).  Else SEQ compares whole (levels: seq_ord()), the
+ * string cut as copyinstr() cuts it, where strsize is at most
+ * UBPF_STRMAX (kp_str_cmp()): before, such a clause was user space's,
+ * its strings read after the hit.
+ */
+bool kp_seq_prefix(const struct d_kplan *k, size_t len)
+{
+	if (len + 1 >= k->prog->strsize)
+		return false;
+	return !k->fmode || (k->prog->strsize <= UBPF_STRMAX + 1 &&
+			     len + 3 <= k->prog->strsize);
 }
 
 /*
@@ -890,13 +921,15 @@ unsigned kp_ord(int sub, bool left)
 
 /*
  * v OP "string", OP < <= > >= (either way round), v a self-> or this->
- * string variable, the literal at most UBPF_KSTRMAX bytes and strsize
- * - 1 (run.c's binop() cuts neither: the variable holds at most
- * strsize - 1 bytes, so within them, zero-padded, the two order as
- * strcmp() orders them; a longer literal is user space's): v's index,
- * the literal and the order (VVCMP's agg, v on the left) into *v,
- * *lit, *op, whatever the kernel keeps.  kplan_vars.c's str_var() lets
- * a KV_STR variable be read so.
+ * string variable, the literal at most UBPF_KSTRMAX bytes (run.c's
+ * binop() cuts neither: the variable holds at most strsize - 1 bytes,
+ * so within them and the byte after, zero-padded, the two order as
+ * strcmp() orders them; a literal longer than strsize - 1 bytes is
+ * never equal to it, and orders it by those bytes alone, the
+ * variable's NUL below the literal's byte there: cgen_plan.c's
+ * vseq_ord()): v's index, the literal and the order (VVCMP's agg, v on
+ * the left) into *v, *lit, *op, whatever the kernel keeps.
+ * kplan_vars.c's str_var() lets a KV_STR variable be read so.
  */
 bool kp_svar_olit(const struct d_prog *p, const struct node *n, int *v,
 		  const struct node **lit, unsigned *op)
@@ -911,8 +944,7 @@ bool kp_svar_olit(const struct d_prog *p, const struct node *n, int *v,
 	f = left ? n->a : n->b;
 	l = left ? n->b : n->a;
 	if (kp_str_var_of(p, f) < 0 || l->op != N_STR || !l->sval ||
-	    strlen(l->sval) > UBPF_KSTRMAX ||
-	    strlen(l->sval) + 1 > p->strsize)
+	    strlen(l->sval) > UBPF_KSTRMAX)
 		return false;
 	if (v)
 		*v = f->sub;
@@ -1701,7 +1733,9 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
 /*
  * Keys of one execname and one copyinstr(argN) (or a this-> string
  * that is it, KV_SARG, or stringof(args[N]), the clause user space's
- * at a probe where args[N] is no string: kplan_emit.c), or of two
+ * at a probe where args[N] is no string: kplan_emit.c; with bare,
+ * args[N] itself, the statement's layout at a probe where it is a
+ * string: bare_alts()), or of two
  * copyinstr() (argN and argM, N and M maybe the same), the others
  * integers the kernel computes or the probe's names, in any order:
  * one key of kaggs_s (generated
@@ -1727,7 +1761,7 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
  * (skey, sarg, kcomm), else false and ks as it was.
  */
 static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
-			  struct kstmt *ks)
+			  struct kstmt *ks, bool bare)
 {
 	int c = -1, s = -1, sa = -1, s2 = -1, sa2 = -1;
 	uint8_t sz, sg;
@@ -1737,10 +1771,11 @@ static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
 	for (unsigned i = 0; i < st->nkeys; i++) {
 		/* stringof(args[N]) too (kplan_emit.c leaves the clause
 		 * to user space at a probe where args[N] is no string, as
-		 * for a lone one); not args[N] bare, an integer key at a
-		 * probe declaring an integer (kargs) */
+		 * for a lone one); args[N] bare only with bare, an integer
+		 * key at a probe declaring an integer (kargs) in the
+		 * statement's other layout (bare_alts()) */
 		int a = kp_arg_str(k, st->keys[i]);
-		bool plain = a >= 0 && st->keys[i]->op != N_ARGS;
+		bool plain = a >= 0 && (st->keys[i]->op != N_ARGS || bare);
 
 		if (kp_is_comm(st->keys[i]) && c < 0)
 			c = (int)i;
@@ -1771,7 +1806,73 @@ static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
 	ks->kcomm = (uint8_t)(c + 1);
 	ks->skey2 = (uint8_t)(s2 + 1);
 	ks->sarg2 = (uint8_t)(sa2 < 0 ? 0 : sa2);
+	if (st->keys[s]->op == N_ARGS)
+		ks->sbare |= (uint8_t)(1u << s);
+	if (s2 >= 0 && st->keys[s2]->op == N_ARGS)
+		ks->sbare |= (uint8_t)(1u << s2);
 	return true;
+}
+
+/*
+ * args[N] bare beside another string key (D_KPLAN_VARS).  A string key
+ * that is args[N] at a probe declaring argument N a string, an integer
+ * at one declaring an integer: a lone one is kaggs_s's key at the
+ * first and kaggs' at the second (kplan_emit.c's skey_int()), but a
+ * statement's layout beside another string key (str_pair_keys(): SKEY2
+ * or CWKEY, in one kaggs_s key) is fixed before the probes are known,
+ * and its bare args[N] can be no integer there.  So str_pair_keys()
+ * takes it (k->bare) and each such statement gets a second layout, the
+ * one it had without (args[N] an integer key typed per probe, the
+ * other string key alone: CKEY, SKEY), as a statement of its own
+ * appended to k->st (kstmt's alt) with its own number: at a probe
+ * where each bare args[N] of the pair is a string the plan runs the
+ * first, elsewhere the second (kp_stmt_at(); kplan_emit.c), and the
+ * merge reads each entry by its statement's layout into the one
+ * aggregation.  A probe where neither fits (args[N] undeclared) runs
+ * the clause in user space, as for a lone one.
+ */
+static void bare_alts(struct d_kplan *k)
+{
+	const struct d_prog *p = k->prog;
+
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		for (unsigned i = 0; k->ok[ci] && i < p->clauses[ci].nstmts;
+		     i++) {
+			unsigned at = k->first[ci] + i;
+			struct kstmt alt;
+
+			if (k->st[at].assign || !k->st[at].sbare ||
+			    k->nst + 1 > UINT16_MAX)
+				continue;
+			k->bare = false;
+			if (kp_stmt_ok(k, k->st[at].st, &alt)) {
+				xgrow(&k->st, &k->stcap, (size_t)k->nst + 1,
+				      sizeof(*k->st));
+				k->st[k->nst] = alt;
+				k->st[at].alt = ++k->nst;
+			}
+			k->bare = true;
+		}
+	}
+}
+
+struct kstmt *kp_stmt_at(const struct d_kplan *k, unsigned clause,
+			 unsigned i, const struct d_probe *probe,
+			 unsigned *at)
+{
+	unsigned n = k->first[clause] + i;
+	const struct kstmt *ks = &k->st[n];
+	bool here = true;
+
+	if (ks->skey >= 0 && (ks->sbare >> ks->skey & 1))
+		here = d_args_str(probe, ks->sarg);
+	if (ks->skey2 && (ks->sbare >> (ks->skey2 - 1) & 1))
+		here = here && d_args_str(probe, ks->sarg2);
+	if (!here && ks->alt)
+		n = ks->alt - 1;
+	if (at)
+		*at = n;
+	return &k->st[n];
 }
 
 bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
@@ -1843,7 +1944,10 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 						: 1;
 	ks->skey = -1;
 	ks->svar = -1;
-	if (str_pair_keys(k, st, ks)) /* execname or copyinstr(), and one */
+	/* execname or copyinstr(), and one; args[N] bare in the pair
+	 * where that takes, else an integer key beside another pair */
+	if (str_pair_keys(k, st, ks, k->bare) ||
+	    (k->bare && str_pair_keys(k, st, ks, false)))
 		return true;
 	for (unsigned i = 0; i < st->nkeys; i++) {
 		int sa = kp_arg_str(k, st->keys[i]);
@@ -2111,6 +2215,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 				    sizeof(*k->traced));
 		memcpy(k->traced, traced, p->nclauses * sizeof(*traced));
 	}
+	k->bare = k->vars; /* args[N] bare in a string pair: bare_alts() */
 	for (ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
 		bool tick = ticks && ticks[ci] && (flags & D_KPLAN_VARS);
@@ -2153,6 +2258,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	}
 	if (k->vars) {
 		kp_vars_decide(k);
+		bare_alts(k);
 		k->user = NULL;
 		free(xuser);
 	} else {

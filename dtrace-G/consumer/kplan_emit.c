@@ -487,6 +487,21 @@ static void emit(struct em *m, const struct node *n)
 				o->n = (uint8_t)arg;
 				o->step = (uint16_t)len;
 				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
+				/* whole (an order, a literal past the
+				 * prefix test's reach: kp_seq_prefix()):
+				 * VVCMP's agg + 1, the argument on the left;
+				 * imm strsize - 1, its cut */
+				ord = kp_ord(n->sub, lit == n->b);
+				if (!ord && !kp_seq_prefix(m->k, len))
+					ord = n->sub == OP_EQ ? 0 + 1u : 1 + 1u;
+				else if (ord)
+					ord++;
+				o->levels = (uint16_t)ord;
+				if (o->levels) {
+					o->imm = (int64_t)m->k->prog->strsize -
+						 1;
+					o->flags = 0;
+				}
 				fault_site(m, o, n);
 				sdata(m, lit->sval, len);
 				return;
@@ -695,7 +710,8 @@ static bool args_keys(const struct d_kplan *k, unsigned clause,
 	const struct clause *c = &k->prog->clauses[clause];
 
 	for (unsigned i = 0; i < c->nstmts; i++) {
-		struct kstmt *ks = &k->st[k->first[clause] + i];
+		/* the layout this probe's plan runs (kstmt's alt) */
+		struct kstmt *ks = kp_stmt_at(k, clause, i, probe, NULL);
 
 		for (unsigned j = 0; ks->kargs && j < ks->st->nkeys; j++) {
 			uint8_t z, g, bit = (uint8_t)(1u << j);
@@ -771,7 +787,8 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, c->pred);
 	}
 	for (i = 0; i < c->nstmts; i++) {
-		const struct kstmt *ks = &k->st[k->first[clause] + i];
+		unsigned at; /* the statement's number: its layout's here */
+		const struct kstmt *ks = kp_stmt_at(k, clause, i, probe, &at);
 		const struct stmt *st = ks->st;
 		const struct agg *a;
 		struct ubpf_kop *o;
@@ -950,7 +967,7 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		if (st->nargs)
 			emit(&m, st->args[0]);
 		o = put(&m, UBPF_K_AGG, st->nargs ? 1 : 0, 0);
-		o->agg = (uint16_t)(k->first[clause] + i);
+		o->agg = (uint16_t)at;
 		if (ks->slot >= 0) {
 			o->flags = UBPF_KF_FLAT;
 			o->slot = (uint16_t)ks->slot;

@@ -43,6 +43,13 @@ struct kstmt {
 	/* or the second copyinstr(argM) key + 1 (SKEY2: its string after
 	 * the first's NUL in kaggs_s's s) and its M; 0: none */
 	uint8_t skey2, sarg2;
+	/* the keys of skey and skey2 that are args[N] bare (a bit each:
+	 * kplan.c's str_pair_keys() with k->bare), and the statement's
+	 * layout with args[N] an integer key instead, for the probes
+	 * where one of them is no string: its index in k->st + 1, or 0
+	 * (kplan.c's "args[N] bare beside another string key") */
+	uint8_t sbare;
+	unsigned alt;
 };
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or
@@ -124,7 +131,16 @@ struct d_kplan {
 	 * traced_clause()), whose record may carry an out area: where a
 	 * sout clause may print (kplan_out.c's kp_sout_where()); or NULL */
 	bool *traced;
+	/* str_pair_keys() takes args[N] bare as a string key (off while
+	 * kplan.c's bare_alts() makes the layouts without) */
+	bool bare;
 };
+/* kplan.c: statement i of clause's, or its layout with args[N] keys
+ * integers where probe declares one of its bare args[N] string keys
+ * no string (kstmt's alt); its index in k->st into *at */
+struct kstmt *kp_stmt_at(const struct d_kplan *k, unsigned clause,
+			 unsigned i, const struct d_probe *probe,
+			 unsigned *at);
 
 /*
  * A variable the kernel may keep (KV_CAND), its type known (KV_KERN);
@@ -143,6 +159,8 @@ bool kp_const_of(const struct node *n, int64_t *v);
 /* ... copyinstr(argN) == or != a string literal: N and the literal */
 bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
 		const struct node **lit);
+/* ... == or != by SEQ's length and prefix test (else whole: seq_ord()) */
+bool kp_seq_prefix(const struct d_kplan *k, size_t len);
 bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n);
 /* ... a self-> string variable == or != a literal (kp_svar_lit(): of
  * any; kp_svar_cmp(): of a KV_STR one): the variable and the literal */

@@ -81,7 +81,9 @@
 #    or copyinstr(arg0) beside copyinstr(arg0) as a key (cwkey(),
 #    skey2()): the programs load, the clauses run in the kernel; so
 #    do string variables ordered against copyinstr(arg0) and literals
-#    (vacmp_ord(), vseq_ord()) and three string keys;
+#    (vacmp_ord(), vseq_ord()) and three string keys, and copyinstr()
+#    ordered against literals (seq_ord(), with fault sites and without)
+#    and a literal longer than strsize - 1;
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp;
@@ -412,6 +414,36 @@ expect_eq "three string keys: the output" "e trprog hello 7 hello 1" \
 	"$(grep '^e ' bk.txt | paste -sd' ' -)"
 check "three string keys: -v" grep -q \
 	'^dtrace: 1 clause aggregated in the kernel$' bk.err ||
+	diag "$(tail -n 40 bk.err)"
+# copyinstr(arg0) and args[0] ordered against literals with no
+# variable (SEQ with an order: cgen_plan.c's seq_ord(), the copy cut
+# and zero-padded in cgbuf), without fault sites and with them (a
+# self-> variable kept: the last byte read again; != of a literal the
+# prefix test cannot tell, compared whole there too), and a self-> string
+# against a literal longer than strsize - 1 (vseq_ord()'s word past
+# the room)
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'tr$target:::msg /copyinstr(arg0) < "help"/ { @a = count(); }' \
+	-n 'tr$target:::msg { @b[args[0] >= "hello", "hellp" > copyinstr(arg0)] = count(); }' \
+	-n 'END { printa("a %@d\n", @a); printa("b %d %d %@d\n", @b); }' \
+	-c "/kt/trprog msg" >bk.prog 2>bk.err </dev/null
+expect_eq "copyinstr() ordered against literals: the output" "a 1 b 1 1 1" \
+	"$(grep '^[ab] ' bk.txt | paste -sd' ' -)"
+check "copyinstr() ordered against literals: -v" grep -q \
+	'^dtrace: 2 clauses aggregated in the kernel$' bk.err ||
+	diag "$(tail -n 40 bk.err)"
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt -x strsize=8 \
+	-n 'tr$target:::msg { self->s = copyinstr(arg0); self->n = arg1; }' \
+	-n 'tr$target:::msg /copyinstr(arg0) <= "hello"/ { @c = sum(self->n); }' \
+	-n 'tr$target:::msg { @d[self->s < "hello world", copyinstr(arg0) > "hellO, longer", copyinstr(arg0) != "hello!"] = count(); }' \
+	-n 'END { printa("c %@d\n", @c); printa("d %d %d %d %@d\n", @d); }' \
+	-c "/kt/trprog msg" >bk.prog 2>bk.err </dev/null
+expect_eq "ordered against literals, fault sites: the output" \
+	"c 7 d 1 1 1 1" "$(grep '^[cd] ' bk.txt | paste -sd' ' -)"
+check "ordered against literals, fault sites: -v" grep -q \
+	'^dtrace: 3 clauses aggregated in the kernel$' bk.err ||
 	diag "$(tail -n 40 bk.err)"
 # The other BPF programs dtrace loads, on this kernel's verifier: the
 # kernel providers' (syscall, profile; consumer/kprov.c) and the user

@@ -116,9 +116,13 @@ enum {
 	UBPF_K_VST,   /* pop into it; a self-> variable set to 0 is deleted */
 	UBPF_K_SEQ,   /* push copyinstr(argument n) == the string of the next
 		       * step SDATA instructions (step: its length); with
-		       * UBPF_KF_NEG, !=; agg, when not 0, is its fault
-		       * site + 1: a string that cannot be read sets the
-		       * site's bits and goes to jump, its clause's end */
+		       * UBPF_KF_NEG, !=; levels not 0: OP it whole, OP
+		       * VVCMP's agg levels - 1 (== != < > <= >=, the
+		       * argument on the left), imm strsize - 1, the
+		       * argument's cut (no UBPF_KF_NEG); agg, when
+		       * not 0, is its fault site + 1: a string that
+		       * cannot be read sets the site's bits and goes to
+		       * jump, its clause's end */
 	UBPF_K_SDATA, /* 8 bytes of that string, NUL-padded, in imm */
 	UBPF_K_SKEY,  /* key n is copyinstr(argument slot), for an AGG
 		       * with UBPF_KF_SKEY (kaggs_s) */

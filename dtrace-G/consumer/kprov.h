@@ -116,6 +116,11 @@ struct kprov {
 	 * by number, return by UBPF_KSYS_MAX + number) */
 	int sys_id1;
 	struct cgk_id *sys_idv;
+	/* kp_sys_per_call()'s answer per kind - KP_SYS_ENTRY (0: not yet
+	 * asked, 1 no, 2 yes) and per_call_fit()'s, + 1 (0: not yet),
+	 * decided once: the probes are all matched before the first ask */
+	uint8_t sys_pc[2];
+	unsigned sys_fit1[2];
 };
 
 /* a probe in a program probes share: its ev's index and its id, as the

@@ -17,6 +17,9 @@
 # raw tracepoints), and OURS2's default (e.g. a build from before a
 # change) when set.  Each cell: the median of $ROUNDS runs, in ms, wall
 # time from fork to exit.  Nothing passes or fails on speed.
+#
+# PROC=1: the proc provider's rows instead (exec-success, exit, create,
+# the three; kprov_proc.c), columns DTRACE and OURS2 taken in turns.
 
 set -u
 : "${DTRACE:?DTRACE must name the dtrace under test}"
@@ -63,6 +66,29 @@ case $OURS2 in */*) OURS2=$(abs "$OURS2") ;; esac
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/usdt-sysexit.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
+if [ "${PROC:-0}" = 1 ]; then
+	printf '| proc run (-c true), median ms | DTRACE |'
+	[ -z "$OURS2" ] || printf ' OURS2 |'
+	echo
+	printf '|---|---|'
+	[ -z "$OURS2" ] || printf -- '---|'
+	echo
+	for n in exec-success exit create 'create,exit,exec-success'; do
+		: >d.ms; : >o.ms
+		d=$(echo "$n" | sed 's/[^,]*/proc:::&/g')
+		for _ in $(seq "$ROUNDS"); do
+			ms "$DTRACE" -q -n "$d { @ = count(); }" -c true >>d.ms
+			[ -z "$OURS2" ] ||
+				ms "$OURS2" -q -n "$d { @ = count(); }" \
+					-c true >>o.ms
+		done
+		printf '| %s | %s |' "$d" "$(med <d.ms)"
+		[ -z "$OURS2" ] || printf ' %s |' "$(med <o.ms)"
+		echo
+	done
+	echo "(load: $(cut -d' ' -f1-3 /proc/loadavg))"
+	exit 0
+fi
 printf '| run (-c true), median ms | default | RAW=0 | RAW=1 |'
 [ -z "$OURS2" ] || printf ' OURS2 |'
 echo

@@ -234,5 +234,11 @@ int kp_tp_field(const struct consumer *c, const char *grp, const char *ev,
  * the raw tracepoint
  */
 bool kp_sys_per_call(const struct consumer *c, enum kp_kind k);
+/*
+ * kprov_proc.c: the run's proc probe of kind k goes on its raw
+ * tracepoint, not on the tracepoint's perf event (create, where the
+ * kernel's BTF lacks task_struct's pid or task_newtask's arguments)
+ */
+bool kp_proc_raw(struct consumer *c, enum kp_kind k);
 
 #endif /* USDT_DTRACE_KPROV_H */

@@ -143,8 +143,7 @@ void kp_kconf_find(struct consumer *c, struct kprov *kp)
 	if (kp_has(kp, KP_PROC_CREATE)) {
 		if ((o = kbtf_member("task_struct", "pid")) >= 0)
 			k.task_pid = (__u32)o + 1;
-		k.create_raw = k.task_pid &&
-			       kbtf_tp_nargs("task_newtask") >= 2;
+		k.create_raw = k.task_pid && kbtf_tp_nargs("task_newtask") >= 2;
 	}
 	if (kp_has(kp, KP_PROC_CREATE) && !k.create_raw) {
 		o = kp_tp_field(c, "task", "task_newtask", "pid");
@@ -218,9 +217,9 @@ int kp_kconf_fill(struct consumer *c, struct kprov *kp)
  * One probe's program (the generated one, else the object's prog_name)
  * on raw tracepoint ev: its link is given back on stop.
  */
-static int raw_arm(struct consumer *c, struct kprov *kp,
-		   const struct kprobe *p, struct bpf_object *obj,
-		   const char *prog_name, const char *ev)
+static int raw_arm(struct consumer *c, struct kprov *kp, const struct kprobe *p,
+		   struct bpf_object *obj, const char *prog_name,
+		   const char *ev)
 {
 	struct bpf_program *pg = NULL;
 	int fd = p->cg_fd, lfd;
@@ -313,8 +312,7 @@ static bool proc_cg_pro(const struct consumer *c, const struct kprobe *p,
 			cgk_exit(k); /* a thread, not a process */
 			cgk_fix(k, j);
 			cgk_put(k, BPF_LDX | BPF_MEM | BPF_DW, 1, 6, 0, 0);
-			cgk_read_kernel(k, 0, 4, 1,
-					(int32_t)kc->task_pid - 1);
+			cgk_read_kernel(k, 0, 4, 1, (int32_t)kc->task_pid - 1);
 		} else {
 			if (!kc->newtask_pid || !kc->newtask_flags)
 				return false;

@@ -25,7 +25,8 @@
 #  - proc: create, exec-success and exit of a -c command that forks a
 #    child that execs a known program and one killed by SIGKILL: every
 #    event, in order, with the child pids and the exit reasons, in the
-#    generated programs and the generic ones; the three probes on raw
+#    generated programs and the generic ones, create on the raw
+#    tracepoint and on its perf event; the three probes on raw
 #    tracepoints, no perf event among dtrace's descriptors;
 #  - errors: a syscall that is none, a bad rate, -Z, a syscall probe on
 #    the uprobe backend.
@@ -254,10 +255,12 @@ proc:::exit /progenyof($target)/
 	printf("exit %d %s %d\n", pid == $target ? 0 : pid, execname, arg0);
 }
 EOF
-# generated programs, and the generic ones (DTRACE_CGEN=0)
-for cg in 1 0; do
+# generated programs, and the generic ones (DTRACE_CGEN=0); create on
+# its tracepoint's perf event, as where the BTF lacks task_struct's pid
+# (DTRACE_PROC_RAW=0)
+for cg in 1 0 "1 DTRACE_PROC_RAW=0" "0 DTRACE_PROC_RAW=0"; do
 	rm -f out.txt
-	DTRACE_CGEN=$cg timeout -s KILL 120 "$DTRACE" -q -o out.txt \
+	env DTRACE_CGEN=$cg timeout -s KILL 120 "$DTRACE" -q -o out.txt \
 		-c "./kpprog forkexec ./kpchild" -s proc.d >prog.txt 2>err.txt
 	expect_eq "proc (cgen $cg): status" 0 "$?"
 	expect_eq "proc (cgen $cg): stderr" "" "$(cat err.txt)"

@@ -44,7 +44,8 @@
  * create goes on the tracepoint's perf event as before, its record's
  * fields at the offsets its tracefs format file gives (kprov_create,
  * bpf_cookie the probe; kp_proc_raw() decides, for the prologue and
- * the generic object's autoload alike).
+ * the generic object's autoload alike; DTRACE_PROC_RAW=0 takes that
+ * path where the BTF has what is needed, for the tests).
  *
  * The kernel's layout.  What no tracepoint gives (the exit code for
  * exit's arg0; the parent, for ppid in every kernel probe's firing) is
@@ -123,6 +124,7 @@ void kp_kconf_find(struct consumer *c, struct kprov *kp)
 {
 	struct ubpf_kconf k = {0};
 	bool btf = kp_has(kp, KP_PROC_EXIT) || kp_has(kp, KP_PROC_CREATE);
+	const char *raw;
 	long o;
 
 	if (kp->kconf_found)
@@ -144,6 +146,11 @@ void kp_kconf_find(struct consumer *c, struct kprov *kp)
 		if ((o = kbtf_member("task_struct", "pid")) >= 0)
 			k.task_pid = (__u32)o + 1;
 		k.create_raw = k.task_pid && kbtf_tp_nargs("task_newtask") >= 2;
+		/* DTRACE_PROC_RAW=0: the perf event, as without the BTF
+		 * (tests/run-kprov.sh) */
+		raw = getenv("DTRACE_PROC_RAW");
+		if (raw && !strcmp(raw, "0"))
+			k.create_raw = 0;
 	}
 	if (kp_has(kp, KP_PROC_CREATE) && !k.create_raw) {
 		o = kp_tp_field(c, "task", "task_newtask", "pid");

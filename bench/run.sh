@@ -51,10 +51,10 @@
 #    syscall provider's ns per call added against bpftrace's per-syscall
 #    tracepoint, and profile-997's BPF time per sample against
 #    bpftrace's profile:hz:997; their own section;
-#  - the syscall provider's start to exit (bench/sysexit.sh, which see;
-#    root and bpftrace): -c true runs of 1-16 calls' entry and return,
-#    each way dtrace can attach them, against bpftrace's tracepoints;
-#    its own section;
+#  - the syscall and proc providers' start to exit (bench/sysexit.sh,
+#    which see; root and bpftrace): -c true runs of 1-16 calls' entry
+#    and return, each way dtrace can attach them, and of the proc
+#    probes, against bpftrace's tracepoints; its own section;
 #  - start-up (bench/startup.sh, which see; root and bpftrace): start to
 #    exit of dtrace -n 'BEGIN { exit(0); }' and of a one-clause -c
 #    count(), wall and CPU, against bpftrace's, and the verifier's
@@ -433,9 +433,11 @@ fi
 if want_part sysexit; then
 	echo
 	{
-		echo "### Syscall provider, start to exit (bench/sysexit.sh)"
+		echo "### Syscall and proc providers, start to exit (bench/sysexit.sh)"
 		echo
 		DTRACE=$DTRACE sh "$here/sysexit.sh"
+		echo
+		DTRACE=$DTRACE PROC=1 sh "$here/sysexit.sh"
 	} | tee "$tmp/sysexit.md"
 fi
 

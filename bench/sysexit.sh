@@ -21,6 +21,11 @@
 # installed.  Each cell: the median of $ROUNDS runs, in ms, wall time
 # from fork to exit.  make bench runs it (bench/run.sh, BENCH_ONLY=sysexit
 # alone).  Nothing passes or fails on speed.
+#
+# PROC=1: the proc provider's rows instead (exec-success, exit, create,
+# the three; kprov_proc.c), columns DTRACE, OURS2 and bpftrace's
+# sched_process_exec, sched_process_exit and task_newtask tracepoints,
+# taken in turns.
 
 set -u
 : "${DTRACE:?DTRACE must name the dtrace under test}"
@@ -47,6 +52,11 @@ med() {	# the median of the lines read; n/a where none
 		END { if (NR) print a[int((NR + 1) / 2)]; else print "n/a" }'
 }
 
+ratio() {	# A B: A / B to two places, n/a where either is not a time
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0)
+		printf "%.2f", a / b; else print "n/a" }'
+}
+
 row() {	# NAME SCRIPT BPFTRACE_PROGRAM
 	: >d.ms; : >p.ms; : >r.ms; : >o.ms; : >b.ms
 	for _ in $(seq "$ROUNDS"); do
@@ -64,9 +74,7 @@ row() {	# NAME SCRIPT BPFTRACE_PROGRAM
 	[ -z "$OURS2" ] || printf ' %s |' "$(med <o.ms)"
 	if [ -n "$BT" ]; then
 		b=$(med <b.ms)
-		printf ' %s | %s |' "$b" \
-			"$(awk -v d="$d" -v b="$b" 'BEGIN { if (b + 0 > 0 && d + 0 > 0)
-				printf "%.2f", d / b; else print "n/a" }')"
+		printf ' %s | %s |' "$b" "$(ratio "$d" "$b")"
 	fi
 	echo
 }
@@ -80,6 +88,40 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/usdt-sysexit.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 BT=$(command -v bpftrace 2>/dev/null) || BT=
+if [ "${PROC:-0}" = 1 ]; then
+	printf '| proc run (-c /bin/true), median ms | DTRACE |'
+	[ -z "$OURS2" ] || printf ' OURS2 |'
+	[ -z "$BT" ] || printf ' bpftrace | DTRACE/bpftrace |'
+	echo
+	printf '|---|---|'
+	[ -z "$OURS2" ] || printf -- '---|'
+	[ -z "$BT" ] || printf -- '---|---|'
+	echo
+	for n in exec-success exit create 'create,exit,exec-success'; do
+		: >d.ms; : >o.ms; : >b.ms
+		d=$(echo "$n" | sed 's/[^,]*/proc:::&/g')
+		b=$(echo "$n" | sed 's/exec-success/sched:sched_process_exec/
+			s/exit/sched:sched_process_exit/
+			s/create/task:task_newtask/
+			s/[^,]*/tracepoint:&/g')
+		for _ in $(seq "$ROUNDS"); do
+			ms "$DTRACE" -q -n "$d { @ = count(); }" -c "$T" >>d.ms
+			[ -z "$OURS2" ] ||
+				ms "$OURS2" -q -n "$d { @ = count(); }" \
+					-c "$T" >>o.ms
+			[ -z "$BT" ] ||
+				ms "$BT" -e "$b { @ = count(); }" -c "$T" >>b.ms
+		done
+		dm=$(med <d.ms)
+		printf '| %s | %s |' "$d" "$dm"
+		[ -z "$OURS2" ] || printf ' %s |' "$(med <o.ms)"
+		[ -z "$BT" ] || printf ' %s | %s |' "$(med <b.ms)" \
+			"$(ratio "$dm" "$(med <b.ms)")"
+		echo
+	done
+	echo "(load: $(cut -d' ' -f1-3 /proc/loadavg))"
+	exit 0
+fi
 printf '| run (-c /bin/true), median ms | default | RAW=0 | RAW=1 |'
 [ -z "$OURS2" ] || printf ' OURS2 |'
 [ -z "$BT" ] || printf ' bpftrace | default/bpftrace |'

@@ -24,7 +24,10 @@
 #    dtrace itself;
 #  - proc: create, exec-success and exit of a -c command that forks a
 #    child that execs a known program and one killed by SIGKILL: every
-#    event, in order, with the child pids and the exit reasons;
+#    event, in order, with the child pids and the exit reasons, in the
+#    generated programs and the generic ones, create on the raw
+#    tracepoint and on its perf event; the three probes on raw
+#    tracepoints, no perf event among dtrace's descriptors;
 #  - errors: a syscall that is none, a bad rate, -Z, a syscall probe on
 #    the uprobe backend.
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
@@ -252,15 +255,19 @@ proc:::exit /progenyof($target)/
 	printf("exit %d %s %d\n", pid == $target ? 0 : pid, execname, arg0);
 }
 EOF
-rm -f out.txt
-timeout -s KILL 120 "$DTRACE" -q -o out.txt -c "./kpprog forkexec ./kpchild" \
-	-s proc.d >prog.txt 2>err.txt
-expect_eq "proc: status" 0 "$?"
-expect_eq "proc: stderr" "" "$(cat err.txt)"
-set -- $(grep -v hello prog.txt)
-a=${1:-?} b=${2:-?}
-expect_eq "proc: the child ran" hello "$(grep hello prog.txt)"
-cat >expected.txt <<EOF
+# generated programs, and the generic ones (DTRACE_CGEN=0); create on
+# its tracepoint's perf event, as where the BTF lacks task_struct's pid
+# (DTRACE_PROC_RAW=0)
+for cg in 1 0 "1 DTRACE_PROC_RAW=0" "0 DTRACE_PROC_RAW=0"; do
+	rm -f out.txt
+	env DTRACE_CGEN=$cg timeout -s KILL 120 "$DTRACE" -q -o out.txt \
+		-c "./kpprog forkexec ./kpchild" -s proc.d >prog.txt 2>err.txt
+	expect_eq "proc (cgen $cg): status" 0 "$?"
+	expect_eq "proc (cgen $cg): stderr" "" "$(cat err.txt)"
+	set -- $(grep -v hello prog.txt)
+	a=${1:-?} b=${2:-?}
+	expect_eq "proc (cgen $cg): the child ran" hello "$(grep hello prog.txt)"
+	cat >expected.txt <<EOF
 create target -> $a
 exec $a kpchild parent target
 exit $a kpchild 1
@@ -269,7 +276,22 @@ exit $b kpprog 2
 exit 0 kpprog 1
 
 EOF
-expect_file_eq "proc: create, exec-success, exit" expected.txt out.txt
+	expect_file_eq "proc (cgen $cg): create, exec-success, exit" \
+		expected.txt out.txt
+done
+# on raw tracepoints (kprov_proc.c), not on the tracepoints' perf
+# events, whose release costs dtrace's exit ~45 ms each: dtrace holds
+# none while its -c command, a child, lists dtrace's descriptors
+for cg in 1 0; do
+	DTRACE_CGEN=$cg timeout -s KILL 60 "$DTRACE" -q -o out.txt \
+		-n 'proc:::create,proc:::exec-success,proc:::exit { @ = count(); }' \
+		-c 'sh -c "ls -l /proc/\$PPID/fd"' >prog.txt 2>err.txt
+	expect_eq "proc on raw tracepoints (cgen $cg): status" 0 "$?"
+	expect_eq "proc on raw tracepoints (cgen $cg): dtrace listed" 1 \
+		"$(grep -c 'anon_inode:bpf-map' prog.txt | sed 's/^[1-9][0-9]*$/1/')"
+	expect_eq "proc on raw tracepoints (cgen $cg): perf events" 0 \
+		"$(grep -c 'anon_inode:\[perf_event\]' prog.txt)"
+done
 
 # ---------------------------------------------------------------------
 # errors

@@ -6,10 +6,11 @@
  *
  * A site's arguments are read per its stapsdt specs, which cgen.c turns
  * into loads from pt_regs; a kernel probe's context is its provider's
- * (a tracepoint's record, a perf event's registers), so the provider
- * writes that part of the program: its table's cg_pro() emits, with the
- * cgk_*() emitters here, a prologue that puts the probe's arguments
- * into cgen.c's argument slots and leaves a firing that is not the
+ * (a tracepoint's record, a raw tracepoint's arguments, a perf event's
+ * registers), so the provider writes that part of the program: its
+ * table's cg_pro() emits, with the cgk_*() emitters here, a prologue
+ * that puts the probe's arguments into cgen.c's argument slots and
+ * leaves a firing that is not the
  * probe's (a thread's creation for proc:::create) -- what its program
  * in bpf/kprov.bpf.h does before kprov_emit().  The rest is cgen.c's,
  * as for a site: the probe's plan compiled in (the one bpf_agg.c keeps

@@ -666,7 +666,8 @@ typedef void (*kp_each_fn)(const struct kp_name *n, void *arg);
 struct prov_prog {
 	const char *name;
 	int kind; /* enum kp_kind */
-	/* system calls: -1 either; 0 the raw tracepoint; 1 the call's own */
+	/* system calls and proc:::create: -1 either; 0 the raw
+	 * tracepoint; 1 the tracepoint's perf event (the call's own) */
 	int per_call;
 };
 
@@ -1392,6 +1393,13 @@ const char *psargs_self(void);
  */
 long kbtf_member(const char *type, const char *member);
 long kbtf_size(const char *type);
+/*
+ * kbtf.c: how many arguments raw tracepoint tp passes (its TP_PROTO's,
+ * from the BTF's btf_trace_TP), -1: unknown; and whether argument i's
+ * type is named tname (through typedefs: "bool" is "_Bool")
+ */
+long kbtf_tp_nargs(const char *tp);
+bool kbtf_tp_arg_is(const char *tp, unsigned i, const char *tname);
 void kbtf_release(void);
 #ifdef HAVE_BPF
 /* task_struct's mm, mm_struct's arg_start and arg_end + 1, from the BTF */

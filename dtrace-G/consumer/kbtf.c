@@ -22,9 +22,17 @@
  *
  * A member is looked for in anonymous structs and unions too (the
  * randomized part of task_struct is one), to a depth of eight.
+ *
+ * A raw tracepoint's arguments are its TP_PROTO's, not its trace
+ * event's fields; the BTF has them as the prototype of the typedef
+ * btf_trace_NAME (a pointer to a function whose first parameter is the
+ * probe's data, the rest TP_PROTO's): kbtf_tp_nargs() counts them, for
+ * the proc provider (kprov_proc.c), whose tracepoints gained arguments
+ * between kernels (sched_process_exit's group_dead).
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "consumer_impl.h"
@@ -118,6 +126,64 @@ long kbtf_member(const char *type, const char *member)
 	return ask(type, member);
 }
 
+/* tp's prototype (btf_trace_TP -> pointer -> function), or NULL */
+static const struct btf_type *tp_proto(struct btf *btf, const char *tp)
+{
+	char name[128];
+	const struct btf_type *t;
+	__s32 id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id <= 0 || !(t = btf__type_by_id(btf, (__u32)id)) ||
+	    !(t = btf__type_by_id(btf, t->type)) || !btf_is_ptr(t) ||
+	    !(t = btf__type_by_id(btf, t->type)) || !btf_is_func_proto(t) ||
+	    btf_vlen(t) < 1)
+		return NULL;
+	return t;
+}
+
+/* the answers' member for a raw tracepoint's count of arguments */
+static const char tp_nargs_q[] = "(TP_PROTO)";
+
+long kbtf_tp_nargs(const char *tp)
+{
+	const struct btf_type *t;
+	struct btf *btf;
+	long v = -1;
+
+	for (unsigned i = 0; i < nanswers; i++)
+		if (!strcmp(answers[i].type, tp) &&
+		    answers[i].member == tp_nargs_q)
+			return answers[i].val;
+	if ((btf = kb_get()) && (t = tp_proto(btf, tp)))
+		v = (long)btf_vlen(t) - 1;
+	if (nanswers < sizeof answers / sizeof answers[0])
+		answers[nanswers++] = (struct kb_answer){tp, tp_nargs_q, v};
+	return v;
+}
+
+bool kbtf_tp_arg_is(const char *tp, unsigned i, const char *tname)
+{
+	const struct btf_type *t;
+	const struct btf_param *pa;
+	struct btf *btf = kb_get();
+	__u32 id;
+
+	if (!btf || !(t = tp_proto(btf, tp)) || i + 1 >= btf_vlen(t))
+		return false;
+	pa = btf_params(t) + i + 1;
+	for (id = pa->type; (t = btf__type_by_id(btf, id)); id = t->type) {
+		const char *n = btf__name_by_offset(btf, t->name_off);
+
+		if (n && !strcmp(n, tname))
+			return true;
+		if (!btf_is_typedef(t) && !btf_is_mod(t))
+			return false;
+	}
+	return false;
+}
+
 long kbtf_size(const char *type)
 {
 	return ask(type, NULL);
@@ -140,6 +206,20 @@ long kbtf_size(const char *type)
 {
 	(void)type;
 	return -1;
+}
+
+long kbtf_tp_nargs(const char *tp)
+{
+	(void)tp;
+	return -1;
+}
+
+bool kbtf_tp_arg_is(const char *tp, unsigned i, const char *tname)
+{
+	(void)tp;
+	(void)i;
+	(void)tname;
+	return false;
 }
 
 void kbtf_release(void)

@@ -388,6 +388,14 @@ int kp_attach_perf(struct kprov *kp, const struct kprobe *p,
 	return 0;
 }
 
+/* kind's probes go on their own tracepoints' perf events, not raw ones */
+static bool kp_prog_tp(struct consumer *c, enum kp_kind kind)
+{
+	if (kind == KP_SYS_ENTRY || kind == KP_SYS_RETURN)
+		return kp_sys_per_call(c, kind);
+	return !kp_proc_raw(c, kind);
+}
+
 /* The kernel providers' programs (their tables' progs) this run needs */
 bool kprov_autoload(struct consumer *c, struct bpf_object *obj)
 {
@@ -403,8 +411,7 @@ bool kprov_autoload(struct consumer *c, struct bpf_object *obj)
 			bool on = c && kp_has(c->kp, (enum kp_kind)pg->kind);
 
 			if (on && pg->per_call >= 0)
-				on = kp_sys_per_call(c,
-						     (enum kp_kind)pg->kind) ==
+				on = kp_prog_tp(c, (enum kp_kind)pg->kind) ==
 				     (pg->per_call == 1);
 			if (p)
 				bpf_program__set_autoload(p, on);

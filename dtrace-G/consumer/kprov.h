@@ -116,6 +116,11 @@ struct kprov {
 	 * by number, return by UBPF_KSYS_MAX + number) */
 	int sys_id1;
 	struct cgk_id *sys_idv;
+	/* kp_sys_per_call()'s answer per kind - KP_SYS_ENTRY (0: not yet
+	 * asked, 1 no, 2 yes) and per_call_fit()'s, + 1 (0: not yet),
+	 * decided once: the probes are all matched before the first ask */
+	uint8_t sys_pc[2];
+	unsigned sys_fit1[2];
 };
 
 /* a probe in a program probes share: its ev's index and its id, as the
@@ -229,5 +234,11 @@ int kp_tp_field(const struct consumer *c, const char *grp, const char *ev,
  * the raw tracepoint
  */
 bool kp_sys_per_call(const struct consumer *c, enum kp_kind k);
+/*
+ * kprov_proc.c: the run's proc probe of kind k goes on its raw
+ * tracepoint, not on the tracepoint's perf event (create, where the
+ * kernel's BTF lacks task_struct's pid or task_newtask's arguments)
+ */
+bool kp_proc_raw(struct consumer *c, enum kp_kind k);
 
 #endif /* USDT_DTRACE_KPROV_H */

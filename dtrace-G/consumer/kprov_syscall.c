@@ -188,24 +188,32 @@ static int per_call_id(const struct consumer *c, const struct kprobe *p)
 /*
  * How many probes of kind k could go on their calls' own tracepoints:
  * 0 where the direction has none, more than KP_SYS_PER_CALL_MAX or one
- * whose tracepoint tracefs lacks.
+ * whose tracepoint tracefs lacks.  Found once a run (kp->sys_fit1):
+ * each probe's is a read of its tracepoint's id in tracefs.
  */
 static size_t per_call_fit(const struct consumer *c, enum kp_kind k)
 {
-	const struct kprov *kp = c->kp;
+	struct kprov *kp = c->kp;
+	unsigned *fit1 = kp ? &kp->sys_fit1[k - KP_SYS_ENTRY] : NULL;
 	size_t n = 0;
 
+	if (fit1 && *fit1)
+		return *fit1 - 1;
 	for (size_t i = 0; kp && i < kp->n; i++) {
 		if (kp->probes[i]->n.kind != k)
 			continue;
 		if (++n > KP_SYS_PER_CALL_MAX ||
-		    per_call_id(c, kp->probes[i]) < 0)
-			return 0;
+		    per_call_id(c, kp->probes[i]) < 0) {
+			n = 0;
+			break;
+		}
 	}
+	if (fit1)
+		*fit1 = (unsigned)n + 1;
 	return n;
 }
 
-bool kp_sys_per_call(const struct consumer *c, enum kp_kind k)
+static bool per_call_decide(const struct consumer *c, enum kp_kind k)
 {
 	const char *raw = getenv("DTRACE_SYSCALL_RAW");
 	enum kp_kind o = k == KP_SYS_ENTRY ? KP_SYS_RETURN : KP_SYS_ENTRY;
@@ -226,6 +234,21 @@ bool kp_sys_per_call(const struct consumer *c, enum kp_kind k)
 	return !no || no > KP_SYS_PER_CALL_RUN ||
 	       n + no <= KP_SYS_PER_CALL_RUN || n < no ||
 	       (n == no && k == KP_SYS_ENTRY);
+}
+
+/* asked per program and per probe: decided once (kp->sys_pc) */
+bool kp_sys_per_call(const struct consumer *c, enum kp_kind k)
+{
+	uint8_t *pc;
+
+	if (k != KP_SYS_ENTRY && k != KP_SYS_RETURN)
+		return false;
+	if (!c->kp)
+		return per_call_decide(c, k);
+	pc = &c->kp->sys_pc[k - KP_SYS_ENTRY];
+	if (!*pc)
+		*pc = per_call_decide(c, k) ? 2 : 1;
+	return *pc == 2;
 }
 
 #ifdef HAVE_BPF

@@ -35,6 +35,8 @@
 #  - tests/run-cgen-spec.sh (DTRACE_BACKEND=bpf): speculations beside
 #    clauses the generated programs run, on eight threads too, what
 #    user space and the generic program give;
+#  - the proc provider's programs on raw tracepoints, generated and
+#    generic: create, exec-success and exit of a forking -c command;
 #  - the kernel providers' programs (syscall, profile) and ustack()'s
 #    stack copy load and give results (at profile-N and a system call
 #    in generated programs), and so does the unwinder that
@@ -457,6 +459,24 @@ DTRACE_BACKEND=bpf timeout 120 dtrace -q -o bk.txt \
 expect_eq "syscall::write:entry counts the target's writes" "writes 3" \
 	"$(grep writes bk.txt)"
 [ -s bk.err ] && diag "$(tail -n 40 bk.err)"
+# The proc provider on raw tracepoints (kprov_proc.c): 6.1's
+# sched_process_exit passes the task alone (no group_dead: the exit
+# is the thread whose id is the process's), task_newtask the task and
+# its clone flags (the child's pid read from task_struct); generated
+# and generic programs (DTRACE_CGEN=0).  busybox sh forks for a
+# command followed by another.
+for bp_cg in 1 0; do
+	rm -f bk.txt
+	DTRACE_BACKEND=bpf DTRACE_CGEN=$bp_cg timeout 120 dtrace -q -o bk.txt \
+		-n 'proc:::create /pid == $target/ { printf("pc create %d\n", arg0 > 0); }' \
+		-n 'proc:::exec-success /progenyof($target)/ { printf("pc exec %s\n", execname); }' \
+		-n 'proc:::exit /progenyof($target)/ { printf("pc exit %s %d\n", pid == $target ? "target" : execname, arg0); }' \
+		-c "sh -c '/kt/trprog msg; true'" >bk.prog 2>bk.err </dev/null
+	expect_eq "proc on raw tracepoints (cgen $bp_cg): the events" \
+		"pc create 1 pc exec trprog pc exit trprog 1 pc exit target 1" \
+		"$(grep '^pc ' bk.txt | paste -sd' ' -)"
+	[ -s bk.err ] && diag "$(tail -n 40 bk.err)"
+done
 # exit() decided in a kernel probe's program (kplan.c's "exit() at a
 # traced probe"): the exit test and cmpxchg at a tracepoint and at a
 # perf event load on this verifier, and the count runs in the kernel

@@ -15,9 +15,12 @@
  *		syscalls:sys_enter_NAME and sys_exit_NAME of a few calls
  *	kprov_profile	a perf_event program on the cpu-clock events of
  *		profile-N (bpf_cookie: the probe)
- *	kprov_exec, kprov_exit, kprov_create	tracepoint programs on
- *		sched_process_exec, sched_process_exit and task_newtask
- *		(bpf_cookie: the probe)
+ *	kprov_exec, kprov_exit, kprov_create_raw	raw tracepoint
+ *		programs on sched_process_exec, sched_process_exit and
+ *		task_newtask (the probe: kconf's ck_*, a raw tracepoint
+ *		having no bpf_cookie before 6.10); kprov_create, the
+ *		tracepoint program on task_newtask's perf event (bpf_cookie:
+ *		the probe) where the BTF does not say what create_raw needs
  *
  * Each builds a record as usdt_hit() does (kprov_emit()), or runs the
  * probe's plan first: a kernel probe's plan is kept in kplans under
@@ -34,8 +37,8 @@
  * as here:
  *
  *	profile-N, proc, a syscall probe on its call's own tracepoint:
- *		a program per probe, on its perf event, the probe's ev an
- *		immediate (no cookie read);
+ *		a program per probe, on its perf event (proc: its raw
+ *		tracepoint), the probe's ev an immediate (no cookie read);
  *	syscall on the raw tracepoints (a glob over many calls,
  *		../kprov_syscall.c): per direction a dispatcher, attached to
  *		sys_enter or sys_exit, that ends a compat task's call and a
@@ -627,13 +630,27 @@ static __always_inline const __u64 *kprov_ck_uregs(__u64 ck, __u64 *R)
 	return R;
 }
 
-SEC("tp")
-int kprov_exec(void *ctx)
+/*
+ * The proc probes' raw tracepoints pass TP_PROTO's arguments:
+ * sched_process_exec (task, old_pid, bprm), sched_process_exit (task,
+ * and group_dead from 6.16: kconf's exit_raw_gd), task_newtask (task,
+ * clone_flags).  A program that reads past the arguments the running
+ * kernel passes is refused at attach, so exit reads group_dead with
+ * bpf_probe_read_kernel(), only where there is one.
+ */
+SEC("raw_tp")
+int kprov_exec(struct bpf_raw_tracepoint_args *ctx)
 {
-	__u64 ck = bpf_get_attach_cookie(ctx);
+	__u32 zero = 0;
+	const struct ubpf_kconf *k = bpf_map_lookup_elem(&kconf, &zero);
 	__u64 a[KP_NARGS] = {0};
-	UREGS_IF(R, KPROV_CK_USTK(ck));
+	__u64 ck;
 
+	(void)ctx;
+	if (!k || !k->ck_exec)
+		return 0;
+	ck = k->ck_exec;
+	UREGS_IF(R, KPROV_CK_USTK(ck));
 	if (KPROV_CK_USTK(ck) && !R) /* halfway on this CPU: a drop */
 		return 0;
 	kprov_emit((__u32)ck, bpf_get_current_pid_tgid(), a, 0, 0, 1,
@@ -641,25 +658,27 @@ int kprov_exec(void *ctx)
 	return 0;
 }
 
-SEC("tp")
-int kprov_exit(void *ctx)
+SEC("raw_tp")
+int kprov_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u32 zero = 0;
 	const struct ubpf_kconf *k = bpf_map_lookup_elem(&kconf, &zero);
 	__u64 pt = bpf_get_current_pid_tgid(), task = bpf_get_current_task();
 	__u64 a[KP_NARGS] = {0};
-	__u64 ck = bpf_get_attach_cookie(ctx);
+	__u64 ck, gd = 0;
 	int code = 0;
 
-	if (!k || !k->task_exit_code)
+	if (!k || !k->task_exit_code || !k->ck_exit)
 		return 0;
+	ck = k->ck_exit;
 	/*
 	 * The process's exit is its last thread's (group_dead); a kernel
-	 * whose tracepoint does not say so gets the exit of the thread
+	 * whose tracepoint does not pass it gets the exit of the thread
 	 * whose id is the process's.
 	 */
-	if (k->exit_group_dead ? !kprov_tpfield(ctx, k->exit_group_dead, 1)
-			       : (__u32)pt != (__u32)(pt >> 32))
+	if (k->exit_raw_gd)
+		bpf_probe_read_kernel(&gd, sizeof(gd), &ctx->args[1]);
+	if (k->exit_raw_gd ? !(gd & 0xff) : (__u32)pt != (__u32)(pt >> 32))
 		return 0;
 	bpf_probe_read_kernel(&code, sizeof(code),
 			      (const void *)(task + k->task_exit_code - 1));
@@ -674,6 +693,31 @@ int kprov_exit(void *ctx)
 	return 0;
 }
 
+SEC("raw_tp")
+int kprov_create_raw(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 zero = 0;
+	const struct ubpf_kconf *k = bpf_map_lookup_elem(&kconf, &zero);
+	__u64 a[KP_NARGS] = {0};
+	__u64 ck;
+	__s32 pid = 0;
+
+	if (!k || !k->task_pid || !k->ck_create ||
+	    (ctx->args[1] & KP_CLONE_THREAD))
+		return 0; /* a thread, not a process */
+	ck = k->ck_create;
+	bpf_probe_read_kernel(&pid, sizeof(pid),
+			      (const void *)(ctx->args[0] + k->task_pid - 1));
+	a[0] = (__u64)(__s64)pid;
+	UREGS_IF(R, KPROV_CK_USTK(ck));
+	if (KPROV_CK_USTK(ck) && !R) /* halfway on this CPU: a drop */
+		return 0;
+	kprov_emit((__u32)ck, bpf_get_current_pid_tgid(), a, 1, 0, 1,
+		   kprov_ck_uregs(ck, R), (__u8)(ck >> UBPF_KCOOKIE_USTK_SHIFT));
+	return 0;
+}
+
+/* create on task_newtask's perf event: its record's fields */
 SEC("tp")
 int kprov_create(void *ctx)
 {

@@ -65,7 +65,12 @@ struct ubpf_kctx {
 	__u32 pad;
 };
 
-/* kconf[0]; each field is the value plus one, 0: unknown */
+/*
+ * kconf[0]; each offset is the value plus one, 0: unknown.  The proc
+ * probes are on raw tracepoints (../kprov_proc.c), whose arguments are
+ * the TP_PROTO's; create is on task_newtask's perf event (its record's
+ * fields, newtask_*) only where create_raw is not set.
+ */
 struct ubpf_kconf {
 	__u32 task_exit_code;	/* offsetof(struct task_struct, ...) */
 	__u32 task_real_parent;
@@ -74,6 +79,15 @@ struct ubpf_kconf {
 	__u16 newtask_pid;	/* task_newtask's pid */
 	__u16 newtask_flags;	/* task_newtask's clone_flags */
 	__u16 pad[3];
+	__u32 task_pid;		/* offsetof(struct task_struct, pid) */
+	/* raw sched_process_exit's args[1] is group_dead (6.16 on) */
+	__u8 exit_raw_gd;
+	/* proc:::create on raw task_newtask (args: task, clone_flags) */
+	__u8 create_raw;
+	__u16 pad2;
+	/* the probes' of the generic raw tracepoint programs (no cookie
+	 * there before 6.10): kp_cookie()'s for exec, exit, create */
+	__u64 ck_exec, ck_exit, ck_create;
 };
 
 #endif /* KPROV_BPF_H */

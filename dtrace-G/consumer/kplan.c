@@ -798,6 +798,30 @@ static bool var_ty(const struct d_kplan *k, unsigned v, uint8_t *sz,
 	return true;
 }
 
+/*
+ * The type a read n of an element of self->a[] gives: var_ty()'s, or
+ * where the array's T differs from its zero's (KV_ELEMS), the zero's
+ * when n is a read being typed unset (kplan_vars.c's open_bits()).
+ */
+static bool elem_ty(const struct d_kplan *k, const struct node *n,
+		    uint8_t *sz, uint8_t *sg)
+{
+	const struct var *var;
+	unsigned v = (unsigned)n->sub;
+
+	if (!var_ty(k, v, sz, sg))
+		return false;
+	if (k->vbit[v] != KV_ELEMS)
+		return true;
+	var = &k->prog->vars[v];
+	for (unsigned i = 0; i < k->nelem; i++)
+		if (k->elem[i] == n && (k->absent >> (k->nbits + (int)i) & 1)) {
+			*sz = var->declared ? var->sz : 8;
+			*sg = var->declared ? var->sg : 1;
+		}
+	return true;
+}
+
 static int sarg_of(const struct d_kplan *k, const struct node *n);
 
 /*
@@ -1469,7 +1493,7 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		for (unsigned i = 0; i < n->nargs; i++) /* no args[N] */
 			if (!kp_ty(k, n->args[i], &az, &ag))
 				return false;
-		return var_ty(k, (unsigned)n->sub, sz, sg);
+		return elem_ty(k, n, sz, sg);
 	case N_BUILTIN:
 		switch (d_builtins[n->sub].id) {
 		case B_TIMESTAMP:
@@ -2091,6 +2115,8 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->first = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
 	k->tls = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->tls));
 	k->kv = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
+	k->untyped = xcalloc(p->nclauses ? p->nclauses : 1,
+			     sizeof(*k->untyped));
 	k->user = user; /* read by kp_vars_decide() only, below */
 	k->vst = xcalloc(nv, sizeof(*k->vst));
 	k->vsz = xcalloc(nv, sizeof(*k->vsz));
@@ -2231,6 +2257,7 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->st);
 	free(k->tls);
 	free(k->kv);
+	free(k->untyped);
 	free(k->vst);
 	free(k->vsz);
 	free(k->vsg);

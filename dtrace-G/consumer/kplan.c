@@ -450,11 +450,18 @@
  * zero's type), and a clause is taken only if its plan is the same
  * instruction for instruction, with the same key types, whichever of
  * its variables (those whose T differs from their zero's) are set
- * (clause_typed(), up to 4 such variables).  The generated programs
- * also keep thread-local arrays (self->a[k...], integer keys: each
- * narrowed to its type, the types part of the kernel's key, as
- * d_key_add() keeps them) whose stores give the zero's type (an element
- * set and another unset would need two bits), and
+ * (clause_typed(), up to 4 such variables or element reads).  The
+ * generated programs also keep thread-local arrays (self->a[k...],
+ * integer keys: each narrowed to its type, the types part of the
+ * kernel's key, as d_key_add() keeps them), their elements 8 bytes as
+ * stored, an absent one 0, of the one T all stores give them as a
+ * variable's; where T is not the zero's (timestamp: KV_ELEMS), one
+ * element may be set where another is not, so each read of an element
+ * is typed set and unset apart (kplan_vars.c's open_bits(), elem_ty()):
+ * `self->s[k] = timestamp` then `/self->s[k]/` and `timestamp -
+ * self->s[k]` compute alike either way and are taken; `self->s[k] > 0`
+ * (unsigned against signed) is not.  The kernel keeps no type per
+ * element: it needs none where no plan depends on it.  They also
  * compare copyinstr(argN) with a string literal (kp_str_cmp()) and
  * key an aggregation by one copyinstr(argN) (kp_arg_str(): UBPF_K_SKEY,
  * the entries in kaggs_s, merged with the string cut to strsize - 1 as

@@ -6,7 +6,9 @@
  * no clause left to user space touches, each of the one type every
  * store gives it (kp_vars_decide(), taking clauses and variables away
  * until nothing changes, each clause typed for every combination of
- * its variables set or unset: clause_typed()); this-> strings that are
+ * its variables set or unset, an array whose T is not its zero's each
+ * element read apart (KV_ELEMS: one element may be set, another not):
+ * clause_typed(), open_bits()); this-> strings that are
  * copyinstr(argN) wherever they are read (sarg_var()); this-> and
  * self-> strings stored from copyinstr(), a literal or one another and
  * only printed, compared with a literal, another or execname,

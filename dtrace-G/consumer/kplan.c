@@ -810,8 +810,8 @@ static bool var_ty(const struct d_kplan *k, unsigned v, uint8_t *sz,
  * where the array's T differs from its zero's (KV_ELEMS), the zero's
  * when n is a read being typed unset (kplan_vars.c's open_bits()).
  */
-static bool elem_ty(const struct d_kplan *k, const struct node *n,
-		    uint8_t *sz, uint8_t *sg)
+static bool elem_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
+		    uint8_t *sg)
 {
 	const struct var *var;
 	unsigned v = (unsigned)n->sub;
@@ -2122,8 +2122,8 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->first = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
 	k->tls = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->tls));
 	k->kv = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
-	k->untyped = xcalloc(p->nclauses ? p->nclauses : 1,
-			     sizeof(*k->untyped));
+	k->untyped =
+		xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->untyped));
 	k->user = user; /* read by kp_vars_decide() only, below */
 	k->vst = xcalloc(nv, sizeof(*k->vst));
 	k->vsz = xcalloc(nv, sizeof(*k->vsz));

@@ -91,10 +91,10 @@ struct d_kplan {
 	/* KV_ELEMS (a vbit): a thread-local array whose T differs from
 	 * its zero's, each element set or unset apart: the reads typed
 	 * now (kplan_vars.c's clause_typed(), ty_all()), read i's bit
-	 * nbits + i (kplan.c's var_ty()) */
+	 * nbits + i (kplan.c's elem_ty()) */
 	const struct node *elem[KP_ELEMS];
 	unsigned nelem;
-	bool elem_full; /* a read past KP_ELEMS: refused */
+	bool elem_full;	    /* a read past KP_ELEMS: refused */
 	bool nostr;	    /* no string comparison (see vars_decide()) */
 	bool fmode;	    /* a string's fault is the hit's (fsite_assign()) */
 	unsigned nfs;	    /* ... its sites: */

@@ -13,9 +13,10 @@
 # (DTRACE_CGEN=0); the outputs are byte for byte alike, and -v counts
 # the clauses the kernel ran (and the records read: none where every
 # clause is the kernel's).  Covered:
-#  - timestamps, read by the predicate, quantize(), min() and a key of
-#    the difference (an elapsed time under 100 s: bucket 0), beside an
-#    element never set (unsigned set, a signed 0 unset: the same code);
+#  - timestamps, read by the predicate, quantize(), min(), a key and
+#    printf() of the difference (an elapsed time under 100 s: 0), beside
+#    an element never set (unsigned set, a signed 0 unset: the same
+#    code);
 #  - uint32_t values (summed, a key of the element itself compared
 #    with 0) and int values (summed, compared with 0 in a key);
 #  - an element read where its set and unset types compute differently
@@ -29,13 +30,14 @@
 
 bpf_test_setup trace
 
-# three WHAT NCLAUSES RECORDS SCRIPT: dtrace -v -q -s SCRIPT on
-# ./trprog "tick 10" three ways; the outputs of the generated and the
-# generic programs must equal user space's, not empty; the generated
-# programs' -v must say NCLAUSES clauses ran in the kernel (0: none)
-# and RECORDS records were read
+# three WHAT NCLAUSES RECORDS SCRIPT [NPRINT]: dtrace -v -q -s SCRIPT
+# on ./trprog "tick 10" three ways; the outputs of the generated and
+# the generic programs must equal user space's, not empty; the
+# generated programs' -v must say NCLAUSES clauses aggregated in the
+# kernel (0: none), NPRINT printed values the kernel computed, and
+# RECORDS records were read
 three() {
-	what=$1 ncl=$2 nrec=$3
+	what=$1 ncl=$2 nrec=$3 npr=${5:-0}
 	printf '%s\n' "$4" >t.d
 	for k in 0 g c; do
 		case $k in
@@ -56,12 +58,19 @@ three() {
 	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' \
 		errg.txt)
 	expect_eq "$what: clauses run in the kernel" "$ncl" "${n:-0}"
+	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* printing values computed in the kernel$/\1/p' \
+		errg.txt)
+	expect_eq "$what: clauses printing in the kernel" "$npr" "${n:-0}"
 	expect_grep "$what: records read" \
 		"^dtrace: BPF: .* verified, $nrec records* read\$" errg.txt
 }
 
-three "timestamps" 3 0 '
+three "timestamps" 3 5 '
 tr$target:::tick /arg0 % 2 == 0/ { self->s[arg0 / 2] = timestamp; }
+tr$target:::tick /arg0 % 2 == 1/ {
+	printf("%d %d %d\n", arg0, self->s[arg0 / 2] != 0,
+	    (timestamp - self->s[arg0 / 2]) / 100000000000);
+}
 tr$target:::tick /arg0 % 2 == 1 && self->s[arg0 / 2]/ {
 	@q = quantize((timestamp - self->s[arg0 / 2]) / 100000000000);
 	@m = min(timestamp - self->s[arg0 / 2] > 0);
@@ -70,7 +79,7 @@ tr$target:::tick /arg0 % 2 == 1 && self->s[arg0 / 2]/ {
 }
 tr$target:::tick /arg0 % 2 == 1 && !self->s[arg0 / 2 + 100]/ {
 	@u = sum(timestamp - self->s[arg0 / 2 + 100] > 0);
-}'
+}' 1
 
 three "uint32_t and int" 3 0 '
 tr$target:::tick /arg0 % 2 == 0/ {

@@ -356,7 +356,7 @@ kvars "this-> across clauses, printf beside" 3 1
 # a key's type part of the key (self->c[(char)1] and self->c[1] are two
 # elements, as in user space), ++, op= and a store of 0 deleting; an
 # array whose stores give another type than its zero's (timestamp)
-# stays in user space
+# too, its reads computing alike set and unset (run-cgen-tlarr.sh)
 cat >t.d <<'EOF'
 tr$target:::tick
 {
@@ -382,7 +382,7 @@ tr$target:::tick { self->t[arg0 % 2] = timestamp; }
 tr$target:::tick /self->t[0]/ { @t = count(); }
 EOF
 same "self-> arrays" generated "'tick 12' 'threads 3 4'" -s t.d
-kvars "self-> arrays" 4 1
+kvars "self-> arrays" 6 1
 
 # -p of a process that fires without pause (two threads spinning): it
 # is held still until its plans are armed too, so none of its hits runs

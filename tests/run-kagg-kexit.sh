@@ -40,7 +40,9 @@
 #    self-> variable a user space clause touches, printf() at a kernel
 #    probe, quantize() with an increment, a string comparison, a
 #    clause's own reason before its variable's, a thread-local array
-#    of timestamps (an unset element is a signed 0), a read by an address
+#    of 4-byte values read where an unset element's signed 8-byte 0
+#    computes differently (tests/run-cgen-tlarr.sh has those of
+#    timestamps in the kernel), a read by an address
 #    that comes when dtrace runs the record, copyoutstr(), curpsinfo's
 #    effective ids at a kernel probe.
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
@@ -313,10 +315,12 @@ vwhy "copyinstr() of a self-> address" \
 expect_grep "copyinstr() of a self-> address: -v says it reads late" \
 	"^dtrace: clause 2 (syscall::close:return) reads the process's memory when dtrace runs its record, not at the probe: copyin(), copyinstr() or copyinto() of an address the process may have rewritten since\$" \
 	errw.txt
-vwhy "a thread-local array of timestamps" \
-	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its store to self->t\\[\\] is not one the kernel runs: self->t\\[\\]: its elements are stored unsigned 8-byte values, not the signed 8 bytes an unset one reads as, and the kernel keeps no bit per element to say which (declare it, or cast the value to int64_t)" \
-	-n 'syscall::close:entry /pid == $target/ { self->t[arg0] = timestamp; }' \
-	-n 'syscall::close:return /pid == $target/ { @ = count(); }'
+vwhy "a thread-local array of 4-byte values" \
+	"clause 1 (syscall::close:entry) runs in user space, from its record: line 2: its store to self->t\\[\\] is not one the kernel runs: self->t\\[\\]: clause 2 would compute differently with an element set and unset: its stores are unsigned 4-byte values, an unset element a signed 8-byte 0 (declare it, or cast the value to int64_t)" \
+	-n 'syscall::close:entry /pid == $target/ {
+		self->t[arg0] = (uint32_t)arg0; }' \
+	-n 'syscall::close:return /pid == $target/ {
+		@ = sum(self->t[0] - 1); }'
 vwhy "curpsinfo's pr_euid at a kernel probe" \
 	"BPF: syscall:vmlinux:close:entry: a clause reads curpsinfo's pr_euid, pr_egid, pr_pgid or pr_sid, which a kernel probe's generated program does not record; the generic program instead" \
 	-n 'syscall::close:entry /pid == $target/ {

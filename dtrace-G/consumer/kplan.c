@@ -450,11 +450,18 @@
  * zero's type), and a clause is taken only if its plan is the same
  * instruction for instruction, with the same key types, whichever of
  * its variables (those whose T differs from their zero's) are set
- * (clause_typed(), up to 4 such variables).  The generated programs
- * also keep thread-local arrays (self->a[k...], integer keys: each
- * narrowed to its type, the types part of the kernel's key, as
- * d_key_add() keeps them) whose stores give the zero's type (an element
- * set and another unset would need two bits), and
+ * (clause_typed(), up to 4 such variables or element reads).  The
+ * generated programs also keep thread-local arrays (self->a[k...],
+ * integer keys: each narrowed to its type, the types part of the
+ * kernel's key, as d_key_add() keeps them), their elements 8 bytes as
+ * stored, an absent one 0, of the one T all stores give them as a
+ * variable's; where T is not the zero's (timestamp: KV_ELEMS), one
+ * element may be set where another is not, so each read of an element
+ * is typed set and unset apart (kplan_vars.c's open_bits(), elem_ty()):
+ * `self->s[k] = timestamp` then `/self->s[k]/` and `timestamp -
+ * self->s[k]` compute alike either way and are taken; `self->s[k] > 0`
+ * (unsigned against signed) is not.  The kernel keeps no type per
+ * element: it needs none where no plan depends on it.  They also
  * compare copyinstr(argN) with a string literal (kp_str_cmp(): == !=,
  * and < <= > >= on the string cut to strsize - 1, seq_ord()) and
  * key an aggregation by one copyinstr(argN) (kp_arg_str(): UBPF_K_SKEY,
@@ -796,6 +803,30 @@ static bool var_ty(const struct d_kplan *k, unsigned v, uint8_t *sz,
 		*sz = k->vsz[v];
 		*sg = k->vsg[v];
 	}
+	return true;
+}
+
+/*
+ * The type a read n of an element of self->a[] gives: var_ty()'s, or
+ * where the array's T differs from its zero's (KV_ELEMS), the zero's
+ * when n is a read being typed unset (kplan_vars.c's open_bits()).
+ */
+static bool elem_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
+		    uint8_t *sg)
+{
+	const struct var *var;
+	unsigned v = (unsigned)n->sub;
+
+	if (!var_ty(k, v, sz, sg))
+		return false;
+	if (k->vbit[v] != KV_ELEMS)
+		return true;
+	var = &k->prog->vars[v];
+	for (unsigned i = 0; i < k->nelem; i++)
+		if (k->elem[i] == n && (k->absent >> (k->nbits + (int)i) & 1)) {
+			*sz = var->declared ? var->sz : 8;
+			*sg = var->declared ? var->sg : 1;
+		}
 	return true;
 }
 
@@ -1501,7 +1532,7 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		for (unsigned i = 0; i < n->nargs; i++) /* no args[N] */
 			if (!kp_ty(k, n->args[i], &az, &ag))
 				return false;
-		return var_ty(k, (unsigned)n->sub, sz, sg);
+		return elem_ty(k, n, sz, sg);
 	case N_BUILTIN:
 		switch (d_builtins[n->sub].id) {
 		case B_TIMESTAMP:
@@ -2195,6 +2226,8 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->first = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
 	k->tls = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->tls));
 	k->kv = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
+	k->untyped =
+		xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->untyped));
 	k->user = user; /* read by kp_vars_decide() only, below */
 	k->vst = xcalloc(nv, sizeof(*k->vst));
 	k->vsz = xcalloc(nv, sizeof(*k->vsz));
@@ -2337,6 +2370,7 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->st);
 	free(k->tls);
 	free(k->kv);
+	free(k->untyped);
 	free(k->vst);
 	free(k->vsz);
 	free(k->vsg);

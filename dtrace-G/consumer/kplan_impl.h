@@ -62,6 +62,13 @@ enum {
 	KSX_SMIX /* SMKEY, in kaggs_s (not kaggs_v): kp_smix_key() */
 };
 
+/* The element reads of thread-local arrays typed apart at once (as the
+ * at most 4 variables clause_typed() tries set and unset) */
+#define KP_ELEMS 8
+/* vbit of an array whose every read is typed apart (kplan_vars.c's
+ * var_keep()) */
+#define KV_ELEMS (-2)
+
 struct d_kplan {
 	struct d_prog *prog;
 	bool *ok; /* per clause */
@@ -88,6 +95,13 @@ struct d_kplan {
 	int *varg;	    /* KV_SARG: the N of its copyinstr(argN) */
 	int nbits;	    /* vbits given out */
 	uint32_t absent;    /* typing the variables of these bits unset */
+	/* KV_ELEMS (a vbit): a thread-local array whose T differs from
+	 * its zero's, each element set or unset apart: the reads typed
+	 * now (kplan_vars.c's clause_typed(), ty_all()), read i's bit
+	 * nbits + i (kplan.c's elem_ty()) */
+	const struct node *elem[KP_ELEMS];
+	unsigned nelem;
+	bool elem_full;	    /* a read past KP_ELEMS: refused */
 	bool nostr;	    /* no string comparison (see vars_decide()) */
 	bool fmode;	    /* a string's fault is the hit's (fsite_assign()) */
 	unsigned nfs;	    /* ... its sites: */
@@ -99,6 +113,9 @@ struct d_kplan {
 	} fs[UBPF_KFSITES];
 	bool *tls;	    /* per clause: it touches a self-> variable */
 	bool *kv;	    /* per clause: ... any variable the kernel keeps */
+	/* per clause: its plan differed with its variables (an element)
+	 * set and unset, in some pass (clause_typed(); kplan_why.c) */
+	bool *untyped;
 	const bool *user;   /* per clause: fires in user space too, or NULL */
 	bool gates;	    /* D_KPLAN_VARS: d_kplan_gated() may say yes */
 	/* exit(), printa(), clear() or trunc() in a tick-N clause: the

@@ -6,7 +6,9 @@
  * no clause left to user space touches, each of the one type every
  * store gives it (kp_vars_decide(), taking clauses and variables away
  * until nothing changes, each clause typed for every combination of
- * its variables set or unset: clause_typed()); this-> strings that are
+ * its variables set or unset, an array whose T is not its zero's each
+ * element read apart (KV_ELEMS: one element may be set, another not):
+ * clause_typed(), open_bits()); this-> strings that are
  * copyinstr(argN) wherever they are read (sarg_var()); this-> and
  * self-> strings stored from copyinstr(), a literal or one another and
  * only printed, compared with a literal, another or execname,
@@ -74,18 +76,46 @@ static void clause_vars(const struct d_kplan *k, const struct clause *c,
 	kp_clause_vars(k->prog, c, mark);
 }
 
-/* The bits (vbit) of the variables read under n whose type is open. */
-static uint32_t open_bits(const struct d_kplan *k, const struct node *n)
+/* An element read that open_bits() did not register: open all the same */
+#define KP_OPEN (1u << 31)
+
+/*
+ * The bits (vbit) of the variables read under n whose type is open.  An
+ * element of a KV_ELEMS array has a bit of its own per read (one set and
+ * another unset is what user space may see: run.c types each element by
+ * what was stored in it), nbits + its index in k->elem, registered there
+ * when reg (typing: ty_all(), clause_typed()), else KP_OPEN when not; the
+ * element a '=' stores is not read.
+ */
+static uint32_t open_bits(struct d_kplan *k, const struct node *n, bool reg)
 {
 	uint32_t b = 0;
+	unsigned i;
 
 	if (!n)
 		return 0;
 	if (n->op == N_VAR && k->vbit[n->sub] >= 0)
 		b |= 1u << k->vbit[n->sub];
-	b |= open_bits(k, n->a) | open_bits(k, n->b) | open_bits(k, n->c);
-	for (unsigned i = 0; i < n->nargs; i++)
-		b |= open_bits(k, n->args[i]);
+	if (n->op == N_ASSOC && k->vbit[n->sub] == KV_ELEMS) {
+		for (i = 0; i < k->nelem && k->elem[i] != n; i++)
+			;
+		if (i == k->nelem && reg && i < KP_ELEMS &&
+		    k->nbits + (int)i < 31)
+			k->elem[k->nelem++] = n;
+		else if (i == k->nelem && reg)
+			k->elem_full = true;
+		b |= i < k->nelem ? 1u << (k->nbits + (int)i) : KP_OPEN;
+	}
+	if (n->op == N_ASSIGN && n->sub == '=' && n->a &&
+	    n->a->op == N_ASSOC) { /* its keys only */
+		for (i = 0; i < n->a->nargs; i++)
+			b |= open_bits(k, n->a->args[i], reg);
+		return b | open_bits(k, n->b, reg);
+	}
+	b |= open_bits(k, n->a, reg) | open_bits(k, n->b, reg) |
+	     open_bits(k, n->c, reg);
+	for (i = 0; i < n->nargs; i++)
+		b |= open_bits(k, n->args[i], reg);
 	return b;
 }
 
@@ -99,11 +129,14 @@ static uint32_t next_subset(uint32_t s, uint32_t set)
 static bool ty_all(struct d_kplan *k, const struct node *n, uint8_t *sz,
 		   uint8_t *sg)
 {
-	uint32_t set = open_bits(k, n), s = 0;
+	uint32_t set, s = 0;
 	uint8_t z, g;
 	bool ok = true;
 
-	if (__builtin_popcount(set) > 4)
+	k->nelem = 0;
+	k->elem_full = false;
+	set = open_bits(k, n, true);
+	if (__builtin_popcount(set) > 4 || k->elem_full)
 		return false;
 	k->absent = 0;
 	if (!kp_ty(k, n, sz, sg))
@@ -113,6 +146,7 @@ static bool ty_all(struct d_kplan *k, const struct node *n, uint8_t *sz,
 		ok = kp_ty(k, n, &z, &g) && z == *sz && g == *sg;
 	}
 	k->absent = 0;
+	k->nelem = 0;
 	return ok;
 }
 
@@ -175,10 +209,11 @@ static void var_keep(struct d_kplan *k, unsigned v, uint8_t tz, uint8_t tg)
 	k->vsg[v] = tg;
 	if (var->declared || (tz == 8 && tg == 1))
 		return;
-	/* an array's elements are each set or unset: one bit cannot say */
+	/* an array's elements are each set or unset: each read its own
+	 * bit, as the clause is typed (open_bits()) */
 	if (var->scope == SC_SELFASSOC)
-		k->vst[v] = KV_NO;
-	else if (k->nbits < 32)
+		k->vbit[v] = KV_ELEMS;
+	else if (k->nbits < 31)
 		k->vbit[v] = k->nbits++;
 	else
 		k->vst[v] = KV_NO;
@@ -231,21 +266,24 @@ static bool clause_typed(struct d_kplan *k, unsigned ci)
 	const struct clause *c = &k->prog->clauses[ci];
 	static const struct d_probe none;
 	struct ubpf_kplan *a, *b;
-	uint32_t set = open_bits(k, c->pred), s = 0;
+	uint32_t set, s = 0;
 	bool ok;
 
+	k->nelem = 0;
+	k->elem_full = false;
+	set = open_bits(k, c->pred, true);
 	for (unsigned i = 0; i < c->nstmts; i++) {
 		const struct stmt *st = &c->stmts[i];
 
-		set |= open_bits(k, st->e);
+		set |= open_bits(k, st->e, true);
 		for (unsigned j = 0; j < st->nargs; j++)
-			set |= open_bits(k, st->args[j]);
+			set |= open_bits(k, st->args[j], true);
 		for (unsigned j = 0; j < st->nkeys; j++)
-			set |= open_bits(k, st->keys[j]);
+			set |= open_bits(k, st->keys[j], true);
 	}
 	if (!set)
 		return true;
-	if (__builtin_popcount(set) > 4)
+	if (__builtin_popcount(set) > 4 || k->elem_full)
 		return false;
 	a = xcalloc(1, sizeof(*a));
 	b = xcalloc(1, sizeof(*b));
@@ -272,6 +310,7 @@ static bool clause_typed(struct d_kplan *k, unsigned ci)
 		}
 	}
 	k->absent = 0;
+	k->nelem = 0;
 	free(a);
 	free(b);
 	return ok;
@@ -300,6 +339,7 @@ bool kp_clause_ok(struct d_kplan *k, unsigned ci)
 	k->ok[ci] = true; /* for kp_clause_emit() */
 	if (k->vars && !clause_typed(k, ci)) {
 		k->ok[ci] = false;
+		k->untyped[ci] = true;
 		return false;
 	}
 	return true;
@@ -318,13 +358,13 @@ bool kp_clause_ok(struct d_kplan *k, unsigned ci)
  * the kernel, not from records.  E, speculate()'s argument, stays user
  * space's: it reads an ID that speculation(), user space's, returned.
  */
-static bool spred_ok(const struct d_kplan *k, const struct clause *c)
+static bool spred_ok(struct d_kplan *k, const struct clause *c)
 {
 	uint8_t sz, sg;
 
 	return c->pred && c->pred->kind != T_STR &&
 	       kp_ty(k, c->pred, &sz, &sg) && !kp_has_str_cmp(k, c->pred) &&
-	       !open_bits(k, c->pred);
+	       !open_bits(k, c->pred, false);
 }
 
 /*
@@ -370,10 +410,10 @@ static bool sout_ok(struct d_kplan *k, unsigned ci)
 
 		if ((st->kind != S_PRINTF && st->kind != S_TRACE) ||
 		    !kp_out_ok(k, ci, i, &k->st[k->nst + i]) ||
-		    !k->st[k->nst + i].out || open_bits(k, st->e))
+		    !k->st[k->nst + i].out || open_bits(k, st->e, false))
 			return false;
 		for (unsigned j = 0; j < st->nargs; j++)
-			if (open_bits(k, st->args[j]))
+			if (open_bits(k, st->args[j], false))
 				return false;
 	}
 	k->spred[ci] = spred_ok(k, c);
@@ -908,6 +948,7 @@ void kp_vars_decide(struct d_kplan *k)
 	k->nbits = 0;
 	memset(k->tls, 0, p->nclauses * sizeof(*k->tls));
 	memset(k->kv, 0, p->nclauses * sizeof(*k->kv));
+	memset(k->untyped, 0, p->nclauses * sizeof(*k->untyped));
 	for (unsigned v = 0; v < p->nvars; v++) {
 		const struct var *var = &p->vars[v];
 

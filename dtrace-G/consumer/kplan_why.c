@@ -248,14 +248,22 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 			 name);
 		goto out;
 	}
-	if (st > 0 && var->scope == SC_SELFASSOC && !var->declared &&
-	    (tz != 8 || tg != 1)) {
+	/* a clause typed apart for it set and unset (kplan_vars.c's
+	 * clause_typed(); an array's each element read apart) */
+	for (o = 0; st > 0 && o < p->nclauses; o++)
+		if (k->untyped[o] && touches(p, &p->clauses[o], v, mark))
+			break;
+	if (st > 0 && o < p->nclauses) {
+		bool arr = var->scope == SC_SELFASSOC;
+
 		snprintf(buf, len,
-			 "%s: its elements are stored %s %u-byte values, "
-			 "not the signed 8 bytes an unset one reads as, and "
-			 "the kernel keeps no bit per element to say which "
-			 "(declare it, or cast the value to int64_t)",
-			 name, tg ? "signed" : "unsigned", (unsigned)tz);
+			 "%s: clause %u would compute differently with %s "
+			 "set and unset: its stores are %s %u-byte values, "
+			 "%s a signed 8-byte 0 (declare it, or cast the "
+			 "value to int64_t)",
+			 name, o + 1, arr ? "an element" : "it",
+			 tg ? "signed" : "unsigned", (unsigned)tz,
+			 arr ? "an unset element" : "unset it is");
 		goto out;
 	}
 	if (st < 0) {

@@ -55,6 +55,9 @@
 #    and the clauses run in the kernel; two self-> strings compared
 #    (cgen_plan.c's vveq()), the same; a this-> string compared and
 #    measured (svar_at(): its bytes in cgbuf), the same;
+#  - a thread-local array of timestamps (self->s[k] = timestamp, read
+#    in a predicate and timestamp - self->s[k]): the programs load,
+#    the clauses run in the kernel, the counts exact;
 #  - printing clauses past predicates that fail and hold, the out area
 #    started by the first that prints (cgen_out.c's cgen_out_need()),
 #    a this-> string read before any store of the firing: the program
@@ -243,6 +246,19 @@ bp_kstr "two string variables compared" 'v ' "v 1 0" 1 \
 bp_kstr "a this-> string compared and measured" 't ' "t 5 0" 1 \
 	-n 'tr$target:::msg { this->t = copyinstr(arg0); }' \
 	-n 'tr$target:::msg /this->t == "hello"/ { printf("t %d %d\n", strlen(this->t), this->t != "hello"); }'
+# a thread-local array of timestamps (kplan_vars.c's KV_ELEMS): the
+# latency idiom's start and done, in the kernel, the counts exact
+rm -f ba.txt # -o appends
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o ba.txt \
+	-n 'tr$target:::tick /arg0 % 2 == 0/ { self->s[arg0 / 2] = timestamp; }' \
+	-n 'tr$target:::tick /arg0 % 2 == 1 && self->s[arg0 / 2]/ { @n = count(); @q = sum((timestamp - self->s[arg0 / 2]) / 100000000000); self->s[arg0 / 2] = 0; }' \
+	-n 'END { printa("n %@d %@d\n", @n, @q); }' \
+	-c "/kt/trprog 'tick 10'" >ba.prog 2>ba.err </dev/null
+expect_eq "an array of timestamps in the kernel: the output" "n 5 0" \
+	"$(grep '^n ' ba.txt)"
+check "an array of timestamps in the kernel: -v" grep -q \
+	'^dtrace: 2 clauses aggregated in the kernel$' ba.err
+grep -q 'aggregated in the kernel' ba.err || diag "$(tail -n 40 ba.err)"
 # printing clauses past predicates that fail and hold: the out area
 # started by the first clause that writes into it, once a hit
 # (cgen_out.c's cgen_out_need(): S_OBUF a register's 0 in the

@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-cgen-tlarr.sh: thread-local arrays of values other than signed
+# 8-byte ones in the kernel (kplan_vars.c's KV_ELEMS: each element read
+# typed set and unset apart, clause_typed()), the latency idiom
+#	start { self->s[k] = timestamp; }
+#	done /self->s[k]/ { @ = quantize(timestamp - self->s[k]);
+#		self->s[k] = 0; }
+# on trprog's tr:::tick(i, word, -1000 * i) (even i a start, odd i its
+# done, k = i / 2).  Each script runs three ways: user space alone
+# (DTRACE_KAGG=0), the generated programs and the generic program
+# (DTRACE_CGEN=0); the outputs are byte for byte alike, and -v counts
+# the clauses the kernel ran (and the records read: none where every
+# clause is the kernel's).  Covered:
+#  - timestamps, read by the predicate, quantize(), min(), a key and
+#    printf() of the difference (an elapsed time under 100 s: 0), beside
+#    an element never set (unsigned set, a signed 0 unset: the same
+#    code);
+#  - uint32_t values (summed, a key of the element itself compared
+#    with 0) and int values (summed, compared with 0 in a key);
+#  - an element read where its set and unset types compute differently
+#    (uint32_t - 1 against a signed 0 - 1): user space, -v says so;
+#  - stores of two types (timestamp and an int): user space, -v says so.
+# Each of the first two fails on a tree that kept such arrays in user
+# space (-v counted no clause in the kernel).  About 3 s.
+# Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+bpf_test_setup trace
+
+# three WHAT NCLAUSES RECORDS SCRIPT [NPRINT]: dtrace -v -q -s SCRIPT
+# on ./trprog "tick 10" three ways; the outputs of the generated and
+# the generic programs must equal user space's, not empty; the
+# generated programs' -v must say NCLAUSES clauses aggregated in the
+# kernel (0: none), NPRINT printed values the kernel computed, and
+# RECORDS records were read
+three() {
+	what=$1 ncl=$2 nrec=$3 npr=${5:-0}
+	printf '%s\n' "$4" >t.d
+	for k in 0 g c; do
+		case $k in
+		0) m=u ;;
+		g) m=g ;;
+		c) m=0 ;;
+		esac
+		run_err=err$k.txt run_what="$what ($k)"
+		run_mode $m out$k.txt './trprog "tick 10"' -s t.d
+	done
+	if [ -s out0.txt ]; then
+		pass
+	else
+		fail "$what: no output"
+	fi
+	expect_file_eq "$what: generated programs" out0.txt outg.txt
+	expect_file_eq "$what: the generic program" out0.txt outc.txt
+	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' \
+		errg.txt)
+	expect_eq "$what: clauses run in the kernel" "$ncl" "${n:-0}"
+	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* printing values computed in the kernel$/\1/p' \
+		errg.txt)
+	expect_eq "$what: clauses printing in the kernel" "$npr" "${n:-0}"
+	expect_grep "$what: records read" \
+		"^dtrace: BPF: .* verified, $nrec records* read\$" errg.txt
+}
+
+three "timestamps" 3 5 '
+tr$target:::tick /arg0 % 2 == 0/ { self->s[arg0 / 2] = timestamp; }
+tr$target:::tick /arg0 % 2 == 1/ {
+	printf("%d %d %d\n", arg0, self->s[arg0 / 2] != 0,
+	    (timestamp - self->s[arg0 / 2]) / 100000000000);
+}
+tr$target:::tick /arg0 % 2 == 1 && self->s[arg0 / 2]/ {
+	@q = quantize((timestamp - self->s[arg0 / 2]) / 100000000000);
+	@m = min(timestamp - self->s[arg0 / 2] > 0);
+	@k[(timestamp - self->s[arg0 / 2]) / 100000000000] = count();
+	self->s[arg0 / 2] = 0;
+}
+tr$target:::tick /arg0 % 2 == 1 && !self->s[arg0 / 2 + 100]/ {
+	@u = sum(timestamp - self->s[arg0 / 2 + 100] > 0);
+}' 1
+
+three "uint32_t and int" 3 0 '
+tr$target:::tick /arg0 % 2 == 0/ {
+	self->u[arg0 / 2] = (uint32_t)arg2; self->i[arg0 / 2] = (int)arg2;
+}
+tr$target:::tick /arg0 % 2 == 1 && self->u[arg0 / 2]/ {
+	@su[arg0] = sum(self->u[arg0 / 2]);
+	@ku[self->u[arg0 / 2] != 0] = count();
+}
+tr$target:::tick /arg0 % 2 == 1/ {
+	@si[arg0] = sum(self->i[arg0 / 2]);
+	@ki[self->i[arg0 / 2] < 0] = count();
+	self->u[arg0 / 2] = 0; self->i[arg0 / 2] = 0;
+}'
+
+three "uint32_t - 1" 0 10 '
+tr$target:::tick /arg0 % 2 == 0/ { self->u[arg0 / 2] = (uint32_t)arg2; }
+tr$target:::tick /arg0 % 2 == 1/ {
+	@s[arg0] = sum(self->u[arg0 / 2] - 1); self->u[arg0 / 2] = 0;
+}'
+expect_grep "uint32_t - 1: -v says why" \
+	'^dtrace: clause 2 (tr[0-9]*:::tick) runs in user space, from its record: line 4: its @s = sum() is not one the kernel runs: its value: self->u\[\]: clause 2 would compute differently with an element set and unset: its stores are unsigned 4-byte values, an unset element a signed 8-byte 0 (declare it, or cast the value to int64_t)$' \
+	errg.txt
+
+three "two types" 0 10 '
+tr$target:::tick /arg0 % 2 == 0/ { self->s[arg0 / 2] = timestamp; }
+tr$target:::tick /arg0 == 3/ { self->s[arg0 / 2] = (int)arg2; }
+tr$target:::tick /arg0 % 2 == 1/ {
+	@c[self->s[arg0 / 2] != 0] = count(); self->s[arg0 / 2] = 0;
+}'
+expect_grep "two types: -v says why" \
+	'^dtrace: clause 1 (tr[0-9]*:::tick) runs in user space, from its record: line 2: its store to self->s\[\] is not one the kernel runs: self->s\[\]: its stores give it different types$' \
+	errg.txt
+
+finish

@@ -1524,6 +1524,25 @@ static void vslen(struct em *e, const struct ubpf_kplan *pl,
 }
 
 /*
+ * Register r, holding a string's length loaded from its S_SLEN slot
+ * (seq_read()'s: 0 to UBPF_STRMAX, a fault sent away before), ANDed
+ * with UBPF_STRMAX * 2 - 1: its value the same, but an ALU result,
+ * which the verifier gives an id of its own, so a test of r splits
+ * r's range alone.  A register filled from a stack slot shares the
+ * slot's id, and the verifier narrows both at each test (its linked
+ * scalars): cmp_words()' test per word would leave the slot a range
+ * per word on each path, and a later use of it as a helper's size
+ * (vacmp_ord()'s copy), which makes it precise, keeps the verifier
+ * from pruning those paths: every clause after a string == was
+ * verified once per word (tests/run-cgen-svkey.sh's tord.d at strsize
+ * 256: 184,327 instructions, most of them that).
+ */
+static void lenmask(struct em *e, uint8_t r)
+{
+	alu_i(e, BPF_AND, r, UBPF_STRMAX * 2 - 1);
+}
+
+/*
  * The first r3 bytes (len, 1 or more) of the strings at r2 + a and
  * r0 + b compared a word at a time, for words words, unrolled: the
  * word len ends in masked to its low bytes (past a NUL lies whatever
@@ -1694,8 +1713,10 @@ static void vacmp(struct em *e, const struct ubpf_kplan *pl,
 		return;
 	jne = xcalloc(2 * (size_t)words + 2, sizeof(*jne));
 	jeq = xcalloc(2 * (size_t)words + 2, sizeof(*jeq));
-	/* r3 = the argument's len, cut to imm */
+	/* r3 = the argument's len, cut to imm; unlinked from its slot
+	 * (lenmask()), as the words' tests split its range */
 	ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
+	lenmask(e, 3);
 	jcut = jmp_i(e, BPF_JLE, 3, (int32_t)o->imm);
 	alu_i(e, BPF_MOV, 3, (int32_t)o->imm);
 	fix(e, jcut);

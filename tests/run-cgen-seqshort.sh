@@ -96,8 +96,8 @@ seqeq
 both abcdefghijklmnopqrst 'a literal of 20 bytes, strsize 256'
 seqfaults $(seq 1 18)
 seqeq
-# strsize L + 2, L + 3, 16 (the first read of 8 or 24 bytes past
-# copyinstr()'s 5, 7, 8, 21 or 22)
+# strsize L + 2, L + 3 (the first read of 8 or 24 bytes past
+# copyinstr()'s 5, 7, 8, 21 or 22 bytes), 16
 both beta '"beta", strsize 6' -x strsize=6
 seqfaults 1 2
 seqeq
@@ -106,6 +106,11 @@ seqfaults 1 2
 seqeq
 both abcdef '"abcdef", strsize 9' -x strsize=9
 seqfaults 1 2 3 6
+seqeq
+# strsize 10: copyinstr() reads 9 bytes, one past the first read, where
+# that one ends right before the page (k = 8), which faults
+both abcdef '"abcdef", strsize 10' -x strsize=10
+seqfaults 1 2 3 4 6 7
 seqeq
 both abcdef '"abcdef", strsize 16' -x strsize=16
 seqfaults 1 2 3 4 5 6 7 8

@@ -65,9 +65,10 @@
  *     space runs every clause) -- onto the stack, where the plan only
  *     compares it and a uprobe's argument slots past its nargs hold a
  *     copy longer than the literals, so the program needs no cgbuf
- *     before its record (seq_stack(): its first bytes, and where
- *     longer, the rest read on in pieces to fault where one read in
- *     cgbuf would) -- and SEQ compares its length with the
+ *     before its record (seq_stack(): the bytes the compares need,
+ *     and where longer, copyinstr()'s fault told by the page those
+ *     ended in, or the rest read on in pieces to fault where its
+ *     strsize - 1 bytes would) -- and SEQ compares its length with the
  *     literal's and its bytes a word at a time (8, then 4, 2, 1 bytes
  *     for the tail), the literal's words as immediates -- a SEQ (not
  *     !=) whose PRED follows it jumping straight to the clause's end on

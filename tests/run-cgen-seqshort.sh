@@ -10,9 +10,10 @@
 # pieces, a fault sending the hit to user space, which reports it.  On
 # a real process (tests/data/cgenout/cgout.c's seq mode, pid provider
 # entry), literals of 4, 6 and 20 bytes (first reads of 8, 8 and 24),
-# strsize 256 and small ones (the literal's L + 2, L + 3, 16), byte for
-# byte DTRACE_CGEN=0's output and its error messages (the pages'
-# addresses named alike):
+# strsize 256 and small ones (the literal's L + 2, L + 3, L + 4, 16),
+# byte for byte DTRACE_CGEN=0's output and its error messages (the
+# pages' addresses named alike), and the faults and equal hits as
+# expected:
 #  - strings of L - 1 to L + 3 bytes, the literal's bytes then 'x's,
 #    and of 7 to 9, 15 to 17, 23 to 25, 79 to 81 and 254 to 257 and 300
 #    bytes (a word, the first reads, the room of 80 bytes the stack
@@ -31,7 +32,11 @@
 #    bytes to compare in the next: the pieces read on, no fault);
 #  - -v counts the clauses run in the kernel, so a tree that left them
 #    to user space fails too.
-# Each run takes about a second.  Needs root, uprobes and a dtrace with
+# The tree before (every string read on to 255 bytes) passes: it was
+# exact, only slower.  Each of these fails (tried): a string longer
+# than the first read taken as no fault (the page test always true), a
+# first read of L + 1 bytes, the page test or the pieces one byte short
+# of strsize - 1.  Each run takes about a second, the whole 15 s.  Needs root, uprobes and a dtrace with
 # the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"

@@ -65,9 +65,10 @@
  *     space runs every clause) -- onto the stack, where the plan only
  *     compares it and a uprobe's argument slots past its nargs hold a
  *     copy longer than the literals, so the program needs no cgbuf
- *     before its record (seq_stack(): its first bytes, and where
- *     longer, the rest read on in pieces to fault where one read in
- *     cgbuf would) -- and SEQ compares its length with the
+ *     before its record (seq_stack(): the bytes the compares need,
+ *     and where longer, copyinstr()'s fault told by the page those
+ *     ended in, or the rest read on in pieces to fault where its
+ *     strsize - 1 bytes would) -- and SEQ compares its length with the
  *     literal's and its bytes a word at a time (8, then 4, 2, 1 bytes
  *     for the tail), the literal's words as immediates -- a SEQ (not
  *     !=) whose PRED follows it jumping straight to the clause's end on
@@ -929,24 +930,36 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
  * seq_read()'s copies on the stack, where every string the plan reads
  * is only compared with literals (SEQ: no SKEY, CACMP or SMKEY, no
  * fault sites) and the argument slots past the event's nargs (e->sroom
- * bytes, cgen.c's) hold, for each, a copy of sn bytes (a multiple of
+ * bytes, cgen.c's) hold, for each, a room of sn bytes (a multiple of
  * 8, 24 or more) two longer than its longest literal: the plan then
  * addresses no cgbuf, and the program takes its owner word only for
- * a record (cgen.c's cgen_emit()).  Exactly seq_read()'s copy of
- * UBPF_STRMAX bytes in cgbuf: a read of sn bytes that finds the NUL
- * (a length below sn) has the string whole, as that copy would; one
- * that does not (sn: sn - 1 bytes or more) has a string longer than
- * every literal compared with it, so equal to none, and what is left
- * to tell is whether that copy would have faulted, which sends the
- * hit to the unflagged record: the rest of its UBPF_STRMAX bytes are
+ * a record (cgen.c's cgen_emit()).  The first read is of c bytes, what
+ * the compares need (the longest literal and two, its NUL and a byte
+ * past it, rounded up to a word: strncpy_from_user() reads a word at
+ * a time and below a word's size a byte at a time).  One that finds the
+ * NUL (a count below c) has the string whole, as copyinstr() would; one
+ * that does not (c: c - 1 bytes or more) has a string longer than every
+ * literal compared with it, so equal to none, and what is left to tell
+ * is whether copyinstr() would have faulted on it: run.c's
+ * d_read_user_str() reads pl->fstr bytes (strsize - 1) or to the NUL,
+ * a fault sending the hit to the unflagged record (user space runs
+ * the clause, which reports the error).  Where those bytes end in the
+ * page the first read's last byte lies in (4,096-byte pages or larger:
+ * a page reads whole or not at all), they read too, and the mismatch
+ * stands with no more reads -- the common case of a long string.
+ * Else (bytes past that page, or c past pl->fstr: none) the rest is
  * read on in pieces of sn bytes, each from the last byte of the one
  * before (which the helper replaced by its NUL), until one finds the
- * NUL or the last piece ends at byte UBPF_STRMAX - 1, a fault going
- * where seq_read()'s goes.  bpf_probe_read_user_str() faults only on a
- * byte up to the NUL or its size (strncpy_from_user() falls back to a
- * byte at a time where a word faults), the same bytes piece by piece
- * as in one read.  S_SLEN(j) is the first read's length; the copy of
- * argument j is at e->soff + j * sn (str_chunks()).
+ * NUL or the last ends at byte pl->fstr - 1, a fault going where
+ * seq_read()'s goes.  bpf_probe_read_user_str() faults only on a byte
+ * up to the NUL or its size (strncpy_from_user() falls back to a byte
+ * at a time where a word faults), the same bytes piece by piece as in
+ * one read; a first read past pl->fstr that faults sends a hit user
+ * space would not fault on to it, which decides it alike.  S_SLEN(j)
+ * is the first read's count (stored before it is tested: a fault's
+ * goes unread); the copy of argument j is at e->soff + j * sn
+ * (str_chunks()).  The hit that finds the NUL takes one test after
+ * the helper: the count unsigned below c (a fault's is negative).
  */
 static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
 {
@@ -956,7 +969,7 @@ static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
 	 * which sends a string it cut to user space */
 	if (!e->sroom || !e->nsarg || e->nsarg > UBPF_KSTRARGS ||
 	    e->nfj + e->nsarg > sizeof(e->fj) / sizeof(e->fj[0]) ||
-	    pl->fstr > UBPF_STRMAX)
+	    !pl->fstr || pl->fstr > UBPF_STRMAX)
 		return false;
 	for (unsigned j = 0; j < e->nsarg; j++)
 		if (e->skarg[j] || e->czarg[j])
@@ -988,26 +1001,44 @@ static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
 	e->sn = (uint16_t)n;
 	for (unsigned j = 0; j < e->nsarg; j++) {
 		int32_t at = e->soff + (int32_t)(j * n);
-		/* pieces of 24 bytes or more: at most 12 */
-		size_t jf[UBPF_STRMAX / 23 + 2], jd[UBPF_STRMAX / 23 + 2];
-		unsigned nf = 0, nd = 0, off = 0, sz;
+		int16_t sa = (int16_t)S_ARG(e->sarg[j]);
+		/* the first read and pieces of 24 bytes or more: 13 */
+		size_t jf[UBPF_STRMAX / 23 + 3], jd[UBPF_STRMAX / 23 + 4];
+		unsigned nf = 0, nd = 0, c = (need[j] + 7u) & ~7u, off, sz;
 
-		for (;;) {
-			sz = UBPF_STRMAX - off < n ? UBPF_STRMAX - off : n;
+		if (c < 8) /* not reached: every string is a SEQ's */
+			c = 8;
+		alu_r(e, BPF_MOV, 1, 10);
+		alu_i(e, BPF_ADD, 1, at);
+		alu_i(e, BPF_MOV, 2, (int32_t)c);
+		ldx(e, BPF_DW, 3, 10, sa);
+		call(e, BPF_FUNC_probe_read_user_str);
+		stx(e, BPF_DW, 10, (int16_t)S_SLEN(j), 0); /* for SEQ */
+		jd[nd++] = jmp_i(e, BPF_JLT, 0, (int32_t)c); /* NUL */
+		jf[nf++] = jmp_i(e, BPF_JSLT, 0, 0);
+		/* c bytes, no NUL: copyinstr()'s pl->fstr in the page of
+		 * the last of them */
+		if (c < pl->fstr) {
+			ldx(e, BPF_DW, 3, 10, sa);
+			alu_r(e, BPF_MOV, 4, 3);
+			alu_i(e, BPF_ADD, 3, (int32_t)c - 1);
+			alu_i(e, BPF_ADD, 4, (int32_t)pl->fstr - 1);
+			alu_r(e, BPF_XOR, 3, 4);
+			alu_i(e, BPF_RSH, 3, 12);
+			jd[nd++] = jmp_i(e, BPF_JEQ, 3, 0);
+		}
+		for (off = c - 1; off + 1 < pl->fstr; off += sz - 1) {
+			sz = pl->fstr - off < n ? pl->fstr - off : n;
 			alu_r(e, BPF_MOV, 1, 10);
 			alu_i(e, BPF_ADD, 1, at);
 			alu_i(e, BPF_MOV, 2, (int32_t)sz);
-			ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
-			if (off)
-				alu_i(e, BPF_ADD, 3, (int32_t)off);
+			ldx(e, BPF_DW, 3, 10, sa);
+			alu_i(e, BPF_ADD, 3, (int32_t)off);
 			call(e, BPF_FUNC_probe_read_user_str);
 			jf[nf++] = jmp_i(e, BPF_JSLT, 0, 0);
-			if (!off) /* for SEQ */
-				stx(e, BPF_DW, 10, (int16_t)S_SLEN(j), 0);
-			if (off + sz >= UBPF_STRMAX)
+			if (off + sz >= pl->fstr)
 				break;
 			jd[nd++] = jmp_i(e, BPF_JLT, 0, (int32_t)sz); /* NUL */
-			off += sz - 1;
 		}
 		jd[nd++] = jmp_i(e, BPF_JA, 0, 0);
 		for (unsigned i = 0; i < nf; i++) /* a fault: seq_read()'s */
@@ -1189,13 +1220,15 @@ static void fault_at(struct em *e, unsigned j, unsigned agg)
 /*
  * The first n bytes of the string seq_read() copied for its j-th
  * argument, in loads of 8 bytes, then 4, 2 and 1 for the tail, each
- * naturally aligned (SEQ_AT() is): each into r3 and handed to fn with
- * its offset and size; r2 is cgbuf throughout (the frame, r10, for
- * seq_stack()'s copies).  The one emitter of the
- * strings' bounded bytes: SEQ compares them with its literal, SKEY
+ * naturally aligned (SEQ_AT() is): each into r3, loaded from register
+ * base, and handed to fn with its offset and size; base is r2, cgbuf
+ * throughout, or the frame, r10, for seq_stack()'s copies, which only
+ * SEQ reads (no SKEY: skey_chunk() stores at r2).  The one emitter of
+ * the strings' bounded bytes: SEQ compares them with its literal, SKEY
  * copies them into its key.
  */
-static void str_chunks_at(struct em *e, int32_t at, unsigned n,
+static void str_chunks_at(struct em *e, uint8_t base, int32_t at,
+			  unsigned n,
 			  void (*fn)(struct em *, void *, unsigned, unsigned),
 			  void *ctx)
 {
@@ -1206,7 +1239,7 @@ static void str_chunks_at(struct em *e, int32_t at, unsigned n,
 		    : sz == 4 ? BPF_W
 		    : sz == 2 ? BPF_H
 			      : BPF_B,
-		    3, 2, (int16_t)(at + (int)off));
+		    3, base, (int16_t)(at + (int)off));
 		fn(e, ctx, off, sz);
 	}
 }
@@ -1215,13 +1248,13 @@ static void str_chunks(struct em *e, unsigned j, unsigned n,
 		       void (*fn)(struct em *, void *, unsigned, unsigned),
 		       void *ctx)
 {
-	if (e->sn) { /* seq_stack()'s copy */
-		alu_r(e, BPF_MOV, 2, 10);
-		str_chunks_at(e, e->soff + (int32_t)(j * e->sn), n, fn, ctx);
+	if (e->sn) { /* seq_stack()'s copy, on the frame */
+		str_chunks_at(e, 10, e->soff + (int32_t)(j * e->sn), n, fn,
+			      ctx);
 		return;
 	}
 	ldx(e, BPF_DW, 2, 10, S_SBUF);
-	str_chunks_at(e, SEQ_AT(j), n, fn, ctx);
+	str_chunks_at(e, 2, SEQ_AT(j), n, fn, ctx);
 }
 
 /* str_chunks() for SKEY: the chunk into the kaggs_s key at cgbuf */
@@ -1499,7 +1532,7 @@ static void vseq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	alu_r(e, BPF_MOV, 2, 0);
 	ldx(e, BPF_W, 3, 2, (int16_t)offsetof(struct ubpf_kostr, len));
 	l.jf[l.njf++] = jmp_i(e, BPF_JNE, 3, (int32_t)len + 1);
-	str_chunks_at(e, (int32_t)offsetof(struct ubpf_kostr, s), len,
+	str_chunks_at(e, 2, (int32_t)offsetof(struct ubpf_kostr, s), len,
 		      seq_chunk, &l);
 	alu_i(e, BPF_MOV, 1, 1);
 	for (size_t i = 0; i < l.njf; i++)
@@ -1541,6 +1574,25 @@ static void vslen(struct em *e, const struct ubpf_kplan *pl,
 	fix(e, jshort);
 	alu_i(e, BPF_SUB, 1, 1); /* the NUL */
 	fix(e, jnone);
+}
+
+/*
+ * Register r, holding a string's length loaded from its S_SLEN slot
+ * (seq_read()'s: 0 to UBPF_STRMAX, a fault sent away before), ANDed
+ * with UBPF_STRMAX * 2 - 1: its value the same, but an ALU result,
+ * which the verifier gives an id of its own, so a test of r splits
+ * r's range alone.  A register filled from a stack slot shares the
+ * slot's id, and the verifier narrows both at each test (its linked
+ * scalars): cmp_words()' test per word would leave the slot a range
+ * per word on each path, and a later use of it as a helper's size
+ * (vacmp_ord()'s copy), which makes it precise, keeps the verifier
+ * from pruning those paths: every clause after a string == was
+ * verified once per word (tests/run-cgen-svkey.sh's tord.d at strsize
+ * 256: 184,327 instructions, most of them that).
+ */
+static void lenmask(struct em *e, uint8_t r)
+{
+	alu_i(e, BPF_AND, r, UBPF_STRMAX * 2 - 1);
 }
 
 /*
@@ -1714,8 +1766,10 @@ static void vacmp(struct em *e, const struct ubpf_kplan *pl,
 		return;
 	jne = xcalloc(2 * (size_t)words + 2, sizeof(*jne));
 	jeq = xcalloc(2 * (size_t)words + 2, sizeof(*jeq));
-	/* r3 = the argument's len, cut to imm */
+	/* r3 = the argument's len, cut to imm; unlinked from its slot
+	 * (lenmask()), as the words' tests split its range */
 	ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
+	lenmask(e, 3);
 	jcut = jmp_i(e, BPF_JLE, 3, (int32_t)o->imm);
 	alu_i(e, BPF_MOV, 3, (int32_t)o->imm);
 	fix(e, jcut);

@@ -39,6 +39,20 @@
  *                    included, are 64 (what one kernel key holds of
  *                    two strings) or 65, and pairs whose bytes differ
  *                    only in where the first ends ("ab" "c", "a" "bc")
+ *   cgout seq F LIT  strings to compare with the literal LIT (L
+ *                    bytes, 1 to 40), each m bytes: LIT's first m then
+ *                    'x's -- m = L - 1 to L + 3 and around the
+ *                    kernel's reads (a word, the stack's room of 80,
+ *                    strsize 8, 16 and 256), LIT with its last byte
+ *                    changed, "" --; then such bytes, no NUL, k
+ *                    before a page that is not mapped (k = 1, L to
+ *                    L + 3, 7 to 9, 15 to 17, 23 to 25, 80, 81 and 253
+ *                    to 257), then LIT and LIT "x" whose NULs are the
+ *                    last bytes before such a page; then 300 bytes
+ *                    starting k before a page that is mapped (k =
+ *                    L + 1, L + 2, 8, 100): hit(p, i) of each in turn,
+ *                    each in place until the exit; the unmapped
+ *                    pages' addresses go to file F first, one a line
  *   cgout rename     renames itself (prctl(PR_SET_NAME)) before each
  *                    hit(name, i), name its new name as asked (one
  *                    of 22 bytes the kernel cuts to 15), and to
@@ -83,6 +97,81 @@ hit2_of_a_name_longer_than_the_sixty_three_bytes_a_kernel_key_holds(long n)
 {
 	__asm__ volatile("" : : : "memory");
 	return (int)n + 2;
+}
+
+/* s[0 .. m): lit's bytes, then 'x's past them; s[m] = 0 where nul */
+static void lit_fill(char *s, const char *lit, size_t m, int nul)
+{
+	size_t len = strlen(lit);
+
+	for (size_t i = 0; i < m; i++)
+		s[i] = i < len ? lit[i] : 'x';
+	if (nul)
+		s[m] = '\0';
+}
+
+/* seq's strings (main()'s comment): hit(p, i) of each */
+static int seq(const char *file, const char *lit)
+{
+	static const unsigned lens[] = { 7,  8,  9,  15,  16,  17,  23,
+					 24, 25, 79, 80,  81,  254, 255,
+					 256, 257, 300 };
+	static const unsigned run[] = { 7,  8,	9,   15,  16,  17,
+					23, 24, 25,  80,  81,  253,
+					254, 255, 256, 257 };
+	static const unsigned over[] = { 8, 100 };
+	enum { NRUN = 5 + sizeof(run) / sizeof(run[0]), NEND = 2,
+	       NOVER = 2 + sizeof(over) / sizeof(over[0]) };
+	static char a[5 + sizeof(lens) / sizeof(lens[0]) + 2][302];
+	size_t len = strlen(lit), na = 0, k;
+	/* a pair of pages a string: the second unmapped, but for the
+	 * NOVER strings 300 bytes long, which run on into it */
+	size_t np = NRUN + NEND + NOVER;
+	char *pg = mmap(NULL, np * 8192, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	FILE *f = fopen(file, "w");
+	long i = 0;
+
+	if (pg == MAP_FAILED || !f || len < 1 || len > 40)
+		return 1;
+	for (size_t p = 0; p < NRUN + NEND; p++) {
+		if (munmap(pg + p * 8192 + 4096, 4096))
+			return 1;
+		fprintf(f, "0x%lx\n", (unsigned long)(pg + p * 8192 + 4096));
+	}
+	fclose(f);
+	for (size_t m = len - 1; m <= len + 3; m++)
+		lit_fill(a[na++], lit, m, 1);
+	for (size_t j = 0; j < sizeof(lens) / sizeof(lens[0]); j++)
+		lit_fill(a[na++], lit, lens[j], 1);
+	lit_fill(a[na], lit, len, 1);
+	a[na++][len - 1] ^= 0x20;
+	a[na++][0] = '\0';
+	for (size_t j = 0; j < na; j++)
+		hit(a[j], i++);
+	for (size_t p = 0; p < NRUN; p++) {
+		char *end = pg + p * 8192 + 4096;
+
+		k = p == 0 ? 1 : p < 5 ? len + p - 1 : run[p - 5];
+		lit_fill(end - k, lit, k, 0);
+		hit(end - k, i++);
+	}
+	for (size_t p = NRUN; p < NRUN + NEND; p++) {
+		char *end = pg + p * 8192 + 4096;
+
+		k = len + 1 + (p - NRUN);
+		lit_fill(end - k, lit, k - 1, 1);
+		hit(end - k, i++);
+	}
+	for (size_t p = NRUN + NEND; p < np; p++) {
+		char *end = pg + p * 8192 + 4096;
+		size_t q = p - NRUN - NEND;
+
+		k = q < 2 ? len + 1 + q : over[q - 2];
+		lit_fill(end - k, lit, 300, 1);
+		hit(end - k, i++);
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -198,6 +287,9 @@ int main(int argc, char **argv)
 			hit(x300, i++);
 			hit(pg + 4096 - tails[j], i++);
 		}
+	} else if (!strcmp(mode, "seq") && argc > 3) {
+		if (seq(argv[2], argv[3]))
+			return 1;
 	} else if (!strcmp(mode, "rename")) {
 		static const char *const v[] = {
 			"cg-one", "", "abcdefghijklmno",

@@ -290,11 +290,11 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	ks->svar = -1;
 	if (st->kind != S_PRINTF && st->kind != S_TRACE)
 		return false;
-	/* a speculating clause's (its first statement speculate(), which
-	 * no kernel clause has: only sout_ok() asks) may print at kernel
-	 * probes too */
-	if (c->stmts[0].kind == S_SPECULATE ? kp_sout_where(k, ci) != NULL
-					     : !kp_out_where(k, c))
+	/* where every hit of the clause runs a generated program with an
+	 * area: a uprobe site's, or a kernel probe's own (syscall,
+	 * profile-N, proc), for a kernel clause as for a speculating one
+	 * (only sout_ok() asks of those) */
+	if (kp_sout_where(k, ci))
 		return false;
 	for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 		bool s;

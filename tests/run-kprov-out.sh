@@ -19,15 +19,16 @@
 #  - a read at the probe: copyinstr() at openat's return of the path
 #    kept at its entry, a buffer kpprog rewrites right after the call
 #    returns: every line the bytes the process had at the probe;
+#  - -v's reason for a clause that reads late (a store after its copy);
 #  - a fault at the probe: openat of a path in a page the process has
 #    not touched (kpprog untouched): "invalid address" at the hit, as
 #    DTrace says it, where a read after the fact finds the page.
 # On main at 15d2812 these clauses ran from the records: every "-v out"
 # check fails (no "printing values computed in the kernel" line), and
-# so do proc's instruction counts (its clauses, no plan), the read at
-# the probe (late.g holds the rewritten paths or none) and the fault
-# (lines "-100 []", no error); the three-way comparisons passed there
-# too.
+# so do late2's (-v said nothing of the late read), proc's instruction
+# counts (its clauses, no plan), the read at the probe (late.g holds
+# the rewritten paths or none) and the fault (lines "-100 []", no
+# error); the three-way comparisons passed there too.
 # About 6 s on a 2-CPU machine at load 4.
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
 
@@ -157,6 +158,21 @@ out late 1
 n=$(grep -cxFf late.exp late.0)
 expect_eq "late: some hits not read at the probe (DTRACE_CGEN=0)" 1 \
 	"$((n < 10))"
+
+# ... but a store after the copy in the same clause (its fault at the
+# probe would have to end the clause before the store): the clause and
+# self->p stay user space's, read when dtrace runs the record, and -v
+# says why
+cat >late2.d <<'EOF'
+syscall::openat:entry /pid == $target/ { self->p = arg1; }
+syscall::openat:return /self->p/ { printf("%d %s\n", (int)arg0, copyinstr(self->p)); self->p = 0; }
+EOF
+run late2 g "rewrites 2" -s late2.d
+expect_grep "late2: -v says why the read is late" \
+	"^dtrace: clause 2 reads the process's memory when dtrace runs the record, not at the probe: a statement other than printf() and trace() after its copy" \
+	late2.g.err
+expect_eq "late2: -v says it of no other clause" 1 \
+	"$(grep -c 'not at the probe: ' late2.g.err)"
 
 # ---------------------------------------------------------------------
 # A fault at the probe: the path in a page kpprog has not touched, not

@@ -19,16 +19,17 @@
 #  - a read at the probe: copyinstr() at openat's return of the path
 #    kept at its entry, a buffer kpprog rewrites right after the call
 #    returns: every line the bytes the process had at the probe;
-#  - -v's reason for a clause that reads late (a store after its copy);
+#  - -v's reason for a clause that reads late (a store after its copy,
+#    tick-N, setopt());
 #  - a fault at the probe: openat of a path in a page the process has
 #    not touched (kpprog untouched): "invalid address" at the hit, as
 #    DTrace says it, where a read after the fact finds the page.
 # On main at 15d2812 these clauses ran from the records: every "-v out"
 # check fails (no "printing values computed in the kernel" line), and
-# so do late2's (-v said nothing of the late read), proc's instruction
-# counts (its clauses, no plan), the read at the probe (late.g holds
-# the rewritten paths or none) and the fault (lines "-100 []", no
-# error); the three-way comparisons passed there too.
+# so do late2's to late4's (-v said nothing of the late read), proc's
+# instruction counts (its clauses, no plan), the read at the probe
+# (late.g holds the rewritten paths or none) and the fault (lines
+# "-100 []", no error); the three-way comparisons passed there too.
 # About 6 s on a 2-CPU machine at load 4.
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
 
@@ -173,6 +174,26 @@ expect_grep "late2: -v says why the read is late" \
 	late2.g.err
 expect_eq "late2: -v says it of no other clause" 1 \
 	"$(grep -c 'not at the probe: ' late2.g.err)"
+
+# ... and a clause that may fire at tick-N too (in dtrace, no program),
+# or with a strsize that may change (setopt()): the same, each its why
+cat >late3.d <<'EOF'
+syscall::openat:entry /pid == $target/ { self->p = arg1; }
+tick-1ms,syscall::openat:return /self->p/ { printf("%d %s\n", (int)arg0, copyinstr(self->p)); }
+EOF
+run late3 g "rewrites 2" -s late3.d
+expect_grep "late3: -v says why the read is late (tick-N)" \
+	"^dtrace: clause 2 reads the process's memory when dtrace runs the record, not at the probe: it may fire where no generated program runs (tick-N" \
+	late3.g.err
+cat >late4.d <<'EOF'
+BEGIN { setopt("strsize", "64"); }
+syscall::openat:entry /pid == $target/ { self->p = arg1; }
+syscall::openat:return /self->p/ { printf("%d %s\n", (int)arg0, copyinstr(self->p)); }
+EOF
+run late4 g "rewrites 2" -s late4.d
+expect_grep "late4: -v says why the read is late (setopt())" \
+	"^dtrace: clause 3 reads the process's memory when dtrace runs the record, not at the probe: strsize may change" \
+	late4.g.err
 
 # ---------------------------------------------------------------------
 # A fault at the probe: the path in a page kpprog has not touched, not

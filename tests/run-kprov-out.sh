@@ -15,6 +15,8 @@
 #    (DTRACE_SYSCALL_RAW=1): integers, copyinstr(arg1), execname and
 #    trace() at openat's entry;
 #  - profile-997: a sample in the target's text, execname;
+#  - a self-> string kept in the kernel (str_var()): stored at entry,
+#    compared, printed, measured and a key at the return;
 #  - proc: exec-success and exit of the -c command's child;
 #  - a read at the probe: copyinstr() at openat's return of the path
 #    kept at its entry, a buffer kpprog rewrites right after the call
@@ -26,10 +28,12 @@
 #    DTrace says it, where a read after the fact finds the page.
 # On main at 15d2812 these clauses ran from the records: every "-v out"
 # check fails (no "printing values computed in the kernel" line), and
-# so do late2's to late4's (-v said nothing of the late read), proc's
-# instruction counts (its clauses, no plan), the read at the probe
-# (late.g holds the rewritten paths or none) and the fault (lines
-# "-100 []", no error); the three-way comparisons passed there too.
+# so do late2's to late4's (-v said nothing of the late read), svar's
+# kernel aggregation (its string was user space's, and so its
+# clauses), proc's instruction counts (no plan for its clauses), the
+# read at the probe (late.g holds the rewritten paths or none) and the
+# fault (lines "-100 []", no error); the three-way comparisons passed
+# there too.
 # About 6 s on a 2-CPU machine at load 4.
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
 
@@ -135,6 +139,22 @@ EOF
 three proc 2 "forkexec ./kpoutchild" -s proc.d
 printf 'exec 1 kpoutchild\nexit 1\n\n' >proc.exp
 expect_file_eq "proc: the child's lines" proc.exp proc.g
+
+# ---------------------------------------------------------------------
+# A self-> string the kernel keeps (kplan_vars.c's str_var()), copied at
+# openat's entry: compared with a literal, printed, measured, an
+# aggregation's key and cleared at the return, all in the kernel
+
+cat >svar.d <<'EOF'
+syscall::openat:entry /pid == $target/ { self->s = copyinstr(arg1); }
+syscall::openat:return /self->s == "/nonexistent/rw-1"/ { printf("one %d %s\n", (int)arg0, self->s); }
+syscall::openat:return /self->s != ""/ { @[self->s] = count(); printf("%d %s %d\n", (int)arg0, self->s, strlen(self->s)); self->s = 0; }
+EOF
+three svar 2 "rewrites 3" -s svar.d
+expect_eq "svar: the lines" "-2 /nonexistent/rw-0 17|one -2 /nonexistent/rw-1|-2 /nonexistent/rw-1 17|-2 /nonexistent/rw-2 17" \
+	"$(grep -e '^-2 ' -e '^one ' svar.g | paste -sd'|' -)"
+expect_grep "svar: -v kernel aggregation" \
+	'^dtrace: 1 clause aggregated in the kernel$' svar.g.err
 
 # ---------------------------------------------------------------------
 # The read at the probe: the path kept at openat's entry (a kernel

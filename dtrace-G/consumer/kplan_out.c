@@ -68,6 +68,8 @@
  * (kplan.c's node_late(): copyinstr(self->p), copyin(), a pointer's
  * member) reads it when dtrace runs the record: -v says why, clause by
  * clause (d_kplan_out_why(); a speculating one's d_kplan_spec_why()).
+ * String variables (below) ask the same (kp_out_where()), so a self->
+ * string kept in the kernel is a kernel probe's too.
  *
  * A speculating clause user space runs (kplan.c's "Speculations",
  * kplan_vars.c's sout_ok()) has its printf() and trace() statements
@@ -232,12 +234,11 @@ bool kp_strsize_fixed(const struct d_kplan *k)
 	return true;
 }
 
-/* May clause c have an out area at all (uprobes, strsize, no setopt())?
- * (kp_out_ok() asks kp_sout_where(), which knows the kernel probes'
- * programs too; string variables (str_var()) still ask this) */
+/* May clause c have an out area at all (strsize, no setopt(), every
+ * probe's program a generated one: kp_sout_where())? */
 bool kp_out_where(const struct d_kplan *k, const struct clause *c)
 {
-	return uprobes_only(c) && kp_strsize_fixed(k);
+	return !kp_sout_where(k, (unsigned)(c - k->prog->clauses));
 }
 
 /*

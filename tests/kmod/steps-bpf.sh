@@ -22,8 +22,9 @@
 #    tracepoint and on the raw ones, profile), their values computed
 #    there into the record's out area: the programs load, the values
 #    are the ones at the probe;
-#  - plain printf() clauses at kernel probes (the same three), their
-#    values computed into the same area: the same;
+#  - plain printf() clauses at kernel probes (the same three, and a
+#    self-> string kept in the kernel at write(2)), their values
+#    computed into the same area: the same;
 #  - system calls on the raw tracepoints (DTRACE_SYSCALL_RAW=1): the
 #    dispatchers' tail calls and the raw tracepoint programs they call
 #    load, and give the counts, in the kernel;
@@ -534,6 +535,20 @@ expect_eq "printf() at write(2)'s return: the buffers at the probe" \
 	"plain 1 ok tick plain 1 ok msg plain 1 ok pair" \
 	"$(grep -o 'plain 1 ok [a-z]*' bo.txt | paste -sd' ' -)"
 check "printf() at write(2)'s return: values computed in the kernel" \
+	grep -q '^dtrace: 1 clause printing values computed in the kernel' \
+	bo.err || diag "$(tail -n 40 bo.err)"
+# ... a self-> string the kernel keeps at a kernel probe (str_var()):
+# copied at write(2)'s entry, compared, measured and printed at its
+# return
+rm -f bo.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bo.txt \
+	-n 'syscall::write:entry /pid == $target && arg0 == 1/ { self->s = copyinstr(arg1); }' \
+	-n 'syscall::write:return /self->s != ""/ { printf("svar %d %s", strlen(self->s) > 0, self->s); self->s = 0; }' \
+	-c "/kt/trprog 'tick 1' msg pair" >bo.prog 2>bo.err </dev/null
+expect_eq "a self-> string at write(2): the buffers at the probe" \
+	"svar 1 ok tick svar 1 ok msg svar 1 ok pair" \
+	"$(grep -o 'svar 1 ok [a-z]*' bo.txt | paste -sd' ' -)"
+check "a self-> string at write(2): values computed in the kernel" \
 	grep -q '^dtrace: 1 clause printing values computed in the kernel' \
 	bo.err || diag "$(tail -n 40 bo.err)"
 rm -f bo.txt

@@ -36,9 +36,10 @@
  * copyinstr() that is not itself printf() or trace() (a fault must end
  * the clause before it, and the kernel does not jump there), a clause
  * that may fire where no generated program with an area runs
- * (kp_sout_where(), below: tick-N, BEGIN, END, ERROR, or with no plan
- * of the probes' programs, a kernel provider's probe: uprobes_only()),
- * strsize above
+ * (kp_sout_where(), below: tick-N, BEGIN, END, ERROR; and where the
+ * plan knows no probe's program, k->traced NULL as beside the
+ * in-process activation, any description naming a kernel provider or
+ * a pattern: uprobes_only()), strsize above
  * UBPF_STRMAX or below 2, or a setopt() anywhere in the program (it
  * may change strsize while the kernel copies by the compiled one).
  *

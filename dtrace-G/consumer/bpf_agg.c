@@ -701,6 +701,16 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		    "process's memory when dtrace runs the record too, not "
 		    "at the probe",
 		    ntied, ntied == 1 ? "" : "s", ntied == 1 ? "s" : "");
+	/* ... and why a clause at a kernel probe that reads the process's
+	 * memory by an address does so from the record, not at the probe
+	 * (kplan_out.c; at uprobe sites and in the clauses above, said
+	 * otherwise) */
+	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
+		if (!d_kplan_specs_late(k->kp, i) && d_kplan_out_why(k->kp, i))
+			say(c,
+			    "clause %u reads the process's memory when dtrace "
+			    "runs the record, not at the probe: %s",
+			    i + 1, d_kplan_out_why(k->kp, i));
 	/* -v: why an exit() keeps every clause out of the kernel */
 	if (c->o->verbose && d_kplan_xwhy(k->kp, &xwhyc))
 		say(c,

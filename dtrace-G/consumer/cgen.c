@@ -213,8 +213,8 @@
  * (kplan_out.c) put them in an out area after the uid and gid
  * (cgen_out.c: the record then built in cgbuf); a kernel probe's,
  * whose ids are in its kctx, after its arguments and vtimestamp, for
- * its speculating clauses (kplan_out.c's kp_sout_where(); kprov.c's
- * kprov_hit() reads it).  Everything
+ * its printing and speculating clauses alike (kplan_out.c's
+ * kp_sout_where(); kprov.c's kprov_hit() reads it).  Everything
  * else a clause does (printf() of execname or a string variable,
  * string predicates other than
  * an argument's string against a literal, self-> variables such a

@@ -52,11 +52,11 @@
  * kprov_sys_enter() looks the number up in ksys.
  * vtimestamp and pr_psargs their records carry as kprov.bpf.h's do,
  * wherever the run reads them (cgen_rec.c's code, as a uprobe's).  A
- * speculating clause's values computed at the probe (kplan.c's
- * "Speculations": kplan_out.c's kp_sout_where() takes the clauses
- * whose every probe has such a program) go in the record's out area,
- * after the arguments and vtimestamp (cgen.c, cgen_out.c), which
- * kprov.c's kprov_hit() hands to cg_out_rec(); the generic programs
+ * printing or speculating clause's values computed at the probe
+ * (kplan_out.c, kplan.c's "Speculations": kp_sout_where() takes the
+ * clauses whose every probe has such a program) go in the record's
+ * out area, after the arguments and vtimestamp (cgen.c, cgen_out.c),
+ * which kprov.c's kprov_hit() hands to cg_out_rec(); the generic programs
  * (kprov.bpf.h) have none, their plans no such clause.  cg_try()
  * has kprov_cg_load() generate and load every kernel probe's program
  * then, before anything is attached, so a program the generator or the

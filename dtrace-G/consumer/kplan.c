@@ -658,8 +658,8 @@
  *    no program (kprov_tick_clause()), BEGIN, END and ERROR too: a
  *    clause that may fire there stays on the user space path, where
  *    those run exactly (nothing to read at a hit).  An ordinary
- *    printf() clause still has an area at uprobes only
- *    (kp_out_where()): that move is a step of its own.
+ *    printf() clause the kernel runs has the same area at the same
+ *    probes (kplan_out.c's kp_out_ok()).
  * A predicate that is an integer the kernel computes and that cannot
  * fault (kplan_vars.c's spred_ok(): kp_ty(), no copy, no string, no
  * division but by a constant other than 0, nothing stored), the
@@ -2529,6 +2529,16 @@ static bool stmts_late(const struct stmt *v, unsigned n)
 			return true;
 	}
 	return false;
+}
+
+bool kp_late(const struct clause *c)
+{
+	return node_late(c->pred) || stmts_late(c->stmts, c->nstmts);
+}
+
+bool kp_late_stmt(const struct stmt *st)
+{
+	return stmts_late(st, 1);
 }
 
 /*

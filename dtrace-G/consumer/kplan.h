@@ -251,6 +251,13 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 		    const uint8_t *data, size_t len, const struct d_fire *f,
 		    FILE *out, FILE *err);
 bool d_kplan_out_any(const struct d_prog *p);
+/* ... a clause that may fire at a kernel provider's probe (syscall,
+ * profile, tick, proc), uses no speculation, is user space's and reads
+ * the process's memory by an address: why its values are not computed
+ * at the probe (read when dtrace runs the record), for -v; NULL for any
+ * other */
+const char *d_kplan_out_why(const struct d_kplan *k, unsigned clause);
+
 /* ... pl has such a clause (ODONE) */
 bool d_kplan_prints(const struct ubpf_kplan *pl);
 

@@ -146,7 +146,7 @@ struct d_kplan {
 	/* per clause (D_KPLAN_VARS): every hit of it runs a generated
 	 * program, a uprobe site's or a kernel probe's own (bpf_agg.c's
 	 * traced_clause()), whose record may carry an out area: where a
-	 * sout clause may print (kplan_out.c's kp_sout_where()); or NULL */
+	 * clause may print (kplan_out.c's kp_sout_where()); or NULL */
 	bool *traced;
 	/* str_pair_keys() takes args[N] bare as a string key (off while
 	 * kplan.c's bare_alts() makes the layouts without) */
@@ -271,9 +271,16 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		struct kstmt *ks);
 /* ... clause c may have an out area (uprobes' probes, strsize) */
 bool kp_out_where(const struct d_kplan *k, const struct clause *c);
-/* ... a sout clause ci's (kplan.c's "Speculations"): a uprobe's or a
- * kernel probe's program (k->traced); NULL, or why not */
+/* ... clause ci's, a kernel clause's or a sout one's (kplan.c's
+ * "Speculations"): a uprobe's or a kernel probe's program (k->traced);
+ * NULL, or why not */
 const char *kp_sout_where(const struct d_kplan *k, unsigned ci);
+/* kplan.c: clause c's predicate or a statement reads the process's
+ * memory by an address (copyinto(), copyin() or copyinstr() of other
+ * than an argument: node_late()) */
+bool kp_late(const struct clause *c);
+/* ... statement st does (kplan.c's stmts_late()) */
+bool kp_late_stmt(const struct stmt *st);
 /* ... strsize fixed for the run, 2 to UBPF_STRMAX (no setopt()) */
 bool kp_strsize_fixed(const struct d_kplan *k);
 /* ... argument a (a whole printf() or trace() argument) is a KV_STR

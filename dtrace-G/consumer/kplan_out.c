@@ -35,25 +35,51 @@
  * statement after a
  * copyinstr() that is not itself printf() or trace() (a fault must end
  * the clause before it, and the kernel does not jump there), a clause
- * that may fire at a kernel provider's probe (dtrace, syscall,
- * profile, tick, proc, or a description whose provider is a pattern or
- * absent: uprobes_only(); a kernel probe's program has an area for
- * speculating clauses alone, below), strsize above
+ * that may fire where no generated program with an area runs
+ * (kp_sout_where(), below: tick-N, BEGIN, END, ERROR; and where the
+ * plan knows no probe's program, k->traced NULL as beside the
+ * in-process activation, any description naming a kernel provider or
+ * a pattern: uprobes_only()), strsize above
  * UBPF_STRMAX or below 2, or a setopt() anywhere in the program (it
  * may change strsize while the kernel copies by the compiled one).
  *
+ * Where: every probe the clause may fire at runs a generated program
+ * whose record can carry the area (kp_sout_where(), k->traced:
+ * bpf_agg.c's traced_clause()): a uprobe site's (USDT, pid), after the
+ * uid and gid, or a kernel probe's own, cgen_kprov.c's for syscall (on
+ * the call's tracepoint or the raw ones, shared or not), profile-N and
+ * proc, after its kctx, arguments and vtimestamp, where kprov.c's
+ * kprov_hit() reads it; not tick-N, BEGIN, END or ERROR, which fire
+ * in dtrace with no program.  The clauses, their plan, ODONE bits and
+ * dtrace's walk of them (cgen_out.c's cg_out_run(), records.c's
+ * hit_run_kagg()) know no provider, so a kernel probe's clause is
+ * exact by the same argument as a site's; a program the raw
+ * tracepoints' calls share (cgen.c's kp_ident()) too, programs being
+ * shared only where their instructions, so their plans, are the same.
+ * What changes at a kernel probe is what a user sees of a copy: the
+ * kernel's bpf_probe_read_user_str() cannot take a page fault, so a
+ * string the process has not faulted into memory by the probe (a path
+ * in a page not yet touched, or in a library's read-only data at its
+ * first openat()) is DTrace's "invalid address" at the hit, the clause
+ * abandoned; the generic program's record of copyinstr(argN) failed
+ * there too, and dtrace then read the string again after the fact
+ * (run.c's d_arg_str()), which found it (tests/run-kprov-out.sh's
+ * flt.d; bpftrace prints "" there).  A clause at a kernel probe that
+ * stays user space's and reads the process's memory by an address
+ * (kplan.c's node_late(): copyinstr(self->p), copyin(), a pointer's
+ * member) reads it when dtrace runs the record: -v says why, clause by
+ * clause (d_kplan_out_why(); a speculating one's d_kplan_spec_why()).
+ * String variables (below) ask the same (kp_out_where()), so a self->
+ * string kept in the kernel is a kernel probe's too.
+ *
  * A speculating clause user space runs (kplan.c's "Speculations",
  * kplan_vars.c's sout_ok()) has its printf() and trace() statements
- * taken by kp_out_ok() the same way, and an area, at a kernel probe
- * too (kp_sout_where(): every probe it may fire at runs a generated
- * program, k->traced, cgen_kprov.c's for syscall, profile-N and proc,
- * whose record carries the area after its arguments and vtimestamp;
- * not tick-N, BEGIN, END or ERROR, which fire in dtrace);
+ * taken by kp_out_ok() the same way, with the same area;
  * d_kplan_out_run() runs it through d_run_spec(), a copy that faulted
- * reported only where the clause reads it.  Where the kernel computes its predicate
- * too (kplan_vars.c's spred_ok()), that value is an OUT of its own,
- * the area's first 8 bytes (d_kplan_out_bytes() counts them), and
- * d_run_spec() tests its truth instead of the predicate.
+ * reported only where the clause reads it.  Where the kernel computes
+ * its predicate too (kplan_vars.c's spred_ok()), that value is an OUT
+ * of its own, the area's first 8 bytes (d_kplan_out_bytes() counts
+ * them), and d_run_spec() tests its truth instead of the predicate.
  *
  * The record.  Each OUT (an integer) takes 8 bytes of the out area
  * and each OSTR a struct ubpf_kostr (the address, the bytes read, at
@@ -209,14 +235,16 @@ bool kp_strsize_fixed(const struct d_kplan *k)
 	return true;
 }
 
-/* May clause c have an out area at all (uprobes, strsize, no setopt())? */
+/* May clause c have an out area at all (strsize, no setopt(), every
+ * probe's program a generated one: kp_sout_where())? */
 bool kp_out_where(const struct d_kplan *k, const struct clause *c)
 {
-	return uprobes_only(c) && kp_strsize_fixed(k);
+	return !kp_sout_where(k, (unsigned)(c - k->prog->clauses));
 }
 
 /*
- * May sout clause ci (kplan.c's "Speculations") have an out area?  As
+ * May clause ci (a kernel clause that prints, or a sout one: kplan.c's
+ * "Speculations") have an out area?  As
  * kp_out_where(), but at kernel probes too: where every hit of the
  * clause runs a generated program (k->traced, bpf_agg.c's
  * traced_clause(): a uprobe site's, or a syscall, profile-N or proc
@@ -235,6 +263,41 @@ const char *kp_sout_where(const struct d_kplan *k, unsigned ci)
 		return NULL;
 	return "it may fire where no generated program runs (tick-N, "
 	       "BEGIN, END, ERROR: in dtrace, with no out area)";
+}
+
+const char *d_kplan_out_why(const struct d_kplan *k, unsigned ci)
+{
+	const struct clause *c;
+
+	if (!k || ci >= k->prog->nclauses || d_kplan_clause(k, ci) ||
+	    d_kplan_specs(k->prog, ci))
+		return NULL; /* (a speculating one: d_kplan_spec_why()) */
+	c = &k->prog->clauses[ci];
+	if (uprobes_only(c) || kp_dtrace_only(c) || !kp_late(c))
+		return NULL;
+	if (!k->vars)
+		return "no variable is the kernel's in this plan";
+	if (k->user && k->user[ci])
+		return "it fires in user space (dtrace:::ERROR)";
+	if (kp_sout_where(k, ci))
+		return kp_sout_where(k, ci);
+	for (unsigned i = 0; i < c->nstmts; i++) {
+		const struct stmt *st = &c->stmts[i];
+
+		if ((st->kind != S_PRINTF && st->kind != S_TRACE) ||
+		    !kp_late_stmt(st))
+			continue;
+		for (unsigned l = i + 1; l < c->nstmts; l++)
+			if (c->stmts[l].kind != S_PRINTF &&
+			    c->stmts[l].kind != S_TRACE)
+				return "a statement other than printf() and "
+				       "trace() after its copy (a fault at the "
+				       "probe would have to end the clause "
+				       "there)";
+	}
+	return "a statement the kernel does not run or a value it does not "
+	       "compute (a string it does not copy, a variable user space "
+	       "keeps, more than the out area holds)";
 }
 
 bool kp_out_svar(const struct d_kplan *k, const struct node *a)
@@ -290,11 +353,11 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	ks->svar = -1;
 	if (st->kind != S_PRINTF && st->kind != S_TRACE)
 		return false;
-	/* a speculating clause's (its first statement speculate(), which
-	 * no kernel clause has: only sout_ok() asks) may print at kernel
-	 * probes too */
-	if (c->stmts[0].kind == S_SPECULATE ? kp_sout_where(k, ci) != NULL
-					     : !kp_out_where(k, c))
+	/* where every hit of the clause runs a generated program with an
+	 * area: a uprobe site's, or a kernel probe's own (syscall,
+	 * profile-N, proc), for a kernel clause as for a speculating one
+	 * (only sout_ok() asks of those) */
+	if (kp_sout_where(k, ci))
 		return false;
 	for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 		bool s;

@@ -49,8 +49,9 @@
  * (kplan.c's "The flood").
  * Hits are decoded here (kprov_hit()) into a struct d_fire and run by
  * records.c's hit_run(), as every hit is (hit_run_kagg() where the
- * generated program ran clauses, the values of its speculating ones in
- * the record's out area: cg_out_rec(), kplan.c's "Speculations").
+ * generated program ran clauses, the values of its printing and
+ * speculating ones in the record's out area: cg_out_rec(),
+ * kplan_out.c, kplan.c's "Speculations").
  * kprov_stop(), with the backend's stop: no record is made after it.
  *
  * What a firing says.  pid, tid, CPU and execname are the thread that
@@ -995,8 +996,9 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	    !vtime_rec(c, h->raw, r.len, &off, (pid_t)r.tid, &f.vtimestamp))
 		return;
 #ifdef HAVE_BPF
-	/* a speculating clause's values computed at the hit (cgen.c puts
-	 * the out area there: kplan.c's "Speculations"), kept in c->kout
+	/* printf() and trace() values computed at the hit, a kernel
+	 * clause's or a speculating one's (cgen.c puts the out area
+	 * there: kplan_out.c, kplan.c's "Speculations"), kept in c->kout
 	 * where the plan ran */
 	c->kagg_rec = (r.flags & UBPF_RF_KAGG) != 0;
 	if ((r.flags & UBPF_RF_KOUT) && !cg_out_rec(c, h->raw, r.len, &off))

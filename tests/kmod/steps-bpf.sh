@@ -22,6 +22,9 @@
 #    tracepoint and on the raw ones, profile), their values computed
 #    there into the record's out area: the programs load, the values
 #    are the ones at the probe;
+#  - plain printf() clauses at kernel probes (the same three, and a
+#    self-> string kept in the kernel at write(2)), their values
+#    computed into the same area: the same;
 #  - system calls on the raw tracepoints (DTRACE_SYSCALL_RAW=1): the
 #    dispatchers' tail calls and the raw tracepoint programs they call
 #    load, and give the counts, in the kernel;
@@ -585,6 +588,56 @@ expect_eq "speculating at profile-997: the exiting sample" "sample 1" \
 check "speculating at profile-997: predicate computed in the kernel" \
 	grep -q '^dtrace: 1 of them with predicates computed in the kernel' \
 	bs.err || diag "$(tail -n 40 bs.err)"
+# Plain printf() clauses at kernel probes, their values computed in the
+# program at the probe into the same area (kplan_out.c's kp_out_ok()):
+# write(2)'s return, on the call's tracepoint, of the buffer kept at its
+# entry; a glob's programs shared on the raw tracepoints; profile-997:
+# the programs load on this verifier
+rm -f bo.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bo.txt \
+	-n 'syscall::write:entry /pid == $target && arg0 == 1/ { self->p = arg1; }' \
+	-n 'syscall::write:return /self->p/ { printf("plain %d %s", (int)arg0 > 0, copyinstr(self->p)); }' \
+	-n 'syscall::write:return /self->p/ { self->p = 0; }' \
+	-c "/kt/trprog 'tick 1' msg pair" >bo.prog 2>bo.err </dev/null
+expect_eq "printf() at write(2)'s return: the buffers at the probe" \
+	"plain 1 ok tick plain 1 ok msg plain 1 ok pair" \
+	"$(grep -o 'plain 1 ok [a-z]*' bo.txt | paste -sd' ' -)"
+check "printf() at write(2)'s return: values computed in the kernel" \
+	grep -q '^dtrace: 1 clause printing values computed in the kernel' \
+	bo.err || diag "$(tail -n 40 bo.err)"
+# ... a self-> string the kernel keeps at a kernel probe (str_var()):
+# copied at write(2)'s entry, compared, measured and printed at its
+# return
+rm -f bo.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bo.txt \
+	-n 'syscall::write:entry /pid == $target && arg0 == 1/ { self->s = copyinstr(arg1); }' \
+	-n 'syscall::write:return /self->s != ""/ { printf("svar %d %s", strlen(self->s) > 0, self->s); self->s = 0; }' \
+	-c "/kt/trprog 'tick 1' msg pair" >bo.prog 2>bo.err </dev/null
+expect_eq "a self-> string at write(2): the buffers at the probe" \
+	"svar 1 ok tick svar 1 ok msg svar 1 ok pair" \
+	"$(grep -o 'svar 1 ok [a-z]*' bo.txt | paste -sd' ' -)"
+check "a self-> string at write(2): values computed in the kernel" \
+	grep -q '^dtrace: 1 clause printing values computed in the kernel' \
+	bo.err || diag "$(tail -n 40 bo.err)"
+rm -f bo.txt
+DTRACE_BACKEND=bpf DTRACE_SYSCALL_RAW=1 timeout 120 dtrace -v -q -o bo.txt \
+	-n 'syscall::write*:entry /pid == $target/ { printf("globout %d %d %s\n", arg0, arg2 > 0, execname); }' \
+	-c "/kt/trprog 'tick 1' msg pair" >bo.prog 2>bo.err </dev/null
+expect_eq "printf() on the raw tracepoints: the writes" \
+	"globout 1 1 trprog globout 1 1 trprog globout 1 1 trprog" \
+	"$(grep '^globout' bo.txt | paste -sd' ' -)"
+check "printf() on the raw tracepoints: values computed in the kernel" \
+	grep -q '^dtrace: 1 clause printing values computed in the kernel' \
+	bo.err || diag "$(tail -n 40 bo.err)"
+rm -f bo.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bo.txt \
+	-n 'profile-997 /arg0 != 0 || arg1 != 0/ { printf("osample %d\n", arg0 != 0 || arg1 != 0); }' \
+	-n 'profile-997 /arg0 != 0 || arg1 != 0/ { exit(0); }' >bo.prog 2>bo.err </dev/null
+expect_eq "printf() at profile-997: the exiting sample" "osample 1" \
+	"$(grep '^osample' bo.txt)"
+check "printf() at profile-997: values computed in the kernel" \
+	grep -q '^dtrace: 1 clause printing values computed in the kernel' \
+	bo.err || diag "$(tail -n 40 bo.err)"
 rm -f bk.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
 	-n 'profile-997 { @p = count(); }' \

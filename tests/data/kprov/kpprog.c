@@ -21,12 +21,19 @@
  *	kpprog rewrites N	N openat(2) calls of the path
  *				"/nonexistent/rw-I" in a buffer, which
  *				is rewritten right after each returns
+ *	kpprog untouched N	N openat(2) calls, each of a path in a
+ *				fresh anonymous page the process has not
+ *				touched (the empty string, ENOENT): not
+ *				in memory at the call's entry, there
+ *				after it (the pages stay mapped, the
+ *				process 0.5 s more)
  */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -128,6 +135,16 @@ int main(int argc, char **argv)
 			syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
 			snprintf(path, sizeof(path), "/rewritten/after-%ld", i);
 		}
+	} else if (!strcmp(argv[1], "untouched")) {
+		for (long i = 0; i < n; i++) {
+			char *pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (pg == MAP_FAILED)
+				return 1;
+			syscall(SYS_openat, AT_FDCWD, pg, O_RDONLY);
+		}
+		usleep(500000); /* for a reader after the fact */
 	} else if (!strcmp(argv[1], "hello")) {
 		printf("hello\n");
 	} else {

@@ -1,0 +1,238 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-kprov-out.sh: plain printf() and trace() clauses at the kernel
+# providers' probes (syscall, profile-N, proc), whose values the
+# generated programs compute at the probe into the record's out area
+# (kplan_out.c's kp_out_ok() at kp_sout_where()'s probes, cgen.c,
+# kprov.c's kprov_hit()), as at uprobe sites.  Each script runs with
+# the generated programs (DTRACE_CGEN=1), aggregating in user space
+# (DTRACE_KAGG=0) and with the generic programs (DTRACE_CGEN=0); where
+# those read the same memory the three outputs must be byte for byte
+# the same, and -v of the first says the clauses print values computed
+# in the kernel.  Covered, on tests/data/kprov/kpprog.c:
+#  - syscall on a call's own tracepoint and on the raw ones
+#    (DTRACE_SYSCALL_RAW=1): integers, copyinstr(arg1), execname and
+#    trace() at openat's entry;
+#  - profile-997: a sample in the target's text, execname;
+#  - a self-> string kept in the kernel (str_var()): stored at entry,
+#    compared, printed, measured and a key at the return;
+#  - proc: exec-success and exit of the -c command's child;
+#  - a read at the probe: copyinstr() at openat's return of the path
+#    kept at its entry, a buffer kpprog rewrites right after the call
+#    returns: every line the bytes the process had at the probe;
+#  - -v's reason for a clause that reads late (a store after its copy,
+#    tick-N, setopt());
+#  - a fault at the probe: openat of a path in a page the process has
+#    not touched (kpprog untouched): "invalid address" at the hit, as
+#    DTrace says it, where a read after the fact finds the page.
+# On main at 15d2812 these clauses ran from the records: every "-v out"
+# check fails (no "printing values computed in the kernel" line), and
+# so do late2's to late4's (-v said nothing of the late read), svar's
+# kernel aggregation (its string was user space's, and so its
+# clauses), proc's instruction counts (no plan for its clauses), the
+# read at the probe (late.g holds the rewritten paths or none) and the
+# fault (lines "-100 []", no error); the three-way comparisons passed
+# there too.
+# About 6 s on a 2-CPU machine at load 4.
+# Needs root and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+bpf_test_setup kernel
+tracefs_at -d events/syscalls || skip "no tracefs with syscalls events"
+
+kpprog_build
+
+# run NAME M CMD DTRACE-ARGS...: dtrace -v -q on ./kpprog CMD, M g
+# (DTRACE_CGEN=1), u (DTRACE_KAGG=0) or 0 (DTRACE_CGEN=0); its output in
+# NAME.M, its messages in NAME.M.err
+run() {
+	tn=$1 tm=$2 tc=$3
+	shift 3
+	case $tm in
+	g) te="DTRACE_CGEN=1" ;;
+	u) te="DTRACE_KAGG=0" ;;
+	0) te="DTRACE_CGEN=0" ;;
+	esac
+	rm -f "$tn.$tm"
+	env $te timeout -s KILL 120 "$DTRACE" -v -q -o "$tn.$tm" \
+		-c "./kpprog $tc" "$@" >/dev/null 2>"$tn.$tm.err"
+	expect_eq "$tn ($te): status" 0 "$?"
+	[ -f "$tn.$tm" ] || : >"$tn.$tm"
+}
+
+# three NAME N CMD DTRACE-ARGS...: run's three ways, the same output,
+# not empty, no error said, and -v of the first says N clauses print
+# values computed in the kernel, its programs more instructions than
+# DTRACE_KAGG=0's record-only ones
+three() {
+	tn=$1 tk=$2 tc=$3
+	shift 3
+	for m in g u 0; do
+		run "$tn" $m "$tc" "$@"
+	done
+	expect_file_eq "$tn: DTRACE_KAGG=0's output" "$tn.u" "$tn.g"
+	expect_file_eq "$tn: DTRACE_CGEN=0's output" "$tn.0" "$tn.g"
+	expect_eq "$tn: some output" 1 "$([ -s "$tn.g" ] && echo 1)"
+	expect_eq "$tn: no drops, no error" "" \
+		"$(grep -i -e drop -e error -e cannot "$tn.g.err" "$tn.u.err" \
+			"$tn.0.err")"
+	out "$tn" "$tk"
+	ti=$(sed -n 's/^dtrace: BPF: [0-9]* generated programs*, \([0-9]*\) instructions.*/\1/p' \
+		"$tn.g.err")
+	tu=$(sed -n 's/^dtrace: BPF: [0-9]* generated programs*, \([0-9]*\) instructions.*/\1/p' \
+		"$tn.u.err")
+	expect_eq "$tn: the programs compute the values ($ti, $tu instructions)" \
+		1 "$([ "${ti:-0}" -gt "${tu:-0}" ] && echo 1)"
+}
+
+# out NAME N: -v of NAME.g said N clauses print values computed in the
+# kernel
+out() {
+	ws=s
+	[ "$2" -ne 1 ] || ws=
+	expect_grep "$1: -v out" \
+		"^dtrace: $2 clause$ws printing values computed in the kernel\$" \
+		"$1.g.err"
+}
+
+# ---------------------------------------------------------------------
+# syscall, on the call's own tracepoint and on the raw ones: integers,
+# a string, execname, trace()
+
+cat >sys.d <<'EOF'
+syscall::openat:entry /pid == $target/ { printf("%d %s %x %s|", (int)arg0, copyinstr(arg1), arg2, execname); trace(arg2 + 1); trace(execname); }
+syscall::openat:entry /pid == $target/ { printf("\n"); }
+EOF
+three sys 2 "opens 3" -s sys.d
+expect_eq "sys: the lines" 3 "$(grep -c '^-100 /dev/null 0 kpprog|' sys.g)"
+
+DTRACE_SYSCALL_RAW=1 three sysraw 2 "opens 3" -s sys.d
+expect_file_eq "sysraw: the lines" sys.g sysraw.g
+
+# ---------------------------------------------------------------------
+# profile-997: the first sample in kpprog's text (non-PIE: readelf's
+# addresses), then exit()
+
+set -- $(readelf -lW kpprog | awk '$1 == "LOAD" && / R E / { print $3, $6 }')
+[ "$#" -eq 2 ] || fail "readelf: no executable LOAD segment in kpprog"
+lo=$(printf '%d' "${1:-0}")
+hi=$((lo + $(printf '%d' "${2:-0}")))
+cat >prof.d <<EOF
+profile-997 /pid == \$target && arg1 >= $lo && arg1 < $hi/ { printf("%s %d\n", execname, arg1 >= $lo && arg1 < $hi); }
+profile-997 /pid == \$target && arg1 >= $lo && arg1 < $hi/ { exit(0); }
+EOF
+three prof 1 "spin 300000000" -s prof.d
+printf 'kpprog 1\n\n' >prof.exp
+expect_file_eq "prof: the sample's line" prof.exp prof.g
+
+# ---------------------------------------------------------------------
+# proc: a child's exec-success and exit, by its name (a predicate the
+# kernel computes: ppid's is user space's, and so its clause)
+
+cp kpprog kpoutchild
+cat >proc.d <<'EOF'
+proc:::exec-success /execname == "kpoutchild"/ { printf("exec %d %s\n", pid != $target, execname); }
+proc:::exit /execname == "kpoutchild"/ { printf("exit %d\n", arg0); }
+EOF
+three proc 2 "forkexec ./kpoutchild" -s proc.d
+printf 'exec 1 kpoutchild\nexit 1\n\n' >proc.exp
+expect_file_eq "proc: the child's lines" proc.exp proc.g
+
+# ---------------------------------------------------------------------
+# A self-> string the kernel keeps (kplan_vars.c's str_var()), copied at
+# openat's entry: compared with a literal, printed, measured, an
+# aggregation's key and cleared at the return, all in the kernel
+
+cat >svar.d <<'EOF'
+syscall::openat:entry /pid == $target/ { self->s = copyinstr(arg1); }
+syscall::openat:return /self->s == "/nonexistent/rw-1"/ { printf("one %d %s\n", (int)arg0, self->s); }
+syscall::openat:return /self->s != ""/ { @[self->s] = count(); printf("%d %s %d\n", (int)arg0, self->s, strlen(self->s)); self->s = 0; }
+EOF
+three svar 2 "rewrites 3" -s svar.d
+expect_eq "svar: the lines" "-2 /nonexistent/rw-0 17|one -2 /nonexistent/rw-1|-2 /nonexistent/rw-1 17|-2 /nonexistent/rw-2 17" \
+	"$(grep -e '^-2 ' -e '^one ' svar.g | paste -sd'|' -)"
+expect_grep "svar: -v kernel aggregation" \
+	'^dtrace: 1 clause aggregated in the kernel$' svar.g.err
+
+# ---------------------------------------------------------------------
+# The read at the probe: the path kept at openat's entry (a kernel
+# clause's self->p), read at its return, before kpprog rewrites the
+# buffer; the user space path (DTRACE_CGEN=0) reads it when dtrace runs
+# the record: other bytes, or a fault once the process is gone
+
+cat >late.d <<'EOF'
+syscall::openat:entry /pid == $target/ { self->p = arg1; }
+syscall::openat:return /self->p/ { printf("%d %s\n", (int)arg0, copyinstr(self->p)); }
+syscall::openat:return /self->p/ { self->p = 0; }
+EOF
+: >late.exp
+for i in 0 1 2 3 4 5 6 7 8 9; do
+	echo "-2 /nonexistent/rw-$i" >>late.exp
+done
+echo >>late.exp
+run late g "rewrites 10" -s late.d
+run late 0 "rewrites 10" -s late.d
+expect_file_eq "late: every hit read at the probe" late.exp late.g
+out late 1
+n=$(grep -cxFf late.exp late.0)
+expect_eq "late: some hits not read at the probe (DTRACE_CGEN=0)" 1 \
+	"$((n < 10))"
+
+# ... but a store after the copy in the same clause (its fault at the
+# probe would have to end the clause before the store): the clause and
+# self->p stay user space's, read when dtrace runs the record, and -v
+# says why
+cat >late2.d <<'EOF'
+syscall::openat:entry /pid == $target/ { self->p = arg1; }
+syscall::openat:return /self->p/ { printf("%d %s\n", (int)arg0, copyinstr(self->p)); self->p = 0; }
+EOF
+run late2 g "rewrites 2" -s late2.d
+expect_grep "late2: -v says why the read is late" \
+	"^dtrace: clause 2 reads the process's memory when dtrace runs the record, not at the probe: a statement other than printf() and trace() after its copy" \
+	late2.g.err
+expect_eq "late2: -v says it of no other clause" 1 \
+	"$(grep -c 'not at the probe: ' late2.g.err)"
+
+# ... and a clause that may fire at tick-N too (in dtrace, no program),
+# or with a strsize that may change (setopt()): the same, each its why
+cat >late3.d <<'EOF'
+syscall::openat:entry /pid == $target/ { self->p = arg1; }
+tick-1ms,syscall::openat:return /self->p/ { printf("%d %s\n", (int)arg0, copyinstr(self->p)); }
+EOF
+run late3 g "rewrites 2" -s late3.d
+expect_grep "late3: -v says why the read is late (tick-N)" \
+	"^dtrace: clause 2 reads the process's memory when dtrace runs the record, not at the probe: it may fire where no generated program runs (tick-N" \
+	late3.g.err
+cat >late4.d <<'EOF'
+BEGIN { setopt("strsize", "64"); }
+syscall::openat:entry /pid == $target/ { self->p = arg1; }
+syscall::openat:return /self->p/ { printf("%d %s\n", (int)arg0, copyinstr(self->p)); }
+EOF
+run late4 g "rewrites 2" -s late4.d
+expect_grep "late4: -v says why the read is late (setopt())" \
+	"^dtrace: clause 3 reads the process's memory when dtrace runs the record, not at the probe: strsize may change" \
+	late4.g.err
+
+# ---------------------------------------------------------------------
+# A fault at the probe: the path in a page kpprog has not touched, not
+# in memory at openat's entry (the call faults it in): DTrace's
+# "invalid address" in the argument's action, the clause abandoned;
+# read after the fact (DTRACE_CGEN=0: the record's copy failed, dtrace
+# reads the page again while kpprog lingers) it is "" instead
+
+cat >flt.d <<'EOF'
+syscall::openat:entry /pid == $target/ { printf("%d [%s]\n", (int)arg0, copyinstr(arg1)); }
+EOF
+run flt g "untouched 3" -s flt.d
+run flt 0 "untouched 3" -s flt.d
+printf '\n' >flt.exp
+expect_file_eq "flt: no line printed at the probe" flt.exp flt.g
+expect_eq "flt: invalid address at the probe, in action #2" 3 \
+	"$(grep -c '^dtrace: error on enabled probe ID 1 (ID [0-9]*: syscall:vmlinux:openat:entry): invalid address (0x[0-9a-f]*) in action #2$' flt.g.err)"
+out flt 1
+expect_eq "flt: read after the fact (DTRACE_CGEN=0)" 3 \
+	"$(grep -c '^-100 \[\]$' flt.0)"
+
+finish

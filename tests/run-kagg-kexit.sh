@@ -290,9 +290,12 @@ expect_grep "a global in a predicate: -v says why" \
 vwhy "a self-> variable a user space clause reads" \
 	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its store to self->n is not one the kernel runs: self->n is also touched by clause 2, which runs in user space" \
 	-n 'syscall::close:entry /pid == $target/ { self->n = arg0; }' \
-	-n 'syscall::close:return /pid == $target/ { printf("%d\n", self->n); }'
-expect_grep "printf() at a kernel probe: -v says why" \
-	"^dtrace: clause 2 (syscall::close:return) runs in user space, from its record: line 1: its printf() is not one the kernel computes at the hit: values are computed at the hit only at uprobe sites (USDT, pid) named in full (provider:module:function:name, no glob in the provider)\$" \
+	-n 'syscall::close:return /pid == $target/ {
+		printf("%d %d\n", self->n, ppid); }'
+# (an argument's own reason before the one's before it that is only its
+# variable's)
+expect_grep "printf() of ppid at a kernel probe: -v says why" \
+	"^dtrace: clause 2 (syscall::close:return) runs in user space, from its record: line 2: its printf() is not one the kernel computes at the hit: argument 2: ppid is not computed in the kernel\$" \
 	errw.txt
 vwhy "quantize() with an increment" \
 	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its @q = quantize() is not one the kernel runs: quantize() with an increment, which the kernel does not take" \
@@ -308,13 +311,15 @@ vwhy "a string comparison of probefunc" \
 # the clause's own reason before its variable's; the read that comes
 # late (the predicate is never true: nothing is read)
 vwhy "copyinstr() of a self-> address" \
-	"clause 2 (syscall::close:return) runs in user space, from its record: line 2: its printf() is not one the kernel computes at the hit: values are computed at the hit only at uprobe sites (USDT, pid) named in full (provider:module:function:name, no glob in the provider)" \
+	"clause 2 (syscall::close:return) runs in user space, from its record: line 2: its printf() is not one the kernel computes at the hit: argument 2: ppid is not computed in the kernel" \
 	-n 'syscall::close:entry /pid == $target/ { self->p = arg0; }' \
 	-n 'syscall::close:return /pid == $target && self->p == 99999/ {
-		printf("%s\n", copyinstr(self->p)); }'
+		printf("%s %d\n", copyinstr(self->p), ppid); }'
 expect_grep "copyinstr() of a self-> address: -v says it reads late" \
-	"^dtrace: clause 2 (syscall::close:return) reads the process's memory when dtrace runs its record, not at the probe: copyin(), copyinstr() or copyinto() of an address the process may have rewritten since\$" \
+	"^dtrace: clause 2 reads the process's memory when dtrace runs the record, not at the probe: a statement the kernel does not run or a value it does not compute" \
 	errw.txt
+expect_eq "copyinstr() of a self-> address: -v says it once" 1 \
+	"$(grep -c 'not at the probe' errw.txt)"
 vwhy "a thread-local array of 4-byte values" \
 	"clause 1 (syscall::close:entry) runs in user space, from its record: line 2: its store to self->t\\[\\] is not one the kernel runs: self->t\\[\\]: clause 2 would compute differently with an element set and unset: its stores are unsigned 4-byte values, an unset element a signed 8-byte 0 (declare it, or cast the value to int64_t)" \
 	-n 'syscall::close:entry /pid == $target/ {

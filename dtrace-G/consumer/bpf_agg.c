@@ -735,11 +735,12 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 			    i + 1, clause_desc(c, i), why);
 	/* -v: which of the traced clauses user space runs read the
 	 * process late (a speculating one's, or one tied to it, said
-	 * above) */
+	 * above, as is a kernel probe's with d_kplan_out_why()'s reason) */
 	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
 		if (traced[i] && !d_kplan_clause(k->kp, i) &&
 		    !d_kplan_sout(k->kp, i) && !d_kplan_specs(c->prog, i) &&
-		    !d_kplan_specs_late(k->kp, i) && d_kplan_late(c->prog, i))
+		    !d_kplan_specs_late(k->kp, i) &&
+		    !d_kplan_out_why(k->kp, i) && d_kplan_late(c->prog, i))
 			say(c,
 			    "clause %u (%s) reads the process's memory when "
 			    "dtrace runs its record, not at the probe: "

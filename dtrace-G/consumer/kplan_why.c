@@ -475,6 +475,11 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				 "glob in the provider)");
 			return;
 		}
+		/* an argument's own reason before the first one's that is
+		 * a variable's (printf("%d %d", self->n, ppid): ppid) */
+		char vfirst[sizeof(sub) + 32] = "";
+		bool vv = false, vw = false;
+
 		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 			bool str;
 			const struct node *x = kp_out_arg(st, j, &str);
@@ -495,6 +500,7 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			}
 			if (kp_ty(k, x, &sz, &sg) && !kp_has_str_cmp(k, x))
 				continue;
+			why_var = why_weak = false;
 			if (kp_has_str_cmp(k, x))
 				snprintf(sub, sizeof(sub),
 					 "a string comparison");
@@ -506,8 +512,23 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 					 "not (arg0..arg11 are)");
 			else
 				expr_why(k, ci, x, sub, sizeof(sub));
-			snprintf(buf, len, "argument %u%s%s", j + 1,
-				 *sub ? ": " : "", sub);
+			if (!why_var) {
+				snprintf(buf, len, "argument %u%s%s", j + 1,
+					 *sub ? ": " : "", sub);
+				return;
+			}
+			if (!*vfirst) {
+				snprintf(vfirst, sizeof(vfirst),
+					 "argument %u%s%s", j + 1,
+					 *sub ? ": " : "", sub);
+				vv = why_var;
+				vw = why_weak;
+			}
+		}
+		if (*vfirst) {
+			snprintf(buf, len, "%s", vfirst);
+			why_var = vv;
+			why_weak = vw;
 			return;
 		}
 		if ((v = stmt_user_var(k, st)) >= 0)

@@ -467,12 +467,8 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				 "kernel's range");
 			return;
 		}
-		if (!kp_out_where(k, c)) {
-			snprintf(buf, len,
-				 "values are computed at the hit only at "
-				 "uprobe sites (USDT, pid) named in full "
-				 "(provider:module:function:name, no "
-				 "glob in the provider)");
+		if (!kp_out_where(k, c)) { /* kplan_out.c says why */
+			snprintf(buf, len, "%s", kp_sout_where(k, ci));
 			return;
 		}
 		/* an argument's own reason before the first one's that is

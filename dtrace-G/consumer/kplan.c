@@ -113,7 +113,7 @@
  * printa() at tick-N.  The per-interval report, `tick-1s { printa(@);
  * clear(@); }`, reads and resets aggregations while the kernel counts.
  * A tick-N clause that may call printa(), clear() or trunc() (and
- * normalize(), denormalize(), exit(): d_kplan_exits(), ST_TICK) is
+ * normalize(), denormalize(), exit(): d_kplan_exits(), KP_ST_TICK) is
  * treated as one that may exit: H is the due time D of the next firing
  * of a tick-N probe with such a clause.  At each firing of one whose
  * clause reads or resets (d_kplan_folds(), kprov.c's kp_tick folds),
@@ -2052,19 +2052,18 @@ bool kp_dtrace_only(const struct clause *c)
 }
 
 /*
- * What stmts_stop() lets through: nothing of its own (ST_NONE); exit()
- * (ST_EXIT: a traced probe's, decided at the hit); exit() and what reads,
- * resets or scales aggregations (ST_TICK: a tick-N clause's, cut at the
- * horizon, the kernel's aggregations folded in at its firing)
+ * The first statement of v that is printa(), clear(), trunc(),
+ * normalize(), exit() (but those ok lets through) or what kplan.c does
+ * not know, or NULL (kplan_why.c names it).  ok: nothing of its own
+ * (KP_ST_NONE); exit() (KP_ST_EXIT: a traced probe's, decided at the
+ * hit); exit() and what reads, resets or scales aggregations
+ * (KP_ST_TICK: a tick-N clause's, cut at the horizon, the kernel's
+ * aggregations folded in at its firing)
  */
-enum { ST_NONE, ST_EXIT, ST_TICK };
-
-/*
- * printa(), clear(), trunc(), normalize(), exit() (but those ok lets
- * through), or what kplan.c does not know
- */
-static bool stmts_stop(const struct stmt *v, unsigned n, int ok)
+const struct stmt *kp_stmts_stop(const struct stmt *v, unsigned n, int ok)
 {
+	const struct stmt *s;
+
 	for (unsigned i = 0; i < n; i++) {
 		switch (v[i].kind) {
 		case S_EXPR:
@@ -2079,27 +2078,32 @@ static bool stmts_stop(const struct stmt *v, unsigned n, int ok)
 		case S_DISCARD:
 			break;
 		case S_EXIT:
-			if (ok == ST_NONE)
-				return true;
+			if (ok == KP_ST_NONE)
+				return &v[i];
 			break;
 		case S_PRINTA:
 		case S_CLEAR:
 		case S_TRUNC:
 		case S_NORMALIZE:
 		case S_DENORMALIZE:
-			if (ok != ST_TICK)
-				return true;
+			if (ok != KP_ST_TICK)
+				return &v[i];
 			break;
 		case S_IF:
-			if (stmts_stop(v[i].body, v[i].nbody, ok) ||
-			    stmts_stop(v[i].els, v[i].nels, ok))
-				return true;
+			if ((s = kp_stmts_stop(v[i].body, v[i].nbody, ok)) ||
+			    (s = kp_stmts_stop(v[i].els, v[i].nels, ok)))
+				return s;
 			break;
 		default:
-			return true;
+			return &v[i];
 		}
 	}
-	return false;
+	return NULL;
+}
+
+static bool stmts_stop(const struct stmt *v, unsigned n, int ok)
+{
+	return kp_stmts_stop(v, n, ok) != NULL;
 }
 
 /* printa(), clear() or trunc(), reading or resetting aggregations */
@@ -2255,15 +2259,15 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 		bool tr = traced && traced[ci] && (flags & D_KPLAN_VARS);
 
 		if (kp_dtrace_only(c) ||
-		    !stmts_stop(c->stmts, c->nstmts, ST_NONE))
+		    !stmts_stop(c->stmts, c->nstmts, KP_ST_NONE))
 			continue;
-		if (tick && !stmts_stop(c->stmts, c->nstmts, ST_TICK)) {
+		if (tick && !stmts_stop(c->stmts, c->nstmts, KP_ST_TICK)) {
 			/* exit(), printa(), clear(), trunc() at a tick-N
 			 * firing: cut at the horizon, folded there */
 			k->horizon = true;
 			continue;
 		}
-		if (stmts_stop(c->stmts, c->nstmts, ST_EXIT)) {
+		if (stmts_stop(c->stmts, c->nstmts, KP_ST_EXIT)) {
 			/* printa(), clear(), trunc(): -v says which */
 			k->awhy = true;
 			k->awhyc = ci;
@@ -2419,8 +2423,8 @@ bool d_kplan_exits(const struct d_prog *p, unsigned clause)
 	if (clause >= p->nclauses)
 		return false;
 	c = &p->clauses[clause];
-	return stmts_stop(c->stmts, c->nstmts, ST_NONE) &&
-	       !stmts_stop(c->stmts, c->nstmts, ST_TICK);
+	return stmts_stop(c->stmts, c->nstmts, KP_ST_NONE) &&
+	       !stmts_stop(c->stmts, c->nstmts, KP_ST_TICK);
 }
 
 bool d_kplan_folds(const struct d_prog *p, unsigned clause)

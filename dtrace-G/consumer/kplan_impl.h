@@ -271,6 +271,16 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		struct kstmt *ks);
 /* ... clause c may have an out area (uprobes' probes, strsize) */
 bool kp_out_where(const struct d_kplan *k, const struct clause *c);
+/* kplan.c: the first statement of a list that keeps a clause's plan
+ * out of the kernel: exit() unless KP_ST_EXIT or KP_ST_TICK is given,
+ * printa()/clear()/trunc()/normalize() unless KP_ST_TICK, or a
+ * statement kplan.c does not know; NULL if none */
+enum { KP_ST_NONE, KP_ST_EXIT, KP_ST_TICK };
+const struct stmt *kp_stmts_stop(const struct stmt *v, unsigned n, int ok);
+/* kplan_vars.c: the one type every store of v gives it (1), stores
+ * that disagree (0), or one the kernel cannot type (-1, *bad) */
+int kp_stores_type(struct d_kplan *k, unsigned v, bool all, uint8_t *tz,
+		   uint8_t *tg, const struct stmt **bad);
 /* ... clause ci's, a kernel clause's or a sout one's (kplan.c's
  * "Speculations"): a uprobe's or a kernel probe's program (k->traced);
  * NULL, or why not */

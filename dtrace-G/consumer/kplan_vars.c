@@ -152,10 +152,14 @@ static bool ty_all(struct d_kplan *k, const struct node *n, uint8_t *sz,
 
 /*
  * The type T every store of variable v in the traced clauses gives it,
- * into *tz, *tg (none: its zero's); false when they disagree or read
- * what the kernel cannot give.
+ * into *tz, *tg (none: its zero's): 1; 0 when two stores disagree; -1
+ * when a store reads what the kernel cannot give (*bad, where asked, the
+ * statement).  all: each store typed as ty_all() types it, with its
+ * variables set and unset (the plan's); else as kp_ty() does, which
+ * leaves k as it is (kplan_why.c's, naming what failed).
  */
-static bool stores_type(struct d_kplan *k, unsigned v, uint8_t *tz, uint8_t *tg)
+int kp_stores_type(struct d_kplan *k, unsigned v, bool all, uint8_t *tz,
+		   uint8_t *tg, const struct stmt **bad)
 {
 	const struct d_prog *p = k->prog;
 	const struct var *var = &p->vars[v];
@@ -183,20 +187,28 @@ static bool stores_type(struct d_kplan *k, unsigned v, uint8_t *tz, uint8_t *tg)
 			    b->op == N_INT &&
 			    b->ival == 0)
 				continue;
-			if (!ty_all(k, b, &z, &g))
-				return false;
+			if (!(all ? ty_all(k, b, &z, &g) : kp_ty(k, b, &z, &g))) {
+				if (bad)
+					*bad = &c->stmts[i];
+				return -1;
+			}
 			if (var->declared) { /* d_var_conv() */
 				z = var->sz;
 				g = var->sg;
 			}
 			if (seen && (z != *tz || g != *tg))
-				return false;
+				return 0;
 			*tz = z;
 			*tg = g;
 			seen = true;
 		}
 	}
-	return true;
+	return 1;
+}
+
+static bool stores_type(struct d_kplan *k, unsigned v, uint8_t *tz, uint8_t *tg)
+{
+	return kp_stores_type(k, v, true, tz, tg, NULL) > 0;
 }
 
 /* v is kept, of type T (tz, tg): its bit when T is not its zero's type */

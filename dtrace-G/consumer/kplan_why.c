@@ -118,57 +118,6 @@ static const struct node *culprit(const struct d_kplan *k,
 static const char *node_name(const struct d_kplan *k, const struct node *n,
 			     char *buf, size_t len);
 
-/*
- * The one type every store of v gives it, as kplan_vars.c's
- * stores_type() finds it (a self-> store of 0 deletes, a declared
- * type converts), into *tz, *tg: 1; 0 when two stores disagree; -1
- * when a store is not one the kernel computes (another variable's
- * fate, say: not v's own reason)
- */
-static int store_type(const struct d_kplan *k, unsigned v, uint8_t *tz,
-		      uint8_t *tg, const struct stmt **bad)
-{
-	const struct d_prog *p = k->prog;
-	const struct var *var = &p->vars[v];
-	bool seen = false;
-	uint8_t z, g;
-
-	*tz = var->declared ? var->sz : 8;
-	*tg = var->declared ? var->sg : 1;
-	for (unsigned ci = 0; ci < p->nclauses; ci++) {
-		const struct clause *c = &p->clauses[ci];
-
-		if (kp_dtrace_only(c))
-			continue;
-		for (unsigned i = 0; i < c->nstmts; i++) {
-			const struct node *b;
-			struct node bin, one;
-
-			if (kp_assigned_var(&c->stmts[i]) != (int)v)
-				continue;
-			b = kp_stored(&c->stmts[i], &bin, &one);
-			if ((var->scope == SC_SELF ||
-			     var->scope == SC_SELFASSOC) &&
-			    b->op == N_INT && b->ival == 0)
-				continue;
-			if (!kp_ty(k, b, &z, &g)) {
-				*bad = &c->stmts[i];
-				return -1;
-			}
-			if (var->declared) {
-				z = var->sz;
-				g = var->sg;
-			}
-			if (seen && (z != *tz || g != *tg))
-				return 0;
-			*tz = z;
-			*tg = g;
-			seen = true;
-		}
-	}
-	return 1;
-}
-
 /* Why the kernel does not keep variable v (clause ci's), into buf. */
 static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 		    size_t len)
@@ -241,8 +190,9 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 			 name);
 		goto out;
 	}
-	/* its type (kplan_vars.c's stores_type(), var_keep()) */
-	st = store_type(k, v, &tz, &tg, &bad);
+	/* its type (kplan_vars.c's kp_stores_type(), var_keep()), each
+	 * store typed by kp_ty(), which leaves k as it is: the cast */
+	st = kp_stores_type((struct d_kplan *)k, v, false, &tz, &tg, &bad);
 	if (st == 0) {
 		snprintf(buf, len, "%s: its stores give it different types",
 			 name);
@@ -717,36 +667,6 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
 	return buf;
 }
 
-/* The first statement of v that keeps every clause out of the kernel
- * (kplan.c's stmts_stop() with ST_EXIT), or NULL. */
-static const struct stmt *stop_stmt(const struct stmt *v, unsigned n)
-{
-	const struct stmt *s;
-
-	for (unsigned i = 0; i < n; i++) {
-		switch (v[i].kind) {
-		case S_EXPR:
-		case S_PRINTF:
-		case S_TRACE:
-		case S_TRACEMEM:
-		case S_AGG:
-		case S_SPECULATE:
-		case S_COMMIT:
-		case S_DISCARD:
-		case S_EXIT:
-			break;
-		case S_IF:
-			if ((s = stop_stmt(v[i].body, v[i].nbody)) ||
-			    (s = stop_stmt(v[i].els, v[i].nels)))
-				return s;
-			break;
-		default:
-			return &v[i];
-		}
-	}
-	return NULL;
-}
-
 const char *d_kplan_awhy(const struct d_kplan *k, unsigned *clause, char *buf,
 			 size_t len)
 {
@@ -760,7 +680,7 @@ const char *d_kplan_awhy(const struct d_kplan *k, unsigned *clause, char *buf,
 	c = &k->prog->clauses[k->awhyc];
 	if (clause)
 		*clause = k->awhyc;
-	if (!(st = stop_stmt(c->stmts, c->nstmts)))
+	if (!(st = kp_stmts_stop(c->stmts, c->nstmts, KP_ST_EXIT)))
 		return NULL;
 	agg = st->kind == S_PRINTA || st->kind == S_CLEAR ||
 	      st->kind == S_TRUNC || st->kind == S_NORMALIZE ||

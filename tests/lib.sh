@@ -278,6 +278,27 @@ cgout_inkernel() {
 	fi
 }
 
+# three_same NAME: dtrace -v's three runs of one script, NAME.g (the
+# generated programs), NAME.u (DTRACE_KAGG=0) and NAME.0 (DTRACE_CGEN=0),
+# each with its NAME.M.err: the same output, some, no drop or error
+# said, and the generated programs more instructions than DTRACE_KAGG=0's
+# record-only ones, the values computed in the kernel (a run whose only
+# kernel work was the values once had no plan at all, -v saying
+# otherwise)
+three_same() {
+	expect_file_eq "$1: DTRACE_KAGG=0's output" "$1.u" "$1.g"
+	expect_file_eq "$1: DTRACE_CGEN=0's output" "$1.0" "$1.g"
+	expect_eq "$1: some output" 1 "$([ -s "$1.g" ] && echo 1)"
+	expect_eq "$1: no drops, no error" "" \
+		"$(grep -i -e drop -e error -e cannot "$1.g.err" "$1.u.err" \
+			"$1.0.err")"
+	ts_re='s/^dtrace: BPF: [0-9]* generated programs*, \([0-9]*\) instructions.*/\1/p'
+	ts_g=$(sed -n "$ts_re" "$1.g.err")
+	ts_u=$(sed -n "$ts_re" "$1.u.err")
+	expect_eq "$1: the programs compute the values ($ts_g, $ts_u instructions)" \
+		1 "$([ "${ts_g:-0}" -gt "${ts_u:-0}" ] && echo 1)"
+}
+
 # Background processes: tests that start them add their pids to bg_pids
 # and kill what is left there in their EXIT trap.
 bg_pids=

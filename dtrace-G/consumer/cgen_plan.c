@@ -2629,8 +2629,19 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_REC:
 			rec(e);
 			continue;
+		case UBPF_K_OSTR: /* a fault may end the clause: SSTR's */
+			if (o->jump && (o->jump <= pc || o->jump > pl->nops)) {
+				e->bad = true;
+				continue;
+			}
+			e->sfj = SIZE_MAX;
+			cgen_out_op(e, o, &sp, fds);
+			if (e->sfj != SIZE_MAX) {
+				fjx[nf] = e->sfj;
+				fjt[nf++] = o->jump;
+			}
+			continue;
 		case UBPF_K_OUT: /* printf(), trace(): cgen_out.c */
-		case UBPF_K_OSTR:
 		case UBPF_K_ODONE:
 		case UBPF_K_SCLR:
 		case UBPF_K_OVSTR:

@@ -146,6 +146,14 @@ unsigned kp_out_nargs(const struct stmt *st)
 	return st->kind == S_TRACE ? 1 : st->nargs;
 }
 
+bool kp_out_ends(const struct clause *c, unsigned i)
+{
+	for (unsigned l = i + 1; l < c->nstmts; l++)
+		if (c->stmts[l].kind != S_PRINTF && c->stmts[l].kind != S_TRACE)
+			return true;
+	return false;
+}
+
 /* Is the argument, whole, a string dtrace has without the kernel: a
  * literal (the program's own text) or execname (the record's comm,
  * which the program copies at the hit for every clause that names it:
@@ -281,20 +289,8 @@ const char *d_kplan_out_why(const struct d_kplan *k, unsigned ci)
 		return "it fires in user space (dtrace:::ERROR)";
 	if (kp_sout_where(k, ci))
 		return kp_sout_where(k, ci);
-	for (unsigned i = 0; i < c->nstmts; i++) {
-		const struct stmt *st = &c->stmts[i];
-
-		if ((st->kind != S_PRINTF && st->kind != S_TRACE) ||
-		    !kp_late_stmt(st))
-			continue;
-		for (unsigned l = i + 1; l < c->nstmts; l++)
-			if (c->stmts[l].kind != S_PRINTF &&
-			    c->stmts[l].kind != S_TRACE)
-				return "a statement other than printf() and "
-				       "trace() after its copy (a fault at the "
-				       "probe would have to end the clause "
-				       "there)";
-	}
+	/* (a statement after its copy is none: a fault ends the clause
+	 * there, OSTR's jump) */
 	return "a statement the kernel does not run or a value it does not "
 	       "compute (a string it does not copy, a variable user space "
 	       "keeps, more than the out area holds)";
@@ -340,9 +336,7 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	       struct kstmt *ks)
 {
-	const struct clause *c = &k->prog->clauses[ci];
-	const struct stmt *st = &c->stmts[i];
-	bool str = false;
+	const struct stmt *st = &k->prog->clauses[ci].stmts[i];
 
 	if (kp_sstr_ok(k, ci, st, ks)) /* a string variable's store */
 		return true;
@@ -359,19 +353,14 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	 * (only sout_ok() asks of those) */
 	if (kp_sout_where(k, ci))
 		return false;
-	for (unsigned j = 0; j < kp_out_nargs(st); j++) {
-		bool s;
-
-		(void)kp_out_arg(st, j, &s);
-		str |= s;
+	for (unsigned j = 0; j < kp_out_nargs(st); j++)
 		if (!arg_ok(k, st, j))
 			return false;
-	}
-	/* a fault ends the clause here: nothing after it may act */
-	for (unsigned l = 0; str && l < c->nstmts; l++)
-		if (l > i && c->stmts[l].kind != S_PRINTF &&
-		    c->stmts[l].kind != S_TRACE)
-			return false;
+	/* a copy's fault ends the clause here: what follows, the
+	 * kernel's too (kp_clause_ok() takes the clause only where the
+	 * kernel runs every statement), is jumped over (kp_out_ends(),
+	 * OSTR's jump); a speculating clause has nothing but printf() and
+	 * trace() after speculate() (sout_ok()), so no jump */
 	/* not an aggregation (kaggs, kflat, the merge skip it) */
 	ks->assign = true;
 	ks->out = true;
@@ -449,8 +438,12 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 		o->sz = sz;
 		o->sg = sg;
 		break;
-	default: /* OSTR: the interpreter's copyinstr() reads as much */
+	default: /* OSTR: the interpreter's copyinstr() reads as much;
+		  * its clause's bit, set where a fault ends it (its jump) */
 		o->imm = (int64_t)k->prog->strsize - 1;
+		o->levels = (uint16_t)nd;
+		if (o->jump && nd >= UBPF_KOUTS)
+			return false;
 		break;
 	}
 	o->slot = (uint16_t)off;

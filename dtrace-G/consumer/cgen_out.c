@@ -28,7 +28,11 @@
  * on its own and the string is the imm bytes run.c would have had; a
  * copy that faulted reads one byte at the address to say where, there
  * (-1) or at the page after it (-2: a string of at most 255 bytes
- * spans two pages at most, and run.c reads a page at a time).  ODONE n
+ * spans two pages at most, and run.c reads a page at a time); one
+ * with a jump (a statement other than printf() or trace() follows it in
+ * the clause: kplan_out.c's kp_out_ends()) that faulted sets its
+ * clause's ran bit and S_FLAGS_REC and jumps to the clause's end, as
+ * SSTR's does (below), so nothing after it runs.  ODONE n
  * sets bit n of the ran word and S_FLAGS_REC (the record is written
  * for it: bpf_agg.c gates the plan's record on it when no other clause
  * needs the record).  The record goes on after the area (cgen.c's length

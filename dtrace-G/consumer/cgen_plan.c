@@ -102,7 +102,8 @@
  *     print (SSTR, SLIT, SMOV, SCLR, OVSTR: this-> strings in cgbuf,
  *     their len zeroed where the out area starts; self-> strings in
  *     the hash cgtlss), an SSTR that faulted jumping to its clause's
- *     end as a fault site's SEQ does.  VSEQ compares a self-> or
+ *     end as a fault site's SEQ does, and an OSTR with a jump too (a
+ *     statement after it that a fault must skip).  VSEQ compares a self-> or
  *     this-> string's bytes there
  *     with its literal as SEQ compares an argument's copy (vseq()),
  *     VVEQ a self-> one's with another's (vveq()), VACMP one with

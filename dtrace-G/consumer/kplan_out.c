@@ -32,10 +32,7 @@
  * taken, so the clause keeps today's path: a string comparison in an
  * argument (its fault sites know no printf() action numbers), any
  * other string (a this-> or self-> variable but KV_STR's, below), a
- * statement after a
- * copyinstr() that is not itself printf() or trace() (a fault must end
- * the clause before it, and the kernel does not jump there), a clause
- * that may fire where no generated program with an area runs
+ * clause that may fire where no generated program with an area runs
  * (kp_sout_where(), below: tick-N, BEGIN, END, ERROR; and where the
  * plan knows no probe's program, k->traced NULL as beside the
  * in-process activation, any description naming a kernel provider or
@@ -92,7 +89,20 @@
  * kp_out_size().  An OSTR that faulted makes the clause report that
  * fault (d_run_fault(): the first argument that faulted, its action
  * number as run.c's) and print nothing, as the interpreter's abandoned
- * clause does; the stores before it stand, and none follows it.
+ * clause does; the stores before it stand.  Where a statement other
+ * than printf() and trace() follows the copy in the clause (a store,
+ * an aggregation, a string variable's store: the kernel runs every
+ * statement of the clause, kp_clause_ok()), the OSTR jumps to the
+ * clause's end (kp_out_ends(): its jump; cgen_out.c's ostr()): a
+ * fault sets the clause's ran bit (its levels, the ODONE number) and
+ * skips the rest, so the statements after the copy do not run, as in
+ * DTrace, where a fault ends the clause.  opensnoop's `{ printf(...,
+ * copyinstr(self->p)); self->p = 0; }` is such a clause: it and
+ * self->p are the kernel's, the string read at the probe.  Where only
+ * printf() and trace() follow, no jump: the plan goes on, nothing it
+ * does is seen, and dtrace stops at the first fault.  A speculating
+ * clause has nothing but printf() and trace() after speculate()
+ * (sout_ok()), so no jump: user space runs it and stops there.
  *
  * String variables (KV_STR: kplan_vars.c's str_var(), a this-> or
  * self-> string only stored from copyinstr(E), a literal or another

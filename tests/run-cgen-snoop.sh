@@ -28,6 +28,7 @@
 . "$top_srcdir/tests/lib.sh"
 
 bpf_test_setup uprobe # require_G below, where sp is not built already
+kernel_path_only "the generated program's out area is the kernel path's"
 
 if ! trace_progs_copy sp; then
 	require_G

@@ -283,8 +283,6 @@ const char *kp_sout_where(const struct d_kplan *k, unsigned ci);
  * memory by an address (copyinto(), copyin() or copyinstr() of other
  * than an argument: node_late()) */
 bool kp_late(const struct clause *c);
-/* ... statement st does (kplan.c's stmts_late()) */
-bool kp_late_stmt(const struct stmt *st);
 /* ... strsize fixed for the run, 2 to UBPF_STRMAX (no setopt()) */
 bool kp_strsize_fixed(const struct d_kplan *k);
 /* ... argument a (a whole printf() or trace() argument) is a KV_STR

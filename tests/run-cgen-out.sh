@@ -59,6 +59,9 @@
 #    ERROR's arguments, as DTRACE_CGEN=0 does, beside a string
 #    predicate's faults at the hit on the same program;
 #  - -v counts the clauses printing values computed in the kernel;
+#  - opensnoop's idiom, the clear after the copy in the same clause:
+#    the bytes at the hit, and where the copy faults the store before
+#    it made, the clear after it not, three ways alike;
 #  - a one-clause plan's predicate on an argument against an
 #    immediate tested before the prologue (cgen.c's pretest), its
 #    hits that pass printed and counted as DTRACE_CGEN=0's;
@@ -828,5 +831,41 @@ expect_eq "walltimestamp: the kernel's and user space's, hit by hit" \
 		END { print n + 0, "pairs alike" }' wall1.txt)"
 expect_eq "walltimestamp: the real time at each hit" 5 \
 	"$(awk 'NF == 1 { print $1 }' wall1.txt)"
+
+# opensnoop's idiom at a site (the pid provider's: a uprobe site's
+# program, USDT's too), the clear after the copy in the same clause: a
+# fault of the copy ends the clause at the probe (kplan_out.c's
+# kp_out_ends(), cgen_out.c's ostr() jump), so the clause and self->p
+# are the kernel's: every hit the bytes it had (this tree before the
+# jump kept both clauses in user space: "the bytes at the hit" and
+# cgout_inkernel's check fail there) ...
+cat >snoop.d <<'EOF2'
+pid$target::hit:entry { self->p = arg0; self->n = arg1; }
+pid$target::hit:return /self->p/ { printf("%s %d\n", copyinstr(self->p), self->n); self->p = 0; }
+EOF2
+run 1 snoop1.txt 'rewrite 20' -s snoop.d
+expect_file_eq "store after the copy: the bytes at the hit" \
+	pair.exp snoop1.txt
+# ... and where the copy faults (0x10): the store before it ran
+# (self->n), the clear after it did not (clause 3 sees self->p), the
+# fault in the copy's action (#3: the store is #1), byte for byte
+# DTRACE_KAGG=0's and DTRACE_CGEN=0's
+cat >snoopf.d <<'EOF2'
+pid$target::hit:entry { self->p = arg0; }
+pid$target::hit:return /self->p/ { self->n = self->n + 1; printf("%d [%s]\n", self->n, copyinstr(self->p)); self->p = 0; }
+pid$target::hit:return /self->p/ { printf("kept %x %d\n", self->p, self->n); self->p = 0; }
+EOF2
+printf '%s\n' "1 [alpha]" "kept 10 2" "3 []" "" >snoopf.exp
+DTRACE_KAGG=0 run 1 snoopfu.txt refault -s snoopf.d
+for g in 1 0; do
+	run $g snoopf$g.txt refault -s snoopf.d
+done
+for o in snoopf1 snoopfu snoopf0; do
+	expect_file_eq "store after a faulting copy: $o's lines" \
+		snoopf.exp $o.txt
+	expect_eq "store after a faulting copy: $o's fault" 1 \
+		"$(grep -c '^dtrace: error on enabled probe ID 2 (.*): invalid address (0x10) in action #3$' $o.txt.err)"
+done
+vcount "store after a faulting copy" snoopf1.txt.err 2 printing
 
 finish

@@ -21,8 +21,12 @@
 #  - a read at the probe: copyinstr() at openat's return of the path
 #    kept at its entry, a buffer kpprog rewrites right after the call
 #    returns: every line the bytes the process had at the probe;
-#  - -v's reason for a clause that reads late (a store after its copy,
-#    tick-N, setopt());
+#  - opensnoop's idiom, the clear after the copy in the same clause
+#    (late2; idiom, on a command that exits at once): read at the
+#    probe too, a fault of the copy ending the clause there (snoop:
+#    the statement before the copy ran, the clear after it did not,
+#    three ways alike, faults too);
+#  - -v's reason for a clause that reads late (tick-N, setopt());
 #  - a fault at the probe: openat of a path in a page the process has
 #    not touched (kpprog untouched): "invalid address" at the hit, as
 #    DTrace says it, where a read after the fact finds the page.
@@ -169,20 +173,52 @@ n=$(grep -cxFf late.exp late.0)
 expect_eq "late: some hits not read at the probe (DTRACE_CGEN=0)" 1 \
 	"$((n < 10))"
 
-# ... but a store after the copy in the same clause (its fault at the
-# probe would have to end the clause before the store): the clause and
-# self->p stay user space's, read when dtrace runs the record, and -v
-# says why
+# ... and opensnoop's idiom, the clear after the copy in the same
+# clause: a fault of the copy ends the clause at the probe (OSTR's jump
+# past the store), so the clause and self->p are the kernel's too,
+# every hit read at the probe, and -v says no read is late
 cat >late2.d <<'EOF'
 syscall::openat:entry /pid == $target/ { self->p = arg1; }
 syscall::openat:return /self->p/ { printf("%d %s\n", (int)arg0, copyinstr(self->p)); self->p = 0; }
 EOF
-run late2 g "rewrites 2" -s late2.d
-expect_grep "late2: -v says why the read is late" \
-	"^dtrace: clause 2 reads the process's memory when dtrace runs the record, not at the probe: a statement other than printf() and trace() after its copy" \
-	late2.g.err
-expect_eq "late2: -v says it of no other clause" 1 \
+run late2 g "rewrites 10" -s late2.d
+expect_file_eq "late2: every hit read at the probe" late.exp late2.g
+out late2 1
+expect_eq "late2: -v says no read is late" 0 \
 	"$(grep -c 'not at the probe: ' late2.g.err)"
+
+# ... where the copy faults (address 16, no page: the same three ways):
+# the statement before it ran (self->n), the clear after it did not
+# (clause 3 sees self->p), the fault reported in the copy's action
+cat >snoop.d <<'EOF'
+syscall::openat:entry /pid == $target/ { self->p = arg1; }
+syscall::openat:return /self->p/ { self->n = self->n + 1; printf("%d %d %s\n", self->n, (int)arg0, copyinstr(self->p)); self->p = 0; }
+syscall::openat:return /self->p/ { printf("kept %x %d\n", self->p, self->n); self->p = 0; }
+EOF
+for m in g u 0; do
+	run snoop $m "badopens 2" -s snoop.d
+	grep 'invalid address' "snoop.$m.err" >"snoop.$m.flt"
+done
+printf '1 -2 /nonexistent/ok-0\nkept 10 2\n3 -2 /nonexistent/ok-1\nkept 10 4\n\n' \
+	>snoop.exp
+expect_file_eq "snoop: the lines" snoop.exp snoop.g
+expect_file_eq "snoop: DTRACE_KAGG=0's output" snoop.g snoop.u
+expect_file_eq "snoop: DTRACE_CGEN=0's output" snoop.g snoop.0
+expect_eq "snoop: invalid address at the probe, in action #4" 2 \
+	"$(grep -c '^dtrace: error on enabled probe ID 2 (ID [0-9]*: syscall:vmlinux:openat:return): invalid address (0x10) in action #4$' snoop.g.flt)"
+expect_file_eq "snoop: DTRACE_KAGG=0's faults" snoop.g.flt snoop.u.flt
+expect_file_eq "snoop: DTRACE_CGEN=0's faults" snoop.g.flt snoop.0.flt
+out snoop 2
+
+# ... and the idiom as a user types it, on a command that exits at once
+# (read when dtrace ran the record, every path was an invalid address)
+"$DTRACE" -q -o idiom.out -n 'syscall::openat:entry /pid == $target/ { self->p = arg1; } syscall::openat:return /self->p/ { printf("%s\n", copyinstr(self->p)); self->p = 0; }' \
+	-c 'cat /etc/hostname' >/dev/null 2>idiom.err
+expect_eq "idiom: status" 0 "$?"
+expect_eq "idiom: /etc/hostname read at the probe" 1 \
+	"$(grep -cx /etc/hostname idiom.out)"
+expect_eq "idiom: no invalid address" 0 \
+	"$(grep -c 'invalid address' idiom.err)"
 
 # ... and a clause that may fire at tick-N too (in dtrace, no program),
 # or with a strsize that may change (setopt()): the same, each its why

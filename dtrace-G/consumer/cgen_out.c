@@ -28,7 +28,11 @@
  * on its own and the string is the imm bytes run.c would have had; a
  * copy that faulted reads one byte at the address to say where, there
  * (-1) or at the page after it (-2: a string of at most 255 bytes
- * spans two pages at most, and run.c reads a page at a time).  ODONE n
+ * spans two pages at most, and run.c reads a page at a time); one
+ * with a jump (a statement other than printf() or trace() follows it in
+ * the clause: kplan_out.c's kp_out_ends()) that faulted sets its
+ * clause's ran bit and S_FLAGS_REC and jumps to the clause's end, as
+ * SSTR's does (below), so nothing after it runs.  ODONE n
  * sets bit n of the ran word and S_FLAGS_REC (the record is written
  * for it: bpf_agg.c gates the plan's record on it when no other clause
  * needs the record).  The record goes on after the area (cgen.c's length
@@ -253,10 +257,46 @@ static void ostr_at(struct em *e, int32_t base, int32_t cnt)
 	    (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, len)), 0);
 }
 
+/* output clause n's ran bit and S_FLAGS_REC set, as sstr() sets them
+ * for a fault the clause ends at; r2 = S_OBUF */
+static void ran_fault(struct em *e, unsigned n)
+{
+	ldx(e, BPF_DW, 2, 10, S_OBUF);
+	ldx(e, BPF_DW, 1, 2, 0);
+	ld64(e, 3, 1ull << n);
+	alu_r(e, BPF_OR, 1, 3);
+	stx(e, BPF_DW, 2, 0, 1);
+	ldx(e, BPF_DW, 1, 10, S_FLAGS);
+	alu_i(e, BPF_OR, 1, S_FLAGS_REC);
+	stx(e, BPF_DW, 10, S_FLAGS, 1);
+}
+
+/*
+ * OSTR o, the address in r1.  Where a statement the kernel runs follows
+ * in the clause (o->jump, kplan_out.c's kp_out_ends()), a copy that
+ * faulted sets output clause o->levels' bit and S_FLAGS_REC and jumps
+ * to the clause's end (e->sfj, which cgen_plan() points there), as
+ * sstr() does: nothing after the copy runs (a store, an aggregation,
+ * another copy), as run.c abandons the clause, and dtrace reports the
+ * fault from the area (d_kplan_out_run()).  Where only printf() and
+ * trace() follow, the plan goes on and dtrace stops at the fault.
+ */
 static void ostr(struct em *e, const struct ubpf_kop *o)
 {
+	size_t jok;
+
 	ostr_at(e, (int32_t)sizeof(struct ubpf_kout) + o->slot,
 		(int32_t)o->imm);
+	if (!o->jump)
+		return;
+	if (o->levels >= UBPF_KOUTS) {
+		e->bad = true;
+		return;
+	}
+	jok = jmp_i(e, BPF_JSGE, 0, 0);
+	ran_fault(e, o->levels);
+	e->sfj = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jok);
 }
 
 /*

@@ -102,7 +102,8 @@
  *     print (SSTR, SLIT, SMOV, SCLR, OVSTR: this-> strings in cgbuf,
  *     their len zeroed where the out area starts; self-> strings in
  *     the hash cgtlss), an SSTR that faulted jumping to its clause's
- *     end as a fault site's SEQ does.  VSEQ compares a self-> or
+ *     end as a fault site's SEQ does, and an OSTR with a jump too (a
+ *     statement after it that a fault must skip).  VSEQ compares a self-> or
  *     this-> string's bytes there
  *     with its literal as SEQ compares an argument's copy (vseq()),
  *     VVEQ a self-> one's with another's (vveq()), VACMP one with
@@ -2629,8 +2630,19 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_REC:
 			rec(e);
 			continue;
+		case UBPF_K_OSTR: /* a fault may end the clause: SSTR's */
+			if (o->jump && (o->jump <= pc || o->jump > pl->nops)) {
+				e->bad = true;
+				continue;
+			}
+			e->sfj = SIZE_MAX;
+			cgen_out_op(e, o, &sp, fds);
+			if (e->sfj != SIZE_MAX) {
+				fjx[nf] = e->sfj;
+				fjt[nf++] = o->jump;
+			}
+			continue;
 		case UBPF_K_OUT: /* printf(), trace(): cgen_out.c */
-		case UBPF_K_OSTR:
 		case UBPF_K_ODONE:
 		case UBPF_K_SCLR:
 		case UBPF_K_OVSTR:

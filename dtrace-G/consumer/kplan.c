@@ -2540,11 +2540,6 @@ bool kp_late(const struct clause *c)
 	return node_late(c->pred) || stmts_late(c->stmts, c->nstmts);
 }
 
-bool kp_late_stmt(const struct stmt *st)
-{
-	return stmts_late(st, 1);
-}
-
 /*
  * Which clauses are tied to one with speculations: does a clause touch
  * a self-> or this-> variable one of them touches, or one a clause so

@@ -811,7 +811,11 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 					continue;
 				}
 				emit(&m, v);
-				put(&m, s ? UBPF_K_OSTR : UBPF_K_OUT, 1, 0);
+				o = put(&m, s ? UBPF_K_OSTR : UBPF_K_OUT, 1, 0);
+				/* a fault ends the clause before the statements
+				 * after it: its jump, to the end (below) */
+				if (s && !m.full && kp_out_ends(c, i))
+					o->jump = 1;
 				m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, v);
 			}
 			continue;
@@ -1023,7 +1027,8 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		     pl->ops[i].op == UBPF_K_VACMP) &&
 		    pl->ops[i].agg)
 			pl->ops[i].jump = (uint16_t)m.n;
-		if (pl->ops[i].op == UBPF_K_SSTR)
+		if (pl->ops[i].op == UBPF_K_SSTR ||
+		    (pl->ops[i].op == UBPF_K_OSTR && pl->ops[i].jump))
 			pl->ops[i].jump = (uint16_t)m.n;
 	}
 	pl->nops = (uint16_t)m.n;

@@ -262,6 +262,10 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 unsigned kp_out_nargs(const struct stmt *st);
 bool kp_out_here(const struct node *a);
 const struct node *kp_out_arg(const struct stmt *st, unsigned j, bool *str);
+/* Does a statement other than printf() and trace() follow statement i
+ * of c, so that a fault of its copy must end the clause there (OSTR's
+ * jump)? */
+bool kp_out_ends(const struct clause *c, unsigned i);
 /* ... the clause has such statements or stores a KV_STR variable (it
  * ends with ODONE); prints: one of them prints */
 bool kp_out_clause(const struct d_kplan *k, unsigned clause);
@@ -289,8 +293,6 @@ const char *kp_sout_where(const struct d_kplan *k, unsigned ci);
  * memory by an address (copyinto(), copyin() or copyinstr() of other
  * than an argument: node_late()) */
 bool kp_late(const struct clause *c);
-/* ... statement st does (kplan.c's stmts_late()) */
-bool kp_late_stmt(const struct stmt *st);
 /* ... strsize fixed for the run, 2 to UBPF_STRMAX (no setopt()) */
 bool kp_strsize_fixed(const struct d_kplan *k);
 /* ... argument a (a whole printf() or trace() argument) is a KV_STR

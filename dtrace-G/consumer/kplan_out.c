@@ -32,10 +32,7 @@
  * taken, so the clause keeps today's path: a string comparison in an
  * argument (its fault sites know no printf() action numbers), any
  * other string (a this-> or self-> variable but KV_STR's, below), a
- * statement after a
- * copyinstr() that is not itself printf() or trace() (a fault must end
- * the clause before it, and the kernel does not jump there), a clause
- * that may fire where no generated program with an area runs
+ * clause that may fire where no generated program with an area runs
  * (kp_sout_where(), below: tick-N, BEGIN, END, ERROR; and where the
  * plan knows no probe's program, k->traced NULL as beside the
  * in-process activation, any description naming a kernel provider or
@@ -92,7 +89,20 @@
  * kp_out_size().  An OSTR that faulted makes the clause report that
  * fault (d_run_fault(): the first argument that faulted, its action
  * number as run.c's) and print nothing, as the interpreter's abandoned
- * clause does; the stores before it stand, and none follows it.
+ * clause does; the stores before it stand.  Where a statement other
+ * than printf() and trace() follows the copy in the clause (a store,
+ * an aggregation, a string variable's store: the kernel runs every
+ * statement of the clause, kp_clause_ok()), the OSTR jumps to the
+ * clause's end (kp_out_ends(): its jump; cgen_out.c's ostr()): a
+ * fault sets the clause's ran bit (its levels, the ODONE number) and
+ * skips the rest, so the statements after the copy do not run, as in
+ * DTrace, where a fault ends the clause.  opensnoop's `{ printf(...,
+ * copyinstr(self->p)); self->p = 0; }` is such a clause: it and
+ * self->p are the kernel's, the string read at the probe.  Where only
+ * printf() and trace() follow, no jump: the plan goes on, nothing it
+ * does is seen, and dtrace stops at the first fault.  A speculating
+ * clause has nothing but printf() and trace() after speculate()
+ * (sout_ok()), so no jump: user space runs it and stops there.
  *
  * String variables (KV_STR: kplan_vars.c's str_var(), a this-> or
  * self-> string only stored from copyinstr(E), a literal or another
@@ -144,6 +154,14 @@ static unsigned out_size(bool str)
 unsigned kp_out_nargs(const struct stmt *st)
 {
 	return st->kind == S_TRACE ? 1 : st->nargs;
+}
+
+bool kp_out_ends(const struct clause *c, unsigned i)
+{
+	for (unsigned l = i + 1; l < c->nstmts; l++)
+		if (c->stmts[l].kind != S_PRINTF && c->stmts[l].kind != S_TRACE)
+			return true;
+	return false;
 }
 
 /* Is the argument, whole, a string dtrace has without the kernel: a
@@ -281,20 +299,8 @@ const char *d_kplan_out_why(const struct d_kplan *k, unsigned ci)
 		return "it fires in user space (dtrace:::ERROR)";
 	if (kp_sout_where(k, ci))
 		return kp_sout_where(k, ci);
-	for (unsigned i = 0; i < c->nstmts; i++) {
-		const struct stmt *st = &c->stmts[i];
-
-		if ((st->kind != S_PRINTF && st->kind != S_TRACE) ||
-		    !kp_late_stmt(st))
-			continue;
-		for (unsigned l = i + 1; l < c->nstmts; l++)
-			if (c->stmts[l].kind != S_PRINTF &&
-			    c->stmts[l].kind != S_TRACE)
-				return "a statement other than printf() and "
-				       "trace() after its copy (a fault at the "
-				       "probe would have to end the clause "
-				       "there)";
-	}
+	/* (a statement after its copy is none: a fault ends the clause
+	 * there, OSTR's jump) */
 	return "a statement the kernel does not run or a value it does not "
 	       "compute (a string it does not copy, a variable user space "
 	       "keeps, more than the out area holds)";
@@ -340,9 +346,7 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	       struct kstmt *ks)
 {
-	const struct clause *c = &k->prog->clauses[ci];
-	const struct stmt *st = &c->stmts[i];
-	bool str = false;
+	const struct stmt *st = &k->prog->clauses[ci].stmts[i];
 
 	if (kp_sstr_ok(k, ci, st, ks)) /* a string variable's store */
 		return true;
@@ -359,19 +363,14 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	 * (only sout_ok() asks of those) */
 	if (kp_sout_where(k, ci))
 		return false;
-	for (unsigned j = 0; j < kp_out_nargs(st); j++) {
-		bool s;
-
-		(void)kp_out_arg(st, j, &s);
-		str |= s;
+	for (unsigned j = 0; j < kp_out_nargs(st); j++)
 		if (!arg_ok(k, st, j))
 			return false;
-	}
-	/* a fault ends the clause here: nothing after it may act */
-	for (unsigned l = 0; str && l < c->nstmts; l++)
-		if (l > i && c->stmts[l].kind != S_PRINTF &&
-		    c->stmts[l].kind != S_TRACE)
-			return false;
+	/* a copy's fault ends the clause here: what follows, the
+	 * kernel's too (kp_clause_ok() takes the clause only where the
+	 * kernel runs every statement), is jumped over (kp_out_ends(),
+	 * OSTR's jump); a speculating clause has nothing but printf() and
+	 * trace() after speculate() (sout_ok()), so no jump */
 	/* not an aggregation (kaggs, kflat, the merge skip it) */
 	ks->assign = true;
 	ks->out = true;
@@ -449,8 +448,12 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 		o->sz = sz;
 		o->sg = sg;
 		break;
-	default: /* OSTR: the interpreter's copyinstr() reads as much */
+	default: /* OSTR: the interpreter's copyinstr() reads as much;
+		  * its clause's bit, set where a fault ends it (its jump) */
 		o->imm = (int64_t)k->prog->strsize - 1;
+		o->levels = (uint16_t)nd;
+		if (o->jump && nd >= UBPF_KOUTS)
+			return false;
 		break;
 	}
 	o->slot = (uint16_t)off;

@@ -92,6 +92,10 @@
 #    (vacmp_ord(), vseq_ord()) and three string keys, and copyinstr()
 #    ordered against literals (seq_ord(), with fault sites and without)
 #    and a literal longer than strsize - 1;
+#  - opensnoop's idiom, printf() of copyinstr(self->p) then
+#    self->p = 0 in one clause (cgen_out.c's ostr() with its jump to
+#    the clause's end on a fault): the programs load, the clause runs
+#    in the kernel;
 #  - vtimestamp's programs (usdt_hit_vt, the sched_switch one) load,
 #    and a thread's 500 ms sleep between two hits adds less than half
 #    of timestamp's delta to its vtimestamp;
@@ -233,6 +237,11 @@ bp_kstr "string variables compared, measured, printed" '[st] ' \
 	-n 'tr$target:::msg { self->s = copyinstr(arg0); }' \
 	-n 'tr$target:::msg /self->s == "hello"/ { printf("s %d %d\n", arg1, strlen(self->s)); }' \
 	-n 'tr$target:::msg { this->t = copyinstr(arg0); printf("t %s\n", this->t); }'
+# opensnoop's idiom: the copy's fault would end the clause before its
+# clear (OSTR's jump: cgen_out.c's ostr())
+bp_kstr "a copy then a store in one clause" 'p ' "p hello 7" 1 \
+	-n 'tr$target:::msg { self->p = arg0; self->n = arg1; }' \
+	-n 'tr$target:::msg /self->p/ { printf("p %s %d\n", copyinstr(self->p), self->n); self->p = 0; }'
 # string variables stored from a literal and from one another (SLIT,
 # SMOV: cgen_out.c's cgen_out_lit(), smov()), self-> and this->
 bp_kstr "string variables stored from a literal and one another" 'm ' \

@@ -27,6 +27,10 @@
  *				in memory at the call's entry, there
  *				after it (the pages stay mapped, the
  *				process 0.5 s more)
+ *	kpprog badopens N	N (at most 3) pairs of openat(2) calls:
+ *				"/nonexistent/ok-I" (a literal, ENOENT),
+ *				then address 16 (no page: EFAULT); the
+ *				process 0.5 s more
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -143,6 +147,17 @@ int main(int argc, char **argv)
 			if (pg == MAP_FAILED)
 				return 1;
 			syscall(SYS_openat, AT_FDCWD, pg, O_RDONLY);
+		}
+		usleep(500000); /* for a reader after the fact */
+	} else if (!strcmp(argv[1], "badopens")) {
+		/* a path, then an address no page holds: openat's EFAULT */
+		static const char *const ok[] = { "/nonexistent/ok-0",
+						  "/nonexistent/ok-1",
+						  "/nonexistent/ok-2" };
+
+		for (long i = 0; i < n && i < 3; i++) {
+			syscall(SYS_openat, AT_FDCWD, ok[i], O_RDONLY);
+			syscall(SYS_openat, AT_FDCWD, (char *)16, O_RDONLY);
 		}
 		usleep(500000); /* for a reader after the fact */
 	} else if (!strcmp(argv[1], "hello")) {

@@ -273,8 +273,12 @@ bool kp_out_prints(const struct d_kplan *k, unsigned clause);
 /* ... statement st (of clause ci) stores a KV_STR variable: ks */
 bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		struct kstmt *ks);
-/* ... clause c may have an out area (uprobes' probes, strsize) */
+/* ... clause c may have an out area (kp_sout_where() says no why) */
 bool kp_out_where(const struct d_kplan *k, const struct clause *c);
+/* ... clause ci's, a kernel clause's or a sout one's (kplan.c's
+ * "Speculations"): a uprobe's or a kernel probe's program (k->traced);
+ * NULL, or why not */
+const char *kp_sout_where(const struct d_kplan *k, unsigned ci);
 /* kplan.c: the first statement of a list that keeps a clause's plan
  * out of the kernel: exit() unless KP_ST_EXIT or KP_ST_TICK is given,
  * printa()/clear()/trunc()/normalize() unless KP_ST_TICK, or a
@@ -285,10 +289,6 @@ const struct stmt *kp_stmts_stop(const struct stmt *v, unsigned n, int ok);
  * that disagree (0), or one the kernel cannot type (-1, *bad) */
 int kp_stores_type(struct d_kplan *k, unsigned v, bool all, uint8_t *tz,
 		   uint8_t *tg, const struct stmt **bad);
-/* ... clause ci's, a kernel clause's or a sout one's (kplan.c's
- * "Speculations"): a uprobe's or a kernel probe's program (k->traced);
- * NULL, or why not */
-const char *kp_sout_where(const struct d_kplan *k, unsigned ci);
 /* kplan.c: clause c's predicate or a statement reads the process's
  * memory by an address (copyinto(), copyin() or copyinstr() of other
  * than an argument: node_late()) */

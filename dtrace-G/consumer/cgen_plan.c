@@ -2630,8 +2630,11 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_REC:
 			rec(e);
 			continue;
-		case UBPF_K_OSTR: /* a fault may end the clause: SSTR's */
-			if (o->jump && (o->jump <= pc || o->jump > pl->nops)) {
+		case UBPF_K_OSTR: /* a copy whose fault may end the clause
+				   * (a jump where one must), */
+		case UBPF_K_SSTR: /* ... a string variable's store (always) */
+			if ((eop == UBPF_K_SSTR || o->jump) &&
+			    (o->jump <= pc || o->jump > pl->nops)) {
 				e->bad = true;
 				continue;
 			}
@@ -2659,18 +2662,6 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			}
 			continue;
 		}
-		case UBPF_K_SSTR: /* ... a string variable's store */
-			if (o->jump <= pc || o->jump > pl->nops) {
-				e->bad = true;
-				continue;
-			}
-			e->sfj = SIZE_MAX;
-			cgen_out_op(e, o, &sp, fds);
-			if (e->sfj != SIZE_MAX) {
-				fjx[nf] = e->sfj;
-				fjt[nf++] = o->jump;
-			}
-			continue;
 		case UBPF_K_TIME:
 			ldx(e, BPF_DW, 1, 10, S_TS);
 			push(e, &sp, o);

@@ -278,6 +278,24 @@ cgout_inkernel() {
 	fi
 }
 
+# kpprog_run NAME M CMD DTRACE-ARGS...: dtrace -v -q on ./kpprog CMD
+# (kpprog_build's), M g (DTRACE_CGEN=1), u (DTRACE_KAGG=0) or 0
+# (DTRACE_CGEN=0); its output in NAME.M, its messages in NAME.M.err
+kpprog_run() {
+	kr_n=$1 kr_m=$2 kr_c=$3
+	shift 3
+	case $kr_m in
+	g) kr_e="DTRACE_CGEN=1" ;;
+	u) kr_e="DTRACE_KAGG=0" ;;
+	0) kr_e="DTRACE_CGEN=0" ;;
+	esac
+	rm -f "$kr_n.$kr_m"
+	env $kr_e timeout -s KILL 120 "$DTRACE" -v -q -o "$kr_n.$kr_m" \
+		-c "./kpprog $kr_c" "$@" >/dev/null 2>"$kr_n.$kr_m.err"
+	expect_eq "$kr_n ($kr_e): status" 0 "$?"
+	[ -f "$kr_n.$kr_m" ] || : >"$kr_n.$kr_m"
+}
+
 # three_same NAME: dtrace -v's three runs of one script, NAME.g (the
 # generated programs), NAME.u (DTRACE_KAGG=0) and NAME.0 (DTRACE_CGEN=0),
 # each with its NAME.M.err: the same output, some, no drop or error

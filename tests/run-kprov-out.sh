@@ -48,22 +48,9 @@ tracefs_at -d events/syscalls || skip "no tracefs with syscalls events"
 
 kpprog_build
 
-# run NAME M CMD DTRACE-ARGS...: dtrace -v -q on ./kpprog CMD, M g
-# (DTRACE_CGEN=1), u (DTRACE_KAGG=0) or 0 (DTRACE_CGEN=0); its output in
-# NAME.M, its messages in NAME.M.err
+# run NAME M CMD DTRACE-ARGS...: lib.sh's kpprog_run()
 run() {
-	tn=$1 tm=$2 tc=$3
-	shift 3
-	case $tm in
-	g) te="DTRACE_CGEN=1" ;;
-	u) te="DTRACE_KAGG=0" ;;
-	0) te="DTRACE_CGEN=0" ;;
-	esac
-	rm -f "$tn.$tm"
-	env $te timeout -s KILL 120 "$DTRACE" -v -q -o "$tn.$tm" \
-		-c "./kpprog $tc" "$@" >/dev/null 2>"$tn.$tm.err"
-	expect_eq "$tn ($te): status" 0 "$?"
-	[ -f "$tn.$tm" ] || : >"$tn.$tm"
+	kpprog_run "$@"
 }
 
 # three NAME N CMD DTRACE-ARGS...: run's three ways, the same output,

@@ -53,16 +53,7 @@ three() {
 	tn=$1 tc=$2
 	shift 2
 	for m in g u 0; do
-		case $m in
-		g) te="DTRACE_CGEN=1" ;;
-		u) te="DTRACE_KAGG=0" ;;
-		0) te="DTRACE_CGEN=0" ;;
-		esac
-		rm -f "$tn.$m"
-		env $te timeout -s KILL 120 "$DTRACE" -v -q -o "$tn.$m" \
-			-c "./kpprog $tc" "$@" >/dev/null 2>"$tn.$m.err"
-		expect_eq "$tn ($te): status" 0 "$?"
-		[ -f "$tn.$m" ] || : >"$tn.$m"
+		kpprog_run "$tn" $m "$tc" "$@"
 	done
 	three_same "$tn"
 }

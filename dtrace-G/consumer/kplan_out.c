@@ -20,11 +20,8 @@
  * operators, the self-> and this-> integer variables the kernel keeps)
  * or copyinstr(E) of one such integer E (one argument: the size is
  * strsize's), or a string dtrace has without the kernel's help
- * (kp_out_here(): a literal; execname, the comm the record carries
- * for any clause that names it, which the interpreter reads as well;
- * probeprov, probemod, probefunc and probename, the names of the
- * probe the record says fired, which the interpreter reads there too:
- * here_val()),
+ * (kp_out_here(): a literal, and execname, the comm the record carries
+ * for any clause that names it, which the interpreter reads as well),
  * which takes no instruction and no byte of the area, in a clause
  * whose every other statement kplan takes (stores, aggregations:
  * kp_stmt_ok()), so the clause is a kernel clause like any other and
@@ -174,46 +171,8 @@ bool kp_out_ends(const struct clause *c, unsigned i)
  * no byte of the out area. */
 bool kp_out_here(const struct node *a)
 {
-	if (a->op == N_STR)
-		return true;
-	if (a->op != N_BUILTIN)
-		return false;
-	switch (d_builtins[a->sub].id) {
-	case B_EXECNAME:
-	case B_PROBEPROV:
-	case B_PROBEMOD:
-	case B_PROBEFUNC:
-	case B_PROBENAME:
-		return true;
-	}
-	return false;
-}
-
-/* A kp_out_here() argument's value for the hit f, as d_eval() has it */
-static struct dv here_val(const struct node *a, const struct d_fire *f)
-{
-	const struct d_probe *pr = f->probe;
-	const char *s = NULL;
-
-	if (a->op == N_STR)
-		return d_dv_str(a->sval);
-	switch (d_builtins[a->sub].id) {
-	case B_EXECNAME: /* the process names itself: tainted */
-		return d_dv_tstr(f->execname ? f->execname : "");
-	case B_PROBEPROV:
-		s = pr ? pr->prov : NULL;
-		break;
-	case B_PROBEMOD:
-		s = pr ? pr->mod : NULL;
-		break;
-	case B_PROBEFUNC:
-		s = pr ? pr->func : NULL;
-		break;
-	case B_PROBENAME:
-		s = pr ? pr->name : NULL;
-		break;
-	}
-	return d_dv_str(s ? s : "");
+	return a->op == N_STR ||
+	       (a->op == N_BUILTIN && d_builtins[a->sub].id == B_EXECNAME);
 }
 
 /* Argument j: the integer, or the address whose string is printed. */
@@ -675,7 +634,10 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 			int64_t x;
 
 			if (!s && kp_out_here(a)) { /* as d_eval() has it */
-				*v = here_val(a, f);
+				const char *en = f->execname;
+
+				*v = a->op == N_STR ? d_dv_str(a->sval)
+						    : d_dv_tstr(en ? en : "");
 				continue;
 			}
 			s |= kp_out_svar(k, a); /* its bytes, as OSTR's */

@@ -109,7 +109,7 @@ expect_file_eq "prof: the sample's line" prof.exp prof.g
 
 # ---------------------------------------------------------------------
 # proc: a child's exec-success and exit, by its name (a predicate the
-# kernel computes: ppid's is user space's, and so its clause)
+# kernel computes)
 
 cp kpprog kpoutchild
 cat >proc.d <<'EOF'

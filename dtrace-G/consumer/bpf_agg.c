@@ -612,6 +612,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	     *traced;
 	unsigned nspec = 0, nlate = 0, ntied = 0, nsout = 0, xwhyc = 0;
 	unsigned nspred = 0;
+	uint32_t po[2];
+	bool ppid;
 	char why[640];
 
 	*err = 0;
@@ -643,8 +645,14 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	traced = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*traced));
 	for (unsigned i = 0; i < c->nclauses && !c->ip; i++)
 		traced[i] = traced_clause(c, i);
-	k->kp = d_kplan_new(c->prog, D_KPLAN_VARS, user, ticks, traced);
+	/* ppid in the kernel where the BTF says where the parent is (the
+	 * BTF read only when a clause reads ppid) */
+	ppid = ppid_wanted(c) && ppid_offs(po) == 0;
+	k->kp = d_kplan_new(c->prog, D_KPLAN_VARS | (ppid ? D_KPLAN_PPID : 0),
+			    user, ticks, traced);
 	d_kplan_wall(k->kp, (int64_t)c->wall_offset);
+	if (ppid)
+		d_kplan_ppid(k->kp, po);
 	/* -v: why a clause with speculations is user space's (kplan.c's
 	 * "Speculations") */
 	for (unsigned i = 0; i < c->nclauses; i++) {

@@ -2466,10 +2466,50 @@ static bool op_pure(const struct ubpf_kop *o)
 	case UBPF_K_CPU:
 	case UBPF_K_UID:
 	case UBPF_K_GID:
+	case UBPF_K_PPID: /* its scratch the slot it pushes */
 		return true;
 	default:
 		return o->op >= UBPF_K_ADD && o->op <= UBPF_K_LXOR;
 	}
+}
+
+/*
+ * PPID o: current->real_parent->tgid, read as cgen.c's u_ppid() and
+ * kp_kctx() read it for the record, through task_struct at o->imm's
+ * offsets, into the slot the value is pushed to (8 bytes zeroed first:
+ * a failed bpf_probe_read_kernel() zeroes what it was to write, so a
+ * read that faults, or no parent, leaves 0 there; neither happens to
+ * the thread that hit the probe, whose real_parent is always set: a
+ * parent's exit reparents it first, and the new parent's tgid is what
+ * both read), then pushed as an int.
+ */
+static void ppid(struct em *e, const struct ubpf_kop *o, unsigned *sp)
+{
+	const int16_t slot = (int16_t)S_STK(*sp);
+	size_t j;
+
+	if (*sp >= UBPF_KSTACK) {
+		e->bad = true;
+		return;
+	}
+	st(e, BPF_DW, 10, slot, 0);
+	call(e, BPF_FUNC_get_current_task);
+	alu_r(e, BPF_MOV, 3, 0);
+	alu_i(e, BPF_ADD, 3, (int32_t)(uint32_t)o->imm);
+	alu_r(e, BPF_MOV, 1, 10);
+	alu_i(e, BPF_ADD, 1, slot);
+	alu_i(e, BPF_MOV, 2, 8);
+	call(e, BPF_FUNC_probe_read_kernel);
+	ldx(e, BPF_DW, 3, 10, slot);
+	j = jmp_i(e, BPF_JEQ, 3, 0);
+	alu_i(e, BPF_ADD, 3, (int32_t)(uint32_t)((uint64_t)o->imm >> 32));
+	alu_r(e, BPF_MOV, 1, 10);
+	alu_i(e, BPF_ADD, 1, slot);
+	alu_i(e, BPF_MOV, 2, 4);
+	call(e, BPF_FUNC_probe_read_kernel);
+	fix(e, j);
+	ldx(e, BPF_W, 1, 10, slot);
+	push(e, sp, o);
 }
 
 /* o leaves S_VVAL's self-> value (e->vcv) as it was: vld_again()'s */
@@ -2680,6 +2720,9 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				alu_i(e, BPF_RSH, 1, 32);
 			sized(e, 1, 4, 0);
 			push(e, &sp, o);
+			continue;
+		case UBPF_K_PPID:
+			ppid(e, o, &sp);
 			continue;
 		case UBPF_K_SKEY:
 			skey(e, o);

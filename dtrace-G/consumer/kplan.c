@@ -426,7 +426,12 @@
  * Variables (D_KPLAN_VARS, for the generated programs of
  * ../consumer/cgen.c only).  A clause may also read cpu, uid and gid
  * (UBPF_K_CPU, _UID, _GID: the helpers the record's header and ids come
- * from, so the kernel's value is the one user space would read), errno
+ * from, so the kernel's value is the one user space would read), ppid
+ * where the kernel's BTF says where task_struct keeps the parent
+ * (D_KPLAN_PPID; UBPF_K_PPID reads current->real_parent->tgid at the
+ * offsets d_kplan_ppid() gives, as cgen.c's u_ppid() and kp_kctx() read
+ * it into the record for user space, so a reparented process's is its
+ * new parent's in both; without the BTF's offsets, user space's), errno
  * (run.c's is the firing's errnum, which kprov_syscall.c's sys_fire()
  * sets at a system call's return alone, from arg0, the value the
  * kernel returned: -arg0 where it is -4095..-1, else 0; the plan
@@ -1558,6 +1563,10 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 			*sz = 4;
 			*sg = 0;
 			return k && k->vars;
+		case B_PPID: /* read as the record's (UBPF_K_PPID) */
+			*sz = 4;
+			*sg = 1;
+			return k && k->ppid;
 		case B_ERRNO: /* from arg0 at a system call's return, else 0
 			       * (kp_errno(): d_probe's errret) */
 			*sz = 4;
@@ -2216,6 +2225,12 @@ void d_kplan_wall(struct d_kplan *k, int64_t off)
 	k->wall = off;
 }
 
+void d_kplan_ppid(struct d_kplan *k, const uint32_t o[2])
+{
+	k->ppid1[0] = o[0];
+	k->ppid1[1] = o[1];
+}
+
 struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 			    const bool *ticks, const bool *traced)
 {
@@ -2247,6 +2262,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	 * gid, errno) decide an exit() as they decide a gate, which
 	 * d_kplan_xtest() makes of its predicate */
 	k->vars = (flags & D_KPLAN_VARS) != 0;
+	k->ppid = k->vars && (flags & D_KPLAN_PPID);
 	if (k->vars && traced) { /* kplan_out.c's kp_sout_where() */
 		k->traced = xcalloc(p->nclauses ? p->nclauses : 1,
 				    sizeof(*k->traced));

@@ -33,6 +33,13 @@ struct d_kplan;
  * the variables they touch.
  */
 #define D_KPLAN_VARS 0x1
+/*
+ * D_KPLAN_PPID (with D_KPLAN_VARS): the kernel's BTF says where
+ * task_struct keeps the parent (psargs.c's ppid_offs()), so a clause may
+ * read ppid (UBPF_K_PPID, the offsets d_kplan_ppid() gives, set before
+ * d_kplan_emit()); without it ppid keeps its clause in user space.
+ */
+#define D_KPLAN_PPID 0x2
 struct d_kplan *d_kplan_new(struct d_prog *prog, unsigned flags,
 			    const bool *user, const bool *ticks,
 			    const bool *traced);
@@ -52,6 +59,8 @@ bool d_kplan_horizon(const struct d_kplan *k);
  * before d_kplan_emit().
  */
 void d_kplan_wall(struct d_kplan *k, int64_t off);
+/* ... and ppid's offsets, ppid_offs()'s (each + 1) */
+void d_kplan_ppid(struct d_kplan *k, const uint32_t o[2]);
 /*
  * traced, if not NULL, marks per clause those whose every description
  * names a provider of uprobe sites (every hit of theirs runs a

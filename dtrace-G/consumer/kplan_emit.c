@@ -418,6 +418,11 @@ static void emit(struct em *m, const struct node *n)
 			o->flags = UBPF_KF_PRB;
 		} else if (d_builtins[n->sub].id == B_CPU) {
 			o = put(m, UBPF_K_CPU, 0, 1);
+		} else if (d_builtins[n->sub].id == B_PPID) {
+			/* task_struct's real_parent, the parent's tgid */
+			o = put(m, UBPF_K_PPID, 0, 1);
+			o->imm = (int64_t)(m->k->ppid1[0] - 1) |
+				 (int64_t)(m->k->ppid1[1] - 1) << 32;
 		} else if (d_builtins[n->sub].id == B_UID ||
 			   d_builtins[n->sub].id == B_GID) {
 			o = put(m, d_builtins[n->sub].id == B_UID ? UBPF_K_UID

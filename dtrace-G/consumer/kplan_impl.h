@@ -88,6 +88,8 @@ struct d_kplan {
 	/* D_KPLAN_VARS: self->, this-> and timestamp (generated programs) */
 	bool vars;
 	int64_t wall; /* walltimestamp - timestamp (d_kplan_wall()) */
+	bool ppid;	    /* D_KPLAN_PPID: ppid is the kernel's */
+	uint32_t ppid1[2];  /* ... at these offsets + 1 (d_kplan_ppid()) */
 	uint8_t *vst;	    /* per variable: KV_* */
 	uint8_t *vsz, *vsg; /* the type every store gives it */
 	int *vbit;	    /* T differs from its zero's type: its bit */

@@ -314,6 +314,13 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 		var_why(k, ci, (unsigned)v, buf, len);
 		return;
 	}
+	if (x && x->op == N_BUILTIN && d_builtins[x->sub].id == B_PPID &&
+	    k->vars) { /* kp_ty_at(): only without D_KPLAN_PPID */
+		snprintf(buf, len,
+			 "ppid is not computed in the kernel: its BTF does "
+			 "not say where task_struct keeps the parent");
+		return;
+	}
 	if (*node_name(k, x, name, sizeof(name))) {
 		snprintf(buf, len, "%s is not computed in the kernel", name);
 		return;
@@ -422,7 +429,8 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			return;
 		}
 		/* an argument's own reason before the first one's that is
-		 * a variable's (printf("%d %d", self->n, ppid): ppid) */
+		 * a variable's (printf("%d %d", self->n, progenyof(1)):
+		 * progenyof()) */
 		char vfirst[sizeof(sub) + 32] = "";
 		bool vv = false, vw = false;
 

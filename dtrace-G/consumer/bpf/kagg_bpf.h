@@ -250,6 +250,11 @@ enum {
 		       * before it in the plan); the two, NULs included,
 		       * at most UBPF_KSKEY bytes, or the hit is user
 		       * space's (seq_read()) */
+	UBPF_K_PPID,  /* push ppid, the hit's thread's real_parent's tgid
+		       * read through task_struct at the offsets imm
+		       * holds (real_parent's in bits 0-31, tgid's in
+		       * 32-63, from the kernel's BTF), as an int, as the
+		       * record's is read (cgen.c's u_ppid(), kp_kctx()) */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

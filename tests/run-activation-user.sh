@@ -43,8 +43,9 @@
 #    descriptor to ask through): armed at its exec stop, the program's
 #    library's constructor hits and an exec chain as the kernel path
 #    counts them, nothing said;
-#  - an exec while dtrace is stopped for 1.5 s (its beat stale): the new
-#    image waits for it (alive), every hit of both images, nothing said;
+#  - an exec while dtrace is stopped for 1.5 s (its beat stale), or by
+#    an image that starts with the beat stale already: the new image
+#    waits for it (alive), every hit of both images, nothing said;
 #    stopped, then SIGKILLed: the image goes on (dtrace's pidfd), not
 #    after the bound a live dtrace is waited for;
 #  - a library dlclose()d and dlopen()ed again, three rounds: armed again
@@ -691,10 +692,12 @@ expect_grep "exec, descriptor closed: said" \
 # beat stale past the second the hit path allows, the new image waits
 # for a dtrace alive (drti/arena.h, "Following an exec"): both images'
 # hits and ticks, nothing said (before: the image gave up after a
-# second and ran untraced, said); then stopped around an exec and
-# SIGKILLed: the image goes on at once (its pidfd of dtrace), well
-# before the 30 s a live dtrace is waited for
-for k in stop kill; do
+# second and ran untraced, said); the same where the image starts with
+# the beat already stale (before: it claimed no slot and ran untraced,
+# nothing said); then stopped around an exec and SIGKILLed: the image
+# goes on at once (its pidfd of dtrace), well before the 30 s a live
+# dtrace is waited for
+for k in stop late kill; do
 	rm -f go end sx.dt
 	ACT_EXEC=1 ACT_WAIT=$tmp/go ACT_END_WAIT=$tmp/end ./act 100 1 0 20 \
 		>sx.out.$k 2>&1 &
@@ -715,9 +718,12 @@ for k in stop kill; do
 	wait_until 100 grep -qs ticked sx.dt ||
 		fail "exec, dtrace stopped ($k): no tick read"
 	kill -STOP $dp
+	pre=0 post=1.5 # past the beat's second: the new image waits
+	[ $k = late ] && pre=1.3 post=0.3
+	sleep $pre
 	touch end
-	sleep 1.5 # past the beat's second: the new image waits
-	if [ $k = stop ]; then
+	sleep $post
+	if [ $k != kill ]; then
 		kill -CONT $dp
 	else
 		kill -KILL $dp
@@ -733,11 +739,11 @@ for k in stop kill; do
 	forget_pid $ap
 	expect_eq "exec, dtrace stopped ($k): both images ran" 2 \
 		"$(grep -c '^parent [0-9]* 100$' sx.out.$k)"
-	[ $k = stop ] || continue
-	expect_eq "exec, dtrace stopped: dtrace's status" 0 $dst
-	expect_eq "exec, dtrace stopped: both images' hits and ticks" \
+	[ $k != kill ] || continue
+	expect_eq "exec, dtrace stopped ($k): dtrace's status" 0 $dst
+	expect_eq "exec, dtrace stopped ($k): both images' hits and ticks" \
 		"hits 200|ticks 40" "$(grep '^hits\|^ticks' sx.dt | paste -sd'|')"
-	expect_eq "exec, dtrace stopped: nothing said" "" "$(cat sx.err.stop)"
+	expect_eq "exec, dtrace stopped ($k): nothing said" "" "$(cat sx.err.$k)"
 done
 
 # 5. a library dlclose()d and dlopen()ed again is armed again (its new

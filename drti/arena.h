@@ -79,6 +79,12 @@ struct usdt_arena {
 	uint64_t execs;
 	/* 1: the consumer answers a dlopen()ed object's ask too (below) */
 	uint64_t dlopens;
+	/* the consumer, for a waiter to tell slow from gone (below; all 0:
+	 * a dtrace that predates them, hb_limit alone) */
+	uint32_t cpid; /* its pid */
+	uint32_t pad;
+	uint64_t cstart;   /* its start, /proc/PID/stat's 22nd field */
+	uint64_t hb_alive; /* TSC ticks after hb: gone, though alive */
 };
 
 /*
@@ -88,13 +94,19 @@ struct usdt_arena {
  * drti.o's constructor in that image (rec.c, priority 101: before the
  * object's other constructors) finds it there, claims a slot in the
  * header page (its pid, and AT_RANDOM's 16 bytes as the image's token),
- * sets USDT_EX_WAIT and waits while the consumer beats; the consumer
- * takes it (USDT_EX_ARMING), arms the new image, and answers
- * USDT_EX_DONE.  A waiter that finds the consumer gone gives up
- * (USDT_EX_GAVEUP, by compare-and-swap from USDT_EX_WAIT only), so an
- * image is never armed after it ran on: the consumer says so instead.
+ * sets USDT_EX_WAIT and waits while the consumer follows it; the
+ * consumer takes it (USDT_EX_ARMING), arms the new image, and answers
+ * USDT_EX_DONE.  The consumer follows while it beats (hb no older than
+ * hb_limit), and while it is alive though slow (stopped, loaded): the
+ * process cpid, started at cstart (so not a pid reused), not exited (a
+ * pidfd: a SIGKILLed one is gone at once, zombie or not), up to
+ * hb_alive after its last beat.  hb 0 is tracing ended: gone.  A
+ * waiter that finds the consumer gone gives up (USDT_EX_GAVEUP, by
+ * compare-and-swap from USDT_EX_WAIT only), so an image is never armed
+ * after it ran on: the consumer says so instead.  An image that starts
+ * while the consumer is gone claims no slot (no one would read it).
  * Later copies of drti.o in the same image find the slot done under
- * their token and go on.
+ * their token and go on.  The hit path checks hb_limit alone.
  *
  * Following a dlopen() (dlopens 1).  The slot stays the image's.  A
  * copy of drti.o whose control block is not armed finds it done under
@@ -106,7 +118,7 @@ struct usdt_arena {
  * their constructors, so the first such copy asks (USDT_EX_DONE to
  * USDT_EX_DLOPEN, by compare-and-swap), the consumer reads the maps and
  * arms what is new with the thread held (USDT_EX_ARMING), and answers
- * USDT_EX_DONE; one that finds the consumer gone gives up
+ * USDT_EX_DONE; one that finds the consumer gone (as an exec's) gives up
  * (USDT_EX_DLGAVEUP, from USDT_EX_DLOPEN only), which the consumer says
  * and sets done again.
  */

@@ -69,10 +69,14 @@
  * new image starts with NOPs.  dtrace leaves the first arena it made in
  * the process open at USDT_EXEC_FD, which the exec keeps, and
  * rec_exec_wait(), a constructor of priority 101 (the first of this
- * object's), asks through it to be armed and waits while dtrace beats
- * (arena.h, "Following an exec"): a process that has no such descriptor
- * pays one fcntl() at start, one whose control block is armed already
- * (dtrace armed it before its constructors) nothing.
+ * object's), asks through it to be armed and waits while dtrace
+ * follows it: beats, or is alive though slow, up to hb_alive after its
+ * last beat (arena.h, "Following an exec"; rec_consumer_follows(): a
+ * pidfd of dtrace, checked against its start, so a SIGKILLed one is
+ * not waited for).  A process that has no such descriptor pays one
+ * fcntl() at start, one whose control block is armed already (dtrace
+ * armed it before its constructors) nothing; the wait's calls (the
+ * pidfd, /proc/PID/stat, poll()) are the constructor's, never a hit's.
  *
  * dlopen()s.  The same constructor in an object mapped after its image
  * was armed (a dlopen(): ld.so maps the library and its dependencies
@@ -104,6 +108,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -706,6 +711,97 @@ static int rec_consumer_beats(const struct usdt_arena *h)
 		       (int64_t)__atomic_load_n(&h->hb_limit, __ATOMIC_RELAXED);
 }
 
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+/* pid's start (/proc/PID/stat's 22nd field), or 0: not to be read */
+static uint64_t rec_pid_start(uint32_t pid)
+{
+	char path[32] = "/proc/", buf[512], *p = 0;
+	uint64_t v = 0;
+	int i = 6, n = 0, fd;
+	ssize_t len;
+
+	for (uint32_t d = 1000000000u; d; d /= 10)
+		if (pid / d || d == 1 || n)
+			path[i++] = (char)('0' + pid / d % 10), n = 1;
+	__builtin_memcpy(path + i, "/stat", 6);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	for (char *q = buf; *q; q++) /* the comm may hold ')' */
+		if (*q == ')')
+			p = q;
+	/* ") " then fields 3..: past 20 spaces is the 22nd */
+	for (n = 0; p && *p && n < 20; p++)
+		n += *p == ' ';
+	for (; p && *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	return v;
+}
+
+/*
+ * Does the consumer still follow an exec'd image's wait (arena.h,
+ * "Following an exec")?  REC_FOLLOWS: it beats, or it is alive (its
+ * pidfd, *pfd, opened at the first look, not readable: an exited
+ * process's is, zombie or not) and beat within hb_alive.  REC_GONE:
+ * tracing ended (hb 0), or the process exited (at once: a SIGKILLed
+ * dtrace is not waited for until its beat goes stale), or cpid is
+ * another process now (its start is not cstart).  REC_LOST: not
+ * beating, and not to be told apart (a dtrace that predates cpid, no
+ * /proc or pidfd here) or stuck past hb_alive: given up, which a
+ * consumer that was only slow says.  *pfd: -1 not opened, -2 not to be.
+ */
+enum { REC_FOLLOWS, REC_GONE, REC_LOST };
+
+static int rec_consumer_follows(const struct usdt_arena *h, int *pfd)
+{
+	uint64_t hb = __atomic_load_n(&h->hb, __ATOMIC_ACQUIRE);
+	uint64_t alive = __atomic_load_n(&h->hb_alive, __ATOMIC_RELAXED);
+	uint32_t cpid = __atomic_load_n(&h->cpid, __ATOMIC_RELAXED);
+
+	if (!hb)
+		return REC_GONE;
+	if (*pfd == -1 && cpid && alive) {
+		uint64_t start;
+
+		*pfd = (int)syscall(SYS_pidfd_open, (pid_t)cpid, 0);
+		if (*pfd < 0) {
+			*pfd = -2;
+			if (errno == ESRCH)
+				return REC_GONE;
+		} else {
+			/* after the pidfd: cpid was the consumer when taken */
+			start = rec_pid_start(cpid);
+			if (!start || start != h->cstart) {
+				close(*pfd);
+				*pfd = -2;
+				if (start)
+					return REC_GONE;
+			}
+		}
+	}
+	if (*pfd >= 0) {
+		struct pollfd p = { *pfd, POLLIN, 0 };
+
+		if (poll(&p, 1, 0) != 0)
+			return REC_GONE; /* exited (or the pidfd failed) */
+	}
+	if (rec_consumer_beats(h))
+		return REC_FOLLOWS;
+	if (*pfd < 0)
+		return REC_LOST;
+	return (int64_t)(__builtin_ia32_rdtsc() - hb) <= (int64_t)alive
+		       ? REC_FOLLOWS
+		       : REC_LOST;
+}
+
 /*
  * This image was exec'd by a process a consumer traces in-process
  * (arena.h, "Following an exec"): ask to be armed, and wait until it is
@@ -725,6 +821,7 @@ __attribute__((constructor(101))) static void rec_exec_wait(void)
 	uint32_t pid, asked = USDT_EX_WAIT; /* what this waiter set */
 	uint64_t magic;
 	struct stat st;
+	int pfd = -1; /* the consumer's pidfd (rec_consumer_follows()) */
 	void *m;
 
 	if (__atomic_load_n(&__usdt_ctl.arena, __ATOMIC_RELAXED) ||
@@ -744,7 +841,7 @@ __attribute__((constructor(101))) static void rec_exec_wait(void)
 	h = m;
 	tok = (const uint64_t *)getauxval(AT_RANDOM);
 	if (h->magic != USDT_ARENA_MAGIC || h->execs != 1 || !tok ||
-	    !rec_consumer_beats(h))
+	    rec_consumer_follows(h, &pfd) == REC_GONE)
 		goto unmap;
 	x = (struct usdt_exec *)((char *)m + USDT_EXEC_OFF);
 	pid = (uint32_t)getpid();
@@ -789,14 +886,15 @@ wait:
 		if (now == USDT_EX_DONE || now == USDT_EX_GAVEUP ||
 		    now == USDT_EX_DLGAVEUP)
 			break;
-		if (!rec_consumer_beats(h)) {
+		if (rec_consumer_follows(h, &pfd) != REC_FOLLOWS) {
 			uint32_t w = asked;
 
 			/*
-			 * Gone (or stuck): go on.  From what we asked say
-			 * so, so an image that ran on is never armed late (a
-			 * dlopen()ed object is said); ARMING was done with
-			 * this thread held, before it runs again.
+			 * Gone (or stuck past hb_alive): go on.  From what
+			 * we asked say so, so an image that ran on is never
+			 * armed late (a dlopen()ed object is said); ARMING
+			 * was done with this thread held, before it runs
+			 * again.
 			 */
 			(void)__atomic_compare_exchange_n(
 				&mine->state, &w,
@@ -805,9 +903,17 @@ wait:
 				0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 			break;
 		}
-		nanosleep(&ts, 0);
+		if (pfd >= 0) { /* a millisecond, or its exit */
+			struct pollfd p = { pfd, POLLIN, 0 };
+
+			(void)poll(&p, 1, 1);
+		} else {
+			nanosleep(&ts, 0);
+		}
 	}
 unmap:
+	if (pfd >= 0)
+		close(pfd);
 	munmap(m, USDT_ARENA_HDR);
 out:
 	errno = saved;

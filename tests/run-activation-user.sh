@@ -43,12 +43,18 @@
 #    descriptor to ask through): armed at its exec stop, the program's
 #    library's constructor hits and an exec chain as the kernel path
 #    counts them, nothing said;
+#  - an exec while dtrace is stopped for 1.5 s (its beat stale), or by
+#    an image that starts with the beat stale already: the new image
+#    waits for it (alive), every hit of both images, nothing said;
+#    stopped, then SIGKILLed: the image goes on (dtrace's pidfd), not
+#    after the bound a live dtrace is waited for;
 #  - a library dlclose()d and dlopen()ed again, three rounds: armed again
 #    each time, the same output as the kernel path; armed before any of
 #    its code runs (its drti.o asks): its constructor's hits and those of
 #    calls made as soon as dlopen() returns, as the kernel path counts;
-#    an ask while dtrace is stopped gives up after a second, said, and
-#    the process runs on after a SIGKILL of dtrace; a -c command none of
+#    an ask while dtrace is stopped waits for it (alive), every hit
+#    counted, nothing said, and the process runs on after a SIGKILL of
+#    dtrace; a -c command none of
 #    whose own probes is enabled (its arena made all the same), but no
 #    arena in a -p target of a run that names no USDT probe; dlopen(),
 #    hits and dlclose() in a tight loop: every hit, also where a refresh
@@ -682,6 +688,64 @@ expect_eq "exec, descriptor closed: the first image's hits" "hits 1000" "$(cat x
 expect_grep "exec, descriptor closed: said" \
 	"pid $ap exec'd and closed .* does not trace that image" x.err
 
+# 4b. an exec while dtrace is slow: stopped for 1.5 s around it, its
+# beat stale past the second the hit path allows, the new image waits
+# for a dtrace alive (drti/arena.h, "Following an exec"): both images'
+# hits and ticks, nothing said (before: the image gave up after a
+# second and ran untraced, said); the same where the image starts with
+# the beat already stale (before: it claimed no slot and ran untraced,
+# nothing said); then stopped around an exec and SIGKILLed: the image
+# goes on at once (its pidfd of dtrace), well before the 30 s a live
+# dtrace is waited for
+for k in stop late kill; do
+	rm -f go end sx.dt
+	ACT_EXEC=1 ACT_WAIT=$tmp/go ACT_END_WAIT=$tmp/end ./act 100 1 0 20 \
+		>sx.out.$k 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	au_started $ap
+	wait_until 100 grep -q libactl /proc/$ap/maps
+	"$DTRACE" -w -q -x activation=user -p $ap -o sx.dt -n "
+	BEGIN { system(\"touch $tmp/go\"); }
+	act\$target:::hit { @h = count(); }
+	act\$target:::tick { @t = count(); }
+	act\$target:::tick /arg0 == 19/ { printf(\"ticked\\n\"); }
+	END { printa(\"hits %@d\\n\", @h); printa(\"ticks %@d\\n\", @t); }" \
+		2>sx.err.$k &
+	dp=$!
+	bg_pids="$bg_pids $dp"
+	# the first image's last tick read: it waits for end, firing no more
+	wait_until 100 grep -qs ticked sx.dt ||
+		fail "exec, dtrace stopped ($k): no tick read"
+	kill -STOP $dp
+	pre=0 post=1.5 # past the beat's second: the new image waits
+	[ $k = late ] && pre=1.3 post=0.3
+	sleep $pre
+	touch end
+	sleep $post
+	if [ $k != kill ]; then
+		kill -CONT $dp
+	else
+		kill -KILL $dp
+		# the second image's line: gone on, not waiting 30 s
+		wait_until 100 eval '[ "$(grep -c "^parent" sx.out.kill)" = 2 ]' ||
+			fail "exec, dtrace stopped then killed: the image waits"
+	fi
+	wait $dp
+	dst=$?
+	forget_pid $dp
+	au_wait $ap
+	expect_eq "exec, dtrace stopped ($k): the process's exit status" 0 $?
+	forget_pid $ap
+	expect_eq "exec, dtrace stopped ($k): both images ran" 2 \
+		"$(grep -c '^parent [0-9]* 100$' sx.out.$k)"
+	[ $k != kill ] || continue
+	expect_eq "exec, dtrace stopped ($k): dtrace's status" 0 $dst
+	expect_eq "exec, dtrace stopped ($k): both images' hits and ticks" \
+		"hits 200|ticks 40" "$(grep '^hits\|^ticks' sx.dt | paste -sd'|')"
+	expect_eq "exec, dtrace stopped ($k): nothing said" "" "$(cat sx.err.$k)"
+done
+
 # 5. a library dlclose()d and dlopen()ed again is armed again (its new
 # mapping has NOPs and a zero control block), and nothing is written
 # where it was: every round counted, as on the kernel path
@@ -815,10 +879,13 @@ if [ "${HAVE_BPF:-no}" = yes ]; then
 	expect_eq "exec chain after -p: nothing said" "" "$(cat dc.err.user)"
 fi
 
-# 5c. dtrace stopped while a library asks: the ask gives up after a
-# second and the process goes on; dtrace, let go, says that library's
-# first hits were not counted; then SIGKILL of dtrace: the process runs
-# on over the armed calls and exits 0
+# 5c. dtrace stopped while a library asks, its beat stale past the
+# second the hit path allows: the ask waits for a dtrace alive
+# (drti/arena.h, "Following an exec"), which, let go, arms the library
+# before it runs: every round's first hit counted, nothing said (before:
+# the ask gave up after a second, the first round's hits lost, said);
+# then SIGKILL of dtrace: the process runs on over the armed calls and
+# exits 0
 rm -f go hold ds.dt
 ACT_NOW=1 ACT_WAIT=$tmp/go ACT_HOLD=$tmp/hold ./actdl "$tmp/libactlc.so" \
 	>ds.out 2>&1 &
@@ -828,19 +895,19 @@ au_started $ap
 "$DTRACE" -Z -q -x activation=user -p $ap -o ds.dt -n '
 BEGIN { printf("ready\n"); }
 actl*:::fire { @ = count(); }
+actl*:::fire /arg0 % 10000 == 0/ { printf("first %d\n", arg0); }
 act$target:::tick { @t = count(); }' 2>ds.err &
 dp=$!
 bg_pids="$bg_pids $dp"
 wait_until 100 grep -qs ready ds.dt || fail "dlopen, dtrace stopped: no BEGIN"
 kill -STOP $dp
 touch go
-sleep 3 # the ask gives up after a second without a beat
+sleep 1.5 # past the beat's second: the ask waits for dtrace alive
 kill -CONT $dp
-wait_until 100 grep -qs "dlopen()ed a library while dtrace was not reading" \
-	ds.err
-expect_grep "dlopen, dtrace stopped: said" \
-	"pid $ap dlopen()ed a library while dtrace was not reading (it waited a second): its hits before the next read of the maps, its constructors' included, were not counted" \
-	ds.err
+wait_until 100 eval '[ "$(grep -c "^first" ds.dt)" -ge 3 ]'
+expect_eq "dlopen, dtrace stopped: every round's first hit" \
+	"first 0|first 10000|first 20000" "$(grep '^first' ds.dt | paste -sd'|')"
+expect_eq "dlopen, dtrace stopped: nothing said" "" "$(cat ds.err)"
 kill -KILL $dp
 wait $dp 2>/dev/null
 forget_pid $dp

@@ -263,7 +263,8 @@ void ip_exec_unasked(struct consumer *c, struct ip_proc *ipp)
  * dlopen()ed again: ip_remap_check()), with the process held, then it is
  * told to go on.  A pid this run does not trace in-process (a fork
  * child: it shares the arena) is told to go on.  One that gave up
- * waiting (dtrace was not reading for a second) is said, once.
+ * waiting (dtrace stopped or stuck past the wait's bound: arena.h,
+ * "Following an exec") is said, once.
  */
 static void dl_answer(struct consumer *c, struct usdt_exec *x, pid_t pid,
 		      uint32_t st)
@@ -281,7 +282,7 @@ static void dl_answer(struct consumer *c, struct usdt_exec *x, pid_t pid,
 			ipp->dl_said = true;
 			say(c,
 			    "pid %d dlopen()ed a library while dtrace was not "
-			    "reading (it waited a second): its hits before "
+			    "reading (it stopped waiting): its hits before "
 			    "the next read of the maps, its constructors' "
 			    "included, were not counted",
 			    (int)pid);
@@ -377,6 +378,24 @@ static void exec_follow(struct consumer *c, pid_t pid, struct ip_proc *old,
 			bool kernel);
 
 /*
+ * A beat in every arena, after arming an exec'd image, which may take
+ * long (a loaded machine: the kernel path's probes of the image too):
+ * its first hits, which check the beat (the recorder's hb_limit), find
+ * it fresh, not a drop.
+ */
+static void exec_beat(struct consumer *c)
+{
+	struct inproc *ip = c->ip;
+	uint64_t t = rdtsc_now();
+
+	for (size_t i = 0; i < ip->nprocs && !ip->stopped; i++)
+		if (ip->procs[i]->map)
+			__atomic_store_n(
+				&((struct usdt_arena *)ip->procs[i]->map)->hb,
+				t, __ATOMIC_RELEASE);
+}
+
+/*
  * The slots of ipp's arena (arena.h, "Following an exec"): an image
  * exec'd by a traced process waits in its first drti.o constructor
  * until it is armed here.  Its pid's process is reset to its new maps
@@ -430,7 +449,7 @@ void ip_exec_answer(struct consumer *c, struct ip_proc *root)
 			if (!old || !old->exec_said)
 				say(c,
 				    "pid %d exec'd while dtrace was not "
-				    "reading (its new image waited a second): "
+				    "reading (its new image stopped waiting): "
 				    "-x activation=user did not trace that "
 				    "image",
 				    (int)pid);
@@ -478,6 +497,7 @@ void ip_exec_answer(struct consumer *c, struct ip_proc *root)
 			    "is not traced",
 			    (int)pid);
 		}
+		exec_beat(c);
 		__atomic_store_n(&x[i].state, USDT_EX_DONE, __ATOMIC_RELEASE);
 	}
 }

@@ -660,6 +660,31 @@ struct ip_proc *ip_proc_of(struct consumer *c, struct tproc *pr)
 	return NULL;
 }
 
+/*
+ * Who the consumer is, for an exec'd image's wait to tell a dtrace that
+ * is slow (stopped, loaded: waited for, up to IP_EXEC_ALIVE_S seconds
+ * after its last beat) from one that is gone (arena.h, "Following an
+ * exec"): this process's pid and start, where pid's process sees the
+ * same pids (its pid namespace ours); else none (0: the beat alone).
+ */
+#define IP_EXEC_ALIVE_S 30
+
+static void ip_arena_consumer(struct usdt_arena *a, pid_t pid, uint64_t hz)
+{
+	struct proc_stat ps;
+	struct stat ours, its;
+	char p[64];
+
+	(void)proc_path(p, sizeof(p), pid, "ns/pid");
+	if (stat("/proc/self/ns/pid", &ours) < 0 || stat(p, &its) < 0 ||
+	    ours.st_ino != its.st_ino || ours.st_dev != its.st_dev ||
+	    proc_stat_read(getpid(), "stat", &ps, NULL, 0) < 0)
+		return;
+	a->cpid = (uint32_t)getpid();
+	a->cstart = ps.start;
+	a->hb_alive = IP_EXEC_ALIVE_S * hz;
+}
+
 /* Make the arena in the held process (its first object's __usdt_sysret). */
 int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 		  const struct ip_obj *o, char *why, size_t wlen)
@@ -735,6 +760,7 @@ int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 	a->seg_size = ip->seg_size;
 	a->nslots = ip->nslots;
 	a->hb_limit = ip->hz; /* one second */
+	ip_arena_consumer(a, ipp->pid, ip->hz);
 	a->execs = 1;
 	a->dlopens = 1;
 	if (ip->kp) {

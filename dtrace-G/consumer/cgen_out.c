@@ -734,3 +734,41 @@ bool cg_out_run(struct consumer *c, unsigned clause, const struct d_fire *f,
 			      c->out, stderr);
 	return true;
 }
+
+int cg_out_vin(struct consumer *c, unsigned clause, const struct d_fire *f,
+	       struct cg_out_walk *w, struct dv **save)
+{
+	struct bpf_kagg *ka = bpf_kagg_of(c);
+	const struct d_kplan *k = ka ? bpf_kagg_kp(ka) : NULL;
+	struct ubpf_kout h;
+	unsigned ord, n;
+	size_t off;
+
+	if (!k || !d_kplan_vin(k, clause))
+		return -1;
+	if (!c->kout)
+		return 0; /* no clause with an area ran: nor this one */
+	ord = w->ord++;
+	off = w->off;
+	n = d_kplan_out_bytes(k, clause);
+	w->off += n;
+	memcpy(&h, c->kout, sizeof(h));
+	if (ord >= UBPF_KOUTS || !(h.ran >> ord & 1) ||
+	    sizeof(h) + off + n > c->koutlen)
+		return 0;
+	*save = d_kplan_vin_put(k, clause, c->kout + sizeof(h) + off, n,
+				(int32_t)f->tid);
+	return *save ? 1 : 0;
+}
+
+void cg_out_vin_end(struct consumer *c, unsigned clause,
+		    const struct d_fire *f, struct dv *save)
+{
+	struct bpf_kagg *ka = bpf_kagg_of(c);
+
+	if (ka)
+		d_kplan_vin_back(bpf_kagg_kp(ka), clause, (int32_t)f->tid,
+				 save);
+	else
+		free(save);
+}

@@ -2227,6 +2227,8 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->ok = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->ok));
 	k->sout = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->sout));
 	k->spred = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->spred));
+	k->vin = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->vin));
+	k->vpred = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->vpred));
 	k->first = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
 	k->tls = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->tls));
 	k->kv = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
@@ -2370,6 +2372,8 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->ok);
 	free(k->sout);
 	free(k->spred);
+	free(k->vin);
+	free(k->vpred);
 	free(k->first);
 	free(k->st);
 	free(k->tls);
@@ -2733,6 +2737,24 @@ uint16_t d_kplan_strargs(const struct d_kplan *k, unsigned clause)
 {
 	return clause < k->prog->nclauses ? d_clause_strargs(k->prog, clause)
 					  : 0xffff;
+}
+
+bool d_kplan_vin(const struct d_kplan *k, unsigned clause)
+{
+	return k && k->vin && clause < k->prog->nclauses && k->vin[clause];
+}
+
+bool d_kplan_vpred(const struct d_kplan *k, unsigned clause)
+{
+	return d_kplan_vin(k, clause) && k->vpred[clause];
+}
+
+bool d_kplan_vin_any(const struct d_kplan *k)
+{
+	for (unsigned ci = 0; k && k->vin && ci < k->prog->nclauses; ci++)
+		if (k->vin[ci])
+			return true;
+	return false;
 }
 
 bool d_kplan_kvars(const struct d_kplan *k, unsigned clause)

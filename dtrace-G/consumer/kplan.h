@@ -137,6 +137,31 @@ const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause);
  * ODONE: no test of the predicate); false where they do not fit */
 bool d_kplan_sout_emit(const struct d_kplan *k, unsigned clause,
 		       const struct d_probe *probe, struct ubpf_kplan *pl);
+/*
+ * A clause user space runs whose record carries the values of the
+ * self-> integers the kernel keeps that it only reads, as they were at
+ * its place among the probe's clauses (kplan_vars.c's "Shared self->
+ * variables"): d_kplan_out_area() is true for it; d_kplan_vin_emit()
+ * puts its instructions at probe into pl (each value an OUT, then
+ * ODONE), false where they do not fit; d_kplan_vin_put() sets those
+ * variables of thread tid in dtrace to the values of its area (data,
+ * len) and returns what they held, for d_kplan_vin_back() to put back
+ * (and free) once the clause ran; NULL where the area is not the
+ * plan's.
+ */
+bool d_kplan_vin(const struct d_kplan *k, unsigned clause);
+bool d_kplan_vin_any(const struct d_kplan *k);
+/* ... whose predicate the kernel tests at its place: its ran bit unset
+ * where it failed, the record written for it only where it held (a
+ * record gate of its own: bpf_agg.c's plan_of()) */
+bool d_kplan_vpred(const struct d_kplan *k, unsigned clause);
+bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
+		      const struct d_probe *probe, struct ubpf_kplan *pl);
+struct dv;
+struct dv *d_kplan_vin_put(const struct d_kplan *k, unsigned clause,
+			   const uint8_t *data, size_t len, int32_t tid);
+void d_kplan_vin_back(const struct d_kplan *k, unsigned clause, int32_t tid,
+		      struct dv *save);
 void d_kplan_free(struct d_kplan *k);
 
 /* Clause clause runs in the kernel wherever its plan fits. */

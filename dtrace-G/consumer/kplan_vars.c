@@ -435,6 +435,155 @@ static bool sout_ok(struct d_kplan *k, unsigned ci)
 	return true;
 }
 
+static bool stores_into(const struct node *n, unsigned v);
+
+/*
+ * A clause user space runs that reads self-> integers the kernel keeps
+ * (k->vin: "Shared self-> variables" in kp_vars_decide()'s comment):
+ * one that may have an out area (kp_sout_where(): every probe it fires
+ * at runs a generated program), not dtrace's own (BEGIN, END), not one
+ * that fires in user space too (ERROR, the clauses from an exit()
+ * decided at the hit on: k->user), nor a sout one (its own area).
+ */
+static bool vin_where(const struct d_kplan *k, unsigned ci)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+
+	return k->vars && !k->horizon && !k->ok[ci] && !k->sout[ci] &&
+	       (!k->user || !k->user[ci]) && !kp_dtrace_only(c) &&
+	       !kp_sout_where(k, ci);
+}
+
+/* Does a statement of v (n of them) store variable w? */
+static bool stmts_store(const struct stmt *v, unsigned n, unsigned w)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (stores_into(v[i].e, w))
+			return true;
+		for (unsigned j = 0; j < v[i].nargs; j++)
+			if (stores_into(v[i].args[j], w))
+				return true;
+		for (unsigned j = 0; j < v[i].nkeys; j++)
+			if (stores_into(v[i].keys[j], w))
+				return true;
+		if (stmts_store(v[i].body, v[i].nbody, w) ||
+		    stmts_store(v[i].els, v[i].nels, w))
+			return true;
+	}
+	return false;
+}
+
+/* May variable v, which clause c touches, be carried in c's record
+ * (vin_where()'s clause): a self-> integer the kernel keeps that c
+ * only reads? */
+static bool vin_var(const struct d_kplan *k, const struct clause *c,
+		    unsigned v)
+{
+	return k->vst[v] == KV_KERN && k->prog->vars[v].scope == SC_SELF &&
+	       !stores_into(c->pred, v) && !stmts_store(c->stmts, c->nstmts, v);
+}
+
+int kp_vin_why(const struct d_kplan *k, unsigned ci, unsigned v)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	const struct var *var = &k->prog->vars[v];
+
+	if (stores_into(c->pred, v) || stmts_store(c->stmts, c->nstmts, v))
+		return 1;
+	if (var->scope != SC_SELF || var->kind == T_STR || var->ptr ||
+	    var->psou || var->sou)
+		return 2;
+	if (!k->vars || k->horizon || k->sout[ci] ||
+	    (k->user && k->user[ci]) || kp_dtrace_only(c) ||
+	    kp_sout_where(k, ci))
+		return 3;
+	return 0;
+}
+
+void kp_vin_vars(const struct d_kplan *k, unsigned ci, bool *mark)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+
+	clause_vars(k, c, mark);
+	for (unsigned v = 0; v < k->prog->nvars; v++)
+		mark[v] = mark[v] && vin_var(k, c, v);
+}
+
+unsigned kp_vin_count(const struct d_kplan *k, unsigned ci, bool *mark)
+{
+	unsigned n = 0;
+
+	kp_vin_vars(k, ci, mark);
+	for (unsigned v = 0; v < k->prog->nvars; v++)
+		n += mark[v];
+	return n;
+}
+
+/* Does n read timestamp or walltimestamp? */
+static bool reads_time(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->op == N_BUILTIN && (d_builtins[n->sub].id == B_TIMESTAMP ||
+				   d_builtins[n->sub].id == B_WALLTIMESTAMP))
+		return true;
+	if (reads_time(n->a) || reads_time(n->b) || reads_time(n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (reads_time(n->args[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The predicate of vin clause ci, tested in the kernel at its place
+ * too ("Shared self-> variables")?  Where it is an integer the kernel
+ * computes (kp_ty(): its variables the kernel's, so those the record
+ * carries), that cannot fault, stores nothing and reads no memory by
+ * an address (kp_sout_here()), no string, no timestamp (as a record
+ * gate's: gate_ok()), and whose test is the same instructions
+ * whichever of its variables are set (as clause_typed()): then its
+ * truth at the hit is the one user space computes from the record's
+ * values.
+ */
+static bool vpred_ok(struct d_kplan *k, unsigned ci)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	static const struct d_probe none;
+	struct ubpf_kplan *a, *b;
+	uint32_t set, s = 0;
+	uint8_t sz, sg;
+	bool ok;
+
+	if (!c->pred || c->pred->kind == T_STR || !kp_sout_here(c->pred) ||
+	    reads_time(c->pred) ||
+	    !kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg) ||
+	    kp_has_str_cmp(k, c->pred))
+		return false;
+	k->nelem = 0;
+	k->elem_full = false;
+	set = open_bits(k, c->pred, true);
+	if (__builtin_popcount(set) > 4 || k->elem_full) {
+		k->nelem = 0;
+		return false;
+	}
+	a = xcalloc(1, sizeof(*a));
+	b = xcalloc(1, sizeof(*b));
+	k->absent = 0;
+	ok = kp_pred_emit(k, c->pred, &none, a);
+	while (ok && (s = next_subset(s, set)) != 0) {
+		k->absent = s;
+		memset(b, 0, sizeof(*b));
+		ok = kp_pred_emit(k, c->pred, &none, b) && a->nops == b->nops &&
+		     !memcmp(a->ops, b->ops, a->nops * sizeof(a->ops[0]));
+	}
+	k->absent = 0;
+	k->nelem = 0;
+	free(a);
+	free(b);
+	return ok;
+}
+
 /* The variables of sout clause c's printf() and trace(), into mark
  * (cleared first): the kernel's */
 static void sout_kvars(const struct d_kplan *k, unsigned ci, bool *mark)
@@ -954,7 +1103,7 @@ void kp_vars_decide(struct d_kplan *k)
 {
 	struct d_prog *p = k->prog;
 	bool *mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
-	bool changed = true, tls = false, strs = false;
+	bool changed = true, tls = false, strs = false, vin;
 	unsigned nthis = 0, ntstr = 0;
 
 	k->nbits = 0;
@@ -1046,15 +1195,35 @@ void kp_vars_decide(struct d_kplan *k)
 			} else {
 				clause_vars(k, c, mark);
 			}
+			/* the self-> integers it only reads, carried in
+			 * its record where they fit (vin_where()) */
+			vin = vin_where(k, ci);
+			if (vin) {
+				bool *vm = xcalloc(p->nvars, sizeof(*vm));
+
+				vin = sizeof(struct ubpf_kout) +
+					      8 * kp_vin_count(k, ci, vm) <=
+				      UBPF_KOUTMAX;
+				free(vm);
+			}
 			for (unsigned v = 0; v < p->nvars; v++)
 				if (mark[v] && (k->vst[v] == KV_KERN ||
 						k->vst[v] == KV_SARG ||
-						k->vst[v] == KV_STR)) {
+						k->vst[v] == KV_STR) &&
+				    !(vin && vin_var(k, c, v))) {
 					k->vst[v] = KV_NO;
 					changed = true;
 				}
 		}
 	}
+	memset(k->vin, 0, p->nclauses * sizeof(*k->vin));
+	memset(k->vpred, 0, p->nclauses * sizeof(*k->vpred));
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		if (vin_where(k, ci) && kp_vin_count(k, ci, mark)) {
+			k->vin[ci] = true;
+			k->vpred[ci] = vpred_ok(k, ci);
+			tls = true; /* it reads the kernel's self-> values */
+		}
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
 		if (!k->ok[ci] && !k->sout[ci])
 			continue;

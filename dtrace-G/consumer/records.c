@@ -438,6 +438,19 @@ static bool bpf_kagg_sout(struct consumer *c, unsigned clause)
 }
 #endif
 
+#ifdef HAVE_BPF
+/* Does a clause user space runs read self-> values from its record
+ * (kplan.h's d_kplan_vin())? */
+static bool bpf_kagg_vins(struct consumer *c)
+{
+	struct bpf_kagg *ka = bpf_kagg_of(c);
+
+	return ka && d_kplan_vin_any(bpf_kagg_kp(ka));
+}
+#else
+#define bpf_kagg_vins(c) false
+#endif
+
 /*
  * The clauses the kernel ran are skipped, but one that faulted there
  * (cgen.c's fault sites) has its fault reported, and ERROR fired, in
@@ -454,7 +467,7 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 	struct cg_out_walk w = {0};
 #endif
 
-	if (!c->kfault && !c->kout) {
+	if (!c->kfault && !c->kout && !bpf_kagg_vins(c)) {
 		hit_run(c, dp, ucl, uep, nu, f);
 		return;
 	}
@@ -477,6 +490,26 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 			    (action & D_RUN_FAULT))
 				fire_error(c, f);
 			continue;
+		}
+#endif
+#ifdef HAVE_BPF
+		/* one whose self-> values the record carries, as they
+		 * were at its place at the hit: set for it alone (an area
+		 * that says it did not run: the hit did not reach it) */
+		if (user) {
+			struct dv *save = NULL;
+			int vin = cg_out_vin(c, cl[i], f, &w, &save);
+
+			if (vin >= 0) {
+				if (vin > 0) {
+					run_clauses(c, dp, &ucl[j],
+						    uep ? &uep[j] : NULL, 1,
+						    f);
+					cg_out_vin_end(c, cl[i], f, save);
+				}
+				j++;
+				continue;
+			}
 		}
 #endif
 		if (user) {

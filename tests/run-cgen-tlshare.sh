@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-cgen-tlshare.sh: self-> integers the kernel keeps, read by clauses
+# that run in user space (kplan_vars.c's "Shared self-> variables"): the
+# kernel keeps the variable and runs the clauses that store it; each
+# user space clause that only reads it has the values it reads carried
+# in its record, read at its place among the probe's clauses, and its
+# predicate, where the kernel computes it, tested there too (its record
+# written only where it held).  On tests/data/kprov/kpprog.c's getcpu(2) calls,
+# the latency idiom with ustack() (a clause user space runs) beside it:
+#  - a kernel clause's store before a user space clause's read in the
+#    same probe (getcpu:entry: self->n counts, self->ts set);
+#  - a user space clause's read before a later kernel clause's clear in
+#    the same probe (getcpu:return: "return ... ts=1"), and one after it
+#    ("after ... ts=0": unset reads as 0), and a declared int (-3);
+#  - a predicate of the kernel's variables only (/self->n == 0 && pid
+#    == $target/, /self->ts/): tested at the probe, 2 records per call;
+#  - a user space clause that stores the variable: kept out of the
+#    kernel as before, -v naming the store.
+# Each script runs three ways (the generated programs, DTRACE_KAGG=0,
+# DTRACE_CGEN=0): the outputs byte for byte the same.  On main at
+# a50a8fb the -v checks fail: clauses 1, 4 and 6 ran in user space
+# ("self->ts is also touched by clause 2, which runs in user space"),
+# no clause read the kernel's values, and the store's reason was
+# "touched by".  About 4 s.
+# Needs root and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+bpf_test_setup kernel
+tracefs_at -d events/syscalls || skip "no tracefs with syscalls events"
+
+kpprog_build
+
+cat >share.d <<'EOF2'
+self int d;
+syscall::getcpu:entry /pid == $target/ { self->ts = timestamp; self->n++; self->d = -3; }
+syscall::getcpu:entry /self->n/ { printf("entry n=%d ts=%d d=%d\n", self->n, self->ts != 0, self->d); ustack(1); }
+syscall::getcpu:return /self->ts/ { printf("return n=%d ts=%d later=%d\n", self->n, self->ts != 0, timestamp > self->ts); ustack(1); }
+syscall::getcpu:return /self->ts/ { @c = count(); self->ts = 0; }
+syscall::getcpu:return /self->n/ { printf("after n=%d ts=%d\n", self->n, self->ts); ustack(1); }
+syscall::getcpu:return /self->n == 3/ { self->n = 0; }
+syscall::getcpu:return /self->n == 0 && pid == $target/ { printf("reset ts=%d\n", self->ts); ustack(1); }
+EOF2
+for m in g u 0; do
+	kpprog_run share $m "getcpu 5" -s share.d
+done
+three_same share
+expect_grep "share: -v, the clauses reading the kernel's values" \
+	'^dtrace: 4 clauses in user space reading self-> variables the kernel keeps, their values read at the probe into the record$' \
+	share.g.err
+expect_grep "share: -v, the kernel's clauses" \
+	'^dtrace: 3 clauses aggregated in the kernel$' share.g.err
+expect_eq "share: -v, none of them in user space" "" \
+	"$(grep '^dtrace: clause [146] ' share.g.err)"
+expect_grep "share: -v, two records per call" \
+	'^dtrace: BPF: .*, 10 records read$' share.g.err
+expect_eq "share: every entry read the store before it" 5 \
+	"$(grep -c '^entry n=[123] ts=1 d=-3$' share.g)"
+expect_eq "share: every return read before the clear after it" 5 \
+	"$(grep -c '^return n=[123] ts=1 later=1$' share.g)"
+expect_eq "share: every read after the clear unset" 5 \
+	"$(grep -c '^after n=[123] ts=0$' share.g)"
+expect_eq "share: the reset" 1 "$(grep -c '^reset ts=0$' share.g)"
+
+# a user space clause that stores it: user space's, as before
+cat >store.d <<'EOF2'
+syscall::getcpu:entry /pid == $target/ { self->w = arg0 + 1; }
+syscall::getcpu:return /self->w/ { printf("w=%d\n", self->w); ustack(1); self->w = 0; }
+EOF2
+kpprog_run store g "getcpu 2" -s store.d
+expect_grep "store: -v names the store" \
+	'^dtrace: clause 1 (syscall::getcpu:entry) runs in user space, from its record: line 1: its store to self->w is not one the kernel runs: self->w is also stored by clause 2, which runs in user space: such a clause may read a self-> integer the kernel keeps, from its record, but not store it$' \
+	store.g.err
+expect_eq "store: its lines" 2 "$(grep -c '^w=' store.g)"
+
+finish

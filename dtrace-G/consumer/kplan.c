@@ -440,8 +440,10 @@
  * when the kernel keeps those variables: kp_vars_decide() takes a variable
  * only if every traced clause that touches it runs in the kernel (else
  * user space and the kernel would each have a copy), taking clauses and
- * variables away until nothing changes; BEGIN and END are dtrace's own
- * thread's, apart.  So the "reads nothing another clause writes" above
+ * variables away until nothing changes, but for a self-> integer that
+ * a clause user space runs only reads, whose values at its place the
+ * record carries (kplan_vars.c's "Shared self-> variables"); BEGIN and
+ * END are dtrace's own thread's, apart.  So the "reads nothing another clause writes" above
  * still holds between the kernel's clauses and user space's.  D types a
  * variable's read dynamically -- what was last stored, or unset its
  * zero's type (d_var_zero()) -- so a variable gets the one type T all

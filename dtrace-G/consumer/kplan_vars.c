@@ -15,9 +15,68 @@
  * measured by strlen() or an aggregation's key (str_var());
  * and, where the
  * kernel keeps self-> variables beside string comparisons, each
- * comparison numbered as a fault site (fsite_assign()).  kplan.c asks
- * it per program (d_kplan_new()); what both read of the tree is
- * kplan_impl.h's.
+ * comparison numbered as a fault site (fsite_assign()); and the
+ * clauses user space runs that read self-> integers the kernel keeps
+ * (vin clauses, below).  kplan.c asks it per program (d_kplan_new());
+ * what both read of the tree is kplan_impl.h's.
+ *
+ * Shared self-> variables.  A variable has one copy: the kernel's only
+ * while every clause touching it runs there.  But a clause user space
+ * runs for a reason of its own (ustack(), a string the kernel does not
+ * compute) and only reads a self-> integer, the latency idiom's
+ *	read:entry { self->ts = timestamp; }
+ *	read:return /self->ts/ { @ = quantize(timestamp - self->ts);
+ *		printf("%d %s\n", tid, ustack()); }  (... self->ts = 0 apart)
+ * needs no copy of its own: only the values it reads at the hit.  Such
+ * a clause (k->vin: vin_where(), vin_var()) leaves the variable to the
+ * kernel, and with it the clauses storing it; at its place among the
+ * probe's clauses the generated program puts each such variable's
+ * value into the record's out area (kplan_emit.c's d_kplan_vin_emit():
+ * VLD, OUT each, in the variables' order, then ODONE), and dtrace sets
+ * the hit's thread's variables from the area for that clause alone,
+ * putting back what its table held after it (records.c's
+ * hit_run_kagg(), cgen_out.c's cg_out_vin(), kplan_out.c's
+ * d_kplan_vin_put(), run.c's d_self_put()).  Why that is exact:
+ *  - The value is the one the clause reads at the hit: the kernel runs
+ *    the probe's clauses in their order, the values at the clause's
+ *    place, so a kernel clause before it that stores the variable is
+ *    seen and a later one's is not; no clause of user space writes it
+ *    (one that does, vin_var() refuses: the variable is user space's,
+ *    as before, kplan_why.c naming the store), so no other writer is.
+ *  - Unset reads as 0 either way: the kernel's absent entry reads 0,
+ *    and 0 in the area deletes dtrace's copy, as run.c's store of 0
+ *    deletes it; set, it has the type T every store gives it, the one
+ *    the kernel's plans are typed by (var_keep()).
+ *  - Per thread: the value is the hit's thread's (cgtls under {tid,
+ *    variable}), dtrace's copy the record's tid's, there only while
+ *    the clause runs: a thread's variables die with it in the kernel
+ *    (bpf_agg.c's reap) and dtrace keeps none.
+ *  - The predicate: where it is an integer the kernel computes, of its
+ *    variables (so those the area carries) and the hit's values, that
+ *    cannot fault, stores nothing, reads no memory by an address
+ *    (kp_sout_here()), no string and no timestamp (a record gate's
+ *    rule, kplan.c's gate_ok()), and whose test is the same
+ *    instructions whichever of its variables are set (vpred_ok(), as
+ *    clause_typed()), the kernel tests it first (k->vpred): false, the
+ *    values and ODONE are jumped over, the clause's ran bit stays 0 and
+ *    dtrace does not run it; true, ODONE asks for the record, the
+ *    clause's record gate (bpf_agg.c's plan_of()), and dtrace tests the
+ *    predicate again on the same values, the same truth.  Else ODONE
+ *    runs at every hit and dtrace tests the predicate on the values.
+ *  - Speculations: a vin clause that speculates is run as any clause
+ *    user space runs; only its variables' values come from the area.
+ *  - Where: a clause every hit of which runs a generated program whose
+ *    record carries an area (kp_sout_where()), not dtrace's (BEGIN,
+ *    END), not one that fires in user space too (ERROR, the clauses
+ *    from an exit() decided at the hit on: k->user), nor a sout one;
+ *    the values fit the area (UBPF_KOUTMAX).  A probe whose plan cannot
+ *    hold them is refused, as a sout clause's (UBPF_KTLS_UNFIT).  A hit
+ *    whose record comes unflagged (a process never armed: bpf_agg.c's
+ *    tls_user()) runs every clause with user space's copy, as for every
+ *    clause keeping self-> variables; the put back keeps that copy.
+ * Still user space's: a variable a user space clause stores, this->
+ * variables, thread-local arrays and self-> strings such a clause
+ * reads.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1

@@ -778,15 +778,39 @@ static struct ubpf_kop *pred_test(struct em *m, const struct node *n)
 	return put(m, UBPF_K_PRED, 1, 0);
 }
 
+/* Store st of a self-> integer, as kp_clause_emit() makes it: the
+ * value, as d_var_conv() makes it, then VST */
+static void store_of(struct em *m, const struct stmt *st)
+{
+	const struct var *v = &m->k->prog->vars[st->e->a->sub];
+	uint8_t bz = 8, bg = 1;
+	struct node bin, one;
+	const struct node *b = kp_stored(st, &bin, &one);
+	struct ubpf_kop *o;
+
+	(void)kp_ty(m->k, b, &bz, &bg);
+	emit(m, b);
+	if (v->declared)
+		norm(m, bz, bg, v->sz, v->sg);
+	o = put(m, UBPF_K_VST, 1, 0);
+	var_op(m, o, (unsigned)st->e->a->sub);
+}
+
 bool kp_pred_emit(const struct d_kplan *k, const struct node *n,
-		  const struct d_probe *probe, struct ubpf_kplan *pl)
+		  const struct stmt *st, const struct d_probe *probe,
+		  struct ubpf_kplan *pl)
 {
 	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false, false};
-	struct ubpf_kop *pred = pred_test(&m, n);
+	struct ubpf_kop *pred = NULL;
 
+	if (n)
+		pred = pred_test(&m, n);
+	else
+		store_of(&m, st);
 	if (m.full || m.max > UBPF_KSTACK)
 		return false;
-	pred->jump = (uint16_t)m.n;
+	if (pred)
+		pred->jump = (uint16_t)m.n;
 	pl->nops = (uint16_t)m.n;
 	return true;
 }
@@ -814,6 +838,15 @@ bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
 		emit(&m, &nv);
 		put(&m, UBPF_K_OUT, 1, 0);
 		m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, &nv);
+	}
+	/* its stores of them, the kernel's too (kplan_vars.c's
+	 * kstore_ok()), after the values it reads before them */
+	for (unsigned i = 0; i < k->prog->clauses[clause].nstmts; i++) {
+		const struct stmt *st = &k->prog->clauses[clause].stmts[i];
+		int v = kp_assigned_var(st);
+
+		if (v >= 0 && mark[v])
+			store_of(&m, st);
 	}
 	free(mark);
 	put(&m, UBPF_K_ODONE, 0, 0);

@@ -270,9 +270,11 @@ unsigned kp_vin_count(const struct d_kplan *k, unsigned ci, bool *mark);
  * clause may fire where no record carries an out area (kplan_why.c) */
 int kp_vin_why(const struct d_kplan *k, unsigned ci, unsigned v);
 /* kplan_emit.c: predicate n's test alone into pl (PRED jumping past
- * it), as a vin clause's; false where it does not fit */
+ * it), as a vin clause's, or with n NULL store st (a vin clause's kernel
+ * store: kplan_vars.c's kstore_ok()); false where it does not fit */
 bool kp_pred_emit(const struct d_kplan *k, const struct node *n,
-		  const struct d_probe *probe, struct ubpf_kplan *pl);
+		  const struct stmt *st, const struct d_probe *probe,
+		  struct ubpf_kplan *pl);
 
 /* kplan_out.c: statement i of clause ci is a printf() or trace() the
  * kernel computes (ks: assign and out) */

@@ -532,14 +532,168 @@ static bool stmts_store(const struct stmt *v, unsigned n, unsigned w)
 	return false;
 }
 
-/* May variable v, which clause c touches, be carried in c's record
- * (vin_where()'s clause): a self-> integer the kernel keeps that c
- * only reads? */
-static bool vin_var(const struct d_kplan *k, const struct clause *c,
-		    unsigned v)
+/*
+ * Can n, as run.c evaluates it, neither fault nor end the clause?  An
+ * integer of constants, arguments, the hit's integers (pid, tid, uid,
+ * gid, cpu, id, epid, the timestamps, errno) and variables (no pointer
+ * or struct), operators but / and % by other than a constant not 0;
+ * with whole (a printf() or trace() argument or a key, whole), also a
+ * literal, execname, a probe's name, a string variable or ustack() of
+ * constants.
+ */
+static bool ufree(const struct d_prog *p, const struct node *n, bool whole)
 {
-	return k->vst[v] == KV_KERN && k->prog->vars[v].scope == SC_SELF &&
-	       !stores_into(c->pred, v) && !stmts_store(c->stmts, c->nstmts, v);
+	int64_t c;
+
+	if (!n)
+		return true;
+	if (n->op != N_STR && n->op != N_VAR && n->op != N_BUILTIN &&
+	    n->op != N_FUNC && n->kind == T_STR)
+		return false;
+	switch (n->op) {
+	case N_INT:
+	case N_ARGN:
+		return true;
+	case N_STR:
+		return whole;
+	case N_VAR: {
+		const struct var *v = &p->vars[n->sub];
+
+		return !v->ptr && !v->psou && !v->sou && !n->sou &&
+		       (v->kind != T_STR || whole);
+	}
+	case N_BUILTIN:
+		switch (d_builtins[n->sub].id) {
+		case B_PID:
+		case B_TID:
+		case B_UID:
+		case B_GID:
+		case B_CPU:
+		case B_ID:
+		case B_EPID:
+		case B_TIMESTAMP:
+		case B_VTIMESTAMP:
+		case B_WALLTIMESTAMP:
+		case B_ERRNO:
+			return true;
+		case B_EXECNAME:
+		case B_PROBEPROV:
+		case B_PROBEMOD:
+		case B_PROBEFUNC:
+		case B_PROBENAME:
+			return whole;
+		default:
+			return false;
+		}
+	case N_FUNC:
+		if (!whole || d_funcs[n->sub].id != F_USTACK)
+			return false;
+		for (unsigned i = 0; i < n->nargs; i++)
+			if (n->args[i]->op != N_INT)
+				return false;
+		return true;
+	case N_BIN:
+		if ((n->sub == '/' || n->sub == '%') &&
+		    (!kp_const_of(n->b, &c) || !c))
+			return false;
+		return ufree(p, n->a, false) && ufree(p, n->b, false);
+	case N_UN:
+	case N_CAST:
+		return ufree(p, n->a, false);
+	case N_LAND:
+	case N_LOR:
+	case N_LXOR:
+	case N_TERN:
+		return ufree(p, n->a, false) && ufree(p, n->b, false) &&
+		       ufree(p, n->c, false);
+	default:
+		return false;
+	}
+}
+
+/* Does run.c run statement st to its end, with no fault, nothing that
+ * ends the clause: printf(), trace(), an aggregation, a store, of
+ * ufree() values? */
+static bool ustmt_free(const struct d_prog *p, const struct stmt *st)
+{
+	const struct node *e = st->e;
+
+	switch (st->kind) {
+	case S_PRINTF:
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (!ufree(p, st->args[j], true))
+				return false;
+		return true;
+	case S_TRACE:
+		return ufree(p, e, true);
+	case S_AGG:
+		for (unsigned j = 0; j < st->nkeys; j++)
+			if (!ufree(p, st->keys[j], true))
+				return false;
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (!ufree(p, st->args[j], false))
+				return false;
+		return true;
+	case S_EXPR:
+		return e && (e->op == N_ASSIGN || e->op == N_INCDEC) && e->a &&
+		       e->a->op == N_VAR && ufree(p, e->a, false) &&
+		       ufree(p, e->b, false);
+	default:
+		return false;
+	}
+}
+
+static bool vpred_ok(struct d_kplan *k, unsigned ci);
+static bool typed_same(struct d_kplan *k, const struct node *n,
+		       const struct stmt *st);
+
+/*
+ * Statement i of clause ci, which user space runs, a store of v the
+ * kernel makes at the clause's place too (a kernel store: "Shared
+ * self-> variables"): v = E, v OP= E, v++ or v-- at the clause's top
+ * level, every statement before it one run.c runs to its end
+ * (ustmt_free()), E one the kernel computes (kp_ty(), of its variables
+ * and the hit's values), that cannot fault (ufree()), reads no memory
+ * by an address and stores nothing (kp_sout_here()), its instructions
+ * the same whichever of its variables are set (typed_same()), and the
+ * clause's predicate none or one the kernel tests (vpred_ok()): then
+ * the kernel's store is made exactly when run.c's would be.
+ */
+static bool kstore_ok(struct d_kplan *k, unsigned ci, unsigned i, unsigned v)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	const struct stmt *st = &c->stmts[i];
+	const struct node *b;
+	struct node bin, one;
+	uint8_t sz, sg;
+
+	if (kp_assigned_var(st) != (int)v || st->e->a->op != N_VAR ||
+	    (c->pred && !vpred_ok(k, ci)))
+		return false;
+	for (unsigned l = 0; l < i; l++)
+		if (!ustmt_free(k->prog, &c->stmts[l]))
+			return false;
+	b = kp_stored(st, &bin, &one);
+	return kp_ty(k, b, &sz, &sg) && ufree(k->prog, b, false) &&
+	       kp_sout_here(b) && !kp_has_str_cmp(k, b) &&
+	       typed_same(k, NULL, st);
+}
+
+/* May variable v, which clause ci touches, be carried in ci's record
+ * (vin_where()'s clause): a self-> integer the kernel keeps that ci
+ * only reads, or stores only where the kernel can make the store
+ * (kstore_ok())? */
+static bool vin_var(struct d_kplan *k, unsigned ci, unsigned v)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+
+	if (k->vst[v] != KV_KERN || k->prog->vars[v].scope != SC_SELF ||
+	    stores_into(c->pred, v))
+		return false;
+	for (unsigned i = 0; i < c->nstmts; i++)
+		if (stmts_store(&c->stmts[i], 1, v) && !kstore_ok(k, ci, i, v))
+			return false;
+	return true;
 }
 
 int kp_vin_why(const struct d_kplan *k, unsigned ci, unsigned v)
@@ -547,8 +701,12 @@ int kp_vin_why(const struct d_kplan *k, unsigned ci, unsigned v)
 	const struct clause *c = &k->prog->clauses[ci];
 	const struct var *var = &k->prog->vars[v];
 
-	if (stores_into(c->pred, v) || stmts_store(c->stmts, c->nstmts, v))
+	if (stores_into(c->pred, v))
 		return 1;
+	for (unsigned i = 0; i < c->nstmts; i++)
+		if (stmts_store(&c->stmts[i], 1, v) &&
+		    !kstore_ok((struct d_kplan *)k, ci, i, v))
+			return 1;
 	if (var->scope != SC_SELF || var->kind == T_STR || var->ptr ||
 	    var->psou || var->sou)
 		return 2;
@@ -565,7 +723,7 @@ void kp_vin_vars(const struct d_kplan *k, unsigned ci, bool *mark)
 
 	clause_vars(k, c, mark);
 	for (unsigned v = 0; v < k->prog->nvars; v++)
-		mark[v] = mark[v] && vin_var(k, c, v);
+		mark[v] = mark[v] && vin_var((struct d_kplan *)k, ci, v);
 }
 
 unsigned kp_vin_count(const struct d_kplan *k, unsigned ci, bool *mark)
@@ -608,20 +766,29 @@ static bool reads_time(const struct node *n)
 static bool vpred_ok(struct d_kplan *k, unsigned ci)
 {
 	const struct clause *c = &k->prog->clauses[ci];
+	uint8_t sz, sg;
+
+	return c->pred && c->pred->kind != T_STR && kp_sout_here(c->pred) &&
+	       !reads_time(c->pred) &&
+	       kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg) &&
+	       !kp_has_str_cmp(k, c->pred) && typed_same(k, c->pred, NULL);
+}
+
+/* Are the instructions of predicate n's test (or, n NULL, of store st,
+ * a kernel store) the same whichever of its variables are set (as
+ * clause_typed())? */
+static bool typed_same(struct d_kplan *k, const struct node *n,
+		       const struct stmt *st)
+{
 	static const struct d_probe none;
 	struct ubpf_kplan *a, *b;
+	struct node bin, one;
 	uint32_t set, s = 0;
-	uint8_t sz, sg;
 	bool ok;
 
-	if (!c->pred || c->pred->kind == T_STR || !kp_sout_here(c->pred) ||
-	    reads_time(c->pred) ||
-	    !kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg) ||
-	    kp_has_str_cmp(k, c->pred))
-		return false;
 	k->nelem = 0;
 	k->elem_full = false;
-	set = open_bits(k, c->pred, true);
+	set = open_bits(k, n ? n : kp_stored(st, &bin, &one), true);
 	if (__builtin_popcount(set) > 4 || k->elem_full) {
 		k->nelem = 0;
 		return false;
@@ -629,11 +796,11 @@ static bool vpred_ok(struct d_kplan *k, unsigned ci)
 	a = xcalloc(1, sizeof(*a));
 	b = xcalloc(1, sizeof(*b));
 	k->absent = 0;
-	ok = kp_pred_emit(k, c->pred, &none, a);
+	ok = kp_pred_emit(k, n, st, &none, a);
 	while (ok && (s = next_subset(s, set)) != 0) {
 		k->absent = s;
 		memset(b, 0, sizeof(*b));
-		ok = kp_pred_emit(k, c->pred, &none, b) && a->nops == b->nops &&
+		ok = kp_pred_emit(k, n, st, &none, b) && a->nops == b->nops &&
 		     !memcmp(a->ops, b->ops, a->nops * sizeof(a->ops[0]));
 	}
 	k->absent = 0;
@@ -1269,7 +1436,7 @@ void kp_vars_decide(struct d_kplan *k)
 				if (mark[v] && (k->vst[v] == KV_KERN ||
 						k->vst[v] == KV_SARG ||
 						k->vst[v] == KV_STR) &&
-				    !(vin && vin_var(k, c, v))) {
+				    !(vin && vin_var(k, ci, v))) {
 					k->vst[v] = KV_NO;
 					changed = true;
 				}

@@ -173,8 +173,10 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 	if (o < p->nclauses && !k->sout[o] && kp_vin_why(k, o, v) == 1) {
 		snprintf(buf, len,
 			 "%s is also stored by clause %u, which runs in user "
-			 "space: such a clause may read a self-> integer the "
-			 "kernel keeps, from its record, but not store it",
+			 "space, where the kernel cannot make that store at "
+			 "the hit (a predicate it does not test, a statement "
+			 "before it that may fault or end the clause, a "
+			 "value it does not compute)",
 			 name, o + 1);
 		goto out;
 	}

@@ -23,16 +23,18 @@
  * Shared self-> variables.  A variable has one copy: the kernel's only
  * while every clause touching it runs there.  But a clause user space
  * runs for a reason of its own (ustack(), a string the kernel does not
- * compute) and only reads a self-> integer, the latency idiom's
+ * compute) and reads a self-> integer, the latency idiom's
  *	read:entry { self->ts = timestamp; }
  *	read:return /self->ts/ { @ = quantize(timestamp - self->ts);
- *		printf("%d %s\n", tid, ustack()); }  (... self->ts = 0 apart)
- * needs no copy of its own: only the values it reads at the hit.  Such
- * a clause (k->vin: vin_where(), vin_var()) leaves the variable to the
- * kernel, and with it the clauses storing it; at its place among the
- * probe's clauses the generated program puts each such variable's
- * value into the record's out area (kplan_emit.c's d_kplan_vin_emit():
- * VLD, OUT each, in the variables' order, then ODONE), and dtrace sets
+ *		printf("%d %s\n", tid, ustack()); self->ts = 0; }
+ * needs no copy of its own: only the values it reads at the hit, and
+ * its stores made where the kernel keeps the variable.  Such a clause
+ * (k->vin: vin_where(), vin_var()) leaves the variable to the kernel,
+ * and with it the clauses storing it; at its place among the probe's
+ * clauses the generated program puts each such variable's value into
+ * the record's out area (kplan_emit.c's d_kplan_vin_emit(): VLD, OUT
+ * each, in the variables' order), makes the clause's stores of them
+ * (kernel stores, below), then ODONE; and dtrace sets
  * the hit's thread's variables from the area for that clause alone,
  * putting back what its table held after it (records.c's
  * hit_run_kagg(), cgen_out.c's cg_out_vin(), kplan_out.c's
@@ -41,8 +43,22 @@
  *    the probe's clauses in their order, the values at the clause's
  *    place, so a kernel clause before it that stores the variable is
  *    seen and a later one's is not; no clause of user space writes it
- *    (one that does, vin_var() refuses: the variable is user space's,
- *    as before, kplan_why.c naming the store), so no other writer is.
+ *    but by a kernel store, below, so no other writer is.
+ *  - Its own stores (kstore_ok()): v = E, v OP= E, v++ or v-- at the
+ *    clause's top level, E an integer the kernel computes that cannot
+ *    fault, typed alike set and unset (typed_same()), every statement
+ *    before it one run.c runs to its end (ustmt_free(): printf(),
+ *    trace(), aggregations and stores of integers of the hit's values
+ *    and variables, literals, execname, ustack(); no copy, no pointer,
+ *    no division but by a constant, nothing that ends the clause), and
+ *    the predicate none or one the kernel tests (below).  Then run.c
+ *    reaches the store exactly when the kernel does, so the kernel
+ *    makes it too, after the values (those before the clause's
+ *    stores), for the clauses and hits after; dtrace runs it on its own
+ *    copy, which later reads in the clause see, and puts back what it
+ *    held after the clause.  Any other store of it in a clause user
+ *    space runs (after a copy, which may fault; in an if) makes the
+ *    variable user space's, as before, kplan_why.c naming the store.
  *  - Unset reads as 0 either way: the kernel's absent entry reads 0,
  *    and 0 in the area deletes dtrace's copy, as run.c's store of 0
  *    deletes it; set, it has the type T every store gives it, the one
@@ -74,9 +90,9 @@
  *    whose record comes unflagged (a process never armed: bpf_agg.c's
  *    tls_user()) runs every clause with user space's copy, as for every
  *    clause keeping self-> variables; the put back keeps that copy.
- * Still user space's: a variable a user space clause stores, this->
- * variables, thread-local arrays and self-> strings such a clause
- * reads.
+ * Still user space's: a variable a user space clause stores but by a
+ * kernel store, this-> variables, thread-local arrays and self->
+ * strings such a clause touches.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1

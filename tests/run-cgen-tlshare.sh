@@ -75,7 +75,7 @@ syscall::getcpu:return /pid == $target/ { printf("w2=%d\n", self->w); ustack(1);
 EOF2
 kpprog_run store g "getcpu 2" -s store.d
 expect_grep "store: -v names the store" \
-	'^dtrace: clause 1 (syscall::getcpu:entry) runs in user space, from its record: line 1: its store to self->w is not one the kernel runs: self->w is also stored by clause 2, which runs in user space, where the kernel cannot make that store at the hit (a predicate it does not test, a statement before it that may fault or end the clause, a value it does not compute)$' \
+	'^dtrace: clause 1 (syscall::getcpu:entry) runs in user space, from its record: line 1: its store to self->w is not one the kernel runs: self->w is also stored by clause 2, which runs in user space: the kernel makes such a store too only where it tests the predicate, nothing before the store may fault or end the clause and it computes the value$' \
 	store.g.err
 expect_eq "store: the store never made" 2 "$(grep -c '^w2=7$' store.g)"
 

@@ -70,7 +70,9 @@
  * integers it reads (kplan_vars.c's "Shared self-> variables") is
  * walked the same way (cg_out_vin()): its ran bit set, those variables
  * of the hit's thread are set from the area while run_clauses() runs
- * it; unset (its predicate failed at the hit), it is not run.
+ * it; unset (its predicate failed at the hit), it is not run.  So the
+ * area of a record the plan ran for is kept even where no bit is set
+ * (cg_out_rec()).
  */
 #include "config.h"
 
@@ -708,7 +710,9 @@ bool cg_out_rec(struct consumer *c, const uint8_t *raw, size_t len, size_t *off)
 	if (h.bytes < sizeof(h) || h.bytes > UBPF_KOUTMAX ||
 	    *off + h.bytes > len)
 		return false;
-	if (c->kagg_rec && h.ran) {
+	/* (ran 0 too: a clause whose area says it did not run, one user
+	 * space runs from the kernel's values, is not run: cg_out_vin()) */
+	if (c->kagg_rec) {
 		c->kout = raw + *off;
 		c->koutlen = (size_t)h.bytes;
 	}
@@ -749,10 +753,10 @@ int cg_out_vin(struct consumer *c, unsigned clause, const struct d_fire *f,
 	unsigned ord, n;
 	size_t off;
 
-	if (!k || !d_kplan_vin(k, clause))
+	/* no area (the in-process activation's record, whose plans keep
+	 * no variable): the clause as any other */
+	if (!c->kout || !k || !d_kplan_vin(k, clause))
 		return -1;
-	if (!c->kout)
-		return 0; /* no clause with an area ran: nor this one */
 	ord = w->ord++;
 	off = w->off;
 	n = d_kplan_out_bytes(k, clause);

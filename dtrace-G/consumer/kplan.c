@@ -2751,14 +2751,6 @@ bool d_kplan_vpred(const struct d_kplan *k, unsigned clause)
 	return d_kplan_vin(k, clause) && k->vpred[clause];
 }
 
-bool d_kplan_vin_any(const struct d_kplan *k)
-{
-	for (unsigned ci = 0; k && k->vin && ci < k->prog->nclauses; ci++)
-		if (k->vin[ci])
-			return true;
-	return false;
-}
-
 bool d_kplan_kvars(const struct d_kplan *k, unsigned clause)
 {
 	return (d_kplan_clause(k, clause) || d_kplan_sout(k, clause)) &&

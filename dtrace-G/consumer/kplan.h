@@ -150,7 +150,6 @@ bool d_kplan_sout_emit(const struct d_kplan *k, unsigned clause,
  * plan's.
  */
 bool d_kplan_vin(const struct d_kplan *k, unsigned clause);
-bool d_kplan_vin_any(const struct d_kplan *k);
 /* ... whose predicate the kernel tests at its place: its ran bit unset
  * where it failed, the record written for it only where it held (a
  * record gate of its own: bpf_agg.c's plan_of()) */
@@ -265,7 +264,8 @@ unsigned d_kplan_vkey_room(const struct d_kplan *k);
  * or stores a string variable (its copy is made in cgbuf, and VKEY's
  * key built there, where nothing prints), or reads execname or keys an
  * aggregation by a literal or a ?: (CKEY's, LKEY's keys and CVCMP's
- * copies are built there too).
+ * copies are built there too), or has a self-> integer (a clause user
+ * space runs may read it from the area: d_kplan_vin()).
  */
 bool d_kplan_out(const struct d_kplan *k, unsigned clause);
 /* ... or stores a string variable the kernel keeps (its fault is in the

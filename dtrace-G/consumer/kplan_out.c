@@ -564,6 +564,11 @@ bool d_kplan_out_any(const struct d_prog *p)
 			    kp_str_var_of(p, st->e->a) >= 0)
 				return true;
 		}
+	/* a self-> integer, which a clause user space runs may read from
+	 * its record's area (kplan_vars.c's "Shared self-> variables") */
+	for (unsigned v = 0; v < p->nvars; v++)
+		if (p->vars[v].scope == SC_SELF && p->vars[v].kind != T_STR)
+			return true;
 	return false;
 }
 

@@ -173,10 +173,10 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 	if (o < p->nclauses && !k->sout[o] && kp_vin_why(k, o, v) == 1) {
 		snprintf(buf, len,
 			 "%s is also stored by clause %u, which runs in user "
-			 "space, where the kernel cannot make that store at "
-			 "the hit (a predicate it does not test, a statement "
-			 "before it that may fault or end the clause, a "
-			 "value it does not compute)",
+			 "space: the kernel makes such a store too only "
+			 "where it tests the predicate, nothing before the "
+			 "store may fault or end the clause and it computes "
+			 "the value",
 			 name, o + 1);
 		goto out;
 	}

@@ -438,19 +438,6 @@ static bool bpf_kagg_sout(struct consumer *c, unsigned clause)
 }
 #endif
 
-#ifdef HAVE_BPF
-/* Does a clause user space runs read self-> values from its record
- * (kplan.h's d_kplan_vin())? */
-static bool bpf_kagg_vins(struct consumer *c)
-{
-	struct bpf_kagg *ka = bpf_kagg_of(c);
-
-	return ka && d_kplan_vin_any(bpf_kagg_kp(ka));
-}
-#else
-#define bpf_kagg_vins(c) false
-#endif
-
 /*
  * The clauses the kernel ran are skipped, but one that faulted there
  * (cgen.c's fault sites) has its fault reported, and ERROR fired, in
@@ -467,7 +454,7 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 	struct cg_out_walk w = {0};
 #endif
 
-	if (!c->kfault && !c->kout && !bpf_kagg_vins(c)) {
+	if (!c->kfault && !c->kout) {
 		hit_run(c, dp, ucl, uep, nu, f);
 		return;
 	}

@@ -444,7 +444,9 @@ static void kagg_direct(struct ubpf_kplan *pl)
  * uprobe's generated program), when every clause left for user space
  * has a predicate the program can test (d_kplan_gated()), their tests
  * follow the kernel's clauses and the record is written only when one
- * held (UBPF_KREC_GATE).  false when no clause runs in the kernel and
+ * held (UBPF_KREC_GATE); a clause reading the kernel's self-> values
+ * whose predicate the kernel tests at its place (d_kplan_vpred()) is
+ * its own gate, its ODONE asking for the record.  false when no clause runs in the kernel and
  * none is gated.
  */
 static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,

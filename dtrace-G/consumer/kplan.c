@@ -751,7 +751,11 @@
  * space runs the same clauses from the same records, so nothing it
  * prints changes.  A gate changes nothing a clause sees, so exit(),
  * printa() and the like, which keep every clause out of the kernel,
- * leave gates in.
+ * leave gates in.  A clause that reads self-> integers the kernel
+ * keeps, whose predicate the kernel tests at its place among the
+ * probe's clauses (kplan_vars.c's "Shared self-> variables",
+ * d_kplan_vpred()), is a gate of its own: its ODONE asks for the
+ * record.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1

@@ -22,11 +22,13 @@
 #    in the same probe ("after n=3" before self->n = 0, "reset" after);
 #  - predicates of the kernel's variables (/self->ts/, /self->n == 0 &&
 #    pid == $target/): tested at the probe, 2 records per call;
+#  - no kernel clause touching it: the clauses user space runs store
+#    and read it in the kernel (its map made for them alone);
 #  - a store after a copy that faults (the clause ends there, the
 #    store never made): kept out of the kernel, -v naming the store.
 # Each script runs three ways (the generated programs, DTRACE_KAGG=0,
 # DTRACE_CGEN=0): the outputs byte for byte the same.  On main at
-# a50a8fb 5 of the 20 checks fail: the -v checks (clauses 1 and 5 ran
+# a50a8fb 6 of the 26 checks fail: the -v checks (clauses 1 and 5 ran
 # in user space, "self->ts is also touched by clause 2, which runs in
 # user space"; no clause read the kernel's values; the store's reason
 # "touched by") and three_same()'s instruction count.  About 4 s idle
@@ -71,6 +73,22 @@ expect_eq "share: every read after the clear unset" 5 \
 	"$(grep -c '^after n=[123] ts=0$' share.g)"
 expect_eq "share: the read before the reset, the reset" "after n=3 ts=0|reset ts=0" \
 	"$(grep -e '^after n=3' -e '^reset' share.g | sed -n 1,2p | paste -sd'|' -)"
+
+# no clause the kernel runs touches it: the clauses user space runs
+# store and read it, the kernel's all the same (its map made for them)
+cat >only.d <<'EOF2'
+syscall::getcpu:entry /pid == $target/ { ustack(1); self->x = 1; }
+syscall::getcpu:return /self->x/ { printf("x=%d\n", self->x); ustack(1); self->x = 0; }
+EOF2
+kpprog_run only g "getcpu 3" -s only.d
+kpprog_run only 0 "getcpu 3" -s only.d
+expect_file_eq "only: DTRACE_CGEN=0's output" only.0 only.g
+expect_eq "only: the lines" 3 "$(grep -c '^x=1$' only.g)"
+expect_grep "only: -v" \
+	'^dtrace: 2 clauses in user space reading self-> variables the kernel keeps, their values read at the probe into the record$' \
+	only.g.err
+expect_eq "only: -v, its programs generated" "" \
+	"$(grep 'no program generated' only.g.err)"
 
 # a user space clause whose store the kernel cannot make at the hit (a
 # copy before it faults, here always: the clause ends there, the store

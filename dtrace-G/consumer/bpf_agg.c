@@ -781,7 +781,9 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		 * "Speculations") */
 		any |= d_kplan_clause(k->kp, ci) || d_kplan_gated(k->kp, ci) ||
 		       d_kplan_sout(k->kp, ci) || d_kplan_vin(k->kp, ci);
-		tls |= d_kplan_tls(k->kp, ci);
+		/* (a clause reading the kernel's self-> values, storing
+		 * them too, where no kernel clause touches them: cgtls) */
+		tls |= d_kplan_tls(k->kp, ci) || d_kplan_vin(k->kp, ci);
 	}
 	k->plans_fd = k->aggs_fd = k->flat_fd = k->drops_fd = -1;
 	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;

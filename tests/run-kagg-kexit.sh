@@ -287,11 +287,11 @@ vwhy "a global's store" \
 expect_grep "a global in a predicate: -v says why" \
 	"^dtrace: clause 2 (syscall::close:return) runs in user space, from its record: line 1: its predicate is not one the kernel computes: g is a global variable: the kernel keeps self-> and this-> variables only\$" \
 	errw.txt
-vwhy "a self-> variable a user space clause reads" \
-	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its store to self->n is not one the kernel runs: self->n is also touched by clause 2, which runs in user space" \
+vwhy "a self-> variable a user space clause reads and stores" \
+	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its store to self->n is not one the kernel runs: self->n is also stored by clause 2, which runs in user space: the kernel makes such a store too only where it tests the predicate, nothing before the store may fault or end the clause and it computes the value" \
 	-n 'syscall::close:entry /pid == $target/ { self->n = arg0; }' \
 	-n 'syscall::close:return /pid == $target/ {
-		printf("%d %d\n", self->n, progenyof($target)); }'
+		printf("%d %d\n", self->n, progenyof($target)); self->n = 0; }'
 # (an argument's own reason before the one's before it that is only its
 # variable's)
 expect_grep "printf() of progenyof() at a kernel probe: -v says why" \

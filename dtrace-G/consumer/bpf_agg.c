@@ -444,7 +444,9 @@ static void kagg_direct(struct ubpf_kplan *pl)
  * uprobe's generated program), when every clause left for user space
  * has a predicate the program can test (d_kplan_gated()), their tests
  * follow the kernel's clauses and the record is written only when one
- * held (UBPF_KREC_GATE).  false when no clause runs in the kernel and
+ * held (UBPF_KREC_GATE); a clause reading the kernel's self-> values
+ * whose predicate the kernel tests at its place (d_kplan_vpred()) is
+ * its own gate, its ODONE asking for the record.  false when no clause runs in the kernel and
  * none is gated.
  */
 static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
@@ -482,13 +484,25 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 			else
 				pl->tls |= UBPF_KTLS_UNFIT;
 		}
+		/* one whose record carries the kernel's self-> values
+		 * it reads (kplan_vars.c's "Shared self-> variables"):
+		 * where they do not fit, refused as a sout one */
+		else if (d_kplan_vin(k->kp, cl[i])) {
+			if (d_kplan_vin_emit(k->kp, cl[i], dp, pl))
+				any = true;
+			else
+				pl->tls |= UBPF_KTLS_UNFIT;
+		}
 		/* its variables are the kernel's: it cannot run in user
 		 * space instead (cgen.c's caller refuses the event) */
 		else if (d_kplan_kvars(k->kp, cl[i]))
 			pl->tls |= UBPF_KTLS_UNFIT;
 		pl->record = 1;
 		pl->ustr |= d_kplan_strargs(k->kp, cl[i]); /* cgen.c */
-		if (!d_kplan_gated(k->kp, cl[i]))
+		/* (a vin clause whose predicate the kernel tests is its
+		 * own gate: its ODONE asks for the record) */
+		if (!d_kplan_gated(k->kp, cl[i]) &&
+		    !d_kplan_vpred(k->kp, cl[i]))
 			gates = false;
 		if (ucl) {
 			*ucl = xpush_room(*ucl, *nu, sizeof(**ucl));
@@ -501,7 +515,7 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 	nk = pl->nops;
 	gated = gates && pl->record;
 	for (unsigned i = 0; i < n && gated; i++)
-		if (!in[i])
+		if (!in[i] && !d_kplan_vpred(k->kp, cl[i]))
 			gated = d_kplan_gate(k->kp, cl[i], dp, pl);
 	free(in);
 	if (gated) {
@@ -611,7 +625,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
 	     *traced;
 	unsigned nspec = 0, nlate = 0, ntied = 0, nsout = 0, xwhyc = 0;
-	unsigned nspred = 0;
+	unsigned nspred = 0, nvin = 0;
 	uint32_t po[2];
 	bool ppid;
 	char why[640];
@@ -674,6 +688,17 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		    "in the kernel, at the probe: speculate() and the "
 		    "buffers are user space's",
 		    nsout, nsout == 1 ? "" : "s");
+	/* -v: the clauses user space runs that read self-> variables
+	 * the kernel keeps, their values carried in the records
+	 * (kplan_vars.c's "Shared self-> variables") */
+	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
+		nvin += d_kplan_vin(k->kp, i);
+	if (c->o->verbose && nvin)
+		say(c,
+		    "%u clause%s in user space reading self-> variables the "
+		    "kernel keeps, their values read at the probe into the "
+		    "record",
+		    nvin, nvin == 1 ? "" : "s");
 	/* ... of which the kernel computes the predicate too */
 	if (c->o->verbose && nspred)
 		say(c,
@@ -763,8 +788,10 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		 * in the kernel they are has a plan, kplan.c's
 		 * "Speculations") */
 		any |= d_kplan_clause(k->kp, ci) || d_kplan_gated(k->kp, ci) ||
-		       d_kplan_sout(k->kp, ci);
-		tls |= d_kplan_tls(k->kp, ci);
+		       d_kplan_sout(k->kp, ci) || d_kplan_vin(k->kp, ci);
+		/* (a clause reading the kernel's self-> values, storing
+		 * them too, where no kernel clause touches them: cgtls) */
+		tls |= d_kplan_tls(k->kp, ci) || d_kplan_vin(k->kp, ci);
 	}
 	k->plans_fd = k->aggs_fd = k->flat_fd = k->drops_fd = -1;
 	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;

@@ -66,6 +66,13 @@
  * bit is set wherever the plan reached it) is walked the same way, and
  * run through d_run_spec(): its predicate (or the truth the program
  * computed for it, the area's first value) and speculate() in dtrace.
+ * A clause user space runs whose area holds the values of the self->
+ * integers it reads (kplan_vars.c's "Shared self-> variables") is
+ * walked the same way (cg_out_vin()): its ran bit set, those variables
+ * of the hit's thread are set from the area while run_clauses() runs
+ * it; unset (its predicate failed at the hit), it is not run.  So the
+ * area of a record the plan ran for is kept even where no bit is set
+ * (cg_out_rec()).
  */
 #include "config.h"
 
@@ -703,7 +710,9 @@ bool cg_out_rec(struct consumer *c, const uint8_t *raw, size_t len, size_t *off)
 	if (h.bytes < sizeof(h) || h.bytes > UBPF_KOUTMAX ||
 	    *off + h.bytes > len)
 		return false;
-	if (c->kagg_rec && h.ran) {
+	/* (ran 0 too: a clause whose area says it did not run, one user
+	 * space runs from the kernel's values, is not run: cg_out_vin()) */
+	if (c->kagg_rec) {
 		c->kout = raw + *off;
 		c->koutlen = (size_t)h.bytes;
 	}
@@ -733,4 +742,42 @@ bool cg_out_run(struct consumer *c, unsigned clause, const struct d_fire *f,
 	*rv = d_kplan_out_run(k, clause, c->kout + sizeof(h) + off, n, f,
 			      c->out, stderr);
 	return true;
+}
+
+int cg_out_vin(struct consumer *c, unsigned clause, const struct d_fire *f,
+	       struct cg_out_walk *w, struct dv **save)
+{
+	struct bpf_kagg *ka = bpf_kagg_of(c);
+	const struct d_kplan *k = ka ? bpf_kagg_kp(ka) : NULL;
+	struct ubpf_kout h;
+	unsigned ord, n;
+	size_t off;
+
+	/* no area (the in-process activation's record, whose plans keep
+	 * no variable): the clause as any other */
+	if (!c->kout || !k || !d_kplan_vin(k, clause))
+		return -1;
+	ord = w->ord++;
+	off = w->off;
+	n = d_kplan_out_bytes(k, clause);
+	w->off += n;
+	memcpy(&h, c->kout, sizeof(h));
+	if (ord >= UBPF_KOUTS || !(h.ran >> ord & 1) ||
+	    sizeof(h) + off + n > c->koutlen)
+		return 0;
+	*save = d_kplan_vin_put(k, clause, c->kout + sizeof(h) + off, n,
+				(int32_t)f->tid);
+	return *save ? 1 : 0;
+}
+
+void cg_out_vin_end(struct consumer *c, unsigned clause,
+		    const struct d_fire *f, struct dv *save)
+{
+	struct bpf_kagg *ka = bpf_kagg_of(c);
+
+	if (ka)
+		d_kplan_vin_back(bpf_kagg_kp(ka), clause, (int32_t)f->tid,
+				 save);
+	else
+		free(save);
 }

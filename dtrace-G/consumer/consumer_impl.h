@@ -1306,6 +1306,16 @@ struct cg_out_walk {
 };
 bool cg_out_run(struct consumer *c, unsigned clause, const struct d_fire *f,
 		struct cg_out_walk *w, int *rv);
+/* A clause user space runs whose record carries self-> values the kernel
+ * keeps (kplan.h's d_kplan_vin()): -1 not one (or no area: the
+ * in-process activation's record); 0 the area says it did
+ * not run at the hit; 1 its variables of f's thread set from the area
+ * (the walk w goes on past it), what they held in *save, for
+ * cg_out_vin_end() to put back (and free) after the clause ran */
+int cg_out_vin(struct consumer *c, unsigned clause, const struct d_fire *f,
+	       struct cg_out_walk *w, struct dv **save);
+void cg_out_vin_end(struct consumer *c, unsigned clause,
+		    const struct d_fire *f, struct dv *save);
 #endif
 
 /* ustack.c: user stacks and names (ustack(), ufunc(), %A, ...) */

@@ -445,8 +445,10 @@
  * when the kernel keeps those variables: kp_vars_decide() takes a variable
  * only if every traced clause that touches it runs in the kernel (else
  * user space and the kernel would each have a copy), taking clauses and
- * variables away until nothing changes; BEGIN and END are dtrace's own
- * thread's, apart.  So the "reads nothing another clause writes" above
+ * variables away until nothing changes, but for a self-> integer that
+ * a clause user space runs only reads, whose values at its place the
+ * record carries (kplan_vars.c's "Shared self-> variables"); BEGIN and
+ * END are dtrace's own thread's, apart.  So the "reads nothing another clause writes" above
  * still holds between the kernel's clauses and user space's.  D types a
  * variable's read dynamically -- what was last stored, or unset its
  * zero's type (d_var_zero()) -- so a variable gets the one type T all
@@ -754,7 +756,11 @@
  * space runs the same clauses from the same records, so nothing it
  * prints changes.  A gate changes nothing a clause sees, so exit(),
  * printa() and the like, which keep every clause out of the kernel,
- * leave gates in.
+ * leave gates in.  A clause that reads self-> integers the kernel
+ * keeps, whose predicate the kernel tests at its place among the
+ * probe's clauses (kplan_vars.c's "Shared self-> variables",
+ * d_kplan_vpred()), is a gate of its own: its ODONE asks for the
+ * record.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -2242,6 +2248,8 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->ok = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->ok));
 	k->sout = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->sout));
 	k->spred = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->spred));
+	k->vin = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->vin));
+	k->vpred = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->vpred));
 	k->first = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
 	k->tls = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->tls));
 	k->kv = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
@@ -2386,6 +2394,8 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->ok);
 	free(k->sout);
 	free(k->spred);
+	free(k->vin);
+	free(k->vpred);
 	free(k->first);
 	free(k->st);
 	free(k->tls);
@@ -2749,6 +2759,16 @@ uint16_t d_kplan_strargs(const struct d_kplan *k, unsigned clause)
 {
 	return clause < k->prog->nclauses ? d_clause_strargs(k->prog, clause)
 					  : 0xffff;
+}
+
+bool d_kplan_vin(const struct d_kplan *k, unsigned clause)
+{
+	return k && k->vin && clause < k->prog->nclauses && k->vin[clause];
+}
+
+bool d_kplan_vpred(const struct d_kplan *k, unsigned clause)
+{
+	return d_kplan_vin(k, clause) && k->vpred[clause];
 }
 
 bool d_kplan_kvars(const struct d_kplan *k, unsigned clause)

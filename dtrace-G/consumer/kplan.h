@@ -146,6 +146,30 @@ const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause);
  * ODONE: no test of the predicate); false where they do not fit */
 bool d_kplan_sout_emit(const struct d_kplan *k, unsigned clause,
 		       const struct d_probe *probe, struct ubpf_kplan *pl);
+/*
+ * A clause user space runs whose record carries the values of the
+ * self-> integers the kernel keeps that it only reads, as they were at
+ * its place among the probe's clauses (kplan_vars.c's "Shared self->
+ * variables"): d_kplan_out_area() is true for it; d_kplan_vin_emit()
+ * puts its instructions at probe into pl (each value an OUT, then
+ * ODONE), false where they do not fit; d_kplan_vin_put() sets those
+ * variables of thread tid in dtrace to the values of its area (data,
+ * len) and returns what they held, for d_kplan_vin_back() to put back
+ * (and free) once the clause ran; NULL where the area is not the
+ * plan's.
+ */
+bool d_kplan_vin(const struct d_kplan *k, unsigned clause);
+/* ... whose predicate the kernel tests at its place: its ran bit unset
+ * where it failed, the record written for it only where it held (a
+ * record gate of its own: bpf_agg.c's plan_of()) */
+bool d_kplan_vpred(const struct d_kplan *k, unsigned clause);
+bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
+		      const struct d_probe *probe, struct ubpf_kplan *pl);
+struct dv;
+struct dv *d_kplan_vin_put(const struct d_kplan *k, unsigned clause,
+			   const uint8_t *data, size_t len, int32_t tid);
+void d_kplan_vin_back(const struct d_kplan *k, unsigned clause, int32_t tid,
+		      struct dv *save);
 void d_kplan_free(struct d_kplan *k);
 
 /* Clause clause runs in the kernel wherever its plan fits. */
@@ -249,7 +273,8 @@ unsigned d_kplan_vkey_room(const struct d_kplan *k);
  * or stores a string variable (its copy is made in cgbuf, and VKEY's
  * key built there, where nothing prints), or reads execname or keys an
  * aggregation by a literal or a ?: (CKEY's, LKEY's keys and CVCMP's
- * copies are built there too).
+ * copies are built there too), or has a self-> integer (a clause user
+ * space runs may read it from the area: d_kplan_vin()).
  */
 bool d_kplan_out(const struct d_kplan *k, unsigned clause);
 /* ... or stores a string variable the kernel keeps (its fault is in the

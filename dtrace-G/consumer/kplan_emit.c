@@ -48,6 +48,7 @@
 #include "../d/d_impl.h"
 #include "kplan.h"
 #include "kplan_impl.h"
+#include "xalloc.h"
 
 struct em {
 	struct ubpf_kplan *pl;
@@ -753,6 +754,116 @@ bool d_kplan_sout_emit(const struct d_kplan *k, unsigned clause,
 		       const struct d_probe *probe, struct ubpf_kplan *pl)
 {
 	return d_kplan_sout(k, clause) && kp_clause_emit(k, clause, probe, pl);
+}
+
+/* A vin clause (kplan_vars.c's "Shared self-> variables"): the value
+ * of each self-> variable its record carries, in the variables' order,
+ * OUT each, then ODONE; no test of its predicate: user space runs it */
+/* The test of predicate n, the comparison fused into PRED where it is
+ * one, as kp_clause_emit() fuses it; its jump the caller's */
+static struct ubpf_kop *pred_test(struct em *m, const struct node *n)
+{
+	struct ubpf_kop *pred;
+	bool sc = false; /* an SC lands past the comparison */
+	unsigned i;
+
+	emit(m, n);
+	for (i = m->pl->nops; !m->full && i < m->n; i++)
+		sc |= m->pl->ops[i].op == UBPF_K_SC &&
+		      m->pl->ops[i].jump == m->n;
+	if (!m->full && m->n > m->pl->nops && !sc &&
+	    m->pl->ops[m->n - 1].op >= UBPF_K_EQ &&
+	    m->pl->ops[m->n - 1].op <= UBPF_K_GEU) {
+		pred = &m->pl->ops[m->n - 1];
+		pred->n = pred->op;
+		pred->op = UBPF_K_PRED;
+		m->depth--;
+		return pred;
+	}
+	return put(m, UBPF_K_PRED, 1, 0);
+}
+
+/* Store st of a self-> integer, as kp_clause_emit() makes it: the
+ * value, as d_var_conv() makes it, then VST */
+static void store_of(struct em *m, const struct stmt *st)
+{
+	const struct var *v = &m->k->prog->vars[st->e->a->sub];
+	uint8_t bz = 8, bg = 1;
+	struct node bin, one;
+	const struct node *b = kp_stored(st, &bin, &one);
+	struct ubpf_kop *o;
+
+	(void)kp_ty(m->k, b, &bz, &bg);
+	emit(m, b);
+	if (v->declared)
+		norm(m, bz, bg, v->sz, v->sg);
+	o = put(m, UBPF_K_VST, 1, 0);
+	var_op(m, o, (unsigned)st->e->a->sub);
+}
+
+bool kp_pred_emit(const struct d_kplan *k, const struct node *n,
+		  const struct stmt *st, const struct d_probe *probe,
+		  struct ubpf_kplan *pl)
+{
+	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false, false};
+	struct ubpf_kop *pred = NULL;
+
+	if (n)
+		pred = pred_test(&m, n);
+	else
+		store_of(&m, st);
+	if (m.full || m.max > UBPF_KSTACK)
+		return false;
+	if (pred)
+		pred->jump = (uint16_t)m.n;
+	pl->nops = (uint16_t)m.n;
+	return true;
+}
+
+bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
+		      const struct d_probe *probe, struct ubpf_kplan *pl)
+{
+	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false, false};
+	struct ubpf_kop *pred = NULL;
+	bool *mark;
+
+	if (!d_kplan_vin(k, clause))
+		return false;
+	/* its predicate, where the kernel computes it (k->vpred): false,
+	 * the values and ODONE are jumped over, its ran bit unset */
+	if (k->vpred[clause])
+		pred = pred_test(&m, k->prog->clauses[clause].pred);
+	mark = xcalloc(k->prog->nvars ? k->prog->nvars : 1, sizeof(*mark));
+	kp_vin_vars(k, clause, mark);
+	for (unsigned v = 0; v < k->prog->nvars && !m.full; v++) {
+		struct node nv = { .op = N_VAR, .sub = (int)v };
+
+		if (!mark[v])
+			continue;
+		emit(&m, &nv);
+		put(&m, UBPF_K_OUT, 1, 0);
+		m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, &nv);
+	}
+	/* its stores of them, the kernel's too (kplan_vars.c's
+	 * kstore_ok()), after the values it reads before them */
+	for (unsigned i = 0; i < k->prog->clauses[clause].nstmts; i++) {
+		const struct stmt *st = &k->prog->clauses[clause].stmts[i];
+		int v = kp_assigned_var(st);
+
+		if (v >= 0 && mark[v])
+			store_of(&m, st);
+	}
+	free(mark);
+	put(&m, UBPF_K_ODONE, 0, 0);
+	m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, NULL);
+	if (m.full || m.max > UBPF_KSTACK)
+		return false;
+	if (pred)
+		pred->jump = (uint16_t)m.n;
+	pl->nops = (uint16_t)m.n;
+	if (m.tls)
+		pl->tls |= 1;
+	return true;
 }
 
 /* A sout clause (kplan_vars.c's sout_ok()): no test of its predicate,

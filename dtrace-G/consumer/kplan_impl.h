@@ -80,6 +80,14 @@ struct d_kplan {
 	 * (its truth the first 8 bytes of its out area; kplan_vars.c's
 	 * spred_ok()) */
 	bool *spred;
+	/* per clause: one user space runs whose record carries the values
+	 * of the self-> integers the kernel keeps that it only reads, as
+	 * they were at its place in the probe's clauses (kplan_vars.c's
+	 * kp_vars_decide(), "Shared self-> variables") */
+	bool *vin;
+	/* per clause: a vin one whose predicate the kernel tests first,
+	 * its ran bit the predicate's truth at the hit (vpred_ok()) */
+	bool *vpred;
 	unsigned *first; /* per clause: its first struct kstmt */
 	struct kstmt *st;
 	unsigned nst;
@@ -255,6 +263,20 @@ void kp_vars_decide(struct d_kplan *k);
 /* The variables clause c of p touches (reads and stores), into mark[]
  * (p->nvars, cleared first) */
 void kp_clause_vars(const struct d_prog *p, const struct clause *c, bool *mark);
+/* kplan_vars.c: the variables a vin clause's record carries (kp_vars_decide()),
+ * into mark (cleared first), and how many */
+void kp_vin_vars(const struct d_kplan *k, unsigned ci, bool *mark);
+unsigned kp_vin_count(const struct d_kplan *k, unsigned ci, bool *mark);
+/* ... whether clause ci, run in user space, may read variable v from its
+ * record: 0 it may, 1 it stores v, 2 v is no self-> integer, 3 the
+ * clause may fire where no record carries an out area (kplan_why.c) */
+int kp_vin_why(const struct d_kplan *k, unsigned ci, unsigned v);
+/* kplan_emit.c: predicate n's test alone into pl (PRED jumping past
+ * it), as a vin clause's, or with n NULL store st (a vin clause's kernel
+ * store: kplan_vars.c's kstore_ok()); false where it does not fit */
+bool kp_pred_emit(const struct d_kplan *k, const struct node *n,
+		  const struct stmt *st, const struct d_probe *probe,
+		  struct ubpf_kplan *pl);
 
 /* kplan_out.c: statement i of clause ci is a printf() or trace() the
  * kernel computes (ks: assign and out) */

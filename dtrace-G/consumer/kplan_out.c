@@ -471,14 +471,23 @@ bool d_kplan_out(const struct d_kplan *k, unsigned clause)
 bool d_kplan_out_area(const struct d_kplan *k, unsigned clause)
 {
 	return k && k->vars && clause < k->prog->nclauses &&
-	       (d_kplan_clause(k, clause) || d_kplan_sout(k, clause)) &&
-	       out_clause(k, clause, false);
+	       (d_kplan_vin(k, clause) ||
+		((d_kplan_clause(k, clause) || d_kplan_sout(k, clause)) &&
+		 out_clause(k, clause, false)));
 }
 
 unsigned d_kplan_out_bytes(const struct d_kplan *k, unsigned clause)
 {
 	const struct clause *c = &k->prog->clauses[clause];
 	unsigned n = d_kplan_spred(k, clause) ? out_size(false) : 0;
+
+	if (d_kplan_vin(k, clause)) { /* its variables' values */
+		bool *mark = xcalloc(k->prog->nvars, sizeof(*mark));
+
+		n = kp_vin_count(k, clause, mark) * out_size(false);
+		free(mark);
+		return n;
+	}
 
 	for (unsigned i = 0; i < c->nstmts; i++) {
 		const struct stmt *st = &c->stmts[i];
@@ -555,7 +564,70 @@ bool d_kplan_out_any(const struct d_prog *p)
 			    kp_str_var_of(p, st->e->a) >= 0)
 				return true;
 		}
+	/* a self-> integer, which a clause user space runs may read from
+	 * its record's area (kplan_vars.c's "Shared self-> variables") */
+	for (unsigned v = 0; v < p->nvars; v++)
+		if (p->vars[v].scope == SC_SELF && p->vars[v].kind != T_STR)
+			return true;
 	return false;
+}
+
+/* vin clause clause's variables of thread tid: from data (in the area's
+ * order) where data, else from save */
+static void vin_set(const struct d_kplan *k, unsigned clause,
+		    const uint8_t *data, int32_t tid, struct dv *save)
+{
+	bool *mark = xcalloc(k->prog->nvars, sizeof(*mark));
+	size_t off = 0;
+
+	kp_vin_vars(k, clause, mark);
+	for (unsigned v = 0; v < k->prog->nvars; v++) {
+		struct dv x = { .k = K_INT, .sz = k->vsz[v], .sg = k->vsg[v] };
+
+		if (!mark[v])
+			continue;
+		if (data) {
+			memcpy(&x.i, data + off, 8);
+			off += out_size(false);
+		} else {
+			x = save[v];
+		}
+		/* 0 deletes it, as a store of 0 does (run.c's var_set());
+		 * else of the type T every store gives it; what user space
+		 * held (a hit all of whose clauses it ran, unflagged) kept
+		 * in save */
+		x = d_self_put(k->prog, v, tid, x);
+		if (data)
+			save[v] = x;
+	}
+	free(mark);
+}
+
+struct dv *d_kplan_vin_put(const struct d_kplan *k, unsigned clause,
+			   const uint8_t *data, size_t len, int32_t tid)
+{
+	bool *mark;
+	struct dv *save;
+	unsigned n;
+
+	if (!d_kplan_vin(k, clause))
+		return NULL;
+	mark = xcalloc(k->prog->nvars, sizeof(*mark));
+	n = kp_vin_count(k, clause, mark);
+	free(mark);
+	if (n * out_size(false) > len)
+		return NULL; /* not the plan's record */
+	save = xcalloc(k->prog->nvars, sizeof(*save));
+	vin_set(k, clause, data, tid, save);
+	return save;
+}
+
+void d_kplan_vin_back(const struct d_kplan *k, unsigned clause, int32_t tid,
+		      struct dv *save)
+{
+	if (save && d_kplan_vin(k, clause))
+		vin_set(k, clause, NULL, tid, save);
+	free(save);
 }
 
 /* A copy that faulted at the hit (so): its fault, reported in action

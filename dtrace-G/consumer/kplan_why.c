@@ -165,8 +165,30 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 	/* a clause user space runs for a reason of its own */
 	for (o = 0; o < p->nclauses; o++)
 		if (o != ci && !k->ok[o] && !kp_dtrace_only(&p->clauses[o]) &&
-		    touches(p, &p->clauses[o], v, mark) && own_fail(k, o))
+		    touches(p, &p->clauses[o], v, mark) && own_fail(k, o) &&
+		    (k->sout[o] || kp_vin_why(k, o, v)))
 			break;
+	/* (one that only reads a self-> integer has it in its record:
+	 * kplan_vars.c's "Shared self-> variables") */
+	if (o < p->nclauses && !k->sout[o] && kp_vin_why(k, o, v) == 1) {
+		snprintf(buf, len,
+			 "%s is also stored by clause %u, which runs in user "
+			 "space: the kernel makes such a store too only "
+			 "where it tests the predicate, nothing before the "
+			 "store may fault or end the clause and it computes "
+			 "the value",
+			 name, o + 1);
+		goto out;
+	}
+	if (o < p->nclauses && !k->sout[o] && kp_vin_why(k, o, v) == 3) {
+		snprintf(buf, len,
+			 "%s is also read by clause %u, which runs in user "
+			 "space where no generated program's record carries "
+			 "the kernel's value (tick-N, BEGIN, END, ERROR, "
+			 "past an exit() decided at the hit)",
+			 name, o + 1);
+		goto out;
+	}
 	if (o < p->nclauses) {
 		snprintf(buf, len,
 			 "%s is also %s by clause %u, which runs in user "

@@ -60,7 +60,12 @@
  * kernel's that printf()s values it computed at the hit (kout) printed
  * from them (cgen_out.c), and a speculating clause user space runs
  * whose values the kernel computed (kplan.c's "Speculations") runs its
- * predicate and speculate() here and prints from them.
+ * predicate and speculate() here and prints from them; a clause user
+ * space runs that reads self-> integers the kernel keeps has them set
+ * from the area for its run alone, what the thread's held put back
+ * after it, and is not run where the area says the hit did not reach
+ * it (cgen_out.c's cg_out_vin(), kplan_vars.c's "Shared self->
+ * variables").
  *
  * Threads.  self-> variables are keyed by thread id, and a thread that
  * exits must take them along (d_thread_exit()), or a long run keeps the
@@ -477,6 +482,26 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 			    (action & D_RUN_FAULT))
 				fire_error(c, f);
 			continue;
+		}
+#endif
+#ifdef HAVE_BPF
+		/* one whose self-> values the record carries, as they
+		 * were at its place at the hit: set for it alone (an area
+		 * that says it did not run: the hit did not reach it) */
+		if (user) {
+			struct dv *save = NULL;
+			int vin = cg_out_vin(c, cl[i], f, &w, &save);
+
+			if (vin >= 0) {
+				if (vin > 0) {
+					run_clauses(c, dp, &ucl[j],
+						    uep ? &uep[j] : NULL, 1,
+						    f);
+					cg_out_vin_end(c, cl[i], f, save);
+				}
+				j++;
+				continue;
+			}
 		}
 #endif
 		if (user) {

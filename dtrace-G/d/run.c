@@ -597,6 +597,32 @@ static void var_set(struct ectx *x, const struct node *n, struct dv v)
 	free(k.b);
 }
 
+struct dv d_self_put(struct d_prog *p, unsigned var, int32_t tid, struct dv v)
+{
+	unsigned sc = SC_SELF; /* dyn_key()'s key */
+	uint32_t id = (uint32_t)var;
+	struct sbuf k = { 0 };
+	struct hent *e;
+	struct dv old = d_dv_int(0, 8, true);
+
+	d_sb_add(&k, (const char *)&sc, sizeof(sc));
+	d_sb_add(&k, (const char *)&tid, sizeof(tid));
+	d_sb_add(&k, (const char *)&id, sizeof(id));
+	e = d_ht_find(&p->dyn, k.b, k.len);
+	if (e && e->val.k == K_INT)
+		old = e->val;
+	if (v.k == K_INT && v.i == 0) {
+		if (e)
+			d_ht_remove(&p->dyn, e);
+	} else {
+		if (!e)
+			e = d_ht_insert(&p->dyn, k.b, k.len);
+		store(&e->val, v);
+	}
+	free(k.b);
+	return old;
+}
+
 int d_compound_op(int op)
 {
 	switch (op) {

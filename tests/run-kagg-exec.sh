@@ -49,6 +49,9 @@ cgout_setup
 # same NAME D-FILE CMD COUNT: the script on ./cgout CMD at strsize 256,
 # 16, 8 and 2 with the generated program, with DTRACE_KAGG=0 and with
 # DTRACE_CGEN=0, byte for byte; COUNT clauses aggregated in the kernel.
+# The runs' outputs: NAME.1.txt (generated), NAME.k.txt (DTRACE_KAGG=0)
+# and NAME.0.txt at 256, NAME-N.1.txt and NAME-N.k.txt at strsize N
+# (the checks after a case read the runs at 256, not runs of their own).
 # DTRACE_CGEN=0's generic program at the default strsize only, but
 # under make check-long (USDT_TEST_LONG): its start-up is most of this
 # test's time, and DTRACE_KAGG=0 (the same clauses in user space, on a
@@ -62,20 +65,21 @@ same() {
 	fi
 	for xo in '' '-x strsize=16' '-x strsize=8' '-x strsize=2'; do
 		w="$name${xo:+ ($xo)}"
-		run 1 "$name.1.txt" "$cmd" -s "$d" $xo
+		sm_o=$name${xo:+-${xo#-x strsize=}}
+		run 1 "$sm_o.1.txt" "$cmd" -s "$d" $xo
 		DTRACE_KAGG=0
 		export DTRACE_KAGG
-		run 1 "$name.k.txt" "$cmd" -s "$d" $xo
+		run 1 "$sm_o.k.txt" "$cmd" -s "$d" $xo
 		unset DTRACE_KAGG
 		expect_file_eq "$w: DTRACE_KAGG=0's output" \
-			"$name.k.txt" "$name.1.txt"
+			"$sm_o.k.txt" "$sm_o.1.txt"
 		if [ -z "$xo" ] || [ -n "${USDT_TEST_LONG:-}" ]; then
-			run 0 "$name.0.txt" "$cmd" -s "$d" $xo
+			run 0 "$sm_o.0.txt" "$cmd" -s "$d" $xo
 			expect_file_eq "$w: DTRACE_CGEN=0's output" \
-				"$name.0.txt" "$name.1.txt"
+				"$sm_o.0.txt" "$sm_o.1.txt"
 		fi
 		expect_grep "$w: -v" "^dtrace: $c aggregated in the kernel\$" \
-			"$name.1.txt.err"
+			"$sm_o.1.txt.err"
 	done
 }
 
@@ -87,13 +91,12 @@ pid$target::hit:return { @r[arg1, execname] = max(arg1); }
 END { printa("k %s %@d\n", @); }
 EOF2
 same key key.d rename 3
-run 1 key1.txt rename -s key.d
 expect_eq "execname key: the names at the hits" \
 	"k Z 1|k a-name-of-twent 1|k abcdefghijklmno 1|k cg-one 2|k prefix-one 1" \
 	"$(grep -E '^k (cg-one|a-name-of-twent|abcdefghijklmno|prefix-one|Z) ' \
-		key1.txt |
+		key.1.txt |
 		LC_ALL=C sort | paste -sd'|' -)"
-expect_eq "execname key: none after a hit" 0 "$(grep -c after- key1.txt)"
+expect_eq "execname key: none after a hit" 0 "$(grep -c after- key.1.txt)"
 
 # execname compared with literals, either way round
 cat >cmp.d <<'EOF2'
@@ -109,9 +112,8 @@ pid$target::hit:entry { printf("%d %s|\n", arg1, execname); }
 END { printa("eq %d %@d\n", @eq); printa("cut %d %@d\n", @cut); }
 EOF2
 same cmp cmp.d rename 8
-run 1 cmp1.txt rename -s cmp.d
 expect_eq "execname == literal: the hits" "eq 4 1|cut 3 1" \
-	"$(grep -E '^(eq|cut) ' cmp1.txt | paste -sd'|' -)"
+	"$(grep -E '^(eq|cut) ' cmp.1.txt | paste -sd'|' -)"
 
 # execname compared with copyinstr(arg0), the name each hit passes:
 # equal but at the 22-byte one (the kernel keeps 15 bytes), and at
@@ -127,9 +129,8 @@ pid$target::hit:entry { @k[arg1, execname == copyinstr(arg0)] = sum(execname <= 
 END { printa("ne %d %@d\n", @ne); printa("lt %d %@d\n", @lt); }
 EOF2
 same argcmp argcmp.d rename 6
-run 1 argcmp1.txt rename -s argcmp.d
 expect_eq "execname against copyinstr(arg0): the hits" "ne 3 1|lt 3 1" \
-	"$(grep -E '^(ne|lt) ' argcmp1.txt | paste -sd'|' -)"
+	"$(grep -E '^(ne|lt) ' argcmp.1.txt | paste -sd'|' -)"
 # ... a string that cannot be read (an unmapped address, one running
 # into an unmapped page): the hit goes to user space whole, which
 # reports the fault in the predicate as DTRACE_KAGG=0 does; the other
@@ -195,10 +196,9 @@ pid$target::hit:return { @t[arg1 == 7 ? execname : "x"] = count(); @u[arg1 > 4 ?
 END { printa("t [%s] %@d\n", @t); printa("l [%s] %@d\n", @l); }
 EOF2
 same mix mix.d rename 4
-run 1 mix1.txt rename -s mix.d
 expect_eq "?: of execname and a literal: the taint" \
 	"$(printf 'l [tab\there] 1|t [tab\\there] 2')" \
-	"$(grep -E '^[lt] \[tab' mix1.txt | LC_ALL=C sort | paste -sd'|' -)"
+	"$(grep -E '^[lt] \[tab' mix.1.txt | LC_ALL=C sort | paste -sd'|' -)"
 
 # ?: of copyinstr(arg0) and a literal as keys (SMKEY, in kaggs_s).
 # Before, these clauses were user space's (-v: none in the kernel).
@@ -210,10 +210,9 @@ pid$target::hit:entry { @t[arg1 == 6 ? copyinstr(arg0) : "z"] = count(); }
 END { printa("t [%s] %@d\n", @t); printa("l [%s] %@d\n", @l); }
 EOF2
 same smix smix.d rename 4
-run 1 smix1.txt rename -s smix.d
 expect_eq "?: of copyinstr(arg0) and a literal: the taint" \
 	"$(printf 'l [tab\there] 1|t [tab\\there] 2')" \
-	"$(grep -E '^[lt] \[tab' smix1.txt | LC_ALL=C sort | paste -sd'|' -)"
+	"$(grep -E '^[lt] \[tab' smix.1.txt | LC_ALL=C sort | paste -sd'|' -)"
 # ... strings that cannot be read: @'s branch is the literal at both
 # hits (no fault: user space's run of the hit takes that branch only),
 # @b's the string (the fault in its key, action #3)
@@ -248,16 +247,11 @@ pid$target::hit2:entry /arg1 != 4 && arg1 != 5/ { @d[arg1 % 3 ? copyinstr(arg2) 
 END { printa("a [%s] %@d\n", @a); printa("b %d [%s] %@d\n", @b); printa("c [%s] %@d\n", @c); printa(@d); }
 EOF2
 same smix2 smix2.d pair 4
-run 1 smix2k.txt pair -s smix2.d
-DTRACE_KAGG=0
-export DTRACE_KAGG
-run 1 smix2u.txt pair -s smix2.d
-unset DTRACE_KAGG
 expect_eq "?: of two strings: the faults" \
-	"$(grep 'invalid address' smix2u.txt.err | sed 's/pid[0-9]*/P/')" \
-	"$(grep 'invalid address' smix2k.txt.err | sed 's/pid[0-9]*/P/')"
+	"$(grep 'invalid address' smix2.k.txt.err | sed 's/pid[0-9]*/P/')" \
+	"$(grep 'invalid address' smix2.1.txt.err | sed 's/pid[0-9]*/P/')"
 expect_eq "?: of two strings: the faults' actions" "#1 #1 #2" \
-	"$(grep -o 'in action #[0-9]*' smix2k.txt.err | cut -d' ' -f3 |
+	"$(grep -o 'in action #[0-9]*' smix2.1.txt.err | cut -d' ' -f3 |
 		paste -sd' ' -)"
 
 # ?: keys with a branch probefunc, probemod or probename (LKEY: each
@@ -279,9 +273,8 @@ cat >pnlong.d <<'EOF2'
 pid$target::hit2*:entry { @[arg1 > 2 ? probefunc : "x"] = count(); }
 EOF2
 same pnlong pnlong.d pair 1
-run 1 pnlong1.txt pair -s pnlong.d
 expect_grep "a name past the kernel's key: its hits as records" \
-	'^dtrace: BPF: .* verified, 8 records read$' pnlong1.txt.err
+	'^dtrace: BPF: .* verified, 8 records read$' pnlong.1.txt.err
 
 # a kernel provider's probe: the comm of the thread that made the call
 if [ "${TRACE_EMULATED:-0}" = 1 ]; then
@@ -333,10 +326,9 @@ pid$target::hit2:entry { @s[copyinstr(arg2), arg1 & 1, copyinstr(arg0)] = sum(ar
 END { printa("[%s|%s] %@d\n", @); }
 EOF2
 same pack pack.d pack 2
-run 1 pack1.txt pack -s pack.d
 expect_eq "two copyinstr() keys: split where the first ends" \
 	"[ab|c] 2|[a|bc] 1" \
-	"$(grep -E '^\[ab?\|b?c\]' pack1.txt | LC_ALL=C sort | paste -sd'|' -)"
+	"$(grep -E '^\[ab?\|b?c\]' pack.1.txt | LC_ALL=C sort | paste -sd'|' -)"
 
 # three string keys: execname and two copyinstr() (CWKEY and SKEY2 in
 # one kaggs_s key: execname in two of its words, both strings in its

@@ -26,7 +26,7 @@
 #    cgout does not linger), so each case fails on a tree that left
 #    such clauses to user space (this tree before: none of them).
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
-# About 30 s on an idle 2-CPU machine (62 dtrace runs).
+# About 30 s at load 6 on the 2-CPU VM (62 dtrace runs).
 
 . "$top_srcdir/tests/lib.sh"
 

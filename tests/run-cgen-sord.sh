@@ -26,170 +26,190 @@
 #    cgout does not linger), so each case fails on a tree that left
 #    such clauses to user space (this tree before: none of them).
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
-# About 100 s.
+# About 30 s at load 6 on the 2-CPU VM (62 dtrace runs).
 
 . "$top_srcdir/tests/lib.sh"
 
 cgout_setup
 
-# both NAME MODE XOPTS...: NAME.d on ./cgout MODE with the generated
-# program and DTRACE_CGEN=0 (NAME1.txt, NAME0.txt), the unmapped page's
-# address made PAGE (NAMEg.cmp) and the fault messages kept (NAMEg.msg):
-# the two the same; run() checks -v's kernel clauses (with late set,
-# cgout lingers for user space's reads and -v is checked here: kc
-# clauses in the kernel, 4 unless set)
-both() {
-	b_n=$1 b_m=$2
-	shift 2
-	for g in 1 0; do
-		rm -f addr.txt
-		run $g $b_n$g.txt "$b_m $PWD/addr.txt" -s $b_n.d "$@"
-		[ -z "${late:-}" ] || [ $g != 1 ] ||
-			expect_grep "$b_n on $b_m${1:+ ($*)}: -v" \
-				"^dtrace: ${kc:-4} clauses aggregated in the kernel\$" \
-				$b_n$g.txt.err
-		pg=$(cat addr.txt 2>/dev/null)
-		pg=${pg:-NOPAGE}
-		sed "s/$pg/PAGE/" $b_n$g.txt >$b_n$g.cmp
-		grep 'error on enabled probe' $b_n$g.txt.err |
-			sed "s/pid[0-9]*:/pid:/; s/$pg/PAGE/" >$b_n$g.msg
-	done
-	b_w="$b_n on $b_m${1:+ ($*)}"
-	expect_file_eq "$b_w: DTRACE_CGEN=0's output" ${b_n}0.cmp ${b_n}1.cmp
-	expect_file_eq "$b_w: DTRACE_CGEN=0's messages" ${b_n}0.msg \
-		${b_n}1.msg
-}
-
-# No variable the kernel keeps: a string that cannot be read sends the
-# hit to user space, which reports the fault.
-cat >aord.d <<'EOF2'
+# The scripts' parts, each as its own test had it (its own self->
+# variable and aggregations' names, so that one part's clauses see
+# nothing of another's; the ERROR clause added once, last).  The parts
+# of a class run together where they are run at the same mode and
+# strsize, one dtrace run each way, not one a part: a part's output is
+# still all of DTRACE_CGEN=0's, byte for byte, and each -v check counts
+# every clause of the run.  Two classes, never together: no variable
+# (aord, aeq: a string that cannot be read sends the hit to user space,
+# which reports the fault) and a self-> variable the kernel keeps
+# (aordf, aord2, aordl, aeqf: the faults its fault sites').
+#
+cat >error.p <<'EOF2'
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF2
+# aord: no variable
+cat >aord.p <<'EOF2'
 pid$target::hit:entry /copyinstr(arg0) < "abcdefg"/ { @lt[arg1] = sum(1000); }
 pid$target::hit:entry /"abcdefX" <= copyinstr(arg0)/ { @ge[arg1] = count(); }
 pid$target::hit:entry { @k[arg1, copyinstr(arg0) > "" ? 1 : 2, "abcdefgXY" >= copyinstr(arg0) ? 3 : 4, copyinstr(arg0) <= "\200" ? 5 : 6] = count(); }
 pid$target::hit:entry /copyinstr(arg0) >= "aaaaaaa" && arg1 > 9/ { @aa[arg1] = count(); }
-dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
 EOF2
-# ... and where the kernel keeps self->n: fault sites
-cat >aordf.d <<'EOF2'
+# aordf: the kernel keeps self->n (fault sites); first in its runs, so
+# its clauses are enabled probes 1 to 4 (the ERROR lines' first number)
+cat >aordf.p <<'EOF2'
 pid$target::hit:entry { self->n = arg1 + 1; }
-pid$target::hit:entry /copyinstr(arg0) < "abcdefg"/ { @lt[arg1] = sum(self->n); }
-pid$target::hit:entry /"abcdefX" <= copyinstr(arg0)/ { @ge[arg1] = count(); }
-pid$target::hit:entry { @k[arg1, copyinstr(arg0) > "" ? 1 : 2, "ab" >= copyinstr(arg0) ? 3 : 4] = count(); }
-dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+pid$target::hit:entry /copyinstr(arg0) < "abcdefg"/ { @flt[arg1] = sum(self->n); }
+pid$target::hit:entry /"abcdefX" <= copyinstr(arg0)/ { @fge[arg1] = count(); }
+pid$target::hit:entry { @fk[arg1, copyinstr(arg0) > "" ? 1 : 2, "ab" >= copyinstr(arg0) ? 3 : 4] = count(); }
 EOF2
-# strsize 2: literals of at most 1 byte
-cat >aord2.d <<'EOF2'
-pid$target::hit:entry /copyinstr(arg0) < "b"/ { @lt[arg1] = count(); }
-pid$target::hit:entry { @k[arg1, "" < copyinstr(arg0), copyinstr(arg0) <= "a", "\200" > copyinstr(arg0)] = count(); }
-pid$target::hit:entry { self->n = arg1; }
-pid$target::hit:entry /"a" >= copyinstr(arg0)/ { @f[arg1] = sum(self->n); }
-dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+# aord2: strsize 2, literals of at most 1 byte
+cat >aord2.p <<'EOF2'
+pid$target::hit:entry /copyinstr(arg0) < "b"/ { @lt2[arg1] = count(); }
+pid$target::hit:entry { @k2[arg1, "" < copyinstr(arg0), copyinstr(arg0) <= "a", "\200" > copyinstr(arg0)] = count(); }
+pid$target::hit:entry { self->n2 = arg1; }
+pid$target::hit:entry /"a" >= copyinstr(arg0)/ { @f2[arg1] = sum(self->n2); }
 EOF2
 # (cut's 'x' strings: without fault sites a string the kernel cannot
 # read -- its copy reads up to 256 bytes, cgen_plan.c's seq_read(), past
 # the page where strsize is 9 -- sends the hit to user space, which
 # reads it from the process after the hit: cgout lingers, late)
-for m in cut order keep; do
-	for xo in '' '-x strsize=9' '-x strsize=8'; do
-		[ $m != cut ] || late=1
-		both aord $m $xo
-		late=
-		both aordf $m $xo
-	done
-	both aord2 $m -x strsize=2
-done
-
-# Literals longer than strsize - 1 (up to 63 bytes): the cut string
-# never equals one, and orders below it where it is the literal's first
-# strsize - 1 bytes (its NUL against the literal's byte there); at 17
-# the cut fills the copy's two words, the third decides.  With and
-# without fault sites, at 256, 17, 16, 9, 8 and 2.
+#
+# aordl: literals longer than strsize - 1 (up to 63 bytes): the cut
+# string never equals one, and orders below it where it is the
+# literal's first strsize - 1 bytes (its NUL against the literal's byte
+# there); at 17 the cut fills the copy's two words, the third decides.
+# With fault sites, at 256, 17, 16, 9, 8 and 2 (cut and order).
 a20=aaaaaaaaaaaaaaaaaaaa
 a63=${a20}${a20}${a20}aaa
-cat >aordl.d <<EOF2
-pid\$target::hit:entry /copyinstr(arg0) < "abcdefgXYZ"/ { @lt[arg1] = sum(1000); }
-pid\$target::hit:entry /"$a20" >= copyinstr(arg0)/ { @ge[arg1] = count(); }
-pid\$target::hit:entry { @k[arg1, copyinstr(arg0) > "$a63" ? 1 : 2] = count(); }
-pid\$target::hit:entry { self->n = arg1; }
-pid\$target::hit:entry /copyinstr(arg0) <= "${a20}b"/ { @le[arg1] = sum(self->n); }
-dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+cat >aordl.p <<EOF2
+pid\$target::hit:entry /copyinstr(arg0) < "abcdefgXYZ"/ { @llt[arg1] = sum(1000); }
+pid\$target::hit:entry /"$a20" >= copyinstr(arg0)/ { @lge[arg1] = count(); }
+pid\$target::hit:entry { @lk[arg1, copyinstr(arg0) > "$a63" ? 1 : 2] = count(); }
+pid\$target::hit:entry { self->nl = arg1; }
+pid\$target::hit:entry /copyinstr(arg0) <= "${a20}b"/ { @lle[arg1] = sum(self->nl); }
 EOF2
-for m in cut order; do
-	for xo in '' 17 16 9 8 2; do
-		both aordl $m ${xo:+-x strsize=$xo}
-	done
-done
-# cut's below "abcdefgXYZ" (@lt): at 9 "abcdefgXYZ" cut to "abcdefgX"
-# is (hit 7), at 8 "abcdefgh" cut to "abcdefg" is too (5), at 256
-# neither ('h' above 'X'; the same string)
-for xo in '' 9 8; do
-	rm -f addr.txt
-	run 1 l.txt "cut $PWD/addr.txt" -s aordl.d ${xo:+-x strsize=$xo}
-	case $xo in
-	'') e='0 1 2 3 4 6 8 9' ;;
-	9) e='0 1 2 3 4 6 7 8 9' ;;
-	*) e='0 1 2 3 4 5 6 7 8 9' ;;
-	esac
-	expect_eq "cut's strings below a long literal${xo:+ (strsize $xo)}" \
-		"$e" "$(awk 'NF == 2 && $2 == 1000 && $1 < 10 { print $1 }' \
-			l.txt | sort -n | paste -sd' ' -)"
-done
+# aeq, aeqf: == and != of literals the length and prefix test cannot
+# tell (kplan.c's kp_seq_prefix(): of strsize - 2 bytes or more, where
+# faults are sites strsize - 3), compared whole as the orders are
+# (before, user space's): at 8 "abcdefg" equals every string cut to it,
+# and "abcdefgh" none; at 256, 9, 8, 7 and 2 (cut and keep), with and
+# without fault sites.  (sum(1001) and its multiples: told from
+# aord's and aordl's sum(1000) lines below.)
+cat >aeq.p <<'EOF2'
+pid$target::hit:entry /copyinstr(arg0) == "abcdefg"/ { @a[arg1] = sum(1001); }
+pid$target::hit:entry { @ke[arg1, copyinstr(arg0) != "abcdef", "abcdefgh" == copyinstr(arg0), copyinstr(arg0) != "a"] = count(); }
+EOF2
+cat >aeqf.p <<'EOF2'
+pid$target::hit:entry { self->ne = arg1 + 1; }
+pid$target::hit:entry /copyinstr(arg0) == "abcdefg"/ { @af[arg1] = sum(self->ne * 1001); }
+pid$target::hit:entry { @kf[arg1, copyinstr(arg0) != "abcdef", "abcdefgh" == copyinstr(arg0), copyinstr(arg0) != "a"] = count(); }
+EOF2
 
-# == and != of literals the length and prefix test cannot tell
-# (kplan.c's kp_seq_prefix(): of strsize - 2 bytes or more, where faults
-# are sites strsize - 3), compared whole as the orders are (before,
-# user space's): at 8 "abcdefg" equals every string cut to it, and
-# "abcdefgh" none; at 256, 9, 8, 7 and 2, with and without fault sites.
-cat >aeq.d <<'EOF2'
-pid$target::hit:entry /copyinstr(arg0) == "abcdefg"/ { @a[arg1] = sum(1000); }
-pid$target::hit:entry { @k[arg1, copyinstr(arg0) != "abcdef", "abcdefgh" == copyinstr(arg0), copyinstr(arg0) != "a"] = count(); }
-dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
-EOF2
-cat >aeqf.d <<'EOF2'
-pid$target::hit:entry { self->n = arg1 + 1; }
-pid$target::hit:entry /copyinstr(arg0) == "abcdefg"/ { @a[arg1] = sum(self->n * 1000); }
-pid$target::hit:entry { @k[arg1, copyinstr(arg0) != "abcdef", "abcdefgh" == copyinstr(arg0), copyinstr(arg0) != "a"] = count(); }
-dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
-EOF2
-for xo in '' 9 8 7 2; do
-	for m in cut keep; do
-		[ $m != cut ] || late=1
-		kc=2
-		both aeq $m ${xo:+-x strsize=$xo}
-		late= kc=
-		both aeqf $m ${xo:+-x strsize=$xo}
+# both MODE STRSIZE PART...: s.d, the PARTs and the ERROR clause, on
+# ./cgout MODE (strsize 256: no option) with the generated program and
+# DTRACE_CGEN=0 (s1.txt, s0.txt; s1.addr the first run's page), the
+# unmapped page's address made PAGE (s1.cmp) and the fault messages
+# kept (s1.msg): the two the same; run() checks -v's kernel clauses
+# (with late set, cgout lingers for user space's reads and -v is
+# checked here: every pid$target clause in the kernel)
+both() {
+	b_m=$1 b_s=$2
+	shift 2
+	b_w="$* on $b_m (strsize $b_s)"
+	cat "$@" error.p >s.d
+	b_x=
+	[ "$b_s" = 256 ] || b_x="-x strsize=$b_s"
+	for g in 1 0; do
+		rm -f addr.txt
+		run $g s$g.txt "$b_m $PWD/addr.txt" -s s.d $b_x
+		[ -z "${late:-}" ] || [ $g != 1 ] ||
+			expect_grep "$b_w: -v" "^dtrace: $(grep -c \
+				'^pid\$target' s.d) clauses aggregated in the kernel\$" \
+				s$g.txt.err
+		pg=$(cat addr.txt 2>/dev/null)
+		pg=${pg:-NOPAGE}
+		echo "$pg" >s$g.addr
+		sed "s/$pg/PAGE/" s$g.txt >s$g.cmp
+		grep 'error on enabled probe' s$g.txt.err |
+			sed "s/pid[0-9]*:/pid:/; s/$pg/PAGE/" >s$g.msg
 	done
+	expect_file_eq "$b_w: DTRACE_CGEN=0's output" s0.cmp s1.cmp
+	expect_file_eq "$b_w: DTRACE_CGEN=0's messages" s0.msg s1.msg
+}
+
+# sums N WHAT EXPECTED: the keys below N of s1.txt's sum(1000) lines
+# (aord's @lt, aordl's @llt) are EXPECTED
+sums() {
+	expect_eq "$2" "$3" "$(awk -v n="$1" \
+		'NF == 2 && $2 == 1000 && $1 < n { print $1 }' s1.txt |
+		sort -n | paste -sd' ' -)"
+}
+
+# faults N WHAT: where the kernel keeps self->n, aordf's faults are
+# reported by its fault sites: an ERROR line for each of its three
+# clauses that read the string (enabled probes 2 to 4), for each string
+# that a read of strsize - 1 bytes runs into the page (at 256 all
+# seven, at 8 the one 6 bytes before it): N in all, at the page
+faults() {
+	expect_eq "$2: ERROR lines" "$1" \
+		"$(grep -c "^ERROR [234] [02] -1 1 $(cat s1.addr)\$" s1.txt)"
+}
+
+# No variable (aord; aeq at cut and keep only): at cut, late.  The
+# expected hits below "abcdefg" on cut's strings (aord's @lt, sum 1000:
+# hits 0 to 17; the 'x' strings are above): "", "abcdef" twice,
+# "abcde", 'a's, and at 256 "abcdefX" (below "abcdefg") and no more; at
+# 8 "abcdefg" and those cut to it are equal, not below.
+late=1
+both cut 256 aord.p aeq.p
+sums 18 "cut's strings below \"abcdefg\"" \
+	'0 1 2 3 8 9 10 11 12 13 14 15 16 17'
+both cut 9 aord.p aeq.p
+both cut 8 aord.p aeq.p
+sums 18 "cut's strings below \"abcdefg\" (strsize 8)" \
+	'0 1 2 3 8 9 10 11 12 13 14 15 16 17'
+both cut 7 aeq.p
+both cut 2 aeq.p
+late=
+for s in 256 9 8; do
+	both order $s aord.p
+	both keep $s aord.p aeq.p
 done
-rm -f addr.txt
-run 1 eq.txt "cut $PWD/addr.txt" -s aeqf.d -x strsize=8
+both keep 7 aeq.p
+both keep 2 aeq.p
+
+# A self-> variable the kernel keeps (aordf at 256, 9, 8; aord2 at 2;
+# aordl at 256, 17, 16, 9, 8, 2 on cut and order; aeqf at 256, 9, 8, 7,
+# 2 on cut and keep).  On cut: aordl's below "abcdefgXYZ" (@llt, sum
+# 1000): at 9 "abcdefgXYZ" cut to "abcdefgX" is (hit 7), at 8
+# "abcdefgh" cut to "abcdefg" is too (5), at 256 neither ('h' above
+# 'X'; the same string); aeqf's equal to "abcdefg" at 8 (@af, sum
+# 1001 * (hit + 1)): hits 4 to 7, the strings cut to it.
+both cut 256 aordf.p aordl.p aeqf.p
+faults 21 "fault sites"
+sums 10 "cut's strings below a long literal" '0 1 2 3 4 6 8 9'
+both cut 9 aordf.p aordl.p aeqf.p
+sums 10 "cut's strings below a long literal (strsize 9)" \
+	'0 1 2 3 4 6 7 8 9'
+both cut 8 aordf.p aordl.p aeqf.p
+faults 3 "fault sites (-x strsize=8)"
+sums 10 "cut's strings below a long literal (strsize 8)" \
+	'0 1 2 3 4 5 6 7 8 9'
 expect_eq "cut's strings equal to \"abcdefg\" (strsize 8)" \
-	'5000 6000 7000 8000' "$(awk 'NF == 2 && $2 >= 1000 { print $2 }' \
-		eq.txt | sort -n | paste -sd' ' -)"
-# The expected hits below "abcdefg" on cut's strings (@lt's, sum 1000:
-# hits 0 to 17; the 'x' strings are above): "", "abcdef" twice, "abcde",
-# 'a's, and at 256 "abcdefX" (below "abcdefg") and no more; at 8
-# "abcdefg" and those cut to it are equal, not below.
-for xo in '' '-x strsize=8'; do
-	rm -f addr.txt
-	late=1
-	run 1 lt.txt "cut $PWD/addr.txt" -s aord.d $xo
-	late=
-	expect_eq "cut's strings below \"abcdefg\"${xo:+ ($xo)}" \
-		'0 1 2 3 8 9 10 11 12 13 14 15 16 17' \
-		"$(awk 'NF == 2 && $2 == 1000 && $1 < 18 { print $1 }' \
-			lt.txt | sort -n | paste -sd' ' -)"
+	'5005 6006 7007 8008' "$(awk \
+		'NF == 2 && $2 >= 1001 && $2 % 1001 == 0 { print $2 }' s1.txt |
+		sort -n | paste -sd' ' -)"
+both cut 17 aordl.p
+both cut 16 aordl.p
+both cut 7 aeqf.p
+both cut 2 aord2.p aordl.p aeqf.p
+for s in 256 9 8; do
+	both order $s aordf.p aordl.p
+	both keep $s aordf.p aeqf.p
 done
-# The faults: where the kernel keeps self->n, reported by its fault
-# sites (an ERROR line for each of three clauses, for each string that
-# a read of strsize - 1 bytes runs into the page: at 256 all seven, at
-# 8 the one 6 bytes before it), at the page's address.
-for xo in '' '-x strsize=8'; do
-	rm -f addr.txt
-	run 1 f.txt "cut $PWD/addr.txt" -s aordf.d $xo
-	n=21
-	[ -z "$xo" ] || n=3
-	expect_eq "fault sites${xo:+ ($xo)}: ERROR lines" $n \
-		"$(grep -c "^ERROR [0-9]* [02] -1 1 $(cat addr.txt)\$" f.txt)"
-done
+both order 17 aordl.p
+both order 16 aordl.p
+both order 2 aord2.p aordl.p
+both keep 7 aeqf.p
+both keep 2 aord2.p aeqf.p
 
 finish

@@ -49,6 +49,9 @@ cgout_setup
 # same NAME D-FILE CMD COUNT: the script on ./cgout CMD at strsize 256,
 # 16, 8 and 2 with the generated program, with DTRACE_KAGG=0 and with
 # DTRACE_CGEN=0, byte for byte; COUNT clauses aggregated in the kernel.
+# The runs' outputs: NAME.1.txt (generated), NAME.k.txt (DTRACE_KAGG=0)
+# and NAME.0.txt at 256, NAME-N.1.txt and NAME-N.k.txt at strsize N
+# (the checks after a case read the runs at 256, not runs of their own).
 # DTRACE_CGEN=0's generic program at the default strsize only, but
 # under make check-long (USDT_TEST_LONG): its start-up is most of this
 # test's time, and DTRACE_KAGG=0 (the same clauses in user space, on a
@@ -62,20 +65,21 @@ same() {
 	fi
 	for xo in '' '-x strsize=16' '-x strsize=8' '-x strsize=2'; do
 		w="$name${xo:+ ($xo)}"
-		run 1 "$name.1.txt" "$cmd" -s "$d" $xo
+		sm_o=$name${xo:+-${xo#-x strsize=}}
+		run 1 "$sm_o.1.txt" "$cmd" -s "$d" $xo
 		DTRACE_KAGG=0
 		export DTRACE_KAGG
-		run 1 "$name.k.txt" "$cmd" -s "$d" $xo
+		run 1 "$sm_o.k.txt" "$cmd" -s "$d" $xo
 		unset DTRACE_KAGG
 		expect_file_eq "$w: DTRACE_KAGG=0's output" \
-			"$name.k.txt" "$name.1.txt"
+			"$sm_o.k.txt" "$sm_o.1.txt"
 		if [ -z "$xo" ] || [ -n "${USDT_TEST_LONG:-}" ]; then
-			run 0 "$name.0.txt" "$cmd" -s "$d" $xo
+			run 0 "$sm_o.0.txt" "$cmd" -s "$d" $xo
 			expect_file_eq "$w: DTRACE_CGEN=0's output" \
-				"$name.0.txt" "$name.1.txt"
+				"$sm_o.0.txt" "$sm_o.1.txt"
 		fi
 		expect_grep "$w: -v" "^dtrace: $c aggregated in the kernel\$" \
-			"$name.1.txt.err"
+			"$sm_o.1.txt.err"
 	done
 }
 
@@ -86,14 +90,7 @@ pid$target::hit:entry { @n[execname, arg1] = sum(arg1); }
 pid$target::hit:return { @r[arg1, execname] = max(arg1); }
 END { printa("k %s %@d\n", @); }
 EOF2
-same key key.d rename 3
-run 1 key1.txt rename -s key.d
-expect_eq "execname key: the names at the hits" \
-	"k Z 1|k a-name-of-twent 1|k abcdefghijklmno 1|k cg-one 2|k prefix-one 1" \
-	"$(grep -E '^k (cg-one|a-name-of-twent|abcdefghijklmno|prefix-one|Z) ' \
-		key1.txt |
-		LC_ALL=C sort | paste -sd'|' -)"
-expect_eq "execname key: none after a hit" 0 "$(grep -c after- key1.txt)"
+# (run with mix.d, smix.d and cwkey.d below: keys.d)
 
 # execname compared with literals, either way round
 cat >cmp.d <<'EOF2'
@@ -108,28 +105,30 @@ pid$target::hit:entry /execname == "a-name-of-twent"/ { @cut[arg1] = count(); }
 pid$target::hit:entry { printf("%d %s|\n", arg1, execname); }
 END { printa("eq %d %@d\n", @eq); printa("cut %d %@d\n", @cut); }
 EOF2
-same cmp cmp.d rename 8
-run 1 cmp1.txt rename -s cmp.d
-expect_eq "execname == literal: the hits" "eq 4 1|cut 3 1" \
-	"$(grep -E '^(eq|cut) ' cmp1.txt | paste -sd'|' -)"
+# (run with argcmp.d below: cmps.d)
 
 # execname compared with copyinstr(arg0), the name each hit passes:
 # equal but at the 22-byte one (the kernel keeps 15 bytes), and at
 # small strsize where copyinstr() cuts the argument.  Before, these
 # clauses were user space's (-v: none in the kernel).
 cat >argcmp.d <<'EOF2'
-pid$target::hit:entry /execname == copyinstr(arg0)/ { @eq[arg1] = count(); }
-pid$target::hit:entry /copyinstr(arg0) != execname/ { @ne[arg1] = count(); }
-pid$target::hit:entry /execname < copyinstr(arg0)/ { @lt[arg1] = count(); }
-pid$target::hit:entry /copyinstr(arg0) < execname/ { @gt[arg1] = count(); }
-pid$target::hit:entry /execname >= copyinstr(arg0)/ { @ge[arg1] = count(); }
-pid$target::hit:entry { @k[arg1, execname == copyinstr(arg0)] = sum(execname <= copyinstr(arg0)); }
-END { printa("ne %d %@d\n", @ne); printa("lt %d %@d\n", @lt); }
+pid$target::hit:entry /execname == copyinstr(arg0)/ { @aeq[arg1] = count(); }
+pid$target::hit:entry /copyinstr(arg0) != execname/ { @ane[arg1] = count(); }
+pid$target::hit:entry /execname < copyinstr(arg0)/ { @alt[arg1] = count(); }
+pid$target::hit:entry /copyinstr(arg0) < execname/ { @agt[arg1] = count(); }
+pid$target::hit:entry /execname >= copyinstr(arg0)/ { @age[arg1] = count(); }
+pid$target::hit:entry { @ak[arg1, execname == copyinstr(arg0)] = sum(execname <= copyinstr(arg0)); }
+END { printa("ne %d %@d\n", @ane); printa("lt %d %@d\n", @alt); }
 EOF2
-same argcmp argcmp.d rename 6
-run 1 argcmp1.txt rename -s argcmp.d
+# cmp.d and argcmp.d on rename's strings run as one (cmps.d: argcmp.d's
+# aggregations renamed), 14 clauses aggregated in the kernel; no
+# variable in either
+cat cmp.d argcmp.d >cmps.d
+same cmps cmps.d rename 14
+expect_eq "execname == literal: the hits" "eq 4 1|cut 3 1" \
+	"$(grep -E '^(eq|cut) ' cmps.1.txt | paste -sd'|' -)"
 expect_eq "execname against copyinstr(arg0): the hits" "ne 3 1|lt 3 1" \
-	"$(grep -E '^(ne|lt) ' argcmp1.txt | paste -sd'|' -)"
+	"$(grep -E '^(ne|lt) ' cmps.1.txt | paste -sd'|' -)"
 # ... a string that cannot be read (an unmapped address, one running
 # into an unmapped page): the hit goes to user space whole, which
 # reports the fault in the predicate as DTRACE_KAGG=0 does; the other
@@ -188,32 +187,24 @@ late=
 # @t has it from the literal at the entry and from execname at the
 # return (tainted: printed escaped), @l from the literal alone.
 cat >mix.d <<'EOF2'
-pid$target::hit:entry { @[arg1 & 1 ? execname : "even"] = count(); }
+pid$target::hit:entry { @x[arg1 & 1 ? execname : "even"] = count(); }
 pid$target::hit:entry { @m[(arg1 & 3) == 1 ? "one" : execname, arg1 & 1] = sum(arg1); }
 pid$target::hit:entry { @t[arg1 == 6 ? "tab\there" : execname] = count(); @l[arg1 == 6 ? "tab\there" : execname] = count(); }
 pid$target::hit:return { @t[arg1 == 7 ? execname : "x"] = count(); @u[arg1 > 4 ? execname : execname] = max(arg1); }
 END { printa("t [%s] %@d\n", @t); printa("l [%s] %@d\n", @l); }
 EOF2
-same mix mix.d rename 4
-run 1 mix1.txt rename -s mix.d
-expect_eq "?: of execname and a literal: the taint" \
-	"$(printf 'l [tab\there] 1|t [tab\\there] 2')" \
-	"$(grep -E '^[lt] \[tab' mix1.txt | LC_ALL=C sort | paste -sd'|' -)"
+# (run with key.d above: keys.d below)
 
 # ?: of copyinstr(arg0) and a literal as keys (SMKEY, in kaggs_s).
 # Before, these clauses were user space's (-v: none in the kernel).
 cat >smix.d <<'EOF2'
-pid$target::hit:entry { @[arg1 > 5 ? copyinstr(arg0) : "small"] = count(); }
-pid$target::hit:entry { @m[arg1 & 1, (arg1 & 3) == 1 ? "one" : copyinstr(arg0)] = sum(arg1); }
-pid$target::hit:entry { @t[arg1 == 6 ? "tab\there" : "z"] = count(); @l[arg1 == 6 ? "tab\there" : "z"] = count(); }
-pid$target::hit:entry { @t[arg1 == 6 ? copyinstr(arg0) : "z"] = count(); }
-END { printa("t [%s] %@d\n", @t); printa("l [%s] %@d\n", @l); }
+pid$target::hit:entry { @sx[arg1 > 5 ? copyinstr(arg0) : "small"] = count(); }
+pid$target::hit:entry { @sm[arg1 & 1, (arg1 & 3) == 1 ? "one" : copyinstr(arg0)] = sum(arg1); }
+pid$target::hit:entry { @st[arg1 == 6 ? "tab\there" : "z"] = count(); @sl[arg1 == 6 ? "tab\there" : "z"] = count(); }
+pid$target::hit:entry { @st[arg1 == 6 ? copyinstr(arg0) : "z"] = count(); }
+END { printa("st [%s] %@d\n", @st); printa("sl [%s] %@d\n", @sl); }
 EOF2
-same smix smix.d rename 4
-run 1 smix1.txt rename -s smix.d
-expect_eq "?: of copyinstr(arg0) and a literal: the taint" \
-	"$(printf 'l [tab\there] 1|t [tab\\there] 2')" \
-	"$(grep -E '^[lt] \[tab' smix1.txt | LC_ALL=C sort | paste -sd'|' -)"
+# (run with key.d above: keys.d below)
 # ... strings that cannot be read: @'s branch is the literal at both
 # hits (no fault: user space's run of the hit takes that branch only),
 # @b's the string (the fault in its key, action #3)
@@ -248,16 +239,11 @@ pid$target::hit2:entry /arg1 != 4 && arg1 != 5/ { @d[arg1 % 3 ? copyinstr(arg2) 
 END { printa("a [%s] %@d\n", @a); printa("b %d [%s] %@d\n", @b); printa("c [%s] %@d\n", @c); printa(@d); }
 EOF2
 same smix2 smix2.d pair 4
-run 1 smix2k.txt pair -s smix2.d
-DTRACE_KAGG=0
-export DTRACE_KAGG
-run 1 smix2u.txt pair -s smix2.d
-unset DTRACE_KAGG
 expect_eq "?: of two strings: the faults" \
-	"$(grep 'invalid address' smix2u.txt.err | sed 's/pid[0-9]*/P/')" \
-	"$(grep 'invalid address' smix2k.txt.err | sed 's/pid[0-9]*/P/')"
+	"$(grep 'invalid address' smix2.k.txt.err | sed 's/pid[0-9]*/P/')" \
+	"$(grep 'invalid address' smix2.1.txt.err | sed 's/pid[0-9]*/P/')"
 expect_eq "?: of two strings: the faults' actions" "#1 #1 #2" \
-	"$(grep -o 'in action #[0-9]*' smix2k.txt.err | cut -d' ' -f3 |
+	"$(grep -o 'in action #[0-9]*' smix2.1.txt.err | cut -d' ' -f3 |
 		paste -sd' ' -)"
 
 # ?: keys with a branch probefunc, probemod or probename (LKEY: each
@@ -279,9 +265,8 @@ cat >pnlong.d <<'EOF2'
 pid$target::hit2*:entry { @[arg1 > 2 ? probefunc : "x"] = count(); }
 EOF2
 same pnlong pnlong.d pair 1
-run 1 pnlong1.txt pair -s pnlong.d
 expect_grep "a name past the kernel's key: its hits as records" \
-	'^dtrace: BPF: .* verified, 8 records read$' pnlong1.txt.err
+	'^dtrace: BPF: .* verified, 8 records read$' pnlong.1.txt.err
 
 # a kernel provider's probe: the comm of the thread that made the call
 if [ "${TRACE_EMULATED:-0}" = 1 ]; then
@@ -314,12 +299,31 @@ fi
 # above 0x7f: both tainted, printed escaped).  Before, these clauses
 # were user space's (-v: none in the kernel).
 cat >cwkey.d <<'EOF2'
-pid$target::hit:entry { @[execname, copyinstr(arg0)] = count(); }
-pid$target::hit:entry { @s[copyinstr(arg0), arg1 & 1, execname] = sum(arg1); }
-pid$target::hit:entry { @m[probefunc, execname, copyinstr(arg0)] = max(arg1); }
-END { printa("[%s|%s] %@d\n", @); }
+pid$target::hit:entry { @cw[execname, copyinstr(arg0)] = count(); }
+pid$target::hit:entry { @cs[copyinstr(arg0), arg1 & 1, execname] = sum(arg1); }
+pid$target::hit:entry { @cm[probefunc, execname, copyinstr(arg0)] = max(arg1); }
+END { printa("[%s|%s] %@d\n", @cw); }
 EOF2
-same cwkey cwkey.d rename 3
+
+# The key scripts on rename's strings, key.d, mix.d, smix.d and
+# cwkey.d, run as one (keys.d: each with its own aggregations, smix.d's
+# lines tagged st and sl), 14 clauses aggregated in the kernel; no
+# variable in any of them.  key.d's names at the hits, and the taint
+# of mix.d's and smix.d's entries.
+cat key.d mix.d smix.d cwkey.d >keys.d
+same keys keys.d rename 14
+expect_eq "execname key: the names at the hits" \
+	"k Z 1|k a-name-of-twent 1|k abcdefghijklmno 1|k cg-one 2|k prefix-one 1" \
+	"$(grep -E '^k (cg-one|a-name-of-twent|abcdefghijklmno|prefix-one|Z) ' \
+		keys.1.txt |
+		LC_ALL=C sort | paste -sd'|' -)"
+expect_eq "execname key: none after a hit" 0 "$(grep -c after- keys.1.txt)"
+expect_eq "?: of execname and a literal: the taint" \
+	"$(printf 'l [tab\there] 1|t [tab\\there] 2')" \
+	"$(grep -E '^[lt] \[tab' keys.1.txt | LC_ALL=C sort | paste -sd'|' -)"
+expect_eq "?: of copyinstr(arg0) and a literal: the taint" \
+	"$(printf 'sl [tab\there] 1|st [tab\\there] 2')" \
+	"$(grep -E '^s[lt] \[tab' keys.1.txt | LC_ALL=C sort | paste -sd'|' -)"
 
 # two copyinstr() keys in one (SKEY2: both strings in kaggs_s's s, the
 # second after the first's NUL), either order, beside an integer key:
@@ -333,10 +337,9 @@ pid$target::hit2:entry { @s[copyinstr(arg2), arg1 & 1, copyinstr(arg0)] = sum(ar
 END { printa("[%s|%s] %@d\n", @); }
 EOF2
 same pack pack.d pack 2
-run 1 pack1.txt pack -s pack.d
 expect_eq "two copyinstr() keys: split where the first ends" \
 	"[ab|c] 2|[a|bc] 1" \
-	"$(grep -E '^\[ab?\|b?c\]' pack1.txt | LC_ALL=C sort | paste -sd'|' -)"
+	"$(grep -E '^\[ab?\|b?c\]' pack.1.txt | LC_ALL=C sort | paste -sd'|' -)"
 
 # three string keys: execname and two copyinstr() (CWKEY and SKEY2 in
 # one kaggs_s key: execname in two of its words, both strings in its

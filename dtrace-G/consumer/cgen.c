@@ -1074,6 +1074,39 @@ static void own_busy(struct em *e, const struct cgen_maps *m,
 	put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
 }
 
+/*
+ * Jumps to an unconditional jump taken straight to where it goes (its
+ * target's target, to the end of a chain): a clause's end that is the
+ * plan's jump to the exit (a string predicate's failing compares, the
+ * strpred row's 3 hits in 4) is one jump, not two.  The paths are the
+ * same, instruction for instruction but the jumps skipped.  Only
+ * through a jump the instruction before falls into: one that only
+ * jumps reached would be left unreachable, which the verifier refuses
+ * (the jumps now skipping it were its only way in; an instruction
+ * that is not such a jump keeps every way in it had).
+ */
+static void thread_jumps(struct bpf_insn *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint8_t cl = BPF_CLASS(v[i].code), op = BPF_OP(v[i].code);
+		long t;
+
+		if ((cl != BPF_JMP && cl != BPF_JMP32) || op == BPF_CALL ||
+		    op == BPF_EXIT || (cl == BPF_JMP32 && op == BPF_JA))
+			continue;
+		t = (long)i + 1 + v[i].off;
+		for (unsigned hop = 0;
+		     hop < 8 && t >= 1 && (size_t)t < n &&
+		     v[t].code == (BPF_JMP | BPF_JA) && v[t].off != -1 &&
+		     v[t - 1].code != (BPF_JMP | BPF_JA) &&
+		     v[t - 1].code != (BPF_JMP | BPF_EXIT);
+		     hop++)
+			t += 1 + v[t].off;
+		if (t - (long)i - 1 >= INT16_MIN && t - (long)i - 1 <= INT16_MAX)
+			v[i].off = (int16_t)(t - (long)i - 1);
+	}
+}
+
 /* Whether the program v (n instructions) addresses cgbuf (fd buf). */
 static bool uses_buf(const struct bpf_insn *v, size_t n, int buf)
 {
@@ -1792,6 +1825,7 @@ done:
 		free(e.v);
 		return false;
 	}
+	thread_jumps(e.v, e.n);
 	*out = e.v;
 	*n = e.n;
 	return true;

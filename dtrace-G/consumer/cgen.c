@@ -1102,7 +1102,8 @@ static void thread_jumps(struct bpf_insn *v, size_t n)
 		     v[t - 1].code != (BPF_JMP | BPF_EXIT);
 		     hop++)
 			t += 1 + v[t].off;
-		if (t - (long)i - 1 >= INT16_MIN && t - (long)i - 1 <= INT16_MAX)
+		if (t - (long)i - 1 >= INT16_MIN &&
+		    t - (long)i - 1 <= INT16_MAX)
 			v[i].off = (int16_t)(t - (long)i - 1);
 	}
 }
@@ -1156,8 +1157,8 @@ static int acc_size(uint8_t code)
  * room, cgen_plan.c keeps its copies within it) reaches no slot
  * outside it; any other, or one with no add after, may read them.
  */
-static bool stk_at(const struct bpf_insn *v, size_t i, size_t n, int lo,
-		   int sz, const int room[2], bool *rd)
+static bool stk_at(const struct bpf_insn *v, size_t i, size_t n, int lo, int sz,
+		   const int room[2], bool *rd)
 {
 	const struct bpf_insn *x = &v[i];
 	uint8_t cl = BPF_CLASS(x->code);
@@ -1200,11 +1201,10 @@ static bool stk_at(const struct bpf_insn *v, size_t i, size_t n, int lo,
  * prologue fills the slots, and a program whose r6 (the context) the
  * stages before the record change, keep everything where it is.
  */
-static struct late late_of(const struct cgen_maps *m,
-			   const struct bpf_insn *v, size_t rec0,
-			   unsigned nargs)
+static struct late late_of(const struct cgen_maps *m, const struct bpf_insn *v,
+			   size_t rec0, unsigned nargs)
 {
-	struct late lt = {0, false};
+	struct late lt = { 0, false };
 	/* seq_stack()'s room: the argument slots past nargs (emit()) */
 	const int room[2] = { S_ARG(UBPF_MAXARGS - 1),
 			      nargs ? S_ARG(nargs - 1) : S_ARG(0) + 8 };
@@ -1221,7 +1221,7 @@ static struct late late_of(const struct cgen_maps *m,
 		if (i && x->dst_reg == 6 &&
 		    (cl == BPF_ALU64 || cl == BPF_ALU || cl == BPF_LDX ||
 		     cl == BPF_LD))
-			return (struct late){0, false};
+			return (struct late){ 0, false };
 		for (unsigned a = 0; a < nargs; a++)
 			if (stk_at(v, i, rec0, S_ARG(a), 8, room, &rd) && rd)
 				lt.args &= ~(1u << a);
@@ -1253,7 +1253,7 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	       const struct ubpf_kplan *pl, struct bpf_insn **out, size_t *n)
 {
 	size_t rec0 = 0;
-	struct late lt = {0, false};
+	struct late lt = { 0, false };
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
 
 	if (!emit(m, s, pl, OWN_NONE, &lt, &rec0, out, n))

@@ -66,8 +66,12 @@
 #		"execname and literals"); before, a record a hit
 #  - execpred:	enter /execname == "pair"/ { @ = count(); } (bpftrace:
 #		/comm == "pair"/)
-# The best of $ROUNDS runs per tool.  Needs root and bpftrace; nothing
-# passes or fails on speed.  ROWS="self ..." runs only those rows.  With
+# $ROUNDS rounds per row, each running both tools on targets of their
+# own, bpftrace first in odd rounds and ours first in even ones (the
+# tool run second paid 10-20% more here: the strpred row read 0.86-1.38
+# with ours always second); each tool's column is its median over the
+# rounds, and the ratio the median of the rounds' ratios.  Needs root
+# and bpftrace; nothing passes or fails on speed.  ROWS="self ..." runs only those rows.  With
 # PERHIT_MD set, the table is written there as a markdown section.
 
 set -u
@@ -181,32 +185,50 @@ one() {
 		}' stats
 }
 
+# FMT NUMBER...: the numbers' median, by printf's FMT (of an even
+# count, the middle two's mean); - when none
+median() {
+	fmt=$1
+	shift
+	printf '%s\n' "$@" | sort -g | awk -v fmt="$fmt" 'NF { v[++n] = $1 }
+		END {
+			if (!n) { printf "-"; exit }
+			printf fmt, n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		}'
+}
+
 rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa selfkey execkey execpred}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table
 for row in $rows; do
-	bb= bo= vb= vo=
+	# per round, both tools, the first of them alternating (odd
+	# rounds bpftrace, even ours: whichever runs second ran slower
+	# by 10-20% here, 2026-11-30); the ratio of each round where both
+	# ran, and the medians
+	nb= no= nr= vb= vo= r=0
 	for _ in $(seq "$ROUNDS"); do
-		set -- $(one bpftrace "$row")
-		case $1 in -) ;; *)
-			if [ -z "$bb" ] || awk "BEGIN { exit !($1 < $bb) }"; then
-				bb=$1 vb=$2
-			fi ;;
-		esac
-		set -- $(one ours "$row")
-		case $1 in -) ;; *)
-			if [ -z "$bo" ] || awk "BEGIN { exit !($1 < $bo) }"; then
-				bo=$1 vo=$2
-			fi ;;
-		esac
+		r=$((r + 1)) b=- o=-
+		for tool in $(if [ $((r % 2)) = 1 ]; then echo bpftrace ours
+			else echo ours bpftrace; fi); do
+			set -- $(one "$tool" "$row")
+			case $1 in -) continue ;; esac
+			if [ "$tool" = bpftrace ]; then
+				b=$1 vb=$2 nb="$nb $1"
+			else
+				o=$1 vo=$2 no="$no $1"
+			fi
+		done
+		[ "$b" != - ] && [ "$o" != - ] &&
+			nr="$nr $(awk -v b="$b" -v o="$o" 'BEGIN {
+				if (b > 0) printf "%.4f", o / b; else printf "-" }')"
 	done
-	ratio=$(awk -v b="${bb:-0}" -v o="${bo:-0}" \
-		'BEGIN { if (b > 0 && o > 0) printf "%.2f", o / b; else printf "-" }')
-	printf '%-8s %10s %10s %7s  %s; %s\n' "$row" "${bb:--}" "${bo:--}" \
+	bb=$(median %.1f $nb) bo=$(median %.1f $no)
+	ratio=$(median %.2f $(printf '%s\n' $nr | grep -v '^-$'))
+	printf '%-8s %10s %10s %7s  %s; %s\n' "$row" "$bb" "$bo" \
 		"$ratio" "${vb:--}" "${vo:--}"
-	printf '| %s | %s | %s | %s | %s | %s |\n' "$row" "${bb:--}" \
-		"${bo:--}" "$ratio" "${vb:--}" "${vo:--}" >>table
+	printf '| %s | %s | %s | %s | %s | %s |\n' "$row" "$bb" \
+		"$bo" "$ratio" "${vb:--}" "${vo:--}" >>table
 done
 
 if [ -n "$PERHIT_MD" ]; then
@@ -215,10 +237,11 @@ if [ -n "$PERHIT_MD" ]; then
 		echo
 		echo "ns of BPF program run time per iteration of bench/pairloop.c"
 		echo "(one hit; for self->, an entry and a return), $N iterations,"
-		echo "best of $ROUNDS runs per tool, from BPF_ENABLE_STATS's"
-		echo "run_time_ns (includes its ~55 ns clock reads per run); and the"
-		echo "verifier's instructions per program (verified_insns), each"
-		echo "program counted joined by +."
+		echo "median of $ROUNDS rounds per tool (the tools' order alternating"
+		echo "by round; the ratio the median of the rounds' ratios), from"
+		echo "BPF_ENABLE_STATS's run_time_ns (includes its ~55 ns clock reads"
+		echo "per run); and the verifier's instructions per program"
+		echo "(verified_insns), each program counted joined by +."
 		echo
 		echo "| row | bpftrace ns | dtrace ns | ratio | bpftrace verified | dtrace verified |"
 		echo "|---|---|---|---|---|---|"

@@ -46,8 +46,17 @@
  *     flags, the clock and the other arguments; a hit that passes, or
  *     another process's, goes on as below, the plan testing it again.
  *     Then every
- *     argument the record or the plan reads is fetched once, per its
- *     spec, into a stack slot: a register is one load from pt_regs at a
+ *     argument the plan (or the exit() tests) reads is fetched once,
+ *     per its spec, into a stack slot, and the others the record reads
+ *     at the record's start (late_of(): the program is made once with
+ *     every one here, and made again with those that no instruction
+ *     before the record read fetched there, S_FLAGS zeroed there too
+ *     where its zeroing was its one access before; a uprobe's program
+ *     made for its event alone, m->ev1, sets r8 to its index there
+ *     too, the arm hash's key taking it as an immediate): a hit that
+ *     writes no record fetches only what its clauses test (strpred's
+ *     /copyinstr(arg1) == "beta"/ arg1 alone, bench/RESULTS.md).  A
+ *     register is one load from pt_regs at a
  *     constant offset (bpf/uregs.h, the machine's), memory at register +
  *     offset one bpf_probe_read_user() of its size (1, 2, 4, else 8 bytes), a
  *     constant an immediate; each narrowed to its size and sign as
@@ -1065,6 +1074,40 @@ static void own_busy(struct em *e, const struct cgen_maps *m,
 	put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
 }
 
+/*
+ * Jumps to an unconditional jump taken straight to where it goes (its
+ * target's target, to the end of a chain): a clause's end that is the
+ * plan's jump to the exit (a string predicate's failing compares, the
+ * strpred row's 3 hits in 4) is one jump, not two.  The paths are the
+ * same, instruction for instruction but the jumps skipped.  Only
+ * through a jump the instruction before falls into: one that only
+ * jumps reached would be left unreachable, which the verifier refuses
+ * (the jumps now skipping it were its only way in; an instruction
+ * that is not such a jump keeps every way in it had).
+ */
+static void thread_jumps(struct bpf_insn *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint8_t cl = BPF_CLASS(v[i].code), op = BPF_OP(v[i].code);
+		long t;
+
+		if ((cl != BPF_JMP && cl != BPF_JMP32) || op == BPF_CALL ||
+		    op == BPF_EXIT || (cl == BPF_JMP32 && op == BPF_JA))
+			continue;
+		t = (long)i + 1 + v[i].off;
+		for (unsigned hop = 0;
+		     hop < 8 && t >= 1 && (size_t)t < n &&
+		     v[t].code == (BPF_JMP | BPF_JA) && v[t].off != -1 &&
+		     v[t - 1].code != (BPF_JMP | BPF_JA) &&
+		     v[t - 1].code != (BPF_JMP | BPF_EXIT);
+		     hop++)
+			t += 1 + v[t].off;
+		if (t - (long)i - 1 >= INT16_MIN &&
+		    t - (long)i - 1 <= INT16_MAX)
+			v[i].off = (int16_t)(t - (long)i - 1);
+	}
+}
+
 /* Whether the program v (n instructions) addresses cgbuf (fd buf). */
 static bool uses_buf(const struct bpf_insn *v, size_t n, int buf)
 {
@@ -1078,9 +1121,119 @@ static bool uses_buf(const struct bpf_insn *v, size_t n, int buf)
 /* where a program takes cgbuf's owner word (own_take()) */
 enum { OWN_NONE, OWN_PRO, OWN_REC };
 
+/* what the record stage does that the first emit() did before it:
+ * the arguments no stage before the record reads (late), fetched
+ * there; S_FLAGS zeroed there, not in the prologue (flate) */
+struct late {
+	uint32_t args;
+	bool flags;
+};
+
 static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
-		 const struct ubpf_kplan *pl, int own, size_t *rec0,
-		 struct bpf_insn **out, size_t *n);
+		 const struct ubpf_kplan *pl, int own, const struct late *lt,
+		 size_t *rec0, struct bpf_insn **out, size_t *n);
+
+/* an instruction's access size, by its BPF_SIZE */
+static int acc_size(uint8_t code)
+{
+	switch (BPF_SIZE(code)) {
+	case BPF_B:
+		return 1;
+	case BPF_H:
+		return 2;
+	case BPF_W:
+		return 4;
+	default:
+		return 8;
+	}
+}
+
+/*
+ * Whether v[i] (of n) reads or writes the stack's bytes [lo, lo + sz)
+ * (r10 + off), or may: *rd, whether it reads them or may.  A pointer
+ * made from r10 (a helper's key or buffer) reaches from its offset
+ * (the next instruction's add) up: one that starts above the bytes
+ * does not; one in seq_stack()'s room (the argument slots past nargs:
+ * room, cgen_plan.c keeps its copies within it) reaches no slot
+ * outside it; any other, or one with no add after, may read them.
+ */
+static bool stk_at(const struct bpf_insn *v, size_t i, size_t n, int lo, int sz,
+		   const int room[2], bool *rd)
+{
+	const struct bpf_insn *x = &v[i];
+	uint8_t cl = BPF_CLASS(x->code);
+
+	*rd = false;
+	if (cl == BPF_ALU64 && BPF_OP(x->code) == BPF_MOV &&
+	    BPF_SRC(x->code) == BPF_X && x->src_reg == 10) {
+		const struct bpf_insn *a = i + 1 < n ? &v[i + 1] : NULL;
+
+		*rd = true;
+		if (!a || a->code != (BPF_ALU64 | BPF_ADD | BPF_K) ||
+		    a->dst_reg != x->dst_reg)
+			return true;
+		if (a->imm >= lo + sz)
+			return *rd = false;
+		if (a->imm >= room[0] && a->imm < room[1] &&
+		    (lo >= room[1] || lo + sz <= room[0]))
+			return *rd = false;
+		return true;
+	}
+	if (cl == BPF_LDX && BPF_MODE(x->code) == BPF_MEM && x->src_reg == 10)
+		*rd = true;
+	else if ((cl == BPF_STX || cl == BPF_ST) && x->dst_reg == 10)
+		*rd = BPF_MODE(x->code) != BPF_MEM; /* an atomic reads */
+	else
+		return false;
+	return x->off < lo + sz && x->off + acc_size(x->code) > lo;
+}
+
+/*
+ * From a program emitted with nothing late (v, the record from rec0 on):
+ * which arguments of nargs no instruction before the record reads
+ * (a stage that reads them needs them in their slots: the plan's ARG,
+ * seq_read()'s strings, the exit() tests'), so the record's stage can
+ * fetch them (the hit that never writes a record pays nothing for
+ * them: the strpred row of bench/perhit.sh reads arg1 alone); and
+ * whether S_FLAGS's one access there is the prologue's zeroing (no
+ * plan's REC, fault, record gate or exit() test touches it), so that
+ * zeroing can be the record's too.  A kernel probe's, whose provider's
+ * prologue fills the slots, and a program whose r6 (the context) the
+ * stages before the record change, keep everything where it is.
+ */
+static struct late late_of(const struct cgen_maps *m, const struct bpf_insn *v,
+			   size_t rec0, unsigned nargs)
+{
+	struct late lt = { 0, false };
+	/* seq_stack()'s room: the argument slots past nargs (emit()) */
+	const int room[2] = { S_ARG(UBPF_MAXARGS - 1),
+			      nargs ? S_ARG(nargs - 1) : S_ARG(0) + 8 };
+	unsigned nfl = 0;
+	bool rd;
+
+	if (m->kp)
+		return lt;
+	lt.args = nargs >= 32 ? UINT32_MAX : (1u << nargs) - 1;
+	for (size_t i = 0; i < rec0; i++) {
+		const struct bpf_insn *x = &v[i];
+		uint8_t cl = BPF_CLASS(x->code);
+
+		if (i && x->dst_reg == 6 &&
+		    (cl == BPF_ALU64 || cl == BPF_ALU || cl == BPF_LDX ||
+		     cl == BPF_LD))
+			return (struct late){ 0, false };
+		for (unsigned a = 0; a < nargs; a++)
+			if (stk_at(v, i, rec0, S_ARG(a), 8, room, &rd) && rd)
+				lt.args &= ~(1u << a);
+		if (stk_at(v, i, rec0, S_FLAGS, 8, room, &rd))
+			nfl += rd || x->code != (BPF_ST | BPF_MEM | BPF_DW) ||
+					       x->imm != 0
+				       ? 2
+				       : 1;
+	}
+	lt.flags = nfl == 1;
+	return lt;
+}
 
 /*
  * The program, made once; made again owning cgbuf where it turns out to
@@ -1091,31 +1244,42 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
  * made owning it from the record on (OWN_REC): a hit that writes no
  * record takes nothing; one found taken there drops the record alone,
  * as a full ring does, what the plan did kept.  Else it is owned from
- * the prologue (OWN_PRO).
+ * the prologue (OWN_PRO).  Before those, where the first making shows
+ * arguments or the flags' zeroing that only the record needs
+ * (late_of()), it is made again with them at the record; the owning
+ * ones keep that (owning adds no read of either before the record).
  */
 bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	       const struct ubpf_kplan *pl, struct bpf_insn **out, size_t *n)
 {
 	size_t rec0 = 0;
+	struct late lt = { 0, false };
+	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
 
-	if (!emit(m, s, pl, OWN_NONE, &rec0, out, n))
+	if (!emit(m, s, pl, OWN_NONE, &lt, &rec0, out, n))
 		return false;
+	lt = late_of(m, *out, rec0, nargs);
+	if (lt.args || lt.flags) {
+		free(*out);
+		if (!emit(m, s, pl, OWN_NONE, &lt, &rec0, out, n))
+			return false;
+	}
 	if (!uses_buf(*out, *n, m->buf))
 		return true;
 	free(*out);
 	if (!m->kp) {
-		if (!emit(m, s, pl, OWN_REC, &rec0, out, n))
+		if (!emit(m, s, pl, OWN_REC, &lt, &rec0, out, n))
 			return false;
 		if (!uses_buf(*out, rec0, m->buf))
 			return true;
 		free(*out);
 	}
-	return emit(m, s, pl, OWN_PRO, &rec0, out, n);
+	return emit(m, s, pl, OWN_PRO, &lt, &rec0, out, n);
 }
 
 static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
-		 const struct ubpf_kplan *pl, int own, size_t *rec0,
-		 struct bpf_insn **out, size_t *n)
+		 const struct ubpf_kplan *pl, int own, const struct late *lt,
+		 size_t *rec0, struct bpf_insn **out, size_t *n)
 {
 	struct em e = {.kkeys = m->kkeys};
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
@@ -1241,8 +1405,10 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		apre = pl->ops[0].n;
 	}
 	/* the program is this event's (probe's) alone: its index, after
-	 * the pretest (a hit that fails it needs none) */
-	if (!(m->kp && m->kp->idmap >= 0) && m->ev1)
+	 * the pretest (a hit that fails it needs none); a uprobe's, an
+	 * immediate where the arm hash's key and the record take it (the
+	 * plan reads no r8), so a hit that writes no record sets none */
+	if (m->kp && m->kp->idmap < 0 && m->ev1)
 		alu_i(&e, BPF_MOV, 8, (int32_t)((m->ev1 - 1) & 0x7fffffff));
 	if (ts) {
 		call(&e, BPF_FUNC_ktime_get_ns);
@@ -1252,14 +1418,16 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		kp_prologue(&e, m->kp);
 	else
 		for (unsigned i = 0; i < nargs; i++)
-			if (i != apre) /* the pretest's is in its slot */
-				arg_fetch(&e, i, &s->a[i]);
+			if (i != apre && !(lt->args & (1u << i)))
+				arg_fetch(&e, i, &s->a[i]); /* late: the
+							     * record's */
 	/* cgbuf's owner from here to the end (the jumps before end with
 	 * nothing taken, as do the provider's prologue's exits) */
 	nxj0 = nxj;
 	if (own == OWN_PRO)
 		own_take(&e, m, jbusy);
-	st(&e, BPF_DW, 10, S_FLAGS, 0);
+	if (!lt->flags) /* else the record's (late_of()) */
+		st(&e, BPF_DW, 10, S_FLAGS, 0);
 	if (ob) { /* no area yet: a register's 0, which Linux 6.1's
 		   * verifier knows for one (not an immediate's) */
 		alu_i(&e, BPF_MOV, 1, 0);
@@ -1317,7 +1485,11 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 				act_load(&e, m, xj, &nxj);
 			hz_lease(&e, m);
 		}
-		stx(&e, BPF_W, 10, S_KEY8, 8);
+		if (m->ev1 && !m->kp) /* r8 is set at the record */
+			st(&e, BPF_W, 10, S_KEY8,
+			   (int32_t)((m->ev1 - 1) & 0x7fffffff));
+		else
+			stx(&e, BPF_W, 10, S_KEY8, 8);
 		if (lazy) {
 			st(&e, BPF_W, 10, S_KEY8 + 4, (int32_t)m->lpid);
 		} else {
@@ -1394,6 +1566,15 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	}
 	/* 3. the record */
 	*rec0 = e.n;
+	/* what no stage before read (late_of()): every path to the record
+	 * comes here, r6 still the context */
+	if (lt->flags)
+		st(&e, BPF_DW, 10, S_FLAGS, 0);
+	if (!m->kp && m->ev1) /* its index (the prologue's note) */
+		alu_i(&e, BPF_MOV, 8, (int32_t)((m->ev1 - 1) & 0x7fffffff));
+	for (unsigned i = 0; i < nargs; i++)
+		if (i != apre && (lt->args & (1u << i)))
+			arg_fetch(&e, i, &s->a[i]);
 	if (own == OWN_REC) /* cgbuf's from here: OWN_REC */
 		own_take(&e, m, jbusy);
 	if (lazy) { /* pid_tgid, which nothing before needed */
@@ -1644,6 +1825,7 @@ done:
 		free(e.v);
 		return false;
 	}
+	thread_jumps(e.v, e.n);
 	*out = e.v;
 	*n = e.n;
 	return true;

@@ -1360,9 +1360,12 @@ void kp_vars_decide(struct d_kplan *k)
 		k->vslot[v] = -1;
 		if (k->horizon && var->scope != SC_THIS)
 			continue; /* a hit past it: user space's (kplan.c) */
+		/* (not one holding a struct or a fixed-size array: its
+		 * bytes are user space's, mem.c) */
 		if ((var->scope == SC_SELF || var->scope == SC_THIS ||
 		     var->scope == SC_SELFASSOC) &&
 		    var->kind != T_STR && !var->ptr && !var->psou &&
+		    !var->sou &&
 		    (var->scope != SC_THIS || nthis < UBPF_KTHIS)) {
 			k->vst[v] = KV_CAND;
 			if (var->scope == SC_THIS)

@@ -720,53 +720,66 @@ bool cg_out_rec(struct consumer *c, const uint8_t *raw, size_t len, size_t *off)
 	return true;
 }
 
+/* The run's plans, where the kernel aggregates */
+static const struct d_kplan *kplan_of(struct consumer *c)
+{
+	struct bpf_kagg *ka = bpf_kagg_of(c);
+
+	return ka ? bpf_kagg_kp(ka) : NULL;
+}
+
+/*
+ * The next area of the record w walks, clause's (the areas are in the
+ * probe's order of the clauses that have one), its *n bytes; NULL where
+ * the kernel says the clause did not run there, or the record is short.
+ * w moves past it either way.
+ */
+static const uint8_t *area_next(struct consumer *c, const struct d_kplan *k,
+				unsigned clause, struct cg_out_walk *w,
+				unsigned *n)
+{
+	struct ubpf_kout h;
+	unsigned ord = w->ord++;
+	size_t off = w->off;
+
+	*n = d_kplan_out_bytes(k, clause);
+	w->off += *n;
+	memcpy(&h, c->kout, sizeof(h));
+	if (ord >= UBPF_KOUTS || !(h.ran >> ord & 1) ||
+	    sizeof(h) + off + *n > c->koutlen)
+		return NULL;
+	return c->kout + sizeof(h) + off;
+}
+
 bool cg_out_run(struct consumer *c, unsigned clause, const struct d_fire *f,
 		struct cg_out_walk *w, int *rv)
 {
-	struct bpf_kagg *ka = bpf_kagg_of(c);
-	const struct d_kplan *k = ka ? bpf_kagg_kp(ka) : NULL;
-	struct ubpf_kout h;
-	unsigned ord, n;
-	size_t off;
+	const struct d_kplan *k = kplan_of(c);
+	const uint8_t *a;
+	unsigned n;
 
 	if (!c->kout || !k || !d_kplan_out_area(k, clause))
 		return false;
-	ord = w->ord++;
-	off = w->off;
-	n = d_kplan_out_bytes(k, clause);
-	w->off += n;
-	memcpy(&h, c->kout, sizeof(h));
-	if (ord >= UBPF_KOUTS || !(h.ran >> ord & 1) ||
-	    sizeof(h) + off + n > c->koutlen)
+	if (!(a = area_next(c, k, clause, w, &n)))
 		return false;
-	*rv = d_kplan_out_run(k, clause, c->kout + sizeof(h) + off, n, f,
-			      c->out, stderr);
+	*rv = d_kplan_out_run(k, clause, a, n, f, c->out, stderr);
 	return true;
 }
 
 int cg_out_vin(struct consumer *c, unsigned clause, const struct d_fire *f,
 	       struct cg_out_walk *w, struct dv **save)
 {
-	struct bpf_kagg *ka = bpf_kagg_of(c);
-	const struct d_kplan *k = ka ? bpf_kagg_kp(ka) : NULL;
-	struct ubpf_kout h;
-	unsigned ord, n;
-	size_t off;
+	const struct d_kplan *k = kplan_of(c);
+	const uint8_t *a;
+	unsigned n;
 
 	/* no area (the in-process activation's record, whose plans keep
 	 * no variable): the clause as any other */
 	if (!c->kout || !k || !d_kplan_vin(k, clause))
 		return -1;
-	ord = w->ord++;
-	off = w->off;
-	n = d_kplan_out_bytes(k, clause);
-	w->off += n;
-	memcpy(&h, c->kout, sizeof(h));
-	if (ord >= UBPF_KOUTS || !(h.ran >> ord & 1) ||
-	    sizeof(h) + off + n > c->koutlen)
+	if (!(a = area_next(c, k, clause, w, &n)))
 		return 0;
-	*save = d_kplan_vin_put(k, clause, c->kout + sizeof(h) + off, n,
-				(int32_t)f->tid);
+	*save = d_kplan_vin_put(k, clause, a, n, (int32_t)f->tid);
 	return *save ? 1 : 0;
 }
 

@@ -565,12 +565,28 @@ static void store(struct dv *slot, struct dv v)
 	*slot = v;
 }
 
+/* v into the dynamic variable keyed k (dyn_key()'s form), k freed;
+ * assigning zero frees a dynamic variable, as in DTrace */
+static void dyn_put(struct d_prog *p, struct sbuf *k, struct dv v)
+{
+	struct hent *e = d_ht_find(&p->dyn, k->b, k->len);
+
+	if (v.k == K_INT && v.i == 0) {
+		if (e)
+			d_ht_remove(&p->dyn, e);
+	} else {
+		if (!e)
+			e = d_ht_insert(&p->dyn, k->b, k->len);
+		store(&e->val, v);
+	}
+	free(k->b);
+}
+
 static void var_set(struct ectx *x, const struct node *n, struct dv v)
 {
 	struct d_prog *p = x->p;
 	int sc = p->vars[n->sub].scope;
 	struct sbuf k = { 0 };
-	struct hent *e;
 
 	v = d_var_conv(&p->vars[n->sub], v);
 	if (v.k == K_STR && !v.show && strlen(v.s) >= p->strsize)
@@ -584,17 +600,7 @@ static void var_set(struct ectx *x, const struct node *n, struct dv v)
 		return;
 	}
 	dyn_key(x, n, &k);
-	e = d_ht_find(&p->dyn, k.b, k.len);
-	/* assigning zero frees a dynamic variable, as in DTrace */
-	if (v.k == K_INT && v.i == 0) {
-		if (e)
-			d_ht_remove(&p->dyn, e);
-	} else {
-		if (!e)
-			e = d_ht_insert(&p->dyn, k.b, k.len);
-		store(&e->val, v);
-	}
-	free(k.b);
+	dyn_put(p, &k, v);
 }
 
 struct dv d_self_put(struct d_prog *p, unsigned var, int32_t tid, struct dv v)
@@ -611,15 +617,7 @@ struct dv d_self_put(struct d_prog *p, unsigned var, int32_t tid, struct dv v)
 	e = d_ht_find(&p->dyn, k.b, k.len);
 	if (e && e->val.k == K_INT)
 		old = e->val;
-	if (v.k == K_INT && v.i == 0) {
-		if (e)
-			d_ht_remove(&p->dyn, e);
-	} else {
-		if (!e)
-			e = d_ht_insert(&p->dyn, k.b, k.len);
-		store(&e->val, v);
-	}
-	free(k.b);
+	dyn_put(p, &k, v);
 	return old;
 }
 

@@ -695,16 +695,13 @@ static bool kstore_ok(struct d_kplan *k, unsigned ci, unsigned i, unsigned v)
 	       typed_same(k, NULL, st);
 }
 
-/* May variable v, which clause ci touches, be carried in ci's record
- * (vin_where()'s clause): a self-> integer the kernel keeps that ci
- * only reads, or stores only where the kernel can make the store
- * (kstore_ok())? */
-static bool vin_var(struct d_kplan *k, unsigned ci, unsigned v)
+/* Does clause ci store v only where the kernel can make the store too
+ * (kstore_ok()), and not in its predicate? */
+static bool vin_stores_ok(struct d_kplan *k, unsigned ci, unsigned v)
 {
 	const struct clause *c = &k->prog->clauses[ci];
 
-	if (k->vst[v] != KV_KERN || k->prog->vars[v].scope != SC_SELF ||
-	    stores_into(c->pred, v))
+	if (stores_into(c->pred, v))
 		return false;
 	for (unsigned i = 0; i < c->nstmts; i++)
 		if (stmts_store(&c->stmts[i], 1, v) && !kstore_ok(k, ci, i, v))
@@ -712,17 +709,23 @@ static bool vin_var(struct d_kplan *k, unsigned ci, unsigned v)
 	return true;
 }
 
+/* May variable v, which clause ci touches, be carried in ci's record
+ * (vin_where()'s clause): a self-> integer the kernel keeps that ci
+ * only reads, or stores only where the kernel can make the store
+ * (kstore_ok())? */
+static bool vin_var(struct d_kplan *k, unsigned ci, unsigned v)
+{
+	return k->vst[v] == KV_KERN && k->prog->vars[v].scope == SC_SELF &&
+	       vin_stores_ok(k, ci, v);
+}
+
 int kp_vin_why(const struct d_kplan *k, unsigned ci, unsigned v)
 {
 	const struct clause *c = &k->prog->clauses[ci];
 	const struct var *var = &k->prog->vars[v];
 
-	if (stores_into(c->pred, v))
+	if (!vin_stores_ok((struct d_kplan *)k, ci, v))
 		return 1;
-	for (unsigned i = 0; i < c->nstmts; i++)
-		if (stmts_store(&c->stmts[i], 1, v) &&
-		    !kstore_ok((struct d_kplan *)k, ci, i, v))
-			return 1;
 	if (var->scope != SC_SELF || var->kind == T_STR || var->ptr ||
 	    var->psou || var->sou)
 		return 2;

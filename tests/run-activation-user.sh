@@ -66,7 +66,10 @@
 #    hit (execname, ustack()), a stripped program's probes beside its
 #    library's, a process under a seccomp filter (which could kill it
 #    for an injected call) go to the kernel path: the kernel path's
-#    output, which probe went where (-v); an exec chain mixing both;
+#    output, which probe went where (-v); a process in another pid
+#    namespace (every hit, its pid as the kernel path's), a fork child
+#    forked into a new one (its records ignored, said); an exec chain
+#    mixing both;
 #    a glob's probe there, armed for its process alone;
 #  - refusals, with the reason and no tracing: uid (no ids taken at the hit),
 #    the syscall provider (not run here, said as such), a bad value.
@@ -1153,6 +1156,56 @@ expect_eq "seccomp: nothing said" "" "$(cat r.err)"
 au_wait $ap
 expect_eq "seccomp: the process's exit status" 0 $?
 forget_pid $ap
+# a process in another pid namespace (unshare -p -f), whose getpid() is
+# not the pid dtrace sees, goes to the kernel path whole, said under -v:
+# every hit under its pid, as the kernel path counts it; a fork child
+# forked into a new pid namespace (ACT_NEWPID: pid 1 there, which names
+# init here): its records ignored, said, never counted as pid 1's (before:
+# the target's hits counted as another pid's, the child's as pid 1's)
+prog='act*:::hit { @h[pid == $target, pid == 1] = count(); }
+END { printa("hits %d %d %@d\n", @h); }'
+if unshare -p -f true 2>/dev/null; then
+	rm -f go
+	ACT_WAIT=$tmp/go unshare -p -f ./act 1000 2 1 >ns.app 2>&1 &
+	up=$!
+	bg_pids="$bg_pids $up"
+	wait_until 100 grep -q . "/proc/$up/task/$up/children" ||
+		fail "pid namespace: unshare forked no child"
+	np=$(cat "/proc/$up/task/$up/children")
+	np=${np% }
+	exec_seen "$np" act
+	"$DTRACE" -v -w -q -x activation=user -p "$np" -n "
+	BEGIN { system(\"touch $tmp/go\"); } $prog" >r.out 2>r.err ||
+		fail "pid namespace: $(cat r.err)"
+	expect_eq "pid namespace: on the kernel path, every hit, its pid" \
+		"hits 0 0 1000|hits 1 0 2000" "$(grep . r.out | paste -sd'|')"
+	expect_grep "pid namespace: said (-v)" \
+		'probe act[0-9]*:act:main:hit: the kernel path (it is in another pid namespace' \
+		r.err
+	au_wait $up
+	expect_eq "pid namespace: the process's exit status" 0 $?
+	forget_pid $up
+	rm -f go
+	ACT_NEWPID=1 ACT_WAIT=$tmp/go ./act 1000 2 1 >ns.app 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	au_started $ap
+	"$DTRACE" -w -q -x activation=user -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); } $prog" >r.out 2>r.err ||
+		fail "new pid namespace: $(cat r.err)"
+	expect_eq "new pid namespace: the parent's hits, none as pid 1's" \
+		"hits 1 0 2000" "$(grep . r.out | paste -sd'|')"
+	expect_eq "new pid namespace: the child's, ignored and said" \
+		"dtrace: 1000 records ignored: written in another pid namespace (a fork child's pid there names another process here)" \
+		"$(cat r.err)"
+	au_wait $ap
+	expect_eq "new pid namespace: the process's exit status" 0 $?
+	expect_eq "new pid namespace: the child was pid 1 there" \
+		"child 1 1000" "$(grep '^child' ns.app)"
+	forget_pid $ap
+else
+	echo "pid namespaces: not tested (unshare -p -f fails here)" >&2
+fi
 # a glob's probe that needs the kernel (execname) beside ones armed
 # in-process: on the kernel path for its process alone, its fork child
 # counted through the events it inherits: the kernel path's output

@@ -43,7 +43,10 @@
  * registers as that site's note says.  A segment of a pid other than
  * the owner's is a fork child (drti.o's fork handler makes it claim its
  * own): lin_fork() tells the tree, whose descriptions then decide
- * whether its hits count, as on the kernel path.  Every read also
+ * whether its hits count, as on the kernel path; unless it is another
+ * pid namespace's, whose pid names another process here (ip_seg_alien():
+ * its records are ignored, said; a process in another pid namespace
+ * itself goes to the kernel path whole, ip_pidns_other()).  Every read also
  * writes the heartbeat: the TSC now.  Once three quarters of the
  * segments are claimed, a read also gives back those whose thread has
  * exited and whose records are all read (ip_seg_giveback(),
@@ -217,6 +220,14 @@ void ip_drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 
 			for (size_t k = 0; k < ipp->nknown && !known; k++)
 				known = ipp->known[k] == pid;
+			if (!known && ip_seg_alien(ipp, pid, (pid_t)s->ppid)) {
+				/* another pid namespace's: not this pid's */
+				ipp->alien += head - tail;
+				ipp->tails[i] = head;
+				__atomic_store_n(&s->tail, head,
+						 __ATOMIC_RELEASE);
+				continue;
+			}
 			if (!known) {
 				pid_t pp = (pid_t)s->ppid;
 				uint64_t t0 =
@@ -409,7 +420,7 @@ static void ip_proc_exit(struct consumer *c, struct tproc *pr)
 static void ip_stats(struct consumer *c)
 {
 	struct inproc *ip = c->ip;
-	uint64_t drops = 0, corrupt = 0, given = 0;
+	uint64_t drops = 0, corrupt = 0, given = 0, alien = 0;
 
 	for (size_t i = 0; i < ip->nprocs; i++) {
 		struct ip_proc *ipp = ip->procs[i];
@@ -417,6 +428,7 @@ static void ip_stats(struct consumer *c)
 		uint32_t n;
 
 		corrupt += ipp->corrupt;
+		alien += ipp->alien;
 		given += ipp->given;
 		if (!a)
 			continue;
@@ -440,6 +452,12 @@ static void ip_stats(struct consumer *c)
 		    "%" PRIu64 " records ignored: not a hit of an armed site "
 		    "(a process wrote its arena)",
 		    corrupt);
+	if (alien)
+		say(c,
+		    "%" PRIu64 " records ignored: written in another pid "
+		    "namespace (a fork child's pid there names another "
+		    "process here)",
+		    alien);
 	if (given && c->o->verbose)
 		say(c, "%" PRIu64 " ring segments of exited threads given back",
 		    given);

@@ -115,6 +115,9 @@ struct ip_proc {
 	uint64_t ino;	 /* the arena's memfd */
 	char *maps_seen; /* pr->maps when remap_check() last looked */
 	uint64_t corrupt;
+	uint64_t made_ns; /* CLOCK_BOOTTIME ns before its arena was made */
+	uint64_t alien;	  /* records of another pid namespace's pid, ignored
+			     (ip_seg_alien()) */
 	/*
 	 * its fork children watched for an exec (ip_exec_handover()), from
 	 * known[] up to kids_from; the arena's address in them and the
@@ -206,6 +209,8 @@ bool ip_held_in(struct ip_hold *h, uint64_t lo, uint64_t hi);
 long ip_inject(struct ip_hold *h, uint64_t sys, long nr, long a0, long a1,
 	       long a2, long a3, long a4, long a5, bool *ours);
 bool ip_seccomp_filtered(pid_t pid);
+bool ip_pidns_other(pid_t pid);
+bool ip_seg_alien(const struct ip_proc *ipp, pid_t pid, pid_t ppid);
 bool ip_file_bias(const struct tfile *f, const struct proc_maps *mm,
 		  uint64_t *bias);
 uint64_t ip_off_to_addr(const struct tfile *f, uint64_t bias, uint64_t off);

@@ -322,6 +322,71 @@ bool ip_seccomp_filtered(pid_t pid)
 	return s && atoi(s + 9) != 0;
 }
 
+/* Do /proc/PID/ns/NAME and dtrace's own pid namespace differ?  -1: cannot
+ * tell (no such link). */
+static int ns_differs(pid_t pid, const char *name, const struct stat *ours)
+{
+	char p[64];
+	struct stat its;
+
+	if (proc_path(p, sizeof(p), pid, "ns/%s", name) < 0 ||
+	    stat(p, &its) < 0)
+		return -1;
+	return its.st_ino != ours->st_ino || its.st_dev != ours->st_dev;
+}
+
+/*
+ * Is pid in another pid namespace than dtrace's, or are its children to
+ * be (it unshared CLONE_NEWPID)?  Its recorder writes the getpid() and
+ * gettid() it sees (arena.h), which name other processes here: its own
+ * hits would count as another pid's, its plans not run (seg.own), and
+ * its threads' segments would be told the fork tree as children's
+ * (doc/DESIGN.md §14, "pid, tid, timestamp").  So it goes to the kernel
+ * path whole, whose pids are dtrace's.  A link it does not have
+ * (pid_for_children before Linux 4.12, or before its first child) says
+ * nothing; a child that unshares later is told by its segments
+ * (ip_seg_alien()).
+ */
+bool ip_pidns_other(pid_t pid)
+{
+	struct stat ours;
+	int d;
+
+	if (stat("/proc/self/ns/pid", &ours) < 0)
+		return false; /* no pid namespaces to tell apart */
+	if ((d = ns_differs(pid, "pid", &ours)) != 0)
+		return true; /* another, or cannot tell: as if it were */
+	return ns_differs(pid, "pid_for_children", &ours) == 1;
+}
+
+/*
+ * A segment of ipp's arena whose pid (the claiming thread's getpid()) is
+ * not the owner's, not told the tree yet: is it another pid namespace's,
+ * whose pid names another process here?  Its records are then ignored,
+ * said (ip_stats()), for they would be that process's hits.  So when its
+ * ppid is 0 (its parent is outside its pid namespace: a child cloned or
+ * forked into a new one, pid 1 there; a process of dtrace's namespace
+ * that shares the arena descends from the owner, which is in it, and
+ * keeps a parent in it), or when the pid is a live process here that
+ * started before the arena was made, which cannot be a child that
+ * inherited it.  A pid with no process (an exited child) is taken on its
+ * word, and so is a younger one (a child, exec'd or reparented): no
+ * child's hits are lost; a deeper process of a new namespace whose pid
+ * is free here is too (not told apart).
+ */
+bool ip_seg_alien(const struct ip_proc *ipp, pid_t pid, pid_t ppid)
+{
+	long tick = sysconf(_SC_CLK_TCK);
+	struct proc_stat ps;
+
+	if (ppid == 0)
+		return true;
+	if (tick <= 0 || proc_stat_read(pid, "stat", &ps, NULL, 0) < 0)
+		return false;
+	/* started within the tick of ps.start: before made_ns for sure */
+	return (ps.start + 1) * (1000000000u / (uint64_t)tick) <= ipp->made_ns;
+}
+
 /* ------------------------------------------------------------------ */
 /* Files: the recorder's symbols, where the process maps them */
 
@@ -696,6 +761,7 @@ int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 	int mfd;
 	bool ours;
 
+	ipp->made_ns = ip_boot_ns(); /* older processes: ip_seg_alien() */
 	ipp->len = USDT_ARENA_HDR + (size_t)IP_NSEG * ip->seg_size;
 	if (ip->kp) /* the site hash and the plans, after the segments */
 		ipp->len +=
@@ -999,7 +1065,8 @@ size_t ip_stale_restore(struct consumer *c, struct ip_proc *ipp,
  * The first arena of ipp's process, made through o: refused (-1, why)
  * for a process another dtrace traces in-process (other_dtrace()), and
  * for a process under seccomp, which could kill it for the system calls
- * it would be made to run.  Its image marked armed (ip_image_done()),
+ * it would be made to run, and for one in another pid namespace
+ * (ip_pidns_other()).  Its image marked armed (ip_image_done()),
  * and the files mapped now noted: those never asked (ip_dl_asks()).
  */
 int ip_arena_first(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
@@ -1017,6 +1084,13 @@ int ip_arena_first(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 		snprintf(why, wlen,
 			 "it runs under seccomp, which could kill it for the "
 			 "system calls dtrace would make it run");
+		return -1;
+	}
+	if (ip_pidns_other(ipp->pid)) {
+		snprintf(why, wlen,
+			 "it is in another pid namespace, or its children "
+			 "are to be: the pids its recorder sees are not "
+			 "dtrace's");
 		return -1;
 	}
 	if (ip_arena_make(c, ipp, h, o, why, wlen) < 0)

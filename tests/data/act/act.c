@@ -26,12 +26,16 @@
  * given back (drti/arena.h: dtrace gives back those of exited threads).
  * ACT_END_WAIT=FILE: after the ticks it waits until FILE exists before
  * it prints and exits (a test checks its text and semaphores meanwhile).
+ * ACT_NEWPID set: it unshares CLONE_NEWPID before it forks, so the fork
+ * child is pid 1 of a new pid namespace (its getppid() 0).
  *
  *	act N T FORK [MS]
  */
+#define _GNU_SOURCE /* unshare(), CLONE_NEWPID */
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,7 +185,11 @@ int main(int argc, char **argv)
 		fire((void *)0);
 	}
 	if (fk) {
-		pid_t c = fork();
+		pid_t c;
+
+		if (getenv("ACT_NEWPID") && unshare(CLONE_NEWPID) < 0)
+			return 3;
+		c = fork();
 
 		if (c == 0) {
 			/* ACT_CHILD_SLEEP ms: a consumer may find it first */

@@ -51,7 +51,7 @@
 #include <stdint.h>
 
 #define USDT_ARENA_MAGIC UINT64_C(0x31616e6572615355) /* "USarena1" */
-#define USDT_ARENA_VERSION 2
+#define USDT_ARENA_VERSION 3
 #define USDT_ARENA_HDR 4096u
 #define USDT_SEG_HDR 128u
 #define USDT_REC_ARGS 6 /* rdi, rsi, rdx, rcx, r8, r9 */
@@ -85,6 +85,10 @@ struct usdt_arena {
 	uint32_t pad;
 	uint64_t cstart;   /* its start, /proc/PID/stat's 22nd field */
 	uint64_t hb_alive; /* TSC ticks after hb: gone, though alive */
+	/* copies at the hit (version 3, below; 0: none, every thread) */
+	uint32_t specs; /* 1: the site hash names copy specs */
+	uint32_t pad3;
+	uint64_t spec_off; /* the spec area, from the arena's start */
 };
 
 /*
@@ -189,6 +193,75 @@ struct usdt_slot {
 /* usdt_slot.pc: the site's address (47 bits), the CPU in bits 48..59 */
 #define USDT_PC_ADDR ((UINT64_C(1) << 48) - 1)
 #define USDT_PC_AGG (UINT64_C(1) << 63) /* the plan ran the other clauses */
+#define USDT_PC_EXT (UINT64_C(1) << 62) /* copies follow (below) */
+
+/*
+ * Copies at the hit (version 3).  When some clause reads an argument's
+ * string (copyinstr(argN), args[N] of a string type), every armed site
+ * of such a probe has an entry in the site hash (below) whose spec
+ * names a copy spec in the spec area: for each such argument, its
+ * register, the note's size and sign (the address converted as a plan's
+ * USDT_A_ARG is), and the most bytes to copy (strsize - 1).  Every
+ * thread looks its site up (not only the owner's, which alone runs
+ * plans).  A record of such a site copies each string with
+ * process_vm_readv() on the process itself, as the consumer's
+ * d_read_user_str() reads one: up to the end of the address's page,
+ * then page by page, until a NUL, len bytes, or a fault; a bad address
+ * is EFAULT, never a SIGSEGV.  The record sets USDT_PC_EXT and goes on
+ * in the ring's next slots (wrapping at its end as any slot): a struct
+ * usdt_ext, then per field a struct usdt_fhdr and its len bytes padded
+ * to 8.  The record is written whole, then published by one release
+ * store of head past all its slots; it is written only where its most
+ * slots fit below tail, else a drop.
+ */
+#define USDT_CFIELDS 6		 /* fields of a spec: one per register */
+#define USDT_ASPECS (64u * 1024) /* bytes of the spec area */
+#define USDT_CSTRMAX 4096	 /* a field's most bytes */
+
+struct usdt_cfield {
+	uint8_t arg;	  /* the D argument N */
+	uint8_t reg;	  /* its register, 0..5 */
+	uint8_t asz, asg; /* the note's size and sign */
+	uint32_t len;	  /* the most bytes copied (strsize - 1) */
+};
+
+struct usdt_cspec {
+	uint32_t nf; /* fields */
+	uint32_t pad;
+	struct usdt_cfield f[USDT_CFIELDS];
+};
+
+struct usdt_ext {
+	uint32_t slots; /* the record's, its first included */
+	uint32_t nf;
+	uint64_t pad[7];
+};
+
+enum {
+	USDT_FS_NUL = 1, /* a string of len bytes, a NUL after them */
+	USDT_FS_CUT,	 /* len bytes (the spec's), no NUL among them */
+	USDT_FS_FAULT,	 /* len bytes, then a fault at addr + len */
+	USDT_FS_NOCOPY,	 /* not copied: the call was refused (seccomp) */
+};
+
+struct usdt_fhdr {
+	uint8_t arg, state;
+	uint16_t pad;
+	uint32_t len;
+	uint64_t addr; /* the address copied from */
+};
+
+/* a record's most slots for spec p: the slot, the extension, fields */
+static inline __attribute__((always_inline)) uint64_t
+usdt_ext_slots(const struct usdt_cspec *p, unsigned nf)
+{
+	uint64_t b = 2 * 64;
+
+	for (unsigned i = 0; i < nf && i < USDT_CFIELDS; i++)
+		b += sizeof(struct usdt_fhdr) +
+		     (((uint64_t)p->f[i].len + 7) & ~(uint64_t)7);
+	return (b + 63) / 64;
+}
 
 /*
  * Plans.  The instructions are consumer/bpf/kagg_bpf.h's (UBPF_K_*,
@@ -237,7 +310,7 @@ struct usdt_aplan {
 struct usdt_asite {
 	uint64_t addr; /* 0: empty */
 	uint32_t plan; /* its offset in the plan area + 1; 0: records */
-	uint32_t pad;
+	uint32_t spec; /* its copy spec's in the spec area + 1; 0: none */
 };
 
 /* A keyed entry: kagg_bpf.h's struct ubpf_kkey and ubpf_kval */
@@ -314,6 +387,14 @@ enum {
 struct usdt_ctl {
 	uint64_t arena; /* the arena's address in the process; 0: off */
 	uint64_t len;	/* its bytes (0: a dtrace that predates it: off) */
+	uint64_t flags; /* none yet */
+	uint64_t pad;
 };
+/*
+ * A __usdt_ctl of 32 bytes says its recorder copies at the hit
+ * (version 3); one of 16 predates copies: dtrace keeps the probes that
+ * need them on the kernel path.
+ */
+#define USDT_CTL_COPIES 32
 
 #endif /* USDT_DRTI_ARENA_H */

@@ -25,14 +25,15 @@
  * which a consumer that was only slow reports); finds
  * the thread's segment in a TLS slot, claiming one at its first hit (one
  * atomic add,
- * and the only system calls the recorder makes: getpid, gettid and
- * getppid, once per thread and arena, none of which blocks); writes one
- * 64-byte record into the ring and publishes it with a release store of
- * head.  With no fresh segment left, a claim takes one dtrace gave back
- * (its thread exited: rec_reclaim(), arena.h "Segments given back").
- * A full ring or no free segment counts a drop, and so does a
- * hit in a signal handler that interrupted this thread's own (a busy
- * flag in the slot: the two would write one record).  No lock, no
+ * and the only system calls the recorder makes but the copies below:
+ * getpid, gettid and getppid, once per thread and arena, none of which
+ * blocks); writes one 64-byte record into the ring (more with copies,
+ * below) and publishes it with a release store of head.  With no
+ * fresh segment left, a claim takes one dtrace gave back (its thread
+ * exited: rec_reclaim(), arena.h "Segments given back").  A full ring
+ * or no free segment counts a drop, and so does a hit in a signal
+ * handler that interrupted this thread's own (a busy flag in the slot:
+ * the two would write one record).  No lock, no
  * allocation of its own (a shared library's TLS slot may be allocated
  * by __tls_get_addr at a thread's first hit), errno untouched.
  *
@@ -44,6 +45,19 @@
  * from: what the header says can drop a hit, never move a write out of
  * the arena.  A control block without len (a dtrace older than it)
  * arms nothing.
+ *
+ * Copies at the hit (arena.h, version 3).  When the arena names copy
+ * specs, every thread looks its site up in the site hash; a record of
+ * a site with a spec copies each argument's string into the ring after
+ * its slot (USDT_PC_EXT) with process_vm_readv() on its own process,
+ * a raw `syscall` (rec_vm_read(), rec_copy_str()): page faults taken,
+ * EFAULT for an address not mapped readable (a fault the record says,
+ * never a SIGSEGV: the recorder never loads through an argument), any
+ * other error (a seccomp filter's EPERM) a field not copied.  The
+ * record's most slots must fit below tail, else a drop; it is published
+ * whole by one release store of head.  The copy loops and the NUL scan
+ * are written so no compiler makes library calls of them (REC_ONE_PIECE
+ * turns gcc's loop distribution off; clang's no_builtin).
  *
  * Aggregating.  When the arena has plans (arena.h: the consumer
  * compiles the clauses that only aggregate integers) and the thread is
@@ -116,6 +130,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -495,6 +510,92 @@ REC_INLINE long rec_syscall0(long nr)
 	return ret;
 }
 
+REC_INLINE long rec_syscall6(long nr, long a0, long a1, long a2, long a3,
+			     long a4, long a5)
+{
+	long ret;
+	register long r10 __asm__("r10") = a3;
+	register long r8 __asm__("r8") = a4;
+	register long r9 __asm__("r9") = a5;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a0), "S"(a1), "d"(a2), "r"(r10),
+			   "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/*
+ * n bytes of this process at addr into the ring (ring, its bytes - 1
+ * mask) at byte o, split in two where the ring wraps: one
+ * process_vm_readv() on the process itself (pid), which takes page
+ * faults and says EFAULT for an address not mapped readable.  The
+ * bytes read, or -errno.
+ */
+REC_INLINE long rec_vm_read(uint32_t pid, uint8_t *ring, uint64_t mask,
+			    uint64_t o, uint64_t addr, uint64_t n)
+{
+	struct iovec l[2], r;
+	uint64_t at = o & mask, first = mask + 1 - at;
+	int nl = 1;
+
+	l[0].iov_base = ring + at;
+	l[0].iov_len = n;
+	if (first < n) {
+		l[0].iov_len = first;
+		l[1].iov_base = ring;
+		l[1].iov_len = n - first;
+		nl = 2;
+	}
+	r.iov_base = (void *)(uintptr_t)addr;
+	r.iov_len = n;
+	return rec_syscall6(SYS_process_vm_readv, (long)pid, (long)l, nl,
+			    (long)&r, 1, 0);
+}
+
+/*
+ * The string at addr into the ring at byte o, read as the consumer's
+ * d_read_user_str() reads one: to the end of its page (or max bytes),
+ * then page by page until a NUL; a chunk that cannot be read whole ends
+ * it with a fault at that chunk's first address.  *len: the bytes
+ * before the NUL, the cut or the fault.  Returns the field's state
+ * (arena.h).  The NUL is looked for a byte at a time (masked: no
+ * memchr() a compiler could call).
+ */
+REC_INLINE unsigned rec_copy_str(uint32_t pid, uint8_t *ring, uint64_t mask,
+				 uint64_t o, uint64_t addr, uint32_t max,
+				 uint32_t *len)
+{
+	uint32_t got = 0;
+
+	while (got < max) {
+		uint64_t a = addr + got;
+		uint64_t chunk = 4096 - (a & 4095);
+		long rd;
+
+		if (chunk > max - got)
+			chunk = max - got;
+		rd = rec_vm_read(pid, ring, mask, o + got, a, chunk);
+		if (rd < 0 && rd != -EFAULT) {
+			*len = 0; /* refused (seccomp): read when dtrace runs */
+			return USDT_FS_NOCOPY;
+		}
+		if (rd != (long)chunk) {
+			*len = got;
+			return USDT_FS_FAULT;
+		}
+		for (uint64_t k = 0; k < chunk; k++)
+			if (!ring[(o + got + k) & mask]) {
+				*len = got + (uint32_t)k;
+				return USDT_FS_NUL;
+			}
+		got += (uint32_t)chunk;
+	}
+	*len = got;
+	return USDT_FS_CUT;
+}
+
 /*
  * One function and no outlined parts (dtrace lets a thread run out of
  * [__usdt_rec, +size) before it unmaps the arena), hence the
@@ -502,25 +603,28 @@ REC_INLINE long rec_syscall0(long nr)
  */
 #ifdef __clang__
 #define REC_ONE_PIECE
+#define REC_NO_BUILTIN __attribute__((no_builtin)) /* definitions only */
 #else
+#define REC_NO_BUILTIN
 #define REC_ONE_PIECE                                                          \
-	__attribute__((noclone, optimize("no-reorder-blocks-and-partition")))
+	__attribute__((noclone, optimize("no-reorder-blocks-and-partition",    \
+					 "no-tree-loop-distribute-patterns")))
 #endif
 static KEPT __attribute__((noinline)) REC_ONE_PIECE void
 __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
 	   uint64_t a5);
 
-static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
-		       uint64_t a4, uint64_t a5)
+static REC_NO_BUILTIN void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2,
+				      uint64_t a3, uint64_t a4, uint64_t a5)
 {
 	uint64_t ar = __atomic_load_n(&__usdt_ctl.arena, __ATOMIC_ACQUIRE);
 	struct usdt_arena *h;
 	struct usdt_seg *s;
 	struct usdt_slot *r;
 	uint64_t t, hb, head, pc, alen, soff, sitoff, aggoff, roff, flag = 0;
-	uint32_t nslots;
+	uint32_t nslots, plan = 0, spec = 0;
 	unsigned int cpu;
-	int valid;
+	int valid, specs;
 
 	if (!ar)
 		return;
@@ -595,13 +699,13 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 	 */
 	sitoff = __atomic_load_n(&h->site_off, __ATOMIC_RELAXED);
 	aggoff = soff + __atomic_load_n(&h->agg_off, __ATOMIC_RELAXED);
-	if (s->own && REC_IN(sitoff, USDT_ASITES * sizeof(struct usdt_asite)) &&
-	    REC_IN(aggoff, USDT_AGG_BYTES)) {
-		/* its plan, if the site has one (arena.h) */
+	specs = __atomic_load_n(&h->specs, __ATOMIC_RELAXED) == 1;
+	if ((s->own || specs) &&
+	    REC_IN(sitoff, USDT_ASITES * sizeof(struct usdt_asite))) {
+		/* its plan and its copies, if the site has them (arena.h) */
 		const struct usdt_asite *tab =
 			(const struct usdt_asite *)(uintptr_t)(ar + sitoff);
-		uint64_t poff = 0;
-		uint32_t k = usdt_asite_hash(pc), plan = 0;
+		uint32_t k = usdt_asite_hash(pc);
 
 		for (unsigned j = 0; j < USDT_ASITES; j++) {
 			const struct usdt_asite *e =
@@ -610,11 +714,19 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 			if (e->addr == pc) {
 				plan = __atomic_load_n(&e->plan,
 						       __ATOMIC_RELAXED);
+				spec = __atomic_load_n(&e->spec,
+						       __ATOMIC_RELAXED);
 				break;
 			}
 			if (!e->addr)
 				break;
 		}
+	}
+	if (!specs)
+		spec = 0;
+	if (s->own && REC_IN(aggoff, USDT_AGG_BYTES)) {
+		uint64_t poff = 0;
+
 		if (plan)
 			poff = __atomic_load_n(&h->plan_off, __ATOMIC_RELAXED) +
 			       plan - 1;
@@ -636,6 +748,104 @@ static void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
 	}
 	head = s->head;
 	nslots = __atomic_load_n(&h->nslots, __ATOMIC_RELAXED);
+	if (spec) {
+		/*
+		 * Copies (arena.h): the spec read once, word by word (a
+		 * child may change it), each length bounded; the record's
+		 * most slots below tail; the ring inside the arena.
+		 */
+		const uint64_t *sw;
+		uint64_t spoff =
+			__atomic_load_n(&h->spec_off, __ATOMIC_RELAXED) + spec -
+			1;
+		uint64_t fw[USDT_CFIELDS], ring, mask, o, most;
+		uint32_t nf;
+		uint8_t *rb;
+
+		if (!REC_IN(spoff, sizeof(struct usdt_cspec)) || !nslots ||
+		    (nslots & (nslots - 1)))
+			goto plain;
+		sw = (const uint64_t *)(uintptr_t)(ar + spoff);
+		nf = (uint32_t)__atomic_load_n(&sw[0], __ATOMIC_RELAXED);
+		if (nf > USDT_CFIELDS)
+			nf = USDT_CFIELDS;
+		most = 2 * 64;
+		for (uint32_t i = 0; i < nf; i++) {
+			uint64_t w =
+				__atomic_load_n(&sw[1 + i], __ATOMIC_RELAXED);
+			uint64_t l = w >> 32;
+
+			if (l > USDT_CSTRMAX)
+				l = USDT_CSTRMAX;
+			fw[i] = (w & 0xffffffffu) | l << 32;
+			most += sizeof(struct usdt_fhdr) + ((l + 7) & ~7u);
+		}
+		most = (most + 63) / 64;
+		ring = soff + USDT_SEG_HDR;
+		mask = (uint64_t)nslots * sizeof(*r) - 1;
+		if (head - __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE) + most >
+			    nslots ||
+		    !REC_IN(ring, mask + 1)) {
+			__atomic_store_n(&s->drops, s->drops + 1,
+					 __ATOMIC_RELAXED);
+			goto out;
+		}
+		rb = (uint8_t *)(uintptr_t)(ar + ring);
+		o = head * sizeof(*r);
+		r = (struct usdt_slot *)(uintptr_t)(rb + (o & mask));
+		r->pc = pc | (uint64_t)(cpu & 0xfff) << 48 | flag | USDT_PC_EXT;
+		r->tsc = t;
+		r->arg[0] = a0;
+		r->arg[1] = a1;
+		r->arg[2] = a2;
+		r->arg[3] = a3;
+		r->arg[4] = a4;
+		r->arg[5] = a5;
+		{
+			uint64_t reg[USDT_REC_ARGS] = {
+				a0, a1, a2, a3, a4, a5
+			};
+			uint64_t at = 2 * 64; /* past the slot and usdt_ext */
+
+			for (uint32_t i = 0; i < nf; i++) {
+				uint64_t w = fw[i], addr;
+				uint32_t len = 0, st;
+				uint64_t *fh;
+
+				/* usdt_cfield: arg, reg, asz, asg, len */
+				addr = rec_sized(
+					reg[(w >> 8 & 0xff) % USDT_REC_ARGS],
+					(unsigned)(w >> 16 & 0xff),
+					(unsigned)(w >> 24 & 0xff));
+				st = rec_copy_str(s->pid, rb, mask,
+						  o + at + sizeof(*fh) * 2,
+						  addr, (uint32_t)(w >> 32),
+						  &len);
+				/* struct usdt_fhdr: arg, state, pad, len; addr
+				 */
+				fh = (uint64_t *)(uintptr_t)(rb +
+							     ((o + at) & mask));
+				fh[0] = (w & 0xff) | (uint64_t)st << 8 |
+					(uint64_t)len << 32;
+				fh[1] = addr;
+				at += sizeof(struct usdt_fhdr) +
+				      (((uint64_t)len + 7) & ~(uint64_t)7);
+			}
+			{
+				/* struct usdt_ext: slots, nf */
+				uint64_t *ex =
+					(uint64_t *)(uintptr_t)(rb + ((o + 64) &
+								      mask));
+
+				ex[0] = (at + 63) / 64 | (uint64_t)nf << 32;
+				__atomic_store_n(&s->head,
+						 head + (at + 63) / 64,
+						 __ATOMIC_RELEASE);
+			}
+		}
+		goto out;
+	}
+plain:
 	roff = soff + USDT_SEG_HDR + (head & (nslots - 1)) * sizeof(*r);
 	if (head - __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE) >= nslots ||
 	    !REC_IN(roff, sizeof(*r))) {

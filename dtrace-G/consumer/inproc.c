@@ -40,7 +40,14 @@
  * samples: one when the backend opened, one at this read.  The site is
  * found by the record's address when it is read (the arena's owner's
  * map: a fork child runs the same layout), and decode() converts the
- * registers as that site's note says.  A segment of a pid other than
+ * registers as that site's note says.  A record flagged USDT_PC_EXT
+ * goes on in the next slots with the strings the recorder copied at the
+ * hit (arena.h, version 3): read whole, its slot count checked against
+ * what waits, and decode_copies() gives them to the clauses as the
+ * kernel path's copies (struct d_fire's str[], with strflt and strcut
+ * for a copy that faulted or was cut); a copy spec per armed site of a
+ * probe whose clauses read argument strings (ip_spec_put(),
+ * inproc_plan.c).  A segment of a pid other than
  * the owner's is a fork child (drti.o's fork handler makes it claim its
  * own): lin_fork() tells the tree, whose descriptions then decide
  * whether its hits count, as on the kernel path; unless it is another
@@ -178,9 +185,46 @@ static int ip_open(struct consumer *c)
 		}
 	}
 #endif
+	/*
+	 * a clause reads an argument's string: the recorder copies it at
+	 * the hit (arena.h, version 3), strsize - 1 bytes at most
+	 */
+	for (unsigned ci = 0; ci < c->nclauses && !ip->copies; ci++)
+		ip->copies = d_clause_strargs(c->prog, ci) != 0;
+	if (d_opt_strsize(c->prog) < 2 ||
+	    d_opt_strsize(c->prog) - 1 > USDT_CSTRMAX)
+		ip->copies = false;
 	c->lin.on = true; /* fork children are told by their segments */
 	c->lin.exec_drops = true;
 	return 0;
+}
+
+/*
+ * The records in slots [tail, head) of a ring of nslots: a record with
+ * copies (USDT_PC_EXT) takes the slots its extension says, one that says
+ * nonsense the rest.
+ */
+static uint64_t ring_records(const struct usdt_slot *slots, uint32_t nslots,
+			     uint64_t tail, uint64_t head)
+{
+	uint64_t n = 0;
+
+	while (tail != head) {
+		uint32_t k = 1;
+
+		if (slots[tail & (nslots - 1)].pc & USDT_PC_EXT) {
+			const struct usdt_ext *x =
+				(const struct usdt_ext *)&slots[(tail + 1) &
+								(nslots - 1)];
+
+			k = __atomic_load_n(&x->slots, __ATOMIC_RELAXED);
+			if (k < 2 || k > head - tail)
+				k = (uint32_t)(head - tail);
+		}
+		tail += k;
+		n++;
+	}
+	return n;
 }
 
 /* Every record waiting in ipp's segments into the hits. */
@@ -222,7 +266,8 @@ void ip_drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 				known = ipp->known[k] == pid;
 			if (!known && ip_seg_alien(ipp, pid, (pid_t)s->ppid)) {
 				/* another pid namespace's: not this pid's */
-				ipp->alien += head - tail;
+				ipp->alien += ring_records(slots, ip->nslots,
+							   tail, head);
 				ipp->tails[i] = head;
 				__atomic_store_n(&s->tail, head,
 						 __ATOMIC_RELEASE);
@@ -243,11 +288,11 @@ void ip_drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 				PUSH(ipp->known, ipp->nknown, pid);
 			}
 		}
-		for (; tail != head; tail++) {
+		while (tail != head) {
 			const struct usdt_slot *r =
 				&slots[tail & (ip->nslots - 1)];
-			uint8_t raw[8 + sizeof(*r)];
-			uint32_t ix = (uint32_t)idx, hid;
+			uint8_t raw[8 + sizeof(*r)], *rp = raw;
+			uint32_t ix = (uint32_t)idx, hid, n = 1;
 			const struct ip_site *st;
 			struct hit hh = {0};
 
@@ -255,20 +300,54 @@ void ip_drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 				c->read_more = true;
 				break;
 			}
+			if (r->pc & USDT_PC_EXT) {
+				/*
+				 * copies follow (arena.h): the record whole,
+				 * its slots read once and checked against what
+				 * waits and a quarter of the ring (the most
+				 * copy_refusal() lets a spec take)
+				 */
+				const struct usdt_ext *x =
+					(const struct usdt_ext
+						 *)&slots[(tail + 1) &
+							  (ip->nslots - 1)];
+
+				n = __atomic_load_n(&x->slots,
+						    __ATOMIC_RELAXED);
+				if (n < 2 || n > head - tail ||
+				    n > ip->nslots / 4) {
+					ipp->corrupt += head - tail;
+					tail = head;
+					break;
+				}
+				if (ip->xcap < 8 + (size_t)n * sizeof(*r)) {
+					ip->xcap = 8 + (size_t)n * sizeof(*r);
+					ip->xraw =
+						xrealloc(ip->xraw, 1, ip->xcap);
+				}
+				rp = ip->xraw;
+				for (uint32_t k = 0; k < n; k++)
+					memcpy(rp + 8 + (size_t)k * sizeof(*r),
+					       &slots[(tail + k) &
+						      (ip->nslots - 1)],
+					       sizeof(*r));
+			} else {
+				memcpy(rp + 8, r, sizeof(*r));
+			}
 			st = ip_site_find(ipp, r->pc & USDT_PC_ADDR);
 			hid = st ? st->hid : 0; /* 0: not a site armed */
-			memcpy(raw, &ix, 4);
-			memcpy(raw + 4, &hid, 4);
-			memcpy(raw + 8, r, sizeof(*r));
+			memcpy(rp, &ix, 4);
+			memcpy(rp + 4, &hid, 4);
 			hh.time = tsc_to_ns(ip, r->tsc);
 			hh.pid = (uint32_t)pid;
 			hh.tid = (uint32_t)tid;
 			hh.cpu = (uint32_t)(r->pc >> 48) & 0xfff;
-			hh.rawlen = sizeof(raw);
-			hh.rawoff = arena_put(c, raw, sizeof(raw));
+			hh.rawlen = 8 + (size_t)n * sizeof(*r);
+			hh.rawoff = arena_put(c, rp, hh.rawlen);
 			hh.inproc = true;
 			hit_push(c, &hh);
 			c->received++;
+			tail += n;
 		}
 		ipp->tails[i] = tail;
 		__atomic_store_n(&s->tail, tail, __ATOMIC_RELEASE);
@@ -357,6 +436,63 @@ static size_t ip_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
 	return 0; /* no descriptor: read every switchrate */
 }
 
+/*
+ * The copies a record carries (arena.h, version 3) into f: str[N] and
+ * strlen[N] from each field copied, strflt's bit N where the copy
+ * faulted after its bytes (run.c reports it there, not read again),
+ * strcut's where strsize - 1 bytes held no NUL.  A field not copied
+ * (the call refused: seccomp) leaves str[N] NULL, read when the record
+ * runs, as the kernel path's failed copies are.  false: the record lies
+ * about its own bytes (a process writing its arena).
+ */
+static bool decode_copies(struct consumer *c, struct ip_proc *ipp,
+			  const struct hit *h, struct d_fire *f)
+{
+	const uint8_t *raw = h->raw + 8;
+	size_t len = h->rawlen - 8, off = 2 * sizeof(struct usdt_slot);
+	struct usdt_ext x;
+
+	if (len < off)
+		goto bad;
+	memcpy(&x, raw + sizeof(struct usdt_slot), sizeof(x));
+	if (x.nf > USDT_CFIELDS ||
+	    (size_t)x.slots * sizeof(struct usdt_slot) != len)
+		goto bad;
+	for (uint32_t i = 0; i < x.nf; i++) {
+		struct usdt_fhdr fh;
+
+		if (len - off < sizeof(fh))
+			goto bad;
+		memcpy(&fh, raw + off, sizeof(fh));
+		off += sizeof(fh);
+		if (fh.arg >= D_MAXARGS || fh.len > USDT_CSTRMAX ||
+		    len - off < fh.len || fh.state < USDT_FS_NUL ||
+		    fh.state > USDT_FS_NOCOPY ||
+		    (fh.state == USDT_FS_NOCOPY && fh.len))
+			goto bad;
+		if (fh.state == USDT_FS_NOCOPY) {
+			ipp->nocopy++;
+			continue;
+		}
+		if (memchr(raw + off, '\0', fh.len))
+			goto bad; /* the bytes before a NUL, a cut, a fault */
+		f->str[fh.arg] = (const char *)(raw + off);
+		f->strlen[fh.arg] = fh.len;
+		if (fh.state == USDT_FS_FAULT)
+			f->strflt |= (uint16_t)(1u << fh.arg);
+		if (fh.state == USDT_FS_CUT)
+			f->strcut |= (uint16_t)(1u << fh.arg);
+		off += (fh.len + 7u) & ~(size_t)7;
+		if (off > len)
+			goto bad;
+	}
+	(void)c;
+	return true;
+bad:
+	ipp->corrupt++;
+	return false;
+}
+
 static bool ip_decode(struct consumer *c, const struct hit *h, struct d_fire *f,
 		      char *comm, size_t commlen, struct hit_at *at)
 {
@@ -366,11 +502,13 @@ static bool ip_decode(struct consumer *c, const struct hit *h, struct d_fire *f,
 	struct ip_proc *ipp;
 	uint32_t ix, hid;
 
-	if (h->rawlen != 8 + sizeof(r))
+	if (h->rawlen < 8 + sizeof(r))
 		return false;
 	memcpy(&ix, h->raw, 4);
 	memcpy(&hid, h->raw + 4, 4);
 	memcpy(&r, h->raw + 8, sizeof(r));
+	if (!(r.pc & USDT_PC_EXT) && h->rawlen != 8 + sizeof(r))
+		return false;
 	if (ix >= ip->nprocs)
 		return false;
 	ipp = ip->procs[ix];
@@ -402,6 +540,8 @@ static bool ip_decode(struct consumer *c, const struct hit *h, struct d_fire *f,
 		}
 		f->arg[i] = v;
 	}
+	if ((r.pc & USDT_PC_EXT) && !decode_copies(c, ipp, h, f))
+		return false;
 	return true;
 }
 
@@ -420,7 +560,7 @@ static void ip_proc_exit(struct consumer *c, struct tproc *pr)
 static void ip_stats(struct consumer *c)
 {
 	struct inproc *ip = c->ip;
-	uint64_t drops = 0, corrupt = 0, given = 0, alien = 0;
+	uint64_t drops = 0, corrupt = 0, given = 0, alien = 0, nocopy = 0;
 
 	for (size_t i = 0; i < ip->nprocs; i++) {
 		struct ip_proc *ipp = ip->procs[i];
@@ -429,6 +569,7 @@ static void ip_stats(struct consumer *c)
 
 		corrupt += ipp->corrupt;
 		alien += ipp->alien;
+		nocopy += ipp->nocopy;
 		given += ipp->given;
 		if (!a)
 			continue;
@@ -461,6 +602,12 @@ static void ip_stats(struct consumer *c)
 	if (given && c->o->verbose)
 		say(c, "%" PRIu64 " ring segments of exited threads given back",
 		    given);
+	if (nocopy)
+		say(c,
+		    "%" PRIu64 " strings not copied at the hit (the process "
+		    "refused process_vm_readv(): a seccomp filter?), read "
+		    "when dtrace ran the record",
+		    nocopy);
 }
 
 static void ip_close(struct consumer *c)
@@ -477,6 +624,8 @@ static void ip_close(struct consumer *c)
 			munmap(ipp->map, ipp->len);
 		ipp->map = NULL;
 	}
+	free(ip->xraw);
+	ip->xraw = NULL;
 #ifdef HAVE_BPF
 	d_kplan_free(ip->kp); /* merged already (ip_aggs()) */
 	ip->kp = NULL;

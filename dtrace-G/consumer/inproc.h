@@ -130,6 +130,8 @@ struct ip_proc {
 	size_t plan_used; /* bytes of the arena's plan area given out */
 	uint32_t *plans;  /* ... where each plan put there starts */
 	size_t nplans;
+	size_t spec_used; /* bytes of the arena's spec area given out */
+	uint64_t nocopy;  /* strings its recorder could not copy (seccomp) */
 };
 
 /* An arena this run made, as the reaper is told of it (inproc_reap.c). */
@@ -157,6 +159,13 @@ struct inproc {
 	bool stopped;
 	/* aggregating in the arena (HAVE_BPF: kplan.c decides what) */
 	struct d_kplan *kp;   /* NULL: every hit is a record */
+	/*
+	 * copies at the hit (arena.h, version 3): some clause reads an
+	 * argument's string, and strsize lets the recorder copy it
+	 */
+	bool copies;
+	uint8_t *xraw; /* a record with copies, read whole (ip_drain_proc()) */
+	size_t xcap;
 	bool *ran;	      /* per clause: put in some plan */
 	uint64_t agg_off;     /* a segment's aggregation area */
 	bool child_exec_said; /* a fork child's exec, said once */
@@ -270,6 +279,13 @@ bool ip_plan_put(const struct inproc *ip, struct ip_proc *ipp, uint64_t addr,
 		 const struct usdt_aplan *a);
 #endif
 void ip_aggs(struct consumer *c);
+
+/* inproc_plan.c: copies at the hit */
+bool ip_spec_site(const struct consumer *c, const struct tprobe *p,
+		  const struct ip_site *s, struct usdt_cspec *sp);
+void ip_spec_put(const struct inproc *ip, struct ip_proc *ipp, uint64_t addr,
+		 const struct usdt_cspec *sp);
+size_t ip_site_area(const struct inproc *ip);
 
 /* inproc.c */
 void ip_remap_check(struct consumer *c, struct ip_proc *ipp);

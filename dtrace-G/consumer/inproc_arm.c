@@ -135,10 +135,11 @@ static bool probe_refusal(struct consumer *c, const struct tprobe *p, char *msg,
 			 "execname is read at the hit on the kernel path only");
 		return true;
 	}
-	if (p->fstrmask) {
+	if (p->fstrmask && !c->ip->copies) {
 		snprintf(msg, msglen,
-			 "copyinstr() of an argument is copied at the hit on "
-			 "the kernel path only");
+			 "copyinstr() of an argument is copied at the hit in "
+			 "the process only with strsize 2 to %u",
+			 USDT_CSTRMAX + 1);
 		return true;
 	}
 	for (unsigned i = 0; i < p->nclauses; i++) {
@@ -150,6 +151,43 @@ static bool probe_refusal(struct consumer *c, const struct tprobe *p, char *msg,
 				 "hit on the kernel path only");
 			return true;
 		}
+	}
+	return false;
+}
+
+/*
+ * Probe p's strings are copied at the hit by the recorder of o
+ * (arena.h, version 3): one that predates copies (a 16-byte
+ * __usdt_ctl) would write records without them, and a record whose
+ * copies might take more than a quarter of a thread's ring could never
+ * be written while it holds others.  true: p goes to the kernel path.
+ */
+static bool copy_refusal(struct consumer *c, const struct tprobe *p,
+			 const struct ip_obj *o, char *msg, size_t msglen)
+{
+	struct usdt_cspec sp = { 0 };
+
+	if (!p->fstrmask)
+		return false;
+	if (o->ctl_size < USDT_CTL_COPIES) {
+		snprintf(msg, msglen,
+			 "%s: its drti.o predates copies at the hit "
+			 "(copyinstr() of an argument)",
+			 o->file->path);
+		return true;
+	}
+	/* the most a spec copies: every field strsize - 1 bytes */
+	sp.nf = USDT_CFIELDS;
+	for (unsigned i = 0; i < USDT_CFIELDS; i++)
+		sp.f[i].len = (uint32_t)(d_opt_strsize(c->prog) - 1);
+	if (usdt_ext_slots(&sp, (unsigned)__builtin_popcount(p->fstrmask)) >
+	    c->ip->nslots / 4) {
+		snprintf(msg, msglen,
+			 "its copies at the hit (strsize %zu) would take "
+			 "more than a quarter of a thread's ring (-x "
+			 "bufsize)",
+			 d_opt_strsize(c->prog));
+		return true;
 	}
 	return false;
 }
@@ -615,7 +653,8 @@ void ip_enable(struct consumer *c, struct tproc *pr)
 				continue; /* dlclose()d: armed when back */
 		}
 		if (probe_refusal(c, p, why, sizeof(why)) ||
-		    !(o = ip_proc_obj(ipp, p->file, &mm, why, sizeof(why)))) {
+		    !(o = ip_proc_obj(ipp, p->file, &mm, why, sizeof(why))) ||
+		    copy_refusal(c, p, o, why, sizeof(why))) {
 			PUSH(kp, nkp, ((struct ip_kprobe){p, xstrdup(why)}));
 			continue;
 		}
@@ -684,6 +723,15 @@ void ip_enable(struct consumer *c, struct tproc *pr)
 						: NULL))
 				ip_plan_ran(ip, p); /* -v */
 #endif
+			if (!st->enabled) { /* its copies, or none */
+				struct usdt_cspec sp;
+
+				ip_spec_put(ip, ipp, st->addr,
+					    p->fstrmask && ip_spec_site(c, p,
+									st, &sp)
+						    ? &sp
+						    : NULL);
+			}
 		}
 		/* its semaphore, once per probe */
 		if (p->noffs) {

@@ -5,6 +5,9 @@
  * each armed site's plan, from kplan.c's instructions with the site's
  * registers resolved, put into the arena's plan area and site hash;
  * at the end, every owner thread's slots merged with d_kplan_merge().
+ * Also each armed site's copy spec (the argument strings its record
+ * copies at the hit: arena.h, version 3), in the spec area and the same
+ * site hash.
  */
 #include "config.h"
 
@@ -291,6 +294,96 @@ void ip_aggs(struct consumer *c)
 	(void)c;
 }
 #endif
+
+/* ------------------------------------------------------------------ */
+/* Copies at the hit: each armed site's copy spec (arena.h, version 3) */
+
+_Static_assert(sizeof(struct usdt_cfield) == 8 &&
+		       sizeof(struct usdt_fhdr) == 16 &&
+		       sizeof(struct usdt_ext) == 64 &&
+		       sizeof(struct usdt_cspec) == 8 + 8 * USDT_CFIELDS,
+	       "rec.c reads these as words");
+
+/*
+ * Site s's copy spec for probe p into sp: a field for each argument
+ * whose string a clause of p reads (p->fstrmask) that the site passes
+ * in a register, strsize - 1 bytes.  false: nothing to copy.
+ */
+bool ip_spec_site(const struct consumer *c, const struct tprobe *p,
+		  const struct ip_site *s, struct usdt_cspec *sp)
+{
+	size_t ss = d_opt_strsize(c->prog);
+
+	memset(sp, 0, sizeof(*sp));
+	if (ss < 2 || ss - 1 > USDT_CSTRMAX) /* setopt() since: read late */
+		return false;
+	for (unsigned n = 0; n < s->nargs && n < D_MAXARGS; n++) {
+		struct usdt_cfield *f;
+
+		if (!((p->fstrmask >> n) & 1) || s->reg[n] < 0 ||
+		    s->reg[n] >= USDT_REC_ARGS || sp->nf >= USDT_CFIELDS)
+			continue;
+		f = &sp->f[sp->nf++];
+		f->arg = (uint8_t)n;
+		f->reg = (uint8_t)s->reg[n];
+		f->asz = s->size[n];
+		f->asg = s->sgn[n];
+		f->len = (uint32_t)(ss - 1);
+	}
+	return sp->nf != 0;
+}
+
+/* the site hash, plan and spec areas' bytes after the segments */
+size_t ip_site_area(const struct inproc *ip)
+{
+	size_t n = 0;
+
+	if (ip->kp || ip->copies)
+		n += USDT_ASITES * sizeof(struct usdt_asite) + USDT_APLANS;
+	if (ip->copies)
+		n += USDT_ASPECS;
+	return n;
+}
+
+/*
+ * Site addr's copy spec sp (NULL: none) into ipp's spec area and site
+ * hash, beside its plan (ip_plan_put(), called first); identical specs
+ * are shared.  A spec that finds no room copies nothing: its strings
+ * are read when dtrace runs the record, as the kernel path's failed
+ * copies are.
+ */
+void ip_spec_put(const struct inproc *ip, struct ip_proc *ipp, uint64_t addr,
+		 const struct usdt_cspec *sp)
+{
+	/* where ip_arena_make() put them: never the header's words */
+	size_t site_off = USDT_ARENA_HDR + (size_t)IP_NSEG * ip->seg_size;
+	struct usdt_asite *tab = (struct usdt_asite *)(ipp->map + site_off);
+	uint8_t *area = ipp->map + site_off +
+			USDT_ASITES * sizeof(struct usdt_asite) + USDT_APLANS;
+	uint32_t at = 0, k = usdt_asite_hash(addr);
+
+	if (!ip->copies)
+		return;
+	for (size_t o = 0; sp && o < ipp->spec_used && !at; o += sizeof(*sp))
+		if (!memcmp(area + o, sp, sizeof(*sp)))
+			at = (uint32_t)o + 1;
+	if (sp && !at && ipp->spec_used + sizeof(*sp) <= USDT_ASPECS) {
+		memcpy(area + ipp->spec_used, sp, sizeof(*sp));
+		at = (uint32_t)ipp->spec_used + 1;
+		ipp->spec_used += sizeof(*sp);
+	}
+	for (unsigned j = 0; j < USDT_ASITES; j++) {
+		struct usdt_asite *e = &tab[(k + j) & (USDT_ASITES - 1)];
+
+		if (e->addr == addr || (!e->addr && at)) {
+			__atomic_store_n(&e->spec, at, __ATOMIC_RELEASE);
+			__atomic_store_n(&e->addr, addr, __ATOMIC_RELEASE);
+			return;
+		}
+		if (!e->addr)
+			return;
+	}
+}
 
 #else
 /* ISO C wants a translation unit to declare something */

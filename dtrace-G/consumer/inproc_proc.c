@@ -762,10 +762,9 @@ int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 	bool ours;
 
 	ipp->made_ns = ip_boot_ns(); /* older processes: ip_seg_alien() */
-	ipp->len = USDT_ARENA_HDR + (size_t)IP_NSEG * ip->seg_size;
-	if (ip->kp) /* the site hash and the plans, after the segments */
-		ipp->len +=
-			USDT_ASITES * sizeof(struct usdt_asite) + USDT_APLANS;
+	/* the site hash, the plans and the copy specs, after the segments */
+	ipp->len = USDT_ARENA_HDR + (size_t)IP_NSEG * ip->seg_size +
+		   ip_site_area(ip);
 	fd = ip_inject(h, o->sys, SYS_memfd_create, (long)o->name, MFD_CLOEXEC,
 		       0, 0, 0, 0, &ours);
 	if (fd < 0) {
@@ -836,6 +835,13 @@ int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 		a->plan_off =
 			a->site_off + USDT_ASITES * sizeof(struct usdt_asite);
 		a->aplans = 1;
+	}
+	if (ip->copies) {
+		a->site_off = USDT_ARENA_HDR + (uint64_t)IP_NSEG * ip->seg_size;
+		a->plan_off =
+			a->site_off + USDT_ASITES * sizeof(struct usdt_asite);
+		a->spec_off = a->plan_off + USDT_APLANS;
+		a->specs = 1;
 	}
 	__atomic_store_n(&a->hb, rdtsc_now(), __ATOMIC_RELEASE);
 	ipp->tails = xcalloc(IP_NSEG, sizeof(*ipp->tails));

@@ -206,6 +206,8 @@ void d_free(struct d_prog *prog);
 
 /* Options set by #pragma D option or -q/-x. */
 bool d_opt_quiet(const struct d_prog *prog);
+/* strsize now (setopt() may change it while tracing) */
+size_t d_opt_strsize(const struct d_prog *prog);
 void d_set_quiet(struct d_prog *prog, bool quiet);
 /*
  * -x NAME[=VALUE]: 0, or -1 with a message ("failed to set option 'x':
@@ -385,6 +387,15 @@ struct d_fire {
 	 */
 	const char *str[D_MAXARGS];
 	size_t strlen[D_MAXARGS];
+	/*
+	 * Copies made at the hit by the in-process recorder (drti/rec.c):
+	 * bit N of strflt, the copy of str[N] faulted after its strlen[N]
+	 * bytes (copyinstr() of argN reports it there, not read again
+	 * later, when the address may be mapped); bit N of strcut, str[N]
+	 * holds no NUL in its strlen[N] bytes and the string may go on (a
+	 * larger strsize than the copy's reads it from the process).
+	 */
+	uint16_t strflt, strcut;
 	/*
 	 * Bytes the kernel copied at hit time at argument N's address for
 	 * copyin(argN, size) (d_clause_memargs()): mem[N], memlen[N] of

@@ -243,6 +243,11 @@ bool d_opt_quiet(const struct d_prog *p)
 	return p && p->quiet;
 }
 
+size_t d_opt_strsize(const struct d_prog *p)
+{
+	return p->strsize;
+}
+
 void d_set_quiet(struct d_prog *p, bool quiet)
 {
 	if (p)

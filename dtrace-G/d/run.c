@@ -157,6 +157,10 @@ const char *d_arg_str(struct ectx *x, unsigned n, size_t max)
 
 		if (nul)
 			len = (size_t)(nul - f->str[n]);
+		else if (len < max - 1 && ((f->strflt >> n) & 1))
+			d_fault(x, FLT_BADADDR, f->arg[n] + len);
+		else if (len < max - 1 && ((f->strcut >> n) & 1))
+			return d_read_user_str(x, f->arg[n], max);
 		if (len > max - 1)
 			len = max - 1;
 		return d_ar_strndup(&x->scratch, f->str[n], len);

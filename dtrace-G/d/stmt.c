@@ -744,6 +744,7 @@ void d_error_enter(struct d_prog *p, struct d_fire *f)
 	f->arg[3] = (uint64_t)-1;
 	f->arg[4] = (uint64_t)(int64_t)p->flt_type;
 	f->arg[5] = p->flt_addr;
+	f->strflt = f->strcut = 0;
 	for (unsigned i = 0; i < D_MAXARGS; i++) {
 		f->str[i] = NULL;
 		f->strlen[i] = 0;

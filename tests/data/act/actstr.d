@@ -1,0 +1,4 @@
+provider actstr {
+	probe req(int, char *);
+	probe name(int, string);
+};

@@ -11,7 +11,9 @@
 #    integers -- else-if chains, an if nested in an else, eight
 #    sequential ifs each storing a this-> variable read after them, a
 #    self-> variable stored on one path and read after the if and by a
-#    later clause -- each run by the kernel (-v counts every clause;
+#    later clause, printf() and trace() at a clause's top before and
+#    after its ifs (the values in the out area, dtrace's pre mode
+#    skipping the ifs) -- each run by the kernel (-v counts every clause;
 #    today's binary runs them in user space: "its if statement is not
 #    one the kernel runs"), output byte for byte DTRACE_CGEN=0's and
 #    DTRACE_KAGG=0's, and verified in under four times the
@@ -38,6 +40,8 @@ pid$target::hit:entry { if (arg1 & 1) this->a = (int64_t)1; if (arg1 & 2) this->
 pid$target::hit:entry { self->y = arg1; if (arg1 > 150) self->y = arg1 * 2; else if (arg1 < 5) { } else { self->y = 0; } }
 pid$target::hit:entry /self->y > 290 || self->y == 3/ { @y[self->y] = count(); }
 pid$target::hit:entry /arg1 > 190/ { if (arg1 == 195) @last = lquantize(arg1, 190, 200, 2); else @last2 = count(); }
+pid$target::hit:entry /arg1 < 40/ { printf("a %d %s\n", arg1, execname); if (arg1 % 7 == 0) { self->z = arg1; @z = sum(arg1); } else if (arg1 % 5 == 0) self->z = 0; printf("z %d %d\n", arg1, self->z); }
+pid$target::hit:entry /arg1 < 20/ { if (arg1 & 1) @oddp = count(); trace(arg1 * 3); }
 EOF2
 run 1 kin.g 'rewrite 200' -s kin.d
 run 0 kin.0 'rewrite 200' -s kin.d
@@ -67,7 +71,7 @@ expect_file_eq "kout: DTRACE_CGEN=0's output" kout.0 kout.g
 expect_eq "kout: the counts typed by the store last made" 1 \
 	"$(grep -c '^ *3 *1$' kout.g)"
 for w in 'clause 1 .*it has more than 8 if statements' \
-	'clause 2 .*line 2: a clause with an if statement is the kernel.s only without strings and printing' \
+	'clause 2 .*line 2: a clause with an if statement is the kernel.s only without strings but in printf() and trace() at its top' \
 	'clause 3 .*line 3: its if statement.s condition is not one the kernel computes: progenyof()' \
 	'clause 4 .*self->x'; do
 	expect_eq "kout: -v: $w" 1 "$(grep -c "$w" kout.g.err)"

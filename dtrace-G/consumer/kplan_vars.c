@@ -435,14 +435,18 @@ static bool str_touch(const struct d_kplan *k, const struct node *n)
  * emit_list()).  What is built is a subset: a clause with an if is the
  * kernel's only with k->vars (D_KPLAN_VARS: the generic program, kfix
  * and the in-process recorder never see UBPF_K_JMP), at most KP_IFS
- * ifs, and no string anywhere in its statements or conditions (no
- * printf()/trace(), so no out area and no ODONE; no string variable,
- * key or comparison, so no fault site and no copy in a branch): its
+ * ifs, and no string anywhere in its statements or conditions but in
+ * printf() and trace() at its top (kp_out_ok()'s; no string variable
+ * stored, no string key but a literal or execname, no string compared,
+ * so no fault site and no copy in a branch or a condition): its
  * conditions and branches are integers, aggregations and stores of
  * integers, which cannot fault, so the kernel runs exactly the branch
- * run.c would and user space prints nothing for it (it records
- * nothing: compile.c's stmts_record()).  Why not, for the whole
- * clause, into buf; NULL where such a clause may be the kernel's.
+ * run.c would; the out area holds the top's values alone, in plan
+ * order, which is the order dtrace's pre mode (../d/stmt.c, skipping
+ * an if: no branch prints) takes them in, and a copy's fault there
+ * ends the clause (kp_out_ends(): an if after it is "other").  Why
+ * not, for the whole clause, into buf; NULL where such a clause may be
+ * the kernel's.
  */
 const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
 		      size_t len)
@@ -465,8 +469,12 @@ const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
 	}
 	for (unsigned i = 0; i < c->nflat; i++) {
 		const struct stmt *st = c->flat[i];
-		bool s = st->kind == S_PRINTF || st->kind == S_TRACE ||
-			 str_touch(k, st->e);
+		bool s;
+
+		if (!st->fup && (st->kind == S_PRINTF || st->kind == S_TRACE))
+			continue; /* kp_out_ok()'s, at the clause's top */
+		s = st->kind == S_PRINTF || st->kind == S_TRACE ||
+		    str_touch(k, st->e);
 
 		for (unsigned j = 0; !s && j < st->nargs; j++)
 			s = str_touch(k, st->args[j]);
@@ -478,8 +486,9 @@ const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
 		if (s) {
 			snprintf(buf, len,
 				 "line %d: a clause with an if statement is "
-				 "the kernel's only without strings and "
-				 "printing, and this statement has them",
+				 "the kernel's only without strings but in "
+				 "printf() and trace() at its top, and this "
+				 "statement has them",
 				 st->line);
 			return buf;
 		}
@@ -500,6 +509,8 @@ bool kp_flat_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 		       kp_out_ok(k, ci, i, ks); /* kplan_out.c */
 	if (kp_if_why(k, ci, buf, sizeof(buf)))
 		return false;
+	if (!st->fup && (st->kind == S_PRINTF || st->kind == S_TRACE))
+		return kp_out_ok(k, ci, i, ks) && ks->out; /* kplan_out.c */
 	if (st->kind == S_IF) { /* its condition, as a predicate */
 		memset(ks, 0, sizeof(*ks));
 		ks->st = st;

@@ -22,7 +22,10 @@
  *     an operation with a constant that fits 32 bits is one
  *     instruction with it as the immediate; r9 keeps an
  *     aggregated value across helper calls.  PRED is a forward jump to
- *     the end of its clause: a comparison's PRED is that jump alone (the
+ *     the end of its clause (an if's: to its else, JMP a BPF_JA past
+ *     the else from its body's end, kplan_emit.c's emit_list(); each
+ *     lands with the stack empty, and where a jump lands every cache
+ *     resets): a comparison's PRED is that jump alone (the
  *     comparison's opposite, against an immediate where one fits), and
  *     a PRED on the value the instruction before pushed takes it from
  *     r1, not from its slot, where no jump lands (pop_top()); a
@@ -2462,6 +2465,7 @@ static bool op_pure(const struct ubpf_kop *o)
 	case UBPF_K_LNOT:
 	case UBPF_K_SEL:
 	case UBPF_K_PRED:
+	case UBPF_K_JMP:
 	case UBPF_K_TIME:
 	case UBPF_K_CPU:
 	case UBPF_K_UID:
@@ -2932,6 +2936,15 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_PRED: /* its own truth */
 			pop_top(e, &sp);
 			break;
+		case UBPF_K_JMP: /* an if's body done: past its else */
+			if (o->jump <= pc || o->jump > pl->nops) {
+				e->bad = true;
+				continue;
+			}
+			pj[np] = jmp_i(e, BPF_JA, 0, 0);
+			pd[np] = o->jump;
+			pdep[np++] = sp; /* 0: kplan_emit.c's emit_list() */
+			continue;
 		case UBPF_K_KEY:
 			e->kw |= 1u << (o->n & (UBPF_KMAXKEYS - 1));
 			pop(e, &sp, 1);

@@ -1882,7 +1882,7 @@ static void bare_alts(struct d_kplan *k)
 	const struct d_prog *p = k->prog;
 
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
-		for (unsigned i = 0; k->ok[ci] && i < p->clauses[ci].nstmts;
+		for (unsigned i = 0; k->ok[ci] && i < p->clauses[ci].nflat;
 		     i++) {
 			unsigned at = k->first[ci] + i;
 			struct kstmt alt;
@@ -2325,13 +2325,13 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	} else {
 		for (ci = 0; ci < p->nclauses; ci++)
 			if (kp_clause_ok(k, ci))
-				k->nst += p->clauses[ci].nstmts;
+				k->nst += p->clauses[ci].nflat;
 	}
 	/* no keys: slots of kflat while they last */
 	for (ci = 0; ci < p->nclauses; ci++) {
 		if (!k->ok[ci])
 			continue;
-		for (i = 0; i < p->clauses[ci].nstmts; i++) {
+		for (i = 0; i < p->clauses[ci].nflat; i++) {
 			struct kstmt *ks = &k->st[k->first[ci] + i];
 
 			if (ks->assign || ks->st->nkeys ||

@@ -7,7 +7,10 @@
  * the types of their variables and their fault sites; this file only
  * walks a qualifying clause's tree: the predicate, a forward PRED jump
  * to the clause's end (SC for an && or || whose right side may fault),
- * then each statement's keys and its AGG, or its value and VST; a
+ * then each statement's keys and its AGG, or its value and VST (an if:
+ * its condition, a PRED to its else, its body, a JMP past the else,
+ * the else: emit_list(), the statements numbered by the clause's flat
+ * list, ../d/compile.c's flatten()); a
  * string compared with a literal is SEQ (an argument's) or VSEQ (a
  * self-> string variable's; < <= > >=: VSEQ whose agg is the order),
  * the literal in the SDATA after it, two
@@ -715,7 +718,7 @@ static bool args_keys(const struct d_kplan *k, unsigned clause,
 {
 	const struct clause *c = &k->prog->clauses[clause];
 
-	for (unsigned i = 0; i < c->nstmts; i++) {
+	for (unsigned i = 0; i < c->nflat; i++) {
 		/* the layout this probe's plan runs (kstmt's alt) */
 		struct kstmt *ks = kp_stmt_at(k, clause, i, probe, NULL);
 
@@ -866,6 +869,288 @@ bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
 	return true;
 }
 
+/* Statement i of clause's flat list (not an if), as kp_clause_emit()
+ * makes it; pl the plan, m->pl */
+static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
+		      unsigned i, bool sout)
+{
+	const struct d_kplan *k = m->k;
+	const struct d_probe *probe = m->probe;
+	struct ubpf_kplan *pl = m->pl;
+	unsigned at; /* the statement's number: its layout's here */
+	const struct kstmt *ks = kp_stmt_at(k, clause, i, probe, &at);
+	const struct stmt *st = ks->st;
+	const struct agg *a;
+	struct ubpf_kop *o;
+	unsigned j;
+	bool sk = false; /* a string key, in kaggs_s */
+
+	if (sout && !ks->out) /* speculate(): user space's */
+		return;
+	if (ks->out) { /* printf(), trace(): kplan_out.c */
+		for (j = 0; j < kp_out_nargs(st) && !m->full; j++) {
+			bool s;
+			const struct node *v = kp_out_arg(st, j, &s);
+
+			if (!s && kp_out_here(v)) /* dtrace has it */
+				continue;
+			if (!s && kp_out_svar(k, v)) { /* its bytes */
+				o = put(m, UBPF_K_OVSTR, 0, 0);
+				var_op(m, o, (unsigned)v->sub);
+				m->full |= !m->full &&
+					  !kp_out_op(k, pl, m->n - 1, v);
+				continue;
+			}
+			emit(m, v);
+			o = put(m, s ? UBPF_K_OSTR : UBPF_K_OUT, 1, 0);
+			/* a fault ends the clause before the statements
+			 * after it: its jump, to the end (below) */
+			if (s && !m->full && kp_out_ends(c, i))
+				o->jump = 1;
+			m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, v);
+		}
+		return;
+	}
+	if (ks->smov) { /* a literal, another string variable */
+		const struct node *b = st->e->b;
+
+		if (b->op == N_STR) {
+			size_t len = strlen(b->sval);
+
+			o = put(m, UBPF_K_SLIT, 0, 0);
+			var_op(m, o, (unsigned)st->e->a->sub);
+			o->step = (uint16_t)len;
+			m->full |= !m->full &&
+				  !kp_out_op(k, pl, m->n - 1, NULL);
+			sdata(m, b->sval, len);
+			return;
+		}
+		{
+			struct ubpf_kop from;
+
+			memset(&from, 0, sizeof(from));
+			var_op(m, &from, (unsigned)b->sub);
+			o = put(m, UBPF_K_SMOV, 0, 0);
+			var_op(m, o, (unsigned)st->e->a->sub);
+			o->levels = from.n;
+			o->step = from.slot;
+			m->full |= !m->full &&
+				  !kp_out_op(k, pl, m->n - 1, NULL);
+		}
+		return;
+	}
+	if (ks->sstr || ks->sclr) { /* a string variable's */
+		if (ks->sstr)
+			emit(m, st->e->b->args[0]);
+		o = put(m, ks->sstr ? UBPF_K_SSTR : UBPF_K_SCLR,
+			ks->sstr ? 1 : 0, 0);
+		var_op(m, o, (unsigned)st->e->a->sub);
+		m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, NULL);
+		return;
+	}
+	if (ks->assign && k->vst[st->e->a->sub] == KV_SARG) {
+		/* nothing to keep but the copy, whose fault sends
+		 * the hit to user space: copyinstr(argN) == "" */
+		char nul[1] = "";
+		struct node empty = { .op = N_STR, .sval = nul };
+		struct node eq = { .op = N_BIN, .sub = OP_EQ };
+
+		eq.a = st->e->b;
+		eq.b = &empty;
+		emit(m, &eq);
+		o = put(m, UBPF_K_VST, 1, 0);
+		var_op(m, o, (unsigned)st->e->a->sub);
+		return;
+	}
+	if (ks->assign) { /* the value, as d_var_conv() makes it */
+		const struct var *v = &k->prog->vars[st->e->a->sub];
+		uint8_t bz = 8, bg = 1;
+		struct node bin, one;
+		const struct node *b = kp_stored(st, &bin, &one);
+		struct ubpf_kop kt = {0};
+
+		if (st->e->a->op == N_ASSOC) /* the keys, below */
+			assoc_keys(m, st->e->a, &kt);
+		(void)kp_ty(k, b, &bz, &bg);
+		emit(m, b);
+		if (v->declared)
+			norm(m, bz, bg, v->sz, v->sg);
+		o = put(m, UBPF_K_VST, 1 + kt.step, 0);
+		var_op(m, o, (unsigned)st->e->a->sub);
+		o->step = kt.step;
+		o->imm = kt.imm;
+		return;
+	}
+	a = &k->prog->aggs[st->agg];
+	for (j = 0; j < st->nkeys; j++) {
+		if ((int)j == ks->skey && ks->svar >= 0) {
+			/* a string variable's bytes, as kept */
+			o = put(m, UBPF_K_VKEY, 0, 0);
+			var_op(m, o, (unsigned)ks->svar);
+			o->levels = o->n;
+			o->n = (uint8_t)j;
+			o->imm = (int64_t)k->prog->strsize - 1;
+			continue;
+		}
+		if (j + 1 == ks->skey2 && ks->skey >= 0) {
+			/* a second copyinstr(): after the first's
+			 * NUL in the kaggs_s key; args[N]: where a
+			 * string */
+			if (kp_args_index(st->keys[j]) >= 0 &&
+			    !d_args_str(probe, ks->sarg2))
+				m->full = true;
+			o = put(m, UBPF_K_SKEY2, 0, 0);
+			o->n = (uint8_t)j;
+			o->slot = ks->sarg2;
+			o->levels = ks->sarg;
+			sk = true;
+			continue;
+		}
+		if (j + 1 == ks->kcomm && ks->skey >= 0) {
+			/* execname beside copyinstr(): in two
+			 * words of the kaggs_s key */
+			o = put(m, UBPF_K_CWKEY, 0, 0);
+			o->n = (uint8_t)j;
+			o->levels = (uint16_t)ks->skey;
+			continue;
+		}
+		if ((int)j == ks->skey && ks->sx == KSX_COMM) {
+			/* execname, cut as agg.c cuts a key */
+			o = put(m, UBPF_K_CKEY, 0, 0);
+			o->n = (uint8_t)j;
+			o->imm = kp_vkey_imm(k);
+			o->step = k->prog->strsize < UBPF_KCOMM
+					  ? (uint16_t)k->prog->strsize
+					  : UBPF_KCOMM;
+			continue;
+		}
+		if ((int)j == ks->skey && ks->sx == KSX_LIT) {
+			lit_key(m, st->keys[j], j);
+			continue;
+		}
+		if ((int)j == ks->skey && ks->sx == KSX_MIX) {
+			mix_key(m, st->keys[j], j);
+			continue;
+		}
+		if ((int)j == ks->skey && ks->sx == KSX_SMIX) {
+			smix_key(m, st->keys[j], j, ks->sarg);
+			sk = true;
+			continue;
+		}
+		if ((int)j == ks->skey && !skey_int(ks, j, probe)) {
+			/* the program copies it; args[N]:
+			 * copyinstr(argN) where a string */
+			if (kp_args_index(st->keys[j]) >= 0 &&
+			    !d_args_str(probe, ks->sarg))
+				m->full = true;
+			o = put(m, UBPF_K_SKEY, 0, 0);
+			o->n = (uint8_t)j;
+			o->slot = ks->sarg;
+			sk = true;
+			continue;
+		}
+		if (ks->kid[j] >= 0) {
+			o = put(m, UBPF_K_CONST, 0, 1);
+			o->imm = probe->id;
+			o->flags = UBPF_KF_PRB;
+		} else {
+			emit(m, st->keys[j]);
+		}
+		o = put(m, UBPF_K_KEY, 1, 0);
+		o->n = (uint8_t)j;
+	}
+	if (st->nargs)
+		emit(m, st->args[0]);
+	o = put(m, UBPF_K_AGG, st->nargs ? 1 : 0, 0);
+	o->agg = (uint16_t)at;
+	if (ks->slot >= 0) {
+		o->flags = UBPF_KF_FLAT;
+		o->slot = (uint16_t)ks->slot;
+	}
+	if (ks->skey >= 0 && (ks->svar >= 0 || (ks->sx != KSX_NONE &&
+						ks->sx != KSX_SMIX)))
+		o->flags |= UBPF_KF_VKEY;
+	else if (sk)
+		o->flags |= UBPF_KF_SKEY;
+	switch (a->fn) {
+	case AG_COUNT: o->n = UBPF_F_COUNT; break;
+	case AG_SUM: o->n = UBPF_F_SUM; break;
+	case AG_AVG: o->n = UBPF_F_AVG; break;
+	case AG_MIN: o->n = UBPF_F_MIN; break;
+	case AG_MAX: o->n = UBPF_F_MAX; break;
+	case AG_QUANTIZE: o->n = UBPF_F_QUANTIZE; break;
+	case AG_STDDEV: o->n = UBPF_F_STDDEV; break;
+	case AG_LLQUANTIZE:
+		o->n = UBPF_F_LLQUANTIZE;
+		o->imm = (int64_t)((uint64_t)a->llq_factor |
+				   (uint64_t)a->llq_low << 16 |
+				   (uint64_t)a->llq_high << 32 |
+				   (uint64_t)a->llq_nsteps << 48);
+		break;
+	default:
+		o->n = UBPF_F_LQUANTIZE;
+		o->imm = a->lq_base;
+		o->step = a->lq_step;
+		o->levels = a->lq_levels;
+		break;
+	}
+}
+
+/*
+ * Statements [from, to) of clause's flat list (struct clause's flat:
+ * the clause's top, or an if's body or else), in order.  An if: its
+ * condition, tested as a predicate is (its PRED, fused with a final
+ * comparison, jumping to the else's first instruction), the body, then
+ * where there is an else a JMP past it, and the else.  Every statement
+ * starts and ends with an empty stack, so every jump lands at depth 0
+ * (cgen_plan.c's dp[to] check).  The recursion's depth is the
+ * parser's nesting, at most D_MAXDEPTH.
+ */
+static void emit_list(struct em *m, const struct clause *c, unsigned clause,
+		      unsigned from, unsigned to, bool sout)
+{
+	for (unsigned i = from; i < to && !m->full; i++) {
+		const struct kstmt *ks = &m->k->st[m->k->first[clause] + i];
+		const struct stmt *st = c->flat[i];
+		unsigned start = m->n, pj, jj = 0;
+		bool sc = false; /* an SC lands past the comparison */
+
+		if (!ks->cond) {
+			emit_stmt(m, c, clause, i, sout);
+			continue;
+		}
+		emit(m, st->e);
+		for (unsigned q = start; !m->full && q < m->n; q++)
+			sc |= m->pl->ops[q].op == UBPF_K_SC &&
+			      m->pl->ops[q].jump == m->n;
+		if (!m->full && m->n > start && !sc &&
+		    m->pl->ops[m->n - 1].op >= UBPF_K_EQ &&
+		    m->pl->ops[m->n - 1].op <= UBPF_K_GEU) {
+			struct ubpf_kop *o = &m->pl->ops[m->n - 1];
+
+			o->n = o->op;
+			o->op = UBPF_K_PRED;
+			m->depth--;
+		} else {
+			put(m, UBPF_K_PRED, 1, 0);
+		}
+		pj = m->n - 1;
+		emit_list(m, c, clause, st->fbody, st->fels, sout);
+		if (st->fels < st->fend) {
+			put(m, UBPF_K_JMP, 0, 0);
+			jj = m->n - 1;
+		}
+		if (m->full)
+			return;
+		m->pl->ops[pj].jump = (uint16_t)m->n;
+		emit_list(m, c, clause, st->fels, st->fend, sout);
+		if (m->full)
+			return;
+		if (jj)
+			m->pl->ops[jj].jump = (uint16_t)m->n;
+	}
+}
+
 /* A sout clause (kplan_vars.c's sout_ok()): no test of its predicate,
  * nothing but the predicate's value where the kernel computes it
  * (k->spred: an OUT, the area's first 8 bytes), its printf() and
@@ -876,7 +1161,7 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 	const struct clause *c = &k->prog->clauses[clause];
 	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false, false};
 	struct ubpf_kop *pred = NULL;
-	unsigned i, j;
+	unsigned i;
 	bool sout = k->sout && k->sout[clause];
 
 	if (c->pred && !sout) {
@@ -902,224 +1187,7 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		put(&m, UBPF_K_OUT, 1, 0);
 		m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, c->pred);
 	}
-	for (i = 0; i < c->nstmts; i++) {
-		unsigned at; /* the statement's number: its layout's here */
-		const struct kstmt *ks = kp_stmt_at(k, clause, i, probe, &at);
-		const struct stmt *st = ks->st;
-		const struct agg *a;
-		struct ubpf_kop *o;
-		bool sk = false; /* a string key, in kaggs_s */
-
-		if (sout && !ks->out) /* speculate(): user space's */
-			continue;
-		if (ks->out) { /* printf(), trace(): kplan_out.c */
-			for (j = 0; j < kp_out_nargs(st) && !m.full; j++) {
-				bool s;
-				const struct node *v = kp_out_arg(st, j, &s);
-
-				if (!s && kp_out_here(v)) /* dtrace has it */
-					continue;
-				if (!s && kp_out_svar(k, v)) { /* its bytes */
-					o = put(&m, UBPF_K_OVSTR, 0, 0);
-					var_op(&m, o, (unsigned)v->sub);
-					m.full |= !m.full &&
-						  !kp_out_op(k, pl, m.n - 1, v);
-					continue;
-				}
-				emit(&m, v);
-				o = put(&m, s ? UBPF_K_OSTR : UBPF_K_OUT, 1, 0);
-				/* a fault ends the clause before the statements
-				 * after it: its jump, to the end (below) */
-				if (s && !m.full && kp_out_ends(c, i))
-					o->jump = 1;
-				m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, v);
-			}
-			continue;
-		}
-		if (ks->smov) { /* a literal, another string variable */
-			const struct node *b = st->e->b;
-
-			if (b->op == N_STR) {
-				size_t len = strlen(b->sval);
-
-				o = put(&m, UBPF_K_SLIT, 0, 0);
-				var_op(&m, o, (unsigned)st->e->a->sub);
-				o->step = (uint16_t)len;
-				m.full |= !m.full &&
-					  !kp_out_op(k, pl, m.n - 1, NULL);
-				sdata(&m, b->sval, len);
-				continue;
-			}
-			{
-				struct ubpf_kop from;
-
-				memset(&from, 0, sizeof(from));
-				var_op(&m, &from, (unsigned)b->sub);
-				o = put(&m, UBPF_K_SMOV, 0, 0);
-				var_op(&m, o, (unsigned)st->e->a->sub);
-				o->levels = from.n;
-				o->step = from.slot;
-				m.full |= !m.full &&
-					  !kp_out_op(k, pl, m.n - 1, NULL);
-			}
-			continue;
-		}
-		if (ks->sstr || ks->sclr) { /* a string variable's */
-			if (ks->sstr)
-				emit(&m, st->e->b->args[0]);
-			o = put(&m, ks->sstr ? UBPF_K_SSTR : UBPF_K_SCLR,
-				ks->sstr ? 1 : 0, 0);
-			var_op(&m, o, (unsigned)st->e->a->sub);
-			m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, NULL);
-			continue;
-		}
-		if (ks->assign && k->vst[st->e->a->sub] == KV_SARG) {
-			/* nothing to keep but the copy, whose fault sends
-			 * the hit to user space: copyinstr(argN) == "" */
-			char nul[1] = "";
-			struct node empty = { .op = N_STR, .sval = nul };
-			struct node eq = { .op = N_BIN, .sub = OP_EQ };
-
-			eq.a = st->e->b;
-			eq.b = &empty;
-			emit(&m, &eq);
-			o = put(&m, UBPF_K_VST, 1, 0);
-			var_op(&m, o, (unsigned)st->e->a->sub);
-			continue;
-		}
-		if (ks->assign) { /* the value, as d_var_conv() makes it */
-			const struct var *v = &k->prog->vars[st->e->a->sub];
-			uint8_t bz = 8, bg = 1;
-			struct node bin, one;
-			const struct node *b = kp_stored(st, &bin, &one);
-			struct ubpf_kop kt = {0};
-
-			if (st->e->a->op == N_ASSOC) /* the keys, below */
-				assoc_keys(&m, st->e->a, &kt);
-			(void)kp_ty(k, b, &bz, &bg);
-			emit(&m, b);
-			if (v->declared)
-				norm(&m, bz, bg, v->sz, v->sg);
-			o = put(&m, UBPF_K_VST, 1 + kt.step, 0);
-			var_op(&m, o, (unsigned)st->e->a->sub);
-			o->step = kt.step;
-			o->imm = kt.imm;
-			continue;
-		}
-		a = &k->prog->aggs[st->agg];
-		for (j = 0; j < st->nkeys; j++) {
-			if ((int)j == ks->skey && ks->svar >= 0) {
-				/* a string variable's bytes, as kept */
-				o = put(&m, UBPF_K_VKEY, 0, 0);
-				var_op(&m, o, (unsigned)ks->svar);
-				o->levels = o->n;
-				o->n = (uint8_t)j;
-				o->imm = (int64_t)k->prog->strsize - 1;
-				continue;
-			}
-			if (j + 1 == ks->skey2 && ks->skey >= 0) {
-				/* a second copyinstr(): after the first's
-				 * NUL in the kaggs_s key; args[N]: where a
-				 * string */
-				if (kp_args_index(st->keys[j]) >= 0 &&
-				    !d_args_str(probe, ks->sarg2))
-					m.full = true;
-				o = put(&m, UBPF_K_SKEY2, 0, 0);
-				o->n = (uint8_t)j;
-				o->slot = ks->sarg2;
-				o->levels = ks->sarg;
-				sk = true;
-				continue;
-			}
-			if (j + 1 == ks->kcomm && ks->skey >= 0) {
-				/* execname beside copyinstr(): in two
-				 * words of the kaggs_s key */
-				o = put(&m, UBPF_K_CWKEY, 0, 0);
-				o->n = (uint8_t)j;
-				o->levels = (uint16_t)ks->skey;
-				continue;
-			}
-			if ((int)j == ks->skey && ks->sx == KSX_COMM) {
-				/* execname, cut as agg.c cuts a key */
-				o = put(&m, UBPF_K_CKEY, 0, 0);
-				o->n = (uint8_t)j;
-				o->imm = kp_vkey_imm(k);
-				o->step = k->prog->strsize < UBPF_KCOMM
-						  ? (uint16_t)k->prog->strsize
-						  : UBPF_KCOMM;
-				continue;
-			}
-			if ((int)j == ks->skey && ks->sx == KSX_LIT) {
-				lit_key(&m, st->keys[j], j);
-				continue;
-			}
-			if ((int)j == ks->skey && ks->sx == KSX_MIX) {
-				mix_key(&m, st->keys[j], j);
-				continue;
-			}
-			if ((int)j == ks->skey && ks->sx == KSX_SMIX) {
-				smix_key(&m, st->keys[j], j, ks->sarg);
-				sk = true;
-				continue;
-			}
-			if ((int)j == ks->skey && !skey_int(ks, j, probe)) {
-				/* the program copies it; args[N]:
-				 * copyinstr(argN) where a string */
-				if (kp_args_index(st->keys[j]) >= 0 &&
-				    !d_args_str(probe, ks->sarg))
-					m.full = true;
-				o = put(&m, UBPF_K_SKEY, 0, 0);
-				o->n = (uint8_t)j;
-				o->slot = ks->sarg;
-				sk = true;
-				continue;
-			}
-			if (ks->kid[j] >= 0) {
-				o = put(&m, UBPF_K_CONST, 0, 1);
-				o->imm = probe->id;
-				o->flags = UBPF_KF_PRB;
-			} else {
-				emit(&m, st->keys[j]);
-			}
-			o = put(&m, UBPF_K_KEY, 1, 0);
-			o->n = (uint8_t)j;
-		}
-		if (st->nargs)
-			emit(&m, st->args[0]);
-		o = put(&m, UBPF_K_AGG, st->nargs ? 1 : 0, 0);
-		o->agg = (uint16_t)at;
-		if (ks->slot >= 0) {
-			o->flags = UBPF_KF_FLAT;
-			o->slot = (uint16_t)ks->slot;
-		}
-		if (ks->skey >= 0 && (ks->svar >= 0 || (ks->sx != KSX_NONE &&
-							ks->sx != KSX_SMIX)))
-			o->flags |= UBPF_KF_VKEY;
-		else if (sk)
-			o->flags |= UBPF_KF_SKEY;
-		switch (a->fn) {
-		case AG_COUNT: o->n = UBPF_F_COUNT; break;
-		case AG_SUM: o->n = UBPF_F_SUM; break;
-		case AG_AVG: o->n = UBPF_F_AVG; break;
-		case AG_MIN: o->n = UBPF_F_MIN; break;
-		case AG_MAX: o->n = UBPF_F_MAX; break;
-		case AG_QUANTIZE: o->n = UBPF_F_QUANTIZE; break;
-		case AG_STDDEV: o->n = UBPF_F_STDDEV; break;
-		case AG_LLQUANTIZE:
-			o->n = UBPF_F_LLQUANTIZE;
-			o->imm = (int64_t)((uint64_t)a->llq_factor |
-					   (uint64_t)a->llq_low << 16 |
-					   (uint64_t)a->llq_high << 32 |
-					   (uint64_t)a->llq_nsteps << 48);
-			break;
-		default:
-			o->n = UBPF_F_LQUANTIZE;
-			o->imm = a->lq_base;
-			o->step = a->lq_step;
-			o->levels = a->lq_levels;
-			break;
-		}
-	}
+	emit_list(&m, c, clause, 0, c->nstmts, sout);
 	if (kp_out_clause(k, clause)) { /* it ran: kplan_out.c */
 		struct ubpf_kop *o = put(&m, UBPF_K_ODONE, 0, 0);
 

@@ -21,6 +21,9 @@ struct kstmt {
 	bool out;    /* printf() or trace() computed at the hit (and assign) */
 	bool sstr;   /* a KV_STR variable = copyinstr(E) (and assign) */
 	bool sclr;   /* ... = 0 or "" */
+	/* an if statement (D_KPLAN_VARS: kplan_vars.c's kp_flat_ok()): its
+	 * condition's test (assign set, agg ~0u: no aggregation) */
+	bool cond;
 	bool smov;   /* ... = "literal" or another KV_STR variable */
 	unsigned agg;
 	uint8_t ksz[UBPF_KMAXKEYS], ksg[UBPF_KMAXKEYS];
@@ -68,6 +71,9 @@ enum {
 /* vbit of an array whose every read is typed apart (kplan_vars.c's
  * var_keep()) */
 #define KV_ELEMS (-2)
+/* the if statements of a clause the kernel runs, at most (the
+ * verifier explores both paths of each: kplan_vars.c's kp_if_why()) */
+#define KP_IFS 8
 
 struct d_kplan {
 	struct d_prog *prog;
@@ -290,6 +296,14 @@ const struct node *kp_out_arg(const struct stmt *st, unsigned j, bool *str);
  * of c, so that a fault of its copy must end the clause there (OSTR's
  * jump)? */
 bool kp_out_ends(const struct clause *c, unsigned i);
+/* kplan_vars.c: statement i of clause ci's flat list (struct clause's
+ * flat), taken as kp_clause_ok() takes it; why a clause with an if is
+ * not the kernel's for a reason of the whole clause (NULL: none) */
+bool kp_flat_ok(const struct d_kplan *k, unsigned ci, unsigned i,
+		struct kstmt *ks);
+unsigned kp_nifs(const struct clause *c);
+const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
+		      size_t len);
 /* ... the clause has such statements or stores a KV_STR variable (it
  * ends with ODONE); prints: one of them prints */
 bool kp_out_clause(const struct d_kplan *k, unsigned clause);

@@ -346,7 +346,7 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	       struct kstmt *ks)
 {
-	const struct stmt *st = &k->prog->clauses[ci].stmts[i];
+	const struct stmt *st = k->prog->clauses[ci].flat[i];
 
 	if (kp_sstr_ok(k, ci, st, ks)) /* a string variable's store */
 		return true;

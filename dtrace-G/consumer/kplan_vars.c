@@ -248,15 +248,17 @@ int kp_stores_type(struct d_kplan *k, unsigned v, bool all, uint8_t *tz,
 
 		if (kp_dtrace_only(c))
 			continue;
-		for (unsigned i = 0; i < c->nstmts; i++) {
+		/* a store in a branch too: one path's store gives the
+		 * variable its type as one at the top */
+		for (unsigned i = 0; i < c->nflat; i++) {
 			const struct node *b;
 			struct node bin, one;
 
-			if (kp_assigned_var(&c->stmts[i]) != (int)v)
+			if (kp_assigned_var(c->flat[i]) != (int)v)
 				continue;
 			/* a self-> variable set to 0 is deleted: it reads as
 			 * unset, its zero's type */
-			b = kp_stored(&c->stmts[i], &bin, &one);
+			b = kp_stored(c->flat[i], &bin, &one);
 			if ((var->scope == SC_SELF ||
 			     var->scope == SC_SELFASSOC) &&
 			    b->op == N_INT &&
@@ -264,7 +266,7 @@ int kp_stores_type(struct d_kplan *k, unsigned v, bool all, uint8_t *tz,
 				continue;
 			if (!(all ? ty_all(k, b, &z, &g) : kp_ty(k, b, &z, &g))) {
 				if (bad)
-					*bad = &c->stmts[i];
+					*bad = c->flat[i];
 				return -1;
 			}
 			if (var->declared) { /* d_var_conv() */
@@ -359,8 +361,8 @@ static bool clause_typed(struct d_kplan *k, unsigned ci)
 	k->nelem = 0;
 	k->elem_full = false;
 	set = open_bits(k, c->pred, true);
-	for (unsigned i = 0; i < c->nstmts; i++) {
-		const struct stmt *st = &c->stmts[i];
+	for (unsigned i = 0; i < c->nflat; i++) { /* conditions too */
+		const struct stmt *st = c->flat[i];
 
 		set |= open_bits(k, st->e, true);
 		for (unsigned j = 0; j < st->nargs; j++)
@@ -382,8 +384,8 @@ static bool clause_typed(struct d_kplan *k, unsigned ci)
 		ok = kp_clause_emit(k, ci, &none, b) && a->nops == b->nops &&
 		     !memcmp(a->ops, b->ops, a->nops * sizeof(a->ops[0]));
 		/* and the keys' types, which the merge gives them */
-		for (unsigned i = 0; ok && i < c->nstmts; i++) {
-			const struct stmt *st = &c->stmts[i];
+		for (unsigned i = 0; ok && i < c->nflat; i++) {
+			const struct stmt *st = c->flat[i];
 			const struct kstmt *ks = &k->st[k->first[ci] + i];
 
 			for (unsigned j = 0; ok && j < st->nkeys; j++) {
@@ -403,19 +405,143 @@ static bool clause_typed(struct d_kplan *k, unsigned ci)
 	return ok;
 }
 
-/* Clause ci alone: can the kernel run it?  Its statements into k->st. */
+/* The if statements of clause c (its flat list's S_IFs). */
+unsigned kp_nifs(const struct clause *c)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < c->nflat; i++)
+		n += c->flat[i]->kind == S_IF;
+	return n;
+}
+
+/* Does n compare a string, or read one (strlen())? */
+static bool str_touch(const struct d_kplan *k, const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->kind == T_STR || kp_has_str_cmp(k, n))
+		return true;
+	if (str_touch(k, n->a) || str_touch(k, n->b) || str_touch(k, n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (str_touch(k, n->args[i]))
+			return true;
+	return false;
+}
+
+/*
+ * if/else in the generated programs (doc/DESIGN.md §8; kplan_emit.c's
+ * emit_list()).  What is built is a subset: a clause with an if is the
+ * kernel's only with k->vars (D_KPLAN_VARS: the generic program, kfix
+ * and the in-process recorder never see UBPF_K_JMP), at most KP_IFS
+ * ifs, and no string anywhere in its statements or conditions but in
+ * printf() and trace() at its top (kp_out_ok()'s; no string variable
+ * stored, no string key but a literal or execname, no string compared,
+ * so no fault site and no copy in a branch or a condition): its
+ * conditions and branches are integers, aggregations and stores of
+ * integers, which cannot fault, so the kernel runs exactly the branch
+ * run.c would; the out area holds the top's values alone, in plan
+ * order, which is the order dtrace's pre mode (../d/stmt.c, skipping
+ * an if: no branch prints) takes them in, and a copy's fault there
+ * ends the clause (kp_out_ends(): an if after it is "other").  Why
+ * not, for the whole clause, into buf; NULL where such a clause may be
+ * the kernel's.
+ */
+const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
+		      size_t len)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	unsigned nifs = kp_nifs(c);
+
+	if (!nifs)
+		return NULL;
+	if (!k->vars) {
+		snprintf(buf, len,
+			 "it has an if statement, which only the generated "
+			 "programs run");
+		return buf;
+	}
+	if (nifs > KP_IFS) {
+		snprintf(buf, len, "it has more than %d if statements",
+			 KP_IFS);
+		return buf;
+	}
+	for (unsigned i = 0; i < c->nflat; i++) {
+		const struct stmt *st = c->flat[i];
+		bool s;
+
+		if (!st->fup && (st->kind == S_PRINTF || st->kind == S_TRACE))
+			continue; /* kp_out_ok()'s, at the clause's top */
+		s = st->kind == S_PRINTF || st->kind == S_TRACE ||
+		    str_touch(k, st->e);
+
+		for (unsigned j = 0; !s && j < st->nargs; j++)
+			s = str_touch(k, st->args[j]);
+		for (unsigned j = 0; !s && j < st->nkeys; j++) /* a literal
+			 * or execname keys (LKEY, CKEY): no fault */
+			s = st->keys[j]->op != N_STR &&
+			    !kp_is_comm(st->keys[j]) &&
+			    str_touch(k, st->keys[j]);
+		if (s) {
+			snprintf(buf, len,
+				 "line %d: a clause with an if statement is "
+				 "the kernel's only without strings but in "
+				 "printf() and trace() at its top, and this "
+				 "statement has them",
+				 st->line);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+bool kp_flat_ok(const struct d_kplan *k, unsigned ci, unsigned i,
+		struct kstmt *ks)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	const struct stmt *st = c->flat[i];
+	char buf[200];
+	uint8_t sz, sg;
+
+	if (i < c->nstmts && !kp_nifs(c))
+		return kp_stmt_ok(k, st, ks) ||
+		       kp_out_ok(k, ci, i, ks); /* kplan_out.c */
+	if (kp_if_why(k, ci, buf, sizeof(buf)))
+		return false;
+	if (!st->fup && (st->kind == S_PRINTF || st->kind == S_TRACE))
+		return kp_out_ok(k, ci, i, ks) && ks->out; /* kplan_out.c */
+	if (st->kind == S_IF) { /* its condition, as a predicate */
+		memset(ks, 0, sizeof(*ks));
+		ks->st = st;
+		ks->cond = ks->assign = true;
+		ks->agg = ~0u;
+		ks->slot = ks->svar = ks->skey = -1;
+		return kp_ty_at(k, KP_ANYPROBE, st->e, &sz, &sg);
+	}
+	/* integers, a literal's or execname's key (kp_if_why()): no
+	 * copy, no string variable */
+	if (!kp_stmt_ok(k, st, ks))
+		return false;
+	if (ks->assign) /* of an integer */
+		return k->vst[kp_assigned_var(st)] != KV_SARG;
+	return (ks->skey < 0 || ks->sx == KSX_LIT || ks->sx == KSX_COMM) &&
+	       ks->svar < 0 && !ks->kcomm && !ks->skey2 && !ks->sbare;
+}
+
+/* Clause ci alone: can the kernel run it?  Its statements (c->flat)
+ * into k->st. */
 bool kp_clause_ok(struct d_kplan *k, unsigned ci)
 {
 	const struct clause *c = &k->prog->clauses[ci];
 	uint8_t sz, sg;
-	bool ok = c->nstmts > 0 && k->nst + c->nstmts <= UINT16_MAX &&
+	bool ok = c->nstmts > 0 && k->nst + c->nflat <= UINT16_MAX &&
 		  (!c->pred || kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg));
 
 	k->first[ci] = k->nst;
-	xgrow(&k->st, &k->stcap, (size_t)k->nst + c->nstmts, sizeof(*k->st));
-	for (unsigned i = 0; ok && i < c->nstmts; i++)
-		ok = kp_stmt_ok(k, &c->stmts[i], &k->st[k->nst + i]) ||
-		     kp_out_ok(k, ci, i, &k->st[k->nst + i]); /* kplan_out.c */
+	xgrow(&k->st, &k->stcap, (size_t)k->nst + c->nflat, sizeof(*k->st));
+	for (unsigned i = 0; ok && i < c->nflat; i++)
+		ok = kp_flat_ok(k, ci, i, &k->st[k->nst + i]);
 	if (!ok)
 		return false;
 	/* an out area that cannot hold the clause's own values: user
@@ -1302,11 +1428,11 @@ static bool fsite_assign(struct d_kplan *k)
 			continue;
 		if (!fsite_walk(k, c->pred, ci, 0))
 			return false;
-		for (unsigned i = 0; i < c->nstmts; i++) {
+		for (unsigned i = 0; i < c->nflat; i++) {
 			const struct kstmt *ks = &k->st[k->first[ci] + i];
-			const struct stmt *st = &c->stmts[i];
+			const struct stmt *st = c->flat[i];
 
-			if (ks->assign) {
+			if (ks->assign) { /* an if's condition: its action */
 				if (!fsite_walk(k, st->e, ci, st->action))
 					return false;
 				continue;
@@ -1426,7 +1552,7 @@ void kp_vars_decide(struct d_kplan *k)
 		memset(k->sout, 0, p->nclauses * sizeof(*k->sout));
 		for (unsigned ci = 0; ci < p->nclauses; ci++) {
 			if ((!k->user || !k->user[ci]) && kp_clause_ok(k, ci))
-				k->nst += p->clauses[ci].nstmts;
+				k->nst += p->clauses[ci].nflat;
 			else if (sout_ok(k, ci)) /* its values only */
 				k->nst += p->clauses[ci].nstmts;
 		}

@@ -427,13 +427,18 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 {
 	const struct d_prog *p = k->prog;
 	const struct clause *c = &p->clauses[ci];
-	const struct stmt *st = &c->stmts[i];
+	const struct stmt *st = c->flat[i]; /* a branch's too */
 	const struct agg *a;
 	char sub[300];
 	uint8_t sz, sg;
 	int v;
 
 	buf[0] = '\0';
+	if (st->kind == S_IF) { /* its condition (kplan_vars.c's
+				 * kp_flat_ok()) */
+		expr_why(k, ci, st->e, buf, len);
+		return;
+	}
 	if (st->kind == S_EXPR && (v = kp_assigned_var(st)) >= 0 &&
 	    k->vst[v] == KV_NO) {
 		var_why(k, ci, (unsigned)v, buf, len);
@@ -601,9 +606,10 @@ static bool own_fail(const struct d_kplan *k, unsigned ci)
 		expr_why(k, ci, c->pred, tmp, sizeof(tmp));
 		r = !why_var;
 	}
-	for (unsigned i = 0; !r && i < c->nstmts; i++) {
-		if (kp_stmt_ok(k, &c->stmts[i], &ks) ||
-		    kp_out_ok(k, ci, i, &ks))
+	if (kp_if_why(k, ci, tmp, sizeof(tmp)))
+		r = true;
+	for (unsigned i = 0; !r && i < c->nflat; i++) {
+		if (kp_flat_ok(k, ci, i, &ks))
 			continue;
 		why_var = false;
 		stmt_why(k, ci, i, tmp, sizeof(tmp));
@@ -660,15 +666,25 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
 				return buf;
 			}
 		}
-		for (unsigned i = 0; i < c->nstmts; i++) {
-			const struct stmt *st = &c->stmts[i];
+		if (!pass && kp_if_why(k, ci, buf, len)) /* the clause's */
+			return buf;
+		for (unsigned i = 0; i < c->nflat; i++) { /* branches too */
+			const struct stmt *st = c->flat[i];
 
-			if (kp_stmt_ok(k, st, &ks) || kp_out_ok(k, ci, i, &ks))
+			if (kp_flat_ok(k, ci, i, &ks))
 				continue;
 			why_var = why_weak = false;
 			stmt_why(k, ci, i, vwhy, sizeof(vwhy));
 			if (pass != (why_var ? 1 + why_weak : 0))
 				continue;
+			if (st->kind == S_IF) {
+				snprintf(buf, len,
+					 "line %d: its if statement's "
+					 "condition is not one the kernel "
+					 "computes%s%s",
+					 st->line, *vwhy ? ": " : "", vwhy);
+				return buf;
+			}
 			snprintf(buf, len,
 				 "line %d: its %s is not one the kernel "
 				 "%s%s%s",

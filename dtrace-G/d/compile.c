@@ -932,6 +932,58 @@ static bool clause_records(const struct clause *c)
 	return !c->nstmts || stmts_record(c->stmts, c->nstmts);
 }
 
+/*
+ * Clause c's flat list (struct clause's flat): its statements, then the
+ * branches of each if in the list's order, each if's body and else
+ * together, so an if's branches are two ranges of it and the statements
+ * of the clause's top keep their indices.
+ */
+static unsigned stmts_count(const struct stmt *v, unsigned n)
+{
+	unsigned r = n;
+
+	for (unsigned i = 0; i < n; i++)
+		if (v[i].kind == S_IF)
+			r += stmts_count(v[i].body, v[i].nbody) +
+			     stmts_count(v[i].els, v[i].nels);
+	return r;
+}
+
+static void flatten(struct parser *ps, struct clause *c)
+{
+	unsigned n = stmts_count(c->stmts, c->nstmts);
+
+	c->flat = d_ar_alloc(&ps->prog->pool, (n ? n : 1) * sizeof(*c->flat));
+	c->nflat = 0;
+	for (unsigned i = 0; i < c->nstmts; i++) {
+		c->stmts[i].fi = c->nflat;
+		c->stmts[i].fup = c->stmts[i].fbr = 0;
+		c->flat[c->nflat++] = &c->stmts[i];
+	}
+	for (unsigned q = 0; q < c->nflat; q++) {
+		struct stmt *st = (struct stmt *)c->flat[q];
+
+		if (st->kind != S_IF)
+			continue;
+		st->fbody = c->nflat;
+		for (unsigned i = 0; i < st->nbody + st->nels; i++) {
+			struct stmt *b = i < st->nbody
+						 ? &st->body[i]
+						 : &st->els[i - st->nbody];
+
+			if (i == st->nbody)
+				st->fels = c->nflat;
+			b->fi = c->nflat;
+			b->fup = q + 1;
+			b->fbr = i >= st->nbody;
+			c->flat[c->nflat++] = b;
+		}
+		if (!st->nels)
+			st->fels = c->nflat;
+		st->fend = c->nflat;
+	}
+}
+
 static void add_clause(struct parser *ps, struct clause *c)
 {
 	check_clause_height(ps, c);
@@ -1082,6 +1134,7 @@ static void compile_unit(struct parser *ps, const char *src)
 		struct clause *c = &ps->cl[i];
 
 		c->records = clause_records(c);
+		flatten(ps, c);
 		c->strargs = d_strargs_of(c->pred);
 		c->needs = d_needs_of(c->pred);
 		stmts_reads(c->stmts, c->nstmts, c);

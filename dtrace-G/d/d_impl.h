@@ -438,6 +438,12 @@ struct stmt {
 	unsigned nkeys;
 	struct stmt *body, *els; /* S_IF */
 	unsigned nbody, nels;
+	/* its place in its clause's flat list (struct clause's flat): fi
+	 * its index there; fup the index + 1 of the S_IF whose branch
+	 * holds it (0: the clause's top), fbr 0 in the body, 1 in the
+	 * else; an S_IF's body is flat[fbody, fels), its else
+	 * flat[fels, fend) */
+	unsigned fi, fup, fbr, fbody, fels, fend;
 };
 
 struct clause {
@@ -447,6 +453,12 @@ struct clause {
 	struct node *pred;
 	struct stmt *stmts;
 	unsigned nstmts;
+	/* every statement, branches' too: stmts first (flat[i] is
+	 * &stmts[i] for i < nstmts), then each S_IF's body and else,
+	 * together, in the order of the S_IFs in this list (compile.c's
+	 * flatten()) */
+	const struct stmt **flat;
+	unsigned nflat;
 	bool records; /* a firing may leave a record (default line) */
 	uint16_t strargs;
 	uint32_t needs; /* d_clause_needs() */

@@ -255,6 +255,9 @@ enum {
 		       * holds (real_parent's in bits 0-31, tgid's in
 		       * 32-63, from the kernel's BTF), as an int, as the
 		       * record's is read (cgen.c's u_ppid(), kp_kctx()) */
+	UBPF_K_JMP,   /* go to jump (a forward one, the stack empty): the
+		       * end of an if's body, past its else (kplan_emit.c's
+		       * emit_list(); generated programs only, as TIME) */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

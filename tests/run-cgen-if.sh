@@ -1,0 +1,80 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-cgen-if.sh: if/else in the generated programs (doc/DESIGN.md §8,
+# "if/else in the generated programs": kplan_emit.c's emit_list(),
+# UBPF_K_JMP, kplan_vars.c's kp_flat_ok() and kp_if_why()), on a real
+# process (tests/data/cgenout/cgout.c, pid provider entry, hit(p, i)
+# for i = 0 to 199):
+#  - kin.d: clauses whose conditions and branches are integers,
+#    aggregations (literal and execname keys too) and stores of
+#    integers -- else-if chains, an if nested in an else, eight
+#    sequential ifs each storing a this-> variable read after them, a
+#    self-> variable stored on one path and read after the if and by a
+#    later clause, printf() and trace() at a clause's top before and
+#    after its ifs (the values in the out area, dtrace's pre mode
+#    skipping the ifs) -- each run by the kernel (-v counts every clause;
+#    today's binary runs them in user space: "its if statement is not
+#    one the kernel runs"), output byte for byte DTRACE_CGEN=0's and
+#    DTRACE_KAGG=0's, and verified in under four times the
+#    instructions (the verifier's paths join: not 2^8);
+#  - kout.d: what stays user space's, each with its -v reason and
+#    DTRACE_CGEN=0's output: a ninth if, printf() in a branch, a
+#    condition the kernel does not compute, and stores on one path
+#    that disagree with another clause's type (self->x = -1 there,
+#    unsigned in the branch: the interpreter types a read by the store
+#    last made; a plan that missed the branch's store would count the
+#    signed way).
+# Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
+# Six dtrace runs, a few seconds.
+
+. "$top_srcdir/tests/lib.sh"
+
+cgout_setup
+
+cat >kin.d <<'EOF2'
+pid$target::hit:entry { if (arg1 < 10) @lo["lo"] = count(); else if (arg1 < 100) @mid["mid"] = sum(arg1); else { @hi["hi"] = quantize(arg1); self->n++; } }
+pid$target::hit:entry /arg1 % 50 == 49/ { @n[arg1] = sum(self->n); }
+pid$target::hit:entry { if (arg1 & 1) { if (arg1 & 2) @odd[execname, 3] = count(); else @odd[execname, 1] = count(); } else if (arg1 % 3 == 0) { @three = max(arg1); } else { @rest = min(arg1); @rest2 = avg(arg1); } }
+pid$target::hit:entry { if (arg1 & 1) this->a = (int64_t)1; if (arg1 & 2) this->b = (int64_t)2; if (arg1 & 4) this->c = (int64_t)4; if (arg1 & 8) this->d = (int64_t)8; if (arg1 & 16) this->e = (int64_t)16; if (arg1 & 32) this->f = (int64_t)32; if (arg1 & 64) this->g = (int64_t)64; if (arg1 & 128) this->h = (int64_t)128; @bits[this->a + this->b + this->c + this->d + this->e + this->f + this->g + this->h] = count(); }
+pid$target::hit:entry { self->y = arg1; if (arg1 > 150) self->y = arg1 * 2; else if (arg1 < 5) { } else { self->y = 0; } }
+pid$target::hit:entry /self->y > 290 || self->y == 3/ { @y[self->y] = count(); }
+pid$target::hit:entry /arg1 > 190/ { if (arg1 == 195) @last = lquantize(arg1, 190, 200, 2); else @last2 = count(); }
+pid$target::hit:entry /arg1 < 40/ { printf("a %d %s\n", arg1, execname); if (arg1 % 7 == 0) { self->z = arg1; @z = sum(arg1); } else if (arg1 % 5 == 0) self->z = 0; printf("z %d %d\n", arg1, self->z); }
+pid$target::hit:entry /arg1 < 20/ { if (arg1 & 1) @oddp = count(); trace(arg1 * 3); }
+EOF2
+run 1 kin.g 'rewrite 200' -s kin.d
+run 0 kin.0 'rewrite 200' -s kin.d
+DTRACE_KAGG=0 run 1 kin.u 'rewrite 200' -s kin.d
+three_same kin
+expect_eq "kin: no clause in user space" "" \
+	"$(grep 'runs in user space' kin.g.err)"
+# the verifier explores both paths of each if, but they join: the eight
+# sequential ifs (kin.d's clause 4 alone) do not make 2^8 paths
+grep '{ if (arg1 & 1) this->a' kin.d >nest.d
+run 1 nest.g 'rewrite 20' -s nest.d
+ins=$(sed -n 's/^dtrace: BPF: 1 generated program, \([0-9]*\) instructions, \([0-9]*\) verified.*/\1 \2/p' nest.g.err)
+expect_eq "nest: verified under 4 times the instructions ($ins)" 1 \
+	"$(echo "$ins" | awk 'NF == 2 && $2 < 4 * $1 { print 1 }')"
+
+cat >kout.d <<'EOF2'
+pid$target::hit:entry { if (arg1 == 1) @c9 = count(); if (arg1 == 2) @c9 = count(); if (arg1 == 3) @c9 = count(); if (arg1 == 4) @c9 = count(); if (arg1 == 5) @c9 = count(); if (arg1 == 6) @c9 = count(); if (arg1 == 7) @c9 = count(); if (arg1 == 8) @c9 = count(); if (arg1 == 9) @c9 = count(); }
+pid$target::hit:entry { if (arg1 == 7) printf("seven %d\n", arg1); }
+pid$target::hit:entry { if (progenyof(1)) @prog = count(); }
+pid$target::hit:entry { self->x = -1; }
+pid$target::hit:entry { if (arg1 == 3) self->x = (uint64_t)arg1 - 4; }
+pid$target::hit:entry /self->x > 5/ { @t[arg1] = count(); }
+EOF2
+late=1 run 1 kout.g 'rewrite 20' -s kout.d
+late=1 run 0 kout.0 'rewrite 20' -s kout.d
+expect_file_eq "kout: DTRACE_CGEN=0's output" kout.0 kout.g
+expect_eq "kout: the counts typed by the store last made" 1 \
+	"$(grep -c '^ *3 *1$' kout.g)"
+for w in 'clause 1 .*it has more than 8 if statements' \
+	'clause 2 .*line 2: a clause with an if statement is the kernel.s only without strings but in printf() and trace() at its top' \
+	'clause 3 .*line 3: its if statement.s condition is not one the kernel computes: progenyof()' \
+	'clause 4 .*self->x'; do
+	expect_eq "kout: -v: $w" 1 "$(grep -c "$w" kout.g.err)"
+done
+
+finish

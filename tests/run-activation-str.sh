@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# run-activation-str.sh: -x activation=user with clauses that read
-# arguments' strings (copyinstr(argN), args[N] of a string type): the
-# recorder copies each at the hit into the record with one
+# run-activation-str.sh: -x activation=user -x usercopy with clauses
+# that read arguments' strings (copyinstr(argN), args[N] of a string
+# type): the recorder copies each at the hit into the record with one
 # process_vm_readv() on its own process (drti/rec.c, drti/arena.h
 # version 3, doc/DESIGN.md §14), and the clauses run from the records.
 # tests/data/act/actstr.c fires actstr:::req(i, char *) and
@@ -52,18 +52,24 @@ tracefs_at -w uprobe_events ||
 }
 
 # as_run NAME ACTIVATION ARGS PROG [DTRACE OPTIONS...]: dtrace -c
+# (ACTIVATION user: -x activation=user -x usercopy; plain: without
+# -x usercopy, which sends the probes reading strings to the kernel path)
 # './actstr ARGS' into NAME.out, NAME.err (the pid taken out), NAME.rc;
 # NAME.sorted: the output sorted
 as_run() {
-	ar_n=$1 ar_a=$2 ar_args=$3 ar_p=$4
+	ar_n=$1 ar_a=$2 ar_args=$3 ar_p=$4 ar_m=$2
 	shift 4
+	case $ar_m in
+	user) set -- -x usercopy "$@" ;;
+	plain) ar_a=user ;; # no -x usercopy: string probes the kernel's
+	esac
 	rm -f "$ar_n.go"
 	ACTSTR_WAIT=$PWD/$ar_n.go "$DTRACE" -q -x activation=$ar_a "$@" \
 		-n "$ar_p" -c "./actstr $ar_args" >"$ar_n.out" 2>"$ar_n.raw" &
 	ar_pid=$!
 	wait_until 300 grep -qs '^end 99$' "$ar_n.out" ||
 		fail "$ar_n: no end line"
-	[ "$ar_a" = user ] || sleep 1
+	[ "$ar_m" = user ] || sleep 1
 	touch "$ar_n.go"
 	wait "$ar_pid"
 	echo $? >"$ar_n.rc"
@@ -98,6 +104,15 @@ expect_file_eq "strings: the user path's errors are the kernel path's" \
 	good.kernel.said good.user.said
 expect_eq "strings: nothing goes to the kernel path" "" \
 	"$(grep 'kernel path' good.user.err)"
+# without -x usercopy (opt-in: a system call per string, and one a
+# seccomp filter installed later could kill the process for), the
+# probes reading strings are the kernel path's, said, the output the same
+as_run good.plain plain 'good 3' "$prog" -v
+expect_eq "no -x usercopy: exit" 0 "$(cat good.plain.rc)"
+expect_file_eq "no -x usercopy: the kernel path's output" \
+	good.kernel.sorted good.plain.sorted
+expect_eq "no -x usercopy: actstr's req and name on the kernel path, said" 2 \
+	"$(grep -c 'probe actstr:actstr:main:\(req\|name\): the kernel path (copyinstr() of an argument is read at the hit on the kernel path (-x usercopy copies it in the process))' good.plain.err)"
 expect_eq "strings: the long string cut at strsize - 1" 1 \
 	"$(grep -c "^4 $(printf '%0255d' 0 | tr 0 x)\$" good.user.out)"
 expect_eq "strings: the string across pages" 1 \

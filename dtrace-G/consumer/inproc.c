@@ -186,10 +186,19 @@ static int ip_open(struct consumer *c)
 	}
 #endif
 	/*
-	 * a clause reads an argument's string: the recorder copies it at
-	 * the hit (arena.h, version 3), strsize - 1 bytes at most
+	 * a clause reads an argument's string: with -x usercopy, the
+	 * recorder copies it at the hit (arena.h, version 3), strsize - 1
+	 * bytes at most; without, its probe is the kernel path's
+	 * (probe_refusal()).  Opt-in: the copy is a system call per string
+	 * (process_vm_readv(), 1.7 us of CPU on the VM of bench/RESULTS.md,
+	 * where the kernel path's whole hit costs about 1.2 us), and one the
+	 * process makes, which a seccomp filter it installs after arming
+	 * may answer by killing it (one that answers EPERM is said and
+	 * read late, as the kernel path reads a failed copy)
 	 */
-	for (unsigned ci = 0; ci < c->nclauses && !ip->copies; ci++)
+	ip->usercopy = d_opt_flag(c->prog, "usercopy");
+	for (unsigned ci = 0; ci < c->nclauses && ip->usercopy && !ip->copies;
+	     ci++)
 		ip->copies = d_clause_strargs(c->prog, ci) != 0;
 	if (d_opt_strsize(c->prog) < 2 ||
 	    d_opt_strsize(c->prog) - 1 > USDT_CSTRMAX)

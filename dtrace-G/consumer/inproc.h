@@ -164,6 +164,7 @@ struct inproc {
 	 * argument's string, and strsize lets the recorder copy it
 	 */
 	bool copies;
+	bool usercopy; /* -x usercopy: copies at the hit allowed */
 	uint8_t *xraw; /* a record with copies, read whole (ip_drain_proc()) */
 	size_t xcap;
 	bool *ran;	      /* per clause: put in some plan */

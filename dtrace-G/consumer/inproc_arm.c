@@ -135,6 +135,13 @@ static bool probe_refusal(struct consumer *c, const struct tprobe *p, char *msg,
 			 "execname is read at the hit on the kernel path only");
 		return true;
 	}
+	if (p->fstrmask && !c->ip->usercopy) {
+		snprintf(msg, msglen,
+			 "copyinstr() of an argument is read at the hit on "
+			 "the kernel path (-x usercopy copies it in the "
+			 "process)");
+		return true;
+	}
 	if (p->fstrmask && !c->ip->copies) {
 		snprintf(msg, msglen,
 			 "copyinstr() of an argument is copied at the hit in "

@@ -208,6 +208,8 @@ void d_free(struct d_prog *prog);
 bool d_opt_quiet(const struct d_prog *prog);
 /* strsize now (setopt() may change it while tracing) */
 size_t d_opt_strsize(const struct d_prog *prog);
+/* a flag option (-x name[=yes|no|...]): set, and to a value that sets it */
+bool d_opt_flag(const struct d_prog *prog, const char *name);
 void d_set_quiet(struct d_prog *prog, bool quiet);
 /*
  * -x NAME[=VALUE]: 0, or -1 with a message ("failed to set option 'x':

@@ -42,6 +42,7 @@ static const char *const known_opts[] = {
 	"aggpack",     "agghist",     "aggzoom",     "encoding",
 	"maxframes",   "jstackframes", "jstackstrsize",
 	"activation", /* the consumer's: kernel or user (inproc.c) */
+	"usercopy", /* the consumer's: copies at the hit under activation=user */
 	NULL,
 };
 
@@ -117,6 +118,13 @@ int d_option_set(struct d_prog *p, const char *name, const char *value,
 	}
 	if (d_stack_option(p, name, value, msg, msglen) < 0)
 		return -1;
+	if (strcmp(name, "usercopy") == 0 && flag_value(value) < 0) {
+		snprintf(msg, msglen,
+			 "failed to set option 'usercopy' to '%s': Invalid "
+			 "value for specified option",
+			 value);
+		return -1;
+	}
 	if (strcmp(name, "quiet") == 0)
 		p->quiet = flag_value(value) != 0;
 	else if (strcmp(name, "defaultargs") == 0)
@@ -246,6 +254,13 @@ bool d_opt_quiet(const struct d_prog *p)
 size_t d_opt_strsize(const struct d_prog *p)
 {
 	return p->strsize;
+}
+
+bool d_opt_flag(const struct d_prog *p, const char *name)
+{
+	const char *v = d_get_option(p, name);
+
+	return v && flag_value(v) == 1;
 }
 
 void d_set_quiet(struct d_prog *p, bool quiet)

@@ -2467,6 +2467,8 @@ static bool op_pure(const struct ubpf_kop *o)
 	case UBPF_K_UID:
 	case UBPF_K_GID:
 	case UBPF_K_PPID: /* its scratch the slot it pushes */
+	case UBPF_K_ECRED:
+	case UBPF_K_SESS:
 		return true;
 	default:
 		return o->op >= UBPF_K_ADD && o->op <= UBPF_K_LXOR;
@@ -2508,6 +2510,60 @@ static void ppid(struct em *e, const struct ubpf_kop *o, unsigned *sp)
 	alu_i(e, BPF_MOV, 2, 4);
 	call(e, BPF_FUNC_probe_read_kernel);
 	fix(e, j);
+	ldx(e, BPF_W, 1, 10, slot);
+	push(e, sp, o);
+}
+
+/*
+ * ECRED, SESS o: curpsinfo->pr_euid or pr_egid (current->cred, then
+ * the id in it), pr_pgid or pr_sid (current->signal, its pids[] entry,
+ * then that struct pid's numbers[0].nr), each pointer and the id read
+ * with bpf_probe_read_kernel() at o->imm's offsets into the slot the
+ * value is pushed to, as cgen.c's u_ecred() and u_sess() read them for
+ * the record.  A NULL pointer or a read that fails leaves 0 there (the
+ * slot zeroed first, a failed read zeroing what it was to write); at a
+ * uprobe, the only probe whose plan has these (kplan.h's
+ * D_KPLAN_ECRED), neither happens: the thread is alive in user mode,
+ * its cred and signal set, and its process's group and session
+ * detached only once the whole thread group is dead.
+ */
+static void kchain(struct em *e, const struct ubpf_kop *o, unsigned *sp)
+{
+	const int16_t slot = (int16_t)S_STK(*sp);
+	const uint64_t imm = (uint64_t)o->imm;
+	uint32_t off[3];
+	unsigned n;
+	size_t j[2];
+
+	if (*sp >= UBPF_KSTACK) {
+		e->bad = true;
+		return;
+	}
+	off[0] = (uint32_t)imm;
+	if (o->op == UBPF_K_ECRED) {
+		off[1] = (uint32_t)(imm >> 32);
+		n = 2;
+	} else {
+		off[1] = (uint32_t)(imm >> 32) & 0xffff;
+		off[2] = (uint32_t)(imm >> 48);
+		n = 3;
+	}
+	st(e, BPF_DW, 10, slot, 0);
+	call(e, BPF_FUNC_get_current_task);
+	alu_r(e, BPF_MOV, 3, 0);
+	for (unsigned i = 0; i < n; i++) {
+		if (i) { /* the pointer read before: NULL, 0 */
+			ldx(e, BPF_DW, 3, 10, slot);
+			j[i - 1] = jmp_i(e, BPF_JEQ, 3, 0);
+		}
+		alu_i(e, BPF_ADD, 3, (int32_t)off[i]);
+		alu_r(e, BPF_MOV, 1, 10);
+		alu_i(e, BPF_ADD, 1, slot);
+		alu_i(e, BPF_MOV, 2, i + 1 < n ? 8 : 4);
+		call(e, BPF_FUNC_probe_read_kernel);
+	}
+	for (unsigned i = 0; i + 1 < n; i++)
+		fix(e, j[i]);
 	ldx(e, BPF_W, 1, 10, slot);
 	push(e, sp, o);
 }
@@ -2723,6 +2779,10 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_PPID:
 			ppid(e, o, &sp);
+			continue;
+		case UBPF_K_ECRED:
+		case UBPF_K_SESS:
+			kchain(e, o, &sp);
 			continue;
 		case UBPF_K_SKEY:
 			skey(e, o);

@@ -431,7 +431,17 @@
  * (D_KPLAN_PPID; UBPF_K_PPID reads current->real_parent->tgid at the
  * offsets d_kplan_ppid() gives, as cgen.c's u_ppid() and kp_kctx() read
  * it into the record for user space, so a reparented process's is its
- * new parent's in both; without the BTF's offsets, user space's), errno
+ * new parent's in both; without the BTF's offsets, user space's),
+ * curpsinfo->pr_euid and pr_egid, pr_pgid and pr_sid where the BTF
+ * says where task_struct keeps cred and the process's pids (D_KPLAN_ECRED,
+ * D_KPLAN_SESS; UBPF_K_ECRED and UBPF_K_SESS read what cgen.c's
+ * u_ecred() and u_sess() read into the record: the cred's euid and
+ * egid, the level-0 nr of signal->pids[PIDTYPE_PGID, _SID], the ids of
+ * the namespace dtrace prints pid in, a setpgid() or setsid() before
+ * the hit seen by both; at a uprobe, the only probe whose plan reads
+ * them, the thread is alive in user mode, so its cred, signal and pids
+ * are there and no read faults, where the record's would have left
+ * them out and user space faulted), errno
  * (run.c's is the firing's errnum, which kprov_syscall.c's sys_fire()
  * sets at a system call's return alone, from arg0, the value the
  * kernel returned: -arg0 where it is -4095..-1, else 0; the plan
@@ -1573,6 +1583,16 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 			*sz = 4;
 			*sg = 1;
 			return k && k->ppid;
+		case B_EUID: /* read as the record's (UBPF_K_ECRED) */
+		case B_EGID:
+			*sz = 4;
+			*sg = 0;
+			return k && k->ecred;
+		case B_PGID: /* ... (UBPF_K_SESS) */
+		case B_SID:
+			*sz = 4;
+			*sg = 1;
+			return k && k->sess;
 		case B_ERRNO: /* from arg0 at a system call's return, else 0
 			       * (kp_errno(): d_probe's errret) */
 			*sz = 4;
@@ -2237,6 +2257,16 @@ void d_kplan_ppid(struct d_kplan *k, const uint32_t o[2])
 	k->ppid1[1] = o[1];
 }
 
+void d_kplan_ecred(struct d_kplan *k, const uint32_t o[3])
+{
+	memcpy(k->ecred1, o, sizeof(k->ecred1));
+}
+
+void d_kplan_sess(struct d_kplan *k, const uint32_t o[4])
+{
+	memcpy(k->sess1, o, sizeof(k->sess1));
+}
+
 struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 			    const bool *ticks, const bool *traced)
 {
@@ -2271,6 +2301,8 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	 * d_kplan_xtest() makes of its predicate */
 	k->vars = (flags & D_KPLAN_VARS) != 0;
 	k->ppid = k->vars && (flags & D_KPLAN_PPID);
+	k->ecred = k->vars && (flags & D_KPLAN_ECRED);
+	k->sess = k->vars && (flags & D_KPLAN_SESS);
 	if (k->vars && traced) { /* kplan_out.c's kp_sout_where() */
 		k->traced = xcalloc(p->nclauses ? p->nclauses : 1,
 				    sizeof(*k->traced));

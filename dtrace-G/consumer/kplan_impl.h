@@ -98,6 +98,9 @@ struct d_kplan {
 	int64_t wall; /* walltimestamp - timestamp (d_kplan_wall()) */
 	bool ppid;	    /* D_KPLAN_PPID: ppid is the kernel's */
 	uint32_t ppid1[2];  /* ... at these offsets + 1 (d_kplan_ppid()) */
+	bool ecred, sess;   /* D_KPLAN_ECRED, _SESS: the ids are the kernel's */
+	uint32_t ecred1[3]; /* ... at these offsets + 1 (d_kplan_ecred()) */
+	uint32_t sess1[4];  /* ... (d_kplan_sess()) */
 	uint8_t *vst;	    /* per variable: KV_* */
 	uint8_t *vsz, *vsg; /* the type every store gives it */
 	int *vbit;	    /* T differs from its zero's type: its bit */

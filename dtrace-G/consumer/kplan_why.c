@@ -343,6 +343,26 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 			 "not say where task_struct keeps the parent");
 		return;
 	}
+	if (x && x->op == N_BUILTIN && k->vars &&
+	    (((d_builtins[x->sub].id == B_EUID ||
+	       d_builtins[x->sub].id == B_EGID) &&
+	      !k->ecred) ||
+	     ((d_builtins[x->sub].id == B_PGID ||
+	       d_builtins[x->sub].id == B_SID) &&
+	      !k->sess))) { /* kp_ty_at(): without D_KPLAN_ECRED, _SESS */
+		snprintf(buf, len,
+			 "%s is not computed in the kernel: its BTF does not "
+			 "say where %s",
+			 d_builtins[x->sub].name,
+			 d_builtins[x->sub].id == B_EUID ||
+					 d_builtins[x->sub].id == B_EGID
+				 ? "task_struct keeps cred, or struct cred "
+				   "euid and egid"
+				 : "task_struct keeps signal, signal_struct "
+				   "pids, struct pid numbers or struct upid "
+				   "nr");
+		return;
+	}
 	if (*node_name(k, x, name, sizeof(name))) {
 		snprintf(buf, len, "%s is not computed in the kernel", name);
 		return;

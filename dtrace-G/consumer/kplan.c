@@ -487,7 +487,11 @@
  * copyinstr(argN) wherever it is read (KV_SARG, sarg_var()), or
  * args[N] (N a constant) at a probe declaring that argument a string
  * (run.c reads both with d_arg_str(); at a probe where args[N] is not
- * a string kplan_emit.c leaves the clause to user space), but not
+ * a string kplan_emit.c leaves the clause to user space), and measure
+ * one by strlen(copyinstr(argN)) (kp_arg_strlen(): UBPF_K_SLEN, the
+ * length of the copy cgen_plan.c's seq_read() makes for SEQ and SKEY,
+ * cut to strsize - 1; a copy too full to tell its length sends the hit
+ * to user space as a fault does), but not
  * in a program whose kernel keeps self->
  * variables: a string that faults, or a key longer than kaggs_s keeps,
  * sends the whole hit to user space (cgen.c), where such a clause
@@ -1495,13 +1499,30 @@ int kp_arg_str(const struct d_kplan *k, const struct node *n)
 	return sarg_of(k, n);
 }
 
+/*
+ * strlen(copyinstr(argN)) where the kernel reads arguments' strings as
+ * kp_arg_str()'s keys (no fault sites: a string that cannot be read
+ * sends the hit to user space whole, which faults as it would have):
+ * UBPF_K_SLEN, the length of cgen_plan.c's seq_read() copy, cut to
+ * strsize - 1 as copyinstr() cuts it.  N, else -1.
+ */
+int kp_arg_strlen(const struct d_kplan *k, const struct node *n)
+{
+	if (!n || n->op != N_FUNC || d_funcs[n->sub].id != F_STRLEN ||
+	    n->nargs != 1 || kp_copyinstr_arg(n->args[0]) < 0)
+		return -1;
+	return kp_arg_str(k, n->args[0]);
+}
+
 /* Does n compare an argument's string, a read of the process that may
- * fault (kp_str_cmp(), kp_svar_acmp())? */
+ * fault (kp_str_cmp(), kp_svar_acmp()), or measure one
+ * (kp_arg_strlen())? */
 bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n)
 {
 	if (!n)
 		return false;
-	if (kp_str_cmp(k, n, NULL, NULL) || kp_svar_acmp(k, n, NULL, NULL))
+	if (kp_str_cmp(k, n, NULL, NULL) || kp_svar_acmp(k, n, NULL, NULL) ||
+	    kp_arg_strlen(k, n) >= 0)
 		return true;
 	if (kp_has_str_cmp(k, n->a) || kp_has_str_cmp(k, n->b) ||
 	    kp_has_str_cmp(k, n->c))
@@ -1691,8 +1712,9 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		*sz = 4;
 		*sg = 1;
 		return true;
-	case N_FUNC: /* strlen() of a self-> string the kernel keeps */
-		if (!kp_svar_strlen(k, n, NULL))
+	case N_FUNC: /* strlen() of a self-> string the kernel keeps, or
+		      * of copyinstr(argN) (kp_arg_strlen()) */
+		if (!kp_svar_strlen(k, n, NULL) && kp_arg_strlen(k, n) < 0)
 			return false;
 		*sz = d_funcs[n->sub].sz; /* size_t, as func.c has it */
 		*sg = d_funcs[n->sub].sg;

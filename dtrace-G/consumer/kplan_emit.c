@@ -718,6 +718,15 @@ static void emit(struct em *m, const struct node *n)
 	case N_FUNC: { /* strlen() of a self-> string the kernel keeps */
 		int v;
 
+		if ((v = kp_arg_strlen(m->k, n)) >= 0) {
+			/* ... or of copyinstr(argN): seq_read()'s copy */
+			o = put(m, UBPF_K_SLEN, 0, 1);
+			o->n = (uint8_t)v;
+			o->imm = m->k->prog->strsize - 1;
+			o->sz = d_funcs[n->sub].sz;
+			o->sg = d_funcs[n->sub].sg;
+			return;
+		}
 		if (!kp_svar_strlen(m->k, n, &v))
 			break;
 		o = put(m, UBPF_K_VSLEN, 0, 1);

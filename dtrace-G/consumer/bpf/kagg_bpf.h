@@ -268,6 +268,11 @@ enum {
 		       * signal_struct in 32-47, numbers[0].nr's in struct
 		       * pid in 48-63), as an int, as the record's is read
 		       * (cgen.c's u_sess()) */
+	UBPF_K_SLEN,  /* push strlen(copyinstr(argument n)): the length
+		       * of the copy the plan's strings are read into
+		       * (cgen_plan.c's seq_read()) less its NUL, at most
+		       * imm (strsize - 1, copyinstr()'s cut), as a
+		       * size_t */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

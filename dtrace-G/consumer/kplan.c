@@ -458,9 +458,10 @@
  * variables away until nothing changes, but for a self-> integer that
  * a clause user space runs only reads, whose values at its place the
  * record carries (kplan_vars.c's "Shared self-> variables"); BEGIN and
- * END are dtrace's own thread's, apart.  So the "reads nothing another clause writes" above
- * still holds between the kernel's clauses and user space's.  D types a
- * variable's read dynamically -- what was last stored, or unset its
+ * END are dtrace's own thread's, apart.  So the "reads nothing another
+ * clause writes" above still holds between the kernel's clauses and user
+ * space's.  D types a variable's read dynamically -- what was last
+ * stored, or unset its
  * zero's type (d_var_zero()) -- so a variable gets the one type T all
  * its stores give it (a self-> store of the constant 0 deletes and does
  * not count; a store reading the variable itself is tried with T its

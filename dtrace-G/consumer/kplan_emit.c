@@ -428,14 +428,12 @@ static void emit(struct em *m, const struct node *n)
 			   d_builtins[n->sub].id == B_EGID) {
 			/* task_struct's cred, struct cred's euid or egid */
 			const uint32_t *c = m->k->ecred1;
+			const unsigned id =
+				d_builtins[n->sub].id == B_EUID ? 1 : 2;
 
 			o = put(m, UBPF_K_ECRED, 0, 1);
-			o->imm = (int64_t)(c[0] - 1) |
-				 (int64_t)(c[d_builtins[n->sub].id == B_EUID
-						   ? 1
-						   : 2] -
-					   1)
-					 << 32;
+			o->imm = (int64_t)(c[0] - 1);
+			o->imm |= (int64_t)(c[id] - 1) << 32;
 		} else if (d_builtins[n->sub].id == B_PGID ||
 			   d_builtins[n->sub].id == B_SID) {
 			/* task_struct's signal, its pids[PIDTYPE_PGID (2) or

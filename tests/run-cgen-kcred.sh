@@ -19,10 +19,10 @@
 # -v of the first says every clause runs in the kernel, none in user
 # space.
 # On main at 6ff2c44 every clause ran from its record ("its predicate
-# is not one the kernel computes: curpsinfo->pr_euid is not computed in
-# the kernel"): the -v checks fail there, the three-way comparison
-# passes.
-# About 3 s on a 2-CPU machine.
+# is not one the kernel computes: curpsinfo->pr_pgid is not computed in
+# the kernel"): the -v checks and three_same()'s instruction count fail
+# there (4 of 12), the outputs compare equal.
+# About 13 s at a load average of 16 on a 2-CPU machine (3 runs).
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"

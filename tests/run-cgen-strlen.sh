@@ -4,8 +4,9 @@
 # run-cgen-strlen.sh: strlen(copyinstr(argN)) computed in the kernel at
 # the probe (kplan.c's kp_arg_strlen(), UBPF_K_SLEN: the length of the
 # copy cgen_plan.c's seq_read() makes of the argument's string before
-# the clauses run, cut to strsize - 1 as copyinstr() cuts it), in a
-# predicate, a key and a sum, on strings of 0 to 300 bytes, one that
+# the clauses run, cut to strsize - 1 as copyinstr() cuts it), and
+# strlen(execname) (UBPF_K_CLEN: "sl", then a name of 15 bytes set by
+# prctl()), in a predicate, keys and a sum, on strings of 0 to 300 bytes, one that
 # runs into an unmapped page, one whose NUL ends it, and an address
 # that does not read, at strsize 16 (strings cut at 15), 256 (the
 # default: at 255, the copy's 256 bytes telling every length) and 257
@@ -15,7 +16,7 @@
 # Each strsize one script, run with the generated programs and with
 # DTRACE_CGEN=0 (and at 16 with DTRACE_KAGG=0 too): byte for byte the
 # same output and the same errors, and -v of the generated programs
-# says the three clauses aggregated in the kernel, none in user space,
+# says the four clauses aggregated in the kernel, none in user space,
 # and the records read are the faults' (2) and, at 257, the four long
 # strings' (6).
 # On main at 6ff2c44 the clauses ran from their records ("strlen() is
@@ -34,6 +35,7 @@ cat >sl.c <<'EOF2'
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 __attribute__((noinline)) int hit(const char *s, long n)
@@ -61,6 +63,8 @@ int main(int argc, char **argv)
 		b[lens[i]] = '\0';
 		hit(b, lens[i]);
 	}
+	/* a name of 15 bytes, the most a thread's takes (execname) */
+	prctl(PR_SET_NAME, "abcdefghijklmnopqrstuvwxyz", 0, 0, 0);
 	/* 10 bytes running into an unmapped page; 5 and a NUL 20 bytes
 	 * before its end; an address that does not read */
 	munmap(m + pg, (size_t)pg);
@@ -81,6 +85,7 @@ cat >sl.d <<'EOF2'
 pid$target::hit:entry /strlen(copyinstr(arg0)) > 2/ { @big = count(); }
 pid$target::hit:entry { @len[arg1, strlen(copyinstr(arg0))] = count(); }
 pid$target::hit:entry { @sum = sum(strlen(copyinstr(arg0)) + arg1); }
+pid$target::hit:entry { @c[strlen(execname)] = count(); }
 EOF2
 linger=1000
 [ "${USDT_SANITIZERS:-no}" != yes ] || linger=3000
@@ -94,7 +99,7 @@ lines() {
 		sm=$((sm + c + l))
 		echo " $l $c 1"
 	done
-	printf '%s\n' ' 1001 5 1' " $sm"
+	printf '%s\n' ' 1001 5 1' " $sm" ' 15 3' ' 2 12'
 }
 for ss in 16 256 257; do
 	modes="g 0"
@@ -119,8 +124,8 @@ for ss in 16 256 257; do
 	done
 	expect_eq "strsize $ss: -v, no clause in user space" "" \
 		"$(grep 'runs in user space' sl$ss.g.err)"
-	expect_grep "strsize $ss: -v, three clauses in the kernel" \
-		'^dtrace: 3 clauses aggregated in the kernel$' sl$ss.g.err
+	expect_grep "strsize $ss: -v, four clauses in the kernel" \
+		'^dtrace: 4 clauses aggregated in the kernel$' sl$ss.g.err
 	expect_eq "strsize $ss: the two faults, each clause's" 6 \
 		"$(grep -c 'invalid address' sl$ss.g.flt)"
 	expect_eq "strsize $ss: the fault at 0x8, each clause's" 3 \

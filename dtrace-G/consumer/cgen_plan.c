@@ -2312,6 +2312,25 @@ static void comm_stack(struct em *e)
 }
 
 /*
+ * r1 = CLEN: strlen(execname), the bytes of comm_stack()'s copy before
+ * its NUL, which the helper puts within the 16 (at most 15 counted).
+ */
+static void clen(struct em *e)
+{
+	size_t j[UBPF_KCOMM - 1];
+
+	comm_stack(e);
+	alu_i(e, BPF_MOV, 1, 0);
+	for (int i = 0; i < UBPF_KCOMM - 1; i++) {
+		ldx(e, BPF_B, 2, 10, (int16_t)(S_COMM + i));
+		j[i] = jmp_i(e, BPF_JEQ, 2, 0);
+		alu_i(e, BPF_ADD, 1, 1);
+	}
+	for (int i = 0; i < UBPF_KCOMM - 1; i++)
+		fix(e, j[i]);
+}
+
+/*
  * CWKEY o: execname, 16 bytes (comm_stack(): zeroed, then the comm, its
  * NUL and zeros after it), into the kaggs key's words k[o->n] and
  * k[o->levels] on the stack (agg_at() copies them into the kaggs_s
@@ -2838,6 +2857,10 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_SLEN:
 			slen(e, o, &sp);
+			continue;
+		case UBPF_K_CLEN:
+			clen(e);
+			push(e, &sp, o);
 			continue;
 		case UBPF_K_SKEY:
 			skey(e, o);

@@ -554,8 +554,10 @@
  * (kp_comm_cmp(): UBPF_K_CCMP, == != < <= > >=, strcmp()'s order,
  * either way round: neither is cut, as run.c's binop() cuts neither,
  * and 16 bytes of both decide) or with a KV_STR variable (UBPF_K_CVCMP;
- * kplan_vars.c lets such a variable be read so).  None of these reads
- * user memory or can fault.  execname compared with copyinstr(argN)
+ * kplan_vars.c lets such a variable be read so), and measured
+ * (kp_comm_strlen(): UBPF_K_CLEN, whole, as run.c's strlen() measures
+ * it).  None of these reads user memory or can fault.  execname
+ * compared with copyinstr(argN)
  * (kp_comm_arg(): UBPF_K_CACMP, the same six operators either way
  * round) reads the argument's string as SEQ reads it, cut to
  * strsize - 1 bytes as copyinstr() cuts it, against the comm whole (run.c's
@@ -1179,6 +1181,19 @@ bool kp_is_comm(const struct node *n)
 	return n->op == N_BUILTIN && d_builtins[n->sub].id == B_EXECNAME;
 }
 
+/*
+ * strlen(execname) (D_KPLAN_VARS): UBPF_K_CLEN counts the bytes before
+ * the NUL of the comm bpf_get_current_comm() gives at the hit, the
+ * bytes the record's execname is read from; run.c measures that string
+ * whole (execname is not cut by strsize), and nothing can fault.
+ */
+bool kp_comm_strlen(const struct d_kplan *k, const struct node *n)
+{
+	return k && k->vars && n && n->op == N_FUNC &&
+	       d_funcs[n->sub].id == F_STRLEN && n->nargs == 1 &&
+	       kp_is_comm(n->args[0]);
+}
+
 /* A literal as a key: its bytes cut to strsize - 1, as agg.c cuts a
  * key, at most UBPF_KSTRMAX of them (its SDATA) */
 static bool lit_key1(const struct d_kplan *k, const struct node *n)
@@ -1713,9 +1728,10 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		*sz = 4;
 		*sg = 1;
 		return true;
-	case N_FUNC: /* strlen() of a self-> string the kernel keeps, or
-		      * of copyinstr(argN) (kp_arg_strlen()) */
-		if (!kp_svar_strlen(k, n, NULL) && kp_arg_strlen(k, n) < 0)
+	case N_FUNC: /* strlen() of a self-> string the kernel keeps, of
+		      * copyinstr(argN) (kp_arg_strlen()) or of execname */
+		if (!kp_svar_strlen(k, n, NULL) && kp_arg_strlen(k, n) < 0 &&
+		    !kp_comm_strlen(k, n))
 			return false;
 		*sz = d_funcs[n->sub].sz; /* size_t, as func.c has it */
 		*sg = d_funcs[n->sub].sg;

@@ -716,6 +716,12 @@ static void emit(struct em *m, const struct node *n)
 	case N_FUNC: { /* strlen() of a self-> string the kernel keeps */
 		int v;
 
+		if (kp_comm_strlen(m->k, n)) { /* ... or of execname */
+			o = put(m, UBPF_K_CLEN, 0, 1);
+			o->sz = d_funcs[n->sub].sz;
+			o->sg = d_funcs[n->sub].sg;
+			return;
+		}
 		if ((v = kp_arg_strlen(m->k, n)) >= 0) {
 			/* ... or of copyinstr(argN): seq_read()'s copy */
 			o = put(m, UBPF_K_SLEN, 0, 1);

@@ -329,6 +329,8 @@ bool kp_strsize_fixed(const struct d_kplan *k);
 bool kp_out_svar(const struct d_kplan *k, const struct node *a);
 /* kplan.c: execname (the comm the kernel reads at the hit) */
 bool kp_is_comm(const struct node *n);
+/* ... strlen(execname), which the kernel computes (UBPF_K_CLEN)? */
+bool kp_comm_strlen(const struct d_kplan *k, const struct node *n);
 /* ... a literal key (cut to strsize - 1 bytes) or c ? "a" : "b" */
 bool kp_lit_key(const struct d_kplan *k, const struct node *n);
 /* ... probeprov, probemod, probefunc or probename (a ?: key's branch):

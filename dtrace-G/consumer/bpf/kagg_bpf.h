@@ -273,6 +273,8 @@ enum {
 		       * (cgen_plan.c's seq_read()) less its NUL, at most
 		       * imm (strsize - 1, copyinstr()'s cut), as a
 		       * size_t */
+	UBPF_K_CLEN,  /* push strlen(execname): the bytes before the NUL
+		       * of bpf_get_current_comm()'s 16, as a size_t */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

@@ -22,7 +22,7 @@
 # On main at 6ff2c44 the clauses ran from their records ("strlen() is
 # not computed in the kernel"): the -v checks fail there, and so do the
 # runs that do not linger, their late reads faulting (18 of 32).
-# About 9 s at a load average of 14 on a 2-CPU machine (the
+# About 7 s at a load average of 10, 16 s at 16, on a 2-CPU machine (the
 # program lingers a second in the five runs where user space reads
 # its strings after the hits).
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).

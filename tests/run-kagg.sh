@@ -191,14 +191,14 @@ cat >expected.txt <<'EOF'
 EOF
 both "predicates" 3 "'tick 12'" -s c.d
 
-# One aggregation from a kernel clause and a user-space one (strlen()
-# of a string from copyinstr() is user space's); a printf clause on the
+# One aggregation from a kernel clause and a user-space one
+# (progenyof() is user space's); a printf clause on the
 # same probe: its record still comes, the kernel's clause is not run
 # twice.
 cat >b.d <<'EOF'
 tr$target:::tick { @n[(int)(arg0 & 1)] = count(); }
 tr$target:::tick /arg0 == 2/ { printf("two %s\n", copyinstr(arg1)); }
-tr$target:::tick /arg0 < 3/ { @n[strlen(copyinstr(arg1)) == 4] = count(); }
+tr$target:::tick /arg0 < 3/ { @n[strlen(copyinstr(arg1)) == 4 && progenyof($target)] = count(); }
 EOF
 cat >expected.txt <<'EOF'
 two gamma

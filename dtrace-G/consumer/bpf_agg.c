@@ -626,8 +626,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	     *traced;
 	unsigned nspec = 0, nlate = 0, ntied = 0, nsout = 0, xwhyc = 0;
 	unsigned nspred = 0, nvin = 0;
-	uint32_t po[2];
-	bool ppid;
+	uint32_t po[2], eo[3], sx[4];
+	bool ppid, ecred, sess;
 	char why[640];
 
 	*err = 0;
@@ -662,11 +662,23 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	/* ppid in the kernel where the BTF says where the parent is (the
 	 * BTF read only when a clause reads ppid) */
 	ppid = ppid_wanted(c) && ppid_offs(po) == 0;
-	k->kp = d_kplan_new(c->prog, D_KPLAN_VARS | (ppid ? D_KPLAN_PPID : 0),
+	/* ... and so curpsinfo's effective ids, group and session (the
+	 * last two offsets of those packed in 16 bits: kplan_emit.c) */
+	ecred = ecred_wanted(c) && ecred_offs(eo) == 0;
+	sess = sess_wanted(c) && sess_offs(sx) == 0 && sx[1] + 24 <= 0xffff &&
+	       sx[2] + sx[3] <= 0xffff;
+	k->kp = d_kplan_new(c->prog,
+			    D_KPLAN_VARS | (ppid ? D_KPLAN_PPID : 0) |
+				    (ecred ? D_KPLAN_ECRED : 0) |
+				    (sess ? D_KPLAN_SESS : 0),
 			    user, ticks, traced);
 	d_kplan_wall(k->kp, (int64_t)c->wall_offset);
 	if (ppid)
 		d_kplan_ppid(k->kp, po);
+	if (ecred)
+		d_kplan_ecred(k->kp, eo);
+	if (sess)
+		d_kplan_sess(k->kp, sx);
 	/* -v: why a clause with speculations is user space's (kplan.c's
 	 * "Speculations") */
 	for (unsigned i = 0; i < c->nclauses; i++) {

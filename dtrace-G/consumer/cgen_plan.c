@@ -81,7 +81,10 @@
  *     the same way, NUL-padded (its part of cgbuf zeroed before the
  *     copy), into a key of kaggs_s built in cgbuf (a key longer than
  *     its 64 bytes ends the plan as a fault does), which AGG then
- *     uses; both walk the bytes with str_chunks().  Faults at the
+ *     uses; both walk the bytes with str_chunks().  SLEN pushes its
+ *     length (slen(): the copy's count less the NUL, cut to strsize -
+ *     1; no seq_stack() copy, and a copy too full to tell it ends the
+ *     plan as a fault does).  Faults at the
  *     hit: a plan whose SEQ carry fault sites (kplan.c's, for
  *     programs whose kernel keeps self-> variables, which no hit can
  *     take to user space; SC skips the right side of an && or || that
@@ -919,7 +922,8 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 		if (cmp && o->agg)
 			any = true;
 		else if (cmp || o->op == UBPF_K_SKEY || o->op == UBPF_K_CACMP ||
-			 o->op == UBPF_K_SMKEY || o->op == UBPF_K_SKEY2)
+			 o->op == UBPF_K_SMKEY || o->op == UBPF_K_SKEY2 ||
+			 o->op == UBPF_K_SLEN)
 			none = true;
 		if (cmp && (o->agg > UBPF_KFSITES ||
 			    (o->agg && (o->jump <= pc || o->jump > pl->nops))))
@@ -984,7 +988,7 @@ static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
 
 		/* VACMP's compare reads cgbuf's copy (vacmp()), and so
 		 * does an ordered SEQ's (seq_ord()) */
-		if (o->op == UBPF_K_VACMP ||
+		if (o->op == UBPF_K_VACMP || o->op == UBPF_K_SLEN ||
 		    (o->op == UBPF_K_SEQ && o->levels))
 			return false;
 		if (o->op != UBPF_K_SEQ)
@@ -1061,6 +1065,15 @@ static bool seq_whole(const struct ubpf_kop *o)
 	return o->op == UBPF_K_VACMP || (o->op == UBPF_K_SEQ && o->levels);
 }
 
+/* Does an SLEN of the plan measure argument a's string? */
+static bool slen_of(const struct ubpf_kplan *pl, unsigned a)
+{
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
+		if (pl->ops[pc].op == UBPF_K_SLEN && pl->ops[pc].n == a)
+			return true;
+	return false;
+}
+
 static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		     unsigned nargs)
 {
@@ -1075,7 +1088,8 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 
 		if (o->op != UBPF_K_SEQ && o->op != UBPF_K_SKEY &&
 		    o->op != UBPF_K_CACMP && o->op != UBPF_K_SMKEY &&
-		    o->op != UBPF_K_VACMP && o->op != UBPF_K_SKEY2)
+		    o->op != UBPF_K_VACMP && o->op != UBPF_K_SKEY2 &&
+		    o->op != UBPF_K_SLEN)
 			continue;
 		a = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY ||
 				    o->op == UBPF_K_SKEY2
@@ -1145,11 +1159,18 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			/* strsize - 1 past what was read: a string the copy
 			 * cut (no NUL in its first UBPF_STRMAX - 1 bytes)
 			 * is read on by run.c, which may fault there, so
-			 * the hit is user space's (a key's already is) */
-			if (pl->fstr > UBPF_STRMAX && !e->skarg[j] &&
+			 * the hit is user space's (a key's already is);
+			 * and where SLEN measures it, strsize - 1 of
+			 * UBPF_STRMAX too, a copy that full telling no
+			 * length (UBPF_STRMAX - 1 bytes, or more) */
+			bool cut = pl->fstr > UBPF_STRMAX ||
+				   (pl->fstr == UBPF_STRMAX &&
+				    slen_of(pl, e->sarg[j]));
+
+			if (cut && !e->skarg[j] &&
 			    e->nfj >= sizeof(e->fj) / sizeof(e->fj[0]))
 				e->bad = true;
-			else if (pl->fstr > UBPF_STRMAX && !e->skarg[j])
+			else if (cut && !e->skarg[j])
 				e->fj[e->nfj++] =
 					jmp_i(e, BPF_JEQ, 0, UBPF_STRMAX);
 		}
@@ -2294,6 +2315,25 @@ static void comm_stack(struct em *e)
 }
 
 /*
+ * r1 = CLEN: strlen(execname), the bytes of comm_stack()'s copy before
+ * its NUL, which the helper puts within the 16 (at most 15 counted).
+ */
+static void clen(struct em *e)
+{
+	size_t j[UBPF_KCOMM - 1];
+
+	comm_stack(e);
+	alu_i(e, BPF_MOV, 1, 0);
+	for (int i = 0; i < UBPF_KCOMM - 1; i++) {
+		ldx(e, BPF_B, 2, 10, (int16_t)(S_COMM + i));
+		j[i] = jmp_i(e, BPF_JEQ, 2, 0);
+		alu_i(e, BPF_ADD, 1, 1);
+	}
+	for (int i = 0; i < UBPF_KCOMM - 1; i++)
+		fix(e, j[i]);
+}
+
+/*
  * CWKEY o: execname, 16 bytes (comm_stack(): zeroed, then the comm, its
  * NUL and zeros after it), into the kaggs key's words k[o->n] and
  * k[o->levels] on the stack (agg_at() copies them into the kaggs_s
@@ -2471,6 +2511,8 @@ static bool op_pure(const struct ubpf_kop *o)
 	case UBPF_K_UID:
 	case UBPF_K_GID:
 	case UBPF_K_PPID: /* its scratch the slot it pushes */
+	case UBPF_K_ECRED:
+	case UBPF_K_SESS:
 		return true;
 	default:
 		return o->op >= UBPF_K_ADD && o->op <= UBPF_K_LXOR;
@@ -2512,6 +2554,91 @@ static void ppid(struct em *e, const struct ubpf_kop *o, unsigned *sp)
 	alu_i(e, BPF_MOV, 2, 4);
 	call(e, BPF_FUNC_probe_read_kernel);
 	fix(e, j);
+	ldx(e, BPF_W, 1, 10, slot);
+	push(e, sp, o);
+}
+
+/*
+ * SLEN o: strlen(copyinstr(argument o->n)), from seq_read()'s copy of
+ * it in cgbuf (never seq_stack()'s, which may end at a literal's
+ * length): the helper's count (S_SLEN(), the NUL included; a fault,
+ * or a copy as full as strsize - 1 could not tell apart from one cut,
+ * sent the hit to user space before the plan ran) less the NUL, cut to
+ * o->imm (strsize - 1) as copyinstr() cuts the string: run.c's
+ * d_read_user_str() reads no further, so a string longer than that is
+ * its first strsize - 1 bytes there too.
+ */
+static void slen(struct em *e, const struct ubpf_kop *o, unsigned *sp)
+{
+	unsigned j;
+	size_t jc;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
+		;
+	if (j >= e->nsarg || e->sn || o->imm < 0) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 1, 10, (int16_t)S_SLEN(j));
+	alu_i(e, BPF_SUB, 1, 1);
+	if (o->imm < UBPF_STRMAX) { /* else no copy is longer */
+		jc = jmp_i(e, BPF_JLE, 1, (int32_t)o->imm);
+		alu_i(e, BPF_MOV, 1, (int32_t)o->imm);
+		fix(e, jc);
+	}
+	push(e, sp, o);
+}
+
+/*
+ * ECRED, SESS o: curpsinfo->pr_euid or pr_egid (current->cred, then
+ * the id in it), pr_pgid or pr_sid (current->signal, its pids[] entry,
+ * then that struct pid's numbers[0].nr), each pointer and the id read
+ * with bpf_probe_read_kernel() at o->imm's offsets into the slot the
+ * value is pushed to, as cgen.c's u_ecred() and u_sess() read them for
+ * the record.  A NULL pointer or a read that fails leaves 0 there (the
+ * slot zeroed first, a failed read zeroing what it was to write); at a
+ * uprobe, the only probe whose plan has these (kplan.h's
+ * D_KPLAN_ECRED), neither happens: the thread is alive in user mode,
+ * its cred and signal set, and its process's group and session
+ * detached only once the whole thread group is dead.
+ */
+static void kchain(struct em *e, const struct ubpf_kop *o, unsigned *sp)
+{
+	const int16_t slot = (int16_t)S_STK(*sp);
+	const uint64_t imm = (uint64_t)o->imm;
+	uint32_t off[3];
+	unsigned n;
+	size_t j[2];
+
+	if (*sp >= UBPF_KSTACK) {
+		e->bad = true;
+		return;
+	}
+	off[0] = (uint32_t)imm;
+	if (o->op == UBPF_K_ECRED) {
+		off[1] = (uint32_t)(imm >> 32);
+		n = 2;
+	} else {
+		off[1] = (uint32_t)(imm >> 32) & 0xffff;
+		off[2] = (uint32_t)(imm >> 48);
+		n = 3;
+	}
+	st(e, BPF_DW, 10, slot, 0);
+	call(e, BPF_FUNC_get_current_task);
+	alu_r(e, BPF_MOV, 3, 0);
+	for (unsigned i = 0; i < n; i++) {
+		if (i) { /* the pointer read before: NULL, 0 */
+			ldx(e, BPF_DW, 3, 10, slot);
+			j[i - 1] = jmp_i(e, BPF_JEQ, 3, 0);
+		}
+		alu_i(e, BPF_ADD, 3, (int32_t)off[i]);
+		alu_r(e, BPF_MOV, 1, 10);
+		alu_i(e, BPF_ADD, 1, slot);
+		alu_i(e, BPF_MOV, 2, i + 1 < n ? 8 : 4);
+		call(e, BPF_FUNC_probe_read_kernel);
+	}
+	for (unsigned i = 0; i + 1 < n; i++)
+		fix(e, j[i]);
 	ldx(e, BPF_W, 1, 10, slot);
 	push(e, sp, o);
 }
@@ -2727,6 +2854,17 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_PPID:
 			ppid(e, o, &sp);
+			continue;
+		case UBPF_K_ECRED:
+		case UBPF_K_SESS:
+			kchain(e, o, &sp);
+			continue;
+		case UBPF_K_SLEN:
+			slen(e, o, &sp);
+			continue;
+		case UBPF_K_CLEN:
+			clen(e);
+			push(e, &sp, o);
 			continue;
 		case UBPF_K_SKEY:
 			skey(e, o);

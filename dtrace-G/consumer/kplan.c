@@ -431,7 +431,17 @@
  * (D_KPLAN_PPID; UBPF_K_PPID reads current->real_parent->tgid at the
  * offsets d_kplan_ppid() gives, as cgen.c's u_ppid() and kp_kctx() read
  * it into the record for user space, so a reparented process's is its
- * new parent's in both; without the BTF's offsets, user space's), errno
+ * new parent's in both; without the BTF's offsets, user space's),
+ * curpsinfo->pr_euid and pr_egid, pr_pgid and pr_sid where the BTF
+ * says where task_struct keeps cred and the process's pids (D_KPLAN_ECRED,
+ * D_KPLAN_SESS; UBPF_K_ECRED and UBPF_K_SESS read what cgen.c's
+ * u_ecred() and u_sess() read into the record: the cred's euid and
+ * egid, the level-0 nr of signal->pids[PIDTYPE_PGID, _SID], the ids of
+ * the namespace dtrace prints pid in, a setpgid() or setsid() before
+ * the hit seen by both; at a uprobe, the only probe whose plan reads
+ * them, the thread is alive in user mode, so its cred, signal and pids
+ * are there and no read faults, where the record's would have left
+ * them out and user space faulted), errno
  * (run.c's is the firing's errnum, which kprov_syscall.c's sys_fire()
  * sets at a system call's return alone, from arg0, the value the
  * kernel returned: -arg0 where it is -4095..-1, else 0; the plan
@@ -448,9 +458,10 @@
  * variables away until nothing changes, but for a self-> integer that
  * a clause user space runs only reads, whose values at its place the
  * record carries (kplan_vars.c's "Shared self-> variables"); BEGIN and
- * END are dtrace's own thread's, apart.  So the "reads nothing another clause writes" above
- * still holds between the kernel's clauses and user space's.  D types a
- * variable's read dynamically -- what was last stored, or unset its
+ * END are dtrace's own thread's, apart.  So the "reads nothing another
+ * clause writes" above still holds between the kernel's clauses and user
+ * space's.  D types a variable's read dynamically -- what was last
+ * stored, or unset its
  * zero's type (d_var_zero()) -- so a variable gets the one type T all
  * its stores give it (a self-> store of the constant 0 deletes and does
  * not count; a store reading the variable itself is tried with T its
@@ -477,7 +488,11 @@
  * copyinstr(argN) wherever it is read (KV_SARG, sarg_var()), or
  * args[N] (N a constant) at a probe declaring that argument a string
  * (run.c reads both with d_arg_str(); at a probe where args[N] is not
- * a string kplan_emit.c leaves the clause to user space), but not
+ * a string kplan_emit.c leaves the clause to user space), and measure
+ * one by strlen(copyinstr(argN)) (kp_arg_strlen(): UBPF_K_SLEN, the
+ * length of the copy cgen_plan.c's seq_read() makes for SEQ and SKEY,
+ * cut to strsize - 1; a copy too full to tell its length sends the hit
+ * to user space as a fault does), but not
  * in a program whose kernel keeps self->
  * variables: a string that faults, or a key longer than kaggs_s keeps,
  * sends the whole hit to user space (cgen.c), where such a clause
@@ -539,8 +554,10 @@
  * (kp_comm_cmp(): UBPF_K_CCMP, == != < <= > >=, strcmp()'s order,
  * either way round: neither is cut, as run.c's binop() cuts neither,
  * and 16 bytes of both decide) or with a KV_STR variable (UBPF_K_CVCMP;
- * kplan_vars.c lets such a variable be read so).  None of these reads
- * user memory or can fault.  execname compared with copyinstr(argN)
+ * kplan_vars.c lets such a variable be read so), and measured
+ * (kp_comm_strlen(): UBPF_K_CLEN, whole, as run.c's strlen() measures
+ * it).  None of these reads user memory or can fault.  execname
+ * compared with copyinstr(argN)
  * (kp_comm_arg(): UBPF_K_CACMP, the same six operators either way
  * round) reads the argument's string as SEQ reads it, cut to
  * strsize - 1 bytes as copyinstr() cuts it, against the comm whole (run.c's
@@ -1164,6 +1181,19 @@ bool kp_is_comm(const struct node *n)
 	return n->op == N_BUILTIN && d_builtins[n->sub].id == B_EXECNAME;
 }
 
+/*
+ * strlen(execname) (D_KPLAN_VARS): UBPF_K_CLEN counts the bytes before
+ * the NUL of the comm bpf_get_current_comm() gives at the hit, the
+ * bytes the record's execname is read from; run.c measures that string
+ * whole (execname is not cut by strsize), and nothing can fault.
+ */
+bool kp_comm_strlen(const struct d_kplan *k, const struct node *n)
+{
+	return k && k->vars && n && n->op == N_FUNC &&
+	       d_funcs[n->sub].id == F_STRLEN && n->nargs == 1 &&
+	       kp_is_comm(n->args[0]);
+}
+
 /* A literal as a key: its bytes cut to strsize - 1, as agg.c cuts a
  * key, at most UBPF_KSTRMAX of them (its SDATA) */
 static bool lit_key1(const struct d_kplan *k, const struct node *n)
@@ -1485,13 +1515,30 @@ int kp_arg_str(const struct d_kplan *k, const struct node *n)
 	return sarg_of(k, n);
 }
 
+/*
+ * strlen(copyinstr(argN)) where the kernel reads arguments' strings as
+ * kp_arg_str()'s keys (no fault sites: a string that cannot be read
+ * sends the hit to user space whole, which faults as it would have):
+ * UBPF_K_SLEN, the length of cgen_plan.c's seq_read() copy, cut to
+ * strsize - 1 as copyinstr() cuts it.  N, else -1.
+ */
+int kp_arg_strlen(const struct d_kplan *k, const struct node *n)
+{
+	if (!n || n->op != N_FUNC || d_funcs[n->sub].id != F_STRLEN ||
+	    n->nargs != 1 || kp_copyinstr_arg(n->args[0]) < 0)
+		return -1;
+	return kp_arg_str(k, n->args[0]);
+}
+
 /* Does n compare an argument's string, a read of the process that may
- * fault (kp_str_cmp(), kp_svar_acmp())? */
+ * fault (kp_str_cmp(), kp_svar_acmp()), or measure one
+ * (kp_arg_strlen())? */
 bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n)
 {
 	if (!n)
 		return false;
-	if (kp_str_cmp(k, n, NULL, NULL) || kp_svar_acmp(k, n, NULL, NULL))
+	if (kp_str_cmp(k, n, NULL, NULL) || kp_svar_acmp(k, n, NULL, NULL) ||
+	    kp_arg_strlen(k, n) >= 0)
 		return true;
 	if (kp_has_str_cmp(k, n->a) || kp_has_str_cmp(k, n->b) ||
 	    kp_has_str_cmp(k, n->c))
@@ -1573,6 +1620,16 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 			*sz = 4;
 			*sg = 1;
 			return k && k->ppid;
+		case B_EUID: /* read as the record's (UBPF_K_ECRED) */
+		case B_EGID:
+			*sz = 4;
+			*sg = 0;
+			return k && k->ecred;
+		case B_PGID: /* ... (UBPF_K_SESS) */
+		case B_SID:
+			*sz = 4;
+			*sg = 1;
+			return k && k->sess;
 		case B_ERRNO: /* from arg0 at a system call's return, else 0
 			       * (kp_errno(): d_probe's errret) */
 			*sz = 4;
@@ -1671,8 +1728,10 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		*sz = 4;
 		*sg = 1;
 		return true;
-	case N_FUNC: /* strlen() of a self-> string the kernel keeps */
-		if (!kp_svar_strlen(k, n, NULL))
+	case N_FUNC: /* strlen() of a self-> string the kernel keeps, of
+		      * copyinstr(argN) (kp_arg_strlen()) or of execname */
+		if (!kp_svar_strlen(k, n, NULL) && kp_arg_strlen(k, n) < 0 &&
+		    !kp_comm_strlen(k, n))
 			return false;
 		*sz = d_funcs[n->sub].sz; /* size_t, as func.c has it */
 		*sg = d_funcs[n->sub].sg;
@@ -2237,6 +2296,16 @@ void d_kplan_ppid(struct d_kplan *k, const uint32_t o[2])
 	k->ppid1[1] = o[1];
 }
 
+void d_kplan_ecred(struct d_kplan *k, const uint32_t o[3])
+{
+	memcpy(k->ecred1, o, sizeof(k->ecred1));
+}
+
+void d_kplan_sess(struct d_kplan *k, const uint32_t o[4])
+{
+	memcpy(k->sess1, o, sizeof(k->sess1));
+}
+
 struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 			    const bool *ticks, const bool *traced)
 {
@@ -2271,6 +2340,8 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	 * d_kplan_xtest() makes of its predicate */
 	k->vars = (flags & D_KPLAN_VARS) != 0;
 	k->ppid = k->vars && (flags & D_KPLAN_PPID);
+	k->ecred = k->vars && (flags & D_KPLAN_ECRED);
+	k->sess = k->vars && (flags & D_KPLAN_SESS);
 	if (k->vars && traced) { /* kplan_out.c's kp_sout_where() */
 		k->traced = xcalloc(p->nclauses ? p->nclauses : 1,
 				    sizeof(*k->traced));

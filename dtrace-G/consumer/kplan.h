@@ -40,6 +40,19 @@ struct d_kplan;
  * d_kplan_emit()); without it ppid keeps its clause in user space.
  */
 #define D_KPLAN_PPID 0x2
+/*
+ * D_KPLAN_ECRED, D_KPLAN_SESS (with D_KPLAN_VARS): the BTF says where
+ * the effective ids (psargs.c's ecred_offs()) and the process group and
+ * session (sess_offs()) are, so a clause at a uprobe may read
+ * curpsinfo->pr_euid and pr_egid (UBPF_K_ECRED), pr_pgid and pr_sid
+ * (UBPF_K_SESS), at the offsets d_kplan_ecred() and d_kplan_sess()
+ * give, set before d_kplan_emit(); without them those keep their clause
+ * in user space.  (A kernel probe's clauses never read them in a plan
+ * of generated programs: cgen_kprov.c's kprov_cg_fits() sends such a
+ * run to the generic programs.)
+ */
+#define D_KPLAN_ECRED 0x4
+#define D_KPLAN_SESS 0x8
 struct d_kplan *d_kplan_new(struct d_prog *prog, unsigned flags,
 			    const bool *user, const bool *ticks,
 			    const bool *traced);
@@ -61,6 +74,10 @@ bool d_kplan_horizon(const struct d_kplan *k);
 void d_kplan_wall(struct d_kplan *k, int64_t off);
 /* ... and ppid's offsets, ppid_offs()'s (each + 1) */
 void d_kplan_ppid(struct d_kplan *k, const uint32_t o[2]);
+/* ... ecred_offs()'s (cred, euid, egid, each + 1) ... */
+void d_kplan_ecred(struct d_kplan *k, const uint32_t o[3]);
+/* ... and sess_offs()'s (signal, pids, numbers, nr, each + 1) */
+void d_kplan_sess(struct d_kplan *k, const uint32_t o[4]);
 /*
  * traced, if not NULL, marks per clause those whose every description
  * names a provider of uprobe sites (every hit of theirs runs a

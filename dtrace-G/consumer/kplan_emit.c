@@ -427,6 +427,30 @@ static void emit(struct em *m, const struct node *n)
 			o = put(m, UBPF_K_PPID, 0, 1);
 			o->imm = (int64_t)(m->k->ppid1[0] - 1) |
 				 (int64_t)(m->k->ppid1[1] - 1) << 32;
+		} else if (d_builtins[n->sub].id == B_EUID ||
+			   d_builtins[n->sub].id == B_EGID) {
+			/* task_struct's cred, struct cred's euid or egid */
+			const uint32_t *c = m->k->ecred1;
+			const unsigned id =
+				d_builtins[n->sub].id == B_EUID ? 1 : 2;
+
+			o = put(m, UBPF_K_ECRED, 0, 1);
+			o->imm = (int64_t)(c[0] - 1);
+			o->imm |= (int64_t)(c[id] - 1) << 32;
+		} else if (d_builtins[n->sub].id == B_PGID ||
+			   d_builtins[n->sub].id == B_SID) {
+			/* task_struct's signal, its pids[PIDTYPE_PGID (2) or
+			 * _SID (3)], struct pid's numbers[0].nr (bpf_agg.c
+			 * sets D_KPLAN_SESS only where the last two fit 16
+			 * bits) */
+			const uint32_t *c = m->k->sess1;
+			uint64_t t = d_builtins[n->sub].id == B_PGID ? 2 : 3;
+
+			o = put(m, UBPF_K_SESS, 0, 1);
+			o->imm = (int64_t)((uint64_t)(c[0] - 1) |
+					   (uint64_t)(c[1] - 1 + 8 * t) << 32 |
+					   (uint64_t)(c[2] - 1 + c[3] - 1)
+						   << 48);
 		} else if (d_builtins[n->sub].id == B_UID ||
 			   d_builtins[n->sub].id == B_GID) {
 			o = put(m, d_builtins[n->sub].id == B_UID ? UBPF_K_UID
@@ -695,6 +719,21 @@ static void emit(struct em *m, const struct node *n)
 	case N_FUNC: { /* strlen() of a self-> string the kernel keeps */
 		int v;
 
+		if (kp_comm_strlen(m->k, n)) { /* ... or of execname */
+			o = put(m, UBPF_K_CLEN, 0, 1);
+			o->sz = d_funcs[n->sub].sz;
+			o->sg = d_funcs[n->sub].sg;
+			return;
+		}
+		if ((v = kp_arg_strlen(m->k, n)) >= 0) {
+			/* ... or of copyinstr(argN): seq_read()'s copy */
+			o = put(m, UBPF_K_SLEN, 0, 1);
+			o->n = (uint8_t)v;
+			o->imm = m->k->prog->strsize - 1;
+			o->sz = d_funcs[n->sub].sz;
+			o->sg = d_funcs[n->sub].sg;
+			return;
+		}
 		if (!kp_svar_strlen(m->k, n, &v))
 			break;
 		o = put(m, UBPF_K_VSLEN, 0, 1);

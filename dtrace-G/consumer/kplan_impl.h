@@ -104,6 +104,9 @@ struct d_kplan {
 	int64_t wall; /* walltimestamp - timestamp (d_kplan_wall()) */
 	bool ppid;	    /* D_KPLAN_PPID: ppid is the kernel's */
 	uint32_t ppid1[2];  /* ... at these offsets + 1 (d_kplan_ppid()) */
+	bool ecred, sess;   /* D_KPLAN_ECRED, _SESS: the ids are the kernel's */
+	uint32_t ecred1[3]; /* ... at these offsets + 1 (d_kplan_ecred()) */
+	uint32_t sess1[4];  /* ... (d_kplan_sess()) */
 	uint8_t *vst;	    /* per variable: KV_* */
 	uint8_t *vsz, *vsg; /* the type every store gives it */
 	int *vbit;	    /* T differs from its zero's type: its bit */
@@ -255,6 +258,8 @@ bool kp_str_lit_store(const struct d_prog *p, const struct node *n);
 int kp_str_var_of(const struct d_prog *p, const struct node *n);
 /* ... the N of a key or operand that is copyinstr(argN), or -1 */
 int kp_arg_str(const struct d_kplan *k, const struct node *n);
+/* ... of strlen(copyinstr(argN)) the kernel computes, or -1 */
+int kp_arg_strlen(const struct d_kplan *k, const struct node *n);
 /* ... the variable statement st assigns, or -1 */
 int kp_assigned_var(const struct stmt *st);
 /* ... can the kernel run st?  Its key types into ks */
@@ -338,6 +343,8 @@ bool kp_strsize_fixed(const struct d_kplan *k);
 bool kp_out_svar(const struct d_kplan *k, const struct node *a);
 /* kplan.c: execname (the comm the kernel reads at the hit) */
 bool kp_is_comm(const struct node *n);
+/* ... strlen(execname), which the kernel computes (UBPF_K_CLEN)? */
+bool kp_comm_strlen(const struct d_kplan *k, const struct node *n);
 /* ... a literal key (cut to strsize - 1 bytes) or c ? "a" : "b" */
 bool kp_lit_key(const struct d_kplan *k, const struct node *n);
 /* ... probeprov, probemod, probefunc or probename (a ?: key's branch):

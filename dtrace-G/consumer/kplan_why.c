@@ -280,6 +280,20 @@ out:
  * computes (a string operand is not descended into: what the kernel
  * takes of strings is a whole comparison's or key's form), or NULL
  */
+/* Does n measure an argument's string in the kernel (kp_arg_strlen())? */
+static bool has_arg_strlen(const struct d_kplan *k, const struct node *n)
+{
+	if (!n)
+		return false;
+	if (kp_arg_strlen(k, n) >= 0 || has_arg_strlen(k, n->a) ||
+	    has_arg_strlen(k, n->b) || has_arg_strlen(k, n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (has_arg_strlen(k, n->args[i]))
+			return true;
+	return false;
+}
+
 static const struct node *culprit(const struct d_kplan *k, const struct node *n)
 {
 	const struct node *sub[3], *r;
@@ -341,6 +355,39 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 		snprintf(buf, len,
 			 "ppid is not computed in the kernel: its BTF does "
 			 "not say where task_struct keeps the parent");
+		return;
+	}
+	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_STRLEN &&
+	    x->nargs == 1 && kp_copyinstr_arg(x->args[0]) >= 0 && k->vars &&
+	    (k->fmode || k->nostr)) { /* kp_arg_strlen(): kp_arg_str()'s */
+		snprintf(buf, len,
+			 "strlen() of copyinstr() is not computed in the "
+			 "kernel of %s",
+			 k->fmode ? "a program that keeps self-> variables: "
+				    "a string that cannot be read could not "
+				    "send the hit to user space"
+				  : "a program with more string comparisons "
+				    "than the record has fault bits for");
+		return;
+	}
+	if (x && x->op == N_BUILTIN && k->vars &&
+	    (((d_builtins[x->sub].id == B_EUID ||
+	       d_builtins[x->sub].id == B_EGID) &&
+	      !k->ecred) ||
+	     ((d_builtins[x->sub].id == B_PGID ||
+	       d_builtins[x->sub].id == B_SID) &&
+	      !k->sess))) { /* kp_ty_at(): without D_KPLAN_ECRED, _SESS */
+		snprintf(buf, len,
+			 "%s is not computed in the kernel: its BTF does not "
+			 "say where %s",
+			 d_builtins[x->sub].name,
+			 d_builtins[x->sub].id == B_EUID ||
+					 d_builtins[x->sub].id == B_EGID
+				 ? "task_struct keeps cred, or struct cred "
+				   "euid and egid"
+				 : "task_struct keeps signal, signal_struct "
+				   "pids, struct pid numbers or struct upid "
+				   "nr");
 		return;
 	}
 	if (*node_name(k, x, name, sizeof(name))) {
@@ -483,8 +530,11 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				continue;
 			why_var = why_weak = false;
 			if (kp_has_str_cmp(k, x))
-				snprintf(sub, sizeof(sub),
-					 "a string comparison");
+				snprintf(sub, sizeof(sub), "%s",
+					 has_arg_strlen(k, x)
+						 ? "strlen() of copyinstr(), "
+						   "a read that may fault"
+						 : "a string comparison");
 			else if (kp_has_args(x) &&
 				 kp_ty_at(k, KP_ANYPROBE, x, &sz, &sg))
 				snprintf(sub, sizeof(sub),

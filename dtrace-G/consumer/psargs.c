@@ -9,9 +9,12 @@
  * are dtrace's own at BEGIN, END and tick-N, and are refused the same
  * way elsewhere (ecred_check()); so do pr_pgid and pr_sid, the process
  * group's and session's ids (signal_struct's pids; sess_offs(),
- * sess_check()).  ppid gets the same help where a
- * clause reads it (ppid_offs(): real_parent's tgid at the hit,
- * UBPF_RF_PPID), with no refusal: records.c finds it otherwise.
+ * sess_check()); the generated programs' plans read those four at the
+ * same offsets where a clause the kernel runs at a uprobe reads them
+ * (bpf_agg.c: kplan.h's D_KPLAN_ECRED, D_KPLAN_SESS).  ppid gets the
+ * same help where a clause reads it (ppid_offs(): real_parent's tgid
+ * at the hit, UBPF_RF_PPID), with no refusal: records.c finds it
+ * otherwise.
  * uid and gid (curpsinfo's pr_uid and pr_gid), the firing thread's
  * real ids, need no offsets (bpf_get_current_uid_gid(), UBPF_RF_CRED),
  * and are refused the same way by a backend that cannot take them at

@@ -430,9 +430,11 @@ sema_run() {
 		sr_n=$(wc -l <"$sr_dir/loop.out")
 		wait_until 100 lines "$sr_dir/loop.out" $((sr_n + 5))
 	done
+	sr_pids=
 	for sr_dir in $sr_dirs; do
-		kill -INT "$(cat "$sr_dir/sema-bt.pid")" 2>/dev/null
+		sr_pids="$sr_pids $(cat "$sr_dir/sema-bt.pid")"
 	done
+	bt_stop "$sr_pids"
 	for sr_dir in $sr_dirs; do
 		stop_pid "$(cat "$sr_dir/sema-bt.pid")" 0
 		expect_eq "$sr_dir: bpftrace's exit status after SIGINT" 0 \
@@ -612,6 +614,7 @@ else
 	echo "# systemtap's <sys/sdt.h> is not installed: no comparison with it"
 fi
 
+mods=
 for fam in gcc:$gcc_cc clang:$clang_cc; do
 	fname=${fam%%:*}
 	fcc=${fam#*:}
@@ -689,16 +692,20 @@ EOF
 		fi
 	fi
 
-	if [ -n "$bt" ]; then
-		sema_run $m '
-			usdt:./dropmain:dropsem:gated { @main = count(); }
-			usdt:./dropmain:dropus:hit { @hit = count(); }
-			usdt:./libdropsem.so:dropsem:gated {
-				printf("module %d %d\n", arg0, arg1);
-			}' ./dropmain stop
-		gated_fired "$m: the module's dropsem:gated" $m module
-	fi
+	mods="$mods $m"
 done
+# the semaphores over time, the modules' builds at once (sema_run)
+if [ -n "$bt" ] && [ -n "$mods" ]; then
+	sema_run "$mods" '
+		usdt:./dropmain:dropsem:gated { @main = count(); }
+		usdt:./dropmain:dropus:hit { @hit = count(); }
+		usdt:./libdropsem.so:dropsem:gated {
+			printf("module %d %d\n", arg0, arg1);
+		}' ./dropmain stop
+	for m in $mods; do
+		gated_fired "$m: the module's dropsem:gated" $m module
+	done
+fi
 
 # ---------------------------------------------------------------------
 # The same sources with systemtap's header: the same probes

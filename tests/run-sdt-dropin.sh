@@ -366,18 +366,8 @@ v0
 v3 -1 200 str
 EOF
 if [ -n "$bt" ]; then
-	for v in $built; do
-		(cd "$v" && timeout 120 bpftrace -B none ../args.bt \
-			-c './dropin run 1' >bt.out 2>bt.err)
-		expect_eq "$v: bpftrace's exit status" 0 $?
-		grep -v -e '^Attaching ' -e '^$' -e '^fired ' "$v/bt.out" |
-			LC_ALL=C sort >"$v/bt.txt"
-		if ! cmp -s expected-bt.txt "$v/bt.txt"; then
-			sed 's/^/    | /' "$v/bt.err" >&2
-		fi
-		expect_file_eq "$v: bpftrace, arguments 0-5" expected-bt.txt \
-			"$v/bt.txt"
-	done
+	# shellcheck disable=SC2086 # $built is a word list
+	bt_args args.bt dropin "run 1" expected-bt.txt $built
 fi
 
 # The semaphores over time.  PROG (dropin loop FILE or dropmain FILE)
@@ -398,58 +388,88 @@ last_on() {
 	last_line "$1" | grep -q '^gated=[1-9][0-9]* us=1$'
 }
 
-# sema_run DIR SCRIPT PROG...: in DIR; bpftrace's output in DIR/sema-bt.out
+# sema_run DIRS SCRIPT PROG...: in each of DIRS (a word list); bpftrace's
+# output in DIR/sema-bt.out.  The DIRS at once, each step for all before
+# the next (their probes are on each DIR's files: they do not meet): a
+# bpftrace's end detaches its uprobes one after the other, each waiting
+# for an RCU grace period (lib.sh, stop_pid), and bpftraces that end
+# together share them; one DIR after the other, those waits were most of
+# this test's time.
 sema_run() {
-	sr_dir=$1 sr_script=$2
+	sr_dirs=$1 sr_script=$2
 	shift 2
-	rm -f "$sr_dir/stop"
-	(cd "$sr_dir" && exec "$@") >"$sr_dir/loop.out" 2>"$sr_dir/loop.err" &
-	sr_loop=$!
-	bg_pids="$bg_pids $sr_loop"
-	wait_until 100 lines "$sr_dir/loop.out" 3 && pass ||
-		fail "$sr_dir: $* printed nothing"
-	expect_eq "$sr_dir: untraced" "gated=0 us=0" \
-		"$(last_line "$sr_dir/loop.out")"
-	(cd "$sr_dir" && exec bpftrace -B none -e "$sr_script") \
-		>"$sr_dir/sema-bt.out" 2>"$sr_dir/sema-bt.err" &
-	sr_bt=$!
-	bg_pids="$bg_pids $sr_bt"
-	if wait_until 300 last_on "$sr_dir/loop.out"; then
-		pass
-	else
-		fail "$sr_dir: the semaphores never rose while bpftrace was attached: $(last_line "$sr_dir/loop.out")"
-		sed 's/^/    | /' "$sr_dir/sema-bt.err" >&2
-	fi
+	for sr_dir in $sr_dirs; do
+		rm -f "$sr_dir/stop"
+		(cd "$sr_dir" && exec "$@") >"$sr_dir/loop.out" \
+			2>"$sr_dir/loop.err" &
+		echo $! >"$sr_dir/loop.pid"
+		bg_pids="$bg_pids $!"
+	done
+	for sr_dir in $sr_dirs; do
+		wait_until 100 lines "$sr_dir/loop.out" 3 && pass ||
+			fail "$sr_dir: $* printed nothing"
+		expect_eq "$sr_dir: untraced" "gated=0 us=0" \
+			"$(last_line "$sr_dir/loop.out")"
+	done
+	for sr_dir in $sr_dirs; do
+		(cd "$sr_dir" && exec bpftrace -B none -e "$sr_script") \
+			>"$sr_dir/sema-bt.out" 2>"$sr_dir/sema-bt.err" &
+		echo $! >"$sr_dir/sema-bt.pid"
+		bg_pids="$bg_pids $!"
+	done
+	for sr_dir in $sr_dirs; do
+		if wait_until 300 last_on "$sr_dir/loop.out"; then
+			pass
+		else
+			fail "$sr_dir: the semaphores never rose while bpftrace was attached: $(last_line "$sr_dir/loop.out")"
+			sed 's/^/    | /' "$sr_dir/sema-bt.err" >&2
+		fi
+	done
 	# a few rounds with the probes firing
-	sr_n=$(wc -l <"$sr_dir/loop.out")
-	wait_until 100 lines "$sr_dir/loop.out" $((sr_n + 5))
-	stop_pid $sr_bt
-	expect_eq "$sr_dir: bpftrace's exit status after SIGINT" 0 \
-		"$stop_status"
-	if wait_until 200 last_is "$sr_dir/loop.out" "gated=0 us=0"; then
-		pass
-	else
-		fail "$sr_dir: the semaphores stayed up after bpftrace: $(last_line "$sr_dir/loop.out")"
-	fi
-	: >"$sr_dir/stop"
-	if wait_until 100 dead $sr_loop; then
-		wait $sr_loop
-		expect_eq "$sr_dir: $1's exit status" 0 $?
-		forget_pid $sr_loop
-	else
-		fail "$sr_dir: $* did not stop"
-		stop_pid $sr_loop
-	fi
-	# the states, run-length collapsed: off, on, off (bpftrace attaches
-	# the probes one after the other: a moment with one on is allowed)
-	sed 's/gated=[1-9][0-9]*/gated=on/' "$sr_dir/loop.out" |
-		awk '{ print $2, $3 }' | uniq |
-		grep -v -e '^gated=on us=0$' -e '^gated=0 us=1$' | uniq \
-		>"$sr_dir/states.txt"
-	printf 'gated=0 us=0\ngated=on us=1\ngated=0 us=0\n' \
-		>expected-states.txt
-	expect_file_eq "$sr_dir: the semaphores over time" \
-		expected-states.txt "$sr_dir/states.txt"
+	for sr_dir in $sr_dirs; do
+		sr_n=$(wc -l <"$sr_dir/loop.out")
+		wait_until 100 lines "$sr_dir/loop.out" $((sr_n + 5))
+	done
+	sr_pids=
+	for sr_dir in $sr_dirs; do
+		sr_pids="$sr_pids $(cat "$sr_dir/sema-bt.pid")"
+	done
+	bt_stop "$sr_pids"
+	for sr_dir in $sr_dirs; do
+		stop_pid "$(cat "$sr_dir/sema-bt.pid")" 0
+		expect_eq "$sr_dir: bpftrace's exit status after SIGINT" 0 \
+			"$stop_status"
+	done
+	for sr_dir in $sr_dirs; do
+		if wait_until 200 last_is "$sr_dir/loop.out" "gated=0 us=0"; then
+			pass
+		else
+			fail "$sr_dir: the semaphores stayed up after bpftrace: $(last_line "$sr_dir/loop.out")"
+		fi
+		: >"$sr_dir/stop"
+	done
+	for sr_dir in $sr_dirs; do
+		sr_loop=$(cat "$sr_dir/loop.pid")
+		if wait_until 100 dead $sr_loop; then
+			wait $sr_loop
+			expect_eq "$sr_dir: $1's exit status" 0 $?
+			forget_pid $sr_loop
+		else
+			fail "$sr_dir: $* did not stop"
+			stop_pid $sr_loop
+		fi
+		# the states, run-length collapsed: off, on, off (bpftrace
+		# attaches the probes one after the other: a moment with one
+		# on is allowed)
+		sed 's/gated=[1-9][0-9]*/gated=on/' "$sr_dir/loop.out" |
+			awk '{ print $2, $3 }' | uniq |
+			grep -v -e '^gated=on us=0$' -e '^gated=0 us=1$' | uniq \
+			>"$sr_dir/states.txt"
+		printf 'gated=0 us=0\ngated=on us=1\ngated=0 us=0\n' \
+			>expected-states.txt
+		expect_file_eq "$sr_dir: the semaphores over time" \
+			expected-states.txt "$sr_dir/states.txt"
+	done
 }
 
 # gated_fired WHAT DIR PREFIX: bpftrace printed "PREFIX ROUND N" lines
@@ -471,13 +491,13 @@ gated_fired() {
 }
 
 if [ -n "$bt" ]; then
+	sema_run "$built" '
+		usdt:./dropin:dropsem:gated {
+			printf("gated %d %d\n", arg0, arg1);
+		}
+		usdt:./dropin:dropus:hit { @hit = count(); }' \
+		./dropin loop stop
 	for v in $built; do
-		sema_run "$v" '
-			usdt:./dropin:dropsem:gated {
-				printf("gated %d %d\n", arg0, arg1);
-			}
-			usdt:./dropin:dropus:hit { @hit = count(); }' \
-			./dropin loop stop
 		gated_fired "$v: dropsem:gated" "$v" gated
 		expect_grep "$v: bpftrace counted dropus:hit" '^@hit: [1-9]' \
 			"$v/sema-bt.out"
@@ -594,6 +614,7 @@ else
 	echo "# systemtap's <sys/sdt.h> is not installed: no comparison with it"
 fi
 
+mods=
 for fam in gcc:$gcc_cc clang:$clang_cc; do
 	fname=${fam%%:*}
 	fcc=${fam#*:}
@@ -671,16 +692,20 @@ EOF
 		fi
 	fi
 
-	if [ -n "$bt" ]; then
-		sema_run $m '
-			usdt:./dropmain:dropsem:gated { @main = count(); }
-			usdt:./dropmain:dropus:hit { @hit = count(); }
-			usdt:./libdropsem.so:dropsem:gated {
-				printf("module %d %d\n", arg0, arg1);
-			}' ./dropmain stop
-		gated_fired "$m: the module's dropsem:gated" $m module
-	fi
+	mods="$mods $m"
 done
+# the semaphores over time, the modules' builds at once (sema_run)
+if [ -n "$bt" ] && [ -n "$mods" ]; then
+	sema_run "$mods" '
+		usdt:./dropmain:dropsem:gated { @main = count(); }
+		usdt:./dropmain:dropus:hit { @hit = count(); }
+		usdt:./libdropsem.so:dropsem:gated {
+			printf("module %d %d\n", arg0, arg1);
+		}' ./dropmain stop
+	for m in $mods; do
+		gated_fired "$m: the module's dropsem:gated" $m module
+	done
+fi
 
 # ---------------------------------------------------------------------
 # The same sources with systemtap's header: the same probes

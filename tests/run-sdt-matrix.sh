@@ -384,18 +384,8 @@ query str 0
 var3 -3 -4 str
 wide -4 0xfffffffffffffffc -1 65535 str -9000000000
 EOF
-	for v in $built; do
-		(cd "$v" && timeout 120 bpftrace -B none ../args.bt \
-			-c './prog run 1' >bt.out 2>bt.err)
-		expect_eq "$v: bpftrace's exit status" 0 $?
-		grep -v -e '^Attaching ' -e '^$' -e '^fired ' "$v/bt.out" |
-			LC_ALL=C sort >"$v/bt.txt"
-		if ! cmp -s expected-bt.txt "$v/bt.txt"; then
-			sed 's/^/    | /' "$v/bt.err" >&2
-		fi
-		expect_file_eq "$v: bpftrace, arguments 0-5" expected-bt.txt \
-			"$v/bt.txt"
-	done
+	# shellcheck disable=SC2086 # $built is a word list
+	bt_args args.bt prog "run 1" expected-bt.txt $built
 fi
 
 # ---------------------------------------------------------------------

@@ -68,3 +68,106 @@ cc_kind() {
 	*) echo other ;;
 	esac
 }
+
+# bt_args SCRIPT BIN CMD EXPECTED DIR...: bpftrace reads the arguments of
+# each build: in each DIR a bpftrace runs SCRIPT (its probes
+# "usdt:./BIN:...", none behind a semaphore: it is attached by path, no
+# -c), all of them at once; once each is attached (its BEGIN has
+# printed), each DIR's "./BIN CMD" runs in turn, its exit status
+# checked; once each bpftrace has printed as many lines as EXPECTED has,
+# all are stopped with SIGINT at once, each must exit 0, and its lines
+# (DIR/bt.out, its messages in DIR/bt.err), sorted in DIR/bt.txt, must
+# be EXPECTED.  At once, because a bpftrace's end detaches its uprobes
+# one after the other, each waiting for an RCU grace period (lib.sh,
+# stop_pid): run one build after the other, those waits were most of
+# these tests' time; bpftraces that end together share them.  Stopped
+# by bt_stop.
+bt_args() {
+	ba_s=$1 ba_bin=$2 ba_cmd=$3 ba_exp=$4
+	shift 4
+	{
+		printf '%s\n' 'BEGIN { printf("READY\n"); }'
+		cat "$ba_s"
+	} >bt-ready.bt
+	for ba_v in "$@"; do
+		(cd "$ba_v" && exec bpftrace -B none ../bt-ready.bt) \
+			>"$ba_v/bt.out" 2>"$ba_v/bt.err" </dev/null &
+		echo $! >"$ba_v/bt.pid"
+		bg_pids="$bg_pids $!"
+	done
+	# ba_up DIR: DIR's bpftrace has run its BEGIN, or is gone
+	ba_up() {
+		grep -q '^READY$' "$1/bt.out" ||
+			! kill -0 "$(cat "$1/bt.pid")" 2>/dev/null
+	}
+	# ba_lines DIR: DIR's bpftrace has printed as many lines as expected
+	ba_lines() {
+		[ "$(grep -c -v -e '^Attaching ' -e '^$' -e '^READY$' \
+			"$1/bt.out")" -ge "$ba_n" ]
+	}
+	ba_n=$(wc -l <"$ba_exp")
+	for ba_v in "$@"; do
+		wait_until 600 ba_up "$ba_v"
+	done
+	for ba_v in "$@"; do
+		grep -q '^READY$' "$ba_v/bt.out" || continue
+		# shellcheck disable=SC2086 # CMD is a word list
+		(cd "$ba_v" && timeout 120 "./$ba_bin" $ba_cmd) \
+			>"$ba_v/bt-run.out" 2>&1
+		expect_eq "$ba_v: ./$ba_bin $ba_cmd under bpftrace: exit status" 0 $?
+	done
+	for ba_v in "$@"; do
+		! grep -q '^READY$' "$ba_v/bt.out" ||
+			wait_until 300 ba_lines "$ba_v"
+	done
+	ba_pids=
+	for ba_v in "$@"; do
+		ba_pids="$ba_pids $(cat "$ba_v/bt.pid")"
+	done
+	bt_stop "$ba_pids"
+	for ba_v in "$@"; do
+		stop_pid "$(cat "$ba_v/bt.pid")" 0
+		expect_eq "$ba_v: bpftrace's exit status" 0 "$stop_status"
+		grep -v -e '^Attaching ' -e '^$' -e '^READY$' "$ba_v/bt.out" |
+			LC_ALL=C sort >"$ba_v/bt.txt"
+		if ! cmp -s "$ba_exp" "$ba_v/bt.txt"; then
+			sed 's/^/    | /' "$ba_v/bt.err" >&2
+		fi
+		expect_file_eq "$ba_v: bpftrace, arguments 0-5" "$ba_exp" \
+			"$ba_v/bt.txt"
+	done
+}
+
+# bt_stop PIDS: SIGINT to each bpftrace of PIDS (a word list), again
+# every second to each still running, until all have exited (at most
+# 300 s; their statuses are for stop_pid PID 0 to collect).  Again,
+# because bpftrace 0.17 ends on a SIGINT only when it comes during its
+# epoll_wait(): one that comes while it reads its buffers (the probes
+# firing) or between two waits sets its flag and is never looked at, and
+# it ran on until the test's 300 s were up (seen in run-sdt-dropin.sh:
+# it was in epoll_wait, SIGINT caught, none pending; a second SIGINT
+# ended it).  The flag is all its handler sets, so a SIGINT more is
+# harmless.
+bt_stop() {
+	bs_n=0
+	while [ "$bs_n" -lt 300 ]; do
+		bs_live=
+		for bs_p in $1; do
+			! kill -0 "$bs_p" 2>/dev/null || bs_live="$bs_live $bs_p"
+		done
+		[ -n "$bs_live" ] || return 0
+		for bs_p in $bs_live; do
+			kill -INT "$bs_p" 2>/dev/null
+		done
+		# shellcheck disable=SC2086 # a word list
+		wait_until 10 bt_gone $bs_live
+		bs_n=$((bs_n + 1))
+	done
+}
+
+# bt_gone PID...: none of them runs
+bt_gone() {
+	for bg_p in "$@"; do
+		! kill -0 "$bg_p" 2>/dev/null || return 1
+	done
+}

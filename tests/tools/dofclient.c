@@ -9,6 +9,7 @@
  *	dofclient [-d DEVICE] sync
  *	dofclient [-d DEVICE] verdict NAME
  *	dofclient list
+ *	dofclient sec | nextsec
  *
  * DEVICE defaults to $DTRACE_DOF_INIT_DEVNAME, then /dev/dtrace/helper.
  * With $DOFCLIENT_UID set, fuse-stall, fuse-hidden and legit run as that
@@ -34,6 +35,11 @@
  * verdict	a single-request attack's first answer, then its verdict
  *		(see run_verdict())
  * list		the single-request attack names, one a line.
+ * sec		prints the second of CLOCK_MONOTONIC it is now: the window
+ *		of the daemon's log rate limit (helper-driver/hd_log.c,
+ *		take()) that a refusal logged now counts in.
+ * nextsec	sleeps until the next such second has begun (a refusal made
+ *		after it returns counts in a window no earlier refusal did).
  *
  * Every blob is built here, in memory, by a fixed-layout builder
  * (build()): header, six section headers, PROBES, PRARGS, PROFFS,
@@ -1518,7 +1524,33 @@ static void usage(FILE *fp)
 		    "       dofclient [-d DEVICE] ping\n"
 		    "       dofclient [-d DEVICE] sync\n"
 		    "       dofclient [-d DEVICE] verdict NAME\n"
-		    "       dofclient list\n");
+		    "       dofclient list\n"
+		    "       dofclient sec | nextsec\n");
+}
+
+/*
+ * sec, nextsec: the daemon's log windows are whole seconds of
+ * CLOCK_MONOTONIC; a test paces its refusals by them (at most so many a
+ * window) instead of sleeping a second and more between them.
+ */
+static int run_sec(bool next)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) {
+		perror("dofclient: clock_gettime");
+		return 1;
+	}
+	if (next) {
+		ts.tv_sec++;
+		ts.tv_nsec = 0;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
+				       NULL) == EINTR)
+			;
+		return 0;
+	}
+	printf("%lld\n", (long long)ts.tv_sec);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -1552,6 +1584,8 @@ int main(int argc, char **argv)
 		return run_valid(argc > 2 ? argv[2] : NULL);
 	if (!strcmp(mode, "ping"))
 		return run_ping();
+	if (!strcmp(mode, "sec") || !strcmp(mode, "nextsec"))
+		return run_sec(!strcmp(mode, "nextsec"));
 	if (!strcmp(mode, "sync"))
 		return run_sync();
 	if (!strcmp(mode, "verdict") && argc > 2) {

@@ -332,9 +332,22 @@ static int cg_load_as(struct consumer *c, enum bpf_prog_type type,
 	return fd;
 }
 
-/* a uprobe event's program */
+/* does v (n instructions) address map fd + 1 (0: none)? */
+static bool uses_map(const struct bpf_insn *v, size_t n, uint32_t fd1)
+{
+	for (size_t i = 0; fd1 && i + 1 < n; i++)
+		if (v[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
+		    v[i].src_reg == BPF_PSEUDO_MAP_FD &&
+		    v[i].imm == (int32_t)fd1 - 1)
+			return true;
+	return false;
+}
+
+/* a uprobe event's program (the unwinder it tail-calls loaded first) */
 int cg_load(struct consumer *c, struct bpf_insn *v, size_t n)
 {
+	if (uses_map(v, n, c->bpf->cgm.uwalk1))
+		uw_fill(c, 0);
 	return cg_load_as(c, BPF_PROG_TYPE_KPROBE, 0, v, n);
 }
 
@@ -354,6 +367,8 @@ int cg_load_multi(struct consumer *c, struct bpf_insn *v, size_t n)
 		    v[i].src_reg == BPF_PSEUDO_MAP_FD &&
 		    v[i].imm == (int32_t)m->uwalk1 - 1)
 			v[i].imm = (int32_t)m->uwalkm1 - 1;
+	if (uses_map(v, n, m->uwalkm1))
+		uw_fill(c, 1);
 	return cg_load_as(c, BPF_PROG_TYPE_KPROBE, UMULTI_ATTACH, v, n);
 }
 

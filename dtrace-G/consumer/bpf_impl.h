@@ -77,8 +77,9 @@ struct consumer_bpf {
 	bool missed_said; /* DTRACE_MISSED_SAY's line */
 };
 
-/* ustack_walk.c: the unwinder, loaded with cgbuf (m->uwalk1), freed */
+/* ustack_walk.c: the unwinder's maps (m->uwalk1), its loading, freed */
 int uw_load(struct consumer *c, struct cgen_maps *m);
+void uw_fill(struct consumer *c, int k);
 void uw_free(struct consumer *c);
 
 /* bpf.c */

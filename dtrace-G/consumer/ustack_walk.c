@@ -9,16 +9,20 @@
  * the same frames for a few hundred bytes of record (doc/DESIGN.md §13).
  *
  * Loading (uw_load(), from bpf_cg.c's cg_try() when a clause reads the
- * stack).  The unwinder is loaded twice, once as a perf event's uprobe
- * program and once for uprobe_multi links (a prog array takes the
- * attach type of its first program: bpf_cg.c's cg_load_multi() points
- * the site links' copies at the second array), with the generated
- * programs' cgbuf, ring buffer and drops, and the table maps made here.
- * The generated program tail-calls it through the array (cgen.c);
- * where it could not be loaded (no BTF, a kernel before bpf_loop() and
- * bpf_find_vma(), 5.17; DTRACE_USTACK_WALK=0; aarch64, which keeps the
- * copy) the array stays empty and the tail call falls through to the
- * copy.  The multi array is made even so: empty, it falls through too.
+ * stack, makes the maps and two prog arrays; uw_fill() loads).  The
+ * unwinder is loaded as a perf event's uprobe program for the first
+ * array and for uprobe_multi links for the second (a prog array takes
+ * the attach type of its first program: bpf_cg.c's cg_load_multi()
+ * points the site links' copies at the second array), with the
+ * generated programs' cgbuf, ring buffer and drops, and the table maps
+ * made here; each only when the first generated program of its kind
+ * that tail-calls it is loaded (cg_load(), cg_load_multi()), since its
+ * verification is most of a stack run's start (0.6 s of CPU each here)
+ * and a run mostly attaches one kind.  The generated program
+ * tail-calls it through the array (cgen.c); where it could not be
+ * loaded (no BTF, a kernel before bpf_loop() and bpf_find_vma(), 5.17;
+ * DTRACE_USTACK_WALK=0; aarch64, which keeps the copy) the array stays
+ * empty and the tail call falls through to the copy.
  *
  * Tables (uw_build(), from ustack.c when it has unwound a copy with a
  * session).  Each r-x mapping of a file in the session's maps text
@@ -92,6 +96,7 @@ struct uwalk {
 	int rows, mods, px, seen, pages;
 	int arr[2]; /* the prog arrays: perf event's, uprobe_multi's */
 	struct bpf_object *obj[2];
+	bool tried[2]; /* uw_fill() */
 	uint32_t nrows, npages;
 	uint32_t gen; /* slots filled: each filling's own (uw_px.gen) */
 	struct uw_file *files;
@@ -191,7 +196,6 @@ int uw_load(struct consumer *c, struct cgen_maps *m)
 #else
 	const char *env = getenv("DTRACE_USTACK_WALK");
 	struct uwalk *uw;
-	int fd;
 
 	if ((env && !strcmp(env, "0")) || m->buf < 0)
 		return -1;
@@ -214,13 +218,6 @@ int uw_load(struct consumer *c, struct cgen_maps *m)
 	if (uw->rows < 0 || uw->mods < 0 || uw->px < 0 || uw->seen < 0 ||
 	    uw->pages < 0 || uw->arr[0] < 0 || uw->arr[1] < 0)
 		goto fail;
-	fd = uw_obj(c, uw, m, 0);
-	if (fd < 0 || bpf_map_update_elem(uw->arr[0], &(uint32_t){ 0 }, &fd, 0))
-		goto fail;
-	/* uprobe_multi's (6.6): without it, no site links either */
-	fd = uw_obj(c, uw, m, 1);
-	if (fd >= 0)
-		(void)bpf_map_update_elem(uw->arr[1], &(uint32_t){ 0 }, &fd, 0);
 	m->uwalk1 = (uint32_t)uw->arr[0] + 1;
 	m->uwalkm1 = (uint32_t)uw->arr[1] + 1;
 	return 0;
@@ -230,6 +227,38 @@ fail:
 		    strerror(errno ? errno : EINVAL));
 	uw_free(c);
 	return -1;
+#endif
+}
+
+/*
+ * The unwinder into prog array k (0 a perf event's, 1 uprobe_multi's),
+ * before the first generated program that tail-calls through it loads
+ * (bpf_cg.c): once.  Where it cannot be loaded the array stays empty,
+ * the tail call falls through and the stack is copied (said with -v).
+ */
+void uw_fill(struct consumer *c, int k)
+{
+#if defined(__x86_64__)
+	struct uwalk *uw = c->bpf ? c->bpf->uw : NULL;
+	int fd;
+
+	if (!uw || uw->tried[k])
+		return;
+	uw->tried[k] = true;
+	errno = 0;
+	fd = uw_obj(c, uw, &c->bpf->cgm, k);
+	if (fd >= 0 &&
+	    !bpf_map_update_elem(uw->arr[k], &(uint32_t){ 0 }, &fd, 0))
+		return;
+	if (c->o->verbose)
+		say(c,
+		    "BPF: no stack walk in the kernel for %s (%s): stacks "
+		    "copied",
+		    k ? "site links" : "uprobe events",
+		    strerror(errno ? errno : EINVAL));
+#else
+	(void)c;
+	(void)k;
 #endif
 }
 

@@ -510,6 +510,22 @@ REC_INLINE long rec_syscall0(long nr)
 	return ret;
 }
 
+/* a record's slot: the site and its CPU and flags (pc), the TSC, the
+ * argument registers */
+REC_INLINE void rec_fill(struct usdt_slot *r, uint64_t pc, uint64_t t,
+			 uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+			 uint64_t a4, uint64_t a5)
+{
+	r->pc = pc;
+	r->tsc = t;
+	r->arg[0] = a0;
+	r->arg[1] = a1;
+	r->arg[2] = a2;
+	r->arg[3] = a3;
+	r->arg[4] = a4;
+	r->arg[5] = a5;
+}
+
 REC_INLINE long rec_syscall6(long nr, long a0, long a1, long a2, long a3,
 			     long a4, long a5)
 {
@@ -793,14 +809,10 @@ static REC_NO_BUILTIN void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2,
 		rb = (uint8_t *)(uintptr_t)(ar + ring);
 		o = head * sizeof(*r);
 		r = (struct usdt_slot *)(uintptr_t)(rb + (o & mask));
-		r->pc = pc | (uint64_t)(cpu & 0xfff) << 48 | flag | USDT_PC_EXT;
-		r->tsc = t;
-		r->arg[0] = a0;
-		r->arg[1] = a1;
-		r->arg[2] = a2;
-		r->arg[3] = a3;
-		r->arg[4] = a4;
-		r->arg[5] = a5;
+		rec_fill(r,
+			 pc | (uint64_t)(cpu & 0xfff) << 48 | flag |
+				 USDT_PC_EXT,
+			 t, a0, a1, a2, a3, a4, a5);
 		{
 			uint64_t reg[USDT_REC_ARGS] = {
 				a0, a1, a2, a3, a4, a5
@@ -854,14 +866,8 @@ plain:
 	}
 	r = (struct usdt_slot *)(uintptr_t)(ar + roff);
 	/* the site (a user address: 47 bits), the CPU in the top 16 */
-	r->pc = pc | (uint64_t)(cpu & 0xfff) << 48 | flag;
-	r->tsc = t;
-	r->arg[0] = a0;
-	r->arg[1] = a1;
-	r->arg[2] = a2;
-	r->arg[3] = a3;
-	r->arg[4] = a4;
-	r->arg[5] = a5;
+	rec_fill(r, pc | (uint64_t)(cpu & 0xfff) << 48 | flag, t, a0, a1, a2,
+		 a3, a4, a5);
 	__atomic_store_n(&s->head, head + 1, __ATOMIC_RELEASE);
 out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -463,8 +463,7 @@ const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
 		return buf;
 	}
 	if (nifs > KP_IFS) {
-		snprintf(buf, len, "it has more than %d if statements",
-			 KP_IFS);
+		snprintf(buf, len, "it has more than %d if statements", KP_IFS);
 		return buf;
 	}
 	for (unsigned i = 0; i < c->nflat; i++) {
@@ -478,8 +477,8 @@ const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
 
 		for (unsigned j = 0; !s && j < st->nargs; j++)
 			s = str_touch(k, st->args[j]);
-		for (unsigned j = 0; !s && j < st->nkeys; j++) /* a literal
-			 * or execname keys (LKEY, CKEY): no fault */
+		/* a literal or execname keys (LKEY, CKEY): no fault */
+		for (unsigned j = 0; !s && j < st->nkeys; j++)
 			s = st->keys[j]->op != N_STR &&
 			    !kp_is_comm(st->keys[j]) &&
 			    str_touch(k, st->keys[j]);

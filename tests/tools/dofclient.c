@@ -26,8 +26,9 @@
  *		registry= says whether <$DTRACE_STATEDIR>/registry/<pid>
  *		exists right after the verdict (xioctl(): an ADDDOF is
  *		followed by SYNC of its generation, so rc and errno are the
- *		outcome of the check; the daemon writes the file before).  Exit status 0 once the request was made, whatever
- *		the answer: judging it is the test's job.
+ *		outcome of the check; the daemon writes the file before).
+ *		Exit status 0 once the request was made, whatever the
+ *		answer: judging it is the test's job.
  * ping		REMOVE of generation -1, which a live daemon refuses with
  *		EINVAL; exit 0 if it did.
  * sync		SYNC of 0: returns once every registration answered so far

@@ -14,8 +14,9 @@
  * asks dtrace to arm it through).  ACT_CHILD_EXEC set: the fork child
  * then execs itself as `act N 0 0`.  ACT_CHILD_WAIT=FILE: the fork
  * child, once it fired, waits until FILE exists (a test looks at it
- * meanwhile; its parent waits for it).  ACT_SECCOMP set: it runs under a seccomp
- * filter.  ACT_CHILD_SLEEP=MS: the fork child sleeps that long first.
+ * meanwhile; its parent waits for it).  ACT_SECCOMP set: it runs under a
+ * seccomp filter.  ACT_CHILD_SLEEP=MS: the fork child sleeps that long
+ * first.
  * ACT_SCRIBBLE set: once armed it fires one hit, then a fork child
  * writes the arena it shares with its parent (-x activation=user,
  * drti/arena.h), pointing the header's offsets far outside it, and

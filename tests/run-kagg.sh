@@ -765,17 +765,21 @@ GENERIC=
 # runs nothing after the exit (the run's activity), and the record that
 # said so is lost, so dtrace would wait for the target (asleep for a
 # minute); at its refreshes it finds the activity ended, the exit not
-# run and drops counted, and ends the run, saying why, status 1.
-rm -f lost.txt lostp.txt
+# run and drops counted, and ends the run, saying why, status 1.  The
+# target fires once dtrace is stopped: it waits for stopped.txt, which
+# the test writes after the SIGSTOP (before, a 2-second sleep, which a
+# loaded machine could outlast before the stop).
+rm -f lost.txt lostp.txt stopped.txt
 "$DTRACE" -q -x bufsize=4k -o lost.txt \
 	-n 'tr$target:::tick { printf("%d\n", arg0); }' \
 	-n 'tr$target:::tick /arg0 == 2999/ { exit(0); }' \
-	-c "./trprog 'wait tick' 'sleep 2000' 'tick 3000' 'sleep 60000'" \
+	-c "./trprog 'wait tick' 'lines stopped.txt 1' 'tick 3000' 'sleep 60000'" \
 	>lostp.txt 2>lost.err &
 lpid=$!
 bg_pids="$bg_pids $lpid"
 if wait_until 300 grep -qs '^ok wait' lostp.txt; then
 	kill -STOP $lpid
+	echo stopped >stopped.txt
 	# the target fired its 3000 hits ("ok tick") and sleeps
 	wait_until 600 grep -qs '^ok tick' lostp.txt ||
 		fail "exit() record dropped: the target did not fire its hits"

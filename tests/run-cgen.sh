@@ -61,16 +61,18 @@
 
 bpf_test_setup trace
 
-# same WHAT PATH CMD DTRACE-ARGS...: dtrace -v -q on ./trprog CMD with
-# DTRACE_CGEN=1 and 0: the same output, not empty; -v says the first
-# took PATH (generated or generic), the second the generic program.
+# same WHAT PATH CMD DTRACE-ARGS...: dtrace -v -q on ./trprog CMD (OUT in
+# CMD names the run's output file) with DTRACE_CGEN=1 and 0: the same
+# output, not empty; -v says the first took PATH (generated or
+# generic), the second the generic program.
 same() {
 	what=$1 path=$2 cmd=$3
 	shift 3
 	for g in 1 0; do
 		rm -f out$g.txt
 		DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o out$g.txt \
-			"$@" -c "./trprog $cmd" >/dev/null 2>err$g.txt
+			"$@" -c "./trprog $(printf '%s' "$cmd" | sed "s/OUT/out$g.txt/g")" \
+			>/dev/null 2>err$g.txt
 		expect_eq "$what (DTRACE_CGEN=$g): status" 0 "$?"
 		[ -f out$g.txt ] || : >out$g.txt
 	done
@@ -657,15 +659,19 @@ expect_eq "&& and || beside self->: 9 errors" 9 \
 # a string that runs into an unmapped page faults there, at the page's
 # address, as the interpreter's read a page at a time does; 255 bytes
 # up to it are copyinstr()'s whole string, no fault (the process lives
-# on while user space reads the strings with DTRACE_CGEN=0)
+# on while user space reads the strings with DTRACE_CGEN=0: after its
+# ticks it fires done, whose clause prints "done", and waits for that
+# line in the output, trprog's "lines", which dtrace prints once it
+# has run every record before done's: one ring, read in order)
 cat >t.d <<'EOF'
 tr$target:::tick { self->n = self->n + 1; }
 tr$target:::tick /copyinstr(arg1) == "xy"/ { @never = count(); }
 tr$target:::tick { @z[self->n, copyinstr(arg2) == "zzz"] = count(); }
 dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg1, arg2, arg4, arg5 & 0xfff); }
+tr$target:::done { printf("done\n"); }
 EOF
 same "a string that faults past its first page" generated \
-	"'edge 3' 'sleep 1500'" -s t.d
+	"'edge 3' done 'lines OUT 1'" -s t.d
 kvars "a string that faults past its first page" 3 1
 for g in 0 1; do
 	grep 'invalid address' err$g.txt |

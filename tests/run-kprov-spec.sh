@@ -115,6 +115,24 @@ sout rec 1
 expect_eq "rec: the committed lines" "1 kpprog 1 kpprog 1 kpprog" \
 	"$(grep '^1 ' rec.g | paste -sd' ' -)"
 expect_grep "rec: the stack" 'kpprog`main' rec.g
+# Its speculating clause's predicate (pid == $target) is the kernel's
+# (kplan_vars.c's spred_ok()), so only the target's calls make records:
+# another process calling getcpu throughout makes none (before, every
+# call of every process wrote one, 170,807 in a second beside such a
+# loop, and a busy machine's dropped some: ci17's "6666 drops")
+./kpprog getcpu 1000000000 >/dev/null &
+hp=$!
+bg_pids="$bg_pids $hp"
+kpprog_run recx g "getcpu 3" -s rec.d
+expect_eq "rec beside another process's calls: it ran throughout" 0 \
+	"$(kill -0 $hp 2>/dev/null; echo $?)"
+kill $hp 2>/dev/null
+wait $hp 2>/dev/null
+forget_pid $hp
+expect_eq "rec beside another process's calls: records read" 3 \
+	"$(sed -n 's/.*, \([0-9]*\) records read$/\1/p' recx.g.err)"
+expect_eq "rec beside another process's calls: the committed lines" \
+	"1 kpprog 1 kpprog 1 kpprog" "$(grep '^1 ' recx.g | paste -sd' ' -)"
 
 # ---------------------------------------------------------------------
 # profile-997: the first sample in kpprog's text (non-PIE: nm's

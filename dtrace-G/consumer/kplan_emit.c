@@ -1190,10 +1190,10 @@ static void emit_list(struct em *m, const struct clause *c, unsigned clause,
 	}
 }
 
-/* A sout clause (kplan_vars.c's sout_ok()): no test of its predicate,
- * nothing but the predicate's value where the kernel computes it
- * (k->spred: an OUT, the area's first 8 bytes), its printf() and
- * trace() values and ODONE; user space runs the rest */
+/* A sout clause (kplan_vars.c's sout_ok()): its printf() and trace()
+ * values and ODONE, with no test of its predicate but where the kernel
+ * computes it (k->spred: tested, then its truth an OUT, the area's
+ * first 8 bytes); user space runs the rest */
 bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 			const struct d_probe *probe, struct ubpf_kplan *pl)
 {
@@ -1204,25 +1204,25 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 	bool sout = k->sout && k->sout[clause];
 
 	if (c->pred && !sout) {
-		bool sc = false; /* an SC lands past the comparison */
-
-		emit(&m, c->pred);
-		for (i = pl->nops; !m.full && i < m.n; i++)
-			sc |= pl->ops[i].op == UBPF_K_SC &&
-			      pl->ops[i].jump == m.n;
-		if (!m.full && m.n > pl->nops && !sc &&
-		    pl->ops[m.n - 1].op >= UBPF_K_EQ &&
-		    pl->ops[m.n - 1].op <= UBPF_K_GEU) {
-			/* the comparison and the test in one instruction */
-			pred = &pl->ops[m.n - 1];
-			pred->n = pred->op;
-			pred->op = UBPF_K_PRED;
-			m.depth--;
-		} else {
-			pred = put(&m, UBPF_K_PRED, 1, 0);
-		}
+		pred = pred_test(&m, c->pred);
 	} else if (c->pred && k->spred && k->spred[clause]) {
-		emit(&m, c->pred); /* its truth, tested in user space */
+		/*
+		 * A sout clause whose predicate the kernel computes
+		 * (spred_ok(): an integer that cannot fault): false, the
+		 * clause ends here, its area unwritten and no record asked
+		 * for it (its ODONE not reached: user space runs nothing of
+		 * it, as for a false predicate), where every hit wrote one
+		 * before (at a syscall probe, every process's call: drops
+		 * under load); true, its truth, 1, is the area's first 8
+		 * bytes, which d_kplan_out_run() tests
+		 */
+		struct ubpf_kop *one;
+
+		pred = pred_test(&m, c->pred);
+		one = put(&m, UBPF_K_CONST, 0, 1);
+		one->imm = 1;
+		one->sz = 8;
+		one->sg = 1;
 		put(&m, UBPF_K_OUT, 1, 0);
 		m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, c->pred);
 	}

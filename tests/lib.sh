@@ -373,6 +373,64 @@ stop_pid() {
 	forget_pid "$1"
 }
 
+# bt_stop PIDS: SIGINT to each bpftrace of PIDS (a word list), again
+# every second to each still running that still catches SIGINT, until
+# all have exited (at most 300 s; their statuses are for stop_pid PID 0
+# to collect: stop_bt).  Again, because bpftrace 0.17 ends on a SIGINT
+# only when it comes during its epoll_wait(): one that comes while it
+# reads its buffers (the probes firing) or between two waits sets its
+# flag and is never looked at, and it ran on until the test's 300 s were
+# up (seen in run-sdt-dropin.sh: it was in epoll_wait, SIGINT caught,
+# none pending; a second SIGINT ended it).  Only while it catches
+# SIGINT (bt_catches_int): once it acts on one it lets SIGINT kill it
+# while it detaches, a grace period a probe (ci17: a second SIGINT a
+# second in, status 130).
+bt_stop() {
+	bs_n=0
+	while [ "$bs_n" -lt 300 ]; do
+		bs_live=
+		for bs_p in $1; do
+			! kill -0 "$bs_p" 2>/dev/null || bs_live="$bs_live $bs_p"
+		done
+		[ -n "$bs_live" ] || return 0
+		for bs_p in $bs_live; do
+			[ "$bs_n" -eq 0 ] || bt_catches_int "$bs_p" ||
+				continue
+			kill -INT "$bs_p" 2>/dev/null
+		done
+		# shellcheck disable=SC2086 # a word list
+		wait_until 10 bt_gone $bs_live
+		bs_n=$((bs_n + 1))
+	done
+}
+
+# bt_catches_int PID: does PID (still) catch SIGINT (its SigCgt's bit 1)?
+# timeout(1) running a bpftrace: asks of its child, whose handler it is
+bt_catches_int() {
+	bc_p=$1
+	bc_c=$(cat "/proc/$bc_p/task/$bc_p/children" 2>/dev/null)
+	[ "$(cat "/proc/$bc_p/comm" 2>/dev/null)" = timeout ] &&
+		[ -n "$bc_c" ] && bc_p=${bc_c%% *}
+	bc_m=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$bc_p/status" 2>/dev/null)
+	[ -n "$bc_m" ] || return 1
+	bc_m=${bc_m#"${bc_m%?}"} # the last hex digit: signals 1-4
+	[ $((0x$bc_m & 2)) -ne 0 ]
+}
+
+# bt_gone PID...: none of them runs
+bt_gone() {
+	for bg_p in "$@"; do
+		! kill -0 "$bg_p" 2>/dev/null || return 1
+	done
+}
+
+# stop_bt PID: a bpftrace ended as bt_stop ends it; its status collected
+# as stop_pid's (stop_status)
+stop_bt() {
+	bt_stop "$1"
+	stop_pid "$1" 0
+}
+
 # A real dtrace-helperd serving $tmp/dev/helper (FUSE) to programs of
 # other users too (nobody, uid 65534, under setpriv).  helperd_setup
 # [TOOL...] skips unless root (the mount's allow_other), /dev/fuse,

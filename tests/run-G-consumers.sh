@@ -396,7 +396,7 @@ bt_await() {
 	cd .. || exit 99
 	expect_eq "$1: prog await 3 under bpftrace $3" 0 "$ba_status"
 	[ "$ba_status" -eq 0 ] && wait_until 100 bt_lines "$1/$2.bt" "$4"
-	stop_pid $ba_pid
+	stop_bt $ba_pid
 	expect_eq "$1: bpftrace $3: exit status after SIGINT" 0 \
 		"$stop_status"
 	if [ "$ba_status" -ne 0 ] || [ "$stop_status" -ne 0 ]; then
@@ -561,7 +561,7 @@ else
 	wait_until 100 sema_agrees
 	expect_eq "traced: /proc/PID/mem at the note's semaphore" \
 		"$traced" "$(read_sema $loop_pid)"
-	stop_pid $bt_pid
+	stop_bt $bt_pid
 	expect_eq "bpftrace's exit status after SIGINT" 0 "$stop_status"
 	expect_grep "bpftrace counted hits" '^@hits: [1-9]' sema-bt.out
 	if wait_until 200 last_disabled; then

@@ -135,7 +135,7 @@ bfires() {
 	else
 		fail "$bf_what: bpftrace never attached"
 	fi
-	stop_pid $bf_pid
+	stop_bt $bf_pid
 	grep -v -e '^ready$' -e '^$' bt.out | sort >got.txt
 	cmp -s want.txt got.txt || sed 's/^/    | /' bt.err >&2
 	expect_file_eq "$bf_what: bpftrace $bf_probe hits" want.txt got.txt

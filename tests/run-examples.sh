@@ -500,13 +500,13 @@ bt_trace() {
 	if ! grep -q '^ready$' "$bt_dir/$bt_name.bt-out"; then
 		fail "$bt_dir: bpftrace did not start"
 		sed 's/^/    | /' "$bt_dir/$bt_name.bt-err" >&2
-		stop_pid $bt_pid
+		stop_bt $bt_pid
 		return 1
 	fi
 	(cd "$bt_dir" && exec timeout 300 "$@") >"$bt_dir/$bt_name.out" \
 		2>"$bt_dir/$bt_name.err"
 	bt_status=$?
-	stop_pid $bt_pid
+	stop_bt $bt_pid
 	if [ "$stop_status" -eq 0 ]; then
 		pass
 	else

@@ -176,7 +176,7 @@ else
 	else
 		fail "bpftrace never attached"
 	fi
-	stop_pid $bt_pid
+	stop_bt $bt_pid
 	expect_eq "bpftrace: called fires 300 times" 300 \
 		"$(sed -n 's/^@c: //p' bt.txt)"
 	expect_eq "bpftrace: other fires 100 times" 100 \

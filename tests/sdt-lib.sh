@@ -138,36 +138,3 @@ bt_args() {
 	done
 }
 
-# bt_stop PIDS: SIGINT to each bpftrace of PIDS (a word list), again
-# every second to each still running, until all have exited (at most
-# 300 s; their statuses are for stop_pid PID 0 to collect).  Again,
-# because bpftrace 0.17 ends on a SIGINT only when it comes during its
-# epoll_wait(): one that comes while it reads its buffers (the probes
-# firing) or between two waits sets its flag and is never looked at, and
-# it ran on until the test's 300 s were up (seen in run-sdt-dropin.sh:
-# it was in epoll_wait, SIGINT caught, none pending; a second SIGINT
-# ended it).  The flag is all its handler sets, so a SIGINT more is
-# harmless.
-bt_stop() {
-	bs_n=0
-	while [ "$bs_n" -lt 300 ]; do
-		bs_live=
-		for bs_p in $1; do
-			! kill -0 "$bs_p" 2>/dev/null || bs_live="$bs_live $bs_p"
-		done
-		[ -n "$bs_live" ] || return 0
-		for bs_p in $bs_live; do
-			kill -INT "$bs_p" 2>/dev/null
-		done
-		# shellcheck disable=SC2086 # a word list
-		wait_until 10 bt_gone $bs_live
-		bs_n=$((bs_n + 1))
-	done
-}
-
-# bt_gone PID...: none of them runs
-bt_gone() {
-	for bg_p in "$@"; do
-		! kill -0 "$bg_p" 2>/dev/null || return 1
-	done
-}

@@ -120,9 +120,8 @@ expect_grep "rec: the stack" 'kpprog`main' rec.g
 # another process calling getcpu throughout makes none (before, every
 # call of every process wrote one, 170,807 in a second beside such a
 # loop, and a busy machine's dropped some: ci17's "6666 drops").  The
-# two on CPUs of their own: cgbuf is per CPU, and a hit of the loop
-# preempted while it holds it would drop the target's on that CPU
-# (cgen.c's "Owning cgbuf"), which is not what this counts.
+# two on CPUs of their own, so the loop's hits take no time of the
+# target's CPU.
 if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
 	taskset -c 0 ./kpprog getcpu 1000000000 >/dev/null &
 	hp=$!

@@ -2519,44 +2519,6 @@ static bool op_pure(const struct ubpf_kop *o)
 	}
 }
 
-/*
- * PPID o: current->real_parent->tgid, read as cgen.c's u_ppid() and
- * kp_kctx() read it for the record, through task_struct at o->imm's
- * offsets, into the slot the value is pushed to (8 bytes zeroed first:
- * a failed bpf_probe_read_kernel() zeroes what it was to write, so a
- * read that faults, or no parent, leaves 0 there; neither happens to
- * the thread that hit the probe, whose real_parent is always set: a
- * parent's exit reparents it first, and the new parent's tgid is what
- * both read), then pushed as an int.
- */
-static void ppid(struct em *e, const struct ubpf_kop *o, unsigned *sp)
-{
-	const int16_t slot = (int16_t)S_STK(*sp);
-	size_t j;
-
-	if (*sp >= UBPF_KSTACK) {
-		e->bad = true;
-		return;
-	}
-	st(e, BPF_DW, 10, slot, 0);
-	call(e, BPF_FUNC_get_current_task);
-	alu_r(e, BPF_MOV, 3, 0);
-	alu_i(e, BPF_ADD, 3, (int32_t)(uint32_t)o->imm);
-	alu_r(e, BPF_MOV, 1, 10);
-	alu_i(e, BPF_ADD, 1, slot);
-	alu_i(e, BPF_MOV, 2, 8);
-	call(e, BPF_FUNC_probe_read_kernel);
-	ldx(e, BPF_DW, 3, 10, slot);
-	j = jmp_i(e, BPF_JEQ, 3, 0);
-	alu_i(e, BPF_ADD, 3, (int32_t)(uint32_t)((uint64_t)o->imm >> 32));
-	alu_r(e, BPF_MOV, 1, 10);
-	alu_i(e, BPF_ADD, 1, slot);
-	alu_i(e, BPF_MOV, 2, 4);
-	call(e, BPF_FUNC_probe_read_kernel);
-	fix(e, j);
-	ldx(e, BPF_W, 1, 10, slot);
-	push(e, sp, o);
-}
 
 /*
  * SLEN o: strlen(copyinstr(argument o->n)), from seq_read()'s copy of
@@ -2590,6 +2552,11 @@ static void slen(struct em *e, const struct ubpf_kop *o, unsigned *sp)
 }
 
 /*
+ * PPID o: current->real_parent->tgid, read as cgen.c's u_ppid() and
+ * kp_kctx() read it for the record (a read that faults, or no parent,
+ * leaves 0; neither happens to the thread that hit the probe, whose
+ * real_parent is always set: a parent's exit reparents it first, and
+ * the new parent's tgid is what both read).
  * ECRED, SESS o: curpsinfo->pr_euid or pr_egid (current->cred, then
  * the id in it), pr_pgid or pr_sid (current->signal, its pids[] entry,
  * then that struct pid's numbers[0].nr), each pointer and the id read
@@ -2615,7 +2582,7 @@ static void kchain(struct em *e, const struct ubpf_kop *o, unsigned *sp)
 		return;
 	}
 	off[0] = (uint32_t)imm;
-	if (o->op == UBPF_K_ECRED) {
+	if (o->op == UBPF_K_ECRED || o->op == UBPF_K_PPID) {
 		off[1] = (uint32_t)(imm >> 32);
 		n = 2;
 	} else {
@@ -2853,8 +2820,6 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_PPID:
-			ppid(e, o, &sp);
-			continue;
 		case UBPF_K_ECRED:
 		case UBPF_K_SESS:
 			kchain(e, o, &sp);

@@ -2519,7 +2519,6 @@ static bool op_pure(const struct ubpf_kop *o)
 	}
 }
 
-
 /*
  * SLEN o: strlen(copyinstr(argument o->n)), from seq_read()'s copy of
  * it in cgbuf (never seq_stack()'s, which may end at a literal's

@@ -358,11 +358,15 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 		return;
 	}
 	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_STRLEN &&
-	    x->nargs == 1 && kp_copyinstr_arg(x->args[0]) >= 0 && k->vars &&
+	    x->nargs == 1 &&
+	    (kp_copyinstr_arg(x->args[0]) >= 0 ||
+	     kp_args_index(x->args[0]) >= 0) &&
+	    k->vars &&
 	    (k->fmode || k->nostr)) { /* kp_arg_strlen(): kp_arg_str()'s */
 		snprintf(buf, len,
-			 "strlen() of copyinstr() is not computed in the "
-			 "kernel of %s",
+			 "strlen() of %s is not computed in the kernel of %s",
+			 kp_copyinstr_arg(x->args[0]) >= 0 ? "copyinstr()"
+							   : "args[]",
 			 k->fmode ? "a program that keeps self-> variables: "
 				    "a string that cannot be read could not "
 				    "send the hit to user space"
@@ -532,8 +536,9 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			if (kp_has_str_cmp(k, x))
 				snprintf(sub, sizeof(sub), "%s",
 					 has_arg_strlen(k, x)
-						 ? "strlen() of copyinstr(), "
-						   "a read that may fault"
+						 ? "strlen() of an argument's "
+						   "string, a read that may "
+						   "fault"
 						 : "a string comparison");
 			else if (kp_has_args(x) &&
 				 kp_ty_at(k, KP_ANYPROBE, x, &sz, &sg))

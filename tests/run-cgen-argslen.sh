@@ -16,7 +16,8 @@
 # programs says the three clauses aggregated in the kernel, none in
 # user space, and the records read are the faults' (2) and the long
 # probe's (12).  In a program whose kernel keeps a self-> variable
-# (no fault sites) the clause stays user space's, and -v says why.
+# (no fault sites) the clause stays user space's, and -v says why, as
+# it says why a store of args[N] keeps a self-> variable out.
 # On main at 19e59dd the clauses ran from their records ("strlen() is
 # not computed in the kernel"): the -v checks fail there (7 of 25).
 # About 8 s at a load average of 9 on a 2-CPU machine (the program
@@ -141,10 +142,16 @@ done
 cat >fm.d <<'EOF2'
 sp$target:::s { self->n = arg1; }
 sp$target:::s /strlen(args[0]) > self->n/ { @ = count(); }
+sp$target:::i { self->m = args[1]; }
 EOF2
 run_mode g fm.g "./sp $linger" -s fm.d
 expect_grep "self->: -v says why strlen(args[0]) is user space's" \
 	"^dtrace: clause 2 (sp[0-9]*:::s) runs in user space, from its record: line 2: its predicate is not one the kernel computes: strlen() of args\[\] is not computed in the kernel of a program that keeps self-> variables" \
+	fm.g.err
+# ... and why a store of args[N] (typed per probe) keeps its variable
+# out of the kernel (kplan_why.c; it named nothing before)
+expect_grep "self->: -v says why self->m = args[1] is user space's" \
+	"^dtrace: clause 3 (sp[0-9]*:::i) runs in user space, from its record: line 3: its store to self->m is not one the kernel runs: self->m: its store at line 3 reads args\[\], which is typed per probe, and a variable the kernel keeps is not (arg0..arg11 are)$" \
 	fm.g.err
 
 finish

@@ -241,11 +241,21 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 	if (st < 0) {
 		/* the store the kernel does not compute: what in it */
 		struct node bin, one;
-		const struct node *x = culprit(k, kp_stored(bad, &bin, &one));
+		const struct node *e = kp_stored(bad, &bin, &one);
+		const struct node *x = culprit(k, e);
 		char what[128];
 		int w = x ? user_var(k, x) : -1;
+		uint8_t az, ag;
 
-		if (w >= 0 && w != (int)v)
+		if (!x && kp_has_args(e) &&
+		    kp_ty_at(k, KP_ANYPROBE, e, &az, &ag))
+			/* kplan_vars.c types stores by kp_ty(): no args[N] */
+			snprintf(buf, len,
+				 "%s: its store at line %d reads args[], "
+				 "which is typed per probe, and a variable "
+				 "the kernel keeps is not (arg0..arg11 are)",
+				 name, bad->line);
+		else if (w >= 0 && w != (int)v)
 			snprintf(buf, len,
 				 "%s: its store at line %d reads %s, which "
 				 "the kernel does not keep",

@@ -17,9 +17,10 @@
 # user space, and the records read are the faults' (2) and the long
 # probe's (12).  In a program whose kernel keeps a self-> variable
 # (no fault sites) the clause stays user space's, and -v says why, as
-# it says why a store of args[N] keeps a self-> variable out.
+# it says why a store of args[N] keeps a self-> variable out and that
+# uregs[] keeps a printf() argument out.
 # On main at 19e59dd the clauses ran from their records ("strlen() is
-# not computed in the kernel"): the -v checks fail there (7 of 25).
+# not computed in the kernel"): the -v checks fail there (9 of 27).
 # About 8 s at a load average of 9 on a 2-CPU machine (the program
 # lingers a second in each run, for user space's late reads).
 # Needs root, uprobes, dtrace -G and a dtrace with the BPF backend.
@@ -143,10 +144,16 @@ cat >fm.d <<'EOF2'
 sp$target:::s { self->n = arg1; }
 sp$target:::s /strlen(args[0]) > self->n/ { @ = count(); }
 sp$target:::i { self->m = args[1]; }
+sp$target:::i /args[1] == 0/ { printf("%d\n", uregs[R_RDI] == arg0); }
 EOF2
 run_mode g fm.g "./sp $linger" -s fm.d
 expect_grep "self->: -v says why strlen(args[0]) is user space's" \
 	"^dtrace: clause 2 (sp[0-9]*:::s) runs in user space, from its record: line 2: its predicate is not one the kernel computes: strlen() of args\[\] is not computed in the kernel of a program that keeps self-> variables" \
+	fm.g.err
+# ... and that uregs[] is what keeps a printf() argument there (it
+# named nothing before)
+expect_grep "-v says uregs[] keeps the printf() in user space" \
+	"^dtrace: clause 4 (sp[0-9]*:::i) runs in user space, from its record: line 4: its printf() is not one the kernel computes at the hit: argument 1: uregs\[\] is not computed in the kernel$" \
 	fm.g.err
 # ... and why a store of args[N] (typed per probe) keeps its variable
 # out of the kernel (kplan_why.c; it named nothing before)

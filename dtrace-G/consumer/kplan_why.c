@@ -335,6 +335,8 @@ static const char *node_name(const struct d_kplan *k, const struct node *n,
 		snprintf(buf, len, "%s()", d_funcs[n->sub].name);
 	else if (n->op == N_ARGS)
 		snprintf(buf, len, "args[]");
+	else if (n->op == N_UREGS) /* stack.c's: from the record's regs */
+		snprintf(buf, len, "uregs[]");
 	else if (n->op == N_BUILTIN && n->sub >= 0 &&
 		 (unsigned)n->sub < d_nbuiltins) /* indexes the table */
 		snprintf(buf, len, "%s", d_builtins[n->sub].name);

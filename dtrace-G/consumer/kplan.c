@@ -489,7 +489,8 @@
  * args[N] (N a constant) at a probe declaring that argument a string
  * (run.c reads both with d_arg_str(); at a probe where args[N] is not
  * a string kplan_emit.c leaves the clause to user space), and measure
- * one by strlen(copyinstr(argN)) (kp_arg_strlen(): UBPF_K_SLEN, the
+ * one by strlen(copyinstr(argN)), or by strlen(args[N]) where args[N]
+ * is that string (kp_arg_strlen(): UBPF_K_SLEN, the
  * length of the copy cgen_plan.c's seq_read() makes for SEQ and SKEY,
  * cut to strsize - 1; a copy too full to tell its length sends the hit
  * to user space as a fault does), but not
@@ -1516,18 +1517,34 @@ int kp_arg_str(const struct d_kplan *k, const struct node *n)
 }
 
 /*
- * strlen(copyinstr(argN)) where the kernel reads arguments' strings as
+ * strlen(copyinstr(argN)), or strlen(args[N]) (N a constant, maybe in
+ * stringof()), where the kernel reads arguments' strings as
  * kp_arg_str()'s keys (no fault sites: a string that cannot be read
  * sends the hit to user space whole, which faults as it would have):
  * UBPF_K_SLEN, the length of cgen_plan.c's seq_read() copy, cut to
- * strsize - 1 as copyinstr() cuts it.  N, else -1.
+ * strsize - 1 as copyinstr() cuts it.  args[N] is that string at a
+ * probe declaring argument N a string (run.c's N_ARGS and func.c's
+ * copyinstr() both read d_arg_str(x, N, strsize)); kp_ty_at() takes it
+ * only there (at KP_ANYPROBE, for kplan_emit.c to type at each probe,
+ * which leaves the clause to user space where it is not).  N, else -1.
  */
 int kp_arg_strlen(const struct d_kplan *k, const struct node *n)
 {
 	if (!n || n->op != N_FUNC || d_funcs[n->sub].id != F_STRLEN ||
-	    n->nargs != 1 || kp_copyinstr_arg(n->args[0]) < 0)
+	    n->nargs != 1 ||
+	    (kp_copyinstr_arg(n->args[0]) < 0 && kp_args_index(n->args[0]) < 0))
 		return -1;
 	return kp_arg_str(k, n->args[0]);
+}
+
+/* strlen(args[N]) of kp_arg_strlen() typed at probe pr (kp_ty_at()):
+ * a string there (pr NULL: no args[N]; KP_ANYPROBE: typed later) */
+static bool arg_strlen_at(const struct d_probe *pr, const struct node *n)
+{
+	int a = kp_args_index(n->args[0]);
+
+	return a < 0 ||
+	       (pr && (pr == KP_ANYPROBE || d_args_str(pr, (unsigned)a)));
 }
 
 /* Does n compare an argument's string, a read of the process that may
@@ -1729,8 +1746,10 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		*sg = 1;
 		return true;
 	case N_FUNC: /* strlen() of a self-> string the kernel keeps, of
-		      * copyinstr(argN) (kp_arg_strlen()) or of execname */
-		if (!kp_svar_strlen(k, n, NULL) && kp_arg_strlen(k, n) < 0 &&
+		      * copyinstr(argN) or args[N] (kp_arg_strlen()) or of
+		      * execname */
+		if (!kp_svar_strlen(k, n, NULL) &&
+		    (kp_arg_strlen(k, n) < 0 || !arg_strlen_at(pr, n)) &&
 		    !kp_comm_strlen(k, n))
 			return false;
 		*sz = d_funcs[n->sub].sz; /* size_t, as func.c has it */

@@ -241,11 +241,21 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 	if (st < 0) {
 		/* the store the kernel does not compute: what in it */
 		struct node bin, one;
-		const struct node *x = culprit(k, kp_stored(bad, &bin, &one));
+		const struct node *e = kp_stored(bad, &bin, &one);
+		const struct node *x = culprit(k, e);
 		char what[128];
 		int w = x ? user_var(k, x) : -1;
+		uint8_t az, ag;
 
-		if (w >= 0 && w != (int)v)
+		if (!x && kp_has_args(e) &&
+		    kp_ty_at(k, KP_ANYPROBE, e, &az, &ag))
+			/* kplan_vars.c types stores by kp_ty(): no args[N] */
+			snprintf(buf, len,
+				 "%s: its store at line %d reads args[], "
+				 "which is typed per probe, and a variable "
+				 "the kernel keeps is not (arg0..arg11 are)",
+				 name, bad->line);
+		else if (w >= 0 && w != (int)v)
 			snprintf(buf, len,
 				 "%s: its store at line %d reads %s, which "
 				 "the kernel does not keep",
@@ -325,6 +335,8 @@ static const char *node_name(const struct d_kplan *k, const struct node *n,
 		snprintf(buf, len, "%s()", d_funcs[n->sub].name);
 	else if (n->op == N_ARGS)
 		snprintf(buf, len, "args[]");
+	else if (n->op == N_UREGS) /* stack.c's: from the record's regs */
+		snprintf(buf, len, "uregs[]");
 	else if (n->op == N_BUILTIN && n->sub >= 0 &&
 		 (unsigned)n->sub < d_nbuiltins) /* indexes the table */
 		snprintf(buf, len, "%s", d_builtins[n->sub].name);
@@ -358,11 +370,15 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 		return;
 	}
 	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_STRLEN &&
-	    x->nargs == 1 && kp_copyinstr_arg(x->args[0]) >= 0 && k->vars &&
+	    x->nargs == 1 &&
+	    (kp_copyinstr_arg(x->args[0]) >= 0 ||
+	     kp_args_index(x->args[0]) >= 0) &&
+	    k->vars &&
 	    (k->fmode || k->nostr)) { /* kp_arg_strlen(): kp_arg_str()'s */
 		snprintf(buf, len,
-			 "strlen() of copyinstr() is not computed in the "
-			 "kernel of %s",
+			 "strlen() of %s is not computed in the kernel of %s",
+			 kp_copyinstr_arg(x->args[0]) >= 0 ? "copyinstr()"
+							   : "args[]",
 			 k->fmode ? "a program that keeps self-> variables: "
 				    "a string that cannot be read could not "
 				    "send the hit to user space"
@@ -532,8 +548,9 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			if (kp_has_str_cmp(k, x))
 				snprintf(sub, sizeof(sub), "%s",
 					 has_arg_strlen(k, x)
-						 ? "strlen() of copyinstr(), "
-						   "a read that may fault"
+						 ? "strlen() of an argument's "
+						   "string, a read that may "
+						   "fault"
 						 : "a string comparison");
 			else if (kp_has_args(x) &&
 				 kp_ty_at(k, KP_ANYPROBE, x, &sz, &sg))

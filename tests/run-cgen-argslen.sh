@@ -1,0 +1,164 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-cgen-argslen.sh: strlen(args[N]) computed in the kernel at a
+# probe declaring argument N a string (kplan.c's kp_arg_strlen(), the
+# same UBPF_K_SLEN as strlen(copyinstr(argN)): run.c's args[N] and
+# func.c's copyinstr() both read d_arg_str()), bare and in stringof(),
+# in a predicate, a key and a sum; at a probe declaring it a long
+# (where stringof(args[0]) is its digits) the same clauses stay user
+# space's (kp_ty_at(): kplan_emit.c types them at each probe).  A USDT
+# provider (sp.d) with strings of 0 to 300 bytes, one that runs into
+# an unmapped page, one whose NUL ends it 20 bytes before, an address
+# that does not read.  At strsize 256 (the default) the generated
+# programs, DTRACE_KAGG=0 and DTRACE_CGEN=0, at 16 the first and last:
+# byte for byte the same output and errors; -v of the generated
+# programs says the three clauses aggregated in the kernel, none in
+# user space, and the records read are the faults' (2) and the long
+# probe's (12).  In a program whose kernel keeps a self-> variable
+# (no fault sites) the clause stays user space's, and -v says why, as
+# it says why a store of args[N] keeps a self-> variable out and that
+# uregs[] keeps a printf() argument out.
+# On main at 19e59dd the clauses ran from their records ("strlen() is
+# not computed in the kernel"): the -v checks fail there (9 of 27).
+# About 8 s at a load average of 9 on a 2-CPU machine (the program
+# lingers a second in each run, for user space's late reads).
+# Needs root, uprobes, dtrace -G and a dtrace with the BPF backend.
+
+. "$top_srcdir/tests/lib.sh"
+
+bpf_test_setup usdt
+
+cat >sp.d <<'EOF2'
+provider sp {
+	probe s(string, long);
+	probe i(long, long);
+};
+EOF2
+cat >sp.c <<'EOF2'
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "sp.h"
+
+int main(int argc, char **argv)
+{
+	static const int lens[] = { 0,	 1,   2,   14,	15,  16,
+				    20,	 254, 255, 256, 257, 300 };
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(0, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return 1;
+	for (unsigned i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		char *b = malloc(400); /* kept: user space may read it */
+
+		if (!b)
+			return 1;
+		memset(b, 'a' + (int)i, 400);
+		b[lens[i]] = '\0';
+		SP_S(b, lens[i]);
+		SP_I(lens[i] * 1000L, i);
+	}
+	/* 10 bytes running into an unmapped page; 5 and a NUL 20 bytes
+	 * before its end; an address that does not read */
+	munmap(m + pg, (size_t)pg);
+	memset(m + pg - 10, 'z', 10);
+	SP_S(m + pg - 10, 1000);
+	memset(m + pg - 26, 'y', 5);
+	m[pg - 21] = '\0';
+	SP_S(m + pg - 26, 1001);
+	SP_S((char *)8, 1002);
+	/* user space's reads of what the records did not copy */
+	usleep(argc > 1 ? (useconds_t)atoi(argv[1]) * 1000 : 0);
+	return 0;
+}
+EOF2
+{ "$DTRACE" -h -s sp.d -o sp.h && $CC -O2 -I. -c sp.c -o sp.o &&
+	"$DTRACE" -G -s sp.d sp.o -o sp-probes.o &&
+	$CC -o sp sp.o sp-probes.o; } || { fail "building sp"; finish; }
+
+cat >al.d <<'EOF2'
+sp$target:::s, sp$target:::i /strlen(stringof(args[0])) > 2/
+{ @big[probename] = count(); }
+sp$target:::s { @len[args[1], strlen(args[0])] = count(); }
+sp$target:::s, sp$target:::i
+{ @sum[probename] = sum(strlen(stringof(args[0])) + args[1]); }
+EOF2
+linger=1000
+[ "${USDT_SANITIZERS:-no}" != yes ] || linger=3000
+for ss in 256 16; do
+	modes="g 0"
+	[ "$ss" != 256 ] || modes="g u 0"
+	for m in $modes; do
+		run_mode $m al$ss.$m "./sp $linger" -x strsize=$ss -s al.d
+		# the faults dtrace reported, their addresses but 0x8 the run's
+		sed -n 's/sp[0-9]*:/sp:/; s/(0x[0-9a-f]\{5,\})/(ADDR)/
+			/error on enabled probe/p' al$ss.$m.err |
+			sort >al$ss.$m.flt
+	done
+	for m in $modes; do
+		[ "$m" = g ] && continue
+		expect_file_eq "strsize $ss: DTRACE ($m)'s output" \
+			al$ss.$m al$ss.g
+		expect_file_eq "strsize $ss: DTRACE ($m)'s errors" \
+			al$ss.$m.flt al$ss.g.flt
+	done
+	expect_eq "strsize $ss: -v, no clause in user space" "" \
+		"$(grep 'runs in user space' al$ss.g.err)"
+	expect_grep "strsize $ss: -v, three clauses in the kernel" \
+		'^dtrace: 3 clauses aggregated in the kernel$' al$ss.g.err
+	expect_grep "strsize $ss: -v, the faults' and sp:::i's records" \
+		'^dtrace: BPF: .*, 14 records read$' al$ss.g.err
+	expect_eq "strsize $ss: the two faults, each clause's" 6 \
+		"$(grep -c 'invalid address' al$ss.g.flt)"
+	expect_eq "strsize $ss: the fault at 0x8, each clause's" 3 \
+		"$(grep -c 'invalid address (0x8)' al$ss.g.flt)"
+done
+# the counts, the lengths (each string's cut at strsize - 1) and the
+# sums; at sp:::i, stringof(args[0]) the digits of lens[i] * 1000 (1,
+# 4, 4, then 5 and 6 digits), 11 of them longer than 2, their sum 59
+lines() {
+	sm=$((5 + 1001))
+	printf '%s\n' '' ' s 10' ' i 11'
+	for l in 0 1 2 14 15 16 20 254 255 256 257 300; do
+		c=$((l < $1 ? l : $1))
+		sm=$((sm + c + l))
+		echo " $l $c 1"
+	done
+	printf '%s\n' ' 1001 5 1' " i $((59 + 66))" " s $sm"
+}
+for ss in 256 16; do
+	lines $((ss - 1)) >al$ss.exp
+	tr -s ' ' <al$ss.g | sed 's/ *$//' >al$ss.cmp
+	expect_file_eq "strsize $ss: the counts, lengths and sums" \
+		al$ss.exp al$ss.cmp
+done
+
+# a program whose kernel keeps a self-> variable has fault sites:
+# there a string that cannot be read could not send the hit to user
+# space, so strlen(args[N]) stays user space's, said
+cat >fm.d <<'EOF2'
+sp$target:::s { self->n = arg1; }
+sp$target:::s /strlen(args[0]) > self->n/ { @ = count(); }
+sp$target:::i { self->m = args[1]; }
+sp$target:::i /args[1] == 0/ { printf("%d\n", uregs[R_RDI] == arg0); }
+EOF2
+run_mode g fm.g "./sp $linger" -s fm.d
+expect_grep "self->: -v says why strlen(args[0]) is user space's" \
+	"^dtrace: clause 2 (sp[0-9]*:::s) runs in user space, from its record: line 2: its predicate is not one the kernel computes: strlen() of args\[\] is not computed in the kernel of a program that keeps self-> variables" \
+	fm.g.err
+# ... and that uregs[] is what keeps a printf() argument there (it
+# named nothing before)
+expect_grep "-v says uregs[] keeps the printf() in user space" \
+	"^dtrace: clause 4 (sp[0-9]*:::i) runs in user space, from its record: line 4: its printf() is not one the kernel computes at the hit: argument 1: uregs\[\] is not computed in the kernel$" \
+	fm.g.err
+# ... and why a store of args[N] (typed per probe) keeps its variable
+# out of the kernel (kplan_why.c; it named nothing before)
+expect_grep "self->: -v says why self->m = args[1] is user space's" \
+	"^dtrace: clause 3 (sp[0-9]*:::i) runs in user space, from its record: line 3: its store to self->m is not one the kernel runs: self->m: its store at line 3 reads args\[\], which is typed per probe, and a variable the kernel keeps is not (arg0..arg11 are)$" \
+	fm.g.err
+
+finish

@@ -68,7 +68,9 @@
 #    for an injected call) go to the kernel path: the kernel path's
 #    output, which probe went where (-v); a process in another pid
 #    namespace (every hit, its pid as the kernel path's), a fork child
-#    forked into a new one (its records ignored, said); an exec chain
+#    forked into a new one and its child at a pid free here (their hits
+#    under their pids here, which the recorder's claim lets dtrace map),
+#    one at the target's own pid (not the owner: no plan run); an exec chain
 #    mixing both;
 #    a glob's probe there, armed for its process alone;
 #  - refusals, with the reason and no tracing: uid (no ids taken at the hit),
@@ -1158,10 +1160,8 @@ expect_eq "seccomp: the process's exit status" 0 $?
 forget_pid $ap
 # a process in another pid namespace (unshare -p -f), whose getpid() is
 # not the pid dtrace sees, goes to the kernel path whole, said under -v:
-# every hit under its pid, as the kernel path counts it; a fork child
-# forked into a new pid namespace (ACT_NEWPID: pid 1 there, which names
-# init here): its records ignored, said, never counted as pid 1's (before:
-# the target's hits counted as another pid's, the child's as pid 1's)
+# every hit under its pid, as the kernel path counts it; fork children in
+# a new pid namespace: below
 prog='act*:::hit { @h[pid == $target, pid == 1] = count(); }
 END { printa("hits %d %d %@d\n", @h); }'
 if unshare -p -f true 2>/dev/null; then
@@ -1185,23 +1185,85 @@ if unshare -p -f true 2>/dev/null; then
 	au_wait $up
 	expect_eq "pid namespace: the process's exit status" 0 $?
 	forget_pid $up
-	rm -f go
-	ACT_NEWPID=1 ACT_WAIT=$tmp/go ./act 1000 2 1 >ns.app 2>&1 &
+	# the child (pid 1 there) and a grandchild at a pid X of the new
+	# namespace that is free here, both alive while dtrace reads: each
+	# recorder says its namespace at its claim, and dtrace maps it to the
+	# process's pid here through /proc, as the kernel path counts it
+	# (before: the child's ignored, said; the grandchild's counted as pid
+	# X's, taken on its word)
+	x=30001
+	while [ -e "/proc/$x" ] && [ $x -lt 32000 ]; do x=$((x + 7)); done
+	rm -f go cgo
+	ACT_NEWPID=1 ACT_NEWPID_AT=$x ACT_CHILD_WAIT=$tmp/cgo \
+		ACT_WAIT=$tmp/go ./act 1000 2 1 >ns.app 2>&1 &
 	ap=$!
 	bg_pids="$bg_pids $ap"
 	au_started $ap
 	"$DTRACE" -w -q -x activation=user -p $ap -n "
-	BEGIN { system(\"touch $tmp/go\"); } $prog" >r.out 2>r.err ||
-		fail "new pid namespace: $(cat r.err)"
-	expect_eq "new pid namespace: the parent's hits, none as pid 1's" \
-		"hits 1 0 2000" "$(grep . r.out | paste -sd'|')"
-	expect_eq "new pid namespace: the child's, ignored and said" \
-		"dtrace: 1000 records ignored: written in another pid namespace (a fork child's pid there names another process here)" \
-		"$(cat r.err)"
+	BEGIN { system(\"touch $tmp/go\"); }
+	act*:::hit { @h[pid == \$target, pid == 1, pid == $x,
+	    arg1 > 1500000] = count(); @p[pid, arg1 > 1500000] = count(); }
+	END { printa(\"hits %d %d %d %d %@d\\n\", @h);
+	    printa(\"pid %d %d %@d\\n\", @p); }" >r.out 2>r.err &
+	dp=$!
+	bg_pids="$bg_pids $dp"
+	wait_until 300 grep -q '^child' ns.app
+	wait_until 50 grep -q '^grandchild' ns.app
+	kid=$(cat "/proc/$ap/task/$ap/children" 2>/dev/null)
+	kid=${kid% }
+	gkid=$(cat "/proc/$kid/task/$kid/children" 2>/dev/null)
+	gkid=${gkid% }
+	sleep 0.2
+	kill -INT $dp
+	wait $dp || fail "new pid namespace: $(cat r.err)"
+	touch cgo
+	expect_eq "new pid namespace: every hit, none as pid 1's or X's" \
+		"hits 0 0 0 0 1000|hits 0 0 0 1 1000|hits 1 0 0 0 2000" \
+		"$(grep '^hits' r.out | sort | paste -sd'|')"
+	expect_eq "new pid namespace: the child's and grandchild's pids here" \
+		"$(printf 'pid %s 0 1000\npid %s 1 1000\n' "$kid" "$gkid" |
+			sort | paste -sd'|')" \
+		"$(grep '^pid' r.out | grep -v "^pid $ap " | sort | paste -sd'|')"
+	# (but the semaphores of a child alive at the end forked within the
+	# clock tick of their raise, inproc_reap.c's inherited_semas())
+	expect_eq "new pid namespace: nothing said" "" \
+		"$(grep -v 'semaphores its parent raised stay up' r.err)"
 	au_wait $ap
 	expect_eq "new pid namespace: the process's exit status" 0 $?
 	expect_eq "new pid namespace: the child was pid 1 there" \
 		"child 1 1000" "$(grep '^child' ns.app)"
+	expect_eq "new pid namespace: the grandchild was pid X there" \
+		"grandchild $x 1000" "$(grep '^grandchild' ns.app)"
+	forget_pid $ap
+	# the grandchild at the target's own pid (in the new namespace): not
+	# the owner, so it runs no plan and its hits are its own, here
+	# (before: "hits 1 3000", the target's plans run for it)
+	rm -f go cgo
+	ACT_NEWPID=1 ACT_NEWPID_AT=self ACT_CHILD_WAIT=$tmp/cgo \
+		ACT_WAIT=$tmp/go ./act 1000 2 1 >ns.app 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	au_started $ap
+	"$DTRACE" -v -w -q -x activation=user -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); }
+	act*:::hit { @h[pid == \$target] = count(); }
+	END { printa(\"hits %d %@d\\n\", @h); }" >r.out 2>r.err &
+	dp=$!
+	bg_pids="$bg_pids $dp"
+	wait_until 300 grep -q '^child' ns.app
+	wait_until 50 grep -q '^grandchild' ns.app
+	sleep 0.2
+	kill -INT $dp
+	wait $dp || fail "owner's pid, new namespace: $(cat r.err)"
+	touch cgo
+	expect_eq "owner's pid, new namespace: the target's, the others'" \
+		"hits 0 2000|hits 1 2000" "$(grep '^hits' r.out | sort | paste -sd'|')"
+	expect_grep "owner's pid, new namespace: planned in the process" \
+		'^dtrace: 1 clause aggregated in the process$' r.err
+	au_wait $ap
+	expect_eq "owner's pid, new namespace: the process's exit status" 0 $?
+	expect_eq "owner's pid, new namespace: the grandchild at the target's pid" \
+		"grandchild $ap 1000" "$(grep '^grandchild' ns.app)"
 	forget_pid $ap
 else
 	echo "pid namespaces: not tested (unshare -p -f fails here)" >&2

@@ -29,6 +29,10 @@
  * it prints and exits (a test checks its text and semaphores meanwhile).
  * ACT_NEWPID set: it unshares CLONE_NEWPID before it forks, so the fork
  * child is pid 1 of a new pid namespace (its getppid() 0).
+ * ACT_NEWPID_AT=X|self with it: that child first makes a grandchild at
+ * pid X of the new namespace (ns_last_pid), or at the parent's pid here,
+ * which fires N hits (arguments + 2000000), prints "grandchild X N" and
+ * waits as ACT_CHILD_WAIT says; the child reaps it before it exits.
  *
  *	act N T FORK [MS]
  */
@@ -115,6 +119,37 @@ static void await_segments(unsigned t)
 	}
 }
 
+/*
+ * A grandchild at pid x of this process's pid namespace (ACT_NEWPID_AT:
+ * this process is pid 1 of a new one, alone there), which fires n hits
+ * and waits for ACT_CHILD_WAIT's file; its pid, or exit 4.
+ */
+static pid_t grandchild_at(long x)
+{
+	FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+	pid_t g;
+
+	if (!f || fprintf(f, "%ld", x - 1) < 0 || fclose(f) != 0) {
+		perror("act: ns_last_pid");
+		exit(4);
+	}
+	g = fork();
+	if (g == 0) {
+		if (getpid() != (pid_t)x)
+			_exit(4);
+		fire((void *)2000000);
+		printf("grandchild %d %ld\n", (int)getpid(), n);
+		fflush(stdout);
+		if (getenv("ACT_CHILD_WAIT"))
+			while (access(getenv("ACT_CHILD_WAIT"), F_OK))
+				usleep(1000);
+		_exit(0);
+	}
+	if (g != (pid_t)x)
+		exit(4);
+	return g;
+}
+
 /* A fork child writes the shared arena's header (ACT_SCRIBBLE). */
 static void scribble(void)
 {
@@ -186,13 +221,20 @@ int main(int argc, char **argv)
 		fire((void *)0);
 	}
 	if (fk) {
-		pid_t c;
+		pid_t c, self = getpid();
 
 		if (getenv("ACT_NEWPID") && unshare(CLONE_NEWPID) < 0)
 			return 3;
 		c = fork();
 
 		if (c == 0) {
+			pid_t g = 0;
+
+			if (getenv("ACT_NEWPID") && getenv("ACT_NEWPID_AT"))
+				g = grandchild_at(
+					strcmp(getenv("ACT_NEWPID_AT"), "self")
+						? atol(getenv("ACT_NEWPID_AT"))
+						: (long)self);
 			/* ACT_CHILD_SLEEP ms: a consumer may find it first */
 			if (getenv("ACT_CHILD_SLEEP"))
 				usleep((useconds_t)atoi(
@@ -212,6 +254,8 @@ int main(int argc, char **argv)
 				unsetenv("ACT_CHILD_EXEC");
 				execv("/proc/self/exe", av);
 			}
+			if (g)
+				waitpid(g, NULL, 0);
 			_exit(0);
 		}
 		waitpid(c, NULL, 0);

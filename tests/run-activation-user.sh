@@ -70,7 +70,9 @@
 #    namespace (every hit, its pid as the kernel path's), a fork child
 #    forked into a new one and its child at a pid free here (their hits
 #    under their pids here, which the recorder's claim lets dtrace map),
-#    one at the target's own pid (not the owner: no plan run); an exec chain
+#    one at the target's own pid (not the owner: no plan run), a child
+#    gone before dtrace read it and threads that could not stat their
+#    pid namespace (ignored, said); an exec chain
 #    mixing both;
 #    a glob's probe there, armed for its process alone;
 #  - refusals, with the reason and no tracing: uid (no ids taken at the hit),
@@ -1264,6 +1266,50 @@ if unshare -p -f true 2>/dev/null; then
 	expect_eq "owner's pid, new namespace: the process's exit status" 0 $?
 	expect_eq "owner's pid, new namespace: the grandchild at the target's pid" \
 		"grandchild $ap 1000" "$(grep '^grandchild' ns.app)"
+	forget_pid $ap
+	# the child gone before dtrace read its segment (dtrace stopped
+	# meanwhile, less than the recorder's second): not found here, so
+	# its hits ignored, said (before: ignored for its ppid 0)
+	rm -f go
+	ACT_NEWPID=1 ACT_CHILD_SLEEP=100 ACT_WAIT=$tmp/go \
+		./act 1000 2 1 300 >ns.app 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	au_started $ap
+	"$DTRACE" -w -q -x activation=user -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); } $prog" >r.out 2>r.err &
+	dp=$!
+	bg_pids="$bg_pids $dp"
+	wait_until 100 test -e go
+	kill -STOP $dp
+	wait_until 50 grep -q '^child' ns.app
+	wait_until 50 test ! -s "/proc/$ap/task/$ap/children"
+	kill -CONT $dp
+	wait $dp || fail "gone, new namespace: $(cat r.err)"
+	expect_eq "gone, new namespace: the parent's hits" \
+		"hits 1 0 2000" "$(grep . r.out | paste -sd'|')"
+	expect_eq "gone, new namespace: the child's, ignored and said" \
+		"dtrace: 1000 records ignored: written in another pid namespace by a process gone before dtrace read them" \
+		"$(cat r.err)"
+	au_wait $ap
+	forget_pid $ap
+	# threads whose claim cannot stat /proc/self/ns/pid (ACT_SECCOMP_NS:
+	# a filter since arming): their hits ignored, said with the errno,
+	# for their pids could be another namespace's (before: counted)
+	rm -f go
+	ACT_SECCOMP_NS=1 ACT_WAIT=$tmp/go ./act 1000 2 0 >ns.app 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	au_started $ap
+	"$DTRACE" -w -q -x activation=user -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); } $prog" >r.out 2>r.err ||
+		fail "namespace not said: $(cat r.err)"
+	expect_eq "namespace not said: no hit counted" "" "$(grep . r.out)"
+	expect_eq "namespace not said: ignored, said with the errno" \
+		"dtrace: 2000 records ignored: their thread's pid namespace could not be read (/proc/self/ns/pid: Operation not permitted)" \
+		"$(cat r.err)"
+	au_wait $ap
+	expect_eq "namespace not said: the process's exit status" 0 $?
 	forget_pid $ap
 else
 	echo "pid namespaces: not tested (unshare -p -f fails here)" >&2

@@ -33,19 +33,25 @@
  * pid X of the new namespace (ns_last_pid), or at the parent's pid here,
  * which fires N hits (arguments + 2000000), prints "grandchild X N" and
  * waits as ACT_CHILD_WAIT says; the child reaps it before it exits.
+ * ACT_SECCOMP_NS set: after ACT_WAIT's wait, a seccomp filter makes
+ * newfstatat() fail with EPERM (a thread's claim cannot stat its pid
+ * namespace), then it fires.
  *
  *	act N T FORK [MS]
  */
 #define _GNU_SOURCE /* unshare(), CLONE_NEWPID */
+#include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -203,6 +209,21 @@ int main(int argc, char **argv)
 	if (getenv("ACT_WAIT"))
 		while (access(getenv("ACT_WAIT"), F_OK) != 0)
 			usleep(1000);
+	if (getenv("ACT_SECCOMP_NS")) {
+		struct sock_filter f[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				 offsetof(struct seccomp_data, nr)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_newfstatat, 0,
+				 1),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog fp = {4, f};
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp) < 0)
+			return 3;
+	}
 	if (getenv("ACT_SCRIBBLE")) {
 		ACT_HIT(0, 0); /* this thread's segment, before the child */
 		scribble();

@@ -1271,7 +1271,7 @@ if unshare -p -f true 2>/dev/null; then
 	# meanwhile, less than the recorder's second): not found here, so
 	# its hits ignored, said (before: ignored for its ppid 0)
 	rm -f go
-	ACT_NEWPID=1 ACT_CHILD_SLEEP=100 ACT_WAIT=$tmp/go \
+	ACT_NEWPID=1 ACT_CHILD_SLEEP=200 ACT_WAIT=$tmp/go \
 		./act 1000 2 1 300 >ns.app 2>&1 &
 	ap=$!
 	bg_pids="$bg_pids $ap"
@@ -1280,10 +1280,17 @@ if unshare -p -f true 2>/dev/null; then
 	BEGIN { system(\"touch $tmp/go\"); } $prog" >r.out 2>r.err &
 	dp=$!
 	bg_pids="$bg_pids $dp"
-	wait_until 100 test -e go
+	# stopped within 10 ms of BEGIN, before the child's 200 ms sleep
+	# ends, and let go 20 ms after it is reaped
+	n=0
+	while [ ! -e go ] && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
 	kill -STOP $dp
-	wait_until 50 grep -q '^child' ns.app
-	wait_until 50 test ! -s "/proc/$ap/task/$ap/children"
+	n=0
+	while { ! grep -q '^child' ns.app ||
+		[ -s "/proc/$ap/task/$ap/children" ]; } && [ $n -lt 250 ]; do
+		sleep 0.02
+		n=$((n + 1))
+	done
 	kill -CONT $dp
 	wait $dp || fail "gone, new namespace: $(cat r.err)"
 	expect_eq "gone, new namespace: the parent's hits" \

@@ -1188,9 +1188,10 @@ if unshare -p -f true 2>/dev/null; then
 	expect_eq "pid namespace: the process's exit status" 0 $?
 	forget_pid $up
 	# the child (pid 1 there) and a grandchild at a pid X of the new
-	# namespace that is free here, both alive while dtrace reads: each
-	# recorder says its namespace at its claim, and dtrace maps it to the
-	# process's pid here through /proc, as the kernel path counts it
+	# namespace that is free here (2 threads), all alive while dtrace
+	# reads: each recorder says its namespace at its claim, and dtrace
+	# maps it to the process's pid here through /proc, as the kernel
+	# path counts it
 	# (before: the child's ignored, said; the grandchild's counted as pid
 	# X's, taken on its word)
 	x=30001
@@ -1220,10 +1221,10 @@ if unshare -p -f true 2>/dev/null; then
 	wait $dp || fail "new pid namespace: $(cat r.err)"
 	touch cgo
 	expect_eq "new pid namespace: every hit, none as pid 1's or X's" \
-		"hits 0 0 0 0 1000|hits 0 0 0 1 1000|hits 1 0 0 0 2000" \
+		"hits 0 0 0 0 1000|hits 0 0 0 1 2000|hits 1 0 0 0 2000" \
 		"$(grep '^hits' r.out | sort | paste -sd'|')"
 	expect_eq "new pid namespace: the child's and grandchild's pids here" \
-		"$(printf 'pid %s 0 1000\npid %s 1 1000\n' "$kid" "$gkid" |
+		"$(printf 'pid %s 0 1000\npid %s 1 2000\n' "$kid" "$gkid" |
 			sort | paste -sd'|')" \
 		"$(grep '^pid' r.out | grep -v "^pid $ap " | sort | paste -sd'|')"
 	# (but the semaphores of a child alive at the end forked within the
@@ -1235,11 +1236,11 @@ if unshare -p -f true 2>/dev/null; then
 	expect_eq "new pid namespace: the child was pid 1 there" \
 		"child 1 1000" "$(grep '^child' ns.app)"
 	expect_eq "new pid namespace: the grandchild was pid X there" \
-		"grandchild $x 1000" "$(grep '^grandchild' ns.app)"
+		"grandchild $x 2000" "$(grep '^grandchild' ns.app)"
 	forget_pid $ap
 	# the grandchild at the target's own pid (in the new namespace): not
 	# the owner, so it runs no plan and its hits are its own, here
-	# (before: "hits 1 3000", the target's plans run for it)
+	# (before: "hits 1 4000", the target's plans run for it)
 	rm -f go cgo
 	ACT_NEWPID=1 ACT_NEWPID_AT=self ACT_CHILD_WAIT=$tmp/cgo \
 		ACT_WAIT=$tmp/go ./act 1000 2 1 >ns.app 2>&1 &
@@ -1259,13 +1260,13 @@ if unshare -p -f true 2>/dev/null; then
 	wait $dp || fail "owner's pid, new namespace: $(cat r.err)"
 	touch cgo
 	expect_eq "owner's pid, new namespace: the target's, the others'" \
-		"hits 0 2000|hits 1 2000" "$(grep '^hits' r.out | sort | paste -sd'|')"
+		"hits 0 3000|hits 1 2000" "$(grep '^hits' r.out | sort | paste -sd'|')"
 	expect_grep "owner's pid, new namespace: planned in the process" \
 		'^dtrace: 1 clause aggregated in the process$' r.err
 	au_wait $ap
 	expect_eq "owner's pid, new namespace: the process's exit status" 0 $?
 	expect_eq "owner's pid, new namespace: the grandchild at the target's pid" \
-		"grandchild $ap 1000" "$(grep '^grandchild' ns.app)"
+		"grandchild $ap 2000" "$(grep '^grandchild' ns.app)"
 	forget_pid $ap
 	# the child gone before dtrace read its segment (dtrace stopped
 	# meanwhile, less than the recorder's second): not found here, so

@@ -145,6 +145,11 @@ struct ip_proc {
 	uint64_t ns_fail;	/* records whose thread could not say its
 				   pid namespace, ignored */
 	int ns_errno;		/* ... the last such thread's errno */
+	struct {		/* the last segment of another pid namespace
+				   mapped here (ip_seg_whose()) */
+		uint64_t dev, ino;
+		pid_t nspid, pid;
+	} ns_last;
 	/*
 	 * its fork children watched for an exec (ip_exec_handover()), from
 	 * known[] up to kids_from; the arena's address in them and the

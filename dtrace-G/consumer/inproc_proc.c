@@ -513,7 +513,9 @@ static pid_t ns_task(pid_t pid, pid_t nstid)
  * way there (0, a parent outside it: P's parent here), and that
  * parent's parent here, so the fork tree learns a line it never saw.
  * A thread that could not stat its namespace: ignored (a pid that
- * names a live task here is the imposter's case exactly).
+ * names a live task here is the imposter's case exactly).  The process
+ * the last such segment was mapped to is tried first (a thread of the
+ * same process), each test made again, before a pass over /proc.
  */
 void ip_seg_whose(const struct inproc *ip, struct ip_proc *ipp,
 		  const struct usdt_seg *s, struct ip_segid *sid,
@@ -543,9 +545,19 @@ void ip_seg_whose(const struct inproc *ip, struct ip_proc *ipp,
 	/* its first record on the boot clock, as a process's start */
 	at = first_ns + ip_boot_ns() - now_ns(CLOCK_MONOTONIC);
 	sid->state = IP_SEG_GONE;
-	if (!(p = ns_find(dev, ino, (pid_t)s->pid, at)) ||
-	    !(t = ns_task(p, (pid_t)s->tid)))
+	/* the process the last such segment found, checked: its threads */
+	p = ipp->ns_last.pid;
+	if (!p || ipp->ns_last.dev != dev || ipp->ns_last.ino != ino ||
+	    ipp->ns_last.nspid != (pid_t)s->pid ||
+	    ns_own_pid(p, "status") != (pid_t)s->pid ||
+	    !ns_holds(p, dev, ino, at))
+		p = ns_find(dev, ino, (pid_t)s->pid, at);
+	if (!p || !(t = ns_task(p, (pid_t)s->tid)))
 		return;
+	ipp->ns_last.dev = dev;
+	ipp->ns_last.ino = ino;
+	ipp->ns_last.nspid = (pid_t)s->pid;
+	ipp->ns_last.pid = p;
 	sid->pid = p;
 	sid->tid = t;
 	sid->ppid = s->ppid ? ns_find(dev, ino, (pid_t)s->ppid, at)

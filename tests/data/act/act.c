@@ -31,8 +31,9 @@
  * child is pid 1 of a new pid namespace (its getppid() 0).
  * ACT_NEWPID_AT=X|self with it: that child first makes a grandchild at
  * pid X of the new namespace (ns_last_pid), or at the parent's pid here,
- * which fires N hits (arguments + 2000000), prints "grandchild X N" and
- * waits as ACT_CHILD_WAIT says; the child reaps it before it exits.
+ * which fires N hits in each of 2 threads (arguments + 2000000), prints
+ * "grandchild X 2N" and waits, its threads alive, as ACT_CHILD_WAIT
+ * says; the child reaps it before it exits.
  * ACT_SECCOMP_NS set: after ACT_WAIT's wait, a seccomp filter makes
  * newfstatat() fail with EPERM (a thread's claim cannot stat its pid
  * namespace), then it fires.
@@ -60,6 +61,8 @@
 #include "arena.h" /* drti/: the layout a hostile child writes */
 
 static long n;
+static int linger; /* fire()'s threads wait for ACT_CHILD_WAIT's file */
+static int fired;  /* ... and count here that they fired first */
 
 long actl_fire(long i); /* libactl.so */
 
@@ -71,6 +74,12 @@ static void *fire(void *arg)
 		ACT_HIT((int)(i % 100), base + i * 3 - 7);
 		if (i % 10 == 0) /* the library's probe, a tenth as often */
 			(void)actl_fire(i);
+	}
+	if (linger) {
+		__atomic_fetch_add(&fired, 1, __ATOMIC_RELEASE);
+		while (getenv("ACT_CHILD_WAIT") &&
+		       access(getenv("ACT_CHILD_WAIT"), F_OK))
+			usleep(1000);
 	}
 	return NULL;
 }
@@ -128,7 +137,8 @@ static void await_segments(unsigned t)
 /*
  * A grandchild at pid x of this process's pid namespace (ACT_NEWPID_AT:
  * this process is pid 1 of a new one, alone there), which fires n hits
- * and waits for ACT_CHILD_WAIT's file; its pid, or exit 4.
+ * in each of 2 threads, which wait for ACT_CHILD_WAIT's file (alive
+ * while dtrace reads); its pid, or exit 4.
  */
 static pid_t grandchild_at(long x)
 {
@@ -141,14 +151,19 @@ static pid_t grandchild_at(long x)
 	}
 	g = fork();
 	if (g == 0) {
+		pthread_t th[2];
+
 		if (getpid() != (pid_t)x)
 			_exit(4);
-		fire((void *)2000000);
-		printf("grandchild %d %ld\n", (int)getpid(), n);
+		linger = 1; /* its threads alive until the file: dtrace reads */
+		for (int i = 0; i < 2; i++)
+			pthread_create(&th[i], NULL, fire, (void *)2000000);
+		while (__atomic_load_n(&fired, __ATOMIC_ACQUIRE) < 2)
+			usleep(1000);
+		printf("grandchild %d %ld\n", (int)getpid(), 2 * n);
 		fflush(stdout);
-		if (getenv("ACT_CHILD_WAIT"))
-			while (access(getenv("ACT_CHILD_WAIT"), F_OK))
-				usleep(1000);
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
 		_exit(0);
 	}
 	if (g != (pid_t)x)

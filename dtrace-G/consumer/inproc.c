@@ -252,17 +252,58 @@ static uint64_t ring_records(const struct usdt_slot *slots, uint32_t nslots,
 }
 
 /*
+ * Segment i of ipp: its header, the first record waiting (tail to head:
+ * when it was written, CLOCK_MONOTONIC; none, or nonsense, false).
+ */
+static struct usdt_seg *seg_at(const struct inproc *ip,
+			       const struct ip_proc *ipp, uint32_t i)
+{
+	return (struct usdt_seg *)(ipp->map + USDT_ARENA_HDR +
+				   (size_t)i * ip->seg_size);
+}
+
+static bool seg_first(const struct inproc *ip, const struct ip_proc *ipp,
+		      uint32_t i, uint64_t *t)
+{
+	const struct usdt_seg *s = seg_at(ip, ipp, i);
+	const struct usdt_slot *slots =
+		(const struct usdt_slot *)((const uint8_t *)s + USDT_SEG_HDR);
+	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = ipp->tails[i];
+
+	if (head == tail || head < tail || head - tail > ip->nslots)
+		return false;
+	*t = tsc_to_ns(ip, slots[tail & (ip->nslots - 1)].tsc);
+	return true;
+}
+
+/*
  * A segment of a pid not the owner's, not told yet: a fork child, told
  * the fork tree (lin_fork()) under its parent (sid->ppid, 0: the
- * owner).  A child of another pid namespace mapped here whose parent
- * the tree has not been told (a process of that namespace that fired
- * nothing: pid 1 there, say) is told first, under its own parent here
- * (sid->gppid), or the owner's.  t: just before its first record.
+ * owner), born just before the first record waiting in any of its
+ * segments (t, or an earlier one: a thread's hit may be timed before
+ * another's that claimed first).  A child of another pid namespace
+ * mapped here whose parent the tree has not been told (a process of
+ * that namespace that fired nothing: pid 1 there, say) is told first,
+ * under its own parent here (sid->gppid), or the owner's.
  */
 static void seg_fork(struct consumer *c, struct ip_proc *ipp,
-		     const struct ip_segid *sid, uint64_t t)
+		     const struct ip_segid *sid, uint64_t t, uint32_t nseg)
 {
 	pid_t pp = sid->ppid > 0 ? sid->ppid : ipp->pid;
+
+	for (uint32_t j = 0; j < nseg; j++) {
+		const struct ip_segid *o = &ipp->segid[j];
+		uint64_t tj;
+
+		if (o->pid == sid->pid &&
+		    (o->state == IP_SEG_OLD || o->state == IP_SEG_OURS ||
+		     o->state == IP_SEG_MAPPED) &&
+		    __atomic_load_n(&seg_at(c->ip, ipp, j)->ready,
+				    __ATOMIC_ACQUIRE) &&
+		    seg_first(c->ip, ipp, j, &tj) && tj - 1 < t)
+			t = tj - 1;
+	}
 
 	if (sid->state == IP_SEG_MAPPED && pp != ipp->pid) {
 		bool known = false;
@@ -292,10 +333,20 @@ void ip_drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 
 	if (nseg > IP_NSEG)
 		nseg = IP_NSEG;
+	/* whose each segment is, first: a child's threads found together */
 	for (uint32_t i = 0; i < nseg && !c->read_more; i++) {
-		struct usdt_seg *s =
-			(struct usdt_seg *)(ipp->map + USDT_ARENA_HDR +
-					    (size_t)i * ip->seg_size);
+		struct usdt_seg *s = seg_at(ip, ipp, i);
+		uint64_t t0;
+
+		if (ipp->segid[i].state == IP_SEG_NEW &&
+		    __atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
+			ip_seg_whose(ip, ipp, s, &ipp->segid[i],
+				     seg_first(ip, ipp, i, &t0)
+					     ? t0
+					     : now_ns(CLOCK_MONOTONIC));
+	}
+	for (uint32_t i = 0; i < nseg && !c->read_more; i++) {
+		struct usdt_seg *s = seg_at(ip, ipp, i);
 		const struct usdt_slot *slots =
 			(const struct usdt_slot *)((uint8_t *)s + USDT_SEG_HDR);
 		struct ip_segid *sid = &ipp->segid[i];
@@ -336,7 +387,7 @@ void ip_drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 			    ip_seg_alien(ipp, pid, (pid_t)s->ppid))
 				lost = &ipp->alien;
 			if (!known && !lost)
-				seg_fork(c, ipp, sid, t0 - 1);
+				seg_fork(c, ipp, sid, t0 - 1, nseg);
 		}
 		if (lost) {
 			/* not this pid's, or not known whose: ignored, said */

@@ -1368,10 +1368,15 @@ void ip_seg_giveback(struct consumer *c, struct ip_proc *ipp)
 		/*
 		 * Its thread by its numbers here (ip_seg_whose(), decided
 		 * at its first read; not yet: kept): one of another
-		 * namespace as mapped, gone when it was not found; one
-		 * that could not say its namespace never.
+		 * namespace as mapped, gone when it was not found and no
+		 * process holds its pid there now; one that could not say
+		 * its namespace never.
 		 */
 		if (sid->state == IP_SEG_NEW || sid->state == IP_SEG_NSFAIL)
+			continue;
+		/* a process that holds its pid there now may be its writer */
+		if (sid->state == IP_SEG_GONE &&
+		    ns_find(s->nsdev, s->nsino, (pid_t)s->pid, ip_boot_ns()))
 			continue;
 		pid = sid->pid;
 		tid = sid->tid;

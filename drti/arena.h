@@ -51,7 +51,7 @@
 #include <stdint.h>
 
 #define USDT_ARENA_MAGIC UINT64_C(0x31616e6572615355) /* "USarena1" */
-#define USDT_ARENA_VERSION 3
+#define USDT_ARENA_VERSION 4
 #define USDT_ARENA_HDR 4096u
 #define USDT_SEG_HDR 128u
 #define USDT_REC_ARGS 6 /* rdi, rsi, rdx, rcx, r8, r9 */
@@ -89,6 +89,8 @@ struct usdt_arena {
 	uint32_t specs; /* 1: the site hash names copy specs */
 	uint32_t pad3;
 	uint64_t spec_off; /* the spec area, from the arena's start */
+	/* the owner's pid namespace (version 4, below; 0: not said) */
+	uint64_t own_nsdev, own_nsino;
 };
 
 /*
@@ -177,11 +179,29 @@ struct usdt_seg {
 	uint32_t own;		 /* pid is the arena's owner: runs plans */
 	uint32_t aused;		 /* entries of its hash taken */
 	uint32_t given;		 /* 1: given back by the consumer (below) */
-	uint32_t pad2;
-	uint64_t pad0[2];
+	uint32_t nsst;		 /* USDT_NS_*: its pid namespace (below) */
+	uint64_t nsdev, nsino;	 /* ... that namespace's nsfs inode */
 	uint64_t tail; /* records read (the consumer's), own line */
 	uint64_t pad1[7];
 };
+
+/*
+ * Pid namespaces told at the claim (version 4).  A claiming thread
+ * stats /proc/self/ns/pid (one newfstatat, the link followed to the
+ * namespace's nsfs inode) and writes the pair before ready: nsst
+ * USDT_NS_KNOWN with nsdev and nsino, or USDT_NS_FAILED with the
+ * call's errno in nsdev.  nsst 0: not written (a recorder of version 3,
+ * or given back since).  The consumer takes the segment's pid and tid
+ * as its own only when nsst says dtrace's namespace; another's it maps
+ * to the process's numbers here through /proc, or ignores, said.  The
+ * owner test: a thread runs plans (own) only when its pid is owner and
+ * its namespace own_nsdev/own_nsino (which the consumer writes from
+ * /proc/OWNER/ns/pid; 0 there, a consumer of version 3: pid alone), so
+ * a process of a new namespace whose pid there is the owner's here is
+ * no owner.
+ */
+#define USDT_NS_KNOWN 1
+#define USDT_NS_FAILED 2
 
 /* One hit: where (the site's address), when (TSC), the six registers. */
 struct usdt_slot {

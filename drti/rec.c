@@ -26,7 +26,9 @@
  * the thread's segment in a TLS slot, claiming one at its first hit (one
  * atomic add,
  * and the only system calls the recorder makes but the copies below:
- * getpid, gettid and getppid, once per thread and arena, none of which
+ * getpid, a newfstatat of /proc/self/ns/pid (its pid namespace, said in
+ * the segment: arena.h, version 4; it decides the owner test too),
+ * gettid and getppid, once per thread and arena, none of which
  * blocks); writes one 64-byte record into the ring (more with copies,
  * below) and publishes it with a release store of head.  With no
  * fresh segment left, a claim takes one dtrace gave back (its thread
@@ -156,6 +158,8 @@ static KEPT const char __usdt_name[] = "usdt-arena";
 
 /* found by dtrace: this drti.o asks to be armed at its dlopen() */
 static KEPT const char __usdt_dlask[] = "dlopen";
+/* what a claim stats: its thread's pid namespace (arena.h, version 4) */
+static const char rec_ns_path[] = "/proc/self/ns/pid";
 
 static __thread struct {
 	struct usdt_seg *seg;
@@ -475,10 +479,11 @@ REC_INLINE int rec_plan(struct usdt_seg *s, uint8_t *ag,
  * read: arena.h) that this process may take, taken (given 1 to 0, by
  * compare-and-swap); nseg when there is none.  One that ran plans for
  * another process keeps that process's aggregation slots: only a
- * thread of the same process takes it.
+ * thread of the same process takes it, one that passed the owner test
+ * (may_own: the owner's pid in the owner's pid namespace).
  */
 REC_INLINE uint32_t rec_reclaim(uint64_t ar, uint64_t alen, uint32_t nseg,
-				uint64_t ssz, uint32_t pid)
+				uint64_t ssz, uint32_t pid, int may_own)
 {
 	for (uint32_t i = 0; i < nseg; i++) {
 		uint64_t off = USDT_ARENA_HDR + (uint64_t)i * ssz;
@@ -490,7 +495,8 @@ REC_INLINE uint32_t rec_reclaim(uint64_t ar, uint64_t alen, uint32_t nseg,
 		s = (struct usdt_seg *)(uintptr_t)(ar + off);
 		if (__atomic_load_n(&s->given, __ATOMIC_ACQUIRE) == 1 &&
 		    (!__atomic_load_n(&s->own, __ATOMIC_RELAXED) ||
-		     __atomic_load_n(&s->pid, __ATOMIC_RELAXED) == pid) &&
+		     (may_own &&
+		      __atomic_load_n(&s->pid, __ATOMIC_RELAXED) == pid)) &&
 		    __atomic_compare_exchange_n(&s->given, &one, 0, 0,
 						__ATOMIC_ACQ_REL,
 						__ATOMIC_RELAXED))
@@ -686,13 +692,26 @@ static REC_NO_BUILTIN void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2,
 		uint32_t i = __atomic_load_n(&h->next_seg, __ATOMIC_RELAXED);
 		uint64_t ssz = __atomic_load_n(&h->seg_size, __ATOMIC_RELAXED);
 		uint32_t pid = (uint32_t)rec_syscall0(SYS_getpid);
+		uint64_t ownino =
+			__atomic_load_n(&h->own_nsino, __ATOMIC_RELAXED);
+		struct stat nst; /* here, not in a helper: rec_end */
+		long nsr = rec_syscall6(SYS_newfstatat, AT_FDCWD,
+					(long)(uintptr_t)rec_ns_path,
+					(long)(uintptr_t)&nst, 0, 0, 0);
+		int may_own =
+			h->aplans && pid == h->owner &&
+			(!ownino ||
+			 (nsr == 0 && (uint64_t)nst.st_ino == ownino &&
+			  (uint64_t)nst.st_dev ==
+				  __atomic_load_n(&h->own_nsdev,
+						  __ATOMIC_RELAXED)));
 
 		/* a fresh segment; none left: one given back (arena.h) */
 		if (i < nseg)
 			i = __atomic_fetch_add(&h->next_seg, 1,
 					       __ATOMIC_RELAXED);
 		if (i >= nseg)
-			i = rec_reclaim(ar, alen, nseg, ssz, pid);
+			i = rec_reclaim(ar, alen, nseg, ssz, pid, may_own);
 		soff = USDT_ARENA_HDR + (uint64_t)i * ssz;
 		if (i >= nseg || !REC_IN(soff, USDT_SEG_HDR)) {
 			__atomic_fetch_add(&h->noseg, 1, __ATOMIC_RELAXED);
@@ -702,7 +721,11 @@ static REC_NO_BUILTIN void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2,
 		s->pid = pid;
 		s->tid = (uint32_t)rec_syscall0(SYS_gettid);
 		s->ppid = (uint32_t)rec_syscall0(SYS_getppid);
-		s->own = h->aplans && s->pid == h->owner;
+		s->own = (uint32_t)may_own;
+		/* its pid namespace, said (arena.h, version 4) */
+		s->nsdev = nsr == 0 ? (uint64_t)nst.st_dev : (uint64_t)-nsr;
+		s->nsino = nsr == 0 ? (uint64_t)nst.st_ino : 0;
+		s->nsst = nsr == 0 ? USDT_NS_KNOWN : USDT_NS_FAILED;
 		__atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
 		rec_slot.seg = s;
 		rec_slot.gen = h->gen;
@@ -898,6 +921,9 @@ __asm__(".pushsection .text\n"
 	"\tret $128\n"
 	".size __usdt_sysret, . - __usdt_sysret\n"
 	".popsection\n");
+_Static_assert(sizeof(struct usdt_seg) == USDT_SEG_HDR &&
+		       __builtin_offsetof(struct usdt_seg, tail) == 64,
+	       "the segment's header: tail on its own line");
 _Static_assert(USDT_SYS_RED == 128 && USDT_SYS_WORDS == 11 &&
 		       USDT_SYS_RIP == 10,
 	       "__usdt_sysret's tail pops arena.h's frame");

@@ -68,7 +68,11 @@
 #    for an injected call) go to the kernel path: the kernel path's
 #    output, which probe went where (-v); a process in another pid
 #    namespace (every hit, its pid as the kernel path's), a fork child
-#    forked into a new one (its records ignored, said); an exec chain
+#    forked into a new one and its child at a pid free here (their hits
+#    under their pids here, which the recorder's claim lets dtrace map),
+#    one at the target's own pid (not the owner: no plan run), a child
+#    gone before dtrace read it and threads that could not stat their
+#    pid namespace (ignored, said); an exec chain
 #    mixing both;
 #    a glob's probe there, armed for its process alone;
 #  - refusals, with the reason and no tracing: uid (no ids taken at the hit),
@@ -1158,10 +1162,8 @@ expect_eq "seccomp: the process's exit status" 0 $?
 forget_pid $ap
 # a process in another pid namespace (unshare -p -f), whose getpid() is
 # not the pid dtrace sees, goes to the kernel path whole, said under -v:
-# every hit under its pid, as the kernel path counts it; a fork child
-# forked into a new pid namespace (ACT_NEWPID: pid 1 there, which names
-# init here): its records ignored, said, never counted as pid 1's (before:
-# the target's hits counted as another pid's, the child's as pid 1's)
+# every hit under its pid, as the kernel path counts it; fork children in
+# a new pid namespace: below
 prog='act*:::hit { @h[pid == $target, pid == 1] = count(); }
 END { printa("hits %d %d %@d\n", @h); }'
 if unshare -p -f true 2>/dev/null; then
@@ -1185,23 +1187,137 @@ if unshare -p -f true 2>/dev/null; then
 	au_wait $up
 	expect_eq "pid namespace: the process's exit status" 0 $?
 	forget_pid $up
+	# the child (pid 1 there) and a grandchild at a pid X of the new
+	# namespace that is free here (2 threads), all alive while dtrace
+	# reads: each recorder says its namespace at its claim, and dtrace
+	# maps it to the process's pid here through /proc, as the kernel
+	# path counts it
+	# (before: the child's ignored, said; the grandchild's counted as pid
+	# X's, taken on its word)
+	x=30001
+	while [ -e "/proc/$x" ] && [ $x -lt 32000 ]; do x=$((x + 7)); done
+	rm -f go cgo
+	ACT_NEWPID=1 ACT_NEWPID_AT=$x ACT_CHILD_WAIT=$tmp/cgo \
+		ACT_WAIT=$tmp/go ./act 1000 2 1 >ns.app 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	au_started $ap
+	"$DTRACE" -w -q -x activation=user -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); }
+	act*:::hit { @h[pid == \$target, pid == 1, pid == $x,
+	    arg1 > 1500000] = count(); @p[pid, arg1 > 1500000] = count(); }
+	END { printa(\"hits %d %d %d %d %@d\\n\", @h);
+	    printa(\"pid %d %d %@d\\n\", @p); }" >r.out 2>r.err &
+	dp=$!
+	bg_pids="$bg_pids $dp"
+	wait_until 300 grep -q '^child' ns.app
+	wait_until 50 grep -q '^grandchild' ns.app
+	kid=$(cat "/proc/$ap/task/$ap/children" 2>/dev/null)
+	kid=${kid% }
+	gkid=$(cat "/proc/$kid/task/$kid/children" 2>/dev/null)
+	gkid=${gkid% }
+	sleep 0.2
+	kill -INT $dp
+	wait $dp || fail "new pid namespace: $(cat r.err)"
+	touch cgo
+	expect_eq "new pid namespace: every hit, none as pid 1's or X's" \
+		"hits 0 0 0 0 1000|hits 0 0 0 1 2000|hits 1 0 0 0 2000" \
+		"$(grep '^hits' r.out | sort | paste -sd'|')"
+	expect_eq "new pid namespace: the child's and grandchild's pids here" \
+		"$(printf 'pid %s 0 1000\npid %s 1 2000\n' "$kid" "$gkid" |
+			sort | paste -sd'|')" \
+		"$(grep '^pid' r.out | grep -v "^pid $ap " | sort | paste -sd'|')"
+	# (but the semaphores of a child alive at the end forked within the
+	# clock tick of their raise, inproc_reap.c's inherited_semas())
+	expect_eq "new pid namespace: nothing said" "" \
+		"$(grep -v 'semaphores its parent raised stay up' r.err)"
+	au_wait $ap
+	expect_eq "new pid namespace: the process's exit status" 0 $?
+	expect_eq "new pid namespace: the child was pid 1 there" \
+		"child 1 1000" "$(grep '^child' ns.app)"
+	expect_eq "new pid namespace: the grandchild was pid X there" \
+		"grandchild $x 2000" "$(grep '^grandchild' ns.app)"
+	forget_pid $ap
+	# the grandchild at the target's own pid (in the new namespace): not
+	# the owner, so it runs no plan and its hits are its own, here
+	# (before: "hits 1 4000", the target's plans run for it)
+	rm -f go cgo
+	ACT_NEWPID=1 ACT_NEWPID_AT=self ACT_CHILD_WAIT=$tmp/cgo \
+		ACT_WAIT=$tmp/go ./act 1000 2 1 >ns.app 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	au_started $ap
+	"$DTRACE" -v -w -q -x activation=user -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); }
+	act*:::hit { @h[pid == \$target] = count(); }
+	END { printa(\"hits %d %@d\\n\", @h); }" >r.out 2>r.err &
+	dp=$!
+	bg_pids="$bg_pids $dp"
+	wait_until 300 grep -q '^child' ns.app
+	wait_until 50 grep -q '^grandchild' ns.app
+	sleep 0.2
+	kill -INT $dp
+	wait $dp || fail "owner's pid, new namespace: $(cat r.err)"
+	touch cgo
+	expect_eq "owner's pid, new namespace: the target's, the others'" \
+		"hits 0 3000|hits 1 2000" "$(grep '^hits' r.out | sort | paste -sd'|')"
+	expect_grep "owner's pid, new namespace: planned in the process" \
+		'^dtrace: 1 clause aggregated in the process$' r.err
+	au_wait $ap
+	expect_eq "owner's pid, new namespace: the process's exit status" 0 $?
+	expect_eq "owner's pid, new namespace: the grandchild at the target's pid" \
+		"grandchild $ap 2000" "$(grep '^grandchild' ns.app)"
+	forget_pid $ap
+	# the child gone before dtrace read its segment (dtrace stopped
+	# meanwhile, less than the recorder's second): not found here, so
+	# its hits ignored, said (before: ignored for its ppid 0)
 	rm -f go
-	ACT_NEWPID=1 ACT_WAIT=$tmp/go ./act 1000 2 1 >ns.app 2>&1 &
+	ACT_NEWPID=1 ACT_CHILD_SLEEP=200 ACT_WAIT=$tmp/go \
+		./act 1000 2 1 300 >ns.app 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	au_started $ap
+	"$DTRACE" -w -q -x activation=user -p $ap -n "
+	BEGIN { system(\"touch $tmp/go\"); } $prog" >r.out 2>r.err &
+	dp=$!
+	bg_pids="$bg_pids $dp"
+	# stopped within 10 ms of BEGIN, before the child's 200 ms sleep
+	# ends, and let go 20 ms after it is reaped
+	n=0
+	while [ ! -e go ] && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
+	kill -STOP $dp
+	n=0
+	while { ! grep -q '^child' ns.app ||
+		[ -s "/proc/$ap/task/$ap/children" ]; } && [ $n -lt 250 ]; do
+		sleep 0.02
+		n=$((n + 1))
+	done
+	kill -CONT $dp
+	wait $dp || fail "gone, new namespace: $(cat r.err)"
+	expect_eq "gone, new namespace: the parent's hits" \
+		"hits 1 0 2000" "$(grep . r.out | paste -sd'|')"
+	expect_eq "gone, new namespace: the child's, ignored and said" \
+		"dtrace: 1000 records ignored: written in another pid namespace by a process gone before dtrace read them" \
+		"$(cat r.err)"
+	au_wait $ap
+	forget_pid $ap
+	# threads whose claim cannot stat /proc/self/ns/pid (ACT_SECCOMP_NS:
+	# a filter since arming): their hits ignored, said with the errno,
+	# for their pids could be another namespace's (before: counted)
+	rm -f go
+	ACT_SECCOMP_NS=1 ACT_WAIT=$tmp/go ./act 1000 2 0 >ns.app 2>&1 &
 	ap=$!
 	bg_pids="$bg_pids $ap"
 	au_started $ap
 	"$DTRACE" -w -q -x activation=user -p $ap -n "
 	BEGIN { system(\"touch $tmp/go\"); } $prog" >r.out 2>r.err ||
-		fail "new pid namespace: $(cat r.err)"
-	expect_eq "new pid namespace: the parent's hits, none as pid 1's" \
-		"hits 1 0 2000" "$(grep . r.out | paste -sd'|')"
-	expect_eq "new pid namespace: the child's, ignored and said" \
-		"dtrace: 1000 records ignored: written in another pid namespace (a fork child's pid there names another process here)" \
+		fail "namespace not said: $(cat r.err)"
+	expect_eq "namespace not said: no hit counted" "" "$(grep . r.out)"
+	expect_eq "namespace not said: ignored, said with the errno" \
+		"dtrace: 2000 records ignored: their thread's pid namespace could not be read (/proc/self/ns/pid: Operation not permitted)" \
 		"$(cat r.err)"
 	au_wait $ap
-	expect_eq "new pid namespace: the process's exit status" 0 $?
-	expect_eq "new pid namespace: the child was pid 1 there" \
-		"child 1 1000" "$(grep '^child' ns.app)"
+	expect_eq "namespace not said: the process's exit status" 0 $?
 	forget_pid $ap
 else
 	echo "pid namespaces: not tested (unshare -p -f fails here)" >&2

@@ -47,13 +47,18 @@
  * kernel path's copies (struct d_fire's str[], with strflt and strcut
  * for a copy that faulted or was cut); a copy spec per armed site of a
  * probe whose clauses read argument strings (ip_spec_put(),
- * inproc_plan.c).  A segment of a pid other than
- * the owner's is a fork child (drti.o's fork handler makes it claim its
- * own): lin_fork() tells the tree, whose descriptions then decide
- * whether its hits count, as on the kernel path; unless it is another
- * pid namespace's, whose pid names another process here (ip_seg_alien():
- * its records are ignored, said; a process in another pid namespace
- * itself goes to the kernel path whole, ip_pidns_other()).  Every read also
+ * inproc_plan.c).  Whose a segment is, is decided once per claim
+ * (ip_seg_whose(), inproc_proc.c; arena.h, version 4): its recorder
+ * said its pid namespace at the claim; dtrace's: its pid and tid as
+ * written; another's: mapped to the process's numbers here through
+ * /proc, or, gone before the read or not said, its records ignored,
+ * said; a recorder of version 3 (nsst 0): its numbers, unless
+ * ip_seg_alien() tells them another namespace's.  A segment of a pid
+ * other than the owner's is a fork child (drti.o's fork handler makes
+ * it claim its own): lin_fork() tells the tree (seg_fork()), whose
+ * descriptions then decide whether its hits count, as on the kernel
+ * path (a process in another pid namespace itself goes to the kernel
+ * path whole, ip_pidns_other()).  Every read also
  * writes the heartbeat: the TSC now.  Once three quarters of the
  * segments are claimed, a read also gives back those whose thread has
  * exited and whose records are all read (ip_seg_giveback(),
@@ -155,6 +160,16 @@ static int ip_open(struct consumer *c)
 	}
 	ip->hz = (uint64_t)((unsigned __int128)(ip->tsc1 - ip->tsc0) *
 			    1000000000u / (ip->ns1 - ip->ns0));
+	{
+		/* dtrace's pid namespace, which segments say theirs against */
+		struct stat ns;
+
+		if (stat("/proc/self/ns/pid", &ns) == 0) {
+			ip->ns_ok = true;
+			ip->ns_dev = (uint64_t)ns.st_dev;
+			ip->ns_ino = (uint64_t)ns.st_ino;
+		}
+	}
 	/* a segment per thread: -x bufsize of records, a power of two */
 	while (slots * 2 * sizeof(struct usdt_slot) <= c->rbsize &&
 	       slots < (1u << 24))
@@ -236,6 +251,79 @@ static uint64_t ring_records(const struct usdt_slot *slots, uint32_t nslots,
 	return n;
 }
 
+/*
+ * Segment i of ipp: its header, the first record waiting (tail to head:
+ * when it was written, CLOCK_MONOTONIC; none, or nonsense, false).
+ */
+static struct usdt_seg *seg_at(const struct inproc *ip,
+			       const struct ip_proc *ipp, uint32_t i)
+{
+	return (struct usdt_seg *)(ipp->map + USDT_ARENA_HDR +
+				   (size_t)i * ip->seg_size);
+}
+
+static bool seg_first(const struct inproc *ip, const struct ip_proc *ipp,
+		      uint32_t i, uint64_t *t)
+{
+	const struct usdt_seg *s = seg_at(ip, ipp, i);
+	const struct usdt_slot *slots =
+		(const struct usdt_slot *)((const uint8_t *)s + USDT_SEG_HDR);
+	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = ipp->tails[i];
+
+	if (head == tail || head < tail || head - tail > ip->nslots)
+		return false;
+	*t = tsc_to_ns(ip, slots[tail & (ip->nslots - 1)].tsc);
+	return true;
+}
+
+/*
+ * A segment of a pid not the owner's, not told yet: a fork child, told
+ * the fork tree (lin_fork()) under its parent (sid->ppid, 0: the
+ * owner), born just before the first record waiting in any of its
+ * segments (t, or an earlier one: a thread's hit may be timed before
+ * another's that claimed first).  A child of another pid namespace
+ * mapped here whose parent the tree has not been told (a process of
+ * that namespace that fired nothing: pid 1 there, say) is told first,
+ * under its own parent here (sid->gppid), or the owner's.
+ */
+static void seg_fork(struct consumer *c, struct ip_proc *ipp,
+		     const struct ip_segid *sid, uint64_t t, uint32_t nseg)
+{
+	pid_t pp = sid->ppid > 0 ? sid->ppid : ipp->pid;
+
+	for (uint32_t j = 0; j < nseg; j++) {
+		const struct ip_segid *o = &ipp->segid[j];
+		uint64_t tj;
+
+		if (o->pid == sid->pid &&
+		    (o->state == IP_SEG_OLD || o->state == IP_SEG_OURS ||
+		     o->state == IP_SEG_MAPPED) &&
+		    __atomic_load_n(&seg_at(c->ip, ipp, j)->ready,
+				    __ATOMIC_ACQUIRE) &&
+		    seg_first(c->ip, ipp, j, &tj) && tj - 1 < t)
+			t = tj - 1;
+	}
+
+	if (sid->state == IP_SEG_MAPPED && pp != ipp->pid) {
+		bool known = false;
+
+		for (size_t k = 0; k < ipp->nknown && !known; k++)
+			known = ipp->known[k] == pp;
+		if (!known) {
+			pid_t gp = sid->gppid > 0 ? sid->gppid : ipp->pid;
+
+			if (!c->be_kernel || !lin_forked(c, pp, t))
+				lin_fork(c, gp, pp, pp, t);
+			PUSH(ipp->known, ipp->nknown, pp);
+		}
+	}
+	/* the kernel path's tracker told it first */
+	if (!c->be_kernel || !lin_forked(c, sid->pid, t))
+		lin_fork(c, pp, sid->pid, sid->tid, t);
+	PUSH(ipp->known, ipp->nknown, sid->pid);
+}
+
 /* Every record waiting in ipp's segments into the hits. */
 void ip_drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 {
@@ -245,57 +333,68 @@ void ip_drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 
 	if (nseg > IP_NSEG)
 		nseg = IP_NSEG;
+	/* whose each segment is, first: a child's threads found together */
 	for (uint32_t i = 0; i < nseg && !c->read_more; i++) {
-		struct usdt_seg *s =
-			(struct usdt_seg *)(ipp->map + USDT_ARENA_HDR +
-					    (size_t)i * ip->seg_size);
+		struct usdt_seg *s = seg_at(ip, ipp, i);
+		uint64_t t0;
+
+		if (ipp->segid[i].state == IP_SEG_NEW &&
+		    __atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
+			ip_seg_whose(ip, ipp, s, &ipp->segid[i],
+				     seg_first(ip, ipp, i, &t0)
+					     ? t0
+					     : now_ns(CLOCK_MONOTONIC));
+	}
+	for (uint32_t i = 0; i < nseg && !c->read_more; i++) {
+		struct usdt_seg *s = seg_at(ip, ipp, i);
 		const struct usdt_slot *slots =
 			(const struct usdt_slot *)((uint8_t *)s + USDT_SEG_HDR);
-		uint64_t head, tail = ipp->tails[i];
+		struct ip_segid *sid = &ipp->segid[i];
+		uint64_t head, tail = ipp->tails[i], *lost = NULL, t0;
 		pid_t pid, tid;
 
 		if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
 			continue;
 		head = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
-		pid = (pid_t)s->pid;
-		tid = (pid_t)s->tid;
+		/* the first record waiting, when it was written */
+		t0 = head != tail && head - tail <= ip->nslots
+			     ? tsc_to_ns(ip, slots[tail & (ip->nslots - 1)].tsc)
+			     : now_ns(CLOCK_MONOTONIC);
+		if (sid->state == IP_SEG_NEW) /* whose, once per claim */
+			ip_seg_whose(ip, ipp, s, sid, t0);
+		pid = sid->pid;
+		tid = sid->tid;
 		if (head == tail)
 			continue;
-		if (head < tail || head - tail > ip->nslots || pid <= 0) {
+		if (head < tail || head - tail > ip->nslots || pid <= 0 ||
+		    sid->state == IP_SEG_BAD) {
 			/* the process wrote nonsense: skip what it claims */
 			ipp->corrupt += head > tail ? head - tail : 1;
 			ipp->tails[i] = head;
 			__atomic_store_n(&s->tail, head, __ATOMIC_RELEASE);
 			continue;
 		}
-		if (pid != ipp->pid) {
+		if (sid->state == IP_SEG_GONE)
+			lost = &ipp->ns_gone;
+		else if (sid->state == IP_SEG_NSFAIL)
+			lost = &ipp->ns_fail;
+		if (!lost && pid != ipp->pid) {
 			bool known = false;
 
 			for (size_t k = 0; k < ipp->nknown && !known; k++)
 				known = ipp->known[k] == pid;
-			if (!known && ip_seg_alien(ipp, pid, (pid_t)s->ppid)) {
-				/* another pid namespace's: not this pid's */
-				ipp->alien += ring_records(slots, ip->nslots,
-							   tail, head);
-				ipp->tails[i] = head;
-				__atomic_store_n(&s->tail, head,
-						 __ATOMIC_RELEASE);
-				continue;
-			}
-			if (!known) {
-				pid_t pp = (pid_t)s->ppid;
-				uint64_t t0 =
-					tsc_to_ns(ip,
-						  slots[tail & (ip->nslots - 1)]
-							  .tsc) -
-					1;
-
-				/* the kernel path's tracker told it first */
-				if (!c->be_kernel || !lin_forked(c, pid, t0))
-					lin_fork(c, pp > 0 ? pp : ipp->pid, pid,
-						 tid, t0);
-				PUSH(ipp->known, ipp->nknown, pid);
-			}
+			if (!known && sid->state == IP_SEG_OLD &&
+			    ip_seg_alien(ipp, pid, (pid_t)s->ppid))
+				lost = &ipp->alien;
+			if (!known && !lost)
+				seg_fork(c, ipp, sid, t0 - 1, nseg);
+		}
+		if (lost) {
+			/* not this pid's, or not known whose: ignored, said */
+			*lost += ring_records(slots, ip->nslots, tail, head);
+			ipp->tails[i] = head;
+			__atomic_store_n(&s->tail, head, __ATOMIC_RELEASE);
+			continue;
 		}
 		while (tail != head) {
 			const struct usdt_slot *r =
@@ -570,6 +669,8 @@ static void ip_stats(struct consumer *c)
 {
 	struct inproc *ip = c->ip;
 	uint64_t drops = 0, corrupt = 0, given = 0, alien = 0, nocopy = 0;
+	uint64_t ns_gone = 0, ns_fail = 0;
+	int ns_errno = 0;
 
 	for (size_t i = 0; i < ip->nprocs; i++) {
 		struct ip_proc *ipp = ip->procs[i];
@@ -578,6 +679,10 @@ static void ip_stats(struct consumer *c)
 
 		corrupt += ipp->corrupt;
 		alien += ipp->alien;
+		ns_gone += ipp->ns_gone;
+		ns_fail += ipp->ns_fail;
+		if (ipp->ns_fail)
+			ns_errno = ipp->ns_errno;
 		nocopy += ipp->nocopy;
 		given += ipp->given;
 		if (!a)
@@ -608,6 +713,16 @@ static void ip_stats(struct consumer *c)
 		    "namespace (a fork child's pid there names another "
 		    "process here)",
 		    alien);
+	if (ns_gone)
+		say(c,
+		    "%" PRIu64 " records ignored: written in another pid "
+		    "namespace by a process gone before dtrace read them",
+		    ns_gone);
+	if (ns_fail)
+		say(c,
+		    "%" PRIu64 " records ignored: their thread's pid "
+		    "namespace could not be read (/proc/self/ns/pid: %s)",
+		    ns_fail, strerror(ns_errno));
 	if (given && c->o->verbose)
 		say(c, "%" PRIu64 " ring segments of exited threads given back",
 		    given);

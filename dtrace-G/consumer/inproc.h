@@ -70,6 +70,27 @@ struct ip_kid {
 	uint64_t start; /* its start time: a pid reused is another process */
 };
 
+/*
+ * A segment's writer as dtrace numbers it (ip_seg_whose(), decided at
+ * the segment's first read after its claim; arena.h, version 4).
+ */
+enum {
+	IP_SEG_NEW,	/* not decided yet */
+	IP_SEG_OLD,	/* nsst 0 (a version-3 recorder): ip_seg_alien() */
+	IP_SEG_OURS,	/* dtrace's pid namespace: its numbers taken */
+	IP_SEG_MAPPED,	/* another's, mapped to the process's numbers here */
+	IP_SEG_GONE,	/* another's, its process or thread gone: ignored */
+	IP_SEG_NSFAIL,	/* its namespace could not be read: ignored */
+	IP_SEG_BAD,	/* nonsense in nsst: ignored as corrupt */
+};
+
+struct ip_segid {
+	pid_t pid, tid; /* here */
+	pid_t ppid;	/* its parent here; 0: not known (the owner) */
+	pid_t gppid;	/* IP_SEG_MAPPED: the parent's parent here, or 0 */
+	int state;	/* IP_SEG_* */
+};
+
 /* A process armed: its arena and what was rewritten. */
 struct ip_proc {
 	pid_t pid;
@@ -118,6 +139,17 @@ struct ip_proc {
 	uint64_t made_ns; /* CLOCK_BOOTTIME ns before its arena was made */
 	uint64_t alien;	  /* records of another pid namespace's pid, ignored
 			     (ip_seg_alien()) */
+	struct ip_segid *segid; /* per segment, beside tails */
+	uint64_t ns_gone;	/* records of another namespace's process
+				   gone before they were read, ignored */
+	uint64_t ns_fail;	/* records whose thread could not say its
+				   pid namespace, ignored */
+	int ns_errno;		/* ... the last such thread's errno */
+	struct {		/* the last segment of another pid namespace
+				   mapped here (ip_seg_whose()) */
+		uint64_t dev, ino;
+		pid_t nspid, pid;
+	} ns_last;
 	/*
 	 * its fork children watched for an exec (ip_exec_handover()), from
 	 * known[] up to kids_from; the arena's address in them and the
@@ -157,6 +189,9 @@ struct inproc {
 	uint32_t nslots;
 	uint64_t seg_size;
 	bool stopped;
+	/* dtrace's pid namespace (/proc/self/ns/pid); ns_ok false: none */
+	bool ns_ok;
+	uint64_t ns_dev, ns_ino;
 	/* aggregating in the arena (HAVE_BPF: kplan.c decides what) */
 	struct d_kplan *kp;   /* NULL: every hit is a record */
 	/*
@@ -221,6 +256,10 @@ long ip_inject(struct ip_hold *h, uint64_t sys, long nr, long a0, long a1,
 bool ip_seccomp_filtered(pid_t pid);
 bool ip_pidns_other(pid_t pid);
 bool ip_seg_alien(const struct ip_proc *ipp, pid_t pid, pid_t ppid);
+void ip_seg_whose(const struct inproc *ip, struct ip_proc *ipp,
+		  const struct usdt_seg *s, struct ip_segid *sid,
+		  uint64_t first_ns);
+bool ip_no_proc(pid_t pid);
 bool ip_file_bias(const struct tfile *f, const struct proc_maps *mm,
 		  uint64_t *bias);
 uint64_t ip_off_to_addr(const struct tfile *f, uint64_t bias, uint64_t off);

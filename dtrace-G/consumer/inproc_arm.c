@@ -794,6 +794,8 @@ refuse:
 			ipp->map = NULL;
 			free(ipp->tails);
 			ipp->tails = NULL;
+			free(ipp->segid);
+			ipp->segid = NULL;
 		}
 	}
 	ip_release(&h);

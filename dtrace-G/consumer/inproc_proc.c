@@ -9,6 +9,8 @@
  * site's bytes and its note's arguments, make or unmap the arena (none
  * in a process another dtrace traces in-process: other_dtrace()), and
  * give back the ring segments of its exited threads (ip_seg_giveback()),
+ * tell whose a segment is where its recorder said another pid namespace
+ * (ip_seg_whose()),
  * and, taking over a process a dead dtrace armed, give its sites back
  * and lower the semaphores its log says it raised (ip_stale_restore()),
  * and keep this run's log of the semaphores it raises (ip_semlog_add(),
@@ -19,8 +21,10 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +32,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -345,7 +350,7 @@ static int ns_differs(pid_t pid, const char *name, const struct stat *ours)
  * path whole, whose pids are dtrace's.  A link it does not have
  * (pid_for_children before Linux 4.12, or before its first child) says
  * nothing; a child that unshares later is told by its segments
- * (ip_seg_alien()).
+ * (ip_seg_whose()).
  */
 bool ip_pidns_other(pid_t pid)
 {
@@ -385,6 +390,194 @@ bool ip_seg_alien(const struct ip_proc *ipp, pid_t pid, pid_t ppid)
 		return false;
 	/* started within the tick of ps.start: before made_ns for sure */
 	return (ps.start + 1) * (1000000000u / (uint64_t)tick) <= ipp->made_ns;
+}
+
+/*
+ * Pid namespaces told at the claim (arena.h, version 4; doc/DESIGN.md
+ * §14).  A segment whose recorder said another pid namespace than
+ * dtrace's is mapped to its process's numbers here: the process P of
+ * /proc whose ns/pid is the segment's, whose NSpid's last number (its
+ * pid there) is the segment's pid, and which started (its tick's
+ * start, on the boot clock) no later than the segment's first record:
+ * one pid names one process of a namespace at a time, so one alive now
+ * that held the pid there before that record is the writer, and a
+ * younger one is a reuse.  Its thread: the task of P whose NSpid ends
+ * in the segment's tid.  Nothing found (gone before dtrace read it):
+ * ignored, said; no pid is taken on its word.
+ */
+
+/* pid's (or "task/TID"'s) number in its own pid namespace, or -1 */
+static pid_t ns_own_pid(pid_t pid, const char *name)
+{
+	char st[4096], *s, *e;
+	pid_t last = -1;
+
+	if (proc_read_file(pid, name, st, sizeof(st)) < 0 ||
+	    !(s = strstr(st, "\nNSpid:")))
+		return -1;
+	s += 7;
+	for (;;) {
+		long v = strtol(s, &e, 10);
+
+		if (e == s)
+			break;
+		last = (pid_t)v;
+		s = e;
+	}
+	return last;
+}
+
+/* pid's parent here (/proc/PID/stat's fourth field), or 0 */
+static pid_t proc_ppid(pid_t pid)
+{
+	char st[1024], *s;
+
+	if (proc_read_file(pid, "stat", st, sizeof(st)) < 0 ||
+	    !(s = strrchr(st, ')')) || strlen(s) < 4)
+		return 0;
+	return (pid_t)atoi(s + 4);
+}
+
+/* Is pid of the pid namespace (dev, ino), started by boot ns at? */
+static bool ns_holds(pid_t pid, uint64_t dev, uint64_t ino, uint64_t at)
+{
+	long tick = sysconf(_SC_CLK_TCK);
+	struct proc_stat ps;
+	struct stat st;
+	char p[64];
+
+	if (proc_path(p, sizeof(p), pid, "ns/pid") < 0 || stat(p, &st) < 0 ||
+	    (uint64_t)st.st_dev != dev || (uint64_t)st.st_ino != ino ||
+	    tick <= 0 || proc_stat_read(pid, "stat", &ps, NULL, 0) < 0)
+		return false;
+	return ps.start * (1000000000u / (uint64_t)tick) <= at;
+}
+
+/* The process here whose pid in namespace (dev, ino) is nspid, started
+ * by boot ns at; 0: none. */
+static pid_t ns_find(uint64_t dev, uint64_t ino, pid_t nspid, uint64_t at)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+
+	if (!d || nspid <= 0) {
+		if (d)
+			closedir(d);
+		return 0;
+	}
+	while (!found && (e = readdir(d))) {
+		char *end;
+		long p = strtol(e->d_name, &end, 10);
+
+		if (*end || p <= 0)
+			continue;
+		if (ns_own_pid((pid_t)p, "status") == nspid &&
+		    ns_holds((pid_t)p, dev, ino, at))
+			found = (pid_t)p;
+	}
+	closedir(d);
+	return found;
+}
+
+/* The task of pid here whose tid in its namespace is nstid; 0: none */
+static pid_t ns_task(pid_t pid, pid_t nstid)
+{
+	char p[64], name[64];
+	DIR *d;
+	struct dirent *e;
+	pid_t found = 0;
+
+	if (proc_path(p, sizeof(p), pid, "task") < 0 || !(d = opendir(p)))
+		return 0;
+	while (!found && (e = readdir(d))) {
+		char *end;
+		long t = strtol(e->d_name, &end, 10);
+
+		if (*end || t <= 0)
+			continue;
+		snprintf(name, sizeof(name), "task/%ld/status", t);
+		if (ns_own_pid(pid, name) == nstid)
+			found = (pid_t)t;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * Decide whose segment s is (sid), at its first read after its claim;
+ * first_ns: its first record's time (CLOCK_MONOTONIC).  nsst 0 (a
+ * recorder of version 3): its numbers as written, ip_seg_alien()'s rules
+ * (IP_SEG_OLD).  dtrace's namespace: its numbers.  Another: mapped
+ * through /proc (above), its parent the segment's ppid found the same
+ * way there (0, a parent outside it: P's parent here), and that
+ * parent's parent here, so the fork tree learns a line it never saw.
+ * A thread that could not stat its namespace: ignored (a pid that
+ * names a live task here is the imposter's case exactly).  The process
+ * the last such segment was mapped to is tried first (a thread of the
+ * same process), each test made again, before a pass over /proc.
+ */
+void ip_seg_whose(const struct inproc *ip, struct ip_proc *ipp,
+		  const struct usdt_seg *s, struct ip_segid *sid,
+		  uint64_t first_ns)
+{
+	uint32_t st = __atomic_load_n(&s->nsst, __ATOMIC_RELAXED);
+	uint64_t dev = s->nsdev, ino = s->nsino, at;
+	pid_t p, t;
+
+	*sid = (struct ip_segid){(pid_t)s->pid, (pid_t)s->tid,
+				 (pid_t)s->ppid, 0, IP_SEG_OLD};
+	if (!ip->ns_ok || st == 0)
+		return;
+	if (st == USDT_NS_FAILED) {
+		sid->state = IP_SEG_NSFAIL;
+		ipp->ns_errno = dev > 0 && dev < 4096 ? (int)dev : EINVAL;
+		return;
+	}
+	if (st != USDT_NS_KNOWN) {
+		sid->state = IP_SEG_BAD;
+		return;
+	}
+	if (dev == ip->ns_dev && ino == ip->ns_ino) {
+		sid->state = IP_SEG_OURS;
+		return;
+	}
+	/* its first record on the boot clock, as a process's start */
+	at = first_ns + ip_boot_ns() - now_ns(CLOCK_MONOTONIC);
+	sid->state = IP_SEG_GONE;
+	/* the process the last such segment found, checked: its threads */
+	p = ipp->ns_last.pid;
+	if (!p || ipp->ns_last.dev != dev || ipp->ns_last.ino != ino ||
+	    ipp->ns_last.nspid != (pid_t)s->pid ||
+	    ns_own_pid(p, "status") != (pid_t)s->pid ||
+	    !ns_holds(p, dev, ino, at))
+		p = ns_find(dev, ino, (pid_t)s->pid, at);
+	if (!p || !(t = ns_task(p, (pid_t)s->tid)))
+		return;
+	ipp->ns_last.dev = dev;
+	ipp->ns_last.ino = ino;
+	ipp->ns_last.nspid = (pid_t)s->pid;
+	ipp->ns_last.pid = p;
+	sid->pid = p;
+	sid->tid = t;
+	sid->ppid = s->ppid ? ns_find(dev, ino, (pid_t)s->ppid, at)
+			    : proc_ppid(p);
+	sid->gppid = sid->ppid > 0 ? proc_ppid(sid->ppid) : 0;
+	sid->state = IP_SEG_MAPPED;
+}
+
+/*
+ * Has pid's mount namespace no procfs at /proc?  Its recorder could
+ * not stat /proc/self/ns/pid at a claim, so every hit of it would be
+ * ignored: it goes to the kernel path whole (ip_arena_first()).
+ */
+bool ip_no_proc(pid_t pid)
+{
+	struct statfs sf;
+	char p[64];
+
+	return proc_path(p, sizeof(p), pid, "root/proc") == 0 &&
+	       statfs(p, &sf) == 0 && sf.f_type != PROC_SUPER_MAGIC;
 }
 
 /* ------------------------------------------------------------------ */
@@ -750,6 +943,25 @@ static void ip_arena_consumer(struct usdt_arena *a, pid_t pid, uint64_t hz)
 	a->hb_alive = IP_EXEC_ALIVE_S * hz;
 }
 
+/*
+ * The owner's pid namespace, for the recorder's owner test (arena.h,
+ * version 4): dtrace's (ip_pidns_other() refused any other); left 0
+ * (the test by pid alone) where it cannot be read.
+ */
+static void ip_arena_ns(const struct inproc *ip, struct usdt_arena *a,
+			pid_t pid)
+{
+	struct stat its;
+	char p[64];
+
+	if (!ip->ns_ok || proc_path(p, sizeof(p), pid, "ns/pid") < 0 ||
+	    stat(p, &its) < 0 || (uint64_t)its.st_dev != ip->ns_dev ||
+	    (uint64_t)its.st_ino != ip->ns_ino)
+		return;
+	a->own_nsdev = ip->ns_dev;
+	a->own_nsino = ip->ns_ino;
+}
+
 /* Make the arena in the held process (its first object's __usdt_sysret). */
 int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 		  const struct ip_obj *o, char *why, size_t wlen)
@@ -826,6 +1038,7 @@ int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 	a->nslots = ip->nslots;
 	a->hb_limit = ip->hz; /* one second */
 	ip_arena_consumer(a, ipp->pid, ip->hz);
+	ip_arena_ns(ip, a, ipp->pid);
 	a->execs = 1;
 	a->dlopens = 1;
 	if (ip->kp) {
@@ -845,6 +1058,7 @@ int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 	}
 	__atomic_store_n(&a->hb, rdtsc_now(), __ATOMIC_RELEASE);
 	ipp->tails = xcalloc(IP_NSEG, sizeof(*ipp->tails));
+	ipp->segid = xcalloc(IP_NSEG, sizeof(*ipp->segid));
 	return 0;
 }
 
@@ -1099,6 +1313,12 @@ int ip_arena_first(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 			 "dtrace's");
 		return -1;
 	}
+	if (ip_no_proc(ipp->pid)) {
+		snprintf(why, wlen,
+			 "no /proc in its mount namespace: its recorder could "
+			 "not tell its pid namespace");
+		return -1;
+	}
 	if (ip_arena_make(c, ipp, h, o, why, wlen) < 0)
 		return -1;
 	ipp->dl_asks = ip_image_done(c, ipp->pid);
@@ -1137,6 +1357,7 @@ void ip_seg_giveback(struct consumer *c, struct ip_proc *ipp)
 		struct usdt_seg *s =
 			(struct usdt_seg *)(ipp->map + USDT_ARENA_HDR +
 					    (size_t)i * ip->seg_size);
+		const struct ip_segid *sid = &ipp->segid[i];
 		pid_t pid, tid;
 		char p[64];
 		struct stat st;
@@ -1144,16 +1365,34 @@ void ip_seg_giveback(struct consumer *c, struct ip_proc *ipp)
 		if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) ||
 		    __atomic_load_n(&s->given, __ATOMIC_ACQUIRE))
 			continue;
-		pid = (pid_t)__atomic_load_n(&s->pid, __ATOMIC_RELAXED);
-		tid = (pid_t)__atomic_load_n(&s->tid, __ATOMIC_RELAXED);
-		if (pid <= 0 || tid <= 0 ||
-		    proc_path(p, sizeof(p), pid, "task/%d", (int)tid) < 0 ||
-		    stat(p, &st) == 0 || errno != ENOENT)
+		/*
+		 * Its thread by its numbers here (ip_seg_whose(), decided
+		 * at its first read; not yet: kept): one of another
+		 * namespace as mapped, gone when it was not found and no
+		 * process holds its pid there now; one that could not say
+		 * its namespace never.
+		 */
+		if (sid->state == IP_SEG_NEW || sid->state == IP_SEG_NSFAIL)
+			continue;
+		/* a process that holds its pid there now may be its writer */
+		if (sid->state == IP_SEG_GONE &&
+		    ns_find(s->nsdev, s->nsino, (pid_t)s->pid, ip_boot_ns()))
+			continue;
+		pid = sid->pid;
+		tid = sid->tid;
+		if (sid->state != IP_SEG_GONE &&
+		    (pid <= 0 || tid <= 0 ||
+		     proc_path(p, sizeof(p), pid, "task/%d", (int)tid) < 0 ||
+		     stat(p, &st) == 0 || errno != ENOENT))
 			continue; /* alive, or not known to be gone */
 		if (__atomic_load_n(&s->head, __ATOMIC_ACQUIRE) !=
 		    ipp->tails[i])
 			continue; /* its last records: read at the next read */
 		__atomic_store_n(&s->ready, 0, __ATOMIC_RELEASE);
+		s->nsst = 0;
+		s->nsdev = 0;
+		s->nsino = 0;
+		ipp->segid[i] = (struct ip_segid){0};
 		__atomic_store_n(&s->given, 1, __ATOMIC_RELEASE);
 		ipp->given++;
 	}

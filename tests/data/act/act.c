@@ -29,19 +29,30 @@
  * it prints and exits (a test checks its text and semaphores meanwhile).
  * ACT_NEWPID set: it unshares CLONE_NEWPID before it forks, so the fork
  * child is pid 1 of a new pid namespace (its getppid() 0).
+ * ACT_NEWPID_AT=X|self with it: that child first makes a grandchild at
+ * pid X of the new namespace (ns_last_pid), or at the parent's pid here,
+ * which fires N hits in each of 2 threads (arguments + 2000000), prints
+ * "grandchild X 2N" and waits, its threads alive, as ACT_CHILD_WAIT
+ * says; the child reaps it before it exits.
+ * ACT_SECCOMP_NS set: after ACT_WAIT's wait, a seccomp filter makes
+ * newfstatat() fail with EPERM (a thread's claim cannot stat its pid
+ * namespace), then it fires.
  *
  *	act N T FORK [MS]
  */
 #define _GNU_SOURCE /* unshare(), CLONE_NEWPID */
+#include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,6 +61,8 @@
 #include "arena.h" /* drti/: the layout a hostile child writes */
 
 static long n;
+static int linger; /* fire()'s threads wait for ACT_CHILD_WAIT's file */
+static int fired;  /* ... and count here that they fired first */
 
 long actl_fire(long i); /* libactl.so */
 
@@ -61,6 +74,12 @@ static void *fire(void *arg)
 		ACT_HIT((int)(i % 100), base + i * 3 - 7);
 		if (i % 10 == 0) /* the library's probe, a tenth as often */
 			(void)actl_fire(i);
+	}
+	if (linger) {
+		__atomic_fetch_add(&fired, 1, __ATOMIC_RELEASE);
+		while (getenv("ACT_CHILD_WAIT") &&
+		       access(getenv("ACT_CHILD_WAIT"), F_OK))
+			usleep(1000);
 	}
 	return NULL;
 }
@@ -113,6 +132,43 @@ static void await_segments(unsigned t)
 			return;
 		usleep(1000);
 	}
+}
+
+/*
+ * A grandchild at pid x of this process's pid namespace (ACT_NEWPID_AT:
+ * this process is pid 1 of a new one, alone there), which fires n hits
+ * in each of 2 threads, which wait for ACT_CHILD_WAIT's file (alive
+ * while dtrace reads); its pid, or exit 4.
+ */
+static pid_t grandchild_at(long x)
+{
+	FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+	pid_t g;
+
+	if (!f || fprintf(f, "%ld", x - 1) < 0 || fclose(f) != 0) {
+		perror("act: ns_last_pid");
+		exit(4);
+	}
+	g = fork();
+	if (g == 0) {
+		pthread_t th[2];
+
+		if (getpid() != (pid_t)x)
+			_exit(4);
+		linger = 1; /* its threads alive until the file: dtrace reads */
+		for (int i = 0; i < 2; i++)
+			pthread_create(&th[i], NULL, fire, (void *)2000000);
+		while (__atomic_load_n(&fired, __ATOMIC_ACQUIRE) < 2)
+			usleep(1000);
+		printf("grandchild %d %ld\n", (int)getpid(), 2 * n);
+		fflush(stdout);
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+		_exit(0);
+	}
+	if (g != (pid_t)x)
+		exit(4);
+	return g;
 }
 
 /* A fork child writes the shared arena's header (ACT_SCRIBBLE). */
@@ -168,6 +224,21 @@ int main(int argc, char **argv)
 	if (getenv("ACT_WAIT"))
 		while (access(getenv("ACT_WAIT"), F_OK) != 0)
 			usleep(1000);
+	if (getenv("ACT_SECCOMP_NS")) {
+		struct sock_filter f[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				 offsetof(struct seccomp_data, nr)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_newfstatat, 0,
+				 1),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog fp = {4, f};
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp) < 0)
+			return 3;
+	}
 	if (getenv("ACT_SCRIBBLE")) {
 		ACT_HIT(0, 0); /* this thread's segment, before the child */
 		scribble();
@@ -186,13 +257,20 @@ int main(int argc, char **argv)
 		fire((void *)0);
 	}
 	if (fk) {
-		pid_t c;
+		pid_t c, self = getpid();
 
 		if (getenv("ACT_NEWPID") && unshare(CLONE_NEWPID) < 0)
 			return 3;
 		c = fork();
 
 		if (c == 0) {
+			pid_t g = 0;
+
+			if (getenv("ACT_NEWPID") && getenv("ACT_NEWPID_AT"))
+				g = grandchild_at(
+					strcmp(getenv("ACT_NEWPID_AT"), "self")
+						? atol(getenv("ACT_NEWPID_AT"))
+						: (long)self);
 			/* ACT_CHILD_SLEEP ms: a consumer may find it first */
 			if (getenv("ACT_CHILD_SLEEP"))
 				usleep((useconds_t)atoi(
@@ -212,6 +290,8 @@ int main(int argc, char **argv)
 				unsetenv("ACT_CHILD_EXEC");
 				execv("/proc/self/exe", av);
 			}
+			if (g)
+				waitpid(g, NULL, 0);
 			_exit(0);
 		}
 		waitpid(c, NULL, 0);

@@ -137,19 +137,30 @@ for ss in 256 16; do
 		al$ss.exp al$ss.cmp
 done
 
-# a program whose kernel keeps a self-> variable has fault sites:
-# there a string that cannot be read could not send the hit to user
-# space, so strlen(args[N]) stays user space's, said
+# in a program with variables strlen(args[N]) stays user space's,
+# said (kplan.c's kp_arg_strlen()): a clause spanning sp:::s and
+# sp:::i would be the kernel's at one and user space's at the other,
+# which one touching a variable the kernel keeps cannot be (clause 5:
+# this->t; 4535799's binary refused the run, "the clauses of uprobe
+# event l4 that keep variables in the kernel do not fit one plan"), and
+# the kernel keeping self-> variables has fault sites, where a string
+# that cannot be read could not send the hit to user space either;
+# clause 5's sums are al.d's, its strlen() of sp:::i's long a fault
 cat >fm.d <<'EOF2'
 sp$target:::s { self->n = arg1; }
 sp$target:::s /strlen(args[0]) > self->n/ { @ = count(); }
 sp$target:::i { self->m = args[1]; }
 sp$target:::i /args[1] == 0/ { printf("%d\n", uregs[R_RDI] == arg0); }
+sp$target:::s, sp$target:::i { this->t = arg1; @t[probename] = sum(strlen(args[0]) + this->t); }
 EOF2
 run_mode g fm.g "./sp $linger" -s fm.d
 expect_grep "self->: -v says why strlen(args[0]) is user space's" \
-	"^dtrace: clause 2 (sp[0-9]*:::s) runs in user space, from its record: line 2: its predicate is not one the kernel computes: strlen() of args\[\] is not computed in the kernel of a program that keeps self-> variables" \
+	"^dtrace: clause 2 (sp[0-9]*:::s) runs in user space, from its record: line 2: its predicate is not one the kernel computes: strlen() of args\[\] is not computed in the kernel of a program with variables" \
 	fm.g.err
+expect_eq "this->: clause 5's sum at sp:::s, al.d's" 1 \
+	"$(tr -s ' ' <fm.g | grep -c "^$(lines 255 | tail -n 1)\$")"
+expect_eq "this->: clause 5's strlen() of sp:::i's long, 12 faults" 12 \
+	"$(grep -c 'sp:main:i): illegal operation in action #3' fm.g.err)"
 # ... and that uregs[] is what keeps a printf() argument there (it
 # named nothing before)
 expect_grep "-v says uregs[] keeps the printf() in user space" \

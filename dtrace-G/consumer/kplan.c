@@ -1534,8 +1534,22 @@ int kp_arg_strlen(const struct d_kplan *k, const struct node *n)
 	    n->nargs != 1 ||
 	    (kp_copyinstr_arg(n->args[0]) < 0 && kp_args_index(n->args[0]) < 0))
 		return -1;
+	if (k && kp_args_index(n->args[0]) >= 0 && k->prog->nvars)
+		return -1; /* not with variables: below */
 	return kp_arg_str(k, n->args[0]);
 }
+
+/*
+ * Why strlen(args[N]) only in a program with no variable: a clause
+ * spanning probes that declare argument N a string and probes that do
+ * not runs in the kernel at the first and in user space at the others
+ * (kplan_emit.c types it at each probe), which a clause touching a
+ * variable the kernel keeps cannot (bpf_agg.c's plan_of(): the event
+ * refused, "do not fit one plan"), and which variables the kernel keeps
+ * is decided before any probe is known.  So in a program with
+ * variables, such a clause is user space's at every probe, as before
+ * kp_arg_strlen() took args[N] (kplan_why.c says why).
+ */
 
 /* strlen(args[N]) of kp_arg_strlen() typed at probe pr (kp_ty_at()):
  * a string there (pr NULL: no args[N]; KP_ANYPROBE: typed later) */

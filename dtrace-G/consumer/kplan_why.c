@@ -370,6 +370,16 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 		return;
 	}
 	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_STRLEN &&
+	    x->nargs == 1 && kp_args_index(x->args[0]) >= 0 && k->vars &&
+	    !k->fmode && !k->nostr && k->prog->nvars) { /* kp_arg_strlen() */
+		snprintf(buf, len,
+			 "strlen() of args[] is not computed in the kernel of "
+			 "a program with variables: at a probe where the "
+			 "argument is not a string the clause would be user "
+			 "space's, with the variables it touches");
+		return;
+	}
+	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_STRLEN &&
 	    x->nargs == 1 &&
 	    (kp_copyinstr_arg(x->args[0]) >= 0 ||
 	     kp_args_index(x->args[0]) >= 0) &&

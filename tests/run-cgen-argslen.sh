@@ -19,10 +19,23 @@
 # (no fault sites) the clause stays user space's, and -v says why, as
 # it says why a store of args[N] keeps a self-> variable out and that
 # uregs[] keeps a printf() argument out.
+# printf("%s") and trace() of args[0], bare and in stringof(), are
+# printed in the kernel at sp:::s (kplan_out.c's kp_out_sarg(): an OSTR
+# of argument 0, as copyinstr(arg0)'s), by user space at sp:::i: three
+# ways at 256 byte for byte, the faults' addresses and actions too, at
+# 256 and 16 the strings cut as expected, -v: three clauses printing in
+# the kernel; in a clause touching a variable -v says why not.  The
+# generated programs' runs have no linger: their strings are read at
+# the hit.  On main at 4408b09 13 of 44 fail: the -v ones, and those
+# runs' output and faults (its user space read the strings longer than
+# the record carries after the process had gone: "invalid address");
+# with the per-probe test of kplan_emit.c's emit_stmt() taken out (an
+# OSTR of sp:::i's long) 10 of 44 fail.
 # On main at 19e59dd the clauses ran from their records ("strlen() is
 # not computed in the kernel"): the -v checks fail there (9 of 27).
 # About 8 s at a load average of 9 on a 2-CPU machine (the program
-# lingers a second in each run, for user space's late reads).
+# lingers a second in each run, for user space's late reads), 2 to 4 s
+# more for the prints (four runs, two without the linger).
 # Needs root, uprobes, dtrace -G and a dtrace with the BPF backend.
 
 . "$top_srcdir/tests/lib.sh"
@@ -137,6 +150,67 @@ for ss in 256 16; do
 		al$ss.exp al$ss.cmp
 done
 
+# printf("%s") and trace() of args[0], bare and in stringof(), printed
+# in the kernel where the probe declares it a string (kplan_out.c's
+# kp_out_sarg(): an OSTR of argument 0, copyinstr(arg0)'s), at sp:::i
+# (a long: its digits) by user space; three ways byte for byte at 256
+# (the generated programs' at 16 as the text expected below), the
+# faults too, at the same addresses (the unmapped page's first byte)
+cat >pr.d <<'EOF2'
+sp$target:::s, sp$target:::i { printf("%s|%*s|\n", args[0], 3, args[0]); }
+sp$target:::s, sp$target:::i { trace(args[0]); }
+sp$target:::s, sp$target:::i /args[1] > 14/ { printf("<%s>\n", stringof(args[0])); }
+EOF2
+for ss in 256 16; do
+	modes=g
+	[ "$ss" != 256 ] || modes="g u 0"
+	for m in $modes; do
+		# (the kernel's copies are made at the hit: no linger)
+		l=$linger
+		[ "$m" != g ] || l=0
+		run_mode $m pr$ss.$m "./sp $l" -x strsize=$ss -s pr.d
+		sed -n 's/sp[0-9]*:/sp:/; s/(0x[0-9a-f]\{5,\}000)/(PAGE)/
+			/error on enabled probe/p' pr$ss.$m.err >pr$ss.$m.flt
+	done
+	for m in $modes; do
+		[ "$m" = g ] && continue
+		expect_file_eq "strsize $ss: args[0] printed, DTRACE ($m)'s output" \
+			pr$ss.$m pr$ss.g
+		expect_file_eq "strsize $ss: args[0] printed, DTRACE ($m)'s errors" \
+			pr$ss.$m.flt pr$ss.g.flt
+	done
+	expect_eq "strsize $ss: args[0] printed: -v, no clause in user space" "" \
+		"$(grep 'runs in user space' pr$ss.g.err)"
+	expect_grep "strsize $ss: args[0] printed: -v, three clauses in the kernel" \
+		'^dtrace: 3 clauses printing values computed in the kernel$' \
+		pr$ss.g.err
+	expect_eq "strsize $ss: args[0] printed: the faults, each clause's" \
+		"$(printf '%s\n' 1 2 3 1 2 3 | sed 's/.*/dtrace: error on enabled probe ID & (ID 4: sp:sp:main:s): invalid address (PAGE) in action #1/
+			4,6s/(PAGE)/(0x8)/')" "$(cat pr$ss.g.flt)"
+done
+# at sp:::s the strings cut to strsize - 1 (clause 3's where lens[i]
+# > 14), at sp:::i lens[i] * 1000 (clause 3 never: args[1] is i there),
+# the faults' nothing, then the y string, and the newline dtrace ends
+# its output with
+prl() {
+	c=0
+	for l in 0 1 2 14 15 16 20 254 255 256 257 300; do
+		c=$((c + 1))
+		s=$(printf "%${l}s" '' | tr ' ' "$(echo abcdefghijkl | cut -c$c)" |
+			cut -c1-"$1")
+		printf '%s|%3s|\n%s' "$s" "$s" "$s"
+		[ "$l" -le 14 ] || printf '<%s>\n' "$s"
+		printf '%s|%3s|\n%s' $((l * 1000)) $((l * 1000)) $((l * 1000))
+	done
+	s=$(echo yyyyy | cut -c1-"$1")
+	printf '%s|%3s|\n%s<%s>\n\n' "$s" "$s" "$s" "$s"
+}
+for ss in 256 16; do
+	prl $((ss - 1)) >pr$ss.exp
+	expect_file_eq "strsize $ss: args[0] printed, the strings and digits" \
+		pr$ss.exp pr$ss.g
+done
+
 # in a program with variables strlen(args[N]) stays user space's,
 # said (kplan.c's kp_arg_strlen()): a clause spanning sp:::s and
 # sp:::i would be the kernel's at one and user space's at the other,
@@ -152,6 +226,7 @@ sp$target:::s /strlen(args[0]) > self->n/ { @ = count(); }
 sp$target:::i { self->m = args[1]; }
 sp$target:::i /args[1] == 0/ { printf("%d\n", uregs[R_RDI] == arg0); }
 sp$target:::s, sp$target:::i { this->t = arg1; @t[probename] = sum(strlen(args[0]) + this->t); }
+sp$target:::s /arg1 == 1/ { this->n = arg1; printf("%s %d\n", args[0], this->n); }
 EOF2
 run_mode g fm.g "./sp $linger" -s fm.d
 expect_grep "self->: -v says why strlen(args[0]) is user space's" \
@@ -170,6 +245,11 @@ expect_grep "-v says uregs[] keeps the printf() in user space" \
 # out of the kernel (kplan_why.c; it named nothing before)
 expect_grep "self->: -v says why self->m = args[1] is user space's" \
 	"^dtrace: clause 3 (sp[0-9]*:::i) runs in user space, from its record: line 3: its store to self->m is not one the kernel runs: self->m: its store at line 3 reads args\[\], which is typed per probe, and a variable the kernel keeps is not (arg0..arg11 are)$" \
+	fm.g.err
+# ... and why args[0] printed as a string is not the kernel's in a
+# clause touching a variable (it named args[] typed per probe before)
+expect_grep "-v says why printf(\"%s\", args[0]) with this->n is user space's" \
+	"^dtrace: clause 6 (sp[0-9]*:::s) runs in user space, from its record: line 6: its printf() is not one the kernel computes at the hit: argument 1: args\[\] printed as a string in a clause that touches a variable, which cannot be user space's at a probe where args\[\] is no string$" \
 	fm.g.err
 
 finish

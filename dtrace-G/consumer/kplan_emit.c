@@ -33,7 +33,8 @@
  * NORM to the type the probe declares; where it is no integer, or a
  * key's type differs from the one the first plan with it fixed
  * (args_keys(): the merge has one type per key), the clause is user
- * space's at that probe.  A
+ * space's at that probe; so where args[N] printed as a string
+ * (kplan_out.c's kp_out_sarg(): ARG, then OSTR) is no string there.  A
  * record gate (d_kplan_gate()) is the predicate alone of a clause left
  * to user space, its PRED jumping past a REC, its arguments flagged
  * UBPF_KF_GATE.
@@ -928,6 +929,7 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		return;
 	if (ks->out) { /* printf(), trace(): kplan_out.c */
 		for (j = 0; j < kp_out_nargs(st) && !m->full; j++) {
+			int sa;
 			bool s;
 			const struct node *v = kp_out_arg(st, j, &s);
 
@@ -940,7 +942,16 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 					  !kp_out_op(k, pl, m->n - 1, v);
 				continue;
 			}
-			emit(m, v);
+			if (s && (sa = kp_out_sarg(st, j)) >= 0) {
+				/* args[N]: argument N's string where the
+				 * probe declares one, else user space's
+				 * here (kplan_out.c's kp_out_sarg()) */
+				m->full |= !d_args_str(probe, (unsigned)sa);
+				o = put(m, UBPF_K_ARG, 0, 1);
+				o->n = (uint8_t)sa;
+			} else {
+				emit(m, v);
+			}
 			o = put(m, s ? UBPF_K_OSTR : UBPF_K_OUT, 1, 0);
 			/* a fault ends the clause before the statements
 			 * after it: its jump, to the end (below) */

@@ -294,10 +294,15 @@ bool kp_pred_emit(const struct d_kplan *k, const struct node *n,
  * kernel computes (ks: assign and out) */
 bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	       struct kstmt *ks);
-/* ... its arguments: how many, the j-th (str: copyinstr() of it) */
+/* ... its arguments: how many, the j-th (str: copyinstr() of it, or
+ * args[N]) */
 unsigned kp_out_nargs(const struct stmt *st);
 bool kp_out_here(const struct node *a);
 const struct node *kp_out_arg(const struct stmt *st, unsigned j, bool *str);
+/* ... args[N] whole, a string at a probe declaring it one: N, else -1;
+ * may clause ci print one (kp_out_ok() asks)? */
+int kp_out_sarg(const struct stmt *st, unsigned j);
+bool kp_out_sarg_ok(const struct d_kplan *k, unsigned ci);
 /* Does a statement other than printf() and trace() follow statement i
  * of c, so that a fault of its copy must end the clause there (OSTR's
  * jump)? */

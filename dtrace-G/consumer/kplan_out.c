@@ -19,7 +19,10 @@
  * computes (kp_ty(): arguments, pid, tid, timestamp, constants,
  * operators, the self-> and this-> integer variables the kernel keeps)
  * or copyinstr(E) of one such integer E (one argument: the size is
- * strsize's), or a string dtrace has without the kernel's help
+ * strsize's), or args[N] printed by %s or trace() (kp_out_sarg(): the
+ * OSTR of argument N at a probe declaring it a string, the clause
+ * user space's at any other; in a clause that touches no variable and
+ * does not speculate), or a string dtrace has without the kernel's help
  * (kp_out_here(): a literal, and execname, the comm the record carries
  * for any clause that names it, which the interpreter reads as well),
  * which takes no instruction and no byte of the area, in a clause
@@ -175,13 +178,72 @@ bool kp_out_here(const struct node *a)
 	       (a->op == N_BUILTIN && d_builtins[a->sub].id == B_EXECNAME);
 }
 
-/* Argument j: the integer, or the address whose string is printed. */
+/* Argument j: the integer, or the address whose string is printed
+ * (args[N] of kp_out_sarg(): that node, whose address is argument N's
+ * at a probe declaring it a string). */
 const struct node *kp_out_arg(const struct stmt *st, unsigned j, bool *str)
 {
 	const struct node *a = st->kind == S_TRACE ? st->e : st->args[j];
 
 	*str = a->op == N_FUNC && d_funcs[a->sub].id == F_COPYINSTR;
+	if (!*str && kp_out_sarg(st, j) >= 0) {
+		*str = true;
+		return a;
+	}
 	return *str ? a->args[0] : a;
+}
+
+/*
+ * Argument j is args[N] whole (N a constant, maybe in stringof()): N,
+ * else -1.  At a probe declaring argument N a string it is the string
+ * run.c reads with d_arg_str(x, N, strsize), copyinstr(argN)'s, so an
+ * OSTR of argument N there (kplan_emit.c's emit_stmt()), its fault
+ * copyinstr(argN)'s; at any other probe (an integer there, printed as
+ * its digits, or no such argument) the clause is user space's, the
+ * plan of that probe refused (kp_out_sarg_ok()).
+ */
+int kp_out_sarg(const struct stmt *st, unsigned j)
+{
+	unsigned at = 0; /* the argument each conversion takes */
+
+	if (st->kind == S_TRACE)
+		return kp_args_index(st->e);
+	/* printf(): only one that %s prints (of one that %d prints, an
+	 * integer where it works, -v says why it is user space's) */
+	for (unsigned i = 0; st->pf && i < st->pf->nseg && at <= j; i++) {
+		const struct pfseg *d = &st->pf->seg[i];
+
+		if (!d->conv || d->conv == '%')
+			continue;
+		at += !!(d->flags & PF_DYNW) + !!(d->flags & PF_DYNP);
+		if (at == j && d->conv == 's')
+			return kp_args_index(st->args[j]);
+		at++;
+	}
+	return -1;
+}
+
+/*
+ * May clause ci print args[N] as a string (kp_out_sarg())?  Only where
+ * refusing its plan at a probe that does not declare N a string leaves
+ * the clause to user space there: it touches no variable (one the
+ * kernel keeps would make that probe's event refused: bpf_agg.c's
+ * plan_of()) and does not speculate (a sout clause's plan must fit at
+ * every probe).
+ */
+bool kp_out_sarg_ok(const struct d_kplan *k, unsigned ci)
+{
+	const struct d_prog *p = k->prog;
+	bool *mark, any = false;
+
+	if (d_kplan_specs(p, ci))
+		return false;
+	mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
+	kp_clause_vars(p, &p->clauses[ci], mark);
+	for (unsigned v = 0; v < p->nvars; v++)
+		any |= mark[v];
+	free(mark);
+	return !any;
 }
 
 /* May the clause fire only at probes of uprobes (USDT, pid)? */
@@ -222,8 +284,9 @@ static bool setopt_in(const struct stmt *v, unsigned n)
 	return false;
 }
 
-/* One argument: can the kernel compute it? */
-static bool arg_ok(const struct d_kplan *k, const struct stmt *st, unsigned j)
+/* One argument of clause ci: can the kernel compute it? */
+static bool arg_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
+		   unsigned j)
 {
 	uint8_t sz, sg;
 	bool str;
@@ -232,6 +295,8 @@ static bool arg_ok(const struct d_kplan *k, const struct stmt *st, unsigned j)
 
 	if (kp_out_here(whole) || kp_out_svar(k, whole))
 		return true;
+	if (kp_out_sarg(st, j) >= 0) /* typed at each probe */
+		return kp_out_sarg_ok(k, ci);
 	if (str && whole->nargs != 1)
 		return false;
 	if (!str && whole->kind == T_STR)
@@ -364,7 +429,7 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	if (kp_sout_where(k, ci))
 		return false;
 	for (unsigned j = 0; j < kp_out_nargs(st); j++)
-		if (!arg_ok(k, st, j))
+		if (!arg_ok(k, ci, st, j))
 			return false;
 	/* a copy's fault ends the clause here: what follows, the
 	 * kernel's too (kp_clause_ok() takes the clause only where the

@@ -543,6 +543,20 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			/* kplan_out.c's arg_ok() */
 			if (kp_out_here(w) || kp_out_svar(k, w))
 				continue;
+			if (kp_out_sarg(st, j) >= 0) {
+				if (kp_out_sarg_ok(k, ci))
+					continue;
+				snprintf(buf, len,
+					 "argument %u: args[] printed as a "
+					 "string in a clause that %s, which "
+					 "cannot be user space's at a probe "
+					 "where args[] is no string",
+					 j + 1,
+					 d_kplan_specs(p, ci)
+						 ? "speculates"
+						 : "touches a variable");
+				return;
+			}
 			if ((str && w->nargs != 1) ||
 			    (!str && w->kind == T_STR)) {
 				node_name(k, w, sub, sizeof(sub));

@@ -24,8 +24,8 @@
 # On main at 19e59dd: zero printed "0 1 1" (three ways), grandchild
 # "0 1 0", gone printed 0 with the BPF backend (an illegal operation with
 # the uprobe backend's, whose ppid is already unknown there).
-# About 9 s on a 2-CPU machine under a load of 8 to 12 (five runs,
-# a second's sleep in two).
+# 11 to 13 s under make check on a 2-CPU machine at a load of 8 to 12
+# (six dtrace runs, a second's sleep in two).
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"

@@ -166,6 +166,8 @@ struct tproc *proc_add(struct consumer *c, pid_t pid, bool target)
 		return NULL;
 	}
 	proc_status(pr);
+	if (c->prog && ppid_wanted(c)) /* progenyof()'s links beyond */
+		anc_take(pr);
 	PUSH(c->procs, c->nprocs, pr);
 	return pr;
 }
@@ -1179,6 +1181,10 @@ static int consumer_run(struct consumer *c)
 	}
 	/* before any probe is matched: each record carries c->eneeds */
 	match_dtrace_probes(c);
+	/* progenyof()'s chains of the targets, taken up before the script
+	 * was known: read now, before any of their hits */
+	for (size_t i = 0; ppid_wanted(c) && i < c->nprocs; i++)
+		anc_take(c->procs[i]);
 	/* once the clauses are known: a run that traces nothing loads nothing */
 	if (backend_choose(c) < 0)
 		goto out;

@@ -244,6 +244,20 @@ struct tperf {
 	struct tevent *ev;
 };
 
+/*
+ * A link of a taken-up chain (records.c's anc_take()): a process and its
+ * start time (/proc/PID/stat's), its parent the next link's pid (0 at
+ * the chain's end); seen, when /proc last said it still held.
+ */
+struct anc_link {
+	pid_t pid;
+	uint64_t start, seen;
+};
+
+/* No chain of parents is longer than the pids there can be (64-bit
+ * linux/threads.h's PID_MAX_LIMIT). */
+#define ANC_PID_MAX (4u * 1024 * 1024)
+
 struct tproc {
 	pid_t pid;
 	int pidfd;
@@ -255,6 +269,10 @@ struct tproc {
 	uint64_t start;
 	pid_t ppid;
 	uint64_t ppid_seen; /* CLOCK_MONOTONIC ns: ppid still the parent */
+	/* progenyof(): its chain of parents when taken up (anc_take()) */
+	struct anc_link *anc;
+	size_t nanc;
+	uint64_t anc_t; /* CLOCK_MONOTONIC ns: the chain read by then */
 	char *maps;   /* the last /proc/PID/maps read, to see changes */
 	uint64_t maps_t; /* when (CLOCK_MONOTONIC ns, after the read) */
 	uint64_t maps_tb; /* ... and when that read began */
@@ -1181,6 +1199,7 @@ void fire_dtrace(struct consumer *c, const struct d_probe *dp,
 		 const unsigned *cl, unsigned n);
 int copyin(void *ctx, pid_t pid, uint64_t addr, void *buf, size_t len);
 pid_t parent_of(void *ctx, pid_t pid);
+void anc_take(struct tproc *pr);
 
 /* records.c: let go of the threads that exited (d_thread_exit()) */
 void threads_reap(struct consumer *c);

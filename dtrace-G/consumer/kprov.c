@@ -59,7 +59,7 @@
  * 0 and "swapper/N" on an idle CPU, the process that forked, exec'd or
  * exited); uid and gid come with the record, and ppid too where the
  * kernel's BTF told where task_struct keeps the parent (else the traced
- * process's, or 0).  tick-N fires in dtrace itself, as BEGIN does: its
+ * process's, or unknown: -1, and reading it faults).  tick-N fires in dtrace itself, as BEGIN does: its
  * pid and execname are dtrace's (DTrace's are those of whatever thread
  * the interrupt found, on one CPU, often 0 and sched: arbitrary in
  * both).
@@ -1026,6 +1026,11 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	f.ppid = (pid_t)x.ppid;
 	if (!f.ppid && (pr = proc_find(c, f.pid)))
 		f.ppid = pr->ppid;
+	/* 0 is the parent of the idle task, init and kthreadd only: for
+	 * another a parent the kernel could not read (unknown: ppid and
+	 * progenyof() fault, not a chain that ends there) */
+	if (!f.ppid && f.pid > 2)
+		f.ppid = -1;
 	if (p->needs & D_NEED_EXECNAME)
 		snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(r.comm),
 			 r.comm);

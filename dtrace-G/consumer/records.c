@@ -32,7 +32,9 @@
  * copied at hit time, and in c->ucap the user registers and stack when
  * the hit took them); what is the process's (ppid and the ancestors for
  * progenyof(), from the fork tree (lineage.c) where it knows the process,
- * as it was at the hit; the stack and name callbacks of ustack.c; uid
+ * as it was at the hit, else from the chain of parents read when the
+ * process was taken up while /proc still says the same (anc_kept()),
+ * else unknown (parent_of()); the stack and name callbacks of ustack.c; uid
  * and gid only decode() gives, taken at the hit, and a backend that
  * takes none has refused a script that reads them: psargs.c's
  * cred_check())
@@ -142,19 +144,118 @@ static int copyout_w(void *ctx, pid_t pid, uint64_t addr, const void *buf,
 }
 
 /*
+ * pid's parent and start time from one read of /proc/PID/stat ("pid
+ * (comm) S ppid ..."): 0, or -1 where pid is gone or the text is not of
+ * that shape.
+ */
+static int stat_link(pid_t pid, pid_t *ppid, uint64_t *start)
+{
+	char st[1024];
+	struct proc_stat ps;
+	const char *s;
+
+	if (proc_read_file(pid, "stat", st, sizeof(st)) < 0 ||
+	    proc_stat_parse(st, &ps, NULL, 0) < 0 || !(s = strrchr(st, ')')) ||
+	    sscanf(s + 1, " %*c %d", ppid) != 1)
+		return -1;
+	*start = ps.start;
+	return 0;
+}
+
+/*
+ * progenyof()'s chain of a process dtrace takes up (proc_add(), where a
+ * clause reads ppid or calls progenyof()): the process, its parent, that
+ * one's parent... each with its start time, read from /proc, to pid 0
+ * (complete) or to one gone during the read.  pr->anc_t is when the read
+ * ended: each link held then (it held at its read, and a reparent is
+ * for good, so one the same at a later read held at every time between).
+ */
+void anc_take(struct tproc *pr)
+{
+	pid_t pid = pr->pid, pp;
+	uint64_t st;
+	size_t cap = 0;
+
+	free(pr->anc);
+	pr->anc = NULL;
+	pr->nanc = 0;
+	for (uint32_t n = 0; pid > 0 && n <= ANC_PID_MAX; n++) {
+		if (pr->nanc == cap)
+			xgrow(&pr->anc, &cap, pr->nanc, sizeof(*pr->anc));
+		if (stat_link(pid, &pp, &st) < 0)
+			break;
+		pr->anc[pr->nanc++] = (struct anc_link){pid, st, 0};
+		pid = pp;
+	}
+	if (!pid) { /* complete: the end, pid 0 */
+		if (pr->nanc == cap)
+			xgrow(&pr->anc, &cap, pr->nanc, sizeof(*pr->anc));
+		pr->anc[pr->nanc++] = (struct anc_link){0, 0, 0};
+	}
+	pr->anc_t = now_ns(CLOCK_MONOTONIC);
+}
+
+/*
+ * The parent of pid at t from a taken-up chain (anc_take()): a link
+ * (pid, its parent) of a chain read at or before t that /proc says
+ * still holds, the same process (its start time) with the same parent,
+ * now, after t: so at t too.  /proc is read at most once a batch of
+ * hits per link (its seen, when it last said so).  -1: no chain proves
+ * it (pid is in none, or gone, or reparented since the read).
+ */
+static pid_t anc_kept(struct consumer *c, pid_t pid, uint64_t t)
+{
+	for (size_t i = 0; i < c->nprocs; i++) {
+		struct tproc *pr = c->procs[i];
+
+		if (t < pr->anc_t)
+			continue; /* read after the hit (or never) */
+		for (size_t k = 0; k + 1 < pr->nanc; k++) {
+			struct anc_link *l = &pr->anc[k];
+			uint64_t st, now;
+			pid_t pp;
+
+			if (l->pid != pid)
+				continue;
+			if (t <= l->seen)
+				return l[1].pid;
+			now = now_ns(CLOCK_MONOTONIC);
+			if (stat_link(pid, &pp, &st) < 0 || st != l->start ||
+			    pp != l[1].pid)
+				break; /* not this chain's link now */
+			l->seen = now;
+			if (t <= now)
+				return l[1].pid;
+		}
+	}
+	return -1;
+}
+
+/*
  * d_fire's parent_of (progenyof()): pid's parent at the time of the hit
- * being run as the fork tree knows it (a child that has exited since is
- * known there and no longer in /proc), else PPid of /proc/PID/status
- * now.  ctx is the consumer, or NULL (dtrace's own probes).
+ * being run, where it can be proven: the fork tree's (lineage.c: the
+ * FORK record's parent while it lived), else a taken-up chain's
+ * (anc_kept()); else -1, and the walk faults.  A backend with kernel
+ * probes (BE_CAP_KPROV: BPF) sees processes system-wide that no chain
+ * knows, and reads their links from /proc when the record is run
+ * instead (the reaper then where the parent had exited, -1 where the
+ * process is gone): not yet the chain at the hit (doc/DESIGN.md's
+ * "progenyof() in the generated programs").  ctx is the consumer, or
+ * NULL: a firing in dtrace itself (BEGIN, END, tick-N), whose hit is
+ * now, and /proc now is its truth.
  */
 pid_t parent_of(void *ctx, pid_t pid)
 {
 	struct consumer *c = ctx;
 	char st[4096], *s;
-	pid_t pp = c ? lin_ppid_at(c, pid, c->fire_t) : 0;
+	pid_t pp;
 
-	if (pp > 0)
+	if (c && (pp = lin_ppid_at(c, pid, c->fire_t)) > 0)
 		return pp;
+	if (c && (pp = anc_kept(c, pid, c->fire_t)) >= 0)
+		return pp;
+	if (c && !(c->be->caps & BE_CAP_KPROV))
+		return -1;
 	if (proc_read_file(pid, "status", st, sizeof(st)) < 0)
 		return -1;
 	s = strstr(st, "\nPPid:");

@@ -410,9 +410,10 @@ struct d_fire {
 		      size_t len);
 	void *copyin_ctx;
 	/*
-	 * progenyof(): the parent of process pid now, or -1 when unknown
-	 * (called with copyin_ctx, for the ancestors beyond ppid).  NULL:
-	 * only pid and ppid are known.
+	 * progenyof(): the parent of process pid at the hit, or -1 where
+	 * that cannot be proven (called with copyin_ctx, for the ancestors
+	 * beyond ppid; 0 past pid 1, the chain's end).  NULL: only pid and
+	 * ppid are known.
 	 */
 	pid_t (*parent_of)(void *ctx, pid_t pid);
 	/*

@@ -28,7 +28,9 @@
  *
  * progenyof(pid) is 1 when the firing process is pid or a descendant:
  * its own pid and ppid come with the firing, the ancestors beyond
- * through the consumer's parent_of() (struct d_fire).  The named
+ * through the consumer's parent_of() (struct d_fire), which gives only
+ * links it can prove were the hit's; a walk that meets one it cannot
+ * before the chain's end at pid 0 faults (progenyof() below).  The named
  * constants (d_consts: signals, errno values, DTRACEFLT_*, uregs[]'s
  * R_*) are int literals to the parser.  rand() is a
  * 64-bit xorshift generator seeded per program from the clock; like
@@ -784,20 +786,37 @@ static struct dv str_tok(struct ectx *x, struct dv sv, const char *delim)
 	return str_n(x, s + b, e - b);
 }
 
-static int progenyof(const struct d_fire *f, pid_t want)
+/*
+ * progenyof(want): 1 where want is the firing process or on its chain of
+ * parents as the chain stood at the hit (the hit's ppid, then
+ * parent_of() for each link beyond), 0 where the chain ends, at pid 0
+ * (the idle task, the parent of pid 1 and of kthreadd), without it: so
+ * progenyof(0) is 1 for every process, as in DTrace.  A link nobody can
+ * say was the hit's (-1: an ancestor gone or reparented before it was
+ * read, no parent_of) before a match faults "illegal operation" rather
+ * than answer a 0 that may be false.  No bound but the pids there can
+ * be: a chain longer than PID_MAX_LIMIT links is a cycle (pid reuse
+ * between reads), and faults too.
+ */
+#define D_PID_MAX_LIMIT (4u * 1024 * 1024) /* linux/threads.h's, 64-bit */
+
+static int progenyof(struct ectx *x, pid_t want)
 {
+	const struct d_fire *f = x->f;
 	pid_t cur = f->ppid;
 
-	if (f->pid == want)
+	if (f->pid == want || want == 0)
 		return 1;
-	for (unsigned n = 0; cur > 0 && n < 1024; n++) {
+	for (uint32_t n = 0; n <= D_PID_MAX_LIMIT; n++) {
 		if (cur == want)
 			return 1;
-		if (cur == 1 || !f->parent_of)
+		if (cur == 0)
+			return 0; /* the chain's end: complete */
+		if (cur < 0 || !f->parent_of)
 			break;
 		cur = f->parent_of(f->copyin_ctx, cur);
 	}
-	return 0;
+	d_fault(x, FLT_ILLOP, 0);
 }
 
 static uint64_t next_rand(struct d_prog *p)
@@ -945,9 +964,7 @@ static struct dv eval_func(struct ectx *x, const struct node *n,
 	case F_HTONLL:
 		return d_dv_int((int64_t)htobe64((uint64_t)a[0].i), 8, false);
 	case F_PROGENYOF:
-		if (x->f->ppid < 0) /* the parent at the hit is unknown */
-			d_fault(x, FLT_ILLOP, 0);
-		return d_dv_int(progenyof(x->f, (pid_t)a[0].i), 4, true);
+		return d_dv_int(progenyof(x, (pid_t)a[0].i), 4, true);
 	case F_SPECULATION:
 		return d_dv_int(d_spec_alloc(x->p), 4, true);
 	case F_USTACK:

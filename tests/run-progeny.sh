@@ -1,0 +1,131 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-progeny.sh: progenyof() exact in user space (d/func.c's walk,
+# records.c's parent_of()): 1 where the pid is the firing process or on
+# its chain of parents as it stood at the hit, 0 where that chain ends
+# (pid 0, the parent of init) without it, and an "illegal operation"
+# where a link of it cannot be proven before a match, never a 0 that
+# may be false.  Each case the generated programs, DTRACE_CGEN=0 and,
+# where its probe applies, DTRACE_BACKEND=uprobe:
+#  - zero: pid$target::write:entry of sh -c 'echo hi ...', progenyof(0),
+#    of dtrace ($pid) and of the target: "1 1 1";
+#  - grandchild: syscall::write:entry of a /bin/echo two levels below
+#    the target (a sh's child, the sh the target's: each -c string goes
+#    on after it, so neither sh execs it), its parent alive: not the
+#    target's child, progenyof($target) and progenyof(0) "0 1 1" (BPF
+#    only: the uprobe backend has no system calls; the same run);
+#  - gone: a chain A (sh), M (sh), P (sh) with dtrace -p P stopped
+#    (SIGSTOP) over P's write and M's exit, continued after:
+#    progenyof(A) at pid$target::write:entry is 1 at the hit, and the
+#    link from M is known to nobody when the record is read (M is gone,
+#    P reparented): "illegal operation", not 0; progenyof() of A and of
+#    an unused pid with every link alive, "1 0".
+# On main at 19e59dd: zero printed "0 1 1" (three ways), grandchild
+# "0 1 0", gone printed 0 with the BPF backend (an illegal operation with
+# the uprobe backend's, whose ppid is already unknown there).
+# 11 to 13 s under make check on a 2-CPU machine at a load of 8 to 12
+# (six dtrace runs, a second's sleep in two).
+# Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+bpf_test_setup uprobe
+tracefs_at -d events/syscalls || skip "no tracefs with syscalls events"
+
+trap 'for p in $bg_pids; do kill -KILL $p 2>/dev/null; done' EXIT
+
+# way W: the environment of each way (g: the generated programs, 0:
+# DTRACE_CGEN=0, up: the uprobe backend)
+way() {
+	case $1 in
+	g) echo "DTRACE_CGEN=1" ;;
+	0) echo "DTRACE_CGEN=0" ;;
+	up) echo "DTRACE_BACKEND=uprobe" ;;
+	esac
+}
+
+# zero, and (BPF) grandchild, in one run a way
+for w in g 0 up; do
+	gc='syscall::write:entry /execname == "echo"/ { printf("gc %d %d %d\n", ppid == $target, progenyof($target), progenyof(0)); }'
+	cmd="sh -c 'echo hi; /bin/sh -c \"/bin/echo hi; sleep 1\"; :'"
+	exp='gc 0 1 1\nzero 1 1 1\n'
+	[ $w = up ] && gc='BEGIN {}' cmd="sh -c 'echo hi'" exp='zero 1 1 1\n'
+	env $(way $w) timeout -s KILL 60 "$DTRACE" -q -o zero.$w \
+		-n 'pid$target::write:entry { printf("zero %d %d %d\n", progenyof(0), progenyof($pid), progenyof($target)); }' \
+		-n "$gc" -c "$cmd" >/dev/null 2>zero.$w.err
+	expect_eq "zero ($w): status" 0 "$?"
+	printf "$exp" >zero.exp
+	grep . zero.$w | sort >zero.$w.out
+	expect_file_eq "zero ($w): progenyof(0), of dtrace, of the target; the grandchild not a child, progenyof(\$target), (0)" \
+		zero.exp zero.$w.out
+done
+
+# gone: A runs M and then waits on a FIFO; M runs P in the background
+# and exits when told; P writes twice when told, then waits to be ended
+cat >a.sh <<'EOF'
+sh m.sh
+read w <go_a
+EOF
+cat >m.sh <<'EOF'
+sh p.sh &
+echo $! >p.pid
+read z <go_m
+EOF
+cat >p.sh <<'EOF'
+read x <go_p1
+echo one
+read x <go_p
+echo two
+: >wrote
+read y <go_end
+EOF
+for w in g 0 up; do
+	rm -f go_a go_m go_p1 go_p go_end p.pid wrote ready.$w
+	mkfifo go_a go_m go_p1 go_p go_end || exit 99
+	sh a.sh >/dev/null &
+	a=$!
+	bg_pids="$bg_pids $a"
+	wait_until 100 [ -s p.pid ] || fail "gone ($w): P did not start"
+	p=$(cat p.pid)
+	m=$(sed -n 's/^PPid:[[:space:]]*//p' /proc/$p/status)
+	bg_pids="$bg_pids $m $p"
+	env $(way $w) timeout -s KILL 60 "$DTRACE" -q -w -o gone.$w -p "$p" \
+		-n 'BEGIN { printf("%d %d\n", progenyof($1), progenyof($2)); }' \
+		-n 'pid$target::write:entry { printf("%d %d\n", progenyof($1), progenyof($2)); }' \
+		-n 'BEGIN { system("touch ready.'$w'"); }' \
+		"$a" 4194304 >/dev/null 2>gone.$w.err &
+	t=$!
+	bg_pids="$bg_pids $t"
+	wait_until 300 [ -f ready.$w ] || {
+		fail "gone ($w): dtrace did not start: $(cat gone.$w.err)"
+		continue
+	}
+	d=$(pgrep -P $t) # dtrace, timeout's child
+	# every link alive: A found, the unused pid not (the chain's end)
+	echo >go_p1
+	wait_until 300 grep -q '^1 0$' gone.$w
+	# M gone between P's hit and its read
+	kill -STOP $d
+	echo >go_p
+	wait_until 100 [ -f wrote ] || fail "gone ($w): P did not write"
+	echo >go_m
+	wait_until 100 [ ! -d /proc/$m ] || fail "gone ($w): M did not exit"
+	kill -CONT $d
+	wait_until 300 grep -q "illegal operation" gone.$w.err
+	echo >go_end
+	echo >go_a
+	wait $t
+	expect_eq "gone ($w): status" 0 "$?"
+	wait $a
+	# BEGIN fires in dtrace: A is not its ancestor, 4194304 no process
+	printf '0 0\n1 0\n' >gone.exp
+	grep . gone.$w >gone.$w.out
+	expect_file_eq "gone ($w): BEGIN's, then P's hit with M alive" \
+		gone.exp gone.$w.out
+	expect_grep "gone ($w): the link from M unknown: a fault" \
+		"error on enabled probe ID .*write:entry.*: illegal operation" \
+		gone.$w.err
+done
+
+finish

@@ -35,7 +35,7 @@
 # kernel work is a sout clause's values (no other kernel clause, no
 # record gate), the programs were DTRACE_KAGG=0's ("proc: the programs
 # compute the values" fails).
-# About 10 s on an idle 2-CPU machine.
+# About 13 s on an idle 2-CPU machine.
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -131,14 +131,69 @@ if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
 	expect_eq "rec beside another process's calls: status" 0 "$?"
 	expect_eq "rec beside another process's calls: it ran throughout" 0 \
 		"$(kill -0 $hp 2>/dev/null; echo $?)"
-	kill $hp 2>/dev/null
-	wait $hp 2>/dev/null
-	forget_pid $hp
 	expect_eq "rec beside another process's calls: records read" 3 \
 		"$(sed -n 's/.*, \([0-9]*\) records read$/\1/p' recx.g.err)"
 	expect_eq "rec beside another process's calls: the committed lines" \
 		"1 kpprog 1 kpprog 1 kpprog" \
 		"$(grep '^1 ' recx.g 2>/dev/null | paste -sd' ' -)"
+	# cgbuf taken where the hit first needs it (cgen.c's own_need()):
+	# the loop's getcpu hits on the raw tracepoint (no bpf_prog_active
+	# raised, so a profile-N sample runs inside them) fail their
+	# /pid == $target/ before needing cgbuf, and so do the samples on
+	# CPU 0: none takes the owner word, none counts a drop.  Before
+	# (main at 19e59dd), every hit of the getcpu program took it in
+	# its prologue, and each sample landing there said a drop: 2 to 60
+	# in this second on a loaded 2-CPU machine (this check failed).
+	cat >own.d <<'EOF'
+syscall::getcpu:entry /pid == $target/ { @u[ustack()] = count(); }
+profile-4999 /pid == $target/ { @p[ustack()] = count(); }
+syscall::getcpu:entry { @n = count(); }
+END { printa("n %@d\n", @n); trunc(@u); trunc(@p); }
+EOF
+	DTRACE_SYSCALL_RAW=1 taskset -c 1 timeout -s KILL 120 "$DTRACE" -v -q \
+		-o own.g -c "sleep 1" -s own.d >/dev/null 2>own.g.err
+	expect_eq "own: status" 0 "$?"
+	expect_eq "own: the loop ran throughout" 0 \
+		"$(kill -0 $hp 2>/dev/null; echo $?)"
+	expect_eq "own: the loop's calls counted (over 100000)" 1 \
+		"$(awk '$1 == "n" { print ($2 > 100000) }' own.g 2>/dev/null)"
+	expect_eq "own: no drop said" "" \
+		"$(grep ' drops on CPU ' own.g.err)"
+	kill $hp 2>/dev/null
+	wait $hp 2>/dev/null
+	forget_pid $hp
+	# ... and a drop counted where it happens: every getcpu record is
+	# built in cgbuf (the argument area), a sample landing in one's
+	# build needs cgbuf for its own record and drops there, after its
+	# counting clause ran (the ring holds every record: every drop is
+	# the owner word's, and -v must say so).  So @s is the samples
+	# whose record was read (@p, and those whose record errs: a sample
+	# of the exiting process has no argument area) plus the drops.
+	# Before, the sample took the word in its prologue: @s was @p
+	# (916 of 917, 1,035 drops said: this check failed).
+	cat >acc.d <<'EOF'
+syscall::getcpu:entry /pid == $target/ { @a[curpsinfo->pr_psargs] = count(); }
+profile-4999 /pid == $target/ { @s = count(); }
+profile-4999 /pid == $target/ { @p[curpsinfo->pr_psargs] = count(); }
+END { printa("a %s %@d\n", @a); printa("s %@d\n", @s); printa("p %s %@d\n", @p); }
+EOF
+	DTRACE_SYSCALL_RAW=1 taskset -c 1 timeout -s KILL 120 "$DTRACE" -v -q \
+		-x bufsize=64m -o acc.g -c "./kpprog getcpu 300000" -s acc.d \
+		>/dev/null 2>acc.g.err
+	expect_eq "acc: status" 0 "$?"
+	expect_eq "acc: every getcpu counted" 300000 \
+		"$(awk '$1 == "a" { n += $NF } END { print n + 0 }' acc.g)"
+	d=$(awk '/ drops on CPU / { s += $2 } END { print s + 0 }' acc.g.err)
+	expect_eq "acc: every drop the owner word's (-v)" "$d" \
+		"$(awk '/ drops on CPU .* of them: the CPU/ { s += substr($7, 2) }
+			END { print s + 0 }' acc.g.err)"
+	expect_eq "acc: the samples are those read, erring and dropped" \
+		"$(awk '$1 == "s" { print $2 }' acc.g)" \
+		"$(($(awk '$1 == "p" { n += $NF } END { print n + 0 }' acc.g) +
+			$(grep -c 'error on enabled probe.*profile-4999' acc.g.err) +
+			d))"
+	[ "$d" -gt 0 ] ||
+		echo "# acc: no drop in this run: its accounting proved nothing"
 else
 	echo "# one CPU or no taskset: the run beside another process's calls skipped"
 fi

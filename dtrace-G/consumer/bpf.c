@@ -953,26 +953,47 @@ static void misses_read(struct consumer *c)
 	    d, d == 1 ? "" : "s");
 }
 
-/* What the drops map grew by since the last read, per CPU. */
+/*
+ * What the drops map grew by since the last read, per CPU: key 0 a full
+ * ring's, key 1 (the generated programs' only: bpf_cg.c) a hit that
+ * found the CPU's cgbuf held by the program it interrupted (cgen.c's
+ * own_busy()).  Said as one, as DTrace says a drop whatever took its
+ * room; -v says how many were the owner word's.
+ */
 static void drops_read(struct consumer *c)
 {
 	struct consumer_bpf *b = c->bpf;
-	uint32_t zero = 0;
+	uint32_t key = 0;
+	size_t n;
 	uint64_t *v;
 
 	if (!b || b->drops_fd < 0)
 		return;
-	v = xcalloc((size_t)b->ncpus, sizeof(*v));
-	if (bpf_map_lookup_elem(b->drops_fd, &zero, v) == 0)
-		for (int cpu = 0; cpu < b->ncpus; cpu++) {
-			uint64_t d = v[cpu] - b->drops_seen[cpu];
+	n = (size_t)b->ncpus;
+	v = xcalloc(2 * n, sizeof(*v));
+	if (bpf_map_lookup_elem(b->drops_fd, &key, v) < 0)
+		memset(v, 0, n * sizeof(*v));
+	key = 1; /* none in the generic object's one entry */
+	if (bpf_map_lookup_elem(b->drops_fd, &key, v + n) < 0)
+		memset(v + n, 0, n * sizeof(*v));
+	for (size_t cpu = 0; cpu < n; cpu++) {
+		uint64_t d = v[cpu] - b->drops_seen[cpu];
+		uint64_t o = v[n + cpu] - b->drops_seen[n + cpu];
 
-			if (!d)
-				continue;
-			b->drops_seen[cpu] = v[cpu];
-			c->up.drops += d;
-			say(c, "%" PRIu64 " drops on CPU %d", d, cpu);
-		}
+		if (!d && !o)
+			continue;
+		b->drops_seen[cpu] = v[cpu];
+		b->drops_seen[n + cpu] = v[n + cpu];
+		c->up.drops += d + o;
+		if (o && c->o->verbose)
+			say(c,
+			    "%" PRIu64 " drops on CPU %zu (%" PRIu64
+			    " of them: the CPU's buffer held by the program "
+			    "the hit interrupted)",
+			    d + o, cpu, o);
+		else
+			say(c, "%" PRIu64 " drops on CPU %zu", d + o, cpu);
+	}
 	free(v);
 	misses_read(c);
 }
@@ -1242,7 +1263,7 @@ static int bpf_open(struct consumer *c)
 	b = xcalloc(1, sizeof(*b));
 	b->evspec_fd = b->drops_fd = -1;
 	b->ncpus = n;
-	b->drops_seen = xcalloc((size_t)n, sizeof(*b->drops_seen));
+	b->drops_seen = xcalloc(2 * (size_t)n, sizeof(*b->drops_seen));
 	c->bpf = b;
 	/* the ring -x bufsize asks for; a #pragma may change it later */
 	b->cgm.rb = b->cgm.drops = b->cgm.buf = -1;

@@ -184,8 +184,10 @@ void cg_try(struct consumer *c)
 	m->rb = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rb", 0, 0,
 			       (uint32_t)rbsz, NULL);
 	m->rbsize = (uint32_t)rbsz; /* its BPF_RB_RING_SIZE (rb_wake_ask()) */
+	/* drops: key 0 a full ring's (the unwinder's too), key 1 a hit's
+	 * that found cgbuf held (cgen.c's own_busy(); bpf.c's drops_read()) */
 	m->drops = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8,
-				  1, NULL);
+				  2, NULL);
 	/* where rb's last wake-up was asked for (bpf/rbwake.bpf.h) */
 	m->wake = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rbwake", 4, 8, 1, NULL);
 	/* copyinstr(), ustack(), ppid, the effective ids, the session
@@ -202,7 +204,7 @@ void cg_try(struct consumer *c)
 	inbuf = cg_strs(c) || m->ustk_room || ppid_wanted(c) ||
 		ecred_wanted(c) || sess_wanted(c) || psargs_wanted(c) ||
 		d_kplan_out_any(c->prog); /* cgen_out.c */
-	/* ... and its owner word last (cgen.c's own_take()) */
+	/* ... and its owner word last (cgen.c's own_need()) */
 	m->buf = inbuf ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "cgbuf", 4,
 					UBPF_CGOWN(m->ustk_room) + 8, 1, NULL)
 		       : -1;

@@ -44,7 +44,7 @@ struct consumer_bpf {
 	struct bpf_anchor *anchors; /* by event index */
 	size_t nanchors, anchors_cap;
 	int ncpus;		 /* possible CPUs (per-CPU map values) */
-	uint64_t *drops_seen;	 /* per CPU */
+	uint64_t *drops_seen;	 /* per CPU, then the owner word's per CPU */
 	struct bpf_kagg *kagg;	 /* aggregating in the kernel, or NULL */
 	size_t rbsz;		 /* the loaded ring buffer's bytes */
 	bool ready;		 /* ring buffer and plans set up */

@@ -79,24 +79,26 @@
  *     addresses directly (ldmapv(): BPF_PSEUDO_MAP_VALUE, Linux 5.5), a
  *     load where a lookup was a call and a NULL test.
  *     Owning cgbuf.  cgbuf is per CPU, not per program run, and a
- *     profile-N program interrupts a uprobe's on its CPU (a preemptible
- *     kernel lets another thread's hit in too: doc/DESIGN.md "Programs
- *     that nest on a CPU"): a program that addresses cgbuf (cgen_emit()
- *     makes it again to know) takes its owner word (UBPF_CGOWN(), past
- *     all a record and its stack use) with a cmpxchg of 0 to 1 once
- *     the arguments are fetched, before any write there (own_take(),
- *     which keeps its address at S_OWN: the record stage builds there
- *     with no lookup of its own), and every path past it gives it
- *     back (own_give(): the epilogue, kp_plan()'s exit,
- *     cgen_out_need()'s; the unwinder when its tail call lands); a
- *     hit that finds it taken counts a drop and ends (own_busy()),
- *     the interrupted record whole.  A uprobe's program whose stages
- *     before the record address no cgbuf (its string compares on the
- *     stack: cgen_plan.c's seq_stack()) takes the word at the record
- *     instead (OWN_REC), and gives it back where the record ends: a
- *     hit that writes no record (a predicate that failed, a clause
- *     the kernel ran whole) takes nothing; one that finds it taken
- *     there drops the record alone, as a full ring does.
+ *     profile-N program interrupts a uprobe's or a raw tracepoint's on
+ *     its CPU (a preemptible kernel lets another thread's hit in too:
+ *     doc/DESIGN.md "Programs that nest on a CPU"): a program that
+ *     addresses cgbuf (cgen_emit() makes it again to know) zeroes S_OWN
+ *     here, past the exits that end a hit with nothing done, and each
+ *     path takes its owner word (UBPF_CGOWN(), past all a record and
+ *     its stack use) where it first needs cgbuf (own_need(): a cmpxchg
+ *     of 0 to 1, its address kept at S_OWN): seq_read()'s copies, the
+ *     plan's S_SBUF, the out area's start (cgen_out_need()), the
+ *     winner's record before its exit() swap (act_test()) and the
+ *     record built there; where every path holds it already
+ *     (e->owned), a load of S_OWN, where some may (e->ownmay), that
+ *     load and, when 0, the take.  Every exit past the zeroing gives
+ *     it back where its path may hold it (own_give(): the epilogue,
+ *     kp_plan()'s exit; the unwinder when its tail call lands).  A
+ *     hit that finds it held counts a drop (drops' key 1, said apart
+ *     under -v: bpf.c's drops_read()) and ends (own_busy()), the
+ *     interrupted hit whole, what its own plan did before kept; a hit
+ *     refused by its predicates before any such place, or whose record
+ *     is reserved in the ring, takes nothing and never drops.
  *  2. The plan, when the event has one (cgen_plan.c: only for a
  *     process bpf_agg.c armed, checked here, and, where tick-N may
  *     exit() or printa(), for a hit stamped before the horizon in
@@ -858,10 +860,14 @@ static void hz_lease(struct em *e, const struct cgen_maps *m)
  * tests (m->xpl: every exiting clause's predicate, a REC where one
  * held) and, when one held, cmpxchg 0 -> 1: the hit that did it ends
  * the run and its record says so (UBPF_RF_XWON); one beaten to it is
- * after the exit and does nothing, as a hit that found it 1.
+ * after the exit and does nothing, as a hit that found it 1.  Where
+ * the record is built in cgbuf (strs) the winner takes its owner word
+ * before the swap (own_need()): a hit that cannot have the buffer
+ * does not win (its drop is said, a later hit exits), where taking
+ * it after would lose the winner's record.
  */
 static void act_test(struct em *e, const struct cgen_maps *m, unsigned nargs,
-		     const int *fds, size_t *xj, unsigned *nxj)
+		     const int *fds, bool strs, size_t *xj, unsigned *nxj)
 {
 	size_t jno, jwon;
 
@@ -871,6 +877,12 @@ static void act_test(struct em *e, const struct cgen_maps *m, unsigned nargs,
 	cgen_plan(e, m->xpl, nargs, fds);
 	ldx(e, BPF_DW, 1, 10, S_FLAGS);
 	jno = jmp_i(e, BPF_JEQ, 1, 0);
+	if (strs) { /* the winner's record, built in cgbuf: taken first */
+		size_t jn = own_need(e, m->buf);
+
+		if (jn != SIZE_MAX)
+			xj[(*nxj)++] = jn;
+	}
 	act_addr(e, m->act);
 	alu_r(e, BPF_MOV, 1, 0);
 	alu_i(e, BPF_MOV, 2, 1);
@@ -1036,36 +1048,67 @@ static size_t pre_emit(struct em *e, const struct cgen_maps *m,
 }
 
 /*
- * cgbuf's owner word (stage 1's "Owning cgbuf"): taken with a cmpxchg
- * of 0 to 1 at cgbuf's UBPF_CGOWN(), its address kept at S_OWN for the
- * release; a hit that finds it taken takes the jumps in j, which
- * count a drop and end the hit (own_busy()).  r0-r5 are taken.
+ * cgbuf's owner word (stage 1's "Owning cgbuf"), where the hit's path
+ * first needs cgbuf: held on every path here (e->owned), S_OWN's
+ * address; else, where a path before may have taken it (e->ownmay),
+ * S_OWN's, unless 0; else taken: a cmpxchg of 0 to 1 at cgbuf's
+ * UBPF_CGOWN(), its address kept at S_OWN for the release
+ * (own_give()); a take that finds it held jumps to own_busy(), which
+ * counts a drop and ends the hit.
  */
-static void own_take(struct em *e, const struct cgen_maps *m, size_t j[2])
+static void own_bj(struct em *e, size_t j)
 {
-	lookup0(e, m->buf);
-	j[0] = jmp_i(e, BPF_JEQ, 0, 0); /* cannot be: key 0 of an array */
+	if (e->nbj == e->cbj) {
+		e->cbj = e->cbj ? 2 * e->cbj : 8;
+		e->bj = xrealloc(e->bj, e->cbj, sizeof(*e->bj));
+	}
+	e->bj[e->nbj++] = j;
+}
+
+size_t own_need(struct em *e, int buf)
+{
+	size_t from = e->n, jhad = SIZE_MAX;
+
+	if (!e->ownoff) { /* the first making: the lookup alone */
+		lookup0(e, buf);
+		return jmp_i(e, BPF_JEQ, 0, 0);
+	}
+	if (e->owned) {
+		ldx(e, BPF_DW, 0, 10, S_OWN);
+		return SIZE_MAX;
+	}
+	if (e->ownmay) {
+		ldx(e, BPF_DW, 0, 10, S_OWN);
+		jhad = jmp_i(e, BPF_JNE, 0, 0);
+	}
+	lookup0(e, buf);
+	own_bj(e, jmp_i(e, BPF_JEQ, 0, 0)); /* cannot be: an array's key 0 */
 	alu_r(e, BPF_MOV, 1, 0);
 	stx(e, BPF_DW, 10, S_OWN, 1);
 	alu_i(e, BPF_MOV, 0, 0);
 	alu_i(e, BPF_MOV, 2, 1);
-	put(e, BPF_STX | BPF_DW | BPF_ATOMIC, 1, 2,
-	    (int16_t)UBPF_CGOWN(m->ustk_room), BPF_CMPXCHG);
-	j[1] = jmp_i(e, BPF_JNE, 0, 0);
-	e->ownoff = (int16_t)UBPF_CGOWN(m->ustk_room);
+	put(e, BPF_STX | BPF_DW | BPF_ATOMIC, 1, 2, e->ownoff, BPF_CMPXCHG);
+	own_bj(e, jmp_i(e, BPF_JNE, 0, 0));
+	alu_r(e, BPF_MOV, 0, 1);
+	if (jhad != SIZE_MAX)
+		fix(e, jhad);
+	e->owned = e->ownmay = true;
+	e->ownfrom = from;
+	return SIZE_MAX;
 }
 
-/* ... found taken: the hit is counted in drops, atomically (a program
- * nested in this one may count too), and ends */
-static void own_busy(struct em *e, const struct cgen_maps *m,
-		     const size_t j[2])
+/* ... found held: the hit is counted in drops (key 1: the owner
+ * word's, bpf.c's drops_read()), atomically (a program nested in this
+ * one may count too), and ends; it holds nothing (S_OWN 0 on its path) */
+static void own_busy(struct em *e, const struct cgen_maps *m)
 {
 	size_t jnull;
 
-	fix(e, j[0]);
-	fix(e, j[1]);
+	for (unsigned i = 0; i < e->nbj; i++)
+		fix(e, e->bj[i]);
 	e->ownoff = 0;
-	lookup0(e, m->drops);
+	st(e, BPF_W, 10, S_KEY8, 1);
+	lookup_at(e, m->drops, S_KEY8);
 	jnull = jmp_i(e, BPF_JEQ, 0, 0);
 	alu_i(e, BPF_MOV, 1, 1);
 	put(e, BPF_STX | BPF_DW | BPF_ATOMIC, 0, 1, 0, BPF_ADD);
@@ -1118,9 +1161,6 @@ static bool uses_buf(const struct bpf_insn *v, size_t n, int buf)
 	return false;
 }
 
-/* where a program takes cgbuf's owner word (own_take()) */
-enum { OWN_NONE, OWN_PRO, OWN_REC };
-
 /* what the record stage does that the first emit() did before it:
  * the arguments no stage before the record reads (late), fetched
  * there; S_FLAGS zeroed there, not in the prologue (flate) */
@@ -1130,7 +1170,7 @@ struct late {
 };
 
 static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
-		 const struct ubpf_kplan *pl, int own, const struct late *lt,
+		 const struct ubpf_kplan *pl, bool own, const struct late *lt,
 		 size_t *rec0, struct bpf_insn **out, size_t *n);
 
 /* an instruction's access size, by its BPF_SIZE */
@@ -1237,48 +1277,38 @@ static struct late late_of(const struct cgen_maps *m, const struct bpf_insn *v,
 
 /*
  * The program, made once; made again owning cgbuf where it turns out to
- * address it (own_take()): a program that never touches cgbuf (a count,
- * a record reserved in the ring) pays nothing for it.  A uprobe's whose
- * stages before the record (*rec0: its first instruction) address no
- * cgbuf (a string compared on the stack, cgen_plan.c's seq_stack()) is
- * made owning it from the record on (OWN_REC): a hit that writes no
- * record takes nothing; one found taken there drops the record alone,
- * as a full ring does, what the plan did kept.  Else it is owned from
- * the prologue (OWN_PRO).  Before those, where the first making shows
- * arguments or the flags' zeroing that only the record needs
- * (late_of()), it is made again with them at the record; the owning
- * ones keep that (owning adds no read of either before the record).
+ * address it (uses_buf()): a program that never touches cgbuf (a count,
+ * a record reserved in the ring) pays nothing for it, and one that does
+ * takes the owner word where each path first needs cgbuf (own_need()):
+ * a hit refused before that takes nothing.  Before that, where the
+ * first making shows arguments or the flags' zeroing that only the
+ * record needs (late_of()), it is made again with them at the record;
+ * the owning one keeps that (owning adds no read of either before the
+ * record).
  */
 bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	       const struct ubpf_kplan *pl, struct bpf_insn **out, size_t *n)
 {
 	size_t rec0 = 0;
 	struct late lt = { 0, false };
-	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
 
-	if (!emit(m, s, pl, OWN_NONE, &lt, &rec0, out, n))
+	if (!emit(m, s, pl, false, &lt, &rec0, out, n))
 		return false;
-	lt = late_of(m, *out, rec0, nargs);
+	lt = late_of(m, *out, rec0, s->nargs < UBPF_MAXARGS ? s->nargs
+							    : UBPF_MAXARGS);
 	if (lt.args || lt.flags) {
 		free(*out);
-		if (!emit(m, s, pl, OWN_NONE, &lt, &rec0, out, n))
+		if (!emit(m, s, pl, false, &lt, &rec0, out, n))
 			return false;
 	}
 	if (!uses_buf(*out, *n, m->buf))
 		return true;
 	free(*out);
-	if (!m->kp) {
-		if (!emit(m, s, pl, OWN_REC, &lt, &rec0, out, n))
-			return false;
-		if (!uses_buf(*out, rec0, m->buf))
-			return true;
-		free(*out);
-	}
-	return emit(m, s, pl, OWN_PRO, &lt, &rec0, out, n);
+	return emit(m, s, pl, true, &lt, &rec0, out, n);
 }
 
 static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
-		 const struct ubpf_kplan *pl, int own, const struct late *lt,
+		 const struct ubpf_kplan *pl, bool own, const struct late *lt,
 		 size_t *rec0, struct bpf_insn **out, size_t *n)
 {
 	struct em e = {.kkeys = m->kkeys};
@@ -1355,22 +1385,22 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		    !(m->xpl && plan_tid(m->xpl));
 	/* jumps to the end, no record: the run no longer active; the
 	 * plan's failing PREDs whose record gate would fail (e.xpj) */
-	size_t xj[4], xpj[sizeof(e.xpj) / sizeof(e.xpj[0])];
+	size_t xj[5], xpj[sizeof(e.xpj) / sizeof(e.xpj[0])];
 	unsigned nxj = 0, nxpj = 0;
 	/* the pretest's failing jump, and the argument it fetched */
 	size_t jpre = SIZE_MAX;
 	unsigned apre = UBPF_MAXARGS;
-	/* cgbuf taken (own): the jump of a hit that found it taken; the
-	 * jumps to the end before it was (xj[0 .. nxj0)) */
-	size_t jbusy[2] = { 0, 0 };
+	/* the jumps to the end before S_OWN was zeroed (xj[0 .. nxj0)):
+	 * past the release */
 	unsigned nxj0 = 0;
 
 	*out = NULL;
 	*n = 0;
-	if (!m->kp) { /* the argument slots past nargs: seq_stack()'s */
-		e.soff = (int16_t)S_ARG(UBPF_MAXARGS - 1);
-		e.sroom = (uint16_t)(8 * (UBPF_MAXARGS - nargs));
-	}
+	/* the argument slots past nargs: seq_stack()'s (a kernel probe's
+	 * too: its provider's prologue's scratch is used before the plan,
+	 * and nothing reads a slot past nargs after it) */
+	e.soff = (int16_t)S_ARG(UBPF_MAXARGS - 1);
+	e.sroom = (uint16_t)(8 * (UBPF_MAXARGS - nargs));
 	if (ob) { /* the fault bits, if any, at the end (strs) */
 		strs = true;
 		len = obase + ob;
@@ -1421,11 +1451,16 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			if (i != apre && !(lt->args & (1u << i)))
 				arg_fetch(&e, i, &s->a[i]); /* late: the
 							     * record's */
-	/* cgbuf's owner from here to the end (the jumps before end with
-	 * nothing taken, as do the provider's prologue's exits) */
+	/* cgbuf's owner word: none held from here, until a path needs
+	 * cgbuf (own_need()); S_OWN's 0 from a register, which Linux 6.1's
+	 * verifier knows for one (the jumps before end with nothing taken,
+	 * as do the provider's prologue's exits) */
 	nxj0 = nxj;
-	if (own == OWN_PRO)
-		own_take(&e, m, jbusy);
+	if (own) {
+		e.ownoff = (int16_t)UBPF_CGOWN(m->ustk_room);
+		alu_i(&e, BPF_MOV, 1, 0);
+		stx(&e, BPF_DW, 10, S_OWN, 1);
+	}
 	if (!lt->flags) /* else the record's (late_of()) */
 		st(&e, BPF_DW, 10, S_FLAGS, 0);
 	if (ob) { /* no area yet: a register's 0, which Linux 6.1's
@@ -1434,7 +1469,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		stx(&e, BPF_DW, 10, S_OBUF, 1);
 	}
 	if (m->act >= 0)
-		act_test(&e, m, nargs, fds, xj, &nxj);
+		act_test(&e, m, nargs, fds, strs, xj, &nxj);
 	if (ob) /* its clauses start it (cgen_out.c), not the exit tests */
 		cgen_out_setup(&e, m->buf, obase, ob, pl);
 	/* the lease: no clock while it holds (hzarm: past the arm word) */
@@ -1575,8 +1610,6 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	for (unsigned i = 0; i < nargs; i++)
 		if (i != apre && (lt->args & (1u << i)))
 			arg_fetch(&e, i, &s->a[i]);
-	if (own == OWN_REC) /* cgbuf's from here: OWN_REC */
-		own_take(&e, m, jbusy);
 	if (lazy) { /* pid_tgid, which nothing before needed */
 		call(&e, BPF_FUNC_get_current_pid_tgid);
 		alu_r(&e, BPF_MOV, 7, 0);
@@ -1587,13 +1620,11 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		alu_i(&e, BPF_MOV, 2, 16);
 		call(&e, BPF_FUNC_get_current_comm);
 	}
-	if (strs && own) { /* built in cgbuf, its owner's: own_take()'s */
-		ldx(&e, BPF_DW, 0, 10, S_OWN);
-		jbuf = jmp_i(&e, BPF_JEQ, 0, 0); /* not NULL: for the reader */
-	} else if (strs) { /* built in cgbuf: its length is known at the
-			    * end */
-		lookup0(&e, m->buf);
-		jbuf = jmp_i(&e, BPF_JEQ, 0, 0);
+	if (strs) { /* built in cgbuf, its length known at the end: its
+		     * owner's (own_need()) */
+		size_t jn = own_need(&e, m->buf);
+
+		jbuf = jn == SIZE_MAX ? 0 : jn;
 	} else {
 		ldmap(&e, 1, m->rb);
 		alu_i(&e, BPF_MOV, 2, (int32_t)len);
@@ -1793,14 +1824,6 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* 4. epilogue */
 	fix(&e, jnull);
 	fix(&e, jdrop);
-	if (own == OWN_REC) { /* given back where the record ends: the
-			       * paths to done never took it */
-		if (strs && jbuf)
-			fix(&e, jbuf);
-		jbuf = 0;
-		own_give(&e);
-		e.ownoff = 0;
-	}
 done:
 	if (strs && jbuf)
 		fix(&e, jbuf);
@@ -1810,7 +1833,7 @@ done:
 		fix(&e, xj[i]);
 	for (unsigned i = 0; i < nxpj; i++)
 		fix(&e, xpj[i]);
-	own_give(&e); /* every path that took cgbuf comes here */
+	own_give(&e); /* every path that may hold cgbuf comes here */
 	if (jself)
 		fix(&e, jself);
 	for (unsigned i = 0; i < nxj0; i++)
@@ -1819,8 +1842,9 @@ done:
 		fix(&e, jpre);
 	alu_i(&e, BPF_MOV, 0, 0);
 	put(&e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
-	if (own)
-		own_busy(&e, m, jbusy);
+	if (e.nbj)
+		own_busy(&e, m);
+	free(e.bj);
 	if (e.bad) {
 		free(e.v);
 		return false;

@@ -47,8 +47,8 @@
 #define S_OBUF (S_AKEY - 8)
 /* the probe's id, in a program probes share (cgen.c's kp_ident()) */
 #define S_PRB (S_OBUF - 8)
-/* cgbuf's owner word's address, while the program holds it (cgen.c's
- * own_take()) */
+/* cgbuf's owner word's address while the hit holds it, else 0 (cgen.c's
+ * own_need()) */
 #define S_OWN (S_PRB - 8)
 _Static_assert(S_OWN >= -512, "the generated programs' stack: 512 bytes");
 /* SEQ's string of its j-th argument: in cgbuf, past what a record uses */
@@ -118,10 +118,19 @@ struct em {
 	 * a copy that filled its pl->fstr bytes has its last byte read
 	 * again, which the helper cut for its NUL */
 	bool rbarg[UBPF_KSTRARGS];
-	/* cgbuf's owner word's offset while the program holds it (cgen.c's
-	 * own_take()), else 0: an exit past it gives it back first
-	 * (own_give()) */
+	/* cgbuf's owner word (cgen.c's own_need()): its offset in a
+	 * program made owning it (0: made without, the first making);
+	 * whether every path to the next instruction holds it (owned:
+	 * cleared where a jump emitted before ownfrom, the take's start,
+	 * lands: fix(), cgen_plan()'s landings) and whether any may
+	 * (ownmay: some take emitted; jumps go forward, so if none, no
+	 * path holds it); the jumps of a take that found it held (bj,
+	 * to own_busy()) */
 	int16_t ownoff;
+	bool owned, ownmay;
+	size_t ownfrom;
+	size_t *bj;
+	unsigned nbj, cbj;
 	/* SEQ's copies on the stack (cgen_plan.c's seq_stack()): the
 	 * argument slots past the event's nargs, which cgen.c gives a
 	 * uprobe's plan (soff the lowest, sroom bytes; 0: none), and where
@@ -220,15 +229,6 @@ static inline void xadd(struct em *e, uint8_t dst, int16_t off, uint8_t src,
 	    fetch ? BPF_ADD | BPF_FETCH : BPF_ADD);
 }
 
-/* cgbuf given back, before an exit of a program that holds it (r1) */
-static inline void own_give(struct em *e)
-{
-	if (!e->ownoff)
-		return;
-	ldx(e, BPF_DW, 1, 10, S_OWN);
-	st(e, BPF_DW, 1, e->ownoff, 0);
-}
-
 static inline void call(struct em *e, int32_t fn)
 {
 	put(e, BPF_JMP | BPF_CALL, 0, 0, 0, fn);
@@ -269,6 +269,7 @@ static inline size_t jmp_r(struct em *e, uint8_t op, uint8_t dst,
 	return e->n - 1;
 }
 
+
 /* jump at index j lands on the next instruction to be emitted */
 static inline void fix(struct em *e, size_t j)
 {
@@ -276,6 +277,25 @@ static inline void fix(struct em *e, size_t j)
 		e->bad = true;
 	e->v[j].off = (int16_t)(e->n - j - 1);
 	e->land = e->n;
+	if (j < e->ownfrom) /* a path from before the take: not held */
+		e->owned = false;
+}
+
+/* cgbuf given back, before an exit: where every path here holds it, a
+ * store through S_OWN; where some may, S_OWN tested first (0: not
+ * held); where none can, nothing (r1 clobbered) */
+static inline void own_give(struct em *e)
+{
+	size_t j = 0;
+
+	if (!e->ownoff || !e->ownmay)
+		return;
+	ldx(e, BPF_DW, 1, 10, S_OWN);
+	if (!e->owned)
+		j = jmp_i(e, BPF_JEQ, 1, 0);
+	st(e, BPF_DW, 1, e->ownoff, 0);
+	if (!e->owned)
+		fix(e, j);
 }
 
 /* usdt.bpf.c's sized(): r to size bytes, sign- or zero-extended */
@@ -341,6 +361,12 @@ static inline void task_ptr(struct em *e, uint32_t off1, size_t *j,
 	j[(*nj)++] = jmp_i(e, BPF_JEQ, 3, 0);
 }
 
+/* cgen.c: r0 = cgbuf (fd buf), its owner word taken where the hit's
+ * path does not hold it yet (in a program made owning it: e->ownoff);
+ * a take that finds it held counts a drop and ends the hit.  The jump
+ * taken when the lookup finds none (the first making's, which owns
+ * nothing), else SIZE_MAX.  r0-r5 clobbered. */
+size_t own_need(struct em *e, int buf);
 /* cgen_rec.c: the record's pr_psargs at r8 (r9 the record, in cgbuf),
  * from task_struct's mm and mm_struct's arg_start, arg_end (offsets + 1) */
 void cgen_psargs(struct em *e, const uint32_t o[3]);

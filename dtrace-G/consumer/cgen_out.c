@@ -149,15 +149,16 @@ void cgen_out_setup(struct em *e, int buf, unsigned obase, unsigned bytes,
  * The area started, once a hit: S_OBUF is 0 until then (cgen.c's
  * prologue), so a clause that finds it set leaves the ran bits of the
  * clauses before it as they are (no test where no code before starts
- * it: e->oany).  Starting it: cgbuf's address (no cgbuf, which a
- * per-CPU array always has: the hit ends, as one that found no room)
+ * it: e->oany).  Starting it: cgbuf's address, its owner word taken
+ * where the path does not hold it yet (cgen.c's own_need(): found
+ * held, the hit counts a drop and ends, as one that found no room),
  * plus obase into S_OBUF, the ran word zeroed, the size written, and
  * the this-> strings' lens zeroed (cgen_out_tstr()): none was stored
  * before in this firing, since a store starts the area.
  */
 void cgen_out_need(struct em *e)
 {
-	size_t j = 0, jok;
+	size_t j = 0, jnull, from = e->n;
 
 	if (e->ostarted)
 		return;
@@ -169,19 +170,28 @@ void cgen_out_need(struct em *e)
 		ldx(e, BPF_DW, 1, 10, S_OBUF);
 		j = jmp_i(e, BPF_JNE, 1, 0);
 	}
-	lookup0(e, e->obuf);
-	jok = jmp_i(e, BPF_JNE, 0, 0);
-	own_give(e);
-	alu_i(e, BPF_MOV, 0, 0);
-	put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
-	fix(e, jok);
+	jnull = own_need(e, e->obuf); /* cgbuf, held from here */
+	if (jnull != SIZE_MAX) { /* the first making's: no owner word */
+		size_t jok = jmp_i(e, BPF_JA, 0, 0);
+
+		fix(e, jnull);
+		alu_i(e, BPF_MOV, 0, 0);
+		put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+		fix(e, jok);
+	}
 	alu_i(e, BPF_ADD, 0, (int32_t)e->obase);
 	stx(e, BPF_DW, 10, S_OBUF, 0);
 	st(e, BPF_DW, 0, 0, 0);
 	st(e, BPF_DW, 0, 8, (int32_t)e->obytes);
 	cgen_out_tstr(e, e->opl);
-	if (e->oany)
+	if (e->oany) {
 		fix(e, j);
+		/* S_OBUF set: cgbuf taken on that path too */
+		if (e->ownoff) {
+			e->owned = true;
+			e->ownfrom = from;
+		}
+	}
 	e->ostarted = e->oany = true;
 }
 

@@ -939,9 +939,10 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
  * is only compared with literals (SEQ: no SKEY, CACMP or SMKEY, no
  * fault sites) and the argument slots past the event's nargs (e->sroom
  * bytes, cgen.c's) hold, for each, a room of sn bytes (a multiple of
- * 8, 24 or more) two longer than its longest literal: the plan then
- * addresses no cgbuf, and the program takes its owner word only for
- * a record (cgen.c's cgen_emit()).  The first read is of c bytes, what
+ * 8, 24 or more) two longer than its longest literal (a uprobe's
+ * and a kernel probe's alike): the plan then addresses no cgbuf, and
+ * its hit takes the owner word only where a later stage needs it
+ * (cgen.c's own_need()).  The first read is of c bytes, what
  * the compares need (the longest literal and two, its NUL and a byte
  * past it, rounded up to a word: strncpy_from_user() reads a word at
  * a time and below a word's size a byte at a time).  One that finds the
@@ -1078,6 +1079,7 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		     unsigned nargs)
 {
 	bool fs = cgen_fsites(e, pl);
+	size_t jn;
 
 	e->sn = 0; /* in cgbuf, unless seq_stack() */
 
@@ -1120,8 +1122,9 @@ static void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	}
 	if (!e->nsarg || (!fs && seq_stack(e, pl)))
 		return;
-	lookup0(e, buf);
-	e->fj[e->nfj++] = jmp_i(e, BPF_JEQ, 0, 0);
+	jn = own_need(e, buf); /* the hit needs cgbuf from here */
+	if (jn != SIZE_MAX)
+		e->fj[e->nfj++] = jn;
 	stx(e, BPF_DW, 10, S_SBUF, 0);
 	for (unsigned j = 0; j < e->nsarg; j++) {
 		ldx(e, BPF_DW, 1, 10, S_SBUF);
@@ -2710,8 +2713,10 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	     cgen_plan_has(pl, UBPF_K_LKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_MKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_CVCMP, -1) || vseq_ordered(pl))) {
-		lookup0(e, fds[5]);
-		e->fj[e->nfj++] = jmp_i(e, BPF_JEQ, 0, 0);
+		size_t j = own_need(e, fds[5]);
+
+		if (j != SIZE_MAX)
+			e->fj[e->nfj++] = j;
 		stx(e, BPF_DW, 10, S_SBUF, 0);
 		e->vbuf = true;
 	}
@@ -2732,8 +2737,8 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		landed = false;
 		for (; from <= pc; from++)
 			landed |= tgt[from];
-		if (landed)
-			e->ostarted = false;
+		if (landed) /* ... nor cgbuf held (own_need()) */
+			e->ostarted = e->owned = false;
 		e->pland = landed ? e->n : SIZE_MAX;
 		/* S_VVAL's self-> value: only across vld_again()'s ops */
 		if (landed || !vval_kept(o))
@@ -3126,6 +3131,8 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	}
 	at[pl->nops] = e->n;
 	dp[pl->nops] = sp;
+	if (np || nf) /* a jump to the end: cgbuf may not be held there */
+		e->owned = false;
 	for (unsigned i = 0; i < np && !e->bad; i++) {
 		unsigned to = pd[i];
 		size_t j = pj[i];

@@ -25,7 +25,7 @@
  * generated programs'): a tail call that lands never returns, so the
  * caller's code after it never runs, and the walk gives cgbuf back
  * itself, on every path (its owner word, struct cgb's own, which the
- * caller took: ../cgen.c's own_take()).  (Where the
+ * caller took: ../cgen.c's own_need()).  (Where the
  * unwinder is not loaded, the tail call falls through to the caller's
  * own copy.)
  *
@@ -654,7 +654,7 @@ int ustack_walk(struct ureg *ctx)
 out:
 	/* the record is out: cgbuf is the next hit's on this CPU (the
 	 * generated program that tail-called took it, cgen.c's
-	 * own_take()) */
+	 * own_need()) */
 	b->own = 0;
 	return 0;
 }

@@ -71,7 +71,7 @@
 /* the scratch's room for the user stack: registers, length, the copy
  * (at most one page more than asked: it goes on by whole pages) */
 #define UBPF_USTKROOM (8 * UBPF_NREG + 8 + UBPF_USTKMAX + 4096 + 8)
-/* cgbuf's owner word (the generated programs': cgen.c's own_take()),
+/* cgbuf's owner word (the generated programs': cgen.c's own_need()),
  * past all that a record and its stack copy use there; cgbuf's value is
  * 8 bytes longer than they */
 #define UBPF_CGOWN(ustk) (UBPF_SCRATCH + ((ustk) ? UBPF_USTKROOM : 0))

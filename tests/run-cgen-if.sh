@@ -19,14 +19,21 @@
 #    DTRACE_KAGG=0's, and verified in under four times the
 #    instructions (the verifier's paths join: not 2^8);
 #  - kout.d: what stays user space's, each with its -v reason and
-#    DTRACE_CGEN=0's output: a ninth if, printf() in a branch, a
-#    condition the kernel does not compute, and stores on one path
+#    DTRACE_CGEN=0's output: a ninth if, a string compared in a
+#    condition, a condition the kernel does not compute, and stores on
+#    one path
 #    that disagree with another clause's type (self->x = -1 there,
 #    unsigned in the branch: the interpreter types a read by the store
 #    last made; a plan that missed the branch's store would count the
-#    signed way).
+#    signed way);
+#  - kpr.d: printf() and trace() in branches, nested, strings copied
+#    at the hit (copyinstr(self->p) at the return, a this-> string), a
+#    copy's fault in a branch ending the clause before the store after
+#    the if, without -q (the default lines), by the kernel (-v) and
+#    byte for byte DTRACE_CGEN=0's and DTRACE_KAGG=0's but the strings,
+#    which are the bytes at the hit (below).
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
-# Six dtrace runs, a few seconds.
+# Nine dtrace runs, a few seconds.
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -59,7 +66,7 @@ expect_eq "nest: verified under 4 times the instructions ($ins)" 1 \
 
 cat >kout.d <<'EOF2'
 pid$target::hit:entry { if (arg1 == 1) @c9 = count(); if (arg1 == 2) @c9 = count(); if (arg1 == 3) @c9 = count(); if (arg1 == 4) @c9 = count(); if (arg1 == 5) @c9 = count(); if (arg1 == 6) @c9 = count(); if (arg1 == 7) @c9 = count(); if (arg1 == 8) @c9 = count(); if (arg1 == 9) @c9 = count(); }
-pid$target::hit:entry { if (arg1 == 7) printf("seven %d\n", arg1); }
+pid$target::hit:entry { if (copyinstr(arg0) == "before-7") @seven = count(); }
 pid$target::hit:entry { if (progenyof(1)) @prog = count(); }
 pid$target::hit:entry { self->x = -1; }
 pid$target::hit:entry { if (arg1 == 3) self->x = (uint64_t)arg1 - 4; }
@@ -71,10 +78,80 @@ expect_file_eq "kout: DTRACE_CGEN=0's output" kout.0 kout.g
 expect_eq "kout: the counts typed by the store last made" 1 \
 	"$(grep -c '^ *3 *1$' kout.g)"
 for w in 'clause 1 .*it has more than 8 if statements' \
-	'clause 2 .*line 2: a clause with an if statement is the kernel.s only without strings but in printf() and trace() at its top' \
+	'clause 2 .*line 2: a clause with an if statement is the kernel.s only without strings but in printf() and trace(), and this' \
 	'clause 3 .*line 3: its if statement.s condition is not one the kernel computes: progenyof()' \
 	'clause 4 .*self->x'; do
 	expect_eq "kout: -v: $w" 1 "$(grep -c "$w" kout.g.err)"
 done
+
+# kpr.d: printf() and trace() in branches (kplan_out.c's kp_if_out(),
+# the KEEP OUT of each if whose branches print, d_kplan_out_run()'s
+# walk of the branch the kernel took, d/stmt.c's pre mode told it), run
+# without -q, so that a hit down a branch that prints nothing has no
+# default line here either: a self-> address copied in both branches
+# of the classic pair at the return, with a store after the if (the
+# copy's jump, kp_out_ends() path-aware); a this-> string (KV_STR) and
+# integers in nested branches, a condition of && (its SC lands on the
+# KEEP); a copy of address 16 in a branch at hit 7 with self->n++
+# after the if, which that hit does not make (@n: 73, not 78), the
+# fault's message DTRACE_CGEN=0's.  The strings are the bytes at the
+# hit, "before-i" (cgout rewrites them after the return; DTRACE_CGEN=0
+# and DTRACE_KAGG=0 read them later: the comparison with theirs
+# blanks the strings and squeezes trace()'s padding, and the generated
+# run's own are checked against the numbers beside them).
+cat >kpr.d <<'EOF2'
+pid$target::hit:entry { self->p = arg0; }
+pid$target::hit:entry { this->t = copyinstr(arg0); }
+pid$target::hit:entry /arg1 < 30/ { if (arg1 % 4 == 0) printf("t %s %d\n", this->t, arg1); else if (arg1 % 4 == 1 && arg1 > 2) { if (arg1 & 8) trace(arg1); else printf("u %d\n", arg1 * 3); } }
+pid$target::hit:return /self->p/ { if (arg1 % 3 == 0) printf("%s %d\n", copyinstr(self->p), arg1); else if (arg1 % 3 == 1) { trace(copyinstr(self->p)); trace(arg1); } else @two = count(); self->p = 0; }
+pid$target::hit:entry /arg1 < 12/ { if (arg1 & 1) printf("f %s\n", copyinstr(arg0 * (arg1 != 7) + 16 * (arg1 == 7))); else trace(arg1); self->n++; }
+pid$target::hit:entry /arg1 < 12/ { @n = sum(self->n); }
+EOF2
+# runv G OUT: run()'s of kpr.d on 'rewrite 40', without -q; OUT.n the
+# output, the CPU column dropped, the strings blanked, spaces squeezed;
+# OUT.msg its messages but the BPF counts, the pid blanked
+runv() {
+	rm -f "$2"
+	rl=0
+	[ "$1" = 1 ] && [ -z "${DTRACE_KAGG:-}" ] || rl=$cg_linger
+	CGOUT_LINGER_MS=$rl DTRACE_CGEN=$1 timeout -s KILL 120 "$DTRACE" -v \
+		-o "$2" -s kpr.d -c './cgout rewrite 40' >/dev/null 2>"$2.err"
+	expect_eq "$2: status" 0 "$?"
+	[ -f "$2" ] || : >"$2"
+	sed -e 's/^ *[0-9]* *//' -e 's/\(before\|after\)-[0-9]*/S/g' "$2" |
+		tr -s ' ' >"$2.n"
+	grep -e '^dtrace: error' -e 'has exited' "$2.err" |
+		sed 's/pid[0-9]*/pid/g; s/pid [0-9]*/pid/' >"$2.msg"
+}
+runv 1 kpr.g
+cgout_inkernel kpr.g -s kpr.d
+runv 0 kpr.0
+DTRACE_KAGG=0 runv 1 kpr.u
+for m in 0 u; do
+	expect_file_eq "kpr: kpr.$m's output" "kpr.$m.n" kpr.g.n
+	expect_file_eq "kpr: kpr.$m's messages" "kpr.$m.msg" kpr.g.msg
+done
+expect_eq "kpr: the fault at hit 7's copy" 1 "$(grep -c \
+	'^dtrace: error on enabled probe ID [0-9]* (.*): invalid address (0x10) in action #2$' \
+	kpr.g.err)"
+expect_eq "kpr: self->n++ not made after the fault" 1 \
+	"$(grep -c '^ *73$' kpr.g)"
+# each string the bytes at the hit: before-N beside its N (return: N +
+# 1; t: N; f: an odd N below 12 but 7), 40 of them in all
+expect_eq "kpr: the bytes at the hit" "40 0 0" "$(awk '{
+	for (i = 2; i <= NF; i++) {
+		if ($i !~ /^before-[0-9]+$/)
+			continue
+		n = substr($i, 8) + 0
+		if (/hit:return/)
+			ok = $NF == n + 1
+		else if ($(i - 1) == "t")
+			ok = $NF == n
+		else
+			ok = $(i - 1) == "f" && n % 2 == 1 && n < 12 && n != 7
+		c++
+		bad += !ok
+	}
+} END { print c + 0, bad + 0 }' kpr.g) $(grep -c after- kpr.g)"
 
 finish

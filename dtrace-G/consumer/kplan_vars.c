@@ -436,17 +436,18 @@ static bool str_touch(const struct d_kplan *k, const struct node *n)
  * kernel's only with k->vars (D_KPLAN_VARS: the generic program, kfix
  * and the in-process recorder never see UBPF_K_JMP), at most KP_IFS
  * ifs, and no string anywhere in its statements or conditions but in
- * printf() and trace() at its top (kp_out_ok()'s; no string variable
- * stored, no string key but a literal or execname, no string compared,
- * so no fault site and no copy in a branch or a condition): its
- * conditions and branches are integers, aggregations and stores of
- * integers, which cannot fault, so the kernel runs exactly the branch
- * run.c would; the out area holds the top's values alone, in plan
- * order, which is the order dtrace's pre mode (../d/stmt.c, skipping
- * an if: no branch prints) takes them in, and a copy's fault there
- * ends the clause (kp_out_ends(): an if after it is "other").  Why
- * not, for the whole clause, into buf; NULL where such a clause may be
- * the kernel's.
+ * printf() and trace() (kp_out_ok()'s, at the top or in a branch; no
+ * string variable stored, no string key but a literal or execname, no
+ * string compared, so no fault site in a condition and no copy but a
+ * printf()'s or trace()'s): its conditions are integers, which cannot
+ * fault, so the kernel runs exactly the branch run.c would; an if with
+ * printing under it leaves its condition's value in the out area
+ * (kplan_out.c's kp_if_out(), the KEEP OUT), which dtrace's walk
+ * (d_kplan_out_run()) and pre mode (../d/stmt.c) take to run the same
+ * branch's printf() and trace(), and a copy's fault ends the clause on
+ * its path (kp_out_ends(): an if after it is "other").  Why not, for
+ * the whole clause, into buf; NULL where such a clause may be the
+ * kernel's.
  */
 const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
 		      size_t len)
@@ -470,10 +471,9 @@ const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
 		const struct stmt *st = c->flat[i];
 		bool s;
 
-		if (!st->fup && (st->kind == S_PRINTF || st->kind == S_TRACE))
-			continue; /* kp_out_ok()'s, at the clause's top */
-		s = st->kind == S_PRINTF || st->kind == S_TRACE ||
-		    str_touch(k, st->e);
+		if (st->kind == S_PRINTF || st->kind == S_TRACE)
+			continue; /* kp_out_ok()'s, in a branch too */
+		s = str_touch(k, st->e);
 
 		for (unsigned j = 0; !s && j < st->nargs; j++)
 			s = str_touch(k, st->args[j]);
@@ -486,8 +486,8 @@ const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
 			snprintf(buf, len,
 				 "line %d: a clause with an if statement is "
 				 "the kernel's only without strings but in "
-				 "printf() and trace() at its top, and this "
-				 "statement has them",
+				 "printf() and trace(), and this statement "
+				 "has them",
 				 st->line);
 			return buf;
 		}
@@ -508,7 +508,7 @@ bool kp_flat_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 		       kp_out_ok(k, ci, i, ks); /* kplan_out.c */
 	if (kp_if_why(k, ci, buf, sizeof(buf)))
 		return false;
-	if (!st->fup && (st->kind == S_PRINTF || st->kind == S_TRACE))
+	if (st->kind == S_PRINTF || st->kind == S_TRACE)
 		return kp_out_ok(k, ci, i, ks) && ks->out; /* kplan_out.c */
 	if (st->kind == S_IF) { /* its condition, as a predicate */
 		memset(ks, 0, sizeof(*ks));

@@ -29,7 +29,9 @@
 #  - kpr.d: printf() and trace() in branches, nested, strings copied
 #    at the hit (copyinstr(self->p) at the return, a this-> string), a
 #    copy's fault in a branch ending the clause before the store after
-#    the if, without -q (the default lines), by the kernel (-v) and
+#    the if, string variables stored at the top and in branches (a
+#    store's fault too), without -q (the default lines), by the kernel
+#    (-v) and
 #    byte for byte DTRACE_CGEN=0's and DTRACE_KAGG=0's but the strings,
 #    which are the bytes at the hit (below).
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
@@ -78,7 +80,7 @@ expect_file_eq "kout: DTRACE_CGEN=0's output" kout.0 kout.g
 expect_eq "kout: the counts typed by the store last made" 1 \
 	"$(grep -c '^ *3 *1$' kout.g)"
 for w in 'clause 1 .*it has more than 8 if statements' \
-	'clause 2 .*line 2: a clause with an if statement is the kernel.s only without strings but in printf() and trace(), and this' \
+	'clause 2 .*line 2: a clause with an if statement is the kernel.s only without strings but in printf(), trace() and string variables. stores, and this' \
 	'clause 3 .*line 3: its if statement.s condition is not one the kernel computes: progenyof()' \
 	'clause 4 .*self->x'; do
 	expect_eq "kout: -v: $w" 1 "$(grep -c "$w" kout.g.err)"
@@ -91,10 +93,14 @@ done
 # default line here either: a self-> address copied in both branches
 # of the classic pair at the return, with a store after the if (the
 # copy's jump, kp_out_ends() path-aware); a this-> string (KV_STR) and
-# integers in nested branches, a condition of && (its SC lands on the
-# KEEP); a copy of address 16 in a branch at hit 7 with self->n++
-# after the if, which that hit does not make (@n: 73, not 78), the
-# fault's message DTRACE_CGEN=0's.  The strings are the bytes at the
+# integers in nested branches, a condition of &&; a copy of address
+# 16 in a branch at hit 7 with self->n++ after the if, which that hit
+# does not make (@n: 73, not 78); string variables stored in a clause
+# with ifs (KV_STR: SSTR, SLIT, SCLR), this->s in one branch, a
+# literal in another, neither in the third (""), and its copy of
+# address 16 at hit 10 ending the clause before its printf(), self->u
+# at the top, cleared in a branch, printed in one and by a later
+# clause; the faults' messages DTRACE_CGEN=0's.  The strings are the
 # hit, "before-i" (cgout rewrites them after the return; DTRACE_CGEN=0
 # and DTRACE_KAGG=0 read them later: the comparison with theirs
 # blanks the strings and squeezes trace()'s padding, and the generated
@@ -106,6 +112,9 @@ pid$target::hit:entry /arg1 < 30/ { if (arg1 % 4 == 0) printf("t %s %d\n", this-
 pid$target::hit:return /self->p/ { if (arg1 % 3 == 0) printf("%s %d\n", copyinstr(self->p), arg1); else if (arg1 % 3 == 1) { trace(copyinstr(self->p)); trace(arg1); } else @two = count(); self->p = 0; }
 pid$target::hit:entry /arg1 < 12/ { if (arg1 & 1) printf("f %s\n", copyinstr(arg0 * (arg1 != 7) + 16 * (arg1 == 7))); else trace(arg1); self->n++; }
 pid$target::hit:entry /arg1 < 12/ { @n = sum(self->n); }
+pid$target::hit:entry /arg1 < 30/ { if (arg1 & 2) this->s = copyinstr(arg0 * (arg1 != 10) + 16 * (arg1 == 10)); else if (arg1 & 4) this->s = "lit"; printf("s %s %d\n", this->s, arg1); }
+pid$target::hit:entry /arg1 < 30/ { self->u = copyinstr(arg0); if (arg1 % 5 == 0) printf("q %s %d\n", self->u, arg1); else if (arg1 % 5 == 1) self->u = 0; }
+pid$target::hit:entry /arg1 < 30 && arg1 % 5 == 2/ { printf("w %s\n", self->u); }
 EOF2
 # runv G OUT: run()'s of kpr.d on 'rewrite 40', without -q; OUT.n the
 # output, the CPU column dropped, the strings blanked, spaces squeezed;
@@ -131,22 +140,25 @@ for m in 0 u; do
 	expect_file_eq "kpr: kpr.$m's output" "kpr.$m.n" kpr.g.n
 	expect_file_eq "kpr: kpr.$m's messages" "kpr.$m.msg" kpr.g.msg
 done
-expect_eq "kpr: the fault at hit 7's copy" 1 "$(grep -c \
-	'^dtrace: error on enabled probe ID [0-9]* (.*): invalid address (0x10) in action #2$' \
+expect_eq "kpr: the faults at hit 7's copy and hit 10's store" 2 \
+	"$(grep -c '^dtrace: error on enabled probe ID [0-9]* (.*): invalid address (0x10) in action #2$' \
 	kpr.g.err)"
 expect_eq "kpr: self->n++ not made after the fault" 1 \
 	"$(grep -c '^ *73$' kpr.g)"
 # each string the bytes at the hit: before-N beside its N (return: N +
-# 1; t: N; f: an odd N below 12 but 7), 40 of them in all
-expect_eq "kpr: the bytes at the hit" "40 0 0" "$(awk '{
+# 1; t, s, q: N; f: an odd N below 12 but 7; w: N % 5 == 2), 65 of
+# them in all (t 8, return 27, f 5, s 13, q 6, w 6)
+expect_eq "kpr: the bytes at the hit" "65 0 0" "$(awk '{
 	for (i = 2; i <= NF; i++) {
 		if ($i !~ /^before-[0-9]+$/)
 			continue
 		n = substr($i, 8) + 0
 		if (/hit:return/)
 			ok = $NF == n + 1
-		else if ($(i - 1) == "t")
+		else if ($(i - 1) ~ /^[tsq]$/)
 			ok = $NF == n
+		else if ($(i - 1) == "w")
+			ok = n % 5 == 2 && n < 30
 		else
 			ok = $(i - 1) == "f" && n % 2 == 1 && n < 12 && n != 7
 		c++

@@ -105,10 +105,12 @@
  * (sout_ok()), so no jump: user space runs it and stops there.
  *
  * In a branch.  A kernel clause with ifs (kplan_vars.c's kp_if_why(),
- * kplan_emit.c's emit_list()) may print in any branch: the area's
+ * kplan_emit.c's emit_list()) may print, or store a string variable
+ * (below), in any branch: the area's
  * layout stays static, every branch's values with their slots in plan
  * order (emit_list()'s: an if's condition, its body, its else), and
- * each if with such a statement under it, at any depth (kp_if_out()),
+ * each if with such a statement (a printf(), trace() or SSTR) under
+ * it, at any depth (kp_if_out()),
  * has an 8-byte slot before them for its condition's value (an OUT
  * flagged UBPF_KF_KEEP, stored and left for the if's PRED).  The
  * untaken branch's slots are not written at the hit; nothing reads

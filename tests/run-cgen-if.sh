@@ -19,8 +19,8 @@
 #    DTRACE_KAGG=0's, and verified in under four times the
 #    instructions (the verifier's paths join: not 2^8);
 #  - kout.d: what stays user space's, each with its -v reason and
-#    DTRACE_CGEN=0's output: a ninth if, a string compared in a
-#    condition, a condition the kernel does not compute, and stores on
+#    DTRACE_CGEN=0's output: a ninth if, a string key (strjoin()) in
+#    a branch, a condition the kernel does not compute, and stores on
 #    one path
 #    that disagree with another clause's type (self->x = -1 there,
 #    unsigned in the branch: the interpreter types a read by the store
@@ -33,9 +33,10 @@
 #    store's fault too), without -q (the default lines), by the kernel
 #    (-v) and
 #    byte for byte DTRACE_CGEN=0's and DTRACE_KAGG=0's but the strings,
-#    which are the bytes at the hit (below).
+#    which are the bytes at the hit (below);
+#  - kf.d: strings compared in conditions, a copy's fault there.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
-# Nine dtrace runs, a few seconds.
+# Eleven dtrace runs, a few seconds.
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -68,7 +69,7 @@ expect_eq "nest: verified under 4 times the instructions ($ins)" 1 \
 
 cat >kout.d <<'EOF2'
 pid$target::hit:entry { if (arg1 == 1) @c9 = count(); if (arg1 == 2) @c9 = count(); if (arg1 == 3) @c9 = count(); if (arg1 == 4) @c9 = count(); if (arg1 == 5) @c9 = count(); if (arg1 == 6) @c9 = count(); if (arg1 == 7) @c9 = count(); if (arg1 == 8) @c9 = count(); if (arg1 == 9) @c9 = count(); }
-pid$target::hit:entry { if (copyinstr(arg0) == "before-7") @seven = count(); }
+pid$target::hit:entry { if (arg1 == 7) @seven[strjoin(execname, "-x")] = count(); }
 pid$target::hit:entry { if (progenyof(1)) @prog = count(); }
 pid$target::hit:entry { self->x = -1; }
 pid$target::hit:entry { if (arg1 == 3) self->x = (uint64_t)arg1 - 4; }
@@ -165,5 +166,31 @@ expect_eq "kpr: the bytes at the hit" "65 0 0" "$(awk '{
 		bad += !ok
 	}
 } END { print c + 0, bad + 0 }' kpr.g) $(grep -c after- kpr.g)"
+
+# kf.d: strings compared in conditions (kp_if_why() takes what a
+# predicate may compare, kp_ty_at()): copyinstr(arg0) == "alpha" (SEQ,
+# a fault site: the copy of address 16 at hit 2 ends the clause after
+# self->c++ and before the += 100 after the if, ERROR's arg2 the if's
+# action, 2), a self-> string (KV_STR: VSEQ) and execname (CVCMP) in
+# an else if, on cgout refault ("alpha", 16, ""): the lines as the
+# interpreter has them, generated and DTRACE_CGEN=0 alike, by the
+# kernel (-v: run()'s check)
+cat >kf.d <<'EOF2'
+pid$target::hit:entry { self->c++; if (copyinstr(arg0) == "alpha") printf("a %d\n", arg1); else { printf("other %d\n", arg1); self->c += 10; } self->c += 100; }
+pid$target::hit:entry /arg1 != 2/ { self->v = copyinstr(arg0); }
+pid$target::hit:entry { if (self->v == "alpha") printf("v alpha %d\n", arg1); else if (execname == "cgout") trace(self->c); }
+pid$target::hit:entry { printf("c %d\n", self->c); }
+dtrace:::ERROR { printf("E %d %d %x\n", arg1, arg2, arg5); }
+EOF2
+printf '%s\n' "a 1" "v alpha 1" "c 101" "E 1 2 10" "v alpha 2" "c 102" \
+	"other 3" "213c 213" "" >kf.exp
+run 1 kf.g refault -s kf.d
+run 0 kf.0 refault -s kf.d
+for m in g 0; do
+	expect_file_eq "kf: kf.$m's lines" kf.exp kf.$m
+	expect_eq "kf: kf.$m's fault" 1 "$(grep -c \
+		'^dtrace: error on enabled probe ID 1 (.*): invalid address (0x10) in action #2$' \
+		kf.$m.err)"
+done
 
 finish

@@ -447,9 +447,11 @@ static bool svar_store(const struct d_kplan *k, const struct stmt *st)
  * printf() and trace() (kp_out_ok()'s, at the top or in a branch) and
  * KV_STR variables' stores (kp_sstr_ok()'s: SSTR, SLIT, SMOV, SCLR;
  * no other string stored, no string key but a literal or execname, no
- * string compared, so no fault site in a condition and no copy but
- * those): its conditions are integers, which cannot
- * fault, so the kernel runs exactly the branch run.c would; an if with
+ * string compared in a statement, so no copy but those) and its
+ * conditions, each what a predicate may be (kp_flat_ok()'s
+ * kp_ty_at(): string comparisons too, their fault sites
+ * fsite_assign()'s at the if's action, a fault ending the clause as
+ * run.c's does), so the kernel runs exactly the branch run.c would; an if with
  * printing under it leaves its condition's value in the out area
  * (kplan_out.c's kp_if_out(), the KEEP OUT), which dtrace's walk
  * (d_kplan_out_run()) and pre mode (../d/stmt.c) take to run the same
@@ -484,7 +486,9 @@ const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
 		if (st->kind == S_PRINTF || st->kind == S_TRACE ||
 		    svar_store(k, st))
 			continue; /* kp_out_ok()'s, in a branch too */
-		s = str_touch(k, st->e);
+		/* a condition: what a predicate may compare (kp_flat_ok()'s
+		 * kp_ty_at(), its fault sites fsite_assign()'s) */
+		s = st->kind != S_IF && str_touch(k, st->e);
 
 		for (unsigned j = 0; !s && j < st->nargs; j++)
 			s = str_touch(k, st->args[j]);

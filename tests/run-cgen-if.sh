@@ -168,28 +168,32 @@ expect_eq "kpr: the bytes at the hit" "65 0 0" "$(awk '{
 } END { print c + 0, bad + 0 }' kpr.g) $(grep -c after- kpr.g)"
 
 # kf.d: strings compared in conditions (kp_if_why() takes what a
-# predicate may compare, kp_ty_at()): copyinstr(arg0) == "alpha" (SEQ,
-# a fault site: the copy of address 16 at hit 2 ends the clause after
-# self->c++ and before the += 100 after the if, ERROR's arg2 the if's
-# action, 2), a self-> string (KV_STR: VSEQ) and execname (CVCMP) in
-# an else if, on cgout refault ("alpha", 16, ""): the lines as the
-# interpreter has them, generated and DTRACE_CGEN=0 alike, by the
-# kernel (-v: run()'s check)
+# predicate may compare, kp_ty_at()), each in an if nested in a branch,
+# so that no comparison of the probe's plan is at a clause's top
+# (clause_strs() walks the branches: the program keeping self->
+# variables compares its strings as fault sites, fmode, or it is not
+# generated at all): copyinstr(arg0) == "alpha" (SEQ, a fault site:
+# the copy of address 16 at hit 2 ends the clause after self->c++ and
+# before the += 100 after the ifs, ERROR's arg2 the inner if's action,
+# 3), a self-> string (KV_STR: VSEQ), execname (CVCMP) and a copy
+# again in an if nested in an else if, on cgout refault ("alpha", 16,
+# ""): the lines as the interpreter has them, generated and
+# DTRACE_CGEN=0 alike, by the kernel (-v: run()'s check)
 cat >kf.d <<'EOF2'
-pid$target::hit:entry { self->c++; if (copyinstr(arg0) == "alpha") printf("a %d\n", arg1); else { printf("other %d\n", arg1); self->c += 10; } self->c += 100; }
+pid$target::hit:entry { self->c++; if (arg1 > 0) { if (copyinstr(arg0) == "alpha") printf("a %d\n", arg1); else { printf("other %d\n", arg1); self->c += 10; } } self->c += 100; }
 pid$target::hit:entry /arg1 != 2/ { self->v = copyinstr(arg0); }
-pid$target::hit:entry { if (self->v == "alpha") printf("v alpha %d\n", arg1); else if (execname == "cgout") trace(self->c); }
+pid$target::hit:entry { if (arg1 > 0) { if (self->v == "alpha") printf("v alpha %d\n", arg1); else if (execname == "cgout") { if (copyinstr(arg0) == "") trace(self->c); } } }
 pid$target::hit:entry { printf("c %d\n", self->c); }
 dtrace:::ERROR { printf("E %d %d %x\n", arg1, arg2, arg5); }
 EOF2
-printf '%s\n' "a 1" "v alpha 1" "c 101" "E 1 2 10" "v alpha 2" "c 102" \
+printf '%s\n' "a 1" "v alpha 1" "c 101" "E 1 3 10" "v alpha 2" "c 102" \
 	"other 3" "213c 213" "" >kf.exp
 run 1 kf.g refault -s kf.d
 run 0 kf.0 refault -s kf.d
 for m in g 0; do
 	expect_file_eq "kf: kf.$m's lines" kf.exp kf.$m
 	expect_eq "kf: kf.$m's fault" 1 "$(grep -c \
-		'^dtrace: error on enabled probe ID 1 (.*): invalid address (0x10) in action #2$' \
+		'^dtrace: error on enabled probe ID 1 (.*): invalid address (0x10) in action #3$' \
 		kf.$m.err)"
 done
 

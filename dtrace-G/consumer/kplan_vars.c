@@ -983,13 +983,14 @@ static void sout_kvars(const struct d_kplan *k, unsigned ci, bool *mark)
 		vars_of(c->pred, mark);
 }
 
-/* Does clause c compare a string (kp_str_cmp())? */
+/* Does clause c compare a string (kp_str_cmp())?  In its conditions
+ * and branches too (c->flat). */
 static bool clause_strs(const struct d_kplan *k, const struct clause *c)
 {
 	if (kp_has_str_cmp(k, c->pred))
 		return true;
-	for (unsigned i = 0; i < c->nstmts; i++) {
-		const struct stmt *st = &c->stmts[i];
+	for (unsigned i = 0; i < c->nflat; i++) {
+		const struct stmt *st = c->flat[i];
 
 		if (kp_has_str_cmp(k, st->e))
 			return true;

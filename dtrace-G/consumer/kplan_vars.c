@@ -446,8 +446,9 @@ static bool svar_store(const struct d_kplan *k, const struct stmt *st)
  * ifs, and no string anywhere in its statements or conditions but in
  * printf() and trace() (kp_out_ok()'s, at the top or in a branch) and
  * KV_STR variables' stores (kp_sstr_ok()'s: SSTR, SLIT, SMOV, SCLR;
- * no other string stored, no string key but a literal or execname, no
- * string compared in a statement, so no copy but those) and its
+ * no other string stored, no string key but a literal or execname),
+ * the values of its stores and aggregations what kp_stmt_ok() takes
+ * (a string compared or measured, as at the top) and its
  * conditions, each what a predicate may be (kp_flat_ok()'s
  * kp_ty_at(): string comparisons too, their fault sites
  * fsite_assign()'s at the if's action, a fault ending the clause as
@@ -481,16 +482,21 @@ const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
 	}
 	for (unsigned i = 0; i < c->nflat; i++) {
 		const struct stmt *st = c->flat[i];
-		bool s;
+		bool s, val;
 
 		if (st->kind == S_PRINTF || st->kind == S_TRACE ||
 		    svar_store(k, st))
 			continue; /* kp_out_ok()'s, in a branch too */
 		/* a condition: what a predicate may compare (kp_flat_ok()'s
-		 * kp_ty_at(), its fault sites fsite_assign()'s) */
-		s = st->kind != S_IF && str_touch(k, st->e);
+		 * kp_ty_at(), its fault sites fsite_assign()'s); a store's or
+		 * an aggregation's value: what kp_stmt_ok() takes, as at the
+		 * top (an integer: a string compared or measured, its fault
+		 * sites fsite_assign()'s too) */
+		val = st->kind == S_IF || st->kind == S_EXPR ||
+		      st->kind == S_AGG;
+		s = !val && str_touch(k, st->e);
 
-		for (unsigned j = 0; !s && j < st->nargs; j++)
+		for (unsigned j = 0; !s && !val && j < st->nargs; j++)
 			s = str_touch(k, st->args[j]);
 		/* a literal or execname keys (LKEY, CKEY): no fault */
 		for (unsigned j = 0; !s && j < st->nkeys; j++)
@@ -501,8 +507,9 @@ const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
 			snprintf(buf, len,
 				 "line %d: a clause with an if statement is "
 				 "the kernel's only without strings but in "
-				 "printf(), trace() and string variables' "
-				 "stores, and this statement has them",
+				 "printf(), trace(), string variables' "
+				 "stores, conditions and values, and this "
+				 "statement has them",
 				 st->line);
 			return buf;
 		}

@@ -20,7 +20,10 @@
  * predicate failed) gets ran 0 and the size at the record
  * (cgen_out_rec(), cgen.c's stage 3): never the ran word, nor the
  * values, of a hit before in the same per-CPU buffer.  Each plan
- * instruction then (cgen_out_op()): OUT pops a value into its slot;
+ * instruction then (cgen_out_op()): OUT pops a value into its slot
+ * (flagged UBPF_KF_KEEP, an if's condition whose branches have values
+ * in the area, it stores it and leaves it for the if's PRED:
+ * kplan_out.c's kp_if_out(), dtrace's walk taking the branch it says);
  * OSTR pops an address into its struct ubpf_kostr and copies the
  * string with bpf_probe_read_user_str() of at most imm bytes
  * (strsize - 1, as run.c's d_read_user_str() reads): a copy that
@@ -689,11 +692,14 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 	}
 	if (!*sp ||
 	    sizeof(struct ubpf_kout) + o->slot + sizeof(struct ubpf_kostr) >
-		    UBPF_KOUTMAX) {
+		    UBPF_KOUTMAX ||
+	    ((o->flags & UBPF_KF_KEEP) && o->op != UBPF_K_OUT)) {
 		e->bad = true;
 		return;
 	}
-	ldx(e, BPF_DW, 1, 10, (int16_t)S_STK(--*sp));
+	/* KEEP: an if's condition, left on the stack for its PRED */
+	ldx(e, BPF_DW, 1, 10,
+	    (int16_t)S_STK((o->flags & UBPF_KF_KEEP) ? *sp - 1 : --*sp));
 	if (o->op == UBPF_K_SSTR) {
 		sstr(e, o, fds);
 		return;

@@ -8,8 +8,10 @@
  * walks a qualifying clause's tree: the predicate, a forward PRED jump
  * to the clause's end (SC for an && or || whose right side may fault),
  * then each statement's keys and its AGG, or its value and VST (an if:
- * its condition, a PRED to its else, its body, a JMP past the else,
- * the else: emit_list(), the statements numbered by the clause's flat
+ * its condition, its value kept in the out area where printing lies
+ * under it (an OUT flagged UBPF_KF_KEEP), a PRED to its else, its
+ * body, a JMP past the else, the else: emit_list(), the statements
+ * numbered by the clause's flat
  * list, ../d/compile.c's flatten()); a
  * string compared with a literal is SEQ (an argument's) or VSEQ (a
  * self-> string variable's; < <= > >=: VSEQ whose agg is the order),
@@ -1149,8 +1151,11 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 /*
  * Statements [from, to) of clause's flat list (struct clause's flat:
  * the clause's top, or an if's body or else), in order.  An if: its
- * condition, tested as a predicate is (its PRED, fused with a final
- * comparison, jumping to the else's first instruction), the body, then
+ * condition, where a statement under it has values in the out area
+ * (kplan_out.c's kp_if_out()) an OUT flagged UBPF_KF_KEEP (the value
+ * into its slot, left on the stack), tested as a predicate is (its
+ * PRED, fused with a final comparison where no KEEP stands between,
+ * jumping to the else's first instruction), the body, then
  * where there is an else a JMP past it, and the else.  Every statement
  * starts and ends with an empty stack, so every jump lands at depth 0
  * (cgen_plan.c's dp[to] check).  The recursion's depth is the
@@ -1173,6 +1178,16 @@ static void emit_list(struct em *m, const struct clause *c, unsigned clause,
 		for (unsigned q = start; !m->full && q < m->n; q++)
 			sc |= m->pl->ops[q].op == UBPF_K_SC &&
 			      m->pl->ops[q].jump == m->n;
+		if (kp_if_out(m->k, clause, i)) {
+			/* its value in the area (KEEP), for dtrace's walk
+			 * of the branch it takes: kplan_out.c */
+			struct ubpf_kop *o = put(m, UBPF_K_OUT, 0, 0);
+
+			o->flags = UBPF_KF_KEEP;
+			m->full |= !m->full &&
+				   !kp_out_op(m->k, m->pl, m->n - 1, st->e);
+			sc = true; /* no fusing: the PRED pops it */
+		}
 		if (!m->full && m->n > start && !sc &&
 		    m->pl->ops[m->n - 1].op >= UBPF_K_EQ &&
 		    m->pl->ops[m->n - 1].op <= UBPF_K_GEU) {

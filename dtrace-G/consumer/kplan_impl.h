@@ -304,9 +304,14 @@ const struct node *kp_out_arg(const struct stmt *st, unsigned j, bool *str);
 int kp_out_sarg(const struct stmt *st, unsigned j);
 bool kp_out_sarg_ok(const struct d_kplan *k, unsigned ci);
 /* Does a statement other than printf() and trace() follow statement i
- * of c, so that a fault of its copy must end the clause there (OSTR's
- * jump)? */
+ * of c's flat list on some path (after it in its list, or after an if
+ * holding it in the list holding that if; an if counts as other), so
+ * that a fault of its copy must end the clause there (OSTR's jump)? */
 bool kp_out_ends(const struct clause *c, unsigned i);
+/* Has if statement i of clause ci's flat list a slot in the out area
+ * for its condition's value (the KEEP OUT: a statement under it, at any
+ * depth, has bytes there: a printf(), trace() or SSTR)? */
+bool kp_if_out(const struct d_kplan *k, unsigned ci, unsigned i);
 /* kplan_vars.c: statement i of clause ci's flat list (struct clause's
  * flat), taken as kp_clause_ok() takes it; why a clause with an if is
  * not the kernel's for a reason of the whole clause (NULL: none) */

@@ -107,6 +107,29 @@
  * clause has nothing but printf() and trace() after speculate()
  * (sout_ok()), so no jump: user space runs it and stops there.
  *
+ * In a branch.  A kernel clause with ifs (kplan_vars.c's kp_if_why(),
+ * kplan_emit.c's emit_list()) may print, or store a string variable
+ * (below), in any branch: the area's
+ * layout stays static, every branch's values with their slots in plan
+ * order (emit_list()'s: an if's condition, its body, its else), and
+ * each if with such a statement (a printf(), trace() or SSTR) under
+ * it, at any depth (kp_if_out()),
+ * has an 8-byte slot before them for its condition's value (an OUT
+ * flagged UBPF_KF_KEEP, stored and left for the if's PRED).  The
+ * untaken branch's slots are not written at the hit; nothing reads
+ * them: d_kplan_out_run() walks the clause's tree, reads an if's
+ * value, takes its truth (d_truth(), as the program's PRED took it),
+ * walks that branch and skips the other's bytes (list_bytes(), which
+ * d_kplan_out_bytes() sums over every branch: the worst case is what
+ * must fit), and gives the value to d_run_pre() where a branch prints
+ * (d/stmt.c's d_stmts_prints()), which runs the same branch, so the
+ * statements that print, and the default line's header with them, are
+ * the ones run.c would have run.  A copy's jump (kp_out_ends()) is
+ * decided on its path: any statement but printf() and trace() after it
+ * in its list, or after an if holding it in the enclosing lists (an if
+ * counts as other).  ODONE runs on both paths: a hit whose path
+ * printed nothing still writes its record, which prints nothing.
+ *
  * String variables (KV_STR: kplan_vars.c's str_var(), a this-> or
  * self-> string only stored from copyinstr(E), a literal or another
  * such variable, or cleared, and only printed, compared with a
@@ -161,9 +184,38 @@ unsigned kp_out_nargs(const struct stmt *st)
 
 bool kp_out_ends(const struct clause *c, unsigned i)
 {
-	for (unsigned l = i + 1; l < c->nstmts; l++)
-		if (c->stmts[l].kind != S_PRINTF && c->stmts[l].kind != S_TRACE)
+	const struct stmt *st = c->flat[i];
+
+	/* after it in its own list, then after the if holding that list
+	 * in the list holding the if, up to the clause's top; an if counts
+	 * as other (its condition may fault) */
+	for (;;) {
+		const struct stmt *up = st->fup ? c->flat[st->fup - 1] : NULL;
+		unsigned end = !up ? c->nstmts : st->fbr ? up->fend : up->fels;
+
+		for (unsigned l = st->fi + 1; l < end; l++)
+			if (c->flat[l]->kind != S_PRINTF &&
+			    c->flat[l]->kind != S_TRACE)
+				return true;
+		if (!up)
+			return false;
+		st = up;
+	}
+}
+
+bool kp_if_out(const struct d_kplan *k, unsigned ci, unsigned i)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	const struct stmt *st = c->flat[i];
+
+	if (!k->vars || st->kind != S_IF)
+		return false;
+	for (unsigned j = st->fbody; j < st->fend; j++) {
+		const struct kstmt *ks = &k->st[k->first[ci] + j];
+
+		if (ks->out || ks->sstr || (ks->cond && kp_if_out(k, ci, j)))
 			return true;
+	}
 	return false;
 }
 
@@ -449,7 +501,9 @@ static bool out_clause(const struct d_kplan *k, unsigned clause, bool prints)
 {
 	const struct clause *c = &k->prog->clauses[clause];
 
-	for (unsigned i = 0; i < c->nstmts; i++) {
+	/* (a sout clause's first statement, speculate(), has an entry
+	 * of its own and no if: nflat is nstmts) */
+	for (unsigned i = 0; i < c->nflat; i++) {
 		const struct kstmt *ks = &k->st[k->first[clause] + i];
 
 		if (ks->out || (!prints && (ks->sstr || ks->sclr || ks->smov)))
@@ -541,6 +595,37 @@ bool d_kplan_out_area(const struct d_kplan *k, unsigned clause)
 		 out_clause(k, clause, false)));
 }
 
+/* The out area's bytes of statements [from, to) of clause's flat list,
+ * the branches of their ifs included: each if with a slot (kp_if_out())
+ * its 8, and both branches, whose slots are static */
+static unsigned list_bytes(const struct d_kplan *k, unsigned clause,
+			   unsigned from, unsigned to)
+{
+	const struct clause *c = &k->prog->clauses[clause];
+	unsigned n = 0;
+
+	for (unsigned i = from; i < to; i++) {
+		const struct stmt *st = c->flat[i];
+		const struct kstmt *ks = &k->st[k->first[clause] + i];
+
+		if (ks->cond && kp_if_out(k, clause, i))
+			n += out_size(false) +
+			     list_bytes(k, clause, st->fbody, st->fend);
+		if (ks->sstr)
+			n += SSTR_SIZE;
+		if (!ks->out)
+			continue;
+		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
+			bool s;
+			const struct node *a = kp_out_arg(st, j, &s);
+
+			if (s || !kp_out_here(a))
+				n += out_size(s || kp_out_svar(k, a));
+		}
+	}
+	return n;
+}
+
 unsigned d_kplan_out_bytes(const struct d_kplan *k, unsigned clause)
 {
 	const struct clause *c = &k->prog->clauses[clause];
@@ -554,22 +639,7 @@ unsigned d_kplan_out_bytes(const struct d_kplan *k, unsigned clause)
 		return n;
 	}
 
-	for (unsigned i = 0; i < c->nstmts; i++) {
-		const struct stmt *st = &c->stmts[i];
-
-		if (k->st[k->first[clause] + i].sstr)
-			n += SSTR_SIZE;
-		if (!k->st[k->first[clause] + i].out)
-			continue;
-		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
-			bool s;
-			const struct node *a = kp_out_arg(st, j, &s);
-
-			if (s || !kp_out_here(a))
-				n += out_size(s || kp_out_svar(k, a));
-		}
-	}
-	return n;
+	return n + list_bytes(k, clause, 0, c->nstmts);
 }
 
 bool d_kplan_prints(const struct ubpf_kplan *pl)
@@ -617,8 +687,8 @@ bool d_kplan_out_any(const struct d_prog *p)
 		    kstr_in(p->clauses[ci].stmts, p->clauses[ci].nstmts))
 			return true; /* their keys, copies: in cgbuf */
 	for (unsigned ci = 0; ci < p->nclauses; ci++)
-		for (unsigned i = 0; i < p->clauses[ci].nstmts; i++) {
-			const struct stmt *st = &p->clauses[ci].stmts[i];
+		for (unsigned i = 0; i < p->clauses[ci].nflat; i++) {
+			const struct stmt *st = p->clauses[ci].flat[i];
 
 			if (st->kind == S_PRINTF || st->kind == S_TRACE)
 				return true;
@@ -710,19 +780,154 @@ static int out_fault(const struct d_kplan *k, unsigned clause,
 	return rv ? rv : -1;
 }
 
+/* d_kplan_out_run()'s walk of a record's area */
+struct orun {
+	const struct d_kplan *k;
+	unsigned clause;
+	const uint8_t *data;
+	size_t len, off;
+	const struct d_fire *f;
+	FILE *err;
+	struct dv *vals; /* for d_run_pre(), in the order it takes them */
+	unsigned nv;
+	char **strs;
+	unsigned ns;
+	int rv;
+	int fat; /* a sout clause's value that faulted */
+	uint64_t faddr;
+	bool sout;
+};
+
+/* Statements [from, to) of the clause's flat list, as the plan wrote
+ * their values: an if with a slot (kp_if_out()) its condition's value,
+ * then the branch it took, the other's bytes skipped (its slots not
+ * written at this hit) */
+static void out_list(struct orun *r, unsigned from, unsigned to)
+{
+	const struct d_kplan *k = r->k;
+	const struct clause *c = &k->prog->clauses[r->clause];
+
+	for (unsigned i = from; i < to && !r->rv && r->fat < 0; i++) {
+		const struct stmt *st = c->flat[i];
+		const struct kstmt *ks = &k->st[k->first[r->clause] + i];
+
+		if (ks->cond) {
+			struct dv t;
+			int64_t x;
+			uint8_t sz = 8, sg = 1;
+			bool taken;
+
+			if (!kp_if_out(k, r->clause, i))
+				continue; /* nothing of it in the area */
+			if (r->off + out_size(false) > r->len) {
+				r->rv = -1; /* not the plan's record */
+				return;
+			}
+			memcpy(&x, r->data + r->off, 8);
+			r->off += out_size(false);
+			(void)kp_ty(k, st->e, &sz, &sg);
+			t = (struct dv){ .i = x, .k = K_INT, .sz = sz, .sg = sg };
+			taken = d_truth(&t);
+			/* d_run_pre() takes it where a branch prints */
+			if (d_stmts_prints(st->body, st->nbody) ||
+			    d_stmts_prints(st->els, st->nels))
+				r->vals[r->nv++] = t;
+			if (taken) {
+				out_list(r, st->fbody, st->fels);
+				r->off += list_bytes(k, r->clause, st->fels,
+						     st->fend);
+			} else {
+				r->off += list_bytes(k, r->clause, st->fbody,
+						     st->fels);
+				out_list(r, st->fels, st->fend);
+			}
+			continue;
+		}
+		if (ks->sstr) { /* the store's copy */
+			struct ubpf_kostr so;
+
+			if (r->off + SSTR_SIZE > r->len) {
+				r->rv = -1;
+				return;
+			}
+			memcpy(&so, r->data + r->off, SSTR_SIZE);
+			r->off += SSTR_SIZE;
+			if (so.len < 0)
+				r->rv = out_fault(k, r->clause, r->f,
+						  st->action, &so, r->err);
+			continue;
+		}
+		if (!ks->out)
+			continue;
+		for (unsigned j = 0; j < kp_out_nargs(st) && !r->rv; j++) {
+			struct dv *v = &r->vals[r->nv++];
+			struct ubpf_kostr so;
+			bool s;
+			const struct node *a = kp_out_arg(st, j, &s);
+			uint8_t sz = 8, sg = 1;
+			int64_t x;
+
+			if (!s && kp_out_here(a)) { /* as d_eval() has it */
+				const char *en = r->f->execname;
+
+				*v = a->op == N_STR ? d_dv_str(a->sval)
+						    : d_dv_tstr(en ? en : "");
+				continue;
+			}
+			s |= kp_out_svar(k, a); /* its bytes, as OSTR's */
+			if (r->off + out_size(s) > r->len) {
+				r->rv = -1; /* not the plan's record */
+				return;
+			}
+			if (!s) {
+				memcpy(&x, r->data + r->off, 8);
+				r->off += 8;
+				(void)kp_ty(k, a, &sz, &sg);
+				*v = (struct dv){
+					.i = x, .k = K_INT, .sz = sz, .sg = sg
+				};
+				continue;
+			}
+			memcpy(&so, r->data + r->off, sizeof(so));
+			r->off += sizeof(so);
+			if (so.len < 0 && r->sout) { /* if the clause gets there */
+				r->fat = (int)r->nv - 1;
+				r->faddr = (uint64_t)so.addr;
+				if (so.len == -2)
+					r->faddr = (r->faddr | 4095) + 1;
+				return;
+			}
+			if (so.len < 0) { /* the hit's fault, reported here */
+				r->rv = out_fault(k, r->clause, r->f,
+						  st->kind == S_TRACE
+							  ? st->action
+							  : st->action + (int)j,
+						  &so, r->err);
+				return;
+			}
+			r->strs[r->ns] = strndup(so.s, (size_t)so.len <
+								 sizeof(so.s)
+							       ? (size_t)so.len
+							       : sizeof(so.s));
+			if (!r->strs[r->ns])
+				abort();
+			*v = (struct dv){ .s = r->strs[r->ns++],
+					  .k = K_STR,
+					  .tn = 1 };
+		}
+	}
+}
+
 int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 		    const uint8_t *data, size_t len, const struct d_fire *f,
 		    FILE *out, FILE *err)
 {
 	const struct clause *c = &k->prog->clauses[clause];
-	struct dv *vals;
-	char **strs;
-	unsigned nv = 0, ns = 0, nall = 0;
-	size_t off = 0;
-	int rv = 0, fat = -1; /* a sout clause's value that faulted */
+	struct orun r = { .k = k, .clause = clause, .data = data, .len = len,
+			  .f = f, .err = err, .fat = -1,
+			  .sout = d_kplan_sout(k, clause) };
+	unsigned nall = 0;
 	int truth = -1; /* its predicate's, where the kernel computed it */
-	uint64_t faddr = 0;
-	bool sout = d_kplan_sout(k, clause);
 
 	if (d_kplan_spred(k, clause)) { /* first: the predicate's value */
 		struct dv pv;
@@ -732,100 +937,29 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 		if (len < 8)
 			return 0; /* not the plan's record */
 		memcpy(&x, data, 8);
-		off = 8;
+		r.off = 8;
 		(void)kp_ty(k, c->pred, &sz, &sg);
 		pv = (struct dv){ .i = x, .k = K_INT, .sz = sz, .sg = sg };
 		truth = d_truth(&pv);
 	}
 
-	for (unsigned i = 0; i < c->nstmts; i++)
-		if (k->st[k->first[clause] + i].out)
-			nall += kp_out_nargs(&c->stmts[i]);
-	vals = xcalloc(nall ? nall : 1, sizeof(*vals));
-	strs = xcalloc(nall ? nall : 1, sizeof(*strs));
-	for (unsigned i = 0; i < c->nstmts && !rv && fat < 0; i++) {
-		const struct stmt *st = &c->stmts[i];
+	/* every value the walk may give: each if's, each argument's */
+	for (unsigned i = 0; i < c->nflat; i++) {
+		const struct kstmt *ks = &k->st[k->first[clause] + i];
 
-		if (k->st[k->first[clause] + i].sstr) { /* the store's copy */
-			struct ubpf_kostr so;
-
-			if (off + SSTR_SIZE > len) {
-				rv = -1;
-				break;
-			}
-			memcpy(&so, data + off, SSTR_SIZE);
-			off += SSTR_SIZE;
-			if (so.len < 0)
-				rv = out_fault(k, clause, f, st->action, &so,
-					       err);
-			continue;
-		}
-		if (!k->st[k->first[clause] + i].out)
-			continue;
-		for (unsigned j = 0; j < kp_out_nargs(st) && !rv; j++) {
-			struct dv *v = &vals[nv++];
-			struct ubpf_kostr so;
-			bool s;
-			const struct node *a = kp_out_arg(st, j, &s);
-			uint8_t sz = 8, sg = 1;
-			int64_t x;
-
-			if (!s && kp_out_here(a)) { /* as d_eval() has it */
-				const char *en = f->execname;
-
-				*v = a->op == N_STR ? d_dv_str(a->sval)
-						    : d_dv_tstr(en ? en : "");
-				continue;
-			}
-			s |= kp_out_svar(k, a); /* its bytes, as OSTR's */
-			if (off + out_size(s) > len) {
-				rv = -1; /* not the plan's record */
-				break;
-			}
-			if (!s) {
-				memcpy(&x, data + off, 8);
-				off += 8;
-				(void)kp_ty(k, a, &sz, &sg);
-				*v = (struct dv){
-					.i = x, .k = K_INT, .sz = sz, .sg = sg
-				};
-				continue;
-			}
-			memcpy(&so, data + off, sizeof(so));
-			off += sizeof(so);
-			if (so.len < 0 && sout) { /* if the clause gets there */
-				fat = (int)nv - 1;
-				faddr = (uint64_t)so.addr;
-				if (so.len == -2)
-					faddr = (faddr | 4095) + 1;
-				break;
-			}
-			if (so.len < 0) { /* the hit's fault, reported here */
-				rv = out_fault(k, clause, f,
-					       st->kind == S_TRACE
-						       ? st->action
-						       : st->action + (int)j,
-					       &so, err);
-				break;
-			}
-			strs[ns] = strndup(so.s, (size_t)so.len < sizeof(so.s)
-							 ? (size_t)so.len
-							 : sizeof(so.s));
-			if (!strs[ns])
-				abort();
-			*v = (struct dv){ .s = strs[ns++],
-					  .k = K_STR,
-					  .tn = 1 };
-		}
+		nall += ks->cond ? 1 : ks->out ? kp_out_nargs(c->flat[i]) : 0;
 	}
-	if (!rv && sout) /* its predicate and speculate() run here */
-		rv = d_run_spec(k->prog, clause, f, vals, fat, faddr, truth,
-				out, err);
-	else if (!rv)
-		rv = d_run_pre(k->prog, clause, f, vals, out, err);
-	for (unsigned i = 0; i < ns; i++)
-		free(strs[i]);
-	free(strs);
-	free(vals);
-	return rv < 0 ? 0 : rv;
+	r.vals = xcalloc(nall ? nall : 1, sizeof(*r.vals));
+	r.strs = xcalloc(nall ? nall : 1, sizeof(*r.strs));
+	out_list(&r, 0, c->nstmts);
+	if (!r.rv && r.sout) /* its predicate and speculate() run here */
+		r.rv = d_run_spec(k->prog, clause, f, r.vals, r.fat, r.faddr,
+				  truth, out, err);
+	else if (!r.rv)
+		r.rv = d_run_pre(k->prog, clause, f, r.vals, out, err);
+	for (unsigned i = 0; i < r.ns; i++)
+		free(r.strs[i]);
+	free(r.strs);
+	free(r.vals);
+	return r.rv < 0 ? 0 : r.rv;
 }

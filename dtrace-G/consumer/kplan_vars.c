@@ -430,23 +430,37 @@ static bool str_touch(const struct d_kplan *k, const struct node *n)
 	return false;
 }
 
+/* Is st a store of a KV_STR variable (kplan_out.c's kp_sstr_ok() says
+ * whether the kernel makes it)? */
+static bool svar_store(const struct d_kplan *k, const struct stmt *st)
+{
+	return st->kind == S_EXPR && st->e && st->e->op == N_ASSIGN &&
+	       kp_out_svar(k, st->e->a);
+}
+
 /*
  * if/else in the generated programs (doc/DESIGN.md §8; kplan_emit.c's
  * emit_list()).  What is built is a subset: a clause with an if is the
  * kernel's only with k->vars (D_KPLAN_VARS: the generic program, kfix
  * and the in-process recorder never see UBPF_K_JMP), at most KP_IFS
  * ifs, and no string anywhere in its statements or conditions but in
- * printf() and trace() at its top (kp_out_ok()'s; no string variable
- * stored, no string key but a literal or execname, no string compared,
- * so no fault site and no copy in a branch or a condition): its
- * conditions and branches are integers, aggregations and stores of
- * integers, which cannot fault, so the kernel runs exactly the branch
- * run.c would; the out area holds the top's values alone, in plan
- * order, which is the order dtrace's pre mode (../d/stmt.c, skipping
- * an if: no branch prints) takes them in, and a copy's fault there
- * ends the clause (kp_out_ends(): an if after it is "other").  Why
- * not, for the whole clause, into buf; NULL where such a clause may be
- * the kernel's.
+ * printf() and trace() (kp_out_ok()'s, at the top or in a branch) and
+ * KV_STR variables' stores (kp_sstr_ok()'s: SSTR, SLIT, SMOV, SCLR;
+ * no other string stored, no string key but a literal or execname),
+ * the values of its stores and aggregations what kp_stmt_ok() takes
+ * (a string compared or measured, as at the top) and its
+ * conditions, each what a predicate may be (kp_flat_ok()'s
+ * kp_ty_at(): string comparisons too, their fault sites
+ * fsite_assign()'s at the if's action, a fault ending the clause as
+ * run.c's does), so the kernel runs exactly the branch run.c would; an if with
+ * printing under it leaves its condition's value in the out area
+ * (kplan_out.c's kp_if_out(), the KEEP OUT), which dtrace's walk
+ * (d_kplan_out_run()) and pre mode (../d/stmt.c) take to run the same
+ * branch's printf() and trace(), and a copy's fault ends the clause on
+ * its path (kp_out_ends(): an if after it is "other"; an SSTR's
+ * always).  Why not, for
+ * the whole clause, into buf; NULL where such a clause may be the
+ * kernel's.
  */
 const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
 		      size_t len)
@@ -468,14 +482,21 @@ const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
 	}
 	for (unsigned i = 0; i < c->nflat; i++) {
 		const struct stmt *st = c->flat[i];
-		bool s;
+		bool s, val;
 
-		if (!st->fup && (st->kind == S_PRINTF || st->kind == S_TRACE))
-			continue; /* kp_out_ok()'s, at the clause's top */
-		s = st->kind == S_PRINTF || st->kind == S_TRACE ||
-		    str_touch(k, st->e);
+		if (st->kind == S_PRINTF || st->kind == S_TRACE ||
+		    svar_store(k, st))
+			continue; /* kp_out_ok()'s, in a branch too */
+		/* a condition: what a predicate may compare (kp_flat_ok()'s
+		 * kp_ty_at(), its fault sites fsite_assign()'s); a store's or
+		 * an aggregation's value: what kp_stmt_ok() takes, as at the
+		 * top (an integer: a string compared or measured, its fault
+		 * sites fsite_assign()'s too) */
+		val = st->kind == S_IF || st->kind == S_EXPR ||
+		      st->kind == S_AGG;
+		s = !val && str_touch(k, st->e);
 
-		for (unsigned j = 0; !s && j < st->nargs; j++)
+		for (unsigned j = 0; !s && !val && j < st->nargs; j++)
 			s = str_touch(k, st->args[j]);
 		/* a literal or execname keys (LKEY, CKEY): no fault */
 		for (unsigned j = 0; !s && j < st->nkeys; j++)
@@ -486,7 +507,8 @@ const char *kp_if_why(const struct d_kplan *k, unsigned ci, char *buf,
 			snprintf(buf, len,
 				 "line %d: a clause with an if statement is "
 				 "the kernel's only without strings but in "
-				 "printf() and trace() at its top, and this "
+				 "printf(), trace(), string variables' "
+				 "stores, conditions and values, and this "
 				 "statement has them",
 				 st->line);
 			return buf;
@@ -508,8 +530,10 @@ bool kp_flat_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 		       kp_out_ok(k, ci, i, ks); /* kplan_out.c */
 	if (kp_if_why(k, ci, buf, sizeof(buf)))
 		return false;
-	if (!st->fup && (st->kind == S_PRINTF || st->kind == S_TRACE))
+	if (st->kind == S_PRINTF || st->kind == S_TRACE)
 		return kp_out_ok(k, ci, i, ks) && ks->out; /* kplan_out.c */
+	if (svar_store(k, st)) /* SSTR, SLIT, SMOV, SCLR: kplan_out.c */
+		return kp_sstr_ok(k, ci, st, ks);
 	if (st->kind == S_IF) { /* its condition, as a predicate */
 		memset(ks, 0, sizeof(*ks));
 		ks->st = st;
@@ -966,13 +990,14 @@ static void sout_kvars(const struct d_kplan *k, unsigned ci, bool *mark)
 		vars_of(c->pred, mark);
 }
 
-/* Does clause c compare a string (kp_str_cmp())? */
+/* Does clause c compare a string (kp_str_cmp())?  In its conditions
+ * and branches too (c->flat). */
 static bool clause_strs(const struct d_kplan *k, const struct clause *c)
 {
 	if (kp_has_str_cmp(k, c->pred))
 		return true;
-	for (unsigned i = 0; i < c->nstmts; i++) {
-		const struct stmt *st = &c->stmts[i];
+	for (unsigned i = 0; i < c->nflat; i++) {
+		const struct stmt *st = c->flat[i];
 
 		if (kp_has_str_cmp(k, st->e))
 			return true;
@@ -1307,7 +1332,8 @@ static bool prog_lit_reads(const struct d_prog *p, unsigned v)
 
 /*
  * A this-> or self-> string the kernel keeps as its bytes (KV_STR;
- * kplan_out.c, cgen_out.c): every store of it a statement of its own,
+ * kplan_out.c, cgen_out.c): every store of it a statement of its own
+ * (at a clause's top or in an if's branch: c->flat),
  * v = copyinstr(E) (kp_sstr_ok() takes E where kp_ty() does), v = 0
  * or "" (which read as "", as run.c's var_get() has it), v = "literal"
  * (kp_str_lit_store()) or v = w, w another such string the kernel
@@ -1343,10 +1369,16 @@ static bool str_var(const struct d_kplan *k, unsigned v, bool *mark, bool tcmp)
 			continue;
 		if (!kp_out_where(k, c) || !cmp_reads_only(p, c->pred, v, tcmp))
 			return false;
-		for (unsigned i = 0; i < c->nstmts; i++) {
-			const struct stmt *st = &c->stmts[i];
+		for (unsigned i = 0; i < c->nflat; i++) { /* branches too */
+			const struct stmt *st = c->flat[i];
 			const struct node *e = st->e;
 
+			if (st->kind == S_IF) { /* its condition (its
+						  * branches: their own) */
+				if (!cmp_reads_only(p, e, v, tcmp))
+					return false;
+				continue;
+			}
 			if (st->kind == S_EXPR && e && e->op == N_ASSIGN &&
 			    e->sub == '=' && e->a->op == N_VAR &&
 			    e->a->sub == (int)v) {

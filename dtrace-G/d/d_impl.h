@@ -977,6 +977,10 @@ bool d_args_str(const struct d_probe *pr, unsigned n);
 bool d_args_int(const struct d_probe *pr, unsigned n, uint8_t *sz,
 		uint8_t *sg);
 bool d_truth(const struct dv *v);
+/* Does a statement of v (n of them), or of their branches, at any
+ * depth, call printf() or trace()?  (d_run_pre() takes such an if's
+ * condition's value from the ones given.) */
+bool d_stmts_prints(const struct stmt *v, unsigned n);
 struct dv *d_var_slot(struct ectx *x, const struct node *n, struct sbuf *k,
 		      bool create);
 /* Self-> integer var of thread tid set to v as a store sets it (0

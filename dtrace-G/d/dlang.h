@@ -515,7 +515,9 @@ int d_run(struct d_prog *prog, unsigned clause, const struct d_fire *f,
  * d_run() of a clause whose predicate held and whose other statements
  * ran at the hit (a generated BPF program, ../consumer/kplan_out.c):
  * its printf() and trace() statements only, each argument's value
- * taken from pre, in order, instead of evaluated.
+ * taken from pre, in order, instead of evaluated; an if whose branches
+ * print takes its condition's value from pre too, in its place, and
+ * runs the branch that value says (the one the program took).
  */
 struct dv;
 int d_run_pre(struct d_prog *prog, unsigned clause, const struct d_fire *f,

@@ -39,7 +39,10 @@
  * per-run arena freed there.  A clause a generated BPF program ran at
  * the probe reports its fault through d_run_fault(), the same line, and
  * one whose printf() and trace() values it computed there prints them
- * through d_run_pre(): the same output path, the values given.  A
+ * through d_run_pre(): the same output path, the values given (an if
+ * whose branches print takes its condition's value from them too, the
+ * one the program computed, and runs the branch the program took:
+ * d_stmts_prints(); the kernel ran every other statement).  A
  * speculating clause whose values the program computed at the hit
  * (../consumer/kplan.c's "Speculations") runs through d_run_spec():
  * its predicate and speculate() here, in time order with the clauses
@@ -274,12 +277,36 @@ static void add_cmd(struct ectx *x, const char *cmd, size_t len)
 	x->ncmds++;
 }
 
+bool d_stmts_prints(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (v[i].kind == S_PRINTF || v[i].kind == S_TRACE ||
+		    d_stmts_prints(v[i].body, v[i].nbody) ||
+		    d_stmts_prints(v[i].els, v[i].nels))
+			return true;
+	return false;
+}
+
 static void exec_stmt(struct ectx *x, const struct stmt *st)
 {
 	struct d_prog *p = x->p;
 	struct dv v;
 
 	x->action = st->action;
+	if (x->pre && !x->prespec && st->kind == S_IF &&
+	    (d_stmts_prints(st->body, st->nbody) ||
+	     d_stmts_prints(st->els, st->nels))) {
+		/* d_run_pre(): the kernel ran the if, and its condition's
+		 * value is the next one given: the branch it took */
+		v = x->pre[x->ipre++];
+		if (d_truth(&v))
+			for (unsigned i = 0; i < st->nbody; i++)
+				exec_stmt(x, &st->body[i]);
+		else
+			for (unsigned i = 0; i < st->nels; i++)
+				exec_stmt(x, &st->els[i]);
+		return;
+	}
 	if (x->pre && !x->prespec && st->kind != S_PRINTF &&
 	    st->kind != S_TRACE)
 		return; /* d_run_pre(): the kernel ran it */

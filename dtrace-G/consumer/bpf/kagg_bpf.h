@@ -134,7 +134,8 @@ enum {
 		       * kplan_emit.c's d_kplan_gate()) */
 	/* printf() and trace() computed at the hit (../kplan_out.c,
 	 * ../cgen_out.c): the values go into the record's out area */
-	UBPF_K_OUT,   /* pop a value into the out area at slot */
+	UBPF_K_OUT,   /* pop a value into the out area at slot
+		       * (UBPF_KF_KEEP: store it, not popped) */
 	UBPF_K_OSTR,  /* pop an address: copyinstr() of it, at most imm
 		       * bytes read, into the out area at slot */
 	UBPF_K_ODONE, /* output clause n ran: its bit in the out area
@@ -354,6 +355,10 @@ struct ubpf_kop {
 #define UBPF_KF_PRB 0x100 /* CONST: imm is the probe's id, which a
 			   * program several probes share reads at the
 			   * hit (cgen_kprov.c) instead */
+#define UBPF_KF_KEEP 0x200 /* OUT: the value stored, not popped (an if's
+			    * condition, which its PRED then pops:
+			    * kplan_emit.c's emit_list(); generated
+			    * programs only, as JMP) */
 #define UBPF_KCOMM 16	 /* bytes of execname, NUL included */
 
 /*

@@ -43,13 +43,23 @@ xflags="-Wall -Wextra -Werror"
 # Helpers
 
 # Background processes: bpftrace runs under timeout(1), which passes
-# SIGTERM on to it but cannot pass SIGKILL, so TERM comes first.
+# SIGTERM on to it but cannot pass SIGKILL, so TERM comes first, and
+# up to a second for the ones still there to go.
 examples_cleanup() {
 	if [ -n "$bg_pids" ]; then
 		for p in $bg_pids; do
 			kill -TERM "$p" 2>/dev/null
 		done
-		sleep 1
+		ec_i=0
+		while [ $ec_i -lt 10 ]; do
+			ec_left=
+			for p in $bg_pids; do
+				kill -0 "$p" 2>/dev/null && ec_left=1
+			done
+			[ -n "$ec_left" ] || break
+			sleep 0.1
+			ec_i=$((ec_i + 1))
+		done
 		for p in $bg_pids; do
 			kill -KILL "$p" 2>/dev/null
 		done

@@ -10,9 +10,10 @@
 # of dtrace-G/d/ itself, of sdk/ (the shared text and value helpers) or
 # config.h, with no ".." in it; an #include <X> names no file of
 # dtrace-G/ (tests/unit/ builds d/ with -I dtrace-G).
-# Calls: the unit tests t-dlang and t-aggfmt link $(D_SOURCES) with
-# sdk/text.c alone, so a call from d/ into the consumer fails their
-# link; D_SOURCES must then hold nothing but dtrace-G/d/ files and the
+# Calls: the unit tests t-dlang and t-aggfmt link all of $(D_SOURCES)
+# (libdlang.a, --whole-archive) with sdk/text.c alone, so a call from
+# d/ into the consumer fails their link; D_SOURCES must then hold
+# nothing but dtrace-G/d/ files and the
 # sdk/ files d/ shares with the command (sdk/xalloc.c, its allocators).
 
 . "$top_srcdir/tests/lib.sh"

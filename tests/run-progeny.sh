@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# run-progeny.sh: progenyof() exact in user space (d/func.c's walk,
-# records.c's parent_of()): 1 where the pid is the firing process or on
+# run-progeny.sh: progenyof() exact (d/func.c's walk, on the chain a
+# BPF record carries, else records.c's parent_of()): 1 where the pid is the firing process or on
 # its chain of parents as it stood at the hit, 0 where that chain ends
 # (pid 0, the parent of init) without it, and an "illegal operation"
 # where a link of it cannot be proven before a match, never a 0 that
@@ -14,18 +14,33 @@
 #    the target (a sh's child, the sh the target's: each -c string goes
 #    on after it, so neither sh execs it), its parent alive: not the
 #    target's child, progenyof($target) and progenyof(0) "0 1 1" (BPF
-#    only: the uprobe backend has no system calls; the same run);
+#    only: the uprobe backend has no system calls; the same run; the
+#    predicate has progenyof($target) too, so another echo on the
+#    machine is not this case's);
+#  - cut (BPF): syscall::write:entry of a program 42 links below the
+#    target and of one 22 below: the record's chain (32 links) is cut
+#    for the first, whose progenyof($target) is an illegal operation
+#    and progenyof(0) 1; "1 1" for the second;
 #  - gone: a chain A (sh), M (sh), P (sh) with dtrace -p P stopped
 #    (SIGSTOP) over P's write and M's exit, continued after:
-#    progenyof(A) at pid$target::write:entry is 1 at the hit, and the
-#    link from M is known to nobody when the record is read (M is gone,
-#    P reparented): "illegal operation", not 0; progenyof() of A and of
+#    progenyof(A) at pid$target::write:entry and (BPF) at
+#    syscall::write:entry /progenyof(A)/ is 1 at the hit: with BPF the
+#    record carries the chain the hit walked (D_NEED_ANC), so "1 0"
+#    and "k 1 0" both times; with the uprobe backend's the link from M
+#    is known to nobody when the record is read (M is gone, P
+#    reparented): "illegal operation", not 0.  progenyof() of A and of
 #    an unused pid with every link alive, "1 0".
 # On main at 19e59dd: zero printed "0 1 1" (three ways), grandchild
 # "0 1 0", gone printed 0 with the BPF backend (an illegal operation with
-# the uprobe backend's, whose ppid is already unknown there).
+# the uprobe backend's, whose ppid is already unknown there).  On main
+# at fd95aaf (before the chain in the record) gone's BPF runs fault
+# "illegal operation" at the hit after M's exit, both probes, both ways.
+# On main at fd95aaf cut faults for both programs (their chains read
+# from /proc after they exited).
 # 11 to 13 s under make check on a 2-CPU machine at a load of 8 to 12
-# (six dtrace runs, a second's sleep in two).
+# (six dtrace runs, a second's sleep in two); the cut case's two runs
+# add about 1.5 s (alone at a load of 8 to 9, in turns: 5.0 and 5.8 s
+# before, 6.4 and 7.3 s after).
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -47,7 +62,7 @@ way() {
 
 # zero, and (BPF) grandchild, in one run a way
 for w in g 0 up; do
-	gc='syscall::write:entry /execname == "echo"/ { printf("gc %d %d %d\n", ppid == $target, progenyof($target), progenyof(0)); }'
+	gc='syscall::write:entry /execname == "echo" && progenyof($target)/ { printf("gc %d %d %d\n", ppid == $target, progenyof($target), progenyof(0)); }'
 	cmd="sh -c 'echo hi; /bin/sh -c \"/bin/echo hi; sleep 1\"; :'"
 	exp='gc 0 1 1\nzero 1 1 1\n'
 	[ $w = up ] && gc='BEGIN {}' cmd="sh -c 'echo hi'" exp='zero 1 1 1\n'
@@ -61,8 +76,37 @@ for w in g 0 up; do
 		zero.exp zero.$w.out
 done
 
+# cut (BPF): a chain the hit's walk could not finish (UBPF_ANC, 32
+# links): ancdeep 42 links below the target, ancmid 22; the first's
+# progenyof($target) an illegal operation, its progenyof(0) 1; the
+# second's both 1
+cat >deep.sh <<'EOF'
+if [ "$1" -gt 0 ]; then sh deep.sh $(($1 - 1)) "$2"; else "./$2" x; fi
+EOF
+cp /bin/echo ancdeep && cp /bin/echo ancmid || exit 99
+for w in g 0; do
+	env $(way $w) timeout -s KILL 60 "$DTRACE" -q -o cut.$w \
+		-n 'syscall::write:entry /execname == "ancmid"/ { printf("mid %d %d\n", progenyof($target), progenyof(0)); }' \
+		-n 'syscall::write:entry /execname == "ancdeep"/ { printf("deep %d\n", progenyof(0)); }' \
+		-n 'syscall::write:entry /execname == "ancdeep"/ { printf("deep %d\n", progenyof($target)); }' \
+		-c "sh -c 'sh deep.sh 40 ancdeep; sh deep.sh 20 ancmid'" \
+		>/dev/null 2>cut.$w.err
+	expect_eq "cut ($w): status" 0 "$?"
+	printf 'deep 1\nmid 1 1\n' >cut.exp
+	grep . cut.$w | sort >cut.$w.out
+	expect_file_eq "cut ($w): 42 links cut at 32, 22 complete" \
+		cut.exp cut.$w.out
+	expect_eq "cut ($w): the cut chain's progenyof(\$target) a fault" 1 \
+		"$(grep -c 'write:entry.*: illegal operation' cut.$w.err)"
+done
+
 # gone: A runs M and then waits on a FIFO; M runs P in the background
 # and exits when told; P writes twice when told, then waits to be ended
+# gone_read W N: the gone run W has faulted or printed its N lines
+gone_read() {
+	grep -q "illegal operation" gone.$1.err ||
+		[ "$(grep -c . gone.$1)" -ge "$2" ]
+}
 cat >a.sh <<'EOF'
 sh m.sh
 read w <go_a
@@ -90,9 +134,14 @@ for w in g 0 up; do
 	p=$(cat p.pid)
 	m=$(sed -n 's/^PPid:[[:space:]]*//p' /proc/$p/status)
 	bg_pids="$bg_pids $m $p"
+	# the kernel probe (BPF): P's writes, the chain's end a 0
+	kp='syscall::write:entry /progenyof($1)/ { printf("k %d %d\n", pid == $target, progenyof($2)); }'
+	nl=5 exp='0 0\n1 0\n1 0\nk 1 0\nk 1 0\n'
+	[ $w = up ] && kp='BEGIN {}' nl=2 exp='0 0\n1 0\n'
 	env $(way $w) timeout -s KILL 60 "$DTRACE" -q -w -o gone.$w -p "$p" \
 		-n 'BEGIN { printf("%d %d\n", progenyof($1), progenyof($2)); }' \
 		-n 'pid$target::write:entry { printf("%d %d\n", progenyof($1), progenyof($2)); }' \
+		-n "$kp" \
 		-n 'BEGIN { system("touch ready.'$w'"); }' \
 		"$a" 4194304 >/dev/null 2>gone.$w.err &
 	t=$!
@@ -112,20 +161,27 @@ for w in g 0 up; do
 	echo >go_m
 	wait_until 100 [ ! -d /proc/$m ] || fail "gone ($w): M did not exit"
 	kill -CONT $d
-	wait_until 300 grep -q "illegal operation" gone.$w.err
+	wait_until 300 gone_read $w $nl
 	echo >go_end
 	echo >go_a
 	wait $t
 	expect_eq "gone ($w): status" 0 "$?"
 	wait $a
 	# BEGIN fires in dtrace: A is not its ancestor, 4194304 no process
-	printf '0 0\n1 0\n' >gone.exp
-	grep . gone.$w >gone.$w.out
-	expect_file_eq "gone ($w): BEGIN's, then P's hit with M alive" \
-		gone.exp gone.$w.out
-	expect_grep "gone ($w): the link from M unknown: a fault" \
-		"error on enabled probe ID .*write:entry.*: illegal operation" \
-		gone.$w.err
+	printf "$exp" >gone.exp
+	grep . gone.$w | sort >gone.$w.out
+	if [ $w = up ]; then
+		expect_file_eq "gone ($w): BEGIN's, then P's hit with M alive" \
+			gone.exp gone.$w.out
+		expect_grep "gone ($w): the link from M unknown: a fault" \
+			"error on enabled probe ID .*write:entry.*: illegal operation" \
+			gone.$w.err
+	else
+		expect_file_eq "gone ($w): BEGIN's, P's hits with M alive and gone (the chain at the hit), uprobe and syscall" \
+			gone.exp gone.$w.out
+		expect_eq "gone ($w): no fault" 0 \
+			"$(grep -c 'illegal operation' gone.$w.err)"
+	fi
 done
 
 finish

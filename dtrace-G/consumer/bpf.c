@@ -479,12 +479,18 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 				err = rodata_set(b->obj, m, "sess_nr", &sso[3],
 						 4);
 		}
-		/* ppid_rec(): where the parent is */
+		/* ppid_rec(): where the parent is; with progenyof(), its
+		 * chain too (anc_rec(), kprov_anc()) */
 		if (!err && c->prog && ppid_wanted(c) && ppid_offs(pso) == 0) {
 			err = rodata_set(b->obj, m, "ppid_rp", &pso[0], 4);
 			if (!err)
 				err = rodata_set(b->obj, m, "ppid_tgid",
 						 &pso[1], 4);
+		}
+		if (!err && c->prog && anc_wanted(c)) {
+			uint32_t on = 1;
+
+			err = rodata_set(b->obj, m, "anc_on", &on, 4);
 		}
 		/* psargs_rec(): where the arguments are; ecred_rec():
 		 * where the effective ids are */
@@ -1077,6 +1083,9 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 			return false;
 		f->ppid = (pid_t)pp;
 		at->ppid = true;
+		/* progenyof()'s chain, where the run took it (anc_on) */
+		if (!rec_anc(h->raw, r.len, &off, (uint32_t)pad, f))
+			return false;
 	}
 	if ((r.flags & UBPF_RF_ECRED) &&
 	    !rec_ecred(h->raw, r.len, &off, f)) /* else: a run-time error */

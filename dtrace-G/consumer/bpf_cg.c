@@ -195,6 +195,7 @@ void cg_try(struct consumer *c)
 	m->ustk_room = cg_ustack(c);
 	if (ppid_wanted(c) && ppid_offs(m->ppid1) < 0) /* 0: none read */
 		m->ppid1[0] = m->ppid1[1] = 0;
+	m->anc = anc_wanted(c); /* progenyof(): the chain with it */
 	if (ecred_wanted(c) && ecred_offs(m->ecred1) < 0)
 		memset(m->ecred1, 0, sizeof(m->ecred1));
 	if (sess_wanted(c) && sess_offs(m->sess1) < 0)

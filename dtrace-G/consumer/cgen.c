@@ -152,7 +152,7 @@
  *     user space reads again) and bpf_probe_read_user()'s bytes.  The
  *     spec's cred puts the uid and gid after the arguments (u_cred(),
  *     UBPF_RF_CRED: 8 bytes, the size stays constant) and its ppid the
- *     parent's tgid through task_struct at the BTF's offsets (u_ppid(),
+ *     parent's tgid through task_struct at the BTF's offsets (anc_walk(),
  *     UBPF_RF_PPID), as usdt.bpf.c's cred_rec() and ppid_rec(); the
  *     ppid's 8 bytes are there only when the parent could be read, so
  *     such a record is built in cgbuf too; so are the spec's ecred
@@ -187,7 +187,9 @@
  * clause and cannot fault, nor when its record gates all failed (as a
  * uprobe's, bpf_agg.c's bpf_kagg_kplan()); the record with a struct ubpf_kctx
  * after the header (kp_kctx(): uid, gid, and ppid through task_struct at the
- * BTF's offsets, as kprov.bpf.h's kprov_emit()).  The program types
+ * BTF's offsets, as kprov.bpf.h's kprov_emit(); in a run that calls
+ * progenyof() anc_walk() reads the ppid again with its chain, which
+ * follows the out area in cgbuf).  The program types
  * are the provider's (tracepoint, perf_event), whose helpers include
  * all of these and bpf_get_current_task, bpf_get_current_uid_gid and
  * bpf_probe_read_kernel.
@@ -697,16 +699,44 @@ static void u_cred(struct em *e, int16_t off)
 	stx(e, BPF_W, 9, (int16_t)(off + 4), 0);
 }
 
-/*
- * ... as ppid_rec(): the parent process's pid and 4 zero bytes at r8
- * (the record's offset, masked as the strings' are), read through
- * task_struct at o (offsets + 1), r8 past them and the record flagged
- * UBPF_RF_PPID; nothing, and no flag, when a read faults or there is no
- * parent.  S_KEY8 is free here.
- */
-static void u_ppid(struct em *e, const uint32_t o[2])
+/* struct ubpf_anc's 4 bytes as the host reads them */
+static int32_t anc_word(unsigned n, unsigned state)
 {
-	size_t j1, j2, j3;
+	struct ubpf_anc a = {(__u16)n, (__u16)state};
+	uint32_t w;
+
+	memcpy(&w, &a, sizeof(w));
+	return (int32_t)w;
+}
+
+/*
+ * The parent's tgid at the hit, A[0], and with anc progenyof()'s chain
+ * after it, as usdt.bpf.c's ppid_rec() and anc_rec() and kprov.bpf.h's
+ * kprov_anc(): read through task_struct at o (offsets + 1) from the
+ * current task, the parent's task kept in S_KEY8 (free here).
+ *
+ * A uprobe's record (!kp): A[0] and 4 bytes at r8 (masked as the
+ * strings' are), the record (r9) flagged UBPF_RF_PPID, and the links
+ * after them; nothing, and no flag, when a read of A[0] faults or there
+ * is no parent.  A kernel probe's (kp): A[0] and struct ubpf_anc in its
+ * kctx (kp_kctx() wrote them, 0 0 where not read), the links at r8.
+ * r8 is past what was written.
+ *
+ * The walk is unrolled: link i (1 .. UBPF_ANC - 1) at a constant offset
+ * from r9 + r8, which stays put, each exit (n links, complete or cut)
+ * a block that stores its struct ubpf_anc and the padding; all of them
+ * then move r8 past the links by the count read back, so the verifier
+ * meets one state there, not one a link.
+ */
+static void anc_walk(struct em *e, const uint32_t o[2], bool kp, bool anc)
+{
+	const int16_t x = (int16_t)sizeof(struct ubpf_rec);
+	/* the links from r9 + r8; struct ubpf_anc from there, or where kp
+	 * from r9 (the kctx's pad) */
+	const int16_t lb = kp ? 0 : 8, ao = kp ? (int16_t)(x + 12) : 4;
+	size_t jn[3], jz, j31, jl[UBPF_ANC][3] = {{0}}, jf[UBPF_ANC] = {0};
+	size_t jt[2 * UBPF_ANC];
+	unsigned nt = 0;
 
 	call(e, BPF_FUNC_get_current_task);
 	alu_r(e, BPF_MOV, 3, 0);
@@ -715,28 +745,110 @@ static void u_ppid(struct em *e, const uint32_t o[2])
 	alu_i(e, BPF_ADD, 1, S_KEY8);
 	alu_i(e, BPF_MOV, 2, 8);
 	call(e, BPF_FUNC_probe_read_kernel);
-	j1 = jmp_i(e, BPF_JNE, 0, 0);
+	jn[0] = jmp_i(e, BPF_JNE, 0, 0);
 	ldx(e, BPF_DW, 3, 10, S_KEY8);
-	j2 = jmp_i(e, BPF_JEQ, 3, 0);
+	jn[1] = jmp_i(e, BPF_JEQ, 3, 0);
 	alu_i(e, BPF_ADD, 3, (int32_t)(o[1] - 1));
 	alu_i(e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
 	alu_r(e, BPF_MOV, 1, 9);
-	alu_r(e, BPF_ADD, 1, 8);
+	if (kp)
+		alu_i(e, BPF_ADD, 1, (int32_t)(x + 8));
+	else
+		alu_r(e, BPF_ADD, 1, 8);
 	alu_i(e, BPF_MOV, 2, 4);
 	call(e, BPF_FUNC_probe_read_kernel);
-	j3 = jmp_i(e, BPF_JNE, 0, 0);
-	alu_r(e, BPF_MOV, 1, 9);
-	alu_r(e, BPF_ADD, 1, 8);
-	st(e, BPF_W, 1, 4, 0);
-	alu_i(e, BPF_ADD, 8, 8);
-	ldx(e, BPF_H, 1, 9, 30);
-	alu_i(e, BPF_OR, 1, UBPF_RF_PPID);
-	stx(e, BPF_H, 9, 30, 1);
-	fix(e, j1);
-	fix(e, j2);
-	fix(e, j3);
-}
+	jn[2] = jmp_i(e, BPF_JNE, 0, 0);
+	if (!kp) {
+		alu_r(e, BPF_MOV, 1, 9);
+		alu_r(e, BPF_ADD, 1, 8);
+		st(e, BPF_W, 1, 4, 0);
+		ldx(e, BPF_H, 1, 9, 30);
+		alu_i(e, BPF_OR, 1, UBPF_RF_PPID);
+		stx(e, BPF_H, 9, 30, 1);
+	}
+	if (!anc) {
+		if (!kp)
+			alu_i(e, BPF_ADD, 8, 8);
+		goto none;
+	}
+	/* A[0] 0: complete, no link */
+	if (kp) {
+		ldx(e, BPF_W, 1, 9, (int16_t)(x + 8));
+	} else {
+		alu_r(e, BPF_MOV, 1, 9);
+		alu_r(e, BPF_ADD, 1, 8);
+		ldx(e, BPF_W, 1, 1, 0);
+	}
+	jz = jmp_i(e, BPF_JEQ, 1, 0);
+	for (unsigned i = 1; i < UBPF_ANC; i++) {
+		int16_t at = (int16_t)(lb + 4 * (int)(i - 1));
 
+		ldx(e, BPF_DW, 3, 10, S_KEY8);
+		alu_i(e, BPF_ADD, 3, (int32_t)(o[0] - 1));
+		alu_r(e, BPF_MOV, 1, 10);
+		alu_i(e, BPF_ADD, 1, S_KEY8);
+		alu_i(e, BPF_MOV, 2, 8);
+		call(e, BPF_FUNC_probe_read_kernel);
+		jl[i][0] = jmp_i(e, BPF_JNE, 0, 0);
+		ldx(e, BPF_DW, 3, 10, S_KEY8);
+		jl[i][1] = jmp_i(e, BPF_JEQ, 3, 0);
+		alu_i(e, BPF_ADD, 3, (int32_t)(o[1] - 1));
+		alu_r(e, BPF_MOV, 1, 9);
+		alu_r(e, BPF_ADD, 1, 8);
+		alu_i(e, BPF_ADD, 1, at);
+		alu_i(e, BPF_MOV, 2, 4);
+		call(e, BPF_FUNC_probe_read_kernel);
+		jl[i][2] = jmp_i(e, BPF_JNE, 0, 0);
+		alu_r(e, BPF_MOV, 1, 9);
+		alu_r(e, BPF_ADD, 1, 8);
+		ldx(e, BPF_W, 1, 1, at);
+		jf[i] = jmp_i(e, BPF_JEQ, 1, 0);
+	}
+	j31 = jmp_i(e, BPF_JA, 0, 0); /* UBPF_ANC links, none 0 */
+	/* each exit's block, n links: past UBPF_ANC - 1, none 0 (the fall
+	 * through), or a read of link n + 1 that failed: cut; link n 0:
+	 * complete */
+	for (int full = 0; full < 2; full++) {
+		for (unsigned n = 0; n < UBPF_ANC; n++) {
+			if (!full && n + 1 < UBPF_ANC) {
+				fix(e, jl[n + 1][0]);
+				fix(e, jl[n + 1][1]);
+				fix(e, jl[n + 1][2]);
+			} else if (!full) {
+				fix(e, j31);
+			}
+			if (full)
+				fix(e, n ? jf[n] : jz);
+			alu_r(e, BPF_MOV, 1, 9);
+			if (!kp)
+				alu_r(e, BPF_ADD, 1, 8);
+			st(e, BPF_W, 1, ao,
+			   anc_word(n, full ? UBPF_ANC_FULL : UBPF_ANC_CUT));
+			if (n & 1) {
+				alu_r(e, BPF_MOV, 1, 9);
+				alu_r(e, BPF_ADD, 1, 8);
+				st(e, BPF_W, 1, (int16_t)(lb + 4 * (int)n), 0);
+			}
+			jt[nt++] = jmp_i(e, BPF_JA, 0, 0);
+		}
+	}
+	/* past the links, by the count the block wrote */
+	for (unsigned k = 0; k < nt; k++)
+		fix(e, jt[k]);
+	alu_r(e, BPF_MOV, 1, 9);
+	if (!kp)
+		alu_r(e, BPF_ADD, 1, 8);
+	ldx(e, BPF_H, 2, 1, ao);
+	alu_i(e, BPF_LSH, 2, 2);
+	alu_i(e, BPF_ADD, 2, 7);
+	alu_i(e, BPF_AND, 2, ~7);
+	alu_r(e, BPF_ADD, 8, 2);
+	alu_i(e, BPF_ADD, 8, lb);
+none:
+	fix(e, jn[0]);
+	fix(e, jn[1]);
+	fix(e, jn[2]);
+}
 /* 8 bytes put at r8: r8 past them, the record (r9) flagged f */
 static void u_done(struct em *e, int32_t f)
 {
@@ -1320,6 +1432,8 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	 * its parent's pid, when the clauses read them */
 	bool cred = !m->kp && s->cred;
 	bool ppid = !m->kp && s->ppid && m->ppid1[0] && m->ppid1[1];
+	/* a kernel probe's progenyof() chain (its ppid is in its kctx) */
+	bool kanc = m->kp && m->anc && m->kp->parent1 && m->kp->tgid1;
 	/* ... and the effective ids, the session, when known */
 	bool ecred = !m->kp && s->ecred && m->ecred1[0] && m->ecred1[1] &&
 		     m->ecred1[2];
@@ -1337,7 +1451,8 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	size_t jself = 0, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
 	/* strings, a copyin() copy or the stack: built in cgbuf */
 	bool strs = s->strmask != 0 || s->memmask != 0 || s->ustk != 0 ||
-		    ppid || ecred || sess || psargs; /* present when read */
+		    ppid || kanc || ecred || sess ||
+		    psargs; /* present when read */
 	/* the strings no clause left to user space reads (pl->ustr): a
 	 * record the plan ran for (UBPF_RF_KAGG: user space runs only
 	 * those clauses) leaves their copies out, and its strmask says so;
@@ -1703,8 +1818,13 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	 */
 	if (strs) {
 		alu_i(&e, BPF_MOV, 8, (int32_t)len);
-		if (ppid)
-			u_ppid(&e, m->ppid1);
+		if (ppid) /* ... and progenyof()'s chain */
+			anc_walk(&e, m->ppid1, false, m->anc);
+		if (kanc) { /* a kernel probe's chain: its A[0] in the kctx */
+			const uint32_t ko[2] = {m->kp->parent1, m->kp->tgid1};
+
+			anc_walk(&e, ko, true, true);
+		}
 		if (ecred)
 			u_ecred(&e, m->ecred1);
 		if (sess)

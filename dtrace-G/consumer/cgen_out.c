@@ -123,7 +123,8 @@ unsigned cgen_out_bytes(const struct ubpf_kplan *pl)
 
 unsigned cgen_out_room(const struct ubpf_ev *s)
 {
-	unsigned n = 3 * 8 + 8; /* ppid, ecred, sess; the fault bits */
+	/* ppid and progenyof()'s chain, ecred, sess; the fault bits */
+	unsigned n = 8 + UBPF_ANC_BYTES(UBPF_ANC - 1) + 2 * 8 + 8;
 
 	for (unsigned i = 0; i < UBPF_MAXARGS; i++) {
 		if (s->strmask & (1u << i))

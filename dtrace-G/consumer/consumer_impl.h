@@ -71,6 +71,7 @@
 #include "../d/dlang.h"
 #include "../objects/probes.h"
 #include "bpf/uregs.h"
+#include "bpf/usdt_bpf.h"
 #include "consumer.h"
 #include "registry.h"
 #include "xalloc.h"
@@ -903,6 +904,9 @@ struct cgen_maps {
 	 * uprobe_multi's, fd + 1; 0: none, the stack copied */
 	uint32_t uwalk1, uwalkm1;
 	uint32_t ppid1[2]; /* task_struct's real_parent, tgid + 1, or 0 */
+	/* a clause calls progenyof(): a record's ppid comes with the
+	 * chain of parents (anc_wanted(); cgen.c's anc_walk()) */
+	bool anc;
 	uint32_t ecred1[3]; /* ... cred, cred's euid, egid (ecred_offs()) */
 	uint32_t sess1[4];  /* ... signal, pids, numbers, nr (sess_offs()) */
 	uint32_t psargs1[3]; /* ... mm, arg_start, arg_end (psargs_offs()) */
@@ -1408,6 +1412,8 @@ bool cred_wanted(const struct consumer *c);
 int cred_check(struct consumer *c);
 /* a clause of a traced probe reads ppid or calls progenyof() */
 bool ppid_wanted(const struct consumer *c);
+/* a clause calls progenyof(): records carry its chain (D_NEED_ANC) */
+bool anc_wanted(const struct consumer *c);
 /* ... and the same as pr_euid's for curpsinfo->pr_pgid and pr_sid */
 bool sess_wanted(const struct consumer *c);
 int sess_check(struct consumer *c);
@@ -1493,6 +1499,30 @@ static inline bool rec_cred(const uint8_t *raw, size_t len, size_t *off,
 	*uid = (uid_t)v[0];
 	*gid = (gid_t)v[1];
 	*off += 8;
+	return true;
+}
+
+/*
+ * progenyof()'s chain after a record's ppid (usdt_bpf.h's UBPF_ANC): w
+ * the 4 bytes after the ppid (struct ubpf_anc; a kernel probe's kctx
+ * pad), the links at *off, *off moved past them (none where w is 0: no
+ * chain taken); false when the record ends first or w is not one.
+ */
+static inline bool rec_anc(const uint8_t *raw, size_t len, size_t *off,
+			   uint32_t w, struct d_fire *f)
+{
+	struct ubpf_anc an;
+
+	memcpy(&an, &w, sizeof(an));
+	if (!an.state)
+		return true;
+	if (an.state > UBPF_ANC_CUT || an.n >= UBPF_ANC ||
+	    *off + UBPF_ANC_BYTES(an.n) > len)
+		return false;
+	f->anc = raw + *off;
+	f->nanc = an.n;
+	f->anc_st = an.state == UBPF_ANC_FULL ? D_ANC_FULL : D_ANC_CUT;
+	*off += UBPF_ANC_BYTES(an.n);
 	return true;
 }
 

@@ -59,7 +59,10 @@
  * 0 and "swapper/N" on an idle CPU, the process that forked, exec'd or
  * exited); uid and gid come with the record, and ppid too where the
  * kernel's BTF told where task_struct keeps the parent (else the traced
- * process's, or unknown: -1, and reading it faults).  tick-N fires in dtrace itself, as BEGIN does: its
+ * process's, or unknown: -1, and reading it faults), and with
+ * progenyof() the chain of parents the hit walked (the kctx's pad says
+ * how many links follow the out area, and whether it reached pid 0).
+ * tick-N fires in dtrace itself, as BEGIN does: its
  * pid and execname are dtrace's (DTrace's are those of whatever thread
  * the interrupt found, on one CPU, often 0 and sched: arbitrary in
  * both).
@@ -1004,6 +1007,11 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	if ((r.flags & UBPF_RF_KOUT) && !cg_out_rec(c, h->raw, r.len, &off))
 		return;
 #endif
+	memcpy(&x, h->raw + sizeof(r), sizeof(x));
+	/* progenyof()'s chain, where the run took it (kprov.bpf.h's
+	 * kprov_anc(), cgen.c's kp_anc()): its state in the kctx's pad */
+	if (!rec_anc(h->raw, r.len, &off, x.pad, &f))
+		return;
 	if ((r.flags & UBPF_RF_ECRED) && !rec_ecred(h->raw, r.len, &off, &f))
 		return;
 	if ((r.flags & UBPF_RF_SESS) && !rec_sess(h->raw, r.len, &off, &f))
@@ -1016,7 +1024,6 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 			return;
 		f.psargs = psargs_text(pa, n, c->psargs_buf);
 	}
-	memcpy(&x, h->raw + sizeof(r), sizeof(x));
 	f.cpu = (int)r.cpu;
 	f.pid = (pid_t)r.pid;
 	f.tid = (pid_t)r.tid;

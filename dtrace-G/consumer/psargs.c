@@ -83,6 +83,11 @@ bool ppid_wanted(const struct consumer *c)
 	return wanted(c, D_NEED_PPID);
 }
 
+bool anc_wanted(const struct consumer *c)
+{
+	return wanted(c, D_NEED_ANC);
+}
+
 bool sess_wanted(const struct consumer *c)
 {
 	return wanted(c, D_NEED_SESS);

@@ -742,6 +742,8 @@ uint32_t d_needs_of(const struct node *n)
 	if ((n->op == N_BUILTIN && d_builtins[n->sub].id == B_PPID) ||
 	    (n->op == N_FUNC && d_funcs[n->sub].id == F_PROGENYOF))
 		m |= D_NEED_PPID;
+	if (n->op == N_FUNC && d_funcs[n->sub].id == F_PROGENYOF)
+		m |= D_NEED_ANC; /* its chain at the hit, where taken */
 	if ((n->op == N_BUILTIN && (d_builtins[n->sub].id == B_UCALLER ||
 				    d_builtins[n->sub].id == B_USTACKDEPTH)) ||
 	    (n->op == N_FUNC && (d_funcs[n->sub].id == F_USTACK ||

@@ -290,6 +290,12 @@ uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
 /* copyout(), copyoutstr(): the BPF program writes at the hit
  * (d_prog_copyout()) */
 #define D_NEED_COPYOUT 0x1000000u
+/* progenyof(): the chain of parents taken at the hit (struct d_fire's
+ * anc), where the backend can (BPF); D_NEED_PPID is set beside it */
+#define D_NEED_ANC 0x2000000u
+#define D_ANC_NONE 0
+#define D_ANC_FULL 1
+#define D_ANC_CUT 2
 uint32_t d_clause_needs(const struct d_prog *prog, unsigned clause);
 
 /*
@@ -416,6 +422,16 @@ struct d_fire {
 	 * ppid are known.
 	 */
 	pid_t (*parent_of)(void *ctx, pid_t pid);
+	/*
+	 * progenyof()'s chain of parents as the hit walked it (BPF's
+	 * records, D_NEED_ANC): anc_st D_ANC_FULL (it reached 0) or
+	 * D_ANC_CUT (it did not: links not read), the links beyond ppid
+	 * nanc u32 tgids (unaligned, native order) at anc.  D_ANC_NONE:
+	 * none was taken, parent_of() gives the links beyond ppid.
+	 */
+	const uint8_t *anc;
+	uint16_t nanc;
+	uint8_t anc_st;
 	/*
 	 * User stacks and names (consumer/ustack.c), called with
 	 * ustack_ctx; NULL where the firing has none.  ustack: the firing

@@ -28,7 +28,8 @@
  *
  * progenyof(pid) is 1 when the firing process is pid or a descendant:
  * its own pid and ppid come with the firing, the ancestors beyond
- * through the consumer's parent_of() (struct d_fire), which gives only
+ * with it too where the backend walked them at the hit (struct d_fire's
+ * anc), else through the consumer's parent_of(), which gives only
  * links it can prove were the hit's; a walk that meets one it cannot
  * before the chain's end at pid 0 faults (progenyof() below).  The named
  * constants (d_consts: signals, errno values, DTRACEFLT_*, uregs[]'s
@@ -796,7 +797,11 @@ static struct dv str_tok(struct ectx *x, struct dv sv, const char *delim)
  * read, no parent_of) before a match faults "illegal operation" rather
  * than answer a 0 that may be false.  No bound but the pids there can
  * be: a chain longer than PID_MAX_LIMIT links is a cycle (pid reuse
- * between reads), and faults too.
+ * between reads), and faults too.  Where the record carries the chain
+ * the hit walked (BPF, D_NEED_ANC: f->anc_st), the links are its, the
+ * same 32 bits compared as the kernel would; 0 where that chain is
+ * complete, and the same fault where it was cut (32 links, a read that
+ * failed): parent_of() is not asked.
  */
 #define D_PID_MAX_LIMIT (4u * 1024 * 1024) /* linux/threads.h's, 64-bit */
 
@@ -807,6 +812,20 @@ static int progenyof(struct ectx *x, pid_t want)
 
 	if (f->pid == want || want == 0)
 		return 1;
+	if (f->anc_st != D_ANC_NONE) { /* the chain the hit walked */
+		uint32_t q = (uint32_t)want, a;
+
+		if ((uint32_t)cur == q)
+			return 1;
+		for (uint16_t i = 0; i < f->nanc; i++) {
+			memcpy(&a, f->anc + 4 * (size_t)i, 4);
+			if (a == q)
+				return 1;
+		}
+		if (f->anc_st == D_ANC_FULL)
+			return 0;
+		d_fault(x, FLT_ILLOP, 0); /* cut: no answer is exact */
+	}
 	for (uint32_t n = 0; n <= D_PID_MAX_LIMIT; n++) {
 		if (cur == want)
 			return 1;

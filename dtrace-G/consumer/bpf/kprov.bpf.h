@@ -135,13 +135,17 @@ _Static_assert(__builtin_offsetof(struct kp_a64_tail, syscallno) ==
 		       KP_A64_SYSCALLNO - KP_A64_PSTATE,
 	       "arm64 pt_regs: syscallno 16 bytes after pstate");
 
-/* The current thread's parent process, when kconf knows where it is. */
-static __always_inline __u32 kprov_ppid(void)
+/*
+ * The current thread's parent process, when kconf knows where it is; *pp
+ * its task (0 where not read: no chain follows).
+ */
+static __always_inline __u32 kprov_ppid(__u64 *pp)
 {
 	__u32 zero = 0, tgid = 0;
 	const struct ubpf_kconf *k = bpf_map_lookup_elem(&kconf, &zero);
 	__u64 task = bpf_get_current_task(), parent = 0;
 
+	*pp = 0;
 	if (!k || !k->task_real_parent || !k->task_tgid)
 		return 0;
 	if (bpf_probe_read_kernel(&parent, sizeof(parent),
@@ -149,9 +153,32 @@ static __always_inline __u32 kprov_ppid(void)
 						 1)) < 0 ||
 	    !parent)
 		return 0;
-	bpf_probe_read_kernel(&tgid, sizeof(tgid),
-			      (const void *)(parent + k->task_tgid - 1));
+	if (bpf_probe_read_kernel(&tgid, sizeof(tgid),
+				  (const void *)(parent + k->task_tgid - 1)) <
+	    0)
+		return 0;
+	*pp = parent;
 	return tgid;
+}
+
+/*
+ * progenyof()'s chain (anc_on, usdt.bpf.c's anc_rec()) at off: its
+ * links; their count and state in x's pad.  A record whose ppid was not
+ * read (pp 0) has none (pad 0).
+ */
+static __always_inline __u32 kprov_anc(struct scratch *s, __u32 off,
+				       struct ubpf_kctx *x, __u64 pp)
+{
+	__u32 zero = 0;
+	const struct ubpf_kconf *k = bpf_map_lookup_elem(&kconf, &zero);
+	struct ubpf_anc an;
+
+	if (!anc_on || !pp || !k || off > UBPF_SCRATCH / 2 - 4 * UBPF_ANC)
+		return off;
+	off = anc_rec(s, off, pp, x->ppid, k->task_real_parent, k->task_tgid,
+		      &an);
+	__builtin_memcpy(&x->pad, &an, sizeof(an));
+	return off;
 }
 
 /* The plan of kernel probe ev, if it has one (kagg_hit()'s sense). */
@@ -224,7 +251,7 @@ static __always_inline int kprov_task_uregs(__u64 *R)
 /*
  * One hit of kernel probe ev: its plan, then (unless the plan was all)
  * its record: struct ubpf_rec, struct ubpf_kctx, nargs arguments, the
- * vtimestamp, the effective ids, the process group and session and the
+ * vtimestamp, progenyof()'s chain (kprov_anc()), the effective ids, the process group and session and the
  * argument area where the run reads them, the
  * strings of strmask, and where ustk (KiB) is set and R (the user
  * registers) is not NULL, the user stack.
@@ -237,7 +264,7 @@ static __always_inline void kprov_emit(__u32 ev, __u64 pt, const __u64 *args,
 	struct scratch *s = bpf_map_lookup_elem(&buf, &zero);
 	struct ubpf_rec *h;
 	struct ubpf_kctx *x;
-	__u64 *a, ug, *dp;
+	__u64 *a, ug, *dp, pp;
 	struct rbw rw;
 	int k;
 
@@ -267,7 +294,7 @@ static __always_inline void kprov_emit(__u32 ev, __u64 pt, const __u64 *args,
 	ug = bpf_get_current_uid_gid();
 	x->uid = (__u32)ug;
 	x->gid = (__u32)(ug >> 32);
-	x->ppid = kprov_ppid();
+	x->ppid = kprov_ppid(&pp);
 	x->pad = 0;
 	a = (__u64 *)(s->b + sizeof(*h) + sizeof(*x));
 	for (i = 0; i < KP_NARGS; i++) {
@@ -278,6 +305,7 @@ static __always_inline void kprov_emit(__u32 ev, __u64 pt, const __u64 *args,
 	off = sizeof(*h) + sizeof(*x) + 8 * nargs;
 	if (vtime_on) /* the thread's on-CPU time (vtime.bpf.h) */
 		off = vtime_rec(s, off, h);
+	off = kprov_anc(s, off, x, pp); /* progenyof()'s chain */
 	if (ecred_cred) /* one reads pr_euid or pr_egid (usdt.bpf.c) */
 		off = ecred_rec(s, off, h);
 	if (sess_sig) /* one reads pr_pgid or pr_sid */

@@ -629,11 +629,55 @@ static __always_inline __u32 psargs_rec(struct scratch *s, __u32 off,
  * task_struct's real_parent and tgid; 0 while a run reads no ppid.
  */
 const volatile __u32 ppid_rp = 0, ppid_tgid = 0;
+/* Set by the loader (../bpf.c): a clause calls progenyof() (D_NEED_ANC),
+ * so a record's ppid comes with the chain of parents (anc_rec()). */
+const volatile __u32 anc_on = 0;
+
+/*
+ * progenyof()'s chain (usdt_bpf.h's UBPF_ANC): the links after A[0] =
+ * a, the tgid of task p, walked through real_parent at rp - 1 and tgid at
+ * tg - 1, written at off on (u32 each, padded to 8), their count and the
+ * chain's state in *an; the offset past them.  off is at most
+ * UBPF_SCRATCH / 2 - 4 * UBPF_ANC (the callers' room checks).
+ */
+static __always_inline __u32 anc_rec(struct scratch *s, __u32 off, __u64 p,
+				     __u32 a, __u32 rp, __u32 tg,
+				     struct ubpf_anc *an)
+{
+	__u32 i, o;
+
+	an->n = 0;
+	an->state = a ? UBPF_ANC_CUT : UBPF_ANC_FULL;
+	off &= UBPF_SCRATCH / 2 - 1;
+	for (i = 1; a && i < UBPF_ANC; i++) {
+		__u64 q = 0;
+		__u32 t = 0;
+
+		if (bpf_probe_read_kernel(&q, 8, (const void *)(p + rp - 1)) ||
+		    !q ||
+		    bpf_probe_read_kernel(&t, 4, (const void *)(q + tg - 1)))
+			break; /* cut */
+		o = (off + 4 * (i - 1)) & (UBPF_SCRATCH / 2 - 1);
+		*(__u32 *)(s->b + o) = t;
+		an->n = (__u16)i;
+		if (!t) {
+			an->state = UBPF_ANC_FULL;
+			break;
+		}
+		p = q;
+	}
+	if (an->n & 1) { /* the padding */
+		o = (off + 4 * (__u32)an->n) & (UBPF_SCRATCH / 2 - 1);
+		*(__u32 *)(s->b + o) = 0;
+	}
+	return off + UBPF_ANC_BYTES(an->n);
+}
 
 /*
  * The firing thread's parent process's pid (real_parent's tgid: the
- * reaper's once the parent has exited), at off with 4 zero bytes; the
- * record flagged UBPF_RF_PPID.  Nothing, and no flag, when it cannot be
+ * reaper's once the parent has exited), at off with 4 zero bytes, or
+ * with anc_on the chain after it (anc_rec()); the record flagged
+ * UBPF_RF_PPID.  Nothing, and no flag, when it cannot be
  * read.
  */
 static __always_inline __u32 ppid_rec(struct scratch *s, __u32 off,
@@ -642,7 +686,8 @@ static __always_inline __u32 ppid_rec(struct scratch *s, __u32 off,
 	__u64 task = bpf_get_current_task(), parent = 0;
 	__u32 tgid = 0;
 
-	if (!ppid_rp || !ppid_tgid || off > UBPF_SCRATCH / 2 - 8)
+	if (!ppid_rp || !ppid_tgid ||
+	    off > UBPF_SCRATCH / 2 - 8 - (anc_on ? 4 * UBPF_ANC : 0))
 		return off;
 	if (bpf_probe_read_kernel(&parent, 8, (void *)(task + ppid_rp - 1)) ||
 	    !parent ||
@@ -651,6 +696,15 @@ static __always_inline __u32 ppid_rec(struct scratch *s, __u32 off,
 	*(__u32 *)(s->b + off) = tgid;
 	*(__u32 *)(s->b + off + 4) = 0;
 	h->flags |= UBPF_RF_PPID;
+	if (anc_on) {
+		struct ubpf_anc an;
+		__u32 at = off & (UBPF_SCRATCH / 2 - 1);
+
+		off = anc_rec(s, at + 8, parent, tgid, ppid_rp, ppid_tgid,
+			      &an);
+		*(struct ubpf_anc *)(s->b + at + 4) = an;
+		return off;
+	}
 	return off + 8;
 }
 

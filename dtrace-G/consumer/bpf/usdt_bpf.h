@@ -26,7 +26,9 @@
  * each, after those (before the
  * strings).  When one reads ppid or calls progenyof() (the event's
  * ppid), every record whose thread's parent could be read has, flagged
- * UBPF_RF_PPID, the parent process's pid and 4 zero bytes after those.
+ * UBPF_RF_PPID, the parent process's pid and 4 zero bytes after those;
+ * when one calls progenyof() (anc_on), those 4 bytes are the chain of
+ * parents walked at the hit (struct ubpf_anc), its links after them.
  * When one reads curpsinfo->pr_pgid or pr_sid (the event's sess), every
  * record whose process's session could be read has, flagged
  * UBPF_RF_SESS, its process group's and session's ids after those.
@@ -68,6 +70,26 @@
 #define UBPF_SCRATCH 8192   /* a record is built here first */
 #define UBPF_MAXUSERS 16384 /* (event, process) pairs */
 #define UBPF_USTKMAX 16384  /* bytes of user stack a record may ask for */
+/*
+ * progenyof()'s chain at the hit (doc/DESIGN.md §8 "progenyof() in the
+ * generated programs"): A[0] the parent's tgid, A[i + 1] the tgid of the
+ * real_parent of the task whose tgid A[i] is, at most UBPF_ANC of them;
+ * complete at the first 0, cut where UBPF_ANC hold none or a read
+ * fails.  In a record: A[0], then struct ubpf_anc's n and state in the
+ * 4 bytes after it (0 0 where no chain was taken), then A[1 .. n] as
+ * u32, padded to 8 bytes (a kernel probe's A[0], n and state are its
+ * struct ubpf_kctx's ppid and pad, its links the first of what follows
+ * its arguments, vtimestamp and out area).
+ */
+#define UBPF_ANC 32
+#define UBPF_ANC_FULL 1 /* the chain reached 0 */
+#define UBPF_ANC_CUT 2	/* it did not: UBPF_ANC links, or a read failed */
+struct ubpf_anc {
+	__u16 n;     /* links after A[0], at most UBPF_ANC - 1 */
+	__u16 state; /* 0: none taken; UBPF_ANC_FULL, UBPF_ANC_CUT */
+};
+/* the bytes the links after A[0] take (padded to 8) */
+#define UBPF_ANC_BYTES(n) ((4u * (unsigned)(n) + 7u) & ~7u)
 /* the scratch's room for the user stack: registers, length, the copy
  * (at most one page more than asked: it goes on by whole pages) */
 #define UBPF_USTKROOM (8 * UBPF_NREG + 8 + UBPF_USTKMAX + 4096 + 8)

@@ -22,7 +22,9 @@
 #    pr_psargs, vtimestamp, pr_sid) on a USDT and a kernel probe;
 #  - errors: * of a non-pointer and of void * (compile time, line and
 #    column), a pointer outside the copy, a traced address cast to a
-#    pointer (run time "invalid address"), more than the scratch space.
+#    pointer (run time "invalid address"), more than the scratch space,
+#    a copy of 8 bytes whose last 4 are on an unmapped page (a fault,
+#    not 4 bytes and 4 zeros; its first 4 read).
 # Both backends where the BPF one is built.  Needs root and uprobes.
 
 . "$top_srcdir/tests/lib.sh"
@@ -114,6 +116,8 @@ for be in $backends; do
 		cpin$target:::buf { printf("%d\n", *(int *)arg0); }
 		cpin$target:::buf { this->p = copyin(arg0, 40000);
 		    this->q = copyin(arg0, 40000); }
+		cpin$target:::edge { this->e = *(int *)copyin(arg0, 4);
+		    trace(*(uint64_t *)copyin(arg0, 8)); }
 		cpin$target:::done { exit(0); }'
 	expect_eq "$be: faults: status" 0 "$status"
 	expect_eq "$be: faults: nothing printed" "" "$(tr -d '\n' <out.txt)"
@@ -123,6 +127,11 @@ for be in $backends; do
 	[ -n "$addr" ] || fail "$be: a traced address cast to a pointer: $(cat err.txt)"
 	expect_grep "$be: out of scratch space" \
 		"cpin:main:buf): out of scratch space in action #2$" err.txt
+	# 8 bytes of which the last 4 are on an unmapped page: a fault at
+	# the copy (not 4 bytes and 4 zeros), its 4 readable ones not
+	expect_grep "$be: a copy running into an unmapped page" \
+		"cpin:main:edge): invalid address (0x[0-9a-f]*ffc) in action #2$" err.txt
+	expect_eq "$be: one fault at edge" 1 "$(grep -c 'cpin:main:edge)' err.txt)"
 done
 
 # The copy made when the probe fired (BPF): cpin overwrites the buffer

@@ -107,7 +107,11 @@
  * d_fire's copyin: read the traced process's memory (copyin()); ctx is
  * the consumer, or NULL.  A process that has exited since the hit (no
  * memory left: ESRCH) is read from its read-only file mappings
- * (deadmem.c).
+ * (deadmem.c).  All len bytes or a fault: process_vm_readv() stops at
+ * the first page it cannot read, and a copyin() of a range running into
+ * one faults in DTrace (and in bpf_probe_read_user()), not a copy ending
+ * in zeros (d_read_user_str() reads a page at a time, so a string
+ * ending before an unmapped page still reads).
  */
 int copyin(void *ctx, pid_t pid, uint64_t addr, void *buf, size_t len)
 {
@@ -119,9 +123,7 @@ int copyin(void *ctx, pid_t pid, uint64_t addr, void *buf, size_t len)
 		return deadmem_read(ctx, pid, addr, buf, len);
 	if (n < 0)
 		return -errno;
-	if ((size_t)n < len)
-		memset((char *)buf + n, 0, len - (size_t)n);
-	return n > 0 ? 0 : -EFAULT;
+	return (size_t)n == len ? 0 : -EFAULT;
 }
 
 /*

@@ -5,11 +5,13 @@
  * killed, so that reads of its memory after the hits still see the
  * same bytes.  reused fires with a stack buffer it overwrites right
  * after the probe: only a copy made when the probe fired sees the
- * bytes the probe saw.
+ * bytes the probe saw.  edge fires with the last 4 bytes of a page
+ * whose next page is unmapped: a copyin() of 8 bytes there faults.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cpin.h"
@@ -28,6 +30,14 @@ int main(void)
 	int n = -42;
 	unsigned long long big = 0x1122334455667788ULL;
 	unsigned char *bytes = malloc(40);
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (!bytes || m == MAP_FAILED)
+		return 1;
+	munmap(m + pg, (size_t)pg);
+	memcpy(m + pg - 4, "edge", 4);
 
 	for (int i = 0; i < 40; i++)
 		bytes[i] = (unsigned char)(i * 7 + 1);
@@ -35,6 +45,7 @@ int main(void)
 	CPIN_NUM(&n, &big);
 	CPIN_BUF(bytes, 40);
 	fire_reused();
+	CPIN_EDGE(m + pg - 4);
 	CPIN_DONE();
 	for (;;)
 		pause();

@@ -4,5 +4,6 @@ provider cpin {
 	probe num(int *, unsigned long long *);
 	probe buf(const void *, int);
 	probe reused(const char *);
+	probe edge(const void *);
 	probe done();
 };

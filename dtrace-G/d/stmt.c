@@ -287,6 +287,18 @@ bool d_stmts_prints(const struct stmt *v, unsigned n)
 	return false;
 }
 
+static void exec_stmt(struct ectx *x, const struct stmt *st);
+
+/* The branch of if st that its condition's truth t takes. */
+static void exec_branch(struct ectx *x, const struct stmt *st, bool t)
+{
+	const struct stmt *v = t ? st->body : st->els;
+	unsigned n = t ? st->nbody : st->nels;
+
+	for (unsigned i = 0; i < n; i++)
+		exec_stmt(x, &v[i]);
+}
+
 static void exec_stmt(struct ectx *x, const struct stmt *st)
 {
 	struct d_prog *p = x->p;
@@ -299,12 +311,7 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		/* d_run_pre(): the kernel ran the if, and its condition's
 		 * value is the next one given: the branch it took */
 		v = x->pre[x->ipre++];
-		if (d_truth(&v))
-			for (unsigned i = 0; i < st->nbody; i++)
-				exec_stmt(x, &st->body[i]);
-		else
-			for (unsigned i = 0; i < st->nels; i++)
-				exec_stmt(x, &st->els[i]);
+		exec_branch(x, st, d_truth(&v));
 		return;
 	}
 	if (x->pre && !x->prespec && st->kind != S_PRINTF &&
@@ -316,12 +323,7 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 	switch (st->kind) {
 	case S_IF:
 		v = d_eval(x, st->e);
-		if (d_truth(&v))
-			for (unsigned i = 0; i < st->nbody; i++)
-				exec_stmt(x, &st->body[i]);
-		else
-			for (unsigned i = 0; i < st->nels; i++)
-				exec_stmt(x, &st->els[i]);
+		exec_branch(x, st, d_truth(&v));
 		break;
 	case S_EXPR:
 		(void)d_eval(x, st->e);

@@ -1519,7 +1519,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	if (ob) { /* the fault bits, if any, at the end (strs) */
 		strs = true;
 		len = obase + ob;
-		e.bad |= len + cgen_out_room(s) > UBPF_SCRATCH / 2 - 1;
+		e.bad |= len + cgen_out_room(s, m->anc) > UBPF_SCRATCH / 2 - 1;
 	}
 	if ((s->ustk && (!m->ustk_room || fs)) ||
 	    (strs && m->buf < 0) || e.bad)

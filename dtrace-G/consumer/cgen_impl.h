@@ -388,8 +388,9 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
  * (0: none) */
 unsigned cgen_out_bytes(const struct ubpf_kplan *pl);
 /* ... the most a record of spec s puts after it (its offsets are masked
- * to cgbuf's first half: the whole must fit there) */
-unsigned cgen_out_room(const struct ubpf_ev *s);
+ * to cgbuf's first half: the whole must fit there), with progenyof()'s
+ * chain of parents where anc (cgen_maps' anc) */
+unsigned cgen_out_room(const struct ubpf_ev *s, bool anc);
 /* ... the area of plan pl: obase bytes into the record in cgbuf (buf),
  * bytes long; emits nothing (cgen.c's prologue zeroes S_OBUF) */
 void cgen_out_setup(struct em *e, int buf, unsigned obase, unsigned bytes,

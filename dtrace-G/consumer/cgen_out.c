@@ -121,10 +121,11 @@ unsigned cgen_out_bytes(const struct ubpf_kplan *pl)
 	return any || end ? (unsigned)sizeof(struct ubpf_kout) + end : 0;
 }
 
-unsigned cgen_out_room(const struct ubpf_ev *s)
+unsigned cgen_out_room(const struct ubpf_ev *s, bool anc)
 {
-	/* ppid and progenyof()'s chain, ecred, sess; the fault bits */
-	unsigned n = 8 + UBPF_ANC_BYTES(UBPF_ANC - 1) + 2 * 8 + 8;
+	/* ppid (and progenyof()'s chain where a clause calls it: anc),
+	 * ecred, sess; the fault bits */
+	unsigned n = 8 + (anc ? UBPF_ANC_BYTES(UBPF_ANC - 1) : 0) + 2 * 8 + 8;
 
 	for (unsigned i = 0; i < UBPF_MAXARGS; i++) {
 		if (s->strmask & (1u << i))

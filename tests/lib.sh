@@ -619,3 +619,15 @@ trace_progs_copy() {
 	export LD_LIBRARY_PATH
 	return 0
 }
+
+# The three ways a test compares byte for byte, by their one-letter
+# names: 0 (DTRACE_KAGG=0, the records), g (the generated programs),
+# c (DTRACE_CGEN=0, the generic program): their settings into cg, ka.
+way_env() {
+	case $1 in
+	0) cg=1 ka=0 ;;
+	g) cg=1 ka=1 ;;
+	c) cg=0 ka=1 ;;
+	*) fail "way_env: no way named '$1'" ;;
+	esac
+}

@@ -42,11 +42,7 @@ three() {
 	# the three at once, each on its own process (-c) with its own
 	# files (run_mode's run and checks, the start apart from the wait)
 	for k in 0 g c; do
-		case $k in
-		0) cg=1 ka=0 ;;
-		g) cg=1 ka=1 ;;
-		c) cg=0 ka=1 ;;
-		esac
+		way_env "$k"
 		rm -f out$k.txt # -o appends
 		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 \
 			"$DTRACE" -v -q -o out$k.txt -s t.d -c './trprog "tick 10"' \

@@ -35,11 +35,7 @@ three() {
 	what=$1 ncl=$2 cmd=$3
 	shift 3
 	for k in 0 g c; do
-		case $k in
-		0) cg=1 ka=0 ;;
-		g) cg=1 ka=1 ;;
-		c) cg=0 ka=1 ;;
-		esac
+		way_env "$k"
 		rm -f out$k.txt # -o appends
 		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 300 \
 			"$DTRACE" -v -q -o out$k.txt "$@" -c "./trprog $cmd" \
@@ -47,11 +43,7 @@ three() {
 		eval "three_pid$k=\$!"
 	done
 	for k in 0 g c; do
-		case $k in
-		0) cg=1 ka=0 ;;
-		g) cg=1 ka=1 ;;
-		c) cg=0 ka=1 ;;
-		esac
+		way_env "$k"
 		eval "wait \"\$three_pid$k\""
 		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): status" 0 "$?"
 		[ -f out$k.txt ] || : >out$k.txt

@@ -66,11 +66,7 @@ ticks() {
 	rm -f errc.txt
 	ks="g 0 $(repeats '' c)"
 	for k in $ks; do
-		case $k in
-		g) cg=1 ka=1 ;;
-		0) cg=1 ka=0 ;;
-		c) cg=0 ka=1 ;;
-		esac
+		way_env "$k"
 		kcmd=$(printf '%s\n' "$cmd" | sed "s/OUT/out$k.txt/g")
 		rm -f out$k.txt # -o appends
 		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 \
@@ -79,11 +75,7 @@ ticks() {
 		eval "ticks_pid$k=\$!"
 	done
 	for k in $ks; do
-		case $k in
-		g) cg=1 ka=1 ;;
-		0) cg=1 ka=0 ;;
-		c) cg=0 ka=1 ;;
-		esac
+		way_env "$k"
 		eval "wait \"\$ticks_pid$k\""
 		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): status" 0 "$?"
 		[ -f out$k.txt ] || : >out$k.txt

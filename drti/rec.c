@@ -698,13 +698,12 @@ static REC_NO_BUILTIN void __usdt_rec(uint64_t a0, uint64_t a1, uint64_t a2,
 		long nsr = rec_syscall6(SYS_newfstatat, AT_FDCWD,
 					(long)(uintptr_t)rec_ns_path,
 					(long)(uintptr_t)&nst, 0, 0, 0);
-		int may_own =
-			h->aplans && pid == h->owner &&
-			(!ownino ||
-			 (nsr == 0 && (uint64_t)nst.st_ino == ownino &&
-			  (uint64_t)nst.st_dev ==
-				  __atomic_load_n(&h->own_nsdev,
-						  __ATOMIC_RELAXED)));
+		int may_own = h->aplans && pid == h->owner &&
+			      (!ownino ||
+			       (nsr == 0 && (uint64_t)nst.st_ino == ownino &&
+				(uint64_t)nst.st_dev ==
+					__atomic_load_n(&h->own_nsdev,
+							__ATOMIC_RELAXED)));
 
 		/* a fresh segment; none left: one given back (arena.h) */
 		if (i < nseg)

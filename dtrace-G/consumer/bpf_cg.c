@@ -186,8 +186,8 @@ void cg_try(struct consumer *c)
 	m->rbsize = (uint32_t)rbsz; /* its BPF_RB_RING_SIZE (rb_wake_ask()) */
 	/* drops: key 0 a full ring's (the unwinder's too), key 1 a hit's
 	 * that found cgbuf held (cgen.c's own_busy(); bpf.c's drops_read()) */
-	m->drops = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8,
-				  2, NULL);
+	m->drops = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "drops", 4, 8, 2,
+				  NULL);
 	/* where rb's last wake-up was asked for (bpf/rbwake.bpf.h) */
 	m->wake = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rbwake", 4, 8, 1, NULL);
 	/* copyinstr(), ustack(), ppid, the effective ids, the session

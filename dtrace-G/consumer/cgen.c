@@ -702,7 +702,7 @@ static void u_cred(struct em *e, int16_t off)
 /* struct ubpf_anc's 4 bytes as the host reads them */
 static int32_t anc_word(unsigned n, unsigned state)
 {
-	struct ubpf_anc a = {(__u16)n, (__u16)state};
+	struct ubpf_anc a = { (__u16)n, (__u16)state };
 	uint32_t w;
 
 	memcpy(&w, &a, sizeof(w));
@@ -734,7 +734,8 @@ static void anc_walk(struct em *e, const uint32_t o[2], bool kp, bool anc)
 	/* the links from r9 + r8; struct ubpf_anc from there, or where kp
 	 * from r9 (the kctx's pad) */
 	const int16_t lb = kp ? 0 : 8, ao = kp ? (int16_t)(x + 12) : 4;
-	size_t jn[3], jz, j31, jl[UBPF_ANC][3] = {{0}}, jf[UBPF_ANC] = {0};
+	size_t jn[3], jz, j31, jl[UBPF_ANC][3] = { { 0 } },
+			       jf[UBPF_ANC] = { 0 };
 	size_t jt[2 * UBPF_ANC];
 	unsigned nt = 0;
 
@@ -1406,8 +1407,8 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 
 	if (!emit(m, s, pl, false, &lt, &rec0, out, n))
 		return false;
-	lt = late_of(m, *out, rec0, s->nargs < UBPF_MAXARGS ? s->nargs
-							    : UBPF_MAXARGS);
+	lt = late_of(m, *out, rec0,
+		     s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS);
 	if (lt.args || lt.flags) {
 		free(*out);
 		if (!emit(m, s, pl, false, &lt, &rec0, out, n))
@@ -1821,7 +1822,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		if (ppid) /* ... and progenyof()'s chain */
 			anc_walk(&e, m->ppid1, false, m->anc);
 		if (kanc) { /* a kernel probe's chain: its A[0] in the kctx */
-			const uint32_t ko[2] = {m->kp->parent1, m->kp->tgid1};
+			const uint32_t ko[2] = { m->kp->parent1, m->kp->tgid1 };
 
 			anc_walk(&e, ko, true, true);
 		}

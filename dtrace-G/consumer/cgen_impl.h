@@ -269,7 +269,6 @@ static inline size_t jmp_r(struct em *e, uint8_t op, uint8_t dst,
 	return e->n - 1;
 }
 
-
 /* jump at index j lands on the next instruction to be emitted */
 static inline void fix(struct em *e, size_t j)
 {

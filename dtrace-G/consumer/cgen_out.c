@@ -176,7 +176,7 @@ void cgen_out_need(struct em *e)
 		j = jmp_i(e, BPF_JNE, 1, 0);
 	}
 	jnull = own_need(e, e->obuf); /* cgbuf, held from here */
-	if (jnull != SIZE_MAX) { /* the first making's: no owner word */
+	if (jnull != SIZE_MAX) {      /* the first making's: no owner word */
 		size_t jok = jmp_i(e, BPF_JA, 0, 0);
 
 		fix(e, jnull);

@@ -75,13 +75,13 @@ struct ip_kid {
  * the segment's first read after its claim; arena.h, version 4).
  */
 enum {
-	IP_SEG_NEW,	/* not decided yet */
-	IP_SEG_OLD,	/* nsst 0 (a version-3 recorder): ip_seg_alien() */
-	IP_SEG_OURS,	/* dtrace's pid namespace: its numbers taken */
-	IP_SEG_MAPPED,	/* another's, mapped to the process's numbers here */
-	IP_SEG_GONE,	/* another's, its process or thread gone: ignored */
-	IP_SEG_NSFAIL,	/* its namespace could not be read: ignored */
-	IP_SEG_BAD,	/* nonsense in nsst: ignored as corrupt */
+	IP_SEG_NEW,    /* not decided yet */
+	IP_SEG_OLD,    /* nsst 0 (a version-3 recorder): ip_seg_alien() */
+	IP_SEG_OURS,   /* dtrace's pid namespace: its numbers taken */
+	IP_SEG_MAPPED, /* another's, mapped to the process's numbers here */
+	IP_SEG_GONE,   /* another's, its process or thread gone: ignored */
+	IP_SEG_NSFAIL, /* its namespace could not be read: ignored */
+	IP_SEG_BAD,    /* nonsense in nsst: ignored as corrupt */
 };
 
 struct ip_segid {

@@ -525,8 +525,8 @@ void ip_seg_whose(const struct inproc *ip, struct ip_proc *ipp,
 	uint64_t dev = s->nsdev, ino = s->nsino, at;
 	pid_t p, t;
 
-	*sid = (struct ip_segid){(pid_t)s->pid, (pid_t)s->tid,
-				 (pid_t)s->ppid, 0, IP_SEG_OLD};
+	*sid = (struct ip_segid){ (pid_t)s->pid, (pid_t)s->tid, (pid_t)s->ppid,
+				  0, IP_SEG_OLD };
 	if (!ip->ns_ok || st == 0)
 		return;
 	if (st == USDT_NS_FAILED) {
@@ -560,8 +560,8 @@ void ip_seg_whose(const struct inproc *ip, struct ip_proc *ipp,
 	ipp->ns_last.pid = p;
 	sid->pid = p;
 	sid->tid = t;
-	sid->ppid = s->ppid ? ns_find(dev, ino, (pid_t)s->ppid, at)
-			    : proc_ppid(p);
+	sid->ppid =
+		s->ppid ? ns_find(dev, ino, (pid_t)s->ppid, at) : proc_ppid(p);
 	sid->gppid = sid->ppid > 0 ? proc_ppid(sid->ppid) : 0;
 	sid->state = IP_SEG_MAPPED;
 }
@@ -1392,7 +1392,7 @@ void ip_seg_giveback(struct consumer *c, struct ip_proc *ipp)
 		s->nsst = 0;
 		s->nsdev = 0;
 		s->nsino = 0;
-		ipp->segid[i] = (struct ip_segid){0};
+		ipp->segid[i] = (struct ip_segid){ 0 };
 		__atomic_store_n(&s->given, 1, __ATOMIC_RELEASE);
 		ipp->given++;
 	}

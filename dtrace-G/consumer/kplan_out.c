@@ -826,7 +826,9 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			memcpy(&x, r->data + r->off, 8);
 			r->off += out_size(false);
 			(void)kp_ty(k, st->e, &sz, &sg);
-			t = (struct dv){ .i = x, .k = K_INT, .sz = sz, .sg = sg };
+			t = (struct dv){
+				.i = x, .k = K_INT, .sz = sz, .sg = sg
+			};
 			taken = d_truth(&t);
 			/* d_run_pre() takes it where a branch prints */
 			if (d_stmts_prints(st->body, st->nbody) ||
@@ -890,7 +892,8 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			}
 			memcpy(&so, r->data + r->off, sizeof(so));
 			r->off += sizeof(so);
-			if (so.len < 0 && r->sout) { /* if the clause gets there */
+			if (so.len < 0 &&
+			    r->sout) { /* if the clause gets there */
 				r->fat = (int)r->nv - 1;
 				r->faddr = (uint64_t)so.addr;
 				if (so.len == -2)
@@ -905,10 +908,10 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 						  &so, r->err);
 				return;
 			}
-			r->strs[r->ns] = strndup(so.s, (size_t)so.len <
-								 sizeof(so.s)
-							       ? (size_t)so.len
-							       : sizeof(so.s));
+			r->strs[r->ns] =
+				strndup(so.s, (size_t)so.len < sizeof(so.s)
+						      ? (size_t)so.len
+						      : sizeof(so.s));
 			if (!r->strs[r->ns])
 				abort();
 			*v = (struct dv){ .s = r->strs[r->ns++],
@@ -923,8 +926,13 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 		    FILE *out, FILE *err)
 {
 	const struct clause *c = &k->prog->clauses[clause];
-	struct orun r = { .k = k, .clause = clause, .data = data, .len = len,
-			  .f = f, .err = err, .fat = -1,
+	struct orun r = { .k = k,
+			  .clause = clause,
+			  .data = data,
+			  .len = len,
+			  .f = f,
+			  .err = err,
+			  .fat = -1,
 			  .sout = d_kplan_sout(k, clause) };
 	unsigned nall = 0;
 	int truth = -1; /* its predicate's, where the kernel computed it */

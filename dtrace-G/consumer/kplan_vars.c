@@ -1374,7 +1374,7 @@ static bool str_var(const struct d_kplan *k, unsigned v, bool *mark, bool tcmp)
 			const struct node *e = st->e;
 
 			if (st->kind == S_IF) { /* its condition (its
-						  * branches: their own) */
+						 * branches: their own) */
 				if (!cmp_reads_only(p, e, v, tcmp))
 					return false;
 				continue;

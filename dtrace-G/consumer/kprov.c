@@ -22,15 +22,14 @@
  * A run.  kprov_match(), before any process is read, matches every
  * clause's descriptions against every kernel probe (the providers'
  * each(): the probes -l lists through kp_list(), and profile-N or
- * tick-N of any rate a description spells out); each probe a clause matches becomes a
- * struct kprobe with its clauses and an ID, and the descriptions count
- * the match, so a description of kernel probes alone passes the
- * "matched nothing" check, and -Z is unchanged.  Where the run's
- * programs are generated (cgen_kprov.c: each provider's cg_pro() has a
- * prologue for each probe), each probe gets its own, attached where
- * the object's would be (kp_attach_perf()); else bpf.c asks
- * kprov_autoload() which of the programs the tables name to load.
- * kprov_arm(), after the processes were enabled and before BEGIN: the
+ * tick-N of any rate a description spells out); each probe a clause matches
+ * becomes a struct kprobe with its clauses and an ID, and the descriptions
+ * count the match, so a description of kernel probes alone passes the "matched
+ * nothing" check, and -Z is unchanged.  Where the run's programs are generated
+ * (cgen_kprov.c: each provider's cg_pro() has a prologue for each probe), each
+ * probe gets its own, attached where the object's would be (kp_attach_perf());
+ * else bpf.c asks kprov_autoload() which of the programs the tables name to
+ * load. kprov_arm(), after the processes were enabled and before BEGIN: the
  * generated programs with their plans compiled in (kp_cg_arm()), or
  * the kernel's plans for the probes whose clauses aggregate there, then
  * each provider arms its probes.  A probe that a program fires, on a

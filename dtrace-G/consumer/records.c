@@ -55,19 +55,18 @@
  * clear() or trunc() read by kprov_drain() puts a barrier (bpf.c's
  * bpf_barrier()) before the ring is read, so every hit stamped before
  * it has ended and its record is read with it, and folds the kernel's
- * aggregations in when it runs (kplan.c's "printa() at tick-N").  A hit some of whose clauses
- * the kernel ran (kagg_rec) runs the others (hit_run_kagg()), and a
- * fault one of the kernel's had at the hit (kfault) is reported, and
- * ERROR fired, in that clause's place among them; so is one of the
- * kernel's that printf()s values it computed at the hit (kout) printed
- * from them (cgen_out.c), and a speculating clause user space runs
- * whose values the kernel computed (kplan.c's "Speculations") runs its
- * predicate and speculate() here and prints from them; a clause user
- * space runs that reads self-> integers the kernel keeps has them set
- * from the area for its run alone, what the thread's held put back
- * after it, and is not run where the area says the hit did not reach
- * it (cgen_out.c's cg_out_vin(), kplan_vars.c's "Shared self->
- * variables").
+ * aggregations in when it runs (kplan.c's "printa() at tick-N").  A hit some of
+ * whose clauses the kernel ran (kagg_rec) runs the others (hit_run_kagg()), and
+ * a fault one of the kernel's had at the hit (kfault) is reported, and ERROR
+ * fired, in that clause's place among them; so is one of the kernel's that
+ * printf()s values it computed at the hit (kout) printed from them
+ * (cgen_out.c), and a speculating clause user space runs whose values the
+ * kernel computed (kplan.c's "Speculations") runs its predicate and speculate()
+ * here and prints from them; a clause user space runs that reads self->
+ * integers the kernel keeps has them set from the area for its run alone, what
+ * the thread's held put back after it, and is not run where the area says the
+ * hit did not reach it (cgen_out.c's cg_out_vin(), kplan_vars.c's "Shared
+ * self-> variables").
  *
  * Threads.  self-> variables are keyed by thread id, and a thread that
  * exits must take them along (d_thread_exit()), or a long run keeps the
@@ -186,13 +185,13 @@ void anc_take(struct tproc *pr)
 			xgrow(&pr->anc, &cap, pr->nanc, sizeof(*pr->anc));
 		if (stat_link(pid, &pp, &st) < 0)
 			break;
-		pr->anc[pr->nanc++] = (struct anc_link){pid, st, 0};
+		pr->anc[pr->nanc++] = (struct anc_link){ pid, st, 0 };
 		pid = pp;
 	}
 	if (!pid) { /* complete: the end, pid 0 */
 		if (pr->nanc == cap)
 			xgrow(&pr->anc, &cap, pr->nanc, sizeof(*pr->anc));
-		pr->anc[pr->nanc++] = (struct anc_link){0, 0, 0};
+		pr->anc[pr->nanc++] = (struct anc_link){ 0, 0, 0 };
 	}
 	pr->anc_t = now_ns(CLOCK_MONOTONIC);
 }

@@ -355,10 +355,9 @@ struct ubpf_kop {
 #define UBPF_KF_PRB 0x100 /* CONST: imm is the probe's id, which a
 			   * program several probes share reads at the
 			   * hit (cgen_kprov.c) instead */
-#define UBPF_KF_KEEP 0x200 /* OUT: the value stored, not popped (an if's
-			    * condition, which its PRED then pops:
-			    * kplan_emit.c's emit_list(); generated
-			    * programs only, as JMP) */
+/* OUT: the value stored, not popped (an if's condition, which its PRED
+ * then pops: kplan_emit.c's emit_list(); generated programs only, as JMP) */
+#define UBPF_KF_KEEP 0x200
 #define UBPF_KCOMM 16	 /* bytes of execname, NUL included */
 
 /*

@@ -251,10 +251,10 @@ static __always_inline int kprov_task_uregs(__u64 *R)
 /*
  * One hit of kernel probe ev: its plan, then (unless the plan was all)
  * its record: struct ubpf_rec, struct ubpf_kctx, nargs arguments, the
- * vtimestamp, progenyof()'s chain (kprov_anc()), the effective ids, the process group and session and the
- * argument area where the run reads them, the
- * strings of strmask, and where ustk (KiB) is set and R (the user
- * registers) is not NULL, the user stack.
+ * vtimestamp, progenyof()'s chain (kprov_anc()), the effective ids, the process
+ * group and session and the argument area where the run reads them, the strings
+ * of strmask, and where ustk (KiB) is set and R (the user registers) is not
+ * NULL, the user stack.
  */
 static __always_inline void kprov_emit(__u32 ev, __u64 pt, const __u64 *args,
 				       __u32 nargs, __u16 strmask, __u8 comm,

@@ -62,7 +62,7 @@ struct ubpf_ksys {
 struct ubpf_kctx {
 	__u32 uid, gid;
 	__u32 ppid; /* 0 when kconf does not know real_parent */
-	__u32 pad; /* progenyof()'s chain: struct ubpf_anc (usdt_bpf.h) */
+	__u32 pad;  /* progenyof()'s chain: struct ubpf_anc (usdt_bpf.h) */
 };
 
 /*

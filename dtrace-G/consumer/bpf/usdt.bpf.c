@@ -700,8 +700,7 @@ static __always_inline __u32 ppid_rec(struct scratch *s, __u32 off,
 		struct ubpf_anc an;
 		__u32 at = off & (UBPF_SCRATCH / 2 - 1);
 
-		off = anc_rec(s, at + 8, parent, tgid, ppid_rp, ppid_tgid,
-			      &an);
+		off = anc_rec(s, at + 8, parent, tgid, ppid_rp, ppid_tgid, &an);
 		*(struct ubpf_anc *)(s->b + at + 4) = an;
 		return off;
 	}

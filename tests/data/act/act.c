@@ -233,7 +233,7 @@ int main(int argc, char **argv)
 			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		};
-		struct sock_fprog fp = {4, f};
+		struct sock_fprog fp = { 4, f };
 
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp) < 0)

@@ -228,24 +228,18 @@ unsigned hd_scan_all(struct helperd *hd)
 {
 	struct objcache c = { NULL, 0, 0 };
 	unsigned found = 0;
-	struct dirent *de;
-	pid_t self = getpid();
+	pid_t pid, self = getpid();
 	DIR *d;
 
 	elf_version(EV_CURRENT);
-	d = opendir("/proc");
+	d = proc_dir_open(0);
 	if (!d) {
 		hd_log(HD_WARN, "cannot scan /proc: %s", strerror(errno));
 		return 0;
 	}
-	while ((de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-
-		if (*end || pid <= 0 || pid == self)
-			continue;
-		found += scan_pid(hd, &c, (pid_t)pid);
-	}
+	while ((pid = proc_dir_next(d)) > 0)
+		if (pid != self)
+			found += scan_pid(hd, &c, pid);
 	closedir(d);
 	free(c.v);
 	hd->n_scanned += found;

@@ -29,6 +29,11 @@
  * than kept in a set: a process maps a few thousand regions at most, and
  * the walk then needs no memory and has no failure.
  *
+ * The walks over /proc's processes and a process's threads are one
+ * (proc_dir_open(), proc_dir_next()): an entry is an id when it is a
+ * decimal number that fits a pid_t, nothing else ("self",
+ * "thread-self", "sys" ... and any name the kernel adds later).
+ *
  * A mapped file is read through /proc/PID/map_files/START-END, which is
  * the mapping's own file even after it was replaced or removed; where
  * map_files is closed (it needs CAP_SYS_ADMIN) the path serves only
@@ -65,6 +70,38 @@ int proc_path(char *buf, size_t size, pid_t pid, const char *fmt, ...)
 	va_end(ap);
 	if (m < 0 || (size_t)m >= size - (size_t)n)
 		return -ENAMETOOLONG;
+	return 0;
+}
+
+DIR *proc_dir_open(pid_t pid)
+{
+	char path[64];
+	int err;
+
+	if (pid == 0)
+		return opendir("/proc");
+	err = proc_path(path, sizeof(path), pid, "task");
+	if (err < 0) {
+		errno = -err;
+		return NULL;
+	}
+	return opendir(path);
+}
+
+pid_t proc_dir_next(DIR *d)
+{
+	struct dirent *de;
+
+	while ((de = readdir(d))) {
+		char *end;
+		long id;
+
+		errno = 0;
+		id = strtol(de->d_name, &end, 10);
+		if (!*end && end != de->d_name && !errno && id > 0 &&
+		    id <= INT_MAX)
+			return (pid_t)id;
+	}
 	return 0;
 }
 

@@ -3,7 +3,9 @@
  * procfs.h - the one reader of /proc/PID files in usdt-sdk (procfs.c):
  * their paths, small files whole (stat, status), any file whole (maps,
  * auxv), maps parsed, the files a process maps executable (each once),
- * and a path that opens the very file a mapping maps (map_files).
+ * and a path that opens the very file a mapping maps (map_files); and
+ * the numeric entries of /proc (the processes) or /proc/PID/task (a
+ * process's threads).
  *
  * dtrace-helperd checks that probe sites lie in executable mappings and
  * finds the file that holds a DOF; `dtrace -l -p`, the pid provider and
@@ -21,6 +23,7 @@
 #ifndef USDT_PROCFS_H
 #define USDT_PROCFS_H
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -31,6 +34,25 @@
  */
 int proc_path(char *buf, size_t size, pid_t pid, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/*
+ * The processes (pid 0: /proc) or pid's threads (/proc/PID/task), one
+ * id each proc_dir_next() call, in readdir()'s order, the other entries
+ * ("self", "sys" ...) passed over; 0 at the end (a readdir() that
+ * fails ends it too).  proc_dir_open() gives NULL with errno set
+ * (ENOENT: no such process); closedir() ends the walk:
+ *
+ *	DIR *d = proc_dir_open(pid);
+ *	pid_t tid;
+ *
+ *	if (!d)
+ *		return -errno;
+ *	while ((tid = proc_dir_next(d)) > 0)
+ *		...
+ *	closedir(d);
+ */
+DIR *proc_dir_open(pid_t pid);
+pid_t proc_dir_next(DIR *d);
 
 /*
  * Read /proc/pid/name whole, whatever its size (maps, auxv): a malloc'ed

@@ -317,6 +317,21 @@ three_same() {
 		1 "$([ "${ts_g:-0}" -gt "${ts_u:-0}" ] && echo 1)"
 }
 
+# modes_same NAME MODES [WHAT]: run_mode's runs NAME.M of one script, M
+# each of MODES but g, and their faults NAME.M.flt (the test's own
+# filter of NAME.M.err) against the generated programs' NAME.g and
+# NAME.g.flt: byte for byte the same output and errors; WHAT starts
+# each check's name (else "NAME:")
+modes_same() {
+	for ms_m in $2; do
+		[ "$ms_m" = g ] && continue
+		expect_file_eq "${3:-$1:} DTRACE ($ms_m)'s output" \
+			"$1.$ms_m" "$1.g"
+		expect_file_eq "${3:-$1:} DTRACE ($ms_m)'s errors" \
+			"$1.$ms_m.flt" "$1.g.flt"
+	done
+}
+
 # Background processes: tests that start them add their pids to bg_pids
 # and kill what is left there in their EXIT trap.
 bg_pids=

@@ -8,9 +8,9 @@
 # in a predicate, a key and a sum; at a probe declaring it a long
 # (where stringof(args[0]) is its digits) the same clauses stay user
 # space's (kp_ty_at(): kplan_emit.c types them at each probe).  A USDT
-# provider (sp.d) with strings of 0 to 300 bytes, one that runs into
-# an unmapped page, one whose NUL ends it 20 bytes before, an address
-# that does not read.  At strsize 256 (the default) the generated
+# provider (tests/data/cgenstr/sp.d, sp.c) with strings of 0 to 300
+# bytes, one that runs into an unmapped page, one whose NUL ends it 20
+# bytes before, an address that does not read.  At strsize 256 (the default) the generated
 # programs, DTRACE_KAGG=0 and DTRACE_CGEN=0, at 16 the first and last:
 # byte for byte the same output and errors; -v of the generated
 # programs says the three clauses aggregated in the kernel, none in
@@ -42,55 +42,10 @@
 
 bpf_test_setup usdt
 
-cat >sp.d <<'EOF2'
-provider sp {
-	probe s(string, long);
-	probe i(long, long);
-};
-EOF2
-cat >sp.c <<'EOF2'
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
-#include "sp.h"
-
-int main(int argc, char **argv)
-{
-	static const int lens[] = { 0,	 1,   2,   14,	15,  16,
-				    20,	 254, 255, 256, 257, 300 };
-	long pg = sysconf(_SC_PAGESIZE);
-	char *m = mmap(0, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (m == MAP_FAILED)
-		return 1;
-	for (unsigned i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
-		char *b = malloc(400); /* kept: user space may read it */
-
-		if (!b)
-			return 1;
-		memset(b, 'a' + (int)i, 400);
-		b[lens[i]] = '\0';
-		SP_S(b, lens[i]);
-		SP_I(lens[i] * 1000L, i);
-	}
-	/* 10 bytes running into an unmapped page; 5 and a NUL 20 bytes
-	 * before its end; an address that does not read */
-	munmap(m + pg, (size_t)pg);
-	memset(m + pg - 10, 'z', 10);
-	SP_S(m + pg - 10, 1000);
-	memset(m + pg - 26, 'y', 5);
-	m[pg - 21] = '\0';
-	SP_S(m + pg - 26, 1001);
-	SP_S((char *)8, 1002);
-	/* user space's reads of what the records did not copy */
-	usleep(argc > 1 ? (useconds_t)atoi(argv[1]) * 1000 : 0);
-	return 0;
-}
-EOF2
-{ "$DTRACE" -h -s sp.d -o sp.h && $CC -O2 -I. -c sp.c -o sp.o &&
-	"$DTRACE" -G -s sp.d sp.o -o sp-probes.o &&
+data=$top_srcdir/tests/data/cgenstr
+{ "$DTRACE" -h -s "$data/sp.d" -o sp.h &&
+	$CC -O2 -DSP_USDT -I. -c "$data/sp.c" -o sp.o &&
+	"$DTRACE" -G -s "$data/sp.d" sp.o -o sp-probes.o &&
 	$CC -o sp sp.o sp-probes.o; } || { fail "building sp"; finish; }
 
 cat >al.d <<'EOF2'
@@ -112,13 +67,7 @@ for ss in 256 16; do
 			/error on enabled probe/p' al$ss.$m.err |
 			sort >al$ss.$m.flt
 	done
-	for m in $modes; do
-		[ "$m" = g ] && continue
-		expect_file_eq "strsize $ss: DTRACE ($m)'s output" \
-			al$ss.$m al$ss.g
-		expect_file_eq "strsize $ss: DTRACE ($m)'s errors" \
-			al$ss.$m.flt al$ss.g.flt
-	done
+	modes_same al$ss "$modes" "strsize $ss:"
 	expect_eq "strsize $ss: -v, no clause in user space" "" \
 		"$(grep 'runs in user space' al$ss.g.err)"
 	expect_grep "strsize $ss: -v, three clauses in the kernel" \
@@ -172,13 +121,7 @@ for ss in 256 16; do
 		sed -n 's/sp[0-9]*:/sp:/; s/(0x[0-9a-f]\{5,\}000)/(PAGE)/
 			/error on enabled probe/p' pr$ss.$m.err >pr$ss.$m.flt
 	done
-	for m in $modes; do
-		[ "$m" = g ] && continue
-		expect_file_eq "strsize $ss: args[0] printed, DTRACE ($m)'s output" \
-			pr$ss.$m pr$ss.g
-		expect_file_eq "strsize $ss: args[0] printed, DTRACE ($m)'s errors" \
-			pr$ss.$m.flt pr$ss.g.flt
-	done
+	modes_same pr$ss "$modes" "strsize $ss: args[0] printed,"
 	expect_eq "strsize $ss: args[0] printed: -v, no clause in user space" "" \
 		"$(grep 'runs in user space' pr$ss.g.err)"
 	expect_grep "strsize $ss: args[0] printed: -v, three clauses in the kernel" \

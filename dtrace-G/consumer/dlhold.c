@@ -867,22 +867,15 @@ static int dh_seize(struct dh_proc *dp)
 	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
 
 	for (int round = 0; more && round < 100; round++) {
-		char p[64];
-		DIR *d;
-		struct dirent *de;
+		DIR *d = proc_dir_open(dp->pr->pid);
+		pid_t tid;
 
 		more = false;
-		if (proc_path(p, sizeof(p), dp->pr->pid, "task") < 0)
-			return -1;
-		d = opendir(p);
 		if (!d)
 			return -1;
-		while ((de = readdir(d))) {
-			pid_t tid = (pid_t)atoi(de->d_name);
+		while ((tid = proc_dir_next(d)) > 0) {
 			bool seen = false;
 
-			if (tid <= 0)
-				continue;
 			for (size_t i = 0; i < dp->nth; i++)
 				seen |= dp->th[i].tid == tid;
 			if (seen)

@@ -48,23 +48,17 @@ size_t proc_freeze(pid_t pid, struct frozen **fz, size_t n)
 	}
 
 	for (int round = 0; more && round < 100; round++) {
-		char p[64];
-		DIR *d;
-		struct dirent *de;
+		DIR *d = proc_dir_open(pid);
+		pid_t tid;
 
 		more = false;
-		(void)proc_path(p, sizeof(p), pid, "task");
-		d = opendir(p);
 		if (!d)
 			break;
-		while ((de = readdir(d))) {
-			pid_t tid = (pid_t)atoi(de->d_name);
+		while ((tid = proc_dir_next(d)) > 0) {
 			struct frozen f = {tid, 0};
 			bool seen = false;
 			int st;
 
-			if (tid <= 0)
-				continue;
 			for (size_t i = 0; i < n; i++)
 				seen |= (*fz)[i].tid == tid;
 			if (seen || ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0)

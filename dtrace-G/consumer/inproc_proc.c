@@ -457,25 +457,15 @@ static bool ns_holds(pid_t pid, uint64_t dev, uint64_t ino, uint64_t at)
  * by boot ns at; 0: none. */
 static pid_t ns_find(uint64_t dev, uint64_t ino, pid_t nspid, uint64_t at)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	pid_t found = 0;
+	DIR *d = nspid > 0 ? proc_dir_open(0) : NULL;
+	pid_t p, found = 0;
 
-	if (!d || nspid <= 0) {
-		if (d)
-			closedir(d);
+	if (!d)
 		return 0;
-	}
-	while (!found && (e = readdir(d))) {
-		char *end;
-		long p = strtol(e->d_name, &end, 10);
-
-		if (*end || p <= 0)
-			continue;
-		if (ns_own_pid((pid_t)p, "status") == nspid &&
-		    ns_holds((pid_t)p, dev, ino, at))
-			found = (pid_t)p;
-	}
+	while (!found && (p = proc_dir_next(d)) > 0)
+		if (ns_own_pid(p, "status") == nspid &&
+		    ns_holds(p, dev, ino, at))
+			found = p;
 	closedir(d);
 	return found;
 }
@@ -483,22 +473,16 @@ static pid_t ns_find(uint64_t dev, uint64_t ino, pid_t nspid, uint64_t at)
 /* The task of pid here whose tid in its namespace is nstid; 0: none */
 static pid_t ns_task(pid_t pid, pid_t nstid)
 {
-	char p[64], name[64];
-	DIR *d;
-	struct dirent *e;
-	pid_t found = 0;
+	char name[64];
+	DIR *d = proc_dir_open(pid);
+	pid_t t, found = 0;
 
-	if (proc_path(p, sizeof(p), pid, "task") < 0 || !(d = opendir(p)))
+	if (!d)
 		return 0;
-	while (!found && (e = readdir(d))) {
-		char *end;
-		long t = strtol(e->d_name, &end, 10);
-
-		if (*end || t <= 0)
-			continue;
-		snprintf(name, sizeof(name), "task/%ld/status", t);
+	while (!found && (t = proc_dir_next(d)) > 0) {
+		snprintf(name, sizeof(name), "task/%d/status", (int)t);
 		if (ns_own_pid(pid, name) == nstid)
-			found = (pid_t)t;
+			found = t;
 	}
 	closedir(d);
 	return found;

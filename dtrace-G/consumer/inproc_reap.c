@@ -136,17 +136,17 @@ static void descendants(struct rp_proc **v, size_t *n)
 		uint64_t start;
 	} *all = NULL;
 	size_t nall = 0;
-	DIR *d = opendir("/proc");
-	struct dirent *de;
+	DIR *d = proc_dir_open(0);
+	pid_t pid;
 	bool more = true;
 
 	if (!d)
 		return;
-	while ((de = readdir(d))) {
-		pid_t pid = (pid_t)atoi(de->d_name), pp;
+	while ((pid = proc_dir_next(d)) > 0) {
+		pid_t pp;
 		uint64_t st;
 
-		if (pid > 0 && proc_ppid(pid, &pp, &st)) {
+		if (proc_ppid(pid, &pp, &st)) {
 			all = xrealloc(all, nall + 1, sizeof(*all));
 			all[nall].pid = pid;
 			all[nall].ppid = pp;

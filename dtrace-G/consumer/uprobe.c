@@ -329,20 +329,13 @@ static void report_open_error(struct consumer *c, struct tproc *pr, int err)
 /* The threads of pr now, added to pr->th. */
 static int proc_threads(struct tproc *pr)
 {
-	char p[64];
-	DIR *d;
-	struct dirent *de;
+	DIR *d = proc_dir_open(pr->pid);
+	pid_t tid;
 
-	(void)proc_path(p, sizeof(p), pr->pid, "task");
-	d = opendir(p);
 	if (!d)
 		return -ESRCH;
-	while ((de = readdir(d))) {
-		pid_t tid = (pid_t)atoi(de->d_name);
-
-		if (tid > 0)
-			(void)thread_add(pr, tid);
-	}
+	while ((tid = proc_dir_next(d)) > 0)
+		(void)thread_add(pr, tid);
 	closedir(d);
 	return 0;
 }

@@ -18,6 +18,10 @@
  *    executable and names this program's file (same inode as stat says);
  *  - a process that does not exist gives -ESRCH;
  *  - paths: /proc/PID/ and a formatted name, refused when too long;
+ *  - the numeric entries of /proc and of /proc/PID/task: this process
+ *    and a child it forked among /proc's, past its other entries;
+ *    this (one-threaded) process's one task, its pid, and the child's;
+ *    the child reaped, its task directory ENOENT;
  *  - a whole file: this process's maps text, and its auxv's page size
  *    (as getauxval() gives it), an absent entry -ENOENT;
  *  - the walk over executable file mappings: each (dev, ino) once, at
@@ -33,6 +37,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,6 +46,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -172,6 +178,57 @@ static void test_paths(void)
 	       "path: too long is refused");
 }
 
+/* Is id among the ids of pid's directory (0: /proc's)?  -1: not read;
+ * *n the count of ids */
+static int dir_has(pid_t pid, pid_t id, size_t *n)
+{
+	DIR *d = proc_dir_open(pid);
+	pid_t e;
+	int has = 0;
+
+	*n = 0;
+	if (!d)
+		return -1;
+	while ((e = proc_dir_next(d)) > 0) {
+		++*n;
+		has |= e == id;
+	}
+	closedir(d);
+	return has;
+}
+
+static void test_dir(void)
+{
+	size_t n;
+	pid_t kid;
+	int st;
+
+	/* /proc lists its other entries ("self" ...) before the pids: the
+	 * walk goes past them */
+	is_int(dir_has(0, getpid(), &n), 1, "dir: /proc lists us");
+	ok(n > 1, "dir: /proc, %zu processes", n);
+	is_int(dir_has(getpid(), getpid(), &n), 1, "dir: our task, our pid");
+	is_int(n, 1, "dir: our one task alone");
+	fflush(stdout);
+	kid = fork();
+	if (kid == 0) {
+		pause();
+		_exit(0);
+	}
+	ok(kid > 0, "dir: a child forked");
+	if (kid <= 0)
+		return;
+	is_int(dir_has(0, kid, &n), 1, "dir: /proc lists the child");
+	is_int(dir_has(kid, kid, &n), 1, "dir: the child's task");
+	is_int(n, 1, "dir: the child's one task");
+	kill(kid, SIGKILL);
+	waitpid(kid, &st, 0);
+	errno = 0;
+	ok(!proc_dir_open(kid) && errno == ENOENT,
+	   "dir: a process reaped, ENOENT");
+	is_int(dir_has(0, kid, &n), 0, "dir: and not in /proc");
+}
+
 static void test_text(void)
 {
 	struct proc_maps mm;
@@ -267,6 +324,7 @@ int main(void)
 	test_parse();
 	test_self();
 	test_paths();
+	test_dir();
 	test_text();
 	test_files();
 	test_open_path();

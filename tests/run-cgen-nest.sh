@@ -27,7 +27,7 @@
 #    entry is its own: the clause's, whichever probe runs it), another
 #    counting the samples: @c must be 16 * (hits + samples) exactly,
 #    and @s 32 times that less 2 per aggregation drop said.  An
-#    aggregation's update is one atomic add (cgen_plan.c's
+#    aggregation's update is one atomic add (cgen_agg.c's
 #    kval_update()); a load, add and store (before) lost the sample's
 #    count where it landed between them: 8 and 9 of 1.6 million short
 #    in two runs at 100,000 hits, no drop said.

@@ -275,7 +275,7 @@ expect_grep "string variable printed 8 times: some output" \
 	'^alpha alpha alpha alpha alpha alpha alpha alpha$' svarb1.txt
 
 # A self-> string compared with literals (kplan.c's kp_svar_cmp(),
-# cgen_plan.c's vseq()): the kernel compares the bytes its store kept
+# cgen_svar.c's vseq()): the kernel compares the bytes its store kept
 # at the entry ("before-i"), though the process wrote "during-i" there
 # before the return; clauses in the kernel (-v), where this tree kept
 # every clause touching the variable in user space before.
@@ -338,7 +338,7 @@ for g in 1 0; do
 		svcflt.exp svcflt$g.txt
 done
 vcount "string variable compared, its store faulted" svcflt1.txt.err 2 printing
-# ... and measured, strlen() (kplan.c's kp_svar_strlen(), cgen_plan.c's
+# ... and measured, strlen() (kplan.c's kp_svar_strlen(), cgen_svar.c's
 # vslen()): the copy's length, the last byte of one that filled
 # strsize - 1 bytes telling 254 from 255
 cat >svlen.d <<'EOF2'
@@ -432,7 +432,7 @@ for xo in '' '-x strsize=16'; do
 	fi
 done
 
-# ... two compared (VVEQ, cgen_plan.c's vveq()): 254 and 300 bytes
+# ... two compared (VVEQ, cgen_svar.c's vveq()): 254 and 300 bytes
 # (cut by strsize) a word at a time, the last word masked ("omega"
 # copied over a longer string's bytes, and the literal's), "" (a copy
 # of one) and unset alike, != either way round, DTRACE_CGEN=0's output
@@ -640,7 +640,7 @@ done
 vcount "this-> string's store faulted" tvflt1.txt.err 1 printing
 
 # A this-> string compared with literals and measured (kplan.c's
-# kp_svar_cmp() and kp_svar_strlen() of a this-> one, cgen_plan.c's
+# kp_svar_cmp() and kp_svar_strlen() of a this-> one, cgen_svar.c's
 # svar_at()): its bytes in cgbuf, set in the firing, cut by strsize,
 # cleared, unset in a firing that stores nothing (not the 254 bytes of
 # the firing before), and at a probe whose clauses never store it, whose program

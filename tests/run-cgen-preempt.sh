@@ -25,7 +25,7 @@
 #    times each, so that an access() run halfway through a preempted
 #    tally() or hit() updates the entries that one is updating: @c 16 a
 #    run of the clause, @s 32 a run less 2 a said aggregation drop (each
-#    update one atomic instruction, cgen_plan.c's kval_update()), the
+#    update one atomic instruction, cgen_agg.c's kval_update()), the
 #    runs, the lines and the drops adding up to the hits (a generated
 #    program drops its hit whole, line and counts; a generic one's
 #    drop, buf's or kvm_buf's, may cost its hit the line, the counts or

@@ -4,7 +4,7 @@
 # run-cgen-seqshort.sh: copyinstr(argN) == "lit" and != at the probe,
 # the argument's string copied onto the stack by a first read of the
 # bytes the compare needs (the literal's L and 2, rounded up to a
-# word; cgen_plan.c's seq_stack()), and where that read finds no NUL,
+# word; cgen_sarg.c's seq_stack()), and where that read finds no NUL,
 # whether copyinstr()'s strsize - 1 bytes would fault: no more read
 # where they lie in the page the first read ended in, else read on in
 # pieces, a fault sending the hit to user space, which reports it.  On

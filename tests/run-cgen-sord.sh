@@ -4,7 +4,7 @@
 # run-cgen-sord.sh: copyinstr(argN) ordered against a string literal
 # with no variable (< <= > >=, either way round), in the kernel at the
 # probe (kplan.c's kp_str_cmp(): UBPF_K_SEQ with an order,
-# cgen_plan.c's seq_ord(): the argument's string as copyinstr() gives
+# cgen_svar.c's seq_ord(): the argument's string as copyinstr() gives
 # it, cut to strsize - 1 bytes, against the literal's words, both
 # zero-padded), on a real process (tests/data/cgenout/cgout.c, pid
 # provider entry):
@@ -69,7 +69,7 @@ pid$target::hit:entry { self->n2 = arg1; }
 pid$target::hit:entry /"a" >= copyinstr(arg0)/ { @f2[arg1] = sum(self->n2); }
 EOF2
 # (cut's 'x' strings: without fault sites a string the kernel cannot
-# read -- its copy reads up to 256 bytes, cgen_plan.c's seq_read(), past
+# read -- its copy reads up to 256 bytes, cgen_sarg.c's seq_read(), past
 # the page where strsize is 9 -- sends the hit to user space, which
 # reads it from the process after the hit: cgout lingers, late)
 #

@@ -3,7 +3,7 @@
 #
 # run-cgen-svkey.sh: string variables the kernel keeps (kplan_out.c's
 # KV_STR) as aggregation keys, aggregated by the generated program in
-# kaggs_v (kplan.c's VKEY, cgen_plan.c's vkey()), on a real process
+# kaggs_v (kplan.c's VKEY, cgen_svar.c's vkey()), on a real process
 # (tests/data/cgenout/cgout.c, pid provider entry and return):
 #  - @[self->s] with self->s = copyinstr(self->p) at return, on a
 #    process that rewrites the string right after the call: the bytes
@@ -169,7 +169,7 @@ expect_grep "a store that faulted (self.d): the message" \
 	refault.1.txt.err
 
 # String variables compared with one another in the kernel (VVCMP:
-# cgen_plan.c's vvcmp()): this-> with this->, self-> with this-> and
+# cgen_svar.c's vvcmp()): this-> with this->, self-> with this-> and
 # back, == != < > <= >= in strcmp()'s order, in printf() arguments and
 # predicates, on strings that are prefixes of one another, with bytes
 # above 0x7f, unset (""), equal up to 20 bytes (equal at strsize 16)
@@ -191,7 +191,7 @@ EOF2
 # (run on order's strings with vord.d below, one run each way and
 # strsize: ordv)
 
-# Keys short and long (kaggs_w and kaggs_v, cgen_plan.c's agg_at()):
+# Keys short and long (kaggs_w and kaggs_v, cgen_agg.c's agg_at()):
 # strings of 30, 31, 32 and 33 bytes, each a prefix of the next, the
 # first three ending within kaggs_w's UBPF_KVSHORT (32) bytes with
 # their NUL and the last not; a short one stored over a long one (the
@@ -243,7 +243,7 @@ for xo in '' '-x strsize=16'; do
 done
 
 # A self-> string compared with copyinstr(arg0) (kplan.c's
-# kp_svar_acmp(), cgen_plan.c's vacmp()), each hit's string with the
+# kp_svar_acmp(), cgen_svar.c's vacmp()), each hit's string with the
 # last one's: the argument read as d_read_user_str() reads it (at most
 # strsize - 1 bytes, so a string of strsize - 1 bytes equals a longer
 # one with the same first bytes, and one of strsize - 2 does not), a
@@ -304,7 +304,7 @@ for xo in '' '-x strsize=8'; do
 done
 
 # A string variable ordered against copyinstr(arg0) (VACMP with an
-# order, cgen_plan.c's vacmp_ord(): both zero-padded, the argument cut
+# order, cgen_svar.c's vacmp_ord(): both zero-padded, the argument cut
 # to strsize - 1 bytes as copyinstr() cuts it), < <= > >= either way
 # round, in predicates and an integer key's ?:.  self->: on cut's
 # strings (strsize - 2, - 1, strsize and more bytes; strings running
@@ -398,7 +398,7 @@ same tordp tord.d pair 4
 same tordk tord.d pack 4
 
 # A string variable ordered against a literal (VSEQ with an order,
-# cgen_plan.c's vseq_ord(): the variable zero-padded, the literal's
+# cgen_svar.c's vseq_ord(): the variable zero-padded, the literal's
 # words immediates), < <= > >= either way round, self-> and this->, in
 # predicates and a ?: key, on keep's, order's and cut's strings at 256
 # and 8 (literals of at most 7 bytes: strsize 8 keeps 7, and a string

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run-kagg-exec.sh: execname and string literals as values in the
-# kernel (kplan.c's "execname and literals": cgen_plan.c's CKEY, LKEY,
+# kernel (kplan.c's "execname and literals": cgen_svar.c's CKEY, LKEY,
 # CCMP, CVCMP), on a real process (tests/data/cgenout/cgout.c, pid
 # provider entry and return; its rename mode renames itself with
 # prctl(PR_SET_NAME) before each hit and again right after it):
@@ -293,7 +293,7 @@ EOF2
 fi
 
 # execname beside copyinstr(arg0) in one key (kplan.c's comm_arg_keys(),
-# cgen_plan.c's CWKEY: a kaggs_s key, execname in two of its words, in
+# cgen_svar.c's CWKEY: a kaggs_s key, execname in two of its words, in
 # either order, beside an integer key and probefunc), the names the
 # process took and passed (22 bytes against execname's 15, a tab, bytes
 # above 0x7f: both tainted, printed escaped).  Before, these clauses

@@ -3,7 +3,7 @@
 #
 # run-kagg-fn.sh: stddev() and llquantize() in the kernel (the generated
 # programs': dtrace-G/consumer/kplan.c's "stddev() and llquantize()",
-# cgen_plan.c's stddev_sq() and llq_bucket()) give byte for byte what
+# cgen_agg.c's stddev_sq() and llq_bucket()) give byte for byte what
 # user space gives (DTRACE_KAGG=0, ../dtrace-G/d/agg.c), on trprog's
 # chosen values (trprog's vals: -3..1100, each power of 2, 3 and 10
 # with values around it and around the bucket edges of its order,

@@ -248,7 +248,7 @@ EOF
 both "arguments past a site's own" 1 "'tick 3' done" -s e.d
 
 # kaggs's key is as wide as the most keys of a statement (bpf_agg.c),
-# its words written at each hit by the statement alone (cgen_plan.c's
+# its words written at each hit by the statement alone (cgen_agg.c's
 # agg_at()): keys that differ only in the third of three beside one
 # key, fewer keys after more in the same clause, a bucket in the key
 # (quantize()), the same aggregation twice.  A key cut to the first
@@ -397,7 +397,7 @@ GENERIC=0 both "stringof() of a string argument" 3 "msg msg hostile done" \
 	{ @x[probename, stringof(args[0])] = count(); }'
 
 # A string compared with literals alone is read on the stack
-# (cgen_plan.c's seq_stack()): a few bytes, then, where the string is
+# (cgen_sarg.c's seq_stack()): a few bytes, then, where the string is
 # longer than every literal, on in pieces to copyinstr()'s 256 bytes,
 # so one that runs into an unmapped page past the first bytes faults
 # as user space's read does (arg2 of sedge's first ticks: an error in
@@ -406,7 +406,7 @@ GENERIC=0 both "stringof() of a string argument" 3 "msg msg hostile done" \
 # does not.  Two arguments compared (two copies of 32 bytes), then one
 # (72 bytes); strsize 6 reads 5 bytes there, no fault, and 5 cuts it to
 # "beta" (the literal fills it: compared whole in cgbuf, kplan.c's
-# kp_seq_prefix(), cgen_plan.c's seq_ord(); user space's clause before,
+# kp_seq_prefix(), cgen_svar.c's seq_ord(); user space's clause before,
 # its strings read after the hit; the kernel's 256-byte copy faults
 # where user space's 4 bytes do not, so those hits are user space's,
 # which reads them while the process lives on).  The errors are
@@ -462,7 +462,7 @@ expect_eq "a string compared, strsize 5: no fault" 0 \
 # running into an unmapped page (ledge) fault at strsize 512 (an error
 # in each predicate, @all alone counted) and not at 256 (255 bytes
 # read, "!=" true).  The kernel's copy ends before the page: a copy it
-# cut sends the hit to user space, which reads on (cgen_plan.c's
+# cut sends the hit to user space, which reads on (cgen_sarg.c's
 # seq_read(); before, == and != were decided on the cut copy, no fault
 # said).  execname against it is CACMP's read, the same copy.
 printf 'done\n\n                3\n' >expected.txt

@@ -23,13 +23,13 @@
  * per-CPU values and merged, and so is every slot of kflat that a hit
  * updated (the statements without keys); the entries the map had no
  * room for, and the min()/max() updates a nested program could not
- * finish (cgen_plan.c's minmax(): kdrops is made for kflat too), were
+ * finish (cgen_agg.c's minmax(): kdrops is made for kflat too), were
  * counted per CPU in kdrops and are reported as DTrace
  * reports them ("N aggregation drops on CPU C").  With -v, dtrace says how many
  * clauses ran in the kernel.  The keys with a string variable's,
  * execname's or a literal's bytes are in kaggs_v, or, where its room
  * is longer than UBPF_KVSHORT bytes and the string ends within them,
- * in kaggs_w (cgen_plan.c's agg_at()): both are read, each key in one.
+ * in kaggs_w (cgen_agg.c's agg_at()): both are read, each key in one.
  *
  * A kernel provider's probe (syscall, profile, proc: kprov.c) is every
  * process's: its plan is put in once, under (ev, pid 0), before its
@@ -887,7 +887,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	 * kaggs's key: {agg, bucket, pad} and as many keys as a statement
 	 * has at most, not UBPF_KMAXKEYS (a hit hashes and compares the
 	 * whole key; the generated code writes those words alone:
-	 * cgen_plan.c's agg_at()), read back into a zeroed ubpf_kkey
+	 * cgen_agg.c's agg_at()), read back into a zeroed ubpf_kkey
 	 */
 	if (kkeys > UBPF_KMAXKEYS)
 		kkeys = UBPF_KMAXKEYS;
@@ -898,7 +898,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 				     sizeof(struct ubpf_kval), UBPF_KMAXENTRIES,
 				     BPF_F_NO_PREALLOC);
 	}
-	/* a kflat slot's min() or max() can drop too (cgen_plan.c's
+	/* a kflat slot's min() or max() can drop too (cgen_agg.c's
 	 * minmax()) */
 	if (keyed || flat)
 		k->drops_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "kdrops", 4, 8,

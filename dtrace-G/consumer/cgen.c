@@ -1307,7 +1307,7 @@ static int acc_size(uint8_t code)
  * made from r10 (a helper's key or buffer) reaches from its offset
  * (the next instruction's add) up: one that starts above the bytes
  * does not; one in seq_stack()'s room (the argument slots past nargs:
- * room, cgen_plan.c keeps its copies within it) reaches no slot
+ * room, cgen_sarg.c keeps its copies within it) reaches no slot
  * outside it; any other, or one with no add after, may read them.
  */
 static bool stk_at(const struct bpf_insn *v, size_t i, size_t n, int lo, int sz,

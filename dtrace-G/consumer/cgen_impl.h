@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cgen_impl.h - what cgen.c (a generated program's prologue, record
- * and epilogue) and cgen_plan.c (its plan as code) share: the program's
+ * and epilogue) and cgen_plan.c (its plan as code, with cgen_agg.c,
+ * cgen_sarg.c and cgen_svar.c) share: the program's
  * stack frame, the emitter (struct em: the instructions so far, and
  * the jumps still to be fixed) and its one-instruction helpers.  Each
  * helper appends one BPF instruction (two for a 64-bit immediate); a
@@ -32,7 +33,7 @@
 #define S_COMM (S_ZERO - 16) /* the thread's name */
 #define S_FLAGS (S_COMM - 8) /* the record's flags */
 /* S_FLAGS: the record's u16 flags; bit 16 a REC ran (the hit needs its
- * record); bits 32-63 the fault sites' (cgen_plan.c) */
+ * record); bits 32-63 the fault sites' (cgen_sarg.c) */
 #define S_FLAGS_REC 0x10000
 #define S_TS (S_FLAGS - 8)   /* the firing's timestamp, if the plan reads it */
 #define S_VKEY (S_TS - 8)    /* cgtls's key {tid, variable} */
@@ -103,7 +104,7 @@ struct em {
 	 * emitted when one lands on it, else SIZE_MAX (cgen_plan()) */
 	size_t land, pland;
 	/* the kaggs key's words that KEY wrote since the last AGG (bit
-	 * n: k[n]), the others zeroed by AGG (cgen_plan.c's agg_at()) */
+	 * n: k[n]), the others zeroed by AGG (cgen_agg.c's agg_at()) */
 	unsigned kw;
 	/* the keys in kaggs's key (struct cgen_maps' kkeys) */
 	unsigned kkeys;
@@ -131,7 +132,7 @@ struct em {
 	size_t ownfrom;
 	size_t *bj;
 	unsigned nbj, cbj;
-	/* SEQ's copies on the stack (cgen_plan.c's seq_stack()): the
+	/* SEQ's copies on the stack (cgen_sarg.c's seq_stack()): the
 	 * argument slots past the event's nargs, which cgen.c gives a
 	 * uprobe's plan (soff the lowest, sroom bytes; 0: none), and where
 	 * the copies went there, each copy's bytes (sn; 0: in cgbuf, at
@@ -372,16 +373,102 @@ void cgen_psargs(struct em *e, const uint32_t o[3]);
 /* ... vtimestamp at off of the record (r9; r7 clobbered), from the
  * clock cgen_vtime_start() keeps */
 void cgen_vtime(struct em *e, const struct cgen_maps *m, int16_t off);
-/* cgen_plan.c: whether the plan has fault sites (SEQ's, kplan.c's) */
-bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl);
-/* ... the BPF jump of comparison op (UBPF_K_EQ..GEU), or its negation */
+/* cgen_plan.c: the BPF jump of comparison op (UBPF_K_EQ..GEU), or its
+ * negation */
 uint8_t cgen_cmp_jmp(uint8_t op, bool negate);
-/* ... whether it has instruction op (of variable kind n; -1: any) */
+/* ... whether the plan has instruction op (of variable kind n; -1: any) */
 bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n);
 /* ... its code, nargs arguments fetched; fds: kaggs, kflat, kdrops,
  * cgtls, cgtlsdrops, cgbuf, kaggs_s, cgtlsa, cgtlss, kaggs_v, kaggs_w */
 void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	       const int *fds);
+/* ... the top of the stack machine's stack into register r (*sp its
+ * depth), no load where the instruction before stored r1 there */
+void pop(struct em *e, unsigned *sp, uint8_t r);
+
+/* cgen_agg.c: AGG o: its bucket, its kflat slot or kaggs entry, the
+ * update */
+void agg(struct em *e, const struct ubpf_kop *o, const int *fds);
+
+/* cgen_sarg.c: whether the plan has fault sites (SEQ's, kplan.c's) */
+bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl);
+/* ... the strings its SEQ (SKEY, CACMP, SMKEY, VACMP, SLEN) read,
+ * copied before any clause runs */
+void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
+	      unsigned nargs);
+/* ... fault site agg of a compare reading seq_read()'s j-th string */
+void fault_at(struct em *e, unsigned j, unsigned agg);
+/* ... the first n bytes at base + at, a load each, handed to fn */
+void str_chunks_at(struct em *e, uint8_t base, int32_t at, unsigned n,
+		   void (*fn)(struct em *, void *, unsigned, unsigned),
+		   void *ctx);
+/* ... the same for seq_read()'s copy of its j-th argument */
+void str_chunks(struct em *e, unsigned j, unsigned n,
+		void (*fn)(struct em *, void *, unsigned, unsigned), void *ctx);
+/* SEQ's literal, for str_chunks(): its SDATA instructions and the
+ * jumps taken on a difference */
+struct seq_lit {
+	const struct ubpf_kop *d; /* the first SDATA */
+	size_t *jf;
+	size_t njf;
+};
+/* ... str_chunks() for SEQ: r3 against the literal's bytes there (ctx
+ * a struct seq_lit) */
+void seq_chunk(struct em *e, void *ctx, unsigned off, unsigned sz);
+/* ... str_chunks() for SKEY: the chunk into the kaggs_s key at cgbuf */
+void skey_chunk(struct em *e, void *ctx, unsigned off, unsigned sz);
+/* ... SKEY o: the argument's string into the kaggs_s key in cgbuf */
+void skey(struct em *e, const struct ubpf_kop *o);
+/* ... SKEY2 o: a second argument's string after the first's NUL */
+void skey2(struct em *e, const struct ubpf_kop *o);
+/* ... r1 = SEQ pl->ops[*pc] (with fj: a PRED's jumps instead) */
+void seq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc, size_t *fj,
+	 unsigned *nfj);
+/* ... the PRED that tests SEQ pl->ops[pc] alone, else 0 */
+unsigned seq_pred(const struct ubpf_kplan *pl, unsigned pc, const bool *tgt);
+
+/* cgen_svar.c: r1 = an ordered SEQ o (< <= > >=) of seq_read()'s j-th
+ * string with its literal */
+void seq_ord(struct em *e, const struct ubpf_kop *o, unsigned j);
+/* ... r1 = VSEQ pl->ops[*pc]: a string variable == its literal */
+void vseq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
+	  const int *fds);
+/* ... r1 = VSLEN o: a string variable's length */
+void vslen(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
+	   const int *fds);
+/* ... r1 = VVEQ o: two self-> string variables equal */
+void vveq(struct em *e, const struct ubpf_kop *o, const int *fds);
+/* ... r1 = VACMP o: a string variable against an argument's string */
+void vacmp(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
+	   const int *fds);
+/* ... VKEY o: a string variable into the kaggs_v key in cgbuf */
+void vkey(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
+	  const int *fds);
+/* ... r1 = VVCMP o: two string variables in strcmp()'s order */
+void vvcmp(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
+	   const int *fds);
+/* ... CKEY o: execname into the kaggs_v key */
+void ckey(struct em *e, const struct ubpf_kop *o);
+/* ... LKEY pl->ops[*pc]: a literal (of two, by a popped value) there */
+void lkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
+	  unsigned *sp);
+/* ... MKEY pl->ops[*pc]: execname or a literal, by a popped value */
+void mkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
+	  unsigned *sp);
+/* ... SMKEY pl->ops[*pc]: an argument's string or a literal */
+void smkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
+	   unsigned *sp);
+/* ... r1 = CLEN: execname's length */
+void clen(struct em *e);
+/* ... CWKEY o: execname's 16 bytes into a kaggs_s key */
+void cwkey(struct em *e, const struct ubpf_kop *o);
+/* ... r1 = CCMP pl->ops[*pc]: execname against a literal */
+void ccmp(struct em *e, const struct ubpf_kplan *pl, unsigned *pc);
+/* ... r1 = CVCMP o: execname against a string variable */
+void cvcmp(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
+	   const int *fds);
+/* ... r1 = CACMP o: execname against an argument's string */
+void cacmp(struct em *e, const struct ubpf_kop *o);
 
 /* cgen_out.c: the out area's bytes the plan's OUT, OSTR and ODONE take
  * (0: none) */

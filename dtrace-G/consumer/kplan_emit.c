@@ -1266,7 +1266,7 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 	}
 	if (pred)
 		pred->jump = (uint16_t)m.n;
-	/* the bytes run.c reads of a string (cgen_plan.c's seq_read()) */
+	/* the bytes run.c reads of a string (cgen_sarg.c's seq_read()) */
 	pl->fstr = k->prog->strsize - 1 > UINT16_MAX
 			   ? UINT16_MAX
 			   : (uint16_t)(k->prog->strsize - 1);

@@ -134,7 +134,7 @@
  * self-> string only stored from copyinstr(E), a literal or another
  * such variable, or cleared, and only printed, compared with a
  * literal, another such variable or execname, measured or an
- * aggregation's key: kplan.c's kp_svar_cmp(), cgen_plan.c's VSEQ,
+ * aggregation's key: kplan.c's kp_svar_cmp(), cgen_svar.c's VSEQ,
  * VVEQ, VVCMP, CVCMP, VSLEN, VKEY).  Its store (kp_sstr_ok(), a statement of
  * its own in a clause that may have an out area) is SSTR, which copies
  * the string into the kernel's variable and its address and length

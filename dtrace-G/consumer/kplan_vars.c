@@ -1346,7 +1346,7 @@ static bool prog_lit_reads(const struct d_prog *p, unsigned v)
  * string; kp_svar_vv() wants both kept) (a this-> one's reads only
  * with tcmp), the predicate too
  * (kp_svar_lit(), kp_svar_pair(), kp_svar_len(): the kernel
- * compares or measures the bytes it kept, cgen_plan.c's vseq(),
+ * compares or measures the bytes it kept, cgen_svar.c's vseq(),
  * vveq(), vvcmp() and vslen()).  The kernel needs its bytes only to print,
  * compare or measure them, and the clauses that store, print and
  * compare it are kernel clauses like any other (at probes that may

@@ -50,13 +50,13 @@
 #    (usdt_hit_w: a literal, bytes read at another argument), its fault
 #    an ERROR;
 #  - a self-> string kept in the kernel, compared with a literal and
-#    measured by strlen() there (cgen_plan.c's vseq(), vslen()), and a
+#    measured by strlen() there (cgen_svar.c's vseq(), vslen()), and a
 #    this-> string printed (cgen_out.c's sstr()): the programs load and
 #    the clauses run in the kernel;
 #  - self-> and this-> strings stored from a literal and from one
 #    another (cgen_out.c's cgen_out_lit(), smov()): the programs load
 #    and the clauses run in the kernel; two self-> strings compared
-#    (cgen_plan.c's vveq()), the same; a this-> string compared and
+#    (cgen_svar.c's vveq()), the same; a this-> string compared and
 #    measured (svar_at(): its bytes in cgbuf), the same;
 #  - a thread-local array of timestamps (self->s[k] = timestamp, read
 #    in a predicate and timestamp - self->s[k]): the programs load,
@@ -73,11 +73,11 @@
 #  - string variables as keys short (kaggs_w) and long (kaggs_v)
 #    beside a printing clause's argument predicate: the program loads,
 #    the sums exact;
-#  - execname and literals as keys (cgen_plan.c's ckey(), lkey():
+#  - execname and literals as keys (cgen_svar.c's ckey(), lkey():
 #    kaggs_v) and execname compared with literals and a self-> string
 #    (ccmp(), cvcmp()): the programs load, the clauses run in the
 #    kernel, the counts exact;
-#  - execname compared with copyinstr(arg0) and args[0] (cgen_plan.c's
+#  - execname compared with copyinstr(arg0) and args[0] (cgen_svar.c's
 #    cacmp()), a ?: of execname and a literal as a key (mkey()) and of
 #    copyinstr(arg0) and a literal or another copyinstr() (smkey()), errno
 #    at a system call's return as a key
@@ -85,7 +85,7 @@
 #    the programs load, the clauses run in the kernel, the status is
 #    the exit()'s;
 #  - a self-> and a this-> string compared with copyinstr(arg0)
-#    (cgen_plan.c's vacmp(): a fault site's, one without) and execname
+#    (cgen_svar.c's vacmp(): a fault site's, one without) and execname
 #    or copyinstr(arg0) beside copyinstr(arg0) as a key (cwkey(),
 #    skey2()): the programs load, the clauses run in the kernel; so
 #    do string variables ordered against copyinstr(arg0) and literals
@@ -248,13 +248,13 @@ bp_kstr "string variables stored from a literal and one another" 'm ' \
 	"m lit 1" 1 \
 	-n 'tr$target:::msg { self->u = "lit"; this->x = self->u; self->m = this->x; }' \
 	-n 'tr$target:::msg { printf("m %s %d\n", self->m, self->m == "lit"); }'
-# two self-> strings compared (VVEQ: cgen_plan.c's vveq(), unrolled
+# two self-> strings compared (VVEQ: cgen_svar.c's vveq(), unrolled
 # for strsize's words)
 bp_kstr "two string variables compared" 'v ' "v 1 0" 1 \
 	-n 'tr$target:::msg { self->a = copyinstr(arg0); self->b = "hello"; }' \
 	-n 'tr$target:::msg { printf("v %d %d\n", self->a == self->b, self->b != self->a); }'
 # a this-> string compared and measured (VSEQ, VSLEN of its bytes in
-# cgbuf: cgen_plan.c's svar_at())
+# cgbuf: cgen_svar.c's svar_at())
 bp_kstr "a this-> string compared and measured" 't ' "t 5 0" 1 \
 	-n 'tr$target:::msg { this->t = copyinstr(arg0); }' \
 	-n 'tr$target:::msg /this->t == "hello"/ { printf("t %d %d\n", strlen(this->t), this->t != "hello"); }'
@@ -303,7 +303,7 @@ expect_eq "failing predicates in the kernel: the output" \
 check "failing predicates in the kernel: -v" grep -q \
 	'^dtrace: BPF: .*, 2 records read$' bk.err
 grep -q 'records read' bk.err || diag "$(tail -n 40 bk.err)"
-# string variables as aggregation keys (VKEY: cgen_plan.c's vkey(),
+# string variables as aggregation keys (VKEY: cgen_svar.c's vkey(),
 # the key built in cgbuf, kaggs_v), self-> and this->
 rm -f bk.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
@@ -317,7 +317,7 @@ check "string variables as keys in the kernel: -v" grep -q \
 grep -q 'aggregated in the kernel' bk.err || diag "$(tail -n 40 bk.err)"
 # string variables as keys short and long: "hello" ends within
 # kaggs_w's 32 bytes, 40 a's do not (kaggs_v): the program with both
-# maps and the branch on the key's byte 31 (cgen_plan.c's agg_at())
+# maps and the branch on the key's byte 31 (cgen_agg.c's agg_at())
 # verified, each key summed on its own; a printing clause whose
 # predicate compares an argument (cgen.c's pretest where a site link
 # names the event; this kernel's cookie: the plan's test alone)
@@ -333,7 +333,7 @@ expect_eq "short and long string keys in the kernel: the output" \
 check "short and long string keys in the kernel: -v" grep -q \
 	'^dtrace: 1 clause aggregated in the kernel$' bk.err
 grep -q 'aggregated in the kernel' bk.err || diag "$(tail -n 40 bk.err)"
-# string variables ordered (VVCMP: cgen_plan.c's vvcmp(), two
+# string variables ordered (VVCMP: cgen_svar.c's vvcmp(), two
 # zero-padded copies in cgbuf compared a word at a time), this-> with
 # this-> and self->
 bp_kstr "string variables ordered" 'o ' "o 1 0 1 1" 1 \
@@ -407,7 +407,7 @@ check "this-> against copyinstr(), execname beside it: -v" grep -q \
 	'^dtrace: 3 clauses aggregated in the kernel$' bk.err ||
 	diag "$(tail -n 40 bk.err)"
 # string variables ordered against copyinstr(arg0) (VACMP's order:
-# cgen_plan.c's vacmp_ord(), a fault site's with self->, one without
+# cgen_svar.c's vacmp_ord(), a fault site's with self->, one without
 # beside a this-> == that seq_stack() leaves in cgbuf) and against
 # literals (VSEQ's: vseq_ord()), and three string keys (CWKEY and
 # SKEY2 in one kaggs_s key)
@@ -446,7 +446,7 @@ check "three string keys: -v" grep -q \
 	'^dtrace: 1 clause aggregated in the kernel$' bk.err ||
 	diag "$(tail -n 40 bk.err)"
 # copyinstr(arg0) and args[0] ordered against literals with no
-# variable (SEQ with an order: cgen_plan.c's seq_ord(), the copy cut
+# variable (SEQ with an order: cgen_svar.c's seq_ord(), the copy cut
 # and zero-padded in cgbuf), without fault sites and with them (a
 # self-> variable kept: the last byte read again; != of a literal the
 # prefix test cannot tell, compared whole there too), and a self-> string

@@ -235,7 +235,7 @@ static __always_inline void kdrop(void)
 /*
  * min() or max() of kv with v, exact where another program nests in
  * this one on the CPU (doc/DESIGN.md's "Programs that nest on a CPU";
- * cgen_plan.c's minmax() is the same): b 0 claimed by a compare-and-
+ * cgen_agg.c's minmax() is the same): b 0 claimed by a compare-and-
  * swap to 2, then a written and b 1; b 2 found (a program this one
  * interrupted was writing a) counts a drop; b 1: a replaced only by a
  * compare-and-swap from the value compared, tried again with what a

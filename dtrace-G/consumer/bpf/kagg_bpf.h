@@ -37,7 +37,7 @@
  *
  * An entry the map has no room for is counted per CPU in kdrops, and so
  * is a min() or max() a nested program could not finish (b is 2 while
- * a hit claims an entry's first value: cgen_plan.c's minmax()).  The
+ * a hit claims an entry's first value: cgen_agg.c's minmax()).  The
  * words are updated atomically (doc/DESIGN.md's "Programs that nest on
  * a CPU").  An
  * aggregation without keys needs no hash: its statement gets slots of
@@ -274,7 +274,7 @@ enum {
 		       * (cgen.c's u_sess()) */
 	UBPF_K_SLEN,  /* push strlen(copyinstr(argument n)): the length
 		       * of the copy the plan's strings are read into
-		       * (cgen_plan.c's seq_read()) less its NUL, at most
+		       * (cgen_sarg.c's seq_read()) less its NUL, at most
 		       * imm (strsize - 1, copyinstr()'s cut), as a
 		       * size_t */
 	UBPF_K_CLEN,  /* push strlen(execname): the bytes before the NUL
@@ -440,7 +440,7 @@ struct ubpf_kplan {
 		      * variable there was left out (too long), so no
 		      * plan can be exact */
 	__u16 fstr;  /* strsize - 1, the bytes run.c reads of a string
-		      * (a plan's every string read, from cgen_plan.c) */
+		      * (a plan's every string read, from cgen_sarg.c) */
 	__u16 ustr;  /* the arguments whose strings (copyinstr(argN)) a
 		      * clause left to user space reads: a generated
 		      * program's record of a hit the plan ran copies

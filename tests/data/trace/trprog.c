@@ -19,7 +19,7 @@
  *			past 200 bytes (a string that faults where a read
  *			of a few bytes would not), and 67 'X' and "beta"
  *			ending there (71 bytes and the NUL: string
- *			compares read on the stack, cgen_plan.c's
+ *			compares read on the stack, cgen_sarg.c's
  *			seq_stack())
  *	ledge N		tr:::tick(i, A - 300, 0) for i in 0..N-1, A the end
  *			of a page the next page after which is not mapped:

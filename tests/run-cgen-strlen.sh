@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run-cgen-strlen.sh: strlen(copyinstr(argN)) computed in the kernel at
-# the probe (kplan.c's kp_arg_strlen(), UBPF_K_SLEN: the length of the
+# the probe (kplan_str.c's kp_arg_strlen(), UBPF_K_SLEN: the length of the
 # copy cgen_plan.c's seq_read() makes of the argument's string before
 # the clauses run, cut to strsize - 1 as copyinstr() cuts it), and
 # strlen(execname) (UBPF_K_CLEN: "sl", then a name of 15 bytes set by

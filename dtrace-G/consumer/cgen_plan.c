@@ -132,7 +132,7 @@
  *     CCMP compares
  *     execname, on the stack at S_COMM, with a literal as padded
  *     words (ccmp()), CVCMP with a string variable, both copied
- *     zero-padded into cgbuf as VVCMP's (cvcmp()): kplan.c's
+ *     zero-padded into cgbuf as VVCMP's (cvcmp()): kplan_str.c's
  *     "execname and literals".  Where kaggs_v's room is longer than
  *     UBPF_KVSHORT (32) bytes, AGG looks a key whose string ends
  *     within them (its byte 31 0: the room is zero-padded) up in
@@ -347,7 +347,7 @@ static void kdrop(struct em *e, const int *fds)
  * between makes it fail, and the comparison is made again with what
  * that program left, MINMAX_TRIES times, then a drop (a CPU whose
  * programs nest that deep at one entry).  User space reads b 1 only
- * (kplan.c's d_kplan_merge()).  r0-r5 clobbered.
+ * (kplan_merge.c's d_kplan_merge()).  r0-r5 clobbered.
  */
 static void minmax(struct em *e, uint8_t fn, const int *fds)
 {
@@ -1528,7 +1528,7 @@ static void vseq_ord(struct em *e, const struct ubpf_kplan *pl,
  * r1 = VSEQ pl->ops[*pc]'s result: the self-> or this-> string
  * variable's bytes (svar_at(): a struct ubpf_kostr its SSTR filled)
  * against the literal of the SDATA that follow, as seq() compares an
- * argument's: the len its copy kept (NUL included: kplan.c's
+ * argument's: the len its copy kept (NUL included: kplan_str.c's
  * kp_svar_lit() keeps the literal shorter than a copy that filled the
  * variable) is the literal's plus one, and the bytes before the NUL
  * the literal's.  One unset (no entry; a this-> len of 0) reads
@@ -2019,7 +2019,7 @@ static uint64_t lit_word(const struct ubpf_kop *d, unsigned len, unsigned i)
  * r1 = VSEQ o's order (o->agg - 1, VVCMP's agg: 2 <, 3 >, 4 <=, 5 >=):
  * the string variable (svar_copy() into VCMP_AT(0), zero-padded, at
  * most o->imm bytes: strsize - 1) against the literal of the SDATA
- * after o (o->step bytes, at most UBPF_KSTRMAX: kplan.c's
+ * after o (o->step bytes, at most UBPF_KSTRMAX: kplan_str.c's
  * kp_svar_olit()), its words immediates, zero past its NUL, for the
  * words imm bytes take: padded_cmp(), strcmp()'s order.  A literal
  * longer than imm is compared up to byte imm, where the variable has
@@ -2056,13 +2056,13 @@ static void vseq_ord(struct em *e, const struct ubpf_kplan *pl,
 
 /*
  * r1 = SEQ o's comparison whole (o->levels - 1, VVCMP's agg: 0 ==, 1 !=,
- * 2 <, 3 >, 4 <=, 5 >=, the argument on the left): argument j's string (seq_read()'s copy in
- * cgbuf, a fault already sent away: seq()) as copyinstr() gives it --
- * the helper's count, the NUL's included, cut to o->imm bytes
+ * 2 <, 3 >, 4 <=, 5 >=, the argument on the left): argument j's string
+ * (seq_read()'s copy in cgbuf, a fault already sent away: seq()) as copyinstr()
+ * gives it -- the helper's count, the NUL's included, cut to o->imm bytes
  * (strsize - 1: up to there the copy is the string's, its last byte
  * read again with fault sites, seq_read(), as VACMP's) -- against the
  * literal of the SDATA after o (o->step bytes, at most UBPF_KSTRMAX:
- * kplan.c's kp_str_cmp()), both zero-padded: padded_cmp(), strcmp()'s
+ * kplan_str.c's kp_str_cmp()), both zero-padded: padded_cmp(), strcmp()'s
  * order.  Only the words up to byte m are compared (nw), m the
  * literal's length or imm, the smaller: the literal has its NUL at its
  * length, the cut string (at most imm bytes) one at imm at the latest,
@@ -2105,7 +2105,7 @@ static void seq_ord(struct em *e, const struct ubpf_kop *o, unsigned j)
 
 /*
  * CKEY o: execname into the kaggs_v key at VKEY_AT in cgbuf: the room
- * (UBPF_KVROOM(o->imm), kplan.c's kp_vkey_imm(): the map's) zeroed,
+ * (UBPF_KVROOM(o->imm), kplan_merge.c's kp_vkey_imm(): the map's) zeroed,
  * then bpf_get_current_comm() of o->step bytes (strsize's, 16 at
  * most), which copies the comm cut to one byte less and its NUL
  * (Linux 6.1's strscpy() pads no further, later ones' strscpy_pad()

@@ -25,7 +25,7 @@
 #  - the count of the target's getppid() calls with `syscall::
 #    exit_group:entry /pid == $target/ { exit(0); }` beside it
 #    (bpftrace: exit() at sys_enter_exit_group), the exit() decided in
-#    the kernel (kplan.c's "exit() at a traced probe"), ns per call
+#    the kernel (kplan_exit.c's "exit() at a traced probe"), ns per call
 #    added as above;
 #  - `syscall::getppid:entry /pid == $target/ { @[ustack()] = count();
 #    }` against bpftrace's `@[ustack] = count()` on its tracepoint, ns
@@ -142,7 +142,7 @@ for raw in 0 1; do
 done
 unset DTRACE_SYSCALL_RAW
 
-# the count with exit() at the target's end (kplan.c's "exit() at a
+# the count with exit() at the target's end (kplan_exit.c's "exit() at a
 # traced probe"): the exit tested in exit_group's program, the count
 # in the kernel; before, exit() at a kernel probe kept every clause in
 # user space, a record per call

@@ -48,7 +48,7 @@
 #  - keyhexit:	keyed and enter /arg0 == N - 1/ { exit(0); }, the last
 #		hit exiting (bpftrace: if (arg0 == N - 1) { exit(); } in
 #		keyed's probe), the run's activity tested at each hit and
-#		the exit's predicate too (kplan.c's "exit() at a traced
+#		the exit's predicate too (kplan_exit.c's "exit() at a traced
 #		probe"); ns per run, as keyexit's
 #  - selfcmp:	enter { self->s = copyinstr(arg1); }
 #		leave /self->s == "beta"/ { @ = count(); }
@@ -56,13 +56,13 @@
 #  - tickpa:	enter { @ = count(); } tick-1s { printa(@); clear(@); }
 #		(bpftrace: interval:s:1 { print(@); clear(@); }), the
 #		per-interval report: the kernel's clause cut at the horizon
-#		and folded in at each firing (kplan.c's "printa() at
+#		and folded in at each firing (kplan_exit.c's "printa() at
 #		tick-N"); before, a record a hit
 #  - selfkey:	enter { self->s = copyinstr(arg1); }
 #		leave { @[self->s] = count(); }  (bpftrace: @s[tid] =
 #		str(arg1), @[@s[tid]] = count())
 #  - execkey:	enter { @[execname] = count(); } (bpftrace: @[comm]),
-#		the comm read into kaggs_v's key at the hit (kplan.c's
+#		the comm read into kaggs_v's key at the hit (kplan_str.c's
 #		"execname and literals"); before, a record a hit
 #  - execpred:	enter /execname == "pair"/ { @ = count(); } (bpftrace:
 #		/comm == "pair"/)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run-cgen-argslen.sh: strlen(args[N]) computed in the kernel at a
-# probe declaring argument N a string (kplan.c's kp_arg_strlen(), the
+# probe declaring argument N a string (kplan_str.c's kp_arg_strlen(), the
 # same UBPF_K_SLEN as strlen(copyinstr(argN)): run.c's args[N] and
 # func.c's copyinstr() both read d_arg_str()), bare and in stringof(),
 # in a predicate, a key and a sum; at a probe declaring it a long
@@ -155,7 +155,7 @@ for ss in 256 16; do
 done
 
 # in a program with variables strlen(args[N]) stays user space's,
-# said (kplan.c's kp_arg_strlen()): a clause spanning sp:::s and
+# said (kplan_str.c's kp_arg_strlen()): a clause spanning sp:::s and
 # sp:::i would be the kernel's at one and user space's at the other,
 # which one touching a variable the kernel keeps cannot be (clause 5:
 # this->t; 4535799's binary refused the run, "the clauses of uprobe

@@ -344,7 +344,7 @@ expect_grep "raw: programs grouped by their code: read's own, the others' one" \
 expect_grep "raw: programs grouped by their code: 7 reads" \
 	'^  read  *7$' outr.txt
 
-# exit() decided in the raw tracepoint's program (kplan.c's "exit() at
+# exit() decided in the raw tracepoint's program (kplan_exit.c's "exit() at
 # a traced probe"): the status, and the count cut at the exiting hit
 DTRACE_SYSCALL_RAW=1 timeout -s KILL 120 "$DTRACE" -v -q -o outx.txt \
 	-n 'syscall::getcpu:entry /pid == $target/ { @ = count(); }' \

@@ -274,7 +274,7 @@ late=
 expect_grep "string variable printed 8 times: some output" \
 	'^alpha alpha alpha alpha alpha alpha alpha alpha$' svarb1.txt
 
-# A self-> string compared with literals (kplan.c's kp_svar_cmp(),
+# A self-> string compared with literals (kplan_str.c's kp_svar_cmp(),
 # cgen_svar.c's vseq()): the kernel compares the bytes its store kept
 # at the entry ("before-i"), though the process wrote "during-i" there
 # before the return; clauses in the kernel (-v), where this tree kept
@@ -338,7 +338,7 @@ for g in 1 0; do
 		svcflt.exp svcflt$g.txt
 done
 vcount "string variable compared, its store faulted" svcflt1.txt.err 2 printing
-# ... and measured, strlen() (kplan.c's kp_svar_strlen(), cgen_svar.c's
+# ... and measured, strlen() (kplan_str.c's kp_svar_strlen(), cgen_svar.c's
 # vslen()): the copy's length, the last byte of one that filled
 # strsize - 1 bytes telling 254 from 255
 cat >svlen.d <<'EOF2'
@@ -639,7 +639,7 @@ for g in 1 0; do
 done
 vcount "this-> string's store faulted" tvflt1.txt.err 1 printing
 
-# A this-> string compared with literals and measured (kplan.c's
+# A this-> string compared with literals and measured (kplan_str.c's
 # kp_svar_cmp() and kp_svar_strlen() of a this-> one, cgen_svar.c's
 # svar_at()): its bytes in cgbuf, set in the firing, cut by strsize,
 # cleared, unset in a firing that stores nothing (not the 254 bytes of

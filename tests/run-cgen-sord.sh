@@ -3,7 +3,7 @@
 #
 # run-cgen-sord.sh: copyinstr(argN) ordered against a string literal
 # with no variable (< <= > >=, either way round), in the kernel at the
-# probe (kplan.c's kp_str_cmp(): UBPF_K_SEQ with an order,
+# probe (kplan_str.c's kp_str_cmp(): UBPF_K_SEQ with an order,
 # cgen_svar.c's seq_ord(): the argument's string as copyinstr() gives
 # it, cut to strsize - 1 bytes, against the literal's words, both
 # zero-padded), on a real process (tests/data/cgenout/cgout.c, pid
@@ -88,7 +88,7 @@ pid\$target::hit:entry { self->nl = arg1; }
 pid\$target::hit:entry /copyinstr(arg0) <= "${a20}b"/ { @lle[arg1] = sum(self->nl); }
 EOF2
 # aeq, aeqf: == and != of literals the length and prefix test cannot
-# tell (kplan.c's kp_seq_prefix(): of strsize - 2 bytes or more, where
+# tell (kplan_str.c's kp_seq_prefix(): of strsize - 2 bytes or more, where
 # faults are sites strsize - 3), compared whole as the orders are
 # (before, user space's): at 8 "abcdefg" equals every string cut to it,
 # and "abcdefgh" none; at 256, 9, 8, 7 and 2 (cut and keep), with and

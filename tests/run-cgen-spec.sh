@@ -5,7 +5,7 @@
 # discard(); ../dtrace-G/d/spec.c) on a USDT provider
 # (tests/data/spec/sp.d, sp.c: transactions of a begin, three data and
 # an end saying whether it succeeded), beside the clauses the kernel
-# runs (kplan.c's "Speculations").  Each script runs with the generated
+# runs (kplan_spec.c's "Speculations").  Each script runs with the generated
 # programs (DTRACE_CGEN=1), aggregating in user space (DTRACE_KAGG=0)
 # and with the generic program (DTRACE_CGEN=0); the three outputs and
 # drop messages must be byte for byte the same.  Covered:
@@ -25,7 +25,7 @@
 #    committed lines in their place between the kernel's; -v says why
 #    the clauses with speculations are user space's, and which
 #    speculating clauses print values the generated program computed at
-#    the probe (kplan.c's "Speculations": speculate(E) then printf() and
+#    the probe (kplan_spec.c's "Speculations": speculate(E) then printf() and
 #    trace() of what the kernel computes); a this-> variable one stores
 #    and a speculating one prints: the kernel's, both clauses in the
 #    generated program beside an aggregation;
@@ -41,7 +41,7 @@
 #    there print other bytes); copyinstr(arg3), which the record
 #    carries, prints them too; a predicate that reads a kept address
 #    keeps the clause on the user space path and -v says the read is
-#    late (kplan.c's d_kplan_specs_late());
+#    late (kplan_spec.c's d_kplan_specs_late());
 #  - a copy that faults in such a clause: reported, and ERROR fired,
 #    only where the predicate held, as the user space path does;
 #  - a kernel variable such a clause prints, stored before and after it
@@ -428,7 +428,7 @@ expect_eq "size8: speculative drops" "dtrace: 910 speculative drops" \
 # transaction's first data, microseconds after end, and the thread
 # ends after the last.  DTrace reads at the probe ("i t0-i<i>-j2"), and
 # so does the generated program (the speculating clause's values are
-# the kernel's, kplan.c's "Speculations"): every hit prints those
+# the kernel's, kplan_spec.c's "Speculations"): every hit prints those
 # bytes.  The user space path (DTRACE_CGEN=0) runs the clause from the
 # record and reads later: some of its hits print other bytes or fault.
 # late_exp FILE STEP: the lines of sp's hits 0, STEP, ... below 10 as
@@ -565,7 +565,7 @@ n=$(grep -cxFf late2.exp late2.0.txt)
 expect_eq "late2: some hits not read at the probe (DTRACE_CGEN=0)" 1 \
 	"$((n < 6))"
 # A store in a speculating clause keeps it on the user space path, and
-# -v says why (kplan.c's d_kplan_spec_why()); so does latep.d's read.
+# -v says why (kplan_spec.c's d_kplan_spec_why()); so does latep.d's read.
 cat >store.d <<'EOF2'
 sp$target:::begin { self->s = speculation(); }
 sp$target:::data /self->s/ { speculate(self->s); printf("%d\n", arg2); self->n++; }

@@ -242,7 +242,7 @@ for xo in '' '-x strsize=16'; do
 		'^dtrace: 1 clause aggregated in the kernel$' two1.txt.err
 done
 
-# A self-> string compared with copyinstr(arg0) (kplan.c's
+# A self-> string compared with copyinstr(arg0) (kplan_str.c's
 # kp_svar_acmp(), cgen_svar.c's vacmp()), each hit's string with the
 # last one's: the argument read as d_read_user_str() reads it (at most
 # strsize - 1 bytes, so a string of strsize - 1 bytes equals a longer

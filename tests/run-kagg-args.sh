@@ -165,7 +165,7 @@ expect_grep "ask: w's hits user space's" 'BPF: .* 20 records read$' \
 # hits were user space's (-v: 2 clauses, 20 records read, here none);
 # taking args[0] as a string alone (the last round's try) left w's and
 # n's.  And args[N] of a string argument ordered against literals (SEQ
-# with an order: kplan.c's kp_str_cmp()), user space's before.
+# with an order: kplan_str.c's kp_str_cmp()), user space's before.
 cat >bare.d <<'EOF2'
 ka$target:::u, ka$target:::w { @a[execname, args[0]] = count(); }
 ka$target:::u, ka$target:::n { @b[args[0], args[0], args[1]] = sum(args[1]); }

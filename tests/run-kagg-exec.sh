@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run-kagg-exec.sh: execname and string literals as values in the
-# kernel (kplan.c's "execname and literals": cgen_svar.c's CKEY, LKEY,
+# kernel (kplan_str.c's "execname and literals": cgen_svar.c's CKEY, LKEY,
 # CCMP, CVCMP), on a real process (tests/data/cgenout/cgout.c, pid
 # provider entry and return; its rename mode renames itself with
 # prctl(PR_SET_NAME) before each hit and again right after it):

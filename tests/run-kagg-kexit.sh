@@ -3,7 +3,7 @@
 #
 # run-kagg-kexit.sh: exit() in a clause of a kernel provider's probe
 # (syscall, proc, profile-N) decided at the hit by the programs
-# generated for those probes (dtrace-G/consumer/cgen_kprov.c, kplan.c's
+# generated for those probes (dtrace-G/consumer/cgen_kprov.c, kplan_exit.c's
 # "exit() at a traced probe"), as it is at uprobe sites (run-kagg.sh):
 # the other clauses aggregate in the kernel and the counts before the
 # exit, and nothing after it, are byte for byte what user space counts

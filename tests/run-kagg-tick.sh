@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run-kagg-tick.sh: printa(), clear() and trunc() in tick-N clauses
-# beside clauses the kernel aggregates (kplan.c's "printa() at
+# beside clauses the kernel aggregates (kplan_exit.c's "printa() at
 # tick-N"): the generated programs aggregate up to the horizon, the
 # next such firing, and dtrace folds what they counted into its own
 # aggregations at that firing, before its clauses run, taking it out of
@@ -25,7 +25,7 @@
 #    add up to the hits counted (the largest i counted + 1), none twice,
 #    none lost across a fold; the records read beside the hits are said
 #    (a matter of speed: not checked), but none read after the exit may
-#    be stamped after dtrace told the kernel of it (kplan.c's "The
+#    be stamped after dtrace told the kernel of it (kplan_exit.c's "The
 #    flood": -v's after exit() line, which a dtrace that does not tell
 #    it lacks).
 # On a dtrace without this (every clause in user space), the -v counts
@@ -46,7 +46,7 @@ records() {
 	sed -n 's/^dtrace: BPF: .*, \([0-9]*\) records* read$/\1/p' "$1"
 }
 # after_exit ERR: "N M", records read after user space's exit(), M of
-# them stamped after the kernel was told (-v: kplan.c's "The flood")
+# them stamped after the kernel was told (-v: kplan_exit.c's "The flood")
 after_exit() {
 	sed -n 's/^dtrace: BPF: \([0-9]*\) records* read after exit(), \([0-9]*\) stamped after the kernel stopped$/\1 \2/p' "$1"
 }
@@ -194,7 +194,7 @@ done
 expect_eq "flat out: clauses run in the kernel" 1 "$(kcount err1.txt)"
 expect_eq "flat out: folds" 8 "$(folds err1.txt)"
 # Once the eighth firing's exit() has run, the kernel is told (cgact,
-# kplan.c's "The flood"): after a barrier no program writes a record,
+# kplan_exit.c's "The flood"): after a barrier no program writes a record,
 # so none read after the exit is stamped after it
 expect_eq "flat out: no record stamped after the kernel stopped" 0 \
 	"$(after_exit err1.txt | awk '{ print $2 }')"
@@ -206,7 +206,7 @@ hits=$(awk '/^max / { print $2 + 1 }' out1.txt)
 echo "flat out: $(records err1.txt) records for ${hits:-?} hits," \
 	"$(after_exit err1.txt | awk '{ print $1 }') after the exit" >&2
 
-# The lease (kplan.c's "The lease"): tr:::tick's program, whose clause
+# The lease (kplan_exit.c's "The lease"): tr:::tick's program, whose clause
 # writes no record, reads no clock while dtrace lends the kernel the
 # horizon UINT64_MAX, and dtrace gives the lease back before the next
 # firing, or when late (DTRACE_HZ_LEASE=late: always, at the firing)

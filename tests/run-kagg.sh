@@ -18,19 +18,19 @@
 #    fewer keys, and quantize()'s bucket (kaggs's key width);
 #  - exit() in a probe clause whose predicate the hit decides: the
 #    generated programs test the run's activity and that predicate at
-#    each hit (kplan.c's "exit() at a traced probe"), the generic
+#    each hit (kplan_exit.c's "exit() at a traced probe"), the generic
 #    program runs nothing in the kernel: exact counts before and after
 #    the exit clause, a clause after it not run at the exiting hit,
 #    four threads flat out each exiting (one wins: its status, each
 #    thread's first hits counted, one record read), and with exit() in
 #    tick-1s beside it whichever comes first; with exit() in
 #    tick-N clauses only, the generated programs run the others up to
-#    the horizon (kplan.c's "Why exit()"): exact counts from a target
+#    the horizon (kplan_exit.c's "Why exit()"): exact counts from a target
 #    that stops firing before the tick (at a USDT probe and at a
 #    system call), and from one firing flat out
 #    across several ticks (every hit counted once, none stamped at or
 #    past the exiting firing's due time; once the exit has run, no
-#    record stamped after dtrace told the kernel: kplan.c's "The
+#    record stamped after dtrace told the kernel: kplan_exit.c's "The
 #    flood"), the generic program still nothing; a system call's
 #    program under the horizon's lease reads no clock (-v);
 #  - plans of the direct shape (one clause, no keys: the program's
@@ -405,7 +405,7 @@ GENERIC=0 both "stringof() of a string argument" 3 "msg msg hostile done" \
 # such a page, or 71 bytes long (the first piece's last byte its NUL),
 # does not.  Two arguments compared (two copies of 32 bytes), then one
 # (72 bytes); strsize 6 reads 5 bytes there, no fault, and 5 cuts it to
-# "beta" (the literal fills it: compared whole in cgbuf, kplan.c's
+# "beta" (the literal fills it: compared whole in cgbuf, kplan_str.c's
 # kp_seq_prefix(), cgen_svar.c's seq_ord(); user space's clause before,
 # its strings read after the hit; the kernel's 256-byte copy faults
 # where user space's 4 bytes do not, so those hits are user space's,
@@ -657,7 +657,7 @@ if [ -z "${USDT_TEST_LONG:-}" ]; then # else each case's, as before
 		"'tick 12'" -s loop.d
 fi
 
-# exit() in a probe clause (kplan.c's "exit() at a traced probe"):
+# exit() in a probe clause (kplan_exit.c's "exit() at a traced probe"):
 # DTrace counts no hit after it.  The generated programs test the run's
 # activity at every hit and the exit clause's predicate, and the hit
 # that exits ends it there (cmpxchg): the count runs in the kernel and
@@ -667,7 +667,7 @@ records() {
 	sed -n 's/^dtrace: BPF: .*, \([0-9]*\) records* read$/\1/p' "$1"
 }
 # after_exit ERR: "N M", records read after user space's exit(), M of
-# them stamped after the kernel was told (-v: kplan.c's "The flood")
+# them stamped after the kernel was told (-v: kplan_exit.c's "The flood")
 after_exit() {
 	sed -n 's/^dtrace: BPF: \([0-9]*\) records* read after exit(), \([0-9]*\) stamped after the kernel stopped$/\1 \2/p' "$1"
 }
@@ -857,7 +857,7 @@ both "exit() in tick-1s, a system call counted" 1 \
 	-n 'syscall::write:entry /pid == $target/ { @ = count(); }' \
 	-n 'tick-1s { exit(0); }'
 # ... its program, whose plan writes no record, reads no clock under
-# the horizon's lease (kplan.c's "The lease": cgen.c's hzfree, once a
+# the horizon's lease (kplan_exit.c's "The lease": cgen.c's hzfree, once a
 # uprobe's alone)
 expect_eq "exit() in tick-1s, a system call counted: its clock leased" \
 	1 "$(sed -n 's/^dtrace: the lease spared the clock of [0-9]* site programs*, \([0-9]*\) kernel probe programs*$/\1/p' \
@@ -915,7 +915,7 @@ for k in 1 0; do
 done
 n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' err1.txt)
 expect_eq "flat out: clauses run in the kernel" 1 "${n:-0}"
-# Once the tick's exit() has run, the kernel is told (cgact, kplan.c's
+# Once the tick's exit() has run, the kernel is told (cgact, kplan_exit.c's
 # "The flood"): after a barrier, no program writes a record, so none
 # read after the exit is stamped after it (a dtrace that does not tell
 # it read 60,931 records, all but one after the exit, on the idle VM)

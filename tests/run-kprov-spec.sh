@@ -3,7 +3,7 @@
 #
 # run-kprov-spec.sh: speculating clauses at the kernel providers' probes
 # (syscall, profile-N, proc), whose values the generated programs
-# compute at the probe into the record's out area (kplan.c's
+# compute at the probe into the record's out area (kplan_spec.c's
 # "Speculations", kplan_out.c's kp_sout_where(), cgen_kprov.c) while
 # dtrace keeps the buffers.  Each script runs with the generated
 # programs (DTRACE_CGEN=1), aggregating in user space (DTRACE_KAGG=0)

@@ -1353,7 +1353,7 @@ void bpf_tls_reap(struct consumer *c)
 		bpf_kagg_tls_reap(c->bpf->kagg);
 }
 
-/* kprov.c: the horizon, where the kernel's clauses stop (kplan.c) */
+/* kprov.c: the horizon, where the kernel's clauses stop (kplan_exit.c) */
 void bpf_horizon(struct consumer *c, uint64_t h)
 {
 	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
@@ -1361,7 +1361,7 @@ void bpf_horizon(struct consumer *c, uint64_t h)
 		bpf_kagg_horizon(c->bpf->kagg, h);
 }
 
-/* kprov.c: user space ran exit(), the kernel's programs stop (kplan.c) */
+/* kprov.c: user space ran exit(), the kernel's programs stop (kplan_exit.c) */
 void bpf_exited(struct consumer *c)
 {
 	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
@@ -1369,7 +1369,7 @@ void bpf_exited(struct consumer *c)
 		c->xact_at = bpf_kagg_exited(c, c->bpf->kagg);
 }
 
-/* kprov.c, records.c: printa() at tick-N (kplan.c) */
+/* kprov.c, records.c: printa() at tick-N (kplan_exit.c) */
 void bpf_barrier(struct consumer *c)
 {
 	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&

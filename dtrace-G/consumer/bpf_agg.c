@@ -67,13 +67,13 @@
  * a kernel probe's generated program's (bpf_kagg_kplan()), not the
  * generic kprov.bpf.h's.
  *
- * The horizon (kplan.c's "Why exit()"): a program whose tick-N clauses
+ * The horizon (kplan_exit.c's "Why exit()"): a program whose tick-N clauses
  * may exit(), printa(), clear() or trunc() gets the array cghzn, one
  * u64, which every generated program's prologue tests a plan's hit
  * against (cgen.c: loaded directly, BPF_PSEUDO_MAP_VALUE): UINT64_MAX
  * until the ticks start, then what kprov.c's kprov_horizon() writes
  * through bpf_kagg_horizon().  Where
- * they may read or reset aggregations (kplan.c's "printa() at tick-N")
+ * they may read or reset aggregations (kplan_exit.c's "printa() at tick-N")
  * it also gets cgbar, an array of one map (cgbar_in, which no program
  * reads), whose update is the barrier before a fold
  * (bpf_kagg_barrier()); and at each such firing, before its clauses
@@ -81,7 +81,7 @@
  * (kflat's slots zeroed), so the kernel counts the next interval from
  * nothing; -v says at how many firings.
  *
- * The activity (kplan.c's "exit() at a traced probe"): a program with
+ * The activity (kplan_exit.c's "exit() at a traced probe"): a program with
  * exit() decided at the hit gets the array cgact, one u64, 0 while the
  * run is active, which every generated program tests first and the hit
  * that exits swaps to 1 (cgen.c's act_test()); bpf_kagg_xplan() makes
@@ -90,9 +90,9 @@
  * finds all of whose hits run such a program.  A program with a horizon
  * gets cgact too: when user space has run an exit() (a tick's),
  * bpf_kagg_exited() writes 2 there and waits at the barrier, so no
- * hit after it sends a record (kplan.c's "The flood").  Where no
+ * hit after it sends a record (kplan_exit.c's "The flood").  Where no
  * exit() is decided at a hit, the lease is in cgarm1's words too
- * (hz_marks(): kplan.c's "The lease"): bit 31 set while cghzn is not
+ * (hz_marks(): kplan_exit.c's "The lease"): bit 31 set while cghzn is not
  * UINT64_MAX or the run has exited, set before those writes.
  *
  * DTRACE_KAGG=0 turns it off: every hit is recorded and aggregated in
@@ -152,7 +152,7 @@ struct bpf_kagg {
 				  * execname or a literal */
 	unsigned vroom;		 /* ... its bytes in the key */
 	int waggs_fd;		 /* kaggs_w: kaggs_v's short keys, or -1 */
-	int hzn_fd;		 /* cghzn: the horizon (kplan.c), or -1 */
+	int hzn_fd;		 /* cghzn: the horizon (kplan_exit.c), or -1 */
 	int act_fd;		 /* cgact: the run's activity, or -1 */
 	/* cgbar, an array of one map (cgbar_in), updated as a barrier:
 	 * bpf_kagg_barrier(); folds: bpf_kagg_fold()'s calls */
@@ -475,7 +475,7 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 			continue;
 		}
 		/* a speculating clause user space runs from the values
-		 * its out area has (kplan.c's "Speculations"); where they
+		 * its out area has (kplan_spec.c's "Speculations"); where they
 		 * do not fit, the walk of the area (records.c) would not
 		 * know: the event is refused */
 		if (d_kplan_sout(k->kp, cl[i])) {
@@ -583,7 +583,7 @@ static int map_new(enum bpf_map_type t, const char *name, uint32_t ksz,
  */
 /*
  * Every hit of clause ci runs a program generated here, which can test
- * its exit() (kplan.c's "exit() at a traced probe"), by what it
+ * its exit() (kplan_exit.c's "exit() at a traced probe"), by what it
  * matched: not BEGIN, END or ERROR, which fire in dtrace; uprobe sites,
  * USDT or pid, whenever they come (bpf_attach.c's cg_prog() gives each
  * its exit() tests); and kernel probes (kprov.c's, matched before this
@@ -653,7 +653,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		fold |= ticks[i] && d_kplan_folds(c->prog, i);
 	}
 	/* the clauses of uprobe sites and of the kernel probes with a
-	 * program: their exit() is decided at the hit (kplan.c's "exit()
+	 * program: their exit() is decided at the hit (kplan_exit.c's "exit()
 	 * at a traced probe"), not beside the in-process activation,
 	 * whose hits no BPF program sees */
 	traced = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*traced));
@@ -679,7 +679,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		d_kplan_ecred(k->kp, eo);
 	if (sess)
 		d_kplan_sess(k->kp, sx);
-	/* -v: why a clause with speculations is user space's (kplan.c's
+	/* -v: why a clause with speculations is user space's (kplan_spec.c's
 	 * "Speculations") */
 	for (unsigned i = 0; i < c->nclauses; i++) {
 		bool so = d_kplan_sout(k->kp, i),
@@ -739,7 +739,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		    "of an address the process may have rewritten since",
 		    nlate, nlate == 1 ? "s" : "");
 	/* ... and of the clauses their variables keep out of the kernel
-	 * with them (kplan.c's d_kplan_specs_late()) */
+	 * with them (kplan_spec.c's d_kplan_specs_late()) */
 	if (c->o->verbose && ntied)
 		say(c,
 		    "%u clause%s sharing their variables read%s the "
@@ -797,7 +797,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	free(traced);
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {
 		/* (a sout clause's values too: a program whose only work
-		 * in the kernel they are has a plan, kplan.c's
+		 * in the kernel they are has a plan, kplan_spec.c's
 		 * "Speculations") */
 		any |= d_kplan_clause(k->kp, ci) || d_kplan_gated(k->kp, ci) ||
 		       d_kplan_sout(k->kp, ci) || d_kplan_vin(k->kp, ci);
@@ -839,7 +839,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	/* a string variable's key: all strsize - 1 bytes its store kept
 	 * (kplan_out.c: strsize at most UBPF_STRMAX), so none is cut;
 	 * with none, execname's 16 or the longest literal's, cut
-	 * (kplan.c's kp_vkey_imm()) */
+	 * (kplan_merge.c's kp_vkey_imm()) */
 	k->vroom = d_kplan_vkey_room(k->kp);
 	if (vkeyed && k->vroom && k->vroom <= UBPF_STRMAX)
 		k->vaggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_v",
@@ -949,7 +949,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 						   "cgbar", 4, 4, 1, &o);
 	}
 	/* the run's activity, 0 (active) until an exit() at a hit, or
-	 * one user space ran at a tick (kplan.c's "The flood") */
+	 * one user space ran at a tick (kplan_exit.c's "The flood") */
 	if (d_kplan_kexit(k->kp) || d_kplan_horizon(k->kp))
 		k->act_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgact", 4, 8, 1, 0);
 	k->cgen = true; /* bpf_kagg_free() closes them */
@@ -992,7 +992,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 }
 
 /*
- * The exit() tests of probe dp's clauses cl (kplan.c's "exit() at a
+ * The exit() tests of probe dp's clauses cl (kplan_exit.c's "exit() at a
  * traced probe") into xpl, for every hit of its events (cgen.c's
  * prologue): each such clause's predicate, then REC, which there means
  * "this hit exits"; a clause without one exits at every hit.  The
@@ -1019,7 +1019,7 @@ int bpf_kagg_xplan(struct consumer *c, struct bpf_kagg *k,
 }
 
 /*
- * The exiting hit's record lost (kplan.c's "exit() at a traced probe"):
+ * The exiting hit's record lost (kplan_exit.c's "exit() at a traced probe"):
  * the hit that swapped cgact to 1 writes its record after the swap, and
  * a full ring drops it (counted, drops_read()).  The kernel runs nothing
  * more and dtrace, which ends at that record, would wait for the target
@@ -1045,7 +1045,7 @@ bool bpf_kagg_exit_lost(struct consumer *c)
 }
 
 /*
- * User space ran exit() (kplan.c's "The flood"): cgact 2, so every
+ * User space ran exit() (kplan_exit.c's "The flood"): cgact 2, so every
  * generated program's next hit does nothing (cgen.c's act_load()),
  * then a barrier, so every hit that read it 0 has ended.  The time
  * after it, or 0 (no cgact, or no barrier map: a run whose only exit()
@@ -1072,7 +1072,7 @@ uint64_t bpf_kagg_exited(struct consumer *c, struct bpf_kagg *k)
 }
 
 /*
- * The horizon (kplan.c's "Why exit()"): a hit stamped at or past h runs
+ * The horizon (kplan_exit.c's "Why exit()"): a hit stamped at or past h runs
  * no plan; kprov.c's kprov_horizon() moves it.
  */
 void bpf_kagg_horizon(struct bpf_kagg *k, uint64_t h)
@@ -1091,7 +1091,7 @@ void bpf_kagg_horizon(struct bpf_kagg *k, uint64_t h)
 }
 
 /*
- * The barrier before a fold (kplan.c's "printa() at tick-N"): every
+ * The barrier before a fold (kplan_exit.c's "printa() at tick-N"): every
  * generated program that started before the call has ended when it
  * returns.  An update of a map of maps does that (the kernel's
  * maybe_wait_bpf_programs(): synchronize_rcu(), and each of those
@@ -1405,7 +1405,7 @@ static void cgen_arm1(struct bpf_kagg *k, uint32_t ev, pid_t pid)
 }
 
 /*
- * The lease in the arm words (kplan.c's "The lease"; cgen.c's hzarm):
+ * The lease in the arm words (kplan_exit.c's "The lease"; cgen.c's hzarm):
  * in a run with a horizon and no exit() decided at a hit, a program
  * that would skip the clock under the lease skips the horizon and the
  * activity too when the event's arm word is its pid unmarked, and
@@ -1772,7 +1772,7 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
 }
 
 /*
- * A fold (kplan.c's "printa() at tick-N"): at a tick-N firing whose
+ * A fold (kplan_exit.c's "printa() at tick-N"): at a tick-N firing whose
  * clause may read or reset aggregations, before it runs, what the
  * kernel aggregated moves into user space's aggregations, the kernel's
  * entries deleted and its kflat slots zeroed.  The barrier came when

@@ -198,7 +198,8 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 			free(pl);
 			pl = NULL;
 		}
-		/* its exit() tests (kplan.c's "exit() at a traced probe") */
+		/* its exit() tests (kplan_exit.c's "exit() at a traced
+		 * probe") */
 		xpl = xcalloc(1, sizeof(*xpl));
 		if (bpf_kagg_xplan(c, b->kagg, &p->dp, p->clauses, p->nclauses,
 				   xpl) < 0) {

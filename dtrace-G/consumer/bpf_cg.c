@@ -433,7 +433,7 @@ void cg_say(struct consumer *c)
 		    c->received == 1 ? "" : "s");
 		/* after user space's exit(): the records read, not run,
 		 * and those stamped after the kernel stopped, none
-		 * (kplan.c's "The flood") */
+		 * (kplan_exit.c's "The flood") */
 		if (c->xact_at)
 			say(c,
 			    "BPF: %" PRIu64 " record%s read after exit(), "

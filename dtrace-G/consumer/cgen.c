@@ -61,11 +61,11 @@
  *     offset one bpf_probe_read_user() of its size (1, 2, 4, else 8 bytes), a
  *     constant an immediate; each narrowed to its size and sign as
  *     usdt.bpf.c's sized() does (%ah-style: bits 8-15, unnarrowed).
- *     Where exit() may be decided at a hit (m->act: kplan.c's "exit()
+ *     Where exit() may be decided at a hit (m->act: kplan_exit.c's "exit()
  *     at a traced probe") or a tick's exit() cut at the horizon, the
  *     run's activity in cgact is read before the clock (act_load(): a
  *     hit that finds the run ended reads no time, so its stamp would
- *     be later than the exit's, kplan.c's "The flood"): not
+ *     be later than the exit's, kplan_exit.c's "The flood"): not
  *     0, the hit does nothing; then the event's exit() tests (m->xpl,
  *     compiled as a plan is) and, when one held, the cmpxchg that ends
  *     the run (act_test()); every record then says it was written
@@ -103,11 +103,11 @@
  *     process bpf_agg.c armed, checked here, and, where tick-N may
  *     exit() or printa(), for a hit stamped before the horizon in
  *     cghzn: the time
- *     read once, before, is the record's (kplan.c's "Why exit()"),
+ *     read once, before, is the record's (kplan_exit.c's "Why exit()"),
  *     the hit past it goes to the unflagged record; a plan that writes
  *     no record and reads no time (a uprobe's or a kernel probe's)
  *     reads the clock only when cghzn is
- *     not UINT64_MAX, dtrace's lease (hzfree, kplan.c's "The lease"),
+ *     not UINT64_MAX, dtrace's lease (hzfree, kplan_exit.c's "The lease"),
  *     its record reading its own; where the run decides no exit() at
  *     a hit, a uprobe's such plan has the lease in its arm word too
  *     (hzarm: bpf_agg.c's hz_marks()), the first armed pid unmarked
@@ -935,7 +935,7 @@ static void act_addr(struct em *e, int fd)
 /*
  * The run's activity, the first thing a hit reads, before its clock:
  * not 0 (an exit() the kernel decided, 1, or one user space ran, 2:
- * kplan.c's "The flood"), the hit does nothing, no plan, no record.
+ * kplan_exit.c's "The flood"), the hit does nothing, no plan, no record.
  * A hit that read it set read it after dtrace's write, so its stamp,
  * read after, is later than the exit's.
  */
@@ -948,7 +948,7 @@ static void act_load(struct em *e, const struct cgen_maps *m, size_t *xj,
 }
 
 /*
- * The horizon's lease (kplan.c's "The lease"): cghzn UINT64_MAX, no
+ * The horizon's lease (kplan_exit.c's "The lease"): cghzn UINT64_MAX, no
  * clock; else a hit stamped at or past it goes to the unflagged record
  * (e->hzj).
  */
@@ -967,7 +967,7 @@ static void hz_lease(struct em *e, const struct cgen_maps *m)
 }
 
 /*
- * The run's activity (kplan.c's "exit() at a traced probe"), loaded
+ * The run's activity (kplan_exit.c's "exit() at a traced probe"), loaded
  * before anything the hit does (act_load()): not 0, the hit does
  * nothing; else its exit()
  * tests (m->xpl: every exiting clause's predicate, a REC where one
@@ -1461,14 +1461,14 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	uint16_t kskip = pl && !m->kp && m->armed >= 0 && m->arm1 >= 0
 				 ? (uint16_t)(s->strmask & ~pl->ustr)
 				 : 0;
-	/* the horizon (kplan.c's "Why exit()"): the plan runs only for a
+	/* the horizon (kplan_exit.c's "Why exit()"): the plan runs only for a
 	 * hit stamped before it */
 	bool hz =
 		pl && m->hzn >= 0 && (m->kp || (m->armed >= 0 && m->arm1 >= 0));
 	/* one timestamp a firing, the plan's, the horizon's and the
 	 * record's */
 	bool tsp = pl && cgen_plan_has(pl, UBPF_K_TIME, -1);
-	/* the horizon's lease (kplan.c's "The lease"): a plan (a uprobe's
+	/* the horizon's lease (kplan_exit.c's "The lease"): a plan (a uprobe's
 	 * or a kernel probe's) that writes no record and reads no time
 	 * reads the clock only when the horizon is not UINT64_MAX,
 	 * dtrace's lease; the record, past it or unarmed, reads its own */

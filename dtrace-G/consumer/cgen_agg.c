@@ -237,7 +237,7 @@ static void kdrop(struct em *e, const int *fds)
  * between makes it fail, and the comparison is made again with what
  * that program left, MINMAX_TRIES times, then a drop (a CPU whose
  * programs nest that deep at one entry).  User space reads b 1 only
- * (kplan.c's d_kplan_merge()).  r0-r5 clobbered.
+ * (kplan_merge.c's d_kplan_merge()).  r0-r5 clobbered.
  */
 static void minmax(struct em *e, uint8_t fn, const int *fds)
 {

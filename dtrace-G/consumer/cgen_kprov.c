@@ -18,7 +18,7 @@
  * runs on every hit, unarmed), the record (a struct ubpf_kctx after
  * the header, as kprov_emit() writes it) and the ring buffer's
  * wakeup; the run's activity and the probe's exit() tests
- * (bpf_kagg_xplan(): kplan.c's "exit() at a traced probe") where a
+ * (bpf_kagg_xplan(): kplan_exit.c's "exit() at a traced probe") where a
  * clause of the run may exit() at a hit, as a uprobe event's.  One
  * program per probe, attached with bpf_cookie its ev
  * (UBPF_EV_KPROV | index), so records decode as before (kprov_hit());
@@ -53,7 +53,7 @@
  * vtimestamp and pr_psargs their records carry as kprov.bpf.h's do,
  * wherever the run reads them (cgen_rec.c's code, as a uprobe's).  A
  * printing or speculating clause's values computed at the probe
- * (kplan_out.c, kplan.c's "Speculations": kp_sout_where() takes the
+ * (kplan_out.c, kplan_spec.c's "Speculations": kp_sout_where() takes the
  * clauses whose every probe has such a program) go in the record's
  * out area, after the arguments and vtimestamp (cgen.c, cgen_out.c),
  * which kprov.c's kprov_hit() hands to cg_out_rec(); the generic programs
@@ -198,7 +198,7 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 		free(pl);
 		pl = NULL;
 	}
-	/* its exit() tests (kplan.c's "exit() at a traced probe"), as a
+	/* its exit() tests (kplan_exit.c's "exit() at a traced probe"), as a
 	 * uprobe event's (bpf_attach.c's cg_prog()) */
 	if (bpf_kagg_xplan(c, bpf_kagg_of(c), &p->dp, p->clauses,
 			   p->nclauses, xpl) < 0) {

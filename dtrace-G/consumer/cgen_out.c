@@ -64,7 +64,7 @@
  * each the kernel ran that prints from the area, cg_out_run() prints
  * it from its values (kplan_out.c's d_kplan_out_run()) or reports the
  * fault it had, in its place among the clauses user space runs.  A
- * speculating clause whose values the kernel computed (kplan.c's
+ * speculating clause whose values the kernel computed (kplan_spec.c's
  * "Speculations": no test of its predicate in the program, so its ran
  * bit is set wherever the plan reached it) is walked the same way, and
  * run through d_run_spec(): its predicate (or the truth the program
@@ -498,7 +498,7 @@ static void sclr(struct em *e, const struct ubpf_kop *o, const int *fds)
 }
 
 /*
- * SLIT pl->ops[*pc]: the literal of the step SDATA after it (kplan.c's
+ * SLIT pl->ops[*pc]: the literal of the step SDATA after it (kplan_str.c's
  * kp_str_lit_store(): shorter than strsize - 2, so its len tells it
  * from a copy an SSTR cut) written at TSTR_AT(UBPF_KTSTR) as a copy
  * of it would be, its len the NUL's included, then into the variable

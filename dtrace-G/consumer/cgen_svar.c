@@ -29,7 +29,7 @@
  * CCMP compares
  * execname, on the stack at S_COMM, with a literal as padded
  * words (ccmp()), CVCMP with a string variable, both copied
- * zero-padded into cgbuf as VVCMP's (cvcmp()): kplan.c's
+ * zero-padded into cgbuf as VVCMP's (cvcmp()): kplan_str.c's
  * "execname and literals".
  */
 #include "config.h"
@@ -107,7 +107,7 @@ static void vseq_ord(struct em *e, const struct ubpf_kplan *pl,
  * r1 = VSEQ pl->ops[*pc]'s result: the self-> or this-> string
  * variable's bytes (svar_at(): a struct ubpf_kostr its SSTR filled)
  * against the literal of the SDATA that follow, as seq() compares an
- * argument's: the len its copy kept (NUL included: kplan.c's
+ * argument's: the len its copy kept (NUL included: kplan_str.c's
  * kp_svar_lit() keeps the literal shorter than a copy that filled the
  * variable) is the literal's plus one, and the bytes before the NUL
  * the literal's.  One unset (no entry; a this-> len of 0) reads
@@ -596,7 +596,7 @@ static uint64_t lit_word(const struct ubpf_kop *d, unsigned len, unsigned i)
  * r1 = VSEQ o's order (o->agg - 1, VVCMP's agg: 2 <, 3 >, 4 <=, 5 >=):
  * the string variable (svar_copy() into VCMP_AT(0), zero-padded, at
  * most o->imm bytes: strsize - 1) against the literal of the SDATA
- * after o (o->step bytes, at most UBPF_KSTRMAX: kplan.c's
+ * after o (o->step bytes, at most UBPF_KSTRMAX: kplan_str.c's
  * kp_svar_olit()), its words immediates, zero past its NUL, for the
  * words imm bytes take: padded_cmp(), strcmp()'s order.  A literal
  * longer than imm is compared up to byte imm, where the variable has
@@ -639,7 +639,7 @@ static void vseq_ord(struct em *e, const struct ubpf_kplan *pl,
  * (strsize - 1: up to there the copy is the string's, its last byte
  * read again with fault sites, seq_read(), as VACMP's) -- against the
  * literal of the SDATA after o (o->step bytes, at most UBPF_KSTRMAX:
- * kplan.c's kp_str_cmp()), both zero-padded: padded_cmp(), strcmp()'s
+ * kplan_str.c's kp_str_cmp()), both zero-padded: padded_cmp(), strcmp()'s
  * order.  Only the words up to byte m are compared (nw), m the
  * literal's length or imm, the smaller: the literal has its NUL at its
  * length, the cut string (at most imm bytes) one at imm at the latest,
@@ -682,7 +682,7 @@ void seq_ord(struct em *e, const struct ubpf_kop *o, unsigned j)
 
 /*
  * CKEY o: execname into the kaggs_v key at VKEY_AT in cgbuf: the room
- * (UBPF_KVROOM(o->imm), kplan.c's kp_vkey_imm(): the map's) zeroed,
+ * (UBPF_KVROOM(o->imm), kplan_merge.c's kp_vkey_imm(): the map's) zeroed,
  * then bpf_get_current_comm() of o->step bytes (strsize's, 16 at
  * most), which copies the comm cut to one byte less and its NUL
  * (Linux 6.1's strscpy() pads no further, later ones' strscpy_pad()

@@ -519,12 +519,12 @@ struct consumer {
 	bool done;	   /* stop tracing: exit(), signal, targets gone */
 	bool exit_called;  /* exit(): the remaining hits are not run */
 	/* ... but those the kernel let through (hit.act), when the exit
-	 * was decided there (hit.xwon: kplan.c's "exit() at a traced
+	 * was decided there (hit.xwon: kplan_exit.c's "exit() at a traced
 	 * probe"); the hit being run is such a one */
 	bool kdrain, run_xwon;
 	/* user space's exit() told the kernel (kprov_exited()): the time
 	 * after, 0 if not; records read after the exit, not run, and
-	 * those of them stamped after that time (-v: kplan.c's "The
+	 * those of them stamped after that time (-v: kplan_exit.c's "The
 	 * flood") */
 	uint64_t xact_at, xrecs, xlate;
 	bool stopped; /* teardown: the backends stopped, their rings finite */
@@ -890,8 +890,8 @@ struct cgen_maps {
 	int kaggs_s;		    /* aggregations with a string key, or -1 */
 	int kaggs_v; /* ... a string variable's, execname, a literal; or -1 */
 	int tlsu, tlsufull;	    /* pids a self-> plan's hit missed, or -1 */
-	int hzn; /* the horizon (u64: kplan.c's "Why exit()"), or -1 */
-	/* the run's activity (u64, 0 active: kplan.c's "exit() at a
+	int hzn; /* the horizon (u64: kplan_exit.c's "Why exit()"), or -1 */
+	/* the run's activity (u64, 0 active: kplan_exit.c's "exit() at a
 	 * traced probe"), or -1; the event's exit() tests, or NULL */
 	int act;
 	const struct ubpf_kplan *xpl;
@@ -989,7 +989,7 @@ int bpf_kagg_xplan(struct consumer *c, struct bpf_kagg *k,
 		   struct ubpf_kplan *xpl);
 void bpf_horizon(struct consumer *c, uint64_t h);
 /*
- * printa(), clear(), trunc() at tick-N (kplan.c's "printa() at
+ * printa(), clear(), trunc() at tick-N (kplan_exit.c's "printa() at
  * tick-N"): the barrier after a folding firing was read, before the
  * ring is (every program that started before it has ended), and the
  * fold at that firing, before its clauses run
@@ -1252,7 +1252,7 @@ void kprov_stop_begin(struct consumer *c);
 void kprov_stop(struct consumer *c);
 const struct d_probe *kprov_probe_of(struct consumer *c, unsigned id);
 /*
- * The horizon (kplan.c's "Why exit()"): whether clause ci fires at
+ * The horizon (kplan_exit.c's "Why exit()"): whether clause ci fires at
  * tick-N probes alone, by its descriptions; a site it matched after all
  * (kprov_horizon_off(): the horizon 0 for good); the next tick firing's
  * due time, UINT64_MAX when none is to come (a hit stamped at or past
@@ -1261,7 +1261,7 @@ const struct d_probe *kprov_probe_of(struct consumer *c, unsigned id);
  */
 bool kprov_tick_clause(const struct consumer *c, unsigned ci);
 uint64_t kprov_horizon0(const struct consumer *c); /* before BEGIN */
-/* exit() at the hit (kplan.c): clause ci's kernel probes each fire a
+/* exit() at the hit (kplan_exit.c): clause ci's kernel probes each fire a
  * program (bpf_agg.c's traced_clause()) */
 bool kprov_prog_clause(const struct consumer *c, unsigned ci);
 void kprov_horizon_off(struct consumer *c);
@@ -1270,7 +1270,7 @@ void kprov_horizon(struct consumer *c);
 void kprov_site_fold(struct consumer *c, const unsigned *cl, unsigned n);
 /* a site's program loaded that reads no clock under the lease (-v) */
 void kprov_hzfree(struct consumer *c);
-/* user space ran exit(): the kernel's programs stop (kplan.c's "The
+/* user space ran exit(): the kernel's programs stop (kplan_exit.c's "The
  * flood") */
 void kprov_exited(struct consumer *c);
 #ifdef HAVE_BPF

@@ -6,7 +6,9 @@
  * (d_kplan_emit(), in the encoding of bpf/kagg_bpf.h), and folding
  * what the kernel aggregated into the program's aggregations before
  * anything prints them (d_kplan_merge()).  kplan.c says which clauses
- * qualify and why the output is the same either way.  For bpf_agg.c.
+ * qualify and why the output is the same either way (and lists the
+ * files that say the rest: kplan_exit.c, kplan_spec.c, ...).  For
+ * bpf_agg.c.
  */
 #ifndef USDT_DTRACE_KPLAN_H
 #define USDT_DTRACE_KPLAN_H
@@ -61,7 +63,7 @@ struct d_kplan *d_kplan_new(struct d_prog *prog, unsigned flags,
  * probes alone (dtrace's timers): with D_KPLAN_VARS their exit(),
  * printa(), clear() and trunc() do not keep the others out of the
  * kernel, which then stops at a
- * horizon (kplan.c's "Why exit()"): d_kplan_horizon() says so, and
+ * horizon (kplan_exit.c's "Why exit()"): d_kplan_horizon() says so, and
  * the kernel keeps no self-> variable.
  */
 bool d_kplan_horizon(const struct d_kplan *k);
@@ -86,7 +88,7 @@ void d_kplan_sess(struct d_kplan *k, const uint32_t o[4]);
  * decides (d_kplan_gated()'s), does not keep the others out of the
  * kernel: d_kplan_kexit() says so, d_kplan_xclause() names such a
  * clause, and the clauses after the first of them run in user space
- * (kplan.c's "exit() at a traced probe").
+ * (kplan_exit.c's "exit() at a traced probe").
  */
 bool d_kplan_kexit(const struct d_kplan *k);
 bool d_kplan_xclause(const struct d_kplan *k, unsigned clause);
@@ -105,7 +107,7 @@ const char *d_kplan_awhy(const struct d_kplan *k, unsigned *clause, char *buf,
 /* Does the clause read the traced process by an address (copyin() of
  * anything but argN, copyinstr() of anything but an argument,
  * copyinto()): where user space runs it, that read comes when dtrace
- * runs the record, not at the probe (kplan.c's node_late()) */
+ * runs the record, not at the probe (kplan_spec.c's node_late()) */
 bool d_kplan_late(const struct d_prog *p, unsigned clause);
 /* Why traced clause `clause` runs in user space, from its record, for
  * -v, into buf (kplan_why.c: the first of kp_clause_ok()'s tests that
@@ -121,7 +123,7 @@ bool d_kplan_xtest(const struct d_kplan *k, unsigned clause,
 /*
  * Clause clause may call exit(), or printa(), clear() or trunc(), and
  * nothing else keeps it from the kernel: at a tick-N probe, a firing
- * the horizon stops at (kplan.c's "Why exit()" and "printa() at
+ * the horizon stops at (kplan_exit.c's "Why exit()" and "printa() at
  * tick-N")
  */
 bool d_kplan_exits(const struct d_prog *prog, unsigned clause);
@@ -131,7 +133,7 @@ bool d_kplan_folds(const struct d_prog *prog, unsigned clause);
 /*
  * Clause clause uses speculations (speculation(), speculate(), commit(),
  * discard()): user space runs it, from each hit's record, since the
- * generated programs keep no speculative buffers (kplan.c's
+ * generated programs keep no speculative buffers (kplan_spec.c's
  * "Speculations")
  */
 bool d_kplan_specs(const struct d_prog *prog, unsigned clause);
@@ -148,13 +150,13 @@ bool d_kplan_specs_late(struct d_kplan *k, unsigned clause);
 /*
  * A speculating clause user space runs (its predicate, speculate()) but
  * whose printf() and trace() values the kernel computes at the hit
- * (kplan.c's "Speculations"): d_kplan_out_area() is true for it, and
+ * (kplan_spec.c's "Speculations"): d_kplan_out_area() is true for it, and
  * d_kplan_out_run() runs it through d_run_spec().
  */
 bool d_kplan_sout(const struct d_kplan *k, unsigned clause);
 /* ... whose predicate the kernel computes at the hit too (its truth in
  * the area, before the values; user space tests that, not the
- * predicate: kplan.c's "Speculations") */
+ * predicate: kplan_spec.c's "Speculations") */
 bool d_kplan_spred(const struct d_kplan *k, unsigned clause);
 /* A clause with speculate() that is neither a kernel nor a sout one:
  * why not, for -v (the first reason found); NULL for any other */
@@ -273,7 +275,7 @@ bool d_kplan_skey(const struct d_kplan *k, unsigned st);
 /*
  * Statement st has a key that is a string variable the kernel keeps
  * (kplan_out.c's KV_STR), execname or a literal (or a ?: of two,
- * kplan.c's "execname and literals"): its entries are in kaggs_v,
+ * kplan_str.c's "execname and literals"): its entries are in kaggs_v,
  * whose keys hold
  * UBPF_KVROOM(strsize - 1) bytes of the string, and d_kplan_merge()
  * takes the key's string as str.

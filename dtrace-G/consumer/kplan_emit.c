@@ -178,7 +178,7 @@ static void sdata(struct em *m, const char *s, size_t len)
 
 /*
  * A literal key's bytes, or a probe's name where a ?: key's branch is
- * probeprov, probemod, probefunc or probename (this probe's, kplan.c's
+ * probeprov, probemod, probefunc or probename (this probe's, kplan_str.c's
  * kp_lit_key()), cut to strsize - 1 bytes as agg.c cuts a key: its
  * length into *len; one longer than UBPF_KSTRMAX leaves the clause to
  * user space at this probe.
@@ -201,7 +201,7 @@ static const char *lit_bytes(struct em *m, const struct node *n, size_t *len)
 }
 
 /*
- * LKEY: key j is the literal n, or c ? "a" : "b" (kplan.c's
+ * LKEY: key j is the literal n, or c ? "a" : "b" (kplan_str.c's
  * kp_lit_key(), a branch maybe this probe's name: lit_bytes()): c
  * pushed, then LKEY flagged UBPF_KF_SEL, each literal cut to
  * strsize - 1 bytes as agg.c cuts a key.
@@ -273,7 +273,7 @@ static void kp_errno(struct em *m)
 }
 
 /*
- * MKEY: key j is c ? a : b, a and b execname or literals (kplan.c's
+ * MKEY: key j is c ? a : b, a and b execname or literals (kplan_str.c's
  * kp_mix_key()): c pushed, then MKEY, each literal cut to strsize - 1
  * bytes as agg.c cuts a key, execname to as many as CKEY's.
  */
@@ -305,7 +305,7 @@ static void mix_key(struct em *m, const struct node *n, unsigned j)
 
 /*
  * SMKEY: key j is c ? copyinstr(arg a) : "lit" or the other way round
- * (kplan.c's kp_smix_key()): c pushed, then SMKEY, the literal whole
+ * (kplan_str.c's kp_smix_key()): c pushed, then SMKEY, the literal whole
  * (the merge cuts it as it cuts SKEY's string); or c ? copyinstr(arg
  * a) : copyinstr(arg b): SMKEY's agg 3, b in levels, no literal.
  */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kplan_impl.h - what kplan.c (which clauses the kernel runs,
- * merging), kplan_vars.c (their variables) and kplan_emit.c (their
- * instructions) share: the plan's state, and the tree walks they all
- * make.  Not for anything else: kplan.h is the interface.
+ * kplan_impl.h - what kplan.c (which clauses the kernel runs) and its
+ * parts share (kplan.c's opening comment lists them: kplan_vars.c
+ * their variables, kplan_emit.c their instructions, kplan_str.c their
+ * strings, kplan_exit.c and kplan_spec.c, kplan_out.c, kplan_why.c,
+ * kplan_merge.c): the plan's state, and the tree walks they all make.
+ * Not for anything else: kplan.h is the interface.
  */
 #ifndef USDT_DTRACE_KPLAN_IMPL_H
 #define USDT_DTRACE_KPLAN_IMPL_H
@@ -56,7 +58,7 @@ struct kstmt {
 };
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or
- * a literal, or a ?: of two (LKEY): kplan.c's kp_lit_key() */
+ * a literal, or a ?: of two (LKEY): kplan_str.c's kp_lit_key() */
 enum {
 	KSX_NONE,
 	KSX_COMM,
@@ -79,7 +81,7 @@ struct d_kplan {
 	struct d_prog *prog;
 	bool *ok; /* per clause */
 	/* per clause: a speculating one user space runs whose printf()
-	 * and trace() values the kernel computes (kplan.c's
+	 * and trace() values the kernel computes (kplan_spec.c's
 	 * "Speculations", kplan_vars.c's sout_ok()) */
 	bool *sout;
 	/* per clause: a sout one whose predicate the kernel computes too
@@ -138,11 +140,11 @@ struct d_kplan {
 	const bool *user;   /* per clause: fires in user space too, or NULL */
 	bool gates;	    /* D_KPLAN_VARS: d_kplan_gated() may say yes */
 	/* exit(), printa(), clear() or trunc() in a tick-N clause: the
-	 * kernel's clauses stop at the horizon (kplan.c), so the kernel
+	 * kernel's clauses stop at the horizon (kplan_exit.c), so the kernel
 	 * keeps no self-> variable */
 	bool horizon;
 	/* exit() in a traced probe's clause, its predicate tested in the
-	 * kernel at every hit (kplan.c's "exit() at a traced probe"):
+	 * kernel at every hit (kplan_exit.c's "exit() at a traced probe"):
 	 * those clauses, the first of them */
 	bool *xcl;
 	unsigned xfirst;
@@ -159,7 +161,7 @@ struct d_kplan {
 	bool awhy;
 	unsigned awhyc;
 	/* per clause: tied to a speculating one through a self-> or
-	 * this-> variable (kplan.c's specs_tied(), the closure over the
+	 * this-> variable (kplan_spec.c's specs_tied(), the closure over the
 	 * program), made at d_kplan_specs_late()'s first ask, or NULL */
 	bool *tied;
 	/* per clause (D_KPLAN_VARS): every hit of it runs a generated
@@ -186,13 +188,14 @@ struct kstmt *kp_stmt_at(const struct d_kplan *k, unsigned clause,
  * with a literal (KV_STR, kplan_vars.c's str_var()).
  */
 enum { KV_NO, KV_CAND, KV_KERN, KV_SARG, KV_STR };
-/* kplan.c: may n be read in user space beside a speculating clause's
+/* kplan_spec.c: may n be read in user space beside a speculating clause's
  * values computed at the hit: no speculation(), no store, no read of
  * the process by an address (d_kplan_specs_late()'s)? */
 bool kp_sout_here(const struct node *n);
 /* kplan.c: an integer constant, maybe negated: its value */
 bool kp_const_of(const struct node *n, int64_t *v);
-/* ... copyinstr(argN) == or != a string literal: N and the literal */
+/* kplan_str.c: copyinstr(argN) == or != a string literal: N and the
+ * literal */
 bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
 		const struct node **lit);
 /* ... == or != by SEQ's length and prefix test (else whole: seq_ord()) */
@@ -225,7 +228,7 @@ bool kp_svar_strlen(const struct d_kplan *k, const struct node *n, int *v);
  * kp_svar_vv(): both KV_STR) */
 bool kp_svar_pair(const struct d_prog *p, const struct node *n, int *v, int *w);
 bool kp_svar_vv(const struct d_kplan *k, const struct node *n, int *v, int *w);
-/* ... n's type in the kernel, false if the kernel cannot compute it
+/* kplan.c: n's type in the kernel, false if the kernel cannot compute it
  * (kp_ty(): without args[N]; kp_ty_at(): with args[N] typed at probe
  * pr, or KP_ANYPROBE: int64_t, to be typed again at each probe) */
 bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
@@ -244,7 +247,7 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
 bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		    const struct d_probe *probe, struct ubpf_kplan *pl);
 
-/* kplan.c: the N of copyinstr(argN), or -1 */
+/* kplan_str.c: the N of copyinstr(argN), or -1 */
 int kp_copyinstr_arg(const struct node *n);
 /* ... of args[N] (N a constant: a string where the probe declares one,
  * d_args_str()), or -1 */
@@ -261,7 +264,11 @@ int kp_arg_str(const struct d_kplan *k, const struct node *n);
 /* ... of strlen(copyinstr(argN)) or strlen(args[N]) the kernel computes
  * (args[N] a string at the probe: kp_ty_at()), or -1 */
 int kp_arg_strlen(const struct d_kplan *k, const struct node *n);
-/* ... the variable statement st assigns, or -1 */
+/* ... is kp_arg_strlen()'s args[N] a string at probe pr (kp_ty_at())? */
+bool arg_strlen_at(const struct d_probe *pr, const struct node *n);
+/* ... probeprov, probemod, probefunc or probename: its B_ id, else -1 */
+int ident(const struct node *n);
+/* kplan.c: the variable statement st assigns, or -1 */
 int kp_assigned_var(const struct stmt *st);
 /* ... can the kernel run st?  Its key types into ks */
 bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
@@ -329,7 +336,7 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		struct kstmt *ks);
 /* ... clause c may have an out area (kp_sout_where() says no why) */
 bool kp_out_where(const struct d_kplan *k, const struct clause *c);
-/* ... clause ci's, a kernel clause's or a sout one's (kplan.c's
+/* ... clause ci's, a kernel clause's or a sout one's (kplan_spec.c's
  * "Speculations"): a uprobe's or a kernel probe's program (k->traced);
  * NULL, or why not */
 const char *kp_sout_where(const struct d_kplan *k, unsigned ci);
@@ -339,20 +346,29 @@ const char *kp_sout_where(const struct d_kplan *k, unsigned ci);
  * statement kplan.c does not know; NULL if none */
 enum { KP_ST_NONE, KP_ST_EXIT, KP_ST_TICK };
 const struct stmt *kp_stmts_stop(const struct stmt *v, unsigned n, int ok);
+/* ... is there one (kp_stmts_stop())? */
+bool stmts_stop(const struct stmt *v, unsigned n, int ok);
+/* ... an integer predicate a record gate may test: no variable, string or
+ * timestamp, nothing that can fault (kplan.c's "Record gates") */
+bool gate_ok(const struct node *n);
+/* kplan_exit.c: clause c calls exit() where the kernel can decide it at
+ * the hit; else why not (tr: c's probes all run generated programs) */
+bool exit_at_hit(const struct d_kplan *k, const struct clause *c);
+const char *exit_why(const struct d_kplan *k, const struct clause *c, bool tr);
 /* kplan_vars.c: the one type every store of v gives it (1), stores
  * that disagree (0), or one the kernel cannot type (-1, *bad) */
 int kp_stores_type(struct d_kplan *k, unsigned v, bool all, uint8_t *tz,
 		   uint8_t *tg, const struct stmt **bad);
-/* kplan.c: clause c's predicate or a statement reads the process's
+/* kplan_spec.c: clause c's predicate or a statement reads the process's
  * memory by an address (copyinto(), copyin() or copyinstr() of other
  * than an argument: node_late()) */
 bool kp_late(const struct clause *c);
-/* ... strsize fixed for the run, 2 to UBPF_STRMAX (no setopt()) */
+/* kplan_out.c: strsize fixed for the run, 2 to UBPF_STRMAX (no setopt()) */
 bool kp_strsize_fixed(const struct d_kplan *k);
 /* ... argument a (a whole printf() or trace() argument) is a KV_STR
  * variable's read */
 bool kp_out_svar(const struct d_kplan *k, const struct node *a);
-/* kplan.c: execname (the comm the kernel reads at the hit) */
+/* kplan_str.c: execname (the comm the kernel reads at the hit) */
 bool kp_is_comm(const struct node *n);
 /* ... strlen(execname), which the kernel computes (UBPF_K_CLEN)? */
 bool kp_comm_strlen(const struct d_kplan *k, const struct node *n);
@@ -374,9 +390,10 @@ bool kp_comm_cmp(const struct d_kplan *k, const struct node *n,
  * kp_comm_cmp()'s, where a fault sends the hit to user space */
 bool kp_comm_arg(const struct d_kplan *k, const struct node *n, int *arg,
 		 unsigned *op);
-/* ... the bytes kaggs_v's keys need: its room's UBPF_KVROOM() of it */
+/* kplan_merge.c: the bytes kaggs_v's keys need: its room's UBPF_KVROOM()
+ * of it */
 int64_t kp_vkey_imm(const struct d_kplan *k);
-/* ... OUT, OSTR (of argument a) or ODONE pl->ops[at]: its slot or n;
+/* kplan_out.c: OUT, OSTR (of argument a) or ODONE pl->ops[at]: its slot or n;
  * false when the out area is full */
 bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 	       const struct node *a);

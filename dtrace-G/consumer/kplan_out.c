@@ -66,13 +66,13 @@
  * (run.c's d_arg_str()), which found it (tests/run-kprov-out.sh's
  * flt.d; bpftrace prints "" there).  A clause at a kernel probe that
  * stays user space's and reads the process's memory by an address
- * (kplan.c's node_late(): copyinstr(self->p), copyin(), a pointer's
+ * (kplan_spec.c's node_late(): copyinstr(self->p), copyin(), a pointer's
  * member) reads it when dtrace runs the record: -v says why, clause by
  * clause (d_kplan_out_why(); a speculating one's d_kplan_spec_why()).
  * String variables (below) ask the same (kp_out_where()), so a self->
  * string kept in the kernel is a kernel probe's too.
  *
- * A speculating clause user space runs (kplan.c's "Speculations",
+ * A speculating clause user space runs (kplan_spec.c's "Speculations",
  * kplan_vars.c's sout_ok()) has its printf() and trace() statements
  * taken by kp_out_ok() the same way, with the same area;
  * d_kplan_out_run() runs it through d_run_spec(), a copy that faulted
@@ -134,11 +134,11 @@
  * self-> string only stored from copyinstr(E), a literal or another
  * such variable, or cleared, and only printed, compared with a
  * literal, another such variable or execname, measured or an
- * aggregation's key: kplan.c's kp_svar_cmp(), cgen_svar.c's VSEQ,
+ * aggregation's key: kplan_str.c's kp_svar_cmp(), cgen_svar.c's VSEQ,
  * VVEQ, VVCMP, CVCMP, VSLEN, VKEY).  Its store (kp_sstr_ok(), a statement of
  * its own in a clause that may have an out area) is SSTR, which copies
  * the string into the kernel's variable and its address and length
- * into 16 bytes of the area, SLIT (a literal, kplan.c's
+ * into 16 bytes of the area, SLIT (a literal, kplan_str.c's
  * kp_str_lit_store()) or SMOV (another variable's bytes, "" when that
  * one is unset), which cannot fault and take no byte of the area, or
  * SCLR; a printf()
@@ -378,7 +378,7 @@ bool kp_out_where(const struct d_kplan *k, const struct clause *c)
 }
 
 /*
- * May clause ci (a kernel clause that prints, or a sout one: kplan.c's
+ * May clause ci (a kernel clause that prints, or a sout one: kplan_spec.c's
  * "Speculations") have an out area?  As
  * kp_out_where(), but at kernel probes too: where every hit of the
  * clause runs a generated program (k->traced, bpf_agg.c's

@@ -137,7 +137,7 @@ static void stmts_vars(const struct stmt *v, unsigned n, bool *mark)
 }
 
 /* The variables clause c of program p touches, into mark (cleared
- * first; kplan.c's d_kplan_specs_late() asks too). */
+ * first; kplan_spec.c's d_kplan_specs_late() asks too). */
 void kp_clause_vars(const struct d_prog *p, const struct clause *c, bool *mark)
 {
 	memset(mark, 0, p->nvars * sizeof(*mark));
@@ -582,7 +582,7 @@ bool kp_clause_ok(struct d_kplan *k, unsigned ci)
 }
 
 /*
- * The predicate of sout clause c, computed in the kernel too (kplan.c's
+ * The predicate of sout clause c, computed in the kernel too (kplan_spec.c's
  * "Speculations")?  Where it is an integer the kernel computes
  * (kp_ty(): the variables it reads the kernel's, none of a type still
  * open), that cannot fault (no copy, no string, no division but by a
@@ -605,7 +605,7 @@ static bool spred_ok(struct d_kplan *k, const struct clause *c)
 
 /*
  * A speculating clause whose printf() and trace() values the kernel
- * computes at the hit while user space runs the rest (kplan.c's
+ * computes at the hit while user space runs the rest (kplan_spec.c's
  * "Speculations"): speculate(E) first, then printf() and trace() only,
  * each of whose arguments kplan_out.c takes (kp_out_ok(): integers and
  * strings the kernel computes, of variables it keeps, none of a type
@@ -1151,7 +1151,7 @@ static int sarg_var(const struct d_kplan *k, unsigned v, bool *mark)
 }
 
 /* Is n execname OP v, or v OP execname (OP == != < <= > >=:
- * kplan.c's kp_comm_cmp(), UBPF_K_CVCMP)? */
+ * kplan_str.c's kp_comm_cmp(), UBPF_K_CVCMP)? */
 static bool comm_pair(const struct node *n, unsigned v)
 {
 	const struct node *o;
@@ -1519,7 +1519,7 @@ void kp_vars_decide(struct d_kplan *k)
 		k->vbit[v] = -1;
 		k->vslot[v] = -1;
 		if (k->horizon && var->scope != SC_THIS)
-			continue; /* a hit past it: user space's (kplan.c) */
+			continue; /* past it: user space's (kplan_exit.c) */
 		/* (not one holding a struct or a fixed-size array: its
 		 * bytes are user space's, mem.c) */
 		if ((var->scope == SC_SELF || var->scope == SC_THIS ||

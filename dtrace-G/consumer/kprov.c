@@ -40,17 +40,17 @@
  * kprov_start() sets the tick timers when BEGIN has fired, and
  * kprov_horizon() the horizon past which the kernel's clauses do not
  * run, the next firing that may exit() or read or reset aggregations
- * (kplan.c's "Why exit()" and "printa() at tick-N"; kprov_drain() says
+ * (kplan_exit.c's "Why exit()" and "printa() at tick-N"; kprov_drain() says
  * when a read took one of the latter, kprov_hit() folds at it), lending
  * the kernel UINT64_MAX until shortly before it, hz_revoke() giving
- * it back (kplan.c's "The lease"); once user space has run an exit(),
+ * it back (kplan_exit.c's "The lease"); once user space has run an exit(),
  * kprov_exited() tells the kernel, whose programs then do nothing
- * (kplan.c's "The flood").
+ * (kplan_exit.c's "The flood").
  * Hits are decoded here (kprov_hit()) into a struct d_fire and run by
  * records.c's hit_run(), as every hit is (hit_run_kagg() where the
  * generated program ran clauses, the values of its printing and
  * speculating ones in the record's out area: cg_out_rec(),
- * kplan_out.c, kplan.c's "Speculations").
+ * kplan_out.c, kplan_spec.c's "Speculations").
  * kprov_stop(), with the backend's stop: no record is made after it.
  *
  * What a firing says.  pid, tid, CPU and execname are the thread that
@@ -72,7 +72,7 @@
  * the clause aggregates, the kernel runs it (`syscall::read:entry /pid ==
  * $target/ { @ = count(); }` records nothing), and an exit() whose
  * predicate is as simple is decided there, at the hit, the counts cut
- * in the kernel's order (kplan.c's "exit() at a traced probe"); any
+ * in the kernel's order (kplan_exit.c's "exit() at a traced probe"); any
  * other clause reads a record per firing.  dtrace's own system calls
  * are not traced (DTrace traces its consumer's, but ours read the
  * records of the calls they make: each read would make records); its
@@ -517,7 +517,7 @@ arm:
 /* Ticks: timers in the loop */
 
 /*
- * The horizon's lease (kplan.c's "The lease"), on unless
+ * The horizon's lease (kplan_exit.c's "The lease"), on unless
  * DTRACE_HZ_LEASE=0; DTRACE_HZ_LEASE=late gives it back only when the
  * horizon is due (a margin of 0: every such firing late, for tests).
  */
@@ -539,7 +539,7 @@ static uint64_t hz_margin_of(uint64_t per1)
 	return per1 / 2 < 50000000u ? per1 / 2 : 50000000u;
 }
 
-/* The kernel's horizon h, no lease (kplan.c's "Why exit()") */
+/* The kernel's horizon h, no lease (kplan_exit.c's "Why exit()") */
 static void hz_set(struct consumer *c, uint64_t h)
 {
 	c->kp->hz_lease = 0;
@@ -620,7 +620,7 @@ void kprov_start(struct consumer *c)
 	 * it before hz_revoke() wrote that firing's due time).
 	 */
 	if (kp && !kp->hz_off && per1 != UINT64_MAX && hz_lease_on()) {
-		/* the lease (kplan.c's "The lease"): the kernel keeps
+		/* the lease (kplan_exit.c's "The lease"): the kernel keeps
 		 * UINT64_MAX until hz_margin before each horizon */
 		int fd = timerfd_create(CLOCK_MONOTONIC,
 					TFD_NONBLOCK | TFD_CLOEXEC);
@@ -716,7 +716,7 @@ void kprov_horizon_off(struct consumer *c)
  * kernel has counted nothing since the horizon went to 0, a barrier
  * before the site was armed, so what it holds was stamped before this
  * hit, whose earlier records have run: folded in first, as at a
- * firing (kplan.c's "printa() at tick-N").
+ * firing (kplan_exit.c's "printa() at tick-N").
  */
 void kprov_site_fold(struct consumer *c, const unsigned *cl, unsigned n)
 {
@@ -742,7 +742,7 @@ void kprov_hzfree(struct consumer *c)
 /*
  * User space ran exit() (records.c), not one the kernel decided: every
  * generated program stops at its first instruction (bpf_agg.c's
- * bpf_kagg_exited(), kplan.c's "The flood").
+ * bpf_kagg_exited(), kplan_exit.c's "The flood").
  */
 void kprov_exited(struct consumer *c)
 {
@@ -840,7 +840,7 @@ size_t kprov_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
 
 /*
  * Each tick due since the last read, a record with the time it was due;
- * true when one of them folds the kernel's aggregations (kplan.c's
+ * true when one of them folds the kernel's aggregations (kplan_exit.c's
  * "printa() at tick-N"): the barrier comes next, before the ring is read.
  */
 bool kprov_drain(struct consumer *c)
@@ -984,7 +984,7 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 		f.timestamp = r.time;
 #ifdef HAVE_BPF
 		/* every hit before it has run: what the kernel counted
-		 * before it joins them (kplan.c's "printa() at tick-N") */
+		 * before it joins them (kplan_exit.c's "printa() at tick-N") */
 		for (size_t i = 0; i < kp->nticks; i++)
 			if (kp->ticks[i].p == p && kp->ticks[i].folds)
 				bpf_fold(c);
@@ -1000,7 +1000,7 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 #ifdef HAVE_BPF
 	/* printf() and trace() values computed at the hit, a kernel
 	 * clause's or a speculating one's (cgen.c puts the out area
-	 * there: kplan_out.c, kplan.c's "Speculations"), kept in c->kout
+	 * there: kplan_out.c, kplan_spec.c's "Speculations"), kept in c->kout
 	 * where the plan ran */
 	c->kagg_rec = (r.flags & UBPF_RF_KAGG) != 0;
 	if ((r.flags & UBPF_RF_KOUT) && !cg_out_rec(c, h->raw, r.len, &off))

@@ -69,7 +69,7 @@ struct kp_tick {
 	uint64_t t0; /* when it was set: firing k is at t0 + k * period */
 	uint64_t k;  /* firings pushed */
 	/* a clause of its may exit(), printa(), clear() or trunc(): the
-	 * horizon's; folds: one of the last three (kplan.c's "printa() at
+	 * horizon's; folds: one of the last three (kplan_exit.c's "printa() at
 	 * tick-N") */
 	bool exits;
 	bool folds;
@@ -94,7 +94,7 @@ struct kprov {
 	 * tick-N clause matched a site, so it stays 0 */
 	uint64_t hz;
 	bool hz_off;
-	/* the lease (kplan.c's "The lease"): while hz_lease is set the
+	/* the lease (kplan_exit.c's "The lease"): while hz_lease is set the
 	 * kernel holds UINT64_MAX, and hz_revoke() writes hz_lease there
 	 * hz_margin before it (hzfd1: a timerfd for then, fd + 1, 0 for
 	 * none); hz_leases counts them, hz_late those given back late */

@@ -30,10 +30,10 @@
  * run there: the firings after it are not run, nor the hits stamped at
  * or past its due time (records.c).  Where its clauses alone may call
  * exit(), printa(), clear() or trunc(), the kernel's clauses stop at
- * the next such firing's due time (the horizon, kplan.c's "Why exit()"),
+ * the next such firing's due time (the horizon, kplan_exit.c's "Why exit()"),
  * which dtrace moves on after each that did not exit; at a firing whose
  * clause may read or reset aggregations, what the kernel counted before
- * it is folded into dtrace's first (kplan.c's "printa() at tick-N").
+ * it is folded into dtrace's first (kplan_exit.c's "printa() at tick-N").
  * It fires in dtrace, as BEGIN does (kprov.c).
  */
 #include "config.h"

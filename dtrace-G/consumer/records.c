@@ -12,7 +12,7 @@
  * them) and run in that order; after exit() the rest of the read is not
  * run, as in DTrace, but for an exit() the kernel decided (hit.xwon):
  * then every record it let through (hit.act) runs, whatever its time,
- * and nothing else (kplan.c's "exit() at a traced probe").  After an
+ * and nothing else (kplan_exit.c's "exit() at a traced probe").  After an
  * exit() a read goes no further than its round (read_buffers()): the
  * rounds, each at most one CPU's -x bufsize, went on while the last
  * filled up, and a process firing as fast as dtrace reads kept it
@@ -45,7 +45,7 @@
  * from kprov_drain(), before the backend's (drain_buffers()), and a
  * hit stamped at or past the due time of a firing not read yet waits
  * for it (hit.later: a timer may expire after its due time), so a
- * tick that calls exit() counts exactly the hits before it (kplan.c's
+ * tick that calls exit() counts exactly the hits before it (kplan_exit.c's
  * "Why exit()"; a firing whose horizon's lease was given back late
  * waits as stamped then, "The lease"); once the read's last tick
  * firing has run the horizon the kernel's clauses stop at moves on
@@ -55,13 +55,14 @@
  * clear() or trunc() read by kprov_drain() puts a barrier (bpf.c's
  * bpf_barrier()) before the ring is read, so every hit stamped before
  * it has ended and its record is read with it, and folds the kernel's
- * aggregations in when it runs (kplan.c's "printa() at tick-N").  A hit some of
- * whose clauses the kernel ran (kagg_rec) runs the others (hit_run_kagg()), and
- * a fault one of the kernel's had at the hit (kfault) is reported, and ERROR
- * fired, in that clause's place among them; so is one of the kernel's that
- * printf()s values it computed at the hit (kout) printed from them
- * (cgen_out.c), and a speculating clause user space runs whose values the
- * kernel computed (kplan.c's "Speculations") runs its predicate and speculate()
+ * aggregations in when it runs (kplan_exit.c's "printa() at tick-N").  A hit
+ * some of whose clauses the kernel ran (kagg_rec) runs the others
+ * (hit_run_kagg()), and a fault one of the kernel's had at the hit (kfault) is
+ * reported, and ERROR fired, in that clause's place among them; so is one of
+ * the kernel's that printf()s values it computed at the hit (kout) printed from
+ * them (cgen_out.c), and a speculating clause user space runs whose values the
+ * kernel computed (kplan_spec.c's "Speculations") runs its predicate and
+ * speculate()
  * here and prints from them; a clause user space runs that reads self->
  * integers the kernel keeps has them set from the area for its run alone, what
  * the thread's held put back after it, and is not run where the area says the
@@ -356,7 +357,7 @@ static void run_clauses(struct consumer *c, const struct d_probe *dp,
 			c->status = d_exit_status(c->prog);
 			/* decided in the kernel: what it let through runs */
 			c->kdrain |= c->run_xwon;
-			/* else the kernel stops now (kplan.c's "The
+			/* else the kernel stops now (kplan_exit.c's "The
 			 * flood") */
 			if (!c->run_xwon && !c->kdrain)
 				kprov_exited(c);
@@ -536,7 +537,7 @@ void hit_run(struct consumer *c, const struct d_probe *dp, const unsigned *cl,
 
 #ifdef HAVE_BPF
 /* A speculating clause user space runs from values the kernel computed
- * at the hit (kplan.c's "Speculations")? */
+ * at the hit (kplan_spec.c's "Speculations")? */
 static bool bpf_kagg_sout(struct consumer *c, unsigned clause)
 {
 	struct bpf_kagg *ka = bpf_kagg_of(c);
@@ -642,7 +643,7 @@ void drain_buffers(struct consumer *c)
 {
 	/* a firing that folds: every program that stamped a hit before
 	 * it has ended, its record written, before the ring is read
-	 * (kplan.c's "printa() at tick-N") */
+	 * (kplan_exit.c's "printa() at tick-N") */
 	if (kprov_drain(c)) {
 #ifdef HAVE_BPF
 		bpf_barrier(c);
@@ -698,7 +699,7 @@ static void read_round(struct consumer *c)
 		qsort(c->hits, c->nhits, sizeof(*c->hits), hit_cmp);
 	due = kprov_next_due(c); /* after the ticks drained: not yet due */
 	/* the read's last tick firing: once it has run, every firing
-	 * drained has, and the horizon moves on at once (kplan.c's "The
+	 * drained has, and the horizon moves on at once (kplan_exit.c's "The
 	 * flood"), not after the hits behind it */
 	for (size_t i = 0; i < c->nhits; i++)
 		if (c->hits[i].tick)
@@ -721,7 +722,7 @@ static void read_round(struct consumer *c)
 				kprov_horizon(c); /* not after an exit() */
 		} else if (c->kdrain && c->hits[i].act) {
 			/* let through before the exit, in the kernel's
-			 * order (kplan.c's "exit() at a traced probe") */
+			 * order (kplan_exit.c's "exit() at a traced probe") */
 			int status = c->status;
 
 			c->exit_called = false;
@@ -756,7 +757,7 @@ static void read_round(struct consumer *c)
 		c->alen = 0;
 	}
 	/* the firings run did not exit: the kernel's clauses go on to
-	 * the next that may (kplan.c's "Why exit()") */
+	 * the next that may (kplan_exit.c's "Why exit()") */
 	kprov_horizon(c);
 	fflush(c->out);
 }

@@ -147,7 +147,7 @@ unsigned d_llq_nbuckets(uint16_t factor, uint16_t low, uint16_t high,
 /*
  * The entry of keys in a, made (zeroed, min/max at their identity) when
  * there is none; string keys are copied.  d_agg_update() and the merge
- * of what the kernel aggregated (consumer/kplan.c) both come here.
+ * of what the kernel aggregated (consumer/kplan_merge.c) both come here.
  */
 struct aent *d_agg_entry(struct agg *a, const struct dv *keys, unsigned nkeys)
 {

@@ -540,7 +540,7 @@ int d_run_pre(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 	      const struct dv *pre, FILE *out, FILE *err);
 /*
  * ... of a speculating clause whose printf() and trace() values the
- * program computed at the hit (../consumer/kplan.c's "Speculations"):
+ * program computed at the hit (../consumer/kplan_spec.c's "Speculations"):
  * its predicate and speculate() run here, the values come from pre;
  * pre[fault_at] (-1: none) is a copy that faulted at the hit at address
  * fault_addr, reported where the clause would have read it; truth (0

@@ -44,7 +44,7 @@
  * one the program computed, and runs the branch the program took:
  * d_stmts_prints(); the kernel ran every other statement).  A
  * speculating clause whose values the program computed at the hit
- * (../consumer/kplan.c's "Speculations") runs through d_run_spec():
+ * (../consumer/kplan_spec.c's "Speculations") runs through d_run_spec():
  * its predicate and speculate() here, in time order with the clauses
  * that keep the buffers, its printf() and trace() from the values given
  * (one that faulted at the hit faults here, at its argument, only if

@@ -339,7 +339,7 @@ grep -q 'aggregated in the kernel' bk.err || diag "$(tail -n 40 bk.err)"
 bp_kstr "string variables ordered" 'o ' "o 1 0 1 1" 1 \
 	-n 'tr$target:::msg { self->s = copyinstr(arg0); this->t = "hello"; this->u = "help"; }' \
 	-n 'tr$target:::msg { printf("o %d %d %d %d\n", this->t < this->u, self->s > this->u, self->s == this->t, this->u >= self->s); }'
-# execname and literals (kplan.c's "execname and literals"): execname
+# execname and literals (kplan_str.c's "execname and literals"): execname
 # and a ?: of literals and a literal as keys (CKEY, LKEY: kaggs_v),
 # execname compared with literals (CCMP) and a self-> string (CVCMP)
 rm -f bk.txt
@@ -505,7 +505,7 @@ for bp_cg in 1 0; do
 		"$(grep '^pc ' bk.txt | paste -sd' ' -)"
 	[ -s bk.err ] && diag "$(tail -n 40 bk.err)"
 done
-# exit() decided in a kernel probe's program (kplan.c's "exit() at a
+# exit() decided in a kernel probe's program (kplan_exit.c's "exit() at a
 # traced probe"): the exit test and cmpxchg at a tracepoint and at a
 # perf event load on this verifier, and the count runs in the kernel
 rm -f bk.txt
@@ -556,7 +556,7 @@ check "the raw tracepoints' shared programs: one per direction" \
 	grep -q '^dtrace: BPF: 4 generated programs, ' bk.err ||
 	diag "$(tail -n 40 bk.err)"
 # Speculating clauses at kernel probes, their values computed in the
-# program at the probe into the record's out area (kplan.c's
+# program at the probe into the record's out area (kplan_spec.c's
 # "Speculations", cgen.c's area after a kernel probe's arguments): at
 # write(2)'s return the buffer kept at its entry, on the call's
 # tracepoint; a glob's programs shared on the raw tracepoints; at

@@ -188,7 +188,7 @@ enum {
 		       * unset, either reads "" */
 	/* execname (the thread's comm, bpf_get_current_comm(): 16
 	 * bytes, zeroed first and so NUL-padded) and literals at the
-	 * hit (kplan.c's "execname and literals") */
+	 * hit (kplan_str.c's "execname and literals") */
 	UBPF_K_CKEY,  /* key n is execname, step bytes of it at most
 		       * (strsize's, 16 at most, NUL included), for an
 		       * AGG with UBPF_KF_VKEY (kaggs_v, imm the bytes of
@@ -220,7 +220,7 @@ enum {
 		       * LKEY's (step a's length, levels b's), execname
 		       * slot bytes at most as CKEY's step; the key's word
 		       * k[n] 1 where execname was taken, else 0 (its
-		       * bytes tainted at the merge: kplan.c) */
+		       * bytes tainted at the merge: kplan_merge.c) */
 	UBPF_K_SMKEY, /* key n is c ? a : b, c popped, one of a and b
 		       * copyinstr(argument slot) (agg 1: a, 2: b) as
 		       * SKEY's, the other the literal of the next (step +

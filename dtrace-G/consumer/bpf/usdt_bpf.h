@@ -114,7 +114,7 @@ struct ubpf_anc {
 /* with UBPF_RF_USTACK: the length counts pcs the kernel walked
  * (unw.bpf.c), 8 bytes each, not the stack's bytes */
 #define UBPF_RF_UPCS 0x2000
-/* a generated program that tests the run's activity (cgact: kplan.c's
+/* a generated program that tests the run's activity (cgact: kplan_exit.c's
  * "exit() at a traced probe") found it active; and this hit ended it */
 #define UBPF_RF_ACT 0x4000
 #define UBPF_RF_XWON 0x8000

@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kplan_exit.c - where exit(), and printa(), clear() and trunc() at
+ * tick-N, cut what the kernel counts, so that the kernel may run
+ * clauses beside them (kplan.c decides which): d_kplan_exits() and
+ * d_kplan_folds(), the tick-N clauses the horizon is for
+ * (d_kplan_horizon()), and the exit() a traced probe's program decides
+ * at the hit (exit_at_hit(), d_kplan_xtest(); d_kplan_xwhy() says why
+ * not).  The kernel's side is bpf_agg.c's and cgen.c's, dtrace's
+ * kprov.c's and records.c's; the arguments are here.
+ *
+ * Why exit(), and tick-N's horizon.  User space runs the hits in time
+ * order, a tick-N firing stamped with the time it was due
+ * (kprov_profile.c), and after the clause that calls exit() it runs
+ * nothing more (records.c): it counts the hits stamped before the
+ * exiting firing's due time and none after.  The kernel's counts carry
+ * no time and are read only after tracing stops, a read and a detach
+ * after the exit ran, so stopping the kernel when dtrace runs exit()
+ * would count the hits in between: the cut must be told to the kernel
+ * before.  For exit() in clauses that fire at tick-N probes alone
+ * (ticks, kprov.c's kprov_tick_clause(): every description
+ * profile:::tick-N or tick-N) it is, with D_KPLAN_VARS (generated
+ * programs): the kernel keeps a horizon H (the map cghzn, bpf_agg.c;
+ * tested in cgen.c's prologue), and a hit stamped t >= H runs no plan
+ * and writes its record unflagged, so user space runs all its clauses,
+ * as for a hit before its plan arrived.  dtrace sets H to the due time
+ * of the next firing of a tick-N probe with a clause that may call
+ * exit() (d_kplan_exits(); its predicate may decide: every firing
+ * counts) and moves it on once a read has run the firings it drained
+ * (kprov.c's kprov_horizon(); records.c, after the read's last
+ * firing).  Why that is exact:
+ *  - One clock, one stamp.  Firing k's timer expires at the absolute
+ *    CLOCK_MONOTONIC time t0 + k * period, the time its record carries;
+ *    bpf_ktime_get_ns() reads CLOCK_MONOTONIC too, once per hit,
+ *    before the plan: the value compared with H is the one the record
+ *    carries, so a hit is before the firing in the kernel's test
+ *    exactly when it is in user space's order (at the same
+ *    nanosecond the firing sorts first, as t >= H wants).
+ *  - H never passes the exiting firing: it takes only the due times of
+ *    firings not yet run, and after exit() it is not moved.  A hit the
+ *    kernel counted has t < H <= that due time; any other hit has its
+ *    record, which user space runs when t is before the due time and
+ *    not after it, as in a run without the kernel.  So each hit before
+ *    the exit counts once, and none after.
+ *  - Per-CPU races.  H is one aligned u64 that dtrace writes and every
+ *    CPU reads after stamping its hit; whichever value a hit read, old
+ *    or new, was the due time of a firing not yet run, so t < it puts
+ *    the hit in the kernel rightly, and else the record goes.  Before
+ *    BEGIN H is UINT64_MAX (no firing is set); kprov_start() writes now
+ *    + the shortest such period before it reads the timers' t0, so a
+ *    hit that read UINT64_MAX was stamped before every firing.
+ *  - Several tick-N probes: H is the earliest next firing among those
+ *    that may exit; the others' firings do not move it.
+ *  - The order in user space: the ticks due are read before the ring
+ *    (records.c's drain_buffers()), and a hit stamped at or past a
+ *    firing not yet read waits for it (the timer may expire after its
+ *    due time), so no hit past the exit runs before it.  What remains
+ *    is a record written to the ring after dtrace read the ring for the
+ *    exiting firing although its hit was stamped before: a hit of a
+ *    clause the kernel runs writes one only when it read an H older
+ *    than the exiting firing's, which was set a period before; one of
+ *    a clause user space runs is the ring's, as without a horizon.
+ *  - Past H every clause of a hit runs in user space, so with a horizon
+ *    the kernel keeps no self-> variable (kplan_vars.c); this-> ones are
+ *    the hit's own.  A site a tick-N clause matches after all (a USDT
+ *    probe named tick-1s) would make its exit() a traced probe's: H
+ *    becomes 0 for good before the site is armed (sites.c, kprov.c's
+ *    kprov_horizon_off()), and a hit that read an older H was stamped
+ *    before the site could fire.
+ * The cost is a load of H per hit, and a clock read but where the
+ * lease (below) spares it, and a load of the run's activity, which
+ * stops every hit once the exit() has run (below, "The flood").  The
+ * generic program has neither
+ * a horizon nor the activity below: exit(), printa(), clear() and
+ * trunc() keep every clause out of its kernel (tests/run-kagg.sh).
+ *
+ * printa() at tick-N.  The per-interval report, `tick-1s { printa(@);
+ * clear(@); }`, reads and resets aggregations while the kernel counts.
+ * A tick-N clause that may call printa(), clear() or trunc() (and
+ * normalize(), denormalize(), exit(): d_kplan_exits(), KP_ST_TICK) is
+ * treated as one that may exit: H is the due time D of the next firing
+ * of a tick-N probe with such a clause.  At each firing of one whose
+ * clause reads or resets (d_kplan_folds(), kprov.c's kp_tick folds),
+ * before its clauses run, dtrace folds the kernel's aggregations into
+ * its own (bpf_agg.c's bpf_kagg_fold(): each entry merged as at the end,
+ * then deleted, kflat's slots zeroed), so clear() and trunc() act on
+ * everything counted, and the kernel starts again from nothing.  Then
+ * its clauses run, and once the read's firings have run H moves to the
+ * next such firing.
+ * Why each hit before D is counted exactly once, in the interval before
+ * D, and none after:
+ *  - The barrier.  A hit stamped t < D may still be running when dtrace
+ *    reads the firing: preempted between its stamp and its map update
+ *    or record.  So when a read takes such a firing from its timer
+ *    (kprov_drain(): at or after D), dtrace updates a map of maps
+ *    (bpf_agg.c's bpf_kagg_barrier()) before it reads the ring: the
+ *    kernel's map_update_elem() then waits for every BPF program
+ *    running (maybe_wait_bpf_programs(): synchronize_rcu(), since
+ *    Linux 4.20; the generated programs are not sleepable and run in
+ *    rcu_read_lock()).  A hit stamped before D began before the
+ *    barrier, so when it returns the hit has ended: its counts are in
+ *    the maps, or its record in the ring, which is read after.
+ *  - Nothing writes the maps during the fold.  H <= D until the firing
+ *    has run (H is the earliest such firing not yet read, and moves
+ *    once the firings of the read that drained it have run).  A hit
+ *    the kernel counts
+ *    has t < H <= D, and those have all ended (the barrier); any other
+ *    hit writes a record.  The fold therefore reads every hit the
+ *    kernel counted with t < D since the last fold, and none past D;
+ *    deleting what it read loses nothing, since nothing came in
+ *    between.  The records of hits before D ran before the firing
+ *    (time order, ticks first at the same nanosecond: records.c), so
+ *    user space holds exactly the aggregation state of the hits
+ *    stamped before D when its clauses run: printa() prints the
+ *    interval, clear() and trunc() reset it all.
+ *  - After the fold.  Hits stamped at or past D that read the old H
+ *    wrote records, run after the firing; once H moves to the next
+ *    such firing D', hits with t < D' count in the kernel, to be
+ *    folded at D'.  Several firings read at once (dtrace late) fold in
+ *    turn: the barrier covered them all (each was due before it), H
+ *    stays at or before the first until the last of them has run, and
+ *    the hits between them are records, run in their order.
+ *  - A site a tick-N clause matches (hz_off, H 0 for good): dtrace
+ *    waits at a barrier once H is 0, so the kernel's maps hold hits
+ *    stamped before the site was armed, ended; its hits that run such
+ *    a clause fold first (kprov.c's kprov_site_fold()), exact as at a
+ *    firing, their earlier records run.
+ *  - Several tick-N probes, exit() among them, self-> variables: as
+ *    for exit() above; a fold at a firing whose
+ *    clause does not print (its predicate false) is harmless, since the
+ *    kernel's counts at D are exact whenever they are folded.
+ * The cost: the barrier (a grace period, some milliseconds) and a read
+ * of the maps per folding firing; past D, until H moves, hits come as
+ * records (tests/run-kagg-tick.sh; bench/perhit.sh's tickpa row).
+ * Clauses of other probes that printa(), clear() or trunc() still keep
+ * every clause in user space.
+ *
+ * The lease.  Reading the clock at every hit to compare it with H cost
+ * 30 to 60 ns a hit here (bench/RESULTS.md: tickpa 90-102 ns against
+ * count()'s 41-54, the same program without a horizon).  A
+ * plan that writes no record and reads no time (cgen.c's hzfree: a
+ * uprobe's or a kernel probe's) needs the time only to compare, and
+ * only near H; so after
+ * a read has moved the horizon on, dtrace lends the kernel the value
+ * UINT64_MAX, which no stamp reaches, until hz_margin (half the
+ * shortest such period, at most 50 ms) before the next horizon firing
+ * D, and then gives the lease back: it writes D (kprov.c's
+ * hz_revoke(), from a timerfd for D - hz_margin, and at every read of
+ * the ticks before they are read).  Such a program loads H first and
+ * skips the clock while it is UINT64_MAX: that hit counts in the
+ * kernel, as every program's would (t < UINT64_MAX).  Why that is
+ * exact:
+ *  - On time.  dtrace reads the clock after writing D; when that is
+ *    before D, every hit that read UINT64_MAX read it before the write,
+ *    so before D: counted in the kernel, as with H = D.  A hit that
+ *    read D compares its stamp as before.
+ *  - Late (dtrace did not run between D - hz_margin and D: a loaded
+ *    machine).  Hits between D and the give-back may have counted in
+ *    the kernel.  Then the firings due at D of the ticks that may exit
+ *    or fold are stamped with the give-back's time G (the clock read
+ *    after writing D) instead of D, as a timer that expired late: a hit
+ *    that read UINT64_MAX read it before G; one that read D and was
+ *    stamped t < D counts in the kernel, before D; D <= t < G writes a
+ *    record, run before the firing by its stamp (all its clauses in
+ *    user space); t >= G, after it.  So each hit is
+ *    on the firing's side that its stamp, or for a hit with no stamp
+ *    its read of H, puts it, once; kprov_next_due() gives G, so a
+ *    record stamped before G does not wait for the firing.  A barrier
+ *    (bpf_kagg_barrier()) right after the give-back ends every program
+ *    that began before G, so their records are in the ring when it is
+ *    read for the firing.  Ticks not the horizon's keep their due
+ *    times; one due between D and G now sorts before the late firing,
+ *    which is when it ran.
+ *  - After exit() nothing is lent (kprov_horizon() does not move H),
+ *    nor with H 0 for good (hz_off), and DTRACE_HZ_LEASE=0 turns the
+ *    lease off (H written as before); DTRACE_HZ_LEASE=late gives it
+ *    back only at D, every firing late (tests/run-kagg-tick.sh checks
+ *    both ways that each tick counted by an interval had its pair
+ *    printed before it, which a late firing stamped D would break).
+ *  - Kernel probes (cgen_kprov.c: syscall, proc, profile-N) take the
+ *    lease as uprobes do: their plan runs on every hit, unarmed, but
+ *    the argument above asks nothing of the probe but that the hit
+ *    read H once, before its plan, and that a hit past H write its
+ *    record with a clock of its own, read after; a barrier ends a
+ *    perf event's program (hard interrupt or NMI) as it ends a
+ *    uprobe's, since the grace period waits for those too.  -v says
+ *    how many programs of each kind the lease spares the clock
+ *    (kprov_stop(); tests/run-kagg.sh's system call at tick-1s).
+ *  - Not a plan that writes a record (pl->record: a printf() the
+ *    kernel runs, a clause it leaves to user space behind a record
+ *    gate), nor one that reads timestamp, which needs the clock
+ *    anyway.  The record's stamp orders its clauses in user space,
+ *    and under the lease it would be read after the plan ran: a hit
+ *    that read UINT64_MAX before the give-back at D - hz_margin and
+ *    was preempted past D would have its kernel clauses before the
+ *    firing and its record, stamped past D, after it -- split by an
+ *    exit() or a fold.  What would make it exact is a barrier at
+ *    every give-back, the firing then stamped with the time after it
+ *    when that is past D (as a late give-back): every hit that read
+ *    the lease ended before its firing, record and all.  That costs
+ *    dtrace a grace period per horizon firing and spares the clock
+ *    only to a gated plan's hits whose gates fail (a gated record
+ *    needs its stamp); bench/perhit.sh's rows with a horizon (tickpa)
+ *    write no record, so it is not done.
+ *  - The lease in the arm word.  Where no exit() is decided at a hit
+ *    (cgact changes only when dtrace writes it), the lease is told to
+ *    a uprobe's such program in its event's arm word too (bpf_agg.c's
+ *    hz_marks(), cgen.c's hzarm): the first armed process's pid, bit
+ *    31 set whenever H is not UINT64_MAX or the run has exited, which
+ *    dtrace does before it writes H or cgact, and cleared after H is
+ *    lent again.  A hit that finds its pid unmarked runs the plan at
+ *    once, with no load of H or cgact (count()'s path exactly: the
+ *    tickpa row); one that finds it marked takes the hash's path and
+ *    tests cgact, then the lease, as above.  Exact for the same
+ *    reason: a hit that read the word unmarked read it before the
+ *    write that marked it, so before the write of D (or of cgact),
+ *    which is all the arguments above ask of a hit that read
+ *    UINT64_MAX (and cgact 0).
+ * DTrace's own aggregations have no such cut: printa() at a tick prints
+ * the consumer's last snapshot, taken when it switched the per-CPU
+ * buffers, after the tick; here the cut is the tick's time, or the
+ * give-back's when that is later.
+ *
+ * The flood.  A hit stamped at or past H writes a record.  Two kinds
+ * reach the ring for nothing or late: those after an exit() user space
+ * ran (at a tick, or BEGIN's), until dtrace detaches -- every hit of a
+ * target firing flat out, which user space reads and does not run
+ * (records.c), 60,931 records read, all but one after it, once on
+ * the idle VM (run-kagg.sh's flat out; 1 with cgact below), and under
+ * the sanitizers enough to fill the ring: drops that were no loss, or
+ * real losses, said alike -- and those between a firing's due time D
+ * and the horizon's move after dtrace ran it.
+ *  - After the exit.  Once a clause's exit() returns in user space
+ *    (records.c's run_clauses(), an exit() the kernel did not decide),
+ *    dtrace writes 2 into cgact (bpf_agg.c's bpf_kagg_exited(); a
+ *    program with a horizon has it, as one with an exit() decided at
+ *    the hit), which every generated program reads first, before its
+ *    clock (cgen.c's act_load()): not 0, the hit does nothing, no plan,
+ *    no record.  Why that is exact: a hit that read 2 read it after
+ *    the write, which came after the exiting firing was read, itself
+ *    at or after the time it is stamped with (its due time, or the
+ *    give-back's G); its clock, read after, is later still.  User
+ *    space runs nothing stamped after the exit's stamp, and the kernel
+ *    counts nothing at or past H, which a tick's exit left at or
+ *    before it: the hit would have counted nowhere.  (BEGIN's exit()
+ *    comes before any horizon: the kernel counted the hits until
+ *    dtrace detached, now until the write.)  A hit that read 0 goes on as
+ *    before (its record, if it writes one, is read and not run; its
+ *    kernel counts, if t < H, are the run's).  An exit the kernel
+ *    decided left cgact 1 and the records it let through to run
+ *    (kdrain): nothing to write.  Then a barrier (cgbar) ends every
+ *    hit that read 0, so no record can be stamped after the clock read
+ *    after it: -v says how many records came after the exit and how
+ *    many of them were stamped after that time, which must be none
+ *    (tests/run-kagg.sh's and run-kagg-tick.sh's flat out).  The cost
+ *    is a load of cgact per hit, from the program's own map value.
+ *  - Between D and the move.  At an exiting firing those hits run
+ *    nothing either; at a folding one they run after its clauses, as
+ *    the next interval's.  How many is the time dtrace takes from D to
+ *    the move: the timer's wake-up (dtrace polls the timerfd, which
+ *    expires at D: waking it earlier would not let it move H sooner),
+ *    the barrier at a folding firing (a grace period, some
+ *    milliseconds; it must come after D, to end the hits stamped
+ *    before), the ring's read, and running the read's hits, those
+ *    records among them: the more records, the longer the run and the
+ *    more records.  H cannot
+ *    move before the firing's clauses ran (they may exit: the exit's
+ *    cut is H) nor before the fold (the maps must be still while it
+ *    reads and deletes), but it need not wait for the hits behind the
+ *    firing: once the read's last tick firing has run, every firing
+ *    drained has (H must be the next firing not yet run, and a read
+ *    may drain several), so records.c moves H then (kprov_horizon()),
+ *    not at the end of the read.  That is what the end of the read
+ *    did, earlier: a hit past D that read the old H writes a record
+ *    stamped before the next such firing D', run before it; one that
+ *    reads the new H counts in the kernel, folded at D'.  Counting the
+ *    hits past D in a second set of the kernel's maps, folded at D',
+ *    would send none at all, at the cost of a generation in every key
+ *    and slot: not done.  The flood is then the wake-up, the barrier
+ *    and the ring's read (tests/run-kagg-tick.sh says how many
+ *    records), and on a loaded machine, where dtrace wakes late, it
+ *    is most of what is read after the exit (279,549 records of
+ *    331,657 once, during check-kmod's guest).  For a firing that
+ *    surely exits (`tick-1s { exit(0); }`: no predicate, exit() of a
+ *    constant first) dtrace could tell the kernel with the horizon
+ *    that a hit at or past it does nothing at all, sending none from
+ *    D on; but a run that stops (the target ended, a signal) after D
+ *    and before it reads the firing drops that firing unrun
+ *    (kprov_stop()) and runs the records past D, which the kernel
+ *    would then have withheld: it needs teardown to run the ticks
+ *    already due first, a change of what every such run prints at its
+ *    end, left for its own round.
+ *  - Drops.  A record the ring had no room for is counted per CPU
+ *    with no stamp, and dtrace says each drop when it reads the count,
+ *    before it runs the read's firings.  Saying instead that the drops
+ *    stamped at or past the exit's time were no loss would need the
+ *    kernel to keep the stamps it dropped (a per-CPU minimum, which
+ *    dtrace could not reset without racing the CPU that writes it)
+ *    and dtrace to hold every drop back until the firings before it
+ *    ran.  With the exit told to the kernel, what is left to drop past
+ *    the exit is what was stamped between its due time and the write
+ *    to cgact; drops are still said as drops.
+ *
+ * exit() at a traced probe.  DTrace (illumos dtrace_probe()) checks,
+ * for each ECB a firing runs, that the run is ACTIVE and does nothing
+ * for it otherwise; the exit() action moves the run from ACTIVE to
+ * DRAINING with a compare-and-swap, and one that fails (another CPU
+ * exited first) drops its ECB's record, silently: no drop is counted.
+ * So the cut is the kernel's order: what ran before the swap counts,
+ * whatever its time.  The generated programs do the same with a
+ * run-wide u64 (the map cgact, bpf_agg.c), tested at the start of every
+ * hit (cgen.c's act_load(), act_test()): not 0, the hit does nothing, no plan,
+ * no record.  A clause of probes whose hits all run generated programs (traced,
+ * bpf_agg.c's traced_clause(): uprobe sites, USDT and pid, and the kernel
+ * providers' probes that fire a program of their own, syscall, proc and
+ * profile-N, cgen_kprov.c's; not BEGIN, END, ERROR or tick-N, which fire in
+ * dtrace) that calls exit()
+ * after nothing that can fault, its predicate integers the hit alone
+ * decides (exit_at_hit(); a record gate's, kplan.c's gate_ok()), is tested
+ * there too, before anything else of the hit (d_kplan_xtest(): the event's
+ * exiting clauses' predicates, a REC where one holds): then the hit
+ * does cmpxchg 0 -> 1; the winner goes on and its record says so
+ * (UBPF_RF_XWON), a loser does nothing, as a hit that found 1.  Doing
+ * the test first, not at the clause's place, moves nothing: the
+ * predicate reads no state a clause before it could change, and a hit
+ * that lost the swap is one that came after the exit, all of it (in
+ * DTrace its ECBs before the exit ran and its exit dropped: the same
+ * counts for another interleaving of the two CPUs, which neither
+ * orders).  The clauses from the first such clause on run in user
+ * space (kp_vars_decide() leaves them out: user[]), so the winner's
+ * clauses after its exit clause do not run, there (run_clauses() stops
+ * at the exit) or here; its earlier ones ran.  Every record the kernel
+ * wrote while active carries UBPF_RF_ACT; once user space has run the
+ * winner's exit it runs every such record, whatever its time (the
+ * kernel counted those hits too), and no other (tick-N firings, a
+ * hit's that did not test: records.c).  A second exit() is a lost
+ * swap: no record, nothing said, as in DTrace.  exit() in tick-N
+ * beside it composes: a tick's exit is user space's, cut by time at
+ * the horizon; whichever exit comes first ends the run, a later
+ * winner's record being past the tick in time, or a tick after the
+ * kernel's exit not run.  A kernel probe's hits are every process's
+ * and the activity cuts them as it cuts a uprobe's: a system call, a
+ * process's end or a profile sample is one more hit in the kernel's
+ * order (tests/run-kagg-kexit.sh).  What keeps the old refusal, the
+ * whole program in user space:
+ *  - a predicate the kernel cannot decide at the hit (`/++self->n ==
+ *    100/`, or a global, which the kernel does not keep): which hit
+ *    exits is known only where the variable is.  A global could not be
+ *    kept there exactly either: user space runs the clauses that write
+ *    it from the records, one hit after another in time order, so
+ *    `/++n == 6/` holds for exactly the sixth hit; a copy in a map that
+ *    every CPU reads and writes at the hit lets two racing hits both
+ *    read 5 (or neither 5), so that one run exits twice, another
+ *    never.  DTrace allows that (its globals are not synchronized
+ *    between CPUs: dynamic variables are written with no lock, and a
+ *    racing hit may read the value before or after another CPU's
+ *    store), but the paths here must print the same bytes, and the
+ *    record's run is the one that is exact.  (A global only BEGIN
+ *    writes is one value at every traced hit and could be an
+ *    immediate: not done.)  -v says which clause and why
+ *    (d_kplan_xwhy()).  The other values the generated programs read
+ *    at the hit, cpu, uid, gid and errno, decide an exit() as they
+ *    decide a record gate (d_kplan_xtest() is the gate's code);
+ *  - a clause that fires at tick-N too (kprov.c's kprov_prog_clause()):
+ *    a firing dtrace makes from its timer runs no program to test it,
+ *    and its exit() would be cut by time, the same clause's kernel
+ *    hits in the kernel's order;
+ *  - the generic programs (DTRACE_CGEN=0; a stack at a kernel probe,
+ *    bpf_cg.c), which test no activity (tests/run-kagg.sh,
+ *    run-kagg-kexit.sh).  A system call on the raw tracepoint has its
+ *    generated program, reached through the direction's dispatcher
+ *    (kprov_syscall.c), which tests it as on the call's own.
+ * A winner's record a full ring dropped is found from cgact itself
+ * (bpf_agg.c's bpf_kagg_exit_lost()): the run ends, its status
+ * unknown.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../d/d_impl.h"
+#include "kplan.h"
+#include "kplan_impl.h"
+#include "text.h"
+
+/* printa(), clear() or trunc(), reading or resetting aggregations */
+static bool stmts_fold(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (v[i].kind == S_PRINTA || v[i].kind == S_CLEAR ||
+		    v[i].kind == S_TRUNC)
+			return true;
+		if (v[i].kind == S_IF && (stmts_fold(v[i].body, v[i].nbody) ||
+					  stmts_fold(v[i].els, v[i].nels)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Clause c calls exit() where the kernel can decide it at the hit
+ * ("exit() at a traced probe", above): its predicate, if any, and
+ * everything before its first exit() -- printf() and trace() only --
+ * compute integers the hit alone decides and cannot fault, so the
+ * clause reaches exit() exactly when its predicate holds.
+ */
+static bool hit_int(const struct d_kplan *k, const struct node *n)
+{
+	uint8_t sz, sg;
+
+	return !n || (gate_ok(n) && kp_ty(k, n, &sz, &sg));
+}
+
+bool exit_at_hit(const struct d_kplan *k, const struct clause *c)
+{
+	if (!hit_int(k, c->pred))
+		return false;
+	for (unsigned i = 0; i < c->nstmts; i++) {
+		const struct stmt *st = &c->stmts[i];
+
+		if (st->kind != S_EXIT && st->kind != S_PRINTF &&
+		    st->kind != S_TRACE)
+			return false;
+		if (!hit_int(k, st->e))
+			return false;
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (!hit_int(k, st->args[j]))
+				return false;
+		if (st->kind == S_EXIT)
+			return true;
+	}
+	return false;
+}
+
+/* Does n read a variable of scope sc (SC_GLOBAL: a global, its
+ * arrays too)? */
+static bool reads_scope(const struct d_kplan *k, const struct node *n, int sc)
+{
+	if (!n)
+		return false;
+	if ((n->op == N_VAR || n->op == N_ASSOC) &&
+	    (unsigned)n->sub < k->prog->nvars) {
+		int s = k->prog->vars[n->sub].scope;
+
+		if (s == sc || (sc == SC_GLOBAL && s == SC_ASSOC))
+			return true;
+	}
+	if (reads_scope(k, n->a, sc) || reads_scope(k, n->b, sc) ||
+	    reads_scope(k, n->c, sc))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (reads_scope(k, n->args[i], sc))
+			return true;
+	return false;
+}
+
+/*
+ * Why clause c's exit() is not decided at the hit (-v: bpf_agg.c), tr
+ * whether its probes are traced ones ("exit() at a traced
+ * probe": what keeps the old refusal).
+ */
+const char *exit_why(const struct d_kplan *k, const struct clause *c, bool tr)
+{
+	if (!tr)
+		return "it fires where no generated program runs (tick-N, "
+		       "or in-process activation)";
+	if (hit_int(k, c->pred))
+		return "a statement before it is not printf() or trace() of "
+		       "values the hit decides";
+	if (reads_scope(k, c->pred, SC_GLOBAL))
+		return "its predicate reads a global variable, which only "
+		       "user space keeps";
+	if (reads_scope(k, c->pred, SC_SELF) ||
+	    reads_scope(k, c->pred, SC_SELFASSOC) ||
+	    reads_scope(k, c->pred, SC_THIS))
+		return "its predicate reads a variable, which may change "
+		       "before the exit is reached";
+	return "its predicate is not integers the hit alone decides";
+}
+
+const char *d_kplan_xwhy(const struct d_kplan *k, unsigned *clause)
+{
+	if (k->xwhy && clause)
+		*clause = k->xwhyc;
+	return k->xwhy;
+}
+
+bool d_kplan_horizon(const struct d_kplan *k)
+{
+	return k->horizon;
+}
+
+bool d_kplan_kexit(const struct d_kplan *k)
+{
+	return k->kexit;
+}
+
+bool d_kplan_xclause(const struct d_kplan *k, unsigned clause)
+{
+	return clause < k->prog->nclauses && k->xcl[clause];
+}
+
+bool d_kplan_xtest(const struct d_kplan *k, unsigned clause,
+		   const struct d_probe *probe, struct ubpf_kplan *pl)
+{
+	if (!d_kplan_xclause(k, clause))
+		return false;
+	if (k->prog->clauses[clause].pred)
+		return d_kplan_gate(k, clause, probe, pl);
+	if (pl->nops >= UBPF_KOPS)
+		return false;
+	memset(&pl->ops[pl->nops], 0, sizeof(pl->ops[0]));
+	pl->ops[pl->nops++].op = UBPF_K_REC;
+	return true;
+}
+
+bool d_kplan_exits(const struct d_prog *p, unsigned clause)
+{
+	const struct clause *c;
+
+	if (clause >= p->nclauses)
+		return false;
+	c = &p->clauses[clause];
+	return stmts_stop(c->stmts, c->nstmts, KP_ST_NONE) &&
+	       !stmts_stop(c->stmts, c->nstmts, KP_ST_TICK);
+}
+
+bool d_kplan_folds(const struct d_prog *p, unsigned clause)
+{
+	const struct clause *c;
+
+	if (!d_kplan_exits(p, clause))
+		return false;
+	c = &p->clauses[clause];
+	return stmts_fold(c->stmts, c->nstmts);
+}

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kplan_merge.c - what the kernel aggregated, back into the D
+ * program's aggregations (d_kplan_merge(), for each entry bpf_agg.c
+ * reads at the end or folds at a tick-N firing: kplan_exit.c's
+ * "printa() at tick-N"; and for inproc_plan.c's slots, a thread for a
+ * CPU): the entry's key made the statement's keys again, as d_key_add()
+ * would have made them in user space (a probe's ID its name, kaggs_s's
+ * and kaggs_v's strings cut as copyinstr() and agg.c cut them,
+ * execname's taint), and each CPU's values added as agg.c adds a hit's
+ * (kplan.c's "Same bits" and "stddev() and llquantize()" say why that
+ * is exact); the layouts bpf_agg.c reads the entries by
+ * (d_kplan_nkeys(), d_kplan_skey(), d_kplan_vkey(), kp_vkey_imm()), and
+ * d_kplan_fault(), which fault a kernel clause's record flags.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../d/d_impl.h"
+#include "kplan.h"
+#include "kplan_impl.h"
+#include "text.h"
+
+/* ------------------------------------------------------------------ */
+/* Merging */
+
+bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
+		   int *action, unsigned *arg, bool *next)
+{
+	for (unsigned i = 0; i < k->nfs; i++) {
+		unsigned b = (unsigned)(mask >> (2 * i)) & 3;
+
+		if (k->fs[i].clause != clause || !b)
+			continue;
+		*action = k->fs[i].action;
+		*arg = k->fs[i].arg;
+		*next = (b & 2) != 0;
+		return true;
+	}
+	return false;
+}
+
+unsigned d_kplan_nkeys(const struct d_kplan *k, unsigned st)
+{
+	return st < k->nst && !k->st[st].assign ? k->st[st].st->nkeys : 0;
+}
+
+bool d_kplan_skey(const struct d_kplan *k, unsigned st)
+{
+	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0 &&
+	       k->st[st].svar < 0 &&
+	       (k->st[st].sx == KSX_NONE || k->st[st].sx == KSX_SMIX);
+}
+
+bool d_kplan_vkey(const struct d_kplan *k, unsigned st)
+{
+	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0 &&
+	       (k->st[st].svar >= 0 ||
+		(k->st[st].sx != KSX_NONE && k->st[st].sx != KSX_SMIX));
+}
+
+/*
+ * The bytes of string kaggs_v's keys need (their room is UBPF_KVROOM()
+ * of it): strsize - 1 where a string variable keys it (VKEY: all its
+ * store kept), else the longest execname (15 bytes at most: 16 with
+ * its NUL) or literal (cut to strsize - 1) a key has.  A smaller room
+ * is a shorter key to hash at every hit: 16 bytes for @[execname]
+ * where strsize 256 would make 256.
+ */
+int64_t kp_vkey_imm(const struct d_kplan *k)
+{
+	size_t max = k->prog->strsize - 1, need = 1;
+
+	for (unsigned i = 0; i < k->nst; i++) {
+		const struct kstmt *ks = &k->st[i];
+		const struct node *n;
+		size_t l;
+
+		if (!d_kplan_vkey(k, i))
+			continue;
+		if (ks->svar >= 0)
+			return (int64_t)max;
+		n = ks->st->keys[ks->skey];
+		if (ks->sx == KSX_COMM) {
+			l = UBPF_KCOMM - 1;
+		} else if (n->op == N_TERN) {
+			/* a probe's name: whatever a probe's is (lit_key()
+			 * takes no longer one) */
+			size_t lc = kp_is_comm(n->c)   ? UBPF_KCOMM - 1
+				    : ident(n->c) >= 0 ? UBPF_KSTRMAX
+						       : strlen(n->c->sval);
+
+			l = kp_is_comm(n->b)   ? UBPF_KCOMM - 1
+			    : ident(n->b) >= 0 ? UBPF_KSTRMAX
+					       : strlen(n->b->sval);
+			if (lc > l)
+				l = lc;
+		} else {
+			l = strlen(n->sval);
+		}
+		if (l > need)
+			need = l;
+	}
+	return (int64_t)(need < max ? need : max);
+}
+
+unsigned d_kplan_vkey_room(const struct d_kplan *k)
+{
+	return k->prog->strsize < 2 ? 0 : UBPF_KVROOM(kp_vkey_imm(k));
+}
+
+void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
+		   const struct ubpf_kval *vals, unsigned ncpus,
+		   d_kplan_probe_fn probe_of, void *ctx, const char *str)
+{
+	const struct kstmt *ks;
+	struct dv keys[UBPF_KMAXKEYS];
+	char kbuf[UBPF_KMAXKEYS][D_STRSIZE];
+	struct agg *a;
+	int64_t *d, sa = 0, sb = 0;
+	unsigned i;
+
+	if (key->agg >= k->nst || k->st[key->agg].assign)
+		return;
+	ks = &k->st[key->agg];
+	a = &k->prog->aggs[ks->agg];
+	for (i = 0; i < ks->st->nkeys; i++) {
+		const struct d_probe *pr;
+		const char *s = "";
+		size_t max;
+		bool tagged;
+
+		if (ks->skey2 && str &&
+		    ((int)i == ks->skey || i == ks->skey2 - 1u)) {
+			/* two strings in kaggs_s's s: the first up to its
+			 * NUL, the second after it (SKEY2) */
+			size_t l1 = strnlen(str, UBPF_KSKEY);
+			const char *s2 = l1 < UBPF_KSKEY ? str + l1 + 1 : "";
+
+			max = k->prog->strsize < sizeof(kbuf[i])
+				      ? k->prog->strsize
+				      : sizeof(kbuf[i]);
+			snprintf(kbuf[i], max, "%s",
+				 (int)i == ks->skey ? str : s2);
+			keys[i] = d_dv_tstr(kbuf[i]);
+			continue;
+		}
+		if ((int)i == ks->skey && (str || ks->svar >= 0)) {
+			/* kaggs_s, kaggs_v: as copyinstr() cuts it (kaggs:
+			 * an args[N] key that was an integer, below) */
+			max = k->prog->strsize < sizeof(kbuf[i])
+				      ? k->prog->strsize
+				      : sizeof(kbuf[i]);
+			snprintf(kbuf[i], max, "%s", str ? str : "");
+			/* a literal's is the script's own (run.c: untainted);
+			 * MKEY's, SMKEY's k[i] says execname or the
+			 * argument's string was taken */
+			tagged = ks->sx == KSX_MIX || ks->sx == KSX_SMIX;
+			keys[i] = ks->sx == KSX_LIT || (tagged && !key->k[i])
+					  ? d_dv_str(kbuf[i])
+					  : d_dv_tstr(kbuf[i]);
+			continue;
+		}
+		if (ks->kcomm && i == ks->kcomm - 1u && ks->skey >= 0) {
+			/* execname: 16 bytes in two words (CWKEY) */
+			char comm[UBPF_KCOMM + 1];
+
+			memcpy(comm, &key->k[i], 8);
+			memcpy(comm + 8, &key->k[ks->skey], 8);
+			comm[UBPF_KCOMM] = '\0';
+			max = k->prog->strsize < sizeof(kbuf[i])
+				      ? k->prog->strsize
+				      : sizeof(kbuf[i]);
+			snprintf(kbuf[i], max, "%s", comm);
+			keys[i] = d_dv_tstr(kbuf[i]);
+			continue;
+		}
+		if (ks->kid[i] < 0) {
+			keys[i] = d_dv_int(key->k[i], ks->ksz[i], ks->ksg[i]);
+			continue;
+		}
+		pr = probe_of(ctx, (unsigned)key->k[i]);
+		if (pr)
+			s = ks->kid[i] == B_PROBEPROV	? pr->prov
+			    : ks->kid[i] == B_PROBEMOD	? pr->mod
+			    : ks->kid[i] == B_PROBEFUNC ? pr->func
+							: pr->name;
+		/* as d_agg_update(): a key is at most strsize - 1 bytes */
+		max = k->prog->strsize < sizeof(kbuf[i]) ? k->prog->strsize
+							 : sizeof(kbuf[i]);
+		snprintf(kbuf[i], max, "%s", s ? s : "");
+		keys[i] = d_dv_str(kbuf[i]);
+	}
+	for (i = 0; i < ncpus; i++) {
+		sa = (int64_t)((uint64_t)sa + (uint64_t)vals[i].a);
+		sb = (int64_t)((uint64_t)sb + (uint64_t)vals[i].b);
+	}
+	d = d_agg_entry(a, keys, ks->st->nkeys)->data;
+	switch (a->fn) {
+	case AG_COUNT:
+	case AG_SUM:
+		d[0] = (int64_t)((uint64_t)d[0] + (uint64_t)sa);
+		break;
+	case AG_AVG:
+		d[0] = (int64_t)((uint64_t)d[0] + (uint64_t)sa);
+		d[1] = (int64_t)((uint64_t)d[1] + (uint64_t)sb);
+		break;
+	case AG_MIN:
+	case AG_MAX:
+		/* b 2: claimed by a hit still writing a (cgen_agg.c's
+		 * minmax()) */
+		for (i = 0; i < ncpus; i++)
+			if (vals[i].b == 1 &&
+			    (a->fn == AG_MIN ? vals[i].a < d[0]
+					     : vals[i].a > d[0]))
+				d[0] = vals[i].a;
+		break;
+	case AG_QUANTIZE:
+		if (key->bucket < QZ_NBUCKETS)
+			d[key->bucket] += sa;
+		break;
+	case AG_LQUANTIZE:
+		if (key->bucket <= a->lq_levels + 1u)
+			d[key->bucket] += sa;
+		break;
+	case AG_LLQUANTIZE:
+		if (key->bucket < a->llq_nbuckets)
+			d[key->bucket] += sa;
+		break;
+	case AG_STDDEV:
+		if (key->bucket == 0) { /* hits, sum: as avg() */
+			d[0] = (int64_t)((uint64_t)d[0] + (uint64_t)sa);
+			d[1] = (int64_t)((uint64_t)d[1] + (uint64_t)sb);
+		} else if (key->bucket == 1) { /* squares: 128 bits */
+			unsigned __int128 acc =
+				((unsigned __int128)(uint64_t)d[3] << 64) |
+				(uint64_t)d[2];
+
+			for (i = 0; i < ncpus; i++)
+				acc += ((unsigned __int128)(uint64_t)vals[i].b
+					<< 64) |
+				       (uint64_t)vals[i].a;
+			d[2] = (int64_t)(uint64_t)acc;
+			d[3] = (int64_t)(uint64_t)(acc >> 64);
+		}
+		break;
+	}
+}

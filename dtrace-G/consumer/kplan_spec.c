@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kplan_spec.c - clauses with speculation(), speculate(), commit() or
+ * discard(): which speculating clauses have their values (and
+ * predicate) computed at the probe (d_kplan_sout(), d_kplan_spred(),
+ * kp_sout_here(); kplan_vars.c's sout_ok() and spred_ok()), why another
+ * is not (d_kplan_spec_why()), and which read the process late
+ * (d_kplan_specs_late()).
+ *
+ * Speculations.  speculation(), speculate(), commit() and discard()
+ * are user space's (../d/spec.c keeps the buffers; kp_stmt_ok() takes
+ * none of them, kp_ty() no speculation()), so a clause with one runs
+ * from the hit's record, and kp_vars_decide() gives user space every
+ * variable it touches (the ID's self->s; a sout clause's values',
+ * below, stay the kernel's) and every clause touching those.  The
+ * program's other clauses still run in the kernel
+ * (kplan.c's stmts_stop() lets the three statements through): a speculation
+ * reads no aggregation and stops nothing, and what it moves is output
+ * only -- a clause's record into a buffer, a buffer's into the output
+ * at the commit() -- which user space makes from the records in time
+ * order, clause by clause, as it prints the kernel's printf() values
+ * (records.c, cgen_out.c): the same order with or without the kernel.
+ * -v says how many such clauses there are (bpf_agg.c).
+ *
+ * What user space cannot do is read the process at the hit.  So a
+ * speculating clause of the common shape, speculate(E) and then
+ * printf() and trace() only (kplan_vars.c's sout_ok(), k->sout), has
+ * its values computed in the generated program, at the probe, as a
+ * kernel clause's printf() has (kplan_out.c: OUT, OSTR, OVSTR into the
+ * record's out area, then ODONE; kplan_emit.c emits no predicate for
+ * it, d_kplan_sout_emit()), while user space runs the rest from the
+ * record in time order as before: its predicate, then speculate(E),
+ * then the printf() and trace() from the area's values
+ * (d_kplan_out_run(), ../d/stmt.c's d_run_spec()).  Why that is exact:
+ *  - The buffers, IDs, drops and the order of the output are user
+ *    space's, made from the records in time order, as above: nothing
+ *    of them moved.
+ *  - The values are the kernel's, computed at the clause's place among
+ *    the probe's kernel clauses: every variable they read is the
+ *    kernel's (kp_out_ok() takes no other), and those only kernel
+ *    clauses write, in program order, so each has the value the
+ *    clause would have read at the hit; they store nothing and cannot
+ *    fault but by a copy, which the area records.
+ *  - The kernel computes them whether or not the predicate holds
+ *    (nothing it does is seen but through the area): E is user
+ *    space's and so is the predicate, but for the case below; they
+ *    read no variable the kernel keeps (kp_vars_decide() takes theirs
+ *    away from it, as a user space clause's), store nothing and read
+ *    no memory by an address (kp_sout_here()), so they give what they
+ *    gave at the hit.  A copy
+ *    that faulted at the hit faults where the clause reads it: after
+ *    the predicate held and speculate() ran (an ID past nspec faults
+ *    first), at its argument's action number, and not at all when the
+ *    predicate failed (tests/run-cgen-spec.sh's flt.d).  As at the
+ *    hit in DTrace, a string not in memory then (a path in a
+ *    library's read-only data at its first openat(), no page yet) is
+ *    such a fault, where the user space path read it when dtrace ran
+ *    the record.
+ *  - A hit whose record comes unflagged (a process not armed, a fault
+ *    that ends the plan) runs every clause in user space, as for any
+ *    kernel clause; one keeping self-> variables puts the program in
+ *    fault mode (kp_vars_decide()'s tls) as a kernel clause does, and
+ *    where the values do not fit a probe's plan the event is refused
+ *    (UBPF_KTLS_UNFIT, bpf_agg.c's plan_of()): the walk of the area
+ *    would not know.  No sout clause where a horizon may send a hit's
+ *    clauses to user space.
+ *  - Where: every probe the clause may fire at runs a generated
+ *    program whose record can carry the area (kplan_out.c's
+ *    kp_sout_where(): bpf_agg.c's traced_clause(), k->traced).  A
+ *    uprobe site's (USDT, pid) puts it after the uid and gid; a kernel
+ *    probe's own program (syscall, on the call's tracepoint or the raw
+ *    ones, shared or not; profile-N; proc: cgen_kprov.c) after its
+ *    kctx, arguments and vtimestamp, where kprov.c's kprov_hit() reads
+ *    it (they are the same clauses: the plan, its ODONE bits and
+ *    dtrace's walk of them, cgen_out.c's cg_out_run(), know no
+ *    provider).  A program the raw tracepoints' calls share (cgen.c's
+ *    kp_ident()) is exact too: programs are shared only where their
+ *    instructions, so their plans, are the same, and dtrace walks the
+ *    area by the probe the record names.  tick-N fires in dtrace with
+ *    no program (kprov_tick_clause()), BEGIN, END and ERROR too: a
+ *    clause that may fire there stays on the user space path, where
+ *    those run exactly (nothing to read at a hit).  An ordinary
+ *    printf() clause the kernel runs has the same area at the same
+ *    probes (kplan_out.c's kp_out_ok()).
+ * A predicate that is an integer the kernel computes and that cannot
+ * fault (kplan_vars.c's spred_ok(): kp_ty(), no copy, no string, no
+ * division but by a constant other than 0, nothing stored), the
+ * kernel computes too (k->spred): its value, an OUT, is the area's
+ * first 8 bytes, before the clause's values, and user space tests
+ * its truth (d_kplan_out_run(), d_run_spec()'s truth) rather than the
+ * predicate.  Its variables then stay the kernel's (kp_vars_decide()
+ * marks E's only for user space), so `/self->ts/` or `/self->j == 2/`
+ * of a variable a kernel clause stores keeps that clause in the
+ * kernel: before, the predicate took the variable to user space, and
+ * with it the clause storing it, every clause touching those, and so
+ * often the speculating clause's own values (copyinstr(self->p) of
+ * an address a clause tied so kept: read late; tests/run-cgen-spec.sh's
+ * late2.d).  Exact as the values are: computed at the clause's place
+ * among the probe's kernel clauses, it reads what the interpreter
+ * would have read at the hit, and, storing nothing and unable to
+ * fault, it changes nothing by being computed on every hit.  E stays
+ * user space's: it reads an ID speculation() returned, which only
+ * user space has.
+ * -v says how many speculating clauses print so, how many of them
+ * have their predicate computed so, why each other clause with
+ * speculate() is not one of them (d_kplan_spec_why(): a store, a
+ * statement before speculate() or other than printf() and trace()
+ * after it, a predicate or E reading memory by an address, a value
+ * the kernel does not compute, a strsize that may change:
+ * kp_sout_where()), and how many still read late: a
+ * speculated clause on the user space path reads the process when
+ * dtrace runs its record, not at the hit
+ * (copyinstr(self->p) of an address kept at an earlier probe may find
+ * new bytes, or a thread gone, where DTrace reads at the probe; the
+ * strings of the probe's own arguments the record carries), and -v
+ * says how many of them read so, and how many of the clauses tied to
+ * them by a self-> or this-> variable that runs in user space with them
+ * (kp_vars_decide(); bpf_agg.c counts only those the plan left out of
+ * the kernel; tied.d) (d_kplan_specs_late(): copyinto(), or
+ * copyin() or copyinstr() of other than an argument, member access
+ * and * through a pointer reading copyin()'s bytes, in a clause that
+ * is not a sout one: one whose predicate or E reads so, or whose
+ * values the kernel cannot compute; tests/run-cgen-spec.sh's latep.d).
+ *
+ * What is left (not done here): the buffers themselves in the kernel,
+ * which would let the speculated records stay in the kernel until the
+ * commit() and spare user space the run of the predicate: an
+ * nspec-slot array, a word per slot of generation, count and active
+ * bit, allocated by compare-and-swap, counted by fetch-and-add at
+ * speculate(), closed by exchange at commit() and discard(), the
+ * records tagged with {ID, generation, sequence} and the commit's
+ * record carrying the count, so user space holds a generation's
+ * records until it has them all, from any CPU, and an ID past nspec
+ * made a fault at the hit.  What the records' time order then asks of
+ * user space: a commit() whose count says n records and which has
+ * fewer must print them right after its own, before any later hit's
+ * output, yet a counted record may sort after it in the same read (its
+ * hit stamped after the commit's, its fetch-and-add before the
+ * commit's exchange) or not be in the ring yet (its hit still
+ * running): the first needs a look ahead in the sorted read, the
+ * second a barrier (bpf_kagg_barrier(), as a folding tick's) and one
+ * more read of the ring whose other records wait for their turn;
+ * specsize drops are decided in sequence order, over the records
+ * counted so far, and discard() counts them too.  Its gain over the
+ * sout clauses is cost only (no record for a speculating clause whose
+ * predicate fails, no predicate run in dtrace); what is printed is the
+ * same.  Also left, user space's with -v saying why
+ * (d_kplan_spec_why()): a speculating clause with a store (DTrace
+ * allows stores there: only aggregations, destructive actions and
+ * exit() may not follow speculate(), which ../d refuses too; the
+ * kernel would have to make the store only where the predicate holds
+ * and speculate()'s ID is not past nspec, which it cannot know before
+ * dtrace runs the record: the ID is user space's); a predicate or E
+ * that reads memory by an address or compares strings
+ * (copyinstr(self->p) != "": a compare's fault sites are the hit's,
+ * while this fault must be reported only where dtrace runs the
+ * record, at action 0; latep.d); a predicate reading a variable user
+ * space keeps (speculation()'s ID: then the whole predicate is user
+ * space's, and the kernel variables it reads go there too); and E
+ * reading a variable the kernel keeps (E is user space's: its
+ * variables go there).  Where these read the process late, -v says
+ * so (above).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../d/d_impl.h"
+#include "kplan.h"
+#include "kplan_impl.h"
+#include "text.h"
+
+/* Does n call speculation()? */
+static bool node_spec(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->op == N_FUNC && d_funcs[n->sub].id == F_SPECULATION)
+		return true;
+	if (node_spec(n->a) || node_spec(n->b) || node_spec(n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (node_spec(n->args[i]))
+			return true;
+	return false;
+}
+
+/* speculation(), speculate(), commit() or discard() in v[0..n) */
+static bool stmts_spec(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct stmt *st = &v[i];
+
+		if (st->kind == S_SPECULATE || st->kind == S_COMMIT ||
+		    st->kind == S_DISCARD || node_spec(st->e))
+			return true;
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (node_spec(st->args[j]))
+				return true;
+		for (unsigned j = 0; j < st->nkeys; j++)
+			if (node_spec(st->keys[j]))
+				return true;
+		if (st->kind == S_IF && (stmts_spec(st->body, st->nbody) ||
+					 stmts_spec(st->els, st->nels)))
+			return true;
+	}
+	return false;
+}
+
+bool d_kplan_specs(const struct d_prog *p, unsigned clause)
+{
+	const struct clause *c;
+
+	if (clause >= p->nclauses)
+		return false;
+	c = &p->clauses[clause];
+	return node_spec(c->pred) || stmts_spec(c->stmts, c->nstmts);
+}
+
+/*
+ * Does n read the traced process's memory by an address when it is
+ * evaluated: copyinto(), copyin() of anything but argN (whose bytes
+ * the record may carry: bpf.c's ev_mem(), mem.c's d_copyin()), or
+ * copyinstr() of anything but an argument (arg0..arg11, args[N]),
+ * whose string the record carries (run.c's d_arg_str())?  Member
+ * access and * through a pointer read copyin()'s bytes (mem.c), so
+ * copyin() covers them.
+ */
+static bool node_late(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->op == N_FUNC) {
+		int id = d_funcs[n->sub].id;
+
+		if (id == F_COPYINTO ||
+		    (id == F_COPYIN && n->nargs && n->args[0]->op != N_ARGN))
+			return true;
+		if (id == F_COPYINSTR && n->nargs && n->args[0]->op != N_ARGN &&
+		    n->args[0]->op != N_ARGS)
+			return true;
+	}
+	if (node_late(n->a) || node_late(n->b) || node_late(n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (node_late(n->args[i]))
+			return true;
+	return false;
+}
+
+static bool stmts_late(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct stmt *st = &v[i];
+
+		if (node_late(st->e))
+			return true;
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (node_late(st->args[j]))
+				return true;
+		for (unsigned j = 0; j < st->nkeys; j++)
+			if (node_late(st->keys[j]))
+				return true;
+		if (st->kind == S_IF && (stmts_late(st->body, st->nbody) ||
+					 stmts_late(st->els, st->nels)))
+			return true;
+	}
+	return false;
+}
+
+bool kp_late(const struct clause *c)
+{
+	return node_late(c->pred) || stmts_late(c->stmts, c->nstmts);
+}
+
+/*
+ * Which clauses are tied to one with speculations: does a clause touch
+ * a self-> or this-> variable one of them touches, or one a clause so
+ * tied touches?  kp_vars_decide() gives user space every variable a
+ * clause it runs touches and every clause touching those, so such a
+ * clause runs from the records too.  dtrace:::BEGIN and END clauses
+ * are dtrace's own (kp_vars_decide() leaves their variables alone).
+ * A sout clause's value variables stay the kernel's, so a clause tied
+ * through one of them may run in the kernel: the caller asks the plan
+ * (bpf_agg.c's d_kplan_clause()).  The closure is over the whole
+ * program, so it is computed once, into tied[] (p->nclauses), at
+ * d_kplan_specs_late()'s first ask, not once a clause.
+ */
+static void specs_tied(const struct d_prog *p, bool *tied)
+{
+	bool *vars, *mark, changed = false;
+	size_t nv = p->nvars ? p->nvars : 1;
+
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		tied[ci] = d_kplan_specs(p, ci) &&
+			   !kp_dtrace_only(&p->clauses[ci]);
+		changed |= tied[ci];
+	}
+	/* no speculating clause: none is tied (the walk below would
+	 * find none) */
+	if (!changed)
+		return;
+	vars = xcalloc(nv, sizeof(*vars));
+	mark = xcalloc(nv, sizeof(*mark));
+	while (changed) {
+		changed = false;
+		for (unsigned ci = 0; ci < p->nclauses; ci++) {
+			bool shares = false;
+
+			if (kp_dtrace_only(&p->clauses[ci]))
+				continue;
+			kp_clause_vars(p, &p->clauses[ci], mark);
+			for (unsigned v = 0; v < p->nvars; v++)
+				mark[v] = mark[v] &&
+					  p->vars[v].scope != SC_GLOBAL &&
+					  p->vars[v].scope != SC_ASSOC;
+			for (unsigned v = 0; v < p->nvars; v++)
+				shares |= mark[v] && vars[v];
+			if (!tied[ci] && !shares)
+				continue;
+			changed |= !tied[ci];
+			tied[ci] = true;
+			for (unsigned v = 0; v < p->nvars; v++) {
+				changed |= mark[v] && !vars[v];
+				vars[v] |= mark[v];
+			}
+		}
+	}
+	free(vars);
+	free(mark);
+}
+
+/* Does n store anything (=, the compound ones, ++, --)? */
+static bool node_stores(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->op == N_ASSIGN || n->op == N_INCDEC)
+		return true;
+	if (node_stores(n->a) || node_stores(n->b) || node_stores(n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (node_stores(n->args[i]))
+			return true;
+	return false;
+}
+
+bool kp_sout_here(const struct node *n)
+{
+	return !node_spec(n) && !node_late(n) && !node_stores(n);
+}
+
+bool d_kplan_sout(const struct d_kplan *k, unsigned clause)
+{
+	return k && k->sout && clause < k->prog->nclauses && k->sout[clause];
+}
+
+bool d_kplan_spred(const struct d_kplan *k, unsigned clause)
+{
+	return d_kplan_sout(k, clause) && k->spred && k->spred[clause];
+}
+
+/* Does v[0..n) hold a statement that stores (outside its keys)? */
+static bool stmts_store(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (node_stores(v[i].e) || stmts_store(v[i].body, v[i].nbody) ||
+		    stmts_store(v[i].els, v[i].nels))
+			return true;
+		for (unsigned j = 0; j < v[i].nargs; j++)
+			if (node_stores(v[i].args[j]))
+				return true;
+	}
+	return false;
+}
+
+const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause)
+{
+	const struct clause *c;
+	const struct node *e;
+	bool spec = false, first;
+
+	if (!k || clause >= k->prog->nclauses || d_kplan_sout(k, clause) ||
+	    d_kplan_clause(k, clause))
+		return NULL;
+	c = &k->prog->clauses[clause];
+	for (unsigned i = 0; i < c->nstmts; i++)
+		spec |= c->stmts[i].kind == S_SPECULATE;
+	if (!spec || kp_dtrace_only(c))
+		return NULL; /* commit(), discard(), speculation(): dtrace's */
+	first = c->stmts[0].kind == S_SPECULATE;
+	e = first ? c->stmts[0].e : NULL;
+	if (!k->vars)
+		return "no variable is the kernel's in this plan";
+	if (stmts_store(c->stmts, c->nstmts) || node_stores(c->pred))
+		return "it stores a variable (a store the kernel would have "
+		       "to make only where the predicate holds and "
+		       "speculate() does not fault)";
+	if (!first)
+		return "a statement before speculate()";
+	if (node_spec(c->pred) || node_spec(e))
+		return "its predicate or speculate()'s argument calls "
+		       "speculation()";
+	if (node_late(c->pred) || node_late(e))
+		return "its predicate or speculate()'s argument reads the "
+		       "process's memory by an address";
+	for (unsigned i = 1; i < c->nstmts; i++)
+		if (c->stmts[i].kind != S_PRINTF && c->stmts[i].kind != S_TRACE)
+			return "a statement other than printf() and trace() "
+			       "after speculate()";
+	if (k->user && k->user[clause])
+		return "it fires in user space (dtrace:::ERROR)";
+	if (k->horizon)
+		return "a hit may go to user space past the horizon";
+	if (kp_sout_where(k, clause))
+		return kp_sout_where(k, clause);
+	return "a printf() or trace() value the kernel does not compute "
+	       "(a string it does not copy, a variable user space keeps, "
+	       "more than the out area holds)";
+}
+
+bool d_kplan_late(const struct d_prog *p, unsigned clause)
+{
+	const struct clause *c;
+
+	if (clause >= p->nclauses)
+		return false;
+	c = &p->clauses[clause];
+	return node_late(c->pred) || stmts_late(c->stmts, c->nstmts);
+}
+
+bool d_kplan_specs_late(struct d_kplan *k, unsigned clause)
+{
+	const struct d_prog *p = k->prog;
+	const struct clause *c;
+
+	if (clause >= p->nclauses)
+		return false;
+	c = &p->clauses[clause];
+	/* the walk first: specs_tied() is the closure over the program,
+	 * made at the first clause that reads late and kept in the plan */
+	if (!node_late(c->pred) && !stmts_late(c->stmts, c->nstmts))
+		return false;
+	if (d_kplan_specs(p, clause))
+		return true;
+	if (!k->tied) {
+		k->tied = xcalloc(p->nclauses, sizeof(*k->tied));
+		specs_tied(p, k->tied);
+	}
+	return k->tied[clause];
+}

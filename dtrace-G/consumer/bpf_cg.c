@@ -202,13 +202,21 @@ void cg_try(struct consumer *c)
 		memset(m->sess1, 0, sizeof(m->sess1));
 	if (psargs_wanted(c) && psargs_offs(m->psargs1) < 0)
 		memset(m->psargs1, 0, sizeof(m->psargs1));
+	/* copies read through copyin()'s pointers (kplan_mem.c) */
+	m->cpyroom = d_kplan_mem_any(c->prog);
 	inbuf = cg_strs(c) || m->ustk_room || ppid_wanted(c) ||
 		ecred_wanted(c) || sess_wanted(c) || psargs_wanted(c) ||
-		d_kplan_out_any(c->prog); /* cgen_out.c */
-	/* ... and its owner word last (cgen.c's own_need()) */
-	m->buf = inbuf ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "cgbuf", 4,
-					UBPF_CGOWN(m->ustk_room) + 8, 1, NULL)
+		d_kplan_out_any(c->prog) /* cgen_out.c */ || m->cpyroom;
+	/* ... and its owner word (cgen.c's own_need()), then the copy
+	 * room where there is one (8 bytes of slack after it) */
+	m->buf = inbuf ? bpf_map_create(
+				 BPF_MAP_TYPE_PERCPU_ARRAY, "cgbuf", 4,
+				 UBPF_CGOWN(m->ustk_room) + 8 +
+					 (m->cpyroom ? UBPF_KCPYROOM + 8 : 0),
+				 1, NULL)
 		       : -1;
+	if (m->buf < 0)
+		m->cpyroom = false;
 	m->vtimes = m->vtlink = -1;
 	/* the stack walked in the kernel, before the copy (ustack_walk.c) */
 	if (m->ustk_room && m->buf >= 0 && m->rb >= 0 && m->drops >= 0 &&

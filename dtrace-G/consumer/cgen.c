@@ -87,7 +87,9 @@
  *     path takes its owner word (UBPF_CGOWN(), past all a record and
  *     its stack use) where it first needs cgbuf (own_need(): a cmpxchg
  *     of 0 to 1, its address kept at S_OWN): seq_read()'s copies, the
- *     plan's S_SBUF, the out area's start (cgen_out_need()), the
+ *     plan's S_SBUF (mem_read()'s copies too, in the copy room past
+ *     the owner word, which it covers), the out area's start
+ *     (cgen_out_need()), the
  *     winner's record before its exit() swap (act_test()) and the
  *     record built there; where every path holds it already
  *     (e->owned), a load of S_OWN, where some may (e->ownmay), that
@@ -1424,7 +1426,12 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		 const struct ubpf_kplan *pl, bool own, const struct late *lt,
 		 size_t *rec0, struct bpf_insn **out, size_t *n)
 {
-	struct em e = {.kkeys = m->kkeys};
+	struct em e = {
+		.kkeys = m->kkeys,
+		/* MLD's copies: past cgbuf's owner word (mem_read()) */
+		.cpyoff = m->cpyroom ? (uint16_t)(UBPF_CGOWN(m->ustk_room) + 8)
+				     : 0,
+	};
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
 	/* the arguments follow the header (a kernel probe's: its kctx) */
 	unsigned hdr = (unsigned)sizeof(struct ubpf_rec) +

@@ -76,8 +76,17 @@ struct em {
 	bool skarg[UBPF_KSTRARGS]; /* ... SKEY's: at most UBPF_KSKEY bytes */
 	bool vbuf; /* S_SBUF holds cgbuf for VKEY, VVCMP (cgen_plan()) */
 	unsigned nsarg;
-	size_t fj[UBPF_KSTRARGS * 2 + 1];
+	size_t fj[UBPF_KSTRARGS * 2 + 3]; /* and mem_read()'s two */
 	unsigned nfj;
+	/* MLD's copies (cgen_mem.c's mem_read()): cgbuf's copy room's
+	 * offset (0: the map has none, bpf_cg.c), and each copy of the
+	 * plan, {argument, bytes, its offset in the room} */
+	uint16_t cpyoff;
+	unsigned ncpy;
+	struct {
+		uint8_t arg;
+		uint16_t size, at;
+	} cpy[UBPF_KCPYSITES];
 	/* the horizon's (cgen.c): a hit stamped past it, to the same */
 	size_t hzj[2];
 	unsigned nhzj;
@@ -389,6 +398,12 @@ void pop(struct em *e, unsigned *sp, uint8_t r);
 /* cgen_agg.c: AGG o: its bucket, its kflat slot or kaggs entry, the
  * update */
 void agg(struct em *e, const struct ubpf_kop *o, const int *fds);
+
+/* cgen_mem.c: MLD's copies read before the plan's first clause, and an
+ * MLD's load into r1 */
+void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
+	      unsigned nargs);
+void mld(struct em *e, const struct ubpf_kop *o);
 
 /* cgen_sarg.c: whether the plan has fault sites (SEQ's, kplan.c's) */
 bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl);

@@ -62,7 +62,13 @@
  *     statement after it that a fault must skip).  The string
  *     variables' compares, lengths and keys (VSEQ, VVEQ, VACMP, VVCMP,
  *     VSLEN, VKEY) and execname's and literals' (CKEY, LKEY, MKEY,
- *     SMKEY, CWKEY, CCMP, CVCMP, CACMP, CLEN) are cgen_svar.c's.
+ *     SMKEY, CWKEY, CCMP, CVCMP, CACMP, CLEN) are cgen_svar.c's.  MLD
+ *     reads an integer member or *p of a copy of copyin(argN, C)
+ *     (kplan_mem.c): cgen_mem.c's mem_read() reads each copy the
+ *     plan's MLDs name into cgbuf's copy room before the first clause,
+ *     one that faults ending the plan as seq_read()'s strings do (the
+ *     unflagged record: user space runs every clause, its faults
+ *     run.c's), and mld() loads the bytes at a constant offset there.
  *
  * Where each part lives: this file, the walk over the plan
  * (cgen_plan()), the stack machine's stack (pop(), push()), the
@@ -71,7 +77,8 @@
  * (kchain()); cgen_agg.c, AGG (agg()); cgen_sarg.c, the argument
  * strings (seq_read(), seq(), skey()); cgen_svar.c, string variables,
  * execname and literals (vseq(), vveq(), vacmp(), ckey(), ccmp()...);
- * cgen_out.c, printf()'s and trace()'s values.  They share
+ * cgen_mem.c, the copies MLD reads (mem_read(), mld()); cgen_out.c,
+ * printf()'s and trace()'s values.  They share
  * cgen_impl.h.
  */
 #include "config.h"
@@ -645,6 +652,8 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		stx(e, BPF_DW, 10, S_SBUF, 0);
 		e->vbuf = true;
 	}
+	/* the copies MLD reads, before the first clause */
+	mem_read(e, pl, fds[5], nargs);
 	/* this-> variables start at 0 in each firing */
 	if (cgen_plan_has(pl, UBPF_K_VLD, UBPF_KV_THIS) ||
 	    cgen_plan_has(pl, UBPF_K_VST, UBPF_KV_THIS))
@@ -758,6 +767,12 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_CLEN:
 			clen(e);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_MLD: /* a read from a copy (mem_read()) */
+			if (o->flags & UBPF_KF_MCOPY) /* the copy alone */
+				continue;
+			mld(e, o);
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_SKEY:

@@ -900,6 +900,9 @@ struct cgen_maps {
 	uint32_t lpid; /* ... and its process (ev1 only), or 0 */
 	const struct cgen_kpro *kp; /* a kernel probe's program, or NULL */
 	bool ustk_room;		    /* cgbuf holds a user stack's copy */
+	/* ... and past its owner word the copy room (UBPF_KCPYROOM + 8
+	 * bytes: kplan_mem.c, cgen_mem.c's mem_read()) */
+	bool cpyroom;
 	/* the unwinder's prog arrays (ustack_walk.c): perf event's,
 	 * uprobe_multi's, fd + 1; 0: none, the stack copied */
 	uint32_t uwalk1, uwalkm1;

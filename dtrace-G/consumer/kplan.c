@@ -432,6 +432,9 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		*sz = d_funcs[n->sub].sz; /* size_t, as func.c has it */
 		*sg = d_funcs[n->sub].sg;
 		return true;
+	case N_DEREF: /* read from a copy (kplan_mem.c) */
+	case N_MEMBER:
+		return kp_mem_ty(k, n, sz, sg);
 	case N_TERN:
 		if (!kp_ty_at(k, pr, n->a, &az, &ag) ||
 		    !kp_ty_at(k, pr, n->b, &bz, &bg) ||
@@ -680,6 +683,8 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		ks->agg = ~0u;
 		if (k->vst[v] == KV_SARG) /* sarg_var() saw it */
 			return true;
+		if (k->vst[v] == KV_PLACE) /* a place: kplan_mem.c */
+			return kp_place_store(k, st);
 		if (k->vst[v] == KV_STR) /* kplan_out.c's kp_sstr_ok() */
 			return false;
 		return var_ty(k, (unsigned)v, &sz, &sg) &&

@@ -304,6 +304,9 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 		    const uint8_t *data, size_t len, const struct d_fire *f,
 		    FILE *out, FILE *err);
 bool d_kplan_out_any(const struct d_prog *p);
+/* A clause calls copyin(): cgbuf has the copy room the kernel's reads
+ * through copyin()'s pointers use (kplan_mem.c) */
+bool d_kplan_mem_any(const struct d_prog *p);
 /* ... a clause that may fire at a kernel provider's probe (syscall,
  * profile, tick, proc), uses no speculation, is user space's and reads
  * the process's memory by an address: why its values are not computed

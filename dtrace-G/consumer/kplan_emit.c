@@ -366,6 +366,24 @@ static void emit(struct em *m, const struct node *n)
 		return;
 	}
 	switch (n->op) {
+	case N_DEREF: /* a read from a copy (kplan_mem.c), its type's */
+	case N_MEMBER: {
+		struct kp_place pl;
+
+		if (!kp_mem_load(m->k, n, &pl)) {
+			m->full = true;
+			return;
+		}
+		o = put(m, UBPF_K_MLD, 0, 1);
+		o->n = pl.arg;
+		o->imm = pl.size;
+		o->agg = (uint16_t)pl.off;
+		o->sz = n->sz;
+		o->sg = n->sg;
+		o->levels = n->op == N_MEMBER ? n->bits : 0;
+		o->step = n->op == N_MEMBER && n->bits ? n->shift : 0;
+		return;
+	}
 	case N_INT:
 		o = put(m, UBPF_K_CONST, 0, 1);
 		o->imm = n->ival;
@@ -998,6 +1016,22 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			ks->sstr ? 1 : 0, 0);
 		var_op(m, o, (unsigned)st->e->a->sub);
 		m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, NULL);
+		return;
+	}
+	if (ks->assign && !ks->cond && kp_place_store(k, st)) {
+		/* a place: its reads read the copy; the copy itself is
+		 * read, as run.c makes it (kplan_mem.c) */
+		struct kp_place pp;
+
+		if (!kp_mem_place(k, st->e->b, &pp)) {
+			m->full = true;
+			return;
+		}
+		o = put(m, UBPF_K_MLD, 0, 0);
+		o->flags = UBPF_KF_MCOPY;
+		o->n = pp.arg;
+		o->imm = pp.size;
+		o->sz = 1;
 		return;
 	}
 	if (ks->assign && k->vst[st->e->a->sub] == KV_SARG) {

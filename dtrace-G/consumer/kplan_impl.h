@@ -67,6 +67,9 @@ enum {
 	KSX_SMIX /* SMKEY, in kaggs_s (not kaggs_v): kp_smix_key() */
 };
 
+/* reads of this-> place variables (KV_PLACE, kplan_mem.c) a program may
+ * have, at most */
+#define KP_PRDS 32
 /* The element reads of thread-local arrays typed apart at once (as the
  * at most 4 variables clause_typed() tries set and unset) */
 #define KP_ELEMS 8
@@ -172,6 +175,15 @@ struct d_kplan {
 	/* str_pair_keys() takes args[N] bare as a string key (off while
 	 * kplan.c's bare_alts() makes the layouts without) */
 	bool bare;
+	/* kplan_mem.c: no member read through a copy (the kernel keeps
+	 * self-> variables, so a copy's fault cannot send the hit to user
+	 * space); the reads of KV_PLACE variables, each with the value its
+	 * clause's store gave it */
+	bool nomem;
+	unsigned nprd;
+	struct kprd {
+		const struct node *rd, *val;
+	} prd[KP_PRDS];
 };
 /* kplan.c: statement i of clause's, or its layout with args[N] keys
  * integers where probe declares one of its bare args[N] string keys
@@ -187,7 +199,7 @@ struct kstmt *kp_stmt_at(const struct d_kplan *k, unsigned clause,
  * wherever it is stored and only printed or, a self-> one, compared
  * with a literal (KV_STR, kplan_vars.c's str_var()).
  */
-enum { KV_NO, KV_CAND, KV_KERN, KV_SARG, KV_STR };
+enum { KV_NO, KV_CAND, KV_KERN, KV_SARG, KV_STR, KV_PLACE };
 /* kplan_spec.c: may n be read in user space beside a speculating clause's
  * values computed at the hit: no speculation(), no store, no read of
  * the process by an address (d_kplan_specs_late()'s)? */
@@ -296,6 +308,33 @@ int kp_vin_why(const struct d_kplan *k, unsigned ci, unsigned v);
 bool kp_pred_emit(const struct d_kplan *k, const struct node *n,
 		  const struct stmt *st, const struct d_probe *probe,
 		  struct ubpf_kplan *pl);
+
+/* kplan_mem.c: copyin(argN, C)'s copy, read before the plan's first
+ * clause: N, C, and a place's offset into it */
+struct kp_place {
+	uint8_t arg;
+	uint32_t size;
+	int64_t off;
+};
+/* ... n is a place (a pointer into such a copy, or a struct there) */
+bool kp_mem_place(const struct d_kplan *k, const struct node *n,
+		  struct kp_place *pl);
+/* ... n is a member or *p read from a copy: its place, type, bits */
+bool kp_mem_load(const struct d_kplan *k, const struct node *n,
+		 struct kp_place *pl);
+/* ... kp_ty_at()'s: n is such a read (its type) */
+bool kp_mem_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
+	       uint8_t *sg);
+/* ... this-> variable v is a place (KV_PLACE): its reads into k->prd */
+bool kp_place_var(struct d_kplan *k, unsigned v);
+/* ... a store of a KV_PLACE variable (st: this->p = place) */
+bool kp_place_store(const struct d_kplan *k, const struct stmt *st);
+/* ... do clause ci's copies fit cgbuf's copy room? */
+bool kp_clause_room(const struct d_kplan *k, unsigned ci);
+/* ... does clause ci read a copy (an MLD)? */
+bool kp_clause_mem(const struct d_kplan *k, unsigned ci);
+/* ... why variable v, a this-> pointer, is not a place (kplan_why.c) */
+const char *kp_place_why(const struct d_kplan *k, unsigned v);
 
 /* kplan_out.c: statement i of clause ci is a printf() or trace() the
  * kernel computes (ks: assign and out) */

@@ -13,6 +13,10 @@
  * self-> strings stored from copyinstr(), a literal or one another and
  * only printed, compared with a literal, another or execname,
  * measured by strlen() or an aggregation's key (str_var());
+ * this-> pointers into a copy of their clause (KV_PLACE, kplan_mem.c's
+ * kp_place_var()), no copy read at all where the kernel keeps self->
+ * variables (nomem: a copy's fault sends the hit to user space whole,
+ * where those cannot go);
  * and, where the
  * kernel keeps self-> variables beside string comparisons, each
  * comparison numbered as a fault site (fsite_assign()); and the
@@ -572,6 +576,8 @@ bool kp_clause_ok(struct d_kplan *k, unsigned ci)
 	if (kp_out_clause(k, ci) &&
 	    sizeof(struct ubpf_kout) + d_kplan_out_bytes(k, ci) > UBPF_KOUTMAX)
 		return false;
+	if (!kp_clause_room(k, ci)) /* its copies (kplan_mem.c) */
+		return false;
 	k->ok[ci] = true; /* for kp_clause_emit() */
 	if (k->vars && !clause_typed(k, ci)) {
 		k->ok[ci] = false;
@@ -629,7 +635,7 @@ static bool sout_ok(struct d_kplan *k, unsigned ci)
 	    kp_dtrace_only(c) || c->nstmts < 2 ||
 	    k->nst + c->nstmts > UINT16_MAX ||
 	    c->stmts[0].kind != S_SPECULATE || !kp_sout_here(c->pred) ||
-	    !kp_sout_here(c->stmts[0].e))
+	    !kp_sout_here(c->stmts[0].e) || kp_clause_mem(k, ci))
 		return false;
 	k->first[ci] = k->nst;
 	xgrow(&k->st, &k->stcap, (size_t)k->nst + c->nstmts, sizeof(*k->st));
@@ -1505,10 +1511,11 @@ void kp_vars_decide(struct d_kplan *k)
 {
 	struct d_prog *p = k->prog;
 	bool *mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
-	bool changed = true, tls = false, strs = false, vin;
+	bool changed = true, tls = false, strs = false, mems = false, vin;
 	unsigned nthis = 0, ntstr = 0;
 
 	k->nbits = 0;
+	k->nprd = 0;
 	memset(k->tls, 0, p->nclauses * sizeof(*k->tls));
 	memset(k->kv, 0, p->nclauses * sizeof(*k->kv));
 	memset(k->untyped, 0, p->nclauses * sizeof(*k->untyped));
@@ -1532,6 +1539,10 @@ void kp_vars_decide(struct d_kplan *k)
 				k->vslot[v] = (int)nthis++;
 		}
 	}
+	/* this-> pointers into a copy of their clause (kplan_mem.c) */
+	for (unsigned v = 0; v < p->nvars; v++)
+		if (k->vst[v] == KV_NO && kp_place_var(k, v))
+			k->vst[v] = KV_PLACE;
 	/* this-> and self-> strings kept as their bytes (str_var()); a
 	 * this-> one compared or measured only when it is not an
 	 * argument's (the loop below: SEQ compares that in place) */
@@ -1612,9 +1623,11 @@ void kp_vars_decide(struct d_kplan *k)
 				free(vm);
 			}
 			for (unsigned v = 0; v < p->nvars; v++)
-				if (mark[v] && (k->vst[v] == KV_KERN ||
-						k->vst[v] == KV_SARG ||
-						k->vst[v] == KV_STR) &&
+				if (mark[v] &&
+				    (k->vst[v] == KV_KERN ||
+				     k->vst[v] == KV_SARG ||
+				     k->vst[v] == KV_STR ||
+				     k->vst[v] == KV_PLACE) &&
 				    !(vin && vin_var(k, ci, v))) {
 					k->vst[v] = KV_NO;
 					changed = true;
@@ -1647,8 +1660,17 @@ void kp_vars_decide(struct d_kplan *k)
 		tls |= k->tls[ci];
 		if (k->ok[ci]) /* a sout clause's compare in user space */
 			strs |= clause_strs(k, &p->clauses[ci]);
+		if (k->ok[ci])
+			mems |= kp_clause_mem(k, ci);
 	}
 	free(mark);
+	/* a copy's fault sends the hit to user space whole too
+	 * (kplan_mem.c): not where the kernel keeps self-> variables */
+	if (tls && mems && !k->nomem) {
+		k->nomem = true;
+		kp_vars_decide(k);
+		return;
+	}
 	/*
 	 * A string the kernel cannot read (a fault) sends the hit to user
 	 * space whole, unflagged (cgen.c), where a clause keeping self->

@@ -146,6 +146,11 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 			 name);
 		goto out;
 	}
+	if ((var->ptr || var->psou) && !var->sou &&
+	    var->scope == SC_THIS) { /* kplan_mem.c's places */
+		snprintf(buf, len, "%s %s", name, kp_place_why(k, v));
+		goto out;
+	}
 	if (var->ptr || var->psou || var->sou) {
 		snprintf(buf, len,
 			 "%s holds a pointer or a struct: the kernel keeps "
@@ -414,6 +419,19 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 				 : "task_struct keeps signal, signal_struct "
 				   "pids, struct pid numbers or struct upid "
 				   "nr");
+		return;
+	}
+	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_COPYIN &&
+	    k->vars) { /* kplan_mem.c's kp_mem_load() */
+		snprintf(buf, len, "%s",
+			 k->nomem ? "copyin() is not read in the kernel of a "
+				    "program that keeps self-> variables: a "
+				    "copy that cannot be read could not send "
+				    "the hit to user space"
+				  : "copyin() is read in the kernel only as "
+				    "copyin(argN, C), C a constant from 1 to "
+				    "512, its integer members or *p at "
+				    "constant offsets within its C bytes");
 		return;
 	}
 	if (*node_name(k, x, name, sizeof(name))) {
@@ -795,6 +813,13 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
 			 "the kernel's out area holds (%u)",
 			 sizeof(struct ubpf_kout) + d_kplan_out_bytes(k, ci),
 			 (unsigned)UBPF_KOUTMAX);
+		return buf;
+	}
+	if (!kp_clause_room(k, ci)) { /* kplan_mem.c */
+		snprintf(buf, len,
+			 "its copyin()s read in the kernel pass the %u bytes "
+			 "(or %u copies) it has room for",
+			 (unsigned)UBPF_KCPYROOM, (unsigned)UBPF_KCPYSITES);
 		return buf;
 	}
 	snprintf(buf, len,

@@ -279,6 +279,14 @@ enum {
 		       * size_t */
 	UBPF_K_CLEN,  /* push strlen(execname): the bytes before the NUL
 		       * of bpf_get_current_comm()'s 16, as a size_t */
+	UBPF_K_MLD,   /* push the sz-byte integer at byte agg of the copy
+		       * of copyin(argument n, imm) (sg: sign-extended), a
+		       * bit-field's levels bits at shift step of it
+		       * (mem.c's bits_value()); every such copy of the
+		       * plan is read before its first clause runs, into
+		       * cgbuf's copy room (cgen_mem.c's mem_read()), and
+		       * one that faults sends the hit to user space whole
+		       * (kplan_mem.c) */
 };
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key
@@ -293,6 +301,11 @@ enum { UBPF_KV_SELF, UBPF_KV_THIS, UBPF_KV_SELFA };
 #define UBPF_KTHIS 8	    /* this-> variables in the kernel */
 #define UBPF_KTSTR 4	    /* ... this-> strings (SSTR) */
 #define UBPF_KTLS 65536	    /* entries of cgtls */
+/* MLD's copies: the bytes of one (copyin()'s size, at most), of a
+ * plan's all (cgbuf's copy room: each rounded up to 8) */
+#define UBPF_KCPYMAX 512
+#define UBPF_KCPYROOM 2048
+#define UBPF_KCPYSITES 16 /* ... copies of a plan (distinct {N, C}) */
 #define UBPF_KTLS_UNFIT 0x2
 struct ubpf_kvkey {
 	__u32 tid;
@@ -358,6 +371,10 @@ struct ubpf_kop {
 /* OUT: the value stored, not popped (an if's condition, which its PRED
  * then pops: kplan_emit.c's emit_list(); generated programs only, as JMP) */
 #define UBPF_KF_KEEP 0x200
+/* MLD: no load, nothing pushed: only its copy read (a this-> place's
+ * store, whose copy run.c makes, and may fault on, though nothing reads
+ * it: kplan_mem.c) */
+#define UBPF_KF_MCOPY 0x400
 #define UBPF_KCOMM 16	 /* bytes of execname, NUL included */
 
 /*

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cgen_mem.c - MLD, a generated program's reads through copyin()'s
+ * pointers (kplan_mem.c; doc/DESIGN.md's "Pointers and structs in the
+ * generated programs"), as code: cgen_plan.c calls mem_read() before
+ * the plan's first clause and mld() for each MLD.
+ *
+ * The copies.  Each distinct {argument, C} an MLD names (a place's
+ * store's MLD, flagged UBPF_KF_MCOPY, too: it loads nothing) is read
+ * whole by bpf_probe_read_user() into cgbuf's copy room, past its owner
+ * word (e->cpyoff: bpf_cg.c makes the map value UBPF_KCPYROOM + 8
+ * bytes longer where a clause calls copyin()), each at its offset in
+ * the room, C rounded up to 8; cgbuf's address is S_SBUF's (the plan's
+ * own_need() where nothing before took it).  The helper copies all or
+ * nothing, and an address of 0 faults as run.c's d_copyin() does, so a
+ * copy that cannot be read is one run.c faults on: it ends the plan
+ * before anything ran, as seq_read()'s strings do (e->fj: the
+ * unflagged record, whose clauses user space runs from the record
+ * with its own copy, its faults and ERROR's arguments run.c's).  A
+ * plan that keeps self-> variables (pl->tls) cannot send its hit
+ * there: kplan_vars.c's nomem keeps its MLDs out, and one here is
+ * refused (e->bad).  More copies than UBPF_KCPYSITES or than the room
+ * holds, which kplan_mem.c's kp_clause_room() allows a probe's clauses
+ * together, refuse the plan too.
+ *
+ * The loads.  mld() loads the MLD's sz bytes at its offset in its copy
+ * (every offset and size constant: the verifier checks the map value's
+ * bounds once) into r1, zero-extended for push() to narrow to its
+ * type; a bit-field's levels bits at shift step are shifted to the top
+ * and back, arithmetically where it is signed, as mem.c's bits_value().
+ * Neither writes anything but the room, and a load cannot fault.
+ */
+#include "config.h"
+
+#include <linux/bpf.h>
+#include <stdint.h>
+
+#include "bpf/kagg_bpf.h"
+#include "cgen_impl.h"
+
+/*
+ * MLD's copies (kplan_mem.c): each distinct {argument, C} an MLD of
+ * the plan names, read before its first clause into cgbuf's copy room
+ * (e->cpyoff, past the owner word: bpf_cg.c), C rounded up to 8 each;
+ * one that cannot be read (bpf_probe_read_user() copies all or nothing,
+ * an address of 0 included) ends the plan before it did anything, as
+ * seq_read()'s strings do: the unflagged record, whose clauses user
+ * space runs with its own copy.  Not in a plan that keeps self->
+ * variables (kplan_vars.c's nomem saw to it), whose hit cannot go there.
+ */
+void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
+	      unsigned nargs)
+{
+	size_t jf[UBPF_KCPYSITES], jok, jn;
+	unsigned room = 0;
+
+	e->ncpy = 0;
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		const struct ubpf_kop *o = &pl->ops[pc];
+		unsigned j;
+
+		if (o->op != UBPF_K_MLD)
+			continue;
+		if (o->imm < 1 || o->imm > UBPF_KCPYMAX || o->n >= nargs ||
+		    (o->sz != 1 && o->sz != 2 && o->sz != 4 && o->sz != 8) ||
+		    (unsigned)o->agg + o->sz > (uint64_t)o->imm ||
+		    o->step + o->levels > 8u * o->sz) {
+			e->bad = true;
+			return;
+		}
+		for (j = 0; j < e->ncpy; j++)
+			if (e->cpy[j].arg == o->n && e->cpy[j].size == o->imm)
+				break;
+		if (j < e->ncpy)
+			continue;
+		if (e->ncpy >= UBPF_KCPYSITES ||
+		    room + ((unsigned)o->imm + 7u) / 8u * 8u > UBPF_KCPYROOM) {
+			e->bad = true;
+			return;
+		}
+		e->cpy[j].arg = o->n;
+		e->cpy[j].size = (uint16_t)o->imm;
+		e->cpy[j].at = (uint16_t)room;
+		e->ncpy++;
+		room += ((unsigned)o->imm + 7u) / 8u * 8u;
+	}
+	if (!e->ncpy)
+		return;
+	if (!e->cpyoff || buf < 0 || pl->tls ||
+	    e->nfj + 2 > sizeof(e->fj) / sizeof(e->fj[0])) {
+		e->bad = true;
+		return;
+	}
+	if (!e->vbuf) { /* cgbuf's address at S_SBUF */
+		jn = own_need(e, buf);
+		if (jn != SIZE_MAX)
+			e->fj[e->nfj++] = jn;
+		stx(e, BPF_DW, 10, S_SBUF, 0);
+		e->vbuf = true;
+	}
+	for (unsigned j = 0; j < e->ncpy; j++) {
+		ldx(e, BPF_DW, 1, 10, S_SBUF);
+		alu_i(e, BPF_ADD, 1, (int32_t)(e->cpyoff + e->cpy[j].at));
+		alu_i(e, BPF_MOV, 2, e->cpy[j].size);
+		ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->cpy[j].arg));
+		call(e, BPF_FUNC_probe_read_user);
+		jf[j] = jmp_i(e, BPF_JNE, 0, 0);
+	}
+	jok = jmp_i(e, BPF_JA, 0, 0);
+	for (unsigned j = 0; j < e->ncpy; j++)
+		fix(e, jf[j]);
+	e->fj[e->nfj++] = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jok);
+}
+
+/*
+ * MLD o into r1: its sz bytes at its offset in its copy (mem_read()),
+ * zero-extended (push() narrows them to its type), a bit-field's bits
+ * shifted down and sign-extended where signed (mem.c's bits_value())
+ */
+void mld(struct em *e, const struct ubpf_kop *o)
+{
+	unsigned j;
+
+	for (j = 0; j < e->ncpy; j++)
+		if (e->cpy[j].arg == o->n && e->cpy[j].size == o->imm)
+			break;
+	if (j >= e->ncpy || !e->vbuf) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 1, 10, S_SBUF);
+	alu_i(e, BPF_ADD, 1, (int32_t)(e->cpyoff + e->cpy[j].at + o->agg));
+	ldx(e,
+	    o->sz == 1	 ? BPF_B
+	    : o->sz == 2 ? BPF_H
+	    : o->sz == 4 ? BPF_W
+			 : BPF_DW,
+	    1, 1, 0);
+	if (o->levels) {
+		alu_i(e, BPF_LSH, 1, 64 - o->step - o->levels);
+		alu_i(e, o->sg ? BPF_ARSH : BPF_RSH, 1, 64 - o->levels);
+	}
+}

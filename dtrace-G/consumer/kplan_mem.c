@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kplan_mem.c - members and *p read through copyin()'s pointers in the
+ * kernel (doc/DESIGN.md's "Pointers and structs in the generated
+ * programs": the first slice of it).
+ *
+ * What run.c does (mem.c): copyin(a, C) copies C bytes of the process
+ * into scratch of the clause run, its value that scratch's address in
+ * dtrace; a load through a pointer is made only where its bytes lie
+ * wholly in a copy of this clause run, else it is "invalid address".
+ * The number a pointer into a copy has is dtrace's and no kernel can
+ * give it, so here such a pointer is a *place*, resolved at compile
+ * time: {the copy, a constant offset}.  kp_mem_place() knows
+ *
+ *	copyin(argN, C)		N a constant, C one from 1 to UBPF_KCPYMAX
+ *	(T *)P			a cast of a place to a pointer type
+ *	P + k, k + P, P - k	k a constant, scaled as run.c's ptr_step()
+ *				(d_ptr_scale(); void *: 1)
+ *	*P, P[k] of a struct	(the struct is at the place)
+ *	P->m, P.m		a nested struct or an array member (no load)
+ *	this->p			a KV_PLACE variable (below)
+ *
+ * and kp_mem_load() a read of an integer or pointer (1, 2, 4 or 8
+ * bytes) at a place, *P, P[k] or P->m, P.m (a bit-field's unit, then
+ * its bits as mem.c's bits_value()), whose bytes lie within the copy's
+ * C at compile time: kp_ty_at() types it as the node's integer type, so
+ * it may be a predicate, a key, an aggregated value, a printf()
+ * argument, a store's value, and kplan_emit.c emits it as one MLD.
+ * Anything else that needs a place's number (printing it, comparing
+ * it, storing it elsewhere, an offset not constant, a read past the
+ * copy) is no integer kp_ty_at() computes, so its clause stays user
+ * space's, exact as before.
+ *
+ * The copies.  Every copy an MLD of a plan names, each distinct
+ * {argument, C} once, is read when the hit starts, before the plan's
+ * first clause, into cgbuf's copy room (cgen_mem.c's mem_read(), past
+ * the owner word: bpf_cg.c makes the map value that much longer where
+ * d_kplan_mem_any() says a clause calls copyin()).  A copy that cannot
+ * be read ends the plan before it did anything: the record goes
+ * unflagged and user space runs every clause from it, as the generic
+ * program's record, with its own copy (records.c's, whole or a fault at
+ * its start), so the fault, its address, its action and ERROR's
+ * arguments are run.c's -- as seq_read()'s strings do.  A copy read
+ * though no clause needed it (its predicate false) costs only that.
+ * A hit can go to user space whole only where the kernel keeps no
+ * self-> variable (cgen_mem.c refuses such a plan with copies, as
+ * seq_read() does one with strings): kp_vars_decide() decides again
+ * with nomem set where it would, and then no clause reads a copy in
+ * the kernel.  The bytes are the process's at the hit, as the generic
+ * program's record copies copyin(argN, C) for run.c (bpf.c's ev_mem()),
+ * so a clause the kernel runs reads what run.c would have.
+ *
+ * this-> place variables (KV_PLACE: kp_place_var()): a this-> pointer
+ * every store of which is `this->p = P` at a clause's top level (at
+ * most one a clause), every read of which lies in a clause that stores
+ * it, after that store (a later statement, or in a later if's branch),
+ * never in a predicate: each read then names its clause's copy, as in
+ * run.c, and is that store's place (k->prd, keyed by the read's node:
+ * kplan writes nothing into the tree).  The store takes no this-> slot
+ * but an MLD flagged UBPF_KF_MCOPY, which loads
+ * nothing: its copy is read (run.c makes it, and may fault on it,
+ * though nothing reads it).  Like every variable it is the kernel's
+ * only when every clause touching it is (kp_vars_decide()).
+ *
+ * A clause whose copies pass the room (UBPF_KCPYROOM bytes, each C
+ * rounded up to 8, or more than UBPF_KCPYSITES of them) is user space's
+ * (kp_clause_room()); so is, silently, a probe's plan whose clauses'
+ * copies together pass it (cgen_mem.c refuses it: its hits go to
+ * user space, records).
+ *
+ * Not here (each clause user space's, with -v's reason): copies of an
+ * address that is not an argument, of a size not constant or past
+ * UBPF_KCPYMAX; places in self->, globals or arrays; stores through a
+ * place; stringof() of one; structs held by value (this->s = *p);
+ * alloca(), bcopy(), copyinto(), tracemem().
+ */
+#include <string.h>
+
+#include "kplan_impl.h"
+
+/* copyin(argN, C): N and C */
+static bool copy_site(const struct node *n, struct kp_place *pl)
+{
+	int64_t c;
+
+	if (n->op != N_FUNC || d_funcs[n->sub].id != F_COPYIN ||
+	    n->nargs != 2 || n->args[0]->op != N_ARGN || n->args[0]->sub < 0 ||
+	    n->args[0]->sub >= D_MAXARGS || n->args[0]->sub >= UBPF_MAXARGS ||
+	    !kp_const_of(n->args[1], &c) || c < 1 || c > UBPF_KCPYMAX)
+		return false;
+	pl->arg = (uint8_t)n->args[0]->sub;
+	pl->size = (uint32_t)c;
+	pl->off = 0;
+	return true;
+}
+
+/* an offset within reach of any copy (no overflow in the sums) */
+static bool off_ok(int64_t off)
+{
+	return off > -(int64_t)UBPF_KCPYROOM && off < (int64_t)UBPF_KCPYROOM;
+}
+
+bool kp_mem_place(const struct d_kplan *k, const struct node *n,
+		  struct kp_place *pl)
+{
+	int64_t c;
+
+	if (!k || !k->vars || k->nomem || !n)
+		return false;
+	switch (n->op) {
+	case N_FUNC:
+		return copy_site(n, pl);
+	case N_CAST: /* the same address */
+		return n->ptr && kp_mem_place(k, n->a, pl);
+	case N_VAR:
+		if ((unsigned)n->sub >= k->prog->nvars ||
+		    k->vst[n->sub] != KV_PLACE)
+			return false;
+		for (unsigned i = 0; i < k->nprd; i++)
+			if (k->prd[i].rd == n)
+				return kp_mem_place(k, k->prd[i].val, pl);
+		return false;
+	case N_BIN: { /* pointer arithmetic by a constant */
+		const struct node *p, *i;
+		uint64_t sc;
+
+		if (!n->ptr || (n->sub != '+' && n->sub != '-'))
+			return false;
+		p = n->a->ptr ? n->a : n->b;
+		i = n->a->ptr ? n->b : n->a;
+		if (i->ptr || (n->sub == '-' && p != n->a) ||
+		    !kp_const_of(i, &c) || !kp_mem_place(k, p, pl))
+			return false;
+		/* run.c's ptr_step(): scaled by the result's pointee */
+		sc = n->ptr == D_PTR_VOID ? 1 : d_ptr_scale(k->prog, n);
+		if (!off_ok(c) || sc > UBPF_KCPYROOM)
+			return false;
+		c *= (int64_t)sc;
+		pl->off += n->sub == '-' ? -c : c;
+		return off_ok(pl->off);
+	}
+	case N_DEREF: /* *p or p[k] of a struct: the struct is there */
+		if (!n->sou || n->ival || n->nelem ||
+		    !kp_mem_place(k, n->a, pl))
+			return false;
+		if (n->b) {
+			uint64_t sc = d_ptr_scale(k->prog, n->a);
+
+			if (!kp_const_of(n->b, &c) || !off_ok(c) ||
+			    sc > UBPF_KCPYROOM)
+				return false;
+			pl->off += c * (int64_t)sc;
+		}
+		return off_ok(pl->off);
+	case N_MEMBER: /* a nested struct or an array: no load */
+		if ((!n->sou && n->sz) || !kp_mem_place(k, n->a, pl) ||
+		    !off_ok(n->ival))
+			return false;
+		pl->off += n->ival;
+		return off_ok(pl->off);
+	}
+	return false;
+}
+
+bool kp_mem_load(const struct d_kplan *k, const struct node *n,
+		 struct kp_place *pl)
+{
+	int64_t c;
+
+	if (!k || !k->vars || k->nomem || !n)
+		return false;
+	if (n->sz != 1 && n->sz != 2 && n->sz != 4 && n->sz != 8)
+		return false;
+	if (n->op == N_DEREF) {
+		if (n->sou || n->ival || n->nelem || !kp_mem_place(k, n->a, pl))
+			return false;
+		if (n->b) {
+			uint64_t sc = d_ptr_scale(k->prog, n->a);
+
+			if (!kp_const_of(n->b, &c) || !off_ok(c) ||
+			    sc > UBPF_KCPYROOM)
+				return false;
+			pl->off += c * (int64_t)sc;
+		}
+	} else if (n->op == N_MEMBER) {
+		if (n->sou || !kp_mem_place(k, n->a, pl) || !off_ok(n->ival))
+			return false;
+		pl->off += n->ival;
+		if (n->bits &&
+		    (n->bits > 8u * n->sz || n->shift + n->bits > 8u * n->sz))
+			return false;
+	} else {
+		return false;
+	}
+	/* within the copy: run.c faults at dtrace's address past it */
+	return pl->off >= 0 && pl->off + n->sz <= (int64_t)pl->size;
+}
+
+bool kp_mem_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
+	       uint8_t *sg)
+{
+	struct kp_place pl;
+
+	if (!kp_mem_load(k, n, &pl))
+		return false;
+	*sz = n->sz;
+	*sg = n->sg;
+	return true;
+}
+
+/*
+ * The reads of v in n into k->prd, each the place val; false where n
+ * stores v, or reads it with val NULL (not yet stored), or the table is
+ * full.
+ */
+static bool place_reads(struct d_kplan *k, const struct node *n, unsigned v,
+			const struct node *val)
+{
+	if (!n)
+		return true;
+	if ((n->op == N_ASSIGN || n->op == N_INCDEC) && n->a &&
+	    n->a->op == N_VAR && n->a->sub == (int)v)
+		return false;
+	if (n->op == N_VAR && n->sub == (int)v) {
+		if (!val || k->nprd >= KP_PRDS)
+			return false;
+		k->prd[k->nprd].rd = n;
+		k->prd[k->nprd++].val = val;
+		return true;
+	}
+	if (!place_reads(k, n->a, v, val) || !place_reads(k, n->b, v, val) ||
+	    !place_reads(k, n->c, v, val))
+		return false;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (!place_reads(k, n->args[i], v, val))
+			return false;
+	return true;
+}
+
+static bool stmt_reads(struct d_kplan *k, const struct stmt *st, unsigned v,
+		       const struct node *val)
+{
+	if (!place_reads(k, st->e, v, val))
+		return false;
+	for (unsigned i = 0; i < st->nargs; i++)
+		if (!place_reads(k, st->args[i], v, val))
+			return false;
+	for (unsigned i = 0; i < st->nkeys; i++)
+		if (!place_reads(k, st->keys[i], v, val))
+			return false;
+	for (unsigned i = 0; i < st->nbody; i++)
+		if (!stmt_reads(k, &st->body[i], v, val))
+			return false;
+	for (unsigned i = 0; i < st->nels; i++)
+		if (!stmt_reads(k, &st->els[i], v, val))
+			return false;
+	return true;
+}
+
+/* st is `this->p = E` of variable v at a clause's top level: E */
+static const struct node *place_store_of(const struct stmt *st, unsigned v)
+{
+	const struct node *e = st->e;
+
+	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
+	    !e->a || e->a->op != N_VAR || e->a->sub != (int)v)
+		return NULL;
+	return e->b;
+}
+
+bool kp_place_var(struct d_kplan *k, unsigned v)
+{
+	const struct d_prog *p = k->prog;
+	const struct var *var = &p->vars[v];
+	unsigned nprd = k->nprd;
+	bool any = false;
+
+	if (!k->vars || k->nomem || var->scope != SC_THIS || !var->ptr ||
+	    var->sou || var->kind == T_STR)
+		return false;
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+		const struct node *val = NULL;
+
+		if (!place_reads(k, c->pred, v, NULL))
+			goto no;
+		for (unsigned i = 0; i < c->nstmts; i++) {
+			const struct stmt *st = &c->stmts[i];
+			const struct node *e = place_store_of(st, v);
+			struct kp_place pl;
+
+			if (!e) {
+				if (!stmt_reads(k, st, v, val))
+					goto no;
+				continue;
+			}
+			/* once a clause, of a place, not of itself */
+			if (val || !place_reads(k, e, v, NULL) ||
+			    !kp_mem_place(k, e, &pl))
+				goto no;
+			val = e;
+			any = true;
+		}
+	}
+	if (any)
+		return true;
+no:
+	k->nprd = nprd;
+	return false;
+}
+
+bool kp_place_store(const struct d_kplan *k, const struct stmt *st)
+{
+	int v = kp_assigned_var(st);
+
+	return v >= 0 && k->vst[v] == KV_PLACE &&
+	       place_store_of(st, (unsigned)v) != NULL;
+}
+
+static bool node_mem(const struct d_kplan *k, const struct node *n)
+{
+	struct kp_place pl;
+
+	if (!n)
+		return false;
+	if ((n->op == N_DEREF || n->op == N_MEMBER) && kp_mem_load(k, n, &pl))
+		return true;
+	if (node_mem(k, n->a) || node_mem(k, n->b) || node_mem(k, n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (node_mem(k, n->args[i]))
+			return true;
+	return false;
+}
+
+/* the distinct copies n reads into sites (at most UBPF_KCPYSITES + 1) */
+static void node_sites(const struct d_kplan *k, const struct node *n,
+		       struct kp_place *sites, unsigned *ns)
+{
+	struct kp_place pl;
+
+	if (!n)
+		return;
+	if ((n->op == N_DEREF || n->op == N_MEMBER) && kp_mem_load(k, n, &pl)) {
+		unsigned j;
+
+		for (j = 0; j < *ns; j++)
+			if (sites[j].arg == pl.arg && sites[j].size == pl.size)
+				break;
+		if (j == *ns && *ns <= UBPF_KCPYSITES)
+			sites[(*ns)++] = pl;
+		return;
+	}
+	node_sites(k, n->a, sites, ns);
+	node_sites(k, n->b, sites, ns);
+	node_sites(k, n->c, sites, ns);
+	for (unsigned i = 0; i < n->nargs; i++)
+		node_sites(k, n->args[i], sites, ns);
+}
+
+/* the copy of a KV_PLACE variable's store st, if it is one, into sites */
+static void store_site(const struct d_kplan *k, const struct stmt *st,
+		       struct kp_place *sites, unsigned *ns)
+{
+	struct kp_place pl;
+	unsigned j;
+
+	if (!kp_place_store(k, st) || !kp_mem_place(k, st->e->b, &pl))
+		return;
+	for (j = 0; j < *ns; j++)
+		if (sites[j].arg == pl.arg && sites[j].size == pl.size)
+			break;
+	if (j == *ns && *ns <= UBPF_KCPYSITES)
+		sites[(*ns)++] = pl;
+}
+
+bool kp_clause_room(const struct d_kplan *k, unsigned ci)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	struct kp_place sites[UBPF_KCPYSITES + 1];
+	unsigned ns = 0, room = 0;
+
+	for (unsigned i = 0; i < c->nstmts; i++)
+		store_site(k, &c->stmts[i], sites, &ns);
+	node_sites(k, c->pred, sites, &ns);
+	for (unsigned i = 0; i < c->nflat; i++) {
+		const struct stmt *st = c->flat[i];
+
+		node_sites(k, st->e, sites, &ns);
+		for (unsigned j = 0; j < st->nargs; j++)
+			node_sites(k, st->args[j], sites, &ns);
+		for (unsigned j = 0; j < st->nkeys; j++)
+			node_sites(k, st->keys[j], sites, &ns);
+	}
+	if (ns > UBPF_KCPYSITES)
+		return false;
+	for (unsigned j = 0; j < ns; j++)
+		room += (sites[j].size + 7u) / 8u * 8u;
+	return room <= UBPF_KCPYROOM;
+}
+
+bool kp_clause_mem(const struct d_kplan *k, unsigned ci)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+
+	if (node_mem(k, c->pred))
+		return true;
+	for (unsigned i = 0; i < c->nstmts; i++)
+		if (kp_place_store(k, &c->stmts[i]))
+			return true;
+	for (unsigned i = 0; i < c->nflat; i++) {
+		const struct stmt *st = c->flat[i];
+
+		if (node_mem(k, st->e))
+			return true;
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (node_mem(k, st->args[j]))
+				return true;
+		for (unsigned j = 0; j < st->nkeys; j++)
+			if (node_mem(k, st->keys[j]))
+				return true;
+	}
+	return false;
+}
+
+const char *kp_place_why(const struct d_kplan *k, unsigned v)
+{
+	const struct var *var = &k->prog->vars[v];
+
+	if (var->scope != SC_THIS || var->sou)
+		return "holds a pointer or a struct: the kernel keeps "
+		       "integer and string variables only";
+	if (k->nomem)
+		return "holds a pointer: the kernel keeps self-> variables, so "
+		       "it reads no copy (a copy's fault could not send the "
+		       "hit to user space)";
+	return "holds a pointer: the kernel keeps a this-> pointer only "
+	       "where it points into copyin(argN, C) of its clause (C a "
+	       "constant up to 512), stored once at the clause's top level, "
+	       "read only after that there and in no clause user space runs";
+}
+
+static bool calls_copyin(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->op == N_FUNC && d_funcs[n->sub].id == F_COPYIN)
+		return true;
+	if (calls_copyin(n->a) || calls_copyin(n->b) || calls_copyin(n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (calls_copyin(n->args[i]))
+			return true;
+	return false;
+}
+
+bool d_kplan_mem_any(const struct d_prog *p)
+{
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		if (calls_copyin(c->pred))
+			return true;
+		for (unsigned i = 0; i < c->nflat; i++) {
+			const struct stmt *st = c->flat[i];
+
+			if (calls_copyin(st->e))
+				return true;
+			for (unsigned j = 0; j < st->nargs; j++)
+				if (calls_copyin(st->args[j]))
+					return true;
+			for (unsigned j = 0; j < st->nkeys; j++)
+				if (calls_copyin(st->keys[j]))
+					return true;
+		}
+	}
+	return false;
+}

@@ -1,0 +1,194 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-cgen-mem.sh: members and *p read through copyin()'s pointers in
+# the kernel (dtrace-G/consumer/kplan_mem.c, cgen_mem.c's mem_read()),
+# on a real process (tests/data/cgenmem/cgmem.c, pid provider entry of
+# hit(r, i), r a struct req), three ways (tests/lib.sh's way_env():
+# the records, the generated programs, DTRACE_CGEN=0), byte for byte
+# alike, and against the values cgmem.c wrote (worked out here):
+#  - ((struct req *)copyin(arg0, sizeof (struct req)))->m in a
+#    predicate and a key; this->r = (struct req *)copyin(...) then
+#    this->r->m of every size and sign, a nested struct's, an array's
+#    element, bit-fields (signed too), a char array's element, a
+#    pointer compared with 0, in printf(), keys, sum(), quantize(), a
+#    this-> store and an if's condition; *(int *)copyin(arg0, 4), an
+#    unaligned *(int *) at byte 1, a copy of 16 bytes; a pointer's
+#    store that nothing reads (its copy's faults still run.c's);
+#  - faults: NULL, 0x10 and a struct running into an unmapped page (its
+#    16-byte copy reads): the messages, their actions and ERROR's
+#    arguments as DTRACE_CGEN=0's (the kernel's copy faults, the hit
+#    goes to user space whole);
+#  - -v counts the clauses the kernel ran (this tree before kplan_mem.c
+#    ran none of them: their copies were user space's), and says why
+#    for what stays user space's: a pointer stored in a branch, copies
+#    past the kernel's room for them, a program that keeps self->
+#    variables.
+# Two runs three ways: 4.5 s at a load average of 15 on the 2-CPU VM.
+# Needs root, uprobes and a dtrace with the BPF backend.
+
+. "$top_srcdir/tests/lib.sh"
+
+bpf_test_setup uprobe
+$CC -O2 -o cgmem "$top_srcdir/tests/data/cgenmem/cgmem.c" ||
+	{ fail "building cgmem"; finish; }
+
+cat >req.d <<'EOF'
+struct inner {
+	short s;
+	unsigned char u;
+};
+struct req {
+	int id;
+	unsigned int flags;
+	long long big;
+	signed char c;
+	unsigned short us;
+	struct inner in;
+	int a[3];
+	unsigned int lo : 3, mid : 7;
+	int neg : 5;
+	char name[8];
+	struct req *next;
+};
+EOF
+# last: every clause before an exit() the kernel decides may be its
+cat >end.d <<'EOF'
+pid$target::done:entry { exit(0); }
+dtrace:::ERROR { printf("ERROR %d %d %x\n", arg2, arg4, arg5 & 0xfff); }
+EOF
+
+# three WHAT SCRIPT: dtrace -v -q -s req.d -s SCRIPT -s end.d on ./cgmem three
+# ways at once, outWAY.txt and errWAY.txt; the outputs and the fault
+# messages alike
+three() {
+	what=$1
+	printf '%s\n' "$2" >t.d
+	for k in 0 g c; do
+		way_env "$k"
+		rm -f out$k.txt # -o appends
+		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 \
+			"$DTRACE" -v -q -o out$k.txt -s req.d -s t.d -s end.d \
+			-c ./cgmem \
+			>/dev/null 2>err$k.txt &
+		eval "three_pid$k=\$!"
+	done
+	for k in 0 g c; do
+		eval "wait \"\$three_pid$k\""
+		expect_eq "$what ($k): status" 0 "$?"
+		[ -f out$k.txt ] || : >out$k.txt
+		sed -n 's/^dtrace: \(error on enabled probe ID [0-9]* \).*: \(invalid address (0x[0-9a-f]*\(...\))\) \(in .*\)$/\1\3 \4/p' \
+			err$k.txt >flt$k.txt
+	done
+	expect_file_eq "$what: generated programs" out0.txt outg.txt
+	expect_file_eq "$what: the generic program" out0.txt outc.txt
+	expect_file_eq "$what: faults, generated programs" flt0.txt fltg.txt
+	expect_file_eq "$what: faults, the generic program" flt0.txt fltc.txt
+}
+
+# kernel WHAT N KIND: -v said N clauses ran in the kernel that way
+# (aggregated, printing values computed)
+kernel() {
+	n=$(sed -n "s/^dtrace: \([0-9]*\) clauses* $3 in the kernel\$/\1/p" \
+		errg.txt)
+	expect_eq "$1: clauses $3 in the kernel" "$2" "${n:-0}"
+}
+
+three "members" '
+pid$target::hit:entry
+/((struct req *)copyin(arg0, sizeof (struct req)))->id % 2 == 0/
+{
+	@even[((struct req *)copyin(arg0, sizeof (struct req)))->flags] =
+	    count();
+}
+pid$target::hit:entry
+{
+	this->r = (struct req *)copyin(arg0, sizeof (struct req));
+	printf("%d: id %d flags %u big %d c %d us %u s %d u %u a1 %d lo %u mid %u neg %d n0 %c next %d\n",
+	    arg1, this->r->id, this->r->flags, this->r->big, this->r->c,
+	    this->r->us, this->r->in.s, this->r->in.u, this->r->a[1],
+	    this->r->lo, this->r->mid, this->r->neg, this->r->name[0],
+	    this->r->next != 0);
+	@sum = sum(this->r->big);
+	@q[this->r->c] = quantize(this->r->us);
+	this->x = this->r->big / 1000000000 + this->r->a[2];
+	@x[this->x, (*this->r).in.u] = count();
+	if (this->r->lo == 5) {
+		@lo = count();
+	}
+}
+pid$target::hit:entry
+{
+	printf("%d: first %u star %d un %x\n", arg1,
+	    ((struct req *)copyin(arg0, 16))->flags, *(int *)copyin(arg0, 4),
+	    *(int *)((char *)copyin(arg0, 8) + 1));
+}
+pid$target::hit:entry /arg1 < 5/
+{
+	if (arg1 > 1) {
+		this->p = (struct req *)copyin(arg0, 56);
+		@b = sum(this->p->id);
+	}
+}
+pid$target::hit:entry /arg1 < 5/
+{
+	@c = sum(*(int *)copyin(arg0, 512) + *(int *)copyin(arg0, 511) +
+	    *(int *)copyin(arg0, 510) + *(int *)copyin(arg0, 509) +
+	    *(int *)copyin(arg0, 508));
+}
+pid$target::peek:entry
+{
+	this->d = (struct req *)copyin(arg0, 24);
+	@dead = count();
+}'
+kernel "members" 2 aggregated
+kernel "members" 2 "printing values computed"
+# the values cgmem.c wrote, and ERROR's: the predicate's, the store's
+# and the third clause's printf()'s faults at NULL and 0x10, the first
+# two at the edge (its 16 bytes read), and the last clause's store's at
+# NULL and 0x10 (peek's: a copy nothing reads, which run.c makes all
+# the same, the only one of its probe's plan; its 24 bytes at the edge
+# read)
+awk 'BEGIN {
+	for (i = 0; i < 5; i++) {
+		printf "%d: id %d flags %.0f big %.0f c %d us %d s %d u %d a1 %d lo %d mid %d neg %d n0 %c next %d\n",
+		    i, 100 + i, 4294967280 + i, -5000000000 * (i + 1),
+		    -100 + 50 * i, 65535 - 1000 * i, -300 * i, 250 + i,
+		    -7 * i, i + 3, 120 + i, -16 + 7 * i,
+		    substr("klmno", i + 1, 1), i % 2
+		printf "%d: first %.0f star %d un %x\n", i, 4294967280 + i,
+		    100 + i, 240 + i
+	}
+	for (a = 0; a < 3; a++) print "ERROR " a " 1 0"
+	print "ERROR 1 1 0"
+	for (a = 0; a < 3; a++) print "ERROR " a " 1 10"
+	print "ERROR 1 1 10"
+	for (a = 0; a < 2; a++) print "ERROR " a " 1 fe8"
+	print "7: first 7 star 107 un 7"
+}' | sed 's/un \([0-9a-f]*\)$/un \1000000/' >members.exp
+grep -v '^ \|^$' outg.txt | sed -n '1,/^7: /p' >members.got
+expect_file_eq "members: the values cgmem.c wrote" members.exp members.got
+expect_grep "members: sum()" '^ *-75000000000$' outg.txt
+expect_grep "members: a fault at the edge, in the predicate" \
+	'hit:entry): invalid address (0x[0-9a-f]*fe8) in predicate$' errg.txt
+
+# what stays user space's, said by -v, its output alike above: the
+# last two clauses (a pointer stored in a branch, copies past the
+# kernel's room for them); then a program whose kernel keeps a self->
+# variable
+expect_grep "a branch's pointer: -v says why" \
+	"^dtrace: clause 4 (pid[0-9]*::hit:entry) runs in user space, from its record: line 33: its store to this->p is not one the kernel runs: this->p holds a pointer: the kernel keeps a this-> pointer only where it points into copyin(argN, C) of its clause (C a constant up to 512), stored once at the clause's top level, read only after that there and in no clause user space runs\$" \
+	errg.txt
+expect_grep "past the room: -v says why" \
+	"^dtrace: clause 5 (pid[0-9]*::hit:entry) runs in user space, from its record: its copyin()s read in the kernel pass the 2048 bytes (or 16 copies) it has room for\$" \
+	errg.txt
+
+three "self->" '
+pid$target::hit:entry { self->n++; }
+pid$target::hit:entry { @a = sum(((struct req *)copyin(arg0, 56))->id); }'
+kernel "self->" 1 aggregated
+expect_grep "self->: -v says why" \
+	"^dtrace: clause 2 (pid[0-9]*::hit:entry) runs in user space, from its record: line 3: its @a = sum() is not one the kernel runs: its value: copyin() is not read in the kernel of a program that keeps self-> variables: a copy that cannot be read could not send the hit to user space\$" \
+	errg.txt
+
+finish

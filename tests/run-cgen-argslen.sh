@@ -33,6 +33,9 @@
 # OSTR of sp:::i's long) 10 of 44 fail.
 # On main at 19e59dd the clauses ran from their records ("strlen() is
 # not computed in the kernel"): the -v checks fail there (9 of 27).
+# Clauses typed per probe (kplan_here.c, ty.d, at the end): each the
+# kernel's at sp:::s and user space's at sp:::i with its this->
+# variables, three ways at once.
 # About 8 s at a load average of 9 on a 2-CPU machine (the program
 # lingers a second in each run, for user space's late reads), 2 to 4 s
 # more for the prints (four runs, two without the linger).
@@ -154,15 +157,18 @@ for ss in 256 16; do
 		pr$ss.exp pr$ss.g
 done
 
-# in a program with variables strlen(args[N]) stays user space's,
-# said (kplan_str.c's kp_arg_strlen()): a clause spanning sp:::s and
-# sp:::i would be the kernel's at one and user space's at the other,
-# which one touching a variable the kernel keeps cannot be (clause 5:
-# this->t; 4535799's binary refused the run, "the clauses of uprobe
-# event l4 that keep variables in the kernel do not fit one plan"), and
-# the kernel keeping self-> variables has fault sites, where a string
-# that cannot be read could not send the hit to user space either;
-# clause 5's sums are al.d's, its strlen() of sp:::i's long a fault
+# in a program keeping self-> variables strlen(args[N]) stays user
+# space's, said (kplan_str.c's kp_arg_strlen()): the kernel keeping them
+# has fault sites, where a string that cannot be read could not send
+# the hit to user space (clause 2; its reason was "a program with
+# variables" before kplan_here.c); clause 5's sums are al.d's, its
+# strlen() of sp:::i's long a fault.  printf("%s", args[0]) beside
+# this->n is the kernel's at sp:::s (clause 6: kplan_here.c; user
+# space's before, "a clause that touches a variable"), but not where
+# this-> variables tie it to a self-> variable (clauses 7 and 8: at
+# sp:::i clause 8 would be user space's, this->v with it, and clause
+# 7, keeping self->w in the kernel, could not follow: the event
+# refused)
 cat >fm.d <<'EOF2'
 sp$target:::s { self->n = arg1; }
 sp$target:::s /strlen(args[0]) > self->n/ { @ = count(); }
@@ -170,10 +176,12 @@ sp$target:::i { self->m = args[1]; }
 sp$target:::i /args[1] == 0/ { printf("%d\n", uregs[R_RDI] == arg0); }
 sp$target:::s, sp$target:::i { this->t = arg1; @t[probename] = sum(strlen(args[0]) + this->t); }
 sp$target:::s /arg1 == 1/ { this->n = arg1; printf("%s %d\n", args[0], this->n); }
+sp$target:::s, sp$target:::i { this->v = arg1; self->w += this->v; }
+sp$target:::s, sp$target:::i /arg1 == 14/ { printf("%s %d\n", stringof(args[0]), this->v); }
 EOF2
 run_mode g fm.g "./sp $linger" -s fm.d
 expect_grep "self->: -v says why strlen(args[0]) is user space's" \
-	"^dtrace: clause 2 (sp[0-9]*:::s) runs in user space, from its record: line 2: its predicate is not one the kernel computes: strlen() of args\[\] is not computed in the kernel of a program with variables" \
+	"^dtrace: clause 2 (sp[0-9]*:::s) runs in user space, from its record: line 2: its predicate is not one the kernel computes: strlen() of args\[\] is not computed in the kernel of a program that keeps self-> variables" \
 	fm.g.err
 expect_eq "this->: clause 5's sum at sp:::s, al.d's" 1 \
 	"$(tr -s ' ' <fm.g | grep -c "^$(lines 255 | tail -n 1)\$")"
@@ -189,10 +197,67 @@ expect_grep "-v says uregs[] keeps the printf() in user space" \
 expect_grep "self->: -v says why self->m = args[1] is user space's" \
 	"^dtrace: clause 3 (sp[0-9]*:::i) runs in user space, from its record: line 3: its store to self->m is not one the kernel runs: self->m: its store at line 3 reads args\[\], which is typed per probe, and a variable the kernel keeps is not (arg0..arg11 are)$" \
 	fm.g.err
-# ... and why args[0] printed as a string is not the kernel's in a
-# clause touching a variable (it named args[] typed per probe before)
-expect_grep "-v says why printf(\"%s\", args[0]) with this->n is user space's" \
-	"^dtrace: clause 6 (sp[0-9]*:::s) runs in user space, from its record: line 6: its printf() is not one the kernel computes at the hit: argument 1: args\[\] printed as a string in a clause that touches a variable, which cannot be user space's at a probe where args\[\] is no string$" \
+# ... and that args[0] printed as a string beside this->n is the
+# kernel's, and why not where this-> ties it to self->w
+expect_eq "this->: printf(\"%s\", args[0]) with this->n in the kernel" "" \
+	"$(grep '^dtrace: clause 6 ' fm.g.err)"
+expect_grep "this->: clauses 6 and 8's lines" '^b 1$' fm.g
+expect_grep "this->: clauses 6 and 8's lines" '^dddddddddddddd 14$' fm.g
+expect_grep "-v says why printf(\"%s\", args[0]) tied to self->w is user space's" \
+	"^dtrace: clause 8 (sp[0-9]*:::s) runs in user space, from its record: line 8: its printf() is not one the kernel computes at the hit: argument 1: args\[\] printed as a string in a clause that this-> variables tie to a self-> or global variable or a speculation, which cannot be user space's at a probe where args\[\] is no string$" \
 	fm.g.err
+
+# Clauses typed per probe (kplan_here.c): each is the kernel's at
+# sp:::s and user space's at sp:::i, where args[0] is no string, with
+# the this-> variables it touches; clause 1 is the one refused before
+# ("the clauses of uprobe event l4 that keep variables in the kernel do
+# not fit one plan"), clauses 2 and 3 were user space's at both
+# (strlen(args[N]) and printf("%s", args[N]) in a program with
+# variables), clause 4 fits both and is user space's at sp:::i for
+# clause 5's sake (the closure over this->c).  The three ways at once,
+# byte for byte, their faults too; -v says where each ran.  On main at
+# 33abb45 the generated programs' run is refused: 14 of these 16 checks
+# fail (17 of the script's 65, with fm.d's three).
+cat >ty.d <<'EOF2'
+sp$target:::s, sp$target:::i { this->t = arg1; @r[stringof(args[0])] = sum(this->t); }
+sp$target:::s, sp$target:::i { this->u = arg1; @l = sum(strlen(stringof(args[0])) + this->u); }
+sp$target:::s, sp$target:::i /arg1 > 14/ { this->k = arg1; printf("%s %d\n", stringof(args[0]), this->k); }
+sp$target:::s, sp$target:::i { this->c = arg1 * 2; }
+sp$target:::s, sp$target:::i { @c[probename] = sum(this->c + strlen(stringof(args[0]))); }
+EOF2
+for w in g 0 c; do
+	way_env $w
+	rm -f ty.$w # -o appends
+	DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 "$DTRACE" -v -q \
+		-o ty.$w -s ty.d -c "./sp $linger" >/dev/null 2>ty.$w.err &
+	eval "ty_pid$w=\$!"
+done
+for w in g 0 c; do
+	eval "wait \"\$ty_pid$w\""
+	expect_eq "typed per probe ($w): status" 0 "$?"
+	[ -f ty.$w ] || : >ty.$w
+	sed -n 's/sp[0-9]*:/sp:/; s/(0x[0-9a-f]\{5,\}000)/(PAGE)/
+		/error on enabled probe/p' ty.$w.err | sort >ty.$w.flt
+done
+for w in 0 c; do
+	expect_file_eq "typed per probe: way $w's output" ty.$w ty.g
+	expect_file_eq "typed per probe: way $w's faults" ty.$w.flt ty.g.flt
+done
+expect_eq "typed per probe: clause 3's lines and the aggregations" 38 \
+	"$(wc -l <ty.g | tr -d ' ')"
+expect_eq "typed per probe: the faults, 2 of each clause's" 8 \
+	"$(grep -c 'invalid address' ty.g.flt)"
+expect_grep "typed per probe: -v, four clauses aggregated in the kernel" \
+	'^dtrace: 4 clauses aggregated in the kernel$' ty.g.err
+expect_grep "typed per probe: -v, one printing in the kernel" \
+	'^dtrace: 1 clause printing values computed in the kernel$' ty.g.err
+for c in 1 2 3 5; do
+	expect_grep "typed per probe: -v, clause $c at sp:::i" \
+		"^dtrace: clause $c (sp[0-9]*:::s) ran in user space at 1 of its 2 probes, first sp[0-9]*:sp:main:i: args\[0\] is no string there$" \
+		ty.g.err
+done
+expect_grep "typed per probe: -v, clause 4 at sp:::i, for this->c" \
+	"^dtrace: clause 4 (sp[0-9]*:::s) ran in user space at 1 of its 2 probes, first sp[0-9]*:sp:main:i: this->c is user space's there: clause 5$" \
+	ty.g.err
 
 finish

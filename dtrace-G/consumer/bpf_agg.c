@@ -55,7 +55,11 @@
  * entries of threads that exited are deleted each refresh
  * (bpf_kagg_tls_reap()); a probe whose clause keeping them does not
  * fit its plan marks it
- * UBPF_KTLS_UNFIT, and bpf.c refuses the event.  A process whose hit
+ * UBPF_KTLS_UNFIT, and bpf.c refuses the event.  A clause keeping
+ * this-> variables only that does not fit a probe is user space's
+ * there, with them and the clauses touching them (kplan_here.c's
+ * d_kplan_here(), which plan_of() asks; -v says at how many probes).
+ * A process whose hit
  * at such an event came as a record before its first enable (a forked
  * child firing through the events it inherited before its registration
  * reached dtrace: the program notes its pid in cgtlsu) is armed there
@@ -132,6 +136,12 @@ struct bpf_kagg {
 	 * the plan, the event's program then the record-only one) */
 	bool *pran, *pdirect;
 	unsigned nclauses;
+	/* -v, per clause the kernel runs: at how many probes it ran there
+	 * and at how many user space ran it (plan_of(): kplan_here.c's
+	 * d_kplan_here()), the first of those and why */
+	unsigned *nkat, *nuat;
+	char (*uwhy)[D_KPLAN_WHY];
+	char **uat;
 	/* the run's one plan (kfix.bpf.h): NULL when not loaded with one */
 	struct ubpf_kplan *fixpl;
 	struct ubpf_kfix fix;
@@ -192,6 +202,10 @@ static void clause_marks(struct bpf_kagg *k, unsigned n)
 	k->direct = xcalloc(m, sizeof(*k->direct));
 	k->pran = xcalloc(m, sizeof(*k->pran));
 	k->pdirect = xcalloc(m, sizeof(*k->pdirect));
+	k->nkat = xcalloc(m, sizeof(*k->nkat));
+	k->nuat = xcalloc(m, sizeof(*k->nuat));
+	k->uwhy = xcalloc(m, sizeof(*k->uwhy));
+	k->uat = xcalloc(m, sizeof(*k->uat));
 	k->nclauses = n;
 }
 
@@ -254,6 +268,12 @@ void bpf_kagg_free(struct bpf_kagg *k)
 	free(k->ran);
 	free(k->direct);
 	free(k->pran);
+	for (unsigned i = 0; k->uat && i < k->nclauses; i++)
+		free(k->uat[i]);
+	free(k->uat);
+	free(k->uwhy);
+	free(k->nkat);
+	free(k->nuat);
 	free(k->pdirect);
 	free(k->th);
 	free(k);
@@ -439,8 +459,10 @@ static void kagg_direct(struct ubpf_kplan *pl)
 }
 
 /*
- * The plan of probe dp's clauses cl (epids ep) into pl; with ucl, the
- * clauses left for user space into *ucl, *uep, *nu.  With gates (a
+ * The plan of probe dp's clauses cl (epids ep) into pl: those
+ * d_kplan_here() says the kernel runs there (kplan_here.c); with ucl,
+ * the clauses left for user space into *ucl, *uep, *nu, and -v's
+ * counts per clause (once per probe: ucl is given once).  With gates (a
  * uprobe's generated program), when every clause left for user space
  * has a predicate the program can test (d_kplan_gated()), their tests
  * follow the kernel's clauses and the record is written only when one
@@ -456,6 +478,8 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 {
 	bool any = false, gated = false;
 	bool *in = xcalloc(n ? n : 1, sizeof(*in)); /* in the kernel */
+	bool *here = xcalloc(n ? n : 1, sizeof(*here));
+	char(*why)[D_KPLAN_WHY] = xcalloc(n ? n : 1, sizeof(*why));
 	unsigned last = 0, nk = 0;
 	/* a generated program's: said once a program carries the plan */
 	bool *ran = k->cgen ? k->pran : k->ran;
@@ -466,8 +490,27 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 		memset(k->pran, 0, k->nclauses * sizeof(*k->pran));
 		memset(k->pdirect, 0, k->nclauses * sizeof(*k->pdirect));
 	}
+	/* which the kernel runs here (kplan_here.c): the others, and the
+	 * this-> variables they touch, are user space's at this probe; a
+	 * speculating clause reading one of those is refused */
+	if (!d_kplan_here(k->kp, dp, cl, n, here, why))
+		pl->tls |= UBPF_KTLS_UNFIT;
 	for (unsigned i = 0; i < n; i++) {
-		if (d_kplan_emit(k->kp, cl[i], dp, pl)) {
+		if (ucl && k->nkat && cl[i] < k->nclauses &&
+		    d_kplan_clause(k->kp, cl[i])) { /* -v */
+			if (here[i]) {
+				k->nkat[cl[i]]++;
+			} else if (!k->nuat[cl[i]]++) {
+				snprintf(k->uwhy[cl[i]], sizeof(why[i]), "%s",
+					 why[i]);
+				char at[4 * 64 + 4];
+
+				snprintf(at, sizeof(at), "%s:%s:%s:%s",
+					 dp->prov, dp->mod, dp->func, dp->name);
+				k->uat[cl[i]] = xstrdup(at);
+			}
+		}
+		if (here[i] && d_kplan_emit(k->kp, cl[i], dp, pl)) {
 			in[i] = true;
 			any = true;
 			last = cl[i];
@@ -493,9 +536,13 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 			else
 				pl->tls |= UBPF_KTLS_UNFIT;
 		}
-		/* its variables are the kernel's: it cannot run in user
-		 * space instead (cgen.c's caller refuses the event) */
-		else if (d_kplan_kvars(k->kp, cl[i]))
+		/* its self-> variables are the kernel's: it cannot run in
+		 * user space instead (cgen.c's caller refuses the event);
+		 * its this-> ones are user space's here with it
+		 * (d_kplan_here()), unless the kernel's plan did not take
+		 * it after all (not reached: d_kplan_here() tried it) */
+		else if (d_kplan_kself(k->kp, cl[i]) ||
+			 (here[i] && d_kplan_kvars(k->kp, cl[i])))
 			pl->tls |= UBPF_KTLS_UNFIT;
 		pl->record = 1;
 		pl->ustr |= d_kplan_strargs(k->kp, cl[i]); /* cgen.c */
@@ -518,6 +565,8 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 		if (!in[i] && !d_kplan_vpred(k->kp, cl[i]))
 			gated = d_kplan_gate(k->kp, cl[i], dp, pl);
 	free(in);
+	free(here);
+	free(why);
 	if (gated) {
 		pl->record = UBPF_KREC_GATE;
 	} else {
@@ -1830,6 +1879,16 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 	if (c->o->verbose && ndirect)
 		say(c, "%u of them without the plan's instruction loop",
 		    ndirect);
+	/* ... and the clauses the kernel runs at some of their probes
+	 * only (plan_of(): kplan_here.c's d_kplan_here()) */
+	for (unsigned ci = 0; c->o->verbose && ci < k->nclauses; ci++)
+		if (k->nuat[ci])
+			say(c,
+			    "clause %u (%s) ran in user space at %u of its %u "
+			    "probes, first %s: %s",
+			    ci + 1, clause_desc(c, ci), k->nuat[ci],
+			    k->nuat[ci] + k->nkat[ci], k->uat[ci],
+			    k->uwhy[ci][0] ? k->uwhy[ci] : "no reason kept");
 	if (c->o->verbose && k->folds)
 		say(c, "the kernel's aggregations folded in at %lu tick "
 		    "firing%s", k->folds, k->folds == 1 ? "" : "s");

@@ -912,6 +912,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->vbit = xcalloc(nv, sizeof(*k->vbit));
 	k->vslot = xcalloc(nv, sizeof(*k->vslot));
 	k->varg = xcalloc(nv, sizeof(*k->varg));
+	kp_typed_reach(k); /* before any clause is asked: kplan_here.c */
 	/* a predicate that gates the record changes nothing a clause
 	 * sees, so exit() and printa() do not rule gates out */
 	k->gates = (flags & D_KPLAN_VARS) != 0;
@@ -1044,6 +1045,8 @@ void d_kplan_free(struct d_kplan *k)
 	if (!k)
 		return;
 	free(k->ok);
+	free(k->tyok);
+	free(k->noslen);
 	free(k->sout);
 	free(k->spred);
 	free(k->vin);

@@ -199,7 +199,9 @@ bool d_kplan_clause(const struct d_kplan *k, unsigned clause);
  * d_kplan_tlsvar() says, by variable index < d_kplan_nvars()): its plan
  * must run wherever it fires, never in user space instead; kvars: any
  * variable the kernel keeps, this-> too: it must not run in user space
- * for a hit whose other clauses the kernel runs.
+ * for a hit whose other clauses touching them the kernel runs (at one
+ * probe a this-> variable is user space's with all of them:
+ * d_kplan_here(), below).
  */
 bool d_kplan_tls(const struct d_kplan *k, unsigned clause);
 /* the arguments whose strings clause reads (d_clause_strargs()) */
@@ -215,6 +217,30 @@ unsigned d_kplan_nvars(const struct d_kplan *k);
  */
 bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
 		  const struct d_probe *probe, struct ubpf_kplan *pl);
+
+/*
+ * Clauses typed per probe (kplan_here.c).  d_kplan_fits(): does clause,
+ * which the kernel runs, fit probe alone (its args[N] of the kinds its
+ * kernel form needs there, a probe's name as a key within a key's
+ * room); not: the emitter's first reason into why.  d_kplan_here():
+ * which of probe's clauses cl (n of them, in order) the kernel runs
+ * there, into here[]: those the kernel runs that fit it, with the
+ * clauses before them in one plan, less the closure over this->
+ * variables (one touched by a clause user space runs at probe is user
+ * space's there, and so is every clause there touching it); the reason
+ * a clause the kernel runs is not here into why[i] (why may be NULL).
+ * false: a speculating clause there reads a this-> variable that is
+ * user space's there (its plan must fit: the event is refused).
+ * d_kplan_kself(): clause keeps a self-> variable in the kernel, and so
+ * cannot be user space's at one probe only.
+ */
+#define D_KPLAN_WHY 160
+bool d_kplan_fits(const struct d_kplan *k, unsigned clause,
+		  const struct d_probe *probe, char *why, size_t wlen);
+bool d_kplan_here(const struct d_kplan *k, const struct d_probe *probe,
+		  const unsigned *cl, unsigned n, bool *here,
+		  char (*why)[D_KPLAN_WHY]);
+bool d_kplan_kself(const struct d_kplan *k, unsigned clause);
 
 /*
  * Record gates (D_KPLAN_VARS): d_kplan_gated() says whether clause,

@@ -34,9 +34,12 @@
  * args[N] is typed here, at the probe (kplan.c's kp_ty_at()): ARG, then
  * NORM to the type the probe declares; where it is no integer, or a
  * key's type differs from the one the first plan with it fixed
- * (args_keys(): the merge has one type per key), the clause is user
- * space's at that probe; so where args[N] printed as a string
- * (kplan_out.c's kp_out_sarg(): ARG, then OSTR) is no string there.  A
+ * (args_keys(): the merge has one type per key), the clause does not
+ * fit that probe; so where args[N] printed as a string (kplan_out.c's
+ * kp_out_sarg(): ARG, then OSTR) is no string there.  d_kplan_fits()
+ * asks that of a clause alone, fixing no key type, with the first
+ * reason (struct em's why: unfit()); kplan_here.c decides from it which
+ * clauses the kernel runs at the probe, the others user space's.  A
  * record gate (d_kplan_gate()) is the predicate alone of a clause left
  * to user space, its PRED jumping past a REC, its arguments flagged
  * UBPF_KF_GATE.
@@ -47,7 +50,9 @@
 
 #include "config.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,7 +70,27 @@ struct em {
 	const struct d_kplan *k;
 	bool tls; /* a self-> variable read or written */
 	bool gate; /* a record gate's predicate (d_kplan_gate()) */
+	/* d_kplan_fits(): the first reason the clause does not fit this
+	 * probe (unfit()), or NULL */
+	char *why;
+	size_t wlen;
 };
+
+/* The clause does not fit this probe, for the reason fmt says (the
+ * first one is kept: d_kplan_fits()) */
+static void unfit(struct em *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void unfit(struct em *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!m->full && m->why && m->wlen && !m->why[0]) {
+		va_start(ap, fmt);
+		vsnprintf(m->why, m->wlen, fmt, ap);
+		va_end(ap);
+	}
+	m->full = true;
+}
 
 static struct ubpf_kop *put(struct em *m, int op, int pops, int pushes)
 {
@@ -109,7 +134,7 @@ static void args_str_only(struct em *m, const struct node *n, int arg)
 {
 	if ((kp_args_index(n->a) >= 0 || kp_args_index(n->b) >= 0) &&
 	    !d_args_str(m->probe, (unsigned)arg))
-		m->full = true;
+		unfit(m, "args[%d] is no string there", arg);
 }
 
 /*
@@ -145,6 +170,47 @@ static void var_op(struct em *m, struct ubpf_kop *o, unsigned v)
 }
 
 static void emit(struct em *m, const struct node *n);
+static bool clause_emit(const struct d_kplan *k, unsigned clause,
+			const struct d_probe *probe, struct ubpf_kplan *pl,
+			char *why, size_t wlen);
+
+/*
+ * n reads args[] as this probe does not type it (kp_ty_at() refused
+ * it there): the first args[N] whose kind is not the one n needs, as
+ * the reason; strlen() and stringof() of it need a string, the rest an
+ * integer.
+ */
+static bool args_why_at(struct em *m, const struct node *n, bool str)
+{
+	uint8_t z, g;
+	int a;
+
+	if (!n)
+		return false;
+	if ((a = kp_args_index(n)) >= 0) { /* args[N], maybe in stringof() */
+		str |= n->op != N_ARGS;
+		if (str ? d_args_str(m->probe, (unsigned)a)
+			: d_args_int(m->probe, (unsigned)a, &z, &g))
+			return false;
+		unfit(m, "args[%d] is no %s there", a,
+		      str ? "string" : "integer");
+		return true;
+	}
+	str = n->op == N_FUNC && d_funcs[n->sub].id == F_STRLEN;
+	if (args_why_at(m, n->a, false) || args_why_at(m, n->b, false) ||
+	    args_why_at(m, n->c, false))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (args_why_at(m, n->args[i], str))
+			return true;
+	return false;
+}
+
+static void args_why(struct em *m, const struct node *n)
+{
+	if (!args_why_at(m, n, false))
+		unfit(m, "args[] is not typed so there");
+}
 
 /*
  * Key j of ks, its string key, is args[N] (bare) and probe declares
@@ -194,7 +260,11 @@ static const char *lit_bytes(struct em *m, const struct node *n, size_t *len)
 	}
 	*len = strlen(s) < max ? strlen(s) : max;
 	if (*len > UBPF_KSTRMAX) {
-		m->full = true;
+		if (n->op == N_STR)
+			unfit(m, "a literal key longer than a key's room");
+		else
+			unfit(m, "%s longer than a key's room there",
+			      d_builtins[n->sub].name);
 		*len = UBPF_KSTRMAX;
 	}
 	return s;
@@ -362,7 +432,7 @@ static void emit(struct em *m, const struct node *n)
 	int op;
 
 	if (!kp_ty_at(m->k, m->probe, n, &sz, &sg) && kp_has_args(n)) {
-		m->full = true; /* args[N]: no integer at this probe */
+		args_why(m, n); /* args[N]: no integer at this probe */
 		return;
 	}
 	switch (n->op) {
@@ -774,7 +844,8 @@ static void emit(struct em *m, const struct node *n)
  * space's, which types them there) or is not an integer there.
  */
 static bool args_keys(const struct d_kplan *k, unsigned clause,
-		      const struct d_probe *probe, bool fix)
+		      const struct d_probe *probe, bool fix, char *why,
+		      size_t wlen)
 {
 	const struct clause *c = &k->prog->clauses[clause];
 
@@ -788,11 +859,24 @@ static bool args_keys(const struct d_kplan *k, unsigned clause,
 			if (!(ks->kargs & bit) ||
 			    ((int)j == ks->skey && !skey_int(ks, j, probe)))
 				continue; /* a string here: SKEY's */
-			if (!kp_ty_at(k, probe, ks->st->keys[j], &z, &g))
+			if (!kp_ty_at(k, probe, ks->st->keys[j], &z, &g)) {
+				if (why)
+					snprintf(why, wlen,
+						 "key %u, args[], is no "
+						 "integer there",
+						 j + 1);
 				return false;
+			}
 			if (ks->kfixed & bit) {
-				if (z != ks->ksz[j] || g != ks->ksg[j])
-					return false;
+				if (z == ks->ksz[j] && g == ks->ksg[j])
+					continue;
+				if (why)
+					snprintf(why, wlen,
+						 "key %u's type there is not "
+						 "the one the first plan "
+						 "with it fixed",
+						 j + 1);
+				return false;
 			} else if (fix) {
 				ks->ksz[j] = z;
 				ks->ksg[j] = g;
@@ -806,11 +890,47 @@ static bool args_keys(const struct d_kplan *k, unsigned clause,
 bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
 		  const struct d_probe *probe, struct ubpf_kplan *pl)
 {
-	if (!d_kplan_clause(k, clause) || !args_keys(k, clause, probe, false) ||
+	if (!d_kplan_clause(k, clause) ||
+	    !args_keys(k, clause, probe, false, NULL, 0) ||
 	    !kp_clause_emit(k, clause, probe, pl))
 		return false;
-	(void)args_keys(k, clause, probe, true);
+	(void)args_keys(k, clause, probe, true, NULL, 0);
 	return true;
+}
+
+/*
+ * Does clause, which the kernel runs (d_kplan_clause()), fit probe:
+ * kp_clause_emit() of it alone into a scratch plan, fixing no key's
+ * type (args_keys() without fix)?  Not: the emitter's first reason
+ * into why ("args[0] is no string there"), a function of the clause
+ * and the probe's declared types and names alone.  trial: into pl as
+ * it is (d_kplan_here()'s room), else a scratch plan.
+ */
+bool kp_clause_try(const struct d_kplan *k, unsigned clause,
+		   const struct d_probe *probe, struct ubpf_kplan *pl,
+		   char *why, size_t wlen)
+{
+	struct ubpf_kplan *t = pl ? pl : xcalloc(1, sizeof(*t));
+	bool ok;
+
+	if (why && wlen)
+		why[0] = '\0';
+	ok = args_keys(k, clause, probe, false, why, wlen) &&
+	     clause_emit(k, clause, probe, t, why, wlen);
+	if (!pl)
+		free(t);
+	return ok;
+}
+
+bool d_kplan_fits(const struct d_kplan *k, unsigned clause,
+		  const struct d_probe *probe, char *why, size_t wlen)
+{
+	if (!d_kplan_clause(k, clause)) {
+		if (why && wlen)
+			snprintf(why, wlen, "it is not the kernel's");
+		return false;
+	}
+	return kp_clause_try(k, clause, probe, NULL, why, wlen);
 }
 
 bool d_kplan_sout_emit(const struct d_kplan *k, unsigned clause,
@@ -868,7 +988,7 @@ bool kp_pred_emit(const struct d_kplan *k, const struct node *n,
 		  const struct stmt *st, const struct d_probe *probe,
 		  struct ubpf_kplan *pl)
 {
-	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false, false};
+	struct em m = { .pl = pl, .n = pl->nops, .probe = probe, .k = k };
 	struct ubpf_kop *pred = NULL;
 
 	if (n)
@@ -886,7 +1006,7 @@ bool kp_pred_emit(const struct d_kplan *k, const struct node *n,
 bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
 		      const struct d_probe *probe, struct ubpf_kplan *pl)
 {
-	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false, false};
+	struct em m = { .pl = pl, .n = pl->nops, .probe = probe, .k = k };
 	struct ubpf_kop *pred = NULL;
 	bool *mark;
 
@@ -966,7 +1086,9 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 				/* args[N]: argument N's string where the
 				 * probe declares one, else user space's
 				 * here (kplan_out.c's kp_out_sarg()) */
-				m->full |= !d_args_str(probe, (unsigned)sa);
+				if (!d_args_str(probe, (unsigned)sa))
+					unfit(m, "args[%d] is no string there",
+					      sa);
 				o = put(m, UBPF_K_ARG, 0, 1);
 				o->n = (uint8_t)sa;
 			} else {
@@ -1084,7 +1206,8 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			 * string */
 			if (kp_args_index(st->keys[j]) >= 0 &&
 			    !d_args_str(probe, ks->sarg2))
-				m->full = true;
+				unfit(m, "args[%u] is no string there",
+				      (unsigned)ks->sarg2);
 			o = put(m, UBPF_K_SKEY2, 0, 0);
 			o->n = (uint8_t)j;
 			o->slot = ks->sarg2;
@@ -1128,7 +1251,8 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			 * copyinstr(argN) where a string */
 			if (kp_args_index(st->keys[j]) >= 0 &&
 			    !d_args_str(probe, ks->sarg))
-				m->full = true;
+				unfit(m, "args[%u] is no string there",
+				      (unsigned)ks->sarg);
 			o = put(m, UBPF_K_SKEY, 0, 0);
 			o->n = (uint8_t)j;
 			o->slot = ks->sarg;
@@ -1254,11 +1378,17 @@ static void emit_list(struct em *m, const struct clause *c, unsigned clause,
  * values and ODONE, with no test of its predicate but where the kernel
  * computes it (k->spred: tested, then its truth an OUT, the area's
  * first 8 bytes); user space runs the rest */
-bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
-			const struct d_probe *probe, struct ubpf_kplan *pl)
+static bool clause_emit(const struct d_kplan *k, unsigned clause,
+			const struct d_probe *probe, struct ubpf_kplan *pl,
+			char *why, size_t wlen)
 {
 	const struct clause *c = &k->prog->clauses[clause];
-	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false, false};
+	struct em m = { .pl = pl,
+			.n = pl->nops,
+			.probe = probe,
+			.k = k,
+			.why = why,
+			.wlen = wlen };
 	struct ubpf_kop *pred = NULL;
 	unsigned i;
 	bool sout = k->sout && k->sout[clause];
@@ -1296,6 +1426,10 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 	}
 	if (m.full || m.max > UBPF_KSTACK) {
 		/* what was written past pl->nops is not part of the plan */
+		if (why && wlen && !why[0])
+			snprintf(why, wlen,
+				 "its instructions do not fit the probe's "
+				 "plan");
 		return false;
 	}
 	if (pred)
@@ -1328,7 +1462,9 @@ bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 bool d_kplan_gate(const struct d_kplan *k, unsigned clause,
 		  const struct d_probe *probe, struct ubpf_kplan *pl)
 {
-	struct em m = {pl, pl->nops, 0, 0, false, probe, k, false, true};
+	struct em m = {
+		.pl = pl, .n = pl->nops, .probe = probe, .k = k, .gate = true
+	};
 	struct ubpf_kop *pred;
 
 	if (!d_kplan_gated(k, clause))
@@ -1349,4 +1485,10 @@ bool d_kplan_gate(const struct d_kplan *k, unsigned clause,
 	pred->jump = (uint16_t)m.n;
 	pl->nops = (uint16_t)m.n;
 	return true;
+}
+
+bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
+		    const struct d_probe *probe, struct ubpf_kplan *pl)
+{
+	return clause_emit(k, clause, probe, pl, NULL, 0);
 }

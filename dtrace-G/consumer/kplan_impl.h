@@ -184,6 +184,12 @@ struct d_kplan {
 	struct kprd {
 		const struct node *rd, *val;
 	} prd[KP_PRDS];
+	/* per clause: it may be the kernel's at one probe and user space's
+	 * at another (kplan_here.c's kp_typed_reach()); the strlen(args[N])
+	 * nodes of the clauses that may not */
+	bool *tyok;
+	const struct node **noslen;
+	unsigned nnoslen;
 };
 /* kplan.c: statement i of clause's, or its layout with args[N] keys
  * integers where probe declares one of its bare args[N] string keys
@@ -258,6 +264,20 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
 /* kplan_emit.c: clause's instructions for a firing of probe, into pl */
 bool kp_clause_emit(const struct d_kplan *k, unsigned clause,
 		    const struct d_probe *probe, struct ubpf_kplan *pl);
+/* ... whether they fit (d_kplan_fits()), into pl as it is (room), or
+ * a scratch plan where pl is NULL, fixing no key type; the first
+ * reason they do not into why */
+bool kp_clause_try(const struct d_kplan *k, unsigned clause,
+		   const struct d_probe *probe, struct ubpf_kplan *pl,
+		   char *why, size_t wlen);
+
+/* kplan_here.c: the clauses that may be typed per probe (kp_typed_ok():
+ * none that this-> variables tie to a self-> variable or a
+ * speculation), made once at d_kplan_new(); strlen(args[N]) of one
+ * that may not (kp_arg_strlen() asks) */
+void kp_typed_reach(struct d_kplan *k);
+bool kp_typed_ok(const struct d_kplan *k, unsigned clause);
+bool kp_typed_node(const struct d_kplan *k, const struct node *n);
 
 /* kplan_str.c: the N of copyinstr(argN), or -1 */
 int kp_copyinstr_arg(const struct node *n);

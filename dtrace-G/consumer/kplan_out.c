@@ -251,8 +251,8 @@ const struct node *kp_out_arg(const struct stmt *st, unsigned j, bool *str)
  * run.c reads with d_arg_str(x, N, strsize), copyinstr(argN)'s, so an
  * OSTR of argument N there (kplan_emit.c's emit_stmt()), its fault
  * copyinstr(argN)'s; at any other probe (an integer there, printed as
- * its digits, or no such argument) the clause is user space's, the
- * plan of that probe refused (kp_out_sarg_ok()).
+ * its digits, or no such argument) the clause is user space's
+ * (kplan_here.c's d_kplan_here(), kp_out_sarg_ok()).
  */
 int kp_out_sarg(const struct stmt *st, unsigned j)
 {
@@ -277,25 +277,17 @@ int kp_out_sarg(const struct stmt *st, unsigned j)
 
 /*
  * May clause ci print args[N] as a string (kp_out_sarg())?  Only where
- * refusing its plan at a probe that does not declare N a string leaves
- * the clause to user space there: it touches no variable (one the
- * kernel keeps would make that probe's event refused: bpf_agg.c's
- * plan_of()) and does not speculate (a sout clause's plan must fit at
- * every probe).
+ * leaving its plan at a probe that does not declare N a string leaves
+ * the clause to user space there, with the this-> variables it touches
+ * (kplan_here.c's d_kplan_here()): this-> variables do not tie it to a
+ * clause touching a self-> variable (whose event would be refused at
+ * that probe: bpf_agg.c's plan_of()) or speculating (a sout clause's
+ * plan must fit at every probe), nor does it speculate itself
+ * (kplan_here.c's kp_typed_ok()).
  */
 bool kp_out_sarg_ok(const struct d_kplan *k, unsigned ci)
 {
-	const struct d_prog *p = k->prog;
-	bool *mark, any = false;
-
-	if (d_kplan_specs(p, ci))
-		return false;
-	mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
-	kp_clause_vars(p, &p->clauses[ci], mark);
-	for (unsigned v = 0; v < p->nvars; v++)
-		any |= mark[v];
-	free(mark);
-	return !any;
+	return !d_kplan_specs(k->prog, ci) && kp_typed_ok(k, ci);
 }
 
 /* May the clause fire only at probes of uprobes (USDT, pid)? */

@@ -831,20 +831,22 @@ int kp_arg_strlen(const struct d_kplan *k, const struct node *n)
 	    n->nargs != 1 ||
 	    (kp_copyinstr_arg(n->args[0]) < 0 && kp_args_index(n->args[0]) < 0))
 		return -1;
-	if (k && kp_args_index(n->args[0]) >= 0 && k->prog->nvars)
-		return -1; /* not with variables: below */
+	if (k && kp_args_index(n->args[0]) >= 0 && !kp_typed_node(k, n))
+		return -1; /* not tied to self->: below */
 	return kp_arg_str(k, n->args[0]);
 }
 
 /*
- * Why strlen(args[N]) only in a program with no variable: a clause
- * spanning probes that declare argument N a string and probes that do
- * not runs in the kernel at the first and in user space at the others
- * (kplan_emit.c types it at each probe), which a clause touching a
- * variable the kernel keeps cannot (bpf_agg.c's plan_of(): the event
- * refused, "do not fit one plan"), and which variables the kernel keeps
- * is decided before any probe is known.  So in a program with
- * variables, such a clause is user space's at every probe, as before
+ * Why strlen(args[N]) only in a clause that this-> variables do not tie
+ * to a self-> (or global) variable or a speculation (kplan_here.c's
+ * kp_typed_reach()): a clause spanning probes that declare argument N a
+ * string and probes that do not runs in the kernel at the first and in
+ * user space at the others (kplan_here.c's d_kplan_here()), with the
+ * this-> variables it touches and the clauses touching them, which a
+ * clause keeping a self-> variable in the kernel cannot be (bpf_agg.c's
+ * plan_of(): the event refused, "do not fit one plan"), and which
+ * self-> variables the kernel keeps is decided before any probe is
+ * known.  So such a clause is user space's at every probe, as before
  * kp_arg_strlen() took args[N] (kplan_why.c says why).
  */
 

@@ -376,12 +376,15 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 	}
 	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_STRLEN &&
 	    x->nargs == 1 && kp_args_index(x->args[0]) >= 0 && k->vars &&
-	    !k->fmode && !k->nostr && k->prog->nvars) { /* kp_arg_strlen() */
+	    !k->fmode && !k->nostr &&
+	    !kp_typed_node(k, x)) { /* kp_arg_strlen() */
 		snprintf(buf, len,
 			 "strlen() of args[] is not computed in the kernel of "
-			 "a program with variables: at a probe where the "
-			 "argument is not a string the clause would be user "
-			 "space's, with the variables it touches");
+			 "a clause that this-> variables tie to a self-> or "
+			 "global variable or a speculation: at a probe where "
+			 "the argument is not a string the clause would be "
+			 "user space's, with the this-> variables it touches "
+			 "and the clauses touching them");
 		return;
 	}
 	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_STRLEN &&
@@ -572,7 +575,9 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 					 j + 1,
 					 d_kplan_specs(p, ci)
 						 ? "speculates"
-						 : "touches a variable");
+						 : "this-> variables tie to a "
+						   "self-> or global variable "
+						   "or a speculation");
 				return;
 			}
 			if ((str && w->nargs != 1) ||

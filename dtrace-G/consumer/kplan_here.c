@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kplan_here.c - which clauses the kernel runs at one probe (doc/
+ * DESIGN.md's "Clauses typed per probe and the variables the kernel
+ * keeps").  kplan.c decides once, knowing no probe, which clauses the
+ * kernel runs and which variables it keeps; args[N] is typed per probe
+ * (kplan_emit.c types a clause again at each), so a clause the kernel
+ * runs may not fit a probe: args[N] not the kind its kernel form needs
+ * there, a probe's name as a key longer than a key's room, its
+ * instructions past the plan's room beside the clauses before it.
+ *
+ * The rule (d_kplan_here(), asked by bpf_agg.c's plan_of() per probe
+ * P and the clauses P matches): a clause the decision gave the kernel
+ * runs there at P if it fits P (kplan_emit.c's d_kplan_fits(), with the
+ * emitter's first reason), and all of them in order fit one plan with
+ * the speculating (sout) and shared self-> reader (vin) clauses among
+ * them (the room), less the closure over this-> variables: a this->
+ * variable the kernel keeps (KV_KERN, KV_SARG, KV_STR, scope SC_THIS)
+ * that a clause user space runs at P touches is user space's at P, and
+ * so is every clause at P touching it, until nothing changes (the room
+ * asked again after, since a plan with fewer clauses may have room for
+ * one left out; the set left only grows, so it ends).  That is exact
+ * because a this-> variable lives for one firing and the probe's
+ * clauses run in order (d/stmt.c's run_pre() resets this-> at each
+ * firing; the generated program's slots are 0 at each run): at P each
+ * of its readers and writers runs on one side.  At another probe the
+ * same variable may be the kernel's.
+ *
+ * Variables that outlive a firing (self-> integers, strings, thread-
+ * local arrays) have one copy for the run: a clause keeping one in the
+ * kernel that is not here at P leaves P's event refused, as before
+ * (d_kplan_kself(): bpf_agg.c's UBPF_KTLS_UNFIT).  So that the
+ * clauses refused so today are not many more, a clause may take the
+ * forms typed per probe that the decision cannot know the probes of
+ * (strlen(args[N]): kplan_str.c's kp_arg_strlen(); printf("%s", args[N]):
+ * kplan_out.c's kp_out_sarg_ok()) only where no chain of clauses
+ * sharing this-> variables ties it to a clause touching a self->
+ * (or global) variable or speculating (kp_typed_reach(), over the
+ * program, once): at a probe where such a clause is not the kernel's,
+ * the closure then reaches no variable that outlives a firing, and no
+ * speculating clause (whose values must be computed in the kernel at
+ * every probe: kplan_spec.c's "Speculations"; d_kplan_here() says false
+ * where one reads a this-> variable user space's at P, and the event
+ * is refused).  Deciding self-> variables knowing the probes, and
+ * moving them to user space at a later probe that contradicts the
+ * decision, are later work (doc/DESIGN.md).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../d/d_impl.h"
+#include "kplan.h"
+#include "kplan_impl.h"
+#include "xalloc.h"
+
+static unsigned root(unsigned *par, unsigned i)
+{
+	while (par[i] != i)
+		i = par[i] = par[par[i]];
+	return i;
+}
+
+/* The strlen(args[N]) nodes under n into k->noslen */
+static void noslen_node(struct d_kplan *k, const struct node *n)
+{
+	if (!n)
+		return;
+	if (n->op == N_FUNC && d_funcs[n->sub].id == F_STRLEN &&
+	    n->nargs == 1 && kp_args_index(n->args[0]) >= 0) {
+		k->noslen =
+			xpush_room(k->noslen, k->nnoslen, sizeof(*k->noslen));
+		k->noslen[k->nnoslen++] = n;
+	}
+	noslen_node(k, n->a);
+	noslen_node(k, n->b);
+	noslen_node(k, n->c);
+	for (unsigned i = 0; i < n->nargs; i++)
+		noslen_node(k, n->args[i]);
+}
+
+static void noslen_stmts(struct d_kplan *k, const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		noslen_node(k, v[i].e);
+		for (unsigned j = 0; j < v[i].nargs; j++)
+			noslen_node(k, v[i].args[j]);
+		for (unsigned j = 0; j < v[i].nkeys; j++)
+			noslen_node(k, v[i].keys[j]);
+		noslen_stmts(k, v[i].body, v[i].nbody);
+		noslen_stmts(k, v[i].els, v[i].nels);
+	}
+}
+
+void kp_typed_reach(struct d_kplan *k)
+{
+	const struct d_prog *p = k->prog;
+	unsigned nc = p->nclauses ? p->nclauses : 1;
+	unsigned nv = p->nvars ? p->nvars : 1;
+	unsigned *par = xcalloc(nc, sizeof(*par));
+	int *owner = xcalloc(nv, sizeof(*owner));
+	bool *mark = xcalloc(nv, sizeof(*mark));
+	bool *bad = xcalloc(nc, sizeof(*bad));
+
+	k->tyok = xcalloc(nc, sizeof(*k->tyok));
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		par[ci] = ci;
+	for (unsigned v = 0; v < p->nvars; v++)
+		owner[v] = -1;
+	/* the clauses sharing this-> variables, one set */
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		kp_clause_vars(p, &p->clauses[ci], mark);
+		for (unsigned v = 0; v < p->nvars; v++) {
+			if (!mark[v] || p->vars[v].scope != SC_THIS)
+				continue;
+			if (owner[v] < 0)
+				owner[v] = (int)ci;
+			else
+				par[root(par, ci)] =
+					root(par, (unsigned)owner[v]);
+		}
+	}
+	/* ... none of which may touch a variable that outlives a firing
+	 * or speculate */
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		bool b = d_kplan_specs(p, ci);
+
+		kp_clause_vars(p, &p->clauses[ci], mark);
+		for (unsigned v = 0; v < p->nvars; v++)
+			b |= mark[v] && p->vars[v].scope != SC_THIS;
+		bad[root(par, ci)] |= b;
+	}
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		k->tyok[ci] = !bad[root(par, ci)];
+		if (k->tyok[ci])
+			continue;
+		noslen_node(k, c->pred);
+		noslen_stmts(k, c->stmts, c->nstmts);
+	}
+	free(par);
+	free(owner);
+	free(mark);
+	free(bad);
+}
+
+bool kp_typed_ok(const struct d_kplan *k, unsigned clause)
+{
+	return k->tyok && clause < k->prog->nclauses && k->tyok[clause];
+}
+
+bool kp_typed_node(const struct d_kplan *k, const struct node *n)
+{
+	for (unsigned i = 0; i < k->nnoslen; i++)
+		if (k->noslen[i] == n)
+			return false;
+	return true;
+}
+
+/* A this-> variable the kernel keeps */
+static bool this_kept(const struct d_kplan *k, unsigned v)
+{
+	return k->prog->vars[v].scope == SC_THIS &&
+	       (k->vst[v] == KV_KERN || k->vst[v] == KV_SARG ||
+		k->vst[v] == KV_STR);
+}
+
+bool d_kplan_kself(const struct d_kplan *k, unsigned clause)
+{
+	const struct d_prog *p = k->prog;
+	bool *mark, any = false;
+
+	if (!d_kplan_clause(k, clause) || !k->kv[clause])
+		return false;
+	mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
+	kp_clause_vars(p, &p->clauses[clause], mark);
+	for (unsigned v = 0; v < p->nvars; v++)
+		any |= mark[v] && p->vars[v].scope != SC_THIS &&
+		       (k->vst[v] == KV_KERN || k->vst[v] == KV_SARG ||
+			k->vst[v] == KV_STR);
+	free(mark);
+	return any;
+}
+
+bool d_kplan_here(const struct d_kplan *k, const struct d_probe *probe,
+		  const unsigned *cl, unsigned n, bool *here,
+		  char (*why)[D_KPLAN_WHY])
+{
+	const struct d_prog *p = k->prog;
+	unsigned nv = p->nvars ? p->nvars : 1;
+	bool *mark = xcalloc(nv, sizeof(*mark));
+	bool *uvar = xcalloc(nv, sizeof(*uvar));   /* user space's at probe */
+	unsigned *uby = xcalloc(nv, sizeof(*uby)); /* ... for this clause */
+	struct ubpf_kplan *t = xcalloc(1, sizeof(*t));
+	char w[D_KPLAN_WHY];
+	bool room = false, ok = true;
+
+	for (unsigned i = 0; i < n; i++) {
+		w[0] = '\0';
+		here[i] = d_kplan_clause(k, cl[i]) &&
+			  d_kplan_fits(k, cl[i], probe, w, sizeof(w));
+		if (why)
+			snprintf(why[i], sizeof(why[i]), "%s",
+				 d_kplan_clause(k, cl[i]) ? w : "");
+	}
+	while (!room) {
+		bool changed = true;
+
+		/* the closure over this-> variables */
+		while (changed) {
+			changed = false;
+			for (unsigned i = 0; i < n; i++) {
+				if (here[i] || !d_kplan_clause(k, cl[i]))
+					continue;
+				kp_clause_vars(p, &p->clauses[cl[i]], mark);
+				for (unsigned v = 0; v < p->nvars; v++)
+					if (mark[v] && !uvar[v] &&
+					    this_kept(k, v)) {
+						uvar[v] = true;
+						uby[v] = cl[i];
+					}
+			}
+			for (unsigned i = 0; i < n; i++) {
+				if (!here[i])
+					continue;
+				kp_clause_vars(p, &p->clauses[cl[i]], mark);
+				for (unsigned v = 0; v < p->nvars && here[i];
+				     v++) {
+					if (!mark[v] || !uvar[v])
+						continue;
+					here[i] = false;
+					changed = true;
+					if (why)
+						snprintf(why[i], sizeof(why[i]),
+							 "this->%s is user "
+							 "space's there: "
+							 "clause %u",
+							 p->vars[v].name,
+							 uby[v] + 1);
+				}
+			}
+		}
+		/* the room: the clauses in one plan, as plan_of() makes it
+		 * (its gates after them are not needed: they go first) */
+		room = true;
+		memset(t, 0, sizeof(*t));
+		for (unsigned i = 0; i < n && room; i++) {
+			if (here[i]) {
+				if (kp_clause_try(k, cl[i], probe, t, NULL, 0))
+					continue;
+				here[i] = false;
+				room = false;
+				if (why)
+					snprintf(why[i], sizeof(why[i]),
+						 "its instructions do not fit "
+						 "the probe's plan beside the "
+						 "clauses before it");
+			} else if (d_kplan_sout(k, cl[i])) {
+				(void)d_kplan_sout_emit(k, cl[i], probe, t);
+			} else if (d_kplan_vin(k, cl[i])) {
+				(void)d_kplan_vin_emit(k, cl[i], probe, t);
+			}
+		}
+	}
+	/* a speculating clause whose values read one that is not here */
+	for (unsigned i = 0; i < n; i++) {
+		if (!d_kplan_sout(k, cl[i]))
+			continue;
+		kp_clause_vars(p, &p->clauses[cl[i]], mark);
+		for (unsigned v = 0; v < p->nvars; v++)
+			ok &= !(mark[v] && uvar[v]);
+	}
+	free(mark);
+	free(uvar);
+	free(uby);
+	free(t);
+	return ok;
+}

@@ -125,6 +125,8 @@ struct ip_proc {
 	bool kernel;	   /* the kernel path takes it whole (ip_enable()) */
 	bool kpin;	   /* ... as an exec'd image told not to ask */
 	bool exec_kernel;  /* exec'd, not to ask: ip_exec_handover() */
+	bool exec_envwait; /* exec'd, whether it asks not known yet: its
+			      environment read again (exec_decide()) */
 	bool other;	   /* another dtrace traces it in-process (live) */
 	bool dl_asks;	   /* its drti.o asks at a dlopen() */
 	bool dl_said;	   /* a dlopen() that gave up waiting: said */

@@ -14,7 +14,10 @@
  * image told not to ask (DTRACE_DOF_INIT_DISABLE), of a traced process
  * or of such a child (watched for its exec: kids_check()), goes to the
  * kernel path for its process alone (exec_follow(), ip_exec_handover()),
- * as -x activation=kernel's binary-wide event reaches it.  A -p target
+ * as -x activation=kernel's binary-wide event reaches it; told so by
+ * its environment, which the kernel lays out after the maps show the
+ * exec, so a read that finds none yet decides at a later one
+ * (exec_asks()), never by guessing.  A -p target
  * with no arena (none of its files carries the recorder: a shell) has
  * no descriptor for a new image to ask through: it is held by dlhold.c
  * (ip_exec_hold()), whose stop at its exec makes the new image the
@@ -87,18 +90,37 @@ int ip_image_token(pid_t pid, uint64_t tok[2])
 	return ip_mem_rw(pid, at, tok, 2 * sizeof(uint64_t), false);
 }
 
-/* pid's environment tells its drti.o to touch nothing (it never asks) */
-static bool drti_disabled(pid_t pid)
+/*
+ * What pid's environment says to its drti.o: ENV_TOLD, touch nothing
+ * (DRTI_ENV_DISABLE: it never asks); ENV_FREE, not so; ENV_EMPTY, none
+ * to read; ENV_UNREAD, not readable.  Empty is also what an image in
+ * the middle of its exec shows: the kernel replaces the maps (the old
+ * arena gone from them) before it lays out the new image's stack, and
+ * /proc/PID/environ reads nothing until then (the new mm's env_end is
+ * 0).  A read that is not empty is the whole environment: env_end
+ * passes env_start only when it is set last, the strings in place.
+ */
+enum { ENV_TOLD, ENV_FREE, ENV_EMPTY, ENV_UNREAD };
+
+static int drti_env(pid_t pid)
 {
 	size_t n = 0, k = strlen(DRTI_ENV_DISABLE);
 	char *env = read_proc(pid, "environ", &n);
-	bool off = !env; /* unreadable: it may */
+	int r = !env ? ENV_UNREAD : n ? ENV_FREE : ENV_EMPTY;
 
 	for (size_t i = 0; env && i < n; i += strlen(env + i) + 1)
-		off |= !strncmp(env + i, DRTI_ENV_DISABLE, k) &&
-		       env[i + k] == '=';
+		if (!strncmp(env + i, DRTI_ENV_DISABLE, k) && env[i + k] == '=')
+			r = ENV_TOLD;
 	free(env);
-	return off;
+	return r;
+}
+
+/* pid's environment tells its drti.o to touch nothing (it never asks) */
+static bool drti_disabled(pid_t pid)
+{
+	int e = drti_env(pid);
+
+	return e == ENV_TOLD || e == ENV_UNREAD; /* unreadable: it may */
 }
 
 /*
@@ -180,16 +202,40 @@ static int arena_state(const struct ip_proc *ipp)
 
 /*
  * Will pid's new image, which has the arena at USDT_EXEC_FD to ask
- * through, never ask to be armed: is its drti.o told to touch nothing
- * (DTRACE_DOF_INIT_DISABLE, which /proc/PID/environ shows from the exec
- * on)?  One whose objects carry no recorder does not ask either; that
- * is known only once ld.so has mapped them all, and is said at its end
- * instead (ip_exec_unasked()).  One without the descriptor is said at
- * once (ip_exec_check()).
+ * through, ask to be armed?  EXA_NEVER: its drti.o is told to touch
+ * nothing (DTRACE_DOF_INIT_DISABLE in its environment); EXA_MAY: not
+ * so, or no descriptor to ask through; EXA_UNSURE: not to be told yet,
+ * its environment not there to read (drti_env(): the kernel lays it out
+ * after the maps lose the arena, so a read that saw the exec in the
+ * maps may come first), to be looked at again at the next read.  Taken
+ * as "it may" there, a told-not-to-ask image was left waiting for an
+ * ask that never came, untraced (run-trace-fork.sh, "fork then exec 2,
+ * forked before", under -x activation=user in CI).  One whose objects
+ * carry no recorder does not ask either; that is known only once ld.so
+ * has mapped them all, and is said at its end instead
+ * (ip_exec_unasked()).  One without the descriptor is said at once
+ * (ip_exec_check()).
  */
-static bool exec_never_asks(struct consumer *c, pid_t pid)
+enum { EXA_MAY, EXA_NEVER, EXA_UNSURE };
+
+static int exec_asks(struct consumer *c, pid_t pid)
 {
-	return ip_exec_fd_state(c, pid) == EXFD_OURS && drti_disabled(pid);
+	int e;
+
+	if (ip_exec_fd_state(c, pid) != EXFD_OURS)
+		return EXA_MAY;
+	e = drti_env(pid);
+	return e == ENV_TOLD ? EXA_NEVER : e == ENV_FREE ? EXA_MAY : EXA_UNSURE;
+}
+
+/* ipp's exec seen: its new image to the kernel path, or not yet known */
+static void exec_decide(struct consumer *c, struct ip_proc *ipp)
+{
+	int a = exec_asks(c, ipp->pid);
+
+	/* handed to the kernel path at the end of this read */
+	ipp->exec_kernel = a == EXA_NEVER;
+	ipp->exec_envwait = a == EXA_UNSURE;
 }
 
 /*
@@ -198,17 +244,23 @@ static bool exec_never_asks(struct consumer *c, pid_t pid)
  * at USDT_EXEC_FD (ip_exec_answer()), before any of its probes can fire:
  * until then nothing of it is armed (exec_pending).  One that will not
  * (DTRACE_DOF_INIT_DISABLE) goes to the kernel path at the end of the
- * read (exec_kernel, ip_exec_handover()); without that descriptor (the
- * process closed it, or had its own there) it cannot ask: said once.
- * True: the image ipp armed is gone.
+ * first read that finds its environment laid out (exec_kernel,
+ * ip_exec_handover(); exec_envwait until then: exec_asks()); without
+ * that descriptor (the process closed it, or had its own there) it
+ * cannot ask: said once.  True: the image ipp armed is gone.
  */
 bool ip_exec_check(struct consumer *c, struct ip_proc *ipp)
 {
 	const struct tproc *pr = ipp->pr;
 	char range[48];
 
-	if (ipp->exec_said || ipp->exec_pending)
+	if (ipp->exec_said)
 		return true;
+	if (ipp->exec_pending) {
+		if (ipp->exec_envwait)
+			exec_decide(c, ipp);
+		return true;
+	}
 	if (!ipp->map || ipp->gone || !ipp->taddr || pr->exited)
 		return false;
 	/*
@@ -230,8 +282,7 @@ bool ip_exec_check(struct consumer *c, struct ip_proc *ipp)
 		return false;
 	if (ip_exec_fd_state(c, pr->pid) == EXFD_OURS) {
 		ipp->exec_pending = true;
-		/* handed to the kernel path at the end of this read */
-		ipp->exec_kernel = exec_never_asks(c, pr->pid);
+		exec_decide(c, ipp);
 		return true;
 	}
 	say(c,
@@ -510,7 +561,7 @@ void ip_exec_answer(struct consumer *c, struct ip_proc *root)
  * derived for its old image go off), its maps are read and its probes
  * armed (proc_refresh()).  In-process where its image asked and waits
  * (kid_exec_root()), so from its first instruction; on the kernel path
- * where it will not ask (exec_never_asks()), for pid alone (kpin: a
+ * where it will not ask (exec_asks()), for pid alone (kpin: a
  * glob's probes too, which the kernel path would otherwise arm
  * binary-wide, over the calls armed in-process in other processes
  * running the file: kernel_enable(), inproc_arm.c), as on -x
@@ -653,7 +704,8 @@ static struct ip_proc *kid_exec_root(struct consumer *c, pid_t pid,
  * ipp's fork children that are not traced processes themselves (their
  * hits are records in ipp's arena, lineage.c sorting them out), watched
  * for an exec: one whose new image will not ask to be armed is followed
- * on the kernel path (exec_follow()); one whose image asks is answered
+ * on the kernel path (exec_follow()), one whose environment is not laid
+ * out yet watched still (exec_asks()); one whose image asks is answered
  * by ip_exec_answer(), which follows it in-process.  A child exec'd when
  * its maps lost the arena (at the address the family maps it) and its
  * image token is no longer the family's (a child that only unmapped the
@@ -695,8 +747,14 @@ static void kids_check(struct consumer *c, struct ip_proc *ipp)
 			ipp->kids[k++] = kd;
 			continue;
 		}
-		if (exec_never_asks(c, kd.pid))
+		switch (exec_asks(c, kd.pid)) {
+		case EXA_NEVER:
 			exec_follow(c, kd.pid, NULL, true);
+			break;
+		case EXA_UNSURE: /* its environment not laid out yet */
+			ipp->kids[k++] = kd;
+			break;
+		}
 	}
 	ipp->nkids = k;
 }

@@ -610,6 +610,57 @@ trace_progs_copy() {
 	return 0
 }
 
+# bg_checks DIR FUNCTION ARGS...: FUNCTION (checks, as the test's own
+# code makes them) run in the background, in a subshell in the test's
+# directory DIR (made; the test's other files are ../), and counted
+# into the test's checks and failures by bg_join, which waits for every
+# bg_checks run begun.  For runs each on its own process and files
+# whose time is spent waiting on the kernel (attaching, detaching), not
+# on a CPU: side by side their waits overlap.  At most 6 at once (a
+# seventh first waits for the oldest: each may run several dtraces).
+# A run that ends without counting (exit, finish) is a failure.
+bg_checks() {
+	bc_d=$1
+	shift
+	bc_n=0
+	for bc in ${bg_runs:-}; do
+		bc_n=$((bc_n + 1))
+	done
+	[ "$bc_n" -lt 6 ] || bg_join 1
+	mkdir -p "$bc_d" || exit 99
+	(
+		cd "$bc_d" || exit 99
+		checks=0 failures=0
+		"$@"
+		echo "$checks $failures" >bg.counts
+	) &
+	bg_runs="${bg_runs:-} $bc_d:$!"
+}
+
+# bg_join [N]: wait for the bg_checks runs begun (the N oldest), adding
+# their checks and failures to the test's
+bg_join() {
+	bj_n=${1:-0} bj_left=
+	for bj in ${bg_runs:-}; do
+		if [ "$bj_n" = done ]; then
+			bj_left="$bj_left $bj"
+			continue
+		fi
+		wait "${bj#*:}"
+		bj_c= bj_f=
+		[ -f "${bj%%:*}/bg.counts" ] &&
+			read -r bj_c bj_f <"${bj%%:*}/bg.counts"
+		if [ -n "$bj_f" ]; then
+			checks=$((checks + bj_c)) failures=$((failures + bj_f))
+		else
+			fail "${bj%%:*}: its checks did not finish"
+		fi
+		bj_n=$((bj_n - 1))
+		[ "$bj_n" -ne 0 ] || bj_n=done
+	done
+	bg_runs=$bj_left
+}
+
 # The three ways a test compares byte for byte, by their one-letter
 # names: 0 (DTRACE_KAGG=0, the records), g (the generated programs),
 # c (DTRACE_CGEN=0, the generic program): their settings into cg, ka.

@@ -620,21 +620,21 @@ trace_progs_copy() {
 # seventh first waits for the oldest: each may run several dtraces).
 # A run that ends without counting (exit, finish) is a failure.
 bg_checks() {
-	bc_d=$1
+	bg_d=$1
 	shift
-	bc_n=0
-	for bc in ${bg_runs:-}; do
-		bc_n=$((bc_n + 1))
+	bg_n=0
+	for bg in ${bg_runs:-}; do
+		bg_n=$((bg_n + 1))
 	done
-	[ "$bc_n" -lt 6 ] || bg_join 1
-	mkdir -p "$bc_d" || exit 99
+	[ "$bg_n" -lt 6 ] || bg_join 1
+	mkdir -p "$bg_d" || exit 99
 	(
-		cd "$bc_d" || exit 99
+		cd "$bg_d" || exit 99
 		checks=0 failures=0
 		"$@"
 		echo "$checks $failures" >bg.counts
 	) &
-	bg_runs="${bg_runs:-} $bc_d:$!"
+	bg_runs="${bg_runs:-} $bg_d:$!"
 }
 
 # bg_join [N]: wait for the bg_checks runs begun (the N oldest), adding

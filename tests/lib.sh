@@ -203,11 +203,7 @@ bpf_test_setup() {
 # addresses of its text are nm's; the test fails and ends when it
 # cannot be built
 kpprog_build() {
-	$CC -O2 -fno-pie -no-pie -o kpprog \
-		"$top_srcdir/tests/data/kprov/kpprog.c" || {
-		fail "building the test program"
-		finish
-	}
+	trace_progs_copy kpprog || test_progs_build kpprog
 }
 
 # cgout_setup: for the tests of values the generated program computes
@@ -228,8 +224,7 @@ kpprog_build() {
 # fails here, not by a race with cgout's exit.
 cgout_setup() {
 	bpf_test_setup uprobe
-	$CC -O2 -o cgout "$top_srcdir/tests/data/cgenout/cgout.c" ||
-		{ fail "building cgout"; finish; }
+	trace_progs_copy cgout || test_progs_build cgout
 	# user space's reads of its strings come after the hit: a dtrace
 	# slowed by the sanitizers, under -j2's load, came after cgout's
 	# 300 ms were up (faults at strings still in place at the hit)
@@ -587,52 +582,98 @@ gcc_driver() {
 
 # trace_progs_build [plugin]: the tracing tests' program trprog and its
 # library libtrl.so (and with an argument the plug-in trplug.so), from
-# tests/data/trace, or copied where TRACE_PROGS has them built; the test
-# fails and ends when they cannot be built
+# tests/data/trace: copied where TEST_PROGS or TRACE_PROGS has them
+# built, else built here (tests/build-progs.sh); the test fails and
+# ends when they cannot be built.  Either way LD_LIBRARY_PATH names the
+# test's directory, so a copy of trprog alone elsewhere (run-trace.sh's
+# "sp ace") finds libtrl.so there.
 trace_progs_build() {
 	tpb_plug=${1:+trplug}
 	trace_progs_copy trprog libtrl.so ${tpb_plug:+trplug.so} && return 0
-	tpb_data=$top_srcdir/tests/data/trace
-	tpb_ok=true
-	for tpb in tr trlib $tpb_plug; do
-		"$DTRACE" -h -s "$tpb_data/$tpb.d" -o "$tpb.h" || tpb_ok=false
-	done
-	$CC -O2 -fPIC -I. -c "$tpb_data/trlib.c" -o trlib.o &&
-		"$DTRACE" -G -s "$tpb_data/trlib.d" trlib.o -o trlib-probes.o &&
-		$CC -shared -o libtrl.so trlib.o trlib-probes.o || tpb_ok=false
-	if [ -n "$tpb_plug" ]; then
-		$CC -O2 -fPIC -I. -c "$tpb_data/trplug.c" -o trplug.o &&
-			"$DTRACE" -G -s "$tpb_data/trplug.d" trplug.o \
-				-o trplug-probes.o &&
-			$CC -shared -o trplug.so trplug.o trplug-probes.o ||
-			tpb_ok=false
-	fi
-	$CC -O2 -I. -c "$tpb_data/trprog.c" -o trprog.o &&
-		"$DTRACE" -G -s "$tpb_data/tr.d" trprog.o -o trprog-probes.o &&
-		$CC -o trprog trprog.o trprog-probes.o -L. -ltrl \
-			-Wl,-rpath,"$PWD" -ldl -lpthread || tpb_ok=false
-	if ! $tpb_ok; then
-		fail "building the test programs"
-		finish
-	fi
+	test_progs_build trprog
+	LD_LIBRARY_PATH=$tmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export LD_LIBRARY_PATH
 }
 
-# trace_progs_copy NAME...: where TRACE_PROGS names a directory of the
-# tracing tests' programs built already (tests/kmod/run.sh does it for
-# the check-kmod guest, which has no compiler), copy NAME... from there
-# into the test's directory and find their libraries there; 1 when
-# TRACE_PROGS is not set (the test builds them)
+# test_progs_build NAME: tests/build-progs.sh's NAME built in the test's
+# directory; the test fails and ends when it cannot be
+test_progs_build() {
+	sh "$top_srcdir/tests/build-progs.sh" . "$1" || {
+		fail "building the test program $1 (tests/build-progs.sh)"
+		finish
+	}
+}
+
+# trace_progs_copy NAME...: copy NAME... into the test's directory from
+# the directory of the tests' programs built already, if there is one
+# (TRACE_PROGS: tests/kmod/run.sh's, for the check-kmod guest, which
+# has no compiler; else TEST_PROGS: make check's tests/progs, built once
+# by tests/build-progs.sh for all the tests), and find their libraries
+# there (LD_LIBRARY_PATH); 1 when neither is set (the test builds them)
 trace_progs_copy() {
-	[ -n "${TRACE_PROGS:-}" ] || return 1
+	tp_var=TRACE_PROGS tp_dir=${TRACE_PROGS:-}
+	[ -n "$tp_dir" ] || tp_var=TEST_PROGS tp_dir=${TEST_PROGS:-}
+	[ -n "$tp_dir" ] || return 1
 	for tp in "$@"; do
-		cp "$TRACE_PROGS/$tp" . || {
-			fail "no $tp in TRACE_PROGS ($TRACE_PROGS)"
+		cp "$tp_dir/$tp" . || {
+			fail "no $tp in $tp_var ($tp_dir)"
 			finish
 		}
 	done
 	LD_LIBRARY_PATH=$tmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 	export LD_LIBRARY_PATH
 	return 0
+}
+
+# bg_checks DIR FUNCTION ARGS...: FUNCTION (checks, as the test's own
+# code makes them) run in the background, in a subshell in the test's
+# directory DIR (made; the test's other files are ../), and counted
+# into the test's checks and failures by bg_join, which waits for every
+# bg_checks run begun.  For runs each on its own process and files
+# whose time is spent waiting on the kernel (attaching, detaching), not
+# on a CPU: side by side their waits overlap.  At most 6 at once (a
+# seventh first waits for the oldest: each may run several dtraces).
+# A run that ends without counting (exit, finish) is a failure.
+bg_checks() {
+	bg_d=$1
+	shift
+	bg_n=0
+	for bg in ${bg_runs:-}; do
+		bg_n=$((bg_n + 1))
+	done
+	[ "$bg_n" -lt 6 ] || bg_join 1
+	mkdir -p "$bg_d" || exit 99
+	(
+		cd "$bg_d" || exit 99
+		checks=0 failures=0
+		"$@"
+		echo "$checks $failures" >bg.counts
+	) &
+	bg_runs="${bg_runs:-} $bg_d:$!"
+}
+
+# bg_join [N]: wait for the bg_checks runs begun (the N oldest), adding
+# their checks and failures to the test's
+bg_join() {
+	bj_n=${1:-0} bj_left=
+	for bj in ${bg_runs:-}; do
+		if [ "$bj_n" = done ]; then
+			bj_left="$bj_left $bj"
+			continue
+		fi
+		wait "${bj#*:}"
+		bj_c= bj_f=
+		[ -f "${bj%%:*}/bg.counts" ] &&
+			read -r bj_c bj_f <"${bj%%:*}/bg.counts"
+		if [ -n "$bj_f" ]; then
+			checks=$((checks + bj_c)) failures=$((failures + bj_f))
+		else
+			fail "${bj%%:*}: its checks did not finish"
+		fi
+		bj_n=$((bj_n - 1))
+		[ "$bj_n" -ne 0 ] || bj_n=done
+	done
+	bg_runs=$bj_left
 }
 
 # The three ways a test compares byte for byte, by their one-letter

@@ -32,14 +32,7 @@ kernel_path_only "the generated program's out area is the kernel path's"
 
 if ! trace_progs_copy sp; then
 	require_G
-	data=$top_srcdir/tests/data/spec
-	"$DTRACE" -h -s "$data/sp.d" -o sp.h &&
-		$CC -O2 -I. -c "$data/sp.c" -o sp.o &&
-		"$DTRACE" -G -s "$data/sp.d" sp.o -o sp-probes.o &&
-		$CC -o sp sp.o sp-probes.o -lpthread || {
-		fail "building sp"
-		finish
-	}
+	test_progs_build sp
 fi
 
 # The idiom: every hit the bytes at the probe

@@ -89,14 +89,7 @@ bpf_test_setup uprobe # require_G below, where sp is not built already
 
 if ! trace_progs_copy sp; then
 	require_G
-	data=$top_srcdir/tests/data/spec
-	"$DTRACE" -h -s "$data/sp.d" -o sp.h &&
-		$CC -O2 -I. -c "$data/sp.c" -o sp.o &&
-		"$DTRACE" -G -s "$data/sp.d" sp.o -o sp-probes.o &&
-		$CC -o sp sp.o sp-probes.o -lpthread || {
-		fail "building sp"
-		finish
-	}
+	test_progs_build sp
 fi
 
 # run MODE OUT ARGS DTRACE-ARGS...: lib.sh's run_mode on ./sp ARGS, and

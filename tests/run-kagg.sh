@@ -133,6 +133,30 @@ both() {
 		"$(grep -i drop err1.txt err0.txt errg.txt)"
 }
 
+# kbg DIR FUNCTION ARGS...: FUNCTION (both, or both_faults) side by
+# side with the cases begun before (lib.sh's bg_checks; bg_join waits):
+# in DIR, with copies of trprog and libtrl.so, and expected.txt and the
+# D scripts as they are at the call.  GENERIC, GENK and MODES
+# are read as at the call (MODES then cleared, as both does).
+kbg() {
+	kb_d=$1
+	shift
+	mkdir "$kb_d" &&
+		cp trprog libtrl.so expected.txt ./*.d "$kb_d"/ || exit 99
+	bg_checks "$kb_d" "$@"
+	MODES=
+}
+
+# both_faults WHAT PATTERN N BOTH-ARGS...: both, then N lines of the
+# generated run's messages (errg.txt) match PATTERN (the check WHAT)
+both_faults() {
+	bf_w=$1 bf_p=$2 bf_n=$3
+	shift 3
+	both "$@"
+	expect_eq "$bf_w" "$bf_n" "$(grep -c "$bf_p" errg.txt)"
+}
+fault_at='invalid address (0x[0-9a-f]*) in predicate$'
+
 # tick N fires tr:::tick(i, word, -1000 * i) for i = 0..N-1.
 cat >a.d <<'EOF'
 tr$target:::tick /arg0 > 2 && arg0 != 7/
@@ -232,7 +256,7 @@ two gamma
         1                3
         0                5
 EOF
-both "kernel and user space into one aggregation" 1 "'tick 5'" -s b.d
+kbg k-b both "kernel and user space into one aggregation" 1 "'tick 5'" -s b.d
 
 # An argument past a site's own (done has one) reads 0, as the records
 # give user space: the kernel's per-CPU scratch must not hand on the
@@ -245,7 +269,7 @@ cat >expected.txt <<'EOF'
   tick                                                          -3000
   done                                                              0
 EOF
-both "arguments past a site's own" 1 "'tick 3' done" -s e.d
+kbg k-e both "arguments past a site's own" 1 "'tick 3' done" -s e.d
 
 # kaggs's key is as wide as the most keys of a statement (bpf_agg.c),
 # its words written at each hit by the statement alone (cgen_agg.c's
@@ -317,7 +341,7 @@ EOF
 # function, the predicates and the keys of one to three, each way.
 cat a.d c.d k.d >ack.d
 { echo; sed 1d a.txt; sed 1d c.txt; sed 1d k.txt; } >expected.txt
-both "every aggregating function, predicates, keys of one to three" 7 \
+kbg k-ack both "every aggregating function, predicates, keys of one to three" 7 \
 	"'tick 12'" -s ack.d
 
 # Threads on both CPUs: the per-CPU values add up exactly.
@@ -328,7 +352,7 @@ cat >expected.txt <<'EOF'
         2             2000
         3             2000
 EOF
-both "threads, per-CPU values" 1 "'threads 4 2000'" \
+kbg k-threads both "threads, per-CPU values" 1 "'threads 4 2000'" \
 	-n 'tr$target:::tick { @[(int)arg0] = count(); }'
 
 # cpu, uid and gid in the generated program (kplan.c's kp_ty(): the
@@ -374,7 +398,7 @@ cat >expected.txt <<'EOF2'
   done                                                              1
   msg                                                               1
 EOF2
-GENERIC=0 both "args[N] of a string argument" 3 "msg msg hostile done" \
+GENERIC=0 kbg k-args both "args[N] of a string argument" 3 "msg msg hostile done" \
 	-n 'tr$target:::msg { @m[args[0]] = sum(arg1); }' \
 	-n 'tr$target:::msg /args[0] == "hello"/ { @h = count(); }' \
 	-n 'tr$target:::msg, tr$target:::done /args[0] != "hello"/
@@ -390,7 +414,7 @@ cat >expected.txt <<'EOF2'
   msg                                                 a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b                                  1
   msg                                                 hello                                                             2
 EOF2
-GENERIC=0 both "stringof() of a string argument" 3 "msg msg hostile done" \
+GENERIC=0 kbg k-stringof both "stringof() of a string argument" 3 "msg msg hostile done" \
 	-n 'tr$target:::msg { @m[stringof(args[0])] = sum(arg1); }' \
 	-n 'tr$target:::msg /stringof(copyinstr(arg0)) == "hello"/ { @h = count(); }' \
 	-n 'tr$target:::msg, tr$target:::done
@@ -425,37 +449,38 @@ done
                 3
                 6
 EOF2
-GENK=1 GENERIC=0 both "string compares on the stack, faults past them" 3 \
+GENK=1 GENERIC=0 kbg k-sedge both_faults \
+	"string compares on the stack: the faults past them" "$fault_at" 3 \
+	"string compares on the stack, faults past them" 3 \
 	"'sedge 3' $swait" -n "$sdone" \
 	-n 'tr$target:::tick /copyinstr(arg1) == "beta"/ { @b1 = count(); }' \
 	-n 'tr$target:::tick /copyinstr(arg2) == "beta"/ { @b2 = count(); }' \
 	-n 'tr$target:::tick { @all = count(); }'
-expect_eq "string compares on the stack: the faults past them" 3 \
-	"$(grep -c 'invalid address (0x[0-9a-f]*) in predicate$' errg.txt)"
 # One alone: its program the generated run's only (user space's run,
 # DTRACE_KAGG=0, is the one above: @b2's clause on the same hits, the
 # same strsize, each clause run on its own there; make check-long runs
 # them all, as before).
 printf 'done\n\n                3\n' >expected.txt
 [ -n "${USDT_TEST_LONG:-}" ] || MODES=g
-GENERIC=0 both "one string compared on the stack" 1 \
+GENERIC=0 kbg k-sedge1 both_faults \
+	"one string compared on the stack: the faults past it" "$fault_at" 3 \
+	"one string compared on the stack" 1 \
 	"'sedge 3' $swait" -n "$sdone" \
 	-n 'tr$target:::tick /copyinstr(arg2) == "beta"/ { @b2 = count(); }'
-expect_eq "one string compared on the stack: the faults past it" 3 \
-	"$(grep -c 'invalid address (0x[0-9a-f]*) in predicate$' errg.txt)"
-GENERIC=0 both "a string compared on the stack, strsize 6" 1 \
+GENERIC=0 kbg k-sedge6 both_faults \
+	"a string compared on the stack, strsize 6: no fault" \
+	'invalid address' 0 \
+	"a string compared on the stack, strsize 6" 1 \
 	"'sedge 3' $swait" -n "$sdone" \
 	-x strsize=6 \
 	-n 'tr$target:::tick /copyinstr(arg2) == "beta"/ { @b2 = count(); }'
-expect_eq "a string compared on the stack, strsize 6: no fault" 0 \
-	"$(grep -c 'invalid address' errg.txt)"
 printf 'done\n\n                6\n' >expected.txt
-GENERIC=0 both "a string compared, strsize 5" 1 \
+GENERIC=0 kbg k-sedge5 both_faults \
+	"a string compared, strsize 5: no fault" 'invalid address' 0 \
+	"a string compared, strsize 5" 1 \
 	"'sedge 3' $swait" -n "$sdone" \
 	-x strsize=5 \
 	-n 'tr$target:::tick /copyinstr(arg2) == "beta"/ { @b2 = count(); }'
-expect_eq "a string compared, strsize 5: no fault" 0 \
-	"$(grep -c 'invalid address' errg.txt)"
 
 # A string longer than the kernel's copy (UBPF_STRMAX, 256 bytes) at a
 # strsize past it: copyinstr() reads strsize - 1 bytes, so 300 'X'
@@ -466,23 +491,25 @@ expect_eq "a string compared, strsize 5: no fault" 0 \
 # seq_read(); before, == and != were decided on the cut copy, no fault
 # said).  execname against it is CACMP's read, the same copy.
 printf 'done\n\n                3\n' >expected.txt
-GENK=1 GENERIC=0 both "a string past the kernel's copy, strsize 512" 4 \
+GENK=1 GENERIC=0 kbg k-ledge512 both_faults \
+	"a string past the kernel's copy, strsize 512: the faults" \
+	"$fault_at" 9 \
+	"a string past the kernel's copy, strsize 512" 4 \
 	"'ledge 3' $swait" -n "$sdone" \
 	-x strsize=512 \
 	-n 'tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); }' \
 	-n 'tr$target:::tick /copyinstr(arg1) != "beta"/ { @n = count(); }' \
 	-n 'tr$target:::tick /execname == copyinstr(arg1)/ { @e = count(); }' \
 	-n 'tr$target:::tick { @all = count(); }'
-expect_eq "a string past the kernel's copy, strsize 512: the faults" 9 \
-	"$(grep -c 'invalid address (0x[0-9a-f]*) in predicate$' errg.txt)"
 printf 'done\n\n                3\n                3\n' >expected.txt
-GENK=1 GENERIC=0 both "a string past the kernel's copy, strsize 256" 3 \
+GENK=1 GENERIC=0 kbg k-ledge256 both_faults \
+	"a string past the kernel's copy, strsize 256: no fault" \
+	'invalid address' 0 \
+	"a string past the kernel's copy, strsize 256" 3 \
 	"'ledge 3' $swait" -n "$sdone" \
 	-n 'tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); }' \
 	-n 'tr$target:::tick /copyinstr(arg1) != "beta"/ { @n = count(); }' \
 	-n 'tr$target:::tick { @all = count(); }'
-expect_eq "a string past the kernel's copy, strsize 256: no fault" 0 \
-	"$(grep -c 'invalid address' errg.txt)"
 
 # The direct shape "[/v OP imm CMP imm/] @ = fn([v OP imm])", each
 # alone on its probe; -v says the clause ran without the instruction
@@ -509,18 +536,25 @@ kfix() {
 # (its @ named @dN), whose one generated run (g) after the last case
 # checks every case's output at once, each clause in the kernel.
 # (Medians of this test's runs at load 10: 0.2 s a generated run, 1.3 s
-# one of the generic program, which the direct shape needs.)
+# one of the generic program, which the direct shape needs, most of it
+# waiting for the kernel to attach and detach: so the cases run side
+# by side, each in its directory directN with copies of trprog and
+# libtrl.so, bg_checks, and bg_join after the last.)
 DIRECT=1
 dmodes=1
 [ -z "${USDT_TEST_LONG:-}" ] || dmodes="1 0 g" # as before, each case
 dn=0
 : >direct.d
 : >direct.txt
-dcase() {
+dcase_run() {
+	cp ../trprog ../libtrl.so . || exit 99
 	printf '%s' "$2" >expected.txt
 	MODES=$dmodes both "direct: $1" 1 "'tick 12'" -n "tr\$target:::tick $3"
 	direct "direct: $1"
+}
+dcase() {
 	dn=$((dn + 1))
+	bg_checks direct$dn dcase_run "$@"
 	printf 'tr$target:::tick %s\n' "$3" | sed "s/@ = /@d$dn = /" >>direct.d
 	# each aggregation's text, less the blank line the output opens with
 	printf '%s' "$2" | sed 1d >>direct.txt
@@ -603,6 +637,7 @@ dcase "unsigned % 16, summed" '
                48
 ' '{ @ = sum((unsigned long)arg2 % 16); }'
 
+bg_join
 DIRECT=
 
 # ... and every case above in one generated run: direct.d's clauses,
@@ -618,11 +653,19 @@ MODES=g both "direct: each case, generated" "$dn" "'tick 12'" -s direct.d
 printf '\n                3\n' >expected.txt
 MODES="1 g"
 [ -z "${USDT_TEST_LONG:-}" ] || MODES="1 0 g"
-both "&& of three: the instruction loop" 1 "'tick 12'" \
+# (the three cases side by side: kbg, both_kfix)
+both_kfix() {
+	bk_w=$1
+	shift
+	both "$@"
+	[ "$bk_w" != "&& of three" ] ||
+		expect_eq "&& of three: not straight-line" "" \
+			"$(grep 'instruction loop' err1.txt)"
+	kfix "$bk_w" 0
+}
+kbg k-and3 both_kfix "&& of three" \
+	"&& of three: the instruction loop" 1 "'tick 12'" \
 	-n 'tr$target:::tick /arg0 > 1 && arg0 < 9 && arg0 % 2 != 0/ { @ = count(); }'
-expect_eq "&& of three: not straight-line" "" \
-	"$(grep 'instruction loop' err1.txt)"
-kfix "&& of three" 0
 
 # Runs the one-plan path must not take, still exact: two clauses on one
 # probe (two aggregations: not the direct shape), and two probes whose
@@ -631,17 +674,17 @@ kfix "&& of three" 0
 printf '\n                9\n               66\n' >expected.txt
 MODES="1 g"
 [ -z "${USDT_TEST_LONG:-}" ] || MODES="1 0 g"
-both "two clauses, one probe" 2 "'tick 12'" \
+kbg k-two both_kfix "two clauses, one probe" \
+	"two clauses, one probe" 2 "'tick 12'" \
 	-n 'tr$target:::tick /arg0 > 2/ { @a = count(); }' \
 	-n 'tr$target:::tick { @b = sum(arg0); }'
-kfix "two clauses, one probe" 0
 printf '\n                6\n' >expected.txt
 MODES="1 g"
 [ -z "${USDT_TEST_LONG:-}" ] || MODES="1 0 g"
-both "two probes, two plans" 2 "'tick 12'" \
+kbg k-probes both_kfix "two probes, two plans" \
+	"two probes, two plans" 2 "'tick 12'" \
 	-n 'tr$target:::tick /arg0 % 2 == 0/ { @ = count(); }' \
 	-n 'tr$target:::done /arg0 == 12345/ { @ = count(); }'
-kfix "two probes, two plans" 0
 # ... and the three cases' clauses in user space, in one run
 cat >loop.d <<'EOF'
 tr$target:::tick /arg0 > 1 && arg0 < 9 && arg0 % 2 != 0/ { @l = count(); }
@@ -653,9 +696,10 @@ EOF
 printf '\n%17d\n%17d\n%17d\n%17d\n' 3 9 66 6 >expected.txt
 if [ -z "${USDT_TEST_LONG:-}" ]; then # else each case's, as before
 	MODES=0
-	both "&& of three, two clauses, two probes, in user space" 0 \
+	kbg k-loop both "&& of three, two clauses, two probes, in user space" 0 \
 		"'tick 12'" -s loop.d
 fi
+bg_join
 
 # exit() in a probe clause (kplan_exit.c's "exit() at a traced probe"):
 # DTrace counts no hit after it.  The generated programs test the run's

@@ -177,7 +177,13 @@ expect_run() {
 backends=default
 [ "${HAVE_BPF:-no}" = yes ] && backends="bpf generic uprobe"
 
-for be in $backends; do
+# ustk_be BE: the checks below on backend BE (bpf, its generic program
+# or uprobe; default: the one dtrace picks), in directory be-BE with
+# copies of the programs.  The backends run side by side (lib.sh's
+# bg_checks): most of a run is the kernel's attaching and detaching.
+ustk_be() {
+	be=$1
+	cp ../ustk-* . || exit 99
 	unset DTRACE_CGEN
 	if [ "$be" = default ]; then
 		unset DTRACE_BACKEND
@@ -214,7 +220,11 @@ for be in $backends; do
 	trun -q -c './ustk-omit 3 2' -n 'ustk$target:::fire { @[ustack()] = count(); }' \
 		-n 'ustk$target:::fire { @n = count(); }'
 	expect_run "$be: @[ustack()] = count()" expected.txt
+}
+for be in $backends; do
+	bg_checks "be-$be" ustk_be "$be"
 done
+bg_join
 unset DTRACE_BACKEND DTRACE_CGEN
 
 # ustack(2), and %k (a stack not indented); -x stackindent

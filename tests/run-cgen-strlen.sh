@@ -6,9 +6,11 @@
 # copy cgen_sarg.c's seq_read() makes of the argument's string before
 # the clauses run, cut to strsize - 1 as copyinstr() cuts it), and
 # strlen(execname) (UBPF_K_CLEN: "sl", then a name of 15 bytes set by
-# prctl()), in a predicate, keys and a sum, on strings of 0 to 300 bytes, one that
-# runs into an unmapped page, one whose NUL ends it, and an address
-# that does not read, at strsize 16 (strings cut at 15), 256 (the
+# prctl()), in a predicate, keys and a sum, on strings of 0 to 300
+# bytes, one that runs into an unmapped page, one whose NUL ends it,
+# and an address that does not read (tests/data/cgenstr/sp.c, built
+# as sl: the pid provider's hit() where run-cgen-argslen.sh has USDT
+# probes), at strsize 16 (strings cut at 15), 256 (the
 # default: at 255, the copy's 256 bytes telling every length) and 257
 # (at 256, the copy's 256 bytes not telling 255 from more: such a hit
 # goes to user space whole, before the plan, as a fault does, and user
@@ -31,55 +33,8 @@
 
 bpf_test_setup uprobe
 
-cat >sl.c <<'EOF2'
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <unistd.h>
-
-__attribute__((noinline)) int hit(const char *s, long n)
-{
-	__asm__ volatile("" ::: "memory");
-	return (int)n + (s != 0);
-}
-
-int main(int argc, char **argv)
-{
-	static const int lens[] = { 0,	 1,   2,   14,	15,  16,
-				    20,	 254, 255, 256, 257, 300 };
-	long pg = sysconf(_SC_PAGESIZE);
-	char *m = mmap(0, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (m == MAP_FAILED)
-		return 1;
-	for (unsigned i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
-		char *b = malloc(400); /* kept: user space may read it */
-
-		if (!b)
-			return 1;
-		memset(b, 'a' + (int)i, 400);
-		b[lens[i]] = '\0';
-		hit(b, lens[i]);
-	}
-	/* a name of 15 bytes, the most a thread's takes (execname) */
-	prctl(PR_SET_NAME, "abcdefghijklmnopqrstuvwxyz", 0, 0, 0);
-	/* 10 bytes running into an unmapped page; 5 and a NUL 20 bytes
-	 * before its end; an address that does not read */
-	munmap(m + pg, (size_t)pg);
-	memset(m + pg - 10, 'z', 10);
-	hit(m + pg - 10, 1000);
-	memset(m + pg - 26, 'y', 5);
-	m[pg - 21] = '\0';
-	hit(m + pg - 26, 1001);
-	hit((const char *)8, 1002);
-	/* user space's reads of what the records did not copy */
-	usleep(argc > 1 ? (useconds_t)atoi(argv[1]) * 1000 : 0);
-	return 0;
-}
-EOF2
-$CC -O2 -o sl sl.c || { fail "building sl"; finish; }
+$CC -O2 -o sl "$top_srcdir/tests/data/cgenstr/sp.c" ||
+	{ fail "building sl"; finish; }
 
 cat >sl.d <<'EOF2'
 pid$target::hit:entry /strlen(copyinstr(arg0)) > 2/ { @big = count(); }
@@ -115,13 +70,7 @@ for ss in 16 256 257; do
 		sed -n 's/pid[0-9]*:/pid:/; s/(0x[0-9a-f]\{5,\})/(ADDR)/
 			/error on enabled probe/p' sl$ss.$m.err >sl$ss.$m.flt
 	done
-	for m in $modes; do
-		[ "$m" = g ] && continue
-		expect_file_eq "strsize $ss: DTRACE ($m)'s output" \
-			sl$ss.$m sl$ss.g
-		expect_file_eq "strsize $ss: DTRACE ($m)'s errors" \
-			sl$ss.$m.flt sl$ss.g.flt
-	done
+	modes_same sl$ss "$modes" "strsize $ss:"
 	expect_eq "strsize $ss: -v, no clause in user space" "" \
 		"$(grep 'runs in user space' sl$ss.g.err)"
 	expect_grep "strsize $ss: -v, four clauses in the kernel" \

@@ -687,3 +687,37 @@ way_env() {
 	*) fail "way_env: no way named '$1'" ;;
 	esac
 }
+
+# ways_start SECONDS ARGS...: "$DTRACE" -o out$k.txt ARGS... run the
+# three ways at once, each on its own (a -c in ARGS: its own process),
+# its stderr in err$k.txt, killed after SECONDS; ways_wait WHAT: their
+# ends, each one's status 0 and its out$k.txt there (empty where it
+# wrote nothing); ways_same WHAT: some output, and the three alike.
+ways_start() {
+	ws_t=$1
+	shift
+	for ws_k in 0 g c; do
+		way_env "$ws_k"
+		rm -f "out$ws_k.txt" # -o appends
+		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL "$ws_t" \
+			"$DTRACE" -o "out$ws_k.txt" "$@" >/dev/null \
+			2>"err$ws_k.txt" &
+		eval "ws_pid$ws_k=\$!"
+	done
+}
+ways_wait() {
+	for ws_k in 0 g c; do
+		eval "wait \"\$ws_pid$ws_k\""
+		expect_eq "$1 ($ws_k): status" 0 "$?"
+		[ -f "out$ws_k.txt" ] || : >"out$ws_k.txt"
+	done
+}
+ways_same() {
+	if [ -s out0.txt ]; then
+		pass
+	else
+		fail "$1: no output"
+	fi
+	expect_file_eq "$1: generated programs" out0.txt outg.txt
+	expect_file_eq "$1: the generic program" out0.txt outc.txt
+}

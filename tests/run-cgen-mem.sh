@@ -64,19 +64,9 @@ EOF
 three() {
 	what=$1
 	printf '%s\n' "$2" >t.d
+	ways_start 120 -v -q -s req.d -s t.d -s end.d -c ./cgmem
+	ways_wait "$what"
 	for k in 0 g c; do
-		way_env "$k"
-		rm -f out$k.txt # -o appends
-		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 \
-			"$DTRACE" -v -q -o out$k.txt -s req.d -s t.d -s end.d \
-			-c ./cgmem \
-			>/dev/null 2>err$k.txt &
-		eval "three_pid$k=\$!"
-	done
-	for k in 0 g c; do
-		eval "wait \"\$three_pid$k\""
-		expect_eq "$what ($k): status" 0 "$?"
-		[ -f out$k.txt ] || : >out$k.txt
 		sed -n 's/^dtrace: \(error on enabled probe ID [0-9]* \).*: \(invalid address (0x[0-9a-f]*\(...\))\) \(in .*\)$/\1\3 \4/p' \
 			err$k.txt >flt$k.txt
 	done

@@ -41,26 +41,9 @@ three() {
 	printf '%s\n' "$4" >t.d
 	# the three at once, each on its own process (-c) with its own
 	# files (run_mode's run and checks, the start apart from the wait)
-	for k in 0 g c; do
-		way_env "$k"
-		rm -f out$k.txt # -o appends
-		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 \
-			"$DTRACE" -v -q -o out$k.txt -s t.d -c './trprog "tick 10"' \
-			>/dev/null 2>err$k.txt &
-		eval "three_pid$k=\$!"
-	done
-	for k in 0 g c; do
-		eval "wait \"\$three_pid$k\""
-		expect_eq "$what ($k): status" 0 "$?"
-		[ -f out$k.txt ] || : >out$k.txt
-	done
-	if [ -s out0.txt ]; then
-		pass
-	else
-		fail "$what: no output"
-	fi
-	expect_file_eq "$what: generated programs" out0.txt outg.txt
-	expect_file_eq "$what: the generic program" out0.txt outc.txt
+	ways_start 120 -v -q -s t.d -c './trprog "tick 10"'
+	ways_wait "$what"
+	ways_same "$what"
 	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' \
 		errg.txt)
 	expect_eq "$what: clauses run in the kernel" "$ncl" "${n:-0}"

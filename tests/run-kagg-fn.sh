@@ -34,27 +34,9 @@ bpf_test_setup trace
 three() {
 	what=$1 ncl=$2 cmd=$3
 	shift 3
-	for k in 0 g c; do
-		way_env "$k"
-		rm -f out$k.txt # -o appends
-		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 300 \
-			"$DTRACE" -v -q -o out$k.txt "$@" -c "./trprog $cmd" \
-			>/dev/null 2>err$k.txt &
-		eval "three_pid$k=\$!"
-	done
-	for k in 0 g c; do
-		way_env "$k"
-		eval "wait \"\$three_pid$k\""
-		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): status" 0 "$?"
-		[ -f out$k.txt ] || : >out$k.txt
-	done
-	if [ -s out0.txt ]; then
-		pass
-	else
-		fail "$what: no output"
-	fi
-	expect_file_eq "$what: generated programs" out0.txt outg.txt
-	expect_file_eq "$what: the generic program" out0.txt outc.txt
+	ways_start 300 -v -q "$@" -c "./trprog $cmd"
+	ways_wait "$what"
+	ways_same "$what"
 	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' \
 		errg.txt)
 	expect_eq "$what: clauses run in the kernel, generated" "$ncl" "${n:-0}"

@@ -150,6 +150,7 @@ struct bpf_kagg {
 	int tlsa_fd;		 /* ... elements of self-> arrays */
 	int tlss_fd;		 /* ... self-> strings (cgen_out.c) */
 	int tlsu_fd, tlsufull_fd; /* cgtlsu: tls_user() */
+	int tlsuw_fd;		  /* ... its word ("Two copies") */
 	int saggs_fd;		 /* kaggs_s: a key with a string */
 	int vaggs_fd;		 /* kaggs_v: a string variable's,
 				  * execname or a literal */
@@ -215,6 +216,7 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	k->kp = d_kplan_new(c->prog, 0, NULL, NULL, NULL);
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
+	k->tlsuw_fd = -1;
 	k->act_fd = k->vaggs_fd = k->waggs_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
@@ -253,7 +255,8 @@ void bpf_kagg_free(struct bpf_kagg *k)
 			      k->tlsdrops_fd, k->saggs_fd,    k->tlsa_fd,
 			      k->tlsu_fd,     k->tlsufull_fd, k->tlss_fd,
 			      k->hzn_fd,      k->act_fd,      k->bar_fd,
-			      k->barin_fd,    k->vaggs_fd,    k->waggs_fd };
+			      k->barin_fd,    k->vaggs_fd,    k->waggs_fd,
+			      k->tlsuw_fd };
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -645,6 +648,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = m->kaggs_v = -1;
 	m->kaggs_w = -1;
 	m->tlsu = m->tlsufull = m->tlss = m->hzn = m->act = -1;
+	m->tlsuw = -1;
 	m->xpl = NULL; /* each event's own (bpf_kagg_xplan()) */
 	if (env && !strcmp(env, "0"))
 		return NULL;
@@ -818,6 +822,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
+	k->tlsuw_fd = -1;
 	k->act_fd = k->bar_fd = k->barin_fd = k->vaggs_fd = -1;
 	k->waggs_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
@@ -891,6 +896,9 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 				     UBPF_MAXUSERS, BPF_F_NO_PREALLOC);
 		k->tlsufull_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgtlsufull", 4,
 					 4, 1, 0);
+		/* a u32 set once a hit went there ("Two copies") */
+		k->tlsuw_fd =
+			map_new(BPF_MAP_TYPE_ARRAY, "cgtlsuw", 4, 4, 1, 0);
 	}
 	/*
 	 * kaggs's key: {agg, bucket, pad} and as many keys as a statement
@@ -966,7 +974,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	    (flat && (k->flat_fd < 0 || k->drops_fd < 0)) || k->armed_fd < 0 ||
 	    k->arm1_fd < 0 ||
 	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0 || k->tlsa_fd < 0 ||
-		     k->tlsu_fd < 0 || k->tlss_fd < 0 || k->tlsufull_fd < 0)) ||
+		     k->tlsu_fd < 0 || k->tlss_fd < 0 || k->tlsufull_fd < 0 ||
+		     k->tlsuw_fd < 0)) ||
 	    (skeyed && k->saggs_fd < 0) || (vkeyed && k->vaggs_fd < 0) ||
 	    (vkeyed && k->vroom > UBPF_KVSHORT && k->waggs_fd < 0) ||
 	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0) ||
@@ -991,6 +1000,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tlss = k->tlss_fd;
 	m->tlsu = k->tlsu_fd;
 	m->tlsufull = k->tlsufull_fd;
+	m->tlsuw = k->tlsuw_fd;
 	m->kaggs_s = k->saggs_fd;
 	m->kaggs_v = k->vaggs_fd;
 	m->kaggs_w = k->waggs_fd;
@@ -1519,7 +1529,11 @@ static bool tls_user(struct bpf_kagg *k, pid_t pid)
  * in cgtlsu first (cgen.c's kp_tlsu()), and a pid there not 0 (kept in
  * user space), or none there while cgtlsufull is set (undecided, so
  * kept there: tls_user()), runs no plan and writes the whole record,
- * unflagged, as a hit not armed; user space runs its clauses.  What
+ * unflagged, as a hit not armed; user space runs its clauses.  The
+ * lookup is made only once cgtlsuw's u32 reads 1, which every uprobe
+ * hit that goes to cgtlsu (not armed where self-> is kept) sets first
+ * and nothing clears: a run with no such hit pays a direct load and a
+ * test per hit.  What
  * the kernel's plans stored for its threads before that (a forked
  * child's kernel probe hits before its first uprobe hit put its pid in
  * cgtlsu) moves to user space, thread by thread, before user space
@@ -1543,7 +1557,11 @@ static bool tls_user(struct bpf_kagg *k, pid_t pid)
  * it), and an entry not 0 stays for the process's life, cgtlsufull
  * too; so every later hit of the thread finds it, at a uprobe not
  * armed (tls_user() said so at its enable), at a kernel probe by the
- * lookup.  A hit of another thread in flight on another CPU that read
+ * lookup, which it makes: the record's hit read cgtlsuw's word 1 (a
+ * kernel probe's) or wrote it (a uprobe's), and a later read by the
+ * same thread of the same word sees that or a later value (coherence;
+ * a thread that moves to another CPU sees its own past), and no later
+ * value is 0.  A hit of another thread in flight on another CPU that read
  * no entry stores under its own tid, which moves at that thread's own
  * first such record, after that hit.  So user space runs each of the
  * thread's records that read a kept variable after the copy that

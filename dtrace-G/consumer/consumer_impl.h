@@ -889,6 +889,9 @@ struct cgen_maps {
 	int tlss;		    /* self-> strings (cgen_out.c), or -1 */
 	int kaggs_s;		    /* aggregations with a string key, or -1 */
 	int kaggs_v; /* ... a string variable's, execname, a literal; or -1 */
+	/* a u32 set at a hit that goes to tlsu below (bpf_agg.c's "Two
+	 * copies"), or -1 */
+	int tlsuw;
 	int tlsu, tlsufull;	    /* pids a self-> plan's hit missed, or -1 */
 	int hzn; /* the horizon (u64: kplan.c's "Why exit()"), or -1 */
 	/* the run's activity (u64, 0 active: kplan.c's "exit() at a

@@ -464,6 +464,29 @@ PAIR='pair*:::entry { self->t = arg0 + 1; }
 pair*:::return /self->t/ { @c[pid] = count(); @q = quantize(self->t);
 	self->t = 0; }
 END { printa("%d %@d\n", @c); printa(@q); }'
+# self-> kept by kernel probes' plans too (bpf_agg.c's "Two copies"), in
+# the -c runs below (BPF, kernel activation: the syscall provider): the
+# children, kept in user space, set self->t at their first entry and
+# hold in epoll_wait() before its return, which a syscall clause reading
+# self->t must count (the kernel's plan runs for every process: for
+# them it must not, their copy being user space's); and self->k, an
+# element of self->a and the string self->s, stored by a kernel probe's
+# plan in each child's first moment (its fork's return), before its
+# first uprobe hit put it in user space, are read at every entry (the
+# kernel's copy moved to user space before that record runs).  Per
+# child as DTRACE_CGEN=0's (e: 1, k: 20 * (7 + 5), s: 20), -v saying the
+# moves; main's binary (33abb45) printed no line of a child for any.
+TWO='syscall::clone*:return /arg0 == 0 && ppid == $target/ {
+	self->k = 7; self->a[3, (char)1] = 5; self->s = "kid"; }
+pair*:::entry /self->k/ { @k[pid] = sum(self->k + self->a[3, (char)1]); }
+pair*:::entry /self->k/ { @s[pid, self->s] = count(); }
+syscall::epoll_wait:entry /self->t/ { @e[pid] = count(); }
+END { printa("e %d %@d\n", @e); printa("k %d %@d\n", @k);
+	printa("s %d %s %@d\n", @s); }'
+case ${DTRACE_BACKEND:-${HAVE_BPF:-no}}/$act_path in
+bpf/kernel | yes/kernel) ;;
+*) TWO= ;;
+esac
 # fpair_run NAME QUIET HOLD: registry-wide, dtrace -v's output in NAME.txt
 fpair_run() {
 	rm -rf "$1" && mkdir "$1"
@@ -485,17 +508,35 @@ for cg in 1 0; do
 	[ "$cg" -eq 1 ] || h=300 # nothing holds them
 	fpair_run pr$cg 0 $h
 	rm -rf pc$cg && mkdir pc$cg && touch pc$cg/go
-	"$DTRACE" -q -c "./fpair $tmp/pc$cg 3 20 0 $h" \
-		-n "$PAIR" >pc$cg.txt 2>pc$cg.err
+	set -- -n "$PAIR"
+	[ -z "$TWO" ] || set -- "$@" -v -n "$TWO"
+	"$DTRACE" -q -c "./fpair $tmp/pc$cg 3 20 0 $h" "$@" \
+		>pc$cg.txt 2>pc$cg.err
 	for d in pr$cg pc$cg; do
 		expect_eq "fpair $d: the children's status" done \
 			"$(cat $d/done 2>/dev/null)"
 		sort $d/pids >want.txt
 		check "self-> set before a child's registration, $d" $d \
 			want.txt
-		grep -v '^[0-9]* [0-9]*$' $d.txt >$d.q
+		grep -v -E '^([0-9]* [0-9]*|[eks] .*)$' $d.txt >$d.q
 	done
+	# TWO's lines by child (fpair's pids), the pid left out
+	awk '{ print $1 }' pc$cg/pids | sort >kids.txt
+	awk '/^[eks] / { print $2 }' pc$cg.txt | sort -u >seen.txt
+	expect_eq "two copies $cg: fpair's pids" "" \
+		"$(comm -13 kids.txt seen.txt)"
+	sed -n -E 's/^([eks]) [0-9]+ /\1 /p' pc$cg.txt | sort >pc$cg.two
 done
+if [ -n "$TWO" ]; then
+	for l in 'e 1' 'k 240' 's kid 20'; do
+		printf '%s\n%s\n%s\n' "$l" "$l" "$l"
+	done >want.txt
+	expect_file_eq "two copies: as expected" want.txt pc1.two
+	expect_file_eq "two copies: as DTRACE_CGEN=0's" pc0.two pc1.two
+	expect_grep "two copies: the kernel's self-> moved" \
+		'of 3 threads kept in user space moved from the kernel: 9 entries' \
+		pc1.err
+fi
 unset DTRACE_CGEN
 expect_eq "self-> before registration: no hit ran in user space" "" \
 	"$(cat pr1.err pc1.err | grep 'ran in user space')"

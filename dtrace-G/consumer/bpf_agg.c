@@ -63,7 +63,10 @@
  * at such an event came as a record before its first enable (a forked
  * child firing through the events it inherited before its registration
  * reached dtrace: the program notes its pid in cgtlsu) is armed there
- * never (tls_user()), so all of them do, with user space's variables.
+ * never (tls_user()), so all of them do, with user space's variables;
+ * a kernel probe's plan keeping them skips such a process too, and what
+ * it stored for the process's threads before moves to user space
+ * ("Two copies", bpf_kagg_tls_rec()).
  * Their plans may also
  * gate the record (plan_of()): where every clause left to user space
  * has an integer predicate kplan.c can test at the hit, the plan ends
@@ -157,6 +160,7 @@ struct bpf_kagg {
 	int tlsa_fd;		 /* ... elements of self-> arrays */
 	int tlss_fd;		 /* ... self-> strings (cgen_out.c) */
 	int tlsu_fd, tlsufull_fd; /* cgtlsu: tls_user() */
+	int tlsuw_fd;		  /* ... its word ("Two copies") */
 	int saggs_fd;		 /* kaggs_s: a key with a string */
 	int vaggs_fd;		 /* kaggs_v: a string variable's,
 				  * execname or a literal */
@@ -181,6 +185,11 @@ struct bpf_kagg {
 	} *th;
 	size_t nth;
 	size_t tls_live;	 /* ... at the last bpf_kagg_tls_reap() */
+	/* threads whose kernel copy of self-> went to user space
+	 * (bpf_kagg_tls_rec()), until they exit */
+	pid_t *tmoved;
+	size_t ntmoved;
+	unsigned long tls_moved, tls_mthreads; /* entries, threads: -v */
 	struct ubpf_kplan **cgplan; /* by event, UBPF_MAXEV */
 	/* the lease in the arm words (hz_marks()): hzarm, the run's
 	 * programs read it there (a horizon, no exit() at a hit); lent,
@@ -221,6 +230,7 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	k->kp = d_kplan_new(c->prog, 0, NULL, NULL, NULL);
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
+	k->tlsuw_fd = -1;
 	k->act_fd = k->vaggs_fd = k->waggs_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
@@ -259,7 +269,8 @@ void bpf_kagg_free(struct bpf_kagg *k)
 			      k->tlsdrops_fd, k->saggs_fd,    k->tlsa_fd,
 			      k->tlsu_fd,     k->tlsufull_fd, k->tlss_fd,
 			      k->hzn_fd,      k->act_fd,      k->bar_fd,
-			      k->barin_fd,    k->vaggs_fd,    k->waggs_fd };
+			      k->barin_fd,    k->vaggs_fd,    k->waggs_fd,
+			      k->tlsuw_fd };
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -276,6 +287,7 @@ void bpf_kagg_free(struct bpf_kagg *k)
 	free(k->nuat);
 	free(k->pdirect);
 	free(k->th);
+	free(k->tmoved);
 	free(k);
 }
 
@@ -685,6 +697,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = m->kaggs_v = -1;
 	m->kaggs_w = -1;
 	m->tlsu = m->tlsufull = m->tlss = m->hzn = m->act = -1;
+	m->tlsuw = -1;
 	m->xpl = NULL; /* each event's own (bpf_kagg_xplan()) */
 	if (env && !strcmp(env, "0"))
 		return NULL;
@@ -858,6 +871,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
+	k->tlsuw_fd = -1;
 	k->act_fd = k->bar_fd = k->barin_fd = k->vaggs_fd = -1;
 	k->waggs_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
@@ -931,6 +945,9 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 				     UBPF_MAXUSERS, BPF_F_NO_PREALLOC);
 		k->tlsufull_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgtlsufull", 4,
 					 4, 1, 0);
+		/* a u32 set once a hit went there ("Two copies") */
+		k->tlsuw_fd =
+			map_new(BPF_MAP_TYPE_ARRAY, "cgtlsuw", 4, 4, 1, 0);
 	}
 	/*
 	 * kaggs's key: {agg, bucket, pad} and as many keys as a statement
@@ -1006,7 +1023,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	    (flat && (k->flat_fd < 0 || k->drops_fd < 0)) || k->armed_fd < 0 ||
 	    k->arm1_fd < 0 ||
 	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0 || k->tlsa_fd < 0 ||
-		     k->tlsu_fd < 0 || k->tlss_fd < 0 || k->tlsufull_fd < 0)) ||
+		     k->tlsu_fd < 0 || k->tlss_fd < 0 || k->tlsufull_fd < 0 ||
+		     k->tlsuw_fd < 0)) ||
 	    (skeyed && k->saggs_fd < 0) || (vkeyed && k->vaggs_fd < 0) ||
 	    (vkeyed && k->vroom > UBPF_KVSHORT && k->waggs_fd < 0) ||
 	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0) ||
@@ -1031,6 +1049,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tlss = k->tlss_fd;
 	m->tlsu = k->tlsu_fd;
 	m->tlsufull = k->tlsufull_fd;
+	m->tlsuw = k->tlsuw_fd;
 	m->kaggs_s = k->saggs_fd;
 	m->kaggs_v = k->vaggs_fd;
 	m->kaggs_w = k->waggs_fd;
@@ -1432,11 +1451,13 @@ static struct tls_hits *tls_hits_of(struct bpf_kagg *k, uint32_t ev,
  * process is never armed there (all its hits then run in user space,
  * with its variables); bpf_kagg_merge() says how many hits were not.
  */
-void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid)
+void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid, pid_t tid)
 {
 	if (k && k->cgen && ev < UBPF_MAXEV && k->cgplan[ev] &&
-	    (k->cgplan[ev]->tls & 1))
+	    (k->cgplan[ev]->tls & 1)) {
 		tls_hits_of(k, ev, pid)->n++;
+		bpf_kagg_tls_rec(k, pid, tid);
+	}
 }
 
 /*
@@ -1545,6 +1566,174 @@ static bool tls_user(struct bpf_kagg *k, pid_t pid)
 		return false;
 	(void)bpf_map_update_elem(k->tlsufull_fd, &zero, &one, BPF_ANY);
 	return true;
+}
+
+/*
+ * Two copies.  A kernel probe's plan runs for every process, unarmed
+ * (cgen_kprov.c), so a process tls_user() keeps in user space would
+ * have a second copy of the self-> variables it keeps: user space's,
+ * which its uprobe hits' records use, and the kernel's, which its
+ * kernel probes' plans used.  Its kernel probe hits use user space's
+ * too: such a program whose plan keeps self-> looks the hit's tgid up
+ * in cgtlsu first (cgen.c's kp_tlsu()), and a pid there not 0 (kept in
+ * user space), or none there while cgtlsufull is set (undecided, so
+ * kept there: tls_user()), runs no plan and writes the whole record,
+ * unflagged, as a hit not armed; user space runs its clauses.  The
+ * lookup is made only once cgtlsuw's u32 reads 1, which every uprobe
+ * hit that goes to cgtlsu (not armed where self-> is kept) sets first
+ * and nothing clears: a run with no such hit pays a direct load and a
+ * test per hit.  What
+ * the kernel's plans stored for its threads before that (a forked
+ * child's kernel probe hits before its first uprobe hit put its pid in
+ * cgtlsu) moves to user space, thread by thread, before user space
+ * runs a record of the thread that may read it: at each unflagged
+ * record of an event whose plan keeps self-> (bpf.c's bpf_decode(),
+ * kprov.c's kprov_hit(), before its clauses run), a thread not moved
+ * yet of a process kept in user space (tls_kept_user(), the map read
+ * now) has its entries of cgtls, cgtlsa and cgtlss put into user
+ * space's table (bpf_kagg_tls_move()) and deleted.
+ *
+ * Why that is exact without a barrier (doc/DESIGN.md's "Why the move
+ * is exact" needs one: it moves every thread at once).  A thread's hits
+ * run one after another, each to its end, and the record in hand is
+ * one of them: every kernel store of the thread made by a hit before
+ * it had ended when the record was written (its map update made, then
+ * the ring's submit: what dtrace read after it sees).  No hit of the
+ * thread after the record runs a plan keeping self->: the record is
+ * unflagged at such an event because its process is kept in user
+ * space, which the entry said before the record was written (a
+ * uprobe's hit put it there or found it, a kernel probe's hit found
+ * it), and an entry not 0 stays for the process's life, cgtlsufull
+ * too; so every later hit of the thread finds it, at a uprobe not
+ * armed (tls_user() said so at its enable), at a kernel probe by the
+ * lookup, which it makes: the record's hit read cgtlsuw's word 1 (a
+ * kernel probe's) or wrote it (a uprobe's), and a later read by the
+ * same thread of the same word sees that or a later value (coherence;
+ * a thread that moves to another CPU sees its own past), and no later
+ * value is 0.  A hit of another thread in flight on another CPU that read
+ * no entry stores under its own tid, which moves at that thread's own
+ * first such record, after that hit.  So user space runs each of the
+ * thread's records that read a kept variable after the copy that
+ * holds its last kernel value, and the kernel's copy is not used
+ * after: one copy at a time.  User space's table has no entry of a
+ * kept variable for the thread before the move (its records before
+ * were of events whose plans do not keep self->, whose clauses touch
+ * none, or flagged, whose vin puts are undone after each clause), so
+ * the move overwrites nothing user space made.  A thread moved is
+ * forgotten when it is gone (bpf_kagg_tls_reap(), as its variables
+ * are), so a tid reused by a thread of another such process is moved
+ * again.
+ */
+
+/* Is pid kept in user space where self-> is kept (tls_user()'s answer,
+ * or the one it would give, read now)? */
+static bool tls_kept_user(struct bpf_kagg *k, pid_t pid)
+{
+	uint32_t key = (uint32_t)pid, v = 0, zero = 0;
+
+	if (bpf_map_lookup_elem(k->tlsu_fd, &key, &v) == 0)
+		return v != 0;
+	return bpf_map_lookup_elem(k->tlsufull_fd, &zero, &v) == 0 && v;
+}
+
+/* cgtlsa's entry: its keys as d_key_add() had them (kplan_out.c) */
+static void tlsa_put(struct bpf_kagg *k, const struct ubpf_kvakey *ak,
+		     int64_t v)
+{
+	int64_t keys[UBPF_KMAXKEYS];
+
+	for (unsigned i = 0; i < UBPF_KMAXKEYS; i++)
+		keys[i] = (int64_t)ak->k[i];
+	d_kplan_tlsa_put(k->kp, ak->var, (int32_t)ak->tid, keys, v);
+}
+
+/* cgtlss's entry: its len bytes (a copy that faulted left the variable
+ * as it was: cgen_out.c's SSTR) */
+static void tlss_put(struct bpf_kagg *k, const struct ubpf_kvakey *ak,
+		     const struct ubpf_kostr *so)
+{
+	size_t n = so->len < 0 ? 0 : (size_t)so->len;
+
+	d_kplan_tlss_put(k->kp, ak->var, (int32_t)ak->tid, so->s,
+			 n < sizeof(so->s) ? n : sizeof(so->s));
+}
+
+/* fd's entries (keys ksz bytes, starting {tid, var}) of thread tid, or
+ * of every thread (tid 0), put into user space's table and deleted:
+ * how many */
+enum { TM_INT, TM_ARR, TM_STR };
+static size_t tls_move_map(struct bpf_kagg *k, int fd, size_t ksz, int kind,
+			   pid_t tid)
+{
+	char key[sizeof(struct ubpf_kvakey)], next[sizeof(key)], *keys = NULL;
+	struct ubpf_kostr *val = xcalloc(1, sizeof(*val)); /* the largest */
+	size_t n = 0, moved = 0;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		uint32_t t;
+
+		memcpy(key, next, ksz);
+		prev = key;
+		memcpy(&t, key, sizeof(t));
+		if (tid && t != (uint32_t)tid)
+			continue;
+		keys = xpush_room(keys, n, ksz);
+		memcpy(keys + n++ * ksz, key, ksz);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *kb = keys + i * ksz;
+		struct ubpf_kvakey ak = { 0 };
+		int64_t v;
+
+		memcpy(&ak, kb, ksz); /* {tid, var} first, either key */
+		if (bpf_map_lookup_elem(fd, kb, val) == 0) {
+			memcpy(&v, val, sizeof(v));
+			moved++;
+			if (kind == TM_INT)
+				d_kplan_tls_put(k->kp, ak.var, (int32_t)ak.tid,
+						v);
+			else if (kind == TM_ARR)
+				tlsa_put(k, &ak, v);
+			else /* a struct ubpf_kostr */
+				tlss_put(k, &ak, val);
+		}
+		(void)bpf_map_delete_elem(fd, kb);
+	}
+	free(keys);
+	free(val);
+	return moved;
+}
+
+size_t bpf_kagg_tls_move(struct bpf_kagg *k, pid_t tid)
+{
+	size_t n = 0;
+
+	if (!k || k->tls_fd < 0)
+		return 0;
+	n += tls_move_map(k, k->tls_fd, sizeof(struct ubpf_kvkey), TM_INT, tid);
+	if (k->tlsa_fd >= 0)
+		n += tls_move_map(k, k->tlsa_fd, sizeof(struct ubpf_kvakey),
+				  TM_ARR, tid);
+	if (k->tlss_fd >= 0)
+		n += tls_move_map(k, k->tlss_fd, sizeof(struct ubpf_kvkey),
+				  TM_STR, tid);
+	return n;
+}
+
+void bpf_kagg_tls_rec(struct bpf_kagg *k, pid_t pid, pid_t tid)
+{
+	if (!k || !k->cgen || k->tlsu_fd < 0 || k->tlsufull_fd < 0 || tid <= 0)
+		return;
+	for (size_t i = 0; i < k->ntmoved; i++)
+		if (k->tmoved[i] == tid)
+			return;
+	if (!tls_kept_user(k, pid))
+		return;
+	k->tmoved = xpush_room(k->tmoved, k->ntmoved, sizeof(*k->tmoved));
+	k->tmoved[k->ntmoved++] = tid;
+	k->tls_mthreads++;
+	k->tls_moved += bpf_kagg_tls_move(k, tid);
 }
 
 /*
@@ -1674,6 +1863,16 @@ void bpf_kagg_tls_reap(struct bpf_kagg *k)
 		k->tls_live += tls_reap(k->tlss_fd, sizeof(struct ubpf_kvkey));
 	if (k->tlsu_fd >= 0) /* processes, not threads, but a pid is a tid */
 		(void)tls_reap(k->tlsu_fd, sizeof(uint32_t));
+	/* the threads moved (bpf_kagg_tls_rec()) that are gone */
+	for (size_t i = 0; i < k->ntmoved;) {
+		char path[32];
+
+		(void)proc_path(path, sizeof(path), k->tmoved[i], ".");
+		if (access(path, F_OK) < 0 && errno == ENOENT)
+			k->tmoved[i] = k->tmoved[--k->ntmoved];
+		else
+			i++;
+	}
 }
 
 const struct d_kplan *bpf_kagg_kp(const struct bpf_kagg *k)
@@ -1905,6 +2104,12 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 	if (c->o->verbose && k->tls_fd >= 0)
 		say(c, "%zu self-> variable%s live in the kernel", k->tls_live,
 		    k->tls_live == 1 ? "" : "s");
+	if (c->o->verbose && k->tls_mthreads)
+		say(c,
+		    "self-> variables of %lu thread%s kept in user space "
+		    "moved from the kernel: %lu entr%s",
+		    k->tls_mthreads, k->tls_mthreads == 1 ? "" : "s",
+		    k->tls_moved, k->tls_moved == 1 ? "y" : "ies");
 	if (c->o->verbose && k->fix_used)
 		say(c, "the plan of pid %d was compiled into the program",
 		    (int)k->fix_used);

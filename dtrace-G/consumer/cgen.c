@@ -130,6 +130,12 @@
  *     bpf_agg.c's tls_user() then never arms it where they are kept);
  *     a lookup comes first, since an update locks the hash's bucket
  *     even to find the pid there, and such a process fires there on.
+ *     Such a hit sets cgtlsuw's u32 first.  A kernel probe's plan,
+ *     run for every process, looks the tgid up there first where it
+ *     keeps self-> and that word is set (kp_tlsu()): a process user
+ *     space keeps them for (not 0; none, with cgtlsufull set) goes to
+ *     the unflagged record, as a hit past the horizon (bpf_agg.c's
+ *     "Two copies").
  *  3. The record (usdt_bpf.h's struct ubpf_rec and its arguments,
  *     flagged UBPF_RF_KAGG after a plan ran; with an out area whose hit
  *     started none, its ran word 0 and its size, cgen_out_rec(), on
@@ -650,6 +656,39 @@ static bool kp_plan(struct em *e, const struct cgen_maps *m,
 		fix(e, e->hzj[i]);
 	e->nfj = e->nhzj = 0;
 	return false;
+}
+
+/*
+ * A kernel probe's plan that keeps self-> runs for every process, but
+ * not for one user space keeps them for (bpf_agg.c's "Two copies"):
+ * the hit's tgid in cgtlsu not 0, or not there while cgtlsufull is set
+ * (tls_user()), sends it to the unflagged record, as a hit past the
+ * horizon (e->hzj: kp_plan() then has a record).  Only once cgtlsuw's
+ * word is set (a uprobe's hit went to cgtlsu; why that is enough:
+ * bpf_agg.c); before, a direct load and a test.  r7 pid_tgid, r0-r5
+ * clobbered, S_KEY8 free.
+ */
+static void kp_tlsu(struct em *e, const struct cgen_maps *m)
+{
+	size_t jnone, jarmed, jw;
+
+	ldmapv(e, 1, m->tlsuw, 0); /* no such hit yet: the plan */
+	ldx(e, BPF_W, 1, 1, 0);
+	jw = jmp_i(e, BPF_JEQ, 1, 0);
+	alu_r(e, BPF_MOV, 1, 7);
+	alu_i(e, BPF_RSH, 1, 32);
+	stx(e, BPF_W, 10, S_KEY8, 1);
+	lookup_at(e, m->tlsu, S_KEY8);
+	jnone = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_W, 1, 0, 0);
+	e->hzj[e->nhzj++] = jmp_i(e, BPF_JNE, 1, 0);
+	jarmed = jmp_i(e, BPF_JA, 0, 0); /* 0: the kernel keeps them */
+	fix(e, jnone);
+	ldmapv(e, 1, m->tlsufull, 0); /* its one u32 */
+	ldx(e, BPF_W, 1, 1, 0);
+	e->hzj[e->nhzj++] = jmp_i(e, BPF_JNE, 1, 0);
+	fix(e, jarmed);
+	fix(e, jw);
 }
 
 /*
@@ -1604,6 +1643,9 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		ldx(&e, BPF_DW, 2, 10, S_TS);
 		e.hzj[e.nhzj++] = jmp_r(&e, BPF_JGE, 2, 1);
 	}
+	if (m->kp && pl && (pl->tls & 1) && m->tlsu >= 0 && m->tlsufull >= 0 &&
+	    m->tlsuw >= 0)
+		kp_tlsu(&e, m); /* a process user space keeps self-> for */
 	if (m->kp && pl && kp_plan(&e, m, pl, nargs))
 		goto done; /* every clause ran in the kernel: no record */
 	/* 2. the plan, for an armed process */
@@ -1677,7 +1719,8 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			alu_i(&e, BPF_OR, 1, UBPF_RF_KAGG);
 			stx(&e, BPF_DW, 10, S_FLAGS, 1);
 		}
-		if ((pl->tls & 1) && m->tlsu >= 0 && m->tlsufull >= 0) {
+		if ((pl->tls & 1) && m->tlsu >= 0 && m->tlsufull >= 0 &&
+		    m->tlsuw >= 0) {
 			/* not armed where self-> is kept: the pid goes in
 			 * cgtlsu (an entry there stays), bpf_agg.c's
 			 * bpf_kagg_enable() keeps it unarmed there for good */
@@ -1688,6 +1731,11 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			size_t jhad;
 
 			fix(&e, jarm);
+			/* cgtlsuw's word first, at every such hit: a kernel
+			 * probe's hit of this thread after it reads 1 and
+			 * looks its pid up (kp_tlsu()) */
+			ldmapv(&e, 1, m->tlsuw, 0);
+			st(&e, BPF_W, 1, 0, 1);
 			alu_r(&e, BPF_MOV, 1, 7);
 			alu_i(&e, BPF_RSH, 1, 32);
 			stx(&e, BPF_W, 10, S_KEY8, 1);

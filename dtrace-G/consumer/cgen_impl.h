@@ -88,7 +88,7 @@ struct em {
 		uint16_t size, at;
 	} cpy[UBPF_KCPYSITES];
 	/* the horizon's (cgen.c): a hit stamped past it, to the same */
-	size_t hzj[2];
+	size_t hzj[4]; /* ... and cgen.c's kp_tlsu()'s two */
 	unsigned nhzj;
 	/* cgen_plan()'s PRED jumps to the plan's end that no instruction
 	 * before them can have set S_FLAGS's upper half for (no REC, no

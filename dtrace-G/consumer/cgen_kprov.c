@@ -15,7 +15,10 @@
  * in bpf/kprov.bpf.h does before kprov_emit().  The rest is cgen.c's,
  * as for a site: the probe's plan compiled in (the one bpf_agg.c keeps
  * under (ev, pid 0) for the generic program: every process's, so it
- * runs on every hit, unarmed), the record (a struct ubpf_kctx after
+ * runs on every hit, unarmed, but for a process user space keeps
+ * self-> variables for where the plan keeps them: cgen.c's kp_tlsu(),
+ * bpf_agg.c's "Two copies"; cg_tls says so to kprov_hit()), the record
+ * (a struct ubpf_kctx after
  * the header, as kprov_emit() writes it) and the ring buffer's
  * wakeup; the run's activity and the probe's exit() tests
  * (bpf_kagg_xplan(): kplan_exit.c's "exit() at a traced probe") where a
@@ -256,6 +259,7 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	if (pl) /* its clauses run in the kernel (-v) */
 		bpf_kagg_cgen_ran(bpf_kagg_of(c));
 	p->cg_fd = fd;
+	p->cg_tls = pl && (pl->tls & 1);
 	free(k.v);
 	free(k.iv);
 	free(pl);
@@ -278,6 +282,7 @@ void kprov_cg_reset(struct consumer *c)
 		struct kprobe *q = kp->probes[j];
 
 		q->cg_fd = -1;
+		q->cg_tls = false;
 		free(q->uclauses); /* the generic programs' plans decide */
 		free(q->uepids);
 		q->uclauses = q->uepids = NULL;

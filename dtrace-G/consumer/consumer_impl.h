@@ -889,6 +889,9 @@ struct cgen_maps {
 	int tlss;		    /* self-> strings (cgen_out.c), or -1 */
 	int kaggs_s;		    /* aggregations with a string key, or -1 */
 	int kaggs_v; /* ... a string variable's, execname, a literal; or -1 */
+	/* a u32 set at a hit that goes to tlsu below (bpf_agg.c's "Two
+	 * copies"), or -1 */
+	int tlsuw;
 	int tlsu, tlsufull;	    /* pids a self-> plan's hit missed, or -1 */
 	int hzn; /* the horizon (u64: kplan_exit.c's "Why exit()"), or -1 */
 	/* the run's activity (u64, 0 active: kplan_exit.c's "exit() at a
@@ -981,7 +984,17 @@ void bpf_kagg_cgen_ran(struct bpf_kagg *k);
 void bpf_kagg_cgen_plan(struct bpf_kagg *k, uint32_t ev,
 			const struct ubpf_kplan *pl);
 void bpf_kagg_tls_reap(struct bpf_kagg *k);
-void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid);
+void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid, pid_t tid);
+/* An unflagged record of thread tid of pid at a kernel probe whose plan
+ * keeps self->, before its clauses run (bpf_agg.c's "Two copies"; a
+ * uprobe's: bpf_kagg_tls_hit()) */
+void bpf_kagg_tls_rec(struct bpf_kagg *k, pid_t pid, pid_t tid);
+/* The kernel's self-> entries of thread tid (0: every thread) put into
+ * user space's table and deleted: how many.  Exact only where no
+ * program that stores them for those threads may run: for one thread,
+ * at a record bpf_kagg_tls_rec() takes; for every thread, after a word
+ * every such program tests and a barrier (doc/DESIGN.md's "the move") */
+size_t bpf_kagg_tls_move(struct bpf_kagg *k, pid_t tid);
 void bpf_tls_reap(struct consumer *c);
 void bpf_kagg_horizon(struct bpf_kagg *k, uint64_t h);
 uint64_t bpf_kagg_exited(struct consumer *c, struct bpf_kagg *k);

@@ -189,6 +189,21 @@ struct dv *d_kplan_vin_put(const struct d_kplan *k, unsigned clause,
 			   const uint8_t *data, size_t len, int32_t tid);
 void d_kplan_vin_back(const struct d_kplan *k, unsigned clause, int32_t tid,
 		      struct dv *save);
+/*
+ * An entry of the kernel's copy of thread tid's self-> variables put
+ * into user space's (bpf_agg.c's bpf_kagg_tls_move()): cgtls's, of
+ * variable var (its value v); cgtlsa's, word its variable word (struct
+ * ubpf_kvakey's var: the D variable, its keys' count and types) and
+ * keys its keys; cgtlss's, the n bytes at s.  Each a value of the type
+ * every store gives the variable, as d_kplan_vin_put() makes it (an
+ * integer 0 deletes it, as a store of 0 does).
+ */
+void d_kplan_tls_put(const struct d_kplan *k, uint32_t var, int32_t tid,
+		     int64_t v);
+void d_kplan_tlsa_put(const struct d_kplan *k, uint32_t word, int32_t tid,
+		      const int64_t *keys, int64_t v);
+void d_kplan_tlss_put(const struct d_kplan *k, uint32_t var, int32_t tid,
+		      const char *s, size_t n);
 void d_kplan_free(struct d_kplan *k);
 
 /* Clause clause runs in the kernel wherever its plan fits. */

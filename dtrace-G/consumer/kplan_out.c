@@ -757,6 +757,58 @@ void d_kplan_vin_back(const struct d_kplan *k, unsigned clause, int32_t tid,
 	free(save);
 }
 
+void d_kplan_tls_put(const struct d_kplan *k, uint32_t var, int32_t tid,
+		     int64_t v)
+{
+	if (var >= k->prog->nvars)
+		return;
+	(void)d_self_put(k->prog, var, tid,
+			 (struct dv){ .i = v,
+				      .k = K_INT,
+				      .sz = k->vsz[var],
+				      .sg = k->vsg[var] });
+}
+
+void d_kplan_tlsa_put(const struct d_kplan *k, uint32_t word, int32_t tid,
+		      const int64_t *keys, int64_t v)
+{
+	/* word: the variable | its keys' count << 16 | their types << 19,
+	 * each 3 bits (size 1, 2, 4, 8 as 0-3, | 4 if signed: cgen_plan.c's
+	 * tlsa_key(), as d_key_add() tells keys of one value apart) */
+	uint32_t var = word & 0xffff, nk = (word >> 16) & 7, ty = word >> 19;
+	struct dv kv[UBPF_KMAXKEYS];
+
+	if (var >= k->prog->nvars || nk > UBPF_KMAXKEYS)
+		return;
+	for (unsigned i = 0; i < nk; i++) {
+		unsigned t = (ty >> (3 * i)) & 7;
+
+		kv[i] = d_dv_int(keys[i], 1u << (t & 3), (t & 4) != 0);
+	}
+	d_self_aput(k->prog, var, tid, kv, nk,
+		    (struct dv){ .i = v,
+				 .k = K_INT,
+				 .sz = k->vsz[var],
+				 .sg = k->vsg[var] });
+}
+
+void d_kplan_tlss_put(const struct d_kplan *k, uint32_t var, int32_t tid,
+		      const char *s, size_t n)
+{
+	char *b;
+
+	if (var >= k->prog->nvars)
+		return;
+	/* its bytes, tainted, as d_kplan_out_run() makes a kernel string
+	 * variable's */
+	b = strndup(s, n);
+	if (!b)
+		abort();
+	(void)d_self_put(k->prog, var, tid,
+			 (struct dv){ .s = b, .k = K_STR, .tn = 1 });
+	free(b);
+}
+
 /* A copy that faulted at the hit (so): its fault, reported in action
  * action of clause; d_run()'s result, never 0 (the clause is done) */
 static int out_fault(const struct d_kplan *k, unsigned clause,

@@ -92,8 +92,9 @@
  *    the values fit the area (UBPF_KOUTMAX).  A probe whose plan cannot
  *    hold them is refused, as a sout clause's (UBPF_KTLS_UNFIT).  A hit
  *    whose record comes unflagged (a process never armed: bpf_agg.c's
- *    tls_user()) runs every clause with user space's copy, as for every
- *    clause keeping self-> variables; the put back keeps that copy.
+ *    tls_user(); at a kernel probe, one so kept: "Two copies" there)
+ *    runs every clause with user space's copy, as for every clause
+ *    keeping self-> variables; the put back keeps that copy.
  * Still user space's: a variable a user space clause stores but by a
  * kernel store, this-> variables, thread-local arrays and self->
  * strings such a clause touches.

@@ -1005,6 +1005,11 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	c->kagg_rec = (r.flags & UBPF_RF_KAGG) != 0;
 	if ((r.flags & UBPF_RF_KOUT) && !cg_out_rec(c, h->raw, r.len, &off))
 		return;
+	/* the plan kept self-> and did not run: the thread's kernel copy
+	 * to user space first, where its process's are kept (bpf_agg.c's
+	 * "Two copies") */
+	if (!c->kagg_rec && p->cg_tls)
+		bpf_kagg_tls_rec(bpf_kagg_of(c), (pid_t)r.pid, (pid_t)r.tid);
 #endif
 	memcpy(&x, h->raw + sizeof(r), sizeof(x));
 	/* progenyof()'s chain, where the run took it (kprov.bpf.h's

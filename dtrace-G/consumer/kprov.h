@@ -53,6 +53,10 @@ struct kprobe {
 	uint16_t strmask; /* d_clause_strargs() of its clauses */
 	uint32_t needs;	  /* d_clause_needs() of its clauses */
 	int cg_fd;	  /* its generated program (cgen_kprov.c), or -1 */
+	/* ... whose plan keeps self-> variables: an unflagged record may
+	 * be a process's user space keeps them for (bpf_agg.c's "Two
+	 * copies") */
+	bool cg_tls;
 };
 
 /* A perf event and the program attached to it (NULL: none yet). */

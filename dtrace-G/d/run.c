@@ -625,6 +625,21 @@ struct dv d_self_put(struct d_prog *p, unsigned var, int32_t tid, struct dv v)
 	return old;
 }
 
+void d_self_aput(struct d_prog *p, unsigned var, int32_t tid,
+		 const struct dv *keys, unsigned nk, struct dv v)
+{
+	unsigned sc = (unsigned)p->vars[var].scope; /* dyn_key()'s key */
+	uint32_t id = (uint32_t)var;
+	struct sbuf k = { 0 };
+
+	d_sb_add(&k, (const char *)&sc, sizeof(sc));
+	d_sb_add(&k, (const char *)&tid, sizeof(tid));
+	d_sb_add(&k, (const char *)&id, sizeof(id));
+	for (unsigned i = 0; i < nk; i++)
+		d_key_add(&k, &keys[i]);
+	dyn_put(p, &k, v);
+}
+
 int d_compound_op(int op)
 {
 	switch (op) {
